@@ -1,0 +1,1 @@
+"""arraypart: on-chip array partitioning for FPGA high-level synthesis."""

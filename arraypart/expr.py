@@ -1,0 +1,283 @@
+"""Quasi-affine integer expressions: the one formula language of arraypart.
+
+Grammar (all values are integers)::
+
+    e ::= c | v | e + e + ... | k * e | floor(e / d) | e mod d        (k != 0, d > 0)
+
+``floor`` rounds toward minus infinity and ``mod`` is the non-negative remainder, as in
+isl: ``e == d * floor(e / d) + (e mod d)`` with ``0 <= e mod d < d``.
+
+Array indices (``A[2*i + 1]``, ``A[k & 127]`` = ``A[k mod 128]``) and the bank and offset
+formulas of every banking scheme are such trees.  Each is written once and rendered
+three ways: :func:`to_isl` (proofs), :func:`evaluate` (numpy: maps and the checker) and
+:func:`to_c` (code generation).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Mapping, Union
+
+import numpy as np
+
+
+@dataclass(frozen=True, slots=True)
+class Const:
+    value: int
+
+
+@dataclass(frozen=True, slots=True)
+class Var:
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Add:
+    terms: tuple["Expr", ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Scale:
+    factor: int
+    arg: "Expr"
+
+
+@dataclass(frozen=True, slots=True)
+class FloorDiv:
+    arg: "Expr"
+    divisor: int
+
+    def __post_init__(self):
+        if self.divisor <= 0:
+            raise ValueError(f"floor division by non-positive {self.divisor}")
+
+
+@dataclass(frozen=True, slots=True)
+class Mod:
+    arg: "Expr"
+    modulus: int
+
+    def __post_init__(self):
+        if self.modulus <= 0:
+            raise ValueError(f"mod by non-positive {self.modulus}")
+
+
+Expr = Union[Const, Var, Add, Scale, FloorDiv, Mod]
+
+
+# ---------------------------------------------------------------- construction
+
+
+def const(value: int) -> Expr:
+    return Const(int(value))
+
+
+def var(name: str) -> Expr:
+    return Var(name)
+
+
+def affine(coeffs: Mapping[str, int], constant: int = 0) -> Expr:
+    """The affine expression ``sum(coeffs[v] * v) + constant`` in canonical form."""
+    terms: list[Expr] = []
+    for name in sorted(coeffs):
+        k = int(coeffs[name])
+        if k == 1:
+            terms.append(Var(name))
+        elif k != 0:
+            terms.append(Scale(k, Var(name)))
+    if constant or not terms:
+        terms.append(Const(int(constant)))
+    return terms[0] if len(terms) == 1 else Add(tuple(terms))
+
+
+def add(*exprs: Expr) -> Expr:
+    """Sum, with affine parts folded into canonical form."""
+    return simplify(Add(tuple(exprs)))
+
+
+def scale(factor: int, e: Expr) -> Expr:
+    return simplify(Scale(int(factor), e))
+
+
+def floordiv(e: Expr, divisor: int) -> Expr:
+    return simplify(FloorDiv(e, int(divisor)))
+
+
+def mod(e: Expr, modulus: int) -> Expr:
+    return simplify(Mod(e, int(modulus)))
+
+
+# ---------------------------------------------------------------- analysis
+
+
+def affine_form(e: Expr) -> tuple[dict[str, int], int] | None:
+    """``(coeffs, constant)`` when ``e`` is affine (no floor or mod), else None."""
+    if isinstance(e, Const):
+        return {}, e.value
+    if isinstance(e, Var):
+        return {e.name: 1}, 0
+    if isinstance(e, Scale):
+        inner = affine_form(e.arg)
+        if inner is None:
+            return None
+        return {v: e.factor * k for v, k in inner[0].items()}, e.factor * inner[1]
+    if isinstance(e, Add):
+        coeffs: dict[str, int] = {}
+        constant = 0
+        for t in e.terms:
+            inner = affine_form(t)
+            if inner is None:
+                return None
+            for v, k in inner[0].items():
+                coeffs[v] = coeffs.get(v, 0) + k
+            constant += inner[1]
+        return {v: k for v, k in coeffs.items() if k}, constant
+    return None
+
+
+def variables(e: Expr) -> frozenset[str]:
+    if isinstance(e, Var):
+        return frozenset((e.name,))
+    if isinstance(e, Const):
+        return frozenset()
+    if isinstance(e, Add):
+        return frozenset().union(*(variables(t) for t in e.terms))
+    return variables(e.arg)
+
+
+def simplify(e: Expr) -> Expr:
+    """Canonical form: affine subtrees as sorted sums; ``floor(c/d)``, ``c mod d``,
+    ``floor(e/1)`` and ``e mod 1`` folded."""
+    form = affine_form(e)
+    if form is not None:
+        return affine(*form)
+    if isinstance(e, Add):
+        affine_terms, other = [], []
+        for t in (simplify(t) for t in e.terms):
+            (affine_terms if affine_form(t) is not None else other).append(t)
+        parts = list(other)
+        if affine_terms:
+            folded = affine(*affine_form(Add(tuple(affine_terms))))
+            if folded != Const(0):
+                parts.append(folded)
+        return parts[0] if len(parts) == 1 else Add(tuple(parts))
+    if isinstance(e, Scale):
+        return Scale(e.factor, simplify(e.arg)) if e.factor not in (0, 1) else (
+            Const(0) if e.factor == 0 else simplify(e.arg))
+    if isinstance(e, FloorDiv):
+        arg = simplify(e.arg)
+        if e.divisor == 1:
+            return arg
+        if isinstance(arg, Const):
+            return Const(arg.value // e.divisor)
+        return FloorDiv(arg, e.divisor)
+    if isinstance(e, Mod):
+        arg = simplify(e.arg)
+        if e.modulus == 1:
+            return Const(0)
+        if isinstance(arg, Const):
+            return Const(arg.value % e.modulus)
+        return Mod(arg, e.modulus)
+    return e
+
+
+def substitute(e: Expr, mapping: Mapping[str, Expr]) -> Expr:
+    """``e`` with every variable in ``mapping`` replaced by its expression."""
+    if isinstance(e, Var):
+        return mapping.get(e.name, e)
+    if isinstance(e, Const):
+        return e
+    if isinstance(e, Add):
+        return simplify(Add(tuple(substitute(t, mapping) for t in e.terms)))
+    if isinstance(e, Scale):
+        return simplify(Scale(e.factor, substitute(e.arg, mapping)))
+    if isinstance(e, FloorDiv):
+        return simplify(FloorDiv(substitute(e.arg, mapping), e.divisor))
+    return simplify(Mod(substitute(e.arg, mapping), e.modulus))
+
+
+# ---------------------------------------------------------------- renderings
+
+
+def to_isl(e: Expr) -> str:
+    """isl quasi-affine syntax, e.g. ``floor((i + 3*j)/2) mod 4``."""
+    if isinstance(e, Const):
+        return str(e.value)
+    if isinstance(e, Var):
+        return e.name
+    if isinstance(e, Add):
+        return "(" + " + ".join(to_isl(t) for t in e.terms) + ")"
+    if isinstance(e, Scale):
+        return f"({e.factor})*{to_isl(e.arg)}"
+    if isinstance(e, FloorDiv):
+        return f"floor(({to_isl(e.arg)})/{e.divisor})"
+    return f"(({to_isl(e.arg)}) mod {e.modulus})"
+
+
+def evaluate(e: Expr, env: Mapping[str, "np.ndarray | int"]) -> np.ndarray:
+    """Value of ``e`` on numpy int64 arrays (floor division and non-negative mod, which
+    is what numpy's ``//`` and ``%`` do for a positive divisor)."""
+    if isinstance(e, Const):
+        return np.int64(e.value)
+    if isinstance(e, Var):
+        return np.asarray(env[e.name], dtype=np.int64)
+    if isinstance(e, Add):
+        total = np.int64(0)
+        for t in e.terms:
+            total = total + evaluate(t, env)
+        return total
+    if isinstance(e, Scale):
+        return np.int64(e.factor) * evaluate(e.arg, env)
+    if isinstance(e, FloorDiv):
+        return evaluate(e.arg, env) // np.int64(e.divisor)
+    return evaluate(e.arg, env) % np.int64(e.modulus)
+
+
+def to_c(e: Expr, name_of: Callable[[str], str] = str) -> str:
+    """C text of ``e``; variables are printed by ``name_of``.
+
+    Precondition: every ``floor`` and ``mod`` argument is non-negative (true for bank
+    and offset formulas, whose arguments are in-bounds indices times non-negative
+    coefficients), so C's truncating ``/`` and ``%`` compute floor and mod.
+    """
+    if isinstance(e, Const):
+        return str(e.value) if e.value >= 0 else f"({e.value})"
+    if isinstance(e, Var):
+        return name_of(e.name)
+    if isinstance(e, Add):
+        text = to_c(e.terms[0], name_of)
+        for t in e.terms[1:]:
+            if isinstance(t, Const) and t.value < 0:
+                text += f" - {-t.value}"
+            elif isinstance(t, Scale) and t.factor < 0:
+                text += f" - {_c_product(-t.factor, t.arg, name_of)}"
+            else:
+                text += f" + {to_c(t, name_of)}"
+        return f"({text})"
+    if isinstance(e, Scale):
+        return _c_product(e.factor, e.arg, name_of)
+    if isinstance(e, FloorDiv):
+        return f"({to_c(e.arg, name_of)} / {e.divisor})"
+    return f"({to_c(e.arg, name_of)} % {e.modulus})"
+
+
+def _c_product(factor: int, arg: Expr, name_of: Callable[[str], str]) -> str:
+    text = to_c(arg, name_of)
+    return text if factor == 1 else f"{factor if factor > 0 else f'({factor})'}*{text}"
+
+
+def pretty(e: Expr) -> str:
+    """Human-readable formula for reports and comments (``floor``/``mod`` spelled out)."""
+    if isinstance(e, Const):
+        return str(e.value)
+    if isinstance(e, Var):
+        return e.name
+    if isinstance(e, Add):
+        return " + ".join(pretty(t) for t in e.terms).replace("+ -", "- ")
+    if isinstance(e, Scale):
+        inner = pretty(e.arg)
+        return f"{e.factor}*{inner if isinstance(e.arg, Var) else f'({inner})'}"
+    if isinstance(e, FloorDiv):
+        return f"floor(({pretty(e.arg)})/{e.divisor})"
+    inner = pretty(e.arg)
+    return f"{inner if isinstance(e.arg, (Var, Const)) else f'({inner})'} mod {e.modulus}"

@@ -1,0 +1,287 @@
+"""The intermediate representation: a kernel as frozen data.
+
+The front end builds it; every later pass reads it and never changes it.  Index
+expressions, loop bounds and guard conditions are quasi-affine :mod:`arraypart.expr`
+trees over loop iterators (``#define`` constants are already folded to integers).
+Invariants are checked at construction (``__post_init__``); a violated invariant is a
+bug in the front end, not bad input, so it raises ``ValueError``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from .errors import Coord
+from .expr import Expr
+
+ACCESS_KINDS = ("read", "write")
+PARTITION_TYPES = ("cyclic", "block", "complete")
+
+
+# ---------------------------------------------------------------- hardware model
+
+
+@dataclass(frozen=True, slots=True)
+class PortModel:
+    """The ports of one bank (DESIGN §2), per clock cycle.
+
+    ``read_write`` ports serve a read or a write, ``read_only`` only reads, ``write_only``
+    only writes; ``read_only = None`` means unlimited reads (rom_np).  Over ``ii`` cycles
+    a bank serves ``reads`` and ``writes`` iff
+
+        max(0, writes - ii*write_only) + max(0, reads - ii*read_only) <= ii*read_write
+
+    (dedicated ports first, shared ports for the rest).
+    """
+
+    name: str
+    read_write: int
+    read_only: int | None
+    write_only: int
+    writable: bool = True
+
+    def fits(self, reads: int, writes: int, ii: int = 1) -> bool:
+        if writes and not self.writable:
+            return False
+        extra_writes = max(0, writes - ii * self.write_only)
+        if self.read_only is None:
+            return extra_writes <= ii * self.read_write
+        extra_reads = max(0, reads - ii * self.read_only)
+        return extra_writes + extra_reads <= ii * self.read_write
+
+    @property
+    def capacity(self) -> int | None:
+        """Accesses one bank serves per cycle (None: unlimited reads)."""
+        if self.read_only is None:
+            return None
+        return self.read_write + self.read_only + self.write_only
+
+
+PORT_MODELS: dict[str, PortModel] = {
+    "ram_1p": PortModel("ram_1p", 1, 0, 0),
+    "ram_2p": PortModel("ram_2p", 1, 1, 0),
+    "ram_s2p": PortModel("ram_s2p", 0, 1, 1),
+    "ram_t2p": PortModel("ram_t2p", 2, 0, 0),
+    "rom_1p": PortModel("rom_1p", 0, 1, 0, writable=False),
+    "rom_2p": PortModel("rom_2p", 0, 2, 0, writable=False),
+    "rom_np": PortModel("rom_np", 0, None, 0, writable=False),
+}
+DEFAULT_PORTS = {1: "ram_1p", 2: "ram_t2p"}  # the --ports option
+
+
+# ---------------------------------------------------------------- declarations
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionPragma:
+    """``#pragma HLS array_partition variable=A type=... factor=... dim=...`` as written.
+
+    ``dim = 0`` means every dimension; ``factor`` is 0 for ``complete``.
+    """
+
+    type: str
+    factor: int
+    dim: int
+    coord: Coord
+
+    def __post_init__(self):
+        if self.type not in PARTITION_TYPES:
+            raise ValueError(f"partition type {self.type!r}")
+        if self.dim < 0 or self.factor < 0:
+            raise ValueError("negative dim or factor")
+
+
+@dataclass(frozen=True, slots=True)
+class Array:
+    """An array the kernel touches: a top-function parameter (``interface``) or a local.
+
+    ``storage`` is the ``bind_storage`` type (None: the ``--ports`` default applies).
+    """
+
+    name: str
+    shape: tuple[int, ...]
+    elem_type: str
+    elem_bits: int
+    interface: bool
+    coord: Coord
+    const: bool = False
+    static: bool = False
+    storage: str | None = None
+    storage_impl: str | None = None
+    partitions: tuple[PartitionPragma, ...] = ()
+
+    def __post_init__(self):
+        if not self.shape or any(d <= 0 for d in self.shape):
+            raise ValueError(f"array {self.name}: shape {self.shape}")
+        if self.storage is not None and self.storage not in PORT_MODELS:
+            raise ValueError(f"array {self.name}: storage {self.storage!r}")
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+
+# ---------------------------------------------------------------- statements
+
+
+@dataclass(frozen=True, slots=True)
+class Access:
+    """One array reference ``A[e0][e1]...`` read or written by a statement.
+
+    ``index[d]`` is the quasi-affine index in dimension d over the enclosing loops'
+    iterators, or None when it is irregular there (``A[idx[i]]``, ``A[i*j]``): it may
+    then be any index of that dimension.  ``ref_id`` is the ordinal of the reference's
+    ``ArrayRef`` node (outermost node of a multi-dimensional reference) in a pre-order
+    walk of the top function's body, so code generation finds the node again.  A
+    compound assignment ``A[i] += x`` gives a read and a write with one ``ref_id``.
+    """
+
+    array: str
+    index: tuple[Expr | None, ...]
+    kind: str
+    ref_id: int
+    coord: Coord
+
+    def __post_init__(self):
+        if self.kind not in ACCESS_KINDS:
+            raise ValueError(f"access kind {self.kind!r}")
+
+    @property
+    def regular(self) -> bool:
+        return all(e is not None for e in self.index)
+
+
+@dataclass(frozen=True, slots=True)
+class Constraint:
+    """``expr >= 0`` (op ``>=``) or ``expr == 0`` (op ``==``)."""
+
+    expr: Expr
+    op: str
+
+    def __post_init__(self):
+        if self.op not in (">=", "=="):
+            raise ValueError(f"constraint op {self.op!r}")
+
+
+Conjunction = tuple[Constraint, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Stmt:
+    """A statement (assignment, call, declaration with initializer) and its accesses in
+    evaluation order (reads of the right side before the write)."""
+
+    accesses: tuple[Access, ...]
+    coord: Coord
+
+
+@dataclass(frozen=True, slots=True)
+class If:
+    """``if (cond) then else orelse``.
+
+    ``cond`` is a disjunction of conjunctions of affine constraints over iterators, or
+    None when the condition is not affine (data dependent): then both branches are
+    taken as possibly executing (a safe over-approximation for banking).
+    ``cond_accesses`` are the array reads in the condition itself.
+    """
+
+    cond: tuple[Conjunction, ...] | None
+    then: tuple["Node", ...]
+    orelse: tuple["Node", ...]
+    coord: Coord
+    cond_accesses: tuple[Access, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Loop:
+    """``for (var = init; var <cmp> bound; var += step)``, normalized.
+
+    step > 0:  var takes init0, init0+step, ... while var <= min(bound)   and var >= max(init)
+    step < 0:  var takes init0, init0+step, ... while var >= max(bound)   and var <= min(init)
+    where init0 = max(init) (step > 0) or min(init) (step < 0); ``bound`` is inclusive.
+    When |step| > 1, ``init`` has exactly one expression (the stride's origin).
+
+    ``pipeline_ii``: the target II of ``#pragma HLS pipeline`` (None: not pipelined).
+    ``unroll``: None not unrolled, 0 complete, k > 1 a partial factor.
+    ``name``: the label, else ``L<line>``.
+    """
+
+    var: str
+    init: tuple[Expr, ...]
+    bound: tuple[Expr, ...]
+    step: int
+    body: tuple["Node", ...]
+    name: str
+    coord: Coord
+    pipeline_ii: int | None = None
+    unroll: int | None = None
+
+    def __post_init__(self):
+        if self.step == 0:
+            raise ValueError(f"loop {self.name}: zero step")
+        if not self.init or not self.bound:
+            raise ValueError(f"loop {self.name}: missing bound")
+        if abs(self.step) > 1 and len(self.init) != 1:
+            raise ValueError(f"loop {self.name}: strided loop with min/max start")
+        if self.pipeline_ii is not None and self.pipeline_ii < 1:
+            raise ValueError(f"loop {self.name}: II {self.pipeline_ii}")
+        if self.unroll is not None and (self.unroll < 0 or self.unroll == 1):
+            raise ValueError(f"loop {self.name}: unroll {self.unroll}")
+
+
+Node = Union[Loop, If, Stmt]
+
+
+@dataclass(frozen=True, slots=True)
+class Kernel:
+    """A kernel: its top function's arrays and loop tree.
+
+    ``name`` is the file's stem, ``top`` the top function.  ``defines`` are the integer
+    constants after ``-D`` overrides.  ``source`` is the front end's parsed translation
+    unit (for code generation, which deep-copies it; nothing else may look inside).
+    """
+
+    name: str
+    top: str
+    path: str
+    arrays: tuple[Array, ...]
+    body: tuple[Node, ...]
+    coord: Coord
+    defines: tuple[tuple[str, int], ...] = ()
+    source: Any = field(default=None, compare=False, repr=False)
+
+    def array(self, name: str) -> Array:
+        for a in self.arrays:
+            if a.name == name:
+                return a
+        raise KeyError(name)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceUnit:
+    """The parsed source, kept for code generation only.
+
+    ``ast`` is pycparser's ``FileAST`` of the preprocessed file without the front end's
+    typedef prelude; ``func`` is the top function's ``FuncDef`` in it; ``includes`` are
+    the file's ``#include`` lines, verbatim, in order; ``text`` is the preprocessed C.
+    Read-only by convention: code generation deep-copies before rewriting.
+    """
+
+    text: str
+    ast: Any = field(compare=False, repr=False)
+    func: Any = field(compare=False, repr=False)
+    includes: tuple[str, ...] = ()
+
+
+def port_model(array: Array, ports: int) -> PortModel:
+    """The port model of ``array``'s banks: its bind_storage type, else ``rom_<ports>p``
+    for a const array, else the ``--ports`` default (1: ram_1p, 2: ram_t2p)."""
+    if array.storage is not None:
+        return PORT_MODELS[array.storage]
+    if array.const:
+        return PORT_MODELS["rom_1p" if ports == 1 else "rom_2p"]
+    return PORT_MODELS[DEFAULT_PORTS[ports]]

@@ -1,0 +1,104 @@
+"""The polyhedral model's output: what one pipeline cycle accesses, per loop and array.
+
+A *cycle group* belongs to a pipelined loop L (or an unrolled loop outside any
+pipeline).  Its *time vector* P holds the iterators of the loops around L and L's own
+iterator (the first value of an unroll block when L is unrolled by u: then
+L's iterator steps by u*step).  One value of P is one pipeline iteration, issued in
+``target_ii`` cycles.  Everything inside L is unrolled into *lanes*: a lane access is a
+reference at fixed values of the unrolled iterators, so its index is a quasi-affine
+function of P alone, valid on a sub-domain of P (remainder lanes and if-guards).
+
+Invariant: for every P in ``domain`` the concurrent accesses are exactly the lane
+accesses whose ``domain`` contains P.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+
+from ..errors import Coord
+from ..expr import Expr
+from ..ir import Array, PortModel
+
+
+@dataclass(frozen=True, eq=False)
+class LaneAccess:
+    """One reference at one unrolled lane.
+
+    ``index[d]`` is a quasi-affine expression over the group's time variables (None: the
+    dimension is irregular, any index).  ``lane`` holds the values of the unrolled
+    iterators, in loop order, that produced it (``()`` when nothing is unrolled).
+    ``domain`` is an isl set over the group's time space: the P where the lane runs.
+    """
+
+    array: str
+    kind: str
+    index: tuple[Expr | None, ...]
+    ref_id: int
+    coord: Coord
+    lane: tuple[tuple[str, int], ...]
+    domain: isl.Set
+
+    @property
+    def regular(self) -> bool:
+        return all(e is not None for e in self.index)
+
+
+@dataclass(frozen=True, eq=False)
+class CycleGroup:
+    """The accesses of one pipeline iteration of ``loop`` to one array.
+
+    ``domain`` is the isl set of time vectors, over the variables ``time_vars``
+    (outermost first).  ``trip_count`` is the number of pipeline iterations per entry
+    of the loop (its own trip count divided by its unroll factor, rounded up; the
+    largest over the outer iterations when it varies), ``total_iterations`` the
+    number of points of ``domain``.
+    """
+
+    loop: str
+    coord: Coord
+    target_ii: int
+    time_vars: tuple[str, ...]
+    domain: isl.Set
+    accesses: tuple[LaneAccess, ...]
+    trip_count: int
+    total_iterations: int
+
+
+@dataclass(frozen=True, eq=False)
+class ArrayModel:
+    """An array, the port model of its banks, and every cycle group that touches it."""
+
+    array: Array
+    ports: PortModel
+    groups: tuple[CycleGroup, ...]
+    max_concurrent: int
+
+
+@dataclass(frozen=True, eq=False)
+class LoopInfo:
+    """A pipelined loop (or unrolled loop outside pipelines) for the report."""
+
+    name: str
+    coord: Coord
+    target_ii: int
+    trip_count: int
+    arrays: tuple[str, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class PolyModel:
+    """The whole kernel's model: per array and per concurrent loop, plus warnings
+    (irregular references, located)."""
+
+    arrays: tuple[ArrayModel, ...]
+    loops: tuple[LoopInfo, ...]
+    warnings: tuple[str, ...]
+
+    def array(self, name: str) -> ArrayModel:
+        for a in self.arrays:
+            if a.array.name == name:
+                return a
+        raise KeyError(name)

@@ -1,0 +1,311 @@
+"""Banking schemes (DESIGN §3): which bank and which offset each array element gets.
+
+A scheme's formulas are written here once, as :mod:`arraypart.expr` trees over the
+element's index variables ``x0, x1, ...``; isl (proofs), numpy (maps, checker) and C
+(codegen) all render these trees.
+
+``per_dim`` (what Vitis' ``array_partition`` expresses), per dimension d of size D:
+
+    none      bank_d = 0                  offset_d = x_d               depth_d = D
+    cyclic f  bank_d = x_d mod f          offset_d = floor(x_d / f)    depth_d = ceil(D/f)
+    block f   bank_d = floor(x_d / s)     offset_d = x_d mod s         depth_d = s = ceil(D/f)
+    complete  bank_d = x_d                offset_d = 0                 depth_d = 1
+
+    bank = row-major index of (bank_0, ...) over the factors, offset = row-major index of
+    (offset_0, ...) over the depths.
+
+``flat`` (linear-transformation / block-cyclic, GMP and Spatial):
+
+    bank   = floor(alpha·x / B) mod N
+    offset = B * w(x) + (alpha·x mod B),
+    w(x)   = floor(x_d / P) + W * rowmajor(x without x_d),   P = N*B / gcd(N*B, alpha_d),
+             W = ceil(D_d / P)
+
+for one "fence" dimension d with alpha_d != 0.  Bijection: if x, y share bank and offset
+they share w, so they differ only in dimension d and by less than P; equal bank and equal
+``alpha·x mod B`` give alpha·x ≡ alpha·y (mod N*B), i.e. alpha_d*(x_d - y_d) ≡ 0
+(mod N*B), so P divides x_d - y_d, hence x = y.  Padding: dimension d grows to W*P;
+each window of P elements uses P of the N*B slots (none wasted when gcd(N*B, alpha_d) = 1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import gcd, prod
+
+import numpy as np
+
+from . import expr as E
+from .ir import Array
+
+SCHEME_KINDS = ("none", "per_dim", "flat")
+DIM_TYPES = ("none", "cyclic", "block", "complete")
+
+
+def index_var(d: int) -> str:
+    """Name of the element index variable of dimension d in scheme formulas."""
+    return f"x{d}"
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+@dataclass(frozen=True, slots=True)
+class DimPartition:
+    """One dimension of a per_dim scheme; ``factor`` is its number of banks."""
+
+    type: str
+    factor: int
+
+    def __post_init__(self):
+        if self.type not in DIM_TYPES or self.factor < 1:
+            raise ValueError(f"dimension partition {self.type} {self.factor}")
+        if self.type == "none" and self.factor != 1:
+            raise ValueError("type none has factor 1")
+
+
+@dataclass(frozen=True, slots=True)
+class Scheme:
+    """A banking of an array of ``shape``.  Build with :func:`none_scheme`,
+    :func:`per_dim_scheme` or :func:`flat_scheme`; the formulas are in the module doc."""
+
+    kind: str
+    shape: tuple[int, ...]
+    dims: tuple[DimPartition, ...] = ()
+    alpha: tuple[int, ...] = ()
+    block: int = 1
+    flat_banks: int = 1
+    fence_dim: int = -1
+
+    def __post_init__(self):
+        if self.kind not in SCHEME_KINDS:
+            raise ValueError(f"scheme kind {self.kind!r}")
+        if self.kind == "per_dim" and len(self.dims) != len(self.shape):
+            raise ValueError("per_dim scheme needs one partition per dimension")
+        if self.kind == "flat":
+            if len(self.alpha) != len(self.shape) or self.block < 1 or self.flat_banks < 1:
+                raise ValueError("flat scheme: alpha, block or banks")
+            if min(self.alpha) < 0 or not 0 <= self.fence_dim < len(self.shape):
+                raise ValueError("flat scheme: negative alpha or bad fence dimension")
+            if self.alpha[self.fence_dim] == 0:
+                raise ValueError("flat scheme: alpha is 0 on the fence dimension")
+
+    # -------------------------------------------------------------- sizes
+
+    @property
+    def banks(self) -> int:
+        if self.kind == "per_dim":
+            return prod(p.factor for p in self.dims)
+        if self.kind == "flat":
+            return self.flat_banks
+        return 1
+
+    @property
+    def size(self) -> int:
+        return prod(self.shape)
+
+    def _dim_depths(self) -> tuple[int, ...]:
+        return tuple(_dim_depth(p, n) for p, n in zip(self.dims, self.shape))
+
+    @property
+    def _fence_period(self) -> int:
+        nb = self.flat_banks * self.block
+        return nb // gcd(nb, self.alpha[self.fence_dim])
+
+    @property
+    def _fence_windows(self) -> int:
+        return _ceil_div(self.shape[self.fence_dim], self._fence_period)
+
+    @property
+    def bank_depth(self) -> int:
+        """Words per bank: offsets lie in [0, bank_depth)."""
+        if self.kind == "per_dim":
+            return prod(self._dim_depths())
+        if self.kind == "flat":
+            others = prod(n for d, n in enumerate(self.shape) if d != self.fence_dim)
+            return self.block * self._fence_windows * others
+        return self.size
+
+    @property
+    def padded_shape(self) -> tuple[int, ...]:
+        if self.kind == "per_dim":
+            return tuple(p.factor * k for p, k in zip(self.dims, self._dim_depths()))
+        if self.kind == "flat":
+            d = self.fence_dim
+            padded = self._fence_windows * self._fence_period
+            return self.shape[:d] + (padded,) + self.shape[d + 1:]
+        return self.shape
+
+    @property
+    def storage_overhead(self) -> float:
+        """Unused words / elements: (banks * bank_depth - elements) / elements."""
+        return (self.banks * self.bank_depth - self.size) / self.size
+
+    # -------------------------------------------------------------- formulas
+
+    def bank_expr(self) -> E.Expr:
+        if self.kind == "per_dim":
+            parts = [_dim_bank(p, n, index_var(d))
+                     for d, (p, n) in enumerate(zip(self.dims, self.shape))]
+            return _row_major(parts, [p.factor for p in self.dims])
+        if self.kind == "flat":
+            linear = _alpha_dot_x(self.alpha)
+            return E.mod(E.floordiv(linear, self.block), self.flat_banks)
+        return E.const(0)
+
+    def offset_expr(self) -> E.Expr:
+        if self.kind == "per_dim":
+            parts = [_dim_offset(p, n, index_var(d))
+                     for d, (p, n) in enumerate(zip(self.dims, self.shape))]
+            return _row_major(parts, list(self._dim_depths()))
+        if self.kind == "flat":
+            d = self.fence_dim
+            window_parts = [E.var(index_var(t)) for t in range(len(self.shape)) if t != d]
+            window_sizes = [n for t, n in enumerate(self.shape) if t != d]
+            window_parts.append(E.floordiv(E.var(index_var(d)), self._fence_period))
+            window_sizes.append(self._fence_windows)
+            window = _row_major(window_parts, window_sizes)
+            within = E.mod(_alpha_dot_x(self.alpha), self.block)
+            return E.add(E.scale(self.block, window), within)
+        return _row_major([E.var(index_var(d)) for d in range(len(self.shape))],
+                          list(self.shape))
+
+    def maps(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(bank, offset)`` int64 arrays of the array's shape (evaluates the formulas)."""
+        grid = np.indices(self.shape, dtype=np.int64)
+        env = {index_var(d): grid[d] for d in range(len(self.shape))}
+        full = np.zeros(self.shape, dtype=np.int64)
+        return (full + E.evaluate(self.bank_expr(), env),
+                full + E.evaluate(self.offset_expr(), env))
+
+    # -------------------------------------------------------------- presentation
+
+    def describe(self) -> str:
+        """One line: the scheme and its formulas, for reports and code comments."""
+        if self.kind == "none":
+            return "none: one memory"
+        head = ("per_dim " + " x ".join(
+            p.type if p.type in ("none", "complete") else f"{p.type} {p.factor}"
+            for p in self.dims)) if self.kind == "per_dim" else (
+            f"flat N={self.flat_banks} B={self.block} alpha={list(self.alpha)}")
+        return (f"{head}: bank = {E.pretty(self.bank_expr())}, "
+                f"offset = {E.pretty(self.offset_expr())}")
+
+    def to_report(self) -> dict:
+        """The ``scheme`` object of report.json (DESIGN §5)."""
+        out: dict = {"kind": self.kind, "banks": self.banks}
+        if self.kind == "per_dim":
+            out["dims"] = [{"type": p.type, "factor": p.factor} for p in self.dims]
+        if self.kind == "flat":
+            out.update(alpha=list(self.alpha), block=self.block)
+        out["padded_shape"] = list(self.padded_shape)
+        return out
+
+
+def _dim_depth(p: DimPartition, n: int) -> int:
+    if p.type == "none":
+        return n
+    if p.type == "complete":
+        return 1
+    return _ceil_div(n, p.factor)
+
+
+def _dim_bank(p: DimPartition, n: int, x: str) -> E.Expr:
+    if p.type == "none":
+        return E.const(0)
+    if p.type == "cyclic":
+        return E.mod(E.var(x), p.factor)
+    if p.type == "block":
+        return E.floordiv(E.var(x), _ceil_div(n, p.factor))
+    return E.var(x)
+
+
+def _dim_offset(p: DimPartition, n: int, x: str) -> E.Expr:
+    if p.type == "none":
+        return E.var(x)
+    if p.type == "cyclic":
+        return E.floordiv(E.var(x), p.factor)
+    if p.type == "block":
+        return E.mod(E.var(x), _ceil_div(n, p.factor))
+    return E.const(0)
+
+
+def _row_major(parts: list[E.Expr], sizes: list[int]) -> E.Expr:
+    """sum_t parts[t] * prod(sizes[t+1:])."""
+    terms = [E.scale(prod(sizes[t + 1:]), part) for t, part in enumerate(parts)]
+    return E.add(*terms) if terms else E.const(0)
+
+
+def _alpha_dot_x(alpha: tuple[int, ...]) -> E.Expr:
+    return E.affine({index_var(d): a for d, a in enumerate(alpha)})
+
+
+# ---------------------------------------------------------------- constructors
+
+
+def none_scheme(shape: tuple[int, ...]) -> Scheme:
+    return Scheme("none", tuple(shape))
+
+
+def per_dim_scheme(shape: tuple[int, ...], dims: tuple[DimPartition, ...]) -> Scheme:
+    """A per_dim scheme; a complete partition's factor is the dimension's size."""
+    fixed = tuple(DimPartition("complete", n) if p.type == "complete" else p
+                  for p, n in zip(dims, shape))
+    if all(p.type == "none" for p in fixed):
+        return none_scheme(shape)
+    return Scheme("per_dim", tuple(shape), dims=fixed)
+
+
+def flat_scheme(shape: tuple[int, ...], alpha: tuple[int, ...], banks: int,
+                block: int = 1) -> Scheme:
+    """bank = floor(alpha·x / block) mod banks, fenced on the dimension that pads least
+    (ties: the last such dimension)."""
+    shape, alpha = tuple(shape), tuple(int(a) for a in alpha)
+    if banks == 1:
+        return none_scheme(shape)
+    candidates = [Scheme("flat", shape, alpha=alpha, block=block, flat_banks=banks,
+                         fence_dim=d) for d in range(len(shape)) if alpha[d] != 0]
+    if not candidates:
+        raise ValueError("flat scheme with alpha = 0")
+    return min(candidates, key=lambda s: (s.bank_depth, -s.fence_dim))
+
+
+def scheme_from_pragmas(array: Array) -> Scheme:
+    """The per_dim scheme that ``array``'s own ``array_partition`` pragmas describe
+    (Vitis semantics: ``dim=0`` applies to every dimension, a later pragma on a dimension
+    overrides an earlier one, a factor is clipped to the dimension's size); no pragma is
+    one memory."""
+    dims = [DimPartition("none", 1) for _ in array.shape]
+    for pragma in array.partitions:
+        targets = range(len(array.shape)) if pragma.dim == 0 else [pragma.dim - 1]
+        for d in targets:
+            n = array.shape[d]
+            if pragma.type == "complete" or pragma.factor >= n:
+                dims[d] = DimPartition("complete", n)
+            elif pragma.factor > 1:
+                dims[d] = DimPartition(pragma.type, pragma.factor)
+    return per_dim_scheme(array.shape, tuple(dims))
+
+
+@dataclass(frozen=True, slots=True)
+class Banking:
+    """The storage arraypart gives one array: a scheme, replicated ``copies`` times.
+
+    Every write goes to every copy; the read reference with ``ref_id`` r reads copy
+    ``read_copy`` [r] (references not listed read copy 0).
+    """
+
+    array: str
+    scheme: Scheme
+    copies: int = 1
+    read_copy: tuple[tuple[int, int], ...] = ()
+
+    def __post_init__(self):
+        if self.copies < 1:
+            raise ValueError("copies < 1")
+        if any(not 0 <= c < self.copies for _, c in self.read_copy):
+            raise ValueError("read copy out of range")
+
+    def copy_of(self, ref_id: int) -> int:
+        return dict(self.read_copy).get(ref_id, 0)
