@@ -1,0 +1,52 @@
+"""What the banking pass hands to code generation, the checker and the report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..ir import Array, PortModel
+from ..scheme import Banking
+
+
+@dataclass(frozen=True, eq=False)
+class ArraySolution:
+    """The banking chosen for one array, with its evidence.
+
+    ``lower_bound``: no scheme of any family fits with fewer banks x copies (DESIGN §2:
+    max of ceil(distinct concurrent addresses / ports per II) and the largest clique of
+    the conflict graph).  ``conflict_free``: isl proved that every cycle group of every
+    loop fits the ports at its target II.  ``achieved_ii``: per loop touching the array,
+    the least II at which this banking fits.  ``bram18k``: estimated 18Kb BRAMs for all
+    banks and copies.  ``proof``: how the scheme was found and proved (candidates tried,
+    isl checks made).  ``notes``: located warnings about this array.
+    """
+
+    array: Array
+    ports: PortModel
+    banking: Banking
+    lower_bound: int
+    conflict_free: bool
+    achieved_ii: tuple[tuple[str, int], ...]
+    bram18k: int
+    max_concurrent: int
+    seconds: float
+    proof: str = ""
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, eq=False)
+class Solution:
+    """Every array's banking, in the kernel's array order."""
+
+    arrays: tuple[ArraySolution, ...]
+    warnings: tuple[str, ...]
+    seconds: float
+
+    def banking(self, name: str) -> Banking:
+        for a in self.arrays:
+            if a.array.name == name:
+                return a.banking
+        raise KeyError(name)
+
+    def bankings(self) -> dict[str, Banking]:
+        return {a.array.name: a.banking for a in self.arrays}
