@@ -208,7 +208,7 @@ def to_isl(e: Expr) -> str:
     if isinstance(e, Add):
         return "(" + " + ".join(to_isl(t) for t in e.terms) + ")"
     if isinstance(e, Scale):
-        return f"({e.factor})*{to_isl(e.arg)}"
+        return f"({e.factor}*{to_isl(e.arg)})"  # isl rejects "(-3)*x"
     if isinstance(e, FloorDiv):
         return f"floor(({to_isl(e.arg)})/{e.divisor})"
     return f"(({to_isl(e.arg)}) mod {e.modulus})"

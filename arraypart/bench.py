@@ -1,0 +1,181 @@
+"""``arraypart bench``: the kernel suite against the published baselines, in one run.
+
+For every array that a pipelined or unrolled loop touches, arraypart's banking and each
+baseline's (:data:`arraypart.banking.baselines.BASELINES`) are computed from the same
+cycle groups; every baseline is proved or refuted by the same isl proof as arraypart's
+(``banking.prove``), and arraypart's whole solution is also replayed by the cycle-level
+checker.  Totals compare banks x copies; ratios are against ``vitis_manual``, the
+per-dimension cyclic partitioning users write by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import Progress
+from rich.table import Table
+
+from . import check, frontend, poly
+from .banking import bram18k, prove, solve
+from .banking.baselines import BASELINES
+from .errors import Coord, KernelError
+
+REFERENCE_BASELINE = "vitis_manual"
+
+
+@dataclass(frozen=True)
+class MethodResult:
+    """One method's banking of one array."""
+
+    banks: int
+    copies: int
+    conflict_free: bool
+    storage_overhead: float
+    bram18k: int
+    seconds: float
+
+    @property
+    def cost(self) -> int:
+        return self.banks * self.copies
+
+
+@dataclass(frozen=True)
+class Row:
+    kernel: str
+    array: str
+    lower_bound: int
+    methods: dict[str, MethodResult]
+
+    def to_json(self) -> dict:
+        return {"kernel": self.kernel, "array": self.array, "lower_bound": self.lower_bound,
+                **{name: asdict(result) for name, result in self.methods.items()}}
+
+
+@dataclass(frozen=True)
+class KernelBench:
+    name: str
+    rows: tuple[Row, ...]
+    solve_seconds: float
+    checker_agrees: bool
+
+
+def _result(banking, array_model, seconds: float, conflict_free: bool) -> MethodResult:
+    scheme = banking.scheme
+    return MethodResult(
+        banks=scheme.banks, copies=banking.copies, conflict_free=conflict_free,
+        storage_overhead=round(scheme.storage_overhead, 6),
+        bram18k=bram18k(scheme.bank_depth, array_model.array.elem_bits, scheme.banks,
+                        banking.copies),
+        seconds=round(seconds, 6))
+
+
+def bench_kernel(path: Path, *, ports: int) -> KernelBench:
+    """Bank one kernel with arraypart and every baseline; prove each result."""
+    kernel = frontend.parse_kernel(path)
+    model = poly.build_model(kernel, ports=ports)
+    start = time.perf_counter()
+    solution = solve(model)
+    solve_seconds = time.perf_counter() - start
+    replay = check.check_kernel(kernel, solution.bankings(), ports=ports)
+    checker_agrees = all(loop.achieved_ii <= loop.target_ii for loop in replay.loops) == (
+        all(a.conflict_free for a in solution.arrays))
+    rows = []
+    for sol in solution.arrays:
+        array_model = model.array(sol.array.name)
+        if not array_model.groups:
+            continue
+        methods = {"arraypart": _result(sol.banking, array_model, sol.seconds,
+                                        sol.conflict_free)}
+        for name, baseline in BASELINES.items():
+            start = time.perf_counter()
+            banking = baseline(array_model)
+            seconds = time.perf_counter() - start
+            methods[name] = _result(banking, array_model, seconds,
+                                    prove(array_model, banking).conflict_free)
+        rows.append(Row(kernel.name, sol.array.name, sol.lower_bound, methods))
+    return KernelBench(kernel.name, tuple(rows), solve_seconds, checker_agrees)
+
+
+def totals(benches: list[KernelBench], suite_seconds: float) -> dict:
+    """Suite totals: banks x copies per method (all rows, and conflict-free rows), how
+    often arraypart meets the lower bound and beats every conflict-free baseline, the
+    reduction against ``vitis_manual``, and solve times."""
+    rows = [row for b in benches for row in b.rows]
+    methods = ["arraypart", *BASELINES]
+    out: dict = {"kernels": len(benches), "arrays": len(rows),
+                 "suite_seconds": round(suite_seconds, 3)}
+    for m in methods:
+        out[m] = {"banks_x_copies": sum(r.methods[m].cost for r in rows),
+                  "bram18k": sum(r.methods[m].bram18k for r in rows),
+                  "conflict_free_arrays": sum(r.methods[m].conflict_free for r in rows)}
+    ours = out["arraypart"]["banks_x_copies"]
+    ref = out[REFERENCE_BASELINE]["banks_x_copies"]
+    out["fewer_banks_than_" + REFERENCE_BASELINE] = round(1 - ours / ref, 4) if ref else 0.0
+    out["at_lower_bound"] = sum(r.methods["arraypart"].cost == r.lower_bound for r in rows)
+    out["at_lower_bound_fraction"] = round(out["at_lower_bound"] / len(rows), 4) if rows else 1.0
+    out["never_worse_than_conflict_free_baselines"] = [
+        f"{r.kernel}/{r.array}" for r in rows
+        if any(res.conflict_free and res.cost < r.methods["arraypart"].cost
+               for m, res in r.methods.items() if m != "arraypart")]
+    out["arraypart_conflict_free"] = all(r.methods["arraypart"].conflict_free for r in rows)
+    out["checker_disagrees"] = [b.name for b in benches if not b.checker_agrees]
+    solve_times = [b.solve_seconds for b in benches]
+    out["median_solve_seconds"] = round(statistics.median(solve_times), 4) if solve_times else 0.0
+    out["max_solve_seconds"] = round(max(solve_times, default=0.0), 4)
+    return out
+
+
+def _table(benches: list[KernelBench], summary: dict) -> Table:
+    methods = ["arraypart", *BASELINES]
+    table = Table(title="banks x copies per array (x: not conflict-free)")
+    for col in ("kernel", "array", "lower bound", *methods, "BRAM18K", "solve s"):
+        table.add_column(col, justify="left" if col in ("kernel", "array") else "right")
+    for b in benches:
+        for r in b.rows:
+            cells = [f"{r.methods[m].cost}{'' if r.methods[m].conflict_free else ' x'}"
+                     for m in methods]
+            ours = r.methods["arraypart"]
+            table.add_row(r.kernel, r.array, str(r.lower_bound), *cells, str(ours.bram18k),
+                          f"{ours.seconds:.3f}")
+    table.add_section()
+    table.add_row("total", "", "", *[str(summary[m]["banks_x_copies"]) for m in methods],
+                  str(summary["arraypart"]["bram18k"]), "")
+    return table
+
+
+def kernel_files(dirs: list[Path]) -> list[Path]:
+    files: list[Path] = []
+    for d in dirs:
+        files.extend(sorted(d.glob("*.c")) if d.is_dir() else [d])
+    return files
+
+
+def main(dirs: list[Path], *, json_file: str | None, ports: int, console: Console) -> int:
+    """Run the suite; print the table and totals; exit 1 when arraypart's banking of
+    some array is not conflict-free or the checker disagrees with a proof."""
+    files = kernel_files(dirs)
+    if not files:
+        raise KernelError(Coord(str(dirs[0]) if dirs else "."), "no kernel (.c file) found")
+    benches: list[KernelBench] = []
+    start = time.perf_counter()
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task("banking", total=len(files))
+        for path in files:
+            progress.update(task, description=path.name)
+            benches.append(bench_kernel(path, ports=ports))
+            progress.advance(task)
+    summary = totals(benches, time.perf_counter() - start)
+    console.print(_table(benches, summary))
+    console.print_json(json.dumps(summary))
+    if json_file:
+        Path(json_file).write_text(json.dumps(
+            {"rows": [r.to_json() for b in benches for r in b.rows], "totals": summary},
+            indent=2) + "\n")
+    ok = summary["arraypart_conflict_free"] and not summary["checker_disagrees"]
+    return 0 if ok else 1
+

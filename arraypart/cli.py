@@ -1,0 +1,201 @@
+"""The ``arraypart`` command line (DESIGN §4): parse arguments, call the API, print.
+
+Exit codes: 0 success; 1 the kernel is valid but a goal is missed (a loop misses its
+target II); 2 bad input or usage (one ``file:line:col: error: ...`` line, no
+traceback, no partial output); 3 an internal error (a bug in arraypart); 130 Ctrl-C.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from . import api, bench
+from .errors import KernelError
+
+EXIT_OK, EXIT_GOAL_MISSED, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+
+def _define(text: str) -> tuple[str, int]:
+    name, sep, value = text.partition("=")
+    if not name.isidentifier():
+        raise argparse.ArgumentTypeError(f"-D {text!r}: expected NAME=VALUE")
+    try:
+        return name, int(value, 0) if sep else 1
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"-D {text!r}: VALUE must be an integer") from None
+
+
+def _kernel_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("kernel", help="the kernel's .c file")
+    parser.add_argument("--top", help="the top function (default: the only function, "
+                                      "or the one named like the file)")
+    parser.add_argument("--ports", type=int, choices=(1, 2), default=2,
+                        help="default bank ports: 1 = ram_1p, 2 = ram_t2p (default 2)")
+    parser.add_argument("--max-banks", type=int, default=64, metavar="N",
+                        help="most banks per array the search tries (default 64)")
+    parser.add_argument("--schemes", choices=("all", "vitis"), default="all",
+                        help="vitis: only per-dimension schemes (pragma-only output)")
+    parser.add_argument("--replace-partitions", action="store_true",
+                        help="replace the kernel's own array_partition pragmas")
+    parser.add_argument("--time-limit", type=float, default=30.0, metavar="S",
+                        help="solver time budget in seconds (default 30)")
+    parser.add_argument("-D", dest="defines", type=_define, action="append", default=[],
+                        metavar="NAME=VALUE", help="define a constant (wins over #define)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="arraypart",
+        description="Partition on-chip arrays of an HLS C kernel into conflict-free banks.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("compile", help="bank the arrays and emit a Vitis HLS project")
+    _kernel_options(p)
+    p.add_argument("-o", dest="outdir", help="output directory (default build/<kernel>)")
+    p.add_argument("--dump-maps", action="store_true",
+                   help="write maps/<array>.npz with each element's bank and offset")
+    p.add_argument("--part", default=api.codegen.DEFAULT_PART, help="FPGA part")
+    p.add_argument("--clock", type=float, default=api.codegen.DEFAULT_CLOCK_NS,
+                   metavar="NS", help="clock period in ns")
+
+    p = sub.add_parser("analyze", help="report the banking; writes nothing")
+    _kernel_options(p)
+    p.add_argument("--json", action="store_true", help="print report.json")
+
+    p = sub.add_parser("check", help="cycle-level checker and linter")
+    _kernel_options(p)
+    p.add_argument("--as-written", action="store_true",
+                   help="check the kernel's own array_partition pragmas")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+
+    p = sub.add_parser("bench", help="the kernel suite against the published baselines")
+    p.add_argument("dirs", nargs="*", default=["kernels"], metavar="DIR")
+    p.add_argument("--json", dest="json_file", metavar="FILE", help="write rows as JSON")
+    p.add_argument("--ports", type=int, choices=(1, 2), default=2)
+    return parser
+
+
+def _options(args: argparse.Namespace) -> api.Options:
+    extra = {}
+    if args.command == "compile":
+        extra = {"part": args.part, "clock_ns": args.clock, "dump_maps": args.dump_maps}
+    return api.Options(top=args.top, ports=args.ports, max_banks=args.max_banks,
+                       schemes=args.schemes, defines=tuple(args.defines),
+                       replace_partitions=args.replace_partitions,
+                       time_limit=args.time_limit, **extra)
+
+
+def _print_warnings(report, console: Console) -> None:
+    for w in report.warnings:
+        console.print(w, markup=False, highlight=False)
+
+
+def _array_table(report) -> Table:
+    table = Table(title=f"{report.kernel.name}: arrays")
+    for col in ("array", "shape", "bits", "kind", "ports", "max conc.", "scheme",
+                "banks", "copies", "lower bound", "overhead", "BRAM18K", "conflict-free"):
+        table.add_column(col, justify="left" if col in ("array", "scheme", "kind") else "right")
+    for a in report.solution.arrays:
+        s = a.banking.scheme
+        table.add_row(a.array.name, "x".join(map(str, a.array.shape)), str(a.array.elem_bits),
+                      "interface" if a.array.interface else "local", a.ports.name,
+                      str(a.max_concurrent), s.describe().split(":")[0], str(s.banks),
+                      str(a.banking.copies), str(a.lower_bound),
+                      f"{s.storage_overhead:.1%}", str(a.bram18k),
+                      "yes" if a.conflict_free else "NO")
+    return table
+
+
+def _loop_table(report) -> Table:
+    table = Table(title=f"{report.kernel.name}: pipelined / unrolled loops")
+    for col in ("loop", "line", "target II", "achieved II", "trip count", "arrays"):
+        table.add_column(col, justify="left" if col in ("loop", "arrays") else "right")
+    for loop in report.model.loops:
+        achieved = report.loop_achieved_ii(loop.name, loop.target_ii)
+        table.add_row(loop.name, str(loop.coord.line), str(loop.target_ii), str(achieved),
+                      str(loop.trip_count), ", ".join(loop.arrays))
+    return table
+
+
+def _run_analyze(args, out: Console, err: Console) -> int:
+    report = api.analyze(args.kernel, args.options)
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        _print_warnings(report, err)
+        out.print(_array_table(report))
+        if report.model.loops:
+            out.print(_loop_table(report))
+    return EXIT_OK if report.conflict_free else EXIT_GOAL_MISSED
+
+
+def _run_compile(args, out: Console, err: Console) -> int:
+    compiled = api.compile_kernel(args.kernel, args.options)
+    outdir = api.write_project(compiled, args.outdir or api.default_outdir(args.kernel))
+    report = compiled.report
+    _print_warnings(report, err)
+    out.print(_array_table(report))
+    out.print(f"wrote {outdir}: " + ", ".join(sorted(compiled.files)) +
+              (", maps/" if compiled.maps else ""), highlight=False)
+    if not report.conflict_free:
+        err.print("arraypart: some loop misses its target II (see conflict-free = NO)")
+        return EXIT_GOAL_MISSED
+    return EXIT_OK
+
+
+def _run_check(args, out: Console, err: Console) -> int:
+    report, result = api.check_kernel(args.kernel, args.options, as_written=args.as_written)
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+    else:
+        _print_warnings(report, err)
+        print(result.format())
+        if args.as_written:
+            print("arraypart would choose:")
+            for a in report.solution.arrays:
+                print(f"  {a.array.name}: {a.banking.scheme.describe()}"
+                      + (f", {a.banking.copies} copies" if a.banking.copies > 1 else ""))
+    missed = any(loop.achieved_ii > loop.target_ii for loop in result.loops)
+    return EXIT_GOAL_MISSED if missed else EXIT_OK
+
+
+def _run_bench(args, out: Console, err: Console) -> int:
+    return bench.main([Path(d) for d in args.dirs], json_file=args.json_file,
+                      ports=args.ports, console=out)
+
+
+COMMANDS = {"analyze": _run_analyze, "compile": _run_compile, "check": _run_check,
+            "bench": _run_bench}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command != "bench":
+        try:
+            args.options = _options(args)
+        except ValueError as error:
+            parser.error(str(error))
+    out, err = Console(), Console(stderr=True)
+    try:
+        return COMMANDS[args.command](args, out, err)
+    except KernelError as error:
+        print(error, file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("arraypart: interrupted; nothing was written", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as error:  # noqa: BLE001 - the last line of defence against tracebacks
+        print(f"arraypart: internal error: {type(error).__name__}: {error} "
+              "(please report this with the kernel)", file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,72 @@
+"""report.json (DESIGN §5): the facts of one run, assembled from the passes' results."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .banking.solution import ArraySolution, Solution
+from .ir import Kernel
+from .poly.model import PolyModel
+
+
+@dataclass(frozen=True, eq=False)
+class Report:
+    """The report of ``analyze`` / ``compile``: the kernel, its model, the banking
+    chosen for every array.  ``to_json()`` gives the stable keys of DESIGN §5."""
+
+    kernel: Kernel
+    model: PolyModel
+    solution: Solution
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        return self.model.warnings + self.solution.warnings
+
+    @property
+    def conflict_free(self) -> bool:
+        return all(a.conflict_free for a in self.solution.arrays)
+
+    def loop_achieved_ii(self, loop: str, target_ii: int) -> int:
+        """The II a loop reaches: the largest II any of its arrays' bankings allows."""
+        iis = [ii for a in self.solution.arrays for name, ii in a.achieved_ii if name == loop]
+        return max(iis, default=target_ii)
+
+    def to_json(self) -> dict:
+        return {
+            "kernel": self.kernel.name,
+            "top": self.kernel.top,
+            "source": self.kernel.path,
+            "solve_seconds": round(self.solution.seconds, 6),
+            "arrays": [_array_json(a, self.model) for a in self.solution.arrays],
+            "loops": [{"name": loop.name, "line": loop.coord.line,
+                       "target_ii": loop.target_ii,
+                       "achieved_ii": self.loop_achieved_ii(loop.name, loop.target_ii),
+                       "trip_count": loop.trip_count,
+                       "arrays": list(loop.arrays)}
+                      for loop in self.model.loops],
+            "warnings": list(self.warnings),
+        }
+
+
+def _array_json(sol: ArraySolution, model: PolyModel) -> dict:
+    array, banking = sol.array, sol.banking
+    scheme = banking.scheme
+    return {
+        "name": array.name,
+        "shape": list(array.shape),
+        "elem_bits": array.elem_bits,
+        "interface": array.interface,
+        "ports": sol.ports.name,
+        "loops": sorted({g.loop for g in model.array(array.name).groups}),
+        "scheme": scheme.to_report(),
+        "formula": scheme.describe(),
+        "banks": scheme.banks,
+        "copies": banking.copies,
+        "bank_depth": scheme.bank_depth,
+        "storage_overhead": round(scheme.storage_overhead, 6),
+        "max_concurrent": sol.max_concurrent,
+        "lower_bound_banks": sol.lower_bound,
+        "conflict_free": sol.conflict_free,
+        "bram18k": sol.bram18k,
+        "proof": sol.proof,
+    }
