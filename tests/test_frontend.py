@@ -1,0 +1,412 @@
+"""Front end: C text -> IR.  Structural dumps, every construct, located errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pycparser import c_ast
+
+from arraypart import expr as E
+from arraypart.errors import KernelError
+from arraypart.frontend import parse_kernel, parse_source
+from arraypart.ir import If, Loop, Stmt
+
+DATA = Path(__file__).parent / "data" / "frontend"
+KERNELS = sorted((Path(__file__).parent.parent / "kernels").glob("*.c"))
+
+
+# ---------------------------------------------------------------- flattening
+
+
+def flat_access(a):
+    index = ",".join("?" if e is None else E.pretty(e) for e in a.index)
+    return f"{a.kind} {a.array}[{index}] #{a.ref_id} @{a.coord.line}:{a.coord.col}"
+
+
+def flat_cond(cond):
+    if cond is None:
+        return None
+    return tuple(tuple(f"{E.pretty(c.expr)} {c.op} 0" for c in conj) for conj in cond)
+
+
+def flat(node):
+    """A node as nested tuples of strings and numbers, for one-assertion comparisons."""
+    if isinstance(node, Loop):
+        return ("loop", node.name, node.var, tuple(map(E.pretty, node.init)),
+                tuple(map(E.pretty, node.bound)), node.step, node.pipeline_ii, node.unroll,
+                tuple(flat(n) for n in node.body))
+    if isinstance(node, If):
+        return ("if", flat_cond(node.cond), tuple(map(flat_access, node.cond_accesses)),
+                tuple(flat(n) for n in node.then), tuple(flat(n) for n in node.orelse))
+    assert isinstance(node, Stmt)
+    return ("stmt", node.coord.line, tuple(map(flat_access, node.accesses)))
+
+
+def body_of(src, **kw):
+    return tuple(flat(n) for n in parse_source(src, "k.c", **kw).body)
+
+
+def error_of(src, filename="k.c", **kw):
+    with pytest.raises(KernelError) as info:
+        parse_source(src, filename, **kw)
+    return info.value
+
+
+# ---------------------------------------------------------------- structure
+
+
+def test_loop_forms_structure():
+    k = parse_kernel(DATA / "loops.c")
+    assert k.name == "loops" and k.top == "loops"
+    assert tuple(flat(n) for n in k.body) == (
+        ("stmt", 9, ()),
+        ("loop", "outer", "i", ("0",), ("15",), 1, None, None, (
+            ("loop", "L11", "j", ("0", "i - 2"), ("15", "i + 2", "12"), 1, None, None, (
+                ("stmt", 12, ("read x[j] #1 @12:18", "read A[i,j] #0 @12:7",
+                              "write A[i,j] #0 @12:7")),)),)),
+        ("loop", "L14", "i", ("15",), ("0",), -1, None, None, (
+            ("stmt", 14, ("read x[i mod 8] #3 @14:44", "read x[floor((i)/2)] #4 @14:55",
+                          "write x[i] #2 @14:37")),)),
+        ("loop", "L15", "i", ("0",), ("15",), 1, None, None, (
+            ("stmt", 15, ("read idx[i] #6 @15:50", "read x[?] #5 @15:48")),)),
+        ("loop", "L16", "i", ("16",), ("2",), -3, None, None, (
+            ("stmt", 16, ("read x[i mod 3] #8 @16:46", "write x[floor((i)/2)] #7 @16:35")),)),
+        ("loop", "L17", "i", ("0",), ("15",), 4, None, None, (
+            ("stmt", 17, ("read A[i,?] #10 @17:50", "write x[2*i + 1] #9 @17:35")),)),
+        ("loop", "L18", "i", ("0",), ("15",), 1, None, None, (
+            ("loop", "L19", "j", ("i",), ("15", "i + 3"), 1, None, None, (
+                ("stmt", 20, ("read x[i] #12 @20:17", "read x[j] #13 @20:28",
+                              "read x[-1*j + 15] #14 @20:35", "write A[i,j] #11 @20:7")),
+                ("stmt", 21, ("read x[j] #15 @21:7", "write x[j] #15 @21:7")))),)),
+    )
+    assert [(a.name, a.shape, a.elem_type, a.elem_bits, a.interface) for a in k.arrays] == [
+        ("A", (16, 16), "int32_t", 32, True), ("x", (16,), "float", 32, True),
+        ("idx", (16,), "int", 32, True)]
+    assert k.defines == (("N", 16),)
+    assert k.source.includes == ("#include <stdint.h>",)
+
+
+def test_stencil_pragmas_and_conditions():
+    k = parse_kernel(DATA / "stencil.c")
+    arrays = {a.name: a for a in k.arrays}
+    assert [(p.type, p.factor, p.dim, p.coord.line) for p in arrays["in"].partitions] == [
+        ("cyclic", 3, 2, 8)]
+    assert arrays["in"].const and not arrays["in"].static
+    assert (arrays["out"].storage, arrays["out"].storage_impl) == ("ram_1p", "bram")
+    coeff = arrays["coeff"]
+    assert (coeff.interface, coeff.static, coeff.shape) == (False, True, (3, 3))
+    assert [(p.type, p.factor, p.dim) for p in coeff.partitions] == [("complete", 0, 0)]
+    rows = k.body[0]
+    cols = rows.body[0]
+    assert (rows.name, cols.name, cols.pipeline_ii, rows.pipeline_ii) == ("rows", "cols", 2, None)
+    assert flat(cols.body[2]) == (
+        "if", (("i - 2 >= 0", "-1*j + 5 >= 0"), ("i - 2 >= 0", "i - 1*j - 1 >= 0"),
+               ("i - 2 >= 0", "-1*i + j - 1 >= 0")), (),
+        (("stmt", 20, ("write out[i,j] #2 @20:9",)),),
+        (("if", None, (), (("stmt", 22, ("write out[i,j] #3 @22:9",)),), ()),))
+    pragmas = [n.string for n in k.source.func.body.block_items if isinstance(n, c_ast.Pragma)]
+    assert pragmas[0] == "HLS INTERFACE mode=m_axi port=in"
+
+
+def test_source_unit():
+    k = parse_kernel(DATA / "stencil.c")
+    unit = k.source
+    assert unit.includes == ("#include <math.h>",)
+    assert unit.func is unit.ast.ext[-1] and unit.func.decl.name == "stencil"
+    assert not any(isinstance(n, c_ast.Typedef) for n in unit.ast.ext)
+    assert "#include" not in unit.text and "float in[8][8]" in unit.text
+
+
+def test_accesses_evaluation_order():
+    src = """void k(int A[8], int B[8], int C[8][8]) {
+  for (int i = 0; i < 8; i++) {
+    A[i] += B[i];
+    A[B[i]]++;
+    C[i][B[i]] = A[i] ? B[i + 1] : C[0][i];
+    ++A[i];
+  }
+}"""
+    (loop,) = body_of(src)
+    assert loop[-1] == (
+        ("stmt", 3, ("read B[i] #1 @3:13", "read A[i] #0 @3:5", "write A[i] #0 @3:5")),
+        ("stmt", 4, ("read B[i] #3 @4:7", "read A[?] #2 @4:5", "write A[?] #2 @4:5")),
+        ("stmt", 5, ("read A[i] #6 @5:18", "read B[i + 1] #7 @5:25", "read C[0,i] #8 @5:36",
+                     "read B[i] #5 @5:10", "write C[i,?] #4 @5:5")),
+        ("stmt", 6, ("read A[i] #9 @6:7", "write A[i] #9 @6:7")),
+    )
+
+
+def test_quasi_affine_and_irregular_indices():
+    src = """#define M 8
+int g(int);
+void k(int A[64], int B[64], int n) {
+  const int SH = 2;
+  for (int i = 0; i < 8; i++)
+    for (int j = 0; j < 8; j++) {
+      A[(i * M + j) & 63] = A[i << SH] + A[(j + 3) / 4] + A[(i + j) % 5];
+      B[i * j] = B[n] + B[g(i)] + B[(int)i] + B[-i + 63] + B[(i >> 1) * 2];
+    }
+}"""
+    inner = body_of(src, top="k")[1][-1][0][-1]
+    assert inner == (
+        ("stmt", 7, ("read A[4*i] #1 @7:29", "read A[floor((j + 3)/4)] #2 @7:42",
+                     "read A[(i + j) mod 5] #3 @7:59", "write A[(8*i + j) mod 64] #0 @7:7")),
+        ("stmt", 8, ("read B[?] #5 @8:18", "read B[?] #6 @8:25", "read B[i] #7 @8:35",
+                     "read B[-1*i + 63] #8 @8:47", "read B[2*(floor((i)/2))] #9 @8:60",
+                     "write B[?] #4 @8:7")),
+    )
+
+
+def test_loop_normalization_variants():
+    src = """#define min(a, b) ((a) < (b) ? (a) : (b))
+int max(int, int);
+void k(int A[100]) {
+  int i;
+  for (i = 99; i > 10; i -= 1) A[i] = 0;
+  for (int j = 0; j < min(min(50, 60), 70); j += 5) A[j] = 0;
+  for (int j = max(3, 4); j <= (100 / 2) * 2 - 1; j = 1 + j) A[j] = 0;
+  for (int j = 20; j != 0; --j) A[j] = 0;
+  for (int j = 0; j < 10; j++) {
+    for (int m = max(j, 2); m < min(j + 5, 10); m++) A[m] = 0;
+  }
+}"""
+    loops = body_of(src)
+    assert [(l[2], l[3], l[4], l[5]) for l in loops] == [
+        ("i", ("99",), ("11",), -1), ("j", ("0",), ("49",), 5), ("j", ("4",), ("99",), 1),
+        ("j", ("20",), ("1",), -1), ("j", ("0",), ("9",), 1)]
+    assert loops[-1][-1][0][2:6] == ("m", ("j", "2"), ("j + 4", "9"), 1)
+
+
+def test_if_conditions():
+    src = """void k(int A[16], int f) {
+  for (int i = 0; i < 16; i++) {
+    if (!(i < 4 || i >= 12)) A[i] = 1;
+    if (i % 2 == 0) A[i] = 2;
+    if (i != 3) A[i] = 3;
+    if (A[i] > f) A[i] = 4; else A[0] = 5;
+    if (1) A[i] = 6;
+  }
+}"""
+    ifs = body_of(src)[0][-1]
+    assert [i[1] for i in ifs] == [
+        (("i - 4 >= 0", "-1*i + 11 >= 0"),), (("i mod 2 == 0",),),
+        (("i - 4 >= 0",), ("-1*i + 2 >= 0",)), None, ((),)]
+    assert ifs[3][2:] == (("read A[i] #3 @6:9",), (("stmt", 6, ("write A[i] #4 @6:19",)),),
+                          (("stmt", 6, ("write A[0] #5 @6:34",)),))
+
+
+def test_loop_pragmas():
+    src = """#define U 4
+void k(int A[64]) {
+  for (int i = 0; i < 8; i++) {
+#pragma HLS PIPELINE
+#pragma hls unroll factor = U
+    for (int j = 0; j < 8; j++) {
+#pragma HLS unroll
+#pragma HLS loop_tripcount min=8 max=8
+      A[j] = i;
+    }
+  }
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=3 rewind
+#pragma HLS unroll factor=1
+    A[i] = 0;
+  }
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline off
+#pragma HLS unroll off
+    A[i] = 0;
+  }
+}"""
+    loops = parse_source(src, "k.c").body
+    assert [(l.pipeline_ii, l.unroll) for l in loops] == [(1, 4), (3, None), (None, None)]
+    assert (loops[0].body[0].pipeline_ii, loops[0].body[0].unroll) == (None, 0)
+
+
+def test_array_declarations_and_types():
+    src = """typedef unsigned short pix_t;
+typedef pix_t pixel;
+static const int table[] = {1, 2, 3};
+void k(char a[2], unsigned b[2], long long c[2], double d[2], uint8_t e[2], bool f[2],
+       pixel g[2], short int h[2], unsigned long i[2], int n, int *p) {
+  int loc[4][3];
+  const float cf[2] = {0.5f, 1.5f};
+  for (int q = 0; q < 2; q++) loc[q][q] = table[q] + a[q] + cf[q];
+}"""
+    k = parse_source("#include <stdint.h>\n#include <stdbool.h>\n" + src, "k.c")
+    assert [(a.name, a.shape, a.elem_type, a.elem_bits, a.interface, a.const, a.static)
+            for a in k.arrays] == [
+        ("a", (2,), "char", 8, True, False, False),
+        ("b", (2,), "unsigned", 32, True, False, False),
+        ("c", (2,), "long long", 64, True, False, False),
+        ("d", (2,), "double", 64, True, False, False),
+        ("e", (2,), "uint8_t", 8, True, False, False),
+        ("f", (2,), "bool", 1, True, False, False),
+        ("g", (2,), "unsigned short", 16, True, False, False),
+        ("h", (2,), "short int", 16, True, False, False),
+        ("i", (2,), "unsigned long", 64, True, False, False),
+        ("table", (3,), "int", 32, False, True, True),
+        ("loc", (4, 3), "int", 32, False, False, False),
+        ("cf", (2,), "float", 32, False, True, False)]
+    assert k.source.includes == ("#include <stdint.h>", "#include <stdbool.h>")
+
+
+def test_preprocessor_defines_conditionals_and_overrides():
+    src = """#define N 8
+#define TWICE(x) (2 * (x))
+#ifdef WIDE
+#define M 32
+#else
+#define M 16
+#endif
+#define NAME "k"
+void k(int A[N][M]) {
+  for (int i = 0; i < N; i++) /* a comment
+     over two lines */ A[i][TWICE(i)] = 0;
+}"""
+    k = parse_source(src, "k.c")
+    assert k.array("A").shape == (8, 16) and k.defines == (("M", 16), ("N", 8))
+    stmt = k.body[0].body[0]
+    assert (stmt.coord.line, stmt.coord.col) == (11, 24)
+    assert E.pretty(stmt.accesses[0].index[1]) == "2*i"
+    k = parse_source(src, "k.c", defines={"N": 4, "WIDE": 1})
+    assert k.array("A").shape == (4, 32)
+    assert k.defines == (("M", 32), ("N", 4), ("WIDE", 1))
+    assert k.body[0].bound == (E.const(3),)
+
+
+def test_pragma_value_from_define_and_old_partition_syntax():
+    src = """#define F 4
+void k(int A[16][16], int B[16]) {
+#pragma HLS array_partition variable=A cyclic factor=F dim=2
+#pragma HLS ARRAY_PARTITION variable=A block factor=2
+#pragma HLS array_partition variable=B type=complete
+  for (int i = 0; i < 16; i++) A[i][i] = B[i];
+}"""
+    k = parse_source(src, "k.c")
+    assert [(p.type, p.factor, p.dim) for p in k.array("A").partitions] == [
+        ("cyclic", 4, 2), ("block", 2, 1)]
+    assert [(p.type, p.factor, p.dim) for p in k.array("B").partitions] == [("complete", 0, 1)]
+
+
+def test_top_function_selection():
+    two = "void helper(int A[4]) { A[0] = 1; }\nvoid main_k(int A[4]) { A[1] = 2; }\n"
+    assert parse_source(two, "main_k.c").top == "main_k"
+    assert parse_source(two, "x.c", top="helper").top == "helper"
+    assert parse_source("void f(int A[4]) { A[0] = 1; }", "other.c").top == "f"
+
+
+# ---------------------------------------------------------------- located errors
+
+LOOP_OK = "void k(int A[8]) {\n"
+ERRORS = [
+    ("syntax", "void k(int A[8]) {\n  A[0] = ;\n}\n", 2, 10, "syntax error"),
+    ("syntax-end", "void k(int A[8]) {\n  A[0] = 1;\n", 2, 12, "syntax error"),
+    ("syntax-token", "void k(int A[8]) {\n  A[0] = 1 2;\n}\n", 2, 12, "unexpected '2'"),
+    ("while", LOOP_OK + "  while (1) A[0] = 1;\n}\n", 2, 3, "'while' is not supported"),
+    ("do", LOOP_OK + "  do { A[0] = 1; } while (0);\n}\n", 2, 3, "'do'"),
+    ("goto", LOOP_OK + "  x: A[0] = 1;\n  goto x;\n}\n", 3, 3, "'goto'"),
+    ("switch", LOOP_OK + "  switch (A[0]) { default: A[1] = 0; }\n}\n", 2, 3, "'switch'"),
+    ("break", LOOP_OK + "  for (int i = 0; i < 8; i++) { if (A[i]) break; }\n}\n", 2, 43,
+     "'break'"),
+    ("continue", LOOP_OK + "  for (int i = 0; i < 8; i++)\n    continue;\n}\n", 3, 5,
+     "'continue'"),
+    ("inner-trip", LOOP_OK + "  for (int i = 0; i < 8; i++) {\n#pragma HLS pipeline\n"
+     "    for (int j = 0; j < i; j++) A[j] = 0;\n  }\n}\n", 4, 5, "constant"),
+    ("II=0", LOOP_OK + "  for (int i = 0; i < 8; i++) {\n  #pragma HLS pipeline II=0\n"
+     "    A[i] = 0;\n  }\n}\n", 3, 24, "II"),
+    ("factor=-3", LOOP_OK + "  for (int i = 0; i < 8; i++) {\n#pragma HLS unroll factor=-3\n"
+     "    A[i] = 0;\n  }\n}\n", 3, 20, "factor"),
+    ("factor=abc", LOOP_OK + "#pragma HLS array_partition variable=A cyclic factor=abc\n}\n",
+     2, 47, "'abc'"),
+    ("dim", LOOP_OK + "#pragma HLS array_partition variable=A complete dim=2\n}\n", 2, 49,
+     "dim=2"),
+    ("unknown-var", LOOP_OK + "#pragma HLS array_partition variable=Q complete\n}\n", 2, 29,
+     "unknown array 'Q'"),
+    ("unknown-var-storage", LOOP_OK + "#pragma HLS bind_storage variable=Q type=ram_1p\n}\n",
+     2, 26, "unknown array 'Q'"),
+    ("storage-type", LOOP_OK + "#pragma HLS bind_storage variable=A type=ram_9p\n}\n", 2, 37,
+     "unknown storage type 'ram_9p'"),
+    ("subscripts", "void k(int A[8][8]) {\n  A[1] = 0;\n}\n", 2, 3, "1 subscript"),
+    ("subscripts-extra", LOOP_OK + "  A[1][2] = 0;\n}\n", 2, 3, "2 subscript"),
+    ("iterator-assign", LOOP_OK + "  for (int i = 0; i < 8; i++) {\n    A[i] = 0;\n    i += 2;\n"
+     "  }\n}\n", 4, 5, "loop iterator 'i'"),
+    ("iterator-incr", LOOP_OK + "  for (int i = 0; i < 8; i++) { i++; }\n}\n", 2, 33,
+     "loop iterator 'i'"),
+    ("pointer", "void k(int *p, int n) {\n  p[0] = n;\n}\n", 1, 12,
+     "array parameter 'p' needs a fixed size"),
+    ("unsized-param", "void k(int A[][4]) {\n  A[0][0] = 1;\n}\n", 1, 12,
+     "array parameter 'A' needs a fixed size"),
+    ("pipeline-misplaced", LOOP_OK + "#pragma HLS pipeline\n  A[0] = 1;\n}\n", 2, 1,
+     "must open a loop body"),
+    ("pipeline-late", LOOP_OK + "  for (int i = 0; i < 8; i++) {\n    A[i] = 0;\n"
+     "    #pragma HLS pipeline II=1\n  }\n}\n", 4, 5, "must open a loop body"),
+    ("loop-while-cond", LOOP_OK + "  for (int i = 0; A[i]; i++) A[i] = 0;\n}\n", 2, 19,
+     "loop condition"),
+    ("loop-direction", LOOP_OK + "  for (int i = 0; i < 8; i--) A[i] = 0;\n}\n", 2, 19,
+     "does not match"),
+    ("loop-ne-step", LOOP_OK + "  for (int i = 0; i != 8; i += 2) A[i] = 0;\n}\n", 2, 19,
+     "'!='"),
+    ("loop-bound", "void k(int A[8], int n) {\n  for (int i = 0; i < n; i++) A[i] = 0;\n}\n",
+     2, 23, "loop bound must be affine"),
+    ("loop-step", LOOP_OK + "  for (int i = 1; i < 8; i *= 2) A[i] = 0;\n}\n", 2, 26,
+     "unsupported loop increment"),
+    ("loop-init", LOOP_OK + "  for (; ; ) A[0] = 0;\n}\n", 2, 3, "initialization"),
+    ("size", "void k(int A[0]) {\n  A[0] = 1;\n}\n", 1, 14, "positive integer constant"),
+    ("elem-type", "struct s { int x; };\nvoid k(struct s A[4]) {\n  A[0].x = 1;\n}\n", 2, 17,
+     "unsupported element type"),
+    ("error-directive", "#ifndef N\n  #error N is required\n#endif\n", 2, 3,
+     "#error N is required"),
+    ("empty", "  \n\n", 1, 1, "empty file"),
+    ("no-function", "#define N 3\nint x;\n", 1, 1, "no function"),
+]
+
+
+@pytest.mark.parametrize("src,line,col,message", [e[1:] for e in ERRORS],
+                         ids=[e[0] for e in ERRORS])
+def test_located_errors(src, line, col, message):
+    err = error_of(src)
+    assert (err.coord.file, err.coord.line, err.coord.col) == ("k.c", line, col)
+    assert message in err.message
+    assert str(err).startswith(f"k.c:{line}:{col}: error: ")
+
+
+def test_top_function_errors():
+    two = "int x;\nvoid a(int A[4]) { A[0] = 1; }\nvoid b(int A[4]) { A[1] = 2; }\n"
+    err = error_of(two)
+    assert (err.coord.line, err.coord.col) == (2, 6)
+    assert "ambiguous" in err.message and "a, b" in err.message
+    err = error_of(two, top="c")
+    assert (err.coord.line, err.coord.col) == (2, 6)
+    assert "unknown top function 'c'" in err.message and "a, b" in err.message
+
+
+def test_file_errors(tmp_path):
+    with pytest.raises(KernelError) as info:
+        parse_kernel(tmp_path / "missing.c")
+    assert info.value.coord.file == str(tmp_path / "missing.c")
+    assert "cannot read" in info.value.message
+    binary = tmp_path / "bin.c"
+    binary.write_bytes(b"void k() {}\nint \x00x;\n")
+    with pytest.raises(KernelError) as info:
+        parse_kernel(binary)
+    assert (info.value.coord.line, info.value.coord.col) == (2, 5)
+    latin = tmp_path / "latin.c"
+    latin.write_bytes(b"// caf\xe9\nvoid k() {}\n")
+    with pytest.raises(KernelError) as info:
+        parse_kernel(latin)
+    assert (info.value.coord.line, info.value.coord.col, info.value.message[:9]) == (
+        1, 7, "not UTF-8")
+    empty = tmp_path / "empty.c"
+    empty.write_text("")
+    with pytest.raises(KernelError) as info:
+        parse_kernel(empty)
+    assert (info.value.coord.file, info.value.coord.line) == (str(empty), 1)
+
+
+@pytest.mark.parametrize("path", KERNELS, ids=[p.name for p in KERNELS])
+def test_suite_kernels_parse(path):
+    k = parse_kernel(path)
+    assert k.arrays and k.body
+    assert k.name == path.stem
