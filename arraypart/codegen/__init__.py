@@ -1,1 +1,5 @@
-"""."""
+"""Code generation: IR + banking -> Vitis HLS C++, C-simulation testbench, Tcl and cfg."""
+
+from .project import DEFAULT_CLOCK_NS, DEFAULT_PART, emit
+
+__all__ = ["DEFAULT_CLOCK_NS", "DEFAULT_PART", "emit"]

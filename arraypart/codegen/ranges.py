@@ -1,0 +1,183 @@
+"""Static simplification of bank and offset formulas at one reference.
+
+Once an index ``x_d`` is replaced by the reference's affine subscript over loop
+iterators, much of a bank formula is constant: under cyclic 4 the bank of
+``A[4*i + k]`` is ``(4*i + k) mod 4 = k mod 4``, and with ``0 <= k < 4`` it is ``k``,
+a constant in each lane HLS unrolls.  Two exact rules do this, for integer ``t`` and
+an iterator interval that bounds ``r``:
+
+    (p*t + r) mod p          = r mod p        (mod (p*t + r, p) drops multiples of p)
+    floor((p*N*t + r)/p) mod N = floor(r/p) mod N
+    floor((p*t + r)/p)       = t + floor(r/p)
+    r mod p = r - p*q  and  floor(r/p) = q   when lo(r) and hi(r) share q = floor(./p)
+
+Iterator intervals come from the loop bounds (interval arithmetic, a superset of the
+real values, so every rule stays exact).  A reduced ``mod``/``floor`` argument is kept
+only when its interval is non-negative, the precondition of C's ``%`` and ``/`` in
+:func:`arraypart.expr.to_c`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator, Mapping
+
+from .. import expr as E
+from ..ir import Access, If, Loop, Node, Stmt
+
+Interval = tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class RefContext:
+    """The IR facts about one reference: its accesses and the enclosing iterators'
+    intervals (None: unbounded)."""
+
+    accesses: tuple[Access, ...]
+    intervals: tuple[tuple[str, Interval | None], ...]
+
+    @property
+    def index(self) -> tuple[E.Expr | None, ...]:
+        return self.accesses[0].index
+
+    def env(self) -> dict[str, Interval | None]:
+        return dict(self.intervals)
+
+
+def ref_contexts(body: tuple[Node, ...]) -> dict[int, RefContext]:
+    """``ref_id`` -> its :class:`RefContext`, for every access of the kernel body."""
+    found: dict[int, tuple[list[Access], dict]] = {}
+    for access, env in _accesses(body, {}):
+        found.setdefault(access.ref_id, ([], env))[0].append(access)
+    return {rid: RefContext(tuple(acc), tuple(sorted(env.items())))
+            for rid, (acc, env) in found.items()}
+
+
+def _accesses(nodes: tuple[Node, ...], env: dict) -> Iterator[tuple[Access, dict]]:
+    for node in nodes:
+        if isinstance(node, Stmt):
+            for a in node.accesses:
+                yield a, env
+        elif isinstance(node, If):
+            for a in node.cond_accesses:
+                yield a, env
+            yield from _accesses(node.then, env)
+            yield from _accesses(node.orelse, env)
+        elif isinstance(node, Loop):
+            inner = dict(env)
+            inner[node.var] = _loop_interval(node, env)
+            yield from _accesses(node.body, inner)
+
+
+def _loop_interval(loop: Loop, env: Mapping[str, Interval | None]) -> Interval | None:
+    """var >= max(init) and var <= min(bound) (step > 0), mirrored for step < 0."""
+    low_exprs, high_exprs = (loop.init, loop.bound) if loop.step > 0 else (
+        loop.bound, loop.init)
+    lows = [interval(e, env) for e in low_exprs]
+    highs = [interval(e, env) for e in high_exprs]
+    known_lows = [r[0] for r in lows if r is not None]
+    known_highs = [r[1] for r in highs if r is not None]
+    if not known_lows or not known_highs:
+        return None
+    lo, hi = max(known_lows), min(known_highs)
+    return (lo, hi) if lo <= hi else None
+
+
+def interval(e: E.Expr, env: Mapping[str, Interval | None]) -> Interval | None:
+    """Bounds of ``e`` when its variables range over ``env`` (None: unknown)."""
+    if isinstance(e, E.Const):
+        return e.value, e.value
+    if isinstance(e, E.Var):
+        return env.get(e.name)
+    if isinstance(e, E.Add):
+        parts = [interval(t, env) for t in e.terms]
+        if any(p is None for p in parts):
+            return None
+        return sum(p[0] for p in parts), sum(p[1] for p in parts)
+    inner = interval(e.arg, env)
+    if inner is None:
+        return None
+    lo, hi = inner
+    if isinstance(e, E.Scale):
+        a, b = e.factor * lo, e.factor * hi
+        return min(a, b), max(a, b)
+    if isinstance(e, E.FloorDiv):
+        return lo // e.divisor, hi // e.divisor
+    if lo // e.modulus == hi // e.modulus:
+        return lo % e.modulus, hi % e.modulus
+    return 0, e.modulus - 1
+
+
+def reduce(e: E.Expr, env: Mapping[str, Interval | None]) -> E.Expr:
+    """``e`` simplified by the rules of the module doc (equal for every value in env)."""
+    if isinstance(e, (E.Const, E.Var)):
+        return e
+    if isinstance(e, E.Add):
+        return E.add(*(reduce(t, env) for t in e.terms))
+    if isinstance(e, E.Scale):
+        return E.scale(e.factor, reduce(e.arg, env))
+    if isinstance(e, E.FloorDiv):
+        return _reduce_floordiv(reduce(e.arg, env), e.divisor, env)
+    return _reduce_mod(reduce(e.arg, env), e.modulus, env)
+
+
+def _split(arg: E.Expr, period: int) -> tuple[E.Expr, E.Expr] | None:
+    """affine ``arg`` = period*t + r with every coefficient of t's part divisible by
+    ``period`` -> (t, r); None when ``arg`` is not affine."""
+    form = E.affine_form(arg)
+    if form is None:
+        return None
+    coeffs, constant = form
+    whole = {v: k // period for v, k in coeffs.items() if k % period == 0}
+    rest = {v: k for v, k in coeffs.items() if k % period != 0}
+    return E.affine(whole), E.affine(rest, constant)
+
+
+def _same_window(r: E.Expr, period: int, env) -> int | None:
+    """q when every value of r lies in [q*period, (q+1)*period)."""
+    bounds = interval(r, env)
+    if bounds is None or bounds[0] // period != bounds[1] // period:
+        return None
+    return bounds[0] // period
+
+
+def _non_negative(e: E.Expr, env) -> bool:
+    bounds = interval(e, env)
+    return bounds is not None and bounds[0] >= 0
+
+
+def _reduce_floordiv(arg: E.Expr, d: int, env) -> E.Expr:
+    parts = _split(arg, d)
+    if parts is not None:
+        t, r = parts
+        q = _same_window(r, d, env)
+        if q is not None:
+            return E.add(t, E.const(q))
+    return E.floordiv(arg, d)
+
+
+def _reduce_mod(arg: E.Expr, m: int, env) -> E.Expr:
+    if isinstance(arg, E.FloorDiv):
+        return _reduce_mod_of_floordiv(arg, m, env)
+    parts = _split(arg, m)
+    if parts is None:
+        return E.mod(arg, m)
+    _, r = parts
+    q = _same_window(r, m, env)
+    if q is not None:
+        return E.add(r, E.const(-q * m))
+    return E.mod(r if _non_negative(r, env) else arg, m)
+
+
+def _reduce_mod_of_floordiv(arg: E.FloorDiv, n: int, env) -> E.Expr:
+    """floor(a/B) mod N: multiples of B*N in a vanish."""
+    parts = _split(arg.arg, arg.divisor * n)
+    if parts is None:
+        return E.mod(arg, n)
+    _, r = parts
+    if not _non_negative(r, env):
+        return E.mod(arg, n)
+    quotient = _reduce_floordiv(r, arg.divisor, env)
+    if isinstance(quotient, E.FloorDiv):
+        return E.mod(quotient, n)
+    return _reduce_mod(quotient, n, env)

@@ -1,0 +1,182 @@
+"""What the C-simulation testbench needs to know about the top function.
+
+The testbench (``templates/testbench.cpp.j2``) runs the original kernel and the banked
+one on the same inputs and compares every interface array bit for bit.  This module
+describes each parameter: interface arrays with their element type, shape and how to
+fill them; scalars with a fixed value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+
+from pycparser import c_ast
+
+from ..cast import outer_array_refs
+from ..errors import KernelError
+from ..ir import Kernel
+from .astedit import array_decl_dims, coord_of, generate, ref_base_and_subscripts, ref_name
+
+# Any fixed seed: a testbench run is reproducible, under g++ and under csim.
+SEED = 0x2545F491
+# Random integers lie in [-SMALL_INT/2, SMALL_INT/2) (signed) or [0, SMALL_INT)
+# (unsigned): sums and products of a few of them stay far from overflow, which is
+# undefined behaviour for signed types and would make the comparison meaningless.
+SMALL_INT = 16
+# Scalar parameters: one fixed value each (small, so that loop bounds or scale factors
+# passed by value stay reasonable).
+SCALAR_INT = 3
+SCALAR_FLOAT = "0.5"
+# The testbench prints at most this many differing elements.
+MAX_REPORTED = 10
+
+_FLOAT_WORDS = ("float", "double")
+_UNSIGNED_PREFIXES = ("unsigned", "uint", "bool", "_Bool", "size_t")
+
+
+@dataclass(frozen=True, slots=True)
+class TbArray:
+    name: str
+    elem_type: str
+    shape: tuple[int, ...]
+    generator: str
+
+    @property
+    def dims(self) -> str:
+        return "".join(f"[{n}]" for n in self.shape)
+
+    @property
+    def count(self) -> int:
+        return prod(self.shape)
+
+
+@dataclass(frozen=True, slots=True)
+class TbScalar:
+    name: str
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class TbParam:
+    """One argument of the call: an array (``array``) or a scalar (``scalar``)."""
+
+    array: TbArray | None
+    scalar: TbScalar | None
+
+
+def testbench_context(kernel: Kernel) -> dict:
+    """The template variables of the testbench."""
+    source = kernel.source
+    func = source.func
+    bounds = _index_bounds(kernel)
+    params = [_param(p, kernel, bounds) for p in _params(func)]
+    return_type = generate(func.decl.type.type)
+    returns = return_type != "void"
+    return {
+        "expected_call": _call(f"original::{kernel.top}", params, "expected_",
+                               return_type if returns else None),
+        "actual_call": _call(kernel.top, params, "actual_", return_type if returns else None),
+        "top": kernel.top,
+        "includes": list(source.includes),
+        "typedefs": [generate(e) + ";" for e in source.ast.ext
+                     if isinstance(e, c_ast.Typedef)],
+        "original": generate(source.ast),
+        "prototype": generate(func.decl) + ";",
+        "params": params,
+        "arrays": [p.array for p in params if p.array is not None],
+        "return_type": return_type if returns else None,
+        "seed": SEED,
+        "max_reported": MAX_REPORTED,
+    }
+
+
+def _call(function: str, params: list[TbParam], prefix: str,
+          return_type: str | None) -> str:
+    """``[T prefixreturn = ]function(args);`` with the arrays named ``prefix + name``."""
+    args = ", ".join(prefix + p.array.name if p.array is not None else p.scalar.value
+                     for p in params)
+    result = f"{return_type} {prefix}return = " if return_type is not None else ""
+    return f"{result}{function}({args});"
+
+
+def _params(func: c_ast.FuncDef) -> list[c_ast.Decl]:
+    args = func.decl.type.args
+    if args is None:
+        return []
+    return [p for p in args.params
+            if isinstance(p, c_ast.Decl) or generate(p) != "void"]
+
+
+def _param(p: c_ast.Node, kernel: Kernel, bounds: dict[str, int]) -> TbParam:
+    if not isinstance(p, c_ast.Decl):
+        raise KernelError(coord_of(p, kernel.coord), "unnamed parameter of the top function")
+    dims, elem = array_decl_dims(p.type)
+    if not isinstance(elem, c_ast.TypeDecl):
+        raise KernelError(coord_of(p, kernel.coord),
+                          f"parameter '{p.name}': the testbench drives only arrays of "
+                          f"fixed size and scalars")
+    elem_type = generate(elem.type)
+    if not dims:
+        return TbParam(None, TbScalar(p.name, _scalar_value(elem_type)))
+    shape = _shape(p, dims, kernel)
+    if p.name in bounds:
+        generator = f"random_int<{elem_type}>(0, {bounds[p.name]})"
+    else:
+        generator = _random_value(elem_type)
+    return TbParam(TbArray(p.name, elem_type, shape, generator), None)
+
+
+def _shape(p: c_ast.Decl, dims: list[c_ast.ArrayDecl], kernel: Kernel) -> tuple[int, ...]:
+    try:
+        return kernel.array(p.name).shape
+    except KeyError:
+        pass
+    try:
+        return tuple(int(d.dim.value, 0) for d in dims)
+    except (AttributeError, ValueError):
+        raise KernelError(coord_of(p, kernel.coord),
+                          f"interface array '{p.name}' needs a constant size") from None
+
+
+def _is_float(elem_type: str) -> bool:
+    return any(w in elem_type.split() for w in _FLOAT_WORDS)
+
+
+def _is_unsigned(elem_type: str) -> bool:
+    return elem_type.startswith(_UNSIGNED_PREFIXES)
+
+
+def _scalar_value(elem_type: str) -> str:
+    if _is_float(elem_type):
+        return SCALAR_FLOAT
+    return str(SCALAR_INT)
+
+
+def _random_value(elem_type: str) -> str:
+    if _is_float(elem_type):
+        return f"random_unit<{elem_type}>()"
+    if elem_type in ("bool", "_Bool"):
+        return f"random_int<{elem_type}>(0, 2)"
+    if _is_unsigned(elem_type):
+        return f"random_int<{elem_type}>(0, {SMALL_INT})"
+    return f"random_int<{elem_type}>({-SMALL_INT // 2}, {SMALL_INT})"
+
+
+def _index_bounds(kernel: Kernel) -> dict[str, int]:
+    """Arrays whose elements subscript another array (``A[idx[i]]``) -> the smallest
+    dimension they index, so random values stay in bounds."""
+    bounds: dict[str, int] = {}
+    for ref in outer_array_refs(kernel.source.func.body):
+        name = ref_name(ref)
+        try:
+            shape = kernel.array(name).shape
+        except KeyError:
+            continue
+        _, subscripts = ref_base_and_subscripts(ref)
+        for d, subscript in enumerate(subscripts[:len(shape)]):
+            for inner in outer_array_refs(subscript):
+                inner_name = ref_name(inner)
+                if inner_name is not None:
+                    bounds[inner_name] = min(bounds.get(inner_name, shape[d]), shape[d])
+    return bounds

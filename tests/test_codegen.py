@@ -1,0 +1,504 @@
+"""Code generation: banked HLS C++, testbench, Tcl and cfg.
+
+Kernels here are parsed with pycparser and given hand-built IR and solutions, so these
+tests do not depend on the front end or the solver.  The differential tests build the
+emitted kernel together with its testbench under g++ and run it: the testbench compares
+the banked kernel with the original one on random inputs.
+"""
+
+import re
+import shutil
+import subprocess
+
+import pytest
+from pycparser import c_parser
+
+from arraypart import expr as E
+from arraypart import ir
+from arraypart.banking.solution import ArraySolution, Solution
+from arraypart.codegen import DEFAULT_CLOCK_NS, DEFAULT_PART, emit
+from arraypart.codegen.astedit import generate
+from arraypart.errors import Coord, KernelError
+from arraypart.scheme import Banking, DimPartition, flat_scheme, none_scheme, per_dim_scheme
+
+needs_gxx = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
+needs_tclsh = pytest.mark.skipif(shutil.which("tclsh") is None, reason="tclsh is not installed")
+
+HERE = Coord("k.c", 1, 1)
+
+
+# ---------------------------------------------------------------- fixtures
+
+
+def array(name, shape, interface, elem="int", **kw):
+    return ir.Array(name, shape, elem, 32, interface, HERE, **kw)
+
+
+# What a front end supplies for the standard headers: pycparser needs the typedefs,
+# the emitted code gets the #include lines instead.
+PRELUDE = "typedef int int32_t; "  # no newline: line numbers stay the source's
+
+
+def kernel_of(name, text, arrays, body=(), includes=()):
+    """Parse ``text`` (its #include lines stand for the prelude's typedefs)."""
+    code = "".join(line if not line.startswith("#include") else "\n"
+                   for line in text.splitlines(keepends=True))
+    ast = c_parser.CParser().parse(PRELUDE + code, f"{name}.c")
+    del ast.ext[:PRELUDE.count(";")]
+    func = next(e for e in ast.ext if getattr(e, "decl", None) is not None
+                and e.decl.name == name)
+    source = ir.SourceUnit(text, ast, func, includes)
+    return ir.Kernel(name, name, f"{name}.c", tuple(arrays), tuple(body), HERE,
+                     source=source)
+
+
+def solution_of(*entries):
+    """entries: (array, scheme[, copies, read_copy])."""
+    out = []
+    for a, scheme, *rest in entries:
+        copies = rest[0] if rest else 1
+        read_copy = tuple(sorted(rest[1].items())) if len(rest) > 1 else ()
+        out.append(ArraySolution(a, ir.PORT_MODELS["ram_1p"],
+                                 Banking(a.name, scheme, copies, read_copy),
+                                 lower_bound=1, conflict_free=True, achieved_ii=(),
+                                 bram18k=1, max_concurrent=1, seconds=0.0))
+    return Solution(tuple(out), (), 0.0)
+
+
+def cyclic(shape, *factors):
+    return per_dim_scheme(shape, tuple(DimPartition("cyclic", f) if f > 1 else
+                                       DimPartition("none", 1) for f in factors))
+
+
+def loop(var, lo, hi, *body, pipeline=None):
+    return ir.Loop(var, (E.const(lo),), (E.const(hi),), 1, tuple(body), f"L_{var}", HERE,
+                   pipeline_ii=pipeline)
+
+
+def access(name, kind, ref_id, *index):
+    return ir.Access(name, tuple(index), kind, ref_id, HERE)
+
+
+def build_and_run(files, name, tmp_path):
+    for file_name, text in files.items():
+        (tmp_path / file_name).write_text(text)
+    binary = tmp_path / "tb"
+    build = subprocess.run(["g++", "-std=c++14", "-Wall", "-Wno-unknown-pragmas",
+                            "-o", str(binary), str(tmp_path / f"{name}.cpp"),
+                            str(tmp_path / f"{name}_tb.cpp"), "-lm"],
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-3000:]
+    return subprocess.run([str(binary)], capture_output=True, text=True, timeout=60)
+
+
+# ---------------------------------------------------------------- kernels
+
+STENCIL = r"""
+void stencil(float in[8][8], float out[8][8], float gain) {
+#pragma HLS INTERFACE mode=ap_memory port=in
+#pragma HLS array_partition variable=in type=block factor=2 dim=1
+  float buf[8][8];
+#pragma HLS array_partition variable=buf type=complete dim=0
+#pragma HLS bind_storage variable=buf type=ram_2p
+  for (int i = 0; i < 8; i++)
+    for (int j = 0; j < 8; j++) {
+#pragma HLS pipeline II=1
+      buf[i][j] = in[i][j] * gain;
+    }
+  for (int i = 1; i < 7; i++)
+    for (int j = 1; j < 7; j++) {
+#pragma HLS pipeline II=1
+      out[i][j] = buf[i-1][j] + buf[i+1][j] + buf[i][j-1] + buf[i][j+1];
+    }
+}
+"""
+
+
+def stencil_kernel(buf_scheme):
+    arrays = (array("in", (8, 8), True, "float"), array("out", (8, 8), True, "float"),
+              array("buf", (8, 8), False, "float"))
+    k = kernel_of("stencil", STENCIL, arrays)
+    sol = solution_of((arrays[0], cyclic((8, 8), 2, 1)),
+                      (arrays[1], none_scheme((8, 8))),
+                      (arrays[2], buf_scheme))
+    return k, sol
+
+
+# Unrolled lanes 4*i + k: banks must come out as the lane constant k.
+LANES = r"""
+#include <stdint.h>
+void lanes(int32_t in[16], int32_t out[16]) {
+  int32_t buf[16];
+  for (int i = 0; i < 4; i++) {
+#pragma HLS pipeline II=1
+    for (int k = 0; k < 4; k++) {
+      buf[4*i + k] = in[4*i + k] * 3;
+    }
+  }
+  for (int i = 0; i < 16; i++) {
+    out[i] = buf[i] + buf[15 - i];
+  }
+}
+"""
+
+
+def lanes_kernel():
+    arrays = (array("in", (16,), True, "int32_t"), array("out", (16,), True, "int32_t"),
+              array("buf", (16,), False, "int32_t"))
+    lane = E.affine({"i": 4, "k": 1})
+    i = E.var("i")
+    body = (loop("i", 0, 3, loop("k", 0, 3, ir.Stmt((
+                access("in", "read", 1, lane), access("buf", "write", 0, lane)), HERE)),
+                 pipeline=1),
+            loop("i", 0, 15, ir.Stmt((
+                access("buf", "read", 3, i), access("buf", "read", 4, E.affine({"i": -1}, 15)),
+                access("out", "write", 2, i)), HERE)))
+    k = kernel_of("lanes", LANES, arrays, body, includes=("#include <stdint.h>",))
+    sol = solution_of((arrays[0], cyclic((16,), 4)), (arrays[1], none_scheme((16,))),
+                      (arrays[2], flat_scheme((16,), (1,), 4)))
+    return k, sol
+
+
+# A replicated table: compound assignments, ++ in both forms, an assignment used as a
+# value, an index array, a brace-elided initializer and a return value.
+TABLE = r"""
+int table_k(int data[32], unsigned char idx[32], int out[2][4]) {
+  int table[2][4] = {1, 2, 3, 4, {5, 6}};
+  int total = 0;
+  for (int i = 0; i < 32; i++) {
+#pragma HLS pipeline II=1
+    table[i % 2][idx[i] % 4] += data[i];
+    table[1][(i + 3) % 4]++;
+    total += table[i % 2][i % 4] * table[1 - i % 2][3 - i % 4];
+  }
+  for (int j = 0; j < 4; j++) {
+    out[0][j] = table[0][j];
+    ++table[1][j];
+    out[1][j] = (table[0][j] = table[1][j] * 2);
+  }
+  return total;
+}
+"""
+
+
+def table_kernel(scheme, copies=2, read_copy=None):
+    arrays = (array("data", (32,), True), array("idx", (32,), True, "unsigned char"),
+              array("out", (2, 4), True), array("table", (2, 4), False))
+    k = kernel_of("table_k", TABLE, arrays)
+    # refs: 0 table, 1 idx, 2 data, 3 table, 4 table, 5 table, 6 out, 7 table,
+    # 8 table, 9 out, 10 table, 11 table
+    sol = solution_of((arrays[0], none_scheme((32,))), (arrays[1], none_scheme((32,))),
+                      (arrays[2], none_scheme((2, 4))),
+                      (arrays[3], scheme, copies,
+                       read_copy if read_copy is not None else {0: 1, 5: 1, 11: 1}))
+    return k, sol
+
+
+# ---------------------------------------------------------------- per_dim
+
+
+def test_per_dim_pragmas_replace_the_users_and_keep_other_pragmas():
+    k, sol = stencil_kernel(cyclic((8, 8), 2, 2))
+    cpp = emit(k, sol)["stencil.cpp"]
+    pragmas = [line.strip() for line in cpp.splitlines() if line.strip().startswith("#pragma")]
+    assert pragmas == [
+        "#pragma HLS array_partition variable=in type=cyclic factor=2 dim=1",
+        "#pragma HLS INTERFACE mode=ap_memory port=in",
+        "#pragma HLS array_partition variable=buf type=cyclic factor=2 dim=1",
+        "#pragma HLS array_partition variable=buf type=cyclic factor=2 dim=2",
+        "#pragma HLS bind_storage variable=buf type=ram_1p",
+        "#pragma HLS pipeline II=1",
+        "#pragma HLS pipeline II=1",
+    ]
+    assert "void stencil(float in[8][8], float out[8][8], float gain)" in cpp
+    # the local's pragmas follow its declaration
+    assert cpp.index("float buf[8][8];") < cpp.index("variable=buf type=cyclic")
+
+
+def test_complete_partition_has_no_factor():
+    scheme = per_dim_scheme((8, 8), (DimPartition("complete", 8), DimPartition("none", 1)))
+    k, sol = stencil_kernel(scheme)
+    assert "#pragma HLS array_partition variable=buf type=complete dim=1\n" in (
+        emit(k, sol)["stencil.cpp"])
+
+
+def test_every_banked_array_carries_its_scheme_as_a_comment():
+    k, sol = stencil_kernel(flat_scheme((8, 8), (1, 2), 5))
+    cpp = emit(k, sol)["stencil.cpp"]
+    for a in sol.arrays:
+        assert f"// arraypart: {a.array.name}: {a.banking.scheme.describe()}" in cpp
+    assert "stored as buf_bank[5][" in cpp
+
+
+@needs_gxx
+def test_per_dim_kernel_matches_the_original(tmp_path):
+    k, sol = stencil_kernel(cyclic((8, 8), 2, 4))
+    run = build_and_run(emit(k, sol), "stencil", tmp_path)
+    assert run.returncode == 0, run.stdout
+    assert run.stdout.strip().splitlines()[-1].startswith("PASS")
+
+
+# ---------------------------------------------------------------- flat
+
+
+def test_flat_scheme_becomes_explicit_banks():
+    scheme = flat_scheme((8, 8), (1, 2), 5)
+    k, sol = stencil_kernel(scheme)
+    cpp = emit(k, sol)["stencil.cpp"]
+    assert f"float buf_bank[5][{scheme.bank_depth}];" in cpp
+    assert "#pragma HLS array_partition variable=buf_bank type=complete dim=1" in cpp
+    assert "#pragma HLS bind_storage variable=buf_bank type=ram_1p" in cpp
+    assert "dim=2" not in cpp
+    # the user's pragmas on buf are gone, no reference to buf is left
+    assert re.search(r"\bbuf\[", cpp) is None
+    assert "variable=buf " not in cpp
+
+
+@needs_gxx
+def test_flat_kernel_matches_the_original(tmp_path):
+    k, sol = stencil_kernel(flat_scheme((8, 8), (1, 3), 4, block=2))
+    run = build_and_run(emit(k, sol), "stencil", tmp_path)
+    assert run.returncode == 0, run.stdout
+
+
+def test_static_lane_banks_are_constants():
+    k, sol = lanes_kernel()
+    cpp = emit(k, sol)["lanes.cpp"]
+    # buf[4*i + k] under cyclic 4: bank k, offset i; buf[15 - i]: not static
+    assert "buf_bank[k][i] = in[(4 * i) + k] * 3;" in cpp
+    bare = re.sub(r"[()\s]", "", cpp)
+    assert "out[i]=buf_bank[i%4][i/4]+buf_bank[-1*i+15%4][-1*i+15/4];" in bare
+
+
+@needs_gxx
+def test_lanes_kernel_matches_the_original(tmp_path):
+    k, sol = lanes_kernel()
+    files = emit(k, sol)
+    assert files["lanes.cpp"].splitlines()[2] == "#include <stdint.h>"
+    run = build_and_run(files, "lanes", tmp_path)
+    assert run.returncode == 0, run.stdout
+
+
+@needs_gxx
+def test_a_wrong_offset_is_caught_by_the_testbench(tmp_path):
+    k, sol = lanes_kernel()
+    files = emit(k, sol)
+    good = "buf_bank[k][i] = "
+    assert good in files["lanes.cpp"]
+    files["lanes.cpp"] = files["lanes.cpp"].replace(good, "buf_bank[k][(i + 1) % 4] = ")
+    run = build_and_run(files, "lanes", tmp_path)
+    assert run.returncode == 1
+    lines = run.stdout.splitlines()
+    assert lines[-1].startswith("FAIL: lanes:")
+    assert re.match(r"  out\[\d+\]: expected -?\d+, got -?\d+", lines[0])
+
+
+# ---------------------------------------------------------------- copies
+
+
+def test_writes_update_every_copy_and_reads_use_their_copy():
+    k, sol = table_kernel(cyclic((2, 4), 1, 2))
+    cpp = emit(k, sol)["table_k.cpp"]
+    # {1, 2, 3, 4, {5, 6}} fills rows (1 2 3 4) (5 6 0 0); cyclic 2 on dim 2 puts the
+    # even columns in bank 0; every copy starts equal
+    banks = "{{1, 3, 5, 0}, {2, 4, 6, 0}}"
+    assert f"int table_bank[2][2][4] = {{{banks}, {banks}}};" in cpp
+    assert "#pragma HLS array_partition variable=table_bank type=complete dim=2" in cpp
+    # ref 0 (compound, read copy 1): both copies stored, old value read from copy 1
+    stmt = next(line.strip() for line in cpp.splitlines() if "data[i]" in line)
+    assert stmt.startswith("table_bank[0][")
+    assert "= (table_bank[1][" in stmt
+    assert stmt.count("table_bank[1][") == 2 and stmt.endswith("+ data[i]);")
+    # post-increment in statement context: both copies
+    inc = next(line.strip() for line in cpp.splitlines() if "(i + 3)" in line)
+    assert inc.count("table_bank[0]") == 2 and inc.count("table_bank[1]") == 1
+    assert inc.endswith("+ 1);")
+
+
+@needs_gxx
+@pytest.mark.parametrize("scheme", [cyclic((2, 4), 1, 2), flat_scheme((2, 4), (1, 1), 3)],
+                         ids=["per_dim", "flat"])
+def test_replicated_kernel_matches_the_original(tmp_path, scheme):
+    k, sol = table_kernel(scheme)
+    files = emit(k, sol)
+    assert "random_int<unsigned char>(0, 4)" in files["table_k_tb.cpp"]  # idx indexes dim 2
+    run = build_and_run(files, "table_k", tmp_path)
+    assert run.returncode == 0, run.stdout
+
+
+@needs_gxx
+def test_a_store_that_misses_a_copy_is_caught(tmp_path):
+    k, sol = table_kernel(cyclic((2, 4), 1, 2), read_copy={5: 1})
+    files = emit(k, sol)
+    cpp = files["table_k.cpp"]
+    stmt = next(line for line in cpp.splitlines() if "++" not in line and "(i + 3)" in line)
+    # drop the store into copy 1: later reads of copy 1 then see stale values
+    broken = re.sub(r"= \(table_bank\[1\]\[[^=]*\] = ", "= (", stmt)
+    assert broken != stmt
+    files["table_k.cpp"] = cpp.replace(stmt, broken)
+    run = build_and_run(files, "table_k", tmp_path)
+    assert run.returncode == 1 and "FAIL" in run.stdout
+
+
+def test_a_used_post_increment_of_a_replicated_array_is_rejected():
+    text = TABLE.replace("++table[1][j];", "out[1][j] = table[1][j]++;")
+    k, sol = table_kernel(cyclic((2, 4), 1, 2))
+    k = kernel_of("table_k", text, k.arrays)
+    with pytest.raises(KernelError) as err:
+        emit(k, sol)
+    assert (err.value.coord.line, err.value.coord.col) == (13, 17)
+    assert "post-increment" in err.value.message
+
+
+def test_a_flat_scheme_on_an_interface_array_is_rejected():
+    k, sol = stencil_kernel(cyclic((8, 8), 2, 2))
+    bad = solution_of((k.arrays[0], flat_scheme((8, 8), (1, 2), 5)))
+    with pytest.raises(KernelError, match="interface array 'in'"):
+        emit(k, bad)
+
+
+@pytest.mark.parametrize("use, col, message", [
+    ("*buf[i-1]", 20, "subscript all 2 dimensions"),
+    ("sizeof(buf)", 26, "used other than through full subscripts")])
+def test_a_banked_array_used_whole_is_rejected(use, col, message):
+    text = STENCIL.replace("out[i][j] = buf[i-1][j]", f"out[i][j] = {use} + buf[i-1][j]")
+    k, sol = stencil_kernel(flat_scheme((8, 8), (1, 2), 5))
+    k = kernel_of("stencil", text, k.arrays)
+    with pytest.raises(KernelError, match=message) as err:
+        emit(k, sol)
+    assert (err.value.coord.line, err.value.coord.col) == (16, col)
+
+
+# ---------------------------------------------------------------- testbench
+
+
+def test_testbench_holds_the_original_kernel_and_compares_everything():
+    k, sol = table_kernel(cyclic((2, 4), 1, 2))
+    tb = emit(k, sol)["table_k_tb.cpp"]
+    original = tb[tb.index("namespace original {"):tb.index("}  // namespace original")]
+    assert generate(k.source.ast).strip() in original
+    assert "int table_k(int data[32], unsigned char idx[32], int out[2][4]);" in tb
+    assert "int expected_return = original::table_k(expected_data, expected_idx, " \
+           "expected_out);" in tb
+    for name in ("data", "idx", "out"):
+        assert f'compare("{name}"' in tb
+    assert "memcmp(&expected_return, &actual_return" in tb
+
+
+def test_scalar_parameters_get_fixed_values():
+    k, sol = stencil_kernel(cyclic((8, 8), 2, 2))
+    tb = emit(k, sol)["stencil_tb.cpp"]
+    assert "stencil(actual_in, actual_out, 0.5);" in tb
+    assert "random_unit<float>()" in tb
+
+
+def test_the_source_is_not_mutated():
+    k, sol = table_kernel(flat_scheme((2, 4), (1, 1), 3))
+    before = generate(k.source.ast)
+    refs_before = repr(k.source.func)
+    emit(k, sol)
+    assert generate(k.source.ast) == before
+    assert repr(k.source.func) == refs_before
+
+
+# ---------------------------------------------------------------- project files
+
+
+def test_config_file_keys():
+    k, sol = lanes_kernel()
+    cfg = emit(k, sol, part="xcvu9p-flga2104-2-i", clock_ns=4.0)["hls_config.cfg"]
+    lines = [line for line in cfg.splitlines() if line]
+    assert lines[0] == "part=xcvu9p-flga2104-2-i"
+    assert lines[1] == "[hls]"
+    keys = dict(line.split("=", 1) for line in lines[2:])
+    assert keys == {"flow_target": "vivado", "clock": "4ns", "syn.file": "lanes.cpp",
+                    "syn.top": "lanes", "tb.file": "lanes_tb.cpp"}
+
+
+def test_defaults():
+    k, sol = lanes_kernel()
+    cfg = emit(k, sol)["hls_config.cfg"]
+    assert f"part={DEFAULT_PART}\n" in cfg and f"clock={DEFAULT_CLOCK_NS:g}ns\n" in cfg
+
+
+STUBS = r"""
+set calls {}
+foreach name {open_project set_top add_files open_solution set_part create_clock
+              csim_design csynth_design} {
+    proc $name {args} "lappend ::calls \[linsert \$args 0 $name\]"
+}
+rename exit real_exit
+proc exit {args} { lappend ::calls exit }
+source run_hls.tcl
+foreach call $calls { puts $call }
+"""
+
+
+@needs_tclsh
+def test_tcl_script_runs_the_vitis_flow(tmp_path):
+    k, sol = lanes_kernel()
+    (tmp_path / "run_hls.tcl").write_text(emit(k, sol, clock_ns=3.3)["run_hls.tcl"])
+    (tmp_path / "stubs.tcl").write_text(STUBS)
+    run = subprocess.run(["tclsh", "stubs.tcl"], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=30)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == [
+        "open_project -reset lanes_prj",
+        "set_top lanes",
+        "add_files lanes.cpp",
+        "add_files -tb lanes_tb.cpp",
+        "open_solution -reset sol1 -flow_target vivado",
+        f"set_part {DEFAULT_PART}",
+        "create_clock -period 3.3 -name default",
+        "csim_design",
+        "csynth_design",
+        "exit",
+    ]
+
+
+# ---------------------------------------------------------------- through the front end
+
+FRONT_END_KERNEL = r"""
+#include <math.h>
+#define N 16
+float kern(float in[N][N], int idx[N], float out[N][N], float gain) {
+  float buf[N][N];
+  const float w[3] = {0.25f, 0.5f, 0.25f};
+  float total = 0;
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++) {
+#pragma HLS pipeline II=1
+      buf[i][j] = in[i][j] * gain;
+    }
+  for (int i = 1; i < N - 1; i++)
+    for (int j = 1; j < N - 1; j++) {
+#pragma HLS pipeline II=1
+      float s = 0;
+      for (int k = 0; k < 3; k++)
+        s += w[k] * (buf[i - 1 + k][j] + buf[i][j - 1 + k]);
+      out[i][j] = fabsf(s);
+      total += s;
+    }
+  out[0][0] = in[idx[0]][idx[1]];
+  return total;
+}
+"""
+
+
+@needs_gxx
+def test_front_end_and_solver_output_round_trips(tmp_path):
+    from arraypart.banking import solve
+    from arraypart.frontend import parse_kernel
+    from arraypart.poly.build import build_model
+
+    path = tmp_path / "kern.c"
+    path.write_text(FRONT_END_KERNEL)
+    k = parse_kernel(path)
+    sol = solve(build_model(k, ports=1))
+    files = emit(k, sol)
+    assert files["kern.cpp"].count("#include <math.h>") == 1
+    assert "random_int<int>(0, 16)" in files["kern_tb.cpp"]  # idx subscripts in[16][16]
+    build_dir = tmp_path / "out"
+    build_dir.mkdir()
+    run = build_and_run(files, "kern", build_dir)
+    assert run.returncode == 0, run.stdout
