@@ -1,0 +1,165 @@
+"""The polyhedral pass: ``build_model(kernel, *, ports) -> PolyModel``.
+
+It checks every regular reference against its array's bounds on the exact iteration
+domain, warns about irregular references, and gathers the concurrent accesses of each
+pipelined (or unrolled) loop into cycle groups (:mod:`.lanes`).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import islpy as isl
+
+from .. import expr as E
+from .. import ir
+from ..errors import KernelError, warning_text
+from . import isl_glue as G
+from .domains import AccessRelation, access_relations
+from .lanes import Collector, Found, collect
+from .model import ArrayModel, CycleGroup, LaneAccess, LoopInfo, PolyModel
+
+# Refining a group's domain by which address classes are live at once is exponential
+# in the number of distinct live-domains; past this many, max_concurrent counts every
+# class (a safe upper bound: identical-domain classes, the common case, merge first).
+MAX_REFINED_DOMAINS = 16
+
+
+def build_model(kernel: ir.Kernel, *, ports: int = 2) -> PolyModel:
+    """The kernel's polyhedral model (see :mod:`.model`).
+
+    Raises :class:`KernelError` for a reference that leaves its array on some iteration
+    and for a loop that must be fully unrolled but has no constant trip count.
+    """
+    relations = access_relations(kernel)
+    for relation in relations:
+        check_bounds(relation, kernel.array(relation.access.array))
+    found = collect(kernel)
+    groups = _groups(found)
+    touched = {r.access.array for r in relations}
+    arrays = tuple(_array_model(a, ports, groups, a.name in touched) for a in kernel.arrays)
+    return PolyModel(arrays, _loop_infos(found, kernel), _warnings(relations))
+
+
+def reference_text(access: ir.Access) -> str:
+    """``A[i + 1][j]`` (``[?]`` for an irregular dimension)."""
+    return access.array + "".join(
+        "[?]" if e is None else f"[{E.pretty(e)}]" for e in access.index)
+
+
+def check_bounds(relation: AccessRelation, array: ir.Array) -> None:
+    """Raise a located error when a regular dimension of the reference leaves
+    ``[0, size)`` for some point of its domain; the example is the lexicographically
+    first such iteration."""
+    access, domain = relation.access, relation.domain
+    if domain.is_empty():
+        return
+    space = domain.space
+    for dim, (e, size) in enumerate(zip(access.index, array.shape)):
+        if e is None:
+            continue
+        f = G.pw_aff(e, space)
+        outside = f.lt_set(G.constant(space, 0)).union(f.ge_set(G.constant(space, size)))
+        bad = domain.intersect(outside)
+        if not bad.is_empty():
+            point = G.first_point(bad)
+            value = int(E.evaluate(e, point))
+            where = ", ".join(f"{v} = {x}" for v, x in point.items())
+            at = f"at {where} " if where else ""
+            raise KernelError(access.coord, f"{reference_text(access)} leaves {array.name} "
+                              f"(dimension {dim} has size {size}): {at}the index is {value}")
+
+
+def _warnings(relations: Iterable[AccessRelation]) -> tuple[str, ...]:
+    """One warning per irregular reference (a compound assignment's read and write
+    are one reference)."""
+    warned: set[int] = set()
+    out: list[str] = []
+    for relation in relations:
+        access = relation.access
+        if access.regular or access.ref_id in warned:
+            continue
+        warned.add(access.ref_id)
+        dims = [str(d) for d, e in enumerate(access.index) if e is None]
+        plural = "dimensions" if len(dims) > 1 else "dimension"
+        out.append(warning_text(access.coord, (
+            f"{reference_text(access)}: the index in {plural} {', '.join(dims)} of "
+            f"{access.array} is not affine; assuming it may be any index there")))
+    return tuple(out)
+
+
+def _groups(found: Collector) -> tuple[CycleGroup, ...]:
+    """One group per (concurrent loop, chain of sequential inner loops, array), in the
+    order the walk first meets them."""
+    drafts: dict[tuple, list[Found]] = {}
+    for f in found.found:
+        key = (id(f.frame.root), f.frame.chain, f.access.array)
+        drafts.setdefault(key, []).append(f)
+    info = {id(c.loop): c for c in found.loops}
+    counts: dict[tuple, int] = {}
+    groups = []
+    for key, members in drafts.items():
+        frame = members[0].frame
+        if key[:2] not in counts:
+            counts[key[:2]] = G.count(frame.domain)
+        loop = info[id(frame.root)]
+        groups.append(CycleGroup(
+            frame.root.name, frame.root.coord, loop.target_ii, frame.time_vars,
+            frame.domain, tuple(m.access for m in members), loop.trip_count,
+            counts[key[:2]]))
+    return tuple(groups)
+
+
+def _loop_infos(found: Collector, kernel: ir.Kernel) -> tuple[LoopInfo, ...]:
+    infos = []
+    for c in found.loops:
+        used = {f.access.array for f in found.found if f.frame.root is c.loop}
+        arrays = tuple(a.name for a in kernel.arrays if a.name in used)
+        infos.append(LoopInfo(c.loop.name, c.loop.coord, c.target_ii, c.trip_count, arrays))
+    return tuple(infos)
+
+
+def _array_model(array: ir.Array, ports: int, groups: tuple[CycleGroup, ...],
+                 touched: bool) -> ArrayModel:
+    mine = tuple(g for g in groups if g.accesses[0].array == array.name)
+    if mine:
+        concurrent = max(group_concurrency(g) for g in mine)
+    else:
+        concurrent = 1 if touched else 0
+    return ArrayModel(array, ir.port_model(array, ports), mine, concurrent)
+
+
+def _address_key(access: LaneAccess, position: int) -> tuple:
+    """Lane accesses with one (simplified) regular index tuple share an address; an
+    irregular one is its own address."""
+    return ("index", access.index) if access.regular else ("irregular", position)
+
+
+def group_concurrency(group: CycleGroup) -> int:
+    """The largest number of distinct addresses live at one time vector of ``group``.
+
+    Each address class is live on the union of its lane accesses' domains; classes
+    with equal live domains are merged into a weight, then the group domain is refined
+    into cells by each live domain, and the answer is the heaviest cell.
+    """
+    live: dict[tuple, isl.Set] = {}
+    for position, access in enumerate(group.accesses):
+        key = _address_key(access, position)
+        live[key] = live[key].union(access.domain) if key in live else access.domain
+    weighted: list[list] = []
+    for domain in live.values():
+        for entry in weighted:
+            if entry[0].is_equal(domain):
+                entry[1] += 1
+                break
+        else:
+            weighted.append([domain, 1])
+    if len(weighted) > MAX_REFINED_DOMAINS:
+        return len(live)
+    cells: list[tuple[isl.Set, int]] = [(group.domain, 0)]
+    for domain, weight in weighted:
+        refined = []
+        for cell, n in cells:
+            refined += [(cell.intersect(domain), n + weight), (cell.subtract(domain), n)]
+        cells = [(c, n) for c, n in refined if not c.is_empty()]
+    return max((n for _, n in cells), default=0)

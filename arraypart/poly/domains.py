@@ -1,0 +1,82 @@
+"""Iteration domains and access relations of a kernel's statements.
+
+A statement nested in loops ``L1 .. Lk`` (outermost first) runs on the isl set over
+``[v1, .., vk]`` that intersects each loop's constraints (see :mod:`.isl_glue`) with its
+enclosing ``if`` guards: ``then`` adds the guard's DNF (a union of conjunctions),
+``else`` subtracts it from the enclosing domain, and a non-affine guard (``cond=None``)
+restricts neither branch (both may run).  A zero-trip loop gives an empty domain.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator
+
+import islpy as isl
+
+from .. import ir
+from . import isl_glue as G
+
+
+@dataclass(frozen=True, eq=False)
+class Context:
+    """Where a node of the loop tree runs: the enclosing loops' iterators (outermost
+    first) and the set of their values for which control reaches the node."""
+
+    vars: tuple[str, ...]
+    domain: isl.Set
+
+    @staticmethod
+    def top() -> "Context":
+        return Context((), G.universe(()))
+
+    def enter_loop(self, loop: ir.Loop) -> "Context":
+        """The context of ``loop``'s body: one more dimension, the loop's constraints."""
+        extended = G.add_dim(self.domain, loop.var)
+        constraints = G.loop_set(loop, extended.space, loop.var, loop.init, loop.bound)
+        return Context(self.vars + (loop.var,), extended.intersect(constraints))
+
+    def branches(self, node: ir.If) -> tuple["Context", "Context"]:
+        """The contexts of the ``then`` and ``else`` branches."""
+        if node.cond is None:
+            return self, self
+        taken = self.domain.intersect(G.dnf_set(node.cond, self.domain.space))
+        return (Context(self.vars, taken),
+                Context(self.vars, self.domain.subtract(taken)))
+
+
+@dataclass(frozen=True, eq=False)
+class AccessRelation:
+    """One array reference with its statement's iteration ``domain`` and its
+    ``access_map`` ``{ [v1..vk] -> A[index] : [v1..vk] in domain }`` (an irregular
+    dimension is unconstrained: any index of that dimension)."""
+
+    access: ir.Access
+    domain: isl.Set
+    access_map: isl.Map
+
+
+def walk_accesses(body: tuple[ir.Node, ...],
+                  ctx: Context) -> Iterator[tuple[ir.Access, Context]]:
+    """Every access of ``body`` with the context it runs in, in source order (an
+    ``if``'s condition reads before its branches)."""
+    for node in body:
+        if isinstance(node, ir.Stmt):
+            for access in node.accesses:
+                yield access, ctx
+        elif isinstance(node, ir.If):
+            for access in node.cond_accesses:
+                yield access, ctx
+            then_ctx, else_ctx = ctx.branches(node)
+            yield from walk_accesses(node.then, then_ctx)
+            yield from walk_accesses(node.orelse, else_ctx)
+        else:
+            yield from walk_accesses(node.body, ctx.enter_loop(node))
+
+
+def access_relations(kernel: ir.Kernel) -> tuple[AccessRelation, ...]:
+    """The access relation of every reference of ``kernel``, in source order."""
+    return tuple(
+        AccessRelation(access, ctx.domain,
+                       G.access_map(ctx.domain, access.index, access.array))
+        for access, ctx in walk_accesses(kernel.body, Context.top()))

@@ -1,0 +1,205 @@
+"""The one place where arraypart's expressions and constraints become isl objects.
+
+isl objects are built from spaces and piecewise quasi-affine functions (``isl.PwAff``),
+never by formatting isl text, so variable names need no quoting and isl's keywords
+(``mod``, ``floor``, ``min``, ...) can be iterator names.  Every set here lives in a
+*set space* whose dimensions are named after loop iterators (or time variables),
+outermost first; there are no parameters (constants are folded by the front end).
+
+A loop ``for (var = init; var <cmp> bound; var += step)`` normalized as in
+:class:`arraypart.ir.Loop` and walked with stride ``s = factor*step`` (``factor`` > 1
+when the loop is unrolled into blocks) contributes, for step > 0,
+
+    var >= max(init)  and  var <= min(bound)  and  (var - max(init)) mod s == 0
+
+and for step < 0 the mirror image ``var <= min(init)``, ``var >= max(bound)``,
+``(min(init) - var) mod |s| == 0``.  Its trip count from a given outer point is
+``max(0, floor((min(bound) - max(init)) / s) + 1)`` (mirrored for step < 0).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import islpy as isl
+
+from .. import expr as E
+from ..ir import Conjunction, Constraint, Loop
+
+SET = isl.dim_type.set
+
+
+def set_space(names: Sequence[str]) -> isl.Space:
+    """The set space ``[n0, n1, ...]`` (no parameters)."""
+    return isl.Space.create_from_names(isl.DEFAULT_CONTEXT, set=list(names))
+
+
+def universe(names: Sequence[str]) -> isl.Set:
+    return isl.Set.universe(set_space(names))
+
+
+def empty(names: Sequence[str]) -> isl.Set:
+    return isl.Set.empty(set_space(names))
+
+
+def dim_names(space_or_set) -> tuple[str, ...]:
+    """The names of the set dimensions of a set or set space."""
+    space = space_or_set if isinstance(space_or_set, isl.Space) else space_or_set.space
+    return tuple(space.get_dim_name(SET, k) for k in range(space.dim(SET)))
+
+
+def add_dim(domain: isl.Set, name: str) -> isl.Set:
+    """``domain`` × ℤ with the new innermost dimension called ``name`` (unconstrained)."""
+    n = domain.dim(SET)
+    return domain.add_dims(SET, 1).set_dim_name(SET, n, name)
+
+
+def constant(space: isl.Space, value: int) -> isl.PwAff:
+    ls = isl.LocalSpace.from_space(space)
+    return isl.PwAff.from_aff(isl.Aff.zero_on_domain(ls).set_constant_val(int(value)))
+
+
+def pw_aff(e: E.Expr, space: isl.Space) -> isl.PwAff:
+    """The quasi-affine function ``e`` on the set space ``space`` (its variables are
+    the space's dimensions; an unknown variable is a ValueError: a front-end bug)."""
+    if isinstance(e, E.Const):
+        return constant(space, e.value)
+    if isinstance(e, E.Var):
+        pos = space.find_dim_by_name(SET, e.name)
+        if pos < 0:
+            raise ValueError(f"variable {e.name!r} is not one of {dim_names(space)}")
+        ls = isl.LocalSpace.from_space(space)
+        return isl.PwAff.from_aff(isl.Aff.var_on_domain(ls, SET, pos))
+    if isinstance(e, E.Add):
+        total = pw_aff(e.terms[0], space)
+        for t in e.terms[1:]:
+            total = total.add(pw_aff(t, space))
+        return total
+    if isinstance(e, E.Scale):
+        return pw_aff(e.arg, space).scale_val(_val(e.factor))
+    if isinstance(e, E.FloorDiv):
+        return pw_aff(e.arg, space).scale_down_val(_val(e.divisor)).floor()
+    return pw_aff(e.arg, space).mod_val(_val(e.modulus))
+
+
+def _val(k: int) -> isl.Val:
+    return isl.Val.int_from_si(isl.DEFAULT_CONTEXT, int(k))
+
+
+def constraint_set(c: Constraint, space: isl.Space) -> isl.Set:
+    """``{x : expr(x) >= 0}`` or ``{x : expr(x) == 0}``."""
+    f = pw_aff(c.expr, space)
+    return f.nonneg_set() if c.op == ">=" else f.zero_set()
+
+
+def conjunction_set(conj: Conjunction, space: isl.Space) -> isl.Set:
+    result = isl.Set.universe(space)
+    for c in conj:
+        result = result.intersect(constraint_set(c, space))
+    return result
+
+
+def dnf_set(cond: Iterable[Conjunction], space: isl.Space) -> isl.Set:
+    """The union of the conjunctions (an empty disjunction is the empty set)."""
+    result = isl.Set.empty(space)
+    for conj in cond:
+        result = result.union(conjunction_set(conj, space))
+    return result
+
+
+def _extremum(exprs: Sequence[E.Expr], space: isl.Space, use_max: bool) -> isl.PwAff:
+    result = pw_aff(exprs[0], space)
+    for e in exprs[1:]:
+        other = pw_aff(e, space)
+        result = result.max(other) if use_max else result.min(other)
+    return result
+
+
+def loop_start(loop: Loop, space: isl.Space, inits: Sequence[E.Expr]) -> isl.PwAff:
+    """The first value: max(init) for step > 0, min(init) for step < 0."""
+    return _extremum(inits, space, use_max=loop.step > 0)
+
+
+def loop_end(loop: Loop, space: isl.Space, bounds: Sequence[E.Expr]) -> isl.PwAff:
+    """The inclusive last admissible value: min(bound) for step > 0, else max(bound)."""
+    return _extremum(bounds, space, use_max=loop.step < 0)
+
+
+def loop_set(loop: Loop, space: isl.Space, var: str, inits: Sequence[E.Expr],
+             bounds: Sequence[E.Expr], factor: int = 1) -> isl.Set:
+    """The values of ``var`` (a dimension of ``space``) walking ``loop`` with stride
+    ``factor*step`` from its start (module doc); ``inits``/``bounds`` are the loop's
+    bounds already expressed over ``space``."""
+    v = pw_aff(E.var(var), space)
+    start = loop_start(loop, space, inits)
+    end = loop_end(loop, space, bounds)
+    stride = abs(loop.step) * factor
+    if loop.step > 0:
+        result = v.ge_set(start).intersect(v.le_set(end))
+        distance = v.sub(start)
+    else:
+        result = v.le_set(start).intersect(v.ge_set(end))
+        distance = start.sub(v)
+    if stride > 1:
+        result = result.intersect(distance.mod_val(_val(stride)).zero_set())
+    return result
+
+
+def trip_count(loop: Loop, space: isl.Space, inits: Sequence[E.Expr],
+               bounds: Sequence[E.Expr], factor: int = 1) -> isl.PwAff:
+    """``max(0, floor(|end - start| / (factor*|step|)) + 1)`` as a function on ``space``
+    (the number of blocks of ``factor`` iterations; module doc)."""
+    start = loop_start(loop, space, inits)
+    end = loop_end(loop, space, bounds)
+    span = end.sub(start) if loop.step > 0 else start.sub(end)
+    blocks = span.scale_down_val(_val(abs(loop.step) * factor)).floor().add(constant(space, 1))
+    return blocks.max(constant(space, 0))
+
+
+def value_range(f: isl.PwAff, domain: isl.Set) -> tuple[int, int] | None:
+    """(min, max) of ``f`` over ``domain`` (None when the domain is empty)."""
+    if domain.is_empty():
+        return None
+    g = f.intersect_domain(domain)
+    return g.min_val().to_python(), g.max_val().to_python()
+
+
+def first_point(s: isl.Set) -> dict[str, int]:
+    """The lexicographically smallest point of a non-empty bounded set, by name."""
+    point = s.lexmin().sample_point()
+    return {name: point.get_coordinate_val(SET, k).to_python()
+            for k, name in enumerate(dim_names(s))}
+
+
+def count(s: isl.Set) -> int:
+    """The number of integer points of a bounded set (isl counts symbolically per
+    box, so this stays fast for huge domains)."""
+    return s.count_val().to_python()
+
+
+def access_map(domain: isl.Set, index: Sequence[E.Expr | None], array: str) -> isl.Map:
+    """``{ x -> array[index(x)] : x in domain }``; an irregular (None) dimension of the
+    index is unconstrained."""
+    space = domain.space
+    result = isl.Map.from_domain_and_range(isl.Set.universe(space), universe([]))
+    for e in index:
+        if e is None:
+            dim = isl.Map.from_domain_and_range(isl.Set.universe(space), universe(["_"]))
+        else:
+            dim = isl.Map.from_pw_aff(pw_aff(e, space))
+        result = result.flat_range_product(dim)
+    return result.intersect_domain(domain).set_tuple_name(isl.dim_type.out, array)
+
+
+def lane_set(loop: Loop, space: isl.Space, var: str, bounds: Sequence[E.Expr],
+             offset: int) -> isl.Set:
+    """The block starts ``var`` whose lane ``var + offset`` still satisfies the loop's
+    end bound (``var + offset <= min(bound)``, or ``>= max(bound)`` for step < 0)."""
+    lane = pw_aff(E.var(var), space).add(constant(space, offset))
+    end = loop_end(loop, space, bounds)
+    return lane.le_set(end) if loop.step > 0 else lane.ge_set(end)
+
+
+def equal_set(e: E.Expr, f: isl.PwAff) -> isl.Set:
+    """Where the expression ``e`` equals the function ``f`` (on f's space)."""
+    return pw_aff(e, f.get_domain_space()).eq_set(f)

@@ -1,0 +1,234 @@
+"""Concurrent loops unrolled into lanes (DESIGN §2; the vocabulary is in :mod:`.model`).
+
+A *frame* describes the body of a concurrent loop at some point of the walk: the time
+variables ``P`` and the *lanes*, each a substitution of the unrolled iterators by
+quasi-affine expressions over ``P`` plus the sub-domain of ``P`` where the lane runs.
+
+- Entering a loop *in time* with block factor ``u`` (the concurrent loop itself, or in
+  an unrolled loop outside pipelines a sequential or partially unrolled inner loop):
+  its iterator ``v`` joins ``P`` and walks with stride ``u*step``; lane ``l < u`` maps
+  ``v -> v + l*step`` and runs where ``v + l*step`` still meets the loop's end bound.
+- Unrolling a loop *fully* (every loop inside a pipeline, ``unroll`` without factor):
+  on a lane's domain ``D`` its trip count ``n`` must be constant; lane ``k < n`` maps
+  the iterator to ``start + k*step`` where ``start`` is one of its ``init``
+  expressions (the one that is the maximum, resp. minimum, everywhere on ``D``).
+- ``if`` guards restrict each lane's domain (``else``: the complement in the lane's).
+
+A lane's recorded value for an unrolled iterator is the iterator's value when that is
+a constant, else its offset ``k*step`` from the lane-0 value (which depends on ``P``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Mapping
+
+import islpy as isl
+
+from .. import expr as E
+from .. import ir
+from ..errors import KernelError
+from . import isl_glue as G
+from .domains import Context
+from .model import LaneAccess
+
+# The lanes of an unrolled loop outside any pipeline issue together in one cycle.
+UNROLL_II = 1
+
+
+@dataclass(frozen=True, eq=False)
+class Lane:
+    env: Mapping[str, E.Expr]
+    values: tuple[tuple[str, int], ...]
+    domain: isl.Set
+
+
+@dataclass(frozen=True, eq=False)
+class Frame:
+    """``root`` is the concurrent loop; ``chain`` the sequential loops inside it (for
+    an unrolled root) whose iterators are time variables: one group per chain.
+    ``domain`` is the set of time vectors of the chain (before any guard)."""
+
+    root: ir.Loop
+    pipelined: bool
+    time_vars: tuple[str, ...]
+    chain: tuple[int, ...]
+    lanes: tuple[Lane, ...]
+    domain: isl.Set
+
+
+@dataclass(frozen=True, eq=False)
+class Found:
+    """A lane access and the frame that issued it."""
+
+    frame: Frame
+    access: LaneAccess
+
+
+@dataclass(frozen=True, eq=False)
+class ConcurrentLoop:
+    loop: ir.Loop
+    target_ii: int
+    trip_count: int
+
+
+@dataclass(eq=False)
+class Collector:
+    """What one walk of the kernel finds, in source order (local to one build)."""
+
+    loops: list[ConcurrentLoop] = field(default_factory=list)
+    found: list[Found] = field(default_factory=list)
+
+
+def collect(kernel: ir.Kernel) -> Collector:
+    """Walk ``kernel`` and collect its concurrent loops and their lane accesses."""
+    out = Collector()
+    _walk_sequential(kernel.body, Context.top(), out)
+    return out
+
+
+def _walk_sequential(body: tuple[ir.Node, ...], ctx: Context, out: Collector) -> None:
+    for node in body:
+        if isinstance(node, ir.If):
+            then_ctx, else_ctx = ctx.branches(node)
+            _walk_sequential(node.then, then_ctx, out)
+            _walk_sequential(node.orelse, else_ctx, out)
+        elif isinstance(node, ir.Loop):
+            if node.pipeline_ii is not None or node.unroll is not None:
+                _start(node, ctx, out)
+            else:
+                _walk_sequential(node.body, ctx.enter_loop(node), out)
+
+
+def _start(loop: ir.Loop, ctx: Context, out: Collector) -> None:
+    """Open a frame for the concurrent ``loop`` reached in context ``ctx``."""
+    pipelined = loop.pipeline_ii is not None
+    frame = Frame(loop, pipelined, ctx.vars, (), (Lane({}, (), ctx.domain),), ctx.domain)
+    blocks = G.trip_count(loop, ctx.domain.space, loop.init, loop.bound)
+    longest = (G.value_range(blocks, ctx.domain) or (0, 0))[1]
+    if loop.unroll == 0 and not pipelined:
+        frame = _unroll_fully(frame, loop)
+        trip = 1 if longest else 0
+    else:
+        factor = loop.unroll or 1
+        if loop.unroll == 0:
+            factor = max(1, longest)
+        frame = _enter_in_time(frame, loop, factor, chained=False)
+        trip = -(-longest // factor)
+    target_ii = loop.pipeline_ii if pipelined else UNROLL_II
+    out.loops.append(ConcurrentLoop(loop, target_ii, trip))
+    _walk_lanes(loop.body, frame, ctx.enter_loop(loop), out)
+
+
+def _walk_lanes(body: tuple[ir.Node, ...], frame: Frame, ctx: Context,
+                out: Collector) -> None:
+    for node in body:
+        if isinstance(node, ir.Stmt):
+            _record(node.accesses, frame, out)
+        elif isinstance(node, ir.If):
+            _record(node.cond_accesses, frame, out)
+            then_frame, else_frame = _branches(frame, node)
+            then_ctx, else_ctx = ctx.branches(node)
+            _walk_lanes(node.then, then_frame, then_ctx, out)
+            _walk_lanes(node.orelse, else_frame, else_ctx, out)
+        elif frame.pipelined or node.unroll == 0:
+            _walk_lanes(node.body, _unroll_fully(frame, node), ctx.enter_loop(node), out)
+        elif node.pipeline_ii is not None:
+            _start(node, ctx, out)
+        else:
+            inner = _enter_in_time(frame, node, node.unroll or 1, chained=True)
+            _walk_lanes(node.body, inner, ctx.enter_loop(node), out)
+
+
+def _record(accesses: tuple[ir.Access, ...], frame: Frame, out: Collector) -> None:
+    for access in accesses:
+        for lane in frame.lanes:
+            if lane.domain.is_empty():
+                continue
+            index = tuple(None if e is None else E.simplify(E.substitute(e, lane.env))
+                          for e in access.index)
+            out.found.append(Found(frame, LaneAccess(
+                access.array, access.kind, index, access.ref_id, access.coord,
+                lane.values, lane.domain)))
+
+
+def _substituted(exprs: tuple[E.Expr, ...], env: Mapping[str, E.Expr]) -> tuple[E.Expr, ...]:
+    return tuple(E.substitute(e, env) for e in exprs)
+
+
+def _branches(frame: Frame, node: ir.If) -> tuple[Frame, Frame]:
+    if node.cond is None:
+        return frame, frame
+    then_lanes, else_lanes = [], []
+    for lane in frame.lanes:
+        cond = tuple(tuple(ir.Constraint(E.substitute(c.expr, lane.env), c.op) for c in conj)
+                     for conj in node.cond)
+        taken = lane.domain.intersect(G.dnf_set(cond, lane.domain.space))
+        then_lanes.append(replace(lane, domain=taken))
+        else_lanes.append(replace(lane, domain=lane.domain.subtract(taken)))
+    return replace(frame, lanes=tuple(then_lanes)), replace(frame, lanes=tuple(else_lanes))
+
+
+def _enter_in_time(frame: Frame, loop: ir.Loop, factor: int, *, chained: bool) -> Frame:
+    """``loop``'s iterator becomes a time variable walking blocks of ``factor``."""
+    lanes: list[Lane] = []
+    domain = G.empty(frame.time_vars + (loop.var,))
+    for lane in frame.lanes:
+        extended = G.add_dim(lane.domain, loop.var)
+        space = extended.space
+        bounds = _substituted(loop.bound, lane.env)
+        blocks = extended.intersect(G.loop_set(
+            loop, space, loop.var, _substituted(loop.init, lane.env), bounds, factor))
+        domain = domain.union(blocks)
+        if factor == 1:
+            lanes.append(Lane(lane.env, lane.values, blocks))
+            continue
+        for k in range(factor):
+            offset = k * loop.step
+            env = {**lane.env, loop.var: E.add(E.var(loop.var), E.const(offset))}
+            lanes.append(Lane(env, lane.values + ((loop.var, offset),), blocks.intersect(
+                G.lane_set(loop, space, loop.var, bounds, offset))))
+    chain = frame.chain + ((id(loop),) if chained else ())
+    return Frame(frame.root, frame.pipelined, frame.time_vars + (loop.var,), chain,
+                 tuple(lanes), domain)
+
+
+def _unroll_fully(frame: Frame, loop: ir.Loop) -> Frame:
+    """Every iteration of ``loop`` becomes a lane (its trip count must be constant)."""
+    lanes: list[Lane] = []
+    for lane in frame.lanes:
+        inits = _substituted(loop.init, lane.env)
+        space = lane.domain.space
+        trips = G.value_range(G.trip_count(loop, space, inits,
+                                           _substituted(loop.bound, lane.env)),
+                              lane.domain)
+        if trips is None:
+            continue
+        if trips[0] != trips[1]:
+            raise _not_constant(loop, frame, f"between {trips[0]} and {trips[1]}")
+        start = _start_expr(loop, frame, inits, lane.domain)
+        for k in range(trips[0]):
+            value = E.add(start, E.const(k * loop.step))
+            shown = value.value if isinstance(value, E.Const) else k * loop.step
+            lanes.append(Lane({**lane.env, loop.var: value},
+                              lane.values + ((loop.var, shown),), lane.domain))
+    return replace(frame, lanes=tuple(lanes))
+
+
+def _start_expr(loop: ir.Loop, frame: Frame, inits: tuple[E.Expr, ...],
+                domain: isl.Set) -> E.Expr:
+    """The init expression that is the loop's first value everywhere on ``domain``."""
+    start = G.loop_start(loop, domain.space, inits)
+    for e in inits:
+        if domain.is_subset(G.equal_set(e, start)):
+            return e
+    raise _not_constant(loop, frame, "its first value is a varying min/max")
+
+
+def _not_constant(loop: ir.Loop, frame: Frame, detail: str) -> KernelError:
+    if frame.pipelined:
+        why = f"inside pipelined loop {frame.root.name} it is fully unrolled"
+    else:
+        why = "it is fully unrolled (#pragma HLS unroll)"
+    return KernelError(loop.coord, f"loop {loop.name} has no constant trip count "
+                       f"({detail}), but {why}")
