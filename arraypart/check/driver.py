@@ -1,0 +1,231 @@
+"""``check_kernel``: simulate every concurrent loop step by step against the bankings.
+
+A second opinion on the banking pass that shares none of its isl reasoning: concrete
+iterations are enumerated from the IR (:mod:`.walk`, :mod:`.frames`), addresses are
+mapped to banks with the schemes' numpy rendering and ports are counted per step
+(:mod:`.ports`).  For a loop with target II ``t``::
+
+    achieved_ii  = max(t, max over steps of the step's need)
+    cycles       = steps * achieved_ii,   stall_cycles = steps * (achieved_ii - t)
+
+and the first conflict is the first step, in execution order, whose need exceeds t.
+Steps are processed in chunks of about :data:`CHUNK_STEPS` to bound memory.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterator, Mapping
+
+import numpy as np
+
+from .. import ir
+from ..errors import KernelError, warning_text
+from ..scheme import Banking, none_scheme, scheme_from_pragmas
+from . import frames as F
+from .maps import check_map
+from .ports import Cells, bank_sizes, cells, first_overfull_bank, row_needs
+from .report import CheckReport, Conflict, LoopCheck
+from .walk import Emitted, Region, regions, root_blocks, walk
+
+# Steps simulated at once: a (steps x lanes) int64 table per access of a million rows
+# is 8 MB per lane, small next to the machine while keeping numpy calls large.
+CHUNK_STEPS = 1 << 20
+
+
+def as_written_bankings(kernel: ir.Kernel) -> dict[str, Banking]:
+    """The banking each array's own ``array_partition`` pragmas describe."""
+    return {a.name: Banking(a.name, scheme_from_pragmas(a)) for a in kernel.arrays}
+
+
+def check_kernel(kernel: ir.Kernel, bankings: Mapping[str, Banking], *,
+                 ports: int = 2) -> CheckReport:
+    """Simulate ``kernel`` with ``bankings`` (arrays missing from it are one memory)
+    on banks with ``ir.port_model(array, ports)``; map-check every array in
+    ``bankings``.  Raises KernelError for a write to read-only storage."""
+    full = _complete(kernel, bankings)
+    models = {a.name: ir.port_model(a, ports) for a in kernel.arrays}
+    _check_writable(kernel.body, models)
+    irregular = {a.array for a in _accesses(kernel.body) if not a.regular}
+    memories = {name: _Memory(b, models[name], bank_sizes(b) if name in irregular else None)
+                for name, b in full.items()}
+    totals = _Totals()
+    loops = tuple(_check_region(r, kernel, memories, totals) for r in regions(kernel))
+    maps = tuple(check_map(a, full[a.name]) for a in kernel.arrays if a.name in bankings)
+    return CheckReport(loops, maps, totals.accesses, totals.out_of_bounds_notes())
+
+
+def _complete(kernel: ir.Kernel, bankings: Mapping[str, Banking]) -> dict[str, Banking]:
+    names = {a.name for a in kernel.arrays}
+    unknown = sorted(set(bankings) - names)
+    if unknown:
+        raise ValueError(f"bankings for arrays not in the kernel: {unknown}")
+    full = {}
+    for a in kernel.arrays:
+        banking = bankings.get(a.name) or Banking(a.name, none_scheme(a.shape))
+        if banking.scheme.shape != a.shape:
+            raise ValueError(f"banking of {a.name} has shape {banking.scheme.shape}, "
+                             f"the array {a.shape}")
+        full[a.name] = banking
+    return full
+
+
+def _accesses(nodes: tuple[ir.Node, ...]) -> Iterator[ir.Access]:
+    for n in nodes:
+        if isinstance(n, ir.Stmt):
+            yield from n.accesses
+        elif isinstance(n, ir.If):
+            yield from n.cond_accesses
+            yield from _accesses(n.then + n.orelse)
+        else:
+            yield from _accesses(n.body)
+
+
+def _check_writable(body: tuple[ir.Node, ...], models: Mapping[str, ir.PortModel]) -> None:
+    for a in _accesses(body):
+        model = models[a.array]
+        if a.kind == "write" and not model.writable:
+            raise KernelError(a.coord, f"write to '{a.array}', whose storage "
+                                       f"{model.name} is read-only")
+
+
+@dataclass(frozen=True, eq=False)
+class _Memory:
+    """One array's banking, its banks' ports and (when it has irregular accesses) the
+    elements each bank holds."""
+
+    banking: Banking
+    model: ir.PortModel
+    sizes: np.ndarray | None
+
+
+@dataclass
+class _Totals:
+    """Counters of one check_kernel call; ``outside`` maps (access, dimension) to the
+    range of its executed indices when that leaves the array."""
+
+    accesses: int = 0
+    outside: dict[tuple[ir.Access, ir.Array, int], tuple[int, int]] = field(
+        default_factory=dict)
+
+    def out_of_bounds_notes(self) -> tuple[str, ...]:
+        return tuple(warning_text(a.coord, f"index {d} of '{array.name}' takes values "
+                                           f"{lo}..{hi} outside 0..{array.shape[d] - 1}")
+                     for (a, array, d), (lo, hi) in self.outside.items())
+
+
+@dataclass(frozen=True, eq=False)
+class _Run:
+    """One run of a chunk: its steps' order keys and each array's per-step need."""
+
+    frame: F.Frame
+    order: tuple[np.ndarray, ...]
+    cells: dict[str, list[Cells]]
+    needs: dict[str, np.ndarray]
+    need: np.ndarray
+
+
+def _chunks(blocks: np.ndarray) -> Iterator[tuple[int, int]]:
+    """Consecutive row ranges of the entry frame, each entering about CHUNK_STEPS
+    steps (at least one row)."""
+    ends = np.cumsum(blocks)
+    lo = 0
+    while lo < blocks.size:
+        base = int(ends[lo - 1]) if lo else 0
+        hi = max(lo + 1, int(np.searchsorted(ends, base + CHUNK_STEPS, side="right")))
+        yield lo, hi
+        lo = hi
+
+
+def _check_region(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
+                  totals: _Totals) -> LoopCheck:
+    target = region.target_ii
+    blocks = root_blocks(region)
+    steps, need, conflict = 0, target, None
+    for lo, hi in _chunks(blocks):
+        root, emitted = walk(region, F.take_rows(region.entry, lo, hi))
+        runs = _runs(emitted, kernel, memories, totals)
+        for run in runs:
+            need = max(need, int(run.need.max(initial=1)))
+        if conflict is None:
+            conflict = _first_conflict(runs, memories, target, steps)
+        steps += sum(r.frame.rows for r in runs) if runs else root.rows
+    return LoopCheck(region.loop.name, region.loop.coord, target, need,
+                     int(blocks.max(initial=0)), steps, steps * need,
+                     steps * (need - target), conflict)
+
+
+def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory],
+          totals: _Totals) -> list[_Run]:
+    by_run: dict[int, list[Emitted]] = {}
+    for e in emitted:
+        by_run.setdefault(e.run, []).append(e)
+    runs = []
+    for run, parts in by_run.items():
+        frame = parts[0].frame
+        per_array: dict[str, list[Cells]] = {}
+        for e in parts:
+            for a in e.accesses:
+                per_array.setdefault(a.array, []).append(
+                    cells(a, e.frame, memories[a.array].banking))
+        order = tuple(frame.order) + (np.full(frame.rows, run, np.int64),)
+        arrays = [a.name for a in kernel.arrays if a.name in per_array]
+        needs = {name: row_needs(per_array[name], memories[name].banking,
+                                 memories[name].model, frame.rows, memories[name].sizes)
+                 for name in arrays}
+        for name in arrays:
+            _tally(per_array[name], kernel.array(name), totals)
+        need = np.ones(frame.rows, np.int64)
+        for array_need in needs.values():
+            need = np.maximum(need, array_need)
+        runs.append(_Run(frame, order, {n: per_array[n] for n in arrays}, needs, need))
+    return runs
+
+
+def _tally(cs: list[Cells], array: ir.Array, totals: _Totals) -> None:
+    """Count the instances checked and note indices outside the array."""
+    for c in cs:
+        totals.accesses += c.count
+        for d, n in enumerate(array.shape):
+            seen = c.ranges[d]
+            if seen is not None and (seen[0] < 0 or seen[1] >= n):
+                lo, hi = totals.outside.get((c.access, array, d), seen)
+                totals.outside[c.access, array, d] = (min(lo, seen[0]), max(hi, seen[1]))
+
+
+def _first_conflict(runs: list[_Run], memories: dict[str, _Memory], target: int,
+                    steps_before: int) -> Conflict | None:
+    """The earliest step (by order key) over all runs whose need exceeds ``target``."""
+    candidates = []
+    for run in runs:
+        late = np.flatnonzero(run.need > target)
+        if late.size:
+            row = int(late[0])
+            candidates.append((tuple(int(c[row]) for c in run.order), row, run))
+    if not candidates:
+        return None
+    key, row, run = min(candidates, key=lambda t: t[0])
+    ordinal = steps_before + sum(_count_before(r.order, key) for r in runs)
+    for name, cs in run.cells.items():
+        if run.needs[name][row] > target:
+            m = memories[name]
+            use = first_overfull_bank(cs, m.banking, m.model, row, target, m.sizes)
+            assert use is not None, "a step's need and its banks disagree"
+            point = tuple((v, int(x[row])) for v, x in run.frame.point)
+            return Conflict(ordinal, ordinal * target, point, name, use.copy, use.bank,
+                            use.accesses, use.reads, use.writes, m.model.name)
+    raise AssertionError("a late step without a late array")
+
+
+def _count_before(order: tuple[np.ndarray, ...], key: tuple[int, ...]) -> int:
+    """Rows whose order columns are lexicographically less than ``key`` (a shorter
+    equal prefix sorts first)."""
+    rows = order[0].size if order else 0
+    less = np.zeros(rows, bool)
+    equal = np.ones(rows, bool)
+    for column, k in zip(order, key):
+        less |= equal & (column < k)
+        equal &= column == k
+    if len(order) < len(key):
+        less |= equal
+    return int(np.count_nonzero(less))

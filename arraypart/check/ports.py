@@ -1,0 +1,280 @@
+"""Port counting: per step, per copy and bank, the least II at which a bank keeps up.
+
+For one array in one run (a table of ``rows`` steps), every executed access instance
+becomes a key
+
+    key = ((copy * banks + bank) * 2 + kind) * 2**shift + address     (kind: 0 read, 1 write)
+
+where ``address`` < 2**shift is the row-major index of the element over the index
+ranges seen (so distinct elements get distinct keys, in bounds or not).  Sorting each row's keys
+groups them by (copy, bank); within a group, reads = distinct read keys (a broadcast is
+one access), writes = all write keys.  A write goes to every copy; a read of reference
+r to copy ``Banking.copy_of(r)``.  An irregular access (an index of None) may hit any
+bank of its copy: it is added to every bank of that copy, in the worst case on an
+element not yet read, so a bank holding ``e`` elements gets
+
+    reads = min(regular distinct reads + irregular reads, max(e, regular distinct reads))
+
+(a fully partitioned array's register is read once however many lanes pick it).  The step's need is the
+largest over its groups of ``min { ii >= 1 : PortModel.fits(reads, writes, ii) }``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+
+import numpy as np
+
+from .. import expr as E
+from .. import ir
+from ..scheme import Banking, index_var
+from .frames import Frame, values
+from .report import ConflictAccess
+
+# Marks a cell whose lane does not execute; sorts after every real key.
+UNUSED = np.iinfo(np.int64).max
+
+
+@dataclass(frozen=True, eq=False)
+class Cells:
+    """The instances of one access in one run: ``mask`` ``(rows, lanes)``, ``index``
+    per dimension (None: irregular), ``bank`` (None when irregular), broadcastable;
+    ``ranges[d]``: (min, max) of the executed indices of dimension d (None when the
+    dimension is irregular or no lane runs); ``full``: every lane runs."""
+
+    access: ir.Access
+    mask: np.ndarray
+    index: tuple[np.ndarray | None, ...]
+    bank: np.ndarray | None
+    ranges: tuple[tuple[int, int] | None, ...]
+    full: bool
+
+    @property
+    def count(self) -> int:
+        return self.mask.size if self.full else int(np.count_nonzero(self.mask))
+
+
+def cells(access: ir.Access, frame: Frame, banking: Banking) -> Cells:
+    index = tuple(None if e is None else values(frame, e) for e in access.index)
+    bank = None
+    if access.regular:
+        env = {index_var(d): x for d, x in enumerate(index)}
+        bank = np.broadcast_to(E.evaluate(banking.scheme.bank_expr(), env), frame.mask.shape)
+    full = bool(frame.mask.all())
+    ranges = tuple(_index_range(x, frame.mask, full) for x in index)
+    return Cells(access, frame.mask, index, bank, ranges, full)
+
+
+def _index_range(x: np.ndarray | None, mask: np.ndarray,
+                 full: bool) -> tuple[int, int] | None:
+    if x is None or x.size == 0 or not (full or mask.any()):
+        return None
+    seen = x if full else x[mask]
+    return int(seen.min()), int(seen.max())
+
+
+def copies_of(c: Cells, banking: Banking) -> tuple[int, ...]:
+    if c.access.kind == "write":
+        return tuple(range(banking.copies))
+    return (banking.copy_of(c.access.ref_id),)
+
+
+def min_ii(model: ir.PortModel, reads: int, writes: int) -> int:
+    """Least ii >= 1 with ``model.fits(reads, writes, ii)`` (it is monotone in ii)."""
+    if writes and not model.writable:
+        raise ValueError(f"{model.name} cannot be written")
+    ii = 1
+    while not model.fits(reads, writes, ii):
+        ii += 1
+    return ii
+
+
+def _min_iis(model: ir.PortModel, reads: np.ndarray, writes: np.ndarray) -> np.ndarray:
+    """:func:`min_ii` of each (reads, writes) pair, computed once per distinct pair."""
+    width = int(writes.max(initial=0)) + 1
+    keys = reads * width + writes
+    present = np.flatnonzero(np.bincount(keys)) if keys.size else keys
+    table = np.ones(int(keys.max(initial=0)) + 1, np.int64)
+    for k in present.tolist():
+        table[k] = min_ii(model, k // width, k % width)
+    return table[keys]
+
+
+def irregular_counts(cs: list[Cells], banking: Banking, rows: int):
+    """``(reads, writes)`` ``(rows, copies)`` of the irregular accesses per copy."""
+    reads = np.zeros((rows, banking.copies), np.int64)
+    writes = np.zeros((rows, banking.copies), np.int64)
+    for c in cs:
+        per_row = np.count_nonzero(c.mask, axis=1)
+        for copy in copies_of(c, banking):
+            (writes if c.access.kind == "write" else reads)[:, copy] += per_row
+    return reads, writes
+
+
+def bank_sizes(banking: Banking) -> np.ndarray:
+    """Elements each bank holds, from the scheme's bank map."""
+    scheme = banking.scheme
+    return np.bincount(scheme.maps()[0].ravel(), minlength=scheme.banks)
+
+
+def capped_reads(regular: np.ndarray | int, irregular: np.ndarray | int,
+                 elements: np.ndarray | int) -> np.ndarray:
+    """Distinct reads of a bank of ``elements`` elements (module doc)."""
+    return np.minimum(regular + irregular, np.maximum(elements, regular))
+
+
+def row_needs(cs: list[Cells], banking: Banking, model: ir.PortModel, rows: int,
+              sizes: np.ndarray | None) -> np.ndarray:
+    """The least II each of ``rows`` steps needs for this array (module doc);
+    ``sizes``: :func:`bank_sizes`, needed only when some access is irregular."""
+    regular = [c for c in cs if c.bank is not None]
+    irr_reads, irr_writes = irregular_counts([c for c in cs if c.bank is None], banking, rows)
+    need = np.ones(rows, np.int64)
+    if irr_reads.any() or irr_writes.any():
+        largest = int(sizes.max())
+        for copy in range(banking.copies):
+            reads = capped_reads(0, irr_reads[:, copy], largest)
+            need = np.maximum(need, _min_iis(model, reads, irr_writes[:, copy]))
+    if regular and rows:
+        need = np.maximum(need, _regular_needs(regular, banking, model, rows,
+                                               (irr_reads, irr_writes, sizes)))
+    return need
+
+
+def _address_radix(cs: list[Cells], ndim: int) -> tuple[list[int], list[int]]:
+    """Per dimension, the smallest index seen and the extent of the indices seen."""
+    lows, extents = [], []
+    for d in range(ndim):
+        seen = [c.ranges[d] for c in cs if c.ranges[d] is not None]
+        lo = min((r[0] for r in seen), default=0)
+        hi = max((r[1] for r in seen), default=0)
+        lows.append(lo)
+        extents.append(hi - lo + 1)
+    return lows, extents
+
+
+def _key_matrix(cs: list[Cells], banking: Banking, rows: int) -> tuple[np.ndarray, int]:
+    """Each row's keys (module doc), with ``span`` rounded up to ``2**shift`` so that
+    the kind and the group are bit fields; returns the keys and ``shift``."""
+    ndim = len(banking.scheme.shape)
+    lows, extents = _address_radix(cs, ndim)
+    shift = max(0, (prod(extents) - 1).bit_length())
+    strides = [prod(extents[d + 1:]) for d in range(ndim)]
+    banks = banking.scheme.banks
+    if ((banks * banking.copies * 2 + 1) << shift) >= UNUSED:
+        raise ValueError("address keys overflow int64")
+    columns = sum(c.mask.shape[1] * len(copies_of(c, banking)) for c in cs)
+    key = np.empty((rows, columns), np.int64)
+    col = 0
+    for c in cs:
+        address = sum((x - lo) * s for x, lo, s in zip(c.index, lows, strides))
+        base = ((c.bank * 2 + (c.access.kind == "write")) << shift) + address
+        width = c.mask.shape[1]
+        for copy in copies_of(c, banking):
+            value = base + ((copy * banks * 2) << shift)
+            key[:, col:col + width] = value if c.full else np.where(c.mask, value, UNUSED)
+            col += width
+    return key, shift
+
+
+def _regular_needs(cs, banking, model, rows, irregular) -> np.ndarray:
+    key, shift = _key_matrix(cs, banking, rows)
+    columns = key.shape[1]
+    key.sort(axis=1)
+    flat = key.ravel()
+    group = flat >> (shift + 1)
+    new_group = np.empty(flat.size, bool)
+    new_group[0] = True
+    np.not_equal(group[1:], group[:-1], out=new_group[1:])
+    new_group[::columns] = True
+    starts = np.flatnonzero(new_group)
+    reads, writes = _group_counts(cs, flat, starts, columns, shift)
+    used = flat[starts] != UNUSED
+    reads *= used
+    writes *= used
+    copy = np.where(used, group[starts] // banking.scheme.banks, 0)
+    row = starts // columns
+    irr_reads, irr_writes, sizes = irregular
+    if irr_reads.any() or irr_writes.any():
+        bank = np.where(used, group[starts] % banking.scheme.banks, 0)
+        reads = capped_reads(reads, irr_reads[row, copy], sizes[bank])
+        writes += irr_writes[row, copy]
+    need = _min_iis(model, reads, writes)
+    return np.maximum.reduceat(need, np.flatnonzero(starts % columns == 0))
+
+
+def _group_counts(cs, flat, starts, columns, shift) -> tuple[np.ndarray, np.ndarray]:
+    """Per group: distinct read keys and write keys (a group's reads sort first)."""
+    new_key = np.empty(flat.size, bool)
+    new_key[0] = True
+    np.not_equal(flat[1:], flat[:-1], out=new_key[1:])
+    new_key[::columns] = True
+    kinds = {c.access.kind for c in cs}
+    if kinds == {"read"}:
+        return np.add.reduceat(new_key, starts, dtype=np.int64), np.zeros(starts.size, np.int64)
+    sizes = np.diff(np.append(starts, flat.size))
+    if kinds == {"write"}:
+        return np.zeros(starts.size, np.int64), sizes
+    is_write = ((flat >> shift) & 1).astype(bool)
+    reads = np.add.reduceat(new_key & ~is_write, starts, dtype=np.int64)
+    writes = np.add.reduceat(is_write, starts, dtype=np.int64)
+    return reads, writes
+
+
+# ---------------------------------------------------------------- one step in detail
+
+
+@dataclass(frozen=True)
+class BankUse:
+    """What one bank of one copy serves in one step."""
+
+    copy: int
+    bank: int
+    reads: int
+    writes: int
+    accesses: tuple[ConflictAccess, ...]
+
+
+def _instances(c: Cells, row: int):
+    """(address, bank) of each executed lane of ``c`` in ``row``."""
+    for lane in np.flatnonzero(c.mask[row]).tolist():
+        address = tuple(None if x is None else int(x[row, lane]) for x in c.index)
+        yield address, (None if c.bank is None else int(c.bank[row, lane]))
+
+
+def first_overfull_bank(cs: list[Cells], banking: Banking, model: ir.PortModel,
+                        row: int, ii: int, sizes: np.ndarray | None) -> BankUse | None:
+    """The first (copy, bank) whose accesses in step ``row`` do not fit at ``ii``."""
+    slots: dict[tuple[int, int], list] = {}
+    anywhere: dict[int, list] = {c: [] for c in range(banking.copies)}
+    for c in cs:
+        for address, bank in _instances(c, row):
+            item = ConflictAccess(c.access.kind, c.access.coord, address)
+            for copy in copies_of(c, banking):
+                target = anywhere[copy] if bank is None else slots.setdefault((copy, bank), [])
+                target.append(item)
+    for copy, bank in _candidate_banks(slots, anywhere, sizes):
+        items = list(dict.fromkeys(slots.get((copy, bank), []) + anywhere[copy]))
+        regular = slots.get((copy, bank), [])
+        reads = len({a.address for a in regular if a.kind == "read"})
+        if anywhere[copy]:
+            reads = int(capped_reads(reads, sum(a.kind == "read" for a in anywhere[copy]),
+                                     int(sizes[bank])))
+        writes = sum(a.kind == "write" for a in regular + anywhere[copy])
+        if not model.fits(reads, writes, ii):
+            return BankUse(copy, bank, reads, writes, tuple(items))
+    return None
+
+
+def _candidate_banks(slots, anywhere, sizes) -> list[tuple[int, int]]:
+    """Banks hit by regular accesses, plus, per copy with irregular accesses, the
+    largest bank no regular access hits (the lowest such); in (copy, bank) order."""
+    found = set(slots)
+    for copy, items in anywhere.items():
+        if items:
+            hit = {b for c, b in slots if c == copy}
+            free = [b for b in range(sizes.size) if b not in hit]
+            if free:
+                found.add((copy, max(free, key=lambda b: (sizes[b], -b))))
+    return sorted(found)

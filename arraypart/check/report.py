@@ -1,0 +1,154 @@
+"""The checker's verdict: frozen values with a JSON form and a human form.
+
+The human form names every access by ``file:line:col`` so an editor can jump to it;
+the JSON form (``to_json()`` returns JSON-ready dicts and lists) has stable keys.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import Coord
+
+
+def _coord_json(coord: Coord) -> dict:
+    return {"file": coord.file, "line": coord.line, "col": coord.col}
+
+
+def _address_text(address: tuple[int | None, ...]) -> str:
+    return "".join(f"[{'?' if x is None else x}]" for x in address)
+
+
+@dataclass(frozen=True, slots=True)
+class ConflictAccess:
+    """One access in a conflicting bank; ``address`` is its index vector (None in an
+    irregular dimension: any index)."""
+
+    kind: str
+    coord: Coord
+    address: tuple[int | None, ...]
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "coord": _coord_json(self.coord),
+                "address": list(self.address)}
+
+    def format(self, array: str) -> str:
+        return f"{self.coord}: {self.kind} {array}{_address_text(self.address)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    """The first step that does not fit its bank's ports at the target II.
+
+    ``iteration`` is the step's ordinal in execution order over the whole kernel run,
+    ``cycle = iteration * target_ii``; ``point`` the iterators' values (lane 0 at the
+    step's start); ``reads`` (distinct addresses) and ``writes`` what ``bank`` of
+    ``copy`` of ``array`` must serve, with ports ``ports``.
+    """
+
+    iteration: int
+    cycle: int
+    point: tuple[tuple[str, int], ...]
+    array: str
+    copy: int
+    bank: int
+    accesses: tuple[ConflictAccess, ...]
+    reads: int
+    writes: int
+    ports: str
+
+    def to_json(self) -> dict:
+        return {"iteration": self.iteration, "cycle": self.cycle,
+                "point": {v: x for v, x in self.point}, "array": self.array,
+                "copy": self.copy, "bank": self.bank, "reads": self.reads,
+                "writes": self.writes, "ports": self.ports,
+                "accesses": [a.to_json() for a in self.accesses]}
+
+    def format(self) -> str:
+        point = ", ".join(f"{v}={x}" for v, x in self.point) or "-"
+        head = (f"first conflict: iteration {self.iteration} (cycle {self.cycle}), {point}: "
+                f"{self.array} copy {self.copy} bank {self.bank} ({self.ports}) "
+                f"gets {self.reads} read(s) and {self.writes} write(s)")
+        return "\n".join([head] + ["  " + a.format(self.array) for a in self.accesses])
+
+
+@dataclass(frozen=True, slots=True)
+class LoopCheck:
+    """One concurrent loop: ``iterations`` steps over the whole run, each taking
+    ``achieved_ii`` cycles; ``trip_count`` steps per entry of the loop (the largest)."""
+
+    name: str
+    coord: Coord
+    target_ii: int
+    achieved_ii: int
+    trip_count: int
+    iterations: int
+    cycles: int
+    stall_cycles: int
+    first_conflict: Conflict | None
+
+    @property
+    def ok(self) -> bool:
+        return self.first_conflict is None
+
+    def to_json(self) -> dict:
+        return {"name": self.name, "coord": _coord_json(self.coord), "line": self.coord.line,
+                "target_ii": self.target_ii, "achieved_ii": self.achieved_ii,
+                "trip_count": self.trip_count, "iterations": self.iterations,
+                "cycles": self.cycles, "stall_cycles": self.stall_cycles,
+                "first_conflict": (self.first_conflict.to_json()
+                                   if self.first_conflict else None)}
+
+    def format(self) -> str:
+        verdict = "ok" if self.ok else "CONFLICT"
+        head = (f"{self.coord}: loop {self.name}: {verdict}: target II {self.target_ii}, "
+                f"achieved II {self.achieved_ii}, {self.iterations} iterations, "
+                f"{self.cycles} cycles ({self.stall_cycles} stall)")
+        if self.first_conflict is None:
+            return head
+        body = self.first_conflict.format().splitlines()
+        return "\n".join([head] + ["  " + line for line in body])
+
+
+@dataclass(frozen=True, slots=True)
+class MapCheck:
+    """Whether ``array``'s (bank, offset) map is a bijection into its banks' slots."""
+
+    array: str
+    ok: bool
+    message: str
+
+    def to_json(self) -> dict:
+        return {"array": self.array, "ok": self.ok, "message": self.message}
+
+    def format(self) -> str:
+        return f"map {self.array}: {'ok' if self.ok else 'BROKEN'}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class CheckReport:
+    """Every concurrent loop (program order), every banked array's map check, the
+    number of access instances simulated, and notes (e.g. out-of-bounds indices)."""
+
+    loops: tuple[LoopCheck, ...]
+    maps: tuple[MapCheck, ...]
+    accesses_checked: int
+    notes: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        """No conflict at any target II and every map a bijection."""
+        return all(lp.ok for lp in self.loops) and all(m.ok for m in self.maps)
+
+    def to_json(self) -> dict:
+        return {"ok": self.ok, "loops": [lp.to_json() for lp in self.loops],
+                "maps": [m.to_json() for m in self.maps],
+                "accesses_checked": self.accesses_checked, "notes": list(self.notes)}
+
+    def format(self) -> str:
+        lines = [lp.format() for lp in self.loops] or ["no pipelined or unrolled loop"]
+        lines += [m.format() for m in self.maps]
+        lines += list(self.notes)
+        lines.append(f"{self.accesses_checked} accesses checked: "
+                     f"{'no conflict' if self.ok else 'conflicts found'}")
+        return "\n".join(lines)

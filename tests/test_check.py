@@ -1,0 +1,531 @@
+"""The cycle-level checker on hand-built IR: exact first conflicts and achieved IIs."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arraypart import expr as E
+from arraypart import ir
+from arraypart.check import (CheckReport, as_written_bankings, check_kernel, check_map)
+from arraypart.errors import Coord, KernelError
+from arraypart.scheme import (Banking, DimPartition, flat_scheme, none_scheme,
+                              per_dim_scheme)
+
+FILE = "k.c"
+
+
+def at(line, col=1):
+    return Coord(FILE, line, col)
+
+
+def aff(constant=0, **coeffs):
+    return E.affine(coeffs, constant)
+
+
+def acc(array, index, kind="read", ref=0, line=10, col=1):
+    return ir.Access(array, tuple(index), kind, ref, at(line, col))
+
+
+def stmt(*accesses, line=10):
+    return ir.Stmt(tuple(accesses), at(line))
+
+
+def loop(var, lo, hi, body, *, step=1, name=None, line=5, ii=None, unroll=None):
+    """``for (var = lo; var <= hi; var += step)`` (inclusive bound, as the IR)."""
+    lo = lo if isinstance(lo, tuple) else (lo,)
+    hi = hi if isinstance(hi, tuple) else (hi,)
+    lo = tuple(aff(x) if isinstance(x, int) else x for x in lo)
+    hi = tuple(aff(x) if isinstance(x, int) else x for x in hi)
+    return ir.Loop(var, lo, hi, step, tuple(body), name or f"L{line}", at(line, 3),
+                   pipeline_ii=ii, unroll=unroll)
+
+
+def array(name, shape, storage=None, partitions=(), const=False):
+    return ir.Array(name, tuple(shape), "int", 32, False, at(1), const=const,
+                    storage=storage, partitions=tuple(partitions))
+
+
+def kernel(arrays, body):
+    return ir.Kernel("k", "k", FILE, tuple(arrays), tuple(body), at(1))
+
+
+def cyclic(shape, *factors):
+    return per_dim_scheme(shape, tuple(DimPartition("cyclic", f) if f > 1
+                                       else DimPartition("none", 1) for f in factors))
+
+
+def banked(name, scheme, **kw):
+    return {name: Banking(name, scheme, **kw)}
+
+
+# ---------------------------------------------------------------- DENOISE cross
+
+N = 16
+CROSS = ((0, 1), (1, 0), (1, 2), (2, 1))
+
+
+def cross_kernel(storage="ram_1p"):
+    reads = [acc("buf", (aff(di, i=1), aff(dj, j=1)), ref=k, line=7, col=10 + 10 * k)
+             for k, (di, dj) in enumerate(CROSS)]
+    write = acc("out", (aff(i=1), aff(j=1)), "write", ref=4, line=7, col=3)
+    inner = loop("j", 0, N - 3, [stmt(*reads, write, line=7)], line=6, ii=1, name="col")
+    return kernel([array("buf", (N, N), storage), array("out", (N, N))],
+                  [loop("i", 0, N - 3, [inner], line=5, name="row")])
+
+
+def test_cross_cyclic_2x2_on_single_port_needs_ii_2():
+    k = cross_kernel()
+    report = check_kernel(k, banked("buf", cyclic((N, N), 2, 2)))
+    (lp,) = report.loops
+    assert (lp.name, lp.target_ii, lp.achieved_ii) == ("col", 1, 2)
+    steps = (N - 2) * (N - 2)
+    assert (lp.trip_count, lp.iterations, lp.cycles, lp.stall_cycles) == (
+        N - 2, steps, 2 * steps, steps)
+    c = lp.first_conflict
+    assert (c.iteration, c.cycle, c.point) == (0, 0, (("i", 0), ("j", 0)))
+    assert (c.array, c.copy, c.bank, c.reads, c.writes, c.ports) == (
+        "buf", 0, 1, 2, 0, "ram_1p")
+    assert [(a.kind, str(a.coord), a.address) for a in c.accesses] == [
+        ("read", "k.c:7:10", (0, 1)), ("read", "k.c:7:40", (2, 1))]
+    assert report.accesses_checked == 5 * steps
+    assert not report.ok
+
+
+def test_cross_block_cyclic_flat_scheme_fits_in_4_banks():
+    scheme = flat_scheme((N, N), (1, 3), 4, 2)
+    report = check_kernel(cross_kernel(), banked("buf", scheme))
+    (lp,) = report.loops
+    assert scheme.banks == 4
+    assert (lp.achieved_ii, lp.stall_cycles, lp.first_conflict) == (1, 0, None)
+    assert report.ok and report.maps[0].ok
+
+
+def test_cross_one_memory_true_dual_port():
+    report = check_kernel(cross_kernel(storage=None), {}, ports=2)
+    (lp,) = report.loops
+    assert lp.achieved_ii == 2
+    c = lp.first_conflict
+    assert (c.bank, c.reads, c.ports, len(c.accesses)) == (0, 4, "ram_t2p", 4)
+    assert report.maps == ()
+
+
+def test_first_conflict_later_in_execution_order():
+    # Reads A[2i] and A[2i+4] under cyclic 4 collide only once i >= 3 (where the
+    # second read is guarded in): iteration 3, cycle 3 * II.
+    body = [stmt(acc("A", (aff(i=2),), ref=0, line=8)),
+            ir.If(((ir.Constraint(aff(-3, i=1), ">="),),),
+                  (stmt(acc("A", (aff(4, i=2),), ref=1, line=9), line=9),), (), at(8))]
+    k = kernel([array("A", (64,), "ram_1p")], [loop("i", 0, 29, body, ii=3, line=6)])
+    (lp,) = check_kernel(k, banked("A", cyclic((64,), 4))).loops
+    assert (lp.target_ii, lp.achieved_ii) == (3, 3)
+    assert lp.first_conflict is None
+    (lp,) = check_kernel(k, banked("A", cyclic((64,), 4)), ports=1).loops
+    assert lp.first_conflict is None
+    k1 = kernel([array("A", (64,), "ram_1p")], [loop("i", 0, 29, body, ii=1, line=6)])
+    (lp,) = check_kernel(k1, banked("A", cyclic((64,), 4))).loops
+    c = lp.first_conflict
+    assert (lp.achieved_ii, c.iteration, c.cycle, c.point) == (2, 3, 3, (("i", 3),))
+    assert (c.bank, [a.address for a in c.accesses]) == (2, [(6,), (10,)])
+    assert [a.coord.line for a in c.accesses] == [8, 9]
+
+
+# ---------------------------------------------------------------- port semantics
+
+
+def rw_kernel(storage):
+    """``A[i] = A[i] + 1``: a read and a write of one element per iteration."""
+    s = stmt(acc("A", (aff(i=1),), "read", ref=0, col=8),
+             acc("A", (aff(i=1),), "write", ref=0, col=1))
+    return kernel([array("A", (32,), storage)], [loop("i", 0, 31, [s], ii=1)])
+
+
+@pytest.mark.parametrize("storage,ii", [("ram_1p", 2), ("ram_t2p", 1), ("ram_s2p", 1),
+                                        ("ram_2p", 1)])
+def test_read_and_write_of_one_element(storage, ii):
+    (lp,) = check_kernel(rw_kernel(storage), {}).loops
+    assert lp.achieved_ii == ii
+    if ii > 1:
+        c = lp.first_conflict
+        assert (c.iteration, c.reads, c.writes, c.ports) == (0, 1, 1, storage)
+        assert [(a.kind, a.address) for a in c.accesses] == [("read", (0,)), ("write", (0,))]
+
+
+def test_broadcast_reads_are_one_access():
+    # B[i] read by 4 unrolled lanes of j and twice per lane: one access per step.
+    s = stmt(acc("B", (aff(i=1),), ref=0), acc("B", (aff(i=1),), ref=1),
+             acc("C", (aff(j=1),), ref=2))
+    inner = loop("j", 0, 3, [s], line=7)
+    k = kernel([array("B", (8,), "ram_1p"), array("C", (4,), "ram_1p")],
+               [loop("i", 0, 7, [inner], ii=1, line=6)])
+    report = check_kernel(k, banked("C", cyclic((4,), 4)))
+    (lp,) = report.loops
+    assert (lp.achieved_ii, lp.first_conflict) == (1, None)
+    assert report.accesses_checked == 8 * 4 * 3
+    (lp,) = check_kernel(k, {}).loops
+    c = lp.first_conflict
+    assert (lp.achieved_ii, c.array, c.reads) == (4, "C", 4)
+
+
+def test_writes_are_never_merged():
+    s = stmt(acc("A", (aff(0),), "write", ref=0), acc("A", (aff(0),), "write", ref=1))
+    k = kernel([array("A", (4,), "ram_t2p")], [loop("i", 0, 3, [s], ii=1)])
+    assert check_kernel(k, {}).loops[0].achieved_ii == 1
+    k = kernel([array("A", (4,), "ram_1p")], [loop("i", 0, 3, [s], ii=1)])
+    assert check_kernel(k, {}).loops[0].first_conflict.writes == 2
+
+
+def test_rom_np_serves_any_number_of_reads():
+    reads = [acc("T", (aff(d, i=1),), ref=d) for d in range(8)]
+    k = kernel([array("T", (64,), "rom_np")], [loop("i", 0, 55, [stmt(*reads)], ii=1)])
+    assert check_kernel(k, {}).loops[0].achieved_ii == 1
+
+
+def test_write_to_read_only_storage_is_located_error():
+    s = stmt(acc("T", (aff(i=1),), "write", line=12, col=5))
+    k = kernel([array("T", (8,), "rom_1p")], [loop("i", 0, 7, [s], ii=1)])
+    with pytest.raises(KernelError) as info:
+        check_kernel(k, {})
+    assert str(info.value).startswith("k.c:12:5: error: write to 'T'")
+
+
+# ---------------------------------------------------------------- lanes and steps
+
+
+def test_remainder_lanes_do_not_execute():
+    # 10 iterations unrolled by 4 inside a pipeline: steps of 4, 4, 2 lanes.
+    s = stmt(acc("A", (aff(i=1),), ref=0))
+    k = kernel([array("A", (10,), "ram_1p")],
+               [loop("i", 0, 9, [s], ii=1, unroll=4)])
+    report = check_kernel(k, banked("A", cyclic((10,), 4)))
+    (lp,) = report.loops
+    assert (lp.trip_count, lp.iterations, lp.achieved_ii) == (3, 3, 1)
+    assert report.accesses_checked == 10
+    # cyclic 2: lanes i, i+1, i+2, i+3 put two reads per bank; the last step has 2.
+    (lp,) = check_kernel(k, banked("A", cyclic((10,), 2))).loops
+    assert (lp.achieved_ii, lp.first_conflict.point) == (2, (("i", 0),))
+
+
+def test_negative_step_order_and_values():
+    # i = 9, 7, 5, 3, 1; reads A[i] and A[i-1] on cyclic 2 fit; on cyclic 4 with
+    # A[i] and A[i-4] they collide from the first iteration (i = 9).
+    s = stmt(acc("A", (aff(i=1),), ref=0), acc("A", (aff(-1, i=1),), ref=1))
+    k = kernel([array("A", (10,), "ram_1p")], [loop("i", 9, 0, [s], step=-2, ii=1)])
+    (lp,) = check_kernel(k, banked("A", cyclic((10,), 2))).loops
+    assert (lp.iterations, lp.achieved_ii) == (5, 1)
+    s = stmt(acc("A", (aff(i=1),), ref=0), acc("A", (aff(-4, i=1),), ref=1))
+    body = [ir.If(((ir.Constraint(aff(-5, i=1), ">="),),), (s,), (), at(9))]
+    k = kernel([array("A", (10,), "ram_1p")], [loop("i", 9, 0, body, step=-2, ii=1)])
+    (lp,) = check_kernel(k, banked("A", cyclic((10,), 4))).loops
+    c = lp.first_conflict
+    assert (c.iteration, c.point, [a.address for a in c.accesses]) == (
+        0, (("i", 9),), [(9,), (5,)])
+    assert lp.iterations == 5
+
+
+def test_if_else_guards_split_lanes():
+    # Unroll 2: the even lane reads A[j], the odd lane writes A[j]; one memory gets a
+    # read and a write per step, cyclic 2 splits them.
+    even = ir.Constraint(E.mod(aff(j=1), 2), "==")
+    s_then = stmt(acc("A", (aff(j=1),), ref=0))
+    s_else = stmt(acc("A", (aff(j=1),), "write", ref=1))
+    guard = ir.If(((even,),), (s_then,), (s_else,), at(8))
+    k = kernel([array("A", (9,), "ram_1p")], [loop("j", 0, 7, [guard], ii=1, unroll=2)])
+    (lp,) = check_kernel(k, {}).loops
+    c = lp.first_conflict
+    assert (lp.achieved_ii, c.reads, c.writes) == (2, 1, 1)
+    assert [(a.kind, a.address) for a in c.accesses] == [("read", (0,)), ("write", (1,))]
+    (lp,) = check_kernel(k, banked("A", cyclic((9,), 2))).loops
+    assert (lp.achieved_ii, lp.iterations) == (1, 4)
+
+
+def test_unknown_condition_executes_both_branches():
+    guard = ir.If(None, (stmt(acc("A", (aff(0),), ref=0)),),
+                  (stmt(acc("A", (aff(1),), ref=1)),), at(8))
+    k = kernel([array("A", (2,), "ram_1p")], [loop("i", 0, 3, [guard], ii=1)])
+    assert check_kernel(k, {}).loops[0].achieved_ii == 2
+
+
+def unrolled_with_sequential_inner_kernel():
+    """for i < 4 unroll 2 { S0: A[i][0]; for k < 4 (sequential) { A[i][k] }; S1: B[i] }"""
+    s0 = stmt(acc("A", (aff(i=1), aff(0)), ref=0, line=7), line=7)
+    inner = loop("k", 0, 3, [stmt(acc("A", (aff(i=1), aff(k=1)), ref=1, line=9), line=9)],
+                 line=8)
+    s1 = stmt(acc("B", (aff(i=1),), ref=2, line=10), line=10)
+    return kernel([array("A", (4, 4), "ram_1p"), array("B", (4,), "ram_1p")],
+                  [loop("i", 0, 3, [s0, inner, s1], unroll=2, line=6)])
+
+
+def test_unrolled_loop_outside_pipeline_with_sequential_inner_loop():
+    # Steps per block of 2 i-lanes in lockstep: S0, 4 k-steps, S1 (6).
+    k = unrolled_with_sequential_inner_kernel()
+    report = check_kernel(k, {"A": Banking("A", cyclic((4, 4), 2, 1))})
+    (lp,) = report.loops
+    assert (lp.target_ii, lp.trip_count, lp.iterations) == (1, 2, 12)
+    c = lp.first_conflict
+    # S0 and the k steps fit (A rows i, i+1 in different banks); S1 hits one B bank.
+    assert (c.iteration, c.array, c.point) == (5, "B", (("i", 0),))
+    assert [a.address for a in c.accesses] == [(0,), (1,)]
+    assert (lp.achieved_ii, lp.cycles) == (2, 24)
+
+
+def test_inner_loops_of_a_pipeline_are_fully_unrolled():
+    # pipeline over i; for j < 4 { for k < 2 { A[j][k] } }: 8 concurrent reads.
+    body = loop("j", 0, 3, [loop("k", 0, 1, [stmt(acc("A", (aff(j=1), aff(k=1))))],
+                                 line=8)], line=7)
+    k = kernel([array("A", (4, 2), "ram_t2p")], [loop("i", 0, 9, [body], ii=1)])
+    assert check_kernel(k, {}).loops[0].achieved_ii == 4
+    scheme = per_dim_scheme((4, 2), (DimPartition("complete", 4), DimPartition("none", 1)))
+    assert check_kernel(k, banked("A", scheme)).loops[0].achieved_ii == 1
+
+
+def test_outer_bounds_depend_on_outer_iterator():
+    # Triangular nest: for i < 6, pipeline j in i..5: 21 steps.
+    s = stmt(acc("A", (aff(j=1),), ref=0), acc("A", (aff(1, j=1),), ref=1))
+    k = kernel([array("A", (8,), "ram_1p")],
+               [loop("i", 0, 5, [loop("j", aff(i=1), 5, [s], ii=1, line=6)], line=5)])
+    (lp,) = check_kernel(k, {}).loops
+    assert (lp.iterations, lp.trip_count, lp.achieved_ii) == (21, 6, 2)
+    c = lp.first_conflict
+    assert c.point == (("i", 0), ("j", 0))
+
+
+# ---------------------------------------------------------------- copies, irregular
+
+
+def test_read_copies_split_reads_and_writes_reach_every_copy():
+    reads = [acc("A", (aff(d, i=1),), ref=d) for d in range(4)]
+    k = kernel([array("A", (16,), "ram_1p")], [loop("i", 0, 11, [stmt(*reads)], ii=1)])
+    copies = Banking("A", cyclic((16,), 2), copies=2, read_copy=((2, 1), (3, 1)))
+    # copy 0 serves A[i], A[i+1]; copy 1 A[i+2], A[i+3]: one read per bank.
+    assert check_kernel(k, {"A": copies}).loops[0].achieved_ii == 1
+    same = Banking("A", cyclic((16,), 2), copies=2, read_copy=((1, 1), (3, 1)))
+    (lp,) = check_kernel(k, {"A": same}).loops
+    c = lp.first_conflict
+    assert (lp.achieved_ii, c.copy, c.bank, [a.address for a in c.accesses]) == (
+        2, 0, 0, [(0,), (2,)])
+    w = stmt(acc("A", (aff(i=1),), "write", ref=5))
+    kw = kernel([array("A", (16,), "ram_1p")],
+                [loop("i", 0, 11, [stmt(*reads[:2]), w], ii=1)])
+    onecopy = Banking("A", cyclic((16,), 2), copies=2, read_copy=((1, 1),))
+    (lp,) = check_kernel(kw, {"A": onecopy}).loops
+    c = lp.first_conflict
+    assert (c.copy, c.bank, c.reads, c.writes) == (0, 0, 1, 1)
+
+
+def test_irregular_access_counts_against_every_bank():
+    irr = acc("A", (None,), ref=1, line=11)
+    k = kernel([array("A", (16,), "ram_1p")],
+               [loop("i", 0, 7, [stmt(acc("A", (aff(i=2),), ref=0), irr)], ii=1)])
+    (lp,) = check_kernel(k, banked("A", cyclic((16,), 4))).loops
+    c = lp.first_conflict
+    assert (lp.achieved_ii, c.bank, c.reads) == (2, 0, 2)
+    assert [a.address for a in c.accesses] == [(0,), (None,)]
+    alone = kernel([array("A", (16,), "ram_t2p")],
+                   [loop("i", 0, 7, [stmt(irr, irr, irr)], ii=1)])
+    (lp,) = check_kernel(alone, banked("A", cyclic((16,), 4))).loops
+    assert (lp.achieved_ii, lp.first_conflict.bank, lp.first_conflict.reads) == (2, 0, 3)
+
+
+def test_irregular_reads_cannot_exceed_the_elements_of_a_bank():
+    # A LUT read at 9 data-dependent places per step: a bank of e elements serves at
+    # most e distinct reads, so a complete partition (registers) needs no extra cycle.
+    lut = [acc("T", (None,), ref=k, col=k + 1) for k in range(9)]
+    k = kernel([array("T", (16,), const=True)], [loop("i", 0, 3, [stmt(*lut)], ii=1)])
+    complete = per_dim_scheme((16,), (DimPartition("complete", 16),))
+    assert check_kernel(k, banked("T", complete)).loops[0].achieved_ii == 1
+    (lp,) = check_kernel(k, {}).loops
+    assert (lp.achieved_ii, lp.first_conflict.reads, lp.first_conflict.ports) == (
+        5, 9, "rom_2p")
+    (lp,) = check_kernel(k, banked("T", cyclic((16,), 8)), ports=1).loops
+    c = lp.first_conflict
+    assert (lp.achieved_ii, c.bank, c.reads, len(c.accesses)) == (2, 0, 2, 9)
+
+
+# ---------------------------------------------------------------- differential
+
+
+def reference_needs(refs, shape, scheme, model, n_i, n_j, u):
+    """Plain-Python simulation: per step (i, j block), per bank, distinct reads and
+    all writes, and the least II that fits; banks looked up in ``scheme.maps()``."""
+    bank_map = scheme.maps()[0]
+    needs = []
+    for i in range(n_i):
+        for jb in range(0, n_j, u):
+            reads, writes = {}, {}
+            for j in range(jb, min(jb + u, n_j)):
+                for (ci, di, cj, dj, kind) in refs:
+                    x = (ci * i + di, cj * j + dj)
+                    b = int(bank_map[x])
+                    if kind == "read":
+                        reads.setdefault(b, set()).add(x)
+                    else:
+                        writes[b] = writes.get(b, 0) + 1
+            ii = 1
+            for b in set(reads) | set(writes):
+                r, w = len(reads.get(b, ())), writes.get(b, 0)
+                while not model.fits(r, w, ii):
+                    ii += 1
+            needs.append(ii)
+    return needs
+
+
+ref_strategy = st.tuples(st.integers(0, 2), st.integers(0, 3), st.integers(0, 2),
+                         st.integers(0, 3), st.sampled_from(["read", "write"]))
+
+
+@st.composite
+def scheme_strategy(draw, shape):
+    if draw(st.booleans()):
+        types = [draw(st.sampled_from(["none", "cyclic", "block"])) for _ in shape]
+        dims = tuple(DimPartition(t, 1 if t == "none" else draw(st.integers(2, 3)))
+                     for t in types)
+        return per_dim_scheme(shape, dims)
+    alpha = (draw(st.integers(0, 3)), draw(st.integers(1, 3)))
+    return flat_scheme(shape, alpha, draw(st.integers(1, 5)), draw(st.integers(1, 2)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(refs=st.lists(ref_strategy, min_size=1, max_size=4), n_i=st.integers(1, 4),
+       n_j=st.integers(1, 9), u=st.integers(1, 3), target=st.integers(1, 2),
+       storage=st.sampled_from(["ram_1p", "ram_2p", "ram_s2p", "ram_t2p"]),
+       data=st.data())
+def test_matches_plain_python_reference(refs, n_i, n_j, u, target, storage, data):
+    shape = (2 * n_i + 4, 2 * n_j + 4)
+    scheme = data.draw(scheme_strategy(shape))
+    accesses = [acc("A", (aff(di, i=ci), aff(dj, j=cj)), kind, ref=k, col=k + 1)
+                for k, (ci, di, cj, dj, kind) in enumerate(refs)]
+    inner = loop("j", 0, n_j - 1, [stmt(*accesses)], ii=target, unroll=u if u > 1 else None,
+                 line=6)
+    k = kernel([array("A", shape, storage)], [loop("i", 0, n_i - 1, [inner])])
+    (lp,) = check_kernel(k, banked("A", scheme)).loops
+    needs = reference_needs(refs, shape, scheme, ir.PORT_MODELS[storage], n_i, n_j, u)
+    assert lp.iterations == len(needs)
+    assert lp.achieved_ii == max([target] + needs)
+    late = [t for t, need in enumerate(needs) if need > target]
+    assert (lp.first_conflict.iteration if lp.first_conflict else None) == (
+        late[0] if late else None)
+
+
+# ---------------------------------------------------------------- maps, report, misc
+
+
+@pytest.mark.parametrize("scheme", [
+    none_scheme((6, 10)),
+    cyclic((6, 10), 2, 3),
+    per_dim_scheme((6, 10), (DimPartition("block", 4), DimPartition("cyclic", 3))),
+    per_dim_scheme((6, 10), (DimPartition("complete", 6), DimPartition("none", 1))),
+    flat_scheme((6, 10), (1, 3), 4, 2),
+    flat_scheme((6, 10), (2, 1), 6, 1),
+    flat_scheme((6, 10), (0, 3), 5, 1),
+])
+def test_map_check_every_scheme_kind(scheme):
+    m = check_map(array("A", (6, 10)), Banking("A", scheme))
+    assert m.ok, m.message
+    assert f"{scheme.banks} bank(s) x {scheme.bank_depth} words" in m.message
+
+
+def test_map_check_reports_shared_slot_and_range():
+    from arraypart.check.maps import _problem
+    s = cyclic((4,), 2)
+    linear = np.arange(4)
+    assert _problem(s, linear, np.array([0, 1, 0, 1]), np.array([0, 0, 0, 1])) == (
+        "elements (0,) and (2,) share bank 0 offset 0")
+    assert "bank 2, outside 0..1" in _problem(s, linear, np.array([0, 2, 0, 1]),
+                                              np.zeros(4, int))
+
+
+def test_large_array_map_is_sampled(monkeypatch):
+    import arraypart.check.maps as maps
+    monkeypatch.setattr(maps, "MAP_FULL_LIMIT", 100)
+    monkeypatch.setattr(maps, "MAP_SAMPLE", 50)
+    m = check_map(array("A", (20, 20)), Banking("A", flat_scheme((20, 20), (1, 3), 4, 2)))
+    assert m.ok and "a sample of" in m.message
+
+
+def test_as_written_bankings_follow_pragmas():
+    p = ir.PartitionPragma("cyclic", 2, 0, at(3))
+    k = cross_kernel()
+    k = kernel([array("buf", (N, N), "ram_1p", (p,)), array("out", (N, N))], k.body)
+    written = as_written_bankings(k)
+    assert written["buf"].scheme == cyclic((N, N), 2, 2)
+    assert written["out"].scheme.kind == "none"
+    report = check_kernel(k, written)
+    assert report.loops[0].achieved_ii == 2 and len(report.maps) == 2
+
+
+def test_report_json_and_text_name_every_access():
+    report = check_kernel(cross_kernel(), banked("buf", cyclic((N, N), 2, 2)))
+    data = json.loads(json.dumps(report.to_json()))
+    assert data["ok"] is False
+    conflict = data["loops"][0]["first_conflict"]
+    assert conflict["point"] == {"i": 0, "j": 0}
+    assert conflict["accesses"][1] == {"kind": "read", "address": [2, 1],
+                                       "coord": {"file": FILE, "line": 7, "col": 40}}
+    text = report.format()
+    assert "k.c:6:3: loop col: CONFLICT: target II 1, achieved II 2" in text
+    assert "k.c:7:10: read buf[0][1]" in text and "k.c:7:40: read buf[2][1]" in text
+
+
+def test_out_of_bounds_index_is_noted():
+    s = stmt(acc("A", (aff(1, i=1),), ref=0, line=9, col=4))
+    report = check_kernel(kernel([array("A", (8,))], [loop("i", 0, 7, [s], ii=1)]), {})
+    assert report.notes == ("k.c:9:4: warning: index 0 of 'A' takes values 1..8 "
+                            "outside 0..7",)
+
+
+def test_sequential_kernel_has_nothing_to_check():
+    s = stmt(acc("A", (aff(i=1),)), acc("A", (aff(1, i=1),)))
+    report = check_kernel(kernel([array("A", (9,), "ram_1p")], [loop("i", 0, 7, [s])]), {})
+    assert (report.loops, report.accesses_checked, report.ok) == ((), 0, True)
+    assert isinstance(report, CheckReport)
+
+
+def test_chunks_give_the_same_verdict(monkeypatch):
+    import arraypart.check.driver as driver
+    k = cross_kernel()
+    whole = check_kernel(k, banked("buf", cyclic((N, N), 2, 2)))
+    seq = unrolled_with_sequential_inner_kernel()
+    seq_whole = check_kernel(seq, {})
+    monkeypatch.setattr(driver, "CHUNK_STEPS", 5)
+    assert check_kernel(k, banked("buf", cyclic((N, N), 2, 2))) == whole
+    monkeypatch.setattr(driver, "CHUNK_STEPS", 1)
+    assert check_kernel(seq, {}) == seq_whole
+
+
+# ---------------------------------------------------------------- kernel files
+
+KERNELS = sorted((Path(__file__).resolve().parent.parent / "kernels").glob("*.c"))
+
+
+@pytest.mark.parametrize("path", KERNELS, ids=[p.stem for p in KERNELS])
+def test_kernel_files_with_one_memory(path):
+    frontend = pytest.importorskip("arraypart.frontend")
+    if not hasattr(frontend, "parse_kernel"):
+        pytest.skip("front end not available yet")
+    k = frontend.parse_kernel(str(path))
+    report = check_kernel(k, {a.name: Banking(a.name, none_scheme(a.shape))
+                              for a in k.arrays})
+    for lp in report.loops:
+        assert lp.achieved_ii >= lp.target_ii
+        assert (lp.first_conflict is None) == (lp.achieved_ii == lp.target_ii)
+        assert lp.cycles == lp.iterations * lp.achieved_ii
+    assert all(m.ok for m in report.maps)
+
+
+def test_denoise_file_conflicts_on_one_memory():
+    frontend = pytest.importorskip("arraypart.frontend")
+    path = KERNELS[0].parent / "denoise.c"
+    if not hasattr(frontend, "parse_kernel") or not path.exists():
+        pytest.skip("front end or kernel not available yet")
+    report = check_kernel(frontend.parse_kernel(str(path)), {})
+    fill, stencil = report.loops
+    assert (fill.achieved_ii, stencil.achieved_ii) == (1, 4)
+    c = stencil.first_conflict
+    assert (c.iteration, c.array, c.reads, c.ports) == (0, "buf", 4, "ram_1p")
+    assert sorted(a.address for a in c.accesses) == [(0, 1), (1, 0), (1, 2), (2, 1)]
+    assert all(a.coord.file.endswith("denoise.c") and a.coord.line in (18, 19)
+               for a in c.accesses)
