@@ -1,0 +1,158 @@
+"""Lower bound on banks (DESIGN §2) and the BRAM18K estimate.
+
+For one cycle with R distinct read addresses and W writes, a bank serves at most
+``k*c`` accesses at II k with c ports (``k*(rw+ro)`` reads, ``k*(rw+wo)`` writes), so
+at least ceil((R+W)/(k*c)), ceil(R/(k*(rw+ro))) and ceil(W/(k*(rw+wo))) banks are
+needed.  With one access per bank and cycle (k*c = 1) no two elements that some
+cycle accesses together may share a bank, so a clique of that *conflict graph* is a
+bound too (Escobedo and Lin, FPGA'18: the 3×3 ring without its centre needs 9).  For
+a uniform group, elements u, v are co-accessed iff u - v ∈ D - D (D: the offsets)
+*and* the base that puts them there is reachable; a clique is accepted only after
+isl finds one translation at which every base it needs is reachable.  A larger
+capacity weakens the pairwise argument (three pairwise co-accessed elements may
+never meet in one cycle), so then only the counting bound is used.
+"""
+
+from __future__ import annotations
+
+import itertools
+from math import ceil, prod
+
+import islpy as isl
+import networkx as nx
+import numpy as np
+
+from .. import expr as E
+from ..ir import PortModel
+from ..poly.model import ArrayModel
+from . import islsets as S
+from .groups import GroupShape, analyze_group
+
+# Exact maximum clique is exponential; beyond this many cells of the pattern's
+# bounding box the offset set D itself (always a clique) is used.
+MAX_CLIQUE_CELLS = 64
+
+# 18Kb BRAM aspect ratios (depth, width) of Xilinx 7-series/UltraScale RAMB18.
+BRAM18K_ASPECTS = ((16384, 1), (8192, 2), (4096, 4), (2048, 9), (1024, 18), (512, 36))
+# Vivado infers distributed RAM / registers, not BRAM, for memories this small
+# (a 64x16 bank is a handful of LUTRAM cells); such banks cost no BRAM.
+LUTRAM_BITS = 1024
+
+
+def bram18k(bank_depth: int, elem_bits: int, banks: int, copies: int) -> int:
+    """Σ over banks and copies of min over aspects of ceil(d/depth)·ceil(w/width)."""
+    if bank_depth * elem_bits <= LUTRAM_BITS:
+        return 0
+    per_bank = min(ceil(bank_depth / depth) * ceil(elem_bits / width)
+                   for depth, width in BRAM18K_ASPECTS)
+    return per_bank * banks * copies
+
+
+def lower_bound(array_model: ArrayModel) -> int:
+    """No banking of any family serves every group with fewer banks x copies."""
+    ndims = len(array_model.array.shape)
+    shapes = [analyze_group(g, ndims) for g in array_model.groups]
+    return lower_bound_of(array_model.ports, shapes)
+
+
+def lower_bound_of(ports: PortModel, shapes: list[GroupShape]) -> int:
+    return max([1] + [_group_bound(ports, s) for s in shapes])
+
+
+def counting_bound(ports: PortModel, reads: int, writes: int, ii: int) -> int:
+    bounds = [1]
+    if ports.capacity is not None:
+        bounds.append(ceil((reads + writes) / (ii * ports.capacity)))
+        if reads and ports.read_write + ports.read_only:
+            bounds.append(ceil(reads / (ii * (ports.read_write + ports.read_only))))
+    if writes and ports.read_write + ports.write_only:
+        bounds.append(ceil(writes / (ii * (ports.read_write + ports.write_only))))
+    return max(bounds)
+
+
+def _group_bound(ports: PortModel, shape: GroupShape) -> int:
+    ii = shape.group.target_ii
+    single = ports.capacity is not None and ii * ports.capacity == 1
+    best = 1
+    for cell, lanes in _cells(shape):
+        reads, writes = _distinct_accesses(shape, cell, lanes)
+        best = max(best, counting_bound(ports, reads, writes, ii))
+        if single and shape.uniform:
+            best = max(best, _clique_bound(shape, cell, lanes))
+    return best
+
+
+def _cells(shape: GroupShape) -> list[tuple[isl.Set, tuple[int, ...]]]:
+    """The group's domain split by which lanes run: (cell, active lanes), nonempty."""
+    domains = [S.plain(a.domain) for a in shape.lanes]
+    cells = [(S.plain(shape.group.domain), ())]
+    for k, dom in enumerate(domains):
+        split = []
+        for cell, lanes in cells:
+            inside, outside = cell.intersect(dom), cell.subtract(dom)
+            split += [(c, l) for c, l in ((inside, lanes + (k,)), (outside, lanes))
+                      if not c.is_empty()]
+        cells = split
+    return [(c, l) for c, l in cells if l]
+
+
+def _distinct_accesses(shape: GroupShape, cell: isl.Set,
+                       lanes: tuple[int, ...]) -> tuple[int, int]:
+    """(distinct read addresses, writes) at some P of ``cell`` (a valid under-count)."""
+    writes = sum(shape.lanes[k].kind == "write" for k in lanes)
+    reads = [k for k in lanes if shape.lanes[k].kind == "read"]
+    if shape.uniform:
+        return len({tuple(shape.offsets[k]) for k in reads}), writes
+    regular = {tuple(shape.lanes[k].index): k for k in reads if shape.lanes[k].regular}
+    if len(regular) < 2:
+        return len(regular), writes
+    group = shape.group
+    terms = [S.lane_terms(shape.lanes[k], group.time_vars, k, ()) for k in regular.values()]
+    if S.all_differ_set(cell, terms).is_empty():
+        return 1, writes
+    return len(regular), writes
+
+
+def _clique_bound(shape: GroupShape, cell: isl.Set, lanes: tuple[int, ...]) -> int:
+    """A verified clique of the conflict graph, at least the distinct offsets."""
+    offsets = np.unique(shape.offsets[list(lanes)], axis=0)
+    clique = _max_clique(offsets)
+    if len(clique) <= len(offsets) or not _realizable(shape, cell, offsets, clique):
+        return len(offsets)
+    return len(clique)
+
+
+def _max_clique(offsets: np.ndarray) -> list[tuple[int, ...]]:
+    """Maximum clique of {v in bbox(D)} with v ~ w iff v - w ∈ D - D."""
+    low, high = offsets.min(0), offsets.max(0)
+    if prod(int(h - l + 1) for l, h in zip(low, high)) > MAX_CLIQUE_CELLS:
+        return [tuple(int(x) for x in v) for v in offsets]
+    diffs = {tuple(int(x) for x in a - b) for a in offsets for b in offsets}
+    cells = list(itertools.product(*(range(int(l), int(h) + 1) for l, h in zip(low, high))))
+    graph = nx.Graph()
+    graph.add_nodes_from(cells)
+    graph.add_edges_from((u, v) for u, v in itertools.combinations(cells, 2)
+                         if tuple(a - b for a, b in zip(u, v)) in diffs)
+    clique, _ = nx.max_weight_clique(graph, weight=None)
+    return sorted(clique)
+
+
+def _realizable(shape: GroupShape, cell: isl.Set, offsets: np.ndarray,
+                clique: list[tuple[int, ...]]) -> bool:
+    """Some translation t puts every base the clique needs (u - d_a for an edge u, w
+    with u - w = d_a - d_b) into the reachable bases L·P, P in ``cell``."""
+    by_diff = {}
+    for a in offsets:
+        for b in offsets:
+            by_diff.setdefault(tuple(int(x) for x in a - b), tuple(int(x) for x in a))
+    needed = {tuple(u_d - a_d for u_d, a_d in zip(u, by_diff[tuple(x - y for x, y in zip(u, w))]))
+              for u, w in itertools.permutations(clique, 2)}
+    names = S.time_names(len(shape.group.time_vars))
+    rename = {v: E.var(p) for v, p in zip(shape.group.time_vars, names)}
+    rows = tuple(E.substitute(E.affine(dict(row)), rename) for row in shape.linear)
+    bases = S.image(cell, rows)
+    meet = None
+    for base in sorted(needed):
+        moved = S.translate(bases, base)
+        meet = moved if meet is None else meet.intersect(moved)
+    return meet is not None and not meet.is_empty()

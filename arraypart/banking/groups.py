@@ -1,0 +1,75 @@
+"""Shape of a cycle group, computed once per solve: which lanes differ by constants.
+
+A group is *uniform* when every lane is regular and affine and all lanes share the
+linear part of their index: ``index_k(P) = L·P + d_k`` with constant vectors ``d_k``.
+Then which lanes share a bank depends only on residues of ``L·P`` (see
+:mod:`.precheck`), and the lower bound reasons on the offset set ``D = {d_k}``.
+Other groups (``A[i][j]`` with ``A[j][i]``, ``A[2*i]`` with ``A[i]``, quasi-affine or
+irregular indices) are left to isl.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import expr as E
+from ..poly.model import CycleGroup, LaneAccess
+
+Linear = tuple[tuple[tuple[str, int], ...], ...]
+
+
+@dataclass(frozen=True, eq=False)
+class GroupShape:
+    """``linear[d]``: the coefficients of ``L`` in row d (sorted ``(var, k)`` pairs), or
+    None when the group is not uniform; ``offsets[k]``: ``d_k`` (shape lanes x dims,
+    meaningful only when uniform); ``varying``: dimensions in which two lanes may
+    differ at one P."""
+
+    group: CycleGroup
+    linear: Linear | None
+    offsets: np.ndarray
+    varying: frozenset[int]
+
+    @property
+    def uniform(self) -> bool:
+        return self.linear is not None
+
+    @property
+    def lanes(self) -> tuple[LaneAccess, ...]:
+        return self.group.accesses
+
+
+def analyze_group(group: CycleGroup, ndims: int) -> GroupShape:
+    """Split every lane index into linear part and constant; uniform iff all agree."""
+    forms = [_affine_index(a) for a in group.accesses]
+    varying = frozenset(d for d in range(ndims) if _dim_varies(group.accesses, d))
+    if not forms or any(f is None for f in forms):
+        return GroupShape(group, None, np.zeros((0, ndims), np.int64), varying)
+    linears = {f[0] for f in forms}
+    if len(linears) != 1:
+        return GroupShape(group, None, np.zeros((0, ndims), np.int64), varying)
+    offsets = np.array([f[1] for f in forms], dtype=np.int64).reshape(len(forms), ndims)
+    return GroupShape(group, linears.pop(), offsets, varying)
+
+
+def _affine_index(access: LaneAccess) -> tuple[Linear, tuple[int, ...]] | None:
+    rows, consts = [], []
+    for e in access.index:
+        form = None if e is None else E.affine_form(e)
+        if form is None:
+            return None
+        rows.append(tuple(sorted((v, k) for v, k in form[0].items() if k)))
+        consts.append(form[1])
+    return tuple(rows), tuple(consts)
+
+
+def _dim_varies(lanes: tuple[LaneAccess, ...], d: int) -> bool:
+    exprs = {E.simplify(a.index[d]) if a.index[d] is not None else None for a in lanes}
+    return None in exprs or len(exprs) > 1
+
+
+def read_refs(shapes: list[GroupShape]) -> tuple[int, ...]:
+    """The distinct ``ref_id`` of the reads of an array, sorted."""
+    return tuple(sorted({a.ref_id for s in shapes for a in s.lanes if a.kind == "read"}))

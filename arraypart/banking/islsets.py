@@ -1,0 +1,152 @@
+"""The banking pass's isl glue: every isl set it builds is made here.
+
+Sets live in an anonymous space ``[p0, p1, ...]`` (the group's time vector, renamed
+so that no C identifier can clash with isl syntax).  An irregular index dimension of
+lane k becomes a variable ``z<k>_<d>`` ranging over the dimension: an extra set
+dimension in the proof (:func:`with_irregular`), an existential elsewhere.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+import numpy as np
+
+from .. import expr as E
+from ..poly.model import LaneAccess
+from ..scheme import index_var
+
+
+def time_names(count: int) -> tuple[str, ...]:
+    return tuple(f"p{t}" for t in range(count))
+
+
+def plain(domain: isl.Set) -> isl.Set:
+    """``domain`` without its tuple name, so it meets the sets built here."""
+    return domain.reset_tuple_id() if domain.has_tuple_id() else domain
+
+
+@dataclass(frozen=True, slots=True)
+class LaneTerms:
+    """A lane's index over ``p*`` names, its existentials and their bounds."""
+
+    index: tuple[E.Expr, ...]
+    exists: tuple[str, ...]
+    bounds: tuple[str, ...]
+
+
+def lane_terms(lane: LaneAccess, time_vars: tuple[str, ...], tag: int,
+               shape: tuple[int, ...]) -> LaneTerms:
+    rename = {v: E.var(p) for v, p in zip(time_vars, time_names(len(time_vars)))}
+    index, exists, bounds = [], [], []
+    for d, e in enumerate(lane.index):
+        if e is None:
+            name = f"z{tag}_{d}"
+            index.append(E.var(name))
+            exists.append(name)
+            bounds.append(f"0 <= {name} < {shape[d]}")
+        else:
+            index.append(E.substitute(e, rename))
+    return LaneTerms(tuple(index), tuple(exists), tuple(bounds))
+
+
+def bank_of(bank_expr: E.Expr, terms: LaneTerms) -> E.Expr:
+    """The bank formula with the element index replaced by the lane's index."""
+    return E.substitute(bank_expr, {index_var(d): e for d, e in enumerate(terms.index)})
+
+
+def with_irregular(domain: isl.Set, terms: list[LaneTerms]) -> tuple[isl.Set, tuple[str, ...]]:
+    """``domain`` times the ranges of every lane's irregular index values, as extra set
+    dimensions (so that one lane's unknown index is the same value in every set that
+    mentions it), and the names of all dimensions."""
+    extra = tuple(n for t in terms for n in t.exists)
+    names = time_names(domain.dim(isl.dim_type.set)) + extra
+    if not extra:
+        return domain, names
+    wider = domain.add_dims(isl.dim_type.set, len(extra))
+    bounds = tuple(c for t in terms for c in t.bounds)
+    return _meet(wider, _set_text(names, (), bounds)), names
+
+
+def collision_set(domain: isl.Set, names: tuple[str, ...], a: LaneTerms, b: LaneTerms,
+                  bank_expr: E.Expr, both_reads: bool) -> isl.Set:
+    """S_ab = { P in domain : bank(f_a(P)) = bank(f_b(P)) and
+    not (both reads and f_a(P) = f_b(P)) }, over the dimensions ``names``."""
+    conds = [f"{E.to_isl(bank_of(bank_expr, a))} = {E.to_isl(bank_of(bank_expr, b))}"]
+    if both_reads:
+        differ = [f"{E.to_isl(x)} != {E.to_isl(y)}" for x, y in zip(a.index, b.index)]
+        conds.append("(" + " or ".join(differ) + ")")
+    return _meet(domain, _set_text(names, (), tuple(conds)))
+
+
+def all_differ_set(domain: isl.Set, terms: list[LaneTerms]) -> isl.Set:
+    """{ P in domain : the lanes' indices are pairwise different }."""
+    names = time_names(domain.dim(isl.dim_type.set))
+    conds = []
+    for k, a in enumerate(terms):
+        for b in terms[k + 1:]:
+            differ = [f"{E.to_isl(x)} != {E.to_isl(y)}" for x, y in zip(a.index, b.index)]
+            conds.append("(" + " or ".join(differ) + ")")
+    exists = tuple(n for t in terms for n in t.exists)
+    bounds = tuple(c for t in terms for c in t.bounds)
+    return _meet(domain, _set_text(names, exists, bounds + tuple(conds)))
+
+
+def image(domain: isl.Set, rows: tuple[E.Expr, ...]) -> isl.Set:
+    """{ (rows(P)) : P in domain } for affine ``rows`` over ``p*``."""
+    names = time_names(domain.dim(isl.dim_type.set))
+    outs = ", ".join(E.to_isl(r) for r in rows)
+    return domain.apply(isl.Map(f"{{ [{', '.join(names)}] -> [{outs}] }}"))
+
+
+def translate(points: isl.Set, shift: tuple[int, ...]) -> isl.Set:
+    """{ x - shift : x in points }."""
+    names = [f"x{d}" for d in range(len(shift))]
+    outs = ", ".join(f"{n} - ({s})" for n, s in zip(names, shift))
+    return points.apply(isl.Map(f"{{ [{', '.join(names)}] -> [{outs}] }}"))
+
+
+def sample(points: isl.Set) -> tuple[int, ...]:
+    """One point of a nonempty set."""
+    pt = points.sample_point()
+    return tuple(pt.get_coordinate_val(isl.dim_type.set, k).to_python()
+                 for k in range(points.dim(isl.dim_type.set)))
+
+
+def evaluate_at(e: E.Expr, point: tuple[int, ...]) -> int:
+    env = {p: np.int64(v) for p, v in zip(time_names(len(point)), point)}
+    return int(E.evaluate(e, env))
+
+
+def _set_text(names: tuple[str, ...], exists: tuple[str, ...],
+              conds: tuple[str, ...]) -> str:
+    body = " and ".join(conds) if conds else "true"
+    if exists:
+        body = f"exists ({', '.join(exists)} : {body})"
+    return f"{{ [{', '.join(names)}] : {body} }}"
+
+
+def _meet(domain: isl.Set, text: str) -> isl.Set:
+    constraint = isl.Set(text)
+    if domain.dim(isl.dim_type.param):
+        constraint = constraint.align_params(domain.get_space())
+    return domain.intersect(constraint)
+
+
+def points_near_extremes(domain: isl.Set, span: int) -> list[tuple[int, ...]]:
+    """The points of ``domain`` in the boxes of side ``span`` at its lexicographic
+    minimum and maximum (a small, deterministic sample of real iterations)."""
+    if domain.is_empty():
+        return []
+    names = time_names(domain.dim(isl.dim_type.set))
+    found: set[tuple[int, ...]] = set()
+    for corner, sign in ((sample(domain.lexmin()), 1), (sample(domain.lexmax()), -1)):
+        bounds = [f"{p} >= {c}" if sign > 0 else f"{p} <= {c}" for p, c in zip(names, corner)]
+        bounds += [f"{p} < {c + span}" if sign > 0 else f"{p} > {c - span}"
+                   for p, c in zip(names, corner)]
+        box = _meet(plain(domain), _set_text(names, (), tuple(bounds)))
+        box.foreach_point(lambda pt: found.add(tuple(
+            pt.get_coordinate_val(isl.dim_type.set, k).to_python()
+            for k in range(len(names)))))
+    return sorted(found)

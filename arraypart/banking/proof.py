@@ -1,0 +1,214 @@
+"""The isl proof that a banking serves every cycle group within its ports.
+
+For lanes a, b of a group (one copy's competitors: every write, and the reads that
+read this copy) let
+
+    S_ab = { P in dom_a ∩ dom_b : bank(f_a(P)) = bank(f_b(P))
+                                  and not (a, b reads and f_a(P) = f_b(P)) }.
+
+At a cycle P the accesses of one bank that count (reads of one address are one) are
+a clique C of the *may-collide* graph (edges: nonempty S_ab) with P in the joint set
+J(C) = ∩_{a,b in C} S_ab (for |C| = 1, dom_a).  An irregular index is an extra
+dimension of every set, bounded by the array, so J(C) fixes it once per lane.
+Reads with the same index expression (and copy) are merged first (one access
+wherever both run, on the union of their domains), and two lanes whose banks are
+constants are decided without isl.  The banking fits at II k iff every
+clique whose composition does not fit ``PortModel.fits(reads, writes, k)`` has an
+empty J(C).  A depth-first walk over cliques in increasing lane order computes J
+incrementally, prunes at an empty J (no superset can be realized) and at a clique
+whose every extension fits; so single-port banks at II 1 need exactly the emptiness
+of the S_ab, and a richer port model only walks the cliques that really co-occur.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+
+from .. import expr as E
+from ..ir import PortModel
+from ..poly.model import ArrayModel, CycleGroup
+from ..scheme import Banking
+from . import islsets as S
+from .precheck import INFEASIBLE_II
+
+
+@dataclass(frozen=True, slots=True)
+class Proof:
+    """isl's verdict on a banking: conflict-free at every loop's target II; the least
+    II each loop achieves (``INFEASIBLE_II``: none); one colliding cycle when not
+    conflict-free; the number of isl emptiness checks made."""
+
+    conflict_free: bool
+    achieved_ii: tuple[tuple[str, int], ...]
+    counterexample: str | None
+    isl_checks: int
+
+
+@dataclass(frozen=True, slots=True)
+class GroupVerdict:
+    """The least II (>= target) at which a group fits, or ``INFEASIBLE_II`` (also when
+    the scan stopped at ``max_ii``); a colliding cycle at the target II."""
+
+    ii: int
+    counterexample: str | None
+    isl_checks: int
+
+
+def prove(array_model: ArrayModel, banking: Banking) -> Proof:
+    """Prove ``banking`` on every cycle group of ``array_model`` (see module doc)."""
+    achieved: dict[str, int] = {}
+    counterexample, checks, free = None, 0, True
+    for group in array_model.groups:
+        verdict = prove_group(array_model, group, banking)
+        checks += verdict.isl_checks
+        achieved[group.loop] = max(achieved.get(group.loop, 0), verdict.ii)
+        if verdict.ii > group.target_ii:
+            free = False
+            counterexample = counterexample or verdict.counterexample
+    return Proof(free, tuple(sorted(achieved.items())), counterexample, checks)
+
+
+def prove_group(array_model: ArrayModel, group: CycleGroup, banking: Banking,
+                max_ii: int | None = None) -> GroupVerdict:
+    """The least II in [target, max_ii] at which ``group`` fits under ``banking``
+    (``max_ii`` None: up to the II at which any bank serves all the group's lanes)."""
+    prover = _GroupProver(array_model, group, banking)
+    limit = group.target_ii + len(group.accesses) if max_ii is None else max_ii
+    first_failure = None
+    for ii in range(group.target_ii, limit + 1):
+        failure = prover.failure_at(ii)
+        if failure is None:
+            return GroupVerdict(ii, first_failure, prover.checks)
+        first_failure = first_failure or failure
+    return GroupVerdict(INFEASIBLE_II, first_failure, prover.checks)
+
+
+class _GroupProver:
+    """Pair sets of one group under one banking, built lazily and kept for the
+    II scan (local to one :func:`prove_group` call)."""
+
+    def __init__(self, array_model: ArrayModel, group: CycleGroup, banking: Banking):
+        self.group = group
+        self.banking = banking
+        self.ports: PortModel = array_model.ports
+        shape = array_model.array.shape
+        self.terms = [S.lane_terms(a, group.time_vars, k, shape)
+                      for k, a in enumerate(group.accesses)]
+        self.domains, self.members = [], []
+        representative: dict[tuple, int] = {}
+        for k, a in enumerate(group.accesses):
+            domain, self.names = S.with_irregular(S.plain(a.domain), self.terms)
+            self.domains.append(domain)
+            key = (a.index, banking.copy_of(a.ref_id))
+            mergeable = a.kind == "read" and a.regular
+            if mergeable and key in representative:
+                first = representative[key]
+                self.domains[first] = self.domains[first].union(domain)
+                continue
+            if mergeable:
+                representative[key] = k
+            self.members.append(k)
+        self.bank_expr = banking.scheme.bank_expr()
+        self.pair_sets: dict[tuple[int, int], isl.Set] = {}
+        self.nonempty: dict[tuple[int, int], bool] = {}
+        self.checks = 0
+
+    def _is_write(self, k: int) -> bool:
+        return self.group.accesses[k].kind == "write"
+
+    def _empty(self, points: isl.Set) -> bool:
+        self.checks += 1
+        return points.is_empty()
+
+    def pair(self, a: int, b: int) -> isl.Set:
+        if (a, b) not in self.pair_sets:
+            both_reads = not (self._is_write(a) or self._is_write(b))
+            domain = self.domains[a].intersect(self.domains[b])
+            decided = self._constant_collision(a, b, both_reads)
+            if decided is not None:
+                self.pair_sets[a, b] = domain if decided else isl.Set.empty(domain.space)
+                return self.pair_sets[a, b]
+            self.pair_sets[a, b] = S.collision_set(domain, self.names, self.terms[a],
+                                                   self.terms[b], self.bank_expr, both_reads)
+        return self.pair_sets[a, b]
+
+    def _constant_collision(self, a: int, b: int, both_reads: bool) -> bool | None:
+        """Whether two lanes with constant banks (and, for reads, constant indices)
+        collide whenever both run; None when it depends on P."""
+        banks = [S.bank_of(self.bank_expr, self.terms[k]) for k in (a, b)]
+        if not all(isinstance(x, E.Const) for x in banks):
+            return None
+        if banks[0] != banks[1]:
+            return False
+        if not both_reads:
+            return True
+        index = [self.terms[k].index for k in (a, b)]
+        if not all(isinstance(x, E.Const) for x in index[0] + index[1]):
+            return None
+        return index[0] != index[1]
+
+    def edge(self, a: int, b: int) -> bool:
+        if (a, b) not in self.nonempty:
+            self.nonempty[a, b] = not self._empty(self.pair(a, b))
+        return self.nonempty[a, b]
+
+    def failure_at(self, ii: int) -> str | None:
+        """A colliding cycle at II ``ii`` for some copy, or None."""
+        for copy in range(self.banking.copies):
+            lanes = [k for k in self.members if self._is_write(k)
+                     or self.banking.copy_of(self.group.accesses[k].ref_id) == copy]
+            writes = sum(self._is_write(k) for k in lanes)
+            if self.ports.fits(len(lanes) - writes, writes, ii):
+                continue
+            failure = self._walk(lanes, ii)
+            if failure is not None:
+                return failure
+        return None
+
+    def _walk(self, lanes: list[int], ii: int) -> str | None:
+        for pos, k in enumerate(lanes):
+            if self._empty(self.domains[k]):
+                continue
+            rest = [j for j in lanes[pos + 1:] if self.edge(k, j)]
+            failure = self._extend([k], self.domains[k], rest, ii)
+            if failure is not None:
+                return failure
+        return None
+
+    def _extend(self, clique: list[int], joint: isl.Set, rest: list[int],
+                ii: int) -> str | None:
+        """Depth-first over cliques ``clique + ...`` whose joint set is nonempty."""
+        writes = sum(self._is_write(k) for k in clique)
+        if not self.ports.fits(len(clique) - writes, writes, ii):
+            return self._describe(clique, joint)
+        all_writes = writes + sum(self._is_write(k) for k in rest)
+        if self.ports.fits(len(clique) + len(rest) - all_writes, all_writes, ii):
+            return None
+        for pos, k in enumerate(rest):
+            grown = joint
+            for j in clique:
+                grown = grown.intersect(self.pair(j, k))
+            if self._empty(grown):
+                continue
+            later = [j for j in rest[pos + 1:] if self.edge(k, j)]
+            failure = self._extend(clique + [k], grown, later, ii)
+            if failure is not None:
+                return failure
+        return None
+
+    def _describe(self, clique: list[int], joint: isl.Set) -> str:
+        point = S.sample(joint)[:len(self.group.time_vars)]
+        at = ", ".join(f"{v}={x}" for v, x in zip(self.group.time_vars, point))
+        parts = []
+        for k in clique:
+            lane, terms = self.group.accesses[k], self.terms[k]
+            index = "".join(f"[{S.evaluate_at(e, point)}]" if not E.variables(e) & set(
+                terms.exists) else "[?]" for e in terms.index)
+            parts.append(f"{lane.kind} {lane.array}{index} ({lane.coord})")
+        bank = S.bank_of(self.bank_expr, self.terms[clique[0]])
+        bank_text = ("?" if E.variables(bank) & set(self.terms[clique[0]].exists)
+                     else str(S.evaluate_at(bank, point)))
+        return (f"loop {self.group.loop}, iteration ({at}): " + ", ".join(parts)
+                + f" hit bank {bank_text} together")
