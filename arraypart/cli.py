@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -17,6 +18,10 @@ from rich.table import Table
 
 from . import api, bench
 from .errors import KernelError
+
+#: Table width when output is not a terminal (logs, pipes): wide enough for one array
+#: per line.
+TABLE_WIDTH = 132
 
 EXIT_OK, EXIT_GOAL_MISSED, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 
@@ -98,16 +103,16 @@ def _print_warnings(report, console: Console) -> None:
 
 def _array_table(report) -> Table:
     table = Table(title=f"{report.kernel.name}: arrays")
-    for col in ("array", "shape", "bits", "kind", "ports", "max conc.", "scheme",
-                "banks", "copies", "lower bound", "overhead", "BRAM18K", "conflict-free"):
+    for col in ("array", "shape", "kind", "ports", "conc.", "scheme", "banks",
+                "bound", "overhead", "BRAM18K", "ok"):
         table.add_column(col, justify="left" if col in ("array", "scheme", "kind") else "right")
     for a in report.solution.arrays:
         s = a.banking.scheme
-        table.add_row(a.array.name, "x".join(map(str, a.array.shape)), str(a.array.elem_bits),
+        copies = f" x{a.banking.copies}" if a.banking.copies > 1 else ""
+        table.add_row(a.array.name, "x".join(map(str, a.array.shape)),
                       "interface" if a.array.interface else "local", a.ports.name,
-                      str(a.max_concurrent), s.describe().split(":")[0], str(s.banks),
-                      str(a.banking.copies), str(a.lower_bound),
-                      f"{s.storage_overhead:.1%}", str(a.bram18k),
+                      str(a.max_concurrent), s.describe().split(":")[0], f"{s.banks}{copies}",
+                      str(a.lower_bound), f"{s.storage_overhead:.0%}", str(a.bram18k),
                       "yes" if a.conflict_free else "NO")
     return table
 
@@ -182,7 +187,8 @@ def main(argv: list[str] | None = None) -> int:
             args.options = _options(args)
         except ValueError as error:
             parser.error(str(error))
-    out, err = Console(), Console(stderr=True)
+    width = shutil.get_terminal_size((TABLE_WIDTH, 24)).columns
+    out, err = Console(width=width), Console(stderr=True, width=width)
     try:
         return COMMANDS[args.command](args, out, err)
     except KernelError as error:

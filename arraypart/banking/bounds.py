@@ -52,11 +52,12 @@ def lower_bound(array_model: ArrayModel) -> int:
     """No banking of any family serves every group with fewer banks x copies."""
     ndims = len(array_model.array.shape)
     shapes = [analyze_group(g, ndims) for g in array_model.groups]
-    return lower_bound_of(array_model.ports, shapes)
+    return lower_bound_of(array_model.ports, shapes, array_model.array.size)
 
 
-def lower_bound_of(ports: PortModel, shapes: list[GroupShape]) -> int:
-    return max([1] + [_group_bound(ports, s) for s in shapes])
+def lower_bound_of(ports: PortModel, shapes: list[GroupShape], elements: int) -> int:
+    """The bound over every group of an array of ``elements`` elements."""
+    return max([1] + [_group_bound(ports, s, elements) for s in shapes])
 
 
 def counting_bound(ports: PortModel, reads: int, writes: int, ii: int) -> int:
@@ -70,12 +71,12 @@ def counting_bound(ports: PortModel, reads: int, writes: int, ii: int) -> int:
     return max(bounds)
 
 
-def _group_bound(ports: PortModel, shape: GroupShape) -> int:
+def _group_bound(ports: PortModel, shape: GroupShape, elements: int) -> int:
     ii = shape.group.target_ii
     single = ports.capacity is not None and ii * ports.capacity == 1
     best = 1
     for cell, lanes in _cells(shape):
-        reads, writes = _distinct_accesses(shape, cell, lanes)
+        reads, writes = _distinct_accesses(shape, cell, lanes, elements)
         best = max(best, counting_bound(ports, reads, writes, ii))
         if single and shape.uniform:
             best = max(best, _clique_bound(shape, cell, lanes))
@@ -96,21 +97,26 @@ def _cells(shape: GroupShape) -> list[tuple[isl.Set, tuple[int, ...]]]:
     return [(c, l) for c, l in cells if l]
 
 
-def _distinct_accesses(shape: GroupShape, cell: isl.Set,
-                       lanes: tuple[int, ...]) -> tuple[int, int]:
-    """(distinct read addresses, writes) at some P of ``cell`` (a valid under-count)."""
+def _distinct_accesses(shape: GroupShape, cell: isl.Set, lanes: tuple[int, ...],
+                       elements: int) -> tuple[int, int]:
+    """(distinct read addresses, writes) at some P of ``cell`` (a valid under-count).
+
+    An irregular read may be steered by the data to any element, so the irregular
+    reads add their number of distinct addresses, up to the array's size."""
     writes = sum(shape.lanes[k].kind == "write" for k in lanes)
     reads = [k for k in lanes if shape.lanes[k].kind == "read"]
     if shape.uniform:
         return len({tuple(shape.offsets[k]) for k in reads}), writes
+    irregular = sum(not shape.lanes[k].regular for k in reads)
     regular = {tuple(shape.lanes[k].index): k for k in reads if shape.lanes[k].regular}
-    if len(regular) < 2:
-        return len(regular), writes
-    group = shape.group
-    terms = [S.lane_terms(shape.lanes[k], group.time_vars, k, ()) for k in regular.values()]
-    if S.all_differ_set(cell, terms).is_empty():
-        return 1, writes
-    return len(regular), writes
+    if len(regular) >= 2:
+        group = shape.group
+        terms = [S.lane_terms(shape.lanes[k], group.time_vars, k, ())
+                 for k in regular.values()]
+        distinct = 1 if S.all_differ_set(cell, terms).is_empty() else len(regular)
+    else:
+        distinct = len(regular)
+    return min(distinct + irregular, elements), writes
 
 
 def _clique_bound(shape: GroupShape, cell: isl.Set, lanes: tuple[int, ...]) -> int:

@@ -76,7 +76,7 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
         banking = Banking(array.name, none_scheme(array.shape))
         return _solution(am, banking, Proof(True, (), None, 0), 1, start,
                          "no concurrent accesses")
-    bound = lower_bound_of(am.ports, shapes)
+    bound = lower_bound_of(am.ports, shapes, am.array.size)
     search = _Search(am, shapes, bound, options)
     notes: list[str] = []
     families = ("per_dim",) if array.interface else options.families

@@ -18,6 +18,14 @@ empty J(C).  A depth-first walk over cliques in increasing lane order computes J
 incrementally, prunes at an empty J (no superset can be realized) and at a clique
 whose every extension fits; so single-port banks at II 1 need exactly the emptiness
 of the S_ab, and a richer port model only walks the cliques that really co-occur.
+
+Pair sets involving an irregular lane enter J(C) only as edges, not as intersected
+sets: their pairwise "different address" conditions are disjunctions over free
+dimensions, and intersecting many of them grows isl sets exponentially.  The joint set
+computed is then a superset of the true one, so the proof stays sound (it may report a
+conflict that cannot happen, never the opposite).  What keeps it sharp is counting:
+the reads of a clique have pairwise different addresses in one bank, and a bank holds
+at most ``bank_depth`` elements, so a clique with more reads than that is empty.
 """
 
 from __future__ import annotations
@@ -118,6 +126,15 @@ class _GroupProver:
     def _is_write(self, k: int) -> bool:
         return self.group.accesses[k].kind == "write"
 
+    def _fits_in_bank(self, clique: list[int]) -> bool:
+        """Whether one bank holds enough elements for the clique's reads, which all
+        have different addresses."""
+        reads = sum(not self._is_write(k) for k in clique)
+        return reads <= self.banking.scheme.bank_depth
+
+    def _regular(self, k: int) -> bool:
+        return self.group.accesses[k].regular
+
     def _empty(self, points: isl.Set) -> bool:
         self.checks += 1
         return points.is_empty()
@@ -187,9 +204,12 @@ class _GroupProver:
         if self.ports.fits(len(clique) + len(rest) - all_writes, all_writes, ii):
             return None
         for pos, k in enumerate(rest):
+            if not self._fits_in_bank(clique + [k]):
+                continue
             grown = joint
             for j in clique:
-                grown = grown.intersect(self.pair(j, k))
+                if self._regular(j) and self._regular(k):
+                    grown = grown.intersect(self.pair(j, k))
             if self._empty(grown):
                 continue
             later = [j for j in rest[pos + 1:] if self.edge(k, j)]

@@ -1,0 +1,38 @@
+"""``arraypart bench`` on a few kernels: the JSON's structure and every row's status."""
+
+import json
+
+from arraypart import cli
+from arraypart.banking.baselines import BASELINES
+
+from conftest import ROOT
+
+METHOD_KEYS = {"banks", "copies", "conflict_free", "storage_overhead", "bram18k", "seconds"}
+KERNELS = ["denoise.c", "bicubic.c", "transpose.c", "syr2k.c"]
+
+
+def test_bench_json_rows_and_totals(tmp_path, capsys):
+    out = tmp_path / "bench.json"
+    code = cli.main(["bench", *[str(ROOT / "kernels" / k) for k in KERNELS], "--json", str(out)])
+    capsys.readouterr()
+    assert code == 0
+    data = json.loads(out.read_text())
+    rows, totals = data["rows"], data["totals"]
+    assert {r["kernel"] for r in rows} == {k[:-2] for k in KERNELS}
+    for row in rows:
+        assert {"kernel", "array", "lower_bound", "arraypart", *BASELINES} <= row.keys()
+        for method in ("arraypart", *BASELINES):
+            assert METHOD_KEYS <= row[method].keys()
+        ours = row["arraypart"]
+        assert ours["conflict_free"] is True
+        assert ours["banks"] * ours["copies"] >= row["lower_bound"]
+        for method in BASELINES:
+            theirs = row[method]
+            if theirs["conflict_free"]:
+                assert ours["banks"] * ours["copies"] <= theirs["banks"] * theirs["copies"]
+    stencil = next(r for r in rows if r["kernel"] == "denoise" and r["array"] == "buf")
+    assert stencil["arraypart"]["banks"] == 4 and stencil["ltb"]["banks"] == 5
+    assert stencil["vitis_manual"]["banks"] == 9
+    assert totals["arraypart_conflict_free"] and totals["checker_disagrees"] == []
+    assert totals["worse_than_a_conflict_free_baseline"] == []
+    assert totals["kernels"] == len(KERNELS) and totals["arrays"] == len(rows)
