@@ -10,6 +10,11 @@ to an :mod:`arraypart.expr` tree, or None when it is not quasi-affine:
 Over constants the operators keep their C meaning (``/`` and ``%`` truncate toward
 zero), so ``N - 1`` or ``(N / 2) * 2`` fold exactly as a C compiler folds them.  The
 floor readings above assume a non-negative dividend, which holds for in-bounds indices.
+
+Integers are those of C's widest types: a literal above 2^64 - 1, a constant or a
+coefficient outside [-2^63, 2^64 - 1], a shift count outside 0..63 and a division by
+zero are located errors (C leaves them undefined), which also keeps every folded
+value small: no input can make the front end compute with huge integers.
 """
 
 from __future__ import annotations
@@ -20,7 +25,9 @@ from typing import Mapping
 from pycparser import c_ast
 
 from .. import expr as E
+from ..errors import KernelError
 from ..ir import Conjunction, Constraint
+from .cparse import node_coord
 
 MIN_NAMES = ("min", "MIN")
 MAX_NAMES = ("max", "MAX")
@@ -28,6 +35,11 @@ COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
 NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 INTEGER_SUFFIX_CHARS = "uUlL"
+INT64_MIN = -(2 ** 63)  # the range of C's widest integer types, long long and
+UINT64_MAX = 2 ** 64 - 1  # unsigned long long
+SHIFT_WIDTH = 64  # a shift count must be below the width of the widest type
+NUMBER_FIELDS = {E.Const: "value", E.Scale: "factor", E.FloorDiv: "divisor",
+                 E.Mod: "modulus"}
 INTEGER_TYPE_WORDS = frozenset(
     "char short int long signed unsigned _Bool bool size_t "
     "int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t".split())
@@ -52,11 +64,24 @@ EMPTY_SCOPE = Scope()
 
 
 def int_literal(node: c_ast.Constant) -> int | None:
-    """Value of an integer or character literal (``0x40``, ``010``, ``64u``, ``'a'``)."""
+    """Value of an integer or character literal (``0x40``, ``010``, ``64u``, ``'a'``);
+    None for other literals.  A literal above 2^64 - 1 is an error."""
     text = node.value
     if node.type == "char" and len(text) == 3 and text[0] == text[2] == "'":
         return ord(text[1])
+    value = int_text(text)
+    if value is not None and value > UINT64_MAX:
+        raise KernelError(node_coord(node), f"integer constant {text} does not fit in "
+                                            "64 bits")
+    return value
+
+
+def int_text(text: str) -> int | None:
+    """The value of the C integer literal ``text`` (decimal, ``0x``/``0b`` hex or
+    binary, ``0`` octal, ``uUlL`` suffixes), or None when it is not one."""
     digits = text.rstrip(INTEGER_SUFFIX_CHARS)
+    if not digits.isascii() or not digits.isalnum():
+        return None  # rejects what int() would also take: '_', blanks, signs
     try:
         if digits[:2] in ("0x", "0X", "0b", "0B"):
             return int(digits, 0)
@@ -73,15 +98,15 @@ def fold(node: c_ast.Node, scope: Scope = EMPTY_SCOPE) -> int | None:
     return e.value if isinstance(e, E.Const) else None
 
 
-def _c_binary(op: str, a: int, b: int) -> int | None:
-    """``a op b`` with C's integer semantics (None: division by zero, unknown op)."""
+def _c_binary(op: str, a: int, b: int, node: c_ast.BinaryOp) -> int | None:
+    """``a op b`` with C's integer semantics (None: an operator C constants lack)."""
     if op in ("/", "%"):
         if b == 0:
-            return None
+            raise KernelError(node_coord(node), f"division by zero ('{op} 0')")
         quotient = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
         return quotient if op == "/" else a - b * quotient
-    if op in ("<<", ">>") and b < 0:
-        return None
+    if op in ("<<", ">>"):
+        _check_shift(b, node)
     table = {
         "+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b,
         "<<": lambda: a << b, ">>": lambda: a >> b,
@@ -91,6 +116,26 @@ def _c_binary(op: str, a: int, b: int) -> int | None:
         "&&": lambda: int(bool(a) and bool(b)), "||": lambda: int(bool(a) or bool(b)),
     }
     return table[op]() if op in table else None
+
+
+def _check_shift(count: int, node: c_ast.BinaryOp) -> None:
+    if not 0 <= count < SHIFT_WIDTH:
+        raise KernelError(node_coord(node), f"shift count {count} is out of range "
+                                            f"(0..{SHIFT_WIDTH - 1})")
+
+
+def _checked(e: E.Expr, node: c_ast.Node) -> E.Expr:
+    """``e`` when its constants and coefficients fit in 64 bits, else an error."""
+    stack = [e]
+    while stack:
+        t = stack.pop()
+        number = NUMBER_FIELDS.get(type(t))
+        if number is not None and not INT64_MIN <= getattr(t, number) <= UINT64_MAX:
+            raise KernelError(node_coord(node), "integer constant expression overflows "
+                                                "64 bits")
+        stack.extend(t.terms if isinstance(t, E.Add) else
+                     (t.arg,) if isinstance(t, (E.Scale, E.FloorDiv, E.Mod)) else ())
+    return e
 
 
 def _c_unary(op: str, a: int) -> int | None:
@@ -140,11 +185,11 @@ def _unary(node: c_ast.UnaryOp, scope: Scope) -> E.Expr | None:
         return None
     if isinstance(inner, E.Const):
         value = _c_unary(node.op, inner.value)
-        return None if value is None else E.const(value)
+        return None if value is None else _checked(E.const(value), node)
     if node.op == "+":
         return inner
     if node.op == "-":
-        return E.scale(-1, inner)
+        return _checked(E.scale(-1, inner), node)
     return None
 
 
@@ -154,13 +199,19 @@ def _binary(node: c_ast.BinaryOp, scope: Scope) -> E.Expr | None:
     if left is None or right is None:
         return None
     if isinstance(left, E.Const) and isinstance(right, E.Const):
-        value = _c_binary(node.op, left.value, right.value)
-        return None if value is None else E.const(value)
-    return _symbolic(node.op, left, right)
+        value = _c_binary(node.op, left.value, right.value, node)
+        return None if value is None else _checked(E.const(value), node)
+    result = _symbolic(node, left, right)
+    return None if result is None else _checked(result, node)
 
 
-def _symbolic(op: str, left: E.Expr, right: E.Expr) -> E.Expr | None:
+def _symbolic(node: c_ast.BinaryOp, left: E.Expr, right: E.Expr) -> E.Expr | None:
+    op = node.op
     k = right.value if isinstance(right, E.Const) else None
+    if op in ("/", "%") and k == 0:
+        raise KernelError(node_coord(node), f"division by zero ('{op} 0')")
+    if op in ("<<", ">>") and k is not None:
+        _check_shift(k, node)
     if op == "+":
         return E.add(left, right)
     if op == "-":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from pycparser import c_ast
@@ -23,6 +24,7 @@ BASIC_TYPE_BITS = {
     ("long", "long"): 64, ("float",): 32, ("double",): 64,
 }
 MAX_TYPEDEF_DEPTH = 32  # a typedef chain longer than this is a cycle or abuse
+MAX_ARRAY_ELEMENTS = 2 ** 63 - 1  # element counts and flat offsets fit numpy's int64
 
 
 @dataclass(slots=True)
@@ -66,6 +68,9 @@ def element_type(decl_type: c_ast.Node, typedefs: dict, name: str,
         if len(names) != 1 or names[0] not in typedefs:
             break
         t = typedefs[names[0]]
+    else:
+        raise KernelError(coord, f"array '{name}': element type is a chain of more than "
+                                 f"{MAX_TYPEDEF_DEPTH} typedefs")
     raise KernelError(coord, f"array '{name}': unsupported element type (expected an "
                              "integer, floating-point or bool type)")
 
@@ -101,6 +106,9 @@ def array_draft(decl: c_ast.Decl, *, interface: bool, typedefs: dict,
             raise KernelError(node_coord(dim), f"size of array '{decl.name}' must be a "
                                                "positive integer constant")
         shape.append(size)
+    if math.prod(shape) > MAX_ARRAY_ELEMENTS:
+        raise KernelError(coord, f"array '{decl.name}' has {math.prod(shape)} elements, "
+                                 f"more than the {MAX_ARRAY_ELEMENTS} supported")
     elem_type, bits = element_type(elem, typedefs, decl.name, coord)
     return ArrayDraft(decl.name, tuple(shape), elem_type, bits, interface, coord,
                       const="const" in (elem.quals or ()) or "const" in decl.quals,

@@ -17,7 +17,8 @@ from .. import expr as E
 from ..cast import outer_array_refs
 from ..errors import Coord, KernelError
 from ..ir import Access, Array, If, Loop, Node, Stmt
-from .cexpr import COMPARISONS, FLIPPED, Scope, condition_dnf, fold, min_max_terms, quasi_affine
+from .cexpr import (COMPARISONS, FLIPPED, Scope, condition_dnf, fold, int_literal,
+                    min_max_terms, quasi_affine)
 from .cparse import node_coord
 from .declarations import ArrayDraft, array_draft, integer_constant, is_array_decl, walk
 from .pragmas import LOOP_DIRECTIVES, PragmaReader
@@ -57,6 +58,7 @@ class _Lowering:
         self._iterators: list[str] = []
 
     def run(self):
+        _check_literals(self._ast)
         self._collect_constants()
         self._collect_arrays()
         self._apply_array_pragmas()
@@ -325,6 +327,14 @@ class _Lowering:
 
 _NOT_AFFINE = ("loop {what} must be affine in constants and enclosing loop iterators "
                "(or a {kind}() of such)")
+
+
+def _check_literals(ast: c_ast.FileAST) -> None:
+    """Every integer literal of the file fits in 64 bits (:func:`int_literal` raises),
+    also where its value is never folded (``x * 99999999999999999999``)."""
+    for node in walk(ast):
+        if isinstance(node, c_ast.Constant):
+            int_literal(node)
 
 
 def _is_id(node: c_ast.Node, name: str) -> bool:

@@ -16,6 +16,7 @@ from pycparser import c_ast
 
 from ..errors import Coord, KernelError
 from ..ir import PARTITION_TYPES, PORT_MODELS, PartitionPragma
+from .cexpr import int_text
 
 HLS_PREFIX = "hls"
 LOOP_DIRECTIVES = ("pipeline", "unroll")
@@ -24,6 +25,7 @@ COMPLETE_UNROLL = 0
 DEFAULT_PARTITION_TYPE = "complete"  # Vitis's default for array_partition
 DEFAULT_PARTITION_DIM = 1  # Vitis's default for array_partition
 KEY_SPELLING = {"ii": "II"}  # how Vitis documents a key, for messages
+MAX_PRAGMA_VALUE = 2 ** 31 - 1  # Vitis reads pragma integers as a C int
 _OPTION_RE = re.compile(r"\s*=\s*")
 
 
@@ -84,15 +86,12 @@ class PragmaReader:
         raw = pragma.option(key)
         value = self._constants.get(raw)
         if value is None:
-            try:
-                value = int(raw, 0)
-            except ValueError:
-                value = None
-        if value is None or value < minimum:
+            value = int_text(raw)
+        if value is None or not minimum <= value <= MAX_PRAGMA_VALUE:
             what = "a positive" if minimum > 0 else "a non-negative"
             shown = KEY_SPELLING.get(key, key)
-            self.error(pragma, f"{shown}= of {pragma.kind} must be {what} integer, "
-                               f"got '{raw}'", key)
+            self.error(pragma, f"{shown}= of {pragma.kind} must be {what} integer "
+                               f"of at most {MAX_PRAGMA_VALUE}, got '{raw}'", key)
         return value
 
     # ------------------------------------------------------------ loop pragmas

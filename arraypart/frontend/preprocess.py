@@ -1,7 +1,8 @@
 """Preprocessing with pcpp: macros, ``-D`` overrides, conditional compilation.
 
-The output keeps the user's line numbers (pcpp writes ``#line`` markers that pycparser
-reads) and, outside macro expansions, the user's columns: comments are replaced by
+The output keeps the user's line numbers (pcpp's line markers become blank lines, so
+the C parser need obey no ``#line`` but the front end's own, see :mod:`.cparse`)
+and, outside macro expansions, the user's columns: comments are replaced by
 blanks of the same layout instead of one space.  ``#include`` lines are never opened:
 they pass through, are recorded verbatim and blanked, so the C parser sees only the
 user's code (the standard types come from the parser's typedef prelude).  ``#pragma``
@@ -19,7 +20,19 @@ import pcpp
 from ..errors import Coord, KernelError
 
 INCLUDE_DIRECTIVE = "include"
+LINE_DIRECTIVE = "line"
+LINE_MARKER = "#\0line"  # pcpp's "#line N" markers, in a spelling no user text has (NUL)
 DEFINE_DIRECTIVES = ("define", "undef")
+# Directives pcpp indexes the first argument of without checking that there is one.
+NEEDS_ARGUMENT = {"define": "a macro name", "undef": "a macro name",
+                  "ifdef": "a macro name", "ifndef": "a macro name",
+                  "if": "an expression", "elif": "an expression"}
+NULL_DIRECTIVES = ("pragma",)  # legal without arguments: passed through as written
+# pcpp raises these (instead of reporting) on directives it cannot read.
+PCPP_FAILURES = (IndexError, KeyError, AttributeError, TypeError, ValueError)
+# Macros may expand exponentially (#define B (A+A), C (B+B), ...).  A kernel's macros
+# expand to a few hundred tokens; pcpp expands about 100,000 per second.
+MAX_EXPANDED_TOKENS = 20_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,17 +48,25 @@ class Preprocessed:
 class _Preprocessor(pcpp.Preprocessor):
     """pcpp with located errors, pass-through includes and command-line overrides."""
 
-    def __init__(self, source: str, overrides: Mapping[str, int]):
+    def __init__(self, source: str, filename: str, overrides: Mapping[str, int]):
         super().__init__()
-        self.line_directive = "#line"
+        self.line_directive = LINE_MARKER
         self._source = source
+        self._filename = filename
         self._overrides = frozenset(overrides)
         self.user_macros: list[str] = list(overrides)
+        self.last_directive: Coord | None = None
+        self._expanded_tokens = 0
         for name, value in overrides.items():
             self.define(f"{name} {value}")
 
+    def parsegen(self, input, source=None, abssource=None):
+        # Without an absolute path pcpp names the file exactly as given (it would
+        # otherwise make it absolute, then relative to the working directory).
+        return super().parsegen(input, source, None)
+
     def on_error(self, file, line, msg):
-        raise KernelError(Coord(file, line, 1), f"preprocessor: {msg}")
+        raise KernelError(Coord(self._filename, line, 1), f"preprocessor: {msg.strip()}")
 
     def on_file_open(self, is_system_include, includepath):
         raise IOError(f"{includepath}: includes are not opened")
@@ -53,12 +74,28 @@ class _Preprocessor(pcpp.Preprocessor):
     def on_include_not_found(self, is_malformed, is_system_include, curdir, includepath):
         raise pcpp.OutputDirective(pcpp.Action.IgnoreAndPassThrough)
 
+    def expand_macros(self, tokens, expanding_from=()):
+        if expanding_from:  # a macro's replacement, not the file's own text
+            self._expanded_tokens += len(tokens)
+        if self._expanded_tokens > MAX_EXPANDED_TOKENS:
+            # pcpp's linemacro: the line whose macro use is being expanded.
+            raise KernelError(Coord(self._filename, self.linemacro, 1),
+                              f"preprocessor: macro expansion exceeds "
+                              f"{MAX_EXPANDED_TOKENS} tokens (exponential macros?)")
+        return super().expand_macros(tokens, list(expanding_from))
+
     def on_comment(self, tok):
         # Blank the comment but keep its newlines and width, so lines and columns hold.
         tok.value = "".join(c if c == "\n" else " " for c in tok.value)
         return True
 
     def on_directive_handle(self, directive, toks, ifpassthru, precedingtoks):
+        self.last_directive = self._directive_coord(directive)
+        if not toks and directive.value in NEEDS_ARGUMENT:
+            raise KernelError(self.last_directive, f"preprocessor: #{directive.value} "
+                                                   f"needs {NEEDS_ARGUMENT[directive.value]}")
+        if not toks and directive.value in NULL_DIRECTIVES:
+            raise pcpp.OutputDirective(pcpp.Action.IgnoreAndPassThrough)
         super().on_directive_handle(directive, toks, ifpassthru, precedingtoks)
         if directive.value in DEFINE_DIRECTIVES and toks:
             name = toks[0].value
@@ -75,23 +112,41 @@ class _Preprocessor(pcpp.Preprocessor):
             raise KernelError(self._directive_coord(directive), f"#error {message}")
         if directive.value == "warning":
             return True
+        if directive.value == LINE_DIRECTIVE or directive.value.isdigit():
+            # The C parser would obey it and report positions in another file or line.
+            raise KernelError(self._directive_coord(directive),
+                              "#line directives are not supported: arraypart reports "
+                              "positions in the kernel file itself")
         return None
 
     def _directive_coord(self, directive) -> Coord:
         line_start = self._source.rfind("\n", 0, directive.lexpos) + 1
         hash_col = self._source.find("#", line_start) - line_start + 1
-        return Coord(directive.source, directive.lineno, max(hash_col, 1))
+        return Coord(self._filename, directive.lineno, max(hash_col, 1))
 
 
 def preprocess(text: str, filename: str, overrides: Mapping[str, int]) -> Preprocessed:
     """Run pcpp over ``text``; raise :class:`KernelError` on a preprocessor error."""
-    pp = _Preprocessor(text, overrides)
-    pp.parse(text, filename)
+    pp = _Preprocessor(text, filename, overrides)
     out = io.StringIO()
-    pp.write(out)
+    try:
+        # No includes are opened, so every position is in ``filename``; pcpp's name
+        # for it only appears in __FILE__ and in line markers, which hold one line.
+        pp.parse(text, " ".join(filename.splitlines()))
+        pp.write(out)
+    except PCPP_FAILURES as exc:
+        where = pp.last_directive or Coord(filename, 1, 1)
+        raise KernelError(where, "preprocessor: cannot read this directive "
+                                 f"({type(exc).__name__} in pcpp)") from exc
+    except RecursionError:
+        raise KernelError(Coord(filename, max(pp.linemacro, 1), 1),
+                          "preprocessor: macros nested too deeply") from None
     lines, includes = [], []
     for line in out.getvalue().split("\n"):
-        if _is_include(line):
+        if line.startswith(LINE_MARKER):
+            # "<marker> N "file"": the next line is line N; pcpp only skips forward.
+            lines.extend([""] * (int(line.split()[1]) - 1 - len(lines)))
+        elif _is_include(line):
             includes.append(line.strip())
             lines.append("")
         else:

@@ -1,0 +1,2 @@
+#define
+void k(int A[2]) { A[0] = 1; }

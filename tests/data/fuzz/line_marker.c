@@ -1,0 +1,2 @@
+# 0 "other.c"
+void k(int A[2]) { A[0] = ; }

@@ -1,0 +1,2 @@
+#pragma
+void k(int A[2]) { A[0] = 1; }

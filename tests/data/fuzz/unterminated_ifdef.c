@@ -1,0 +1,2 @@
+#ifdef N
+void k(int A[2]) { A[0] = 1; }
