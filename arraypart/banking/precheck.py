@@ -18,6 +18,8 @@ and bank, reads of one offset are one access and every write counts.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from ..ir import PortModel
@@ -51,6 +53,29 @@ def least_ii_scalar(ports: PortModel, reads: int, writes: int, target: int) -> i
     return INFEASIBLE_II
 
 
+@lru_cache(maxsize=256)
+def _ii_table(ports: PortModel, lanes: int, target: int) -> np.ndarray:
+    """``table[r * lanes + w]``: ``least_ii_scalar(ports, r, w, target)`` for every
+    r, w < lanes, computed by scanning II upward over the whole grid at once (fits is
+    monotone in II)."""
+    reads, writes = np.divmod(np.arange(lanes * lanes, dtype=np.int64), lanes)
+    table = np.full(lanes * lanes, INFEASIBLE_II, dtype=np.int64)
+    if not ports.writable:
+        open_cells = writes == 0
+    else:
+        open_cells = np.ones(lanes * lanes, dtype=bool)
+    for ii in range(target, target + 2 * lanes + 1):
+        extra_writes = np.maximum(0, writes - ii * ports.write_only)
+        if ports.read_only is None:
+            used = extra_writes
+        else:
+            used = extra_writes + np.maximum(0, reads - ii * ports.read_only)
+        newly = open_cells & (table == INFEASIBLE_II) & (used <= ii * ports.read_write)
+        table[newly] = ii
+    table.setflags(write=False)
+    return table
+
+
 def _needed_ii(ports: PortModel, eq: np.ndarray, is_write: np.ndarray,
                target: int) -> np.ndarray:
     """``eq[..., k, j]``: lanes k and j share a bank.  The least II at which every bank
@@ -58,9 +83,7 @@ def _needed_ii(ports: PortModel, eq: np.ndarray, is_write: np.ndarray,
     reads = (eq & ~is_write).sum(-1)
     writes = (eq & is_write).sum(-1)
     lanes = len(is_write) + 1
-    table = np.array([least_ii_scalar(ports, r, w, target)
-                      for r in range(lanes) for w in range(lanes)], dtype=np.int64)
-    needed = table[reads * lanes + writes]
+    needed = _ii_table(ports, lanes, target)[reads * lanes + writes]
     return needed.reshape(*eq.shape[:-3], -1).max(-1)
 
 
