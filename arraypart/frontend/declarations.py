@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+
 
 from pycparser import c_ast
 
 from ..errors import Coord, KernelError
+from ..ir import Array
 from .cexpr import Scope, fold
 from .cparse import node_coord
 
@@ -25,23 +26,6 @@ BASIC_TYPE_BITS = {
 }
 MAX_TYPEDEF_DEPTH = 32  # a typedef chain longer than this is a cycle or abuse
 MAX_ARRAY_ELEMENTS = 2 ** 63 - 1  # element counts and flat offsets fit numpy's int64
-
-
-@dataclass(slots=True)
-class ArrayDraft:
-    """An array while the front end collects its pragmas (mutable, local to one run)."""
-
-    name: str
-    shape: tuple[int, ...]
-    elem_type: str
-    elem_bits: int
-    interface: bool
-    coord: Coord
-    const: bool
-    static: bool
-    partitions: list = field(default_factory=list)
-    storage: str | None = None
-    storage_impl: str | None = None
 
 
 def type_bits(names: list[str]) -> int | None:
@@ -88,9 +72,10 @@ def is_array_decl(node: c_ast.Node) -> bool:
     return isinstance(node, c_ast.Decl) and isinstance(node.type, c_ast.ArrayDecl)
 
 
-def array_draft(decl: c_ast.Decl, *, interface: bool, typedefs: dict,
-                scope: Scope) -> ArrayDraft:
-    """An array declaration as a draft; sizes must fold to positive constants."""
+def array_decl(decl: c_ast.Decl, *, interface: bool, typedefs: dict,
+               scope: Scope) -> Array:
+    """An array declaration, before its pragmas; sizes must fold to positive
+    constants."""
     coord = node_coord(decl)
     dims, elem = array_dims(decl)
     shape = []
@@ -110,7 +95,7 @@ def array_draft(decl: c_ast.Decl, *, interface: bool, typedefs: dict,
         raise KernelError(coord, f"array '{decl.name}' has {math.prod(shape)} elements, "
                                  f"more than the {MAX_ARRAY_ELEMENTS} supported")
     elem_type, bits = element_type(elem, typedefs, decl.name, coord)
-    return ArrayDraft(decl.name, tuple(shape), elem_type, bits, interface, coord,
+    return Array(decl.name, tuple(shape), elem_type, bits, interface, coord,
                       const="const" in (elem.quals or ()) or "const" in decl.quals,
                       static="static" in decl.storage)
 

@@ -9,6 +9,7 @@ the right side before the left, a compound assignment's read before its write.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Mapping
 
 from pycparser import c_ast
@@ -20,7 +21,7 @@ from ..ir import Access, Array, If, Loop, Node, Stmt
 from .cexpr import (COMPARISONS, FLIPPED, Scope, condition_dnf, fold, int_literal,
                     min_max_terms, quasi_affine)
 from .cparse import node_coord
-from .declarations import ArrayDraft, array_draft, integer_constant, is_array_decl, walk
+from .declarations import array_decl, integer_constant, is_array_decl, walk
 from .pragmas import LOOP_DIRECTIVES, PragmaReader
 
 UNSUPPORTED_STATEMENTS = {
@@ -53,7 +54,7 @@ class _Lowering:
         self._constants: dict[str, int] = dict(defines)
         self._pragmas = PragmaReader(filename, lines, self._constants)
         self._ref_ids = {id(r): k for k, r in enumerate(outer_array_refs(func.body))}
-        self._arrays: dict[str, ArrayDraft] = {}
+        self._arrays: dict[str, Array] = {}
         self._pointers: dict[str, Coord] = {}
         self._iterators: list[str] = []
 
@@ -63,12 +64,7 @@ class _Lowering:
         self._collect_arrays()
         self._apply_array_pragmas()
         body = tuple(self._items(self._func.body.block_items))
-        arrays = tuple(
-            Array(d.name, d.shape, d.elem_type, d.elem_bits, d.interface, d.coord,
-                  const=d.const, static=d.static, storage=d.storage,
-                  storage_impl=d.storage_impl, partitions=tuple(d.partitions))
-            for d in self._arrays.values())
-        return arrays, body
+        return tuple(self._arrays.values()), body
 
     # ------------------------------------------------------------ declarations
 
@@ -100,7 +96,7 @@ class _Lowering:
     def _add_array(self, decl: c_ast.Decl, *, interface: bool) -> None:
         if decl.name in self._arrays:
             raise KernelError(node_coord(decl), f"array '{decl.name}' is declared twice")
-        self._arrays[decl.name] = array_draft(
+        self._arrays[decl.name] = array_decl(
             decl, interface=interface, typedefs=self._typedefs, scope=self._scope())
 
     def _apply_array_pragmas(self) -> None:
@@ -109,12 +105,16 @@ class _Lowering:
             pragma = self._pragmas.parse(node) if isinstance(node, c_ast.Pragma) else None
             if pragma is None:
                 continue
+            if pragma.kind not in ("array_partition", "bind_storage"):
+                continue
+            name = self._pragmas.target(pragma, ranks)
+            array = self._arrays[name]
             if pragma.kind == "array_partition":
-                draft = self._arrays[self._pragmas.target(pragma, ranks)]
-                draft.partitions.append(self._pragmas.partition(pragma, len(draft.shape)))
-            elif pragma.kind == "bind_storage":
-                draft = self._arrays[self._pragmas.target(pragma, ranks)]
-                draft.storage, draft.storage_impl = self._pragmas.storage(pragma)
+                partition = self._pragmas.partition(pragma, len(array.shape))
+                self._arrays[name] = replace(array, partitions=array.partitions + (partition,))
+            else:
+                storage, impl = self._pragmas.storage(pragma)
+                self._arrays[name] = replace(array, storage=storage, storage_impl=impl)
 
     # ------------------------------------------------------------ statements
 
