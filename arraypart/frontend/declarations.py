@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 
-
 from pycparser import c_ast
 
 from ..errors import Coord, KernelError
