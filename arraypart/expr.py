@@ -267,7 +267,8 @@ def _c_product(factor: int, arg: Expr, name_of: Callable[[str], str]) -> str:
 
 
 def pretty(e: Expr) -> str:
-    """Human-readable formula for reports and comments (``floor``/``mod`` spelled out)."""
+    """Human-readable formula for reports and comments (``floor``/``mod`` spelled out),
+    e.g. ``floor((x0 + 3*x1)/2) mod 4``."""
     if isinstance(e, Const):
         return str(e.value)
     if isinstance(e, Var):
@@ -275,9 +276,13 @@ def pretty(e: Expr) -> str:
     if isinstance(e, Add):
         return " + ".join(pretty(t) for t in e.terms).replace("+ -", "- ")
     if isinstance(e, Scale):
-        inner = pretty(e.arg)
-        return f"{e.factor}*{inner if isinstance(e.arg, Var) else f'({inner})'}"
+        return f"{e.factor}*{_pretty_atom(e.arg)}"
     if isinstance(e, FloorDiv):
-        return f"floor(({pretty(e.arg)})/{e.divisor})"
-    inner = pretty(e.arg)
-    return f"{inner if isinstance(e.arg, (Var, Const)) else f'({inner})'} mod {e.modulus}"
+        return f"floor({_pretty_atom(e.arg)}/{e.divisor})"
+    return f"{_pretty_atom(e.arg)} mod {e.modulus}"
+
+
+def _pretty_atom(e: Expr) -> str:
+    """``pretty(e)``, parenthesized unless it is a variable, constant or floor."""
+    text = pretty(e)
+    return text if isinstance(e, (Var, Const, FloorDiv)) else f"({text})"
