@@ -1,9 +1,12 @@
 """The product installs as a wheel and compiles a kernel from there (templates are
 package data, not files of the source checkout)."""
 
+import site
 import subprocess
 import sys
+import sysconfig
 import venv
+from pathlib import Path
 
 from conftest import ROOT
 
@@ -15,10 +18,16 @@ def test_wheel_installs_into_a_fresh_venv_and_compiles(tmp_path):
                    check=True, capture_output=True, cwd=tmp_path)
     wheel = next(wheel_dir.glob("arraypart-*.whl"))
     env_dir = tmp_path / "venv"
-    # System site packages provide the dependencies (no network); the wheel's own
-    # arraypart comes first on the venv's path.
-    venv.create(env_dir, system_site_packages=True, with_pip=True)
+    venv.create(env_dir, with_pip=True)
     python = env_dir / "bin" / "python"
+    # The running environment's packages provide the dependencies (no network): its
+    # site directories go on the new venv's path after the venv's own, as plain path
+    # entries (so the editable install of the checkout is not picked up).
+    inner_site = subprocess.run([str(python), "-c", "import sysconfig; "
+                                 "print(sysconfig.get_paths()['purelib'])"],
+                                capture_output=True, text=True, check=True).stdout.strip()
+    outer_sites = [*site.getsitepackages(), sysconfig.get_paths()["purelib"]]
+    (Path(inner_site) / "outer_env.pth").write_text("\n".join(dict.fromkeys(outer_sites)))
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index",
                     str(wheel)], check=True, capture_output=True)
     where = subprocess.run([str(python), "-c", "import arraypart; print(arraypart.__file__)"],
