@@ -107,3 +107,47 @@ def test_python_dash_m_and_console_script():
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["top"] == "denoise"
+
+
+HAND_PARTITIONED = """\
+// a 4-point cross on a buffer the user partitioned by hand (cyclic 2 x cyclic 2)
+void cross(float in[32][32], float out[32][32]) {
+  float buf[32][32];
+#pragma HLS array_partition variable=buf type=cyclic factor=2 dim=1
+#pragma HLS array_partition variable=buf type=cyclic factor=2 dim=2
+#pragma HLS bind_storage variable=buf type=ram_1p
+  for (int i = 0; i < 32; i++)
+    for (int j = 0; j < 32; j++) {
+#pragma HLS pipeline II=1
+      buf[i][j] = in[i][j];
+    }
+  for (int i = 0; i < 30; i++)
+    for (int j = 0; j < 30; j++) {
+#pragma HLS pipeline II=1
+      out[i][j] = buf[i][j + 1] + buf[i + 1][j] + buf[i + 1][j + 2] + buf[i + 2][j + 1];
+    }
+}
+"""
+
+
+def test_hand_written_partitions_are_kept_with_a_warning_or_replaced(tmp_path, capsys):
+    kernel = tmp_path / "cross.c"
+    kernel.write_text(HAND_PARTITIONED)
+    code, _, err = run(["compile", str(kernel), "-o", str(tmp_path / "kept")], capsys)
+    assert code == 1
+    assert "cross.c:4:" in err and "warning" in err and "flat" in err
+    kept = (tmp_path / "kept" / "cross.cpp").read_text()
+    assert "type=cyclic factor=2 dim=1" in kept and "buf_bank" not in kept
+    report = json.loads((tmp_path / "kept" / "report.json").read_text())
+    assert max(loop["achieved_ii"] for loop in report["loops"]) == 2
+
+    code, _, _ = run(["compile", str(kernel), "-o", str(tmp_path / "replaced"),
+                      "--replace-partitions"], capsys)
+    assert code == 0
+    replaced = json.loads((tmp_path / "replaced" / "report.json").read_text())
+    buf = next(a for a in replaced["arrays"] if a["name"] == "buf")
+    assert buf["banks"] == 4 and buf["conflict_free"]
+    assert all(loop["achieved_ii"] == 1 for loop in replaced["loops"])
+
+    code, out, _ = run(["check", str(kernel), "--as-written"], capsys)
+    assert code == 1 and "achieved II 2" in out and "arraypart would choose" in out
