@@ -86,7 +86,7 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
         if not proof.conflict_free:
             better = search.run(families)
             tried = better.tried
-            notes.append(warning_text(array.partitions[-1].coord, (
+            notes.append(warning_text(array.partitions[0].coord, (
                 f"the array_partition pragmas of {array.name} ({banking.scheme.describe()}) "
                 f"conflict: {proof.counterexample}; a better banking is "
                 f"{_text(better.banking)}")))
