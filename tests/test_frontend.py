@@ -66,12 +66,12 @@ def test_loop_forms_structure():
                 ("stmt", 12, ("read x[j] #1 @12:18", "read A[i,j] #0 @12:7",
                               "write A[i,j] #0 @12:7")),)),)),
         ("loop", "L14", "i", ("15",), ("0",), -1, None, None, (
-            ("stmt", 14, ("read x[i mod 8] #3 @14:44", "read x[floor((i)/2)] #4 @14:55",
+            ("stmt", 14, ("read x[i mod 8] #3 @14:44", "read x[floor(i/2)] #4 @14:55",
                           "write x[i] #2 @14:37")),)),
         ("loop", "L15", "i", ("0",), ("15",), 1, None, None, (
             ("stmt", 15, ("read idx[i] #6 @15:50", "read x[?] #5 @15:48")),)),
         ("loop", "L16", "i", ("16",), ("2",), -3, None, None, (
-            ("stmt", 16, ("read x[i mod 3] #8 @16:46", "write x[floor((i)/2)] #7 @16:35")),)),
+            ("stmt", 16, ("read x[i mod 3] #8 @16:46", "write x[floor(i/2)] #7 @16:35")),)),
         ("loop", "L17", "i", ("0",), ("15",), 4, None, None, (
             ("stmt", 17, ("read A[i,?] #10 @17:50", "write x[2*i + 1] #9 @17:35")),)),
         ("loop", "L18", "i", ("0",), ("15",), 1, None, None, (
@@ -153,7 +153,7 @@ void k(int A[64], int B[64], int n) {
         ("stmt", 7, ("read A[4*i] #1 @7:29", "read A[floor((j + 3)/4)] #2 @7:42",
                      "read A[(i + j) mod 5] #3 @7:59", "write A[(8*i + j) mod 64] #0 @7:7")),
         ("stmt", 8, ("read B[?] #5 @8:18", "read B[?] #6 @8:25", "read B[i] #7 @8:35",
-                     "read B[-1*i + 63] #8 @8:47", "read B[2*(floor((i)/2))] #9 @8:60",
+                     "read B[-1*i + 63] #8 @8:47", "read B[2*floor(i/2)] #9 @8:60",
                      "write B[?] #4 @8:7")),
     )
 
