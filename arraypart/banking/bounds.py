@@ -24,10 +24,14 @@ import numpy as np
 
 from .. import expr as E
 from ..ir import PortModel
-from ..poly.model import ArrayModel
+from ..poly.model import ArrayModel, LaneAccess
 from . import islsets as S
-from .groups import GroupShape, analyze_group
+from .groups import GroupShape, affine_index, analyze_group
 
+# Proving that n regular lanes are pairwise distinct takes one isl disjunction per
+# pair: fast up to here (syr2k has 64 lanes), minutes for a thousand.  Past this many
+# lanes only the lanes that differ by constants are counted (a valid under-count).
+MAX_DIFFER_LANES = 64
 # Exact maximum clique is exponential; beyond this many cells of the pattern's
 # bounding box the offset set D itself (always a clique) is used.
 MAX_CLIQUE_CELLS = 64
@@ -109,14 +113,26 @@ def _distinct_accesses(shape: GroupShape, cell: isl.Set, lanes: tuple[int, ...],
         return len({tuple(shape.offsets[k]) for k in reads}), writes
     irregular = sum(not shape.lanes[k].regular for k in reads)
     regular = {tuple(shape.lanes[k].index): k for k in reads if shape.lanes[k].regular}
-    if len(regular) >= 2:
+    distinct = max(min(len(regular), 1),
+                   _distinct_offsets([shape.lanes[k] for k in regular.values()]))
+    if 2 <= len(regular) <= MAX_DIFFER_LANES:
         group = shape.group
         terms = [S.lane_terms(shape.lanes[k], group.time_vars, k, ())
                  for k in regular.values()]
-        distinct = 1 if S.all_differ_set(cell, terms).is_empty() else len(regular)
-    else:
-        distinct = len(regular)
+        if not S.all_differ_set(cell, terms).is_empty():
+            distinct = len(regular)
     return min(distinct + irregular, elements), writes
+
+
+def _distinct_offsets(lanes: list[LaneAccess]) -> int:
+    """The most affine lanes that share a linear part ``L`` with pairwise different
+    constants ``d``: ``L·P + d`` differ at every P, so they are distinct addresses."""
+    constants: dict[tuple, set[tuple[int, ...]]] = {}
+    for lane in lanes:
+        form = affine_index(lane)
+        if form is not None:
+            constants.setdefault(form[0], set()).add(form[1])
+    return max([0] + [len(c) for c in constants.values()])
 
 
 def _clique_bound(shape: GroupShape, cell: isl.Set, lanes: tuple[int, ...]) -> int:

@@ -23,7 +23,7 @@ from ..scheme import Banking, flat_scheme, none_scheme, per_dim_scheme, scheme_f
 from .bounds import bram18k, lower_bound_of
 from .groups import GroupShape, analyze_group, read_refs
 from .precheck import LaneSet, flat_ii, lane_set, per_dim_ii
-from .proof import Proof, prove, prove_group
+from .proof import Proof, ProofTimeout, prove, prove_group
 from .sampling import refuted, sample_group
 from .solution import ArraySolution, Solution
 from .space import (FLAT_BLOCKS, Cost, alpha_matrix, copy_assignments, cost_of,
@@ -44,7 +44,7 @@ def solve(model: PolyModel, *, max_banks: int = 64, schemes: str = "all",
     start = perf_counter()
     options = _Options(max_banks, SCHEME_CHOICES[schemes], start + time_limit, time_limit,
                        replace_partitions)
-    arrays = tuple(_solve_array(am, options) for am in model.arrays)
+    arrays = tuple(_solve_within_time(am, options) for am in model.arrays)
     warnings = tuple(note for a in arrays for note in a.notes)
     return Solution(arrays, warnings, perf_counter() - start)
 
@@ -68,6 +68,15 @@ class _Found:
     tried: int
 
 
+def _solve_within_time(am: ArrayModel, options: _Options) -> ArraySolution:
+    try:
+        return _solve_array(am, options)
+    except ProofTimeout:
+        raise KernelError(am.array.coord, (
+            f"solver time limit of {options.time_limit:g} s exceeded while proving a "
+            f"banking of {am.array.name}")) from None
+
+
 def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
     start = perf_counter()
     array = am.array
@@ -82,7 +91,7 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
     families = ("per_dim",) if array.interface else options.families
     if array.partitions and not options.replace_partitions:
         banking = Banking(array.name, scheme_from_pragmas(array))
-        proof, tried = prove(am, banking), 0
+        proof, tried = prove(am, banking, deadline=options.deadline), 0
         if not proof.conflict_free:
             better = search.run(families)
             tried = better.tried
@@ -174,7 +183,8 @@ class _Search:
                 return _Found(*found, tried)
         banking = fallback[1] if fallback else Banking(
             self.am.array.name, none_scheme(self.am.array.shape))
-        return _Found(banking, prove(self.am, banking), cost_of(banking, self.shapes), tried)
+        proof = prove(self.am, banking, deadline=self.options.deadline)
+        return _Found(banking, proof, cost_of(banking, self.shapes), tried)
 
     def _confirm(self, pending: list[tuple[Cost, Banking]], floor: Cost | None,
                  fallback, tier: int, tried: int):
@@ -186,7 +196,7 @@ class _Search:
             cost, banking = pending.pop(0)
             self._check_time(tier, tried)
             if self._isl_groups_ok(banking):
-                proof = prove(self.am, banking)
+                proof = prove(self.am, banking, deadline=self.options.deadline)
                 if proof.conflict_free:
                     return (banking, proof, cost), fallback
             fallback = _better(fallback, self, 1, banking)
@@ -206,7 +216,8 @@ class _Search:
             return False
         if banking not in self.isl_ok:
             self.isl_ok[banking] = all(
-                prove_group(self.am, s.group, banking, max_ii=s.group.target_ii).ii
+                prove_group(self.am, s.group, banking, max_ii=s.group.target_ii,
+                            deadline=self.options.deadline).ii
                 == s.group.target_ii for s in self.shapes if not s.uniform)
         return self.isl_ok[banking]
 

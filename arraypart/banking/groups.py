@@ -43,7 +43,7 @@ class GroupShape:
 
 def analyze_group(group: CycleGroup, ndims: int) -> GroupShape:
     """Split every lane index into linear part and constant; uniform iff all agree."""
-    forms = [_affine_index(a) for a in group.accesses]
+    forms = [affine_index(a) for a in group.accesses]
     varying = frozenset(d for d in range(ndims) if _dim_varies(group.accesses, d))
     if not forms or any(f is None for f in forms):
         return GroupShape(group, None, np.zeros((0, ndims), np.int64), varying)
@@ -54,7 +54,7 @@ def analyze_group(group: CycleGroup, ndims: int) -> GroupShape:
     return GroupShape(group, linears.pop(), offsets, varying)
 
 
-def _affine_index(access: LaneAccess) -> tuple[Linear, tuple[int, ...]] | None:
+def affine_index(access: LaneAccess) -> tuple[Linear, tuple[int, ...]] | None:
     rows, consts = [], []
     for e in access.index:
         form = None if e is None else E.affine_form(e)

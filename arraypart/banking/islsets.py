@@ -1,9 +1,9 @@
 """The banking pass's isl glue: every isl set it builds is made here.
 
 Sets live in an anonymous space ``[p0, p1, ...]`` (the group's time vector, renamed
-so that no C identifier can clash with isl syntax).  An irregular index dimension of
-lane k becomes a variable ``z<k>_<d>`` ranging over the dimension: an extra set
-dimension in the proof (:func:`with_irregular`), an existential elsewhere.
+so that no C identifier can clash with isl syntax).  Each index dimension of an
+irregular lane k becomes a variable ``z<k>_<d>`` ranging over the dimension: an extra
+set dimension in the proof (:func:`with_irregular`), an existential elsewhere.
 """
 
 from __future__ import annotations
@@ -38,10 +38,13 @@ class LaneTerms:
 
 def lane_terms(lane: LaneAccess, time_vars: tuple[str, ...], tag: int,
                shape: tuple[int, ...]) -> LaneTerms:
+    """An irregular reference may hit any element of the array (DESIGN §1), so every
+    dimension of a lane with an irregular one becomes a free variable: the checker
+    and the generated crossbar make the same assumption."""
     rename = {v: E.var(p) for v, p in zip(time_vars, time_names(len(time_vars)))}
     index, exists, bounds = [], [], []
     for d, e in enumerate(lane.index):
-        if e is None:
+        if not lane.regular:
             name = f"z{tag}_{d}"
             index.append(E.var(name))
             exists.append(name)

@@ -31,6 +31,7 @@ at most ``bank_depth`` elements, so a clique with more reads than that is empty.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from time import perf_counter
 
 import islpy as isl
 
@@ -64,12 +65,18 @@ class GroupVerdict:
     isl_checks: int
 
 
-def prove(array_model: ArrayModel, banking: Banking) -> Proof:
-    """Prove ``banking`` on every cycle group of ``array_model`` (see module doc)."""
+class ProofTimeout(Exception):
+    """The clique walk passed its deadline (it is exponential in the worst case)."""
+
+
+def prove(array_model: ArrayModel, banking: Banking, *,
+          deadline: float | None = None) -> Proof:
+    """Prove ``banking`` on every cycle group of ``array_model`` (see module doc);
+    raises :class:`ProofTimeout` past ``deadline`` (a ``perf_counter`` time)."""
     achieved: dict[str, int] = {}
     counterexample, checks, free = None, 0, True
     for group in array_model.groups:
-        verdict = prove_group(array_model, group, banking)
+        verdict = prove_group(array_model, group, banking, deadline=deadline)
         checks += verdict.isl_checks
         achieved[group.loop] = max(achieved.get(group.loop, 0), verdict.ii)
         if verdict.ii > group.target_ii:
@@ -79,10 +86,10 @@ def prove(array_model: ArrayModel, banking: Banking) -> Proof:
 
 
 def prove_group(array_model: ArrayModel, group: CycleGroup, banking: Banking,
-                max_ii: int | None = None) -> GroupVerdict:
+                max_ii: int | None = None, *, deadline: float | None = None) -> GroupVerdict:
     """The least II in [target, max_ii] at which ``group`` fits under ``banking``
     (``max_ii`` None: up to the II at which any bank serves all the group's lanes)."""
-    prover = _GroupProver(array_model, group, banking)
+    prover = _GroupProver(array_model, group, banking, deadline)
     limit = group.target_ii + len(group.accesses) if max_ii is None else max_ii
     first_failure = None
     for ii in range(group.target_ii, limit + 1):
@@ -97,8 +104,10 @@ class _GroupProver:
     """Pair sets of one group under one banking, built lazily and kept for the
     II scan (local to one :func:`prove_group` call)."""
 
-    def __init__(self, array_model: ArrayModel, group: CycleGroup, banking: Banking):
+    def __init__(self, array_model: ArrayModel, group: CycleGroup, banking: Banking,
+                 deadline: float | None):
         self.group = group
+        self.deadline = deadline
         self.banking = banking
         self.ports: PortModel = array_model.ports
         shape = array_model.array.shape
@@ -136,6 +145,8 @@ class _GroupProver:
         return self.group.accesses[k].regular
 
     def _empty(self, points: isl.Set) -> bool:
+        if self.deadline is not None and perf_counter() > self.deadline:
+            raise ProofTimeout
         self.checks += 1
         return points.is_empty()
 

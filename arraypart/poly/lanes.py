@@ -5,7 +5,8 @@ variables ``P`` and the *lanes*, each a substitution of the unrolled iterators b
 quasi-affine expressions over ``P`` plus the sub-domain of ``P`` where the lane runs.
 
 - Entering a loop *in time* with block factor ``u`` (the concurrent loop itself, or in
-  an unrolled loop outside pipelines a sequential or partially unrolled inner loop):
+  an unrolled loop outside pipelines a sequential, pipelined or partially unrolled
+  inner loop, whose lanes then run in lockstep):
   its iterator ``v`` joins ``P`` and walks with stride ``u*step``; lane ``l < u`` maps
   ``v -> v + l*step`` and runs where ``v + l*step`` still meets the loop's end bound.
 - Unrolling a loop *fully* (every loop inside a pipeline, ``unroll`` without factor):
@@ -133,10 +134,12 @@ def _walk_lanes(body: tuple[ir.Node, ...], frame: Frame, ctx: Context,
             _walk_lanes(node.orelse, else_frame, else_ctx, out)
         elif frame.pipelined or node.unroll == 0:
             _walk_lanes(node.body, _unroll_fully(frame, node), ctx.enter_loop(node), out)
-        elif node.pipeline_ii is not None:
-            _start(node, ctx, out)
         else:
+            # A pipelined loop inside an unrolled one runs in lockstep in every lane
+            # of it (DESIGN §2: the lanes are concurrent); its inner loops unroll fully.
             inner = _enter_in_time(frame, node, node.unroll or 1, chained=True)
+            if node.pipeline_ii is not None:
+                inner = replace(inner, pipelined=True)
             _walk_lanes(node.body, inner, ctx.enter_loop(node), out)
 
 
@@ -226,8 +229,10 @@ def _start_expr(loop: ir.Loop, frame: Frame, inits: tuple[E.Expr, ...],
 
 
 def _not_constant(loop: ir.Loop, frame: Frame, detail: str) -> KernelError:
-    if frame.pipelined:
+    if frame.root.pipeline_ii is not None:
         why = f"inside pipelined loop {frame.root.name} it is fully unrolled"
+    elif frame.pipelined:
+        why = "it is inside a pipelined loop, so it is fully unrolled"
     else:
         why = "it is fully unrolled (#pragma HLS unroll)"
     return KernelError(loop.coord, f"loop {loop.name} has no constant trip count "
