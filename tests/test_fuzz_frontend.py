@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import os
 import re
-import signal
 import tempfile
 import time
 import tracemalloc
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -28,6 +26,8 @@ from arraypart import expr as E
 from arraypart.errors import KernelError
 from arraypart.frontend import parse_kernel, parse_source
 from arraypart.ir import Kernel
+
+from conftest import alarm
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNEL_TEXTS = tuple(p.read_text() for p in sorted((ROOT / "kernels").glob("*.c")))
@@ -76,20 +76,6 @@ IDENTIFIERS = ("i", "j", "k", "A", "N", "min", "max", "for", "int", "float", "ma
 
 
 # ---------------------------------------------------------------- the contract
-
-
-@contextmanager
-def alarm(seconds: float):
-    """Raise ``TimeoutError`` if the block runs longer than ``seconds`` (a hang)."""
-    def expire(signum, frame):
-        raise TimeoutError(f"no answer after {seconds} s")
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def outcome(call, filename: str, line_count: int) -> Kernel | KernelError:

@@ -19,11 +19,9 @@ from __future__ import annotations
 import json
 import os
 import re
-import signal
 import subprocess
 import tempfile
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,7 +34,7 @@ from arraypart import check
 from arraypart.errors import KernelError
 from arraypart.frontend import parse_kernel
 
-from conftest import HAVE_GXX, needs_gxx
+from conftest import HAVE_GXX, alarm, needs_gxx
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNEL_TEXTS = tuple(p.read_text() for p in sorted((ROOT / "kernels").glob("*.c")))
@@ -340,20 +338,6 @@ def mutants(draw) -> Mutant:
 
 
 # ---------------------------------------------------------------- the contract
-
-
-@contextmanager
-def alarm(seconds: float):
-    """Raise ``TimeoutError`` if the block runs longer than ``seconds`` (a hang)."""
-    def expire(signum, frame):
-        raise TimeoutError(f"no answer after {seconds} s")
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def assert_located(error: KernelError, path: Path, lines: int) -> None:
