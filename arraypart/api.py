@@ -98,13 +98,14 @@ def compile_kernel(path: str | os.PathLike, options: Options | None = None,
 def check_kernel(path: str | os.PathLike, options: Options | None = None, *,
                  as_written: bool = False, **overrides):
     """The cycle-level checker on arraypart's banking, or with ``as_written`` on the
-    banking the kernel's own pragmas describe.  Returns ``(report, check_report)``;
-    ``report`` (arraypart's choice) is there to say what arraypart would do instead."""
+    banking the kernel's own pragmas describe.  Returns ``(report, bankings,
+    check_report)``: arraypart's report (to say what it would do instead), the bankings
+    checked, and the checker's verdict."""
     opts = _options(options, overrides)
     report = analyze(path, opts)
     bankings = (check.as_written_bankings(report.kernel) if as_written
                 else report.solution.bankings())
-    return report, check.check_kernel(report.kernel, bankings, ports=opts.ports)
+    return report, bankings, check.check_kernel(report.kernel, bankings, ports=opts.ports)
 
 
 def _dump_maps(report: Report) -> dict[str, bytes]:

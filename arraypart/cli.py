@@ -18,6 +18,7 @@ from rich.table import Table
 
 from . import api, bench
 from .errors import KernelError
+from .report import check_json
 
 #: Table width when output is not a terminal (logs, pipes): wide enough for one array
 #: per line.
@@ -155,9 +156,11 @@ def _run_compile(args, out: Console, err: Console) -> int:
 
 
 def _run_check(args, out: Console, err: Console) -> int:
-    report, result = api.check_kernel(args.kernel, args.options, as_written=args.as_written)
+    report, bankings, result = api.check_kernel(args.kernel, args.options,
+                                                as_written=args.as_written)
     if args.json:
-        print(json.dumps(result.to_json(), indent=2))
+        print(json.dumps(check_json(report, result, bankings, as_written=args.as_written),
+                         indent=2))
     else:
         _print_warnings(report, err)
         print(result.format())

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from .banking.solution import ArraySolution, Solution
 from .ir import Kernel
 from .poly.model import PolyModel
+from .scheme import Banking
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,6 +47,25 @@ class Report:
                       for loop in self.model.loops],
             "warnings": list(self.warnings),
         }
+
+
+def check_json(report: Report, result, bankings: dict[str, Banking], *,
+               as_written: bool) -> dict:
+    """The report of ``arraypart check --json``: report.json (DESIGN §5) whose loops
+    carry the checker's fields (achieved II, cycles, stall cycles, first conflict), each
+    array the scheme that was checked (``checked_scheme``: arraypart's, or with
+    ``as_written`` the kernel's own pragmas'), and the checker's map verdicts."""
+    out = report.to_json()
+    checked = result.to_json()
+    out["checked"] = "as_written" if as_written else "arraypart"
+    for array in out["arrays"]:
+        scheme = bankings[array["name"]].scheme
+        array["checked_scheme"] = {**scheme.to_report(), "formula": scheme.describe()}
+    out["loops"] = checked["loops"]
+    out["maps"] = checked["maps"]
+    out["accesses_checked"] = checked["accesses_checked"]
+    out["ok"] = checked["ok"]
+    return out
 
 
 def _array_json(sol: ArraySolution, model: PolyModel) -> dict:

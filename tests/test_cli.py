@@ -151,3 +151,18 @@ def test_hand_written_partitions_are_kept_with_a_warning_or_replaced(tmp_path, c
 
     code, out, _ = run(["check", str(kernel), "--as-written"], capsys)
     assert code == 1 and "achieved II 2" in out and "arraypart would choose" in out
+
+
+def test_check_json_is_the_report_with_the_checkers_loop_fields(capsys):
+    code, out, _ = run(["check", DENOISE, "--as-written", "--json"], capsys)
+    assert code == 1
+    report = json.loads(out)
+    assert REPORT_KEYS <= report.keys() and report["checked"] == "as_written"
+    buf = next(a for a in report["arrays"] if a["name"] == "buf")
+    assert buf["checked_scheme"]["kind"] == "none" and buf["scheme"]["kind"] == "flat"
+    stencil = max(report["loops"], key=lambda loop: loop["achieved_ii"])
+    assert LOOP_KEYS <= stencil.keys()
+    assert stencil["achieved_ii"] == 4 and stencil["stall_cycles"] == 3 * stencil["iterations"]
+    conflict = stencil["first_conflict"]
+    assert conflict["array"] == "buf" and conflict["cycle"] == 0 and conflict["reads"] == 4
+    assert [a["coord"]["line"] for a in conflict["accesses"]] == [18, 18, 19, 19]
