@@ -86,3 +86,11 @@ def test_ctrl_c_while_writing_leaves_the_old_output(tmp_path, monkeypatch):
         arraypart.write_project(compiled, out)
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_irregular_reads_of_ten_billion_elements_are_checked_without_a_full_map():
+    report, bankings, result = arraypart.check_kernel(EXTREME / "hugeirr.c", ports=1)
+    a = solved(report, "A")
+    assert a.conflict_free and a.banking.copies * a.banking.scheme.banks == 2
+    assert all(loop.achieved_ii == 1 for loop in result.loops)
+    assert next(m for m in result.maps if m.array == "A").ok

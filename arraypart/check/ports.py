@@ -30,6 +30,7 @@ from .. import expr as E
 from .. import ir
 from ..scheme import Banking, index_var
 from .frames import Frame, values
+from .maps import MAP_FULL_LIMIT
 from .report import ConflictAccess
 
 # Marks a cell whose lane does not execute; sorts after every real key.
@@ -113,8 +114,12 @@ def irregular_counts(cs: list[Cells], banking: Banking, rows: int):
 
 
 def bank_sizes(banking: Banking) -> np.ndarray:
-    """Elements each bank holds, from the scheme's bank map."""
+    """Elements each bank holds, from the scheme's bank map; above MAP_FULL_LIMIT
+    elements (no map is materialized) the bound ``bank_depth``, which only makes the
+    irregular-read cap less generous, never optimistic."""
     scheme = banking.scheme
+    if scheme.size > MAP_FULL_LIMIT:
+        return np.full(scheme.banks, scheme.bank_depth, dtype=np.int64)
     return np.bincount(scheme.maps()[0].ravel(), minlength=scheme.banks)
 
 
