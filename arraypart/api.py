@@ -15,6 +15,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -72,22 +73,27 @@ def _options(options: Options | None, overrides: dict) -> Options:
     return Options(**{**base.__dict__, **overrides}) if overrides else base
 
 
-def analyze(path: str | os.PathLike, options: Options | None = None, **overrides) -> Report:
-    """Parse, model and bank a kernel; writes nothing."""
+Progress = Callable[[int, int, str], None]
+
+
+def analyze(path: str | os.PathLike, options: Options | None = None, *,
+            progress: Progress | None = None, **overrides) -> Report:
+    """Parse, model and bank a kernel; writes nothing.  ``progress(index, count,
+    array)`` is called before each array is banked (for a status line)."""
     opts = _options(options, overrides)
     kernel = frontend.parse_kernel(path, defines=dict(opts.defines), top=opts.top)
     model = poly.build_model(kernel, ports=opts.ports)
     solution = banking.solve(model, max_banks=opts.max_banks, schemes=opts.schemes,
                              time_limit=opts.time_limit,
-                             replace_partitions=opts.replace_partitions)
+                             replace_partitions=opts.replace_partitions, progress=progress)
     return Report(kernel, model, solution)
 
 
-def compile_kernel(path: str | os.PathLike, options: Options | None = None,
-                   **overrides) -> Compiled:
+def compile_kernel(path: str | os.PathLike, options: Options | None = None, *,
+                   progress: Progress | None = None, **overrides) -> Compiled:
     """``analyze`` plus the emitted HLS project (texts only; see :func:`write_project`)."""
     opts = _options(options, overrides)
-    report = analyze(path, opts)
+    report = analyze(path, opts, progress=progress)
     files = codegen.emit(report.kernel, report.solution, part=opts.part,
                          clock_ns=opts.clock_ns)
     files["report.json"] = json.dumps(report.to_json(), indent=2) + "\n"
@@ -96,13 +102,13 @@ def compile_kernel(path: str | os.PathLike, options: Options | None = None,
 
 
 def check_kernel(path: str | os.PathLike, options: Options | None = None, *,
-                 as_written: bool = False, **overrides):
+                 as_written: bool = False, progress: Progress | None = None, **overrides):
     """The cycle-level checker on arraypart's banking, or with ``as_written`` on the
     banking the kernel's own pragmas describe.  Returns ``(report, bankings,
     check_report)``: arraypart's report (to say what it would do instead), the bankings
     checked, and the checker's verdict."""
     opts = _options(options, overrides)
-    report = analyze(path, opts)
+    report = analyze(path, opts, progress=progress)
     bankings = (check.as_written_bankings(report.kernel) if as_written
                 else report.solution.bankings())
     return report, bankings, check.check_kernel(report.kernel, bankings, ports=opts.ports)

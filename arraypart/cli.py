@@ -11,6 +11,7 @@ import argparse
 import json
 import shutil
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 from rich.console import Console
@@ -129,8 +130,17 @@ def _loop_table(report) -> Table:
     return table
 
 
+@contextmanager
+def _banking_status(err: Console):
+    """A status line on the terminal while arrays are banked (nothing in logs)."""
+    with err.status("banking") as status:
+        yield lambda index, count, name: status.update(
+            f"banking {name} ({index + 1}/{count})")
+
+
 def _run_analyze(args, out: Console, err: Console) -> int:
-    report = api.analyze(args.kernel, args.options)
+    with _banking_status(err) as progress:
+        report = api.analyze(args.kernel, args.options, progress=progress)
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:
@@ -142,7 +152,8 @@ def _run_analyze(args, out: Console, err: Console) -> int:
 
 
 def _run_compile(args, out: Console, err: Console) -> int:
-    compiled = api.compile_kernel(args.kernel, args.options)
+    with _banking_status(err) as progress:
+        compiled = api.compile_kernel(args.kernel, args.options, progress=progress)
     outdir = api.write_project(compiled, args.outdir or api.default_outdir(args.kernel))
     report = compiled.report
     _print_warnings(report, err)
@@ -156,8 +167,10 @@ def _run_compile(args, out: Console, err: Console) -> int:
 
 
 def _run_check(args, out: Console, err: Console) -> int:
-    report, bankings, result = api.check_kernel(args.kernel, args.options,
-                                                as_written=args.as_written)
+    with _banking_status(err) as progress:
+        report, bankings, result = api.check_kernel(args.kernel, args.options,
+                                                    as_written=args.as_written,
+                                                    progress=progress)
     if args.json:
         print(json.dumps(check_json(report, result, bankings, as_written=args.as_written),
                          indent=2))

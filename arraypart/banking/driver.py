@@ -13,6 +13,7 @@ nothing cheaper survived.  When no tier succeeds, the candidate with the least
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 from time import perf_counter
 
 import numpy as np
@@ -37,14 +38,21 @@ ALPHA_BATCH = 4096
 
 
 def solve(model: PolyModel, *, max_banks: int = 64, schemes: str = "all",
-          time_limit: float = 30.0, replace_partitions: bool = False) -> Solution:
-    """Bank every array of ``model`` (DESIGN §3); see the module doc."""
+          time_limit: float = 30.0, replace_partitions: bool = False,
+          progress: Callable[[int, int, str], None] | None = None) -> Solution:
+    """Bank every array of ``model`` (DESIGN §3); see the module doc.  ``progress``,
+    when given, is told ``(index, count, array name)`` before each array."""
     if schemes not in SCHEME_CHOICES:
         raise ValueError(f"schemes must be one of {sorted(SCHEME_CHOICES)}")
     start = perf_counter()
     options = _Options(max_banks, SCHEME_CHOICES[schemes], start + time_limit, time_limit,
                        replace_partitions)
-    arrays = tuple(_solve_within_time(am, options) for am in model.arrays)
+    arrays = []
+    for index, am in enumerate(model.arrays):
+        if progress is not None:
+            progress(index, len(model.arrays), am.array.name)
+        arrays.append(_solve_within_time(am, options))
+    arrays = tuple(arrays)
     warnings = tuple(note for a in arrays for note in a.notes)
     return Solution(arrays, warnings, perf_counter() - start)
 
