@@ -83,6 +83,35 @@ def collision_set(domain: isl.Set, names: tuple[str, ...], a: LaneTerms, b: Lane
     return _meet(domain, _set_text(names, (), tuple(conds)))
 
 
+def shift_collision_set(shape: tuple[int, ...], bank_expr: E.Expr,
+                        delta: tuple[int, ...]) -> isl.Set:
+    """U_delta = { x : x and x + delta in the array, bank(x) = bank(x + delta) }.
+
+    Two regular lanes whose indices differ by the constant delta != 0 collide only at
+    some x in U_delta (their addresses always differ), so an empty U_delta proves
+    every such pair apart at once, whatever the group's domain."""
+    names = tuple(index_var(d) for d in range(len(shape)))
+    moved = E.substitute(bank_expr, {n: E.add(E.var(n), E.const(s))
+                                     for n, s in zip(names, delta)})
+    conds = [f"0 <= {n} < {size} and 0 <= {n} + ({s}) < {size}"
+             for n, size, s in zip(names, shape, delta)]
+    conds.append(f"{E.to_isl(bank_expr)} = {E.to_isl(moved)}")
+    return isl.Set(_set_text(names, (), tuple(conds)))
+
+
+def constant_difference(a: LaneTerms, b: LaneTerms) -> tuple[int, ...] | None:
+    """``f_b - f_a`` when it is the same constant vector at every P, else None."""
+    if a.exists or b.exists:
+        return None
+    delta = []
+    for x, y in zip(a.index, b.index):
+        diff = E.add(y, E.scale(-1, x))
+        if not isinstance(diff, E.Const):
+            return None
+        delta.append(diff.value)
+    return tuple(delta)
+
+
 def all_differ_set(domain: isl.Set, terms: list[LaneTerms]) -> isl.Set:
     """{ P in domain : the lanes' indices are pairwise different }."""
     names = time_names(domain.dim(isl.dim_type.set))

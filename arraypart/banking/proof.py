@@ -128,6 +128,8 @@ class _GroupProver:
                 representative[key] = k
             self.members.append(k)
         self.bank_expr = banking.scheme.bank_expr()
+        self.shape = shape
+        self.shift_apart: dict[tuple[int, ...], bool] = {}
         self.pair_sets: dict[tuple[int, int], isl.Set] = {}
         self.nonempty: dict[tuple[int, int], bool] = {}
         self.checks = 0
@@ -155,12 +157,26 @@ class _GroupProver:
             both_reads = not (self._is_write(a) or self._is_write(b))
             domain = self.domains[a].intersect(self.domains[b])
             decided = self._constant_collision(a, b, both_reads)
+            if decided is None and self._apart_by_shift(a, b):
+                decided = False
             if decided is not None:
                 self.pair_sets[a, b] = domain if decided else isl.Set.empty(domain.space)
                 return self.pair_sets[a, b]
             self.pair_sets[a, b] = S.collision_set(domain, self.names, self.terms[a],
                                                    self.terms[b], self.bank_expr, both_reads)
         return self.pair_sets[a, b]
+
+    def _apart_by_shift(self, a: int, b: int) -> bool:
+        """Lanes at a constant nonzero distance delta are apart when U_delta (module
+        doc of islsets) is empty; one isl check serves every pair at that distance."""
+        delta = S.constant_difference(self.terms[a], self.terms[b])
+        if delta is None or not any(delta):
+            return False
+        key = max(delta, tuple(-s for s in delta))
+        if key not in self.shift_apart:
+            self.shift_apart[key] = self._empty(
+                S.shift_collision_set(self.shape, self.bank_expr, key))
+        return self.shift_apart[key]
 
     def _constant_collision(self, a: int, b: int, both_reads: bool) -> bool | None:
         """Whether two lanes with constant banks (and, for reads, constant indices)
