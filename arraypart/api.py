@@ -20,7 +20,7 @@ from typing import Callable
 import numpy as np
 
 from . import banking, check, codegen, frontend, poly
-from .errors import KernelError
+from .errors import Coord, KernelError
 from .report import Report
 
 #: ``--dump-maps`` refuses arrays above this many elements: two int64 maps of 2^24
@@ -141,8 +141,12 @@ def write_project(compiled: Compiled, outdir: str | os.PathLike) -> Path:
     an existing ``outdir`` is left as it was.
     """
     target = Path(outdir).resolve()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    except OSError as error:
+        raise KernelError(Coord(str(outdir)), f"cannot write the output here: "
+                                              f"{error.strerror or error}") from None
     backup = target.parent / f"{staging.name}.old"
     try:
         for name, text in compiled.files.items():

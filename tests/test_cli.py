@@ -166,3 +166,11 @@ def test_check_json_is_the_report_with_the_checkers_loop_fields(capsys):
     conflict = stencil["first_conflict"]
     assert conflict["array"] == "buf" and conflict["cycle"] == 0 and conflict["reads"] == 4
     assert [a["coord"]["line"] for a in conflict["accesses"]] == [18, 18, 19, 19]
+
+
+def test_an_unwritable_output_directory_is_a_clean_error(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    code, _, err = run(["compile", DENOISE, "-o", str(blocker / "out")], capsys)
+    assert code == 2 and "cannot write the output" in err and "Traceback" not in err
+    assert blocker.read_text() == "not a directory"
