@@ -141,6 +141,8 @@ def write_project(compiled: Compiled, outdir: str | os.PathLike) -> Path:
     an existing ``outdir`` is left as it was.
     """
     target = Path(outdir).resolve()
+    if target.exists() and not target.is_dir():
+        raise KernelError(Coord(str(outdir)), "the output path exists and is not a directory")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))

@@ -174,3 +174,11 @@ def test_an_unwritable_output_directory_is_a_clean_error(tmp_path, capsys):
     code, _, err = run(["compile", DENOISE, "-o", str(blocker / "out")], capsys)
     assert code == 2 and "cannot write the output" in err and "Traceback" not in err
     assert blocker.read_text() == "not a directory"
+
+
+def test_an_output_path_that_is_a_file_is_never_replaced(tmp_path, capsys):
+    target = tmp_path / "report.txt"
+    target.write_text("keep me")
+    code, _, err = run(["compile", DENOISE, "-o", str(target)], capsys)
+    assert code == 2 and "not a directory" in err
+    assert target.read_text() == "keep me" and sorted(tmp_path.iterdir()) == [target]
