@@ -238,7 +238,9 @@ def to_c(e: Expr, name_of: Callable[[str], str] = str) -> str:
 
     Precondition: every ``floor`` and ``mod`` argument is non-negative (true for bank
     and offset formulas, whose arguments are in-bounds indices times non-negative
-    coefficients), so C's truncating ``/`` and ``%`` compute floor and mod.
+    coefficients), so C's truncating ``/`` and ``%`` compute floor and mod.  They are
+    applied to ``unsigned`` operands: a power-of-two divisor is then a bit slice in
+    hardware, where a signed one needs sign-correction logic.
     """
     if isinstance(e, Const):
         return str(e.value) if e.value >= 0 else f"({e.value})"
@@ -257,8 +259,16 @@ def to_c(e: Expr, name_of: Callable[[str], str] = str) -> str:
     if isinstance(e, Scale):
         return _c_product(e.factor, e.arg, name_of)
     if isinstance(e, FloorDiv):
-        return f"({to_c(e.arg, name_of)} / {e.divisor})"
-    return f"({to_c(e.arg, name_of)} % {e.modulus})"
+        return f"({_c_unsigned(e.arg, name_of)} / {e.divisor}u)"
+    return f"({_c_unsigned(e.arg, name_of)} % {e.modulus}u)"
+
+
+def _c_unsigned(e: Expr, name_of: Callable[[str], str]) -> str:
+    """``e`` as an unsigned C operand (floor and mod results already are)."""
+    text = to_c(e, name_of)
+    if isinstance(e, (FloorDiv, Mod)):
+        return text
+    return f"(unsigned){text}" if isinstance(e, Add) else f"(unsigned)({text})"
 
 
 def _c_product(factor: int, arg: Expr, name_of: Callable[[str], str]) -> str:

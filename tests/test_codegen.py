@@ -267,7 +267,8 @@ def test_static_lane_banks_are_constants():
     # buf[4*i + k] under cyclic 4: bank k, offset i; buf[15 - i]: not static
     assert "buf_bank[k][i] = in[(4 * i) + k] * 3;" in cpp
     bare = re.sub(r"[()\s]", "", cpp)
-    assert "out[i]=buf_bank[i%4][i/4]+buf_bank[-1*i+15%4][-1*i+15/4];" in bare
+    assert ("out[i]=buf_bank[unsignedi%4u][unsignedi/4u]"
+            "+buf_bank[unsigned-1*i+15%4u][unsigned-1*i+15/4u];") in bare
 
 
 @needs_gxx
