@@ -480,6 +480,10 @@ def test_partly_irregular_reference_may_hit_any_bank():
      "solver time limit of 5 s exceeded while proving a banking of a_buf"),
     ("triangular_full_unroll.c", {"max_banks": 2}, 6,
      "solver time limit of 5 s exceeded while"),
+    # A pipelined time loop unrolls every inner loop: thousands of lanes.  The
+    # pre-check's II table was quadratic in lanes and never looked at the clock.
+    ("pipelined_time_loop.c", {"ports": 1, "max_banks": 2}, 6,
+     "solver time limit of 5 s exceeded while"),
 ])
 def test_exponential_work_ends_at_the_time_limit(name, options, line, fragment):
     start = time.perf_counter()

@@ -256,9 +256,11 @@ class _Search:
                     for dims in self.per_dim.get(banks, [])]
         if bankings:
             sets = self._lane_sets(copies, assignment)
-            scores = [sum(per_dim_ii(ls, b.scheme, self.am.ports, s.group.target_ii)
-                          - s.group.target_ii for ls, s in zip(sets, self._uniform()))
-                      for b in bankings]
+            scores = []
+            for b in bankings:
+                self._check_time(banks * copies, len(scores))
+                scores.append(sum(per_dim_ii(ls, b.scheme, self.am.ports, s.group.target_ii)
+                                  - s.group.target_ii for ls, s in zip(sets, self._uniform())))
             yield bankings.__getitem__, np.array(scores, dtype=np.int64)
 
     def _flat_batches(self, banks: int, copies: int, assignment: tuple):

@@ -18,8 +18,6 @@ and bank, reads of one offset are one access and every write counts.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
 from ..ir import PortModel
@@ -42,38 +40,39 @@ def lane_set(offsets: np.ndarray, is_write: np.ndarray) -> LaneSet:
     return both, kinds
 
 
-def least_ii_scalar(ports: PortModel, reads: int, writes: int, target: int) -> int:
-    """The least II >= target at which one bank serves ``reads`` and ``writes``.
+def least_ii(ports: PortModel, reads: np.ndarray, writes: np.ndarray,
+             target: int) -> np.ndarray:
+    """The least II >= target at which one bank serves ``reads`` and ``writes``
+    (elementwise), ``INFEASIBLE_II`` when none does (a write to a read-only bank).
 
-    II = target + reads + writes always fits a writable bank with a port (one access
-    per cycle), so the scan is finite."""
-    for ii in range(target, target + reads + writes + 1):
-        if ports.fits(reads, writes, ii):
-            return ii
-    return INFEASIBLE_II
+    ``PortModel.fits`` is monotone in II and II = target + reads + writes fits any
+    bank that can serve each kind, so a vectorized binary search over
+    [target, target + reads + writes] finds it in log2(lanes) numpy passes."""
+    reads, writes = np.asarray(reads, np.int64), np.asarray(writes, np.int64)
+    low = np.full(np.broadcast(reads, writes).shape, target, dtype=np.int64)
+    high = low + reads + writes
+    feasible = _fits(ports, reads, writes, high)
+    while True:
+        pending = low < high
+        if not pending.any():
+            break
+        middle = (low + high) // 2
+        ok = _fits(ports, reads, writes, middle)
+        high = np.where(pending & ok, middle, high)
+        low = np.where(pending & ~ok, middle + 1, low)
+    return np.where(feasible, low, INFEASIBLE_II)
 
 
-@lru_cache(maxsize=256)
-def _ii_table(ports: PortModel, lanes: int, target: int) -> np.ndarray:
-    """``table[r * lanes + w]``: ``least_ii_scalar(ports, r, w, target)`` for every
-    r, w < lanes, computed by scanning II upward over the whole grid at once (fits is
-    monotone in II)."""
-    reads, writes = np.divmod(np.arange(lanes * lanes, dtype=np.int64), lanes)
-    table = np.full(lanes * lanes, INFEASIBLE_II, dtype=np.int64)
-    if not ports.writable:
-        open_cells = writes == 0
+def _fits(ports: PortModel, reads: np.ndarray, writes: np.ndarray,
+          ii: np.ndarray) -> np.ndarray:
+    """``PortModel.fits`` elementwise (same formula, see ir.PortModel)."""
+    extra_writes = np.maximum(0, writes - ii * ports.write_only)
+    if ports.read_only is None:
+        used = extra_writes
     else:
-        open_cells = np.ones(lanes * lanes, dtype=bool)
-    for ii in range(target, target + 2 * lanes + 1):
-        extra_writes = np.maximum(0, writes - ii * ports.write_only)
-        if ports.read_only is None:
-            used = extra_writes
-        else:
-            used = extra_writes + np.maximum(0, reads - ii * ports.read_only)
-        newly = open_cells & (table == INFEASIBLE_II) & (used <= ii * ports.read_write)
-        table[newly] = ii
-    table.setflags(write=False)
-    return table
+        used = extra_writes + np.maximum(0, reads - ii * ports.read_only)
+    ok = used <= ii * ports.read_write
+    return ok & (writes == 0) if not ports.writable else ok
 
 
 def _needed_ii(ports: PortModel, eq: np.ndarray, is_write: np.ndarray,
@@ -82,8 +81,7 @@ def _needed_ii(ports: PortModel, eq: np.ndarray, is_write: np.ndarray,
     fits, maximized over the residue axes: shape ``eq.shape[:-3]``."""
     reads = (eq & ~is_write).sum(-1)
     writes = (eq & is_write).sum(-1)
-    lanes = len(is_write) + 1
-    needed = _ii_table(ports, lanes, target)[reads * lanes + writes]
+    needed = least_ii(ports, reads, writes, target)
     return needed.reshape(*eq.shape[:-3], -1).max(-1)
 
 

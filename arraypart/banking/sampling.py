@@ -20,7 +20,7 @@ from ..ir import PortModel
 from ..scheme import Banking, index_var
 from . import islsets as S
 from .groups import GroupShape
-from .precheck import least_ii_scalar
+from .precheck import least_ii
 
 # About this many iterations are sampled near each end of a domain.
 SAMPLE_POINTS = 64
@@ -87,9 +87,8 @@ def refuted(sample: GroupSample, banking: Banking, ports: PortModel) -> bool:
             writes = writes + np.where(sizes[None, :] > 0,
                                        np.asarray(wild_writes)[..., None], 0)
         target = sample.shape.group.target_ii
-        for r, w in set(zip(reads.ravel().tolist(), writes.ravel().tolist())):
-            if least_ii_scalar(ports, r, w, target) > target:
-                return True
+        if (least_ii(ports, reads, writes, target) > target).any():
+            return True
     return False
 
 
