@@ -410,3 +410,12 @@ def test_suite_kernels_parse(path):
     k = parse_kernel(path)
     assert k.arrays and k.body
     assert k.name == path.stem
+
+
+def test_too_many_initializers_is_a_located_error():
+    src = "void k(int out[2]) {\n  int t[2] = {1, 2, 3};\n  out[0] = t[0];\n}\n"
+    err = error_of(src)
+    assert (err.coord.line, err.coord.col) == (2, 15)
+    assert "too many initializers for 't': 3 for 2 elements" in err.message
+    elided = "void k(int out[2]) {\n  int t[2][2] = {1, 2, 3, 4};\n  out[0] = t[1][1];\n}\n"
+    assert parse_source(elided, "k.c").array("t").shape == (2, 2)

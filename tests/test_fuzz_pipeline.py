@@ -454,7 +454,7 @@ def solved(compiled, name):
 
 def test_regression_table_matches_directory():
     tested = {"unrolled_outer_pipeline.c", "partly_irregular.c", "clique_walk.c",
-              "triangular_full_unroll.c"}
+              "triangular_full_unroll.c", "pipelined_time_loop.c", "irregular_flood.c"}
     assert tested == {p.name for p in REGRESSIONS.glob("*.c")}
 
 
@@ -491,3 +491,12 @@ def test_exponential_work_ends_at_the_time_limit(name, options, line, fragment):
     assert time.perf_counter() - start < 2 * SOLVER_TIME_LIMIT_S
     assert isinstance(error, KernelError) and error.coord.line == line, str(error)
     assert fragment in error.message
+
+
+def test_hundreds_of_irregular_reads_are_judged_by_counting():
+    start = time.perf_counter()
+    compiled = regression("irregular_flood.c", ports=1, max_banks=3)
+    assert time.perf_counter() - start < SOLVER_TIME_LIMIT_S
+    range_w = solved(compiled, "range_w")
+    assert range_w.max_concurrent == 414 and not range_w.conflict_free
+    assert "too many to prove apart with isl" in range_w.proof

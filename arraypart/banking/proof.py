@@ -43,6 +43,12 @@ from . import islsets as S
 from .precheck import INFEASIBLE_II
 
 
+# An isl proof keeps one set dimension per irregular index value (so one lane's unknown
+# index is the same in every set); past this many the sets are too large to build in
+# reasonable time and the group is judged by counting (_counted_verdict).
+MAX_IRREGULAR_DIMS = 32
+
+
 @dataclass(frozen=True, slots=True)
 class Proof:
     """isl's verdict on a banking: conflict-free at every loop's target II; the least
@@ -89,8 +95,11 @@ def prove_group(array_model: ArrayModel, group: CycleGroup, banking: Banking,
                 max_ii: int | None = None, *, deadline: float | None = None) -> GroupVerdict:
     """The least II in [target, max_ii] at which ``group`` fits under ``banking``
     (``max_ii`` None: up to the II at which any bank serves all the group's lanes)."""
-    prover = _GroupProver(array_model, group, banking, deadline)
     limit = group.target_ii + len(group.accesses) if max_ii is None else max_ii
+    irregular_dims = sum(len(a.index) for a in group.accesses if not a.regular)
+    if irregular_dims > MAX_IRREGULAR_DIMS:
+        return _counted_verdict(array_model, group, banking, limit)
+    prover = _GroupProver(array_model, group, banking, deadline)
     first_failure = None
     for ii in range(group.target_ii, limit + 1):
         failure = prover.failure_at(ii)
@@ -98,6 +107,30 @@ def prove_group(array_model: ArrayModel, group: CycleGroup, banking: Banking,
             return GroupVerdict(ii, first_failure, prover.checks)
         first_failure = first_failure or failure
     return GroupVerdict(INFEASIBLE_II, first_failure, prover.checks)
+
+
+def _counted_verdict(array_model: ArrayModel, group: CycleGroup, banking: Banking,
+                     limit: int) -> GroupVerdict:
+    """The verdict by counting alone, for groups with too many irregular values for
+    isl: per copy, assume every access meets in one bank, whose distinct reads are at
+    most its ``bank_depth`` elements.  Sound (no bank can carry more), coarse."""
+    needed, failure = group.target_ii, None
+    depth = banking.scheme.bank_depth
+    for copy in range(banking.copies):
+        lanes = [a for a in group.accesses if a.kind == "write"
+                 or banking.copy_of(a.ref_id) == copy]
+        writes = sum(a.kind == "write" for a in lanes)
+        regular = {a.index for a in lanes if a.kind == "read" and a.regular}
+        irregular = sum(a.kind == "read" and not a.regular for a in lanes)
+        reads = min(len(regular) + irregular, depth)
+        ii = next((k for k in range(group.target_ii, limit + 1)
+                   if array_model.ports.fits(reads, writes, k)), INFEASIBLE_II)
+        if ii > group.target_ii and failure is None:
+            failure = (f"loop {group.loop}: {irregular} irregular accesses, too many to "
+                       f"prove apart with isl, may meet {reads} reads and {writes} writes "
+                       f"in one bank (copy {copy})")
+        needed = max(needed, ii)
+    return GroupVerdict(needed, failure, 0)
 
 
 class _GroupProver:

@@ -90,6 +90,7 @@ def array_decl(decl: c_ast.Decl, *, interface: bool, typedefs: dict,
             raise KernelError(node_coord(dim), f"size of array '{decl.name}' must be a "
                                                "positive integer constant")
         shape.append(size)
+    _check_initializer_count(decl, shape)
     if math.prod(shape) > MAX_ARRAY_ELEMENTS:
         raise KernelError(coord, f"array '{decl.name}' has {math.prod(shape)} elements, "
                                  f"more than the {MAX_ARRAY_ELEMENTS} supported")
@@ -97,6 +98,20 @@ def array_decl(decl: c_ast.Decl, *, interface: bool, typedefs: dict,
     return Array(decl.name, tuple(shape), elem_type, bits, interface, coord,
                       const="const" in (elem.quals or ()) or "const" in decl.quals,
                       static="static" in decl.storage)
+
+
+def _check_initializer_count(decl: c_ast.Decl, shape: list[int]) -> None:
+    """More initializers than elements is an error in C++ (and a constraint violation
+    in C); braced rows count against dimension 0, elided braces against all elements."""
+    if not isinstance(decl.init, c_ast.InitList):
+        return
+    items = decl.init.exprs
+    braced = all(isinstance(e, c_ast.InitList) for e in items)
+    room = shape[0] if braced else math.prod(shape)
+    if len(items) > room:
+        raise KernelError(node_coord(decl.init), (
+            f"too many initializers for '{decl.name}': {len(items)} for {room} "
+            f"{'rows' if braced and len(shape) > 1 else 'elements'}"))
 
 
 def integer_constant(decl: c_ast.Decl, scope: Scope) -> int | None:
