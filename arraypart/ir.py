@@ -241,8 +241,8 @@ class Kernel:
     """A kernel: its top function's arrays and loop tree.
 
     ``name`` is the file's stem, ``top`` the top function.  ``defines`` are the integer
-    constants after ``-D`` overrides.  ``source`` is the front end's parsed translation
-    unit (for code generation, which deep-copies it; nothing else may look inside).
+    constants after ``-D`` overrides.  ``source`` is the front end's
+    :class:`SourceUnit` (for code generation; nothing else may look inside).
     """
 
     name: str
@@ -265,16 +265,20 @@ class Kernel:
 class SourceUnit:
     """The parsed source, kept for code generation only.
 
-    ``ast`` is pycparser's ``FileAST`` of the preprocessed file without the front end's
-    typedef prelude; ``func`` is the top function's ``FuncDef`` in it; ``includes`` are
-    the file's ``#include`` lines, verbatim, in order; ``text`` is the preprocessed C.
-    Read-only by convention: code generation deep-copies before rewriting.
+    ``text`` is the kernel's text as clang read it (``-D`` overrides applied to its
+    ``#define`` lines); ``func`` is the top function's syntax tree
+    (:class:`arraypart.frontend.cnodes.FuncDef`, with byte ranges into ``text``) and
+    ``globals`` the file-scope variables; ``includes`` are the file's ``#include``
+    lines, verbatim, in order; ``extra_defines`` the ``-D`` values the file never
+    defines; ``cxx``: the text was read as C++.
     """
 
     text: str
-    ast: Any = field(compare=False, repr=False)
     func: Any = field(compare=False, repr=False)
+    globals: Any = field(default=(), compare=False, repr=False)
     includes: tuple[str, ...] = ()
+    extra_defines: tuple[tuple[str, int], ...] = ()
+    cxx: bool = False
 
 
 def port_model(array: Array, ports: int) -> PortModel:

@@ -1,6 +1,6 @@
 """C expressions -> integers, quasi-affine expressions and affine conditions.
 
-``quasi_affine`` maps a pycparser expression over loop iterators and integer constants
+``quasi_affine`` maps an expression (:mod:`.cnodes`) over loop iterators and integer constants
 to an :mod:`arraypart.expr` tree, or None when it is not quasi-affine:
 
     e + e, e - e, -e, k*e, e << k = 2^k * e,
@@ -19,15 +19,13 @@ value small: no input can make the front end compute with huge integers.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Mapping
-
-from pycparser import c_ast
 
 from .. import expr as E
 from ..errors import KernelError
 from ..ir import Conjunction, Constraint
-from .cparse import node_coord
+from . import cnodes as N
 
 MIN_NAMES = ("min", "MIN")
 MAX_NAMES = ("max", "MAX")
@@ -40,10 +38,6 @@ UINT64_MAX = 2 ** 64 - 1  # unsigned long long
 SHIFT_WIDTH = 64  # a shift count must be below the width of the widest type
 NUMBER_FIELDS = {E.Const: "value", E.Scale: "factor", E.FloorDiv: "divisor",
                  E.Mod: "modulus"}
-INTEGER_TYPE_WORDS = frozenset(
-    "char short int long signed unsigned _Bool bool size_t "
-    "int8_t int16_t int32_t int64_t uint8_t uint16_t uint32_t uint64_t".split())
-
 
 @dataclass(frozen=True, slots=True)
 class Scope:
@@ -63,17 +57,10 @@ EMPTY_SCOPE = Scope()
 # ---------------------------------------------------------------- constants
 
 
-def int_literal(node: c_ast.Constant) -> int | None:
-    """Value of an integer or character literal (``0x40``, ``010``, ``64u``, ``'a'``);
-    None for other literals.  A literal above 2^64 - 1 is an error."""
-    text = node.value
-    if node.type == "char" and len(text) == 3 and text[0] == text[2] == "'":
-        return ord(text[1])
-    value = int_text(text)
-    if value is not None and value > UINT64_MAX:
-        raise KernelError(node_coord(node), f"integer constant {text} does not fit in "
-                                            "64 bits")
-    return value
+def int_literal(node: N.Constant) -> int | None:
+    """Value of an integer or character literal as clang read it (``0x40``, ``010``,
+    ``64u``, ``'a'``); None for other literals (clang rejects one above 2^64 - 1)."""
+    return node.value
 
 
 def int_text(text: str) -> int | None:
@@ -92,17 +79,17 @@ def int_text(text: str) -> int | None:
         return None
 
 
-def fold(node: c_ast.Node, scope: Scope = EMPTY_SCOPE) -> int | None:
+def fold(node: N.Node, scope: Scope = EMPTY_SCOPE) -> int | None:
     """The value of an integer constant expression, or None."""
     e = quasi_affine(node, Scope(frozenset(), scope.constants))
     return e.value if isinstance(e, E.Const) else None
 
 
-def _c_binary(op: str, a: int, b: int, node: c_ast.BinaryOp) -> int | None:
+def _c_binary(op: str, a: int, b: int, node: N.BinaryOp) -> int | None:
     """``a op b`` with C's integer semantics (None: an operator C constants lack)."""
     if op in ("/", "%"):
         if b == 0:
-            raise KernelError(node_coord(node), f"division by zero ('{op} 0')")
+            raise KernelError(node.coord, f"division by zero ('{op} 0')")
         quotient = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)
         return quotient if op == "/" else a - b * quotient
     if op in ("<<", ">>"):
@@ -118,20 +105,20 @@ def _c_binary(op: str, a: int, b: int, node: c_ast.BinaryOp) -> int | None:
     return table[op]() if op in table else None
 
 
-def _check_shift(count: int, node: c_ast.BinaryOp) -> None:
+def _check_shift(count: int, node: N.BinaryOp) -> None:
     if not 0 <= count < SHIFT_WIDTH:
-        raise KernelError(node_coord(node), f"shift count {count} is out of range "
+        raise KernelError(node.coord, f"shift count {count} is out of range "
                                             f"(0..{SHIFT_WIDTH - 1})")
 
 
-def _checked(e: E.Expr, node: c_ast.Node) -> E.Expr:
+def _checked(e: E.Expr, node: N.Node) -> E.Expr:
     """``e`` when its constants and coefficients fit in 64 bits, else an error."""
     stack = [e]
     while stack:
         t = stack.pop()
         number = NUMBER_FIELDS.get(type(t))
         if number is not None and not INT64_MIN <= getattr(t, number) <= UINT64_MAX:
-            raise KernelError(node_coord(node), "integer constant expression overflows "
+            raise KernelError(node.coord, "integer constant expression overflows "
                                                 "64 bits")
         stack.extend(t.terms if isinstance(t, E.Add) else
                      (t.arg,) if isinstance(t, (E.Scale, E.FloorDiv, E.Mod)) else ())
@@ -146,40 +133,33 @@ def _c_unary(op: str, a: int) -> int | None:
 # ---------------------------------------------------------------- quasi-affine
 
 
-def quasi_affine(node: c_ast.Node, scope: Scope) -> E.Expr | None:
+def quasi_affine(node: N.Node, scope: Scope) -> E.Expr | None:
     """The quasi-affine expression ``node`` computes, or None (see the module doc)."""
-    if isinstance(node, c_ast.Constant):
+    if isinstance(node, N.Constant):
         value = int_literal(node)
         return None if value is None else E.const(value)
-    if isinstance(node, c_ast.ID):
+    if isinstance(node, N.Id):
         if node.name in scope.iterators:
             return E.var(node.name)
         value = scope.constant(node.name)
         return None if value is None else E.const(value)
-    if isinstance(node, c_ast.Cast):
-        return quasi_affine(node.expr, scope) if _is_integer_type(node.to_type) else None
-    if isinstance(node, c_ast.UnaryOp):
+    if isinstance(node, N.Cast):
+        return quasi_affine(node.expr, scope) if node.integer else None
+    if isinstance(node, N.UnaryOp):
         return _unary(node, scope)
-    if isinstance(node, c_ast.BinaryOp):
+    if isinstance(node, N.BinaryOp):
         return _binary(node, scope)
-    if isinstance(node, c_ast.TernaryOp):
+    if isinstance(node, N.TernaryOp):
         cond = quasi_affine(node.cond, scope)
         if not isinstance(cond, E.Const):
             return None
         return quasi_affine(node.iftrue if cond.value else node.iffalse, scope)
-    if isinstance(node, c_ast.FuncCall):
+    if isinstance(node, N.FuncCall):
         return _constant_min_max(node, scope)
     return None
 
 
-def _is_integer_type(type_name: c_ast.Node) -> bool:
-    decl = getattr(type_name, "type", None)
-    if not isinstance(decl, c_ast.TypeDecl) or not isinstance(decl.type, c_ast.IdentifierType):
-        return False
-    return all(word in INTEGER_TYPE_WORDS for word in decl.type.names)
-
-
-def _unary(node: c_ast.UnaryOp, scope: Scope) -> E.Expr | None:
+def _unary(node: N.UnaryOp, scope: Scope) -> E.Expr | None:
     inner = quasi_affine(node.expr, scope)
     if inner is None:
         return None
@@ -193,7 +173,7 @@ def _unary(node: c_ast.UnaryOp, scope: Scope) -> E.Expr | None:
     return None
 
 
-def _binary(node: c_ast.BinaryOp, scope: Scope) -> E.Expr | None:
+def _binary(node: N.BinaryOp, scope: Scope) -> E.Expr | None:
     left = quasi_affine(node.left, scope)
     right = quasi_affine(node.right, scope)
     if left is None or right is None:
@@ -205,11 +185,11 @@ def _binary(node: c_ast.BinaryOp, scope: Scope) -> E.Expr | None:
     return None if result is None else _checked(result, node)
 
 
-def _symbolic(node: c_ast.BinaryOp, left: E.Expr, right: E.Expr) -> E.Expr | None:
+def _symbolic(node: N.BinaryOp, left: E.Expr, right: E.Expr) -> E.Expr | None:
     op = node.op
     k = right.value if isinstance(right, E.Const) else None
     if op in ("/", "%") and k == 0:
-        raise KernelError(node_coord(node), f"division by zero ('{op} 0')")
+        raise KernelError(node.coord, f"division by zero ('{op} 0')")
     if op in ("<<", ">>") and k is not None:
         _check_shift(k, node)
     if op == "+":
@@ -243,11 +223,11 @@ def _mask(left: E.Expr, right: E.Expr) -> E.Expr | None:
     return None
 
 
-def _constant_min_max(node: c_ast.FuncCall, scope: Scope) -> E.Expr | None:
-    name = node.name.name if isinstance(node.name, c_ast.ID) else None
-    if name not in MIN_NAMES + MAX_NAMES or node.args is None:
+def _constant_min_max(node: N.FuncCall, scope: Scope) -> E.Expr | None:
+    name = node.name
+    if name not in MIN_NAMES + MAX_NAMES:
         return None
-    values = [quasi_affine(a, scope) for a in node.args.exprs]
+    values = [quasi_affine(a, scope) for a in node.args]
     if not values or not all(isinstance(v, E.Const) for v in values):
         return None
     pick = min if name in MIN_NAMES else max
@@ -257,18 +237,18 @@ def _constant_min_max(node: c_ast.FuncCall, scope: Scope) -> E.Expr | None:
 # ---------------------------------------------------------------- min / max bounds
 
 
-def min_max_terms(node: c_ast.Node, kind: str, scope: Scope) -> tuple[E.Expr, ...] | None:
+def min_max_terms(node: N.Node, kind: str, scope: Scope) -> tuple[E.Expr, ...] | None:
     """The terms t1..tn with ``node == kind(t1, ..., tn)`` (kind ``min`` or ``max``),
     reading through ``min``/``max`` calls and the ternaries ``a < b ? a : b`` that
     min/max macros expand to, nested; a plain quasi-affine ``node`` is one term."""
     single = quasi_affine(node, scope)
     if single is not None:
         return (single,)
-    if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID):
+    if isinstance(node, N.FuncCall):
         names = MIN_NAMES if kind == "min" else MAX_NAMES
-        if node.name.name in names and node.args is not None:
-            return _concat(min_max_terms(a, kind, scope) for a in node.args.exprs)
-    if isinstance(node, c_ast.TernaryOp):
+        if node.name in names and node.args:
+            return _concat(min_max_terms(a, kind, scope) for a in node.args)
+    if isinstance(node, N.TernaryOp):
         pattern = _ternary_min_max(node)
         if pattern is not None and pattern[0] == kind:
             return _concat(min_max_terms(a, kind, scope) for a in pattern[1:])
@@ -284,10 +264,10 @@ def _concat(parts) -> tuple[E.Expr, ...] | None:
     return tuple(terms)
 
 
-def _ternary_min_max(node: c_ast.TernaryOp):
+def _ternary_min_max(node: N.TernaryOp):
     """``('min', a, b)`` for ``a < b ? a : b`` (and the other three spellings)."""
     cond = node.cond
-    if not isinstance(cond, c_ast.BinaryOp) or cond.op not in ("<", "<=", ">", ">="):
+    if not isinstance(cond, N.BinaryOp) or cond.op not in ("<", "<=", ">", ">="):
         return None
     less = cond.op in ("<", "<=")
     if same_tree(node.iftrue, cond.left) and same_tree(node.iffalse, cond.right):
@@ -297,27 +277,36 @@ def _ternary_min_max(node: c_ast.TernaryOp):
     return None
 
 
-def same_tree(a: c_ast.Node, b: c_ast.Node) -> bool:
-    """Structural equality of two expression trees (coordinates ignored)."""
+def same_tree(a: N.Node | None, b: N.Node | None) -> bool:
+    """Structural equality of two expression trees (positions ignored)."""
+    if a is None or b is None:
+        return a is b
     if type(a) is not type(b):
         return False
-    if any(getattr(a, n) != getattr(b, n) for n in a.attr_names):
-        return False
-    ca, cb = a.children(), b.children()
-    return len(ca) == len(cb) and all(
-        na == nb and same_tree(x, y) for (na, x), (nb, y) in zip(ca, cb))
+    for f in fields(a):
+        name = f.name
+        x, y = getattr(a, name), getattr(b, name)
+        if isinstance(x, N.Node) or isinstance(y, N.Node):
+            if not same_tree(x, y):
+                return False
+        elif isinstance(x, tuple) and x and isinstance(x[0], N.Node):
+            if len(x) != len(y) or not all(same_tree(p, q) for p, q in zip(x, y)):
+                return False
+        elif name not in ("coord", "start", "end", "in_macro") and x != y:
+            return False
+    return True
 
 
 # ---------------------------------------------------------------- conditions
 
 
-def condition_dnf(node: c_ast.Node, scope: Scope,
+def condition_dnf(node: N.Node, scope: Scope,
                   negate: bool = False) -> tuple[Conjunction, ...] | None:
     """``node`` (negated if asked) as a disjunction of conjunctions of affine
     constraints, or None when it is not affine.  ``()`` is false, ``((),)`` true."""
-    if isinstance(node, c_ast.UnaryOp) and node.op == "!":
+    if isinstance(node, N.UnaryOp) and node.op == "!":
         return condition_dnf(node.expr, scope, not negate)
-    if isinstance(node, c_ast.BinaryOp) and node.op in ("&&", "||"):
+    if isinstance(node, N.BinaryOp) and node.op in ("&&", "||"):
         left = condition_dnf(node.left, scope, negate)
         right = condition_dnf(node.right, scope, negate)
         if left is None or right is None:
@@ -325,7 +314,7 @@ def condition_dnf(node: c_ast.Node, scope: Scope,
         if (node.op == "&&") != negate:
             return tuple(a + b for a in left for b in right)
         return left + right
-    if isinstance(node, c_ast.BinaryOp) and node.op in COMPARISONS:
+    if isinstance(node, N.BinaryOp) and node.op in COMPARISONS:
         left = quasi_affine(node.left, scope)
         right = quasi_affine(node.right, scope)
         if left is None or right is None:

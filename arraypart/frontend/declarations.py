@@ -1,134 +1,137 @@
-"""Declarations of the top function: its arrays, element types and named constants."""
+"""Declarations of the top function: its arrays, element types and named constants.
+
+Sizes and element types come from clang's types: ``int A[N][M]`` has the constant
+array type ``int[8][16]`` once the preprocessor and clang have folded ``N`` and ``M``.
+An element is W bits: C scalars by their size (``bool`` 1), ``ap_[u]int<W>`` and
+``ap_[u]fixed<W, I>`` W, a struct the sum of its fields.
+"""
 
 from __future__ import annotations
 
 import math
 
-from pycparser import c_ast
+import clang.cindex as ci
 
 from ..errors import Coord, KernelError
 from ..ir import Array
+from . import cnodes as N
 from .cexpr import Scope, fold
-from .cparse import node_coord
 
-SIGN_WORDS = ("signed", "unsigned")
-FIXED_WIDTH_BITS = {
-    "int8_t": 8, "int16_t": 16, "int32_t": 32, "int64_t": 64,
-    "uint8_t": 8, "uint16_t": 16, "uint32_t": 32, "uint64_t": 64,
-    "bool": 1, "_Bool": 1, "size_t": 64,
-}
-# Widths on the LP64 targets HLS tools model: words of the type without signedness
-# (and without ``int`` when another word is present) -> bits.
-BASIC_TYPE_BITS = {
-    (): 32, ("int",): 32, ("char",): 8, ("short",): 16, ("long",): 64,
-    ("long", "long"): 64, ("float",): 32, ("double",): 64,
-}
-MAX_TYPEDEF_DEPTH = 32  # a typedef chain longer than this is a cycle or abuse
+T = ci.TypeKind
+FIXED_WIDTH_NAMES = ("int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
+                     "uint32_t", "uint64_t", "size_t")
+SCALAR_KINDS = N.INTEGER_TYPE_KINDS | {T.FLOAT, T.DOUBLE, T.LONGDOUBLE, T.HALF, T.FLOAT128,
+                                       T.ENUM}
+BITS_PER_BYTE = 8
+BOOL_BITS = 1
+# Vitis's arbitrary-precision types: the first template argument is the width W.
+AP_TYPES = ("ap_int", "ap_uint", "ap_fixed", "ap_ufixed")
 MAX_ARRAY_ELEMENTS = 2 ** 63 - 1  # element counts and flat offsets fit numpy's int64
+QUALIFIERS = ("const ", "volatile ")
 
 
-def type_bits(names: list[str]) -> int | None:
-    """Bits of a basic or fixed-width type spelled by ``names`` (None: not one)."""
-    if len(names) == 1 and names[0] in FIXED_WIDTH_BITS:
-        return FIXED_WIDTH_BITS[names[0]]
-    words = tuple(w for w in names if w not in SIGN_WORDS)
-    if len(words) > 1 and "int" in words:
-        words = tuple(w for w in words if w != "int")
-    return BASIC_TYPE_BITS.get(words)
+def _unqualified(spelling: str) -> str:
+    changed = True
+    while changed:
+        changed = False
+        for q in QUALIFIERS:
+            if spelling.startswith(q):
+                spelling, changed = spelling[len(q):], True
+    return spelling
 
 
-def element_type(decl_type: c_ast.Node, typedefs: dict, name: str,
-                 coord: Coord) -> tuple[str, int]:
-    """``(type name, bits)`` of an array's element, through the file's typedefs."""
-    t = decl_type
-    for _ in range(MAX_TYPEDEF_DEPTH):
-        if not (isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType)):
-            break
-        names = t.type.names
-        bits = type_bits(names)
+def element_type(t: ci.Type, name: str, coord: Coord) -> tuple[str, int]:
+    """``(type name, bits)`` of an array's element type ``t``."""
+    written = _unqualified(t.spelling)
+    canonical = t.get_canonical()
+    if canonical.kind == T.BOOL:
+        return "bool", BOOL_BITS
+    if canonical.kind in SCALAR_KINDS:
+        shown = written if written in FIXED_WIDTH_NAMES else _unqualified(canonical.spelling)
+        return shown, canonical.get_size() * BITS_PER_BYTE
+    if canonical.kind == T.RECORD:
+        bits = record_bits(canonical)
         if bits is not None:
-            return " ".join(names), bits
-        if len(names) != 1 or names[0] not in typedefs:
-            break
-        t = typedefs[names[0]]
-    else:
-        raise KernelError(coord, f"array '{name}': element type is a chain of more than "
-                                 f"{MAX_TYPEDEF_DEPTH} typedefs")
-    raise KernelError(coord, f"array '{name}': unsupported element type (expected an "
-                             "integer, floating-point or bool type)")
+            return written, bits
+    raise KernelError(coord, f"array '{name}': unsupported element type '{written}' "
+                             "(expected an integer, floating-point, bool, ap_[u]int, "
+                             "ap_[u]fixed or struct type)")
 
 
-def array_dims(decl: c_ast.Decl) -> tuple[list[c_ast.Node | None], c_ast.Node]:
-    """The dimension expressions of an array declaration and its element type node."""
-    dims, t = [], decl.type
-    while isinstance(t, c_ast.ArrayDecl):
-        dims.append(t.dim)
-        t = t.type
-    return dims, t
+def record_bits(t: ci.Type) -> int | None:
+    """W of ``ap_int<W>`` and friends; the sum of the fields of a plain struct."""
+    decl = t.get_declaration()
+    base = decl.spelling
+    if base in AP_TYPES and t.get_num_template_arguments() > 0:
+        width = decl.get_template_argument_value(0)
+        return width if width > 0 else None
+    total = 0
+    for f in t.get_fields():
+        ft = f.type.get_canonical()
+        count = 1
+        while ft.kind == T.CONSTANTARRAY:
+            count *= ft.get_array_size()
+            ft = ft.element_type.get_canonical()
+        if ft.kind == T.BOOL:
+            bits = BOOL_BITS
+        elif ft.kind in SCALAR_KINDS:
+            bits = ft.get_size() * BITS_PER_BYTE
+        elif ft.kind == T.RECORD:
+            bits = record_bits(ft)
+        else:
+            bits = None
+        if bits is None:
+            return None
+        total += bits * count
+    return total or None
 
 
-def is_array_decl(node: c_ast.Node) -> bool:
-    return isinstance(node, c_ast.Decl) and isinstance(node.type, c_ast.ArrayDecl)
-
-
-def array_decl(decl: c_ast.Decl, *, interface: bool, typedefs: dict,
-               scope: Scope) -> Array:
-    """An array declaration, before its pragmas; sizes must fold to positive
-    constants."""
-    coord = node_coord(decl)
-    dims, elem = array_dims(decl)
+def array_decl(decl: N.Decl, *, interface: bool) -> Array:
+    """An array declaration, before its pragmas; sizes must be positive constants."""
+    coord = decl.coord
     shape = []
-    for d, dim in enumerate(dims):
-        if dim is None:
-            if d == 0 and isinstance(decl.init, c_ast.InitList) and not interface:
-                shape.append(len(decl.init.exprs))
-                continue
+    t = decl.ctype
+    d = 0
+    while t.kind in N.ARRAY_TYPE_KINDS:
+        dim = decl.dims[d] if d < len(decl.dims) else None
+        where = dim.coord if dim is not None else coord
+        if t.kind == T.INCOMPLETEARRAY:
             what = "array parameter" if interface else "array"
             raise KernelError(coord, f"{what} '{decl.name}' needs a fixed size")
-        size = fold(dim, scope)
-        if size is None or size <= 0:
-            raise KernelError(node_coord(dim), f"size of array '{decl.name}' must be a "
-                                               "positive integer constant")
-        shape.append(size)
+        if t.kind != T.CONSTANTARRAY or t.get_array_size() <= 0:
+            raise KernelError(where, f"size of array '{decl.name}' must be a positive "
+                                     "integer constant")
+        shape.append(t.get_array_size())
+        t = t.element_type
+        d += 1
     _check_initializer_count(decl, shape)
     if math.prod(shape) > MAX_ARRAY_ELEMENTS:
         raise KernelError(coord, f"array '{decl.name}' has {math.prod(shape)} elements, "
                                  f"more than the {MAX_ARRAY_ELEMENTS} supported")
-    elem_type, bits = element_type(elem, typedefs, decl.name, coord)
+    elem_type, bits = element_type(t, decl.name, coord)
     return Array(decl.name, tuple(shape), elem_type, bits, interface, coord,
-                      const="const" in (elem.quals or ()) or "const" in decl.quals,
-                      static="static" in decl.storage)
+                 const=t.is_const_qualified(), static=decl.static)
 
 
-def _check_initializer_count(decl: c_ast.Decl, shape: list[int]) -> None:
+def _check_initializer_count(decl: N.Decl, shape: list[int]) -> None:
     """More initializers than elements is an error in C++ (and a constraint violation
     in C); braced rows count against dimension 0, elided braces against all elements."""
-    if not isinstance(decl.init, c_ast.InitList):
+    if not isinstance(decl.init, N.InitList):
         return
     items = decl.init.exprs
-    braced = all(isinstance(e, c_ast.InitList) for e in items)
+    braced = all(isinstance(e, N.InitList) for e in items)
     room = shape[0] if braced else math.prod(shape)
     if len(items) > room:
-        raise KernelError(node_coord(decl.init), (
+        raise KernelError(decl.init.coord, (
             f"too many initializers for '{decl.name}': {len(items)} for {room} "
             f"{'rows' if braced and len(shape) > 1 else 'elements'}"))
 
 
-def integer_constant(decl: c_ast.Decl, scope: Scope) -> int | None:
+def integer_constant(decl: N.Decl, scope: Scope) -> int | None:
     """The value of ``const <integer type> NAME = <constant expression>;``, else None."""
-    t = decl.type
-    if not (isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType)):
+    t = decl.ctype
+    if t is None or decl.init is None or not t.is_const_qualified():
         return None
-    if "const" not in (decl.quals or ()) or decl.init is None:
-        return None
-    bits = type_bits(t.type.names)
-    if bits is None or "float" in t.type.names or "double" in t.type.names:
+    if t.get_canonical().kind not in N.INTEGER_TYPE_KINDS:
         return None
     return fold(decl.init, scope)
-
-
-def walk(node: c_ast.Node):
-    """Every node below ``node`` (itself included), pre-order."""
-    yield node
-    for _, child in node.children():
-        yield from walk(child)

@@ -1,4 +1,11 @@
-"""The front end's driver: a kernel file (or text) -> :class:`arraypart.ir.Kernel`."""
+"""The front end's driver: a kernel file (or text) -> :class:`arraypart.ir.Kernel`.
+
+clang parses the text (:mod:`.clangtu`), :mod:`.cnodes` turns the top function into a
+small syntax tree with the pragmas in place, :mod:`.lower` builds the IR.  ``-D``
+overrides win over the file: the file's own ``#define`` of an overridden name is
+rewritten to the command line's value in the text clang reads (and code generation
+edits), so the emitted kernel keeps the value it was banked for.
+"""
 
 from __future__ import annotations
 
@@ -6,29 +13,37 @@ import re
 from pathlib import Path
 from typing import Mapping
 
+import clang.cindex as ci
+
 from ..errors import Coord, KernelError
 from ..ir import Kernel, SourceUnit
+from . import clangtu
+from . import cnodes as N
 from .cexpr import fold
-from .cparse import choose_top, node_coord, parse_c
 from .lower import lower_function
-from .preprocess import preprocess
 
 BYTE_ORDER_MARK = "\ufeff"
-DEFINE_PROBE = "int __arraypart_define = ({text});"
-# Kernels, tables included, are tens of kilobytes; pycparser reads about 100 kB per
-# second, so the limit also bounds the time of one parse.
+# Kernels, tables included, are tens of kilobytes; a megabyte bounds one parse.
 MAX_SOURCE_BYTES = 2 ** 20
 BLANK_BREAKS = str.maketrans("\v\f", "  ")  # blanks in C, line breaks to Python
 FOREIGN_BREAKS = re.compile("[\x1c\x1d\x1e\x85\u2028\u2029]")  # line breaks to Python
+PROBE_PREFIX = "__arraypart_probe_"
+PROBE = "\nstatic const long long " + PROBE_PREFIX + "{name} = ({name});"
+DEFINE_LINE = re.compile(r"^[ \t]*#[ \t]*(define|undef)[ \t]+([A-Za-z_]\w*)(\(?)"
+                         r"(?:[^\n]*\\\n)*[^\n]*", re.MULTILINE)
+FUNCTION_SCOPES = (ci.CursorKind.NAMESPACE, ci.CursorKind.LINKAGE_SPEC,
+                   ci.CursorKind.UNEXPOSED_DECL)
 
 
 def parse_kernel(path: str | Path, *, defines: Mapping[str, int] | None = None,
-                 top: str | None = None) -> Kernel:
+                 top: str | None = None, include_dirs: tuple[str, ...] = (),
+                 std: str | None = None, hls_include: str | None = None) -> Kernel:
     """Read the kernel file at ``path`` and build its IR (kernel name: the file's stem).
 
     ``defines`` are ``-D NAME=VALUE`` overrides; they win over the file's ``#define``.
     """
-    return parse_source(read_source(path), str(path), defines=defines, top=top)
+    return parse_source(read_source(path), str(path), defines=defines, top=top,
+                        include_dirs=include_dirs, std=std, hls_include=hls_include)
 
 
 def read_source(path: str | Path) -> str:
@@ -81,9 +96,10 @@ def _byte_coord(name: str, data: bytes, offset: int) -> Coord:
 
 
 def parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None = None,
-                 top: str | None = None) -> Kernel:
-    """Build the IR of the C kernel ``text``, read from ``filename`` (for coordinates
-    and the kernel's name, the file's stem)."""
+                 top: str | None = None, include_dirs: tuple[str, ...] = (),
+                 std: str | None = None, hls_include: str | None = None) -> Kernel:
+    """Build the IR of the kernel ``text``, read from ``filename`` (for coordinates,
+    the language and the kernel's name, the file's stem)."""
     if len(text) > MAX_SOURCE_BYTES:
         raise _too_large(filename)
     text = text.removeprefix(BYTE_ORDER_MARK)
@@ -94,26 +110,114 @@ def parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None 
     if not text.strip():
         raise KernelError(Coord(filename, 1, 1), "empty file: expected a C kernel")
     text = _normalize_lines(text, filename)
-    pre = preprocess(text, filename, dict(defines or {}))
+    overrides = dict(defines or {})
+    text, extra = _apply_overrides(text, overrides)
+    names = sorted({m.group(2) for m in DEFINE_LINE.finditer(text)
+                    if m.group(1) == "define" and not m.group(3)} | set(overrides))
+    probes = "".join(PROBE.format(name=n) for n in names)
+    options = clangtu.Options(tuple(sorted(overrides.items())), tuple(include_dirs), std,
+                              hls_include)
+    unit = clangtu.parse(text + "\n" + probes, filename, options, user_end=len(text.encode()))
+    user_end = len(text.encode())
+    pragmas = [p for p in clangtu.pragma_lines(unit) if p.start < user_end]
+    converter = N.Converter(unit, pragmas)
+    funcs, globals_, probe_decls = _top_level(unit, converter, user_end)
+    func = choose_top(funcs, filename, top)
+    values = _define_values(probe_decls)
     lines = text.split("\n")
-    ast = parse_c(pre.text, filename, lines)
-    func = choose_top(ast, filename, top)
-    values = _define_values(pre.macro_texts, filename)
-    arrays, body = lower_function(func, ast, filename, lines, values)
-    source = SourceUnit(pre.text, ast, func, pre.includes)
-    return Kernel(Path(filename).stem, func.decl.name, filename, arrays, body,
-                  node_coord(func.decl), tuple(sorted(values.items())), source)
+    arrays, body = lower_function(func, globals_, filename, lines, values)
+    source = SourceUnit(text, func, globals_, _includes(unit, text, user_end),
+                        tuple(sorted(extra.items())), unit.is_cxx)
+    return Kernel(Path(filename).stem, func.name, filename, arrays, body, func.coord,
+                  tuple(sorted(values.items())), source)
 
 
-def _define_values(macro_texts, filename: str) -> dict[str, int]:
+def _apply_overrides(text: str, overrides: Mapping[str, int]) -> tuple[str, dict[str, int]]:
+    """The text with each ``#define`` of an overridden name set to its value (and each
+    ``#undef`` of one blanked), and the overrides the file never defines."""
+    seen = set()
+
+    def edit(m: re.Match) -> str:
+        kind, name = m.group(1), m.group(2)
+        if name not in overrides:
+            return m.group(0)
+        seen.add(name)
+        breaks = "\n" * m.group(0).count("\n")
+        if kind == "undef":
+            return breaks
+        return f"#define {name} {overrides[name]}{breaks}"
+
+    edited = DEFINE_LINE.sub(edit, text)
+    return edited, {n: v for n, v in overrides.items() if n not in seen}
+
+
+def _top_level(unit: clangtu.Unit, converter: N.Converter, user_end: int):
+    """The kernel file's function definitions, file-scope variables and probes."""
+    funcs, globals_, probes = [], [], []
+    stack = list(unit.tu.cursor.get_children())
+    while stack:
+        c = stack.pop(0)
+        if not unit.in_main(c.location):
+            continue
+        if c.kind in FUNCTION_SCOPES:
+            stack[:0] = list(c.get_children())
+        elif c.kind == ci.CursorKind.FUNCTION_DECL and c.is_definition():
+            funcs.append(converter.function(c))
+        elif c.kind == ci.CursorKind.VAR_DECL:
+            if c.spelling.startswith(PROBE_PREFIX) and c.location.offset >= user_end:
+                probes.append(converter.decl(c))
+            elif c.location.offset < user_end:
+                globals_.append(converter.decl(c, stmt=c))
+    return funcs, tuple(globals_), probes
+
+
+def _define_values(probes: list[N.Decl]) -> dict[str, int]:
     """The integer value of every object-like macro whose expansion is an integer
     constant expression (others, such as strings or empty macros, are left out)."""
     values = {}
-    for name, text in macro_texts:
+    for decl in probes:
         try:
-            value = fold(parse_c(DEFINE_PROBE.format(text=text), filename, []).ext[0].init)
+            value = fold(decl.init) if decl.init is not None else None
         except KernelError:
             continue  # an error in a macro is reported where the macro is used
         if value is not None:
-            values[name] = value
+            values[decl.name[len(PROBE_PREFIX):]] = value
     return values
+
+
+def _includes(unit: clangtu.Unit, text: str, user_end: int) -> tuple[str, ...]:
+    """The kernel's ``#include`` lines, verbatim, in order."""
+    found = []
+    data = text.encode()
+    for c in unit.tu.cursor.get_children():
+        if c.kind == ci.CursorKind.INCLUSION_DIRECTIVE and unit.in_main(c.location):
+            at = c.extent.start.offset
+            if at >= user_end:
+                continue
+            start = data.rfind(b"\n", 0, at) + 1
+            end = data.find(b"\n", at)
+            found.append(data[start:end if end >= 0 else len(data)].decode().strip())
+    return tuple(found)
+
+
+def choose_top(funcs: list[N.FuncDef], filename: str, top: str | None) -> N.FuncDef:
+    """The top function: ``top`` if given, else the only function definition, else
+    the one named like the file's stem."""
+    if not funcs:
+        raise KernelError(Coord(filename, 1, 1), "no function definition in the file")
+    names = ", ".join(f.name for f in funcs)
+    if top is not None:
+        chosen = [f for f in funcs if f.name == top]
+        if not chosen:
+            raise KernelError(funcs[0].coord,
+                              f"unknown top function '{top}' (candidates: {names})")
+        return chosen[0]
+    if len(funcs) == 1:
+        return funcs[0]
+    stem = Path(filename).stem
+    chosen = [f for f in funcs if f.name == stem]
+    if not chosen:
+        raise KernelError(funcs[0].coord,
+                          f"ambiguous top function: none is named '{stem}' "
+                          f"(candidates: {names}); name one with --top")
+    return chosen[0]

@@ -1,4 +1,4 @@
-"""The top function's C tree -> the IR's arrays and loop tree.
+"""The top function's syntax tree (:mod:`.cnodes`) -> the IR's arrays and loop tree.
 
 Loops are normalized as :class:`arraypart.ir.Loop` documents: ``i < UB`` becomes the
 inclusive bound ``UB - 1``, ``i > UB`` becomes ``UB + 1``, ``i != UB`` is ``<`` or ``>``
@@ -12,58 +12,49 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Mapping
 
-from pycparser import c_ast
+import clang.cindex as ci
 
 from .. import expr as E
-from ..cast import outer_array_refs
 from ..errors import Coord, KernelError
 from ..ir import Access, Array, If, Loop, Node, Stmt
-from .cexpr import (COMPARISONS, FLIPPED, Scope, condition_dnf, fold, int_literal,
+from .cexpr import (COMPARISONS, FLIPPED, Scope, condition_dnf, fold,
                     min_max_terms, quasi_affine)
-from .cparse import node_coord
-from .declarations import array_decl, integer_constant, is_array_decl, walk
+from . import cnodes as N
+from .declarations import array_decl, integer_constant
 from .pragmas import LOOP_DIRECTIVES, PragmaReader
 
-UNSUPPORTED_STATEMENTS = {
-    c_ast.While: "while", c_ast.DoWhile: "do", c_ast.Goto: "goto",
-    c_ast.Switch: "switch", c_ast.Break: "break", c_ast.Continue: "continue",
-}
-EXPRESSION_STATEMENTS = (
-    c_ast.Assignment, c_ast.UnaryOp, c_ast.BinaryOp, c_ast.FuncCall, c_ast.TernaryOp,
-    c_ast.ExprList, c_ast.Cast, c_ast.ID, c_ast.Constant, c_ast.ArrayRef, c_ast.StructRef,
-)
+POINTER_KIND = ci.TypeKind.POINTER
+MEMBER = "member ref expr"
 INCREMENTS = {"p++": 1, "++": 1, "p--": -1, "--": -1}
 UNIT_STEPS = (1, -1)
 
 
-def lower_function(func: c_ast.FuncDef, ast: c_ast.FileAST, filename: str,
+def lower_function(func: N.FuncDef, globals_: tuple[N.Decl, ...], filename: str,
                    lines: list[str], defines: Mapping[str, int]
                    ) -> tuple[tuple[Array, ...], tuple[Node, ...]]:
     """The arrays (parameters, file-scope arrays, locals, in that order) and the loop
-    tree of ``func``."""
-    return _Lowering(func, ast, filename, lines, defines).run()
+    tree of ``func``; ``globals_`` are the file-scope variables."""
+    return _Lowering(func, globals_, filename, lines, defines).run()
 
 
 class _Lowering:
     """One lowering run; its mutable state (drafts, enclosing iterators) is private."""
 
-    def __init__(self, func, ast, filename, lines, defines):
+    def __init__(self, func, globals_, filename, lines, defines):
         self._func = func
-        self._ast = ast
-        self._typedefs = {n.name: n.type for n in ast.ext if isinstance(n, c_ast.Typedef)}
+        self._globals = globals_
         self._constants: dict[str, int] = dict(defines)
         self._pragmas = PragmaReader(filename, lines, self._constants)
-        self._ref_ids = {id(r): k for k, r in enumerate(outer_array_refs(func.body))}
+        self._ref_ids = {id(r): k for k, r in enumerate(N.outer_array_refs(func.body))}
         self._arrays: dict[str, Array] = {}
         self._pointers: dict[str, Coord] = {}
         self._iterators: list[str] = []
 
     def run(self):
-        _check_literals(self._ast)
         self._collect_constants()
         self._collect_arrays()
         self._apply_array_pragmas()
-        body = tuple(self._items(self._func.body.block_items))
+        body = tuple(self._items(self._func.body.items))
         return tuple(self._arrays.values()), body
 
     # ------------------------------------------------------------ declarations
@@ -72,37 +63,35 @@ class _Lowering:
         return Scope(frozenset(self._iterators), self._constants)
 
     def _collect_constants(self) -> None:
-        decls = [n for n in self._ast.ext if isinstance(n, c_ast.Decl)]
-        decls += [n for n in walk(self._func.body) if isinstance(n, c_ast.Decl)]
+        decls = list(self._globals)
+        decls += [n for n in N.walk(self._func.body) if isinstance(n, N.Decl)]
         for decl in decls:
             value = integer_constant(decl, self._scope())
             if value is not None:
                 self._constants[decl.name] = value
 
     def _collect_arrays(self) -> None:
-        params = self._func.decl.type.args
-        for param in params.params if params is not None else ():
-            if is_array_decl(param):
+        for param in self._func.params:
+            if param.is_array:
                 self._add_array(param, interface=True)
-            elif isinstance(param, c_ast.Decl) and isinstance(param.type, c_ast.PtrDecl):
-                self._pointers[param.name] = node_coord(param)
-        for node in self._ast.ext:
-            if is_array_decl(node):
+            elif param.ctype is not None and param.ctype.kind == POINTER_KIND:
+                self._pointers[param.name] = param.coord
+        for node in self._globals:
+            if node.is_array:
                 self._add_array(node, interface=False)
-        for node in walk(self._func.body):
-            if is_array_decl(node):
+        for node in N.walk(self._func.body):
+            if isinstance(node, N.Decl) and node.is_array:
                 self._add_array(node, interface=False)
 
-    def _add_array(self, decl: c_ast.Decl, *, interface: bool) -> None:
+    def _add_array(self, decl: N.Decl, *, interface: bool) -> None:
         if decl.name in self._arrays:
-            raise KernelError(node_coord(decl), f"array '{decl.name}' is declared twice")
-        self._arrays[decl.name] = array_decl(
-            decl, interface=interface, typedefs=self._typedefs, scope=self._scope())
+            raise KernelError(decl.coord, f"array '{decl.name}' is declared twice")
+        self._arrays[decl.name] = array_decl(decl, interface=interface)
 
     def _apply_array_pragmas(self) -> None:
         ranks = {name: len(d.shape) for name, d in self._arrays.items()}
-        for node in walk(self._func.body):
-            pragma = self._pragmas.parse(node) if isinstance(node, c_ast.Pragma) else None
+        for node in N.walk(self._func.body):
+            pragma = self._pragmas.parse(node) if isinstance(node, N.Pragma) else None
             if pragma is None:
                 continue
             if pragma.kind not in ("array_partition", "bind_storage"):
@@ -124,91 +113,94 @@ class _Lowering:
             nodes.extend(self._statement(item))
         return nodes
 
-    def _statement(self, node: c_ast.Node) -> list[Node]:
-        coord = node_coord(node)
-        if isinstance(node, c_ast.Pragma):
+    def _statement(self, node: N.Node) -> list[Node]:
+        coord = node.coord
+        if isinstance(node, N.Pragma):
             self._check_stray_pragma(node)
             return []
-        if isinstance(node, c_ast.Compound):
-            return self._items(node.block_items)
-        if isinstance(node, c_ast.Label):
-            if isinstance(node.stmt, c_ast.For):
+        if isinstance(node, N.Compound):
+            return self._items(node.items)
+        if isinstance(node, N.Label):
+            if isinstance(node.stmt, N.For):
                 return [self._loop(node.stmt, node.name)]
             return self._statement(node.stmt)
-        if isinstance(node, c_ast.For):
+        if isinstance(node, N.For):
             return [self._loop(node, None)]
-        if isinstance(node, c_ast.If):
+        if isinstance(node, N.If):
             return [self._if(node)]
-        if type(node) in UNSUPPORTED_STATEMENTS:
-            keyword = UNSUPPORTED_STATEMENTS[type(node)]
-            raise KernelError(coord, f"'{keyword}' is not supported in the top function "
-                                     "(use for loops with affine bounds)")
-        if isinstance(node, c_ast.Decl):
-            if is_array_decl(node) or node.init is None:
-                return []
-            return [Stmt(tuple(self._accesses(node.init)), coord)]
-        if isinstance(node, (c_ast.EmptyStatement, c_ast.Typedef)):
+        if isinstance(node, N.Unsupported):
+            raise KernelError(coord, f"'{node.keyword}' is not supported in the top "
+                                     "function (use for loops with affine bounds)")
+        if isinstance(node, N.DeclList):
+            return [Stmt(tuple(self._accesses(d.init)), d.coord) for d in node.decls
+                    if not d.is_array and d.init is not None]
+        if isinstance(node, N.Empty):
             return []
-        if isinstance(node, c_ast.Return):
+        if isinstance(node, N.Return):
             return [] if node.expr is None else [Stmt(tuple(self._accesses(node.expr)), coord)]
-        if isinstance(node, EXPRESSION_STATEMENTS):
-            return [Stmt(tuple(self._accesses(node)), coord)]
-        raise KernelError(coord, f"unsupported statement ({type(node).__name__})")
+        return [Stmt(tuple(self._accesses(node)), coord)]
 
-    def _check_stray_pragma(self, node: c_ast.Pragma) -> None:
+    def _check_stray_pragma(self, node: N.Pragma) -> None:
         pragma = self._pragmas.parse(node)
         if pragma is not None and pragma.kind in LOOP_DIRECTIVES:
             raise KernelError(self._pragmas.coord(pragma),
                               f"#pragma HLS {pragma.kind} must open a loop body "
                               "(be its first statement)")
 
-    def _if(self, node: c_ast.If) -> If:
+    def _if(self, node: N.If) -> If:
         cond = condition_dnf(node.cond, self._scope())
         cond_accesses = () if cond is not None else tuple(self._accesses(node.cond))
         then = tuple(self._statement(node.iftrue))
         orelse = tuple(self._statement(node.iffalse)) if node.iffalse is not None else ()
-        return If(cond, then, orelse, node_coord(node), cond_accesses)
+        return If(cond, then, orelse, node.coord, cond_accesses)
 
     # ------------------------------------------------------------ accesses
 
-    def _accesses(self, node: c_ast.Node) -> list[Access]:
+    def _accesses(self, node: N.Node) -> list[Access]:
         found: list[Access] = []
         self._collect(node, found)
         return found
 
-    def _collect(self, node: c_ast.Node, out: list[Access]) -> None:
-        if isinstance(node, c_ast.ArrayRef):
+    def _collect(self, node: N.Node, out: list[Access]) -> None:
+        if isinstance(node, N.ArrayRef):
             self._reference(node, out, ("read",))
-        elif isinstance(node, c_ast.Assignment):
+        elif isinstance(node, N.Assignment):
             self._collect(node.rvalue, out)
             kinds = ("write",) if node.op == "=" else ("read", "write")
             self._target(node.lvalue, out, kinds)
-        elif isinstance(node, c_ast.UnaryOp) and node.op in INCREMENTS:
+        elif isinstance(node, N.UnaryOp) and node.op in INCREMENTS:
             self._target(node.expr, out, ("read", "write"))
-        elif not (isinstance(node, c_ast.UnaryOp) and node.op == "sizeof"):
-            for _, child in node.children():
-                self._collect(child, out)
+        else:
+            for child in node.children():
+                if child is not None:
+                    self._collect(child, out)
 
-    def _target(self, node: c_ast.Node, out: list[Access], kinds: tuple[str, ...]) -> None:
-        if isinstance(node, c_ast.ID) and node.name in self._iterators:
-            raise KernelError(node_coord(node),
+    def _target(self, node: N.Node, out: list[Access], kinds: tuple[str, ...]) -> None:
+        if isinstance(node, N.Id) and node.name in self._iterators:
+            raise KernelError(node.coord,
                               f"assignment to loop iterator '{node.name}' inside its loop")
-        if isinstance(node, c_ast.ArrayRef):
+        if isinstance(node, N.ArrayRef):
             self._reference(node, out, kinds)
+        elif isinstance(node, N.Other) and node.what == MEMBER and isinstance(
+                _first(node.parts), N.ArrayRef):
+            # A[i].x = v: a field of one element is written.
+            self._reference(node.parts[0], out, kinds)
+            for part in node.parts[1:]:
+                self._collect(part, out)
         else:
             self._collect(node, out)
 
-    def _reference(self, node: c_ast.ArrayRef, out: list[Access],
+    def _reference(self, node: N.ArrayRef, out: list[Access],
                    kinds: tuple[str, ...]) -> None:
         """``A[e0][e1]...``: the reads inside its subscripts, then its own accesses."""
         subscripts, base = [], node
-        while isinstance(base, c_ast.ArrayRef):
+        while isinstance(base, N.ArrayRef):
             subscripts.insert(0, base.subscript)
             base = base.name
         for subscript in subscripts:
             self._collect(subscript, out)
-        coord = node_coord(node)
-        name = base.name if isinstance(base, c_ast.ID) else None
+        coord = node.coord
+        name = base.name if isinstance(base, N.Id) else None
         if name not in self._arrays:
             if name in self._pointers:
                 raise KernelError(self._pointers[name],
@@ -226,23 +218,23 @@ class _Lowering:
 
     # ------------------------------------------------------------ loops
 
-    def _loop(self, node: c_ast.For, label: str | None) -> Loop:
+    def _loop(self, node: N.For, label: str | None) -> Loop:
         """``for (i = start; i <op> limit; i += step)`` as a normalized :class:`Loop`."""
-        coord = node_coord(node)
+        coord = node.coord
         if node.init is None or node.cond is None or node.next is None:
             raise KernelError(coord, "a loop needs an initialization, a condition and "
                                      "an increment")
         var, start = self._loop_init(node.init)
         if var in self._iterators:
-            raise KernelError(node_coord(node.init),
+            raise KernelError(node.init.coord,
                               f"loop iterator '{var}' is already used by an enclosing loop")
         step = self._loop_step(node.next, var)
         op, limit = self._loop_cond(node.cond, var)
         init, bound = self._loop_bounds(op, start, limit, step, node.cond)
-        items = node.stmt.block_items if isinstance(node.stmt, c_ast.Compound) else [node.stmt]
+        items = node.stmt.items if isinstance(node.stmt, N.Compound) else [node.stmt]
         items = list(items or ())
         header = 0
-        while header < len(items) and isinstance(items[header], c_ast.Pragma):
+        while header < len(items) and isinstance(items[header], N.Pragma):
             header += 1
         pipeline_ii, unroll = self._loop_pragmas(items[:header])
         self._iterators.append(var)
@@ -256,32 +248,32 @@ class _Lowering:
             _check_unrollable(loop, loop.body)
         return loop
 
-    def _loop_init(self, init: c_ast.Node) -> tuple[str, c_ast.Node]:
-        if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init:
+    def _loop_init(self, init: N.Node) -> tuple[str, N.Node]:
+        if isinstance(init, N.DeclList) and len(init.decls) == 1 and init.decls[0].init:
             return init.decls[0].name, init.decls[0].init
-        if (isinstance(init, c_ast.Assignment) and init.op == "="
-                and isinstance(init.lvalue, c_ast.ID)):
+        if (isinstance(init, N.Assignment) and init.op == "="
+                and isinstance(init.lvalue, N.Id)):
             return init.lvalue.name, init.rvalue
-        raise KernelError(node_coord(init), "unsupported loop initialization "
+        raise KernelError(init.coord, "unsupported loop initialization "
                                             "(expected 'int i = <start>' or 'i = <start>')")
 
-    def _loop_step(self, nxt: c_ast.Node, var: str) -> int:
+    def _loop_step(self, nxt: N.Node, var: str) -> int:
         step = _step_of(nxt, var, self._scope())
         if step is None:
-            raise KernelError(node_coord(nxt), f"unsupported loop increment (expected "
+            raise KernelError(nxt.coord, f"unsupported loop increment (expected "
                                                f"{var}++, {var}--, {var} += S, {var} -= S "
                                                f"or {var} = {var} + S with a constant S)")
         if step == 0:
-            raise KernelError(node_coord(nxt), "loop step must not be zero")
+            raise KernelError(nxt.coord, "loop step must not be zero")
         return step
 
-    def _loop_cond(self, cond: c_ast.Node, var: str) -> tuple[str, c_ast.Node]:
-        if isinstance(cond, c_ast.BinaryOp) and cond.op in COMPARISONS and cond.op != "==":
+    def _loop_cond(self, cond: N.Node, var: str) -> tuple[str, N.Node]:
+        if isinstance(cond, N.BinaryOp) and cond.op in COMPARISONS and cond.op != "==":
             if _is_id(cond.left, var):
                 return cond.op, cond.right
             if _is_id(cond.right, var):
                 return FLIPPED[cond.op], cond.left
-        raise KernelError(node_coord(cond), f"loop condition must compare the iterator "
+        raise KernelError(cond.coord, f"loop condition must compare the iterator "
                                             f"'{var}' with a bound (<, <=, >, >=, !=)")
 
     def _loop_bounds(self, op, start, limit, step, cond):
@@ -290,27 +282,27 @@ class _Lowering:
         increasing = step > 0
         if op == "!=":
             if step not in UNIT_STEPS:
-                raise KernelError(node_coord(cond), "a '!=' loop condition needs a step "
+                raise KernelError(cond.coord, "a '!=' loop condition needs a step "
                                                     "of +1 or -1")
             op = "<" if increasing else ">"
         if op not in (("<", "<=") if increasing else (">", ">=")):
-            raise KernelError(node_coord(cond), f"loop condition '{op}' does not match "
+            raise KernelError(cond.coord, f"loop condition '{op}' does not match "
                                                 f"the loop's step {step:+d}")
         scope = self._scope()
         init = min_max_terms(start, "max" if increasing else "min", scope)
         if init is None:
-            raise KernelError(node_coord(start), _NOT_AFFINE.format(
+            raise KernelError(start.coord, _NOT_AFFINE.format(
                 what="start", kind="max" if increasing else "min"))
         bound = min_max_terms(limit, "min" if increasing else "max", scope)
         if bound is None:
-            raise KernelError(node_coord(limit), _NOT_AFFINE.format(
+            raise KernelError(limit.coord, _NOT_AFFINE.format(
                 what="bound", kind="min" if increasing else "max"))
         if step not in UNIT_STEPS and len(init) != 1:
-            raise KernelError(node_coord(start), "a strided loop needs a single start")
+            raise KernelError(start.coord, "a strided loop needs a single start")
         shift = {"<": -1, ">": 1}.get(op, 0)
         return init, tuple(E.add(b, E.const(shift)) for b in bound)
 
-    def _loop_pragmas(self, header: list[c_ast.Pragma]) -> tuple[int | None, int | None]:
+    def _loop_pragmas(self, header: list[N.Pragma]) -> tuple[int | None, int | None]:
         """``(pipeline II, unroll)`` from the pragmas that open a loop body."""
         found: dict[str, int | None] = {}
         for node in header:
@@ -329,24 +321,20 @@ _NOT_AFFINE = ("loop {what} must be affine in constants and enclosing loop itera
                "(or a {kind}() of such)")
 
 
-def _check_literals(ast: c_ast.FileAST) -> None:
-    """Every integer literal of the file fits in 64 bits (:func:`int_literal` raises),
-    also where its value is never folded (``x * 99999999999999999999``)."""
-    for node in walk(ast):
-        if isinstance(node, c_ast.Constant):
-            int_literal(node)
+def _first(parts):
+    return parts[0] if parts else None
 
 
-def _is_id(node: c_ast.Node, name: str) -> bool:
-    return isinstance(node, c_ast.ID) and node.name == name
+def _is_id(node: N.Node, name: str) -> bool:
+    return isinstance(node, N.Id) and node.name == name
 
 
-def _step_of(nxt: c_ast.Node, var: str, scope: Scope) -> int | None:
+def _step_of(nxt: N.Node, var: str, scope: Scope) -> int | None:
     """The constant step of ``i++``, ``i--``, ``i += S``, ``i -= S``, or ``i = e`` with
     ``e - i`` a constant (``i = i + S``, ``i = S + i``, ``i = i - S``); else None."""
-    if isinstance(nxt, c_ast.UnaryOp) and _is_id(nxt.expr, var):
+    if isinstance(nxt, N.UnaryOp) and _is_id(nxt.expr, var):
         return INCREMENTS.get(nxt.op)
-    if not (isinstance(nxt, c_ast.Assignment) and _is_id(nxt.lvalue, var)):
+    if not (isinstance(nxt, N.Assignment) and _is_id(nxt.lvalue, var)):
         return None
     if nxt.op in ("+=", "-="):
         k = fold(nxt.rvalue, scope)

@@ -2,8 +2,8 @@
 
 Syntax as Vitis HLS accepts it: ``#pragma HLS <directive> key=value ... flag ...``;
 the directive, keys and flags are case-insensitive, ``key = value`` may have blanks
-around ``=``.  An integer value may name an integer ``#define`` (pcpp leaves pragma
-lines unexpanded).
+around ``=``.  An integer value may name an integer ``#define`` or constant.  The
+lines come from clang's token stream (:func:`.clangtu.pragma_lines`).
 """
 
 from __future__ import annotations
@@ -12,10 +12,9 @@ import re
 from dataclasses import dataclass
 from typing import Mapping
 
-from pycparser import c_ast
-
 from ..errors import Coord, KernelError
 from ..ir import PARTITION_TYPES, PORT_MODELS, PartitionPragma
+from . import cnodes as N
 from .cexpr import int_text
 
 HLS_PREFIX = "hls"
@@ -37,7 +36,7 @@ class HlsPragma:
     kind: str
     options: tuple[tuple[str, str], ...]
     flags: tuple[str, ...]
-    node: c_ast.Pragma
+    node: N.Pragma
 
     def option(self, key: str) -> str | None:
         return dict(self.options).get(key)
@@ -53,9 +52,9 @@ class PragmaReader:
 
     # ------------------------------------------------------------ parsing
 
-    def parse(self, node: c_ast.Pragma) -> HlsPragma | None:
+    def parse(self, node: N.Pragma) -> HlsPragma | None:
         """The HLS pragma ``node`` holds, or None for a non-HLS pragma."""
-        words = _OPTION_RE.sub("=", node.string or "").split()
+        words = _OPTION_RE.sub("=", node.line.text).split()
         if len(words) < 2 or words[0].lower() != HLS_PREFIX:
             return None
         options, flags = [], []
@@ -70,7 +69,7 @@ class PragmaReader:
     def coord(self, pragma: HlsPragma, key: str | None = None) -> Coord:
         """Where ``key=`` (or, without a key, the ``#``) of ``pragma`` is written."""
         c = pragma.node.coord
-        fallback = Coord(c.file, c.line, c.column or 0)
+        fallback = c
         if c.file != self._filename or not 1 <= c.line <= len(self._lines):
             return fallback
         text = self._lines[c.line - 1]
