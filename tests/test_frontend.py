@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pycparser import c_ast
 
 from arraypart import expr as E
 from arraypart.errors import KernelError
+from arraypart.frontend import cnodes as N
 from arraypart.frontend import parse_kernel, parse_source
 from arraypart.ir import If, Loop, Stmt
 
@@ -57,6 +57,7 @@ def error_of(src, filename="k.c", **kw):
 
 
 def test_loop_forms_structure():
+    # Columns are clang's: in the text as written (macros unexpanded).
     k = parse_kernel(DATA / "loops.c")
     assert k.name == "loops" and k.top == "loops"
     assert tuple(flat(n) for n in k.body) == (
@@ -66,14 +67,14 @@ def test_loop_forms_structure():
                 ("stmt", 12, ("read x[j] #1 @12:18", "read A[i,j] #0 @12:7",
                               "write A[i,j] #0 @12:7")),)),)),
         ("loop", "L14", "i", ("15",), ("0",), -1, None, None, (
-            ("stmt", 14, ("read x[i mod 8] #3 @14:44", "read x[floor(i/2)] #4 @14:55",
-                          "write x[i] #2 @14:37")),)),
+            ("stmt", 14, ("read x[i mod 8] #3 @14:43", "read x[floor(i/2)] #4 @14:54",
+                          "write x[i] #2 @14:36")),)),
         ("loop", "L15", "i", ("0",), ("15",), 1, None, None, (
-            ("stmt", 15, ("read idx[i] #6 @15:50", "read x[?] #5 @15:48")),)),
+            ("stmt", 15, ("read idx[i] #6 @15:49", "read x[?] #5 @15:47")),)),
         ("loop", "L16", "i", ("16",), ("2",), -3, None, None, (
-            ("stmt", 16, ("read x[i mod 3] #8 @16:46", "write x[floor(i/2)] #7 @16:35")),)),
+            ("stmt", 16, ("read x[i mod 3] #8 @16:45", "write x[floor(i/2)] #7 @16:34")),)),
         ("loop", "L17", "i", ("0",), ("15",), 4, None, None, (
-            ("stmt", 17, ("read A[i,?] #10 @17:50", "write x[2*i + 1] #9 @17:35")),)),
+            ("stmt", 17, ("read A[i,?] #10 @17:49", "write x[2*i + 1] #9 @17:34")),)),
         ("loop", "L18", "i", ("0",), ("15",), 1, None, None, (
             ("loop", "L19", "j", ("i",), ("15", "i + 3"), 1, None, None, (
                 ("stmt", 20, ("read x[i] #12 @20:17", "read x[j] #13 @20:28",
@@ -105,7 +106,7 @@ def test_stencil_pragmas_and_conditions():
                ("i - 2 >= 0", "-1*i + j - 1 >= 0")), (),
         (("stmt", 20, ("write out[i,j] #2 @20:9",)),),
         (("if", None, (), (("stmt", 22, ("write out[i,j] #3 @22:9",)),), ()),))
-    pragmas = [n.string for n in k.source.func.body.block_items if isinstance(n, c_ast.Pragma)]
+    pragmas = [n.line.text for n in k.source.func.body.items if isinstance(n, N.Pragma)]
     assert pragmas[0] == "HLS INTERFACE mode=m_axi port=in"
 
 
@@ -113,9 +114,10 @@ def test_source_unit():
     k = parse_kernel(DATA / "stencil.c")
     unit = k.source
     assert unit.includes == ("#include <math.h>",)
-    assert unit.func is unit.ast.ext[-1] and unit.func.decl.name == "stencil"
-    assert not any(isinstance(n, c_ast.Typedef) for n in unit.ast.ext)
-    assert "#include" not in unit.text and "float in[8][8]" in unit.text
+    assert unit.func.name == "stencil" and not unit.cxx
+    assert unit.text == (DATA / "stencil.c").read_text()
+    body = unit.text.encode()[unit.func.body.start:unit.func.body.end]
+    assert body.startswith(b"{") and body.endswith(b"}")
 
 
 def test_accesses_evaluation_order():
@@ -238,13 +240,13 @@ void k(char a[2], unsigned b[2], long long c[2], double d[2], uint8_t e[2], bool
     assert [(a.name, a.shape, a.elem_type, a.elem_bits, a.interface, a.const, a.static)
             for a in k.arrays] == [
         ("a", (2,), "char", 8, True, False, False),
-        ("b", (2,), "unsigned", 32, True, False, False),
+        ("b", (2,), "unsigned int", 32, True, False, False),
         ("c", (2,), "long long", 64, True, False, False),
         ("d", (2,), "double", 64, True, False, False),
         ("e", (2,), "uint8_t", 8, True, False, False),
         ("f", (2,), "bool", 1, True, False, False),
         ("g", (2,), "unsigned short", 16, True, False, False),
-        ("h", (2,), "short int", 16, True, False, False),
+        ("h", (2,), "short", 16, True, False, False),
         ("i", (2,), "unsigned long", 64, True, False, False),
         ("table", (3,), "int", 32, False, True, True),
         ("loc", (4, 3), "int", 32, False, False, False),
@@ -301,9 +303,10 @@ def test_top_function_selection():
 
 LOOP_OK = "void k(int A[8]) {\n"
 ERRORS = [
-    ("syntax", "void k(int A[8]) {\n  A[0] = ;\n}\n", 2, 10, "syntax error"),
-    ("syntax-end", "void k(int A[8]) {\n  A[0] = 1;\n", 2, 12, "syntax error"),
-    ("syntax-token", "void k(int A[8]) {\n  A[0] = 1 2;\n}\n", 2, 12, "unexpected '2'"),
+    ("syntax", "void k(int A[8]) {\n  A[0] = ;\n}\n", 2, 10, "expected expression"),
+    ("syntax-end", "void k(int A[8]) {\n  A[0] = 1;\n", 2, 12, "expected '}'"),
+    ("syntax-token", "void k(int A[8]) {\n  A[0] = 1 2;\n}\n", 2, 11,
+     "expected ';' after expression"),
     ("while", LOOP_OK + "  while (1) A[0] = 1;\n}\n", 2, 3, "'while' is not supported"),
     ("do", LOOP_OK + "  do { A[0] = 1; } while (0);\n}\n", 2, 3, "'do'"),
     ("goto", LOOP_OK + "  x: A[0] = 1;\n  goto x;\n}\n", 3, 3, "'goto'"),
@@ -328,13 +331,14 @@ ERRORS = [
      2, 26, "unknown array 'Q'"),
     ("storage-type", LOOP_OK + "#pragma HLS bind_storage variable=A type=ram_9p\n}\n", 2, 37,
      "unknown storage type 'ram_9p'"),
-    ("subscripts", "void k(int A[8][8]) {\n  A[1] = 0;\n}\n", 2, 3, "1 subscript"),
-    ("subscripts-extra", LOOP_OK + "  A[1][2] = 0;\n}\n", 2, 3, "2 subscript"),
+    ("subscripts", "void k(int A[8][8]) {\n  A[1] = 0;\n}\n", 2, 8, "is not assignable"),
+    ("subscripts-extra", LOOP_OK + "  A[1][2] = 0;\n}\n", 2, 7,
+     "subscripted value is not an array"),
     ("iterator-assign", LOOP_OK + "  for (int i = 0; i < 8; i++) {\n    A[i] = 0;\n    i += 2;\n"
      "  }\n}\n", 4, 5, "loop iterator 'i'"),
     ("iterator-incr", LOOP_OK + "  for (int i = 0; i < 8; i++) { i++; }\n}\n", 2, 33,
      "loop iterator 'i'"),
-    ("pointer", "void k(int *p, int n) {\n  p[0] = n;\n}\n", 1, 12,
+    ("pointer", "void k(int *p, int n) {\n  p[0] = n;\n}\n", 1, 13,
      "array parameter 'p' needs a fixed size"),
     ("unsized-param", "void k(int A[][4]) {\n  A[0][0] = 1;\n}\n", 1, 12,
      "array parameter 'A' needs a fixed size"),
@@ -354,9 +358,9 @@ ERRORS = [
      "unsupported loop increment"),
     ("loop-init", LOOP_OK + "  for (; ; ) A[0] = 0;\n}\n", 2, 3, "initialization"),
     ("size", "void k(int A[0]) {\n  A[0] = 1;\n}\n", 1, 14, "positive integer constant"),
-    ("elem-type", "struct s { int x; };\nvoid k(struct s A[4]) {\n  A[0].x = 1;\n}\n", 2, 17,
-     "unsupported element type"),
-    ("error-directive", "#ifndef N\n  #error N is required\n#endif\n", 2, 3,
+    ("elem-type", "void k(int *A[4]) {\n  A[0] = 0;\n}\n", 1, 13,
+     "unsupported element type 'int *'"),
+    ("error-directive", "#ifndef N\n  #error N is required\n#endif\n", 2, 4,
      "#error N is required"),
     ("empty", "  \n\n", 1, 1, "empty file"),
     ("no-function", "#define N 3\nint x;\n", 1, 1, "no function"),
@@ -415,7 +419,7 @@ def test_suite_kernels_parse(path):
 def test_too_many_initializers_is_a_located_error():
     src = "void k(int out[2]) {\n  int t[2] = {1, 2, 3};\n  out[0] = t[0];\n}\n"
     err = error_of(src)
-    assert (err.coord.line, err.coord.col) == (2, 15)
+    assert (err.coord.line, err.coord.col) == (2, 14)
     assert "too many initializers for 't': 3 for 2 elements" in err.message
     elided = "void k(int out[2]) {\n  int t[2][2] = {1, 2, 3, 4};\n  out[0] = t[1][1];\n}\n"
     assert parse_source(elided, "k.c").array("t").shape == (2, 2)

@@ -1,6 +1,7 @@
-"""The banked kernel: the input translation unit with arraypart's banking applied.
+"""The banked kernel: the user's source text with arraypart's banking edits.
 
-Works on a deep copy of ``kernel.source`` (the input AST is never changed):
+Every edit is a byte range of the kernel's text (:mod:`.textedit`); everything else,
+macros, comments and includes, stays as written:
 
 - per_dim schemes become ``#pragma HLS array_partition`` lines (one per partitioned
   dimension) after the array's declaration, or at the top of the function body for an
@@ -8,45 +9,56 @@ Works on a deep copy of ``kernel.source`` (the input AST is never changed):
 - flat schemes and replicated arrays become explicit bank arrays (:mod:`.layout`);
 - the user's own ``array_partition`` pragmas on these arrays (and ``bind_storage`` on
   the local ones) are dropped, replaced by ours; every other pragma stays;
-- each array gets a one-line comment with its scheme.
+- each array gets a one-line comment with its scheme;
+- a ``-D`` value the file never defines is defined at the top.
 """
 
 from __future__ import annotations
 
-import copy
 import re
-
-from pycparser import c_ast
+import textwrap
 
 from ..banking.solution import ArraySolution, Solution
-from ..cast import outer_array_refs
 from ..errors import KernelError
+from ..frontend import cnodes as N
 from ..ir import Kernel
 from . import ranges
-from .astedit import Comment, find_local_decl, generate, identifiers, walk_slots
-from .layout import Explicit, rewrite_explicit
+from .layout import Explicit, ExplicitRewriter
+from .textedit import MAX_LINE, Edit, apply
 
 _PRAGMA_KIND = re.compile(r"^\s*HLS\s+(\w+)", re.IGNORECASE)
-_PRAGMA_VARIABLE = re.compile(r"(\bvariable\s*=\s*)(\w+)", re.IGNORECASE)
+_PRAGMA_VARIABLE = re.compile(rb"(\bvariable\s*=\s*)(\w+)", re.IGNORECASE)
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _BANK_SUFFIX = "_bank"
+_COMMENT = "// "
 
 
 def banked_source(kernel: Kernel, solution: Solution) -> str:
-    """C text of the whole translation unit with the banking applied."""
-    ast, func = copy.deepcopy((kernel.source.ast, kernel.source.func))
-    body = func.body
-    refs = outer_array_refs(body)
-    taken = identifiers(ast)
+    """The kernel's text with the banking applied."""
+    source = kernel.source
+    text, func = source.text, source.func
+    data = text.encode()
+    taken = set(_IDENTIFIER.findall(text))
     explicit = {s.array.name: _explicit(s, taken) for s in solution.arrays
                 if _needs_explicit(s)}
-    rewrite_explicit(body, refs, explicit, ranges.ref_contexts(kernel.body), kernel.coord)
-    _edit_pragmas(body, solution, explicit)
+    edits = ExplicitRewriter(text, func, explicit, ranges.ref_contexts(kernel.body),
+                             kernel.coord).edits()
+    edits += _edit_pragmas(data, func, solution, explicit)
     interface_lines = []
     for s in solution.arrays:
-        interface_lines += _annotate(body, s, explicit.get(s.array.name))
-    body.block_items = interface_lines + list(body.block_items or [])
-    return generate(ast).rstrip() + "\n"
-
+        lines = _lines(s, explicit.get(s.array.name))
+        if s.array.interface:
+            interface_lines += lines
+        else:
+            edits += _after_declaration(data, func, source.globals, s,
+                                        explicit.get(s.array.name), lines)
+    if interface_lines:
+        edits.insert(0, _after_open_brace(data, func.body.start, interface_lines))
+    defines = "".join(f"#define {n} {v}\n" for n, v in source.extra_defines)
+    if defines:
+        edits.append(Edit(0, 0, defines, breakable=False))
+    out = apply(text, edits, kernel.path)
+    return out if out.endswith("\n") else out + "\n"
 
 
 def _needs_explicit(s: ArraySolution) -> bool:
@@ -67,53 +79,92 @@ def _explicit(s: ArraySolution, taken: set[str]) -> Explicit:
     return Explicit(s.array, s.banking, name)
 
 
-def _pragma_target(p: c_ast.Pragma) -> tuple[str, str] | None:
-    """(kind, variable) of ``#pragma HLS kind variable=V ...``, lower-case kind."""
-    kind = _PRAGMA_KIND.match(p.string or "")
-    var = _PRAGMA_VARIABLE.search(p.string or "")
-    if kind is None or var is None:
-        return None
-    return kind.group(1).lower(), var.group(2)
+def _line_span(data: bytes, start: int, end: int) -> tuple[int, int]:
+    """The whole lines holding ``start..end``, with the final newline."""
+    line_start = data.rfind(b"\n", 0, start) + 1
+    line_end = data.find(b"\n", end)
+    return line_start, len(data) if line_end < 0 else line_end + 1
 
 
-def _edit_pragmas(body: c_ast.Compound, solution: Solution,
-                  explicit: dict[str, Explicit]) -> None:
+def _edit_pragmas(data: bytes, func: N.FuncDef, solution: Solution,
+                  explicit: dict[str, Explicit]) -> list[Edit]:
     """Drop the user's pragmas that ours replace; point the rest of the pragmas on an
     explicit array at its banks."""
     handled = {s.array.name: s.array for s in solution.arrays}
-    compounds = [body] + [n for _, n in walk_slots(body) if isinstance(n, c_ast.Compound)]
-    for compound in compounds:
-        kept = []
-        for item in compound.block_items or []:
-            target = _pragma_target(item) if isinstance(item, c_ast.Pragma) else None
-            if target is not None and target[1] in handled:
-                kind, name = target
-                if kind == "array_partition" or (
-                        kind == "bind_storage" and not handled[name].interface):
-                    continue
-                if name in explicit:
-                    item.string = _PRAGMA_VARIABLE.sub(
-                        lambda m: m.group(1) + explicit[name].bank_name, item.string)
-            kept.append(item)
-        compound.block_items = kept
+    edits = []
+    for node in N.walk(func.body):
+        if not isinstance(node, N.Pragma):
+            continue
+        kind = _PRAGMA_KIND.match(node.line.text)
+        raw = data[node.start:node.end]
+        var = _PRAGMA_VARIABLE.search(raw)
+        if kind is None or var is None:
+            continue
+        kind_name, name = kind.group(1).lower(), var.group(2).decode()
+        if name not in handled:
+            continue
+        if kind_name == "array_partition" or (
+                kind_name == "bind_storage" and not handled[name].interface):
+            lo, hi = _line_span(data, node.start, node.end)
+            if data[lo:node.start].strip() or data[node.end:hi].strip():
+                edits.append(Edit(node.start, node.end, ""))  # a _Pragma in a line
+            else:
+                edits.append(Edit(lo, hi, ""))
+        elif name in explicit:
+            at = node.start + var.start(2)
+            edits.append(Edit(at, at + len(name), explicit[name].bank_name))
+    return edits
 
 
-def _annotate(body: c_ast.Compound, s: ArraySolution,
-              ex: Explicit | None) -> list[c_ast.Node]:
-    """Insert the scheme comment and our pragmas after a local array's declaration;
-    for an interface array, return them (they go to the top of the body)."""
-    lines = [Comment(_comment(s, ex))] + [c_ast.Pragma(p) for p in _pragmas(s, ex)]
-    if s.array.interface:
-        return lines
-    name = ex.bank_name if ex is not None else s.array.name
-    found = find_local_decl(body, name)
-    if found is None:
-        raise KernelError(s.array.coord, f"no local declaration of array '{name}'")
-    slot, decl = found
-    items = getattr(slot.parent, slot.field)
-    at = next(i for i, item in enumerate(items) if item is decl)
-    items[at:at + 1] = [lines[0], decl] + lines[1:]
-    return []
+def _lines(s: ArraySolution, ex: Explicit | None) -> list[str]:
+    """The scheme comment (wrapped) and our pragma lines for one array."""
+    comment = textwrap.wrap(_comment(s, ex), MAX_LINE - len(_COMMENT) - 8)
+    return [_COMMENT + c for c in comment] + [f"#pragma {p}" for p in _pragmas(s, ex)]
+
+
+def _after_open_brace(data: bytes, brace: int, lines: list[str]) -> Edit:
+    """Insert ``lines`` just inside the function body's ``{``."""
+    at = brace + 1
+    line_end = data.find(b"\n", at)
+    if line_end >= 0 and not data[at:line_end].strip():
+        following = data[line_end + 1:data.find(b"\n", line_end + 1)]
+        indent = following[:len(following) - len(following.lstrip())].decode()
+        text = "".join(f"{indent if l.startswith(_COMMENT) else ''}{l}\n" for l in lines)
+        return Edit(line_end + 1, line_end + 1, text, False)
+    return Edit(at, at, "\n" + "".join(f"{l}\n" for l in lines), False)
+
+
+def find_array_decl(func: N.FuncDef, globals_, name: str) -> N.Decl | None:
+    """The declaration of the local (or file-scope) array ``name``."""
+    for d in list(N.walk(func.body)) + list(globals_):
+        if isinstance(d, N.Decl) and d.name == name and d.is_array:
+            return d
+    return None
+
+
+def _after_declaration(data: bytes, func: N.FuncDef, globals_, s: ArraySolution,
+                       ex: Explicit | None, lines: list[str]) -> list[Edit]:
+    """The scheme comment before a local array's declaration, the pragmas after it."""
+    decl = find_array_decl(func, globals_, s.array.name)
+    if decl is None or decl.stmt_start < 0:
+        raise KernelError(s.array.coord, f"no local declaration of array "
+                                         f"'{s.array.name}' in the top function")
+    comments = [l for l in lines if l.startswith(_COMMENT)]
+    pragmas = [l for l in lines if not l.startswith(_COMMENT)]
+    lo, hi = _line_span(data, decl.stmt_start, decl.stmt_end)
+    edits = []
+    if not data[lo:decl.stmt_start].strip():
+        indent = data[lo:decl.stmt_start].decode()
+        edits.append(Edit(lo, lo, "".join(f"{indent}{c}\n" for c in comments), False))
+    else:
+        pragmas = comments + pragmas
+    tail = data[decl.stmt_end:hi]
+    if not tail.strip() and hi <= len(data) and data[hi - 1:hi] == b"\n":
+        edits.append(Edit(hi, hi, "".join(f"{p}\n" for p in pragmas), False))
+    else:
+        edits.append(Edit(decl.stmt_end, decl.stmt_end,
+                          "\n" + "".join(f"{p}\n" for p in pragmas), False))
+    return edits
 
 
 def _comment(s: ArraySolution, ex: Explicit | None) -> str:

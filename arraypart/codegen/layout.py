@@ -1,5 +1,5 @@
 """Explicit bank arrays: a local array ``T A[D0][D1]`` stored as ``T A_bank[N][depth]``
-(``T A_bank[C][N][depth]`` with C copies).
+(``T A_bank[C][N][depth]`` with C copies), as edits of the kernel's text.
 
 Used for flat schemes and for replicated arrays, which ``array_partition`` cannot
 express.  Every full reference ``A[e0][e1]`` becomes ``A_bank[c][bank][offset]`` with
@@ -8,34 +8,28 @@ simplifies them when the subscripts are affine in loop iterators).  With copies 
 uses its ``read_copy`` and a write stores the same value into every copy:
 
     A[e] = v     ->  A_bank[0][b][o] = A_bank[1][b][o] = v
-    A[e] op= v   ->  A_bank[0][b][o] = A_bank[1][b][o] = A_bank[c][b][o] op (v)
-    ++A[e]       ->  A_bank[0][b][o] = A_bank[1][b][o] = A_bank[c][b][o] + 1
+    A[e] op= v   ->  (A_bank[0][b][o] = A_bank[1][b][o] = A_bank[c][b][o] op (v))
+    ++A[e]       ->  (A_bank[0][b][o] = A_bank[1][b][o] = A_bank[c][b][o] + 1)
 
 so the right side is evaluated once (a chained assignment stores one converted value).
 """
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from math import prod
 
-from pycparser import c_ast
-
 from .. import expr as E
 from ..errors import Coord, KernelError
+from ..frontend import cnodes as N
 from ..ir import Array
 from ..scheme import Banking, index_var
 from . import ranges
-from .astedit import (Slot, array_decl_dims, coord_of, find_local_decl, generate,
-                      has_side_effects, raw, ref_base_and_subscripts, ref_name,
-                      transform_post_order, walk_slots)
+from .textedit import MAX_LINE, Edit
 
 INCREMENTS = {"++": "+", "p++": "+", "--": "-", "p--": "-"}
-# Slots whose expression's value is discarded: a post-increment there may be rewritten
-# like a pre-increment.
-_STATEMENT_SLOTS = {"block_items", "stmts", "iftrue", "iffalse", "stmt", "next"}
 _PLACEHOLDER = "@"
+OPEN, CLOSE = b"([{", b")]}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,194 +59,293 @@ class _Address:
     offset: str
     read_copy: int
 
-    def element(self, copy_index: int) -> c_ast.ArrayRef:
-        node: c_ast.Node = c_ast.ID(self.explicit.bank_name)
+    def element(self, copy_index: int) -> str:
         lead = [str(copy_index)] if self.explicit.banking.copies > 1 else []
-        for text in lead + [self.bank, self.offset]:
-            node = c_ast.ArrayRef(node, raw(text))
-        return node
+        return self.explicit.bank_name + "".join(f"[{t}]" for t in lead + [self.bank,
+                                                                              self.offset])
 
-    def store(self, value: c_ast.Node) -> c_ast.Node:
-        """Assign ``value`` to every copy, evaluating it once."""
-        for c in reversed(range(self.explicit.banking.copies)):
-            value = c_ast.Assignment("=", self.element(c), value)
-        return value
+    def stores(self) -> str:
+        """``A_bank[0][b][o] = A_bank[1][b][o] = ...`` up to the last copy."""
+        return " = ".join(self.element(c) for c in range(self.explicit.banking.copies))
 
 
-def rewrite_explicit(body: c_ast.Compound, refs: list[c_ast.ArrayRef],
-                     explicit: dict[str, Explicit],
-                     contexts: dict[int, ranges.RefContext], where: Coord) -> None:
-    """Rewrite every reference to, and the declaration of, each explicit array."""
-    if not explicit:
-        return
-    ref_ids = {id(ref): rid for rid, ref in enumerate(refs)}
-    addresses: dict[int, _Address] = {}
+class ExplicitRewriter:
+    """The edits that store each explicit array in its banks."""
 
-    def rewrite(node: c_ast.Node, slot: Slot) -> c_ast.Node | None:
-        if isinstance(node, c_ast.ArrayRef) and id(node) in ref_ids:
-            name = ref_name(node)
-            if name in explicit:
-                address = _address(node, ref_ids[id(node)], explicit[name],
-                                   contexts.get(ref_ids[id(node)]), where)
-                new = address.element(address.read_copy)
-                addresses[id(new)] = address
-                return new
-            return None
-        return _rewrite_write(node, slot, addresses, where)
+    def __init__(self, text: str, func: N.FuncDef, explicit: dict[str, Explicit],
+                 contexts: dict[int, ranges.RefContext], where: Coord):
+        self._data = text.encode()
+        self._func = func
+        self._explicit = explicit
+        self._contexts = contexts
+        self._where = where
 
-    transform_post_order(body, rewrite)
-    _check_no_other_use(body, explicit, where)
-    for ex in explicit.values():
-        _rewrite_declaration(body, ex, where)
+    def edits(self) -> list[Edit]:
+        if not self._explicit:
+            return []
+        body = self._func.body
+        refs = N.outer_array_refs(body)
+        ref_ids = {id(ref): rid for rid, ref in enumerate(refs)}
+        addresses: dict[int, _Address] = {}
+        for ref in refs:
+            name = N.ref_name(ref)
+            if name in self._explicit:
+                addresses[id(ref)] = self._address(ref, ref_ids[id(ref)], self._explicit[name])
+        edits, covered = self._writes(body, addresses)
+        for ref in refs:
+            if id(ref) in addresses and id(ref) not in covered:
+                address = addresses[id(ref)]
+                edits.append(Edit(ref.start, ref.end, address.element(address.read_copy)))
+        self._check_no_other_use(body, refs)
+        for ex in self._explicit.values():
+            edits.append(self._declaration(ex))
+        return edits
+
+    # ------------------------------------------------------------ references
+
+    def _text(self, node: N.Node) -> str:
+        return self._data[node.start:node.end].decode()
+
+    def _address(self, ref: N.ArrayRef, ref_id: int, ex: Explicit) -> _Address:
+        shape = ex.array.shape
+        if ref.in_macro or ref.start < 0:
+            raise KernelError(ref.coord, f"a reference to banked array '{ex.array.name}' "
+                                         "is spelled inside a macro: write it out in the "
+                                         "kernel, or bank with --schemes vitis")
+        texts = subscript_texts(self._data[ref.start:ref.end])
+        if texts is None or len(texts) != len(shape):
+            raise KernelError(ref.coord, f"array '{ex.array.name}' is banked: a reference "
+                                         f"must subscript all {len(shape)} dimensions")
+        _, subscripts = N.ref_base_and_subscripts(ref)
+        if any(has_side_effects(s) for s in subscripts):
+            raise KernelError(ref.coord, f"a subscript of banked array '{ex.array.name}' "
+                                         "has side effects; it would be evaluated more "
+                                         "than once")
+        context = self._contexts.get(ref_id)
+        env = context.env() if context is not None else {}
+        index = context.index if context is not None else ()
+        mapping: dict[str, E.Expr] = {}
+        for d, n in enumerate(shape):
+            e = index[d] if len(index) == len(shape) else None
+            if e is not None and E.variables(e) <= env.keys():
+                mapping[index_var(d)] = e
+            else:
+                mapping[index_var(d)] = E.var(f"{_PLACEHOLDER}{d}")
+                env[f"{_PLACEHOLDER}{d}"] = (0, n - 1)
+
+        def name_of(v: str) -> str:
+            return f"({texts[int(v[1:])]})" if v.startswith(_PLACEHOLDER) else v
+
+        scheme = ex.banking.scheme
+        bank = ranges.reduce(E.substitute(scheme.bank_expr(), mapping), env)
+        offset = ranges.reduce(E.substitute(scheme.offset_expr(), mapping), env)
+        return _Address(ex, E.to_c(bank, name_of), E.to_c(offset, name_of),
+                        ex.banking.copy_of(ref_id))
+
+    def _writes(self, body: N.Node, addresses: dict[int, _Address]):
+        """Edits of the stores into replicated arrays, and the references they cover."""
+        edits: list[Edit] = []
+        covered: set[int] = set()
+        discarded = _statement_positions(body)
+        for node in N.walk(body):
+            if isinstance(node, N.Assignment) and id(node.lvalue) in addresses:
+                address = addresses[id(node.lvalue)]
+                if address.explicit.banking.copies == 1:
+                    continue
+                covered.add(id(node.lvalue))
+                if node.op == "=":
+                    edits.append(Edit(node.lvalue.start, node.lvalue.end, address.stores()))
+                    continue
+                head = (f"({address.stores()} = {address.element(address.read_copy)} "
+                        f"{node.op[:-1]} (")
+                edits.append(Edit(node.lvalue.start, node.rvalue.start, head))
+                edits.append(Edit(node.end, node.end, "))"))
+            elif isinstance(node, N.UnaryOp) and id(node.expr) in addresses:
+                address = addresses[id(node.expr)]
+                if node.op == "&":
+                    raise KernelError(node.coord, "the address of an element of banked "
+                                                  f"array '{address.explicit.array.name}' "
+                                                  "is taken")
+                if node.op not in INCREMENTS or address.explicit.banking.copies == 1:
+                    continue
+                if node.op.startswith("p") and id(node) not in discarded:
+                    raise KernelError(node.coord, "the value of a post-increment of "
+                                                  "replicated array "
+                                                  f"'{address.explicit.array.name}' is used")
+                covered.add(id(node.expr))
+                edits.append(Edit(node.start, node.end, (
+                    f"({address.stores()} = {address.element(address.read_copy)} "
+                    f"{INCREMENTS[node.op]} 1)")))
+        return edits, covered
+
+    def _check_no_other_use(self, body: N.Node, refs: list[N.ArrayRef]) -> None:
+        bases = {id(N.ref_base_and_subscripts(r)[0]) for r in refs}
+        for node in N.walk(body):
+            if (isinstance(node, N.Id) and node.name in self._explicit
+                    and id(node) not in bases):
+                raise KernelError(node.coord, f"banked array '{node.name}' is used other "
+                                              "than through full subscripts (passed, "
+                                              "sized or aliased)")
+
+    # ------------------------------------------------------------ declarations
+
+    def _declaration(self, ex: Explicit) -> Edit:
+        decl = next((d for d in N.walk(self._func.body)
+                     if isinstance(d, N.Decl) and d.name == ex.array.name and d.is_array),
+                    None)
+        if decl is None or decl.name_at < 0 or decl.stmt_end < 0:
+            raise KernelError(ex.array.coord,
+                              f"no local declaration of banked array '{ex.array.name}'")
+        if decl.shared:
+            raise KernelError(decl.coord, f"banked array '{ex.array.name}' must be "
+                                          "declared in a declaration of its own")
+        text = ex.declaration_text()
+        if decl.init is not None:
+            text += " = " + self._relaid_init(decl, ex)
+        end = decl.stmt_end
+        if self._data[end - 1:end] == b";":
+            end -= 1
+        return Edit(decl.name_at, end, text)
+
+    def _relaid_init(self, decl: N.Decl, ex: Explicit) -> str:
+        """The initializer in bank order: element x goes to [bank(x)][offset(x)] of
+        every copy; padding words are 0."""
+        if not isinstance(decl.init, N.InitList):
+            raise KernelError(decl.coord,
+                              f"banked array '{ex.array.name}' needs a brace initializer")
+        shape = ex.array.shape
+        elements, used = self._fill(decl.init.exprs, 0, shape)
+        if used != len(decl.init.exprs):
+            raise KernelError(decl.coord, f"too many initializers for '{ex.array.name}'")
+        bank, offset = ex.banking.scheme.maps()
+        scheme = ex.banking.scheme
+        slots: list[list[str]] = [["0"] * scheme.bank_depth for _ in range(scheme.banks)]
+        for flat, (b, o) in enumerate(zip(bank.ravel(), offset.ravel())):
+            if elements[flat] is not None:
+                slots[int(b)][int(o)] = elements[flat]
+        rows = [_braced(row) for row in slots]
+        body = _braced(rows, nested=True)
+        if ex.banking.copies == 1:
+            return body
+        return _braced([body] * ex.banking.copies, nested=True)
+
+    def _fill(self, items, start: int, shape: tuple[int, ...]):
+        """C's initialization of an array of ``shape`` from ``items[start:]`` with brace
+        elision: row-major element texts (None = zero) and the index of the next item."""
+        out: list[str | None] = []
+        pos = start
+        sub_size = prod(shape[1:])
+        for _ in range(shape[0]):
+            if pos >= len(items):
+                out.extend([None] * sub_size)
+                continue
+            item = items[pos]
+            if len(shape) == 1:
+                value = item.exprs[0] if isinstance(item, N.InitList) and item.exprs else item
+                out.append(self._element_text(value))
+                pos += 1
+            elif isinstance(item, N.InitList):
+                sub, used = self._fill(item.exprs, 0, shape[1:])
+                if used != len(item.exprs):
+                    raise KernelError(item.coord, "too many initializers")
+                out.extend(sub)
+                pos += 1
+            else:
+                sub, pos = self._fill(items, pos, shape[1:])
+                out.extend(sub)
+        return out, pos
+
+    def _element_text(self, node: N.Node) -> str:
+        if isinstance(node, N.Other) and node.what.startswith("designated"):
+            raise KernelError(node.coord, "designated initializers of a banked array are "
+                                          "not supported")
+        if node.start < 0 or node.end <= node.start:
+            raise KernelError(node.coord, "an initializer of a banked array is spelled "
+                                          "inside a macro: write it out")
+        return self._text(node)
 
 
-def _address(ref: c_ast.ArrayRef, ref_id: int, ex: Explicit,
-             context: ranges.RefContext | None, where: Coord) -> _Address:
-    _, subscripts = ref_base_and_subscripts(ref)
-    shape = ex.array.shape
-    if len(subscripts) != len(shape):
-        raise KernelError(coord_of(ref, where),
-                          f"array '{ex.array.name}' is banked: a reference must "
-                          f"subscript all {len(shape)} dimensions")
-    if any(has_side_effects(s) for s in subscripts):
-        raise KernelError(coord_of(ref, where),
-                          f"a subscript of banked array '{ex.array.name}' has side "
-                          f"effects; it would be evaluated more than once")
-    texts = [generate(s) for s in subscripts]
-    env = context.env() if context is not None else {}
-    index = context.index if context is not None else ()
-    mapping: dict[str, E.Expr] = {}
-    for d, n in enumerate(shape):
-        e = index[d] if len(index) == len(shape) else None
-        if e is not None and E.variables(e) <= env.keys():
-            mapping[index_var(d)] = e
+def _braced(items: list[str], nested: bool = False) -> str:
+    """``{a, b, ...}`` broken into lines of at most MAX_LINE - 8 characters."""
+    sep = ",\n" if nested else ", "
+    one = "{" + ", ".join(items) + "}"
+    if not nested and len(one) <= MAX_LINE - 8:
+        return one
+    if nested:
+        return "{" + sep.join(items) + "}"
+    lines, line = [], ""
+    for item in items:
+        piece = item + ","
+        if line and len(line) + 1 + len(piece) > MAX_LINE - 8:
+            lines.append(line)
+            line = piece
         else:
-            mapping[index_var(d)] = E.var(f"{_PLACEHOLDER}{d}")
-            env[f"{_PLACEHOLDER}{d}"] = (0, n - 1)
-
-    def name_of(v: str) -> str:
-        return f"({texts[int(v[1:])]})" if v.startswith(_PLACEHOLDER) else v
-
-    scheme = ex.banking.scheme
-    bank = ranges.reduce(E.substitute(scheme.bank_expr(), mapping), env)
-    offset = ranges.reduce(E.substitute(scheme.offset_expr(), mapping), env)
-    return _Address(ex, E.to_c(bank, name_of), E.to_c(offset, name_of),
-                    ex.banking.copy_of(ref_id))
+            line = f"{line} {piece}" if line else piece
+    lines.append(line.rstrip(","))
+    return "{" + "\n".join(lines) + "}"
 
 
-def _rewrite_write(node: c_ast.Node, slot: Slot, addresses: dict[int, _Address],
-                   where: Coord) -> c_ast.Node | None:
-    """Stores into replicated arrays (see the module doc); None leaves ``node``."""
-    if isinstance(node, c_ast.Assignment) and id(node.lvalue) in addresses:
-        address = addresses[id(node.lvalue)]
-        if address.explicit.banking.copies == 1:
-            return None
-        value = node.rvalue
-        if node.op != "=":
-            value = c_ast.BinaryOp(node.op[:-1], address.element(address.read_copy), value)
-        return address.store(value)
-    if isinstance(node, c_ast.UnaryOp) and id(node.expr) in addresses:
-        address = addresses[id(node.expr)]
-        if node.op == "&":
-            raise KernelError(coord_of(node, where),
-                              f"the address of an element of banked array "
-                              f"'{address.explicit.array.name}' is taken")
-        if node.op not in INCREMENTS or address.explicit.banking.copies == 1:
-            return None
-        if node.op.startswith("p") and slot.field not in _STATEMENT_SLOTS:
-            raise KernelError(coord_of(node, where),
-                              f"the value of a post-increment of replicated array "
-                              f"'{address.explicit.array.name}' is used")
-        one = c_ast.Constant("int", "1")
-        return address.store(c_ast.BinaryOp(INCREMENTS[node.op],
-                                            address.element(address.read_copy), one))
-    return None
+def has_side_effects(node: N.Node) -> bool:
+    """Whether evaluating ``node`` may change state (assignment, ++/--, a call)."""
+    for n in N.walk(node):
+        if isinstance(n, (N.Assignment, N.FuncCall)):
+            return True
+        if isinstance(n, N.UnaryOp) and n.op in INCREMENTS:
+            return True
+    return False
 
 
-def _check_no_other_use(body: c_ast.Compound, explicit: dict[str, Explicit],
-                        where: Coord) -> None:
-    for slot, node in walk_slots(body):
-        if (isinstance(node, c_ast.ID) and node.name in explicit
-                and not (isinstance(slot.parent, c_ast.StructRef) and slot.field == "field")):
-            raise KernelError(coord_of(node, where),
-                              f"banked array '{node.name}' is used other than through "
-                              f"full subscripts (passed, sized or aliased)")
+def _statement_positions(body: N.Node) -> set[int]:
+    """Ids of the expressions whose value is discarded (statements, loop increments)."""
+    found: set[int] = set()
+    for n in N.walk(body):
+        if isinstance(n, N.Compound):
+            found.update(id(i) for i in n.items)
+        elif isinstance(n, N.For):
+            found.update(id(x) for x in (n.next, n.stmt) if x is not None)
+        elif isinstance(n, N.If):
+            found.update(id(x) for x in (n.iftrue, n.iffalse) if x is not None)
+        elif isinstance(n, N.Label):
+            found.add(id(n.stmt))
+    return found
 
 
-# ---------------------------------------------------------------- declarations
-
-
-def _rewrite_declaration(body: c_ast.Compound, ex: Explicit, where: Coord) -> None:
-    found = find_local_decl(body, ex.array.name)
-    if found is None:
-        raise KernelError(ex.array.coord,
-                          f"no local declaration of banked array '{ex.array.name}'")
-    slot, decl = found
-    _, elem = array_decl_dims(decl.type)
-    elem = copy.deepcopy(elem)
-    elem.declname = ex.bank_name
-    node: c_ast.Node = elem
-    for n in reversed(ex.dims):
-        node = c_ast.ArrayDecl(node, c_ast.Constant("int", str(n)), [])
-    init = _relaid_init(decl, ex, where) if decl.init is not None else None
-    slot.set(c_ast.Decl(ex.bank_name, decl.quals, decl.align, decl.storage,
-                        decl.funcspec, node, init, decl.bitsize, decl.coord))
-
-
-def _relaid_init(decl: c_ast.Decl, ex: Explicit, where: Coord) -> c_ast.InitList:
-    """The initializer in bank order: element x goes to [bank(x)][offset(x)] of every
-    copy; padding words are 0."""
-    if not isinstance(decl.init, c_ast.InitList):
-        raise KernelError(coord_of(decl, where),
-                          f"banked array '{ex.array.name}' needs a brace initializer")
-    shape = ex.array.shape
-    elements, used = _fill(decl.init.exprs, 0, shape, decl, where)
-    if used != len(decl.init.exprs):
-        raise KernelError(coord_of(decl, where),
-                          f"too many initializers for '{ex.array.name}'")
-    bank, offset = ex.banking.scheme.maps()
-    scheme = ex.banking.scheme
-    slots: list[list[c_ast.Node | None]] = [[None] * scheme.bank_depth
-                                            for _ in range(scheme.banks)]
-    for flat, (b, o) in enumerate(zip(bank.ravel(), offset.ravel())):
-        slots[int(b)][int(o)] = elements[flat]
-    banks = [_init_row(row) for row in slots]
-    if ex.banking.copies == 1:
-        return c_ast.InitList(banks)
-    return c_ast.InitList([c_ast.InitList(copy.deepcopy(banks))
-                           for _ in range(ex.banking.copies)])
-
-
-def _init_row(row: list[c_ast.Node | None]) -> c_ast.InitList:
-    return c_ast.InitList([copy.deepcopy(v) if v is not None else c_ast.Constant("int", "0")
-                           for v in row])
-
-
-def _fill(items: list[c_ast.Node], start: int, shape: tuple[int, ...],
-          decl: c_ast.Decl, where: Coord) -> tuple[list[c_ast.Node | None], int]:
-    """C's initialization of an array of ``shape`` from ``items[start:]`` with brace
-    elision: row-major element list (None = zero) and the index of the next item."""
-    out: list[c_ast.Node | None] = []
-    pos = start
-    sub_size = prod(shape[1:])
-    for _ in range(shape[0]):
-        if pos >= len(items):
-            out.extend([None] * sub_size)
+def subscript_texts(ref: bytes) -> list[str] | None:
+    """The subscripts of ``A[e0][e1]`` as written: the contents of the bracket groups
+    that follow the array's name (None: not of that form)."""
+    k = 0
+    while k < len(ref) and (ref[k:k + 1].isalnum() or ref[k:k + 1] in b"_ \t\n"):
+        k += 1
+    texts = []
+    while k < len(ref):
+        if ref[k:k + 1] in b" \t\n":
+            k += 1
             continue
-        item = items[pos]
-        if isinstance(item, c_ast.NamedInitializer):
-            raise KernelError(coord_of(item, where),
-                              "designated initializers of a banked array are not supported")
-        if len(shape) == 1:
-            out.append(item.exprs[0] if isinstance(item, c_ast.InitList) else item)
-            pos += 1
-        elif isinstance(item, c_ast.InitList):
-            sub, used = _fill(item.exprs, 0, shape[1:], decl, where)
-            if used != len(item.exprs):
-                raise KernelError(coord_of(item, where), "too many initializers")
-            out.extend(sub)
-            pos += 1
-        else:
-            sub, pos = _fill(items, pos, shape[1:], decl, where)
-            out.extend(sub)
-    return out, pos
+        if ref[k:k + 1] != b"[":
+            return None
+        depth, j = 0, k
+        while j < len(ref):
+            c = ref[j:j + 1]
+            if c in (b'"', b"'"):
+                j = _skip_literal(ref, j)
+                continue
+            if c in OPEN:
+                depth += 1
+            elif c in CLOSE:
+                depth -= 1
+                if depth == 0:
+                    break
+            j += 1
+        if j >= len(ref):
+            return None
+        texts.append(" ".join(ref[k + 1:j].decode().split()))
+        k = j + 1
+    return texts
+
+
+def _skip_literal(data: bytes, k: int) -> int:
+    quote = data[k:k + 1]
+    j = k + 1
+    while j < len(data) and data[j:j + 1] != quote:
+        j += 2 if data[j:j + 1] == b"\\" else 1
+    return j + 1

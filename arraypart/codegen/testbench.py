@@ -11,12 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import prod
 
-from pycparser import c_ast
+import re
 
-from ..cast import outer_array_refs
 from ..errors import KernelError
+from ..frontend import cnodes as N
 from ..ir import Kernel
-from .astedit import array_decl_dims, coord_of, generate, ref_base_and_subscripts, ref_name
 
 # Any fixed seed: a testbench run is reproducible, under g++ and under csim.
 SEED = 0x2545F491
@@ -70,25 +69,51 @@ def testbench_context(kernel: Kernel) -> dict:
     source = kernel.source
     func = source.func
     bounds = _index_bounds(kernel)
-    params = [_param(p, kernel, bounds) for p in _params(func)]
-    return_type = generate(func.decl.type.type)
+    params = [_param(p, kernel, bounds) for p in func.params]
+    return_type = _unqualified(func.return_type)
     returns = return_type != "void"
+    data = source.text.encode()
     return {
         "expected_call": _call(f"original::{kernel.top}", params, "expected_",
                                return_type if returns else None),
-        "actual_call": _call(kernel.top, params, "actual_", return_type if returns else None),
+        "actual_call": _call(f"::{kernel.top}", params, "actual_",
+                             return_type if returns else None),
         "top": kernel.top,
         "includes": list(source.includes),
-        "typedefs": [generate(e) + ";" for e in source.ast.ext
-                     if isinstance(e, c_ast.Typedef)],
-        "original": generate(source.ast),
-        "prototype": generate(func.decl) + ";",
+        "defines": [f"#define {n} {v}" for n, v in source.extra_defines],
+        "original": _without_includes(source.text),
+        "prototype": _prototype(data, func),
         "params": params,
         "arrays": [p.array for p in params if p.array is not None],
         "return_type": return_type if returns else None,
         "seed": SEED,
         "max_reported": MAX_REPORTED,
     }
+
+
+_INCLUDE_LINE = re.compile(r"^[ \t]*#[ \t]*include\b[^\n]*", re.MULTILINE)
+_QUALIFIERS = ("const ", "volatile ")
+
+
+def _without_includes(text: str) -> str:
+    """The kernel's text with its ``#include`` lines blanked (the testbench includes
+    them once, before the ``original`` namespace)."""
+    return _INCLUDE_LINE.sub("", text)
+
+
+def _prototype(data: bytes, func: N.FuncDef) -> str:
+    """The top function's declaration as written, from its start to its body."""
+    if func.start < 0 or func.body is None or func.body.start < func.start:
+        raise KernelError(func.coord, "the top function's definition must be written in "
+                                      "the kernel file")
+    head = data[func.start:func.body.start].decode().rstrip()
+    return head + ";"
+
+
+def _unqualified(spelling: str) -> str:
+    for q in _QUALIFIERS:
+        spelling = spelling.removeprefix(q)
+    return spelling
 
 
 def _call(function: str, params: list[TbParam], prefix: str,
@@ -100,43 +125,31 @@ def _call(function: str, params: list[TbParam], prefix: str,
     return f"{result}{function}({args});"
 
 
-def _params(func: c_ast.FuncDef) -> list[c_ast.Decl]:
-    args = func.decl.type.args
-    if args is None:
-        return []
-    return [p for p in args.params
-            if isinstance(p, c_ast.Decl) or generate(p) != "void"]
-
-
-def _param(p: c_ast.Node, kernel: Kernel, bounds: dict[str, int]) -> TbParam:
-    if not isinstance(p, c_ast.Decl):
-        raise KernelError(coord_of(p, kernel.coord), "unnamed parameter of the top function")
-    dims, elem = array_decl_dims(p.type)
-    if not isinstance(elem, c_ast.TypeDecl):
-        raise KernelError(coord_of(p, kernel.coord),
-                          f"parameter '{p.name}': the testbench drives only arrays of "
-                          f"fixed size and scalars")
-    elem_type = generate(elem.type)
-    if not dims:
+def _param(p: N.Decl, kernel: Kernel, bounds: dict[str, int]) -> TbParam:
+    if not p.name:
+        raise KernelError(p.coord, "unnamed parameter of the top function")
+    try:
+        array = kernel.array(p.name)
+    except KeyError:
+        array = None
+    if array is None or not array.interface:
+        canonical = p.ctype.get_canonical()
+        if p.is_array or canonical.kind.name not in SCALAR_TYPE_KINDS:
+            raise KernelError(p.coord, f"parameter '{p.name}': the testbench drives only "
+                                       f"arrays of fixed size and scalars")
+        elem_type = _unqualified(canonical.spelling)
         return TbParam(None, TbScalar(p.name, _scalar_value(elem_type)))
-    shape = _shape(p, dims, kernel)
+    elem_type = array.elem_type
     if p.name in bounds:
         generator = f"random_int<{elem_type}>(0, {bounds[p.name]})"
     else:
         generator = _random_value(elem_type)
-    return TbParam(TbArray(p.name, elem_type, shape, generator), None)
+    return TbParam(TbArray(p.name, elem_type, array.shape, generator), None)
 
 
-def _shape(p: c_ast.Decl, dims: list[c_ast.ArrayDecl], kernel: Kernel) -> tuple[int, ...]:
-    try:
-        return kernel.array(p.name).shape
-    except KeyError:
-        pass
-    try:
-        return tuple(int(d.dim.value, 0) for d in dims)
-    except (AttributeError, ValueError):
-        raise KernelError(coord_of(p, kernel.coord),
-                          f"interface array '{p.name}' needs a constant size") from None
+SCALAR_TYPE_KINDS = frozenset((
+    "BOOL", "CHAR_U", "UCHAR", "USHORT", "UINT", "ULONG", "ULONGLONG", "CHAR_S", "SCHAR",
+    "SHORT", "INT", "LONG", "LONGLONG", "FLOAT", "DOUBLE", "LONGDOUBLE", "ENUM"))
 
 
 def _is_float(elem_type: str) -> bool:
@@ -167,16 +180,16 @@ def _index_bounds(kernel: Kernel) -> dict[str, int]:
     """Arrays whose elements subscript another array (``A[idx[i]]``) -> the smallest
     dimension they index, so random values stay in bounds."""
     bounds: dict[str, int] = {}
-    for ref in outer_array_refs(kernel.source.func.body):
-        name = ref_name(ref)
+    for ref in N.outer_array_refs(kernel.source.func.body):
+        name = N.ref_name(ref)
         try:
             shape = kernel.array(name).shape
         except KeyError:
             continue
-        _, subscripts = ref_base_and_subscripts(ref)
+        _, subscripts = N.ref_base_and_subscripts(ref)
         for d, subscript in enumerate(subscripts[:len(shape)]):
-            for inner in outer_array_refs(subscript):
-                inner_name = ref_name(inner)
+            for inner in N.outer_array_refs(subscript):
+                inner_name = N.ref_name(inner)
                 if inner_name is not None:
                     bounds[inner_name] = min(bounds.get(inner_name, shape[d]), shape[d])
     return bounds

@@ -14,7 +14,7 @@ import ctypes
 import glob
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterable
 
@@ -32,8 +32,10 @@ XILINX_ENV = "XILINX_HLS"
 # clang's own freestanding headers (stddef.h, stdbool.h, ...) are not in the libclang
 # wheel; GCC's serve the same purpose where it is installed.
 GCC_BUILTIN_HEADERS = "/usr/lib/gcc/*/*/include"
-# Diagnostics clang reports as errors by default that a kernel may well contain.
 ERROR_SEVERITY = ci.Diagnostic.Error
+# Errors of recent clang that the clang of Vitis HLS (and gcc) only warn about:
+# ``min(a, b)`` without a declaration is common in kernels.
+LENIENT = ("-Wno-error=implicit-function-declaration", "-Wno-error=implicit-int")
 PARSE_OPTIONS = ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
 
 
@@ -127,6 +129,7 @@ class Unit:
     filename: str  # the user's name for it (coordinates)
     is_cxx: bool
     line_starts: tuple[int, ...]  # byte offset of each line
+    tu_args: tuple[str, ...] = ()
 
     def coord(self, offset: int) -> Coord:
         """The coordinate of byte ``offset`` of the kernel text (column in characters)."""
@@ -181,7 +184,7 @@ def clang_arguments(filename: str, options: Options, kernel_dir: str | None) -> 
     std = standard_of(filename, options.std)
     is_cxx = std.startswith("c++")
     args = ["-x", "c++" if is_cxx else "c", f"-std={std}", "-fsyntax-only",
-            "-Wno-unknown-pragmas"]
+            "-Wno-unknown-pragmas", *LENIENT]
     if kernel_dir is not None:
         args.append(f"-I{kernel_dir}")
     args += [f"-I{d}" for d in options.include_dirs]
@@ -213,23 +216,33 @@ def parse(text: str, filename: str, options: Options, user_end: int | None = Non
     while pos >= 0:
         starts.append(pos + 1)
         pos = data.find(b"\n", pos + 1)
-    unit = Unit(tu, main, text, filename, args[1] == "c++", tuple(starts))
+    unit = Unit(tu, main, text, filename, args[1] == "c++", tuple(starts), tuple(args))
     _raise_first_error(unit, len(data) if user_end is None else user_end)
     return unit
 
 
 def _raise_first_error(unit: Unit, user_end: int) -> None:
+    """Raise clang's first error in the user's text.  An error after ``user_end`` (in
+    the probes) may come from a non-integer macro, or from the user's text left open
+    (a missing ``}``): the user's text alone is then parsed again to tell."""
     for diag in unit.tu.diagnostics:
         if diag.severity < ERROR_SEVERITY:
             continue
         if unit.in_main(diag.location) and diag.location.offset >= user_end:
-            continue
+            if user_end < len(unit.text.encode()):
+                alone = unit.tu.index.parse(
+                    unit.main, args=list(unit.tu_args), unsaved_files=[
+                        (unit.main, unit.text.encode()[:user_end].decode())],
+                    options=PARSE_OPTIONS)
+                _raise_first_error(replace(unit, tu=alone, text=unit.text.encode()[
+                    :user_end].decode()), user_end)
+            return
         where = unit.location_coord(diag.location)
-        raise KernelError(where, _wording(diag.spelling))
-
-
-def _wording(message: str) -> str:
-    return message
+        message = diag.spelling
+        if unit.in_main(diag.location) and _ERROR_DIRECTIVE.match(
+                unit.text.encode(), diag.location.offset):
+            message = f"#error {message}"
+        raise KernelError(where, message)
 
 
 # ---------------------------------------------------------------- tokens and pragmas
@@ -247,6 +260,7 @@ class PragmaLine:
     coord: Coord
 
 
+_ERROR_DIRECTIVE = re.compile(rb"error\b")
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 
 

@@ -177,7 +177,8 @@ class Compound(Node):
 class Decl(Node):
     """A declared variable (local, global or parameter).  ``ctype`` is clang's type;
     ``dims`` the size expressions written (outermost first); ``stmt_start..stmt_end``
-    the whole declaration statement, ``shared``: it declares other names too."""
+    the whole declaration statement, ``shared``: it declares other names too;
+    ``name_at`` the offset of the declared name."""
 
     name: str = ""
     ctype: Any = field(default=None, repr=False)
@@ -188,6 +189,7 @@ class Decl(Node):
     stmt_end: int = -1
     shared: bool = False
     type_text: str = ""
+    name_at: int = -1
 
     def children(self):
         return (self.init,) if self.init is not None else ()
@@ -374,7 +376,8 @@ class Converter:
         stmt_span = self._span(stmt) if stmt is not None else (coord, start, end)
         return Decl(coord, start, end, cursor.spelling, cursor.type, init, tuple(dims),
                     cursor.storage_class == ci.StorageClass.STATIC, stmt_span[1],
-                    stmt_span[2], shared, cursor.type.spelling)
+                    stmt_span[2], shared, cursor.type.spelling,
+                    cursor.location.offset if self.unit.in_main(cursor.location) else -1)
 
     def _init_offset(self, cursor: ci.Cursor) -> int | None:
         """Offset of the ``=`` (or C++11 ``{``) that starts the initializer, if any."""

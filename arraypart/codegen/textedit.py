@@ -1,0 +1,121 @@
+"""Editing a source text by byte ranges: the emitted kernel is the user's own text.
+
+An :class:`Edit` replaces ``text[start:end]`` (byte offsets, as clang reports them)
+by new text; ``start == end`` inserts.  Edits must not overlap; insertions at one
+offset keep the order they were given in.  Lines that an edit made longer than
+``MAX_LINE`` are broken at a blank inside the edit's new text (C allows a line break
+wherever it allows a blank), indented one level deeper than the line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import Coord, KernelError
+
+MAX_LINE = 100  # DESIGN §4: no emitted line over 100 characters
+INDENT = "    "
+
+
+@dataclass(frozen=True, slots=True)
+class Edit:
+    start: int
+    end: int
+    text: str
+    breakable: bool = True  # the new text may be broken at its blanks
+
+    def __post_init__(self):
+        if not 0 <= self.start <= self.end:
+            raise ValueError(f"edit range {self.start}..{self.end}")
+
+
+def apply(text: str, edits: list[Edit], filename: str = "") -> str:
+    """``text`` with ``edits`` applied (see the module doc)."""
+    data = text.encode()
+    order = sorted(range(len(edits)), key=lambda k: (edits[k].start, edits[k].end, k))
+    ordered = [edits[k] for k in order]
+    for a, b in zip(ordered, ordered[1:]):
+        if b.start < a.end:
+            raise KernelError(_coord(data, b.start, filename),
+                              "arraypart cannot rewrite this code: two edits overlap "
+                              "(an array reference inside a rewritten one?)")
+    pieces: list[bytes] = []
+    spans: list[tuple[int, int]] = []  # new texts' byte spans in the output
+    pos = 0
+    out_len = 0
+    for e in ordered:
+        chunk = data[pos:e.start]
+        pieces.append(chunk)
+        out_len += len(chunk)
+        new = e.text.encode()
+        if e.breakable:
+            spans.append((out_len, out_len + len(new)))
+        pieces.append(new)
+        out_len += len(new)
+        pos = e.end
+    pieces.append(data[pos:])
+    return _break_long_lines(b"".join(pieces), spans).decode()
+
+
+def _coord(data: bytes, offset: int, filename: str) -> Coord:
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    return Coord(filename, data.count(b"\n", 0, offset) + 1, offset - line_start + 1)
+
+
+def _break_long_lines(data: bytes, spans: list[tuple[int, int]]) -> bytes:
+    """Break each line longer than MAX_LINE at the last blank, within a breakable
+    new text, that leaves the first part short enough."""
+    breaks: list[int] = []
+    start = 0
+    while start < len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        breaks += _line_breaks(data, start, end, spans)
+        start = end + 1
+    if not breaks:
+        return data
+    out, pos = [], 0
+    for b in breaks:
+        line_start = data.rfind(b"\n", 0, b) + 1
+        line = data[line_start:b]
+        indent = line[:len(line) - len(line.lstrip())]
+        out += [data[pos:b], b"\n", indent, INDENT.encode()]
+        pos = b + 1
+    out.append(data[pos:])
+    return b"".join(out)
+
+
+def _line_breaks(data: bytes, start: int, end: int, spans) -> list[int]:
+    """Offsets of the blanks to break line ``data[start:end]`` at: the last blank
+    inside a breakable new text that keeps the line within MAX_LINE, preferring the
+    blanks least deep in brackets (in the second half of the line)."""
+    found = []
+    text = data[start:end]
+    indent = len(text) - len(text.lstrip())
+    depth, d = {}, 0
+    for k in range(start, end):
+        c = data[k:k + 1]
+        if c in b"([{":
+            d += 1
+        elif c in b")]}":
+            d -= 1
+        depth[k] = d
+    allowed = sorted({k for lo, hi in spans if lo < end and hi > start
+                      for k in range(max(lo, start + indent + 1), min(hi, end))
+                      if data[k:k + 1] == b" "})
+    first, lead = start, 0  # where the current line starts, its added indentation
+    while lead + _width(data[first:end]) > MAX_LINE:
+        fits = [k for k in allowed if k > first + (indent if not lead else 0)
+                and lead + _width(data[first:k]) < MAX_LINE]
+        if not fits:
+            break
+        half = [k for k in fits if lead + _width(data[first:k]) >= MAX_LINE // 2] or fits
+        shallow = min(depth[k] for k in half)
+        k = max(k for k in half if depth[k] == shallow)
+        found.append(k)
+        first, lead = k + 1, indent + len(INDENT)
+    return found
+
+
+def _width(line: bytes) -> int:
+    return len(line.decode(errors="replace"))
