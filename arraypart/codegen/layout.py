@@ -8,10 +8,11 @@ simplifies them when the subscripts are affine in loop iterators).  With copies 
 uses its ``read_copy`` and a write stores the same value into every copy:
 
     A[e] = v     ->  A_bank[0][b][o] = A_bank[1][b][o] = v
-    A[e] op= v   ->  (A_bank[0][b][o] = A_bank[1][b][o] = A_bank[c][b][o] op (v))
-    ++A[e]       ->  (A_bank[0][b][o] = A_bank[1][b][o] = A_bank[c][b][o] + 1)
+    A[e] op= v   ->  A_bank[0][b][o] = A_bank[1][b][o] = A_bank[c][b][o] op (v)
+    ++A[e]       ->  A_bank[0][b][o] = A_bank[1][b][o] = A_bank[c][b][o] + 1
 
-so the right side is evaluated once (a chained assignment stores one converted value).
+so the right side is evaluated once (a chained assignment stores one converted value);
+the whole is parenthesized where its value is used, ``v`` unless it is a primary.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from . import ranges
 from .textedit import MAX_LINE, Edit
 
 INCREMENTS = {"++": "+", "p++": "+", "--": "-", "p--": "-"}
+# Right sides that need no parentheses after an operator.
+PRIMARY = (N.Id, N.Constant, N.ArrayRef, N.FuncCall)
 _PLACEHOLDER = "@"
 OPEN, CLOSE = b"([{", b")]}"
 
@@ -156,10 +159,12 @@ class ExplicitRewriter:
                 if node.op == "=":
                     edits.append(Edit(node.lvalue.start, node.lvalue.end, address.stores()))
                     continue
-                head = (f"({address.stores()} = {address.element(address.read_copy)} "
-                        f"{node.op[:-1]} (")
-                edits.append(Edit(node.lvalue.start, node.rvalue.start, head))
-                edits.append(Edit(node.end, node.end, "))"))
+                value = isinstance(node.rvalue, PRIMARY)
+                head = (f"{address.stores()} = {address.element(address.read_copy)} "
+                        f"{node.op[:-1]} " + ("" if value else "("))
+                opened, closed = ("", "") if id(node) in discarded else ("(", ")")
+                edits.append(Edit(node.lvalue.start, node.rvalue.start, opened + head))
+                edits.append(Edit(node.end, node.end, ("" if value else ")") + closed))
             elif isinstance(node, N.UnaryOp) and id(node.expr) in addresses:
                 address = addresses[id(node.expr)]
                 if node.op == "&":
@@ -173,14 +178,16 @@ class ExplicitRewriter:
                                                   "replicated array "
                                                   f"'{address.explicit.array.name}' is used")
                 covered.add(id(node.expr))
-                edits.append(Edit(node.start, node.end, (
-                    f"({address.stores()} = {address.element(address.read_copy)} "
-                    f"{INCREMENTS[node.op]} 1)")))
+                store = (f"{address.stores()} = {address.element(address.read_copy)} "
+                         f"{INCREMENTS[node.op]} 1")
+                if id(node) not in discarded:
+                    store = f"({store})"
+                edits.append(Edit(node.start, node.end, store))
         return edits, covered
 
     def _check_no_other_use(self, body: N.Node, refs: list[N.ArrayRef]) -> None:
         bases = {id(N.ref_base_and_subscripts(r)[0]) for r in refs}
-        for node in N.walk(body):
+        for node in N.walk(body, operands=True):
             if (isinstance(node, N.Id) and node.name in self._explicit
                     and id(node) not in bases):
                 raise KernelError(node.coord, f"banked array '{node.name}' is used other "
@@ -267,9 +274,9 @@ class ExplicitRewriter:
 
 def _braced(items: list[str], nested: bool = False) -> str:
     """``{a, b, ...}`` broken into lines of at most MAX_LINE - 8 characters."""
-    sep = ",\n" if nested else ", "
+    sep = ",\n"
     one = "{" + ", ".join(items) + "}"
-    if not nested and len(one) <= MAX_LINE - 8:
+    if len(one) <= MAX_LINE - 8 and "\n" not in one:
         return one
     if nested:
         return "{" + sep.join(items) + "}"

@@ -270,13 +270,17 @@ class FuncDef(Node):
     cursor: Any = field(default=None, repr=False)
 
 
-def walk(node: Node):
-    """Every node below ``node`` (itself included), pre-order."""
+def walk(node: Node, *, operands: bool = False):
+    """Every node below ``node`` (itself included), pre-order; with ``operands`` also
+    the unevaluated operands of ``sizeof``."""
     stack = [node]
     while stack:
         n = stack.pop()
         yield n
-        stack.extend(reversed([c for c in n.children() if c is not None]))
+        kids = n.children()
+        if operands and isinstance(n, UnaryOp) and n.op == "sizeof" and n.expr is not None:
+            kids = (n.expr,)
+        stack.extend(reversed([c for c in kids if c is not None]))
 
 
 def outer_array_refs(node: Node) -> list[ArrayRef]:
@@ -524,7 +528,9 @@ class Converter:
             if op is not None:
                 return UnaryOp(coord, start, end, op, self.expression(kids[0]))
         if kind == K.CXX_UNARY_EXPR:
-            return UnaryOp(coord, start, end, "sizeof", None)
+            operand = next((k for k in kids if k.kind.is_expression()), None)
+            return UnaryOp(coord, start, end, "sizeof",
+                           self.expression(operand) if operand is not None else None)
         if kind == K.CONDITIONAL_OPERATOR and len(kids) == 3:
             a, b, c = (self.expression(k) for k in kids)
             return TernaryOp(coord, start, end, a, b, c)

@@ -1,0 +1,586 @@
+"""A small C/C++ syntax tree built from clang's cursors, for lowering and codegen.
+
+libclang's cursors are mutable handles into a translation unit with implicit nodes
+(conversions, parentheses) in between; lowering wants the syntax a user wrote.  The
+converter keeps what arraypart models (loops, ifs, assignments, subscripts, integer
+arithmetic, declarations) as frozen nodes named like pycparser's, each with its
+coordinate and its byte range ``start..end`` in the kernel text (-1 when it is not in
+the kernel file, e.g. inside a header); everything else becomes :class:`Other`, whose
+children are still walked for array references.  ``#pragma`` lines are placed in the
+compound statement that holds them, in text order, as :class:`Pragma` items.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import clang.cindex as ci
+
+from ..errors import Coord, KernelError
+from . import clangtu
+from .clangtu import PragmaLine, Unit
+
+K = ci.CursorKind
+# Nesting the lowering recursion stays far from Python's frame limit with (C99
+# 5.2.4.1: 127 nested blocks, 63 nested parentheses fit below it).
+MAX_TREE_DEPTH = 150
+TRANSPARENT = (K.UNEXPOSED_EXPR, K.PAREN_EXPR)
+CASTS = (K.CSTYLE_CAST_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR, K.CXX_STATIC_CAST_EXPR)
+INTEGER_TYPE_KINDS = frozenset((
+    ci.TypeKind.BOOL, ci.TypeKind.CHAR_U, ci.TypeKind.UCHAR, ci.TypeKind.USHORT,
+    ci.TypeKind.UINT, ci.TypeKind.ULONG, ci.TypeKind.ULONGLONG, ci.TypeKind.CHAR_S,
+    ci.TypeKind.SCHAR, ci.TypeKind.SHORT, ci.TypeKind.INT, ci.TypeKind.LONG,
+    ci.TypeKind.LONGLONG))
+UNSUPPORTED_STATEMENTS = {
+    K.WHILE_STMT: "while", K.DO_STMT: "do", K.GOTO_STMT: "goto", K.SWITCH_STMT: "switch",
+    K.BREAK_STMT: "break", K.CONTINUE_STMT: "continue", K.CXX_FOR_RANGE_STMT: "range-for",
+    K.CXX_TRY_STMT: "try", K.INDIRECT_GOTO_STMT: "goto",
+}
+IGNORED_DECLARATIONS = (K.TYPEDEF_DECL, K.STRUCT_DECL, K.UNION_DECL, K.ENUM_DECL,
+                        K.TYPE_ALIAS_DECL, K.USING_DIRECTIVE, K.USING_DECLARATION,
+                        K.STATIC_ASSERT, K.CLASS_DECL, K.NAMESPACE_ALIAS)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Node:
+    coord: Coord
+    start: int
+    end: int
+
+    def children(self) -> tuple["Node", ...]:
+        return ()
+
+
+# ---------------------------------------------------------------- expressions
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Id(Node):
+    name: str = ""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Constant(Node):
+    """A literal; ``value`` is its integer value (None: not an integer literal)."""
+
+    value: int | None = None
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class UnaryOp(Node):
+    op: str = ""
+    expr: Node | None = None
+
+    def children(self):
+        return (self.expr,) if self.op != "sizeof" and self.expr is not None else ()
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class BinaryOp(Node):
+    op: str = ""
+    left: Node | None = None
+    right: Node | None = None
+
+    def children(self):
+        return (self.left, self.right)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Assignment(Node):
+    op: str = "="
+    lvalue: Node | None = None
+    rvalue: Node | None = None
+
+    def children(self):
+        return (self.lvalue, self.rvalue)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class TernaryOp(Node):
+    cond: Node | None = None
+    iftrue: Node | None = None
+    iffalse: Node | None = None
+
+    def children(self):
+        return (self.cond, self.iftrue, self.iffalse)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Cast(Node):
+    """``(T)e``, ``T(e)``, ``static_cast<T>(e)``; ``integer``: T is an integer type."""
+
+    integer: bool = False
+    expr: Node | None = None
+
+    def children(self):
+        return (self.expr,)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class FuncCall(Node):
+    name: str | None = None
+    args: tuple[Node, ...] = ()
+
+    def children(self):
+        return self.args
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ArrayRef(Node):
+    """``name[subscript]``; ``in_macro``: the reference is spelled inside a macro."""
+
+    name: Node | None = None
+    subscript: Node | None = None
+    in_macro: bool = False
+
+    def children(self):
+        return (self.name, self.subscript)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class InitList(Node):
+    exprs: tuple[Node, ...] = ()
+
+    def children(self):
+        return self.exprs
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Other(Node):
+    """Any other expression (member access, a C++ construct): ``what`` names it."""
+
+    what: str = ""
+    parts: tuple[Node, ...] = ()
+
+    def children(self):
+        return self.parts
+
+
+# ---------------------------------------------------------------- statements
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Pragma(Node):
+    line: PragmaLine | None = None
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Compound(Node):
+    items: tuple[Node, ...] = ()
+
+    def children(self):
+        return self.items
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Decl(Node):
+    """A declared variable (local, global or parameter).  ``ctype`` is clang's type;
+    ``dims`` the size expressions written (outermost first); ``stmt_start..stmt_end``
+    the whole declaration statement, ``shared``: it declares other names too."""
+
+    name: str = ""
+    ctype: Any = field(default=None, repr=False)
+    init: Node | None = None
+    dims: tuple[Node | None, ...] = ()
+    static: bool = False
+    stmt_start: int = -1
+    stmt_end: int = -1
+    shared: bool = False
+    type_text: str = ""
+
+    def children(self):
+        return (self.init,) if self.init is not None else ()
+
+    @property
+    def is_array(self) -> bool:
+        return self.ctype is not None and self.ctype.kind in ARRAY_TYPE_KINDS
+
+
+ARRAY_TYPE_KINDS = (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY,
+                    ci.TypeKind.VARIABLEARRAY, ci.TypeKind.DEPENDENTSIZEDARRAY)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class DeclList(Node):
+    decls: tuple[Decl, ...] = ()
+
+    def children(self):
+        return self.decls
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class For(Node):
+    init: Node | None = None
+    cond: Node | None = None
+    next: Node | None = None
+    stmt: Node | None = None
+
+    def children(self):
+        return tuple(n for n in (self.init, self.cond, self.next, self.stmt) if n is not None)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class If(Node):
+    cond: Node | None = None
+    iftrue: Node | None = None
+    iffalse: Node | None = None
+
+    def children(self):
+        return tuple(n for n in (self.cond, self.iftrue, self.iffalse) if n is not None)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Label(Node):
+    name: str = ""
+    stmt: Node | None = None
+
+    def children(self):
+        return (self.stmt,)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Return(Node):
+    expr: Node | None = None
+
+    def children(self):
+        return (self.expr,) if self.expr is not None else ()
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Unsupported(Node):
+    keyword: str = ""
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Empty(Node):
+    pass
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class FuncDef(Node):
+    """A function definition: its parameters, body and return type (as written)."""
+
+    name: str = ""
+    params: tuple[Decl, ...] = ()
+    body: Compound | None = None
+    return_type: str = "void"
+    cursor: Any = field(default=None, repr=False)
+
+
+def walk(node: Node):
+    """Every node below ``node`` (itself included), pre-order."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed([c for c in n.children() if c is not None]))
+
+
+def outer_array_refs(node: Node) -> list[ArrayRef]:
+    """Every outermost ``ArrayRef`` below ``node`` in pre-order: ``A[i][j]`` is one
+    reference (its inner ``A[i]`` is not listed); references inside subscripts are.
+    The position in this list is an access's ``ref_id``."""
+    found: list[ArrayRef] = []
+    stack: list[tuple[Node, bool]] = [(node, False)]
+    while stack:
+        n, is_name = stack.pop()
+        if isinstance(n, ArrayRef) and not is_name:
+            found.append(n)
+        kids = [c for c in n.children() if c is not None]
+        for child in reversed(kids):
+            stack.append((child, isinstance(n, ArrayRef) and child is n.name))
+    return found
+
+
+def ref_base_and_subscripts(ref: ArrayRef) -> tuple[Node, list[Node]]:
+    """``A[e0][e1]`` -> (``A``, [e0, e1])."""
+    subscripts = []
+    node: Node = ref
+    while isinstance(node, ArrayRef):
+        subscripts.append(node.subscript)
+        node = node.name
+    return node, subscripts[::-1]
+
+
+def ref_name(ref: ArrayRef) -> str | None:
+    base, _ = ref_base_and_subscripts(ref)
+    return base.name if isinstance(base, Id) else None
+
+
+# ---------------------------------------------------------------- conversion
+
+
+class Converter:
+    """clang cursors of one translation unit -> nodes."""
+
+    def __init__(self, unit: Unit, pragmas: list[PragmaLine]):
+        self.unit = unit
+        self._pragmas = pragmas
+        self._macro_ranges = _macro_ranges(unit)
+        self._depth = 0
+
+    # ------------------------------------------------------------ helpers
+
+    def _span(self, cursor: ci.Cursor) -> tuple[Coord, int, int]:
+        extent = cursor.extent
+        if self.unit.in_main(extent.start):
+            start = extent.start.offset
+            end = extent.end.offset if self.unit.in_main(extent.end) else start
+            return self.unit.coord(start), start, end
+        return self.unit.location_coord(cursor.location), -1, -1
+
+    def _in_macro(self, start: int) -> bool:
+        return any(lo <= start < hi for lo, hi in self._macro_ranges)
+
+    def _enter(self, cursor: ci.Cursor) -> None:
+        self._depth += 1
+        if self._depth > MAX_TREE_DEPTH:
+            raise KernelError(self._span(cursor)[0],
+                              f"nested more than {MAX_TREE_DEPTH} levels deep (a chain of "
+                              "binary operators counts one level per operator): split it "
+                              "with temporaries")
+
+    # ------------------------------------------------------------ functions
+
+    def function(self, cursor: ci.Cursor) -> FuncDef:
+        coord, start, end = self._span(cursor)
+        params = tuple(self.decl(p, param=True) for p in cursor.get_arguments())
+        body_cursor = next((c for c in cursor.get_children()
+                            if c.kind == K.COMPOUND_STMT), None)
+        body = self.statement(body_cursor) if body_cursor is not None else None
+        if not isinstance(body, Compound):
+            body = Compound(coord, start, end, ())
+        return FuncDef(self.unit.location_coord(cursor.location), start, end, cursor.spelling,
+                       params, body, cursor.result_type.spelling, cursor)
+
+    def decl(self, cursor: ci.Cursor, *, param: bool = False, stmt: ci.Cursor | None = None,
+             shared: bool = False) -> Decl:
+        coord = self.unit.location_coord(cursor.location)
+        _, start, end = self._span(cursor)
+        init_at = self._init_offset(cursor)
+        dims: list[Node | None] = []
+        init = None
+        for child in cursor.get_children():
+            if child.kind.is_expression() or child.kind == K.INIT_LIST_EXPR:
+                node = self.expression(child)
+                if init_at is not None and node.start >= init_at:
+                    init = node
+                elif init_at is None and not param and child.kind == K.INIT_LIST_EXPR:
+                    init = node
+                else:
+                    dims.append(node)
+        dims.sort(key=lambda n: n.start)
+        stmt_span = self._span(stmt) if stmt is not None else (coord, start, end)
+        return Decl(coord, start, end, cursor.spelling, cursor.type, init, tuple(dims),
+                    cursor.storage_class == ci.StorageClass.STATIC, stmt_span[1],
+                    stmt_span[2], shared, cursor.type.spelling)
+
+    def _init_offset(self, cursor: ci.Cursor) -> int | None:
+        """Offset of the ``=`` (or C++11 ``{``) that starts the initializer, if any."""
+        name_at = cursor.location.offset if self.unit.in_main(cursor.location) else None
+        depth = 0
+        for tok in cursor.get_tokens():
+            at = tok.extent.start.offset
+            if name_at is not None and at <= name_at:
+                continue
+            s = tok.spelling
+            if s in ("[", "("):
+                depth += 1
+            elif s in ("]", ")"):
+                depth -= 1
+            elif depth == 0 and s in ("=", "{"):
+                return at
+        return None
+
+    # ------------------------------------------------------------ statements
+
+    def statement(self, cursor: ci.Cursor) -> Node:
+        self._enter(cursor)
+        try:
+            return self._statement(cursor)
+        finally:
+            self._depth -= 1
+
+    def _statement(self, cursor: ci.Cursor) -> Node:
+        kind = cursor.kind
+        coord, start, end = self._span(cursor)
+        if kind == K.COMPOUND_STMT:
+            return self._compound(cursor, coord, start, end)
+        if kind == K.FOR_STMT:
+            return self._for(cursor, coord, start, end)
+        if kind == K.IF_STMT:
+            parts = list(cursor.get_children())
+            nodes = [self.expression(parts[0])] + [self.statement(p) for p in parts[1:]]
+            return If(coord, start, end, nodes[0], nodes[1] if len(nodes) > 1 else None,
+                      nodes[2] if len(nodes) > 2 else None)
+        if kind in UNSUPPORTED_STATEMENTS:
+            return Unsupported(coord, start, end, UNSUPPORTED_STATEMENTS[kind])
+        if kind == K.LABEL_STMT:
+            inner = next(iter(cursor.get_children()), None)
+            stmt = self.statement(inner) if inner is not None else Empty(coord, start, end)
+            return Label(coord, start, end, cursor.spelling, stmt)
+        if kind == K.DECL_STMT:
+            return self._decl_stmt(cursor, coord, start, end)
+        if kind == K.RETURN_STMT:
+            value = next(iter(cursor.get_children()), None)
+            return Return(coord, start, end,
+                          self.expression(value) if value is not None else None)
+        if kind in (K.NULL_STMT,):
+            return Empty(coord, start, end)
+        if kind in (K.CASE_STMT, K.DEFAULT_STMT):
+            return Unsupported(coord, start, end, "switch")
+        if kind.is_expression():
+            return self.expression(cursor)
+        return Unsupported(coord, start, end, _kind_words(kind))
+
+    def _compound(self, cursor, coord, start, end) -> Compound:
+        items = [self.statement(c) for c in cursor.get_children()]
+        taken = [(n.start, n.end) for n in items if n.start >= 0]
+        pragmas = [Pragma(p.coord, p.start, p.end, p) for p in self._pragmas
+                   if start < p.start < end
+                   and not any(lo <= p.start < hi for lo, hi in taken)]
+        if pragmas:
+            items = sorted(items + pragmas, key=lambda n: n.start)
+            for p in pragmas:
+                self._pragmas.remove(p.line)
+        return Compound(coord, start, end, tuple(items))
+
+    def _decl_stmt(self, cursor, coord, start, end) -> Node:
+        decls = [c for c in cursor.get_children() if c.kind == K.VAR_DECL]
+        if not decls:
+            return Empty(coord, start, end)
+        nodes = tuple(self.decl(d, stmt=cursor, shared=len(decls) > 1) for d in decls)
+        return DeclList(coord, start, end, nodes)
+
+    def _for(self, cursor, coord, start, end) -> For:
+        """Which child is which follows from the header's ``;`` and ``)``: libclang
+        leaves absent parts out."""
+        semis, close = _for_header(cursor)
+        parts: dict[str, Node | None] = {"init": None, "cond": None, "next": None}
+        body = None
+        for child in cursor.get_children():
+            at = child.extent.start.offset
+            if close is None or at > close:
+                body = self.statement(child)
+            elif at < semis[0]:
+                parts["init"] = self.statement(child)
+            elif len(semis) > 1 and at < semis[1]:
+                parts["cond"] = self.expression(child)
+            else:
+                parts["next"] = self.expression(child)
+        if body is None:
+            body = Empty(coord, end, end)
+        elif not isinstance(body, Compound):
+            lead = [Pragma(p.coord, p.start, p.end, p) for p in self._pragmas
+                    if (close or start) < p.start < body.start]
+            for p in lead:
+                self._pragmas.remove(p.line)
+            if lead:
+                body = Compound(body.coord, body.start, body.end, tuple(lead) + (body,))
+        return For(coord, start, end, parts["init"], parts["cond"], parts["next"], body)
+
+    # ------------------------------------------------------------ expressions
+
+    def expression(self, cursor: ci.Cursor) -> Node:
+        self._enter(cursor)
+        try:
+            return self._expression(cursor)
+        finally:
+            self._depth -= 1
+
+    def _expression(self, cursor: ci.Cursor) -> Node:
+        kind = cursor.kind
+        while kind in TRANSPARENT:
+            kids = list(cursor.get_children())
+            if len(kids) != 1:
+                break
+            cursor, kind = kids[0], kids[0].kind
+        coord, start, end = self._span(cursor)
+        kids = list(cursor.get_children())
+        if kind == K.DECL_REF_EXPR:
+            return Id(coord, start, end, cursor.spelling)
+        if kind in (K.INTEGER_LITERAL, K.CHARACTER_LITERAL):
+            return Constant(coord, start, end, clangtu.integer_value(cursor))
+        if kind == K.CXX_BOOL_LITERAL_EXPR:
+            return Constant(coord, start, end, clangtu.integer_value(cursor))
+        if kind in (K.FLOATING_LITERAL, K.STRING_LITERAL):
+            return Constant(coord, start, end, None)
+        if kind == K.BINARY_OPERATOR and len(kids) == 2:
+            op = clangtu.binary_operator(cursor)
+            left, right = self.expression(kids[0]), self.expression(kids[1])
+            if op == "=":
+                return Assignment(coord, start, end, op, left, right)
+            return BinaryOp(coord, start, end, op, left, right)
+        if kind == K.COMPOUND_ASSIGNMENT_OPERATOR and len(kids) == 2:
+            op = clangtu.binary_operator(cursor)
+            return Assignment(coord, start, end, op, self.expression(kids[0]),
+                              self.expression(kids[1]))
+        if kind == K.UNARY_OPERATOR and len(kids) == 1:
+            op = clangtu.unary_operator(cursor)
+            if op is not None:
+                return UnaryOp(coord, start, end, op, self.expression(kids[0]))
+        if kind == K.CXX_UNARY_EXPR:
+            return UnaryOp(coord, start, end, "sizeof", None)
+        if kind == K.CONDITIONAL_OPERATOR and len(kids) == 3:
+            a, b, c = (self.expression(k) for k in kids)
+            return TernaryOp(coord, start, end, a, b, c)
+        if kind in CASTS and kids:
+            integer = cursor.type.get_canonical().kind in INTEGER_TYPE_KINDS
+            return Cast(coord, start, end, integer, self.expression(kids[-1]))
+        if kind == K.CALL_EXPR and kids:
+            callee = _callee_name(kids[0]) if cursor.referenced is not None or kids else None
+            args = tuple(self.expression(k) for k in kids[1:])
+            if callee is None:
+                callee = cursor.spelling or None
+            return FuncCall(coord, start, end, callee, args)
+        if kind == K.ARRAY_SUBSCRIPT_EXPR and len(kids) == 2:
+            base, index = self.expression(kids[0]), self.expression(kids[1])
+            return ArrayRef(coord, start, end, base, index,
+                            start < 0 or self._in_macro(start))
+        if kind == K.INIT_LIST_EXPR:
+            return InitList(coord, start, end, tuple(self.expression(k) for k in kids))
+        return Other(coord, start, end, _kind_words(kind),
+                     tuple(self.expression(k) for k in kids if k.kind.is_expression()
+                           or k.kind == K.INIT_LIST_EXPR))
+
+
+def _callee_name(cursor: ci.Cursor) -> str | None:
+    while cursor.kind in TRANSPARENT:
+        kids = list(cursor.get_children())
+        if len(kids) != 1:
+            return None
+        cursor = kids[0]
+    if cursor.kind in (K.DECL_REF_EXPR, K.MEMBER_REF_EXPR, K.OVERLOADED_DECL_REF):
+        return cursor.spelling
+    return None
+
+
+def _kind_words(kind: ci.CursorKind) -> str:
+    return kind.name.lower().replace("_", " ")
+
+
+def _for_header(cursor: ci.Cursor) -> tuple[list[int], int | None]:
+    """Offsets of the two ``;`` of a for header and of its closing ``)``."""
+    depth, semis = 0, []
+    for tok in cursor.get_tokens():
+        s = tok.spelling
+        if s in ("(", "[", "{"):
+            depth += 1
+        elif s in (")", "]", "}"):
+            depth -= 1
+            if depth == 0 and s == ")":
+                return semis, tok.extent.start.offset
+        elif s == ";" and depth == 1:
+            semis.append(tok.extent.start.offset)
+    return semis or [0], None
+
+
+def _macro_ranges(unit: Unit) -> list[tuple[int, int]]:
+    """Byte ranges of the macro uses in the kernel text (a reference starting inside
+    one is spelled in the macro, not in the text)."""
+    found = []
+    for c in unit.tu.cursor.get_children():
+        if c.kind == K.MACRO_INSTANTIATION and unit.in_main(c.extent.start):
+            found.append((c.extent.start.offset, c.extent.end.offset))
+    return found

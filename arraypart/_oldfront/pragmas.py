@@ -1,0 +1,159 @@
+"""``#pragma HLS ...`` lines: parsing, validation, located errors.
+
+Syntax as Vitis HLS accepts it: ``#pragma HLS <directive> key=value ... flag ...``;
+the directive, keys and flags are case-insensitive, ``key = value`` may have blanks
+around ``=``.  An integer value may name an integer ``#define`` (pcpp leaves pragma
+lines unexpanded).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Mapping
+
+from pycparser import c_ast
+
+from ..errors import Coord, KernelError
+from ..ir import PARTITION_TYPES, PORT_MODELS, PartitionPragma
+from .cexpr import int_text
+
+HLS_PREFIX = "hls"
+LOOP_DIRECTIVES = ("pipeline", "unroll")
+DEFAULT_II = 1
+COMPLETE_UNROLL = 0
+DEFAULT_PARTITION_TYPE = "complete"  # Vitis's default for array_partition
+DEFAULT_PARTITION_DIM = 1  # Vitis's default for array_partition
+KEY_SPELLING = {"ii": "II"}  # how Vitis documents a key, for messages
+MAX_PRAGMA_VALUE = 2 ** 31 - 1  # Vitis reads pragma integers as a C int
+_OPTION_RE = re.compile(r"\s*=\s*")
+
+
+@dataclass(frozen=True, slots=True)
+class HlsPragma:
+    """One ``#pragma HLS`` line: ``kind`` (lower case), ``key=value`` options (keys in
+    lower case, values as written) and bare ``flags`` (lower case)."""
+
+    kind: str
+    options: tuple[tuple[str, str], ...]
+    flags: tuple[str, ...]
+    node: c_ast.Pragma
+
+    def option(self, key: str) -> str | None:
+        return dict(self.options).get(key)
+
+
+class PragmaReader:
+    """Parses pragma nodes and locates their options in the user's source lines."""
+
+    def __init__(self, filename: str, lines: list[str], constants: Mapping[str, int]):
+        self._filename = filename
+        self._lines = lines
+        self._constants = constants
+
+    # ------------------------------------------------------------ parsing
+
+    def parse(self, node: c_ast.Pragma) -> HlsPragma | None:
+        """The HLS pragma ``node`` holds, or None for a non-HLS pragma."""
+        words = _OPTION_RE.sub("=", node.string or "").split()
+        if len(words) < 2 or words[0].lower() != HLS_PREFIX:
+            return None
+        options, flags = [], []
+        for word in words[2:]:
+            key, eq, value = word.partition("=")
+            if eq:
+                options.append((key.lower(), value))
+            else:
+                flags.append(word.lower())
+        return HlsPragma(words[1].lower(), tuple(options), tuple(flags), node)
+
+    def coord(self, pragma: HlsPragma, key: str | None = None) -> Coord:
+        """Where ``key=`` (or, without a key, the ``#``) of ``pragma`` is written."""
+        c = pragma.node.coord
+        fallback = Coord(c.file, c.line, c.column or 0)
+        if c.file != self._filename or not 1 <= c.line <= len(self._lines):
+            return fallback
+        text = self._lines[c.line - 1]
+        pattern = r"#" if key is None else rf"\b{re.escape(key)}\s*="
+        match = re.search(pattern, text, re.IGNORECASE)
+        return Coord(c.file, c.line, match.start() + 1) if match else fallback
+
+    def error(self, pragma: HlsPragma, message: str, key: str | None = None):
+        raise KernelError(self.coord(pragma, key), message)
+
+    def positive_int(self, pragma: HlsPragma, key: str, minimum: int = 1) -> int:
+        """The integer value of option ``key``: a literal or an integer ``#define``."""
+        raw = pragma.option(key)
+        value = self._constants.get(raw)
+        if value is None:
+            value = int_text(raw)
+        if value is None or not minimum <= value <= MAX_PRAGMA_VALUE:
+            what = "a positive" if minimum > 0 else "a non-negative"
+            shown = KEY_SPELLING.get(key, key)
+            self.error(pragma, f"{shown}= of {pragma.kind} must be {what} integer "
+                               f"of at most {MAX_PRAGMA_VALUE}, got '{raw}'", key)
+        return value
+
+    # ------------------------------------------------------------ loop pragmas
+
+    def pipeline_ii(self, pragma: HlsPragma) -> int | None:
+        """``pipeline [II=k] [off]``: the target II, None when off."""
+        if "off" in pragma.flags:
+            return None
+        if pragma.option("ii") is None:
+            return DEFAULT_II
+        return self.positive_int(pragma, "ii")
+
+    def unroll(self, pragma: HlsPragma) -> int | None:
+        """``unroll [factor=k] [off]``: 0 complete, k > 1 partial, None not unrolled."""
+        if "off" in pragma.flags:
+            return None
+        if pragma.option("factor") is None:
+            return COMPLETE_UNROLL
+        factor = self.positive_int(pragma, "factor")
+        return None if factor == 1 else factor
+
+    # ------------------------------------------------------------ array pragmas
+
+    def target(self, pragma: HlsPragma, ranks: Mapping[str, int]) -> str:
+        """The array named by ``variable=``."""
+        name = pragma.option("variable")
+        if name is None:
+            self.error(pragma, f"{pragma.kind} needs variable=<array>")
+        if name not in ranks:
+            self.error(pragma, f"unknown array '{name}' in {pragma.kind}", "variable")
+        return name
+
+    def partition(self, pragma: HlsPragma, rank: int) -> PartitionPragma:
+        """``array_partition [type=]cyclic|block|complete [factor=k] [dim=d]``."""
+        kind = pragma.option("type")
+        if kind is None:
+            kind = next((f for f in pragma.flags if f in PARTITION_TYPES),
+                        DEFAULT_PARTITION_TYPE)
+        kind = kind.lower()
+        if kind not in PARTITION_TYPES:
+            self.error(pragma, f"unknown partition type '{kind}' (expected "
+                               f"{', '.join(PARTITION_TYPES)})", "type")
+        factor = 0
+        if kind != "complete":
+            if pragma.option("factor") is None:
+                self.error(pragma, f"{kind} array_partition needs factor=<k>")
+            factor = self.positive_int(pragma, "factor")
+        dim = DEFAULT_PARTITION_DIM
+        if pragma.option("dim") is not None:
+            dim = self.positive_int(pragma, "dim", minimum=0)
+            if dim > rank:
+                self.error(pragma, f"dim={dim} is beyond the {rank} dimension(s) of "
+                                   f"'{pragma.option('variable')}'", "dim")
+        return PartitionPragma(kind, factor, dim, self.coord(pragma))
+
+    def storage(self, pragma: HlsPragma) -> tuple[str, str | None]:
+        """``bind_storage type=<port model> [impl=...]``: (type, impl)."""
+        kind = pragma.option("type")
+        if kind is None:
+            self.error(pragma, "bind_storage needs type=<storage type>")
+        if kind.lower() not in PORT_MODELS:
+            self.error(pragma, f"unknown storage type '{kind}' (expected "
+                               f"{', '.join(PORT_MODELS)})", "type")
+        impl = pragma.option("impl")
+        return kind.lower(), None if impl is None else impl.lower()
