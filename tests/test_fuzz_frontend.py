@@ -238,33 +238,33 @@ def test_fuzz_token_soup(tokens, defines):
 # Each input once crashed or hung the front end; now: (line, col, message fragment) of
 # its located error, or None when it is a valid kernel.
 CRASHER_OUTCOMES = {
-    "unmatched_brace.c": (1, 1, "unexpected '}'"),
-    "if_without_expression.c": (1, 1, "#if needs an expression"),
-    "elif_without_expression.c": (2, 1, "#elif needs an expression"),
-    "define_without_name.c": (1, 1, "#define needs a macro name"),
+    "unmatched_brace.c": (1, 1, "extraneous closing brace ('}')"),
+    "if_without_expression.c": (1, 4, "expected value in expression"),
+    "elif_without_expression.c": (2, 6, "expected value in expression"),
+    "define_without_name.c": (1, 8, "macro name missing"),
     "null_pragma.c": None,
-    "unterminated_ifdef.c": (1, 1, "preprocessor: Unterminated #ifdef N"),
+    "unterminated_ifdef.c": (1, 2, "unterminated conditional directive"),
     "line_directive.c": (2, 1, "#line directives are not supported"),
     "line_marker.c": (1, 1, "#line directives are not supported"),
     "shift_bomb.c": (2, 5, "shift count 1099511627776 is out of range (0..63)"),
-    "shift_bomb_size.c": (1, 14, "shift count 1099511627776 is out of range"),
+    "shift_bomb_size.c": (1, 14, "size of array 'A' must be a positive integer constant"),
     "shift_symbolic.c": (3, 7, "shift count 99999999999 is out of range"),
-    "huge_literal_size.c": (1, 14, "integer constant 999999999999999999999 does not fit"),
-    "huge_literal_body.c": (2, 17, "integer constant 999999999999999999999 does not fit"),
-    "huge_define.c": (2, 14, "integer constant 18446744073709551616 does not fit"),
+    "huge_literal_size.c": (1, 14, "integer literal is too large"),
+    "huge_literal_body.c": (2, 17, "integer literal is too large"),
+    "huge_define.c": (2, 14, "integer literal is too large"),
     "overflow_product.c": (4, 7, "overflows 64 bits"),
     "division_by_zero.c": (2, 23, "division by zero ('/ 0')"),
     "modulo_zero.c": (3, 7, "division by zero ('% 0')"),
     "huge_ii.c": (3, 22, "II= of pipeline must be a positive integer of at most"),
     "underscore_factor.c": (2, 47, "got '1_0'"),
-    "too_many_elements.c": (1, 13, "array 'A' has 1208925819614629174706176 elements"),
-    "deep_parens.c": (2, None, "nested too deeply for the C parser"),
-    "deep_blocks.c": (2, None, "nested too deeply for the C parser"),
+    "too_many_elements.c": (1, 15, "array is too large (1099511627776 elements)"),
+    "deep_parens.c": (2, None, "bracket nesting level exceeded maximum of 256"),
+    "deep_blocks.c": (2, None, "bracket nesting level exceeded maximum of 256"),
     "long_sum.c": (3, None, "nested more than 150 levels deep"),
-    "macro_bomb.c": (42, 1, "macro expansion exceeds"),
-    "macro_chain.c": (2002, 1, "macros nested too deeply"),
+    "macro_bomb.c": (14, 1, "macro 'N13' expands to more than 20000 tokens"),
+    "macro_chain.c": None,  # 2000 macros defined through each other: clang reads them
     "pragma_operator.c": None,
-    "body_without_parameters.c": (1, 1, "'v' is not a function"),
+    "body_without_parameters.c": (1, 2, "expected ';' after top level declarator"),
 }
 
 
@@ -393,9 +393,9 @@ def test_literals_beyond_64_bits_are_located_errors(literal):
                 f"#define BIG {literal}\nvoid k(int A[BIG]) {{\n  A[0] = 1;\n}}\n",
                 f"void k(float A[2]) {{\n  A[0] = A[1] * {literal};\n}}\n"):
         error = check_text(src)
-        assert isinstance(error, KernelError) and "does not fit in 64 bits" in error.message
-        assert error.coord.col == src.split("\n")[error.coord.line - 1].index(
-            literal if "BIG" not in src else "BIG") + 1
+        assert isinstance(error, KernelError) and "too large" in error.message
+        line = src.split("\n")[error.coord.line - 1]
+        assert error.coord.col == line.index(literal if literal in line else "BIG") + 1
 
 
 def test_largest_64_bit_literals_are_accepted():
@@ -414,21 +414,25 @@ DIAGNOSTICS = [
     ("shift-negative", BODY + "    A[i >> -1] = 0;\n  }\n}\n", 3, 7, "shift count -1"),
     ("shift-symbolic", BODY + "    A[i << 64] = 0;\n  }\n}\n", 3, 7, "shift count 64"),
     ("divide-zero", BODY + "    A[i / 0] = 0;\n  }\n}\n", 3, 7, "division by zero ('/ 0')"),
-    ("negative-overflow", BODY + "    A[-(1 << 63) * 2] = 0;\n  }\n}\n", 3, 9,
+    ("negative-overflow", BODY + "    A[-(1 << 63) * 2] = 0;\n  }\n}\n", 3, 7,
      "overflows 64 bits"),
     ("coefficient-overflow", BODY + "    A[i * 4294967296 * 4294967296] = 0;\n  }\n}\n",
      3, 7, "overflows 64 bits"),
     ("unroll-huge", BODY + "#pragma HLS unroll factor=4294967296\n    A[i] = 0;\n  }\n}\n",
      3, 20, "at most 2147483647"),
+    # '#' after a line continuation, or from a macro, is no directive: clang rejects it
     ("continued-line", BODY + "    A[i] = 0; \\\n#line 7 \"x.c\"\n  }\n}\n", 3, 15,
-     "#line directives are not supported"),
+     "expected expression"),
     ("macro-line", "#define L # line 5 \"x.c\"\n" + BODY + "L\n  }\n}\n", 4, 1,
-     "#line directives are not supported"),
+     "expected expression"),
     ("line-separator", BODY + "    A[i] = 0;\u2028\n  }\n}\n", 3, 14, "U+2028"),
-    ("typedef-chain", "typedef int T0;\n" + "".join(
-        f"typedef T{n - 1} T{n};\n" for n in range(1, 40)) + "void k(T39 A[2]) {}\n",
-     41, 12, "chain of more than 32 typedefs"),
 ]
+
+
+def test_typedef_chains_are_read_through():
+    src = ("typedef int T0;\n" + "".join(f"typedef T{n - 1} T{n};\n" for n in range(1, 40))
+           + "void k(T39 A[2]) { A[0] = 1; }\n")
+    assert check_text(src).array("A").elem_type == "int"
 
 
 @pytest.mark.parametrize("src, line, col, fragment", [d[1:] for d in DIAGNOSTICS],

@@ -71,6 +71,12 @@ def _library():
         lib.clang_getSkippedRanges.argtypes = [ci.TranslationUnit, ci.File]
         lib.clang_getSkippedRanges.restype = ctypes.POINTER(_SourceRangeList)
         lib.clang_disposeSourceRangeList.argtypes = [ctypes.POINTER(_SourceRangeList)]
+        lib.clang_getExpansionLocation.argtypes = [
+            ci.SourceLocation, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+            ctypes.POINTER(ctypes.c_uint)]
+        lib.clang_getExpansionLocation.restype = None
+        lib.clang_Location_isFromMainFile.argtypes = [ci.SourceLocation]
+        lib.clang_Location_isFromMainFile.restype = ctypes.c_int
         lib._arraypart_ready = True
     return lib
 
@@ -80,6 +86,13 @@ def _library():
 UNARY_OPERATORS = {1: "p++", 2: "p--", 3: "++", 4: "--", 5: "&", 6: "*", 7: "+", 8: "-",
                    9: "~", 10: "!"}
 EVAL_INT = 1  # CXEval_Int
+
+
+def offset_of(location: ci.SourceLocation) -> int:
+    """The byte offset of ``location`` (where a macro use expands) in its file."""
+    value = ctypes.c_uint()
+    _library().clang_getExpansionLocation(location, None, None, None, ctypes.byref(value))
+    return value.value
 
 
 def binary_operator(cursor: ci.Cursor) -> str:
@@ -130,15 +143,23 @@ class Unit:
     is_cxx: bool
     line_starts: tuple[int, ...]  # byte offset of each line
     tu_args: tuple[str, ...] = ()
+    pragmas: tuple["PragmaLine", ...] = ()
+    data: bytes = b""  # the text, encoded (offsets are into it)
 
     def coord(self, offset: int) -> Coord:
         """The coordinate of byte ``offset`` of the kernel text (column in characters)."""
         line = _bisect(self.line_starts, offset)
         start = self.line_starts[line - 1]
-        raw = self.text.encode()[start:offset]
+        raw = self.data[start:offset]
+        if raw.isascii():
+            return Coord(self.filename, line, len(raw) + 1)
         return Coord(self.filename, line, len(raw.decode(errors="replace")) + 1)
 
     def in_main(self, location: ci.SourceLocation) -> bool:
+        """Whether ``location`` (where a macro use expands, for macro text) is in the
+        kernel file."""
+        if _library().clang_Location_isFromMainFile(location):
+            return True  # the fast answer for text written in the file
         return location.file is not None and location.file.name == self.main
 
     def location_coord(self, location: ci.SourceLocation) -> Coord:
@@ -216,8 +237,11 @@ def parse(text: str, filename: str, options: Options, user_end: int | None = Non
     while pos >= 0:
         starts.append(pos + 1)
         pos = data.find(b"\n", pos + 1)
-    unit = Unit(tu, main, text, filename, args[1] == "c++", tuple(starts), tuple(args))
-    _raise_first_error(unit, len(data) if user_end is None else user_end)
+    unit = Unit(tu, main, text, filename, args[1] == "c++", tuple(starts), tuple(args),
+                data=data)
+    end = len(data) if user_end is None else user_end
+    unit = replace(unit, pragmas=tuple(pragma_lines(unit, end)))
+    _raise_first_error(unit, end)
     return unit
 
 
@@ -234,8 +258,8 @@ def _raise_first_error(unit: Unit, user_end: int) -> None:
                     unit.main, args=list(unit.tu_args), unsaved_files=[
                         (unit.main, unit.text.encode()[:user_end].decode())],
                     options=PARSE_OPTIONS)
-                _raise_first_error(replace(unit, tu=alone, text=unit.text.encode()[
-                    :user_end].decode()), user_end)
+                _raise_first_error(replace(unit, tu=alone, text=unit.data[
+                    :user_end].decode(), data=unit.data[:user_end]), user_end)
             return
         where = unit.location_coord(diag.location)
         message = diag.spelling
@@ -279,46 +303,145 @@ def skipped_ranges(unit: Unit) -> list[tuple[int, int]]:
         lib.clang_disposeSourceRangeList(found)
 
 
-def main_tokens(unit: Unit) -> list[ci.Token]:
-    """Every token of the kernel text, as the lexer sees it (no macro expansion)."""
-    file = unit.tu.get_file(unit.main)
-    end = len(unit.text.encode())
-    extent = ci.SourceRange.from_locations(
-        ci.SourceLocation.from_offset(unit.tu, file, 0),
-        ci.SourceLocation.from_offset(unit.tu, file, end))
-    return list(unit.tu.get_tokens(extent=extent))
+# One pass over the text: comments and literals are consumed whole, so that a
+# directive or _Pragma inside them is never matched.
+_SCAN = re.compile(rb"""
+    //[^\n]*                                      # line comment
+  | /\*.*?(?:\*/|\Z)                             # block comment
+  | "(?:\\.|[^"\\\n])*"?                          # string literal
+  | '(?:\\.|[^'\\\n])*'?                          # character literal
+  | ^[ \t]*\#[ \t]*(?P<directive>pragma|line\b|[0-9])  # a directive we look at
+  | (?<![\w])_Pragma[ \t]*\([ \t]*(?P<operand>"(?:\\.|[^"\\\n])*")[ \t]*\)
+""", re.MULTILINE | re.DOTALL | re.VERBOSE)
 
 
-def pragma_lines(unit: Unit) -> list[PragmaLine]:
-    """The kernel's pragmas in text order, outside skipped conditional code; also
-    rejects ``#line`` directives (clang would report positions in another line)."""
-    skipped = skipped_ranges(unit)
-    data = unit.text.encode()
-    tokens = main_tokens(unit)
+_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)(\([^)]*\))?[ \t]*((?:[^\n]*\\\n)*[^\n]*)",
+                    re.MULTILINE)
+_LITERAL_PRAGMA = re.compile(rb'^_Pragma\s*\(\s*("(?:\\.|[^"\\])*")\s*\)\s*$')
+_STRINGIZED_PRAGMA = re.compile(rb"^_Pragma\s*\(\s*#\s*(\w+)\s*\)\s*$")
+_MACRO_CALL = re.compile(rb"^(\w+)\s*\((.*)\)\s*$", re.DOTALL)
+MAX_PRAGMA_MACRO_DEPTH = 8
+
+
+def _pragma_macros(data: bytes) -> dict[bytes, tuple[list[bytes] | None, bytes]]:
+    """Macros of the file: name -> (parameters or None, body)."""
+    found = {}
+    for m in _MACRO.finditer(data):
+        params = None
+        if m.group(2) is not None:
+            params = [p.strip() for p in m.group(2)[1:-1].split(b",") if p.strip()]
+        found[m.group(1)] = (params, m.group(3).replace(b"\\\n", b" ").strip())
+    return found
+
+
+def _macro_pragma(macros, name: bytes, args: list[bytes], depth: int = 0) -> bytes | None:
+    """The pragma text a use of macro ``name`` expands to (``_Pragma("...")``,
+    ``_Pragma(#x)`` with its argument, or another such macro), else None."""
+    if name not in macros or depth > MAX_PRAGMA_MACRO_DEPTH:
+        return None
+    params, body = macros[name]
+    literal = _LITERAL_PRAGMA.match(body)
+    if literal is not None:
+        return literal.group(1)[1:-1].replace(b'\\"', b'"').replace(b"\\\\", b"\\")
+    bound = dict(zip(params or [], args))
+    stringized = _STRINGIZED_PRAGMA.match(body)
+    if stringized is not None:
+        return bound.get(stringized.group(1))
+    call = _MACRO_CALL.match(body)
+    if call is not None:
+        inner = [bound.get(a.strip(), a.strip()) for a in _split_args(call.group(2))]
+        return _macro_pragma(macros, call.group(1), inner, depth + 1)
+    if body in macros:
+        return _macro_pragma(macros, body, [], depth + 1)
+    return None
+
+
+def _split_args(text: bytes) -> list[bytes]:
+    args, depth, start = [], 0, 0
+    for k, c in enumerate(text):
+        if c in b"([{":
+            depth += 1
+        elif c in b")]}":
+            depth -= 1
+        elif c == ord(",") and depth == 0:
+            args.append(text[start:k])
+            start = k + 1
+    args.append(text[start:])
+    return args
+
+
+def _macro_uses(data: bytes, macros, end: int) -> list[tuple[int, int, bytes]]:
+    """``(start, end, pragma text)`` of the uses of pragma macros before ``end``."""
+    names = [n for n in macros if _macro_pragma(macros, n, [b"HLS"] * 8) is not None]
+    if not names:
+        return []
+    use = re.compile(rb"(?<![\w#])(" + b"|".join(map(re.escape, names)) + rb")\b")
     found = []
-    for k, tok in enumerate(tokens):
-        offset = tok.extent.start.offset
+    for m in use.finditer(data, 0, end):
+        if _in_directive(data, m.start()):
+            continue
+        params, _ = macros[m.group(1)]
+        args, stop = [], m.end()
+        if params is not None:
+            rest = data[m.end():end]
+            opened = rest.lstrip()
+            if not opened.startswith(b"("):
+                continue
+            at = m.end() + len(rest) - len(opened)
+            depth, k = 0, at
+            while k < end:
+                depth += {ord("("): 1, ord(")"): -1}.get(data[k], 0)
+                if depth == 0:
+                    break
+                k += 1
+            args, stop = [a.strip() for a in _split_args(data[at + 1:k])], k + 1
+        text = _macro_pragma(macros, m.group(1), args)
+        if text is not None:
+            found.append((m.start(), stop, text))
+    return found
+
+
+def pragma_lines(unit: Unit, user_end: int | None = None) -> list[PragmaLine]:
+    """The kernel's pragmas in text order, outside comments and skipped conditional
+    code: ``#pragma`` lines, ``_Pragma("...")`` and the uses of macros that expand to
+    one (``_Pragma(#x)`` with the argument's text).  Also rejects ``#line`` directives
+    (clang would report positions in another line)."""
+    skipped = skipped_ranges(unit)
+    data = unit.data
+    end_of_user = len(data) if user_end is None else user_end
+    found = []
+    hidden = []  # comments and literals: no macro use there
+    for m in _SCAN.finditer(data, 0, end_of_user):
+        if m.group("directive") is None and m.group("operand") is None:
+            hidden.append((m.start(), m.end()))
+            continue
+        offset = m.start()
         if any(lo <= offset < hi for lo, hi in skipped):
             continue
-        spelling = tok.spelling
-        if spelling == "#" and _starts_line(data, offset) and k + 1 < len(tokens):
-            nxt = tokens[k + 1]
-            if nxt.spelling in ("line",) or nxt.spelling[:1].isdigit():
-                raise KernelError(unit.coord(offset), "#line directives are not supported: "
-                                                      "arraypart reports positions in "
-                                                      "the kernel file itself")
-            if nxt.spelling == "pragma":
-                body_start = nxt.extent.end.offset
-                end = _logical_line_end(data, body_start)
-                text = data[body_start:end].decode(errors="replace")
-                text = _COMMENT.sub(lambda m: " " * len(m.group()), text)
-                text = text.replace("\\\n", "  ")
-                found.append(PragmaLine(text.strip(), offset, end, unit.coord(offset)))
-        elif spelling == "_Pragma" and not _in_directive(data, offset):
-            pragma = _pragma_operator(unit, tokens, k)
-            if pragma is not None:
-                found.append(pragma)
-    return found
+        if m.group("directive") is not None:
+            if offset >= 2 and data[offset - 2:offset] == b"\\\n":
+                continue  # continues the line before: not a directive
+            hash_at = data.index(b"#", offset)
+            if m.group("directive") != b"pragma":
+                raise KernelError(unit.coord(hash_at), "#line directives are not supported: "
+                                                       "arraypart reports positions in the "
+                                                       "kernel file itself")
+            body_start = m.end()
+            end = _logical_line_end(data, body_start)
+            text = data[body_start:end].decode(errors="replace")
+            text = _COMMENT.sub(lambda c: " " * len(c.group()), text)
+            text = text.replace("\\\n", "  ")
+            found.append(PragmaLine(text.strip(), hash_at, end, unit.coord(hash_at)))
+        elif not _in_directive(data, offset):
+            literal = m.group("operand").decode(errors="replace")[1:-1]
+            text = literal.replace('\\"', '"').replace("\\\\", "\\")
+            at = m.start() + m.group(0).index(b"_Pragma")
+            found.append(PragmaLine(text.strip(), at, m.end(), unit.coord(at)))
+    for start, stop, text in _macro_uses(data, _pragma_macros(data), end_of_user):
+        if not any(lo <= start < hi for lo, hi in skipped + hidden):
+            found.append(PragmaLine(text.decode(errors="replace").strip(), start, stop,
+                                    unit.coord(start)))
+    return sorted(found, key=lambda p: p.start)
 
 
 def _starts_line(data: bytes, offset: int) -> bool:
@@ -339,19 +462,6 @@ def _in_directive(data: bytes, offset: int) -> bool:
     while start > 1 and data[start - 2:start - 1] == b"\\":
         start = data.rfind(b"\n", 0, start - 2) + 1
     return data[start:offset].lstrip().startswith(b"#")
-
-
-def _pragma_operator(unit: Unit, tokens: list[ci.Token], k: int) -> PragmaLine | None:
-    """``_Pragma ( "string" )`` at token ``k``: C99 6.10.9 destringizes the string."""
-    if k + 3 >= len(tokens) or tokens[k + 1].spelling != "(" or tokens[k + 3].spelling != ")":
-        return None
-    literal = tokens[k + 2].spelling
-    if len(literal) < 2 or literal[0] != '"' or literal[-1] != '"':
-        return None
-    text = literal[1:-1].replace('\\"', '"').replace("\\\\", "\\")
-    start = tokens[k].extent.start.offset
-    return PragmaLine(text.strip(), start, tokens[k + 3].extent.end.offset,
-                      unit.coord(start))
 
 
 def cursors(cursor: ci.Cursor) -> Iterable[ci.Cursor]:

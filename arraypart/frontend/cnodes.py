@@ -330,9 +330,11 @@ class Converter:
 
     def _span(self, cursor: ci.Cursor) -> tuple[Coord, int, int]:
         extent = cursor.extent
-        if self.unit.in_main(extent.start):
-            start = extent.start.offset
-            end = extent.end.offset if self.unit.in_main(extent.end) else start
+        first = extent.start
+        if self.unit.in_main(first):
+            start = clangtu.offset_of(first)
+            last = extent.end
+            end = clangtu.offset_of(last) if self.unit.in_main(last) else start
             return self.unit.coord(start), start, end
         return self.unit.location_coord(cursor.location), -1, -1
 
@@ -382,6 +384,11 @@ class Converter:
                     cursor.storage_class == ci.StorageClass.STATIC, stmt_span[1],
                     stmt_span[2], shared, cursor.type.spelling,
                     cursor.location.offset if self.unit.in_main(cursor.location) else -1)
+
+    def probe(self, cursor: ci.Cursor) -> tuple[str, Node | None]:
+        """``(name, initializer)`` of one of the front end's macro probes."""
+        kids = [c for c in cursor.get_children() if c.kind.is_expression()]
+        return cursor.spelling, self.expression(kids[-1]) if kids else None
 
     def _init_offset(self, cursor: ci.Cursor) -> int | None:
         """Offset of the ``=`` (or C++11 ``{``) that starts the initializer, if any."""
@@ -590,6 +597,6 @@ def _macro_ranges(unit: Unit) -> list[tuple[int, int]]:
     one is spelled in the macro, not in the text)."""
     found = []
     for c in unit.tu.cursor.get_children():
-        if c.kind == K.MACRO_INSTANTIATION and unit.in_main(c.extent.start):
+        if c.kind == K.MACRO_INSTANTIATION and unit.in_main(c.location):
             found.append((c.extent.start.offset, c.extent.end.offset))
     return found

@@ -31,8 +31,18 @@ PROBE_PREFIX = "__arraypart_probe_"
 PROBE = "\nstatic const long long " + PROBE_PREFIX + "{name} = ({name});"
 DEFINE_LINE = re.compile(r"^[ \t]*#[ \t]*(define|undef)[ \t]+([A-Za-z_]\w*)(\(?)"
                          r"(?:[^\n]*\\\n)*[^\n]*", re.MULTILINE)
+INCLUDE_LINE = re.compile(r"^[ \t]*#[ \t]*include\b[^\n]*", re.MULTILINE)
+MACRO_TOKEN = re.compile(r"[A-Za-z_]\w*|\S")
+# A kernel's macros expand to a few hundred tokens; the preprocessor would take
+# minutes over an exponential family (each doubling its predecessor).
+MAX_EXPANDED_TOKENS = 20_000
+MAX_MACRO_DEPTH = 256
+MAX_PROBED_TOKENS = 64  # integer macros worth asking clang for: short expressions
+MAX_PROBED_DEPTH = 16  # of macros defined through other macros
+MAX_PROBES = 256
 FUNCTION_SCOPES = (ci.CursorKind.NAMESPACE, ci.CursorKind.LINKAGE_SPEC,
                    ci.CursorKind.UNEXPOSED_DECL)
+TOP_LEVEL_KINDS = FUNCTION_SCOPES + (ci.CursorKind.FUNCTION_DECL, ci.CursorKind.VAR_DECL)
 
 
 def parse_kernel(path: str | Path, *, defines: Mapping[str, int] | None = None,
@@ -112,21 +122,20 @@ def parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None 
     text = _normalize_lines(text, filename)
     overrides = dict(defines or {})
     text, extra = _apply_overrides(text, overrides)
-    names = sorted({m.group(2) for m in DEFINE_LINE.finditer(text)
-                    if m.group(1) == "define" and not m.group(3)} | set(overrides))
+    names = sorted(_probed_macros(text, filename) | set(overrides))
     probes = "".join(PROBE.format(name=n) for n in names)
     options = clangtu.Options(tuple(sorted(overrides.items())), tuple(include_dirs), std,
                               hls_include)
     unit = clangtu.parse(text + "\n" + probes, filename, options, user_end=len(text.encode()))
     user_end = len(text.encode())
-    pragmas = [p for p in clangtu.pragma_lines(unit) if p.start < user_end]
+    pragmas = list(unit.pragmas)
     converter = N.Converter(unit, pragmas)
     funcs, globals_, probe_decls = _top_level(unit, converter, user_end)
     func = choose_top(funcs, filename, top)
     values = _define_values(probe_decls)
     lines = text.split("\n")
     arrays, body = lower_function(func, globals_, filename, lines, values)
-    source = SourceUnit(text, func, globals_, _includes(unit, text, user_end),
+    source = SourceUnit(text, func, globals_, _includes(text),
                         tuple(sorted(extra.items())), unit.is_cxx)
     return Kernel(Path(filename).stem, func.name, filename, arrays, body, func.coord,
                   tuple(sorted(values.items())), source)
@@ -154,7 +163,7 @@ def _apply_overrides(text: str, overrides: Mapping[str, int]) -> tuple[str, dict
 def _top_level(unit: clangtu.Unit, converter: N.Converter, user_end: int):
     """The kernel file's function definitions, file-scope variables and probes."""
     funcs, globals_, probes = [], [], []
-    stack = list(unit.tu.cursor.get_children())
+    stack = [c for c in unit.tu.cursor.get_children() if c.kind in TOP_LEVEL_KINDS]
     while stack:
         c = stack.pop(0)
         if not unit.in_main(c.location):
@@ -165,39 +174,72 @@ def _top_level(unit: clangtu.Unit, converter: N.Converter, user_end: int):
             funcs.append(converter.function(c))
         elif c.kind == ci.CursorKind.VAR_DECL:
             if c.spelling.startswith(PROBE_PREFIX) and c.location.offset >= user_end:
-                probes.append(converter.decl(c))
+                probes.append(converter.probe(c))
             elif c.location.offset < user_end:
                 globals_.append(converter.decl(c, stmt=c))
     return funcs, tuple(globals_), probes
 
 
-def _define_values(probes: list[N.Decl]) -> dict[str, int]:
-    """The integer value of every object-like macro whose expansion is an integer
-    constant expression (others, such as strings or empty macros, are left out)."""
+def _define_values(probes: list[tuple[str, N.Node | None]]) -> dict[str, int]:
+    """The integer value of every probed macro whose expansion is an integer constant
+    expression (others, such as strings or empty macros, are left out)."""
     values = {}
-    for decl in probes:
+    for name, init in probes:
         try:
-            value = fold(decl.init) if decl.init is not None else None
+            value = fold(init) if init is not None else None
         except KernelError:
             continue  # an error in a macro is reported where the macro is used
         if value is not None:
-            values[decl.name[len(PROBE_PREFIX):]] = value
+            values[name[len(PROBE_PREFIX):]] = value
     return values
 
 
-def _includes(unit: clangtu.Unit, text: str, user_end: int) -> tuple[str, ...]:
+def _includes(text: str) -> tuple[str, ...]:
     """The kernel's ``#include`` lines, verbatim, in order."""
-    found = []
-    data = text.encode()
-    for c in unit.tu.cursor.get_children():
-        if c.kind == ci.CursorKind.INCLUSION_DIRECTIVE and unit.in_main(c.location):
-            at = c.extent.start.offset
-            if at >= user_end:
-                continue
-            start = data.rfind(b"\n", 0, at) + 1
-            end = data.find(b"\n", at)
-            found.append(data[start:end if end >= 0 else len(data)].decode().strip())
-    return tuple(found)
+    return tuple(m.group(0).strip() for m in INCLUDE_LINE.finditer(text))
+
+
+def _probed_macros(text: str, filename: str) -> set[str]:
+    """The object-like macros of the file whose value the front end asks clang for:
+    those that expand to few tokens.  A macro that expands to more than
+    MAX_EXPANDED_TOKENS (``#define B (A + A)``, ``#define C (B + B)``, ...) is an error
+    at its definition, before clang spends minutes expanding it."""
+    bodies: dict[str, tuple[list[str], int]] = {}
+    for m in DEFINE_LINE.finditer(text):
+        if m.group(1) != "define":
+            continue
+        body = m.group(0)[m.end(3) - m.start(0):]
+        words = MACRO_TOKEN.findall(body.replace("\\\n", " "))
+        if m.group(3):  # function-like: the parameter list is not part of the body
+            close = words.index(")") if ")" in words else len(words) - 1
+            words = words[close + 1:]
+        bodies[m.group(2)] = (words, m.start())
+    sizes: dict[str, int] = {}
+    depths: dict[str, int] = {}
+
+    def size(name: str, depth: int) -> int:
+        if name in sizes:
+            return sizes[name]
+        if depth > MAX_MACRO_DEPTH:
+            return MAX_EXPANDED_TOKENS + 1
+        sizes[name], depths[name] = 1, 0  # a macro is not expanded inside itself
+        words, _ = bodies[name]
+        total = sum(size(w, depth + 1) if w in bodies else 1 for w in words)
+        sizes[name] = min(total, MAX_EXPANDED_TOKENS + 1)
+        depths[name] = 1 + max((depths[w] for w in words if w in bodies), default=0)
+        return sizes[name]
+
+    probed = set()
+    for name, (words, at) in bodies.items():
+        if size(name, 0) > MAX_EXPANDED_TOKENS:
+            line = text.count("\n", 0, at) + 1
+            raise KernelError(Coord(filename, line, 1), f"macro '{name}' expands to more "
+                                                        f"than {MAX_EXPANDED_TOKENS} tokens "
+                                                        "(exponential macros?)")
+        if (sizes[name] <= MAX_PROBED_TOKENS and depths[name] <= MAX_PROBED_DEPTH
+                and len(probed) < MAX_PROBES and not DEFINE_LINE.match(text, at).group(3)):
+            probed.add(name)
+    return probed
 
 
 def choose_top(funcs: list[N.FuncDef], filename: str, top: str | None) -> N.FuncDef:
