@@ -5,7 +5,10 @@ Works on a deep copy of ``kernel.source`` (the input AST is never changed):
 - per_dim schemes become ``#pragma HLS array_partition`` lines (one per partitioned
   dimension) after the array's declaration, or at the top of the function body for an
   interface array, plus ``bind_storage`` for local arrays;
-- flat schemes and replicated arrays become explicit bank arrays (:mod:`.layout`);
+- flat schemes and replicated arrays become explicit bank arrays (:mod:`.layout`), and
+  so do local per_dim arrays whose banks rotate in a pipelined loop;
+- in such loops the array's references become bank-centric code (:mod:`.bankcentric`),
+  so that every bank is reached through sites with a compile-time bank index;
 - the user's own ``array_partition`` pragmas on these arrays (and ``bind_storage`` on
   the local ones) are dropped, replaced by ours; every other pragma stays;
 - each array gets a one-line comment with its scheme.
@@ -22,8 +25,9 @@ from ..banking.solution import ArraySolution, Solution
 from ..cast import outer_array_refs
 from ..errors import KernelError
 from ..ir import Kernel
-from . import ranges
-from .astedit import Comment, find_local_decl, generate, identifiers, walk_slots
+from . import bankcentric, ranges
+from .astedit import (Comment, Line, coord_of, find_local_decl, generate, identifiers,
+                      walk_slots)
 from .layout import Explicit, rewrite_explicit
 
 _PRAGMA_KIND = re.compile(r"^\s*HLS\s+(\w+)", re.IGNORECASE)
@@ -37,9 +41,16 @@ def banked_source(kernel: Kernel, solution: Solution) -> str:
     body = func.body
     refs = outer_array_refs(body)
     taken = identifiers(ast)
+    groups = bankcentric.plan(kernel, solution)
+    rotating = {g.array.name for g in groups}
     explicit = {s.array.name: _explicit(s, taken) for s in solution.arrays
-                if _needs_explicit(s)}
-    rewrite_explicit(body, refs, explicit, ranges.ref_contexts(kernel.body), kernel.coord)
+                if _needs_explicit(s) or s.array.name in rotating}
+    contexts = ranges.ref_contexts(kernel.body)
+    names = {id(g): _names(g, explicit[g.array.name], taken) for g in groups}
+    lane_refs = {site.access.ref_id: bankcentric.reference(g, site, names[id(g)])
+                 for g in groups for site in g.reads + g.writes}
+    rewrite_explicit(body, refs, explicit, contexts, kernel.coord, lane_refs)
+    _insert_groups(body, groups, names, contexts, kernel)
     _edit_pragmas(body, solution, explicit)
     interface_lines = []
     for s in solution.arrays:
@@ -47,6 +58,43 @@ def banked_source(kernel: Kernel, solution: Solution) -> str:
     body.block_items = interface_lines + list(body.block_items or [])
     return generate(ast).rstrip() + "\n"
 
+
+def _names(group: bankcentric.Group, ex: Explicit, taken: set[str]) -> bankcentric.Names:
+    """Register names ``<array>_rb`` etc., suffixed until none is a user's name."""
+    suffixes = ("rb", "ro", "rp", "rf", "rv", "q", "wb", "wo", "wp", "wv")
+    prefix, n = group.array.name, 1
+    while any(f"{prefix}_{x}" in taken for x in suffixes):
+        prefix = f"{group.array.name}{n}"
+        n += 1
+    counters = []
+    for base in ("k", "l", "m", "s"):
+        name, n = base, 1
+        while name in taken:
+            name, n = f"{base}{n}", n + 1
+        counters.append(name)
+    return bankcentric.Names(ex.bank_name, prefix, tuple(counters))
+
+
+def _insert_groups(body: c_ast.Compound, groups, names, contexts, kernel: Kernel) -> None:
+    """Each group's prologue after the leading pragmas of its loop's body, and its
+    epilogue at the end."""
+    loops = {}
+    for _, node in walk_slots(body):
+        if isinstance(node, c_ast.For):
+            loops[coord_of(node, kernel.coord)] = node
+    for g in groups:
+        node = loops.get(g.loop.coord)
+        if node is None:
+            raise KernelError(g.loop.coord, f"loop {g.loop.name} not found for rewriting")
+        if not isinstance(node.stmt, c_ast.Compound):
+            node.stmt = c_ast.Compound([node.stmt])
+        items = list(node.stmt.block_items or [])
+        lead = 0
+        while lead < len(items) and isinstance(items[lead], c_ast.Pragma):
+            lead += 1
+        head = [Line(t) for t in bankcentric.prologue(g, names[id(g)], contexts)]
+        tail = [Line(t) for t in bankcentric.epilogue(g, names[id(g)])]
+        node.stmt.block_items = items[:lead] + head + items[lead:] + tail
 
 
 def _needs_explicit(s: ArraySolution) -> bool:

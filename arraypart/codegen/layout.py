@@ -81,8 +81,10 @@ class _Address:
 
 def rewrite_explicit(body: c_ast.Compound, refs: list[c_ast.ArrayRef],
                      explicit: dict[str, Explicit],
-                     contexts: dict[int, ranges.RefContext], where: Coord) -> None:
-    """Rewrite every reference to, and the declaration of, each explicit array."""
+                     contexts: dict[int, ranges.RefContext], where: Coord,
+                     lane_refs: dict[int, str]) -> None:
+    """Rewrite every reference to, and the declaration of, each explicit array; a
+    reference in ``lane_refs`` (by ref_id) becomes that text (a lane register)."""
     if not explicit:
         return
     ref_ids = {id(ref): rid for rid, ref in enumerate(refs)}
@@ -91,6 +93,8 @@ def rewrite_explicit(body: c_ast.Compound, refs: list[c_ast.ArrayRef],
     def rewrite(node: c_ast.Node, slot: Slot) -> c_ast.Node | None:
         if isinstance(node, c_ast.ArrayRef) and id(node) in ref_ids:
             name = ref_name(node)
+            if ref_ids[id(node)] in lane_refs:
+                return raw(lane_refs[ref_ids[id(node)]])
             if name in explicit:
                 address = _address(node, ref_ids[id(node)], explicit[name],
                                    contexts.get(ref_ids[id(node)]), where)

@@ -1,0 +1,416 @@
+"""Bank-centric code for pipelined loops whose banks rotate with the iteration.
+
+An HLS scheduler gives an access site a single bank only when the bank index is a
+compile-time value in every iteration (DESIGN §2, the scheduling rule); a site whose
+bank varies reads every bank and multiplexes.  So where a banked array's lanes change
+bank from one iteration of a pipelined loop ``L`` to the next, the body of ``L`` is
+rewritten around the banks instead of the lanes.  With ``R`` read lanes, ``W`` write
+lanes, ``N`` banks (``C`` copies) and ``S`` access sites per bank:
+
+    per lane l:    b[l] = bank(x_l),  o[l] = offset(x_l)          (each formula once)
+    read ranks:    p[l] = #{ m < first(l) : b[m] = b[l], first(m) = m }
+                   (first(l): the earliest lane reading the same word; reads of one
+                   word share a port, DESIGN §2's broadcast)
+    per bank k, port s < S (k, s constants after unrolling):
+                   q[k][s] = A_bank[k][o[l]]  for the lane l with b[l] = k, p[l] = s
+    read values:   v[l] = q[b[l]][p[l]]       (selects between registers)
+    writes, at the end of the body, per bank k and port s:
+                   if (some lane l with b[l] = k, rank s) A_bank[k][o[l]] = w[l]
+
+A conflict-free banking (at most ``S`` distinct words per bank and iteration) makes
+this exact: every lane finds its word at its port.  Each ``A_bank[k]`` then has at
+most ``S`` read sites and ``S`` write sites, each with the constant bank ``k``.
+
+Reads move to the top of the body and writes to its end, so a loop qualifies only
+when that keeps C's order: in program order no read of the array follows one of its
+writes, no unrolled inner loop holds both, the references are plain (a read, or the
+left side of ``=``), unguarded, affine, and inner loop bounds are constants.  Other
+loops keep their direct references (and the scheduler's serialization, which the
+report states).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+from typing import Iterator
+
+from .. import expr as E
+from ..banking.solution import ArraySolution, Solution
+from ..ir import Access, Array, If, Kernel, Loop, Node, Stmt
+from ..scheme import Banking, index_var, scheme_from_pragmas
+from . import ranges
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """One reference inside ``L``: its access, the unrolled loops around it inside
+    ``L`` (outermost first), its first lane number and its lane count."""
+
+    access: Access
+    loops: tuple[Loop, ...]
+    first: int
+
+    @property
+    def lanes(self) -> int:
+        return prod(_trip(lp) for lp in self.loops)
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """The bank-centric rewrite of one array in one pipelined loop."""
+
+    loop: Loop
+    array: Array
+    banking: Banking
+    reads: tuple[Site, ...]
+    writes: tuple[Site, ...]
+    read_sites: int
+    write_sites: int
+
+    @property
+    def read_lanes(self) -> int:
+        return sum(s.lanes for s in self.reads)
+
+    @property
+    def write_lanes(self) -> int:
+        return sum(s.lanes for s in self.writes)
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    access: Access
+    loops: tuple[Loop, ...]
+    guarded: bool
+    order: int
+
+
+def plan(kernel: Kernel, solution: Solution) -> tuple[Group, ...]:
+    """Every (pipelined loop, array) pair that gets bank-centric code."""
+    contexts = ranges.ref_contexts(kernel.body)
+    solved = {s.array.name: s for s in solution.arrays}
+    groups = []
+    for loop in _pipelined_loops(kernel.body):
+        found = list(_found(loop.body, (), False, iter(range(1 << 62))))
+        for name in dict.fromkeys(f.access.array for f in found):
+            sol = solved.get(name)
+            mine = [f for f in found if f.access.array == name]
+            if (sol is not None and not _direct_fits(mine, sol)
+                    and _rotates(mine, sol.banking, contexts)):
+                group = _group(loop, sol, mine)
+                if group is not None:
+                    groups.append(group)
+    return tuple(groups)
+
+
+def _pipelined_loops(nodes: tuple[Node, ...]) -> Iterator[Loop]:
+    """Pipelined loops that are not inside another concurrent loop."""
+    for n in nodes:
+        if isinstance(n, Loop):
+            if n.pipeline_ii is not None:
+                yield n
+            elif n.unroll is None:
+                yield from _pipelined_loops(n.body)
+        elif isinstance(n, If):
+            yield from _pipelined_loops(n.then + n.orelse)
+
+
+def _found(nodes: tuple[Node, ...], loops: tuple[Loop, ...], guarded: bool,
+           counter: Iterator[int]) -> Iterator[_Found]:
+    for n in nodes:
+        if isinstance(n, Stmt):
+            for a in n.accesses:
+                yield _Found(a, loops, guarded, next(counter))
+        elif isinstance(n, If):
+            for a in n.cond_accesses:
+                yield _Found(a, loops, True, next(counter))
+            yield from _found(n.then + n.orelse, loops, True, counter)
+        else:
+            yield from _found(n.body, loops + (n,), guarded, counter)
+
+
+def _trip(loop: Loop) -> int:
+    start, end = loop.init[0].value, loop.bound[0].value
+    return max(0, (end - start) // loop.step + 1)
+
+
+def _constant_loop(loop: Loop) -> bool:
+    return (len(loop.init) == 1 and len(loop.bound) == 1
+            and isinstance(loop.init[0], E.Const) and isinstance(loop.bound[0], E.Const))
+
+
+def lane_env(site_loops: tuple[Loop, ...], lane: int) -> dict[str, E.Expr]:
+    """The unrolled iterators' values in lane ``lane`` of a site (row-major)."""
+    env = {}
+    for lp in reversed(site_loops):
+        trip = _trip(lp)
+        env[lp.var] = E.const(lp.init[0].value + (lane % trip) * lp.step)
+        lane //= trip
+    return env
+
+
+def _direct_fits(found: list[_Found], sol: ArraySolution) -> bool:
+    """Even if every lane took a port of every bank, the banks would keep up."""
+    lanes = {"read": 0, "write": 0}
+    for f in found:
+        lanes[f.access.kind] += prod(_trip(lp) for lp in f.loops) if all(
+            _constant_loop(lp) for lp in f.loops) else 1 << 30
+    ii = max((ii for _, ii in sol.achieved_ii), default=1)
+    return sol.ports.fits(lanes["read"], lanes["write"], ii)
+
+
+def _rotates(found: list[_Found], banking: Banking, contexts) -> bool:
+    """Some lane's bank, as the emitted reference computes it, is not a constant."""
+    bank = banking.scheme.bank_expr()
+    for f in found:
+        if not f.access.regular or not all(_constant_loop(lp) for lp in f.loops):
+            return True
+        context = contexts[f.access.ref_id]
+        mapping = {index_var(d): e for d, e in enumerate(f.access.index)}
+        at_ref = E.substitute(bank, mapping)
+        for lane in range(prod(_trip(lp) for lp in f.loops)):
+            value = ranges.reduce(E.substitute(at_ref, lane_env(f.loops, lane)),
+                                  context.env())
+            if not isinstance(value, E.Const):
+                return True
+    return False
+
+
+def _group(loop: Loop, sol: ArraySolution, found: list[_Found]) -> Group | None:
+    """The group, or None when the loop does not qualify (module doc)."""
+    if (sol.array.interface or loop.unroll is not None or sol.banking.copies > 1
+            or _as_written(sol)
+            or any(f.guarded or not f.access.regular for f in found)
+            or not all(_constant_loop(lp) for f in found for lp in f.loops)):
+        return None
+    by_ref: dict[int, list[_Found]] = {}
+    for f in found:
+        by_ref.setdefault(f.access.ref_id, []).append(f)
+    if any(len(fs) > 1 for fs in by_ref.values()):
+        return None  # a compound assignment or increment
+    if not _order_kept(found):
+        return None
+    reads, writes = [], []
+    for f in found:
+        sites = reads if f.access.kind == "read" else writes
+        first = sum(s.lanes for s in sites)
+        sites.append(Site(f.access, f.loops, first))
+    capacity = _sites_per_bank(sol)
+    read_lanes = sum(s.lanes for s in reads)
+    write_lanes = sum(s.lanes for s in writes)
+    return Group(loop, sol.array, sol.banking, tuple(reads), tuple(writes),
+                 min(read_lanes, capacity), min(write_lanes, capacity))
+
+
+def _as_written(sol: ArraySolution) -> bool:
+    """The user's own array_partition pragmas are kept (their form is theirs)."""
+    return bool(sol.array.partitions) and sol.banking.scheme == scheme_from_pragmas(sol.array)
+
+
+def _order_kept(found: list[_Found]) -> bool:
+    """No read after a write in program order, and no inner loop around both."""
+    first_write = min((f.order for f in found if f.access.kind == "write"), default=None)
+    if first_write is None:
+        return True
+    if any(f.order > first_write for f in found if f.access.kind == "read"):
+        return False
+    write_loops = {id(lp) for f in found if f.access.kind == "write" for lp in f.loops}
+    return not any(id(lp) in write_loops
+                   for f in found if f.access.kind == "read" for lp in f.loops)
+
+
+def _sites_per_bank(sol: ArraySolution) -> int:
+    """Accesses one bank serves per iteration at the loop's II (ports x II)."""
+    capacity = sol.ports.capacity
+    ii = max((ii for _, ii in sol.achieved_ii), default=1)
+    return (capacity or 1 << 30) * ii
+
+
+# ---------------------------------------------------------------- rendering
+
+
+@dataclass(frozen=True, slots=True)
+class Names:
+    """The C names one group uses: ``bank`` the explicit bank array, registers
+    ``<prefix>_<suffix>``, and the unrolled loops' counters (``counters``: bank,
+    lane, other lane, port)."""
+
+    bank: str
+    prefix: str
+    counters: tuple[str, str, str, str] = ("k", "l", "m", "s")
+
+    def of(self, suffix: str) -> str:
+        return f"{self.prefix}_{suffix}"
+
+
+def lane_index(site: Site) -> str:
+    """C text of the lane number of ``site``'s current instance."""
+    text, stride = [], 1
+    for lp in reversed(site.loops):
+        start, step = lp.init[0].value, lp.step
+        term = lp.var
+        if start:
+            term = f"({term} - {start})" if step > 0 else f"({start} - {term})"
+        elif step < 0:
+            term = f"(-{term})"
+        if abs(step) != 1:
+            term = f"{term} / {abs(step)}"
+        text.append(term if stride == 1 else f"{stride}*{term}")
+        stride *= _trip(lp)
+    parts = ([str(site.first)] if site.first or not text else []) + text[::-1]
+    return " + ".join(parts)
+
+
+def reference(group: Group, site: Site, names: Names) -> str:
+    """What replaces the site's reference: its lane's value register."""
+    register = names.of("rv" if site.access.kind == "read" else "wv")
+    return f"{register}[{lane_index(site)}]"
+
+
+def prologue(group: Group, names: Names, contexts) -> list[str]:
+    """Lines at the top of the loop body: lane formulas, bank reads, read values."""
+
+    lines = [f"// arraypart: {group.array.name}: {group.read_lanes} read and "
+             f"{group.write_lanes} write lane(s) routed to {group.banking.scheme.banks} "
+             f"bank(s), {group.read_sites}+{group.write_sites} site(s) per bank"]
+    if group.reads:
+        lines += _lane_formulas(group, group.reads, names, "r", contexts)
+        if group.read_sites > 1:
+            lines += _read_ranks(group, names)
+        lines += _bank_reads(group, names)
+    if group.writes:
+        lines += _lane_formulas(group, group.writes, names, "w", contexts)
+        elem = group.array.elem_type
+        lines += _registers(elem, names.of("wv"), group.write_lanes)
+        if group.write_sites > 1:
+            lines += _write_ranks(group, names)
+    return lines
+
+
+def epilogue(group: Group, names: Names) -> list[str]:
+    """Lines at the end of the loop body: the writes, one site per bank and port."""
+    if not group.writes:
+        return []
+    n, lanes = group.banking.scheme.banks, group.write_lanes
+    k, l, _, s = names.counters
+    wb, wo, wp, wv = (names.of(x) for x in ("wb", "wo", "wp", "wv"))
+    match = f"{wb}[{l}] == {k}" + (f" && {wp}[{l}] == {s}" if group.write_sites > 1 else "")
+    body = ["unsigned on = 0, at = 0;",
+            f"{group.array.elem_type} data = {wv}[0];",
+            *_unrolled(l, lanes, [f"if ({match}) {{",
+                                  "  on = 1;", f"  at = {wo}[{l}];", f"  data = {wv}[{l}];",
+                                    "}"]),
+            f"if (on) {names.bank}[{k}][at] = data;"]
+    if group.write_sites > 1:
+        body = _unrolled(s, group.write_sites, body)
+    return _unrolled(k, n, body)
+
+
+def _unrolled(var: str, count: int, body: list[str], start: str = "0") -> list[str]:
+    return ([f"for (unsigned {var} = {start}; {var} < {count}u; {var}++) {{",
+             "#pragma HLS unroll"] + ["  " + line for line in body] + ["}"])
+
+
+def _registers(elem: str, name: str, count: int, dims: tuple[int, ...] = ()) -> list[str]:
+    shape = "".join(f"[{d}]" for d in (count,) + dims)
+    return [f"{elem} {name}{shape};",
+            f"#pragma HLS array_partition variable={name} type=complete dim=0"]
+
+
+def _lane_formulas(group: Group, sites: tuple[Site, ...], names: Names, kind: str,
+                   contexts) -> list[str]:
+    """``b[l]`` and ``o[l]`` of every lane, one statement per site inside copies of the
+    site's unrolled loops."""
+    bank_name, offset_name = names.of(kind + "b"), names.of(kind + "o")
+    lanes = sum(s.lanes for s in sites)
+    lines = (_registers("unsigned", bank_name, lanes)
+             + _registers("unsigned", offset_name, lanes))
+    scheme = group.banking.scheme
+    for site in sites:
+        mapping = {index_var(d): e for d, e in enumerate(site.access.index)}
+        env = contexts[site.access.ref_id].env()
+        bank = ranges.reduce(E.substitute(scheme.bank_expr(), mapping), env)
+        offset = ranges.reduce(E.substitute(scheme.offset_expr(), mapping), env)
+        at = lane_index(site)
+        body = [f"{bank_name}[{at}] = {_c(bank)};", f"{offset_name}[{at}] = {_c(offset)};"]
+        for lp in reversed(site.loops):
+            body = _site_loop(lp, body)
+        lines += body
+    return lines
+
+
+def _c(e: E.Expr) -> str:
+    text = E.to_c(e)
+    return text[1:-1] if text.startswith("(") and text.endswith(")") and _balanced(
+        text[1:-1]) else text
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _site_loop(lp: Loop, body: list[str]) -> list[str]:
+    """A copy of the user's unrolled loop header around ``body``."""
+    start, end, step = lp.init[0].value, lp.bound[0].value, lp.step
+    compare = "<=" if step > 0 else ">="
+    advance = (f"{lp.var}++" if step == 1 else f"{lp.var}--" if step == -1
+               else f"{lp.var} += {step}")
+    return ([f"for (int {lp.var} = {start}; {lp.var} {compare} {end}; {advance}) {{",
+             "#pragma HLS unroll"] + ["  " + line for line in body] + ["}"])
+
+
+def _read_ranks(group: Group, names: Names) -> list[str]:
+    """p[l] (module doc) and f[l]: lane l is the first to read its word."""
+    _, l, m, _ = names.counters
+    rb, ro, rp, rf = (names.of(x) for x in ("rb", "ro", "rp", "rf"))
+    lanes = group.read_lanes
+    inner = [f"if ({m} < {l} && fresh && {rb}[{m}] == {rb}[{l}]) {{",
+             f"  if ({ro}[{m}] == {ro}[{l}]) fresh = 0;",
+             f"  else if ({rf}[{m}]) rank++;",
+             "}"]
+    body = (["unsigned rank = 0, fresh = 1;"]
+            + _unrolled(m, lanes, inner) + [f"{rf}[{l}] = fresh;", f"{rp}[{l}] = rank;"])
+    return (_registers("unsigned", rp, lanes) + _registers("unsigned", rf, lanes)
+            + _unrolled(l, lanes, body))
+
+
+def _write_ranks(group: Group, names: Names) -> list[str]:
+    """A write's port: the earlier write lanes to its bank (every write counts)."""
+    _, l, m, _ = names.counters
+    wb, wp = names.of("wb"), names.of("wp")
+    body = (["unsigned rank = 0;"]
+            + _unrolled(m, group.write_lanes,
+                        [f"if ({m} < {l} && {wb}[{m}] == {wb}[{l}]) rank++;"])
+            + [f"{wp}[{l}] = rank;"])
+    return _registers("unsigned", wp, group.write_lanes) + _unrolled(l, group.write_lanes,
+                                                                      body)
+
+
+def _bank_reads(group: Group, names: Names) -> list[str]:
+    """One read site per bank and port, then each lane's value selected back."""
+    n, sites, lanes = group.banking.scheme.banks, group.read_sites, group.read_lanes
+    k, l, _, s = names.counters
+    rb, ro, rp, rv, q = (names.of(x) for x in ("rb", "ro", "rp", "rv", "q"))
+    elem = group.array.elem_type
+    rank = f" && {rp}[{l}] == {s}" if sites > 1 else ""
+    port = f"[{s}]" if sites > 1 else ""
+    select = [f"if ({rb}[{l}] == {k}{rank}) at = {ro}[{l}];"]
+    body = ["unsigned at = 0;", *_unrolled(l, lanes, select),
+            f"{q}[{k}]{port} = {names.bank}[{k}][at];"]
+    if sites > 1:
+        body = _unrolled(s, sites, body)
+    lines = _registers(elem, q, n, (sites,) if sites > 1 else ())
+    lines += _unrolled(k, n, body)
+    lines += _registers(elem, rv, lanes)
+    for site in group.reads:
+        at = lane_index(site)
+        body = [f"{rv}[{at}] = {q}[{rb}[{at}]]" + (f"[{rp}[{at}]]" if sites > 1 else "") + ";"]
+        for lp in reversed(site.loops):
+            body = _site_loop(lp, body)
+        lines += body
+    return lines
