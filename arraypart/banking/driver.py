@@ -12,7 +12,7 @@ nothing cheaper survived.  When no tier succeeds, the candidate with the least
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 from time import perf_counter
 
@@ -97,7 +97,8 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
     search = _Search(am, shapes, bound, options)
     notes: list[str] = []
     families = ("per_dim",) if array.interface else options.families
-    if array.partitions and not options.replace_partitions:
+    kept = bool(array.partitions) and not options.replace_partitions
+    if kept:
         banking = Banking(array.name, scheme_from_pragmas(array))
         proof, tried = prove(am, banking, deadline=options.deadline), 0
         if not proof.conflict_free:
@@ -121,7 +122,8 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
                 f"{dict(proof.achieved_ii)}: {proof.counterexample}")))
     evidence = (f"{tried} candidates pre-checked, {proof.isl_checks} isl checks, "
                 f"lower bound {bound}")
-    return _solution(am, banking, proof, bound, start, evidence, tuple(notes))
+    return replace(_solution(am, banking, proof, bound, start, evidence, tuple(notes)),
+                   kept=kept)
 
 
 def _interface_note(am: ArrayModel, kept: _Found, free: _Found) -> list[str]:

@@ -35,11 +35,17 @@ from dataclasses import dataclass
 from math import prod
 from typing import Iterator
 
+import numpy as np
+
 from .. import expr as E
 from ..banking.solution import ArraySolution, Solution
 from ..ir import Access, Array, If, Kernel, Loop, Node, Stmt
-from ..scheme import Banking, index_var, scheme_from_pragmas
+from ..scheme import Banking, index_var
 from . import ranges
+
+
+#: Iterations x lanes enumerated to measure how many sites a bank needs.
+MEASURE_CELLS = 1 << 22
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,9 +101,9 @@ def plan(kernel: Kernel, solution: Solution) -> tuple[Group, ...]:
         for name in dict.fromkeys(f.access.array for f in found):
             sol = solved.get(name)
             mine = [f for f in found if f.access.array == name]
-            if (sol is not None and not _direct_fits(mine, sol)
+            if (sol is not None and not _direct_fits(loop, mine, sol)
                     and _rotates(mine, sol.banking, contexts)):
-                group = _group(loop, sol, mine)
+                group = _group(loop, sol, mine, contexts)
                 if group is not None:
                     groups.append(group)
     return tuple(groups)
@@ -149,14 +155,15 @@ def lane_env(site_loops: tuple[Loop, ...], lane: int) -> dict[str, E.Expr]:
     return env
 
 
-def _direct_fits(found: list[_Found], sol: ArraySolution) -> bool:
+def _direct_fits(loop: Loop, found: list[_Found], sol: ArraySolution) -> bool:
     """Even if every lane took a port of every bank, the banks would keep up."""
     lanes = {"read": 0, "write": 0}
     for f in found:
         lanes[f.access.kind] += prod(_trip(lp) for lp in f.loops) if all(
             _constant_loop(lp) for lp in f.loops) else 1 << 30
     ii = max((ii for _, ii in sol.achieved_ii), default=1)
-    return sol.ports.fits(lanes["read"], lanes["write"], ii)
+    own = loop.unroll or 1 if loop.unroll != 0 else 1 << 30
+    return sol.ports.fits(lanes["read"] * own, lanes["write"] * own, ii)
 
 
 def _rotates(found: list[_Found], banking: Banking, contexts) -> bool:
@@ -176,10 +183,10 @@ def _rotates(found: list[_Found], banking: Banking, contexts) -> bool:
     return False
 
 
-def _group(loop: Loop, sol: ArraySolution, found: list[_Found]) -> Group | None:
+def _group(loop: Loop, sol: ArraySolution, found: list[_Found], contexts) -> Group | None:
     """The group, or None when the loop does not qualify (module doc)."""
     if (sol.array.interface or loop.unroll is not None or sol.banking.copies > 1
-            or _as_written(sol)
+            or sol.kept
             or any(f.guarded or not f.access.regular for f in found)
             or not all(_constant_loop(lp) for f in found for lp in f.loops)):
         return None
@@ -198,13 +205,54 @@ def _group(loop: Loop, sol: ArraySolution, found: list[_Found]) -> Group | None:
     capacity = _sites_per_bank(sol)
     read_lanes = sum(s.lanes for s in reads)
     write_lanes = sum(s.lanes for s in writes)
-    return Group(loop, sol.array, sol.banking, tuple(reads), tuple(writes),
-                 min(read_lanes, capacity), min(write_lanes, capacity))
+    sites = (min(read_lanes, capacity), min(write_lanes, capacity))
+    if reads and writes:
+        sites = _measured_sites(sol.banking, reads, writes, contexts) or sites
+    return Group(loop, sol.array, sol.banking, tuple(reads), tuple(writes), *sites)
 
 
-def _as_written(sol: ArraySolution) -> bool:
-    """The user's own array_partition pragmas are kept (their form is theirs)."""
-    return bool(sol.array.partitions) and sol.banking.scheme == scheme_from_pragmas(sol.array)
+def _measured_sites(banking: Banking, reads: list[Site], writes: list[Site],
+                    contexts) -> tuple[int, int] | None:
+    """(most distinct reads, most writes) any bank gets in one iteration, over the box
+    of the iterators' intervals (a superset of the iterations, so never below the real
+    need); None when the box is too large to enumerate."""
+    names = sorted({v for site in reads + writes
+                    for v in contexts[site.access.ref_id].env()} -
+                   {lp.var for site in reads + writes for lp in site.loops})
+    env_all = contexts[(reads + writes)[0].access.ref_id].env()
+    boxes = [env_all.get(v) for v in names]
+    lanes = sum(s.lanes for s in reads + writes)
+    if any(b is None for b in boxes):
+        return None
+    points = prod(hi - lo + 1 for lo, hi in boxes)
+    if points * lanes > MEASURE_CELLS:
+        return None
+    grid = np.meshgrid(*[np.arange(lo, hi + 1) for lo, hi in boxes], indexing="ij")
+    env = {v: g.ravel() for v, g in zip(names, grid)}
+    scheme = banking.scheme
+    strides = [prod(scheme.shape[d + 1:]) for d in range(len(scheme.shape))]
+    counts = []
+    for sites in (reads, writes):
+        keys = []
+        for site in sites:
+            for lane in range(site.lanes):
+                fixed = lane_env(site.loops, lane)
+                index = [E.evaluate(E.substitute(e, fixed), env) for e in site.access.index]
+                bank = E.evaluate(scheme.bank_expr(),
+                                  {index_var(d): x for d, x in enumerate(index)})
+                address = sum(np.int64(k) * x for k, x in zip(strides, index))
+                keys.append(np.broadcast_to(bank * scheme.size + address, (points,)))
+        table = np.sort(np.stack(keys, axis=1), axis=1)
+        if sites is reads:
+            fresh = np.ones(table.shape, bool)
+            fresh[:, 1:] = table[:, 1:] != table[:, :-1]
+            table = np.where(fresh, table, -1)
+        bank_of = np.where(table >= 0, table // scheme.size, -1)
+        most = 0
+        for b in range(scheme.banks):
+            most = max(most, int((bank_of == b).sum(axis=1).max(initial=0)))
+        counts.append(most)
+    return counts[0], counts[1]
 
 
 def _order_kept(found: list[_Found]) -> bool:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import re
+import textwrap
 
 from pycparser import c_ast
 
@@ -33,6 +34,8 @@ from .layout import Explicit, rewrite_explicit
 _PRAGMA_KIND = re.compile(r"^\s*HLS\s+(\w+)", re.IGNORECASE)
 _PRAGMA_VARIABLE = re.compile(r"(\bvariable\s*=\s*)(\w+)", re.IGNORECASE)
 _BANK_SUFFIX = "_bank"
+# Scheme comments wrap at this width so that, indented, no line passes 100 characters.
+COMMENT_WIDTH = 84
 
 
 def banked_source(kernel: Kernel, solution: Solution) -> str:
@@ -150,9 +153,11 @@ def _annotate(body: c_ast.Compound, s: ArraySolution,
               ex: Explicit | None) -> list[c_ast.Node]:
     """Insert the scheme comment and our pragmas after a local array's declaration;
     for an interface array, return them (they go to the top of the body)."""
-    lines = [Comment(_comment(s, ex))] + [c_ast.Pragma(p) for p in _pragmas(s, ex)]
+    comments = [Comment(text) for text in textwrap.wrap(
+        _comment(s, ex), COMMENT_WIDTH, subsequent_indent="  ", break_on_hyphens=False)]
+    pragmas = [c_ast.Pragma(p) for p in _pragmas(s, ex)]
     if s.array.interface:
-        return lines
+        return comments + pragmas
     name = ex.bank_name if ex is not None else s.array.name
     found = find_local_decl(body, name)
     if found is None:
@@ -160,7 +165,7 @@ def _annotate(body: c_ast.Compound, s: ArraySolution,
     slot, decl = found
     items = getattr(slot.parent, slot.field)
     at = next(i for i, item in enumerate(items) if item is decl)
-    items[at:at + 1] = [lines[0], decl] + lines[1:]
+    items[at:at + 1] = comments + [decl] + pragmas
     return []
 
 
