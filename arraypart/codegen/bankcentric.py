@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from math import prod
 from typing import Iterator
 
+from dataclasses import replace
+
 import numpy as np
 
 from .. import expr as E
@@ -91,22 +93,140 @@ class _Found:
     order: int
 
 
-def plan(kernel: Kernel, solution: Solution) -> tuple[Group, ...]:
-    """Every (pipelined loop, array) pair that gets bank-centric code."""
+@dataclass(frozen=True, slots=True)
+class Unrolled:
+    """A pipelined loop ``for (T v = a; ...; v += c)`` with its own ``unroll factor=U``
+    and a constant trip count ``n`` that ``U`` divides, written as blocks:
+
+        for (T b = 0; b < n/U; b++) {            // pipelined, one block per iteration
+          for (T u = 0; u < U; u++) {            // unrolled
+            const T v = a + c*(U*b + u);  ...body...
+
+    so that a lane's bank is visibly a function of the constant ``u`` (``(U*b + u) mod
+    U = u``).  ``view`` is the rewritten loop's IR."""
+
+    loop: Loop
+    block_var: str
+    lane_var: str
+    view: Loop
+
+    @property
+    def factor(self) -> int:
+        return self.loop.unroll
+
+    @property
+    def blocks(self) -> int:
+        return _trip(self.loop) // self.loop.unroll
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """The bank-centric groups, the loops rewritten as blocks, and the references'
+    contexts in the rewritten kernel (what the emitted C computes)."""
+
+    groups: tuple[Group, ...]
+    unrolled: tuple[Unrolled, ...]
+    contexts: dict
+
+
+def plan(kernel: Kernel, solution: Solution, taken: set[str], declared: set) -> Plan:
+    """Every (pipelined loop, array) pair that gets bank-centric code (module doc);
+    ``declared``: the coordinates of loops that declare their iterator (only those can
+    be written as blocks); new names are added to ``taken``."""
     contexts = ranges.ref_contexts(kernel.body)
     solved = {s.array.name: s for s in solution.arrays}
-    groups = []
+    unrolled = {}
     for loop in _pipelined_loops(kernel.body):
         found = list(_found(loop.body, (), False, iter(range(1 << 62))))
+        if loop.coord in declared and _blockable(loop) and any(_needs_routing(loop, found, name, solved, contexts)
+                                    for name in {f.access.array for f in found}):
+            unrolled[id(loop)] = _as_blocks(loop, taken)
+    body = _replace_loops(kernel.body, {k: u.view for k, u in unrolled.items()})
+    contexts = ranges.ref_contexts(body)
+    groups = []
+    for loop in _pipelined_loops(body):
+        found = list(_found(loop.body, (), False, iter(range(1 << 62))))
         for name in dict.fromkeys(f.access.array for f in found):
-            sol = solved.get(name)
-            mine = [f for f in found if f.access.array == name]
-            if (sol is not None and not _direct_fits(loop, mine, sol)
-                    and _rotates(mine, sol.banking, contexts)):
-                group = _group(loop, sol, mine, contexts)
+            if _needs_routing(loop, found, name, solved, contexts):
+                group = _group(loop, solved[name], [f for f in found
+                                                    if f.access.array == name], contexts)
                 if group is not None:
                     groups.append(group)
-    return tuple(groups)
+    return Plan(tuple(groups), tuple(unrolled.values()), contexts)
+
+
+def _needs_routing(loop: Loop, found: list[_Found], name: str, solved, contexts) -> bool:
+    """Some lane of ``name`` changes bank, and not every lane may take every bank."""
+    sol = solved.get(name)
+    mine = [f for f in found if f.access.array == name]
+    return (sol is not None and not _direct_fits(loop, mine, sol)
+            and _rotates(mine, sol.banking, contexts))
+
+
+def _blockable(loop: Loop) -> bool:
+    return (loop.unroll is not None and loop.unroll > 1 and _constant_loop(loop)
+            and _trip(loop) % loop.unroll == 0 and _trip(loop) > 0)
+
+
+def _fresh(base: str, taken: set[str]) -> str:
+    name, n = base, 1
+    while name in taken:
+        name, n = f"{base}{n}", n + 1
+    taken.add(name)
+    return name
+
+
+def _as_blocks(loop: Loop, taken: set[str]) -> Unrolled:
+    block, lane = _fresh(f"{loop.var}_blk", taken), _fresh(f"{loop.var}_u", taken)
+    factor = loop.unroll
+    value = E.add(E.const(loop.init[0].value),
+                  E.scale(loop.step, E.add(E.scale(factor, E.var(block)), E.var(lane))))
+    inner = Loop(lane, (E.const(0),), (E.const(factor - 1),), 1,
+                 substitute_nodes(loop.body, {loop.var: value}), loop.name, loop.coord,
+                 None, 0)
+    view = Loop(block, (E.const(0),), (E.const(_trip(loop) // factor - 1),), 1, (inner,),
+                loop.name, loop.coord, loop.pipeline_ii, None)
+    return Unrolled(loop, block, lane, view)
+
+
+def substitute_nodes(nodes: tuple[Node, ...], mapping) -> tuple[Node, ...]:
+    """``nodes`` with iterators replaced by expressions in every index, bound and
+    condition."""
+    def sub(e):
+        return None if e is None else E.simplify(E.substitute(e, mapping))
+
+    def access(a: Access) -> Access:
+        return replace(a, index=tuple(sub(e) for e in a.index))
+
+    out = []
+    for n in nodes:
+        if isinstance(n, Stmt):
+            out.append(replace(n, accesses=tuple(access(a) for a in n.accesses)))
+        elif isinstance(n, If):
+            cond = None if n.cond is None else tuple(
+                tuple(replace(c, expr=sub(c.expr)) for c in conj) for conj in n.cond)
+            out.append(replace(n, cond=cond, then=substitute_nodes(n.then, mapping),
+                               orelse=substitute_nodes(n.orelse, mapping),
+                               cond_accesses=tuple(access(a) for a in n.cond_accesses)))
+        else:
+            out.append(replace(n, init=tuple(sub(e) for e in n.init),
+                               bound=tuple(sub(e) for e in n.bound),
+                               body=substitute_nodes(n.body, mapping)))
+    return tuple(out)
+
+
+def _replace_loops(nodes: tuple[Node, ...], table: dict[int, Loop]) -> tuple[Node, ...]:
+    out = []
+    for n in nodes:
+        if isinstance(n, Loop):
+            out.append(table[id(n)] if id(n) in table
+                       else replace(n, body=_replace_loops(n.body, table)))
+        elif isinstance(n, If):
+            out.append(replace(n, then=_replace_loops(n.then, table),
+                               orelse=_replace_loops(n.orelse, table)))
+        else:
+            out.append(n)
+    return tuple(out)
 
 
 def _pipelined_loops(nodes: tuple[Node, ...]) -> Iterator[Loop]:

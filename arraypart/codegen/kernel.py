@@ -28,7 +28,7 @@ from ..errors import KernelError
 from ..ir import Kernel
 from . import bankcentric, ranges
 from .astedit import (Comment, Line, coord_of, find_local_decl, generate, identifiers,
-                      walk_slots)
+                      raw, walk_slots)
 from .layout import Explicit, rewrite_explicit
 
 _PRAGMA_KIND = re.compile(r"^\s*HLS\s+(\w+)", re.IGNORECASE)
@@ -44,16 +44,20 @@ def banked_source(kernel: Kernel, solution: Solution) -> str:
     body = func.body
     refs = outer_array_refs(body)
     taken = identifiers(ast)
-    groups = bankcentric.plan(kernel, solution)
+    for_nodes = _for_nodes(body, kernel)
+    declared = {coord for coord, node in for_nodes.items() if _declares_iterator(node)}
+    plan = bankcentric.plan(kernel, solution, taken, declared)
+    groups, contexts = plan.groups, plan.contexts
     rotating = {g.array.name for g in groups}
     explicit = {s.array.name: _explicit(s, taken) for s in solution.arrays
                 if _needs_explicit(s) or s.array.name in rotating}
-    contexts = ranges.ref_contexts(kernel.body)
     names = {id(g): _names(g, explicit[g.array.name], taken) for g in groups}
     lane_refs = {site.access.ref_id: bankcentric.reference(g, site, names[id(g)])
                  for g in groups for site in g.reads + g.writes}
     rewrite_explicit(body, refs, explicit, contexts, kernel.coord, lane_refs)
-    _insert_groups(body, groups, names, contexts, kernel)
+    for unrolled in plan.unrolled:
+        _write_blocks(for_nodes[unrolled.loop.coord], unrolled)
+    _insert_groups(for_nodes, groups, names, contexts)
     _edit_pragmas(body, solution, explicit)
     interface_lines = []
     for s in solution.arrays:
@@ -69,6 +73,7 @@ def _names(group: bankcentric.Group, ex: Explicit, taken: set[str]) -> bankcentr
     while any(f"{prefix}_{x}" in taken for x in suffixes):
         prefix = f"{group.array.name}{n}"
         n += 1
+    taken.update(f"{prefix}_{x}" for x in suffixes)  # the front end wants unique arrays
     counters = []
     for base in ("k", "l", "m", "s"):
         name, n = base, 1
@@ -78,15 +83,56 @@ def _names(group: bankcentric.Group, ex: Explicit, taken: set[str]) -> bankcentr
     return bankcentric.Names(ex.bank_name, prefix, tuple(counters))
 
 
-def _insert_groups(body: c_ast.Compound, groups, names, contexts, kernel: Kernel) -> None:
+def _for_nodes(body: c_ast.Compound, kernel: Kernel) -> dict:
+    """Every ``for`` statement of the function, by its coordinate (the IR loop's)."""
+    return {coord_of(node, kernel.coord): node for _, node in walk_slots(body)
+            if isinstance(node, c_ast.For)}
+
+
+def _declares_iterator(node: c_ast.For) -> bool:
+    """``for (T v = ...; ...)`` with T a plain type name."""
+    init = node.init
+    return (isinstance(init, c_ast.DeclList) and len(init.decls) == 1
+            and isinstance(init.decls[0].type, c_ast.TypeDecl)
+            and isinstance(init.decls[0].type.type, c_ast.IdentifierType))
+
+
+def _write_blocks(node: c_ast.For, unrolled: bankcentric.Unrolled) -> None:
+    """Rewrite a pipelined, partially unrolled loop as blocks (``bankcentric.Unrolled``):
+    the header walks the blocks, the body runs once per lane of a block with the user's
+    iterator redeclared as a constant."""
+    loop = unrolled.loop
+    type_name = " ".join(node.init.decls[0].type.type.names)
+    block, lane, factor = unrolled.block_var, unrolled.lane_var, unrolled.factor
+    items = list(node.stmt.block_items) if isinstance(node.stmt, c_ast.Compound) else [
+        node.stmt]
+    lead = 0
+    while lead < len(items) and isinstance(items[lead], c_ast.Pragma):
+        lead += 1
+    header = [p for p in items[:lead] if not _is_unroll_pragma(p)]
+    start, step = loop.init[0].value, loop.step
+    position = f"{factor}*{block} + {lane}"
+    value = position if step == 1 else f"{step}*({position})"
+    value = value if start == 0 else f"{start} + {value}"
+    inner_items = [c_ast.Pragma("HLS unroll"),
+                   Line(f"const {type_name} {loop.var} = {value};")] + items[lead:]
+    inner = c_ast.For(raw(f"{type_name} {lane} = 0"), raw(f"{lane} < {factor}"),
+                      raw(f"{lane}++"), c_ast.Compound(inner_items))
+    node.init = raw(f"{type_name} {block} = 0")
+    node.cond = raw(f"{block} < {unrolled.blocks}")
+    node.next = raw(f"{block}++")
+    node.stmt = c_ast.Compound(header + [inner])
+
+
+def _is_unroll_pragma(p: c_ast.Pragma) -> bool:
+    return re.match(r"^\s*HLS\s+unroll\b", p.string or "", re.IGNORECASE) is not None
+
+
+def _insert_groups(for_nodes: dict, groups, names, contexts) -> None:
     """Each group's prologue after the leading pragmas of its loop's body, and its
     epilogue at the end."""
-    loops = {}
-    for _, node in walk_slots(body):
-        if isinstance(node, c_ast.For):
-            loops[coord_of(node, kernel.coord)] = node
     for g in groups:
-        node = loops.get(g.loop.coord)
+        node = for_nodes.get(g.loop.coord)
         if node is None:
             raise KernelError(g.loop.coord, f"loop {g.loop.name} not found for rewriting")
         if not isinstance(node.stmt, c_ast.Compound):
