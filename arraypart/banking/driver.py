@@ -164,8 +164,9 @@ class _Search:
         self.per_dim = per_dim_tiers(am.array.shape, self.varying, options.max_banks)
         self.refs = read_refs(shapes)
         lanes = [a for s in shapes for a in s.lanes]
-        self.duplicable = sum(a.kind == "read" for a in lanes) > sum(
-            a.kind == "write" for a in lanes)
+        # an interface array keeps the top function's signature: no copies
+        self.duplicable = not am.array.interface and sum(
+            a.kind == "read" for a in lanes) > sum(a.kind == "write" for a in lanes)
         self.lane_sets: dict[tuple, list[list[LaneSet]]] = {}
         self.isl_ok: dict[Banking, bool] = {}
         self.samples = [sample_group(s) for s in shapes if not s.uniform]
@@ -174,6 +175,10 @@ class _Search:
 
     def run(self, families: tuple[str, ...]) -> _Found:
         tried, fallback = 0, None
+        if self._hopeless():
+            banking = Banking(self.am.array.name, none_scheme(self.am.array.shape))
+            proof = prove(self.am, banking, deadline=self.options.deadline)
+            return _Found(banking, proof, cost_of(banking, self.shapes), tried)
         for tier in range(1, self.options.max_banks + 1):
             pending: list[tuple[Cost, Banking]] = []
             for floor, batches in self._tier(tier, families):
@@ -195,6 +200,20 @@ class _Search:
             self.am.array.name, none_scheme(self.am.array.shape))
         proof = prove(self.am, banking, deadline=self.options.deadline)
         return _Found(banking, proof, cost_of(banking, self.shapes), tried)
+
+    def _hopeless(self) -> bool:
+        """No banking within the budget fits: without copies, a group's irregular
+        accesses may all hit one bank, and every bank of at most ``max_banks`` holds at
+        least as many elements as there are such accesses, more than its ports serve."""
+        capacity = self.am.ports.capacity
+        if self.duplicable or capacity is None:
+            return False
+        least_elements = -(-self.am.array.size // self.options.max_banks)
+        for shape in self.shapes:
+            irregular = sum(not a.regular for a in shape.lanes)
+            if capacity * shape.group.target_ii < irregular <= least_elements:
+                return True
+        return False
 
     def _confirm(self, pending: list[tuple[Cost, Banking]], floor: Cost | None,
                  fallback, tier: int, tried: int):

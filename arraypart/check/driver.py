@@ -181,7 +181,8 @@ def _static_sites(region: Region, chunks: list[tuple[int, int]],
         _, emitted = walk(region, F.take_rows(region.entry, lo, hi))
         for e in emitted:
             for a in e.accesses:
-                span.add(site_cells(a, e.frame, memories[a.array].banking))
+                if not is_registers(memories[a.array].banking):
+                    span.add(site_cells(a, e.frame, memories[a.array].banking))
     return span.static()
 
 
@@ -207,6 +208,9 @@ def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory
         for e in parts:
             for a in e.accesses:
                 banking = memories[a.array].banking
+                if static is not None and is_registers(banking):
+                    totals.accesses += int(np.count_nonzero(e.frame.mask))
+                    continue  # registers: no port to count under the rule
                 per_array.setdefault(a.array, []).append(
                     cells(a, e.frame, banking) if static is None
                     else site_cells(a, e.frame, banking))
