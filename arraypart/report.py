@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .banking.solution import ArraySolution, Solution
+from .check import CheckReport
 from .ir import Kernel
 from .poly.model import PolyModel
 from .scheme import Banking
@@ -18,6 +19,7 @@ class Report:
     kernel: Kernel
     model: PolyModel
     solution: Solution
+    scheduled: CheckReport | None = None
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -27,8 +29,25 @@ class Report:
     def conflict_free(self) -> bool:
         return all(a.conflict_free for a in self.solution.arrays)
 
-    def loop_achieved_ii(self, loop: str, target_ii: int) -> int:
-        """The II a loop reaches: the largest II any of its arrays' bankings allows."""
+    @property
+    def goals_met(self) -> bool:
+        """Every array conflict-free and every loop at its target II (under the
+        scheduling rule on the emitted code when it was checked)."""
+        return self.conflict_free and all(
+            self.loop_achieved_ii(n, loop.name, loop.target_ii) <= loop.target_ii
+            for n, loop in enumerate(self.model.loops))
+
+    def loop_achieved_ii(self, position: int, loop: str, target_ii: int) -> int:
+        """The II the ``position``-th concurrent loop reaches: under the scheduling rule
+        on the emitted code when it was checked (``scheduled``; its loops are the
+        model's, in the same order), else the largest II its arrays' bankings allow."""
+        if self.scheduled is not None:
+            return self.scheduled.loops[position].achieved_ii
+        return self.planned_ii(loop, target_ii)
+
+    def planned_ii(self, loop: str, target_ii: int) -> int:
+        """The II the bankings allow a loop in the ideal port model (what the banking
+        pass proved): the largest over its arrays."""
         iis = [ii for a in self.solution.arrays for name, ii in a.achieved_ii if name == loop]
         return max(iis, default=target_ii)
 
@@ -41,10 +60,10 @@ class Report:
             "arrays": [_array_json(a, self.model) for a in self.solution.arrays],
             "loops": [{"name": loop.name, "line": loop.coord.line,
                        "target_ii": loop.target_ii,
-                       "achieved_ii": self.loop_achieved_ii(loop.name, loop.target_ii),
+                       "achieved_ii": self.loop_achieved_ii(n, loop.name, loop.target_ii),
                        "trip_count": loop.trip_count,
                        "arrays": list(loop.arrays)}
-                      for loop in self.model.loops],
+                      for n, loop in enumerate(self.model.loops)],
             "warnings": list(self.warnings),
         }
 

@@ -6,7 +6,12 @@ macros, comments and includes, stays as written:
 - per_dim schemes become ``#pragma HLS array_partition`` lines (one per partitioned
   dimension) after the array's declaration, or at the top of the function body for an
   interface array, plus ``bind_storage`` for local arrays;
-- flat schemes and replicated arrays become explicit bank arrays (:mod:`.layout`);
+- flat schemes and replicated arrays become explicit bank arrays (:mod:`.layout`), and
+  so do local per_dim arrays whose banks rotate in a pipelined loop;
+- in such loops the array's references become bank-centric code (:mod:`.bankcentric`),
+  so that every bank is reached through sites with a compile-time bank index: its
+  prologue opens the loop body, its epilogue closes it; a pipelined, partially unrolled
+  loop is rewritten as blocks of lanes;
 - the user's own ``array_partition`` pragmas on these arrays (and ``bind_storage`` on
   the local ones) are dropped, replaced by ours; every other pragma stays;
 - each array gets a one-line comment with its scheme;
@@ -22,15 +27,18 @@ from ..banking.solution import ArraySolution, Solution
 from ..errors import KernelError
 from ..frontend import cnodes as N
 from ..ir import Kernel
-from . import ranges
+from . import bankcentric
 from .layout import Explicit, ExplicitRewriter
-from .textedit import MAX_LINE, Edit, apply
+from .textedit import Edit, apply
 
 _PRAGMA_KIND = re.compile(r"^\s*HLS\s+(\w+)", re.IGNORECASE)
 _PRAGMA_VARIABLE = re.compile(rb"(\bvariable\s*=\s*)(\w+)", re.IGNORECASE)
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _BANK_SUFFIX = "_bank"
 _COMMENT = "// "
+# Scheme comments wrap at this width so that, indented, no line passes 100 characters.
+COMMENT_WIDTH = 84
+_INTEGER_KINDS = N.INTEGER_TYPE_KINDS
 
 
 def banked_source(kernel: Kernel, solution: Solution) -> str:
@@ -39,10 +47,19 @@ def banked_source(kernel: Kernel, solution: Solution) -> str:
     text, func = source.text, source.func
     data = text.encode()
     taken = set(_IDENTIFIER.findall(text))
+    for_nodes = _for_nodes(func)
+    declared = {coord for coord, node in for_nodes.items() if _declares_iterator(node)}
+    plan = bankcentric.plan(kernel, solution, taken, declared)
+    groups, contexts = plan.groups, plan.contexts
+    rotating = {g.array.name for g in groups}
     explicit = {s.array.name: _explicit(s, taken) for s in solution.arrays
-                if _needs_explicit(s)}
-    edits = ExplicitRewriter(text, func, explicit, ranges.ref_contexts(kernel.body),
-                             kernel.coord).edits()
+                if _needs_explicit(s) or s.array.name in rotating}
+    names = {id(g): _names(g, explicit[g.array.name], taken) for g in groups}
+    lane_refs = {site.access.ref_id: bankcentric.reference(g, site, names[id(g)])
+                 for g in groups for site in g.reads + g.writes}
+    edits = ExplicitRewriter(text, func, explicit, contexts, kernel.coord,
+                             lane_refs).edits()
+    edits += _loop_edits(data, for_nodes, plan, names)
     edits += _edit_pragmas(data, func, solution, explicit)
     interface_lines = []
     for s in solution.arrays:
@@ -59,6 +76,166 @@ def banked_source(kernel: Kernel, solution: Solution) -> str:
         edits.append(Edit(0, 0, defines, breakable=False))
     out = apply(text, edits, kernel.path)
     return out if out.endswith("\n") else out + "\n"
+
+
+def crossbars(kernel: Kernel, solution: Solution) -> dict[str, tuple[int, int]]:
+    """Per array with bank-centric code: (lanes, banks) of its widest select network,
+    lanes counting reads and writes of one pipeline iteration."""
+    func = kernel.source.func
+    declared = {coord for coord, node in _for_nodes(func).items()
+                if _declares_iterator(node)}
+    taken = set(_IDENTIFIER.findall(kernel.source.text))
+    plan = bankcentric.plan(kernel, solution, taken, declared)
+    out: dict[str, tuple[int, int]] = {}
+    for g in plan.groups:
+        lanes = g.read_lanes + g.write_lanes
+        if lanes > out.get(g.array.name, (0, 0))[0]:
+            out[g.array.name] = (lanes, g.banking.scheme.banks)
+    return out
+
+
+def _names(group: bankcentric.Group, ex: Explicit, taken: set[str]) -> bankcentric.Names:
+    """Register names ``<array>_rb`` etc., suffixed until none is a user's name."""
+    suffixes = ("rb", "ro", "rp", "rf", "rv", "q", "wb", "wo", "wp", "wv")
+    prefix, n = group.array.name, 1
+    while any(f"{prefix}_{x}" in taken for x in suffixes):
+        prefix = f"{group.array.name}{n}"
+        n += 1
+    taken.update(f"{prefix}_{x}" for x in suffixes)  # the front end wants unique arrays
+    counters = []
+    for base in ("k", "l", "m", "s"):
+        name, n = base, 1
+        while name in taken:
+            name, n = f"{base}{n}", n + 1
+        counters.append(name)
+    return bankcentric.Names(ex.bank_name, prefix, tuple(counters))
+
+
+def _for_nodes(func: N.FuncDef) -> dict:
+    """Every ``for`` statement of the function, by its coordinate (the IR loop's)."""
+    return {node.coord: node for node in N.walk(func.body) if isinstance(node, N.For)}
+
+
+def _declares_iterator(node: N.For) -> bool:
+    """``for (T v = ...; ...)`` with T an integer type."""
+    init = node.init
+    return (isinstance(init, N.DeclList) and len(init.decls) == 1
+            and init.decls[0].ctype is not None
+            and init.decls[0].ctype.get_canonical().kind in _INTEGER_KINDS)
+
+
+def _loop_edits(data: bytes, for_nodes: dict, plan, names) -> list[Edit]:
+    """The bank-centric rewriting of loops: blocks of lanes for a pipelined, partially
+    unrolled loop (``bankcentric.Unrolled``: the header walks the blocks, an inner loop
+    runs each lane with the user's iterator redeclared as a constant), and each group's
+    prologue after the leading pragmas of its loop's body and its epilogue at the end."""
+    opening: dict[int, list[str]] = {}
+    closing: dict[int, list[str]] = {}
+    nodes: dict[int, N.For] = {}
+    edits: list[Edit] = []
+    for g in plan.groups:
+        node = for_nodes.get(g.loop.coord)
+        if node is None:
+            raise KernelError(g.loop.coord, f"loop {g.loop.name} not found for rewriting")
+        nodes[id(node)] = node
+        opening.setdefault(id(node), []).extend(
+            bankcentric.prologue(g, names[id(g)], plan.contexts))
+        closing.setdefault(id(node), [])
+    for unrolled in plan.unrolled:
+        node = for_nodes[unrolled.loop.coord]
+        nodes[id(node)] = node
+        edits += _write_blocks(data, node, unrolled, opening.setdefault(id(node), []),
+                               closing.setdefault(id(node), []))
+    for g in plan.groups:
+        closing[id(for_nodes[g.loop.coord])].extend(bankcentric.epilogue(g, names[id(g)]))
+    for key, node in nodes.items():
+        edits += _wrap_body(data, node, opening.get(key, []), closing.get(key, []))
+    return edits
+
+
+def _write_blocks(data: bytes, node: N.For, unrolled, opening: list[str],
+                  closing: list[str]) -> list[Edit]:
+    """The header edit of a loop written as blocks; the inner lane loop's lines go to
+    the end of ``opening`` and the start of ``closing``."""
+    loop = unrolled.loop
+    decl = node.init.decls[0]
+    type_name = _type_text(data, decl)
+    block, lane, factor = unrolled.block_var, unrolled.lane_var, unrolled.factor
+    start, step = loop.init[0].value, loop.step
+    position = f"{factor}*{block} + {lane}"
+    value = position if step == 1 else f"{step}*({position})"
+    value = value if start == 0 else f"{start} + {value}"
+    lo, hi = node.header
+    if lo < 0:
+        raise KernelError(node.coord, f"loop {loop.name}: its header is not written in "
+                                      "the kernel file")
+    edits = [Edit(lo, hi, f"{type_name} {block} = 0; {block} < {unrolled.blocks}; "
+                          f"{block}++", breakable=False)]
+    for item in _leading_pragmas(node):
+        if re.match(r"^\s*HLS\s+unroll\b", item.line.text, re.IGNORECASE):
+            a, b = _line_span(data, item.start, item.end)
+            edits.append(Edit(a, b, ""))
+    opening += [f"for ({type_name} {lane} = 0; {lane} < {factor}; {lane}++) {{",
+                "#pragma HLS unroll", f"const {type_name} {loop.var} = {value};"]
+    closing.insert(0, "}")
+    return edits
+
+
+def _type_text(data: bytes, decl: N.Decl) -> str:
+    """The declared type of a for loop's iterator as written (``int``, ``unsigned``)."""
+    if decl.start >= 0 and decl.name_at > decl.start:
+        return " ".join(data[decl.start:decl.name_at].decode().split())
+    return decl.ctype.spelling
+
+
+def _leading_pragmas(node: N.For) -> list[N.Pragma]:
+    items = node.stmt.items if isinstance(node.stmt, N.Compound) else ()
+    lead = []
+    for item in items:
+        if not isinstance(item, N.Pragma):
+            break
+        lead.append(item)
+    return lead
+
+
+def _wrap_body(data: bytes, node: N.For, head: list[str], tail: list[str]) -> list[Edit]:
+    """Insert ``head`` after the leading pragmas of the loop's body and ``tail`` at its
+    end (a body without braces gets them)."""
+    body = node.stmt
+    if not head and not tail:
+        return []
+    if isinstance(body, N.Compound) and body.start >= 0 and body.end > body.start:
+        lead = _leading_pragmas(node)
+        if lead:
+            at = _line_span(data, lead[-1].start, lead[-1].end)[1]
+        else:
+            at = _line_span(data, body.start, body.start)[1]
+            if data[body.start + 1:at].strip():
+                at = body.start + 1
+        close = body.end - 1  # the '}'
+        line_start = data.rfind(b"\n", 0, close) + 1
+        if data[line_start:close].strip():
+            line_start = close
+        return [Edit(at, at, _block_text(head, at, data), False),
+                Edit(line_start, line_start, _block_text(tail, line_start, data), False)]
+    if body is None or body.start < 0:
+        raise KernelError(node.coord, "a loop rewritten bank-centric needs its body "
+                                      "written in the kernel file")
+    end = body.end
+    rest = data[end:]
+    stripped = rest.lstrip(b" \t")
+    if stripped.startswith(b";"):
+        end += len(rest) - len(stripped) + 1
+    return [Edit(body.start, body.start, "{\n" + "".join(f"{l}\n" for l in head), False),
+            Edit(end, end, "\n" + "".join(f"{l}\n" for l in tail) + "}", False)]
+
+
+def _block_text(lines: list[str], at: int, data: bytes) -> str:
+    """``lines`` as text inserted at ``at`` (a line start, or mid-line)."""
+    text = "".join(f"{l}\n" for l in lines)
+    if at > 0 and data[at - 1:at] != b"\n":
+        text = "\n" + text
+    return text
 
 
 def _needs_explicit(s: ArraySolution) -> bool:
@@ -118,7 +295,8 @@ def _edit_pragmas(data: bytes, func: N.FuncDef, solution: Solution,
 
 def _lines(s: ArraySolution, ex: Explicit | None) -> list[str]:
     """The scheme comment (wrapped) and our pragma lines for one array."""
-    comment = textwrap.wrap(_comment(s, ex), MAX_LINE - len(_COMMENT) - 8)
+    comment = textwrap.wrap(_comment(s, ex), COMMENT_WIDTH, subsequent_indent="  ",
+                            break_on_hyphens=False)
     return [_COMMENT + c for c in comment] + [f"#pragma {p}" for p in _pragmas(s, ex)]
 
 

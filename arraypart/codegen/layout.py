@@ -76,7 +76,9 @@ class ExplicitRewriter:
     """The edits that store each explicit array in its banks."""
 
     def __init__(self, text: str, func: N.FuncDef, explicit: dict[str, Explicit],
-                 contexts: dict[int, ranges.RefContext], where: Coord):
+                 contexts: dict[int, ranges.RefContext], where: Coord,
+                 lane_refs: dict[int, str] | None = None):
+        self._lane_refs = lane_refs or {}
         self._data = text.encode()
         self._func = func
         self._explicit = explicit
@@ -84,17 +86,23 @@ class ExplicitRewriter:
         self._where = where
 
     def edits(self) -> list[Edit]:
+        """Every reference to, and the declaration of, each explicit array; a reference
+        in ``lane_refs`` (by ref_id) becomes that text (a lane register)."""
         if not self._explicit:
             return []
         body = self._func.body
         refs = N.outer_array_refs(body)
         ref_ids = {id(ref): rid for rid, ref in enumerate(refs)}
         addresses: dict[int, _Address] = {}
+        edits: list[Edit] = []
         for ref in refs:
             name = N.ref_name(ref)
-            if name in self._explicit:
+            if ref_ids[id(ref)] in self._lane_refs:
+                edits.append(Edit(ref.start, ref.end, self._lane_refs[ref_ids[id(ref)]]))
+            elif name in self._explicit:
                 addresses[id(ref)] = self._address(ref, ref_ids[id(ref)], self._explicit[name])
-        edits, covered = self._writes(body, addresses)
+        writes, covered = self._writes(body, addresses)
+        edits += writes
         for ref in refs:
             if id(ref) in addresses and id(ref) not in covered:
                 address = addresses[id(ref)]

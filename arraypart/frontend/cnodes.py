@@ -213,10 +213,14 @@ class DeclList(Node):
 
 @dataclass(frozen=True, slots=True, eq=False)
 class For(Node):
+    """``for (init; cond; next) stmt``; ``header`` is the byte range inside the
+    parentheses (-1, -1 when unknown)."""
+
     init: Node | None = None
     cond: Node | None = None
     next: Node | None = None
     stmt: Node | None = None
+    header: tuple[int, int] = (-1, -1)
 
     def children(self):
         return tuple(n for n in (self.init, self.cond, self.next, self.stmt) if n is not None)
@@ -470,7 +474,7 @@ class Converter:
     def _for(self, cursor, coord, start, end) -> For:
         """Which child is which follows from the header's ``;`` and ``)``: libclang
         leaves absent parts out."""
-        semis, close = _for_header(cursor)
+        opening, semis, close = _for_header(cursor)
         parts: dict[str, Node | None] = {"init": None, "cond": None, "next": None}
         body = None
         for child in cursor.get_children():
@@ -492,7 +496,9 @@ class Converter:
                 self._pragmas.remove(p.line)
             if lead:
                 body = Compound(body.coord, body.start, body.end, tuple(lead) + (body,))
-        return For(coord, start, end, parts["init"], parts["cond"], parts["next"], body)
+        header = (opening + 1, close) if opening is not None and close is not None else (-1, -1)
+        return For(coord, start, end, parts["init"], parts["cond"], parts["next"], body,
+                   header)
 
     # ------------------------------------------------------------ expressions
 
@@ -576,20 +582,23 @@ def _kind_words(kind: ci.CursorKind) -> str:
     return kind.name.lower().replace("_", " ")
 
 
-def _for_header(cursor: ci.Cursor) -> tuple[list[int], int | None]:
-    """Offsets of the two ``;`` of a for header and of its closing ``)``."""
-    depth, semis = 0, []
+def _for_header(cursor: ci.Cursor) -> tuple[int | None, list[int], int | None]:
+    """Offsets of the opening ``(`` of a for header, of its two ``;`` and of its
+    closing ``)``."""
+    depth, semis, opening = 0, [], None
     for tok in cursor.get_tokens():
         s = tok.spelling
         if s in ("(", "[", "{"):
+            if opening is None and s == "(":
+                opening = tok.extent.start.offset
             depth += 1
         elif s in (")", "]", "}"):
             depth -= 1
             if depth == 0 and s == ")":
-                return semis, tok.extent.start.offset
+                return opening, semis, tok.extent.start.offset
         elif s == ";" and depth == 1:
             semis.append(tok.extent.start.offset)
-    return semis or [0], None
+    return opening, semis or [0], None
 
 
 def _macro_ranges(unit: Unit) -> list[tuple[int, int]]:

@@ -15,7 +15,8 @@ import clang.cindex as ci
 from ..errors import Coord, KernelError
 from ..ir import Array
 from . import cnodes as N
-from .cexpr import Scope, fold
+from .. import expr as E
+from .cexpr import Scope, fold, quasi_affine
 
 T = ci.TypeKind
 FIXED_WIDTH_NAMES = ("int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
@@ -135,3 +136,15 @@ def integer_constant(decl: N.Decl, scope: Scope) -> int | None:
     if t.get_canonical().kind not in N.INTEGER_TYPE_KINDS:
         return None
     return fold(decl.init, scope)
+
+
+def affine_temporary(decl: N.Decl, scope: Scope) -> E.Expr | None:
+    """``const <integer type> NAME = <quasi-affine expression>;``: the expression, which
+    then stands for NAME in indices (a const cannot change, so substituting it is
+    exact); None for anything else."""
+    t = decl.ctype
+    if t is None or decl.init is None or not t.is_const_qualified():
+        return None
+    if t.get_canonical().kind not in N.INTEGER_TYPE_KINDS:
+        return None
+    return quasi_affine(decl.init, scope)

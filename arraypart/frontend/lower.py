@@ -20,7 +20,7 @@ from ..ir import Access, Array, If, Loop, Node, Stmt
 from .cexpr import (COMPARISONS, FLIPPED, Scope, condition_dnf, fold,
                     min_max_terms, quasi_affine)
 from . import cnodes as N
-from .declarations import array_decl, integer_constant
+from .declarations import affine_temporary, array_decl, integer_constant
 from .pragmas import LOOP_DIRECTIVES, PragmaReader
 
 POINTER_KIND = ci.TypeKind.POINTER
@@ -49,6 +49,7 @@ class _Lowering:
         self._arrays: dict[str, Array] = {}
         self._pointers: dict[str, Coord] = {}
         self._iterators: list[str] = []
+        self._temporaries: dict[str, E.Expr] = {}
 
     def run(self):
         self._collect_constants()
@@ -60,7 +61,7 @@ class _Lowering:
     # ------------------------------------------------------------ declarations
 
     def _scope(self) -> Scope:
-        return Scope(frozenset(self._iterators), self._constants)
+        return Scope(frozenset(self._iterators), self._constants, dict(self._temporaries))
 
     def _collect_constants(self) -> None:
         decls = list(self._globals)
@@ -108,9 +109,14 @@ class _Lowering:
     # ------------------------------------------------------------ statements
 
     def _items(self, items) -> list[Node]:
+        """A block's statements; const temporaries declared in it end with it."""
+        outer = dict(self._temporaries)
         nodes: list[Node] = []
-        for item in items or ():
-            nodes.extend(self._statement(item))
+        try:
+            for item in items or ():
+                nodes.extend(self._statement(item))
+        finally:
+            self._temporaries = outer
         return nodes
 
     def _statement(self, node: N.Node) -> list[Node]:
@@ -132,8 +138,16 @@ class _Lowering:
             raise KernelError(coord, f"'{node.keyword}' is not supported in the top "
                                      "function (use for loops with affine bounds)")
         if isinstance(node, N.DeclList):
-            return [Stmt(tuple(self._accesses(d.init)), d.coord) for d in node.decls
-                    if not d.is_array and d.init is not None]
+            stmts = []
+            for d in node.decls:
+                if d.is_array or d.init is None:
+                    continue
+                stmts.append(Stmt(tuple(self._accesses(d.init)), d.coord))
+                self._temporaries.pop(d.name, None)
+                value = affine_temporary(d, self._scope())
+                if value is not None and not isinstance(value, E.Const):
+                    self._temporaries[d.name] = value
+            return stmts
         if isinstance(node, N.Empty):
             return []
         if isinstance(node, N.Return):
@@ -238,10 +252,13 @@ class _Lowering:
             header += 1
         pipeline_ii, unroll = self._loop_pragmas(items[:header])
         self._iterators.append(var)
+        shadowed = self._temporaries.pop(var, None)
         try:
             body = tuple(self._items(items[header:]))
         finally:
             self._iterators.pop()
+            if shadowed is not None:
+                self._temporaries[var] = shadowed
         loop = Loop(var, init, bound, step, body, label or f"L{coord.line}", coord,
                     pipeline_ii, unroll)
         if pipeline_ii is not None:
