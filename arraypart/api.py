@@ -37,6 +37,9 @@ class Options:
     max_banks: int = 64
     schemes: str = "all"
     defines: tuple[tuple[str, int], ...] = ()
+    include_dirs: tuple[str, ...] = ()
+    std: str | None = None
+    hls_include: str | None = None
     replace_partitions: bool = False
     time_limit: float = 30.0
     part: str = codegen.DEFAULT_PART
@@ -98,7 +101,9 @@ def _run(path: str | os.PathLike, opts: Options,
          progress: Progress | None) -> tuple[Report, dict[str, str]]:
     """The passes: the kernel banked, emitted, and the emitted kernel parsed back and
     checked under the scheduling rule (DESIGN §2)."""
-    kernel = frontend.parse_kernel(path, defines=dict(opts.defines), top=opts.top)
+    kernel = frontend.parse_kernel(path, defines=dict(opts.defines), top=opts.top,
+                                   include_dirs=opts.include_dirs, std=opts.std,
+                                   hls_include=opts.hls_include)
     model = poly.build_model(kernel, ports=opts.ports)
     solution = banking.solve(model, max_banks=opts.max_banks, schemes=opts.schemes,
                              time_limit=opts.time_limit,

@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from . import api, bench
+from .frontend import clangtu
 from .errors import KernelError
 from .report import check_json
 
@@ -26,6 +27,9 @@ from .report import check_json
 TABLE_WIDTH = 132
 
 EXIT_OK, EXIT_GOAL_MISSED, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+
+STANDARDS = clangtu.STANDARDS
 
 
 def _define(text: str) -> tuple[str, int]:
@@ -39,7 +43,7 @@ def _define(text: str) -> tuple[str, int]:
 
 
 def _kernel_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("kernel", help="the kernel's .c file")
+    parser.add_argument("kernel", help="the kernel's C or C++ file")
     parser.add_argument("--top", help="the top function (default: the only function, "
                                       "or the one named like the file)")
     parser.add_argument("--ports", type=int, choices=(1, 2), default=2,
@@ -54,6 +58,14 @@ def _kernel_options(parser: argparse.ArgumentParser) -> None:
                         help="solver time budget in seconds (default 30)")
     parser.add_argument("-D", dest="defines", type=_define, action="append", default=[],
                         metavar="NAME=VALUE", help="define a constant (wins over #define)")
+    parser.add_argument("-I", dest="include_dirs", action="append", default=[],
+                        metavar="DIR", help="search DIR for #include (the kernel's own "
+                                            "folder is always searched)")
+    parser.add_argument("--std", choices=STANDARDS, default=None,
+                        help="language standard (default: c99 for .c files, else c++14)")
+    parser.add_argument("--hls-include", metavar="DIR", default=None,
+                        help="Vitis HLS include folder (default: $XILINX_HLS/include, "
+                             "else arraypart's stand-in headers)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -94,6 +106,8 @@ def _options(args: argparse.Namespace) -> api.Options:
         extra = {"part": args.part, "clock_ns": args.clock, "dump_maps": args.dump_maps}
     return api.Options(top=args.top, ports=args.ports, max_banks=args.max_banks,
                        schemes=args.schemes, defines=tuple(args.defines),
+                       include_dirs=tuple(args.include_dirs), std=args.std,
+                       hls_include=args.hls_include,
                        replace_partitions=args.replace_partitions,
                        time_limit=args.time_limit, **extra)
 

@@ -15,6 +15,7 @@ import re
 
 from ..errors import KernelError
 from ..frontend import cnodes as N
+from ..frontend.declarations import AP_TYPES
 from ..ir import Kernel
 
 # Any fixed seed: a testbench run is reproducible, under g++ and under csim.
@@ -73,15 +74,16 @@ def testbench_context(kernel: Kernel) -> dict:
     return_type = _unqualified(func.return_type)
     returns = return_type != "void"
     data = source.text.encode()
+    scope = "".join(f"{n}::" for n in func.namespaces)
     return {
-        "expected_call": _call(f"original::{kernel.top}", params, "expected_",
+        "expected_call": _call(f"original::{scope}{kernel.top}", params, "expected_",
                                return_type if returns else None),
-        "actual_call": _call(f"::{kernel.top}", params, "actual_",
+        "actual_call": _call(f"::{scope}{kernel.top}", params, "actual_",
                              return_type if returns else None),
         "top": kernel.top,
         "includes": list(source.includes),
         "defines": [f"#define {n} {v}" for n, v in source.extra_defines],
-        "original": _without_includes(source.text),
+        "original": _internal_linkage(_without_includes(source.text)),
         "prototype": _prototype(data, func),
         "params": params,
         "arrays": [p.array for p in params if p.array is not None],
@@ -102,12 +104,28 @@ def _without_includes(text: str) -> str:
 
 
 def _prototype(data: bytes, func: N.FuncDef) -> str:
-    """The top function's declaration as written, from its start to its body."""
+    """The top function's declaration as written, from its start to its body, in its
+    namespaces and with its linkage."""
     if func.start < 0 or func.body is None or func.body.start < func.start:
         raise KernelError(func.coord, "the top function's definition must be written in "
                                       "the kernel file")
-    head = data[func.start:func.body.start].decode().rstrip()
-    return head + ";"
+    head = data[func.start:func.body.start].decode().rstrip() + ";"
+    if func.extern_c:
+        head = f'extern "C" {head}'
+    for name in reversed(func.namespaces):
+        head = f"namespace {name} {{\n{head}\n}}"
+    return head
+
+
+_EXTERN_C_BLOCK = re.compile(r'\bextern\s*"C"\s*\{')
+_EXTERN_C = re.compile(r'\bextern\s*"C"')
+
+
+def _internal_linkage(text: str) -> str:
+    """The original kernel as the testbench includes it: its ``extern "C"`` functions
+    would clash with the banked ones (C names ignore namespaces), so the blocks become
+    unnamed namespaces and single declarations ``static``."""
+    return _EXTERN_C.sub("static", _EXTERN_C_BLOCK.sub("namespace {", text))
 
 
 def _unqualified(spelling: str) -> str:
@@ -142,9 +160,19 @@ def _param(p: N.Decl, kernel: Kernel, bounds: dict[str, int]) -> TbParam:
     elem_type = array.elem_type
     if p.name in bounds:
         generator = f"random_int<{elem_type}>(0, {bounds[p.name]})"
+    elif _is_struct(p.ctype):
+        generator = f"random_bytes<{elem_type}>()"
     else:
         generator = _random_value(elem_type)
     return TbParam(TbArray(p.name, elem_type, array.shape, generator), None)
+
+
+def _is_struct(t) -> bool:
+    """Whether the elements of array type ``t`` are structs (not ap_[u]int/fixed)."""
+    while t.kind.name in ("CONSTANTARRAY", "INCOMPLETEARRAY"):
+        t = t.element_type
+    t = t.get_canonical()
+    return t.kind.name == "RECORD" and t.get_declaration().spelling not in AP_TYPES
 
 
 SCALAR_TYPE_KINDS = frozenset((

@@ -26,6 +26,8 @@ K = ci.CursorKind
 # 5.2.4.1: 127 nested blocks, 63 nested parentheses fit below it).
 MAX_TREE_DEPTH = 150
 TRANSPARENT = (K.UNEXPOSED_EXPR, K.PAREN_EXPR)
+COMPOUND_OPERATORS = tuple(f"operator{op}=" for op in ("+", "-", "*", "/", "%", "&", "|",
+                                                       "^", "<<", ">>"))
 CASTS = (K.CSTYLE_CAST_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR, K.CXX_STATIC_CAST_EXPR)
 INTEGER_TYPE_KINDS = frozenset((
     ci.TypeKind.BOOL, ci.TypeKind.CHAR_U, ci.TypeKind.UCHAR, ci.TypeKind.USHORT,
@@ -272,6 +274,8 @@ class FuncDef(Node):
     body: Compound | None = None
     return_type: str = "void"
     cursor: Any = field(default=None, repr=False)
+    namespaces: tuple[str, ...] = ()  # the enclosing namespaces, outermost first
+    extern_c: bool = False  # declared inside extern "C"
 
 
 def walk(node: Node, *, operands: bool = False):
@@ -355,7 +359,8 @@ class Converter:
 
     # ------------------------------------------------------------ functions
 
-    def function(self, cursor: ci.Cursor) -> FuncDef:
+    def function(self, cursor: ci.Cursor, namespaces: tuple[str, ...] = (),
+                 extern_c: bool = False) -> FuncDef:
         coord, start, end = self._span(cursor)
         params = tuple(self.decl(p, param=True) for p in cursor.get_arguments())
         body_cursor = next((c for c in cursor.get_children()
@@ -364,7 +369,8 @@ class Converter:
         if not isinstance(body, Compound):
             body = Compound(coord, start, end, ())
         return FuncDef(self.unit.location_coord(cursor.location), start, end, cursor.spelling,
-                       params, body, cursor.result_type.spelling, cursor)
+                       params, body, cursor.result_type.spelling, cursor, namespaces,
+                       extern_c)
 
     def decl(self, cursor: ci.Cursor, *, param: bool = False, stmt: ci.Cursor | None = None,
              shared: bool = False) -> Decl:
@@ -502,6 +508,37 @@ class Converter:
 
     # ------------------------------------------------------------ expressions
 
+    def _call(self, cursor, kids, coord, start, end) -> Node:
+        """A call: ``f(args)``; in C++ also an overloaded operator (the object first)
+        or a constructor.  libclang shows no operand of an implicit conversion
+        (``operator int`` of an ap_int element), so one applied to an array element is
+        refused rather than read as no access."""
+        if not kids:
+            if cursor.spelling.startswith("operator") and any(
+                    t.spelling == "[" for t in cursor.get_tokens()):
+                raise KernelError(coord, "arraypart cannot see the array element behind "
+                                         f"this implicit '{cursor.spelling}' conversion: "
+                                         "convert it explicitly (A[i].to_int(), "
+                                         "A[i].to_uint()) or give the element a C type")
+            return FuncCall(coord, start, end, cursor.spelling or None, ())
+        callee = _callee_name(kids[0])
+        if callee is not None:
+            head = _plain(kids[0])
+            objects = [k for k in head.get_children() if k.kind.is_expression()] if (
+                head.kind == K.MEMBER_REF_EXPR) else []  # a.f(): a is evaluated too
+            return FuncCall(coord, start, end, callee,
+                            tuple(self.expression(k) for k in objects + kids[1:]))
+        operands = tuple(self.expression(k) for k in kids
+                         if _callee_name(k) is None or not _callee_name(k).startswith(
+                             "operator"))
+        name = cursor.spelling or None
+        if name == "operator=" and len(operands) == 2:
+            return Assignment(coord, start, end, "=", operands[0], operands[1])
+        if name in COMPOUND_OPERATORS and len(operands) == 2:
+            return Assignment(coord, start, end, name[len("operator"):], operands[0],
+                              operands[1])
+        return Other(coord, start, end, f"call of {name}", operands)
+
     def expression(self, cursor: ci.Cursor) -> Node:
         self._enter(cursor)
         try:
@@ -550,12 +587,8 @@ class Converter:
         if kind in CASTS and kids:
             integer = cursor.type.get_canonical().kind in INTEGER_TYPE_KINDS
             return Cast(coord, start, end, integer, self.expression(kids[-1]))
-        if kind == K.CALL_EXPR and kids:
-            callee = _callee_name(kids[0]) if cursor.referenced is not None or kids else None
-            args = tuple(self.expression(k) for k in kids[1:])
-            if callee is None:
-                callee = cursor.spelling or None
-            return FuncCall(coord, start, end, callee, args)
+        if kind == K.CALL_EXPR:
+            return self._call(cursor, kids, coord, start, end)
         if kind == K.ARRAY_SUBSCRIPT_EXPR and len(kids) == 2:
             base, index = self.expression(kids[0]), self.expression(kids[1])
             return ArrayRef(coord, start, end, base, index,
@@ -565,6 +598,15 @@ class Converter:
         return Other(coord, start, end, _kind_words(kind),
                      tuple(self.expression(k) for k in kids if k.kind.is_expression()
                            or k.kind == K.INIT_LIST_EXPR))
+
+
+def _plain(cursor: ci.Cursor) -> ci.Cursor:
+    while cursor.kind in TRANSPARENT:
+        kids = list(cursor.get_children())
+        if len(kids) != 1:
+            break
+        cursor = kids[0]
+    return cursor
 
 
 def _callee_name(cursor: ci.Cursor) -> str | None:

@@ -163,15 +163,19 @@ def _apply_overrides(text: str, overrides: Mapping[str, int]) -> tuple[str, dict
 def _top_level(unit: clangtu.Unit, converter: N.Converter, user_end: int):
     """The kernel file's function definitions, file-scope variables and probes."""
     funcs, globals_, probes = [], [], []
-    stack = [c for c in unit.tu.cursor.get_children() if c.kind in TOP_LEVEL_KINDS]
+    stack = [(c, (), False) for c in unit.tu.cursor.get_children()
+             if c.kind in TOP_LEVEL_KINDS]
     while stack:
-        c = stack.pop(0)
+        c, spaces, extern_c = stack.pop(0)
         if not unit.in_main(c.location):
             continue
         if c.kind in FUNCTION_SCOPES:
-            stack[:0] = list(c.get_children())
+            inner = spaces + ((c.spelling,) if c.kind == ci.CursorKind.NAMESPACE else ())
+            linkage = extern_c or c.kind != ci.CursorKind.NAMESPACE
+            stack[:0] = [(k, inner, linkage) for k in c.get_children()
+                         if k.kind in TOP_LEVEL_KINDS]
         elif c.kind == ci.CursorKind.FUNCTION_DECL and c.is_definition():
-            funcs.append(converter.function(c))
+            funcs.append(converter.function(c, spaces, extern_c))
         elif c.kind == ci.CursorKind.VAR_DECL:
             if c.spelling.startswith(PROBE_PREFIX) and c.location.offset >= user_end:
                 probes.append(converter.probe(c))

@@ -1,0 +1,1 @@
+"""arraypart's stand-ins for the Vitis HLS headers (package data: ``*.h``)."""
