@@ -2,6 +2,8 @@
 cycle by cycle by the independent checker, emitted, built with g++ and shown to
 compute what the original C computes on random inputs."""
 
+import difflib
+import re
 import subprocess
 
 import pytest
@@ -46,3 +48,54 @@ def test_emitted_kernel_computes_what_the_original_computes(compiled, tmp_path):
     assert build.returncode == 0, build.stderr[-3000:]
     run = subprocess.run([str(binary)], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+
+
+HEADER_LINES = 2  # the emitted kernel's two-line header comment
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+
+
+def logical_lines(lines):
+    """Lines with the statements codegen broke at 100 columns joined again."""
+    out = []
+    for line in lines:
+        prev = out[-1].rstrip() if out else ""
+        if (prev and prev[-1] not in ";{})" and line.strip()
+                and not prev.lstrip().startswith(("#", "//"))):
+            out[-1] = prev + " " + line.strip()
+        else:
+            out.append(line)
+    return out
+
+
+def test_emitted_kernel_is_the_source_with_banking_edits_only(compiled):
+    """Outside the banking edits the emitted kernel is the user's text, line for line:
+    a changed line is one of arraypart's pragmas or comments, a brace of an inserted
+    block, or code naming something arraypart introduced (banks, lane registers) or in
+    a block that does; a
+    removed line is a pragma arraypart replaces, the header of a loop it writes as
+    blocks, a row of a re-laid initializer, or code naming an array it restored."""
+    kernel = compiled.report.kernel
+    source = kernel.source.text.splitlines()
+    emitted = compiled.files[f"{kernel.name}.cpp"].splitlines()
+    written = set(source)
+    assert all(len(line) <= 100 for line in emitted[HEADER_LINES:] if line not in written)
+    emitted = logical_lines(emitted[HEADER_LINES:])
+    source = logical_lines(source)
+    known = set(_IDENTIFIER.findall(kernel.source.text))
+    restored = {a.array.name for a in compiled.report.solution.arrays}
+    matcher = difflib.SequenceMatcher(None, source, emitted, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            continue
+        block = [line.strip() for line in emitted[j1:j2]]
+        ours = [text.startswith(("#pragma HLS", "// arraypart", "//   "))
+                or text in ("", "{", "}") or bool(set(_IDENTIFIER.findall(text)) - known)
+                for text in block]
+        # arraypart's own lines; a block it inserts (bank-centric code, a re-laid
+        # initializer) may hold lines of plain C around them
+        assert all(ours) or (any(ours) and any(t.startswith("// arraypart") or "_bank" in t
+                                               for t in block)), block
+        for line in source[i1:i2]:
+            text = line.strip()
+            assert (text.startswith(("#pragma HLS", "for (", "{", "}")) or not text
+                    or set(_IDENTIFIER.findall(text)) & restored), line

@@ -29,7 +29,7 @@ from ..frontend import cnodes as N
 from ..ir import Kernel
 from . import bankcentric
 from .layout import Explicit, ExplicitRewriter
-from .textedit import Edit, apply
+from .textedit import MAX_LINE, Edit, apply
 
 _PRAGMA_KIND = re.compile(r"^\s*HLS\s+(\w+)", re.IGNORECASE)
 _PRAGMA_VARIABLE = re.compile(rb"(\bvariable\s*=\s*)(\w+)", re.IGNORECASE)
@@ -216,8 +216,9 @@ def _wrap_body(data: bytes, node: N.For, head: list[str], tail: list[str]) -> li
         line_start = data.rfind(b"\n", 0, close) + 1
         if data[line_start:close].strip():
             line_start = close
-        return [Edit(at, at, _block_text(head, at, data), False),
-                Edit(line_start, line_start, _block_text(tail, line_start, data), False)]
+        indent = _body_indent(data, body)
+        return [Edit(at, at, _block_text(head, at, data, indent)),
+                Edit(line_start, line_start, _block_text(tail, line_start, data, indent))]
     if body is None or body.start < 0:
         raise KernelError(node.coord, "a loop rewritten bank-centric needs its body "
                                       "written in the kernel file")
@@ -230,9 +231,33 @@ def _wrap_body(data: bytes, node: N.For, head: list[str], tail: list[str]) -> li
             Edit(end, end, "\n" + "".join(f"{l}\n" for l in tail) + "}", False)]
 
 
-def _block_text(lines: list[str], at: int, data: bytes) -> str:
-    """``lines`` as text inserted at ``at`` (a line start, or mid-line)."""
-    text = "".join(f"{l}\n" for l in lines)
+def _body_indent(data: bytes, body: N.Compound) -> str:
+    """The indentation of the first statement of a block (four blanks past the '{')."""
+    first = next((n for n in body.items if not isinstance(n, N.Pragma) and n.start >= 0),
+                 None)
+    if first is not None:
+        line_start = data.rfind(b"\n", 0, first.start) + 1
+        lead = data[line_start:first.start]
+        if not lead.strip():
+            return lead.decode()
+    line_start = data.rfind(b"\n", 0, body.start) + 1
+    lead = data[line_start:body.start]
+    return (lead[:len(lead) - len(lead.lstrip())]).decode() + "    "
+
+
+def _block_text(lines: list[str], at: int, data: bytes, indent: str = "") -> str:
+    """``lines`` as text inserted at ``at`` (a line start, or mid-line), indented."""
+    out = []
+    for line in lines:
+        if line.startswith("#"):
+            out.append(line)
+        elif line.startswith(_COMMENT) and len(indent) + len(line) > MAX_LINE:
+            wrapped = textwrap.wrap(line[len(_COMMENT):], MAX_LINE - len(indent) - 6,
+                                    subsequent_indent="  ", break_on_hyphens=False)
+            out += [indent + _COMMENT + w for w in wrapped]
+        else:
+            out.append(indent + line)
+    text = "".join(f"{l}\n" for l in out)
     if at > 0 and data[at - 1:at] != b"\n":
         text = "\n" + text
     return text

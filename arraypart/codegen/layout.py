@@ -33,6 +33,7 @@ INCREMENTS = {"++": "+", "p++": "+", "--": "-", "p--": "-"}
 PRIMARY = (N.Id, N.Constant, N.ArrayRef, N.FuncCall)
 _PLACEHOLDER = "@"
 OPEN, CLOSE = b"([{", b")]}"
+INIT_INDENT = "        "  # continuation lines of a re-laid initializer
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,7 +288,7 @@ def _braced(items: list[str], nested: bool = False) -> str:
     if len(one) <= MAX_LINE - 8 and "\n" not in one:
         return one
     if nested:
-        return "{" + sep.join(items) + "}"
+        return "{" + (sep + INIT_INDENT).join(items) + "}"
     lines, line = [], ""
     for item in items:
         piece = item + ","
@@ -297,7 +298,7 @@ def _braced(items: list[str], nested: bool = False) -> str:
         else:
             line = f"{line} {piece}" if line else piece
     lines.append(line.rstrip(","))
-    return "{" + "\n".join(lines) + "}"
+    return "{" + ("\n" + INIT_INDENT).join(lines) + "}"
 
 
 def has_side_effects(node: N.Node) -> bool:
