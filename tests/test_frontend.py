@@ -423,3 +423,104 @@ def test_too_many_initializers_is_a_located_error():
     assert "too many initializers for 't': 3 for 2 elements" in err.message
     elided = "void k(int out[2]) {\n  int t[2][2] = {1, 2, 3, 4};\n  out[0] = t[1][1];\n}\n"
     assert parse_source(elided, "k.c").array("t").shape == (2, 2)
+
+
+# ---------------------------------------------------------------- C++ and clang
+
+CXX_KERNEL = """#include "ap_int.h"
+#include <cstdint>
+using namespace std;
+namespace cfg { constexpr int N = 16; }
+struct px { int16_t r; int8_t g; };
+enum { TILE = 4 };
+template <int F> struct Scale { static const int value = 2 * F; };
+template <int F> int times(int x) { return F * x; }
+extern "C" {
+void cx(ap_int<12> A[cfg::N], int B[cfg::N], px P[4], int &n) {
+  constexpr int M = cfg::N / 2;
+  ap_uint<5> loc[M];
+  for (auto i = 0; i < M; i++) {
+#pragma HLS pipeline II=1
+    loc[i] = A[2 * i] + A[int(2 * i + 1)].to_int();
+    B[i] = loc[i].to_int() + TILE + n;
+    B[i + Scale<4>::value] = times<3>(static_cast<int>(loc[i].to_int()));
+  }
+  P[0].r = 1;
+}
+}
+"""
+
+
+def test_cxx_constructs():
+    k = parse_source(CXX_KERNEL, "cx.cpp")
+    assert k.top == "cx" and k.source.cxx and k.source.func.extern_c
+    assert [(a.name, a.shape, a.elem_type, a.elem_bits) for a in k.arrays] == [
+        ("A", (16,), "ap_int<12>", 12), ("B", (16,), "int", 32), ("P", (4,), "px", 24),
+        ("loc", (8,), "ap_uint<5>", 5)]
+    assert tuple(flat(n) for n in k.body) == (
+        ("stmt", 11, ()),
+        ("loop", "L13", "i", ("0",), ("7",), 1, 1, None, (
+            ("stmt", 15, ("read A[2*i] #1 @15:14", "read A[2*i + 1] #2 @15:25",
+                          "write loc[i] #0 @15:5")),
+            ("stmt", 16, ("read loc[i] #4 @16:12", "write B[i] #3 @16:5")),
+            ("stmt", 17, ("read loc[i] #6 @17:56", "write B[i + 8] #5 @17:5")))),
+        ("stmt", 19, ("write P[0] #7 @19:3",)))
+
+
+def test_namespaces_and_local_headers(tmp_path):
+    (tmp_path / "sizes.h").write_text("#define ROWS 4\ntypedef short pixel;\n")
+    (tmp_path / "k.cpp").write_text(
+        '#include "sizes.h"\nnamespace hw {\nvoid k(pixel A[ROWS]) {\n'
+        "  for (int i = 0; i < ROWS; i++) A[i] = 0;\n}\n}\n")
+    k = parse_kernel(tmp_path / "k.cpp")
+    assert (k.top, k.source.func.namespaces, k.array("A").shape) == ("k", ("hw",), (4,))
+    assert k.array("A").elem_type == "short" and k.source.includes == ('#include "sizes.h"',)
+
+
+def test_command_line_defines_rewrite_the_files_own():
+    src = "#define N 8\nvoid k(int A[N]) {\n  A[0] = N;\n}\n"
+    k = parse_source(src, "k.c", defines={"N": 4, "EXTRA": 2})
+    assert k.array("A").shape == (4,)
+    assert k.source.text.startswith("#define N 4\n")
+    assert k.source.extra_defines == (("EXTRA", 2),)
+
+
+def test_pragma_macros_as_vitis_examples_write_them():
+    src = """#define PRAGMA_SUB(x) _Pragma (#x)
+#define DO_PRAGMA(x) PRAGMA_SUB(x)
+#define U 4
+void k(int A[64]) {
+  for (int i = 0; i < 8; i++) {
+    DO_PRAGMA(HLS pipeline II=2)
+    A[i] = 0;
+  }
+  for (int i = 0; i < 8; i++) {
+    _Pragma("HLS unroll factor=U")
+    A[i] = 1;
+  }
+#if 0
+#pragma HLS array_partition variable=A complete
+#endif
+  /* #pragma HLS array_partition variable=A complete */
+}"""
+    k = parse_source(src, "k.c")
+    assert [(l.pipeline_ii, l.unroll) for l in k.body] == [(2, None), (None, 4)]
+    assert k.array("A").partitions == ()
+
+
+CXX_ERRORS = [
+    ("reference", "void k(int A[4]) {\n  int &r = A[1];\n  r = 2;\n}\n", 2, 8,
+     "reference 'r' to an element of array 'A'"),
+    ("undeclared", "void k(int A[4]) {\n  A[0] = q;\n}\n", 2, 10,
+     "use of undeclared identifier 'q'"),
+    ("missing-header", '#include "nowhere.h"\nvoid k(int A[4]) {}\n', 1, 10,
+     "'nowhere.h' file not found"),
+]
+
+
+@pytest.mark.parametrize("src,line,col,message", [e[1:] for e in CXX_ERRORS],
+                         ids=[e[0] for e in CXX_ERRORS])
+def test_located_cxx_errors(src, line, col, message):
+    err = error_of(src, "k.cpp")
+    assert (err.coord.file, err.coord.line, err.coord.col) == ("k.cpp", line, col)
+    assert message in err.message

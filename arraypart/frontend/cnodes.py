@@ -556,6 +556,9 @@ class Converter:
         coord, start, end = self._span(cursor)
         kids = list(cursor.get_children())
         if kind == K.DECL_REF_EXPR:
+            value = _constant_value(cursor.referenced)
+            if value is not None:  # an enumerator, a constexpr or static const member
+                return Constant(coord, start, end, value)
             return Id(coord, start, end, cursor.spelling)
         if kind in (K.INTEGER_LITERAL, K.CHARACTER_LITERAL):
             return Constant(coord, start, end, clangtu.integer_value(cursor))
@@ -598,6 +601,25 @@ class Converter:
         return Other(coord, start, end, _kind_words(kind),
                      tuple(self.expression(k) for k in kids if k.kind.is_expression()
                            or k.kind == K.INIT_LIST_EXPR))
+
+
+def _constant_value(decl: ci.Cursor | None) -> int | None:
+    """clang's value of an enumerator, or of a const integer variable with a constant
+    initializer declared outside a function (``Traits<4>::value``, a namespace's
+    ``constexpr int N``); locals stay names (the lowering folds them in scope)."""
+    if decl is None:
+        return None
+    if decl.kind == K.ENUM_CONSTANT_DECL:
+        return decl.enum_value
+    if decl.kind != K.VAR_DECL or not decl.type.is_const_qualified():
+        return None
+    if decl.type.get_canonical().kind not in INTEGER_TYPE_KINDS:
+        return None
+    parent = decl.semantic_parent
+    if parent is not None and parent.kind in (K.FUNCTION_DECL, K.CXX_METHOD,
+                                              K.FUNCTION_TEMPLATE):
+        return None
+    return clangtu.integer_value(decl)
 
 
 def _plain(cursor: ci.Cursor) -> ci.Cursor:

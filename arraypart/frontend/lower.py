@@ -24,6 +24,7 @@ from .declarations import affine_temporary, array_decl, integer_constant
 from .pragmas import LOOP_DIRECTIVES, PragmaReader
 
 POINTER_KIND = ci.TypeKind.POINTER
+REFERENCE_KINDS = (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE)
 MEMBER = "member ref expr"
 INCREMENTS = {"p++": 1, "++": 1, "p--": -1, "--": -1}
 UNIT_STEPS = (1, -1)
@@ -142,6 +143,7 @@ class _Lowering:
             for d in node.decls:
                 if d.is_array or d.init is None:
                     continue
+                self._check_reference(d)
                 stmts.append(Stmt(tuple(self._accesses(d.init)), d.coord))
                 self._temporaries.pop(d.name, None)
                 value = affine_temporary(d, self._scope())
@@ -153,6 +155,18 @@ class _Lowering:
         if isinstance(node, N.Return):
             return [] if node.expr is None else [Stmt(tuple(self._accesses(node.expr)), coord)]
         return [Stmt(tuple(self._accesses(node)), coord)]
+
+    def _check_reference(self, decl: N.Decl) -> None:
+        """A C++ reference bound to an array element would hide later accesses."""
+        if decl.ctype is None or decl.ctype.kind not in REFERENCE_KINDS:
+            return
+        for ref in N.outer_array_refs(decl.init):
+            name = N.ref_name(ref)
+            if name in self._arrays:
+                raise KernelError(decl.coord, f"reference '{decl.name}' to an element of "
+                                              f"array '{name}': arraypart cannot follow "
+                                              "accesses through it; write the element "
+                                              f"({name}[...]) where it is used")
 
     def _check_stray_pragma(self, node: N.Pragma) -> None:
         pragma = self._pragmas.parse(node)
