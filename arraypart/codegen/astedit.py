@@ -35,6 +35,9 @@ class Generator(c_generator.CGenerator):
     def visit_Line(self, n: Line) -> str:
         return n.string
 
+    def visit_LaneRef(self, n: c_ast.ID) -> str:
+        return n.name
+
 
 def generate(node: c_ast.Node) -> str:
     return Generator().visit(node)

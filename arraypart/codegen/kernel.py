@@ -52,8 +52,13 @@ def banked_source(kernel: Kernel, solution: Solution) -> str:
     explicit = {s.array.name: _explicit(s, taken) for s in solution.arrays
                 if _needs_explicit(s) or s.array.name in rotating}
     names = {id(g): _names(g, explicit[g.array.name], taken) for g in groups}
-    lane_refs = {site.access.ref_id: bankcentric.reference(g, site, names[id(g)])
-                 for g in groups for site in g.reads + g.writes}
+    lane_refs: dict[int, tuple[str | None, str | None]] = {}
+    for g in groups:
+        for site in g.reads + g.writes:
+            read, write = lane_refs.get(site.access.ref_id, (None, None))
+            text = bankcentric.reference(g, site, names[id(g)])
+            lane_refs[site.access.ref_id] = ((text, write) if site.access.kind == "read"
+                                             else (read, text))
     rewrite_explicit(body, refs, explicit, contexts, kernel.coord, lane_refs)
     for unrolled in plan.unrolled:
         _write_blocks(for_nodes[unrolled.loop.coord], unrolled)
@@ -66,9 +71,24 @@ def banked_source(kernel: Kernel, solution: Solution) -> str:
     return generate(ast).rstrip() + "\n"
 
 
+def crossbars(kernel: Kernel, solution: Solution) -> dict[str, tuple[int, int]]:
+    """Per array with bank-centric code: (lanes, banks) of its widest select network,
+    lanes counting reads and writes of one pipeline iteration."""
+    func = kernel.source.func
+    declared = {coord for coord, node in _for_nodes(func.body, kernel).items()
+                if _declares_iterator(node)}
+    plan = bankcentric.plan(kernel, solution, identifiers(kernel.source.ast), declared)
+    out: dict[str, tuple[int, int]] = {}
+    for g in plan.groups:
+        lanes = g.read_lanes + g.write_lanes
+        if lanes > out.get(g.array.name, (0, 0))[0]:
+            out[g.array.name] = (lanes, g.banking.scheme.banks)
+    return out
+
+
 def _names(group: bankcentric.Group, ex: Explicit, taken: set[str]) -> bankcentric.Names:
     """Register names ``<array>_rb`` etc., suffixed until none is a user's name."""
-    suffixes = ("rb", "ro", "rp", "rf", "rv", "q", "wb", "wo", "wp", "wv")
+    suffixes = ("ra", "rb", "ro", "rp", "rf", "rv", "q", "wa", "wb", "wo", "wp", "wv")
     prefix, n = group.array.name, 1
     while any(f"{prefix}_{x}" in taken for x in suffixes):
         prefix = f"{group.array.name}{n}"
@@ -114,8 +134,13 @@ def _write_blocks(node: c_ast.For, unrolled: bankcentric.Unrolled) -> None:
     position = f"{factor}*{block} + {lane}"
     value = position if step == 1 else f"{step}*({position})"
     value = value if start == 0 else f"{start} + {value}"
+    body = items[lead:]
+    if unrolled.remainder:
+        compare = "<=" if step > 0 else ">="
+        body = [c_ast.If(raw(f"{loop.var} {compare} {loop.bound[0].value}"),
+                         c_ast.Compound(body), None)]
     inner_items = [c_ast.Pragma("HLS unroll"),
-                   Line(f"const {type_name} {loop.var} = {value};")] + items[lead:]
+                   Line(f"const {type_name} {loop.var} = {value};")] + body
     inner = c_ast.For(raw(f"{type_name} {lane} = 0"), raw(f"{lane} < {factor}"),
                       raw(f"{lane}++"), c_ast.Compound(inner_items))
     node.init = raw(f"{type_name} {block} = 0")
