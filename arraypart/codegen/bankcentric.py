@@ -640,8 +640,19 @@ def _site_loop(lp: Loop, body: list[str]) -> list[str]:
 
 
 def _read_ranks(group: Group, names: Names) -> list[str]:
-    """p[l] (module doc) and f[l]: lane l is the first to read its word."""
+    """p[l] (module doc) and f[l]: lane l is the first to read its word.  When no two
+    read lanes can ever read one word, every lane is first: p[l] counts the earlier
+    lanes on its bank."""
     _, l, m, _ = names.counters
+    if _distinct_words(group.reads):
+        rb, rp = names.of("rb"), names.of("rp")
+        on_m = _active(group.reads, names, "r", m)
+        body = (["unsigned rank = 0;"]
+                + _unrolled(m, group.read_lanes,
+                            [f"if ({m} < {l}{on_m} && {rb}[{m}] == {rb}[{l}]) rank++;"])
+                + [f"{rp}[{l}] = rank;"])
+        return (_registers("unsigned", rp, group.read_lanes)
+                + _unrolled(l, group.read_lanes, body))
     rb, ro, rp, rf = (names.of(x) for x in ("rb", "ro", "rp", "rf"))
     on_m, on_l = _active(group.reads, names, "r", m), _active(group.reads, names, "r", l)
     lanes = group.read_lanes
@@ -655,6 +666,22 @@ def _read_ranks(group: Group, names: Names) -> list[str]:
                f"{rp}[{l}] = " + (f"{names.of('ra')}[{l}] ? rank : 0;" if on_l else "rank;")])
     return (_registers("unsigned", rp, lanes) + _registers("unsigned", rf, lanes)
             + _unrolled(l, lanes, body))
+
+
+def _distinct_words(sites: tuple[Site, ...]) -> bool:
+    """Every two lanes of ``sites`` differ by a non-zero constant in some subscript."""
+    lanes = [(site, lane) for site in sites for lane in range(site.lanes)]
+    if len(lanes) ** 2 > MAX_ORDER_PAIRS:
+        return False
+    indices = [[E.substitute(e, lane_env(site.loops, lane)) for e in site.access.index]
+               for site, lane in lanes]
+    for a in range(len(indices)):
+        for b in range(a):
+            if not any(isinstance(d, E.Const) and d.value != 0 for d in (
+                    E.simplify(E.add(x, E.scale(-1, y)))
+                    for x, y in zip(indices[a], indices[b]))):
+                return False
+    return True
 
 
 def _write_ranks(group: Group, names: Names) -> list[str]:
