@@ -110,7 +110,8 @@ def _run(path: str | os.PathLike, opts: Options,
                              replace_partitions=opts.replace_partitions, progress=progress)
     files = codegen.emit(kernel, solution, part=opts.part, clock_ns=opts.clock_ns)
     scheduled = schedule_emitted(kernel, files, opts.ports)
-    return Report(kernel, model, solution, scheduled), files
+    crossbars = codegen.crossbars(kernel, solution)
+    return Report(kernel, model, solution, scheduled, crossbars), files
 
 
 def schedule_emitted(kernel, files: dict[str, str], ports: int) -> check.CheckReport:

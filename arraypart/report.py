@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .banking.solution import ArraySolution, Solution
 from .check import CheckReport
@@ -20,6 +20,7 @@ class Report:
     model: PolyModel
     solution: Solution
     scheduled: CheckReport | None = None
+    crossbars: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -57,7 +58,8 @@ class Report:
             "top": self.kernel.top,
             "source": self.kernel.path,
             "solve_seconds": round(self.solution.seconds, 6),
-            "arrays": [_array_json(a, self.model) for a in self.solution.arrays],
+            "arrays": [_array_json(a, self.model, self.crossbars.get(a.array.name, (0, 0)))
+                       for a in self.solution.arrays],
             "loops": [{"name": loop.name, "line": loop.coord.line,
                        "target_ii": loop.target_ii,
                        "achieved_ii": self.loop_achieved_ii(n, loop.name, loop.target_ii),
@@ -87,7 +89,7 @@ def check_json(report: Report, result, bankings: dict[str, Banking], *,
     return out
 
 
-def _array_json(sol: ArraySolution, model: PolyModel) -> dict:
+def _array_json(sol: ArraySolution, model: PolyModel, crossbar: tuple[int, int]) -> dict:
     array, banking = sol.array, sol.banking
     scheme = banking.scheme
     return {
@@ -107,5 +109,7 @@ def _array_json(sol: ArraySolution, model: PolyModel) -> dict:
         "lower_bound_banks": sol.lower_bound,
         "conflict_free": sol.conflict_free,
         "bram18k": sol.bram18k,
+        # the selects of bank-centric code: lanes routed to banks (0, 0: none needed)
+        "crossbar": {"lanes": crossbar[0], "banks": crossbar[1]},
         "proof": sol.proof,
     }

@@ -21,7 +21,7 @@ to find the static sites, once to count.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterator, Mapping
 
 import numpy as np
@@ -34,7 +34,7 @@ from .maps import check_map
 from .ports import Cells, bank_sizes, cells, first_overfull_bank, row_needs
 from .report import CheckReport, Conflict, DynamicSite, LoopCheck
 from .rule import BankSpan, is_registers, overfull_bank, rule_needs, site_cells, sites_summary
-from .walk import Emitted, Region, regions, root_blocks, walk
+from .walk import Emitted, Region, is_concurrent, regions, root_blocks, walk
 
 # Steps simulated at once: a (steps x lanes) int64 table per access of a million rows
 # is 8 MB per lane, small next to the machine while keeping numpy calls large.
@@ -55,6 +55,8 @@ def check_kernel(kernel: ir.Kernel, bankings: Mapping[str, Banking], *,
     full = _complete(kernel, bankings)
     models = {a.name: ir.port_model(a, ports) for a in kernel.arrays}
     _check_writable(kernel.body, models)
+    if rule:
+        kernel = _without_registers(kernel, {n for n, b in full.items() if is_registers(b)})
     irregular = {a.array for a in _accesses(kernel.body) if not a.regular}
     memories = {name: _Memory(b, models[name], bank_sizes(b) if name in irregular else None)
                 for name, b in full.items()}
@@ -89,6 +91,32 @@ def _accesses(nodes: tuple[ir.Node, ...]) -> Iterator[ir.Access]:
             yield from _accesses(n.then + n.orelse)
         else:
             yield from _accesses(n.body)
+
+
+def _without_registers(kernel: ir.Kernel, registers: set[str]) -> ir.Kernel:
+    """The kernel without its accesses to register arrays, which take no port under the
+    rule, and without the statements, ifs and loops left with no access (selects
+    between registers unroll into thousands of lanes that need no simulation)."""
+    return replace(kernel, body=_prune(kernel.body, registers))
+
+
+def _prune(nodes: tuple[ir.Node, ...], registers: set[str]) -> tuple[ir.Node, ...]:
+    out: list[ir.Node] = []
+    for n in nodes:
+        if isinstance(n, ir.Stmt):
+            kept = tuple(a for a in n.accesses if a.array not in registers)
+            if kept:
+                out.append(replace(n, accesses=kept))
+        elif isinstance(n, ir.If):
+            cond = tuple(a for a in n.cond_accesses if a.array not in registers)
+            then, orelse = _prune(n.then, registers), _prune(n.orelse, registers)
+            if cond or then or orelse:
+                out.append(replace(n, cond_accesses=cond, then=then, orelse=orelse))
+        else:
+            body = _prune(n.body, registers)
+            if body or is_concurrent(n):
+                out.append(replace(n, body=body))
+    return tuple(out)
 
 
 def _check_writable(body: tuple[ir.Node, ...], models: Mapping[str, ir.PortModel]) -> None:

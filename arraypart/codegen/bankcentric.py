@@ -41,13 +41,15 @@ import numpy as np
 
 from .. import expr as E
 from ..banking.solution import ArraySolution, Solution
-from ..ir import Access, Array, If, Kernel, Loop, Node, Stmt
+from ..ir import Access, Array, Conjunction, Constraint, If, Kernel, Loop, Node, Stmt
 from ..scheme import Banking, index_var
 from . import ranges
 
 
 #: Iterations x lanes enumerated to measure how many sites a bank needs.
 MEASURE_CELLS = 1 << 22
+#: Pairs of (write, access) instances compared to keep C's order; above, no rewrite.
+MAX_ORDER_PAIRS = 1 << 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +60,7 @@ class Site:
     access: Access
     loops: tuple[Loop, ...]
     first: int
+    guard: str | None = None
 
     @property
     def lanes(self) -> int:
@@ -85,12 +88,22 @@ class Group:
         return sum(s.lanes for s in self.writes)
 
 
+Guard = tuple[tuple[Conjunction, ...] | None, bool]  # an if's condition, branch taken
+
+
 @dataclass(frozen=True, slots=True)
 class _Found:
+    """An access inside a pipelined loop: the unrolled loops and the ifs around it
+    (innermost last) and its rank in program order."""
+
     access: Access
     loops: tuple[Loop, ...]
-    guarded: bool
+    guards: tuple[Guard, ...]
     order: int
+
+    @property
+    def lanes(self) -> int:
+        return prod(_trip(lp) for lp in self.loops)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +129,12 @@ class Unrolled:
 
     @property
     def blocks(self) -> int:
-        return _trip(self.loop) // self.loop.unroll
+        return -(-_trip(self.loop) // self.loop.unroll)
+
+    @property
+    def remainder(self) -> bool:
+        """The last block is partial: its lanes past the end are guarded."""
+        return _trip(self.loop) % self.loop.unroll != 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +155,7 @@ def plan(kernel: Kernel, solution: Solution, taken: set[str], declared: set) -> 
     solved = {s.array.name: s for s in solution.arrays}
     unrolled = {}
     for loop in _pipelined_loops(kernel.body):
-        found = list(_found(loop.body, (), False, iter(range(1 << 62))))
+        found = list(_found(loop.body, (), (), iter(range(1 << 62))))
         if loop.coord in declared and _blockable(loop) and any(_needs_routing(loop, found, name, solved, contexts)
                                     for name in {f.access.array for f in found}):
             unrolled[id(loop)] = _as_blocks(loop, taken)
@@ -145,7 +163,7 @@ def plan(kernel: Kernel, solution: Solution, taken: set[str], declared: set) -> 
     contexts = ranges.ref_contexts(body)
     groups = []
     for loop in _pipelined_loops(body):
-        found = list(_found(loop.body, (), False, iter(range(1 << 62))))
+        found = list(_found(loop.body, (), (), iter(range(1 << 62))))
         for name in dict.fromkeys(f.access.array for f in found):
             if _needs_routing(loop, found, name, solved, contexts):
                 group = _group(loop, solved[name], [f for f in found
@@ -165,7 +183,7 @@ def _needs_routing(loop: Loop, found: list[_Found], name: str, solved, contexts)
 
 def _blockable(loop: Loop) -> bool:
     return (loop.unroll is not None and loop.unroll > 1 and _constant_loop(loop)
-            and _trip(loop) % loop.unroll == 0 and _trip(loop) > 0)
+            and _trip(loop) > 0)
 
 
 def _fresh(base: str, taken: set[str]) -> str:
@@ -181,10 +199,16 @@ def _as_blocks(loop: Loop, taken: set[str]) -> Unrolled:
     factor = loop.unroll
     value = E.add(E.const(loop.init[0].value),
                   E.scale(loop.step, E.add(E.scale(factor, E.var(block)), E.var(lane))))
-    inner = Loop(lane, (E.const(0),), (E.const(factor - 1),), 1,
-                 substitute_nodes(loop.body, {loop.var: value}), loop.name, loop.coord,
-                 None, 0)
-    view = Loop(block, (E.const(0),), (E.const(_trip(loop) // factor - 1),), 1, (inner,),
+    body = substitute_nodes(loop.body, {loop.var: value})
+    if _trip(loop) % factor:
+        last = loop.bound[0]
+        left = E.add(last, E.scale(-1, value)) if loop.step > 0 else E.add(
+            value, E.scale(-1, last))
+        body = (If(((Constraint(E.simplify(left), ">="),),), body, (), loop.coord),)
+    inner = Loop(lane, (E.const(0),), (E.const(factor - 1),), 1, body, loop.name,
+                 loop.coord, None, 0)
+    blocks = -(-_trip(loop) // factor)
+    view = Loop(block, (E.const(0),), (E.const(blocks - 1),), 1, (inner,),
                 loop.name, loop.coord, loop.pipeline_ii, None)
     return Unrolled(loop, block, lane, view)
 
@@ -241,18 +265,19 @@ def _pipelined_loops(nodes: tuple[Node, ...]) -> Iterator[Loop]:
             yield from _pipelined_loops(n.then + n.orelse)
 
 
-def _found(nodes: tuple[Node, ...], loops: tuple[Loop, ...], guarded: bool,
+def _found(nodes: tuple[Node, ...], loops: tuple[Loop, ...], guards: tuple[Guard, ...],
            counter: Iterator[int]) -> Iterator[_Found]:
     for n in nodes:
         if isinstance(n, Stmt):
             for a in n.accesses:
-                yield _Found(a, loops, guarded, next(counter))
+                yield _Found(a, loops, guards, next(counter))
         elif isinstance(n, If):
             for a in n.cond_accesses:
-                yield _Found(a, loops, True, next(counter))
-            yield from _found(n.then + n.orelse, loops, True, counter)
+                yield _Found(a, loops, guards, next(counter))
+            yield from _found(n.then, loops, guards + ((n.cond, True),), counter)
+            yield from _found(n.orelse, loops, guards + ((n.cond, False),), counter)
         else:
-            yield from _found(n.body, loops + (n,), guarded, counter)
+            yield from _found(n.body, loops + (n,), guards, counter)
 
 
 def _trip(loop: Loop) -> int:
@@ -307,21 +332,24 @@ def _group(loop: Loop, sol: ArraySolution, found: list[_Found], contexts) -> Gro
     """The group, or None when the loop does not qualify (module doc)."""
     if (sol.array.interface or loop.unroll is not None or sol.banking.copies > 1
             or sol.kept
-            or any(f.guarded or not f.access.regular for f in found)
+            or any(not f.access.regular for f in found)
             or not all(_constant_loop(lp) for f in found for lp in f.loops)):
         return None
-    by_ref: dict[int, list[_Found]] = {}
+    guards = [_guard_c(f.guards) for f in found]
+    if any(g is False for g in guards):
+        return None  # a data-dependent condition
+    by_ref: dict[int, list[str]] = {}
     for f in found:
-        by_ref.setdefault(f.access.ref_id, []).append(f)
-    if any(len(fs) > 1 for fs in by_ref.values()):
-        return None  # a compound assignment or increment
+        by_ref.setdefault(f.access.ref_id, []).append(f.access.kind)
+    if any(kinds not in (["read"], ["write"], ["read", "write"]) for kinds in by_ref.values()):
+        return None
     if not _order_kept(found):
         return None
     reads, writes = [], []
-    for f in found:
+    for f, guard in zip(found, guards):
         sites = reads if f.access.kind == "read" else writes
         first = sum(s.lanes for s in sites)
-        sites.append(Site(f.access, f.loops, first))
+        sites.append(Site(f.access, f.loops, first, guard))
     capacity = _sites_per_bank(sol)
     read_lanes = sum(s.lanes for s in reads)
     write_lanes = sum(s.lanes for s in writes)
@@ -376,15 +404,76 @@ def _measured_sites(banking: Banking, reads: list[Site], writes: list[Site],
 
 
 def _order_kept(found: list[_Found]) -> bool:
-    """No read after a write in program order, and no inner loop around both."""
-    first_write = min((f.order for f in found if f.access.kind == "write"), default=None)
-    if first_write is None:
-        return True
-    if any(f.order > first_write for f in found if f.access.kind == "read"):
+    """Reads may move to the top of the body and writes to its end: no write instance
+    comes, in program order, before a read or write instance of the same element.
+    Instances are ordered by the iterations of the unrolled loops they share (outermost
+    first), then by text; two are apart when some subscript differs by a non-zero
+    constant."""
+    writes = [(f, lane) for f in found if f.access.kind == "write"
+              for lane in range(f.lanes)]
+    others = [(f, lane) for f in found for lane in range(f.lanes)]
+    if len(writes) * len(others) > MAX_ORDER_PAIRS:
         return False
-    write_loops = {id(lp) for f in found if f.access.kind == "write" for lp in f.loops}
-    return not any(id(lp) in write_loops
-                   for f in found if f.access.kind == "read" for lp in f.loops)
+    for w in writes:
+        for o in others:
+            if o != w and _before(w, o) and not _apart(w, o):
+                return False
+    return True
+
+
+def _lane_indices(f: _Found, lane: int) -> list[int]:
+    out = []
+    for lp in reversed(f.loops):
+        out.append(lane % _trip(lp))
+        lane //= _trip(lp)
+    return out[::-1]
+
+
+def _before(a: tuple[_Found, int], b: tuple[_Found, int]) -> bool:
+    (fa, la), (fb, lb) = a, b
+    shared = 0
+    while (shared < min(len(fa.loops), len(fb.loops))
+           and fa.loops[shared] is fb.loops[shared]):
+        shared += 1
+    ia, ib = _lane_indices(fa, la)[:shared], _lane_indices(fb, lb)[:shared]
+    return ia < ib or (ia == ib and fa.order < fb.order)
+
+
+def _apart(a: tuple[_Found, int], b: tuple[_Found, int]) -> bool:
+    (fa, la), (fb, lb) = a, b
+    env_a, env_b = lane_env(fa.loops, la), lane_env(fb.loops, lb)
+    for ea, eb in zip(fa.access.index, fb.access.index):
+        diff = E.simplify(E.add(E.substitute(ea, env_a), E.scale(-1, E.substitute(eb, env_b))))
+        if isinstance(diff, E.Const) and diff.value != 0:
+            return True
+    return False
+
+
+def _guard_c(guards: tuple[Guard, ...]) -> str | None | bool:
+    """C text of the conjunction of ``guards`` (None: no guard; False: a condition
+    is not affine, so it cannot be evaluated ahead of the body)."""
+    parts = []
+    for cond, taken in guards:
+        if cond is None:
+            return False
+        if any(_constraint_c(c) is None for conj in cond for c in conj):
+            return False
+        text = " || ".join("(" + " && ".join(_constraint_c(c) for c in conj) + ")"
+                           for conj in cond) or "0"
+        parts.append(f"({text})" if taken else f"!({text})")
+    return " && ".join(parts) if parts else None
+
+
+def _constraint_c(c: Constraint) -> str | None:
+    form = E.affine_form(c.expr)
+    if form is None:
+        return None
+    coeffs, constant = form
+    terms = [f"{k}*{v}" if k != 1 else v for v, k in sorted(coeffs.items()) if k]
+    text = " + ".join(terms) or "0"
+    if constant:
+        text += f" + {constant}" if constant > 0 else f" - {-constant}"
+    return f"{text.replace('+ -', '- ')} {c.op} 0"
 
 
 def _sites_per_bank(sol: ArraySolution) -> int:
@@ -462,7 +551,8 @@ def epilogue(group: Group, names: Names) -> list[str]:
     n, lanes = group.banking.scheme.banks, group.write_lanes
     k, l, _, s = names.counters
     wb, wo, wp, wv = (names.of(x) for x in ("wb", "wo", "wp", "wv"))
-    match = f"{wb}[{l}] == {k}" + (f" && {wp}[{l}] == {s}" if group.write_sites > 1 else "")
+    match = (f"{wb}[{l}] == {k}" + _active(group.writes, names, "w", l)
+             + (f" && {wp}[{l}] == {s}" if group.write_sites > 1 else ""))
     body = ["unsigned on = 0, at = 0;",
             f"{group.array.elem_type} data = {wv}[0];",
             *_unrolled(l, lanes, [f"if ({match}) {{",
@@ -472,6 +562,11 @@ def epilogue(group: Group, names: Names) -> list[str]:
     if group.write_sites > 1:
         body = _unrolled(s, group.write_sites, body)
     return _unrolled(k, n, body)
+
+
+def _active(sites: tuple[Site, ...], names: Names, kind: str, lane: str) -> str:
+    """`` && <kind>a[lane]`` when some lane of ``sites`` is guarded, else nothing."""
+    return f" && {names.of(kind + 'a')}[{lane}]" if any(s.guard for s in sites) else ""
 
 
 def _unrolled(var: str, count: int, body: list[str], start: str = "0") -> list[str]:
@@ -490,9 +585,13 @@ def _lane_formulas(group: Group, sites: tuple[Site, ...], names: Names, kind: st
     """``b[l]`` and ``o[l]`` of every lane, one statement per site inside copies of the
     site's unrolled loops."""
     bank_name, offset_name = names.of(kind + "b"), names.of(kind + "o")
+    active = names.of(kind + "a")
+    guarded = any(site.guard for site in sites)
     lanes = sum(s.lanes for s in sites)
     lines = (_registers("unsigned", bank_name, lanes)
              + _registers("unsigned", offset_name, lanes))
+    if guarded:
+        lines += _registers("unsigned", active, lanes)
     scheme = group.banking.scheme
     for site in sites:
         mapping = {index_var(d): e for d, e in enumerate(site.access.index)}
@@ -500,7 +599,15 @@ def _lane_formulas(group: Group, sites: tuple[Site, ...], names: Names, kind: st
         bank = ranges.reduce(E.substitute(scheme.bank_expr(), mapping), env)
         offset = ranges.reduce(E.substitute(scheme.offset_expr(), mapping), env)
         at = lane_index(site)
-        body = [f"{bank_name}[{at}] = {_c(bank)};", f"{offset_name}[{at}] = {_c(offset)};"]
+        if guarded:
+            # a lane whose guard fails drives nothing and reads bank 0, word 0
+            on = f"{active}[{at}]"
+            body = [f"{on} = {site.guard or 1};",
+                    f"{bank_name}[{at}] = {on} ? {_c(bank)} : 0u;",
+                    f"{offset_name}[{at}] = {on} ? {_c(offset)} : 0u;"]
+        else:
+            body = [f"{bank_name}[{at}] = {_c(bank)};",
+                    f"{offset_name}[{at}] = {_c(offset)};"]
         for lp in reversed(site.loops):
             body = _site_loop(lp, body)
         lines += body
@@ -533,27 +640,58 @@ def _site_loop(lp: Loop, body: list[str]) -> list[str]:
 
 
 def _read_ranks(group: Group, names: Names) -> list[str]:
-    """p[l] (module doc) and f[l]: lane l is the first to read its word."""
+    """p[l] (module doc) and f[l]: lane l is the first to read its word.  When no two
+    read lanes can ever read one word, every lane is first: p[l] counts the earlier
+    lanes on its bank."""
     _, l, m, _ = names.counters
+    if _distinct_words(group.reads):
+        rb, rp = names.of("rb"), names.of("rp")
+        on_m = _active(group.reads, names, "r", m)
+        body = (["unsigned rank = 0;"]
+                + _unrolled(m, group.read_lanes,
+                            [f"if ({m} < {l}{on_m} && {rb}[{m}] == {rb}[{l}]) rank++;"])
+                + [f"{rp}[{l}] = rank;"])
+        return (_registers("unsigned", rp, group.read_lanes)
+                + _unrolled(l, group.read_lanes, body))
     rb, ro, rp, rf = (names.of(x) for x in ("rb", "ro", "rp", "rf"))
+    on_m, on_l = _active(group.reads, names, "r", m), _active(group.reads, names, "r", l)
     lanes = group.read_lanes
-    inner = [f"if ({m} < {l} && fresh && {rb}[{m}] == {rb}[{l}]) {{",
+    inner = [f"if ({m} < {l}{on_m} && fresh && {rb}[{m}] == {rb}[{l}]) {{",
              f"  if ({ro}[{m}] == {ro}[{l}]) fresh = 0;",
              f"  else if ({rf}[{m}]) rank++;",
              "}"]
     body = (["unsigned rank = 0, fresh = 1;"]
-            + _unrolled(m, lanes, inner) + [f"{rf}[{l}] = fresh;", f"{rp}[{l}] = rank;"])
+            + _unrolled(m, lanes, inner)
+            + [f"{rf}[{l}] = fresh;",
+               f"{rp}[{l}] = " + (f"{names.of('ra')}[{l}] ? rank : 0;" if on_l else "rank;")])
     return (_registers("unsigned", rp, lanes) + _registers("unsigned", rf, lanes)
             + _unrolled(l, lanes, body))
+
+
+def _distinct_words(sites: tuple[Site, ...]) -> bool:
+    """Every two lanes of ``sites`` differ by a non-zero constant in some subscript."""
+    lanes = [(site, lane) for site in sites for lane in range(site.lanes)]
+    if len(lanes) ** 2 > MAX_ORDER_PAIRS:
+        return False
+    indices = [[E.substitute(e, lane_env(site.loops, lane)) for e in site.access.index]
+               for site, lane in lanes]
+    for a in range(len(indices)):
+        for b in range(a):
+            if not any(isinstance(d, E.Const) and d.value != 0 for d in (
+                    E.simplify(E.add(x, E.scale(-1, y)))
+                    for x, y in zip(indices[a], indices[b]))):
+                return False
+    return True
 
 
 def _write_ranks(group: Group, names: Names) -> list[str]:
     """A write's port: the earlier write lanes to its bank (every write counts)."""
     _, l, m, _ = names.counters
     wb, wp = names.of("wb"), names.of("wp")
+    on_m = _active(group.writes, names, "w", m)
     body = (["unsigned rank = 0;"]
             + _unrolled(m, group.write_lanes,
-                        [f"if ({m} < {l} && {wb}[{m}] == {wb}[{l}]) rank++;"])
+                        [f"if ({m} < {l}{on_m} && {wb}[{m}] == {wb}[{l}]) rank++;"])
             + [f"{wp}[{l}] = rank;"])
     return _registers("unsigned", wp, group.write_lanes) + _unrolled(l, group.write_lanes,
                                                                       body)
@@ -567,7 +705,8 @@ def _bank_reads(group: Group, names: Names) -> list[str]:
     elem = group.array.elem_type
     rank = f" && {rp}[{l}] == {s}" if sites > 1 else ""
     port = f"[{s}]" if sites > 1 else ""
-    select = [f"if ({rb}[{l}] == {k}{rank}) at = {ro}[{l}];"]
+    on = _active(group.reads, names, "r", l)
+    select = [f"if ({rb}[{l}] == {k}{on}{rank}) at = {ro}[{l}];"]
     body = ["unsigned at = 0;", *_unrolled(l, lanes, select),
             f"{q}[{k}]{port} = {names.bank}[{k}][at];"]
     if sites > 1:

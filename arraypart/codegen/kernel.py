@@ -55,8 +55,13 @@ def banked_source(kernel: Kernel, solution: Solution) -> str:
     explicit = {s.array.name: _explicit(s, taken) for s in solution.arrays
                 if _needs_explicit(s) or s.array.name in rotating}
     names = {id(g): _names(g, explicit[g.array.name], taken) for g in groups}
-    lane_refs = {site.access.ref_id: bankcentric.reference(g, site, names[id(g)])
-                 for g in groups for site in g.reads + g.writes}
+    lane_refs: dict[int, tuple[str | None, str | None]] = {}
+    for g in groups:
+        for site in g.reads + g.writes:
+            read, write = lane_refs.get(site.access.ref_id, (None, None))
+            register = bankcentric.reference(g, site, names[id(g)])
+            lane_refs[site.access.ref_id] = ((register, write) if site.access.kind == "read"
+                                             else (read, register))
     edits = ExplicitRewriter(text, func, explicit, contexts, kernel.coord,
                              lane_refs).edits()
     edits += _loop_edits(data, for_nodes, plan, names)
@@ -96,7 +101,7 @@ def crossbars(kernel: Kernel, solution: Solution) -> dict[str, tuple[int, int]]:
 
 def _names(group: bankcentric.Group, ex: Explicit, taken: set[str]) -> bankcentric.Names:
     """Register names ``<array>_rb`` etc., suffixed until none is a user's name."""
-    suffixes = ("rb", "ro", "rp", "rf", "rv", "q", "wb", "wo", "wp", "wv")
+    suffixes = ("ra", "rb", "ro", "rp", "rf", "rv", "q", "wa", "wb", "wo", "wp", "wv")
     prefix, n = group.array.name, 1
     while any(f"{prefix}_{x}" in taken for x in suffixes):
         prefix = f"{group.array.name}{n}"
@@ -178,6 +183,10 @@ def _write_blocks(data: bytes, node: N.For, unrolled, opening: list[str],
     opening += [f"for ({type_name} {lane} = 0; {lane} < {factor}; {lane}++) {{",
                 "#pragma HLS unroll", f"const {type_name} {loop.var} = {value};"]
     closing.insert(0, "}")
+    if unrolled.remainder:  # the last block is partial: its extra lanes do nothing
+        compare = "<=" if step > 0 else ">="
+        opening.append(f"if ({loop.var} {compare} {loop.bound[0].value}) {{")
+        closing.insert(0, "}")
     return edits
 
 

@@ -78,7 +78,7 @@ class ExplicitRewriter:
 
     def __init__(self, text: str, func: N.FuncDef, explicit: dict[str, Explicit],
                  contexts: dict[int, ranges.RefContext], where: Coord,
-                 lane_refs: dict[int, str] | None = None):
+                 lane_refs: dict[int, tuple[str | None, str | None]] | None = None):
         self._lane_refs = lane_refs or {}
         self._data = text.encode()
         self._func = func
@@ -88,18 +88,26 @@ class ExplicitRewriter:
 
     def edits(self) -> list[Edit]:
         """Every reference to, and the declaration of, each explicit array; a reference
-        in ``lane_refs`` (by ref_id) becomes that text (a lane register)."""
+        in ``lane_refs`` (by ref_id: its read and write registers) becomes the read
+        register, and as the target of a store the write register:
+
+            A[e] = v  ->  w = v;   A[e] op= v  ->  w = r op (v);   ++A[e]  ->  w = r + 1
+        """
         if not self._explicit:
             return []
         body = self._func.body
         refs = N.outer_array_refs(body)
         ref_ids = {id(ref): rid for rid, ref in enumerate(refs)}
         addresses: dict[int, _Address] = {}
-        edits: list[Edit] = []
+        lanes = {id(ref): self._lane_refs[ref_ids[id(ref)]] for ref in refs
+                 if ref_ids[id(ref)] in self._lane_refs}
+        edits, stored = self._lane_writes(body, lanes)
         for ref in refs:
             name = N.ref_name(ref)
-            if ref_ids[id(ref)] in self._lane_refs:
-                edits.append(Edit(ref.start, ref.end, self._lane_refs[ref_ids[id(ref)]]))
+            if id(ref) in lanes:
+                if id(ref) not in stored:
+                    read, write = lanes[id(ref)]
+                    edits.append(Edit(ref.start, ref.end, read or write))
             elif name in self._explicit:
                 addresses[id(ref)] = self._address(ref, ref_ids[id(ref)], self._explicit[name])
         writes, covered = self._writes(body, addresses)
@@ -153,6 +161,36 @@ class ExplicitRewriter:
         offset = ranges.reduce(E.substitute(scheme.offset_expr(), mapping), env)
         return _Address(ex, E.to_c(bank, name_of), E.to_c(offset, name_of),
                         ex.banking.copy_of(ref_id))
+
+    def _lane_writes(self, body: N.Node, lanes: dict[int, tuple[str | None, str | None]]):
+        """Edits of the stores through lane registers, and the references they cover."""
+        edits: list[Edit] = []
+        covered: set[int] = set()
+        discarded = _statement_positions(body)
+        for node in N.walk(body):
+            if isinstance(node, N.Assignment) and id(node.lvalue) in lanes:
+                read, write = lanes[id(node.lvalue)]
+                covered.add(id(node.lvalue))
+                if node.op == "=":
+                    edits.append(Edit(node.lvalue.start, node.lvalue.end, write))
+                    continue
+                value = isinstance(node.rvalue, PRIMARY)
+                head = f"{write} = {read} {node.op[:-1]} " + ("" if value else "(")
+                opened, closed = ("", "") if id(node) in discarded else ("(", ")")
+                edits.append(Edit(node.lvalue.start, node.rvalue.start, opened + head))
+                edits.append(Edit(node.end, node.end, ("" if value else ")") + closed))
+            elif (isinstance(node, N.UnaryOp) and id(node.expr) in lanes
+                  and node.op in INCREMENTS):
+                if node.op.startswith("p") and id(node) not in discarded:
+                    raise KernelError(node.coord, "the value of a post-increment of a "
+                                                  "bank-routed element is used")
+                read, write = lanes[id(node.expr)]
+                covered.add(id(node.expr))
+                store = f"{write} = {read} {INCREMENTS[node.op]} 1"
+                if id(node) not in discarded:
+                    store = f"({store})"
+                edits.append(Edit(node.start, node.end, store))
+        return edits, covered
 
     def _writes(self, body: N.Node, addresses: dict[int, _Address]):
         """Edits of the stores into replicated arrays, and the references they cover."""
