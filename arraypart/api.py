@@ -109,16 +109,22 @@ def _run(path: str | os.PathLike, opts: Options,
                              time_limit=opts.time_limit,
                              replace_partitions=opts.replace_partitions, progress=progress)
     files = codegen.emit(kernel, solution, part=opts.part, clock_ns=opts.clock_ns)
-    scheduled = schedule_emitted(kernel, files, opts.ports)
+    scheduled = schedule_emitted(kernel, files, opts.ports, opts)
     crossbars = codegen.crossbars(kernel, solution)
     return Report(kernel, model, solution, scheduled, crossbars), files
 
 
-def schedule_emitted(kernel, files: dict[str, str], ports: int) -> check.CheckReport:
+def schedule_emitted(kernel, files: dict[str, str], ports: int,
+                     opts: Options | None = None) -> check.CheckReport:
     """The emitted kernel, read back by the front end, under the scheduling rule with
-    the banking its own pragmas and bank arrays describe."""
+    the banking its own pragmas and bank arrays describe (its includes found where the
+    kernel's were)."""
     name = f"{kernel.name}.cpp"
-    emitted = frontend.parse_source(files[name], name, top=kernel.top)
+    opts = opts or Options()
+    folder = os.path.dirname(os.path.abspath(kernel.path))
+    emitted = frontend.parse_source(files[name], name, top=kernel.top,
+                                    include_dirs=(folder,) + opts.include_dirs,
+                                    hls_include=opts.hls_include)
     return check.check_kernel(emitted, check.as_written_bankings(emitted), ports=ports,
                               rule=True)
 
