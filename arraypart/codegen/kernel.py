@@ -126,7 +126,7 @@ def _declares_iterator(node: N.For) -> bool:
     init = node.init
     return (isinstance(init, N.DeclList) and len(init.decls) == 1
             and init.decls[0].ctype is not None
-            and init.decls[0].ctype.get_canonical().kind in _INTEGER_KINDS)
+            and init.decls[0].ctype.canonical_kind in _INTEGER_KINDS)
 
 
 def _loop_edits(data: bytes, for_nodes: dict, plan, names) -> list[Edit]:

@@ -15,7 +15,6 @@ import re
 
 from ..errors import KernelError
 from ..frontend import cnodes as N
-from ..frontend.declarations import AP_TYPES
 from ..ir import Kernel
 
 # Any fixed seed: a testbench run is reproducible, under g++ and under csim.
@@ -151,28 +150,19 @@ def _param(p: N.Decl, kernel: Kernel, bounds: dict[str, int]) -> TbParam:
     except KeyError:
         array = None
     if array is None or not array.interface:
-        canonical = p.ctype.get_canonical()
-        if p.is_array or canonical.kind.name not in SCALAR_TYPE_KINDS:
+        if p.is_array or p.ctype.canonical_kind.name not in SCALAR_TYPE_KINDS:
             raise KernelError(p.coord, f"parameter '{p.name}': the testbench drives only "
                                        f"arrays of fixed size and scalars")
-        elem_type = _unqualified(canonical.spelling)
+        elem_type = _unqualified(p.ctype.canonical_spelling)
         return TbParam(None, TbScalar(p.name, _scalar_value(elem_type)))
     elem_type = array.elem_type
     if p.name in bounds:
         generator = f"random_int<{elem_type}>(0, {bounds[p.name]})"
-    elif _is_struct(p.ctype):
+    elif p.ctype.element_struct:
         generator = f"random_bytes<{elem_type}>()"
     else:
         generator = _random_value(elem_type)
     return TbParam(TbArray(p.name, elem_type, array.shape, generator), None)
-
-
-def _is_struct(t) -> bool:
-    """Whether the elements of array type ``t`` are structs (not ap_[u]int/fixed)."""
-    while t.kind.name in ("CONSTANTARRAY", "INCOMPLETEARRAY"):
-        t = t.element_type
-    t = t.get_canonical()
-    return t.kind.name == "RECORD" and t.get_declaration().spelling not in AP_TYPES
 
 
 SCALAR_TYPE_KINDS = frozenset((

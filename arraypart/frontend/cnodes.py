@@ -175,9 +175,38 @@ class Compound(Node):
         return self.items
 
 
+class TypeInfo:
+    """A declared type as plain data (kinds and spellings), plus clang's ``Type`` in
+    ``clang`` for the lowering only: :meth:`release` drops it once the IR is built, so
+    that no kept tree holds the translation unit (and its memory) alive."""
+
+    __slots__ = ("clang", "kind", "canonical_kind", "spelling", "canonical_spelling",
+                 "element_struct")
+
+    def __init__(self, t: ci.Type):
+        canonical = t.get_canonical()
+        self.clang = t
+        self.kind = t.kind
+        self.canonical_kind = canonical.kind
+        self.spelling = t.spelling
+        self.canonical_spelling = canonical.spelling
+        element = canonical
+        while element.kind in ARRAY_TYPE_KINDS:
+            element = element.element_type.get_canonical()
+        self.element_struct = (element.kind == ci.TypeKind.RECORD
+                               and element.get_declaration().spelling not in AP_TYPE_NAMES)
+
+    def release(self) -> None:
+        self.clang = None
+
+
+AP_TYPE_NAMES = ("ap_int", "ap_uint", "ap_fixed", "ap_ufixed")
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class Decl(Node):
-    """A declared variable (local, global or parameter).  ``ctype`` is clang's type;
+    """A declared variable (local, global or parameter).  ``ctype`` is its
+    :class:`TypeInfo`;
     ``dims`` the size expressions written (outermost first); ``stmt_start..stmt_end``
     the whole declaration statement, ``shared``: it declares other names too;
     ``name_at`` the offset of the declared name."""
@@ -278,6 +307,13 @@ class FuncDef(Node):
     extern_c: bool = False  # declared inside extern "C"
 
 
+def release_types(func: FuncDef, globals_) -> None:
+    """Drop the clang types of every declaration (see :class:`TypeInfo`)."""
+    for node in list(func.params) + list(globals_) + list(walk(func.body)):
+        if isinstance(node, Decl) and node.ctype is not None:
+            node.ctype.release()
+
+
 def walk(node: Node, *, operands: bool = False):
     """Every node below ``node`` (itself included), pre-order; with ``operands`` also
     the unevaluated operands of ``sizeof``."""
@@ -369,7 +405,7 @@ class Converter:
         if not isinstance(body, Compound):
             body = Compound(coord, start, end, ())
         return FuncDef(self.unit.location_coord(cursor.location), start, end, cursor.spelling,
-                       params, body, cursor.result_type.spelling, cursor, namespaces,
+                       params, body, cursor.result_type.spelling, None, namespaces,
                        extern_c)
 
     def decl(self, cursor: ci.Cursor, *, param: bool = False, stmt: ci.Cursor | None = None,
@@ -390,7 +426,8 @@ class Converter:
                     dims.append(node)
         dims.sort(key=lambda n: n.start)
         stmt_span = self._span(stmt) if stmt is not None else (coord, start, end)
-        return Decl(coord, start, end, cursor.spelling, cursor.type, init, tuple(dims),
+        return Decl(coord, start, end, cursor.spelling, TypeInfo(cursor.type), init,
+                    tuple(dims),
                     cursor.storage_class == ci.StorageClass.STATIC, stmt_span[1],
                     stmt_span[2], shared, cursor.type.spelling,
                     cursor.location.offset if self.unit.in_main(cursor.location) else -1)

@@ -91,7 +91,7 @@ def array_decl(decl: N.Decl, *, interface: bool) -> Array:
     """An array declaration, before its pragmas; sizes must be positive constants."""
     coord = decl.coord
     shape = []
-    t = decl.ctype
+    t = decl.ctype.clang if decl.ctype is not None else None
     d = 0
     while t.kind in N.ARRAY_TYPE_KINDS:
         dim = decl.dims[d] if d < len(decl.dims) else None
@@ -130,7 +130,7 @@ def _check_initializer_count(decl: N.Decl, shape: list[int]) -> None:
 
 def integer_constant(decl: N.Decl, scope: Scope) -> int | None:
     """The value of ``const <integer type> NAME = <constant expression>;``, else None."""
-    t = decl.ctype
+    t = decl.ctype.clang if decl.ctype is not None else None
     if t is None or decl.init is None or not t.is_const_qualified():
         return None
     if t.get_canonical().kind not in N.INTEGER_TYPE_KINDS:
@@ -142,7 +142,7 @@ def affine_temporary(decl: N.Decl, scope: Scope) -> E.Expr | None:
     """``const <integer type> NAME = <quasi-affine expression>;``: the expression, which
     then stands for NAME in indices (a const cannot change, so substituting it is
     exact); None for anything else."""
-    t = decl.ctype
+    t = decl.ctype.clang if decl.ctype is not None else None
     if t is None or decl.init is None or not t.is_const_qualified():
         return None
     if t.get_canonical().kind not in N.INTEGER_TYPE_KINDS:

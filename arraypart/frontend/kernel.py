@@ -135,6 +135,8 @@ def parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None 
     values = _define_values(probe_decls)
     lines = text.split("\n")
     arrays, body = lower_function(func, globals_, filename, lines, values)
+    for candidate in funcs:
+        N.release_types(candidate, globals_)
     source = SourceUnit(text, func, globals_, _includes(text),
                         tuple(sorted(extra.items())), unit.is_cxx)
     return Kernel(Path(filename).stem, func.name, filename, arrays, body, func.coord,
