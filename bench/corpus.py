@@ -47,7 +47,8 @@ GXX_TIMEOUT_S = 60
 
 # Every construct name the table and the manifest use, in the order they are printed.
 CONSTRUCTS = (
-    "extern_c", "namespace", "using_namespace", "template", "struct", "reference_param",
+    "extern_c", "namespace", "using_namespace", "template", "auto", "constexpr", "struct",
+    "reference_param",
     "pointer_param", "ap_int", "ap_fixed", "hls_stream", "hls_vector", "axis",
     "m_axi", "runtime_bound", "sub_function", "local_array", "memcpy", "while_loop",
     "multi_iterator_for", "label", "pragma_pipeline", "pragma_unroll",
@@ -288,6 +289,10 @@ def constructs_of(kernel: Kernel, root: Path, tu) -> tuple[str, ...]:
         if kind in kinds:
             found.add(name)
     top = find_top(tu, kernel.top, own)
+    for c in own_list:
+        if c.kind == CursorKind.VAR_DECL:
+            words = _words_before_name(c)
+            found.update(w for w in ("auto", "constexpr") if w in words)
     if top is not None:
         for p in top.get_arguments():
             if p.type.kind == TypeKind.LVALUEREFERENCE:
@@ -326,6 +331,16 @@ def constructs_of(kernel: Kernel, root: Path, tu) -> tuple[str, ...]:
         elif word == "interface" and re.search(r"\bm_axi\b", rest, re.IGNORECASE):
             found.add("m_axi")
     return tuple(name for name in CONSTRUCTS if name in found)
+
+
+def _words_before_name(var_decl) -> set[str]:
+    """The tokens of a declaration before its name (``const auto x``: const, auto)."""
+    words = set()
+    for token in var_decl.get_tokens():
+        if token.spelling == var_decl.spelling:
+            break
+        words.add(token.spelling)
+    return words
 
 
 def _own_record(type_, own: set[str]) -> bool:
@@ -394,6 +409,7 @@ def examine(kernel: Kernel, root: Path, *, with_gxx: bool = True) -> Verdict:
 # Short column heads for the construct table.
 ABBREV = {
     "extern_c": "exC", "namespace": "ns", "using_namespace": "use", "template": "tpl",
+    "auto": "aut", "constexpr": "cex",
     "struct": "str", "reference_param": "ref", "pointer_param": "ptr", "ap_int": "api",
     "ap_fixed": "apf", "hls_stream": "stm", "hls_vector": "vec", "axis": "axs", "m_axi": "max",
     "runtime_bound": "rtb", "sub_function": "sub", "local_array": "arr", "memcpy": "cpy",
