@@ -213,7 +213,12 @@ def _own_file(cursor, own: set[str]) -> bool:
 
 
 def _walk(cursor):
+    """The cursor and its descendants, except the elements of initializer lists (tables of
+    thousands of constants that hold no construct and would dominate the walk)."""
+    from clang.cindex import CursorKind
     yield cursor
+    if cursor.kind == CursorKind.INIT_LIST_EXPR:
+        return
     for child in cursor.get_children():
         yield from _walk(child)
 
@@ -233,29 +238,42 @@ def own_files(kernel: Kernel, root: Path) -> set[str]:
 def find_top(tu, name: str, own: set[str]):
     """The definition of the top function ``name`` (inside extern "C" and namespaces)."""
     from clang.cindex import CursorKind
-    for c in own_cursors(tu, own):
+    scopes = (CursorKind.LINKAGE_SPEC, CursorKind.NAMESPACE, CursorKind.UNEXPOSED_DECL)
+    todo = [c for c in tu.cursor.get_children() if _own_file(c, own)]
+    while todo:
+        c = todo.pop(0)
         if c.kind == CursorKind.FUNCTION_DECL and c.spelling == name and c.is_definition():
             return c
+        if c.kind in scopes:
+            todo[:0] = list(c.get_children())
     return None
+
+
+def reachable_functions(top, own: set[str]):
+    """``top`` and every function of the kernel's own files it calls, transitively, each
+    with the list of its cursors (walked once)."""
+    from clang.cindex import CursorKind
+    callable_kinds = (CursorKind.FUNCTION_DECL, CursorKind.FUNCTION_TEMPLATE,
+                      CursorKind.CXX_METHOD)
+    seen, todo, result = {top.hash}, [top], []
+    while todo:
+        fn = todo.pop(0)
+        cursors = list(_walk(fn))
+        result.append((fn, cursors))
+        for c in cursors:
+            if c.kind != CursorKind.CALL_EXPR or c.referenced is None:
+                continue
+            target = c.referenced.get_definition() or c.referenced
+            if target.kind in callable_kinds and target.hash not in seen and \
+                    target.is_definition() and _own_file(target, own):
+                seen.add(target.hash)
+                todo.append(target)
+    return result
 
 
 def _called_definitions(fn, own: set[str]):
     """Functions defined in the kernel's own files that ``fn`` calls, transitively."""
-    from clang.cindex import CursorKind
-    seen, todo = {}, [fn]
-    while todo:
-        f = todo.pop()
-        for c in _walk(f):
-            if c.kind != CursorKind.CALL_EXPR or c.referenced is None:
-                continue
-            ref = c.referenced
-            target = ref.get_definition() or ref
-            if target.kind in (CursorKind.FUNCTION_DECL, CursorKind.FUNCTION_TEMPLATE,
-                               CursorKind.CXX_METHOD) and _own_file(target, own) and \
-                    target.is_definition() and target.hash not in seen and target != fn:
-                seen[target.hash] = target
-                todo.append(target)
-    return list(seen.values())
+    return [f for f, _ in reachable_functions(fn, own)[1:]]
 
 
 def _type_names(cursor) -> str:
@@ -289,22 +307,24 @@ def constructs_of(kernel: Kernel, root: Path, tu) -> tuple[str, ...]:
         if kind in kinds:
             found.add(name)
     top = find_top(tu, kernel.top, own)
-    for c in own_list:
-        if c.kind == CursorKind.VAR_DECL:
-            words = _words_before_name(c)
-            found.update(w for w in ("auto", "constexpr") if w in words)
+    text = "\n".join((root / f).read_text(errors="replace") for f in kernel.files)
+    if re.search(r"\b(auto|constexpr)\b", text):  # tokenizing every declaration is slow
+        for c in own_list:
+            if c.kind == CursorKind.VAR_DECL:
+                words = _words_before_name(c)
+                found.update(w for w in ("auto", "constexpr") if w in words)
     if top is not None:
         for p in top.get_arguments():
             if p.type.kind == TypeKind.LVALUEREFERENCE:
                 found.add("reference_param")
             if p.type.kind == TypeKind.POINTER:
                 found.add("pointer_param")
-        functions = [top, *_called_definitions(top, own)]
+        functions = reachable_functions(top, own)
         if len(functions) > 1:
             found.add("sub_function")
-        for fn in functions:
-            params = {p.hash for p in _walk(fn) if p.kind == CursorKind.PARM_DECL}
-            for c in _walk(fn):
+        for fn, cursors in functions:
+            params = {c.hash for c in cursors if c.kind == CursorKind.PARM_DECL}
+            for c in cursors:
                 if c.kind in (CursorKind.VAR_DECL, CursorKind.PARM_DECL) and \
                         _own_record(c.type, own):
                     found.add("struct")
@@ -314,7 +334,6 @@ def constructs_of(kernel: Kernel, root: Path, tu) -> tuple[str, ...]:
                     found.add("memcpy")
                 elif c.kind == CursorKind.FOR_STMT:
                     _for_constructs(c, params, found)
-    text = "\n".join((root / f).read_text(errors="replace") for f in kernel.files)
     pragmas = [(m.group(1).lower(), m.group(2)) for m in PRAGMA_RE.finditer(text)]
     if kernel.directives:
         directives_text = (root / kernel.directives).read_text(errors="replace")
