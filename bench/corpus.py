@@ -15,8 +15,8 @@ Usage::
 
 Each kernel is (a) parsed by libclang with the bundled stand-in Vitis headers, the kernel's
 own folder and its manifest include folders on the include path (C++14, or C99 for ``.c``),
-and (b) checked by ``g++ -std=c++14 -fsyntax-only`` (``gcc -std=c99`` for ``.c``) with the
-same include path. Constructs are found in the clang AST (and the pragma lines) of the
+and (b) checked by ``g++ -std=c++14 -fsyntax-only`` (a ``.c`` kernel also by ``gcc -std=c99``)
+with the same include path. Constructs are found in the clang AST (and the pragma lines) of the
 kernel's own files, never of the headers it takes from the system or the stand-ins.
 """
 
@@ -192,14 +192,20 @@ def parse(kernel: Kernel, root: Path, *, detailed: bool = False):
 
 
 def gxx_check(kernel: Kernel, root: Path) -> list[str]:
-    """Error lines of ``g++ -fsyntax-only`` (``gcc`` for C); empty when it passes."""
-    compiler, std = ("gcc", C_STD) if kernel.is_c else ("g++", CXX_STD)
-    done = subprocess.run([compiler, f"-std={std}", "-fsyntax-only", *include_args(kernel, root),
-                           str(root / kernel.path)], capture_output=True, text=True,
-                          timeout=GXX_TIMEOUT_S)
-    if done.returncode == 0:
-        return []
-    return [line for line in done.stderr.splitlines() if "error" in line] or [done.stderr]
+    """Error lines of ``g++ -std=c++14 -fsyntax-only``; empty when it passes. A C kernel is
+    checked as C99 by gcc and also as C++14 by g++, since arraypart emits C++ from it."""
+    commands = [["g++", f"-std={CXX_STD}", "-x", "c++"]]
+    if kernel.is_c:
+        commands.insert(0, ["gcc", f"-std={C_STD}", "-x", "c"])
+    errors = []
+    for command in commands:
+        done = subprocess.run([*command, "-fsyntax-only", *include_args(kernel, root),
+                               str(root / kernel.path)], capture_output=True, text=True,
+                              timeout=GXX_TIMEOUT_S)
+        if done.returncode != 0:
+            errors += [f"{command[0]}: {line}" for line in done.stderr.splitlines()
+                       if "error" in line] or [done.stderr]
+    return errors
 
 
 @lru_cache(maxsize=4096)
