@@ -21,8 +21,15 @@ What libclang gives and how (the lessons this probe records for the front end):
   tokenizes from the ``#define`` onward). Macros in pragma arguments are expanded from the
   MACRO_DEFINITION cursors (needs PARSE_DETAILED_PROCESSING_RECORD); ``_Pragma`` through a
   function-like macro is found as a MACRO_INSTANTIATION whose definition uses ``_Pragma``.
-- Multi-dimensional subscripts nest: ``a[i][j]`` is an ARRAY_SUBSCRIPT_EXPR over another;
-  ``operator[]`` of a class (ap_uint bit select, hls::vector) is a CALL_EXPR instead.
+- Multi-dimensional subscripts nest: ``a[i][j]`` is an ARRAY_SUBSCRIPT_EXPR over another
+  (through an implicit decay; the inner one has an array type); ``operator[]`` of a class
+  (ap_uint bit select, hls::vector) is a CALL_EXPR instead, and so is every operator on an
+  ap_int (``x < width`` with ``ap_uint`` width is a CALL_EXPR ``operator<``).
+- libclang omits the empty parts of a ``for``: the condition is not always child 1.
+- Pragma arguments name C++ constants as well as macros (rosetta's ``factor=unroll_factor``
+  is a local ``const int``): they must be looked up at the pragma's scope and evaluated.
+- The PyPI wheel has no clang resource headers (stddef.h): corpus.compiler_builtin_include
+  puts GCC's on the path.
 """
 
 from __future__ import annotations
@@ -235,8 +242,7 @@ def _source_text(cursor, cache: dict) -> str:
     return " ".join(data[ext.start.offset:ext.end.offset].decode(errors="replace").split())
 
 
-def probe_function(fn, pragmas: list[Pragma], directives: list[tuple[str, str]],
-                   own: set[str]) -> Function:
+def probe_function(fn, pragmas: list[Pragma], directives: list[tuple[str, str]]) -> Function:
     parents = {}
     for c in _walk(fn):
         for child in c.get_children():
@@ -312,7 +318,7 @@ def probe(kernel, root: Path) -> list[Function]:
             if words:
                 directives.append((words[-1].strip('"'), f"{m.group(1)} {' '.join(words[:-1])}"))
     functions = [top, *corpus._called_definitions(top, own)]
-    return [probe_function(fn, pragmas, directives, own) for fn in functions]
+    return [probe_function(fn, pragmas, directives) for fn in functions]
 
 
 def report(kernel, functions: list[Function], out=sys.stdout) -> None:

@@ -6,7 +6,6 @@ ships the headers."""
 import subprocess
 import sys
 import zipfile
-from pathlib import Path
 
 import pytest
 
