@@ -300,7 +300,7 @@ def constructs_of(kernel: Kernel, root: Path, tu) -> tuple[str, ...]:
                                 if c.kind in (CursorKind.TYPE_REF, CursorKind.TEMPLATE_REF))
     for name, pattern in (("ap_int", r"\bap_u?int\b|\bap_u?int<"), ("ap_fixed", r"\bap_u?fixed"),
                           ("hls_stream", r"\bstream<"), ("hls_vector", r"hls::vector|\bvector<"),
-                          ("axis", r"\bap_axiu?\b|\bap_axiu?<|hls::axis")):
+                          ("axis", r"\bap_axi[su]\b|hls::axis\b")):
         if re.search(pattern, type_text):
             found.add(name)
     kinds = {c.kind for c in own_list}
