@@ -1,44 +1,32 @@
-// ap_int.h: arraypart's stand-in for the Vitis HLS header of the same name.
-// ap_int<W> and ap_uint<W> (W <= 64) hold W-bit two's-complement values, wrapping like
-// the real types; enough to parse with clang and to build a C simulation with g++.
+// arraypart stand-in for Vitis HLS ap_int.h: ap_int<W> and ap_uint<W>, W-bit integers
+// with wrap-around on assignment (see ap_common.h for the arithmetic). Our own code.
 #ifndef ARRAYPART_AP_INT_H
 #define ARRAYPART_AP_INT_H
 
-template <int W, bool S>
-struct ap_int_base {
-  long long v;
-  static long long wrap(long long x) {
-    if (W >= 64) return x;
-    unsigned long long mask = (1ULL << W) - 1;
-    unsigned long long u = (unsigned long long)x & mask;
-    if (S && (u >> (W - 1))) u |= ~mask;
-    return (long long)u;
-  }
-  ap_int_base() : v(0) {}
-  ap_int_base(long long x) : v(wrap(x)) {}
-  operator long long() const { return v; }
-  int to_int() const { return (int)v; }
-  unsigned to_uint() const { return (unsigned)v; }
-  long long to_int64() const { return v; }
-  ap_int_base& operator+=(long long x) { v = wrap(v + x); return *this; }
-  ap_int_base& operator-=(long long x) { v = wrap(v - x); return *this; }
-  ap_int_base& operator*=(long long x) { v = wrap(v * x); return *this; }
-  ap_int_base& operator++() { v = wrap(v + 1); return *this; }
-  ap_int_base& operator--() { v = wrap(v - 1); return *this; }
-  ap_int_base operator++(int) { ap_int_base old = *this; ++*this; return old; }
-  ap_int_base operator--(int) { ap_int_base old = *this; --*this; return old; }
+#include "ap_common.h"
+
+template <int W>
+class ap_int : public ap_int_base<W, true> {
+ public:
+  using ap_int_base<W, true>::ap_int_base;
+  ap_int() : ap_int_base<W, true>() {}
+  // Inherited constructors never take a base-class argument ([over.match.funcs]), so the
+  // conversion from any ap_int_base (the type of every arithmetic result) is spelled out.
+  template <int W2, bool S2>
+  ap_int(const ap_int_base<W2, S2>& o) : ap_int_base<W, true>(o) {}
 };
 
 template <int W>
-struct ap_int : ap_int_base<W, true> {
-  ap_int() {}
-  ap_int(long long x) : ap_int_base<W, true>(x) {}
+class ap_uint : public ap_int_base<W, false> {
+ public:
+  using ap_int_base<W, false>::ap_int_base;
+  ap_uint() : ap_int_base<W, false>() {}
+  // Inherited constructors never take a base-class argument ([over.match.funcs]), so the
+  // conversion from any ap_int_base (the type of every arithmetic result) is spelled out.
+  template <int W2, bool S2>
+  ap_uint(const ap_int_base<W2, S2>& o) : ap_int_base<W, false>(o) {}
 };
 
-template <int W>
-struct ap_uint : ap_int_base<W, false> {
-  ap_uint() {}
-  ap_uint(long long x) : ap_int_base<W, false>(x) {}
-};
+#include "ap_fixed.h"
 
-#endif
+#endif  // ARRAYPART_AP_INT_H

@@ -1,1 +1,0 @@
-"""arraypart's stand-ins for the Vitis HLS headers (package data: ``*.h``)."""
