@@ -8,7 +8,7 @@ import tracemalloc
 import pytest
 
 import arraypart
-from arraypart import cli
+from arraypart import cli, output
 
 from conftest import ROOT
 
@@ -73,15 +73,15 @@ def test_ctrl_c_while_writing_leaves_the_old_output(tmp_path, monkeypatch):
     arraypart.write_project(compiled, out)
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     written = []
-    original = type(out).write_text
+    original = output._write_file
 
-    def interrupted(self, text, *args, **kwargs):
-        written.append(self)
+    def interrupted(path, data):
+        written.append(path)
         if len(written) == 3:
             raise KeyboardInterrupt
-        return original(self, text, *args, **kwargs)
+        return original(path, data)
 
-    monkeypatch.setattr(type(out), "write_text", interrupted)
+    monkeypatch.setattr(output, "_write_file", interrupted)
     with pytest.raises(KeyboardInterrupt):
         arraypart.write_project(compiled, out)
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
