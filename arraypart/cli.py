@@ -156,7 +156,7 @@ def _run_analyze(args, out: Console, err: Console) -> int:
         out.print(_array_table(report))
         if report.model.loops:
             out.print(_loop_table(report))
-    return EXIT_OK if report.conflict_free else EXIT_GOAL_MISSED
+    return EXIT_OK if report.goals_met else EXIT_GOAL_MISSED
 
 
 def _run_compile(args, out: Console, err: Console) -> int:
@@ -170,8 +170,11 @@ def _run_compile(args, out: Console, err: Console) -> int:
     out.print(_array_table(report))
     out.print(f"wrote {outdir}: " + ", ".join(sorted(compiled.files)) +
               (", maps/" if compiled.maps else ""), highlight=False, markup=False)
+    if report.solution.time_limited:
+        err.print("arraypart: the time limit ended the search (see the warnings)")
     if not report.conflict_free:
         err.print("arraypart: some loop misses its target II (see conflict-free = NO)")
+    if not report.goals_met:
         return EXIT_GOAL_MISSED
     return EXIT_OK
 
@@ -192,7 +195,8 @@ def _run_check(args, out: Console, err: Console) -> int:
             for a in report.solution.arrays:
                 print(f"  {a.array.name}: {a.banking.scheme.describe()}"
                       + (f", {a.banking.copies} copies" if a.banking.copies > 1 else ""))
-    missed = any(loop.achieved_ii > loop.target_ii for loop in result.loops)
+    missed = (any(loop.achieved_ii > loop.target_ii for loop in result.loops)
+              or report.solution.time_limited)
     return EXIT_GOAL_MISSED if missed else EXIT_OK
 
 

@@ -27,6 +27,11 @@ class Report:
     def conflict_free(self) -> bool:
         return all(a.conflict_free for a in self.solution.arrays)
 
+    @property
+    def goals_met(self) -> bool:
+        """Every array conflict-free, found within the time limit (else exit 1)."""
+        return self.conflict_free and not self.solution.time_limited
+
     def loop_achieved_ii(self, loop: str, target_ii: int) -> int:
         """The II a loop reaches: the largest II any of its arrays' bankings allows."""
         iis = [ii for a in self.solution.arrays for name, ii in a.achieved_ii if name == loop]
@@ -48,6 +53,7 @@ class Report:
                        "arrays": list(loop.arrays)}
                       for loop in self.model.loops],
             "warnings": list(self.warnings),
+            "time_limit_reached": self.solution.time_limited,
         }
 
 

@@ -19,6 +19,8 @@ class ArraySolution:
     the least II at which this banking fits.  ``bram18k``: estimated 18Kb BRAMs for all
     banks and copies.  ``proof``: how the scheme was found and proved (candidates tried,
     isl checks made).  ``notes``: located warnings about this array.
+    ``time_limited``: the time limit ended the search (the banking is the best proven
+    by then).
     """
 
     array: Array
@@ -32,6 +34,7 @@ class ArraySolution:
     seconds: float
     proof: str = ""
     notes: tuple[str, ...] = ()
+    time_limited: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -41,6 +44,11 @@ class Solution:
     arrays: tuple[ArraySolution, ...]
     warnings: tuple[str, ...]
     seconds: float
+
+    @property
+    def time_limited(self) -> bool:
+        """Whether the time limit ended some array's search."""
+        return any(a.time_limited for a in self.arrays)
 
     def banking(self, name: str) -> Banking:
         for a in self.arrays:
