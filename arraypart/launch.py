@@ -12,6 +12,8 @@ import sys
 
 from . import interrupts
 
+INTERNAL_ERROR = 3  # DESIGN §4 (cli.EXIT_INTERNAL, which may be what failed to import)
+
 
 def main() -> int:
     interrupts.install()
@@ -25,6 +27,10 @@ def main() -> int:
         if status is None:  # else it came after the run had ended, output whole
             print("arraypart: interrupted; nothing was written", file=sys.stderr)
             status = interrupts.exit_status(error)
+    except Exception as error:  # noqa: BLE001 - a broken install: no traceback either
+        print(f"arraypart: internal error: {type(error).__name__}: {error} "
+              "(please report this)", file=sys.stderr)
+        status = INTERNAL_ERROR
     # The run is over.  Python's shutdown restores the default signal actions before
     # the process ends, so a Ctrl-C in that moment would kill it (status -2) after a
     # run that succeeded: end now instead.
