@@ -164,6 +164,7 @@ class _GroupProver:
         self.domains, self.members = [], []
         representative: dict[tuple, int] = {}
         for k, a in enumerate(group.accesses):
+            self._check_deadline()  # one set per lane: thousands for a big unroll
             domain, self.names = S.with_irregular(S.plain(a.domain), self.terms)
             self.domains.append(domain)
             key = (a.index, banking.copy_of(a.ref_id))
@@ -194,9 +195,12 @@ class _GroupProver:
     def _regular(self, k: int) -> bool:
         return self.group.accesses[k].regular
 
-    def _empty(self, points: isl.Set) -> bool:
+    def _check_deadline(self) -> None:
         if self.deadline is not None and perf_counter() > self.deadline:
             raise ProofTimeout
+
+    def _empty(self, points: isl.Set) -> bool:
+        self._check_deadline()
         self.checks += 1
         return points.is_empty()
 
