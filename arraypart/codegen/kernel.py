@@ -23,7 +23,7 @@ from ..cast import outer_array_refs
 from ..errors import KernelError
 from ..ir import Kernel
 from . import ranges
-from .astedit import Comment, find_local_decl, generate, identifiers, walk_slots
+from .astedit import Comment, generate, identifiers, walk_slots
 from .layout import Explicit, rewrite_explicit
 
 _PRAGMA_KIND = re.compile(r"^\s*HLS\s+(\w+)", re.IGNORECASE)
@@ -42,8 +42,9 @@ def banked_source(kernel: Kernel, solution: Solution) -> str:
     rewrite_explicit(body, refs, explicit, ranges.ref_contexts(kernel.body), kernel.coord)
     _edit_pragmas(body, solution, explicit)
     interface_lines = []
+    parents = _decl_parents(body)
     for s in solution.arrays:
-        interface_lines += _annotate(body, s, explicit.get(s.array.name))
+        interface_lines += _annotate(parents, s, explicit.get(s.array.name))
     body.block_items = interface_lines + list(body.block_items or [])
     return generate(ast).rstrip() + "\n"
 
@@ -98,7 +99,18 @@ def _edit_pragmas(body: c_ast.Compound, solution: Solution,
         compound.block_items = kept
 
 
-def _annotate(body: c_ast.Compound, s: ArraySolution,
+def _decl_parents(body: c_ast.Compound) -> dict[str, tuple[list, c_ast.Decl]]:
+    """Local array name -> (the item list holding its declaration, the declaration),
+    found in one walk (a walk per array made code generation quadratic)."""
+    found: dict[str, tuple[list, c_ast.Decl]] = {}
+    for slot, node in walk_slots(body):
+        if (isinstance(node, c_ast.Decl) and isinstance(node.type, c_ast.ArrayDecl)
+                and node.name not in found and slot.index is not None):
+            found[node.name] = (getattr(slot.parent, slot.field), node)
+    return found
+
+
+def _annotate(parents: dict[str, tuple[list, c_ast.Decl]], s: ArraySolution,
               ex: Explicit | None) -> list[c_ast.Node]:
     """Insert the scheme comment and our pragmas after a local array's declaration;
     for an interface array, return them (they go to the top of the body)."""
@@ -106,11 +118,9 @@ def _annotate(body: c_ast.Compound, s: ArraySolution,
     if s.array.interface:
         return lines
     name = ex.bank_name if ex is not None else s.array.name
-    found = find_local_decl(body, name)
-    if found is None:
+    if name not in parents:
         raise KernelError(s.array.coord, f"no local declaration of array '{name}'")
-    slot, decl = found
-    items = getattr(slot.parent, slot.field)
+    items, decl = parents[name]
     at = next(i for i, item in enumerate(items) if item is decl)
     items[at:at + 1] = [lines[0], decl] + lines[1:]
     return []
