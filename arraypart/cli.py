@@ -1,8 +1,9 @@
 """The ``arraypart`` command line (DESIGN §4): parse arguments, call the API, print.
 
 Exit codes: 0 success; 1 the kernel is valid but a goal is missed (a loop misses its
-target II); 2 bad input or usage (one ``file:line:col: error: ...`` line, no
-traceback, no partial output); 3 an internal error (a bug in arraypart); 130 Ctrl-C.
+target II, the time limit was reached); 2 bad input or usage (one
+``file:line:col: error: ...`` line, no traceback, no partial output); 3 an internal
+error (a bug in arraypart); 128 + signal when interrupted (130 Ctrl-C, 143 SIGTERM).
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
-from . import api, bench
+from . import api, bench, interrupts
 from .errors import KernelError
 from .report import check_json
 
@@ -25,7 +27,7 @@ from .report import check_json
 #: per line.
 TABLE_WIDTH = 132
 
-EXIT_OK, EXIT_GOAL_MISSED, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_OK, EXIT_GOAL_MISSED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
 
 def _define(text: str) -> tuple[str, int]:
@@ -54,6 +56,9 @@ def _kernel_options(parser: argparse.ArgumentParser) -> None:
                         help="solver time budget in seconds (default 30)")
     parser.add_argument("-D", dest="defines", type=_define, action="append", default=[],
                         metavar="NAME=VALUE", help="define a constant (wins over #define)")
+    parser.add_argument("--timings", action="store_true",
+                        help="report the solver's time (solve_seconds; else 0.0, so that "
+                             "identical inputs give identical reports)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -65,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("compile", help="bank the arrays and emit a Vitis HLS project")
     _kernel_options(p)
     p.add_argument("-o", dest="outdir", help="output directory (default build/<kernel>)")
+    p.add_argument("--force", action="store_true",
+                   help="write into an output folder that holds other files (only "
+                        "arraypart's own files, listed in its manifest, are replaced)")
     p.add_argument("--dump-maps", action="store_true",
                    help="write maps/<array>.npz with each element's bank and offset")
     p.add_argument("--part", default=api.codegen.DEFAULT_PART, help="FPGA part")
@@ -95,7 +103,7 @@ def _options(args: argparse.Namespace) -> api.Options:
     return api.Options(top=args.top, ports=args.ports, max_banks=args.max_banks,
                        schemes=args.schemes, defines=tuple(args.defines),
                        replace_partitions=args.replace_partitions,
-                       time_limit=args.time_limit, **extra)
+                       time_limit=args.time_limit, timings=args.timings, **extra)
 
 
 def _print_warnings(report, console: Console) -> None:
@@ -104,7 +112,7 @@ def _print_warnings(report, console: Console) -> None:
 
 
 def _array_table(report) -> Table:
-    table = Table(title=f"{report.kernel.name}: arrays")
+    table = Table(title=f"{escape(report.kernel.name)}: arrays")
     for col in ("array", "shape", "kind", "ports", "conc.", "scheme", "banks",
                 "bound", "overhead", "BRAM18K", "ok"):
         table.add_column(col, justify="left" if col in ("array", "scheme", "kind") else "right")
@@ -120,7 +128,7 @@ def _array_table(report) -> Table:
 
 
 def _loop_table(report) -> Table:
-    table = Table(title=f"{report.kernel.name}: pipelined / unrolled loops")
+    table = Table(title=f"{escape(report.kernel.name)}: pipelined / unrolled loops")
     for col in ("loop", "line", "target II", "achieved II", "trip count", "arrays"):
         table.add_column(col, justify="left" if col in ("loop", "arrays") else "right")
     for n, loop in enumerate(report.model.loops):
@@ -142,7 +150,7 @@ def _run_analyze(args, out: Console, err: Console) -> int:
     with _banking_status(err) as progress:
         report = api.analyze(args.kernel, args.options, progress=progress)
     if args.json:
-        print(json.dumps(report.to_json(), indent=2))
+        print(json.dumps(report.to_json(timings=args.timings), indent=2))
     else:
         _print_warnings(report, err)
         out.print(_array_table(report))
@@ -154,14 +162,18 @@ def _run_analyze(args, out: Console, err: Console) -> int:
 def _run_compile(args, out: Console, err: Console) -> int:
     with _banking_status(err) as progress:
         compiled = api.compile_kernel(args.kernel, args.options, progress=progress)
-    outdir = api.write_project(compiled, args.outdir or api.default_outdir(args.kernel))
+    outdir = api.write_project(compiled, args.outdir or api.default_outdir(args.kernel),
+                               force=args.force)
+    args.written = outdir
     report = compiled.report
     _print_warnings(report, err)
     out.print(_array_table(report))
     if report.model.loops:
         out.print(_loop_table(report))
     out.print(f"wrote {outdir}: " + ", ".join(sorted(compiled.files)) +
-              (", maps/" if compiled.maps else ""), highlight=False)
+              (", maps/" if compiled.maps else ""), highlight=False, markup=False)
+    if report.solution.time_limited:
+        err.print("arraypart: the time limit ended the search (see the warnings)")
     if not report.goals_met:
         err.print("arraypart: some loop misses its target II (see the loop table and "
                   "`arraypart check`)")
@@ -175,8 +187,8 @@ def _run_check(args, out: Console, err: Console) -> int:
                                                     as_written=args.as_written,
                                                     progress=progress)
     if args.json:
-        print(json.dumps(check_json(report, result, bankings, as_written=args.as_written),
-                         indent=2))
+        print(json.dumps(check_json(report, result, bankings, as_written=args.as_written,
+                                    timings=args.timings), indent=2))
     else:
         _print_warnings(report, err)
         print(result.format())
@@ -185,7 +197,8 @@ def _run_check(args, out: Console, err: Console) -> int:
             for a in report.solution.arrays:
                 print(f"  {a.array.name}: {a.banking.scheme.describe()}"
                       + (f", {a.banking.copies} copies" if a.banking.copies > 1 else ""))
-    missed = any(loop.achieved_ii > loop.target_ii for loop in result.loops)
+    missed = (any(loop.achieved_ii > loop.target_ii for loop in result.loops)
+              or report.solution.time_limited)
     return EXIT_GOAL_MISSED if missed else EXIT_OK
 
 
@@ -199,8 +212,10 @@ COMMANDS = {"analyze": _run_analyze, "compile": _run_compile, "check": _run_chec
 
 
 def main(argv: list[str] | None = None) -> int:
+    interrupts.install()
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.written = None
     if args.command != "bench":
         try:
             args.options = _options(args)
@@ -213,9 +228,11 @@ def main(argv: list[str] | None = None) -> int:
     except KernelError as error:
         print(error, file=sys.stderr)
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        print("arraypart: interrupted; nothing was written", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as error:
+        done = (f"{args.written} was written whole" if args.written is not None
+                else "nothing was written")
+        print(f"arraypart: interrupted; {done}", file=sys.stderr)
+        return interrupts.exit_status(error)
     except Exception as error:  # noqa: BLE001 - the last line of defence against tracebacks
         print(f"arraypart: internal error: {type(error).__name__}: {error} "
               "(please report this with the kernel)", file=sys.stderr)

@@ -32,9 +32,10 @@ class Report:
 
     @property
     def goals_met(self) -> bool:
-        """Every array conflict-free and every loop at its target II (under the
-        scheduling rule on the emitted code when it was checked)."""
-        return self.conflict_free and all(
+        """Every array conflict-free, found within the time limit, and every loop at
+        its target II (under the scheduling rule on the emitted code when it was
+        checked); else exit 1."""
+        return self.conflict_free and not self.solution.time_limited and all(
             self.loop_achieved_ii(n, loop.name, loop.target_ii) <= loop.target_ii
             for n, loop in enumerate(self.model.loops))
 
@@ -52,12 +53,14 @@ class Report:
         iis = [ii for a in self.solution.arrays for name, ii in a.achieved_ii if name == loop]
         return max(iis, default=target_ii)
 
-    def to_json(self) -> dict:
+    def to_json(self, *, timings: bool = False) -> dict:
+        """The report's JSON form.  ``solve_seconds`` is 0.0 unless ``timings``, so
+        that identical inputs give byte-identical reports (DESIGN §4)."""
         return {
             "kernel": self.kernel.name,
             "top": self.kernel.top,
             "source": self.kernel.path,
-            "solve_seconds": round(self.solution.seconds, 6),
+            "solve_seconds": round(self.solution.seconds, 6) if timings else 0.0,
             "arrays": [_array_json(a, self.model, self.crossbars.get(a.array.name, (0, 0)))
                        for a in self.solution.arrays],
             "loops": [{"name": loop.name, "line": loop.coord.line,
@@ -67,16 +70,17 @@ class Report:
                        "arrays": list(loop.arrays)}
                       for n, loop in enumerate(self.model.loops)],
             "warnings": list(self.warnings),
+            "time_limit_reached": self.solution.time_limited,
         }
 
 
 def check_json(report: Report, result, bankings: dict[str, Banking], *,
-               as_written: bool) -> dict:
+               as_written: bool, timings: bool = False) -> dict:
     """The report of ``arraypart check --json``: report.json (DESIGN §5) whose loops
     carry the checker's fields (achieved II, cycles, stall cycles, first conflict), each
     array the scheme that was checked (``checked_scheme``: arraypart's, or with
     ``as_written`` the kernel's own pragmas'), and the checker's map verdicts."""
-    out = report.to_json()
+    out = report.to_json(timings=timings)
     checked = result.to_json()
     out["checked"] = "as_written" if as_written else "arraypart"
     for array in out["arrays"]:

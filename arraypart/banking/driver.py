@@ -18,13 +18,14 @@ from time import perf_counter
 
 import numpy as np
 
-from ..errors import KernelError, warning_text
+from ..errors import warning_text
 from ..poly.model import ArrayModel, PolyModel
 from ..scheme import Banking, flat_scheme, none_scheme, per_dim_scheme, scheme_from_pragmas
 from .bounds import bram18k, lower_bound_of
+from .feasible import least_feasible_ii, relaxed
 from .groups import GroupShape, analyze_group, read_refs
 from .precheck import LaneSet, flat_ii, lane_set, per_dim_ii
-from .proof import Proof, ProofTimeout, prove, prove_group
+from .proof import Proof, ProofTimeout, counted_proof, prove, prove_group
 from .sampling import refuted, sample_group
 from .solution import ArraySolution, Solution
 from .space import (FLAT_BLOCKS, Cost, alpha_matrix, copy_assignments, cost_of,
@@ -76,13 +77,39 @@ class _Found:
     tried: int
 
 
+class _TimeUp(Exception):
+    """The solver's deadline passed during the search."""
+
+
 def _solve_within_time(am: ArrayModel, options: _Options) -> ArraySolution:
+    """The search under the deadline.  A target II that address sharing makes
+    impossible is recognised first (:mod:`.feasible`): the search then seeks the least
+    II that is possible.  When the deadline passes, the array keeps one memory, whose
+    II is proven by counting (DESIGN §4: exit 1 with the best banking so far)."""
+    start = perf_counter()
+    floors = least_feasible_ii(am)
     try:
-        return _solve_array(am, options)
-    except ProofTimeout:
-        raise KernelError(am.array.coord, (
-            f"solver time limit of {options.time_limit:g} s exceeded while proving a "
-            f"banking of {am.array.name}")) from None
+        solution = _solve_array(relaxed(am, floors) if floors else am, options)
+    except (ProofTimeout, _TimeUp):
+        return _time_limited(am, options, start)
+    if not floors:
+        return solution
+    notes = tuple(warning_text(am.array.coord, (
+        f"{why}: II {am.groups[k].target_ii} is impossible, the least is {ii}"))
+        for k, (ii, why) in sorted(floors.items()))
+    return replace(solution, conflict_free=False, notes=solution.notes + notes)
+
+
+def _time_limited(am: ArrayModel, options: _Options, start: float) -> ArraySolution:
+    banking = Banking(am.array.name, none_scheme(am.array.shape))
+    proof = counted_proof(am, banking)
+    note = warning_text(am.array.coord, (
+        f"solver time limit of {options.time_limit:g} s reached while banking "
+        f"{am.array.name}: no banking was proven within it, so it keeps one memory "
+        f"(achieved II {dict(proof.achieved_ii)}, proven by counting)"))
+    solution = _solution(am, banking, proof, 1, start,
+                         "time limit reached; one memory, proven by counting", (note,))
+    return replace(solution, time_limited=True)
 
 
 def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
@@ -233,10 +260,7 @@ class _Search:
 
     def _check_time(self, tier: int, tried: int) -> None:
         if perf_counter() > self.options.deadline:
-            name = self.am.array.name
-            raise KernelError(self.am.array.coord, (
-                f"solver time limit of {self.options.time_limit:g} s exceeded while "
-                f"banking {name} ({tried} candidates pre-checked, at {tier} banks)"))
+            raise _TimeUp(f"{tried} candidates pre-checked, at {tier} banks")
 
     def _isl_groups_ok(self, banking: Banking) -> bool:
         """Non-uniform groups fit at their target II: refuted on samples, else isl

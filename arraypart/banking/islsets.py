@@ -125,6 +125,13 @@ def all_differ_set(domain: isl.Set, terms: list[LaneTerms]) -> isl.Set:
     return _meet(domain, _set_text(names, exists, bounds + tuple(conds)))
 
 
+def same_address_set(domain: isl.Set, a: LaneTerms, b: LaneTerms) -> isl.Set:
+    """{ P in domain : f_a(P) = f_b(P) } for two regular lanes."""
+    names = time_names(domain.dim(isl.dim_type.set))
+    conds = tuple(f"{E.to_isl(x)} = {E.to_isl(y)}" for x, y in zip(a.index, b.index))
+    return _meet(domain, _set_text(names, (), conds))
+
+
 def image(domain: isl.Set, rows: tuple[E.Expr, ...]) -> isl.Set:
     """{ (rows(P)) : P in domain } for affine ``rows`` over ``p*``."""
     names = time_names(domain.dim(isl.dim_type.set))

@@ -147,10 +147,12 @@ class Plan:
     contexts: dict
 
 
-def plan(kernel: Kernel, solution: Solution, taken: set[str], declared: set) -> Plan:
+def plan(kernel: Kernel, solution: Solution, taken: set[str], declared: set,
+         local: set[str]) -> Plan:
     """Every (pipelined loop, array) pair that gets bank-centric code (module doc);
     ``declared``: the coordinates of loops that declare their iterator (only those can
-    be written as blocks); new names are added to ``taken``."""
+    be written as blocks); ``local``: the arrays declared in the function (only those
+    can become bank arrays); new names are added to ``taken``."""
     contexts = ranges.ref_contexts(kernel.body)
     solved = {s.array.name: s for s in solution.arrays}
     unrolled = {}
@@ -166,8 +168,9 @@ def plan(kernel: Kernel, solution: Solution, taken: set[str], declared: set) -> 
         found = list(_found(loop.body, (), (), iter(range(1 << 62))))
         for name in dict.fromkeys(f.access.array for f in found):
             if _needs_routing(loop, found, name, solved, contexts):
-                group = _group(loop, solved[name], [f for f in found
-                                                    if f.access.array == name], contexts)
+                group = (_group(loop, solved[name], [f for f in found
+                                                     if f.access.array == name], contexts)
+                         if name in local else None)
                 if group is not None:
                     groups.append(group)
     return Plan(tuple(groups), tuple(unrolled.values()), contexts)

@@ -26,8 +26,8 @@ from ..banking.solution import ArraySolution, Solution
 from ..cast import outer_array_refs
 from ..errors import KernelError
 from ..ir import Kernel
-from . import bankcentric, ranges
-from .astedit import (Comment, Line, coord_of, find_local_decl, generate, identifiers,
+from . import bankcentric
+from .astedit import (Comment, Line, coord_of, generate, identifiers,
                       raw, walk_slots)
 from .layout import Explicit, rewrite_explicit
 
@@ -46,7 +46,7 @@ def banked_source(kernel: Kernel, solution: Solution) -> str:
     taken = identifiers(ast)
     for_nodes = _for_nodes(body, kernel)
     declared = {coord for coord, node in for_nodes.items() if _declares_iterator(node)}
-    plan = bankcentric.plan(kernel, solution, taken, declared)
+    plan = bankcentric.plan(kernel, solution, taken, declared, set(_decl_parents(body)))
     groups, contexts = plan.groups, plan.contexts
     rotating = {g.array.name for g in groups}
     explicit = {s.array.name: _explicit(s, taken) for s in solution.arrays
@@ -65,8 +65,9 @@ def banked_source(kernel: Kernel, solution: Solution) -> str:
     _insert_groups(for_nodes, groups, names, contexts)
     _edit_pragmas(body, solution, explicit)
     interface_lines = []
+    parents = _decl_parents(body)
     for s in solution.arrays:
-        interface_lines += _annotate(body, s, explicit.get(s.array.name))
+        interface_lines += _annotate(parents, s, explicit.get(s.array.name))
     body.block_items = interface_lines + list(body.block_items or [])
     return generate(ast).rstrip() + "\n"
 
@@ -77,7 +78,8 @@ def crossbars(kernel: Kernel, solution: Solution) -> dict[str, tuple[int, int]]:
     func = kernel.source.func
     declared = {coord for coord, node in _for_nodes(func.body, kernel).items()
                 if _declares_iterator(node)}
-    plan = bankcentric.plan(kernel, solution, identifiers(kernel.source.ast), declared)
+    plan = bankcentric.plan(kernel, solution, identifiers(kernel.source.ast), declared,
+                            set(_decl_parents(func.body)))
     out: dict[str, tuple[int, int]] = {}
     for g in plan.groups:
         lanes = g.read_lanes + g.write_lanes
@@ -220,21 +222,31 @@ def _edit_pragmas(body: c_ast.Compound, solution: Solution,
         compound.block_items = kept
 
 
-def _annotate(body: c_ast.Compound, s: ArraySolution,
+def _decl_parents(body: c_ast.Compound) -> dict[str, tuple[list, c_ast.Decl]]:
+    """Local array name -> (the item list holding its declaration, the declaration),
+    found in one walk (a walk per array made code generation quadratic)."""
+    found: dict[str, tuple[list, c_ast.Decl]] = {}
+    for slot, node in walk_slots(body):
+        if (isinstance(node, c_ast.Decl) and isinstance(node.type, c_ast.ArrayDecl)
+                and node.name not in found and slot.index is not None):
+            found[node.name] = (getattr(slot.parent, slot.field), node)
+    return found
+
+
+def _annotate(parents: dict[str, tuple[list, c_ast.Decl]], s: ArraySolution,
               ex: Explicit | None) -> list[c_ast.Node]:
     """Insert the scheme comment and our pragmas after a local array's declaration;
-    for an interface array, return them (they go to the top of the body)."""
+    for an interface or file-scope array, return them (they go to the top of the
+    body)."""
     comments = [Comment(text) for text in textwrap.wrap(
         _comment(s, ex), COMMENT_WIDTH, subsequent_indent="  ", break_on_hyphens=False)]
     pragmas = [c_ast.Pragma(p) for p in _pragmas(s, ex)]
-    if s.array.interface:
-        return comments + pragmas
     name = ex.bank_name if ex is not None else s.array.name
-    found = find_local_decl(body, name)
-    if found is None:
+    if s.array.interface or (ex is None and name not in parents):
+        return comments + pragmas
+    if name not in parents:
         raise KernelError(s.array.coord, f"no local declaration of array '{name}'")
-    slot, decl = found
-    items = getattr(slot.parent, slot.field)
+    items, decl = parents[name]
     at = next(i for i, item in enumerate(items) if item is decl)
     items[at:at + 1] = comments + [decl] + pragmas
     return []

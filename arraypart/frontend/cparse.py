@@ -30,6 +30,18 @@ PRELUDE_TYPEDEFS = (
 MAX_TREE_DEPTH = 150
 PRELUDE = "".join(f"typedef {base} {name};\n" for base, name in PRELUDE_TYPEDEFS)
 USER_MARKER = "#line 1\n"  # the only line directive the C parser obeys
+# Words C++ (to C++20) reserves that C does not: the kernel is C, its output C++, so a
+# C name spelled like one of these would make output that does not compile.
+CPP_ONLY_KEYWORDS = frozenset("""
+    alignas alignof and and_eq asm bitand bitor catch char8_t char16_t char32_t class
+    compl concept consteval constexpr constinit const_cast co_await co_return co_yield
+    decltype delete dynamic_cast explicit export false friend mutable namespace new
+    noexcept not not_eq nullptr operator or or_eq private protected public
+    reinterpret_cast requires static_assert static_cast template this thread_local
+    throw true try typeid typename using virtual wchar_t xor xor_eq""".split())
+# The testbench defines ``main``; a kernel function of that name would clash with it
+# (and C++ requires ``int main``).
+RESERVED_FUNCTIONS = frozenset({"main"})
 
 
 class _KernelLexer(c_lexer.CLexer):
@@ -98,6 +110,7 @@ def parse_c(text: str, filename: str, user_lines: list[str]) -> c_ast.FileAST:
                           "the blocks)") from None
     ast = c_ast.FileAST(full.ext[len(PRELUDE_TYPEDEFS):], full.coord)
     _check_depth(ast, filename)
+    _check_cpp_names(ast, filename)
     _destringize_pragmas(ast)
     return ast
 
@@ -116,6 +129,26 @@ def _check_depth(ast: c_ast.FileAST, filename: str) -> None:
                                      "chain of binary operators counts one level per "
                                      "operator): split it with temporaries")
         stack.extend((child, depth + 1, coord) for _, child in node.children())
+
+
+def _check_cpp_names(ast: c_ast.FileAST, filename: str) -> None:
+    """Reject a name that the emitted C++ could not carry: a C++ keyword (``class``,
+    ``new``) or a function named ``main``, at its first occurrence."""
+    stack = [ast]
+    while stack:
+        node = stack.pop()
+        name = getattr(node, "name", None) if not isinstance(node, c_ast.Pragma) else None
+        if isinstance(name, str) and (name in CPP_ONLY_KEYWORDS or (
+                name in RESERVED_FUNCTIONS and isinstance(node, c_ast.Decl)
+                and isinstance(node.type, c_ast.FuncDecl))):
+            coord = node.coord
+            where = Coord(filename, 1, 1) if coord is None else Coord(
+                filename, coord.line, coord.column or 0)
+            why = ("is a C++ keyword" if name in CPP_ONLY_KEYWORDS
+                   else "names the testbench's own function")
+            raise KernelError(where, f"'{name}' {why}: the emitted C++ would not compile "
+                                     "(rename it)")
+        stack.extend(child for _, child in reversed(node.children()))
 
 
 def _destringize_pragmas(ast: c_ast.FileAST) -> None:

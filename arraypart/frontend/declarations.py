@@ -26,6 +26,10 @@ BASIC_TYPE_BITS = {
 }
 MAX_TYPEDEF_DEPTH = 32  # a typedef chain longer than this is a cycle or abuse
 MAX_ARRAY_ELEMENTS = 2 ** 63 - 1  # element counts and flat offsets fit numpy's int64
+# g++ refuses objects over PTRDIFF_MAX (2^63 - 1) bytes.  Banked output may pad an
+# array and copy it; 2^48 bytes (256 TiB, 10^5 times any FPGA's on-chip memory)
+# leaves it a factor of 2^15 below that limit, so the output always compiles.
+MAX_ARRAY_BYTES = 2 ** 48
 
 
 def type_bits(names: list[str]) -> int | None:
@@ -96,6 +100,11 @@ def array_decl(decl: c_ast.Decl, *, interface: bool, typedefs: dict,
         raise KernelError(coord, f"array '{decl.name}' has {math.prod(shape)} elements, "
                                  f"more than the {MAX_ARRAY_ELEMENTS} supported")
     elem_type, bits = element_type(elem, typedefs, decl.name, coord)
+    size_bytes = math.prod(shape) * -(-bits // 8)
+    if size_bytes > MAX_ARRAY_BYTES:
+        raise KernelError(coord, f"array '{decl.name}' takes {size_bytes} bytes, more than "
+                                 f"the {MAX_ARRAY_BYTES} (2^48) a compiler accepts with "
+                                 "room for banking")
     return Array(decl.name, tuple(shape), elem_type, bits, interface, coord,
                       const="const" in (elem.quals or ()) or "const" in decl.quals,
                       static="static" in decl.storage)

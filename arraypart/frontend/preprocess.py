@@ -12,6 +12,7 @@ lines pass through unchanged.
 from __future__ import annotations
 
 import io
+import re
 from dataclasses import dataclass
 from typing import Mapping
 
@@ -33,6 +34,9 @@ PCPP_FAILURES = (IndexError, KeyError, AttributeError, TypeError, ValueError)
 # Macros may expand exponentially (#define B (A+A), C (B+B), ...).  A kernel's macros
 # expand to a few hundred tokens; pcpp expands about 100,000 per second.
 MAX_EXPANDED_TOKENS = 20_000
+# String and character literals, whose brackets do not nest (for the include check).
+LITERALS = re.compile(r"\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*'")
+OPENERS, CLOSERS = "{([", "})]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,16 +146,56 @@ def preprocess(text: str, filename: str, overrides: Mapping[str, int]) -> Prepro
         raise KernelError(Coord(filename, max(pp.linemacro, 1), 1),
                           "preprocessor: macros nested too deeply") from None
     lines, includes = [], []
+    depth, last = 0, ";"
     for line in out.getvalue().split("\n"):
         if line.startswith(LINE_MARKER):
             # "<marker> N "file"": the next line is line N; pcpp only skips forward.
             lines.extend([""] * (int(line.split()[1]) - 1 - len(lines)))
         elif _is_include(line):
+            _check_include(line, Coord(filename, len(lines) + 1, line.find("#") + 1),
+                           depth, last)
             includes.append(line.strip())
             lines.append("")
         else:
             lines.append(line)
-    return Preprocessed("\n".join(lines), tuple(includes), _macro_texts(pp))
+            if not line.lstrip().startswith("#"):
+                code = LITERALS.sub('""', line).strip()
+                depth += sum(map(code.count, OPENERS)) - sum(map(code.count, CLOSERS))
+                last = code[-1:] or last
+    macros = _macro_texts(pp)
+    text = "\n".join(lines)
+    _check_self_reference(pp, macros, text, filename)
+    return Preprocessed(text, tuple(includes), macros)
+
+
+def _check_include(line: str, coord: Coord, depth: int, last: str) -> None:
+    """arraypart never opens includes: it keeps each ``#include`` line for the output.
+    That is only right for a literal header name at file scope, between declarations."""
+    target = line.lstrip()[1:].lstrip()[len(INCLUDE_DIRECTIVE):].strip()
+    if not (target.startswith("<") or target.startswith('"')):
+        raise KernelError(coord, "#include names its file through a macro: arraypart "
+                                 'keeps includes as written, so write <file> or "file"')
+    if depth or last not in (";", "}"):
+        raise KernelError(coord, "#include inside a declaration or function: arraypart "
+                                 "does not open includes, so it cannot keep the text it "
+                                 "stands for (include at file scope, or paste the text)")
+
+
+def _check_self_reference(pp: _Preprocessor, macros: tuple[tuple[str, str], ...],
+                          text: str, filename: str) -> None:
+    """A macro whose expansion still holds a macro's name refers to itself (directly
+    or through others): C leaves that name unexpanded, an undeclared identifier.  Its
+    first use is an error."""
+    names = {name for name, _ in macros}
+    for name, expansion in macros:
+        stuck = names.intersection(re.findall(r"[A-Za-z_]\w*", expansion))
+        use = re.search(rf"\b{name}\b", text) if stuck else None
+        if use is not None:
+            line = text.count("\n", 0, use.start()) + 1
+            col = use.start() - text.rfind("\n", 0, use.start())
+            raise KernelError(Coord(filename, line, col), (
+                f"macro {name} refers to itself through {', '.join(sorted(stuck))}: "
+                f"its expansion ({expansion}) is not C"))
 
 
 def _is_include(line: str) -> bool:
