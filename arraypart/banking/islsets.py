@@ -15,7 +15,8 @@ import numpy as np
 
 from .. import expr as E
 from ..poly.model import LaneAccess
-from ..scheme import index_var
+from ..poly import isl_glue as G
+from ..scheme import Scheme, index_var, per_dim_scheme
 
 
 def time_names(count: int) -> tuple[str, ...]:
@@ -89,27 +90,25 @@ def shift_collision_set(shape: tuple[int, ...], bank_expr: E.Expr,
 
     Two regular lanes whose indices differ by the constant delta != 0 collide only at
     some x in U_delta (their addresses always differ), so an empty U_delta proves
-    every such pair apart at once, whatever the group's domain."""
-    names = tuple(index_var(d) for d in range(len(shape)))
+    every such pair apart at once, whatever the group's domain.  Built from isl
+    functions on the space ``[x0, x1, ...]`` (no text)."""
+    names = [index_var(d) for d in range(len(shape))]
+    space = G.set_space(names)
     moved = E.substitute(bank_expr, {n: E.add(E.var(n), E.const(s))
                                      for n, s in zip(names, delta)})
-    conds = [f"0 <= {n} < {size} and 0 <= {n} + ({s}) < {size}"
-             for n, size, s in zip(names, shape, delta)]
-    conds.append(f"{E.to_isl(bank_expr)} = {E.to_isl(moved)}")
-    return isl.Set(_set_text(names, (), tuple(conds)))
+    points = G.pw_aff(bank_expr, space).eq_set(G.pw_aff(moved, space))
+    for n, size, s in zip(names, shape, delta):
+        for x in (E.var(n), E.add(E.var(n), E.const(s))):
+            f = G.pw_aff(x, space)
+            points = points.intersect(f.ge_set(G.constant(space, 0)))
+            points = points.intersect(f.le_set(G.constant(space, size - 1)))
+    return points
 
 
-def constant_difference(a: LaneTerms, b: LaneTerms) -> tuple[int, ...] | None:
-    """``f_b - f_a`` when it is the same constant vector at every P, else None."""
-    if a.exists or b.exists:
-        return None
-    delta = []
-    for x, y in zip(a.index, b.index):
-        diff = E.add(y, E.scale(-1, x))
-        if not isinstance(diff, E.Const):
-            return None
-        delta.append(diff.value)
-    return tuple(delta)
+def dim_bank_expr(scheme: Scheme, d: int) -> E.Expr:
+    """A per_dim scheme's bank in dimension ``d`` alone, over ``x0`` (module doc of
+    :mod:`arraypart.scheme`); the scheme's bank is the row-major index of these."""
+    return per_dim_scheme((scheme.shape[d],), (scheme.dims[d],)).bank_expr()
 
 
 def all_differ_set(domain: isl.Set, terms: list[LaneTerms]) -> isl.Set:
