@@ -91,6 +91,27 @@ def test_ctrl_c_while_writing_leaves_the_old_output(tmp_path, monkeypatch):
 def test_irregular_reads_of_ten_billion_elements_are_checked_without_a_full_map():
     report, bankings, result = arraypart.check_kernel(EXTREME / "hugeirr.c", ports=1)
     a = solved(report, "A")
-    assert a.conflict_free and a.banking.copies * a.banking.scheme.banks == 2
-    assert all(loop.achieved_ii == 1 for loop in result.loops)
+    # Two read copies of 40 GB would need millions of BRAM18K: no copies, II 2, said so.
+    assert a.banking.copies == 1 and not a.conflict_free and dict(a.achieved_ii) == {"L3": 2}
+    assert any("more than the device's 5376" in w for w in report.warnings)
+    assert all(loop.achieved_ii == 2 for loop in result.loops)
     assert next(m for m in result.maps if m.array == "A").ok
+
+
+def test_read_copies_are_offered_while_they_fit_the_device(tmp_path):
+    kernel = tmp_path / "copies.c"
+    kernel.write_text(HUGEIRR_SMALL)
+    a = solved(arraypart.analyze(kernel, ports=1), "A")
+    assert a.conflict_free and a.banking.copies == 2
+    b = solved(arraypart.analyze(kernel, ports=1, part="xc7z020-clg400-1"), "A")
+    assert b.banking.copies == 1 and b.bram18k <= 280
+
+
+HUGEIRR_SMALL = """
+void copies(int A[256][384], int idx[64], int out[64]) {
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    out[i] = A[idx[i]][i] + A[i][idx[i]];
+  }
+}
+"""
