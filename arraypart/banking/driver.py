@@ -27,7 +27,7 @@ import numpy as np
 from ..errors import KernelError, warning_text
 from ..poly.model import ArrayModel, PolyModel
 from ..scheme import Banking, flat_scheme, none_scheme, per_dim_scheme, scheme_from_pragmas
-from .bounds import bram18k, lower_bound_of
+from .bounds import bram18k, counting_bound, lower_bound_of
 from .device import DEFAULT_SEARCH_BANKS, bram_budget
 from .groups import GroupShape, analyze_group, read_refs
 from .precheck import LaneSet, flat_ii, lane_set, per_dim_ii
@@ -35,7 +35,7 @@ from .proof import Proof, ProofTimeout, prove, prove_group
 from .sampling import refuted, sample_group
 from .solution import ArraySolution, Solution
 from .space import (FLAT_BLOCKS, Cost, Family, alpha_rows, copy_assignments, cost_of,
-                    flat_floor, per_dim_partitions)
+                    flat_floor, per_dim_floor, per_dim_partitions)
 
 FAMILIES = ("per_dim", "flat")
 SCHEME_CHOICES = {"all": FAMILIES, "vitis": ("per_dim",)}
@@ -242,6 +242,9 @@ class _Search:
                 found, fallback = self._confirm(pending, family.floor, fallback, tier, tried)
                 if found is not None:
                     return _Found(*found, tried)
+                if fallback is not None and fallback.excess_ii <= self._least_excess(tier) \
+                        and fallback.cost < family.floor:
+                    continue
                 for make, scores in self._batches(family):
                     self._check_time(tier, tried)
                     tried += len(scores)
@@ -257,6 +260,21 @@ class _Search:
             self.am.array.name, none_scheme(self.am.array.shape))
         proof = prove(self.am, banking, deadline=self.options.deadline)
         return _Found(banking, proof, self.cost(banking), tried)
+
+    def _least_excess(self, tier: int) -> int:
+        """A lower bound on the excess II (summed over uniform groups, as the pre-check
+        scores it) of any banking with ``tier`` physical banks: a group with R distinct
+        reads and W writes needs an II at which ``counting_bound`` fits ``tier``."""
+        total = 0
+        for s in self.uniform:
+            reads = len({tuple(d) for d, a in zip(s.offsets, s.lanes) if a.kind == "read"})
+            writes = sum(a.kind == "write" for a in s.lanes)
+            target = s.group.target_ii
+            ii = target
+            while counting_bound(self.am.ports, reads, writes, ii) > tier:
+                ii += 1
+            total += ii - target
+        return total
 
     def copies_note(self) -> str:
         """Why read copies were not offered, when the device's BRAM is the reason."""
@@ -357,8 +375,8 @@ class _Search:
                     continue
                 if per_dim_partitions(array.shape, self.varying, banks):
                     yield Family("per_dim", banks, copies, assignment,
-                                 Cost(physical_banks=tier,
-                                      storage_overhead=float(copies - 1)))
+                                 per_dim_floor(array.shape, banks, copies,
+                                               elem_bits=array.elem_bits))
                 if "flat" in families and banks > 1 and self.varying:
                     for block in FLAT_BLOCKS:
                         yield Family("flat", banks, copies, assignment,

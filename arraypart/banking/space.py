@@ -131,6 +131,17 @@ class Family:
     block: int = 1
 
 
+def per_dim_floor(shape: tuple[int, ...], banks: int, copies: int, *,
+                  elem_bits: int) -> Cost:
+    """A cost no banking with ``banks`` banks x ``copies`` copies goes below: its
+    deepest bank holds at least ceil(elements / banks) words, and every copy past the
+    first stores the whole array again."""
+    depth = -(-prod(shape) // banks)
+    return Cost(physical_banks=banks * copies,
+                bram18k=bram18k(depth, elem_bits, banks, copies),
+                storage_overhead=float(copies - 1))
+
+
 def flat_floor(shape: tuple[int, ...], varying: frozenset[int], banks: int, copies: int,
                block: int, shapes: list[GroupShape], *, elem_bits: int) -> Cost:
     """A cost no flat scheme ``floor(alpha·x / B) mod N`` (N = ``banks``) can go below.
