@@ -112,13 +112,22 @@ def dim_bank_expr(scheme: Scheme, d: int) -> E.Expr:
 
 
 def all_differ_set(domain: isl.Set, terms: list[LaneTerms]) -> isl.Set:
-    """{ P in domain : the lanes' indices are pairwise different }."""
+    """{ P in domain : the lanes' indices are pairwise different }.
+
+    A pair that differs by a nonzero constant in some dimension differs everywhere
+    and adds no constraint; the other pairs add the disjunction over the dimensions
+    whose difference is not constant (identical disjunctions once)."""
     names = time_names(domain.dim(isl.dim_type.set))
-    conds = []
+    conds: dict[str, None] = {}
     for k, a in enumerate(terms):
         for b in terms[k + 1:]:
-            differ = [f"{E.to_isl(x)} != {E.to_isl(y)}" for x, y in zip(a.index, b.index)]
-            conds.append("(" + " or ".join(differ) + ")")
+            differences = [E.add(y, E.scale(-1, x)) for x, y in zip(a.index, b.index)]
+            if any(isinstance(d, E.Const) and d.value for d in differences):
+                continue
+            differ = [f"{E.to_isl(x)} != {E.to_isl(y)}"
+                      for x, y, d in zip(a.index, b.index, differences)
+                      if not isinstance(d, E.Const)]
+            conds["(" + " or ".join(differ) + ")" if differ else "false"] = None
     exists = tuple(n for t in terms for n in t.exists)
     bounds = tuple(c for t in terms for c in t.bounds)
     return _meet(domain, _set_text(names, exists, bounds + tuple(conds)))
