@@ -35,7 +35,7 @@ from .proof import Proof, ProofTimeout, prove, prove_group
 from .sampling import refuted, sample_group
 from .solution import ArraySolution, Solution
 from .space import (FLAT_BLOCKS, Cost, Family, alpha_rows, copy_assignments, cost_of,
-                    flat_floor, per_dim_floor, per_dim_partitions)
+                    flat_floor, per_dim_partitions)
 
 FAMILIES = ("per_dim", "flat")
 SCHEME_CHOICES = {"all": FAMILIES, "vitis": ("per_dim",)}
@@ -373,10 +373,11 @@ class _Search:
             for assignment in ([()] if copies == 1 else copy_assignments(self.refs, copies)):
                 if self._wild_overload(banks, copies, assignment):
                     continue
-                if per_dim_partitions(array.shape, self.varying, banks):
-                    yield Family("per_dim", banks, copies, assignment,
-                                 per_dim_floor(array.shape, banks, copies,
-                                               elem_bits=array.elem_bits))
+                for dims in per_dim_partitions(array.shape, self.varying, banks):
+                    banking = Banking(array.name, per_dim_scheme(array.shape, dims), copies,
+                                      assignment)
+                    yield Family("per_dim", banks, copies, assignment, self.cost(banking),
+                                 dims=dims)
                 if "flat" in families and banks > 1 and self.varying:
                     for block in FLAT_BLOCKS:
                         yield Family("flat", banks, copies, assignment,
@@ -391,18 +392,13 @@ class _Search:
             yield from self._flat_batches(family)
 
     def _per_dim_batch(self, family: Family) -> Iterator[Batch]:
-        name, shape = self.am.array.name, self.am.array.shape
-        partitions = per_dim_partitions(shape, self.varying, family.banks)
-        bankings = [Banking(name, per_dim_scheme(shape, dims), family.copies,
-                            family.assignment) for dims in partitions]
-        if bankings:
-            sets = self._lane_sets(family.copies, family.assignment)
-            scores = []
-            for b in bankings:
-                self._check_time(family.banks * family.copies, len(scores))
-                scores.append(sum(per_dim_ii(ls, b.scheme, self.am.ports, s.group.target_ii)
-                                  - s.group.target_ii for ls, s in zip(sets, self.uniform)))
-            yield bankings.__getitem__, np.array(scores, dtype=np.int64)
+        shape = self.am.array.shape
+        banking = Banking(self.am.array.name, per_dim_scheme(shape, family.dims),
+                          family.copies, family.assignment)
+        sets = self._lane_sets(family.copies, family.assignment)
+        score = sum(per_dim_ii(ls, banking.scheme, self.am.ports, s.group.target_ii)
+                    - s.group.target_ii for ls, s in zip(sets, self.uniform))
+        yield (lambda k: banking), np.array([score], dtype=np.int64)
 
     def _flat_batches(self, family: Family) -> Iterator[Batch]:
         name, shape = self.am.array.name, self.am.array.shape

@@ -119,9 +119,10 @@ def _steps(shape: GroupShape) -> list[list[int]]:
 @dataclass(frozen=True, slots=True)
 class Family:
     """The candidates of one family with ``banks`` banks and ``copies`` copies (reads
-    spread by ``assignment``; ``block`` B for flat), pre-checked together.  ``floor``:
-    no member costs less (so the driver skips the family when a proven candidate costs
-    less than it)."""
+    spread by ``assignment``), pre-checked together: for flat, every alpha with block
+    ``block``; for per_dim, the one partition ``dims`` (per_dim candidates are few and
+    their exact cost is cheap, so each is its own family).  ``floor``: no member costs
+    less (the driver proves what is already pre-checked and cheaper first)."""
 
     kind: str
     banks: int
@@ -129,17 +130,7 @@ class Family:
     assignment: tuple[tuple[int, int], ...]
     floor: Cost
     block: int = 1
-
-
-def per_dim_floor(shape: tuple[int, ...], banks: int, copies: int, *,
-                  elem_bits: int) -> Cost:
-    """A cost no banking with ``banks`` banks x ``copies`` copies goes below: its
-    deepest bank holds at least ceil(elements / banks) words, and every copy past the
-    first stores the whole array again."""
-    depth = -(-prod(shape) // banks)
-    return Cost(physical_banks=banks * copies,
-                bram18k=bram18k(depth, elem_bits, banks, copies),
-                storage_overhead=float(copies - 1))
+    dims: tuple[DimPartition, ...] = ()
 
 
 def flat_floor(shape: tuple[int, ...], varying: frozenset[int], banks: int, copies: int,
