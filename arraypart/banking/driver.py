@@ -228,6 +228,9 @@ class _Search:
         self.duplicable = sum(a.kind == "read" for a in lanes) > sum(
             a.kind == "write" for a in lanes)
         self.uniform = [s for s in shapes if s.uniform]
+        self.loads = [(len({tuple(d) for d, a in zip(s.offsets, s.lanes) if a.kind == "read"}),
+                       sum(a.kind == "write" for a in s.lanes), s.group.target_ii)
+                      for s in self.uniform]
         self.lane_sets: dict[tuple, list[list[LaneSet]]] = {}
         self.isl_ok: dict[Banking, bool] = {}
         self.samples = [sample_group(s) for s in shapes if not s.uniform]
@@ -266,10 +269,7 @@ class _Search:
         scores it) of any banking with ``tier`` physical banks: a group with R distinct
         reads and W writes needs an II at which ``counting_bound`` fits ``tier``."""
         total = 0
-        for s in self.uniform:
-            reads = len({tuple(d) for d, a in zip(s.offsets, s.lanes) if a.kind == "read"})
-            writes = sum(a.kind == "write" for a in s.lanes)
-            target = s.group.target_ii
+        for reads, writes, target in self.loads:
             ii = target
             while counting_bound(self.am.ports, reads, writes, ii) > tier:
                 ii += 1

@@ -136,15 +136,23 @@ def all_differ_set(domain: isl.Set, terms: list[LaneTerms]) -> isl.Set:
 def image(domain: isl.Set, rows: tuple[E.Expr, ...]) -> isl.Set:
     """{ (rows(P)) : P in domain } for affine ``rows`` over ``p*``."""
     names = time_names(domain.dim(isl.dim_type.set))
-    outs = ", ".join(E.to_isl(r) for r in rows)
-    return domain.apply(isl.Map(f"{{ [{', '.join(names)}] -> [{outs}] }}"))
+    return domain.apply(_affine_map(names, rows))
 
 
 def translate(points: isl.Set, shift: tuple[int, ...]) -> isl.Set:
     """{ x - shift : x in points }."""
-    names = [f"x{d}" for d in range(len(shift))]
-    outs = ", ".join(f"{n} - ({s})" for n, s in zip(names, shift))
-    return points.apply(isl.Map(f"{{ [{', '.join(names)}] -> [{outs}] }}"))
+    names = tuple(f"x{d}" for d in range(len(shift)))
+    return points.apply(_affine_map(names, tuple(
+        E.add(E.var(n), E.const(-s)) for n, s in zip(names, shift))))
+
+
+def _affine_map(names: tuple[str, ...], rows: tuple[E.Expr, ...]) -> isl.Map:
+    """{ [names] -> [rows(names)] }, built from isl functions (as poly's access maps)."""
+    space = G.set_space(names)
+    result = isl.Map.from_domain_and_range(isl.Set.universe(space), G.universe([]))
+    for row in rows:
+        result = result.flat_range_product(isl.Map.from_pw_aff(G.pw_aff(row, space)))
+    return result
 
 
 def sample(points: isl.Set) -> tuple[int, ...]:
@@ -180,12 +188,15 @@ def points_near_extremes(domain: isl.Set, span: int) -> list[tuple[int, ...]]:
     if domain.is_empty():
         return []
     names = time_names(domain.dim(isl.dim_type.set))
+    space = G.set_space(names)
     found: set[tuple[int, ...]] = set()
     for corner, sign in ((sample(domain.lexmin()), 1), (sample(domain.lexmax()), -1)):
-        bounds = [f"{p} >= {c}" if sign > 0 else f"{p} <= {c}" for p, c in zip(names, corner)]
-        bounds += [f"{p} < {c + span}" if sign > 0 else f"{p} > {c - span}"
-                   for p, c in zip(names, corner)]
-        box = _meet(plain(domain), _set_text(names, (), tuple(bounds)))
+        box = plain(domain)
+        for n, c in zip(names, corner):
+            low, high = (c, c + span - 1) if sign > 0 else (c - span + 1, c)
+            f = G.pw_aff(E.var(n), space)
+            box = box.intersect(f.ge_set(G.constant(space, low))).intersect(
+                f.le_set(G.constant(space, high)))
         box.foreach_point(lambda pt: found.add(tuple(
             pt.get_coordinate_val(isl.dim_type.set, k).to_python()
             for k in range(len(names)))))
