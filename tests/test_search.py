@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import importlib.util
 import itertools
+import json
 import random
 
-import islpy as isl
 import pytest
 
 import arraypart
@@ -140,3 +140,20 @@ def test_strided_tile_lanes_need_no_crossbar(tmp_path):
     tile = next(s for s in shapes if len(s.lanes) > 1)
     assert tile.strides[:2] == (4, 4)
     assert cost_of(a.banking, [tile], elem_bits=32).crossbar_lanes == 0
+
+
+def test_cli_part_sets_the_budget_of_analyze(tmp_path, capsys):
+    from arraypart import cli
+    path = tmp_path / "window9.c"
+    path.write_text(scaling.window(9)[1])
+    assert cli.main(["analyze", str(path), "--part", "xc7z020-clg400-1", "--json"]) == 0
+    buf = next(a for a in json.loads(capsys.readouterr().out)["arrays"] if a["name"] == "buf")
+    assert buf["banks"] == 81 and buf["conflict_free"] and buf["bram18k"] <= 280
+    assert cli.main(["analyze", str(path), "--max-banks", "64"]) == 1
+
+
+def test_scaling_script_prints_time_against_size(capsys):
+    assert scaling.main(["--family", "ndlanes", "--size", "2", "--runs", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[:5] == ["family", "size", "seconds", "bound", "banks"]
+    assert lines[1].split()[:2] == ["ndlanes", "2"] and lines[1].split()[3:5] == ["4", "4"]

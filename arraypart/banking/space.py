@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from math import gcd, prod
 
-import numpy as np
 
 from ..scheme import Banking, DimPartition, Scheme
 from .bounds import bram18k
