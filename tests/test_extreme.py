@@ -91,10 +91,10 @@ def test_ctrl_c_while_writing_leaves_the_old_output(tmp_path, monkeypatch):
 def test_irregular_reads_of_ten_billion_elements_are_checked_without_a_full_map():
     report, bankings, result = arraypart.check_kernel(EXTREME / "hugeirr.c", ports=1)
     a = solved(report, "A")
-    # Two read copies of 40 GB would need millions of BRAM18K: no copies, II 2, said so.
-    assert a.banking.copies == 1 and not a.conflict_free and dict(a.achieved_ii) == {"L3": 2}
-    assert any("more than the device's 5376" in w for w in report.warnings)
-    assert all(loop.achieved_ii == 2 for loop in result.loops)
+    # an interface array cannot be replicated, and two data-dependent reads may hit one
+    # bank of any banking within the budget: one memory, II 2, found without a search
+    assert not a.conflict_free and a.banking.scheme.banks == 1 and a.banking.copies == 1
+    assert [loop.achieved_ii for loop in result.loops] == [2]
     assert next(m for m in result.maps if m.array == "A").ok
 
 
@@ -108,7 +108,11 @@ def test_read_copies_are_offered_while_they_fit_the_device(tmp_path):
 
 
 HUGEIRR_SMALL = """
-void copies(int A[256][384], int idx[64], int out[64]) {
+void copies(int in[256][384], int idx[64], int out[64]) {
+  int A[256][384];
+  for (int i = 0; i < 256; i++) for (int j = 0; j < 384; j++) {
+#pragma HLS pipeline II=1
+    A[i][j] = in[i][j]; }
   for (int i = 0; i < 64; i++) {
 #pragma HLS pipeline II=1
     out[i] = A[idx[i]][i] + A[i][idx[i]];

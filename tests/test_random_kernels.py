@@ -10,6 +10,7 @@ import subprocess
 from hypothesis import HealthCheck, given, settings
 
 import arraypart
+import arraypart.frontend
 from arraypart import check
 
 from conftest import needs_gxx
@@ -54,3 +55,22 @@ def test_emitted_code_matches_the_original(tmp_path_factory, kernel):
     assert build.returncode == 0, build.stderr[-2000:]
     run = subprocess.run([str(tmp_path / "tb")], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, (kernel, run.stdout[-2000:])
+
+
+@SETTINGS
+@given(random_kernels())
+def test_emitted_code_read_back_keeps_the_reported_ii(tmp_path_factory, kernel):
+    """The scheduling rule on the written .cpp gives the II report.json states, and
+    never beats the ideal port model the banking was proved in."""
+    tmp_path = tmp_path_factory.mktemp("rk")
+    for ports in (1, 2):
+        compiled = compile_random(kernel, tmp_path, ports)
+        report = compiled.report
+        out = arraypart.write_project(compiled, tmp_path / f"out{ports}")
+        emitted = arraypart.frontend.parse_kernel(out / "rk.cpp", top=report.kernel.top)
+        ruled = check.check_kernel(emitted, check.as_written_bankings(emitted),
+                                   ports=ports, rule=True)
+        stated = [loop["achieved_ii"] for loop in report.to_json()["loops"]]
+        assert [loop.achieved_ii for loop in ruled.loops] == stated, kernel
+        planned = [report.planned_ii(loop.name, loop.target_ii) for loop in report.model.loops]
+        assert all(s >= p for s, p in zip(stated, planned)), (kernel, stated, planned)

@@ -15,7 +15,7 @@ import random
 import pytest
 
 import arraypart
-from arraypart import check
+from arraypart import check, codegen
 from arraypart.banking.device import DEFAULT_SEARCH_BANKS, bram_budget, part_bram18k
 from arraypart.banking.groups import analyze_group
 from arraypart.banking.space import (cost_of, flat_floor, per_dim_partitions,
@@ -63,6 +63,7 @@ def test_a_small_device_caps_copies_and_banks():
     assert part_bram18k("XC7Z020-clg400-1") == 280
     assert part_bram18k("xcu50-fsvh2104-2-e") == 2688
     assert part_bram18k("xcunknown") is None and bram_budget("xcunknown") == DEFAULT_SEARCH_BANKS
+    assert bram_budget(None) == part_bram18k(codegen.DEFAULT_PART) == 5376
 
 
 def test_per_dim_partitions_are_the_factorizations_of_the_bank_count():

@@ -26,6 +26,9 @@ PART_BRAM18K = {
     "xc7z045": 1090,   # ZC706
     "xc7a100t": 270,
 }
+# The device assumed when no part is given: the one code generation targets by
+# default (``codegen.DEFAULT_PART``, an Alveo U250).
+DEFAULT_DEVICE = "xcu250"
 # The search budget for a part not in the table (and the few banks past the
 # subscripts' own bounding box the search still tries): the long-standing default of
 # ``--max-banks``.
@@ -43,7 +46,8 @@ def part_bram18k(part: str | None) -> int | None:
 
 
 def bram_budget(part: str | None) -> int:
-    """The BRAM18K one array may use at most: the device's (or, for an unknown or
-    absent part, :data:`DEFAULT_SEARCH_BANKS`, as many as the default bank budget)."""
-    count = part_bram18k(part)
+    """The BRAM18K one array may use at most: the device's (:data:`DEFAULT_DEVICE`'s
+    when no part is given; :data:`DEFAULT_SEARCH_BANKS`, the long-standing bank budget,
+    for a part not in the table)."""
+    count = part_bram18k(part or DEFAULT_DEVICE)
     return count if count is not None else DEFAULT_SEARCH_BANKS

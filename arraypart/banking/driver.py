@@ -17,7 +17,7 @@ report says so.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from math import prod
 from time import perf_counter
 from typing import Callable, Iterator
@@ -142,7 +142,8 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
     search = _Search(am, shapes, bound, options)
     notes: list[str] = []
     families = ("per_dim",) if array.interface else options.families
-    if array.partitions and not options.replace_partitions:
+    kept = bool(array.partitions) and not options.replace_partitions
+    if kept:
         banking = Banking(array.name, scheme_from_pragmas(array))
         proof, tried = prove(am, banking, deadline=options.deadline), 0
         may_waste = banking.scheme.banks * banking.copies > WASTE_RATIO * bound
@@ -173,7 +174,8 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
                 f"{dict(proof.achieved_ii)}: {proof.counterexample}")))
     evidence = (f"{tried} candidates pre-checked, {proof.isl_checks} isl checks, "
                 f"lower bound {bound}")
-    return _solution(am, banking, proof, bound, start, evidence, tuple(notes))
+    return replace(_solution(am, banking, proof, bound, start, evidence, tuple(notes)),
+                   kept=kept)
 
 
 def _wasteful(kept: Banking, better: _Found) -> bool:
@@ -225,8 +227,9 @@ class _Search:
                                       shapes, am.array.shape)
         self.refs = read_refs(shapes)
         lanes = [a for s in shapes for a in s.lanes]
-        self.duplicable = sum(a.kind == "read" for a in lanes) > sum(
-            a.kind == "write" for a in lanes)
+        # an interface array keeps the top function's signature: no copies
+        self.duplicable = not am.array.interface and sum(
+            a.kind == "read" for a in lanes) > sum(a.kind == "write" for a in lanes)
         self.uniform = [s for s in shapes if s.uniform]
         self.loads = [(len({tuple(d) for d, a in zip(s.offsets, s.lanes) if a.kind == "read"}),
                        sum(a.kind == "write" for a in s.lanes), s.group.target_ii)
