@@ -40,7 +40,7 @@ class Options:
 
     top: str | None = None
     ports: int = 2
-    max_banks: int = 64
+    max_banks: int | None = None  # None: from the part's BRAM (banking.device)
     schemes: str = "all"
     defines: tuple[tuple[str, int], ...] = ()
     replace_partitions: bool = False
@@ -53,7 +53,7 @@ class Options:
     def __post_init__(self):
         if self.ports not in (1, 2):
             raise ValueError(f"--ports must be 1 or 2, not {self.ports}")
-        if self.max_banks < 1:
+        if self.max_banks is not None and self.max_banks < 1:
             raise ValueError(f"--max-banks must be at least 1, not {self.max_banks}")
         if self.schemes not in ("all", "vitis"):
             raise ValueError(f"--schemes must be all or vitis, not {self.schemes!r}")
@@ -112,8 +112,8 @@ def _run(path: str | os.PathLike, opts: Options,
     checked under the scheduling rule (DESIGN §2)."""
     kernel = frontend.parse_kernel(path, defines=dict(opts.defines), top=opts.top)
     model = poly.build_model(kernel, ports=opts.ports)
-    solution = banking.solve(model, max_banks=opts.max_banks, schemes=opts.schemes,
-                             time_limit=opts.time_limit,
+    solution = banking.solve(model, max_banks=opts.max_banks, part=opts.part,
+                             schemes=opts.schemes, time_limit=opts.time_limit,
                              replace_partitions=opts.replace_partitions, progress=progress)
     files = codegen.emit(kernel, solution, part=opts.part, clock_ns=opts.clock_ns)
     scheduled = schedule_emitted(kernel, files, opts.ports)

@@ -46,8 +46,12 @@ def _kernel_options(parser: argparse.ArgumentParser) -> None:
                                       "or the one named like the file)")
     parser.add_argument("--ports", type=int, choices=(1, 2), default=2,
                         help="default bank ports: 1 = ram_1p, 2 = ram_t2p (default 2)")
-    parser.add_argument("--max-banks", type=int, default=64, metavar="N",
-                        help="most banks per array the search tries (default 64)")
+    parser.add_argument("--max-banks", type=int, default=None, metavar="N",
+                        help="most banks x copies per array the search tries "
+                             "(default: from --part's BRAM18K count)")
+    parser.add_argument("--part", default=api.codegen.DEFAULT_PART,
+                        help="FPGA part: its BRAM sets the bank budget "
+                             f"(default {api.codegen.DEFAULT_PART})")
     parser.add_argument("--schemes", choices=("all", "vitis"), default="all",
                         help="vitis: only per-dimension schemes (pragma-only output)")
     parser.add_argument("--replace-partitions", action="store_true",
@@ -75,7 +79,6 @@ def build_parser() -> argparse.ArgumentParser:
                         "arraypart's own files, listed in its manifest, are replaced)")
     p.add_argument("--dump-maps", action="store_true",
                    help="write maps/<array>.npz with each element's bank and offset")
-    p.add_argument("--part", default=api.codegen.DEFAULT_PART, help="FPGA part")
     p.add_argument("--clock", type=float, default=api.codegen.DEFAULT_CLOCK_NS,
                    metavar="NS", help="clock period in ns")
 
@@ -99,8 +102,9 @@ def build_parser() -> argparse.ArgumentParser:
 def _options(args: argparse.Namespace) -> api.Options:
     extra = {}
     if args.command == "compile":
-        extra = {"part": args.part, "clock_ns": args.clock, "dump_maps": args.dump_maps}
+        extra = {"clock_ns": args.clock, "dump_maps": args.dump_maps}
     return api.Options(top=args.top, ports=args.ports, max_banks=args.max_banks,
+                       part=args.part,
                        schemes=args.schemes, defines=tuple(args.defines),
                        replace_partitions=args.replace_partitions,
                        time_limit=args.time_limit, timings=args.timings, **extra)

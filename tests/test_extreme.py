@@ -102,3 +102,26 @@ def test_irregular_reads_of_ten_billion_elements_are_checked_without_a_full_map(
     assert not a.conflict_free and a.banking.scheme.banks == 1 and a.banking.copies == 1
     assert [loop.achieved_ii for loop in result.loops] == [2]
     assert next(m for m in result.maps if m.array == "A").ok
+
+
+def test_read_copies_are_offered_while_they_fit_the_device(tmp_path):
+    kernel = tmp_path / "copies.c"
+    kernel.write_text(HUGEIRR_SMALL)
+    a = solved(arraypart.analyze(kernel, ports=1), "A")
+    assert a.conflict_free and a.banking.copies == 2
+    b = solved(arraypart.analyze(kernel, ports=1, part="xc7z020-clg400-1"), "A")
+    assert b.banking.copies == 1 and b.bram18k <= 280
+
+
+HUGEIRR_SMALL = """
+void copies(int in[256][384], int idx[64], int out[64]) {
+  int A[256][384];
+  for (int i = 0; i < 256; i++) for (int j = 0; j < 384; j++) {
+#pragma HLS pipeline II=1
+    A[i][j] = in[i][j]; }
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    out[i] = A[idx[i]][i] + A[i][idx[i]];
+  }
+}
+"""
