@@ -15,6 +15,9 @@ import sys
 import threading
 from contextlib import contextmanager
 
+#: How long after an interruption was swallowed it is delivered again (the hook that
+#: noticed it must have returned by then).
+REDELIVERY_DELAY_S = 0.01
 #: The signals that end a run with cleanup (SIGINT is Python's own KeyboardInterrupt).
 HANDLED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -50,11 +53,19 @@ def install() -> None:
 
 def _redeliver(unraisable) -> None:
     """``sys.unraisablehook``: an interruption raised where it could not propagate is
-    signalled to the main thread again, to be raised at the next safe point."""
-    if isinstance(unraisable.exc_value, KeyboardInterrupt):
-        _thread.interrupt_main(getattr(unraisable.exc_value, "signum", signal.SIGINT))
-    else:
+    signalled to the main thread again, from another thread a moment later, so that
+    it is raised at the next safe point and not inside this hook (where it would be
+    lost again)."""
+    if not isinstance(unraisable.exc_value, KeyboardInterrupt):
         _redeliver.previous(unraisable)
+        return
+    signum = getattr(unraisable.exc_value, "signum", signal.SIGINT)
+    try:
+        later = threading.Timer(REDELIVERY_DELAY_S, _thread.interrupt_main, (signum,))
+        later.daemon = True
+        later.start()
+    except BaseException:  # noqa: BLE001 - a second interruption: the first suffices
+        pass
 
 
 def ignore() -> None:

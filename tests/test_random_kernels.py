@@ -17,6 +17,9 @@ from conftest import needs_gxx
 from kernelgen import random_kernels
 
 EXAMPLES = int(os.environ.get("ARRAYPART_EXAMPLES", "25"))
+# These are soundness properties, not speed tests: a solver budget far above the
+# default keeps a loaded machine from turning them into time-limit reports.
+SOLVER_TIME_LIMIT_S = 600.0
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.function_scoped_fixture,
                                            HealthCheck.too_slow])
@@ -25,7 +28,7 @@ SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
 def compile_random(kernel, tmp_path, ports):
     path = tmp_path / "rk.c"
     path.write_text(kernel.source())
-    return arraypart.compile_kernel(path, ports=ports)
+    return arraypart.compile_kernel(path, ports=ports, time_limit=SOLVER_TIME_LIMIT_S)
 
 
 @SETTINGS
