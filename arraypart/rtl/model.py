@@ -1,0 +1,212 @@
+"""The RTL model of one banked array: its lanes, banks and the selects between them.
+
+A :class:`Memory` is what the Verilog (:mod:`.verilog`), the simulation (:mod:`.sim`)
+and the cost model (:mod:`.cost`) read.  It mirrors the bank-centric emission
+(DESIGN §2): every concurrent loop that touches the array (a cycle group) drives the
+same banks, one loop at a time.
+
+- A *lane* is one distinct access of a cycle group (reads of one index by one copy
+  merge: a broadcast).  Its element index ``x_d`` is the group's index expression over
+  the loop iterators (module inputs ``g<n>_<var>``), or an input ``l<k>_x<d>`` where the
+  index is irregular.  Its bank and offset are the scheme's formulas of ``x``
+  (:meth:`arraypart.scheme.Scheme.bank_expr`); a lane whose bank simplifies to a
+  constant is *static* and reaches one bank, otherwise it reaches the banks in its
+  bank formula's interval (:func:`arraypart.expr.bounds`).
+- Each bank of each copy has the ports of the array's port model (:data:`PORT_ROLES`);
+  per bank, every port is fed by the lanes that reach the bank: the first port by the
+  first requesting lane (a priority select) when a later port could serve it too, the
+  last by the OR of the remaining requests (a conflict-free cycle has one address
+  left).  Reads of the address a port already reads share it; read data returns to
+  each lane through a select registered with the request (reads take one cycle).
+- Writes go to every copy; a read lane reads the copy of its reference
+  (:meth:`arraypart.scheme.Banking.copy_of`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from .. import expr as E
+from ..banking.bounds import LUTRAM_BITS
+from ..ir import PortModel
+from ..poly import isl_glue as G
+from ..poly.model import ArrayModel, CycleGroup
+from ..scheme import Banking, index_var
+
+#: Port roles per port model, in allocation order (r: read, w: write, rw: either).
+#: ram_2p serves reads on its read-only port first, keeping the shared port for writes;
+#: rom_np has one read port per lane that reaches the bank (an unlimited-read ROM).
+PORT_ROLES: dict[str, tuple[str, ...]] = {
+    "ram_1p": ("rw",),
+    "ram_2p": ("r", "rw"),
+    "ram_s2p": ("w", "r"),
+    "ram_t2p": ("rw", "rw"),
+    "rom_1p": ("r",),
+    "rom_2p": ("r", "r"),
+}
+ROM_NP = "rom_np"
+
+
+@dataclass(frozen=True, slots=True)
+class Lane:
+    """One distinct access: ``kind`` read or write, the element ``index`` per dimension
+    (over the memory's input variables), the copies it touches, and the lane accesses
+    of its group it stands for (positions in ``CycleGroup.accesses``)."""
+
+    group: int
+    kind: str
+    index: tuple[E.Expr, ...]
+    copies: tuple[int, ...]
+    accesses: tuple[int, ...]
+    bank: E.Expr
+    offset: E.Expr
+    reach: tuple[int, ...]
+
+    @property
+    def static(self) -> bool:
+        return isinstance(self.bank, E.Const)
+
+
+@dataclass(frozen=True, slots=True)
+class GroupInputs:
+    """The iterator inputs of one cycle group: ``(port name, time variable)``."""
+
+    loop: str
+    target_ii: int
+    vars: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Memory:
+    """An array's banks (``copies`` x ``banks`` of ``depth`` words of ``elem_bits``),
+    the lanes of every loop that touches it, and the value range of every input."""
+
+    name: str
+    shape: tuple[int, ...]
+    elem_bits: int
+    ports: str
+    banking: Banking
+    groups: tuple[GroupInputs, ...]
+    lanes: tuple[Lane, ...]
+    ranges: dict[str, tuple[int, int]]
+
+    @property
+    def banks(self) -> int:
+        return self.banking.scheme.banks
+
+    @property
+    def copies(self) -> int:
+        return self.banking.copies
+
+    @property
+    def depth(self) -> int:
+        return self.banking.scheme.bank_depth
+
+    @property
+    def ram_style(self) -> str:
+        """Block RAM when a bank is too large for distributed RAM (the rule of
+        :func:`arraypart.banking.bram18k`), else distributed."""
+        return "distributed" if self.depth * self.elem_bits <= LUTRAM_BITS else "block"
+
+    def roles(self, copy: int, bank: int) -> tuple[str, ...]:
+        if self.ports == ROM_NP:
+            return ("r",) * max(1, len(self.candidates(copy, bank)))
+        return PORT_ROLES[self.ports]
+
+    def candidates(self, copy: int, bank: int) -> tuple[int, ...]:
+        """Lanes (by position) that may access ``bank`` of ``copy``, in lane order."""
+        return tuple(k for k, lane in enumerate(self.lanes)
+                     if copy in lane.copies and bank in lane.reach)
+
+    def element_ranges(self, lane: Lane) -> dict[str, tuple[int, int]]:
+        """Ranges of the scheme's index variables for ``lane``: its index intervals
+        clipped to the array (accesses are in bounds)."""
+        out = {}
+        for d, (e, n) in enumerate(zip(lane.index, self.shape)):
+            lo, hi = E.bounds(e, self.ranges)
+            out[index_var(d)] = (max(lo, 0), max(min(hi, n - 1), 0))
+        return out
+
+
+def group_port(group: int, var: str) -> str:
+    return f"g{group}_{var}"
+
+
+def irregular_port(lane: int, dim: int) -> str:
+    return f"l{lane}_x{dim}"
+
+
+def memory(array_model: ArrayModel, banking: Banking, *,
+           ranges: dict[str, tuple[int, int]] | None = None) -> Memory:
+    """The RTL model of ``array_model``'s array banked by ``banking``.  ``ranges``
+    overrides the iterator ranges (by time variable name per group port); by default
+    they come from each group's domain."""
+    array, scheme = array_model.array, banking.scheme
+    groups, lanes, env_ranges = [], [], {}
+    for g, group in enumerate(array_model.groups):
+        inputs = tuple((group_port(g, v), v) for v in group.time_vars)
+        groups.append(GroupInputs(group.loop, group.target_ii, inputs))
+        for port, v in inputs:
+            env_ranges[port] = (ranges or {}).get(port) or _var_range(group, v)
+        lanes.extend(_group_lanes(g, group, banking, len(lanes), env_ranges))
+    mem = Memory(array.name, array.shape, array.elem_bits, array_model.ports.name, banking,
+                 tuple(groups), (), env_ranges)
+    resolved = []
+    for lane in lanes:
+        reach = _reach(lane, mem, scheme.banks)
+        resolved.append(Lane(lane.group, lane.kind, lane.index, lane.copies, lane.accesses,
+                             lane.bank, lane.offset, reach))
+    return Memory(array.name, array.shape, array.elem_bits, array_model.ports.name, banking,
+                  tuple(groups), tuple(resolved), env_ranges)
+
+
+def _var_range(group: CycleGroup, var: str) -> tuple[int, int]:
+    found = G.value_range(G.pw_aff(E.var(var), group.domain.space), group.domain)
+    return found if found is not None else (0, 0)
+
+
+def _group_lanes(g: int, group: CycleGroup, banking: Banking, first: int,
+                 ranges: dict[str, tuple[int, int]]) -> list[Lane]:
+    """The distinct accesses of ``group`` (``first``: the position of its first lane);
+    the range of every irregular index input goes into ``ranges``."""
+    scheme = banking.scheme
+    shape = scheme.shape
+    rename = {v: E.var(group_port(g, v)) for v in group.time_vars}
+    merged: dict[tuple, list[int]] = {}
+    indexes: dict[tuple, tuple[E.Expr, ...]] = {}
+    for position, access in enumerate(group.accesses):
+        lane_number = first + len(merged)
+        index = tuple(E.var(irregular_port(lane_number, d)) if e is None
+                      else E.substitute(e, rename) for d, e in enumerate(access.index))
+        copies = (tuple(range(banking.copies)) if access.kind == "write"
+                  else (banking.copy_of(access.ref_id),))
+        for d, e in enumerate(access.index):
+            if e is None:
+                ranges[irregular_port(lane_number, d)] = (0, shape[d] - 1)
+        key = (access.kind, copies, index if access.regular else ("irregular", position))
+        if key not in merged:
+            merged[key] = []
+            indexes[key] = index
+        merged[key].append(position)
+    lanes = []
+    for key, positions in merged.items():
+        index = indexes[key]
+        env = {index_var(d): e for d, e in enumerate(index)}
+        lanes.append(Lane(g, key[0], index, key[1], tuple(positions),
+                          E.substitute(scheme.bank_expr(), env),
+                          E.substitute(scheme.offset_expr(), env), ()))
+    return lanes
+
+
+def _reach(lane: Lane, mem: Memory, banks: int) -> tuple[int, ...]:
+    if lane.static:
+        return (lane.bank.value,)
+    lo, hi = E.bounds(mem.banking.scheme.bank_expr(), mem.element_ranges(lane))
+    return tuple(range(max(lo, 0), min(hi, banks - 1) + 1))
+
+
+def address_bits(mem: Memory) -> int:
+    return E.range_bits(0, max(mem.depth - 1, 0))
+
+
+def bank_bits(mem: Memory) -> int:
+    return E.range_bits(0, max(mem.banks - 1, 0))
