@@ -44,6 +44,8 @@ PORT_ROLES: dict[str, tuple[str, ...]] = {
     "rom_2p": ("r", "r"),
 }
 ROM_NP = "rom_np"
+#: The shallowest distributed RAM primitive of UltraScale+ (RAM32M16: 32 words).
+LUTRAM_MIN_DEPTH = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,13 +106,43 @@ class Memory:
     @property
     def ram_style(self) -> str:
         """Block RAM when a bank is too large for distributed RAM (the rule of
-        :func:`arraypart.banking.bram18k`), else distributed."""
-        return "distributed" if self.depth * self.elem_bits <= LUTRAM_BITS else "block"
+        :func:`arraypart.banking.bram18k`), distributed RAM from the depth of one LUT
+        RAM, registers below it."""
+        if self.depth * self.elem_bits > LUTRAM_BITS:
+            return "block"
+        return "distributed" if self.depth >= LUTRAM_MIN_DEPTH else "registers"
+
+    @property
+    def writes(self) -> bool:
+        return any(lane.kind == "write" for lane in self.lanes)
 
     def roles(self, copy: int, bank: int) -> tuple[str, ...]:
+        """The bank's port roles in allocation order.  A shared port that no write
+        can need (fewer writers than earlier write ports) only reads: a bank written
+        through one port is a simple dual-port BRAM, half the BRAM18K of a true
+        dual-port one at 36 bits."""
         if self.ports == ROM_NP:
             return ("r",) * max(1, len(self.candidates(copy, bank)))
-        return PORT_ROLES[self.ports]
+        writers = sum(self.lanes[k].kind == "write" for k in self.candidates(copy, bank))
+        roles, write_ports = [], 0
+        for role in PORT_ROLES[self.ports]:
+            if role == "rw" and write_ports >= max(writers, 1):
+                role = "r"
+            write_ports += "w" in role
+            roles.append(role)
+        return tuple(roles)
+
+    def may_coincide(self, j: int, k: int) -> bool:
+        """Whether lanes j and k may access one element in one cycle: not when their
+        indices differ by a non-zero constant in some dimension."""
+        a, b = self.lanes[j], self.lanes[k]
+        if a.group != b.group:
+            return False
+        for e, f in zip(a.index, b.index):
+            diff = E.affine_form(E.add(e, E.scale(-1, f)))
+            if diff is not None and not diff[0] and diff[1] != 0:
+                return False
+        return True
 
     def candidates(self, copy: int, bank: int) -> tuple[int, ...]:
         """Lanes (by position) that may access ``bank`` of ``copy``, in lane order."""
@@ -210,3 +242,33 @@ def address_bits(mem: Memory) -> int:
 
 def bank_bits(mem: Memory) -> int:
     return E.range_bits(0, max(mem.banks - 1, 0))
+
+
+def stencil_memory(name: str, shape: tuple[int, ...], banking: Banking, ports: str,
+                   elem_bits: int, offsets: tuple[tuple[int, ...], ...], *,
+                   writes: int = 0, steps: tuple[int, ...] | None = None) -> Memory:
+    """A memory read by one loop nest at ``x = step * it + offset`` per lane (``it``
+    the iterator vector, ``steps`` per dimension, default 1), with the first ``writes``
+    offsets written instead of read: the shape of the kernels' windows and unrolled
+    lanes, for sweeps and tests without a kernel."""
+    scheme = banking.scheme
+    steps = steps or (1,) * len(shape)
+    span = [max(o[d] for o in offsets) for d in range(len(shape))]
+    ranges = {group_port(0, f"i{d}"): (0, max(0, (n - 1 - span[d]) // steps[d]))
+              for d, n in enumerate(shape)}
+    group = GroupInputs("sweep", 1, tuple((group_port(0, f"i{d}"), f"i{d}")
+                                          for d in range(len(shape))))
+    lanes = []
+    for n, offset in enumerate(offsets):
+        index = tuple(E.add(E.scale(steps[d], E.var(group_port(0, f"i{d}"))), E.const(o))
+                      for d, o in enumerate(offset))
+        kind = "write" if n < writes else "read"
+        copies = tuple(range(banking.copies)) if kind == "write" else (0,)
+        env = {index_var(d): e for d, e in enumerate(index)}
+        lanes.append(Lane(0, kind, index, copies, (n,), E.substitute(scheme.bank_expr(), env),
+                          E.substitute(scheme.offset_expr(), env), ()))
+    mem = Memory(name, tuple(shape), elem_bits, ports, banking, (group,), (), ranges)
+    resolved = tuple(Lane(lane.group, lane.kind, lane.index, lane.copies, lane.accesses,
+                          lane.bank, lane.offset, _reach(lane, mem, scheme.banks))
+                     for lane in lanes)
+    return Memory(name, tuple(shape), elem_bits, ports, banking, (group,), resolved, ranges)

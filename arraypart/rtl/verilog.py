@@ -83,6 +83,7 @@ class _Writer:
 
     def __init__(self, mem: Memory, observe: bool, init: dict[tuple[int, int], str]):
         self.mem, self.observe, self.init = mem, observe, init
+        self.drain = not any(lane.kind == "read" for lane in mem.lanes)
         self.ports: list[str] = ["input wire clk"]
         self.lines: list[str] = []
         self.readback: dict[int, list[tuple[str, str]]] = {}
@@ -98,6 +99,8 @@ class _Writer:
             for b in range(mem.banks):
                 self._bank(c, b)
         self._read_data()
+        if self.drain:
+            self._drain()
         modules = {}
         for inst in self.banks:
             modules.setdefault(inst.module, inst)
@@ -182,7 +185,8 @@ class _Writer:
                                                    ) if priority else f"{pre}r{p}_{k}"
                 self.lines.append(f"wire {pre}f{p}_{k} = {take};")
                 takes.append(k)
-            address = _or_select([(f"{pre}f{p}_{k}", f"l{k}_off") for k in mine], self.aw)
+            address = _or_select([(f"{pre}f{p}_{k}", f"l{k}_off") for k in mine], self.aw,
+                                 alone=True)
             self.lines.append(f"wire [{self.aw - 1}:0] {pre}a{p} = {address};")
             writes = [k for k in mine if mem.lanes[k].kind == "write"]
             reads = [k for k in mine if mem.lanes[k].kind == "read"]
@@ -190,21 +194,20 @@ class _Writer:
             if "w" in role:
                 we, dw = f"{pre}we{p}", f"{pre}d{p}"
                 self.lines.append(f"wire {we} = {_or([f'{pre}f{p}_{k}' for k in writes])};")
-                data = _or_select([(f"{pre}f{p}_{k}", f"wd{k}") for k in writes], self.w)
+                data = _or_select([(f"{pre}f{p}_{k}", f"wd{k}") for k in writes], self.w,
+                                  alone=True)
                 self.lines.append(f"wire [{self.w - 1}:0] {dw} = {data};")
             if "r" in role:
                 q = f"{pre}q{p}"
                 self.lines.append(f"wire [{self.w - 1}:0] {q};")
-                reading = f"{pre}rd{p}"
-                if priority and reads:
-                    self.lines.append(f"wire {reading} = "
-                                      f"{_or([f'{pre}f{p}_{k}' for k in reads])};")
                 for k in reads:
                     via = f"{pre}v{p}_{k}"
-                    if priority:
-                        share = (f"{pre}h{k}" + "".join(f" & ~{s}" for s in served[k]) +
-                                 f" & {reading} & ({pre}a{p} == l{k}_off)")
-                        self.lines.append(f"wire {via} = {pre}f{p}_{k} | ({share});")
+                    twins = [j for j in reads if j != k and self.mem.may_coincide(j, k)]
+                    if priority and twins:
+                        same = " | ".join(f"({pre}f{p}_{j} & (l{j}_off == l{k}_off))"
+                                          for j in twins)
+                        share = f"{pre}h{k}" + "".join(f" & ~{s}" for s in served[k])
+                        self.lines.append(f"wire {via} = {pre}f{p}_{k} | ({share} & ({same}));")
                     else:
                         self.lines.append(f"wire {via} = {pre}f{p}_{k};")
                     self.readback.setdefault(k, []).append((via, q))
@@ -221,6 +224,15 @@ class _Writer:
         if (c, b) in self.init:
             return f"{module_name(self.mem)}_rom_c{c}_b{b}"
         return f"{module_name(self.mem)}_ram_{roles}"
+
+    def _drain(self) -> None:
+        """A memory the loops only write is read elsewhere: each bank's first read
+        port becomes an output, so synthesis keeps the banks."""
+        for inst in self.banks:
+            q = next((p.read_data for p in inst.ports if p.read_data), None)
+            if q is not None:
+                self.ports.append(f"output wire [{self.w - 1}:0] drain_{inst.name}")
+                self.lines.append(f"assign drain_{inst.name} = {q};")
 
     def _read_data(self) -> None:
         """Each read lane's data: the port that served it, selected a cycle later."""
@@ -251,10 +263,14 @@ def _or(terms: list[str]) -> str:
     return " | ".join(terms) if terms else "1'b0"
 
 
-def _or_select(pairs: list[tuple[str, str]], width: int) -> str:
-    """``OR over (select ? value : 0)``: an AND-OR multiplexer with one-hot selects."""
+def _or_select(pairs: list[tuple[str, str]], width: int, *, alone: bool = False) -> str:
+    """``OR over (select ? value : 0)``: an AND-OR multiplexer with one-hot selects.
+    ``alone``: a single value needs no gate (an address or write data matters only
+    while its port is enabled)."""
     if not pairs:
         return f"{width}'d0"
+    if alone and len(pairs) == 1:
+        return pairs[0][1]
     return " | ".join(f"({{{width}{{{s}}}}} & {v})" for s, v in pairs)
 
 

@@ -1,0 +1,204 @@
+"""``estimate``: LUT/FF/BRAM18K/DSP of a banked memory in microseconds, from a fitted model.
+
+LUTs and flip-flops are linear in interpretable features of the RTL model
+(:mod:`.model`), each counting the bits of one kind of logic that
+:mod:`.verilog` emits; the coefficients (``cost_model.json``) are fitted by
+non-negative least squares to yosys syntheses of a sweep of design points
+(``bench/rtl_sweep.py``, which also records the error on held-out points):
+
+    rb_mux     sum over read lanes of (sources - 1) * width: the read-data select
+               (sources = banks it reaches x ports that may serve it)
+    rb_sel     sum over read lanes with several sources of the sources: the
+               registered one-hot selects
+    addr_mux   sum over bank ports of (lanes driving it - 1) * address bits
+    din_mux    sum over write-capable bank ports of (writers - 1) * width
+    request    sum over banks of dynamic candidate lanes * bank bits: the
+               ``bank == b`` comparators
+    priority   sum over priority-selected ports of their candidate lanes
+    arith      adder bits of every lane's index, bank and offset arithmetic
+    divider    adder bits of the reciprocal multiplications of non-power-of-two
+               divisions and modulos
+    lutram     bits of distributed-RAM banks (LUT RAM) times their read ports / 64
+    regfile    bits of register banks (below one LUT RAM's depth) times read ports
+    regbits    bits of register banks (their flip-flops)
+    const      1
+
+BRAM18K is counted, not fitted: per block-RAM bank, the fewest 18Kb blocks over the
+aspect ratios the bank's port use allows (36-bit words only in simple dual-port or
+single-port mode; a bank with two read ports or a read-write port beside another
+port is true dual-port, at most 18 bits per block).  DSPs are 0: constant products
+are shift-and-add (:func:`arraypart.expr.to_verilog`).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from math import ceil
+from pathlib import Path
+
+import numpy as np
+
+from .. import expr as E
+from ..banking.bounds import BRAM18K_ASPECTS
+from ..scheme import Banking
+from ..poly.model import ArrayModel
+from .model import ROM_NP, Memory, address_bits, bank_bits, memory
+from .synth import Resources
+
+MODEL_PATH = Path(__file__).with_name("cost_model.json")
+FEATURES = ("rb_mux", "rb_sel", "addr_mux", "din_mux", "request", "priority", "arith",
+            "divider", "lutram", "regfile", "regbits", "const")
+#: Bits per LUT RAM primitive (RAM64X1: 64 words of one bit).
+LUTRAM_PRIMITIVE_BITS = 64
+#: The widest word of a true dual-port RAMB18 (x18); simple dual-port reaches x36.
+TDP_MAX_WIDTH = 18
+
+
+def estimate(banking: Banking, array_model: ArrayModel) -> Resources:
+    """The fitted cost of ``array_model``'s array banked by ``banking``."""
+    return estimate_memory(memory(array_model, banking))
+
+
+def estimate_memory(mem: Memory) -> Resources:
+    coef = _coefficients()
+    f = np.asarray(feature_vector(mem), dtype=float)
+    lut = int(round(float(f @ coef["lut"])))
+    ff = int(round(float(f @ coef["ff"])))
+    return Resources(lut, ff, bram18k(mem), 0, "model")
+
+
+@lru_cache(maxsize=1)
+def _coefficients() -> dict[str, np.ndarray]:
+    data = json.loads(MODEL_PATH.read_text())
+    if tuple(data["features"]) != FEATURES:
+        raise ValueError(f"{MODEL_PATH.name} was fitted for other features")
+    return {"lut": np.array(data["lut"]), "ff": np.array(data["ff"])}
+
+
+def model_fit() -> dict:
+    """The fit's record: points and median relative errors (held-out and train)."""
+    return json.loads(MODEL_PATH.read_text())["fit"]
+
+
+def bram18k(mem: Memory) -> int:
+    if mem.ram_style != "block":
+        return 0
+    total = 0
+    for c in range(mem.copies):
+        for b in range(mem.banks):
+            roles = mem.roles(c, b)
+            simple = len(roles) == 1 or sorted(roles) == ["r", "w"]
+            total += min(ceil(mem.depth / depth) * ceil(mem.elem_bits / width)
+                         for depth, width in BRAM18K_ASPECTS
+                         if simple or width <= TDP_MAX_WIDTH)
+    return total
+
+
+def features(mem: Memory) -> dict[str, float]:
+    """The model's features of ``mem`` (see the module doc)."""
+    f = dict.fromkeys(FEATURES, 0.0)
+    f["const"] = 1.0
+    aw, bw, w = address_bits(mem), bank_bits(mem), mem.elem_bits
+    sources = [0] * len(mem.lanes)
+    for c in range(mem.copies):
+        for b in range(mem.banks):
+            cands = mem.candidates(c, b)
+            roles = mem.roles(c, b)
+            f["request"] += bw * sum(not mem.lanes[k].static for k in cands)
+            for p, role in enumerate(roles):
+                if mem.ports == ROM_NP:
+                    mine = [cands[p]] if p < len(cands) else []
+                else:
+                    mine = [k for k in cands if role == "rw" or role == mem.lanes[k].kind[0]]
+                later = any(r == "rw" or r == mem.lanes[k].kind[0]
+                            for r in roles[p + 1:] for k in mine)
+                if later and mem.ports != ROM_NP:
+                    f["priority"] += len(mine)
+                f["addr_mux"] += aw * max(0, len(mine) - 1)
+                writers = sum(mem.lanes[k].kind == "write" for k in mine)
+                if "w" in role:
+                    f["din_mux"] += w * max(0, writers - 1)
+                if "r" in role:
+                    for k in mine:
+                        if mem.lanes[k].kind == "read":
+                            sources[k] += 1
+    for k, lane in enumerate(mem.lanes):
+        if lane.kind == "read" and sources[k] > 1:
+            f["rb_mux"] += w * (sources[k] - 1)
+            f["rb_sel"] += sources[k]
+        adds, divs = _lane_arithmetic(mem, lane)
+        f["arith"] += adds
+        f["divider"] += divs
+    bits = mem.banks * mem.copies * mem.depth * w
+    read_ports = max(1, sum("r" in r for r in mem.roles(0, 0)))
+    if mem.ram_style == "distributed":
+        f["lutram"] = bits * read_ports / LUTRAM_PRIMITIVE_BITS
+    elif mem.ram_style == "registers":
+        f["regfile"] = bits * read_ports
+        f["regbits"] = bits
+    return f
+
+
+def feature_vector(mem: Memory) -> list[float]:
+    f = features(mem)
+    return [f[name] for name in FEATURES]
+
+
+def _lane_arithmetic(mem: Memory, lane) -> tuple[int, int]:
+    """Adder bits of the lane's index, bank and offset nets: (plain, dividers)."""
+    scheme = mem.banking.scheme
+    adds = divs = 0
+    for e in lane.index:
+        a, d = _expr_bits(e, mem.ranges)
+        adds, divs = adds + a, divs + d
+    xr = mem.element_ranges(lane)
+    exprs = [scheme.offset_expr()] + ([] if lane.static else [scheme.bank_expr()])
+    for e in exprs:
+        a, d = _expr_bits(e, xr)
+        adds, divs = adds + a, divs + d
+    return adds, divs
+
+
+def _expr_bits(e: E.Expr, ranges) -> tuple[int, int]:
+    """(adder bits, divider adder bits) of :func:`arraypart.expr.to_verilog`'s nets."""
+    if isinstance(e, (E.Const, E.Var)):
+        return 0, 0
+    lo, hi = E.bounds(e, ranges)
+    width = E.range_bits(lo, hi)
+    if isinstance(e, E.Add):
+        parts = [_expr_bits(t, ranges) for t in e.terms]
+        nonconst = sum(not isinstance(t, E.Const) for t in e.terms)
+        adders = max(0, len(e.terms) - 1) if nonconst else 0
+        return (sum(p[0] for p in parts) + width * adders, sum(p[1] for p in parts))
+    if isinstance(e, E.Scale):
+        inner = _expr_bits(e.arg, ranges)
+        digits = len(E._signed_digits(abs(e.factor))) + (e.factor < 0)
+        return inner[0] + width * max(0, digits - 1), inner[1]
+    inner = _expr_bits(e.arg, ranges)
+    d = e.divisor if isinstance(e, E.FloorDiv) else e.modulus
+    alo, ahi = E.bounds(e.arg, ranges)
+    if d & (d - 1) == 0 or ahi < d:
+        return inner
+    arg_bits = E.range_bits(0, max(ahi, 0))
+    shift, m = E._reciprocal(d, max(ahi, 0))
+    divider = (len(E._signed_digits(m)) - 1) * (arg_bits + m.bit_length())
+    if isinstance(e, E.Mod):
+        divider += arg_bits * len(E._signed_digits(d))
+    return inner[0], inner[1] + divider
+
+
+def nnls(a: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Least squares with non-negative coefficients (active set: features whose
+    coefficient comes out negative are dropped and the rest refitted)."""
+    active = np.ones(a.shape[1], dtype=bool)
+    active &= np.abs(a).sum(axis=0) > 0
+    coef = np.zeros(a.shape[1])
+    while active.any():
+        sol, *_ = np.linalg.lstsq(a[:, active], y, rcond=None)
+        if (sol >= 0).all():
+            coef[active] = sol
+            break
+        idx = np.flatnonzero(active)
+        active[idx[np.argmin(sol)]] = False
+    return coef
