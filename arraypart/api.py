@@ -13,13 +13,13 @@ import json
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
-from . import banking, check, codegen, frontend, poly
+from . import banking, check, codegen, frontend, poly, rtl
 from .errors import Coord, KernelError
 from .report import Report
 
@@ -42,6 +42,7 @@ class Options:
     part: str = codegen.DEFAULT_PART
     clock_ns: float = codegen.DEFAULT_CLOCK_NS
     dump_maps: bool = False
+    synth: bool = False
 
     def __post_init__(self):
         if self.ports not in (1, 2):
@@ -94,6 +95,8 @@ def compile_kernel(path: str | os.PathLike, options: Options | None = None, *,
     """``analyze`` plus the emitted HLS project (texts only; see :func:`write_project`)."""
     opts = _options(options, overrides)
     report = analyze(path, opts, progress=progress)
+    if opts.synth:
+        report = replace(report, measured=_synthesized(report))
     files = codegen.emit(report.kernel, report.solution, part=opts.part,
                          clock_ns=opts.clock_ns)
     files["report.json"] = json.dumps(report.to_json(), indent=2) + "\n"
@@ -112,6 +115,17 @@ def check_kernel(path: str | os.PathLike, options: Options | None = None, *,
     bankings = (check.as_written_bankings(report.kernel) if as_written
                 else report.solution.bankings())
     return report, bankings, check.check_kernel(report.kernel, bankings, ports=opts.ports)
+
+
+def _synthesized(report: Report) -> dict[str, rtl.Resources]:
+    """yosys' resources of every array's RTL model (``compile --synth``)."""
+    names = [a.array.name for a in report.solution.arrays]
+    mems = [rtl.memory(report.model.array(a.array.name), a.banking)
+            for a in report.solution.arrays]
+    try:
+        return dict(zip(names, rtl.synthesize_many(mems)))
+    except rtl.SynthesisError as error:
+        raise KernelError(Coord(report.kernel.path), f"--synth: {error}") from None
 
 
 def _dump_maps(report: Report) -> dict[str, bytes]:

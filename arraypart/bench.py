@@ -5,7 +5,9 @@ baseline's (:data:`arraypart.banking.baselines.BASELINES`) are computed from the
 cycle groups; every baseline is proved or refuted by the same isl proof as arraypart's
 (``banking.prove``), and arraypart's whole solution is also replayed by the cycle-level
 checker.  Totals compare banks x copies; ratios are against ``vitis_manual``, the
-per-dimension cyclic partitioning users write by hand.
+per-dimension cyclic partitioning users write by hand.  Each method's banking also goes
+through the same RTL model (:mod:`arraypart.rtl`): LUT, FF and BRAM18K from the fitted
+cost model, or with ``--synth`` from yosys.
 """
 
 from __future__ import annotations
@@ -13,14 +15,14 @@ from __future__ import annotations
 import json
 import statistics
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from . import check, frontend, poly
+from . import check, frontend, poly, rtl
 from .banking import bram18k, prove, solve
 from .banking.baselines import BASELINES
 from .errors import Coord, KernelError
@@ -38,6 +40,10 @@ class MethodResult:
     storage_overhead: float
     bram18k: int
     seconds: float
+    lut: int = 0
+    ff: int = 0
+    rtl_bram18k: int = 0
+    resources_source: str = "model"
 
     @property
     def cost(self) -> int:
@@ -66,16 +72,34 @@ class KernelBench:
 
 def _result(banking, array_model, seconds: float, conflict_free: bool) -> MethodResult:
     scheme = banking.scheme
+    cost = rtl.estimate(banking, array_model)
     return MethodResult(
         banks=scheme.banks, copies=banking.copies, conflict_free=conflict_free,
         storage_overhead=round(scheme.storage_overhead, 6),
         bram18k=bram18k(scheme.bank_depth, array_model.array.elem_bits, scheme.banks,
                         banking.copies),
-        seconds=round(seconds, 6))
+        seconds=round(seconds, 6), lut=cost.lut, ff=cost.ff, rtl_bram18k=cost.bram18k)
 
 
-def bench_kernel(path: Path, *, ports: int) -> KernelBench:
-    """Bank one kernel with arraypart and every baseline; prove each result."""
+def _synthesized(rows: list[Row], bankings: dict[tuple[str, str], object],
+                 models: dict[str, object]) -> list[Row]:
+    """``rows`` with every method's LUT/FF/BRAM18K measured by yosys (one run)."""
+    keys = [(r.array, m) for r in rows for m in r.methods]
+    mems = [rtl.memory(models[a], bankings[a, m]) for a, m in keys]
+    measured = dict(zip(keys, rtl.synthesize_many(mems)))
+    out = []
+    for r in rows:
+        methods = {m: replace(res, lut=measured[r.array, m].lut, ff=measured[r.array, m].ff,
+                              rtl_bram18k=measured[r.array, m].bram18k,
+                              resources_source="yosys")
+                   for m, res in r.methods.items()}
+        out.append(Row(r.kernel, r.array, r.lower_bound, methods))
+    return out
+
+
+def bench_kernel(path: Path, *, ports: int, synth: bool = False) -> KernelBench:
+    """Bank one kernel with arraypart and every baseline; prove each result; with
+    ``synth``, measure every method's RTL model with yosys."""
     kernel = frontend.parse_kernel(path)
     model = poly.build_model(kernel, ports=ports)
     start = time.perf_counter()
@@ -84,20 +108,25 @@ def bench_kernel(path: Path, *, ports: int) -> KernelBench:
     replay = check.check_kernel(kernel, solution.bankings(), ports=ports)
     checker_agrees = all(loop.achieved_ii <= loop.target_ii for loop in replay.loops) == (
         all(a.conflict_free for a in solution.arrays))
-    rows = []
+    rows, bankings, models = [], {}, {}
     for sol in solution.arrays:
         array_model = model.array(sol.array.name)
         if not array_model.groups:
             continue
+        models[sol.array.name] = array_model
+        bankings[sol.array.name, "arraypart"] = sol.banking
         methods = {"arraypart": _result(sol.banking, array_model, sol.seconds,
                                         sol.conflict_free)}
         for name, baseline in BASELINES.items():
             start = time.perf_counter()
             banking = baseline(array_model)
             seconds = time.perf_counter() - start
+            bankings[sol.array.name, name] = banking
             methods[name] = _result(banking, array_model, seconds,
                                     prove(array_model, banking).conflict_free)
         rows.append(Row(kernel.name, sol.array.name, sol.lower_bound, methods))
+    if synth and rows:
+        rows = _synthesized(rows, bankings, models)
     return KernelBench(kernel.name, tuple(rows), solve_seconds, checker_agrees)
 
 
@@ -112,10 +141,19 @@ def totals(benches: list[KernelBench], suite_seconds: float) -> dict:
     for m in methods:
         out[m] = {"banks_x_copies": sum(r.methods[m].cost for r in rows),
                   "bram18k": sum(r.methods[m].bram18k for r in rows),
-                  "conflict_free_arrays": sum(r.methods[m].conflict_free for r in rows)}
+                  "conflict_free_arrays": sum(r.methods[m].conflict_free for r in rows),
+                  "lut": sum(r.methods[m].lut for r in rows),
+                  "ff": sum(r.methods[m].ff for r in rows),
+                  "rtl_bram18k": sum(r.methods[m].rtl_bram18k for r in rows)}
     ours = out["arraypart"]["banks_x_copies"]
     ref = out[REFERENCE_BASELINE]["banks_x_copies"]
     out["fewer_banks_than_" + REFERENCE_BASELINE] = round(1 - ours / ref, 4) if ref else 0.0
+    out["resources_source"] = rows[0].methods["arraypart"].resources_source if rows else ""
+    out["resources_vs_" + REFERENCE_BASELINE] = _same_ii_resources(rows)
+    out["rtl_bram18k_above_a_baseline"] = [
+        f"{r.kernel}/{r.array}" for r in rows
+        if any(res.conflict_free and res.rtl_bram18k < r.methods["arraypart"].rtl_bram18k
+               for m, res in r.methods.items() if m != "arraypart")]
     out["at_lower_bound"] = sum(r.methods["arraypart"].cost == r.lower_bound for r in rows)
     out["at_lower_bound_fraction"] = round(out["at_lower_bound"] / len(rows), 4) if rows else 1.0
     out["worse_than_a_conflict_free_baseline"] = [
@@ -130,10 +168,25 @@ def totals(benches: list[KernelBench], suite_seconds: float) -> dict:
     return out
 
 
+def _same_ii_resources(rows: list[Row]) -> dict:
+    """LUT/FF/BRAM18K of arraypart and vitis_manual over the arrays where both are
+    conflict-free (both reach the target II), and arraypart's reduction."""
+    same = [r for r in rows if r.methods["arraypart"].conflict_free
+            and r.methods[REFERENCE_BASELINE].conflict_free]
+    out: dict = {"arrays": len(same)}
+    for key in ("lut", "ff", "rtl_bram18k"):
+        ours = sum(getattr(r.methods["arraypart"], key) for r in same)
+        ref = sum(getattr(r.methods[REFERENCE_BASELINE], key) for r in same)
+        out[key] = {"arraypart": ours, REFERENCE_BASELINE: ref,
+                    "fewer": round(1 - ours / ref, 4) if ref else 0.0}
+    return out
+
+
 def _table(benches: list[KernelBench], summary: dict) -> Table:
     methods = ["arraypart", *BASELINES]
     table = Table(title="banks x copies per array (x: not conflict-free)")
-    for col in ("kernel", "array", "lower bound", *methods, "BRAM18K", "solve s"):
+    for col in ("kernel", "array", "lower bound", *methods, "BRAM18K", "LUT", "FF",
+                "solve s"):
         table.add_column(col, justify="left" if col in ("kernel", "array") else "right")
     for b in benches:
         for r in b.rows:
@@ -141,11 +194,24 @@ def _table(benches: list[KernelBench], summary: dict) -> Table:
                      for m in methods]
             ours = r.methods["arraypart"]
             table.add_row(r.kernel, r.array, str(r.lower_bound), *cells, str(ours.bram18k),
-                          f"{ours.seconds:.3f}")
+                          str(ours.lut), str(ours.ff), f"{ours.seconds:.3f}")
     table.add_section()
     table.add_row("total", "", "", *[str(summary[m]["banks_x_copies"]) for m in methods],
-                  str(summary["arraypart"]["bram18k"]), "")
+                  str(summary["arraypart"]["bram18k"]), str(summary["arraypart"]["lut"]),
+                  str(summary["arraypart"]["ff"]), "")
     return table
+
+
+def resources_table(summary: dict) -> str:
+    """The README's table: per method, banks x copies, conflict-free arrays, BRAM18K,
+    LUT and FF of the RTL model (fitted model or yosys, as ``resources_source`` says)."""
+    lines = ["| method | banks x copies | conflict-free arrays | BRAM18K | LUT | FF |",
+             "|---|---|---|---|---|---|"]
+    for m in ["arraypart", *BASELINES]:
+        t = summary[m]
+        lines.append(f"| {m} | {t['banks_x_copies']} | {t['conflict_free_arrays']} | "
+                     f"{t['rtl_bram18k']} | {t['lut']} | {t['ff']} |")
+    return "\n".join(lines)
 
 
 def kernel_files(dirs: list[Path]) -> list[Path]:
@@ -155,7 +221,8 @@ def kernel_files(dirs: list[Path]) -> list[Path]:
     return files
 
 
-def main(dirs: list[Path], *, json_file: str | None, ports: int, console: Console) -> int:
+def main(dirs: list[Path], *, json_file: str | None, ports: int, console: Console,
+         synth: bool = False, markdown: bool = False) -> int:
     """Run the suite; print the table and totals; exit 1 when arraypart's banking of
     some array is not conflict-free or the checker disagrees with a proof."""
     files = kernel_files(dirs)
@@ -167,11 +234,13 @@ def main(dirs: list[Path], *, json_file: str | None, ports: int, console: Consol
         task = progress.add_task("banking", total=len(files))
         for path in files:
             progress.update(task, description=path.name)
-            benches.append(bench_kernel(path, ports=ports))
+            benches.append(bench_kernel(path, ports=ports, synth=synth))
             progress.advance(task)
     summary = totals(benches, time.perf_counter() - start)
     console.print(_table(benches, summary))
     console.print_json(json.dumps(summary))
+    if markdown:
+        console.print(resources_table(summary), markup=False, highlight=False)
     if json_file:
         Path(json_file).write_text(json.dumps(
             {"rows": [r.to_json() for b in benches for r in b.rows], "totals": summary},

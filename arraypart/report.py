@@ -2,22 +2,26 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .banking.solution import ArraySolution, Solution
 from .ir import Kernel
 from .poly.model import PolyModel
+from .rtl import Resources, estimate
 from .scheme import Banking
 
 
 @dataclass(frozen=True, eq=False)
 class Report:
     """The report of ``analyze`` / ``compile``: the kernel, its model, the banking
-    chosen for every array.  ``to_json()`` gives the stable keys of DESIGN §5."""
+    chosen for every array.  ``to_json()`` gives the stable keys of DESIGN §5.
+    ``measured``: yosys' resources per array (``compile --synth``); the other arrays'
+    resources come from the fitted cost model."""
 
     kernel: Kernel
     model: PolyModel
     solution: Solution
+    measured: dict[str, Resources] = field(default_factory=dict)
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -38,7 +42,8 @@ class Report:
             "top": self.kernel.top,
             "source": self.kernel.path,
             "solve_seconds": round(self.solution.seconds, 6),
-            "arrays": [_array_json(a, self.model) for a in self.solution.arrays],
+            "arrays": [_array_json(a, self.model, self.measured.get(a.array.name))
+                       for a in self.solution.arrays],
             "loops": [{"name": loop.name, "line": loop.coord.line,
                        "target_ii": loop.target_ii,
                        "achieved_ii": self.loop_achieved_ii(loop.name, loop.target_ii),
@@ -68,8 +73,9 @@ def check_json(report: Report, result, bankings: dict[str, Banking], *,
     return out
 
 
-def _array_json(sol: ArraySolution, model: PolyModel) -> dict:
+def _array_json(sol: ArraySolution, model: PolyModel, measured: Resources | None) -> dict:
     array, banking = sol.array, sol.banking
+    resources = measured or estimate(banking, model.array(array.name))
     scheme = banking.scheme
     return {
         "name": array.name,
@@ -88,5 +94,6 @@ def _array_json(sol: ArraySolution, model: PolyModel) -> dict:
         "lower_bound_banks": sol.lower_bound,
         "conflict_free": sol.conflict_free,
         "bram18k": sol.bram18k,
+        "resources": resources.to_json(),
         "proof": sol.proof,
     }

@@ -43,7 +43,7 @@ from .. import expr as E
 from ..banking.bounds import BRAM18K_ASPECTS
 from ..scheme import Banking
 from ..poly.model import ArrayModel
-from .model import ROM_NP, Memory, address_bits, bank_bits, memory
+from .model import PORT_ROLES, ROM_NP, Memory, address_bits, bank_bits, memory
 from .synth import Resources
 
 MODEL_PATH = Path(__file__).with_name("cost_model.json")
@@ -85,14 +85,44 @@ def bram18k(mem: Memory) -> int:
     if mem.ram_style != "block":
         return 0
     total = 0
-    for c in range(mem.copies):
-        for b in range(mem.banks):
-            roles = mem.roles(c, b)
-            simple = len(roles) == 1 or sorted(roles) == ["r", "w"]
-            total += min(ceil(mem.depth / depth) * ceil(mem.elem_bits / width)
-                         for depth, width in BRAM18K_ASPECTS
-                         if simple or width <= TDP_MAX_WIDTH)
+    for (c, cands), count in _bank_classes(mem).items():
+        roles = _roles(mem, cands)
+        simple = len(roles) == 1 or sorted(roles) == ["r", "w"]
+        total += count * min(ceil(mem.depth / depth) * ceil(mem.elem_bits / width)
+                             for depth, width in BRAM18K_ASPECTS
+                             if simple or width <= TDP_MAX_WIDTH)
     return total
+
+
+def _bank_classes(mem: Memory) -> dict[tuple[int, tuple[int, ...]], int]:
+    """(copy, candidate lanes) -> how many banks of that copy have those candidates
+    (banks with one candidate list cost the same)."""
+    per_bank: list[list[list[int]]] = [[[] for _ in range(mem.banks)]
+                                       for _ in range(mem.copies)]
+    for k, lane in enumerate(mem.lanes):
+        for c in lane.copies:
+            for b in lane.reach:
+                per_bank[c][b].append(k)
+    classes: dict[tuple[int, tuple[int, ...]], int] = {}
+    for c, banks in enumerate(per_bank):
+        for cands in banks:
+            key = (c, tuple(cands))
+            classes[key] = classes.get(key, 0) + 1
+    return classes
+
+
+def _roles(mem: Memory, cands: tuple[int, ...]) -> tuple[str, ...]:
+    """:meth:`Memory.roles` for a bank with candidate lanes ``cands``."""
+    if mem.ports == ROM_NP:
+        return ("r",) * max(1, len(cands))
+    writers = sum(mem.lanes[k].kind == "write" for k in cands)
+    roles, write_ports = [], 0
+    for role in PORT_ROLES[mem.ports]:
+        if role == "rw" and write_ports >= max(writers, 1):
+            role = "r"
+        write_ports += "w" in role
+        roles.append(role)
+    return tuple(roles)
 
 
 def features(mem: Memory) -> dict[str, float]:
@@ -100,38 +130,38 @@ def features(mem: Memory) -> dict[str, float]:
     f = dict.fromkeys(FEATURES, 0.0)
     f["const"] = 1.0
     aw, bw, w = address_bits(mem), bank_bits(mem), mem.elem_bits
+    kinds = [lane.kind[0] for lane in mem.lanes]
     sources = [0] * len(mem.lanes)
-    for c in range(mem.copies):
-        for b in range(mem.banks):
-            cands = mem.candidates(c, b)
-            roles = mem.roles(c, b)
-            f["request"] += bw * sum(not mem.lanes[k].static for k in cands)
-            for p, role in enumerate(roles):
-                if mem.ports == ROM_NP:
-                    mine = [cands[p]] if p < len(cands) else []
-                else:
-                    mine = [k for k in cands if role == "rw" or role == mem.lanes[k].kind[0]]
-                later = any(r == "rw" or r == mem.lanes[k].kind[0]
-                            for r in roles[p + 1:] for k in mine)
-                if later and mem.ports != ROM_NP:
-                    f["priority"] += len(mine)
-                f["addr_mux"] += aw * max(0, len(mine) - 1)
-                writers = sum(mem.lanes[k].kind == "write" for k in mine)
-                if "w" in role:
-                    f["din_mux"] += w * max(0, writers - 1)
-                if "r" in role:
-                    for k in mine:
-                        if mem.lanes[k].kind == "read":
-                            sources[k] += 1
+    read_ports = 1
+    for (c, cands), count in _bank_classes(mem).items():
+        roles = _roles(mem, cands)
+        read_ports = max(read_ports, sum("r" in r for r in roles))
+        f["request"] += count * bw * sum(not mem.lanes[k].static for k in cands)
+        for p, role in enumerate(roles):
+            if mem.ports == ROM_NP:
+                mine = [cands[p]] if p < len(cands) else []
+            else:
+                mine = [k for k in cands if role == "rw" or role == kinds[k]]
+            later = any(r == "rw" or r == kinds[k] for r in roles[p + 1:] for k in mine)
+            if later and mem.ports != ROM_NP:
+                f["priority"] += count * len(mine)
+            f["addr_mux"] += count * aw * max(0, len(mine) - 1)
+            if "w" in role:
+                writers = sum(kinds[k] == "w" for k in mine)
+                f["din_mux"] += count * w * max(0, writers - 1)
+            if "r" in role:
+                for k in mine:
+                    if kinds[k] == "r":
+                        sources[k] += count
+    ranges_cache: dict = {}
     for k, lane in enumerate(mem.lanes):
-        if lane.kind == "read" and sources[k] > 1:
+        if kinds[k] == "r" and sources[k] > 1:
             f["rb_mux"] += w * (sources[k] - 1)
             f["rb_sel"] += sources[k]
-        adds, divs = _lane_arithmetic(mem, lane)
+        adds, divs = _lane_arithmetic(mem, lane, ranges_cache)
         f["arith"] += adds
         f["divider"] += divs
     bits = mem.banks * mem.copies * mem.depth * w
-    read_ports = max(1, sum("r" in r for r in mem.roles(0, 0)))
     if mem.ram_style == "distributed":
         f["lutram"] = bits * read_ports / LUTRAM_PRIMITIVE_BITS
     elif mem.ram_style == "registers":
@@ -145,47 +175,61 @@ def feature_vector(mem: Memory) -> list[float]:
     return [f[name] for name in FEATURES]
 
 
-def _lane_arithmetic(mem: Memory, lane) -> tuple[int, int]:
-    """Adder bits of the lane's index, bank and offset nets: (plain, dividers)."""
-    scheme = mem.banking.scheme
+def _lane_arithmetic(mem: Memory, lane, cache: dict) -> tuple[int, int]:
+    """Adder bits of the lane's index, bank and offset nets: (plain, dividers).  Lanes
+    whose element indices have the same widths share the formulas' cost (``cache``:
+    the widths, not the exact ranges, set the adders)."""
     adds = divs = 0
     for e in lane.index:
-        a, d = _expr_bits(e, mem.ranges)
+        a, d, _ = _expr_bits(e, mem.ranges)
         adds, divs = adds + a, divs + d
     xr = mem.element_ranges(lane)
-    exprs = [scheme.offset_expr()] + ([] if lane.static else [scheme.bank_expr()])
-    for e in exprs:
-        a, d = _expr_bits(e, xr)
-        adds, divs = adds + a, divs + d
-    return adds, divs
+    key = (tuple(E.range_bits(*r) for r in xr.values()), lane.static)
+    if key not in cache:
+        a, d, _ = _expr_bits(mem.offset_formula, xr)
+        if not lane.static:
+            ab, db, _ = _expr_bits(mem.bank_formula, xr)
+            a, d = a + ab, d + db
+        cache[key] = (a, d)
+    a, d = cache[key]
+    return adds + a, divs + d
 
 
-def _expr_bits(e: E.Expr, ranges) -> tuple[int, int]:
-    """(adder bits, divider adder bits) of :func:`arraypart.expr.to_verilog`'s nets."""
-    if isinstance(e, (E.Const, E.Var)):
-        return 0, 0
-    lo, hi = E.bounds(e, ranges)
-    width = E.range_bits(lo, hi)
+def _expr_bits(e: E.Expr, ranges) -> tuple[int, int, tuple[int, int]]:
+    """(adder bits, divider adder bits, bounds) of :func:`arraypart.expr.to_verilog`'s
+    nets for ``e``, in one pass."""
+    if isinstance(e, E.Const):
+        return 0, 0, (e.value, e.value)
+    if isinstance(e, E.Var):
+        return 0, 0, ranges[e.name]
     if isinstance(e, E.Add):
         parts = [_expr_bits(t, ranges) for t in e.terms]
+        lo, hi = sum(p[2][0] for p in parts), sum(p[2][1] for p in parts)
         nonconst = sum(not isinstance(t, E.Const) for t in e.terms)
         adders = max(0, len(e.terms) - 1) if nonconst else 0
-        return (sum(p[0] for p in parts) + width * adders, sum(p[1] for p in parts))
+        return (sum(p[0] for p in parts) + E.range_bits(lo, hi) * adders,
+                sum(p[1] for p in parts), (lo, hi))
     if isinstance(e, E.Scale):
-        inner = _expr_bits(e.arg, ranges)
+        a, d, (lo, hi) = _expr_bits(e.arg, ranges)
+        lo, hi = sorted((lo * e.factor, hi * e.factor))
         digits = len(E._signed_digits(abs(e.factor))) + (e.factor < 0)
-        return inner[0] + width * max(0, digits - 1), inner[1]
-    inner = _expr_bits(e.arg, ranges)
-    d = e.divisor if isinstance(e, E.FloorDiv) else e.modulus
-    alo, ahi = E.bounds(e.arg, ranges)
-    if d & (d - 1) == 0 or ahi < d:
-        return inner
+        return a + E.range_bits(lo, hi) * max(0, digits - 1), d, (lo, hi)
+    a, d, (alo, ahi) = _expr_bits(e.arg, ranges)
+    div = e.divisor if isinstance(e, E.FloorDiv) else e.modulus
+    if isinstance(e, E.FloorDiv):
+        out = (alo // div, ahi // div)
+    elif alo // div == ahi // div:
+        out = (alo % div, ahi % div)
+    else:
+        out = (0, div - 1)
+    if div & (div - 1) == 0 or ahi < div:
+        return a, d, out
     arg_bits = E.range_bits(0, max(ahi, 0))
-    shift, m = E._reciprocal(d, max(ahi, 0))
+    _, m = E._reciprocal(div, max(ahi, 0))
     divider = (len(E._signed_digits(m)) - 1) * (arg_bits + m.bit_length())
     if isinstance(e, E.Mod):
-        divider += arg_bits * len(E._signed_digits(d))
-    return inner[0], inner[1] + divider
+        divider += arg_bits * len(E._signed_digits(div))
+    return a, d + divider, out
 
 
 def nnls(a: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -25,6 +25,7 @@ same banks, one loop at a time.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from .. import expr as E
 from ..banking.bounds import LUTRAM_BITS
 from ..ir import PortModel
@@ -51,8 +52,9 @@ LUTRAM_MIN_DEPTH = 32
 @dataclass(frozen=True, slots=True)
 class Lane:
     """One distinct access: ``kind`` read or write, the element ``index`` per dimension
-    (over the memory's input variables), the copies it touches, and the lane accesses
-    of its group it stands for (positions in ``CycleGroup.accesses``)."""
+    (over the memory's input variables), the copies it touches, the lane accesses of
+    its group it stands for (positions in ``CycleGroup.accesses``), its ``bank``
+    formula over the inputs and the banks it may ``reach``."""
 
     group: int
     kind: str
@@ -60,7 +62,6 @@ class Lane:
     copies: tuple[int, ...]
     accesses: tuple[int, ...]
     bank: E.Expr
-    offset: E.Expr
     reach: tuple[int, ...]
 
     @property
@@ -90,6 +91,8 @@ class Memory:
     groups: tuple[GroupInputs, ...]
     lanes: tuple[Lane, ...]
     ranges: dict[str, tuple[int, int]]
+    bank_formula: E.Expr = E.Const(0)
+    offset_formula: E.Expr = E.Const(0)
 
     @property
     def banks(self) -> int:
@@ -173,31 +176,39 @@ def memory(array_model: ArrayModel, banking: Banking, *,
     overrides the iterator ranges (by time variable name per group port); by default
     they come from each group's domain."""
     array, scheme = array_model.array, banking.scheme
+    formulas = (scheme.bank_expr(), scheme.offset_expr())
     groups, lanes, env_ranges = [], [], {}
     for g, group in enumerate(array_model.groups):
         inputs = tuple((group_port(g, v), v) for v in group.time_vars)
         groups.append(GroupInputs(group.loop, group.target_ii, inputs))
-        for port, v in inputs:
-            env_ranges[port] = (ranges or {}).get(port) or _var_range(group, v)
-        lanes.extend(_group_lanes(g, group, banking, len(lanes), env_ranges))
+        for (port, v), found in zip(inputs, time_ranges(group)):
+            env_ranges[port] = (ranges or {}).get(port) or found
+        lanes.extend(_group_lanes(g, group, banking, len(lanes), env_ranges, formulas))
     mem = Memory(array.name, array.shape, array.elem_bits, array_model.ports.name, banking,
-                 tuple(groups), (), env_ranges)
+                 tuple(groups), (), env_ranges, *formulas)
     resolved = []
     for lane in lanes:
         reach = _reach(lane, mem, scheme.banks)
         resolved.append(Lane(lane.group, lane.kind, lane.index, lane.copies, lane.accesses,
-                             lane.bank, lane.offset, reach))
+                             lane.bank, reach))
     return Memory(array.name, array.shape, array.elem_bits, array_model.ports.name, banking,
-                  tuple(groups), tuple(resolved), env_ranges)
+                  tuple(groups), tuple(resolved), env_ranges, *formulas)
 
 
-def _var_range(group: CycleGroup, var: str) -> tuple[int, int]:
-    found = G.value_range(G.pw_aff(E.var(var), group.domain.space), group.domain)
-    return found if found is not None else (0, 0)
+@lru_cache(maxsize=4096)
+def time_ranges(group: CycleGroup) -> tuple[tuple[int, int], ...]:
+    """(min, max) of each time variable over the group's domain (a pure function of
+    the group, memoised: the cost model asks for it once per candidate banking)."""
+    out = []
+    for var in group.time_vars:
+        found = G.value_range(G.pw_aff(E.var(var), group.domain.space), group.domain)
+        out.append(found if found is not None else (0, 0))
+    return tuple(out)
 
 
 def _group_lanes(g: int, group: CycleGroup, banking: Banking, first: int,
-                 ranges: dict[str, tuple[int, int]]) -> list[Lane]:
+                 ranges: dict[str, tuple[int, int]],
+                 formulas: tuple[E.Expr, E.Expr]) -> list[Lane]:
     """The distinct accesses of ``group`` (``first``: the position of its first lane);
     the range of every irregular index input goes into ``ranges``."""
     scheme = banking.scheme
@@ -224,15 +235,35 @@ def _group_lanes(g: int, group: CycleGroup, banking: Banking, first: int,
         index = indexes[key]
         env = {index_var(d): e for d, e in enumerate(index)}
         lanes.append(Lane(g, key[0], index, key[1], tuple(positions),
-                          E.substitute(scheme.bank_expr(), env),
-                          E.substitute(scheme.offset_expr(), env), ()))
+                          fold_mods(E.substitute(formulas[0], env)), ()))
     return lanes
+
+
+def fold_mods(e: E.Expr) -> E.Expr:
+    """``e`` with every ``(sum a_v*v + c) mod m`` of an affine argument reduced to
+    ``(sum (a_v mod m)*v + c mod m) mod m`` (equal on all integers), so a bank that
+    does not depend on the iteration (a stride-2 lane on cyclic 2) becomes a constant.
+    Only used to decide which lanes are static; the rendered formulas are unchanged."""
+    if isinstance(e, E.Mod):
+        arg = fold_mods(e.arg)
+        form = E.affine_form(arg)
+        if form is not None:
+            coeffs, c = form
+            arg = E.affine({v: k % e.modulus for v, k in coeffs.items()}, c % e.modulus)
+        return E.mod(arg, e.modulus)
+    if isinstance(e, E.Add):
+        return E.add(*(fold_mods(t) for t in e.terms))
+    if isinstance(e, E.Scale):
+        return E.scale(e.factor, fold_mods(e.arg))
+    if isinstance(e, E.FloorDiv):
+        return E.floordiv(fold_mods(e.arg), e.divisor)
+    return e
 
 
 def _reach(lane: Lane, mem: Memory, banks: int) -> tuple[int, ...]:
     if lane.static:
         return (lane.bank.value,)
-    lo, hi = E.bounds(mem.banking.scheme.bank_expr(), mem.element_ranges(lane))
+    lo, hi = E.bounds(mem.bank_formula, mem.element_ranges(lane))
     return tuple(range(max(lo, 0), min(hi, banks - 1) + 1))
 
 
@@ -252,6 +283,7 @@ def stencil_memory(name: str, shape: tuple[int, ...], banking: Banking, ports: s
     offsets written instead of read: the shape of the kernels' windows and unrolled
     lanes, for sweeps and tests without a kernel."""
     scheme = banking.scheme
+    formulas = (scheme.bank_expr(), scheme.offset_expr())
     steps = steps or (1,) * len(shape)
     span = [max(o[d] for o in offsets) for d in range(len(shape))]
     ranges = {group_port(0, f"i{d}"): (0, max(0, (n - 1 - span[d]) // steps[d]))
@@ -265,10 +297,12 @@ def stencil_memory(name: str, shape: tuple[int, ...], banking: Banking, ports: s
         kind = "write" if n < writes else "read"
         copies = tuple(range(banking.copies)) if kind == "write" else (0,)
         env = {index_var(d): e for d, e in enumerate(index)}
-        lanes.append(Lane(0, kind, index, copies, (n,), E.substitute(scheme.bank_expr(), env),
-                          E.substitute(scheme.offset_expr(), env), ()))
-    mem = Memory(name, tuple(shape), elem_bits, ports, banking, (group,), (), ranges)
+        lanes.append(Lane(0, kind, index, copies, (n,),
+                          fold_mods(E.substitute(formulas[0], env)), ()))
+    mem = Memory(name, tuple(shape), elem_bits, ports, banking, (group,), (), ranges,
+                 *formulas)
     resolved = tuple(Lane(lane.group, lane.kind, lane.index, lane.copies, lane.accesses,
-                          lane.bank, lane.offset, _reach(lane, mem, scheme.banks))
+                          lane.bank, _reach(lane, mem, scheme.banks))
                      for lane in lanes)
-    return Memory(name, tuple(shape), elem_bits, ports, banking, (group,), resolved, ranges)
+    return Memory(name, tuple(shape), elem_bits, ports, banking, (group,), resolved, ranges,
+                  *formulas)

@@ -133,7 +133,6 @@ class _Writer:
 
     def _lane(self, k: int) -> None:
         mem, lane = self.mem, self.mem.lanes[k]
-        scheme = mem.banking.scheme
         xr = mem.element_ranges(lane)
         names = {}
         for d, e in enumerate(lane.index):
@@ -143,14 +142,14 @@ class _Writer:
             names[index_var(d)] = f"l{k}_i{d}"
             self.lines.append(f"wire [{E.range_bits(lo, hi) - 1}:0] l{k}_i{d} = "
                               f"{_slice(v, E.range_bits(lo, hi))};")
-        off = E.to_verilog(scheme.offset_expr(), xr, names.get, prefix=f"l{k}_o")
+        off = E.to_verilog(mem.offset_formula, xr, names.get, prefix=f"l{k}_o")
         self.lines.extend(off.wires)
         self.lines.append(f"wire [{self.aw - 1}:0] l{k}_off = {_slice(off, self.aw)};")
         if lane.static:
             self.lines.append(f"wire [{self.bw - 1}:0] l{k}_bank = "
                               f"{self.bw}'d{lane.bank.value};")
         else:
-            bank = E.to_verilog(scheme.bank_expr(), xr, names.get, prefix=f"l{k}_b")
+            bank = E.to_verilog(mem.bank_formula, xr, names.get, prefix=f"l{k}_b")
             self.lines.extend(bank.wires)
             self.lines.append(f"wire [{self.bw - 1}:0] l{k}_bank = {_slice(bank, self.bw)};")
         if self.observe:
