@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+
+import islpy as isl
 from .. import expr as E
 from ..banking.bounds import LUTRAM_BITS
 from ..ir import PortModel
@@ -45,6 +47,9 @@ PORT_ROLES: dict[str, tuple[str, ...]] = {
     "rom_2p": ("r", "r"),
 }
 ROM_NP = "rom_np"
+#: The range given to an iterator whose bounds are run-time parameters without a
+#: LOOP_TRIPCOUNT: 16-bit counters, as HLS sizes a loop variable of unknown trip count.
+UNBOUNDED_RANGE = (0, (1 << 16) - 1)
 #: The shallowest distributed RAM primitive of UltraScale+ (RAM32M16: 32 words).
 LUTRAM_MIN_DEPTH = 32
 
@@ -201,7 +206,10 @@ def time_ranges(group: CycleGroup) -> tuple[tuple[int, int], ...]:
     the group, memoised: the cost model asks for it once per candidate banking)."""
     out = []
     for var in group.time_vars:
-        found = G.value_range(G.pw_aff(E.var(var), group.domain.space), group.domain)
+        try:
+            found = G.value_range(G.pw_aff(E.var(var), group.domain.space), group.domain)
+        except (ValueError, TypeError, isl.Error):
+            found = UNBOUNDED_RANGE  # a run-time size isl cannot bound
         out.append(found if found is not None else (0, 0))
     return tuple(out)
 
