@@ -53,6 +53,9 @@ FEATURES = ("rb_mux", "rb_sel", "addr_mux", "din_mux", "request", "priority", "a
 LUTRAM_PRIMITIVE_BITS = 64
 #: The widest word of a true dual-port RAMB18 (x18); simple dual-port reaches x36.
 TDP_MAX_WIDTH = 18
+#: Counts below this weigh in the fit as if they were this large: a memory of a few
+#: LUTs should not pull the coefficients as hard as one of thousands.
+RELATIVE_FLOOR = 20.0
 
 
 def estimate(banking: Banking, array_model: ArrayModel) -> Resources:
@@ -86,8 +89,8 @@ def bram18k(mem: Memory) -> int:
         return 0
     total = 0
     for (c, cands), count in _bank_classes(mem).items():
-        roles = _roles(mem, cands)
-        simple = len(roles) == 1 or sorted(roles) == ["r", "w"]
+        roles = _used_roles(mem, cands)
+        simple = len(roles) <= 1 or sorted(roles) == ["r", "w"]
         total += count * min(ceil(mem.depth / depth) * ceil(mem.elem_bits / width)
                              for depth, width in BRAM18K_ASPECTS
                              if simple or width <= TDP_MAX_WIDTH)
@@ -123,6 +126,17 @@ def _roles(mem: Memory, cands: tuple[int, ...]) -> tuple[str, ...]:
         write_ports += "w" in role
         roles.append(role)
     return tuple(roles)
+
+
+def _used_roles(mem: Memory, cands: tuple[int, ...]) -> list[str]:
+    """The roles of the ports some candidate lane may use, at most one per candidate
+    (synthesis drops the rest)."""
+    roles = _roles(mem, cands)
+    if mem.ports == ROM_NP:
+        return list(roles[:len(cands)])
+    kinds = {mem.lanes[k].kind[0] for k in cands}
+    used = [r for r in roles if (r == "rw" and kinds) or r in kinds]
+    return used[:len(cands)]
 
 
 def features(mem: Memory) -> dict[str, float]:
@@ -233,8 +247,11 @@ def _expr_bits(e: E.Expr, ranges) -> tuple[int, int, tuple[int, int]]:
 
 
 def nnls(a: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Least squares with non-negative coefficients (active set: features whose
-    coefficient comes out negative are dropped and the rest refitted)."""
+    """Least squares on relative errors (each row divided by ``max(y, RELATIVE_FLOOR)``)
+    with non-negative coefficients (active set: features whose coefficient comes out
+    negative are dropped and the rest refitted)."""
+    scale = 1.0 / np.maximum(y, RELATIVE_FLOOR)
+    a, y = a * scale[:, None], y * scale
     active = np.ones(a.shape[1], dtype=bool)
     active &= np.abs(a).sum(axis=0) > 0
     coef = np.zeros(a.shape[1])

@@ -225,10 +225,12 @@ class _Writer:
         return f"{module_name(self.mem)}_ram_{roles}"
 
     def _drain(self) -> None:
-        """A memory the loops only write is read elsewhere: each bank's first read
-        port becomes an output, so synthesis keeps the banks."""
+        """A memory the loops only write is read elsewhere: each bank's first
+        read-write port (else its first read port) becomes an output, so synthesis
+        keeps the banks."""
         for inst in self.banks:
-            q = next((p.read_data for p in inst.ports if p.read_data), None)
+            q = next((p.read_data for p in inst.ports if p.read_data and p.write_enable),
+                     next((p.read_data for p in inst.ports if p.read_data), None))
             if q is not None:
                 self.ports.append(f"output wire [{self.w - 1}:0] drain_{inst.name}")
                 self.lines.append(f"assign drain_{inst.name} = {q};")
