@@ -7,8 +7,8 @@ same banks, one loop at a time.
 
 - A *lane* is one distinct access of a cycle group (reads of one index by one copy
   merge: a broadcast).  Its element index ``x_d`` is the group's index expression over
-  the loop iterators (module inputs ``g<n>_<var>``), or an input ``l<k>_x<d>`` where the
-  index is irregular.  Its bank and offset are the scheme's formulas of ``x``
+  the loop iterators (module inputs ``g<n>_<var>``), or an input ``g<n>_a<p>_x<d>`` where
+  the index is irregular.  Its bank and offset are the scheme's formulas of ``x``
   (:meth:`arraypart.scheme.Scheme.bank_expr`); a lane whose bank simplifies to a
   constant is *static* and reaches one bank, otherwise it reaches the banks in its
   bank formula's interval (:func:`arraypart.expr.bounds`).
@@ -58,20 +58,20 @@ LUTRAM_MIN_DEPTH = 32
 class Lane:
     """One distinct access: ``kind`` read or write, the element ``index`` per dimension
     (over the memory's input variables), the copies it touches, the lane accesses of
-    its group it stands for (positions in ``CycleGroup.accesses``), its ``bank``
-    formula over the inputs and the banks it may ``reach``."""
+    its group it stands for (positions in ``CycleGroup.accesses``), its bank when that
+    is the same in every cycle (``static_bank``) and the banks it may ``reach``."""
 
     group: int
     kind: str
     index: tuple[E.Expr, ...]
     copies: tuple[int, ...]
     accesses: tuple[int, ...]
-    bank: E.Expr
+    static_bank: int | None
     reach: tuple[int, ...]
 
     @property
     def static(self) -> bool:
-        return isinstance(self.bank, E.Const)
+        return self.static_bank is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,8 +171,10 @@ def group_port(group: int, var: str) -> str:
     return f"g{group}_{var}"
 
 
-def irregular_port(lane: int, dim: int) -> str:
-    return f"l{lane}_x{dim}"
+def irregular_port(group: int, position: int, dim: int) -> str:
+    """The input carrying dimension ``dim`` of the irregular index of lane access
+    ``position`` of group ``group``."""
+    return f"g{group}_a{position}_x{dim}"
 
 
 def memory(array_model: ArrayModel, banking: Banking, *,
@@ -188,14 +190,14 @@ def memory(array_model: ArrayModel, banking: Banking, *,
         groups.append(GroupInputs(group.loop, group.target_ii, inputs))
         for (port, v), found in zip(inputs, time_ranges(group)):
             env_ranges[port] = (ranges or {}).get(port) or found
-        lanes.extend(_group_lanes(g, group, banking, len(lanes), env_ranges, formulas))
+        lanes.extend(_group_lanes(g, group, banking, env_ranges, formulas))
     mem = Memory(array.name, array.shape, array.elem_bits, array_model.ports.name, banking,
                  tuple(groups), (), env_ranges, *formulas)
     resolved = []
     for lane in lanes:
         reach = _reach(lane, mem, scheme.banks)
         resolved.append(Lane(lane.group, lane.kind, lane.index, lane.copies, lane.accesses,
-                             lane.bank, reach))
+                             lane.static_bank, reach))
     return Memory(array.name, array.shape, array.elem_bits, array_model.ports.name, banking,
                   tuple(groups), tuple(resolved), env_ranges, *formulas)
 
@@ -214,37 +216,68 @@ def time_ranges(group: CycleGroup) -> tuple[tuple[int, int], ...]:
     return tuple(out)
 
 
-def _group_lanes(g: int, group: CycleGroup, banking: Banking, first: int,
-                 ranges: dict[str, tuple[int, int]],
+def _group_lanes(g: int, group: CycleGroup, banking: Banking, ranges: dict[str, tuple[int, int]],
                  formulas: tuple[E.Expr, E.Expr]) -> list[Lane]:
-    """The distinct accesses of ``group`` (``first``: the position of its first lane);
-    the range of every irregular index input goes into ``ranges``."""
-    scheme = banking.scheme
-    shape = scheme.shape
-    rename = {v: E.var(group_port(g, v)) for v in group.time_vars}
+    """The distinct accesses of ``group``; the range of every irregular index input
+    goes into ``ranges``."""
+    shape = banking.scheme.shape
     merged: dict[tuple, list[int]] = {}
     indexes: dict[tuple, tuple[E.Expr, ...]] = {}
-    for position, access in enumerate(group.accesses):
-        lane_number = first + len(merged)
-        index = tuple(E.var(irregular_port(lane_number, d)) if e is None
-                      else E.substitute(e, rename) for d, e in enumerate(access.index))
+    for position, (access, index) in enumerate(zip(group.accesses, _renamed(group, g))):
         copies = (tuple(range(banking.copies)) if access.kind == "write"
                   else (banking.copy_of(access.ref_id),))
         for d, e in enumerate(access.index):
             if e is None:
-                ranges[irregular_port(lane_number, d)] = (0, shape[d] - 1)
-        key = (access.kind, copies, index if access.regular else ("irregular", position))
+                ranges[irregular_port(g, position, d)] = (0, shape[d] - 1)
+        key = (access.kind, copies, index)
         if key not in merged:
             merged[key] = []
             indexes[key] = index
         merged[key].append(position)
-    lanes = []
-    for key, positions in merged.items():
-        index = indexes[key]
+    return [Lane(g, key[0], indexes[key], key[1], tuple(positions),
+                 static_bank(banking.scheme, indexes[key], formulas[0]), ())
+            for key, positions in merged.items()]
+
+
+@lru_cache(maxsize=4096)
+def _renamed(group: CycleGroup, g: int) -> tuple[tuple[E.Expr, ...], ...]:
+    """Each lane access's index over the memory's inputs (memoised: it does not
+    depend on the banking)."""
+    rename = {v: E.var(group_port(g, v)) for v in group.time_vars}
+    return tuple(tuple(E.var(irregular_port(g, position, d)) if e is None
+                       else E.substitute(e, rename) for d, e in enumerate(access.index))
+                 for position, access in enumerate(group.accesses))
+
+
+def static_bank(scheme, index: tuple[E.Expr, ...], formula: E.Expr) -> int | None:
+    """The bank of a lane whose bank does not depend on the inputs, else None.
+
+    With affine indices ``x_d = sum k_v*v + c_d``: a per_dim dimension cyclic by f is
+    static when every k is a multiple of f, a block or complete one when x_d is
+    constant; a flat scheme when every coefficient of alpha·x is a multiple of N*B.
+    The bank is then the formula at the constants ``c``.  Other indices:
+    :func:`fold_mods` of the substituted formula."""
+    forms = [E.affine_form(e) for e in index]
+    if any(f is None for f in forms):
         env = {index_var(d): e for d, e in enumerate(index)}
-        lanes.append(Lane(g, key[0], index, key[1], tuple(positions),
-                          fold_mods(E.substitute(formulas[0], env)), ()))
-    return lanes
+        bank = fold_mods(E.substitute(formula, env))
+        return bank.value if isinstance(bank, E.Const) else None
+    if scheme.kind == "per_dim":
+        for p, (coeffs, _) in zip(scheme.dims, forms):
+            if p.type == "cyclic" and any(k % p.factor for k in coeffs.values()):
+                return None
+            if p.type in ("block", "complete") and coeffs:
+                return None
+    elif scheme.kind == "flat":
+        period = scheme.flat_banks * scheme.block
+        total: dict[str, int] = {}
+        for a, (coeffs, _) in zip(scheme.alpha, forms):
+            for v, k in coeffs.items():
+                total[v] = total.get(v, 0) + a * k
+        if any(k % period for k in total.values()):
+            return None
+    env = {index_var(d): c for d, (_, c) in enumerate(forms)}
+    return int(E.evaluate(formula, env))
 
 
 def fold_mods(e: E.Expr) -> E.Expr:
@@ -270,7 +303,7 @@ def fold_mods(e: E.Expr) -> E.Expr:
 
 def _reach(lane: Lane, mem: Memory, banks: int) -> tuple[int, ...]:
     if lane.static:
-        return (lane.bank.value,)
+        return (lane.static_bank,)
     lo, hi = E.bounds(mem.bank_formula, mem.element_ranges(lane))
     return tuple(range(max(lo, 0), min(hi, banks - 1) + 1))
 
@@ -304,13 +337,12 @@ def stencil_memory(name: str, shape: tuple[int, ...], banking: Banking, ports: s
                       for d, o in enumerate(offset))
         kind = "write" if n < writes else "read"
         copies = tuple(range(banking.copies)) if kind == "write" else (0,)
-        env = {index_var(d): e for d, e in enumerate(index)}
         lanes.append(Lane(0, kind, index, copies, (n,),
-                          fold_mods(E.substitute(formulas[0], env)), ()))
+                          static_bank(scheme, index, formulas[0]), ()))
     mem = Memory(name, tuple(shape), elem_bits, ports, banking, (group,), (), ranges,
                  *formulas)
     resolved = tuple(Lane(lane.group, lane.kind, lane.index, lane.copies, lane.accesses,
-                          lane.bank, _reach(lane, mem, scheme.banks))
+                          lane.static_bank, _reach(lane, mem, scheme.banks))
                      for lane in lanes)
     return Memory(name, tuple(shape), elem_bits, ports, banking, (group,), resolved, ranges,
                   *formulas)

@@ -111,7 +111,7 @@ def _group_steps(kernel: ir.Kernel, g: int, group, mem: Memory, rng,
                 continue
             env = dict(values)
             for d, e in enumerate(lane.index):
-                name = irregular_port(k, d)
+                name = irregular_port(g, lane.accesses[0], d)
                 if name in mem.ranges:
                     irregular[name] = env[name] = int(rng.integers(0, mem.shape[d]))
             x = tuple(int(E.evaluate(e, env)) for e in lane.index)

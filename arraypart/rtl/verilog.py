@@ -147,7 +147,7 @@ class _Writer:
         self.lines.append(f"wire [{self.aw - 1}:0] l{k}_off = {_slice(off, self.aw)};")
         if lane.static:
             self.lines.append(f"wire [{self.bw - 1}:0] l{k}_bank = "
-                              f"{self.bw}'d{lane.bank.value};")
+                              f"{self.bw}'d{lane.static_bank};")
         else:
             bank = E.to_verilog(mem.bank_formula, xr, names.get, prefix=f"l{k}_b")
             self.lines.extend(bank.wires)
