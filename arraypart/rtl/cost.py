@@ -21,6 +21,7 @@ non-negative least squares to yosys syntheses of a sweep of design points
     lutram     bits of distributed-RAM banks (LUT RAM) times their read ports / 64
     regfile    bits of register banks (below one LUT RAM's depth) times read ports
     regbits    bits of register banks (their flip-flops)
+    banks      banks x copies that some lane reaches
     const      1
 
 BRAM18K is counted, not fitted: per block-RAM bank, the fewest 18Kb blocks over the
@@ -48,7 +49,7 @@ from .synth import Resources
 
 MODEL_PATH = Path(__file__).with_name("cost_model.json")
 FEATURES = ("rb_mux", "rb_sel", "addr_mux", "din_mux", "request", "priority", "arith",
-            "divider", "lutram", "regfile", "regbits", "const")
+            "divider", "lutram", "regfile", "regbits", "banks", "const")
 #: Bits per LUT RAM primitive (RAM64X1: 64 words of one bit).
 LUTRAM_PRIMITIVE_BITS = 64
 #: The widest word of a true dual-port RAMB18 (x18); simple dual-port reaches x36.
@@ -56,6 +57,9 @@ TDP_MAX_WIDTH = 18
 #: Counts below this weigh in the fit as if they were this large: a memory of a few
 #: LUTs should not pull the coefficients as hard as one of thousands.
 RELATIVE_FLOOR = 20.0
+#: Rounds of reweighting, and the smallest relative residual a weight divides by.
+IRLS_ROUNDS = 20
+IRLS_MIN_RESIDUAL = 0.01
 
 
 def estimate(banking: Banking, array_model: ArrayModel) -> Resources:
@@ -150,7 +154,8 @@ def features(mem: Memory) -> dict[str, float]:
     for (c, cands), count in _bank_classes(mem).items():
         roles = _roles(mem, cands)
         read_ports = max(read_ports, sum("r" in r for r in roles))
-        f["request"] += count * bw * sum(not mem.lanes[k].static for k in cands)
+        f["request"] += count * sum(not mem.lanes[k].static for k in cands)
+        f["banks"] += count if cands else 0
         for p, role in enumerate(roles):
             if mem.ports == ROM_NP:
                 mine = [cands[p]] if p < len(cands) else []
@@ -247,13 +252,23 @@ def _expr_bits(e: E.Expr, ranges) -> tuple[int, int, tuple[int, int]]:
 
 
 def nnls(a: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Least squares on relative errors (each row divided by ``max(y, RELATIVE_FLOOR)``)
-    with non-negative coefficients (active set: features whose coefficient comes out
-    negative are dropped and the rest refitted)."""
+    """Non-negative coefficients minimising the sum of absolute relative errors
+    ``|a@c - y| / max(y, RELATIVE_FLOOR)`` (the median's loss), by iteratively
+    reweighted least squares over :func:`_nnls_weighted`."""
     scale = 1.0 / np.maximum(y, RELATIVE_FLOOR)
-    a, y = a * scale[:, None], y * scale
-    active = np.ones(a.shape[1], dtype=bool)
-    active &= np.abs(a).sum(axis=0) > 0
+    coef = _nnls_weighted(a, y, scale)
+    for _ in range(IRLS_ROUNDS):
+        rel = np.abs(a @ coef - y) * scale
+        weights = 1.0 / np.maximum(rel, IRLS_MIN_RESIDUAL)
+        coef = _nnls_weighted(a, y, scale * np.sqrt(weights))
+    return coef
+
+
+def _nnls_weighted(a: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Least squares of ``w * (a@c - y)`` with ``c >= 0`` (active set: features whose
+    coefficient comes out negative are dropped and the rest refitted)."""
+    a, y = a * w[:, None], y * w
+    active = np.abs(a).sum(axis=0) > 0
     coef = np.zeros(a.shape[1])
     while active.any():
         sol, *_ = np.linalg.lstsq(a[:, active], y, rcond=None)
