@@ -3,7 +3,7 @@
 :func:`memory` builds the model of one array's banking and lanes, :func:`render` its
 Verilog, :func:`synthesize` counts it with yosys, :func:`simulate` (``.sim``) runs it
 in iverilog against the checker's iterations, and :func:`estimate` predicts the count
-in microseconds from the fitted model shipped in ``cost_model.json``.
+without synthesis (milliseconds) from the fitted model in ``cost_model.json``.
 """
 
 from .cost import estimate, estimate_memory

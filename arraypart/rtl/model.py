@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import islpy as isl
+
 from .. import expr as E
 from ..banking.bounds import LUTRAM_BITS
-from ..ir import PortModel
 from ..poly import isl_glue as G
 from ..poly.model import ArrayModel, CycleGroup
 from ..scheme import Banking, index_var
