@@ -107,7 +107,8 @@ class _Writer:
         return {"top": module_name(mem), "ports": self.ports, "lines": self.lines,
                 "banks": self.banks, "modules": list(modules.values()),
                 "depth": mem.depth, "aw": self.aw, "width": self.w,
-                "style": mem.ram_style, "array": mem.name, "scheme": mem.banking.scheme.describe()}
+                "style": mem.ram_style, "writable": mem.writes, "array": mem.name,
+                "scheme": mem.banking.scheme.describe()}
 
     # ---------------------------------------------------------------- inputs and lanes
 
