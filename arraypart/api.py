@@ -80,28 +80,45 @@ Progress = Callable[[int, int, str], None]
 def analyze(path: str | os.PathLike, options: Options | None = None, *,
             progress: Progress | None = None, **overrides) -> Report:
     """Parse, model and bank a kernel; writes nothing.  ``progress(index, count,
-    array)`` is called before each array is banked (for a status line)."""
-    opts = _options(options, overrides)
-    kernel = frontend.parse_kernel(path, defines=dict(opts.defines), top=opts.top)
-    model = poly.build_model(kernel, ports=opts.ports)
-    solution = banking.solve(model, max_banks=opts.max_banks, schemes=opts.schemes,
-                             time_limit=opts.time_limit,
-                             replace_partitions=opts.replace_partitions, progress=progress)
-    return Report(kernel, model, solution)
+    array)`` is called before each array is banked (for a status line).  The loops'
+    achieved II is what the scheduling rule gives on the code ``compile`` emits."""
+    return _run(path, _options(options, overrides), progress)[0]
 
 
 def compile_kernel(path: str | os.PathLike, options: Options | None = None, *,
                    progress: Progress | None = None, **overrides) -> Compiled:
     """``analyze`` plus the emitted HLS project (texts only; see :func:`write_project`)."""
     opts = _options(options, overrides)
-    report = analyze(path, opts, progress=progress)
+    report, files = _run(path, opts, progress)
     if opts.synth:
         report = replace(report, measured=_synthesized(report))
-    files = codegen.emit(report.kernel, report.solution, part=opts.part,
-                         clock_ns=opts.clock_ns)
     files["report.json"] = json.dumps(report.to_json(), indent=2) + "\n"
     maps = _dump_maps(report) if opts.dump_maps else {}
     return Compiled(report, files, maps)
+
+
+def _run(path: str | os.PathLike, opts: Options,
+         progress: Progress | None) -> tuple[Report, dict[str, str]]:
+    """The passes: the kernel banked, emitted, and the emitted kernel parsed back and
+    checked under the scheduling rule (DESIGN §2)."""
+    kernel = frontend.parse_kernel(path, defines=dict(opts.defines), top=opts.top)
+    model = poly.build_model(kernel, ports=opts.ports)
+    solution = banking.solve(model, max_banks=opts.max_banks, schemes=opts.schemes,
+                             time_limit=opts.time_limit,
+                             replace_partitions=opts.replace_partitions, progress=progress)
+    files = codegen.emit(kernel, solution, part=opts.part, clock_ns=opts.clock_ns)
+    scheduled = schedule_emitted(kernel, files, opts.ports)
+    crossbars = codegen.crossbars(kernel, solution)
+    return Report(kernel, model, solution, scheduled, crossbars), files
+
+
+def schedule_emitted(kernel, files: dict[str, str], ports: int) -> check.CheckReport:
+    """The emitted kernel, read back by the front end, under the scheduling rule with
+    the banking its own pragmas and bank arrays describe."""
+    name = f"{kernel.name}.cpp"
+    emitted = frontend.parse_source(files[name], name, top=kernel.top)
+    return check.check_kernel(emitted, check.as_written_bankings(emitted), ports=ports,
+                              rule=True)
 
 
 def check_kernel(path: str | os.PathLike, options: Options | None = None, *,
@@ -112,9 +129,11 @@ def check_kernel(path: str | os.PathLike, options: Options | None = None, *,
     checked, and the checker's verdict."""
     opts = _options(options, overrides)
     report = analyze(path, opts, progress=progress)
-    bankings = (check.as_written_bankings(report.kernel) if as_written
-                else report.solution.bankings())
-    return report, bankings, check.check_kernel(report.kernel, bankings, ports=opts.ports)
+    if not as_written:
+        return report, report.solution.bankings(), report.scheduled
+    bankings = check.as_written_bankings(report.kernel)
+    return report, bankings, check.check_kernel(report.kernel, bankings, ports=opts.ports,
+                                                rule=True)
 
 
 def _synthesized(report: Report) -> dict[str, rtl.Resources]:

@@ -5,9 +5,16 @@ baseline's (:data:`arraypart.banking.baselines.BASELINES`) are computed from the
 cycle groups; every baseline is proved or refuted by the same isl proof as arraypart's
 (``banking.prove``), and arraypart's whole solution is also replayed by the cycle-level
 checker.  Totals compare banks x copies; ratios are against ``vitis_manual``, the
-per-dimension cyclic partitioning users write by hand.  Each method's banking also goes
-through the same RTL model (:mod:`arraypart.rtl`): LUT, FF and BRAM18K from the fitted
-cost model, or with ``--synth`` from yosys.
+per-dimension cyclic partitioning users write by hand.
+
+``rule_ii`` is the II a method's banking gets under the HLS scheduling rule (DESIGN §2):
+for a baseline, its banking applied to the kernel as written (a rotating bank index is
+a port of every bank, which is how pragma-only and direct-indexing tools emit code);
+for arraypart, the II of its emitted code read back.  Per array it is the worst loop
+that touches the array.
+
+Each method's banking also goes through the same RTL model (:mod:`arraypart.rtl`): LUT,
+FF and BRAM18K from the fitted cost model, or with ``--synth`` from yosys.
 """
 
 from __future__ import annotations
@@ -22,8 +29,8 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from . import check, frontend, poly, rtl
-from .banking import bram18k, prove, solve
+from . import api, check, rtl
+from .banking import bram18k, prove
 from .banking.baselines import BASELINES
 from .errors import Coord, KernelError
 
@@ -40,6 +47,7 @@ class MethodResult:
     storage_overhead: float
     bram18k: int
     seconds: float
+    rule_ii: int = 1
     lut: int = 0
     ff: int = 0
     rtl_bram18k: int = 0
@@ -81,11 +89,12 @@ def _result(banking, array_model, seconds: float, conflict_free: bool) -> Method
         seconds=round(seconds, 6), lut=cost.lut, ff=cost.ff, rtl_bram18k=cost.bram18k)
 
 
-def _synthesized(rows: list[Row], bankings: dict[tuple[str, str], object],
-                 models: dict[str, object]) -> list[Row]:
-    """``rows`` with every method's LUT/FF/BRAM18K measured by yosys (one run)."""
+def _synthesized(rows: list[Row], chosen: dict[str, dict], models: dict[str, object]
+                 ) -> list[Row]:
+    """``rows`` with every method's LUT/FF/BRAM18K measured by yosys (one run);
+    ``chosen[method][array]`` is the method's banking."""
     keys = [(r.array, m) for r in rows for m in r.methods]
-    mems = [rtl.memory(models[a], bankings[a, m]) for a, m in keys]
+    mems = [rtl.memory(models[a], chosen[m][a]) for a, m in keys]
     measured = dict(zip(keys, rtl.synthesize_many(mems)))
     out = []
     for r in rows:
@@ -100,34 +109,49 @@ def _synthesized(rows: list[Row], bankings: dict[tuple[str, str], object],
 def bench_kernel(path: Path, *, ports: int, synth: bool = False) -> KernelBench:
     """Bank one kernel with arraypart and every baseline; prove each result; with
     ``synth``, measure every method's RTL model with yosys."""
-    kernel = frontend.parse_kernel(path)
-    model = poly.build_model(kernel, ports=ports)
-    start = time.perf_counter()
-    solution = solve(model)
-    solve_seconds = time.perf_counter() - start
+    report = api.analyze(path, ports=ports)
+    kernel, model, solution = report.kernel, report.model, report.solution
+    solve_seconds = solution.seconds
     replay = check.check_kernel(kernel, solution.bankings(), ports=ports)
     checker_agrees = all(loop.achieved_ii <= loop.target_ii for loop in replay.loops) == (
         all(a.conflict_free for a in solution.arrays))
-    rows, bankings, models = [], {}, {}
+    ours_ii = {loop.name: report.loop_achieved_ii(n, loop.name, loop.target_ii)
+               for n, loop in enumerate(model.loops)}
+    chosen: dict[str, dict] = {"arraypart": {}}
+    rows, models = [], {}
     for sol in solution.arrays:
         array_model = model.array(sol.array.name)
         if not array_model.groups:
             continue
         models[sol.array.name] = array_model
-        bankings[sol.array.name, "arraypart"] = sol.banking
+        chosen["arraypart"][sol.array.name] = sol.banking
         methods = {"arraypart": _result(sol.banking, array_model, sol.seconds,
                                         sol.conflict_free)}
         for name, baseline in BASELINES.items():
-            start = time.perf_counter()
+            begin = time.perf_counter()
             banking = baseline(array_model)
-            seconds = time.perf_counter() - start
-            bankings[sol.array.name, name] = banking
+            seconds = time.perf_counter() - begin
+            chosen.setdefault(name, {})[sol.array.name] = banking
             methods[name] = _result(banking, array_model, seconds,
                                     prove(array_model, banking).conflict_free)
         rows.append(Row(kernel.name, sol.array.name, sol.lower_bound, methods))
+    rule_iis = {name: _rule_iis(kernel, bankings, ports) for name, bankings in chosen.items()
+                if name != "arraypart"}
+    rule_iis["arraypart"] = ours_ii
+    rows = [replace(row, methods={
+        m: replace(res, rule_ii=max((rule_iis[m].get(g.loop, 1)
+                                     for g in model.array(row.array).groups), default=1))
+        for m, res in row.methods.items()}) for row in rows]
     if synth and rows:
-        rows = _synthesized(rows, bankings, models)
+        rows = _synthesized(rows, chosen, models)
     return KernelBench(kernel.name, tuple(rows), solve_seconds, checker_agrees)
+
+
+def _rule_iis(kernel, bankings, ports: int) -> dict[str, int]:
+    """Loop name -> II under the scheduling rule with ``bankings`` on the kernel as
+    written."""
+    result = check.check_kernel(kernel, bankings, ports=ports, rule=True)
+    return {loop.name: loop.achieved_ii for loop in result.loops}
 
 
 def totals(benches: list[KernelBench], suite_seconds: float) -> dict:
@@ -141,6 +165,7 @@ def totals(benches: list[KernelBench], suite_seconds: float) -> dict:
     for m in methods:
         out[m] = {"banks_x_copies": sum(r.methods[m].cost for r in rows),
                   "bram18k": sum(r.methods[m].bram18k for r in rows),
+                  "arrays_at_ii_1_under_rule": sum(r.methods[m].rule_ii == 1 for r in rows),
                   "conflict_free_arrays": sum(r.methods[m].conflict_free for r in rows),
                   "lut": sum(r.methods[m].lut for r in rows),
                   "ff": sum(r.methods[m].ff for r in rows),
@@ -170,9 +195,11 @@ def totals(benches: list[KernelBench], suite_seconds: float) -> dict:
 
 def _same_ii_resources(rows: list[Row]) -> dict:
     """LUT/FF/BRAM18K of arraypart and vitis_manual over the arrays where both are
-    conflict-free (both reach the target II), and arraypart's reduction."""
+    conflict-free and reach the same II under the scheduling rule, and arraypart's
+    reduction."""
     same = [r for r in rows if r.methods["arraypart"].conflict_free
-            and r.methods[REFERENCE_BASELINE].conflict_free]
+            and r.methods[REFERENCE_BASELINE].conflict_free
+            and r.methods["arraypart"].rule_ii == r.methods[REFERENCE_BASELINE].rule_ii]
     out: dict = {"arrays": len(same)}
     for key in ("lut", "ff", "rtl_bram18k"):
         ours = sum(getattr(r.methods["arraypart"], key) for r in same)
@@ -184,13 +211,15 @@ def _same_ii_resources(rows: list[Row]) -> dict:
 
 def _table(benches: list[KernelBench], summary: dict) -> Table:
     methods = ["arraypart", *BASELINES]
-    table = Table(title="banks x copies per array (x: not conflict-free)")
+    table = Table(title="banks x copies per array (x: not conflict-free; /n: II n under "
+                        "the scheduling rule)")
     for col in ("kernel", "array", "lower bound", *methods, "BRAM18K", "LUT", "FF",
                 "solve s"):
         table.add_column(col, justify="left" if col in ("kernel", "array") else "right")
     for b in benches:
         for r in b.rows:
             cells = [f"{r.methods[m].cost}{'' if r.methods[m].conflict_free else ' x'}"
+                     + (f" /{r.methods[m].rule_ii}" if r.methods[m].rule_ii > 1 else "")
                      for m in methods]
             ours = r.methods["arraypart"]
             table.add_row(r.kernel, r.array, str(r.lower_bound), *cells, str(ours.bram18k),

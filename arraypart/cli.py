@@ -130,8 +130,8 @@ def _loop_table(report) -> Table:
     table = Table(title=f"{report.kernel.name}: pipelined / unrolled loops")
     for col in ("loop", "line", "target II", "achieved II", "trip count", "arrays"):
         table.add_column(col, justify="left" if col in ("loop", "arrays") else "right")
-    for loop in report.model.loops:
-        achieved = report.loop_achieved_ii(loop.name, loop.target_ii)
+    for n, loop in enumerate(report.model.loops):
+        achieved = report.loop_achieved_ii(n, loop.name, loop.target_ii)
         table.add_row(loop.name, str(loop.coord.line), str(loop.target_ii), str(achieved),
                       str(loop.trip_count), ", ".join(loop.arrays))
     return table
@@ -155,7 +155,7 @@ def _run_analyze(args, out: Console, err: Console) -> int:
         out.print(_array_table(report))
         if report.model.loops:
             out.print(_loop_table(report))
-    return EXIT_OK if report.conflict_free else EXIT_GOAL_MISSED
+    return EXIT_OK if report.goals_met else EXIT_GOAL_MISSED
 
 
 def _run_compile(args, out: Console, err: Console) -> int:
@@ -165,10 +165,13 @@ def _run_compile(args, out: Console, err: Console) -> int:
     report = compiled.report
     _print_warnings(report, err)
     out.print(_array_table(report))
+    if report.model.loops:
+        out.print(_loop_table(report))
     out.print(f"wrote {outdir}: " + ", ".join(sorted(compiled.files)) +
               (", maps/" if compiled.maps else ""), highlight=False)
-    if not report.conflict_free:
-        err.print("arraypart: some loop misses its target II (see conflict-free = NO)")
+    if not report.goals_met:
+        err.print("arraypart: some loop misses its target II (see the loop table and "
+                  "`arraypart check`)")
         return EXIT_GOAL_MISSED
     return EXIT_OK
 

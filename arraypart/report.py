@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .banking.solution import ArraySolution, Solution
+from .check import CheckReport
 from .ir import Kernel
 from .poly.model import PolyModel
 from .rtl import Resources, estimate
@@ -21,6 +22,8 @@ class Report:
     kernel: Kernel
     model: PolyModel
     solution: Solution
+    scheduled: CheckReport | None = None
+    crossbars: dict[str, tuple[int, int]] = field(default_factory=dict)
     measured: dict[str, Resources] = field(default_factory=dict)
 
     @property
@@ -31,8 +34,25 @@ class Report:
     def conflict_free(self) -> bool:
         return all(a.conflict_free for a in self.solution.arrays)
 
-    def loop_achieved_ii(self, loop: str, target_ii: int) -> int:
-        """The II a loop reaches: the largest II any of its arrays' bankings allows."""
+    @property
+    def goals_met(self) -> bool:
+        """Every array conflict-free and every loop at its target II (under the
+        scheduling rule on the emitted code when it was checked)."""
+        return self.conflict_free and all(
+            self.loop_achieved_ii(n, loop.name, loop.target_ii) <= loop.target_ii
+            for n, loop in enumerate(self.model.loops))
+
+    def loop_achieved_ii(self, position: int, loop: str, target_ii: int) -> int:
+        """The II the ``position``-th concurrent loop reaches: under the scheduling rule
+        on the emitted code when it was checked (``scheduled``; its loops are the
+        model's, in the same order), else the largest II its arrays' bankings allow."""
+        if self.scheduled is not None:
+            return self.scheduled.loops[position].achieved_ii
+        return self.planned_ii(loop, target_ii)
+
+    def planned_ii(self, loop: str, target_ii: int) -> int:
+        """The II the bankings allow a loop in the ideal port model (what the banking
+        pass proved): the largest over its arrays."""
         iis = [ii for a in self.solution.arrays for name, ii in a.achieved_ii if name == loop]
         return max(iis, default=target_ii)
 
@@ -42,14 +62,15 @@ class Report:
             "top": self.kernel.top,
             "source": self.kernel.path,
             "solve_seconds": round(self.solution.seconds, 6),
-            "arrays": [_array_json(a, self.model, self.measured.get(a.array.name))
+            "arrays": [_array_json(a, self.model, self.crossbars.get(a.array.name, (0, 0)),
+                                   self.measured.get(a.array.name))
                        for a in self.solution.arrays],
             "loops": [{"name": loop.name, "line": loop.coord.line,
                        "target_ii": loop.target_ii,
-                       "achieved_ii": self.loop_achieved_ii(loop.name, loop.target_ii),
+                       "achieved_ii": self.loop_achieved_ii(n, loop.name, loop.target_ii),
                        "trip_count": loop.trip_count,
                        "arrays": list(loop.arrays)}
-                      for loop in self.model.loops],
+                      for n, loop in enumerate(self.model.loops)],
             "warnings": list(self.warnings),
         }
 
@@ -73,7 +94,8 @@ def check_json(report: Report, result, bankings: dict[str, Banking], *,
     return out
 
 
-def _array_json(sol: ArraySolution, model: PolyModel, measured: Resources | None) -> dict:
+def _array_json(sol: ArraySolution, model: PolyModel, crossbar: tuple[int, int],
+                measured: Resources | None) -> dict:
     array, banking = sol.array, sol.banking
     resources = measured or estimate(banking, model.array(array.name))
     scheme = banking.scheme
@@ -94,6 +116,8 @@ def _array_json(sol: ArraySolution, model: PolyModel, measured: Resources | None
         "lower_bound_banks": sol.lower_bound,
         "conflict_free": sol.conflict_free,
         "bram18k": sol.bram18k,
+        # the selects of bank-centric code: lanes routed to banks (0, 0: none needed)
+        "crossbar": {"lanes": crossbar[0], "banks": crossbar[1]},
         "resources": resources.to_json(),
         "proof": sol.proof,
     }

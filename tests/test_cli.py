@@ -139,7 +139,9 @@ def test_hand_written_partitions_are_kept_with_a_warning_or_replaced(tmp_path, c
     kept = (tmp_path / "kept" / "cross.cpp").read_text()
     assert "type=cyclic factor=2 dim=1" in kept and "buf_bank" not in kept
     report = json.loads((tmp_path / "kept" / "report.json").read_text())
-    assert max(loop["achieved_ii"] for loop in report["loops"]) == 2
+    # conflict-free at II 2 on paper, but the banks rotate with j: under the
+    # scheduling rule each of the four reads takes the port of every bank
+    assert max(loop["achieved_ii"] for loop in report["loops"]) == 4
 
     code, _, _ = run(["compile", str(kernel), "-o", str(tmp_path / "replaced"),
                       "--replace-partitions"], capsys)
@@ -150,7 +152,7 @@ def test_hand_written_partitions_are_kept_with_a_warning_or_replaced(tmp_path, c
     assert all(loop["achieved_ii"] == 1 for loop in replaced["loops"])
 
     code, out, _ = run(["check", str(kernel), "--as-written"], capsys)
-    assert code == 1 and "achieved II 2" in out and "arraypart would choose" in out
+    assert code == 1 and "achieved II 4" in out and "arraypart would choose" in out
 
 
 def test_check_json_is_the_report_with_the_checkers_loop_fields(capsys):

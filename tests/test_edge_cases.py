@@ -150,7 +150,7 @@ def test_edge_case_banking_is_proved_and_checked(name, tmp_path):
     assert a.conflict_free is conflict_free
     report = compiled.report
     for loop, ii in checker_iis(compiled, ports).items():
-        assert ii == report.loop_achieved_ii(loop, ii), loop
+        assert ii == report.planned_ii(loop, ii), loop
 
 
 @needs_gxx

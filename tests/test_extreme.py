@@ -91,6 +91,8 @@ def test_ctrl_c_while_writing_leaves_the_old_output(tmp_path, monkeypatch):
 def test_irregular_reads_of_ten_billion_elements_are_checked_without_a_full_map():
     report, bankings, result = arraypart.check_kernel(EXTREME / "hugeirr.c", ports=1)
     a = solved(report, "A")
-    assert a.conflict_free and a.banking.copies * a.banking.scheme.banks == 2
-    assert all(loop.achieved_ii == 1 for loop in result.loops)
+    # an interface array cannot be replicated, and two data-dependent reads may hit one
+    # bank of any banking within the budget: one memory, II 2, found without a search
+    assert not a.conflict_free and a.banking.scheme.banks == 1 and a.banking.copies == 1
+    assert [loop.achieved_ii for loop in result.loops] == [2]
     assert next(m for m in result.maps if m.array == "A").ok

@@ -10,6 +10,7 @@ import subprocess
 from hypothesis import HealthCheck, given, settings
 
 import arraypart
+import arraypart.frontend
 from arraypart import check
 
 from conftest import needs_gxx
@@ -32,12 +33,28 @@ def compile_random(kernel, tmp_path, ports):
 def test_checker_never_finds_a_conflict_in_a_proved_scheme(tmp_path_factory, kernel):
     tmp_path = tmp_path_factory.mktemp("rk")
     for ports in (1, 2):
-        report = compile_random(kernel, tmp_path, ports).report
+        compiled = compile_random(kernel, tmp_path, ports)
+        report = compiled.report
         result = check.check_kernel(report.kernel, report.solution.bankings(), ports=ports)
         proved = {a.array.name: a.conflict_free for a in report.solution.arrays}
         assert all(proved.values()), kernel
         assert all(loop.achieved_ii <= loop.target_ii for loop in result.loops), (
             kernel, [loop.first_conflict for loop in result.loops])
+        _read_back_keeps_the_reported_ii(compiled, ports, kernel)
+
+
+def _read_back_keeps_the_reported_ii(compiled, ports, kernel):
+    """The scheduling rule on the emitted .cpp gives the II report.json states, and
+    never beats the ideal port model the banking was proved in."""
+    report = compiled.report
+    emitted = arraypart.frontend.parse_source(compiled.files["rk.cpp"], "rk.cpp",
+                                              top=report.kernel.top)
+    ruled = check.check_kernel(emitted, check.as_written_bankings(emitted), ports=ports,
+                               rule=True)
+    stated = [loop["achieved_ii"] for loop in report.to_json()["loops"]]
+    assert [loop.achieved_ii for loop in ruled.loops] == stated, kernel
+    planned = [report.planned_ii(loop.name, loop.target_ii) for loop in report.model.loops]
+    assert all(s >= p for s, p in zip(stated, planned)), (kernel, stated, planned)
 
 
 @needs_gxx
@@ -54,3 +71,4 @@ def test_emitted_code_matches_the_original(tmp_path_factory, kernel):
     assert build.returncode == 0, build.stderr[-2000:]
     run = subprocess.run([str(tmp_path / "tb")], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, (kernel, run.stdout[-2000:])
+

@@ -12,7 +12,7 @@ nothing cheaper survived.  When no tier succeeds, the candidate with the least
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 from time import perf_counter
 
@@ -97,7 +97,8 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
     search = _Search(am, shapes, bound, options)
     notes: list[str] = []
     families = ("per_dim",) if array.interface else options.families
-    if array.partitions and not options.replace_partitions:
+    kept = bool(array.partitions) and not options.replace_partitions
+    if kept:
         banking = Banking(array.name, scheme_from_pragmas(array))
         proof, tried = prove(am, banking, deadline=options.deadline), 0
         if not proof.conflict_free:
@@ -121,7 +122,8 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
                 f"{dict(proof.achieved_ii)}: {proof.counterexample}")))
     evidence = (f"{tried} candidates pre-checked, {proof.isl_checks} isl checks, "
                 f"lower bound {bound}")
-    return _solution(am, banking, proof, bound, start, evidence, tuple(notes))
+    return replace(_solution(am, banking, proof, bound, start, evidence, tuple(notes)),
+                   kept=kept)
 
 
 def _interface_note(am: ArrayModel, kept: _Found, free: _Found) -> list[str]:
@@ -162,8 +164,9 @@ class _Search:
         self.per_dim = per_dim_tiers(am.array.shape, self.varying, options.max_banks)
         self.refs = read_refs(shapes)
         lanes = [a for s in shapes for a in s.lanes]
-        self.duplicable = sum(a.kind == "read" for a in lanes) > sum(
-            a.kind == "write" for a in lanes)
+        # an interface array keeps the top function's signature: no copies
+        self.duplicable = not am.array.interface and sum(
+            a.kind == "read" for a in lanes) > sum(a.kind == "write" for a in lanes)
         self.lane_sets: dict[tuple, list[list[LaneSet]]] = {}
         self.isl_ok: dict[Banking, bool] = {}
         self.samples = [sample_group(s) for s in shapes if not s.uniform]
@@ -172,6 +175,10 @@ class _Search:
 
     def run(self, families: tuple[str, ...]) -> _Found:
         tried, fallback = 0, None
+        if self._hopeless():
+            banking = Banking(self.am.array.name, none_scheme(self.am.array.shape))
+            proof = prove(self.am, banking, deadline=self.options.deadline)
+            return _Found(banking, proof, cost_of(banking, self.shapes), tried)
         for tier in range(1, self.options.max_banks + 1):
             pending: list[tuple[Cost, Banking]] = []
             for floor, batches in self._tier(tier, families):
@@ -193,6 +200,20 @@ class _Search:
             self.am.array.name, none_scheme(self.am.array.shape))
         proof = prove(self.am, banking, deadline=self.options.deadline)
         return _Found(banking, proof, cost_of(banking, self.shapes), tried)
+
+    def _hopeless(self) -> bool:
+        """No banking within the budget fits: without copies, a group's irregular
+        accesses may all hit one bank, and every bank of at most ``max_banks`` holds at
+        least as many elements as there are such accesses, more than its ports serve."""
+        capacity = self.am.ports.capacity
+        if self.duplicable or capacity is None:
+            return False
+        least_elements = -(-self.am.array.size // self.options.max_banks)
+        for shape in self.shapes:
+            irregular = sum(not a.regular for a in shape.lanes)
+            if capacity * shape.group.target_ii < irregular <= least_elements:
+                return True
+        return False
 
     def _confirm(self, pending: list[tuple[Cost, Banking]], floor: Cost | None,
                  fallback, tier: int, tried: int):

@@ -18,7 +18,8 @@ class ArraySolution:
     loop fits the ports at its target II.  ``achieved_ii``: per loop touching the array,
     the least II at which this banking fits.  ``bram18k``: estimated 18Kb BRAMs for all
     banks and copies.  ``proof``: how the scheme was found and proved (candidates tried,
-    isl checks made).  ``notes``: located warnings about this array.
+    isl checks made).  ``notes``: located warnings about this array.  ``kept``: the
+    banking is the user's own array_partition pragmas, kept as written.
     """
 
     array: Array
@@ -32,6 +33,7 @@ class ArraySolution:
     seconds: float
     proof: str = ""
     notes: tuple[str, ...] = ()
+    kept: bool = False
 
 
 @dataclass(frozen=True, eq=False)

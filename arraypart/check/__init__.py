@@ -3,7 +3,8 @@ concrete simulation of every pipelined or unrolled loop against a set of banking
 
 from .driver import CHUNK_STEPS, as_written_bankings, check_kernel
 from .maps import MAP_FULL_LIMIT, check_map
-from .report import CheckReport, Conflict, ConflictAccess, LoopCheck, MapCheck
+from .report import (CheckReport, Conflict, ConflictAccess, DynamicSite, LoopCheck,
+                     MapCheck)
 
-__all__ = ["CHUNK_STEPS", "MAP_FULL_LIMIT", "CheckReport", "Conflict", "ConflictAccess",
+__all__ = ["CHUNK_STEPS", "MAP_FULL_LIMIT", "CheckReport", "Conflict", "ConflictAccess", "DynamicSite",
            "LoopCheck", "MapCheck", "as_written_bankings", "check_kernel", "check_map"]

@@ -10,11 +10,18 @@ mapped to banks with the schemes' numpy rendering and ports are counted per step
 
 and the first conflict is the first step, in execution order, whose need exceeds t.
 Steps are processed in chunks of about :data:`CHUNK_STEPS` to bound memory.
+
+Two port models: the *ideal* one (``rule=False``: an access takes a port of the bank
+its address lies in, what the banking pass proves) and the HLS *scheduling rule*
+(``rule=True``, :mod:`.rule`: a site whose bank varies takes a port of every bank),
+which is what a scheduler reading the source gets.  Under the rule a site is static
+only if its bank is one value over the whole run, so each region is walked twice: once
+to find the static sites, once to count.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterator, Mapping
 
 import numpy as np
@@ -25,8 +32,9 @@ from ..scheme import Banking, none_scheme, scheme_from_pragmas
 from . import frames as F
 from .maps import check_map
 from .ports import Cells, bank_sizes, cells, first_overfull_bank, row_needs
-from .report import CheckReport, Conflict, LoopCheck
-from .walk import Emitted, Region, regions, root_blocks, walk
+from .report import CheckReport, Conflict, DynamicSite, LoopCheck
+from .rule import BankSpan, is_registers, overfull_bank, rule_needs, site_cells, sites_summary
+from .walk import Emitted, Region, is_concurrent, regions, root_blocks, walk
 
 # Steps simulated at once: a (steps x lanes) int64 table per access of a million rows
 # is 8 MB per lane, small next to the machine while keeping numpy calls large.
@@ -39,18 +47,22 @@ def as_written_bankings(kernel: ir.Kernel) -> dict[str, Banking]:
 
 
 def check_kernel(kernel: ir.Kernel, bankings: Mapping[str, Banking], *,
-                 ports: int = 2) -> CheckReport:
+                 ports: int = 2, rule: bool = False) -> CheckReport:
     """Simulate ``kernel`` with ``bankings`` (arrays missing from it are one memory)
-    on banks with ``ir.port_model(array, ports)``; map-check every array in
-    ``bankings``.  Raises KernelError for a write to read-only storage."""
+    on banks with ``ir.port_model(array, ports)``, under the ideal port model or the
+    scheduling ``rule``; map-check every array in ``bankings``.  Raises KernelError
+    for a write to read-only storage."""
     full = _complete(kernel, bankings)
     models = {a.name: ir.port_model(a, ports) for a in kernel.arrays}
     _check_writable(kernel.body, models)
+    if rule:
+        kernel = _without_registers(kernel, {n for n, b in full.items() if is_registers(b)})
     irregular = {a.array for a in _accesses(kernel.body) if not a.regular}
     memories = {name: _Memory(b, models[name], bank_sizes(b) if name in irregular else None)
                 for name, b in full.items()}
     totals = _Totals()
-    loops = tuple(_check_region(r, kernel, memories, totals) for r in regions(kernel))
+    loops = tuple(_check_region(r, kernel, memories, totals, rule)
+                  for r in regions(kernel))
     maps = tuple(check_map(a, full[a.name]) for a in kernel.arrays if a.name in bankings)
     return CheckReport(loops, maps, totals.accesses, totals.out_of_bounds_notes())
 
@@ -79,6 +91,32 @@ def _accesses(nodes: tuple[ir.Node, ...]) -> Iterator[ir.Access]:
             yield from _accesses(n.then + n.orelse)
         else:
             yield from _accesses(n.body)
+
+
+def _without_registers(kernel: ir.Kernel, registers: set[str]) -> ir.Kernel:
+    """The kernel without its accesses to register arrays, which take no port under the
+    rule, and without the statements, ifs and loops left with no access (selects
+    between registers unroll into thousands of lanes that need no simulation)."""
+    return replace(kernel, body=_prune(kernel.body, registers))
+
+
+def _prune(nodes: tuple[ir.Node, ...], registers: set[str]) -> tuple[ir.Node, ...]:
+    out: list[ir.Node] = []
+    for n in nodes:
+        if isinstance(n, ir.Stmt):
+            kept = tuple(a for a in n.accesses if a.array not in registers)
+            if kept:
+                out.append(replace(n, accesses=kept))
+        elif isinstance(n, ir.If):
+            cond = tuple(a for a in n.cond_accesses if a.array not in registers)
+            then, orelse = _prune(n.then, registers), _prune(n.orelse, registers)
+            if cond or then or orelse:
+                out.append(replace(n, cond_accesses=cond, then=then, orelse=orelse))
+        else:
+            body = _prune(n.body, registers)
+            if body or is_concurrent(n):
+                out.append(replace(n, body=body))
+    return tuple(out)
 
 
 def _check_writable(body: tuple[ir.Node, ...], models: Mapping[str, ir.PortModel]) -> None:
@@ -123,6 +161,7 @@ class _Run:
     cells: dict[str, list[Cells]]
     needs: dict[str, np.ndarray]
     need: np.ndarray
+    registers: dict[str, bool]
 
 
 def _chunks(blocks: np.ndarray) -> Iterator[tuple[int, int]]:
@@ -138,48 +177,90 @@ def _chunks(blocks: np.ndarray) -> Iterator[tuple[int, int]]:
 
 
 def _check_region(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
-                  totals: _Totals) -> LoopCheck:
+                  totals: _Totals, rule: bool) -> LoopCheck:
     target = region.target_ii
     blocks = root_blocks(region)
+    chunks = list(_chunks(blocks))
+    static = _static_sites(region, chunks, memories) if rule else None
     steps, need, conflict = 0, target, None
-    for lo, hi in _chunks(blocks):
+    dynamic: dict[ir.Access, int] = {}
+    for lo, hi in chunks:
         root, emitted = walk(region, F.take_rows(region.entry, lo, hi))
-        runs = _runs(emitted, kernel, memories, totals)
+        runs = _runs(emitted, kernel, memories, totals, static)
         for run in runs:
             need = max(need, int(run.need.max(initial=1)))
+            if static is not None:
+                _count_dynamic(run, static, dynamic)
         if conflict is None:
-            conflict = _first_conflict(runs, memories, target, steps)
+            conflict = _first_conflict(runs, memories, target, steps, static)
         steps += sum(r.frame.rows for r in runs) if runs else root.rows
+    sites = tuple(DynamicSite(a.array, a.kind, a.coord, lanes)
+                  for a, lanes in dynamic.items())
     return LoopCheck(region.loop.name, region.loop.coord, target, need,
                      int(blocks.max(initial=0)), steps, steps * need,
-                     steps * (need - target), conflict)
+                     steps * (need - target), conflict, sites)
+
+
+def _static_sites(region: Region, chunks: list[tuple[int, int]],
+                  memories: dict[str, _Memory]) -> frozenset:
+    """The sites (access, lane) whose bank is one value over the region's whole run."""
+    span = BankSpan()
+    for lo, hi in chunks:
+        _, emitted = walk(region, F.take_rows(region.entry, lo, hi))
+        for e in emitted:
+            for a in e.accesses:
+                if not is_registers(memories[a.array].banking):
+                    span.add(site_cells(a, e.frame, memories[a.array].banking))
+    return span.static()
+
+
+def _count_dynamic(run: _Run, static: frozenset, dynamic: dict[ir.Access, int]) -> None:
+    """Add the run's dynamic lanes per access (registers excepted)."""
+    for name, cs in run.cells.items():
+        if run.registers.get(name):
+            continue
+        for access, (_, lanes) in sites_summary(cs, static).items():
+            if lanes:
+                dynamic[access] = max(dynamic.get(access, 0), lanes)
 
 
 def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory],
-          totals: _Totals) -> list[_Run]:
+          totals: _Totals, static: frozenset | None) -> list[_Run]:
     by_run: dict[int, list[Emitted]] = {}
     for e in emitted:
         by_run.setdefault(e.run, []).append(e)
     runs = []
     for run, parts in by_run.items():
         frame = parts[0].frame
-        per_array: dict[str, list[Cells]] = {}
+        per_array: dict[str, list] = {}
         for e in parts:
             for a in e.accesses:
+                banking = memories[a.array].banking
+                if static is not None and is_registers(banking):
+                    totals.accesses += int(np.count_nonzero(e.frame.mask))
+                    continue  # registers: no port to count under the rule
                 per_array.setdefault(a.array, []).append(
-                    cells(a, e.frame, memories[a.array].banking))
+                    cells(a, e.frame, banking) if static is None
+                    else site_cells(a, e.frame, banking))
         order = tuple(frame.order) + (np.full(frame.rows, run, np.int64),)
         arrays = [a.name for a in kernel.arrays if a.name in per_array]
-        needs = {name: row_needs(per_array[name], memories[name].banking,
-                                 memories[name].model, frame.rows, memories[name].sizes)
+        needs = {name: _needs(per_array[name], memories[name], frame.rows, static)
                  for name in arrays}
         for name in arrays:
             _tally(per_array[name], kernel.array(name), totals)
         need = np.ones(frame.rows, np.int64)
         for array_need in needs.values():
             need = np.maximum(need, array_need)
-        runs.append(_Run(frame, order, {n: per_array[n] for n in arrays}, needs, need))
+        registers = {n: is_registers(memories[n].banking) for n in arrays}
+        runs.append(_Run(frame, order, {n: per_array[n] for n in arrays}, needs, need,
+                         registers))
     return runs
+
+
+def _needs(cs: list, memory: _Memory, rows: int, static: frozenset | None) -> np.ndarray:
+    if static is None:
+        return row_needs(cs, memory.banking, memory.model, rows, memory.sizes)
+    return rule_needs(cs, memory.banking, memory.model, rows, static)
 
 
 def _tally(cs: list[Cells], array: ir.Array, totals: _Totals) -> None:
@@ -194,7 +275,7 @@ def _tally(cs: list[Cells], array: ir.Array, totals: _Totals) -> None:
 
 
 def _first_conflict(runs: list[_Run], memories: dict[str, _Memory], target: int,
-                    steps_before: int) -> Conflict | None:
+                    steps_before: int, static: frozenset | None) -> Conflict | None:
     """The earliest step (by order key) over all runs whose need exceeds ``target``."""
     candidates = []
     for run in runs:
@@ -209,7 +290,9 @@ def _first_conflict(runs: list[_Run], memories: dict[str, _Memory], target: int,
     for name, cs in run.cells.items():
         if run.needs[name][row] > target:
             m = memories[name]
-            use = first_overfull_bank(cs, m.banking, m.model, row, target, m.sizes)
+            use = (first_overfull_bank(cs, m.banking, m.model, row, target, m.sizes)
+                   if static is None
+                   else overfull_bank(cs, m.banking, m.model, row, target, static))
             assert use is not None, "a step's need and its banks disagree"
             point = tuple((v, int(x[row])) for v, x in run.frame.point)
             return Conflict(ordinal, ordinal * target, point, name, use.copy, use.bank,

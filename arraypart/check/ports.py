@@ -185,6 +185,43 @@ def _key_matrix(cs: list[Cells], banking: Banking, rows: int) -> tuple[np.ndarra
 
 def _regular_needs(cs, banking, model, rows, irregular) -> np.ndarray:
     key, shift = _key_matrix(cs, banking, rows)
+    groups = _groups(key, shift, {c.access.kind for c in cs})
+    reads, writes = groups.reads, groups.writes
+    irr_reads, irr_writes, sizes = irregular
+    if irr_reads.any() or irr_writes.any():
+        copy = np.where(groups.used, groups.group // banking.scheme.banks, 0)
+        bank = np.where(groups.used, groups.group % banking.scheme.banks, 0)
+        reads = capped_reads(reads, irr_reads[groups.row, copy], sizes[bank])
+        writes = writes + irr_writes[groups.row, copy]
+    return groups.row_max(_min_iis(model, reads, writes))
+
+
+def needs_from_keys(key: np.ndarray, shift: int, kinds: set[str],
+                    model: ir.PortModel) -> np.ndarray:
+    """Per row of ``key`` (module doc's keys, UNUSED for lanes that do not run), the
+    least II at which every (copy, bank) group's distinct reads and writes fit."""
+    groups = _groups(key, shift, kinds)
+    return groups.row_max(_min_iis(model, groups.reads, groups.writes))
+
+
+@dataclass(frozen=True, eq=False)
+class _Groups:
+    """A key matrix sorted per row and cut into (copy, bank) groups: per group its
+    row, its ``group`` number (copy * banks + bank), whether it is a real group
+    (``used``), and its distinct reads and its writes."""
+
+    row: np.ndarray
+    group: np.ndarray
+    used: np.ndarray
+    reads: np.ndarray
+    writes: np.ndarray
+    row_starts: np.ndarray
+
+    def row_max(self, per_group: np.ndarray) -> np.ndarray:
+        return np.maximum.reduceat(per_group, self.row_starts)
+
+
+def _groups(key: np.ndarray, shift: int, kinds: set[str]) -> _Groups:
     columns = key.shape[1]
     key.sort(axis=1)
     flat = key.ravel()
@@ -194,28 +231,18 @@ def _regular_needs(cs, banking, model, rows, irregular) -> np.ndarray:
     np.not_equal(group[1:], group[:-1], out=new_group[1:])
     new_group[::columns] = True
     starts = np.flatnonzero(new_group)
-    reads, writes = _group_counts(cs, flat, starts, columns, shift)
+    reads, writes = _group_counts(kinds, flat, starts, columns, shift)
     used = flat[starts] != UNUSED
-    reads *= used
-    writes *= used
-    copy = np.where(used, group[starts] // banking.scheme.banks, 0)
-    row = starts // columns
-    irr_reads, irr_writes, sizes = irregular
-    if irr_reads.any() or irr_writes.any():
-        bank = np.where(used, group[starts] % banking.scheme.banks, 0)
-        reads = capped_reads(reads, irr_reads[row, copy], sizes[bank])
-        writes += irr_writes[row, copy]
-    need = _min_iis(model, reads, writes)
-    return np.maximum.reduceat(need, np.flatnonzero(starts % columns == 0))
+    return _Groups(starts // columns, group[starts], used, reads * used, writes * used,
+                   np.flatnonzero(starts % columns == 0))
 
 
-def _group_counts(cs, flat, starts, columns, shift) -> tuple[np.ndarray, np.ndarray]:
+def _group_counts(kinds, flat, starts, columns, shift) -> tuple[np.ndarray, np.ndarray]:
     """Per group: distinct read keys and write keys (a group's reads sort first)."""
     new_key = np.empty(flat.size, bool)
     new_key[0] = True
     np.not_equal(flat[1:], flat[:-1], out=new_key[1:])
     new_key[::columns] = True
-    kinds = {c.access.kind for c in cs}
     if kinds == {"read"}:
         return np.add.reduceat(new_key, starts, dtype=np.int64), np.zeros(starts.size, np.int64)
     sizes = np.diff(np.append(starts, flat.size))

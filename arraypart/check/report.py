@@ -73,6 +73,25 @@ class Conflict:
 
 
 @dataclass(frozen=True, slots=True)
+class DynamicSite:
+    """Under the scheduling rule: an access whose bank varies in ``lanes`` of its
+    lanes, so that each of them takes a port of every bank of ``array``."""
+
+    array: str
+    kind: str
+    coord: Coord
+    lanes: int
+
+    def to_json(self) -> dict:
+        return {"array": self.array, "kind": self.kind, "coord": _coord_json(self.coord),
+                "lanes": self.lanes}
+
+    def format(self) -> str:
+        return (f"{self.coord}: {self.kind} of {self.array}: bank varies with the "
+                f"iteration in {self.lanes} lane(s): a port of every bank each")
+
+
+@dataclass(frozen=True, slots=True)
 class LoopCheck:
     """One concurrent loop: ``iterations`` steps over the whole run, each taking
     ``achieved_ii`` cycles; ``trip_count`` steps per entry of the loop (the largest)."""
@@ -86,6 +105,7 @@ class LoopCheck:
     cycles: int
     stall_cycles: int
     first_conflict: Conflict | None
+    dynamic_sites: tuple[DynamicSite, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -97,17 +117,21 @@ class LoopCheck:
                 "trip_count": self.trip_count, "iterations": self.iterations,
                 "cycles": self.cycles, "stall_cycles": self.stall_cycles,
                 "first_conflict": (self.first_conflict.to_json()
-                                   if self.first_conflict else None)}
+                                   if self.first_conflict else None),
+                "dynamic_sites": [d.to_json() for d in self.dynamic_sites]}
 
     def format(self) -> str:
         verdict = "ok" if self.ok else "CONFLICT"
         head = (f"{self.coord}: loop {self.name}: {verdict}: target II {self.target_ii}, "
                 f"achieved II {self.achieved_ii}, {self.iterations} iterations, "
                 f"{self.cycles} cycles ({self.stall_cycles} stall)")
-        if self.first_conflict is None:
-            return head
-        body = self.first_conflict.format().splitlines()
-        return "\n".join([head] + ["  " + line for line in body])
+        lines = [head]
+        if self.first_conflict is not None:
+            lines += ["  " + line for line in self.first_conflict.format().splitlines()]
+        if self.dynamic_sites and not self.ok:
+            lines.append("  the scheduler cannot see a constant bank at these sites:")
+            lines += ["    " + d.format() for d in self.dynamic_sites]
+        return "\n".join(lines)
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,11 +22,21 @@ class Comment(c_ast.Pragma):
     """A ``// text`` line (a statement-level node printed like a pragma)."""
 
 
+class Line(c_ast.Pragma):
+    """A statement-level line of C printed verbatim (after the current indentation)."""
+
+
 class Generator(c_generator.CGenerator):
-    """pycparser's generator that also prints :class:`Comment` nodes."""
+    """pycparser's generator that also prints :class:`Comment` and :class:`Line`."""
 
     def visit_Comment(self, n: Comment) -> str:
         return "// " + n.string
+
+    def visit_Line(self, n: Line) -> str:
+        return n.string
+
+    def visit_LaneRef(self, n: c_ast.ID) -> str:
+        return n.name
 
 
 def generate(node: c_ast.Node) -> str:

@@ -38,6 +38,16 @@ _STATEMENT_SLOTS = {"block_items", "stmts", "iftrue", "iffalse", "stmt", "next"}
 _PLACEHOLDER = "@"
 
 
+class LaneRef(c_ast.ID):
+    """A reference routed through bank-centric lane registers (``read`` and ``write``
+    texts; either may be None).  It prints as its read register; as the target of an
+    assignment it becomes the write register (:func:`_rewrite_write`)."""
+
+    def __init__(self, read: str | None, write: str | None):
+        super().__init__(read or write)
+        self.read, self.write = read, write
+
+
 @dataclass(frozen=True, slots=True)
 class Explicit:
     """One array stored as explicit banks named ``bank_name``."""
@@ -81,8 +91,11 @@ class _Address:
 
 def rewrite_explicit(body: c_ast.Compound, refs: list[c_ast.ArrayRef],
                      explicit: dict[str, Explicit],
-                     contexts: dict[int, ranges.RefContext], where: Coord) -> None:
-    """Rewrite every reference to, and the declaration of, each explicit array."""
+                     contexts: dict[int, ranges.RefContext], where: Coord,
+                     lane_refs: dict[int, tuple[str | None, str | None]]) -> None:
+    """Rewrite every reference to, and the declaration of, each explicit array; a
+    reference in ``lane_refs`` (by ref_id: its read and write registers) becomes a
+    :class:`LaneRef`."""
     if not explicit:
         return
     ref_ids = {id(ref): rid for rid, ref in enumerate(refs)}
@@ -91,6 +104,8 @@ def rewrite_explicit(body: c_ast.Compound, refs: list[c_ast.ArrayRef],
     def rewrite(node: c_ast.Node, slot: Slot) -> c_ast.Node | None:
         if isinstance(node, c_ast.ArrayRef) and id(node) in ref_ids:
             name = ref_name(node)
+            if ref_ids[id(node)] in lane_refs:
+                return LaneRef(*lane_refs[ref_ids[id(node)]])
             if name in explicit:
                 address = _address(node, ref_ids[id(node)], explicit[name],
                                    contexts.get(ref_ids[id(node)]), where)
@@ -142,7 +157,11 @@ def _address(ref: c_ast.ArrayRef, ref_id: int, ex: Explicit,
 
 def _rewrite_write(node: c_ast.Node, slot: Slot, addresses: dict[int, _Address],
                    where: Coord) -> c_ast.Node | None:
-    """Stores into replicated arrays (see the module doc); None leaves ``node``."""
+    """Stores into replicated arrays (see the module doc) and into lane registers;
+    None leaves ``node``."""
+    lane = _rewrite_lane_write(node, slot, where)
+    if lane is not None:
+        return lane
     if isinstance(node, c_ast.Assignment) and id(node.lvalue) in addresses:
         address = addresses[id(node.lvalue)]
         if address.explicit.banking.copies == 1:
@@ -166,6 +185,25 @@ def _rewrite_write(node: c_ast.Node, slot: Slot, addresses: dict[int, _Address],
         one = c_ast.Constant("int", "1")
         return address.store(c_ast.BinaryOp(INCREMENTS[node.op],
                                             address.element(address.read_copy), one))
+    return None
+
+
+def _rewrite_lane_write(node: c_ast.Node, slot: Slot, where: Coord) -> c_ast.Node | None:
+    """``A[e] = v`` -> ``w = v``; ``A[e] op= v`` -> ``w = r op (v)``; ``++A[e]`` ->
+    ``w = r + 1`` (w, r: the reference's write and read registers)."""
+    if isinstance(node, c_ast.Assignment) and isinstance(node.lvalue, LaneRef):
+        lane = node.lvalue
+        value = node.rvalue if node.op == "=" else c_ast.BinaryOp(
+            node.op[:-1], raw(lane.read), node.rvalue)
+        return c_ast.Assignment("=", raw(lane.write), value)
+    if (isinstance(node, c_ast.UnaryOp) and isinstance(node.expr, LaneRef)
+            and node.op in INCREMENTS):
+        if node.op.startswith("p") and slot.field not in _STATEMENT_SLOTS:
+            raise KernelError(coord_of(node, where), "the value of a post-increment of a "
+                                                     "bank-routed element is used")
+        lane = node.expr
+        return c_ast.Assignment("=", raw(lane.write), c_ast.BinaryOp(
+            INCREMENTS[node.op], raw(lane.read), c_ast.Constant("int", "1")))
     return None
 
 

@@ -48,10 +48,12 @@ INTEGER_TYPE_WORDS = frozenset(
 @dataclass(frozen=True, slots=True)
 class Scope:
     """What an identifier may stand for in an index: a loop iterator (a variable of the
-    expression) or a named integer constant (folded)."""
+    expression), a const affine temporary (its expression over iterators), or a named
+    integer constant (folded)."""
 
     iterators: frozenset[str] = frozenset()
     constants: Mapping[str, int] = field(default_factory=dict)
+    temporaries: Mapping[str, E.Expr] = field(default_factory=dict)
 
     def constant(self, name: str) -> int | None:
         return self.constants.get(name)
@@ -152,6 +154,8 @@ def quasi_affine(node: c_ast.Node, scope: Scope) -> E.Expr | None:
         value = int_literal(node)
         return None if value is None else E.const(value)
     if isinstance(node, c_ast.ID):
+        if node.name in scope.temporaries:
+            return scope.temporaries[node.name]
         if node.name in scope.iterators:
             return E.var(node.name)
         value = scope.constant(node.name)

@@ -6,9 +6,10 @@ import math
 
 from pycparser import c_ast
 
+from .. import expr as E
 from ..errors import Coord, KernelError
 from ..ir import Array
-from .cexpr import Scope, fold
+from .cexpr import Scope, fold, quasi_affine
 from .cparse import node_coord
 
 SIGN_WORDS = ("signed", "unsigned")
@@ -125,6 +126,21 @@ def integer_constant(decl: c_ast.Decl, scope: Scope) -> int | None:
     if bits is None or "float" in t.type.names or "double" in t.type.names:
         return None
     return fold(decl.init, scope)
+
+
+def affine_temporary(decl: c_ast.Decl, scope: Scope) -> E.Expr | None:
+    """``const <integer type> NAME = <quasi-affine expression>;``: the expression, which
+    then stands for NAME in indices (a const cannot change, so substituting it is
+    exact); None for anything else."""
+    t = decl.type
+    if not (isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType)):
+        return None
+    if "const" not in (decl.quals or ()) or decl.init is None:
+        return None
+    bits = type_bits(t.type.names)
+    if bits is None or "float" in t.type.names or "double" in t.type.names:
+        return None
+    return quasi_affine(decl.init, scope)
 
 
 def walk(node: c_ast.Node):

@@ -21,7 +21,8 @@ from ..ir import Access, Array, If, Loop, Node, Stmt
 from .cexpr import (COMPARISONS, FLIPPED, Scope, condition_dnf, fold, int_literal,
                     min_max_terms, quasi_affine)
 from .cparse import node_coord
-from .declarations import array_decl, integer_constant, is_array_decl, walk
+from .declarations import (affine_temporary, array_decl, integer_constant, is_array_decl,
+                           walk)
 from .pragmas import LOOP_DIRECTIVES, PragmaReader
 
 UNSUPPORTED_STATEMENTS = {
@@ -57,6 +58,7 @@ class _Lowering:
         self._arrays: dict[str, Array] = {}
         self._pointers: dict[str, Coord] = {}
         self._iterators: list[str] = []
+        self._temporaries: dict[str, E.Expr] = {}
 
     def run(self):
         _check_literals(self._ast)
@@ -69,7 +71,7 @@ class _Lowering:
     # ------------------------------------------------------------ declarations
 
     def _scope(self) -> Scope:
-        return Scope(frozenset(self._iterators), self._constants)
+        return Scope(frozenset(self._iterators), self._constants, dict(self._temporaries))
 
     def _collect_constants(self) -> None:
         decls = [n for n in self._ast.ext if isinstance(n, c_ast.Decl)]
@@ -119,9 +121,14 @@ class _Lowering:
     # ------------------------------------------------------------ statements
 
     def _items(self, items) -> list[Node]:
+        """A block's statements; const temporaries declared in it end with it."""
+        outer = dict(self._temporaries)
         nodes: list[Node] = []
-        for item in items or ():
-            nodes.extend(self._statement(item))
+        try:
+            for item in items or ():
+                nodes.extend(self._statement(item))
+        finally:
+            self._temporaries = outer
         return nodes
 
     def _statement(self, node: c_ast.Node) -> list[Node]:
@@ -146,7 +153,12 @@ class _Lowering:
         if isinstance(node, c_ast.Decl):
             if is_array_decl(node) or node.init is None:
                 return []
-            return [Stmt(tuple(self._accesses(node.init)), coord)]
+            stmt = Stmt(tuple(self._accesses(node.init)), coord)
+            self._temporaries.pop(node.name, None)
+            value = affine_temporary(node, self._scope())
+            if value is not None and not isinstance(value, E.Const):
+                self._temporaries[node.name] = value
+            return [stmt]
         if isinstance(node, (c_ast.EmptyStatement, c_ast.Typedef)):
             return []
         if isinstance(node, c_ast.Return):
@@ -246,10 +258,13 @@ class _Lowering:
             header += 1
         pipeline_ii, unroll = self._loop_pragmas(items[:header])
         self._iterators.append(var)
+        shadowed = self._temporaries.pop(var, None)
         try:
             body = tuple(self._items(items[header:]))
         finally:
             self._iterators.pop()
+            if shadowed is not None:
+                self._temporaries[var] = shadowed
         loop = Loop(var, init, bound, step, body, label or f"L{coord.line}", coord,
                     pipeline_ii, unroll)
         if pipeline_ii is not None:

@@ -1,0 +1,723 @@
+"""Bank-centric code for pipelined loops whose banks rotate with the iteration.
+
+An HLS scheduler gives an access site a single bank only when the bank index is a
+compile-time value in every iteration (DESIGN §2, the scheduling rule); a site whose
+bank varies reads every bank and multiplexes.  So where a banked array's lanes change
+bank from one iteration of a pipelined loop ``L`` to the next, the body of ``L`` is
+rewritten around the banks instead of the lanes.  With ``R`` read lanes, ``W`` write
+lanes, ``N`` banks (``C`` copies) and ``S`` access sites per bank:
+
+    per lane l:    b[l] = bank(x_l),  o[l] = offset(x_l)          (each formula once)
+    read ranks:    p[l] = #{ m < first(l) : b[m] = b[l], first(m) = m }
+                   (first(l): the earliest lane reading the same word; reads of one
+                   word share a port, DESIGN §2's broadcast)
+    per bank k, port s < S (k, s constants after unrolling):
+                   q[k][s] = A_bank[k][o[l]]  for the lane l with b[l] = k, p[l] = s
+    read values:   v[l] = q[b[l]][p[l]]       (selects between registers)
+    writes, at the end of the body, per bank k and port s:
+                   if (some lane l with b[l] = k, rank s) A_bank[k][o[l]] = w[l]
+
+A conflict-free banking (at most ``S`` distinct words per bank and iteration) makes
+this exact: every lane finds its word at its port.  Each ``A_bank[k]`` then has at
+most ``S`` read sites and ``S`` write sites, each with the constant bank ``k``.
+
+Reads move to the top of the body and writes to its end, so a loop qualifies only
+when that keeps C's order: in program order no read of the array follows one of its
+writes, no unrolled inner loop holds both, the references are plain (a read, or the
+left side of ``=``), unguarded, affine, and inner loop bounds are constants.  Other
+loops keep their direct references (and the scheduler's serialization, which the
+report states).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+from typing import Iterator
+
+from dataclasses import replace
+
+import numpy as np
+
+from .. import expr as E
+from ..banking.solution import ArraySolution, Solution
+from ..ir import Access, Array, Conjunction, Constraint, If, Kernel, Loop, Node, Stmt
+from ..scheme import Banking, index_var
+from . import ranges
+
+
+#: Iterations x lanes enumerated to measure how many sites a bank needs.
+MEASURE_CELLS = 1 << 22
+#: Pairs of (write, access) instances compared to keep C's order; above, no rewrite.
+MAX_ORDER_PAIRS = 1 << 16
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """One reference inside ``L``: its access, the unrolled loops around it inside
+    ``L`` (outermost first), its first lane number and its lane count."""
+
+    access: Access
+    loops: tuple[Loop, ...]
+    first: int
+    guard: str | None = None
+
+    @property
+    def lanes(self) -> int:
+        return prod(_trip(lp) for lp in self.loops)
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """The bank-centric rewrite of one array in one pipelined loop."""
+
+    loop: Loop
+    array: Array
+    banking: Banking
+    reads: tuple[Site, ...]
+    writes: tuple[Site, ...]
+    read_sites: int
+    write_sites: int
+
+    @property
+    def read_lanes(self) -> int:
+        return sum(s.lanes for s in self.reads)
+
+    @property
+    def write_lanes(self) -> int:
+        return sum(s.lanes for s in self.writes)
+
+
+Guard = tuple[tuple[Conjunction, ...] | None, bool]  # an if's condition, branch taken
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    """An access inside a pipelined loop: the unrolled loops and the ifs around it
+    (innermost last) and its rank in program order."""
+
+    access: Access
+    loops: tuple[Loop, ...]
+    guards: tuple[Guard, ...]
+    order: int
+
+    @property
+    def lanes(self) -> int:
+        return prod(_trip(lp) for lp in self.loops)
+
+
+@dataclass(frozen=True, slots=True)
+class Unrolled:
+    """A pipelined loop ``for (T v = a; ...; v += c)`` with its own ``unroll factor=U``
+    and a constant trip count ``n`` that ``U`` divides, written as blocks:
+
+        for (T b = 0; b < n/U; b++) {            // pipelined, one block per iteration
+          for (T u = 0; u < U; u++) {            // unrolled
+            const T v = a + c*(U*b + u);  ...body...
+
+    so that a lane's bank is visibly a function of the constant ``u`` (``(U*b + u) mod
+    U = u``).  ``view`` is the rewritten loop's IR."""
+
+    loop: Loop
+    block_var: str
+    lane_var: str
+    view: Loop
+
+    @property
+    def factor(self) -> int:
+        return self.loop.unroll
+
+    @property
+    def blocks(self) -> int:
+        return -(-_trip(self.loop) // self.loop.unroll)
+
+    @property
+    def remainder(self) -> bool:
+        """The last block is partial: its lanes past the end are guarded."""
+        return _trip(self.loop) % self.loop.unroll != 0
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """The bank-centric groups, the loops rewritten as blocks, and the references'
+    contexts in the rewritten kernel (what the emitted C computes)."""
+
+    groups: tuple[Group, ...]
+    unrolled: tuple[Unrolled, ...]
+    contexts: dict
+
+
+def plan(kernel: Kernel, solution: Solution, taken: set[str], declared: set) -> Plan:
+    """Every (pipelined loop, array) pair that gets bank-centric code (module doc);
+    ``declared``: the coordinates of loops that declare their iterator (only those can
+    be written as blocks); new names are added to ``taken``."""
+    contexts = ranges.ref_contexts(kernel.body)
+    solved = {s.array.name: s for s in solution.arrays}
+    unrolled = {}
+    for loop in _pipelined_loops(kernel.body):
+        found = list(_found(loop.body, (), (), iter(range(1 << 62))))
+        if loop.coord in declared and _blockable(loop) and any(_needs_routing(loop, found, name, solved, contexts)
+                                    for name in {f.access.array for f in found}):
+            unrolled[id(loop)] = _as_blocks(loop, taken)
+    body = _replace_loops(kernel.body, {k: u.view for k, u in unrolled.items()})
+    contexts = ranges.ref_contexts(body)
+    groups = []
+    for loop in _pipelined_loops(body):
+        found = list(_found(loop.body, (), (), iter(range(1 << 62))))
+        for name in dict.fromkeys(f.access.array for f in found):
+            if _needs_routing(loop, found, name, solved, contexts):
+                group = _group(loop, solved[name], [f for f in found
+                                                    if f.access.array == name], contexts)
+                if group is not None:
+                    groups.append(group)
+    return Plan(tuple(groups), tuple(unrolled.values()), contexts)
+
+
+def _needs_routing(loop: Loop, found: list[_Found], name: str, solved, contexts) -> bool:
+    """Some lane of ``name`` changes bank, and not every lane may take every bank."""
+    sol = solved.get(name)
+    mine = [f for f in found if f.access.array == name]
+    return (sol is not None and not _direct_fits(loop, mine, sol)
+            and _rotates(mine, sol.banking, contexts))
+
+
+def _blockable(loop: Loop) -> bool:
+    return (loop.unroll is not None and loop.unroll > 1 and _constant_loop(loop)
+            and _trip(loop) > 0)
+
+
+def _fresh(base: str, taken: set[str]) -> str:
+    name, n = base, 1
+    while name in taken:
+        name, n = f"{base}{n}", n + 1
+    taken.add(name)
+    return name
+
+
+def _as_blocks(loop: Loop, taken: set[str]) -> Unrolled:
+    block, lane = _fresh(f"{loop.var}_blk", taken), _fresh(f"{loop.var}_u", taken)
+    factor = loop.unroll
+    value = E.add(E.const(loop.init[0].value),
+                  E.scale(loop.step, E.add(E.scale(factor, E.var(block)), E.var(lane))))
+    body = substitute_nodes(loop.body, {loop.var: value})
+    if _trip(loop) % factor:
+        last = loop.bound[0]
+        left = E.add(last, E.scale(-1, value)) if loop.step > 0 else E.add(
+            value, E.scale(-1, last))
+        body = (If(((Constraint(E.simplify(left), ">="),),), body, (), loop.coord),)
+    inner = Loop(lane, (E.const(0),), (E.const(factor - 1),), 1, body, loop.name,
+                 loop.coord, None, 0)
+    blocks = -(-_trip(loop) // factor)
+    view = Loop(block, (E.const(0),), (E.const(blocks - 1),), 1, (inner,),
+                loop.name, loop.coord, loop.pipeline_ii, None)
+    return Unrolled(loop, block, lane, view)
+
+
+def substitute_nodes(nodes: tuple[Node, ...], mapping) -> tuple[Node, ...]:
+    """``nodes`` with iterators replaced by expressions in every index, bound and
+    condition."""
+    def sub(e):
+        return None if e is None else E.simplify(E.substitute(e, mapping))
+
+    def access(a: Access) -> Access:
+        return replace(a, index=tuple(sub(e) for e in a.index))
+
+    out = []
+    for n in nodes:
+        if isinstance(n, Stmt):
+            out.append(replace(n, accesses=tuple(access(a) for a in n.accesses)))
+        elif isinstance(n, If):
+            cond = None if n.cond is None else tuple(
+                tuple(replace(c, expr=sub(c.expr)) for c in conj) for conj in n.cond)
+            out.append(replace(n, cond=cond, then=substitute_nodes(n.then, mapping),
+                               orelse=substitute_nodes(n.orelse, mapping),
+                               cond_accesses=tuple(access(a) for a in n.cond_accesses)))
+        else:
+            out.append(replace(n, init=tuple(sub(e) for e in n.init),
+                               bound=tuple(sub(e) for e in n.bound),
+                               body=substitute_nodes(n.body, mapping)))
+    return tuple(out)
+
+
+def _replace_loops(nodes: tuple[Node, ...], table: dict[int, Loop]) -> tuple[Node, ...]:
+    out = []
+    for n in nodes:
+        if isinstance(n, Loop):
+            out.append(table[id(n)] if id(n) in table
+                       else replace(n, body=_replace_loops(n.body, table)))
+        elif isinstance(n, If):
+            out.append(replace(n, then=_replace_loops(n.then, table),
+                               orelse=_replace_loops(n.orelse, table)))
+        else:
+            out.append(n)
+    return tuple(out)
+
+
+def _pipelined_loops(nodes: tuple[Node, ...]) -> Iterator[Loop]:
+    """Pipelined loops that are not inside another concurrent loop."""
+    for n in nodes:
+        if isinstance(n, Loop):
+            if n.pipeline_ii is not None:
+                yield n
+            elif n.unroll is None:
+                yield from _pipelined_loops(n.body)
+        elif isinstance(n, If):
+            yield from _pipelined_loops(n.then + n.orelse)
+
+
+def _found(nodes: tuple[Node, ...], loops: tuple[Loop, ...], guards: tuple[Guard, ...],
+           counter: Iterator[int]) -> Iterator[_Found]:
+    for n in nodes:
+        if isinstance(n, Stmt):
+            for a in n.accesses:
+                yield _Found(a, loops, guards, next(counter))
+        elif isinstance(n, If):
+            for a in n.cond_accesses:
+                yield _Found(a, loops, guards, next(counter))
+            yield from _found(n.then, loops, guards + ((n.cond, True),), counter)
+            yield from _found(n.orelse, loops, guards + ((n.cond, False),), counter)
+        else:
+            yield from _found(n.body, loops + (n,), guards, counter)
+
+
+def _trip(loop: Loop) -> int:
+    start, end = loop.init[0].value, loop.bound[0].value
+    return max(0, (end - start) // loop.step + 1)
+
+
+def _constant_loop(loop: Loop) -> bool:
+    return (len(loop.init) == 1 and len(loop.bound) == 1
+            and isinstance(loop.init[0], E.Const) and isinstance(loop.bound[0], E.Const))
+
+
+def lane_env(site_loops: tuple[Loop, ...], lane: int) -> dict[str, E.Expr]:
+    """The unrolled iterators' values in lane ``lane`` of a site (row-major)."""
+    env = {}
+    for lp in reversed(site_loops):
+        trip = _trip(lp)
+        env[lp.var] = E.const(lp.init[0].value + (lane % trip) * lp.step)
+        lane //= trip
+    return env
+
+
+def _direct_fits(loop: Loop, found: list[_Found], sol: ArraySolution) -> bool:
+    """Even if every lane took a port of every bank, the banks would keep up."""
+    lanes = {"read": 0, "write": 0}
+    for f in found:
+        lanes[f.access.kind] += prod(_trip(lp) for lp in f.loops) if all(
+            _constant_loop(lp) for lp in f.loops) else 1 << 30
+    ii = max((ii for _, ii in sol.achieved_ii), default=1)
+    own = loop.unroll or 1 if loop.unroll != 0 else 1 << 30
+    return sol.ports.fits(lanes["read"] * own, lanes["write"] * own, ii)
+
+
+def _rotates(found: list[_Found], banking: Banking, contexts) -> bool:
+    """Some lane's bank, as the emitted reference computes it, is not a constant."""
+    bank = banking.scheme.bank_expr()
+    for f in found:
+        if not f.access.regular or not all(_constant_loop(lp) for lp in f.loops):
+            return True
+        context = contexts[f.access.ref_id]
+        mapping = {index_var(d): e for d, e in enumerate(f.access.index)}
+        at_ref = E.substitute(bank, mapping)
+        for lane in range(prod(_trip(lp) for lp in f.loops)):
+            value = ranges.reduce(E.substitute(at_ref, lane_env(f.loops, lane)),
+                                  context.env())
+            if not isinstance(value, E.Const):
+                return True
+    return False
+
+
+def _group(loop: Loop, sol: ArraySolution, found: list[_Found], contexts) -> Group | None:
+    """The group, or None when the loop does not qualify (module doc)."""
+    if (sol.array.interface or loop.unroll is not None or sol.banking.copies > 1
+            or sol.kept
+            or any(not f.access.regular for f in found)
+            or not all(_constant_loop(lp) for f in found for lp in f.loops)):
+        return None
+    guards = [_guard_c(f.guards) for f in found]
+    if any(g is False for g in guards):
+        return None  # a data-dependent condition
+    by_ref: dict[int, list[str]] = {}
+    for f in found:
+        by_ref.setdefault(f.access.ref_id, []).append(f.access.kind)
+    if any(kinds not in (["read"], ["write"], ["read", "write"]) for kinds in by_ref.values()):
+        return None
+    if not _order_kept(found):
+        return None
+    reads, writes = [], []
+    for f, guard in zip(found, guards):
+        sites = reads if f.access.kind == "read" else writes
+        first = sum(s.lanes for s in sites)
+        sites.append(Site(f.access, f.loops, first, guard))
+    capacity = _sites_per_bank(sol)
+    read_lanes = sum(s.lanes for s in reads)
+    write_lanes = sum(s.lanes for s in writes)
+    sites = (min(read_lanes, capacity), min(write_lanes, capacity))
+    if reads and writes:
+        sites = _measured_sites(sol.banking, reads, writes, contexts) or sites
+    return Group(loop, sol.array, sol.banking, tuple(reads), tuple(writes), *sites)
+
+
+def _measured_sites(banking: Banking, reads: list[Site], writes: list[Site],
+                    contexts) -> tuple[int, int] | None:
+    """(most distinct reads, most writes) any bank gets in one iteration, over the box
+    of the iterators' intervals (a superset of the iterations, so never below the real
+    need); None when the box is too large to enumerate."""
+    names = sorted({v for site in reads + writes
+                    for v in contexts[site.access.ref_id].env()} -
+                   {lp.var for site in reads + writes for lp in site.loops})
+    env_all = contexts[(reads + writes)[0].access.ref_id].env()
+    boxes = [env_all.get(v) for v in names]
+    lanes = sum(s.lanes for s in reads + writes)
+    if any(b is None for b in boxes):
+        return None
+    points = prod(hi - lo + 1 for lo, hi in boxes)
+    if points * lanes > MEASURE_CELLS:
+        return None
+    grid = np.meshgrid(*[np.arange(lo, hi + 1) for lo, hi in boxes], indexing="ij")
+    env = {v: g.ravel() for v, g in zip(names, grid)}
+    scheme = banking.scheme
+    strides = [prod(scheme.shape[d + 1:]) for d in range(len(scheme.shape))]
+    counts = []
+    for sites in (reads, writes):
+        keys = []
+        for site in sites:
+            for lane in range(site.lanes):
+                fixed = lane_env(site.loops, lane)
+                index = [E.evaluate(E.substitute(e, fixed), env) for e in site.access.index]
+                bank = E.evaluate(scheme.bank_expr(),
+                                  {index_var(d): x for d, x in enumerate(index)})
+                address = sum(np.int64(k) * x for k, x in zip(strides, index))
+                keys.append(np.broadcast_to(bank * scheme.size + address, (points,)))
+        table = np.sort(np.stack(keys, axis=1), axis=1)
+        if sites is reads:
+            fresh = np.ones(table.shape, bool)
+            fresh[:, 1:] = table[:, 1:] != table[:, :-1]
+            table = np.where(fresh, table, -1)
+        bank_of = np.where(table >= 0, table // scheme.size, -1)
+        most = 0
+        for b in range(scheme.banks):
+            most = max(most, int((bank_of == b).sum(axis=1).max(initial=0)))
+        counts.append(most)
+    return counts[0], counts[1]
+
+
+def _order_kept(found: list[_Found]) -> bool:
+    """Reads may move to the top of the body and writes to its end: no write instance
+    comes, in program order, before a read or write instance of the same element.
+    Instances are ordered by the iterations of the unrolled loops they share (outermost
+    first), then by text; two are apart when some subscript differs by a non-zero
+    constant."""
+    writes = [(f, lane) for f in found if f.access.kind == "write"
+              for lane in range(f.lanes)]
+    others = [(f, lane) for f in found for lane in range(f.lanes)]
+    if len(writes) * len(others) > MAX_ORDER_PAIRS:
+        return False
+    for w in writes:
+        for o in others:
+            if o != w and _before(w, o) and not _apart(w, o):
+                return False
+    return True
+
+
+def _lane_indices(f: _Found, lane: int) -> list[int]:
+    out = []
+    for lp in reversed(f.loops):
+        out.append(lane % _trip(lp))
+        lane //= _trip(lp)
+    return out[::-1]
+
+
+def _before(a: tuple[_Found, int], b: tuple[_Found, int]) -> bool:
+    (fa, la), (fb, lb) = a, b
+    shared = 0
+    while (shared < min(len(fa.loops), len(fb.loops))
+           and fa.loops[shared] is fb.loops[shared]):
+        shared += 1
+    ia, ib = _lane_indices(fa, la)[:shared], _lane_indices(fb, lb)[:shared]
+    return ia < ib or (ia == ib and fa.order < fb.order)
+
+
+def _apart(a: tuple[_Found, int], b: tuple[_Found, int]) -> bool:
+    (fa, la), (fb, lb) = a, b
+    env_a, env_b = lane_env(fa.loops, la), lane_env(fb.loops, lb)
+    for ea, eb in zip(fa.access.index, fb.access.index):
+        diff = E.simplify(E.add(E.substitute(ea, env_a), E.scale(-1, E.substitute(eb, env_b))))
+        if isinstance(diff, E.Const) and diff.value != 0:
+            return True
+    return False
+
+
+def _guard_c(guards: tuple[Guard, ...]) -> str | None | bool:
+    """C text of the conjunction of ``guards`` (None: no guard; False: a condition
+    is not affine, so it cannot be evaluated ahead of the body)."""
+    parts = []
+    for cond, taken in guards:
+        if cond is None:
+            return False
+        if any(_constraint_c(c) is None for conj in cond for c in conj):
+            return False
+        text = " || ".join("(" + " && ".join(_constraint_c(c) for c in conj) + ")"
+                           for conj in cond) or "0"
+        parts.append(f"({text})" if taken else f"!({text})")
+    return " && ".join(parts) if parts else None
+
+
+def _constraint_c(c: Constraint) -> str | None:
+    form = E.affine_form(c.expr)
+    if form is None:
+        return None
+    coeffs, constant = form
+    terms = [f"{k}*{v}" if k != 1 else v for v, k in sorted(coeffs.items()) if k]
+    text = " + ".join(terms) or "0"
+    if constant:
+        text += f" + {constant}" if constant > 0 else f" - {-constant}"
+    return f"{text.replace('+ -', '- ')} {c.op} 0"
+
+
+def _sites_per_bank(sol: ArraySolution) -> int:
+    """Accesses one bank serves per iteration at the loop's II (ports x II)."""
+    capacity = sol.ports.capacity
+    ii = max((ii for _, ii in sol.achieved_ii), default=1)
+    return (capacity or 1 << 30) * ii
+
+
+# ---------------------------------------------------------------- rendering
+
+
+@dataclass(frozen=True, slots=True)
+class Names:
+    """The C names one group uses: ``bank`` the explicit bank array, registers
+    ``<prefix>_<suffix>``, and the unrolled loops' counters (``counters``: bank,
+    lane, other lane, port)."""
+
+    bank: str
+    prefix: str
+    counters: tuple[str, str, str, str] = ("k", "l", "m", "s")
+
+    def of(self, suffix: str) -> str:
+        return f"{self.prefix}_{suffix}"
+
+
+def lane_index(site: Site) -> str:
+    """C text of the lane number of ``site``'s current instance."""
+    text, stride = [], 1
+    for lp in reversed(site.loops):
+        start, step = lp.init[0].value, lp.step
+        term = lp.var
+        if start:
+            term = f"({term} - {start})" if step > 0 else f"({start} - {term})"
+        elif step < 0:
+            term = f"(-{term})"
+        if abs(step) != 1:
+            term = f"{term} / {abs(step)}"
+        text.append(term if stride == 1 else f"{stride}*{term}")
+        stride *= _trip(lp)
+    parts = ([str(site.first)] if site.first or not text else []) + text[::-1]
+    return " + ".join(parts)
+
+
+def reference(group: Group, site: Site, names: Names) -> str:
+    """What replaces the site's reference: its lane's value register."""
+    register = names.of("rv" if site.access.kind == "read" else "wv")
+    return f"{register}[{lane_index(site)}]"
+
+
+def prologue(group: Group, names: Names, contexts) -> list[str]:
+    """Lines at the top of the loop body: lane formulas, bank reads, read values."""
+
+    lines = [f"// arraypart: {group.array.name}: {group.read_lanes} read and "
+             f"{group.write_lanes} write lane(s) routed to {group.banking.scheme.banks} "
+             f"bank(s), {group.read_sites}+{group.write_sites} site(s) per bank"]
+    if group.reads:
+        lines += _lane_formulas(group, group.reads, names, "r", contexts)
+        if group.read_sites > 1:
+            lines += _read_ranks(group, names)
+        lines += _bank_reads(group, names)
+    if group.writes:
+        lines += _lane_formulas(group, group.writes, names, "w", contexts)
+        elem = group.array.elem_type
+        lines += _registers(elem, names.of("wv"), group.write_lanes)
+        if group.write_sites > 1:
+            lines += _write_ranks(group, names)
+    return lines
+
+
+def epilogue(group: Group, names: Names) -> list[str]:
+    """Lines at the end of the loop body: the writes, one site per bank and port."""
+    if not group.writes:
+        return []
+    n, lanes = group.banking.scheme.banks, group.write_lanes
+    k, l, _, s = names.counters
+    wb, wo, wp, wv = (names.of(x) for x in ("wb", "wo", "wp", "wv"))
+    match = (f"{wb}[{l}] == {k}" + _active(group.writes, names, "w", l)
+             + (f" && {wp}[{l}] == {s}" if group.write_sites > 1 else ""))
+    body = ["unsigned on = 0, at = 0;",
+            f"{group.array.elem_type} data = {wv}[0];",
+            *_unrolled(l, lanes, [f"if ({match}) {{",
+                                  "  on = 1;", f"  at = {wo}[{l}];", f"  data = {wv}[{l}];",
+                                    "}"]),
+            f"if (on) {names.bank}[{k}][at] = data;"]
+    if group.write_sites > 1:
+        body = _unrolled(s, group.write_sites, body)
+    return _unrolled(k, n, body)
+
+
+def _active(sites: tuple[Site, ...], names: Names, kind: str, lane: str) -> str:
+    """`` && <kind>a[lane]`` when some lane of ``sites`` is guarded, else nothing."""
+    return f" && {names.of(kind + 'a')}[{lane}]" if any(s.guard for s in sites) else ""
+
+
+def _unrolled(var: str, count: int, body: list[str], start: str = "0") -> list[str]:
+    return ([f"for (unsigned {var} = {start}; {var} < {count}u; {var}++) {{",
+             "#pragma HLS unroll"] + ["  " + line for line in body] + ["}"])
+
+
+def _registers(elem: str, name: str, count: int, dims: tuple[int, ...] = ()) -> list[str]:
+    shape = "".join(f"[{d}]" for d in (count,) + dims)
+    return [f"{elem} {name}{shape};",
+            f"#pragma HLS array_partition variable={name} type=complete dim=0"]
+
+
+def _lane_formulas(group: Group, sites: tuple[Site, ...], names: Names, kind: str,
+                   contexts) -> list[str]:
+    """``b[l]`` and ``o[l]`` of every lane, one statement per site inside copies of the
+    site's unrolled loops."""
+    bank_name, offset_name = names.of(kind + "b"), names.of(kind + "o")
+    active = names.of(kind + "a")
+    guarded = any(site.guard for site in sites)
+    lanes = sum(s.lanes for s in sites)
+    lines = (_registers("unsigned", bank_name, lanes)
+             + _registers("unsigned", offset_name, lanes))
+    if guarded:
+        lines += _registers("unsigned", active, lanes)
+    scheme = group.banking.scheme
+    for site in sites:
+        mapping = {index_var(d): e for d, e in enumerate(site.access.index)}
+        env = contexts[site.access.ref_id].env()
+        bank = ranges.reduce(E.substitute(scheme.bank_expr(), mapping), env)
+        offset = ranges.reduce(E.substitute(scheme.offset_expr(), mapping), env)
+        at = lane_index(site)
+        if guarded:
+            # a lane whose guard fails drives nothing and reads bank 0, word 0
+            on = f"{active}[{at}]"
+            body = [f"{on} = {site.guard or 1};",
+                    f"{bank_name}[{at}] = {on} ? {_c(bank)} : 0u;",
+                    f"{offset_name}[{at}] = {on} ? {_c(offset)} : 0u;"]
+        else:
+            body = [f"{bank_name}[{at}] = {_c(bank)};",
+                    f"{offset_name}[{at}] = {_c(offset)};"]
+        for lp in reversed(site.loops):
+            body = _site_loop(lp, body)
+        lines += body
+    return lines
+
+
+def _c(e: E.Expr) -> str:
+    text = E.to_c(e)
+    return text[1:-1] if text.startswith("(") and text.endswith(")") and _balanced(
+        text[1:-1]) else text
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _site_loop(lp: Loop, body: list[str]) -> list[str]:
+    """A copy of the user's unrolled loop header around ``body``."""
+    start, end, step = lp.init[0].value, lp.bound[0].value, lp.step
+    compare = "<=" if step > 0 else ">="
+    advance = (f"{lp.var}++" if step == 1 else f"{lp.var}--" if step == -1
+               else f"{lp.var} += {step}")
+    return ([f"for (int {lp.var} = {start}; {lp.var} {compare} {end}; {advance}) {{",
+             "#pragma HLS unroll"] + ["  " + line for line in body] + ["}"])
+
+
+def _read_ranks(group: Group, names: Names) -> list[str]:
+    """p[l] (module doc) and f[l]: lane l is the first to read its word.  When no two
+    read lanes can ever read one word, every lane is first: p[l] counts the earlier
+    lanes on its bank."""
+    _, l, m, _ = names.counters
+    if _distinct_words(group.reads):
+        rb, rp = names.of("rb"), names.of("rp")
+        on_m = _active(group.reads, names, "r", m)
+        body = (["unsigned rank = 0;"]
+                + _unrolled(m, group.read_lanes,
+                            [f"if ({m} < {l}{on_m} && {rb}[{m}] == {rb}[{l}]) rank++;"])
+                + [f"{rp}[{l}] = rank;"])
+        return (_registers("unsigned", rp, group.read_lanes)
+                + _unrolled(l, group.read_lanes, body))
+    rb, ro, rp, rf = (names.of(x) for x in ("rb", "ro", "rp", "rf"))
+    on_m, on_l = _active(group.reads, names, "r", m), _active(group.reads, names, "r", l)
+    lanes = group.read_lanes
+    inner = [f"if ({m} < {l}{on_m} && fresh && {rb}[{m}] == {rb}[{l}]) {{",
+             f"  if ({ro}[{m}] == {ro}[{l}]) fresh = 0;",
+             f"  else if ({rf}[{m}]) rank++;",
+             "}"]
+    body = (["unsigned rank = 0, fresh = 1;"]
+            + _unrolled(m, lanes, inner)
+            + [f"{rf}[{l}] = fresh;",
+               f"{rp}[{l}] = " + (f"{names.of('ra')}[{l}] ? rank : 0;" if on_l else "rank;")])
+    return (_registers("unsigned", rp, lanes) + _registers("unsigned", rf, lanes)
+            + _unrolled(l, lanes, body))
+
+
+def _distinct_words(sites: tuple[Site, ...]) -> bool:
+    """Every two lanes of ``sites`` differ by a non-zero constant in some subscript."""
+    lanes = [(site, lane) for site in sites for lane in range(site.lanes)]
+    if len(lanes) ** 2 > MAX_ORDER_PAIRS:
+        return False
+    indices = [[E.substitute(e, lane_env(site.loops, lane)) for e in site.access.index]
+               for site, lane in lanes]
+    for a in range(len(indices)):
+        for b in range(a):
+            if not any(isinstance(d, E.Const) and d.value != 0 for d in (
+                    E.simplify(E.add(x, E.scale(-1, y)))
+                    for x, y in zip(indices[a], indices[b]))):
+                return False
+    return True
+
+
+def _write_ranks(group: Group, names: Names) -> list[str]:
+    """A write's port: the earlier write lanes to its bank (every write counts)."""
+    _, l, m, _ = names.counters
+    wb, wp = names.of("wb"), names.of("wp")
+    on_m = _active(group.writes, names, "w", m)
+    body = (["unsigned rank = 0;"]
+            + _unrolled(m, group.write_lanes,
+                        [f"if ({m} < {l}{on_m} && {wb}[{m}] == {wb}[{l}]) rank++;"])
+            + [f"{wp}[{l}] = rank;"])
+    return _registers("unsigned", wp, group.write_lanes) + _unrolled(l, group.write_lanes,
+                                                                      body)
+
+
+def _bank_reads(group: Group, names: Names) -> list[str]:
+    """One read site per bank and port, then each lane's value selected back."""
+    n, sites, lanes = group.banking.scheme.banks, group.read_sites, group.read_lanes
+    k, l, _, s = names.counters
+    rb, ro, rp, rv, q = (names.of(x) for x in ("rb", "ro", "rp", "rv", "q"))
+    elem = group.array.elem_type
+    rank = f" && {rp}[{l}] == {s}" if sites > 1 else ""
+    port = f"[{s}]" if sites > 1 else ""
+    on = _active(group.reads, names, "r", l)
+    select = [f"if ({rb}[{l}] == {k}{on}{rank}) at = {ro}[{l}];"]
+    body = ["unsigned at = 0;", *_unrolled(l, lanes, select),
+            f"{q}[{k}]{port} = {names.bank}[{k}][at];"]
+    if sites > 1:
+        body = _unrolled(s, sites, body)
+    lines = _registers(elem, q, n, (sites,) if sites > 1 else ())
+    lines += _unrolled(k, n, body)
+    lines += _registers(elem, rv, lanes)
+    for site in group.reads:
+        at = lane_index(site)
+        body = [f"{rv}[{at}] = {q}[{rb}[{at}]]" + (f"[{rp}[{at}]]" if sites > 1 else "") + ";"]
+        for lp in reversed(site.loops):
+            body = _site_loop(lp, body)
+        lines += body
+    return lines

@@ -1,0 +1,590 @@
+// arraypart stand-in for the Vitis HLS arbitrary-precision integer core (our own code,
+// written from the documented behaviour, not from Xilinx's headers).
+//
+// ap_int_base<W, S> is a W-bit two's complement integer (S: signed) stored in
+// ceil(W/64) 64-bit words; bits above W are kept zero. Every width is exact: add, sub,
+// mul, div, mod, shifts, logic and comparisons work word by word. Results widen as in
+// Vitis HLS (a + b has max(Wa, Wb) + 1 bits, a * b has Wa + Wb bits); only assignment
+// wraps to the destination width. Enough for clang to parse kernels and for g++
+// -std=c++14 to build and run C simulation; not a bit-exact model of every corner
+// (a shift by a negative amount shifts the other way; to_string prints base 10 or 16).
+#ifndef ARRAYPART_AP_COMMON_H
+#define ARRAYPART_AP_COMMON_H
+
+// Only light headers: <iosfwd> declares std::string and std::basic_ostream, which the
+// printing templates below need complete only when a kernel uses them (after including
+// <string> or <iostream> itself). A heavier include here costs every parse of every kernel.
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <iosfwd>
+#include <type_traits>
+#include <utility>
+
+#ifndef AP_INT_MAX_W
+#define AP_INT_MAX_W 4096
+#endif
+
+enum ap_q_mode { AP_RND, AP_RND_ZERO, AP_RND_MIN_INF, AP_RND_INF, AP_RND_CONV, AP_TRN, AP_TRN_ZERO };
+enum ap_o_mode { AP_SAT, AP_SAT_ZERO, AP_SAT_SYM, AP_WRAP, AP_WRAP_SM };
+
+template <int W, bool S> class ap_int_base;
+template <int W, bool S> class ap_range_ref;
+template <int W, bool S> class ap_bit_ref;
+
+namespace ap_detail {
+
+constexpr int ap_max(int a, int b) { return a > b ? a : b; }
+constexpr int ap_min(int a, int b) { return a < b ? a : b; }
+constexpr int ap_cap(int w) { return w > AP_INT_MAX_W ? AP_INT_MAX_W : w; }
+constexpr int words(int w) { return w <= 0 ? 1 : (w + 63) / 64; }
+inline uint64_t top_mask(int w) { return w % 64 == 0 ? ~0ULL : ((1ULL << (w % 64)) - 1); }
+
+// Word-array primitives on n little-endian 64-bit words (results modulo 2^(64 n)).
+inline void add(const uint64_t* a, const uint64_t* b, uint64_t* out, int n) {
+  unsigned carry = 0;
+  for (int i = 0; i < n; ++i) {
+    uint64_t s = a[i] + b[i];
+    unsigned c1 = s < a[i];
+    uint64_t t = s + carry;
+    unsigned c2 = t < s;
+    out[i] = t;
+    carry = c1 | c2;
+  }
+}
+inline void negate(const uint64_t* a, uint64_t* out, int n) {
+  unsigned carry = 1;
+  for (int i = 0; i < n; ++i) {
+    uint64_t t = ~a[i] + carry;
+    carry = carry && t == 0;
+    out[i] = t;
+  }
+}
+inline void mul(const uint64_t* a, const uint64_t* b, uint64_t* out, int n) {
+  for (int i = 0; i < n; ++i) out[i] = 0;
+  for (int i = 0; i < n; ++i) {
+    unsigned __int128 carry = 0;
+    for (int j = 0; i + j < n; ++j) {
+      unsigned __int128 t = (unsigned __int128)a[i] * b[j] + out[i + j] + carry;
+      out[i + j] = (uint64_t)t;
+      carry = t >> 64;
+    }
+  }
+}
+inline bool bit(const uint64_t* a, int i) { return (a[i / 64] >> (i % 64)) & 1; }
+inline int ucmp(const uint64_t* a, const uint64_t* b, int n) {
+  for (int i = n - 1; i >= 0; --i)
+    if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
+  return 0;
+}
+inline void shl(const uint64_t* a, int s, uint64_t* out, int n) {
+  int ws = s / 64, bs = s % 64;
+  for (int i = n - 1; i >= 0; --i) {
+    uint64_t hi = i - ws >= 0 ? a[i - ws] : 0;
+    uint64_t lo = i - ws - 1 >= 0 ? a[i - ws - 1] : 0;
+    out[i] = bs ? (hi << bs) | (lo >> (64 - bs)) : hi;
+  }
+}
+// Shift right by s, filling with `fill` (0 or all ones) from above.
+inline void shr(const uint64_t* a, int s, uint64_t fill, uint64_t* out, int n) {
+  int ws = s / 64, bs = s % 64;
+  for (int i = 0; i < n; ++i) {
+    uint64_t lo = i + ws < n ? a[i + ws] : fill;
+    uint64_t hi = i + ws + 1 < n ? a[i + ws + 1] : fill;
+    out[i] = bs ? (lo >> bs) | (hi << (64 - bs)) : lo;
+  }
+}
+// Unsigned long division of n-word a by b (b != 0): quotient q, remainder r.
+inline void udivmod(const uint64_t* a, const uint64_t* b, uint64_t* q, uint64_t* r, int n) {
+  for (int i = 0; i < n; ++i) q[i] = r[i] = 0;
+  for (int i = 64 * n - 1; i >= 0; --i) {
+    shl(r, 1, r, n);
+    r[0] |= (uint64_t)bit(a, i);
+    if (ucmp(r, b, n) >= 0) {
+      uint64_t nb[(AP_INT_MAX_W + 127) / 64];
+      negate(b, nb, n);
+      add(r, nb, r, n);
+      q[i / 64] |= 1ULL << (i % 64);
+    }
+  }
+}
+
+// Result types of binary operators, as Vitis HLS widens them.
+template <int W1, bool S1, int W2, bool S2>
+struct rtype {
+  static constexpr int logic_w = ap_max(W1 + (S2 && !S1), W2 + (S1 && !S2));
+  typedef ap_int_base<ap_cap(W1 + W2), S1 || S2> mult;
+  typedef ap_int_base<ap_cap(logic_w + 1), S1 || S2> plus;
+  typedef ap_int_base<ap_cap(logic_w + 1), true> minus;
+  typedef ap_int_base<ap_cap(W1 + S2), S1 || S2> div;
+  typedef ap_int_base<ap_min(W1, W2 + (S1 && !S2)), S1> mod;
+  typedef ap_int_base<ap_cap(logic_w), S1 || S2> logic;
+  typedef ap_int_base<ap_cap(logic_w + 1), true> cmp;
+};
+
+// The ap_int_base a type stands for in mixed arithmetic: itself (or its base) for the
+// arbitrary-precision integers, the same-width integer for a C integer type.
+template <int W, bool S> ap_int_base<W, S> base_of(const ap_int_base<W, S>*);
+void base_of(...);
+template <class T, class = void> struct int_of {};
+template <class T>
+struct int_of<T, typename std::enable_if<std::is_integral<T>::value>::type> {
+  typedef ap_int_base<std::is_same<T, bool>::value ? 1 : int(8 * sizeof(T)),
+                      std::is_signed<T>::value> type;
+};
+template <class T>
+struct int_of<T, typename std::enable_if<
+                     !std::is_void<decltype(base_of((T*)nullptr))>::value>::type> {
+  typedef decltype(base_of((T*)nullptr)) type;
+};
+template <class T> struct is_ap_int {
+  static constexpr bool value = !std::is_void<decltype(base_of((T*)nullptr))>::value;
+};
+// Some operand is an ap integer and both operands are integers of some kind.
+template <class A, class B> struct int_pair {
+  static constexpr bool value = (is_ap_int<A>::value || is_ap_int<B>::value) &&
+                                (is_ap_int<A>::value || std::is_integral<A>::value) &&
+                                (is_ap_int<B>::value || std::is_integral<B>::value);
+};
+// An ap integer with a floating-point operand: the arithmetic is the C one on double.
+template <class A, class B> struct int_float_pair {
+  static constexpr bool value = (is_ap_int<A>::value && std::is_floating_point<B>::value) ||
+                                (std::is_floating_point<A>::value && is_ap_int<B>::value);
+};
+template <class T> double as_double(const T& v) { return double(v); }
+
+}  // namespace ap_detail
+
+template <int W, bool S>
+class ap_int_base {
+  static_assert(W >= 1, "ap_[u]int width must be at least 1");
+  static_assert(W <= AP_INT_MAX_W, "ap_[u]int width exceeds AP_INT_MAX_W");
+
+ public:
+  static constexpr int width = W;
+  static constexpr bool sign_flag = S;
+  static constexpr int NW = ap_detail::words(W);
+  uint64_t w_[NW];
+
+  // Construction: zero, C integers (sign-extended), floating point (truncated toward
+  // zero, wrapped), other widths (sign- or zero-extended, then wrapped), strings.
+  ap_int_base() { set_int(0, false); }
+  template <class T, typename std::enable_if<std::is_integral<T>::value, int>::type = 0>
+  ap_int_base(T v) { set_int((uint64_t)v, std::is_signed<T>::value && v < 0); }
+  template <class T, typename std::enable_if<std::is_floating_point<T>::value, int>::type = 0>
+  ap_int_base(T v) { set_real(v); }
+  template <class T, typename std::enable_if<std::is_enum<T>::value, int>::type = 0>
+  ap_int_base(T v) { set_int((uint64_t)(long long)v, (long long)v < 0); }
+  template <int W2, bool S2>
+  ap_int_base(const ap_int_base<W2, S2>& o) {
+    for (int i = 0; i < NW; ++i) w_[i] = o.word(i);
+    normalize();
+  }
+  template <int W2, bool S2>
+  ap_int_base(const ap_range_ref<W2, S2>& r) : ap_int_base(r.get()) {}
+  template <int W2, bool S2>
+  ap_int_base(const ap_bit_ref<W2, S2>& b) { set_int(bool(b), false); }
+  ap_int_base(const char* text, int radix = 0) { set_text(text, radix); }
+  // From any other number type with to_long_double() (the fixed-point types): the
+  // integer part, truncated toward zero.
+  template <class T, typename std::enable_if<
+                         std::is_class<T>::value && !ap_detail::is_ap_int<T>::value &&
+                             std::is_same<decltype(std::declval<const T&>().to_long_double()),
+                                          long double>::value,
+                         int>::type = 0>
+  ap_int_base(const T& v) { set_real(v.to_long_double()); }
+
+  // Words of the value sign- or zero-extended to any length.
+  uint64_t word(int i) const {
+    uint64_t ext = is_neg() ? ~0ULL : 0;
+    if (i >= NW) return ext;
+    if (i == NW - 1) return w_[i] | (ext & ~ap_detail::top_mask(W));
+    return w_[i];
+  }
+  bool is_neg() const { return S && ap_detail::bit(w_, W - 1); }
+  void normalize() { w_[NW - 1] &= ap_detail::top_mask(W); }
+
+  // Conversions.
+  long long to_int64() const { return (long long)word(0); }
+  unsigned long long to_uint64() const { return word(0); }
+  int to_int() const { return (int)to_int64(); }
+  unsigned to_uint() const { return (unsigned)to_uint64(); }
+  long to_long() const { return (long)to_int64(); }
+  unsigned long to_ulong() const { return (unsigned long)to_uint64(); }
+  bool to_bool() const { return !iszero(); }
+  long double to_long_double() const {
+    if (is_neg()) {
+      uint64_t m[NW + 1], full[NW + 1];
+      for (int i = 0; i <= NW; ++i) full[i] = word(i);
+      ap_detail::negate(full, m, NW + 1);
+      return -magnitude(m, NW + 1);
+    }
+    return magnitude(w_, NW);
+  }
+  double to_double() const { return (double)to_long_double(); }
+  float to_float() const { return (float)to_long_double(); }
+  typedef typename std::conditional<S, long long, unsigned long long>::type c_type;
+  operator c_type() const { return (c_type)word(0); }
+
+  // Bits.
+  int length() const { return W; }
+  bool iszero() const {
+    for (int i = 0; i < NW; ++i)
+      if (w_[i]) return false;
+    return true;
+  }
+  bool is_zero() const { return iszero(); }
+  bool test(int i) const { return ap_detail::bit(w_, i); }
+  bool get_bit(int i) const { return test(i); }
+  void set_bit(int i, bool v) {
+    uint64_t m = 1ULL << (i % 64);
+    w_[i / 64] = v ? (w_[i / 64] | m) : (w_[i / 64] & ~m);
+  }
+  void set(int i) { set_bit(i, true); }
+  void clear(int i) { set_bit(i, false); }
+  void invert(int i) { set_bit(i, !test(i)); }
+  ap_bit_ref<W, S> operator[](int i) { return ap_bit_ref<W, S>(*this, i); }
+  bool operator[](int i) const { return test(i); }
+  ap_bit_ref<W, S> bit(int i) { return (*this)[i]; }
+  bool bit(int i) const { return test(i); }
+  ap_range_ref<W, S> range(int hi, int lo) { return ap_range_ref<W, S>(*this, hi, lo); }
+  ap_range_ref<W, S> range() { return range(W - 1, 0); }
+  ap_int_base<W, false> range(int hi, int lo) const { return get_range(hi, lo); }
+  ap_int_base<W, false> range() const { return get_range(W - 1, 0); }
+  ap_range_ref<W, S> operator()(int hi, int lo) { return range(hi, lo); }
+  ap_int_base<W, false> operator()(int hi, int lo) const { return get_range(hi, lo); }
+  // Bits hi..lo as an unsigned value; with hi < lo the bits come in reverse order
+  // (bit k of the result is bit lo - k).
+  ap_int_base<W, false> get_range(int hi, int lo) const {
+    ap_int_base<W, false> r;
+    if (hi < lo) {
+      for (int k = 0; k <= lo - hi; ++k) r.set_bit(k, test(lo - k));
+      return r;
+    }
+    uint64_t t[NW];
+    ap_detail::shr(w_, lo, 0, t, NW);
+    for (int i = 0; i < NW; ++i) r.w_[i] = t[i];
+    for (int i = hi - lo + 1; i < W; ++i) r.set_bit(i, false);
+    return r;
+  }
+  template <int W2, bool S2>
+  void set_range(int hi, int lo, const ap_int_base<W2, S2>& v) {
+    int n = hi < lo ? lo - hi : hi - lo;
+    for (int k = 0; k <= n; ++k)
+      set_bit(hi < lo ? lo - k : lo + k, k < W2 ? v.test(k) : v.is_neg());
+  }
+  bool and_reduce() const {
+    for (int i = 0; i < W; ++i)
+      if (!test(i)) return false;
+    return true;
+  }
+  bool or_reduce() const { return !iszero(); }
+  bool xor_reduce() const {
+    bool r = false;
+    for (int i = 0; i < W; ++i) r ^= test(i);
+    return r;
+  }
+  bool nand_reduce() const { return !and_reduce(); }
+  bool nor_reduce() const { return !or_reduce(); }
+  bool xnor_reduce() const { return !xor_reduce(); }
+  void reverse() {
+    ap_int_base t(*this);
+    for (int i = 0; i < W; ++i) set_bit(i, t.test(W - 1 - i));
+  }
+  int countLeadingZeros() const {
+    int n = 0;
+    for (int i = W - 1; i >= 0 && !test(i); --i) ++n;
+    return n;
+  }
+  // The digits in base 2, 8, 10 or 16 (with a 0b, 0o or 0x prefix); needs <string>.
+  template <class Str = std::string> Str to_string(int radix = 10) const;
+
+  // Increment, decrement, compound assignment (the result wraps to W bits).
+  ap_int_base& operator++() { return *this = ap_int_base(*this + 1); }
+  ap_int_base& operator--() { return *this = ap_int_base(*this - 1); }
+  ap_int_base operator++(int) { ap_int_base t(*this); ++*this; return t; }
+  ap_int_base operator--(int) { ap_int_base t(*this); --*this; return t; }
+#define AP_INT_COMPOUND(OP)                                               \
+  template <class T> ap_int_base& operator OP##=(const T& v) {            \
+    return *this = ap_int_base(*this OP v);                               \
+  }
+  AP_INT_COMPOUND(+) AP_INT_COMPOUND(-) AP_INT_COMPOUND(*) AP_INT_COMPOUND(/)
+  AP_INT_COMPOUND(%) AP_INT_COMPOUND(&) AP_INT_COMPOUND(|) AP_INT_COMPOUND(^)
+  AP_INT_COMPOUND(<<) AP_INT_COMPOUND(>>)
+#undef AP_INT_COMPOUND
+
+  // Shifts keep the left operand's type (bits shifted out are lost).
+  template <class T> ap_int_base operator<<(const T& n) const { return shift(shift_amount(n)); }
+  template <class T> ap_int_base operator>>(const T& n) const { return shift(-shift_amount(n)); }
+  ap_int_base shift(long long n) const {
+    ap_int_base r;
+    if (n >= 0) {
+      ap_detail::shl(w_, n >= W ? W : (int)n, r.w_, NW);
+    } else {
+      uint64_t t[NW];
+      for (int i = 0; i < NW; ++i) t[i] = word(i);
+      ap_detail::shr(t, -n >= W ? W : (int)-n, is_neg() ? ~0ULL : 0, r.w_, NW);
+    }
+    r.normalize();
+    return r;
+  }
+
+  ap_int_base<ap_detail::ap_cap(W + 1), true> operator-() const {
+    return ap_int_base<ap_detail::ap_cap(W + 1), true>(0) - *this;
+  }
+  ap_int_base operator+() const { return *this; }
+  ap_int_base operator~() const {
+    ap_int_base r;
+    for (int i = 0; i < NW; ++i) r.w_[i] = ~w_[i];
+    r.normalize();
+    return r;
+  }
+  bool operator!() const { return iszero(); }
+
+ private:
+  template <class T> static long long shift_amount(const T& n) { return (long long)n; }
+  static long double magnitude(const uint64_t* m, int n) {
+    long double v = 0;
+    for (int i = n - 1; i >= 0; --i) v = v * 18446744073709551616.0L + (long double)m[i];
+    return v;
+  }
+  void set_int(uint64_t v, bool neg) {
+    w_[0] = v;
+    for (int i = 1; i < NW; ++i) w_[i] = neg ? ~0ULL : 0;
+    normalize();
+  }
+  void set_real(long double v) {
+    v = std::trunc(v);
+    if (std::isnan(v)) v = 0;
+    bool neg = v < 0;
+    long double m = neg ? -v : v;
+    for (int i = 0; i < NW; ++i) {
+      long double q = std::floor(m / 18446744073709551616.0L);
+      w_[i] = (uint64_t)(m - q * 18446744073709551616.0L);
+      m = q;
+    }
+    if (neg) ap_detail::negate(w_, w_, NW);
+    normalize();
+  }
+  void set_text(const char* s, int radix) {
+    set_int(0, false);
+    bool neg = false;
+    if (*s == '-') { neg = true; ++s; }
+    if (radix == 0) {
+      radix = 10;
+      if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) { radix = 16; s += 2; }
+      else if (s[0] == '0' && (s[1] == 'b' || s[1] == 'B')) { radix = 2; s += 2; }
+      else if (s[0] == '0' && (s[1] == 'o' || s[1] == 'O')) { radix = 8; s += 2; }
+    } else if (radix == 16 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+      s += 2;
+    }
+    for (; *s; ++s) {
+      int d = *s >= '0' && *s <= '9' ? *s - '0'
+            : *s >= 'a' && *s <= 'z' ? *s - 'a' + 10
+            : *s >= 'A' && *s <= 'Z' ? *s - 'A' + 10 : 99;
+      if (d >= radix) break;
+      uint64_t r[NW], digit[NW], base[NW];
+      for (int i = 0; i < NW; ++i) digit[i] = base[i] = 0;
+      digit[0] = (uint64_t)d;
+      base[0] = (uint64_t)radix;
+      ap_detail::mul(w_, base, r, NW);
+      ap_detail::add(r, digit, w_, NW);
+    }
+    if (neg) ap_detail::negate(w_, w_, NW);
+    normalize();
+  }
+};
+
+// A bit of an ap integer, readable and assignable (x[i] = 1).
+template <int W, bool S>
+class ap_bit_ref {
+ public:
+  ap_bit_ref(ap_int_base<W, S>& p, int i) : p_(p), i_(i) {}
+  operator bool() const { return p_.test(i_); }
+  bool to_bool() const { return p_.test(i_); }
+  ap_bit_ref& operator=(bool v) { p_.set_bit(i_, v); return *this; }
+  ap_bit_ref& operator=(int v) { p_.set_bit(i_, v != 0); return *this; }
+  ap_bit_ref& operator=(unsigned long long v) { p_.set_bit(i_, v != 0); return *this; }
+  ap_bit_ref& operator=(const ap_bit_ref& o) { p_.set_bit(i_, bool(o)); return *this; }
+  template <int W2, bool S2> ap_bit_ref& operator=(const ap_bit_ref<W2, S2>& o) {
+    p_.set_bit(i_, bool(o)); return *this;
+  }
+  template <int W2, bool S2> ap_bit_ref& operator=(const ap_int_base<W2, S2>& o) {
+    p_.set_bit(i_, o.test(0)); return *this;
+  }
+  bool operator~() const { return !p_.test(i_); }
+
+ private:
+  ap_int_base<W, S>& p_;
+  int i_;
+};
+
+// Bits hi..lo of an ap integer, readable (as an unsigned value) and assignable.
+template <int W, bool S>
+class ap_range_ref {
+ public:
+  ap_range_ref(ap_int_base<W, S>& p, int hi, int lo) : p_(p), hi_(hi), lo_(lo) {}
+  ap_int_base<W, false> get() const { return p_.get_range(hi_, lo_); }
+  operator unsigned long long() const { return get().to_uint64(); }
+  unsigned long long to_uint64() const { return get().to_uint64(); }
+  long long to_int64() const { return get().to_int64(); }
+  int to_int() const { return get().to_int(); }
+  unsigned to_uint() const { return get().to_uint(); }
+  double to_double() const { return get().to_double(); }
+  int length() const { return (hi_ > lo_ ? hi_ - lo_ : lo_ - hi_) + 1; }
+  template <class T, typename std::enable_if<std::is_integral<T>::value, int>::type = 0>
+  ap_range_ref& operator=(T v) { p_.set_range(hi_, lo_, ap_int_base<64, std::is_signed<T>::value>(v)); return *this; }
+  template <int W2, bool S2> ap_range_ref& operator=(const ap_int_base<W2, S2>& v) {
+    p_.set_range(hi_, lo_, v); return *this;
+  }
+  ap_range_ref& operator=(const ap_range_ref& o) { p_.set_range(hi_, lo_, o.get()); return *this; }
+  template <int W2, bool S2> ap_range_ref& operator=(const ap_range_ref<W2, S2>& o) {
+    p_.set_range(hi_, lo_, o.get()); return *this;
+  }
+  ap_range_ref& operator=(const char* text) { p_.set_range(hi_, lo_, ap_int_base<W, false>(text)); return *this; }
+
+ private:
+  ap_int_base<W, S>& p_;
+  int hi_, lo_;
+};
+
+namespace ap_detail {
+template <int W, bool S> double as_double(const ap_int_base<W, S>& v) { return v.to_double(); }
+}  // namespace ap_detail
+
+// Binary operators. Both operands are converted to the result type first, so the result
+// is exact at its (widened) width.
+#define AP_INT_BINOP(OP, KIND, BODY)                                                        \
+  template <class A, class B,                                                                \
+            typename std::enable_if<ap_detail::int_pair<A, B>::value, int>::type = 0,       \
+            class RA = typename ap_detail::int_of<A>::type,                                  \
+            class RB = typename ap_detail::int_of<B>::type>                                  \
+  inline typename ap_detail::rtype<RA::width, RA::sign_flag, RB::width, RB::sign_flag>::KIND \
+  operator OP(const A& a_in, const B& b_in) {                                                \
+    typedef typename ap_detail::rtype<RA::width, RA::sign_flag, RB::width,                   \
+                                      RB::sign_flag>::KIND R;                                \
+    R a(a_in), b(b_in), r;                                                                   \
+    BODY;                                                                                    \
+    r.normalize();                                                                           \
+    return r;                                                                                \
+  }
+
+AP_INT_BINOP(+, plus, ap_detail::add(a.w_, b.w_, r.w_, R::NW))
+AP_INT_BINOP(-, minus, { uint64_t nb[R::NW]; ap_detail::negate(b.w_, nb, R::NW);
+                         ap_detail::add(a.w_, nb, r.w_, R::NW); })
+AP_INT_BINOP(*, mult, ap_detail::mul(a.w_, b.w_, r.w_, R::NW))
+AP_INT_BINOP(&, logic, for (int i = 0; i < R::NW; ++i) r.w_[i] = a.word(i) & b.word(i))
+AP_INT_BINOP(|, logic, for (int i = 0; i < R::NW; ++i) r.w_[i] = a.word(i) | b.word(i))
+AP_INT_BINOP(^, logic, for (int i = 0; i < R::NW; ++i) r.w_[i] = a.word(i) ^ b.word(i))
+#undef AP_INT_BINOP
+
+namespace ap_detail {
+// Truncating signed or unsigned division of a by b at n words (C semantics).
+template <int N>
+inline void divide(const uint64_t* a, bool an, const uint64_t* b, bool bn, uint64_t* q,
+                   uint64_t* r) {
+  uint64_t ua[N], ub[N];
+  if (an) negate(a, ua, N); else for (int i = 0; i < N; ++i) ua[i] = a[i];
+  if (bn) negate(b, ub, N); else for (int i = 0; i < N; ++i) ub[i] = b[i];
+  bool zero = true;
+  for (int i = 0; i < N; ++i) zero = zero && ub[i] == 0;
+  if (zero) {  // division by zero: 0, as undefined behaviour needs some value
+    for (int i = 0; i < N; ++i) q[i] = r[i] = 0;
+    return;
+  }
+  udivmod(ua, ub, q, r, N);
+  if (an != bn) negate(q, q, N);
+  if (an) negate(r, r, N);
+}
+}  // namespace ap_detail
+
+// Division and modulo work one word wider than both operands so that the magnitude of the
+// most negative value fits.
+template <class A, class B, typename std::enable_if<ap_detail::int_pair<A, B>::value, int>::type = 0,
+          class RA = typename ap_detail::int_of<A>::type, class RB = typename ap_detail::int_of<B>::type>
+inline typename ap_detail::rtype<RA::width, RA::sign_flag, RB::width, RB::sign_flag>::div
+operator/(const A& a_in, const B& b_in) {
+  typedef ap_int_base<ap_detail::ap_cap(ap_detail::ap_max(RA::width, RB::width) + 2), true> T;
+  T a{RA(a_in)}, b{RB(b_in)}, q, r;
+  ap_detail::divide<T::NW>(a.w_, a.is_neg(), b.w_, b.is_neg(), q.w_, r.w_);
+  q.normalize();
+  return q;
+}
+template <class A, class B, typename std::enable_if<ap_detail::int_pair<A, B>::value, int>::type = 0,
+          class RA = typename ap_detail::int_of<A>::type, class RB = typename ap_detail::int_of<B>::type>
+inline typename ap_detail::rtype<RA::width, RA::sign_flag, RB::width, RB::sign_flag>::mod
+operator%(const A& a_in, const B& b_in) {
+  typedef ap_int_base<ap_detail::ap_cap(ap_detail::ap_max(RA::width, RB::width) + 2), true> T;
+  T a{RA(a_in)}, b{RB(b_in)}, q, r;
+  ap_detail::divide<T::NW>(a.w_, a.is_neg(), b.w_, b.is_neg(), q.w_, r.w_);
+  r.normalize();
+  return r;
+}
+
+// Comparisons at a signed width that holds both operands.
+#define AP_INT_CMP(OP)                                                                        \
+  template <class A, class B,                                                                 \
+            typename std::enable_if<ap_detail::int_pair<A, B>::value, int>::type = 0,        \
+            class RA = typename ap_detail::int_of<A>::type,                                   \
+            class RB = typename ap_detail::int_of<B>::type>                                   \
+  inline bool operator OP(const A& a_in, const B& b_in) {                                     \
+    typedef typename ap_detail::rtype<RA::width, RA::sign_flag, RB::width,                    \
+                                      RB::sign_flag>::cmp R;                                  \
+    R a{RA(a_in)}, b{RB(b_in)};                                                               \
+    int c = a.is_neg() != b.is_neg() ? (a.is_neg() ? -1 : 1)                                  \
+                                     : ap_detail::ucmp(a.w_, b.w_, R::NW);                    \
+    return c OP 0;                                                                            \
+  }
+AP_INT_CMP(==) AP_INT_CMP(!=) AP_INT_CMP(<) AP_INT_CMP(<=) AP_INT_CMP(>) AP_INT_CMP(>=)
+#undef AP_INT_CMP
+
+// An ap integer with a float or double operand: C arithmetic on double.
+#define AP_INT_FLOAT_OP(OP, RET)                                                              \
+  template <class A, class B,                                                                 \
+            typename std::enable_if<ap_detail::int_float_pair<A, B>::value, int>::type = 0>  \
+  inline RET operator OP(const A& a, const B& b) {                                            \
+    return ap_detail::as_double(a) OP ap_detail::as_double(b);                                \
+  }
+AP_INT_FLOAT_OP(+, double) AP_INT_FLOAT_OP(-, double) AP_INT_FLOAT_OP(*, double)
+AP_INT_FLOAT_OP(/, double) AP_INT_FLOAT_OP(==, bool) AP_INT_FLOAT_OP(!=, bool)
+AP_INT_FLOAT_OP(<, bool) AP_INT_FLOAT_OP(<=, bool) AP_INT_FLOAT_OP(>, bool)
+AP_INT_FLOAT_OP(>=, bool)
+#undef AP_INT_FLOAT_OP
+
+template <int W, bool S>
+template <class Str>
+Str ap_int_base<W, S>::to_string(int radix) const {
+  if (radix != 2 && radix != 8 && radix != 16) radix = 10;
+  bool neg = radix == 10 && is_neg();
+  ap_int_base<ap_detail::ap_cap(W + 1), false> m;
+  if (neg) {
+    ap_int_base<ap_detail::ap_cap(W + 1), true> t(*this);
+    m = ap_int_base<ap_detail::ap_cap(W + 1), false>(-t);
+  } else {
+    m = ap_int_base<ap_detail::ap_cap(W + 1), false>(ap_int_base<W, false>(*this));
+  }
+  Str digits;
+  while (!m.iszero()) {
+    int d = (int)(m % radix).to_uint64();
+    digits.insert(digits.begin(), "0123456789abcdef"[d]);
+    m = m / radix;
+  }
+  if (digits.empty()) digits = "0";
+  const char* prefix = radix == 16 ? "0x" : radix == 8 ? "0o" : radix == 2 ? "0b" : "";
+  return Str(neg ? "-" : "") + Str(prefix) + digits;
+}
+
+template <class C, class T, int W, bool S>
+inline std::basic_ostream<C, T>& operator<<(std::basic_ostream<C, T>& os,
+                                            const ap_int_base<W, S>& v) {
+  typedef std::basic_ostream<C, T> Stream;
+  int radix = (os.flags() & Stream::hex) ? 16 : (os.flags() & Stream::oct) ? 8 : 10;
+  return os << v.template to_string<std::basic_string<C, T>>(radix).c_str();
+}
+template <class C, class T, int W, bool S>
+inline std::basic_ostream<C, T>& operator<<(std::basic_ostream<C, T>& os,
+                                            const ap_range_ref<W, S>& v) {
+  return os << v.get();
+}
+
+#endif  // ARRAYPART_AP_COMMON_H

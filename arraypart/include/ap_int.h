@@ -1,0 +1,32 @@
+// arraypart stand-in for Vitis HLS ap_int.h: ap_int<W> and ap_uint<W>, W-bit integers
+// with wrap-around on assignment (see ap_common.h for the arithmetic). Our own code.
+#ifndef ARRAYPART_AP_INT_H
+#define ARRAYPART_AP_INT_H
+
+#include "ap_common.h"
+
+template <int W>
+class ap_int : public ap_int_base<W, true> {
+ public:
+  using ap_int_base<W, true>::ap_int_base;
+  ap_int() : ap_int_base<W, true>() {}
+  // Inherited constructors never take a base-class argument ([over.match.funcs]), so the
+  // conversion from any ap_int_base (the type of every arithmetic result) is spelled out.
+  template <int W2, bool S2>
+  ap_int(const ap_int_base<W2, S2>& o) : ap_int_base<W, true>(o) {}
+};
+
+template <int W>
+class ap_uint : public ap_int_base<W, false> {
+ public:
+  using ap_int_base<W, false>::ap_int_base;
+  ap_uint() : ap_int_base<W, false>() {}
+  // Inherited constructors never take a base-class argument ([over.match.funcs]), so the
+  // conversion from any ap_int_base (the type of every arithmetic result) is spelled out.
+  template <int W2, bool S2>
+  ap_uint(const ap_int_base<W2, S2>& o) : ap_int_base<W, false>(o) {}
+};
+
+#include "ap_fixed.h"
+
+#endif  // ARRAYPART_AP_INT_H

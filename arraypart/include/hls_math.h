@@ -1,0 +1,87 @@
+// arraypart stand-in for Vitis HLS hls_math.h (our own code): hls:: math functions that
+// forward to <cmath>, with overloads for the arbitrary-precision types (computed in double,
+// returned in the argument's type).
+#ifndef ARRAYPART_HLS_MATH_H
+#define ARRAYPART_HLS_MATH_H
+
+#include <cmath>
+#include <cstdlib>
+
+#include "ap_fixed.h"
+#include "ap_int.h"
+
+namespace hls {
+
+using std::abs;
+using std::acos;
+using std::asin;
+using std::atan;
+using std::atan2;
+using std::ceil;
+using std::copysign;
+using std::cos;
+using std::cosh;
+using std::exp;
+using std::exp2;
+using std::fabs;
+using std::floor;
+using std::fma;
+using std::fmax;
+using std::fmin;
+using std::fmod;
+using std::hypot;
+using std::isinf;
+using std::isnan;
+using std::log;
+using std::log10;
+using std::log2;
+using std::nearbyint;
+using std::pow;
+using std::remainder;
+using std::round;
+using std::rint;
+using std::signbit;
+using std::sin;
+using std::sinh;
+using std::sqrt;
+using std::tan;
+using std::tanh;
+using std::trunc;
+
+#define HLS_MATH_FLOAT(NAME) \
+  inline float NAME##f(float x) { return std::NAME(x); }
+HLS_MATH_FLOAT(sqrt) HLS_MATH_FLOAT(exp) HLS_MATH_FLOAT(log) HLS_MATH_FLOAT(sin)
+HLS_MATH_FLOAT(cos) HLS_MATH_FLOAT(tan) HLS_MATH_FLOAT(fabs) HLS_MATH_FLOAT(floor)
+HLS_MATH_FLOAT(ceil) HLS_MATH_FLOAT(round) HLS_MATH_FLOAT(trunc) HLS_MATH_FLOAT(atan)
+HLS_MATH_FLOAT(log2) HLS_MATH_FLOAT(log10) HLS_MATH_FLOAT(exp2) HLS_MATH_FLOAT(tanh)
+#undef HLS_MATH_FLOAT
+inline float powf(float x, float y) { return std::pow(x, y); }
+inline float atan2f(float y, float x) { return std::atan2(y, x); }
+inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
+inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
+inline float recipf(float x) { return 1.0f / x; }
+inline double recip(double x) { return 1.0 / x; }
+
+#define HLS_MATH_FIXED(NAME)                                                           \
+  template <int W, int I, ap_q_mode Q, ap_o_mode O, int N>                             \
+  ap_fixed<W, I, Q, O, N> NAME(const ap_fixed<W, I, Q, O, N>& x) {                     \
+    return ap_fixed<W, I, Q, O, N>(std::NAME(x.to_double()));                          \
+  }                                                                                    \
+  template <int W, int I, ap_q_mode Q, ap_o_mode O, int N>                             \
+  ap_ufixed<W, I, Q, O, N> NAME(const ap_ufixed<W, I, Q, O, N>& x) {                   \
+    return ap_ufixed<W, I, Q, O, N>(std::NAME(x.to_double()));                         \
+  }
+HLS_MATH_FIXED(sqrt) HLS_MATH_FIXED(exp) HLS_MATH_FIXED(log) HLS_MATH_FIXED(sin)
+HLS_MATH_FIXED(cos) HLS_MATH_FIXED(tan) HLS_MATH_FIXED(floor) HLS_MATH_FIXED(ceil)
+HLS_MATH_FIXED(round) HLS_MATH_FIXED(trunc) HLS_MATH_FIXED(fabs) HLS_MATH_FIXED(abs)
+HLS_MATH_FIXED(atan) HLS_MATH_FIXED(tanh) HLS_MATH_FIXED(log2) HLS_MATH_FIXED(exp2)
+#undef HLS_MATH_FIXED
+
+template <int W> ap_int<W> abs(const ap_int<W>& x) { return x.is_neg() ? ap_int<W>(-x) : x; }
+template <int W> ap_uint<W> abs(const ap_uint<W>& x) { return x; }
+template <class T> T min(T a, T b) { return b < a ? b : a; }
+template <class T> T max(T a, T b) { return a < b ? b : a; }
+
+}  // namespace hls
+
+#endif  // ARRAYPART_HLS_MATH_H

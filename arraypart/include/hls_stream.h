@@ -1,0 +1,67 @@
+// arraypart stand-in for Vitis HLS hls_stream.h (our own code): hls::stream<T> as an
+// unbounded FIFO backed by std::deque, as in Vitis C simulation. read() on an empty stream
+// prints a warning to stderr and returns T(); full() is always false. As in Vitis,
+// stream<T, DEPTH> derives from stream<T> (DEPTH only sizes the hardware FIFO), so a
+// stream with a depth can be passed where a stream<T>& is expected.
+#ifndef ARRAYPART_HLS_STREAM_H
+#define ARRAYPART_HLS_STREAM_H
+
+#include <cstddef>
+#include <cstdio>
+#include <deque>
+
+namespace hls {
+
+template <typename T, int DEPTH = 0>
+class stream;
+
+template <typename T>
+class stream<T, 0> {
+ public:
+  stream() : name_("hls::stream") {}
+  explicit stream(const char* name) : name_(name) {}
+  stream(const stream&) = delete;
+  stream& operator=(const stream&) = delete;
+
+  T read() {
+    if (fifo_.empty()) {
+      std::fprintf(stderr, "WARNING: hls::stream '%s' is read while empty\n", name_);
+      return T();
+    }
+    T v = fifo_.front();
+    fifo_.pop_front();
+    return v;
+  }
+  void read(T& v) { v = read(); }
+  bool read_nb(T& v) {
+    if (fifo_.empty()) return false;
+    v = read();
+    return true;
+  }
+  void write(const T& v) { fifo_.push_back(v); }
+  bool write_nb(const T& v) {
+    write(v);
+    return true;
+  }
+  void operator>>(T& v) { read(v); }
+  void operator<<(const T& v) { write(v); }
+  bool empty() const { return fifo_.empty(); }
+  bool full() const { return false; }
+  std::size_t size() const { return fifo_.size(); }
+  const char* name() const { return name_; }
+
+ private:
+  const char* name_;
+  std::deque<T> fifo_;
+};
+
+template <typename T, int DEPTH>
+class stream : public stream<T, 0> {
+ public:
+  stream() {}
+  explicit stream(const char* name) : stream<T, 0>(name) {}
+};
+
+}  // namespace hls
+
+#endif  // ARRAYPART_HLS_STREAM_H

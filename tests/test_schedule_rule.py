@@ -1,0 +1,84 @@
+"""The HLS scheduling rule (DESIGN §2) on user pragmas and on arraypart's own output.
+
+An access site takes one port of its bank only when the bank index is a compile-time
+value in every iteration; otherwise it takes a port of every bank.  These tests check
+that ``check --as-written`` reports what the scheduler really gets, that emitted code
+read back from its text keeps the II that report.json states, and that stencils whose
+banks rotate with the iteration get bank-centric code that keeps their II.
+"""
+
+from __future__ import annotations
+
+from arraypart import api, check, frontend
+from arraypart.cli import main
+
+BOX3 = """\
+// a 3x3 box filter with the usual hand partitioning: cyclic 3 on both dimensions
+#define H 32
+#define W 32
+void box3(float in[H][W], float out[H][W])
+{
+    float buf[H][W];
+#pragma HLS bind_storage variable=buf type=ram_1p
+#pragma HLS array_partition variable=buf type=cyclic factor=3 dim=1
+#pragma HLS array_partition variable=buf type=cyclic factor=3 dim=2
+    for (int i = 0; i < H; i++)
+        for (int j = 0; j < W; j++) {
+#pragma HLS pipeline II=1
+            buf[i][j] = in[i][j];
+        }
+    for (int i = 0; i < H - 2; i++)
+        for (int j = 0; j < W - 2; j++) {
+#pragma HLS pipeline II=1
+            float s = 0;
+            for (int a = 0; a < 3; a++)
+                for (int b = 0; b < 3; b++)
+                    s += buf[i + a][j + b];
+            out[i][j] = s;
+        }
+}
+"""
+
+def _box3(tmp_path):
+    path = tmp_path / "box3.c"
+    path.write_text(BOX3)
+    return path
+
+
+def test_as_written_cyclic_partition_is_serialized_by_the_scheduler(tmp_path):
+    kernel = frontend.parse_kernel(_box3(tmp_path))
+    bankings = check.as_written_bankings(kernel)
+    ideal = check.check_kernel(kernel, bankings, ports=2)
+    assert [lp.achieved_ii for lp in ideal.loops] == [1, 1]  # conflict-free on paper
+    ruled = check.check_kernel(kernel, bankings, ports=2, rule=True)
+    fill, window = ruled.loops
+    assert fill.achieved_ii == 1  # one write: a port of every bank is still enough
+    assert window.achieved_ii == 9
+    (site,) = window.dynamic_sites
+    assert (site.array, site.kind, site.lanes) == ("buf", "read", 9)
+    assert (site.coord.line, site.coord.col) == (21, 26)
+
+
+def test_check_as_written_names_the_sites_and_arraypart_keeps_ii_1(tmp_path, capsys):
+    path = _box3(tmp_path)
+    code = main(["check", str(path), "--as-written"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "achieved II 9" in out and "box3.c:21:26: read of buf" in out
+    assert main(["check", str(path), "--replace-partitions"]) == 0
+    out = capsys.readouterr().out
+    assert "achieved II 9" not in out and "CONFLICT" not in out
+    report = api.analyze(path, replace_partitions=True)
+    assert [report.loop_achieved_ii(n, lp.name, lp.target_ii)
+            for n, lp in enumerate(report.model.loops)] == [1, 1]
+
+
+def test_registers_take_no_ports(tmp_path):
+    text = BOX3.replace("type=cyclic factor=3 dim=1", "type=complete dim=0")
+    text = text.replace("#pragma HLS array_partition variable=buf type=cyclic factor=3 "
+                        "dim=2\n", "").replace("H 32", "H 4").replace("W 32", "W 4")
+    path = tmp_path / "box3.c"
+    path.write_text(text)
+    kernel = frontend.parse_kernel(path)
+    result = check.check_kernel(kernel, check.as_written_bankings(kernel), rule=True)
+    assert all(lp.achieved_ii == 1 for lp in result.loops)
