@@ -13,15 +13,15 @@ import math
 import os
 import re
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import BinaryIO, Callable
 
 import numpy as np
 
-from . import banking, check, codegen, frontend, output, poly
-from .errors import KernelError
+from . import banking, check, codegen, frontend, output, poly, rtl
+from .errors import Coord, KernelError
 from .report import Report
 
 #: ``--dump-maps`` refuses arrays above this many elements: two int64 maps of 2^24
@@ -49,6 +49,7 @@ class Options:
     clock_ns: float = codegen.DEFAULT_CLOCK_NS
     dump_maps: bool = False
     timings: bool = False
+    synth: bool = False
 
     def __post_init__(self):
         if self.ports not in (1, 2):
@@ -101,6 +102,8 @@ def compile_kernel(path: str | os.PathLike, options: Options | None = None, *,
     """``analyze`` plus the emitted HLS project (texts only; see :func:`write_project`)."""
     opts = _options(options, overrides)
     report, files = _run(path, opts, progress)
+    if opts.synth:
+        report = replace(report, measured=_synthesized(report))
     files["report.json"] = json.dumps(report.to_json(timings=opts.timings), indent=2) + "\n"
     maps = _dump_maps(report) if opts.dump_maps else {}
     return Compiled(report, files, maps)
@@ -143,6 +146,17 @@ def check_kernel(path: str | os.PathLike, options: Options | None = None, *,
     bankings = check.as_written_bankings(report.kernel)
     return report, bankings, check.check_kernel(report.kernel, bankings, ports=opts.ports,
                                                 rule=True)
+
+
+def _synthesized(report: Report) -> dict[str, rtl.Resources]:
+    """yosys' resources of every array's RTL model (``compile --synth``)."""
+    names = [a.array.name for a in report.solution.arrays]
+    mems = [rtl.memory(report.model.array(a.array.name), a.banking)
+            for a in report.solution.arrays]
+    try:
+        return dict(zip(names, rtl.synthesize_many(mems)))
+    except rtl.SynthesisError as error:
+        raise KernelError(Coord(report.kernel.path), f"--synth: {error}") from None
 
 
 def _dump_maps(report: Report) -> dict[str, Callable[[BinaryIO], None]]:

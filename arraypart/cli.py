@@ -81,6 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write maps/<array>.npz with each element's bank and offset")
     p.add_argument("--clock", type=float, default=api.codegen.DEFAULT_CLOCK_NS,
                    metavar="NS", help="clock period in ns")
+    p.add_argument("--synth", action="store_true",
+                   help="synthesize each array's RTL model with yosys for report.json")
 
     p = sub.add_parser("analyze", help="report the banking; writes nothing")
     _kernel_options(p)
@@ -96,13 +98,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dirs", nargs="*", default=["kernels"], metavar="DIR")
     p.add_argument("--json", dest="json_file", metavar="FILE", help="write rows as JSON")
     p.add_argument("--ports", type=int, choices=(1, 2), default=2)
+    p.add_argument("--synth", action="store_true",
+                   help="measure every method's RTL model with yosys (slow; cached)")
+    p.add_argument("--markdown", action="store_true",
+                   help="also print the per-method resource table as Markdown")
     return parser
 
 
 def _options(args: argparse.Namespace) -> api.Options:
     extra = {}
     if args.command == "compile":
-        extra = {"clock_ns": args.clock, "dump_maps": args.dump_maps}
+        extra = {"clock_ns": args.clock, "dump_maps": args.dump_maps, "synth": args.synth}
     return api.Options(top=args.top, ports=args.ports, max_banks=args.max_banks,
                        part=args.part,
                        schemes=args.schemes, defines=tuple(args.defines),
@@ -208,7 +214,8 @@ def _run_check(args, out: Console, err: Console) -> int:
 
 def _run_bench(args, out: Console, err: Console) -> int:
     return bench.main([Path(d) for d in args.dirs], json_file=args.json_file,
-                      ports=args.ports, console=out)
+                      ports=args.ports, console=out, synth=args.synth,
+                      markdown=args.markdown)
 
 
 COMMANDS = {"analyze": _run_analyze, "compile": _run_compile, "check": _run_check,

@@ -8,19 +8,23 @@ from .banking.solution import ArraySolution, Solution
 from .check import CheckReport
 from .ir import Kernel
 from .poly.model import PolyModel
+from .rtl import Resources, estimate
 from .scheme import Banking
 
 
 @dataclass(frozen=True, eq=False)
 class Report:
     """The report of ``analyze`` / ``compile``: the kernel, its model, the banking
-    chosen for every array.  ``to_json()`` gives the stable keys of DESIGN §5."""
+    chosen for every array.  ``to_json()`` gives the stable keys of DESIGN §5.
+    ``measured``: yosys' resources per array (``compile --synth``); the other arrays'
+    resources come from the fitted cost model."""
 
     kernel: Kernel
     model: PolyModel
     solution: Solution
     scheduled: CheckReport | None = None
     crossbars: dict[str, tuple[int, int]] = field(default_factory=dict)
+    measured: dict[str, Resources] = field(default_factory=dict)
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -61,7 +65,8 @@ class Report:
             "top": self.kernel.top,
             "source": self.kernel.path,
             "solve_seconds": round(self.solution.seconds, 6) if timings else 0.0,
-            "arrays": [_array_json(a, self.model, self.crossbars.get(a.array.name, (0, 0)))
+            "arrays": [_array_json(a, self.model, self.crossbars.get(a.array.name, (0, 0)),
+                                   self.measured.get(a.array.name))
                        for a in self.solution.arrays],
             "loops": [{"name": loop.name, "line": loop.coord.line,
                        "target_ii": loop.target_ii,
@@ -93,8 +98,10 @@ def check_json(report: Report, result, bankings: dict[str, Banking], *,
     return out
 
 
-def _array_json(sol: ArraySolution, model: PolyModel, crossbar: tuple[int, int]) -> dict:
+def _array_json(sol: ArraySolution, model: PolyModel, crossbar: tuple[int, int],
+                measured: Resources | None) -> dict:
     array, banking = sol.array, sol.banking
+    resources = measured or estimate(banking, model.array(array.name))
     scheme = banking.scheme
     return {
         "name": array.name,
@@ -115,5 +122,6 @@ def _array_json(sol: ArraySolution, model: PolyModel, crossbar: tuple[int, int])
         "bram18k": sol.bram18k,
         # the selects of bank-centric code: lanes routed to banks (0, 0: none needed)
         "crossbar": {"lanes": crossbar[0], "banks": crossbar[1]},
+        "resources": resources.to_json(),
         "proof": sol.proof,
     }
