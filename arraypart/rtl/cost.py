@@ -49,7 +49,7 @@ from .. import expr as E
 from ..banking.bounds import BRAM18K_ASPECTS
 from ..scheme import Banking
 from ..poly.model import ArrayModel
-from .model import PORT_ROLES, ROM_NP, Memory, address_bits, bank_bits, memory
+from .model import PORT_ROLES, ROM_NP, Memory, address_bits, memory
 from .synth import Resources
 
 MODEL_PATH = Path(__file__).with_name("cost_model.json")
