@@ -49,10 +49,12 @@ def _group_floor(ports: PortModel, group: CycleGroup,
                  shape: tuple[int, ...]) -> tuple[int, str] | None:
     lanes = [a for a in group.accesses if a.regular]
     writes = [k for k, a in enumerate(lanes) if a.kind == "write"]
+    # each write pairs with every other lane except the writes after it
+    count = len(writes) * (len(lanes) - 1) - len(writes) * (len(writes) - 1) // 2
+    if not writes or count > MAX_PAIRS:
+        return None
     pairs = [(a, b) for b in writes for a in range(len(lanes))
              if a != b and not (lanes[a].kind == "write" and a > b)]
-    if not writes or len(pairs) > MAX_PAIRS:
-        return None
     terms = [S.lane_terms(a, group.time_vars, k, shape) for k, a in enumerate(lanes)]
     needed = []
     for a, b in pairs:
