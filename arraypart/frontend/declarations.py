@@ -126,21 +126,20 @@ def _check_initializer_count(decl: c_ast.Decl, shape: list[int]) -> None:
 
 def integer_constant(decl: c_ast.Decl, scope: Scope) -> int | None:
     """The value of ``const <integer type> NAME = <constant expression>;``, else None."""
-    t = decl.type
-    if not (isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType)):
-        return None
-    if "const" not in (decl.quals or ()) or decl.init is None:
-        return None
-    bits = type_bits(t.type.names)
-    if bits is None or "float" in t.type.names or "double" in t.type.names:
-        return None
-    return fold(decl.init, scope)
+    init = _const_integer_init(decl)
+    return None if init is None else fold(init, scope)
 
 
 def affine_temporary(decl: c_ast.Decl, scope: Scope) -> E.Expr | None:
     """``const <integer type> NAME = <quasi-affine expression>;``: the expression, which
     then stands for NAME in indices (a const cannot change, so substituting it is
     exact); None for anything else."""
+    init = _const_integer_init(decl)
+    return None if init is None else quasi_affine(init, scope)
+
+
+def _const_integer_init(decl: c_ast.Decl) -> c_ast.Node | None:
+    """The initializer of ``const <integer type> NAME = ...;``, else None."""
     t = decl.type
     if not (isinstance(t, c_ast.TypeDecl) and isinstance(t.type, c_ast.IdentifierType)):
         return None
@@ -149,7 +148,7 @@ def affine_temporary(decl: c_ast.Decl, scope: Scope) -> E.Expr | None:
     bits = type_bits(t.type.names)
     if bits is None or "float" in t.type.names or "double" in t.type.names:
         return None
-    return quasi_affine(decl.init, scope)
+    return decl.init
 
 
 def walk(node: c_ast.Node):
