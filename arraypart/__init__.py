@@ -5,17 +5,16 @@
 
 Both raise :class:`KernelError` (with ``.coord``: file, line, column) on bad input.
 The API names load on first use, so that importing one pass (``arraypart.expr``) does
-not import every other.
+not import every other, and the console script (:mod:`arraypart.launch`) installs its
+signal handlers a few milliseconds after Python starts.
 """
 
 from importlib import import_module
 
-from .errors import Coord, KernelError
-
-_API = {"Compiled": "api", "Options": "api", "analyze": "api", "check_kernel": "api",
+_API = {"Coord": "errors", "KernelError": "errors", "Compiled": "api", "Options": "api", "analyze": "api", "check_kernel": "api",
         "compile_kernel": "api", "write_project": "api", "Report": "report"}
 
-__all__ = ["Coord", "KernelError", *_API]
+__all__ = list(_API)
 
 
 def __getattr__(name: str):

@@ -8,24 +8,30 @@ and column) on bad input and return a :class:`Report`.
 
 from __future__ import annotations
 
-import io
 import json
+import math
 import os
-import shutil
-import tempfile
-from dataclasses import dataclass, field
+import re
+import zipfile
+from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
-from typing import Callable
+from typing import BinaryIO, Callable
 
 import numpy as np
 
-from . import banking, check, codegen, frontend, poly
+from . import banking, check, codegen, frontend, output, poly, rtl
 from .errors import Coord, KernelError
 from .report import Report
 
 #: ``--dump-maps`` refuses arrays above this many elements: two int64 maps of 2^24
 #: elements are 256 MiB, about what a user expects a dump to cost at most.
 MAX_DUMP_ELEMENTS = 1 << 24
+#: An FPGA part name as AMD spells them (``xcu250-figd2104-2L-e``,
+#: ``xilinx.com:au250:part0:1.3``): it reaches Tcl and the cfg file, so nothing else.
+#: The zip timestamp of every member of a maps file (the earliest a zip can hold).
+NPZ_TIMESTAMP = (1980, 1, 1, 0, 0, 0)
+PART_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}")
 
 
 @dataclass(frozen=True)
@@ -34,7 +40,7 @@ class Options:
 
     top: str | None = None
     ports: int = 2
-    max_banks: int = 64
+    max_banks: int | None = None  # None: from the part's BRAM (banking.device)
     schemes: str = "all"
     defines: tuple[tuple[str, int], ...] = ()
     include_dirs: tuple[str, ...] = ()
@@ -45,28 +51,35 @@ class Options:
     part: str = codegen.DEFAULT_PART
     clock_ns: float = codegen.DEFAULT_CLOCK_NS
     dump_maps: bool = False
+    timings: bool = False
+    synth: bool = False
 
     def __post_init__(self):
         if self.ports not in (1, 2):
             raise ValueError(f"--ports must be 1 or 2, not {self.ports}")
-        if self.max_banks < 1:
+        if self.max_banks is not None and self.max_banks < 1:
             raise ValueError(f"--max-banks must be at least 1, not {self.max_banks}")
         if self.schemes not in ("all", "vitis"):
             raise ValueError(f"--schemes must be all or vitis, not {self.schemes!r}")
         if not self.time_limit > 0:
             raise ValueError(f"--time-limit must be positive, not {self.time_limit}")
-        if not self.clock_ns > 0:
-            raise ValueError(f"--clock must be positive, not {self.clock_ns}")
+        if not (self.clock_ns > 0 and math.isfinite(self.clock_ns)):
+            raise ValueError(f"--clock must be a positive number of ns, not {self.clock_ns}")
+        if not PART_NAME.fullmatch(self.part):
+            raise ValueError(f"--part {self.part!r}: expected a part name such as "
+                             f"{codegen.DEFAULT_PART} (letters, digits, _ . : -)")
 
 
 @dataclass(frozen=True, eq=False)
 class Compiled:
-    """What ``compile_kernel`` produced: the report and every emitted file's text
-    (``maps`` holds the ``.npz`` bytes of ``--dump-maps``, by array name)."""
+    """What ``compile_kernel`` produced: the report and every emitted file's text.
+    ``maps`` holds, by array name, a writer of the array's ``--dump-maps`` ``.npz``
+    (``maps[name](stream)``): each array's maps are computed only while its file is
+    written, so one array's maps are in memory at a time."""
 
     report: Report
     files: dict[str, str]
-    maps: dict[str, bytes] = field(default_factory=dict)
+    maps: dict[str, Callable[[BinaryIO], None]] = field(default_factory=dict)
 
 
 def _options(options: Options | None, overrides: dict) -> Options:
@@ -92,7 +105,9 @@ def compile_kernel(path: str | os.PathLike, options: Options | None = None, *,
     """``analyze`` plus the emitted HLS project (texts only; see :func:`write_project`)."""
     opts = _options(options, overrides)
     report, files = _run(path, opts, progress)
-    files["report.json"] = json.dumps(report.to_json(), indent=2) + "\n"
+    if opts.synth:
+        report = replace(report, measured=_synthesized(report))
+    files["report.json"] = json.dumps(report.to_json(timings=opts.timings), indent=2) + "\n"
     maps = _dump_maps(report) if opts.dump_maps else {}
     return Compiled(report, files, maps)
 
@@ -105,8 +120,8 @@ def _run(path: str | os.PathLike, opts: Options,
                                    include_dirs=opts.include_dirs, std=opts.std,
                                    hls_include=opts.hls_include)
     model = poly.build_model(kernel, ports=opts.ports)
-    solution = banking.solve(model, max_banks=opts.max_banks, schemes=opts.schemes,
-                             time_limit=opts.time_limit,
+    solution = banking.solve(model, max_banks=opts.max_banks, part=opts.part,
+                             schemes=opts.schemes, time_limit=opts.time_limit,
                              replace_partitions=opts.replace_partitions, progress=progress)
     files = codegen.emit(kernel, solution, part=opts.part, clock_ns=opts.clock_ns)
     scheduled = schedule_emitted(kernel, files, opts.ports, opts)
@@ -144,7 +159,18 @@ def check_kernel(path: str | os.PathLike, options: Options | None = None, *,
                                                 rule=True)
 
 
-def _dump_maps(report: Report) -> dict[str, bytes]:
+def _synthesized(report: Report) -> dict[str, rtl.Resources]:
+    """yosys' resources of every array's RTL model (``compile --synth``)."""
+    names = [a.array.name for a in report.solution.arrays]
+    mems = [rtl.memory(report.model.array(a.array.name), a.banking)
+            for a in report.solution.arrays]
+    try:
+        return dict(zip(names, rtl.synthesize_many(mems)))
+    except rtl.SynthesisError as error:
+        raise KernelError(Coord(report.kernel.path), f"--synth: {error}") from None
+
+
+def _dump_maps(report: Report) -> dict[str, Callable[[BinaryIO], None]]:
     out = {}
     for sol in report.solution.arrays:
         scheme = sol.banking.scheme
@@ -152,49 +178,32 @@ def _dump_maps(report: Report) -> dict[str, bytes]:
             raise KernelError(sol.array.coord,
                               f"--dump-maps: array {sol.array.name} has {scheme.size} "
                               f"elements, over the limit of {MAX_DUMP_ELEMENTS}")
-        bank, offset = scheme.maps()
-        buffer = io.BytesIO()
-        np.savez(buffer, bank=bank, offset=offset)
-        out[sol.array.name] = buffer.getvalue()
+        out[sol.array.name] = partial(_write_npz, scheme)
     return out
+
+
+def _write_npz(scheme, stream: BinaryIO) -> None:
+    """``np.savez`` of the scheme's ``bank`` and ``offset`` maps, byte-identical from
+    run to run (``np.savez`` stamps each member with the current time)."""
+    bank, offset = scheme.maps()
+    with zipfile.ZipFile(stream, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
+        for name, values in (("bank", bank), ("offset", offset)):
+            member = zipfile.ZipInfo(f"{name}.npy", date_time=NPZ_TIMESTAMP)
+            with archive.open(member, "w", force_zip64=True) as entry:
+                np.lib.format.write_array(entry, np.asanyarray(values),
+                                          allow_pickle=False)
 
 
 def default_outdir(path: str | os.PathLike) -> Path:
     return Path("build") / Path(path).stem
 
 
-def write_project(compiled: Compiled, outdir: str | os.PathLike) -> Path:
-    """Write every file into ``outdir`` whole or not at all.
-
-    Files go to a temporary sibling directory first, which then replaces ``outdir``
-    by rename; on any failure (Ctrl-C included) the temporary directory is removed and
-    an existing ``outdir`` is left as it was.
-    """
-    target = Path(outdir).resolve()
-    if target.exists() and not target.is_dir():
-        raise KernelError(Coord(str(outdir)), "the output path exists and is not a directory")
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
-    except OSError as error:
-        raise KernelError(Coord(str(outdir)), f"cannot write the output here: "
-                                              f"{error.strerror or error}") from None
-    backup = target.parent / f"{staging.name}.old"
-    try:
-        for name, text in compiled.files.items():
-            (staging / name).write_text(text)
-        if compiled.maps:
-            (staging / "maps").mkdir()
-            for array, data in compiled.maps.items():
-                (staging / "maps" / f"{array}.npz").write_bytes(data)
-        if target.exists():
-            os.replace(target, backup)
-        os.replace(staging, target)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        if backup.exists() and not target.exists():
-            os.replace(backup, target)
-        raise
-    shutil.rmtree(backup, ignore_errors=True)
-    return target
-
+def write_project(compiled: Compiled, outdir: str | os.PathLike, *,
+                  force: bool = False) -> Path:
+    """Write every file into ``outdir``, whole or not at all, touching only arraypart's
+    own files there (see :mod:`arraypart.output`); ``force`` writes into a folder that
+    holds other files too (they stay)."""
+    files: dict[str, output.Content] = {name: text.encode("utf-8")
+                                        for name, text in compiled.files.items()}
+    files.update({f"maps/{array}.npz": data for array, data in compiled.maps.items()})
+    return output.write_tree(files, outdir, force=force)

@@ -1,8 +1,9 @@
 """The ``arraypart`` command line (DESIGN §4): parse arguments, call the API, print.
 
 Exit codes: 0 success; 1 the kernel is valid but a goal is missed (a loop misses its
-target II); 2 bad input or usage (one ``file:line:col: error: ...`` line, no
-traceback, no partial output); 3 an internal error (a bug in arraypart); 130 Ctrl-C.
+target II, the time limit was reached); 2 bad input or usage (one
+``file:line:col: error: ...`` line, no traceback, no partial output); 3 an internal
+error (a bug in arraypart); 128 + signal when interrupted (130 Ctrl-C, 143 SIGTERM).
 """
 
 from __future__ import annotations
@@ -15,9 +16,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
-from . import api, bench
+from . import api, bench, interrupts
 from .frontend import clangtu
 from .errors import KernelError
 from .report import check_json
@@ -26,7 +28,7 @@ from .report import check_json
 #: per line.
 TABLE_WIDTH = 132
 
-EXIT_OK, EXIT_GOAL_MISSED, EXIT_BAD_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_OK, EXIT_GOAL_MISSED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
 
 
 STANDARDS = clangtu.STANDARDS
@@ -48,8 +50,12 @@ def _kernel_options(parser: argparse.ArgumentParser) -> None:
                                       "or the one named like the file)")
     parser.add_argument("--ports", type=int, choices=(1, 2), default=2,
                         help="default bank ports: 1 = ram_1p, 2 = ram_t2p (default 2)")
-    parser.add_argument("--max-banks", type=int, default=64, metavar="N",
-                        help="most banks per array the search tries (default 64)")
+    parser.add_argument("--max-banks", type=int, default=None, metavar="N",
+                        help="most banks x copies per array the search tries "
+                             "(default: from --part's BRAM18K count)")
+    parser.add_argument("--part", default=api.codegen.DEFAULT_PART,
+                        help="FPGA part: its BRAM sets the bank budget "
+                             f"(default {api.codegen.DEFAULT_PART})")
     parser.add_argument("--schemes", choices=("all", "vitis"), default="all",
                         help="vitis: only per-dimension schemes (pragma-only output)")
     parser.add_argument("--replace-partitions", action="store_true",
@@ -66,6 +72,9 @@ def _kernel_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--hls-include", metavar="DIR", default=None,
                         help="Vitis HLS include folder (default: $XILINX_HLS/include, "
                              "else arraypart's stand-in headers)")
+    parser.add_argument("--timings", action="store_true",
+                        help="report the solver's time (solve_seconds; else 0.0, so that "
+                             "identical inputs give identical reports)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -77,11 +86,15 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("compile", help="bank the arrays and emit a Vitis HLS project")
     _kernel_options(p)
     p.add_argument("-o", dest="outdir", help="output directory (default build/<kernel>)")
+    p.add_argument("--force", action="store_true",
+                   help="write into an output folder that holds other files (only "
+                        "arraypart's own files, listed in its manifest, are replaced)")
     p.add_argument("--dump-maps", action="store_true",
                    help="write maps/<array>.npz with each element's bank and offset")
-    p.add_argument("--part", default=api.codegen.DEFAULT_PART, help="FPGA part")
     p.add_argument("--clock", type=float, default=api.codegen.DEFAULT_CLOCK_NS,
                    metavar="NS", help="clock period in ns")
+    p.add_argument("--synth", action="store_true",
+                   help="synthesize each array's RTL model with yosys for report.json")
 
     p = sub.add_parser("analyze", help="report the banking; writes nothing")
     _kernel_options(p)
@@ -97,19 +110,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("dirs", nargs="*", default=["kernels"], metavar="DIR")
     p.add_argument("--json", dest="json_file", metavar="FILE", help="write rows as JSON")
     p.add_argument("--ports", type=int, choices=(1, 2), default=2)
+    p.add_argument("--synth", action="store_true",
+                   help="measure every method's RTL model with yosys (slow; cached)")
+    p.add_argument("--markdown", action="store_true",
+                   help="also print the per-method resource table as Markdown")
     return parser
 
 
 def _options(args: argparse.Namespace) -> api.Options:
     extra = {}
     if args.command == "compile":
-        extra = {"part": args.part, "clock_ns": args.clock, "dump_maps": args.dump_maps}
+        extra = {"clock_ns": args.clock, "dump_maps": args.dump_maps, "synth": args.synth}
     return api.Options(top=args.top, ports=args.ports, max_banks=args.max_banks,
+                       part=args.part,
                        schemes=args.schemes, defines=tuple(args.defines),
                        include_dirs=tuple(args.include_dirs), std=args.std,
                        hls_include=args.hls_include,
                        replace_partitions=args.replace_partitions,
-                       time_limit=args.time_limit, **extra)
+                       time_limit=args.time_limit, timings=args.timings, **extra)
 
 
 def _print_warnings(report, console: Console) -> None:
@@ -118,7 +136,7 @@ def _print_warnings(report, console: Console) -> None:
 
 
 def _array_table(report) -> Table:
-    table = Table(title=f"{report.kernel.name}: arrays")
+    table = Table(title=f"{escape(report.kernel.name)}: arrays")
     for col in ("array", "shape", "kind", "ports", "conc.", "scheme", "banks",
                 "bound", "overhead", "BRAM18K", "ok"):
         table.add_column(col, justify="left" if col in ("array", "scheme", "kind") else "right")
@@ -134,7 +152,7 @@ def _array_table(report) -> Table:
 
 
 def _loop_table(report) -> Table:
-    table = Table(title=f"{report.kernel.name}: pipelined / unrolled loops")
+    table = Table(title=f"{escape(report.kernel.name)}: pipelined / unrolled loops")
     for col in ("loop", "line", "target II", "achieved II", "trip count", "arrays"):
         table.add_column(col, justify="left" if col in ("loop", "arrays") else "right")
     for n, loop in enumerate(report.model.loops):
@@ -156,7 +174,7 @@ def _run_analyze(args, out: Console, err: Console) -> int:
     with _banking_status(err) as progress:
         report = api.analyze(args.kernel, args.options, progress=progress)
     if args.json:
-        print(json.dumps(report.to_json(), indent=2))
+        print(json.dumps(report.to_json(timings=args.timings), indent=2))
     else:
         _print_warnings(report, err)
         out.print(_array_table(report))
@@ -168,14 +186,18 @@ def _run_analyze(args, out: Console, err: Console) -> int:
 def _run_compile(args, out: Console, err: Console) -> int:
     with _banking_status(err) as progress:
         compiled = api.compile_kernel(args.kernel, args.options, progress=progress)
-    outdir = api.write_project(compiled, args.outdir or api.default_outdir(args.kernel))
+    outdir = api.write_project(compiled, args.outdir or api.default_outdir(args.kernel),
+                               force=args.force)
+    args.written = outdir
     report = compiled.report
     _print_warnings(report, err)
     out.print(_array_table(report))
     if report.model.loops:
         out.print(_loop_table(report))
     out.print(f"wrote {outdir}: " + ", ".join(sorted(compiled.files)) +
-              (", maps/" if compiled.maps else ""), highlight=False)
+              (", maps/" if compiled.maps else ""), highlight=False, markup=False)
+    if report.solution.time_limited:
+        err.print("arraypart: the time limit ended the search (see the warnings)")
     if not report.goals_met:
         err.print("arraypart: some loop misses its target II (see the loop table and "
                   "`arraypart check`)")
@@ -189,8 +211,8 @@ def _run_check(args, out: Console, err: Console) -> int:
                                                     as_written=args.as_written,
                                                     progress=progress)
     if args.json:
-        print(json.dumps(check_json(report, result, bankings, as_written=args.as_written),
-                         indent=2))
+        print(json.dumps(check_json(report, result, bankings, as_written=args.as_written,
+                                    timings=args.timings), indent=2))
     else:
         _print_warnings(report, err)
         print(result.format())
@@ -199,13 +221,15 @@ def _run_check(args, out: Console, err: Console) -> int:
             for a in report.solution.arrays:
                 print(f"  {a.array.name}: {a.banking.scheme.describe()}"
                       + (f", {a.banking.copies} copies" if a.banking.copies > 1 else ""))
-    missed = any(loop.achieved_ii > loop.target_ii for loop in result.loops)
+    missed = (any(loop.achieved_ii > loop.target_ii for loop in result.loops)
+              or report.solution.time_limited)
     return EXIT_GOAL_MISSED if missed else EXIT_OK
 
 
 def _run_bench(args, out: Console, err: Console) -> int:
     return bench.main([Path(d) for d in args.dirs], json_file=args.json_file,
-                      ports=args.ports, console=out)
+                      ports=args.ports, console=out, synth=args.synth,
+                      markdown=args.markdown)
 
 
 COMMANDS = {"analyze": _run_analyze, "compile": _run_compile, "check": _run_check,
@@ -213,8 +237,10 @@ COMMANDS = {"analyze": _run_analyze, "compile": _run_compile, "check": _run_chec
 
 
 def main(argv: list[str] | None = None) -> int:
+    interrupts.install()
     parser = build_parser()
     args = parser.parse_args(argv)
+    args.written = None
     if args.command != "bench":
         try:
             args.options = _options(args)
@@ -227,9 +253,11 @@ def main(argv: list[str] | None = None) -> int:
     except KernelError as error:
         print(error, file=sys.stderr)
         return EXIT_BAD_INPUT
-    except KeyboardInterrupt:
-        print("arraypart: interrupted; nothing was written", file=sys.stderr)
-        return EXIT_INTERRUPTED
+    except KeyboardInterrupt as error:
+        done = (f"{args.written} was written whole" if args.written is not None
+                else "nothing was written")
+        print(f"arraypart: interrupted; {done}", file=sys.stderr)
+        return interrupts.exit_status(error)
     except Exception as error:  # noqa: BLE001 - the last line of defence against tracebacks
         print(f"arraypart: internal error: {type(error).__name__}: {error} "
               "(please report this with the kernel)", file=sys.stderr)

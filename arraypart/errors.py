@@ -7,7 +7,11 @@ command-line layer turns it into an exit code.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+# Control characters in a file name would break the one-line diagnostic format.
+UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,7 +23,9 @@ class Coord:
     col: int = 0
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}"
+        shown = UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape").decode(),
+                                self.file)
+        return f"{shown}:{self.line}:{self.col}"
 
 
 class KernelError(Exception):

@@ -9,8 +9,8 @@ isl: ``e == d * floor(e / d) + (e mod d)`` with ``0 <= e mod d < d``.
 
 Array indices (``A[2*i + 1]``, ``A[k & 127]`` = ``A[k mod 128]``) and the bank and offset
 formulas of every banking scheme are such trees.  Each is written once and rendered
-three ways: :func:`to_isl` (proofs), :func:`evaluate` (numpy: maps and the checker) and
-:func:`to_c` (code generation).
+four ways: :func:`to_isl` (proofs), :func:`evaluate` (numpy: maps and the checker),
+:func:`to_c` (code generation) and :func:`to_verilog` (the RTL model of a banked memory).
 """
 
 from __future__ import annotations
@@ -296,3 +296,190 @@ def _pretty_atom(e: Expr) -> str:
     """``pretty(e)``, parenthesized unless it is a variable, constant or floor."""
     text = pretty(e)
     return text if isinstance(e, (Var, Const, FloorDiv)) else f"({text})"
+
+
+# ---------------------------------------------------------------- value ranges and Verilog
+
+
+def bounds(e: Expr, ranges: Mapping[str, tuple[int, int]]) -> tuple[int, int]:
+    """An interval ``(lo, hi)`` holding every value of ``e`` when each variable v lies in
+    ``ranges[v]`` (interval arithmetic: exact for affine forms in independent variables,
+    an over-approximation otherwise)."""
+    if isinstance(e, Const):
+        return e.value, e.value
+    if isinstance(e, Var):
+        return ranges[e.name]
+    if isinstance(e, Add):
+        parts = [bounds(t, ranges) for t in e.terms]
+        return sum(p[0] for p in parts), sum(p[1] for p in parts)
+    if isinstance(e, Scale):
+        lo, hi = bounds(e.arg, ranges)
+        return min(lo * e.factor, hi * e.factor), max(lo * e.factor, hi * e.factor)
+    lo, hi = bounds(e.arg, ranges)
+    if isinstance(e, FloorDiv):
+        return lo // e.divisor, hi // e.divisor
+    if lo // e.modulus == hi // e.modulus:
+        return lo % e.modulus, hi % e.modulus
+    return 0, e.modulus - 1
+
+
+def range_bits(lo: int, hi: int) -> int:
+    """Bits of a vector holding every integer of ``[lo, hi]`` (two's complement when
+    ``lo < 0``)."""
+    if lo >= 0:
+        return max(1, hi.bit_length())
+    return max(hi.bit_length(), (-lo - 1).bit_length()) + 1
+
+
+@dataclass(frozen=True, slots=True)
+class Verilog:
+    """``e`` as Verilog: ``wires`` declare one net per operation (``wire [w-1:0] n = ...;``)
+    and ``result`` names the value, ``width`` bits wide, two's complement when ``lo < 0``."""
+
+    wires: tuple[str, ...]
+    result: str
+    width: int
+    lo: int
+    hi: int
+
+
+def to_verilog(e: Expr, ranges: Mapping[str, tuple[int, int]],
+               name_of: Callable[[str], str] = str, prefix: str = "e") -> Verilog:
+    """Synthesizable Verilog of ``e``; variable v is the net ``name_of(v)`` of
+    ``range_bits(*ranges[v])`` bits.
+
+    Every net is as wide as its value's interval (:func:`bounds`), so sums and products
+    are exact in modular arithmetic.  Precondition (as for :func:`to_c`): every ``floor``
+    and ``mod`` argument is non-negative wherever the variables take their values; the
+    argument is then truncated to the bits of its upper bound.  Division by a power of
+    two is a bit slice; by another constant d it is a multiplication by the reciprocal,
+    ``floor(a/d) = floor(a*m / 2^s)`` with ``m = ceil(2^s/d)`` and the least s such that
+    ``(m*d - 2^s) * max(a) < 2^s`` (exact for ``0 <= a <= max(a)``: Granlund and
+    Montgomery, PLDI'94, Thm 4.2), as HLS tools lower an unsigned division by a constant.
+    Constant products are shift-and-add sums (canonical signed digits), so the address
+    logic maps to LUTs, not DSPs.
+    """
+    return _VerilogWriter(ranges, name_of, prefix).render(e)
+
+
+class _VerilogWriter:
+    """One rendering: the nets written so far (local to one :func:`to_verilog` call)."""
+
+    def __init__(self, ranges, name_of, prefix):
+        self.ranges, self.name_of, self.prefix = ranges, name_of, prefix
+        self.wires: list[str] = []
+
+    def render(self, e: Expr) -> Verilog:
+        text, lo, hi = self.node(e)
+        return Verilog(tuple(self.wires), text, range_bits(lo, hi), lo, hi)
+
+    def net(self, text: str, lo: int, hi: int) -> tuple[str, int, int]:
+        name = f"{self.prefix}{len(self.wires)}"
+        self.wires.append(f"wire [{range_bits(lo, hi) - 1}:0] {name} = {text};")
+        return name, lo, hi
+
+    def node(self, e: Expr) -> tuple[str, int, int]:
+        """``(net or literal, lo, hi)``."""
+        if isinstance(e, Const):
+            return _literal(e.value, range_bits(e.value, e.value)), e.value, e.value
+        if isinstance(e, Var):
+            lo, hi = self.ranges[e.name]
+            return self.name_of(e.name), lo, hi
+        if isinstance(e, Add):
+            lo, hi = bounds(e, self.ranges)
+            width = range_bits(lo, hi)
+            parts = [self.node(t) for t in e.terms]
+            return self.net(" + ".join(_extend(p, width) for p in parts), lo, hi)
+        if isinstance(e, Scale):
+            return self.product(self.node(e.arg), e.factor)
+        arg = self.unsigned(self.node(e.arg))
+        if isinstance(e, FloorDiv):
+            return self.quotient(arg, e.divisor)
+        return self.remainder(arg, e.modulus)
+
+    def unsigned(self, part: tuple[str, int, int]) -> tuple[str, int, int]:
+        """A floor/mod argument: non-negative by precondition, truncated to its bits."""
+        text, lo, hi = part
+        hi = max(hi, 0)
+        width = range_bits(0, hi)
+        if range_bits(lo, hi) == width:
+            return text, max(lo, 0), hi
+        return self.net(f"{text}[{width - 1}:0]", max(lo, 0), hi)
+
+    def product(self, part: tuple[str, int, int], factor: int) -> tuple[str, int, int]:
+        text, lo, hi = part
+        plo, phi = min(lo * factor, hi * factor), max(lo * factor, hi * factor)
+        width = range_bits(plo, phi)
+        wide = _extend(part, width)
+        terms = []
+        for shift, sign in sorted(_signed_digits(factor), key=lambda t: -t[1]):
+            shifted = wide if shift == 0 else f"{{{wide}, {shift}'d0}}"
+            terms.append(("- " if sign < 0 else "+ ") + shifted)
+        body = " ".join(terms)
+        body = body[2:] if body.startswith("+ ") else f"{width}'d0 {body}"
+        return self.net(body, plo, phi)
+
+    def quotient(self, arg: tuple[str, int, int], d: int) -> tuple[str, int, int]:
+        text, lo, hi = arg
+        if hi < d:
+            return "1'd0", 0, 0
+        width = range_bits(0, hi)
+        if d & (d - 1) == 0:
+            shift = d.bit_length() - 1
+            return self.net(f"{text}[{width - 1}:{shift}]", lo // d, hi // d)
+        shift, m = _reciprocal(d, hi)
+        product = self.product((text, 0, hi), m)
+        return self.net(f"{product[0]}[{range_bits(0, product[2]) - 1}:{shift}]",
+                        lo // d, hi // d)
+
+    def remainder(self, arg: tuple[str, int, int], d: int) -> tuple[str, int, int]:
+        text, lo, hi = arg
+        if hi < d:
+            return arg
+        if d & (d - 1) == 0:
+            return self.net(f"{text}[{d.bit_length() - 2}:0]", 0, d - 1)
+        q = self.quotient(arg, d)
+        qd = self.product(q, d)
+        width = range_bits(0, hi)
+        diff = self.net(f"{_extend(arg, width)} - {_extend(qd, width)}", 0, hi)
+        return self.net(f"{diff[0]}[{range_bits(0, d - 1) - 1}:0]", 0, d - 1)
+
+
+def _literal(value: int, width: int) -> str:
+    return f"{width}'d{value}" if value >= 0 else f"{width}'d{value % (1 << width)}"
+
+
+def _extend(part: tuple[str, int, int], width: int) -> str:
+    """The net as ``width`` bits: sign-extended when it may be negative."""
+    text, lo, hi = part
+    own = range_bits(lo, hi)
+    if lo == hi:
+        return _literal(lo, width)
+    if own >= width:
+        return text if own == width else f"{text}[{width - 1}:0]"
+    if lo >= 0:
+        return f"{{{width - own}'d0, {text}}}"
+    return f"{{{{{width - own}{{{text}[{own - 1}]}}}}, {text}}}"
+
+
+def _signed_digits(k: int) -> list[tuple[int, int]]:
+    """``k = sum(sign * 2**shift)`` in non-adjacent form: the fewest adders."""
+    digits, shift = [], 0
+    while k:
+        if k & 1:
+            sign = 2 - (k & 3)
+            digits.append((shift, sign))
+            k -= sign
+        k >>= 1
+        shift += 1
+    return digits
+
+
+def _reciprocal(d: int, largest: int) -> tuple[int, int]:
+    """``(s, m)``: ``floor(a/d) == (a*m) >> s`` for ``0 <= a <= largest``."""
+    s = 0
+    while True:
+        m = -(-(1 << s) // d)
+        if (m * d - (1 << s)) * largest < (1 << s):
+            return s, m
+        s += 1

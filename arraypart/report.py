@@ -8,19 +8,23 @@ from .banking.solution import ArraySolution, Solution
 from .check import CheckReport
 from .ir import Kernel
 from .poly.model import PolyModel
+from .rtl import Resources, estimate
 from .scheme import Banking
 
 
 @dataclass(frozen=True, eq=False)
 class Report:
     """The report of ``analyze`` / ``compile``: the kernel, its model, the banking
-    chosen for every array.  ``to_json()`` gives the stable keys of DESIGN §5."""
+    chosen for every array.  ``to_json()`` gives the stable keys of DESIGN §5.
+    ``measured``: yosys' resources per array (``compile --synth``); the other arrays'
+    resources come from the fitted cost model."""
 
     kernel: Kernel
     model: PolyModel
     solution: Solution
     scheduled: CheckReport | None = None
     crossbars: dict[str, tuple[int, int]] = field(default_factory=dict)
+    measured: dict[str, Resources] = field(default_factory=dict)
 
     @property
     def warnings(self) -> tuple[str, ...]:
@@ -32,9 +36,10 @@ class Report:
 
     @property
     def goals_met(self) -> bool:
-        """Every array conflict-free and every loop at its target II (under the
-        scheduling rule on the emitted code when it was checked)."""
-        return self.conflict_free and all(
+        """Every array conflict-free, found within the time limit, and every loop at
+        its target II (under the scheduling rule on the emitted code when it was
+        checked); else exit 1."""
+        return self.conflict_free and not self.solution.time_limited and all(
             self.loop_achieved_ii(n, loop.name, loop.target_ii) <= loop.target_ii
             for n, loop in enumerate(self.model.loops))
 
@@ -52,13 +57,16 @@ class Report:
         iis = [ii for a in self.solution.arrays for name, ii in a.achieved_ii if name == loop]
         return max(iis, default=target_ii)
 
-    def to_json(self) -> dict:
+    def to_json(self, *, timings: bool = False) -> dict:
+        """The report's JSON form.  ``solve_seconds`` is 0.0 unless ``timings``, so
+        that identical inputs give byte-identical reports (DESIGN §4)."""
         return {
             "kernel": self.kernel.name,
             "top": self.kernel.top,
             "source": self.kernel.path,
-            "solve_seconds": round(self.solution.seconds, 6),
-            "arrays": [_array_json(a, self.model, self.crossbars.get(a.array.name, (0, 0)))
+            "solve_seconds": round(self.solution.seconds, 6) if timings else 0.0,
+            "arrays": [_array_json(a, self.model, self.crossbars.get(a.array.name, (0, 0)),
+                                   self.measured.get(a.array.name))
                        for a in self.solution.arrays],
             "loops": [{"name": loop.name, "line": loop.coord.line,
                        "target_ii": loop.target_ii,
@@ -67,16 +75,17 @@ class Report:
                        "arrays": list(loop.arrays)}
                       for n, loop in enumerate(self.model.loops)],
             "warnings": list(self.warnings),
+            "time_limit_reached": self.solution.time_limited,
         }
 
 
 def check_json(report: Report, result, bankings: dict[str, Banking], *,
-               as_written: bool) -> dict:
+               as_written: bool, timings: bool = False) -> dict:
     """The report of ``arraypart check --json``: report.json (DESIGN §5) whose loops
     carry the checker's fields (achieved II, cycles, stall cycles, first conflict), each
     array the scheme that was checked (``checked_scheme``: arraypart's, or with
     ``as_written`` the kernel's own pragmas'), and the checker's map verdicts."""
-    out = report.to_json()
+    out = report.to_json(timings=timings)
     checked = result.to_json()
     out["checked"] = "as_written" if as_written else "arraypart"
     for array in out["arrays"]:
@@ -89,8 +98,10 @@ def check_json(report: Report, result, bankings: dict[str, Banking], *,
     return out
 
 
-def _array_json(sol: ArraySolution, model: PolyModel, crossbar: tuple[int, int]) -> dict:
+def _array_json(sol: ArraySolution, model: PolyModel, crossbar: tuple[int, int],
+                measured: Resources | None) -> dict:
     array, banking = sol.array, sol.banking
+    resources = measured or estimate(banking, model.array(array.name))
     scheme = banking.scheme
     return {
         "name": array.name,
@@ -111,5 +122,6 @@ def _array_json(sol: ArraySolution, model: PolyModel, crossbar: tuple[int, int])
         "bram18k": sol.bram18k,
         # the selects of bank-centric code: lanes routed to banks (0, 0: none needed)
         "crossbar": {"lanes": crossbar[0], "banks": crossbar[1]},
+        "resources": resources.to_json(),
         "proof": sol.proof,
     }

@@ -10,8 +10,12 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 KERNELS = sorted((ROOT / "kernels").glob("*.c"))
 HAVE_GXX = shutil.which("g++") is not None
+HAVE_IVERILOG = shutil.which("iverilog") is not None and shutil.which("vvp") is not None
+HAVE_YOSYS = shutil.which("yosys") is not None
 
 needs_gxx = pytest.mark.skipif(not HAVE_GXX, reason="g++ is not installed")
+needs_iverilog = pytest.mark.skipif(not HAVE_IVERILOG, reason="iverilog is not installed")
+needs_yosys = pytest.mark.skipif(not HAVE_YOSYS, reason="yosys is not installed")
 
 
 @contextmanager

@@ -7,7 +7,8 @@ from arraypart.banking.baselines import BASELINES
 
 from conftest import ROOT
 
-METHOD_KEYS = {"banks", "copies", "conflict_free", "storage_overhead", "bram18k", "seconds"}
+METHOD_KEYS = {"banks", "copies", "conflict_free", "storage_overhead", "bram18k", "seconds",
+               "lut", "ff", "rtl_bram18k", "resources_source"}
 KERNELS = ["denoise.c", "bicubic.c", "transpose.c", "syr2k.c"]
 
 
@@ -36,3 +37,8 @@ def test_bench_json_rows_and_totals(tmp_path, capsys):
     assert totals["arraypart_conflict_free"] and totals["checker_disagrees"] == []
     assert totals["worse_than_a_conflict_free_baseline"] == []
     assert totals["kernels"] == len(KERNELS) and totals["arrays"] == len(rows)
+    assert stencil["arraypart"]["resources_source"] == "model"
+    assert stencil["arraypart"]["lut"] > 0 and stencil["vitis_manual"]["lut"] > 0
+    same = totals["resources_vs_vitis_manual"]
+    assert same["arrays"] >= 1 and set(same["lut"]) == {"arraypart", "vitis_manual", "fewer"}
+    assert totals["arraypart"]["lut"] == sum(r["arraypart"]["lut"] for r in rows)

@@ -3,12 +3,13 @@
 Each kernel is analyzed and solved; the whole file must stay well within CI's budget
 (the issue asks for under a minute per kernel)."""
 
+import json
 import tracemalloc
 
 import pytest
 
 import arraypart
-from arraypart import cli
+from arraypart import cli, output
 
 from conftest import ROOT
 
@@ -39,14 +40,15 @@ def test_eight_dimensional_arrays():
 
 
 def test_sixty_four_concurrent_reads_reach_the_bound():
-    report = arraypart.analyze(EXTREME / "win64.c")
+    # The answer, not the speed, is under test (a loaded machine must not time out).
+    report = arraypart.analyze(EXTREME / "win64.c", time_limit=600)
     buf = solved(report, "buf")
     assert buf.max_concurrent == 64
     assert buf.conflict_free and buf.banking.scheme.banks == buf.lower_bound == 32
 
 
 def test_unroll_factor_128():
-    report = arraypart.analyze(EXTREME / "unroll128.c")
+    report = arraypart.analyze(EXTREME / "unroll128.c", time_limit=600)
     for name in ("buf", "out"):
         a = solved(report, name)
         assert a.conflict_free and a.banking.scheme.banks == a.lower_bound == 64
@@ -60,11 +62,16 @@ def test_dump_maps_refuses_huge_arrays_and_writes_nothing(tmp_path, capsys):
     assert not out.exists() and list(tmp_path.iterdir()) == []
 
 
-def test_time_limit_ends_with_a_located_message(capsys):
-    code = cli.main(["analyze", str(EXTREME / "win64.c"), "--time-limit", "0.05"])
-    err = capsys.readouterr().err
-    assert code == 2
-    assert err.startswith(str(EXTREME / "win64.c") + ":") and "time limit" in err
+def test_time_limit_gives_exit_1_and_the_best_proven_banking(capsys):
+    code = cli.main(["analyze", str(EXTREME / "win64.c"), "--time-limit", "0.05", "--json"])
+    out, err = capsys.readouterr()
+    report = json.loads(out)
+    assert code == 1 and "Traceback" not in err and report["time_limit_reached"]
+    buf = next(a for a in report["arrays"] if a["name"] == "buf")
+    assert buf["scheme"]["kind"] == "none" and not buf["conflict_free"]
+    assert {loop["name"]: loop["achieved_ii"] for loop in report["loops"]}["L7"] == 32
+    assert any("time limit of 0.05 s reached while banking buf" in w
+               for w in report["warnings"])
 
 
 def test_ctrl_c_while_writing_leaves_the_old_output(tmp_path, monkeypatch):
@@ -73,15 +80,15 @@ def test_ctrl_c_while_writing_leaves_the_old_output(tmp_path, monkeypatch):
     arraypart.write_project(compiled, out)
     before = {p.name: p.read_bytes() for p in out.iterdir()}
     written = []
-    original = type(out).write_text
+    original = output._write_file
 
-    def interrupted(self, text, *args, **kwargs):
-        written.append(self)
+    def interrupted(path, data):
+        written.append(path)
         if len(written) == 3:
             raise KeyboardInterrupt
-        return original(self, text, *args, **kwargs)
+        return original(path, data)
 
-    monkeypatch.setattr(type(out), "write_text", interrupted)
+    monkeypatch.setattr(output, "_write_file", interrupted)
     with pytest.raises(KeyboardInterrupt):
         arraypart.write_project(compiled, out)
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
@@ -96,3 +103,26 @@ def test_irregular_reads_of_ten_billion_elements_are_checked_without_a_full_map(
     assert not a.conflict_free and a.banking.scheme.banks == 1 and a.banking.copies == 1
     assert [loop.achieved_ii for loop in result.loops] == [2]
     assert next(m for m in result.maps if m.array == "A").ok
+
+
+def test_read_copies_are_offered_while_they_fit_the_device(tmp_path):
+    kernel = tmp_path / "copies.c"
+    kernel.write_text(HUGEIRR_SMALL)
+    a = solved(arraypart.analyze(kernel, ports=1), "A")
+    assert a.conflict_free and a.banking.copies == 2
+    b = solved(arraypart.analyze(kernel, ports=1, part="xc7z020-clg400-1"), "A")
+    assert b.banking.copies == 1 and b.bram18k <= 280
+
+
+HUGEIRR_SMALL = """
+void copies(int in[256][384], int idx[64], int out[64]) {
+  int A[256][384];
+  for (int i = 0; i < 256; i++) for (int j = 0; j < 384; j++) {
+#pragma HLS pipeline II=1
+    A[i][j] = in[i][j]; }
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    out[i] = A[idx[i]][i] + A[i][idx[i]];
+  }
+}
+"""

@@ -40,11 +40,12 @@ ROOT = Path(__file__).resolve().parent.parent
 KERNEL_TEXTS = tuple(p.read_text() for p in sorted((ROOT / "kernels").glob("*.c")))
 REGRESSIONS = Path(__file__).parent / "data" / "fuzz_pipeline"
 
-DEFAULT_EXAMPLES = 80  # with the g++ sample, keeps this file well under a minute in CI
+DEFAULT_EXAMPLES = 60  # with the g++ sample, keeps the default run under 5 minutes on 2 cores
 EXAMPLES = int(os.environ.get("ARRAYPART_FUZZ_EXAMPLES", DEFAULT_EXAMPLES))
 GXX_SAMPLE = 4  # successful compiles built and run with g++ per CI run (about 1 s each)
 # The solver's budget while fuzzing; the whole pipeline on a kernel-sized input must
-# answer within PIPELINE_LIMIT_S (solver budget plus modelling, codegen and checking).
+# answer within PIPELINE_LIMIT_S (solver budget plus modelling, codegen and checking),
+# measured in this process's CPU seconds, so that a loaded machine cannot fail it.
 SOLVER_TIME_LIMIT_S = 5.0
 PIPELINE_LIMIT_S = 20.0
 ALARM_S = 120.0
@@ -223,12 +224,15 @@ def _drop_pragma(text, draw):
     return splice(text, m.start(), m.end(), "")
 
 
-INDEX_EDITS = ("+ 1", "- 1", "+ 3", "2 *", "3 *", "swap", "i*j", "mod", "data", "zero")
+INDEX_EDITS = ("+ 1", "- 1", "+ 3", "2 *", "3 *", "swap", "i*j", "mod", "data", "zero",
+               "c/", "c%")
 
 
 def _index(text, draw):
     """Edit one index: offsets, coefficients, iterator swaps, irregular forms
-    (``A[i*j]``, ``A[(int)B[..]]``) and in-bounds irregular ``(i*j) % D``."""
+    (``A[i*j]``, ``A[(int)B[..]]``), in-bounds irregular ``(i*j) % D``, and C
+    divisions and remainders whose dividend is negative at some iterations (C
+    truncates toward zero: ``(e - 3) / 2 + 1``, ``(e - 5) % 4 + 3``)."""
     decls = declarations(text)
     refs = [r for r in array_refs(text, decls) if r[1] > body_start(text)]
     if not refs:
@@ -255,6 +259,10 @@ def _index(text, draw):
         new = f"(int){other}{inner}"
     elif edit == "zero":
         new = "0"
+    elif edit == "c/":
+        new = f"({old} - 3) / 2 + 1"
+    elif edit == "c%":
+        new = f"({old} - 5) % 4 + 3"
     else:
         new = f"{old} {edit}"
     return splice(text, start, end, new)
@@ -372,7 +380,7 @@ def run_pipeline(path: Path, options: dict):
     """compile_kernel, the checker on its banking and on the banking as written.
     Returns the Compiled, or the located KernelError."""
     lines = path.read_text().count("\n") + 1
-    start = time.perf_counter()
+    start = time.process_time()
     try:
         with alarm(ALARM_S):
             compiled = arraypart.compile_kernel(path, time_limit=SOLVER_TIME_LIMIT_S,
@@ -386,7 +394,7 @@ def run_pipeline(path: Path, options: dict):
         assert_located(error, path, lines)
         return error
     finally:
-        elapsed = time.perf_counter() - start
+        elapsed = time.process_time() - start
     assert elapsed < PIPELINE_LIMIT_S, f"took {elapsed:.1f} s"
     json.dumps(report.to_json())
     json.dumps(result.to_json())
@@ -475,28 +483,33 @@ def test_partly_irregular_reference_may_hit_any_bank():
     assert "read a_buf[?][?]" in a_buf.proof
 
 
-@pytest.mark.parametrize("name, options, line, fragment", [
-    ("clique_walk.c", {"ports": 1, "max_banks": 1}, 8,
-     "solver time limit of 5 s exceeded while proving a banking of a_buf"),
-    ("triangular_full_unroll.c", {"max_banks": 2}, 6,
-     "solver time limit of 5 s exceeded while"),
+@pytest.mark.parametrize("name, options, line, array", [
+    ("clique_walk.c", {"ports": 1, "max_banks": 1}, 8, "a_buf"),
+    ("triangular_full_unroll.c", {"max_banks": 2}, 6, None),
     # A pipelined time loop unrolls every inner loop: thousands of lanes.  The
     # pre-check's II table was quadratic in lanes and never looked at the clock.
-    ("pipelined_time_loop.c", {"ports": 1, "max_banks": 2}, 6,
-     "solver time limit of 5 s exceeded while"),
+    ("pipelined_time_loop.c", {"ports": 1, "max_banks": 2}, 6, None),
 ])
-def test_exponential_work_ends_at_the_time_limit(name, options, line, fragment):
-    start = time.perf_counter()
-    error = regression(name, **options)
-    assert time.perf_counter() - start < 2 * SOLVER_TIME_LIMIT_S
-    assert isinstance(error, KernelError) and error.coord.line == line, str(error)
-    assert fragment in error.message
+def test_exponential_work_ends_at_the_time_limit(name, options, line, array):
+    """DESIGN §4: the time limit is a missed goal, reported with the banking proven
+    by then (one memory, its II counted), never an input error."""
+    start = time.process_time()
+    compiled = regression(name, **options)
+    assert time.process_time() - start < 2 * SOLVER_TIME_LIMIT_S
+    assert not isinstance(compiled, KernelError), str(compiled)
+    report = compiled.report
+    assert report.solution.time_limited and not report.goals_met
+    limited = [a for a in report.solution.arrays if a.time_limited]
+    assert limited and all(a.banking.scheme.banks == 1 for a in limited)
+    assert array is None or array in {a.array.name for a in limited}
+    warning = next(w for w in report.warnings if "solver time limit of 5 s reached" in w)
+    assert warning.startswith(f"{REGRESSIONS / name}:{line}:")
 
 
 def test_hundreds_of_irregular_reads_are_judged_by_counting():
-    start = time.perf_counter()
+    start = time.process_time()
     compiled = regression("irregular_flood.c", ports=1, max_banks=3)
-    assert time.perf_counter() - start < SOLVER_TIME_LIMIT_S
+    assert time.process_time() - start < SOLVER_TIME_LIMIT_S
     range_w = solved(compiled, "range_w")
     assert range_w.max_concurrent == 414 and not range_w.conflict_free
     assert "too many to prove apart with isl" in range_w.proof

@@ -334,10 +334,10 @@ def test_irregular_lanes_each_count_once():
 def test_huge_domain_is_counted_symbolically():
     k = kernel([array("A", 100000, 100000)], loop("i", c(0), c(99999), [
         loop("j", c(0), c(99999), [stmt(acc("A", v("i"), v("j")))], ii=1)]))
-    start = time.perf_counter()
+    start = time.process_time()
     (group,) = build_model(k).array("A").groups
     assert group.total_iterations == 10**10 and group.trip_count == 100000
-    assert time.perf_counter() - start < 5
+    assert time.process_time() - start < 5
 
 
 # ---------------------------------------------------------------- the kernel suite

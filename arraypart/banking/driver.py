@@ -1,52 +1,66 @@
 """The banking pass: for every array, the cheapest banking isl proves conflict-free.
 
 Search (per array): tiers of physical banks t = banks x copies, from the lower bound
-up to ``max_banks`` (only ``max_banks`` when the bound exceeds it: then the least II
-is sought).  A tier's candidates are pre-checked in numpy on uniform groups (:mod:`.precheck`, exact up to residue
-reachability), the survivors are sorted by :class:`.space.Cost`, non-uniform groups
-are checked with isl at the target II, and the first survivor that :func:`.prove`
-confirms wins: no cheaper tier had a conflict-free candidate, and within the tier
-nothing cheaper survived.  When no tier succeeds, the candidate with the least
-(pre-checked) II wins and the report says so.
+up to the search ceiling (:func:`search_ceiling`; only the ceiling when the bound
+exceeds it: then the least II is sought).  A tier is a set of :class:`.space.Family`
+values (per_dim partitions of N banks, flat ``floor(alpha·x/B) mod N`` for each B, at
+each copy count and read assignment), visited in the order of their cost floors.
+Before a family is pre-checked, the candidates already pre-checked that cost less
+than its floor are proved in cost order; the first that :func:`.prove` confirms wins,
+since nothing in the families still to come can cost less.  So a per_dim banking at
+the bound that no flat scheme can beat (storage, crossbar) is accepted before any
+flat candidate is looked at.  Pre-checks are exact residue counts on uniform groups
+(:mod:`.precheck`); non-uniform groups are refuted on samples, then judged by isl.
+When no tier succeeds, the candidate with the least (pre-checked) II wins and the
+report says so.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Callable
+from dataclasses import dataclass, field, replace
+from math import prod
 from time import perf_counter
+from typing import Callable, Iterator
 
 import numpy as np
 
-from ..errors import KernelError, warning_text
+from ..errors import warning_text
 from ..poly.model import ArrayModel, PolyModel
 from ..scheme import Banking, flat_scheme, none_scheme, per_dim_scheme, scheme_from_pragmas
-from .bounds import bram18k, lower_bound_of
+from .bounds import bram18k, counting_bound, lower_bound_of
+from .device import DEFAULT_SEARCH_BANKS, bram_budget
+from .feasible import least_feasible_ii, relaxed
 from .groups import GroupShape, analyze_group, read_refs
 from .precheck import LaneSet, flat_ii, lane_set, per_dim_ii
-from .proof import Proof, ProofTimeout, prove, prove_group
+from .proof import Proof, ProofTimeout, counted_proof, prove, prove_group
 from .sampling import refuted, sample_group
 from .solution import ArraySolution, Solution
-from .space import (FLAT_BLOCKS, Cost, alpha_matrix, copy_assignments, cost_of,
-                    per_dim_tiers)
+from .space import (FLAT_BLOCKS, Cost, Family, alpha_rows, copy_assignments, cost_of,
+                    flat_floor, per_dim_partitions)
 
 FAMILIES = ("per_dim", "flat")
 SCHEME_CHOICES = {"all": FAMILIES, "vitis": ("per_dim",)}
 # Alpha candidates handed to the pre-check at once (it splits them further to stay
 # within its memory budget); keeps a batch's bankings cheap to build lazily.
 ALPHA_BATCH = 4096
+# A user's array_partition is called wasteful when it uses more than this many times
+# the banks x copies of arraypart's conflict-free banking (each bank is a BRAM or a
+# LUTRAM with its own address logic).
+WASTE_RATIO = 2
 
 
-def solve(model: PolyModel, *, max_banks: int = 64, schemes: str = "all",
-          time_limit: float = 30.0, replace_partitions: bool = False,
+def solve(model: PolyModel, *, max_banks: int | None = None, part: str | None = None,
+          schemes: str = "all", time_limit: float = 30.0, replace_partitions: bool = False,
           progress: Callable[[int, int, str], None] | None = None) -> Solution:
-    """Bank every array of ``model`` (DESIGN §3); see the module doc.  ``progress``,
-    when given, is told ``(index, count, array name)`` before each array."""
+    """Bank every array of ``model`` (DESIGN §3); see the module doc.  ``max_banks``
+    caps banks x copies explicitly; by default the cap comes from ``part``'s BRAM
+    (:mod:`.device`).  ``progress``, when given, is told ``(index, count, array
+    name)`` before each array."""
     if schemes not in SCHEME_CHOICES:
         raise ValueError(f"schemes must be one of {sorted(SCHEME_CHOICES)}")
     start = perf_counter()
-    options = _Options(max_banks, SCHEME_CHOICES[schemes], start + time_limit, time_limit,
-                       replace_partitions)
+    options = _Options(max_banks, bram_budget(part), SCHEME_CHOICES[schemes],
+                       start + time_limit, time_limit, replace_partitions)
     arrays = []
     for index, am in enumerate(model.arrays):
         if progress is not None:
@@ -59,7 +73,8 @@ def solve(model: PolyModel, *, max_banks: int = 64, schemes: str = "all",
 
 @dataclass(frozen=True, slots=True)
 class _Options:
-    max_banks: int
+    max_banks: int | None
+    bram_budget: int
     families: tuple[str, ...]
     deadline: float
     time_limit: float
@@ -76,13 +91,70 @@ class _Found:
     tried: int
 
 
+class _TimeUp(Exception):
+    """The solver's deadline passed during the search."""
+
+
+@dataclass(frozen=True, order=True)
+class _Fallback:
+    """The best candidate that misses the target: least excess II (summed over the
+    groups), then least cost."""
+
+    excess_ii: int
+    cost: Cost
+    read_copy: tuple
+    banking: Banking = field(compare=False)
+
+
+def search_ceiling(options_max: int | None, bram_budget: int, bound: int,
+                   shapes: list[GroupShape], shape: tuple[int, ...]) -> int:
+    """The most banks x copies the search tries.  An explicit ``--max-banks`` is kept.
+    Otherwise the device's BRAM18K count caps it, and below that cap the search stops
+    at the larger of :data:`.device.DEFAULT_SEARCH_BANKS` and the largest bounding box
+    of a uniform group's offsets (per-dimension cyclic banking over that box separates
+    every lane, so the subscripts never ask for more); never beyond the elements."""
+    if options_max is not None:
+        return options_max
+    box = max([bound] + [_box(s, shape) for s in shapes if s.uniform])
+    return max(1, min(bram_budget, prod(shape), max(DEFAULT_SEARCH_BANKS, box)))
+
+
+def _box(s: GroupShape, shape: tuple[int, ...]) -> int:
+    if not len(s.offsets):
+        return 1
+    spans = s.offsets.max(0) - s.offsets.min(0) + 1
+    return prod(min(int(w), n) for w, n in zip(spans, shape))
+
+
 def _solve_within_time(am: ArrayModel, options: _Options) -> ArraySolution:
+    """The search under the deadline.  A target II that address sharing makes
+    impossible is recognised first (:mod:`.feasible`): the search then seeks the least
+    II that is possible.  When the deadline passes, the array keeps one memory, whose
+    II is proven by counting (DESIGN §4: exit 1 with the best banking so far)."""
+    start = perf_counter()
+    floors = least_feasible_ii(am)
     try:
-        return _solve_array(am, options)
-    except ProofTimeout:
-        raise KernelError(am.array.coord, (
-            f"solver time limit of {options.time_limit:g} s exceeded while proving a "
-            f"banking of {am.array.name}")) from None
+        solution = _solve_array(relaxed(am, floors) if floors else am, options)
+    except (ProofTimeout, _TimeUp):
+        return _time_limited(am, options, start)
+    if not floors:
+        return solution
+    notes = tuple(warning_text(am.array.coord, (
+        f"{why}: II {am.groups[k].target_ii} is impossible, the least is {ii}"))
+        for k, (ii, why) in sorted(floors.items()))
+    return replace(solution, conflict_free=False, notes=solution.notes + notes)
+
+
+def _time_limited(am: ArrayModel, options: _Options, start: float) -> ArraySolution:
+    banking = Banking(am.array.name, none_scheme(am.array.shape))
+    proof = counted_proof(am, banking)
+    note = warning_text(am.array.coord, (
+        f"solver time limit of {options.time_limit:g} s reached while banking "
+        f"{am.array.name}: no banking was proven within it, so it keeps one memory "
+        f"(achieved II {dict(proof.achieved_ii)}, proven by counting)"))
+    solution = _solution(am, banking, proof, 1, start,
+                         "time limit reached; one memory, proven by counting", (note,))
+    return replace(solution, time_limited=True)
 
 
 def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
@@ -101,29 +173,42 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
     if kept:
         banking = Banking(array.name, scheme_from_pragmas(array))
         proof, tried = prove(am, banking, deadline=options.deadline), 0
+        may_waste = banking.scheme.banks * banking.copies > WASTE_RATIO * bound
+        better = search.run(families) if may_waste or not proof.conflict_free else None
+        tried = better.tried if better else 0
         if not proof.conflict_free:
-            better = search.run(families)
-            tried = better.tried
             notes.append(warning_text(array.partitions[0].coord, (
                 f"the array_partition pragmas of {array.name} ({banking.scheme.describe()}) "
                 f"conflict: {proof.counterexample}; a better banking is "
                 f"{_text(better.banking)}")))
+        elif better is not None and _wasteful(banking, better):
+            notes.append(warning_text(array.partitions[0].coord, (
+                f"the array_partition pragmas of {array.name} use "
+                f"{banking.scheme.banks * banking.copies} banks "
+                f"({banking.scheme.describe().split(':')[0]}) where "
+                f"{better.cost.physical_banks} suffice (lower bound {bound}): "
+                f"{_text(better.banking)}; --replace-partitions uses it")))
     else:
         found = search.run(families)
         banking, proof, tried = found.banking, found.proof, found.tried
-        flat_floor = Cost(bound, 0, 0, 1, 0, ())
         if array.interface and "flat" in options.families and not (
-                proof.conflict_free and found.cost < flat_floor):
+                proof.conflict_free and found.cost < search.flat_floor(bound)):
             notes += _interface_note(am, found, search.run(options.families))
         if not proof.conflict_free:
             notes.append(warning_text(array.coord, (
-                f"no banking of {array.name} within {options.max_banks} banks is "
-                f"conflict-free; using {_text(banking)}, achieved II "
+                f"no banking of {array.name} within {search.ceiling} banks is "
+                f"conflict-free{search.copies_note()}; using {_text(banking)}, achieved II "
                 f"{dict(proof.achieved_ii)}: {proof.counterexample}")))
     evidence = (f"{tried} candidates pre-checked, {proof.isl_checks} isl checks, "
                 f"lower bound {bound}")
     return replace(_solution(am, banking, proof, bound, start, evidence, tuple(notes)),
                    kept=kept)
+
+
+def _wasteful(kept: Banking, better: _Found) -> bool:
+    """The user's banking uses far more banks than a proven conflict-free one."""
+    return better.proof.conflict_free and (
+        kept.scheme.banks * kept.copies > WASTE_RATIO * better.cost.physical_banks)
 
 
 def _interface_note(am: ArrayModel, kept: _Found, free: _Found) -> list[str]:
@@ -154,19 +239,28 @@ def _solution(am: ArrayModel, banking: Banking, proof: Proof, bound: int, start:
         notes=notes)
 
 
+Batch = tuple[Callable[[int], Banking], np.ndarray]  # (make candidate k, excess II scores)
+
+
 class _Search:
-    """One array's candidate search (state local to one :func:`solve` call)."""
+    """One array's candidate search (state local to one :func:`solve` call: the
+    pre-check lane sets and isl verdicts of this array, computed once)."""
 
     def __init__(self, am: ArrayModel, shapes: list[GroupShape], bound: int,
                  options: _Options):
         self.am, self.shapes, self.bound, self.options = am, shapes, bound, options
         self.varying = frozenset().union(*(s.varying for s in shapes))
-        self.per_dim = per_dim_tiers(am.array.shape, self.varying, options.max_banks)
+        self.ceiling = search_ceiling(options.max_banks, options.bram_budget, bound,
+                                      shapes, am.array.shape)
         self.refs = read_refs(shapes)
         lanes = [a for s in shapes for a in s.lanes]
         # an interface array keeps the top function's signature: no copies
         self.duplicable = not am.array.interface and sum(
             a.kind == "read" for a in lanes) > sum(a.kind == "write" for a in lanes)
+        self.uniform = [s for s in shapes if s.uniform]
+        self.loads = [(len({tuple(d) for d, a in zip(s.offsets, s.lanes) if a.kind == "read"}),
+                       sum(a.kind == "write" for a in s.lanes), s.group.target_ii)
+                      for s in self.uniform]
         self.lane_sets: dict[tuple, list[list[LaneSet]]] = {}
         self.isl_ok: dict[Banking, bool] = {}
         self.samples = [sample_group(s) for s in shapes if not s.uniform]
@@ -175,48 +269,70 @@ class _Search:
 
     def run(self, families: tuple[str, ...]) -> _Found:
         tried, fallback = 0, None
-        if self._hopeless():
-            banking = Banking(self.am.array.name, none_scheme(self.am.array.shape))
-            proof = prove(self.am, banking, deadline=self.options.deadline)
-            return _Found(banking, proof, cost_of(banking, self.shapes), tried)
-        for tier in range(1, self.options.max_banks + 1):
+        for tier in range(min(self.bound, self.ceiling), self.ceiling + 1):
             pending: list[tuple[Cost, Banking]] = []
-            for floor, batches in self._tier(tier, families):
-                found, fallback = self._confirm(pending, floor, fallback, tier, tried)
+            for family in sorted(self.families(tier, families), key=lambda f: f.floor):
+                found, fallback = self._confirm(pending, family.floor, fallback, tier, tried)
                 if found is not None:
                     return _Found(*found, tried)
-                for make, scores in batches():
+                if fallback is not None and fallback.excess_ii <= self._least_excess(tier) \
+                        and fallback.cost < family.floor:
+                    continue
+                for make, scores in self._batches(family):
                     self._check_time(tier, tried)
                     tried += len(scores)
-                    pending += [(cost_of(b, self.shapes), b)
+                    pending += [(self.cost(b), b)
                                 for b in map(make, np.flatnonzero(scores == 0))]
                     if len(scores) and scores.min() > 0:
-                        fallback = _better(fallback, self, int(scores.min()),
-                                           make(int(np.argmin(scores))))
+                        fallback = self._better(fallback, int(scores.min()),
+                                                make(int(np.argmin(scores))))
             found, fallback = self._confirm(pending, None, fallback, tier, tried)
             if found is not None:
                 return _Found(*found, tried)
-        banking = fallback[1] if fallback else Banking(
+        banking = fallback.banking if fallback else Banking(
             self.am.array.name, none_scheme(self.am.array.shape))
         proof = prove(self.am, banking, deadline=self.options.deadline)
-        return _Found(banking, proof, cost_of(banking, self.shapes), tried)
+        return _Found(banking, proof, self.cost(banking), tried)
 
-    def _hopeless(self) -> bool:
-        """No banking within the budget fits: without copies, a group's irregular
-        accesses may all hit one bank, and every bank of at most ``max_banks`` holds at
-        least as many elements as there are such accesses, more than its ports serve."""
-        capacity = self.am.ports.capacity
-        if self.duplicable or capacity is None:
-            return False
-        least_elements = -(-self.am.array.size // self.options.max_banks)
-        for shape in self.shapes:
-            irregular = sum(not a.regular for a in shape.lanes)
-            if capacity * shape.group.target_ii < irregular <= least_elements:
-                return True
-        return False
+    def _least_excess(self, tier: int) -> int:
+        """A lower bound on the excess II (summed over uniform groups, as the pre-check
+        scores it) of any banking with ``tier`` physical banks: a group with R distinct
+        reads and W writes needs an II at which ``counting_bound`` fits ``tier``."""
+        total = 0
+        for reads, writes, target in self.loads:
+            ii = target
+            while counting_bound(self.am.ports, reads, writes, ii) > tier:
+                ii += 1
+            total += ii - target
+        return total
+
+    def copies_note(self) -> str:
+        """Why read copies were not offered, when the device's BRAM is the reason."""
+        array = self.am.array
+        banks = max(1, self.bound // 2)
+        need = bram18k(-(-array.size // banks), array.elem_bits, banks, 2)
+        if not self.duplicable or need <= self.options.bram_budget:
+            return ""
+        return (f" (two read copies would need {need} BRAM18K, more than the device's "
+                f"{self.options.bram_budget})")
+
+    def cost(self, banking: Banking) -> Cost:
+        return cost_of(banking, self.shapes, elem_bits=self.am.array.elem_bits)
+
+    def flat_floor(self, banks: int, copies: int = 1) -> Cost:
+        """No flat scheme with ``banks`` banks and ``copies`` copies costs less."""
+        if not self.varying or banks < 2:
+            return Cost(physical_banks=banks * copies, family=1)
+        return min(flat_floor(self.am.array.shape, self.varying, banks, copies, block,
+                              self.shapes, elem_bits=self.am.array.elem_bits)
+                   for block in FLAT_BLOCKS)
+
+    def _better(self, current: _Fallback | None, score: int, banking: Banking) -> _Fallback:
+        candidate = _Fallback(score, self.cost(banking), banking.read_copy, banking)
+        return candidate if current is None or candidate < current else current
 
     def _confirm(self, pending: list[tuple[Cost, Banking]], floor: Cost | None,
-                 fallback, tier: int, tried: int):
+                 fallback: _Fallback | None, tier: int, tried: int):
         """Prove the pre-checked candidates cheaper than ``floor`` (all when None) in
         cost order; the first proven one wins.  Refuted ones leave ``pending`` and
         may become the fallback.  Returns ((banking, proof, cost) or None, fallback)."""
@@ -228,19 +344,16 @@ class _Search:
                 proof = prove(self.am, banking, deadline=self.options.deadline)
                 if proof.conflict_free:
                     return (banking, proof, cost), fallback
-            fallback = _better(fallback, self, 1, banking)
+            fallback = self._better(fallback, 1, banking)
         return None, fallback
 
     def _check_time(self, tier: int, tried: int) -> None:
         if perf_counter() > self.options.deadline:
-            name = self.am.array.name
-            raise KernelError(self.am.array.coord, (
-                f"solver time limit of {self.options.time_limit:g} s exceeded while "
-                f"banking {name} ({tried} candidates pre-checked, at {tier} banks)"))
+            raise _TimeUp(f"{tried} candidates pre-checked, at {tier} banks")
 
     def _isl_groups_ok(self, banking: Banking) -> bool:
-        """Non-uniform groups fit at their target II: refuted on samples, else isl
-        (cached per banking)."""
+        """Non-uniform groups fit at their target II: refuted by counting irregular
+        lanes or on samples, else isl (cached per banking)."""
         if any(refuted(sample, banking, self.am.ports) for sample in self.samples):
             return False
         if banking not in self.isl_ok:
@@ -250,57 +363,88 @@ class _Search:
                 == s.group.target_ii for s in self.shapes if not s.uniform)
         return self.isl_ok[banking]
 
+    def _wild_overload(self, banks: int, copies: int, assignment: tuple) -> bool:
+        """Some group's irregular lanes that run at every P may pick distinct elements
+        of one bank (some bank holds at least ceil(size / banks) elements): when that
+        many reads and writes do not fit one bank at the target II, no banking with
+        ``banks`` banks per copy (reads spread by ``assignment``) serves the group."""
+        copy_of = dict(assignment)
+        elements = -(-self.am.array.size // banks)
+        for shape in self.shapes:
+            for copy in range(copies):
+                wild = [a for a in shape.lanes if not a.regular and (
+                    a.kind == "write" or copy_of.get(a.ref_id, 0) == copy)]
+                if len(wild) < 2 or not all(a.domain.is_equal(shape.group.domain)
+                                            for a in wild):
+                    continue
+                writes = sum(a.kind == "write" for a in wild)
+                reads = min(len(wild) - writes, elements)
+                if not self.am.ports.fits(reads, writes, shape.group.target_ii):
+                    return True
+        return False
+
     # ------------------------------------------------------------ candidates
 
-    def _tier(self, tier: int, families: tuple[str, ...]):
-        """Families of candidates with banks x copies = ``tier``, each as ``(floor,
-        batches)``: ``floor`` is a cost no member beats (so a tier whose pre-checked
-        survivors are all final can skip it), ``batches()`` yields ``(make, scores)``:
-        ``make(k)`` builds candidate k, whose score is its pre-checked excess II summed
-        over uniform groups (0: passes)."""
-        if tier < min(self.bound, self.options.max_banks):
-            return
+    def families(self, tier: int, families: tuple[str, ...]) -> Iterator[Family]:
+        """The families with banks x copies = ``tier``, with their cost floors.  Copies
+        are only offered while their BRAM fits the device (each copy stores the whole
+        array), and only for arrays read more often than written."""
+        array = self.am.array
         for copies in range(1, tier + 1):
             banks = tier // copies
             if tier % copies or (copies > 1 and not self.duplicable):
                 continue
+            if copies > 1 and bram18k(-(-array.size // banks), array.elem_bits, banks,
+                                      copies) > self.options.bram_budget:
+                continue
             for assignment in ([()] if copies == 1 else copy_assignments(self.refs, copies)):
-                yield (Cost(tier, copies - 1, 0, 0, 0, ()),
-                       lambda b=banks, c=copies, a=assignment: self._per_dim_batch(b, c, a))
-                if "flat" in families and banks > 1:
-                    yield (Cost(tier, copies - 1, 0, 1, 0, ()),
-                           lambda b=banks, c=copies, a=assignment: self._flat_batches(b, c, a))
+                if self._wild_overload(banks, copies, assignment):
+                    continue
+                for dims in per_dim_partitions(array.shape, self.varying, banks):
+                    banking = Banking(array.name, per_dim_scheme(array.shape, dims), copies,
+                                      assignment)
+                    yield Family("per_dim", banks, copies, assignment, self.cost(banking),
+                                 dims=dims)
+                if "flat" in families and banks > 1 and self.varying:
+                    for block in FLAT_BLOCKS:
+                        yield Family("flat", banks, copies, assignment,
+                                     flat_floor(array.shape, self.varying, banks, copies,
+                                                block, self.shapes,
+                                                elem_bits=array.elem_bits), block)
 
-    def _per_dim_batch(self, banks: int, copies: int, assignment: tuple):
+    def _batches(self, family: Family) -> Iterator[Batch]:
+        if family.kind == "per_dim":
+            yield from self._per_dim_batch(family)
+        else:
+            yield from self._flat_batches(family)
+
+    def _per_dim_batch(self, family: Family) -> Iterator[Batch]:
+        shape = self.am.array.shape
+        banking = Banking(self.am.array.name, per_dim_scheme(shape, family.dims),
+                          family.copies, family.assignment)
+        sets = self._lane_sets(family.copies, family.assignment)
+        score = sum(per_dim_ii(ls, banking.scheme, self.am.ports, s.group.target_ii)
+                    - s.group.target_ii for ls, s in zip(sets, self.uniform))
+        yield (lambda k: banking), np.array([score], dtype=np.int64)
+
+    def _flat_batches(self, family: Family) -> Iterator[Batch]:
         name, shape = self.am.array.name, self.am.array.shape
-        bankings = [Banking(name, per_dim_scheme(shape, dims), copies, assignment)
-                    for dims in self.per_dim.get(banks, [])]
-        if bankings:
-            sets = self._lane_sets(copies, assignment)
-            scores = []
-            for b in bankings:
-                self._check_time(banks * copies, len(scores))
-                scores.append(sum(per_dim_ii(ls, b.scheme, self.am.ports, s.group.target_ii)
-                                  - s.group.target_ii for ls, s in zip(sets, self._uniform())))
-            yield bankings.__getitem__, np.array(scores, dtype=np.int64)
-
-    def _flat_batches(self, banks: int, copies: int, assignment: tuple):
-        name, shape = self.am.array.name, self.am.array.shape
-        sets = self._lane_sets(copies, assignment)
-        for block in FLAT_BLOCKS:
-            alphas = alpha_matrix(len(shape), self.varying, banks, block)
-            for lo in range(0, len(alphas), ALPHA_BATCH):
-                rows = alphas[lo:lo + ALPHA_BATCH]
-                scores = np.zeros(len(rows), dtype=np.int64)
-                for ls, s in zip(sets, self._uniform()):
-                    target = s.group.target_ii
-                    scores += flat_ii(ls, rows, banks, block, self.am.ports, target) - target
-                yield (lambda k, rows=rows, block=block: Banking(
-                    name, flat_scheme(shape, tuple(int(a) for a in rows[k]), banks, block),
-                    copies, assignment)), scores
-
-    def _uniform(self) -> list[GroupShape]:
-        return [s for s in self.shapes if s.uniform]
+        banks, block = family.banks, family.block
+        sets = self._lane_sets(family.copies, family.assignment)
+        rows_iter = alpha_rows(len(shape), self.varying, banks, block)
+        while True:
+            rows = np.array([r for _, r in zip(range(ALPHA_BATCH), rows_iter)],
+                            dtype=np.int64).reshape(-1, len(shape))
+            if not len(rows):
+                return
+            scores = np.zeros(len(rows), dtype=np.int64)
+            for ls, s in zip(sets, self.uniform):
+                target = s.group.target_ii
+                scores += flat_ii(ls, rows, banks, block, self.am.ports, target,
+                                  tick=lambda: self._check_time(banks, len(rows))) - target
+            yield (lambda k, rows=rows: Banking(
+                name, flat_scheme(shape, tuple(int(a) for a in rows[k]), banks, block),
+                family.copies, family.assignment)), scores
 
     def _lane_sets(self, copies: int, assignment: tuple) -> list[list[LaneSet]]:
         """Per uniform group, per copy: the lanes its banks serve."""
@@ -310,14 +454,8 @@ class _Search:
             self.lane_sets[key] = [
                 [lane_set(s.offsets[mask], is_write[mask]) for mask in
                  (is_write | (copy_ids == c) for c in range(copies))]
-                for s in self._uniform()
+                for s in self.uniform
                 for is_write, copy_ids in [(
                     np.array([a.kind == "write" for a in s.lanes]),
                     np.array([copy_of.get(a.ref_id, 0) for a in s.lanes]))]]
         return self.lane_sets[key]
-
-
-def _better(current, search: _Search, score: int, banking: Banking):
-    """The fallback with the least excess II, then the least cost."""
-    key = (score, cost_of(banking, search.shapes), banking.read_copy)
-    return (key, banking) if current is None or key < current[0] else current

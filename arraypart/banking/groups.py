@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import islpy as isl
 import numpy as np
 
 from .. import expr as E
@@ -25,12 +26,14 @@ class GroupShape:
     """``linear[d]``: the coefficients of ``L`` in row d (sorted ``(var, k)`` pairs), or
     None when the group is not uniform; ``offsets[k]``: ``d_k`` (shape lanes x dims,
     meaningful only when uniform); ``varying``: dimensions in which two lanes may
-    differ at one P."""
+    differ at one P; ``strides[t]``: the step between consecutive values of time
+    variable t in the domain (isl's stride; 0 when t takes one value)."""
 
     group: CycleGroup
     linear: Linear | None
     offsets: np.ndarray
     varying: frozenset[int]
+    strides: tuple[int, ...] = ()
 
     @property
     def uniform(self) -> bool:
@@ -45,13 +48,31 @@ def analyze_group(group: CycleGroup, ndims: int) -> GroupShape:
     """Split every lane index into linear part and constant; uniform iff all agree."""
     forms = [affine_index(a) for a in group.accesses]
     varying = frozenset(d for d in range(ndims) if _dim_varies(group.accesses, d))
+    strides = _strides(group)
     if not forms or any(f is None for f in forms):
-        return GroupShape(group, None, np.zeros((0, ndims), np.int64), varying)
+        return GroupShape(group, None, np.zeros((0, ndims), np.int64), varying, strides)
     linears = {f[0] for f in forms}
     if len(linears) != 1:
-        return GroupShape(group, None, np.zeros((0, ndims), np.int64), varying)
+        return GroupShape(group, None, np.zeros((0, ndims), np.int64), varying, strides)
     offsets = np.array([f[1] for f in forms], dtype=np.int64).reshape(len(forms), ndims)
-    return GroupShape(group, linears.pop(), offsets, varying)
+    return GroupShape(group, linears.pop(), offsets, varying, strides)
+
+
+def _strides(group: CycleGroup) -> tuple[int, ...]:
+    """isl's stride of each time variable when its offset is a constant (t = c + s*y);
+    1 when the offset depends on other variables (the lattice is not a box)."""
+    domain = group.domain
+    count = len(group.time_vars)
+    if domain.is_empty():
+        return (1,) * count
+    strides = []
+    for t in range(count):
+        info = domain.get_stride_info(t)
+        offset = info.get_offset()
+        boxed = (not offset.involves_dims(isl.dim_type.in_, 0, count)
+                 and offset.dim(isl.dim_type.div) == 0)
+        strides.append(abs(info.get_stride().to_python()) if boxed else 1)
+    return tuple(strides)
 
 
 def affine_index(access: LaneAccess) -> tuple[Linear, tuple[int, ...]] | None:

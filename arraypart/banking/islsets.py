@@ -15,7 +15,8 @@ import numpy as np
 
 from .. import expr as E
 from ..poly.model import LaneAccess
-from ..scheme import index_var
+from ..poly import isl_glue as G
+from ..scheme import Scheme, index_var, per_dim_scheme
 
 
 def time_names(count: int) -> tuple[str, ...]:
@@ -89,14 +90,25 @@ def shift_collision_set(shape: tuple[int, ...], bank_expr: E.Expr,
 
     Two regular lanes whose indices differ by the constant delta != 0 collide only at
     some x in U_delta (their addresses always differ), so an empty U_delta proves
-    every such pair apart at once, whatever the group's domain."""
-    names = tuple(index_var(d) for d in range(len(shape)))
+    every such pair apart at once, whatever the group's domain.  Built from isl
+    functions on the space ``[x0, x1, ...]`` (no text)."""
+    names = [index_var(d) for d in range(len(shape))]
+    space = G.set_space(names)
     moved = E.substitute(bank_expr, {n: E.add(E.var(n), E.const(s))
                                      for n, s in zip(names, delta)})
-    conds = [f"0 <= {n} < {size} and 0 <= {n} + ({s}) < {size}"
-             for n, size, s in zip(names, shape, delta)]
-    conds.append(f"{E.to_isl(bank_expr)} = {E.to_isl(moved)}")
-    return isl.Set(_set_text(names, (), tuple(conds)))
+    points = G.pw_aff(bank_expr, space).eq_set(G.pw_aff(moved, space))
+    for n, size, s in zip(names, shape, delta):
+        for x in (E.var(n), E.add(E.var(n), E.const(s))):
+            f = G.pw_aff(x, space)
+            points = points.intersect(f.ge_set(G.constant(space, 0)))
+            points = points.intersect(f.le_set(G.constant(space, size - 1)))
+    return points
+
+
+def dim_bank_expr(scheme: Scheme, d: int) -> E.Expr:
+    """A per_dim scheme's bank in dimension ``d`` alone, over ``x0`` (module doc of
+    :mod:`arraypart.scheme`); the scheme's bank is the row-major index of these."""
+    return per_dim_scheme((scheme.shape[d],), (scheme.dims[d],)).bank_expr()
 
 
 def constant_difference(a: LaneTerms, b: LaneTerms) -> tuple[int, ...] | None:
@@ -113,30 +125,54 @@ def constant_difference(a: LaneTerms, b: LaneTerms) -> tuple[int, ...] | None:
 
 
 def all_differ_set(domain: isl.Set, terms: list[LaneTerms]) -> isl.Set:
-    """{ P in domain : the lanes' indices are pairwise different }."""
+    """{ P in domain : the lanes' indices are pairwise different }.
+
+    A pair that differs by a nonzero constant in some dimension differs everywhere
+    and adds no constraint; the other pairs add the disjunction over the dimensions
+    whose difference is not constant (identical disjunctions once)."""
     names = time_names(domain.dim(isl.dim_type.set))
-    conds = []
+    conds: dict[str, None] = {}
     for k, a in enumerate(terms):
         for b in terms[k + 1:]:
-            differ = [f"{E.to_isl(x)} != {E.to_isl(y)}" for x, y in zip(a.index, b.index)]
-            conds.append("(" + " or ".join(differ) + ")")
+            differences = [E.add(y, E.scale(-1, x)) for x, y in zip(a.index, b.index)]
+            if any(isinstance(d, E.Const) and d.value for d in differences):
+                continue
+            differ = [f"{E.to_isl(x)} != {E.to_isl(y)}"
+                      for x, y, d in zip(a.index, b.index, differences)
+                      if not isinstance(d, E.Const)]
+            conds["(" + " or ".join(differ) + ")" if differ else "false"] = None
     exists = tuple(n for t in terms for n in t.exists)
     bounds = tuple(c for t in terms for c in t.bounds)
     return _meet(domain, _set_text(names, exists, bounds + tuple(conds)))
 
 
+def same_address_set(domain: isl.Set, a: LaneTerms, b: LaneTerms) -> isl.Set:
+    """{ P in domain : f_a(P) = f_b(P) } for two regular lanes."""
+    names = time_names(domain.dim(isl.dim_type.set))
+    conds = tuple(f"{E.to_isl(x)} = {E.to_isl(y)}" for x, y in zip(a.index, b.index))
+    return _meet(domain, _set_text(names, (), conds))
+
+
 def image(domain: isl.Set, rows: tuple[E.Expr, ...]) -> isl.Set:
     """{ (rows(P)) : P in domain } for affine ``rows`` over ``p*``."""
     names = time_names(domain.dim(isl.dim_type.set))
-    outs = ", ".join(E.to_isl(r) for r in rows)
-    return domain.apply(isl.Map(f"{{ [{', '.join(names)}] -> [{outs}] }}"))
+    return domain.apply(_affine_map(names, rows))
 
 
 def translate(points: isl.Set, shift: tuple[int, ...]) -> isl.Set:
     """{ x - shift : x in points }."""
-    names = [f"x{d}" for d in range(len(shift))]
-    outs = ", ".join(f"{n} - ({s})" for n, s in zip(names, shift))
-    return points.apply(isl.Map(f"{{ [{', '.join(names)}] -> [{outs}] }}"))
+    names = tuple(f"x{d}" for d in range(len(shift)))
+    return points.apply(_affine_map(names, tuple(
+        E.add(E.var(n), E.const(-s)) for n, s in zip(names, shift))))
+
+
+def _affine_map(names: tuple[str, ...], rows: tuple[E.Expr, ...]) -> isl.Map:
+    """{ [names] -> [rows(names)] }, built from isl functions (as poly's access maps)."""
+    space = G.set_space(names)
+    result = isl.Map.from_domain_and_range(isl.Set.universe(space), G.universe([]))
+    for row in rows:
+        result = result.flat_range_product(isl.Map.from_pw_aff(G.pw_aff(row, space)))
+    return result
 
 
 def sample(points: isl.Set) -> tuple[int, ...]:
@@ -172,12 +208,15 @@ def points_near_extremes(domain: isl.Set, span: int) -> list[tuple[int, ...]]:
     if domain.is_empty():
         return []
     names = time_names(domain.dim(isl.dim_type.set))
+    space = G.set_space(names)
     found: set[tuple[int, ...]] = set()
     for corner, sign in ((sample(domain.lexmin()), 1), (sample(domain.lexmax()), -1)):
-        bounds = [f"{p} >= {c}" if sign > 0 else f"{p} <= {c}" for p, c in zip(names, corner)]
-        bounds += [f"{p} < {c + span}" if sign > 0 else f"{p} > {c - span}"
-                   for p, c in zip(names, corner)]
-        box = _meet(plain(domain), _set_text(names, (), tuple(bounds)))
+        box = plain(domain)
+        for n, c in zip(names, corner):
+            low, high = (c, c + span - 1) if sign > 0 else (c - span + 1, c)
+            f = G.pw_aff(E.var(n), space)
+            box = box.intersect(f.ge_set(G.constant(space, low))).intersect(
+                f.le_set(G.constant(space, high)))
         box.foreach_point(lambda pt: found.add(tuple(
             pt.get_coordinate_val(isl.dim_type.set, k).to_python()
             for k in range(len(names)))))

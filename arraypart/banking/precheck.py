@@ -13,10 +13,14 @@ Whether two lanes share a bank depends only on a residue of the base:
 Taking every residue as reachable over-approximates the cycles (and so does taking
 every lane as active), so a candidate that passes here is conflict-free; one that
 fails may still be fine on a small domain, which only costs optimality.  Per residue
-and bank, reads of one offset are one access and every write counts.
+and bank, reads of one offset are one access and every write counts; the loads are
+counted per (residue, bank) bucket, so a candidate costs O(residues x (lanes + banks)),
+linear in the accesses.
 """
 
 from __future__ import annotations
+
+from typing import Callable
 
 import numpy as np
 
@@ -24,8 +28,8 @@ from ..ir import PortModel
 from ..scheme import Scheme
 
 INFEASIBLE_II = 1 << 30  # "no II fits" (a write to a read-only bank)
-# Candidates x residues x lanes x lanes booleans evaluated at once: bounds the
-# temporaries (int64 sums are 8x this) to a few tens of MB.
+# Candidates x residues x (lanes + banks) evaluated at once: bounds the int64
+# temporaries to a few tens of MB.
 ELEMENT_BUDGET = 1 << 22
 
 LaneSet = tuple[np.ndarray, np.ndarray]  # (offsets: lanes x dims, is_write: lanes)
@@ -75,52 +79,76 @@ def _fits(ports: PortModel, reads: np.ndarray, writes: np.ndarray,
     return ok & (writes == 0) if not ports.writable else ok
 
 
-def _needed_ii(ports: PortModel, eq: np.ndarray, is_write: np.ndarray,
-               target: int) -> np.ndarray:
-    """``eq[..., k, j]``: lanes k and j share a bank.  The least II at which every bank
-    fits, maximized over the residue axes: shape ``eq.shape[:-3]``."""
-    reads = (eq & ~is_write).sum(-1)
-    writes = (eq & is_write).sum(-1)
-    needed = least_ii(ports, reads, writes, target)
-    return needed.reshape(*eq.shape[:-3], -1).max(-1)
+def _bank_loads_ii(ports: PortModel, banks: np.ndarray, is_write: np.ndarray,
+                   weight: np.ndarray, nbanks: int, target: int) -> np.ndarray:
+    """The least II at which every bank fits, per row: ``banks[row, k]`` is the bank
+    (in [0, nbanks)) lane k hits, ``weight[row]`` 0 drops a row (an unreachable residue).
+
+    Counting, not pairwise tables: each (row, bank) bucket's reads and writes are
+    summed with one ``bincount`` over rows x lanes, so a row costs O(lanes + nbanks)."""
+    rows = len(banks)
+    size = rows * nbanks
+    slot = np.arange(rows, dtype=np.int64)[:, None] * nbanks + banks
+    slot = np.where(weight.astype(bool)[:, None], slot, size)
+    reads = np.bincount(slot[:, ~is_write].ravel(), minlength=size + 1)[:size]
+    writes = np.bincount(slot[:, is_write].ravel(), minlength=size + 1)[:size]
+    needed = np.full(size, target, dtype=np.int64)
+    busy = np.flatnonzero((reads + writes > 1) | ((writes > 0) & (not ports.writable)))
+    over = busy[~_fits(ports, reads[busy], writes[busy], np.int64(target))]
+    if len(over):
+        needed[over] = least_ii(ports, reads[over], writes[over], target)
+    return needed.reshape(rows, nbanks).max(1)
 
 
 def flat_ii(lane_sets: list[LaneSet], alphas: np.ndarray, banks: int, block: int,
-            ports: PortModel, target: int) -> np.ndarray:
+            ports: PortModel, target: int, *,
+            tick: Callable[[], None] = lambda: None) -> np.ndarray:
     """Least II per row of ``alphas`` (candidates x dims) for bank = floor(alpha·x/B)
-    mod N, over every copy's lane set."""
-    residues = np.arange(banks * block, dtype=np.int64)
+    mod N, over every copy's lane set.  ``tick()`` is called before each chunk (the
+    caller's clock check: it may raise to stop a long batch)."""
+    modulus = banks * block
+    residues = np.arange(modulus, dtype=np.int64)
     worst = np.full(len(alphas), target, dtype=np.int64)
     for offsets, is_write in lane_sets:
         if len(offsets) < 2 and not is_write.any():
             continue
-        rows = max(1, ELEMENT_BUDGET // (len(residues) * len(offsets) ** 2))
+        rows = max(1, ELEMENT_BUDGET // (modulus * (len(offsets) + banks)))
         for lo in range(0, len(alphas), rows):
+            tick()
             part = alphas[lo:lo + rows]
             step = np.gcd.reduce(np.concatenate(
-                [part, np.full((len(part), 1), banks * block)], axis=1), axis=1)
+                [part, np.full((len(part), 1), modulus)], axis=1), axis=1)
             reachable = residues[None, :] % step[:, None] == 0
             shift = part @ offsets.T
             bank = ((residues[None, :, None] + shift[:, None, :]) // block) % banks
-            eq = (bank[..., :, None] == bank[..., None, :]) & reachable[:, :, None, None]
+            needed = _bank_loads_ii(ports, bank.reshape(-1, len(offsets)), is_write,
+                                    reachable.ravel(), banks, target)
             worst[lo:lo + rows] = np.maximum(worst[lo:lo + rows],
-                                             _needed_ii(ports, eq, is_write, target))
+                                             needed.reshape(len(part), modulus).max(1))
     return worst
 
 
 def per_dim_ii(lane_sets: list[LaneSet], scheme: Scheme, ports: PortModel,
                target: int) -> int:
-    """Least II of a per_dim (or none) scheme over every copy's lane set."""
+    """Least II of a per_dim (or none) scheme over every copy's lane set: the residue
+    combinations of the dimensions are the rows, a lane's bank the row-major index of
+    its relative per-dimension banks."""
     worst = target
     for offsets, is_write in lane_sets:
         if len(offsets) < 2 and not is_write.any():
             continue
-        eq = np.ones((1, len(offsets), len(offsets)), dtype=bool)
+        bank = np.zeros((1, len(offsets)), dtype=np.int64)
         for d, part in enumerate(_parts(scheme, offsets.shape[1])):
             rel = _relative_banks(part, scheme.shape[d], offsets[:, d])
-            eq_d = rel[:, :, None] == rel[:, None, :]
-            eq = (eq[:, None] & eq_d[None, :]).reshape(-1, len(offsets), len(offsets))
-        worst = max(worst, int(_needed_ii(ports, eq[None], is_write, target)[0]))
+            rel = rel - rel.min()
+            width = int(rel.max()) + 1
+            bank = (bank[:, None, :] * width + rel[None, :, :]).reshape(-1, len(offsets))
+            _, inverse = np.unique(bank, return_inverse=True)
+            bank = inverse.reshape(bank.shape)
+        nbanks = int(bank.max()) + 1
+        needed = _bank_loads_ii(ports, bank, is_write, np.ones(len(bank), bool), nbanks,
+                                target)
+        worst = max(worst, int(needed.max()))
     return worst
 
 

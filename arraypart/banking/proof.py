@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from time import perf_counter
 
 import islpy as isl
+import numpy as np
 
 from .. import expr as E
 from ..ir import PortModel
@@ -89,6 +90,21 @@ def prove(array_model: ArrayModel, banking: Banking, *,
             free = False
             counterexample = counterexample or verdict.counterexample
     return Proof(free, tuple(sorted(achieved.items())), counterexample, checks)
+
+
+def counted_proof(array_model: ArrayModel, banking: Banking) -> Proof:
+    """:func:`prove` by counting alone (no isl, so it ends at once): sound, coarse;
+    exact enough for one memory, where every access meets in the one bank."""
+    achieved: dict[str, int] = {}
+    counterexample, free = None, True
+    for group in array_model.groups:
+        limit = group.target_ii + len(group.accesses)
+        verdict = _counted_verdict(array_model, group, banking, limit)
+        achieved[group.loop] = max(achieved.get(group.loop, 0), verdict.ii)
+        if verdict.ii > group.target_ii:
+            free = False
+            counterexample = counterexample or verdict.counterexample
+    return Proof(free, tuple(sorted(achieved.items())), counterexample, 0)
 
 
 def prove_group(array_model: ArrayModel, group: CycleGroup, banking: Banking,
@@ -149,6 +165,7 @@ class _GroupProver:
         self.domains, self.members = [], []
         representative: dict[tuple, int] = {}
         for k, a in enumerate(group.accesses):
+            self._check_deadline()  # one set per lane: thousands for a big unroll
             domain, self.names = S.with_irregular(S.plain(a.domain), self.terms)
             self.domains.append(domain)
             key = (a.index, banking.copy_of(a.ref_id))
@@ -162,7 +179,10 @@ class _GroupProver:
             self.members.append(k)
         self.bank_expr = banking.scheme.bank_expr()
         self.shape = shape
+        self.forms = _constant_forms(self.terms)
         self.shift_apart: dict[tuple[int, ...], bool] = {}
+        self.dim_apart: dict[tuple[int, int], bool] = {}
+        self.lane_banks: dict[int, E.Expr] = {}
         self.pair_sets: dict[tuple[int, int], isl.Set] = {}
         self.nonempty: dict[tuple[int, int], bool] = {}
         self.checks = 0
@@ -179,9 +199,12 @@ class _GroupProver:
     def _regular(self, k: int) -> bool:
         return self.group.accesses[k].regular
 
-    def _empty(self, points: isl.Set) -> bool:
+    def _check_deadline(self) -> None:
         if self.deadline is not None and perf_counter() > self.deadline:
             raise ProofTimeout
+
+    def _empty(self, points: isl.Set) -> bool:
+        self._check_deadline()
         self.checks += 1
         return points.is_empty()
 
@@ -189,9 +212,12 @@ class _GroupProver:
         if (a, b) not in self.pair_sets:
             both_reads = not (self._is_write(a) or self._is_write(b))
             domain = self.domains[a].intersect(self.domains[b])
-            decided = self._constant_collision(a, b, both_reads)
-            if decided is None and self._apart_by_shift(a, b):
-                decided = False
+            delta = self._difference(a, b)
+            if delta is not None:
+                decided = (not both_reads) if not any(delta) else (
+                    False if self._apart(delta) else None)
+            else:
+                decided = self._constant_collision(a, b, both_reads)
             if decided is not None:
                 self.pair_sets[a, b] = domain if decided else isl.Set.empty(domain.space)
                 return self.pair_sets[a, b]
@@ -199,22 +225,68 @@ class _GroupProver:
                                                    self.terms[b], self.bank_expr, both_reads)
         return self.pair_sets[a, b]
 
-    def _apart_by_shift(self, a: int, b: int) -> bool:
-        """Lanes at a constant nonzero distance delta are apart when U_delta (module
-        doc of islsets) is empty; one isl check serves every pair at that distance."""
-        delta = S.constant_difference(self.terms[a], self.terms[b])
-        if delta is None or not any(delta):
-            return False
+    def _difference(self, a: int, b: int) -> tuple[int, ...] | None:
+        """``f_b - f_a`` when both lanes are ``L·P + d`` with the same ``L``."""
+        fa, fb = self.forms[a], self.forms[b]
+        if fa is None or fb is None or fa[0] != fb[0]:
+            return None
+        return tuple(y - x for x, y in zip(fa[1], fb[1]))
+
+    def _apart(self, delta: tuple[int, ...]) -> bool:
+        """Lanes at the constant nonzero distance ``delta`` never share a bank: U_delta
+        (module doc of islsets) is empty.  One isl check serves every pair at that
+        distance (a *distance class*).  For per_dim schemes bank equality is a
+        conjunction over dimensions and U_delta a box, so U_delta is the product of
+        the one-dimensional U_{delta_d}: one tiny check per dimension and distance."""
         key = max(delta, tuple(-s for s in delta))
+        scheme = self.banking.scheme
+        if scheme.kind == "per_dim":
+            return any(self._dim_apart(d, s) for d, s in enumerate(key) if s)
         if key not in self.shift_apart:
             self.shift_apart[key] = self._empty(
                 S.shift_collision_set(self.shape, self.bank_expr, key))
         return self.shift_apart[key]
 
+    def _dim_apart(self, d: int, step: int) -> bool:
+        key = (d, abs(step))
+        if key not in self.dim_apart:
+            self.dim_apart[key] = self._empty(S.shift_collision_set(
+                (self.shape[d],), S.dim_bank_expr(self.banking.scheme, d), (abs(step),)))
+        return self.dim_apart[key]
+
+    def apart_rows(self, k: int, others: list[int]) -> np.ndarray:
+        """Vectorized :meth:`_apart` of lane ``k`` against ``others``: True where the
+        two lanes differ by a constant nonzero vector whose class is apart."""
+        fk = self.forms[k]
+        out = np.zeros(len(others), dtype=bool)
+        if fk is None or not others:
+            return out
+        same = np.array([self.forms[j] is not None and self.forms[j][0] == fk[0]
+                         for j in others])
+        if not same.any():
+            return out
+        rows = np.flatnonzero(same)
+        deltas = np.array([self.forms[others[r]][1] for r in rows], dtype=np.int64)
+        deltas -= np.array(fk[1], dtype=np.int64)
+        if self.banking.scheme.kind == "per_dim":
+            apart = np.zeros(len(rows), dtype=bool)
+            for d in range(deltas.shape[1]):
+                steps = np.abs(deltas[:, d])
+                values = np.unique(steps[steps > 0])
+                hits = [v for v in values.tolist() if self._dim_apart(d, v)]
+                apart |= np.isin(steps, hits)
+        else:
+            classes, inverse = np.unique(deltas, axis=0, return_inverse=True)
+            verdict = np.array([any(c) and self._apart(tuple(int(x) for x in c))
+                                for c in classes], dtype=bool)
+            apart = verdict[inverse.reshape(-1)]
+        out[rows] = apart
+        return out
+
     def _constant_collision(self, a: int, b: int, both_reads: bool) -> bool | None:
         """Whether two lanes with constant banks (and, for reads, constant indices)
         collide whenever both run; None when it depends on P."""
-        banks = [S.bank_of(self.bank_expr, self.terms[k]) for k in (a, b)]
+        banks = [self._lane_bank(k) for k in (a, b)]
         if not all(isinstance(x, E.Const) for x in banks):
             return None
         if banks[0] != banks[1]:
@@ -225,6 +297,11 @@ class _GroupProver:
         if not all(isinstance(x, E.Const) for x in index[0] + index[1]):
             return None
         return index[0] != index[1]
+
+    def _lane_bank(self, k: int) -> E.Expr:
+        if k not in self.lane_banks:
+            self.lane_banks[k] = S.bank_of(self.bank_expr, self.terms[k])
+        return self.lane_banks[k]
 
     def edge(self, a: int, b: int) -> bool:
         if (a, b) not in self.nonempty:
@@ -244,11 +321,17 @@ class _GroupProver:
                 return failure
         return None
 
+    def _neighbours(self, k: int, others: list[int]) -> list[int]:
+        """The lanes of ``others`` that may share a bank with ``k`` (distance classes
+        proved apart are dropped in one vectorized pass, the rest asked one by one)."""
+        apart = self.apart_rows(k, others)
+        return [j for j, off in zip(others, apart) if not off and self.edge(k, j)]
+
     def _walk(self, lanes: list[int], ii: int) -> str | None:
         for pos, k in enumerate(lanes):
             if self._empty(self.domains[k]):
                 continue
-            rest = [j for j in lanes[pos + 1:] if self.edge(k, j)]
+            rest = self._neighbours(k, lanes[pos + 1:])
             failure = self._extend([k], self.domains[k], rest, ii)
             if failure is not None:
                 return failure
@@ -272,7 +355,7 @@ class _GroupProver:
                     grown = grown.intersect(self.pair(j, k))
             if self._empty(grown):
                 continue
-            later = [j for j in rest[pos + 1:] if self.edge(k, j)]
+            later = self._neighbours(k, rest[pos + 1:])
             failure = self._extend(clique + [k], grown, later, ii)
             if failure is not None:
                 return failure
@@ -292,3 +375,16 @@ class _GroupProver:
                      else str(S.evaluate_at(bank, point)))
         return (f"loop {self.group.loop}, iteration ({at}): " + ", ".join(parts)
                 + f" hit bank {bank_text} together")
+
+
+def _constant_forms(terms: list[S.LaneTerms]) -> list[tuple[tuple, tuple[int, ...]] | None]:
+    """Per lane ``(L, d)`` with index ``L·P + d`` (None: not affine or irregular)."""
+    forms = []
+    for t in terms:
+        parts = [None if t.exists else E.affine_form(e) for e in t.index]
+        if any(p is None for p in parts):
+            forms.append(None)
+            continue
+        linear = tuple(tuple(sorted(p[0].items())) for p in parts)
+        forms.append((linear, tuple(p[1] for p in parts)))
+    return forms

@@ -20,6 +20,8 @@ class ArraySolution:
     banks and copies.  ``proof``: how the scheme was found and proved (candidates tried,
     isl checks made).  ``notes``: located warnings about this array.  ``kept``: the
     banking is the user's own array_partition pragmas, kept as written.
+    ``time_limited``: the time limit ended the search (the banking is the best proven
+    by then).
     """
 
     array: Array
@@ -34,6 +36,7 @@ class ArraySolution:
     proof: str = ""
     notes: tuple[str, ...] = ()
     kept: bool = False
+    time_limited: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,6 +46,11 @@ class Solution:
     arrays: tuple[ArraySolution, ...]
     warnings: tuple[str, ...]
     seconds: float
+
+    @property
+    def time_limited(self) -> bool:
+        """Whether the time limit ended some array's search."""
+        return any(a.time_limited for a in self.arrays)
 
     def banking(self, name: str) -> Banking:
         for a in self.arrays:

@@ -1,19 +1,23 @@
-"""The search space, as data (Spatial style): families, their generators, the cost.
+"""The search space, as data (Spatial style): candidate families, their floors, the cost.
 
-Each axis is a small generator: per-dimension partitions, flat bank counts N, blocks
-B, alpha vectors, copy counts and read-to-copy assignments.  The driver takes their
-product one *tier* (banks x copies) at a time and orders a tier by :class:`Cost`.
+Each axis is a small generator: per-dimension partitions of a bank count, blocks B,
+alpha vectors, copy counts and read-to-copy assignments.  The driver takes their
+product one *tier* (banks x copies) at a time; a tier's :class:`Family` values are
+visited in the order of their :class:`Cost` floor, so a family that cannot beat what
+is already proven is never pre-checked.  Every function here is pure; the few that are
+called again and again with the same arguments are memoised with ``lru_cache``.
 """
 
 from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from functools import lru_cache
 from math import gcd, prod
 
-import numpy as np
 
 from ..scheme import Banking, DimPartition, Scheme
+from .bounds import bram18k
 from .groups import GroupShape
 
 # Blocks B of the block-cyclic family: 1 (linear transformation) and the small powers
@@ -25,99 +29,211 @@ FLAT_BLOCKS = (1, 2, 4)
 FULL_ALPHA_RANGE = 16
 SMALL_ALPHA = 8
 
+FAMILY_RANK = {"none": 0, "per_dim": 0, "flat": 1}
+
 
 @dataclass(frozen=True, order=True)
 class Cost:
-    """Selection order of DESIGN §3, most significant first: physical banks (banks x
-    copies), storage overhead (words of all banks and copies / elements - 1), lanes needing a crossbar (their
-    bank varies with the iteration), family (per_dim before flat), operands that are
-    not powers of two (N, B and alpha need a divider or multiplier), then the scheme's
-    parameters for determinism."""
+    """Selection order of DESIGN §3, most significant first:
+
+    - ``physical_banks``: banks x copies;
+    - ``bram18k``: the BRAM18K of every bank and copy (:func:`.bounds.bram18k`);
+    - ``storage_overhead``: words of all banks and copies / elements - 1;
+    - ``crossbar_lanes``: lanes whose bank varies with the iteration (they need a
+      select over banks);
+    - ``family``: per_dim (pragmas) before flat (explicit bank arrays);
+    - ``odd_operands``: N, B, alpha and factors that are not powers of two (they need
+      a divider or multiplier instead of bit slices);
+    - ``key``: the scheme's parameters, for determinism.
+
+    Build it by keyword (:func:`cost_of`, :func:`flat_floor`): a fitted hardware model
+    replaces ``crossbar_lanes`` and ``odd_operands`` by its LUT estimate in one place.
+    """
 
     physical_banks: int
-    storage_overhead: float
-    crossbar_lanes: int
-    family: int
-    odd_operands: int
-    key: tuple
+    bram18k: int = 0
+    storage_overhead: float = 0.0
+    crossbar_lanes: int = 0
+    family: int = 0
+    odd_operands: int = 0
+    key: tuple = ()
 
 
 def is_power_of_two(n: int) -> bool:
     return n > 0 and n & (n - 1) == 0
 
 
-def cost_of(banking: Banking, shapes: list[GroupShape]) -> Cost:
+def cost_of(banking: Banking, shapes: list[GroupShape], *, elem_bits: int) -> Cost:
     scheme = banking.scheme
     if scheme.kind == "flat":
         operands = (scheme.flat_banks, scheme.block) + tuple(a for a in scheme.alpha if a)
     else:
         operands = tuple(p.factor for p in scheme.dims if p.type in ("cyclic", "block"))
-    odd = sum(not is_power_of_two(n) for n in operands)
-    crossbar = sum(len(s.lanes) for s in shapes if not _static(scheme, s))
-    overhead = banking.copies * (1 + scheme.storage_overhead) - 1
-    return Cost(scheme.banks * banking.copies, round(overhead, 9), crossbar,
-                int(scheme.kind == "flat"), odd, _scheme_key(scheme))
-
-
-def _scheme_key(scheme: Scheme) -> tuple:
-    return (tuple((p.type, p.factor) for p in scheme.dims), scheme.alpha, scheme.block,
-            scheme.fence_dim)
+    return Cost(
+        physical_banks=scheme.banks * banking.copies,
+        bram18k=bram18k(scheme.bank_depth, elem_bits, scheme.banks, banking.copies),
+        storage_overhead=round(banking.copies * (1 + scheme.storage_overhead) - 1, 9),
+        crossbar_lanes=sum(len(s.lanes) for s in shapes if not _static(scheme, s)),
+        family=FAMILY_RANK[scheme.kind],
+        odd_operands=sum(not is_power_of_two(n) for n in operands),
+        key=(tuple((p.type, p.factor) for p in scheme.dims), scheme.alpha, scheme.block,
+             scheme.fence_dim))
 
 
 def _static(scheme: Scheme, shape: GroupShape) -> bool:
-    """Every lane's bank is the same at every P (so it needs no crossbar)."""
+    """Every lane's bank is the same at every P (so it needs no crossbar).  The time
+    variable t advances by ``stride_t`` (the domain's stride), so a coefficient k of t
+    in dimension d moves the bank by k*stride_t there."""
     if scheme.kind == "none":
         return True
     if not shape.uniform:
         return False
+    steps = _steps(shape)
     if scheme.kind == "flat":
         modulus = scheme.flat_banks * scheme.block
-        coeff: dict[str, int] = {}
-        for a, row in zip(scheme.alpha, shape.linear):
-            for v, k in row:
-                coeff[v] = coeff.get(v, 0) + a * k
-        return all(k % modulus == 0 for k in coeff.values())
-    for p, row in zip(scheme.dims, shape.linear):
-        if p.type == "cyclic" and any(k % p.factor for _, k in row):
+        return all(sum(a * row[t] for a, row in zip(scheme.alpha, steps)) % modulus == 0
+                   for t in range(len(shape.strides)))
+    for p, row in zip(scheme.dims, steps):
+        if p.type == "cyclic" and any(k % p.factor for k in row):
             return False
-        if p.type in ("block", "complete") and row:
+        if p.type in ("block", "complete") and any(row):
             return False
     return True
+
+
+def _steps(shape: GroupShape) -> list[list[int]]:
+    """``steps[d][t]``: how far dimension d's index moves when time variable t takes
+    its next value (coefficient x stride)."""
+    position = {v: t for t, v in enumerate(shape.group.time_vars)}
+    steps = [[0] * len(shape.strides) for _ in shape.linear]
+    for d, row in enumerate(shape.linear):
+        for v, k in row:
+            steps[d][position[v]] = k * shape.strides[position[v]]
+    return steps
+
+
+# ---------------------------------------------------------------- families
+
+
+@dataclass(frozen=True, slots=True)
+class Family:
+    """The candidates of one family with ``banks`` banks and ``copies`` copies (reads
+    spread by ``assignment``), pre-checked together: for flat, every alpha with block
+    ``block``; for per_dim, the one partition ``dims`` (per_dim candidates are few and
+    their exact cost is cheap, so each is its own family).  ``floor``: no member costs
+    less (the driver proves what is already pre-checked and cheaper first)."""
+
+    kind: str
+    banks: int
+    copies: int
+    assignment: tuple[tuple[int, int], ...]
+    floor: Cost
+    block: int = 1
+    dims: tuple[DimPartition, ...] = ()
+
+
+def flat_floor(shape: tuple[int, ...], varying: frozenset[int], banks: int, copies: int,
+               block: int, shapes: list[GroupShape], *, elem_bits: int) -> Cost:
+    """A cost no flat scheme ``floor(alpha·x / B) mod N`` (N = ``banks``) can go below.
+
+    Storage: the fence dimension d (alpha_d != 0, so d varies) is padded to a multiple
+    of P = N*B / gcd(N*B, alpha_d) <= N*B, and the banks hold N*B*ceil(D_d/P) words per
+    row of the other dimensions, at least N*B*ceil(D_d/(N*B)).  Crossbar: a uniform
+    group is static only if alpha·(L·stride)_t = 0 (mod N*B) for every time variable
+    t with alpha != 0 on the varying dimensions (:func:`static_alpha_exists`); a group
+    where no such alpha exists has every lane on the crossbar."""
+    size = prod(shape)
+    modulus = banks * block
+    words = min(modulus * -(-shape[d] // modulus) * (size // shape[d]) for d in varying)
+    order = sorted(varying)
+    crossbar = 0
+    for s in shapes:
+        if not s.uniform:
+            crossbar += len(s.lanes)
+            continue
+        steps = _steps(s)
+        matrix = tuple(tuple(steps[d]) for d in order)
+        if not static_alpha_exists(matrix, modulus):
+            crossbar += len(s.lanes)
+    return Cost(physical_banks=banks * copies,
+                bram18k=bram18k(-(-words // banks), elem_bits, banks, copies),
+                storage_overhead=round(copies * words / size - 1, 9),
+                crossbar_lanes=crossbar, family=FAMILY_RANK["flat"])
+
+
+@lru_cache(maxsize=4096)
+def static_alpha_exists(matrix: tuple[tuple[int, ...], ...], modulus: int) -> bool:
+    """Whether some alpha != 0 (mod ``modulus``) has alpha·A = 0 (mod ``modulus``),
+    A = ``matrix`` (n rows, T columns).
+
+    With the Smith form A = U·diag(s_1..s_r)·W the solutions are beta = alpha·U with
+    beta_i·s_i = 0 (i <= r) and beta_i free (i > r): a nonzero one exists iff r < n or
+    some gcd(s_i, modulus) > 1, i.e. iff gcd(d_n, modulus) > 1 where d_n = s_1···s_n is
+    the gcd of A's n x n minors (0 when r < n)."""
+    rows = len(matrix)
+    if rows == 0:
+        return False
+    columns = len(matrix[0]) if matrix else 0
+    minors = 0
+    for chosen in itertools.combinations(range(columns), rows):
+        minors = gcd(minors, _determinant([[row[c] for c in chosen] for row in matrix]))
+    return gcd(minors, modulus) > 1
+
+
+def _determinant(m: list[list[int]]) -> int:
+    """Exact integer determinant (Bareiss' fraction-free elimination)."""
+    m = [row[:] for row in m]
+    n, sign, previous = len(m), 1, 1
+    for k in range(n - 1):
+        if m[k][k] == 0:
+            swap = next((i for i in range(k + 1, n) if m[i][k]), None)
+            if swap is None:
+                return 0
+            m[k], m[swap], sign = m[swap], m[k], -sign
+        for i in range(k + 1, n):
+            for j in range(k + 1, n):
+                m[i][j] = (m[i][j] * m[k][k] - m[i][k] * m[k][j]) // previous
+        previous = m[k][k]
+    return sign * m[n - 1][n - 1] if n else 1
 
 
 # ---------------------------------------------------------------- per_dim
 
 
-def dim_options(size: int, max_banks: int) -> list[DimPartition]:
-    """Partitions of one dimension: cyclic and block below the size (block only when
-    the factor is the number of blocks it really makes), complete when small enough."""
-    options = [DimPartition("cyclic", f) for f in range(2, min(size, max_banks + 1))]
-    options += [DimPartition("block", f) for f in range(2, min(size, max_banks + 1))
-                if -(-size // -(-size // f)) == f]
-    if size <= max_banks:
-        options.append(DimPartition("complete", size))
+def dim_options(size: int, factor: int) -> tuple[DimPartition, ...]:
+    """Partitions of one dimension of ``size`` into ``factor`` banks: none (1), cyclic
+    and block below the size (block only when ``factor`` is the number of blocks it
+    really makes), complete at the size."""
+    if factor == 1:
+        return (DimPartition("none", 1),)
+    if factor > size:
+        return ()
+    if factor == size:
+        return (DimPartition("complete", size),)
+    options = (DimPartition("cyclic", factor),)
+    if -(-size // -(-size // factor)) == factor:
+        options += (DimPartition("block", factor),)
     return options
 
 
-def per_dim_tiers(shape: tuple[int, ...], varying: frozenset[int],
-                  max_banks: int) -> dict[int, list[tuple[DimPartition, ...]]]:
-    """Every per_dim partition of the varying dimensions, by number of banks."""
-    none = DimPartition("none", 1)
-    axes = [[none] + dim_options(n, max_banks) if d in varying else [none]
-            for d, n in enumerate(shape)]
-    tiers: dict[int, list[tuple[DimPartition, ...]]] = {}
-    for dims in _bounded_product(axes, max_banks):
-        tiers.setdefault(prod(p.factor for p in dims), []).append(dims)
-    return tiers
+@lru_cache(maxsize=1024)
+def per_dim_partitions(shape: tuple[int, ...], varying: frozenset[int],
+                       banks: int) -> tuple[tuple[DimPartition, ...], ...]:
+    """Every per_dim partition of the varying dimensions with exactly ``banks`` banks:
+    the ordered factorizations of ``banks`` over those dimensions."""
+    return tuple(_factorizations(shape, tuple(d in varying for d in range(len(shape))),
+                                 banks))
 
 
-def _bounded_product(axes: list[list[DimPartition]], limit: int):
-    if not axes:
-        yield ()
+def _factorizations(shape: tuple[int, ...], varies: tuple[bool, ...], banks: int):
+    if not shape:
+        if banks == 1:
+            yield ()
         return
-    for head in axes[0]:
-        if head.factor <= limit:
-            for tail in _bounded_product(axes[1:], limit // head.factor):
+    factors = [f for f in range(1, banks + 1) if banks % f == 0] if varies[0] else [1]
+    for f in factors:
+        for head in dim_options(shape[0], f):
+            for tail in _factorizations(shape[1:], varies[1:], banks // f):
                 yield (head,) + tail
 
 
@@ -135,24 +251,21 @@ def alpha_values(banks: int, block: int) -> list[int]:
     return sorted(a % modulus for a in menu)
 
 
-def alpha_matrix(ndims: int, varying: frozenset[int], banks: int, block: int) -> np.ndarray:
-    """Alpha vectors (rows): 0 on dimensions where no lane differs.  For B = 1 the
+def alpha_rows(ndims: int, varying: frozenset[int], banks: int, block: int):
+    """Alpha vectors, lazily: 0 on dimensions where no lane differs.  For B = 1 the
     bank permutation x -> u·x (u a unit mod N) is a symmetry, so the first varying
     coefficient is normalized to a divisor of N."""
     values = alpha_values(banks, block)
     order = sorted(varying)
-    rows = []
     for combo in itertools.product(values, repeat=len(order)):
-        nonzero = [a for a in combo if a]
-        if not nonzero:
+        if not any(combo):
             continue
         if block == 1 and combo[0] and banks % combo[0]:
             continue
         alpha = [0] * ndims
         for d, a in zip(order, combo):
             alpha[d] = a
-        rows.append(alpha)
-    return np.array(rows, dtype=np.int64).reshape(-1, ndims)
+        yield alpha
 
 
 # ---------------------------------------------------------------- copies

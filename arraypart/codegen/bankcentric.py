@@ -147,17 +147,21 @@ class Plan:
     contexts: dict
 
 
-def plan(kernel: Kernel, solution: Solution, taken: set[str], declared: set) -> Plan:
+def plan(kernel: Kernel, solution: Solution, taken: set[str], declared: set,
+         local: set[str]) -> Plan:
     """Every (pipelined loop, array) pair that gets bank-centric code (module doc);
     ``declared``: the coordinates of loops that declare their iterator (only those can
-    be written as blocks); new names are added to ``taken``."""
+    be written as blocks); ``local``: the arrays declared in the function (only those
+    can become bank arrays); new names are added to ``taken``."""
     contexts = ranges.ref_contexts(kernel.body)
     solved = {s.array.name: s for s in solution.arrays}
     unrolled = {}
     for loop in _pipelined_loops(kernel.body):
         found = list(_found(loop.body, (), (), iter(range(1 << 62))))
-        if loop.coord in declared and _blockable(loop) and any(_needs_routing(loop, found, name, solved, contexts)
-                                    for name in {f.access.array for f in found}):
+        if not (loop.coord in declared and _blockable(loop)):
+            continue
+        if any(_needs_routing(loop, found, name, solved, contexts)
+               for name in {f.access.array for f in found}):
             unrolled[id(loop)] = _as_blocks(loop, taken)
     body = _replace_loops(kernel.body, {k: u.view for k, u in unrolled.items()})
     contexts = ranges.ref_contexts(body)
@@ -166,8 +170,9 @@ def plan(kernel: Kernel, solution: Solution, taken: set[str], declared: set) -> 
         found = list(_found(loop.body, (), (), iter(range(1 << 62))))
         for name in dict.fromkeys(f.access.array for f in found):
             if _needs_routing(loop, found, name, solved, contexts):
-                group = _group(loop, solved[name], [f for f in found
-                                                    if f.access.array == name], contexts)
+                group = (_group(loop, solved[name], [f for f in found
+                                                     if f.access.array == name], contexts)
+                         if name in local else None)
                 if group is not None:
                     groups.append(group)
     return Plan(tuple(groups), tuple(unrolled.values()), contexts)
@@ -442,11 +447,8 @@ def _before(a: tuple[_Found, int], b: tuple[_Found, int]) -> bool:
 def _apart(a: tuple[_Found, int], b: tuple[_Found, int]) -> bool:
     (fa, la), (fb, lb) = a, b
     env_a, env_b = lane_env(fa.loops, la), lane_env(fb.loops, lb)
-    for ea, eb in zip(fa.access.index, fb.access.index):
-        diff = E.simplify(E.add(E.substitute(ea, env_a), E.scale(-1, E.substitute(eb, env_b))))
-        if isinstance(diff, E.Const) and diff.value != 0:
-            return True
-    return False
+    return _differ([E.substitute(e, env_a) for e in fa.access.index],
+                   [E.substitute(e, env_b) for e in fb.access.index])
 
 
 def _guard_c(guards: tuple[Guard, ...]) -> str | None | bool:
@@ -645,14 +647,7 @@ def _read_ranks(group: Group, names: Names) -> list[str]:
     lanes on its bank."""
     _, l, m, _ = names.counters
     if _distinct_words(group.reads):
-        rb, rp = names.of("rb"), names.of("rp")
-        on_m = _active(group.reads, names, "r", m)
-        body = (["unsigned rank = 0;"]
-                + _unrolled(m, group.read_lanes,
-                            [f"if ({m} < {l}{on_m} && {rb}[{m}] == {rb}[{l}]) rank++;"])
-                + [f"{rp}[{l}] = rank;"])
-        return (_registers("unsigned", rp, group.read_lanes)
-                + _unrolled(l, group.read_lanes, body))
+        return _counted_ranks(group.reads, names, "r")
     rb, ro, rp, rf = (names.of(x) for x in ("rb", "ro", "rp", "rf"))
     on_m, on_l = _active(group.reads, names, "r", m), _active(group.reads, names, "r", l)
     lanes = group.read_lanes
@@ -675,26 +670,33 @@ def _distinct_words(sites: tuple[Site, ...]) -> bool:
         return False
     indices = [[E.substitute(e, lane_env(site.loops, lane)) for e in site.access.index]
                for site, lane in lanes]
-    for a in range(len(indices)):
-        for b in range(a):
-            if not any(isinstance(d, E.Const) and d.value != 0 for d in (
-                    E.simplify(E.add(x, E.scale(-1, y)))
-                    for x, y in zip(indices[a], indices[b]))):
-                return False
-    return True
+    return all(_differ(indices[a], indices[b])
+               for a in range(len(indices)) for b in range(a))
+
+
+def _differ(index_a, index_b) -> bool:
+    """Some subscript of the two differs by a non-zero constant (they never meet)."""
+    return any(isinstance(d, E.Const) and d.value != 0
+               for d in (E.simplify(E.add(x, E.scale(-1, y)))
+                         for x, y in zip(index_a, index_b)))
 
 
 def _write_ranks(group: Group, names: Names) -> list[str]:
     """A write's port: the earlier write lanes to its bank (every write counts)."""
+    return _counted_ranks(group.writes, names, "w")
+
+
+def _counted_ranks(sites: tuple[Site, ...], names: Names, kind: str) -> list[str]:
+    """``<kind>p[l]``: the earlier active lanes of ``sites`` on lane l's bank."""
     _, l, m, _ = names.counters
-    wb, wp = names.of("wb"), names.of("wp")
-    on_m = _active(group.writes, names, "w", m)
+    bank, port = names.of(kind + "b"), names.of(kind + "p")
+    lanes = sum(s.lanes for s in sites)
+    on_m = _active(sites, names, kind, m)
     body = (["unsigned rank = 0;"]
-            + _unrolled(m, group.write_lanes,
-                        [f"if ({m} < {l}{on_m} && {wb}[{m}] == {wb}[{l}]) rank++;"])
-            + [f"{wp}[{l}] = rank;"])
-    return _registers("unsigned", wp, group.write_lanes) + _unrolled(l, group.write_lanes,
-                                                                      body)
+            + _unrolled(m, lanes,
+                        [f"if ({m} < {l}{on_m} && {bank}[{m}] == {bank}[{l}]) rank++;"])
+            + [f"{port}[{l}] = rank;"])
+    return _registers("unsigned", port, lanes) + _unrolled(l, lanes, body)
 
 
 def _bank_reads(group: Group, names: Names) -> list[str]:

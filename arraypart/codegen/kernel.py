@@ -49,7 +49,8 @@ def banked_source(kernel: Kernel, solution: Solution) -> str:
     taken = set(_IDENTIFIER.findall(text))
     for_nodes = _for_nodes(func)
     declared = {coord for coord, node in for_nodes.items() if _declares_iterator(node)}
-    plan = bankcentric.plan(kernel, solution, taken, declared)
+    decls = _local_array_decls(func)
+    plan = bankcentric.plan(kernel, solution, taken, declared, set(decls))
     groups, contexts = plan.groups, plan.contexts
     rotating = {g.array.name for g in groups}
     explicit = {s.array.name: _explicit(s, taken) for s in solution.arrays
@@ -68,12 +69,15 @@ def banked_source(kernel: Kernel, solution: Solution) -> str:
     edits += _edit_pragmas(data, func, solution, explicit)
     interface_lines = []
     for s in solution.arrays:
-        lines = _lines(s, explicit.get(s.array.name))
-        if s.array.interface:
-            interface_lines += lines
+        ex = explicit.get(s.array.name)
+        lines = _lines(s, ex)
+        if s.array.interface or (ex is None and s.array.name not in decls):
+            interface_lines += lines  # interface and file-scope arrays: top of the body
+        elif s.array.name not in decls:
+            raise KernelError(s.array.coord, f"no local declaration of array "
+                                             f"'{s.array.name}' in the top function")
         else:
-            edits += _after_declaration(data, func, source.globals, s,
-                                        explicit.get(s.array.name), lines)
+            edits += _after_declaration(data, decls[s.array.name], lines)
     if interface_lines:
         edits.insert(0, _after_open_brace(data, func.body.start, interface_lines))
     defines = "".join(f"#define {n} {v}\n" for n, v in source.extra_defines)
@@ -90,7 +94,8 @@ def crossbars(kernel: Kernel, solution: Solution) -> dict[str, tuple[int, int]]:
     declared = {coord for coord, node in _for_nodes(func).items()
                 if _declares_iterator(node)}
     taken = set(_IDENTIFIER.findall(kernel.source.text))
-    plan = bankcentric.plan(kernel, solution, taken, declared)
+    plan = bankcentric.plan(kernel, solution, taken, declared,
+                            set(_local_array_decls(func)))
     out: dict[str, tuple[int, int]] = {}
     for g in plan.groups:
         lanes = g.read_lanes + g.write_lanes
@@ -346,21 +351,18 @@ def _after_open_brace(data: bytes, brace: int, lines: list[str]) -> Edit:
     return Edit(at, at, "\n" + "".join(f"{l}\n" for l in lines), False)
 
 
-def find_array_decl(func: N.FuncDef, globals_, name: str) -> N.Decl | None:
-    """The declaration of the local (or file-scope) array ``name``."""
-    for d in list(N.walk(func.body)) + list(globals_):
-        if isinstance(d, N.Decl) and d.name == name and d.is_array:
-            return d
-    return None
+def _local_array_decls(func: N.FuncDef) -> dict[str, N.Decl]:
+    """Array name -> its declaration in the function body, found in one walk (a walk
+    per array made code generation quadratic in the number of arrays)."""
+    found: dict[str, N.Decl] = {}
+    for node in N.walk(func.body):
+        if isinstance(node, N.Decl) and node.is_array and node.stmt_start >= 0:
+            found.setdefault(node.name, node)
+    return found
 
 
-def _after_declaration(data: bytes, func: N.FuncDef, globals_, s: ArraySolution,
-                       ex: Explicit | None, lines: list[str]) -> list[Edit]:
+def _after_declaration(data: bytes, decl: N.Decl, lines: list[str]) -> list[Edit]:
     """The scheme comment before a local array's declaration, the pragmas after it."""
-    decl = find_array_decl(func, globals_, s.array.name)
-    if decl is None or decl.stmt_start < 0:
-        raise KernelError(s.array.coord, f"no local declaration of array "
-                                         f"'{s.array.name}' in the top function")
     comments = [l for l in lines if l.startswith(_COMMENT)]
     pragmas = [l for l in lines if not l.startswith(_COMMENT)]
     lo, hi = _line_span(data, decl.stmt_start, decl.stmt_end)

@@ -7,11 +7,13 @@ from an installed wheel as well as from a checkout.
 
 from __future__ import annotations
 
+import re
 from importlib import resources
 
 import jinja2
 
 from ..banking.solution import Solution
+from ..errors import Coord, KernelError
 from ..ir import Kernel
 from .kernel import banked_source
 from .testbench import testbench_context
@@ -22,6 +24,15 @@ DEFAULT_PART = "xcu250-figd2104-2L-e"
 # Vitis HLS's own default period (UG1702: "a default period of 10 ns is used"), so the
 # generated project schedules like an unconfigured one.
 DEFAULT_CLOCK_NS = 10.0
+
+# The kernel's name (its file's stem) becomes file names, Tcl words and cfg values:
+# letters, digits and _ . + - only, so no shell, Tcl or cfg reader splits or runs it.
+KERNEL_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+-]*")
+# What a Tcl word may hold unquoted: no spaces, no [ ] $ { } " \\ ; or newline.
+TCL_BARE = re.compile(r"[A-Za-z0-9_.+:/@%=,-]+")
+# Characters a line comment must not carry: line breaks and other control characters
+# would end the comment and make the rest of a file name code.
+COMMENT_UNSAFE = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
 
 _TEMPLATES = {
     "{kernel}.cpp": "kernel.cpp.j2",
@@ -35,11 +46,40 @@ def _load(name: str) -> str:
     return resources.files("arraypart.templates").joinpath(name).read_text(encoding="utf-8")
 
 
+def tcl_word(text: str) -> str:
+    """``text`` as one literal Tcl word: bare when it holds nothing Tcl reads
+    specially, else in braces (literal in Tcl when they hold no brace, backslash or
+    newline, which :func:`check_names` keeps out)."""
+    if TCL_BARE.fullmatch(text):
+        return text
+    if re.search(r"[{}\\\n]", text):
+        raise ValueError(f"no literal Tcl word for {text!r}")
+    return "{" + text + "}"
+
+
+def comment_text(text: str) -> str:
+    """``text`` safe inside a ``//`` comment (and not at its end): control characters
+    written as escapes (``\\n``), so a hostile file name cannot end the comment."""
+    return COMMENT_UNSAFE.sub(lambda m: m.group().encode("unicode_escape").decode(), text)
+
+
+def check_names(kernel: Kernel) -> None:
+    """Raise a located error when the kernel's name cannot become file names and
+    Tcl/cfg words safely."""
+    if not KERNEL_NAME.fullmatch(kernel.name):
+        raise KernelError(Coord(kernel.path, 1, 1), (
+            f"the kernel's file name {kernel.name!r} names the emitted files and the "
+            "Vitis project: use only letters, digits and _ . + - (rename the file)"))
+
+
 def _environment() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FunctionLoader(_load),
-                              undefined=jinja2.StrictUndefined, trim_blocks=True,
-                              lstrip_blocks=True, keep_trailing_newline=True,
-                              autoescape=False)
+    env = jinja2.Environment(loader=jinja2.FunctionLoader(_load),
+                             undefined=jinja2.StrictUndefined, trim_blocks=True,
+                             lstrip_blocks=True, keep_trailing_newline=True,
+                             autoescape=False)
+    env.filters["tcl"] = tcl_word
+    env.filters["comment"] = comment_text
+    return env
 
 
 def emit(kernel: Kernel, solution: Solution, *, part: str = DEFAULT_PART,
@@ -48,6 +88,7 @@ def emit(kernel: Kernel, solution: Solution, *, part: str = DEFAULT_PART,
     ``<kernel>_tb.cpp`` (the C-simulation testbench), ``run_hls.tcl`` and
     ``hls_config.cfg``.  Raises :class:`arraypart.errors.KernelError` when a banking
     cannot be written for this source."""
+    check_names(kernel)
     context = {
         "kernel": kernel.name,
         "top": kernel.top,

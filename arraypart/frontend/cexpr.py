@@ -3,13 +3,19 @@
 ``quasi_affine`` maps an expression (:mod:`.cnodes`) over loop iterators and integer constants
 to an :mod:`arraypart.expr` tree, or None when it is not quasi-affine:
 
-    e + e, e - e, -e, k*e, e << k = 2^k * e,
-    e / c = floor(e / c), e % c = e mod c, e >> k = floor(e / 2^k),
-    e & (2^k - 1) = e mod 2^k                                  (c > 0, k >= 0)
+    e + e, e - e, -e, k*e, e << k = 2^k * e, e >> k = floor(e / 2^k),
+    e & (2^k - 1) = e mod 2^k                                  (k >= 0)
+    e / c = floor(e / c),        e % c = e mod c               (c > 0, e >= 0)
+    e / c = -floor(-e / c),      e % c = e + c*floor(-e / c)   (c > 0, e <= 0)
 
-Over constants the operators keep their C meaning (``/`` and ``%`` truncate toward
-zero), so ``N - 1`` or ``(N / 2) * 2`` fold exactly as a C compiler folds them.  The
-floor readings above assume a non-negative dividend, which holds for in-bounds indices.
+C's ``/`` and ``%`` truncate toward zero (C99 6.5.5), so the floor forms are used
+only where they are that: when the dividend's sign is the same at every iteration,
+proven by interval arithmetic over the enclosing loops' bounds (:func:`interval`;
+``Scope.ranges``).  A dividend that may take both signs gives None: the index is
+irregular (DESIGN §1), never a silent floor.  ``>>`` of a negative value is
+arithmetic in g++ and Vitis (a floor) and ``&`` works on two's complement, so those
+need no proof.  Over constants every operator keeps its C meaning, so ``N - 1`` or
+``(N / 2) * 2`` fold exactly as a C compiler folds them.
 
 Integers are those of C's widest types: a literal above 2^64 - 1, a constant or a
 coefficient outside [-2^63, 2^64 - 1], a shift count outside 0..63 and a division by
@@ -40,14 +46,19 @@ NUMBER_FIELDS = {E.Const: "value", E.Scale: "factor", E.FloorDiv: "divisor",
                  E.Mod: "modulus"}
 
 
+Bound = tuple[int | None, int | None]  # an integer interval [low, high]; None: unbounded
+
+
 @dataclass(frozen=True, slots=True)
 class Scope:
     """What an identifier may stand for in an index: a loop iterator (a variable of the
     expression), a const affine temporary (its expression over iterators), or a named
-    integer constant (folded)."""
+    integer constant (folded).  ``ranges`` bounds iterators (from their loops' bounds;
+    an iterator without one is unbounded)."""
 
     iterators: frozenset[str] = frozenset()
     constants: Mapping[str, int] = field(default_factory=dict)
+    ranges: Mapping[str, Bound] = field(default_factory=dict)
     temporaries: Mapping[str, E.Expr] = field(default_factory=dict)
 
     def constant(self, name: str) -> int | None:
@@ -186,11 +197,52 @@ def _binary(node: N.BinaryOp, scope: Scope) -> E.Expr | None:
     if isinstance(left, E.Const) and isinstance(right, E.Const):
         value = _c_binary(node.op, left.value, right.value, node)
         return None if value is None else _checked(E.const(value), node)
-    result = _symbolic(node, left, right)
+    result = _symbolic(node, left, right, scope)
     return None if result is None else _checked(result, node)
 
 
-def _symbolic(node: N.BinaryOp, left: E.Expr, right: E.Expr) -> E.Expr | None:
+def interval(e: E.Expr, ranges: Mapping[str, Bound]) -> Bound:
+    """An interval holding every value of ``e`` when each variable lies in its range
+    (interval arithmetic: sound, not always tight)."""
+    if isinstance(e, E.Const):
+        return e.value, e.value
+    if isinstance(e, E.Var):
+        return ranges.get(e.name, (None, None))
+    if isinstance(e, E.Add):
+        parts = [interval(t, ranges) for t in e.terms]
+        low = None if any(p[0] is None for p in parts) else sum(p[0] for p in parts)
+        high = None if any(p[1] is None for p in parts) else sum(p[1] for p in parts)
+        return low, high
+    if isinstance(e, E.Scale):
+        low, high = interval(e.arg, ranges)
+        if e.factor < 0:
+            low, high = high, low
+        return (None if low is None else low * e.factor,
+                None if high is None else high * e.factor)
+    if isinstance(e, E.FloorDiv):
+        low, high = interval(e.arg, ranges)
+        return (None if low is None else low // e.divisor,
+                None if high is None else high // e.divisor)
+    if isinstance(e, E.Mod):
+        return 0, e.modulus - 1
+    raise TypeError(f"not an expression: {e!r}")
+
+
+def _c_division(op: str, left: E.Expr, k: int, scope: Scope) -> E.Expr | None:
+    """``left / k`` or ``left % k`` (k > 0) truncating toward zero as C does, as a
+    floor form where the dividend's sign is fixed (see the module doc), else None."""
+    low, high = interval(left, scope.ranges)
+    if low is not None and low >= 0:
+        return E.floordiv(left, k) if op == "/" else E.mod(left, k)
+    if high is not None and high <= 0:
+        quotient = E.floordiv(E.scale(-1, left), k)  # trunc(e/k) = -floor(-e/k)
+        return (E.scale(-1, quotient) if op == "/"
+                else E.add(left, E.scale(k, quotient)))
+    return None
+
+
+def _symbolic(node: N.BinaryOp, left: E.Expr, right: E.Expr,
+              scope: Scope) -> E.Expr | None:
     op = node.op
     k = right.value if isinstance(right, E.Const) else None
     if op in ("/", "%") and k == 0:
@@ -209,10 +261,8 @@ def _symbolic(node: N.BinaryOp, left: E.Expr, right: E.Expr) -> E.Expr | None:
         return _mask(left, right)
     if k is None:
         return None
-    if op == "/" and k > 0:
-        return E.floordiv(left, k)
-    if op == "%" and k > 0:
-        return E.mod(left, k)
+    if op in ("/", "%") and k > 0:
+        return _c_division(op, left, k, scope)
     if op == ">>" and k >= 0:
         return E.floordiv(left, 2 ** k)
     if op == "<<" and k >= 0:

@@ -29,6 +29,10 @@ BOOL_BITS = 1
 AP_TYPES = ("ap_int", "ap_uint", "ap_fixed", "ap_ufixed")
 MAX_ARRAY_ELEMENTS = 2 ** 63 - 1  # element counts and flat offsets fit numpy's int64
 QUALIFIERS = ("const ", "volatile ")
+# g++ refuses objects over PTRDIFF_MAX (2^63 - 1) bytes.  Banked output may pad an
+# array and copy it; 2^48 bytes (256 TiB, 10^5 times any FPGA's on-chip memory)
+# leaves it a factor of 2^15 below that limit, so the output always compiles.
+MAX_ARRAY_BYTES = 2 ** 48
 
 
 def _unqualified(spelling: str) -> str:
@@ -110,6 +114,11 @@ def array_decl(decl: N.Decl, *, interface: bool) -> Array:
         raise KernelError(coord, f"array '{decl.name}' has {math.prod(shape)} elements, "
                                  f"more than the {MAX_ARRAY_ELEMENTS} supported")
     elem_type, bits = element_type(t, decl.name, coord)
+    size_bytes = math.prod(shape) * -(-bits // 8)
+    if size_bytes > MAX_ARRAY_BYTES:
+        raise KernelError(coord, f"array '{decl.name}' takes {size_bytes} bytes, more than "
+                                 f"the {MAX_ARRAY_BYTES} (2^48) a compiler accepts with "
+                                 "room for banking")
     return Array(decl.name, tuple(shape), elem_type, bits, interface, coord,
                  const=t.is_const_qualified(), static=decl.static)
 
@@ -130,21 +139,23 @@ def _check_initializer_count(decl: N.Decl, shape: list[int]) -> None:
 
 def integer_constant(decl: N.Decl, scope: Scope) -> int | None:
     """The value of ``const <integer type> NAME = <constant expression>;``, else None."""
-    t = decl.ctype.clang if decl.ctype is not None else None
-    if t is None or decl.init is None or not t.is_const_qualified():
-        return None
-    if t.get_canonical().kind not in N.INTEGER_TYPE_KINDS:
-        return None
-    return fold(decl.init, scope)
+    init = _const_integer_init(decl)
+    return None if init is None else fold(init, scope)
 
 
 def affine_temporary(decl: N.Decl, scope: Scope) -> E.Expr | None:
     """``const <integer type> NAME = <quasi-affine expression>;``: the expression, which
     then stands for NAME in indices (a const cannot change, so substituting it is
     exact); None for anything else."""
+    init = _const_integer_init(decl)
+    return None if init is None else quasi_affine(init, scope)
+
+
+def _const_integer_init(decl: N.Decl) -> N.Node | None:
+    """The initializer of ``const <integer type> NAME = ...;``, else None."""
     t = decl.ctype.clang if decl.ctype is not None else None
     if t is None or decl.init is None or not t.is_const_qualified():
         return None
     if t.get_canonical().kind not in N.INTEGER_TYPE_KINDS:
         return None
-    return quasi_affine(decl.init, scope)
+    return decl.init

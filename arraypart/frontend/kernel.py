@@ -43,6 +43,18 @@ MAX_PROBES = 256
 FUNCTION_SCOPES = (ci.CursorKind.NAMESPACE, ci.CursorKind.LINKAGE_SPEC,
                    ci.CursorKind.UNEXPOSED_DECL)
 TOP_LEVEL_KINDS = FUNCTION_SCOPES + (ci.CursorKind.FUNCTION_DECL, ci.CursorKind.VAR_DECL)
+# Words C++ (to C++20) reserves that C does not: a C kernel's output is C++, so a C name
+# spelled like one of these would make output that does not compile.
+CPP_ONLY_KEYWORDS = frozenset("""
+    alignas alignof and and_eq asm bitand bitor catch char8_t char16_t char32_t class
+    compl concept consteval constexpr constinit const_cast co_await co_return co_yield
+    decltype delete dynamic_cast explicit export false friend mutable namespace new
+    noexcept not not_eq nullptr operator or or_eq private protected public
+    reinterpret_cast requires static_assert static_cast template this thread_local
+    throw true try typeid typename using virtual wchar_t xor xor_eq""".split())
+CPP_ONLY_WORD = re.compile(r"\b(?:" + "|".join(sorted(CPP_ONLY_KEYWORDS)) + r")\b")
+# The testbench defines ``main``; C++ requires ``int main``, never a kernel.
+RESERVED_FUNCTIONS = frozenset({"main"})
 
 
 def parse_kernel(path: str | Path, *, defines: Mapping[str, int] | None = None,
@@ -130,7 +142,10 @@ def parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None 
     user_end = len(text.encode())
     pragmas = list(unit.pragmas)
     converter = N.Converter(unit, pragmas)
+    if not unit.is_cxx:
+        _check_cpp_keywords(unit, user_end)
     funcs, globals_, probe_decls = _top_level(unit, converter, user_end)
+    _check_reserved_functions(funcs)
     func = choose_top(funcs, filename, top)
     values = _define_values(probe_decls)
     lines = text.split("\n")
@@ -184,6 +199,26 @@ def _top_level(unit: clangtu.Unit, converter: N.Converter, user_end: int):
             elif c.location.offset < user_end:
                 globals_.append(converter.decl(c, stmt=c))
     return funcs, tuple(globals_), probes
+
+
+def _check_cpp_keywords(unit: clangtu.Unit, user_end: int) -> None:
+    """A C identifier that C++ reserves (``class``, ``new``) is an error at its first
+    use: the emitted C++ would not compile."""
+    if CPP_ONLY_WORD.search(unit.text) is None:
+        return  # the common case, without asking clang for every token
+    for token in unit.tu.get_tokens(extent=unit.tu.cursor.extent):
+        if (token.kind == ci.TokenKind.IDENTIFIER and token.spelling in CPP_ONLY_KEYWORDS
+                and token.location.offset < user_end and unit.in_main(token.location)):
+            raise KernelError(unit.coord(token.location.offset),
+                              f"'{token.spelling}' is a C++ keyword: the emitted C++ "
+                              "would not compile (rename it)")
+
+
+def _check_reserved_functions(funcs: list[N.FuncDef]) -> None:
+    for f in funcs:
+        if f.name in RESERVED_FUNCTIONS and not f.namespaces:
+            raise KernelError(f.coord, f"'{f.name}' names the testbench's own function: "
+                                       "the emitted C++ would not compile (rename it)")
 
 
 def _define_values(probes: list[tuple[str, N.Node | None]]) -> dict[str, int]:

@@ -17,8 +17,8 @@ import clang.cindex as ci
 from .. import expr as E
 from ..errors import Coord, KernelError
 from ..ir import Access, Array, If, Loop, Node, Stmt
-from .cexpr import (COMPARISONS, FLIPPED, Scope, condition_dnf, fold,
-                    min_max_terms, quasi_affine)
+from .cexpr import (COMPARISONS, FLIPPED, Bound, Scope, condition_dnf, fold,
+                    interval, min_max_terms, quasi_affine)
 from . import cnodes as N
 from .declarations import affine_temporary, array_decl, integer_constant
 from .pragmas import LOOP_DIRECTIVES, PragmaReader
@@ -50,6 +50,7 @@ class _Lowering:
         self._arrays: dict[str, Array] = {}
         self._pointers: dict[str, Coord] = {}
         self._iterators: list[str] = []
+        self._ranges: dict[str, Bound] = {}
         self._temporaries: dict[str, E.Expr] = {}
 
     def run(self):
@@ -62,7 +63,8 @@ class _Lowering:
     # ------------------------------------------------------------ declarations
 
     def _scope(self) -> Scope:
-        return Scope(frozenset(self._iterators), self._constants, dict(self._temporaries))
+        return Scope(frozenset(self._iterators), self._constants, dict(self._ranges),
+                     dict(self._temporaries))
 
     def _collect_constants(self) -> None:
         decls = list(self._globals)
@@ -266,11 +268,13 @@ class _Lowering:
             header += 1
         pipeline_ii, unroll = self._loop_pragmas(items[:header])
         self._iterators.append(var)
+        self._ranges[var] = self._iterator_range(init, bound, step)
         shadowed = self._temporaries.pop(var, None)
         try:
             body = tuple(self._items(items[header:]))
         finally:
             self._iterators.pop()
+            del self._ranges[var]
             if shadowed is not None:
                 self._temporaries[var] = shadowed
         loop = Loop(var, init, bound, step, body, label or f"L{coord.line}", coord,
@@ -278,6 +282,17 @@ class _Lowering:
         if pipeline_ii is not None:
             _check_unrollable(loop, loop.body)
         return loop
+
+    def _iterator_range(self, init: tuple[E.Expr, ...], bound: tuple[E.Expr, ...],
+                        step: int) -> Bound:
+        """An interval holding the iterator's values: counting up it is at least every
+        start and at most every (inclusive) bound, counting down the reverse."""
+        starts = [interval(t, self._ranges) for t in init]
+        limits = [interval(t, self._ranges) for t in bound]
+        below, above = (starts, limits) if step > 0 else (limits, starts)
+        lows = [b[0] for b in below if b[0] is not None]
+        highs = [b[1] for b in above if b[1] is not None]
+        return (max(lows) if lows else None, min(highs) if highs else None)
 
     def _loop_init(self, init: N.Node) -> tuple[str, N.Node]:
         if isinstance(init, N.DeclList) and len(init.decls) == 1 and init.decls[0].init:

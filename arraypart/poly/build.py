@@ -34,6 +34,7 @@ def build_model(kernel: ir.Kernel, *, ports: int = 2) -> PolyModel:
     relations = access_relations(kernel)
     for relation in relations:
         check_bounds(relation, kernel.array(relation.access.array))
+        check_writable(relation.access, kernel.array(relation.access.array))
     found = collect(kernel)
     groups = _groups(found)
     touched = {r.access.array for r in relations}
@@ -45,6 +46,16 @@ def reference_text(access: ir.Access) -> str:
     """``A[i + 1][j]`` (``[?]`` for an irregular dimension)."""
     return access.array + "".join(
         "[?]" if e is None else f"[{E.pretty(e)}]" for e in access.index)
+
+
+def check_writable(access: ir.Access, array: ir.Array) -> None:
+    """Raise a located error for a write to an array bound to a ROM (no banking can
+    give a ROM a write port)."""
+    if access.kind == "write" and array.storage in ir.PORT_MODELS and not (
+            ir.PORT_MODELS[array.storage].writable):
+        raise KernelError(access.coord, (
+            f"{reference_text(access)} writes {array.name}, which bind_storage makes "
+            f"a ROM ({array.storage}): a ROM has no write port (bind it to a ram_* type)"))
 
 
 def check_bounds(relation: AccessRelation, array: ir.Array) -> None:

@@ -1,0 +1,78 @@
+"""The least II any banking can reach, from accesses that share one address.
+
+Banking separates different elements, never one element from itself: when a cycle
+reads element x and writes it (or writes it twice), x's bank must serve those
+accesses whatever the scheme, copies included (every write goes to every copy).  So
+a group whose lanes a, b meet at one address at some P,
+
+    M_ab = { P in dom_a ∩ dom_b : f_a(P) = f_b(P) }  nonempty,
+
+needs an II k with ``ports.fits(reads, writes, k)`` for that address alone (reads of
+one address are one access).  Only pairs are examined: a valid under-estimate of the
+least II, so a target above it is proven impossible before any search.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..ir import PortModel
+from ..poly.model import ArrayModel, CycleGroup
+from . import islsets as S
+
+# Each pair costs one isl emptiness check; a pipeline iteration with more pairs than
+# this (hundreds of lanes) is left to the search, which finds its II anyway.
+MAX_PAIRS = 4096
+# The largest II examined: far beyond any port model's need for two accesses.
+MAX_II = 64
+
+
+def least_feasible_ii(array_model: ArrayModel) -> dict[int, tuple[int, str]]:
+    """For each group (by position) whose target II no banking can reach: the least
+    II the address-sharing pairs allow and a sentence saying why."""
+    out = {}
+    for position, group in enumerate(array_model.groups):
+        found = _group_floor(array_model.ports, group, array_model.array.shape)
+        if found is not None:
+            out[position] = found
+    return out
+
+
+def relaxed(array_model: ArrayModel, floors: dict[int, tuple[int, str]]) -> ArrayModel:
+    """``array_model`` with each listed group's target II raised to its floor."""
+    groups = tuple(replace(g, target_ii=floors[k][0]) if k in floors else g
+                   for k, g in enumerate(array_model.groups))
+    return replace(array_model, groups=groups)
+
+
+def _group_floor(ports: PortModel, group: CycleGroup,
+                 shape: tuple[int, ...]) -> tuple[int, str] | None:
+    lanes = [a for a in group.accesses if a.regular]
+    writes = [k for k, a in enumerate(lanes) if a.kind == "write"]
+    # each write pairs with every other lane except the writes after it
+    count = len(writes) * (len(lanes) - 1) - len(writes) * (len(writes) - 1) // 2
+    if not writes or count > MAX_PAIRS:
+        return None
+    pairs = [(a, b) for b in writes for a in range(len(lanes))
+             if a != b and not (lanes[a].kind == "write" and a > b)]
+    terms = [S.lane_terms(a, group.time_vars, k, shape) for k, a in enumerate(lanes)]
+    needed = []
+    for a, b in pairs:
+        reads = int(lanes[a].kind == "read")
+        if ports.fits(reads, 2 - reads, group.target_ii):
+            continue
+        delta = S.constant_difference(terms[a], terms[b])
+        if delta is not None and any(delta):
+            continue
+        domain = S.plain(lanes[a].domain).intersect(S.plain(lanes[b].domain))
+        if delta is None:
+            domain = S.same_address_set(domain, terms[a], terms[b])
+        if domain.is_empty():
+            continue
+        ii = next((k for k in range(group.target_ii, MAX_II + 1)
+                   if ports.fits(reads, 2 - reads, k)), MAX_II)
+        what = "read and written" if reads else "written twice"
+        needed.append((ii, f"loop {group.loop}: one element of {lanes[b].array} is {what} "
+                           f"in one iteration ({lanes[a].coord} and {lanes[b].coord}), "
+                           f"which no banking separates on {ports.name}"))
+    return max(needed, key=lambda n: n[0]) if needed else None

@@ -1,0 +1,285 @@
+"""``estimate``: LUT/FF/BRAM18K/DSP of a banked memory without synthesis, from a fitted model.
+
+Cost: building the model of an array's lanes (:func:`.model.memory`, memoised per cycle
+group where it does not depend on the banking) and counting features take about a
+millisecond for a few lanes and a few milliseconds for a 26-lane window on a 2-core
+machine; :func:`estimate_memory` on a built model is several times faster.
+
+LUTs and flip-flops are linear in interpretable features of the RTL model
+(:mod:`.model`), each counting the bits of one kind of logic that
+:mod:`.verilog` emits; the coefficients (``cost_model.json``) are fitted by
+non-negative least squares to yosys syntheses of a sweep of design points
+(``bench/rtl_sweep.py``, which also records the error on held-out points):
+
+    rb_mux     sum over read lanes of (sources - 1) * width: the read-data select
+               (sources = banks it reaches x ports that may serve it)
+    rb_sel     sum over read lanes with several sources of the sources: the
+               registered one-hot selects
+    addr_mux   sum over bank ports of (lanes driving it - 1) * address bits
+    din_mux    sum over write-capable bank ports of (writers - 1) * width
+    request    sum over banks of dynamic candidate lanes * bank bits: the
+               ``bank == b`` comparators
+    priority   sum over priority-selected ports of their candidate lanes
+    arith      adder bits of every lane's index, bank and offset arithmetic
+    divider    adder bits of the reciprocal multiplications of non-power-of-two
+               divisions and modulos
+    lutram     bits of distributed-RAM banks (LUT RAM) times their read ports / 64
+    regfile    bits of register banks (below one LUT RAM's depth) times read ports
+    regbits    bits of register banks (their flip-flops)
+    banks      banks x copies that some lane reaches
+    const      1
+
+BRAM18K is counted, not fitted: per block-RAM bank, the fewest 18Kb blocks over the
+aspect ratios the bank's port use allows (36-bit words only in simple dual-port or
+single-port mode; a bank with two read ports or a read-write port beside another
+port is true dual-port, at most 18 bits per block).  DSPs are 0: constant products
+are shift-and-add (:func:`arraypart.expr.to_verilog`).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from math import ceil
+from pathlib import Path
+
+import numpy as np
+
+from .. import expr as E
+from ..banking.bounds import BRAM18K_ASPECTS
+from ..scheme import Banking
+from ..poly.model import ArrayModel
+from .model import PORT_ROLES, ROM_NP, Memory, address_bits, memory
+from .synth import Resources
+
+MODEL_PATH = Path(__file__).with_name("cost_model.json")
+FEATURES = ("rb_mux", "rb_sel", "addr_mux", "din_mux", "request", "priority", "arith",
+            "divider", "lutram", "regfile", "regbits", "banks", "const")
+#: Bits per LUT RAM primitive (RAM64X1: 64 words of one bit).
+LUTRAM_PRIMITIVE_BITS = 64
+#: The widest word of a true dual-port RAMB18 (x18); simple dual-port reaches x36.
+TDP_MAX_WIDTH = 18
+#: Counts below this weigh in the fit as if they were this large: a memory of a few
+#: LUTs should not pull the coefficients as hard as one of thousands.
+RELATIVE_FLOOR = 20.0
+#: Rounds of reweighting, and the smallest relative residual a weight divides by.
+IRLS_ROUNDS = 20
+IRLS_MIN_RESIDUAL = 0.01
+
+
+def estimate(banking: Banking, array_model: ArrayModel) -> Resources:
+    """The fitted cost of ``array_model``'s array banked by ``banking``."""
+    return estimate_memory(memory(array_model, banking))
+
+
+def estimate_memory(mem: Memory) -> Resources:
+    coef = _coefficients()
+    f = np.asarray(feature_vector(mem), dtype=float)
+    lut = int(round(float(f @ coef["lut"])))
+    ff = int(round(float(f @ coef["ff"])))
+    return Resources(lut, ff, bram18k(mem), 0, "model")
+
+
+@lru_cache(maxsize=1)
+def _coefficients() -> dict[str, np.ndarray]:
+    data = json.loads(MODEL_PATH.read_text())
+    if tuple(data["features"]) != FEATURES:
+        raise ValueError(f"{MODEL_PATH.name} was fitted for other features")
+    return {"lut": np.array(data["lut"]), "ff": np.array(data["ff"])}
+
+
+def model_fit() -> dict:
+    """The fit's record: points and median relative errors (held-out and train)."""
+    return json.loads(MODEL_PATH.read_text())["fit"]
+
+
+def bram18k(mem: Memory) -> int:
+    if mem.ram_style != "block":
+        return 0
+    total = 0
+    for (c, cands), count in _bank_classes(mem).items():
+        roles = _used_roles(mem, cands)
+        simple = len(roles) <= 1 or sorted(roles) == ["r", "w"]
+        total += count * min(ceil(mem.depth / depth) * ceil(mem.elem_bits / width)
+                             for depth, width in BRAM18K_ASPECTS
+                             if simple or width <= TDP_MAX_WIDTH)
+    return total
+
+
+def _bank_classes(mem: Memory) -> dict[tuple[int, tuple[int, ...]], int]:
+    """(copy, candidate lanes) -> how many banks of that copy have those candidates
+    (banks with one candidate list cost the same)."""
+    per_bank: list[list[list[int]]] = [[[] for _ in range(mem.banks)]
+                                       for _ in range(mem.copies)]
+    for k, lane in enumerate(mem.lanes):
+        for c in lane.copies:
+            for b in lane.reach:
+                per_bank[c][b].append(k)
+    classes: dict[tuple[int, tuple[int, ...]], int] = {}
+    for c, banks in enumerate(per_bank):
+        for cands in banks:
+            key = (c, tuple(cands))
+            classes[key] = classes.get(key, 0) + 1
+    return classes
+
+
+def _roles(mem: Memory, cands: tuple[int, ...]) -> tuple[str, ...]:
+    """:meth:`Memory.roles` for a bank with candidate lanes ``cands``."""
+    if mem.ports == ROM_NP:
+        return ("r",) * max(1, len(cands))
+    writers = sum(mem.lanes[k].kind == "write" for k in cands)
+    roles, write_ports = [], 0
+    for role in PORT_ROLES[mem.ports]:
+        if role == "rw" and write_ports >= max(writers, 1):
+            role = "r"
+        write_ports += "w" in role
+        roles.append(role)
+    return tuple(roles)
+
+
+def _used_roles(mem: Memory, cands: tuple[int, ...]) -> list[str]:
+    """The roles of the ports some candidate lane may use, at most one per candidate
+    (synthesis drops the rest)."""
+    roles = _roles(mem, cands)
+    if mem.ports == ROM_NP:
+        return list(roles[:len(cands)])
+    kinds = {mem.lanes[k].kind[0] for k in cands}
+    used = [r for r in roles if (r == "rw" and kinds) or r in kinds]
+    return used[:len(cands)]
+
+
+def features(mem: Memory) -> dict[str, float]:
+    """The model's features of ``mem`` (see the module doc)."""
+    f = dict.fromkeys(FEATURES, 0.0)
+    f["const"] = 1.0
+    aw, w = address_bits(mem), mem.elem_bits
+    kinds = [lane.kind[0] for lane in mem.lanes]
+    sources = [0] * len(mem.lanes)
+    read_ports = 1
+    for (c, cands), count in _bank_classes(mem).items():
+        roles = _roles(mem, cands)
+        read_ports = max(read_ports, sum("r" in r for r in roles))
+        f["request"] += count * sum(not mem.lanes[k].static for k in cands)
+        f["banks"] += count if cands else 0
+        for p, role in enumerate(roles):
+            if mem.ports == ROM_NP:
+                mine = [cands[p]] if p < len(cands) else []
+            else:
+                mine = [k for k in cands if role == "rw" or role == kinds[k]]
+            later = any(r == "rw" or r == kinds[k] for r in roles[p + 1:] for k in mine)
+            if later and mem.ports != ROM_NP:
+                f["priority"] += count * len(mine)
+            f["addr_mux"] += count * aw * max(0, len(mine) - 1)
+            if "w" in role:
+                writers = sum(kinds[k] == "w" for k in mine)
+                f["din_mux"] += count * w * max(0, writers - 1)
+            if "r" in role:
+                for k in mine:
+                    if kinds[k] == "r":
+                        sources[k] += count
+    ranges_cache: dict = {}
+    for k, lane in enumerate(mem.lanes):
+        if kinds[k] == "r" and sources[k] > 1:
+            f["rb_mux"] += w * (sources[k] - 1)
+            f["rb_sel"] += sources[k]
+        adds, divs = _lane_arithmetic(mem, lane, ranges_cache)
+        f["arith"] += adds
+        f["divider"] += divs
+    bits = mem.banks * mem.copies * mem.depth * w
+    if mem.ram_style == "distributed":
+        f["lutram"] = bits * read_ports / LUTRAM_PRIMITIVE_BITS
+    elif mem.ram_style == "registers":
+        f["regfile"] = bits * read_ports
+        f["regbits"] = bits
+    return f
+
+
+def feature_vector(mem: Memory) -> list[float]:
+    f = features(mem)
+    return [f[name] for name in FEATURES]
+
+
+def _lane_arithmetic(mem: Memory, lane, cache: dict) -> tuple[int, int]:
+    """Adder bits of the lane's index, bank and offset nets: (plain, dividers).  Lanes
+    whose element indices have the same widths share the formulas' cost (``cache``:
+    the widths, not the exact ranges, set the adders)."""
+    adds = divs = 0
+    for e in lane.index:
+        a, d, _ = _expr_bits(e, mem.ranges)
+        adds, divs = adds + a, divs + d
+    xr = mem.element_ranges(lane)
+    key = (tuple(E.range_bits(*r) for r in xr.values()), lane.static)
+    if key not in cache:
+        a, d, _ = _expr_bits(mem.offset_formula, xr)
+        if not lane.static:
+            ab, db, _ = _expr_bits(mem.bank_formula, xr)
+            a, d = a + ab, d + db
+        cache[key] = (a, d)
+    a, d = cache[key]
+    return adds + a, divs + d
+
+
+def _expr_bits(e: E.Expr, ranges) -> tuple[int, int, tuple[int, int]]:
+    """(adder bits, divider adder bits, bounds) of :func:`arraypart.expr.to_verilog`'s
+    nets for ``e``, in one pass."""
+    if isinstance(e, E.Const):
+        return 0, 0, (e.value, e.value)
+    if isinstance(e, E.Var):
+        return 0, 0, ranges[e.name]
+    if isinstance(e, E.Add):
+        parts = [_expr_bits(t, ranges) for t in e.terms]
+        lo, hi = sum(p[2][0] for p in parts), sum(p[2][1] for p in parts)
+        nonconst = sum(not isinstance(t, E.Const) for t in e.terms)
+        adders = max(0, len(e.terms) - 1) if nonconst else 0
+        return (sum(p[0] for p in parts) + E.range_bits(lo, hi) * adders,
+                sum(p[1] for p in parts), (lo, hi))
+    if isinstance(e, E.Scale):
+        a, d, (lo, hi) = _expr_bits(e.arg, ranges)
+        lo, hi = sorted((lo * e.factor, hi * e.factor))
+        digits = len(E._signed_digits(abs(e.factor))) + (e.factor < 0)
+        return a + E.range_bits(lo, hi) * max(0, digits - 1), d, (lo, hi)
+    a, d, (alo, ahi) = _expr_bits(e.arg, ranges)
+    div = e.divisor if isinstance(e, E.FloorDiv) else e.modulus
+    if isinstance(e, E.FloorDiv):
+        out = (alo // div, ahi // div)
+    elif alo // div == ahi // div:
+        out = (alo % div, ahi % div)
+    else:
+        out = (0, div - 1)
+    if div & (div - 1) == 0 or ahi < div:
+        return a, d, out
+    arg_bits = E.range_bits(0, max(ahi, 0))
+    _, m = E._reciprocal(div, max(ahi, 0))
+    divider = (len(E._signed_digits(m)) - 1) * (arg_bits + m.bit_length())
+    if isinstance(e, E.Mod):
+        divider += arg_bits * len(E._signed_digits(div))
+    return a, d + divider, out
+
+
+def nnls(a: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Non-negative coefficients minimising the sum of absolute relative errors
+    ``|a@c - y| / max(y, RELATIVE_FLOOR)`` (the median's loss), by iteratively
+    reweighted least squares over :func:`_nnls_weighted`."""
+    scale = 1.0 / np.maximum(y, RELATIVE_FLOOR)
+    coef = _nnls_weighted(a, y, scale)
+    for _ in range(IRLS_ROUNDS):
+        rel = np.abs(a @ coef - y) * scale
+        weights = 1.0 / np.maximum(rel, IRLS_MIN_RESIDUAL)
+        coef = _nnls_weighted(a, y, scale * np.sqrt(weights))
+    return coef
+
+
+def _nnls_weighted(a: np.ndarray, y: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """Least squares of ``w * (a@c - y)`` with ``c >= 0`` (active set: features whose
+    coefficient comes out negative are dropped and the rest refitted)."""
+    a, y = a * w[:, None], y * w
+    active = np.abs(a).sum(axis=0) > 0
+    coef = np.zeros(a.shape[1])
+    while active.any():
+        sol, *_ = np.linalg.lstsq(a[:, active], y, rcond=None)
+        if (sol >= 0).all():
+            coef[active] = sol
+            break
+        idx = np.flatnonzero(active)
+        active[idx[np.argmin(sol)]] = False
+    return coef

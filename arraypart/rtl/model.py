@@ -1,0 +1,348 @@
+"""The RTL model of one banked array: its lanes, banks and the selects between them.
+
+A :class:`Memory` is what the Verilog (:mod:`.verilog`), the simulation (:mod:`.sim`)
+and the cost model (:mod:`.cost`) read.  It mirrors the bank-centric emission
+(DESIGN §2): every concurrent loop that touches the array (a cycle group) drives the
+same banks, one loop at a time.
+
+- A *lane* is one distinct access of a cycle group (reads of one index by one copy
+  merge: a broadcast).  Its element index ``x_d`` is the group's index expression over
+  the loop iterators (module inputs ``g<n>_<var>``), or an input ``g<n>_a<p>_x<d>`` where
+  the index is irregular.  Its bank and offset are the scheme's formulas of ``x``
+  (:meth:`arraypart.scheme.Scheme.bank_expr`); a lane whose bank simplifies to a
+  constant is *static* and reaches one bank, otherwise it reaches the banks in its
+  bank formula's interval (:func:`arraypart.expr.bounds`).
+- Each bank of each copy has the ports of the array's port model (:data:`PORT_ROLES`);
+  per bank, every port is fed by the lanes that reach the bank: the first port by the
+  first requesting lane (a priority select) when a later port could serve it too, the
+  last by the OR of the remaining requests (a conflict-free cycle has one address
+  left).  Reads of the address a port already reads share it; read data returns to
+  each lane through a select registered with the request (reads take one cycle).
+- Writes go to every copy; a read lane reads the copy of its reference
+  (:meth:`arraypart.scheme.Banking.copy_of`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import islpy as isl
+
+from .. import expr as E
+from ..banking.bounds import LUTRAM_BITS
+from ..poly import isl_glue as G
+from ..poly.model import ArrayModel, CycleGroup
+from ..scheme import Banking, index_var
+
+#: Port roles per port model, in allocation order (r: read, w: write, rw: either).
+#: ram_2p serves reads on its read-only port first, keeping the shared port for writes;
+#: rom_np has one read port per lane that reaches the bank (an unlimited-read ROM).
+PORT_ROLES: dict[str, tuple[str, ...]] = {
+    "ram_1p": ("rw",),
+    "ram_2p": ("r", "rw"),
+    "ram_s2p": ("w", "r"),
+    "ram_t2p": ("rw", "rw"),
+    "rom_1p": ("r",),
+    "rom_2p": ("r", "r"),
+}
+ROM_NP = "rom_np"
+#: The range given to an iterator whose bounds are run-time parameters without a
+#: LOOP_TRIPCOUNT: 16-bit counters, as HLS sizes a loop variable of unknown trip count.
+UNBOUNDED_RANGE = (0, (1 << 16) - 1)
+#: The shallowest distributed RAM primitive of UltraScale+ (RAM32M16: 32 words).
+LUTRAM_MIN_DEPTH = 32
+
+
+@dataclass(frozen=True, slots=True)
+class Lane:
+    """One distinct access: ``kind`` read or write, the element ``index`` per dimension
+    (over the memory's input variables), the copies it touches, the lane accesses of
+    its group it stands for (positions in ``CycleGroup.accesses``), its bank when that
+    is the same in every cycle (``static_bank``) and the banks it may ``reach``."""
+
+    group: int
+    kind: str
+    index: tuple[E.Expr, ...]
+    copies: tuple[int, ...]
+    accesses: tuple[int, ...]
+    static_bank: int | None
+    reach: tuple[int, ...]
+
+    @property
+    def static(self) -> bool:
+        return self.static_bank is not None
+
+
+@dataclass(frozen=True, slots=True)
+class GroupInputs:
+    """The iterator inputs of one cycle group: ``(port name, time variable)``."""
+
+    loop: str
+    target_ii: int
+    vars: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Memory:
+    """An array's banks (``copies`` x ``banks`` of ``depth`` words of ``elem_bits``),
+    the lanes of every loop that touches it, and the value range of every input."""
+
+    name: str
+    shape: tuple[int, ...]
+    elem_bits: int
+    ports: str
+    banking: Banking
+    groups: tuple[GroupInputs, ...]
+    lanes: tuple[Lane, ...]
+    ranges: dict[str, tuple[int, int]]
+    bank_formula: E.Expr = E.Const(0)
+    offset_formula: E.Expr = E.Const(0)
+
+    @property
+    def banks(self) -> int:
+        return self.banking.scheme.banks
+
+    @property
+    def copies(self) -> int:
+        return self.banking.copies
+
+    @property
+    def depth(self) -> int:
+        return self.banking.scheme.bank_depth
+
+    @property
+    def ram_style(self) -> str:
+        """Block RAM when a bank is too large for distributed RAM (the rule of
+        :func:`arraypart.banking.bram18k`), distributed RAM from the depth of one LUT
+        RAM, registers below it."""
+        if self.depth * self.elem_bits > LUTRAM_BITS:
+            return "block"
+        return "distributed" if self.depth >= LUTRAM_MIN_DEPTH else "registers"
+
+    @property
+    def writes(self) -> bool:
+        return any(lane.kind == "write" for lane in self.lanes)
+
+    def roles(self, copy: int, bank: int) -> tuple[str, ...]:
+        """The bank's port roles in allocation order.  A shared port that no write
+        can need (fewer writers than earlier write ports) only reads: a bank written
+        through one port is a simple dual-port BRAM, half the BRAM18K of a true
+        dual-port one at 36 bits."""
+        if self.ports == ROM_NP:
+            return ("r",) * max(1, len(self.candidates(copy, bank)))
+        writers = sum(self.lanes[k].kind == "write" for k in self.candidates(copy, bank))
+        roles, write_ports = [], 0
+        for role in PORT_ROLES[self.ports]:
+            if role == "rw" and write_ports >= max(writers, 1):
+                role = "r"
+            write_ports += "w" in role
+            roles.append(role)
+        return tuple(roles)
+
+    def may_coincide(self, j: int, k: int) -> bool:
+        """Whether lanes j and k may access one element in one cycle: not when their
+        indices differ by a non-zero constant in some dimension."""
+        a, b = self.lanes[j], self.lanes[k]
+        if a.group != b.group:
+            return False
+        for e, f in zip(a.index, b.index):
+            diff = E.affine_form(E.add(e, E.scale(-1, f)))
+            if diff is not None and not diff[0] and diff[1] != 0:
+                return False
+        return True
+
+    def candidates(self, copy: int, bank: int) -> tuple[int, ...]:
+        """Lanes (by position) that may access ``bank`` of ``copy``, in lane order."""
+        return tuple(k for k, lane in enumerate(self.lanes)
+                     if copy in lane.copies and bank in lane.reach)
+
+    def element_ranges(self, lane: Lane) -> dict[str, tuple[int, int]]:
+        """Ranges of the scheme's index variables for ``lane``: its index intervals
+        clipped to the array (accesses are in bounds)."""
+        out = {}
+        for d, (e, n) in enumerate(zip(lane.index, self.shape)):
+            lo, hi = E.bounds(e, self.ranges)
+            out[index_var(d)] = (max(lo, 0), max(min(hi, n - 1), 0))
+        return out
+
+
+def group_port(group: int, var: str) -> str:
+    return f"g{group}_{var}"
+
+
+def irregular_port(group: int, position: int, dim: int) -> str:
+    """The input carrying dimension ``dim`` of the irregular index of lane access
+    ``position`` of group ``group``."""
+    return f"g{group}_a{position}_x{dim}"
+
+
+def memory(array_model: ArrayModel, banking: Banking, *,
+           ranges: dict[str, tuple[int, int]] | None = None) -> Memory:
+    """The RTL model of ``array_model``'s array banked by ``banking``.  ``ranges``
+    overrides the iterator ranges (by time variable name per group port); by default
+    they come from each group's domain."""
+    array, scheme = array_model.array, banking.scheme
+    formulas = (scheme.bank_expr(), scheme.offset_expr())
+    groups, lanes, env_ranges = [], [], {}
+    for g, group in enumerate(array_model.groups):
+        inputs = tuple((group_port(g, v), v) for v in group.time_vars)
+        groups.append(GroupInputs(group.loop, group.target_ii, inputs))
+        for (port, v), found in zip(inputs, time_ranges(group)):
+            env_ranges[port] = (ranges or {}).get(port) or found
+        lanes.extend(_group_lanes(g, group, banking, env_ranges, formulas))
+    mem = Memory(array.name, array.shape, array.elem_bits, array_model.ports.name, banking,
+                 tuple(groups), (), env_ranges, *formulas)
+    resolved = []
+    for lane in lanes:
+        reach = _reach(lane, mem, scheme.banks)
+        resolved.append(Lane(lane.group, lane.kind, lane.index, lane.copies, lane.accesses,
+                             lane.static_bank, reach))
+    return Memory(array.name, array.shape, array.elem_bits, array_model.ports.name, banking,
+                  tuple(groups), tuple(resolved), env_ranges, *formulas)
+
+
+@lru_cache(maxsize=4096)
+def time_ranges(group: CycleGroup) -> tuple[tuple[int, int], ...]:
+    """(min, max) of each time variable over the group's domain (a pure function of
+    the group, memoised: the cost model asks for it once per candidate banking)."""
+    out = []
+    for var in group.time_vars:
+        try:
+            found = G.value_range(G.pw_aff(E.var(var), group.domain.space), group.domain)
+        except (ValueError, TypeError, isl.Error):
+            found = UNBOUNDED_RANGE  # a run-time size isl cannot bound
+        out.append(found if found is not None else (0, 0))
+    return tuple(out)
+
+
+def _group_lanes(g: int, group: CycleGroup, banking: Banking, ranges: dict[str, tuple[int, int]],
+                 formulas: tuple[E.Expr, E.Expr]) -> list[Lane]:
+    """The distinct accesses of ``group``; the range of every irregular index input
+    goes into ``ranges``."""
+    shape = banking.scheme.shape
+    merged: dict[tuple, list[int]] = {}
+    indexes: dict[tuple, tuple[E.Expr, ...]] = {}
+    for position, (access, index) in enumerate(zip(group.accesses, _renamed(group, g))):
+        copies = (tuple(range(banking.copies)) if access.kind == "write"
+                  else (banking.copy_of(access.ref_id),))
+        for d, e in enumerate(access.index):
+            if e is None:
+                ranges[irregular_port(g, position, d)] = (0, shape[d] - 1)
+        key = (access.kind, copies, index)
+        if key not in merged:
+            merged[key] = []
+            indexes[key] = index
+        merged[key].append(position)
+    return [Lane(g, key[0], indexes[key], key[1], tuple(positions),
+                 static_bank(banking.scheme, indexes[key], formulas[0]), ())
+            for key, positions in merged.items()]
+
+
+@lru_cache(maxsize=4096)
+def _renamed(group: CycleGroup, g: int) -> tuple[tuple[E.Expr, ...], ...]:
+    """Each lane access's index over the memory's inputs (memoised: it does not
+    depend on the banking)."""
+    rename = {v: E.var(group_port(g, v)) for v in group.time_vars}
+    return tuple(tuple(E.var(irregular_port(g, position, d)) if e is None
+                       else E.substitute(e, rename) for d, e in enumerate(access.index))
+                 for position, access in enumerate(group.accesses))
+
+
+def static_bank(scheme, index: tuple[E.Expr, ...], formula: E.Expr) -> int | None:
+    """The bank of a lane whose bank does not depend on the inputs, else None.
+
+    With affine indices ``x_d = sum k_v*v + c_d``: a per_dim dimension cyclic by f is
+    static when every k is a multiple of f, a block or complete one when x_d is
+    constant; a flat scheme when every coefficient of alpha·x is a multiple of N*B.
+    The bank is then the formula at the constants ``c``.  Other indices:
+    :func:`fold_mods` of the substituted formula."""
+    forms = [E.affine_form(e) for e in index]
+    if any(f is None for f in forms):
+        env = {index_var(d): e for d, e in enumerate(index)}
+        bank = fold_mods(E.substitute(formula, env))
+        return bank.value if isinstance(bank, E.Const) else None
+    if scheme.kind == "per_dim":
+        for p, (coeffs, _) in zip(scheme.dims, forms):
+            if p.type == "cyclic" and any(k % p.factor for k in coeffs.values()):
+                return None
+            if p.type in ("block", "complete") and coeffs:
+                return None
+    elif scheme.kind == "flat":
+        period = scheme.flat_banks * scheme.block
+        total: dict[str, int] = {}
+        for a, (coeffs, _) in zip(scheme.alpha, forms):
+            for v, k in coeffs.items():
+                total[v] = total.get(v, 0) + a * k
+        if any(k % period for k in total.values()):
+            return None
+    env = {index_var(d): c for d, (_, c) in enumerate(forms)}
+    return int(E.evaluate(formula, env))
+
+
+def fold_mods(e: E.Expr) -> E.Expr:
+    """``e`` with every ``(sum a_v*v + c) mod m`` of an affine argument reduced to
+    ``(sum (a_v mod m)*v + c mod m) mod m`` (equal on all integers), so a bank that
+    does not depend on the iteration (a stride-2 lane on cyclic 2) becomes a constant.
+    Only used to decide which lanes are static; the rendered formulas are unchanged."""
+    if isinstance(e, E.Mod):
+        arg = fold_mods(e.arg)
+        form = E.affine_form(arg)
+        if form is not None:
+            coeffs, c = form
+            arg = E.affine({v: k % e.modulus for v, k in coeffs.items()}, c % e.modulus)
+        return E.mod(arg, e.modulus)
+    if isinstance(e, E.Add):
+        return E.add(*(fold_mods(t) for t in e.terms))
+    if isinstance(e, E.Scale):
+        return E.scale(e.factor, fold_mods(e.arg))
+    if isinstance(e, E.FloorDiv):
+        return E.floordiv(fold_mods(e.arg), e.divisor)
+    return e
+
+
+def _reach(lane: Lane, mem: Memory, banks: int) -> tuple[int, ...]:
+    if lane.static:
+        return (lane.static_bank,)
+    lo, hi = E.bounds(mem.bank_formula, mem.element_ranges(lane))
+    return tuple(range(max(lo, 0), min(hi, banks - 1) + 1))
+
+
+def address_bits(mem: Memory) -> int:
+    return E.range_bits(0, max(mem.depth - 1, 0))
+
+
+def bank_bits(mem: Memory) -> int:
+    return E.range_bits(0, max(mem.banks - 1, 0))
+
+
+def stencil_memory(name: str, shape: tuple[int, ...], banking: Banking, ports: str,
+                   elem_bits: int, offsets: tuple[tuple[int, ...], ...], *,
+                   writes: int = 0, steps: tuple[int, ...] | None = None) -> Memory:
+    """A memory read by one loop nest at ``x = step * it + offset`` per lane (``it``
+    the iterator vector, ``steps`` per dimension, default 1), with the first ``writes``
+    offsets written instead of read: the shape of the kernels' windows and unrolled
+    lanes, for sweeps and tests without a kernel."""
+    scheme = banking.scheme
+    formulas = (scheme.bank_expr(), scheme.offset_expr())
+    steps = steps or (1,) * len(shape)
+    span = [max(o[d] for o in offsets) for d in range(len(shape))]
+    ranges = {group_port(0, f"i{d}"): (0, max(0, (n - 1 - span[d]) // steps[d]))
+              for d, n in enumerate(shape)}
+    group = GroupInputs("sweep", 1, tuple((group_port(0, f"i{d}"), f"i{d}")
+                                          for d in range(len(shape))))
+    lanes = []
+    for n, offset in enumerate(offsets):
+        index = tuple(E.add(E.scale(steps[d], E.var(group_port(0, f"i{d}"))), E.const(o))
+                      for d, o in enumerate(offset))
+        kind = "write" if n < writes else "read"
+        copies = tuple(range(banking.copies)) if kind == "write" else (0,)
+        lanes.append(Lane(0, kind, index, copies, (n,),
+                          static_bank(scheme, index, formulas[0]), ()))
+    mem = Memory(name, tuple(shape), elem_bits, ports, banking, (group,), (), ranges,
+                 *formulas)
+    resolved = tuple(Lane(lane.group, lane.kind, lane.index, lane.copies, lane.accesses,
+                          lane.static_bank, _reach(lane, mem, scheme.banks))
+                     for lane in lanes)
+    return Memory(name, tuple(shape), elem_bits, ports, banking, (group,), resolved, ranges,
+                  *formulas)

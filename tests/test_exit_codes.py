@@ -1,0 +1,64 @@
+"""Exit codes that mean what they say (DESIGN §4): a missed goal is 1, bad input 2."""
+
+import json
+
+from arraypart import cli
+
+from conftest import alarm
+
+RMW = """void rmw(int in[64], int out[64]) {
+  int acc[64];
+#pragma HLS bind_storage variable=acc type=ram_1p
+  for (int i = 0; i < 64; i++) { acc[i] = in[i]; }
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    acc[i] = acc[i] + acc[63 - i];
+  }
+  for (int i = 0; i < 64; i++) { out[i] = acc[i]; }
+}
+"""
+
+ROM = """void rom(int in[64], int out[64]) {
+  int t[64];
+#pragma HLS bind_storage variable=t type=rom_1p
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    t[i] = in[i];
+    out[i] = t[i] + 1;
+  }
+}
+"""
+
+
+def analyze(tmp_path, name, text, capsys, *extra):
+    path = tmp_path / f"{name}.c"
+    path.write_text(text)
+    code = cli.main(["analyze", str(path), "--json", *extra])
+    out, err = capsys.readouterr()
+    return code, (json.loads(out) if out else None), err, path
+
+
+def test_an_impossible_ii_is_recognised_before_any_search(tmp_path, capsys):
+    """acc[i] is read and written in one cycle on a single port: II 1 cannot be met
+    by any banking; the least II (2) is found with the cheapest banking for it.  A
+    one-bank limit cannot reach II 2 either, and still answers at once."""
+    with alarm(60):
+        code, report, err, path = analyze(tmp_path, "rmw", RMW, capsys, "--time-limit", "600")
+    acc = next(a for a in report["arrays"] if a["name"] == "acc")
+    assert code == 1 and not acc["conflict_free"] and acc["banks"] == acc["lower_bound_banks"]
+    loop = next(lp for lp in report["loops"] if lp["line"] == 5)
+    assert loop["target_ii"] == 1 and loop["achieved_ii"] == 2
+    assert any(f"{path}:7:14 and {path}:7:5" in w and "II 1 is impossible, the least is 2" in w
+               for w in report["warnings"])
+
+
+def test_a_read_modify_write_on_dual_port_banks_is_fine(tmp_path, capsys):
+    code, report, _, _ = analyze(tmp_path, "rmw", RMW.replace("ram_1p", "ram_t2p"), capsys)
+    assert code == 0 and not any("impossible" in w for w in report["warnings"])
+
+
+def test_a_written_rom_is_a_located_error(tmp_path, capsys):
+    with alarm(60):
+        code, report, err, path = analyze(tmp_path, "rom", ROM, capsys)
+    assert code == 2 and report is None
+    assert err.startswith(f"{path}:6:5: error: t[i] writes t") and "rom_1p" in err

@@ -1,0 +1,70 @@
+"""Input whose C++ output could not compile is a located error at input (exit 2)."""
+
+import pytest
+
+from arraypart import cli
+
+LOOP = """  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    out[i] = %s;
+  }
+"""
+
+CASES = {
+    "keyword_parameter": ("void k(int class[64], int out[64]) {\n" + LOOP % "class[i]" + "}\n",
+                          "1:12", "'class' is a C++ keyword"),
+    "keyword_local": ("void k(int in[64], int out[64]) {\n  int new = 3;\n"
+                      + LOOP % "in[i] + new" + "}\n", "2:7", "'new' is a C++ keyword"),
+    "top_named_main": ("void main(int in[64], int out[64]) {\n" + LOOP % "in[i]" + "}\n",
+                       "1:1", "'main' must return 'int'"),
+    "kernel_file_defines_main": ("void k(int in[64], int out[64]) {\n" + LOOP % "in[i]"
+                                 + "}\nint main(void) { return 0; }\n", "7:5",
+                                 "'main' names the testbench's own function"),
+    "self_referencing_define": ("#define N (N + 1)\nvoid k(int in[64], int out[64]) {\n"
+                                + LOOP % "in[i] + N" + "}\n", "5:22", "undeclared identifier 'N'"),
+    "mutually_referencing_defines": ("#define A (B + 1)\n#define B (A * 2)\n"
+                                     "void k(int in[64], int out[64]) {\n"
+                                     + LOOP % "in[i] + A" + "}\n", "6:22",
+                                     "undeclared identifier 'A'"),
+    "array_too_large": ("void k(int in[64], int out[64]) {\n  int buf[9223372036854775807];\n"
+                        + LOOP % "in[i]" + "}\n", "2:11", "array is too large"),
+    "array_over_2_48_bytes": ("void k(int in[64], int out[64]) {\n"
+                              "  int buf[1125899906842624];\n" + LOOP % "in[i]" + "}\n",
+                              "2:7", "bytes, more than"),
+    "elements_overflow": ("void k(int in[64], int out[64]) {\n"
+                          "  int buf[4294967296][4294967296];\n" + LOOP % "in[i]" + "}\n",
+                          "2:11", "array is too large"),
+    "include_in_initializer": ('const int table[4] = {\n#include "table.inc"\n};\n'
+                               "void k(int in[64], int out[64]) {\n"
+                               + LOOP % "in[i] + table[i % 4]" + "}\n",
+                               "2:10", "'table.inc' file not found"),
+    "include_after_open_declaration": ('const int table[4] =\n#include "table.inc"\n;\n'
+                                       "void k(int in[64], int out[64]) {\n"
+                                       + LOOP % "in[i]" + "}\n", "2:10",
+                                       "'table.inc' file not found"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_located_error_at_input(name, tmp_path, capsys):
+    text, where, message = CASES[name]
+    path = tmp_path / "k.c"
+    path.write_text(text)
+    code = cli.main(["compile", str(path), "-o", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith(f"{path}:{where}") and message in err, err
+    assert "Traceback" not in err and not (tmp_path / "out").exists()
+
+
+def test_includes_anywhere_and_unused_self_reference_are_fine(tmp_path, capsys):
+    """clang opens includes (also through a macro, also inside an initializer) and the
+    emitted text keeps them as written."""
+    (tmp_path / "table.inc").write_text("1, 2\n")
+    path = tmp_path / "k.cpp"
+    path.write_text('#include <stdint.h>\n#define UNUSED UNUSED\n#define HDR "ap_int.h"\n'
+                    'const int t[2] = {\n#include "table.inc"\n};\n'
+                    '#include HDR\nvoid k(int in[64], int out[64]) {\n'
+                    + LOOP % "in[i] + t[i % 2]" + "}\n")
+    assert cli.main(["compile", str(path), "-o", str(tmp_path / "out")]) == 0
+    emitted = (tmp_path / "out" / "k.cpp").read_text()
+    assert '#include "table.inc"' in emitted and "#include HDR" in emitted

@@ -1,0 +1,201 @@
+"""The RTL model of banked memories: Verilog arithmetic, simulation against the scheme on
+every suite kernel, yosys counts, and the fitted cost model."""
+
+import json
+import random
+import re
+import subprocess
+
+import numpy as np
+import pytest
+
+from arraypart import cli, expr as E, frontend, poly, rtl
+from arraypart.banking import solve
+from arraypart.rtl import cost, sim
+from arraypart.rtl.model import stencil_memory
+from arraypart.rtl.synth import count_cells
+from arraypart.scheme import Banking, DimPartition, flat_scheme, per_dim_scheme
+
+from conftest import KERNELS, ROOT, needs_iverilog, needs_yosys
+
+RANGES = {"i": (0, 37), "j": (0, 21)}
+
+
+def _random_expr(rng: random.Random, depth: int = 3) -> E.Expr:
+    if depth == 0 or rng.random() < 0.3:
+        return E.const(rng.randint(-20, 20)) if rng.random() < 0.3 else E.var(rng.choice("ij"))
+    kind = rng.choice(["add", "scale", "floordiv", "mod"])
+    inner = _random_expr(rng, depth - 1)
+    if kind == "add":
+        return E.add(inner, _random_expr(rng, depth - 1))
+    if kind == "scale":
+        return E.scale(rng.choice([-7, -3, -2, -1, 2, 3, 5, 6, 12, 100]), inner)
+    lo, _ = E.bounds(inner, RANGES)
+    inner = E.add(inner, E.const(-lo)) if lo < 0 else inner  # floor/mod need >= 0
+    divisor = rng.randint(1, 13)
+    return E.floordiv(inner, divisor) if kind == "floordiv" else E.mod(inner, divisor)
+
+
+@needs_iverilog
+def test_verilog_rendering_matches_numpy_on_every_input(tmp_path):
+    rng = random.Random(5)
+    exprs = [_random_expr(rng) for _ in range(40)]
+    lines = ["module t;", "reg [5:0] i; reg [4:0] j;"]
+    shown = []
+    for n, e in enumerate(exprs):
+        v = E.to_verilog(e, RANGES, prefix=f"e{n}_")
+        lines.extend(v.wires)
+        shown.append(f"$signed({{1'b0, {v.result}}})" if v.lo >= 0 else f"$signed({v.result})")
+    fmt = " ".join(["%0d"] * len(exprs))
+    lines.append("integer a, b; initial begin for (a = 0; a < 38; a = a + 1) "
+                 "for (b = 0; b < 22; b = b + 1) begin i = a; j = b; #1 "
+                 f'$display("{fmt}", {", ".join(shown)}); end end')
+    lines.append("endmodule")
+    (tmp_path / "t.v").write_text("\n".join(lines))
+    subprocess.run(["iverilog", "-o", str(tmp_path / "t"), str(tmp_path / "t.v")], check=True)
+    out = subprocess.run(["vvp", "-n", str(tmp_path / "t")], capture_output=True, text=True,
+                         check=True).stdout.split("\n")
+    got = np.array([[int(w) for w in line.split()] for line in out if line.strip()])
+    grid_i, grid_j = np.meshgrid(np.arange(38), np.arange(22), indexing="ij")
+    for n, e in enumerate(exprs):
+        want = np.zeros(grid_i.shape, np.int64) + E.evaluate(e, {"i": grid_i, "j": grid_j})
+        assert got[:, n].tolist() == want.ravel().tolist(), E.pretty(e)
+
+
+def test_reciprocal_division_is_exact_up_to_the_bound():
+    for d in (3, 5, 6, 7, 11, 13, 100):
+        for largest in (10, 255, 1000, 4095):
+            shift, m = E._reciprocal(d, largest)
+            a = np.arange(largest + 1)
+            assert ((a * m) >> shift).tolist() == (a // d).tolist()
+
+
+def _kernel_arrays(path):
+    kernel = frontend.parse_kernel(path)
+    model = poly.build_model(kernel, ports=2)
+    solution = solve(model)
+    for sol in solution.arrays:
+        array_model = model.array(sol.array.name)
+        if array_model.groups:
+            yield kernel, array_model, sol.banking
+
+
+@needs_iverilog
+@pytest.mark.parametrize("path", KERNELS, ids=lambda p: p.stem)
+def test_simulated_banks_and_offsets_agree_with_the_scheme(path, tmp_path):
+    """Every array of every suite kernel: per step of the checker's walk, each enabled
+    lane's RTL bank and offset equal the scheme's numpy maps, and reads return the
+    element they address."""
+    for kernel, array_model, banking in _kernel_arrays(path):
+        mem = rtl.memory(array_model, banking)
+        result = sim.simulate(kernel, array_model, mem, steps=12, workdir=tmp_path)
+        assert result.ok, (array_model.array.name, result.mismatches)
+        assert result.checked > 0
+
+
+@needs_iverilog
+def test_simulation_catches_a_wrong_offset(tmp_path, monkeypatch):
+    kernel, array_model, banking = next(
+        t for t in _kernel_arrays(ROOT / "kernels" / "denoise.c") if t[1].array.name == "buf")
+    mem = rtl.memory(array_model, banking)
+    render = sim.render
+
+    def broken(*args, **kwargs):
+        return re.sub(r"(wire \[\d+:0\] l1_off = )", r"\g<1>1 + ", render(*args, **kwargs))
+    monkeypatch.setattr(sim, "render", broken)
+    result = sim.simulate(kernel, array_model, mem, steps=8, workdir=tmp_path)
+    assert not result.ok
+    assert "lane 1" in result.mismatches[0]
+
+
+def test_static_lanes_reach_one_bank_and_dynamic_ones_their_interval():
+    shape = (16, 16)
+    cyclic_cols = per_dim_scheme(shape, (DimPartition("none", 1), DimPartition("cyclic", 2)))
+    strided = stencil_memory("a", shape, Banking("a", cyclic_cols), "ram_1p", 8,
+                             ((0, 0), (0, 1)), steps=(1, 2))
+    assert [(lane.static, lane.reach) for lane in strided.lanes] == [(True, (0,)),
+                                                                     (True, (1,))]
+    blocks = per_dim_scheme(shape, (DimPartition("block", 4), DimPartition("none", 1)))
+    window = stencil_memory("a", shape, Banking("a", blocks), "ram_1p", 8, ((0, 0), (3, 0)))
+    assert [lane.static for lane in window.lanes] == [False, False]
+    assert window.lanes[0].reach == (0, 1, 2, 3)
+    assert "l0_bank == " in rtl.render(window) and "l0_bank == " not in rtl.render(strided)
+
+
+STAT = """
+=== ap_mem_a ===
+   Number of cells:                 12
+     CARRY4                          1
+     FDRE                            5
+     FDSE                            1
+     LUT2                            2
+     LUT6                            3
+     RAM64M8                         1
+     RAMB18E2                        1
+     RAMB36E2                        2
+     DSP48E2                         1
+"""
+
+
+def test_cells_are_counted_like_vivados_utilization():
+    assert count_cells(STAT) == rtl.Resources(lut=13, ff=6, bram18k=5, dsp=1, source="yosys")
+
+
+@needs_yosys
+def test_synthesis_counts_and_caches(tmp_path):
+    shape = (64, 64)
+    scheme = flat_scheme(shape, (1, 3), 4, 2)
+    mem = stencil_memory("s", shape, Banking("s", scheme), "ram_1p", 32,
+                         ((1, 1), (0, 1), (1, 0), (1, 2), (2, 1)), writes=1)
+    first = rtl.synthesize(mem, cache=tmp_path)
+    assert first.source == "yosys" and first.lut > 0 and first.dsp == 0
+    assert first.bram18k == cost.bram18k(mem) == 8
+    entries = list((tmp_path / "synth").glob("*.json"))
+    assert len(entries) == 1
+    assert rtl.synthesize(mem, cache=tmp_path) == first
+    assert json.loads(entries[0].read_text())["resources"] == first.to_json()
+
+
+def test_the_shipped_cost_model_meets_its_error_target():
+    fit = cost.model_fit()
+    assert fit["points"]["heldout"] >= 10
+    assert fit["lut"]["median_rel_error_heldout"] < 0.15
+    assert fit["ff"]["median_rel_error_heldout"] < 0.15
+
+
+def test_estimate_grows_with_the_crossbar():
+    shape = (64, 64)
+    scheme = per_dim_scheme(shape, (DimPartition("cyclic", 3), DimPartition("cyclic", 3)))
+    window = tuple((a, b) for a in range(3) for b in range(3))
+    small = stencil_memory("e", shape, Banking("e", scheme), "ram_1p", 32, window[:3])
+    large = stencil_memory("e", shape, Banking("e", scheme), "ram_1p", 32, window)
+    a, b = cost.estimate_memory(small), cost.estimate_memory(large)
+    assert a.source == b.source == "model"
+    assert 0 < a.lut < b.lut and a.bram18k == b.bram18k
+    narrow = stencil_memory("e", shape, Banking("e", scheme), "ram_1p", 8, window)
+    assert cost.estimate_memory(narrow).lut < b.lut
+
+
+def test_report_json_resources_come_from_the_model(capsys):
+    assert cli.main(["analyze", str(ROOT / "kernels" / "transpose.c"), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    for array in report["arrays"]:
+        res = array["resources"]
+        assert set(res) == {"lut", "ff", "bram18k", "dsp", "source"}
+        assert res["source"] == "model" and res["lut"] >= 0
+
+
+@needs_yosys
+def test_compile_synth_writes_yosys_counts(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("ARRAYPART_CACHE", str(tmp_path / "cache"))
+    out = tmp_path / "out"
+    code = cli.main(["compile", str(ROOT / "kernels" / "downsample2.c"), "-o", str(out),
+                     "--synth"])
+    capsys.readouterr()
+    assert code == 0
+    report = json.loads((out / "report.json").read_text())
+    for array in report["arrays"]:
+        assert array["resources"]["source"] == "yosys"
+    buf = next(a for a in report["arrays"] if a["name"] == "buf")
+    assert buf["resources"]["lut"] > 0
+    assert list((tmp_path / "cache" / "synth").glob("*.json"))

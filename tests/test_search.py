@@ -1,0 +1,160 @@
+"""The search's shape: families in cost-floor order, floors that are true lower bounds,
+the device budget, and the kernel families of ``bench/scaling.py`` at the lower bound.
+
+Wall-clock figures are not asserted here (``bench/scaling.py`` prints them); these
+tests pin what the search finds, and that the emitted schemes are proved and replayed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import json
+import random
+
+import pytest
+
+import arraypart
+from arraypart import check, codegen
+from arraypart.banking.device import DEFAULT_SEARCH_BANKS, bram_budget, part_bram18k
+from arraypart.banking.groups import analyze_group
+from arraypart.banking.space import (cost_of, flat_floor, per_dim_partitions,
+                                     static_alpha_exists)
+from arraypart.errors import Coord
+from arraypart.ir import PartitionPragma
+from arraypart.scheme import Banking, flat_scheme
+
+from conftest import ROOT
+from test_banking import STENCILS, solve_one, stencil_model
+
+spec = importlib.util.spec_from_file_location("scaling", ROOT / "bench" / "scaling.py")
+scaling = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(scaling)
+
+
+def bank_family(tmp_path, family, size, **options):
+    name, text = scaling.FAMILIES[family][0](size)
+    path = tmp_path / f"{family}{size}.c"
+    path.write_text(text)
+    report = arraypart.analyze(path, **options)
+    return report, next(a for a in report.solution.arrays if a.array.name == name)
+
+
+@pytest.mark.parametrize("family,size,bound", [
+    ("window", 3, 9), ("window", 5, 25), ("window", 9, 81), ("matmul", 4, 16),
+    ("matmul", 8, 64), ("weight4d", 2, 36), ("ndlanes", 3, 8), ("lanes", 65, 33),
+    ("lanes", 129, 65)])
+def test_scaling_families_reach_the_lower_bound(tmp_path, family, size, bound):
+    report, a = bank_family(tmp_path, family, size)
+    assert a.lower_bound == bound
+    assert a.conflict_free and a.banking.scheme.banks * a.banking.copies == bound
+    replay = check.check_kernel(report.kernel, report.solution.bankings(), ports=2)
+    assert all(loop.achieved_ii == loop.target_ii for loop in replay.loops)
+
+
+def test_explicit_max_banks_still_caps_the_search(tmp_path):
+    _, a = bank_family(tmp_path, "window", 9, max_banks=64)
+    assert not a.conflict_free and a.banking.scheme.banks <= 64
+    assert max(ii for _, ii in a.achieved_ii) == 2
+
+
+def test_a_small_device_caps_copies_and_banks():
+    assert part_bram18k("xcu250-figd2104-2L-e") == 5376
+    assert part_bram18k("XC7Z020-clg400-1") == 280
+    assert part_bram18k("xcu50-fsvh2104-2-e") == 2688
+    assert part_bram18k("xcunknown") is None and bram_budget("xcunknown") == DEFAULT_SEARCH_BANKS
+    assert bram_budget(None) == part_bram18k(codegen.DEFAULT_PART) == 5376
+
+
+def test_per_dim_partitions_are_the_factorizations_of_the_bank_count():
+    parts = per_dim_partitions((64, 64), frozenset({0, 1}), 6)
+    assert {tuple(p.factor for p in dims) for dims in parts} == {(1, 6), (2, 3), (3, 2),
+                                                                  (6, 1)}
+    assert all(len(dims) == 2 for dims in parts)
+    assert per_dim_partitions((4,), frozenset({0}), 8) == ()
+    assert [p.type for p in per_dim_partitions((4,), frozenset({0}), 4)[0]] == ["complete"]
+
+
+def test_static_alpha_exists_follows_the_smith_form():
+    assert not static_alpha_exists(((1, 0), (0, 1)), 9)     # window: no static alpha
+    assert static_alpha_exists(((4, 0), (0, 4)), 16)        # 4x4 tile stepping by 4
+    assert not static_alpha_exists(((4, 0), (0, 4)), 9)     # ... but not mod 9
+    assert not static_alpha_exists(((1, 1),), 5)            # one dimension, two times
+    assert static_alpha_exists(((1,), (1,)), 5)             # alpha = (1, 4)
+    assert static_alpha_exists(((2,), (2,)), 7)             # rank 1 < 2 rows
+
+
+def brute_static(matrix, modulus):
+    return any(any(alpha) and all(sum(a * row[t] for a, row in zip(alpha, matrix)) % modulus
+                                  == 0 for t in range(len(matrix[0])))
+               for alpha in itertools.product(range(modulus), repeat=len(matrix)))
+
+
+def test_static_alpha_exists_matches_brute_force():
+    rng = random.Random(14)
+    for _ in range(200):
+        rows, cols, modulus = rng.randint(1, 3), rng.randint(1, 3), rng.randint(2, 9)
+        matrix = tuple(tuple(rng.randint(-4, 4) for _ in range(cols)) for _ in range(rows))
+        assert static_alpha_exists(matrix, modulus) == brute_static(matrix, modulus), matrix
+
+
+@pytest.mark.parametrize("offsets", [STENCILS["DENOISE"][0], STENCILS["SOBEL"][0],
+                                     STENCILS["BICUBIC"][0]])
+def test_flat_floor_is_below_every_flat_candidate(offsets):
+    am = stencil_model(offsets, size=30)
+    shapes = [analyze_group(g, 2) for g in am.groups]
+    for banks, block in itertools.product((3, 4, 9), (1, 2)):
+        floor = flat_floor(am.array.shape, frozenset({0, 1}), banks, 1, block, shapes,
+                           elem_bits=32)
+        for alpha in itertools.product(range(banks * block), repeat=2):
+            if any(alpha):
+                banking = Banking("A", flat_scheme(am.array.shape, alpha, banks, block))
+                assert not cost_of(banking, shapes, elem_bits=32) < floor, (alpha, banks)
+
+
+def test_per_dim_at_the_bound_is_accepted_before_any_flat_candidate():
+    _, sol = solve_one(stencil_model(STENCILS["SOBEL"][0]))
+    assert sol.banking.scheme.kind == "per_dim" and sol.banking.scheme.banks == 9
+    per_dim = len(per_dim_partitions((32, 32), frozenset({0, 1}), 9))
+    assert int(sol.proof.split()[0]) <= per_dim   # no flat candidate pre-checked
+
+
+def test_flat_is_still_searched_when_per_dim_misses_the_bound():
+    _, sol = solve_one(stencil_model(STENCILS["DENOISE"][0]))
+    assert sol.banking.scheme.kind == "flat" and sol.banking.scheme.banks == 4
+
+
+def test_wasteful_user_partition_is_reported_with_the_cheaper_banking():
+    pragma = PartitionPragma("complete", 0, 0, Coord("k.c", 2, 9))
+    _, sol = solve_one(stencil_model(STENCILS["MOTION_LV"][0], size=16,
+                                     partitions=(pragma,)))
+    assert sol.conflict_free and sol.banking.scheme.banks == 256
+    assert len(sol.notes) == 1 and sol.notes[0].startswith("k.c:2:9: warning:")
+    assert "use 256 banks" in sol.notes[0] and "where 6 suffice" in sol.notes[0]
+    assert "--replace-partitions" in sol.notes[0]
+
+
+def test_strided_tile_lanes_need_no_crossbar(tmp_path):
+    report, a = bank_family(tmp_path, "matmul", 4)
+    model = report.model.array("c")
+    shapes = [analyze_group(g, 2) for g in model.groups]
+    tile = next(s for s in shapes if len(s.lanes) > 1)
+    assert tile.strides[:2] == (4, 4)
+    assert cost_of(a.banking, [tile], elem_bits=32).crossbar_lanes == 0
+
+
+def test_cli_part_sets_the_budget_of_analyze(tmp_path, capsys):
+    from arraypart import cli
+    path = tmp_path / "window9.c"
+    path.write_text(scaling.window(9)[1])
+    assert cli.main(["analyze", str(path), "--part", "xc7z020-clg400-1", "--json"]) == 0
+    buf = next(a for a in json.loads(capsys.readouterr().out)["arrays"] if a["name"] == "buf")
+    assert buf["banks"] == 81 and buf["conflict_free"] and buf["bram18k"] <= 280
+    assert cli.main(["analyze", str(path), "--max-banks", "64"]) == 1
+
+
+def test_scaling_script_prints_time_against_size(capsys):
+    assert scaling.main(["--family", "ndlanes", "--size", "2", "--runs", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[:5] == ["family", "size", "seconds", "bound", "banks"]
+    assert lines[1].split()[:2] == ["ndlanes", "2"] and lines[1].split()[3:5] == ["4", "4"]
