@@ -11,6 +11,8 @@ Usage::
 
     python bench/corpus.py                  # table: clang and g++ verdicts, constructs
     python bench/corpus.py materialize      # write the corpus files from the mirrors
+    python bench/corpus.py analyze          # arraypart compile on each kernel, g++ on
+                                            # its output: analysed / located error / crash
     python bench/corpus.py --kernel ID ...  # only these kernels
 
 Each kernel is (a) parsed by libclang with the bundled stand-in Vitis headers, the kernel's
@@ -24,11 +26,14 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import tomllib
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -465,9 +470,106 @@ def print_table(verdicts: list[Verdict], out=sys.stdout) -> None:
             print(f"g++: {e}", file=out)
 
 
+# Seconds one ``arraypart compile`` of a corpus kernel may take (its solver gets less).
+ARRAYPART_TIMEOUT_S = 120
+SOLVER_TIME_LIMIT_S = 20
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What ``arraypart compile`` made of one corpus kernel.
+
+    ``status``: ``banked`` (exit 0: every pipelined loop at its target II), ``missed``
+    (exit 1: analysed, some loop misses its target), ``error`` (exit 2: a located error),
+    ``crash`` (anything else: a traceback, a signal, a timeout)."""
+    kernel: Kernel
+    status: str
+    message: str  # the first error line, or the loops' IIs
+    gxx_ok: bool | None  # g++ accepts the emitted .cpp (None: nothing emitted)
+    contended: bool  # some pipelined loop has more than one access to an on-chip array
+
+
+STATUS_OF_EXIT = {0: "banked", 1: "missed", 2: "error"}
+
+
+def arraypart_args(kernel: Kernel, root: Path) -> list[str]:
+    args = ["--top", kernel.top, "--time-limit", str(SOLVER_TIME_LIMIT_S)]
+    args += [f"-I{root / d}" for d in kernel.include_dirs]
+    args += [f"-D{d}" if "=" in d else f"-D{d}=1" for d in kernel.defines]
+    if kernel.directives:
+        args += ["--directives", str(root / kernel.directives)]
+    return args
+
+
+def run_arraypart(kernel: Kernel, root: Path, workdir: Path) -> Outcome:
+    """``arraypart compile`` on one kernel, in its own process (a crash or a hang there
+    is a finding, not the end of the run), then g++ on what it emitted."""
+    out = workdir / kernel.id
+    command = [sys.executable, "-m", "arraypart", "compile", str(root / kernel.path),
+               "-o", str(out), *arraypart_args(kernel, root)]
+    try:
+        run = subprocess.run(command, capture_output=True, text=True,
+                             timeout=ARRAYPART_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return Outcome(kernel, "crash", f"timeout after {ARRAYPART_TIMEOUT_S} s", None, False)
+    status = STATUS_OF_EXIT.get(run.returncode, "crash")
+    if "Traceback" in run.stderr:
+        status = "crash"
+    lines = [l for l in run.stderr.splitlines() if "error" in l.lower()] or \
+        run.stderr.splitlines()[-1:]
+    message = lines[0] if lines else ""
+    report_path = out / "report.json"
+    if status in ("banked", "missed") and report_path.is_file():
+        report = json.loads(report_path.read_text())
+        loops = report.get("loops", [])
+        message = " ".join(f"{l['name']}:{l['achieved_ii']}/{l['target_ii']}" for l in loops)
+        emitted = next(out.glob("*.cpp"), None)
+        gxx_ok = emitted is not None and _gxx_accepts(emitted, kernel, root)
+        return Outcome(kernel, status, message, gxx_ok, _contended(report))
+    return Outcome(kernel, status, message, None, False)
+
+
+def _contended(report: dict) -> bool:
+    """Some pipelined loop accesses an on-chip array more than once in one cycle."""
+    return any(a.get("max_concurrent", 0) > 1 for a in report.get("arrays", []))
+
+
+def _gxx_accepts(emitted: Path, kernel: Kernel, root: Path) -> bool:
+    command = ["g++", f"-std={CXX_STD}", "-fsyntax-only", "-x", "c++", str(emitted),
+               *include_args(kernel, root)]
+    try:
+        return subprocess.run(command, capture_output=True,
+                              timeout=GXX_TIMEOUT_S).returncode == 0
+    except subprocess.TimeoutExpired:
+        return False
+
+
+def print_outcomes(outcomes: list[Outcome], out=sys.stdout) -> None:
+    width = max(len(o.kernel.id) for o in outcomes)
+    for o in outcomes:
+        gxx = {None: "-", True: "ok", False: "ERR"}[o.gxx_ok]
+        busy = "x" if o.contended else "."
+        print(f"{o.kernel.id:<{width}} {o.status:<7} {gxx:<4} {busy} {o.message[:150]}",
+              file=out)
+    total = len(outcomes)
+    count = {s: sum(o.status == s for o in outcomes) for s in ("banked", "missed", "error",
+                                                               "crash")}
+    analysed = count["banked"] + count["missed"]
+    emitted = [o for o in outcomes if o.gxx_ok is not None]
+    print(f"\n{total} kernels: {analysed} analysed ({100 * analysed / total:.0f}%: "
+          f"{count['banked']} at every target II, {count['missed']} missing one), "
+          f"{count['error']} located errors, {count['crash']} crashes; g++ accepts "
+          f"{sum(bool(o.gxx_ok) for o in emitted)} of {len(emitted)} emitted kernels",
+          file=out)
+    busy = [o for o in outcomes if o.contended]
+    print(f"{len(busy)} with an on-chip array accessed more than once per cycle: "
+          f"{sum(o.status == 'banked' for o in busy)} at every target II", file=out)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("action", nargs="?", choices=("table", "materialize"), default="table")
+    parser.add_argument("action", nargs="?", choices=("table", "materialize", "analyze"),
+                        default="table")
     parser.add_argument("--root", type=Path, default=CORPUS, help="corpus folder")
     parser.add_argument("--kernel", action="append", help="only this kernel id (repeatable)")
     parser.add_argument("--no-gxx", action="store_true", help="skip the g++ syntax check")
@@ -484,6 +586,12 @@ def main(argv: list[str] | None = None) -> int:
               file=sys.stderr)
         return 2
     kernels = [k for k in manifest.kernels if not args.kernel or k.id in args.kernel]
+    if args.action == "analyze":
+        with tempfile.TemporaryDirectory() as work, ThreadPoolExecutor(2) as pool:
+            outcomes = list(pool.map(lambda k: run_arraypart(k, args.root, Path(work)),
+                                     kernels))
+        print_outcomes(outcomes)
+        return 0
     print_table([examine(k, args.root, with_gxx=not args.no_gxx) for k in kernels])
     return 0
 
