@@ -50,10 +50,13 @@ NAMESPACE = "::arraypart_trace::"
 
 @dataclass(frozen=True, slots=True)
 class Site:
-    """One instrumented element access: where it is written and how it is used."""
+    """One instrumented element access: where it is written, how it is used, and
+    whether it runs only on some values (``conditional``: in a branch of ``?:`` or the
+    right operand of ``&&`` / ``||``)."""
 
     coord: Coord
     kind: str
+    conditional: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +114,7 @@ def instrument(kernel: ir.Kernel, options: clangtu.Options) -> Instrumented:
             seen.add(span)
             kind = _kind(cursor, parents)
             inserts += _access_edits(cursor, len(sites), KINDS.index(kind), data)
-            sites.append(Site(unit.coord(span[0]), kind))
+            sites.append(Site(unit.coord(span[0]), kind, _conditional(cursor, parents)))
         elif cursor.kind == K.FOR_STMT and data[cursor.extent.start.offset:].startswith(b"for"):
             inserts += _loop_edits(cursor, loops, data)
         elif cursor.kind == K.DECL_STMT and parents and parents[-1].kind == K.COMPOUND_STMT:
@@ -170,6 +173,20 @@ def _kind(cursor: ci.Cursor, parents: tuple) -> str:
                                                                           "p++", "p--"):
         return "update"
     return "read"
+
+
+def _conditional(cursor: ci.Cursor, parents: tuple) -> bool:
+    """Whether the access lies in a branch of ``?:`` or right of ``&&`` / ``||``."""
+    chain = list(parents) + [cursor]
+    for n, node in enumerate(chain[:-1]):
+        below = chain[n + 1]
+        operands = list(node.get_children())
+        if node.kind == K.CONDITIONAL_OPERATOR and below != operands[0]:
+            return True
+        if (node.kind == K.BINARY_OPERATOR and clangtu.binary_operator(node) in ("&&", "||")
+                and below == operands[-1]):
+            return True
+    return False
 
 
 def _written_here(cursor: ci.Cursor, data: bytes) -> bool:

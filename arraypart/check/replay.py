@@ -261,9 +261,11 @@ def least_ii(model: ir.PortModel, reads: np.ndarray, writes: np.ndarray) -> np.n
     pair computed once."""
     if not reads.size:
         return np.ones(0, np.int64)
-    pairs, inverse = np.unique(np.stack([reads, writes]), axis=1, return_inverse=True)
-    table = np.array([_least(model, r, w) for r, w in pairs.T.tolist()], np.int64)
-    return table[inverse.ravel()]
+    width = int(writes.max()) + 1
+    pairs, inverse = np.unique(reads * width + writes, return_inverse=True)
+    table = np.array([_least(model, p // width, p % width) for p in pairs.tolist()],
+                     np.int64)
+    return table[inverse]
 
 
 def _least(model: ir.PortModel, reads: int, writes: int) -> int:
@@ -284,6 +286,8 @@ class _State:
 
     def __init__(self, loops: int, claims: Mapping[int, Claim]) -> None:
         self.claims = claims
+        self.limit = np.array([claims[n].claimed_ii if n in claims else np.iinfo(np.int64).max
+                               for n in range(loops)], np.int64)
         self.need = np.ones(loops, np.int64)
         self.steps = np.zeros(loops, np.int64)
         self.first: dict[int, Overfull] = {}
@@ -313,9 +317,7 @@ class _State:
         self._first(u, starts, loop, need, reads, writes, memories, sites)
 
     def _first(self, u, starts, loop, need, reads, writes, memories, sites) -> None:
-        limit = np.array([self.claims[int(l)].claimed_ii if int(l) in self.claims
-                          else np.iinfo(np.int64).max for l in loop.tolist()])
-        for g in np.flatnonzero(need > limit).tolist():
+        for g in np.flatnonzero(need > self.limit[loop]).tolist():
             lid = int(loop[g])
             if lid in self.first:
                 continue

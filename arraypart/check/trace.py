@@ -24,7 +24,9 @@ from ..codegen.project import render
 from ..codegen.testbench import original_text, testbench_context
 from ..errors import Coord, KernelError
 from ..frontend import clangtu
+from ..poly.model import CycleGroup
 from ..scheme import Banking, none_scheme
+from .addresses import AddressCheck, compare
 from .instrument import Instrumented, instrument
 from .replay import Claim, LoopReplay, Memory, Replay, replay
 
@@ -113,6 +115,7 @@ class TraceCheck:
 
     trace: Trace
     replay: Replay
+    addresses: AddressCheck
     rule: bool
     untraced: tuple[Claim, ...]
 
@@ -121,7 +124,7 @@ class TraceCheck:
         out = [_overfull_text(loop) for loop in self.replay.loops if not loop.agrees]
         out += [f"{o.coord}: error: trace disagrees with the model: {o.array} element "
                 f"{o.flat} (row-major) is outside the array" for o in self.replay.out_of_bounds]
-        return tuple(out)
+        return tuple(out) + self.addresses.mismatches
 
     def format(self) -> str:
         model = "the scheduling rule" if self.rule else "the ideal port model"
@@ -140,6 +143,9 @@ class TraceCheck:
                   "body as written)" for c in self.untraced]
         lines += [f"  {coord}: access written in a macro, not traced"
                   for coord in self.trace.instrumented.skipped]
+        lines.append(f"  addresses compared with the polyhedral model in "
+                     f"{len(self.addresses.compared)} loop(s)")
+        lines += ["  " + note for note in self.addresses.skipped]
         return "\n".join(lines + list(self.disagreements))
 
 
@@ -155,13 +161,12 @@ def _overfull_text(loop: LoopReplay) -> str:
                      + ["  " + a.format(first.array) for a in first.accesses])
 
 
-def check_trace(kernel: ir.Kernel, bankings: Mapping[str, Banking], claims: Sequence[Claim],
-                options: clangtu.Options, workdir: Path, *, ports: int = 2,
+def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking],
+                claims: Sequence[Claim], groups: Sequence[CycleGroup], *, ports: int = 2,
                 rule: bool = False) -> TraceCheck:
-    """Record ``kernel``'s run in ``workdir`` and replay it against ``bankings``
-    (missing arrays: one memory) with the loops' ``claims`` (by the ``for``'s
-    coordinate)."""
-    trace = record(kernel, options, workdir)
+    """Replay ``kernel``'s recorded run against ``bankings`` (missing arrays: one
+    memory) with the loops' ``claims`` and compare its addresses with the model's
+    cycle ``groups`` (loops matched by the ``for``'s coordinate)."""
     inst = trace.instrumented
     memories = {n: Memory(a, bankings.get(a.name) or Banking(a.name, none_scheme(a.shape)),
                           ir.port_model(a, ports)) for n, a in enumerate(kernel.arrays)}
@@ -169,9 +174,18 @@ def check_trace(kernel: ir.Kernel, bankings: Mapping[str, Banking], claims: Sequ
     places = [(loop.coord.line, loop.coord.col) for loop in inst.loops]
     matched = {n: by_place[p] for n, p in enumerate(places) if p in by_place}
     untraced = tuple(c for p, c in by_place.items() if p not in places)
-    result = replay(trace.path, inst.sites, tuple(loop.coord for loop in inst.loops),
-                    memories, _read_copies(kernel, inst, memories), matched, rule=rule)
-    return TraceCheck(trace, result, rule, untraced)
+    coords = tuple(loop.coord for loop in inst.loops)
+    result = replay(trace.path, inst.sites, coords, memories,
+                    _read_copies(kernel, inst, memories), matched, rule=rule)
+    by_loop: dict[int, list[CycleGroup]] = {}
+    for g in groups:
+        place = (g.coord.line, g.coord.col)
+        if place in places:
+            by_loop.setdefault(places.index(place), []).append(g)
+    addresses = compare(trace.path, inst.sites, coords, by_loop,
+                        [(a.name, a.shape) for a in kernel.arrays],
+                        frozenset(_data_guarded(kernel.body, False)))
+    return TraceCheck(trace, result, addresses, rule, untraced)
 
 
 def _read_copies(kernel: ir.Kernel, inst: Instrumented,
@@ -185,6 +199,18 @@ def _read_copies(kernel: ir.Kernel, inst: Instrumented,
         if access is not None:
             copies[n] = banking[access.array].copy_of(access.ref_id)
     return copies
+
+
+def _data_guarded(nodes: tuple[ir.Node, ...], guarded: bool) -> Iterator[tuple[int, int]]:
+    """(line, col) of the accesses under an ``if`` whose condition is not affine."""
+    for n in nodes:
+        if isinstance(n, ir.Stmt):
+            yield from ((a.coord.line, a.coord.col) for a in n.accesses if guarded)
+        elif isinstance(n, ir.If):
+            yield from ((a.coord.line, a.coord.col) for a in n.cond_accesses if guarded)
+            yield from _data_guarded(n.then + n.orelse, guarded or n.cond is None)
+        else:
+            yield from _data_guarded(n.body, guarded)
 
 
 def _accesses(nodes: tuple[ir.Node, ...]) -> Iterator[ir.Access]:
