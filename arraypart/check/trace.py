@@ -55,13 +55,6 @@ class Trace:
     build_seconds: float
     run_seconds: float
 
-    @property
-    def records(self) -> int:
-        return self.path.stat().st_size // RECORD_BYTES
-
-
-RECORD_BYTES = 32
-
 
 def driver_source(kernel: ir.Kernel, instrumented: Instrumented) -> str:
     """The driver's C++ text for ``kernel`` instrumented as ``instrumented``."""
