@@ -1,8 +1,10 @@
 """Do the recorded addresses match what the polyhedral model predicts?
 
 For a traced loop and the model's cycle groups of the same ``for``: the model's steps
-are the points of the groups' time domain in lexicographic order (the k-th point is
-the loop's k-th pipeline step when its loops count up), and at point p a lane access
+are the points p of the groups' time domain in lexicographic order of
+``(sign_0 * p_0, sign_1 * p_1, ...)``, ``sign_d`` the direction of the d-th loop around
+(and of) the pipelined one: the k-th point is the loop's k-th pipeline step in
+execution order.  At point p a lane access
 runs iff p lies in its domain, touching ``flat = sum_d index_d(p) * stride_d`` of its
 array.  The trace gives each step's (array, kind, flat) as g++ computed them.  Both
 sides become per-step fingerprints
@@ -81,10 +83,12 @@ class AddressCheck:
 
 def compare(path: Path, sites: Sequence[Site], loops: Sequence[Coord],
             groups: Mapping[int, Sequence[CycleGroup]],
+            directions: Mapping[int, tuple[int, ...]],
             arrays: Sequence[tuple[str, tuple[int, ...]]],
             guarded: frozenset[tuple[int, int]]) -> AddressCheck:
     """Compare the records at ``path`` with the model's ``groups`` by traced loop id;
-    ``arrays``: (name, shape) by array id.  Left out on both sides: irregular
+    ``directions``: by loop id, the step signs of the loops around it and its own
+    (outermost first); ``arrays``: (name, shape) by array id.  Left out on both sides: irregular
     references, conditional sites and the (line, col) in ``guarded`` (under a
     data-dependent ``if``), which the model takes as running whenever they may."""
     left_out = guarded | {(a.coord.line, a.coord.col) for gs in groups.values() for g in gs
@@ -94,10 +98,12 @@ def compare(path: Path, sites: Sequence[Site], loops: Sequence[Coord],
     ids = {name: n for n, (name, _) in enumerate(arrays)}
     models, skipped = {}, []
     for lid, gs in groups.items():
-        model = _model(gs, ids, [shape for _, shape in arrays], left_out)
+        model = _model(gs, directions.get(lid), ids, [shape for _, shape in arrays],
+                       left_out)
         if model is None:
             skipped.append(f"{loops[lid]}: the model's steps were not enumerated "
-                           f"(parameters, or over {MAX_MODEL_STEPS} steps)")
+                           f"(parameters, loops not matched, or over {MAX_MODEL_STEPS} "
+                           "steps)")
         else:
             models[lid] = model
     traced = _trace_side(path, models, kept, len(arrays))
@@ -111,17 +117,23 @@ def compare(path: Path, sites: Sequence[Site], loops: Sequence[Coord],
                         tuple(skipped))
 
 
-def _model(groups: Sequence[CycleGroup], arrays: Mapping[str, int],
-           shapes: Sequence[tuple[int, ...]], left_out: set[tuple[int, int]]) -> _Model | None:
-    if len({g.time_vars for g in groups}) != 1:
+def _model(groups: Sequence[CycleGroup], directions: tuple[int, ...] | None,
+           arrays: Mapping[str, int], shapes: Sequence[tuple[int, ...]],
+           left_out: set[tuple[int, int]]) -> _Model | None:
+    if len({g.time_vars for g in groups}) != 1 or directions is None \
+            or len(directions) != len(groups[0].time_vars):
         return None
     points = lex_points(groups[0].domain, MAX_MODEL_STEPS)
     if points is None:
         return None
-    low = points.min(axis=0, initial=0) if points.size else np.zeros(points.shape[1], int)
-    extent = (points.max(axis=0, initial=0) - low + 1) if points.size else low + 1
+    signs = np.array(directions, np.int64)
+    signed = points * signs
+    low = signed.min(axis=0) if len(points) else np.zeros(len(signs), np.int64)
+    extent = (signed.max(axis=0) - low + 1) if len(points) else low + 1
     strides = np.concatenate([np.cumprod(extent[::-1])[::-1][1:], [1]]).astype(np.int64)
-    codes = (points - low) @ strides
+    order = np.argsort((signed - low) @ strides, kind="stable")
+    points = points[order]
+    codes = (points * signs - low) @ strides
     cache: dict[str, np.ndarray | None] = {str(groups[0].domain): points}
     lanes = []
     for g in groups:
@@ -134,7 +146,7 @@ def _model(groups: Sequence[CycleGroup], arrays: Mapping[str, int],
             mine = cache[key]
             if mine is None:
                 return None
-            steps = np.searchsorted(codes, (mine - low) @ strides)
+            steps = np.searchsorted(codes, (mine * signs - low) @ strides)
             env = {v: mine[:, d] for d, v in enumerate(g.time_vars)}
             index = tuple(np.broadcast_to(np.asarray(E.evaluate(e, env), np.int64),
                                           steps.shape) for e in lane.index)

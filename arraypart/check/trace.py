@@ -175,7 +175,9 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
         place = (g.coord.line, g.coord.col)
         if place in places:
             by_loop.setdefault(places.index(place), []).append(g)
-    addresses = compare(trace.path, inst.sites, coords, by_loop,
+    signs = dict(_directions(kernel.body, ()))
+    directions = {n: signs[p] for n, p in enumerate(places) if p in signs}
+    addresses = compare(trace.path, inst.sites, coords, by_loop, directions,
                         [(a.name, a.shape) for a in kernel.arrays],
                         frozenset(_data_guarded(kernel.body, False)))
     return TraceCheck(trace, result, addresses, rule, untraced)
@@ -192,6 +194,21 @@ def _read_copies(kernel: ir.Kernel, inst: Instrumented,
         if access is not None:
             copies[n] = banking[access.array].copy_of(access.ref_id)
     return copies
+
+
+def _directions(nodes: tuple[ir.Node, ...], around: tuple[int, ...]
+                ) -> Iterator[tuple[tuple[int, int], tuple[int, ...]]]:
+    """(line, col) of each pipelined loop -> the step signs of the loops around it and
+    its own, outermost first."""
+    for n in nodes:
+        if isinstance(n, ir.If):
+            yield from _directions(n.then + n.orelse, around)
+        elif isinstance(n, ir.Loop):
+            signs = around + (1 if n.step > 0 else -1,)
+            if n.pipeline_ii is not None:
+                yield (n.coord.line, n.coord.col), signs
+            else:
+                yield from _directions(n.body, signs)
 
 
 def _data_guarded(nodes: tuple[ir.Node, ...], guarded: bool) -> Iterator[tuple[int, int]]:
