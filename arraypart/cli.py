@@ -236,8 +236,11 @@ def _run_trace(args, err: Console) -> int:
     with _banking_status(err) as progress:
         report, result = api.trace_kernel(args.kernel, args.options,
                                           as_written=args.as_written, progress=progress)
-    _print_warnings(report, err)
-    print(result.format())
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+    else:
+        _print_warnings(report, err)
+        print(result.format())
     return EXIT_GOAL_MISSED if result.disagreements else EXIT_OK
 
 

@@ -93,6 +93,7 @@ def test_a_banking_with_too_few_banks_is_a_traced_conflict(denoise, denoise_trac
     assert text.endswith(f"\n  {DENOISE}:18:50: read buf[1][0]\n"
                          f"  {DENOISE}:19:32: read buf[1][2]")
     assert result.addresses.mismatches == ()
+    assert [loop["agrees"] for loop in result.to_json()["loops"]] == [True, False]
 
 
 @needs_gxx

@@ -119,6 +119,18 @@ class TraceCheck:
                 f"{o.flat} (row-major) is outside the array" for o in self.replay.out_of_bounds]
         return tuple(out) + self.addresses.mismatches
 
+    def to_json(self) -> dict:
+        loops = [{"coord": str(loop.coord), "steps": loop.steps, "traced_ii": loop.traced_ii,
+                  "name": loop.claim.name if loop.claim else None,
+                  "claimed_ii": loop.claim.claimed_ii if loop.claim else None,
+                  "agrees": loop.agrees} for loop in self.replay.loops]
+        return {"records": self.replay.records, "port_model": "rule" if self.rule else "ideal",
+                "build_seconds": round(self.trace.build_seconds, 3),
+                "run_seconds": round(self.trace.run_seconds, 3), "loops": loops,
+                "untraced": [str(c.coord) for c in self.untraced],
+                "addresses_compared": [str(c) for c in self.addresses.compared],
+                "disagreements": list(self.disagreements)}
+
     def format(self) -> str:
         model = "the scheduling rule" if self.rule else "the ideal port model"
         lines = [f"check --trace: {self.replay.records} accesses recorded by the compiled "
