@@ -12,6 +12,7 @@ import json
 import math
 import os
 import re
+import tempfile
 import zipfile
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -21,6 +22,8 @@ from typing import BinaryIO, Callable
 import numpy as np
 
 from . import banking, check, codegen, frontend, output, poly, rtl
+from .check import trace
+from .frontend import clangtu
 from .errors import Coord, KernelError
 from .report import Report
 
@@ -162,6 +165,41 @@ def check_kernel(path: str | os.PathLike, options: Options | None = None, *,
     bankings = check.as_written_bankings(report.kernel)
     return report, bankings, check.check_kernel(report.kernel, bankings, ports=opts.ports,
                                                 rule=True)
+
+
+def trace_kernel(path: str | os.PathLike, options: Options | None = None, *,
+                 as_written: bool = False, progress: Progress | None = None,
+                 **overrides) -> tuple[Report, trace.TraceCheck]:
+    """``check --trace``: the original kernel compiled by g++, instrumented, run on the
+    testbench's inputs, and its recorded accesses replayed (see :func:`judge_trace`)."""
+    opts = _options(options, overrides)
+    report = analyze(path, opts, progress=progress)
+    reading = clangtu.Options(opts.defines, opts.include_dirs, opts.std, opts.hls_include)
+    with tempfile.TemporaryDirectory(prefix="arraypart-trace-") as work:
+        recorded = trace.record(report.kernel, reading, Path(work))
+        return report, judge_trace(report, recorded, as_written=as_written, ports=opts.ports)
+
+
+def judge_trace(report: Report, recorded: trace.Trace, *, as_written: bool = False,
+                ports: int = 2) -> trace.TraceCheck:
+    """A recorded run replayed against arraypart's banking in the ideal port model
+    (claims: the II each loop's bankings were proved for), or with ``as_written``
+    against the kernel's own pragmas under the scheduling rule (claims: the checker's
+    II); its addresses compared with the polyhedral model."""
+    kernel = report.kernel
+    if as_written:
+        bankings = check.as_written_bankings(kernel)
+        checked = check.check_kernel(kernel, bankings, ports=ports, rule=True)
+        claims = [trace.Claim(loop.name, loop.coord, loop.target_ii, loop.achieved_ii)
+                  for loop in checked.loops]
+    else:
+        bankings = report.solution.bankings()
+        claims = [trace.Claim(loop.name, loop.coord, loop.target_ii,
+                              report.planned_ii(loop.name, loop.target_ii))
+                  for loop in report.model.loops]
+    groups = [g for a in report.model.arrays for g in a.groups]
+    return trace.check_trace(kernel, recorded, bankings, claims, groups, ports=ports,
+                             rule=as_written)
 
 
 def _synthesized(report: Report) -> dict[str, rtl.Resources]:

@@ -107,6 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
     _kernel_options(p)
     p.add_argument("--as-written", action="store_true",
                    help="check the kernel's own array_partition pragmas")
+    p.add_argument("--trace", action="store_true",
+                   help="also run the original kernel, compiled by g++ and instrumented, "
+                        "and replay its recorded accesses against the banking")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
 
     p = sub.add_parser("bench", help="the kernel suite against the published baselines")
@@ -209,6 +212,8 @@ def _run_compile(args, out: Console, err: Console) -> int:
 
 
 def _run_check(args, out: Console, err: Console) -> int:
+    if args.trace:
+        return _run_trace(args, err)
     with _banking_status(err) as progress:
         report, bankings, result = api.check_kernel(args.kernel, args.options,
                                                     as_written=args.as_written,
@@ -227,6 +232,19 @@ def _run_check(args, out: Console, err: Console) -> int:
     missed = (any(loop.achieved_ii > loop.target_ii for loop in result.loops)
               or report.solution.time_limited)
     return EXIT_GOAL_MISSED if missed else EXIT_OK
+
+
+def _run_trace(args, err: Console) -> int:
+    """``check --trace``: exit 1 when the traced run disagrees with the model."""
+    with _banking_status(err) as progress:
+        report, result = api.trace_kernel(args.kernel, args.options,
+                                          as_written=args.as_written, progress=progress)
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+    else:
+        _print_warnings(report, err)
+        print(result.format())
+    return EXIT_GOAL_MISSED if result.disagreements else EXIT_OK
 
 
 def _run_bench(args, out: Console, err: Console) -> int:

@@ -10,7 +10,9 @@ import subprocess
 import pytest
 
 import arraypart
-from arraypart import check, frontend
+from arraypart import api, check, frontend
+from arraypart.check import trace
+from arraypart.frontend import clangtu
 
 from conftest import KERNELS, needs_gxx
 
@@ -53,6 +55,22 @@ def test_emitted_kernel_computes_what_the_original_computes(compiled, tmp_path):
     assert build.returncode == 0, build.stderr[-3000:]
     run = subprocess.run([str(binary)], capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+
+
+@needs_gxx
+def test_the_traced_original_agrees_with_the_model(compiled, tmp_path):
+    """check --trace: the original, built by g++ once, run on the testbench's inputs;
+    its accesses replayed against arraypart's banking (ideal ports) and the kernel's own
+    pragmas (scheduling rule) never need more than the model claims, every pipelined
+    loop is traced and every address is the polyhedral model's."""
+    report = compiled.report
+    recorded = trace.record(report.kernel, clangtu.Options(), tmp_path)
+    for as_written in (False, True):
+        result = api.judge_trace(report, recorded, as_written=as_written)
+        assert result.disagreements == (), result.format()
+        assert not result.untraced and all(loop.claim for loop in result.replay.loops)
+        assert len(result.addresses.compared) == len(result.replay.loops), result.format()
+        assert all(loop.traced_ii == loop.claim.claimed_ii for loop in result.replay.loops)
 
 
 HEADER_LINES = 2  # the emitted kernel's two-line header comment

@@ -84,6 +84,11 @@ def _environment() -> jinja2.Environment:
     return env
 
 
+def render(template: str, context: dict) -> str:
+    """One of arraypart's templates rendered with ``context``."""
+    return _environment().get_template(template).render(context)
+
+
 def emit(kernel: Kernel, solution: Solution, *, part: str = DEFAULT_PART,
          clock_ns: float = DEFAULT_CLOCK_NS) -> dict[str, str]:
     """Relative file name -> text: ``<kernel>.cpp`` (the banked top function),

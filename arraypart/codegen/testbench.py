@@ -82,7 +82,7 @@ def testbench_context(kernel: Kernel) -> dict:
         "top": kernel.top,
         "includes": list(source.includes),
         "defines": [f"#define {n} {v}" for n, v in source.extra_defines],
-        "original": _internal_linkage(_without_includes(source.text)),
+        "original": original_text(source.text),
         "prototype": _prototype(data, func),
         "params": params,
         "arrays": [p.array for p in params if p.array is not None],
@@ -90,6 +90,12 @@ def testbench_context(kernel: Kernel) -> dict:
         "seed": SEED,
         "max_reported": MAX_REPORTED,
     }
+
+
+def original_text(text: str) -> str:
+    """A kernel's text as the testbench includes it in ``namespace original``: without
+    its ``#include`` lines and with internal linkage."""
+    return _internal_linkage(_without_includes(text))
 
 
 _INCLUDE_LINE = re.compile(r"^[ \t]*#[ \t]*include\b[^\n]*", re.MULTILINE)

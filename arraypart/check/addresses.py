@@ -1,0 +1,248 @@
+"""Do the recorded addresses match what the polyhedral model predicts?
+
+For a traced loop and the model's cycle groups of the same ``for``: the model's steps
+are the points p of the groups' time domain in lexicographic order of
+``(sign_0 * p_0, sign_1 * p_1, ...)``, ``sign_d`` the direction of the d-th loop around
+(and of) the pipelined one: the k-th point is the loop's k-th pipeline step in
+execution order.  At point p a lane access
+runs iff p lies in its domain, touching ``flat = sum_d index_d(p) * stride_d`` of its
+array.  The trace gives each step's (array, kind, flat) as g++ computed them.  Both
+sides become per-step fingerprints
+
+    F[k] = sum of mix(flat, array, kind) over step k's accesses  (mod 2**64),
+    N[k] = number of step k's accesses
+
+(``mix``: SplitMix64's finalizer; irregular references, whose index the model leaves
+open, are left out on both sides) and the first step where F, N or the number of steps
+differ is reported with both sides' accesses.  Memory: a few words per step.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from .. import expr as E
+from ..errors import Coord
+from ..poly.model import CycleGroup
+from ..poly.points import lex_points
+from .instrument import Site
+from .replay import READ, WRITE, chunks
+
+#: Steps per loop the model's side enumerates (isl points, a few microseconds each).
+MAX_MODEL_STEPS = 1 << 20
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+#: Accesses listed per side in a mismatch message.
+SHOWN = 6
+
+
+def mix(flat: np.ndarray, array: np.ndarray, kind: np.ndarray, arrays: int) -> np.ndarray:
+    """SplitMix64's finalizer of ``(flat * arrays + array) * 2 + kind``."""
+    with np.errstate(over="ignore"):
+        z = ((flat.astype(np.int64) * arrays + array) * 2 + kind).astype(np.uint64)
+        z = z + _GOLDEN
+        z = (z ^ (z >> np.uint64(30))) * _MIX1
+        z = (z ^ (z >> np.uint64(27))) * _MIX2
+        return z ^ (z >> np.uint64(31))
+
+
+@dataclass(frozen=True, slots=True)
+class _Lane:
+    """One lane access of the model: the steps it runs in and what it touches."""
+
+    coord: Coord
+    array: int
+    kind: int
+    steps: np.ndarray
+    flat: np.ndarray
+    index: tuple[np.ndarray, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Model:
+    points: np.ndarray
+    time_vars: tuple[str, ...]
+    lanes: tuple[_Lane, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AddressCheck:
+    """The loops compared and the first mismatch of each loop (located messages);
+    ``skipped``: loops the model side could not enumerate, with the reason."""
+
+    compared: tuple[Coord, ...]
+    mismatches: tuple[str, ...]
+    skipped: tuple[str, ...]
+
+
+def compare(path: Path, sites: Sequence[Site], loops: Sequence[Coord],
+            groups: Mapping[int, Sequence[CycleGroup]],
+            directions: Mapping[int, tuple[int, ...]],
+            arrays: Sequence[tuple[str, tuple[int, ...]]],
+            guarded: frozenset[tuple[int, int]]) -> AddressCheck:
+    """Compare the records at ``path`` with the model's ``groups`` by traced loop id;
+    ``directions``: by loop id, the step signs of the loops around it and its own
+    (outermost first); ``arrays``: (name, shape) by array id.  Left out on both sides: irregular
+    references, conditional sites and the (line, col) in ``guarded`` (under a
+    data-dependent ``if``), which the model takes as running whenever they may."""
+    left_out = guarded | {(a.coord.line, a.coord.col) for gs in groups.values() for g in gs
+                          for a in g.accesses if not a.regular}
+    left_out |= {(s.coord.line, s.coord.col) for s in sites if s.conditional}
+    kept = np.array([(s.coord.line, s.coord.col) not in left_out for s in sites] or [True])
+    ids = {name: n for n, (name, _) in enumerate(arrays)}
+    models, skipped = {}, []
+    for lid, gs in groups.items():
+        model = _model(gs, directions.get(lid), ids, [shape for _, shape in arrays],
+                       left_out)
+        if model is None:
+            skipped.append(f"{loops[lid]}: the model's steps were not enumerated "
+                           f"(parameters, loops not matched, or over {MAX_MODEL_STEPS} "
+                           "steps)")
+        else:
+            models[lid] = model
+    traced = _trace_side(path, models, kept, len(arrays))
+    mismatches = []
+    for lid, model in models.items():
+        text = _first_mismatch(path, lid, loops[lid], model, traced[lid], kept, sites,
+                               arrays)
+        if text is not None:
+            mismatches.append(text)
+    return AddressCheck(tuple(loops[lid] for lid in models), tuple(mismatches),
+                        tuple(skipped))
+
+
+def _model(groups: Sequence[CycleGroup], directions: tuple[int, ...] | None,
+           arrays: Mapping[str, int], shapes: Sequence[tuple[int, ...]],
+           left_out: set[tuple[int, int]]) -> _Model | None:
+    if len({g.time_vars for g in groups}) != 1 or directions is None \
+            or len(directions) != len(groups[0].time_vars):
+        return None
+    points = lex_points(groups[0].domain, MAX_MODEL_STEPS)
+    if points is None:
+        return None
+    signs = np.array(directions, np.int64)
+    signed = points * signs
+    low = signed.min(axis=0) if len(points) else np.zeros(len(signs), np.int64)
+    extent = (signed.max(axis=0) - low + 1) if len(points) else low + 1
+    strides = np.concatenate([np.cumprod(extent[::-1])[::-1][1:], [1]]).astype(np.int64)
+    order = np.argsort((signed - low) @ strides, kind="stable")
+    points = points[order]
+    codes = (points * signs - low) @ strides
+    cache: dict[str, np.ndarray | None] = {str(groups[0].domain): points}
+    lanes = []
+    for g in groups:
+        for lane in g.accesses:
+            if (lane.coord.line, lane.coord.col) in left_out:
+                continue
+            key = str(lane.domain)
+            if key not in cache:
+                cache[key] = lex_points(lane.domain, MAX_MODEL_STEPS)
+            mine = cache[key]
+            if mine is None:
+                return None
+            steps = np.searchsorted(codes, (mine * signs - low) @ strides)
+            env = {v: mine[:, d] for d, v in enumerate(g.time_vars)}
+            index = tuple(np.broadcast_to(np.asarray(E.evaluate(e, env), np.int64),
+                                          steps.shape) for e in lane.index)
+            shape = shapes[arrays[lane.array]]
+            flat = sum(x * int(np.prod(shape[d + 1:])) for d, x in enumerate(index))
+            lanes.append(_Lane(lane.coord, arrays[lane.array],
+                               WRITE if lane.kind == "write" else READ, steps,
+                               np.asarray(flat, np.int64), index))
+    return _Model(points, groups[0].time_vars, tuple(lanes))
+
+
+def _fingerprints(steps: np.ndarray, flat: np.ndarray, array: np.ndarray, kind: np.ndarray,
+                  size: int, arrays: int) -> tuple[np.ndarray, np.ndarray]:
+    sums = np.zeros(size, np.uint64)
+    counts = np.zeros(size, np.int64)
+    inside = steps < size
+    np.add.at(sums, steps[inside], mix(flat[inside], array[inside], kind[inside], arrays))
+    np.add.at(counts, steps[inside], 1)
+    return sums, counts
+
+
+def _model_side(model: _Model, arrays: int) -> tuple[np.ndarray, np.ndarray]:
+    size = len(model.points)
+    sums, counts = np.zeros(size, np.uint64), np.zeros(size, np.int64)
+    for lane in model.lanes:
+        s, c = _fingerprints(lane.steps, lane.flat, np.full(lane.steps.size, lane.array),
+                             np.full(lane.steps.size, lane.kind), size, arrays)
+        sums += s
+        counts += c
+    return sums, counts
+
+
+def _trace_side(path: Path, models: Mapping[int, _Model], kept: np.ndarray,
+                arrays: int) -> dict[int, tuple[np.ndarray, np.ndarray, int]]:
+    """Per loop: the trace's fingerprints over the model's steps, and its step count."""
+    out = {lid: (np.zeros(len(m.points), np.uint64), np.zeros(len(m.points), np.int64), 0)
+           for lid, m in models.items()}
+    for rows in chunks(path):
+        for lid in models:
+            mine = rows[rows["loop"] == lid]
+            if not mine.size:
+                continue
+            sums, counts, steps = out[lid]
+            steps = max(steps, int(mine["step"].max()) + 1)
+            mine = mine[kept[mine["site"]]]
+            s, c = _fingerprints(mine["step"], mine["flat"], mine["array"], mine["kind"],
+                                 sums.size, arrays)
+            out[lid] = (sums + s, counts + c, steps)
+    return out
+
+
+def _first_mismatch(path: Path, lid: int, coord: Coord, model: _Model, traced,
+                    kept: np.ndarray, sites: Sequence[Site],
+                    arrays: Sequence[tuple[str, tuple[int, ...]]]) -> str | None:
+    sums, counts, steps = traced
+    expected_sums, expected_counts = _model_side(model, len(arrays))
+    differ = np.flatnonzero((sums != expected_sums) | (counts != expected_counts))
+    if not differ.size:
+        if steps == len(model.points):
+            return None
+        return (f"{coord}: error: trace disagrees with the model: the program runs "
+                f"{steps} steps of this loop, the model {len(model.points)}")
+    step = int(differ[0])
+    point = ", ".join(f"{v}={int(x)}" for v, x in zip(model.time_vars, model.points[step]))
+    want = Counter(_model_accesses(model, step, arrays))
+    got = Counter(_traced_accesses(path, lid, step, kept, sites, arrays))
+    lines = [f"{coord}: error: trace disagrees with the model's addresses at step {step} "
+             f"({point})"]
+    lines += [f"  {c}: the program {k} {a}{_index(x)}, the model does not"
+              for c, k, a, x in list((got - want).elements())[:SHOWN]]
+    lines += [f"  {c}: the model predicts it {k} {a}{_index(x)}, the program does not"
+              for c, k, a, x in list((want - got).elements())[:SHOWN]]
+    return "\n".join(lines)
+
+
+def _index(x: tuple[int, ...]) -> str:
+    return "".join(f"[{v}]" for v in x)
+
+
+def _model_accesses(model: _Model, step: int, arrays: Sequence[tuple[str, tuple]]):
+    for lane in model.lanes:
+        for n in np.flatnonzero(lane.steps == step).tolist():
+            yield (lane.coord, _KINDS[lane.kind], arrays[lane.array][0],
+                   tuple(int(x[n]) for x in lane.index))
+
+
+_KINDS = {READ: "reads", WRITE: "writes"}
+
+
+def _traced_accesses(path: Path, lid: int, step: int, kept: np.ndarray,
+                     sites: Sequence[Site], arrays: Sequence[tuple[str, tuple]]):
+    for rows in chunks(path):
+        mine = rows[(rows["loop"] == lid) & (rows["step"] == step)]
+        for r in mine[kept[mine["site"]]]:
+            name, shape = arrays[int(r["array"])]
+            flat = int(r["flat"])
+            index = tuple(int(x) for x in np.unravel_index(flat, shape)) \
+                if 0 <= flat < int(np.prod(shape)) else (flat,)
+            yield sites[int(r["site"])].coord, _KINDS[int(r["kind"])], name, index

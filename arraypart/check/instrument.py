@@ -1,0 +1,294 @@
+"""The original kernel's text, instrumented so that g++ records every array access.
+
+This reads the kernel with libclang directly (``clang.cindex``: cursor kinds, extents
+and tokens) and shares none of the front end's lowering or index arithmetic: the
+recorded addresses are what g++ computes from the index values the program really takes.
+
+Edits are insertions at byte offsets of the text (nothing is removed):
+
+- an element access ``E`` (an ``ARRAY_SUBSCRIPT_EXPR`` whose type is not an array, not
+  the base of another subscript, not under ``&``) becomes
+  ``::arraypart_trace::at(SITE, KIND, BASE, E)``, which logs and returns the same
+  lvalue; ``BASE`` is the array variable at the root of the subscript chain (the
+  runtime finds the array from it, so an out-of-bounds index still gets its array);
+- a *traced loop* (a ``for`` whose braced body holds ``#pragma HLS pipeline`` that is
+  not ``off``, innermost ``for`` around the pragma) is wrapped in
+  ``{ ::arraypart_trace::Scope s; for (...) { ::arraypart_trace::iter(LOOP, U); ... } }``:
+  a block of ``U`` iterations (its ``unroll factor``, else 1) is one pipeline step;
+- every other ``for`` gets ``::arraypart_trace::bump()`` in its increment, so a
+  record's *lane* (the count of inner-loop increments since its step began) tells the
+  unrolled lanes of one step apart;
+- a local array of the IR is registered after its declaration statement.
+
+Writes are the left operand of ``=`` (through parentheses and member accesses); the
+left operand of a compound assignment and the operand of ``++``/``--`` are *updates*
+(a read and a write).  Accesses written inside macros are not instrumented (listed in
+``skipped``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterator
+
+import clang.cindex as ci
+
+from .. import ir
+from ..errors import Coord
+from ..frontend import clangtu
+
+K = ci.CursorKind
+KINDS = ("read", "write", "update")
+_ARRAY_TYPES = frozenset((ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY,
+                          ci.TypeKind.VARIABLEARRAY, ci.TypeKind.DEPENDENTSIZEDARRAY))
+_WRAPPERS = frozenset((K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.MEMBER_REF_EXPR))
+_PIPELINE = re.compile(r"HLS\s+pipeline\b(?!.*\boff\b)", re.IGNORECASE)
+_UNROLL_FACTOR = re.compile(r"HLS\s+unroll\b.*\bfactor\s*=\s*(\d+)", re.IGNORECASE)
+NAMESPACE = "::arraypart_trace::"
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """One instrumented element access: where it is written, how it is used, and
+    whether it runs only on some values (``conditional``: in a branch of ``?:`` or the
+    right operand of ``&&`` / ``||``)."""
+
+    coord: Coord
+    kind: str
+    conditional: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TracedLoop:
+    """A pipelined loop; ``unroll``: iterations per pipeline step."""
+
+    coord: Coord
+    unroll: int
+
+
+@dataclass(frozen=True, slots=True)
+class Instrumented:
+    """The instrumented text; ``sites[i]`` and ``loops[i]`` are the records' ``site``
+    and ``loop`` ids; ``skipped`` the accesses left alone (macro text); ``globals``
+    the IR's file-scope arrays as (array id, qualified name) for the driver to register."""
+
+    text: str
+    sites: tuple[Site, ...]
+    loops: tuple[TracedLoop, ...]
+    skipped: tuple[Coord, ...]
+    globals: tuple[tuple[int, str], ...]
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class _Insert:
+    """Text put at ``offset``; at one offset closers come before openers, inner
+    closers before outer ones, outer openers before inner ones (``rank``)."""
+
+    offset: int
+    opener: bool
+    rank: int
+    text: str
+
+
+def instrument(kernel: ir.Kernel, options: clangtu.Options) -> Instrumented:
+    """The kernel's text (as the testbench includes it) with the edits of the module
+    doc; array ids are positions in ``kernel.arrays``."""
+    unit = clangtu.parse(kernel.source.text, kernel.path, options)
+    data = unit.data
+    loops = _traced_loops(unit)
+    ids = {a.name: n for n, a in enumerate(kernel.arrays) if not a.interface}
+    inserts: list[_Insert] = []
+    sites: list[Site] = []
+    skipped: list[Coord] = []
+    seen: set[tuple[int, int]] = set()
+    found_globals: list[tuple[int, str]] = []
+    for cursor, parents in _walk(unit.tu.cursor, ()):
+        if not unit.in_main(cursor.location):
+            continue
+        if cursor.kind == K.ARRAY_SUBSCRIPT_EXPR and _is_element(cursor, parents):
+            span = (cursor.extent.start.offset, cursor.extent.end.offset)
+            if not _written_here(cursor, data) or span in seen:
+                skipped.append(unit.coord(span[0]))
+                continue
+            seen.add(span)
+            kind = _kind(cursor, parents)
+            inserts += _access_edits(cursor, len(sites), KINDS.index(kind), data)
+            sites.append(Site(unit.coord(span[0]), kind, _conditional(cursor, parents)))
+        elif cursor.kind == K.FOR_STMT and data[cursor.extent.start.offset:].startswith(b"for"):
+            inserts += _loop_edits(cursor, loops, data)
+        elif cursor.kind == K.DECL_STMT and parents and parents[-1].kind == K.COMPOUND_STMT:
+            inserts += _register_edits(cursor, ids)
+        elif (cursor.kind == K.VAR_DECL and cursor.spelling in ids
+              and all(p.kind == K.NAMESPACE for p in parents)):
+            scope = "".join(f"{p.spelling}::" for p in parents)
+            found_globals.append((ids[cursor.spelling], scope + cursor.spelling))
+    text = _apply(data, inserts)
+    traced = tuple(TracedLoop(unit.coord(c.extent.start.offset), u) for c, u in loops.values())
+    return Instrumented(text, tuple(sites), traced, tuple(skipped), tuple(found_globals))
+
+
+def _walk(cursor: ci.Cursor, parents: tuple) -> Iterator[tuple[ci.Cursor, tuple]]:
+    for child in cursor.get_children():
+        yield child, parents
+        yield from _walk(child, parents + (child,))
+
+
+def _is_element(cursor: ci.Cursor, parents: tuple) -> bool:
+    """An access to one element: not an array (a row), not the base of another
+    subscript, not an operand of ``&``."""
+    if cursor.type.get_canonical().kind in _ARRAY_TYPES:
+        return False
+    user = _user(cursor, parents)
+    return not (user is not None and user.kind == K.UNARY_OPERATOR
+                and clangtu.unary_operator(user) == "&")
+
+
+def _user(cursor: ci.Cursor, parents: tuple) -> ci.Cursor | None:
+    """The first ancestor that is not a cast, parenthesis or member access; None at
+    the top."""
+    for parent in reversed(parents):
+        if parent.kind not in _WRAPPERS:
+            return parent
+    return None
+
+
+def _first_operand_path(cursor: ci.Cursor, user: ci.Cursor, parents: tuple) -> bool:
+    """Whether ``cursor`` (through wrappers) is the first operand of ``user``."""
+    chain = list(parents) + [cursor]
+    below = chain[chain.index(user) + 1] if user in chain else cursor
+    first = next(iter(user.get_children()), None)
+    return first is not None and first == below
+
+
+def _kind(cursor: ci.Cursor, parents: tuple) -> str:
+    user = _user(cursor, parents)
+    if user is None:
+        return "read"
+    if user.kind == K.BINARY_OPERATOR and clangtu.binary_operator(user) == "=":
+        return "write" if _first_operand_path(cursor, user, parents) else "read"
+    if user.kind == K.COMPOUND_ASSIGNMENT_OPERATOR:
+        return "update" if _first_operand_path(cursor, user, parents) else "read"
+    if user.kind == K.UNARY_OPERATOR and clangtu.unary_operator(user) in ("++", "--",
+                                                                          "p++", "p--"):
+        return "update"
+    return "read"
+
+
+def _conditional(cursor: ci.Cursor, parents: tuple) -> bool:
+    """Whether the access lies in a branch of ``?:`` or right of ``&&`` / ``||``."""
+    chain = list(parents) + [cursor]
+    for n, node in enumerate(chain[:-1]):
+        below = chain[n + 1]
+        operands = list(node.get_children())
+        if node.kind == K.CONDITIONAL_OPERATOR and below != operands[0]:
+            return True
+        if (node.kind == K.BINARY_OPERATOR and clangtu.binary_operator(node) in ("&&", "||")
+                and below == operands[-1]):
+            return True
+    return False
+
+
+def _written_here(cursor: ci.Cursor, data: bytes) -> bool:
+    """The access is spelled in the kernel text (not produced by a macro)."""
+    start, end = cursor.extent.start, cursor.extent.end
+    return (start.file is not None and end.file is not None
+            and start.file.name == end.file.name and start.offset < end.offset
+            and data[end.offset - 1:end.offset] == b"]")
+
+
+def _root(cursor: ci.Cursor) -> ci.Cursor:
+    """The expression at the bottom of a subscript chain ``A`` in ``A[i][j]``."""
+    node = cursor
+    while node.kind in (K.ARRAY_SUBSCRIPT_EXPR, K.UNEXPOSED_EXPR, K.PAREN_EXPR):
+        children = list(node.get_children())
+        if not children:
+            break
+        node = children[0]
+    return node
+
+
+def _access_edits(cursor: ci.Cursor, site: int, kind: int, data: bytes) -> list[_Insert]:
+    start, end = cursor.extent.start.offset, cursor.extent.end.offset
+    root = _root(cursor)
+    name = root.spelling.encode()
+    base = "nullptr"
+    if root.kind == K.DECL_REF_EXPR and name and data.startswith(name, start):
+        base = name.decode()
+    opener = f"{NAMESPACE}at({site}, {kind}, {base}, "
+    return [_Insert(start, True, -end, opener), _Insert(end, False, -start, ")")]
+
+
+def _traced_loops(unit: clangtu.Unit) -> dict[int, tuple[ci.Cursor, int]]:
+    """Start offset of each pipelined ``for`` (in text order) -> (its cursor, its
+    unroll factor); a pragma belongs to the innermost ``for`` whose braced body holds it."""
+    bodies = [(c, body) for c in unit.tu.cursor.walk_preorder()
+              if c.kind == K.FOR_STMT and unit.in_main(c.location)
+              for body in [list(c.get_children())[-1]] if body.kind == K.COMPOUND_STMT]
+    owners = []
+    for pragma in unit.pragmas:
+        around = [(c, b) for c, b in bodies
+                  if b.extent.start.offset < pragma.start < b.extent.end.offset]
+        if around:
+            owners.append((pragma.text, max(around, key=lambda cb: cb[1].extent.start.offset)[0]))
+    pipelined = {loop.extent.start.offset: loop for text, loop in owners
+                 if _PIPELINE.match(text)}
+    factors = {loop.extent.start.offset: int(m.group(1)) for text, loop in owners
+               for m in [_UNROLL_FACTOR.match(text)] if m}
+    return {key: (pipelined[key], factors.get(key, 1)) for key in sorted(pipelined)}
+
+
+def _loop_edits(cursor: ci.Cursor, loops: dict, data: bytes) -> list[_Insert]:
+    start, end = cursor.extent.start.offset, cursor.extent.end.offset
+    if start in loops:
+        loop_id = list(loops).index(start)
+        body = list(cursor.get_children())[-1].extent.start.offset + 1
+        return [_Insert(start, True, -end, "{ " + NAMESPACE + "Scope trace_scope; "),
+                _Insert(body, True, 0, f" {NAMESPACE}iter({loop_id}, {loops[start][1]});"),
+                _Insert(end, False, -start, " }")]
+    where = _increment_at(cursor)
+    if where is None:
+        return []
+    offset, empty = where
+    return [_Insert(offset, True, 0, f" {NAMESPACE}bump()" + ("" if empty else ","))]
+
+
+def _increment_at(cursor: ci.Cursor) -> tuple[int, bool] | None:
+    """Offset just after the header's second ``;`` and whether the increment is
+    empty (None when the header is not plain tokens)."""
+    depth, semicolons = 0, 0
+    tokens = list(cursor.get_tokens())
+    for n, token in enumerate(tokens):
+        spelling = token.spelling
+        if spelling in ("(", "[", "{"):
+            depth += 1
+        elif spelling in (")", "]", "}"):
+            depth -= 1
+        elif spelling == ";" and depth == 1:
+            semicolons += 1
+            if semicolons == 2:
+                following = tokens[n + 1].spelling if n + 1 < len(tokens) else ""
+                return token.extent.end.offset, following == ")"
+    return None
+
+
+def _register_edits(cursor: ci.Cursor, ids: dict[str, int]) -> list[_Insert]:
+    """Register the IR's local arrays declared by this statement, right after it."""
+    end = cursor.extent.end.offset
+    out = []
+    for decl in cursor.get_children():
+        if (decl.kind == K.VAR_DECL and decl.spelling in ids
+                and decl.type.get_canonical().kind in _ARRAY_TYPES):
+            out.append(_Insert(end, True, 0,
+                               f" {NAMESPACE}reg({ids[decl.spelling]}, {decl.spelling});"))
+    return out
+
+
+def _apply(data: bytes, inserts: list[_Insert]) -> str:
+    out, last = [], 0
+    for ins in sorted(inserts):
+        out.append(data[last:ins.offset])
+        out.append(ins.text.encode())
+        last = ins.offset
+    out.append(data[last:])
+    return b"".join(out).decode()

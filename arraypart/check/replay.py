@@ -1,0 +1,344 @@
+"""Replay a recorded run (:mod:`.trace`) step by step against bankings.
+
+Every record is one access the compiled original made: (site, lane, loop, array,
+kind, step, flat), ``flat`` the row-major offset g++ computed.  For each pipeline step
+(loop, step) and each (array, copy, bank) its accesses use (DESIGN §2):
+
+    reads  = number of distinct flat addresses read    (identical reads count once)
+    writes = number of writes
+    need   = min { ii >= 1 : PortModel.fits(reads, writes, ii) }
+
+and a loop's traced II is ``max(target, max need over its steps)``.  A read of site s
+uses copy ``Banking.copy_of(ref)`` of the reference written at s, a write every copy.
+Two port models, the checker's (:mod:`.driver`):
+
+- *ideal* (``rule=False``): an access uses a port of its element's bank, what the
+  bank-centric code ``compile`` emits gets;
+- *rule* (``rule=True``, the scheduling rule): a (loop, site, lane, kind) whose bank is
+  one value over the whole run is static and uses its bank; any other takes a port of
+  EVERY bank of its copy; arrays complete on every dimension are registers (no ports).
+
+Records are read in chunks of :data:`CHUNK_RECORDS` that never split a step, so memory
+stays bounded by the chunk and the largest step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, Mapping
+
+import numpy as np
+
+from .. import expr as E
+from .. import ir
+from ..errors import Coord
+from ..scheme import Banking, index_var
+from .instrument import Site
+from .rule import is_registers
+
+RECORD = np.dtype([("site", "<i4"), ("lane", "<i4"), ("loop", "<i4"), ("array", "<i2"),
+                   ("kind", "i1"), ("unused", "i1"), ("step", "<i8"), ("flat", "<i8")])
+#: Records read at once: 2^20 records are 32 MB, with the sort's copies about 200 MB.
+CHUNK_RECORDS = 1 << 20
+READ, WRITE = 0, 1
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    """An array as replayed: its banking and the ports of each bank."""
+
+    array: ir.Array
+    banking: Banking
+    model: ir.PortModel
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """What the model says of a loop: it reaches ``claimed_ii`` (target ``target_ii``)."""
+
+    name: str
+    coord: Coord
+    target_ii: int
+    claimed_ii: int
+
+
+@dataclass(frozen=True, slots=True)
+class TracedAccess:
+    coord: Coord
+    kind: str
+    index: tuple[int, ...]
+
+    def format(self, array: str) -> str:
+        return f"{self.coord}: {self.kind} {array}" + "".join(f"[{x}]" for x in self.index)
+
+
+@dataclass(frozen=True, slots=True)
+class Overfull:
+    """The first step of a loop whose ports do not fit the claimed II: ``step`` is its
+    ordinal in the loop's run, ``cycle = step * claimed II``."""
+
+    step: int
+    cycle: int
+    array: str
+    copy: int
+    bank: int
+    reads: int
+    writes: int
+    ports: str
+    accesses: tuple[TracedAccess, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LoopReplay:
+    """One traced loop: its claim (None: the model has no such loop), steps run,
+    traced II and the first step above the claim."""
+
+    coord: Coord
+    claim: Claim | None
+    steps: int
+    traced_ii: int
+    first: Overfull | None
+
+    @property
+    def agrees(self) -> bool:
+        return self.claim is None or self.traced_ii <= self.claim.claimed_ii
+
+
+@dataclass(frozen=True, slots=True)
+class OutOfBounds:
+    coord: Coord
+    array: str
+    flat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    loops: tuple[LoopReplay, ...]
+    out_of_bounds: tuple[OutOfBounds, ...]
+    records: int
+
+
+def chunks(path: Path, size: int = CHUNK_RECORDS) -> Iterator[np.ndarray]:
+    """The records of ``path`` in chunks of about ``size`` that end on step boundaries
+    (a step's records are consecutive: one iteration runs before the next)."""
+    carry = np.empty(0, RECORD)
+    with open(path, "rb") as stream:
+        while True:
+            block = np.fromfile(stream, RECORD, size)
+            if block.size == 0:
+                break
+            rows = np.concatenate([carry, block])
+            last = rows[-1]
+            other = (rows["loop"] != last["loop"]) | (rows["step"] != last["step"])
+            cut = int(np.flatnonzero(other)[-1]) + 1 if other.any() else 0
+            if cut:
+                yield rows[:cut]
+            carry = rows[cut:]
+    if carry.size:
+        yield carry
+
+
+def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
+           memories: Mapping[int, Memory], read_copies: np.ndarray,
+           claims: Mapping[int, Claim], *, rule: bool) -> Replay:
+    """Replay the records at ``path``; ``memories`` by array id (arrays missing are
+    not counted), ``read_copies[site]`` the copy a site's reads use, ``claims`` by
+    loop id."""
+    counted = {a: m for a, m in memories.items() if not (rule and is_registers(m.banking))}
+    dynamic = _dynamic_keys(path, counted) if rule else None
+    state = _State(len(loops), claims)
+    outside: dict[tuple[int, int], OutOfBounds] = {}
+    total = 0
+    for rows in chunks(path):
+        total += rows.size
+        rows = _inside(rows, memories, sites, outside)
+        uses = _uses(rows, counted, read_copies, dynamic)
+        if uses["loop"].size:
+            state.add(uses, counted, sites)
+    return Replay(tuple(state.result(loops)), tuple(outside.values()), total)
+
+
+def _inside(rows: np.ndarray, memories: Mapping[int, Memory], sites: tuple[Site, ...],
+            outside: dict) -> np.ndarray:
+    """The records whose element lies in its array; the others noted per site."""
+    sizes = np.zeros(int(rows["array"].max(initial=0)) + 1, np.int64)
+    for a, m in memories.items():
+        if a < sizes.size:
+            sizes[a] = m.array.size
+    known = np.isin(rows["array"], list(memories))
+    size = np.where(known, sizes[np.clip(rows["array"], 0, sizes.size - 1)], 0)
+    ok = (rows["flat"] >= 0) & (rows["flat"] < size)
+    for r in rows[known & ~ok][:1]:
+        m = memories[int(r["array"])]
+        key = (int(r["site"]), int(r["array"]))
+        outside.setdefault(key, OutOfBounds(sites[key[0]].coord, m.array.name,
+                                            int(r["flat"])))
+    return rows[ok]
+
+
+def bank_of(banking: Banking, flat: np.ndarray) -> np.ndarray:
+    """The bank of each row-major element offset (the scheme's bank formula)."""
+    index = np.unravel_index(flat, banking.scheme.shape)
+    env = {index_var(d): x.astype(np.int64) for d, x in enumerate(index)}
+    bank = E.evaluate(banking.scheme.bank_expr(), env)
+    return np.broadcast_to(np.asarray(bank, np.int64), flat.shape)
+
+
+#: Bits of a record's site and lane in its site key (4 M sites, 4 M lanes per step).
+SITE_BITS = LANE_BITS = 22
+
+
+def _site_keys(rows: np.ndarray) -> np.ndarray:
+    """(loop, site, lane, kind) of each record as one integer."""
+    key = (rows["loop"].astype(np.int64) << SITE_BITS) | rows["site"]
+    return (((key << LANE_BITS) | rows["lane"]) << 1) | rows["kind"]
+
+
+def _dynamic_keys(path: Path, memories: Mapping[int, Memory]) -> np.ndarray:
+    """The site keys (loop, site, lane, kind) whose bank takes more than one value in
+    the run, sorted."""
+    low: dict[int, int] = {}
+    high: dict[int, int] = {}
+    for rows in chunks(path):
+        for a, m in memories.items():
+            mine = rows[(rows["array"] == a) & (rows["flat"] >= 0)
+                        & (rows["flat"] < m.array.size)]
+            if not mine.size:
+                continue
+            keys, inverse = np.unique(_site_keys(mine), return_inverse=True)
+            bank = bank_of(m.banking, mine["flat"])
+            lo = np.full(keys.size, np.iinfo(np.int64).max)
+            hi = np.full(keys.size, -1)
+            np.minimum.at(lo, inverse, bank)
+            np.maximum.at(hi, inverse, bank)
+            for key, a_lo, a_hi in zip(keys.tolist(), lo.tolist(), hi.tolist()):
+                low[key] = min(a_lo, low.get(key, a_lo))
+                high[key] = max(a_hi, high.get(key, a_hi))
+    return np.array(sorted(k for k in low if high[k] != low[k]), np.int64)
+
+
+def _uses(rows: np.ndarray, memories: Mapping[int, Memory], read_copies: np.ndarray,
+          dynamic: np.ndarray | None) -> dict[str, np.ndarray]:
+    """Port uses as columns: a record per copy it reaches (writes: all), and under the
+    rule a dynamic record per bank of its copy."""
+    parts = []
+    for a, m in memories.items():
+        mine = rows[rows["array"] == a]
+        if not mine.size:
+            continue
+        bank = bank_of(m.banking, mine["flat"])
+        copies = m.banking.copies
+        write = mine["kind"] == WRITE
+        copy = np.where(write, 0, read_copies[mine["site"]])
+        reps = np.where(write, copies, 1)
+        cols = {"loop": mine["loop"], "step": mine["step"], "flat": mine["flat"],
+                "kind": mine["kind"], "site": mine["site"], "bank": bank,
+                "array": np.full(mine.size, a)}
+        cols = {k: np.repeat(np.asarray(v, np.int64), reps) for k, v in cols.items()}
+        cols["copy"] = np.repeat(copy, reps) + _ramp(reps)
+        if dynamic is not None:
+            spread = np.repeat(np.isin(_site_keys(mine), dynamic), reps)
+            banks = np.where(spread, m.banking.scheme.banks, 1)
+            cols = {k: np.repeat(v, banks) for k, v in cols.items()}
+            cols["bank"] = np.where(np.repeat(spread, banks), _ramp(banks), cols["bank"])
+        parts.append(cols)
+    names = ("loop", "step", "array", "copy", "bank", "kind", "flat", "site")
+    if not parts:
+        return {k: np.empty(0, np.int64) for k in names}
+    return {k: np.concatenate([p[k] for p in parts]) for k in names}
+
+
+def _ramp(counts: np.ndarray) -> np.ndarray:
+    """0, 1, ..., c-1 for each count c, concatenated."""
+    counts = np.asarray(counts, np.int64)
+    starts = np.repeat(np.cumsum(counts) - counts, counts)
+    return np.arange(int(counts.sum())) - starts
+
+
+def least_ii(model: ir.PortModel, reads: np.ndarray, writes: np.ndarray) -> np.ndarray:
+    """Elementwise ``min { ii >= 1 : model.fits(reads, writes, ii) }``, each distinct
+    pair computed once."""
+    if not reads.size:
+        return np.ones(0, np.int64)
+    width = int(writes.max()) + 1
+    pairs, inverse = np.unique(reads * width + writes, return_inverse=True)
+    table = np.array([_least(model, p // width, p % width) for p in pairs.tolist()],
+                     np.int64)
+    return table[inverse]
+
+
+def _least(model: ir.PortModel, reads: int, writes: int) -> int:
+    if writes and not model.writable:
+        raise ValueError(f"the trace writes a {model.name} array")
+    ii = 1
+    while not model.fits(reads, writes, ii):
+        ii += 1
+    return ii
+
+
+GROUP = ("loop", "step", "array", "copy", "bank")
+
+
+class _State:
+    """Per loop: steps seen, largest need, first step above its claim (the replay's
+    accumulator over chunks)."""
+
+    def __init__(self, loops: int, claims: Mapping[int, Claim]) -> None:
+        self.claims = claims
+        self.limit = np.array([claims[n].claimed_ii if n in claims else np.iinfo(np.int64).max
+                               for n in range(loops)], np.int64)
+        self.need = np.ones(loops, np.int64)
+        self.steps = np.zeros(loops, np.int64)
+        self.first: dict[int, Overfull] = {}
+
+    def add(self, uses: dict[str, np.ndarray], memories: Mapping[int, Memory],
+            sites: tuple[Site, ...]) -> None:
+        order = np.lexsort(tuple(uses[k] for k in reversed(GROUP + ("kind", "flat"))))
+        u = {k: v[order] for k, v in uses.items()}
+        new = np.ones(order.size, bool)
+        new[1:] = np.any([u[k][1:] != u[k][:-1] for k in GROUP], axis=0)
+        starts = np.flatnonzero(new)
+        read = u["kind"] == READ
+        fresh_read = read.copy()
+        fresh_read[1:] &= new[1:] | (u["flat"][1:] != u["flat"][:-1]) | ~read[:-1]
+        reads = np.add.reduceat(fresh_read.astype(np.int64), starts)
+        writes = np.add.reduceat((~read).astype(np.int64), starts)
+        need = np.ones(starts.size, np.int64)
+        group_array = u["array"][starts]
+        for a, m in memories.items():
+            mine = group_array == a
+            need[mine] = least_ii(m.model, reads[mine], writes[mine])
+        loop = u["loop"][starts]
+        np.maximum.at(self.need, loop, need)
+        last_step = np.zeros_like(self.steps)
+        np.maximum.at(last_step, loop, u["step"][starts] + 1)
+        self.steps = np.maximum(self.steps, last_step)
+        self._first(u, starts, loop, need, reads, writes, memories, sites)
+
+    def _first(self, u, starts, loop, need, reads, writes, memories, sites) -> None:
+        for g in np.flatnonzero(need > self.limit[loop]).tolist():
+            lid = int(loop[g])
+            if lid in self.first:
+                continue
+            end = starts[g + 1] if g + 1 < starts.size else u["loop"].size
+            m = memories[int(u["array"][starts[g]])]
+            shape = m.banking.scheme.shape
+            accesses = dict.fromkeys(
+                TracedAccess(sites[s].coord, "write" if k == WRITE else "read",
+                             tuple(int(x) for x in np.unravel_index(f, shape)))
+                for s, k, f in zip(u["site"][starts[g]:end].tolist(),
+                                   u["kind"][starts[g]:end].tolist(),
+                                   u["flat"][starts[g]:end].tolist()))
+            step = int(u["step"][starts[g]])
+            self.first[lid] = Overfull(step, step * self.claims[lid].claimed_ii,
+                                       m.array.name, int(u["copy"][starts[g]]),
+                                       int(u["bank"][starts[g]]), int(reads[g]),
+                                       int(writes[g]), m.model.name, tuple(accesses))
+
+    def result(self, loops: tuple[Coord, ...]) -> Iterator[LoopReplay]:
+        for lid, coord in enumerate(loops):
+            claim = self.claims.get(lid)
+            target = claim.target_ii if claim else 1
+            yield LoopReplay(coord, claim, int(self.steps[lid]),
+                             max(target, int(self.need[lid])), self.first.get(lid))

@@ -1,0 +1,246 @@
+"""``check --trace``: run the original kernel, instrumented, and keep what it accessed.
+
+The driver (``templates/trace_driver.cpp.j2``) holds the instrumented original
+(:mod:`.instrument`) in ``namespace original``, fills the interface arrays with the
+testbench's own random inputs (``templates/tb_inputs.cpp.j2``, the same stream and
+generators as the emitted testbench), registers every array and calls the top function
+once.  g++ builds it; the run writes the records that :mod:`.replay` reads.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator, Mapping, Sequence
+
+import numpy as np
+
+from .. import ir
+from ..codegen.project import render
+from ..codegen.testbench import original_text, testbench_context
+from ..errors import Coord, KernelError
+from ..frontend import clangtu
+from ..poly.model import CycleGroup
+from ..scheme import Banking, none_scheme
+from .addresses import AddressCheck, compare
+from .instrument import Instrumented, instrument
+from .replay import Claim, LoopReplay, Memory, Replay, replay
+
+__all__ = ["Claim", "TraceCheck", "Trace", "check_trace", "driver_source", "record"]
+
+COMPILER = "g++"
+#: The driver is built once and run once on small suites: -O1 compiles about as fast as
+#: -O0 and runs the loops several times faster.
+COMPILE_FLAGS = ("-std=c++14", "-O1", "-w")
+#: Longest a traced run may take (seconds): a kernel the testbench can run at all
+#: finishes far sooner; a hang must not hold ``check`` forever.
+RUN_TIMEOUT = 600.0
+#: Longest g++ may take on the driver (seconds).
+BUILD_TIMEOUT = 300.0
+#: The g++ diagnostics shown when the driver does not build (last characters).
+SHOWN_DIAGNOSTICS = 3000
+
+
+@dataclass(frozen=True, slots=True)
+class Trace:
+    """A recorded run: ``path`` holds the records; ``instrumented`` names their sites
+    and loops; timings in seconds."""
+
+    path: Path
+    instrumented: Instrumented
+    build_seconds: float
+    run_seconds: float
+
+
+def driver_source(kernel: ir.Kernel, instrumented: Instrumented) -> str:
+    """The driver's C++ text for ``kernel`` instrumented as ``instrumented``."""
+    context = testbench_context(kernel)
+    registered = [(n, f"expected_{a.name}") for n, a in enumerate(kernel.arrays)
+                  if a.interface]
+    registered += [(n, f"original::{name}") for n, name in instrumented.globals]
+    context.update(kernel=kernel.name, original=original_text(instrumented.text),
+                   array_count=max(1, len(kernel.arrays)),
+                   loop_count=len(instrumented.loops), registered=registered)
+    return render("trace_driver.cpp.j2", context)
+
+
+def record(kernel: ir.Kernel, options: clangtu.Options, workdir: Path) -> Trace:
+    """Instrument, build and run ``kernel`` in ``workdir``; raises KernelError when
+    g++ is missing, RuntimeError when the driver does not build or run (a bug)."""
+    if shutil.which(COMPILER) is None:
+        raise KernelError(Coord(kernel.path), f"check --trace needs {COMPILER} on the PATH")
+    instrumented = instrument(kernel, options)
+    source = workdir / f"{kernel.name}_trace.cpp"
+    source.write_text(driver_source(kernel, instrumented), encoding="utf-8")
+    binary, records = workdir / "trace_driver", workdir / "trace.bin"
+    started = time.monotonic()
+    _run([COMPILER, *COMPILE_FLAGS, *_include_flags(kernel, options), "-o", str(binary),
+          str(source), "-lm"], BUILD_TIMEOUT, "g++ on the trace driver")
+    built = time.monotonic()
+    _run([str(binary), str(records)], RUN_TIMEOUT, "the trace driver")
+    return Trace(records, instrumented, built - started, time.monotonic() - built)
+
+
+def _include_flags(kernel: ir.Kernel, options: clangtu.Options) -> list[str]:
+    folder = os.path.dirname(os.path.abspath(kernel.path))
+    dirs = [folder, *options.include_dirs, clangtu.hls_include_dir(options.hls_include)]
+    return [f"-I{d}" for d in dirs]
+
+
+def _run(command: list[str], timeout: float, what: str) -> None:
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"check --trace: {what} ran past {timeout:g} s") from None
+    if done.returncode != 0:
+        raise RuntimeError(f"check --trace: {what} failed (exit {done.returncode}): "
+                           + (done.stderr + done.stdout)[-SHOWN_DIAGNOSTICS:])
+
+
+@dataclass(frozen=True, slots=True)
+class TraceCheck:
+    """The verdict of ``check --trace``: the recorded run, its replay under the ideal
+    port model or the scheduling ``rule``, and what the model could not be compared on."""
+
+    trace: Trace
+    replay: Replay
+    addresses: AddressCheck
+    rule: bool
+    untraced: tuple[Claim, ...]
+
+    @property
+    def disagreements(self) -> tuple[str, ...]:
+        out = [_overfull_text(loop) for loop in self.replay.loops if not loop.agrees]
+        out += [f"{o.coord}: error: trace disagrees with the model: {o.array} element "
+                f"{o.flat} (row-major) is outside the array" for o in self.replay.out_of_bounds]
+        return tuple(out) + self.addresses.mismatches
+
+    def to_json(self) -> dict:
+        loops = [{"coord": str(loop.coord), "steps": loop.steps, "traced_ii": loop.traced_ii,
+                  "name": loop.claim.name if loop.claim else None,
+                  "claimed_ii": loop.claim.claimed_ii if loop.claim else None,
+                  "agrees": loop.agrees} for loop in self.replay.loops]
+        return {"records": self.replay.records, "port_model": "rule" if self.rule else "ideal",
+                "build_seconds": round(self.trace.build_seconds, 3),
+                "run_seconds": round(self.trace.run_seconds, 3), "loops": loops,
+                "untraced": [str(c.coord) for c in self.untraced],
+                "addresses_compared": [str(c) for c in self.addresses.compared],
+                "disagreements": list(self.disagreements)}
+
+    def format(self) -> str:
+        model = "the scheduling rule" if self.rule else "the ideal port model"
+        lines = [f"check --trace: {self.replay.records} accesses recorded by the compiled "
+                 f"original (g++ build {self.trace.build_seconds:.1f} s, run "
+                 f"{self.trace.run_seconds:.2f} s), replayed under {model}"]
+        for loop in self.replay.loops:
+            if loop.claim is None:
+                lines.append(f"  {loop.coord}: a pipelined loop the model does not have "
+                             f"({loop.steps} steps, traced II {loop.traced_ii})")
+                continue
+            verdict = "agrees" if loop.agrees else "DISAGREES"
+            lines.append(f"  {loop.claim.name} ({loop.coord}): {loop.steps} steps, model "
+                         f"II {loop.claim.claimed_ii}, traced II {loop.traced_ii}: {verdict}")
+        lines += [f"  {c.name} ({c.coord}): not traced (no `#pragma HLS pipeline` in its "
+                  "body as written)" for c in self.untraced]
+        lines += [f"  {coord}: access written in a macro, not traced"
+                  for coord in self.trace.instrumented.skipped]
+        lines.append(f"  addresses compared with the polyhedral model in "
+                     f"{len(self.addresses.compared)} loop(s)")
+        lines += ["  " + note for note in self.addresses.skipped]
+        return "\n".join(lines + list(self.disagreements))
+
+
+def _overfull_text(loop: LoopReplay) -> str:
+    claim, first = loop.claim, loop.first
+    head = (f"{loop.coord}: error: trace disagrees with the model: loop {claim.name} "
+            f"reaches II {loop.traced_ii}, the model claims II {claim.claimed_ii}")
+    if first is None:
+        return head
+    return "\n".join([head + f"; first at step {first.step} (cycle {first.cycle}): "
+                      f"{first.array} copy {first.copy} bank {first.bank} ({first.ports}) "
+                      f"gets {first.reads} read(s) and {first.writes} write(s)"]
+                     + ["  " + a.format(first.array) for a in first.accesses])
+
+
+def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking],
+                claims: Sequence[Claim], groups: Sequence[CycleGroup], *, ports: int = 2,
+                rule: bool = False) -> TraceCheck:
+    """Replay ``kernel``'s recorded run against ``bankings`` (missing arrays: one
+    memory) with the loops' ``claims`` and compare its addresses with the model's
+    cycle ``groups`` (loops matched by the ``for``'s coordinate)."""
+    inst = trace.instrumented
+    memories = {n: Memory(a, bankings.get(a.name) or Banking(a.name, none_scheme(a.shape)),
+                          ir.port_model(a, ports)) for n, a in enumerate(kernel.arrays)}
+    by_place = {(c.coord.line, c.coord.col): c for c in claims}
+    places = [(loop.coord.line, loop.coord.col) for loop in inst.loops]
+    matched = {n: by_place[p] for n, p in enumerate(places) if p in by_place}
+    untraced = tuple(c for p, c in by_place.items() if p not in places)
+    coords = tuple(loop.coord for loop in inst.loops)
+    result = replay(trace.path, inst.sites, coords, memories,
+                    _read_copies(kernel, inst, memories), matched, rule=rule)
+    by_loop: dict[int, list[CycleGroup]] = {}
+    for g in groups:
+        place = (g.coord.line, g.coord.col)
+        if place in places:
+            by_loop.setdefault(places.index(place), []).append(g)
+    signs = dict(_directions(kernel.body, ()))
+    directions = {n: signs[p] for n, p in enumerate(places) if p in signs}
+    addresses = compare(trace.path, inst.sites, coords, by_loop, directions,
+                        [(a.name, a.shape) for a in kernel.arrays],
+                        frozenset(_data_guarded(kernel.body, False)))
+    return TraceCheck(trace, result, addresses, rule, untraced)
+
+
+def _read_copies(kernel: ir.Kernel, inst: Instrumented,
+                 memories: Mapping[int, Memory]) -> np.ndarray:
+    """Per site, the copy its reads use (that of the IR reference written there)."""
+    refs = {(a.coord.line, a.coord.col): a for a in _accesses(kernel.body)}
+    copies = np.zeros(max(1, len(inst.sites)), np.int64)
+    banking = {m.array.name: m.banking for m in memories.values()}
+    for n, site in enumerate(inst.sites):
+        access = refs.get((site.coord.line, site.coord.col))
+        if access is not None:
+            copies[n] = banking[access.array].copy_of(access.ref_id)
+    return copies
+
+
+def _directions(nodes: tuple[ir.Node, ...], around: tuple[int, ...]
+                ) -> Iterator[tuple[tuple[int, int], tuple[int, ...]]]:
+    """(line, col) of each pipelined loop -> the step signs of the loops around it and
+    its own, outermost first."""
+    for n in nodes:
+        if isinstance(n, ir.If):
+            yield from _directions(n.then + n.orelse, around)
+        elif isinstance(n, ir.Loop):
+            signs = around + (1 if n.step > 0 else -1,)
+            if n.pipeline_ii is not None:
+                yield (n.coord.line, n.coord.col), signs
+            else:
+                yield from _directions(n.body, signs)
+
+
+def _data_guarded(nodes: tuple[ir.Node, ...], guarded: bool) -> Iterator[tuple[int, int]]:
+    """(line, col) of the accesses under an ``if`` whose condition is not affine."""
+    for n in nodes:
+        if isinstance(n, ir.Stmt):
+            yield from ((a.coord.line, a.coord.col) for a in n.accesses if guarded)
+        elif isinstance(n, ir.If):
+            yield from ((a.coord.line, a.coord.col) for a in n.cond_accesses if guarded)
+            yield from _data_guarded(n.then + n.orelse, guarded or n.cond is None)
+        else:
+            yield from _data_guarded(n.body, guarded)
+
+
+def _accesses(nodes: tuple[ir.Node, ...]) -> Iterator[ir.Access]:
+    for n in nodes:
+        if isinstance(n, ir.Stmt):
+            yield from n.accesses
+        elif isinstance(n, ir.If):
+            yield from n.cond_accesses
+            yield from _accesses(n.then + n.orelse)
+        else:
+            yield from _accesses(n.body)
