@@ -53,6 +53,7 @@ class Options:
     dump_maps: bool = False
     timings: bool = False
     synth: bool = False
+    auto_pipeline: bool = True  # pipeline innermost loops as Vitis does by default
 
     def __post_init__(self):
         if self.ports not in (1, 2):
@@ -118,7 +119,8 @@ def _run(path: str | os.PathLike, opts: Options,
     checked under the scheduling rule (DESIGN §2)."""
     kernel = frontend.parse_kernel(path, defines=dict(opts.defines), top=opts.top,
                                    include_dirs=opts.include_dirs, std=opts.std,
-                                   hls_include=opts.hls_include)
+                                   hls_include=opts.hls_include,
+                                   pipeline_loops=opts.auto_pipeline)
     model = poly.build_model(kernel, ports=opts.ports)
     solution = banking.solve(model, max_banks=opts.max_banks, part=opts.part,
                              schemes=opts.schemes, time_limit=opts.time_limit,
@@ -139,7 +141,8 @@ def schedule_emitted(kernel, files: dict[str, str], ports: int,
     folder = os.path.dirname(os.path.abspath(kernel.path))
     emitted = frontend.parse_source(files[name], name, top=kernel.top,
                                     include_dirs=(folder,) + opts.include_dirs,
-                                    hls_include=opts.hls_include)
+                                    hls_include=opts.hls_include,
+                                    pipeline_loops=opts.auto_pipeline)
     return check.check_kernel(emitted, check.as_written_bankings(emitted), ports=ports,
                               rule=True)
 
