@@ -365,3 +365,51 @@ def test_pragma_pipelined_loop_is_not_inferred(tmp_path):
         "gemm_inline(", "pragma_pipelined("))
     assert [(l["name"], l["pipeline_inferred"]) for l in loops(compiled)] == [
         ("middle", False)]
+
+
+WHILE = """
+    void counted(int a[64], int b[64]) {
+        int buf[64];
+        int i = 0;
+        while (i < 64) {
+            buf[i] = a[i];
+            i++;
+        }
+        int k = 2;
+        for (; k < 62; k += 2) {
+    #pragma HLS pipeline II=1
+            b[k] = buf[k - 2] + buf[k] + buf[k + 1] + buf[k + 2];
+        }
+        b[0] = buf[i - 1] + buf[k];
+    }"""
+
+
+def test_while_and_startless_for_count_from_their_counter(tmp_path):
+    compiled = compile_text(tmp_path, "counted", WHILE)
+    assert compiled.report.warnings == ()
+    assert [(l["name"], l["trip_count"], l["pipeline_inferred"]) for l in loops(compiled)] == [
+        ("L5", 64, True), ("L10", 30, False)]
+    assert checked_iis(compiled) == {"L5": 1, "L10": 1}
+    scheme, copies = schemes(compiled)["buf"]
+    assert scheme["banks"] * copies == 2  # four reads a cycle on dual-port banks
+
+
+@needs_gxx
+def test_while_loop_emitted_code_matches_original(tmp_path):
+    run_testbench(compile_text(tmp_path, "counted", WHILE), tmp_path)
+
+
+@pytest.mark.parametrize("loop, where, words", [
+    ("while (a[n] != 0) {\n        b[n] = a[n];\n        n++;\n    }", (4, 12),
+     "cannot count the iterations of this loop without a start ('while'"),
+    ("while (1) {\n        b[n] = a[n];\n        n++;\n    }", (4, 12),
+     "cannot count the iterations"),
+    ("while (n < 64) {\n        b[n] = a[n];\n        n += 2;\n        a[n] = 0;\n    }",
+     (7, 9), "must step its counter 'n' by a nonzero constant in its last statement"),
+])
+def test_uncounted_while_is_a_located_error(tmp_path, loop, where, words):
+    text = f"void uncounted(int a[64], int b[64]) {{\n    int n = 0;\n\n    {loop}\n}}\n"
+    with pytest.raises(KernelError) as err:
+        compile_text(tmp_path, "uncounted", text)
+    assert (err.value.coord.line, err.value.coord.col) == where
+    assert words in err.value.message

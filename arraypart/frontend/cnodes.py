@@ -40,7 +40,7 @@ INTEGER_TYPE_KINDS = frozenset((
     ci.TypeKind.SCHAR, ci.TypeKind.SHORT, ci.TypeKind.INT, ci.TypeKind.LONG,
     ci.TypeKind.LONGLONG))
 UNSUPPORTED_STATEMENTS = {
-    K.WHILE_STMT: "while", K.DO_STMT: "do", K.GOTO_STMT: "goto", K.SWITCH_STMT: "switch",
+    K.DO_STMT: "do", K.GOTO_STMT: "goto", K.SWITCH_STMT: "switch",
     K.BREAK_STMT: "break", K.CONTINUE_STMT: "continue", K.CXX_FOR_RANGE_STMT: "range-for",
     K.CXX_TRY_STMT: "try", K.INDIRECT_GOTO_STMT: "goto",
 }
@@ -477,6 +477,8 @@ class Converter:
             return self._compound(cursor, coord, start, end)
         if kind == K.FOR_STMT:
             return self._for(cursor, coord, start, end)
+        if kind == K.WHILE_STMT:
+            return self._while(cursor, coord, start, end)
         if kind == K.IF_STMT:
             parts = list(cursor.get_children())
             nodes = [self.expression(parts[0])] + [self.statement(p) for p in parts[1:]]
@@ -539,16 +541,34 @@ class Converter:
                 parts["next"] = self.expression(child)
         if body is None:
             body = Empty(coord, end, end)
-        elif not isinstance(body, Compound):
-            lead = [Pragma(p.coord, p.start, p.end, p) for p in self._pragmas
-                    if (close or start) < p.start < body.start]
-            for p in lead:
-                self._pragmas.remove(p.line)
-            if lead:
-                body = Compound(body.coord, body.start, body.end, tuple(lead) + (body,))
+        else:
+            body = self._leading_pragmas(body, close or start)
         header = (opening + 1, close) if opening is not None and close is not None else (-1, -1)
         return For(coord, start, end, parts["init"], parts["cond"], parts["next"], body,
                    header)
+
+    def _while(self, cursor, coord, start, end) -> Node:
+        """``while (cond) stmt`` as the ``for (; cond; ) stmt`` it is; a condition
+        that declares a variable stays unsupported."""
+        parts = list(cursor.get_children())
+        if len(parts) != 2 or not parts[0].kind.is_expression():
+            return Unsupported(coord, start, end, "while")
+        cond = self.expression(parts[0])
+        body = self._leading_pragmas(self.statement(parts[1]), cond.end)
+        return For(coord, start, end, None, cond, None, body)
+
+    def _leading_pragmas(self, body: Node, after: int) -> Node:
+        """A loop body without braces, with the pragmas written between the header
+        and it (after byte ``after``) as its first items."""
+        if isinstance(body, Compound):
+            return body
+        lead = [Pragma(p.coord, p.start, p.end, p) for p in self._pragmas
+                if after < p.start < body.start]
+        for p in lead:
+            self._pragmas.remove(p.line)
+        if not lead:
+            return body
+        return Compound(body.coord, body.start, body.end, tuple(lead) + (body,))
 
     # ------------------------------------------------------------ expressions
 

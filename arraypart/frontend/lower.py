@@ -361,23 +361,33 @@ class _Lowering:
     def _loop(self, node: N.For, label: str | None) -> Loop:
         """``for (i = start; i <op> limit; i += step)`` as a normalized :class:`Loop`.
         Further variables of the header (``for (int t = 0, i = 0; t < N; t++, i++)``)
-        are scalars set before the loop and stepped at the end of each iteration."""
+        are scalars set before the loop and stepped at the end of each iteration.  A
+        loop without a start (``while (i < N) { ...; i++; }``, ``for (; i < N; i++)``)
+        counts from its counter's affine value before it; one without an increment
+        steps the counter by a constant in its last statement."""
         coord = node.coord
-        if node.init is None or node.cond is None or node.next is None:
-            raise KernelError(coord, "a loop needs an initialization, a condition and "
-                                     "an increment")
-        var, start, declared = self._loop_init(node.init, node.cond)
-        if var in self._iterators:
-            raise KernelError(node.init.coord,
-                              f"loop iterator '{var}' is already used by an enclosing loop")
-        step, tail = self._loop_step(node.next, var)
-        op, limit = self._loop_cond(node.cond, var)
-        init, bound = self._loop_bounds(op, start, limit, step, node.cond)
+        if node.cond is None:
+            raise KernelError(coord, "a loop needs a condition that compares its iterator "
+                                     "with a bound")
         items = node.stmt.items if isinstance(node.stmt, N.Compound) else [node.stmt]
         items = list(items or ())
         header = 0
         while header < len(items) and isinstance(items[header], N.Pragma):
             header += 1
+        if node.init is None:
+            var, start, declared = self._counter(node.cond)
+        else:
+            var, start, declared = self._loop_init(node.init, node.cond)
+        if var in self._iterators:
+            raise KernelError(start.coord if node.init is None else node.init.coord,
+                              f"loop iterator '{var}' is already used by an enclosing loop")
+        if node.next is None:
+            step, tail = self._last_step(items[header:], var, coord), []
+            items = items[:-1]
+        else:
+            step, tail = self._loop_step(node.next, var)
+        op, limit = self._loop_cond(node.cond, var)
+        init, bound = self._loop_bounds(op, start, limit, step, node.cond)
         pipeline_ii, unroll, pipeline_off = self._loop_pragmas(items[:header])
         name = label or f"L{coord.line}"
         self._blocks.append({})  # the header's declarations end with the loop
@@ -405,7 +415,33 @@ class _Lowering:
             _check_unrollable(loop, loop.body)
         return loop
 
-    def _header_scalars(self, init: N.Node, var: str, declared: bool) -> None:
+    def _counter(self, cond: N.Node) -> tuple[str, N.Node, bool]:
+        """The counter of a loop without a start: the scalar its condition compares,
+        which must have an affine value before the loop; returned as ``(counter, the
+        counter's name in the condition, False)``, the name standing for that value."""
+        compared = [n for n in (cond.left, cond.right) if isinstance(n, N.Id)] if (
+            isinstance(cond, N.BinaryOp) and cond.op in COMPARISONS) else []
+        for name_node in compared:
+            if name_node.name in self._temporaries:
+                return name_node.name, name_node, False
+        why = next((self._opaque[n.name].describe(n.name) for n in compared
+                    if n.name in self._opaque), None)
+        raise KernelError(cond.coord, (
+            "arraypart cannot count the iterations of this loop without a start ('while' "
+            "or 'for (;'): its condition must compare a counter that has an affine value "
+            "before the loop with a bound (while (i < N) { ...; i++; }), or write it as a "
+            "for loop with affine bounds" + (f"; {why}" if why else "")))
+
+    def _last_step(self, items: list[N.Node], var: str, coord: Coord) -> int:
+        """The constant step of the counter in a loop body's last statement."""
+        step = _step_of(items[-1], var, self._scope()) if items else None
+        if not step:
+            raise KernelError(items[-1].coord if items else coord, (
+                f"a loop without an increment must step its counter '{var}' by a nonzero "
+                f"constant in its last statement ({var}++, {var} += S)"))
+        return step
+
+    def _header_scalars(self, init: N.Node | None, var: str, declared: bool) -> None:
         """The header's other variables get their start values; the iterator is no
         scalar while the loop runs."""
         if isinstance(init, N.DeclList):
