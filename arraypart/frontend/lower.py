@@ -59,7 +59,7 @@ class _Lowering:
         self._ranges: dict[str, Bound] = {}
         self._temporaries: S.Values = {}  # scalars with an affine value here
         self._opaque: S.Opaques = {}  # scalars without one, and why
-        self._scalars = _integer_scalars(func.body)
+        self._scalars = S.integer_scalars(func.body)
         self._blocks: list[dict[str, tuple]] = []  # per open block: outer bindings
         self._followed = 0  # loop iterations being followed without building IR
         self._warnings: list[str] = []
@@ -629,14 +629,6 @@ def _compared_names(cond: N.Node) -> set[str]:
     if isinstance(cond, N.BinaryOp) and cond.op in COMPARISONS:
         return {n.name for n in (cond.left, cond.right) if isinstance(n, N.Id)}
     return set()
-
-
-def _integer_scalars(body: N.Compound) -> frozenset[str]:
-    """The names of the C integer scalars the function body declares (typedefs
-    included; not ``ap_[u]int``, whose values wrap at their width)."""
-    return frozenset(d.name for d in N.walk(body) if isinstance(d, N.Decl)
-                     and not d.is_array and d.ctype is not None
-                     and d.ctype.canonical_kind in N.INTEGER_TYPE_KINDS)
 
 
 def _is_id(node: N.Node, name: str) -> bool:

@@ -53,6 +53,14 @@ Values = dict[str, E.Expr]
 Opaques = dict[str, Opaque]
 
 
+def integer_scalars(body: N.Compound) -> frozenset[str]:
+    """The names of the C integer scalars a function body declares (typedefs
+    included; not ``ap_[u]int``, whose values wrap at their width)."""
+    return frozenset(d.name for d in N.walk(body) if isinstance(d, N.Decl)
+                     and not d.is_array and d.ctype is not None
+                     and d.ctype.canonical_kind in N.INTEGER_TYPE_KINDS)
+
+
 def entry_symbol(name: str, depth: int) -> E.Expr:
     """The symbol for ``name``'s value when an iteration of the ``depth``-th loop being
     followed starts."""
