@@ -57,6 +57,7 @@ class Options:
     dump_maps: bool = False
     timings: bool = False
     synth: bool = False
+    auto_pipeline: bool = True  # pipeline innermost loops as Vitis does by default
 
     def __post_init__(self):
         if self.ports not in (1, 2):
@@ -123,7 +124,8 @@ def _run(path: str | os.PathLike, opts: Options,
     directives = frontend.read_directives(opts.directives) if opts.directives else ()
     kernel = frontend.parse_kernel(path, defines=dict(opts.defines), top=opts.top,
                                    include_dirs=opts.include_dirs, std=opts.std,
-                                   hls_include=opts.hls_include, directives=directives)
+                                   hls_include=opts.hls_include, directives=directives,
+                                   pipeline_loops=opts.auto_pipeline)
     model = poly.build_model(kernel, ports=opts.ports)
     solution = banking.solve(model, max_banks=opts.max_banks, part=opts.part,
                              schemes=opts.schemes, time_limit=opts.time_limit,
@@ -147,7 +149,8 @@ def schedule_emitted(kernel, files: dict[str, str], ports: int,
                                     hls_include=opts.hls_include,
                                     directives=frontend.parse_directives(
                                         files.get(codegen.DIRECTIVES_FILE, ""),
-                                        codegen.DIRECTIVES_FILE))
+                                        codegen.DIRECTIVES_FILE),
+                                    pipeline_loops=opts.auto_pipeline)
     return check.check_kernel(emitted, check.as_written_bankings(emitted), ports=ports,
                               rule=True)
 

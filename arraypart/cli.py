@@ -75,6 +75,9 @@ def _kernel_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--hls-include", metavar="DIR", default=None,
                         help="Vitis HLS include folder (default: $XILINX_HLS/include, "
                              "else arraypart's stand-in headers)")
+    parser.add_argument("--no-auto-pipeline", dest="auto_pipeline", action="store_false",
+                        help="do not pipeline innermost loops that no pragma pipelines "
+                             "(Vitis HLS pipelines them at II=1 by default)")
     parser.add_argument("--timings", action="store_true",
                         help="report the solver's time (solve_seconds; else 0.0, so that "
                              "identical inputs give identical reports)")
@@ -133,7 +136,8 @@ def _options(args: argparse.Namespace) -> api.Options:
                        include_dirs=tuple(args.include_dirs), std=args.std,
                        hls_include=args.hls_include, directives=args.directives,
                        replace_partitions=args.replace_partitions,
-                       time_limit=args.time_limit, timings=args.timings, **extra)
+                       time_limit=args.time_limit, timings=args.timings,
+                       auto_pipeline=args.auto_pipeline, **extra)
 
 
 def _print_warnings(report, console: Console) -> None:

@@ -208,6 +208,9 @@ class Loop:
     ``pipeline_ii``: the target II of ``#pragma HLS pipeline`` (None: not pipelined).
     ``unroll``: None not unrolled, 0 complete, k > 1 a partial factor.
     ``name``: the label, else ``L<line>``.
+    ``pipeline_off``: ``#pragma HLS pipeline off`` keeps Vitis from pipelining it;
+    ``pipeline_inferred``: no pragma pipelines it, Vitis does by default
+    (:mod:`arraypart.frontend.pipelining`).
     """
 
     var: str
@@ -219,6 +222,8 @@ class Loop:
     coord: Coord
     pipeline_ii: int | None = None
     unroll: int | None = None
+    pipeline_off: bool = False
+    pipeline_inferred: bool = False
 
     def __post_init__(self):
         if self.step == 0:
@@ -231,6 +236,10 @@ class Loop:
             raise ValueError(f"loop {self.name}: II {self.pipeline_ii}")
         if self.unroll is not None and (self.unroll < 0 or self.unroll == 1):
             raise ValueError(f"loop {self.name}: unroll {self.unroll}")
+        if self.pipeline_off and self.pipeline_ii is not None:
+            raise ValueError(f"loop {self.name}: pipelined with pipeline off")
+        if self.pipeline_inferred and self.pipeline_ii is None:
+            raise ValueError(f"loop {self.name}: inferred pipeline without an II")
 
 
 Node = Union[Loop, If, Stmt]
@@ -241,9 +250,10 @@ class Kernel:
     """A kernel: its top function's arrays and loop tree.
 
     ``name`` is the file's stem, ``top`` the top function.  ``defines`` are the integer
-    constants after ``-D`` overrides.  ``warnings``: the front end's located warnings
-    (``file:line:col: warning: ...``).  ``source`` is the front end's
+    constants after ``-D`` overrides.  ``source`` is the front end's
     :class:`SourceUnit` (for code generation; nothing else may look inside).
+    ``warnings`` are the front end's located warnings (``file:line:col: warning: ...``:
+    constructs modelled conservatively, pragmas and directives ignored).
     """
 
     name: str

@@ -28,7 +28,7 @@ class Report:
 
     @property
     def warnings(self) -> tuple[str, ...]:
-        return self.kernel.warnings + self.model.warnings + self.solution.warnings
+        return self.model.warnings + self.solution.warnings  # the model holds the kernel's
 
     @property
     def conflict_free(self) -> bool:
@@ -72,7 +72,8 @@ class Report:
                        "target_ii": loop.target_ii,
                        "achieved_ii": self.loop_achieved_ii(n, loop.name, loop.target_ii),
                        "trip_count": loop.trip_count,
-                       "arrays": list(loop.arrays)}
+                       "arrays": list(loop.arrays),
+                       "pipeline_inferred": loop.pipeline_inferred}
                       for n, loop in enumerate(self.model.loops)],
             "warnings": list(self.warnings),
             "time_limit_reached": self.solution.time_limited,

@@ -29,13 +29,18 @@ TRANSPARENT = (K.UNEXPOSED_EXPR, K.PAREN_EXPR)
 COMPOUND_OPERATORS = tuple(f"operator{op}=" for op in ("+", "-", "*", "/", "%", "&", "|",
                                                        "^", "<<", ">>"))
 CASTS = (K.CSTYLE_CAST_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR, K.CXX_STATIC_CAST_EXPR)
+# Operators that ap_int overloads, read as the built-in ones on its values.
+OVERLOADED_BINARY = ("+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", "<=", ">",
+                     ">=", "==", "!=", "&&", "||")
+OVERLOADED_UNARY = ("+", "-", "~", "!")
+AP_INTEGER_SPELLINGS = ("ap_int<", "ap_uint<", "ap_int_base<")
 INTEGER_TYPE_KINDS = frozenset((
     ci.TypeKind.BOOL, ci.TypeKind.CHAR_U, ci.TypeKind.UCHAR, ci.TypeKind.USHORT,
     ci.TypeKind.UINT, ci.TypeKind.ULONG, ci.TypeKind.ULONGLONG, ci.TypeKind.CHAR_S,
     ci.TypeKind.SCHAR, ci.TypeKind.SHORT, ci.TypeKind.INT, ci.TypeKind.LONG,
     ci.TypeKind.LONGLONG))
 UNSUPPORTED_STATEMENTS = {
-    K.WHILE_STMT: "while", K.DO_STMT: "do", K.GOTO_STMT: "goto", K.SWITCH_STMT: "switch",
+    K.DO_STMT: "do", K.GOTO_STMT: "goto", K.SWITCH_STMT: "switch",
     K.BREAK_STMT: "break", K.CONTINUE_STMT: "continue", K.CXX_FOR_RANGE_STMT: "range-for",
     K.CXX_TRY_STMT: "try", K.INDIRECT_GOTO_STMT: "goto",
 }
@@ -415,10 +420,12 @@ class Converter:
         init_at = self._init_offset(cursor)
         dims: list[Node | None] = []
         init = None
+        scalar = cursor.type.kind not in ARRAY_TYPE_KINDS
         for child in cursor.get_children():
             if child.kind.is_expression() or child.kind == K.INIT_LIST_EXPR:
                 node = self.expression(child)
-                if init_at is not None and node.start >= init_at:
+                # a class's constructor call (``bit16 i = 0``) spans the name too
+                if init_at is not None and (node.start >= init_at or scalar):
                     init = node
                 elif init_at is None and not param and child.kind == K.INIT_LIST_EXPR:
                     init = node
@@ -470,6 +477,8 @@ class Converter:
             return self._compound(cursor, coord, start, end)
         if kind == K.FOR_STMT:
             return self._for(cursor, coord, start, end)
+        if kind == K.WHILE_STMT:
+            return self._while(cursor, coord, start, end)
         if kind == K.IF_STMT:
             parts = list(cursor.get_children())
             nodes = [self.expression(parts[0])] + [self.statement(p) for p in parts[1:]]
@@ -532,24 +541,42 @@ class Converter:
                 parts["next"] = self.expression(child)
         if body is None:
             body = Empty(coord, end, end)
-        elif not isinstance(body, Compound):
-            lead = [Pragma(p.coord, p.start, p.end, p) for p in self._pragmas
-                    if (close or start) < p.start < body.start]
-            for p in lead:
-                self._pragmas.remove(p.line)
-            if lead:
-                body = Compound(body.coord, body.start, body.end, tuple(lead) + (body,))
+        else:
+            body = self._leading_pragmas(body, close or start)
         header = (opening + 1, close) if opening is not None and close is not None else (-1, -1)
         return For(coord, start, end, parts["init"], parts["cond"], parts["next"], body,
                    header)
 
+    def _while(self, cursor, coord, start, end) -> Node:
+        """``while (cond) stmt`` as the ``for (; cond; ) stmt`` it is; a condition
+        that declares a variable stays unsupported."""
+        parts = list(cursor.get_children())
+        if len(parts) != 2 or not parts[0].kind.is_expression():
+            return Unsupported(coord, start, end, "while")
+        cond = self.expression(parts[0])
+        body = self._leading_pragmas(self.statement(parts[1]), cond.end)
+        return For(coord, start, end, None, cond, None, body)
+
+    def _leading_pragmas(self, body: Node, after: int) -> Node:
+        """A loop body without braces, with the pragmas written between the header
+        and it (after byte ``after``) as its first items."""
+        if isinstance(body, Compound):
+            return body
+        lead = [Pragma(p.coord, p.start, p.end, p) for p in self._pragmas
+                if after < p.start < body.start]
+        for p in lead:
+            self._pragmas.remove(p.line)
+        if not lead:
+            return body
+        return Compound(body.coord, body.start, body.end, tuple(lead) + (body,))
+
     # ------------------------------------------------------------ expressions
 
     def _call(self, cursor, kids, coord, start, end) -> Node:
-        """A call: ``f(args)``; in C++ also an overloaded operator (the object first)
-        or a constructor.  libclang shows no operand of an implicit conversion
-        (``operator int`` of an ap_int element), so one applied to an array element is
-        refused rather than read as no access."""
+        """A call: ``f(args)``; in C++ also an overloaded operator (the object first),
+        a conversion or a constructor.  libclang shows no operand of an implicit
+        conversion (``operator int`` of an ap_int element), so one applied to an array
+        element is refused rather than read as no access."""
         if not kids:
             if cursor.spelling.startswith("operator") and any(
                     t.spelling == "[" for t in cursor.get_tokens()):
@@ -558,8 +585,14 @@ class Converter:
                                          "convert it explicitly (A[i].to_int(), "
                                          "A[i].to_uint()) or give the element a C type")
             return FuncCall(coord, start, end, cursor.spelling or None, ())
+        integer = cursor.type.get_canonical().kind in INTEGER_TYPE_KINDS or (
+            _is_ap_integer(cursor.type))
+        if _is_conversion(cursor, kids) and integer:
+            # ap_uint<16>(e), the implicit ``operator int`` of an ap_int value: e itself
+            operand = _conversion_operand(cursor, kids)
+            return Cast(coord, start, end, True, self.expression(operand))
         callee = _callee_name(kids[0])
-        if callee is not None:
+        if callee is not None and not _is_operator_call(kids):
             head = _plain(kids[0])
             objects = [k for k in head.get_children() if k.kind.is_expression()] if (
                 head.kind == K.MEMBER_REF_EXPR) else []  # a.f(): a is evaluated too
@@ -574,6 +607,14 @@ class Converter:
         if name in COMPOUND_OPERATORS and len(operands) == 2:
             return Assignment(coord, start, end, name[len("operator"):], operands[0],
                               operands[1])
+        op = name[len("operator"):] if name and name.startswith("operator") else None
+        if op in OVERLOADED_BINARY and len(operands) == 2:
+            return BinaryOp(coord, start, end, op, operands[0], operands[1])
+        if op in ("++", "--") and operands:  # the postfix form has a dummy int operand
+            return UnaryOp(coord, start, end, op if len(operands) == 1 else "p" + op,
+                           operands[0])
+        if op in OVERLOADED_UNARY and len(operands) == 1:
+            return UnaryOp(coord, start, end, op, operands[0])
         return Other(coord, start, end, f"call of {name}", operands)
 
     def expression(self, cursor: ci.Cursor) -> Node:
@@ -657,6 +698,37 @@ def _constant_value(decl: ci.Cursor | None) -> int | None:
                                               K.FUNCTION_TEMPLATE):
         return None
     return clangtu.integer_value(decl)
+
+
+def _is_ap_integer(t: ci.Type) -> bool:
+    """``ap_int<W>``, ``ap_uint<W>`` (and their bases in the stand-in headers)."""
+    return t.get_canonical().spelling.startswith(AP_INTEGER_SPELLINGS)
+
+
+def _is_operator_call(kids: list[ci.Cursor]) -> bool:
+    """An overloaded operator written as an operator (``a < b``): libclang lists the
+    operator's own reference among the operands."""
+    return any((_callee_name(k) or "").startswith("operator") for k in kids[1:])
+
+
+def _is_conversion(cursor: ci.Cursor, kids: list[ci.Cursor]) -> bool:
+    """A one-operand constructor call (``T(e)``, ``T v = e``) or a conversion
+    operator's call (``e.operator int()``, implicit)."""
+    referenced = cursor.referenced
+    if referenced is None or referenced.kind == K.CONSTRUCTOR:
+        return len(kids) == 1 and (referenced is not None or not cursor.spelling)
+    head = _plain(kids[0])
+    return (referenced.kind == K.CONVERSION_FUNCTION and len(kids) == 1
+            and head.kind == K.MEMBER_REF_EXPR)
+
+
+def _conversion_operand(cursor: ci.Cursor, kids: list[ci.Cursor]) -> ci.Cursor:
+    """The converted expression: the constructor's argument, or the object whose
+    conversion operator is called."""
+    if cursor.referenced is None or cursor.referenced.kind == K.CONSTRUCTOR:
+        return kids[0]
+    inner = [k for k in _plain(kids[0]).get_children() if k.kind.is_expression()]
+    return inner[0] if inner else kids[0]
 
 
 def _plain(cursor: ci.Cursor) -> ci.Cursor:

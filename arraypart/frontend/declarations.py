@@ -15,8 +15,7 @@ import clang.cindex as ci
 from ..errors import Coord, KernelError
 from ..ir import Array
 from . import cnodes as N
-from .. import expr as E
-from .cexpr import Scope, fold, quasi_affine
+from .cexpr import Scope, fold
 
 T = ci.TypeKind
 FIXED_WIDTH_NAMES = ("int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
@@ -141,14 +140,6 @@ def integer_constant(decl: N.Decl, scope: Scope) -> int | None:
     """The value of ``const <integer type> NAME = <constant expression>;``, else None."""
     init = _const_integer_init(decl)
     return None if init is None else fold(init, scope)
-
-
-def affine_temporary(decl: N.Decl, scope: Scope) -> E.Expr | None:
-    """``const <integer type> NAME = <quasi-affine expression>;``: the expression, which
-    then stands for NAME in indices (a const cannot change, so substituting it is
-    exact); None for anything else."""
-    init = _const_integer_init(decl)
-    return None if init is None else quasi_affine(init, scope)
 
 
 def _const_integer_init(decl: N.Decl) -> N.Node | None:

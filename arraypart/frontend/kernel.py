@@ -23,6 +23,7 @@ from . import cnodes as N
 from .cexpr import fold
 from .directives import Directive, anchored
 from .lower import lower_function
+from .pipelining import auto_pipeline
 
 BYTE_ORDER_MARK = "\ufeff"
 # Kernels, tables included, are tens of kilobytes; a megabyte bounds one parse.
@@ -66,15 +67,18 @@ RESERVED_FUNCTIONS = frozenset({"main"})
 def parse_kernel(path: str | Path, *, defines: Mapping[str, int] | None = None,
                  top: str | None = None, include_dirs: tuple[str, ...] = (),
                  std: str | None = None, hls_include: str | None = None,
-                 directives: tuple[Directive, ...] = ()) -> Kernel:
+                 directives: tuple[Directive, ...] = (),
+                 pipeline_loops: bool = True) -> Kernel:
     """Read the kernel file at ``path`` and build its IR (kernel name: the file's stem).
 
     ``defines`` are ``-D NAME=VALUE`` overrides; they win over the file's ``#define``.
     ``directives`` (from a ``--directives`` Tcl file) act as the pragmas they stand for.
+    ``pipeline_loops``: innermost loops are pipelined as Vitis does by default
+    (:mod:`.pipelining`; ``--no-auto-pipeline`` turns it off).
     """
     return parse_source(read_source(path), str(path), defines=defines, top=top,
                         include_dirs=include_dirs, std=std, hls_include=hls_include,
-                        directives=directives)
+                        directives=directives, pipeline_loops=pipeline_loops)
 
 
 def read_source(path: str | Path) -> str:
@@ -129,7 +133,8 @@ def _byte_coord(name: str, data: bytes, offset: int) -> Coord:
 def parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None = None,
                  top: str | None = None, include_dirs: tuple[str, ...] = (),
                  std: str | None = None, hls_include: str | None = None,
-                 directives: tuple[Directive, ...] = ()) -> Kernel:
+                 directives: tuple[Directive, ...] = (),
+                 pipeline_loops: bool = True) -> Kernel:
     """Build the IR of the kernel ``text``, read from ``filename`` (for coordinates,
     the language and the kernel's name, the file's stem)."""
     if len(text) > MAX_SOURCE_BYTES:
@@ -151,7 +156,7 @@ def parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None 
                               hls_include)
     unit = clangtu.parse(text + "\n" + probes, filename, options, user_end=len(text.encode()))
     user_end = len(text.encode())
-    placed, warnings = anchored(unit, directives, user_end)
+    placed, misplaced = anchored(unit, directives, user_end)
     pragmas = list(unit.pragmas) + placed
     converter = N.Converter(unit, pragmas)
     if not unit.is_cxx:
@@ -161,7 +166,9 @@ def parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None 
     func = choose_top(funcs, filename, top)
     values = _define_values(probe_decls)
     lines = text.split("\n")
-    arrays, body = lower_function(func, globals_, filename, lines, values)
+    arrays, body, warnings = lower_function(func, globals_, filename, lines, values)
+    if pipeline_loops:
+        body = auto_pipeline(body)
     for candidate in funcs:
         N.release_types(candidate, globals_)
     searched = (os.path.dirname(os.path.abspath(filename)),) + tuple(
@@ -170,7 +177,7 @@ def parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None 
                         tuple(sorted(extra.items())), unit.is_cxx, directives,
                         tuple(dict.fromkeys(searched)))
     return Kernel(Path(filename).stem, func.name, filename, arrays, body, func.coord,
-                  tuple(sorted(values.items())), source, tuple(warnings))
+                  tuple(sorted(values.items())), source, tuple(misplaced) + warnings)
 
 
 def _apply_overrides(text: str, overrides: Mapping[str, int]) -> tuple[str, dict[str, int]]:

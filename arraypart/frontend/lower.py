@@ -15,12 +15,13 @@ from typing import Mapping
 import clang.cindex as ci
 
 from .. import expr as E
-from ..errors import Coord, KernelError
+from ..errors import Coord, KernelError, warning_text
 from ..ir import Access, Array, If, Loop, Node, Stmt
 from .cexpr import (COMPARISONS, FLIPPED, Bound, Scope, condition_dnf, fold,
                     interval, min_max_terms, quasi_affine)
 from . import cnodes as N
-from .declarations import affine_temporary, array_decl, integer_constant
+from . import scalars as S
+from .declarations import array_decl, integer_constant
 from .pragmas import LOOP_DIRECTIVES, PragmaReader
 
 POINTER_KIND = ci.TypeKind.POINTER
@@ -28,13 +29,18 @@ REFERENCE_KINDS = (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE)
 MEMBER = "member ref expr"
 INCREMENTS = {"p++": 1, "++": 1, "p--": -1, "--": -1}
 UNIT_STEPS = (1, -1)
+# Following a loop's iteration to find its induction variables lowers its body once
+# more, so a nest of k loops that change scalars lowers its innermost body 2^k times;
+# past this depth (far beyond real kernels' nests) the scalars are left opaque.
+MAX_FOLLOWED_LOOPS = 8
 
 
 def lower_function(func: N.FuncDef, globals_: tuple[N.Decl, ...], filename: str,
                    lines: list[str], defines: Mapping[str, int]
-                   ) -> tuple[tuple[Array, ...], tuple[Node, ...]]:
-    """The arrays (parameters, file-scope arrays, locals, in that order) and the loop
-    tree of ``func``; ``globals_`` are the file-scope variables."""
+                   ) -> tuple[tuple[Array, ...], tuple[Node, ...], tuple[str, ...]]:
+    """The arrays (parameters, file-scope arrays, locals, in that order), the loop
+    tree of ``func`` and the lowering's located warnings; ``globals_`` are the
+    file-scope variables."""
     return _Lowering(func, globals_, filename, lines, defines).run()
 
 
@@ -51,14 +57,19 @@ class _Lowering:
         self._pointers: dict[str, Coord] = {}
         self._iterators: list[str] = []
         self._ranges: dict[str, Bound] = {}
-        self._temporaries: dict[str, E.Expr] = {}
+        self._temporaries: S.Values = {}  # scalars with an affine value here
+        self._opaque: S.Opaques = {}  # scalars without one, and why
+        self._scalars = S.integer_scalars(func.body)
+        self._blocks: list[dict[str, tuple]] = []  # per open block: outer bindings
+        self._followed = 0  # loop iterations being followed without building IR
+        self._warnings: list[str] = []
 
     def run(self):
         self._collect_constants()
         self._collect_arrays()
         self._apply_array_pragmas()
         body = tuple(self._items(self._func.body.items))
-        return tuple(self._arrays.values()), body
+        return tuple(self._arrays.values()), body, tuple(self._warnings)
 
     # ------------------------------------------------------------ declarations
 
@@ -93,12 +104,22 @@ class _Lowering:
         self._arrays[decl.name] = array_decl(decl, interface=interface)
 
     def _apply_array_pragmas(self) -> None:
+        """``array_partition``, ``bind_storage`` and the legacy ``resource core=`` of a
+        memory; unknown directives are warned about."""
         ranks = {name: len(d.shape) for name, d in self._arrays.items()}
         for node in N.walk(self._func.body):
             pragma = self._pragmas.parse(node) if isinstance(node, N.Pragma) else None
             if pragma is None:
                 continue
-            if pragma.kind not in ("array_partition", "bind_storage"):
+            unknown = self._pragmas.unknown_directive(pragma)
+            if unknown is not None:
+                self._warnings.append(unknown)
+            storage = None
+            if pragma.kind == "resource" and pragma.option("variable") in ranks:
+                storage = self._pragmas.resource_storage(pragma)
+                if storage is None:
+                    continue
+            elif pragma.kind not in ("array_partition", "bind_storage"):
                 continue
             name = self._pragmas.target(pragma, ranks)
             array = self._arrays[name]
@@ -106,21 +127,86 @@ class _Lowering:
                 partition = self._pragmas.partition(pragma, len(array.shape))
                 self._arrays[name] = replace(array, partitions=array.partitions + (partition,))
             else:
-                storage, impl = self._pragmas.storage(pragma)
-                self._arrays[name] = replace(array, storage=storage, storage_impl=impl)
+                kind, impl = storage or self._pragmas.storage(pragma)
+                self._arrays[name] = replace(array, storage=kind, storage_impl=impl)
 
     # ------------------------------------------------------------ statements
 
     def _items(self, items) -> list[Node]:
-        """A block's statements; const temporaries declared in it end with it."""
-        outer = dict(self._temporaries)
+        """A block's statements; the scalars declared in it end with it (an outer
+        scalar of the same name gets its binding back)."""
+        self._blocks.append({})
         nodes: list[Node] = []
         try:
             for item in items or ():
                 nodes.extend(self._statement(item))
         finally:
-            self._temporaries = outer
+            for name, (value, opaque) in self._blocks.pop().items():
+                self._bind(name, value, opaque)
         return nodes
+
+    # ------------------------------------------------------------ scalars
+
+    def _bind(self, name: str, value: E.Expr | None, opaque: S.Opaque | None) -> None:
+        """``name`` now has the affine ``value``, or none (``opaque`` says why; None
+        for an iterator, which is no scalar while its loop runs)."""
+        self._temporaries.pop(name, None)
+        self._opaque.pop(name, None)
+        if value is not None:
+            self._temporaries[name] = value
+        elif opaque is not None:
+            self._opaque[name] = opaque
+
+    def _declare(self, name: str, value: E.Expr | None, opaque: S.Opaque | None) -> None:
+        """A declaration in the innermost open block: the outer binding of ``name``
+        comes back when the block ends."""
+        self._blocks[-1].setdefault(name, (self._temporaries.get(name),
+                                           self._opaque.get(name)))
+        self._bind(name, value, opaque)
+
+    def _state(self) -> tuple[S.Values, S.Opaques]:
+        return dict(self._temporaries), dict(self._opaque)
+
+    def _restore(self, state: tuple[S.Values, S.Opaques]) -> None:
+        self._temporaries, self._opaque = dict(state[0]), dict(state[1])
+
+    def _apply_effects(self, node: N.Node | None) -> None:
+        """The scalar writes of an expression (see :func:`.scalars.statement_effects`)."""
+        if node is None or not self._scalars:
+            return
+        for name, value in S.statement_effects(node, self._scalars, self._scope()):
+            if isinstance(value, S.Opaque):
+                self._bind(name, None, value)
+            else:
+                self._bind(name, value, None)
+
+    def _declare_scalar(self, decl: N.Decl) -> None:
+        if decl.name not in self._scalars:
+            return
+        if decl.init is None:
+            self._declare(decl.name, None, S.Opaque("is declared without a value",
+                                                    decl.coord))
+            return
+        self._apply_effects(decl.init)
+        value = quasi_affine(decl.init, self._scope())
+        self._declare(decl.name, value, None if value is not None else S.Opaque(
+            "is initialized with a value that is not affine", decl.coord))
+
+    def _warn_opaque(self, subscript: N.Node) -> None:
+        """Say why a subscript through an opaque scalar is irregular (once a scalar
+        and cause)."""
+        if self._followed:
+            return
+        for n in N.walk(subscript):
+            why = self._opaque.get(n.name) if isinstance(n, N.Id) else None
+            if why is None:
+                continue
+            text = warning_text(n.coord, f"{why.describe(n.name)}, so this subscript is "
+                                         "not affine (assign it once per iteration from "
+                                         "iterators and constants, or step it by a "
+                                         "constant, to make it regular)")
+            if text not in self._warnings:
+                self._warnings.append(text)
 
     def _statement(self, node: N.Node) -> list[Node]:
         coord = node.coord
@@ -143,20 +229,19 @@ class _Lowering:
         if isinstance(node, N.DeclList):
             stmts = []
             for d in node.decls:
-                if d.is_array or d.init is None:
-                    continue
-                self._check_reference(d)
-                stmts.append(Stmt(tuple(self._accesses(d.init)), d.coord))
-                self._temporaries.pop(d.name, None)
-                value = affine_temporary(d, self._scope())
-                if value is not None and not isinstance(value, E.Const):
-                    self._temporaries[d.name] = value
+                if not d.is_array and d.init is not None:
+                    self._check_reference(d)
+                    stmts.append(Stmt(tuple(self._accesses(d.init)), d.coord))
+                if not d.is_array:
+                    self._declare_scalar(d)
             return stmts
         if isinstance(node, N.Empty):
             return []
         if isinstance(node, N.Return):
             return [] if node.expr is None else [Stmt(tuple(self._accesses(node.expr)), coord)]
-        return [Stmt(tuple(self._accesses(node)), coord)]
+        stmt = Stmt(tuple(self._accesses(node)), coord)
+        self._apply_effects(node)
+        return [stmt]
 
     def _check_reference(self, decl: N.Decl) -> None:
         """A C++ reference bound to an array element would hide later accesses."""
@@ -172,16 +257,38 @@ class _Lowering:
 
     def _check_stray_pragma(self, node: N.Pragma) -> None:
         pragma = self._pragmas.parse(node)
-        if pragma is not None and pragma.kind in LOOP_DIRECTIVES:
+        if pragma is None or pragma.kind not in LOOP_DIRECTIVES:
+            return
+        if pragma.kind == "pipeline" and any(n is node for n in self._func.body.items):
+            if "off" in pragma.flags:
+                return  # the function is not pipelined: nothing to model
+            raise KernelError(self._pragmas.coord(pragma), (
+                f"#pragma HLS pipeline in the body of '{self._func.name}' pipelines the "
+                "whole function (Vitis unrolls every loop in it), which arraypart does "
+                "not model: put the pragma on the first line of the loop whose "
+                "iterations should overlap"))
+        if pragma.kind in LOOP_DIRECTIVES:
             raise KernelError(self._pragmas.coord(pragma),
                               f"#pragma HLS {pragma.kind} must open a loop body "
                               "(be its first statement)")
 
     def _if(self, node: N.If) -> If:
+        """An ``if``; a scalar keeps an affine value after it only when both branches
+        leave it the same (:func:`.scalars.merge`)."""
         cond = condition_dnf(node.cond, self._scope())
         cond_accesses = () if cond is not None else tuple(self._accesses(node.cond))
+        self._apply_effects(node.cond)
+        before = self._state()
         then = tuple(self._statement(node.iftrue))
+        after_then = self._state()
+        self._restore(before)
         orelse = tuple(self._statement(node.iffalse)) if node.iffalse is not None else ()
+        values, differ = S.merge(after_then[0], self._temporaries)
+        opaque = {**self._opaque, **after_then[1]}
+        for name in differ - set(opaque):
+            opaque[name] = S.Opaque("takes different values on the branches of the if",
+                                    node.coord)
+        self._restore((values, {n: o for n, o in opaque.items() if n not in values}))
         return If(cond, then, orelse, node.coord, cond_accesses)
 
     # ------------------------------------------------------------ accesses
@@ -243,45 +350,163 @@ class _Lowering:
                                      f"indexed with {len(subscripts)} subscript(s)")
         scope = self._scope()
         index = tuple(quasi_affine(s, scope) for s in subscripts)
+        for subscript, e in zip(subscripts, index):
+            if e is None:
+                self._warn_opaque(subscript)
         for kind in kinds:
             out.append(Access(name, index, kind, self._ref_ids[id(node)], coord))
 
     # ------------------------------------------------------------ loops
 
     def _loop(self, node: N.For, label: str | None) -> Loop:
-        """``for (i = start; i <op> limit; i += step)`` as a normalized :class:`Loop`."""
+        """``for (i = start; i <op> limit; i += step)`` as a normalized :class:`Loop`.
+        Further variables of the header (``for (int t = 0, i = 0; t < N; t++, i++)``)
+        are scalars set before the loop and stepped at the end of each iteration.  A
+        loop without a start (``while (i < N) { ...; i++; }``, ``for (; i < N; i++)``)
+        counts from its counter's affine value before it; one without an increment
+        steps the counter by a constant in its last statement."""
         coord = node.coord
-        if node.init is None or node.cond is None or node.next is None:
-            raise KernelError(coord, "a loop needs an initialization, a condition and "
-                                     "an increment")
-        var, start = self._loop_init(node.init)
-        if var in self._iterators:
-            raise KernelError(node.init.coord,
-                              f"loop iterator '{var}' is already used by an enclosing loop")
-        step = self._loop_step(node.next, var)
-        op, limit = self._loop_cond(node.cond, var)
-        init, bound = self._loop_bounds(op, start, limit, step, node.cond)
+        if node.cond is None:
+            raise KernelError(coord, "a loop needs a condition that compares its iterator "
+                                     "with a bound")
         items = node.stmt.items if isinstance(node.stmt, N.Compound) else [node.stmt]
         items = list(items or ())
         header = 0
         while header < len(items) and isinstance(items[header], N.Pragma):
             header += 1
-        pipeline_ii, unroll = self._loop_pragmas(items[:header])
-        self._iterators.append(var)
-        self._ranges[var] = self._iterator_range(init, bound, step)
-        shadowed = self._temporaries.pop(var, None)
+        if node.init is None:
+            var, start, declared = self._counter(node.cond)
+        else:
+            var, start, declared = self._loop_init(node.init, node.cond)
+        if var in self._iterators:
+            raise KernelError(start.coord if node.init is None else node.init.coord,
+                              f"loop iterator '{var}' is already used by an enclosing loop")
+        if node.next is None:
+            step, tail = self._last_step(items[header:], var, coord), []
+            items = items[:-1]
+        else:
+            step, tail = self._loop_step(node.next, var)
+        op, limit = self._loop_cond(node.cond, var)
+        init, bound = self._loop_bounds(op, start, limit, step, node.cond)
+        pipeline_ii, unroll, pipeline_off = self._loop_pragmas(items[:header])
+        name = label or f"L{coord.line}"
+        self._blocks.append({})  # the header's declarations end with the loop
         try:
-            body = tuple(self._items(items[header:]))
+            self._header_scalars(node.init, var, declared)
+            trip = S.trip_count(init, bound, step, self._ranges)
+            self._iterators.append(var)
+            self._ranges[var] = self._iterator_range(init, bound, step)
+            try:
+                body = self._loop_body(items[header:], tail, var, init, step, trip, name,
+                                       coord)
+            finally:
+                self._iterators.pop()
+                del self._ranges[var]
+            if not declared:
+                exit_value = None if trip is None else E.add(init[0], E.scale(step, trip))
+                self._bind(var, exit_value, S.Opaque(
+                    f"keeps the last value of the iterator of loop '{name}'", coord))
         finally:
-            self._iterators.pop()
-            del self._ranges[var]
-            if shadowed is not None:
-                self._temporaries[var] = shadowed
-        loop = Loop(var, init, bound, step, body, label or f"L{coord.line}", coord,
-                    pipeline_ii, unroll)
+            for scalar, (value, opaque) in self._blocks.pop().items():
+                self._bind(scalar, value, opaque)
+        loop = Loop(var, init, bound, step, body, name, coord, pipeline_ii, unroll,
+                    pipeline_off)
         if pipeline_ii is not None:
             _check_unrollable(loop, loop.body)
         return loop
+
+    def _counter(self, cond: N.Node) -> tuple[str, N.Node, bool]:
+        """The counter of a loop without a start: the scalar its condition compares,
+        which must have an affine value before the loop; returned as ``(counter, the
+        counter's name in the condition, False)``, the name standing for that value."""
+        compared = [n for n in (cond.left, cond.right) if isinstance(n, N.Id)] if (
+            isinstance(cond, N.BinaryOp) and cond.op in COMPARISONS) else []
+        for name_node in compared:
+            if name_node.name in self._temporaries:
+                return name_node.name, name_node, False
+        why = next((self._opaque[n.name].describe(n.name) for n in compared
+                    if n.name in self._opaque), None)
+        raise KernelError(cond.coord, (
+            "arraypart cannot count the iterations of this loop without a start ('while' "
+            "or 'for (;'): its condition must compare a counter that has an affine value "
+            "before the loop with a bound (while (i < N) { ...; i++; }), or write it as a "
+            "for loop with affine bounds" + (f"; {why}" if why else "")))
+
+    def _last_step(self, items: list[N.Node], var: str, coord: Coord) -> int:
+        """The constant step of the counter in a loop body's last statement."""
+        step = _step_of(items[-1], var, self._scope()) if items else None
+        if not step:
+            raise KernelError(items[-1].coord if items else coord, (
+                f"a loop without an increment must step its counter '{var}' by a nonzero "
+                f"constant in its last statement ({var}++, {var} += S)"))
+        return step
+
+    def _header_scalars(self, init: N.Node | None, var: str, declared: bool) -> None:
+        """The header's other variables get their start values; the iterator is no
+        scalar while the loop runs."""
+        if isinstance(init, N.DeclList):
+            for d in init.decls:
+                if d.name != var:
+                    self._declare_scalar(d)
+        else:
+            self._apply_effects(init)
+        if declared:
+            self._declare(var, None, None)
+        else:
+            self._bind(var, None, None)
+
+    def _loop_body(self, items, tail, var, init, step, trip, name, coord) -> tuple[Node, ...]:
+        """The lowered body, with each scalar that the iteration steps by a constant
+        bound to its induction value; after the loop they hold their exit values
+        (when the trip count is known) and the other scalars the body changes are
+        opaque."""
+        deltas = self._iteration_deltas(items, tail, var)
+        number = S.iteration_number(var, init, step)
+        entry = self._state()
+        varies = S.Opaque(f"changes by a non-constant amount in each iteration of loop "
+                          f"'{name}'", coord)
+        for scalar, delta in deltas.items():
+            known = entry[0].get(scalar)
+            if delta is None or number is None or known is None:
+                self._bind(scalar, None, entry[1].get(scalar, varies))
+            else:
+                self._bind(scalar, S.induction_value(known, delta, number), None)
+        body = tuple(self._items(items))
+        self._restore(entry)
+        changed = S.Opaque(f"is changed by loop '{name}'", coord)
+        for scalar, delta in deltas.items():
+            known = entry[0].get(scalar)
+            if delta is None or trip is None or known is None:
+                self._bind(scalar, None, entry[1].get(scalar, changed))
+            else:
+                self._bind(scalar, E.add(known, E.scale(delta, trip)), None)
+        return body
+
+    def _iteration_deltas(self, items, tail, var) -> dict[str, int | None]:
+        """What one iteration adds to each scalar the loop may change: the body and
+        the header's ``tail`` are followed (lowered, the result dropped) from
+        symbolic start values; None where the change is not a constant."""
+        changed = set()
+        for node in list(items) + list(tail):
+            changed |= S.written(node, self._scalars)
+        changed.discard(var)
+        if not changed or self._followed >= MAX_FOLLOWED_LOOPS:
+            return dict.fromkeys(sorted(changed))
+        saved = self._state()
+        symbols = {name: S.entry_symbol(name, self._followed) for name in sorted(changed)}
+        for name, symbol in symbols.items():
+            self._bind(name, symbol, None)
+        self._followed += 1
+        try:
+            self._items(items)
+            for part in tail:
+                self._apply_effects(part)
+            end = dict(self._temporaries)
+        finally:
+            self._followed -= 1
+            self._restore(saved)
+        return {name: S.iteration_delta(end.get(name), symbol)
+                for name, symbol in symbols.items()}
 
     def _iterator_range(self, init: tuple[E.Expr, ...], bound: tuple[E.Expr, ...],
                         step: int) -> Bound:
@@ -294,24 +519,42 @@ class _Lowering:
         highs = [b[1] for b in above if b[1] is not None]
         return (max(lows) if lows else None, min(highs) if highs else None)
 
-    def _loop_init(self, init: N.Node) -> tuple[str, N.Node]:
-        if isinstance(init, N.DeclList) and len(init.decls) == 1 and init.decls[0].init:
-            return init.decls[0].name, init.decls[0].init
-        if (isinstance(init, N.Assignment) and init.op == "="
-                and isinstance(init.lvalue, N.Id)):
-            return init.lvalue.name, init.rvalue
-        raise KernelError(init.coord, "unsupported loop initialization "
-                                            "(expected 'int i = <start>' or 'i = <start>')")
+    def _loop_init(self, init: N.Node, cond: N.Node) -> tuple[str, N.Node, bool]:
+        """``(iterator, its start, declared in the header)``: with several variables
+        in the header, the iterator is the one the condition tests."""
+        starts: dict[str, N.Node] = {}
+        if isinstance(init, N.DeclList):
+            starts = {d.name: d.init for d in init.decls if d.init is not None}
+            complete = len(starts) == len(init.decls)
+        else:
+            parts = _comma_parts(init)
+            for part in parts:
+                if (isinstance(part, N.Assignment) and part.op == "="
+                        and isinstance(part.lvalue, N.Id)):
+                    starts[part.lvalue.name] = part.rvalue
+            complete = len(starts) == len(parts)
+        tested = [n for n in starts if n in _compared_names(cond)]
+        chosen = list(starts) if len(starts) == 1 else tested
+        if not complete or len(chosen) != 1:
+            raise KernelError(init.coord, "unsupported loop initialization (expected "
+                                          "'int i = <start>' or 'i = <start>', with further "
+                                          "variables only beside the one the condition "
+                                          "tests)")
+        return chosen[0], starts[chosen[0]], isinstance(init, N.DeclList)
 
-    def _loop_step(self, nxt: N.Node, var: str) -> int:
-        step = _step_of(nxt, var, self._scope())
+    def _loop_step(self, nxt: N.Node, var: str) -> tuple[int, list[N.Node]]:
+        """The iterator's constant step, and the header's other increments (``j++``
+        in ``i++, j++``), which step scalars at the end of each iteration."""
+        parts = _comma_parts(nxt)
+        own = [p for p in parts if var in S.written(p, frozenset((var,)))]
+        step = _step_of(own[0], var, self._scope()) if len(own) == 1 else None
         if step is None:
             raise KernelError(nxt.coord, f"unsupported loop increment (expected "
                                                f"{var}++, {var}--, {var} += S, {var} -= S "
                                                f"or {var} = {var} + S with a constant S)")
         if step == 0:
             raise KernelError(nxt.coord, "loop step must not be zero")
-        return step
+        return step, [p for p in parts if p is not own[0]]
 
     def _loop_cond(self, cond: N.Node, var: str) -> tuple[str, N.Node]:
         if isinstance(cond, N.BinaryOp) and cond.op in COMPARISONS and cond.op != "==":
@@ -348,9 +591,11 @@ class _Lowering:
         shift = {"<": -1, ">": 1}.get(op, 0)
         return init, tuple(E.add(b, E.const(shift)) for b in bound)
 
-    def _loop_pragmas(self, header: list[N.Pragma]) -> tuple[int | None, int | None]:
-        """``(pipeline II, unroll)`` from the pragmas that open a loop body."""
+    def _loop_pragmas(self, header: list[N.Pragma]) -> tuple[int | None, int | None, bool]:
+        """``(pipeline II, unroll, pipeline off)`` from the pragmas that open a loop
+        body."""
         found: dict[str, int | None] = {}
+        off = False
         for node in header:
             pragma = self._pragmas.parse(node)
             if pragma is None or pragma.kind not in LOOP_DIRECTIVES:
@@ -360,7 +605,8 @@ class _Lowering:
                                   f"duplicate #pragma HLS {pragma.kind} in one loop")
             read = self._pragmas.pipeline_ii if pragma.kind == "pipeline" else self._pragmas.unroll
             found[pragma.kind] = read(pragma)
-        return found.get("pipeline"), found.get("unroll")
+            off = off or (pragma.kind == "pipeline" and "off" in pragma.flags)
+        return found.get("pipeline"), found.get("unroll"), off
 
 
 _NOT_AFFINE = ("loop {what} must be affine in constants and enclosing loop iterators "
@@ -369,6 +615,20 @@ _NOT_AFFINE = ("loop {what} must be affine in constants and enclosing loop itera
 
 def _first(parts):
     return parts[0] if parts else None
+
+
+def _comma_parts(node: N.Node) -> list[N.Node]:
+    """``a, b, c`` -> [a, b, c]."""
+    if isinstance(node, N.BinaryOp) and node.op == ",":
+        return _comma_parts(node.left) + _comma_parts(node.right)
+    return [node]
+
+
+def _compared_names(cond: N.Node) -> set[str]:
+    """The names a loop condition compares (``i < N``: i)."""
+    if isinstance(cond, N.BinaryOp) and cond.op in COMPARISONS:
+        return {n.name for n in (cond.left, cond.right) if isinstance(n, N.Id)}
+    return set()
 
 
 def _is_id(node: N.Node, name: str) -> bool:

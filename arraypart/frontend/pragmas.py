@@ -8,11 +8,12 @@ lines come from clang's token stream (:func:`.clangtu.pragma_lines`).
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 from typing import Mapping
 
-from ..errors import Coord, KernelError
+from ..errors import Coord, KernelError, warning_text
 from ..ir import PARTITION_TYPES, PORT_MODELS, PartitionPragma
 from . import cnodes as N
 from .cexpr import int_text
@@ -26,6 +27,19 @@ DEFAULT_PARTITION_DIM = 1  # Vitis's default for array_partition
 KEY_SPELLING = {"ii": "II"}  # how Vitis documents a key, for messages
 MAX_PRAGMA_VALUE = 2 ** 31 - 1  # Vitis reads pragma integers as a C int
 _OPTION_RE = re.compile(r"\s*=\s*")
+# Every directive Vitis HLS reads (UG1399, "HLS Pragmas"), the deprecated ones included.
+KNOWN_DIRECTIVES = (
+    "aggregate", "alias", "allocation", "array_map", "array_partition", "array_reshape",
+    "array_stencil", "bind_op", "bind_storage", "cache", "data_pack", "dataflow",
+    "dependence", "disaggregate", "expression_balance", "function_instantiate", "inline",
+    "interface", "latency", "loop_flatten", "loop_merge", "loop_tripcount", "occurrence",
+    "performance", "pipeline", "protocol", "reset", "resource", "shared", "stable",
+    "stable_content", "stream", "top", "unroll")
+# How close a misspelling must be to a directive for the warning to suggest it
+# (difflib's ratio; its own default cut-off).
+SUGGESTION_CUTOFF = 0.6
+# The legacy ``resource core=`` names of memories: RAM_1P_BRAM, ROM_NP_LUTRAM, RAM_T2P...
+MEMORY_CORE = re.compile(r"(ram|rom)_(1p|2p|s2p|t2p|np)(?:_(\w+))?", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +159,32 @@ class PragmaReader:
                 self.error(pragma, f"dim={dim} is beyond the {rank} dimension(s) of "
                                    f"'{pragma.option('variable')}'", "dim")
         return PartitionPragma(kind, factor, dim, self.coord(pragma))
+
+    def unknown_directive(self, pragma: HlsPragma) -> str | None:
+        """A located warning for a directive Vitis HLS does not know (it ignores the
+        pragma), naming the nearest known directive; None for a known one."""
+        if pragma.kind in KNOWN_DIRECTIVES:
+            return None
+        close = difflib.get_close_matches(pragma.kind, KNOWN_DIRECTIVES, n=1,
+                                          cutoff=SUGGESTION_CUTOFF)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        return warning_text(self.coord(pragma), f"unknown directive '#pragma HLS "
+                                                f"{pragma.kind}': ignored{hint}")
+
+    def resource_storage(self, pragma: HlsPragma) -> tuple[str, str | None] | None:
+        """The legacy ``resource variable=A core=RAM_1P_BRAM``: the port model and
+        implementation it names, as ``bind_storage`` would give them; None for a
+        core that is no memory (an operator such as ``Mul``)."""
+        core = pragma.option("core")
+        found = MEMORY_CORE.fullmatch(core) if core is not None else None
+        if found is None:
+            return None
+        kind = f"{found.group(1)}_{found.group(2)}".lower()
+        if kind not in PORT_MODELS:
+            self.error(pragma, f"core '{core}' has no port model arraypart knows "
+                               f"(expected one of {', '.join(PORT_MODELS)})", "core")
+        impl = found.group(3)
+        return kind, None if impl is None else impl.lower()
 
     def storage(self, pragma: HlsPragma) -> tuple[str, str | None]:
         """``bind_storage type=<port model> [impl=...]``: (type, impl)."""

@@ -39,7 +39,8 @@ def build_model(kernel: ir.Kernel, *, ports: int = 2) -> PolyModel:
     groups = _groups(found)
     touched = {r.access.array for r in relations}
     arrays = tuple(_array_model(a, ports, groups, a.name in touched) for a in kernel.arrays)
-    return PolyModel(arrays, _loop_infos(found, kernel), _warnings(relations))
+    return PolyModel(arrays, _loop_infos(found, kernel),
+                     kernel.warnings + _warnings(relations))
 
 
 def reference_text(access: ir.Access) -> str:
@@ -126,7 +127,8 @@ def _loop_infos(found: Collector, kernel: ir.Kernel) -> tuple[LoopInfo, ...]:
     for c in found.loops:
         used = {f.access.array for f in found.found if f.frame.root is c.loop}
         arrays = tuple(a.name for a in kernel.arrays if a.name in used)
-        infos.append(LoopInfo(c.loop.name, c.loop.coord, c.target_ii, c.trip_count, arrays))
+        infos.append(LoopInfo(c.loop.name, c.loop.coord, c.target_ii, c.trip_count, arrays,
+                              c.loop.pipeline_inferred))
     return tuple(infos)
 
 

@@ -79,13 +79,15 @@ class ArrayModel:
 
 @dataclass(frozen=True, eq=False)
 class LoopInfo:
-    """A pipelined loop (or unrolled loop outside pipelines) for the report."""
+    """A pipelined loop (or unrolled loop outside pipelines) for the report;
+    ``pipeline_inferred``: pipelined by Vitis's default, not by a pragma."""
 
     name: str
     coord: Coord
     target_ii: int
     trip_count: int
     arrays: tuple[str, ...]
+    pipeline_inferred: bool = False
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,0 +1,415 @@
+"""Statement-level semantics of real kernels (issue 12, points 4-6): scalar temporaries
+and induction variables in subscripts, multi-iterator and ap_uint loops, legacy and
+misspelt pragmas, Vitis's automatic pipelining.  Each kernel is small and our own,
+written in the style of the public kernels that use the construct."""
+
+import json
+from textwrap import dedent
+
+import pytest
+
+import arraypart
+from arraypart import KernelError, check
+
+from conftest import needs_gxx
+from test_edge_cases import run_testbench
+
+
+def compile_text(tmp_path, name, text, suffix=".c", **options):
+    path = tmp_path / f"{name}{suffix}"
+    path.write_text(dedent(text))
+    return arraypart.compile_kernel(path, **options)
+
+
+def schemes(compiled):
+    """Each array's scheme and banks, as report.json gives them."""
+    return {a.array.name: (a.banking.scheme.to_report(), a.banking.copies)
+            for a in compiled.report.solution.arrays}
+
+
+def loops(compiled):
+    return json.loads(compiled.files["report.json"])["loops"]
+
+
+def checked_iis(compiled):
+    """The II of every loop under the independent checker on arraypart's banking (the
+    ideal port model; report.json's achieved_ii applies the scheduling rule)."""
+    report = compiled.report
+    result = check.check_kernel(report.kernel, report.solution.bankings(), ports=2)
+    return {loop.name: loop.achieved_ii for loop in result.loops}
+
+
+# ---------------------------------------------------------------- point 4: scalars
+
+GEMM_TEMPORARIES = """
+    #define ROWS 8
+    #define COLS 8
+    void gemm_tmp(float m1[ROWS * COLS], float m2[ROWS * COLS], float prod[ROWS * COLS]) {
+        int i, j, k;
+        int k_col, i_col;
+        float mult;
+    outer:
+        for (i = 0; i < ROWS; i++) {
+        middle:
+            for (j = 0; j < COLS; j++) {
+    #pragma HLS pipeline II=1
+                i_col = i * COLS;
+                float sum = 0;
+            inner:
+                for (k = 0; k < ROWS; k++) {
+                    k_col = k * COLS;
+                    mult = m1[i_col + k] * m2[k_col + j];
+                    sum += mult;
+                }
+                prod[i_col + j] = sum;
+            }
+        }
+    }"""
+
+GEMM_INLINE = """
+    #define ROWS 8
+    #define COLS 8
+    void gemm_inline(float m1[ROWS * COLS], float m2[ROWS * COLS], float prod[ROWS * COLS]) {
+    outer:
+        for (int i = 0; i < ROWS; i++) {
+        middle:
+            for (int j = 0; j < COLS; j++) {
+    #pragma HLS pipeline II=1
+                float sum = 0;
+            inner:
+                for (int k = 0; k < ROWS; k++) {
+                    sum += m1[i * COLS + k] * m2[k * COLS + j];
+                }
+                prod[i * COLS + j] = sum;
+            }
+        }
+    }"""
+
+
+def test_gemm_with_scalar_index_temporaries_banks_like_its_inline_form(tmp_path):
+    temporaries = compile_text(tmp_path, "gemm_tmp", GEMM_TEMPORARIES)
+    inline = compile_text(tmp_path, "gemm_inline", GEMM_INLINE)
+    assert schemes(temporaries) == schemes(inline)
+    assert schemes(temporaries)["m1"][0]["banks"] > 1  # eight reads a cycle need banks
+    assert [(l["name"], l["target_ii"], l["achieved_ii"]) for l in loops(temporaries)] == [
+        (l["name"], l["target_ii"], l["achieved_ii"]) for l in loops(inline)]
+    assert checked_iis(temporaries) == checked_iis(inline) == {"middle": 1}
+    assert temporaries.report.warnings == ()
+
+
+@needs_gxx
+def test_gemm_with_temporaries_emitted_code_matches_original(tmp_path):
+    run_testbench(compile_text(tmp_path, "gemm_tmp", GEMM_TEMPORARIES), tmp_path)
+
+
+INDUCTION = """
+    void induction(int a[72], int out[64]) {
+        int k = 0;
+        for (int i = 0; i < 16; i++) {
+    #pragma HLS pipeline II=1
+            int base = i * 4;
+            for (int j = 0; j < 4; j++) {
+                out[base + j] = a[k + j] + a[k + j + 4];
+            }
+            k += 4;
+        }
+        out[0] = a[k + 7];
+    }"""
+
+INDUCTION_INLINE = """
+    void induction_inline(int a[72], int out[64]) {
+        for (int i = 0; i < 16; i++) {
+    #pragma HLS pipeline II=1
+            for (int j = 0; j < 4; j++) {
+                out[i * 4 + j] = a[4 * i + j] + a[4 * i + j + 4];
+            }
+        }
+        out[0] = a[71];
+    }"""
+
+
+def test_induction_variable_is_substituted_like_the_iterator_it_follows(tmp_path):
+    stepped = compile_text(tmp_path, "induction", INDUCTION)
+    inline = compile_text(tmp_path, "induction_inline", INDUCTION_INLINE)
+    assert stepped.report.warnings == ()
+    assert schemes(stepped) == schemes(inline)
+    assert checked_iis(stepped) == {"L4": 1}
+    assert checked_iis(inline) == {"L3": 1}
+
+
+def test_induction_variable_after_its_loop_holds_its_exit_value(tmp_path):
+    """After 16 steps of 4, ``a[k + 8]`` is a[72]: out of bounds, located."""
+    with pytest.raises(KernelError) as err:
+        compile_text(tmp_path, "induction", INDUCTION.replace("a[k + 7]", "a[k + 8]"))
+    assert (err.value.coord.line, err.value.coord.col) == (12, 14)
+    assert "index is 72" in err.value.message
+
+
+@needs_gxx
+def test_induction_emitted_code_matches_original(tmp_path):
+    run_testbench(compile_text(tmp_path, "induction", INDUCTION), tmp_path)
+
+
+CONDITIONAL = """
+    void conditional(int a[64], int flags[64], int out[64]) {
+        int idx = 0;
+        for (int i = 0; i < 64; i++) {
+    #pragma HLS pipeline II=1
+            out[i] = a[idx] + a[i];
+            if (flags[i] > 0)
+                idx++;
+        }
+    }"""
+
+
+def test_conditionally_stepped_scalar_is_irregular_with_a_located_reason(tmp_path):
+    report = compile_text(tmp_path, "conditional", CONDITIONAL).report
+    reasons = [w for w in report.warnings if "'idx'" in w]
+    assert len(reasons) == 1
+    assert reasons[0].startswith(f"{tmp_path / 'conditional.c'}:6:20: warning: 'idx' "
+                                 "changes by a non-constant amount in each iteration "
+                                 "of loop 'L4'")
+    assert any(w.endswith("a[?]: the index in dimension 0 of a is not affine; assuming "
+                          "it may be any index there") for w in report.warnings)
+
+
+def test_branches_that_agree_keep_the_scalar_affine(tmp_path):
+    text = """
+        void agree(int a[64], int flags[32], int out[32]) {
+            for (int i = 0; i < 32; i++) {
+        #pragma HLS pipeline II=1
+                int at;
+                if (flags[i] > 0) at = 2 * i; else at = i + i;
+                int other = i;
+                if (flags[i] > 1) other = 0;
+                out[i] = a[at] + a[at + 1] + a[other];
+            }
+        }"""
+    report = compile_text(tmp_path, "agree", text).report
+    located = [w.split(": warning: ")[0] for w in report.warnings]
+    assert located == [f"{tmp_path / 'agree.c'}:9:40", f"{tmp_path / 'agree.c'}:9:38"]
+    assert "'other' takes different values on the branches of the if at" in (
+        report.warnings[0])
+
+
+def test_scalar_passed_by_address_is_opaque(tmp_path):
+    text = """
+        void bump(int *p);
+        void escaped(int a[32], int out[32]) {
+            for (int i = 0; i < 32; i++) {
+        #pragma HLS pipeline II=1
+                int at = i;
+                bump(&at);
+                out[i] = a[at];
+            }
+        }"""
+    report = compile_text(tmp_path, "escaped", text).report
+    assert "'at' may be changed through its address or a reference" in report.warnings[0]
+
+
+# ---------------------------------------------------------------- point 5: loops
+
+
+MULTI_ITERATOR = """
+    void multi(int in1[64], int A[8][8], int out[64]) {
+        for (int itr = 0, i = 0, j = 0; itr < 64; itr++, j++) {
+            if (j == 8) {
+                j = 0;
+                i++;
+            }
+            A[i][j] = in1[itr];
+        }
+        for (int t = 0, p = 2; t < 60; t++, p++) {
+    #pragma HLS pipeline II=1
+            out[t] = in1[p] + in1[t] + in1[t + 1];
+        }
+    }"""
+
+
+def test_multi_iterator_loop_is_modelled_on_the_tested_iterator(tmp_path):
+    compiled = compile_text(tmp_path, "multi", MULTI_ITERATOR)
+    report = compiled.report
+    path = tmp_path / "multi.c"
+    assert [w.split(": warning: ")[0] for w in report.warnings] == [
+        f"{path}:8:11", f"{path}:8:14", f"{path}:8:9"]
+    assert "'i' changes by a non-constant amount in each iteration of loop 'L3'" in (
+        report.warnings[0])
+    assert [(l["name"], l["trip_count"]) for l in loops(compiled)] == [("L3", 64),
+                                                                        ("L10", 60)]
+    # in1[p] is in1[t + 2]: three reads a cycle on dual-port banks need two banks
+    assert schemes(compiled)["in1"][0]["banks"] == 2
+    assert checked_iis(compiled)["L10"] == 1
+
+
+@needs_gxx
+def test_multi_iterator_emitted_code_matches_original(tmp_path):
+    run_testbench(compile_text(tmp_path, "multi", MULTI_ITERATOR), tmp_path)
+
+
+def test_ap_uint_and_typedef_iterators_bank_like_int(tmp_path):
+    typed = """
+        #include "ap_int.h"
+        typedef ap_uint<16> bit16;
+        typedef int index_t;
+        void typed(int a[96], int b[32], int c[32]) {
+            for (bit16 i = 0; i < 32; i++) {
+                b[i] = a[3 * i] + a[3 * i + 1] + a[3 * i + 2];
+            }
+            index_t j;
+            for (j = 0; j < 32; j++) {
+                c[j] = a[j] + a[j + 64];
+            }
+        }"""
+    plain = typed.replace("bit16 i", "int i").replace("index_t j", "int j")
+    typed_run = compile_text(tmp_path, "typed", typed, suffix=".cpp")
+    plain_run = compile_text(tmp_path, "plain", plain.replace("typed(", "plain("),
+                             suffix=".cpp")
+    assert typed_run.report.warnings == ()
+    assert schemes(typed_run) == schemes(plain_run)
+    assert schemes(typed_run)["a"][0]["banks"] == 2
+    assert checked_iis(typed_run) == {"L6": 1, "L10": 1}
+
+
+def test_legacy_resource_pragma_sets_the_port_model(tmp_path):
+    text = """
+        void legacy(int a[64], int out[64]) {
+            int buf[64];
+        #pragma HLS resource variable=buf core=RAM_1P_BRAM
+            for (int i = 0; i < 64; i++) buf[i] = a[i];
+            for (int i = 0; i < 62; i++) {
+        #pragma HLS pipeline II=1
+                out[i] = buf[i] + buf[i + 1];
+            }
+        }"""
+    legacy = compile_text(tmp_path, "legacy", text)
+    bound = compile_text(tmp_path, "bound", text.replace(
+        "resource variable=buf core=RAM_1P_BRAM",
+        "bind_storage variable=buf type=ram_1p impl=bram").replace("legacy(", "bound("))
+    array = {a.array.name: a for a in legacy.report.solution.arrays}["buf"]
+    assert (array.ports.name, array.array.storage_impl) == ("ram_1p", "bram")
+    assert schemes(legacy) == schemes(bound)
+    assert schemes(legacy)["buf"][0]["banks"] == 2
+
+
+def test_misspelt_directive_is_warned_with_a_suggestion(tmp_path):
+    text = """
+        void misspelt(int a[64], int out[64]) {
+            for (int i = 0; i < 63; i++) {
+        #pragma HLS pipline II=1
+                out[i] = a[i] + a[i + 1];
+            }
+        #pragma HLS frobnicate
+        }"""
+    report = compile_text(tmp_path, "misspelt", text).report
+    path = tmp_path / "misspelt.c"
+    assert report.warnings[:2] == (
+        f"{path}:4:1: warning: unknown directive '#pragma HLS pipline': ignored; did you "
+        "mean 'pipeline'?",
+        f"{path}:7:1: warning: unknown directive '#pragma HLS frobnicate': ignored")
+
+
+def test_function_pipeline_is_a_located_error_naming_the_construct(tmp_path):
+    text = """
+        void whole(int a[8], int out[8]) {
+        #pragma HLS pipeline II=1
+            for (int i = 0; i < 8; i++) out[i] = a[i];
+        }"""
+    with pytest.raises(KernelError) as err:
+        compile_text(tmp_path, "whole", text)
+    assert (err.value.coord.line, err.value.coord.col) == (3, 1)
+    assert "pipelines the whole function" in err.value.message
+    assert "first line of the loop" in err.value.message
+
+
+# ---------------------------------------------------------------- point 6: auto-pipeline
+
+AUTO = """
+    void autopipe(int a[64], int b[64], int c[8][8], int d[8]) {
+        for (int i = 0; i < 62; i++) {
+            b[i] = a[i] + a[i + 1] + a[i + 2];
+        }
+        for (int i = 0; i < 8; i++) {
+            for (int j = 0; j < 8; j++) {
+    #pragma HLS pipeline off
+                c[i][j] = a[i * 8 + j];
+            }
+        }
+        for (int i = 0; i < 8; i++) {
+            int s = 0;
+            for (int j = 0; j < 8; j++) {
+    #pragma HLS unroll
+                s += c[i][j];
+            }
+            d[i] = s;
+        }
+    }"""
+
+
+def test_innermost_loops_are_pipelined_as_vitis_does_by_default(tmp_path):
+    compiled = compile_text(tmp_path, "autopipe", AUTO)
+    assert [(l["name"], l["target_ii"], l["pipeline_inferred"]) for l in loops(compiled)] == [
+        ("L3", 1, True), ("L12", 1, True)]
+    assert checked_iis(compiled) == {"L3": 1, "L12": 1}
+    assert schemes(compiled)["a"][0]["banks"] == 2  # three reads a cycle
+    assert schemes(compiled)["c"][0]["banks"] == 4  # eight reads of a row a cycle
+
+
+def test_no_auto_pipeline_leaves_loops_as_written(tmp_path):
+    compiled = compile_text(tmp_path, "autopipe", AUTO, auto_pipeline=False)
+    assert [(l["name"], l["pipeline_inferred"]) for l in loops(compiled)] == [("L14", False)]
+    assert schemes(compiled)["a"][0]["banks"] == 1
+
+
+def test_pragma_pipelined_loop_is_not_inferred(tmp_path):
+    compiled = compile_text(tmp_path, "pragma_pipelined", GEMM_INLINE.replace(
+        "gemm_inline(", "pragma_pipelined("))
+    assert [(l["name"], l["pipeline_inferred"]) for l in loops(compiled)] == [
+        ("middle", False)]
+
+
+WHILE = """
+    void counted(int a[64], int b[64]) {
+        int buf[64];
+        int i = 0;
+        while (i < 64) {
+            buf[i] = a[i];
+            i++;
+        }
+        int k = 2;
+        for (; k < 62; k += 2) {
+    #pragma HLS pipeline II=1
+            b[k] = buf[k - 2] + buf[k] + buf[k + 1] + buf[k + 2];
+        }
+        b[0] = buf[i - 1] + buf[k];
+    }"""
+
+
+def test_while_and_startless_for_count_from_their_counter(tmp_path):
+    compiled = compile_text(tmp_path, "counted", WHILE)
+    assert compiled.report.warnings == ()
+    assert [(l["name"], l["trip_count"], l["pipeline_inferred"]) for l in loops(compiled)] == [
+        ("L5", 64, True), ("L10", 30, False)]
+    assert checked_iis(compiled) == {"L5": 1, "L10": 1}
+    scheme, copies = schemes(compiled)["buf"]
+    assert scheme["banks"] * copies == 2  # four reads a cycle on dual-port banks
+
+
+@needs_gxx
+def test_while_loop_emitted_code_matches_original(tmp_path):
+    run_testbench(compile_text(tmp_path, "counted", WHILE), tmp_path)
+
+
+@pytest.mark.parametrize("loop, where, words", [
+    ("while (a[n] != 0) {\n        b[n] = a[n];\n        n++;\n    }", (4, 12),
+     "cannot count the iterations of this loop without a start ('while'"),
+    ("while (1) {\n        b[n] = a[n];\n        n++;\n    }", (4, 12),
+     "cannot count the iterations"),
+    ("while (n < 64) {\n        b[n] = a[n];\n        n += 2;\n        a[n] = 0;\n    }",
+     (7, 9), "must step its counter 'n' by a nonzero constant in its last statement"),
+])
+def test_uncounted_while_is_a_located_error(tmp_path, loop, where, words):
+    text = f"void uncounted(int a[64], int b[64]) {{\n    int n = 0;\n\n    {loop}\n}}\n"
+    with pytest.raises(KernelError) as err:
+        compile_text(tmp_path, "uncounted", text)
+    assert (err.value.coord.line, err.value.coord.col) == where
+    assert words in err.value.message
