@@ -119,6 +119,7 @@ def _run(path: str | os.PathLike, opts: Options,
     kernel = frontend.parse_kernel(path, defines=dict(opts.defines), top=opts.top,
                                    include_dirs=opts.include_dirs, std=opts.std,
                                    hls_include=opts.hls_include)
+    kernel = poly.bound_sizes(kernel)
     model = poly.build_model(kernel, ports=opts.ports)
     solution = banking.solve(model, max_banks=opts.max_banks, part=opts.part,
                              schemes=opts.schemes, time_limit=opts.time_limit,
@@ -140,6 +141,7 @@ def schedule_emitted(kernel, files: dict[str, str], ports: int,
     emitted = frontend.parse_source(files[name], name, top=kernel.top,
                                     include_dirs=(folder,) + opts.include_dirs,
                                     hls_include=opts.hls_include)
+    emitted = replace(emitted, params=kernel.params)  # replayed at the same sizes
     return check.check_kernel(emitted, check.as_written_bankings(emitted), ports=ports,
                               rule=True)
 
@@ -160,10 +162,10 @@ def check_kernel(path: str | os.PathLike, options: Options | None = None, *,
 
 
 def _synthesized(report: Report) -> dict[str, rtl.Resources]:
-    """yosys' resources of every array's RTL model (``compile --synth``)."""
-    names = [a.array.name for a in report.solution.arrays]
-    mems = [rtl.memory(report.model.array(a.array.name), a.banking)
-            for a in report.solution.arrays]
+    """yosys' resources of every on-chip array's RTL model (``compile --synth``)."""
+    on_chip = [a for a in report.solution.arrays if a.array.bundle is None]
+    names = [a.array.name for a in on_chip]
+    mems = [rtl.memory(report.model.array(a.array.name), a.banking) for a in on_chip]
     try:
         return dict(zip(names, rtl.synthesize_many(mems)))
     except rtl.SynthesisError as error:

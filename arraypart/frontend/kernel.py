@@ -149,13 +149,13 @@ def parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None 
     func = choose_top(funcs, filename, top)
     values = _define_values(probe_decls)
     lines = text.split("\n")
-    arrays, body = lower_function(func, globals_, filename, lines, values)
+    arrays, body, params = lower_function(func, globals_, filename, lines, values)
     for candidate in funcs:
         N.release_types(candidate, globals_)
     source = SourceUnit(text, func, globals_, _includes(text),
                         tuple(sorted(extra.items())), unit.is_cxx)
     return Kernel(Path(filename).stem, func.name, filename, arrays, body, func.coord,
-                  tuple(sorted(values.items())), source)
+                  tuple(sorted(values.items())), params, source)
 
 
 def _apply_overrides(text: str, overrides: Mapping[str, int]) -> tuple[str, dict[str, int]]:

@@ -16,11 +16,12 @@ import clang.cindex as ci
 
 from .. import expr as E
 from ..errors import Coord, KernelError
-from ..ir import Access, Array, If, Loop, Node, Stmt
+from ..ir import Access, Array, If, Loop, Node, Param, Stmt
 from .cexpr import (COMPARISONS, FLIPPED, Bound, Scope, condition_dnf, fold,
                     interval, min_max_terms, quasi_affine)
 from . import cnodes as N
 from .declarations import affine_temporary, array_decl, integer_constant
+from . import interfaces as I
 from .pragmas import LOOP_DIRECTIVES, PragmaReader
 
 POINTER_KIND = ci.TypeKind.POINTER
@@ -32,9 +33,9 @@ UNIT_STEPS = (1, -1)
 
 def lower_function(func: N.FuncDef, globals_: tuple[N.Decl, ...], filename: str,
                    lines: list[str], defines: Mapping[str, int]
-                   ) -> tuple[tuple[Array, ...], tuple[Node, ...]]:
-    """The arrays (parameters, file-scope arrays, locals, in that order) and the loop
-    tree of ``func``; ``globals_`` are the file-scope variables."""
+                   ) -> tuple[tuple[Array, ...], tuple[Node, ...], tuple[Param, ...]]:
+    """The arrays (parameters, file-scope arrays, locals, in that order), the loop
+    tree and the run-time sizes of ``func``; ``globals_`` are the file-scope variables."""
     return _Lowering(func, globals_, filename, lines, defines).run()
 
 
@@ -48,23 +49,48 @@ class _Lowering:
         self._pragmas = PragmaReader(filename, lines, self._constants)
         self._ref_ids = {id(r): k for k, r in enumerate(N.outer_array_refs(func.body))}
         self._arrays: dict[str, Array] = {}
-        self._pointers: dict[str, Coord] = {}
         self._iterators: list[str] = []
         self._ranges: dict[str, Bound] = {}
         self._temporaries: dict[str, E.Expr] = {}
+        self._interfaces = I.interface_pragmas(func, self._pragmas)
+        self._streams: set[str] = set()
+        self._sizes: dict[str, Coord] = {}
+        self._size_sources: dict[str, str] = {}
+        self._reached: dict[str, list[tuple[E.Expr | None, dict[str, Bound]]]] = {}
 
     def run(self):
         self._collect_constants()
+        self._collect_sizes()
         self._collect_arrays()
         self._apply_array_pragmas()
         body = tuple(self._items(self._func.body.items))
-        return tuple(self._arrays.values()), body
+        self._fix_extents()
+        return tuple(self._arrays.values()), body, self._params(body)
 
     # ------------------------------------------------------------ declarations
 
     def _scope(self) -> Scope:
-        return Scope(frozenset(self._iterators), self._constants, dict(self._ranges),
-                     dict(self._temporaries))
+        return Scope(frozenset(self._iterators) | frozenset(self._sizes), self._constants,
+                     dict(self._ranges), dict(self._temporaries))
+
+    def _collect_sizes(self) -> None:
+        """The run-time sizes (module :mod:`.interfaces`): at least 0, at most the
+        ``-D ARRAYPART_MAX_<name>`` value when one is given."""
+        for param in self._func.params:
+            if param.name and param.name not in self._constants and I.is_size_candidate(
+                    param, self._func.body):
+                self._sizes[param.name] = param.coord
+                self._ranges[param.name] = (0, None)
+        for name, high in I.define_bounds(self._constants, list(self._sizes)).items():
+            self._ranges[name] = (0, high)
+            self._size_sources[name] = f"-D {I.MAX_DEFINE_PREFIX}{name}"
+
+    def _params(self, body: tuple[Node, ...]) -> tuple[Param, ...]:
+        """The sizes the IR uses, each with the range known so far (the polyhedral pass
+        bounds the others by the arrays they index)."""
+        used = _used_variables(body)
+        return tuple(Param(name, *self._ranges[name], coord, self._size_sources.get(name))
+                     for name, coord in self._sizes.items() if name in used)
 
     def _collect_constants(self) -> None:
         decls = list(self._globals)
@@ -76,21 +102,56 @@ class _Lowering:
 
     def _collect_arrays(self) -> None:
         for param in self._func.params:
-            if param.is_array:
-                self._add_array(param, interface=True)
-            elif param.ctype is not None and param.ctype.kind == POINTER_KIND:
-                self._pointers[param.name] = param.coord
+            if I.is_stream(param):
+                self._streams.add(param.name)
+            elif param.is_array or I.is_unsized(param):
+                self._add_parameter(param)
         for node in self._globals:
             if node.is_array:
                 self._add_array(node, interface=False)
         for node in N.walk(self._func.body):
-            if isinstance(node, N.Decl) and node.is_array:
+            if isinstance(node, N.Decl) and I.is_stream(node):
+                self._streams.add(node.name)
+            elif isinstance(node, N.Decl) and node.is_array:
                 self._add_array(node, interface=False)
 
-    def _add_array(self, decl: N.Decl, *, interface: bool) -> None:
+    def _add_parameter(self, param: N.Decl) -> None:
+        """A pointer or array parameter by its interface: off-chip (m_axi) or on-chip;
+        a pointer's first dimension is its extent, fixed after the body is lowered."""
+        iface = self._interfaces.get(param.name) or I.default_interface(param)
+        unsized = I.is_unsized(param)
+        if unsized:
+            self._reached[param.name] = []
+        self._add_array(param, interface=True, extent=1 if unsized else None)
+        array = self._arrays[param.name]
+        self._arrays[param.name] = replace(
+            array, bundle=iface.bundle if iface.off_chip else None,
+            partitionable=not (iface.off_chip or param.ctype.kind == POINTER_KIND))
+
+    def _fix_extents(self) -> None:
+        """Each pointer or unsized parameter's first dimension: its INTERFACE depth, else
+        one past the largest index its accesses reach (1 when it is only dereferenced,
+        or unused)."""
+        for name, accesses in self._reached.items():
+            param = next(p for p in self._func.params if p.name == name)
+            iface = self._interfaces.get(name) or I.default_interface(param)
+            highs = [None if index is None else interval(
+                index, {**ranges, **{n: self._ranges[n] for n in self._sizes}})[1]
+                for index, ranges in accesses]
+            if iface.depth is not None:
+                extent = iface.depth
+            elif None in highs or not (highs or _only_dereferenced(self._func.body, name)):
+                raise I.unknown_extent(name, iface.coord or param.coord, iface)
+            else:
+                extent = max([h + 1 for h in highs] + [1])
+            array = self._arrays[name]
+            self._arrays[name] = replace(array, shape=(extent,) + array.shape[1:])
+
+    def _add_array(self, decl: N.Decl, *, interface: bool, extent: int | None = None
+                   ) -> None:
         if decl.name in self._arrays:
             raise KernelError(decl.coord, f"array '{decl.name}' is declared twice")
-        self._arrays[decl.name] = array_decl(decl, interface=interface)
+        self._arrays[decl.name] = array_decl(decl, interface=interface, extent=extent)
 
     def _apply_array_pragmas(self) -> None:
         ranks = {name: len(d.shape) for name, d in self._arrays.items()}
@@ -231,10 +292,9 @@ class _Lowering:
             self._collect(subscript, out)
         coord = node.coord
         name = base.name if isinstance(base, N.Id) else None
+        if name in self._streams:
+            return  # a FIFO: s[k].read() is no memory access
         if name not in self._arrays:
-            if name in self._pointers:
-                raise KernelError(self._pointers[name],
-                                  f"array parameter '{name}' needs a fixed size")
             raise KernelError(coord, "only arrays declared with a fixed size can be "
                                      "indexed" + (f" ('{name}' is not one)" if name else ""))
         rank = len(self._arrays[name].shape)
@@ -243,6 +303,8 @@ class _Lowering:
                                      f"indexed with {len(subscripts)} subscript(s)")
         scope = self._scope()
         index = tuple(quasi_affine(s, scope) for s in subscripts)
+        if name in self._reached:
+            self._reached[name].append((index[0], dict(self._ranges)))
         for kind in kinds:
             out.append(Access(name, index, kind, self._ref_ids[id(node)], coord))
 
@@ -267,6 +329,7 @@ class _Lowering:
         while header < len(items) and isinstance(items[header], N.Pragma):
             header += 1
         pipeline_ii, unroll = self._loop_pragmas(items[:header])
+        self._bound_sizes(init, bound, step, items[:header])
         self._iterators.append(var)
         self._ranges[var] = self._iterator_range(init, bound, step)
         shadowed = self._temporaries.pop(var, None)
@@ -282,6 +345,25 @@ class _Lowering:
         if pipeline_ii is not None:
             _check_unrollable(loop, loop.body)
         return loop
+
+    def _bound_sizes(self, init, bound, step, header) -> None:
+        """A ``LOOP_TRIPCOUNT max=M`` bounds each size the loop's span depends on
+        (:func:`.interfaces.tripcount_bound`)."""
+        found = I.tripcount(self._pragmas, header)
+        if found is None or len(init) != 1 or len(bound) != 1:
+            return
+        trips, pragma = found
+        span = E.add(bound[0], E.scale(-1, init[0]))
+        if step < 0:
+            span = E.scale(-1, span)
+        for name in sorted(E.variables(span) & set(self._sizes)):
+            others = {k: v for k, v in self._ranges.items() if k != name}
+            high = I.tripcount_bound(span, name, step, trips, others)
+            low, known = self._ranges[name]
+            if high is not None and (known is None or high < known):
+                self._ranges[name] = (low, high)
+                self._size_sources[name] = (f"LOOP_TRIPCOUNT max={trips} at "
+                                            f"{self._pragmas.coord(pragma)}")
 
     def _iterator_range(self, init: tuple[E.Expr, ...], bound: tuple[E.Expr, ...],
                         step: int) -> Bound:
@@ -365,6 +447,39 @@ class _Lowering:
 
 _NOT_AFFINE = ("loop {what} must be affine in constants and enclosing loop iterators "
                "(or a {kind}() of such)")
+
+
+def _used_variables(nodes: tuple[Node, ...]) -> set[str]:
+    """Every variable of the loop bounds, guards and indices of ``nodes``."""
+    used: set[str] = set()
+    for node in nodes:
+        if isinstance(node, Loop):
+            for e in node.init + node.bound:
+                used |= E.variables(e)
+            used |= _used_variables(node.body)
+        elif isinstance(node, If):
+            for conj in node.cond or ():
+                for c in conj:
+                    used |= E.variables(c.expr)
+            for access in node.cond_accesses:
+                used |= _index_variables(access)
+            used |= _used_variables(node.then + node.orelse)
+        else:
+            for access in node.accesses:
+                used |= _index_variables(access)
+    return used
+
+
+def _index_variables(access: Access) -> set[str]:
+    return set().union(*(E.variables(e) for e in access.index if e is not None))
+
+
+def _only_dereferenced(body: N.Node, name: str) -> bool:
+    """Every use of ``name`` in ``body`` (if any) is ``*name``: element 0 alone."""
+    uses = sum(1 for n in N.walk(body) if isinstance(n, N.Id) and n.name == name)
+    derefs = sum(1 for n in N.walk(body) if isinstance(n, N.UnaryOp) and n.op == "*"
+                 and isinstance(n.expr, N.Id) and n.expr.name == name)
+    return uses == derefs
 
 
 def _first(parts):

@@ -79,13 +79,19 @@ class ArrayModel:
 
 @dataclass(frozen=True, eq=False)
 class LoopInfo:
-    """A pipelined loop (or unrolled loop outside pipelines) for the report."""
+    """A pipelined loop (or unrolled loop outside pipelines) for the report.
+
+    ``bundle_ii`` is the least II its off-chip accesses allow: an m_axi bundle serves
+    one read and one write per cycle for all its arrays together, so
+    ``bundle_ii = max over bundles of max(reads, writes)`` per iteration (distinct
+    addresses of the bundle's arrays, every lane counted: an upper bound)."""
 
     name: str
     coord: Coord
     target_ii: int
     trip_count: int
     arrays: tuple[str, ...]
+    bundle_ii: int = 1
 
 
 @dataclass(frozen=True, eq=False)
