@@ -141,7 +141,7 @@ def schedule_emitted(kernel, files: dict[str, str], ports: int,
     emitted = frontend.parse_source(files[name], name, top=kernel.top,
                                     include_dirs=(folder,) + opts.include_dirs,
                                     hls_include=opts.hls_include)
-    emitted = replace(emitted, params=kernel.params)  # replayed at the same sizes
+    emitted = poly.with_sizes_of(emitted, kernel)  # replayed at the same sizes
     return check.check_kernel(emitted, check.as_written_bankings(emitted), ports=ports,
                               rule=True)
 

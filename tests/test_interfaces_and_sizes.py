@@ -294,3 +294,18 @@ void rev(const int a[N], int b[N], int n) {
     assert array(compiled.report, "t").banking.scheme.banks == 2
     run = run_testbench(compiled, tmp_path)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+
+
+def test_a_size_only_guards_use_stays_a_data_dependent_condition(tmp_path):
+    text = """void head(int a[64], int b[64], int n) {
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    if (i < n) b[i] = a[i] + a[63 - i];
+  }
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "head.c", text), ports=1)
+    assert report.kernel.params == () and report.to_json()["params"] == {}
+    (guard,) = report.kernel.body[0].body
+    assert guard.cond is None  # both branches may run, for every n
+    assert array(report, "a").banking.scheme.banks == 2 and array(report, "a").conflict_free

@@ -151,8 +151,9 @@ def tripcount_bound(span: E.Expr, param: str, step: int, trips: int,
 
 
 def unknown_extent(name: str, coord: Coord, iface: Interface) -> KernelError:
-    mode = iface.mode
     return KernelError(coord, (
         f"pointer parameter '{name}': its extent is unknown (an index that is not affine "
-        f"in loop iterators and bounded sizes, or no access at all); give it with "
-        f"'#pragma HLS INTERFACE {mode} port={name} depth=<elements>'"))
+        f"in loop iterators and bounded sizes, or a use other than {name}[...] and "
+        f"*{name}); give it with '#pragma HLS INTERFACE {iface.mode} port={name} "
+        f"depth=<elements>', or bound the sizes its index uses with "
+        f"LOOP_TRIPCOUNT max= or -D {MAX_DEFINE_PREFIX}<size>"))

@@ -346,7 +346,8 @@ class _Lowering:
             _check_unrollable(loop, loop.body)
         return loop
 
-    def _bound_sizes(self, init, bound, step, header) -> None:
+    def _bound_sizes(self, init: tuple[E.Expr, ...], bound: tuple[E.Expr, ...], step: int,
+                     header: list[N.Node]) -> None:
         """A ``LOOP_TRIPCOUNT max=M`` bounds each size the loop's span depends on
         (:func:`.interfaces.tripcount_bound`)."""
         found = I.tripcount(self._pragmas, header)

@@ -9,12 +9,17 @@ its array somewhere in its iteration domain, ``p`` is bounded by
 
 and the box ``low <= p <= high(p)`` (every open size at once) meets no point of ``Bad``:
 each point of ``Bad`` has some ``p`` at or above its minimum.
+
+A size that only ``if`` conditions use (``if (i < n)``) and nothing bounds is dropped
+instead: the conditions on it become data dependent (both branches may run), a safe
+over-approximation for every value of it.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
+from .. import expr as E
 from .. import ir
 from ..errors import KernelError
 from . import isl_glue as G
@@ -27,6 +32,7 @@ DEFINE_PREFIX = "ARRAYPART_MAX_"  # the -D that bounds a size (frontend.interfac
 def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
     """``kernel`` with every size bounded (itself when all are); a located error for a
     size that nothing bounds."""
+    kernel = _without_guard_sizes(kernel)
     open_sizes = [p for p in kernel.params if p.high is None]
     if not open_sizes:
         return kernel
@@ -63,3 +69,51 @@ def _bounded(p: ir.Param, bad, witness: dict[str, str]) -> ir.Param:
             f"run-time size '{p.name}': {witness[p.name]} is exceeded for every value "
             f"from {p.low} up"))
     return replace(p, high=high, source=witness[p.name])
+
+
+def with_sizes_of(kernel: ir.Kernel, bounded: ir.Kernel) -> ir.Kernel:
+    """``kernel`` (another reading of ``bounded``'s text, such as its emitted form) with
+    ``bounded``'s sizes: the same ranges, the same sizes dropped."""
+    kept = {p.name for p in bounded.params}
+    dropped = {p.name for p in kernel.params} - kept
+    return replace(kernel, body=_forget(kernel.body, dropped), params=bounded.params)
+
+
+def _without_guard_sizes(kernel: ir.Kernel) -> ir.Kernel:
+    """``kernel`` without the unbounded sizes that no loop bound or index uses, their
+    conditions made data dependent (module doc)."""
+    used = _bound_or_index_variables(kernel.body)
+    dropped = {p.name for p in kernel.params if p.high is None and p.name not in used}
+    if not dropped:
+        return kernel
+    return replace(kernel, body=_forget(kernel.body, dropped),
+                   params=tuple(p for p in kernel.params if p.name not in dropped))
+
+
+def _bound_or_index_variables(nodes: tuple[ir.Node, ...]) -> set[str]:
+    used: set[str] = set()
+    for node in nodes:
+        if isinstance(node, ir.Loop):
+            used |= set().union(*(E.variables(e) for e in node.init + node.bound))
+            used |= _bound_or_index_variables(node.body)
+        elif isinstance(node, ir.If):
+            used |= _bound_or_index_variables(node.then + node.orelse)
+        else:
+            used |= set().union(*(E.variables(e) for a in node.accesses
+                                  for e in a.index if e is not None))
+    return used
+
+
+def _forget(nodes: tuple[ir.Node, ...], names: set[str]) -> tuple[ir.Node, ...]:
+    """``nodes`` with every condition that mentions one of ``names`` data dependent."""
+    out: list[ir.Node] = []
+    for node in nodes:
+        if isinstance(node, ir.Loop):
+            node = replace(node, body=_forget(node.body, names))
+        elif isinstance(node, ir.If):
+            mentions = any(E.variables(c.expr) & names for conj in node.cond or ()
+                           for c in conj)
+            node = replace(node, cond=None if mentions else node.cond,
+                           then=_forget(node.then, names), orelse=_forget(node.orelse, names))
+        out.append(node)
+    return tuple(out)
