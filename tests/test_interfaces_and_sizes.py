@@ -309,3 +309,27 @@ def test_a_size_only_guards_use_stays_a_data_dependent_condition(tmp_path):
     (guard,) = report.kernel.body[0].body
     assert guard.cond is None  # both branches may run, for every n
     assert array(report, "a").banking.scheme.banks == 2 and array(report, "a").conflict_free
+
+
+def test_a_product_of_sizes_is_a_size_of_its_own(tmp_path):
+    text = """void flat(const int a[1025], int b[1024], int dim) {
+  int t[1025];
+  for (int i = 0; i < dim * dim; i++) {
+#pragma HLS LOOP_TRIPCOUNT max=1024
+#pragma HLS pipeline II=1
+    t[i] = a[i] + a[i + 1];
+  }
+  for (int i = 0; i < dim * dim; i++) {
+#pragma HLS pipeline II=1
+    b[i] = t[i];
+  }
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "flat.c", text), ports=1)
+    assert report.to_json()["params"]["dim*dim"]["range"] == [0, 1024]
+    assert [l["trip_count"] for l in report.to_json()["loops"]] == [1024, 1024]
+    assert array(report, "a").banking.scheme.banks == 2 and array(report, "a").conflict_free
+    text = text.replace("#pragma HLS LOOP_TRIPCOUNT max=1024\n", "").replace(
+        "1025", "4097").replace("b[1024]", "b[8192]")
+    params = arraypart.analyze(write(tmp_path, "flat.c", text), ports=1).to_json()["params"]
+    assert params["dim*dim"]["range"] == [0, 4096]  # a[i + 1] stays inside a[4097]

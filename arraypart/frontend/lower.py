@@ -366,6 +366,27 @@ class _Lowering:
                 self._size_sources[name] = (f"LOOP_TRIPCOUNT max={trips} at "
                                             f"{self._pragmas.coord(pragma)}")
 
+    def _product_size(self, node: N.Node) -> tuple[E.Expr] | None:
+        """A bound ``a * b`` of sizes (and constants) is not affine; its value is a size
+        of its own, named by the product (``size*size``), that the loop's LOOP_TRIPCOUNT
+        or the arrays it indexes bound.  None for any other expression."""
+        leaves = _product_leaves(node)
+        if leaves is None or not any(isinstance(leaf, N.Id) for leaf in leaves):
+            return None
+        words = []
+        for leaf in leaves:
+            if isinstance(leaf, N.Id) and leaf.name in self._sizes:
+                words.append(leaf.name)
+            elif (value := fold(leaf, self._scope())) is not None and value >= 0:
+                words.append(str(value))
+            else:
+                return None
+        name = "*".join(words)
+        if name not in self._sizes:
+            self._sizes[name] = node.coord
+            self._ranges[name] = (0, None)
+        return (E.var(name),)
+
     def _iterator_range(self, init: tuple[E.Expr, ...], bound: tuple[E.Expr, ...],
                         step: int) -> Bound:
         """An interval holding the iterator's values: counting up it is at least every
@@ -423,6 +444,8 @@ class _Lowering:
             raise KernelError(start.coord, _NOT_AFFINE.format(
                 what="start", kind="max" if increasing else "min"))
         bound = min_max_terms(limit, "min" if increasing else "max", scope)
+        if bound is None and increasing:
+            bound = self._product_size(limit)
         if bound is None:
             raise KernelError(limit.coord, _NOT_AFFINE.format(
                 what="bound", kind="min" if increasing else "max"))
@@ -448,6 +471,17 @@ class _Lowering:
 
 _NOT_AFFINE = ("loop {what} must be affine in constants and enclosing loop iterators "
                "(or a {kind}() of such)")
+
+
+def _product_leaves(node: N.Node) -> list[N.Node] | None:
+    """The factors of ``a * b * ...`` (at least two), else None."""
+    if not (isinstance(node, N.BinaryOp) and node.op == "*"):
+        return None
+    leaves = []
+    for side in (node.left, node.right):
+        inner = _product_leaves(side)
+        leaves += inner if inner is not None else [side]
+    return leaves
 
 
 def _used_variables(nodes: tuple[Node, ...]) -> set[str]:

@@ -59,10 +59,11 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
 def _bounded(p: ir.Param, bad, witness: dict[str, str]) -> ir.Param:
     values = G.project_onto(bad, p.name)
     if values.is_empty():
+        define = f", or give -D {DEFINE_PREFIX}{p.name}=<largest value>" if (
+            p.name.isidentifier()) else ""
         raise KernelError(p.coord, (
             f"run-time size '{p.name}' bounds loops or indices but nothing bounds it: add "
-            f"'#pragma HLS LOOP_TRIPCOUNT max=<trips>' to a loop it bounds, or give "
-            f"-D {DEFINE_PREFIX}{p.name}=<largest value>"))
+            f"'#pragma HLS LOOP_TRIPCOUNT max=<trips>' to a loop it bounds{define}"))
     high = G.first_point(values)[p.name] - 1
     if high < p.low:
         raise KernelError(p.coord, (
