@@ -127,6 +127,15 @@ def test_m_axi_pointer_is_off_chip_and_never_partitioned(tmp_path):
     assert any("m_axi" in w and "need II 4" in w for w in report.warnings)
 
 
+def test_user_partition_of_an_off_chip_array_is_dropped_with_a_warning(tmp_path):
+    text = FOUR_READS.format(mode="m_axi", extra="").replace(
+        "port=a \n", "port=a\n#pragma HLS array_partition variable=a type=cyclic factor=4\n")
+    compiled = arraypart.compile_kernel(write(tmp_path, "four.cpp", text))
+    assert "array_partition variable=a " not in compiled.files["four.cpp"]
+    assert any(":4:1: warning: array_partition of a is dropped" in w
+               for w in compiled.report.warnings)
+
+
 def test_ap_memory_array_is_on_chip_and_banked_per_dimension(tmp_path):
     path = write(tmp_path, "four.cpp", FOUR_READS_ON_CHIP)
     report = arraypart.analyze(path, ports=1)

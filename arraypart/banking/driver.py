@@ -219,6 +219,9 @@ def _unpartitioned(am: ArrayModel, bound: int, start: float,
     notes = () if proof.conflict_free else (warning_text(array.coord, (
         f"{array.name} is {where}: it keeps one memory with {am.ports.name} ports, "
         f"achieved II {dict(proof.achieved_ii)}: {proof.counterexample}")),)
+    notes += tuple(warning_text(p.coord, (
+        f"array_partition of {array.name} is dropped: {array.name} is {where}"))
+        for p in array.partitions)
     solution = _solution(am, banking, proof, bound, start, f"{where}: never partitioned",
                          notes)
     return replace(solution, bram18k=0) if array.bundle is not None else solution
