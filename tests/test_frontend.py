@@ -353,7 +353,7 @@ ERRORS = [
      "does not match"),
     ("loop-ne-step", LOOP_OK + "  for (int i = 0; i != 8; i += 2) A[i] = 0;\n}\n", 2, 19,
      "'!='"),
-    ("loop-bound", "void k(int A[8], int n) {\n  for (int i = 0; i < n * n; i++) A[i] = 0;"
+    ("loop-bound", "void k(int A[8], int n) {\n  for (int i = 0; i < n * n - 1; i++) A[i] = 0;"
      "\n}\n", 2, 23, "loop bound must be affine"),
     ("loop-step", LOOP_OK + "  for (int i = 1; i < 8; i *= 2) A[i] = 0;\n}\n", 2, 26,
      "unsupported loop increment"),

@@ -469,8 +469,9 @@ class _Lowering:
         return found.get("pipeline"), found.get("unroll")
 
 
-_NOT_AFFINE = ("loop {what} must be affine in constants and enclosing loop iterators "
-               "(or a {kind}() of such)")
+_NOT_AFFINE = ("loop {what} must be affine in constants, enclosing loop iterators and "
+               "integer size arguments the body never assigns (or a {kind}() of such, or "
+               "a product of sizes alone)")
 
 
 def _product_leaves(node: N.Node) -> list[N.Node] | None:
