@@ -342,3 +342,26 @@ def test_a_product_of_sizes_is_a_size_of_its_own(tmp_path):
         "1025", "4097").replace("b[1024]", "b[8192]")
     params = arraypart.analyze(write(tmp_path, "flat.c", text), ports=1).to_json()["params"]
     assert params["dim*dim"]["range"] == [0, 4096]  # a[i + 1] stays inside a[4097]
+
+
+def test_depth_products_and_unreadable_pragma_values(tmp_path):
+    text = """#define W 16
+#define H 8
+static const int kTrips = 64;
+void copy(const int *src, int dst[128], int n) {
+#pragma HLS INTERFACE m_axi port=src depth=W*H
+  for (int i = 0; i < n; i++) {
+#pragma HLS LOOP_TRIPCOUNT max=kTripsFromAHeader
+#pragma HLS pipeline II=1
+    dst[i] = src[i];
+  }
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "copy.c", text))
+    assert array(report, "src").array.shape == (128,)
+    # the tripcount names nothing arraypart can read: dst's extent bounds n instead
+    assert report.to_json()["params"]["n"]["range"] == [0, 128]
+    text = text.replace("depth=W*H", "depth=DEPTH_FROM_A_HEADER").replace("i < n", "i < 128")
+    with pytest.raises(KernelError) as info:
+        arraypart.analyze(write(tmp_path, "copy.c", text.replace("src[i]", "src[dst[i]]")))
+    assert "depth=DEPTH_FROM_A_HEADER is not an integer arraypart can read" in str(info.value)

@@ -14,7 +14,10 @@ Per UG1399 ("Interfaces", "M_AXI Bundles"):
   it may bound loops and appear in indices (:class:`arraypart.ir.Param`).
 
 Run-time sizes are bounded by ``#pragma HLS LOOP_TRIPCOUNT max=M`` on a loop they bound
-(see :func:`tripcount_bound`) or by ``-D ARRAYPART_MAX_<name>=V``.
+(see :func:`tripcount_bound`) or by ``-D ARRAYPART_MAX_<name>=V``.  ``depth=`` and
+``max=`` are read as integers, ``#define`` or const names, or products of them; a value
+arraypart cannot read (a name from a header's ``constexpr``) bounds nothing, as Vitis
+uses both only for reports and co-simulation.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import clang.cindex as ci
 from .. import expr as E
 from ..errors import Coord, KernelError
 from . import cnodes as N
-from .cexpr import Bound, interval
+from .cexpr import Bound, int_text, interval
 from .pragmas import HlsPragma, PragmaReader
 
 T = ci.TypeKind
@@ -47,6 +50,7 @@ class Interface:
     bundle: str | None
     depth: int | None
     coord: Coord | None
+    unread_depth: str | None = None  # a depth= value arraypart cannot read
 
     @property
     def off_chip(self) -> bool:
@@ -64,12 +68,14 @@ def interface_pragmas(func: N.FuncDef, reader: PragmaReader) -> dict[str, Interf
         mode = pragma.option("mode") or next(iter(pragma.flags), None)
         if port is None or mode is None:
             continue  # Vitis itself reports an incomplete INTERFACE pragma
-        depth = reader.positive_int(pragma, "depth") if pragma.option("depth") else None
+        written = pragma.option("depth")
+        depth = None if written is None else pragma_int(written, reader.constants)
         bundle = pragma.option("bundle")
         mode = mode.lower()
         if mode in OFF_CHIP_MODES and bundle is None:
             bundle = DEFAULT_BUNDLE
-        found[port] = Interface(mode, bundle, depth, reader.coord(pragma))
+        unread = written if written is not None and depth is None else None
+        found[port] = Interface(mode, bundle, depth, reader.coord(pragma), unread)
     return found
 
 
@@ -119,12 +125,28 @@ def define_bounds(defines: dict[str, int], names: list[str]) -> dict[str, int]:
             if MAX_DEFINE_PREFIX + n in defines}
 
 
+def pragma_int(written: str, constants) -> int | None:
+    """A pragma's integer value: a literal, a named constant, or a product of them
+    (``W*H``); None when it is none of these or negative."""
+    value = 1
+    for factor in written.split("*"):
+        factor = factor.strip("() ")
+        known = constants.get(factor)
+        known = int_text(factor) if known is None else known
+        if known is None:
+            return None
+        value *= known
+    return value if value >= 0 else None
+
+
 def tripcount(reader: PragmaReader, header: list[N.Node]) -> tuple[int, HlsPragma] | None:
-    """``max=`` of the ``LOOP_TRIPCOUNT`` pragma among a loop body's opening pragmas."""
+    """``max=`` of the ``LOOP_TRIPCOUNT`` pragma among a loop body's opening pragmas
+    (None: no such pragma, or a value arraypart cannot read)."""
     for node in header:
         pragma = reader.parse(node)
         if pragma is not None and pragma.kind == "loop_tripcount" and pragma.option("max"):
-            return reader.positive_int(pragma, "max", minimum=0), pragma
+            trips = pragma_int(pragma.option("max"), reader.constants)
+            return None if trips is None else (trips, pragma)
     return None
 
 
@@ -151,6 +173,11 @@ def tripcount_bound(span: E.Expr, param: str, step: int, trips: int,
 
 
 def unknown_extent(name: str, coord: Coord, iface: Interface) -> KernelError:
+    if iface.unread_depth is not None:
+        return KernelError(coord, (
+            f"pointer parameter '{name}': its extent is unknown and its depth="
+            f"{iface.unread_depth} is not an integer arraypart can read (write a literal, "
+            "a #define or a product of them)"))
     return KernelError(coord, (
         f"pointer parameter '{name}': its extent is unknown (an index that is not affine "
         f"in loop iterators and bounded sizes, or a use other than {name}[...] and "
