@@ -365,3 +365,29 @@ void copy(const int *src, int dst[128], int n) {
     with pytest.raises(KernelError) as info:
         arraypart.analyze(write(tmp_path, "copy.c", text.replace("src[i]", "src[dst[i]]")))
     assert "depth=DEPTH_FROM_A_HEADER is not an integer arraypart can read" in str(info.value)
+
+
+def test_a_bound_that_leaves_a_size_no_value_is_a_located_error(tmp_path):
+    text = """void scale(int a[256], int n) {
+  for (int i = 0; i < n + 10; i++) {
+#pragma HLS LOOP_TRIPCOUNT max=5
+#pragma HLS pipeline II=1
+    a[i] = 2 * a[i];
+  }
+}
+"""
+    with pytest.raises(KernelError) as info:
+        arraypart.analyze(write(tmp_path, "scale.c", text))
+    assert (info.value.coord.line, info.value.coord.col) == (1, 28)
+    assert "LOOP_TRIPCOUNT max=5" in str(info.value) and "no value from 0 up" in str(info.value)
+
+
+def test_a_shadowed_argument_is_no_size(tmp_path):
+    text = """void shadow(int a[16], int i) {
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    a[i] = a[i] + 1;
+  }
+}
+"""
+    assert arraypart.analyze(write(tmp_path, "shadow.c", text)).kernel.params == ()

@@ -102,11 +102,13 @@ def is_unsized(decl: N.Decl) -> bool:
 
 
 def is_size_candidate(decl: N.Decl, body: N.Node) -> bool:
-    """An integer passed by value that ``body`` never assigns (nor takes the address
-    of): a run-time size."""
+    """An integer passed by value that ``body`` never assigns, takes the address of or
+    shadows: a run-time size."""
     if decl.ctype is None or decl.ctype.canonical_kind not in N.INTEGER_TYPE_KINDS:
         return False
     for node in N.walk(body):
+        if isinstance(node, N.Decl) and node.name == decl.name:
+            return False
         if isinstance(node, N.Assignment) and _names(node.lvalue, decl.name):
             return False
         if isinstance(node, N.UnaryOp) and node.op in ASSIGNING_UNARY and _names(

@@ -89,8 +89,16 @@ class _Lowering:
         """The sizes the IR uses, each with the range known so far (the polyhedral pass
         bounds the others by the arrays they index)."""
         used = _used_variables(body)
-        return tuple(Param(name, *self._ranges[name], coord, self._size_sources.get(name))
-                     for name, coord in self._sizes.items() if name in used)
+        params = []
+        for name, coord in self._sizes.items():
+            if name not in used:
+                continue
+            low, high = self._ranges[name]
+            if high is not None and high < low:
+                raise KernelError(coord, f"run-time size '{name}': {self._size_sources[name]} "
+                                         f"leaves it no value from {low} up")
+            params.append(Param(name, low, high, coord, self._size_sources.get(name)))
+        return tuple(params)
 
     def _collect_constants(self) -> None:
         decls = list(self._globals)
