@@ -126,6 +126,7 @@ def _run(path: str | os.PathLike, opts: Options,
                                    include_dirs=opts.include_dirs, std=opts.std,
                                    hls_include=opts.hls_include, directives=directives,
                                    pipeline_loops=opts.auto_pipeline)
+    kernel = poly.bound_sizes(kernel)
     model = poly.build_model(kernel, ports=opts.ports)
     solution = banking.solve(model, max_banks=opts.max_banks, part=opts.part,
                              schemes=opts.schemes, time_limit=opts.time_limit,
@@ -151,6 +152,7 @@ def schedule_emitted(kernel, files: dict[str, str], ports: int,
                                         files.get(codegen.DIRECTIVES_FILE, ""),
                                         codegen.DIRECTIVES_FILE),
                                     pipeline_loops=opts.auto_pipeline)
+    emitted = poly.with_sizes_of(emitted, kernel)  # replayed at the same sizes
     return check.check_kernel(emitted, check.as_written_bankings(emitted), ports=ports,
                               rule=True)
 
@@ -206,10 +208,10 @@ def judge_trace(report: Report, recorded: trace.Trace, *, as_written: bool = Fal
 
 
 def _synthesized(report: Report) -> dict[str, rtl.Resources]:
-    """yosys' resources of every array's RTL model (``compile --synth``)."""
-    names = [a.array.name for a in report.solution.arrays]
-    mems = [rtl.memory(report.model.array(a.array.name), a.banking)
-            for a in report.solution.arrays]
+    """yosys' resources of every on-chip array's RTL model (``compile --synth``)."""
+    on_chip = [a for a in report.solution.arrays if a.array.bundle is None]
+    names = [a.array.name for a in on_chip]
+    mems = [rtl.memory(report.model.array(a.array.name), a.banking) for a in on_chip]
     try:
         return dict(zip(names, rtl.synthesize_many(mems)))
     except rtl.SynthesisError as error:

@@ -154,7 +154,8 @@ def _array_table(report) -> Table:
         s = a.banking.scheme
         copies = f" x{a.banking.copies}" if a.banking.copies > 1 else ""
         table.add_row(a.array.name, "x".join(map(str, a.array.shape)),
-                      "interface" if a.array.interface else "local", a.ports.name,
+                      (f"m_axi {a.array.bundle}" if a.array.bundle is not None
+                       else "interface" if a.array.interface else "local"), a.ports.name,
                       str(a.max_concurrent), s.describe().split(":")[0], f"{s.banks}{copies}",
                       str(a.lower_bound), f"{s.storage_overhead:.0%}", str(a.bram18k),
                       "yes" if a.conflict_free else "NO")

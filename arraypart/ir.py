@@ -68,6 +68,9 @@ PORT_MODELS: dict[str, PortModel] = {
     "rom_np": PortModel("rom_np", 0, None, 0, writable=False),
 }
 DEFAULT_PORTS = {1: "ram_1p", 2: "ram_t2p"}  # the --ports option
+# An m_axi bundle is one AXI master adapter with independent read and write channels:
+# one read and one write per cycle (UG1399, "M_AXI Bundles").
+M_AXI_PORTS = PortModel("m_axi", 0, 1, 1)
 
 
 # ---------------------------------------------------------------- declarations
@@ -97,6 +100,10 @@ class Array:
     """An array the kernel touches: a top-function parameter (``interface``) or a local.
 
     ``storage`` is the ``bind_storage`` type (None: the ``--ports`` default applies).
+    ``bundle`` names the m_axi bundle of an off-chip interface array (None: on-chip);
+    off-chip arrays and on-chip pointers (``partitionable`` False) are never banked.
+    The first dimension of a pointer or unsized parameter is its *extent*: the
+    ``depth=`` of its INTERFACE pragma, else the largest index its accesses reach.
     """
 
     name: str
@@ -110,8 +117,13 @@ class Array:
     storage: str | None = None
     storage_impl: str | None = None
     partitions: tuple[PartitionPragma, ...] = ()
+    bundle: str | None = None
+    partitionable: bool = True
 
     def __post_init__(self):
+        if self.bundle is not None and (self.partitionable or not self.interface):
+            raise ValueError(f"array {self.name}: an off-chip array is an unpartitioned "
+                             "interface")
         if not self.shape or any(d <= 0 for d in self.shape):
             raise ValueError(f"array {self.name}: shape {self.shape}")
         if self.storage is not None and self.storage not in PORT_MODELS:
@@ -246,11 +258,35 @@ Node = Union[Loop, If, Stmt]
 
 
 @dataclass(frozen=True, slots=True)
+class Param:
+    """A run-time size: a scalar integer argument of the top function that loop bounds
+    or indices use.  Every value ``low <= name <= high`` is possible; ``source`` says
+    what bounds it (a ``LOOP_TRIPCOUNT``, a ``-D``, an array's extent).  The front end
+    leaves ``high`` None (and ``source`` None) where nothing it reads bounds the size;
+    the polyhedral pass then bounds it by the arrays it indexes.  Later passes treat it
+    as an outermost iterator over its range, so a proof over the iteration domain holds
+    for every value of it at once."""
+
+    name: str
+    low: int
+    high: int | None
+    coord: Coord
+    source: str | None
+
+    def __post_init__(self):
+        if self.high is not None and self.low > self.high:
+            raise ValueError(f"parameter {self.name}: empty range")
+        if (self.high is None) != (self.source is None):
+            raise ValueError(f"parameter {self.name}: a bound without its source")
+
+
+@dataclass(frozen=True, slots=True)
 class Kernel:
     """A kernel: its top function's arrays and loop tree.
 
     ``name`` is the file's stem, ``top`` the top function.  ``defines`` are the integer
-    constants after ``-D`` overrides.  ``source`` is the front end's
+    constants after ``-D`` overrides; ``params`` the run-time sizes (:class:`Param`),
+    the only free variables of loop bounds and indices besides iterators.  ``source`` is the front end's
     :class:`SourceUnit` (for code generation; nothing else may look inside).
     ``warnings`` are the front end's located warnings (``file:line:col: warning: ...``:
     constructs modelled conservatively, pragmas and directives ignored).
@@ -263,6 +299,7 @@ class Kernel:
     body: tuple[Node, ...]
     coord: Coord
     defines: tuple[tuple[str, int], ...] = ()
+    params: tuple[Param, ...] = ()
     source: Any = field(default=None, compare=False, repr=False)
     warnings: tuple[str, ...] = ()
 
@@ -299,7 +336,10 @@ class SourceUnit:
 
 def port_model(array: Array, ports: int) -> PortModel:
     """The port model of ``array``'s banks: its bind_storage type, else ``rom_<ports>p``
-    for a const array, else the ``--ports`` default (1: ram_1p, 2: ram_t2p)."""
+    for a const array, else the ``--ports`` default (1: ram_1p, 2: ram_t2p); an off-chip
+    array has its bundle's AXI port."""
+    if array.bundle is not None:
+        return M_AXI_PORTS
     if array.storage is not None:
         return PORT_MODELS[array.storage]
     if array.const:

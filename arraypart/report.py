@@ -11,6 +11,8 @@ from .poly.model import PolyModel
 from .rtl import Resources, estimate
 from .scheme import Banking
 
+OFF_CHIP = "off-chip"  # the resources' source for an m_axi array: none on the chip
+
 
 @dataclass(frozen=True, eq=False)
 class Report:
@@ -46,10 +48,12 @@ class Report:
     def loop_achieved_ii(self, position: int, loop: str, target_ii: int) -> int:
         """The II the ``position``-th concurrent loop reaches: under the scheduling rule
         on the emitted code when it was checked (``scheduled``; its loops are the
-        model's, in the same order), else the largest II its arrays' bankings allow."""
+        model's, in the same order), else the largest II its arrays' bankings allow; never
+        below what its m_axi bundles allow (``LoopInfo.bundle_ii``)."""
+        bundle_ii = self.model.loops[position].bundle_ii
         if self.scheduled is not None:
-            return self.scheduled.loops[position].achieved_ii
-        return self.planned_ii(loop, target_ii)
+            return max(bundle_ii, self.scheduled.loops[position].achieved_ii)
+        return max(bundle_ii, self.planned_ii(loop, target_ii))
 
     def planned_ii(self, loop: str, target_ii: int) -> int:
         """The II the bankings allow a loop in the ideal port model (what the banking
@@ -72,12 +76,23 @@ class Report:
                        "target_ii": loop.target_ii,
                        "achieved_ii": self.loop_achieved_ii(n, loop.name, loop.target_ii),
                        "trip_count": loop.trip_count,
+                       "params": self._loop_params(loop.name),
                        "arrays": list(loop.arrays),
                        "pipeline_inferred": loop.pipeline_inferred}
                       for n, loop in enumerate(self.model.loops)],
+            "params": {p.name: {"range": [p.low, p.high], "bound_by": p.source}
+                       for p in self.kernel.params},
             "warnings": list(self.warnings),
             "time_limit_reached": self.solution.time_limited,
         }
+
+
+    def _loop_params(self, loop: str) -> dict[str, list[int]]:
+        """The run-time sizes a loop's iterations depend on, with the range its
+        banking is proven for."""
+        used = {v for a in self.model.arrays for g in a.groups if g.loop == loop
+                for v in g.time_vars}
+        return {p.name: [p.low, p.high] for p in self.kernel.params if p.name in used}
 
 
 def check_json(report: Report, result, bankings: dict[str, Banking], *,
@@ -102,13 +117,17 @@ def check_json(report: Report, result, bankings: dict[str, Banking], *,
 def _array_json(sol: ArraySolution, model: PolyModel, crossbar: tuple[int, int],
                 measured: Resources | None) -> dict:
     array, banking = sol.array, sol.banking
-    resources = measured or estimate(banking, model.array(array.name))
+    if array.bundle is not None:
+        resources = Resources(0, 0, 0, 0, OFF_CHIP)  # no on-chip memory logic
+    else:
+        resources = measured or estimate(banking, model.array(array.name))
     scheme = banking.scheme
     return {
         "name": array.name,
         "shape": list(array.shape),
         "elem_bits": array.elem_bits,
         "interface": array.interface,
+        "bundle": array.bundle,
         "ports": sol.ports.name,
         "loops": sorted({g.loop for g in model.array(array.name).groups}),
         "scheme": scheme.to_report(),

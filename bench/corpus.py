@@ -531,7 +531,8 @@ def run_arraypart(kernel: Kernel, root: Path, workdir: Path) -> Outcome:
 
 def _contended(report: dict) -> bool:
     """Some pipelined loop accesses an on-chip array more than once in one cycle."""
-    return any(a.get("max_concurrent", 0) > 1 for a in report.get("arrays", []))
+    return any(a.get("max_concurrent", 0) > 1 and a.get("bundle") is None
+               for a in report.get("arrays", []))
 
 
 def _gxx_accepts(emitted: Path, kernel: Kernel, root: Path) -> bool:

@@ -157,7 +157,7 @@ void k(int A[64], int B[64], int n) {
     assert inner == (
         ("stmt", 7, ("read A[4*i] #1 @7:29", "read A[floor((j + 3)/4)] #2 @7:42",
                      "read A[(i + j) mod 5] #3 @7:59", "write A[(8*i + j) mod 64] #0 @7:7")),
-        ("stmt", 8, ("read B[?] #5 @8:18", "read B[?] #6 @8:25", "read B[i] #7 @8:35",
+        ("stmt", 8, ("read B[n] #5 @8:18", "read B[?] #6 @8:25", "read B[i] #7 @8:35",
                      "read B[-1*i + 63] #8 @8:47", "read B[2*floor(i/2)] #9 @8:60",
                      "write B[?] #4 @8:7")),
     )
@@ -251,6 +251,7 @@ void k(char a[2], unsigned b[2], long long c[2], double d[2], uint8_t e[2], bool
         ("g", (2,), "unsigned short", 16, True, False, False),
         ("h", (2,), "short", 16, True, False, False),
         ("i", (2,), "unsigned long", 64, True, False, False),
+        ("p", (1,), "int", 32, True, False, False),  # unused: extent 1
         ("table", (3,), "int", 32, False, True, True),
         ("loc", (4, 3), "int", 32, False, False, False),
         ("cf", (2,), "float", 32, False, True, False)]
@@ -342,10 +343,10 @@ ERRORS = [
      "  }\n}\n", 4, 5, "loop iterator 'i'"),
     ("iterator-incr", LOOP_OK + "  for (int i = 0; i < 8; i++) { i++; }\n}\n", 2, 33,
      "loop iterator 'i'"),
-    ("pointer", "void k(int *p, int n) {\n  p[0] = n;\n}\n", 1, 13,
-     "array parameter 'p' needs a fixed size"),
-    ("unsized-param", "void k(int A[][4]) {\n  A[0][0] = 1;\n}\n", 1, 12,
-     "array parameter 'A' needs a fixed size"),
+    ("pointer", "void k(int *p, int q[4]) {\n  p[q[0]] = 1;\n}\n", 1, 13,
+     "pointer parameter 'p': its extent is unknown"),
+    ("unsized-param", "void k(int A[][4], int q[4]) {\n  A[q[0]][0] = 1;\n}\n", 1, 12,
+     "'#pragma HLS INTERFACE m_axi port=A depth=<elements>'"),
     ("pipeline-misplaced", LOOP_OK + "#pragma HLS pipeline\n  A[0] = 1;\n}\n", 2, 1,
      "pipelines the whole function"),
     ("pipeline-late", LOOP_OK + "  for (int i = 0; i < 8; i++) {\n    A[i] = 0;\n"
@@ -356,8 +357,8 @@ ERRORS = [
      "does not match"),
     ("loop-ne-step", LOOP_OK + "  for (int i = 0; i != 8; i += 2) A[i] = 0;\n}\n", 2, 19,
      "'!='"),
-    ("loop-bound", "void k(int A[8], int n) {\n  for (int i = 0; i < n; i++) A[i] = 0;\n}\n",
-     2, 23, "loop bound must be affine"),
+    ("loop-bound", "void k(int A[8], int n) {\n  for (int i = 0; i < n * n - 1; i++) A[i] = 0;"
+     "\n}\n", 2, 23, "loop bound must be affine"),
     ("loop-step", LOOP_OK + "  for (int i = 1; i < 8; i *= 2) A[i] = 0;\n}\n", 2, 26,
      "unsupported loop increment"),
     ("loop-init", LOOP_OK + "  for (; ; ) A[0] = 0;\n}\n", 2, 3, "needs a condition"),

@@ -166,6 +166,8 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
         return _solution(am, banking, Proof(True, (), None, 0), 1, start,
                          "no concurrent accesses")
     bound = lower_bound_of(am.ports, shapes, am.array.size)
+    if not array.partitionable:
+        return _unpartitioned(am, bound, start, options)
     search = _Search(am, shapes, bound, options)
     notes: list[str] = []
     families = ("per_dim",) if array.interface else options.families
@@ -203,6 +205,26 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
                 f"lower bound {bound}")
     return replace(_solution(am, banking, proof, bound, start, evidence, tuple(notes)),
                    kept=kept)
+
+
+def _unpartitioned(am: ArrayModel, bound: int, start: float,
+                   options: _Options) -> ArraySolution:
+    """An off-chip array (its m_axi bundle's port) or an on-chip pointer stays one
+    memory; its accesses still count against its ports, proven like any banking."""
+    array = am.array
+    banking = Banking(array.name, none_scheme(array.shape))
+    proof = prove(am, banking, deadline=options.deadline)
+    where = (f"off-chip (m_axi bundle {array.bundle})" if array.bundle is not None
+             else "a pointer, which Vitis cannot partition (declare it as a sized array)")
+    notes = () if proof.conflict_free else (warning_text(array.coord, (
+        f"{array.name} is {where}: it keeps one memory with {am.ports.name} ports, "
+        f"achieved II {dict(proof.achieved_ii)}: {proof.counterexample}")),)
+    notes += tuple(warning_text(p.coord, (
+        f"array_partition of {array.name} is dropped: {array.name} is {where}"))
+        for p in array.partitions)
+    solution = _solution(am, banking, proof, bound, start, f"{where}: never partitioned",
+                         notes)
+    return replace(solution, bram18k=0) if array.bundle is not None else solution
 
 
 def _wasteful(kept: Banking, better: _Found) -> bool:

@@ -48,9 +48,24 @@ class Frame:
     point: tuple[tuple[str, np.ndarray], ...] = ()
 
 
-def top_frame() -> Frame:
-    """The single step of a kernel's body, before any loop."""
-    return Frame(1, 1, {}, np.ones((1, 1), dtype=bool))
+def top_frame(params: tuple[ir.Param, ...] = ()) -> Frame:
+    """The kernel's body before any loop: one step per checked combination of the
+    run-time sizes (:func:`checked_values` of each), in order."""
+    grids = np.meshgrid(*(np.array(checked_values(p), np.int64) for p in params),
+                        indexing="ij")
+    columns = [g.ravel() for g in grids]
+    rows = columns[0].size if columns else 1
+    env = {p.name: c[:, None] for p, c in zip(params, columns)}
+    order = (np.arange(rows, dtype=np.int64),) if params else ()
+    point = tuple((p.name, c) for p, c in zip(params, columns))
+    return Frame(rows, 1, env, np.ones((rows, 1), dtype=bool), order, point)
+
+
+def checked_values(param: ir.Param) -> tuple[int, ...]:
+    """The values of a run-time size the checker replays: its least, middle and largest
+    (a banking proven by isl holds for all of them; the replay is a second opinion at
+    the extremes, where the domains differ most, and in between)."""
+    return tuple(sorted({param.low, (param.low + param.high) // 2, param.high}))
 
 
 def values(frame: Frame, e: E.Expr) -> np.ndarray:

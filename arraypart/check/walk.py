@@ -66,7 +66,7 @@ def _contains_concurrent(nodes: tuple[ir.Node, ...]) -> bool:
 
 def regions(kernel: ir.Kernel) -> Iterator[Region]:
     """Every concurrent loop in program order, with its entry frame."""
-    yield from _regions(kernel.body, F.top_frame())
+    yield from _regions(kernel.body, F.top_frame(kernel.params))
 
 
 def _regions(nodes: tuple[ir.Node, ...], frame: F.Frame) -> Iterator[Region]:

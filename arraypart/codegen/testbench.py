@@ -3,7 +3,10 @@
 The testbench (``templates/testbench.cpp.j2``) runs the original kernel and the banked
 one on the same inputs and compares every interface array bit for bit.  This module
 describes each parameter: interface arrays with their element type, shape and how to
-fill them; scalars with a fixed value.
+fill them (a pointer's shape is its extent); scalars with a fixed value, run-time sizes
+with their largest value; ``hls::stream`` parameters (and arrays of them) with the same
+random elements in both runs, enough for every statement execution to read one, and
+what is left in them afterwards compared in order.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from math import prod
 
 import re
 
+from .. import expr as E
+from .. import ir
 from ..errors import KernelError
 from ..frontend import cnodes as N
 from ..ir import Kernel
@@ -29,6 +34,11 @@ SCALAR_INT = 3
 SCALAR_FLOAT = "0.5"
 # The testbench prints at most this many differing elements.
 MAX_REPORTED = 10
+# Elements pushed into each input stream at most: a read of an empty stream returns
+# T() in both runs (the comparison stays valid), so this only caps the test's memory
+# (2^20 elements of a 512-bit word are 64 MiB).
+MAX_STREAM_ELEMENTS = 1 << 20
+STREAM_PREFIX = "hls::stream<"
 
 _FLOAT_WORDS = ("float", "double")
 _UNSIGNED_PREFIXES = ("unsigned", "uint", "bool", "_Bool", "size_t")
@@ -57,11 +67,32 @@ class TbScalar:
 
 
 @dataclass(frozen=True, slots=True)
+class TbStream:
+    """An ``hls::stream`` parameter (``shape``: an array of ``count`` streams)."""
+
+    name: str
+    stream_type: str
+    value_type: str
+    shape: tuple[int, ...]
+    elements: int
+    generator: str
+
+    @property
+    def dims(self) -> str:
+        return "".join(f"[{n}]" for n in self.shape)
+
+    @property
+    def count(self) -> int:
+        return prod(self.shape)
+
+
+@dataclass(frozen=True, slots=True)
 class TbParam:
-    """One argument of the call: an array (``array``) or a scalar (``scalar``)."""
+    """One argument of the call: an array, a scalar or a stream."""
 
     array: TbArray | None
     scalar: TbScalar | None
+    stream: TbStream | None = None
 
 
 def testbench_context(kernel: Kernel) -> dict:
@@ -86,6 +117,7 @@ def testbench_context(kernel: Kernel) -> dict:
         "prototype": _prototype(data, func),
         "params": params,
         "arrays": [p.array for p in params if p.array is not None],
+        "streams": [p.stream for p in params if p.stream is not None],
         "return_type": return_type if returns else None,
         "seed": SEED,
         "max_reported": MAX_REPORTED,
@@ -142,8 +174,8 @@ def _unqualified(spelling: str) -> str:
 def _call(function: str, params: list[TbParam], prefix: str,
           return_type: str | None) -> str:
     """``[T prefixreturn = ]function(args);`` with the arrays named ``prefix + name``."""
-    args = ", ".join(prefix + p.array.name if p.array is not None else p.scalar.value
-                     for p in params)
+    args = ", ".join(p.scalar.value if p.scalar is not None
+                     else prefix + (p.array or p.stream).name for p in params)
     result = f"{return_type} {prefix}return = " if return_type is not None else ""
     return f"{result}{function}({args});"
 
@@ -155,12 +187,16 @@ def _param(p: N.Decl, kernel: Kernel, bounds: dict[str, int]) -> TbParam:
         array = kernel.array(p.name)
     except KeyError:
         array = None
+    if array is None and _stream_type(p) is not None:
+        return TbParam(None, None, _stream(p, kernel))
     if array is None or not array.interface:
         if p.is_array or p.ctype.canonical_kind.name not in SCALAR_TYPE_KINDS:
             raise KernelError(p.coord, f"parameter '{p.name}': the testbench drives only "
                                        f"arrays of fixed size and scalars")
         elem_type = _unqualified(p.ctype.canonical_spelling)
-        return TbParam(None, TbScalar(p.name, _scalar_value(elem_type)))
+        size = next((s for s in kernel.params if s.name == p.name), None)
+        value = _scalar_value(elem_type) if size is None else str(size.high)
+        return TbParam(None, TbScalar(p.name, value))
     elem_type = array.elem_type
     if p.name in bounds:
         generator = f"random_int<{elem_type}>(0, {bounds[p.name]})"
@@ -169,6 +205,63 @@ def _param(p: N.Decl, kernel: Kernel, bounds: dict[str, int]) -> TbParam:
     else:
         generator = _random_value(elem_type)
     return TbParam(TbArray(p.name, elem_type, array.shape, generator), None)
+
+
+def _stream_type(p: N.Decl) -> str | None:
+    """``hls::stream<T...>`` as written for a stream parameter (by reference or an
+    array of streams), else None."""
+    written = _unqualified(p.ctype.spelling)
+    if not written.startswith(STREAM_PREFIX):
+        return None
+    depth, end = 0, len(written)
+    for k, ch in enumerate(written):
+        depth += {"<": 1, ">": -1}.get(ch, 0)
+        if depth == 0 and ch == ">":
+            end = k + 1
+            break
+    return written[:end]
+
+
+def _stream(p: N.Decl, kernel: Kernel) -> TbStream:
+    stream_type = _stream_type(p)
+    inner = stream_type[len(STREAM_PREFIX):-1]
+    depth, cut = 0, len(inner)
+    for k, ch in enumerate(inner):
+        depth += {"<": 1, ">": -1}.get(ch, 0)
+        if depth == 0 and ch == ",":
+            cut = k
+            break
+    value_type = inner[:cut].strip()
+    shape = tuple(int(d) for d in re.findall(r"\[(\d+)\]", p.ctype.canonical_spelling))
+    elements = min(MAX_STREAM_ELEMENTS, max(1, _executions(kernel.body, {
+        s.name: (s.low, s.high) for s in kernel.params})))
+    generator = (_random_value(value_type) if value_type.startswith("ap_")
+                 or value_type in _SCALAR_NAMES else f"random_bytes<{value_type}>()")
+    return TbStream(p.name, stream_type, value_type, shape, elements, generator)
+
+
+def _executions(nodes: tuple[ir.Node, ...], ranges: dict[str, tuple[int, int]]) -> int:
+    """An upper bound of the statement executions of ``nodes``: each loop runs at most
+    ``(hi - lo) / |step| + 1`` times, ``lo..hi`` holding every start and bound."""
+    total = 0
+    for node in nodes:
+        if isinstance(node, ir.Stmt):
+            total += 1
+        elif isinstance(node, ir.If):
+            total += _executions(node.then, ranges) + _executions(node.orelse, ranges)
+        else:
+            spans = [E.bounds(e, ranges) for e in node.init + node.bound]
+            lo, hi = min(s[0] for s in spans), max(s[1] for s in spans)
+            trips = max(0, (hi - lo) // abs(node.step) + 1)
+            total += trips * _executions(node.body, {**ranges, node.var: (lo, hi)})
+    return total
+
+
+_SCALAR_NAMES = frozenset((
+    "bool", "char", "signed char", "unsigned char", "short", "unsigned short", "int",
+    "unsigned", "unsigned int", "long", "unsigned long", "long long", "unsigned long long",
+    "float", "double", "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
+    "uint32_t", "uint64_t"))
 
 
 SCALAR_TYPE_KINDS = frozenset((

@@ -90,12 +90,18 @@ def record_bits(t: ci.Type) -> int | None:
     return total or None
 
 
-def array_decl(decl: N.Decl, *, interface: bool) -> Array:
-    """An array declaration, before its pragmas; sizes must be positive constants."""
+def array_decl(decl: N.Decl, *, interface: bool, extent: int | None = None) -> Array:
+    """An array declaration, before its pragmas; sizes must be positive constants.
+    ``extent`` is the first dimension of a pointer or unsized parameter (``int *a``,
+    ``int a[][N]``): the dimensions after it must still be constants."""
     coord = decl.coord
     shape = []
     t = decl.ctype.clang if decl.ctype is not None else None
     d = 0
+    if extent is not None:
+        shape.append(extent)
+        t = t.get_pointee() if t.kind == T.POINTER else t.element_type
+        d = 1
     while t.kind in N.ARRAY_TYPE_KINDS:
         dim = decl.dims[d] if d < len(decl.dims) else None
         where = dim.coord if dim is not None else coord

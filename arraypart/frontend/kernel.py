@@ -166,7 +166,7 @@ def parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None 
     func = choose_top(funcs, filename, top)
     values = _define_values(probe_decls)
     lines = text.split("\n")
-    arrays, body, warnings = lower_function(func, globals_, filename, lines, values)
+    arrays, body, params, warnings = lower_function(func, globals_, filename, lines, values)
     if pipeline_loops:
         body = auto_pipeline(body)
     for candidate in funcs:
@@ -177,7 +177,8 @@ def parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None 
                         tuple(sorted(extra.items())), unit.is_cxx, directives,
                         tuple(dict.fromkeys(searched)))
     return Kernel(Path(filename).stem, func.name, filename, arrays, body, func.coord,
-                  tuple(sorted(values.items())), source, tuple(misplaced) + warnings)
+                  tuple(sorted(values.items())), params, source,
+                  tuple(misplaced) + warnings)
 
 
 def _apply_overrides(text: str, overrides: Mapping[str, int]) -> tuple[str, dict[str, int]]:

@@ -16,10 +16,11 @@ import clang.cindex as ci
 
 from .. import expr as E
 from ..errors import Coord, KernelError, warning_text
-from ..ir import Access, Array, If, Loop, Node, Stmt
+from ..ir import Access, Array, If, Loop, Node, Param, Stmt
 from .cexpr import (COMPARISONS, FLIPPED, Bound, Scope, condition_dnf, fold,
                     interval, min_max_terms, quasi_affine)
 from . import cnodes as N
+from . import interfaces as I
 from . import scalars as S
 from .declarations import array_decl, integer_constant
 from .pragmas import LOOP_DIRECTIVES, PragmaReader
@@ -37,10 +38,11 @@ MAX_FOLLOWED_LOOPS = 8
 
 def lower_function(func: N.FuncDef, globals_: tuple[N.Decl, ...], filename: str,
                    lines: list[str], defines: Mapping[str, int]
-                   ) -> tuple[tuple[Array, ...], tuple[Node, ...], tuple[str, ...]]:
+                   ) -> tuple[tuple[Array, ...], tuple[Node, ...], tuple[Param, ...],
+                              tuple[str, ...]]:
     """The arrays (parameters, file-scope arrays, locals, in that order), the loop
-    tree of ``func`` and the lowering's located warnings; ``globals_`` are the
-    file-scope variables."""
+    tree, the run-time sizes of ``func`` and the lowering's located warnings;
+    ``globals_`` are the file-scope variables."""
     return _Lowering(func, globals_, filename, lines, defines).run()
 
 
@@ -54,7 +56,6 @@ class _Lowering:
         self._pragmas = PragmaReader(filename, lines, self._constants)
         self._ref_ids = {id(r): k for k, r in enumerate(N.outer_array_refs(func.body))}
         self._arrays: dict[str, Array] = {}
-        self._pointers: dict[str, Coord] = {}
         self._iterators: list[str] = []
         self._ranges: dict[str, Bound] = {}
         self._temporaries: S.Values = {}  # scalars with an affine value here
@@ -63,19 +64,54 @@ class _Lowering:
         self._blocks: list[dict[str, tuple]] = []  # per open block: outer bindings
         self._followed = 0  # loop iterations being followed without building IR
         self._warnings: list[str] = []
+        self._interfaces = I.interface_pragmas(func, self._pragmas)
+        self._streams: set[str] = set()
+        self._sizes: dict[str, Coord] = {}
+        self._size_sources: dict[str, str] = {}
+        self._reached: dict[str, list[tuple[E.Expr | None, dict[str, Bound]]]] = {}
 
     def run(self):
         self._collect_constants()
+        self._collect_sizes()
         self._collect_arrays()
         self._apply_array_pragmas()
         body = tuple(self._items(self._func.body.items))
-        return tuple(self._arrays.values()), body, tuple(self._warnings)
+        self._fix_extents()
+        return (tuple(self._arrays.values()), body, self._params(body),
+                tuple(self._warnings))
 
     # ------------------------------------------------------------ declarations
 
     def _scope(self) -> Scope:
-        return Scope(frozenset(self._iterators), self._constants, dict(self._ranges),
-                     dict(self._temporaries))
+        return Scope(frozenset(self._iterators) | frozenset(self._sizes), self._constants,
+                     dict(self._ranges), dict(self._temporaries))
+
+    def _collect_sizes(self) -> None:
+        """The run-time sizes (module :mod:`.interfaces`): at least 0, at most the
+        ``-D ARRAYPART_MAX_<name>`` value when one is given."""
+        for param in self._func.params:
+            if param.name and param.name not in self._constants and I.is_size_candidate(
+                    param, self._func.body):
+                self._sizes[param.name] = param.coord
+                self._ranges[param.name] = (0, None)
+        for name, high in I.define_bounds(self._constants, list(self._sizes)).items():
+            self._ranges[name] = (0, high)
+            self._size_sources[name] = f"-D {I.MAX_DEFINE_PREFIX}{name}"
+
+    def _params(self, body: tuple[Node, ...]) -> tuple[Param, ...]:
+        """The sizes the IR uses, each with the range known so far (the polyhedral pass
+        bounds the others by the arrays they index)."""
+        used = _used_variables(body)
+        params = []
+        for name, coord in self._sizes.items():
+            if name not in used:
+                continue
+            low, high = self._ranges[name]
+            if high is not None and high < low:
+                raise KernelError(coord, f"run-time size '{name}': {self._size_sources[name]} "
+                                         f"leaves it no value from {low} up")
+            params.append(Param(name, low, high, coord, self._size_sources.get(name)))
+        return tuple(params)
 
     def _collect_constants(self) -> None:
         decls = list(self._globals)
@@ -87,21 +123,56 @@ class _Lowering:
 
     def _collect_arrays(self) -> None:
         for param in self._func.params:
-            if param.is_array:
-                self._add_array(param, interface=True)
-            elif param.ctype is not None and param.ctype.kind == POINTER_KIND:
-                self._pointers[param.name] = param.coord
+            if I.is_stream(param):
+                self._streams.add(param.name)
+            elif param.is_array or I.is_unsized(param):
+                self._add_parameter(param)
         for node in self._globals:
             if node.is_array:
                 self._add_array(node, interface=False)
         for node in N.walk(self._func.body):
-            if isinstance(node, N.Decl) and node.is_array:
+            if isinstance(node, N.Decl) and I.is_stream(node):
+                self._streams.add(node.name)
+            elif isinstance(node, N.Decl) and node.is_array:
                 self._add_array(node, interface=False)
 
-    def _add_array(self, decl: N.Decl, *, interface: bool) -> None:
+    def _add_parameter(self, param: N.Decl) -> None:
+        """A pointer or array parameter by its interface: off-chip (m_axi) or on-chip;
+        a pointer's first dimension is its extent, fixed after the body is lowered."""
+        iface = self._interfaces.get(param.name) or I.default_interface(param)
+        unsized = I.is_unsized(param)
+        if unsized:
+            self._reached[param.name] = []
+        self._add_array(param, interface=True, extent=1 if unsized else None)
+        array = self._arrays[param.name]
+        self._arrays[param.name] = replace(
+            array, bundle=iface.bundle if iface.off_chip else None,
+            partitionable=not (iface.off_chip or param.ctype.kind == POINTER_KIND))
+
+    def _fix_extents(self) -> None:
+        """Each pointer or unsized parameter's first dimension: its INTERFACE depth, else
+        one past the largest index its accesses reach (1 when it is only dereferenced,
+        or unused)."""
+        for name, accesses in self._reached.items():
+            param = next(p for p in self._func.params if p.name == name)
+            iface = self._interfaces.get(name) or I.default_interface(param)
+            highs = [None if index is None else interval(
+                index, {**ranges, **{n: self._ranges[n] for n in self._sizes}})[1]
+                for index, ranges in accesses]
+            if iface.depth is not None:
+                extent = iface.depth
+            elif None in highs or not (highs or _only_dereferenced(self._func.body, name)):
+                raise I.unknown_extent(name, iface.coord or param.coord, iface)
+            else:
+                extent = max([h + 1 for h in highs] + [1])
+            array = self._arrays[name]
+            self._arrays[name] = replace(array, shape=(extent,) + array.shape[1:])
+
+    def _add_array(self, decl: N.Decl, *, interface: bool, extent: int | None = None
+                   ) -> None:
         if decl.name in self._arrays:
             raise KernelError(decl.coord, f"array '{decl.name}' is declared twice")
-        self._arrays[decl.name] = array_decl(decl, interface=interface)
+        self._arrays[decl.name] = array_decl(decl, interface=interface, extent=extent)
 
     def _apply_array_pragmas(self) -> None:
         """``array_partition``, ``bind_storage`` and the legacy ``resource core=`` of a
@@ -338,10 +409,9 @@ class _Lowering:
             self._collect(subscript, out)
         coord = node.coord
         name = base.name if isinstance(base, N.Id) else None
+        if name in self._streams:
+            return  # a FIFO: s[k].read() is no memory access
         if name not in self._arrays:
-            if name in self._pointers:
-                raise KernelError(self._pointers[name],
-                                  f"array parameter '{name}' needs a fixed size")
             raise KernelError(coord, "only arrays declared with a fixed size can be "
                                      "indexed" + (f" ('{name}' is not one)" if name else ""))
         rank = len(self._arrays[name].shape)
@@ -353,6 +423,8 @@ class _Lowering:
         for subscript, e in zip(subscripts, index):
             if e is None:
                 self._warn_opaque(subscript)
+        if name in self._reached:
+            self._reached[name].append((index[0], dict(self._ranges)))
         for kind in kinds:
             out.append(Access(name, index, kind, self._ref_ids[id(node)], coord))
 
@@ -389,6 +461,7 @@ class _Lowering:
         op, limit = self._loop_cond(node.cond, var)
         init, bound = self._loop_bounds(op, start, limit, step, node.cond)
         pipeline_ii, unroll, pipeline_off = self._loop_pragmas(items[:header])
+        self._bound_sizes(init, bound, step, items[:header])
         name = label or f"L{coord.line}"
         self._blocks.append({})  # the header's declarations end with the loop
         try:
@@ -508,6 +581,47 @@ class _Lowering:
         return {name: S.iteration_delta(end.get(name), symbol)
                 for name, symbol in symbols.items()}
 
+    def _bound_sizes(self, init: tuple[E.Expr, ...], bound: tuple[E.Expr, ...], step: int,
+                     header: list[N.Node]) -> None:
+        """A ``LOOP_TRIPCOUNT max=M`` bounds each size the loop's span depends on
+        (:func:`.interfaces.tripcount_bound`)."""
+        found = I.tripcount(self._pragmas, header)
+        if found is None or len(init) != 1 or len(bound) != 1:
+            return
+        trips, pragma = found
+        span = E.add(bound[0], E.scale(-1, init[0]))
+        if step < 0:
+            span = E.scale(-1, span)
+        for name in sorted(E.variables(span) & set(self._sizes)):
+            others = {k: v for k, v in self._ranges.items() if k != name}
+            high = I.tripcount_bound(span, name, step, trips, others)
+            low, known = self._ranges[name]
+            if high is not None and (known is None or high < known):
+                self._ranges[name] = (low, high)
+                self._size_sources[name] = (f"LOOP_TRIPCOUNT max={trips} at "
+                                            f"{self._pragmas.coord(pragma)}")
+
+    def _product_size(self, node: N.Node) -> tuple[E.Expr] | None:
+        """A bound ``a * b`` of sizes (and constants) is not affine; its value is a size
+        of its own, named by the product (``size*size``), that the loop's LOOP_TRIPCOUNT
+        or the arrays it indexes bound.  None for any other expression."""
+        leaves = _product_leaves(node)
+        if leaves is None or not any(isinstance(leaf, N.Id) for leaf in leaves):
+            return None
+        words = []
+        for leaf in leaves:
+            if isinstance(leaf, N.Id) and leaf.name in self._sizes:
+                words.append(leaf.name)
+            elif (value := fold(leaf, self._scope())) is not None and value >= 0:
+                words.append(str(value))
+            else:
+                return None
+        name = "*".join(words)
+        if name not in self._sizes:
+            self._sizes[name] = node.coord
+            self._ranges[name] = (0, None)
+        return (E.var(name),)
+
     def _iterator_range(self, init: tuple[E.Expr, ...], bound: tuple[E.Expr, ...],
                         step: int) -> Bound:
         """An interval holding the iterator's values: counting up it is at least every
@@ -583,6 +697,8 @@ class _Lowering:
             raise KernelError(start.coord, _NOT_AFFINE.format(
                 what="start", kind="max" if increasing else "min"))
         bound = min_max_terms(limit, "min" if increasing else "max", scope)
+        if bound is None and increasing:
+            bound = self._product_size(limit)
         if bound is None:
             raise KernelError(limit.coord, _NOT_AFFINE.format(
                 what="bound", kind="min" if increasing else "max"))
@@ -609,8 +725,53 @@ class _Lowering:
         return found.get("pipeline"), found.get("unroll"), off
 
 
-_NOT_AFFINE = ("loop {what} must be affine in constants and enclosing loop iterators "
-               "(or a {kind}() of such)")
+_NOT_AFFINE = ("loop {what} must be affine in constants, enclosing loop iterators and "
+               "integer size arguments the body never assigns (or a {kind}() of such, or "
+               "a product of sizes alone)")
+
+
+def _product_leaves(node: N.Node) -> list[N.Node] | None:
+    """The factors of ``a * b * ...`` (at least two), else None."""
+    if not (isinstance(node, N.BinaryOp) and node.op == "*"):
+        return None
+    leaves = []
+    for side in (node.left, node.right):
+        inner = _product_leaves(side)
+        leaves += inner if inner is not None else [side]
+    return leaves
+
+
+def _used_variables(nodes: tuple[Node, ...]) -> set[str]:
+    """Every variable of the loop bounds, guards and indices of ``nodes``."""
+    used: set[str] = set()
+    for node in nodes:
+        if isinstance(node, Loop):
+            for e in node.init + node.bound:
+                used |= E.variables(e)
+            used |= _used_variables(node.body)
+        elif isinstance(node, If):
+            for conj in node.cond or ():
+                for c in conj:
+                    used |= E.variables(c.expr)
+            for access in node.cond_accesses:
+                used |= _index_variables(access)
+            used |= _used_variables(node.then + node.orelse)
+        else:
+            for access in node.accesses:
+                used |= _index_variables(access)
+    return used
+
+
+def _index_variables(access: Access) -> set[str]:
+    return set().union(*(E.variables(e) for e in access.index if e is not None))
+
+
+def _only_dereferenced(body: N.Node, name: str) -> bool:
+    """Every use of ``name`` in ``body`` (if any) is ``*name``: element 0 alone."""
+    uses = sum(1 for n in N.walk(body) if isinstance(n, N.Id) and n.name == name)
+    derefs = sum(1 for n in N.walk(body) if isinstance(n, N.UnaryOp) and n.op == "*"
+                 and isinstance(n.expr, N.Id) and n.expr.name == name)
+    return uses == derefs
 
 
 def _first(parts):

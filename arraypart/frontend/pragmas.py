@@ -64,6 +64,11 @@ class PragmaReader:
         self._lines = lines
         self._constants = constants
 
+    @property
+    def constants(self) -> Mapping[str, int]:
+        """The integer ``#define``s and constants option values may name."""
+        return self._constants
+
     # ------------------------------------------------------------ parsing
 
     def parse(self, node: N.Pragma) -> HlsPragma | None:

@@ -31,6 +31,8 @@ def build_model(kernel: ir.Kernel, *, ports: int = 2) -> PolyModel:
     Raises :class:`KernelError` for a reference that leaves its array on some iteration
     and for a loop that must be fully unrolled but has no constant trip count.
     """
+    if any(p.high is None for p in kernel.params):
+        raise ValueError("build_model needs bounded sizes (poly.bound_sizes)")
     relations = access_relations(kernel)
     for relation in relations:
         check_bounds(relation, kernel.array(relation.access.array))
@@ -39,8 +41,9 @@ def build_model(kernel: ir.Kernel, *, ports: int = 2) -> PolyModel:
     groups = _groups(found)
     touched = {r.access.array for r in relations}
     arrays = tuple(_array_model(a, ports, groups, a.name in touched) for a in kernel.arrays)
-    return PolyModel(arrays, _loop_infos(found, kernel),
-                     kernel.warnings + _warnings(relations))
+    loops = _loop_infos(found, kernel)
+    return PolyModel(arrays, loops, kernel.warnings + _warnings(relations)
+                     + _bundle_warnings(loops))
 
 
 def reference_text(access: ir.Access) -> str:
@@ -66,13 +69,10 @@ def check_bounds(relation: AccessRelation, array: ir.Array) -> None:
     access, domain = relation.access, relation.domain
     if domain.is_empty():
         return
-    space = domain.space
     for dim, (e, size) in enumerate(zip(access.index, array.shape)):
         if e is None:
             continue
-        f = G.pw_aff(e, space)
-        outside = f.lt_set(G.constant(space, 0)).union(f.ge_set(G.constant(space, size)))
-        bad = domain.intersect(outside)
+        bad = domain.intersect(outside_set(e, size, domain.space))
         if not bad.is_empty():
             point = G.first_point(bad)
             value = int(E.evaluate(e, point))
@@ -80,6 +80,12 @@ def check_bounds(relation: AccessRelation, array: ir.Array) -> None:
             at = f"at {where} " if where else ""
             raise KernelError(access.coord, f"{reference_text(access)} leaves {array.name} "
                               f"(dimension {dim} has size {size}): {at}the index is {value}")
+
+
+def outside_set(e: E.Expr, size: int, space) -> isl.Set:
+    """The points of ``space`` where the index ``e`` leaves ``[0, size)``."""
+    f = G.pw_aff(e, space)
+    return f.lt_set(G.constant(space, 0)).union(f.ge_set(G.constant(space, size)))
 
 
 def _warnings(relations: Iterable[AccessRelation]) -> tuple[str, ...]:
@@ -125,11 +131,31 @@ def _groups(found: Collector) -> tuple[CycleGroup, ...]:
 def _loop_infos(found: Collector, kernel: ir.Kernel) -> tuple[LoopInfo, ...]:
     infos = []
     for c in found.loops:
-        used = {f.access.array for f in found.found if f.frame.root is c.loop}
+        mine = [f.access for f in found.found if f.frame.root is c.loop]
+        used = {a.array for a in mine}
         arrays = tuple(a.name for a in kernel.arrays if a.name in used)
         infos.append(LoopInfo(c.loop.name, c.loop.coord, c.target_ii, c.trip_count, arrays,
-                              c.loop.pipeline_inferred))
+                              c.loop.pipeline_inferred, _bundle_ii(mine, kernel)))
     return tuple(infos)
+
+
+def _bundle_warnings(loops: tuple[LoopInfo, ...]) -> tuple[str, ...]:
+    return tuple(warning_text(loop.coord, (
+        f"loop {loop.name}: its off-chip (m_axi) accesses need II {loop.bundle_ii}, above "
+        f"its target {loop.target_ii}: a bundle serves one read and one write per cycle "
+        "(give the arrays bundles of their own, or copy them to local arrays)"))
+        for loop in loops if loop.bundle_ii > loop.target_ii)
+
+
+def _bundle_ii(accesses: list[LaneAccess], kernel: ir.Kernel) -> int:
+    """The least II one pipeline iteration's off-chip accesses allow (LoopInfo)."""
+    demand: dict[tuple[str, str], set] = {}
+    for position, access in enumerate(accesses):
+        bundle = kernel.array(access.array).bundle
+        if bundle is not None:
+            key = (access.array, _address_key(access, position))
+            demand.setdefault((bundle, access.kind), set()).add(key)
+    return max((len(keys) for keys in demand.values()), default=1)
 
 
 def _array_model(array: ir.Array, ports: int, groups: tuple[CycleGroup, ...],

@@ -1,10 +1,13 @@
 """Iteration domains and access relations of a kernel's statements.
 
 A statement nested in loops ``L1 .. Lk`` (outermost first) runs on the isl set over
-``[v1, .., vk]`` that intersects each loop's constraints (see :mod:`.isl_glue`) with its
+``[p1, .., pm, v1, .., vk]`` (the run-time sizes ``p``, each in its range
+``low <= p <= high``, then the iterators) that intersects each loop's constraints (see :mod:`.isl_glue`) with its
 enclosing ``if`` guards: ``then`` adds the guard's DNF (a union of conjunctions),
 ``else`` subtracts it from the enclosing domain, and a non-affine guard (``cond=None``)
 restricts neither branch (both may run).  A zero-trip loop gives an empty domain.
+The sizes are set dimensions rather than isl parameters: a count, an extremum or an
+emptiness proof over such a set covers every value of the sizes at once.
 """
 
 from __future__ import annotations
@@ -27,8 +30,14 @@ class Context:
     domain: isl.Set
 
     @staticmethod
-    def top() -> "Context":
-        return Context((), G.universe(()))
+    def top(params: tuple[ir.Param, ...] = ()) -> "Context":
+        """The kernel's body: one dimension per run-time size, within its range (an
+        unbounded size only above its least value)."""
+        names = tuple(p.name for p in params)
+        domain = G.universe(names)
+        for p in params:
+            domain = domain.intersect(G.range_set(domain.space, p.name, p.low, p.high))
+        return Context(names, domain)
 
     def enter_loop(self, loop: ir.Loop) -> "Context":
         """The context of ``loop``'s body: one more dimension, the loop's constraints."""
@@ -79,4 +88,4 @@ def access_relations(kernel: ir.Kernel) -> tuple[AccessRelation, ...]:
     return tuple(
         AccessRelation(access, ctx.domain,
                        G.access_map(ctx.domain, access.index, access.array))
-        for access, ctx in walk_accesses(kernel.body, Context.top()))
+        for access, ctx in walk_accesses(kernel.body, Context.top(kernel.params)))

@@ -4,7 +4,8 @@ isl objects are built from spaces and piecewise quasi-affine functions (``isl.Pw
 never by formatting isl text, so variable names need no quoting and isl's keywords
 (``mod``, ``floor``, ``min``, ...) can be iterator names.  Every set here lives in a
 *set space* whose dimensions are named after loop iterators (or time variables),
-outermost first; there are no parameters (constants are folded by the front end).
+outermost first, after the run-time sizes; there are no isl parameters (constants are
+folded by the front end, sizes are dimensions: :mod:`.domains`).
 
 A loop ``for (var = init; var <cmp> bound; var += step)`` normalized as in
 :class:`arraypart.ir.Loop` and walked with stride ``s = factor*step`` (``factor`` > 1
@@ -84,6 +85,19 @@ def pw_aff(e: E.Expr, space: isl.Space) -> isl.PwAff:
 
 def _val(k: int) -> isl.Val:
     return isl.Val.int_from_si(isl.DEFAULT_CONTEXT, int(k))
+
+
+def range_set(space: isl.Space, name: str, low: int, high: int | None) -> isl.Set:
+    """``{x : low <= x[name] <= high}`` (no upper bound when ``high`` is None)."""
+    v = pw_aff(E.var(name), space)
+    above = v.ge_set(constant(space, low))
+    return above if high is None else above.intersect(v.le_set(constant(space, high)))
+
+
+def project_onto(s: isl.Set, name: str) -> isl.Set:
+    """The values of dimension ``name`` over the points of ``s``."""
+    pos = s.space.find_dim_by_name(SET, name)
+    return s.project_out(SET, pos + 1, s.dim(SET) - pos - 1).project_out(SET, 0, pos)
 
 
 def constraint_set(c: Constraint, space: isl.Space) -> isl.Set:

@@ -84,7 +84,7 @@ class Collector:
 def collect(kernel: ir.Kernel) -> Collector:
     """Walk ``kernel`` and collect its concurrent loops and their lane accesses."""
     out = Collector()
-    _walk_sequential(kernel.body, Context.top(), out)
+    _walk_sequential(kernel.body, Context.top(kernel.params), out)
     return out
 
 

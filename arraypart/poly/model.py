@@ -79,8 +79,14 @@ class ArrayModel:
 
 @dataclass(frozen=True, eq=False)
 class LoopInfo:
-    """A pipelined loop (or unrolled loop outside pipelines) for the report;
-    ``pipeline_inferred``: pipelined by Vitis's default, not by a pragma."""
+    """A pipelined loop (or unrolled loop outside pipelines) for the report.
+
+    ``pipeline_inferred``: pipelined by Vitis's default, not by a pragma.
+
+    ``bundle_ii`` is the least II its off-chip accesses allow: an m_axi bundle serves
+    one read and one write per cycle for all its arrays together, so
+    ``bundle_ii = max over bundles of max(reads, writes)`` per iteration (distinct
+    addresses of the bundle's arrays, every lane counted: an upper bound)."""
 
     name: str
     coord: Coord
@@ -88,6 +94,7 @@ class LoopInfo:
     trip_count: int
     arrays: tuple[str, ...]
     pipeline_inferred: bool = False
+    bundle_ii: int = 1
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,0 +1,188 @@
+"""The top function's parameters as Vitis sees them: memories, FIFOs and sizes.
+
+Per UG1399 ("Interfaces", "M_AXI Bundles"):
+
+- ``#pragma HLS INTERFACE [mode=]<mode> port=<name> [bundle=B] [depth=N]`` sets a
+  parameter's interface; without one, pointer and unsized array parameters (``int *a``,
+  ``int a[]``, ``int a[][N]``) are ``m_axi`` (the kernel flow's default) and fixed-size
+  arrays ``ap_memory``;
+- ``m_axi``: off-chip memory behind the bundle's adapter (``gmem0`` unless ``bundle=``),
+  never partitioned; ``ap_memory`` / ``bram``: on-chip block RAM, partitionable when the
+  parameter is an array (a pointer keeps one memory);
+- ``hls::stream`` parameters, and arrays of streams, are FIFOs: no memory to bank;
+- an integer scalar passed by value that the body never assigns is a run-time size:
+  it may bound loops and appear in indices (:class:`arraypart.ir.Param`).
+
+Run-time sizes are bounded by ``#pragma HLS LOOP_TRIPCOUNT max=M`` on a loop they bound
+(see :func:`tripcount_bound`) or by ``-D ARRAYPART_MAX_<name>=V``.  ``depth=`` and
+``max=`` are read as integers, ``#define`` or const names, or products of them; a value
+arraypart cannot read (a name from a header's ``constexpr``) bounds nothing, as Vitis
+uses both only for reports and co-simulation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import clang.cindex as ci
+
+from .. import expr as E
+from ..errors import Coord, KernelError
+from . import cnodes as N
+from .cexpr import Bound, int_text, interval
+from .pragmas import HlsPragma, PragmaReader
+
+T = ci.TypeKind
+OFF_CHIP_MODES = ("m_axi",)
+DEFAULT_BUNDLE = "gmem0"  # UG1399: m_axi ports without bundle= share gmem0
+DEFAULT_UNSIZED_MODE = "m_axi"
+DEFAULT_SIZED_MODE = "ap_memory"
+MAX_DEFINE_PREFIX = "ARRAYPART_MAX_"
+STREAM_TYPE_PREFIX = "hls::stream<"
+ASSIGNING_UNARY = ("p++", "++", "p--", "--", "&")
+
+
+@dataclass(frozen=True, slots=True)
+class Interface:
+    """One parameter's INTERFACE pragma (or Vitis's default for it)."""
+
+    mode: str
+    bundle: str | None
+    depth: int | None
+    coord: Coord | None
+    unread_depth: str | None = None  # a depth= value arraypart cannot read
+
+    @property
+    def off_chip(self) -> bool:
+        return self.mode in OFF_CHIP_MODES
+
+
+def interface_pragmas(func: N.FuncDef, reader: PragmaReader) -> dict[str, Interface]:
+    """The INTERFACE pragmas of the top function's body, by port name."""
+    found: dict[str, Interface] = {}
+    for node in N.walk(func.body):
+        pragma = reader.parse(node) if isinstance(node, N.Pragma) else None
+        if pragma is None or pragma.kind != "interface":
+            continue
+        port = pragma.option("port")
+        mode = pragma.option("mode") or next(iter(pragma.flags), None)
+        if port is None or mode is None:
+            continue  # Vitis itself reports an incomplete INTERFACE pragma
+        written = pragma.option("depth")
+        depth = None if written is None else pragma_int(written, reader.constants)
+        bundle = pragma.option("bundle")
+        mode = mode.lower()
+        if mode in OFF_CHIP_MODES and bundle is None:
+            bundle = DEFAULT_BUNDLE
+        unread = written if written is not None and depth is None else None
+        found[port] = Interface(mode, bundle, depth, reader.coord(pragma), unread)
+    return found
+
+
+def default_interface(decl: N.Decl) -> Interface:
+    """Vitis's interface for a parameter without an INTERFACE pragma."""
+    if is_unsized(decl):
+        return Interface(DEFAULT_UNSIZED_MODE, DEFAULT_BUNDLE, None, None)
+    return Interface(DEFAULT_SIZED_MODE, None, None, None)
+
+
+def is_stream(decl: N.Decl) -> bool:
+    """An ``hls::stream`` (by reference or pointer) or an array of them."""
+    t = decl.ctype.clang if decl.ctype is not None else None
+    while t is not None and t.kind in N.ARRAY_TYPE_KINDS + (
+            T.POINTER, T.LVALUEREFERENCE, T.RVALUEREFERENCE):
+        t = t.element_type if t.kind in N.ARRAY_TYPE_KINDS else t.get_pointee()
+    return t is not None and t.get_canonical().spelling.startswith(STREAM_TYPE_PREFIX)
+
+
+def is_unsized(decl: N.Decl) -> bool:
+    """A pointer or an array whose first dimension has no size (``int a[]``)."""
+    kind = decl.ctype.kind if decl.ctype is not None else None
+    return kind in (T.POINTER, T.INCOMPLETEARRAY)
+
+
+def is_size_candidate(decl: N.Decl, body: N.Node) -> bool:
+    """An integer passed by value that ``body`` never assigns, takes the address of or
+    shadows: a run-time size."""
+    if decl.ctype is None or decl.ctype.canonical_kind not in N.INTEGER_TYPE_KINDS:
+        return False
+    for node in N.walk(body):
+        if isinstance(node, N.Decl) and node.name == decl.name:
+            return False
+        if isinstance(node, N.Assignment) and _names(node.lvalue, decl.name):
+            return False
+        if isinstance(node, N.UnaryOp) and node.op in ASSIGNING_UNARY and _names(
+                node.expr, decl.name):
+            return False
+    return True
+
+
+def _names(node: N.Node, name: str) -> bool:
+    return isinstance(node, N.Id) and node.name == name
+
+
+def define_bounds(defines: dict[str, int], names: list[str]) -> dict[str, int]:
+    """``-D ARRAYPART_MAX_<name>=V`` for the given size parameters."""
+    return {n: defines[MAX_DEFINE_PREFIX + n] for n in names
+            if MAX_DEFINE_PREFIX + n in defines}
+
+
+def pragma_int(written: str, constants) -> int | None:
+    """A pragma's integer value: a literal, a named constant, or a product of them
+    (``W*H``); None when it is none of these or negative."""
+    value = 1
+    for factor in written.split("*"):
+        factor = factor.strip("() ")
+        known = constants.get(factor)
+        known = int_text(factor) if known is None else known
+        if known is None:
+            return None
+        value *= known
+    return value if value >= 0 else None
+
+
+def tripcount(reader: PragmaReader, header: list[N.Node]) -> tuple[int, HlsPragma] | None:
+    """``max=`` of the ``LOOP_TRIPCOUNT`` pragma among a loop body's opening pragmas
+    (None: no such pragma, or a value arraypart cannot read)."""
+    for node in header:
+        pragma = reader.parse(node)
+        if pragma is not None and pragma.kind == "loop_tripcount" and pragma.option("max"):
+            trips = pragma_int(pragma.option("max"), reader.constants)
+            return None if trips is None else (trips, pragma)
+    return None
+
+
+def tripcount_bound(span: E.Expr, param: str, step: int, trips: int,
+                    ranges: dict[str, Bound]) -> int | None:
+    """The largest value of ``param`` for which a loop runs at most ``trips`` times
+    wherever it is reached, or None when ``span`` is not of the form handled.
+
+    The loop runs ``floor(span / |step|) + 1`` times (``span``: last bound minus start,
+    mirrored for a negative step).  With ``span = a*param + rest`` (a > 0, ``rest``
+    free of ``param``) that is at most ``trips`` iff ``a*param + rest <= trips*|step|
+    - 1``; it holds for every value ``rest`` takes when
+    ``param <= floor((trips*|step| - 1 - max(rest)) / a)``.
+    """
+    form = E.affine_form(span)
+    if form is None or form[0].get(param, 0) <= 0:
+        return None
+    a = form[0][param]
+    rest = E.simplify(E.substitute(span, {param: E.const(0)}))
+    high = interval(rest, ranges)[1]
+    if high is None:
+        return None
+    return (trips * abs(step) - 1 - high) // a
+
+
+def unknown_extent(name: str, coord: Coord, iface: Interface) -> KernelError:
+    if iface.unread_depth is not None:
+        return KernelError(coord, (
+            f"pointer parameter '{name}': its extent is unknown and its depth="
+            f"{iface.unread_depth} is not an integer arraypart can read (write a literal, "
+            "a #define or a product of them)"))
+    return KernelError(coord, (
+        f"pointer parameter '{name}': its extent is unknown (an index that is not affine "
+        f"in loop iterators and bounded sizes, or a use other than {name}[...] and "
+        f"*{name}); give it with '#pragma HLS INTERFACE {iface.mode} port={name} "
+        f"depth=<elements>', or bound the sizes its index uses with "
+        f"LOOP_TRIPCOUNT max= or -D {MAX_DEFINE_PREFIX}<size>"))

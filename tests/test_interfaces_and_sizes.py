@@ -1,0 +1,393 @@
+"""Issue 12, points 1 and 2: top-function interfaces (m_axi pointers off-chip, on-chip
+ap_memory arrays, streams) and run-time sizes (loop bounds that are scalar arguments,
+bounded by LOOP_TRIPCOUNT, -D or the arrays they index), each on a small kernel: the
+report, the proof over every size, the checker at several sizes, and the emitted
+project built with g++ and compared with the original."""
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import arraypart
+from arraypart import KernelError, check
+from arraypart.check.frames import checked_values
+
+from conftest import ROOT, needs_gxx
+
+STANDINS = ROOT / "arraypart" / "include"
+
+# Four reads of one array per iteration: off-chip, they queue on the bundle's one read
+# channel; on-chip, a banking serves them in one cycle.
+FOUR_READS = """extern "C" {{
+void four(const int *a, int *out, int size) {{
+#pragma HLS INTERFACE {mode} port=a {extra}
+  for (int i = 0; i < size; i++) {{
+#pragma HLS LOOP_TRIPCOUNT min=1 max=64
+#pragma HLS pipeline II=1
+    out[i] = a[4 * i] + a[4 * i + 1] + a[4 * i + 2] + a[4 * i + 3];
+  }}
+}}
+}}
+"""
+
+FOUR_READS_ON_CHIP = """void four(const int a[256], int out[64], int size) {
+#pragma HLS INTERFACE ap_memory port=a
+  for (int i = 0; i < size; i++) {
+#pragma HLS LOOP_TRIPCOUNT min=1 max=64
+#pragma HLS pipeline II=1
+    out[i] = a[4 * i] + a[4 * i + 1] + a[4 * i + 2] + a[4 * i + 3];
+  }
+}
+"""
+
+# A vector kernel as the Vitis kernel flow writes it: pointers in bundles, a run-time
+# size, and a local window buffer that needs banking.
+WINDOW = """extern "C" {
+void window(const int *in, int *out, int n) {
+#pragma HLS INTERFACE m_axi port=in bundle=gmem0
+#pragma HLS INTERFACE m_axi port=out bundle=gmem1
+#pragma HLS INTERFACE s_axilite port=n
+  int buf[128];
+  for (int i = 0; i < n; i++) {
+#pragma HLS LOOP_TRIPCOUNT min=4 max=128
+#pragma HLS pipeline II=1
+    buf[i] = in[i];
+  }
+  for (int i = 0; i < n - 3; i++) {
+#pragma HLS LOOP_TRIPCOUNT min=1 max=125
+#pragma HLS pipeline II=1
+    out[i] = buf[i] + buf[i + 1] + buf[i + 2] + buf[i + 3];
+  }
+}
+}
+"""
+
+# A stream in, an array of streams out, a local buffer read four times per iteration.
+STREAMS = """#include "hls_stream.h"
+void split(hls::stream<int> &in, hls::stream<int> lanes[4], int n) {
+  int buf[64];
+  for (int i = 0; i < n; i++) {
+#pragma HLS LOOP_TRIPCOUNT max=64
+#pragma HLS pipeline II=1
+    buf[i] = in.read();
+  }
+  for (int i = 0; i < n / 4; i++) {
+#pragma HLS LOOP_TRIPCOUNT max=16
+#pragma HLS pipeline II=1
+    for (int k = 0; k < 4; k++) lanes[k].write(buf[4 * i + k]);
+  }
+}
+"""
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def array(report, name):
+    return next(a for a in report.solution.arrays if a.array.name == name)
+
+
+def loop_ii(report) -> list[int]:
+    return [l["achieved_ii"] for l in report.to_json()["loops"]]
+
+
+def run_testbench(compiled, tmp_path: Path) -> subprocess.CompletedProcess:
+    name = compiled.report.kernel.name
+    outdir = arraypart.write_project(compiled, tmp_path / "out")
+    binary = tmp_path / "tb"
+    build = subprocess.run(
+        ["g++", "-std=c++14", "-O1", "-w", f"-I{STANDINS}", "-o", str(binary),
+         str(outdir / f"{name}.cpp"), str(outdir / f"{name}_tb.cpp"), "-lm"],
+        capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-3000:]
+    return subprocess.run([str(binary)], capture_output=True, text=True, timeout=120)
+
+
+# ---------------------------------------------------------------- 1. interfaces
+
+
+def test_m_axi_pointer_is_off_chip_and_never_partitioned(tmp_path):
+    path = write(tmp_path, "four.cpp", FOUR_READS.format(mode="m_axi", extra=""))
+    compiled = arraypart.compile_kernel(path)
+    report = compiled.report
+    a = array(report, "a")
+    assert (a.array.bundle, a.banking.scheme.kind, a.bram18k) == ("gmem0", "none", 0)
+    # extent: i < size <= 64 (the tripcount), so a[4*i + 3] reaches 255
+    assert a.array.shape == (256,)
+    assert "array_partition variable=a " not in compiled.files["four.cpp"]
+    # four reads queue on the one read channel of gmem0
+    assert loop_ii(report) == [4]
+    assert not report.goals_met
+    entry = next(x for x in report.to_json()["arrays"] if x["name"] == "a")
+    assert entry["bundle"] == "gmem0" and entry["ports"] == "m_axi"
+    assert any("m_axi" in w and "need II 4" in w for w in report.warnings)
+
+
+def test_user_partition_of_an_off_chip_array_is_dropped_with_a_warning(tmp_path):
+    text = FOUR_READS.format(mode="m_axi", extra="").replace(
+        "port=a \n", "port=a\n#pragma HLS array_partition variable=a type=cyclic factor=4\n")
+    compiled = arraypart.compile_kernel(write(tmp_path, "four.cpp", text))
+    assert "array_partition variable=a " not in compiled.files["four.cpp"]
+    assert any(":4:1: warning: array_partition of a is dropped" in w
+               for w in compiled.report.warnings)
+
+
+def test_ap_memory_array_is_on_chip_and_banked_per_dimension(tmp_path):
+    path = write(tmp_path, "four.cpp", FOUR_READS_ON_CHIP)
+    report = arraypart.analyze(path, ports=1)
+    a = array(report, "a")
+    assert a.array.bundle is None and a.array.interface
+    assert a.banking.scheme.kind == "per_dim" and a.banking.scheme.banks == 4
+    assert a.conflict_free and loop_ii(report) == [1]
+
+
+def test_pointer_with_ap_memory_stays_one_memory(tmp_path):
+    """Vitis cannot partition a pointer: on-chip, it keeps one memory and its II."""
+    path = write(tmp_path, "four.cpp", FOUR_READS.format(mode="ap_memory", extra=""))
+    report = arraypart.analyze(path, ports=1)
+    a = array(report, "a")
+    assert a.array.bundle is None and not a.array.partitionable
+    assert a.banking.scheme.kind == "none" and loop_ii(report) == [4]
+
+
+def test_bundles_share_their_channel(tmp_path):
+    shared = """extern "C" {{
+void add(const int *x, const int *y, int *z, int n) {{
+#pragma HLS INTERFACE m_axi port=x bundle=gmem0
+#pragma HLS INTERFACE m_axi port=y bundle={y}
+#pragma HLS INTERFACE m_axi port=z bundle=gmem0
+  for (int i = 0; i < n; i++) {{
+#pragma HLS LOOP_TRIPCOUNT max=32
+#pragma HLS pipeline II=1
+    z[i] = x[i] + y[i];
+  }}
+}}
+}}
+"""
+    one = arraypart.analyze(write(tmp_path, "one.cpp", shared.format(y="gmem0")))
+    two = arraypart.analyze(write(tmp_path, "two.cpp", shared.format(y="gmem1")))
+    assert loop_ii(one) == [2]  # x and y: two reads on gmem0's read channel
+    assert loop_ii(two) == [1]  # a read and a write per bundle: one cycle
+
+
+def test_pointer_extent_from_depth(tmp_path):
+    path = write(tmp_path, "four.cpp", FOUR_READS.format(mode="m_axi", extra="depth=1000"))
+    assert array(arraypart.analyze(path), "a").array.shape == (1000,)
+
+
+def test_pointer_without_extent_is_a_located_error(tmp_path):
+    text = """void gather(const int *a, const int idx[8], int out[8]) {
+  for (int i = 0; i < 8; i++)
+    out[i] = a[idx[i]];
+}
+"""
+    with pytest.raises(KernelError) as info:
+        arraypart.analyze(write(tmp_path, "gather.c", text))
+    assert (info.value.coord.line, info.value.coord.col) == (1, 24)
+    assert "depth=<elements>" in str(info.value) and "port=a" in str(info.value)
+
+
+def test_streams_are_fifos_not_memories(tmp_path):
+    report = arraypart.analyze(write(tmp_path, "split.cpp", STREAMS), ports=1)
+    assert [a.array.name for a in report.solution.arrays] == ["buf"]
+    assert array(report, "buf").banking.scheme.banks == 4 and loop_ii(report) == [1, 1]
+
+
+@needs_gxx
+def test_stream_kernel_builds_and_matches_the_original(tmp_path):
+    compiled = arraypart.compile_kernel(write(tmp_path, "split.cpp", STREAMS), ports=1)
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+
+
+@needs_gxx
+def test_off_chip_kernel_builds_and_matches_the_original(tmp_path):
+    compiled = arraypart.compile_kernel(write(tmp_path, "window.cpp", WINDOW), ports=1)
+    buf = array(compiled.report, "buf")
+    assert buf.banking.scheme.banks == 4 and buf.conflict_free
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+
+
+# ---------------------------------------------------------------- 2. run-time sizes
+
+
+def test_tripcount_bounds_the_size_and_the_report_states_it(tmp_path):
+    report = arraypart.analyze(write(tmp_path, "window.cpp", WINDOW), ports=1)
+    out = report.to_json()
+    # n <= 128 from the first loop, n - 3 <= 125 from the second: the tighter is kept
+    assert out["params"]["n"]["range"] == [0, 128]
+    assert "LOOP_TRIPCOUNT max=128" in out["params"]["n"]["bound_by"]
+    assert [l["params"] for l in out["loops"]] == [{"n": [0, 128]}, {"n": [0, 128]}]
+    assert [l["trip_count"] for l in out["loops"]] == [128, 125]
+
+
+def test_banking_is_proven_for_every_size_and_checked_at_several(tmp_path):
+    report = arraypart.analyze(write(tmp_path, "window.cpp", WINDOW), ports=1)
+    groups = report.model.array("buf").groups
+    assert all(g.time_vars[0] == "n" for g in groups)  # the proof's domain spans n
+    (n,) = report.kernel.params
+    assert checked_values(n) == (0, 64, 128)
+    result = check.check_kernel(report.kernel, report.solution.bankings(), ports=1)
+    assert all(l.first_conflict is None and l.achieved_ii == 1 for l in result.loops)
+    # one memory conflicts, and the checker finds it at some size
+    one = check.check_kernel(report.kernel, check.as_written_bankings(report.kernel),
+                             ports=1)
+    assert one.loops[1].achieved_ii == 4
+
+
+def test_define_bounds_a_size(tmp_path):
+    text = """void scale(int a[256], int n) {
+  for (int i = 0; i < n; i++) {
+#pragma HLS pipeline II=1
+    a[i] = 2 * a[i];
+  }
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "scale.c", text),
+                               defines=(("ARRAYPART_MAX_n", 100),))
+    assert report.to_json()["params"]["n"] == {"range": [0, 100],
+                                               "bound_by": "-D ARRAYPART_MAX_n"}
+
+
+def test_array_extent_bounds_a_size(tmp_path):
+    text = """void scale(int a[256], int n) {
+  for (int i = 0; i < n; i++) {
+#pragma HLS pipeline II=1
+    a[i] = 2 * a[i];
+  }
+}
+"""
+    params = arraypart.analyze(write(tmp_path, "scale.c", text)).to_json()["params"]
+    assert params["n"]["range"] == [0, 256]
+    assert params["n"]["bound_by"].startswith("the extent of a at ")
+
+
+def test_unbounded_size_is_a_located_error(tmp_path):
+    text = """int count(int n) {
+  int s = 0;
+  for (int i = 0; i < n; i++) {
+#pragma HLS pipeline II=1
+    s += i;
+  }
+  return s;
+}
+"""
+    with pytest.raises(KernelError) as info:
+        arraypart.analyze(write(tmp_path, "count.c", text))
+    assert (info.value.coord.line, info.value.coord.col) == (1, 15)
+    assert "LOOP_TRIPCOUNT" in str(info.value) and "ARRAYPART_MAX_n" in str(info.value)
+
+
+@needs_gxx
+def test_runtime_bound_kernel_builds_and_matches_the_original(tmp_path):
+    text = """#define N 64
+void rev(const int a[N], int b[N], int n) {
+  int t[N];
+  for (int i = 0; i < n; i++) {
+#pragma HLS pipeline II=1
+    t[i] = a[n - 1 - i];
+  }
+  for (int i = 0; i < n - 1; i++) {
+#pragma HLS pipeline II=1
+    b[i] = t[i] + t[i + 1];
+  }
+}
+"""
+    compiled = arraypart.compile_kernel(write(tmp_path, "rev.c", text), ports=1)
+    assert compiled.report.to_json()["params"]["n"]["range"] == [0, 64]
+    assert array(compiled.report, "t").banking.scheme.banks == 2
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+
+
+def test_a_size_only_guards_use_stays_a_data_dependent_condition(tmp_path):
+    text = """void head(int a[64], int b[64], int n) {
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    if (i < n) b[i] = a[i] + a[63 - i];
+  }
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "head.c", text), ports=1)
+    assert report.kernel.params == () and report.to_json()["params"] == {}
+    (guard,) = report.kernel.body[0].body
+    assert guard.cond is None  # both branches may run, for every n
+    assert array(report, "a").banking.scheme.banks == 2 and array(report, "a").conflict_free
+
+
+def test_a_product_of_sizes_is_a_size_of_its_own(tmp_path):
+    text = """void flat(const int a[1025], int b[1024], int dim) {
+  int t[1025];
+  for (int i = 0; i < dim * dim; i++) {
+#pragma HLS LOOP_TRIPCOUNT max=1024
+#pragma HLS pipeline II=1
+    t[i] = a[i] + a[i + 1];
+  }
+  for (int i = 0; i < dim * dim; i++) {
+#pragma HLS pipeline II=1
+    b[i] = t[i];
+  }
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "flat.c", text), ports=1)
+    assert report.to_json()["params"]["dim*dim"]["range"] == [0, 1024]
+    assert [l["trip_count"] for l in report.to_json()["loops"]] == [1024, 1024]
+    assert array(report, "a").banking.scheme.banks == 2 and array(report, "a").conflict_free
+    text = text.replace("#pragma HLS LOOP_TRIPCOUNT max=1024\n", "").replace(
+        "1025", "4097").replace("b[1024]", "b[8192]")
+    params = arraypart.analyze(write(tmp_path, "flat.c", text), ports=1).to_json()["params"]
+    assert params["dim*dim"]["range"] == [0, 4096]  # a[i + 1] stays inside a[4097]
+
+
+def test_depth_products_and_unreadable_pragma_values(tmp_path):
+    text = """#define W 16
+#define H 8
+static const int kTrips = 64;
+void copy(const int *src, int dst[128], int n) {
+#pragma HLS INTERFACE m_axi port=src depth=W*H
+  for (int i = 0; i < n; i++) {
+#pragma HLS LOOP_TRIPCOUNT max=kTripsFromAHeader
+#pragma HLS pipeline II=1
+    dst[i] = src[i];
+  }
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "copy.c", text))
+    assert array(report, "src").array.shape == (128,)
+    # the tripcount names nothing arraypart can read: dst's extent bounds n instead
+    assert report.to_json()["params"]["n"]["range"] == [0, 128]
+    text = text.replace("depth=W*H", "depth=DEPTH_FROM_A_HEADER").replace("i < n", "i < 128")
+    with pytest.raises(KernelError) as info:
+        arraypart.analyze(write(tmp_path, "copy.c", text.replace("src[i]", "src[dst[i]]")))
+    assert "depth=DEPTH_FROM_A_HEADER is not an integer arraypart can read" in str(info.value)
+
+
+def test_a_bound_that_leaves_a_size_no_value_is_a_located_error(tmp_path):
+    text = """void scale(int a[256], int n) {
+  for (int i = 0; i < n + 10; i++) {
+#pragma HLS LOOP_TRIPCOUNT max=5
+#pragma HLS pipeline II=1
+    a[i] = 2 * a[i];
+  }
+}
+"""
+    with pytest.raises(KernelError) as info:
+        arraypart.analyze(write(tmp_path, "scale.c", text))
+    assert (info.value.coord.line, info.value.coord.col) == (1, 28)
+    assert "LOOP_TRIPCOUNT max=5" in str(info.value) and "no value from 0 up" in str(info.value)
+
+
+def test_a_shadowed_argument_is_no_size(tmp_path):
+    text = """void shadow(int a[16], int i) {
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    a[i] = a[i] + 1;
+  }
+}
+"""
+    assert arraypart.analyze(write(tmp_path, "shadow.c", text)).kernel.params == ()
