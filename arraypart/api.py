@@ -21,7 +21,8 @@ from typing import BinaryIO, Callable
 import numpy as np
 
 from . import banking, check, codegen, frontend, output, poly, rtl
-from .errors import Coord, KernelError
+from .errors import Coord, KernelError, warning_text
+from .limits import Deadline, TimeLimit
 from .report import Report
 
 #: ``--dump-maps`` refuses arrays above this many elements: two int64 maps of 2^24
@@ -65,6 +66,17 @@ class Options:
         if not PART_NAME.fullmatch(self.part):
             raise ValueError(f"--part {self.part!r}: expected a part name such as "
                              f"{codegen.DEFAULT_PART} (letters, digits, _ . : -)")
+
+
+class CheckTimeLimit(Exception):
+    """``check`` passed its time limit before every cycle was simulated: there is no
+    verdict (``report`` is arraypart's own, for what it would do)."""
+
+    def __init__(self, report: Report, seconds: float):
+        super().__init__(f"the checker passed the time limit of {seconds:g} s before "
+                         f"every cycle was simulated: no verdict (--time-limit S gives "
+                         f"it more time)")
+        self.report = report
 
 
 @dataclass(frozen=True, eq=False)
@@ -119,18 +131,32 @@ def _run(path: str | os.PathLike, opts: Options,
                              schemes=opts.schemes, time_limit=opts.time_limit,
                              replace_partitions=opts.replace_partitions, progress=progress)
     files = codegen.emit(kernel, solution, part=opts.part, clock_ns=opts.clock_ns)
-    scheduled = schedule_emitted(kernel, files, opts.ports)
+    try:
+        scheduled, limited = schedule_emitted(kernel, files, opts.ports,
+                                              deadline=Deadline.after(opts.time_limit)), ()
+    except TimeLimit as limit:
+        scheduled, limited = None, (_unscheduled_note(kernel, limit),)
     crossbars = codegen.crossbars(kernel, solution)
-    return Report(kernel, model, solution, scheduled, crossbars), files
+    return Report(kernel, model, solution, scheduled, crossbars, limited=limited), files
 
 
-def schedule_emitted(kernel, files: dict[str, str], ports: int) -> check.CheckReport:
+def schedule_emitted(kernel, files: dict[str, str], ports: int, *,
+                     deadline: Deadline | None = None) -> check.CheckReport:
     """The emitted kernel, read back by the front end, under the scheduling rule with
-    the banking its own pragmas and bank arrays describe."""
+    the banking its own pragmas and bank arrays describe.  Raises :class:`TimeLimit`
+    when ``deadline`` passes."""
     name = f"{kernel.name}.cpp"
     emitted = frontend.parse_source(files[name], name, top=kernel.top)
     return check.check_kernel(emitted, check.as_written_bankings(emitted), ports=ports,
-                              rule=True)
+                              rule=True, deadline=deadline)
+
+
+def _unscheduled_note(kernel, limit: TimeLimit) -> str:
+    return warning_text(kernel.coord, (
+        f"the scheduling-rule check of the emitted code passed the time limit of "
+        f"{limit.seconds:g} s: the loops' achieved II is the one the banking proof gives "
+        f"(every access on the port of its own bank), not confirmed under the scheduling "
+        f"rule; `arraypart check` with a larger --time-limit confirms it"))
 
 
 def check_kernel(path: str | os.PathLike, options: Options | None = None, *,
@@ -142,10 +168,16 @@ def check_kernel(path: str | os.PathLike, options: Options | None = None, *,
     opts = _options(options, overrides)
     report = analyze(path, opts, progress=progress)
     if not as_written:
+        if report.scheduled is None:
+            raise CheckTimeLimit(report, opts.time_limit)
         return report, report.solution.bankings(), report.scheduled
     bankings = check.as_written_bankings(report.kernel)
-    return report, bankings, check.check_kernel(report.kernel, bankings, ports=opts.ports,
-                                                rule=True)
+    try:
+        result = check.check_kernel(report.kernel, bankings, ports=opts.ports, rule=True,
+                                    deadline=Deadline.after(opts.time_limit))
+    except TimeLimit as limit:
+        raise CheckTimeLimit(report, limit.seconds) from None
+    return report, bankings, result
 
 
 def _synthesized(report: Report) -> dict[str, rtl.Resources]:

@@ -25,10 +25,16 @@ class Report:
     scheduled: CheckReport | None = None
     crossbars: dict[str, tuple[int, int]] = field(default_factory=dict)
     measured: dict[str, Resources] = field(default_factory=dict)
+    limited: tuple[str, ...] = ()  # warnings of stages past --time-limit (not the solver)
 
     @property
     def warnings(self) -> tuple[str, ...]:
-        return self.model.warnings + self.solution.warnings
+        return self.model.warnings + self.solution.warnings + self.limited
+
+    @property
+    def time_limited(self) -> bool:
+        """Some stage (the solver, the scheduling-rule check) passed --time-limit."""
+        return self.solution.time_limited or bool(self.limited)
 
     @property
     def conflict_free(self) -> bool:
@@ -36,10 +42,10 @@ class Report:
 
     @property
     def goals_met(self) -> bool:
-        """Every array conflict-free, found within the time limit, and every loop at
+        """Every array conflict-free, every stage within the time limit, every loop at
         its target II (under the scheduling rule on the emitted code when it was
         checked); else exit 1."""
-        return self.conflict_free and not self.solution.time_limited and all(
+        return self.conflict_free and not self.time_limited and all(
             self.loop_achieved_ii(n, loop.name, loop.target_ii) <= loop.target_ii
             for n, loop in enumerate(self.model.loops))
 
@@ -75,7 +81,7 @@ class Report:
                        "arrays": list(loop.arrays)}
                       for n, loop in enumerate(self.model.loops)],
             "warnings": list(self.warnings),
-            "time_limit_reached": self.solution.time_limited,
+            "time_limit_reached": self.time_limited,
         }
 
 

@@ -3,11 +3,16 @@ only as they must.  Sizes are small but telling; no wall-clock assertions."""
 
 import tracemalloc
 
+import islpy as isl
 import numpy as np
+import pytest
 
 import arraypart
-from arraypart import codegen
+from arraypart import api, check, cli, codegen, frontend
+from arraypart.check import driver
 from arraypart.codegen import astedit
+from arraypart.limits import Deadline, TimeLimit
+from arraypart.poly import isl_glue as G
 
 from conftest import alarm
 
@@ -71,3 +76,138 @@ def test_dump_maps_holds_one_arrays_maps_at_a_time(tmp_path):
     assert len(list((out / "maps").glob("*.npz"))) == arrays + 2
     with np.load(out / "maps" / "a3.npz") as maps:
         assert maps["bank"].shape == (side, side) and maps["offset"].shape == (side, side)
+
+
+# ---------------------------------------------------------------- deep nests
+
+def test_counting_a_deep_nest_scans_no_product(monkeypatch):
+    """isl's count_val scans every point of all dimensions but the last (2^49 for 50
+    nested loops, in one call Ctrl-C cannot stop): a box is counted as a product of
+    one-dimensional counts instead."""
+    scanned = []
+    original = isl.Set.count_val
+
+    def counting(s):
+        scanned.append(s.dim(isl.dim_type.set))
+        return original(s)
+
+    monkeypatch.setattr(isl.Set, "count_val", counting)
+    names = [f"i{k}" for k in range(16)]
+    box = isl.Set("{ [%s] : %s }" % (", ".join(names),
+                                     " and ".join(f"0 <= {v} < 2" for v in names)))
+    assert G.count(box) == 2 ** 16
+    assert max(scanned) == 1
+    triangle = isl.Set("{ [t, i, j] : 0 <= t < 3 and 0 <= i < 10 and 0 <= j <= i "
+                       "and (j mod 2) = 0 }")
+    scanned.clear()
+    assert G.count(triangle) == 3 * sum(i // 2 + 1 for i in range(10))
+    assert max(scanned) == 2  # t splits off; i and j are coupled
+
+
+# ---------------------------------------------------------------- the checker
+
+LONG_LOOP = """void ll(int in[64], int out[1]) {
+  int buf[64];
+  for (int i = 0; i < 64; i++) buf[i] = in[i];
+  int s = 0;
+  for (int t = 0; t < 1000; t++) {
+#pragma HLS pipeline II=1
+    s += buf[t % 64] + buf[(t + 1) % 64];
+  }
+  out[0] = s;
+}
+"""
+
+WIDE_STEP = """void ws(int in[16][16], int out[16][16]) {
+  int buf[16][16];
+  for (int i = 0; i < 16; i++) for (int j = 0; j < 16; j++) buf[i][j] = in[i][j];
+  for (int i = 0; i < 12; i++) for (int j = 0; j < 12; j++) {
+#pragma HLS pipeline II=1
+    int s = 0;
+    for (int a = 0; a < 5; a++) for (int b = 0; b < 5; b++) s += buf[i + a][j + b];
+    out[i][j] = s;
+  }
+}
+"""
+
+
+def _recording_walks(monkeypatch):
+    """Record (steps, table cells) of every chunk the checker walks."""
+    walks = []
+    original = driver.walk_steps
+
+    def recording(region, steps):
+        emitted, cells = original(region, steps)
+        walks.append((region.loop.name, steps.rows, cells))
+        return emitted, cells
+
+    monkeypatch.setattr(driver, "walk_steps", recording)
+    return walks
+
+
+def test_checker_splits_one_long_loop_into_chunks(monkeypatch):
+    """A pipelined loop entered once is one row of the entry frame: its 1,000 steps
+    must still come in chunks (4x10^8 steps were one table before), with the same
+    verdict as in one piece."""
+    kernel = frontend.parse_source(LONG_LOOP, "ll.c")
+    whole = check.check_kernel(kernel, {}, ports=1)
+    monkeypatch.setattr(driver, "CHUNK_CELLS", 64)
+    walks = _recording_walks(monkeypatch)
+    chunked = check.check_kernel(kernel, {}, ports=1)
+    assert chunked == whole
+    assert whole.loops[0].iterations == 1000 and whole.loops[0].achieved_ii == 2
+    long_walks = [(rows, cells) for name, rows, cells in walks if name == "L5"]
+    assert len(long_walks) > 10
+    assert all(cells <= 64 or rows == 1 for rows, cells in long_walks), long_walks
+
+
+def test_checker_chunks_count_lanes_not_steps(monkeypatch):
+    """A step of a 5x5 unrolled window is 25 lanes: a chunk holds fewer steps than a
+    chunk of one-lane steps (the 24x24 window was 331,776 lanes a step and ran out of
+    memory with chunks counted in steps)."""
+    kernel = frontend.parse_source(WIDE_STEP, "ws.c")
+    whole = check.check_kernel(kernel, {}, ports=2)
+    monkeypatch.setattr(driver, "CHUNK_CELLS", 200)
+    walks = _recording_walks(monkeypatch)
+    assert check.check_kernel(kernel, {}, ports=2) == whole
+    window = [(rows, cells) for _, rows, cells in walks]
+    assert window and max(rows for rows, _ in window) < 200 // 25
+    assert all(cells <= 200 or rows == 1 for rows, cells in window), window
+
+
+class _Ticks:
+    """A clock that advances one second each time it is read."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        self.now += 1.0
+        return self.now
+
+
+def test_checker_honours_its_deadline_between_chunks(monkeypatch):
+    kernel = frontend.parse_source(LONG_LOOP, "ll.c")
+    monkeypatch.setattr(driver, "CHUNK_CELLS", 64)
+    ticks = _Ticks()
+    deadline = Deadline.after(5, clock=ticks)  # read once here: passes at the 5th chunk
+    with pytest.raises(TimeLimit):
+        check.check_kernel(kernel, {}, ports=1, deadline=deadline)
+    assert ticks.now == 7  # one read to set it, one per chunk until past 6
+
+
+def test_scheduling_check_past_its_time_limit_is_exit_1_not_a_claim(tmp_path, monkeypatch,
+                                                                     capsys):
+    path = tmp_path / "ll.c"
+    path.write_text(LONG_LOOP)
+    passed = Deadline(at=-1.0, seconds=0.5)
+    monkeypatch.setattr(api.Deadline, "after", classmethod(lambda cls, s, clock=None: passed))
+    report = arraypart.analyze(path)
+    assert report.scheduled is None and report.time_limited and not report.goals_met
+    assert any("scheduling-rule check of the emitted code passed the time limit" in w
+               for w in report.warnings)
+    assert report.to_json()["time_limit_reached"] is True
+    assert cli.main(["analyze", str(path)]) == 1
+    assert cli.main(["check", str(path)]) == 1
+    assert "no verdict" in capsys.readouterr().err
+    assert cli.main(["check", "--as-written", str(path)]) == 1
