@@ -28,6 +28,9 @@ from .report import Report
 #: ``--dump-maps`` refuses arrays above this many elements: two int64 maps of 2^24
 #: elements are 256 MiB, about what a user expects a dump to cost at most.
 MAX_DUMP_ELEMENTS = 1 << 24
+#: Elements of one array's maps computed and written at once by ``--dump-maps``: two
+#: int64 maps of 2^20 elements are 16 MiB (with numpy's temporaries, some tens).
+DUMP_SLAB_ELEMENTS = 1 << 20
 #: An FPGA part name as AMD spells them (``xcu250-figd2104-2L-e``,
 #: ``xilinx.com:au250:part0:1.3``): it reaches Tcl and the cfg file, so nothing else.
 #: The zip timestamp of every member of a maps file (the earliest a zip can hold).
@@ -205,14 +208,20 @@ def _dump_maps(report: Report) -> dict[str, Callable[[BinaryIO], None]]:
 
 def _write_npz(scheme, stream: BinaryIO) -> None:
     """``np.savez`` of the scheme's ``bank`` and ``offset`` maps, byte-identical from
-    run to run (``np.savez`` stamps each member with the current time)."""
-    bank, offset = scheme.maps()
+    run to run (``np.savez`` stamps each member with the current time).  Each member
+    is written a slab of :data:`DUMP_SLAB_ELEMENTS` elements at a time (the maps are
+    evaluated per slab, twice: once per member), so memory does not grow with the
+    array."""
+    header = {"descr": np.lib.format.dtype_to_descr(np.dtype(np.int64)),
+              "fortran_order": False, "shape": tuple(scheme.shape)}
     with zipfile.ZipFile(stream, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
-        for name, values in (("bank", bank), ("offset", offset)):
+        for which, name in enumerate(("bank", "offset")):
             member = zipfile.ZipInfo(f"{name}.npy", date_time=NPZ_TIMESTAMP)
             with archive.open(member, "w", force_zip64=True) as entry:
-                np.lib.format.write_array(entry, np.asanyarray(values),
-                                          allow_pickle=False)
+                np.lib.format.write_array_header_1_0(entry, header)
+                for rows in scheme.slabs(DUMP_SLAB_ELEMENTS):
+                    values = scheme.maps(rows)[which]
+                    entry.write(np.ascontiguousarray(values, dtype="<i8").tobytes())
 
 
 def default_outdir(path: str | os.PathLike) -> Path:
