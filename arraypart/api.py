@@ -3,7 +3,10 @@
     frontend.parse_kernel -> poly.build_model -> banking.solve -> codegen.emit / check
 
 ``analyze`` and ``compile_kernel`` raise :class:`arraypart.KernelError` (with file, line
-and column) on bad input and return a :class:`Report`.
+and column) on bad input and return a :class:`Report`.  Each stage gets ``time_limit``
+seconds of its own: the solver and the scheduling-rule check then report what they
+have (exit 1); the model has no partial answer, so past its limit they raise
+:class:`arraypart.limits.TimeLimit`.
 """
 
 from __future__ import annotations
@@ -129,7 +132,8 @@ def _run(path: str | os.PathLike, opts: Options,
     """The passes: the kernel banked, emitted, and the emitted kernel parsed back and
     checked under the scheduling rule (DESIGN §2)."""
     kernel = frontend.parse_kernel(path, defines=dict(opts.defines), top=opts.top)
-    model = poly.build_model(kernel, ports=opts.ports)
+    model = poly.build_model(kernel, ports=opts.ports,
+                             deadline=Deadline.after(opts.time_limit))
     solution = banking.solve(model, max_banks=opts.max_banks, part=opts.part,
                              schemes=opts.schemes, time_limit=opts.time_limit,
                              replace_partitions=opts.replace_partitions, progress=progress)

@@ -21,6 +21,7 @@ from rich.table import Table
 
 from . import api, bench, interrupts
 from .errors import KernelError
+from .limits import TimeLimit
 from .report import check_json
 
 #: Table width when output is not a terminal (logs, pipes): wide enough for one array
@@ -249,6 +250,12 @@ def main(argv: list[str] | None = None) -> int:
     except KernelError as error:
         print(error, file=sys.stderr)
         return EXIT_BAD_INPUT
+    except TimeLimit as limit:
+        print(f"arraypart: {getattr(args, 'kernel', 'bench')}: time limit of "
+              f"{limit.seconds:g} s reached while "
+              f"{limit.stage}; nothing was written (--time-limit S gives it more time)",
+              file=sys.stderr)
+        return EXIT_GOAL_MISSED
     except KeyboardInterrupt as error:
         done = (f"{args.written} was written whole" if args.written is not None
                 else "nothing was written")

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import arraypart
-from arraypart import api, check, cli, codegen, frontend
+from arraypart import api, check, cli, codegen, frontend, poly
 from arraypart.check import driver, maps
 from arraypart.codegen import astedit
 from arraypart.limits import Deadline, TimeLimit
@@ -202,8 +202,13 @@ def test_scheduling_check_past_its_time_limit_is_exit_1_not_a_claim(tmp_path, mo
                                                                      capsys):
     path = tmp_path / "ll.c"
     path.write_text(LONG_LOOP)
-    passed = Deadline(at=-1.0, seconds=0.5)
-    monkeypatch.setattr(api.Deadline, "after", classmethod(lambda cls, s, clock=None: passed))
+    checker = check.check_kernel
+
+    def passed(kernel, bankings, *, deadline=None, **options):
+        assert deadline is not None  # both the compile and `check --as-written` set one
+        return checker(kernel, bankings, deadline=Deadline(-1.0, 0.5), **options)
+
+    monkeypatch.setattr(check, "check_kernel", passed)
     report = arraypart.analyze(path)
     assert report.scheduled is None and report.time_limited and not report.goals_met
     assert any("scheduling-rule check of the emitted code passed the time limit" in w
@@ -278,3 +283,17 @@ def test_dump_maps_writes_slabs(tmp_path, monkeypatch):
     with np.load(sliced / "maps" / "buf.npz") as m:
         bank, offset = scheme.maps()
         assert (m["bank"] == bank).all() and (m["offset"] == offset).all()
+
+
+def test_model_building_honours_its_deadline(tmp_path, capsys):
+    kernel = frontend.parse_source(WIDE_STEP, "ws.c")
+    ticks = _Ticks()
+    with pytest.raises(TimeLimit) as limit:
+        poly.build_model(kernel, deadline=Deadline.after(10, clock=ticks))
+    assert limit.value.stage == "building the polyhedral model"
+    assert ticks.now == 12  # 25 lane accesses and more were left when it stopped
+    path = tmp_path / "ws.c"
+    path.write_text(WIDE_STEP)
+    assert cli.main(["analyze", str(path), "--time-limit", "1e-9"]) == 1
+    err = capsys.readouterr().err
+    assert "time limit of 1e-09 s reached while building the polyhedral model" in err
