@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from .banking.solution import ArraySolution, Solution
 from .check import CheckReport
 from .ir import Kernel
-from .poly.model import PolyModel
+from .poly.model import ArrayModel, PolyModel
 from .rtl import Resources, estimate
 from .scheme import Banking
 
@@ -66,12 +66,14 @@ class Report:
     def to_json(self, *, timings: bool = False) -> dict:
         """The report's JSON form.  ``solve_seconds`` is 0.0 unless ``timings``, so
         that identical inputs give byte-identical reports (DESIGN §4)."""
+        models = {m.array.name: m for m in self.model.arrays}  # model.array is linear
         return {
             "kernel": self.kernel.name,
             "top": self.kernel.top,
             "source": self.kernel.path,
             "solve_seconds": round(self.solution.seconds, 6) if timings else 0.0,
-            "arrays": [_array_json(a, self.model, self.crossbars.get(a.array.name, (0, 0)),
+            "arrays": [_array_json(a, models[a.array.name],
+                                   self.crossbars.get(a.array.name, (0, 0)),
                                    self.measured.get(a.array.name))
                        for a in self.solution.arrays],
             "loops": [{"name": loop.name, "line": loop.coord.line,
@@ -104,10 +106,10 @@ def check_json(report: Report, result, bankings: dict[str, Banking], *,
     return out
 
 
-def _array_json(sol: ArraySolution, model: PolyModel, crossbar: tuple[int, int],
+def _array_json(sol: ArraySolution, array_model: ArrayModel, crossbar: tuple[int, int],
                 measured: Resources | None) -> dict:
     array, banking = sol.array, sol.banking
-    resources = measured or estimate(banking, model.array(array.name))
+    resources = measured or estimate(banking, array_model)
     scheme = banking.scheme
     return {
         "name": array.name,
@@ -115,7 +117,7 @@ def _array_json(sol: ArraySolution, model: PolyModel, crossbar: tuple[int, int],
         "elem_bits": array.elem_bits,
         "interface": array.interface,
         "ports": sol.ports.name,
-        "loops": sorted({g.loop for g in model.array(array.name).groups}),
+        "loops": sorted({g.loop for g in array_model.groups}),
         "scheme": scheme.to_report(),
         "formula": scheme.describe(),
         "banks": scheme.banks,

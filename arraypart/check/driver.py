@@ -64,8 +64,10 @@ def check_kernel(kernel: ir.Kernel, bankings: Mapping[str, Banking], *,
     if rule:
         kernel = _without_registers(kernel, {n for n, b in full.items() if is_registers(b)})
     irregular = {a.array for a in _accesses(kernel.body) if not a.regular}
-    memories = {name: _Memory(b, models[name], bank_sizes(b) if name in irregular else None)
-                for name, b in full.items()}
+    memories = {a.name: _Memory(full[a.name], models[a.name],
+                                bank_sizes(full[a.name]) if a.name in irregular else None,
+                                a, position)
+                for position, a in enumerate(kernel.arrays)}
     totals = _Totals()
     loops = tuple(_check_region(r, kernel, memories, totals, rule, deadline)
                   for r in regions(kernel))
@@ -140,11 +142,13 @@ def _check_writable(body: tuple[ir.Node, ...], models: Mapping[str, ir.PortModel
 @dataclass(frozen=True, eq=False)
 class _Memory:
     """One array's banking, its banks' ports and (when it has irregular accesses) the
-    elements each bank holds."""
+    elements each bank holds (looked up by name: a kernel may have thousands)."""
 
     banking: Banking
     model: ir.PortModel
     sizes: np.ndarray | None
+    array: ir.Array
+    position: int  # in kernel.arrays: the order arrays are reported in
 
 
 @dataclass
@@ -275,11 +279,11 @@ def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory
                     cells(a, e.frame, banking) if static is None
                     else site_cells(a, e.frame, banking))
         order = tuple(frame.order) + (np.full(frame.rows, run, np.int64),)
-        arrays = [a.name for a in kernel.arrays if a.name in per_array]
+        arrays = sorted(per_array, key=lambda name: memories[name].position)
         needs = {name: _needs(per_array[name], memories[name], frame.rows, static)
                  for name in arrays}
         for name in arrays:
-            _tally(per_array[name], kernel.array(name), totals)
+            _tally(per_array[name], memories[name].array, totals)
         need = np.ones(frame.rows, np.int64)
         for array_need in needs.values():
             need = np.maximum(need, array_need)

@@ -39,10 +39,11 @@ def build_model(kernel: ir.Kernel, *, ports: int = 2,
     """
     tick = (lambda: None) if deadline is None else (lambda: deadline.check(STAGE))
     relations = access_relations(kernel)
+    by_name = {a.name: a for a in kernel.arrays}  # Kernel.array is a linear search
     for relation in relations:
         tick()
-        check_bounds(relation, kernel.array(relation.access.array))
-        check_writable(relation.access, kernel.array(relation.access.array))
+        check_bounds(relation, by_name[relation.access.array])
+        check_writable(relation.access, by_name[relation.access.array])
     found = collect(kernel, tick=tick)
     groups = _groups(found, tick)
     touched = {r.access.array for r in relations}
