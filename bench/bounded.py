@@ -3,8 +3,9 @@
 Each case is a generated kernel run through the ``arraypart`` command line in a child
 process under a wall-clock cap and an address-space cap (so that a case that still
 grows without bound cannot take the shared machine down).  Printed per case: the exit
-status, wall seconds, peak RSS (``ru_maxrss`` of the child) and, with ``--interrupt S``,
-how long the child took to exit after SIGINT was sent S seconds into the run.
+status, wall seconds, CPU seconds (the machine may be shared), peak RSS (``ru_maxrss``
+of the child) and, with ``--interrupt S``, how long the child took to exit after SIGINT
+was sent S seconds into the run.
 
     python bench/bounded.py [--case NAME ...] [--cap-seconds 300] [--cap-gb 8]
         [--interrupt S] [--tree DIR] [--list]
@@ -163,8 +164,10 @@ def run(name: str, cap_seconds: float, cap_bytes: int, interrupt: float | None,
         seconds = time.perf_counter() - start
         err = child.stderr.read().decode(errors="replace").strip().splitlines()
         child.stderr.close()
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    peak = usage.ru_maxrss * 1024
     return {"case": name, "status": status, "seconds": seconds, "peak": peak,
+            "cpu": usage.ru_utime + usage.ru_stime,
             "latency": latency, "last": err[-1][:100] if err else ""}
 
 
@@ -180,7 +183,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.list:
         print("\n".join(CASES))
         return 0
-    print(f"{'case':12} {'exit':>5} {'seconds':>8} {'peak MB':>8} {'SIGINT s':>8}  last line")
+    print(f"{'case':12} {'exit':>5} {'seconds':>8} {'cpu s':>8} {'peak MB':>8} "
+          f"{'SIGINT s':>8}  last line")
     for name in args.case or list(CASES):
         # RUSAGE_CHILDREN's ru_maxrss is the largest child so far: one case per process.
         out = subprocess.run([sys.executable, __file__, "--one", name,
@@ -195,7 +199,7 @@ def one(name: str, cap_seconds: str, cap_gb: str, interrupt: str, tree: str = ""
     row = run(name, float(cap_seconds), int(float(cap_gb) * (1 << 30)),
               None if interrupt == "None" else float(interrupt), tree or None)
     latency = "-" if row["latency"] is None else f"{row['latency']:.2f}"
-    print(f"{row['case']:12} {row['status']!s:>5} {row['seconds']:8.1f} "
+    print(f"{row['case']:12} {row['status']!s:>5} {row['seconds']:8.1f} {row['cpu']:8.1f} "
           f"{row['peak'] / 2**20:8.0f} {latency:>8}  {row['last']}")
     return 0
 
