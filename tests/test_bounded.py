@@ -11,6 +11,7 @@ import pytest
 import arraypart
 from arraypart import api, check, cli, codegen, frontend, poly
 from arraypart.check import driver, maps
+from arraypart.check import frames as F
 from arraypart.codegen import astedit
 from arraypart.limits import Deadline, TimeLimit
 from arraypart.poly import isl_glue as G
@@ -297,3 +298,42 @@ def test_model_building_honours_its_deadline(tmp_path, capsys):
     assert cli.main(["analyze", str(path), "--time-limit", "1e-9"]) == 1
     err = capsys.readouterr().err
     assert "time limit of 1e-09 s reached while building the polyhedral model" in err
+
+
+def deep_nest(depth: int) -> str:
+    its = [f"i{d}" for d in range(depth)]
+    loops = " ".join(f"for (int {v} = 0; {v} < 2; {v}++)" for v in its)
+    index = " + ".join(its)
+    return f"""void deep(int in[{depth + 1}], int out[{depth + 1}]) {{
+  int buf[{depth + 1}];
+  for (int i = 0; i < {depth + 1}; i++) buf[i] = in[i];
+  {loops} {{
+#pragma HLS pipeline II=1
+    out[{index}] += buf[{index}];
+  }}
+}}
+"""
+
+
+def test_deep_nest_entry_pieces_shrink_with_depth(monkeypatch):
+    """Every level of a nest of sequential loops holds one piece of its frame at a
+    time, each with columns per enclosing loop: pieces shrink with the square of the
+    depth (50 loops held 600 MB), and the verdict does not change."""
+    depth = 10
+    kernel = frontend.parse_source(deep_nest(depth), "deep.c")
+    whole = check.check_kernel(kernel, {}, ports=2)
+    cells = 3 * (depth + 1) ** 2 * 8
+    monkeypatch.setattr(driver, "CHUNK_CELLS", cells)
+    pieces = []
+    original = F.enter_pieces
+
+    def recording(frame, loop, width, **options):
+        for piece in original(frame, loop, width, **options):
+            if loop.pipeline_ii is None:  # a sequential loop around the pipeline
+                pieces.append(piece.rows)
+            yield piece
+
+    monkeypatch.setattr(F, "enter_pieces", recording)
+    assert check.check_kernel(kernel, {}, ports=2) == whole
+    assert whole.loops[0].iterations == 2 ** depth
+    assert pieces and max(pieces) <= 8, max(pieces)

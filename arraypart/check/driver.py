@@ -43,6 +43,9 @@ from .walk import (Emitted, Region, entries, is_concurrent, regions, root_blocks
 # table cells (bank, address, need), so a chunk takes some tens of MB whatever the
 # trip counts and unroll factors, while numpy calls stay large.
 CHUNK_CELLS = 1 << 20
+# Columns an entry frame gains per sequential loop: the iterator's values, its order
+# column and its point column.
+ENTRY_COLUMNS = 3
 
 
 def as_written_bankings(kernel: ir.Kernel) -> dict[str, Banking]:
@@ -205,7 +208,7 @@ def _chunks(region: Region, deadline: Deadline | None
     of the loop takes in the entry piece the chunk comes from.  ``deadline`` is
     asked before each chunk."""
     budget = _Budget()
-    entry_rows = max(1, CHUNK_CELLS // (region.depth() + 2))
+    entry_rows = _entry_rows(region.depth())
     for entry in entries(region, lambda: entry_rows):
         trip = int(root_blocks(region, entry).max(initial=0))
         for steps in root_pieces(region, entry, budget.steps):
@@ -214,6 +217,15 @@ def _chunks(region: Region, deadline: Deadline | None
             emitted, cells = walk_steps(region, steps)
             budget.learn(steps.rows, cells)
             yield steps, emitted, trip
+
+
+def _entry_rows(depth: int) -> int:
+    """Rows of each piece of the entry frame behind ``depth`` sequential loops.  Every
+    level of the nest holds one piece at a time, and a piece at level k has about
+    :data:`ENTRY_COLUMNS` * k columns, so pieces of CHUNK_CELLS / (ENTRY_COLUMNS *
+    (depth + 1)^2) rows keep all of them within CHUNK_CELLS (50 nested loops held
+    600 MB with pieces of CHUNK_CELLS / depth rows)."""
+    return max(1, CHUNK_CELLS // (ENTRY_COLUMNS * (depth + 1) ** 2))
 
 
 def _check_region(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
