@@ -4,8 +4,9 @@
 
 ``analyze`` and ``compile_kernel`` raise :class:`arraypart.KernelError` (with file, line
 and column) on bad input and return a :class:`Report`.  Each stage gets ``time_limit``
-seconds of its own: the solver and the scheduling-rule check then report what they
-have (exit 1); the model has no partial answer, so past its limit they raise
+seconds of its own (model and replay at least :data:`arraypart.limits.STAGE_FLOOR_S`):
+the solver and the scheduling-rule check then report what they have (exit 1); the
+model has no partial answer, so past its limit they raise
 :class:`arraypart.limits.TimeLimit`.
 """
 
@@ -25,7 +26,7 @@ import numpy as np
 
 from . import banking, check, codegen, frontend, output, poly, rtl
 from .errors import Coord, KernelError, warning_text
-from .limits import Deadline, TimeLimit
+from .limits import Deadline, TimeLimit, stage_deadline
 from .report import Report
 
 #: ``--dump-maps`` refuses arrays above this many elements: two int64 maps of 2^24
@@ -133,14 +134,14 @@ def _run(path: str | os.PathLike, opts: Options,
     checked under the scheduling rule (DESIGN §2)."""
     kernel = frontend.parse_kernel(path, defines=dict(opts.defines), top=opts.top)
     model = poly.build_model(kernel, ports=opts.ports,
-                             deadline=Deadline.after(opts.time_limit))
+                             deadline=stage_deadline(opts.time_limit))
     solution = banking.solve(model, max_banks=opts.max_banks, part=opts.part,
                              schemes=opts.schemes, time_limit=opts.time_limit,
                              replace_partitions=opts.replace_partitions, progress=progress)
     files = codegen.emit(kernel, solution, part=opts.part, clock_ns=opts.clock_ns)
     try:
         scheduled, limited = schedule_emitted(kernel, files, opts.ports,
-                                              deadline=Deadline.after(opts.time_limit)), ()
+                                              deadline=stage_deadline(opts.time_limit)), ()
     except TimeLimit as limit:
         scheduled, limited = None, (_unscheduled_note(kernel, limit),)
     crossbars = codegen.crossbars(kernel, solution)
@@ -181,7 +182,7 @@ def check_kernel(path: str | os.PathLike, options: Options | None = None, *,
     bankings = check.as_written_bankings(report.kernel)
     try:
         result = check.check_kernel(report.kernel, bankings, ports=opts.ports, rule=True,
-                                    deadline=Deadline.after(opts.time_limit))
+                                    deadline=stage_deadline(opts.time_limit))
     except TimeLimit as limit:
         raise CheckTimeLimit(report, limit.seconds) from None
     return report, bankings, result

@@ -66,8 +66,10 @@ def banked_source(kernel: Kernel, solution: Solution) -> str:
     _edit_pragmas(body, solution, explicit)
     interface_lines = []
     parents = _decl_parents(body)
+    after: dict[int, tuple[list, list]] = {}
     for s in solution.arrays:
-        interface_lines += _annotate(parents, s, explicit.get(s.array.name))
+        interface_lines += _annotate(parents, s, explicit.get(s.array.name), after)
+    _splice(parents, after)
     body.block_items = interface_lines + list(body.block_items or [])
     return generate(ast).rstrip() + "\n"
 
@@ -234,10 +236,10 @@ def _decl_parents(body: c_ast.Compound) -> dict[str, tuple[list, c_ast.Decl]]:
 
 
 def _annotate(parents: dict[str, tuple[list, c_ast.Decl]], s: ArraySolution,
-              ex: Explicit | None) -> list[c_ast.Node]:
-    """Insert the scheme comment and our pragmas after a local array's declaration;
-    for an interface or file-scope array, return them (they go to the top of the
-    body)."""
+              ex: Explicit | None, after: dict[int, tuple[list, list]]) -> list[c_ast.Node]:
+    """Note in ``after`` (by the declaration's id) the scheme comment to put before a
+    local array's declaration and our pragmas to put after it (:func:`_splice`); for an
+    interface or file-scope array, return them (they go to the top of the body)."""
     comments = [Comment(text) for text in textwrap.wrap(
         _comment(s, ex), COMMENT_WIDTH, subsequent_indent="  ", break_on_hyphens=False)]
     pragmas = [c_ast.Pragma(p) for p in _pragmas(s, ex)]
@@ -246,10 +248,21 @@ def _annotate(parents: dict[str, tuple[list, c_ast.Decl]], s: ArraySolution,
         return comments + pragmas
     if name not in parents:
         raise KernelError(s.array.coord, f"no local declaration of array '{name}'")
-    items, decl = parents[name]
-    at = next(i for i, item in enumerate(items) if item is decl)
-    items[at:at + 1] = comments + [decl] + pragmas
+    after[id(parents[name][1])] = (comments, pragmas)
     return []
+
+
+def _splice(parents: dict[str, tuple[list, c_ast.Decl]],
+            after: dict[int, tuple[list, list]]) -> None:
+    """Put the noted comments and pragmas around their declarations, rebuilding each
+    item list once (finding and splicing per array was quadratic in the arrays)."""
+    lists = {id(items): items for items, decl in parents.values() if id(decl) in after}
+    for items in lists.values():
+        spliced: list = []
+        for item in items:
+            before, behind = after.get(id(item), ((), ()))
+            spliced += [*before, item, *behind]
+        items[:] = spliced
 
 
 def _comment(s: ArraySolution, ex: Explicit | None) -> str:
