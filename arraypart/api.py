@@ -3,7 +3,11 @@
     frontend.parse_kernel -> poly.build_model -> banking.solve -> codegen.emit / check
 
 ``analyze`` and ``compile_kernel`` raise :class:`arraypart.KernelError` (with file, line
-and column) on bad input and return a :class:`Report`.
+and column) on bad input and return a :class:`Report`.  Each stage gets ``time_limit``
+seconds of its own (model and replay at least :data:`arraypart.limits.STAGE_FLOOR_S`):
+the solver and the scheduling-rule check then report what they have (exit 1); the
+model has no partial answer, so past its limit they raise
+:class:`arraypart.limits.TimeLimit`.
 """
 
 from __future__ import annotations
@@ -24,12 +28,16 @@ import numpy as np
 from . import banking, check, codegen, frontend, output, poly, rtl
 from .check import trace
 from .frontend import clangtu
-from .errors import Coord, KernelError
+from .errors import Coord, KernelError, warning_text
+from .limits import Deadline, TimeLimit, stage_deadline
 from .report import Report
 
 #: ``--dump-maps`` refuses arrays above this many elements: two int64 maps of 2^24
 #: elements are 256 MiB, about what a user expects a dump to cost at most.
 MAX_DUMP_ELEMENTS = 1 << 24
+#: Elements of one array's maps computed and written at once by ``--dump-maps``: two
+#: int64 maps of 2^20 elements are 16 MiB (with numpy's temporaries, some tens).
+DUMP_SLAB_ELEMENTS = 1 << 20
 #: An FPGA part name as AMD spells them (``xcu250-figd2104-2L-e``,
 #: ``xilinx.com:au250:part0:1.3``): it reaches Tcl and the cfg file, so nothing else.
 #: The zip timestamp of every member of a maps file (the earliest a zip can hold).
@@ -73,6 +81,17 @@ class Options:
         if not PART_NAME.fullmatch(self.part):
             raise ValueError(f"--part {self.part!r}: expected a part name such as "
                              f"{codegen.DEFAULT_PART} (letters, digits, _ . : -)")
+
+
+class CheckTimeLimit(Exception):
+    """``check`` passed its time limit before every cycle was simulated: there is no
+    verdict (``report`` is arraypart's own, for what it would do)."""
+
+    def __init__(self, report: Report, seconds: float):
+        super().__init__(f"the checker passed the time limit of {seconds:g} s before "
+                         f"every cycle was simulated: no verdict (--time-limit S gives "
+                         f"it more time)")
+        self.report = report
 
 
 @dataclass(frozen=True, eq=False)
@@ -127,21 +146,27 @@ def _run(path: str | os.PathLike, opts: Options,
                                    hls_include=opts.hls_include, directives=directives,
                                    pipeline_loops=opts.auto_pipeline)
     kernel = poly.bound_sizes(kernel)
-    model = poly.build_model(kernel, ports=opts.ports)
+    model = poly.build_model(kernel, ports=opts.ports,
+                             deadline=stage_deadline(opts.time_limit))
     solution = banking.solve(model, max_banks=opts.max_banks, part=opts.part,
                              schemes=opts.schemes, time_limit=opts.time_limit,
                              replace_partitions=opts.replace_partitions, progress=progress)
     files = codegen.emit(kernel, solution, part=opts.part, clock_ns=opts.clock_ns)
-    scheduled = schedule_emitted(kernel, files, opts.ports, opts)
+    try:
+        scheduled, limited = schedule_emitted(kernel, files, opts.ports, opts,
+                                              deadline=stage_deadline(opts.time_limit)), ()
+    except TimeLimit as limit:
+        scheduled, limited = None, (_unscheduled_note(kernel, limit),)
     crossbars = codegen.crossbars(kernel, solution)
-    return Report(kernel, model, solution, scheduled, crossbars), files
+    return Report(kernel, model, solution, scheduled, crossbars, limited=limited), files
 
 
 def schedule_emitted(kernel, files: dict[str, str], ports: int,
-                     opts: Options | None = None) -> check.CheckReport:
+                     opts: Options | None = None, *,
+                     deadline: Deadline | None = None) -> check.CheckReport:
     """The emitted kernel, read back by the front end, under the scheduling rule with
     the banking its own pragmas and bank arrays describe (its includes found where the
-    kernel's were)."""
+    kernel's were).  Raises :class:`TimeLimit` when ``deadline`` passes."""
     name = f"{kernel.name}.cpp"
     opts = opts or Options()
     folder = os.path.dirname(os.path.abspath(kernel.path))
@@ -154,7 +179,15 @@ def schedule_emitted(kernel, files: dict[str, str], ports: int,
                                     pipeline_loops=opts.auto_pipeline)
     emitted = poly.with_sizes_of(emitted, kernel)  # replayed at the same sizes
     return check.check_kernel(emitted, check.as_written_bankings(emitted), ports=ports,
-                              rule=True)
+                              rule=True, deadline=deadline)
+
+
+def _unscheduled_note(kernel, limit: TimeLimit) -> str:
+    return warning_text(kernel.coord, (
+        f"the scheduling-rule check of the emitted code passed the time limit of "
+        f"{limit.seconds:g} s: the loops' achieved II is the one the banking proof gives "
+        f"(every access on the port of its own bank), not confirmed under the scheduling "
+        f"rule; `arraypart check` with a larger --time-limit confirms it"))
 
 
 def check_kernel(path: str | os.PathLike, options: Options | None = None, *,
@@ -166,10 +199,16 @@ def check_kernel(path: str | os.PathLike, options: Options | None = None, *,
     opts = _options(options, overrides)
     report = analyze(path, opts, progress=progress)
     if not as_written:
+        if report.scheduled is None:
+            raise CheckTimeLimit(report, opts.time_limit)
         return report, report.solution.bankings(), report.scheduled
     bankings = check.as_written_bankings(report.kernel)
-    return report, bankings, check.check_kernel(report.kernel, bankings, ports=opts.ports,
-                                                rule=True)
+    try:
+        result = check.check_kernel(report.kernel, bankings, ports=opts.ports, rule=True,
+                                    deadline=stage_deadline(opts.time_limit))
+    except TimeLimit as limit:
+        raise CheckTimeLimit(report, limit.seconds) from None
+    return report, bankings, result
 
 
 def trace_kernel(path: str | os.PathLike, options: Options | None = None, *,
@@ -232,14 +271,20 @@ def _dump_maps(report: Report) -> dict[str, Callable[[BinaryIO], None]]:
 
 def _write_npz(scheme, stream: BinaryIO) -> None:
     """``np.savez`` of the scheme's ``bank`` and ``offset`` maps, byte-identical from
-    run to run (``np.savez`` stamps each member with the current time)."""
-    bank, offset = scheme.maps()
+    run to run (``np.savez`` stamps each member with the current time).  Each member
+    is written a slab of :data:`DUMP_SLAB_ELEMENTS` elements at a time (the maps are
+    evaluated per slab, twice: once per member), so memory does not grow with the
+    array."""
+    header = {"descr": np.lib.format.dtype_to_descr(np.dtype(np.int64)),
+              "fortran_order": False, "shape": tuple(scheme.shape)}
     with zipfile.ZipFile(stream, "w", zipfile.ZIP_STORED, allowZip64=True) as archive:
-        for name, values in (("bank", bank), ("offset", offset)):
+        for which, name in enumerate(("bank", "offset")):
             member = zipfile.ZipInfo(f"{name}.npy", date_time=NPZ_TIMESTAMP)
             with archive.open(member, "w", force_zip64=True) as entry:
-                np.lib.format.write_array(entry, np.asanyarray(values),
-                                          allow_pickle=False)
+                np.lib.format.write_array_header_1_0(entry, header)
+                for rows in scheme.slabs(DUMP_SLAB_ELEMENTS):
+                    values = scheme.maps(rows)[which]
+                    entry.write(np.ascontiguousarray(values, dtype="<i8").tobytes())
 
 
 def default_outdir(path: str | os.PathLike) -> Path:

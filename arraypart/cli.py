@@ -22,6 +22,7 @@ from rich.table import Table
 from . import api, bench, interrupts
 from .frontend import clangtu
 from .errors import KernelError
+from .limits import TimeLimit
 from .report import check_json
 
 #: Table width when output is not a terminal (logs, pipes): wide enough for one array
@@ -207,8 +208,8 @@ def _run_compile(args, out: Console, err: Console) -> int:
         out.print(_loop_table(report))
     out.print(f"wrote {outdir}: " + ", ".join(sorted(compiled.files)) +
               (", maps/" if compiled.maps else ""), highlight=False, markup=False)
-    if report.solution.time_limited:
-        err.print("arraypart: the time limit ended the search (see the warnings)")
+    if report.time_limited:
+        err.print("arraypart: the time limit ended a stage (see the warnings)")
     if not report.goals_met:
         err.print("arraypart: some loop misses its target II (see the loop table and "
                   "`arraypart check`)")
@@ -219,10 +220,20 @@ def _run_compile(args, out: Console, err: Console) -> int:
 def _run_check(args, out: Console, err: Console) -> int:
     if args.trace:
         return _run_trace(args, err)
-    with _banking_status(err) as progress:
-        report, bankings, result = api.check_kernel(args.kernel, args.options,
-                                                    as_written=args.as_written,
-                                                    progress=progress)
+    try:
+        with _banking_status(err) as progress:
+            report, bankings, result = api.check_kernel(args.kernel, args.options,
+                                                        as_written=args.as_written,
+                                                        progress=progress)
+    except api.CheckTimeLimit as limit:
+        if args.json:
+            print(json.dumps({**limit.report.to_json(timings=args.timings),
+                              "checked": None, "ok": None, "time_limit_reached": True},
+                             indent=2))
+        else:
+            _print_warnings(limit.report, err)
+        err.print(f"arraypart: {limit}", markup=False, highlight=False)
+        return EXIT_GOAL_MISSED
     if args.json:
         print(json.dumps(check_json(report, result, bankings, as_written=args.as_written,
                                     timings=args.timings), indent=2))
@@ -235,7 +246,7 @@ def _run_check(args, out: Console, err: Console) -> int:
                 print(f"  {a.array.name}: {a.banking.scheme.describe()}"
                       + (f", {a.banking.copies} copies" if a.banking.copies > 1 else ""))
     missed = (any(loop.achieved_ii > loop.target_ii for loop in result.loops)
-              or report.solution.time_limited)
+              or report.time_limited)
     return EXIT_GOAL_MISSED if missed else EXIT_OK
 
 
@@ -279,6 +290,12 @@ def main(argv: list[str] | None = None) -> int:
     except KernelError as error:
         print(error, file=sys.stderr)
         return EXIT_BAD_INPUT
+    except TimeLimit as limit:
+        print(f"arraypart: {getattr(args, 'kernel', 'bench')}: time limit of "
+              f"{limit.seconds:g} s reached while "
+              f"{limit.stage}; nothing was written (--time-limit S gives it more time)",
+              file=sys.stderr)
+        return EXIT_GOAL_MISSED
     except KeyboardInterrupt as error:
         done = (f"{args.written} was written whole" if args.written is not None
                 else "nothing was written")

@@ -10,7 +10,7 @@ bug in the front end, not bad input, so it raises ``ValueError``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any, Mapping, Union
 
 from .errors import Coord
 from .expr import Expr
@@ -302,12 +302,15 @@ class Kernel:
     params: tuple[Param, ...] = ()
     source: Any = field(default=None, compare=False, repr=False)
     warnings: tuple[str, ...] = ()
+    # ``arrays`` by name, derived at construction (a kernel may have thousands of
+    # arrays, and passes look one up per access)
+    by_name: Mapping[str, Array] = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "by_name", {a.name: a for a in self.arrays})
 
     def array(self, name: str) -> Array:
-        for a in self.arrays:
-            if a.name == name:
-                return a
-        raise KeyError(name)
+        return self.by_name[name]
 
 
 @dataclass(frozen=True, slots=True)

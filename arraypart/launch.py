@@ -16,9 +16,11 @@ INTERNAL_ERROR = 3  # DESIGN §4 (cli.EXIT_INTERNAL, which may be what failed to
 
 
 def main() -> int:
-    interrupts.install()
     status = None
     try:
+        # inside the try: a SIGTERM may land while install() is still running, once
+        # its handler is in place
+        interrupts.install()
         from .cli import main as run  # noqa: PLC0415 - deliberately after install()
         status = run()
         interrupts.ignore()

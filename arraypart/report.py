@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from .banking.solution import ArraySolution, Solution
 from .check import CheckReport
 from .ir import Kernel
-from .poly.model import PolyModel
+from .poly.model import ArrayModel, PolyModel
 from .rtl import Resources, estimate
 from .scheme import Banking
 
@@ -27,10 +27,16 @@ class Report:
     scheduled: CheckReport | None = None
     crossbars: dict[str, tuple[int, int]] = field(default_factory=dict)
     measured: dict[str, Resources] = field(default_factory=dict)
+    limited: tuple[str, ...] = ()  # warnings of stages past --time-limit (not the solver)
 
     @property
     def warnings(self) -> tuple[str, ...]:
-        return self.model.warnings + self.solution.warnings  # the model holds the kernel's
+        return self.model.warnings + self.solution.warnings + self.limited
+
+    @property
+    def time_limited(self) -> bool:
+        """Some stage (the solver, the scheduling-rule check) passed --time-limit."""
+        return self.solution.time_limited or bool(self.limited)
 
     @property
     def conflict_free(self) -> bool:
@@ -38,10 +44,10 @@ class Report:
 
     @property
     def goals_met(self) -> bool:
-        """Every array conflict-free, found within the time limit, and every loop at
+        """Every array conflict-free, every stage within the time limit, every loop at
         its target II (under the scheduling rule on the emitted code when it was
         checked); else exit 1."""
-        return self.conflict_free and not self.solution.time_limited and all(
+        return self.conflict_free and not self.time_limited and all(
             self.loop_achieved_ii(n, loop.name, loop.target_ii) <= loop.target_ii
             for n, loop in enumerate(self.model.loops))
 
@@ -64,12 +70,14 @@ class Report:
     def to_json(self, *, timings: bool = False) -> dict:
         """The report's JSON form.  ``solve_seconds`` is 0.0 unless ``timings``, so
         that identical inputs give byte-identical reports (DESIGN §4)."""
+        models = {m.array.name: m for m in self.model.arrays}  # model.array is linear
         return {
             "kernel": self.kernel.name,
             "top": self.kernel.top,
             "source": self.kernel.path,
             "solve_seconds": round(self.solution.seconds, 6) if timings else 0.0,
-            "arrays": [_array_json(a, self.model, self.crossbars.get(a.array.name, (0, 0)),
+            "arrays": [_array_json(a, models[a.array.name],
+                                   self.crossbars.get(a.array.name, (0, 0)),
                                    self.measured.get(a.array.name))
                        for a in self.solution.arrays],
             "loops": [{"name": loop.name, "line": loop.coord.line,
@@ -83,7 +91,7 @@ class Report:
             "params": {p.name: {"range": [p.low, p.high], "bound_by": p.source}
                        for p in self.kernel.params},
             "warnings": list(self.warnings),
-            "time_limit_reached": self.solution.time_limited,
+            "time_limit_reached": self.time_limited,
         }
 
 
@@ -114,13 +122,13 @@ def check_json(report: Report, result, bankings: dict[str, Banking], *,
     return out
 
 
-def _array_json(sol: ArraySolution, model: PolyModel, crossbar: tuple[int, int],
+def _array_json(sol: ArraySolution, array_model: ArrayModel, crossbar: tuple[int, int],
                 measured: Resources | None) -> dict:
     array, banking = sol.array, sol.banking
     if array.bundle is not None:
         resources = Resources(0, 0, 0, 0, OFF_CHIP)  # no on-chip memory logic
     else:
-        resources = measured or estimate(banking, model.array(array.name))
+        resources = measured or estimate(banking, array_model)
     scheme = banking.scheme
     return {
         "name": array.name,
@@ -129,7 +137,7 @@ def _array_json(sol: ArraySolution, model: PolyModel, crossbar: tuple[int, int],
         "interface": array.interface,
         "bundle": array.bundle,
         "ports": sol.ports.name,
-        "loops": sorted({g.loop for g in model.array(array.name).groups}),
+        "loops": sorted({g.loop for g in array_model.groups}),
         "scheme": scheme.to_report(),
         "formula": scheme.describe(),
         "banks": scheme.banks,

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import gcd, prod
+from typing import Iterator
 
 import numpy as np
 
@@ -171,13 +172,30 @@ class Scheme:
         return _row_major([E.var(index_var(d)) for d in range(len(self.shape))],
                           list(self.shape))
 
-    def maps(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(bank, offset)`` int64 arrays of the array's shape (evaluates the formulas)."""
-        grid = np.indices(self.shape, dtype=np.int64)
+    def maps(self, rows: tuple[int, int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """``(bank, offset)`` int64 arrays of the array's shape (evaluates the formulas);
+        with ``rows = (lo, hi)`` only the slab ``lo <= x_0 < hi`` of the first
+        dimension (so a large array's maps can be made a slab at a time)."""
+        lo, hi = rows if rows is not None else (0, self.shape[0] if self.shape else 1)
+        shape = (hi - lo,) + tuple(self.shape[1:]) if self.shape else ()
+        grid = np.indices(shape, dtype=np.int64)
+        if self.shape:
+            grid[0] += lo
         env = {index_var(d): grid[d] for d in range(len(self.shape))}
-        full = np.zeros(self.shape, dtype=np.int64)
+        full = np.zeros(shape, dtype=np.int64)
         return (full + E.evaluate(self.bank_expr(), env),
                 full + E.evaluate(self.offset_expr(), env))
+
+    def slabs(self, elements: int) -> Iterator[tuple[int, int]]:
+        """Ranges ``(lo, hi)`` of the first dimension holding about ``elements``
+        elements each (at least one row), covering the array in order."""
+        if not self.shape:
+            yield 0, 1
+            return
+        row = max(1, prod(self.shape[1:]))
+        step = max(1, elements // row)
+        for lo in range(0, self.shape[0], step):
+            yield lo, min(self.shape[0], lo + step)
 
     # -------------------------------------------------------------- presentation
 

@@ -2,12 +2,21 @@
 only as they must.  Sizes are small but telling; no wall-clock assertions."""
 
 import tracemalloc
+from functools import partial
 
+import islpy as isl
 import numpy as np
+import pytest
 
 import arraypart
-from arraypart import codegen
+from arraypart import api, check, cli, codegen, frontend, poly
+from arraypart.check import driver, maps
+from arraypart.check import frames as F
 from arraypart.frontend import cnodes
+from arraypart import limits
+from arraypart.limits import Deadline, TimeLimit
+from arraypart.poly import isl_glue as G
+from arraypart.scheme import Scheme, flat_scheme
 
 from conftest import alarm
 
@@ -72,3 +81,264 @@ def test_dump_maps_holds_one_arrays_maps_at_a_time(tmp_path):
     assert len(list((out / "maps").glob("*.npz"))) == arrays + 2
     with np.load(out / "maps" / "a3.npz") as maps:
         assert maps["bank"].shape == (side, side) and maps["offset"].shape == (side, side)
+
+
+# ---------------------------------------------------------------- deep nests
+
+def test_counting_a_deep_nest_scans_no_product(monkeypatch):
+    """isl's count_val scans every point of all dimensions but the last (2^49 for 50
+    nested loops, in one call Ctrl-C cannot stop): a box is counted as a product of
+    one-dimensional counts instead."""
+    scanned = []
+    original = isl.Set.count_val
+
+    def counting(s):
+        scanned.append(s.dim(isl.dim_type.set))
+        return original(s)
+
+    monkeypatch.setattr(isl.Set, "count_val", counting)
+    names = [f"i{k}" for k in range(16)]
+    box = isl.Set("{ [%s] : %s }" % (", ".join(names),
+                                     " and ".join(f"0 <= {v} < 2" for v in names)))
+    assert G.count(box) == 2 ** 16
+    assert max(scanned) == 1
+    triangle = isl.Set("{ [t, i, j] : 0 <= t < 3 and 0 <= i < 10 and 0 <= j <= i "
+                       "and (j mod 2) = 0 }")
+    scanned.clear()
+    assert G.count(triangle) == 3 * sum(i // 2 + 1 for i in range(10))
+    assert max(scanned) == 2  # t splits off; i and j are coupled
+
+
+# ---------------------------------------------------------------- the checker
+
+LONG_LOOP = """void ll(int in[64], int out[1]) {
+  int buf[64];
+  for (int i = 0; i < 64; i++) buf[i] = in[i];
+  int s = 0;
+  for (int t = 0; t < 1000; t++) {
+#pragma HLS pipeline II=1
+    s += buf[t % 64] + buf[(t + 1) % 64];
+  }
+  out[0] = s;
+}
+"""
+
+WIDE_STEP = """void ws(int in[16][16], int out[16][16]) {
+  int buf[16][16];
+  for (int i = 0; i < 16; i++) for (int j = 0; j < 16; j++) buf[i][j] = in[i][j];
+  for (int i = 0; i < 12; i++) for (int j = 0; j < 12; j++) {
+#pragma HLS pipeline II=1
+    int s = 0;
+    for (int a = 0; a < 5; a++) for (int b = 0; b < 5; b++) s += buf[i + a][j + b];
+    out[i][j] = s;
+  }
+}
+"""
+
+
+def _recording_walks(monkeypatch):
+    """Record (steps, table cells) of every chunk the checker walks."""
+    walks = []
+    original = driver.walk_steps
+
+    def recording(region, steps):
+        emitted, cells = original(region, steps)
+        walks.append((region.loop.name, steps.rows, cells))
+        return emitted, cells
+
+    monkeypatch.setattr(driver, "walk_steps", recording)
+    return walks
+
+
+def test_checker_splits_one_long_loop_into_chunks(monkeypatch):
+    """A pipelined loop entered once is one row of the entry frame: its 1,000 steps
+    must still come in chunks (4x10^8 steps were one table before), with the same
+    verdict as in one piece."""
+    kernel = frontend.parse_source(LONG_LOOP, "ll.c", pipeline_loops=False)
+    whole = check.check_kernel(kernel, {}, ports=1)
+    monkeypatch.setattr(driver, "CHUNK_CELLS", 64)
+    walks = _recording_walks(monkeypatch)
+    chunked = check.check_kernel(kernel, {}, ports=1)
+    assert chunked == whole
+    assert whole.loops[0].iterations == 1000 and whole.loops[0].achieved_ii == 2
+    long_walks = [(rows, cells) for name, rows, cells in walks if name == "L5"]
+    assert len(long_walks) > 10
+    assert all(cells <= 64 or rows == 1 for rows, cells in long_walks), long_walks
+
+
+def test_checker_chunks_count_lanes_not_steps(monkeypatch):
+    """A step of a 5x5 unrolled window is 25 lanes: a chunk holds fewer steps than a
+    chunk of one-lane steps (the 24x24 window was 331,776 lanes a step and ran out of
+    memory with chunks counted in steps)."""
+    kernel = frontend.parse_source(WIDE_STEP, "ws.c", pipeline_loops=False)
+    whole = check.check_kernel(kernel, {}, ports=2)
+    monkeypatch.setattr(driver, "CHUNK_CELLS", 200)
+    walks = _recording_walks(monkeypatch)
+    assert check.check_kernel(kernel, {}, ports=2) == whole
+    window = [(rows, cells) for _, rows, cells in walks]
+    assert window and max(rows for rows, _ in window) < 200 // 25
+    assert all(cells <= 200 or rows == 1 for rows, cells in window), window
+
+
+class _Ticks:
+    """A clock that advances one second each time it is read."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        self.now += 1.0
+        return self.now
+
+
+def test_checker_honours_its_deadline_between_chunks(monkeypatch):
+    kernel = frontend.parse_source(LONG_LOOP, "ll.c", pipeline_loops=False)
+    monkeypatch.setattr(driver, "CHUNK_CELLS", 64)
+    ticks = _Ticks()
+    deadline = Deadline.after(5, clock=ticks)  # read once here: passes at the 5th chunk
+    with pytest.raises(TimeLimit):
+        check.check_kernel(kernel, {}, ports=1, deadline=deadline)
+    assert ticks.now == 7  # one read to set it, one per chunk until past 6
+
+
+def test_scheduling_check_past_its_time_limit_is_exit_1_not_a_claim(tmp_path, monkeypatch,
+                                                                     capsys):
+    path = tmp_path / "ll.c"
+    path.write_text(LONG_LOOP)
+    checker = check.check_kernel
+
+    def passed(kernel, bankings, *, deadline=None, **options):
+        assert deadline is not None  # both the compile and `check --as-written` set one
+        return checker(kernel, bankings, deadline=Deadline(-1.0, 0.5), **options)
+
+    monkeypatch.setattr(check, "check_kernel", passed)
+    report = arraypart.analyze(path)
+    assert report.scheduled is None and report.time_limited and not report.goals_met
+    assert any("scheduling-rule check of the emitted code passed the time limit" in w
+               for w in report.warnings)
+    assert report.to_json()["time_limit_reached"] is True
+    assert cli.main(["analyze", str(path)]) == 1
+    assert cli.main(["check", str(path)]) == 1
+    assert "no verdict" in capsys.readouterr().err
+    assert cli.main(["check", "--as-written", str(path)]) == 1
+
+
+# ---------------------------------------------------------------- maps
+
+class _GivenMaps:
+    """A scheme stand-in whose maps are given arrays; records the slabs asked for."""
+
+    def __init__(self, bank, offset, banks, depth):
+        self.bank, self.offset, self.banks, self.bank_depth = bank, offset, banks, depth
+        self.shape, self.size = bank.shape, bank.size
+        self.asked = []
+
+    def maps(self, rows=None):
+        lo, hi = rows or (0, self.shape[0])
+        self.asked.append(hi - lo)
+        return self.bank[lo:hi], self.offset[lo:hi]
+
+    def slabs(self, elements):
+        return Scheme.slabs(self, elements)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_map_check_streams_slabs_with_the_whole_maps_verdict(seed, monkeypatch):
+    """The map check evaluates a few rows at a time (2^24 elements were 1 GB of maps
+    and sort keys at once) and finds what the whole-map check finds."""
+    rng = np.random.default_rng(seed)
+    banks, depth = 4, 10
+    slots = rng.permutation(banks * depth)[:36].reshape(6, 6)
+    bank, offset = slots // depth, slots % depth
+    if seed % 3 == 1:  # two elements share a slot
+        a, b = rng.choice(36, 2, replace=False)
+        bank.flat[b], offset.flat[b] = bank.flat[a], offset.flat[a]
+    if seed % 3 == 2:  # a bank or an offset out of range
+        bank.flat[rng.integers(36)] = banks if seed % 2 else -1
+        offset.flat[rng.integers(36)] = depth
+    whole = maps._problem(_GivenMaps(bank, offset, banks, depth), np.arange(36),
+                          bank.ravel(), offset.ravel())
+    monkeypatch.setattr(maps, "MAP_SLAB", 12)
+    given = _GivenMaps(bank, offset, banks, depth)
+    assert maps._streamed_problem(given) == whole
+    assert (whole == "") == (seed % 3 == 0)
+    assert max(given.asked) == 2  # rows of 6 elements, 12 at a time
+
+
+def test_dump_maps_writes_slabs(tmp_path, monkeypatch):
+    """Each .npz member is written a slab at a time: the peak is a slab's maps, not
+    the array's (8 arrays of 4096x4096 were 2.8 GB), and the file is the same."""
+    side = 1024
+    scheme = flat_scheme((side, side), (1, 3), 5, 2)
+    compiled = api.Compiled(None, {}, {"buf": partial(api._write_npz, scheme)})
+    whole = arraypart.write_project(compiled, tmp_path / "whole")
+    monkeypatch.setattr(api, "DUMP_SLAB_ELEMENTS", 4 * side)
+    one_array = 2 * side * side * np.dtype(np.int64).itemsize
+    tracemalloc.start()
+    try:
+        sliced = arraypart.write_project(compiled, tmp_path / "sliced")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < one_array / 4, (peak, one_array)  # the manifest reads 1 MiB chunks
+    data = (sliced / "maps" / "buf.npz").read_bytes()
+    assert data == (whole / "maps" / "buf.npz").read_bytes()
+    with np.load(sliced / "maps" / "buf.npz") as m:
+        bank, offset = scheme.maps()
+        assert (m["bank"] == bank).all() and (m["offset"] == offset).all()
+
+
+def test_model_building_honours_its_deadline(tmp_path, capsys, monkeypatch):
+    kernel = frontend.parse_source(WIDE_STEP, "ws.c", pipeline_loops=False)
+    ticks = _Ticks()
+    with pytest.raises(TimeLimit) as limit:
+        poly.build_model(kernel, deadline=Deadline.after(10, clock=ticks))
+    assert limit.value.stage == "building the polyhedral model"
+    assert ticks.now == 12  # 25 lane accesses and more were left when it stopped
+    path = tmp_path / "ws.c"
+    path.write_text(WIDE_STEP)
+    assert cli.main(["analyze", str(path), "--time-limit", "1e-9"]) == 1  # the search
+    assert "polyhedral model" not in capsys.readouterr().err  # the model has its floor
+    monkeypatch.setattr(limits, "STAGE_FLOOR_S", 0.0)
+    assert cli.main(["analyze", str(path), "--time-limit", "1e-9"]) == 1
+    err = capsys.readouterr().err
+    assert "time limit of 1e-09 s reached while building the polyhedral model" in err
+
+
+def deep_nest(depth: int) -> str:
+    its = [f"i{d}" for d in range(depth)]
+    loops = " ".join(f"for (int {v} = 0; {v} < 2; {v}++)" for v in its)
+    index = " + ".join(its)
+    return f"""void deep(int in[{depth + 1}], int out[{depth + 1}]) {{
+  int buf[{depth + 1}];
+  for (int i = 0; i < {depth + 1}; i++) buf[i] = in[i];
+  {loops} {{
+#pragma HLS pipeline II=1
+    out[{index}] += buf[{index}];
+  }}
+}}
+"""
+
+
+def test_deep_nest_entry_pieces_shrink_with_depth(monkeypatch):
+    """Every level of a nest of sequential loops holds one piece of its frame at a
+    time, each with columns per enclosing loop: pieces shrink with the square of the
+    depth (50 loops held 600 MB), and the verdict does not change."""
+    depth = 10
+    kernel = frontend.parse_source(deep_nest(depth), "deep.c", pipeline_loops=False)
+    whole = check.check_kernel(kernel, {}, ports=2)
+    cells = 3 * (depth + 1) ** 2 * 8
+    monkeypatch.setattr(driver, "CHUNK_CELLS", cells)
+    pieces = []
+    original = F.enter_pieces
+
+    def recording(frame, loop, width, **options):
+        for piece in original(frame, loop, width, **options):
+            if loop.pipeline_ii is None:  # a sequential loop around the pipeline
+                pieces.append(piece.rows)
+            yield piece
+
+    monkeypatch.setattr(F, "enter_pieces", recording)
+    assert check.check_kernel(kernel, {}, ports=2) == whole
+    assert whole.loops[0].iterations == 2 ** depth
+    assert pieces and max(pieces) <= 8, max(pieces)

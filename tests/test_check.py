@@ -490,9 +490,9 @@ def test_chunks_give_the_same_verdict(monkeypatch):
     whole = check_kernel(k, banked("buf", cyclic((N, N), 2, 2)))
     seq = unrolled_with_sequential_inner_kernel()
     seq_whole = check_kernel(seq, {})
-    monkeypatch.setattr(driver, "CHUNK_STEPS", 5)
+    monkeypatch.setattr(driver, "CHUNK_CELLS", 5)
     assert check_kernel(k, banked("buf", cyclic((N, N), 2, 2))) == whole
-    monkeypatch.setattr(driver, "CHUNK_STEPS", 1)
+    monkeypatch.setattr(driver, "CHUNK_CELLS", 1)
     assert check_kernel(seq, {}) == seq_whole
 
 

@@ -9,7 +9,8 @@ mapped to banks with the schemes' numpy rendering and ports are counted per step
     cycles       = steps * achieved_ii,   stall_cycles = steps * (achieved_ii - t)
 
 and the first conflict is the first step, in execution order, whose need exceeds t.
-Steps are processed in chunks of about :data:`CHUNK_STEPS` to bound memory.
+Steps are processed in chunks of about :data:`CHUNK_CELLS` access instances, so
+memory does not grow with the trip counts or the unroll factors.
 
 Two port models: the *ideal* one (``rule=False``: an access takes a port of the bank
 its address lies in, what the banking pass proves) and the HLS *scheduling rule*
@@ -28,17 +29,23 @@ import numpy as np
 
 from .. import ir
 from ..errors import KernelError, warning_text
+from ..limits import Deadline
 from ..scheme import Banking, none_scheme, scheme_from_pragmas
 from . import frames as F
 from .maps import check_map
 from .ports import Cells, bank_sizes, cells, first_overfull_bank, row_needs
 from .report import CheckReport, Conflict, DynamicSite, LoopCheck
 from .rule import BankSpan, is_registers, overfull_bank, rule_needs, site_cells, sites_summary
-from .walk import Emitted, Region, is_concurrent, regions, root_blocks, walk
+from .walk import (Emitted, Region, entries, is_concurrent, regions, root_blocks,
+                   root_pieces, walk_steps)
 
-# Steps simulated at once: a (steps x lanes) int64 table per access of a million rows
-# is 8 MB per lane, small next to the machine while keeping numpy calls large.
-CHUNK_STEPS = 1 << 20
+# Access instances (steps x lanes x accesses) simulated at once: each is a few int64
+# table cells (bank, address, need), so a chunk takes some tens of MB whatever the
+# trip counts and unroll factors, while numpy calls stay large.
+CHUNK_CELLS = 1 << 20
+# Columns an entry frame gains per sequential loop: the iterator's values, its order
+# column and its point column.
+ENTRY_COLUMNS = 3
 
 
 def as_written_bankings(kernel: ir.Kernel) -> dict[str, Banking]:
@@ -47,21 +54,25 @@ def as_written_bankings(kernel: ir.Kernel) -> dict[str, Banking]:
 
 
 def check_kernel(kernel: ir.Kernel, bankings: Mapping[str, Banking], *,
-                 ports: int = 2, rule: bool = False) -> CheckReport:
+                 ports: int = 2, rule: bool = False,
+                 deadline: Deadline | None = None) -> CheckReport:
     """Simulate ``kernel`` with ``bankings`` (arrays missing from it are one memory)
     on banks with ``ir.port_model(array, ports)``, under the ideal port model or the
     scheduling ``rule``; map-check every array in ``bankings``.  Raises KernelError
-    for a write to read-only storage."""
+    for a write to read-only storage, and :class:`arraypart.limits.TimeLimit` when
+    ``deadline`` passes (it is asked before every chunk)."""
     full = _complete(kernel, bankings)
     models = {a.name: ir.port_model(a, ports) for a in kernel.arrays}
     _check_writable(kernel.body, models)
     if rule:
         kernel = _without_registers(kernel, {n for n, b in full.items() if is_registers(b)})
     irregular = {a.array for a in _accesses(kernel.body) if not a.regular}
-    memories = {name: _Memory(b, models[name], bank_sizes(b) if name in irregular else None)
-                for name, b in full.items()}
+    memories = {a.name: _Memory(full[a.name], models[a.name],
+                                bank_sizes(full[a.name]) if a.name in irregular else None,
+                                a, position)
+                for position, a in enumerate(kernel.arrays)}
     totals = _Totals()
-    loops = tuple(_check_region(r, kernel, memories, totals, rule)
+    loops = tuple(_check_region(r, kernel, memories, totals, rule, deadline)
                   for r in regions(kernel))
     maps = tuple(check_map(a, full[a.name]) for a in kernel.arrays if a.name in bankings)
     return CheckReport(loops, maps, totals.accesses, totals.out_of_bounds_notes())
@@ -100,7 +111,10 @@ def _without_registers(kernel: ir.Kernel, registers: set[str]) -> ir.Kernel:
     return replace(kernel, body=_prune(kernel.body, registers))
 
 
-def _prune(nodes: tuple[ir.Node, ...], registers: set[str]) -> tuple[ir.Node, ...]:
+def _prune(nodes: tuple[ir.Node, ...], registers: set[str], inside: bool = False
+           ) -> tuple[ir.Node, ...]:
+    """``nodes`` without register accesses; ``inside`` a concurrent loop, a loop left
+    empty goes too (it has no step to report, and its lanes would still be built)."""
     out: list[ir.Node] = []
     for n in nodes:
         if isinstance(n, ir.Stmt):
@@ -109,12 +123,13 @@ def _prune(nodes: tuple[ir.Node, ...], registers: set[str]) -> tuple[ir.Node, ..
                 out.append(replace(n, accesses=kept))
         elif isinstance(n, ir.If):
             cond = tuple(a for a in n.cond_accesses if a.array not in registers)
-            then, orelse = _prune(n.then, registers), _prune(n.orelse, registers)
+            then = _prune(n.then, registers, inside)
+            orelse = _prune(n.orelse, registers, inside)
             if cond or then or orelse:
                 out.append(replace(n, cond_accesses=cond, then=then, orelse=orelse))
         else:
-            body = _prune(n.body, registers)
-            if body or is_concurrent(n):
+            body = _prune(n.body, registers, inside or is_concurrent(n))
+            if body or (is_concurrent(n) and not inside):
                 out.append(replace(n, body=body))
     return tuple(out)
 
@@ -130,26 +145,29 @@ def _check_writable(body: tuple[ir.Node, ...], models: Mapping[str, ir.PortModel
 @dataclass(frozen=True, eq=False)
 class _Memory:
     """One array's banking, its banks' ports and (when it has irregular accesses) the
-    elements each bank holds."""
+    elements each bank holds (looked up by name: a kernel may have thousands)."""
 
     banking: Banking
     model: ir.PortModel
     sizes: np.ndarray | None
+    array: ir.Array
+    position: int  # in kernel.arrays: the order arrays are reported in
 
 
 @dataclass
 class _Totals:
-    """Counters of one check_kernel call; ``outside`` maps (access, dimension) to the
-    range of its executed indices when that leaves the array."""
+    """Counters of one check_kernel call; ``ranges`` maps (access, dimension) to the
+    range of its executed indices (over every chunk: one entry per access)."""
 
     accesses: int = 0
-    outside: dict[tuple[ir.Access, ir.Array, int], tuple[int, int]] = field(
+    ranges: dict[tuple[ir.Access, ir.Array, int], tuple[int, int]] = field(
         default_factory=dict)
 
     def out_of_bounds_notes(self) -> tuple[str, ...]:
         return tuple(warning_text(a.coord, f"index {d} of '{array.name}' takes values "
                                            f"{lo}..{hi} outside 0..{array.shape[d] - 1}")
-                     for (a, array, d), (lo, hi) in self.outside.items())
+                     for (a, array, d), (lo, hi) in self.ranges.items()
+                     if lo < 0 or hi >= array.shape[d])
 
 
 @dataclass(frozen=True, eq=False)
@@ -164,28 +182,60 @@ class _Run:
     registers: dict[str, bool]
 
 
-def _chunks(blocks: np.ndarray) -> Iterator[tuple[int, int]]:
-    """Consecutive row ranges of the entry frame, each entering about CHUNK_STEPS
-    steps (at least one row)."""
-    ends = np.cumsum(blocks)
-    lo = 0
-    while lo < blocks.size:
-        base = int(ends[lo - 1]) if lo else 0
-        hi = max(lo + 1, int(np.searchsorted(ends, base + CHUNK_STEPS, side="right")))
-        yield lo, hi
-        lo = hi
+class _Budget:
+    """Steps per chunk: one step until a chunk shows what a step costs (the table
+    cells of its walk: the frames of the loops in it and the access instances of
+    every statement it emits, :func:`.walk.walk_steps`), then as many as
+    fit :data:`CHUNK_CELLS`; never grown back, so the costliest step seen rules."""
+
+    def __init__(self) -> None:
+        self.cells_per_step: int | None = None
+
+    def steps(self) -> int:
+        if self.cells_per_step is None:
+            return 1
+        return max(1, CHUNK_CELLS // self.cells_per_step)
+
+    def learn(self, steps: int, cells: int) -> None:
+        per_step = max(1, -(-cells // max(1, steps)))
+        self.cells_per_step = max(self.cells_per_step or 1, per_step)
+
+
+def _chunks(region: Region, deadline: Deadline | None
+            ) -> Iterator[tuple[F.Frame, list[Emitted], int]]:
+    """The region's steps in execution order, in chunks of about CHUNK_CELLS access
+    instances: ``(steps, emitted, trip)`` where ``trip`` is the most steps one entry
+    of the loop takes in the entry piece the chunk comes from.  ``deadline`` is
+    asked before each chunk."""
+    budget = _Budget()
+    entry_rows = _entry_rows(region.depth())
+    for entry in entries(region, lambda: entry_rows):
+        trip = int(root_blocks(region, entry).max(initial=0))
+        for steps in root_pieces(region, entry, budget.steps):
+            if deadline is not None:
+                deadline.check("checker")
+            emitted, cells = walk_steps(region, steps)
+            budget.learn(steps.rows, cells)
+            yield steps, emitted, trip
+
+
+def _entry_rows(depth: int) -> int:
+    """Rows of each piece of the entry frame behind ``depth`` sequential loops.  Every
+    level of the nest holds one piece at a time, and a piece at level k has about
+    :data:`ENTRY_COLUMNS` * k columns, so pieces of CHUNK_CELLS / (ENTRY_COLUMNS *
+    (depth + 1)^2) rows keep all of them within CHUNK_CELLS (50 nested loops held
+    600 MB with pieces of CHUNK_CELLS / depth rows)."""
+    return max(1, CHUNK_CELLS // (ENTRY_COLUMNS * (depth + 1) ** 2))
 
 
 def _check_region(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
-                  totals: _Totals, rule: bool) -> LoopCheck:
+                  totals: _Totals, rule: bool, deadline: Deadline | None) -> LoopCheck:
     target = region.target_ii
-    blocks = root_blocks(region)
-    chunks = list(_chunks(blocks))
-    static = _static_sites(region, chunks, memories) if rule else None
-    steps, need, conflict = 0, target, None
+    static = _static_sites(region, memories, deadline) if rule else None
+    steps, need, conflict, trip = 0, target, None, 0
     dynamic: dict[ir.Access, int] = {}
-    for lo, hi in chunks:
-        root, emitted = walk(region, F.take_rows(region.entry, lo, hi))
+    for root, emitted, entry_trip in _chunks(region, deadline):
+        trip = max(trip, entry_trip)
         runs = _runs(emitted, kernel, memories, totals, static)
         for run in runs:
             need = max(need, int(run.need.max(initial=1)))
@@ -196,17 +246,15 @@ def _check_region(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory
         steps += sum(r.frame.rows for r in runs) if runs else root.rows
     sites = tuple(DynamicSite(a.array, a.kind, a.coord, lanes)
                   for a, lanes in dynamic.items())
-    return LoopCheck(region.loop.name, region.loop.coord, target, need,
-                     int(blocks.max(initial=0)), steps, steps * need,
-                     steps * (need - target), conflict, sites)
+    return LoopCheck(region.loop.name, region.loop.coord, target, need, trip, steps,
+                     steps * need, steps * (need - target), conflict, sites)
 
 
-def _static_sites(region: Region, chunks: list[tuple[int, int]],
-                  memories: dict[str, _Memory]) -> frozenset:
+def _static_sites(region: Region, memories: dict[str, _Memory],
+                  deadline: Deadline | None) -> frozenset:
     """The sites (access, lane) whose bank is one value over the region's whole run."""
     span = BankSpan()
-    for lo, hi in chunks:
-        _, emitted = walk(region, F.take_rows(region.entry, lo, hi))
+    for _, emitted, _ in _chunks(region, deadline):
         for e in emitted:
             for a in e.accesses:
                 if not is_registers(memories[a.array].banking):
@@ -243,11 +291,11 @@ def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory
                     cells(a, e.frame, banking) if static is None
                     else site_cells(a, e.frame, banking))
         order = tuple(frame.order) + (np.full(frame.rows, run, np.int64),)
-        arrays = [a.name for a in kernel.arrays if a.name in per_array]
+        arrays = sorted(per_array, key=lambda name: memories[name].position)
         needs = {name: _needs(per_array[name], memories[name], frame.rows, static)
                  for name in arrays}
         for name in arrays:
-            _tally(per_array[name], kernel.array(name), totals)
+            _tally(per_array[name], memories[name].array, totals)
         need = np.ones(frame.rows, np.int64)
         for array_need in needs.values():
             need = np.maximum(need, array_need)
@@ -269,9 +317,9 @@ def _tally(cs: list[Cells], array: ir.Array, totals: _Totals) -> None:
         totals.accesses += c.count
         for d, n in enumerate(array.shape):
             seen = c.ranges[d]
-            if seen is not None and (seen[0] < 0 or seen[1] >= n):
-                lo, hi = totals.outside.get((c.access, array, d), seen)
-                totals.outside[c.access, array, d] = (min(lo, seen[0]), max(hi, seen[1]))
+            if seen is not None:
+                lo, hi = totals.ranges.get((c.access, array, d), seen)
+                totals.ranges[c.access, array, d] = (min(lo, seen[0]), max(hi, seen[1]))
 
 
 def _first_conflict(runs: list[_Run], memories: dict[str, _Memory], target: int,

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import reduce
-from typing import Mapping
+from typing import Callable, Iterator, Mapping
 
 import numpy as np
 
@@ -118,13 +118,16 @@ def full_width(frame: Frame, count: np.ndarray) -> int:
     return max(1, int(count[frame.mask].max(initial=0)))
 
 
-def enter(frame: Frame, loop: ir.Loop, width: int | None, *, keep_rows: bool) -> Frame:
+def enter(frame: Frame, loop: ir.Loop, width: int | None, *, keep_rows: bool,
+          blocks_from: tuple[int, int] | None = None) -> Frame:
     """The frame of ``loop``'s body.
 
     ``width`` lanes per block (None: fully unrolled, one block).  A fully unrolled
     loop keeps every row when ``keep_rows`` (inside a concurrent loop the step exists
     even where the loop runs zero times); otherwise rows where nothing runs vanish.
     A blocked loop adds its block ordinal to ``order`` and its value to ``point``.
+    ``blocks_from = (b0, b1)`` keeps only blocks ``b0 <= b < b1`` of every row (a
+    piece of a long loop; see :func:`enter_pieces`).
     """
     start, count = trip(frame, loop)
     if width is None:
@@ -135,8 +138,12 @@ def enter(frame: Frame, loop: ir.Loop, width: int | None, *, keep_rows: bool) ->
     else:
         blocks = blocks_per_row(frame, count, width)
         timed = True
+    first = 0
+    if blocks_from is not None:
+        first, last = blocks_from
+        blocks = np.clip(blocks - first, 0, last - first)
     rows = np.repeat(np.arange(frame.rows), blocks)
-    block = np.arange(rows.size) - np.repeat(np.cumsum(blocks) - blocks, blocks)
+    block = first + np.arange(rows.size) - np.repeat(np.cumsum(blocks) - blocks, blocks)
     lane = np.tile(np.arange(width, dtype=np.int64), frame.lanes)[None, :]
     ordinal = block[:, None] * width + lane
     count = _spread(_rows(count, rows), width)
@@ -150,6 +157,43 @@ def enter(frame: Frame, loop: ir.Loop, width: int | None, *, keep_rows: bool) ->
         order += (block,)
         point += ((loop.var, np.broadcast_to(value, mask.shape)[:, 0]),)
     return Frame(int(rows.size), frame.lanes * width, env, mask, order, point)
+
+
+def enter_pieces(frame: Frame, loop: ir.Loop, width: int | None, *, keep_rows: bool,
+                 budget: Callable[[], int]) -> Iterator[Frame]:
+    """:func:`enter` in execution order, in pieces of about ``budget()`` rows each
+    (asked before every piece, so the caller may shrink it as it learns the cost of a
+    row): consecutive rows of ``frame`` whose blocks fit together, and a row with
+    more blocks than that in ranges of its blocks.  So a loop of 4x10^8 iterations
+    is never a table of 4x10^8 rows.  A fully unrolled loop adds no rows: one piece
+    per ``budget()`` rows of ``frame``."""
+    if width is None:
+        lo = 0
+        while lo < frame.rows:
+            hi = min(frame.rows, lo + max(1, budget()))
+            yield enter(take_rows(frame, lo, hi), loop, None, keep_rows=keep_rows)
+            lo = hi
+        return
+    _, count = trip(frame, loop)
+    blocks = blocks_per_row(frame, count, width)
+    ends = np.cumsum(blocks)
+    lo = 0
+    while lo < frame.rows:
+        size = max(1, budget())
+        if blocks[lo] > size:
+            first = 0
+            while first < blocks[lo]:
+                last = min(int(blocks[lo]), first + max(1, budget()))
+                yield enter(take_rows(frame, lo, lo + 1), loop, width, keep_rows=keep_rows,
+                            blocks_from=(first, last))
+                first = last
+            lo += 1
+            continue
+        base = int(ends[lo - 1]) if lo else 0
+        hi = max(lo + 1, int(np.searchsorted(ends, base + size, side="right")))
+        if ends[hi - 1] > base:
+            yield enter(take_rows(frame, lo, hi), loop, width, keep_rows=keep_rows)
+        lo = hi
 
 
 def take_rows(frame: Frame, lo: int, hi: int) -> Frame:

@@ -18,6 +18,8 @@ from .report import MapCheck
 # Arrays larger than this are checked on a sample: the full maps cost two int64 words
 # per element (256 MiB at 2^24 elements), more than a linter should allocate.
 MAP_FULL_LIMIT = 1 << 24
+# Elements whose maps are evaluated at once by the full check (16 MiB of int64 maps).
+MAP_SLAB = 1 << 20
 # Elements evaluated for a sampled check: a few hundred milliseconds of numpy work.
 MAP_SAMPLE = 1 << 20
 # Fixed seed: the sample, hence the verdict, is the same on every run.
@@ -28,9 +30,7 @@ def check_map(array: ir.Array, banking: Banking) -> MapCheck:
     """Check ``banking``'s map over every element (or a fixed sample of a large array)."""
     scheme = banking.scheme
     if array.size <= MAP_FULL_LIMIT:
-        bank, offset = scheme.maps()
-        linear = np.arange(array.size, dtype=np.int64)
-        problem = _problem(scheme, linear, bank.ravel(), offset.ravel())
+        problem = _streamed_problem(scheme)
         scope = f"all {array.size} elements"
     else:
         linear, bank, offset = _sampled_maps(scheme)
@@ -68,6 +68,51 @@ def _problem(scheme: Scheme, linear: np.ndarray, bank: np.ndarray,
         return (f"elements {element(first)} and {element(second)} share bank "
                 f"{int(bank[first])} offset {int(offset[first])}")
     return ""
+
+
+def _streamed_problem(scheme: Scheme) -> str:
+    """:func:`_problem` over every element, evaluated a slab of :data:`MAP_SLAB`
+    elements at a time with one byte per slot of memory besides: the first element
+    whose bank, then whose offset, is out of range, else the pair of elements that
+    share the lowest shared slot (the same answer as :func:`_problem` on the whole
+    maps)."""
+    depth = scheme.bank_depth
+    seen = np.zeros(scheme.banks * depth, dtype=bool)
+    bad_bank = bad_offset = clash = None
+    start = 0
+    for rows in scheme.slabs(MAP_SLAB):
+        bank, offset = (m.ravel() for m in scheme.maps(rows))
+        linear = np.arange(start, start + bank.size, dtype=np.int64)
+        start += bank.size
+        wrong = np.flatnonzero((bank < 0) | (bank >= scheme.banks))
+        if wrong.size and bad_bank is None:
+            bad_bank = _problem(scheme, linear[wrong[:1]], bank[wrong[:1]], offset[wrong[:1]])
+        wrong = np.flatnonzero((offset < 0) | (offset >= depth))
+        if wrong.size and bad_offset is None:
+            bad_offset = _problem(scheme, linear[wrong[:1]], bank[wrong[:1]],
+                                  offset[wrong[:1]])
+        if bad_bank is not None or bad_offset is not None:
+            continue
+        slot = np.sort(bank * depth + offset)
+        shared = np.concatenate([slot[1:][slot[1:] == slot[:-1]], slot[seen[slot]]])
+        if shared.size:
+            clash = int(shared.min()) if clash is None else min(clash, int(shared.min()))
+        seen[slot] = True
+    if bad_bank is not None or bad_offset is not None:
+        return bad_bank or bad_offset
+    if clash is None:
+        return ""
+    first: list[int] = []
+    start = 0
+    for rows in scheme.slabs(MAP_SLAB):
+        bank, offset = (m.ravel() for m in scheme.maps(rows))
+        first += [start + int(i) for i in np.flatnonzero(bank * depth + offset == clash)]
+        start += bank.size
+        if len(first) >= 2:
+            break
+    pair = np.array(first[:2], dtype=np.int64)
+    bank, offset = divmod(clash, depth)
+    return _problem(scheme, pair, np.full(2, bank), np.full(2, offset))
 
 
 def _sampled_maps(scheme: Scheme) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

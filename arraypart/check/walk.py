@@ -18,8 +18,8 @@ step of every run in execution order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterator
+from dataclasses import dataclass, replace
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -32,14 +32,28 @@ UNROLL_II = 1
 
 @dataclass(frozen=True, eq=False)
 class Region:
-    """A concurrent loop and the frame of the step that enters it."""
+    """A concurrent loop and the path to it: the sequential loops around it and the
+    ``if`` branches it lies in, outermost first (``(node, True)`` for a loop or a then
+    branch, ``(node, False)`` for an else branch); ``params``: the kernel's run-time
+    sizes (the top frame replays their checked values)."""
 
     loop: ir.Loop
-    entry: F.Frame
+    path: tuple[tuple[ir.Node, bool], ...] = ()
+    params: tuple[ir.Param, ...] = ()
 
     @property
     def target_ii(self) -> int:
         return self.loop.pipeline_ii or UNROLL_II
+
+    @property
+    def entry(self) -> F.Frame:
+        """The whole frame of the step that enters the loop (one row per entry; for
+        small kernels: :func:`entries` streams it)."""
+        frames = list(entries(self, lambda: 1 << 62))
+        return frames[0] if len(frames) == 1 else _concatenate(frames)
+
+    def depth(self) -> int:
+        return len(self.path)
 
 
 @dataclass(frozen=True, eq=False)
@@ -65,20 +79,59 @@ def _contains_concurrent(nodes: tuple[ir.Node, ...]) -> bool:
 
 
 def regions(kernel: ir.Kernel) -> Iterator[Region]:
-    """Every concurrent loop in program order, with its entry frame."""
-    yield from _regions(kernel.body, F.top_frame(kernel.params))
+    """Every concurrent loop in program order, with the path to it."""
+    for region in _regions(kernel.body, ()):
+        yield replace(region, params=kernel.params)
 
 
-def _regions(nodes: tuple[ir.Node, ...], frame: F.Frame) -> Iterator[Region]:
+def _regions(nodes: tuple[ir.Node, ...], path: tuple) -> Iterator[Region]:
     for n in nodes:
         if isinstance(n, ir.Loop) and is_concurrent(n):
-            yield Region(n, frame)
+            yield Region(n, path)
         elif isinstance(n, ir.Loop) and _contains_concurrent(n.body):
-            yield from _regions(n.body, F.enter(frame, n, 1, keep_rows=False))
+            yield from _regions(n.body, path + ((n, True),))
         elif isinstance(n, ir.If) and _contains_concurrent(n.then + n.orelse):
-            then, orelse = _branches(frame, n)
-            yield from _regions(n.then, then)
-            yield from _regions(n.orelse, orelse)
+            yield from _regions(n.then, path + ((n, True),))
+            yield from _regions(n.orelse, path + ((n, False),))
+
+
+def entries(region: Region, budget: Callable[[], int]) -> Iterator[F.Frame]:
+    """The frame of the step that enters ``region``'s loop, in execution order, in
+    pieces of about ``budget()`` rows (:func:`.frames.enter_pieces`)."""
+    yield from _entries(F.top_frame(region.params), region.path, budget)
+
+
+def _entries(frame: F.Frame, path: tuple, budget: Callable[[], int]) -> Iterator[F.Frame]:
+    if not path:
+        if frame.rows:
+            yield frame
+        return
+    (node, branch), rest = path[0], path[1:]
+    if isinstance(node, ir.Loop):
+        for piece in F.enter_pieces(frame, node, 1, keep_rows=False, budget=budget):
+            yield from _entries(piece, rest, budget)
+    else:
+        then, orelse = _branches(frame, node)
+        yield from _entries(then if branch else orelse, rest, budget)
+
+
+def _concatenate(frames: list[F.Frame]) -> F.Frame:
+    """Pieces of an entry frame (one lane: only sequential loops lead to it), stacked
+    row-wise."""
+    if not frames:
+        return F.Frame(0, 1, {}, np.ones((0, 1), dtype=bool))
+
+    def stack(arrays):
+        return np.concatenate([np.broadcast_to(a, (f.rows, f.lanes))
+                               for a, f in zip(arrays, frames)])
+
+    first = frames[0]
+    return F.Frame(sum(f.rows for f in frames), first.lanes,
+                   {v: stack([f.env[v] for f in frames]) for v in first.env},
+                   stack([f.mask for f in frames]),
+                   tuple(np.concatenate(c) for c in zip(*(f.order for f in frames))),
+                   tuple((v, np.concatenate([dict(f.point)[v] for f in frames]))
+                         for v, _ in first.point))
 
 
 def _branches(frame: F.Frame, node: ir.If) -> tuple[F.Frame, F.Frame]:
@@ -95,13 +148,21 @@ def root_width(loop: ir.Loop) -> int | None:
     return loop.unroll or 1
 
 
-def root_blocks(region: Region) -> np.ndarray:
-    """Steps of the concurrent loop per row of its entry frame."""
-    _, count = F.trip(region.entry, region.loop)
+def root_blocks(region: Region, entry: F.Frame) -> np.ndarray:
+    """Steps of the concurrent loop per row of ``entry`` (a piece of its entry frame)."""
+    _, count = F.trip(entry, region.loop)
     width = root_width(region.loop)
     if width is None:
-        return region.entry.mask.any(axis=1).astype(np.int64)
-    return F.blocks_per_row(region.entry, count, width)
+        return entry.mask.any(axis=1).astype(np.int64)
+    return F.blocks_per_row(entry, count, width)
+
+
+def root_pieces(region: Region, entry: F.Frame, budget: Callable[[], int]
+                ) -> Iterator[F.Frame]:
+    """The concurrent loop's own frame (one row per step) entered from ``entry``, in
+    pieces of about ``budget()`` steps, in execution order."""
+    yield from F.enter_pieces(entry, region.loop, root_width(region.loop),
+                              keep_rows=False, budget=budget)
 
 
 class _Walk:
@@ -112,6 +173,7 @@ class _Walk:
         self.position = 0
         self.run: int | None = None
         self.emitted: list[Emitted] = []
+        self.cells = 0  # table cells of every frame entered (a chunk's memory)
 
     def nodes(self, nodes: tuple[ir.Node, ...], frame: F.Frame, pipelined: bool) -> None:
         for n in nodes:
@@ -127,6 +189,7 @@ class _Walk:
                 self.loop(n, frame, pipelined)
 
     def emit(self, frame: F.Frame, accesses: tuple[ir.Access, ...]) -> None:
+        self.cells += frame.rows * frame.lanes * len(accesses)
         if self.run is None:
             self.run = self.position
         self.emitted.append(Emitted(self.run, frame, accesses))
@@ -134,10 +197,12 @@ class _Walk:
     def loop(self, loop: ir.Loop, frame: F.Frame, pipelined: bool) -> None:
         if pipelined or loop.unroll == 0:
             inner = F.enter(frame, loop, None, keep_rows=True)
+            self.cells += inner.rows * inner.lanes * (len(inner.env) + 1)
             self.nodes(loop.body, inner, pipelined or loop.pipeline_ii is not None)
             return
         width = loop.unroll or 1
         inner = F.enter(F.with_order(frame, self.position), loop, width, keep_rows=True)
+        self.cells += inner.rows * inner.lanes * (len(inner.env) + 1)
         self.run = None
         self.nodes(loop.body, inner, loop.pipeline_ii is not None)
         self.run = None
@@ -148,6 +213,13 @@ def walk(region: Region, entry: F.Frame) -> tuple[F.Frame, list[Emitted]]:
     ``entry`` (a chunk of the region's entry frame), and every statement's emission."""
     loop = region.loop
     inner = F.enter(entry, loop, root_width(loop), keep_rows=False)
+    return inner, walk_steps(region, inner)[0]
+
+
+def walk_steps(region: Region, steps: F.Frame) -> tuple[list[Emitted], int]:
+    """Every statement's emission in the concurrent loop's steps ``steps`` (a piece
+    of its own frame, :func:`root_pieces`), and the table cells the walk built (the
+    frames of the loops it entered and the access instances it emitted)."""
     w = _Walk()
-    w.nodes(loop.body, inner, loop.pipeline_ii is not None)
-    return inner, w.emitted
+    w.nodes(region.loop.body, steps, region.loop.pipeline_ii is not None)
+    return w.emitted, w.cells

@@ -381,6 +381,7 @@ def _after_declaration(data: bytes, decl: N.Decl, lines: list[str]) -> list[Edit
     return edits
 
 
+
 def _comment(s: ArraySolution, ex: Explicit | None) -> str:
     text = f"arraypart: {s.array.name}: {s.banking.scheme.describe()}"
     if s.banking.copies > 1:

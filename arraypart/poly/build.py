@@ -7,13 +7,14 @@ pipelined (or unrolled) loop into cycle groups (:mod:`.lanes`).
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Callable, Iterable
 
 import islpy as isl
 
 from .. import expr as E
 from .. import ir
 from ..errors import KernelError, warning_text
+from ..limits import Deadline
 from . import isl_glue as G
 from .domains import AccessRelation, access_relations
 from .lanes import Collector, Found, collect
@@ -23,22 +24,30 @@ from .model import ArrayModel, CycleGroup, LaneAccess, LoopInfo, PolyModel
 # in the number of distinct live-domains; past this many, max_concurrent counts every
 # class (a safe upper bound: identical-domain classes, the common case, merge first).
 MAX_REFINED_DOMAINS = 16
+#: The name of this stage in a time-limit message.
+STAGE = "building the polyhedral model"
 
 
-def build_model(kernel: ir.Kernel, *, ports: int = 2) -> PolyModel:
+def build_model(kernel: ir.Kernel, *, ports: int = 2,
+                deadline: Deadline | None = None) -> PolyModel:
     """The kernel's polyhedral model (see :mod:`.model`).
 
     Raises :class:`KernelError` for a reference that leaves its array on some iteration
-    and for a loop that must be fully unrolled but has no constant trip count.
+    and for a loop that must be fully unrolled but has no constant trip count, and
+    :class:`arraypart.limits.TimeLimit` when ``deadline`` passes (asked per reference,
+    per lane access and per group).
     """
     if any(p.high is None for p in kernel.params):
         raise ValueError("build_model needs bounded sizes (poly.bound_sizes)")
+    tick = (lambda: None) if deadline is None else (lambda: deadline.check(STAGE))
     relations = access_relations(kernel)
+    by_name = {a.name: a for a in kernel.arrays}  # Kernel.array is a linear search
     for relation in relations:
-        check_bounds(relation, kernel.array(relation.access.array))
-        check_writable(relation.access, kernel.array(relation.access.array))
-    found = collect(kernel)
-    groups = _groups(found)
+        tick()
+        check_bounds(relation, by_name[relation.access.array])
+        check_writable(relation.access, by_name[relation.access.array])
+    found = collect(kernel, tick=tick)
+    groups = _groups(found, tick)
     touched = {r.access.array for r in relations}
     arrays = tuple(_array_model(a, ports, groups, a.name in touched) for a in kernel.arrays)
     loops = _loop_infos(found, kernel)
@@ -106,7 +115,7 @@ def _warnings(relations: Iterable[AccessRelation]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _groups(found: Collector) -> tuple[CycleGroup, ...]:
+def _groups(found: Collector, tick: Callable[[], None]) -> tuple[CycleGroup, ...]:
     """One group per (concurrent loop, chain of sequential inner loops, array), in the
     order the walk first meets them."""
     drafts: dict[tuple, list[Found]] = {}
@@ -118,6 +127,7 @@ def _groups(found: Collector) -> tuple[CycleGroup, ...]:
     groups = []
     for key, members in drafts.items():
         frame = members[0].frame
+        tick()
         if key[:2] not in counts:
             counts[key[:2]] = G.count(frame.domain)
         loop = info[id(frame.root)]

@@ -22,7 +22,7 @@ a constant, else its offset ``k*step`` from the lane-0 value (which depends on `
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Mapping
+from typing import Callable, Mapping
 
 import islpy as isl
 
@@ -79,11 +79,14 @@ class Collector:
 
     loops: list[ConcurrentLoop] = field(default_factory=list)
     found: list[Found] = field(default_factory=list)
+    tick: Callable[[], None] = lambda: None  # asked per lane access (a deadline)
 
 
-def collect(kernel: ir.Kernel) -> Collector:
-    """Walk ``kernel`` and collect its concurrent loops and their lane accesses."""
-    out = Collector()
+def collect(kernel: ir.Kernel, *, tick: Callable[[], None] = lambda: None) -> Collector:
+    """Walk ``kernel`` and collect its concurrent loops and their lane accesses;
+    ``tick()`` is called before each lane access is recorded (it may raise to stop the
+    walk: a deadline)."""
+    out = Collector(tick=tick)
     _walk_sequential(kernel.body, Context.top(kernel.params), out)
     return out
 
@@ -146,6 +149,7 @@ def _walk_lanes(body: tuple[ir.Node, ...], frame: Frame, ctx: Context,
 def _record(accesses: tuple[ir.Access, ...], frame: Frame, out: Collector) -> None:
     for access in accesses:
         for lane in frame.lanes:
+            out.tick()
             if lane.domain.is_empty():
                 continue
             index = tuple(None if e is None else E.simplify(E.substitute(e, lane.env))

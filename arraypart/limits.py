@@ -1,0 +1,61 @@
+"""Deadlines of the stages that may run long (``--time-limit``, DESIGN §4).
+
+Every stage whose work grows with the input (model building, the solver, the
+scheduling-rule check of the emitted code, ``check``) gets ``--time-limit`` seconds
+of its own (the stages other than the search at least :data:`STAGE_FLOOR_S` of CPU
+time, :func:`stage_deadline`), measured on a clock that tests may replace.  A stage asks
+:meth:`Deadline.check` between bounded pieces of work (a chunk of the checker, a
+batch of candidates), so it stops within about one piece of its limit; a passed
+deadline is a :class:`TimeLimit`, which the API turns into exit 1 with a warning,
+never into an unproven claim.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from time import perf_counter, process_time
+from typing import Callable
+
+#: The least time building the model and replaying the emitted code get, whatever
+#: ``--time-limit`` says (the default limit): every answer needs the model, and the
+#: replay is what confirms the II, so a limit chosen to cut the search short must not
+#: leave an ordinary kernel without a report; only pathological inputs reach it.
+STAGE_FLOOR_S = 30.0
+
+
+class TimeLimit(Exception):
+    """``stage`` passed its deadline of ``seconds`` seconds."""
+
+    def __init__(self, stage: str, seconds: float):
+        super().__init__(f"{stage}: time limit of {seconds:g} s reached")
+        self.stage = stage
+        self.seconds = seconds
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """The time ``at`` (on ``clock``'s scale) past which a stage of ``seconds``
+    seconds stops."""
+
+    at: float
+    seconds: float
+    clock: Callable[[], float] = perf_counter
+
+    @classmethod
+    def after(cls, seconds: float, clock: Callable[[], float] = perf_counter) -> Deadline:
+        return cls(clock() + seconds, seconds, clock)
+
+    def passed(self) -> bool:
+        return self.clock() > self.at
+
+    def check(self, stage: str) -> None:
+        """Raise :class:`TimeLimit` for ``stage`` once the deadline has passed."""
+        if self.passed():
+            raise TimeLimit(stage, self.seconds)
+
+
+def stage_deadline(time_limit: float) -> Deadline:
+    """The deadline of a stage other than the search: ``max(time_limit,
+    STAGE_FLOOR_S)`` seconds of this process's CPU time (a loaded machine slows the
+    stage down, it does not cut it short)."""
+    return Deadline.after(max(time_limit, STAGE_FLOOR_S), clock=process_time)
