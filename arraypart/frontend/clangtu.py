@@ -266,7 +266,29 @@ def _raise_first_error(unit: Unit, user_end: int) -> None:
         if unit.in_main(diag.location) and _ERROR_DIRECTIVE.match(
                 unit.text.encode(), diag.location.offset):
             message = f"#error {message}"
+        include = _system_include(unit, diag.location)
+        if include is not None:  # a system header is fine: the text before it is not
+            message = (f"{message} (in the system header at {where}: the kernel's code "
+                       "before this #include is incomplete)")
+            where = include
         raise KernelError(where, message)
+
+
+def _system_include(unit: Unit, location: ci.SourceLocation) -> Coord | None:
+    """Where the kernel file includes (directly or through other headers) the system
+    header that holds ``location``; None for a location outside system headers."""
+    if unit.in_main(location) or not location.is_in_system_header or location.file is None:
+        return None
+    parents = {inc.include.name: inc for inc in unit.tu.get_includes()
+               if inc.depth > 0 and inc.source is not None}  # depth 0: the kernel itself
+    name, seen = location.file.name, set()
+    while name in parents and name not in seen:
+        seen.add(name)
+        inclusion = parents[name]
+        if inclusion.source.name == unit.main:
+            return unit.coord(inclusion.location.offset)
+        name = inclusion.source.name
+    return None
 
 
 # ---------------------------------------------------------------- tokens and pragmas
