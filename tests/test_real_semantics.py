@@ -413,3 +413,20 @@ def test_uncounted_while_is_a_located_error(tmp_path, loop, where, words):
         compile_text(tmp_path, "uncounted", text)
     assert (err.value.coord.line, err.value.coord.col) == where
     assert words in err.value.message
+
+
+def test_loop_calling_a_kernel_function_is_not_pipelined_by_default(tmp_path):
+    text = """
+        int scale(int x) {
+            int s = 0;
+            for (int t = 0; t < 4; t++) s += x;
+            return s;
+        }
+        void calls(int a[64], int b[64]) {
+            for (int i = 0; i < 62; i++) {
+                b[i] = scale(a[i]) + a[i + 1] + a[i + 2];
+            }
+        }"""
+    compiled = compile_text(tmp_path, "calls", text)
+    assert loops(compiled) == []
+    assert schemes(compiled)["a"][0]["banks"] == 1

@@ -168,7 +168,7 @@ def parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None 
     lines = text.split("\n")
     arrays, body, params, warnings = lower_function(func, globals_, filename, lines, values)
     if pipeline_loops:
-        body = auto_pipeline(body)
+        body = auto_pipeline(body, calling=_calling_loops(func, funcs))
     for candidate in funcs:
         N.release_types(candidate, globals_)
     searched = (os.path.dirname(os.path.abspath(filename)),) + tuple(
@@ -222,6 +222,14 @@ def _top_level(unit: clangtu.Unit, converter: N.Converter, user_end: int):
             elif c.location.offset < user_end:
                 globals_.append(converter.decl(c, stmt=c))
     return funcs, tuple(globals_), probes
+
+
+def _calling_loops(func: N.FuncDef, funcs: list[N.FuncDef]) -> frozenset[Coord]:
+    """The coordinates of the loops of ``func`` whose bodies call a function that the
+    kernel file defines."""
+    defined = {f.name for f in funcs}
+    return frozenset(n.coord for n in N.walk(func.body) if isinstance(n, N.For) and any(
+        isinstance(c, N.FuncCall) and c.name in defined for c in N.walk(n.stmt)))
 
 
 def _check_cpp_keywords(unit: clangtu.Unit, user_end: int) -> None:
