@@ -49,6 +49,7 @@ class Options:
     include_dirs: tuple[str, ...] = ()
     std: str | None = None
     hls_include: str | None = None
+    directives: str | None = None  # a Tcl file of set_directive_* commands
     replace_partitions: bool = False
     time_limit: float = 30.0
     part: str = codegen.DEFAULT_PART
@@ -119,9 +120,10 @@ def _run(path: str | os.PathLike, opts: Options,
          progress: Progress | None) -> tuple[Report, dict[str, str]]:
     """The passes: the kernel banked, emitted, and the emitted kernel parsed back and
     checked under the scheduling rule (DESIGN §2)."""
+    directives = frontend.read_directives(opts.directives) if opts.directives else ()
     kernel = frontend.parse_kernel(path, defines=dict(opts.defines), top=opts.top,
                                    include_dirs=opts.include_dirs, std=opts.std,
-                                   hls_include=opts.hls_include)
+                                   hls_include=opts.hls_include, directives=directives)
     model = poly.build_model(kernel, ports=opts.ports)
     solution = banking.solve(model, max_banks=opts.max_banks, part=opts.part,
                              schemes=opts.schemes, time_limit=opts.time_limit,
@@ -142,7 +144,10 @@ def schedule_emitted(kernel, files: dict[str, str], ports: int,
     folder = os.path.dirname(os.path.abspath(kernel.path))
     emitted = frontend.parse_source(files[name], name, top=kernel.top,
                                     include_dirs=(folder,) + opts.include_dirs,
-                                    hls_include=opts.hls_include)
+                                    hls_include=opts.hls_include,
+                                    directives=frontend.parse_directives(
+                                        files.get(codegen.DIRECTIVES_FILE, ""),
+                                        codegen.DIRECTIVES_FILE))
     return check.check_kernel(emitted, check.as_written_bankings(emitted), ports=ports,
                               rule=True)
 

@@ -69,6 +69,9 @@ def _kernel_options(parser: argparse.ArgumentParser) -> None:
                                             "folder is always searched)")
     parser.add_argument("--std", choices=STANDARDS, default=None,
                         help="language standard (default: c99 for .c files, else c++14)")
+    parser.add_argument("--directives", metavar="FILE.tcl", default=None,
+                        help="read set_directive_* commands from a Vitis Tcl file (as the "
+                             "pragmas they stand for)")
     parser.add_argument("--hls-include", metavar="DIR", default=None,
                         help="Vitis HLS include folder (default: $XILINX_HLS/include, "
                              "else arraypart's stand-in headers)")
@@ -129,7 +132,7 @@ def _options(args: argparse.Namespace) -> api.Options:
                        part=args.part,
                        schemes=args.schemes, defines=tuple(args.defines),
                        include_dirs=tuple(args.include_dirs), std=args.std,
-                       hls_include=args.hls_include,
+                       hls_include=args.hls_include, directives=args.directives,
                        replace_partitions=args.replace_partitions,
                        time_limit=args.time_limit, timings=args.timings, **extra)
 

@@ -241,7 +241,8 @@ class Kernel:
     """A kernel: its top function's arrays and loop tree.
 
     ``name`` is the file's stem, ``top`` the top function.  ``defines`` are the integer
-    constants after ``-D`` overrides.  ``source`` is the front end's
+    constants after ``-D`` overrides.  ``warnings``: the front end's located warnings
+    (``file:line:col: warning: ...``).  ``source`` is the front end's
     :class:`SourceUnit` (for code generation; nothing else may look inside).
     """
 
@@ -253,6 +254,7 @@ class Kernel:
     coord: Coord
     defines: tuple[tuple[str, int], ...] = ()
     source: Any = field(default=None, compare=False, repr=False)
+    warnings: tuple[str, ...] = ()
 
     def array(self, name: str) -> Array:
         for a in self.arrays:
@@ -270,7 +272,9 @@ class SourceUnit:
     (:class:`arraypart.frontend.cnodes.FuncDef`, with byte ranges into ``text``) and
     ``globals`` the file-scope variables; ``includes`` are the file's ``#include``
     lines, verbatim, in order; ``extra_defines`` the ``-D`` values the file never
-    defines; ``cxx``: the text was read as C++.
+    defines; ``cxx``: the text was read as C++; ``directives`` the ``--directives``
+    commands (:class:`arraypart.frontend.directives.Directive`); ``include_dirs`` the
+    folders its includes were searched in (absolute: the kernel's own folder first).
     """
 
     text: str
@@ -279,6 +283,8 @@ class SourceUnit:
     includes: tuple[str, ...] = ()
     extra_defines: tuple[tuple[str, int], ...] = ()
     cxx: bool = False
+    directives: tuple = ()
+    include_dirs: tuple[str, ...] = ()
 
 
 def port_model(array: Array, ports: int) -> PortModel:

@@ -28,7 +28,7 @@ class Report:
 
     @property
     def warnings(self) -> tuple[str, ...]:
-        return self.model.warnings + self.solution.warnings
+        return self.kernel.warnings + self.model.warnings + self.solution.warnings
 
     @property
     def conflict_free(self) -> bool:

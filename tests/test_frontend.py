@@ -524,3 +524,17 @@ def test_located_cxx_errors(src, line, col, message):
     err = error_of(src, "k.cpp")
     assert (err.coord.file, err.coord.line, err.coord.col) == ("k.cpp", line, col)
     assert message in err.message
+
+
+def test_pragma_value_naming_a_header_constant(tmp_path):
+    """``factor=NAME`` where NAME is a ``const`` of an included header (as Rosetta
+    writes it): clang gives its value, as Vitis reads it."""
+    (tmp_path / "sizes.h").write_text("const unsigned int WIDE = 64 / 16;\n")
+    path = tmp_path / "k.cpp"
+    path.write_text('#include "sizes.h"\nvoid k(int in[64], int out[64]) {\n'
+                    "  int buf[64];\n"
+                    "#pragma HLS array_partition variable=buf cyclic factor=WIDE\n"
+                    "  for (int i = 0; i < 64; i++) { buf[i] = in[i]; }\n"
+                    "  for (int i = 0; i < 64; i++) { out[i] = buf[i]; }\n}\n")
+    buf = parse_kernel(path).array("buf")
+    assert [(p.type, p.factor) for p in buf.partitions] == [("cyclic", 4)]

@@ -1,6 +1,6 @@
 """Code generation: IR + banking -> Vitis HLS C++, C-simulation testbench, Tcl and cfg."""
 
 from .kernel import crossbars
-from .project import DEFAULT_CLOCK_NS, DEFAULT_PART, emit
+from .project import DEFAULT_CLOCK_NS, DEFAULT_PART, DIRECTIVES_FILE, emit
 
-__all__ = ["DEFAULT_CLOCK_NS", "DEFAULT_PART", "crossbars", "emit"]
+__all__ = ["DEFAULT_CLOCK_NS", "DEFAULT_PART", "DIRECTIVES_FILE", "crossbars", "emit"]

@@ -309,8 +309,8 @@ def _edit_pragmas(data: bytes, func: N.FuncDef, solution: Solution,
     handled = {s.array.name: s.array for s in solution.arrays}
     edits = []
     for node in N.walk(func.body):
-        if not isinstance(node, N.Pragma):
-            continue
+        if not isinstance(node, N.Pragma) or node.line.directive:
+            continue  # a --directives command: project.kept_directives decides
         kind = _PRAGMA_KIND.match(node.line.text)
         raw = data[node.start:node.end]
         var = _PRAGMA_VARIABLE.search(raw)

@@ -15,6 +15,7 @@ import jinja2
 from ..banking.solution import Solution
 from ..errors import Coord, KernelError
 from ..ir import Kernel
+from ..frontend.directives import ARRAY_DIRECTIVES
 from .kernel import banked_source
 from .testbench import testbench_context
 
@@ -34,6 +35,7 @@ TCL_BARE = re.compile(r"[A-Za-z0-9_.+:/@%=,-]+")
 # would end the comment and make the rest of a file name code.
 COMMENT_UNSAFE = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
 
+DIRECTIVES_FILE = "directives.tcl"
 _TEMPLATES = {
     "{kernel}.cpp": "kernel.cpp.j2",
     "{kernel}_tb.cpp": "testbench.cpp.j2",
@@ -94,6 +96,7 @@ def emit(kernel: Kernel, solution: Solution, *, part: str = DEFAULT_PART,
     ``hls_config.cfg``.  Raises :class:`arraypart.errors.KernelError` when a banking
     cannot be written for this source."""
     check_names(kernel)
+    directives = kept_directives(kernel, solution)
     context = {
         "kernel": kernel.name,
         "top": kernel.top,
@@ -101,8 +104,44 @@ def emit(kernel: Kernel, solution: Solution, *, part: str = DEFAULT_PART,
         "code": banked_source(kernel, solution),
         "part": part,
         "clock": f"{clock_ns:g}",
+        "cflags": _cflags(kernel),
+        "directives_file": DIRECTIVES_FILE if directives else None,
+        "directive_lines": [d.cfg_line() for d in directives],
     }
     context.update(testbench_context(kernel))
     env = _environment()
-    return {pattern.format(kernel=kernel.name): env.get_template(template).render(context)
-            for pattern, template in _TEMPLATES.items()}
+    files = {pattern.format(kernel=kernel.name): env.get_template(template).render(context)
+             for pattern, template in _TEMPLATES.items()}
+    if directives:
+        files[DIRECTIVES_FILE] = "".join(f"{d.text}\n" for d in directives)
+    return files
+
+
+def kept_directives(kernel: Kernel, solution: Solution) -> tuple:
+    """The kernel's ``--directives`` commands that the output keeps: all but those that
+    arraypart's banking replaces (``array_partition`` on an array it banks, and
+    ``bind_storage`` / ``resource`` on such an array when it is local), as for pragmas."""
+    handled = {s.array.name: s.array for s in solution.arrays}
+
+    def replaced(d) -> bool:
+        array = handled.get(d.variable) if d.function == kernel.top else None
+        return array is not None and (d.kind == "array_partition" or (
+            d.kind in ARRAY_DIRECTIVES and not array.interface))
+
+    return tuple(d for d in kernel.source.directives if not replaced(d))
+
+
+def _cflags(kernel: Kernel) -> str:
+    """``-I`` flags for the folders the kernel's includes were searched in, so that the
+    output folder's copy compiles in Vitis (none when it includes no local header); a
+    folder whose name Tcl or the cfg reader would split is an error."""
+    source = kernel.source
+    local = any(line.split("include", 1)[1].lstrip().startswith('"')
+                for line in source.includes)
+    folders = source.include_dirs if local else source.include_dirs[1:]
+    for folder in folders:
+        if not TCL_BARE.fullmatch(folder):
+            raise KernelError(Coord(kernel.path, 1, 1), (
+                f"include folder {folder!r} holds characters that the Vitis Tcl and cfg "
+                "flags cannot carry (use a folder name of letters, digits and _ . + - /)"))
+    return " ".join(f"-I{folder}" for folder in folders)

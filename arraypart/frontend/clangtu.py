@@ -266,7 +266,32 @@ def _raise_first_error(unit: Unit, user_end: int) -> None:
         if unit.in_main(diag.location) and _ERROR_DIRECTIVE.match(
                 unit.text.encode(), diag.location.offset):
             message = f"#error {message}"
+        included = None if unit.in_main(diag.location) else _included_at(unit, diag.location)
+        if included is not None:
+            hint = ("; the Vitis headers are C++: name the kernel .cpp or pass --std c++14"
+                    if not unit.is_cxx and _VITIS_HEADER.search(where.file) else "")
+            where, message = included, f"in {where} (included here): {message}{hint}"
         raise KernelError(where, message)
+
+
+def _included_at(unit: Unit, location: ci.SourceLocation) -> Coord | None:
+    """Where the kernel file includes (directly or through other headers) the header
+    holding ``location``; None when no include of the kernel's leads there.  An error in
+    a header is reported at that line, as clang's "In file included from" does."""
+    if location.file is None:
+        return None
+    included_from: dict[str, ci.SourceLocation] = {}
+    for inc in unit.tu.get_includes():  # the first inclusion is the one read (guards)
+        if inc.include is not None:
+            included_from.setdefault(inc.include.name, inc.location)
+    name, seen = location.file.name, set()
+    while name in included_from and name not in seen:
+        seen.add(name)
+        at = included_from[name]
+        name = at.file.name if at.file is not None else None
+        if name == unit.main:  # (clang_Location_isFromMainFile crashes on these)
+            return unit.coord(at.offset)
+    return None
 
 
 # ---------------------------------------------------------------- tokens and pragmas
@@ -276,15 +301,19 @@ def _raise_first_error(unit: Unit, user_end: int) -> None:
 class PragmaLine:
     """A ``#pragma`` line or a ``_Pragma("...")`` of the kernel file: its text after
     ``pragma`` (comments blanked, continuation lines joined), where it starts and ends
-    (byte offsets), and the coordinate of its ``#`` (or of ``_Pragma``)."""
+    (byte offsets), and the coordinate of its ``#`` (or of ``_Pragma``).  A line made
+    from a ``--directives`` command (``directive``) has no text of its own: it starts
+    and ends where it applies, and its coordinate is the command's."""
 
     text: str
     start: int
     end: int
     coord: Coord
+    directive: bool = False
 
 
 _ERROR_DIRECTIVE = re.compile(rb"error\b")
+_VITIS_HEADER = re.compile(r"(^|/)(ap_\w+|hls_\w+|etc/\w+)\.h$")
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 
 

@@ -9,6 +9,7 @@ edits), so the emitted kernel keeps the value it was banked for.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import Mapping
@@ -20,6 +21,7 @@ from ..ir import Kernel, SourceUnit
 from . import clangtu
 from . import cnodes as N
 from .cexpr import fold
+from .directives import Directive, anchored
 from .lower import lower_function
 
 BYTE_ORDER_MARK = "\ufeff"
@@ -33,6 +35,10 @@ DEFINE_LINE = re.compile(r"^[ \t]*#[ \t]*(define|undef)[ \t]+([A-Za-z_]\w*)(\(?)
                          r"(?:[^\n]*\\\n)*[^\n]*", re.MULTILINE)
 INCLUDE_LINE = re.compile(r"^[ \t]*#[ \t]*include\b[^\n]*", re.MULTILINE)
 MACRO_TOKEN = re.compile(r"[A-Za-z_]\w*|\S")
+PRAGMA_LINE = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+HLS\b[^\n]*", re.MULTILINE | re.IGNORECASE)
+PRAGMA_OPTION = re.compile(r"(\w+)\s*=\s*([^\s=]+)")
+IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+INTEGER_KEYS = frozenset({"factor", "dim", "ii", "min", "max", "avg", "depth", "latency"})
 # A kernel's macros expand to a few hundred tokens; the preprocessor would take
 # minutes over an exponential family (each doubling its predecessor).
 MAX_EXPANDED_TOKENS = 20_000
@@ -59,13 +65,16 @@ RESERVED_FUNCTIONS = frozenset({"main"})
 
 def parse_kernel(path: str | Path, *, defines: Mapping[str, int] | None = None,
                  top: str | None = None, include_dirs: tuple[str, ...] = (),
-                 std: str | None = None, hls_include: str | None = None) -> Kernel:
+                 std: str | None = None, hls_include: str | None = None,
+                 directives: tuple[Directive, ...] = ()) -> Kernel:
     """Read the kernel file at ``path`` and build its IR (kernel name: the file's stem).
 
     ``defines`` are ``-D NAME=VALUE`` overrides; they win over the file's ``#define``.
+    ``directives`` (from a ``--directives`` Tcl file) act as the pragmas they stand for.
     """
     return parse_source(read_source(path), str(path), defines=defines, top=top,
-                        include_dirs=include_dirs, std=std, hls_include=hls_include)
+                        include_dirs=include_dirs, std=std, hls_include=hls_include,
+                        directives=directives)
 
 
 def read_source(path: str | Path) -> str:
@@ -119,7 +128,8 @@ def _byte_coord(name: str, data: bytes, offset: int) -> Coord:
 
 def parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None = None,
                  top: str | None = None, include_dirs: tuple[str, ...] = (),
-                 std: str | None = None, hls_include: str | None = None) -> Kernel:
+                 std: str | None = None, hls_include: str | None = None,
+                 directives: tuple[Directive, ...] = ()) -> Kernel:
     """Build the IR of the kernel ``text``, read from ``filename`` (for coordinates,
     the language and the kernel's name, the file's stem)."""
     if len(text) > MAX_SOURCE_BYTES:
@@ -134,13 +144,15 @@ def parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None 
     text = _normalize_lines(text, filename)
     overrides = dict(defines or {})
     text, extra = _apply_overrides(text, overrides)
-    names = sorted(_probed_macros(text, filename) | set(overrides))
+    names = sorted(_probed_macros(text, filename) | set(overrides)
+                   | _pragma_value_names(text, directives))
     probes = "".join(PROBE.format(name=n) for n in names)
     options = clangtu.Options(tuple(sorted(overrides.items())), tuple(include_dirs), std,
                               hls_include)
     unit = clangtu.parse(text + "\n" + probes, filename, options, user_end=len(text.encode()))
     user_end = len(text.encode())
-    pragmas = list(unit.pragmas)
+    placed, warnings = anchored(unit, directives, user_end)
+    pragmas = list(unit.pragmas) + placed
     converter = N.Converter(unit, pragmas)
     if not unit.is_cxx:
         _check_cpp_keywords(unit, user_end)
@@ -152,10 +164,13 @@ def parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None 
     arrays, body = lower_function(func, globals_, filename, lines, values)
     for candidate in funcs:
         N.release_types(candidate, globals_)
+    searched = (os.path.dirname(os.path.abspath(filename)),) + tuple(
+        os.path.abspath(d) for d in include_dirs)
     source = SourceUnit(text, func, globals_, _includes(text),
-                        tuple(sorted(extra.items())), unit.is_cxx)
+                        tuple(sorted(extra.items())), unit.is_cxx, directives,
+                        tuple(dict.fromkeys(searched)))
     return Kernel(Path(filename).stem, func.name, filename, arrays, body, func.coord,
-                  tuple(sorted(values.items())), source)
+                  tuple(sorted(values.items())), source, tuple(warnings))
 
 
 def _apply_overrides(text: str, overrides: Mapping[str, int]) -> tuple[str, dict[str, int]]:
@@ -238,6 +253,16 @@ def _define_values(probes: list[tuple[str, N.Node | None]]) -> dict[str, int]:
 def _includes(text: str) -> tuple[str, ...]:
     """The kernel's ``#include`` lines, verbatim, in order."""
     return tuple(m.group(0).strip() for m in INCLUDE_LINE.finditer(text))
+
+
+def _pragma_value_names(text: str, directives: tuple[Directive, ...]) -> set[str]:
+    """Names given as integer values of pragmas (``factor=L_VECTOR_SIZE``) and
+    directives: clang is asked for their value as for macros, so a constant from a
+    header serves as Vitis lets it (a name that is no constant is left unresolved)."""
+    values = [m.group(2) for line in PRAGMA_LINE.findall(text)
+              for m in PRAGMA_OPTION.finditer(line) if m.group(1).lower() in INTEGER_KEYS]
+    values += [v for d in directives for k, v in d.options if k.lower() in INTEGER_KEYS]
+    return {v for v in values if IDENTIFIER.fullmatch(v)}
 
 
 def _probed_macros(text: str, filename: str) -> set[str]:

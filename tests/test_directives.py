@@ -1,0 +1,107 @@
+"""``--directives FILE.tcl``: Vitis ``set_directive_*`` commands act as the pragmas they
+stand for, and the output project keeps the ones arraypart does not replace."""
+
+import pytest
+
+import arraypart
+from arraypart import cli
+from arraypart.errors import KernelError
+from arraypart.frontend import parse_directives
+
+BODY = """#define N 32
+void win(int in[N][N], int out[N][N]) {
+  int buf[N][N];
+  copy: for (int i = 0; i < N; i++) {
+    for (int j = 0; j < N; j++) {
+      buf[i][j] = in[i][j];
+    }
+  }
+  rows: for (int i = 1; i < N - 1; i++) {
+    cols: for (int j = 1; j < N - 1; j++) {
+%s      out[i][j] = buf[i - 1][j] + buf[i + 1][j] + buf[i][j - 1] + buf[i][j + 1];
+    }
+  }
+}
+"""
+PRAGMAS = ("#pragma HLS pipeline II=1\n"
+           "#pragma HLS array_partition variable=buf type=cyclic factor=2 dim=1\n")
+DIRECTIVES = """# kept beside the source, as many projects do
+set_directive_pipeline -II 1 "win/cols"
+set_directive_array_partition -type cyclic -factor 2 -dim 1 win buf
+set_directive_loop_tripcount -min 30 -max 30 win/rows
+"""
+
+
+@pytest.fixture
+def kernels(tmp_path):
+    (tmp_path / "with_pragmas").mkdir()
+    pragmas = tmp_path / "with_pragmas" / "win.c"
+    pragmas.write_text(BODY % PRAGMAS)
+    plain = tmp_path / "win.c"
+    plain.write_text(BODY % "")
+    tcl = tmp_path / "win.tcl"
+    tcl.write_text(DIRECTIVES)
+    return pragmas, plain, tcl
+
+
+def schemes_and_iis(report):
+    data = report.to_json()
+    return ([(a["name"], a["formula"]) for a in data["arrays"]],
+            [(loop["name"], loop["target_ii"], loop["achieved_ii"]) for loop in data["loops"]])
+
+
+@pytest.mark.parametrize("replace", [False, True])
+def test_directives_bank_like_the_pragmas_they_stand_for(kernels, replace):
+    pragmas, plain, tcl = kernels
+    from_pragmas = arraypart.analyze(pragmas, replace_partitions=replace)
+    from_tcl = arraypart.analyze(plain, directives=str(tcl), replace_partitions=replace)
+    assert schemes_and_iis(from_tcl) == schemes_and_iis(from_pragmas)
+    assert [loop.name for loop in from_tcl.model.loops] == ["cols"]
+
+
+def test_output_keeps_the_directives_it_does_not_replace(kernels, tmp_path):
+    _, plain, tcl = kernels
+    (tmp_path / "sizes.h").write_text("#define N 32\n")
+    plain.write_text('#include "sizes.h"\n' + (BODY % "").split("\n", 1)[1])
+    compiled = arraypart.compile_kernel(plain, directives=str(tcl), replace_partitions=True)
+    kept = compiled.files["directives.tcl"]
+    assert "set_directive_pipeline" in kept and "loop_tripcount" in kept
+    assert "array_partition" not in kept  # replaced by arraypart's pragma in win.cpp
+    assert "#pragma HLS array_partition variable=buf" in compiled.files["win.cpp"]
+    assert "source directives.tcl" in compiled.files["run_hls.tcl"]
+    cfg = compiled.files["hls_config.cfg"]
+    assert "syn.directive.pipeline=win/cols II=1" in cfg
+    assert "syn.directive.loop_tripcount=win/rows min=30 max=30" in cfg
+    assert f"-I{plain.parent}" in compiled.files["run_hls.tcl"]
+    # the emitted kernel, read back with the kept directives, keeps its II
+    assert [loop["achieved_ii"] for loop in compiled.report.to_json()["loops"]] == [1]
+
+
+def test_a_location_the_kernel_lacks_is_a_located_warning_with_a_suggestion(kernels):
+    _, plain, tcl = kernels
+    tcl.write_text("set_directive_pipeline win/colz\n")
+    report = arraypart.analyze(plain, directives=str(tcl))
+    assert any(w.startswith(f"{tcl}:1:1: warning: set_directive_pipeline ignored")
+               and "did you mean win/cols?" in w for w in report.warnings)
+    assert not report.model.loops
+
+
+@pytest.mark.parametrize("text, where, message", [
+    ("set_directive_pipeline $loc\n", "1:1", "Tcl variables"),
+    ("\n  set_directive_unroll -factor\n", "2:3", "option -factor needs a value"),
+    ("set_directive_array_partition -type complete win\n", "1:1", "<location> <variable>"),
+])
+def test_unreadable_directives_are_located_errors(text, where, message):
+    with pytest.raises(KernelError) as caught:
+        parse_directives(text, "d.tcl")
+    assert str(caught.value).startswith(f"d.tcl:{where}: error:") and message in str(
+        caught.value)
+
+
+def test_cli_reads_directives_and_continuation_lines(kernels, tmp_path, capsys):
+    _, plain, tcl = kernels
+    tcl.write_text("set_directive_pipeline \\\n    -II 1 win/cols\n")
+    code = cli.main(["analyze", str(plain), "--directives", str(tcl), "--json"])
+    assert code == 0, capsys.readouterr().err
+    assert '"name": "cols"' in capsys.readouterr().out
+    assert cli.main(["analyze", str(plain), "--directives", str(tmp_path / "none.tcl")]) == 2
