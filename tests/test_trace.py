@@ -241,3 +241,42 @@ def test_accesses_in_a_called_function_are_modelled(tmp_path):
     path.write_text(CALL_IN_PIPELINE)
     for result in _traced(path, 2):
         assert result.disagreements == (), result.format()
+
+
+CLASS_TYPES = """\
+#include "ap_int.h"
+#define N 16
+struct px { short r; short g; };
+namespace k {
+void apk(ap_uint<12> a[N], px p[N], ap_uint<12> out[N]) {
+  ap_uint<12> buf[N];
+  px pb[N];
+  for (int i = 0; i < N; i++) {
+#pragma HLS pipeline II=1
+    buf[i] = a[i];
+    pb[i].r = p[i].r;
+    out[i] += 1;
+  }
+  for (int i = 1; i < N - 1; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[i - 1] + buf[i + 1] + pb[i].r;
+  }
+}
+}
+"""
+
+
+def test_overloaded_assignments_are_writes_and_updates(tmp_path):
+    path = tmp_path / "apk.cpp"
+    path.write_text(CLASS_TYPES)
+    inst = instrument.instrument(frontend.parse_kernel(path), clangtu.Options())
+    assert [(s.coord.line, s.kind) for s in inst.sites[:5]] == [
+        (10, "write"), (10, "read"), (11, "write"), (11, "read"), (12, "update")]
+
+
+@needs_gxx
+def test_class_element_types_in_a_namespace_trace_as_modelled(tmp_path):
+    path = tmp_path / "apk.cpp"
+    path.write_text(CLASS_TYPES)
+    for result in _traced(path, 2):
+        assert result.disagreements == (), result.format()

@@ -161,10 +161,22 @@ def _first_operand_path(cursor: ci.Cursor, user: ci.Cursor, parents: tuple) -> b
     return first is not None and first == below
 
 
+_OVERLOADED_UPDATES = frozenset(f"operator{op}=" for op in
+                                ("+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>"))
+
+
 def _kind(cursor: ci.Cursor, parents: tuple) -> str:
+    """read, write (left of ``=``) or update (left of ``op=``, under ``++``/``--``),
+    for built-in operators and for the overloaded ones of class types (``ap_int``)."""
     user = _user(cursor, parents)
     if user is None:
         return "read"
+    if user.kind == K.CALL_EXPR and _first_operand_path(cursor, user, parents):
+        if user.spelling == "operator=":
+            return "write"
+        if user.spelling in _OVERLOADED_UPDATES or user.spelling in ("operator++",
+                                                                     "operator--"):
+            return "update"
     if user.kind == K.BINARY_OPERATOR and clangtu.binary_operator(user) == "=":
         return "write" if _first_operand_path(cursor, user, parents) else "read"
     if user.kind == K.COMPOUND_ASSIGNMENT_OPERATOR:

@@ -169,11 +169,12 @@ def _inside(rows: np.ndarray, memories: Mapping[int, Memory], sites: tuple[Site,
     known = np.isin(rows["array"], list(memories))
     size = np.where(known, sizes[np.clip(rows["array"], 0, sizes.size - 1)], 0)
     ok = (rows["flat"] >= 0) & (rows["flat"] < size)
-    for r in rows[known & ~ok][:1]:
-        m = memories[int(r["array"])]
+    bad = rows[known & ~ok]
+    _, first = np.unique(bad["site"], return_index=True)
+    for r in bad[first]:
         key = (int(r["site"]), int(r["array"]))
-        outside.setdefault(key, OutOfBounds(sites[key[0]].coord, m.array.name,
-                                            int(r["flat"])))
+        outside.setdefault(key, OutOfBounds(sites[key[0]].coord,
+                                            memories[key[1]].array.name, int(r["flat"])))
     return rows[ok]
 
 

@@ -115,8 +115,9 @@ class TraceCheck:
     @property
     def disagreements(self) -> tuple[str, ...]:
         out = [_overfull_text(loop) for loop in self.replay.loops if not loop.agrees]
-        out += [f"{o.coord}: error: trace disagrees with the model: {o.array} element "
-                f"{o.flat} (row-major) is outside the array" for o in self.replay.out_of_bounds]
+        out += [f"{o.coord}: error: on the testbench's inputs the program accesses "
+                f"{o.array} element {o.flat} (row-major), outside the array"
+                for o in self.replay.out_of_bounds]
         return tuple(out) + self.addresses.mismatches
 
     def to_json(self) -> dict:
