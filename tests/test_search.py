@@ -15,13 +15,15 @@ import random
 import pytest
 
 import arraypart
-from arraypart import check, codegen, rtl
+from arraypart import api, banking, check, codegen, frontend, poly, rtl
+from arraypart.banking.baselines import vitis_manual
 from arraypart.banking.device import DEFAULT_SEARCH_BANKS, bram_budget, part_bram18k
 from arraypart.banking.groups import analyze_group
 from arraypart.banking.space import (cost_of, crossbar_lanes, flat_floor,
                                      per_dim_partitions, static_alpha_exists)
 from arraypart.errors import Coord
 from arraypart.ir import PartitionPragma
+from arraypart.report import Report
 from arraypart.scheme import Banking, flat_scheme
 
 from conftest import ROOT
@@ -167,7 +169,6 @@ def test_banks_pay_off_when_they_save_bram18k():
     """doitgen's c4_buf (32 reads per cycle, dual-port): 16 banks of 64 words are true
     dual-port block RAM (32 BRAM18K); 32 banks of 32 words are LUT RAM (none), which
     the ranking prefers, as the per-dim Vitis-style baseline has it."""
-    from arraypart.banking.baselines import vitis_manual
     report = arraypart.analyze(ROOT / "kernels" / "doitgen.c")
     sol = next(a for a in report.solution.arrays if a.array.name == "c4_buf")
     am = report.model.array("c4_buf")
@@ -194,8 +195,6 @@ def test_loops_the_emission_slows_are_banked_again():
     emitted code cannot route it (II 2 under the scheduling rule).  The emitted code
     is checked, the loop banked again with its rotating lanes priced as the rule
     prices them, and the code that keeps II 1 is the one kept."""
-    from arraypart import api, banking, frontend, poly
-    from arraypart.report import Report
     path = ROOT / "kernels" / "integral_image.c"
     kernel = frontend.parse_kernel(path)
     model = poly.build_model(kernel, ports=2)

@@ -396,7 +396,8 @@ class _Search:
         first, tried = best.cost.physical_banks, best.tried
         pending: list[_Pending] = []
         for tier in range(first + 1, self.horizon(first) + 1):
-            if not best.cost.rule_lanes and self.tier_floor(tier) >= best.cost.bram18k:
+            floor = min(self.tier_floor(tier), self.options.bram_budget + 1)
+            if not best.cost.rule_lanes and floor >= best.cost.bram18k:
                 continue
             for family in self.families(tier, ("per_dim",), copies=1):
                 self._check_time(tier, tried)
@@ -454,14 +455,20 @@ class _Search:
                 f"{self.options.bram_budget})")
 
     def cost(self, banking: Banking) -> Cost:
-        return cost_of(banking, self.am, self.shapes)
+        return self.within_budget(cost_of(banking, self.am, self.shapes))
+
+    def within_budget(self, cost: Cost) -> Cost:
+        """``cost`` with BRAM18K counted up to one past the device's budget: beyond it
+        no banking fits, and a few blocks fewer out of millions decide nothing (issue
+        14: BRAM18K first within the device's budget).  The cap keeps floors floors."""
+        return replace(cost, bram18k=min(cost.bram18k, self.options.bram_budget + 1))
 
     def flat_floor(self, banks: int, copies: int = 1) -> Cost:
         """No flat scheme with ``banks`` banks and ``copies`` copies costs less."""
         if not self.varying or banks < 2:
             return Cost(bram18k=0, physical_banks=banks * copies, family=1)
-        return min(flat_floor(self.am, self.varying, banks, copies, block, self.shapes)
-                   for block in FLAT_BLOCKS)
+        return min(self.within_budget(flat_floor(self.am, self.varying, banks, copies, block,
+                                                 self.shapes)) for block in FLAT_BLOCKS)
 
     def _better(self, current: _Fallback | None, score: int, banking: Banking) -> _Fallback:
         candidate = _Fallback(score, cost_floor(banking, self.am, self.shapes),
@@ -484,7 +491,7 @@ class _Search:
         else:
             floors = scheme_floors(table, schemes)
         costs = _model_floors(bankings, self.am, self.shapes, *floors)
-        return [_Pending(cost, b.read_copy, start + k, False, b)
+        return [_Pending(self.within_budget(cost), b.read_copy, start + k, False, b)
                 for k, (b, cost) in enumerate(zip(bankings, costs))]
 
     def _confirm(self, pending: list[_Pending], floor: Cost | None,
@@ -572,12 +579,14 @@ class _Search:
                     floors = scheme_floors(table, [b.scheme for b in bankings])
                     costs = _model_floors(bankings, self.am, self.shapes, *floors)
                     for dims, floor in zip(partitions, costs):
-                        yield Family("per_dim", banks, copies, assignment, floor, dims=dims)
+                        yield Family("per_dim", banks, copies, assignment,
+                                     self.within_budget(floor), dims=dims)
                 if "flat" in families and banks > 1 and self.varying:
                     for block in FLAT_BLOCKS:
                         yield Family("flat", banks, copies, assignment,
-                                     flat_floor(self.am, self.varying, banks, copies,
-                                                block, self.shapes, assignment), block,
+                                     self.within_budget(flat_floor(
+                                         self.am, self.varying, banks, copies, block,
+                                         self.shapes, assignment)), block,
                                      crossbar=flat_crossbar(self.varying, banks, block,
                                                             self.shapes))
 

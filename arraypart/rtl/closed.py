@@ -52,8 +52,8 @@ class LaneTable:
     """An array's distinct lanes under one copy assignment (as :func:`.model.memory`
     merges them), with everything that does not depend on the scheme.
 
-    ``group[k]``: its cycle group; ``is_read[k]``; ``in_copy[k, c]``: lane k touches copy c; ``lo``, ``hi`` (lanes x
-    dims): element ranges clipped to the array; ``coeffs`` (lanes x dims x inputs) and
+    ``group[k]``: lane k's cycle group; ``is_read[k]``; ``in_copy[k, c]``: lane k
+    touches copy c; ``lo``, ``hi`` (lanes x dims): element ranges clipped to the array; ``coeffs`` (lanes x dims x inputs) and
     ``const`` (lanes x dims) of affine lanes, ``affine[k]`` whether lane k is affine;
     ``index_adds``, ``index_divs``: adder and divider bits of all lanes' index
     arithmetic; ``width_class[k]``: lanes whose element ranges have the same bit

@@ -1,9 +1,11 @@
 """``estimate``: LUT/FF/BRAM18K/DSP of a banked memory without synthesis, from a fitted model.
 
-Cost: building the model of an array's lanes (:func:`.model.memory`, memoised per cycle
-group where it does not depend on the banking) and counting features take about a
-millisecond for a few lanes and a few milliseconds for a 26-lane window on a 2-core
-machine; :func:`estimate_memory` on a built model is several times faster.
+Cost: :func:`estimate` evaluates the features in closed form (:mod:`.closed`: no RTL
+model is built, the coefficients are read once), about a tenth of a millisecond to a
+millisecond per banking on a 2-core machine, memoised per banking; the search prices
+flat candidates of one family in one numpy batch (:func:`flat_floors`).
+:func:`estimate_memory` prices a built RTL model (the reference the closed form
+equals).
 
 LUTs and flip-flops are linear in interpretable features of the RTL model
 (:mod:`.model`), each counting the bits of one kind of logic that
@@ -51,7 +53,7 @@ from ..scheme import Banking
 from ..poly.model import ArrayModel
 from . import closed
 from .closed import FEATURES, LUTRAM_PRIMITIVE_BITS, TDP_MAX_WIDTH, expr_bits
-from .model import PORT_ROLES, ROM_NP, Memory, address_bits, memory
+from .model import PORT_ROLES, ROM_NP, Memory, address_bits
 from .synth import Resources
 
 MODEL_PATH = Path(__file__).with_name("cost_model.json")
