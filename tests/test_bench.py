@@ -29,13 +29,17 @@ def test_bench_json_rows_and_totals(tmp_path, capsys):
         assert ours["banks"] * ours["copies"] >= row["lower_bound"]
         for method in BASELINES:
             theirs = row[method]
-            if theirs["conflict_free"]:
-                assert ours["banks"] * ours["copies"] <= theirs["banks"] * theirs["copies"]
+            if theirs["conflict_free"] and theirs["rule_ii"] <= ours["rule_ii"]:
+                # ranked by hardware: never more BRAM18K, and at equal BRAM18K no more
+                # LUTs, than a baseline that keeps the II
+                assert (ours["rtl_bram18k"], ours["lut"]) <= (theirs["rtl_bram18k"],
+                                                            theirs["lut"]), (row, method)
     stencil = next(r for r in rows if r["kernel"] == "denoise" and r["array"] == "buf")
     assert stencil["arraypart"]["banks"] == 4 and stencil["ltb"]["banks"] == 5
     assert stencil["vitis_manual"]["banks"] == 9
     assert totals["arraypart_conflict_free"] and totals["checker_disagrees"] == []
     assert totals["worse_than_a_conflict_free_baseline"] == []
+    assert totals["rtl_bram18k_above_a_baseline_at_the_same_ii"] == []
     assert totals["kernels"] == len(KERNELS) and totals["arrays"] == len(rows)
     assert stencil["arraypart"]["resources_source"] == "model"
     assert stencil["arraypart"]["lut"] > 0 and stencil["vitis_manual"]["lut"] > 0

@@ -9,9 +9,10 @@ import subprocess
 import numpy as np
 import pytest
 
-from arraypart import cli, expr as E, frontend, poly, rtl
+from arraypart import api, cli, expr as E, frontend, poly, rtl
 from arraypart.banking import solve
-from arraypart.rtl import cost, sim
+from arraypart.banking.baselines import BASELINES
+from arraypart.rtl import closed, cost, sim
 from arraypart.rtl.model import stencil_memory
 from arraypart.rtl.synth import count_cells
 from arraypart.scheme import Banking, DimPartition, flat_scheme, per_dim_scheme
@@ -199,3 +200,46 @@ def test_compile_synth_writes_yosys_counts(tmp_path, monkeypatch, capsys):
     buf = next(a for a in report["arrays"] if a["name"] == "buf")
     assert buf["resources"]["lut"] > 0
     assert list((tmp_path / "cache" / "synth").glob("*.json"))
+
+
+DIFFERENTIAL_KERNELS = ["denoise", "doitgen", "heat_3d", "tri_matvec"]
+
+
+@pytest.mark.parametrize("name", DIFFERENTIAL_KERNELS)
+def test_closed_form_features_equal_the_rtl_models(name):
+    """The search's estimate (:mod:`arraypart.rtl.closed`, no RTL model built) gives
+    the features and BRAM18K of the RTL model itself, for arraypart's banking and
+    every baseline's, one and two ports."""
+    for ports in (1, 2):
+        report = api.analyze(ROOT / "kernels" / f"{name}.c", ports=ports)
+        for sol in report.solution.arrays:
+            am = report.model.array(sol.array.name)
+            if not am.groups:
+                continue
+            for banking in [sol.banking] + [method(am) for method in BASELINES.values()]:
+                mem = rtl.memory(am, banking)
+                table = closed.lane_table(am, banking.copies, banking.read_copy)
+                assert closed.features(banking, table) == pytest.approx(cost.features(mem))
+                assert closed.bram18k(banking, table) == cost.bram18k(mem)
+                assert rtl.estimate(banking, am) == cost.estimate_memory(mem)
+
+
+def test_flat_candidates_priced_together_equal_one_at_a_time():
+    """:func:`closed.flat_features` over many alphas = :func:`closed.features` of each
+    (without the arithmetic, which the batch leaves to the exact estimate)."""
+    rng = random.Random(14)
+    report = api.analyze(ROOT / "kernels" / "heat_3d.c")
+    am = report.model.array("a_buf")
+    table = closed.lane_table(am, 1, ())
+    for banks, block in ((3, 1), (4, 2), (5, 1), (8, 4)):
+        alphas = [a for a in (tuple(rng.randrange(banks * block) for _ in range(3))
+                              for _ in range(20)) if any(a)]
+        schemes = [flat_scheme(am.array.shape, a, banks, block) for a in alphas]
+        f, bram = closed.flat_features(table, np.array(alphas), banks, block,
+                                       np.array([s.bank_depth for s in schemes]))
+        for row, b, scheme in zip(f, bram, schemes):
+            banking = Banking("a_buf", scheme)
+            one = closed.features(banking, table)
+            one["arith"] = one["divider"] = 0.0
+            assert dict(zip(closed.FEATURES, row)) == pytest.approx(one)
+            assert b == closed.bram18k(banking, table)

@@ -23,6 +23,7 @@ import networkx as nx
 import numpy as np
 
 from .. import expr as E
+from ..bram import BRAM18K_ASPECTS, LUTRAM_BITS, bram18k  # noqa: F401 (re-exported)
 from ..ir import PortModel
 from ..poly.model import ArrayModel, LaneAccess
 from . import islsets as S
@@ -35,22 +36,6 @@ MAX_DIFFER_LANES = 64
 # Exact maximum clique is exponential; beyond this many cells of the pattern's
 # bounding box the offset set D itself (always a clique) is used.
 MAX_CLIQUE_CELLS = 64
-
-# 18Kb BRAM aspect ratios (depth, width) of Xilinx 7-series/UltraScale RAMB18.
-BRAM18K_ASPECTS = ((16384, 1), (8192, 2), (4096, 4), (2048, 9), (1024, 18), (512, 36))
-# Vivado infers distributed RAM / registers, not BRAM, for memories this small
-# (a 64x16 bank is a handful of LUTRAM cells); such banks cost no BRAM.
-LUTRAM_BITS = 1024
-
-
-def bram18k(bank_depth: int, elem_bits: int, banks: int, copies: int) -> int:
-    """Σ over banks and copies of min over aspects of ceil(d/depth)·ceil(w/width)."""
-    if bank_depth * elem_bits <= LUTRAM_BITS:
-        return 0
-    per_bank = min(ceil(bank_depth / depth) * ceil(elem_bits / width)
-                   for depth, width in BRAM18K_ASPECTS)
-    return per_bank * banks * copies
-
 
 def lower_bound(array_model: ArrayModel) -> int:
     """No banking of any family serves every group with fewer banks x copies."""

@@ -17,6 +17,7 @@ report says so.
 
 from __future__ import annotations
 
+import heapq
 from dataclasses import dataclass, field, replace
 from math import prod
 from time import perf_counter
@@ -26,6 +27,8 @@ import numpy as np
 
 from ..errors import warning_text
 from ..poly.model import ArrayModel, PolyModel
+from ..rtl.closed import lane_table
+from ..rtl.cost import estimate, flat_floors, scheme_floors
 from ..scheme import Banking, flat_scheme, none_scheme, per_dim_scheme, scheme_from_pragmas
 from .bounds import bram18k, counting_bound, lower_bound_of
 from .device import DEFAULT_SEARCH_BANKS, bram_budget
@@ -35,17 +38,18 @@ from .precheck import LaneSet, flat_ii, lane_set, per_dim_ii
 from .proof import Proof, ProofTimeout, counted_proof, prove, prove_group
 from .sampling import refuted, sample_group
 from .solution import ArraySolution, Solution
-from .space import (FLAT_BLOCKS, Cost, Family, alpha_rows, copy_assignments, cost_of,
-                    flat_floor, per_dim_partitions)
+from .space import (FLAT_BLOCKS, Cost, Family, alpha_rows, copy_assignments, cost_floor,
+                    cost_of, crossbar_lanes, flat_crossbar, flat_floor, per_dim_partitions)
 
 FAMILIES = ("per_dim", "flat")
 SCHEME_CHOICES = {"all": FAMILIES, "vitis": ("per_dim",)}
 # Alpha candidates handed to the pre-check at once (it splits them further to stay
 # within its memory budget); keeps a batch's bankings cheap to build lazily.
 ALPHA_BATCH = 4096
-# A user's array_partition is called wasteful when it uses more than this many times
-# the banks x copies of arraypart's conflict-free banking (each bank is a BRAM or a
-# LUTRAM with its own address logic).
+# A user's array_partition is called wasteful when it needs more BRAM18K than
+# arraypart's conflict-free banking, or more than this many times its LUTs or banks x
+# copies (smaller differences are within the fitted model's error, ~6%, and a user's
+# reasons).
 WASTE_RATIO = 2
 
 
@@ -95,10 +99,31 @@ class _TimeUp(Exception):
     """The solver's deadline passed during the search."""
 
 
+def _model_floors(bankings: list[Banking], am: ArrayModel, shapes: list[GroupShape],
+                  bram: np.ndarray, lut: np.ndarray, ff: np.ndarray) -> list[Cost]:
+    """:func:`.space.cost_floor` of each banking with the model's BRAM18K and LUT and
+    FF floors filled in."""
+    return [replace(cost_floor(b, am, shapes), bram18k=int(bram[k]), lut=int(lut[k]),
+                    ff=int(ff[k])) for k, b in enumerate(bankings)]
+
+
+@dataclass(frozen=True, order=True)
+class _Pending:
+    """A pre-checked candidate waiting for its proof: ``cost`` exact, or a floor of it
+    when not ``exact``; ``order`` keeps equal costs in the order they were found."""
+
+    cost: Cost
+    read_copy: tuple
+    order: int
+    exact: bool = field(compare=False)
+    banking: Banking = field(compare=False)
+
+
 @dataclass(frozen=True, order=True)
 class _Fallback:
     """The best candidate that misses the target: least excess II (summed over the
-    groups), then least cost."""
+    groups), then least cost without the model (rule lanes, banks x copies, padding:
+    fallbacks are many and rarely chosen)."""
 
     excess_ii: int
     cost: Cost
@@ -174,22 +199,16 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
     kept = bool(array.partitions) and not options.replace_partitions
     if kept:
         banking = Banking(array.name, scheme_from_pragmas(array))
-        proof, tried = prove(am, banking, deadline=options.deadline), 0
-        may_waste = banking.scheme.banks * banking.copies > WASTE_RATIO * bound
-        better = search.run(families) if may_waste or not proof.conflict_free else None
-        tried = better.tried if better else 0
+        proof = prove(am, banking, deadline=options.deadline)
+        better = search.run(families)
+        tried = better.tried
         if not proof.conflict_free:
             notes.append(warning_text(array.partitions[0].coord, (
                 f"the array_partition pragmas of {array.name} ({banking.scheme.describe()}) "
                 f"conflict: {proof.counterexample}; a better banking is "
                 f"{_text(better.banking)}")))
-        elif better is not None and _wasteful(banking, better):
-            notes.append(warning_text(array.partitions[0].coord, (
-                f"the array_partition pragmas of {array.name} use "
-                f"{banking.scheme.banks * banking.copies} banks "
-                f"({banking.scheme.describe().split(':')[0]}) where "
-                f"{better.cost.physical_banks} suffice (lower bound {bound}): "
-                f"{_text(better.banking)}; --replace-partitions uses it")))
+        elif _wasteful(search.cost(banking), better):
+            notes.append(_waste_note(array, search.cost(banking), better, bound))
     else:
         found = search.run(families)
         banking, proof, tried = found.banking, found.proof, found.tried
@@ -222,15 +241,29 @@ def _unpartitioned(am: ArrayModel, bound: int, start: float,
     notes += tuple(warning_text(p.coord, (
         f"array_partition of {array.name} is dropped: {array.name} is {where}"))
         for p in array.partitions)
-    solution = _solution(am, banking, proof, bound, start, f"{where}: never partitioned",
-                         notes)
-    return replace(solution, bram18k=0) if array.bundle is not None else solution
+    return _solution(am, banking, proof, bound, start, f"{where}: never partitioned", notes)
 
 
-def _wasteful(kept: Banking, better: _Found) -> bool:
-    """The user's banking uses far more banks than a proven conflict-free one."""
+def _wasteful(kept: Cost, better: _Found) -> bool:
+    """A proven conflict-free banking costs clearly less than the user's: it ranks
+    before it (:class:`.space.Cost`) with fewer BRAM18K or a WASTE_RATIO-th of the
+    LUTs, or whatever its BRAM18K it needs a WASTE_RATIO-th of the LUTs and of the
+    banks x copies (the note gives both costs: the user weighs the trade)."""
+    ours = better.cost
+    logic = WASTE_RATIO * ours.lut < kept.lut
     return better.proof.conflict_free and (
-        kept.scheme.banks * kept.copies > WASTE_RATIO * better.cost.physical_banks)
+        (ours < kept and (ours.bram18k < kept.bram18k or logic))
+        or (logic and WASTE_RATIO * ours.physical_banks < kept.physical_banks))
+
+
+def _waste_note(array, kept: Cost, better: _Found, bound: int) -> str:
+    return warning_text(array.partitions[0].coord, (
+        f"the array_partition pragmas of {array.name} use {kept.physical_banks} banks "
+        f"({scheme_from_pragmas(array).describe().split(':')[0]}) and cost "
+        f"{kept.bram18k} BRAM18K and {kept.lut} LUTs (fitted model) where "
+        f"{better.cost.physical_banks} suffice (lower bound {bound}): "
+        f"{_text(better.banking)} costs {better.cost.bram18k} BRAM18K and "
+        f"{better.cost.lut} LUTs; --replace-partitions uses it"))
 
 
 def _interface_note(am: ArrayModel, kept: _Found, free: _Found) -> list[str]:
@@ -249,12 +282,10 @@ def _text(banking: Banking) -> str:
 
 def _solution(am: ArrayModel, banking: Banking, proof: Proof, bound: int, start: float,
               evidence: str, notes: tuple[str, ...] = ()) -> ArraySolution:
-    scheme = banking.scheme
     return ArraySolution(
         array=am.array, ports=am.ports, banking=banking, lower_bound=bound,
         conflict_free=proof.conflict_free, achieved_ii=proof.achieved_ii,
-        bram18k=bram18k(scheme.bank_depth, am.array.elem_bits, scheme.banks,
-                        banking.copies),
+        bram18k=0 if am.array.bundle is not None else estimate(banking, am).bram18k,
         max_concurrent=am.max_concurrent, seconds=perf_counter() - start,
         proof=evidence + (f"; counterexample: {proof.counterexample}"
                           if proof.counterexample else ""),
@@ -290,31 +321,136 @@ class _Search:
     # ------------------------------------------------------------ driver
 
     def run(self, families: tuple[str, ...]) -> _Found:
-        tried, fallback = 0, None
+        """The cheapest proven banking: the first tier that has one
+        (:meth:`_first_tier`), then cheaper per_dim bankings with more banks
+        (:meth:`_refine`)."""
+        found = self._first_tier(families)
+        return self._refine(found) if found.proof.conflict_free else found
+
+    def _first_tier(self, families: tuple[str, ...]) -> _Found:
+        """Tiers from the lower bound up; in a tier the per_dim families (cheap to
+        pre-check) first, then the flat ones in the order of their :meth:`_gate`
+        floors; a pending candidate cheaper than every family still to visit is
+        proved, and the first proven wins."""
+        fallback, tried = None, [0]
         for tier in range(min(self.bound, self.ceiling), self.ceiling + 1):
-            pending: list[tuple[Cost, Banking]] = []
-            for family in sorted(self.families(tier, families), key=lambda f: f.floor):
-                found, fallback = self._confirm(pending, family.floor, fallback, tier, tried)
+            pending: list[_Pending] = []
+            tier_families = list(self.families(tier, families))
+            flat = [f for f in tier_families if f.kind == "flat"]
+            flat_floor = min((f.floor for f in flat), default=None)
+            for family in sorted((f for f in tier_families if f.kind != "flat"),
+                                 key=lambda f: f.floor):
+                bar = family.floor if flat_floor is None else min(family.floor, flat_floor)
+                found, fallback = self._visit(family, bar, pending, fallback, tier, tried)
                 if found is not None:
-                    return _Found(*found, tried)
-                if fallback is not None and fallback.excess_ii <= self._least_excess(tier) \
-                        and fallback.cost < family.floor:
-                    continue
-                for make, scores in self._batches(family):
-                    self._check_time(tier, tried)
-                    tried += len(scores)
-                    pending += [(self.cost(b), b)
-                                for b in map(make, np.flatnonzero(scores == 0))]
-                    if len(scores) and scores.min() > 0:
-                        fallback = self._better(fallback, int(scores.min()),
-                                                make(int(np.argmin(scores))))
-            found, fallback = self._confirm(pending, None, fallback, tier, tried)
+                    return _Found(*found, tried[0])
+            for bar, family in sorted(((self._gate(f, pending), f) for f in flat),
+                                      key=lambda p: p[0]):
+                found, fallback = self._visit(family, bar, pending, fallback, tier, tried)
+                if found is not None:
+                    return _Found(*found, tried[0])
+            found, fallback = self._confirm(pending, None, fallback, tier, tried[0])
             if found is not None:
-                return _Found(*found, tried)
+                return _Found(*found, tried[0])
         banking = fallback.banking if fallback else Banking(
             self.am.array.name, none_scheme(self.am.array.shape))
         proof = prove(self.am, banking, deadline=self.options.deadline)
-        return _Found(banking, proof, self.cost(banking), tried)
+        return _Found(banking, proof, self.cost(banking), tried[0])
+
+    def _visit(self, family: Family, bar: Cost, pending: list[_Pending],
+               fallback: _Fallback | None, tier: int, tried: list[int]):
+        """Prove the pending candidates cheaper than ``bar`` (no family still to visit
+        costs less), then pre-check ``family`` into ``pending``; ``tried[0]`` counts
+        the candidates pre-checked.  Returns (proven or None, fallback)."""
+        found, fallback = self._confirm(pending, bar, fallback, tier, tried[0])
+        if found is not None:
+            return found, fallback
+        if fallback is not None and fallback.excess_ii <= self._least_excess(tier) \
+                and fallback.cost < bar:
+            return None, fallback
+        for make, scores in self._batches(family):
+            self._check_time(tier, tried[0])
+            tried[0] += len(scores)
+            passed = [b for b in map(make, np.flatnonzero(scores == 0)) if self._routable(b)]
+            for entry in self._priced(family, passed, len(pending)):
+                heapq.heappush(pending, entry)
+            if len(scores) and scores.min() > 0:
+                fallback = self._better(fallback, int(scores.min()),
+                                        make(int(np.argmin(scores))))
+        return None, fallback
+
+    def _gate(self, family: Family, pending: list[_Pending]) -> Cost:
+        """The floor a family is pre-checked at.  A flat family's is raised to the cost
+        of a pre-checked per_dim banking it cannot beat on what a flat scheme changes:
+        no fewer rule lanes or lanes on a select (``Family.crossbar``), and no less
+        padding.  Such a flat scheme stores as many words per bank and serves as many
+        lanes, and the selects dominate the fitted LUTs, so it is taken to cost no
+        less (a heuristic, not a bound: it may spread the lanes over the ports
+        differently), and the per_dim banking is proved before any flat candidate is
+        pre-checked (the search's expensive part; issue 14: a per_dim banking at the
+        bound stops the search)."""
+        floor = family.floor
+        if family.kind != "flat":
+            return floor
+        rivals = [self.cost(e.banking) for e in pending
+                  if e.banking.scheme.kind != "flat" and e.cost.rule_lanes <= floor.rule_lanes
+                  and e.cost.storage_overhead <= floor.storage_overhead
+                  and crossbar_lanes(e.banking.scheme, self.shapes) <= family.crossbar]
+        if not rivals:
+            return floor
+        return max(floor, replace(min(rivals), physical_banks=floor.physical_banks,
+                                  storage_overhead=floor.storage_overhead,
+                                  family=floor.family, key=()))
+
+    def _refine(self, best: _Found) -> _Found:
+        """Banks cost only their BRAM and logic: past the first proven tier, up to the
+        largest bounding box of a uniform group's offsets (:meth:`horizon`), per_dim
+        bankings that cost less than ``best`` are proved in cost order, the first
+        proven wins.  A tier is only searched when ``best`` has rule lanes (more banks
+        may give each lane one bank) or the tier's BRAM18K floor (:meth:`tier_floor`)
+        is below ``best``'s: more banks pay off with fewer BRAM18K (banks small enough
+        for LUT RAM, or each served by one port where two make a bank true
+        dual-port); a few LUTs saved are not worth searching every tier for.
+        Flat schemes and read copies stay at the first tier, whose pre-check is the
+        search's expensive part."""
+        first, tried = best.cost.physical_banks, best.tried
+        pending: list[_Pending] = []
+        for tier in range(first + 1, self.horizon(first) + 1):
+            floor = min(self.tier_floor(tier), self.options.bram_budget + 1)
+            if not best.cost.rule_lanes and floor >= best.cost.bram18k:
+                continue
+            for family in self.families(tier, ("per_dim",), copies=1):
+                self._check_time(tier, tried)
+                if not family.floor < best.cost:
+                    continue
+                for make, scores in self._batches(family):
+                    tried += len(scores)
+                    passed = [b for b in map(make, np.flatnonzero(scores == 0))
+                              if self._routable(b)]
+                    for entry in self._priced(family, passed, len(pending)):
+                        heapq.heappush(pending, entry)
+        found, _ = self._confirm(pending, best.cost, None, first, tried)
+        return _Found(*found, tried) if found is not None else replace(best, tried=tried)
+
+    def _routable(self, banking: Banking) -> bool:
+        """The emitted code keeps the banking's II under the scheduling rule: the
+        bank-centric emission routes lanes that change bank within one copy only, so
+        a banking with read copies must give every lane a constant bank."""
+        return banking.copies == 1 or crossbar_lanes(banking.scheme, self.shapes) == 0
+
+    def horizon(self, first: int) -> int:
+        """The most banks x copies :meth:`_refine` tries: the largest bounding box of a
+        uniform group's offsets (per_dim cyclic over it gives every lane a bank of its
+        own, so more banks only split them further), within the search ceiling."""
+        box = max([first] + [_box(s, self.am.array.shape) for s in self.uniform])
+        return min(self.ceiling, box)
+
+    def tier_floor(self, tier: int) -> int:
+        """No banking of one copy with ``tier`` banks needs fewer BRAM18K: each bank
+        holds at least ceil(elements / banks) words (:func:`.bounds.bram18k`, any port
+        use)."""
+        array = self.am.array
+        return bram18k(-(-array.size // tier), array.elem_bits, tier, 1)
 
     def _least_excess(self, tier: int) -> int:
         """A lower bound on the excess II (summed over uniform groups, as the pre-check
@@ -339,34 +475,65 @@ class _Search:
                 f"{self.options.bram_budget})")
 
     def cost(self, banking: Banking) -> Cost:
-        return cost_of(banking, self.shapes, elem_bits=self.am.array.elem_bits)
+        return self.within_budget(cost_of(banking, self.am, self.shapes))
+
+    def within_budget(self, cost: Cost) -> Cost:
+        """``cost`` with BRAM18K counted up to one past the device's budget: beyond it
+        no banking fits, and a few blocks fewer out of millions decide nothing (issue
+        14: BRAM18K first within the device's budget).  The cap keeps floors floors."""
+        return replace(cost, bram18k=min(cost.bram18k, self.options.bram_budget + 1))
 
     def flat_floor(self, banks: int, copies: int = 1) -> Cost:
         """No flat scheme with ``banks`` banks and ``copies`` copies costs less."""
         if not self.varying or banks < 2:
-            return Cost(physical_banks=banks * copies, family=1)
-        return min(flat_floor(self.am.array.shape, self.varying, banks, copies, block,
-                              self.shapes, elem_bits=self.am.array.elem_bits)
-                   for block in FLAT_BLOCKS)
+            return Cost(bram18k=0, physical_banks=banks * copies, family=1)
+        return min(self.within_budget(flat_floor(self.am, self.varying, banks, copies, block,
+                                                 self.shapes)) for block in FLAT_BLOCKS)
 
     def _better(self, current: _Fallback | None, score: int, banking: Banking) -> _Fallback:
-        candidate = _Fallback(score, self.cost(banking), banking.read_copy, banking)
+        candidate = _Fallback(score, cost_floor(banking, self.am, self.shapes),
+                              banking.read_copy, banking)
         return candidate if current is None or candidate < current else current
 
-    def _confirm(self, pending: list[tuple[Cost, Banking]], floor: Cost | None,
+    def _priced(self, family: Family, bankings: list[Banking], start: int) -> list[_Pending]:
+        """Pending entries for pre-checked candidates at a floor of their cost, priced
+        exactly when they come first: a per_dim candidate at its family's floor, flat
+        ones at their BRAM18K and LUT/FF floors computed together
+        (:func:`arraypart.rtl.cost.flat_floors`)."""
+        if family.kind == "per_dim" or not bankings:
+            return [_Pending(family.floor, b.read_copy, start + k, False, b)
+                    for k, b in enumerate(bankings)]
+        table = lane_table(self.am, family.copies, family.assignment)
+        schemes = [b.scheme for b in bankings]
+        if table.affine.all():
+            floors = flat_floors(table, np.array([s.alpha for s in schemes]), family.banks,
+                                 family.block, np.array([s.bank_depth for s in schemes]))
+        else:
+            floors = scheme_floors(table, schemes)
+        costs = _model_floors(bankings, self.am, self.shapes, *floors)
+        return [_Pending(self.within_budget(cost), b.read_copy, start + k, False, b)
+                for k, (b, cost) in enumerate(zip(bankings, costs))]
+
+    def _confirm(self, pending: list[_Pending], floor: Cost | None,
                  fallback: _Fallback | None, tier: int, tried: int):
         """Prove the pre-checked candidates cheaper than ``floor`` (all when None) in
-        cost order; the first proven one wins.  Refuted ones leave ``pending`` and
-        may become the fallback.  Returns ((banking, proof, cost) or None, fallback)."""
-        pending.sort(key=lambda p: (p[0], p[1].read_copy))
-        while pending and (floor is None or pending[0][0] < floor):
-            cost, banking = pending.pop(0)
+        cost order; the first proven one wins.  ``pending`` is a heap; an entry priced
+        by a floor is priced exactly when it comes first (its cost is not below the
+        floor, so the first exact entry is the cheapest).  Refuted ones leave
+        ``pending`` and may become the fallback.  Returns ((banking, proof, cost) or
+        None, fallback)."""
+        while pending and (floor is None or pending[0].cost < floor):
+            entry = heapq.heappop(pending)
+            if not entry.exact:
+                heapq.heappush(pending, replace(entry, cost=self.cost(entry.banking),
+                                                exact=True))
+                continue
             self._check_time(tier, tried)
-            if self._isl_groups_ok(banking):
-                proof = prove(self.am, banking, deadline=self.options.deadline)
+            if self._isl_groups_ok(entry.banking):
+                proof = prove(self.am, entry.banking, deadline=self.options.deadline)
                 if proof.conflict_free:
-                    return (banking, proof, cost), fallback
-            fallback = self._better(fallback, 1, banking)
+                    return (entry.banking, proof, entry.cost), fallback
+            fallback = self._better(fallback, 1, entry.banking)
         return None, fallback
 
     def _check_time(self, tier: int, tried: int) -> None:
@@ -407,12 +574,14 @@ class _Search:
 
     # ------------------------------------------------------------ candidates
 
-    def families(self, tier: int, families: tuple[str, ...]) -> Iterator[Family]:
-        """The families with banks x copies = ``tier``, with their cost floors.  Copies
-        are only offered while their BRAM fits the device (each copy stores the whole
-        array), and only for arrays read more often than written."""
+    def families(self, tier: int, families: tuple[str, ...],
+                 copies: int | None = None) -> Iterator[Family]:
+        """The families with banks x copies = ``tier`` (only ``copies`` copies when
+        given), with their cost floors.  Copies are only offered while their BRAM fits
+        the device (each copy stores the whole array), and only for arrays read more
+        often than written."""
         array = self.am.array
-        for copies in range(1, tier + 1):
+        for copies in [copies] if copies else range(1, tier + 1):
             banks = tier // copies
             if tier % copies or (copies > 1 and not self.duplicable):
                 continue
@@ -422,17 +591,24 @@ class _Search:
             for assignment in ([()] if copies == 1 else copy_assignments(self.refs, copies)):
                 if self._wild_overload(banks, copies, assignment):
                     continue
-                for dims in per_dim_partitions(array.shape, self.varying, banks):
-                    banking = Banking(array.name, per_dim_scheme(array.shape, dims), copies,
-                                      assignment)
-                    yield Family("per_dim", banks, copies, assignment, self.cost(banking),
-                                 dims=dims)
+                partitions = per_dim_partitions(array.shape, self.varying, banks)
+                bankings = [Banking(array.name, per_dim_scheme(array.shape, dims), copies,
+                                    assignment) for dims in partitions]
+                if bankings:
+                    table = lane_table(self.am, copies, assignment)
+                    floors = scheme_floors(table, [b.scheme for b in bankings])
+                    costs = _model_floors(bankings, self.am, self.shapes, *floors)
+                    for dims, floor in zip(partitions, costs):
+                        yield Family("per_dim", banks, copies, assignment,
+                                     self.within_budget(floor), dims=dims)
                 if "flat" in families and banks > 1 and self.varying:
                     for block in FLAT_BLOCKS:
                         yield Family("flat", banks, copies, assignment,
-                                     flat_floor(array.shape, self.varying, banks, copies,
-                                                block, self.shapes,
-                                                elem_bits=array.elem_bits), block)
+                                     self.within_budget(flat_floor(
+                                         self.am, self.varying, banks, copies, block,
+                                         self.shapes, assignment)), block,
+                                     crossbar=flat_crossbar(self.varying, banks, block,
+                                                            self.shapes))
 
     def _batches(self, family: Family) -> Iterator[Batch]:
         if family.kind == "per_dim":

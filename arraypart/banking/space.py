@@ -11,11 +11,13 @@ called again and again with the same arguments are memoised with ``lru_cache``.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from math import gcd, prod
 
-
+from ..poly.model import ArrayModel
+from ..rtl.closed import lane_table
+from ..rtl.cost import estimate, flat_family_floor
 from ..scheme import Banking, DimPartition, Scheme
 from .bounds import bram18k
 from .groups import GroupShape
@@ -34,28 +36,33 @@ FAMILY_RANK = {"none": 0, "per_dim": 0, "flat": 1}
 
 @dataclass(frozen=True, order=True)
 class Cost:
-    """Selection order of DESIGN §3, most significant first:
+    """Selection order (issue 14: hardware first, banks only as they cost), most
+    significant first:
 
+    - ``rule_lanes``: lanes whose bank changes with the iteration in code the emission
+      keeps direct (:func:`rule_lanes`): the scheduling rule gives each a port of
+      every bank, so the II the emitted code reaches is at stake;
+    - ``bram18k``: block RAMs of every bank and copy, counted per bank from the ports
+      its lanes use (a true dual-port bank is at most 18 bits wide per RAMB18:
+      :func:`arraypart.rtl.cost.bram18k`);
+    - ``lut``, ``ff``: the fitted model's LUTs and flip-flops of the bank and offset
+      arithmetic, the selects between lanes and banks and LUT-RAM or register banks
+      (:func:`arraypart.rtl.estimate`);
     - ``physical_banks``: banks x copies;
-    - ``bram18k``: the BRAM18K of every bank and copy (:func:`.bounds.bram18k`);
     - ``storage_overhead``: words of all banks and copies / elements - 1;
-    - ``crossbar_lanes``: lanes whose bank varies with the iteration (they need a
-      select over banks);
     - ``family``: per_dim (pragmas) before flat (explicit bank arrays);
-    - ``odd_operands``: N, B, alpha and factors that are not powers of two (they need
-      a divider or multiplier instead of bit slices);
     - ``key``: the scheme's parameters, for determinism.
 
-    Build it by keyword (:func:`cost_of`, :func:`flat_floor`): a fitted hardware model
-    replaces ``crossbar_lanes`` and ``odd_operands`` by its LUT estimate in one place.
+    Build it by keyword (:func:`cost_of`, :func:`flat_floor`).
     """
 
-    physical_banks: int
+    rule_lanes: int = 0
     bram18k: int = 0
+    lut: int = 0
+    ff: int = 0
+    physical_banks: int = 0
     storage_overhead: float = 0.0
-    crossbar_lanes: int = 0
     family: int = 0
-    odd_operands: int = 0
     key: tuple = ()
 
 
@@ -63,21 +70,37 @@ def is_power_of_two(n: int) -> bool:
     return n > 0 and n & (n - 1) == 0
 
 
-def cost_of(banking: Banking, shapes: list[GroupShape], *, elem_bits: int) -> Cost:
+def cost_of(banking: Banking, array_model: ArrayModel, shapes: list[GroupShape]) -> Cost:
+    """The cost of ``banking`` from the fitted model (memoised per banking)."""
+    resources = estimate(banking, array_model)
+    return replace(cost_floor(banking, array_model, shapes), bram18k=resources.bram18k,
+                   lut=resources.lut, ff=resources.ff)
+
+
+def cost_floor(banking: Banking, array_model: ArrayModel, shapes: list[GroupShape]) -> Cost:
+    """The parts of :func:`cost_of` that need no model; BRAM18K, LUT and FF 0."""
     scheme = banking.scheme
-    if scheme.kind == "flat":
-        operands = (scheme.flat_banks, scheme.block) + tuple(a for a in scheme.alpha if a)
-    else:
-        operands = tuple(p.factor for p in scheme.dims if p.type in ("cyclic", "block"))
     return Cost(
+        rule_lanes=rule_lanes(scheme, shapes, array_model.array.interface),
         physical_banks=scheme.banks * banking.copies,
-        bram18k=bram18k(scheme.bank_depth, elem_bits, scheme.banks, banking.copies),
         storage_overhead=round(banking.copies * (1 + scheme.storage_overhead) - 1, 9),
-        crossbar_lanes=sum(len(s.lanes) for s in shapes if not _static(scheme, s)),
         family=FAMILY_RANK[scheme.kind],
-        odd_operands=sum(not is_power_of_two(n) for n in operands),
         key=(tuple((p.type, p.factor) for p in scheme.dims), scheme.alpha, scheme.block,
              scheme.fence_dim))
+
+
+def crossbar_lanes(scheme: Scheme, shapes: list[GroupShape]) -> int:
+    """Lanes whose bank varies with the iteration (they need a select over banks)."""
+    return sum(len(s.lanes) for s in shapes if not _static(scheme, s))
+
+
+def rule_lanes(scheme: Scheme, shapes: list[GroupShape], interface: bool) -> int:
+    """Lanes whose bank varies with the iteration where the emitted code keeps the
+    references as written (every loop of an interface array, whose signature stays;
+    a ``direct`` cycle group): under the scheduling rule each takes a port of every
+    bank."""
+    return sum(len(s.lanes) for s in shapes
+               if (interface or s.group.direct) and not _static(scheme, s))
 
 
 def _static(scheme: Scheme, shape: GroupShape) -> bool:
@@ -121,7 +144,8 @@ class Family:
     spread by ``assignment``), pre-checked together: for flat, every alpha with block
     ``block``; for per_dim, the one partition ``dims`` (per_dim candidates are few and
     their exact cost is cheap, so each is its own family).  ``floor``: no member costs
-    less (the driver proves what is already pre-checked and cheaper first)."""
+    less (the driver proves what is already pre-checked and cheaper first);
+    ``crossbar``: no member has fewer lanes whose bank changes with the iteration."""
 
     kind: str
     banks: int
@@ -130,35 +154,51 @@ class Family:
     floor: Cost
     block: int = 1
     dims: tuple[DimPartition, ...] = ()
+    crossbar: int = 0
 
 
-def flat_floor(shape: tuple[int, ...], varying: frozenset[int], banks: int, copies: int,
-               block: int, shapes: list[GroupShape], *, elem_bits: int) -> Cost:
+def flat_crossbar(varying: frozenset[int], banks: int, block: int,
+                  shapes: list[GroupShape]) -> int:
+    """No flat scheme with N = ``banks``, B = ``block`` has fewer lanes whose bank
+    changes with the iteration: the lanes of non-uniform groups and of groups where no
+    alpha is static (:func:`static_alpha_exists`)."""
+    order = sorted(varying)
+    return sum(len(s.lanes) for s in shapes if not s.uniform or not static_alpha_exists(
+        tuple(tuple(_steps(s)[d]) for d in order), banks * block))
+
+
+def flat_floor(array_model: ArrayModel, varying: frozenset[int], banks: int, copies: int,
+               block: int, shapes: list[GroupShape], read_copy: tuple = ()) -> Cost:
     """A cost no flat scheme ``floor(alpha·x / B) mod N`` (N = ``banks``) can go below.
 
     Storage: the fence dimension d (alpha_d != 0, so d varies) is padded to a multiple
     of P = N*B / gcd(N*B, alpha_d) <= N*B, and the banks hold N*B*ceil(D_d/P) words per
-    row of the other dimensions, at least N*B*ceil(D_d/(N*B)).  Crossbar: a uniform
-    group is static only if alpha·(L·stride)_t = 0 (mod N*B) for every time variable
-    t with alpha != 0 on the varying dimensions (:func:`static_alpha_exists`); a group
-    where no such alpha exists has every lane on the crossbar."""
+    row of the other dimensions, at least N*B*ceil(D_d/(N*B)); BRAM18K: those words in
+    banks at least that deep.  A uniform group is static only if alpha·(L·stride)_t = 0
+    (mod N*B) for every time variable t with alpha != 0 on the varying dimensions
+    (:func:`static_alpha_exists`); in a group where no such alpha exists every lane's
+    bank changes with the iteration: where the code keeps direct references it counts
+    in ``rule_lanes``, and the lanes that reach every bank set the BRAM18K (ports they
+    use) and LUT floors (:func:`arraypart.rtl.cost.flat_family_floor`)."""
+    shape = array_model.array.shape
     size = prod(shape)
     modulus = banks * block
     words = min(modulus * -(-shape[d] // modulus) * (size // shape[d]) for d in varying)
     order = sorted(varying)
-    crossbar = 0
-    for s in shapes:
-        if not s.uniform:
-            crossbar += len(s.lanes)
-            continue
-        steps = _steps(s)
-        matrix = tuple(tuple(steps[d]) for d in order)
-        if not static_alpha_exists(matrix, modulus):
-            crossbar += len(s.lanes)
-    return Cost(physical_banks=banks * copies,
-                bram18k=bram18k(-(-words // banks), elem_bits, banks, copies),
+    dynamic = set()
+    for g, s in enumerate(shapes):
+        if s.uniform and not static_alpha_exists(
+                tuple(tuple(_steps(s)[d]) for d in order), modulus):
+            dynamic.add(g)
+    table = lane_table(array_model, copies, read_copy)
+    interface = array_model.array.interface
+    rule = sum(len(s.lanes) for g, s in enumerate(shapes)
+               if (interface or s.group.direct) and (g in dynamic or not s.uniform))
+    bram, lut, ff = flat_family_floor(table, banks, block, frozenset(dynamic), varying,
+                                      -(-words // banks))
+    return Cost(rule_lanes=rule, bram18k=bram, lut=lut, ff=ff, physical_banks=banks * copies,
                 storage_overhead=round(copies * words / size - 1, 9),
-                crossbar_lanes=crossbar, family=FAMILY_RANK["flat"])
+                family=FAMILY_RANK["flat"])
 
 
 @lru_cache(maxsize=4096)

@@ -4,7 +4,9 @@ concurrent accesses of every pipeline cycle (:mod:`.model` holds the output type
 from .build import build_model
 from .domains import AccessRelation, access_relations
 from .sizes import bound_sizes, with_sizes_of
-from .model import ArrayModel, CycleGroup, LaneAccess, LoopInfo, PolyModel
+from .model import (ArrayModel, CycleGroup, LaneAccess, LoopInfo, PolyModel,
+                    with_direct_loops)
 
-__all__ = ["bound_sizes", "with_sizes_of", "build_model", "access_relations", "AccessRelation", "ArrayModel",
-           "CycleGroup", "LaneAccess", "LoopInfo", "PolyModel"]
+__all__ = ["AccessRelation", "ArrayModel", "CycleGroup", "LaneAccess", "LoopInfo",
+           "PolyModel", "access_relations", "bound_sizes", "build_model",
+           "with_direct_loops", "with_sizes_of"]

@@ -134,8 +134,19 @@ def _groups(found: Collector, tick: Callable[[], None]) -> tuple[CycleGroup, ...
         groups.append(CycleGroup(
             frame.root.name, frame.root.coord, loop.target_ii, frame.time_vars,
             frame.domain, tuple(m.access for m in members), loop.trip_count,
-            counts[key[:2]]))
+            counts[key[:2]], keeps_direct_references(frame.root)))
     return tuple(groups)
+
+
+def keeps_direct_references(loop: ir.Loop) -> bool:
+    """Whether the emitted code keeps a pipelined loop's references as written: code
+    generation rewrites a loop with an unroll factor of its own as blocks (whose lanes
+    it can route bank by bank) only when its bounds are constants."""
+    if loop.pipeline_ii is None or loop.unroll is None:
+        return False
+    constant = (len(loop.init) == 1 and len(loop.bound) == 1
+                and all(isinstance(e, E.Const) for e in (loop.init[0], loop.bound[0])))
+    return not (constant and loop.unroll > 1)
 
 
 def _loop_infos(found: Collector, kernel: ir.Kernel) -> tuple[LoopInfo, ...]:

@@ -14,7 +14,7 @@ accesses whose ``domain`` contains P.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import islpy as isl
 
@@ -54,7 +54,10 @@ class CycleGroup:
     (outermost first).  ``trip_count`` is the number of pipeline iterations per entry
     of the loop (its own trip count divided by its unroll factor, rounded up; the
     largest over the outer iterations when it varies), ``total_iterations`` the
-    number of points of ``domain``.
+    number of points of ``domain``.  ``direct``: the loop is pipelined with an unroll
+    factor of its own, so the emitted code keeps its references as written (no
+    bank-centric routing): under the scheduling rule a lane whose bank changes with
+    the iteration takes a port of every bank.
     """
 
     loop: str
@@ -65,6 +68,7 @@ class CycleGroup:
     accesses: tuple[LaneAccess, ...]
     trip_count: int
     total_iterations: int
+    direct: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -111,3 +115,12 @@ class PolyModel:
             if a.array.name == name:
                 return a
         raise KeyError(name)
+
+
+def with_direct_loops(model: PolyModel, loops: frozenset[str]) -> PolyModel:
+    """``model`` with the cycle groups of ``loops`` marked ``direct``: the banking
+    search then prices lanes that change bank there as the scheduling rule does."""
+    arrays = tuple(replace(a, groups=tuple(replace(g, direct=True) if g.loop in loops else g
+                                           for g in a.groups))
+                   for a in model.arrays)
+    return replace(model, arrays=arrays)

@@ -1,9 +1,11 @@
 """``estimate``: LUT/FF/BRAM18K/DSP of a banked memory without synthesis, from a fitted model.
 
-Cost: building the model of an array's lanes (:func:`.model.memory`, memoised per cycle
-group where it does not depend on the banking) and counting features take about a
-millisecond for a few lanes and a few milliseconds for a 26-lane window on a 2-core
-machine; :func:`estimate_memory` on a built model is several times faster.
+Cost: :func:`estimate` evaluates the features in closed form (:mod:`.closed`: no RTL
+model is built, the coefficients are read once), about a tenth of a millisecond to a
+millisecond per banking on a 2-core machine, memoised per banking; the search prices
+flat candidates of one family in one numpy batch (:func:`flat_floors`).
+:func:`estimate_memory` prices a built RTL model (the reference the closed form
+equals).
 
 LUTs and flip-flops are linear in interpretable features of the RTL model
 (:mod:`.model`), each counting the bits of one kind of logic that
@@ -46,19 +48,18 @@ from pathlib import Path
 import numpy as np
 
 from .. import expr as E
-from ..banking.bounds import BRAM18K_ASPECTS
+from ..bram import BRAM18K_ASPECTS
 from ..scheme import Banking
 from ..poly.model import ArrayModel
-from .model import PORT_ROLES, ROM_NP, Memory, address_bits, memory
+from . import closed
+from .closed import FEATURES, LUTRAM_PRIMITIVE_BITS, TDP_MAX_WIDTH, expr_bits
+from .model import PORT_ROLES, ROM_NP, Memory, address_bits
 from .synth import Resources
 
 MODEL_PATH = Path(__file__).with_name("cost_model.json")
-FEATURES = ("rb_mux", "rb_sel", "addr_mux", "din_mux", "request", "priority", "arith",
-            "divider", "lutram", "regfile", "regbits", "banks", "const")
-#: Bits per LUT RAM primitive (RAM64X1: 64 words of one bit).
-LUTRAM_PRIMITIVE_BITS = 64
-#: The widest word of a true dual-port RAMB18 (x18); simple dual-port reaches x36.
-TDP_MAX_WIDTH = 18
+#: Subtracted before a floor is rounded: the same dot product summed in another order
+#: may differ in the last bits.
+FLOOR_SLACK = 1e-6
 #: Counts below this weigh in the fit as if they were this large: a memory of a few
 #: LUTs should not pull the coefficients as hard as one of thousands.
 RELATIVE_FLOOR = 20.0
@@ -68,16 +69,65 @@ IRLS_MIN_RESIDUAL = 0.01
 
 
 def estimate(banking: Banking, array_model: ArrayModel) -> Resources:
-    """The fitted cost of ``array_model``'s array banked by ``banking``."""
-    return estimate_memory(memory(array_model, banking))
+    """The fitted cost of ``array_model``'s array banked by ``banking``: the features
+    in closed form (:mod:`.closed`, no RTL model built) dotted with the shipped
+    coefficients (read once).  Memoised per banking and lane table."""
+    return _estimate(banking, closed.lane_table(array_model, banking.copies,
+                                                banking.read_copy))
+
+
+@lru_cache(maxsize=16384)
+def _estimate(banking: Banking, table: closed.LaneTable) -> Resources:
+    counts = closed.bank_counts(banking.scheme, table)
+    f = closed.features(banking, table, counts)
+    return _resources([f[name] for name in FEATURES], closed.bram18k(banking, table, counts))
+
+
+def flat_floors(table: closed.LaneTable, alphas: np.ndarray, banks: int, block: int,
+                depths: np.ndarray) -> tuple[np.ndarray, ...]:
+    """(BRAM18K, LUT floor, FF floor) of M flat schemes at once
+    (:func:`.closed.flat_features`): the BRAM18K exactly, LUTs and FFs without the
+    arithmetic features, whose coefficients are non-negative, rounded as
+    :func:`estimate` rounds (rounding is monotone), so neither is above
+    :func:`estimate`'s, and both equal it when the arithmetic costs nothing."""
+    return _floors(*closed.flat_features(table, alphas, banks, block, depths))
+
+
+def scheme_floors(table: closed.LaneTable, schemes: list) -> tuple[np.ndarray, ...]:
+    """:func:`flat_floors` of any schemes with the same number of banks."""
+    return _floors(*closed.batch_features(table, schemes))
+
+
+def _floors(f: np.ndarray, bram: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    coef = _coefficients()
+    lut = np.round(f @ coef["lut"] - FLOOR_SLACK).astype(np.int64)
+    ff = np.round(f @ coef["ff"] - FLOOR_SLACK).astype(np.int64)
+    return bram, np.maximum(lut, 0), np.maximum(ff, 0)
+
+
+def flat_family_floor(table: closed.LaneTable, banks: int, block: int,
+                      dynamic_groups: frozenset[int], varying: frozenset[int],
+                      depth: int) -> tuple[int, int, int]:
+    """(BRAM18K, LUT, FF) no flat scheme of the family goes below
+    (:func:`.closed.flat_family_features`)."""
+    bram, lut, ff = _floors(*closed.flat_family_features(table, banks, block, dynamic_groups,
+                                                          varying, depth))
+    return int(bram[0]), int(lut[0]), int(ff[0])
 
 
 def estimate_memory(mem: Memory) -> Resources:
+    """The fitted cost of a built RTL model (the reference :func:`estimate` agrees
+    with)."""
+    return _resources(feature_vector(mem), bram18k(mem))
+
+
+def _resources(vector: list[float], bram: int) -> Resources:
+    """LUT = f·c_lut, FF = f·c_ff (rounded), BRAM18K counted, no DSP."""
     coef = _coefficients()
-    f = np.asarray(feature_vector(mem), dtype=float)
+    f = np.asarray(vector, dtype=float)
     lut = int(round(float(f @ coef["lut"])))
     ff = int(round(float(f @ coef["ff"])))
-    return Resources(lut, ff, bram18k(mem), 0, "model")
+    return Resources(lut, ff, bram, 0, "model")
 
 
 @lru_cache(maxsize=1)
@@ -205,55 +255,18 @@ def _lane_arithmetic(mem: Memory, lane, cache: dict) -> tuple[int, int]:
     the widths, not the exact ranges, set the adders)."""
     adds = divs = 0
     for e in lane.index:
-        a, d, _ = _expr_bits(e, mem.ranges)
+        a, d, _ = expr_bits(e, mem.ranges)
         adds, divs = adds + a, divs + d
     xr = mem.element_ranges(lane)
     key = (tuple(E.range_bits(*r) for r in xr.values()), lane.static)
     if key not in cache:
-        a, d, _ = _expr_bits(mem.offset_formula, xr)
+        a, d, _ = expr_bits(mem.offset_formula, xr)
         if not lane.static:
-            ab, db, _ = _expr_bits(mem.bank_formula, xr)
+            ab, db, _ = expr_bits(mem.bank_formula, xr)
             a, d = a + ab, d + db
         cache[key] = (a, d)
     a, d = cache[key]
     return adds + a, divs + d
-
-
-def _expr_bits(e: E.Expr, ranges) -> tuple[int, int, tuple[int, int]]:
-    """(adder bits, divider adder bits, bounds) of :func:`arraypart.expr.to_verilog`'s
-    nets for ``e``, in one pass."""
-    if isinstance(e, E.Const):
-        return 0, 0, (e.value, e.value)
-    if isinstance(e, E.Var):
-        return 0, 0, ranges[e.name]
-    if isinstance(e, E.Add):
-        parts = [_expr_bits(t, ranges) for t in e.terms]
-        lo, hi = sum(p[2][0] for p in parts), sum(p[2][1] for p in parts)
-        nonconst = sum(not isinstance(t, E.Const) for t in e.terms)
-        adders = max(0, len(e.terms) - 1) if nonconst else 0
-        return (sum(p[0] for p in parts) + E.range_bits(lo, hi) * adders,
-                sum(p[1] for p in parts), (lo, hi))
-    if isinstance(e, E.Scale):
-        a, d, (lo, hi) = _expr_bits(e.arg, ranges)
-        lo, hi = sorted((lo * e.factor, hi * e.factor))
-        digits = len(E._signed_digits(abs(e.factor))) + (e.factor < 0)
-        return a + E.range_bits(lo, hi) * max(0, digits - 1), d, (lo, hi)
-    a, d, (alo, ahi) = _expr_bits(e.arg, ranges)
-    div = e.divisor if isinstance(e, E.FloorDiv) else e.modulus
-    if isinstance(e, E.FloorDiv):
-        out = (alo // div, ahi // div)
-    elif alo // div == ahi // div:
-        out = (alo % div, ahi % div)
-    else:
-        out = (0, div - 1)
-    if div & (div - 1) == 0 or ahi < div:
-        return a, d, out
-    arg_bits = E.range_bits(0, max(ahi, 0))
-    _, m = E._reciprocal(div, max(ahi, 0))
-    divider = (len(E._signed_digits(m)) - 1) * (arg_bits + m.bit_length())
-    if isinstance(e, E.Mod):
-        divider += arg_bits * len(E._signed_digits(div))
-    return a, d + divider, out
 
 
 def nnls(a: np.ndarray, y: np.ndarray) -> np.ndarray:

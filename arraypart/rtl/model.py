@@ -30,7 +30,7 @@ from functools import lru_cache
 import islpy as isl
 
 from .. import expr as E
-from ..banking.bounds import LUTRAM_BITS
+from ..bram import LUTRAM_BITS
 from ..poly import isl_glue as G
 from ..poly.model import ArrayModel, CycleGroup
 from ..scheme import Banking, index_var
@@ -223,7 +223,7 @@ def _group_lanes(g: int, group: CycleGroup, banking: Banking, ranges: dict[str, 
     shape = banking.scheme.shape
     merged: dict[tuple, list[int]] = {}
     indexes: dict[tuple, tuple[E.Expr, ...]] = {}
-    for position, (access, index) in enumerate(zip(group.accesses, _renamed(group, g))):
+    for position, (access, index) in enumerate(zip(group.accesses, renamed_indices(group, g))):
         copies = (tuple(range(banking.copies)) if access.kind == "write"
                   else (banking.copy_of(access.ref_id),))
         for d, e in enumerate(access.index):
@@ -240,7 +240,7 @@ def _group_lanes(g: int, group: CycleGroup, banking: Banking, ranges: dict[str, 
 
 
 @lru_cache(maxsize=4096)
-def _renamed(group: CycleGroup, g: int) -> tuple[tuple[E.Expr, ...], ...]:
+def renamed_indices(group: CycleGroup, g: int) -> tuple[tuple[E.Expr, ...], ...]:
     """Each lane access's index over the memory's inputs (memoised: it does not
     depend on the banking)."""
     rename = {v: E.var(group_port(g, v)) for v in group.time_vars}

@@ -1,0 +1,571 @@
+"""The cost model's features in closed form: numpy over a lane table, no RTL model built.
+
+:func:`.cost.features` reads a :class:`.model.Memory`, which takes milliseconds to
+build (expression substitution and interval bounds per lane).  The banking search
+ranks many candidates of one array, and all that changes between them is the scheme,
+so the banking-independent part is computed once per array and copy assignment
+(:func:`lane_table`, memoised) and the rest per scheme in a few array operations:
+
+- a lane with affine index ``x_d = sum_v K[d,v]*v + c_d`` is *static* when per_dim:
+  ``K[d,v] ≡ 0 (mod f_d)`` on cyclic dimensions and ``K[d,v] = 0`` on block and
+  complete ones; flat: ``sum_d alpha_d*K[d,v] ≡ 0 (mod N*B)`` for every v; its bank is
+  the formula at ``c`` (:func:`.model.static_bank`);
+- a dynamic lane *reaches* ``[lo, hi] ∩ [0, banks)``, the interval bounds of the bank
+  formula over the lane's element ranges (:func:`bounds` mirrors
+  :func:`arraypart.expr.bounds` on arrays of lanes);
+- per bank of each copy: ``nr``, ``nw`` read and write candidate lanes and ``nd``
+  dynamic ones (``reach`` matrix products); the port roles (:data:`.model.PORT_ROLES`)
+  depend on ``nw`` only, so every feature of :mod:`.cost` is a sum over banks of a
+  function of ``(nr, nw)`` or over lanes of their sources ``sum_b R_b`` (R_b: the
+  read-capable ports of bank b).
+
+:func:`features` equals :func:`.cost.features` of :func:`.model.memory` on every input
+(``tests/test_rtl.py`` compares them on every array of the suite and every baseline).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from functools import lru_cache
+from math import ceil
+
+import numpy as np
+
+from .. import expr as E
+from ..bram import BRAM18K_ASPECTS, LUTRAM_BITS
+from ..poly.model import ArrayModel
+from ..scheme import Banking, Scheme, index_var
+from .model import (LUTRAM_MIN_DEPTH, PORT_ROLES, ROM_NP, group_port, irregular_port,
+                    renamed_indices, static_bank, time_ranges)
+
+FEATURES = ("rb_mux", "rb_sel", "addr_mux", "din_mux", "request", "priority", "arith",
+            "divider", "lutram", "regfile", "regbits", "banks", "const")
+#: Bits per LUT RAM primitive (RAM64X1: 64 words of one bit).
+LUTRAM_PRIMITIVE_BITS = 64
+#: The widest word of a true dual-port RAMB18 (x18); simple dual-port reaches x36.
+TDP_MAX_WIDTH = 18
+
+
+@dataclass(frozen=True, eq=False)
+class LaneTable:
+    """An array's distinct lanes under one copy assignment (as :func:`.model.memory`
+    merges them), with everything that does not depend on the scheme.
+
+    ``group[k]``: lane k's cycle group; ``is_read[k]``; ``in_copy[k, c]``: lane k
+    touches copy c; ``lo``, ``hi`` (lanes x dims): element ranges clipped to the array; ``coeffs`` (lanes x dims x inputs) and
+    ``const`` (lanes x dims) of affine lanes, ``affine[k]`` whether lane k is affine;
+    ``index_adds``, ``index_divs``: adder and divider bits of all lanes' index
+    arithmetic; ``width_class[k]``: lanes whose element ranges have the same bit
+    widths share a class, numbered in order of first appearance."""
+
+    shape: tuple[int, ...]
+    elem_bits: int
+    ports: str
+    copies: int
+    index: tuple[tuple[E.Expr, ...], ...]
+    group: np.ndarray
+    is_read: np.ndarray
+    in_copy: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    coeffs: np.ndarray
+    const: np.ndarray
+    affine: np.ndarray
+    index_adds: int
+    index_divs: int
+    width_class: np.ndarray
+
+
+@lru_cache(maxsize=256)
+def lane_table(array_model: ArrayModel, copies: int,
+               read_copy: tuple[tuple[int, int], ...]) -> LaneTable:
+    """The lane table of ``array_model`` with ``copies`` copies read as ``read_copy``
+    says (a pure function of its arguments; the model is compared by identity)."""
+    copy_of = dict(read_copy)
+    ranges: dict[str, tuple[int, int]] = {}
+    merged: dict[tuple, None] = {}
+    shape = array_model.array.shape
+    for g, group in enumerate(array_model.groups):
+        for v, found in zip(group.time_vars, time_ranges(group)):
+            ranges[group_port(g, v)] = found
+        for position, (access, index) in enumerate(zip(group.accesses, renamed_indices(group, g))):
+            lane_copies = (tuple(range(copies)) if access.kind == "write"
+                           else (copy_of.get(access.ref_id, 0),))
+            for d, e in enumerate(access.index):
+                if e is None:
+                    ranges[irregular_port(g, position, d)] = (0, shape[d] - 1)
+            merged.setdefault((g, access.kind, lane_copies, index), None)
+    lanes = list(merged)
+    names = sorted({v for *_, index in lanes for e in index for v in E.variables(e)})
+    column = {v: n for n, v in enumerate(names)}
+    n, dims = len(lanes), len(shape)
+    lo, hi = np.zeros((n, dims), np.int64), np.zeros((n, dims), np.int64)
+    coeffs = np.zeros((n, dims, len(names)), np.int64)
+    const = np.zeros((n, dims), np.int64)
+    affine = np.ones(n, bool)
+    in_copy = np.zeros((n, copies), bool)
+    index_adds = index_divs = 0
+    classes: dict[tuple[int, ...], int] = {}
+    width_class = np.zeros(n, np.int64)
+    for k, (_, kind, lane_copies, index) in enumerate(lanes):
+        in_copy[k, list(lane_copies)] = True
+        for d, e in enumerate(index):
+            a, dv, (elo, ehi) = expr_bits(e, ranges)
+            index_adds, index_divs = index_adds + a, index_divs + dv
+            lo[k, d], hi[k, d] = max(elo, 0), max(min(ehi, shape[d] - 1), 0)
+            form = E.affine_form(e)
+            if form is None:
+                affine[k] = False
+                continue
+            for v, c in form[0].items():
+                coeffs[k, d, column[v]] = c
+            const[k, d] = form[1]
+        widths = tuple(E.range_bits(int(a), int(b)) for a, b in zip(lo[k], hi[k]))
+        width_class[k] = classes.setdefault(widths, len(classes))
+    return LaneTable(tuple(shape), array_model.array.elem_bits, array_model.ports.name,
+                     copies, tuple(index for *_, index in lanes),
+                     np.array([lane[0] for lane in lanes], np.int64),
+                     np.array([lane[1] == "read" for lane in lanes], bool), in_copy,
+                     lo, hi, coeffs, const, affine, index_adds, index_divs, width_class)
+
+
+def bounds(e: E.Expr, lo: dict[str, np.ndarray], hi: dict[str, np.ndarray]
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`arraypart.expr.bounds` of ``e`` for every lane at once (``lo``/``hi``:
+    each variable's bounds per lane)."""
+    if isinstance(e, E.Const):
+        return np.int64(e.value), np.int64(e.value)
+    if isinstance(e, E.Var):
+        return lo[e.name], hi[e.name]
+    if isinstance(e, E.Add):
+        parts = [bounds(t, lo, hi) for t in e.terms]
+        return sum(p[0] for p in parts), sum(p[1] for p in parts)
+    if isinstance(e, E.Scale):
+        a, b = bounds(e.arg, lo, hi)
+        return np.minimum(a * e.factor, b * e.factor), np.maximum(a * e.factor, b * e.factor)
+    a, b = bounds(e.arg, lo, hi)
+    if isinstance(e, E.FloorDiv):
+        return a // e.divisor, b // e.divisor
+    within = a // e.modulus == b // e.modulus
+    return np.where(within, a % e.modulus, 0), np.where(within, b % e.modulus, e.modulus - 1)
+
+
+@lru_cache(maxsize=4096)
+def _formulas(scheme: Scheme) -> tuple[E.Expr, E.Expr]:
+    return scheme.bank_expr(), scheme.offset_expr()
+
+
+@lru_cache(maxsize=4096)
+def _bank_formula(scheme: Scheme) -> E.Expr:
+    return scheme.bank_expr()
+
+
+def _static_mask(scheme: Scheme, table: LaneTable) -> np.ndarray:
+    """Which affine lanes are static (the module doc's congruences)."""
+    if scheme.kind == "none":
+        return np.ones(len(table.is_read), bool)
+    if scheme.kind == "flat":
+        total = np.einsum("d,kdv->kv", np.array(scheme.alpha, np.int64), table.coeffs)
+        return (total % (scheme.flat_banks * scheme.block) == 0).all(axis=1)
+    ok = np.ones(len(table.is_read), bool)
+    for d, p in enumerate(scheme.dims):
+        if p.type == "cyclic":
+            ok &= (table.coeffs[:, d, :] % p.factor == 0).all(axis=1)
+        elif p.type in ("block", "complete"):
+            ok &= (table.coeffs[:, d, :] == 0).all(axis=1)
+    return ok
+
+
+def reach(scheme: Scheme, table: LaneTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(static, first bank, last bank) per lane: a static lane reaches its one bank,
+    a dynamic one the bank formula's interval clipped to the banks (maybe empty)."""
+    if table.affine.all() and scheme.kind == "per_dim":
+        static, bank, lo, hi = _per_dim_reach(scheme, table)
+    elif table.affine.all() and scheme.kind == "flat":
+        static, first, last = _flat_reach(table, np.array([scheme.alpha], np.int64),
+                                          scheme.flat_banks, scheme.block)
+        return static[0], first[0], last[0]
+    else:
+        static, bank, lo, hi = _formula_reach(scheme, table)
+    first = np.where(static, bank, np.maximum(lo, 0))
+    last = np.where(static, bank, np.minimum(hi, scheme.banks - 1))
+    return static, first, last
+
+
+def _per_dim_reach(scheme: Scheme, table: LaneTable):
+    """Static flags, static banks and bank bounds of affine lanes under a per_dim
+    scheme: ``bank = sum_d bank_d * stride_d`` (row-major over the factors) with
+    ``bank_d`` = ``x mod f`` (cyclic: ``[lo mod f, hi mod f]`` within one period, else
+    ``[0, f)``), ``floor(x / s)`` (block), ``x`` (complete), 0 (none)."""
+    static = _static_mask(scheme, table)
+    n = len(static)
+    bank, lo, hi = (np.zeros(n, np.int64) for _ in range(3))
+    stride = scheme.banks
+    for d, (p, size) in enumerate(zip(scheme.dims, scheme.shape)):
+        stride //= p.factor
+        c, a, b = table.const[:, d], table.lo[:, d], table.hi[:, d]
+        if p.type == "cyclic":
+            within = a // p.factor == b // p.factor
+            parts = (c % p.factor, np.where(within, a % p.factor, 0),
+                     np.where(within, b % p.factor, p.factor - 1))
+        elif p.type == "block":
+            s = -(-size // p.factor)
+            parts = (c // s, a // s, b // s)
+        elif p.type == "complete":
+            parts = (c, a, b)
+        else:
+            continue
+        bank, lo, hi = bank + stride * parts[0], lo + stride * parts[1], hi + stride * parts[2]
+    return static, bank, lo, hi
+
+
+def _formula_reach(scheme: Scheme, table: LaneTable):
+    """Static flags, static banks and bank bounds from the bank formula itself
+    (:func:`bounds`; lanes that are not affine through :func:`.model.static_bank`)."""
+    bank_formula = _bank_formula(scheme)
+    static = _static_mask(scheme, table) & table.affine
+    env = {index_var(d): table.const[:, d] for d in range(len(table.shape))}
+    bank = np.broadcast_to(E.evaluate(bank_formula, env), static.shape).copy()
+    for k in np.flatnonzero(~table.affine):
+        found = static_bank(scheme, table.index[k], bank_formula)
+        static[k] = found is not None
+        bank[k] = found if found is not None else 0
+    names = [index_var(d) for d in range(len(table.shape))]
+    lo, hi = bounds(bank_formula, dict(zip(names, table.lo.T)), dict(zip(names, table.hi.T)))
+    return static, bank, np.broadcast_to(lo, static.shape), np.broadcast_to(hi, static.shape)
+
+
+def least_read_ports(ports: str) -> int:
+    """The fewest read-capable ports a bank of the port model has (whatever its
+    writers); ``rom_np`` serves each lane on a port of its own."""
+    if ports == ROM_NP:
+        return 1
+    return min(sum("r" in r for r in _roles(ports, writers))
+               for writers in range(len(PORT_ROLES[ports]) + 1))
+
+
+def _roles(ports: str, writers: int) -> tuple[str, ...]:
+    """:meth:`.model.Memory.roles` of a bank with ``writers`` candidate writers."""
+    roles, write_ports = [], 0
+    for role in PORT_ROLES[ports]:
+        if role == "rw" and write_ports >= max(writers, 1):
+            role = "r"
+        write_ports += "w" in role
+        roles.append(role)
+    return tuple(roles)
+
+
+@dataclass(frozen=True, slots=True)
+class BankCounts:
+    """Per copy and bank: candidate reads ``nr``, writes ``nw``, dynamic lanes ``nd``;
+    per lane ``reached[k, c, b]``; the lanes' ``static`` flags."""
+
+    nr: np.ndarray
+    nw: np.ndarray
+    nd: np.ndarray
+    reached: np.ndarray
+    static: np.ndarray
+
+
+def bank_counts(scheme: Scheme, table: LaneTable) -> BankCounts:
+    static, first, last = reach(scheme, table)
+    b = np.arange(scheme.banks)
+    hits = (b >= first[:, None]) & (b <= last[:, None])
+    reached = table.in_copy[:, :, None] & hits[:, None, :]
+    reads, writes = table.is_read, ~table.is_read
+    return BankCounts(reached[reads].sum(0), reached[writes].sum(0),
+                      reached[~static].sum(0), reached, static)
+
+
+def features(banking: Banking, table: LaneTable,
+             counts: BankCounts | None = None) -> dict[str, float]:
+    """:func:`.cost.features` of the memory ``banking`` makes of ``table``'s lanes
+    (``counts``: its :func:`bank_counts`, when already known)."""
+    scheme, w = banking.scheme, table.elem_bits
+    counts = counts or bank_counts(scheme, table)
+    f = dict.fromkeys(FEATURES, 0.0)
+    f["const"] = 1.0
+    n = counts.nr + counts.nw
+    f["request"] = float(counts.nd.sum())
+    f["banks"] = float((n > 0).sum())
+    depth = scheme.bank_depth
+    aw = E.range_bits(0, max(depth - 1, 0))
+    if table.ports == ROM_NP:
+        read_capable = np.ones_like(n)
+        read_ports = int(max(1, n.max(initial=0)))
+    else:
+        read_capable, read_ports = _port_features(f, table.ports, counts, aw, w)
+    sources = np.einsum("kcb,cb->k", counts.reached, read_capable)
+    many = table.is_read & (sources > 1)
+    f["rb_mux"] = float(w * (sources[many] - 1).sum())
+    f["rb_sel"] = float(sources[many].sum())
+    f["arith"], f["divider"] = map(float, _arithmetic(scheme, table, counts.static))
+    bits = scheme.banks * banking.copies * depth * w
+    style = ram_style(depth, w)
+    if style == "distributed":
+        f["lutram"] = bits * read_ports / LUTRAM_PRIMITIVE_BITS
+    elif style == "registers":
+        f["regfile"] = float(bits * read_ports)
+        f["regbits"] = float(bits)
+    return f
+
+
+def _port_features(f: dict, ports: str, counts: BankCounts, aw: int, w: int):
+    """addr_mux, din_mux and priority summed over banks; returns each bank's
+    read-capable ports and the most any bank has."""
+    read_capable = np.zeros(counts.nr.shape, np.int64)
+    read_ports = 1
+    for writers in sorted(set(counts.nw.ravel().tolist())):
+        at = counts.nw == writers
+        nr, nw = counts.nr[at], counts.nw[at]
+        roles = _roles(ports, int(writers))
+        read_ports = max(read_ports, sum("r" in r for r in roles))
+        read_capable[at] = sum("r" in r for r in roles)
+        mine = [{"rw": nr + nw, "r": nr, "w": nw}[r] for r in roles]
+        mine_r = [nr if r in ("rw", "r") else 0 * nr for r in roles]
+        mine_w = [nw if r in ("rw", "w") else 0 * nw for r in roles]
+        for p, role in enumerate(roles):
+            later = np.zeros(nr.shape, bool)
+            for r in roles[p + 1:]:
+                later |= {"rw": mine[p] > 0, "r": mine_r[p] > 0, "w": mine_w[p] > 0}[r]
+            f["priority"] += float(mine[p][later].sum())
+            f["addr_mux"] += float(aw * np.maximum(0, mine[p] - 1).sum())
+            if "w" in role:
+                f["din_mux"] += float(w * np.maximum(0, mine_w[p] - 1).sum())
+    return read_capable, read_ports
+
+
+def _arithmetic(scheme: Scheme, table: LaneTable, static: np.ndarray) -> tuple[int, int]:
+    """Adder and divider bits of every lane's index, offset and (dynamic lanes) bank
+    nets, as :func:`.cost._lane_arithmetic` counts them: lanes whose element ranges
+    have the same widths and the same static flag cost what the first of them costs."""
+    bank_formula, offset_formula = _formulas(scheme)
+    first: dict[int, int] = {}
+    many: dict[int, int] = {}
+    for k, key in enumerate((table.width_class * 2 + static).tolist()):
+        first.setdefault(key, k)
+        many[key] = many.get(key, 0) + 1
+    adds, divs = table.index_adds, table.index_divs
+    for key, k in first.items():
+        count = many[key]
+        xr = tuple(zip(table.lo[k].tolist(), table.hi[k].tolist()))
+        a, d = _formula_bits(offset_formula, xr)
+        if not static[k]:
+            ba, bd = _formula_bits(bank_formula, xr)
+            a, d = a + ba, d + bd
+        adds, divs = adds + count * a, divs + count * d
+    return adds, divs
+
+
+@lru_cache(maxsize=16384)
+def _formula_bits(formula: E.Expr, xr: tuple[tuple[int, int], ...]) -> tuple[int, int]:
+    """(adder, divider) bits of ``formula`` over element ranges ``xr`` (per dim)."""
+    a, d, _ = expr_bits(formula, {index_var(n): r for n, r in enumerate(xr)})
+    return a, d
+
+
+def ram_style(depth: int, elem_bits: int) -> str:
+    """:attr:`.model.Memory.ram_style` of banks ``depth`` words deep."""
+    if depth * elem_bits > LUTRAM_BITS:
+        return "block"
+    return "distributed" if depth >= LUTRAM_MIN_DEPTH else "registers"
+
+
+def bram18k(banking: Banking, table: LaneTable, counts: BankCounts | None = None) -> int:
+    """:func:`.cost.bram18k`: per block-RAM bank, the fewest RAMB18 over the aspect
+    ratios its used ports allow (true dual-port: at most :data:`TDP_MAX_WIDTH` bits)."""
+    scheme = banking.scheme
+    if ram_style(scheme.bank_depth, table.elem_bits) != "block":
+        return 0
+    counts = counts or bank_counts(scheme, table)
+    kinds = Counter(zip(counts.nr.ravel().tolist(), counts.nw.ravel().tolist()))
+    depth = scheme.bank_depth
+    return sum(many * _blocks(table.ports, nr, nw, depth, table.elem_bits)
+               for (nr, nw), many in kinds.items())
+
+
+@lru_cache(maxsize=4096)
+def _blocks(ports: str, nr: int, nw: int, depth: int, width: int) -> int:
+    """RAMB18 of one bank with ``nr`` read and ``nw`` write candidates."""
+    if ports == ROM_NP:
+        used = ["r"] * min(max(1, nr), nr)
+    else:
+        used = [r for r in _roles(ports, nw)
+                if (r == "rw" and nr + nw) or (r == "r" and nr) or (r == "w" and nw)]
+        used = used[:nr + nw]
+    simple = len(used) <= 1 or sorted(used) == ["r", "w"]
+    return min(ceil(depth / d) * ceil(width / wd) for d, wd in BRAM18K_ASPECTS
+               if simple or wd <= TDP_MAX_WIDTH)
+
+
+def expr_bits(e: E.Expr, ranges) -> tuple[int, int, tuple[int, int]]:
+    """(adder bits, divider adder bits, bounds) of :func:`arraypart.expr.to_verilog`'s
+    nets for ``e``, in one pass."""
+    if isinstance(e, E.Const):
+        return 0, 0, (e.value, e.value)
+    if isinstance(e, E.Var):
+        return 0, 0, ranges[e.name]
+    if isinstance(e, E.Add):
+        parts = [expr_bits(t, ranges) for t in e.terms]
+        lo, hi = sum(p[2][0] for p in parts), sum(p[2][1] for p in parts)
+        nonconst = sum(not isinstance(t, E.Const) for t in e.terms)
+        adders = max(0, len(e.terms) - 1) if nonconst else 0
+        return (sum(p[0] for p in parts) + E.range_bits(lo, hi) * adders,
+                sum(p[1] for p in parts), (lo, hi))
+    if isinstance(e, E.Scale):
+        a, d, (lo, hi) = expr_bits(e.arg, ranges)
+        lo, hi = sorted((lo * e.factor, hi * e.factor))
+        digits = len(E._signed_digits(abs(e.factor))) + (e.factor < 0)
+        return a + E.range_bits(lo, hi) * max(0, digits - 1), d, (lo, hi)
+    a, d, (alo, ahi) = expr_bits(e.arg, ranges)
+    div = e.divisor if isinstance(e, E.FloorDiv) else e.modulus
+    if isinstance(e, E.FloorDiv):
+        out = (alo // div, ahi // div)
+    elif alo // div == ahi // div:
+        out = (alo % div, ahi % div)
+    else:
+        out = (0, div - 1)
+    if div & (div - 1) == 0 or ahi < div:
+        return a, d, out
+    arg_bits = E.range_bits(0, max(ahi, 0))
+    _, m = E._reciprocal(div, max(ahi, 0))
+    divider = (len(E._signed_digits(m)) - 1) * (arg_bits + m.bit_length())
+    if isinstance(e, E.Mod):
+        divider += arg_bits * len(E._signed_digits(div))
+    return a, d + divider, out
+
+
+# ---------------------------------------------------------------- flat batches
+
+
+def flat_features(table: LaneTable, alphas: np.ndarray, banks: int, block: int,
+                  depths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`features` (without ``arith`` and ``divider``, left 0) and
+    :func:`bram18k` of M flat schemes ``floor(alpha·x / B) mod N`` at once: ``alphas``
+    (M x dims), their bank ``depths`` (M).  Lane k of candidate m is static iff
+    ``sum_d alpha_d*K[k,d,v] ≡ 0 (mod N*B)`` for every input v; its bank is then
+    ``floor(alpha·c_k / B) mod N``, else it reaches the interval bounds of that formula
+    over its element ranges.  Requires affine lanes (``table.affine.all()``)."""
+    static, first, last = _flat_reach(table, np.asarray(alphas, np.int64), banks, block)
+    return _batch_features(table, static, first, last, banks, np.asarray(depths, np.int64))
+
+
+def _flat_reach(table: LaneTable, alphas: np.ndarray, banks: int, block: int):
+    """(static, first bank, last bank), M x lanes, of flat schemes with ``alphas``."""
+    modulus = banks * block
+    total = np.einsum("md,kdv->mkv", alphas, table.coeffs)
+    static = (total % modulus == 0).all(axis=2)
+    bank = (alphas @ table.const.T // block) % banks
+    low, high = alphas[:, None, :] * table.lo, alphas[:, None, :] * table.hi
+    lo = np.minimum(low, high).sum(2) // block
+    hi = np.maximum(low, high).sum(2) // block
+    within = lo // banks == hi // banks
+    first = np.where(static, bank, np.where(within, lo % banks, 0))
+    last = np.where(static, bank, np.where(within, hi % banks, banks - 1))
+    return static, first, last
+
+
+def flat_family_features(table: LaneTable, banks: int, block: int, dynamic_groups: frozenset[int],
+                         varying: frozenset[int], depth: int) -> tuple[np.ndarray, np.ndarray]:
+    """Features (arithmetic and storage left 0) and BRAM18K that no flat scheme with
+    N = ``banks``, B = ``block`` and banks at least ``depth`` deep goes below.
+
+    Every feature and the BRAM18K grow with the lanes a bank may serve, so leaving
+    lanes out keeps a floor; kept are the lanes of ``dynamic_groups`` (no alpha makes
+    them static) whose element range spans at least N*B - 1 in every varying
+    dimension: alpha·x then spans N*B - 1 or more (alpha != 0 only on varying
+    dimensions), so the bank interval ``floor(alpha·x / B) mod N`` covers every bank.
+    Storage is left out because a deeper bank may be block RAM instead of LUTs."""
+    order = sorted(varying)
+    span = (table.hi - table.lo)[:, order].min(axis=1) if order else np.zeros(0, np.int64)
+    full = np.isin(table.group, sorted(dynamic_groups)) & (span >= banks * block - 1)
+    first = np.where(full, 0, 1)[None, :]
+    last = np.where(full, banks - 1, 0)[None, :]
+    f, bram = _batch_features(table, np.zeros_like(first, bool), first, last, banks,
+                              np.array([depth], np.int64))
+    for name in ("lutram", "regfile", "regbits"):
+        f[:, FEATURES.index(name)] = 0.0
+    return f, bram
+
+
+def batch_features(table: LaneTable, schemes: list[Scheme]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`flat_features` of any M schemes with the same number of banks (each
+    lane's reach from :func:`reach`)."""
+    static, first, last = (np.stack(part) for part in zip(*(reach(s, table) for s in schemes)))
+    return _batch_features(table, static, first, last, schemes[0].banks,
+                           np.array([s.bank_depth for s in schemes], np.int64))
+
+
+def _batch_features(table: LaneTable, static: np.ndarray, first: np.ndarray,
+                    last: np.ndarray, banks: int, depths: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """The features (arithmetic left 0) and BRAM18K of M candidates from each lane's
+    static flag and first and last bank (M x lanes); :func:`features` per row."""
+    w = table.elem_bits
+    b = np.arange(banks)
+    hits = (b >= first[:, :, None]) & (b <= last[:, :, None])
+    reached = table.in_copy[None, :, :, None] & hits[:, :, None, :]
+    nr = reached[:, table.is_read].sum(1)
+    nw = reached[:, ~table.is_read].sum(1)
+    nd = (reached & ~static[:, :, None, None]).sum(1)
+    n = nr + nw
+    f = np.zeros((len(depths), len(FEATURES)))
+    col = {name: i for i, name in enumerate(FEATURES)}
+    f[:, col["const"]] = 1.0
+    f[:, col["request"]] = nd.sum((1, 2))
+    f[:, col["banks"]] = (n > 0).sum((1, 2))
+    aw = np.array([E.range_bits(0, max(int(d) - 1, 0)) for d in depths], np.int64)
+    if table.ports == ROM_NP:
+        read_capable = np.ones_like(n)
+        read_ports = np.maximum(1, n.max(axis=(1, 2), initial=0))
+    else:
+        read_capable, read_ports = _batch_ports(f, col, table.ports, nr, nw, aw, w)
+    sources = np.einsum("mkcb,mcb->mk", reached, read_capable)
+    many = table.is_read[None, :] & (sources > 1)
+    f[:, col["rb_mux"]] = w * np.where(many, sources - 1, 0).sum(1)
+    f[:, col["rb_sel"]] = np.where(many, sources, 0).sum(1)
+    bits = banks * table.copies * depths * w
+    style = np.array([ram_style(int(d), w) for d in depths])
+    dist, regs = style == "distributed", style == "registers"
+    f[dist, col["lutram"]] = bits[dist] * read_ports[dist] / LUTRAM_PRIMITIVE_BITS
+    f[regs, col["regfile"]] = bits[regs] * read_ports[regs]
+    f[regs, col["regbits"]] = bits[regs]
+    return f, _batch_bram(table, nr, nw, depths, style == "block")
+
+
+def _batch_ports(f: np.ndarray, col: dict, ports: str, nr: np.ndarray, nw: np.ndarray,
+                 aw: np.ndarray, w: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_port_features` on (M, copies, banks) counts, into the rows of ``f``."""
+    read_capable = np.zeros(nr.shape, np.int64)
+    read_ports = np.ones(len(nr), np.int64)
+    for writers in sorted(set(nw.ravel().tolist())):
+        at = nw == writers
+        roles = _roles(ports, int(writers))
+        capable = sum("r" in r for r in roles)
+        read_capable[at] = capable
+        read_ports = np.where(at.any(axis=(1, 2)), np.maximum(read_ports, capable), read_ports)
+        r, wr = np.where(at, nr, 0), np.where(at, nw, 0)
+        mine = [{"rw": r + wr, "r": r, "w": wr}[x] for x in roles]
+        mine_r = [r if x in ("rw", "r") else 0 * r for x in roles]
+        mine_w = [wr if x in ("rw", "w") else 0 * wr for x in roles]
+        for p, role in enumerate(roles):
+            later = np.zeros(nr.shape, bool)
+            for x in roles[p + 1:]:
+                later |= {"rw": mine[p] > 0, "r": mine_r[p] > 0, "w": mine_w[p] > 0}[x]
+            f[:, col["priority"]] += np.where(later, mine[p], 0).sum((1, 2))
+            f[:, col["addr_mux"]] += aw * np.maximum(0, mine[p] - 1).sum((1, 2))
+            if "w" in role:
+                f[:, col["din_mux"]] += w * np.maximum(0, mine_w[p] - 1).sum((1, 2))
+    return read_capable, read_ports
+
+
+def _batch_bram(table: LaneTable, nr: np.ndarray, nw: np.ndarray, depths: np.ndarray,
+                block_style: np.ndarray) -> np.ndarray:
+    """:func:`bram18k` per candidate: every bank's blocks by its (reads, writes) class."""
+    out = np.zeros(len(depths), np.int64)
+    for m in np.flatnonzero(block_style):
+        kinds = Counter(zip(nr[m].ravel().tolist(), nw[m].ravel().tolist()))
+        out[m] = sum(many * _blocks(table.ports, a, b, int(depths[m]), table.elem_bits)
+                     for (a, b), many in kinds.items())
+    return out
