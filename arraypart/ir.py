@@ -94,9 +94,14 @@ class PartitionPragma:
 
 @dataclass(frozen=True, slots=True)
 class Array:
-    """An array the kernel touches: a top-function parameter (``interface``) or a local.
+    """An array the kernel touches: a top-function parameter (``interface``) or a local
+    (of the top function, of a sub-function, or of the file).
 
     ``storage`` is the ``bind_storage`` type (None: the ``--ports`` default applies).
+    ``functions``: the sub-functions whose text accesses it (through an array parameter
+    or as their own local), and the top when a function-level pipeline accesses it;
+    that text is shared by every call, so the banking must be pragma-only
+    (:attr:`pragma_only`).
     """
 
     name: str
@@ -110,12 +115,20 @@ class Array:
     storage: str | None = None
     storage_impl: str | None = None
     partitions: tuple[PartitionPragma, ...] = ()
+    functions: tuple[str, ...] = ()
 
     def __post_init__(self):
         if not self.shape or any(d <= 0 for d in self.shape):
             raise ValueError(f"array {self.name}: shape {self.shape}")
         if self.storage is not None and self.storage not in PORT_MODELS:
             raise ValueError(f"array {self.name}: storage {self.storage!r}")
+
+    @property
+    def pragma_only(self) -> bool:
+        """Its banking is emitted as ``array_partition`` pragmas alone (per_dim, no read
+        copies, no rewritten references): the top's signature or a sub-function's text,
+        shared by all its calls, must stay as written."""
+        return self.interface or bool(self.functions)
 
     @property
     def size(self) -> int:
@@ -270,7 +283,8 @@ class SourceUnit:
     (:class:`arraypart.frontend.cnodes.FuncDef`, with byte ranges into ``text``) and
     ``globals`` the file-scope variables; ``includes`` are the file's ``#include``
     lines, verbatim, in order; ``extra_defines`` the ``-D`` values the file never
-    defines; ``cxx``: the text was read as C++.
+    defines; ``cxx``: the text was read as C++; ``callees``: the syntax trees of the
+    sub-functions the top reaches (inlined into the IR), in the order first called.
     """
 
     text: str
@@ -279,6 +293,7 @@ class SourceUnit:
     includes: tuple[str, ...] = ()
     extra_defines: tuple[tuple[str, int], ...] = ()
     cxx: bool = False
+    callees: Any = field(default=(), compare=False, repr=False)
 
 
 def port_model(array: Array, ports: int) -> PortModel:

@@ -49,7 +49,7 @@ def banked_source(kernel: Kernel, solution: Solution) -> str:
     taken = set(_IDENTIFIER.findall(text))
     for_nodes = _for_nodes(func)
     declared = {coord for coord, node in for_nodes.items() if _declares_iterator(node)}
-    decls = _local_array_decls(func)
+    decls = _local_array_decls(source)
     plan = bankcentric.plan(kernel, solution, taken, declared, set(decls))
     groups, contexts = plan.groups, plan.contexts
     rotating = {g.array.name for g in groups}
@@ -66,7 +66,7 @@ def banked_source(kernel: Kernel, solution: Solution) -> str:
     edits = ExplicitRewriter(text, func, explicit, contexts, kernel.coord,
                              lane_refs).edits()
     edits += _loop_edits(data, for_nodes, plan, names)
-    edits += _edit_pragmas(data, func, solution, explicit)
+    edits += _edit_pragmas(data, source, solution, explicit)
     interface_lines = []
     for s in solution.arrays:
         ex = explicit.get(s.array.name)
@@ -95,7 +95,7 @@ def crossbars(kernel: Kernel, solution: Solution) -> dict[str, tuple[int, int]]:
                 if _declares_iterator(node)}
     taken = set(_IDENTIFIER.findall(kernel.source.text))
     plan = bankcentric.plan(kernel, solution, taken, declared,
-                            set(_local_array_decls(func)))
+                            set(_local_array_decls(kernel.source)))
     out: dict[str, tuple[int, int]] = {}
     for g in plan.groups:
         lanes = g.read_lanes + g.write_lanes
@@ -302,13 +302,19 @@ def _line_span(data: bytes, start: int, end: int) -> tuple[int, int]:
     return line_start, len(data) if line_end < 0 else line_end + 1
 
 
-def _edit_pragmas(data: bytes, func: N.FuncDef, solution: Solution,
+def _function_nodes(source):
+    """Every node of the top function's body and of the sub-functions it calls."""
+    for func in (source.func,) + tuple(source.callees):
+        yield from N.walk(func.body)
+
+
+def _edit_pragmas(data: bytes, source, solution: Solution,
                   explicit: dict[str, Explicit]) -> list[Edit]:
     """Drop the user's pragmas that ours replace; point the rest of the pragmas on an
     explicit array at its banks."""
     handled = {s.array.name: s.array for s in solution.arrays}
     edits = []
-    for node in N.walk(func.body):
+    for node in _function_nodes(source):
         if not isinstance(node, N.Pragma):
             continue
         kind = _PRAGMA_KIND.match(node.line.text)
@@ -351,11 +357,12 @@ def _after_open_brace(data: bytes, brace: int, lines: list[str]) -> Edit:
     return Edit(at, at, "\n" + "".join(f"{l}\n" for l in lines), False)
 
 
-def _local_array_decls(func: N.FuncDef) -> dict[str, N.Decl]:
-    """Array name -> its declaration in the function body, found in one walk (a walk
-    per array made code generation quadratic in the number of arrays)."""
+def _local_array_decls(source) -> dict[str, N.Decl]:
+    """Array name -> its declaration in the body of the top or of a sub-function, found
+    in one walk (a walk per array made code generation quadratic in the number of
+    arrays)."""
     found: dict[str, N.Decl] = {}
-    for node in N.walk(func.body):
+    for node in _function_nodes(source):
         if isinstance(node, N.Decl) and node.is_array and node.stmt_start >= 0:
             found.setdefault(node.name, node)
     return found

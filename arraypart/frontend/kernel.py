@@ -19,6 +19,7 @@ from ..errors import Coord, KernelError
 from ..ir import Kernel, SourceUnit
 from . import clangtu
 from . import cnodes as N
+from .calls import definitions
 from .cexpr import fold
 from .lower import lower_function
 
@@ -149,11 +150,12 @@ def parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None 
     func = choose_top(funcs, filename, top)
     values = _define_values(probe_decls)
     lines = text.split("\n")
-    arrays, body = lower_function(func, globals_, filename, lines, values)
+    arrays, body, callees = lower_function(func, globals_, filename, lines, values,
+                                           definitions(funcs, func))
     for candidate in funcs:
         N.release_types(candidate, globals_)
     source = SourceUnit(text, func, globals_, _includes(text),
-                        tuple(sorted(extra.items())), unit.is_cxx)
+                        tuple(sorted(extra.items())), unit.is_cxx, callees)
     return Kernel(Path(filename).stem, func.name, filename, arrays, body, func.coord,
                   tuple(sorted(values.items())), source)
 

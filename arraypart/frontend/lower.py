@@ -5,6 +5,13 @@ inclusive bound ``UB - 1``, ``i > UB`` becomes ``UB + 1``, ``i != UB`` is ``<`` 
 by the step's sign, and ``min``/``max`` bounds become tuples of terms.  A statement's
 accesses are listed in evaluation order: subscripts before the reference they index,
 the right side before the left, a compound assignment's read before its write.
+
+Calls of the file's own functions are inlined where they stand (:mod:`.calls`): the
+callee's statements come before the statement that uses its result, its iterators get
+fresh names where the caller's are taken, its loops are named ``function/label`` and
+its references get ``ref_id`` values past the top function's.  A function whose body
+opens with ``#pragma HLS pipeline`` is one pipelined iteration per call: its body
+becomes a pipelined loop of one iteration (unless it already runs inside a pipeline).
 """
 
 from __future__ import annotations
@@ -17,6 +24,8 @@ import clang.cindex as ci
 from .. import expr as E
 from ..errors import Coord, KernelError
 from ..ir import Access, Array, If, Loop, Node, Stmt
+from . import calls
+from .calls import Binding
 from .cexpr import (COMPARISONS, FLIPPED, Bound, Scope, condition_dnf, fold,
                     interval, min_max_terms, quasi_affine)
 from . import cnodes as N
@@ -31,44 +40,69 @@ UNIT_STEPS = (1, -1)
 
 
 def lower_function(func: N.FuncDef, globals_: tuple[N.Decl, ...], filename: str,
-                   lines: list[str], defines: Mapping[str, int]
-                   ) -> tuple[tuple[Array, ...], tuple[Node, ...]]:
-    """The arrays (parameters, file-scope arrays, locals, in that order) and the loop
-    tree of ``func``; ``globals_`` are the file-scope variables."""
-    return _Lowering(func, globals_, filename, lines, defines).run()
+                   lines: list[str], defines: Mapping[str, int],
+                   callees: Mapping[str, N.FuncDef | None] = {}
+                   ) -> tuple[tuple[Array, ...], tuple[Node, ...], tuple[N.FuncDef, ...]]:
+    """The arrays (parameters, file-scope arrays, locals, then the sub-functions'
+    locals), the loop tree of ``func`` with every call of ``callees`` (the file's other
+    function definitions, by name) inlined, and the sub-functions it reaches, in the
+    order first called; ``globals_`` are the file-scope variables."""
+    return _Lowering(func, globals_, filename, lines, defines, callees).run()
 
 
 class _Lowering:
     """One lowering run; its mutable state (drafts, enclosing iterators) is private."""
 
-    def __init__(self, func, globals_, filename, lines, defines):
+    def __init__(self, func, globals_, filename, lines, defines, callees):
         self._func = func
         self._globals = globals_
         self._constants: dict[str, int] = dict(defines)
         self._pragmas = PragmaReader(filename, lines, self._constants)
         self._ref_ids = {id(r): k for k, r in enumerate(N.outer_array_refs(func.body))}
+        self._next_ref = len(self._ref_ids)  # the first ref_id of an inlined body
         self._arrays: dict[str, Array] = {}
         self._pointers: dict[str, Coord] = {}
-        self._iterators: list[str] = []
+        self._iterators: list[str] = []  # the IR names of the enclosing loops' iterators
+        self._frame_vars: list[str] = []  # the C names of the current function's ones
         self._ranges: dict[str, Bound] = {}
         self._temporaries: dict[str, E.Expr] = {}
+        self._callees = callees
+        self._calls: list[str] = [func.name]  # the chain of calls being inlined
+        self._visible: dict[str, Binding] = {}  # C array names -> the memory they denote
+        self._file_constants: dict[str, int] = {}
+        self._file_arrays: dict[str, Binding] = {}
+        self._callee_arrays: dict[str, dict[str, Binding]] = {}
+        self._array_decls: dict[str, N.Decl] = {}
+        self._functions: dict[str, list[str]] = {}  # array -> functions whose text uses it
+        self._pipelines = 0  # pipelined loops enclosing the current statement
+        self._frame_start = 0  # where the current function's iterators start
+        self._function_pipeline: str | None = None
 
     def run(self):
         self._collect_constants()
         self._collect_arrays()
-        self._apply_array_pragmas()
-        body = tuple(self._items(self._func.body.items))
-        return tuple(self._arrays.values()), body
+        self._apply_array_pragmas(self._func.body)
+        self._visible = {name: Binding(name) for name in self._arrays}
+        body = self._function_body(self._func)
+        arrays = tuple(replace(a, functions=tuple(self._functions.get(a.name, ())))
+                       for a in self._arrays.values())
+        reached = tuple(self._callees[name] for name in self._callee_arrays)
+        return arrays, body, reached
 
     # ------------------------------------------------------------ declarations
 
     def _scope(self) -> Scope:
-        return Scope(frozenset(self._iterators), self._constants, dict(self._ranges),
-                     dict(self._temporaries))
+        """What names mean in the current function: its own iterators (a callee's may
+        be renamed: its temporaries then map the C name to the IR one)."""
+        return Scope(frozenset(self._iterators[self._frame_start:]), self._constants,
+                     dict(self._ranges), dict(self._temporaries))
 
     def _collect_constants(self) -> None:
-        decls = list(self._globals)
-        decls += [n for n in N.walk(self._func.body) if isinstance(n, N.Decl)]
+        self._add_constants(self._globals)
+        self._file_constants = dict(self._constants)
+        self._add_constants(n for n in N.walk(self._func.body) if isinstance(n, N.Decl))
+
+    def _add_constants(self, decls) -> None:
         for decl in decls:
             value = integer_constant(decl, self._scope())
             if value is not None:
@@ -83,23 +117,38 @@ class _Lowering:
         for node in self._globals:
             if node.is_array:
                 self._add_array(node, interface=False)
+                self._file_arrays[node.name] = Binding(node.name)
         for node in N.walk(self._func.body):
             if isinstance(node, N.Decl) and node.is_array:
                 self._add_array(node, interface=False)
 
     def _add_array(self, decl: N.Decl, *, interface: bool) -> None:
         if decl.name in self._arrays:
-            raise KernelError(decl.coord, f"array '{decl.name}' is declared twice")
+            first = self._array_decls[decl.name]
+            where = f" (first at {first.coord})" if first.coord != decl.coord else ""
+            raise KernelError(decl.coord, f"array '{decl.name}' is declared twice{where}: "
+                                          "arrays of the top, of its sub-functions and of "
+                                          "the file need distinct names")
         self._arrays[decl.name] = array_decl(decl, interface=interface)
+        self._array_decls[decl.name] = decl
 
-    def _apply_array_pragmas(self) -> None:
+    def _apply_array_pragmas(self, body: N.Node, parameters: frozenset = frozenset()
+                             ) -> None:
+        """The array_partition and bind_storage pragmas in ``body`` (a function's);
+        ``parameters``: its array parameters, which other functions' arrays stand for."""
         ranks = {name: len(d.shape) for name, d in self._arrays.items()}
-        for node in N.walk(self._func.body):
+        for node in N.walk(body):
             pragma = self._pragmas.parse(node) if isinstance(node, N.Pragma) else None
             if pragma is None:
                 continue
             if pragma.kind not in ("array_partition", "bind_storage"):
                 continue
+            if pragma.option("variable") in parameters:
+                self._pragmas.error(pragma, f"{pragma.kind} on array parameter "
+                                            f"'{pragma.option('variable')}' of a "
+                                            "sub-function: place it where the array is "
+                                            "defined (Vitis carries it into the calls)",
+                                    "variable")
             name = self._pragmas.target(pragma, ranks)
             array = self._arrays[name]
             if pragma.kind == "array_partition":
@@ -146,6 +195,7 @@ class _Lowering:
                 if d.is_array or d.init is None:
                     continue
                 self._check_reference(d)
+                stmts += self._inlined(d.init)
                 stmts.append(Stmt(tuple(self._accesses(d.init)), d.coord))
                 self._temporaries.pop(d.name, None)
                 value = affine_temporary(d, self._scope())
@@ -155,8 +205,105 @@ class _Lowering:
         if isinstance(node, N.Empty):
             return []
         if isinstance(node, N.Return):
-            return [] if node.expr is None else [Stmt(tuple(self._accesses(node.expr)), coord)]
-        return [Stmt(tuple(self._accesses(node)), coord)]
+            if node.expr is None:
+                return []
+            return self._inlined(node.expr) + [Stmt(tuple(self._accesses(node.expr)), coord)]
+        return self._inlined(node) + [Stmt(tuple(self._accesses(node)), coord)]
+
+    # ------------------------------------------------------------ calls
+
+    def _function_body(self, func: N.FuncDef) -> tuple[Node, ...]:
+        """The body of ``func``; with ``#pragma HLS pipeline`` among the pragmas that
+        open it, one pipelined loop of a single iteration around it (DESIGN §2: the
+        whole call is one pipeline iteration)."""
+        items = list(func.body.items)
+        header = 0
+        while header < len(items) and isinstance(items[header], N.Pragma):
+            header += 1
+        ii, _ = self._loop_pragmas(items[:header], unroll=False)
+        if ii is None or self._pipelines:
+            return tuple(self._items(items[header:]))
+        var = self._fresh_iterator(f"{func.name}_call")
+        outer = self._function_pipeline
+        self._iterators.append(var)
+        self._ranges[var] = (0, 0)
+        self._pipelines += 1
+        self._function_pipeline = func.name
+        try:
+            body = tuple(self._items(items[header:]))
+        finally:
+            self._iterators.pop()
+            del self._ranges[var]
+            self._pipelines -= 1
+            self._function_pipeline = outer
+        loop = Loop(var, (E.const(0),), (E.const(0),), 1, body, func.name, func.coord, ii)
+        _check_unrollable(loop, loop.body)
+        return (loop,)
+
+    def _inlined(self, node: N.Node) -> list[Node]:
+        """The inlined bodies of the calls of the file's own functions in ``node``."""
+        out: list[Node] = []
+        for call in calls.known_calls(node, self._callees):
+            out += self._inline(call)
+        return out
+
+    def _inline(self, call: N.FuncCall) -> list[Node]:
+        """``call``'s callee lowered in its own scope: its array parameters bound to the
+        caller's arrays, its scalars to their arguments' values, its iterators fresh."""
+        callee = self._callees[call.name]
+        if callee is None:
+            raise KernelError(call.coord, f"'{call.name}' is defined more than once "
+                                          "(overloads): arraypart inlines sub-functions "
+                                          "by name; give each its own name")
+        if callee.name in self._calls:
+            chain = " -> ".join(self._calls + [callee.name])
+            raise KernelError(call.coord, f"recursive call of '{callee.name}' ({chain}): "
+                                          "arraypart inlines every call, so recursion "
+                                          "cannot be modelled; write it as a loop")
+        args = calls.bind(call, callee, self._visible, self._arrays, self._scope())
+        saved = (self._visible, self._temporaries, dict(self._constants), self._ref_ids,
+                 self._frame_start, self._frame_vars)
+        self._calls.append(callee.name)
+        try:
+            self._constants.clear()
+            self._constants.update(self._file_constants)
+            self._constants.update(args.constants)
+            self._temporaries = dict(args.values)
+            self._frame_start, self._frame_vars = len(self._iterators), []
+            self._add_constants(n for n in N.walk(callee.body) if isinstance(n, N.Decl))
+            self._visible = {**self._file_arrays, **self._callee_locals(callee),
+                             **args.arrays}
+            refs = N.outer_array_refs(callee.body)
+            self._ref_ids = {id(r): self._next_ref + k for k, r in enumerate(refs)}
+            self._next_ref += len(refs)
+            return list(self._function_body(callee))
+        finally:
+            self._calls.pop()
+            (self._visible, self._temporaries, constants, self._ref_ids,
+             self._frame_start, self._frame_vars) = saved
+            self._constants.clear()
+            self._constants.update(constants)
+
+    def _callee_locals(self, callee: N.FuncDef) -> dict[str, Binding]:
+        """The arrays ``callee`` declares (one memory per declaration, shared by every
+        call: the one text is banked once), added with their pragmas on first use."""
+        if callee.name not in self._callee_arrays:
+            found = {}
+            for node in N.walk(callee.body):
+                if isinstance(node, N.Decl) and node.is_array:
+                    self._add_array(node, interface=False)
+                    found[node.name] = Binding(node.name)
+            self._callee_arrays[callee.name] = found
+            self._apply_array_pragmas(callee.body, frozenset(
+                p.name for p in callee.params if calls.is_array_parameter(p)))
+        return self._callee_arrays[callee.name]
+
+    def _fresh_iterator(self, var: str) -> str:
+        """``var``, or ``var_<k>`` when an enclosing loop's iterator is named so."""
+        name, k = var, 1
+        while name in self._iterators:
+            name, k = f"{var}_{k}", k + 1
+        return name
 
     def _check_reference(self, decl: N.Decl) -> None:
         """A C++ reference bound to an array element would hide later accesses."""
@@ -164,7 +311,7 @@ class _Lowering:
             return
         for ref in N.outer_array_refs(decl.init):
             name = N.ref_name(ref)
-            if name in self._arrays:
+            if name in self._visible:
                 raise KernelError(decl.coord, f"reference '{decl.name}' to an element of "
                                               f"array '{name}': arraypart cannot follow "
                                               "accesses through it; write the element "
@@ -178,6 +325,7 @@ class _Lowering:
                               "(be its first statement)")
 
     def _if(self, node: N.If) -> If:
+        self._no_calls(node.cond, "an if condition")
         cond = condition_dnf(node.cond, self._scope())
         cond_accesses = () if cond is not None else tuple(self._accesses(node.cond))
         then = tuple(self._statement(node.iftrue))
@@ -191,8 +339,19 @@ class _Lowering:
         self._collect(node, found)
         return found
 
+    def _no_calls(self, node: N.Node | None, where: str) -> None:
+        """Calls are inlined as statements: one in a condition or loop header is an
+        error."""
+        call = next(calls.known_calls(node, self._callees), None) if node else None
+        if call is not None:
+            raise KernelError(call.coord, f"call of '{call.name}' in {where}: arraypart "
+                                          "inlines calls that are statements; assign its "
+                                          "result to a variable first")
+
     def _collect(self, node: N.Node, out: list[Access]) -> None:
-        if isinstance(node, N.ArrayRef):
+        if isinstance(node, N.FuncCall):
+            self._call_arguments(node, out)
+        elif isinstance(node, N.ArrayRef):
             self._reference(node, out, ("read",))
         elif isinstance(node, N.Assignment):
             self._collect(node.rvalue, out)
@@ -205,8 +364,27 @@ class _Lowering:
                 if child is not None:
                     self._collect(child, out)
 
+    def _call_arguments(self, call: N.FuncCall, out: list[Access]) -> None:
+        """A call's arguments: an array (or row) passed down is no access here, only its
+        subscripts are read; a function arraypart cannot see may not receive one."""
+        for arg in call.args:
+            passed = calls.memory_passed(arg, self._visible, self._arrays)
+            if passed is None:
+                self._collect(arg, out)
+                continue
+            if call.name not in self._callees and call.name not in calls.MEMORY_ROUTINES:
+                raise KernelError(arg.coord, f"array '{passed}' is passed to "
+                                             f"'{call.name or 'a function'}', whose "
+                                             "definition is not in the kernel file: "
+                                             "arraypart cannot see its accesses (define "
+                                             "it in the kernel file, not a template or "
+                                             "a header)")
+            target = calls.array_argument(arg, self._visible)
+            for subscript in (target[1] if target is not None else (arg,)):
+                self._collect(subscript, out)
+
     def _target(self, node: N.Node, out: list[Access], kinds: tuple[str, ...]) -> None:
-        if isinstance(node, N.Id) and node.name in self._iterators:
+        if isinstance(node, N.Id) and node.name in self._frame_vars:
             raise KernelError(node.coord,
                               f"assignment to loop iterator '{node.name}' inside its loop")
         if isinstance(node, N.ArrayRef):
@@ -231,20 +409,24 @@ class _Lowering:
             self._collect(subscript, out)
         coord = node.coord
         name = base.name if isinstance(base, N.Id) else None
-        if name not in self._arrays:
+        if name not in self._visible:
             if name in self._pointers:
                 raise KernelError(self._pointers[name],
                                   f"array parameter '{name}' needs a fixed size")
             raise KernelError(coord, "only arrays declared with a fixed size can be "
                                      "indexed" + (f" ('{name}' is not one)" if name else ""))
-        rank = len(self._arrays[name].shape)
+        binding = self._visible[name]
+        rank = len(self._arrays[binding.array].shape) - len(binding.prefix)
         if len(subscripts) != rank:
             raise KernelError(coord, f"array '{name}' has {rank} dimension(s) but is "
                                      f"indexed with {len(subscripts)} subscript(s)")
         scope = self._scope()
-        index = tuple(quasi_affine(s, scope) for s in subscripts)
+        index = binding.prefix + tuple(quasi_affine(s, scope) for s in subscripts)
+        user = self._calls[-1] if len(self._calls) > 1 else self._function_pipeline
+        if user is not None and user not in self._functions.setdefault(binding.array, []):
+            self._functions[binding.array].append(user)
         for kind in kinds:
-            out.append(Access(name, index, kind, self._ref_ids[id(node)], coord))
+            out.append(Access(binding.array, index, kind, self._ref_ids[id(node)], coord))
 
     # ------------------------------------------------------------ loops
 
@@ -254,8 +436,10 @@ class _Lowering:
         if node.init is None or node.cond is None or node.next is None:
             raise KernelError(coord, "a loop needs an initialization, a condition and "
                                      "an increment")
+        for part in (node.init, node.cond, node.next):
+            self._no_calls(part, "a loop header")
         var, start = self._loop_init(node.init)
-        if var in self._iterators:
+        if var in self._frame_vars:
             raise KernelError(node.init.coord,
                               f"loop iterator '{var}' is already used by an enclosing loop")
         step = self._loop_step(node.next, var)
@@ -267,18 +451,28 @@ class _Lowering:
         while header < len(items) and isinstance(items[header], N.Pragma):
             header += 1
         pipeline_ii, unroll = self._loop_pragmas(items[:header])
-        self._iterators.append(var)
-        self._ranges[var] = self._iterator_range(init, bound, step)
+        ir_var = var if len(self._calls) == 1 else self._fresh_iterator(var)
+        self._iterators.append(ir_var)
+        self._frame_vars.append(var)
+        self._ranges[ir_var] = self._iterator_range(init, bound, step)
         shadowed = self._temporaries.pop(var, None)
+        if ir_var != var:
+            self._temporaries[var] = E.var(ir_var)
+        self._pipelines += pipeline_ii is not None
         try:
             body = tuple(self._items(items[header:]))
         finally:
             self._iterators.pop()
-            del self._ranges[var]
+            self._frame_vars.pop()
+            del self._ranges[ir_var]
+            self._temporaries.pop(var, None)
+            self._pipelines -= pipeline_ii is not None
             if shadowed is not None:
                 self._temporaries[var] = shadowed
-        loop = Loop(var, init, bound, step, body, label or f"L{coord.line}", coord,
-                    pipeline_ii, unroll)
+        name = label or f"L{coord.line}"
+        if len(self._calls) > 1:
+            name = f"{self._calls[-1]}/{name}"  # Vitis' location syntax
+        loop = Loop(ir_var, init, bound, step, body, name, coord, pipeline_ii, unroll)
         if pipeline_ii is not None:
             _check_unrollable(loop, loop.body)
         return loop
@@ -348,13 +542,19 @@ class _Lowering:
         shift = {"<": -1, ">": 1}.get(op, 0)
         return init, tuple(E.add(b, E.const(shift)) for b in bound)
 
-    def _loop_pragmas(self, header: list[N.Pragma]) -> tuple[int | None, int | None]:
-        """``(pipeline II, unroll)`` from the pragmas that open a loop body."""
+    def _loop_pragmas(self, header: list[N.Pragma], *, unroll: bool = True
+                      ) -> tuple[int | None, int | None]:
+        """``(pipeline II, unroll)`` from the pragmas that open a loop body (a function
+        body, without ``unroll``: only ``pipeline``)."""
         found: dict[str, int | None] = {}
         for node in header:
             pragma = self._pragmas.parse(node)
             if pragma is None or pragma.kind not in LOOP_DIRECTIVES:
                 continue
+            if pragma.kind == "unroll" and not unroll:
+                raise KernelError(self._pragmas.coord(pragma),
+                                  "#pragma HLS unroll must open a loop body (be its "
+                                  "first statement)")
             if pragma.kind in found:
                 raise KernelError(self._pragmas.coord(pragma),
                                   f"duplicate #pragma HLS {pragma.kind} in one loop")
