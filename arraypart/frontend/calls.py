@@ -40,11 +40,44 @@ MEMORY_ROUTINES = frozenset(("memcpy", "memset", "memmove", "std::memcpy"))
 
 @dataclass(frozen=True, slots=True)
 class Binding:
-    """A name that denotes (part of) an array: ``name[e...]`` is
-    ``array[prefix..., e...]``."""
+    """A name that denotes (part of) an array: ``name[e1][e2]...`` is
+    ``array[prefix..., offset + e1, e2, ...]`` (None: an irregular index)."""
 
     array: str
     prefix: tuple[E.Expr | None, ...] = ()
+    offset: E.Expr | None = E.Const(0)
+
+    def index(self, own: tuple[E.Expr | None, ...]) -> tuple[E.Expr | None, ...]:
+        """The array's index for the subscripts ``own`` written on this name."""
+        if not own:
+            return self.prefix
+        return self.prefix + (_plus(self.offset, own[0]),) + own[1:]
+
+    def part(self, own: tuple[E.Expr | None, ...], offset: E.Expr | None) -> "Binding":
+        """What ``&name[own...][0] + offset`` denotes (a row, a pointer into one)."""
+        if not own:
+            return Binding(self.array, self.prefix, _plus(self.offset, offset))
+        return Binding(self.array, self.index(own), offset)
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryArgument:
+    """An argument that hands over memory, not a value: ``base[subscripts...] +
+    offset`` with ``base`` a visible array name (``A``, ``A[i]``, ``A + k``,
+    ``&A[i][k]``); ``offset`` None for none."""
+
+    base: Binding
+    subscripts: tuple[N.Node, ...]
+    offset: N.Node | None
+
+    def binding(self, scope: Scope) -> Binding:
+        own = tuple(quasi_affine(s, scope) for s in self.subscripts)
+        offset = E.Const(0) if self.offset is None else quasi_affine(self.offset, scope)
+        return self.base.part(own, offset)
+
+    def nodes(self) -> tuple[N.Node, ...]:
+        """The expressions the caller evaluates to pass it."""
+        return self.subscripts + (() if self.offset is None else (self.offset,))
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +88,10 @@ class Arguments:
     arrays: dict[str, Binding]
     constants: dict[str, int]
     values: dict[str, E.Expr]
+
+
+def _plus(a: E.Expr | None, b: E.Expr | None) -> E.Expr | None:
+    return None if a is None or b is None else E.add(a, b)
 
 
 def definitions(funcs: list[N.FuncDef], top: N.FuncDef) -> dict[str, N.FuncDef | None]:
@@ -91,20 +128,19 @@ def bind(call: N.FuncCall, callee: N.FuncDef, visible: Mapping[str, Binding],
     bound, constants, values = {}, {}, {}
     assigned = _assigned_names(callee.body)
     for param, arg in zip(callee.params, call.args):
-        target = array_argument(arg, visible)
-        if target is not None:
-            bound[param.name] = _array_binding(param, arg, target, arrays, callee, scope)
-        elif _by_reference(param) and memory_passed(arg, visible, arrays) is None and any(
-                isinstance(n, N.ArrayRef) for n in N.walk(arg)):
+        memory = memory_argument(arg, visible, arrays)
+        if memory is not None:
+            bound[param.name] = _array_binding(param, arg, memory.binding(scope), arrays,
+                                               callee)
+        elif _by_reference(param) and any(isinstance(n, N.ArrayRef) for n in N.walk(arg)):
             raise KernelError(arg.coord, f"'{callee.name}' takes '{param.name}' by "
                                          "reference to an array element: arraypart "
                                          "cannot follow accesses through it; pass the "
                                          "array and the index")
         elif is_array_parameter(param):
             raise KernelError(arg.coord, f"argument '{param.name}' of '{callee.name}' must "
-                                         "be an array of the kernel or a row of one "
-                                         "(A or A[i]); arraypart follows no pointer "
-                                         "arithmetic or other array expressions")
+                                         "be an array of the kernel, a row of one or a "
+                                         "pointer into one (A, A[i], A + k, &A[i][k])")
         elif param.name not in assigned:
             value = quasi_affine(arg, scope)
             if isinstance(value, E.Const):
@@ -114,11 +150,39 @@ def bind(call: N.FuncCall, callee: N.FuncDef, visible: Mapping[str, Binding],
     return Arguments(bound, constants, values)
 
 
-def array_argument(arg: N.Node, visible: Mapping[str, Binding]
-                   ) -> tuple[Binding, tuple[N.Node, ...]] | None:
-    """``(binding of the base, subscripts written)`` when ``arg`` is a visible array or
-    a subscripted part of one (``A``, ``A[i]``); else None."""
-    node = arg
+def memory_argument(arg: N.Node, visible: Mapping[str, Binding],
+                    arrays: Mapping[str, Array]) -> MemoryArgument | None:
+    """The memory ``arg`` hands over (``A``, a row ``A[i]``, ``A + k``, ``&A[i][k]``),
+    or None when it is a value (an element, a scalar)."""
+    if isinstance(arg, N.UnaryOp) and arg.op == "&":
+        found = _subscripted(arg.expr, visible)
+        if found is None or not found[1]:
+            return None if found is None else MemoryArgument(found[0], (), None)
+        base, subscripts = found
+        return MemoryArgument(base, subscripts[:-1], subscripts[-1])
+    if isinstance(arg, N.BinaryOp) and arg.op == "+":
+        for side, other in ((arg.left, arg.right), (arg.right, arg.left)):
+            found = _whole(side, visible, arrays)
+            if found is not None:
+                return MemoryArgument(found[0], found[1], other)
+        return None
+    found = _whole(arg, visible, arrays)
+    return None if found is None else MemoryArgument(found[0], found[1], None)
+
+
+def _whole(node: N.Node, visible, arrays):
+    """``(base, subscripts)`` of a visible array subscripted less than its rank."""
+    found = _subscripted(node, visible)
+    if found is None:
+        return None
+    base, subscripts = found
+    rank = len(arrays[base.array].shape) - len(base.prefix)
+    return found if len(subscripts) < rank else None
+
+
+def _subscripted(node: N.Node, visible: Mapping[str, Binding]):
+    """``(binding, subscripts written)`` when ``node`` is a visible array name with
+    zero or more subscripts (casts around it ignored); else None."""
     while isinstance(node, N.Cast):
         node = node.expr
     subscripts: list[N.Node] = []
@@ -130,47 +194,24 @@ def array_argument(arg: N.Node, visible: Mapping[str, Binding]
     return None
 
 
-def memory_passed(arg: N.Node, visible: Mapping[str, Binding],
-                  arrays: Mapping[str, Array]) -> str | None:
-    """The array whose memory ``arg`` hands over (``A``, a row ``A[i]``, ``A + k``,
-    ``&A[i]``), not one element's value; else None."""
-    if isinstance(arg, N.UnaryOp) and arg.op == "&":
-        target = array_argument(arg.expr, visible)
-        return target[0].array if target is not None else None
-    sides = (arg.left, arg.right) if isinstance(arg, N.BinaryOp) and arg.op in (
-        "+", "-") else (arg,)
-    for side in sides:
-        target = array_argument(side, visible)
-        if target is not None:
-            base, subscripts = target
-            if len(base.prefix) + len(subscripts) < len(arrays[base.array].shape):
-                return base.array
-    return None
-
-
-def _array_binding(param: N.Decl, arg: N.Node, target, arrays: Mapping[str, Array],
-                   callee: N.FuncDef, scope: Scope) -> Binding:
-    """The caller's array and prefix for an array parameter; the parameter's shape
-    must be the rest of the array's shape."""
-    base, subscripts = target
-    array = arrays[base.array]
-    prefix = base.prefix + tuple(quasi_affine(s, scope) for s in subscripts)
-    rest = array.shape[len(prefix):]
+def _array_binding(param: N.Decl, arg: N.Node, binding: Binding,
+                   arrays: Mapping[str, Array], callee: N.FuncDef) -> Binding:
+    """``binding`` for an array parameter, whose declared shape must be the rest of
+    the array's shape (its first size aside, which C does not pass; the accesses
+    themselves are later proved inside the array)."""
+    array = arrays[binding.array]
+    rest = array.shape[len(binding.prefix):]
     declared = _declared_shape(param)
     if not rest or declared is None or len(declared) != len(rest) or any(
             d is not None and d != r for d, r in zip(declared[1:], rest[1:])):
         shown = "x".join(str(d) for d in rest) or "an element"
-        want = "a pointer" if declared is None else "x".join(
-            "?" if d is None else str(d) for d in declared)
+        want = "a scalar" if declared is None else "a pointer" if declared == (None,) else (
+            "x".join("?" if d is None else str(d) for d in declared))
         raise KernelError(arg.coord, f"'{callee.name}' takes '{param.name}' as {want}, "
                                      f"but the argument is {shown} of array "
                                      f"'{array.name}': pass an array or row of the "
                                      "parameter's shape")
-    if declared[0] is not None and declared[0] > rest[0]:
-        raise KernelError(arg.coord, f"'{callee.name}' declares '{param.name}' with "
-                                     f"{declared[0]} rows but the argument has "
-                                     f"{rest[0]}: it could index past the array")
-    return Binding(array.name, prefix)
+    return binding
 
 
 def _declared_shape(param: N.Decl) -> tuple[int | None, ...] | None:

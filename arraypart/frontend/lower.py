@@ -368,20 +368,23 @@ class _Lowering:
         """A call's arguments: an array (or row) passed down is no access here, only its
         subscripts are read; a function arraypart cannot see may not receive one."""
         for arg in call.args:
-            passed = calls.memory_passed(arg, self._visible, self._arrays)
-            if passed is None:
+            if call.name in self._callees and isinstance(arg, N.Id) and (
+                    arg.name in self._pointers and arg.name not in self._visible):
+                raise KernelError(self._pointers[arg.name],
+                                  f"array parameter '{arg.name}' needs a fixed size")
+            memory = calls.memory_argument(arg, self._visible, self._arrays)
+            if memory is None:
                 self._collect(arg, out)
                 continue
             if call.name not in self._callees and call.name not in calls.MEMORY_ROUTINES:
-                raise KernelError(arg.coord, f"array '{passed}' is passed to "
+                raise KernelError(arg.coord, f"array '{memory.base.array}' is passed to "
                                              f"'{call.name or 'a function'}', whose "
                                              "definition is not in the kernel file: "
                                              "arraypart cannot see its accesses (define "
                                              "it in the kernel file, not a template or "
                                              "a header)")
-            target = calls.array_argument(arg, self._visible)
-            for subscript in (target[1] if target is not None else (arg,)):
-                self._collect(subscript, out)
+            for node in memory.nodes():
+                self._collect(node, out)
 
     def _target(self, node: N.Node, out: list[Access], kinds: tuple[str, ...]) -> None:
         if isinstance(node, N.Id) and node.name in self._frame_vars:
@@ -421,7 +424,7 @@ class _Lowering:
             raise KernelError(coord, f"array '{name}' has {rank} dimension(s) but is "
                                      f"indexed with {len(subscripts)} subscript(s)")
         scope = self._scope()
-        index = binding.prefix + tuple(quasi_affine(s, scope) for s in subscripts)
+        index = binding.index(tuple(quasi_affine(s, scope) for s in subscripts))
         user = self._calls[-1] if len(self._calls) > 1 else self._function_pipeline
         if user is not None and user not in self._functions.setdefault(binding.array, []):
             self._functions[binding.array].append(user)
