@@ -16,7 +16,9 @@ rest of the array's shape (its first size may be left out or be any, as C decays
 
 A scalar parameter that the callee never assigns is its argument's value: a constant
 when the argument folds to one, else its quasi-affine expression over the caller's
-iterators (or unknown: indices through it are irregular).
+iterators (or unknown: indices through it are irregular).  A pointer parameter given
+no array of the kernel (``&x`` of a scalar) is a scalar's address: indexing it is
+then an error where it is indexed.
 """
 
 from __future__ import annotations
@@ -137,7 +139,8 @@ def bind(call: N.FuncCall, callee: N.FuncDef, visible: Mapping[str, Binding],
                                          "reference to an array element: arraypart "
                                          "cannot follow accesses through it; pass the "
                                          "array and the index")
-        elif is_array_parameter(param):
+        elif is_array_parameter(param) and any(
+                isinstance(n, N.Id) and n.name in visible for n in N.walk(arg)):
             raise KernelError(arg.coord, f"argument '{param.name}' of '{callee.name}' must "
                                          "be an array of the kernel, a row of one or a "
                                          "pointer into one (A, A[i], A + k, &A[i][k])")

@@ -260,6 +260,10 @@ class _Lowering:
             raise KernelError(call.coord, f"recursive call of '{callee.name}' ({chain}): "
                                           "arraypart inlines every call, so recursion "
                                           "cannot be modelled; write it as a loop")
+        for arg in call.args:
+            if isinstance(arg, N.Id) and arg.name in self._pointers:
+                raise KernelError(self._pointers[arg.name],
+                                  f"array parameter '{arg.name}' needs a fixed size")
         args = calls.bind(call, callee, self._visible, self._arrays, self._scope())
         saved = (self._visible, self._temporaries, dict(self._constants), self._ref_ids,
                  self._frame_start, self._frame_vars)
@@ -368,10 +372,6 @@ class _Lowering:
         """A call's arguments: an array (or row) passed down is no access here, only its
         subscripts are read; a function arraypart cannot see may not receive one."""
         for arg in call.args:
-            if call.name in self._callees and isinstance(arg, N.Id) and (
-                    arg.name in self._pointers and arg.name not in self._visible):
-                raise KernelError(self._pointers[arg.name],
-                                  f"array parameter '{arg.name}' needs a fixed size")
             memory = calls.memory_argument(arg, self._visible, self._arrays)
             if memory is None:
                 self._collect(arg, out)
