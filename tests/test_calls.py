@@ -79,7 +79,8 @@ void two_levels(const int in[N][N * W], int out[N][N]) {
 
 # A dataflow region of three processes; the channels buf and mid are written by one
 # process and read by the next, four elements per cycle; the last process calls a
-# function pipelined as a whole, which keeps a local array of its own.
+# function pipelined as a whole, which keeps a local array of its own, named like the
+# top's.
 DATAFLOW = """\
 #define N 64
 
@@ -100,10 +101,10 @@ static void quads(const int buf[N], int mid[N]) {
 
 static int mix(const int mid[N], int q) {
 #pragma HLS pipeline II=1
-    int part[4];
+    int buf[4];
     for (int k = 0; k < 4; k++)
-        part[k] = mid[4 * q + k] - k;
-    return part[0] + part[1] + part[2] + part[3];
+        buf[k] = mid[4 * q + k] - k;
+    return buf[0] + buf[1] + buf[2] + buf[3];
 }
 
 static void store(const int mid[N], int out[N / 4]) {
@@ -228,11 +229,12 @@ def test_dataflow_processes_share_one_banking_per_channel(tmp_path):
     solution = {a.array.name: a for a in compiled.report.solution.arrays}
     assert solution["mid"].array.functions == ("quads", "mix")
     assert solution["mid"].banking.scheme.banks == 2
-    assert solution["part"].array.functions == ("mix",)
+    assert solution["buf_mix"].array.functions == ("mix",)
+    assert solution["buf"].array.functions == ("load", "quads")
     text = compiled.files["flow.cpp"]
-    part_decl = text.index("int part[4];")
-    assert text.index("#pragma HLS array_partition variable=part", part_decl) < text.index(
-        "for (int k = 0; k < 4; k++)\n        part[k]")
+    local = text.index("int buf[4];")
+    assert text.index("#pragma HLS array_partition variable=buf type=complete", local) < (
+        text.index("for (int k = 0; k < 4; k++)\n        buf[k]"))
     assert "#pragma HLS dataflow" in text
     _build_and_run(outdir, "flow", tmp_path)
 

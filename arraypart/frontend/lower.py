@@ -37,6 +37,11 @@ REFERENCE_KINDS = (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE)
 MEMBER = "member ref expr"
 INCREMENTS = {"p++": 1, "++": 1, "p--": -1, "--": -1}
 UNIT_STEPS = (1, -1)
+# Inlining copies a callee per call: a chain of calls deeper than this (C compilers nest
+# far less in practice) or more inlined calls in all, each call doubling the next
+# (f1 calls f2 twice, f2 calls f3 twice, ...), would exhaust the stack or the memory.
+MAX_CALL_DEPTH = 64
+MAX_INLINED_CALLS = 4096
 
 
 def lower_function(func: N.FuncDef, globals_: tuple[N.Decl, ...], filename: str,
@@ -76,13 +81,14 @@ class _Lowering:
         self._functions: dict[str, list[str]] = {}  # array -> functions whose text uses it
         self._pipelines = 0  # pipelined loops enclosing the current statement
         self._frame_start = 0  # where the current function's iterators start
+        self._inlined_calls = 0
         self._function_pipeline: str | None = None
 
     def run(self):
         self._collect_constants()
         self._collect_arrays()
-        self._apply_array_pragmas(self._func.body)
         self._visible = {name: Binding(name) for name in self._arrays}
+        self._apply_array_pragmas(self._func.body, self._visible)
         body = self._function_body(self._func)
         arrays = tuple(replace(a, functions=tuple(self._functions.get(a.name, ())))
                        for a in self._arrays.values())
@@ -122,21 +128,32 @@ class _Lowering:
             if isinstance(node, N.Decl) and node.is_array:
                 self._add_array(node, interface=False)
 
-    def _add_array(self, decl: N.Decl, *, interface: bool) -> None:
-        if decl.name in self._arrays:
-            first = self._array_decls[decl.name]
+    def _add_array(self, decl: N.Decl, *, interface: bool, owner: str | None = None,
+                   taken: Mapping[str, Binding] = {}) -> str:
+        """Add the array ``decl`` declares; its IR name: its own, or for a local of the
+        sub-function ``owner`` whose name another array has, ``<name>_<owner>``
+        (numbered until free).  ``taken``: the names already declared in its function."""
+        name = decl.name
+        if name in self._arrays and (owner is None or name in taken):
+            first = self._array_decls[taken[name].array if name in taken else name]
             where = f" (first at {first.coord})" if first.coord != decl.coord else ""
             raise KernelError(decl.coord, f"array '{decl.name}' is declared twice{where}: "
-                                          "arrays of the top, of its sub-functions and of "
-                                          "the file need distinct names")
-        self._arrays[decl.name] = array_decl(decl, interface=interface)
-        self._array_decls[decl.name] = decl
+                                          "arrays of one function and of the file need "
+                                          "distinct names")
+        k = 1
+        while name in self._arrays:
+            name, k = f"{decl.name}_{owner}" + (f"{k}" if k > 1 else ""), k + 1
+        array = array_decl(decl, interface=interface)
+        self._arrays[name] = replace(array, name=name) if name != decl.name else array
+        self._array_decls[name] = decl
+        return name
 
-    def _apply_array_pragmas(self, body: N.Node, parameters: frozenset = frozenset()
-                             ) -> None:
+    def _apply_array_pragmas(self, body: N.Node, names: Mapping[str, Binding],
+                             parameters: frozenset = frozenset()) -> None:
         """The array_partition and bind_storage pragmas in ``body`` (a function's);
-        ``parameters``: its array parameters, which other functions' arrays stand for."""
-        ranks = {name: len(d.shape) for name, d in self._arrays.items()}
+        ``names``: the arrays its text names; ``parameters``: its array parameters,
+        which other functions' arrays stand for."""
+        ranks = {c_name: len(self._arrays[b.array].shape) for c_name, b in names.items()}
         for node in N.walk(body):
             pragma = self._pragmas.parse(node) if isinstance(node, N.Pragma) else None
             if pragma is None:
@@ -149,7 +166,7 @@ class _Lowering:
                                             "sub-function: place it where the array is "
                                             "defined (Vitis carries it into the calls)",
                                     "variable")
-            name = self._pragmas.target(pragma, ranks)
+            name = names[self._pragmas.target(pragma, ranks)].array
             array = self._arrays[name]
             if pragma.kind == "array_partition":
                 partition = self._pragmas.partition(pragma, len(array.shape))
@@ -255,6 +272,12 @@ class _Lowering:
             raise KernelError(call.coord, f"'{call.name}' is defined more than once "
                                           "(overloads): arraypart inlines sub-functions "
                                           "by name; give each its own name")
+        self._inlined_calls += 1
+        if len(self._calls) > MAX_CALL_DEPTH or self._inlined_calls > MAX_INLINED_CALLS:
+            raise KernelError(call.coord, f"more than {MAX_CALL_DEPTH} nested calls or "
+                                          f"{MAX_INLINED_CALLS} inlined calls in all: "
+                                          "arraypart inlines every call; flatten the "
+                                          "call tree")
         if callee.name in self._calls:
             chain = " -> ".join(self._calls + [callee.name])
             raise KernelError(call.coord, f"recursive call of '{callee.name}' ({chain}): "
@@ -292,13 +315,13 @@ class _Lowering:
         """The arrays ``callee`` declares (one memory per declaration, shared by every
         call: the one text is banked once), added with their pragmas on first use."""
         if callee.name not in self._callee_arrays:
-            found = {}
+            found: dict[str, Binding] = {}
             for node in N.walk(callee.body):
                 if isinstance(node, N.Decl) and node.is_array:
-                    self._add_array(node, interface=False)
-                    found[node.name] = Binding(node.name)
+                    found[node.name] = Binding(self._add_array(
+                        node, interface=False, owner=callee.name, taken=found))
             self._callee_arrays[callee.name] = found
-            self._apply_array_pragmas(callee.body, frozenset(
+            self._apply_array_pragmas(callee.body, {**self._file_arrays, **found}, frozenset(
                 p.name for p in callee.params if calls.is_array_parameter(p)))
         return self._callee_arrays[callee.name]
 
