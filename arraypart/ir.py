@@ -284,7 +284,9 @@ class SourceUnit:
     ``globals`` the file-scope variables; ``includes`` are the file's ``#include``
     lines, verbatim, in order; ``extra_defines`` the ``-D`` values the file never
     defines; ``cxx``: the text was read as C++; ``callees``: the syntax trees of the
-    sub-functions the top reaches (inlined into the IR), in the order first called.
+    sub-functions the top reaches (inlined into the IR), in the order first called;
+    ``local_decls``: the declaration of every array local to one of these functions,
+    by its IR name (a sub-function's local may be renamed in the IR).
     """
 
     text: str
@@ -294,6 +296,7 @@ class SourceUnit:
     extra_defines: tuple[tuple[str, int], ...] = ()
     cxx: bool = False
     callees: Any = field(default=(), compare=False, repr=False)
+    local_decls: Any = field(default_factory=dict, compare=False, repr=False)
 
 
 def port_model(array: Array, ports: int) -> PortModel:

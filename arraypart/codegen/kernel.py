@@ -371,17 +371,11 @@ def _after_open_brace(data: bytes, brace: int, lines: list[str]) -> Edit:
 
 
 def _local_array_decls(source, solution: Solution) -> dict[str, N.Decl]:
-    """Array (IR) name -> its declaration in the body of the top or of a sub-function,
-    matched by the declaration's coordinate (a sub-function's local may be renamed in
-    the IR), found in one walk (a walk per array made code generation quadratic in the
-    number of arrays)."""
-    by_coord: dict = {}
-    for func in _functions(source):
-        for node in N.walk(func.body):
-            if isinstance(node, N.Decl) and node.is_array and node.stmt_start >= 0:
-                by_coord.setdefault(node.coord, node)
-    return {s.array.name: by_coord[s.array.coord] for s in solution.arrays
-            if not s.array.interface and s.array.coord in by_coord}
+    """Array (IR) name -> its declaration in the body of the top or of a sub-function
+    (the front end's table: a sub-function's local may be renamed in the IR)."""
+    return {s.array.name: source.local_decls[s.array.name] for s in solution.arrays
+            if s.array.name in source.local_decls
+            and source.local_decls[s.array.name].stmt_start >= 0}
 
 
 def _after_declaration(data: bytes, decl: N.Decl, lines: list[str]) -> list[Edit]:

@@ -150,14 +150,15 @@ def parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None 
     func = choose_top(funcs, filename, top)
     values = _define_values(probe_decls)
     lines = text.split("\n")
-    arrays, body, callees = lower_function(func, globals_, filename, lines, values,
-                                           definitions(funcs, func))
+    lowered = lower_function(func, globals_, filename, lines, values,
+                             definitions(funcs, func))
     for candidate in funcs:
         N.release_types(candidate, globals_)
     source = SourceUnit(text, func, globals_, _includes(text),
-                        tuple(sorted(extra.items())), unit.is_cxx, callees)
-    return Kernel(Path(filename).stem, func.name, filename, arrays, body, func.coord,
-                  tuple(sorted(values.items())), source)
+                        tuple(sorted(extra.items())), unit.is_cxx, lowered.callees,
+                        lowered.local_decls)
+    return Kernel(Path(filename).stem, func.name, filename, lowered.arrays, lowered.body,
+                  func.coord, tuple(sorted(values.items())), source)
 
 
 def _apply_overrides(text: str, overrides: Mapping[str, int]) -> tuple[str, dict[str, int]]:

@@ -16,7 +16,7 @@ becomes a pipelined loop of one iteration (unless it already runs inside a pipel
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Mapping
 
 import clang.cindex as ci
@@ -44,14 +44,24 @@ MAX_CALL_DEPTH = 64
 MAX_INLINED_CALLS = 4096
 
 
+@dataclass(frozen=True, slots=True)
+class Lowered:
+    """``arrays``: parameters, file-scope arrays, locals, then the sub-functions'
+    locals; ``body``: the loop tree with every call inlined; ``callees``: the
+    sub-functions reached, in the order first called; ``local_decls``: the IR name of
+    every array declared in a function body -> its declaration."""
+
+    arrays: tuple[Array, ...]
+    body: tuple[Node, ...]
+    callees: tuple[N.FuncDef, ...]
+    local_decls: dict[str, N.Decl]
+
+
 def lower_function(func: N.FuncDef, globals_: tuple[N.Decl, ...], filename: str,
                    lines: list[str], defines: Mapping[str, int],
-                   callees: Mapping[str, N.FuncDef | None] = {}
-                   ) -> tuple[tuple[Array, ...], tuple[Node, ...], tuple[N.FuncDef, ...]]:
-    """The arrays (parameters, file-scope arrays, locals, then the sub-functions'
-    locals), the loop tree of ``func`` with every call of ``callees`` (the file's other
-    function definitions, by name) inlined, and the sub-functions it reaches, in the
-    order first called; ``globals_`` are the file-scope variables."""
+                   callees: Mapping[str, N.FuncDef | None] = {}) -> Lowered:
+    """``func`` lowered, every call of ``callees`` (the file's other function
+    definitions, by name) inlined; ``globals_`` are the file-scope variables."""
     return _Lowering(func, globals_, filename, lines, defines, callees).run()
 
 
@@ -93,7 +103,9 @@ class _Lowering:
         arrays = tuple(replace(a, functions=tuple(self._functions.get(a.name, ())))
                        for a in self._arrays.values())
         reached = tuple(self._callees[name] for name in self._callee_arrays)
-        return arrays, body, reached
+        local = {name: d for name, d in self._array_decls.items()
+                 if not self._arrays[name].interface and name not in self._file_arrays}
+        return Lowered(arrays, body, reached, local)
 
     # ------------------------------------------------------------ declarations
 
