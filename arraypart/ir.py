@@ -97,13 +97,18 @@ class PartitionPragma:
 
 @dataclass(frozen=True, slots=True)
 class Array:
-    """An array the kernel touches: a top-function parameter (``interface``) or a local.
+    """An array the kernel touches: a top-function parameter (``interface``) or a local
+    (of the top function, of a sub-function, or of the file).
 
     ``storage`` is the ``bind_storage`` type (None: the ``--ports`` default applies).
     ``bundle`` names the m_axi bundle of an off-chip interface array (None: on-chip);
     off-chip arrays and on-chip pointers (``partitionable`` False) are never banked.
     The first dimension of a pointer or unsized parameter is its *extent*: the
     ``depth=`` of its INTERFACE pragma, else the largest index its accesses reach.
+    ``functions``: the sub-functions whose text accesses it (through an array parameter
+    or as their own local), and the top when a function-level pipeline accesses it;
+    that text is shared by every call, so the banking must be pragma-only
+    (:attr:`pragma_only`).
     """
 
     name: str
@@ -119,6 +124,7 @@ class Array:
     partitions: tuple[PartitionPragma, ...] = ()
     bundle: str | None = None
     partitionable: bool = True
+    functions: tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.bundle is not None and (self.partitionable or not self.interface):
@@ -128,6 +134,13 @@ class Array:
             raise ValueError(f"array {self.name}: shape {self.shape}")
         if self.storage is not None and self.storage not in PORT_MODELS:
             raise ValueError(f"array {self.name}: storage {self.storage!r}")
+
+    @property
+    def pragma_only(self) -> bool:
+        """Its banking is emitted as ``array_partition`` pragmas alone (per_dim, no read
+        copies, no rewritten references): the top's signature or a sub-function's text,
+        shared by all its calls, must stay as written."""
+        return self.interface or bool(self.functions)
 
     @property
     def size(self) -> int:
@@ -324,7 +337,11 @@ class SourceUnit:
     lines, verbatim, in order; ``extra_defines`` the ``-D`` values the file never
     defines; ``cxx``: the text was read as C++; ``directives`` the ``--directives``
     commands (:class:`arraypart.frontend.directives.Directive`); ``include_dirs`` the
-    folders its includes were searched in (absolute: the kernel's own folder first).
+    folders its includes were searched in (absolute: the kernel's own folder first);
+    ``callees``: the syntax trees of the sub-functions the top reaches (inlined into
+    the IR), in the order first called; ``local_decls``: the declaration of every array
+    local to one of these functions, by its IR name (a sub-function's local may be
+    renamed in the IR).
     """
 
     text: str
@@ -335,6 +352,8 @@ class SourceUnit:
     cxx: bool = False
     directives: tuple = ()
     include_dirs: tuple[str, ...] = ()
+    callees: Any = field(default=(), compare=False, repr=False)
+    local_decls: Any = field(default_factory=dict, compare=False, repr=False)
 
 
 def port_model(array: Array, ports: int) -> PortModel:

@@ -347,8 +347,8 @@ ERRORS = [
      "pointer parameter 'p': its extent is unknown"),
     ("unsized-param", "void k(int A[][4], int q[4]) {\n  A[q[0]][0] = 1;\n}\n", 1, 12,
      "'#pragma HLS INTERFACE m_axi port=A depth=<elements>'"),
-    ("pipeline-misplaced", LOOP_OK + "#pragma HLS pipeline\n  A[0] = 1;\n}\n", 2, 1,
-     "pipelines the whole function"),
+    ("pipeline-misplaced", LOOP_OK + "  A[0] = 1;\n#pragma HLS pipeline\n  A[1] = 1;\n}\n",
+     3, 1, "must open a loop body"),
     ("pipeline-late", LOOP_OK + "  for (int i = 0; i < 8; i++) {\n    A[i] = 0;\n"
      "    #pragma HLS pipeline II=1\n  }\n}\n", 4, 5, "must open a loop body"),
     ("loop-while-cond", LOOP_OK + "  for (int i = 0; A[i]; i++) A[i] = 0;\n}\n", 2, 19,

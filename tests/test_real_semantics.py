@@ -307,17 +307,27 @@ def test_misspelt_directive_is_warned_with_a_suggestion(tmp_path):
         f"{path}:7:1: warning: unknown directive '#pragma HLS frobnicate': ignored")
 
 
-def test_function_pipeline_is_a_located_error_naming_the_construct(tmp_path):
+def test_function_pipeline_is_one_pipelined_iteration_a_mid_body_one_an_error(tmp_path):
+    """A pipeline pragma opening the function body pipelines each call (issue 12's whole
+    program: one pipelined iteration); elsewhere in the body it is a located error."""
     text = """
         void whole(int a[8], int out[8]) {
         #pragma HLS pipeline II=1
             for (int i = 0; i < 8; i++) out[i] = a[i];
         }"""
+    (loop,) = compile_text(tmp_path, "whole", text).report.kernel.body
+    assert (loop.var, loop.name, loop.pipeline_ii) == ("whole_call", "whole", 1)
+    assert [(inner.var, inner.pipeline_ii) for inner in loop.body] == [("i", None)]
+    text = """
+        void late(int a[8], int out[8]) {
+            out[0] = a[0];
+        #pragma HLS pipeline II=1
+            for (int i = 1; i < 8; i++) out[i] = a[i];
+        }"""
     with pytest.raises(KernelError) as err:
-        compile_text(tmp_path, "whole", text)
-    assert (err.value.coord.line, err.value.coord.col) == (3, 1)
-    assert "pipelines the whole function" in err.value.message
-    assert "first line of the loop" in err.value.message
+        compile_text(tmp_path, "late", text)
+    assert (err.value.coord.line, err.value.coord.col) == (4, 1)
+    assert "must open a loop body" in err.value.message
 
 
 # ---------------------------------------------------------------- point 6: auto-pipeline
@@ -414,7 +424,9 @@ def test_uncounted_while_is_a_located_error(tmp_path, loop, where, words):
     assert words in err.value.message
 
 
-def test_loop_calling_a_kernel_function_is_not_pipelined_by_default(tmp_path):
+def test_loop_calling_a_function_with_a_loop_is_not_pipelined_by_default(tmp_path):
+    """The callee is inlined, so its loop is the innermost one: Vitis pipelines it, not
+    the caller's loop (it does not unroll a callee's loop into a pipeline)."""
     text = """
         int scale(int x) {
             int s = 0;
@@ -427,5 +439,6 @@ def test_loop_calling_a_kernel_function_is_not_pipelined_by_default(tmp_path):
             }
         }"""
     compiled = compile_text(tmp_path, "calls", text)
-    assert loops(compiled) == []
+    assert [(l["name"], l["pipeline_inferred"]) for l in loops(compiled)] == [
+        ("scale/L4", True)]
     assert schemes(compiled)["a"][0]["banks"] == 1

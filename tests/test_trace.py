@@ -234,8 +234,6 @@ def test_loops_that_count_down_are_compared_in_execution_order(tmp_path):
 
 
 @needs_gxx
-@pytest.mark.xfail(strict=True, reason="issue 12: the model drops a called function's "
-                                       "accesses; check --trace finds the false claim")
 def test_accesses_in_a_called_function_are_modelled(tmp_path):
     path = tmp_path / "calls.cpp"
     path.write_text(CALL_IN_PIPELINE)

@@ -195,7 +195,7 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
         return _unpartitioned(am, bound, start, options)
     search = _Search(am, shapes, bound, options)
     notes: list[str] = []
-    families = ("per_dim",) if array.interface else options.families
+    families = ("per_dim",) if array.pragma_only else options.families
     kept = bool(array.partitions) and not options.replace_partitions
     if kept:
         banking = Banking(array.name, scheme_from_pragmas(array))
@@ -212,7 +212,7 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
     else:
         found = search.run(families)
         banking, proof, tried = found.banking, found.proof, found.tried
-        if array.interface and "flat" in options.families and not (
+        if array.pragma_only and "flat" in options.families and not (
                 proof.conflict_free and found.cost < search.flat_floor(bound)):
             notes += _interface_note(am, found, search.run(options.families))
         if not proof.conflict_free:
@@ -269,9 +269,12 @@ def _waste_note(array, kept: Cost, better: _Found, bound: int) -> str:
 def _interface_note(am: ArrayModel, kept: _Found, free: _Found) -> list[str]:
     if not free.proof.conflict_free or (kept.proof.conflict_free and kept.cost <= free.cost):
         return []
-    return [warning_text(am.array.coord, (
-        f"interface array {am.array.name} keeps a per_dim scheme ({_text(kept.banking)}) "
-        f"so the top function's signature is unchanged; a flat scheme would be "
+    array = am.array
+    kept_text = ("the top function's signature is" if array.interface else
+                 f"the text of {', '.join(array.functions)}, shared by every call, is")
+    return [warning_text(array.coord, (
+        f"{'interface ' if array.interface else ''}array {array.name} keeps a per_dim "
+        f"scheme ({_text(kept.banking)}) so {kept_text} unchanged; a flat scheme would be "
         f"cheaper ({_text(free.banking)})"))]
 
 
@@ -307,8 +310,8 @@ class _Search:
                                       shapes, am.array.shape)
         self.refs = read_refs(shapes)
         lanes = [a for s in shapes for a in s.lanes]
-        # an interface array keeps the top function's signature: no copies
-        self.duplicable = not am.array.interface and sum(
+        # a pragma-only array keeps the text that uses it: no copies
+        self.duplicable = not am.array.pragma_only and sum(
             a.kind == "read" for a in lanes) > sum(a.kind == "write" for a in lanes)
         self.uniform = [s for s in shapes if s.uniform]
         self.loads = [(len({tuple(d) for d, a in zip(s.offsets, s.lanes) if a.kind == "read"}),

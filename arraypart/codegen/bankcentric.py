@@ -335,7 +335,7 @@ def _rotates(found: list[_Found], banking: Banking, contexts) -> bool:
 
 def _group(loop: Loop, sol: ArraySolution, found: list[_Found], contexts) -> Group | None:
     """The group, or None when the loop does not qualify (module doc)."""
-    if (sol.array.interface or loop.unroll is not None or sol.banking.copies > 1
+    if (sol.array.pragma_only or loop.unroll is not None or sol.banking.copies > 1
             or sol.kept
             or any(not f.access.regular for f in found)
             or not all(_constant_loop(lp) for f in found for lp in f.loops)):

@@ -49,7 +49,7 @@ def banked_source(kernel: Kernel, solution: Solution) -> str:
     taken = set(_IDENTIFIER.findall(text))
     for_nodes = _for_nodes(func)
     declared = {coord for coord, node in for_nodes.items() if _declares_iterator(node)}
-    decls = _local_array_decls(func)
+    decls = _local_array_decls(source, solution)
     plan = bankcentric.plan(kernel, solution, taken, declared, set(decls))
     groups, contexts = plan.groups, plan.contexts
     rotating = {g.array.name for g in groups}
@@ -66,11 +66,11 @@ def banked_source(kernel: Kernel, solution: Solution) -> str:
     edits = ExplicitRewriter(text, func, explicit, contexts, kernel.coord,
                              lane_refs).edits()
     edits += _loop_edits(data, for_nodes, plan, names)
-    edits += _edit_pragmas(data, func, solution, explicit)
+    edits += _edit_pragmas(data, source, solution, explicit, decls)
     interface_lines = []
     for s in solution.arrays:
         ex = explicit.get(s.array.name)
-        lines = _lines(s, ex)
+        lines = _lines(s, ex, decls[s.array.name].name if s.array.name in decls else None)
         if s.array.interface or (ex is None and s.array.name not in decls):
             interface_lines += lines  # interface and file-scope arrays: top of the body
         elif s.array.name not in decls:
@@ -95,7 +95,7 @@ def crossbars(kernel: Kernel, solution: Solution) -> dict[str, tuple[int, int]]:
                 if _declares_iterator(node)}
     taken = set(_IDENTIFIER.findall(kernel.source.text))
     plan = bankcentric.plan(kernel, solution, taken, declared,
-                            set(_local_array_decls(func)))
+                            set(_local_array_decls(kernel.source, solution)))
     out: dict[str, tuple[int, int]] = {}
     for g in plan.groups:
         lanes = g.read_lanes + g.write_lanes
@@ -302,11 +302,27 @@ def _line_span(data: bytes, start: int, end: int) -> tuple[int, int]:
     return line_start, len(data) if line_end < 0 else line_end + 1
 
 
-def _edit_pragmas(data: bytes, func: N.FuncDef, solution: Solution,
-                  explicit: dict[str, Explicit]) -> list[Edit]:
+def _functions(source) -> tuple[N.FuncDef, ...]:
+    """The top function and the sub-functions it calls."""
+    return (source.func,) + tuple(source.callees)
+
+
+def _edit_pragmas(data: bytes, source, solution: Solution,
+                  explicit: dict[str, Explicit], decls: dict[str, N.Decl]) -> list[Edit]:
     """Drop the user's pragmas that ours replace; point the rest of the pragmas on an
-    explicit array at its banks."""
+    explicit array at its banks.  A pragma names an array as its function's text does
+    (a sub-function's local may have another name in the IR)."""
     handled = {s.array.name: s.array for s in solution.arrays}
+    edits = []
+    for func in _functions(source):
+        own = {d.name: name for name, d in decls.items()
+               if func.body.start <= d.start < func.body.end}
+        edits += _edit_function_pragmas(data, func, handled, own, explicit)
+    return edits
+
+
+def _edit_function_pragmas(data: bytes, func: N.FuncDef, handled, own: dict[str, str],
+                           explicit: dict[str, Explicit]) -> list[Edit]:
     edits = []
     for node in N.walk(func.body):
         if not isinstance(node, N.Pragma) or node.line.directive:
@@ -316,7 +332,8 @@ def _edit_pragmas(data: bytes, func: N.FuncDef, solution: Solution,
         var = _PRAGMA_VARIABLE.search(raw)
         if kind is None or var is None:
             continue
-        kind_name, name = kind.group(1).lower(), var.group(2).decode()
+        kind_name, written = kind.group(1).lower(), var.group(2).decode()
+        name = own.get(written, written)
         if name not in handled:
             continue
         if kind_name == "array_partition" or (
@@ -328,15 +345,17 @@ def _edit_pragmas(data: bytes, func: N.FuncDef, solution: Solution,
                 edits.append(Edit(lo, hi, ""))
         elif name in explicit:
             at = node.start + var.start(2)
-            edits.append(Edit(at, at + len(name), explicit[name].bank_name))
+            edits.append(Edit(at, at + len(written), explicit[name].bank_name))
     return edits
 
 
-def _lines(s: ArraySolution, ex: Explicit | None) -> list[str]:
-    """The scheme comment (wrapped) and our pragma lines for one array."""
+def _lines(s: ArraySolution, ex: Explicit | None, written: str | None) -> list[str]:
+    """The scheme comment (wrapped) and our pragma lines for one array, named
+    ``written`` (as its declaration spells it) or by its IR name."""
     comment = textwrap.wrap(_comment(s, ex), COMMENT_WIDTH, subsequent_indent="  ",
                             break_on_hyphens=False)
-    return [_COMMENT + c for c in comment] + [f"#pragma {p}" for p in _pragmas(s, ex)]
+    return [_COMMENT + c for c in comment] + [f"#pragma {p}"
+                                              for p in _pragmas(s, ex, written)]
 
 
 def _after_open_brace(data: bytes, brace: int, lines: list[str]) -> Edit:
@@ -351,14 +370,12 @@ def _after_open_brace(data: bytes, brace: int, lines: list[str]) -> Edit:
     return Edit(at, at, "\n" + "".join(f"{l}\n" for l in lines), False)
 
 
-def _local_array_decls(func: N.FuncDef) -> dict[str, N.Decl]:
-    """Array name -> its declaration in the function body, found in one walk (a walk
-    per array made code generation quadratic in the number of arrays)."""
-    found: dict[str, N.Decl] = {}
-    for node in N.walk(func.body):
-        if isinstance(node, N.Decl) and node.is_array and node.stmt_start >= 0:
-            found.setdefault(node.name, node)
-    return found
+def _local_array_decls(source, solution: Solution) -> dict[str, N.Decl]:
+    """Array (IR) name -> its declaration in the body of the top or of a sub-function
+    (the front end's table: a sub-function's local may be renamed in the IR)."""
+    return {s.array.name: source.local_decls[s.array.name] for s in solution.arrays
+            if s.array.name in source.local_decls
+            and source.local_decls[s.array.name].stmt_start >= 0}
 
 
 def _after_declaration(data: bytes, decl: N.Decl, lines: list[str]) -> list[Edit]:
@@ -391,9 +408,11 @@ def _comment(s: ArraySolution, ex: Explicit | None) -> str:
     return text
 
 
-def _pragmas(s: ArraySolution, ex: Explicit | None) -> list[str]:
-    """Our pragma strings (without ``#pragma``) for one array."""
+def _pragmas(s: ArraySolution, ex: Explicit | None, written: str | None) -> list[str]:
+    """Our pragma strings (without ``#pragma``) for one array, named ``written`` or by
+    its IR name."""
     out = []
+    array = written or s.array.name
     if ex is not None:
         # every dimension but the words of a bank; a single bank needs no partition
         count = len(ex.dims) - 1 - (ex.banking.scheme.banks == 1)
@@ -402,13 +421,13 @@ def _pragmas(s: ArraySolution, ex: Explicit | None) -> list[str]:
     elif s.banking.scheme.kind == "per_dim":
         for d, part in enumerate(s.banking.scheme.dims, start=1):
             if part.type == "complete":
-                out.append(f"HLS array_partition variable={s.array.name} "
+                out.append(f"HLS array_partition variable={array} "
                            f"type=complete dim={d}")
             elif part.type != "none":
-                out.append(f"HLS array_partition variable={s.array.name} "
+                out.append(f"HLS array_partition variable={array} "
                            f"type={part.type} factor={part.factor} dim={d}")
     if not s.array.interface:
-        name = ex.bank_name if ex is not None else s.array.name
+        name = ex.bank_name if ex is not None else array
         impl = f" impl={s.array.storage_impl}" if s.array.storage_impl else ""
         out.append(f"HLS bind_storage variable={name} type={s.ports.name}{impl}")
     return out

@@ -20,6 +20,7 @@ from ..errors import Coord, KernelError
 from ..ir import Kernel, SourceUnit
 from . import clangtu
 from . import cnodes as N
+from .calls import definitions
 from .cexpr import fold
 from .directives import Directive, anchored
 from .lower import lower_function
@@ -166,19 +167,20 @@ def parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None 
     func = choose_top(funcs, filename, top)
     values = _define_values(probe_decls)
     lines = text.split("\n")
-    arrays, body, params, warnings = lower_function(func, globals_, filename, lines, values)
-    if pipeline_loops:
-        body = auto_pipeline(body, calling=_calling_loops(func, funcs))
+    lowered = lower_function(func, globals_, filename, lines, values,
+                             definitions(funcs, func))
+    body = auto_pipeline(lowered.body) if pipeline_loops else lowered.body
     for candidate in funcs:
         N.release_types(candidate, globals_)
     searched = (os.path.dirname(os.path.abspath(filename)),) + tuple(
         os.path.abspath(d) for d in include_dirs)
     source = SourceUnit(text, func, globals_, _includes(text),
                         tuple(sorted(extra.items())), unit.is_cxx, directives,
-                        tuple(dict.fromkeys(searched)))
-    return Kernel(Path(filename).stem, func.name, filename, arrays, body, func.coord,
-                  tuple(sorted(values.items())), params, source,
-                  tuple(misplaced) + warnings)
+                        tuple(dict.fromkeys(searched)), lowered.callees,
+                        lowered.local_decls)
+    return Kernel(Path(filename).stem, func.name, filename, lowered.arrays, body,
+                  func.coord, tuple(sorted(values.items())), lowered.params, source,
+                  tuple(misplaced) + lowered.warnings)
 
 
 def _apply_overrides(text: str, overrides: Mapping[str, int]) -> tuple[str, dict[str, int]]:
@@ -222,14 +224,6 @@ def _top_level(unit: clangtu.Unit, converter: N.Converter, user_end: int):
             elif c.location.offset < user_end:
                 globals_.append(converter.decl(c, stmt=c))
     return funcs, tuple(globals_), probes
-
-
-def _calling_loops(func: N.FuncDef, funcs: list[N.FuncDef]) -> frozenset[Coord]:
-    """The coordinates of the loops of ``func`` whose bodies call a function that the
-    kernel file defines."""
-    defined = {f.name for f in funcs}
-    return frozenset(n.coord for n in N.walk(func.body) if isinstance(n, N.For) and any(
-        isinstance(c, N.FuncCall) and c.name in defined for c in N.walk(n.stmt)))
 
 
 def _check_cpp_keywords(unit: clangtu.Unit, user_end: int) -> None:

@@ -5,11 +5,22 @@ inclusive bound ``UB - 1``, ``i > UB`` becomes ``UB + 1``, ``i != UB`` is ``<`` 
 by the step's sign, and ``min``/``max`` bounds become tuples of terms.  A statement's
 accesses are listed in evaluation order: subscripts before the reference they index,
 the right side before the left, a compound assignment's read before its write.
+
+Calls of the file's own functions are inlined where they stand (:mod:`.calls`): the
+callee's statements come before the statement that uses its result, its iterators get
+fresh names where the caller's are taken, its loops are named ``function/label`` and
+its references get ``ref_id`` values past the top function's.  A function whose body
+opens with ``#pragma HLS pipeline`` is one pipelined iteration per call: its body
+becomes a pipelined loop of one iteration (unless it already runs inside a pipeline).
+A callee's integer scalars are followed in program order like the top's
+(:mod:`.scalars`), from its arguments' values; the caller's come back after the call.
+Run-time sizes and pointer extents (:mod:`.interfaces`) belong to the top function's
+parameters; a callee's accesses through a parameter bound to one count for its extent.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Mapping
 
 import clang.cindex as ci
@@ -17,6 +28,8 @@ import clang.cindex as ci
 from .. import expr as E
 from ..errors import Coord, KernelError, warning_text
 from ..ir import Access, Array, If, Loop, Node, Param, Stmt
+from . import calls
+from .calls import Binding
 from .cexpr import (COMPARISONS, FLIPPED, Bound, Scope, condition_dnf, fold,
                     interval, min_max_terms, quasi_affine)
 from . import cnodes as N
@@ -26,7 +39,6 @@ from .declarations import array_decl, integer_constant
 from .pragmas import LOOP_DIRECTIVES, PragmaReader
 
 POINTER_KIND = ci.TypeKind.POINTER
-REFERENCE_KINDS = (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE)
 MEMBER = "member ref expr"
 INCREMENTS = {"p++": 1, "++": 1, "p--": -1, "--": -1}
 UNIT_STEPS = (1, -1)
@@ -34,29 +46,50 @@ UNIT_STEPS = (1, -1)
 # more, so a nest of k loops that change scalars lowers its innermost body 2^k times;
 # past this depth (far beyond real kernels' nests) the scalars are left opaque.
 MAX_FOLLOWED_LOOPS = 8
+# Inlining copies a callee per call: a chain of calls deeper than this (C compilers nest
+# far less in practice) or more inlined calls in all, each call doubling the next
+# (f1 calls f2 twice, f2 calls f3 twice, ...), would exhaust the stack or the memory.
+MAX_CALL_DEPTH = 64
+MAX_INLINED_CALLS = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class Lowered:
+    """``arrays``: parameters, file-scope arrays, locals, then the sub-functions'
+    locals; ``body``: the loop tree with every call inlined; ``callees``: the
+    sub-functions reached, in the order first called; ``local_decls``: the IR name of
+    every array declared in a function body -> its declaration; ``params``: the
+    run-time sizes the IR uses; ``warnings``: the lowering's located warnings."""
+
+    arrays: tuple[Array, ...]
+    body: tuple[Node, ...]
+    callees: tuple[N.FuncDef, ...]
+    local_decls: dict[str, N.Decl]
+    params: tuple[Param, ...] = ()
+    warnings: tuple[str, ...] = ()
 
 
 def lower_function(func: N.FuncDef, globals_: tuple[N.Decl, ...], filename: str,
-                   lines: list[str], defines: Mapping[str, int]
-                   ) -> tuple[tuple[Array, ...], tuple[Node, ...], tuple[Param, ...],
-                              tuple[str, ...]]:
-    """The arrays (parameters, file-scope arrays, locals, in that order), the loop
-    tree, the run-time sizes of ``func`` and the lowering's located warnings;
-    ``globals_`` are the file-scope variables."""
-    return _Lowering(func, globals_, filename, lines, defines).run()
+                   lines: list[str], defines: Mapping[str, int],
+                   callees: Mapping[str, N.FuncDef | None] = {}) -> Lowered:
+    """``func`` lowered, every call of ``callees`` (the file's other function
+    definitions, by name) inlined; ``globals_`` are the file-scope variables."""
+    return _Lowering(func, globals_, filename, lines, defines, callees).run()
 
 
 class _Lowering:
     """One lowering run; its mutable state (drafts, enclosing iterators) is private."""
 
-    def __init__(self, func, globals_, filename, lines, defines):
+    def __init__(self, func, globals_, filename, lines, defines, callees):
         self._func = func
         self._globals = globals_
         self._constants: dict[str, int] = dict(defines)
         self._pragmas = PragmaReader(filename, lines, self._constants)
         self._ref_ids = {id(r): k for k, r in enumerate(N.outer_array_refs(func.body))}
+        self._next_ref = len(self._ref_ids)  # the first ref_id of an inlined body
         self._arrays: dict[str, Array] = {}
-        self._iterators: list[str] = []
+        self._iterators: list[str] = []  # the IR names of the enclosing loops' iterators
+        self._frame_vars: list[str] = []  # the C names of the current function's ones
         self._ranges: dict[str, Bound] = {}
         self._temporaries: S.Values = {}  # scalars with an affine value here
         self._opaque: S.Opaques = {}  # scalars without one, and why
@@ -69,22 +102,44 @@ class _Lowering:
         self._sizes: dict[str, Coord] = {}
         self._size_sources: dict[str, str] = {}
         self._reached: dict[str, list[tuple[E.Expr | None, dict[str, Bound]]]] = {}
+        self._callees = callees
+        self._calls: list[str] = [func.name]  # the chain of calls being inlined
+        self._visible: dict[str, Binding] = {}  # C array names -> the memory they denote
+        self._file_constants: dict[str, int] = {}
+        self._file_arrays: dict[str, Binding] = {}
+        self._callee_arrays: dict[str, dict[str, Binding]] = {}
+        self._array_decls: dict[str, N.Decl] = {}
+        self._functions: dict[str, list[str]] = {}  # array -> functions whose text uses it
+        self._pipelines = 0  # pipelined loops enclosing the current statement
+        self._frame_start = 0  # where the current function's iterators start
+        self._inlined_calls = 0
+        self._function_pipeline: str | None = None
 
     def run(self):
         self._collect_constants()
         self._collect_sizes()
         self._collect_arrays()
-        self._apply_array_pragmas()
-        body = tuple(self._items(self._func.body.items))
+        self._visible = {name: Binding(name) for name in self._arrays}
+        self._apply_array_pragmas(self._func.body, self._visible)
+        body = self._function_body(self._func)
         self._fix_extents()
-        return (tuple(self._arrays.values()), body, self._params(body),
-                tuple(self._warnings))
+        arrays = tuple(replace(a, functions=tuple(self._functions.get(a.name, ())))
+                       for a in self._arrays.values())
+        reached = tuple(self._callees[name] for name in self._callee_arrays)
+        local = {name: d for name, d in self._array_decls.items()
+                 if not self._arrays[name].interface and name not in self._file_arrays}
+        return Lowered(arrays, body, reached, local, self._params(body),
+                       tuple(self._warnings))
 
     # ------------------------------------------------------------ declarations
 
     def _scope(self) -> Scope:
-        return Scope(frozenset(self._iterators) | frozenset(self._sizes), self._constants,
-                     dict(self._ranges), dict(self._temporaries))
+        """What names mean in the current function: its own iterators (a callee's may
+        be renamed: its temporaries then map the C name to the IR one) and, in the top
+        function, the run-time sizes."""
+        sizes = frozenset(self._sizes) if len(self._calls) == 1 else frozenset()
+        return Scope(frozenset(self._iterators[self._frame_start:]) | sizes,
+                     self._constants, dict(self._ranges), dict(self._temporaries))
 
     def _collect_sizes(self) -> None:
         """The run-time sizes (module :mod:`.interfaces`): at least 0, at most the
@@ -114,8 +169,11 @@ class _Lowering:
         return tuple(params)
 
     def _collect_constants(self) -> None:
-        decls = list(self._globals)
-        decls += [n for n in N.walk(self._func.body) if isinstance(n, N.Decl)]
+        self._add_constants(self._globals)
+        self._file_constants = dict(self._constants)
+        self._add_constants(n for n in N.walk(self._func.body) if isinstance(n, N.Decl))
+
+    def _add_constants(self, decls) -> None:
         for decl in decls:
             value = integer_constant(decl, self._scope())
             if value is not None:
@@ -130,6 +188,7 @@ class _Lowering:
         for node in self._globals:
             if node.is_array:
                 self._add_array(node, interface=False)
+                self._file_arrays[node.name] = Binding(node.name)
         for node in N.walk(self._func.body):
             if isinstance(node, N.Decl) and I.is_stream(node):
                 self._streams.add(node.name)
@@ -152,7 +211,7 @@ class _Lowering:
     def _fix_extents(self) -> None:
         """Each pointer or unsized parameter's first dimension: its INTERFACE depth, else
         one past the largest index its accesses reach (1 when it is only dereferenced,
-        or unused)."""
+        or unused); accesses in callees count, through the parameters bound to it."""
         for name, accesses in self._reached.items():
             param = next(p for p in self._func.params if p.name == name)
             iface = self._interfaces.get(name) or I.default_interface(param)
@@ -168,17 +227,35 @@ class _Lowering:
             array = self._arrays[name]
             self._arrays[name] = replace(array, shape=(extent,) + array.shape[1:])
 
-    def _add_array(self, decl: N.Decl, *, interface: bool, extent: int | None = None
-                   ) -> None:
-        if decl.name in self._arrays:
-            raise KernelError(decl.coord, f"array '{decl.name}' is declared twice")
-        self._arrays[decl.name] = array_decl(decl, interface=interface, extent=extent)
+    def _add_array(self, decl: N.Decl, *, interface: bool, extent: int | None = None,
+                   owner: str | None = None, taken: Mapping[str, Binding] = {}) -> str:
+        """Add the array ``decl`` declares (``extent``: its first size, for a pointer);
+        its IR name: its own, or for a local of the sub-function ``owner`` whose name
+        another array has, ``<name>_<owner>`` (numbered until free).  ``taken``: the
+        names already declared in its function."""
+        name = decl.name
+        if name in self._arrays and (owner is None or name in taken):
+            first = self._array_decls[taken[name].array if name in taken else name]
+            where = f" (first at {first.coord})" if first.coord != decl.coord else ""
+            raise KernelError(decl.coord, f"array '{decl.name}' is declared twice{where}: "
+                                          "arrays of one function and of the file need "
+                                          "distinct names")
+        k = 1
+        while name in self._arrays:
+            name, k = f"{decl.name}_{owner}" + (f"{k}" if k > 1 else ""), k + 1
+        array = array_decl(decl, interface=interface, extent=extent)
+        self._arrays[name] = replace(array, name=name) if name != decl.name else array
+        self._array_decls[name] = decl
+        return name
 
-    def _apply_array_pragmas(self) -> None:
+    def _apply_array_pragmas(self, body: N.Node, names: Mapping[str, Binding],
+                             parameters: frozenset = frozenset()) -> None:
         """``array_partition``, ``bind_storage`` and the legacy ``resource core=`` of a
-        memory; unknown directives are warned about."""
-        ranks = {name: len(d.shape) for name, d in self._arrays.items()}
-        for node in N.walk(self._func.body):
+        memory in ``body`` (a function's); unknown directives are warned about.
+        ``names``: the arrays its text names; ``parameters``: its array parameters,
+        which other functions' arrays stand for."""
+        ranks = {c_name: len(self._arrays[b.array].shape) for c_name, b in names.items()}
+        for node in N.walk(body):
             pragma = self._pragmas.parse(node) if isinstance(node, N.Pragma) else None
             if pragma is None:
                 continue
@@ -192,7 +269,13 @@ class _Lowering:
                     continue
             elif pragma.kind not in ("array_partition", "bind_storage"):
                 continue
-            name = self._pragmas.target(pragma, ranks)
+            if pragma.option("variable") in parameters:
+                self._pragmas.error(pragma, f"{pragma.kind} on array parameter "
+                                            f"'{pragma.option('variable')}' of a "
+                                            "sub-function: place it where the array is "
+                                            "defined (Vitis carries it into the calls)",
+                                    "variable")
+            name = names[self._pragmas.target(pragma, ranks)].array
             array = self._arrays[name]
             if pragma.kind == "array_partition":
                 partition = self._pragmas.partition(pragma, len(array.shape))
@@ -245,7 +328,8 @@ class _Lowering:
         """The scalar writes of an expression (see :func:`.scalars.statement_effects`)."""
         if node is None or not self._scalars:
             return
-        for name, value in S.statement_effects(node, self._scalars, self._scope()):
+        for name, value in S.statement_effects(node, self._scalars, self._scope(),
+                                                 self._callees):
             if isinstance(value, S.Opaque):
                 self._bind(name, None, value)
             else:
@@ -302,6 +386,7 @@ class _Lowering:
             for d in node.decls:
                 if not d.is_array and d.init is not None:
                     self._check_reference(d)
+                    stmts += self._inlined(d.init)
                     stmts.append(Stmt(tuple(self._accesses(d.init)), d.coord))
                 if not d.is_array:
                     self._declare_scalar(d)
@@ -309,18 +394,131 @@ class _Lowering:
         if isinstance(node, N.Empty):
             return []
         if isinstance(node, N.Return):
-            return [] if node.expr is None else [Stmt(tuple(self._accesses(node.expr)), coord)]
+            if node.expr is None:
+                return []
+            return self._inlined(node.expr) + [Stmt(tuple(self._accesses(node.expr)), coord)]
+        inlined = self._inlined(node)
         stmt = Stmt(tuple(self._accesses(node)), coord)
         self._apply_effects(node)
-        return [stmt]
+        return inlined + [stmt]
+
+    # ------------------------------------------------------------ calls
+
+    def _function_body(self, func: N.FuncDef) -> tuple[Node, ...]:
+        """The body of ``func``; with ``#pragma HLS pipeline`` among the pragmas that
+        open it, one pipelined loop of a single iteration around it (DESIGN §2: the
+        whole call is one pipeline iteration)."""
+        items = list(func.body.items)
+        header = 0
+        while header < len(items) and isinstance(items[header], N.Pragma):
+            header += 1
+        ii, _, _ = self._loop_pragmas(items[:header], unroll=False)
+        if ii is None or self._pipelines:
+            return tuple(self._items(items[header:]))
+        var = self._fresh_iterator(f"{func.name}_call")
+        outer = self._function_pipeline
+        self._iterators.append(var)
+        self._ranges[var] = (0, 0)
+        self._pipelines += 1
+        self._function_pipeline = func.name
+        try:
+            body = tuple(self._items(items[header:]))
+        finally:
+            self._iterators.pop()
+            del self._ranges[var]
+            self._pipelines -= 1
+            self._function_pipeline = outer
+        loop = Loop(var, (E.const(0),), (E.const(0),), 1, body, func.name, func.coord, ii)
+        _check_unrollable(loop, loop.body)
+        return (loop,)
+
+    def _inlined(self, node: N.Node) -> list[Node]:
+        """The inlined bodies of the calls of the file's own functions in ``node``."""
+        out: list[Node] = []
+        for call in calls.known_calls(node, self._callees):
+            out += self._inline(call)
+        return out
+
+    def _inline(self, call: N.FuncCall) -> list[Node]:
+        """``call``'s callee lowered in its own scope: its array parameters bound to the
+        caller's arrays, its scalars to their arguments' values (its own integer
+        scalars followed from there, :mod:`.scalars`), its iterators fresh; the
+        caller's scalars and blocks come back after it."""
+        callee = self._callees[call.name]
+        if callee is None:
+            raise KernelError(call.coord, f"'{call.name}' is defined more than once "
+                                          "(overloads): arraypart inlines sub-functions "
+                                          "by name; give each its own name")
+        self._inlined_calls += 1
+        if len(self._calls) > MAX_CALL_DEPTH or self._inlined_calls > MAX_INLINED_CALLS:
+            raise KernelError(call.coord, f"more than {MAX_CALL_DEPTH} nested calls or "
+                                          f"{MAX_INLINED_CALLS} inlined calls in all: "
+                                          "arraypart inlines every call; flatten the "
+                                          "call tree")
+        if callee.name in self._calls:
+            chain = " -> ".join(self._calls + [callee.name])
+            raise KernelError(call.coord, f"recursive call of '{callee.name}' ({chain}): "
+                                          "arraypart inlines every call, so recursion "
+                                          "cannot be modelled; write it as a loop")
+        args = calls.bind(call, callee, self._visible, self._arrays, self._scope())
+        saved = (self._visible, self._state(), self._scalars, self._blocks,
+                 dict(self._constants), self._ref_ids, self._frame_start, self._frame_vars)
+        self._calls.append(callee.name)
+        try:
+            self._constants.clear()
+            self._constants.update(self._file_constants)
+            self._constants.update(args.constants)
+            self._restore((args.values, {}))
+            self._scalars = S.integer_scalars(callee.body)
+            self._blocks = []
+            self._frame_start, self._frame_vars = len(self._iterators), []
+            self._add_constants(n for n in N.walk(callee.body) if isinstance(n, N.Decl))
+            self._visible = {**self._file_arrays, **self._callee_locals(callee),
+                             **args.arrays}
+            refs = N.outer_array_refs(callee.body)
+            self._ref_ids = {id(r): self._next_ref + k for k, r in enumerate(refs)}
+            self._next_ref += len(refs)
+            return list(self._function_body(callee))
+        finally:
+            self._calls.pop()
+            (self._visible, state, self._scalars, self._blocks, constants, self._ref_ids,
+             self._frame_start, self._frame_vars) = saved
+            self._restore(state)
+            self._constants.clear()
+            self._constants.update(constants)
+
+    def _callee_locals(self, callee: N.FuncDef) -> dict[str, Binding]:
+        """The arrays ``callee`` declares (one memory per declaration, shared by every
+        call: the one text is banked once), added with their pragmas on first use; its
+        streams, local or parameters, are FIFOs, no memories."""
+        if callee.name not in self._callee_arrays:
+            found: dict[str, Binding] = {}
+            self._streams.update(p.name for p in callee.params if I.is_stream(p))
+            for node in N.walk(callee.body):
+                if isinstance(node, N.Decl) and I.is_stream(node):
+                    self._streams.add(node.name)
+                elif isinstance(node, N.Decl) and node.is_array:
+                    found[node.name] = Binding(self._add_array(
+                        node, interface=False, owner=callee.name, taken=found))
+            self._callee_arrays[callee.name] = found
+            self._apply_array_pragmas(callee.body, {**self._file_arrays, **found}, frozenset(
+                p.name for p in callee.params if calls.is_array_parameter(p)))
+        return self._callee_arrays[callee.name]
+
+    def _fresh_iterator(self, var: str) -> str:
+        """``var``, or ``var_<k>`` when an enclosing loop's iterator is named so."""
+        name, k = var, 1
+        while name in self._iterators:
+            name, k = f"{var}_{k}", k + 1
+        return name
 
     def _check_reference(self, decl: N.Decl) -> None:
         """A C++ reference bound to an array element would hide later accesses."""
-        if decl.ctype is None or decl.ctype.kind not in REFERENCE_KINDS:
+        if decl.ctype is None or decl.ctype.kind not in S.REFERENCE_KINDS:
             return
         for ref in N.outer_array_refs(decl.init):
             name = N.ref_name(ref)
-            if name in self._arrays:
+            if name in self._visible:
                 raise KernelError(decl.coord, f"reference '{decl.name}' to an element of "
                                               f"array '{name}': arraypart cannot follow "
                                               "accesses through it; write the element "
@@ -330,22 +528,18 @@ class _Lowering:
         pragma = self._pragmas.parse(node)
         if pragma is None or pragma.kind not in LOOP_DIRECTIVES:
             return
-        if pragma.kind == "pipeline" and any(n is node for n in self._func.body.items):
-            if "off" in pragma.flags:
-                return  # the function is not pipelined: nothing to model
-            raise KernelError(self._pragmas.coord(pragma), (
-                f"#pragma HLS pipeline in the body of '{self._func.name}' pipelines the "
-                "whole function (Vitis unrolls every loop in it), which arraypart does "
-                "not model: put the pragma on the first line of the loop whose "
-                "iterations should overlap"))
-        if pragma.kind in LOOP_DIRECTIVES:
-            raise KernelError(self._pragmas.coord(pragma),
-                              f"#pragma HLS {pragma.kind} must open a loop body "
-                              "(be its first statement)")
+        function = self._callees[self._calls[-1]] if len(self._calls) > 1 else self._func
+        if (pragma.kind == "pipeline" and "off" in pragma.flags
+                and any(n is node for n in function.body.items)):
+            return  # the function is not pipelined: nothing to model
+        raise KernelError(self._pragmas.coord(pragma),
+                          f"#pragma HLS {pragma.kind} must open a loop body "
+                          "(be its first statement)")
 
     def _if(self, node: N.If) -> If:
         """An ``if``; a scalar keeps an affine value after it only when both branches
         leave it the same (:func:`.scalars.merge`)."""
+        self._no_calls(node.cond, "an if condition")
         cond = condition_dnf(node.cond, self._scope())
         cond_accesses = () if cond is not None else tuple(self._accesses(node.cond))
         self._apply_effects(node.cond)
@@ -369,8 +563,19 @@ class _Lowering:
         self._collect(node, found)
         return found
 
+    def _no_calls(self, node: N.Node | None, where: str) -> None:
+        """Calls are inlined as statements: one in a condition or loop header is an
+        error."""
+        call = next(calls.known_calls(node, self._callees), None) if node else None
+        if call is not None:
+            raise KernelError(call.coord, f"call of '{call.name}' in {where}: arraypart "
+                                          "inlines calls that are statements; assign its "
+                                          "result to a variable first")
+
     def _collect(self, node: N.Node, out: list[Access]) -> None:
-        if isinstance(node, N.ArrayRef):
+        if isinstance(node, N.FuncCall):
+            self._call_arguments(node, out)
+        elif isinstance(node, N.ArrayRef):
             self._reference(node, out, ("read",))
         elif isinstance(node, N.Assignment):
             self._collect(node.rvalue, out)
@@ -383,8 +588,26 @@ class _Lowering:
                 if child is not None:
                     self._collect(child, out)
 
+    def _call_arguments(self, call: N.FuncCall, out: list[Access]) -> None:
+        """A call's arguments: an array (or row) passed down is no access here, only its
+        subscripts are read; a function arraypart cannot see may not receive one."""
+        for arg in call.args:
+            memory = calls.memory_argument(arg, self._visible, self._arrays)
+            if memory is None:
+                self._collect(arg, out)
+                continue
+            if call.name not in self._callees and call.name not in calls.MEMORY_ROUTINES:
+                raise KernelError(arg.coord, f"array '{memory.base.array}' is passed to "
+                                             f"'{call.name or 'a function'}', whose "
+                                             "definition is not in the kernel file: "
+                                             "arraypart cannot see its accesses (define "
+                                             "it in the kernel file, not a template or "
+                                             "a header)")
+            for node in memory.nodes():
+                self._collect(node, out)
+
     def _target(self, node: N.Node, out: list[Access], kinds: tuple[str, ...]) -> None:
-        if isinstance(node, N.Id) and node.name in self._iterators:
+        if isinstance(node, N.Id) and node.name in self._frame_vars:
             raise KernelError(node.coord,
                               f"assignment to loop iterator '{node.name}' inside its loop")
         if isinstance(node, N.ArrayRef):
@@ -411,22 +634,26 @@ class _Lowering:
         name = base.name if isinstance(base, N.Id) else None
         if name in self._streams:
             return  # a FIFO: s[k].read() is no memory access
-        if name not in self._arrays:
+        if name not in self._visible:
             raise KernelError(coord, "only arrays declared with a fixed size can be "
                                      "indexed" + (f" ('{name}' is not one)" if name else ""))
-        rank = len(self._arrays[name].shape)
+        binding = self._visible[name]
+        rank = len(self._arrays[binding.array].shape) - len(binding.prefix)
         if len(subscripts) != rank:
             raise KernelError(coord, f"array '{name}' has {rank} dimension(s) but is "
                                      f"indexed with {len(subscripts)} subscript(s)")
         scope = self._scope()
-        index = tuple(quasi_affine(s, scope) for s in subscripts)
-        for subscript, e in zip(subscripts, index):
+        index = binding.index(tuple(quasi_affine(s, scope) for s in subscripts))
+        for subscript, e in zip(subscripts, index[len(binding.prefix):]):
             if e is None:
                 self._warn_opaque(subscript)
-        if name in self._reached:
-            self._reached[name].append((index[0], dict(self._ranges)))
+        if binding.array in self._reached and not self._followed:
+            self._reached[binding.array].append((index[0], dict(self._ranges)))
+        user = self._calls[-1] if len(self._calls) > 1 else self._function_pipeline
+        if user is not None and user not in self._functions.setdefault(binding.array, []):
+            self._functions[binding.array].append(user)
         for kind in kinds:
-            out.append(Access(name, index, kind, self._ref_ids[id(node)], coord))
+            out.append(Access(binding.array, index, kind, self._ref_ids[id(node)], coord))
 
     # ------------------------------------------------------------ loops
 
@@ -441,6 +668,8 @@ class _Lowering:
         if node.cond is None:
             raise KernelError(coord, "a loop needs a condition that compares its iterator "
                                      "with a bound")
+        for part in (node.init, node.cond, node.next):
+            self._no_calls(part, "a loop header")
         items = node.stmt.items if isinstance(node.stmt, N.Compound) else [node.stmt]
         items = list(items or ())
         header = 0
@@ -450,7 +679,7 @@ class _Lowering:
             var, start, declared = self._counter(node.cond)
         else:
             var, start, declared = self._loop_init(node.init, node.cond)
-        if var in self._iterators:
+        if var in self._frame_vars:
             raise KernelError(start.coord if node.init is None else node.init.coord,
                               f"loop iterator '{var}' is already used by an enclosing loop")
         if node.next is None:
@@ -463,18 +692,29 @@ class _Lowering:
         pipeline_ii, unroll, pipeline_off = self._loop_pragmas(items[:header])
         self._bound_sizes(init, bound, step, items[:header])
         name = label or f"L{coord.line}"
+        if len(self._calls) > 1:
+            name = f"{self._calls[-1]}/{name}"  # Vitis' location syntax
+        ir_var = var if len(self._calls) == 1 else self._fresh_iterator(var)
         self._blocks.append({})  # the header's declarations end with the loop
         try:
             self._header_scalars(node.init, var, declared)
             trip = S.trip_count(init, bound, step, self._ranges)
-            self._iterators.append(var)
-            self._ranges[var] = self._iterator_range(init, bound, step)
+            self._iterators.append(ir_var)
+            self._frame_vars.append(var)
+            self._ranges[ir_var] = self._iterator_range(init, bound, step)
+            if ir_var != var:
+                self._temporaries[var] = E.var(ir_var)  # the callee's name for it
+            self._pipelines += pipeline_ii is not None
             try:
-                body = self._loop_body(items[header:], tail, var, init, step, trip, name,
-                                       coord)
+                body = self._loop_body(items[header:], tail, (var, ir_var), init, step,
+                                       trip, name, coord)
             finally:
                 self._iterators.pop()
-                del self._ranges[var]
+                self._frame_vars.pop()
+                del self._ranges[ir_var]
+                self._pipelines -= pipeline_ii is not None
+                if ir_var != var:
+                    self._temporaries.pop(var, None)
             if not declared:
                 exit_value = None if trip is None else E.add(init[0], E.scale(step, trip))
                 self._bind(var, exit_value, S.Opaque(
@@ -482,7 +722,7 @@ class _Lowering:
         finally:
             for scalar, (value, opaque) in self._blocks.pop().items():
                 self._bind(scalar, value, opaque)
-        loop = Loop(var, init, bound, step, body, name, coord, pipeline_ii, unroll,
+        loop = Loop(ir_var, init, bound, step, body, name, coord, pipeline_ii, unroll,
                     pipeline_off)
         if pipeline_ii is not None:
             _check_unrollable(loop, loop.body)
@@ -528,13 +768,16 @@ class _Lowering:
         else:
             self._bind(var, None, None)
 
-    def _loop_body(self, items, tail, var, init, step, trip, name, coord) -> tuple[Node, ...]:
+    def _loop_body(self, items, tail, names, init, step, trip, name, coord
+                   ) -> tuple[Node, ...]:
         """The lowered body, with each scalar that the iteration steps by a constant
         bound to its induction value; after the loop they hold their exit values
         (when the trip count is known) and the other scalars the body changes are
-        opaque."""
+        opaque.  ``names``: the iterator's C name and its IR name (a callee's may be
+        renamed)."""
+        var, ir_var = names
         deltas = self._iteration_deltas(items, tail, var)
-        number = S.iteration_number(var, init, step)
+        number = S.iteration_number(ir_var, init, step)
         entry = self._state()
         varies = S.Opaque(f"changes by a non-constant amount in each iteration of loop "
                           f"'{name}'", coord)
@@ -561,7 +804,7 @@ class _Lowering:
         symbolic start values; None where the change is not a constant."""
         changed = set()
         for node in list(items) + list(tail):
-            changed |= S.written(node, self._scalars)
+            changed |= S.written(node, self._scalars, self._callees)
         changed.discard(var)
         if not changed or self._followed >= MAX_FOLLOWED_LOOPS:
             return dict.fromkeys(sorted(changed))
@@ -606,8 +849,9 @@ class _Lowering:
         of its own, named by the product (``size*size``), that the loop's LOOP_TRIPCOUNT
         or the arrays it indexes bound.  None for any other expression."""
         leaves = _product_leaves(node)
-        if leaves is None or not any(isinstance(leaf, N.Id) for leaf in leaves):
-            return None
+        if (leaves is None or not any(isinstance(leaf, N.Id) for leaf in leaves)
+                or len(self._calls) > 1):
+            return None  # sizes are the top function's parameters
         words = []
         for leaf in leaves:
             if isinstance(leaf, N.Id) and leaf.name in self._sizes:
@@ -707,15 +951,20 @@ class _Lowering:
         shift = {"<": -1, ">": 1}.get(op, 0)
         return init, tuple(E.add(b, E.const(shift)) for b in bound)
 
-    def _loop_pragmas(self, header: list[N.Pragma]) -> tuple[int | None, int | None, bool]:
+    def _loop_pragmas(self, header: list[N.Pragma], *, unroll: bool = True
+                      ) -> tuple[int | None, int | None, bool]:
         """``(pipeline II, unroll, pipeline off)`` from the pragmas that open a loop
-        body."""
+        body (a function body, without ``unroll``: only ``pipeline``)."""
         found: dict[str, int | None] = {}
         off = False
         for node in header:
             pragma = self._pragmas.parse(node)
             if pragma is None or pragma.kind not in LOOP_DIRECTIVES:
                 continue
+            if pragma.kind == "unroll" and not unroll:
+                raise KernelError(self._pragmas.coord(pragma),
+                                  "#pragma HLS unroll must open a loop body (be its "
+                                  "first statement)")
             if pragma.kind in found:
                 raise KernelError(self._pragmas.coord(pragma),
                                   f"duplicate #pragma HLS {pragma.kind} in one loop")

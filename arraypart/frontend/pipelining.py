@@ -6,37 +6,31 @@ inside it other than fully unrolled ones (they disappear first), gets
 ``#pragma HLS pipeline II=1`` unless ``#pragma HLS pipeline off`` opens it, it is fully
 unrolled itself, or it lies inside a pipelined loop (which unrolls it).  Vitis's
 ``pipeline_loops`` trip-count threshold is not modelled: every such loop is pipelined.
-A loop whose body calls a function of the kernel file is left as written: the callee
-may hold loops, which Vitis does not unroll into the caller's pipeline by default.
+Calls are inlined before this pass, so a loop whose callee holds loops is not innermost
+(Vitis does not unroll a callee's loops into the caller's pipeline by default).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from ..errors import Coord
 from ..ir import If, Loop, Node
 
 INFERRED_II = 1  # the II Vitis asks of a loop it pipelines by itself
 
 
-def auto_pipeline(body: tuple[Node, ...], *,
-                  calling: frozenset[Coord] = frozenset()) -> tuple[Node, ...]:
-    """``body`` with Vitis's default pipelining made explicit (``pipeline_inferred``);
-    ``calling``: the coordinates of the loops whose bodies call a function of the
-    kernel file."""
-    return tuple(_infer(n, calling) for n in body)
+def auto_pipeline(body: tuple[Node, ...]) -> tuple[Node, ...]:
+    """``body`` with Vitis's default pipelining made explicit (``pipeline_inferred``)."""
+    return tuple(_infer(n) for n in body)
 
 
-def _infer(node: Node, calling: frozenset[Coord]) -> Node:
+def _infer(node: Node) -> Node:
     if isinstance(node, If):
-        return replace(node, then=auto_pipeline(node.then, calling=calling),
-                       orelse=auto_pipeline(node.orelse, calling=calling))
+        return replace(node, then=auto_pipeline(node.then), orelse=auto_pipeline(node.orelse))
     if not isinstance(node, Loop) or node.pipeline_ii is not None:
         return node
-    loop = replace(node, body=auto_pipeline(node.body, calling=calling))
-    if (loop.pipeline_off or loop.unroll == 0 or loop.coord in calling
-            or _has_loop(loop.body)):
+    loop = replace(node, body=auto_pipeline(node.body))
+    if loop.pipeline_off or loop.unroll == 0 or _has_loop(loop.body):
         return loop
     return replace(loop, pipeline_ii=INFERRED_II, pipeline_inferred=True)
 

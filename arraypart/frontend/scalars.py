@@ -25,6 +25,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
+import clang.cindex as ci
+
 from .. import expr as E
 from ..errors import Coord
 from . import cnodes as N
@@ -36,6 +38,7 @@ INCREMENT_STEPS = {"p++": 1, "++": 1, "p--": -1, "--": -1}
 # Calls that take their arguments by value whatever the language (min/max macros and
 # functions of the kernels' own idiom).
 VALUE_CALLS = ("min", "max", "MIN", "MAX", "abs")
+REFERENCE_KINDS = (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,15 +70,17 @@ def entry_symbol(name: str, depth: int) -> E.Expr:
     return E.var(f"{name}{ENTRY_MARK}{depth}")
 
 
-def written(node: N.Node, names: frozenset[str]) -> set[str]:
+def written(node: N.Node, names: frozenset[str],
+            callees: Mapping[str, N.FuncDef | None] = {}) -> set[str]:
     """The scalars in ``names`` that ``node`` may write (assignments, increments, ``&x``,
-    call arguments)."""
+    call arguments; of the calls of ``callees``, the file's own functions, only those
+    passed by reference)."""
     found = set()
     for n in N.walk(node):
         target = _write_target(n)
         if target is not None and target in names:
             found.add(target)
-        found |= _escaped(n, names)
+        found |= _escaped(n, names, callees)
     return found
 
 
@@ -88,24 +93,31 @@ def _write_target(node: N.Node) -> str | None:
     return None
 
 
-def _escaped(node: N.Node, names: frozenset[str]) -> set[str]:
+def _escaped(node: N.Node, names: frozenset[str],
+             callees: Mapping[str, N.FuncDef | None]) -> set[str]:
     """Scalars whose address ``node`` takes, or that it passes to a callee that may
-    take them by reference."""
+    take them by reference (a function of ``callees`` only where its parameter is a
+    reference)."""
     if isinstance(node, N.UnaryOp) and node.op == "&" and isinstance(node.expr, N.Id):
         return {node.expr.name} & names
     if isinstance(node, N.FuncCall) and node.name not in VALUE_CALLS:
-        return {a.name for a in node.args if isinstance(a, N.Id)} & names
+        callee = callees.get(node.name)
+        args = node.args if callee is None else [
+            a for a, p in zip(node.args, callee.params)
+            if p.ctype is None or p.ctype.kind in REFERENCE_KINDS]
+        return {a.name for a in args if isinstance(a, N.Id)} & names
     if isinstance(node, N.Other) and node.what.startswith("call of"):
         return {a.name for a in node.parts if isinstance(a, N.Id)} & names
     return set()
 
 
-def statement_effects(node: N.Node, names: frozenset[str],
-                      scope: Scope) -> list[tuple[str, E.Expr | Opaque]]:
+def statement_effects(node: N.Node, names: frozenset[str], scope: Scope,
+                      callees: Mapping[str, N.FuncDef | None] = {}
+                      ) -> list[tuple[str, E.Expr | Opaque]]:
     """The writes of the expression statement ``node`` to the scalars in ``names``, in
     order: ``(name, new value)``, the value an :class:`Opaque` when it is not affine.
     The values are computed one after another (``a = 1, b = a``), so later ones see
-    earlier ones."""
+    earlier ones.  ``callees``: as for :func:`written`."""
     values = dict(scope.temporaries)
     out: list[tuple[str, E.Expr | Opaque]] = []
 
@@ -139,7 +151,7 @@ def statement_effects(node: N.Node, names: frozenset[str],
             target = _write_target(inner)
             if target in names:
                 record(target, Opaque("is written inside an expression", inner.coord))
-            for name in sorted(_escaped(inner, names)):
+            for name in sorted(_escaped(inner, names, callees)):
                 record(name, Opaque("may be changed through its address or a reference",
                                     inner.coord))
 

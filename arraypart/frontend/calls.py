@@ -1,0 +1,260 @@
+"""Calls to the kernel file's own functions: what the lowering needs to inline them.
+
+Every function reachable from the top is inlined at its call sites, as Vitis HLS does
+for a function called inside a pipelined loop (and for ``#pragma HLS inline``): its
+loops become loops of the caller, with fresh iterator names where the caller's are
+taken, and its accesses join the caller's.  A ``dataflow`` region needs nothing more:
+each process (a call or a loop) is then its own loop nest, so its own pipelines, and
+one banking per array serves them all.
+
+An array parameter names the caller's memory (C passes arrays by address).  A
+:class:`Binding` says which: the callee's ``p[e1]...[ek]`` is the caller's
+``A[c1]...[cm][e1]...[ek]``, where ``c1..cm`` (the *prefix*) are the subscripts of the
+argument: ``f(A)`` binds with an empty prefix, ``f(A[i])`` (a row of a 2-D array passed
+as a 1-D one) with the prefix ``(i,)``.  The parameter's declared shape must be the
+rest of the array's shape (its first size may be left out or be any, as C decays it).
+
+A scalar parameter that the callee never assigns is its argument's value: a constant
+when the argument folds to one, else its quasi-affine expression over the caller's
+iterators (or unknown: indices through it are irregular).  A pointer parameter given
+no array of the kernel (``&x`` of a scalar) is a scalar's address: indexing it is
+then an error where it is indexed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator, Mapping
+
+import clang.cindex as ci
+
+from .. import expr as E
+from ..errors import KernelError
+from ..ir import Array
+from . import cnodes as N
+from .cexpr import Scope, quasi_affine
+
+T = ci.TypeKind
+ASSIGNING = ("p++", "++", "p--", "--")
+# Library routines that copy or fill memory: the statement lowering models them.
+MEMORY_ROUTINES = frozenset(("memcpy", "memset", "memmove", "std::memcpy"))
+
+
+@dataclass(frozen=True, slots=True)
+class Binding:
+    """A name that denotes (part of) an array: ``name[e1][e2]...`` is
+    ``array[prefix..., offset + e1, e2, ...]`` (None: an irregular index)."""
+
+    array: str
+    prefix: tuple[E.Expr | None, ...] = ()
+    offset: E.Expr | None = E.Const(0)
+
+    def index(self, own: tuple[E.Expr | None, ...]) -> tuple[E.Expr | None, ...]:
+        """The array's index for the subscripts ``own`` written on this name."""
+        if not own:
+            return self.prefix
+        return self.prefix + (_plus(self.offset, own[0]),) + own[1:]
+
+    def part(self, own: tuple[E.Expr | None, ...], offset: E.Expr | None) -> "Binding":
+        """What ``&name[own...][0] + offset`` denotes (a row, a pointer into one)."""
+        if not own:
+            return Binding(self.array, self.prefix, _plus(self.offset, offset))
+        return Binding(self.array, self.index(own), offset)
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryArgument:
+    """An argument that hands over memory, not a value: ``base[subscripts...] +
+    offset`` with ``base`` a visible array name (``A``, ``A[i]``, ``A + k``,
+    ``&A[i][k]``); ``offset`` None for none."""
+
+    base: Binding
+    subscripts: tuple[N.Node, ...]
+    offset: N.Node | None
+
+    def binding(self, scope: Scope) -> Binding:
+        own = tuple(quasi_affine(s, scope) for s in self.subscripts)
+        offset = E.Const(0) if self.offset is None else quasi_affine(self.offset, scope)
+        return self.base.part(own, offset)
+
+    def nodes(self) -> tuple[N.Node, ...]:
+        """The expressions the caller evaluates to pass it."""
+        return self.subscripts + (() if self.offset is None else (self.offset,))
+
+
+@dataclass(frozen=True, slots=True)
+class Arguments:
+    """What a call binds in its callee: array parameters, constant scalars and affine
+    scalars (by parameter name)."""
+
+    arrays: dict[str, Binding]
+    constants: dict[str, int]
+    values: dict[str, E.Expr]
+
+
+def _plus(a: E.Expr | None, b: E.Expr | None) -> E.Expr | None:
+    return None if a is None or b is None else E.add(a, b)
+
+
+def definitions(funcs: list[N.FuncDef], top: N.FuncDef) -> dict[str, N.FuncDef | None]:
+    """The file's function definitions other than the top, by name; None for a name
+    defined twice (overloads, which a call by name cannot tell apart)."""
+    found: dict[str, N.FuncDef | None] = {}
+    for f in funcs:
+        if f is not top:
+            found[f.name] = None if f.name in found or f.name == top.name else f
+    return found
+
+
+def known_calls(node: N.Node, callees: Mapping[str, N.FuncDef]) -> Iterator[N.FuncCall]:
+    """The calls of the file's own functions in ``node``, in evaluation order (a call's
+    arguments, and the calls inside them, before the call)."""
+    if isinstance(node, N.FuncCall):
+        for arg in node.args:
+            yield from known_calls(arg, callees)
+        if node.name in callees:
+            yield node
+        return
+    for child in node.children():
+        if child is not None:
+            yield from known_calls(child, callees)
+
+
+def bind(call: N.FuncCall, callee: N.FuncDef, visible: Mapping[str, Binding],
+         arrays: Mapping[str, Array], scope: Scope) -> Arguments:
+    """The parameters of ``callee`` bound to the arguments of ``call`` (module doc)."""
+    if len(call.args) != len(callee.params):
+        raise KernelError(call.coord, f"call of '{callee.name}' with {len(call.args)} "
+                                      f"argument(s) for {len(callee.params)} parameter(s) "
+                                      "(default arguments are not supported)")
+    bound, constants, values = {}, {}, {}
+    assigned = _assigned_names(callee.body)
+    for param, arg in zip(callee.params, call.args):
+        memory = memory_argument(arg, visible, arrays)
+        if memory is not None:
+            bound[param.name] = _array_binding(param, arg, memory.binding(scope), arrays,
+                                               callee)
+        elif _by_reference(param) and any(isinstance(n, N.ArrayRef) for n in N.walk(arg)):
+            raise KernelError(arg.coord, f"'{callee.name}' takes '{param.name}' by "
+                                         "reference to an array element: arraypart "
+                                         "cannot follow accesses through it; pass the "
+                                         "array and the index")
+        elif is_array_parameter(param) and any(
+                isinstance(n, N.Id) and n.name in visible for n in N.walk(arg)):
+            raise KernelError(arg.coord, f"argument '{param.name}' of '{callee.name}' must "
+                                         "be an array of the kernel, a row of one or a "
+                                         "pointer into one (A, A[i], A + k, &A[i][k])")
+        elif param.name not in assigned:
+            value = quasi_affine(arg, scope)
+            if isinstance(value, E.Const):
+                constants[param.name] = value.value
+            elif value is not None:
+                values[param.name] = value
+    return Arguments(bound, constants, values)
+
+
+def memory_argument(arg: N.Node, visible: Mapping[str, Binding],
+                    arrays: Mapping[str, Array]) -> MemoryArgument | None:
+    """The memory ``arg`` hands over (``A``, a row ``A[i]``, ``A + k``, ``&A[i][k]``),
+    or None when it is a value (an element, a scalar)."""
+    if isinstance(arg, N.UnaryOp) and arg.op == "&":
+        found = _subscripted(arg.expr, visible)
+        if found is None or not found[1]:
+            return None if found is None else MemoryArgument(found[0], (), None)
+        base, subscripts = found
+        return MemoryArgument(base, subscripts[:-1], subscripts[-1])
+    if isinstance(arg, N.BinaryOp) and arg.op == "+":
+        for side, other in ((arg.left, arg.right), (arg.right, arg.left)):
+            found = _whole(side, visible, arrays)
+            if found is not None:
+                return MemoryArgument(found[0], found[1], other)
+        return None
+    found = _whole(arg, visible, arrays)
+    return None if found is None else MemoryArgument(found[0], found[1], None)
+
+
+def _whole(node: N.Node, visible, arrays):
+    """``(base, subscripts)`` of a visible array subscripted less than its rank."""
+    found = _subscripted(node, visible)
+    if found is None:
+        return None
+    base, subscripts = found
+    rank = len(arrays[base.array].shape) - len(base.prefix)
+    return found if len(subscripts) < rank else None
+
+
+def _subscripted(node: N.Node, visible: Mapping[str, Binding]):
+    """``(binding, subscripts written)`` when ``node`` is a visible array name with
+    zero or more subscripts (casts around it ignored); else None."""
+    while isinstance(node, N.Cast):
+        node = node.expr
+    subscripts: list[N.Node] = []
+    while isinstance(node, N.ArrayRef):
+        subscripts.insert(0, node.subscript)
+        node = node.name
+    if isinstance(node, N.Id) and node.name in visible:
+        return visible[node.name], tuple(subscripts)
+    return None
+
+
+def _array_binding(param: N.Decl, arg: N.Node, binding: Binding,
+                   arrays: Mapping[str, Array], callee: N.FuncDef) -> Binding:
+    """``binding`` for an array parameter, whose declared shape must be the rest of
+    the array's shape (its first size aside, which C does not pass; the accesses
+    themselves are later proved inside the array)."""
+    array = arrays[binding.array]
+    rest = array.shape[len(binding.prefix):]
+    declared = _declared_shape(param)
+    if not rest or declared is None or len(declared) != len(rest) or any(
+            d is not None and d != r for d, r in zip(declared[1:], rest[1:])):
+        shown = "x".join(str(d) for d in rest) or "an element"
+        want = "a scalar" if declared is None else "a pointer" if declared == (None,) else (
+            "x".join("?" if d is None else str(d) for d in declared))
+        raise KernelError(arg.coord, f"'{callee.name}' takes '{param.name}' as {want}, "
+                                     f"but the argument is {shown} of array "
+                                     f"'{array.name}': pass an array or row of the "
+                                     "parameter's shape")
+    return binding
+
+
+def _declared_shape(param: N.Decl) -> tuple[int | None, ...] | None:
+    """The sizes of an array parameter (None for an unsized first one; a pointer to
+    scalars is one unsized dimension); None when it is no array or pointer."""
+    t = param.ctype.clang if param.ctype is not None else None
+    if t is None:
+        return None
+    if t.kind in (T.LVALUEREFERENCE, T.RVALUEREFERENCE):
+        t = t.get_pointee()
+    if t.kind == T.POINTER and t.get_pointee().kind not in N.ARRAY_TYPE_KINDS + (
+            T.POINTER,):
+        return (None,)
+    sizes: list[int | None] = []
+    while t.kind in N.ARRAY_TYPE_KINDS:
+        sizes.append(t.get_array_size() if t.kind == T.CONSTANTARRAY else None)
+        t = t.element_type
+    return tuple(sizes) or None
+
+
+def is_array_parameter(param: N.Decl) -> bool:
+    shape = _declared_shape(param)
+    return shape is not None
+
+
+def _by_reference(param: N.Decl) -> bool:
+    t = param.ctype.clang if param.ctype is not None else None
+    return t is not None and t.kind in (T.LVALUEREFERENCE, T.RVALUEREFERENCE) and not (
+        t.get_pointee().is_const_qualified())
+
+
+def _assigned_names(body: N.Node) -> set[str]:
+    """Names assigned (``=``, ``op=``, ``++``, ``--``) anywhere in ``body``."""
+    names = set()
+    for node in N.walk(body):
+        target = None
+        if isinstance(node, N.Assignment):
+            target = node.lvalue
+        elif isinstance(node, N.UnaryOp) and node.op in ASSIGNING:
+            target = node.expr
+        if isinstance(target, N.Id):
+            names.add(target.name)
+    return names
