@@ -288,7 +288,8 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError as error:
             parser.error(str(error))
     width = shutil.get_terminal_size((TABLE_WIDTH, 24)).columns
-    out, err = Console(width=width), Console(stderr=True, width=width)
+    # messages are never wrapped: a file:line:col must stay on one line for editors
+    out, err = Console(width=width), Console(stderr=True, width=width, soft_wrap=True)
     try:
         return COMMANDS[args.command](args, out, err)
     except KernelError as error:
