@@ -34,7 +34,7 @@ from typing import Iterator
 
 import clang.cindex as ci
 
-from .. import ir
+from .. import interrupts, ir
 from ..errors import Coord
 from ..frontend import clangtu
 
@@ -93,7 +93,13 @@ class _Insert:
 
 def instrument(kernel: ir.Kernel, options: clangtu.Options) -> Instrumented:
     """The kernel's text (as the testbench includes it) with the edits of the module
-    doc; array ids are positions in ``kernel.arrays``."""
+    doc; array ids are positions in ``kernel.arrays``.  Interruptions wait until it is
+    done (one swallowed inside a libclang callback would cut the walk short)."""
+    with interrupts.deferred():
+        return _instrument(kernel, options)
+
+
+def _instrument(kernel: ir.Kernel, options: clangtu.Options) -> Instrumented:
     unit = clangtu.parse(kernel.source.text, kernel.path, options)
     data = unit.data
     loops = _traced_loops(unit)

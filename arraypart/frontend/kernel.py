@@ -16,6 +16,7 @@ from typing import Mapping
 
 import clang.cindex as ci
 
+from .. import interrupts
 from ..errors import Coord, KernelError
 from ..ir import Kernel, SourceUnit
 from . import clangtu
@@ -131,13 +132,23 @@ def _byte_coord(name: str, data: bytes, offset: int) -> Coord:
     return Coord(name, data.count(b"\n", 0, offset) + 1, offset - line_start + 1)
 
 
-def parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None = None,
-                 top: str | None = None, include_dirs: tuple[str, ...] = (),
-                 std: str | None = None, hls_include: str | None = None,
-                 directives: tuple[Directive, ...] = (),
-                 pipeline_loops: bool = True) -> Kernel:
+def parse_source(text: str, filename: str, **options) -> Kernel:
     """Build the IR of the kernel ``text``, read from ``filename`` (for coordinates,
-    the language and the kernel's name, the file's stem)."""
+    the language and the kernel's name, the file's stem); ``options`` as for
+    :func:`parse_kernel`.
+
+    Interruptions are held back until the IR is built: libclang walks the tree through
+    ctypes callbacks, and a KeyboardInterrupt raised inside one is swallowed there and
+    ends the walk early, which would turn Ctrl-C into a wrong tree (a false error)."""
+    with interrupts.deferred():
+        return _parse_source(text, filename, **options)
+
+
+def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None = None,
+                  top: str | None = None, include_dirs: tuple[str, ...] = (),
+                  std: str | None = None, hls_include: str | None = None,
+                  directives: tuple[Directive, ...] = (),
+                  pipeline_loops: bool = True) -> Kernel:
     if len(text) > MAX_SOURCE_BYTES:
         raise _too_large(filename)
     text = text.removeprefix(BYTE_ORDER_MARK)
