@@ -10,7 +10,7 @@ bug in the front end, not bad input, so it raises ``ValueError``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Union
+from typing import Any, Iterator, Mapping, Union
 
 from .errors import Coord
 from .expr import Expr
@@ -354,6 +354,18 @@ class SourceUnit:
     include_dirs: tuple[str, ...] = ()
     callees: Any = field(default=(), compare=False, repr=False)
     local_decls: Any = field(default_factory=dict, compare=False, repr=False)
+
+
+def accesses(nodes: tuple[Node, ...]) -> Iterator[Access]:
+    """Every access under ``nodes`` (statements, guards, loop bodies), in program order."""
+    for n in nodes:
+        if isinstance(n, Stmt):
+            yield from n.accesses
+        elif isinstance(n, If):
+            yield from n.cond_accesses
+            yield from accesses(n.then + n.orelse)
+        else:
+            yield from accesses(n.body)
 
 
 def port_model(array: Array, ports: int) -> PortModel:

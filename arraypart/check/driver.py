@@ -66,7 +66,7 @@ def check_kernel(kernel: ir.Kernel, bankings: Mapping[str, Banking], *,
     _check_writable(kernel.body, models)
     if rule:
         kernel = _without_registers(kernel, {n for n, b in full.items() if is_registers(b)})
-    irregular = {a.array for a in _accesses(kernel.body) if not a.regular}
+    irregular = {a.array for a in ir.accesses(kernel.body) if not a.regular}
     memories = {a.name: _Memory(full[a.name], models[a.name],
                                 bank_sizes(full[a.name]) if a.name in irregular else None,
                                 a, position)
@@ -91,17 +91,6 @@ def _complete(kernel: ir.Kernel, bankings: Mapping[str, Banking]) -> dict[str, B
                              f"the array {a.shape}")
         full[a.name] = banking
     return full
-
-
-def _accesses(nodes: tuple[ir.Node, ...]) -> Iterator[ir.Access]:
-    for n in nodes:
-        if isinstance(n, ir.Stmt):
-            yield from n.accesses
-        elif isinstance(n, ir.If):
-            yield from n.cond_accesses
-            yield from _accesses(n.then + n.orelse)
-        else:
-            yield from _accesses(n.body)
 
 
 def _without_registers(kernel: ir.Kernel, registers: set[str]) -> ir.Kernel:
@@ -135,7 +124,7 @@ def _prune(nodes: tuple[ir.Node, ...], registers: set[str], inside: bool = False
 
 
 def _check_writable(body: tuple[ir.Node, ...], models: Mapping[str, ir.PortModel]) -> None:
-    for a in _accesses(body):
+    for a in ir.accesses(body):
         model = models[a.array]
         if a.kind == "write" and not model.writable:
             raise KernelError(a.coord, f"write to '{a.array}', whose storage "

@@ -35,6 +35,7 @@ from .. import ir
 from ..errors import Coord
 from ..scheme import Banking, index_var
 from .instrument import Site
+from .ports import min_ii
 from .rule import is_registers
 
 RECORD = np.dtype([("site", "<i4"), ("lane", "<i4"), ("loop", "<i4"), ("array", "<i2"),
@@ -264,18 +265,9 @@ def least_ii(model: ir.PortModel, reads: np.ndarray, writes: np.ndarray) -> np.n
         return np.ones(0, np.int64)
     width = int(writes.max()) + 1
     pairs, inverse = np.unique(reads * width + writes, return_inverse=True)
-    table = np.array([_least(model, p // width, p % width) for p in pairs.tolist()],
+    table = np.array([min_ii(model, p // width, p % width) for p in pairs.tolist()],
                      np.int64)
     return table[inverse]
-
-
-def _least(model: ir.PortModel, reads: int, writes: int) -> int:
-    if writes and not model.writable:
-        raise ValueError(f"the trace writes a {model.name} array")
-    ii = 1
-    while not model.fits(reads, writes, ii):
-        ii += 1
-    return ii
 
 
 GROUP = ("loop", "step", "array", "copy", "bank")

@@ -199,7 +199,7 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
 def _read_copies(kernel: ir.Kernel, inst: Instrumented,
                  memories: Mapping[int, Memory]) -> np.ndarray:
     """Per site, the copy its reads use (that of the IR reference written there)."""
-    refs = {(a.coord.line, a.coord.col): a for a in _accesses(kernel.body)}
+    refs = {(a.coord.line, a.coord.col): a for a in ir.accesses(kernel.body)}
     copies = np.zeros(max(1, len(inst.sites)), np.int64)
     banking = {m.array.name: m.banking for m in memories.values()}
     for n, site in enumerate(inst.sites):
@@ -236,12 +236,3 @@ def _data_guarded(nodes: tuple[ir.Node, ...], guarded: bool) -> Iterator[tuple[i
             yield from _data_guarded(n.body, guarded)
 
 
-def _accesses(nodes: tuple[ir.Node, ...]) -> Iterator[ir.Access]:
-    for n in nodes:
-        if isinstance(n, ir.Stmt):
-            yield from n.accesses
-        elif isinstance(n, ir.If):
-            yield from n.cond_accesses
-            yield from _accesses(n.then + n.orelse)
-        else:
-            yield from _accesses(n.body)

@@ -44,12 +44,11 @@ _FLOAT_WORDS = ("float", "double")
 _UNSIGNED_PREFIXES = ("unsigned", "uint", "bool", "_Bool", "size_t")
 
 
-@dataclass(frozen=True, slots=True)
-class TbArray:
-    name: str
-    elem_type: str
+class _Shaped:
+    """A testbench buffer of ``shape``: its C declarator suffix and element count."""
+
+    __slots__ = ()
     shape: tuple[int, ...]
-    generator: str
 
     @property
     def dims(self) -> str:
@@ -58,6 +57,14 @@ class TbArray:
     @property
     def count(self) -> int:
         return prod(self.shape)
+
+
+@dataclass(frozen=True, slots=True)
+class TbArray(_Shaped):
+    name: str
+    elem_type: str
+    shape: tuple[int, ...]
+    generator: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +74,7 @@ class TbScalar:
 
 
 @dataclass(frozen=True, slots=True)
-class TbStream:
+class TbStream(_Shaped):
     """An ``hls::stream`` parameter (``shape``: an array of ``count`` streams)."""
 
     name: str
@@ -76,14 +83,6 @@ class TbStream:
     shape: tuple[int, ...]
     elements: int
     generator: str
-
-    @property
-    def dims(self) -> str:
-        return "".join(f"[{n}]" for n in self.shape)
-
-    @property
-    def count(self) -> int:
-        return prod(self.shape)
 
 
 @dataclass(frozen=True, slots=True)
