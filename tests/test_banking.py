@@ -11,6 +11,7 @@ import itertools
 import random
 from math import ceil
 from pathlib import Path
+from time import perf_counter
 
 import islpy as isl
 import numpy as np
@@ -459,3 +460,34 @@ def test_suite_kernel_solutions_are_proven(path):
     for sol, am in zip(solution.arrays, model.arrays):
         assert sol.banking.scheme.banks * sol.banking.copies >= sol.lower_bound
         assert prove(am, sol.banking).conflict_free == sol.conflict_free
+
+
+
+def test_time_limit_past_the_first_tier_keeps_its_proven_banking(monkeypatch):
+    """A deadline that ends the search for a cheaper banking than the first proven
+    one keeps that one (proven, conflict-free), says so, and is a time limit (exit 1)."""
+    from arraypart.banking import driver
+
+    def out_of_time(self, best):
+        raise driver._TimeUp("at the next tier")
+
+    monkeypatch.setattr(driver._Search, "_refine", out_of_time)
+    solution, sol = solve_one(stencil_model(STENCILS["SOBEL"][0]))
+    assert solution.time_limited and sol.time_limited and sol.conflict_free
+    assert sol.banking.scheme.banks >= sol.lower_bound
+    assert "looking for a cheaper banking" in sol.notes[-1]
+
+
+
+def test_the_time_limit_is_shared_out_easiest_array_first():
+    """An array with fewer accesses per cycle is banked first and each array gets an
+    equal share of the time left, so a hard array cannot starve one that needs no
+    search; the solution keeps the model's array order."""
+    from arraypart.banking import driver
+    hard = stencil_model(STENCILS["SOBEL"][0])
+    easy = array_model([], (8,))
+    assert driver._easiest_first((hard, easy, hard)) == [1, 0, 2]
+    options = driver._Options(None, 100, ("per_dim",), perf_counter() + 30.0, 30.0, False)
+    assert driver._share(options, 3).deadline - perf_counter() <= 10.0
+    solution = solve(PolyModel((hard, easy), (), ()))
+    assert [a.array for a in solution.arrays] == [hard.array, easy.array]

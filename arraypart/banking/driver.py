@@ -65,14 +65,29 @@ def solve(model: PolyModel, *, max_banks: int | None = None, part: str | None = 
     start = perf_counter()
     options = _Options(max_banks, bram_budget(part), SCHEME_CHOICES[schemes],
                        start + time_limit, time_limit, replace_partitions)
-    arrays = []
-    for index, am in enumerate(model.arrays):
+    solved: dict[int, ArraySolution] = {}
+    for done, index in enumerate(_easiest_first(model.arrays)):
+        am = model.arrays[index]
         if progress is not None:
-            progress(index, len(model.arrays), am.array.name)
-        arrays.append(_solve_within_time(am, options))
-    arrays = tuple(arrays)
+            progress(done, len(model.arrays), am.array.name)
+        solved[index] = _solve_within_time(am, _share(options, len(model.arrays) - done))
+    arrays = tuple(solved[k] for k in range(len(model.arrays)))
     warnings = tuple(note for a in arrays for note in a.notes)
     return Solution(arrays, warnings, perf_counter() - start)
+
+
+def _easiest_first(arrays: tuple[ArrayModel, ...]) -> list[int]:
+    """The arrays' indices, fewest accesses per cycle first: an array that needs no
+    search is banked before a hard one can spend the time limit."""
+    return sorted(range(len(arrays)), key=lambda k: (arrays[k].max_concurrent, k))
+
+
+def _share(options: _Options, left: int) -> _Options:
+    """The options of the next of ``left`` arrays still to bank: an equal share of
+    the time that remains (what an array leaves unused goes to those after it)."""
+    now = perf_counter()
+    return replace(options, deadline=min(options.deadline,
+                                         now + max(0.0, options.deadline - now) / left))
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +108,7 @@ class _Found:
     proof: Proof
     cost: Cost
     tried: int
+    cut_short: bool = False  # the deadline ended the search for a cheaper one
 
 
 class _TimeUp(Exception):
@@ -197,6 +213,7 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
     notes: list[str] = []
     families = ("per_dim",) if array.pragma_only else options.families
     kept = bool(array.partitions) and not options.replace_partitions
+    cut_short = False
     if kept:
         banking = Banking(array.name, scheme_from_pragmas(array))
         proof = prove(am, banking, deadline=options.deadline)
@@ -212,9 +229,18 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
     else:
         found = search.run(families)
         banking, proof, tried = found.banking, found.proof, found.tried
+        cut_short = found.cut_short
         if array.pragma_only and "flat" in options.families and not (
                 proof.conflict_free and found.cost < search.flat_floor(bound)):
-            notes += _interface_note(am, found, search.run(options.families))
+            try:
+                notes += _interface_note(am, found, search.run(options.families))
+            except (ProofTimeout, _TimeUp):
+                pass  # the note compares with a flat scheme; the banking stands
+        if found.cut_short:
+            notes.append(warning_text(array.coord, (
+                f"solver time limit of {options.time_limit:g} s reached while looking "
+                f"for a cheaper banking of {array.name} than {_text(banking)}, which "
+                f"is proven and kept")))
         if not proof.conflict_free:
             notes.append(warning_text(array.coord, (
                 f"no banking of {array.name} within {search.ceiling} banks is "
@@ -223,7 +249,7 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
     evidence = (f"{tried} candidates pre-checked, {proof.isl_checks} isl checks, "
                 f"lower bound {bound}")
     return replace(_solution(am, banking, proof, bound, start, evidence, tuple(notes)),
-                   kept=kept)
+                   kept=kept, time_limited=cut_short)
 
 
 def _unpartitioned(am: ArrayModel, bound: int, start: float,
@@ -328,7 +354,12 @@ class _Search:
         (:meth:`_first_tier`), then cheaper per_dim bankings with more banks
         (:meth:`_refine`)."""
         found = self._first_tier(families)
-        return self._refine(found) if found.proof.conflict_free else found
+        if not found.proof.conflict_free:
+            return found
+        try:
+            return self._refine(found)
+        except (ProofTimeout, _TimeUp):
+            return replace(found, cut_short=True)
 
     def _first_tier(self, families: tuple[str, ...]) -> _Found:
         """Tiers from the lower bound up; in a tier the per_dim families (cheap to
