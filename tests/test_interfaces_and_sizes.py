@@ -127,6 +127,29 @@ def test_m_axi_pointer_is_off_chip_and_never_partitioned(tmp_path):
     assert any("m_axi" in w and "need II 4" in w for w in report.warnings)
 
 
+
+@pytest.mark.parametrize("order", ["m_axi first", "s_axilite first"])
+def test_s_axilite_beside_m_axi_keeps_the_array_off_chip(tmp_path, order):
+    """``s_axilite port=a`` beside ``m_axi port=a`` (Vitis' offset=slave idiom) only
+    places the offset register: ``a[4][16]`` stays off-chip, its reads queue."""
+    pragmas = ["#pragma HLS INTERFACE m_axi port=a offset=slave bundle=gmem",
+               "#pragma HLS INTERFACE s_axilite port=a bundle=control"]
+    if order == "s_axilite first":
+        pragmas.reverse()
+    text = ("void k(int a[4][16], int out[4][14]) {\n" + "\n".join(pragmas) + """
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 14; j++) {
+#pragma HLS pipeline II=1
+      out[i][j] = a[i][j] + a[i][j + 1] + a[i][j + 2];
+    }
+}
+""")
+    report = arraypart.analyze(write(tmp_path, "k.cpp", text))
+    a = array(report, "a")
+    assert a.array.bundle == "gmem" and a.banking.scheme.kind == "none"
+    assert loop_ii(report) == [3]
+
+
 def test_user_partition_of_an_off_chip_array_is_dropped_with_a_warning(tmp_path):
     text = FOUR_READS.format(mode="m_axi", extra="").replace(
         "port=a \n", "port=a\n#pragma HLS array_partition variable=a type=cyclic factor=4\n")

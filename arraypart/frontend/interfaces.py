@@ -3,7 +3,8 @@
 Per UG1399 ("Interfaces", "M_AXI Bundles"):
 
 - ``#pragma HLS INTERFACE [mode=]<mode> port=<name> [bundle=B] [depth=N]`` sets a
-  parameter's interface; without one, pointer and unsized array parameters (``int *a``,
+  parameter's interface (``s_axilite`` beside ``m_axi`` on one port, in either order,
+  carries the m_axi offset: the port stays ``m_axi``); without one, pointer and unsized array parameters (``int *a``,
   ``int a[]``, ``int a[][N]``) are ``m_axi`` (the kernel flow's default) and fixed-size
   arrays ``ap_memory``;
 - ``m_axi``: off-chip memory behind the bundle's adapter (``gmem0`` unless ``bundle=``),
@@ -34,6 +35,7 @@ from .pragmas import HlsPragma, PragmaReader
 
 T = ci.TypeKind
 OFF_CHIP_MODES = ("m_axi",)
+REGISTER_MODE = "s_axilite"  # beside m_axi: where the offset goes (offset=slave)
 DEFAULT_BUNDLE = "gmem0"  # UG1399: m_axi ports without bundle= share gmem0
 DEFAULT_UNSIZED_MODE = "m_axi"
 DEFAULT_SIZED_MODE = "ap_memory"
@@ -75,6 +77,8 @@ def interface_pragmas(func: N.FuncDef, reader: PragmaReader) -> dict[str, Interf
         if mode in OFF_CHIP_MODES and bundle is None:
             bundle = DEFAULT_BUNDLE
         unread = written if written is not None and depth is None else None
+        if mode == REGISTER_MODE and port in found and found[port].off_chip:
+            continue  # the m_axi port's offset register, the memory stays off-chip
         found[port] = Interface(mode, bundle, depth, reader.coord(pragma), unread)
     return found
 
