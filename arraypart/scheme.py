@@ -129,6 +129,13 @@ class Scheme:
         return self.size
 
     @property
+    def registers(self) -> bool:
+        """Every bank of a per_dim scheme holds one element (each dimension complete
+        or cut into single elements): Vitis makes each a register, which takes no
+        port, so any access pattern fits (DESIGN §2)."""
+        return self.kind == "per_dim" and self.bank_depth == 1
+
+    @property
     def padded_shape(self) -> tuple[int, ...]:
         if self.kind == "per_dim":
             return tuple(p.factor * k for p, k in zip(self.dims, self._dim_depths()))

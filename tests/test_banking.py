@@ -491,3 +491,32 @@ def test_the_time_limit_is_shared_out_easiest_array_first():
     assert driver._share(options, 3).deadline - perf_counter() <= 10.0
     solution = solve(PolyModel((hard, easy), (), ()))
     assert [a.array for a in solution.arrays] == [hard.array, easy.array]
+
+
+def test_one_element_banks_are_registers_with_no_port_limit(tmp_path):
+    """DESIGN §2: an array whose every bank holds one element is registers, so a
+    write, a read and a second write of one element in one iteration fit at II 1
+    (as banks of one port they would need II 3); the bound never exceeds the
+    element count and the checker agrees with the proof."""
+    src = tmp_path / "reg.c"
+    src.write_text("""void reg(int in[64], int out[64]) {
+  int d[8];
+#pragma HLS bind_storage variable=d type=ram_1p
+  for (int t = 0; t < 64; t++) {
+#pragma HLS pipeline II=1
+    for (int u = 0; u < 8; u++) d[u] = in[t] + u;
+    for (int u = 0; u < 8; u++) d[u] = d[u] * 2;
+    out[t] = d[0] + d[7];
+  }
+}
+""")
+    import arraypart
+    report = arraypart.analyze(str(src))
+    d = next(a for a in report.solution.arrays if a.array.name == "d")
+    assert d.banking.scheme.registers and d.conflict_free
+    assert d.lower_bound == 8 and d.banking.scheme.banks == 8
+    from arraypart import check
+    bankings = report.solution.bankings()
+    for rule in (False, True):
+        checked = check.check_kernel(report.kernel, bankings, ports=2, rule=rule)
+        assert [lp.achieved_ii for lp in checked.loops] == [1]

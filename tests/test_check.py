@@ -159,9 +159,9 @@ def test_broadcast_reads_are_one_access():
     s = stmt(acc("B", (aff(i=1),), ref=0), acc("B", (aff(i=1),), ref=1),
              acc("C", (aff(j=1),), ref=2))
     inner = loop("j", 0, 3, [s], line=7)
-    k = kernel([array("B", (8,), "ram_1p"), array("C", (4,), "ram_1p")],
+    k = kernel([array("B", (8,), "ram_1p"), array("C", (8,), "ram_1p")],
                [loop("i", 0, 7, [inner], ii=1, line=6)])
-    report = check_kernel(k, banked("C", cyclic((4,), 4)))
+    report = check_kernel(k, banked("C", cyclic((8,), 4)))
     (lp,) = report.loops
     assert (lp.achieved_ii, lp.first_conflict) == (1, None)
     assert report.accesses_checked == 8 * 4 * 3

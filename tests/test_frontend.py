@@ -543,3 +543,23 @@ def test_pragma_value_naming_a_header_constant(tmp_path):
                     "  for (int i = 0; i < 64; i++) { out[i] = buf[i]; }\n}\n")
     buf = parse_kernel(path).array("buf")
     assert [(p.type, p.factor) for p in buf.partitions] == [("cyclic", 4)]
+
+
+def test_code_for_c_simulation_only_is_not_read():
+    """Vitis defines __SYNTHESIS__ while synthesizing: file output under
+    ``#ifndef __SYNTHESIS__`` (a call of a function defined nowhere in the kernel)
+    is not part of the hardware, so arraypart does not read it either."""
+    src = """void log_values(int *v);
+void k(int a[8], int b[8]) {
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    b[i] = a[i] + 1;
+#ifndef __SYNTHESIS__
+    log_values(b);
+#endif
+  }
+}
+"""
+    assert "log_values" in error_of(src.replace("#ifndef", "#ifdef")).message
+    kernel = parse_source(src, "k.c")
+    assert sorted(a.name for a in kernel.arrays) == ["a", "b"]

@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import expr as E
 from ..bram import BRAM18K_ASPECTS, LUTRAM_BITS, bram18k  # noqa: F401 (re-exported)
-from ..ir import PortModel
+from ..ir import Array, PortModel
 from ..poly.model import ArrayModel, LaneAccess
 from . import islsets as S
 from .groups import GroupShape, affine_index, analyze_group
@@ -41,12 +41,14 @@ def lower_bound(array_model: ArrayModel) -> int:
     """No banking of any family serves every group with fewer banks x copies."""
     ndims = len(array_model.array.shape)
     shapes = [analyze_group(g, ndims) for g in array_model.groups]
-    return lower_bound_of(array_model.ports, shapes, array_model.array.size)
+    return lower_bound_of(array_model.ports, shapes, array_model.array)
 
 
-def lower_bound_of(ports: PortModel, shapes: list[GroupShape], elements: int) -> int:
-    """The bound over every group of an array of ``elements`` elements."""
-    return max([1] + [_group_bound(ports, s, elements) for s in shapes])
+def lower_bound_of(ports: PortModel, shapes: list[GroupShape], array: Array) -> int:
+    """The bound over every group of ``array``, never above its element count when it
+    may be partitioned: one register per element serves any pattern (DESIGN §2)."""
+    bound = max([1] + [_group_bound(ports, s, array.size) for s in shapes])
+    return min(bound, array.size) if array.partitionable else bound
 
 
 def counting_bound(ports: PortModel, reads: int, writes: int, ii: int) -> int:

@@ -29,7 +29,8 @@ from ..errors import warning_text
 from ..poly.model import ArrayModel, PolyModel
 from ..rtl.closed import lane_table
 from ..rtl.cost import estimate, flat_floors, scheme_floors
-from ..scheme import Banking, flat_scheme, none_scheme, per_dim_scheme, scheme_from_pragmas
+from ..scheme import (Banking, DimPartition, flat_scheme, none_scheme, per_dim_scheme,
+                      scheme_from_pragmas)
 from .bounds import bram18k, counting_bound, lower_bound_of
 from .device import DEFAULT_SEARCH_BANKS, bram_budget
 from .feasible import least_feasible_ii, relaxed
@@ -111,6 +112,11 @@ class _Found:
     cut_short: bool = False  # the deadline ended the search for a cheaper one
 
 
+# Arrays up to this many elements may become registers when memory banks cannot
+# reach the target II (the selects of a larger register file cost more than an II).
+MAX_REGISTER_ELEMENTS = 16
+
+
 class _TimeUp(Exception):
     """The solver's deadline passed during the search."""
 
@@ -174,6 +180,8 @@ def _solve_within_time(am: ArrayModel, options: _Options) -> ArraySolution:
     II is proven by counting (DESIGN §4: exit 1 with the best banking so far)."""
     start = perf_counter()
     floors = least_feasible_ii(am)
+    if floors and _registers_within_reach(am, options):
+        return _registers(am, start)
     try:
         solution = _solve_array(relaxed(am, floors) if floors else am, options)
     except (ProofTimeout, _TimeUp):
@@ -184,6 +192,27 @@ def _solve_within_time(am: ArrayModel, options: _Options) -> ArraySolution:
         f"{why}: II {am.groups[k].target_ii} is impossible, the least is {ii}"))
         for k, (ii, why) in sorted(floors.items()))
     return replace(solution, conflict_free=False, notes=solution.notes + notes)
+
+
+def _registers_within_reach(am: ArrayModel, options: _Options) -> bool:
+    """A small array may become registers (one bank per element, within the bank
+    cap), which take no port: the one way to meet an II that sharing one address
+    makes impossible for memory banks."""
+    cap = min(MAX_REGISTER_ELEMENTS, options.max_banks or MAX_REGISTER_ELEMENTS)
+    return am.array.partitionable and am.array.size <= cap
+
+
+def _registers(am: ArrayModel, start: float) -> ArraySolution:
+    """``am``'s array complete on every dimension, proven (registers fit any II)."""
+    array = am.array
+    banking = Banking(array.name, per_dim_scheme(array.shape, tuple(
+        DimPartition("complete", n) for n in array.shape)))
+    proof = prove(am, banking)
+    shapes = [analyze_group(g, len(array.shape)) for g in am.groups]
+    bound = lower_bound_of(am.ports, shapes, array)
+    return _solution(am, banking, proof, bound, start, (
+        f"registers: sharing one address rules out memory banks at the target II, "
+        f"lower bound {bound}"))
 
 
 def _time_limited(am: ArrayModel, options: _Options, start: float) -> ArraySolution:
@@ -206,7 +235,7 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
         banking = Banking(array.name, none_scheme(array.shape))
         return _solution(am, banking, Proof(True, (), None, 0), 1, start,
                          "no concurrent accesses")
-    bound = lower_bound_of(am.ports, shapes, am.array.size)
+    bound = lower_bound_of(am.ports, shapes, am.array)
     if not array.partitionable:
         return _unpartitioned(am, bound, start, options)
     search = _Search(am, shapes, bound, options)

@@ -48,6 +48,10 @@ from .precheck import INFEASIBLE_II
 # index is the same in every set); past this many the sets are too large to build in
 # reasonable time and the group is judged by counting (_counted_verdict).
 MAX_IRREGULAR_DIMS = 32
+# In one memory every pair of lanes collides, so the clique walk meets every subset
+# that does not fit (exponential in the lanes); past this many lanes one memory is
+# judged by counting its distinct index expressions (exact when they never meet).
+MAX_WALKED_ONE_BANK = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,9 +115,13 @@ def prove_group(array_model: ArrayModel, group: CycleGroup, banking: Banking,
                 max_ii: int | None = None, *, deadline: float | None = None) -> GroupVerdict:
     """The least II in [target, max_ii] at which ``group`` fits under ``banking``
     (``max_ii`` None: up to the II at which any bank serves all the group's lanes)."""
+    if banking.scheme.registers:
+        return GroupVerdict(group.target_ii, None, 0)
     limit = group.target_ii + len(group.accesses) if max_ii is None else max_ii
     irregular_dims = sum(len(a.index) for a in group.accesses if not a.regular)
-    if irregular_dims > MAX_IRREGULAR_DIMS:
+    if irregular_dims > MAX_IRREGULAR_DIMS or (
+            banking.scheme.banks * banking.copies == 1
+            and len(group.accesses) > MAX_WALKED_ONE_BANK):
         return _counted_verdict(array_model, group, banking, limit)
     prover = _GroupProver(array_model, group, banking, deadline)
     first_failure = None
@@ -128,9 +136,11 @@ def prove_group(array_model: ArrayModel, group: CycleGroup, banking: Banking,
 def _counted_verdict(array_model: ArrayModel, group: CycleGroup, banking: Banking,
                      limit: int) -> GroupVerdict:
     """The verdict by counting alone, for groups with too many irregular values for
-    isl: per copy, assume every access meets in one bank, whose distinct reads are at
+    isl or too many lanes in one memory: per copy, assume every access meets in one bank, whose distinct reads are at
     most its ``bank_depth`` elements.  Sound (no bank can carry more), coarse."""
     needed, failure = group.target_ii, None
+    if banking.scheme.registers:
+        return GroupVerdict(needed, None, 0)
     depth = banking.scheme.bank_depth
     for copy in range(banking.copies):
         lanes = [a for a in group.accesses if a.kind == "write"
@@ -142,9 +152,9 @@ def _counted_verdict(array_model: ArrayModel, group: CycleGroup, banking: Bankin
         ii = next((k for k in range(group.target_ii, limit + 1)
                    if array_model.ports.fits(reads, writes, k)), INFEASIBLE_II)
         if ii > group.target_ii and failure is None:
-            failure = (f"loop {group.loop}: {irregular} irregular accesses, too many to "
-                       f"prove apart with isl, may meet {reads} reads and {writes} writes "
-                       f"in one bank (copy {copy})")
+            failure = (f"loop {group.loop}: by counting, {reads} reads and {writes} "
+                       f"writes may meet in one bank (copy {copy}; {irregular} of the "
+                       f"accesses irregular)")
         needed = max(needed, ii)
     return GroupVerdict(needed, failure, 0)
 

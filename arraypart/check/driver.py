@@ -35,7 +35,7 @@ from . import frames as F
 from .maps import check_map
 from .ports import Cells, bank_sizes, cells, first_overfull_bank, row_needs
 from .report import CheckReport, Conflict, DynamicSite, LoopCheck
-from .rule import BankSpan, is_registers, overfull_bank, rule_needs, site_cells, sites_summary
+from .rule import BankSpan, overfull_bank, rule_needs, site_cells, sites_summary
 from .walk import (Emitted, Region, entries, is_concurrent, regions, root_blocks,
                    root_pieces, walk_steps)
 
@@ -64,8 +64,7 @@ def check_kernel(kernel: ir.Kernel, bankings: Mapping[str, Banking], *,
     full = _complete(kernel, bankings)
     models = {a.name: ir.port_model(a, ports) for a in kernel.arrays}
     _check_writable(kernel.body, models)
-    if rule:
-        kernel = _without_registers(kernel, {n for n, b in full.items() if is_registers(b)})
+    kernel = _without_registers(kernel, {n for n, b in full.items() if b.scheme.registers})
     irregular = {a.array for a in ir.accesses(kernel.body) if not a.regular}
     memories = {a.name: _Memory(full[a.name], models[a.name],
                                 bank_sizes(full[a.name]) if a.name in irregular else None,
@@ -94,8 +93,8 @@ def _complete(kernel: ir.Kernel, bankings: Mapping[str, Banking]) -> dict[str, B
 
 
 def _without_registers(kernel: ir.Kernel, registers: set[str]) -> ir.Kernel:
-    """The kernel without its accesses to register arrays, which take no port under the
-    rule, and without the statements, ifs and loops left with no access (selects
+    """The kernel without its accesses to register arrays (every bank one element),
+    which take no port, and without the statements, ifs and loops left with no access (selects
     between registers unroll into thousands of lanes that need no simulation)."""
     return replace(kernel, body=_prune(kernel.body, registers))
 
@@ -168,7 +167,6 @@ class _Run:
     cells: dict[str, list[Cells]]
     needs: dict[str, np.ndarray]
     need: np.ndarray
-    registers: dict[str, bool]
 
 
 class _Budget:
@@ -246,16 +244,13 @@ def _static_sites(region: Region, memories: dict[str, _Memory],
     for _, emitted, _ in _chunks(region, deadline):
         for e in emitted:
             for a in e.accesses:
-                if not is_registers(memories[a.array].banking):
-                    span.add(site_cells(a, e.frame, memories[a.array].banking))
+                span.add(site_cells(a, e.frame, memories[a.array].banking))
     return span.static()
 
 
 def _count_dynamic(run: _Run, static: frozenset, dynamic: dict[ir.Access, int]) -> None:
-    """Add the run's dynamic lanes per access (registers excepted)."""
+    """Add the run's dynamic lanes per access."""
     for name, cs in run.cells.items():
-        if run.registers.get(name):
-            continue
         for access, (_, lanes) in sites_summary(cs, static).items():
             if lanes:
                 dynamic[access] = max(dynamic.get(access, 0), lanes)
@@ -273,9 +268,6 @@ def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory
         for e in parts:
             for a in e.accesses:
                 banking = memories[a.array].banking
-                if static is not None and is_registers(banking):
-                    totals.accesses += int(np.count_nonzero(e.frame.mask))
-                    continue  # registers: no port to count under the rule
                 per_array.setdefault(a.array, []).append(
                     cells(a, e.frame, banking) if static is None
                     else site_cells(a, e.frame, banking))
@@ -288,9 +280,7 @@ def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory
         need = np.ones(frame.rows, np.int64)
         for array_need in needs.values():
             need = np.maximum(need, array_need)
-        registers = {n: is_registers(memories[n].banking) for n in arrays}
-        runs.append(_Run(frame, order, {n: per_array[n] for n in arrays}, needs, need,
-                         registers))
+        runs.append(_Run(frame, order, {n: per_array[n] for n in arrays}, needs, need))
     return runs
 
 

@@ -16,7 +16,9 @@ Two port models, the checker's (:mod:`.driver`):
   bank-centric code ``compile`` emits gets;
 - *rule* (``rule=True``, the scheduling rule): a (loop, site, lane, kind) whose bank is
   one value over the whole run is static and uses its bank; any other takes a port of
-  EVERY bank of its copy; arrays complete on every dimension are registers (no ports).
+  EVERY bank of its copy.
+
+In both, an array whose every bank holds one element is registers (no ports).
 
 Records are read in chunks of :data:`CHUNK_RECORDS` that never split a step, so memory
 stays bounded by the chunk and the largest step.
@@ -36,7 +38,6 @@ from ..errors import Coord
 from ..scheme import Banking, index_var
 from .instrument import Site
 from .ports import min_ii
-from .rule import is_registers
 
 RECORD = np.dtype([("site", "<i4"), ("lane", "<i4"), ("loop", "<i4"), ("array", "<i2"),
                    ("kind", "i1"), ("unused", "i1"), ("step", "<i8"), ("flat", "<i8")])
@@ -146,7 +147,7 @@ def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
     """Replay the records at ``path``; ``memories`` by array id (arrays missing are
     not counted), ``read_copies[site]`` the copy a site's reads use, ``claims`` by
     loop id."""
-    counted = {a: m for a, m in memories.items() if not (rule and is_registers(m.banking))}
+    counted = {a: m for a, m in memories.items() if not m.banking.scheme.registers}
     dynamic = _dynamic_keys(path, counted) if rule else None
     state = _State(len(loops), claims)
     outside: dict[tuple[int, int], OutOfBounds] = {}

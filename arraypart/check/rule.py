@@ -11,7 +11,7 @@ run of a concurrent loop:
   scheduler reads every bank and multiplexes, so it takes one port of EVERY bank of its
   copy;
 - identical reads of one element in one step count once (equal keys below);
-- an array partitioned completely on every dimension is registers: no port limit.
+- an array whose every bank holds one element is registers: no port limit.
 
 The bank of a site needs only the index dimensions its scheme's bank formula uses, so
 ``A[i][idx[j]]`` under ``cyclic`` on dimension 0 alone still has a bank.  A step's
@@ -40,12 +40,6 @@ from .report import ConflictAccess
 BLOCK_KEYS = 1 << 22
 
 SiteKey = tuple[int, int]  # (id of the ir.Access, lane column)
-
-
-def is_registers(banking: Banking) -> bool:
-    """Complete partitioning of every dimension: each element is its own register."""
-    scheme = banking.scheme
-    return scheme.kind == "per_dim" and all(p.type == "complete" for p in scheme.dims)
 
 
 def bank_dims(banking: Banking) -> frozenset[int]:
@@ -152,7 +146,7 @@ def _port_uses(cs: list[SiteCells], banking: Banking, static: frozenset[SiteKey]
 def rule_needs(cs: list[SiteCells], banking: Banking, model: ir.PortModel, rows: int,
                static: frozenset[SiteKey]) -> np.ndarray:
     """The least II each of ``rows`` steps needs for this array under the rule."""
-    if is_registers(banking) or not cs or not rows:
+    if banking.scheme.registers or not cs or not rows:
         return np.ones(rows, np.int64)
     addresses, space = _addresses(cs, banking.scheme.shape)
     shift = max(1, (space - 1).bit_length())

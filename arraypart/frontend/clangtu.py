@@ -29,6 +29,9 @@ C_SUFFIXES = (".c",)
 MAIN_STEM = "__arraypart_kernel"  # clang's name for the kernel (any user name works)
 BUNDLED_INCLUDE = Path(__file__).resolve().parent.parent / "include"
 XILINX_ENV = "XILINX_HLS"
+# Vitis defines it while synthesizing: code under #ifndef __SYNTHESIS__ (file output,
+# printf) is C-simulation only, and arraypart reads what Vitis synthesizes.
+SYNTHESIS_DEFINE = "-D__SYNTHESIS__"
 # clang's own freestanding headers (stddef.h, stdbool.h, ...) are not in the libclang
 # wheel; GCC's serve the same purpose where it is installed.
 GCC_BUILTIN_HEADERS = "/usr/lib/gcc/*/*/include"
@@ -212,6 +215,7 @@ def clang_arguments(filename: str, options: Options, kernel_dir: str | None) -> 
     args.append(f"-I{hls_include_dir(options.hls_include)}")
     for builtin in sorted(glob.glob(GCC_BUILTIN_HEADERS))[-1:]:
         args += ["-isystem", builtin]
+    args.append(SYNTHESIS_DEFINE)
     args += [f"-D{name}={value}" for name, value in options.defines]
     return args
 
