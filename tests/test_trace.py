@@ -278,3 +278,33 @@ def test_class_element_types_in_a_namespace_trace_as_modelled(tmp_path):
     path.write_text(CLASS_TYPES)
     for result in _traced(path, 2):
         assert result.disagreements == (), result.format()
+
+
+INFERRED_PIPELINES = """\
+void inferred(int a[64], int b[64], int c[16][8]) {
+  int buf[64];
+  for (int i = 0; i < 64; i++) buf[i] = a[i] * 3;
+  for (int i = 1; i < 63; i++) /* unbraced */ b[i] = buf[i - 1] + buf[i + 1] ;
+  for (int r = 0; r < 16; r++) {
+    for (int k = 0; k < 8; k++) {
+      c[r][k] = buf[r + k] + buf[r + k + 1];
+    }
+  }
+}
+"""
+
+
+@needs_gxx
+def test_loops_vitis_pipelines_by_default_are_traced(tmp_path):
+    """Loops pipelined by Vitis' default (no pragma in the text), braced or not, are
+    traced at the model's coordinates and replay at the model's II."""
+    path = tmp_path / "inferred.c"
+    path.write_text(INFERRED_PIPELINES)
+    kernel = frontend.parse_kernel(path)
+    inst = instrument.instrument(kernel, clangtu.Options())
+    assert [loop.coord.line for loop in inst.loops] == [3, 4, 6]
+    for result in _traced(path, 1):
+        assert result.disagreements == () and not result.untraced, result.format()
+        assert [loop.claim.name for loop in result.replay.loops] == ["L3", "L4", "L6"]
+        assert all(loop.traced_ii == loop.claim.claimed_ii
+                   for loop in result.replay.loops), result.format()

@@ -12,7 +12,9 @@ Edits are insertions at byte offsets of the text (nothing is removed):
   lvalue; ``BASE`` is the array variable at the root of the subscript chain (the
   runtime finds the array from it, so an out-of-bounds index still gets its array);
 - a *traced loop* (a ``for`` whose braced body holds ``#pragma HLS pipeline`` that is
-  not ``off``, innermost ``for`` around the pragma) is wrapped in
+  not ``off``, innermost ``for`` around the pragma; or a ``for`` the model pipelines
+  without a pragma in its text: by Vitis' default or a ``--directives`` command, found
+  by its coordinate, the one thing taken from the model) is wrapped in
   ``{ ::arraypart_trace::Scope s; for (...) { ::arraypart_trace::iter(LOOP, U); ... } }``:
   a block of ``U`` iterations (its ``unroll factor``, else 1) is one pipeline step;
 - every other ``for`` gets ``::arraypart_trace::bump()`` in its increment, so a
@@ -46,6 +48,7 @@ _WRAPPERS = frozenset((K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.MEMBER_REF_EXPR))
 _PIPELINE = re.compile(r"HLS\s+pipeline\b(?!.*\boff\b)", re.IGNORECASE)
 _UNROLL_FACTOR = re.compile(r"HLS\s+unroll\b.*\bfactor\s*=\s*(\d+)", re.IGNORECASE)
 NAMESPACE = "::arraypart_trace::"
+_TERMINATOR = re.compile(rb"(?:\s|/\*.*?\*/|//[^\n]*\n)*;", re.DOTALL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +105,7 @@ def instrument(kernel: ir.Kernel, options: clangtu.Options) -> Instrumented:
 def _instrument(kernel: ir.Kernel, options: clangtu.Options) -> Instrumented:
     unit = clangtu.parse(kernel.source.text, kernel.path, options)
     data = unit.data
-    loops = _traced_loops(unit)
+    loops = _traced_loops(unit, _model_pipelines(kernel.body))
     ids = {a.name: n for n, a in enumerate(kernel.arrays) if not a.interface}
     inserts: list[_Insert] = []
     sites: list[Site] = []
@@ -237,9 +240,25 @@ def _access_edits(cursor: ci.Cursor, site: int, kind: int, data: bytes) -> list[
     return [_Insert(start, True, -end, opener), _Insert(end, False, -start, ")")]
 
 
-def _traced_loops(unit: clangtu.Unit) -> dict[int, tuple[ci.Cursor, int]]:
+def _model_pipelines(nodes: tuple[ir.Node, ...]) -> dict[tuple[int, int], int]:
+    """(line, col) of each loop the model pipelines -> iterations per step."""
+    found: dict[tuple[int, int], int] = {}
+    for n in nodes:
+        if isinstance(n, ir.Loop):
+            if n.pipeline_ii is not None:
+                found[(n.coord.line, n.coord.col)] = n.unroll if (n.unroll or 0) > 1 else 1
+            found.update(_model_pipelines(n.body))
+        elif isinstance(n, ir.If):
+            found.update(_model_pipelines(n.then))
+            found.update(_model_pipelines(n.orelse))
+    return found
+
+
+def _traced_loops(unit: clangtu.Unit, model: dict[tuple[int, int], int]
+                  ) -> dict[int, tuple[ci.Cursor, int]]:
     """Start offset of each pipelined ``for`` (in text order) -> (its cursor, its
-    unroll factor); a pragma belongs to the innermost ``for`` whose braced body holds it."""
+    unroll factor); a pragma belongs to the innermost ``for`` whose braced body holds it,
+    and a ``for`` at a coordinate of ``model`` (the model's pipelined loops) is one too."""
     bodies = [(c, body) for c in unit.tu.cursor.walk_preorder()
               if c.kind == K.FOR_STMT and unit.in_main(c.location)
               for body in [list(c.get_children())[-1]] if body.kind == K.COMPOUND_STMT]
@@ -253,6 +272,12 @@ def _traced_loops(unit: clangtu.Unit) -> dict[int, tuple[ci.Cursor, int]]:
                  if _PIPELINE.match(text)}
     factors = {loop.extent.start.offset: int(m.group(1)) for text, loop in owners
                for m in [_UNROLL_FACTOR.match(text)] if m}
+    for c in unit.tu.cursor.walk_preorder():
+        if c.kind == K.FOR_STMT and unit.in_main(c.location):
+            at = unit.coord(c.extent.start.offset)
+            if (at.line, at.col) in model and c.extent.start.offset not in pipelined:
+                pipelined[c.extent.start.offset] = c
+                factors[c.extent.start.offset] = model[(at.line, at.col)]
     return {key: (pipelined[key], factors.get(key, 1)) for key in sorted(pipelined)}
 
 
@@ -260,15 +285,28 @@ def _loop_edits(cursor: ci.Cursor, loops: dict, data: bytes) -> list[_Insert]:
     start, end = cursor.extent.start.offset, cursor.extent.end.offset
     if start in loops:
         loop_id = list(loops).index(start)
-        body = list(cursor.get_children())[-1].extent.start.offset + 1
-        return [_Insert(start, True, -end, "{ " + NAMESPACE + "Scope trace_scope; "),
-                _Insert(body, True, 0, f" {NAMESPACE}iter({loop_id}, {loops[start][1]});"),
-                _Insert(end, False, -start, " }")]
+        step = f" {NAMESPACE}iter({loop_id}, {loops[start][1]});"
+        body = list(cursor.get_children())[-1]
+        end = _statement_end(data, end)
+        around = [_Insert(start, True, -end, "{ " + NAMESPACE + "Scope trace_scope; "),
+                  _Insert(end, False, -start, " }")]
+        if body.kind == K.COMPOUND_STMT:
+            return around + [_Insert(body.extent.start.offset + 1, True, 0, step)]
+        first = body.extent.start.offset
+        return around + [_Insert(first, True, -end, "{" + step + " "),
+                         _Insert(end, False, -first, " }")]
     where = _increment_at(cursor)
     if where is None:
         return []
     offset, empty = where
     return [_Insert(offset, True, 0, f" {NAMESPACE}bump()" + ("" if empty else ","))]
+
+
+def _statement_end(data: bytes, end: int) -> int:
+    """The end of the statement whose extent ends at ``end``: past its ``;`` when
+    clang's extent stops before it (an expression statement's does)."""
+    tail = _TERMINATOR.match(data, end)
+    return tail.end() if tail else end
 
 
 def _increment_at(cursor: ci.Cursor) -> tuple[int, bool] | None:

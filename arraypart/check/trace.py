@@ -145,8 +145,8 @@ class TraceCheck:
             verdict = "agrees" if loop.agrees else "DISAGREES"
             lines.append(f"  {loop.claim.name} ({loop.coord}): {loop.steps} steps, model "
                          f"II {loop.claim.claimed_ii}, traced II {loop.traced_ii}: {verdict}")
-        lines += [f"  {c.name} ({c.coord}): not traced (no `#pragma HLS pipeline` in its "
-                  "body as written)" for c in self.untraced]
+        lines += [f"  {c.name} ({c.coord}): not traced (no `for` statement of the "
+                  "kernel's text there: a pipelined function)" for c in self.untraced]
         lines += [f"  {coord}: access written in a macro, not traced"
                   for coord in self.trace.instrumented.skipped]
         lines.append(f"  addresses compared with the polyhedral model in "
