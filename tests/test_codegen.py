@@ -392,8 +392,10 @@ def test_testbench_holds_the_original_kernel_and_compares_everything():
 def test_scalar_parameters_get_fixed_values():
     k, sol = stencil_kernel(cyclic((8, 8), 2, 2))
     tb = emit(k, sol)["stencil_tb.cpp"]
-    assert "stencil(actual_in, actual_out, 0.5);" in tb
+    assert "float expected_gain(0.5);" in tb
+    assert "stencil(actual_in, actual_out, actual_gain);" in tb
     assert "random_unit<float>()" in tb
+    assert 'compare("gain"' not in tb  # by value: no output to compare
 
 
 def test_the_source_is_not_mutated():

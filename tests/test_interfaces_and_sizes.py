@@ -414,3 +414,52 @@ def test_a_shadowed_argument_is_no_size(tmp_path):
 }
 """
     assert arraypart.analyze(write(tmp_path, "shadow.c", text)).kernel.params == ()
+
+
+# ---------------------------------------------------------------- 3. scalar interfaces
+
+# Scalars of every kind the testbench drives: an ap_fixed by value, an ap_uint by const
+# reference, outputs by reference (ap_int, int) and through a pointer, and an ap_fixed
+# return value.
+SCALARS = """#include "ap_fixed.h"
+#include "ap_int.h"
+typedef ap_fixed<12, 4> gain_t;
+gain_t scale(gain_t gain, const ap_uint<4> &shift, ap_int<10> &peak, int &total,
+             ap_uint<8> *last) {
+  ap_int<10> buf[16];
+  for (int i = 0; i < 16; i++) buf[i] = i << shift;
+  int sum = 0;
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    sum += buf[2 * i] + buf[2 * i + 1];
+  }
+  peak = buf[15];
+  total = sum;
+  *last = sum;
+  return gain * sum;
+}
+"""
+
+
+@needs_gxx
+def test_scalar_parameters_and_outputs_are_driven_and_compared(tmp_path):
+    compiled = arraypart.compile_kernel(write(tmp_path, "scale.cpp", SCALARS), ports=1)
+    assert array(compiled.report, "buf").banking.scheme.banks == 2
+    assert loop_ii(compiled.report) == [1, 1]
+    tb = compiled.files["scale_tb.cpp"]
+    assert "ap_uint<4> expected_shift(3);" in tb and "gain_t expected_return" in tb
+    compared = {name for name in ("gain", "shift", "peak", "total", "last")
+                if f'compare("{name}"' in tb}
+    assert compared == {"peak", "total", "last"}  # inputs by value or const & aside
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+
+
+@needs_gxx
+def test_a_scalar_output_that_differs_fails_the_testbench(tmp_path):
+    compiled = arraypart.compile_kernel(write(tmp_path, "scale.cpp", SCALARS), ports=1)
+    banked = compiled.files["scale.cpp"]
+    assert banked.count("total = sum;") == 1
+    compiled.files["scale.cpp"] = banked.replace("total = sum;", "total = sum + 1;")
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 1 and "  total: expected" in run.stdout, run.stdout

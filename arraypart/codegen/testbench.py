@@ -3,10 +3,12 @@
 The testbench (``templates/testbench.cpp.j2``) runs the original kernel and the banked
 one on the same inputs and compares every interface array bit for bit.  This module
 describes each parameter: interface arrays with their element type, shape and how to
-fill them (a pointer's shape is its extent); scalars with a fixed value, run-time sizes
-with their largest value; ``hls::stream`` parameters (and arrays of them) with the same
-random elements in both runs, enough for every statement execution to read one, and
-what is left in them afterwards compared in order.
+fill them (a pointer's shape is its extent); scalars (C numbers, ``ap_[u]int``,
+``ap_[u]fixed``: a fixed value; structs: random bytes; run-time sizes: their largest
+value), by value or by reference, as one variable per run, the ones passed by non-const
+reference (outputs) compared afterwards like the return value; ``hls::stream`` parameters
+(and arrays of them) with the same random elements in both runs, enough for every
+statement execution to read one, and what is left in them afterwards compared in order.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ MAX_STREAM_ELEMENTS = 1 << 20
 STREAM_PREFIX = "hls::stream<"
 
 _FLOAT_WORDS = ("float", "double")
+_FIXED_PREFIXES = ("ap_fixed<", "ap_ufixed<")
 _UNSIGNED_PREFIXES = ("unsigned", "uint", "bool", "_Bool", "size_t")
 
 
@@ -69,8 +72,14 @@ class TbArray(_Shaped):
 
 @dataclass(frozen=True, slots=True)
 class TbScalar:
+    """A scalar parameter (by value or by reference): both runs get a variable of
+    ``value_type`` holding ``value``; an ``output`` (a non-const reference) is compared
+    after them."""
+
     name: str
+    value_type: str
     value: str
+    output: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +125,7 @@ def testbench_context(kernel: Kernel) -> dict:
         "prototype": _prototype(data, func),
         "params": params,
         "arrays": [p.array for p in params if p.array is not None],
+        "scalars": [p.scalar for p in params if p.scalar is not None],
         "streams": [p.stream for p in params if p.stream is not None],
         "return_type": return_type if returns else None,
         "seed": SEED,
@@ -172,9 +182,8 @@ def _unqualified(spelling: str) -> str:
 
 def _call(function: str, params: list[TbParam], prefix: str,
           return_type: str | None) -> str:
-    """``[T prefixreturn = ]function(args);`` with the arrays named ``prefix + name``."""
-    args = ", ".join(p.scalar.value if p.scalar is not None
-                     else prefix + (p.array or p.stream).name for p in params)
+    """``[T prefixreturn = ]function(args);`` with the arguments named ``prefix + name``."""
+    args = ", ".join(prefix + (p.array or p.scalar or p.stream).name for p in params)
     result = f"{return_type} {prefix}return = " if return_type is not None else ""
     return f"{result}{function}({args});"
 
@@ -189,13 +198,7 @@ def _param(p: N.Decl, kernel: Kernel, bounds: dict[str, int]) -> TbParam:
     if array is None and _stream_type(p) is not None:
         return TbParam(None, None, _stream(p, kernel))
     if array is None or not array.interface:
-        if p.is_array or p.ctype.canonical_kind.name not in SCALAR_TYPE_KINDS:
-            raise KernelError(p.coord, f"parameter '{p.name}': the testbench drives only "
-                                       f"arrays of fixed size and scalars")
-        elem_type = _unqualified(p.ctype.canonical_spelling)
-        size = next((s for s in kernel.params if s.name == p.name), None)
-        value = _scalar_value(elem_type) if size is None else str(size.high)
-        return TbParam(None, TbScalar(p.name, value))
+        return TbParam(None, _scalar(p, kernel))
     elem_type = array.elem_type
     if p.name in bounds:
         generator = f"random_int<{elem_type}>(0, {bounds[p.name]})"
@@ -206,19 +209,43 @@ def _param(p: N.Decl, kernel: Kernel, bounds: dict[str, int]) -> TbParam:
     return TbParam(TbArray(p.name, elem_type, array.shape, generator), None)
 
 
+def _scalar(p: N.Decl, kernel: Kernel) -> TbScalar:
+    """A parameter that is no array or stream: a C number, an enum, an ``ap_[u]int``,
+    an ``ap_[u]fixed`` or a struct, by value or by reference (module doc)."""
+    held = p.ctype.referent or p.ctype
+    kind = held.canonical_kind.name
+    if p.is_array or held.kind in N.ARRAY_TYPE_KINDS or not (
+            kind in SCALAR_TYPE_KINDS or kind == RECORD_KIND):
+        raise KernelError(p.coord, f"parameter '{p.name}': the testbench drives only "
+                                   "arrays of fixed size, streams and scalars (C numbers, "
+                                   "ap_[u]int, ap_[u]fixed, structs; by value or by "
+                                   "reference)")
+    value_type = _unqualified(held.canonical_spelling)
+    size = next((s for s in kernel.params if s.name == p.name), None)
+    if size is not None:
+        value = str(size.high)
+    elif kind == RECORD_KIND and not held.ap_number:
+        value = f"random_bytes<{value_type}>()"
+    else:
+        value = _scalar_value(value_type)
+    output = p.ctype.referent is not None and not held.const
+    return TbScalar(p.name, value_type, value, output)
+
+
 def _stream_type(p: N.Decl) -> str | None:
-    """``hls::stream<T...>`` as written for a stream parameter (by reference or an
-    array of streams), else None."""
-    written = _unqualified(p.ctype.spelling)
-    if not written.startswith(STREAM_PREFIX):
+    """``hls::stream<T...>`` (clang's canonical spelling: namespace-qualified whatever
+    the kernel wrote) for a stream parameter (by reference or an array of streams),
+    else None."""
+    canonical = _unqualified(p.ctype.canonical_spelling)
+    if not canonical.startswith(STREAM_PREFIX):
         return None
-    depth, end = 0, len(written)
-    for k, ch in enumerate(written):
+    depth, end = 0, len(canonical)
+    for k, ch in enumerate(canonical):
         depth += {"<": 1, ">": -1}.get(ch, 0)
         if depth == 0 and ch == ">":
             end = k + 1
             break
-    return written[:end]
+    return canonical[:end]
 
 
 def _stream(p: N.Decl, kernel: Kernel) -> TbStream:
@@ -263,6 +290,7 @@ _SCALAR_NAMES = frozenset((
     "uint32_t", "uint64_t"))
 
 
+RECORD_KIND = "RECORD"
 SCALAR_TYPE_KINDS = frozenset((
     "BOOL", "CHAR_U", "UCHAR", "USHORT", "UINT", "ULONG", "ULONGLONG", "CHAR_S", "SCHAR",
     "SHORT", "INT", "LONG", "LONGLONG", "FLOAT", "DOUBLE", "LONGDOUBLE", "ENUM"))
@@ -277,7 +305,7 @@ def _is_unsigned(elem_type: str) -> bool:
 
 
 def _scalar_value(elem_type: str) -> str:
-    if _is_float(elem_type):
+    if _is_float(elem_type) or elem_type.startswith(_FIXED_PREFIXES):
         return SCALAR_FLOAT
     return str(SCALAR_INT)
 

@@ -183,10 +183,12 @@ class Compound(Node):
 class TypeInfo:
     """A declared type as plain data (kinds and spellings), plus clang's ``Type`` in
     ``clang`` for the lowering only: :meth:`release` drops it once the IR is built, so
-    that no kept tree holds the translation unit (and its memory) alive."""
+    that no kept tree holds the translation unit (and its memory) alive.  ``referent``
+    is the referenced type of a reference (None for any other type); ``ap_number``: the
+    type is an ``ap_[u]int`` or ``ap_[u]fixed``; ``const``: it is const-qualified."""
 
     __slots__ = ("clang", "kind", "canonical_kind", "spelling", "canonical_spelling",
-                 "element_struct")
+                 "element_struct", "referent", "ap_number", "const")
 
     def __init__(self, t: ci.Type):
         canonical = t.get_canonical()
@@ -198,11 +200,18 @@ class TypeInfo:
         element = canonical
         while element.kind in ARRAY_TYPE_KINDS:
             element = element.element_type.get_canonical()
-        self.element_struct = (element.kind == ci.TypeKind.RECORD
-                               and element.get_declaration().spelling not in AP_TYPE_NAMES)
+        ap_record = (element.kind == ci.TypeKind.RECORD
+                     and element.get_declaration().spelling in AP_TYPE_NAMES)
+        self.element_struct = element.kind == ci.TypeKind.RECORD and not ap_record
+        self.ap_number = ap_record and element == canonical
+        self.const = t.is_const_qualified()
+        self.referent = (TypeInfo(t.get_pointee()) if t.kind in REFERENCE_TYPE_KINDS
+                         else None)
 
     def release(self) -> None:
         self.clang = None
+        if self.referent is not None:
+            self.referent.release()
 
 
 AP_TYPE_NAMES = ("ap_int", "ap_uint", "ap_fixed", "ap_ufixed")
@@ -235,6 +244,7 @@ class Decl(Node):
         return self.ctype is not None and self.ctype.kind in ARRAY_TYPE_KINDS
 
 
+REFERENCE_TYPE_KINDS = (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE)
 ARRAY_TYPE_KINDS = (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY,
                     ci.TypeKind.VARIABLEARRAY, ci.TypeKind.DEPENDENTSIZEDARRAY)
 
