@@ -227,6 +227,42 @@ def test_stream_kernel_builds_and_matches_the_original(tmp_path):
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
 
 
+# Streams written without hls:: (``using namespace hls``), one with a depth, and a
+# scalar output by reference that a callee writes through a pointer.
+UNQUALIFIED_STREAMS = """#include "hls_stream.h"
+using namespace hls;
+typedef int data_t;
+static void sum4(const data_t buf[16], data_t *out) {
+  data_t acc = 0;
+  for (int i = 0; i < 4; i++) {
+#pragma HLS pipeline II=1
+    acc += buf[4 * i] + buf[4 * i + 1] + buf[4 * i + 2] + buf[4 * i + 3];
+  }
+  *out = acc;
+}
+void unq(stream<data_t> &in, stream<int, 4> lanes[2], data_t &out) {
+  data_t buf[16];
+  for (int i = 0; i < 16; i++) buf[i] = in.read();
+  for (int k = 0; k < 2; k++) lanes[k].write(buf[k]);
+  sum4(buf, &out);
+}
+"""
+
+
+@needs_gxx
+def test_unqualified_streams_and_an_output_written_by_a_callee(tmp_path):
+    compiled = arraypart.compile_kernel(write(tmp_path, "unq.cpp", UNQUALIFIED_STREAMS),
+                                        ports=1)
+    assert [a.array.name for a in compiled.report.solution.arrays] == ["buf"]
+    assert array(compiled.report, "buf").banking.scheme.banks == 4
+    tb = compiled.files["unq_tb.cpp"]
+    assert "hls::stream<int> expected_in;" in tb
+    assert "hls::stream<int, 4> expected_lanes[2];" in tb
+    assert 'compare("out", &expected_out' in tb
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+
+
 @needs_gxx
 def test_off_chip_kernel_builds_and_matches_the_original(tmp_path):
     compiled = arraypart.compile_kernel(write(tmp_path, "window.cpp", WINDOW), ports=1)
