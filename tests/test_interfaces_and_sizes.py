@@ -263,6 +263,50 @@ def test_unqualified_streams_and_an_output_written_by_a_callee(tmp_path):
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
 
 
+# A local array of streams whose elements are passed by reference, and the whole array
+# to a template, as dataflow stages do.
+STREAM_STAGES = """#include "hls_stream.h"
+static void load(const int in[16], hls::stream<int> &s) {
+  for (int i = 0; i < 16; i++) s << in[i];
+}
+static void add(hls::stream<int> &a, hls::stream<int> &b, int incr) {
+  for (int i = 0; i < 16; i++) b << a.read() + incr;
+}
+template <int N> static void chain(hls::stream<int> s[N + 1], int incr) {
+  for (int k = 0; k < N; k++) {
+#pragma HLS unroll
+    add(s[k], s[k + 1], incr);
+  }
+}
+static void store(hls::stream<int> &s, int out[8]) {
+  int buf[16];
+  for (int i = 0; i < 16; i++) buf[i] = s.read();
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[2 * i] + buf[2 * i + 1];
+  }
+}
+void stages(const int in[16], int out[8], int incr) {
+#pragma HLS dataflow
+  static hls::stream<int> fifo[3];
+  load(in, fifo[0]);
+  chain<2>(fifo, incr);
+  store(fifo[2], out);
+}
+"""
+
+
+@needs_gxx
+def test_stream_array_elements_passed_to_callees(tmp_path):
+    compiled = arraypart.compile_kernel(write(tmp_path, "stages.cpp", STREAM_STAGES),
+                                        ports=1)
+    assert sorted(a.array.name for a in compiled.report.solution.arrays) == [
+        "buf", "in", "out"]
+    assert array(compiled.report, "buf").banking.scheme.banks == 2
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+
+
 @needs_gxx
 def test_off_chip_kernel_builds_and_matches_the_original(tmp_path):
     compiled = arraypart.compile_kernel(write(tmp_path, "window.cpp", WINDOW), ports=1)

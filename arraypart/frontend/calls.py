@@ -18,7 +18,9 @@ A scalar parameter that the callee never assigns is its argument's value: a cons
 when the argument folds to one, else its quasi-affine expression over the caller's
 iterators (or unknown: indices through it are irregular).  A pointer parameter given
 no array of the kernel (``&x`` of a scalar) is a scalar's address: indexing it is
-then an error where it is indexed.
+then an error where it is indexed.  An element of an array of ``hls::stream`` passed
+by reference (``f(s[k])``) is a FIFO, no memory: only elements of the kernel's arrays
+are refused there.
 """
 
 from __future__ import annotations
@@ -134,7 +136,8 @@ def bind(call: N.FuncCall, callee: N.FuncDef, visible: Mapping[str, Binding],
         if memory is not None:
             bound[param.name] = _array_binding(param, arg, memory.binding(scope), arrays,
                                                callee)
-        elif _by_reference(param) and any(isinstance(n, N.ArrayRef) for n in N.walk(arg)):
+        elif _by_reference(param) and any(isinstance(n, N.ArrayRef) and _subscripted(
+                n, visible) is not None for n in N.walk(arg)):
             raise KernelError(arg.coord, f"'{callee.name}' takes '{param.name}' by "
                                          "reference to an array element: arraypart "
                                          "cannot follow accesses through it; pass the "
