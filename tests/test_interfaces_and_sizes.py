@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 
 import arraypart
-from arraypart import KernelError, check
+from arraypart import KernelError, api, check, ir
+from arraypart.check import trace
 from arraypart.check.frames import checked_values
+from arraypart.frontend import clangtu
 
 from conftest import ROOT, needs_gxx
 
@@ -543,3 +545,52 @@ def test_a_scalar_output_that_differs_fails_the_testbench(tmp_path):
     compiled.files["scale.cpp"] = banked.replace("total = sum;", "total = sum + 1;")
     run = run_testbench(compiled, tmp_path)
     assert run.returncode == 1 and "  total: expected" in run.stdout, run.stdout
+
+
+# ---------------------------------------------------------------- 4. struct fields
+
+# Array fields of structs: of a local copy of an element (a.foo[k]: no memory access of
+# its own) and of an element itself (r[i].foo[k]: an access of r[i]).
+STRUCT_FIELDS = """struct rec { int foo[3]; short bar; };
+int fields(const int in[16], int out[4]) {
+  rec r[16];
+  for (int i = 0; i < 16; i++) {
+    rec t;
+    t.foo[0] = in[i];
+    t.foo[1] = 2 * in[i];
+    t.foo[2] = -in[i];
+    t.bar = i;
+    r[i] = t;
+  }
+  int total = 0;
+  for (int i = 0; i < 4; i++) {
+#pragma HLS pipeline II=1
+    auto a = r[4 * i];
+    int s = a.foo[0] + a.foo[2] + r[4 * i + 1].foo[1] + r[4 * i + 2].bar + r[4 * i + 3].foo[0];
+    out[i] = s;
+    total += s;
+  }
+  return total;
+}
+"""
+
+
+def test_an_array_field_is_part_of_its_struct_value(tmp_path):
+    report = arraypart.analyze(write(tmp_path, "fields.cpp", STRUCT_FIELDS), ports=1)
+    pipelined = [n for n in report.kernel.body if isinstance(n, ir.Loop)][-1]
+    reads = [(a.array, a.kind, a.coord.col) for a in ir.accesses(pipelined.body)
+             if a.array == "r"]
+    assert reads == [("r", "read", 14), ("r", "read", 35), ("r", "read", 57),
+                     ("r", "read", 76)]
+    r = array(report, "r")
+    assert r.banking.scheme.banks == 4 and r.conflict_free and loop_ii(report) == [1, 1]
+
+
+@needs_gxx
+def test_struct_fields_kernel_matches_the_original_and_its_trace(tmp_path):
+    compiled = arraypart.compile_kernel(write(tmp_path, "fields.cpp", STRUCT_FIELDS), ports=1)
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+    recorded = trace.record(compiled.report.kernel, clangtu.Options(), tmp_path)
+    judged = api.judge_trace(compiled.report, recorded, ports=1)
+    assert judged.disagreements == () and judged.addresses.compared, judged.format()

@@ -7,7 +7,8 @@ recorded addresses are what g++ computes from the index values the program reall
 Edits are insertions at byte offsets of the text (nothing is removed):
 
 - an element access ``E`` (an ``ARRAY_SUBSCRIPT_EXPR`` whose type is not an array, not
-  the base of another subscript, not under ``&``) becomes
+  the base of another subscript, not under ``&``, not into a struct's array field)
+  becomes
   ``::arraypart_trace::at(SITE, KIND, BASE, E)``, which logs and returns the same
   lvalue; ``BASE`` is the array variable at the root of the subscript chain (the
   runtime finds the array from it, so an out-of-bounds index still gets its array);
@@ -145,8 +146,11 @@ def _walk(cursor: ci.Cursor, parents: tuple) -> Iterator[tuple[ci.Cursor, tuple]
 
 def _is_element(cursor: ci.Cursor, parents: tuple) -> bool:
     """An access to one element: not an array (a row), not the base of another
-    subscript, not an operand of ``&``."""
-    if cursor.type.get_canonical().kind in _ARRAY_TYPES:
+    subscript, not an operand of ``&``, not in a struct's array field (``s.f[k]``,
+    ``A[i].f[k]``: part of the struct's value, whose own access ``A[i]`` is the one
+    recorded)."""
+    if cursor.type.get_canonical().kind in _ARRAY_TYPES or \
+            _root(cursor).kind == K.MEMBER_REF_EXPR:
         return False
     user = _user(cursor, parents)
     return not (user is not None and user.kind == K.UNARY_OPERATOR

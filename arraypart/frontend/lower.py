@@ -631,6 +631,11 @@ class _Lowering:
         for subscript in subscripts:
             self._collect(subscript, out)
         coord = node.coord
+        if isinstance(base, N.Other) and base.what == MEMBER:
+            # s.f[k], A[i].f[k]: an array field is part of its struct's value, no memory
+            # of its own; the access is the struct's (A[i], none for a scalar s).
+            self._target(base, out, kinds)
+            return
         name = base.name if isinstance(base, N.Id) else None
         if name in self._streams:
             return  # a FIFO: s[k].read() is no memory access
