@@ -386,7 +386,7 @@ def test_testbench_holds_the_original_kernel_and_compares_everything():
            "expected_out);" in tb
     for name in ("data", "idx", "out"):
         assert f'compare("{name}"' in tb
-    assert "memcmp(&expected_return, &actual_return" in tb
+    assert 'compare("return value", &expected_return, &actual_return' in tb
 
 
 def test_scalar_parameters_get_fixed_values():
