@@ -109,6 +109,14 @@ def run_testbench(compiled, tmp_path: Path) -> subprocess.CompletedProcess:
     return subprocess.run([str(binary)], capture_output=True, text=True, timeout=120)
 
 
+def assert_the_trace_agrees(compiled, tmp_path: Path, *, ports: int) -> None:
+    """check --trace: the original, run on the testbench's inputs, makes the accesses
+    the model predicts."""
+    recorded = trace.record(compiled.report.kernel, clangtu.Options(), tmp_path)
+    judged = api.judge_trace(compiled.report, recorded, ports=ports)
+    assert judged.disagreements == () and judged.addresses.compared, judged.format()
+
+
 # ---------------------------------------------------------------- 1. interfaces
 
 
@@ -307,6 +315,7 @@ def test_stream_array_elements_passed_to_callees(tmp_path):
     assert array(compiled.report, "buf").banking.scheme.banks == 2
     run = run_testbench(compiled, tmp_path)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+    assert_the_trace_agrees(compiled, tmp_path, ports=1)  # its driver fills the streams
 
 
 @needs_gxx
@@ -622,6 +631,4 @@ def test_struct_fields_kernel_matches_the_original_and_its_trace(tmp_path):
     compiled = arraypart.compile_kernel(write(tmp_path, "fields.cpp", STRUCT_FIELDS), ports=1)
     run = run_testbench(compiled, tmp_path)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
-    recorded = trace.record(compiled.report.kernel, clangtu.Options(), tmp_path)
-    judged = api.judge_trace(compiled.report, recorded, ports=1)
-    assert judged.disagreements == () and judged.addresses.compared, judged.format()
+    assert_the_trace_agrees(compiled, tmp_path, ports=1)
