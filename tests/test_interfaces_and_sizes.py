@@ -546,11 +546,12 @@ def test_scalar_parameters_and_outputs_are_driven_and_compared(tmp_path):
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
 
 
-# Structs by value, by reference and returned (random bytes in; extern "C": the
-# testbench's prototype names the struct of its own copy of the kernel, which C++
-# linkage would mangle apart from the banked kernel's).
+# Structs by value, by reference and returned (random bytes in), an enum by value
+# (extern "C": the testbench's prototype names the types of its own copy of the
+# kernel, which C++ linkage would mangle apart from the banked kernel's).
 STRUCT_SCALARS = """struct acc { int sum; int count; };
-extern "C" acc tally(const int in[8], acc &a, acc seed) {
+enum mode { ADD, NEGATE, KEEP };
+extern "C" acc tally(const int in[8], acc &a, acc seed, mode m) {
   int buf[8];
   for (int i = 0; i < 8; i++) buf[i] = in[i];
   int s = 0;
@@ -558,7 +559,7 @@ extern "C" acc tally(const int in[8], acc &a, acc seed) {
 #pragma HLS pipeline II=1
     s += buf[2 * i] + buf[2 * i + 1];
   }
-  a.sum = s;
+  a.sum = m == NEGATE ? -s : s;
   acc r = {s, seed.count};
   return r;
 }
@@ -571,6 +572,7 @@ def test_struct_scalars_get_random_bytes_and_are_compared(tmp_path):
                                         ports=1)
     tb = compiled.files["tally_tb.cpp"]
     assert "acc expected_seed(random_bytes<acc>());" in tb
+    assert "mode expected_m(mode(3));" in tb
     assert 'compare("a", &expected_a' in tb and 'compare("seed"' not in tb
     assert 'compare("return value", &expected_return' in tb
     run = run_testbench(compiled, tmp_path)

@@ -226,6 +226,8 @@ def _scalar(p: N.Decl, kernel: Kernel) -> TbScalar:
         value = str(size.high)
     elif kind == RECORD_KIND and not held.ap_number:
         value = f"random_bytes<{value_type}>()"
+    elif kind == ENUM_KIND:
+        value = f"{value_type}({SCALAR_INT})"  # C++ converts no int to an enum implicitly
     else:
         value = _scalar_value(value_type)
     output = p.ctype.referent is not None and not held.const
@@ -291,6 +293,7 @@ _SCALAR_NAMES = frozenset((
 
 
 RECORD_KIND = "RECORD"
+ENUM_KIND = "ENUM"
 SCALAR_TYPE_KINDS = frozenset((
     "BOOL", "CHAR_U", "UCHAR", "USHORT", "UINT", "ULONG", "ULONGLONG", "CHAR_S", "SCHAR",
     "SHORT", "INT", "LONG", "LONGLONG", "FLOAT", "DOUBLE", "LONGDOUBLE", "ENUM"))
