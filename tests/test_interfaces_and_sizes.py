@@ -273,6 +273,29 @@ def test_unqualified_streams_and_an_output_written_by_a_callee(tmp_path):
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
 
 
+# A stream of AXI packets: a struct, though its name starts with ap_.
+PACKETS = """#include "ap_axi_sdata.h"
+#include "hls_stream.h"
+typedef ap_axis<32, 2, 5, 6> packet;
+void side(hls::stream<packet> &A, hls::stream<packet> &B) {
+  for (int i = 0; i < 4; i++) {
+    packet tmp = A.read();
+    tmp.data = tmp.data + 5;
+    B.write(tmp);
+  }
+}
+"""
+
+
+@needs_gxx
+def test_a_stream_of_packets_gets_random_bytes(tmp_path):
+    compiled = arraypart.compile_kernel(write(tmp_path, "side.cpp", PACKETS))
+    tb = compiled.files["side_tb.cpp"]
+    assert "return random_bytes<ap_axis<32, 2, 5, 6>>(); });" in tb
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+
+
 # A local array of streams whose elements are passed by reference, and the whole array
 # to a template, as dataflow stages do.
 STREAM_STAGES = """#include "hls_stream.h"

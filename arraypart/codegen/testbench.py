@@ -44,6 +44,7 @@ STREAM_PREFIX = "hls::stream<"
 
 _FLOAT_WORDS = ("float", "double")
 _FIXED_PREFIXES = ("ap_fixed<", "ap_ufixed<")
+_AP_NUMBER_PREFIXES = ("ap_int<", "ap_uint<") + _FIXED_PREFIXES  # not ap_axis<...>
 _UNSIGNED_PREFIXES = ("unsigned", "uint", "bool", "_Bool", "size_t")
 
 
@@ -263,7 +264,7 @@ def _stream(p: N.Decl, kernel: Kernel) -> TbStream:
     shape = tuple(int(d) for d in re.findall(r"\[(\d+)\]", p.ctype.canonical_spelling))
     elements = min(MAX_STREAM_ELEMENTS, max(1, _executions(kernel.body, {
         s.name: (s.low, s.high) for s in kernel.params})))
-    generator = (_random_value(value_type) if value_type.startswith("ap_")
+    generator = (_random_value(value_type) if value_type.startswith(_AP_NUMBER_PREFIXES)
                  or value_type in _SCALAR_NAMES else f"random_bytes<{value_type}>()")
     return TbStream(p.name, stream_type, value_type, shape, elements, generator)
 
