@@ -602,6 +602,26 @@ def test_struct_scalars_get_random_bytes_and_are_compared(tmp_path):
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
 
 
+# A pointer to structs (off-chip): its elements get random bytes, as an array's do.
+STRUCT_POINTER = """struct rgb { unsigned char r, g, b; };
+extern "C" void gray(const rgb *in, unsigned char out[16]) {
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    out[i] = (in[i].r + in[i].g + in[i].b) / 3;
+  }
+}
+"""
+
+
+@needs_gxx
+def test_a_pointer_to_structs_gets_random_bytes(tmp_path):
+    compiled = arraypart.compile_kernel(write(tmp_path, "gray.cpp", STRUCT_POINTER))
+    assert array(compiled.report, "in").array.shape == (16,)
+    assert "values[k] = random_bytes<rgb>();" in compiled.files["gray_tb.cpp"]
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+
+
 @needs_gxx
 def test_a_scalar_output_that_differs_fails_the_testbench(tmp_path):
     compiled = arraypart.compile_kernel(write(tmp_path, "scale.cpp", SCALARS), ports=1)

@@ -185,7 +185,9 @@ class TypeInfo:
     ``clang`` for the lowering only: :meth:`release` drops it once the IR is built, so
     that no kept tree holds the translation unit (and its memory) alive.  ``referent``
     is the referenced type of a reference (None for any other type); ``ap_number``: the
-    type is an ``ap_[u]int`` or ``ap_[u]fixed``; ``const``: it is const-qualified."""
+    type is an ``ap_[u]int`` or ``ap_[u]fixed``; ``const``: it is const-qualified;
+    ``element_struct``: its elements (through arrays, pointers and references) are
+    structs other than those."""
 
     __slots__ = ("clang", "kind", "canonical_kind", "spelling", "canonical_spelling",
                  "element_struct", "referent", "ap_number", "const")
@@ -198,8 +200,9 @@ class TypeInfo:
         self.spelling = t.spelling
         self.canonical_spelling = canonical.spelling
         element = canonical
-        while element.kind in ARRAY_TYPE_KINDS:
-            element = element.element_type.get_canonical()
+        while element.kind in ARRAY_TYPE_KINDS + POINTER_TYPE_KINDS:
+            element = (element.element_type if element.kind in ARRAY_TYPE_KINDS
+                       else element.get_pointee()).get_canonical()
         ap_record = (element.kind == ci.TypeKind.RECORD
                      and element.get_declaration().spelling in AP_TYPE_NAMES)
         self.element_struct = element.kind == ci.TypeKind.RECORD and not ap_record
@@ -245,6 +248,7 @@ class Decl(Node):
 
 
 REFERENCE_TYPE_KINDS = (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE)
+POINTER_TYPE_KINDS = (ci.TypeKind.POINTER,) + REFERENCE_TYPE_KINDS
 ARRAY_TYPE_KINDS = (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY,
                     ci.TypeKind.VARIABLEARRAY, ci.TypeKind.DEPENDENTSIZEDARRAY)
 
