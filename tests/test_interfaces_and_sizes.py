@@ -481,6 +481,23 @@ def test_a_product_of_sizes_is_a_size_of_its_own(tmp_path):
     assert params["dim*dim"]["range"] == [0, 4096]  # a[i + 1] stays inside a[4097]
 
 
+
+def test_a_tripcount_written_with_spaces_around_its_product_bounds_by_the_product(tmp_path):
+    """``max = c * c`` (Vitis' own examples space it so) is 1024, not 32: a bound read
+    short would size the pointers too small for the loop that reads them."""
+    text = """const unsigned int c = 32;
+extern "C" void copy(const int *in, int *out, int size) {
+  for (int i = 0; i < size * size; i++) {
+#pragma HLS LOOP_TRIPCOUNT min = c * c max = c * c
+    out[i] = in[i];
+  }
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "copy.cpp", text))
+    assert report.to_json()["params"]["size*size"]["range"] == [0, 1024]
+    assert array(report, "in").array.shape == (1024,)
+
+
 def test_depth_products_and_unreadable_pragma_values(tmp_path):
     text = """#define W 16
 #define H 8

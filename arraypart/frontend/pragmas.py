@@ -27,6 +27,8 @@ DEFAULT_PARTITION_DIM = 1  # Vitis's default for array_partition
 KEY_SPELLING = {"ii": "II"}  # how Vitis documents a key, for messages
 MAX_PRAGMA_VALUE = 2 ** 31 - 1  # Vitis reads pragma integers as a C int
 _OPTION_RE = re.compile(r"\s*=\s*")
+# Spaces around an operator inside a value (``max = c_size * c_size``) keep it one word.
+_OPERATOR_RE = re.compile(r"(?<=[\w)])\s*([*/+-])\s*(?=[\w(])")
 # Every directive Vitis HLS reads (UG1399, "HLS Pragmas"), the deprecated ones included.
 KNOWN_DIRECTIVES = (
     "aggregate", "alias", "allocation", "array_map", "array_partition", "array_reshape",
@@ -73,7 +75,7 @@ class PragmaReader:
 
     def parse(self, node: N.Pragma) -> HlsPragma | None:
         """The HLS pragma ``node`` holds, or None for a non-HLS pragma."""
-        words = _OPTION_RE.sub("=", node.line.text).split()
+        words = _OPERATOR_RE.sub(r"\1", _OPTION_RE.sub("=", node.line.text)).split()
         if len(words) < 2 or words[0].lower() != HLS_PREFIX:
             return None
         options, flags = [], []
