@@ -347,10 +347,10 @@ ERRORS = [
      "pointer parameter 'p': its extent is unknown"),
     ("unsized-param", "void k(int A[][4], int q[4]) {\n  A[q[0]][0] = 1;\n}\n", 1, 12,
      "'#pragma HLS INTERFACE m_axi port=A depth=<elements>'"),
-    ("pipeline-misplaced", LOOP_OK + "  A[0] = 1;\n#pragma HLS pipeline\n  A[1] = 1;\n}\n",
-     3, 1, "must open a loop body"),
-    ("pipeline-late", LOOP_OK + "  for (int i = 0; i < 8; i++) {\n    A[i] = 0;\n"
-     "    #pragma HLS pipeline II=1\n  }\n}\n", 4, 5, "must open a loop body"),
+    ("pipeline-misplaced", LOOP_OK + "  if (A[0]) {\n#pragma HLS pipeline\n  A[1] = 1;\n  }\n}\n",
+     3, 1, "must stand in a loop body itself"),
+    ("pipeline-in-block", LOOP_OK + "  for (int i = 0; i < 8; i++) {\n    A[i] = 0;\n"
+     "    {\n#pragma HLS pipeline II=1\n    }\n  }\n}\n", 5, 1, "must stand in a loop body itself"),
     ("loop-while-cond", LOOP_OK + "  for (int i = 0; A[i]; i++) A[i] = 0;\n}\n", 2, 19,
      "loop condition"),
     ("loop-direction", LOOP_OK + "  for (int i = 0; i < 8; i--) A[i] = 0;\n}\n", 2, 19,
@@ -563,3 +563,17 @@ void k(int a[8], int b[8]) {
     assert "log_values" in error_of(src.replace("#ifndef", "#ifdef")).message
     kernel = parse_source(src, "k.c")
     assert sorted(a.name for a in kernel.arrays) == ["a", "b"]
+
+
+def test_loop_directives_may_stand_anywhere_in_the_body():
+    """Vitis reads a loop's pipeline, unroll and LOOP_TRIPCOUNT pragmas anywhere in its
+    body (Xilinx's own examples put pipeline after the loads), and a function's
+    pipeline pragma anywhere in the function's body."""
+    late = ("void k(int A[8], int B[8]) {\n  for (int i = 0; i < 8; i++) {\n"
+            "    int a = A[i];\n#pragma HLS pipeline II=2\n    B[i] = a;\n  }\n}\n")
+    (loop,) = parse_source(late, "k.c", pipeline_loops=False).body
+    assert loop.pipeline_ii == 2 and len(loop.body) == 2
+    whole = ("void k(int A[8], int B[8]) {\n  B[0] = A[0];\n#pragma HLS pipeline II=1\n"
+             "  for (int i = 1; i < 8; i++) B[i] = A[i];\n}\n")
+    (function,) = parse_source(whole, "k.c").body
+    assert (function.name, function.pipeline_ii) == ("k", 1)

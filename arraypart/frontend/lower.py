@@ -52,6 +52,10 @@ MAX_FOLLOWED_LOOPS = 8
 MAX_CALL_DEPTH = 64
 MAX_INLINED_CALLS = 4096
 
+# What Vitis reads anywhere in a loop body, as if it opened it.
+LOOP_BODY_DIRECTIVES = LOOP_DIRECTIVES + ("loop_tripcount",)
+FUNCTION_BODY_DIRECTIVES = ("pipeline",)
+
 
 @dataclass(frozen=True, slots=True)
 class Lowered:
@@ -408,7 +412,7 @@ class _Lowering:
         """The body of ``func``; with ``#pragma HLS pipeline`` among the pragmas that
         open it, one pipelined loop of a single iteration around it (DESIGN §2: the
         whole call is one pipeline iteration)."""
-        items = list(func.body.items)
+        items = self._directives_first(list(func.body.items), FUNCTION_BODY_DIRECTIVES)
         header = 0
         while header < len(items) and isinstance(items[header], N.Pragma):
             header += 1
@@ -533,8 +537,8 @@ class _Lowering:
                 and any(n is node for n in function.body.items)):
             return  # the function is not pipelined: nothing to model
         raise KernelError(self._pragmas.coord(pragma),
-                          f"#pragma HLS {pragma.kind} must open a loop body "
-                          "(be its first statement)")
+                          f"#pragma HLS {pragma.kind} must stand in a loop body itself "
+                          "(not in a block or branch inside it)")
 
     def _if(self, node: N.If) -> If:
         """An ``if``; a scalar keeps an affine value after it only when both branches
@@ -676,7 +680,7 @@ class _Lowering:
         for part in (node.init, node.cond, node.next):
             self._no_calls(part, "a loop header")
         items = node.stmt.items if isinstance(node.stmt, N.Compound) else [node.stmt]
-        items = list(items or ())
+        items = self._directives_first(list(items or ()), LOOP_BODY_DIRECTIVES)
         header = 0
         while header < len(items) and isinstance(items[header], N.Pragma):
             header += 1
@@ -732,6 +736,15 @@ class _Lowering:
         if pipeline_ii is not None:
             _check_unrollable(loop, loop.body)
         return loop
+
+    def _directives_first(self, items: list[N.Node], kinds: tuple[str, ...]
+                          ) -> list[N.Node]:
+        """A body's statements with its directives of ``kinds`` first, in their order:
+        Vitis reads a loop's or a function's directives anywhere in its body."""
+        def directive(n: N.Node) -> bool:
+            pragma = self._pragmas.parse(n) if isinstance(n, N.Pragma) else None
+            return pragma is not None and pragma.kind in kinds
+        return [n for n in items if directive(n)] + [n for n in items if not directive(n)]
 
     def _counter(self, cond: N.Node) -> tuple[str, N.Node, bool]:
         """The counter of a loop without a start: the scalar its condition compares,
