@@ -508,3 +508,34 @@ def test_front_end_and_solver_output_round_trips(tmp_path):
     build_dir.mkdir()
     run = build_and_run(files, "kern", build_dir)
     assert run.returncode == 0, run.stdout
+
+
+ROW_PICK = """
+void pick(int sel[16], int table[4 * 8], int out[4][16]) {
+  for (int r = 0; r < 4; r++)
+    for (int t = 0; t < 16; t++) {
+#pragma HLS pipeline II=1
+      out[r][t] = table[r * 8 + sel[t]] + table[(sel[t]) + 8 * r];
+    }
+}
+"""
+
+
+@needs_gxx
+def test_random_indices_added_to_a_row_stay_in_the_row(tmp_path):
+    """``table[r * 8 + sel[t]]`` (a flattened 2-D lookup, MachSuite viterbi's idiom):
+    the testbench draws ``sel`` below the row length 8, not below the 32 elements of
+    ``table``, so the original never reads out of bounds on its random inputs."""
+    from arraypart.banking import solve
+    from arraypart.frontend import parse_kernel
+    from arraypart.poly.build import build_model
+
+    path = tmp_path / "pick.c"
+    path.write_text(ROW_PICK)
+    k = parse_kernel(path)
+    files = emit(k, solve(build_model(k)))
+    assert "random_int<int>(0, 8)" in files["pick_tb.cpp"]
+    build_dir = tmp_path / "out"
+    build_dir.mkdir()
+    run = build_and_run(files, "pick", build_dir)
+    assert run.returncode == 0, run.stdout

@@ -22,6 +22,7 @@ from .. import expr as E
 from .. import ir
 from ..errors import KernelError
 from ..frontend import cnodes as N
+from ..frontend.cexpr import fold
 from ..ir import Kernel
 
 # Any fixed seed: a testbench run is reproducible, under g++ and under csim.
@@ -326,7 +327,8 @@ def _random_value(elem_type: str) -> str:
 
 def _index_bounds(kernel: Kernel) -> dict[str, int]:
     """Arrays whose elements subscript another array (``A[idx[i]]``) -> the smallest
-    dimension they index, so random values stay in bounds."""
+    dimension they index (or row length they are added to, :func:`_row_length`), so
+    random values stay in bounds."""
     bounds: dict[str, int] = {}
     for ref in N.outer_array_refs(kernel.source.func.body):
         name = N.ref_name(ref)
@@ -339,5 +341,33 @@ def _index_bounds(kernel: Kernel) -> dict[str, int]:
             for inner in N.outer_array_refs(subscript):
                 inner_name = N.ref_name(inner)
                 if inner_name is not None:
-                    bounds[inner_name] = min(bounds.get(inner_name, shape[d]), shape[d])
+                    limit = min(shape[d], _row_length(subscript, inner) or shape[d])
+                    bounds[inner_name] = min(bounds.get(inner_name, limit), limit)
     return bounds
+
+
+def _row_length(subscript: N.Node, inner: N.ArrayRef) -> int | None:
+    """C in a flattened 2-D subscript ``row * C + idx[...]`` (either order, casts
+    aside): the element ``idx[...]`` picks a column, so its values stay below C."""
+    addends = _addends(subscript)
+    if not any(_uncast(a) is inner for a in addends):
+        return None
+    for a in map(_uncast, addends):
+        if isinstance(a, N.BinaryOp) and a.op == "*":
+            factor = fold(a.right) or fold(a.left)
+            if factor is not None and factor > 0:
+                return factor
+    return None
+
+
+def _addends(node: N.Node) -> list[N.Node]:
+    node = _uncast(node)
+    if isinstance(node, N.BinaryOp) and node.op == "+":
+        return _addends(node.left) + _addends(node.right)
+    return [node]
+
+
+def _uncast(node: N.Node) -> N.Node:
+    while isinstance(node, N.Cast):
+        node = node.expr
+    return node
