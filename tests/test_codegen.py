@@ -539,3 +539,25 @@ def test_random_indices_added_to_a_row_stay_in_the_row(tmp_path):
     build_dir.mkdir()
     run = build_and_run(files, "pick", build_dir)
     assert run.returncode == 0, run.stdout
+
+
+def test_random_indices_loaded_into_a_scalar_stay_in_bounds(tmp_path):
+    """``j = nl[i]; ... pos[j]`` (MachSuite md_knn's neighbour list): the index goes
+    through a scalar, and the testbench still draws ``nl`` within ``pos``."""
+    from arraypart.banking import solve
+    from arraypart.frontend import parse_kernel
+    from arraypart.poly.build import build_model
+
+    path = tmp_path / "near.c"
+    path.write_text("""
+void near(int nl[32], double pos[16], double out[32]) {
+  for (int i = 0; i < 32; i++) {
+#pragma HLS pipeline II=1
+    int j = nl[i];
+    out[i] = pos[j] * 2.0;
+  }
+}
+""")
+    k = parse_kernel(path)
+    files = emit(k, solve(build_model(k)))
+    assert "random_int<int>(0, 16)" in files["near_tb.cpp"]

@@ -329,8 +329,10 @@ def _index_bounds(kernel: Kernel) -> dict[str, int]:
     """Arrays whose elements subscript another array (``A[idx[i]]``) -> the smallest
     dimension they index (or row length they are added to, :func:`_row_length`), so
     random values stay in bounds."""
+    body = kernel.source.func.body
+    loaded = _loaded_scalars(body)
     bounds: dict[str, int] = {}
-    for ref in N.outer_array_refs(kernel.source.func.body):
+    for ref in N.outer_array_refs(body):
         name = N.ref_name(ref)
         try:
             shape = kernel.array(name).shape
@@ -343,7 +345,27 @@ def _index_bounds(kernel: Kernel) -> dict[str, int]:
                 if inner_name is not None:
                     limit = min(shape[d], _row_length(subscript, inner) or shape[d])
                     bounds[inner_name] = min(bounds.get(inner_name, limit), limit)
+            for n in N.walk(subscript):
+                for inner_name in loaded.get(n.name, ()) if isinstance(n, N.Id) else ():
+                    bounds[inner_name] = min(bounds.get(inner_name, shape[d]), shape[d])
     return bounds
+
+
+def _loaded_scalars(body: N.Node) -> dict[str, set[str]]:
+    """Scalars set to an array's element (``j = NL[k]``, ``int j = NL[k];``) -> those
+    arrays: an index through the scalar is an index through the array."""
+    loaded: dict[str, set[str]] = {}
+    for n in N.walk(body):
+        if isinstance(n, N.Assignment) and n.op == "=" and isinstance(n.lvalue, N.Id):
+            target, value = n.lvalue.name, n.rvalue
+        elif isinstance(n, N.Decl) and n.init is not None:
+            target, value = n.name, n.init
+        else:
+            continue
+        value = _uncast(value)
+        if isinstance(value, N.ArrayRef) and N.ref_name(value) is not None:
+            loaded.setdefault(target, set()).add(N.ref_name(value))
+    return loaded
 
 
 def _row_length(subscript: N.Node, inner: N.ArrayRef) -> int | None:
