@@ -49,6 +49,8 @@ C_STD = "c99"
 # Seconds one g++ syntax check may take before it counts as failed (the largest corpus
 # kernel takes well under one second).
 GXX_TIMEOUT_S = 60
+# Seconds one testbench build (g++ with AddressSanitizer) or run may take.
+TESTBENCH_TIMEOUT_S = 300
 
 # Every construct name the table and the manifest use, in the order they are printed.
 CONSTRUCTS = (
@@ -487,6 +489,7 @@ class Outcome:
     message: str  # the first error line, or the loops' IIs
     gxx_ok: bool | None  # g++ accepts the emitted .cpp (None: nothing emitted)
     contended: bool  # some pipelined loop has more than one access to an on-chip array
+    testbench: str | None = None  # TESTBENCH_VERDICTS, None: not run
 
 
 STATUS_OF_EXIT = {0: "banked", 1: "missed", 2: "error"}
@@ -525,8 +528,29 @@ def run_arraypart(kernel: Kernel, root: Path, workdir: Path) -> Outcome:
         message = " ".join(f"{l['name']}:{l['achieved_ii']}/{l['target_ii']}" for l in loops)
         emitted = next(out.glob("*.cpp"), None)
         gxx_ok = emitted is not None and _gxx_accepts(emitted, kernel, root)
-        return Outcome(kernel, status, message, gxx_ok, _contended(report))
+        verdict = run_testbench(out, kernel, root) if gxx_ok else None
+        return Outcome(kernel, status, message, gxx_ok, _contended(report), verdict)
     return Outcome(kernel, status, message, None, False)
+
+
+def run_testbench(out: Path, kernel: Kernel, root: Path) -> str:
+    """Build the emitted testbench with the banked kernel under AddressSanitizer and
+    run it: ``pass`` (banked matches original), ``fail`` (a mismatch, or a memory
+    error in either), ``build`` (it does not build)."""
+    bench = next(out.glob("*_tb.cpp"))
+    banked = out / bench.name.replace("_tb.cpp", ".cpp")
+    binary = out / "tb"
+    command = ["g++", f"-std={CXX_STD}", "-O1", "-fsanitize=address", "-I", str(out),
+               str(bench), str(banked), "-o", str(binary), *include_args(kernel, root)]
+    try:
+        if subprocess.run(command, capture_output=True, timeout=TESTBENCH_TIMEOUT_S
+                          ).returncode != 0:
+            return "build"
+        run = subprocess.run([str(binary)], capture_output=True, text=True,
+                             timeout=TESTBENCH_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return "fail"
+    return "pass" if run.returncode == 0 and "PASS" in run.stdout else "fail"
 
 
 def _contended(report: dict) -> bool:
@@ -550,8 +574,9 @@ def print_outcomes(outcomes: list[Outcome], out=sys.stdout) -> None:
     for o in outcomes:
         gxx = {None: "-", True: "ok", False: "ERR"}[o.gxx_ok]
         busy = "x" if o.contended else "."
-        print(f"{o.kernel.id:<{width}} {o.status:<7} {gxx:<4} {busy} {o.message[:150]}",
-              file=out)
+        tb = o.testbench or "-"
+        print(f"{o.kernel.id:<{width}} {o.status:<7} {gxx:<4} {tb:<5} {busy} "
+              f"{o.message[:150]}", file=out)
     total = len(outcomes)
     count = {s: sum(o.status == s for o in outcomes) for s in ("banked", "missed", "error",
                                                                "crash")}
@@ -562,6 +587,9 @@ def print_outcomes(outcomes: list[Outcome], out=sys.stdout) -> None:
           f"{count['error']} located errors, {count['crash']} crashes; g++ accepts "
           f"{sum(bool(o.gxx_ok) for o in emitted)} of {len(emitted)} emitted kernels",
           file=out)
+    ran = [o for o in outcomes if o.testbench is not None]
+    print(f"testbench (ASan): {sum(o.testbench == 'pass' for o in ran)} of {len(ran)} pass "
+          f"(banked = original on random inputs)", file=out)
     busy = [o for o in outcomes if o.contended]
     print(f"{len(busy)} with an on-chip array accessed more than once per cycle: "
           f"{sum(o.status == 'banked' for o in busy)} at every target II", file=out)
