@@ -36,7 +36,8 @@ from .device import DEFAULT_SEARCH_BANKS, bram_budget
 from .feasible import least_feasible_ii, relaxed
 from .groups import GroupShape, analyze_group, read_refs
 from .precheck import LaneSet, flat_ii, lane_set, per_dim_ii
-from .proof import Proof, ProofTimeout, counted_proof, prove, prove_group
+from .proof import (DistanceVerdicts, Proof, ProofTimeout, counted_proof, prove,
+                    prove_group)
 from .sampling import refuted, sample_group
 from .solution import ArraySolution, Solution
 from .space import (FLAT_BLOCKS, Cost, Family, alpha_rows, copy_assignments, cost_floor,
@@ -245,7 +246,7 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
     cut_short = False
     if kept:
         banking = Banking(array.name, scheme_from_pragmas(array))
-        proof = prove(am, banking, deadline=options.deadline)
+        proof = search.prove(banking)
         better = search.run(families)
         tried = better.tried
         if not proof.conflict_free:
@@ -374,6 +375,10 @@ class _Search:
                       for s in self.uniform]
         self.lane_sets: dict[tuple, list[list[LaneSet]]] = {}
         self.isl_ok: dict[Banking, bool] = {}
+        self.proofs: dict[Banking, Proof] = {}
+        self.per_dim_scores: dict[Banking, int] = {}
+        self.family_memo: dict[tuple, tuple[Family, ...]] = {}
+        self.classes: DistanceVerdicts = {}
         self.samples = [sample_group(s) for s in shapes if not s.uniform]
 
     # ------------------------------------------------------------ driver
@@ -417,8 +422,7 @@ class _Search:
                 return _Found(*found, tried[0])
         banking = fallback.banking if fallback else Banking(
             self.am.array.name, none_scheme(self.am.array.shape))
-        proof = prove(self.am, banking, deadline=self.options.deadline)
-        return _Found(banking, proof, self.cost(banking), tried[0])
+        return _Found(banking, self.prove(banking), self.cost(banking), tried[0])
 
     def _visit(self, family: Family, bar: Cost, pending: list[_Pending],
                fallback: _Fallback | None, tier: int, tried: list[int]):
@@ -494,6 +498,14 @@ class _Search:
                         heapq.heappush(pending, entry)
         found, _ = self._confirm(pending, best.cost, None, first, tried)
         return _Found(*found, tried) if found is not None else replace(best, tried=tried)
+
+    def prove(self, banking: Banking) -> Proof:
+        """isl's proof of ``banking`` (:func:`.proof.prove`), made once per banking;
+        the proofs of one search share their distance-class verdicts."""
+        if banking not in self.proofs:
+            self.proofs[banking] = prove(self.am, banking, deadline=self.options.deadline,
+                                         classes=self.classes)
+        return self.proofs[banking]
 
     def _routable(self, banking: Banking) -> bool:
         """The emitted code keeps the banking's II under the scheduling rule: the
@@ -593,7 +605,7 @@ class _Search:
                 continue
             self._check_time(tier, tried)
             if self._isl_groups_ok(entry.banking):
-                proof = prove(self.am, entry.banking, deadline=self.options.deadline)
+                proof = self.prove(entry.banking)
                 if proof.conflict_free:
                     return (entry.banking, proof, entry.cost), fallback
             fallback = self._better(fallback, 1, entry.banking)
@@ -611,7 +623,7 @@ class _Search:
         if banking not in self.isl_ok:
             self.isl_ok[banking] = all(
                 prove_group(self.am, s.group, banking, max_ii=s.group.target_ii,
-                            deadline=self.options.deadline).ii
+                            deadline=self.options.deadline, classes=self.classes).ii
                 == s.group.target_ii for s in self.shapes if not s.uniform)
         return self.isl_ok[banking]
 
@@ -654,24 +666,43 @@ class _Search:
             for assignment in ([()] if copies == 1 else copy_assignments(self.refs, copies)):
                 if self._wild_overload(banks, copies, assignment):
                     continue
-                partitions = per_dim_partitions(array.shape, self.varying, banks)
-                bankings = [Banking(array.name, per_dim_scheme(array.shape, dims), copies,
-                                    assignment) for dims in partitions]
-                if bankings:
-                    table = lane_table(self.am, copies, assignment)
-                    floors = scheme_floors(table, [b.scheme for b in bankings])
-                    costs = _model_floors(bankings, self.am, self.shapes, *floors)
-                    for dims, floor in zip(partitions, costs):
-                        yield Family("per_dim", banks, copies, assignment,
-                                     self.within_budget(floor), dims=dims)
+                yield from self._per_dim_families(banks, copies, assignment)
                 if "flat" in families and banks > 1 and self.varying:
-                    for block in FLAT_BLOCKS:
-                        yield Family("flat", banks, copies, assignment,
-                                     self.within_budget(flat_floor(
-                                         self.am, self.varying, banks, copies, block,
-                                         self.shapes, assignment)), block,
-                                     crossbar=flat_crossbar(self.varying, banks, block,
-                                                            self.shapes))
+                    yield from self._flat_families(banks, copies, assignment)
+
+    def _per_dim_families(self, banks: int, copies: int,
+                          assignment: tuple) -> tuple[Family, ...]:
+        """One family per per_dim partition of ``banks`` banks, its floor from the
+        fitted model (all partitions priced in one batch; made once per search)."""
+        key = ("per_dim", banks, copies, assignment)
+        if key not in self.family_memo:
+            shape, name = self.am.array.shape, self.am.array.name
+            partitions = per_dim_partitions(shape, self.varying, banks)
+            bankings = [Banking(name, per_dim_scheme(shape, dims), copies, assignment)
+                        for dims in partitions]
+            found: tuple[Family, ...] = ()
+            if bankings:
+                table = lane_table(self.am, copies, assignment)
+                floors = scheme_floors(table, [b.scheme for b in bankings])
+                costs = _model_floors(bankings, self.am, self.shapes, *floors)
+                found = tuple(Family("per_dim", banks, copies, assignment,
+                                     self.within_budget(floor), dims=dims)
+                              for dims, floor in zip(partitions, costs))
+            self.family_memo[key] = found
+        return self.family_memo[key]
+
+    def _flat_families(self, banks: int, copies: int,
+                       assignment: tuple) -> tuple[Family, ...]:
+        """One flat family per block B (every alpha), with its floor (made once per
+        search)."""
+        key = ("flat", banks, copies, assignment)
+        if key not in self.family_memo:
+            self.family_memo[key] = tuple(
+                Family("flat", banks, copies, assignment, self.within_budget(flat_floor(
+                    self.am, self.varying, banks, copies, block, self.shapes, assignment)),
+                       block, crossbar=flat_crossbar(self.varying, banks, block, self.shapes))
+                for block in FLAT_BLOCKS)
+        return self.family_memo[key]
 
     def _batches(self, family: Family) -> Iterator[Batch]:
         if family.kind == "per_dim":
@@ -683,10 +714,12 @@ class _Search:
         shape = self.am.array.shape
         banking = Banking(self.am.array.name, per_dim_scheme(shape, family.dims),
                           family.copies, family.assignment)
-        sets = self._lane_sets(family.copies, family.assignment)
-        score = sum(per_dim_ii(ls, banking.scheme, self.am.ports, s.group.target_ii)
-                    - s.group.target_ii for ls, s in zip(sets, self.uniform))
-        yield (lambda k: banking), np.array([score], dtype=np.int64)
+        if banking not in self.per_dim_scores:
+            sets = self._lane_sets(family.copies, family.assignment)
+            self.per_dim_scores[banking] = sum(
+                per_dim_ii(ls, banking.scheme, self.am.ports, s.group.target_ii)
+                - s.group.target_ii for ls, s in zip(sets, self.uniform))
+        yield (lambda k: banking), np.array([self.per_dim_scores[banking]], dtype=np.int64)
 
     def _flat_batches(self, family: Family) -> Iterator[Batch]:
         name, shape = self.am.array.name, self.am.array.shape

@@ -10,6 +10,12 @@ Whether two lanes share a bank depends only on a residue of the base:
                  (q common; the relative bank only changes at r_d = -d_k,d mod s)
     complete:    bank_k,d = x_d + d_k,d                       (one residue)
 
+Residues that differ by a rotation of the banks give every bank the same load, so
+one residue per class is enough: cyclic needs r_d = 0 alone, and flat needs
+t = r mod B alone (r = q*B + t gives floor((r + s)/B) = q + floor((t + s)/B), the
+banks at t rotated by q), with t a multiple of gcd(g, B) (the t that some multiple
+r of g reaches): B residues per candidate instead of N*B.
+
 Taking every residue as reachable over-approximates the cycles (and so does taking
 every lane as active), so a candidate that passes here is conflict-free; one that
 fails may still be fine on a small domain, which only costs optimality.  Per residue
@@ -37,7 +43,8 @@ LaneSet = tuple[np.ndarray, np.ndarray]  # (offsets: lanes x dims, is_write: lan
 
 def lane_set(offsets: np.ndarray, is_write: np.ndarray) -> LaneSet:
     """The accesses one copy's banks serve: distinct read offsets plus every write."""
-    reads = np.unique(offsets[~is_write], axis=0) if (~is_write).any() else offsets[:0]
+    distinct = sorted({tuple(row) for row in offsets[~is_write].tolist()})
+    reads = np.array(distinct, dtype=np.int64).reshape(len(distinct), offsets.shape[1])
     writes = offsets[is_write]
     both = np.concatenate([reads, writes]).reshape(-1, offsets.shape[1])
     kinds = np.concatenate([np.zeros(len(reads), bool), np.ones(len(writes), bool)])
@@ -107,32 +114,32 @@ def flat_ii(lane_sets: list[LaneSet], alphas: np.ndarray, banks: int, block: int
     mod N, over every copy's lane set.  ``tick()`` is called before each chunk (the
     caller's clock check: it may raise to stop a long batch)."""
     modulus = banks * block
-    residues = np.arange(modulus, dtype=np.int64)
+    residues = np.arange(block, dtype=np.int64)
     worst = np.full(len(alphas), target, dtype=np.int64)
     for offsets, is_write in lane_sets:
         if len(offsets) < 2 and not is_write.any():
             continue
-        rows = max(1, ELEMENT_BUDGET // (modulus * (len(offsets) + banks)))
+        rows = max(1, ELEMENT_BUDGET // (block * (len(offsets) + banks)))
         for lo in range(0, len(alphas), rows):
             tick()
             part = alphas[lo:lo + rows]
             step = np.gcd.reduce(np.concatenate(
                 [part, np.full((len(part), 1), modulus)], axis=1), axis=1)
-            reachable = residues[None, :] % step[:, None] == 0
+            reachable = residues[None, :] % np.gcd(step, block)[:, None] == 0
             shift = part @ offsets.T
             bank = ((residues[None, :, None] + shift[:, None, :]) // block) % banks
             needed = _bank_loads_ii(ports, bank.reshape(-1, len(offsets)), is_write,
                                     reachable.ravel(), banks, target)
             worst[lo:lo + rows] = np.maximum(worst[lo:lo + rows],
-                                             needed.reshape(len(part), modulus).max(1))
+                                             needed.reshape(len(part), block).max(1))
     return worst
 
 
 def per_dim_ii(lane_sets: list[LaneSet], scheme: Scheme, ports: PortModel,
                target: int) -> int:
     """Least II of a per_dim (or none) scheme over every copy's lane set: the residue
-    combinations of the dimensions are the rows, a lane's bank the row-major index of
-    its relative per-dimension banks."""
+    combinations of the dimensions are the rows, a lane's bank the mixed-radix index
+    of its relative per-dimension banks (:func:`_relative_banks`)."""
     worst = target
     for offsets, is_write in lane_sets:
         if len(offsets) < 2 and not is_write.any():
@@ -143,8 +150,8 @@ def per_dim_ii(lane_sets: list[LaneSet], scheme: Scheme, ports: PortModel,
             rel = rel - rel.min()
             width = int(rel.max()) + 1
             bank = (bank[:, None, :] * width + rel[None, :, :]).reshape(-1, len(offsets))
-            _, inverse = np.unique(bank, return_inverse=True)
-            bank = inverse.reshape(bank.shape)
+        _, inverse = np.unique(bank, return_inverse=True)
+        bank = inverse.reshape(bank.shape)
         nbanks = int(bank.max()) + 1
         needed = _bank_loads_ii(ports, bank, is_write, np.ones(len(bank), bool), nbanks,
                                 target)
@@ -159,14 +166,17 @@ def _parts(scheme: Scheme, ndims: int) -> list[tuple[str, int]]:
 
 
 def _relative_banks(part: tuple[str, int], size: int, d: np.ndarray) -> np.ndarray:
-    """Residues x lanes: the bank in one dimension, up to a shift common to all lanes."""
+    """Residues x lanes: the bank in one dimension, up to a relabelling of the banks
+    common to all lanes.  Cyclic f needs one residue: at residue r the banks are
+    (r + d) mod f, a rotation of the banks at r = 0, so every bank's load is the
+    same; block needs the residues where some lane crosses a block edge."""
     kind, factor = part
     if kind == "none":
         return np.zeros((1, len(d)), dtype=np.int64)
     if kind == "complete":
         return d[None, :]
     if kind == "cyclic":
-        return (np.arange(factor)[:, None] + d[None, :]) % factor
+        return (d % factor)[None, :]
     span = -(-size // factor)
     starts = np.unique(np.concatenate([[0], (-d) % span]))
     return (starts[:, None] + d[None, :]) // span

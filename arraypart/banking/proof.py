@@ -80,14 +80,25 @@ class ProofTimeout(Exception):
     """The clique walk passed its deadline (it is exponential in the worst case)."""
 
 
+# isl's verdict per distance class, shared by the proofs of one search: keyed by
+# ``(size, DimPartition, step)`` (one dimension of a per_dim scheme) or
+# ``(Scheme, delta)``; True when U_delta is empty (module doc of islsets).
+DistanceVerdicts = dict[tuple, bool]
+
+
 def prove(array_model: ArrayModel, banking: Banking, *,
-          deadline: float | None = None) -> Proof:
+          deadline: float | None = None, classes: DistanceVerdicts | None = None) -> Proof:
     """Prove ``banking`` on every cycle group of ``array_model`` (see module doc);
-    raises :class:`ProofTimeout` past ``deadline`` (a ``perf_counter`` time)."""
+    raises :class:`ProofTimeout` past ``deadline`` (a ``perf_counter`` time).
+    ``classes``, when given, holds the distance classes already decided by isl (the
+    caller's, e.g. one search's proofs: a class is checked once per search; the isl
+    checks counted are those made)."""
     achieved: dict[str, int] = {}
     counterexample, checks, free = None, 0, True
+    classes = {} if classes is None else classes
     for group in array_model.groups:
-        verdict = prove_group(array_model, group, banking, deadline=deadline)
+        verdict = prove_group(array_model, group, banking, deadline=deadline,
+                              classes=classes)
         checks += verdict.isl_checks
         achieved[group.loop] = max(achieved.get(group.loop, 0), verdict.ii)
         if verdict.ii > group.target_ii:
@@ -112,9 +123,11 @@ def counted_proof(array_model: ArrayModel, banking: Banking) -> Proof:
 
 
 def prove_group(array_model: ArrayModel, group: CycleGroup, banking: Banking,
-                max_ii: int | None = None, *, deadline: float | None = None) -> GroupVerdict:
+                max_ii: int | None = None, *, deadline: float | None = None,
+                classes: DistanceVerdicts | None = None) -> GroupVerdict:
     """The least II in [target, max_ii] at which ``group`` fits under ``banking``
-    (``max_ii`` None: up to the II at which any bank serves all the group's lanes)."""
+    (``max_ii`` None: up to the II at which any bank serves all the group's lanes);
+    ``classes`` as for :func:`prove`."""
     if banking.scheme.registers:
         return GroupVerdict(group.target_ii, None, 0)
     limit = group.target_ii + len(group.accesses) if max_ii is None else max_ii
@@ -123,7 +136,8 @@ def prove_group(array_model: ArrayModel, group: CycleGroup, banking: Banking,
             banking.scheme.banks * banking.copies == 1
             and len(group.accesses) > MAX_WALKED_ONE_BANK):
         return _counted_verdict(array_model, group, banking, limit)
-    prover = _GroupProver(array_model, group, banking, deadline)
+    prover = _GroupProver(array_model, group, banking, deadline,
+                          {} if classes is None else classes)
     first_failure = None
     for ii in range(group.target_ii, limit + 1):
         failure = prover.failure_at(ii)
@@ -164,7 +178,7 @@ class _GroupProver:
     II scan (local to one :func:`prove_group` call)."""
 
     def __init__(self, array_model: ArrayModel, group: CycleGroup, banking: Banking,
-                 deadline: float | None):
+                 deadline: float | None, classes: DistanceVerdicts):
         self.group = group
         self.deadline = deadline
         self.banking = banking
@@ -190,8 +204,7 @@ class _GroupProver:
         self.bank_expr = banking.scheme.bank_expr()
         self.shape = shape
         self.forms = _constant_forms(self.terms)
-        self.shift_apart: dict[tuple[int, ...], bool] = {}
-        self.dim_apart: dict[tuple[int, int], bool] = {}
+        self.classes = classes
         self.lane_banks: dict[int, E.Expr] = {}
         self.pair_sets: dict[tuple[int, int], isl.Set] = {}
         self.nonempty: dict[tuple[int, int], bool] = {}
@@ -252,17 +265,20 @@ class _GroupProver:
         scheme = self.banking.scheme
         if scheme.kind == "per_dim":
             return any(self._dim_apart(d, s) for d, s in enumerate(key) if s)
-        if key not in self.shift_apart:
-            self.shift_apart[key] = self._empty(
+        verdict = (scheme, key)
+        if verdict not in self.classes:
+            self.classes[verdict] = self._empty(
                 S.shift_collision_set(self.shape, self.bank_expr, key))
-        return self.shift_apart[key]
+        return self.classes[verdict]
 
     def _dim_apart(self, d: int, step: int) -> bool:
-        key = (d, abs(step))
-        if key not in self.dim_apart:
-            self.dim_apart[key] = self._empty(S.shift_collision_set(
+        """U_step of dimension ``d`` alone is empty (its size and partition decide it,
+        so schemes that share them share the verdict)."""
+        key = (self.shape[d], self.banking.scheme.dims[d], abs(step))
+        if key not in self.classes:
+            self.classes[key] = self._empty(S.shift_collision_set(
                 (self.shape[d],), S.dim_bank_expr(self.banking.scheme, d), (abs(step),)))
-        return self.dim_apart[key]
+        return self.classes[key]
 
     def apart_rows(self, k: int, others: list[int]) -> np.ndarray:
         """Vectorized :meth:`_apart` of lane ``k`` against ``others``: True where the
