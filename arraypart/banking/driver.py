@@ -479,25 +479,37 @@ class _Search:
         for LUT RAM, or each served by one port where two make a bank true
         dual-port); a few LUTs saved are not worth searching every tier for.
         Flat schemes and read copies stay at the first tier, whose pre-check is the
-        search's expensive part."""
+        search's expensive part.
+
+        Best first over every such tier: the families in the order of their floors,
+        a family pre-checked only when no pending candidate that costs less than its
+        floor is proven (nothing in it, nor in the families after it, costs less)."""
         first, tried = best.cost.physical_banks, best.tried
+        families = sorted((f for tier in self._refine_tiers(best)
+                           for f in self.families(tier, ("per_dim",), copies=1)
+                           if f.floor < best.cost), key=lambda f: f.floor)
         pending: list[_Pending] = []
-        for tier in range(first + 1, self.horizon(first) + 1):
-            floor = min(self.tier_floor(tier), self.options.bram_budget + 1)
-            if not best.cost.rule_lanes and floor >= best.cost.bram18k:
-                continue
-            for family in self.families(tier, ("per_dim",), copies=1):
-                self._check_time(tier, tried)
-                if not family.floor < best.cost:
-                    continue
-                for make, scores in self._batches(family):
-                    tried += len(scores)
-                    passed = [b for b in map(make, np.flatnonzero(scores == 0))
-                              if self._routable(b)]
-                    for entry in self._priced(family, passed, len(pending)):
-                        heapq.heappush(pending, entry)
+        for family in families:
+            found, _ = self._confirm(pending, family.floor, None, first, tried)
+            if found is not None:
+                return _Found(*found, tried)
+            self._check_time(family.banks, tried)
+            for make, scores in self._batches(family):
+                tried += len(scores)
+                passed = [b for b in map(make, np.flatnonzero(scores == 0))
+                          if self._routable(b)]
+                for entry in self._priced(family, passed, len(pending)):
+                    heapq.heappush(pending, entry)
         found, _ = self._confirm(pending, best.cost, None, first, tried)
         return _Found(*found, tried) if found is not None else replace(best, tried=tried)
+
+    def _refine_tiers(self, best: _Found) -> Iterator[int]:
+        """The tiers :meth:`_refine` searches (see there)."""
+        first = best.cost.physical_banks
+        for tier in range(first + 1, self.horizon(first) + 1):
+            floor = min(self.tier_floor(tier), self.options.bram_budget + 1)
+            if best.cost.rule_lanes or floor < best.cost.bram18k:
+                yield tier
 
     def prove(self, banking: Banking) -> Proof:
         """isl's proof of ``banking`` (:func:`.proof.prove`), made once per banking;

@@ -26,6 +26,8 @@ linear in the accesses.
 
 from __future__ import annotations
 
+import itertools
+from math import prod
 from typing import Callable
 
 import numpy as np
@@ -37,6 +39,10 @@ INFEASIBLE_II = 1 << 30  # "no II fits" (a write to a read-only bank)
 # Candidates x residues x (lanes + banks) evaluated at once: bounds the int64
 # temporaries to a few tens of MB.
 ELEMENT_BUDGET = 1 << 22
+
+# Residue rows x lanes up to which a per_dim candidate is tallied in plain Python
+# (:func:`_tallied_ii`): below it numpy's fixed cost per call is the larger one.
+PYTHON_TALLY = 4096
 
 LaneSet = tuple[np.ndarray, np.ndarray]  # (offsets: lanes x dims, is_write: lanes)
 
@@ -141,11 +147,18 @@ def per_dim_ii(lane_sets: list[LaneSet], scheme: Scheme, ports: PortModel,
     combinations of the dimensions are the rows, a lane's bank the mixed-radix index
     of its relative per-dimension banks (:func:`_relative_banks`)."""
     worst = target
+    parts = _parts(scheme, len(scheme.shape))
     for offsets, is_write in lane_sets:
         if len(offsets) < 2 and not is_write.any():
             continue
+        residues = [_residues(part, scheme.shape[d], offsets[:, d])
+                    for d, part in enumerate(parts)]
+        if prod(map(len, residues)) * len(offsets) <= PYTHON_TALLY:
+            worst = max(worst, _tallied_ii(offsets, is_write, scheme, residues, ports,
+                                           target))
+            continue
         bank = np.zeros((1, len(offsets)), dtype=np.int64)
-        for d, part in enumerate(_parts(scheme, offsets.shape[1])):
+        for d, part in enumerate(parts):
             rel = _relative_banks(part, scheme.shape[d], offsets[:, d])
             rel = rel - rel.min()
             width = int(rel.max()) + 1
@@ -157,6 +170,48 @@ def per_dim_ii(lane_sets: list[LaneSet], scheme: Scheme, ports: PortModel,
                                 target)
         worst = max(worst, int(needed.max()))
     return worst
+
+
+def _residues(part: tuple[str, int], size: int, d: np.ndarray) -> list[int]:
+    """The residues of one dimension's base that :func:`_relative_banks` uses."""
+    kind, factor = part
+    if kind != "block":
+        return [0]
+    span = -(-size // factor)
+    return sorted({0} | set(((-d) % span).tolist()))
+
+
+def _tallied_ii(offsets: np.ndarray, is_write: np.ndarray, scheme: Scheme,
+                residues: list[list[int]], ports: PortModel, target: int) -> int:
+    """:func:`per_dim_ii` of one lane set counted in plain Python, for small sets
+    (numpy's per-call cost dominates there): at each combination of the dimensions'
+    residues a lane's bank is the tuple of its per-dimension banks (none 0, cyclic
+    d mod f, complete d, block floor((r + d) / s)), each bank's reads and writes are
+    tallied, and the least II of the fullest bank is the answer, as
+    :func:`_bank_loads_ii` finds it."""
+    parts = [(kind, -(-size // factor) if kind == "block" else factor)
+             for (kind, factor), size in zip(_parts(scheme, len(scheme.shape)), scheme.shape)]
+    rows = list(zip(offsets.tolist(), is_write.tolist()))
+    worst = target
+    for base in itertools.product(*residues):
+        loads: dict[tuple[int, ...], list[int]] = {}
+        for row, write in rows:
+            bank = tuple(0 if kind == "none" else x % factor if kind == "cyclic"
+                         else x if kind == "complete" else (r + x) // factor
+                         for (kind, factor), r, x in zip(parts, base, row))
+            loads.setdefault(bank, [0, 0])[write] += 1
+        worst = max([worst] + [_least_ii_one(ports, reads, writes, target)
+                               for reads, writes in loads.values()])
+    return worst
+
+
+def _least_ii_one(ports: PortModel, reads: int, writes: int, target: int) -> int:
+    """:func:`least_ii` of one bank, with :func:`_bank_loads_ii`'s rule that a bank
+    with one access and no write to a read-only bank fits at the target."""
+    if reads + writes <= 1 and (not writes or ports.writable):
+        return target
+    return next((ii for ii in range(target, target + reads + writes + 1)
+                 if ports.fits(reads, writes, ii)), INFEASIBLE_II)
 
 
 def _parts(scheme: Scheme, ndims: int) -> list[tuple[str, int]]:
