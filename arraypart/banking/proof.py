@@ -44,6 +44,10 @@ from . import islsets as S
 from .precheck import INFEASIBLE_II
 
 
+# Lanes of a group up to which every pair's distance class is numbered at once
+# (:class:`_ClassTable`: lanes^2 entries per dimension, 16 MB at this many); larger
+# groups number each lane's row when the clique walk asks for it.
+MAX_CLASS_TABLE_LANES = 1024
 # An isl proof keeps one set dimension per irregular index value (so one lane's unknown
 # index is the same in every set); past this many the sets are too large to build in
 # reasonable time and the group is judged by counting (_counted_verdict).
@@ -205,6 +209,7 @@ class _GroupProver:
         self.shape = shape
         self.forms = _constant_forms(self.terms)
         self.classes = classes
+        self.class_table: _ClassTable | None = None
         self.lane_banks: dict[int, E.Expr] = {}
         self.pair_sets: dict[tuple[int, int], isl.Set] = {}
         self.nonempty: dict[tuple[int, int], bool] = {}
@@ -282,24 +287,55 @@ class _GroupProver:
 
     def apart_rows(self, k: int, others: list[int]) -> np.ndarray:
         """Vectorized :meth:`_apart` of lane ``k`` against ``others``: True where the
-        two lanes differ by a constant nonzero vector whose class is apart."""
+        two lanes differ by a constant nonzero vector whose class is apart.  Each
+        class is asked of isl the first time a pair of it is looked at
+        (:class:`_ClassTable` numbers the classes once per proof)."""
+        if not others:
+            return np.zeros(0, dtype=bool)
+        if len(self.forms) > MAX_CLASS_TABLE_LANES:
+            return self._apart_row(k, others)
+        if self.class_table is None:
+            self.class_table = _ClassTable(self.forms, self.banking.scheme.kind == "per_dim")
+        table = self.class_table
+        js = np.array(others, dtype=np.int64)
+        same = table.same[k, js]
+        if not same.any():
+            return same
+        if table.per_dim:
+            apart = np.zeros(len(js), dtype=bool)
+            for d, (ids, values, verdict) in enumerate(table.dims):
+                row = ids[k, js]
+                self._decide(verdict, row[same & (verdict[row] < 0)],
+                             lambda c, d=d, values=values: self._dim_apart(d, int(values[c])))
+                apart |= verdict[row] == 1
+        else:
+            ids, classes, verdict = table.vectors
+            row = ids[k, js]
+            self._decide(verdict, row[same & (verdict[row] < 0)],
+                         lambda c: self._apart(tuple(int(x) for x in classes[c])))
+            apart = verdict[row] == 1
+        return same & apart
+
+    def _apart_row(self, k: int, others: list[int]) -> np.ndarray:
+        """:meth:`apart_rows` computed for this row alone (groups too large for a
+        table of every pair)."""
         fk = self.forms[k]
         out = np.zeros(len(others), dtype=bool)
-        if fk is None or not others:
+        if fk is None:
             return out
-        same = np.array([self.forms[j] is not None and self.forms[j][0] == fk[0]
-                         for j in others])
-        if not same.any():
+        rows = np.array([r for r, j in enumerate(others)
+                         if self.forms[j] is not None and self.forms[j][0] == fk[0]],
+                        dtype=np.int64)
+        if not len(rows):
             return out
-        rows = np.flatnonzero(same)
         deltas = np.array([self.forms[others[r]][1] for r in rows], dtype=np.int64)
         deltas -= np.array(fk[1], dtype=np.int64)
         if self.banking.scheme.kind == "per_dim":
             apart = np.zeros(len(rows), dtype=bool)
             for d in range(deltas.shape[1]):
                 steps = np.abs(deltas[:, d])
-                values = np.unique(steps[steps > 0])
-                hits = [v for v in values.tolist() if self._dim_apart(d, v)]
+                hits = [v for v in np.unique(steps[steps > 0]).tolist()
+                        if self._dim_apart(d, v)]
                 apart |= np.isin(steps, hits)
         else:
             classes, inverse = np.unique(deltas, axis=0, return_inverse=True)
@@ -308,6 +344,12 @@ class _GroupProver:
             apart = verdict[inverse.reshape(-1)]
         out[rows] = apart
         return out
+
+    @staticmethod
+    def _decide(verdict: np.ndarray, unknown: np.ndarray, apart) -> None:
+        """Fill ``verdict`` (1 apart, 0 not) for the class numbers ``unknown``."""
+        for c in np.unique(unknown).tolist():
+            verdict[c] = int(apart(c))
 
     def _constant_collision(self, a: int, b: int, both_reads: bool) -> bool | None:
         """Whether two lanes with constant banks (and, for reads, constant indices)
@@ -401,6 +443,44 @@ class _GroupProver:
                      else str(S.evaluate_at(bank, point)))
         return (f"loop {self.group.loop}, iteration ({at}): " + ", ".join(parts)
                 + f" hit bank {bank_text} together")
+
+
+class _ClassTable:
+    """The distance classes of a group's lane pairs, numbered once per proof.
+
+    Lanes a, b with indices ``L·P + d_a`` and ``L·P + d_b`` (the same ``L``: ``same``)
+    differ by ``d_b - d_a`` at every P.  per_dim: per dimension d, ``dims[d]`` is
+    (class number of |d_b - d_a|_d per pair, the values, a verdict per value); flat:
+    ``vectors`` is (class number of d_b - d_a per pair, the vectors, a verdict per
+    class).  A verdict is -1 until isl is asked, then 1 (apart) or 0; the zero
+    distance is never apart (it is 0 from the start)."""
+
+    def __init__(self, forms: list[tuple[tuple, tuple[int, ...]] | None], per_dim: bool):
+        linear: dict[tuple, int] = {}
+        ids = np.array([-1 if f is None else linear.setdefault(f[0], len(linear))
+                        for f in forms], dtype=np.int64)
+        width = max((len(f[1]) for f in forms if f is not None), default=0)
+        consts = np.array([f[1] if f is not None else (0,) * width for f in forms],
+                          dtype=np.int64).reshape(len(forms), width)
+        self.same = (ids[:, None] == ids[None, :]) & (ids[:, None] >= 0)
+        self.per_dim = per_dim
+        deltas = consts[None, :, :] - consts[:, None, :]
+        n = len(forms)
+        if per_dim:
+            self.dims = []
+            for d in range(width):
+                values, inverse = np.unique(np.abs(deltas[:, :, d]), return_inverse=True)
+                self.dims.append((inverse.reshape(n, n), values, _verdicts(values == 0)))
+        else:
+            classes, inverse = np.unique(deltas.reshape(n * n, width), axis=0,
+                                         return_inverse=True)
+            self.vectors = (inverse.reshape(n, n), classes,
+                            _verdicts(~classes.any(axis=1)))
+
+
+def _verdicts(zero: np.ndarray) -> np.ndarray:
+    """-1 (not yet asked) per class, 0 for the zero distance."""
+    return np.where(zero, 0, -1).astype(np.int8)
 
 
 def _constant_forms(terms: list[S.LaneTerms]) -> list[tuple[tuple, tuple[int, ...]] | None]:
