@@ -41,7 +41,8 @@ from .proof import (DistanceVerdicts, Proof, ProofTimeout, counted_proof, prove,
 from .sampling import refuted, sample_group
 from .solution import ArraySolution, Solution
 from .space import (FLAT_BLOCKS, Cost, Family, alpha_rows, copy_assignments, cost_floor,
-                    cost_of, crossbar_lanes, flat_crossbar, flat_floor, per_dim_partitions)
+                    cost_of, crossbar_lanes, flat_block_floors, flat_crossbar,
+                    per_dim_partitions)
 
 FAMILIES = ("per_dim", "flat")
 SCHEME_CHOICES = {"all": FAMILIES, "vitis": ("per_dim",)}
@@ -574,8 +575,7 @@ class _Search:
         """No flat scheme with ``banks`` banks and ``copies`` copies costs less."""
         if not self.varying or banks < 2:
             return Cost(bram18k=0, physical_banks=banks * copies, family=1)
-        return min(self.within_budget(flat_floor(self.am, self.varying, banks, copies, block,
-                                                 self.shapes)) for block in FLAT_BLOCKS)
+        return min(f.floor for f in self._flat_families(banks, copies, ()))
 
     def _better(self, current: _Fallback | None, score: int, banking: Banking) -> _Fallback:
         candidate = _Fallback(score, cost_floor(banking, self.am, self.shapes),
@@ -709,11 +709,12 @@ class _Search:
         search)."""
         key = ("flat", banks, copies, assignment)
         if key not in self.family_memo:
+            floors = flat_block_floors(self.am, self.varying, banks, copies, FLAT_BLOCKS,
+                                 self.shapes, assignment)
             self.family_memo[key] = tuple(
-                Family("flat", banks, copies, assignment, self.within_budget(flat_floor(
-                    self.am, self.varying, banks, copies, block, self.shapes, assignment)),
-                       block, crossbar=flat_crossbar(self.varying, banks, block, self.shapes))
-                for block in FLAT_BLOCKS)
+                Family("flat", banks, copies, assignment, self.within_budget(floor), block,
+                       crossbar=flat_crossbar(self.varying, banks, block, self.shapes))
+                for block, floor in zip(FLAT_BLOCKS, floors))
         return self.family_memo[key]
 
     def _batches(self, family: Family) -> Iterator[Batch]:

@@ -17,7 +17,7 @@ from math import gcd, prod
 
 from ..poly.model import ArrayModel
 from ..rtl.closed import lane_table
-from ..rtl.cost import estimate, flat_family_floor
+from ..rtl.cost import estimate, flat_family_floors
 from ..scheme import Banking, DimPartition, Scheme
 from .bounds import bram18k
 from .groups import GroupShape
@@ -169,7 +169,16 @@ def flat_crossbar(varying: frozenset[int], banks: int, block: int,
 
 def flat_floor(array_model: ArrayModel, varying: frozenset[int], banks: int, copies: int,
                block: int, shapes: list[GroupShape], read_copy: tuple = ()) -> Cost:
-    """A cost no flat scheme ``floor(alpha·x / B) mod N`` (N = ``banks``) can go below.
+    """:func:`flat_block_floors` of one block."""
+    return flat_block_floors(array_model, varying, banks, copies, (block,), shapes,
+                             read_copy)[0]
+
+
+def flat_block_floors(array_model: ArrayModel, varying: frozenset[int], banks: int,
+                      copies: int, blocks: tuple[int, ...], shapes: list[GroupShape],
+                      read_copy: tuple = ()) -> tuple[Cost, ...]:
+    """Per block B of ``blocks``, a cost no flat scheme ``floor(alpha·x / B) mod N``
+    (N = ``banks``) can go below (the model's floors of every block in one batch).
 
     Storage: the fence dimension d (alpha_d != 0, so d varies) is padded to a multiple
     of P = N*B / gcd(N*B, alpha_d) <= N*B, and the banks hold N*B*ceil(D_d/P) words per
@@ -179,26 +188,31 @@ def flat_floor(array_model: ArrayModel, varying: frozenset[int], banks: int, cop
     (:func:`static_alpha_exists`); in a group where no such alpha exists every lane's
     bank changes with the iteration: where the code keeps direct references it counts
     in ``rule_lanes``, and the lanes that reach every bank set the BRAM18K (ports they
-    use) and LUT floors (:func:`arraypart.rtl.cost.flat_family_floor`)."""
+    use) and LUT floors (:func:`arraypart.rtl.cost.flat_family_floors`)."""
     shape = array_model.array.shape
     size = prod(shape)
-    modulus = banks * block
-    words = min(modulus * -(-shape[d] // modulus) * (size // shape[d]) for d in varying)
     order = sorted(varying)
-    dynamic = set()
-    for g, s in enumerate(shapes):
-        if s.uniform and not static_alpha_exists(
-                tuple(tuple(_steps(s)[d]) for d in order), modulus):
-            dynamic.add(g)
-    table = lane_table(array_model, copies, read_copy)
     interface = array_model.array.interface
-    rule = sum(len(s.lanes) for g, s in enumerate(shapes)
-               if (interface or s.group.direct) and (g in dynamic or not s.uniform))
-    bram, lut, ff = flat_family_floor(table, banks, block, frozenset(dynamic), varying,
-                                      -(-words // banks))
-    return Cost(rule_lanes=rule, bram18k=bram, lut=lut, ff=ff, physical_banks=banks * copies,
-                storage_overhead=round(copies * words / size - 1, 9),
-                family=FAMILY_RANK["flat"])
+    steps = [tuple(tuple(_steps(s)[d]) for d in order) if s.uniform else None
+             for s in shapes]
+    words, dynamics, rules = [], [], []
+    for block in blocks:
+        modulus = banks * block
+        words.append(min(modulus * -(-shape[d] // modulus) * (size // shape[d])
+                         for d in varying))
+        dynamic = frozenset(g for g, s in enumerate(shapes)
+                            if s.uniform and not static_alpha_exists(steps[g], modulus))
+        dynamics.append(dynamic)
+        rules.append(sum(len(s.lanes) for g, s in enumerate(shapes)
+                         if (interface or s.group.direct) and (g in dynamic or not s.uniform)))
+    table = lane_table(array_model, copies, read_copy)
+    floors = flat_family_floors(table, banks, tuple(blocks), tuple(dynamics), varying,
+                                tuple(-(-w // banks) for w in words))
+    return tuple(Cost(rule_lanes=rule, bram18k=bram, lut=lut, ff=ff,
+                      physical_banks=banks * copies,
+                      storage_overhead=round(copies * w / size - 1, 9),
+                      family=FAMILY_RANK["flat"])
+                 for rule, w, (bram, lut, ff) in zip(rules, words, floors))
 
 
 @lru_cache(maxsize=4096)

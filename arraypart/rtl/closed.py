@@ -466,24 +466,28 @@ def _flat_reach(table: LaneTable, alphas: np.ndarray, banks: int, block: int):
     return static, first, last
 
 
-def flat_family_features(table: LaneTable, banks: int, block: int, dynamic_groups: frozenset[int],
-                         varying: frozenset[int], depth: int) -> tuple[np.ndarray, np.ndarray]:
+def flat_family_features(table: LaneTable, banks: int, blocks: tuple[int, ...],
+                         dynamic_groups: tuple[frozenset[int], ...], varying: frozenset[int],
+                         depths: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
     """Features (arithmetic and storage left 0) and BRAM18K that no flat scheme with
-    N = ``banks``, B = ``block`` and banks at least ``depth`` deep goes below.
+    N = ``banks``, B = ``blocks[m]`` and banks at least ``depths[m]`` deep goes below,
+    one row per block (all rows in one batch).
 
     Every feature and the BRAM18K grow with the lanes a bank may serve, so leaving
-    lanes out keeps a floor; kept are the lanes of ``dynamic_groups`` (no alpha makes
-    them static) whose element range spans at least N*B - 1 in every varying
+    lanes out keeps a floor; kept are the lanes of ``dynamic_groups[m]`` (no alpha
+    makes them static) whose element range spans at least N*B - 1 in every varying
     dimension: alpha·x then spans N*B - 1 or more (alpha != 0 only on varying
     dimensions), so the bank interval ``floor(alpha·x / B) mod N`` covers every bank.
     Storage is left out because a deeper bank may be block RAM instead of LUTs."""
     order = sorted(varying)
     span = (table.hi - table.lo)[:, order].min(axis=1) if order else np.zeros(0, np.int64)
-    full = np.isin(table.group, sorted(dynamic_groups)) & (span >= banks * block - 1)
-    first = np.where(full, 0, 1)[None, :]
-    last = np.where(full, banks - 1, 0)[None, :]
+    full = np.array([np.isin(table.group, sorted(dynamic)) & (span >= banks * block - 1)
+                     for block, dynamic in zip(blocks, dynamic_groups)],
+                    dtype=bool).reshape(len(blocks), len(table.group))
+    first = np.where(full, 0, 1)
+    last = np.where(full, banks - 1, 0)
     f, bram = _batch_features(table, np.zeros_like(first, bool), first, last, banks,
-                              np.array([depth], np.int64))
+                              np.array(depths, np.int64))
     for name in ("lutram", "regfile", "regbits"):
         f[:, FEATURES.index(name)] = 0.0
     return f, bram

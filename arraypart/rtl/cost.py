@@ -105,14 +105,14 @@ def _floors(f: np.ndarray, bram: np.ndarray) -> tuple[np.ndarray, np.ndarray, np
     return bram, np.maximum(lut, 0), np.maximum(ff, 0)
 
 
-def flat_family_floor(table: closed.LaneTable, banks: int, block: int,
-                      dynamic_groups: frozenset[int], varying: frozenset[int],
-                      depth: int) -> tuple[int, int, int]:
-    """(BRAM18K, LUT, FF) no flat scheme of the family goes below
+def flat_family_floors(table: closed.LaneTable, banks: int, blocks: tuple[int, ...],
+                       dynamic_groups: tuple[frozenset[int], ...], varying: frozenset[int],
+                       depths: tuple[int, ...]) -> list[tuple[int, int, int]]:
+    """(BRAM18K, LUT, FF) no flat scheme of the family goes below, per block
     (:func:`.closed.flat_family_features`)."""
-    bram, lut, ff = _floors(*closed.flat_family_features(table, banks, block, dynamic_groups,
-                                                          varying, depth))
-    return int(bram[0]), int(lut[0]), int(ff[0])
+    bram, lut, ff = _floors(*closed.flat_family_features(table, banks, blocks, dynamic_groups,
+                                                          varying, depths))
+    return [(int(b), int(l), int(f)) for b, l, f in zip(bram, lut, ff)]
 
 
 def estimate_memory(mem: Memory) -> Resources:
