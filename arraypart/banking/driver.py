@@ -36,8 +36,7 @@ from .device import DEFAULT_SEARCH_BANKS, bram_budget
 from .feasible import least_feasible_ii, relaxed
 from .groups import GroupShape, analyze_group, read_refs
 from .precheck import LaneSet, flat_ii, lane_set, per_dim_ii
-from .proof import (DistanceVerdicts, Proof, ProofTimeout, counted_proof, prove,
-                    prove_group)
+from .proof import Proof, ProofTimeout, counted_proof, prove, prove_group
 from .sampling import refuted, sample_group
 from .solution import ArraySolution, Solution
 from .space import (FLAT_BLOCKS, Cost, Family, alpha_rows, copy_assignments, cost_floor,
@@ -379,7 +378,6 @@ class _Search:
         self.proofs: dict[Banking, Proof] = {}
         self.per_dim_scores: dict[Banking, int] = {}
         self.family_memo: dict[tuple, tuple[Family, ...]] = {}
-        self.classes: DistanceVerdicts = {}
         self.samples = [sample_group(s) for s in shapes if not s.uniform]
 
     # ------------------------------------------------------------ driver
@@ -513,11 +511,9 @@ class _Search:
                 yield tier
 
     def prove(self, banking: Banking) -> Proof:
-        """isl's proof of ``banking`` (:func:`.proof.prove`), made once per banking;
-        the proofs of one search share their distance-class verdicts."""
+        """isl's proof of ``banking`` (:func:`.proof.prove`), made once per search."""
         if banking not in self.proofs:
-            self.proofs[banking] = prove(self.am, banking, deadline=self.options.deadline,
-                                         classes=self.classes)
+            self.proofs[banking] = prove(self.am, banking, deadline=self.options.deadline)
         return self.proofs[banking]
 
     def _routable(self, banking: Banking) -> bool:
@@ -635,7 +631,7 @@ class _Search:
         if banking not in self.isl_ok:
             self.isl_ok[banking] = all(
                 prove_group(self.am, s.group, banking, max_ii=s.group.target_ii,
-                            deadline=self.options.deadline, classes=self.classes).ii
+                            deadline=self.options.deadline).ii
                 == s.group.target_ii for s in self.shapes if not s.uniform)
         return self.isl_ok[banking]
 

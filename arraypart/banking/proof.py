@@ -31,6 +31,7 @@ at most ``bank_depth`` elements, so a clique with more reads than that is empty.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from time import perf_counter
 
 import islpy as isl
@@ -39,7 +40,7 @@ import numpy as np
 from .. import expr as E
 from ..ir import PortModel
 from ..poly.model import ArrayModel, CycleGroup
-from ..scheme import Banking
+from ..scheme import Banking, DimPartition, Scheme, per_dim_scheme
 from . import islsets as S
 from .precheck import INFEASIBLE_II
 
@@ -84,25 +85,14 @@ class ProofTimeout(Exception):
     """The clique walk passed its deadline (it is exponential in the worst case)."""
 
 
-# isl's verdict per distance class, shared by the proofs of one search: keyed by
-# ``(size, DimPartition, step)`` (one dimension of a per_dim scheme) or
-# ``(Scheme, delta)``; True when U_delta is empty (module doc of islsets).
-DistanceVerdicts = dict[tuple, bool]
-
-
 def prove(array_model: ArrayModel, banking: Banking, *,
-          deadline: float | None = None, classes: DistanceVerdicts | None = None) -> Proof:
+          deadline: float | None = None) -> Proof:
     """Prove ``banking`` on every cycle group of ``array_model`` (see module doc);
-    raises :class:`ProofTimeout` past ``deadline`` (a ``perf_counter`` time).
-    ``classes``, when given, holds the distance classes already decided by isl (the
-    caller's, e.g. one search's proofs: a class is checked once per search; the isl
-    checks counted are those made)."""
+    raises :class:`ProofTimeout` past ``deadline`` (a ``perf_counter`` time)."""
     achieved: dict[str, int] = {}
     counterexample, checks, free = None, 0, True
-    classes = {} if classes is None else classes
     for group in array_model.groups:
-        verdict = prove_group(array_model, group, banking, deadline=deadline,
-                              classes=classes)
+        verdict = prove_group(array_model, group, banking, deadline=deadline)
         checks += verdict.isl_checks
         achieved[group.loop] = max(achieved.get(group.loop, 0), verdict.ii)
         if verdict.ii > group.target_ii:
@@ -127,11 +117,9 @@ def counted_proof(array_model: ArrayModel, banking: Banking) -> Proof:
 
 
 def prove_group(array_model: ArrayModel, group: CycleGroup, banking: Banking,
-                max_ii: int | None = None, *, deadline: float | None = None,
-                classes: DistanceVerdicts | None = None) -> GroupVerdict:
+                max_ii: int | None = None, *, deadline: float | None = None) -> GroupVerdict:
     """The least II in [target, max_ii] at which ``group`` fits under ``banking``
-    (``max_ii`` None: up to the II at which any bank serves all the group's lanes);
-    ``classes`` as for :func:`prove`."""
+    (``max_ii`` None: up to the II at which any bank serves all the group's lanes)."""
     if banking.scheme.registers:
         return GroupVerdict(group.target_ii, None, 0)
     limit = group.target_ii + len(group.accesses) if max_ii is None else max_ii
@@ -140,8 +128,7 @@ def prove_group(array_model: ArrayModel, group: CycleGroup, banking: Banking,
             banking.scheme.banks * banking.copies == 1
             and len(group.accesses) > MAX_WALKED_ONE_BANK):
         return _counted_verdict(array_model, group, banking, limit)
-    prover = _GroupProver(array_model, group, banking, deadline,
-                          {} if classes is None else classes)
+    prover = _GroupProver(array_model, group, banking, deadline)
     first_failure = None
     for ii in range(group.target_ii, limit + 1):
         failure = prover.failure_at(ii)
@@ -182,7 +169,7 @@ class _GroupProver:
     II scan (local to one :func:`prove_group` call)."""
 
     def __init__(self, array_model: ArrayModel, group: CycleGroup, banking: Banking,
-                 deadline: float | None, classes: DistanceVerdicts):
+                 deadline: float | None):
         self.group = group
         self.deadline = deadline
         self.banking = banking
@@ -208,7 +195,7 @@ class _GroupProver:
         self.bank_expr = banking.scheme.bank_expr()
         self.shape = shape
         self.forms = _constant_forms(self.terms)
-        self.classes = classes
+        self.asked: dict[tuple, bool] = {}
         self.class_table: _ClassTable | None = None
         self.lane_banks: dict[int, E.Expr] = {}
         self.pair_sets: dict[tuple[int, int], isl.Set] = {}
@@ -270,20 +257,22 @@ class _GroupProver:
         scheme = self.banking.scheme
         if scheme.kind == "per_dim":
             return any(self._dim_apart(d, s) for d, s in enumerate(key) if s)
-        verdict = (scheme, key)
-        if verdict not in self.classes:
-            self.classes[verdict] = self._empty(
-                S.shift_collision_set(self.shape, self.bank_expr, key))
-        return self.classes[verdict]
+        return self._ask((scheme, key), lambda: shift_apart(scheme, key))
 
     def _dim_apart(self, d: int, step: int) -> bool:
         """U_step of dimension ``d`` alone is empty (its size and partition decide it,
         so schemes that share them share the verdict)."""
         key = (self.shape[d], self.banking.scheme.dims[d], abs(step))
-        if key not in self.classes:
-            self.classes[key] = self._empty(S.shift_collision_set(
-                (self.shape[d],), S.dim_bank_expr(self.banking.scheme, d), (abs(step),)))
-        return self.classes[key]
+        return self._ask(key, lambda: dim_apart(*key))
+
+    def _ask(self, key: tuple, verdict) -> bool:
+        """isl's verdict on a distance class (``verdict()``, memoised for the whole
+        process), counted as one check the first time this proof asks it."""
+        if key not in self.asked:
+            self._check_deadline()
+            self.checks += 1
+            self.asked[key] = verdict()
+        return self.asked[key]
 
     def apart_rows(self, k: int, others: list[int]) -> np.ndarray:
         """Vectorized :meth:`_apart` of lane ``k`` against ``others``: True where the
@@ -476,6 +465,22 @@ class _ClassTable:
                                          return_inverse=True)
             self.vectors = (inverse.reshape(n, n), classes,
                             _verdicts(~classes.any(axis=1)))
+
+
+@lru_cache(maxsize=1 << 16)
+def dim_apart(size: int, part: DimPartition, step: int) -> bool:
+    """No two elements ``step`` apart in a dimension of ``size`` share a bank under
+    ``part``: U_step (:func:`.islsets.shift_collision_set`) is empty (pure, so it is
+    asked of isl once per process)."""
+    bank = per_dim_scheme((size,), (part,)).bank_expr()
+    return S.shift_collision_set((size,), bank, (step,)).is_empty()
+
+
+@lru_cache(maxsize=1 << 16)
+def shift_apart(scheme: Scheme, delta: tuple[int, ...]) -> bool:
+    """No two elements ``delta`` apart share a bank under ``scheme``: U_delta is empty
+    (pure, asked of isl once per process)."""
+    return S.shift_collision_set(scheme.shape, scheme.bank_expr(), delta).is_empty()
 
 
 def _verdicts(zero: np.ndarray) -> np.ndarray:
