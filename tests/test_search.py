@@ -10,21 +10,25 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import json
+import math
 import random
 
+import numpy as np
 import pytest
 
 import arraypart
 from arraypart import api, banking, check, codegen, frontend, poly, rtl
 from arraypart.banking.baselines import vitis_manual
 from arraypart.banking.device import DEFAULT_SEARCH_BANKS, bram_budget, part_bram18k
+from arraypart.banking import precheck
 from arraypart.banking.groups import analyze_group
-from arraypart.banking.space import (cost_of, crossbar_lanes, flat_floor,
+from arraypart.banking.precheck import INFEASIBLE_II
+from arraypart.banking.space import (FLAT_BLOCKS, cost_of, crossbar_lanes, flat_floor,
                                      per_dim_partitions, static_alpha_exists)
 from arraypart.errors import Coord
-from arraypart.ir import PartitionPragma
+from arraypart.ir import PORT_MODELS, PartitionPragma
 from arraypart.report import Report
-from arraypart.scheme import Banking, flat_scheme
+from arraypart.scheme import Banking, flat_scheme, per_dim_scheme
 
 from conftest import ROOT
 from test_banking import STENCILS, solve_one, stencil_model
@@ -207,3 +211,59 @@ def test_loops_the_emission_slows_are_banked_again():
     report = arraypart.analyze(path)
     assert all(loop.achieved_ii == loop.target_ii for loop in report.scheduled.loops)
     assert report.solution.seconds >= first.seconds
+
+
+def brute_flat_ii(lane_sets, alpha, banks, block, ports, target):
+    """The pre-check's flat verdict over every residue r = alpha·x mod N*B that a
+    multiple of gcd(alpha, N*B) reaches (no rotation classes): the reference."""
+    modulus = banks * block
+    step = math.gcd(*alpha, modulus)
+    worst = target
+    for offsets, is_write in lane_sets:
+        for r in range(0, modulus, step):
+            loads = {}
+            for d, write in zip(offsets.tolist(), is_write.tolist()):
+                bank = (r + sum(a * x for a, x in zip(alpha, d))) // block % banks
+                loads.setdefault(bank, [0, 0])[write] += 1
+            for reads, writes in loads.values():
+                if reads + writes <= 1 and (not writes or ports.writable):
+                    continue
+                worst = max(worst, next((ii for ii in range(target, target + reads + writes + 1)
+                                         if ports.fits(reads, writes, ii)), INFEASIBLE_II))
+    return worst
+
+
+def random_lane_sets(rng, dims):
+    offsets = np.array([[rng.randint(-3, 5) for _ in range(dims)]
+                        for _ in range(rng.randint(2, 14))], dtype=np.int64)
+    is_write = np.array([rng.random() < 0.2 for _ in offsets], dtype=bool)
+    return [precheck.lane_set(offsets, is_write)]
+
+
+def test_flat_pre_check_needs_one_residue_per_rotation_class():
+    rng = random.Random(4)
+    for trial in range(150):
+        dims, banks, block = rng.randint(1, 3), rng.randint(2, 8), rng.choice(FLAT_BLOCKS)
+        ports = list(PORT_MODELS.values())[trial % len(PORT_MODELS)]
+        sets, target = random_lane_sets(rng, dims), rng.randint(1, 2)
+        alphas = np.array([[rng.randrange(banks * block) for _ in range(dims)]
+                           for _ in range(8)], dtype=np.int64)
+        got = precheck.flat_ii(sets, alphas, banks, block, ports, target)
+        assert got.tolist() == [brute_flat_ii(sets, tuple(a), banks, block, ports, target)
+                                for a in alphas.tolist()]
+
+
+def test_per_dim_pre_check_tally_agrees_with_the_numpy_count(monkeypatch):
+    rng = random.Random(5)
+    for trial in range(40):
+        dims = rng.randint(1, 3)
+        shape = tuple(rng.randint(3, 12) for _ in range(dims))
+        ports = list(PORT_MODELS.values())[trial % len(PORT_MODELS)]
+        sets, target = random_lane_sets(rng, dims), rng.randint(1, 2)
+        for banks in (2, 3, 4, 6):
+            for dims_part in per_dim_partitions(shape, frozenset(range(dims)), banks):
+                scheme = per_dim_scheme(shape, dims_part)
+                monkeypatch.setattr(precheck, "PYTHON_TALLY", 1 << 30)
+                tallied = precheck.per_dim_ii(sets, scheme, ports, target)
+                monkeypatch.setattr(precheck, "PYTHON_TALLY", 0)
+                assert precheck.per_dim_ii(sets, scheme, ports, target) == tallied, scheme

@@ -16,7 +16,7 @@ import numpy as np
 from .. import expr as E
 from ..poly.model import LaneAccess
 from ..poly import isl_glue as G
-from ..scheme import Scheme, index_var, per_dim_scheme
+from ..scheme import index_var
 
 
 def time_names(count: int) -> tuple[str, ...]:
@@ -103,12 +103,6 @@ def shift_collision_set(shape: tuple[int, ...], bank_expr: E.Expr,
             points = points.intersect(f.ge_set(G.constant(space, 0)))
             points = points.intersect(f.le_set(G.constant(space, size - 1)))
     return points
-
-
-def dim_bank_expr(scheme: Scheme, d: int) -> E.Expr:
-    """A per_dim scheme's bank in dimension ``d`` alone, over ``x0`` (module doc of
-    :mod:`arraypart.scheme`); the scheme's bank is the row-major index of these."""
-    return per_dim_scheme((scheme.shape[d],), (scheme.dims[d],)).bank_expr()
 
 
 def constant_difference(a: LaneTerms, b: LaneTerms) -> tuple[int, ...] | None:
