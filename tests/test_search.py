@@ -47,8 +47,9 @@ def bank_family(tmp_path, family, size, **options):
 
 
 @pytest.mark.parametrize("family,size,bound", [
-    ("window", 3, 9), ("window", 5, 25), ("window", 9, 81), ("matmul", 4, 16),
-    ("matmul", 8, 64), ("weight4d", 2, 36), ("ndlanes", 3, 8), ("lanes", 65, 33),
+    ("window", 3, 9), ("window", 5, 25), ("window", 9, 81), ("window", 11, 121),
+    ("matmul", 4, 16), ("matmul", 8, 64), ("matmul", 16, 256), ("weight4d", 2, 36),
+    ("ndlanes", 3, 8), ("ndlanes", 4, 16), ("lanes", 65, 33), ("lanes", 128, 64),
     ("lanes", 129, 65)])
 def test_scaling_families_reach_the_lower_bound(tmp_path, family, size, bound):
     report, a = bank_family(tmp_path, family, size)
