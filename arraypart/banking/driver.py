@@ -706,7 +706,7 @@ class _Search:
         key = ("flat", banks, copies, assignment)
         if key not in self.family_memo:
             floors = flat_block_floors(self.am, self.varying, banks, copies, FLAT_BLOCKS,
-                                 self.shapes, assignment)
+                                       self.shapes, assignment)
             self.family_memo[key] = tuple(
                 Family("flat", banks, copies, assignment, self.within_budget(floor), block,
                        crossbar=flat_crossbar(self.varying, banks, block, self.shapes))
