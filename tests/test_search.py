@@ -268,3 +268,34 @@ def test_per_dim_pre_check_tally_agrees_with_the_numpy_count(monkeypatch):
                 tallied = precheck.per_dim_ii(sets, scheme, ports, target)
                 monkeypatch.setattr(precheck, "PYTHON_TALLY", 0)
                 assert precheck.per_dim_ii(sets, scheme, ports, target) == tallied, scheme
+
+
+GEMM_COLUMN = """
+#define N 16
+void gemm(float m1[N*N], float m2[N*N], float prod[N*N]) {
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++) {
+#pragma HLS pipeline II=1
+      float sum = 0;
+      for (int k = 0; k < N; k++) sum += m1[i*N + k] * m2[k*N + j];
+      prod[i*N + j] = sum;
+    }
+}
+"""
+
+
+def test_a_block_a_lane_never_leaves_is_a_constant_bank(tmp_path):
+    """``m2[k*16 + j]`` (k unrolled, j pipelined over 0..15) under a block partition
+    of 32 elements keeps each lane in block k/2 for every j: a constant bank, so the
+    interface array's references as written reach II 1 under the scheduling rule;
+    blocks of 8 split each row, and the lanes' banks change with j."""
+    from arraypart.banking.space import rule_lanes
+    from arraypart.scheme import DimPartition
+    path = tmp_path / "gemm.c"
+    path.write_text(GEMM_COLUMN)
+    model = poly.build_model(frontend.parse_kernel(path), ports=2)
+    am = next(a for a in model.arrays if a.array.name == "m2")
+    shapes = [analyze_group(g, 1) for g in am.groups]
+    lanes = {banks: rule_lanes(per_dim_scheme((256,), (DimPartition("block", banks),)),
+                               shapes, True) for banks in (8, 16, 32)}
+    assert lanes == {8: 0, 16: 0, 32: 16}

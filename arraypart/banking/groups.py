@@ -11,11 +11,13 @@ irregular indices) are left to isl.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import islpy as isl
 import numpy as np
 
 from .. import expr as E
+from ..poly import isl_glue as G
 from ..poly.model import CycleGroup, LaneAccess
 
 Linear = tuple[tuple[tuple[str, int], ...], ...]
@@ -42,6 +44,16 @@ class GroupShape:
     @property
     def lanes(self) -> tuple[LaneAccess, ...]:
         return self.group.accesses
+
+    @cached_property
+    def linear_ranges(self) -> tuple[tuple[int, int] | None, ...]:
+        """Per dimension, the least and greatest value of ``L·P`` over the domain
+        (None: unbounded, or the group is empty or not uniform)."""
+        if not self.uniform:
+            return ()
+        if self.group.domain.is_empty():
+            return (None,) * len(self.linear)
+        return tuple(_range(self.group.domain, row) for row in self.linear)
 
 
 def analyze_group(group: CycleGroup, ndims: int) -> GroupShape:
@@ -73,6 +85,18 @@ def _strides(group: CycleGroup) -> tuple[int, ...]:
                  and offset.dim(isl.dim_type.div) == 0)
         strides.append(abs(info.get_stride().to_python()) if boxed else 1)
     return tuple(strides)
+
+
+def _range(domain: isl.Set, row: tuple[tuple[str, int], ...]) -> tuple[int, int] | None:
+    """min and max of ``sum k*v`` over ``domain`` (None when either is infinite)."""
+    if not row:
+        return (0, 0)
+    f = G.pw_aff(E.add(*(E.scale(k, E.var(v)) for v, k in row)), domain.space)
+    f = f.intersect_domain(domain)
+    low, high = f.min_val(), f.max_val()
+    if not (low.is_int() and high.is_int()):
+        return None
+    return low.to_python(), high.to_python()
 
 
 def affine_index(access: LaneAccess) -> tuple[Linear, tuple[int, ...]] | None:

@@ -116,12 +116,25 @@ def _static(scheme: Scheme, shape: GroupShape) -> bool:
         modulus = scheme.flat_banks * scheme.block
         return all(sum(a * row[t] for a, row in zip(scheme.alpha, steps)) % modulus == 0
                    for t in range(len(shape.strides)))
-    for p, row in zip(scheme.dims, steps):
+    for d, (p, row) in enumerate(zip(scheme.dims, steps)):
         if p.type == "cyclic" and any(k % p.factor for k in row):
             return False
-        if p.type in ("block", "complete") and any(row):
+        if p.type in ("block", "complete") and any(row) and not _one_block(
+                shape, d, -(-scheme.shape[d] // p.factor) if p.type == "block" else 1):
             return False
     return True
+
+
+def _one_block(shape: GroupShape, d: int, block: int) -> bool:
+    """Every lane's index in dimension d stays in one block of ``block`` elements
+    over the whole domain: ``floor((lo + d_k) / block) = floor((hi + d_k) / block)``
+    with ``[lo, hi]`` the range of ``L·P`` (a row read by a pipelined column loop
+    under a block partition of the rows)."""
+    span = shape.linear_ranges[d]
+    if span is None:
+        return False
+    lo, hi = span
+    return all((lo + int(o)) // block == (hi + int(o)) // block for o in shape.offsets[:, d])
 
 
 def _steps(shape: GroupShape) -> list[list[int]]:
