@@ -81,7 +81,7 @@ def cost_floor(banking: Banking, array_model: ArrayModel, shapes: list[GroupShap
     """The parts of :func:`cost_of` that need no model; BRAM18K, LUT and FF 0."""
     scheme = banking.scheme
     return Cost(
-        rule_lanes=rule_lanes(scheme, shapes, array_model.array.interface),
+        rule_lanes=rule_lanes(scheme, shapes, array_model.array.pragma_only),
         physical_banks=scheme.banks * banking.copies,
         storage_overhead=round(banking.copies * (1 + scheme.storage_overhead) - 1, 9),
         family=FAMILY_RANK[scheme.kind],
@@ -94,13 +94,13 @@ def crossbar_lanes(scheme: Scheme, shapes: list[GroupShape]) -> int:
     return sum(len(s.lanes) for s in shapes if not _static(scheme, s))
 
 
-def rule_lanes(scheme: Scheme, shapes: list[GroupShape], interface: bool) -> int:
+def rule_lanes(scheme: Scheme, shapes: list[GroupShape], pragma_only: bool) -> int:
     """Lanes whose bank varies with the iteration where the emitted code keeps the
-    references as written (every loop of an interface array, whose signature stays;
-    a ``direct`` cycle group): under the scheduling rule each takes a port of every
-    bank."""
+    references as written (every loop of a pragma-only array: an interface array,
+    whose signature stays, or one a sub-function's shared text touches; a ``direct``
+    cycle group): under the scheduling rule each takes a port of every bank."""
     return sum(len(s.lanes) for s in shapes
-               if (interface or s.group.direct) and not _static(scheme, s))
+               if (pragma_only or s.group.direct) and not _static(scheme, s))
 
 
 def _static(scheme: Scheme, shape: GroupShape) -> bool:
