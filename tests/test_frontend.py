@@ -357,8 +357,9 @@ ERRORS = [
      "does not match"),
     ("loop-ne-step", LOOP_OK + "  for (int i = 0; i != 8; i += 2) A[i] = 0;\n}\n", 2, 19,
      "'!='"),
-    ("loop-bound", "void k(int A[8], int n) {\n  for (int i = 0; i < n * n - 1; i++) A[i] = 0;"
-     "\n}\n", 2, 23, "loop bound must be affine"),
+    ("loop-bound", "void k(int A[8], int n) {\n  for (int i = 0; i < n * n - 1; i++) {"
+     " A[i] = 0; n--; }\n}\n", 2, 23, "loop bound 'n * n - 1' is not affine and the loop "
+     "changes 'n'"),
     ("loop-step", LOOP_OK + "  for (int i = 1; i < 8; i *= 2) A[i] = 0;\n}\n", 2, 26,
      "unsupported loop increment"),
     ("loop-init", LOOP_OK + "  for (; ; ) A[0] = 0;\n}\n", 2, 3, "needs a condition"),

@@ -33,6 +33,7 @@ from .calls import Binding
 from .cexpr import (COMPARISONS, FLIPPED, Bound, Scope, condition_dnf, fold,
                     interval, min_max_terms, quasi_affine)
 from . import cnodes as N
+from . import fresh as F
 from . import interfaces as I
 from . import scalars as S
 from .declarations import array_decl, integer_constant
@@ -86,6 +87,7 @@ class _Lowering:
 
     def __init__(self, func, globals_, filename, lines, defines, callees):
         self._func = func
+        self._source = "\n".join(lines).encode()
         self._globals = globals_
         self._constants: dict[str, int] = dict(defines)
         self._pragmas = PragmaReader(filename, lines, self._constants)
@@ -105,6 +107,7 @@ class _Lowering:
         self._streams: set[str] = set()
         self._sizes: dict[str, Coord] = {}
         self._size_sources: dict[str, str] = {}
+        self._fresh: dict[str, tuple[N.Node, Scope, bool]] = {}  # fresh sizes (.fresh)
         self._reached: dict[str, list[tuple[E.Expr | None, dict[str, Bound]]]] = {}
         self._callees = callees
         self._calls: list[str] = [func.name]  # the chain of calls being inlined
@@ -115,6 +118,7 @@ class _Lowering:
         self._array_decls: dict[str, N.Decl] = {}
         self._functions: dict[str, list[str]] = {}  # array -> functions whose text uses it
         self._pipelines = 0  # pipelined loops enclosing the current statement
+        self._unrolled = 0  # unrolled loops (outside pipelines) enclosing it
         self._frame_start = 0  # where the current function's iterators start
         self._inlined_calls = 0
         self._function_pipeline: str | None = None
@@ -161,16 +165,39 @@ class _Lowering:
         """The sizes the IR uses, each with the range known so far (the polyhedral pass
         bounds the others by the arrays they index)."""
         used = _used_variables(body)
+        for name in self._fresh:
+            self._fresh_range(name)
         params = []
         for name, coord in self._sizes.items():
             if name not in used:
                 continue
             low, high = self._ranges[name]
-            if high is not None and high < low:
+            if None not in (low, high) and high < low:
                 raise KernelError(coord, f"run-time size '{name}': {self._size_sources[name]} "
                                          f"leaves it no value from {low} up")
-            params.append(Param(name, low, high, coord, self._size_sources.get(name)))
+            params.append(Param(name, low, high, coord, self._size_sources.get(name),
+                                lower_end=name in self._fresh and not self._fresh[name][2]))
         return tuple(params)
+
+    def _fresh_range(self, name: str) -> None:
+        """A fresh size's range: its expression's interval over the sizes' final
+        ranges, within what a LOOP_TRIPCOUNT said; the least value of an upper end
+        (:mod:`.fresh`) at least 0."""
+        node, scope, upper = self._fresh[name]
+        ranges = {**scope.ranges, **{n: self._ranges[n] for n in self._sizes
+                                     if n != name}}
+        low, high = F.node_interval(node, replace(scope, ranges=ranges), ranges)
+        known_low, known_high = self._ranges[name]
+        if upper:
+            low = 0 if low is None or low < 0 else low
+        if high is not None and (known_high is None or high < known_high):
+            text = name.split(F.NAME_MARK)[0]
+            self._size_sources[name] = f"the values '{text}' takes"
+        elif known_high is not None:
+            high = known_high
+        if None not in (low, high) and high < low:
+            low = high  # the loop never runs: one value stands for all
+        self._ranges[name] = (low, high)
 
     def _collect_constants(self) -> None:
         self._add_constants(self._globals)
@@ -376,10 +403,10 @@ class _Lowering:
             return self._items(node.items)
         if isinstance(node, N.Label):
             if isinstance(node.stmt, N.For):
-                return [self._loop(node.stmt, node.name)]
+                return self._loop(node.stmt, node.name)
             return self._statement(node.stmt)
         if isinstance(node, N.For):
-            return [self._loop(node, None)]
+            return self._loop(node, None)
         if isinstance(node, N.If):
             return [self._if(node)]
         if isinstance(node, N.Unsupported):
@@ -666,8 +693,10 @@ class _Lowering:
 
     # ------------------------------------------------------------ loops
 
-    def _loop(self, node: N.For, label: str | None) -> Loop:
-        """``for (i = start; i <op> limit; i += step)`` as a normalized :class:`Loop`.
+    def _loop(self, node: N.For, label: str | None) -> list[Node]:
+        """``for (i = start; i <op> limit; i += step)`` as a normalized :class:`Loop`
+        (after a statement of the reads of a start or bound that is a fresh size,
+        :mod:`.fresh`: they run on entry, and again in every iteration).
         Further variables of the header (``for (int t = 0, i = 0; t < N; t++, i++)``)
         are scalars set before the loop and stepped at the end of each iteration.  A
         loop without a start (``while (i < N) { ...; i++; }``, ``for (; i < N; i++)``)
@@ -697,8 +726,13 @@ class _Lowering:
         else:
             step, tail = self._loop_step(node.next, var)
         op, limit = self._loop_cond(node.cond, var)
-        init, bound = self._loop_bounds(op, start, limit, step, node.cond)
         pipeline_ii, unroll, pipeline_off = self._loop_pragmas(items[:header])
+        init, bound = self._loop_bounds(op, start, limit, step, node.cond,
+                                        items[header:] + tail)
+        header_reads: list[Access] = []
+        if any(E.variables(e) & set(self._fresh) for e in init + bound):
+            # a fresh size: the reads of its expression count
+            header_reads = self._accesses(start) + self._accesses(limit)
         self._bound_sizes(init, bound, step, items[:header])
         name = label or f"L{coord.line}"
         if len(self._calls) > 1:
@@ -714,14 +748,19 @@ class _Lowering:
             if ir_var != var:
                 self._temporaries[var] = E.var(ir_var)  # the callee's name for it
             self._pipelines += pipeline_ii is not None
+            unrolled = unroll is not None and not self._pipelines
+            self._unrolled += unrolled
             try:
                 body = self._loop_body(items[header:], tail, (var, ir_var), init, step,
                                        trip, name, coord)
+                if header_reads:
+                    body = (Stmt(tuple(self._accesses(limit)), node.cond.coord),) + body
             finally:
                 self._iterators.pop()
                 self._frame_vars.pop()
                 del self._ranges[ir_var]
                 self._pipelines -= pipeline_ii is not None
+                self._unrolled -= unrolled
                 if ir_var != var:
                     self._temporaries.pop(var, None)
             if not declared:
@@ -735,7 +774,9 @@ class _Lowering:
                     pipeline_off)
         if pipeline_ii is not None:
             _check_unrollable(loop, loop.body)
-        return loop
+        if header_reads:
+            return [Stmt(tuple(header_reads), coord), loop]
+        return [loop]
 
     def _directives_first(self, items: list[N.Node], kinds: tuple[str, ...]
                           ) -> list[N.Node]:
@@ -884,6 +925,34 @@ class _Lowering:
             self._ranges[name] = (0, None)
         return (E.var(name),)
 
+    def _fresh_size(self, node: N.Node, what: str, body: list[N.Node], *,
+                    upper: bool) -> tuple[E.Expr]:
+        """A loop ``what`` (start or bound) that is not affine, as a fresh size
+        (:mod:`.fresh`): ranged by interval arithmetic where it can be, else left to
+        LOOP_TRIPCOUNT and the arrays.  ``upper``: the end that widens the domain as it
+        grows (its least value may then be taken as 0)."""
+        text = F.size_name(node, self._source).split(F.NAME_MARK)[0]
+        changed = F.changed_names(node, body, self._scalars | set(self._sizes),
+                                  self._callees)
+        if changed:
+            names = ", ".join(f"'{n}'" for n in changed)
+            raise KernelError(node.coord, (
+                f"loop {what} '{text}' is not affine and the loop changes {names}: "
+                "arraypart can stand for a loop's start or bound by a size of its own "
+                "only when the loop leaves what it reads unchanged (else write it as an "
+                "affine expression, or a min()/max() of such)"))
+        if not upper and self._unrolled:
+            raise KernelError(node.coord, (
+                f"loop {what} '{text}' is not affine and the loop lies in an unrolled "
+                "loop, whose lanes would run it from different values together: give "
+                "it an affine start"))
+        name = F.size_name(node, self._source)
+        if name not in self._sizes:
+            self._sizes[name] = node.coord
+            self._ranges[name] = (0, None) if upper else (None, None)
+            self._fresh[name] = (node, self._scope(), upper)
+        return (E.var(name),)
+
     def _iterator_range(self, init: tuple[E.Expr, ...], bound: tuple[E.Expr, ...],
                         step: int) -> Bound:
         """An interval holding the iterator's values: counting up it is at least every
@@ -941,9 +1010,11 @@ class _Lowering:
         raise KernelError(cond.coord, f"loop condition must compare the iterator "
                                             f"'{var}' with a bound (<, <=, >, >=, !=)")
 
-    def _loop_bounds(self, op, start, limit, step, cond):
+    def _loop_bounds(self, op, start, limit, step, cond, body):
         """(init terms, inclusive bound terms): a max of starts and a min of limits
-        when the loop counts up, a min of starts and a max of limits when it counts down."""
+        when the loop counts up, a min of starts and a max of limits when it counts down;
+        a start or limit that is none of these, a fresh size (:meth:`_fresh_size`).
+        ``body``: the loop's statements and header steps."""
         increasing = step > 0
         if op == "!=":
             if step not in UNIT_STEPS:
@@ -956,14 +1027,12 @@ class _Lowering:
         scope = self._scope()
         init = min_max_terms(start, "max" if increasing else "min", scope)
         if init is None:
-            raise KernelError(start.coord, _NOT_AFFINE.format(
-                what="start", kind="max" if increasing else "min"))
+            init = self._fresh_size(start, "start", body, upper=not increasing)
         bound = min_max_terms(limit, "min" if increasing else "max", scope)
         if bound is None and increasing:
             bound = self._product_size(limit)
         if bound is None:
-            raise KernelError(limit.coord, _NOT_AFFINE.format(
-                what="bound", kind="min" if increasing else "max"))
+            bound = self._fresh_size(limit, "bound", body, upper=increasing)
         if step not in UNIT_STEPS and len(init) != 1:
             raise KernelError(start.coord, "a strided loop needs a single start")
         shift = {"<": -1, ">": 1}.get(op, 0)
@@ -990,11 +1059,6 @@ class _Lowering:
             found[pragma.kind] = read(pragma)
             off = off or (pragma.kind == "pipeline" and "off" in pragma.flags)
         return found.get("pipeline"), found.get("unroll"), off
-
-
-_NOT_AFFINE = ("loop {what} must be affine in constants, enclosing loop iterators and "
-               "integer size arguments the body never assigns (or a {kind}() of such, or "
-               "a product of sizes alone)")
 
 
 def _product_leaves(node: N.Node) -> list[N.Node] | None:
