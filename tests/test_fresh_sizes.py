@@ -152,3 +152,20 @@ def test_a_fresh_bound_inside_a_pipeline_must_still_be_constant(tmp_path):
         arraypart.analyze(write(tmp_path, "inner.c", text))
     assert (info.value.coord.line, info.value.coord.col) == (4, 5)
     assert "trip count must be a constant" in info.value.message
+
+
+def test_a_header_declaration_may_shadow_an_enclosing_iterator(tmp_path):
+    text = """void shadow(const int a[64], int out[16]) {
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    int acc = a[4 * i];
+    for (int i = 0; i < 2; i++) acc += a[4 * i + 1];
+    out[i] = acc;
+  }
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "shadow.cpp", text), ports=1)
+    inner = report.kernel.body[0].body[1]
+    assert inner.var == "i_1" and report.kernel.body[0].body[2].accesses[0].index[0] == (
+        report.kernel.body[0].body[0].accesses[0].index[0].arg)  # out[i]: the outer i
+    assert array(report, "a").conflict_free

@@ -27,7 +27,7 @@ import clang.cindex as ci
 
 from .. import expr as E
 from ..errors import Coord, KernelError, warning_text
-from ..ir import Access, Array, If, Loop, Node, Param, Stmt
+from ..ir import UNBOUNDED_SAMPLE, Access, Array, If, Loop, Node, Param, Stmt
 from . import calls
 from .calls import Binding
 from .cexpr import (COMPARISONS, FLIPPED, Bound, Scope, condition_dnf, fold,
@@ -108,6 +108,8 @@ class _Lowering:
         self._sizes: dict[str, Coord] = {}
         self._size_sources: dict[str, str] = {}
         self._fresh: dict[str, tuple[N.Node, Scope, bool]] = {}  # fresh sizes (.fresh)
+        self._unbounded: set[str] = set()  # sizes replayed up to UNBOUNDED_SAMPLE
+        self._ends: dict[str, tuple] = {}  # enclosing iterators: (init, bound, step)
         self._reached: dict[str, list[tuple[E.Expr | None, dict[str, Bound]]]] = {}
         self._callees = callees
         self._calls: list[str] = [func.name]  # the chain of calls being inlined
@@ -156,7 +158,13 @@ class _Lowering:
             if param.name and param.name not in self._constants and I.is_size_candidate(
                     param, self._func.body):
                 self._sizes[param.name] = param.coord
-                self._ranges[param.name] = (0, None)
+                high = I.type_bound(param)
+                self._ranges[param.name] = (0, high)
+                if high is not None:
+                    self._size_sources[param.name] = (
+                        f"its type {param.ctype.spelling} ({param.ctype.canonical_spelling})"
+                        if param.ctype.spelling != param.ctype.canonical_spelling
+                        else f"its type {param.ctype.spelling}")
         for name, high in I.define_bounds(self._constants, list(self._sizes)).items():
             self._ranges[name] = (0, high)
             self._size_sources[name] = f"-D {I.MAX_DEFINE_PREFIX}{name}"
@@ -176,7 +184,8 @@ class _Lowering:
                 raise KernelError(coord, f"run-time size '{name}': {self._size_sources[name]} "
                                          f"leaves it no value from {low} up")
             params.append(Param(name, low, high, coord, self._size_sources.get(name),
-                                lower_end=name in self._fresh and not self._fresh[name][2]))
+                                lower_end=name in self._fresh and not self._fresh[name][2],
+                                unbounded=name in self._unbounded))
         return tuple(params)
 
     def _fresh_range(self, name: str) -> None:
@@ -246,9 +255,9 @@ class _Lowering:
         for name, accesses in self._reached.items():
             param = next(p for p in self._func.params if p.name == name)
             iface = self._interfaces.get(name) or I.default_interface(param)
-            highs = [None if index is None else interval(
-                index, {**ranges, **{n: self._ranges[n] for n in self._sizes}})[1]
-                for index, ranges in accesses]
+            highs = self._index_highs(accesses, {})
+            if None in highs and iface.off_chip and iface.depth is None:
+                highs = self._sampled_highs(accesses)
             if iface.depth is not None:
                 extent = iface.depth
             elif None in highs or not (highs or _only_dereferenced(self._func.body, name)):
@@ -257,6 +266,39 @@ class _Lowering:
                 extent = max([h + 1 for h in highs] + [1])
             array = self._arrays[name]
             self._arrays[name] = replace(array, shape=(extent,) + array.shape[1:])
+
+    def _index_highs(self, accesses, sampled: dict[str, Bound]) -> list[int | None]:
+        """The largest first index of each access (None: irregular or unbounded),
+        the sizes in their ranges (those of ``sampled`` in theirs)."""
+        sizes = {**{n: self._ranges[n] for n in self._sizes}, **sampled}
+        highs = []
+        for index, ranges, ends in accesses:
+            ranges = {**ranges, **sizes}
+            for var, (init, bound, step) in ends.items():  # again, from the sizes' now
+                ranges[var] = self._iterator_range(init, bound, step, ranges)
+            highs.append(None if index is None else interval(index, ranges)[1])
+        return highs
+
+    def _sampled_highs(self, accesses) -> list[int | None]:
+        """An off-chip pointer's indices with the sizes that nothing bounds taken up to
+        :data:`arraypart.ir.UNBOUNDED_SAMPLE`, those sizes marked unbounded (the
+        polyhedral pass refuses them if an on-chip access depends on them): its extent
+        is then the one the checker and testbench replay."""
+        open_sizes = {n: (low or 0, UNBOUNDED_SAMPLE) for n, (low, high) in
+                      self._ranges.items() if n in self._sizes and high is None}
+        highs = self._index_highs(accesses, open_sizes)
+        if None in highs:
+            return highs
+        used = set()
+        for index, _, ends in accesses:
+            used |= E.variables(index)
+            for init, bound, _ in ends.values():
+                used |= set().union(*(E.variables(e) for e in init + bound))
+        for n in sorted(used & set(open_sizes)):
+            self._ranges[n] = open_sizes[n]
+            self._size_sources[n] = "nothing (no on-chip access depends on it)"
+            self._unbounded.add(n)
+        return highs
 
     def _add_array(self, decl: N.Decl, *, interface: bool, extent: int | None = None,
                    owner: str | None = None, taken: Mapping[str, Binding] = {}) -> str:
@@ -684,7 +726,8 @@ class _Lowering:
             if e is None:
                 self._warn_opaque(subscript)
         if binding.array in self._reached and not self._followed:
-            self._reached[binding.array].append((index[0], dict(self._ranges)))
+            self._reached[binding.array].append((index[0], dict(self._ranges),
+                                                 dict(self._ends)))
         user = self._calls[-1] if len(self._calls) > 1 else self._function_pipeline
         if user is not None and user not in self._functions.setdefault(binding.array, []):
             self._functions[binding.array].append(user)
@@ -717,7 +760,7 @@ class _Lowering:
             var, start, declared = self._counter(node.cond)
         else:
             var, start, declared = self._loop_init(node.init, node.cond)
-        if var in self._frame_vars:
+        if var in self._frame_vars and not declared:
             raise KernelError(start.coord if node.init is None else node.init.coord,
                               f"loop iterator '{var}' is already used by an enclosing loop")
         if node.next is None:
@@ -737,7 +780,10 @@ class _Lowering:
         name = label or f"L{coord.line}"
         if len(self._calls) > 1:
             name = f"{self._calls[-1]}/{name}"  # Vitis' location syntax
-        ir_var = var if len(self._calls) == 1 else self._fresh_iterator(var)
+        # a callee's iterators, and one that C++ lets a header declaration shadow,
+        # get a name no enclosing iterator has
+        shadows = var in self._frame_vars
+        ir_var = var if len(self._calls) == 1 and not shadows else self._fresh_iterator(var)
         self._blocks.append({})  # the header's declarations end with the loop
         try:
             self._header_scalars(node.init, var, declared)
@@ -745,6 +791,7 @@ class _Lowering:
             self._iterators.append(ir_var)
             self._frame_vars.append(var)
             self._ranges[ir_var] = self._iterator_range(init, bound, step)
+            self._ends[ir_var] = (init, bound, step)
             if ir_var != var:
                 self._temporaries[var] = E.var(ir_var)  # the callee's name for it
             self._pipelines += pipeline_ii is not None
@@ -759,6 +806,7 @@ class _Lowering:
                 self._iterators.pop()
                 self._frame_vars.pop()
                 del self._ranges[ir_var]
+                del self._ends[ir_var]
                 self._pipelines -= pipeline_ii is not None
                 self._unrolled -= unrolled
                 if ir_var != var:
@@ -954,11 +1002,13 @@ class _Lowering:
         return (E.var(name),)
 
     def _iterator_range(self, init: tuple[E.Expr, ...], bound: tuple[E.Expr, ...],
-                        step: int) -> Bound:
+                        step: int, ranges: Mapping[str, Bound] | None = None) -> Bound:
         """An interval holding the iterator's values: counting up it is at least every
-        start and at most every (inclusive) bound, counting down the reverse."""
-        starts = [interval(t, self._ranges) for t in init]
-        limits = [interval(t, self._ranges) for t in bound]
+        start and at most every (inclusive) bound, counting down the reverse (the
+        variables in ``ranges``, by default those known here)."""
+        ranges = self._ranges if ranges is None else ranges
+        starts = [interval(t, ranges) for t in init]
+        limits = [interval(t, ranges) for t in bound]
         below, above = (starts, limits) if step > 0 else (limits, starts)
         lows = [b[0] for b in below if b[0] is not None]
         highs = [b[1] for b in above if b[1] is not None]

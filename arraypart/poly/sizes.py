@@ -24,22 +24,30 @@ from dataclasses import replace
 
 from .. import expr as E
 from .. import ir
-from ..errors import KernelError
+from ..errors import KernelError, warning_text
 from . import isl_glue as G
 from .build import outside_set
 from .domains import access_relations
 
 DEFINE_PREFIX = "ARRAYPART_MAX_"  # the -D that bounds a size (frontend.interfaces)
 FRESH_MARK = "@"  # in the name of a fresh size (frontend.fresh.NAME_MARK)
+TYPE_SOURCE = "its type "  # a size bounded by its type (frontend.interfaces.type_bound)
 
 
 def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
     """``kernel`` with every size bounded (itself when all are); a located error for a
     size that nothing bounds."""
     kernel = _without_guard_sizes(kernel)
-    open_sizes = [p for p in kernel.params if None in (p.low, p.high) or FRESH_MARK in p.name]
+    for p in kernel.params:
+        if p.unbounded and not _banking_free_of(kernel, p.name):
+            raise KernelError(p.coord, (
+                f"run-time size '{p.name}' bounds an off-chip pointer's extent and an "
+                "on-chip access depends on it, but nothing bounds it: add '#pragma HLS "
+                "LOOP_TRIPCOUNT max=<trips>' to a loop it bounds, or a depth= to the "
+                "pointer's INTERFACE pragma"))
+    open_sizes = [p for p in kernel.params if None in (p.low, p.high) or _weakly_bounded(p)]
     if not open_sizes:
-        return kernel
+        return _with_unbounded_warnings(kernel)
     names = tuple(p.name for p in kernel.params)
     bad = G.empty(names)
     witnesses: list[tuple[str, object]] = []  # (which extent, its bad size vectors)
@@ -69,11 +77,60 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
             f"run-time size '{p.name}': {_witness(witnesses, box, ())} is exceeded for "
             f"every value from {box[p.name][0]} up"))
     bounded = {}
+    free = {p.name for p in open_sizes if _banking_free_of(kernel, p.name)}
     for p in sorted(open_sizes, key=lambda p: p.lower_end):  # a start widens last
         values = G.project_onto(_within(bad, box, (p.name,)), p.name)
-        bounded[p.name] = _bounded(p, values, box[p.name][0], witnesses, box)
+        bounded[p.name] = _bounded(p, values, box[p.name][0], witnesses, box,
+                                   p.name in free)
         box[p.name] = (bounded[p.name].low, bounded[p.name].high)
-    return replace(kernel, params=tuple(bounded.get(p.name, p) for p in kernel.params))
+    params = tuple(bounded.get(p.name, p) for p in kernel.params)
+    return _with_unbounded_warnings(replace(kernel, params=params))
+
+
+def _with_unbounded_warnings(kernel: ir.Kernel) -> ir.Kernel:
+    """``kernel`` with a warning per size that nothing bounds (:data:`ir.UNBOUNDED_SAMPLE`)."""
+    found = tuple(_unbounded_warning(p) for p in kernel.params if p.unbounded)
+    return replace(kernel, warnings=kernel.warnings + found) if found else kernel
+
+
+def _unbounded_warning(p: ir.Param) -> str:
+    return warning_text(p.coord, (
+        f"run-time size '{p.name}': nothing bounds it, but no on-chip access depends on "
+        f"it, so the banking holds for every value from {p.low} up; the checker and the "
+        f"testbench replay it up to {p.high} (add LOOP_TRIPCOUNT max= to bound it)"))
+
+
+def _banking_free_of(kernel: ir.Kernel, name: str) -> bool:
+    """Whether no access to an on-chip array (nor any guard) depends on the size
+    ``name``: neither on it nor on the iterator of a loop whose bounds depend on it
+    (transitively).  Then every value of it gives the same accesses per cycle."""
+    on_chip = {a.name for a in kernel.arrays if a.bundle is None}
+
+    def free(nodes: tuple[ir.Node, ...], tainted: frozenset[str]) -> bool:
+        for node in nodes:
+            if isinstance(node, ir.Loop):
+                ends = set().union(*(E.variables(e) for e in node.init + node.bound))
+                inner = tainted | {node.var} if ends & tainted else tainted
+                if not free(node.body, inner):
+                    return False
+            elif isinstance(node, ir.If):
+                if any(E.variables(c.expr) & tainted for conj in node.cond or ()
+                       for c in conj):
+                    return False
+                if not _accesses_free(node.cond_accesses, on_chip, tainted):
+                    return False
+                if not free(node.then + node.orelse, tainted):
+                    return False
+            elif not _accesses_free(node.accesses, on_chip, tainted):
+                return False
+        return True
+
+    return free(kernel.body, frozenset((name,)))
+
+
+def _accesses_free(accesses, on_chip: set[str], tainted: frozenset[str]) -> bool:
+    return not any(a.array in on_chip and e is not None and E.variables(e) & tainted
+                   for a in accesses for e in a.index)
 
 
 def _witness(witnesses, box, free: tuple[str, ...], at: tuple[str, int] | None = None
@@ -87,6 +144,12 @@ def _witness(witnesses, box, free: tuple[str, ...], at: tuple[str, int] | None =
         if not inside.is_empty():
             return text
     return "an array's extent"
+
+
+def _weakly_bounded(p: ir.Param) -> bool:
+    """A size whose known range no one claimed (a fresh size's, a type's): the arrays
+    may narrow it, where a LOOP_TRIPCOUNT or -D that they contradict is an error."""
+    return FRESH_MARK in p.name or (p.source or "").startswith(TYPE_SOURCE)
 
 
 def _within(bad, box: dict[str, tuple[int | None, int | None]], free: tuple[str, ...]):
@@ -111,17 +174,22 @@ def _anchor(p: ir.Param, bad, box, witnesses) -> tuple[int, int]:
     return anchor, anchor
 
 
-def _bounded(p: ir.Param, values, anchor: int, witnesses, box) -> ir.Param:
+def _bounded(p: ir.Param, values, anchor: int, witnesses, box, free: bool) -> ir.Param:
     """``p`` with its open ends set: from ``anchor`` (a value for which no access
     leaves its array) up and down to the nearest ``values`` (those for which one
     does, the sizes bounded before held in their ranges).  A fresh start that no
-    array bounds above keeps its least value: a larger one only shortens its loop."""
+    array bounds above keeps its least value: a larger one only shortens its loop.
+    ``free``: no on-chip access depends on ``p``, which may then stay unbounded
+    (:data:`arraypart.ir.UNBOUNDED_SAMPLE`)."""
     low, high, source = p.low, p.high, p.source
     above = values.intersect(G.range_set(values.space, p.name, anchor + 1, high))
     if not above.is_empty():
         first = G.first_point(above)[p.name]
         high = first - 1  # for a size bounded already: a fresh one, the arrays say less
         source = _witness(witnesses, box, (p.name,), (p.name, first))
+    elif high is None and free and not p.lower_end:
+        return replace(p, high=max(p.low or 0, ir.UNBOUNDED_SAMPLE), unbounded=True,
+                       low=p.low or 0, source="nothing (no on-chip access depends on it)")
     elif high is None and not p.lower_end:
         define = f", or give -D {DEFINE_PREFIX}{p.name}=<largest value>" if (
             p.name.isidentifier()) else ""
