@@ -11,6 +11,7 @@ import pytest
 
 import arraypart
 from arraypart import KernelError, check
+from arraypart import expr as E
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:
@@ -169,3 +170,83 @@ def test_a_header_declaration_may_shadow_an_enclosing_iterator(tmp_path):
     assert inner.var == "i_1" and report.kernel.body[0].body[2].accesses[0].index[0] == (
         report.kernel.body[0].body[0].accesses[0].index[0].arg)  # out[i]: the outer i
     assert array(report, "a").conflict_free
+
+
+# ---------------------------------------------------------------- loops without a count
+
+def test_a_data_dependent_condition_counts_trips_over_a_regular_iterator(tmp_path):
+    text = """void scan(const int a[64], int out[64]) {
+  for (int i = 0; a[i] != 0; i++) {
+#pragma HLS pipeline II=1
+    out[i] = a[i] + a[i + 1];
+  }
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "scan.c", text), ports=1)
+    (trips,) = report.kernel.params
+    # i = trips - 1 at most, and a[i + 1] stays inside a[64]: at most 63 trips
+    assert (trips.name, trips.low, trips.high) == ("trips of loop@2:3", 0, 63)
+    (loop,) = [n for n in report.kernel.body if hasattr(n, "var")]
+    cond, stmt = loop.body[0], loop.body[1]
+    assert [(a.array, a.index) for a in cond.accesses] == [("a", (E.var("i"),))]
+    assert all(e is not None for a in stmt.accesses for e in a.index)  # still regular
+    a = array(report, "a")
+    assert a.conflict_free and a.banking.scheme.banks * a.banking.copies == 2
+    result = checked(report)
+    assert all(l.first_conflict is None and l.achieved_ii == 1 for l in result.loops)
+    one = check.check_kernel(report.kernel, check.as_written_bankings(report.kernel),
+                             ports=1)
+    assert one.loops[0].achieved_ii == 2  # the conflict of one memory is still found
+
+
+def test_while_do_break_and_odd_steps_run_over_a_counter_of_their_own(tmp_path):
+    text = """void walk(const int next[32], int hits[32], int out[4]) {
+  int q = 0;
+  while (q >= 0 && q < 32) {
+    hits[q] += 1;
+    q = next[q];
+    if (q == 5) break;
+  }
+  int k = 8;
+  do {
+    out[0] += k;
+    k = k >> 1;
+  } while (k > 0);
+  for (int s = 16; s > 0; s >>= 1) {
+    if (s == 2) continue;
+    out[1] += hits[s];
+  }
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "walk.c", text), ports=2)
+    params = report.to_json()["params"]
+    assert params["trips of loop@3:3"]["range"] == [0, None]  # nothing bounds it
+    assert params["trips of do@9:3"]["range"] == [1, None]  # a do runs at least once
+    assert params["trips of loop@13:3"]["range"] == [0, None]
+    assert any("'q' changes in loop 'L3', whose iterations arraypart cannot count" in w
+               for w in report.warnings)
+    loops = [n for n in report.kernel.body if hasattr(n, "var")]
+    assert [l.var for l in loops] == ["loop_n3", "do_n9", "loop_n13"]
+    hits = [a for a in loops[0].body[0].accesses if a.array == "hits"]
+    assert [a.index for a in hits] == [(None,), (None,)]  # q is opaque: any element
+    # hits[q] += 1 reads and writes any element: two ports of one memory serve it
+    result = check.check_kernel(report.kernel, report.solution.bankings(), ports=2)
+    assert [l.achieved_ii for l in result.loops] == [
+        l["achieved_ii"] for l in report.to_json()["loops"]] == [1, 1, 1]
+
+
+def test_a_continue_stops_induction(tmp_path):
+    text = """void skip(const int a[64], int out[64]) {
+  int k = 0;
+  for (int i = 0; i < 32; i++) {
+    if (a[i] < 0) continue;
+    out[k] = a[2 * i];
+    k += 2;
+  }
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "skip.c", text), ports=1)
+    (loop,) = report.kernel.body[1:]
+    (guard, store, _) = loop.body
+    # without the continue, k = 2*i; a skipped iteration leaves k behind, so k is opaque
+    assert [a.index for a in store.accesses if a.array == "out"] == [(None,)]

@@ -42,6 +42,7 @@ from .pragmas import LOOP_DIRECTIVES, PragmaReader
 POINTER_KIND = ci.TypeKind.POINTER
 MEMBER = "member ref expr"
 INCREMENTS = {"p++": 1, "++": 1, "p--": -1, "--": -1}
+ESCAPES = ("break", "continue")
 UNIT_STEPS = (1, -1)
 # Following a loop's iteration to find its induction variables lowers its body once
 # more, so a nest of k loops that change scalars lowers its innermost body 2^k times;
@@ -121,6 +122,7 @@ class _Lowering:
         self._functions: dict[str, list[str]] = {}  # array -> functions whose text uses it
         self._pipelines = 0  # pipelined loops enclosing the current statement
         self._unrolled = 0  # unrolled loops (outside pipelines) enclosing it
+        self._loops = 0  # loops enclosing it, in the current function
         self._frame_start = 0  # where the current function's iterators start
         self._inlined_calls = 0
         self._function_pipeline: str | None = None
@@ -451,6 +453,8 @@ class _Lowering:
             return self._loop(node, None)
         if isinstance(node, N.If):
             return [self._if(node)]
+        if isinstance(node, N.Unsupported) and node.keyword in ESCAPES and self._loops:
+            return []  # the model runs every iteration to its end: a superset
         if isinstance(node, N.Unsupported):
             raise KernelError(coord, f"'{node.keyword}' is not supported in the top "
                                      "function (use for loops with affine bounds)")
@@ -756,26 +760,45 @@ class _Lowering:
         header = 0
         while header < len(items) and isinstance(items[header], N.Pragma):
             header += 1
-        if node.init is None:
-            var, start, declared = self._counter(node.cond)
-        else:
-            var, start, declared = self._loop_init(node.init, node.cond)
+        if node.post_test:
+            return self._counter_loop(node, label, items, header)
+        try:
+            if node.init is None:
+                var, start, declared = self._counter(node.cond)
+            else:
+                var, start, declared = self._loop_init(node.init, node.cond)
+            if node.next is None:
+                step, tail = self._last_step(items[header:], var, coord), []
+            else:
+                step, tail = self._loop_step(node.next, var)
+            body = items[header:-1] if node.next is None else items[header:]
+            if any(S.assigns(n, var) for n in body):
+                raise _Uncountable(coord, f"the body changes the iterator '{var}'")
+        except _Uncountable:
+            return self._counter_loop(node, label, items, header)
+        if node.next is None:
+            items = items[:-1]
         if var in self._frame_vars and not declared:
             raise KernelError(start.coord if node.init is None else node.init.coord,
                               f"loop iterator '{var}' is already used by an enclosing loop")
-        if node.next is None:
-            step, tail = self._last_step(items[header:], var, coord), []
-            items = items[:-1]
-        else:
-            step, tail = self._loop_step(node.next, var)
-        op, limit = self._loop_cond(node.cond, var)
         pipeline_ii, unroll, pipeline_off = self._loop_pragmas(items[:header])
-        init, bound = self._loop_bounds(op, start, limit, step, node.cond,
-                                        items[header:] + tail)
         header_reads: list[Access] = []
-        if any(E.variables(e) & set(self._fresh) for e in init + bound):
-            # a fresh size: the reads of its expression count
+        try:
+            op, limit = self._loop_cond(node.cond, var)
+        except _Uncountable:  # a data-dependent condition: a fresh number of trips
+            init = min_max_terms(start, "max" if step > 0 else "min", self._scope())
+            if init is None or len(init) != 1:
+                return self._counter_loop(node, label, items, header)
+            trips = self._trips(node)
+            bound = (E.add(init[0], E.scale(step, E.add(trips, E.const(-1)))),)
+            limit = node.cond
             header_reads = self._accesses(start) + self._accesses(limit)
+        else:
+            init, bound = self._loop_bounds(op, start, limit, step, node.cond,
+                                            items[header:] + tail)
+            if any(E.variables(e) & set(self._fresh) for e in init + bound):
+                # a fresh size: the reads of its expression count
+                header_reads = self._accesses(start) + self._accesses(limit)
         self._bound_sizes(init, bound, step, items[:header])
         name = label or f"L{coord.line}"
         if len(self._calls) > 1:
@@ -788,6 +811,8 @@ class _Lowering:
         try:
             self._header_scalars(node.init, var, declared)
             trip = S.trip_count(init, bound, step, self._ranges)
+            if _escapes(items[header:]):
+                trip = None  # the loop may stop early: no exit value
             self._iterators.append(ir_var)
             self._frame_vars.append(var)
             self._ranges[ir_var] = self._iterator_range(init, bound, step)
@@ -797,6 +822,7 @@ class _Lowering:
             self._pipelines += pipeline_ii is not None
             unrolled = unroll is not None and not self._pipelines
             self._unrolled += unrolled
+            self._loops += 1
             try:
                 body = self._loop_body(items[header:], tail, (var, ir_var), init, step,
                                        trip, name, coord)
@@ -809,6 +835,7 @@ class _Lowering:
                 del self._ends[ir_var]
                 self._pipelines -= pipeline_ii is not None
                 self._unrolled -= unrolled
+                self._loops -= 1
                 if ir_var != var:
                     self._temporaries.pop(var, None)
             if not declared:
@@ -835,6 +862,85 @@ class _Lowering:
             return pragma is not None and pragma.kind in kinds
         return [n for n in items if directive(n)] + [n for n in items if not directive(n)]
 
+    def _trips(self, node: N.For) -> E.Expr:
+        """A fresh size for the number of iterations of a loop whose condition
+        depends on data (:mod:`.fresh`): LOOP_TRIPCOUNT bounds it, else it stays
+        unbounded where no on-chip access depends on it (:mod:`arraypart.poly.sizes`)."""
+        kind = "do" if node.post_test else "loop"
+        name = f"trips of {kind}{F.NAME_MARK}{node.coord.line}:{node.coord.col}"
+        if name not in self._sizes:
+            self._sizes[name] = node.coord
+            self._ranges[name] = (1 if node.post_test else 0, None)
+        return E.var(name)
+
+    def _counter_loop(self, node: N.For, label: str | None, items: list[N.Node],
+                      header: int) -> list[Node]:
+        """A loop arraypart cannot count (a data-dependent ``while`` or ``do``
+        condition, a step that is not a constant, an iterator that is no scalar) as
+        a loop over a counter of its own, ``0 <= n < T`` with ``T`` a fresh size
+        (:meth:`_trips`): a superset of the iterations it runs.  Every scalar it
+        changes is opaque inside it and after it (no induction is assumed), so
+        subscripts through them are irregular; the header's reads count on entry
+        and in every iteration, its increment's at the end of each."""
+        coord = node.coord
+        pipeline_ii, unroll, pipeline_off = self._loop_pragmas(items[:header])
+        name = label or f"L{coord.line}"
+        if len(self._calls) > 1:
+            name = f"{self._calls[-1]}/{name}"
+        counter = self._fresh_iterator(f"{'do' if node.post_test else 'loop'}_n{coord.line}")
+        while counter in self._scalars or counter in self._sizes:
+            counter = self._fresh_iterator(counter + "_")
+        trips = self._trips(node)
+        init, bound = (E.const(0),), (E.add(trips, E.const(-1)),)
+        self._bound_sizes(init, bound, 1, items[:header])
+        self._blocks.append({})  # the header's declarations end with the loop
+        try:
+            entry: list[Node] = []
+            if node.init is not None:
+                entry = self._statement(node.init)
+            why = S.Opaque(f"changes in loop '{name}', whose iterations arraypart cannot "
+                           "count", coord)
+            changed = set()
+            for part in items[header:] + [node.cond, node.next, node.init]:
+                if part is not None:
+                    changed |= S.written(part, self._scalars, self._callees)
+            for scalar in sorted(changed):
+                self._bind(scalar, None, why)
+            cond_reads = tuple(self._accesses(node.cond))
+            if cond_reads and not node.post_test:
+                entry.append(Stmt(cond_reads, node.cond.coord))
+            self._iterators.append(counter)
+            self._ranges[counter] = (0, None)
+            self._ends[counter] = (init, bound, 1)
+            self._pipelines += pipeline_ii is not None
+            unrolled = unroll is not None and not self._pipelines
+            self._unrolled += unrolled
+            self._loops += 1
+            try:
+                body = tuple(self._items(items[header:]))
+                tail = tuple(self._statement(node.next)) if node.next is not None else ()
+                for scalar in sorted(changed):
+                    self._bind(scalar, None, why)
+                if cond_reads:
+                    tail += (Stmt(tuple(self._accesses(node.cond)), node.cond.coord),)
+            finally:
+                self._iterators.pop()
+                del self._ranges[counter]
+                del self._ends[counter]
+                self._pipelines -= pipeline_ii is not None
+                self._unrolled -= unrolled
+                self._loops -= 1
+        finally:
+            for scalar, (value, opaque) in self._blocks.pop().items():
+                self._bind(scalar, value, opaque)
+        for scalar in sorted(changed):
+            self._bind(scalar, None, why)
+        loop = Loop(counter, init, bound, 1, body + tail, name, coord, pipeline_ii, unroll,
+                    pipeline_off)
+        if pipeline_ii is not None:
+            _check_unrollable(loop, loop.body)
+        return entry + [loop]
+
     def _counter(self, cond: N.Node) -> tuple[str, N.Node, bool]:
         """The counter of a loop without a start: the scalar its condition compares,
         which must have an affine value before the loop; returned as ``(counter, the
@@ -846,7 +952,7 @@ class _Lowering:
                 return name_node.name, name_node, False
         why = next((self._opaque[n.name].describe(n.name) for n in compared
                     if n.name in self._opaque), None)
-        raise KernelError(cond.coord, (
+        raise _Uncountable(cond.coord, (
             "arraypart cannot count the iterations of this loop without a start ('while' "
             "or 'for (;'): its condition must compare a counter that has an affine value "
             "before the loop with a bound (while (i < N) { ...; i++; }), or write it as a "
@@ -856,7 +962,7 @@ class _Lowering:
         """The constant step of the counter in a loop body's last statement."""
         step = _step_of(items[-1], var, self._scope()) if items else None
         if not step:
-            raise KernelError(items[-1].coord if items else coord, (
+            raise _Uncountable(items[-1].coord if items else coord, (
                 f"a loop without an increment must step its counter '{var}' by a nonzero "
                 f"constant in its last statement ({var}++, {var} += S)"))
         return step
@@ -913,7 +1019,8 @@ class _Lowering:
         for node in list(items) + list(tail):
             changed |= S.written(node, self._scalars, self._callees)
         changed.discard(var)
-        if not changed or self._followed >= MAX_FOLLOWED_LOOPS:
+        if not changed or self._followed >= MAX_FOLLOWED_LOOPS or _escapes(items):
+            # past a break or continue an iteration's change is not one constant
             return dict.fromkeys(sorted(changed))
         saved = self._state()
         symbols = {name: S.entry_symbol(name, self._followed) for name in sorted(changed)}
@@ -1031,7 +1138,7 @@ class _Lowering:
         tested = [n for n in starts if n in _compared_names(cond)]
         chosen = list(starts) if len(starts) == 1 else tested
         if not complete or len(chosen) != 1:
-            raise KernelError(init.coord, "unsupported loop initialization (expected "
+            raise _Uncountable(init.coord, "unsupported loop initialization (expected "
                                           "'int i = <start>' or 'i = <start>', with further "
                                           "variables only beside the one the condition "
                                           "tests)")
@@ -1044,7 +1151,7 @@ class _Lowering:
         own = [p for p in parts if var in S.written(p, frozenset((var,)))]
         step = _step_of(own[0], var, self._scope()) if len(own) == 1 else None
         if step is None:
-            raise KernelError(nxt.coord, f"unsupported loop increment (expected "
+            raise _Uncountable(nxt.coord, f"unsupported loop increment (expected "
                                                f"{var}++, {var}--, {var} += S, {var} -= S "
                                                f"or {var} = {var} + S with a constant S)")
         if step == 0:
@@ -1057,7 +1164,7 @@ class _Lowering:
                 return cond.op, cond.right
             if _is_id(cond.right, var):
                 return FLIPPED[cond.op], cond.left
-        raise KernelError(cond.coord, f"loop condition must compare the iterator "
+        raise _Uncountable(cond.coord, f"loop condition must compare the iterator "
                                             f"'{var}' with a bound (<, <=, >, >=, !=)")
 
     def _loop_bounds(self, op, start, limit, step, cond, body):
@@ -1109,6 +1216,24 @@ class _Lowering:
             found[pragma.kind] = read(pragma)
             off = off or (pragma.kind == "pipeline" and "off" in pragma.flags)
         return found.get("pipeline"), found.get("unroll"), off
+
+
+class _Uncountable(KernelError):
+    """A loop header arraypart cannot read as a counted loop: the loop is modelled
+    over a counter of its own instead (:meth:`_Lowering._counter_loop`)."""
+
+
+def _escapes(items) -> bool:
+    """Whether a ``break`` or ``continue`` of this loop (not of a loop inside it) is
+    among ``items``: then an iteration may skip the rest of its body."""
+    stack = list(items)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, N.Unsupported) and n.keyword in ESCAPES:
+            return True
+        if not isinstance(n, N.For) and n is not None:
+            stack.extend(c for c in n.children() if c is not None)
+    return False
 
 
 def _product_leaves(node: N.Node) -> list[N.Node] | None:

@@ -84,6 +84,21 @@ def written(node: N.Node, names: frozenset[str],
     return found
 
 
+def assigns(node: N.Node, name: str) -> bool:
+    """Whether ``node`` assigns or increments ``name`` itself (not through calls; not
+    in a loop whose header declares another ``name``)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if _write_target(n) == name:
+            return True
+        if isinstance(n, N.For) and isinstance(n.init, N.DeclList) and any(
+                d.name == name for d in n.init.decls):
+            continue
+        stack.extend(c for c in n.children() if c is not None)
+    return False
+
+
 def _write_target(node: N.Node) -> str | None:
     if isinstance(node, N.Assignment) and isinstance(node.lvalue, N.Id):
         return node.lvalue.name

@@ -27,7 +27,7 @@ from .. import ir
 from ..errors import KernelError, warning_text
 from . import isl_glue as G
 from .build import outside_set
-from .domains import access_relations
+from .domains import Context, access_relations
 
 DEFINE_PREFIX = "ARRAYPART_MAX_"  # the -D that bounds a size (frontend.interfaces)
 FRESH_MARK = "@"  # in the name of a fresh size (frontend.fresh.NAME_MARK)
@@ -51,6 +51,7 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
     names = tuple(p.name for p in kernel.params)
     bad = G.empty(names)
     witnesses: list[tuple[str, object]] = []  # (which extent, its bad size vectors)
+    sizes_space = Context.top(kernel.params).domain
     for relation in access_relations(kernel):
         array = kernel.array(relation.access.array)
         domain = relation.domain
@@ -59,6 +60,8 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
                 continue
             outside = domain.intersect(outside_set(e, size, domain.space))
             sizes = outside.project_out(G.SET, len(names), outside.dim(G.SET) - len(names))
+            if sizes_space.subtract(sizes).is_empty():
+                continue  # left for every size: build_model's located error says so
             if not sizes.is_empty():
                 witnesses.append((f"the extent of {array.name} at {relation.access.coord}",
                                   sizes))
