@@ -764,7 +764,7 @@ class _Lowering:
             return self._counter_loop(node, label, items, header)
         try:
             if node.init is None:
-                var, start, declared = self._counter(node.cond)
+                var, start, declared = self._counter(node.cond, items[header:])
             else:
                 var, start, declared = self._loop_init(node.init, node.cond)
             if node.next is None:
@@ -941,15 +941,22 @@ class _Lowering:
             _check_unrollable(loop, loop.body)
         return entry + [loop]
 
-    def _counter(self, cond: N.Node) -> tuple[str, N.Node, bool]:
+    def _counter(self, cond: N.Node, items: list[N.Node]) -> tuple[str, N.Node, bool]:
         """The counter of a loop without a start: the scalar its condition compares,
-        which must have an affine value before the loop; returned as ``(counter, the
-        counter's name in the condition, False)``, the name standing for that value."""
+        else the one its last statement steps (``while (a[n]) { ...; n++; }``), which
+        must have an affine value before the loop; returned as ``(counter, the
+        counter's name, False)``, the name standing for that value."""
         compared = [n for n in (cond.left, cond.right) if isinstance(n, N.Id)] if (
             isinstance(cond, N.BinaryOp) and cond.op in COMPARISONS) else []
         for name_node in compared:
             if name_node.name in self._temporaries:
                 return name_node.name, name_node, False
+        last = items[-1] if items else None
+        stepped = S.write_target(last) if last is not None else None
+        if (not compared and stepped in self._temporaries
+                and _step_of(last, stepped, self._scope())):
+            target = last.expr if isinstance(last, N.UnaryOp) else last.lvalue
+            return stepped, target, False
         why = next((self._opaque[n.name].describe(n.name) for n in compared
                     if n.name in self._opaque), None)
         raise _Uncountable(cond.coord, (
