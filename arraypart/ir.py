@@ -270,24 +270,38 @@ class Loop:
 Node = Union[Loop, If, Stmt]
 
 
+# The largest value the checker and the testbench replay of a size that nothing bounds
+# (``Param.unbounded``): such a size never reaches an on-chip access's index or guard
+# (arraypart.poly.sizes), so every value of it gives the same cycles' accesses; a few
+# iterations of each loop it bounds exercise them, and more would only cost time.
+UNBOUNDED_SAMPLE = 16
+
+
 @dataclass(frozen=True, slots=True)
 class Param:
     """A run-time size: a scalar integer argument of the top function that loop bounds
     or indices use.  Every value ``low <= name <= high`` is possible; ``source`` says
     what bounds it (a ``LOOP_TRIPCOUNT``, a ``-D``, an array's extent).  The front end
     leaves ``high`` None (and ``source`` None) where nothing it reads bounds the size;
-    the polyhedral pass then bounds it by the arrays it indexes.  Later passes treat it
+    the polyhedral pass then bounds it by the arrays it indexes.  A *fresh size*
+    (:mod:`arraypart.frontend.fresh`) stands for a loop start or bound that is not
+    affine; its ``low`` may be None as well until that pass bounds it.  A size that
+    nothing bounds but that no on-chip access depends on is ``unbounded``: its proof
+    holds for every value, and ``high`` is the value up to which it is replayed
+    (:data:`UNBOUNDED_SAMPLE`).  Later passes treat it
     as an outermost iterator over its range, so a proof over the iteration domain holds
     for every value of it at once."""
 
     name: str
-    low: int
+    low: int | None
     high: int | None
     coord: Coord
     source: str | None
+    lower_end: bool = False  # a fresh start: a larger value only shortens the loop
+    unbounded: bool = False  # nothing bounds it: ``high`` is UNBOUNDED_SAMPLE
 
     def __post_init__(self):
-        if self.high is not None and self.low > self.high:
+        if None not in (self.low, self.high) and self.low > self.high:
             raise ValueError(f"parameter {self.name}: empty range")
         if (self.high is None) != (self.source is None):
             raise ValueError(f"parameter {self.name}: a bound without its source")

@@ -88,7 +88,8 @@ class Report:
                        "arrays": list(loop.arrays),
                        "pipeline_inferred": loop.pipeline_inferred}
                       for n, loop in enumerate(self.model.loops)],
-            "params": {p.name: {"range": [p.low, p.high], "bound_by": p.source}
+            "params": {p.name: {"range": [p.low, None if p.unbounded else p.high],
+                                "bound_by": p.source}
                        for p in self.kernel.params},
             "warnings": list(self.warnings),
             "time_limit_reached": self.time_limited,
@@ -100,7 +101,8 @@ class Report:
         banking is proven for."""
         used = {v for a in self.model.arrays for g in a.groups if g.loop == loop
                 for v in g.time_vars}
-        return {p.name: [p.low, p.high] for p in self.kernel.params if p.name in used}
+        return {p.name: [p.low, None if p.unbounded else p.high]
+                for p in self.kernel.params if p.name in used}
 
 
 def check_json(report: Report, result, bankings: dict[str, Banking], *,

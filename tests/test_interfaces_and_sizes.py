@@ -13,7 +13,7 @@ import arraypart
 from arraypart import KernelError, api, check, ir
 from arraypart.check import trace
 from arraypart.check.frames import checked_values
-from arraypart.frontend import clangtu
+from arraypart.frontend import clangtu, parse_kernel
 
 from conftest import ROOT, needs_gxx
 
@@ -404,12 +404,14 @@ def test_array_extent_bounds_a_size(tmp_path):
     assert params["n"]["bound_by"].startswith("the extent of a at ")
 
 
-def test_unbounded_size_is_a_located_error(tmp_path):
+def test_unbounded_size_is_a_located_error_when_an_on_chip_access_depends_on_it(
+        tmp_path):
     text = """int count(int n) {
   int s = 0;
+  int ring[8] = {0};
   for (int i = 0; i < n; i++) {
 #pragma HLS pipeline II=1
-    s += i;
+    s += ring[i % 8];
   }
   return s;
 }
@@ -418,6 +420,64 @@ def test_unbounded_size_is_a_located_error(tmp_path):
         arraypart.analyze(write(tmp_path, "count.c", text))
     assert (info.value.coord.line, info.value.coord.col) == (1, 15)
     assert "LOOP_TRIPCOUNT" in str(info.value) and "ARRAYPART_MAX_n" in str(info.value)
+
+
+def test_a_size_no_on_chip_access_depends_on_may_stay_unbounded(tmp_path):
+    text = """void reps(const int a[64], int out[16], int *far, int reps, int n) {
+  int buf[16];
+  for (int r = 0; r < reps; r++) {
+    for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+      buf[i] = a[4 * i] + a[4 * i + 1];
+    }
+    for (int i = 0; i < n; i++) {
+#pragma HLS pipeline II=1
+      far[i] = buf[3];
+    }
+  }
+  for (int i = 0; i < 16; i++) out[i] = buf[i];
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "reps.c", text), ports=1)
+    params = report.to_json()["params"]
+    # reps only repeats the cycles; n bounds only an off-chip pointer's extent
+    assert params["reps"]["range"] == [0, None] and params["n"]["range"] == [0, None]
+    assert "no on-chip access depends on it" in params["reps"]["bound_by"]
+    assert any("'reps': nothing bounds it" in w and "up to 16" in w
+               for w in report.warnings)
+    assert report.kernel.array("far").shape == (16,)  # replayed up to n = 16
+    assert array(report, "a").banking.scheme.banks == 2 and array(report, "a").conflict_free
+    assert checked_values(report.kernel.params[0]) == (0, 8, 16)
+    result = check.check_kernel(report.kernel, report.solution.bankings(), ports=1)
+    assert all(l.first_conflict is None and l.achieved_ii == 1 for l in result.loops)
+    one = check.check_kernel(report.kernel, check.as_written_bankings(report.kernel),
+                             ports=1)
+    assert one.loops[0].achieved_ii == 2  # a real conflict is still found
+
+
+def test_a_narrow_parameter_type_bounds_its_size(tmp_path):
+    text = """int pick(const int a[64], unsigned char count) {
+  int s = 0;
+  for (int x = 0; x < count; x++) {
+#pragma HLS pipeline II=1
+    s += a[x / 4] + a[x / 4 + 1];
+  }
+  return s;
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "pick.c", text), ports=1)
+    params = report.to_json()["params"]
+    assert params["count"]["range"] == [0, 252]  # a[x / 4 + 1] is tighter than 255
+    ap = """#include "ap_int.h"
+typedef ap_uint<5> sel_t;
+int pick(const int a[64], sel_t width) {
+  int s = 0;
+  for (int x = 0; x < width; x++) s += a[2 * x];
+  return s;
+}
+"""
+    (width,) = parse_kernel(write(tmp_path, "ap.cpp", ap)).params
+    assert (width.low, width.high, width.source) == (0, 31, "its type sel_t (ap_uint<5>)")
 
 
 @needs_gxx

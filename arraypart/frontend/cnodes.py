@@ -40,7 +40,7 @@ INTEGER_TYPE_KINDS = frozenset((
     ci.TypeKind.SCHAR, ci.TypeKind.SHORT, ci.TypeKind.INT, ci.TypeKind.LONG,
     ci.TypeKind.LONGLONG))
 UNSUPPORTED_STATEMENTS = {
-    K.DO_STMT: "do", K.GOTO_STMT: "goto", K.SWITCH_STMT: "switch",
+    K.GOTO_STMT: "goto", K.SWITCH_STMT: "switch",
     K.BREAK_STMT: "break", K.CONTINUE_STMT: "continue", K.CXX_FOR_RANGE_STMT: "range-for",
     K.CXX_TRY_STMT: "try", K.INDIRECT_GOTO_STMT: "goto",
 }
@@ -264,13 +264,14 @@ class DeclList(Node):
 @dataclass(frozen=True, slots=True, eq=False)
 class For(Node):
     """``for (init; cond; next) stmt``; ``header`` is the byte range inside the
-    parentheses (-1, -1 when unknown)."""
+    parentheses (-1, -1 when unknown); ``post_test``: a ``do stmt while (cond);``."""
 
     init: Node | None = None
     cond: Node | None = None
     next: Node | None = None
     stmt: Node | None = None
     header: tuple[int, int] = (-1, -1)
+    post_test: bool = False
 
     def children(self):
         return tuple(n for n in (self.init, self.cond, self.next, self.stmt) if n is not None)
@@ -493,6 +494,8 @@ class Converter:
             return self._for(cursor, coord, start, end)
         if kind == K.WHILE_STMT:
             return self._while(cursor, coord, start, end)
+        if kind == K.DO_STMT:
+            return self._do(cursor, coord, start, end)
         if kind == K.IF_STMT:
             parts = list(cursor.get_children())
             nodes = [self.expression(parts[0])] + [self.statement(p) for p in parts[1:]]
@@ -570,6 +573,15 @@ class Converter:
         cond = self.expression(parts[0])
         body = self._leading_pragmas(self.statement(parts[1]), cond.end)
         return For(coord, start, end, None, cond, None, body)
+
+    def _do(self, cursor, coord, start, end) -> Node:
+        """``do stmt while (cond);``: a loop that tests after each iteration."""
+        parts = list(cursor.get_children())
+        if len(parts) != 2 or not parts[1].kind.is_expression():
+            return Unsupported(coord, start, end, "do")
+        body = self.statement(parts[0])
+        cond = self.expression(parts[1])
+        return For(coord, start, end, None, cond, None, body, post_test=True)
 
     def _leading_pragmas(self, body: Node, after: int) -> Node:
         """A loop body without braces, with the pragmas written between the header

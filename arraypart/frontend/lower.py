@@ -27,12 +27,13 @@ import clang.cindex as ci
 
 from .. import expr as E
 from ..errors import Coord, KernelError, warning_text
-from ..ir import Access, Array, If, Loop, Node, Param, Stmt
+from ..ir import UNBOUNDED_SAMPLE, Access, Array, If, Loop, Node, Param, Stmt
 from . import calls
 from .calls import Binding
 from .cexpr import (COMPARISONS, FLIPPED, Bound, Scope, condition_dnf, fold,
                     interval, min_max_terms, quasi_affine)
 from . import cnodes as N
+from . import fresh as F
 from . import interfaces as I
 from . import scalars as S
 from .declarations import array_decl, integer_constant
@@ -41,6 +42,7 @@ from .pragmas import LOOP_DIRECTIVES, PragmaReader
 POINTER_KIND = ci.TypeKind.POINTER
 MEMBER = "member ref expr"
 INCREMENTS = {"p++": 1, "++": 1, "p--": -1, "--": -1}
+ESCAPES = ("break", "continue")
 UNIT_STEPS = (1, -1)
 # Following a loop's iteration to find its induction variables lowers its body once
 # more, so a nest of k loops that change scalars lowers its innermost body 2^k times;
@@ -86,6 +88,7 @@ class _Lowering:
 
     def __init__(self, func, globals_, filename, lines, defines, callees):
         self._func = func
+        self._source = "\n".join(lines).encode()
         self._globals = globals_
         self._constants: dict[str, int] = dict(defines)
         self._pragmas = PragmaReader(filename, lines, self._constants)
@@ -105,6 +108,9 @@ class _Lowering:
         self._streams: set[str] = set()
         self._sizes: dict[str, Coord] = {}
         self._size_sources: dict[str, str] = {}
+        self._fresh: dict[str, tuple[N.Node, Scope, bool]] = {}  # fresh sizes (.fresh)
+        self._unbounded: set[str] = set()  # sizes replayed up to UNBOUNDED_SAMPLE
+        self._ends: dict[str, tuple] = {}  # enclosing iterators: (init, bound, step)
         self._reached: dict[str, list[tuple[E.Expr | None, dict[str, Bound]]]] = {}
         self._callees = callees
         self._calls: list[str] = [func.name]  # the chain of calls being inlined
@@ -115,6 +121,8 @@ class _Lowering:
         self._array_decls: dict[str, N.Decl] = {}
         self._functions: dict[str, list[str]] = {}  # array -> functions whose text uses it
         self._pipelines = 0  # pipelined loops enclosing the current statement
+        self._unrolled = 0  # unrolled loops (outside pipelines) enclosing it
+        self._loops = 0  # loops enclosing it, in the current function
         self._frame_start = 0  # where the current function's iterators start
         self._inlined_calls = 0
         self._function_pipeline: str | None = None
@@ -152,7 +160,13 @@ class _Lowering:
             if param.name and param.name not in self._constants and I.is_size_candidate(
                     param, self._func.body):
                 self._sizes[param.name] = param.coord
-                self._ranges[param.name] = (0, None)
+                high = I.type_bound(param)
+                self._ranges[param.name] = (0, high)
+                if high is not None:
+                    self._size_sources[param.name] = (
+                        f"its type {param.ctype.spelling} ({param.ctype.canonical_spelling})"
+                        if param.ctype.spelling != param.ctype.canonical_spelling
+                        else f"its type {param.ctype.spelling}")
         for name, high in I.define_bounds(self._constants, list(self._sizes)).items():
             self._ranges[name] = (0, high)
             self._size_sources[name] = f"-D {I.MAX_DEFINE_PREFIX}{name}"
@@ -161,16 +175,40 @@ class _Lowering:
         """The sizes the IR uses, each with the range known so far (the polyhedral pass
         bounds the others by the arrays they index)."""
         used = _used_variables(body)
+        for name in self._fresh:
+            self._fresh_range(name)
         params = []
         for name, coord in self._sizes.items():
             if name not in used:
                 continue
             low, high = self._ranges[name]
-            if high is not None and high < low:
+            if None not in (low, high) and high < low:
                 raise KernelError(coord, f"run-time size '{name}': {self._size_sources[name]} "
                                          f"leaves it no value from {low} up")
-            params.append(Param(name, low, high, coord, self._size_sources.get(name)))
+            params.append(Param(name, low, high, coord, self._size_sources.get(name),
+                                lower_end=name in self._fresh and not self._fresh[name][2],
+                                unbounded=name in self._unbounded))
         return tuple(params)
+
+    def _fresh_range(self, name: str) -> None:
+        """A fresh size's range: its expression's interval over the sizes' final
+        ranges, within what a LOOP_TRIPCOUNT said; the least value of an upper end
+        (:mod:`.fresh`) at least 0."""
+        node, scope, upper = self._fresh[name]
+        ranges = {**scope.ranges, **{n: self._ranges[n] for n in self._sizes
+                                     if n != name}}
+        low, high = F.node_interval(node, replace(scope, ranges=ranges), ranges)
+        known_low, known_high = self._ranges[name]
+        if upper:
+            low = 0 if low is None or low < 0 else low
+        if high is not None and (known_high is None or high < known_high):
+            text = name.split(F.NAME_MARK)[0]
+            self._size_sources[name] = f"the values '{text}' takes"
+        elif known_high is not None:
+            high = known_high
+        if None not in (low, high) and high < low:
+            low = high  # the loop never runs: one value stands for all
+        self._ranges[name] = (low, high)
 
     def _collect_constants(self) -> None:
         self._add_constants(self._globals)
@@ -219,9 +257,9 @@ class _Lowering:
         for name, accesses in self._reached.items():
             param = next(p for p in self._func.params if p.name == name)
             iface = self._interfaces.get(name) or I.default_interface(param)
-            highs = [None if index is None else interval(
-                index, {**ranges, **{n: self._ranges[n] for n in self._sizes}})[1]
-                for index, ranges in accesses]
+            highs = self._index_highs(accesses, {})
+            if None in highs and iface.off_chip and iface.depth is None:
+                highs = self._sampled_highs(accesses)
             if iface.depth is not None:
                 extent = iface.depth
             elif None in highs or not (highs or _only_dereferenced(self._func.body, name)):
@@ -230,6 +268,39 @@ class _Lowering:
                 extent = max([h + 1 for h in highs] + [1])
             array = self._arrays[name]
             self._arrays[name] = replace(array, shape=(extent,) + array.shape[1:])
+
+    def _index_highs(self, accesses, sampled: dict[str, Bound]) -> list[int | None]:
+        """The largest first index of each access (None: irregular or unbounded),
+        the sizes in their ranges (those of ``sampled`` in theirs)."""
+        sizes = {**{n: self._ranges[n] for n in self._sizes}, **sampled}
+        highs = []
+        for index, ranges, ends in accesses:
+            ranges = {**ranges, **sizes}
+            for var, (init, bound, step) in ends.items():  # again, from the sizes' now
+                ranges[var] = self._iterator_range(init, bound, step, ranges)
+            highs.append(None if index is None else interval(index, ranges)[1])
+        return highs
+
+    def _sampled_highs(self, accesses) -> list[int | None]:
+        """An off-chip pointer's indices with the sizes that nothing bounds taken up to
+        :data:`arraypart.ir.UNBOUNDED_SAMPLE`, those sizes marked unbounded (the
+        polyhedral pass refuses them if an on-chip access depends on them): its extent
+        is then the one the checker and testbench replay."""
+        open_sizes = {n: (low or 0, UNBOUNDED_SAMPLE) for n, (low, high) in
+                      self._ranges.items() if n in self._sizes and high is None}
+        highs = self._index_highs(accesses, open_sizes)
+        if None in highs:
+            return highs
+        used = set()
+        for index, _, ends in accesses:
+            used |= E.variables(index)
+            for init, bound, _ in ends.values():
+                used |= set().union(*(E.variables(e) for e in init + bound))
+        for n in sorted(used & set(open_sizes)):
+            self._ranges[n] = open_sizes[n]
+            self._size_sources[n] = "nothing (no on-chip access depends on it)"
+            self._unbounded.add(n)
+        return highs
 
     def _add_array(self, decl: N.Decl, *, interface: bool, extent: int | None = None,
                    owner: str | None = None, taken: Mapping[str, Binding] = {}) -> str:
@@ -376,12 +447,14 @@ class _Lowering:
             return self._items(node.items)
         if isinstance(node, N.Label):
             if isinstance(node.stmt, N.For):
-                return [self._loop(node.stmt, node.name)]
+                return self._loop(node.stmt, node.name)
             return self._statement(node.stmt)
         if isinstance(node, N.For):
-            return [self._loop(node, None)]
+            return self._loop(node, None)
         if isinstance(node, N.If):
             return [self._if(node)]
+        if isinstance(node, N.Unsupported) and node.keyword in ESCAPES and self._loops:
+            return []  # the model runs every iteration to its end: a superset
         if isinstance(node, N.Unsupported):
             raise KernelError(coord, f"'{node.keyword}' is not supported in the top "
                                      "function (use for loops with affine bounds)")
@@ -657,7 +730,8 @@ class _Lowering:
             if e is None:
                 self._warn_opaque(subscript)
         if binding.array in self._reached and not self._followed:
-            self._reached[binding.array].append((index[0], dict(self._ranges)))
+            self._reached[binding.array].append((index[0], dict(self._ranges),
+                                                 dict(self._ends)))
         user = self._calls[-1] if len(self._calls) > 1 else self._function_pipeline
         if user is not None and user not in self._functions.setdefault(binding.array, []):
             self._functions[binding.array].append(user)
@@ -666,8 +740,10 @@ class _Lowering:
 
     # ------------------------------------------------------------ loops
 
-    def _loop(self, node: N.For, label: str | None) -> Loop:
-        """``for (i = start; i <op> limit; i += step)`` as a normalized :class:`Loop`.
+    def _loop(self, node: N.For, label: str | None) -> list[Node]:
+        """``for (i = start; i <op> limit; i += step)`` as a normalized :class:`Loop`
+        (after a statement of the reads of a start or bound that is a fresh size,
+        :mod:`.fresh`: they run on entry, and again in every iteration).
         Further variables of the header (``for (int t = 0, i = 0; t < N; t++, i++)``)
         are scalars set before the loop and stepped at the end of each iteration.  A
         loop without a start (``while (i < N) { ...; i++; }``, ``for (; i < N; i++)``)
@@ -684,44 +760,82 @@ class _Lowering:
         header = 0
         while header < len(items) and isinstance(items[header], N.Pragma):
             header += 1
-        if node.init is None:
-            var, start, declared = self._counter(node.cond)
-        else:
-            var, start, declared = self._loop_init(node.init, node.cond)
-        if var in self._frame_vars:
+        if node.post_test:
+            return self._counter_loop(node, label, items, header)
+        try:
+            if node.init is None:
+                var, start, declared = self._counter(node.cond, items[header:])
+            else:
+                var, start, declared = self._loop_init(node.init, node.cond)
+            if node.next is None:
+                step, tail = self._last_step(items[header:], var, coord), []
+            else:
+                step, tail = self._loop_step(node.next, var)
+            body = items[header:-1] if node.next is None else items[header:]
+            if any(S.assigns(n, var) for n in body):
+                raise _Uncountable(coord, f"the body changes the iterator '{var}'")
+        except _Uncountable:
+            return self._counter_loop(node, label, items, header)
+        if node.next is None:
+            items = items[:-1]
+        if var in self._frame_vars and not declared:
             raise KernelError(start.coord if node.init is None else node.init.coord,
                               f"loop iterator '{var}' is already used by an enclosing loop")
-        if node.next is None:
-            step, tail = self._last_step(items[header:], var, coord), []
-            items = items[:-1]
-        else:
-            step, tail = self._loop_step(node.next, var)
-        op, limit = self._loop_cond(node.cond, var)
-        init, bound = self._loop_bounds(op, start, limit, step, node.cond)
         pipeline_ii, unroll, pipeline_off = self._loop_pragmas(items[:header])
+        header_reads: list[Access] = []
+        try:
+            op, limit = self._loop_cond(node.cond, var)
+        except _Uncountable:  # a data-dependent condition: a fresh number of trips
+            init = min_max_terms(start, "max" if step > 0 else "min", self._scope())
+            if init is None or len(init) != 1:
+                return self._counter_loop(node, label, items, header)
+            trips = self._trips(node)
+            bound = (E.add(init[0], E.scale(step, E.add(trips, E.const(-1)))),)
+            limit = node.cond
+            header_reads = self._accesses(start) + self._accesses(limit)
+        else:
+            init, bound = self._loop_bounds(op, start, limit, step, node.cond,
+                                            items[header:] + tail)
+            if any(E.variables(e) & set(self._fresh) for e in init + bound):
+                # a fresh size: the reads of its expression count
+                header_reads = self._accesses(start) + self._accesses(limit)
         self._bound_sizes(init, bound, step, items[:header])
         name = label or f"L{coord.line}"
         if len(self._calls) > 1:
             name = f"{self._calls[-1]}/{name}"  # Vitis' location syntax
-        ir_var = var if len(self._calls) == 1 else self._fresh_iterator(var)
+        # a callee's iterators, and one that C++ lets a header declaration shadow,
+        # get a name no enclosing iterator has
+        shadows = var in self._frame_vars
+        ir_var = var if len(self._calls) == 1 and not shadows else self._fresh_iterator(var)
         self._blocks.append({})  # the header's declarations end with the loop
         try:
             self._header_scalars(node.init, var, declared)
             trip = S.trip_count(init, bound, step, self._ranges)
+            if _escapes(items[header:]):
+                trip = None  # the loop may stop early: no exit value
             self._iterators.append(ir_var)
             self._frame_vars.append(var)
             self._ranges[ir_var] = self._iterator_range(init, bound, step)
+            self._ends[ir_var] = (init, bound, step)
             if ir_var != var:
                 self._temporaries[var] = E.var(ir_var)  # the callee's name for it
             self._pipelines += pipeline_ii is not None
+            unrolled = unroll is not None and not self._pipelines
+            self._unrolled += unrolled
+            self._loops += 1
             try:
                 body = self._loop_body(items[header:], tail, (var, ir_var), init, step,
                                        trip, name, coord)
+                if header_reads:
+                    body = (Stmt(tuple(self._accesses(limit)), node.cond.coord),) + body
             finally:
                 self._iterators.pop()
                 self._frame_vars.pop()
                 del self._ranges[ir_var]
+                del self._ends[ir_var]
                 self._pipelines -= pipeline_ii is not None
+                self._unrolled -= unrolled
+                self._loops -= 1
                 if ir_var != var:
                     self._temporaries.pop(var, None)
             if not declared:
@@ -735,7 +849,9 @@ class _Lowering:
                     pipeline_off)
         if pipeline_ii is not None:
             _check_unrollable(loop, loop.body)
-        return loop
+        if header_reads:
+            return [Stmt(tuple(header_reads), coord), loop]
+        return [loop]
 
     def _directives_first(self, items: list[N.Node], kinds: tuple[str, ...]
                           ) -> list[N.Node]:
@@ -746,18 +862,104 @@ class _Lowering:
             return pragma is not None and pragma.kind in kinds
         return [n for n in items if directive(n)] + [n for n in items if not directive(n)]
 
-    def _counter(self, cond: N.Node) -> tuple[str, N.Node, bool]:
+    def _trips(self, node: N.For) -> E.Expr:
+        """A fresh size for the number of iterations of a loop whose condition
+        depends on data (:mod:`.fresh`): LOOP_TRIPCOUNT bounds it, else it stays
+        unbounded where no on-chip access depends on it (:mod:`arraypart.poly.sizes`)."""
+        kind = "do" if node.post_test else "loop"
+        name = f"trips of {kind}{F.NAME_MARK}{node.coord.line}:{node.coord.col}"
+        if name not in self._sizes:
+            self._sizes[name] = node.coord
+            self._ranges[name] = (1 if node.post_test else 0, None)
+        return E.var(name)
+
+    def _counter_loop(self, node: N.For, label: str | None, items: list[N.Node],
+                      header: int) -> list[Node]:
+        """A loop arraypart cannot count (a data-dependent ``while`` or ``do``
+        condition, a step that is not a constant, an iterator that is no scalar) as
+        a loop over a counter of its own, ``0 <= n < T`` with ``T`` a fresh size
+        (:meth:`_trips`): a superset of the iterations it runs.  Every scalar it
+        changes is opaque inside it and after it (no induction is assumed), so
+        subscripts through them are irregular; the header's reads count on entry
+        and in every iteration, its increment's at the end of each."""
+        coord = node.coord
+        pipeline_ii, unroll, pipeline_off = self._loop_pragmas(items[:header])
+        name = label or f"L{coord.line}"
+        if len(self._calls) > 1:
+            name = f"{self._calls[-1]}/{name}"
+        counter = self._fresh_iterator(f"{'do' if node.post_test else 'loop'}_n{coord.line}")
+        while counter in self._scalars or counter in self._sizes:
+            counter = self._fresh_iterator(counter + "_")
+        trips = self._trips(node)
+        init, bound = (E.const(0),), (E.add(trips, E.const(-1)),)
+        self._bound_sizes(init, bound, 1, items[:header])
+        self._blocks.append({})  # the header's declarations end with the loop
+        try:
+            entry: list[Node] = []
+            if node.init is not None:
+                entry = self._statement(node.init)
+            why = S.Opaque(f"changes in loop '{name}', whose iterations arraypart cannot "
+                           "count", coord)
+            changed = set()
+            for part in items[header:] + [node.cond, node.next, node.init]:
+                if part is not None:
+                    changed |= S.written(part, self._scalars, self._callees)
+            for scalar in sorted(changed):
+                self._bind(scalar, None, why)
+            cond_reads = tuple(self._accesses(node.cond))
+            if cond_reads and not node.post_test:
+                entry.append(Stmt(cond_reads, node.cond.coord))
+            self._iterators.append(counter)
+            self._ranges[counter] = (0, None)
+            self._ends[counter] = (init, bound, 1)
+            self._pipelines += pipeline_ii is not None
+            unrolled = unroll is not None and not self._pipelines
+            self._unrolled += unrolled
+            self._loops += 1
+            try:
+                body = tuple(self._items(items[header:]))
+                tail = tuple(self._statement(node.next)) if node.next is not None else ()
+                for scalar in sorted(changed):
+                    self._bind(scalar, None, why)
+                if cond_reads:
+                    tail += (Stmt(tuple(self._accesses(node.cond)), node.cond.coord),)
+            finally:
+                self._iterators.pop()
+                del self._ranges[counter]
+                del self._ends[counter]
+                self._pipelines -= pipeline_ii is not None
+                self._unrolled -= unrolled
+                self._loops -= 1
+        finally:
+            for scalar, (value, opaque) in self._blocks.pop().items():
+                self._bind(scalar, value, opaque)
+        for scalar in sorted(changed):
+            self._bind(scalar, None, why)
+        loop = Loop(counter, init, bound, 1, body + tail, name, coord, pipeline_ii, unroll,
+                    pipeline_off)
+        if pipeline_ii is not None:
+            _check_unrollable(loop, loop.body)
+        return entry + [loop]
+
+    def _counter(self, cond: N.Node, items: list[N.Node]) -> tuple[str, N.Node, bool]:
         """The counter of a loop without a start: the scalar its condition compares,
-        which must have an affine value before the loop; returned as ``(counter, the
-        counter's name in the condition, False)``, the name standing for that value."""
+        else the one its last statement steps (``while (a[n]) { ...; n++; }``), which
+        must have an affine value before the loop; returned as ``(counter, the
+        counter's name, False)``, the name standing for that value."""
         compared = [n for n in (cond.left, cond.right) if isinstance(n, N.Id)] if (
             isinstance(cond, N.BinaryOp) and cond.op in COMPARISONS) else []
         for name_node in compared:
             if name_node.name in self._temporaries:
                 return name_node.name, name_node, False
+        last = items[-1] if items else None
+        stepped = S.write_target(last) if last is not None else None
+        if (not compared and stepped in self._temporaries
+                and _step_of(last, stepped, self._scope())):
+            target = last.expr if isinstance(last, N.UnaryOp) else last.lvalue
+            return stepped, target, False
         why = next((self._opaque[n.name].describe(n.name) for n in compared
                     if n.name in self._opaque), None)
-        raise KernelError(cond.coord, (
+        raise _Uncountable(cond.coord, (
             "arraypart cannot count the iterations of this loop without a start ('while' "
             "or 'for (;'): its condition must compare a counter that has an affine value "
             "before the loop with a bound (while (i < N) { ...; i++; }), or write it as a "
@@ -767,7 +969,7 @@ class _Lowering:
         """The constant step of the counter in a loop body's last statement."""
         step = _step_of(items[-1], var, self._scope()) if items else None
         if not step:
-            raise KernelError(items[-1].coord if items else coord, (
+            raise _Uncountable(items[-1].coord if items else coord, (
                 f"a loop without an increment must step its counter '{var}' by a nonzero "
                 f"constant in its last statement ({var}++, {var} += S)"))
         return step
@@ -824,7 +1026,8 @@ class _Lowering:
         for node in list(items) + list(tail):
             changed |= S.written(node, self._scalars, self._callees)
         changed.discard(var)
-        if not changed or self._followed >= MAX_FOLLOWED_LOOPS:
+        if not changed or self._followed >= MAX_FOLLOWED_LOOPS or _escapes(items):
+            # past a break or continue an iteration's change is not one constant
             return dict.fromkeys(sorted(changed))
         saved = self._state()
         symbols = {name: S.entry_symbol(name, self._followed) for name in sorted(changed)}
@@ -884,12 +1087,42 @@ class _Lowering:
             self._ranges[name] = (0, None)
         return (E.var(name),)
 
+    def _fresh_size(self, node: N.Node, what: str, body: list[N.Node], *,
+                    upper: bool) -> tuple[E.Expr]:
+        """A loop ``what`` (start or bound) that is not affine, as a fresh size
+        (:mod:`.fresh`): ranged by interval arithmetic where it can be, else left to
+        LOOP_TRIPCOUNT and the arrays.  ``upper``: the end that widens the domain as it
+        grows (its least value may then be taken as 0)."""
+        text = F.size_name(node, self._source).split(F.NAME_MARK)[0]
+        changed = F.changed_names(node, body, self._scalars | set(self._sizes),
+                                  self._callees)
+        if changed:
+            names = ", ".join(f"'{n}'" for n in changed)
+            raise KernelError(node.coord, (
+                f"loop {what} '{text}' is not affine and the loop changes {names}: "
+                "arraypart can stand for a loop's start or bound by a size of its own "
+                "only when the loop leaves what it reads unchanged (else write it as an "
+                "affine expression, or a min()/max() of such)"))
+        if not upper and self._unrolled:
+            raise KernelError(node.coord, (
+                f"loop {what} '{text}' is not affine and the loop lies in an unrolled "
+                "loop, whose lanes would run it from different values together: give "
+                "it an affine start"))
+        name = F.size_name(node, self._source)
+        if name not in self._sizes:
+            self._sizes[name] = node.coord
+            self._ranges[name] = (0, None) if upper else (None, None)
+            self._fresh[name] = (node, self._scope(), upper)
+        return (E.var(name),)
+
     def _iterator_range(self, init: tuple[E.Expr, ...], bound: tuple[E.Expr, ...],
-                        step: int) -> Bound:
+                        step: int, ranges: Mapping[str, Bound] | None = None) -> Bound:
         """An interval holding the iterator's values: counting up it is at least every
-        start and at most every (inclusive) bound, counting down the reverse."""
-        starts = [interval(t, self._ranges) for t in init]
-        limits = [interval(t, self._ranges) for t in bound]
+        start and at most every (inclusive) bound, counting down the reverse (the
+        variables in ``ranges``, by default those known here)."""
+        ranges = self._ranges if ranges is None else ranges
+        starts = [interval(t, ranges) for t in init]
+        limits = [interval(t, ranges) for t in bound]
         below, above = (starts, limits) if step > 0 else (limits, starts)
         lows = [b[0] for b in below if b[0] is not None]
         highs = [b[1] for b in above if b[1] is not None]
@@ -912,7 +1145,7 @@ class _Lowering:
         tested = [n for n in starts if n in _compared_names(cond)]
         chosen = list(starts) if len(starts) == 1 else tested
         if not complete or len(chosen) != 1:
-            raise KernelError(init.coord, "unsupported loop initialization (expected "
+            raise _Uncountable(init.coord, "unsupported loop initialization (expected "
                                           "'int i = <start>' or 'i = <start>', with further "
                                           "variables only beside the one the condition "
                                           "tests)")
@@ -925,7 +1158,7 @@ class _Lowering:
         own = [p for p in parts if var in S.written(p, frozenset((var,)))]
         step = _step_of(own[0], var, self._scope()) if len(own) == 1 else None
         if step is None:
-            raise KernelError(nxt.coord, f"unsupported loop increment (expected "
+            raise _Uncountable(nxt.coord, f"unsupported loop increment (expected "
                                                f"{var}++, {var}--, {var} += S, {var} -= S "
                                                f"or {var} = {var} + S with a constant S)")
         if step == 0:
@@ -938,12 +1171,14 @@ class _Lowering:
                 return cond.op, cond.right
             if _is_id(cond.right, var):
                 return FLIPPED[cond.op], cond.left
-        raise KernelError(cond.coord, f"loop condition must compare the iterator "
+        raise _Uncountable(cond.coord, f"loop condition must compare the iterator "
                                             f"'{var}' with a bound (<, <=, >, >=, !=)")
 
-    def _loop_bounds(self, op, start, limit, step, cond):
+    def _loop_bounds(self, op, start, limit, step, cond, body):
         """(init terms, inclusive bound terms): a max of starts and a min of limits
-        when the loop counts up, a min of starts and a max of limits when it counts down."""
+        when the loop counts up, a min of starts and a max of limits when it counts down;
+        a start or limit that is none of these, a fresh size (:meth:`_fresh_size`).
+        ``body``: the loop's statements and header steps."""
         increasing = step > 0
         if op == "!=":
             if step not in UNIT_STEPS:
@@ -956,14 +1191,12 @@ class _Lowering:
         scope = self._scope()
         init = min_max_terms(start, "max" if increasing else "min", scope)
         if init is None:
-            raise KernelError(start.coord, _NOT_AFFINE.format(
-                what="start", kind="max" if increasing else "min"))
+            init = self._fresh_size(start, "start", body, upper=not increasing)
         bound = min_max_terms(limit, "min" if increasing else "max", scope)
         if bound is None and increasing:
             bound = self._product_size(limit)
         if bound is None:
-            raise KernelError(limit.coord, _NOT_AFFINE.format(
-                what="bound", kind="min" if increasing else "max"))
+            bound = self._fresh_size(limit, "bound", body, upper=increasing)
         if step not in UNIT_STEPS and len(init) != 1:
             raise KernelError(start.coord, "a strided loop needs a single start")
         shift = {"<": -1, ">": 1}.get(op, 0)
@@ -992,9 +1225,22 @@ class _Lowering:
         return found.get("pipeline"), found.get("unroll"), off
 
 
-_NOT_AFFINE = ("loop {what} must be affine in constants, enclosing loop iterators and "
-               "integer size arguments the body never assigns (or a {kind}() of such, or "
-               "a product of sizes alone)")
+class _Uncountable(KernelError):
+    """A loop header arraypart cannot read as a counted loop: the loop is modelled
+    over a counter of its own instead (:meth:`_Lowering._counter_loop`)."""
+
+
+def _escapes(items) -> bool:
+    """Whether a ``break`` or ``continue`` of this loop (not of a loop inside it) is
+    among ``items``: then an iteration may skip the rest of its body."""
+    stack = list(items)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, N.Unsupported) and n.keyword in ESCAPES:
+            return True
+        if not isinstance(n, N.For) and n is not None:
+            stack.extend(c for c in n.children() if c is not None)
+    return False
 
 
 def _product_leaves(node: N.Node) -> list[N.Node] | None:

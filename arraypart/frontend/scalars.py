@@ -77,14 +77,29 @@ def written(node: N.Node, names: frozenset[str],
     passed by reference)."""
     found = set()
     for n in N.walk(node):
-        target = _write_target(n)
+        target = write_target(n)
         if target is not None and target in names:
             found.add(target)
         found |= _escaped(n, names, callees)
     return found
 
 
-def _write_target(node: N.Node) -> str | None:
+def assigns(node: N.Node, name: str) -> bool:
+    """Whether ``node`` assigns or increments ``name`` itself (not through calls; not
+    in a loop whose header declares another ``name``)."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if write_target(n) == name:
+            return True
+        if isinstance(n, N.For) and isinstance(n.init, N.DeclList) and any(
+                d.name == name for d in n.init.decls):
+            continue
+        stack.extend(c for c in n.children() if c is not None)
+    return False
+
+
+def write_target(node: N.Node) -> str | None:
     if isinstance(node, N.Assignment) and isinstance(node.lvalue, N.Id):
         return node.lvalue.name
     if isinstance(node, N.UnaryOp) and node.op in INCREMENT_STEPS and isinstance(
@@ -133,7 +148,7 @@ def statement_effects(node: N.Node, names: frozenset[str], scope: Scope,
             visit(n.left)
             visit(n.right)
             return
-        target = _write_target(n)
+        target = write_target(n)
         if target in names:
             for inner in N.walk(n.rvalue if isinstance(n, N.Assignment) else n.expr):
                 _nested(inner)
@@ -148,7 +163,7 @@ def statement_effects(node: N.Node, names: frozenset[str], scope: Scope,
 
     def _nested(n: N.Node) -> None:
         for inner in N.walk(n):
-            target = _write_target(inner)
+            target = write_target(inner)
             if target in names:
                 record(target, Opaque("is written inside an expression", inner.coord))
             for name in sorted(_escaped(inner, names, callees)):

@@ -37,7 +37,7 @@ def build_model(kernel: ir.Kernel, *, ports: int = 2,
     :class:`arraypart.limits.TimeLimit` when ``deadline`` passes (asked per reference,
     per lane access and per group).
     """
-    if any(p.high is None for p in kernel.params):
+    if any(None in (p.low, p.high) for p in kernel.params):
         raise ValueError("build_model needs bounded sizes (poly.bound_sizes)")
     tick = (lambda: None) if deadline is None else (lambda: deadline.check(STAGE))
     relations = access_relations(kernel)

@@ -87,11 +87,16 @@ def _val(k: int) -> isl.Val:
     return isl.Val.int_from_si(isl.DEFAULT_CONTEXT, int(k))
 
 
-def range_set(space: isl.Space, name: str, low: int, high: int | None) -> isl.Set:
-    """``{x : low <= x[name] <= high}`` (no upper bound when ``high`` is None)."""
+def range_set(space: isl.Space, name: str, low: int | None,
+              high: int | None) -> isl.Set:
+    """``{x : low <= x[name] <= high}`` (no bound on a side given as None)."""
     v = pw_aff(E.var(name), space)
-    above = v.ge_set(constant(space, low))
-    return above if high is None else above.intersect(v.le_set(constant(space, high)))
+    found = isl.Set.universe(space)
+    if low is not None:
+        found = found.intersect(v.ge_set(constant(space, low)))
+    if high is not None:
+        found = found.intersect(v.le_set(constant(space, high)))
+    return found
 
 
 def project_onto(s: isl.Set, name: str) -> isl.Set:
@@ -185,6 +190,13 @@ def first_point(s: isl.Set) -> dict[str, int]:
             for k, name in enumerate(dim_names(s))}
 
 
+def last_point(s: isl.Set) -> dict[str, int]:
+    """The lexicographically largest point of a non-empty set bounded above, by name."""
+    point = s.lexmax().sample_point()
+    return {name: point.get_coordinate_val(SET, k).to_python()
+            for k, name in enumerate(dim_names(s))}
+
+
 def count(s: isl.Set) -> int:
     """The number of integer points of a bounded set.
 
@@ -193,13 +205,61 @@ def count(s: isl.Set) -> int:
     set is first split where it is a product: if ``s == head × tail`` (its projections
     on the outer ``k + 1`` dimensions and on the rest), ``|s| = |head| * |tail|``.  A
     rectangular nest is counted one loop at a time; only coupled dimensions (a
-    triangular nest) are scanned, and only over the loops they couple."""
+    triangular nest) are scanned, and only over the loops they couple.  Before that,
+    dimensions that no constraint ties together (a fresh size and the loop it bounds,
+    beside another size and its loop) are counted apart (:func:`_components`)."""
+    parts = _components(s)
+    if len(parts) > 1:
+        n = s.dim(SET)
+        total = 1
+        for part in parts:
+            others = [k for k in range(n) if k not in part]
+            piece = s
+            for k in reversed(others):
+                piece = piece.project_out(SET, k, 1)
+            total *= _count_nested(piece)
+        return total
+    return _count_nested(s)
+
+
+def _components(s: isl.Set) -> list[list[int]]:
+    """The dimensions of ``s`` grouped by the constraints that tie them (with the
+    divisions they use), when ``s`` is one basic set; else one group of all."""
+    n = s.dim(SET)
+    whole = [list(range(n))]
+    basics = s.coalesce().get_basic_sets()
+    if n < 2 or len(basics) != 1:
+        return whole
+    bset = basics[0]
+    divs = bset.dim(isl.dim_type.div)
+    parent = list(range(n + divs))
+
+    def find(k: int) -> int:
+        while parent[k] != k:
+            parent[k] = parent[parent[k]]
+            k = parent[k]
+        return k
+
+    for c in bset.get_constraints():
+        used = [k for k in range(n) if not c.get_coefficient_val(SET, k).is_zero()]
+        used += [n + j for j in range(divs)
+                 if not c.get_coefficient_val(isl.dim_type.div, j).is_zero()]
+        for k in used[1:]:
+            parent[find(k)] = find(used[0])
+    groups: dict[int, list[int]] = {}
+    for k in range(n):
+        groups.setdefault(find(k), []).append(k)
+    return list(groups.values()) if len(groups) > 1 else whole
+
+
+def _count_nested(s: isl.Set) -> int:
+    """:func:`count` of a set whose dimensions are tied together."""
     n = s.dim(SET)
     for k in range(n - 1):
         head = s.project_out(SET, k + 1, n - k - 1)
         tail = s.project_out(SET, 0, k + 1)
         if head.flat_product(tail).is_equal(s):
-            return head.count_val().to_python() * count(tail)
+            return head.count_val().to_python() * _count_nested(tail)
     return s.count_val().to_python()
 
 

@@ -3,12 +3,15 @@
 A size ``p`` that no ``LOOP_TRIPCOUNT`` or ``-D`` bounds may still only take values for
 which every reference stays inside its array: C gives a reference outside its array no
 meaning.  With ``Bad`` the set of size vectors for which some regular reference leaves
-its array somewhere in its iteration domain, ``p`` is bounded by
+its array somewhere in its iteration domain, the open sizes are bounded one after the
+other, inside a box that never meets ``Bad``: it starts as one point (each open size at
+its least value, or for a fresh size without one, :mod:`arraypart.frontend.fresh`, at
+the least value from 0 up outside ``Bad``), and each size in turn widens to
 
-    high(p) = min { v : (.., p = v, ..) in Bad } - 1
+    high(p) = min { v > anchor : (.., p = v, ..) in Bad, the others in the box } - 1
+    low(p)  = max { v < anchor : (.., p = v, ..) in Bad, the others in the box } + 1
 
-and the box ``low <= p <= high(p)`` (every open size at once) meets no point of ``Bad``:
-each point of ``Bad`` has some ``p`` at or above its minimum.
+(``low`` only where it is open), so the box stays clear of ``Bad`` at every step.
 
 A size that only ``if`` conditions use (``if (i < n)``) and nothing bounds is dropped
 instead: the conditions on it become data dependent (both branches may run), a safe
@@ -21,24 +24,34 @@ from dataclasses import replace
 
 from .. import expr as E
 from .. import ir
-from ..errors import KernelError
+from ..errors import KernelError, warning_text
 from . import isl_glue as G
 from .build import outside_set
-from .domains import access_relations
+from .domains import Context, access_relations
 
 DEFINE_PREFIX = "ARRAYPART_MAX_"  # the -D that bounds a size (frontend.interfaces)
+FRESH_MARK = "@"  # in the name of a fresh size (frontend.fresh.NAME_MARK)
+TYPE_SOURCE = "its type "  # a size bounded by its type (frontend.interfaces.type_bound)
 
 
 def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
     """``kernel`` with every size bounded (itself when all are); a located error for a
     size that nothing bounds."""
     kernel = _without_guard_sizes(kernel)
-    open_sizes = [p for p in kernel.params if p.high is None]
+    for p in kernel.params:
+        if p.unbounded and not _banking_free_of(kernel, p.name):
+            raise KernelError(p.coord, (
+                f"run-time size '{p.name}' bounds an off-chip pointer's extent and an "
+                "on-chip access depends on it, but nothing bounds it: add '#pragma HLS "
+                "LOOP_TRIPCOUNT max=<trips>' to a loop it bounds, or a depth= to the "
+                "pointer's INTERFACE pragma"))
+    open_sizes = [p for p in kernel.params if None in (p.low, p.high) or _weakly_bounded(p)]
     if not open_sizes:
-        return kernel
+        return _with_unbounded_warnings(kernel)
     names = tuple(p.name for p in kernel.params)
     bad = G.empty(names)
-    witness: dict[str, str] = {}
+    witnesses: list[tuple[str, object]] = []  # (which extent, its bad size vectors)
+    sizes_space = Context.top(kernel.params).domain
     for relation in access_relations(kernel):
         array = kernel.array(relation.access.array)
         domain = relation.domain
@@ -47,44 +60,218 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
                 continue
             outside = domain.intersect(outside_set(e, size, domain.space))
             sizes = outside.project_out(G.SET, len(names), outside.dim(G.SET) - len(names))
-            for p in open_sizes:
-                if not G.project_onto(sizes, p.name).is_empty():
-                    witness.setdefault(p.name, f"the extent of {array.name} at "
-                                               f"{relation.access.coord}")
-            bad = bad.union(sizes)
-    return replace(kernel, params=tuple(
-        _bounded(p, bad, witness) if p.high is None else p for p in kernel.params))
+            if sizes_space.subtract(sizes).is_empty():
+                continue  # left for every size: build_model's located error says so
+            if not sizes.is_empty():
+                witnesses.append((f"the extent of {array.name} at {relation.access.coord}",
+                                  sizes))
+                bad = bad.union(sizes)
+    box = {p.name: (p.low, p.high) for p in kernel.params}
+    for p in open_sizes:
+        if p.low is not None:
+            box[p.name] = (p.low, p.low)
+    for p in open_sizes:
+        if p.low is None:
+            box[p.name] = _anchor(p, bad, box, witnesses)
+    inside = _within(bad, box, ())
+    if not inside.is_empty():
+        p = next(p for p in open_sizes if not G.project_onto(inside, p.name).is_empty())
+        raise KernelError(p.coord, (
+            f"run-time size '{p.name}': {_witness(witnesses, box, ())} is exceeded for "
+            f"every value from {box[p.name][0]} up"))
+    bounded = {}
+    free = {p.name for p in open_sizes if _banking_free_of(kernel, p.name)}
+    for p in sorted(open_sizes, key=lambda p: p.lower_end):  # a start widens last
+        values = G.project_onto(_within(bad, box, (p.name,)), p.name)
+        bounded[p.name] = _bounded(p, values, box[p.name][0], witnesses, box,
+                                   p.name in free)
+        box[p.name] = (bounded[p.name].low, bounded[p.name].high)
+    params = tuple(bounded.get(p.name, p) for p in kernel.params)
+    return _with_unbounded_warnings(replace(kernel, params=params))
 
 
-def _bounded(p: ir.Param, bad, witness: dict[str, str]) -> ir.Param:
-    values = G.project_onto(bad, p.name)
-    if values.is_empty():
+def _with_unbounded_warnings(kernel: ir.Kernel) -> ir.Kernel:
+    """``kernel`` with a warning per size that nothing bounds (:data:`ir.UNBOUNDED_SAMPLE`)."""
+    found = tuple(_unbounded_warning(p) for p in kernel.params if p.unbounded)
+    return replace(kernel, warnings=kernel.warnings + found) if found else kernel
+
+
+def _unbounded_warning(p: ir.Param) -> str:
+    return warning_text(p.coord, (
+        f"run-time size '{p.name}': nothing bounds it, but no on-chip access depends on "
+        f"it, so the banking holds for every value from {p.low} up; the checker and the "
+        f"testbench replay it up to {p.high} (add LOOP_TRIPCOUNT max= to bound it)"))
+
+
+def _banking_free_of(kernel: ir.Kernel, name: str) -> bool:
+    """Whether no access to an on-chip array (nor any guard) depends on the size
+    ``name``: neither on it nor on the iterator of a loop whose bounds depend on it
+    (transitively).  Then every value of it gives the same accesses per cycle."""
+    on_chip = {a.name for a in kernel.arrays if a.bundle is None}
+
+    def free(nodes: tuple[ir.Node, ...], tainted: frozenset[str]) -> bool:
+        for node in nodes:
+            if isinstance(node, ir.Loop):
+                ends = set().union(*(E.variables(e) for e in node.init + node.bound))
+                inner = tainted | {node.var} if ends & tainted else tainted
+                if not free(node.body, inner):
+                    return False
+            elif isinstance(node, ir.If):
+                if any(E.variables(c.expr) & tainted for conj in node.cond or ()
+                       for c in conj):
+                    return False
+                if not _accesses_free(node.cond_accesses, on_chip, tainted):
+                    return False
+                if not free(node.then + node.orelse, tainted):
+                    return False
+            elif not _accesses_free(node.accesses, on_chip, tainted):
+                return False
+        return True
+
+    return free(kernel.body, frozenset((name,)))
+
+
+def _accesses_free(accesses, on_chip: set[str], tainted: frozenset[str]) -> bool:
+    return not any(a.array in on_chip and e is not None and E.variables(e) & tainted
+                   for a in accesses for e in a.index)
+
+
+def _witness(witnesses, box, free: tuple[str, ...], at: tuple[str, int] | None = None
+             ) -> str:
+    """The first extent left by some size vector in ``box`` (``at``: with one size at
+    one value)."""
+    for text, sizes in witnesses:
+        inside = _within(sizes, box, free)
+        if at is not None:
+            inside = inside.intersect(G.range_set(inside.space, at[0], at[1], at[1]))
+        if not inside.is_empty():
+            return text
+    return "an array's extent"
+
+
+def _weakly_bounded(p: ir.Param) -> bool:
+    """A size whose known range no one claimed (a fresh size's, a type's): the arrays
+    may narrow it, where a LOOP_TRIPCOUNT or -D that they contradict is an error."""
+    return FRESH_MARK in p.name or (p.source or "").startswith(TYPE_SOURCE)
+
+
+def _within(bad, box: dict[str, tuple[int | None, int | None]], free: tuple[str, ...]):
+    """The points of ``bad`` inside ``box`` on every size but those ``free``."""
+    for name, (low, high) in box.items():
+        if name not in free:
+            bad = bad.intersect(G.range_set(bad.space, name, low, high))
+    return bad
+
+
+def _anchor(p: ir.Param, bad, box, witnesses) -> tuple[int, int]:
+    """A value of ``p`` (without a least value yet) at which no access leaves its
+    array, the other sizes held where they are known: the least such one from 0 up."""
+    known = {n: b for n, b in box.items() if n != p.name and None not in b}
+    values = G.project_onto(_within(bad, known, ()), p.name)
+    good = values.complement().intersect(G.range_set(values.space, p.name, 0, p.high))
+    if good.is_empty():
+        raise KernelError(p.coord, (
+            f"loop start or bound '{p.name}': {_witness(witnesses, known, (p.name,))} "
+            "is exceeded for every value from 0 up"))
+    anchor = G.first_point(good)[p.name]
+    return anchor, anchor
+
+
+def _bounded(p: ir.Param, values, anchor: int, witnesses, box, free: bool) -> ir.Param:
+    """``p`` with its open ends set: from ``anchor`` (a value for which no access
+    leaves its array) up and down to the nearest ``values`` (those for which one
+    does, the sizes bounded before held in their ranges).  A fresh start that no
+    array bounds above keeps its least value: a larger one only shortens its loop.
+    ``free``: no on-chip access depends on ``p``, which may then stay unbounded
+    (:data:`arraypart.ir.UNBOUNDED_SAMPLE`)."""
+    low, high, source = p.low, p.high, p.source
+    above = values.intersect(G.range_set(values.space, p.name, anchor + 1, high))
+    if not above.is_empty():
+        first = G.first_point(above)[p.name]
+        high = first - 1  # for a size bounded already: a fresh one, the arrays say less
+        source = _witness(witnesses, box, (p.name,), (p.name, first))
+    elif high is None and free and not p.lower_end:
+        return replace(p, high=max(p.low or 0, ir.UNBOUNDED_SAMPLE), unbounded=True,
+                       low=p.low or 0, source="nothing (no on-chip access depends on it)")
+    elif high is None and not p.lower_end:
         define = f", or give -D {DEFINE_PREFIX}{p.name}=<largest value>" if (
             p.name.isidentifier()) else ""
         raise KernelError(p.coord, (
-            f"run-time size '{p.name}' bounds loops or indices but nothing bounds it: add "
-            f"'#pragma HLS LOOP_TRIPCOUNT max=<trips>' to a loop it bounds{define}"))
-    high = G.first_point(values)[p.name] - 1
-    if high < p.low:
-        raise KernelError(p.coord, (
-            f"run-time size '{p.name}': {witness[p.name]} is exceeded for every value "
-            f"from {p.low} up"))
-    return replace(p, high=high, source=witness[p.name])
+            f"run-time size '{p.name}' bounds loops or indices but nothing bounds "
+            f"it: add '#pragma HLS LOOP_TRIPCOUNT max=<trips>' to a loop it "
+            f"bounds{define}"))
+    if low is None:
+        below = values.intersect(G.range_set(values.space, p.name, None, anchor - 1))
+        if below.is_empty():
+            raise KernelError(p.coord, (
+                f"loop start '{p.name}' is not affine and nothing bounds it below (no "
+                "array it indexes fixes its least value): write it as an affine "
+                "expression"))
+        last = G.last_point(below)[p.name]
+        low = last + 1
+        source = source or _witness(witnesses, box, (p.name,), (p.name, last))
+    if high is None:
+        high = low
+        source = source or "its least value (a larger start only shortens the loop)"
+    return replace(p, low=low, high=high, source=source)
 
 
 def with_sizes_of(kernel: ir.Kernel, bounded: ir.Kernel) -> ir.Kernel:
     """``kernel`` (another reading of ``bounded``'s text, such as its emitted form) with
     ``bounded``'s sizes: the same ranges, the same sizes dropped."""
+    kernel = _fresh_names_of(kernel, bounded)
     kept = {p.name for p in bounded.params}
     dropped = {p.name for p in kernel.params} - kept
     return replace(kernel, body=_forget(kernel.body, dropped), params=bounded.params)
+
+
+def _fresh_names_of(kernel: ir.Kernel, bounded: ir.Kernel) -> ir.Kernel:
+    """``kernel`` with its fresh sizes (named by their place, which edits move) renamed
+    to ``bounded``'s, which the same loops, in the same order, introduce."""
+    ours = [p.name for p in kernel.params if FRESH_MARK in p.name]
+    theirs = [p.name for p in bounded.params if FRESH_MARK in p.name]
+    if ours == theirs:
+        return kernel
+    if len(ours) != len(theirs):
+        raise ValueError("the two readings of the kernel have different fresh sizes")
+    mapping = {a: E.var(b) for a, b in zip(ours, theirs)}
+    names = dict(zip(ours, theirs))
+    return replace(kernel, body=_renamed(kernel.body, mapping), params=tuple(
+        replace(p, name=names.get(p.name, p.name)) for p in kernel.params))
+
+
+def _renamed(nodes: tuple[ir.Node, ...], mapping) -> tuple[ir.Node, ...]:
+    """``nodes`` with the variables of ``mapping`` replaced in bounds, guards, indices."""
+    def sub(e):
+        return None if e is None else E.substitute(e, mapping)
+
+    def accesses(found):
+        return tuple(replace(a, index=tuple(sub(e) for e in a.index)) for a in found)
+
+    out: list[ir.Node] = []
+    for node in nodes:
+        if isinstance(node, ir.Loop):
+            node = replace(node, init=tuple(sub(e) for e in node.init),
+                           bound=tuple(sub(e) for e in node.bound),
+                           body=_renamed(node.body, mapping))
+        elif isinstance(node, ir.If):
+            cond = None if node.cond is None else tuple(
+                tuple(replace(c, expr=sub(c.expr)) for c in conj) for conj in node.cond)
+            node = replace(node, cond=cond, then=_renamed(node.then, mapping),
+                           orelse=_renamed(node.orelse, mapping),
+                           cond_accesses=accesses(node.cond_accesses))
+        else:
+            node = replace(node, accesses=accesses(node.accesses))
+        out.append(node)
+    return tuple(out)
 
 
 def _without_guard_sizes(kernel: ir.Kernel) -> ir.Kernel:
     """``kernel`` without the unbounded sizes that no loop bound or index uses, their
     conditions made data dependent (module doc)."""
     used = _bound_or_index_variables(kernel.body)
-    dropped = {p.name for p in kernel.params if p.high is None and p.name not in used}
+    dropped = {p.name for p in kernel.params
+               if None in (p.low, p.high) and p.name not in used}
     if not dropped:
         return kernel
     return replace(kernel, body=_forget(kernel.body, dropped),

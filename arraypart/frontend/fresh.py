@@ -1,0 +1,153 @@
+"""Loop ends the front end cannot write as affine expressions, as fresh sizes.
+
+A banking proof stays sound when the model holds MORE iterations than the kernel runs:
+every (cycle, access) pair the kernel executes is then among those the proof covers.
+So a loop start or bound that is not affine (``chunk_size`` after an ``if`` gave it two
+values, ``(size - 1) / 16 + 1``, ``rowDelimiters[i + 1]``) becomes a *fresh size*: a
+run-time size of its own (:class:`arraypart.ir.Param`), named by its source text and
+place (``chunk_size@24:29``), whose range holds every value the expression takes:
+
+- interval arithmetic over the expression where every leaf has a known range
+  (constants, bounded sizes, scalars with affine values, ``+ - * / % >> <<``,
+  ``min``/``max``, ``?:``);
+- else the loop's ``LOOP_TRIPCOUNT max=`` bounds it (as any size), or the arrays that
+  the iterator indexes (:mod:`arraypart.poly.sizes`: C gives an access outside its
+  array no meaning).
+
+Only the end that can widen the domain needs a sound range: an upper end (the bound of
+a loop counting up, the start of one counting down) needs its largest value, as the
+domain for a larger value holds the domain for a smaller one; so its least value may be
+taken as 0 (the domains of negative values are among that of 0).  A lower end (the
+start of a loop counting up) needs its least value; when nothing gives it, the
+polyhedral pass finds it from the arrays as well.
+
+The expression must not change while the loop runs (no variable or array it reads is
+written by the loop's body or header): then one value holds for the whole loop, and a
+loop executing with that value is a point of the model.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from . import cnodes as N
+from . import scalars as S
+from .cexpr import MAX_NAMES, MIN_NAMES, Bound, Scope, interval, quasi_affine
+
+NAME_MARK = "@"  # a size's text and its place: never a C identifier
+ARITHMETIC = ("+", "-", "*", "/", "%", ">>", "<<")
+WIDEST_SHIFT = 63
+
+
+def size_name(node: N.Node, source: bytes) -> str:
+    """``<text>@<line>:<col>``: the expression's source text (blanks squeezed) and
+    where it stands."""
+    text = ""
+    if 0 <= node.start < node.end <= len(source):
+        text = " ".join(source[node.start:node.end].decode("utf-8", "replace").split())
+    return f"{text or 'expression'}{NAME_MARK}{node.coord.line}:{node.coord.col}"
+
+
+def node_interval(node: N.Node, scope: Scope, ranges: Mapping[str, Bound]) -> Bound:
+    """An interval holding every value of the C expression ``node`` (None: unknown)."""
+    affine = quasi_affine(node, scope)
+    if affine is not None:
+        return interval(affine, ranges)
+    if isinstance(node, N.Cast) and node.integer:
+        return node_interval(node.expr, scope, ranges)
+    if isinstance(node, N.TernaryOp):
+        a = node_interval(node.iftrue, scope, ranges)
+        b = node_interval(node.iffalse, scope, ranges)
+        return (None if None in (a[0], b[0]) else min(a[0], b[0]),
+                None if None in (a[1], b[1]) else max(a[1], b[1]))
+    if isinstance(node, N.FuncCall) and node.name in MIN_NAMES + MAX_NAMES and len(
+            node.args) == 2:
+        a, b = (node_interval(arg, scope, ranges) for arg in node.args)
+        pick = min if node.name in MIN_NAMES else max
+        return (None if None in (a[0], b[0]) else pick(a[0], b[0]),
+                None if None in (a[1], b[1]) else pick(a[1], b[1]))
+    if isinstance(node, N.BinaryOp) and node.op in ARITHMETIC:
+        return _binary(node.op, node_interval(node.left, scope, ranges),
+                       node_interval(node.right, scope, ranges))
+    return None, None
+
+
+def _binary(op: str, a: Bound, b: Bound) -> Bound:
+    """Interval arithmetic for C's integer operators (truncating ``/``, ``%``)."""
+    if None in a or None in b:
+        if op == "%" and None not in b and b[0] > 0 and a[0] is not None and a[0] >= 0:
+            return 0, b[1] - 1
+        return None, None
+    if op == "+":
+        return a[0] + b[0], a[1] + b[1]
+    if op == "-":
+        return a[0] - b[1], a[1] - b[0]
+    if op == "*":
+        corners = [x * y for x in a for y in b]
+        return min(corners), max(corners)
+    if op == "/" and b[0] > 0:
+        corners = [_c_div(x, y) for x in a for y in b]
+        return min(corners), max(corners)
+    if op == "%" and b[0] > 0 and a[0] >= 0:
+        return 0, min(a[1], b[1] - 1)
+    if op in (">>", "<<") and a[0] >= 0 and 0 <= b[0] and b[1] <= WIDEST_SHIFT:
+        if op == ">>":
+            return a[0] >> b[1], a[1] >> b[0]
+        return a[0] << b[0], a[1] << b[1]
+    return None, None
+
+
+def _c_div(x: int, y: int) -> int:
+    q = abs(x) // abs(y)
+    return q if (x >= 0) == (y > 0) else -q
+
+
+def changed_names(node: N.Node, body: list[N.Node], scalars: frozenset[str],
+                  callees: Mapping[str, N.FuncDef | None]) -> list[str]:
+    """The variables and arrays ``node`` reads that ``body`` (a loop's statements and
+    header steps) may write, sorted."""
+    ids = {n.name for n in N.walk(node) if isinstance(n, N.Id)}
+    arrays = {N.ref_name(r) for r in N.outer_array_refs(node)} | {
+        n.parts[0].name for n in N.walk(node)
+        if isinstance(n, N.Other) and n.parts and isinstance(n.parts[0], N.Id)}
+    arrays.discard(None)
+    changed: set[str] = set()
+    for part in body:
+        changed |= S.written(part, frozenset(ids), callees)
+        changed |= _written_memories(part, arrays)
+    return sorted(changed)
+
+
+def _written_memories(node: N.Node, names: set[str]) -> set[str]:
+    """The arrays (or structs) of ``names`` whose elements or fields ``node`` may write:
+    assignment and increment targets, and any call argument naming one."""
+    found: set[str] = set()
+    for n in N.walk(node):
+        targets = []
+        if isinstance(n, N.Assignment):
+            targets = [n.lvalue]
+        elif isinstance(n, N.UnaryOp) and n.op in S.INCREMENT_STEPS:
+            targets = [n.expr]
+        elif isinstance(n, N.FuncCall) or (isinstance(n, N.Other)
+                                           and n.what.startswith("call of")):
+            targets = list(n.children())
+        for target in targets:
+            base = _base_name(target)
+            if base in names:
+                found.add(base)
+    return found
+
+
+def _base_name(node: N.Node | None) -> str | None:
+    """The variable at the root of ``a[i].f[j]`` (None for other expressions)."""
+    while True:
+        if isinstance(node, N.Id):
+            return node.name
+        if isinstance(node, N.ArrayRef):
+            node = node.name
+        elif isinstance(node, N.Other) and node.parts:
+            node = node.parts[0]
+        elif isinstance(node, (N.Cast,)):
+            node = node.expr
+        else:
+            return None

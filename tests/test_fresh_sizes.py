@@ -1,0 +1,252 @@
+"""Issue 11: loops the front end cannot count exactly, modelled by a superset.
+
+A loop start or bound that is not affine becomes a fresh size (frontend.fresh), ranged by
+interval arithmetic, LOOP_TRIPCOUNT or the arrays it indexes; the proof holds for every
+value in the range and the checker replays some of them.  Each test is a tiny kernel:
+the ranges, the banking, the checker, and that a real conflict is still reported."""
+
+from pathlib import Path
+
+import pytest
+
+import arraypart
+from arraypart import KernelError, check
+from arraypart import expr as E
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def array(report, name):
+    return next(a for a in report.solution.arrays if a.array.name == name)
+
+
+def checked(report):
+    return check.check_kernel(report.kernel, report.solution.bankings(), ports=1)
+
+
+# A scalar with two values (a chunk cut short at the end) bounds two inner loops.
+CHUNKS = """void chunks(const int a[256], int out[256], int size) {
+  int buf[16];
+  for (int i = 0; i < size; i += 16) {
+#pragma HLS LOOP_TRIPCOUNT max=16
+    int len = 16;
+    if (i + 16 > size) len = size - i;
+    for (int j = 0; j < len; j++) {
+#pragma HLS pipeline II=1
+      buf[j] = a[i + j];
+    }
+    for (int j = 0; j < len; j++) {
+#pragma HLS pipeline II=1
+      out[i + j] = buf[j] + buf[(j + 1) % 16];
+    }
+  }
+}
+"""
+
+
+def test_a_scalar_with_two_values_bounds_its_loops_as_a_fresh_size(tmp_path):
+    report = arraypart.analyze(write(tmp_path, "chunks.c", CHUNKS), ports=1)
+    params = report.to_json()["params"]
+    assert params["len@7:25"]["range"] == [0, 16]  # buf[j] stays inside buf[16]
+    assert params["len@11:25"]["range"] == [0, 16]
+    buf = array(report, "buf")
+    assert buf.conflict_free and buf.banking.scheme.banks * buf.banking.copies == 2
+    result = checked(report)
+    assert all(l.first_conflict is None and l.achieved_ii == 1 for l in result.loops)
+    # one memory cannot serve two reads a cycle with one port: the checker sees it
+    one = check.check_kernel(report.kernel, check.as_written_bankings(report.kernel),
+                             ports=1)
+    assert one.loops[1].achieved_ii == 2 and one.loops[1].first_conflict is not None
+
+
+def test_a_computed_bound_is_ranged_by_interval_arithmetic(tmp_path):
+    text = """void blocks(const int a[64], int out[64], int size) {
+  for (int b = 0; b < (size - 1) / 16 + 1; b++) {
+#pragma HLS pipeline II=1
+    out[b] = a[4 * b] + a[4 * b + 1];
+  }
+  for (int i = 0; i < size; i++) {
+#pragma HLS LOOP_TRIPCOUNT max=64
+    out[i] = 0;
+  }
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "blocks.c", text), ports=1)
+    params = report.to_json()["params"]
+    assert params["size"]["range"] == [0, 64]
+    # (size - 1) / 16 + 1 for size in 0..64: C truncates -1 / 16 to 0, so 1..4
+    assert params["(size - 1) / 16 + 1@2:23"]["range"] == [1, 4]
+    assert array(report, "a").banking.scheme.banks == 2 and array(report, "a").conflict_free
+    assert all(l.first_conflict is None for l in checked(report).loops)
+
+
+def test_data_dependent_start_and_end_range_over_what_stays_in_bounds(tmp_path):
+    text = """void rows(const int starts[9], const int vals[32], int out[8]) {
+  for (int r = 0; r < 8; r++) {
+    int begin = starts[r];
+    int end = starts[r + 1];
+    int sum = 0;
+    for (int e = begin; e < end; e++) {
+#pragma HLS pipeline II=1
+      sum += vals[e];
+    }
+    out[r] = sum;
+  }
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "rows.c", text), ports=1)
+    params = report.to_json()["params"]
+    # vals[e] for e from begin up to end - 1: end <= 32 (begin at its least, 0, where
+    # the loop is longest; a larger begin only shortens it, so nothing else is needed)
+    assert params["end@6:29"]["range"] == [0, 32] and params["begin@6:18"]["range"] == [0, 0]
+    result = checked(report)
+    assert all(l.first_conflict is None and l.achieved_ii == 1 for l in result.loops)
+
+
+def test_a_bound_read_from_an_array_counts_as_reads(tmp_path):
+    text = """void rows(const int lens[8], int vals[8][16]) {
+  for (int r = 0; r < 8; r++) {
+    for (int e = 0; e < lens[r]; e++) {
+#pragma HLS pipeline II=1
+      vals[r][e] = vals[r][15 - e] + lens[7 - r];
+    }
+  }
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "lens.c", text), ports=1)
+    (param,) = report.kernel.params
+    assert (param.low, param.high) == (0, 16)
+    reads = [a for a in report.kernel.body[0].body[0].accesses]
+    assert [(a.array, a.kind) for a in reads] == [("lens", "read")]  # on entry
+    lens = array(report, "lens")  # lens[r] and lens[7 - r] in one iteration
+    assert lens.banking.scheme.banks * lens.banking.copies == 2 and lens.conflict_free
+
+
+def test_a_bound_the_loop_changes_stays_a_located_error(tmp_path):
+    text = """void grow(int a[64]) {
+  int len = a[0];
+  for (int i = 0; i < len; i++) {
+    a[i] = 0;
+    len = a[i + 1];
+  }
+}
+"""
+    with pytest.raises(KernelError) as info:
+        arraypart.analyze(write(tmp_path, "grow.c", text))
+    assert (info.value.coord.line, info.value.coord.col) == (3, 23)
+    assert "loop bound 'len' is not affine and the loop changes 'len'" in info.value.message
+
+
+def test_a_fresh_bound_inside_a_pipeline_must_still_be_constant(tmp_path):
+    text = """void inner(int a[64], const int lens[8]) {
+  for (int r = 0; r < 8; r++) {
+#pragma HLS pipeline II=1
+    for (int e = 0; e < lens[r]; e++) a[8 * r + e] = 0;
+  }
+}
+"""
+    with pytest.raises(KernelError) as info:
+        arraypart.analyze(write(tmp_path, "inner.c", text))
+    assert (info.value.coord.line, info.value.coord.col) == (4, 5)
+    assert "trip count must be a constant" in info.value.message
+
+
+def test_a_header_declaration_may_shadow_an_enclosing_iterator(tmp_path):
+    text = """void shadow(const int a[64], int out[16]) {
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    int acc = a[4 * i];
+    for (int i = 0; i < 2; i++) acc += a[4 * i + 1];
+    out[i] = acc;
+  }
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "shadow.cpp", text), ports=1)
+    inner = report.kernel.body[0].body[1]
+    assert inner.var == "i_1" and report.kernel.body[0].body[2].accesses[0].index[0] == (
+        report.kernel.body[0].body[0].accesses[0].index[0].arg)  # out[i]: the outer i
+    assert array(report, "a").conflict_free
+
+
+# ---------------------------------------------------------------- loops without a count
+
+def test_a_data_dependent_condition_counts_trips_over_a_regular_iterator(tmp_path):
+    text = """void scan(const int a[64], int out[64]) {
+  for (int i = 0; a[i] != 0; i++) {
+#pragma HLS pipeline II=1
+    out[i] = a[i] + a[i + 1];
+  }
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "scan.c", text), ports=1)
+    (trips,) = report.kernel.params
+    # i = trips - 1 at most, and a[i + 1] stays inside a[64]: at most 63 trips
+    assert (trips.name, trips.low, trips.high) == ("trips of loop@2:3", 0, 63)
+    (loop,) = [n for n in report.kernel.body if hasattr(n, "var")]
+    cond, stmt = loop.body[0], loop.body[1]
+    assert [(a.array, a.index) for a in cond.accesses] == [("a", (E.var("i"),))]
+    assert all(e is not None for a in stmt.accesses for e in a.index)  # still regular
+    a = array(report, "a")
+    assert a.conflict_free and a.banking.scheme.banks * a.banking.copies == 2
+    result = checked(report)
+    assert all(l.first_conflict is None and l.achieved_ii == 1 for l in result.loops)
+    one = check.check_kernel(report.kernel, check.as_written_bankings(report.kernel),
+                             ports=1)
+    assert one.loops[0].achieved_ii == 2  # the conflict of one memory is still found
+
+
+def test_while_do_break_and_odd_steps_run_over_a_counter_of_their_own(tmp_path):
+    text = """void walk(const int next[32], int hits[32], int out[4]) {
+  int q = 0;
+  while (q >= 0 && q < 32) {
+    hits[q] += 1;
+    q = next[q];
+    if (q == 5) break;
+  }
+  int k = 8;
+  do {
+    out[0] += k;
+    k = k >> 1;
+  } while (k > 0);
+  for (int s = 16; s > 0; s >>= 1) {
+    if (s == 2) continue;
+    out[1] += hits[s];
+  }
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "walk.c", text), ports=2)
+    params = report.to_json()["params"]
+    assert params["trips of loop@3:3"]["range"] == [0, None]  # nothing bounds it
+    assert params["trips of do@9:3"]["range"] == [1, None]  # a do runs at least once
+    assert params["trips of loop@13:3"]["range"] == [0, None]
+    assert any("'q' changes in loop 'L3', whose iterations arraypart cannot count" in w
+               for w in report.warnings)
+    loops = [n for n in report.kernel.body if hasattr(n, "var")]
+    assert [l.var for l in loops] == ["loop_n3", "do_n9", "loop_n13"]
+    hits = [a for a in loops[0].body[0].accesses if a.array == "hits"]
+    assert [a.index for a in hits] == [(None,), (None,)]  # q is opaque: any element
+    # hits[q] += 1 reads and writes any element: two ports of one memory serve it
+    result = check.check_kernel(report.kernel, report.solution.bankings(), ports=2)
+    assert [l.achieved_ii for l in result.loops] == [
+        l["achieved_ii"] for l in report.to_json()["loops"]] == [1, 1, 1]
+
+
+def test_a_continue_stops_induction(tmp_path):
+    text = """void skip(const int a[64], int out[64]) {
+  int k = 0;
+  for (int i = 0; i < 32; i++) {
+    if (a[i] < 0) continue;
+    out[k] = a[2 * i];
+    k += 2;
+  }
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "skip.c", text), ports=1)
+    (loop,) = report.kernel.body[1:]
+    (guard, store, _) = loop.body
+    # without the continue, k = 2*i; a skipped iteration leaves k behind, so k is opaque
+    assert [a.index for a in store.accesses if a.array == "out"] == [(None,)]
