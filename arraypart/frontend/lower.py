@@ -774,6 +774,9 @@ class _Lowering:
             body = items[header:-1] if node.next is None else items[header:]
             if any(S.assigns(n, var) for n in body):
                 raise _Uncountable(coord, f"the body changes the iterator '{var}'")
+            bound_names = {n.name for n in N.walk(node.cond) if isinstance(n, N.Id)} - {var}
+            bound_changes = any(S.written(n, self._scalars, self._callees) & bound_names
+                                for n in body + tail)
         except _Uncountable:
             return self._counter_loop(node, label, items, header)
         if node.next is None:
@@ -784,6 +787,8 @@ class _Lowering:
         pipeline_ii, unroll, pipeline_off = self._loop_pragmas(items[:header])
         header_reads: list[Access] = []
         try:
+            if bound_changes:  # C tests the condition again after every iteration
+                raise _Uncountable(coord, "the body changes a scalar of the condition")
             op, limit = self._loop_cond(node.cond, var)
         except _Uncountable:  # a data-dependent condition: a fresh number of trips
             init = min_max_terms(start, "max" if step > 0 else "min", self._scope())
