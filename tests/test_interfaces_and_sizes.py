@@ -544,7 +544,8 @@ def test_a_product_of_sizes_is_a_size_of_its_own(tmp_path):
 
 def test_a_tripcount_written_with_spaces_around_its_product_bounds_by_the_product(tmp_path):
     """``max = c * c`` (Vitis' own examples space it so) is 1024, not 32: a bound read
-    short would size the pointers too small for the loop that reads them."""
+    short would size the pointers too small for the loop that reads them; sums and C's
+    truncating quotients of literals and constants are read too."""
     text = """const unsigned int c = 32;
 extern "C" void copy(const int *in, int *out, int size) {
   for (int i = 0; i < size * size; i++) {
@@ -556,6 +557,10 @@ extern "C" void copy(const int *in, int *out, int size) {
     report = arraypart.analyze(write(tmp_path, "copy.cpp", text))
     assert report.to_json()["params"]["size*size"]["range"] == [0, 1024]
     assert array(report, "in").array.shape == (1024,)
+    # Vitis' burst_rw writes a quotient: 4096 * 4096 / (64 * 64) is 4096 trips
+    quotient = text.replace("max = c * c", "max = 0x40 * c * 2 / (c / 16 * 2) - 8 / 3u")
+    report = arraypart.analyze(write(tmp_path, "copy.cpp", quotient))
+    assert report.to_json()["params"]["size*size"]["range"] == [0, 1022]
 
 
 def test_depth_products_and_unreadable_pragma_values(tmp_path):
