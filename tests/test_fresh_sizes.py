@@ -264,3 +264,16 @@ def test_a_continue_stops_induction(tmp_path):
     (guard, store, _) = loop.body
     # without the continue, k = 2*i; a skipped iteration leaves k behind, so k is opaque
     assert [a.index for a in store.accesses if a.array == "out"] == [(None,)]
+
+
+def test_a_fresh_bound_the_arrays_leave_no_iteration_is_a_located_error(tmp_path):
+    """LOOP_TRIPCOUNT lets ``size`` reach 64 chunks of 16 = 1024, but ``a`` holds 256:
+    with ``size`` anywhere in that range no chunk length keeps ``a[i + j]`` inside, so
+    narrowing ``len`` by the arrays would leave its loop no iteration (a loop the
+    program runs, gone from the model): a located error, not an empty model."""
+    text = CHUNKS.replace("#pragma HLS LOOP_TRIPCOUNT max=16", "#pragma HLS LOOP_TRIPCOUNT max=64")
+    with pytest.raises(KernelError) as info:
+        arraypart.analyze(write(tmp_path, "chunks.c", text), ports=1)
+    assert (info.value.coord.line, info.value.coord.col) == (7, 25)
+    assert "leaves its loop no iteration" in info.value.message
+    assert "size in [0, 1024]" in info.value.message

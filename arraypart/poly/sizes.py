@@ -83,6 +83,7 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
     free = {p.name for p in open_sizes if _banking_free_of(kernel, p.name)}
     for p in sorted(open_sizes, key=lambda p: p.lower_end):  # a start widens last
         values = G.project_onto(_within(bad, box, (p.name,)), p.name)
+        _check_independent(p, values, bad, box, witnesses)
         bounded[p.name] = _bounded(p, values, box[p.name][0], witnesses, box,
                                    p.name in free)
         box[p.name] = (bounded[p.name].low, bounded[p.name].high)
@@ -147,6 +148,30 @@ def _witness(witnesses, box, free: tuple[str, ...], at: tuple[str, int] | None =
         if not inside.is_empty():
             return text
     return "an array's extent"
+
+
+def _check_independent(p: ir.Param, values, bad, box, witnesses) -> None:
+    """A located error when the arrays, with the other sizes anywhere in their ranges,
+    leave a fresh size no value at which its loop runs: a loop the program runs would
+    vanish from the model.  (Its values depend on theirs, ``len = min(B, size - i)``,
+    which independent ranges cannot hold; here the ranges claimed for the others, a
+    LOOP_TRIPCOUNT, allow more than the arrays do.)"""
+    anchor = box[p.name][0]
+    if FRESH_MARK not in p.name or p.lower_end or anchor > 0:
+        return
+    bad_at_one = values.intersect(G.range_set(values.space, p.name, anchor + 1, anchor + 1))
+    if not bad_at_one.is_empty():
+        raise KernelError(p.coord, (
+            f"loop bound '{p.name}': with the other sizes anywhere in their ranges "
+            f"({_ranges_text(box, p.name)}), {_witness(witnesses, box, (p.name,))} "
+            f"leaves its loop no iteration; bound them as the arrays allow (a "
+            f"LOOP_TRIPCOUNT max= or -D {DEFINE_PREFIX}<name>=), or write the bound as "
+            f"an affine expression"))
+
+
+def _ranges_text(box, skip: str) -> str:
+    return ", ".join(f"{n} in [{lo}, {hi}]" for n, (lo, hi) in box.items()
+                     if n != skip and FRESH_MARK not in n)
 
 
 def _weakly_bounded(p: ir.Param) -> bool:
