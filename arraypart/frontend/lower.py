@@ -20,6 +20,7 @@ parameters; a callee's accesses through a parameter bound to one count for its e
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Mapping
 
@@ -818,29 +819,18 @@ class _Lowering:
             trip = S.trip_count(init, bound, step, self._ranges)
             if _escapes(items[header:]):
                 trip = None  # the loop may stop early: no exit value
-            self._iterators.append(ir_var)
             self._frame_vars.append(var)
-            self._ranges[ir_var] = self._iterator_range(init, bound, step)
-            self._ends[ir_var] = (init, bound, step)
             if ir_var != var:
                 self._temporaries[var] = E.var(ir_var)  # the callee's name for it
-            self._pipelines += pipeline_ii is not None
-            unrolled = unroll is not None and not self._pipelines
-            self._unrolled += unrolled
-            self._loops += 1
             try:
-                body = self._loop_body(items[header:], tail, (var, ir_var), init, step,
-                                       trip, name, coord)
-                if header_reads:
-                    body = (Stmt(tuple(self._accesses(limit)), node.cond.coord),) + body
+                with self._loop_frame(ir_var, self._iterator_range(init, bound, step),
+                                      (init, bound, step), pipeline_ii, unroll):
+                    body = self._loop_body(items[header:], tail, (var, ir_var), init,
+                                           step, trip, name, coord)
+                    if header_reads:
+                        body = (Stmt(tuple(self._accesses(limit)), node.cond.coord),) + body
             finally:
-                self._iterators.pop()
                 self._frame_vars.pop()
-                del self._ranges[ir_var]
-                del self._ends[ir_var]
-                self._pipelines -= pipeline_ii is not None
-                self._unrolled -= unrolled
-                self._loops -= 1
                 if ir_var != var:
                     self._temporaries.pop(var, None)
             if not declared:
@@ -857,6 +847,30 @@ class _Lowering:
         if header_reads:
             return [Stmt(tuple(header_reads), coord), loop]
         return [loop]
+
+    @contextmanager
+    def _loop_frame(self, ir_var: str, values: Bound, ends, pipeline_ii: int | None,
+                    unroll: int | None):
+        """Inside a loop over ``ir_var``: its range of ``values``, its (init, bound,
+        step) ``ends``, and the counts of enclosing pipelines, unrolled loops and loops,
+        restored on the way out."""
+        pipelined = pipeline_ii is not None
+        self._iterators.append(ir_var)
+        self._ranges[ir_var] = values
+        self._ends[ir_var] = ends
+        self._pipelines += pipelined
+        unrolled = unroll is not None and not self._pipelines
+        self._unrolled += unrolled
+        self._loops += 1
+        try:
+            yield
+        finally:
+            self._iterators.pop()
+            del self._ranges[ir_var]
+            del self._ends[ir_var]
+            self._pipelines -= pipelined
+            self._unrolled -= unrolled
+            self._loops -= 1
 
     def _directives_first(self, items: list[N.Node], kinds: tuple[str, ...]
                           ) -> list[N.Node]:
@@ -914,27 +928,13 @@ class _Lowering:
             cond_reads = tuple(self._accesses(node.cond))
             if cond_reads and not node.post_test:
                 entry.append(Stmt(cond_reads, node.cond.coord))
-            self._iterators.append(counter)
-            self._ranges[counter] = (0, None)
-            self._ends[counter] = (init, bound, 1)
-            self._pipelines += pipeline_ii is not None
-            unrolled = unroll is not None and not self._pipelines
-            self._unrolled += unrolled
-            self._loops += 1
-            try:
+            with self._loop_frame(counter, (0, None), (init, bound, 1), pipeline_ii, unroll):
                 body = tuple(self._items(items[header:]))
                 tail = tuple(self._statement(node.next)) if node.next is not None else ()
                 for scalar in sorted(changed):
                     self._bind(scalar, None, why)
                 if cond_reads:
                     tail += (Stmt(tuple(self._accesses(node.cond)), node.cond.coord),)
-            finally:
-                self._iterators.pop()
-                del self._ranges[counter]
-                del self._ends[counter]
-                self._pipelines -= pipeline_ii is not None
-                self._unrolled -= unrolled
-                self._loops -= 1
         finally:
             for scalar, (value, opaque) in self._blocks.pop().items():
                 self._bind(scalar, value, opaque)
