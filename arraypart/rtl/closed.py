@@ -245,6 +245,25 @@ def least_read_ports(ports: str) -> int:
                for writers in range(len(PORT_ROLES[ports]) + 1))
 
 
+def _port_shares(roles, reads, writes):
+    """Per port, by its role (``rw``, ``r`` or ``w``): the accesses it may serve, its
+    reads, its writes (arrays shaped like ``reads``)."""
+    total = [{"rw": reads + writes, "r": reads, "w": writes}[x] for x in roles]
+    read = [reads if x in ("rw", "r") else 0 * reads for x in roles]
+    write = [writes if x in ("rw", "w") else 0 * writes for x in roles]
+    return total, read, write
+
+
+def _served_later(roles, p: int, shares) -> np.ndarray:
+    """Where a port after ``p`` could also serve what port ``p`` serves: its select is
+    then a priority one."""
+    total, read, write = shares
+    later = np.zeros(total[p].shape, bool)
+    for x in roles[p + 1:]:
+        later |= {"rw": total[p] > 0, "r": read[p] > 0, "w": write[p] > 0}[x]
+    return later
+
+
 def _roles(ports: str, writers: int) -> tuple[str, ...]:
     """:meth:`.model.Memory.roles` of a bank with ``writers`` candidate writers."""
     roles, write_ports = [], 0
@@ -322,13 +341,10 @@ def _port_features(f: dict, ports: str, counts: BankCounts, aw: int, w: int):
         roles = _roles(ports, int(writers))
         read_ports = max(read_ports, sum("r" in r for r in roles))
         read_capable[at] = sum("r" in r for r in roles)
-        mine = [{"rw": nr + nw, "r": nr, "w": nw}[r] for r in roles]
-        mine_r = [nr if r in ("rw", "r") else 0 * nr for r in roles]
-        mine_w = [nw if r in ("rw", "w") else 0 * nw for r in roles]
+        shares = _port_shares(roles, nr, nw)
+        mine, _, mine_w = shares
         for p, role in enumerate(roles):
-            later = np.zeros(nr.shape, bool)
-            for r in roles[p + 1:]:
-                later |= {"rw": mine[p] > 0, "r": mine_r[p] > 0, "w": mine_w[p] > 0}[r]
+            later = _served_later(roles, p, shares)
             f["priority"] += float(mine[p][later].sum())
             f["addr_mux"] += float(aw * np.maximum(0, mine[p] - 1).sum())
             if "w" in role:
@@ -550,13 +566,10 @@ def _batch_ports(f: np.ndarray, col: dict, ports: str, nr: np.ndarray, nw: np.nd
         read_capable[at] = capable
         read_ports = np.where(at.any(axis=(1, 2)), np.maximum(read_ports, capable), read_ports)
         r, wr = np.where(at, nr, 0), np.where(at, nw, 0)
-        mine = [{"rw": r + wr, "r": r, "w": wr}[x] for x in roles]
-        mine_r = [r if x in ("rw", "r") else 0 * r for x in roles]
-        mine_w = [wr if x in ("rw", "w") else 0 * wr for x in roles]
+        shares = _port_shares(roles, r, wr)
+        mine, _, mine_w = shares
         for p, role in enumerate(roles):
-            later = np.zeros(nr.shape, bool)
-            for x in roles[p + 1:]:
-                later |= {"rw": mine[p] > 0, "r": mine_r[p] > 0, "w": mine_w[p] > 0}[x]
+            later = _served_later(roles, p, shares)
             f[:, col["priority"]] += np.where(later, mine[p], 0).sum((1, 2))
             f[:, col["addr_mux"]] += aw * np.maximum(0, mine[p] - 1).sum((1, 2))
             if "w" in role:
