@@ -30,3 +30,15 @@ def alarm(seconds: float):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    """``text`` written to ``tmp_path / name``; the path."""
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def array(report, name):
+    """The solution of array ``name`` in ``report``."""
+    return next(a for a in report.solution.arrays if a.array.name == name)

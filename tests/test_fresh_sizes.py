@@ -5,23 +5,13 @@ interval arithmetic, LOOP_TRIPCOUNT or the arrays it indexes; the proof holds fo
 value in the range and the checker replays some of them.  Each test is a tiny kernel:
 the ranges, the banking, the checker, and that a real conflict is still reported."""
 
-from pathlib import Path
-
 import pytest
 
 import arraypart
 from arraypart import KernelError, check
 from arraypart import expr as E
 
-
-def write(tmp_path: Path, name: str, text: str) -> Path:
-    path = tmp_path / name
-    path.write_text(text)
-    return path
-
-
-def array(report, name):
-    return next(a for a in report.solution.arrays if a.array.name == name)
+from conftest import array, write
 
 
 def checked(report):

@@ -15,7 +15,7 @@ from arraypart.check import trace
 from arraypart.check.frames import checked_values
 from arraypart.frontend import clangtu, parse_kernel
 
-from conftest import ROOT, needs_gxx
+from conftest import ROOT, array, needs_gxx, write
 
 STANDINS = ROOT / "arraypart" / "include"
 
@@ -81,16 +81,6 @@ void split(hls::stream<int> &in, hls::stream<int> lanes[4], int n) {
   }
 }
 """
-
-
-def write(tmp_path: Path, name: str, text: str) -> Path:
-    path = tmp_path / name
-    path.write_text(text)
-    return path
-
-
-def array(report, name):
-    return next(a for a in report.solution.arrays if a.array.name == name)
 
 
 def loop_ii(report) -> list[int]:
