@@ -83,7 +83,7 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
     free = {p.name for p in open_sizes if _banking_free_of(kernel, p.name)}
     for p in sorted(open_sizes, key=lambda p: p.lower_end):  # a start widens last
         values = G.project_onto(_within(bad, box, (p.name,)), p.name)
-        _check_loop_keeps_iterations(p, values, bad, box, witnesses)
+        _check_loop_keeps_iterations(p, values, box, witnesses)
         bounded[p.name] = _bounded(p, values, box[p.name][0], witnesses, box,
                                    p.name in free)
         box[p.name] = (bounded[p.name].low, bounded[p.name].high)
@@ -150,7 +150,7 @@ def _witness(witnesses, box, free: tuple[str, ...], at: tuple[str, int] | None =
     return "an array's extent"
 
 
-def _check_loop_keeps_iterations(p: ir.Param, values, bad, box, witnesses) -> None:
+def _check_loop_keeps_iterations(p: ir.Param, values, box, witnesses) -> None:
     """A located error when the arrays, with the other sizes anywhere in their ranges,
     leave a fresh size no value at which its loop runs: a loop the program runs would
     vanish from the model.  (Its values depend on theirs, ``len = min(B, size - i)``,
