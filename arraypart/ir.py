@@ -276,6 +276,11 @@ Node = Union[Loop, If, Stmt]
 # iterations of each loop it bounds exercise them, and more would only cost time.
 UNBOUNDED_SAMPLE = 16
 
+# The upper end report.json gives an unbounded size (DESIGN §5 ranges are [int, int]): the
+# largest value of the widest signed C integer type, read as "every value"; its
+# ``bound_by`` says that nothing bounds it.
+UNBOUNDED_REPORTED = 2**63 - 1
+
 
 @dataclass(frozen=True, slots=True)
 class Param:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from .banking.solution import ArraySolution, Solution
 from .check import CheckReport
+from . import ir
 from .ir import Kernel
 from .poly.model import ArrayModel, PolyModel
 from .rtl import Resources, estimate
@@ -88,8 +89,7 @@ class Report:
                        "arrays": list(loop.arrays),
                        "pipeline_inferred": loop.pipeline_inferred}
                       for n, loop in enumerate(self.model.loops)],
-            "params": {p.name: {"range": [p.low, None if p.unbounded else p.high],
-                                "bound_by": p.source}
+            "params": {p.name: {"range": _range(p), "bound_by": p.source}
                        for p in self.kernel.params},
             "warnings": list(self.warnings),
             "time_limit_reached": self.time_limited,
@@ -101,8 +101,13 @@ class Report:
         banking is proven for."""
         used = {v for a in self.model.arrays for g in a.groups if g.loop == loop
                 for v in g.time_vars}
-        return {p.name: [p.low, None if p.unbounded else p.high]
-                for p in self.kernel.params if p.name in used}
+        return {p.name: _range(p) for p in self.kernel.params if p.name in used}
+
+
+def _range(p: ir.Param) -> list[int]:
+    """The values of a run-time size its banking is proven for: every value from
+    ``low`` up for an unbounded one (:data:`arraypart.ir.UNBOUNDED_REPORTED`)."""
+    return [p.low, ir.UNBOUNDED_REPORTED if p.unbounded else p.high]
 
 
 def check_json(report: Report, result, bankings: dict[str, Banking], *,
