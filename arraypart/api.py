@@ -4,10 +4,12 @@
 
 ``analyze`` and ``compile_kernel`` raise :class:`arraypart.KernelError` (with file, line
 and column) on bad input and return a :class:`Report`.  Each stage gets ``time_limit``
-seconds of its own (model and replay at least :data:`arraypart.limits.STAGE_FLOOR_S`):
-the solver and the scheduling-rule check then report what they have (exit 1); the
-model has no partial answer, so past its limit they raise
-:class:`arraypart.limits.TimeLimit`.
+seconds of its own (reading, model and replay at least
+:data:`arraypart.limits.STAGE_FLOOR_S`): the solver and the scheduling-rule check then
+report what they have (exit 1); the model has no partial answer, so past its limit
+they raise :class:`arraypart.limits.TimeLimit`.  Every stage is announced to the
+command line's supervisor (:func:`arraypart.limits.stage`), which ends a run stuck
+past a deadline inside one isl or clang call.
 """
 
 from __future__ import annotations
@@ -27,9 +29,10 @@ import numpy as np
 
 from . import banking, check, codegen, frontend, output, poly, rtl
 from .check import trace
+from .poly import build
 from .frontend import clangtu
 from .errors import Coord, KernelError, warning_text
-from .limits import Deadline, TimeLimit, stage_deadline
+from .limits import Deadline, TimeLimit, stage, stage_deadline
 from .report import Report
 
 #: ``--dump-maps`` refuses arrays above this many elements: two int64 maps of 2^24
@@ -43,6 +46,11 @@ DUMP_SLAB_ELEMENTS = 1 << 20
 #: The zip timestamp of every member of a maps file (the earliest a zip can hold).
 NPZ_TIMESTAMP = (1980, 1, 1, 0, 0, 0)
 PART_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}")
+#: The stages, as a time-limit message names them.
+MODELLING = build.STAGE
+READING, SOLVING = "reading the kernel", "banking the arrays"
+SCHEDULING = "checking the emitted code under the scheduling rule"
+CHECKING = "checking the kernel's own banking"
 
 
 @dataclass(frozen=True)
@@ -141,14 +149,15 @@ def _run(path: str | os.PathLike, opts: Options,
     """The passes: the kernel banked, emitted, and the emitted kernel parsed back and
     checked under the scheduling rule (DESIGN §2)."""
     directives = frontend.read_directives(opts.directives) if opts.directives else ()
-    kernel = frontend.parse_kernel(path, defines=dict(opts.defines), top=opts.top,
-                                   include_dirs=opts.include_dirs, std=opts.std,
-                                   hls_include=opts.hls_include, directives=directives,
-                                   pipeline_loops=opts.auto_pipeline)
-    kernel = poly.bound_sizes(kernel)
-    model = poly.build_model(kernel, ports=opts.ports,
-                             deadline=stage_deadline(opts.time_limit))
-    solution = _solve(model, opts, progress)
+    with stage(READING, stage_deadline(opts.time_limit), str(path)):
+        kernel = frontend.parse_kernel(path, defines=dict(opts.defines), top=opts.top,
+                                       include_dirs=opts.include_dirs, std=opts.std,
+                                       hls_include=opts.hls_include, directives=directives,
+                                       pipeline_loops=opts.auto_pipeline)
+    with stage(MODELLING, stage_deadline(opts.time_limit), kernel.path) as deadline:
+        kernel = poly.bound_sizes(kernel)
+        model = poly.build_model(kernel, ports=opts.ports, deadline=deadline)
+    solution = _solve(model, opts, progress, kernel.path)
     files = codegen.emit(kernel, solution, part=opts.part, clock_ns=opts.clock_ns)
     try:
         scheduled, limited = _scheduled(kernel, files, opts), ()
@@ -163,10 +172,13 @@ def _run(path: str | os.PathLike, opts: Options,
     return Report(kernel, model, solution, scheduled, crossbars, limited=limited), files
 
 
-def _solve(model: poly.PolyModel, opts: Options, progress: Progress | None):
-    return banking.solve(model, max_banks=opts.max_banks, part=opts.part,
-                         schemes=opts.schemes, time_limit=opts.time_limit,
-                         replace_partitions=opts.replace_partitions, progress=progress)
+def _solve(model: poly.PolyModel, opts: Options, progress: Progress | None, where: str):
+    """The banking search; its own deadline is ``time_limit`` from its start, which
+    the supervisor also watches."""
+    with stage(SOLVING, Deadline.after(opts.time_limit), where):
+        return banking.solve(model, max_banks=opts.max_banks, part=opts.part,
+                             schemes=opts.schemes, time_limit=opts.time_limit,
+                             replace_partitions=opts.replace_partitions, progress=progress)
 
 
 def _missed_loops(report: Report) -> frozenset[str]:
@@ -183,7 +195,7 @@ def _retry(kernel, model, solution, missed: frozenset[str], opts: Options, first
     emitted code reaches the smaller total II (the first on a tie).  Both searches
     count in ``solve_seconds``."""
     retry_model = poly.with_direct_loops(model, missed)
-    retry = _solve(retry_model, opts, None)
+    retry = _solve(retry_model, opts, None, kernel.path)
     files = codegen.emit(kernel, retry, part=opts.part, clock_ns=opts.clock_ns)
     try:
         scheduled = _scheduled(kernel, files, opts)
@@ -197,8 +209,8 @@ def _retry(kernel, model, solution, missed: frozenset[str], opts: Options, first
 
 
 def _scheduled(kernel, files: dict[str, str], opts: Options) -> check.CheckReport:
-    return schedule_emitted(kernel, files, opts.ports, opts,
-                            deadline=stage_deadline(opts.time_limit))
+    with stage(SCHEDULING, stage_deadline(opts.time_limit), kernel.path) as deadline:
+        return schedule_emitted(kernel, files, opts.ports, opts, deadline=deadline)
 
 
 def schedule_emitted(kernel, files: dict[str, str], ports: int,
@@ -244,8 +256,9 @@ def check_kernel(path: str | os.PathLike, options: Options | None = None, *,
         return report, report.solution.bankings(), report.scheduled
     bankings = check.as_written_bankings(report.kernel)
     try:
-        result = check.check_kernel(report.kernel, bankings, ports=opts.ports, rule=True,
-                                    deadline=stage_deadline(opts.time_limit))
+        with stage(CHECKING, stage_deadline(opts.time_limit), report.kernel.path) as deadline:
+            result = check.check_kernel(report.kernel, bankings, ports=opts.ports,
+                                        rule=True, deadline=deadline)
     except TimeLimit as limit:
         raise CheckTimeLimit(report, limit.seconds) from None
     return report, bankings, result

@@ -36,16 +36,26 @@ def _raise(signum, frame):
     raise Terminated(signum)
 
 
-def install() -> None:
+def _raise_once(signum, frame):
+    """:func:`_raise`, ignoring every later signal: the supervisor passes on the Ctrl-C
+    the terminal also sent this process, and a second interruption must not cut the
+    cleanup of the first short."""
+    ignore()
+    _raise(signum, frame)
+
+
+def install(*, once: bool = False) -> None:
     """Make SIGTERM and SIGHUP raise :class:`Terminated` (main thread only; a
     signal the parent set to be ignored stays ignored, as shells expect), and make
     an interruption that lands where Python cannot raise (a weakref callback, a
-    ``__del__``: "Exception ignored in ...") arrive again instead of being lost."""
+    ``__del__``: "Exception ignored in ...") arrive again instead of being lost.
+    With ``once`` (the supervised worker) the first of SIGINT, SIGTERM and SIGHUP is
+    raised and the others are ignored from then on."""
     if threading.current_thread() is not threading.main_thread():
         return
-    for signum in (signal.SIGTERM, signal.SIGHUP):
-        if signal.getsignal(signum) != signal.SIG_IGN:
-            signal.signal(signum, _raise)
+    for signum in HANDLED if once else (signal.SIGTERM, signal.SIGHUP):
+        if signal.getsignal(signum) not in (signal.SIG_IGN, _raise_once):
+            signal.signal(signum, _raise_once if once else _raise)
     if getattr(sys.unraisablehook, "__func__", sys.unraisablehook) is not _redeliver:
         _redeliver.previous = sys.unraisablehook
         sys.unraisablehook = _redeliver
@@ -102,5 +112,5 @@ def deferred():
         first = arrived[0]
         handler = previous[first]
         if callable(handler) and handler is not _raise:
-            handler(first, None)  # Python's default_int_handler, or the caller's own
+            handler(first, None)  # default_int_handler, _raise_once, or the caller's own
         _raise(first, None)

@@ -1,8 +1,11 @@
 """The console script ``arraypart``: interruptions handled from the first moment.
 
-Importing the passes (numpy, isl, jinja2) takes most of a second; a Ctrl-C or SIGTERM
-then must end the run with a message and status 128 + signal, not a traceback, so the
-heavy import happens here, after the handlers are installed.
+The run happens in a worker process that :mod:`arraypart.supervisor` watches, so that
+a signal or the time limit ends it within about a second even inside one long isl or
+clang call.  Importing the passes (numpy, isl, jinja2) takes most of a second; a
+Ctrl-C or SIGTERM then must end the run with a message and status 128 + signal, not a
+traceback (and not "internal error" from an extension module whose initialisation it
+interrupted), so the worker holds signals back until the import is done.
 """
 
 from __future__ import annotations
@@ -10,18 +13,24 @@ from __future__ import annotations
 import os
 import sys
 
-from . import interrupts
+from . import interrupts, supervisor
 
 INTERNAL_ERROR = 3  # DESIGN §4 (cli.EXIT_INTERNAL, which may be what failed to import)
 
 
-def main() -> int:
+def main() -> None:
+    _end(supervisor.supervise(_worker))
+
+
+def _worker() -> None:
+    """The run (in the worker): the command line's status, or 128 + signal."""
     status = None
     try:
-        # inside the try: a SIGTERM may land while install() is still running, once
-        # its handler is in place
-        interrupts.install()
-        from .cli import main as run  # noqa: PLC0415 - deliberately after install()
+        # inside the try: a signal lands as soon as the handlers are in place
+        interrupts.install(once=True)
+        supervisor.unblock()
+        with interrupts.deferred():
+            from .cli import main as run  # noqa: PLC0415 - deliberately after install()
         status = run()
         interrupts.ignore()
     except KeyboardInterrupt as error:
@@ -33,9 +42,13 @@ def main() -> int:
         print(f"arraypart: internal error: {type(error).__name__}: {error} "
               "(please report this)", file=sys.stderr)
         status = INTERNAL_ERROR
-    # The run is over.  Python's shutdown restores the default signal actions before
-    # the process ends, so a Ctrl-C in that moment would kill it (status -2) after a
-    # run that succeeded: end now instead.
+    _end(status)
+
+
+def _end(status: int) -> None:
+    """End the process now with ``status``.  Python's shutdown restores the default
+    signal actions before the process ends, so a Ctrl-C in that moment would kill it
+    (status -2) after a run that succeeded."""
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()

@@ -10,6 +10,8 @@ Every file is first written into a hidden staging folder (:data:`TEMP_MARK`) on 
 same file system; the commit is a few renames with interruptions held back
 (:func:`arraypart.interrupts.deferred`) and undone on an error, so SIGINT, SIGTERM or a
 full disk leave the old output or the new one, and the staging folder is removed.
+Under the command line's supervisor the folder is touched only once the supervisor
+has promised not to kill the run (:func:`arraypart.supervisor.unkillable`).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import shutil
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO, Callable, Union
 
-from . import interrupts
+from . import interrupts, supervisor
 from .errors import Coord, KernelError
 
 MANIFEST = ".arraypart-manifest"
@@ -47,16 +49,21 @@ def write_tree(files: dict[str, Content], outdir: str | os.PathLike, *,
         _check_name(name, shown)
     target = Path(os.path.abspath(outdir))
     try:
-        if target.is_dir():
-            _write_into(files, target, shown, force)
-        elif target.exists() or target.is_symlink():
-            raise KernelError(Coord(shown), "the output path exists and is not a directory")
-        else:
-            _write_new(files, target)
+        with supervisor.unkillable():
+            _write_target(files, target, shown, force)
     except OSError as error:
         raise KernelError(Coord(shown), "cannot write the output here: "
                                         f"{error.strerror or error}") from None
     return target
+
+
+def _write_target(files: dict[str, Content], target: Path, shown: str, force: bool) -> None:
+    if target.is_dir():
+        _write_into(files, target, shown, force)
+    elif target.exists() or target.is_symlink():
+        raise KernelError(Coord(shown), "the output path exists and is not a directory")
+    else:
+        _write_new(files, target)
 
 
 def manifest_text(digests: dict[str, str]) -> str:

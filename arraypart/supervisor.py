@@ -1,0 +1,250 @@
+"""The console script's supervisor: a run that stops within a second at any moment.
+
+islpy holds the GIL inside isl (as clang does inside a parse and the front end while
+interruptions are held back), so a Python signal handler runs only when the call
+returns: minutes later for a deep nest.  A thread cannot help (it needs the GIL too),
+and isl's own operation quota is unsound here (measured: ``count_val`` under a quota
+returns a wrong count, no error).  So the command runs in a forked *worker* and this
+process, which never enters isl, clang or numpy, watches it:
+
+- SIGINT, SIGTERM or SIGHUP is passed on to the worker, which ends as an interrupted
+  run does (message, status 128 + signal).  When it has not ended
+  :data:`SIGNAL_GRACE_S` later (it is inside one long call), it is killed and this
+  process says "interrupted; nothing was written" and exits 128 + signal.
+- A stage the worker announced (:func:`arraypart.limits.stage`) that runs
+  :data:`DEADLINE_GRACE_S` past its deadline (inside one call the stage's own checks
+  cannot see into) is killed the same way: exit 1, the stage and the kernel named.
+- The worker writes the output folder only once this process has granted it
+  (:func:`unkillable`); from then on the worker is never killed, so the output folder
+  holds the old output or the new one (:mod:`arraypart.output`).
+
+Invariant: the worker is killed only before it was granted the output, so a killed
+worker leaves nothing in the output folder.  Its announcements are JSON lines on a
+pipe; the grant is one byte on another.  Cost: one fork of a process that has not
+imported the passes yet (about a millisecond).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import sys
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Callable
+
+#: How long the worker may take to end after a signal was passed on: a Python-level
+#: handler runs within milliseconds, so a worker still running is inside one call.
+SIGNAL_GRACE_S = 0.5
+#: How long past a stage's deadline the worker may run: the stage's own checks stop
+#: it within one piece of work and then keep what is proven (the solver's best
+#: banking), which is worth a little more time than a signal's stop.
+DEADLINE_GRACE_S = 1.0
+#: How often the watch looks at the clocks while nothing else happens.
+POLL_S = 0.05
+#: The signals passed on to the worker (the same as :data:`arraypart.interrupts.HANDLED`,
+#: which imports nothing heavy either, but this module must not import the passes).
+FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+GRANT = b"K"
+#: The exit status of a run the time limit ended (DESIGN §4: a missed goal).
+EXIT_TIME_LIMIT = 1
+EXIT_INTERNAL = 3
+
+#: In the worker, its two pipe ends (announcements out, the grant in); None in any
+#: other process (the API in a user's program, the test suite): every hook is then a
+#: no-op.  Module state because a fork gives one worker one channel for its life.
+_channel: _Channel | None = None
+
+
+@dataclass
+class _Channel:
+    out: int
+    grant: int
+    granted: bool = False
+
+
+def announce(message: dict) -> None:
+    """Tell the supervisor ``message`` (no-op without one)."""
+    if _channel is not None:
+        os.write(_channel.out, (json.dumps(message) + "\n").encode())
+
+
+@contextmanager
+def unkillable():
+    """Run the block (the writing of the output folder) only once the supervisor has
+    promised never to kill this worker; it may kill it while the promise is awaited,
+    which is before anything was written.  No-op without a supervisor."""
+    if _channel is not None and not _channel.granted:
+        announce({"write": True})
+        if os.read(_channel.grant, 1) != GRANT:
+            raise KeyboardInterrupt  # the supervisor is gone: nobody waits for us
+        _channel.granted = True
+    yield
+
+
+def supervise(work: Callable[[], int]) -> int:
+    """Run ``work()`` in a forked worker and return its exit status (in this process;
+    the worker never returns from here).  Signals are blocked across the fork, so
+    each process installs its own handlers before it sees one."""
+    messages, worker_out = os.pipe()
+    worker_grant, grants = os.pipe()
+    signal.pthread_sigmask(signal.SIG_BLOCK, FORWARDED)
+    pid = os.fork()
+    if pid == 0:
+        global _channel
+        os.close(messages)
+        os.close(grants)
+        _channel = _Channel(worker_out, worker_grant)
+        os._exit(work())  # work() installs its handlers and unblocks the signals
+    os.close(worker_out)
+    os.close(worker_grant)
+    return _Watch(pid, messages, grants).run()
+
+
+def unblock() -> None:
+    """Let the forwarded signals in (the worker, once its handlers are installed)."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, FORWARDED)
+
+
+@dataclass
+class _Stage:
+    """An announced stage: past ``at`` on its clock (the worker's CPU time or the
+    monotonic clock) plus :data:`DEADLINE_GRACE_S`, the worker is stuck."""
+
+    name: str
+    where: str
+    seconds: float
+    cpu: bool
+    at: float
+
+
+@dataclass
+class _Watch:
+    pid: int
+    messages: int
+    grants: int
+    wake: int = -1
+    pending: bytes = b""
+    stage: _Stage | None = None
+    signum: int | None = None
+    signalled: float = 0.0
+    granted: bool = False
+
+    def run(self) -> int:
+        """Watch until the worker ends; its status, or the one of the stop that
+        ended it."""
+        wake, self.wake = os.pipe()
+        os.set_blocking(self.wake, False)
+        for signum in FORWARDED:
+            if signal.getsignal(signum) != signal.SIG_IGN:
+                signal.signal(signum, _noted)
+        signal.set_wakeup_fd(self.wake, warn_on_full_buffer=False)
+        unblock()
+        while True:
+            ready, _, _ = select.select([self.messages, wake], [], [], POLL_S)
+            if wake in ready:
+                self._signalled(os.read(wake, 64))
+            if self.messages in ready and not self._read():
+                return self._ended()
+            stopped = self._stuck()
+            if stopped is not None:
+                return stopped
+
+    def _signalled(self, signums: bytes) -> None:
+        """Pass the first signal on (later ones add nothing: the run is stopping)."""
+        if self.signum is None and signums:
+            self.signum, self.signalled = signums[0], time.monotonic()
+            _kill(self.pid, self.signum)
+
+    def _read(self) -> bool:
+        """Handle the worker's announcements; False once it closed its end."""
+        data = os.read(self.messages, 1 << 16)
+        lines = (self.pending + data).split(b"\n")
+        self.pending = lines.pop()
+        for line in lines:
+            self._handle(json.loads(line))
+        return bool(data)
+
+    def _handle(self, message: dict) -> None:
+        if message.get("write"):
+            self.granted = True
+            os.write(self.grants, GRANT)
+        elif message.get("stage") is None:
+            self.stage = None
+        else:
+            cpu = message["clock"] == "cpu"
+            self.stage = _Stage(message["stage"], message["where"], message["seconds"],
+                                cpu, self._clock(cpu) + message["left"])
+
+    def _clock(self, cpu: bool) -> float:
+        if cpu:
+            spent = _cpu_seconds(self.pid)
+            if spent is not None:
+                return spent
+        return time.monotonic()
+
+    def _stuck(self) -> int | None:
+        """Kill a worker that a signal or its stage's deadline did not stop in time
+        (never once it may write the output); the exit status, else None."""
+        if self.granted:
+            return None
+        if self.signum is not None and time.monotonic() > self.signalled + SIGNAL_GRACE_S:
+            self._kill()
+            _say("interrupted; nothing was written")
+            return 128 + self.signum
+        stage = self.stage
+        if stage is not None and self._clock(stage.cpu) > stage.at + DEADLINE_GRACE_S:
+            self._kill()
+            _say(f"{stage.where}: time limit of {stage.seconds:g} s reached while "
+                 f"{stage.name} (inside one call that cannot be interrupted); nothing "
+                 f"was written (--time-limit S gives it more time)")
+            return EXIT_TIME_LIMIT
+        return None
+
+    def _kill(self) -> None:
+        _kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
+        if os.isatty(2):  # the worker's status line may have hidden the cursor
+            os.write(2, b"\r\x1b[2K\x1b[?25h")
+
+    def _ended(self) -> int:
+        """The worker closed its pipe: its exit status (an internal error when a
+        signal other than the one passed on ended it, e.g. a crash in isl)."""
+        _, status = os.waitpid(self.pid, 0)
+        code = os.waitstatus_to_exitcode(status)
+        if code >= 0:
+            return code
+        if -code == self.signum:
+            return 128 + self.signum
+        _say(f"internal error: the run ended by {signal.Signals(-code).name} "
+             "(please report this with the kernel)")
+        return EXIT_INTERNAL
+
+
+def _noted(signum, frame) -> None:
+    """The supervisor's handler: the wake-up pipe carries the signal to the watch."""
+
+
+def _kill(pid: int, signum: int) -> None:
+    try:
+        os.kill(pid, signum)
+    except ProcessLookupError:
+        pass  # it has just ended: the pipe says so next
+
+
+def _say(text: str) -> None:
+    print(f"arraypart: {text}", file=sys.stderr, flush=True)
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """Process ``pid``'s CPU time (user + system, what its ``time.process_time``
+    reads) from Linux's /proc; None elsewhere (the monotonic clock stands in)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")

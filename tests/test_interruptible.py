@@ -1,0 +1,135 @@
+"""Interruptible at any moment (issue 13, point 4): Ctrl-C, SIGTERM and the time limit
+end a run within about a second even inside one long isl call, which holds the GIL
+(arraypart.supervisor).  Bounded waits only, no assertions on speed."""
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from conftest import alarm
+
+pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/status"),
+                                reason="needs Linux /proc")
+
+#: How long a stopped run may take to end: generous for a loaded machine, and far
+#: below the minute the isl call of :func:`coupled_nest` takes.
+STOP_BOUND_S = 20
+#: When the signal is sent: the worker has imported the passes and read the kernel
+#: (a fraction of a second), and is inside the isl count.
+SIGNAL_AFTER_S = 3
+
+
+def coupled_nest(depth: int = 6, n: int = 60) -> str:
+    """A nest whose loops each run to the one outside it: isl counts its 6x10^7
+    iterations point by point, in one call of about a minute (Ctrl-C waited for it)."""
+    its = [f"i{k}" for k in range(depth)]
+    loops = "\n".join(f"for (int {v} = 0; {v} < {n if k == 0 else its[k - 1] + ' + 1'}; "
+                      f"{v}++)" for k, v in enumerate(its))
+    last = its[-1]
+    return f"""void coupled(int in[{n + 2}], int out[{n + 2}]) {{
+  int buf[{n + 2}];
+  for (int i = 0; i < {n + 2}; i++) buf[i] = in[i];
+{loops} {{
+#pragma HLS pipeline II=1
+    out[{last}] += buf[{last}] + buf[{last} + 1];
+  }}
+}}
+"""
+
+
+def handlers_installed(pid):
+    """Whether process ``pid`` catches SIGTERM yet (its supervisor has started)."""
+    with open(f"/proc/{pid}/status") as status:
+        caught = next(line for line in status if line.startswith("SigCgt:"))
+    return bool(int(caught.split()[1], 16) >> (signal.SIGTERM - 1) & 1)
+
+
+def start(args, **options):
+    process = subprocess.Popen([sys.executable, "-m", "arraypart", *map(str, args)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, **options)
+    with alarm(30):
+        while process.poll() is None and not handlers_installed(process.pid):
+            time.sleep(0.001)
+    return process
+
+
+def finish(process) -> tuple[int, str]:
+    _, err = process.communicate(timeout=STOP_BOUND_S)
+    return process.returncode, err.decode()
+
+
+@pytest.fixture
+def nest(tmp_path):
+    path = tmp_path / "coupled.c"
+    path.write_text(coupled_nest())
+    return path
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_inside_a_long_isl_call_ends_the_run(nest, tmp_path, signum):
+    """Sent while isl counts the nest: status 128 + signal, the usual message, no
+    traceback, and the output folder as it was (no staging folder left)."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("the user's")
+    process = start(["compile", nest, "-o", out, "--force"])
+    time.sleep(SIGNAL_AFTER_S)
+    process.send_signal(signum)
+    code, err = finish(process)
+    assert code == 128 + signum, err
+    assert err.strip().endswith("arraypart: interrupted; nothing was written")
+    assert "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["coupled.c", "out"]
+    assert [p.name for p in out.iterdir()] == ["keep.txt"]
+
+
+def test_the_time_limit_ends_a_long_isl_call(nest):
+    """The model's deadline passes inside the count: exit 1 (a time limit is a missed
+    goal, never bad input) with the stage and the kernel named."""
+    code, err = finish(start(["analyze", nest, "--time-limit", "1"]))
+    assert code == 1, err
+    assert f"arraypart: {nest}: time limit of " in err
+    assert "reached while building the polyhedral model" in err
+    assert "Traceback" not in err
+
+
+SUPERVISED = textwrap.dedent("""
+    import os, signal, sys, time
+    from arraypart import interrupts, supervisor
+
+    def work():
+        interrupts.install(once=True)
+        supervisor.unblock()
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # deaf, as inside an isl call
+        if sys.argv[1] == "write":
+            with supervisor.unkillable():
+                print("writing", flush=True)
+                time.sleep(2)
+        else:
+            print("working", flush=True)
+            time.sleep(30)
+        return 0
+
+    sys.exit(supervisor.supervise(work))
+""")
+
+
+@pytest.mark.parametrize("phase", ["work", "write"])
+def test_a_deaf_worker_is_killed_unless_it_writes_the_output(phase):
+    """A worker that does not answer a signal is killed (128 + signal, a message),
+    except once it was granted the output folder: it then finishes its writing."""
+    process = subprocess.Popen([sys.executable, "-c", SUPERVISED, phase],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    with alarm(30):
+        assert process.stdout.readline().strip().decode() in ("working", "writing")
+    process.send_signal(signal.SIGINT)
+    code, err = finish(process)
+    if phase == "write":
+        assert code == 0 and err == ""
+    else:
+        assert code == 130 and err == "arraypart: interrupted; nothing was written\n"
