@@ -27,7 +27,7 @@ from typing import BinaryIO, Callable
 
 import numpy as np
 
-from . import banking, check, codegen, frontend, output, poly, rtl
+from . import banking, check, codegen, frontend, output, poly, rtl, supervisor
 from .check import trace
 from .poly import build
 from .frontend import clangtu
@@ -174,11 +174,18 @@ def _run(path: str | os.PathLike, opts: Options,
 
 def _solve(model: poly.PolyModel, opts: Options, progress: Progress | None, where: str):
     """The banking search; its own deadline is ``time_limit`` from its start, which
-    the supervisor also watches."""
+    the supervisor also watches.  Past it the search banks each remaining array as one
+    memory, a bounded piece of work per array: each array is a sign of life."""
+    def banking_array(index: int, count: int, name: str) -> None:
+        supervisor.alive()
+        if progress is not None:
+            progress(index, count, name)
+
     with stage(SOLVING, Deadline.after(opts.time_limit), where):
         return banking.solve(model, max_banks=opts.max_banks, part=opts.part,
                              schemes=opts.schemes, time_limit=opts.time_limit,
-                             replace_partitions=opts.replace_partitions, progress=progress)
+                             replace_partitions=opts.replace_partitions,
+                             progress=banking_array)
 
 
 def _missed_loops(report: Report) -> frozenset[str]:

@@ -12,8 +12,9 @@ process, which never enters isl, clang or numpy, watches it:
   :data:`SIGNAL_GRACE_S` later (it is inside one long call), it is killed and this
   process says "interrupted; nothing was written" and exits 128 + signal.
 - A stage the worker announced (:func:`arraypart.limits.stage`) that runs
-  :data:`DEADLINE_GRACE_S` past its deadline (inside one call the stage's own checks
-  cannot see into) is killed the same way: exit 1, the stage and the kernel named.
+  :data:`DEADLINE_GRACE_S` past its deadline, or past its last sign of life
+  (:func:`alive`) once the deadline has passed, is inside one call the stage's own
+  checks cannot see into: it is killed the same way, exit 1, stage and kernel named.
 - The worker writes the output folder only once this process has granted it
   (:func:`unkillable`); from then on the worker is never killed, so the output folder
   holds the old output or the new one (:mod:`arraypart.output`).
@@ -70,6 +71,13 @@ def announce(message: dict) -> None:
     """Tell the supervisor ``message`` (no-op without one)."""
     if _channel is not None:
         os.write(_channel.out, (json.dumps(message) + "\n").encode())
+
+
+def alive() -> None:
+    """Tell the supervisor that the current stage is back in Python between bounded
+    pieces of work: past its deadline it is winding down (the solver banking each
+    remaining array as one memory), not stuck, so the grace counts from now."""
+    announce({"alive": True})
 
 
 @contextmanager
@@ -172,6 +180,9 @@ class _Watch:
         if message.get("write"):
             self.granted = True
             os.write(self.grants, GRANT)
+        elif message.get("alive"):
+            if self.stage is not None:
+                self.stage.at = max(self.stage.at, self._clock(self.stage.cpu))
         elif message.get("stage") is None:
             self.stage = None
         else:

@@ -19,6 +19,9 @@ pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/status"),
 #: How long a stopped run may take to end: generous for a loaded machine, and far
 #: below the minute the isl call of :func:`coupled_nest` takes.
 STOP_BOUND_S = 20
+#: How long a run under ``--time-limit 1`` may take in all: the import, and the model's
+#: CPU-time floor (:data:`arraypart.limits.STAGE_FLOOR_S`) at a loaded machine's pace.
+LIMITED_RUN_BOUND_S = 40
 #: When the signal is sent: the worker has imported the passes and read the kernel
 #: (a fraction of a second), and is inside the isl count.
 SIGNAL_AFTER_S = 3
@@ -58,8 +61,8 @@ def start(args, **options):
     return process
 
 
-def finish(process) -> tuple[int, str]:
-    _, err = process.communicate(timeout=STOP_BOUND_S)
+def finish(process, bound: float = STOP_BOUND_S) -> tuple[int, str]:
+    _, err = process.communicate(timeout=bound)
     return process.returncode, err.decode()
 
 
@@ -91,7 +94,7 @@ def test_a_signal_inside_a_long_isl_call_ends_the_run(nest, tmp_path, signum):
 def test_the_time_limit_ends_a_long_isl_call(nest):
     """The model's deadline passes inside the count: exit 1 (a time limit is a missed
     goal, never bad input) with the stage and the kernel named."""
-    code, err = finish(start(["analyze", nest, "--time-limit", "1"]))
+    code, err = finish(start(["analyze", nest, "--time-limit", "1"]), LIMITED_RUN_BOUND_S)
     assert code == 1, err
     assert f"arraypart: {nest}: time limit of " in err
     assert "reached while building the polyhedral model" in err
@@ -133,3 +136,23 @@ def test_a_deaf_worker_is_killed_unless_it_writes_the_output(phase):
         assert code == 0 and err == ""
     else:
         assert code == 130 and err == "arraypart: interrupted; nothing was written\n"
+
+
+def separate_arrays(n: int) -> str:
+    lines = ["void sep(int in[4], int out[4]) {"]
+    lines += [f"  int a{a}[4];" for a in range(n)]
+    lines += [f"  for (int i = 0; i < 4; i++) {{ a{a}[i] = in[i]; }}" for a in range(n)]
+    lines.append("  for (int i = 0; i < 4; i++) { out[i] = a0[i] + a1[3 - i]; }")
+    return "\n".join(lines + ["}"]) + "\n"
+
+
+def test_a_solver_winding_down_past_its_deadline_is_not_killed(tmp_path):
+    """Past the solver's deadline every remaining array is banked as one memory, in
+    Python between isl calls: that is progress, not a stuck call, and ends in the
+    report of a time limit (exit 1), however long the arrays take together."""
+    path = tmp_path / "sep.c"
+    path.write_text(separate_arrays(300))
+    code, err = finish(start(["analyze", path, "--time-limit", "0.01"]),
+                       LIMITED_RUN_BOUND_S)
+    assert code == 1, err
+    assert "proven by counting" in err and "nothing was written" not in err
