@@ -30,8 +30,10 @@ from __future__ import annotations
 import json
 import os
 import select
+import shutil
 import signal
 import sys
+import tempfile
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -96,9 +98,12 @@ def unkillable():
 def supervise(work: Callable[[], int]) -> int:
     """Run ``work()`` in a forked worker and return its exit status (in this process;
     the worker never returns from here).  Signals are blocked across the fork, so
-    each process installs its own handlers before it sees one."""
+    each process installs its own handlers before it sees one.  The worker's
+    temporary files (``check --trace``'s g++ builds, yosys runs) go to a folder this
+    process removes when the worker has ended, killed or not."""
     messages, worker_out = os.pipe()
     worker_grant, grants = os.pipe()
+    scratch = tempfile.mkdtemp(prefix="arraypart-")
     signal.pthread_sigmask(signal.SIG_BLOCK, FORWARDED)
     pid = os.fork()
     if pid == 0:
@@ -106,10 +111,14 @@ def supervise(work: Callable[[], int]) -> int:
         os.close(messages)
         os.close(grants)
         _channel = _Channel(worker_out, worker_grant)
+        os.environ["TMPDIR"] = tempfile.tempdir = scratch  # g++ and yosys read TMPDIR
         os._exit(work())  # work() installs its handlers and unblocks the signals
     os.close(worker_out)
     os.close(worker_grant)
-    return _Watch(pid, messages, grants).run()
+    try:
+        return _Watch(pid, messages, grants).run()
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def unblock() -> None:

@@ -102,19 +102,20 @@ def test_the_time_limit_ends_a_long_isl_call(nest):
 
 
 SUPERVISED = textwrap.dedent("""
-    import os, signal, sys, time
+    import os, signal, sys, tempfile, time
     from arraypart import interrupts, supervisor
 
     def work():
         interrupts.install(once=True)
         supervisor.unblock()
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # deaf, as inside an isl call
+        scratch = tempfile.mkdtemp()  # the worker's own temporary files
         if sys.argv[1] == "write":
             with supervisor.unkillable():
-                print("writing", flush=True)
+                print(scratch, flush=True)
                 time.sleep(2)
         else:
-            print("working", flush=True)
+            print(scratch, flush=True)
             time.sleep(30)
         return 0
 
@@ -125,13 +126,16 @@ SUPERVISED = textwrap.dedent("""
 @pytest.mark.parametrize("phase", ["work", "write"])
 def test_a_deaf_worker_is_killed_unless_it_writes_the_output(phase):
     """A worker that does not answer a signal is killed (128 + signal, a message),
-    except once it was granted the output folder: it then finishes its writing."""
+    except once it was granted the output folder: it then finishes its writing.
+    Its temporary files go either way."""
     process = subprocess.Popen([sys.executable, "-c", SUPERVISED, phase],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     with alarm(30):
-        assert process.stdout.readline().strip().decode() in ("working", "writing")
+        scratch = process.stdout.readline().strip().decode()
+    assert os.path.basename(os.path.dirname(scratch)).startswith("arraypart-")
     process.send_signal(signal.SIGINT)
     code, err = finish(process)
+    assert not os.path.exists(os.path.dirname(scratch))
     if phase == "write":
         assert code == 0 and err == ""
     else:
