@@ -10,19 +10,19 @@ interrupted), so the worker holds signals back until the import is done.
 
 from __future__ import annotations
 
-import os
 import sys
+from typing import NoReturn
 
 from . import interrupts, supervisor
 
 INTERNAL_ERROR = 3  # DESIGN §4 (cli.EXIT_INTERNAL, which may be what failed to import)
 
 
-def main() -> None:
-    _end(supervisor.supervise(_worker))
+def main() -> NoReturn:
+    supervisor.end(supervisor.supervise(_worker))
 
 
-def _worker() -> None:
+def _worker() -> int:
     """The run (in the worker): the command line's status, or 128 + signal."""
     status = None
     try:
@@ -42,19 +42,7 @@ def _worker() -> None:
         print(f"arraypart: internal error: {type(error).__name__}: {error} "
               "(please report this)", file=sys.stderr)
         status = INTERNAL_ERROR
-    _end(status)
-
-
-def _end(status: int) -> None:
-    """End the process now with ``status``.  Python's shutdown restores the default
-    signal actions before the process ends, so a Ctrl-C in that moment would kill it
-    (status -2) after a run that succeeded."""
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            pass  # a closed pipe: nobody reads the rest
-    os._exit(status)
+    return status
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ import tempfile
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, NoReturn
 
 #: How long the worker may take to end after a signal was passed on: a Python-level
 #: handler runs within milliseconds, so a worker still running is inside one call.
@@ -112,13 +112,25 @@ def supervise(work: Callable[[], int]) -> int:
         os.close(grants)
         _channel = _Channel(worker_out, worker_grant)
         os.environ["TMPDIR"] = tempfile.tempdir = scratch  # g++ and yosys read TMPDIR
-        os._exit(work())  # work() installs its handlers and unblocks the signals
+        end(work())  # work() installs its handlers and unblocks the signals
     os.close(worker_out)
     os.close(worker_grant)
     try:
         return _Watch(pid, messages, grants).run()
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def end(status: int) -> NoReturn:
+    """End this process now with ``status``, its output flushed.  Python's shutdown
+    restores the default signal actions before the process ends, so a Ctrl-C in that
+    moment would kill it (status -2) after a run that succeeded."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass  # a closed pipe: nobody reads the rest
+    os._exit(status)
 
 
 def unblock() -> None:
