@@ -46,6 +46,25 @@ def deep(depth: int) -> str:
 """
 
 
+def coupled(depth: int, n: int) -> str:
+    """``depth`` nested loops each running to the one outside it: isl counts the
+    iterations point by point in one call (a minute for 6 x 60), which no signal
+    handler can interrupt (tests/test_interruptible.py has the same kernel)."""
+    its = [f"i{k}" for k in range(depth)]
+    loops = "\n".join(f"for (int {v} = 0; {v} < {n if k == 0 else its[k - 1] + ' + 1'}; "
+                      f"{v}++)" for k, v in enumerate(its))
+    last = its[-1]
+    return f"""void coupled(int in[{n + 2}], int out[{n + 2}]) {{
+  int buf[{n + 2}];
+  for (int i = 0; i < {n + 2}; i++) buf[i] = in[i];
+{loops} {{
+#pragma HLS pipeline II=1
+    out[{last}] += buf[{last}] + buf[{last} + 1];
+  }}
+}}
+"""
+
+
 def many_arrays(n: int) -> str:
     lines = ["void sep(int in[4], int out[4]) {"]
     lines += [f"  int a{a}[4];" for a in range(n)]
@@ -114,6 +133,7 @@ CASES = {
     "deep12": (lambda: deep(12), "analyze", ["--time-limit", "10"]),
     "deep26": (lambda: deep(26), "analyze", ["--time-limit", "10"]),
     "deep50": (lambda: deep(50), "analyze", ["--time-limit", "10"]),
+    "coupled6x60": (lambda: coupled(6, 60), "analyze", ["--time-limit", "10"]),
     "arrays1000": (lambda: many_arrays(1000), "compile", []),
     "arrays4000": (lambda: many_arrays(4000), "compile", []),
     "dump8x4096": (lambda: dump_arrays(8), "compile", ["--dump-maps"]),
