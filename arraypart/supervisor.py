@@ -22,7 +22,8 @@ process, which never enters isl, clang or numpy, watches it:
 Invariant: the worker is killed only before it was granted the output, so a killed
 worker leaves nothing in the output folder.  Its announcements are JSON lines on a
 pipe; the grant is one byte on another.  Cost: one fork of a process that has not
-imported the passes yet (about a millisecond).
+imported the passes yet (12 ms measured with fork, exit and wait on a loaded 2-core
+machine, where a whole ``analyze`` of a suite kernel takes about 2.5 s).
 """
 
 from __future__ import annotations
