@@ -280,7 +280,8 @@ def trace_kernel(path: str | os.PathLike, options: Options | None = None, *,
     report = analyze(path, opts, progress=progress)
     reading = clangtu.Options(opts.defines, opts.include_dirs, opts.std, opts.hls_include)
     with tempfile.TemporaryDirectory(prefix="arraypart-trace-") as work:
-        recorded = trace.record(report.kernel, reading, Path(work))
+        recorded = trace.record(report.kernel, reading, Path(work),
+                                report.solution.bankings())
         return report, judge_trace(report, recorded, as_written=as_written, ports=opts.ports)
 
 

@@ -317,20 +317,48 @@ def scheme_from_pragmas(array: Array) -> Scheme:
 class Banking:
     """The storage arraypart gives one array: a scheme, replicated ``copies`` times.
 
-    Every write goes to every copy; the read reference with ``ref_id`` r reads copy
-    ``read_copy`` [r] (references not listed read copy 0).
+    Every write goes to every copy.  A lane of the read reference with ``ref_id`` r
+    reads copy ``read_copy[r](u)``, an expression over the fully unrolled iterators u
+    around r that is a compile-time value in each lane: a constant c (one copy for the
+    whole reference) or ``floor(u / run) mod copies`` (the lanes of r spread over the
+    copies).  References not listed read copy 0.
     """
 
     array: str
     scheme: Scheme
     copies: int = 1
-    read_copy: tuple[tuple[int, int], ...] = ()
+    read_copy: tuple[tuple[int, E.Expr], ...] = ()
 
     def __post_init__(self):
         if self.copies < 1:
             raise ValueError("copies < 1")
-        if any(not 0 <= c < self.copies for _, c in self.read_copy):
-            raise ValueError("read copy out of range")
+        for _, e in self.read_copy:
+            constant = isinstance(e, E.Const) and 0 <= e.value < self.copies
+            if not (constant or isinstance(e, E.Mod) and e.modulus == self.copies):
+                raise ValueError(f"read copy {E.pretty(e)} is not a copy in [0, {self.copies})")
 
-    def copy_of(self, ref_id: int) -> int:
-        return dict(self.read_copy).get(ref_id, 0)
+    def copy_expr(self, ref_id: int) -> E.Expr:
+        """The copy the read reference ``ref_id`` reads, over its unrolled iterators."""
+        return copy_expr(self.read_copy, ref_id)
+
+    def lane_rules(self) -> tuple[str, ...]:
+        """The copy expressions that vary with the lane (``copy floor(i/2) mod 8``)."""
+        return tuple(sorted({f"copy {E.pretty(e)}" for _, e in self.read_copy
+                             if not isinstance(e, E.Const)}))
+
+    def copy_of(self, ref_id: int, lane: tuple[tuple[str, int], ...]) -> int:
+        """The copy the read reference ``ref_id`` reads in the lane whose unrolled
+        iterators take the values ``lane`` (``LaneAccess.lane``)."""
+        return lane_copy(self.read_copy, ref_id, lane)
+
+
+def copy_expr(read_copy: tuple[tuple[int, E.Expr], ...], ref_id: int) -> E.Expr:
+    """``read_copy[ref_id]`` (:class:`Banking`), copy 0 when it is not listed."""
+    return dict(read_copy).get(ref_id, E.const(0))
+
+
+def lane_copy(read_copy: tuple[tuple[int, E.Expr], ...], ref_id: int,
+              lane: tuple[tuple[str, int], ...]) -> int:
+    """The copy a lane of read reference ``ref_id`` reads under ``read_copy``, the
+    lane's unrolled iterators taking the values ``lane``."""
+    return int(E.evaluate(copy_expr(read_copy, ref_id), dict(lane)))

@@ -124,7 +124,7 @@ def enumerated_ii(am, banking, traced=None):
         need = g.target_ii
         for copy in range(banking.copies):
             chosen = [k for k, a in enumerate(g.accesses)
-                      if a.kind == "write" or banking.copy_of(a.ref_id) == copy]
+                      if a.kind == "write" or banking.copy_of(a.ref_id, a.lane) == copy]
             need = max(need, _worst_ii(am.ports, g, chosen, banks, addrs, active))
         result.append(need)
     return result
@@ -273,7 +273,7 @@ def test_transposed_reads_are_duplicated():
     am = transpose_model()
     _, sol = solve_one(am)
     assert (sol.banking.scheme.banks, sol.banking.copies) == (1, 2)
-    assert sol.banking.read_copy == ((0, 0), (1, 1))
+    assert sol.banking.read_copy == ((0, E.const(0)), (1, E.const(1)))
     assert sol.conflict_free and sol.lower_bound == 2 and enumerated_ok(am, sol.banking)
 
 

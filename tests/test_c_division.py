@@ -84,7 +84,7 @@ def true_ii_ok(kernel: DivKernel, compiled, ports: int) -> bool:
     bank_map = banking.scheme.maps()[0]
     loop_reads = sorted((a for a in _buf_reads(compiled.report.kernel.body)),
                         key=lambda a: a.coord.col)
-    copy_of = [banking.copy_of(a.ref_id) for a in loop_reads]
+    copy_of = [banking.copy_of(a.ref_id, ()) for a in loop_reads]
     starts = kernel.iterations[::kernel.unroll]
     for first in starts:
         lanes = [i for i in range(first, first + kernel.unroll) if i in kernel.iterations]

@@ -299,10 +299,10 @@ def test_outer_bounds_depend_on_outer_iterator():
 def test_read_copies_split_reads_and_writes_reach_every_copy():
     reads = [acc("A", (aff(d, i=1),), ref=d) for d in range(4)]
     k = kernel([array("A", (16,), "ram_1p")], [loop("i", 0, 11, [stmt(*reads)], ii=1)])
-    copies = Banking("A", cyclic((16,), 2), copies=2, read_copy=((2, 1), (3, 1)))
+    copies = Banking("A", cyclic((16,), 2), copies=2, read_copy=((2, E.const(1)), (3, E.const(1))))
     # copy 0 serves A[i], A[i+1]; copy 1 A[i+2], A[i+3]: one read per bank.
     assert check_kernel(k, {"A": copies}).loops[0].achieved_ii == 1
-    same = Banking("A", cyclic((16,), 2), copies=2, read_copy=((1, 1), (3, 1)))
+    same = Banking("A", cyclic((16,), 2), copies=2, read_copy=((1, E.const(1)), (3, E.const(1))))
     (lp,) = check_kernel(k, {"A": same}).loops
     c = lp.first_conflict
     assert (lp.achieved_ii, c.copy, c.bank, [a.address for a in c.accesses]) == (
@@ -310,7 +310,7 @@ def test_read_copies_split_reads_and_writes_reach_every_copy():
     w = stmt(acc("A", (aff(i=1),), "write", ref=5))
     kw = kernel([array("A", (16,), "ram_1p")],
                 [loop("i", 0, 11, [stmt(*reads[:2]), w], ii=1)])
-    onecopy = Banking("A", cyclic((16,), 2), copies=2, read_copy=((1, 1),))
+    onecopy = Banking("A", cyclic((16,), 2), copies=2, read_copy=((1, E.const(1)),))
     (lp,) = check_kernel(kw, {"A": onecopy}).loops
     c = lp.first_conflict
     assert (c.copy, c.bank, c.reads, c.writes) == (0, 0, 1, 1)

@@ -58,7 +58,8 @@ def solution_of(*entries):
     out = []
     for a, scheme, *rest in entries:
         copies = rest[0] if rest else 1
-        read_copy = tuple(sorted(rest[1].items())) if len(rest) > 1 else ()
+        read_copy = (tuple((r, E.const(c)) for r, c in sorted(rest[1].items()))
+                     if len(rest) > 1 else ())
         out.append(ArraySolution(a, ir.PORT_MODELS["ram_1p"],
                                  Banking(a.name, scheme, copies, read_copy),
                                  lower_bound=1, conflict_free=True, achieved_ii=(),

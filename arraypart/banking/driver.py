@@ -25,12 +25,13 @@ from typing import Callable, Iterator
 
 import numpy as np
 
+from .. import expr as E
 from ..errors import warning_text
 from ..poly.model import ArrayModel, PolyModel
 from ..rtl.closed import lane_table
 from ..rtl.cost import estimate, flat_floors, scheme_floors
-from ..scheme import (Banking, DimPartition, flat_scheme, none_scheme, per_dim_scheme,
-                      scheme_from_pragmas)
+from ..scheme import (Banking, DimPartition, flat_scheme, lane_copy, none_scheme,
+                      per_dim_scheme, scheme_from_pragmas)
 from .bounds import bram18k, counting_bound, lower_bound_of
 from .device import DEFAULT_SEARCH_BANKS, bram_budget
 from .feasible import least_feasible_ii, relaxed
@@ -39,8 +40,8 @@ from .precheck import LaneSet, flat_ii, lane_set, per_dim_ii
 from .proof import Proof, ProofTimeout, counted_proof, prove, prove_group
 from .sampling import refuted, sample_group
 from .solution import ArraySolution, Solution
-from .space import (FLAT_BLOCKS, Cost, Family, alpha_rows, copy_assignments, cost_floor,
-                    cost_of, crossbar_lanes, flat_block_floors, flat_crossbar,
+from .space import (FLAT_BLOCKS, Cost, Family, alpha_rows, copy_assignments, copy_key,
+                    cost_floor, cost_of, crossbar_lanes, flat_block_floors, flat_crossbar,
                     per_dim_partitions)
 
 FAMILIES = ("per_dim", "flat")
@@ -136,7 +137,7 @@ class _Pending:
     when not ``exact``; ``order`` keeps equal costs in the order they were found."""
 
     cost: Cost
-    read_copy: tuple
+    copy_key: tuple
     order: int
     exact: bool = field(compare=False)
     banking: Banking = field(compare=False)
@@ -150,7 +151,7 @@ class _Fallback:
 
     excess_ii: int
     cost: Cost
-    read_copy: tuple
+    copy_key: tuple
     banking: Banking = field(compare=False)
 
 
@@ -277,7 +278,7 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
                 f"conflict-free{search.copies_note()}; using {_text(banking)}, achieved II "
                 f"{dict(proof.achieved_ii)}: {proof.counterexample}")))
     evidence = (f"{tried} candidates pre-checked, {proof.isl_checks} isl checks, "
-                f"lower bound {bound}")
+                f"lower bound {bound}" + _copies_evidence(am, banking))
     return replace(_solution(am, banking, proof, bound, start, evidence, tuple(notes)),
                    kept=kept, time_limited=cut_short)
 
@@ -336,7 +337,18 @@ def _interface_note(am: ArrayModel, kept: _Found, free: _Found) -> list[str]:
 
 def _text(banking: Banking) -> str:
     copies = f" x {banking.copies} copies" if banking.copies > 1 else ""
-    return f"{banking.scheme.describe()}{copies}"
+    rules = banking.lane_rules()
+    lanes = f" (unrolled lanes read {', '.join(rules)})" if rules else ""
+    return f"{banking.scheme.describe()}{copies}{lanes}"
+
+
+def _copies_evidence(am: ArrayModel, banking: Banking) -> str:
+    """How the reads pick their copy, per read reference (by its location)."""
+    if banking.copies == 1:
+        return ""
+    where = {a.ref_id: a.coord for g in am.groups for a in g.accesses if a.kind == "read"}
+    reads = [f"{where[r]} reads copy {E.pretty(e)}" for r, e in banking.read_copy if r in where]
+    return f"; {banking.copies} copies, writes to all: " + ", ".join(reads)
 
 
 def _solution(am: ArrayModel, banking: Banking, proof: Proof, bound: int, start: float,
@@ -575,7 +587,7 @@ class _Search:
 
     def _better(self, current: _Fallback | None, score: int, banking: Banking) -> _Fallback:
         candidate = _Fallback(score, cost_floor(banking, self.am, self.shapes),
-                              banking.read_copy, banking)
+                              copy_key(banking.read_copy), banking)
         return candidate if current is None or candidate < current else current
 
     def _priced(self, family: Family, bankings: list[Banking], start: int) -> list[_Pending]:
@@ -584,7 +596,7 @@ class _Search:
         ones at their BRAM18K and LUT/FF floors computed together
         (:func:`arraypart.rtl.cost.flat_floors`)."""
         if family.kind == "per_dim" or not bankings:
-            return [_Pending(family.floor, b.read_copy, start + k, False, b)
+            return [_Pending(family.floor, copy_key(b.read_copy), start + k, False, b)
                     for k, b in enumerate(bankings)]
         table = lane_table(self.am, family.copies, family.assignment)
         schemes = [b.scheme for b in bankings]
@@ -594,7 +606,7 @@ class _Search:
         else:
             floors = scheme_floors(table, schemes)
         costs = _model_floors(bankings, self.am, self.shapes, *floors)
-        return [_Pending(self.within_budget(cost), b.read_copy, start + k, False, b)
+        return [_Pending(self.within_budget(cost), copy_key(b.read_copy), start + k, False, b)
                 for k, (b, cost) in enumerate(zip(bankings, costs))]
 
     def _confirm(self, pending: list[_Pending], floor: Cost | None,
@@ -639,13 +651,13 @@ class _Search:
         """Some group's irregular lanes that run at every P may pick distinct elements
         of one bank (some bank holds at least ceil(size / banks) elements): when that
         many reads and writes do not fit one bank at the target II, no banking with
-        ``banks`` banks per copy (reads spread by ``assignment``) serves the group."""
-        copy_of = dict(assignment)
+        ``banks`` banks per copy (reads spread by ``assignment``: a read lane counts
+        in the copy its reference reads in that lane) serves the group."""
         elements = -(-self.am.array.size // banks)
         for shape in self.shapes:
             for copy in range(copies):
                 wild = [a for a in shape.lanes if not a.regular and (
-                    a.kind == "write" or copy_of.get(a.ref_id, 0) == copy)]
+                    a.kind == "write" or lane_copy(assignment, a.ref_id, a.lane) == copy)]
                 if len(wild) < 2 or not all(a.domain.is_equal(shape.group.domain)
                                             for a in wild):
                     continue
@@ -753,12 +765,11 @@ class _Search:
         """Per uniform group, per copy: the lanes its banks serve."""
         key = (copies, assignment)
         if key not in self.lane_sets:
-            copy_of = dict(assignment)
             self.lane_sets[key] = [
                 [lane_set(s.offsets[mask], is_write[mask]) for mask in
                  (is_write | (copy_ids == c) for c in range(copies))]
                 for s in self.uniform
                 for is_write, copy_ids in [(
                     np.array([a.kind == "write" for a in s.lanes]),
-                    np.array([copy_of.get(a.ref_id, 0) for a in s.lanes]))]]
+                    np.array([lane_copy(assignment, a.ref_id, a.lane) for a in s.lanes]))]]
         return self.lane_sets[key]

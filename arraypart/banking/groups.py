@@ -115,6 +115,34 @@ def _dim_varies(lanes: tuple[LaneAccess, ...], d: int) -> bool:
     return None in exprs or len(exprs) > 1
 
 
-def read_refs(shapes: list[GroupShape]) -> tuple[int, ...]:
-    """The distinct ``ref_id`` of the reads of an array, sorted."""
-    return tuple(sorted({a.ref_id for s in shapes for a in s.lanes if a.kind == "read"}))
+@dataclass(frozen=True, slots=True)
+class ReadRef:
+    """A read reference of an array and the unrolled iterator that may spread its
+    lanes over copies: ``lane_var`` is one constant, ``>= 0``, in every lane of the
+    reference, with ``values`` (sorted, at least two) over those lanes; the one with
+    the most values (then the first name) when several qualify, None when none does."""
+
+    ref_id: int
+    lane_var: str | None = None
+    values: tuple[int, ...] = ()
+
+
+def read_refs(shapes: list[GroupShape]) -> tuple[ReadRef, ...]:
+    """The read references of an array, in ``ref_id`` order."""
+    lanes: dict[int, list[dict[str, int]]] = {}
+    for s in shapes:
+        for a in s.lanes:
+            if a.kind == "read":
+                lanes.setdefault(a.ref_id, []).append(dict(a.lane))
+    return tuple(_read_ref(r, lanes[r]) for r in sorted(lanes))
+
+
+def _read_ref(ref_id: int, lanes: list[dict[str, int]]) -> ReadRef:
+    shared = set.intersection(*(set(lane) for lane in lanes))
+    seen = {v: tuple(sorted({lane[v] for lane in lanes})) for v in sorted(shared)}
+    usable = [(-len(values), v) for v, values in seen.items()
+              if len(values) > 1 and values[0] >= 0]
+    if not usable:
+        return ReadRef(ref_id)
+    _, best = min(usable)
+    return ReadRef(ref_id, best, seen[best])

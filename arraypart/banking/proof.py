@@ -1,7 +1,9 @@
 """The isl proof that a banking serves every cycle group within its ports.
 
-For lanes a, b of a group (one copy's competitors: every write, and the reads that
-read this copy) let
+For lanes a, b of a group (one copy's competitors: every write, which goes to every
+copy, and the read lanes that read this copy: ``Banking.copy_of`` of the lane's
+reference at the lane's unrolled iterator values, a constant per lane, so two reads
+in different copies never compete) let
 
     S_ab = { P in dom_a ∩ dom_b : bank(f_a(P)) = bank(f_b(P))
                                   and not (a, b reads and f_a(P) = f_b(P)) }.
@@ -149,7 +151,7 @@ def _counted_verdict(array_model: ArrayModel, group: CycleGroup, banking: Bankin
     depth = banking.scheme.bank_depth
     for copy in range(banking.copies):
         lanes = [a for a in group.accesses if a.kind == "write"
-                 or banking.copy_of(a.ref_id) == copy]
+                 or banking.copy_of(a.ref_id, a.lane) == copy]
         writes = sum(a.kind == "write" for a in lanes)
         regular = {a.index for a in lanes if a.kind == "read" and a.regular}
         irregular = sum(a.kind == "read" and not a.regular for a in lanes)
@@ -183,7 +185,7 @@ class _GroupProver:
             self._check_deadline()  # one set per lane: thousands for a big unroll
             domain, self.names = S.with_irregular(S.plain(a.domain), self.terms)
             self.domains.append(domain)
-            key = (a.index, banking.copy_of(a.ref_id))
+            key = (a.index, banking.copy_of(a.ref_id, a.lane))
             mergeable = a.kind == "read" and a.regular
             if mergeable and key in representative:
                 first = representative[key]
@@ -201,6 +203,11 @@ class _GroupProver:
         self.pair_sets: dict[tuple[int, int], isl.Set] = {}
         self.nonempty: dict[tuple[int, int], bool] = {}
         self.checks = 0
+
+    def _copy(self, k: int) -> int:
+        """The copy read lane ``k`` reads."""
+        lane = self.group.accesses[k]
+        return self.banking.copy_of(lane.ref_id, lane.lane)
 
     def _is_write(self, k: int) -> bool:
         return self.group.accesses[k].kind == "write"
@@ -369,7 +376,7 @@ class _GroupProver:
         """A colliding cycle at II ``ii`` for some copy, or None."""
         for copy in range(self.banking.copies):
             lanes = [k for k in self.members if self._is_write(k)
-                     or self.banking.copy_of(self.group.accesses[k].ref_id) == copy]
+                     or self._copy(k) == copy]
             writes = sum(self._is_write(k) for k in lanes)
             if self.ports.fits(len(lanes) - writes, writes, ii):
                 continue

@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import lru_cache, reduce
 from math import gcd, prod
 
+from .. import expr as E
 from ..poly.model import ArrayModel
 from ..rtl.closed import lane_table
 from ..rtl.cost import estimate, flat_family_floors
 from ..scheme import Banking, DimPartition, Scheme
 from .bounds import bram18k
-from .groups import GroupShape
+from .groups import GroupShape, ReadRef
 
 # Blocks B of the block-cyclic family: 1 (linear transformation) and the small powers
 # of two GMP reports (B = 2 reaches the optimum of DENOISE and BICUBIC); each doubling
@@ -32,6 +33,8 @@ FULL_ALPHA_RANGE = 16
 SMALL_ALPHA = 8
 
 FAMILY_RANK = {"none": 0, "per_dim": 0, "flat": 1}
+
+Assignment = tuple[tuple[int, E.Expr], ...]  # Banking.read_copy: ref_id -> copy
 
 
 @dataclass(frozen=True, order=True)
@@ -163,7 +166,7 @@ class Family:
     kind: str
     banks: int
     copies: int
-    assignment: tuple[tuple[int, int], ...]
+    assignment: Assignment
     floor: Cost
     block: int = 1
     dims: tuple[DimPartition, ...] = ()
@@ -338,12 +341,42 @@ def alpha_rows(ndims: int, varying: frozenset[int], banks: int, block: int):
 # ---------------------------------------------------------------- copies
 
 
-def copy_assignments(refs: tuple[int, ...], copies: int) -> list[tuple[tuple[int, int], ...]]:
-    """Ways to spread the read references over copies: round robin and contiguous
-    runs (in ``ref_id`` order), without duplicates."""
-    if copies > len(refs):
-        return []
+def copy_assignments(refs: tuple[ReadRef, ...], copies: int) -> list[Assignment]:
+    """Ways to spread the reads over ``copies`` copies (``Banking.read_copy``), each
+    reaching every copy, without duplicates:
+
+    - by reference (in ``ref_id`` order): round robin ``k mod C`` and contiguous runs
+      ``floor(k / ceil(R / C))`` of the k-th of R references;
+    - by lane: a reference with a ``lane_var`` u (values of stride g, n of them) reads
+      copy ``floor(u / s) mod C`` in each lane, s = g (round robin over its lanes) or
+      s = g*ceil(n / C) (runs); the other references round robin by reference."""
     run = -(-len(refs) // copies)
-    ways = [tuple((r, k % copies) for k, r in enumerate(refs)),
-            tuple((r, k // run) for k, r in enumerate(refs))]
-    return sorted(set(w for w in ways if len({c for _, c in w}) == copies))
+    ways = [tuple((r.ref_id, E.const(k % copies)) for k, r in enumerate(refs)),
+            tuple((r.ref_id, E.const(k // run)) for k, r in enumerate(refs))]
+    fixed = [r for r in refs if r.lane_var is None]
+    for runs in ((False, True) if len(fixed) < len(refs) else ()):
+        ways.append(tuple(sorted([(r.ref_id, _lane_rule(r, copies, runs))
+                                  for r in refs if r.lane_var]
+                                 + [(r.ref_id, E.const(k % copies))
+                                    for k, r in enumerate(fixed)])))
+    return sorted({w for w in ways if _reached(refs, w, copies) == copies},
+                  key=copy_key)
+
+
+def copy_key(assignment: Assignment) -> tuple[tuple[int, str], ...]:
+    """``assignment`` as sortable text (ties between equal costs)."""
+    return tuple((r, E.to_isl(e)) for r, e in assignment)
+
+
+def _lane_rule(ref: ReadRef, copies: int, runs: bool) -> E.Expr:
+    """``floor(u / s) mod C`` of :func:`copy_assignments`."""
+    stride = reduce(gcd, ref.values)
+    step = stride * (-(-len(ref.values) // copies) if runs else 1)
+    return E.mod(E.floordiv(E.var(ref.lane_var), step), copies)
+
+
+def _reached(refs: tuple[ReadRef, ...], way: Assignment, copies: int) -> int:
+    """How many copies some read lane reads under ``way``."""
+    rule = dict(way)
+    return len({int(E.evaluate(rule[r.ref_id], {r.lane_var: v} if r.lane_var else {}))
+                for r in refs for v in (r.values or (0,))})

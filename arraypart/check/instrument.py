@@ -9,9 +9,12 @@ Edits are insertions at byte offsets of the text (nothing is removed):
 - an element access ``E`` (an ``ARRAY_SUBSCRIPT_EXPR`` whose type is not an array, not
   the base of another subscript, not under ``&``, not into a struct's array field)
   becomes
-  ``::arraypart_trace::at(SITE, KIND, BASE, E)``, which logs and returns the same
-  lvalue; ``BASE`` is the array variable at the root of the subscript chain (the
+  ``::arraypart_trace::at(SITE, KIND, COPY, BASE, E)``, which logs and returns the
+  same lvalue; ``BASE`` is the array variable at the root of the subscript chain (the
   runtime finds the array from it, so an out-of-bounds index still gets its array);
+  ``COPY`` is the C text of the read copy the caller gives for the reference written
+  there (a banking's copy expression over the loop iterators; 0 when none is given),
+  so each read records the copy its own iterator values select;
 - a *traced loop* (a ``for`` whose braced body holds ``#pragma HLS pipeline`` that is
   not ``off``, innermost ``for`` around the pragma; or a ``for`` the model pipelines
   without a pragma in its text: by Vitis' default or a ``--directives`` command, found
@@ -33,7 +36,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterator, Mapping
 
 import clang.cindex as ci
 
@@ -56,11 +59,12 @@ _TERMINATOR = re.compile(rb"(?:\s|/\*.*?\*/|//[^\n]*\n)*;", re.DOTALL)
 class Site:
     """One instrumented element access: where it is written, how it is used, and
     whether it runs only on some values (``conditional``: in a branch of ``?:`` or the
-    right operand of ``&&`` / ``||``)."""
+    right operand of ``&&`` / ``||``); ``copy``: the C text its reads record as copy."""
 
     coord: Coord
     kind: str
     conditional: bool
+    copy: str = "0"
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,15 +99,18 @@ class _Insert:
     text: str
 
 
-def instrument(kernel: ir.Kernel, options: clangtu.Options) -> Instrumented:
+def instrument(kernel: ir.Kernel, options: clangtu.Options,
+               copies: Mapping[tuple[int, int], str] | None = None) -> Instrumented:
     """The kernel's text (as the testbench includes it) with the edits of the module
-    doc; array ids are positions in ``kernel.arrays``.  Interruptions wait until it is
-    done (one swallowed inside a libclang callback would cut the walk short)."""
+    doc; array ids are positions in ``kernel.arrays``; ``copies``: (line, col) of a
+    reference -> the C text of the copy its reads record.  Interruptions wait until it
+    is done (one swallowed inside a libclang callback would cut the walk short)."""
     with interrupts.deferred():
-        return _instrument(kernel, options)
+        return _instrument(kernel, options, copies or {})
 
 
-def _instrument(kernel: ir.Kernel, options: clangtu.Options) -> Instrumented:
+def _instrument(kernel: ir.Kernel, options: clangtu.Options,
+                copies: Mapping[tuple[int, int], str]) -> Instrumented:
     unit = clangtu.parse(kernel.source.text, kernel.path, options)
     data = unit.data
     loops = _traced_loops(unit, _model_pipelines(kernel.body))
@@ -123,8 +130,10 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options) -> Instrumented:
                 continue
             seen.add(span)
             kind = _kind(cursor, parents)
-            inserts += _access_edits(cursor, len(sites), KINDS.index(kind), data)
-            sites.append(Site(unit.coord(span[0]), kind, _conditional(cursor, parents)))
+            coord = unit.coord(span[0])
+            copy = copies.get((coord.line, coord.col), "0")
+            inserts += _access_edits(cursor, len(sites), KINDS.index(kind), copy, data)
+            sites.append(Site(coord, kind, _conditional(cursor, parents), copy))
         elif cursor.kind == K.FOR_STMT and data[cursor.extent.start.offset:].startswith(b"for"):
             inserts += _loop_edits(cursor, loops, data)
         elif cursor.kind == K.DECL_STMT and parents and parents[-1].kind == K.COMPOUND_STMT:
@@ -233,14 +242,15 @@ def _root(cursor: ci.Cursor) -> ci.Cursor:
     return node
 
 
-def _access_edits(cursor: ci.Cursor, site: int, kind: int, data: bytes) -> list[_Insert]:
+def _access_edits(cursor: ci.Cursor, site: int, kind: int, copy: str,
+                  data: bytes) -> list[_Insert]:
     start, end = cursor.extent.start.offset, cursor.extent.end.offset
     root = _root(cursor)
     name = root.spelling.encode()
     base = "nullptr"
     if root.kind == K.DECL_REF_EXPR and name and data.startswith(name, start):
         base = name.decode()
-    opener = f"{NAMESPACE}at({site}, {kind}, {base}, "
+    opener = f"{NAMESPACE}at({site}, {kind}, {copy}, {base}, "
     return [_Insert(start, True, -end, opener), _Insert(end, False, -start, ")")]
 
 

@@ -9,7 +9,8 @@ where ``address`` < 2**shift is the row-major index of the element over the inde
 ranges seen (so distinct elements get distinct keys, in bounds or not).  Sorting each row's keys
 groups them by (copy, bank); within a group, reads = distinct read keys (a broadcast is
 one access), writes = all write keys.  A write goes to every copy; a read of reference
-r to copy ``Banking.copy_of(r)``.  An irregular access (an index of None) may hit any
+r to copy ``Banking.copy_expr(r)`` evaluated at the instance's own iterator values (a
+constant, or a function of the unrolled iterators: each lane its copy).  An irregular access (an index of None) may hit any
 bank of its copy: it is added to every bank of that copy, in the worst case on an
 element not yet read, so a bank holding ``e`` elements gets
 
@@ -40,7 +41,8 @@ UNUSED = np.iinfo(np.int64).max
 @dataclass(frozen=True, eq=False)
 class Cells:
     """The instances of one access in one run: ``mask`` ``(rows, lanes)``, ``index``
-    per dimension (None: irregular), ``bank`` (None when irregular), broadcastable;
+    per dimension (None: irregular), ``bank`` (None when irregular), ``copy`` (the
+    copy a read instance reads), broadcastable;
     ``ranges[d]``: (min, max) of the executed indices of dimension d (None when the
     dimension is irregular or no lane runs); ``full``: every lane runs."""
 
@@ -50,6 +52,7 @@ class Cells:
     bank: np.ndarray | None
     ranges: tuple[tuple[int, int] | None, ...]
     full: bool
+    copy: np.ndarray
 
     @property
     def count(self) -> int:
@@ -64,7 +67,14 @@ def cells(access: ir.Access, frame: Frame, banking: Banking) -> Cells:
         bank = np.broadcast_to(E.evaluate(banking.scheme.bank_expr(), env), frame.mask.shape)
     full = bool(frame.mask.all())
     ranges = tuple(_index_range(x, frame.mask, full) for x in index)
-    return Cells(access, frame.mask, index, bank, ranges, full)
+    return Cells(access, frame.mask, index, bank, ranges, full,
+                 read_copies(access, frame, banking))
+
+
+def read_copies(access: ir.Access, frame: Frame, banking: Banking) -> np.ndarray:
+    """The copy each instance of ``access`` reads, ``(rows, lanes)``: its reference's
+    copy expression at the frame's iterator values."""
+    return values(frame, banking.copy_expr(access.ref_id))
 
 
 def _index_range(x: np.ndarray | None, mask: np.ndarray,
@@ -75,10 +85,12 @@ def _index_range(x: np.ndarray | None, mask: np.ndarray,
     return int(seen.min()), int(seen.max())
 
 
-def copies_of(c: Cells, banking: Banking) -> tuple[int, ...]:
+def copies_of(c: Cells, banking: Banking) -> tuple[np.ndarray, ...]:
+    """The copies the instances of ``c`` use, one ``(rows, lanes)`` layer each: a write
+    every copy, a read the copy each instance reads."""
     if c.access.kind == "write":
-        return tuple(range(banking.copies))
-    return (banking.copy_of(c.access.ref_id),)
+        return tuple(np.broadcast_to(np.int64(k), c.mask.shape) for k in range(banking.copies))
+    return (c.copy,)
 
 
 def min_ii(model: ir.PortModel, reads: int, writes: int) -> int:
@@ -107,9 +119,10 @@ def irregular_counts(cs: list[Cells], banking: Banking, rows: int):
     reads = np.zeros((rows, banking.copies), np.int64)
     writes = np.zeros((rows, banking.copies), np.int64)
     for c in cs:
-        per_row = np.count_nonzero(c.mask, axis=1)
-        for copy in copies_of(c, banking):
-            (writes if c.access.kind == "write" else reads)[:, copy] += per_row
+        counts = writes if c.access.kind == "write" else reads
+        for layer in copies_of(c, banking):
+            for copy in range(banking.copies):
+                counts[:, copy] += np.count_nonzero(c.mask & (layer == copy), axis=1)
     return reads, writes
 
 
@@ -269,10 +282,10 @@ class BankUse:
 
 
 def _instances(c: Cells, row: int):
-    """(address, bank) of each executed lane of ``c`` in ``row``."""
+    """(lane, address, bank) of each executed lane of ``c`` in ``row``."""
     for lane in np.flatnonzero(c.mask[row]).tolist():
         address = tuple(None if x is None else int(x[row, lane]) for x in c.index)
-        yield address, (None if c.bank is None else int(c.bank[row, lane]))
+        yield lane, address, (None if c.bank is None else int(c.bank[row, lane]))
 
 
 def first_overfull_bank(cs: list[Cells], banking: Banking, model: ir.PortModel,
@@ -281,9 +294,10 @@ def first_overfull_bank(cs: list[Cells], banking: Banking, model: ir.PortModel,
     slots: dict[tuple[int, int], list] = {}
     anywhere: dict[int, list] = {c: [] for c in range(banking.copies)}
     for c in cs:
-        for address, bank in _instances(c, row):
+        for lane, address, bank in _instances(c, row):
             item = ConflictAccess(c.access.kind, c.access.coord, address)
-            for copy in copies_of(c, banking):
+            for layer in copies_of(c, banking):
+                copy = int(layer[row, lane])
                 target = anywhere[copy] if bank is None else slots.setdefault((copy, bank), [])
                 target.append(item)
     for copy, bank in _candidate_banks(slots, anywhere, sizes):

@@ -9,7 +9,9 @@ kind, step, flat), ``flat`` the row-major offset g++ computed.  For each pipelin
     need   = min { ii >= 1 : PortModel.fits(reads, writes, ii) }
 
 and a loop's traced II is ``max(target, max need over its steps)``.  A read of site s
-uses copy ``Banking.copy_of(ref)`` of the reference written at s, a write every copy.
+uses the copy of the reference written at s (``Banking.copy_expr``: a constant, or
+when it varies with the lane the copy the run recorded with the access, its own
+iterator values put in the expression), a write every copy.
 Two port models, the checker's (:mod:`.driver`):
 
 - *ideal* (``rule=False``): an access uses a port of its element's bank, what the
@@ -40,10 +42,12 @@ from .instrument import Site
 from .ports import min_ii
 
 RECORD = np.dtype([("site", "<i4"), ("lane", "<i4"), ("loop", "<i4"), ("array", "<i2"),
-                   ("kind", "i1"), ("unused", "i1"), ("step", "<i8"), ("flat", "<i8")])
+                   ("kind", "i1"), ("copy", "i1"), ("step", "<i8"), ("flat", "<i8")])
 #: Records read at once: 2^20 records are 32 MB, with the sort's copies about 200 MB.
 CHUNK_RECORDS = 1 << 20
 READ, WRITE = 0, 1
+#: A site's copy in ``read_copies`` when each record carries it (its ``copy`` field).
+RECORDED = -1
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,8 +149,8 @@ def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
            memories: Mapping[int, Memory], read_copies: np.ndarray,
            claims: Mapping[int, Claim], *, rule: bool) -> Replay:
     """Replay the records at ``path``; ``memories`` by array id (arrays missing are
-    not counted), ``read_copies[site]`` the copy a site's reads use, ``claims`` by
-    loop id."""
+    not counted), ``read_copies[site]`` the copy a site's reads use (``RECORDED``:
+    the record's own), ``claims`` by loop id."""
     counted = {a: m for a, m in memories.items() if not m.banking.scheme.registers}
     dynamic = _dynamic_keys(path, counted) if rule else None
     state = _State(len(loops), claims)
@@ -233,7 +237,8 @@ def _uses(rows: np.ndarray, memories: Mapping[int, Memory], read_copies: np.ndar
         bank = bank_of(m.banking, mine["flat"])
         copies = m.banking.copies
         write = mine["kind"] == WRITE
-        copy = np.where(write, 0, read_copies[mine["site"]])
+        fixed = read_copies[mine["site"]]
+        copy = np.where(write, 0, np.where(fixed == RECORDED, mine["copy"], fixed))
         reps = np.where(write, copies, 1)
         cols = {"loop": mine["loop"], "step": mine["step"], "flat": mine["flat"],
                 "kind": mine["kind"], "site": mine["site"], "bank": bank,

@@ -33,7 +33,7 @@ from .. import expr as E
 from .. import ir
 from ..scheme import Banking, index_var
 from .frames import Frame, values
-from .ports import UNUSED, BankUse, copies_of, needs_from_keys
+from .ports import UNUSED, BankUse, copies_of, needs_from_keys, read_copies
 from .report import ConflictAccess
 
 #: Keys built at once per block of rows (rows x port uses), about 32 MB of int64.
@@ -51,12 +51,14 @@ def bank_dims(banking: Banking) -> frozenset[int]:
 class SiteCells:
     """The instances of one access in one run under the rule: ``bank`` is None when a
     dimension the bank formula reads is irregular; ``address`` is the row-major
-    element index (None when some dimension is irregular)."""
+    element index (None when some dimension is irregular); ``copy`` the copy a read
+    instance reads (:func:`.ports.read_copies`)."""
 
     access: ir.Access
     mask: np.ndarray
     index: tuple[np.ndarray | None, ...]
     bank: np.ndarray | None
+    copy: np.ndarray
 
     @property
     def count(self) -> int:
@@ -76,7 +78,7 @@ def site_cells(access: ir.Access, frame: Frame, banking: Banking) -> SiteCells:
     if all(index[d] is not None for d in bank_dims(banking)):
         env = {index_var(d): x for d, x in enumerate(index) if x is not None}
         bank = np.broadcast_to(E.evaluate(banking.scheme.bank_expr(), env), frame.mask.shape)
-    return SiteCells(access, frame.mask, index, bank)
+    return SiteCells(access, frame.mask, index, bank, read_copies(access, frame, banking))
 
 
 @dataclass
@@ -132,8 +134,8 @@ def _addresses(cs: list[SiteCells], shape: tuple[int, ...]) -> tuple[list, int]:
 
 
 def _port_uses(cs: list[SiteCells], banking: Banking, static: frozenset[SiteKey]):
-    """Per (cell, lane, copy): None for a static site (a port of its own bank), else
-    the banks it takes a port of (all of them)."""
+    """Per (cell, lane, copy layer: ``(rows, lanes)`` copies): None for a static site
+    (a port of its own bank), else the banks it takes a port of (all of them)."""
     banks = banking.scheme.banks
     for i, c in enumerate(cs):
         for lane in range(c.mask.shape[1]):
@@ -168,7 +170,7 @@ def rule_needs(cs: list[SiteCells], banking: Banking, model: ir.PortModel, rows:
             bank_columns = ([c.bank[lo:hi, lane]] if targets is None
                             else [np.int64(b) for b in targets])
             for bank in bank_columns:
-                value = (((copy * banks + bank) * 2 + kind) << shift) + address
+                value = (((copy[lo:hi, lane] * banks + bank) * 2 + kind) << shift) + address
                 key[:, col] = np.where(mask, value, UNUSED)
                 col += 1
         need[lo:hi] = needs_from_keys(key, shift, kinds, model)
@@ -188,7 +190,7 @@ def overfull_bank(cs: list[SiteCells], banking: Banking, model: ir.PortModel, ro
         item = ConflictAccess(c.access.kind, c.access.coord, address)
         banks: Iterable[int] = [int(c.bank[row, lane])] if targets is None else targets
         for bank in banks:
-            slots.setdefault((copy, bank), []).append((item, int(addresses[i][row, lane])))
+            slots.setdefault((int(copy[row, lane]), bank), []).append((item, int(addresses[i][row, lane])))
     for (copy, bank), items in sorted(slots.items()):
         reads = len({a for item, a in items if item.kind == "read"})
         writes = sum(item.kind == "write" for item, _ in items)

@@ -19,6 +19,7 @@ from typing import Iterator, Mapping, Sequence
 
 import numpy as np
 
+from .. import expr as E
 from .. import ir
 from ..codegen.project import render
 from ..codegen.testbench import original_text, testbench_context
@@ -28,7 +29,7 @@ from ..poly.model import CycleGroup
 from ..scheme import Banking, none_scheme
 from .addresses import AddressCheck, compare
 from .instrument import Instrumented, instrument
-from .replay import Claim, LoopReplay, Memory, Replay, replay
+from .replay import RECORDED, Claim, LoopReplay, Memory, Replay, replay
 
 __all__ = ["Claim", "TraceCheck", "Trace", "check_trace", "driver_source", "record"]
 
@@ -68,12 +69,14 @@ def driver_source(kernel: ir.Kernel, instrumented: Instrumented) -> str:
     return render("trace_driver.cpp.j2", context)
 
 
-def record(kernel: ir.Kernel, options: clangtu.Options, workdir: Path) -> Trace:
-    """Instrument, build and run ``kernel`` in ``workdir``; raises KernelError when
-    g++ is missing, RuntimeError when the driver does not build or run (a bug)."""
+def record(kernel: ir.Kernel, options: clangtu.Options, workdir: Path,
+           bankings: Mapping[str, Banking] | None = None) -> Trace:
+    """Instrument, build and run ``kernel`` in ``workdir``, each read recording the
+    copy ``bankings`` give it (:func:`copy_texts`); raises KernelError when g++ is
+    missing, RuntimeError when the driver does not build or run (a bug)."""
     if shutil.which(COMPILER) is None:
         raise KernelError(Coord(kernel.path), f"check --trace needs {COMPILER} on the PATH")
-    instrumented = instrument(kernel, options)
+    instrumented = instrument(kernel, options, copy_texts(kernel, bankings or {}))
     source = workdir / f"{kernel.name}_trace.cpp"
     source.write_text(driver_source(kernel, instrumented), encoding="utf-8")
     binary, records = workdir / "trace_driver", workdir / "trace.bin"
@@ -196,16 +199,40 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
     return TraceCheck(trace, result, addresses, rule, untraced)
 
 
+def copy_texts(kernel: ir.Kernel, bankings: Mapping[str, Banking]
+               ) -> dict[tuple[int, int], str]:
+    """(line, col) of each read reference whose copy varies with its lane -> the C text
+    of its copy expression (``Banking.copy_expr`` over the loop iterators), which the
+    recorded run evaluates at each access."""
+    out = {}
+    for access in ir.accesses(kernel.body):
+        banking = bankings.get(access.array)
+        copy = banking.copy_expr(access.ref_id) if banking is not None else E.const(0)
+        if access.kind == "read" and not isinstance(copy, E.Const):
+            out[access.coord.line, access.coord.col] = E.to_c(copy)
+    return out
+
+
 def _read_copies(kernel: ir.Kernel, inst: Instrumented,
                  memories: Mapping[int, Memory]) -> np.ndarray:
-    """Per site, the copy its reads use (that of the IR reference written there)."""
+    """Per site, the copy its reads use (that of the IR reference written there), or
+    RECORDED when it varies with the lane and each record carries it; raises
+    ValueError when the run did not record the copy expression of the banking."""
     refs = {(a.coord.line, a.coord.col): a for a in ir.accesses(kernel.body)}
     copies = np.zeros(max(1, len(inst.sites)), np.int64)
     banking = {m.array.name: m.banking for m in memories.values()}
     for n, site in enumerate(inst.sites):
         access = refs.get((site.coord.line, site.coord.col))
-        if access is not None:
-            copies[n] = banking[access.array].copy_of(access.ref_id)
+        if access is None:
+            continue
+        copy = banking[access.array].copy_expr(access.ref_id)
+        if isinstance(copy, E.Const):
+            copies[n] = copy.value
+        elif site.copy == E.to_c(copy):
+            copies[n] = RECORDED
+        else:
+            raise ValueError(f"{site.coord}: the run recorded read copy {site.copy}, the "
+                             f"banking reads copy {E.to_c(copy)}: record it with them")
     return copies
 
 

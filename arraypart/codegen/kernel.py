@@ -403,6 +403,7 @@ def _comment(s: ArraySolution, ex: Explicit | None) -> str:
     text = f"arraypart: {s.array.name}: {s.banking.scheme.describe()}"
     if s.banking.copies > 1:
         text += f"; {s.banking.copies} copies"
+        text += "".join(f", lanes read {rule}" for rule in s.banking.lane_rules())
     if ex is not None:
         text += f"; stored as {ex.declaration_text()}"
     return text

@@ -5,7 +5,9 @@ Used for flat schemes and for replicated arrays, which ``array_partition`` canno
 express.  Every full reference ``A[e0][e1]`` becomes ``A_bank[c][bank][offset]`` with
 ``bank = bank_expr(x := e)`` and ``offset = offset_expr(x := e)`` (:mod:`.ranges`
 simplifies them when the subscripts are affine in loop iterators).  With copies a read
-uses its ``read_copy`` and a write stores the same value into every copy:
+uses its copy (``Banking.copy_expr``: a constant, or an expression of the unrolled
+iterators around it, such as ``(i % 8u)``, a constant in each unrolled lane) and a
+write stores the same value into every copy:
 
     A[e] = v     ->  A_bank[0][b][o] = A_bank[1][b][o] = v
     A[e] op= v   ->  A_bank[0][b][o] = A_bank[1][b][o] = A_bank[c][b][o] op (v)
@@ -56,14 +58,15 @@ class Explicit:
 
 @dataclass(frozen=True, slots=True)
 class _Address:
-    """A rewritten reference: its array, bank and offset C text, and read copy."""
+    """A rewritten reference: its array, bank and offset C text, and the C text of
+    the copy its reads use."""
 
     explicit: Explicit
     bank: str
     offset: str
-    read_copy: int
+    read_copy: str
 
-    def element(self, copy_index: int) -> str:
+    def element(self, copy_index: int | str) -> str:
         lead = [str(copy_index)] if self.explicit.banking.copies > 1 else []
         return self.explicit.bank_name + "".join(f"[{t}]" for t in lead + [self.bank,
                                                                               self.offset])
@@ -159,8 +162,12 @@ class ExplicitRewriter:
         scheme = ex.banking.scheme
         bank = ranges.reduce(E.substitute(scheme.bank_expr(), mapping), env)
         offset = ranges.reduce(E.substitute(scheme.offset_expr(), mapping), env)
+        copy = ex.banking.copy_expr(ref_id)
+        if not E.variables(copy) <= env.keys():
+            raise ValueError(f"read copy {E.pretty(copy)} of {ex.array.name} at {ref.coord}"
+                             " uses a variable that is not a loop iterator around it")
         return _Address(ex, E.to_c(bank, name_of), E.to_c(offset, name_of),
-                        ex.banking.copy_of(ref_id))
+                        E.to_c(copy, name_of))
 
     def _lane_writes(self, body: N.Node, lanes: dict[int, tuple[str | None, str | None]]):
         """Edits of the stores through lane registers, and the references they cover."""

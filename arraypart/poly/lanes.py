@@ -15,8 +15,10 @@ quasi-affine expressions over ``P`` plus the sub-domain of ``P`` where the lane 
   expressions (the one that is the maximum, resp. minimum, everywhere on ``D``).
 - ``if`` guards restrict each lane's domain (``else``: the complement in the lane's).
 
-A lane's recorded value for an unrolled iterator is the iterator's value when that is
-a constant, else its offset ``k*step`` from the lane-0 value (which depends on ``P``).
+A lane records the value of each fully unrolled iterator that is one constant in it
+(``LaneAccess.lane``): a compile-time value in the emitted code, which a read copy may
+depend on.  An iterator whose value depends on ``P`` (a varying start, or a loop
+unrolled in time) is not recorded.
 """
 
 from __future__ import annotations
@@ -193,7 +195,7 @@ def _enter_in_time(frame: Frame, loop: ir.Loop, factor: int, *, chained: bool) -
         for k in range(factor):
             offset = k * loop.step
             env = {**lane.env, loop.var: E.add(E.var(loop.var), E.const(offset))}
-            lanes.append(Lane(env, lane.values + ((loop.var, offset),), blocks.intersect(
+            lanes.append(Lane(env, lane.values, blocks.intersect(
                 G.lane_set(loop, space, loop.var, bounds, offset))))
     chain = frame.chain + ((id(loop),) if chained else ())
     return Frame(frame.root, frame.pipelined, frame.time_vars + (loop.var,), chain,
@@ -216,9 +218,9 @@ def _unroll_fully(frame: Frame, loop: ir.Loop) -> Frame:
         start = _start_expr(loop, frame, inits, lane.domain)
         for k in range(trips[0]):
             value = E.add(start, E.const(k * loop.step))
-            shown = value.value if isinstance(value, E.Const) else k * loop.step
-            lanes.append(Lane({**lane.env, loop.var: value},
-                              lane.values + ((loop.var, shown),), lane.domain))
+            known = ((loop.var, value.value),) if isinstance(value, E.Const) else ()
+            lanes.append(Lane({**lane.env, loop.var: value}, lane.values + known,
+                              lane.domain))
     return replace(frame, lanes=tuple(lanes))
 
 

@@ -28,8 +28,9 @@ class LaneAccess:
     """One reference at one unrolled lane.
 
     ``index[d]`` is a quasi-affine expression over the group's time variables (None: the
-    dimension is irregular, any index).  ``lane`` holds the values of the unrolled
-    iterators, in loop order, that produced it (``()`` when nothing is unrolled).
+    dimension is irregular, any index).  ``lane`` holds the values of the fully
+    unrolled iterators, in loop order, that are one constant in this lane (``()`` when
+    there are none): compile-time values after unrolling, which a read copy may use.
     ``domain`` is an isl set over the group's time space: the P where the lane runs.
     """
 

@@ -35,7 +35,7 @@ import numpy as np
 from .. import expr as E
 from ..bram import BRAM18K_ASPECTS, LUTRAM_BITS
 from ..poly.model import ArrayModel
-from ..scheme import Banking, Scheme, index_var
+from ..scheme import Banking, Scheme, index_var, lane_copy
 from .model import (LUTRAM_MIN_DEPTH, PORT_ROLES, ROM_NP, group_port, irregular_port,
                     renamed_indices, static_bank, time_ranges)
 
@@ -79,10 +79,10 @@ class LaneTable:
 
 @lru_cache(maxsize=256)
 def lane_table(array_model: ArrayModel, copies: int,
-               read_copy: tuple[tuple[int, int], ...]) -> LaneTable:
+               read_copy: tuple[tuple[int, E.Expr], ...]) -> LaneTable:
     """The lane table of ``array_model`` with ``copies`` copies read as ``read_copy``
-    says (a pure function of its arguments; the model is compared by identity)."""
-    copy_of = dict(read_copy)
+    says (:class:`arraypart.scheme.Banking`; a pure function of its arguments; the
+    model is compared by identity)."""
     ranges: dict[str, tuple[int, int]] = {}
     merged: dict[tuple, None] = {}
     shape = array_model.array.shape
@@ -91,7 +91,7 @@ def lane_table(array_model: ArrayModel, copies: int,
             ranges[group_port(g, v)] = found
         for position, (access, index) in enumerate(zip(group.accesses, renamed_indices(group, g))):
             lane_copies = (tuple(range(copies)) if access.kind == "write"
-                           else (copy_of.get(access.ref_id, 0),))
+                           else (lane_copy(read_copy, access.ref_id, access.lane),))
             for d, e in enumerate(access.index):
                 if e is None:
                     ranges[irregular_port(g, position, d)] = (0, shape[d] - 1)

@@ -18,8 +18,8 @@ same banks, one loop at a time.
   last by the OR of the remaining requests (a conflict-free cycle has one address
   left).  Reads of the address a port already reads share it; read data returns to
   each lane through a select registered with the request (reads take one cycle).
-- Writes go to every copy; a read lane reads the copy of its reference
-  (:meth:`arraypart.scheme.Banking.copy_of`).
+- Writes go to every copy; a read lane reads the copy of its reference in that lane
+  (:meth:`arraypart.scheme.Banking.copy_of` at its unrolled iterator values).
 """
 
 from __future__ import annotations
@@ -225,7 +225,7 @@ def _group_lanes(g: int, group: CycleGroup, banking: Banking, ranges: dict[str, 
     indexes: dict[tuple, tuple[E.Expr, ...]] = {}
     for position, (access, index) in enumerate(zip(group.accesses, renamed_indices(group, g))):
         copies = (tuple(range(banking.copies)) if access.kind == "write"
-                  else (banking.copy_of(access.ref_id),))
+                  else (banking.copy_of(access.ref_id, access.lane),))
         for d, e in enumerate(access.index):
             if e is None:
                 ranges[irregular_port(g, position, d)] = (0, shape[d] - 1)
