@@ -1,0 +1,116 @@
+"""Read copies per unrolled lane: one read reference inside a fully unrolled loop (the
+watermark table of Vitis_Accel_Examples' apply_watermark.cpp, read 16 times per
+pipelined iteration at data-dependent indices) spread over copies by its lane's
+iterator, proved by isl, replayed by the checker and the trace, built by g++."""
+
+import subprocess
+
+import pytest
+
+import arraypart
+from arraypart import api, check
+from arraypart import expr as E
+from arraypart.banking.groups import ReadRef
+from arraypart.banking.space import copy_assignments
+from arraypart.check import trace
+from arraypart.frontend import clangtu
+from arraypart.scheme import Banking
+
+from conftest import array, needs_gxx, write
+
+LANES = 16
+TABLE_INIT = "{" + ", ".join("{" + ", ".join(str((7 * r + 3 * c) % 23) for c in range(LANES))
+                             + "}" for r in range(LANES)) + "}"
+# An image row of 16 pixels per pipelined iteration; each pixel looks up the table at
+# indices taken from its own value (irregular: any element).
+KERNEL = """\
+#define ROWS 8
+#ifndef LANES
+#define LANES 16
+#endif
+void lanes(const int in[ROWS][16], int out[ROWS][16]) {
+  int table[16][16] = %s;
+rows:
+  for (int r = 0; r < ROWS; r++) {
+#pragma HLS pipeline II=1
+  pixel:
+    for (int u = 0; u < LANES; u++) {
+#pragma HLS unroll
+      int key = in[r][u];
+      out[r][u] = key + table[(key >> 4) & 15][key & 15];%s
+    }
+  }
+}
+""" % (TABLE_INIT, "%s")
+WRITTEN = "\n      table[u][r] = key;"
+
+
+def kernel(tmp_path, written=False):
+    return write(tmp_path, "lanes.c", KERNEL % (WRITTEN if written else ""))
+
+
+def test_a_reference_whose_lanes_share_an_iterator_is_spread_by_lane():
+    ref = ReadRef(3, "u", tuple(range(LANES)))
+    ways = copy_assignments((ref,), 8)
+    u = E.var("u")
+    assert ((3, E.mod(u, 8)),) in ways
+    assert ((3, E.mod(E.floordiv(u, 2), 8)),) in ways
+    assert copy_assignments((ReadRef(3),), 8) == []
+
+
+@pytest.fixture(scope="module", params=[2, 1], ids=["ram_t2p", "ram_1p"])
+def compiled(request, tmp_path_factory):
+    path = kernel(tmp_path_factory.mktemp("lanes"))
+    return request.param, arraypart.compile_kernel(path, ports=request.param)
+
+
+def test_lanes_read_their_own_copy_and_reach_ii_1(compiled):
+    ports, result = compiled
+    report = result.report
+    table = array(report, "table")
+    copies = LANES // (2 if ports == 2 else 1)
+    assert (table.banking.scheme.banks, table.banking.copies) == (1, copies)
+    assert table.lower_bound == copies and table.conflict_free
+    assert table.achieved_ii == (("rows", 1),)
+    assert all(not isinstance(e, E.Const) for _, e in table.banking.read_copy)
+    assert "reads copy" in table.proof and f"mod {copies}" in table.proof
+    assert f"% {copies}u" in result.files["lanes.cpp"]
+
+
+def test_the_checker_replays_each_lane_in_its_copy(compiled):
+    ports, result = compiled
+    report = result.report
+    checked = check.check_kernel(report.kernel, report.solution.bankings(), ports=ports)
+    assert [(lp.achieved_ii, lp.first_conflict) for lp in checked.loops] == [(1, None)]
+    spread = array(report, "table").banking
+    one = {"table": Banking("table", spread.scheme, spread.copies)}
+    (lp,) = check.check_kernel(report.kernel, {**report.solution.bankings(), **one},
+                               ports=ports).loops
+    assert lp.achieved_ii > 1 and lp.first_conflict.copy == 0
+
+
+@needs_gxx
+def test_emitted_kernel_and_trace_agree_with_the_original(compiled, tmp_path):
+    ports, result = compiled
+    report = result.report
+    outdir = arraypart.write_project(result, tmp_path / "lanes")
+    binary = tmp_path / "tb"
+    build = subprocess.run(["g++", "-std=c++14", "-O1", "-w", "-o", str(binary),
+                            str(outdir / "lanes.cpp"), str(outdir / "lanes_tb.cpp"), "-lm"],
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-3000:]
+    run = subprocess.run([str(binary)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    recorded = trace.record(report.kernel, clangtu.Options(), tmp_path,
+                            report.solution.bankings())
+    judged = api.judge_trace(report, recorded, ports=ports)
+    assert judged.disagreements == (), judged.format()
+    assert [loop.traced_ii for loop in judged.replay.loops] == [1]
+
+
+@pytest.mark.parametrize("written, copies", [(False, 2), (True, 1)])
+def test_a_table_written_in_the_lanes_gets_no_copies(tmp_path, written, copies):
+    """Four lanes (cheap to prove): their reads take two copies of the read-only table,
+    none once the lanes write it (every write would go to every copy)."""
+    report = arraypart.analyze(kernel(tmp_path, written), defines={"LANES": 4})
+    assert array(report, "table").banking.copies == copies
