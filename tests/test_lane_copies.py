@@ -11,6 +11,7 @@ import arraypart
 from arraypart import api, check
 from arraypart import expr as E
 from arraypart.banking.groups import ReadRef
+from arraypart.banking.proof import prove
 from arraypart.banking.space import copy_assignments
 from arraypart.check import trace
 from arraypart.frontend import clangtu
@@ -75,6 +76,18 @@ def test_lanes_read_their_own_copy_and_reach_ii_1(compiled):
     assert all(not isinstance(e, E.Const) for _, e in table.banking.read_copy)
     assert "reads copy" in table.proof and f"mod {copies}" in table.proof
     assert f"% {copies}u" in result.files["lanes.cpp"]
+
+
+def test_isl_proves_the_lane_rule_and_refutes_one_copy_for_all(compiled):
+    """Reads in different copies never compete: the spread proves; every lane in copy
+    0 (the same storage, one reference, one copy) is refuted with a colliding cycle."""
+    _, result = compiled
+    report = result.report
+    spread = array(report, "table").banking
+    am = report.model.array("table")
+    assert prove(am, spread).conflict_free
+    together = prove(am, Banking("table", spread.scheme, spread.copies))
+    assert not together.conflict_free and "table[?][?]" in together.counterexample
 
 
 def test_the_checker_replays_each_lane_in_its_copy(compiled):
