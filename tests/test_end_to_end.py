@@ -64,7 +64,8 @@ def test_the_traced_original_agrees_with_the_model(compiled, tmp_path):
     pragmas (scheduling rule) never need more than the model claims, every pipelined
     loop is traced and every address is the polyhedral model's."""
     report = compiled.report
-    recorded = trace.record(report.kernel, clangtu.Options(), tmp_path)
+    recorded = trace.record(report.kernel, clangtu.Options(), tmp_path,
+                            report.solution.bankings())
     for as_written in (False, True):
         result = api.judge_trace(report, recorded, as_written=as_written)
         assert result.disagreements == (), result.format()

@@ -102,7 +102,8 @@ def run_testbench(compiled, tmp_path: Path) -> subprocess.CompletedProcess:
 def assert_the_trace_agrees(compiled, tmp_path: Path, *, ports: int) -> None:
     """check --trace: the original, run on the testbench's inputs, makes the accesses
     the model predicts."""
-    recorded = trace.record(compiled.report.kernel, clangtu.Options(), tmp_path)
+    recorded = trace.record(compiled.report.kernel, clangtu.Options(), tmp_path,
+                            compiled.report.solution.bankings())
     judged = api.judge_trace(compiled.report, recorded, ports=ports)
     assert judged.disagreements == () and judged.addresses.compared, judged.format()
 

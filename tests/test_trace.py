@@ -139,7 +139,8 @@ def test_the_command_line_exits_1_on_a_disagreement(monkeypatch, capsys):
 
 def _traced(path, ports):
     report = api.analyze(path, ports=ports)
-    recorded = trace.record(report.kernel, clangtu.Options(), path.parent)
+    recorded = trace.record(report.kernel, clangtu.Options(), path.parent,
+                            report.solution.bankings())
     return [api.judge_trace(report, recorded, as_written=w, ports=ports)
             for w in (False, True)]
 
