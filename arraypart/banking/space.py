@@ -347,14 +347,16 @@ def copy_assignments(refs: tuple[ReadRef, ...], copies: int) -> list[Assignment]
 
     - by reference (in ``ref_id`` order): round robin ``k mod C`` and contiguous runs
       ``floor(k / ceil(R / C))`` of the k-th of R references;
-    - by lane: a reference with a ``lane_var`` u (values of stride g, n of them) reads
+    - by lane, only when there are fewer references than copies (so the ways by
+      reference leave a copy unread, and the search meets no more families where they
+      suffice): a reference with a ``lane_var`` u (values of stride g, n of them) reads
       copy ``floor(u / s) mod C`` in each lane, s = g (round robin over its lanes) or
       s = g*ceil(n / C) (runs); the other references round robin by reference."""
     run = -(-len(refs) // copies)
     ways = [tuple((r.ref_id, E.const(k % copies)) for k, r in enumerate(refs)),
             tuple((r.ref_id, E.const(k // run)) for k, r in enumerate(refs))]
     fixed = [r for r in refs if r.lane_var is None]
-    for runs in ((False, True) if len(fixed) < len(refs) else ()):
+    for runs in ((False, True) if len(fixed) < len(refs) < copies else ()):
         ways.append(tuple(sorted([(r.ref_id, _lane_rule(r, copies, runs))
                                   for r in refs if r.lane_var]
                                  + [(r.ref_id, E.const(k % copies))
