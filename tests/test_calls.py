@@ -299,3 +299,77 @@ def test_calls_arraypart_cannot_follow_are_located_errors(source, line, col, wor
         frontend.parse_source(source, name, top="k")
     assert (info.value.coord.line, info.value.coord.col) == (line, col), str(info.value)
     assert words in str(info.value)
+
+
+# Function templates, each call an instantiation bound to its arguments: a copy whose
+# sizes R and C are deduced from the arrays, and a filter whose tap count is given
+# explicitly, called twice in one pipelined loop with two counts.
+TEMPLATES = """\
+#define LEN 64
+
+template <int R, int C, typename T>
+static void copy(T (&dst)[R][C], const T src[][C]) {
+    for (int i = 0; i < R; i++)
+        for (int j = 0; j < C; j++) {
+#pragma HLS pipeline II=1
+            dst[i][j] = src[i][j];
+        }
+}
+
+template <int TAPS, typename T>
+static T fir(const T (&x)[LEN][4], int at) {
+    T s = 0;
+    for (int k = 0; k < TAPS; k++)
+        s += x[at][k] * (k + 1);
+    return s;
+}
+
+void taps(const int in[LEN][4], int out[LEN]) {
+    int buf[LEN][4];
+    copy(buf, in);
+    for (int i = 0; i < LEN; i++) {
+#pragma HLS pipeline II=1
+        out[i] = fir<4>(buf, i) - fir<2, int>(buf, i);
+    }
+}
+"""
+
+
+def test_template_instantiations_are_inlined_with_their_arguments():
+    kernel = frontend.parse_source(TEMPLATES, "taps.cpp")
+    loops = {loop.name: loop for loop in _loops(kernel.body)}
+    assert [pretty(b) for b in loops["copy/L6"].bound] == ["3"]
+    assert [pretty(b) for b in loops["copy/L5"].bound] == ["63"]
+    taps = [[pretty(b) for b in loop.bound] for loop in _loops(kernel.body)
+            if loop.name == "fir/L15"]
+    assert taps == [["3"], ["1"]]
+    reads = [(pretty(a.index[0]), pretty(a.index[1])) for a in _accesses(kernel.body)
+             if a.array == "buf" and a.kind == "read"]
+    assert reads == [("i", "k"), ("i", "k")]
+    assert kernel.array("buf").functions == ("copy", "fir")
+
+
+@needs_gxx
+def test_template_instantiations_bank_to_ii_1(tmp_path):
+    compiled, outdir = _round_trip(_kernel_file(tmp_path, "taps.cpp", TEMPLATES), tmp_path)
+    buf = next(a for a in compiled.report.solution.arrays if a.array.name == "buf")
+    assert buf.banking.scheme.banks == buf.lower_bound == 2
+    assert "template <int TAPS, typename T>" in compiled.files["taps.cpp"]
+    _build_and_run(outdir, "taps", tmp_path)
+
+
+@pytest.mark.parametrize("source, line, col, words", [
+    ("int g[4];\ntemplate <int *P>\nstatic void f(int a[4]) {\n  a[0] = 1;\n}\n"
+     "void k(int a[4]) {\n  f<g>(a);\n}\n", 7, 3,
+     "template argument 1 of 'f' is a declaration"),
+    ("template <int N>\nstatic int f(const int a[8]) {\n  int t[N];\n"
+     "  for (int k = 0; k < N; k++)\n    t[k] = a[k];\n  return t[0];\n}\n"
+     "void k(const int a[8], int b[2]) {\n  b[0] = f<2>(a);\n  b[1] = f<4>(a);\n}\n",
+     3, 7, "array 't' of template 'f' is int[4] in f<4> but int[2] in f<2>"),
+])
+def test_templates_arraypart_cannot_bank_are_located_errors(source, line, col, words):
+    with pytest.raises(KernelError) as info:
+        frontend.parse_source(source, "k.cpp", top="k")
+    assert (info.value.coord.line, info.value.coord.col) == (line, col), str(info.value)
+    assert words in str(info.value)
+

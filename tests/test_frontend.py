@@ -459,6 +459,7 @@ def test_cxx_constructs():
             ("stmt", 15, ("read A[2*i] #1 @15:14", "read A[2*i + 1] #2 @15:25",
                           "write loc[i] #0 @15:5")),
             ("stmt", 16, ("read loc[i] #4 @16:12", "write B[i] #3 @16:5")),
+            ("stmt", 8, ()),  # times<3>, inlined: its return statement
             ("stmt", 17, ("read loc[i] #6 @17:56", "write B[i + 8] #5 @17:5")))),
         ("stmt", 19, ("write P[0] #7 @19:3",)))
 

@@ -99,12 +99,13 @@ def _plus(a: E.Expr | None, b: E.Expr | None) -> E.Expr | None:
 
 
 def definitions(funcs: list[N.FuncDef], top: N.FuncDef) -> dict[str, N.FuncDef | None]:
-    """The file's function definitions other than the top, by name; None for a name
-    defined twice (overloads, which a call by name cannot tell apart)."""
+    """The file's function definitions other than the top, by key (a template's
+    instantiation by its own, :mod:`.templates`, else by name); None for a name defined
+    twice (overloads, which a call by name cannot tell apart)."""
     found: dict[str, N.FuncDef | None] = {}
     for f in funcs:
         if f is not top:
-            found[f.name] = None if f.name in found or f.name == top.name else f
+            found[f.key] = None if f.key in found or f.key == top.name else f
     return found
 
 
@@ -114,7 +115,7 @@ def known_calls(node: N.Node, callees: Mapping[str, N.FuncDef]) -> Iterator[N.Fu
     if isinstance(node, N.FuncCall):
         for arg in node.args:
             yield from known_calls(arg, callees)
-        if node.name in callees:
+        if node.key in callees:
             yield node
         return
     for child in node.children():

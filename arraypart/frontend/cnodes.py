@@ -12,13 +12,13 @@ compound statement that holds them, in text order, as :class:`Pragma` items.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import clang.cindex as ci
 
 from ..errors import Coord, KernelError
-from . import clangtu
+from . import clangtu, templates
 from .clangtu import PragmaLine, Unit
 
 K = ci.CursorKind
@@ -126,8 +126,17 @@ class Cast(Node):
 
 @dataclass(frozen=True, slots=True, eq=False)
 class FuncCall(Node):
+    """``name(args)``; ``instance``: the instantiation called when ``name`` is a function
+    template of the kernel file (:mod:`.templates`)."""
+
     name: str | None = None
     args: tuple[Node, ...] = ()
+    instance: str | None = None
+
+    @property
+    def key(self) -> str | None:
+        """The definition it calls: its instantiation, else its name."""
+        return self.instance or self.name
 
     def children(self):
         return self.args
@@ -316,7 +325,9 @@ class Empty(Node):
 
 @dataclass(frozen=True, slots=True, eq=False)
 class FuncDef(Node):
-    """A function definition: its parameters, body and return type (as written)."""
+    """A function definition: its parameters, body and return type (as written);
+    ``instance``: for an instantiation of a function template, its key (the text is the
+    template's, its parameters bound, :mod:`.templates`)."""
 
     name: str = ""
     params: tuple[Decl, ...] = ()
@@ -325,6 +336,12 @@ class FuncDef(Node):
     cursor: Any = field(default=None, repr=False)
     namespaces: tuple[str, ...] = ()  # the enclosing namespaces, outermost first
     extern_c: bool = False  # declared inside extern "C"
+    instance: str | None = None
+
+    @property
+    def key(self) -> str:
+        """What calls of it name: its instantiation, else its name."""
+        return self.instance or self.name
 
 
 def release_types(func: FuncDef, globals_) -> None:
@@ -387,6 +404,8 @@ class Converter:
     def __init__(self, unit: Unit, pragmas: list[PragmaLine]):
         self.unit = unit
         self._pragmas = pragmas
+        self._written = tuple(pragmas)
+        self._instances: dict[str, ci.Cursor] = {}  # instantiations called, by key
         self._macro_ranges = _macro_ranges(unit)
         self._depth = 0
 
@@ -427,6 +446,23 @@ class Converter:
         return FuncDef(self.unit.location_coord(cursor.location), start, end, cursor.spelling,
                        params, body, cursor.result_type.spelling, None, namespaces,
                        extern_c)
+
+    def instances(self) -> list[FuncDef]:
+        """The instantiations of the file's function templates that the converted
+        functions call, and those that these call in turn, each converted once with the
+        pragmas its template's text holds."""
+        done: list[FuncDef] = []
+        converted: set[str] = set()
+        while len(converted) < len(self._instances):
+            key = next(k for k in self._instances if k not in converted)
+            converted.add(key)
+            function = self._instances[key]
+            template = templates.specialized_template(function)
+            _, start, end = self._span(template)
+            self._pragmas.extend(p for p in self._written if start <= p.start < end
+                                 and p not in self._pragmas)
+            done.append(replace(self.function(function), instance=key))
+        return done
 
     def decl(self, cursor: ci.Cursor, *, param: bool = False, stmt: ci.Cursor | None = None,
              shared: bool = False) -> Decl:
@@ -623,7 +659,8 @@ class Converter:
             objects = [k for k in head.get_children() if k.kind.is_expression()] if (
                 head.kind == K.MEMBER_REF_EXPR) else []  # a.f(): a is evaluated too
             return FuncCall(coord, start, end, callee,
-                            tuple(self.expression(k) for k in objects + kids[1:]))
+                            tuple(self.expression(k) for k in objects + kids[1:]),
+                            self._instance(cursor.referenced, coord))
         operands = tuple(self.expression(k) for k in kids
                          if _callee_name(k) is None or not _callee_name(k).startswith(
                              "operator"))
@@ -643,6 +680,17 @@ class Converter:
             return UnaryOp(coord, start, end, op, operands[0])
         return Other(coord, start, end, f"call of {name}", operands)
 
+    def _instance(self, function: ci.Cursor | None, coord: Coord) -> str | None:
+        """The key of the instantiation ``function`` of a template defined in the
+        kernel file (noted for :meth:`instances`), or None."""
+        template = templates.specialized_template(function)
+        if template is None or not self.unit.in_main(template.location) or not any(
+                c.kind == K.COMPOUND_STMT for c in function.get_children()):
+            return None
+        key = templates.instance_key(function, coord)
+        self._instances.setdefault(key, function)
+        return key
+
     def expression(self, cursor: ci.Cursor) -> Node:
         self._enter(cursor)
         try:
@@ -659,6 +707,8 @@ class Converter:
             cursor, kind = kids[0], kids[0].kind
         coord, start, end = self._span(cursor)
         kids = list(cursor.get_children())
+        if kind == K.DECL_REF_EXPR and not cursor.spelling and len(kids) == 1:
+            return self.expression(kids[0])  # a template parameter, bound to its argument
         if kind == K.DECL_REF_EXPR:
             value = _constant_value(cursor.referenced)
             if value is not None:  # an enumerator, a constexpr or static const member

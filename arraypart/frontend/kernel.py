@@ -178,10 +178,11 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     func = choose_top(funcs, filename, top)
     values = _define_values(probe_decls)
     lines = text.split("\n")
+    instances = converter.instances()
     lowered = lower_function(func, globals_, filename, lines, values,
-                             definitions(funcs, func))
+                             definitions(funcs + instances, func))
     body = auto_pipeline(lowered.body) if pipeline_loops else lowered.body
-    for candidate in funcs:
+    for candidate in funcs + instances:
         N.release_types(candidate, globals_)
     searched = (os.path.dirname(os.path.abspath(filename)),) + tuple(
         os.path.abspath(d) for d in include_dirs)

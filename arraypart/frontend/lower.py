@@ -114,11 +114,13 @@ class _Lowering:
         self._ends: dict[str, tuple] = {}  # enclosing iterators: (init, bound, step)
         self._reached: dict[str, list[tuple[E.Expr | None, dict[str, Bound]]]] = {}
         self._callees = callees
-        self._calls: list[str] = [func.name]  # the chain of calls being inlined
+        self._calls: list[N.FuncDef] = [func]  # the chain of calls being inlined
         self._visible: dict[str, Binding] = {}  # C array names -> the memory they denote
         self._file_constants: dict[str, int] = {}
         self._file_arrays: dict[str, Binding] = {}
-        self._callee_arrays: dict[str, dict[str, Binding]] = {}
+        # per function text, by its offset (a template's instantiations share theirs):
+        # the first definition reached and its arrays
+        self._callee_arrays: dict[int, tuple[N.FuncDef, dict[str, Binding]]] = {}
         self._array_decls: dict[str, N.Decl] = {}
         self._functions: dict[str, list[str]] = {}  # array -> functions whose text uses it
         self._pipelines = 0  # pipelined loops enclosing the current statement
@@ -138,7 +140,7 @@ class _Lowering:
         self._fix_extents()
         arrays = tuple(replace(a, functions=tuple(self._functions.get(a.name, ())))
                        for a in self._arrays.values())
-        reached = tuple(self._callees[name] for name in self._callee_arrays)
+        reached = tuple(first for first, _ in self._callee_arrays.values())
         local = {name: d for name, d in self._array_decls.items()
                  if not self._arrays[name].interface and name not in self._file_arrays}
         return Lowered(arrays, body, reached, local, self._params(body),
@@ -522,7 +524,7 @@ class _Lowering:
         caller's arrays, its scalars to their arguments' values (its own integer
         scalars followed from there, :mod:`.scalars`), its iterators fresh; the
         caller's scalars and blocks come back after it."""
-        callee = self._callees[call.name]
+        callee = self._callees[call.key]
         if callee is None:
             raise KernelError(call.coord, f"'{call.name}' is defined more than once "
                                           "(overloads): arraypart inlines sub-functions "
@@ -533,15 +535,15 @@ class _Lowering:
                                           f"{MAX_INLINED_CALLS} inlined calls in all: "
                                           "arraypart inlines every call; flatten the "
                                           "call tree")
-        if callee.name in self._calls:
-            chain = " -> ".join(self._calls + [callee.name])
+        if callee.key in (f.key for f in self._calls):
+            chain = " -> ".join(f.name for f in self._calls + [callee])
             raise KernelError(call.coord, f"recursive call of '{callee.name}' ({chain}): "
                                           "arraypart inlines every call, so recursion "
                                           "cannot be modelled; write it as a loop")
         args = calls.bind(call, callee, self._visible, self._arrays, self._scope())
         saved = (self._visible, self._state(), self._scalars, self._blocks,
                  dict(self._constants), self._ref_ids, self._frame_start, self._frame_vars)
-        self._calls.append(callee.name)
+        self._calls.append(callee)
         try:
             self._constants.clear()
             self._constants.update(self._file_constants)
@@ -569,7 +571,7 @@ class _Lowering:
         """The arrays ``callee`` declares (one memory per declaration, shared by every
         call: the one text is banked once), added with their pragmas on first use; its
         streams, local or parameters, are FIFOs, no memories."""
-        if callee.name not in self._callee_arrays:
+        if callee.start not in self._callee_arrays:
             found: dict[str, Binding] = {}
             self._streams.update(p.name for p in callee.params if I.is_stream(p))
             for node in N.walk(callee.body):
@@ -578,10 +580,33 @@ class _Lowering:
                 elif isinstance(node, N.Decl) and node.is_array:
                     found[node.name] = Binding(self._add_array(
                         node, interface=False, owner=callee.name, taken=found))
-            self._callee_arrays[callee.name] = found
+            self._callee_arrays[callee.start] = (callee, found)
             self._apply_array_pragmas(callee.body, {**self._file_arrays, **found}, frozenset(
                 p.name for p in callee.params if calls.is_array_parameter(p)))
-        return self._callee_arrays[callee.name]
+        first, found = self._callee_arrays[callee.start]
+        if first is not callee:
+            self._check_shared_locals(callee, first, found)
+        return found
+
+    def _check_shared_locals(self, callee: N.FuncDef, first: N.FuncDef,
+                             found: Mapping[str, Binding]) -> None:
+        """The instantiations of one template share the arrays its text declares (one
+        text, one banking pragma): each must declare them with the first one's shape
+        and element type."""
+        for node in N.walk(callee.body):
+            if not (isinstance(node, N.Decl) and node.is_array) or I.is_stream(node):
+                continue
+            own = array_decl(node, interface=False)
+            shared = self._arrays[found[node.name].array]
+            if (own.shape, own.elem_type) != (shared.shape, shared.elem_type):
+                raise KernelError(node.coord, f"array '{node.name}' of template "
+                                              f"'{callee.name}' is {own.elem_type}"
+                                              f"{list(own.shape)} in {callee.key} but "
+                                              f"{shared.elem_type}{list(shared.shape)} in "
+                                              f"{first.key}: the template's one text "
+                                              "takes one banking; give the instantiations "
+                                              "arrays of one shape, or make them "
+                                              "separate functions")
 
     def _fresh_iterator(self, var: str) -> str:
         """``var``, or ``var_<k>`` when an enclosing loop's iterator is named so."""
@@ -606,7 +631,7 @@ class _Lowering:
         pragma = self._pragmas.parse(node)
         if pragma is None or pragma.kind not in LOOP_DIRECTIVES:
             return
-        function = self._callees[self._calls[-1]] if len(self._calls) > 1 else self._func
+        function = self._calls[-1]
         if (pragma.kind == "pipeline" and "off" in pragma.flags
                 and any(n is node for n in function.body.items)):
             return  # the function is not pipelined: nothing to model
@@ -674,13 +699,13 @@ class _Lowering:
             if memory is None:
                 self._collect(arg, out)
                 continue
-            if call.name not in self._callees and call.name not in calls.MEMORY_ROUTINES:
+            if call.key not in self._callees and call.name not in calls.MEMORY_ROUTINES:
                 raise KernelError(arg.coord, f"array '{memory.base.array}' is passed to "
                                              f"'{call.name or 'a function'}', whose "
                                              "definition is not in the kernel file: "
                                              "arraypart cannot see its accesses (define "
-                                             "it in the kernel file, not a template or "
-                                             "a header)")
+                                             "it, or its template, in the kernel file, "
+                                             "not in a header)")
             for node in memory.nodes():
                 self._collect(node, out)
 
@@ -733,7 +758,7 @@ class _Lowering:
         if binding.array in self._reached and not self._followed:
             self._reached[binding.array].append((index[0], dict(self._ranges),
                                                  dict(self._ends)))
-        user = self._calls[-1] if len(self._calls) > 1 else self._function_pipeline
+        user = self._calls[-1].name if len(self._calls) > 1 else self._function_pipeline
         if user is not None and user not in self._functions.setdefault(binding.array, []):
             self._functions[binding.array].append(user)
         for kind in kinds:
@@ -808,7 +833,7 @@ class _Lowering:
         self._bound_sizes(init, bound, step, items[:header])
         name = label or f"L{coord.line}"
         if len(self._calls) > 1:
-            name = f"{self._calls[-1]}/{name}"  # Vitis' location syntax
+            name = f"{self._calls[-1].name}/{name}"  # Vitis' location syntax
         # a callee's iterators, and one that C++ lets a header declaration shadow,
         # get a name no enclosing iterator has
         shadows = var in self._frame_vars
@@ -905,7 +930,7 @@ class _Lowering:
         pipeline_ii, unroll, pipeline_off = self._loop_pragmas(items[:header])
         name = label or f"L{coord.line}"
         if len(self._calls) > 1:
-            name = f"{self._calls[-1]}/{name}"
+            name = f"{self._calls[-1].name}/{name}"
         counter = self._fresh_iterator(f"{'do' if node.post_test else 'loop'}_n{coord.line}")
         while counter in self._scalars or counter in self._sizes:
             counter = self._fresh_iterator(counter + "_")

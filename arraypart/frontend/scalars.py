@@ -116,7 +116,7 @@ def _escaped(node: N.Node, names: frozenset[str],
     if isinstance(node, N.UnaryOp) and node.op == "&" and isinstance(node.expr, N.Id):
         return {node.expr.name} & names
     if isinstance(node, N.FuncCall) and node.name not in VALUE_CALLS:
-        callee = callees.get(node.name)
+        callee = callees.get(node.key)
         args = node.args if callee is None else [
             a for a, p in zip(node.args, callee.params)
             if p.ctype is None or p.ctype.kind in REFERENCE_KINDS]

@@ -1,0 +1,49 @@
+"""Function templates of the kernel file: one callee per instantiation (DESIGN §1).
+
+A call of a function template names one *instantiation*: the template with its
+template arguments bound (``load<32, float>`` for ``load(buf, in)`` with
+``template <int N, typename T> void load(T (&out)[N], const T *in)``).  clang builds
+each instantiation the program uses and libclang shows its body with every template
+parameter replaced by its argument (a non-type parameter ``N`` is the constant 32
+there), so an instantiation is converted like an ordinary function definition and
+inlined at its calls like one.  Its key (:func:`instance_key`) is the template's name
+with the arguments spelled out: two calls with the same arguments reach one callee,
+two with other arguments two callees (which share the template's text, so the lowering
+gives the arrays that text declares one banking for all of them).
+"""
+
+from __future__ import annotations
+
+import clang.cindex as ci
+
+from ..errors import Coord, KernelError
+
+K = ci.CursorKind
+A = ci.TemplateArgumentKind
+
+
+def specialized_template(function: ci.Cursor) -> ci.Cursor | None:
+    """The function template ``function`` instantiates, or None (no template)."""
+    if function is None or function.kind != K.FUNCTION_DECL:
+        return None
+    template = ci.conf.lib.clang_getSpecializedCursorTemplate(function)
+    return template if template is not None and template.kind == K.FUNCTION_TEMPLATE \
+        else None
+
+
+def instance_key(function: ci.Cursor, coord: Coord) -> str:
+    """``name<arg, ...>``: the instantiation's name with its template arguments (an
+    integral one by value, a type one by its canonical spelling); an argument of another
+    kind (a pack, a template, a pointer) is a located error at the call."""
+    args = []
+    for k in range(function.get_num_template_arguments()):
+        kind = function.get_template_argument_kind(k)
+        if kind == A.INTEGRAL:
+            args.append(str(function.get_template_argument_value(k)))
+        elif kind == A.TYPE:
+            args.append(function.get_template_argument_type(k).get_canonical().spelling)
+        else:
+            raise KernelError(coord, f"template argument {k + 1} of '{function.spelling}' "
+                                     f"is a {kind.name.lower()}: arraypart binds integer and "
+                                     "type template arguments only")
+    return f"{function.spelling}<{', '.join(args)}>"
