@@ -373,3 +373,63 @@ def test_templates_arraypart_cannot_bank_are_located_errors(source, line, col, w
     assert (info.value.coord.line, info.value.coord.col) == (line, col), str(info.value)
     assert words in str(info.value)
 
+
+# Output pointers of a scalar each (an extent of 1), written through '*' in a callee,
+# and a callee reading and writing single elements of the caller's rows through '*'.
+POINTERS = """\
+static void split(int a, int b, int *sum, int *diff) {
+    *sum = a + b;
+    *diff = a - b;
+}
+
+static void step(const int *x, int *y) {
+    *y = *x + *(x + 1);
+}
+
+void pointers(int a, int b, int *s, int *d, const int in[8], int out[4]) {
+    int buf[8];
+    split(a, b, s, d);
+    for (int i = 0; i < 8; i++)
+        buf[i] = in[i];
+    for (int i = 0; i < 4; i++) {
+#pragma HLS pipeline II=1
+        step(&buf[2 * i], &out[i]);
+    }
+}
+"""
+
+
+def test_dereferences_through_callee_pointers_are_element_accesses():
+    kernel = frontend.parse_source(POINTERS, "pointers.c")
+    assert kernel.array("s").shape == kernel.array("d").shape == (1,)
+    found = [(a.array, a.kind, tuple(pretty(E.simplify(e)) for e in a.index))
+             for a in _accesses(kernel.body) if a.array != "in"]
+    assert found == [("s", "write", ("0",)), ("d", "write", ("0",)),
+                     ("buf", "write", ("i",)), ("buf", "read", ("2*i",)),
+                     ("buf", "read", ("2*i + 1",)), ("out", "write", ("i",))]
+    assert kernel.array("buf").functions == ("step",)
+
+
+@needs_gxx
+def test_dereferences_through_callee_pointers_bank_to_ii_1(tmp_path):
+    compiled, outdir = _round_trip(_kernel_file(tmp_path, "pointers.c", POINTERS),
+                                   tmp_path)
+    buf = next(a for a in compiled.report.solution.arrays if a.array.name == "buf")
+    assert buf.max_concurrent == 2
+    _build_and_run(outdir, "pointers", tmp_path)
+
+
+@pytest.mark.parametrize("source, line, col, words", [
+    ("void k(int a[4]) {\n  int t[4];\n  *t = a[0];\n  a[1] = t[0];\n}\n", 3, 3,
+     "'*' on local array 't': write t[...]"),
+    ("static void f(int *p) {\n  *p = 1;\n  p++;\n  *p = 2;\n}\nvoid k(int a[4]) {\n"
+     "  f(a);\n}\n", 3, 3, "'f' moves its array parameter 'p'"),
+    ("static void f(int p[2][2]) {\n  **p = 2;\n}\nvoid k(int a[2][2]) {\n  f(a);\n}\n",
+     2, 4, "'*' on array 'p' of 2 dimensions"),
+])
+def test_dereferences_arraypart_cannot_follow_are_located_errors(source, line, col, words):
+    with pytest.raises(KernelError) as info:
+        frontend.parse_source(source, "k.c", top="k")
+    assert (info.value.coord.line, info.value.coord.col) == (line, col), str(info.value)
+    assert words in str(info.value)
+

@@ -134,6 +134,12 @@ def bind(call: N.FuncCall, callee: N.FuncDef, visible: Mapping[str, Binding],
     assigned = _assigned_names(callee.body)
     for param, arg in zip(callee.params, call.args):
         memory = memory_argument(arg, visible, arrays)
+        if memory is not None and param.name in assigned:
+            moved = _assignment_of(callee.body, param.name)
+            raise KernelError(moved.coord, f"'{callee.name}' moves its array parameter "
+                                           f"'{param.name}': arraypart follows an array "
+                                           "parameter by the subscripts written on it; "
+                                           f"index it ({param.name}[k]) instead")
         if memory is not None:
             bound[param.name] = _array_binding(param, arg, memory.binding(scope), arrays,
                                                callee)
@@ -252,7 +258,17 @@ def _by_reference(param: N.Decl) -> bool:
 
 def _assigned_names(body: N.Node) -> set[str]:
     """Names assigned (``=``, ``op=``, ``++``, ``--``) anywhere in ``body``."""
-    names = set()
+    return {target.name for _, target in _assignments(body)}
+
+
+def _assignment_of(body: N.Node, name: str) -> N.Node:
+    """The first assignment of ``name`` in ``body``."""
+    return next(node for node, target in _assignments(body) if target.name == name)
+
+
+def _assignments(body: N.Node) -> Iterator[tuple[N.Node, N.Id]]:
+    """Each assignment (``=``, ``op=``, ``++``, ``--``) of a name in ``body``, with
+    the name assigned."""
     for node in N.walk(body):
         target = None
         if isinstance(node, N.Assignment):
@@ -260,5 +276,4 @@ def _assigned_names(body: N.Node) -> set[str]:
         elif isinstance(node, N.UnaryOp) and node.op in ASSIGNING:
             target = node.expr
         if isinstance(target, N.Id):
-            names.add(target.name)
-    return names
+            yield node, target

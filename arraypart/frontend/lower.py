@@ -686,6 +686,8 @@ class _Lowering:
             self._target(node.lvalue, out, kinds)
         elif isinstance(node, N.UnaryOp) and node.op in INCREMENTS:
             self._target(node.expr, out, ("read", "write"))
+        elif isinstance(node, N.UnaryOp) and node.op == "*":
+            self._dereference(node, out, ("read",))
         else:
             for child in node.children():
                 if child is not None:
@@ -715,6 +717,8 @@ class _Lowering:
                               f"assignment to loop iterator '{node.name}' inside its loop")
         if isinstance(node, N.ArrayRef):
             self._reference(node, out, kinds)
+        elif isinstance(node, N.UnaryOp) and node.op == "*":
+            self._dereference(node, out, kinds)
         elif isinstance(node, N.Other) and node.what == MEMBER and isinstance(
                 _first(node.parts), N.ArrayRef):
             # A[i].x = v: a field of one element is written.
@@ -750,6 +754,11 @@ class _Lowering:
         if len(subscripts) != rank:
             raise KernelError(coord, f"array '{name}' has {rank} dimension(s) but is "
                                      f"indexed with {len(subscripts)} subscript(s)")
+        self._element(binding, subscripts, self._ref_ids[id(node)], coord, out, kinds)
+
+    def _element(self, binding: Binding, subscripts: list[N.Node], ref_id: int,
+                 coord: Coord, out: list[Access], kinds: tuple[str, ...]) -> None:
+        """The accesses of one element of ``binding``, ``subscripts`` written on it."""
         scope = self._scope()
         index = binding.index(tuple(quasi_affine(s, scope) for s in subscripts))
         for subscript, e in zip(subscripts, index[len(binding.prefix):]):
@@ -762,7 +771,42 @@ class _Lowering:
         if user is not None and user not in self._functions.setdefault(binding.array, []):
             self._functions[binding.array].append(user)
         for kind in kinds:
-            out.append(Access(binding.array, index, kind, self._ref_ids[id(node)], coord))
+            out.append(Access(binding.array, index, kind, ref_id, coord))
+
+    def _dereference(self, node: N.UnaryOp, out: list[Access],
+                     kinds: tuple[str, ...]) -> None:
+        """``*p`` and ``*(p + e)`` on a visible array name are ``p[0]`` and ``p[e]``.
+        Code generation rewrites subscripts only, so where it would have to rewrite this
+        one (a banked local of the top, outside a function pipeline) it is an error."""
+        pointer = node.expr
+        while isinstance(pointer, N.Cast):
+            pointer = pointer.expr
+        offset: N.Node = N.Constant(node.coord, -1, -1, 0)
+        if isinstance(pointer, N.BinaryOp) and pointer.op == "+":
+            pointer, offset = next(((p, o) for p, o in ((pointer.left, pointer.right),
+                                                        (pointer.right, pointer.left))
+                                    if isinstance(p, N.Id) and p.name in self._visible),
+                                   (pointer, offset))
+        if not (isinstance(pointer, N.Id) and pointer.name in self._visible):
+            self._collect(node.expr, out)
+            return
+        binding = self._visible[pointer.name]
+        array = self._arrays[binding.array]
+        if len(array.shape) - len(binding.prefix) != 1:
+            raise KernelError(node.coord, f"'*' on array '{pointer.name}' of "
+                                          f"{len(array.shape) - len(binding.prefix)} "
+                                          "dimensions: write its element with "
+                                          "subscripts")
+        if len(self._calls) == 1 and self._function_pipeline is None and not (
+                array.interface):
+            raise KernelError(node.coord, f"'*' on local array '{pointer.name}': write "
+                                          f"{pointer.name}[...] (arraypart rewrites the "
+                                          "subscripts of the arrays it banks)")
+        self._collect(offset, out)
+        if id(node) not in self._ref_ids:
+            self._ref_ids[id(node)] = self._next_ref
+            self._next_ref += 1
+        self._element(binding, [offset], self._ref_ids[id(node)], node.coord, out, kinds)
 
     # ------------------------------------------------------------ loops
 
