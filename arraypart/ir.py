@@ -108,7 +108,8 @@ class Array:
     ``functions``: the sub-functions whose text accesses it (through an array parameter
     or as their own local), and the top when a function-level pipeline accesses it;
     that text is shared by every call, so the banking must be pragma-only
-    (:attr:`pragma_only`).
+    (:attr:`pragma_only`).  ``header``: a file-scope array that a header of the kernel
+    declares, whose declaration arraypart does not rewrite: pragma-only too.
     """
 
     name: str
@@ -125,6 +126,7 @@ class Array:
     bundle: str | None = None
     partitionable: bool = True
     functions: tuple[str, ...] = ()
+    header: bool = False
 
     def __post_init__(self):
         if self.bundle is not None and (self.partitionable or not self.interface):
@@ -138,9 +140,9 @@ class Array:
     @property
     def pragma_only(self) -> bool:
         """Its banking is emitted as ``array_partition`` pragmas alone (per_dim, no read
-        copies, no rewritten references): the top's signature or a sub-function's text,
-        shared by all its calls, must stay as written."""
-        return self.interface or bool(self.functions)
+        copies, no rewritten references): the top's signature, a sub-function's text,
+        shared by all its calls, or a header's declaration must stay as written."""
+        return self.interface or bool(self.functions) or self.header
 
     @property
     def size(self) -> int:

@@ -433,3 +433,36 @@ def test_dereferences_arraypart_cannot_follow_are_located_errors(source, line, c
     assert (info.value.coord.line, info.value.coord.col) == (line, col), str(info.value)
     assert words in str(info.value)
 
+
+# A table in a header of the kernel's own, read four taps per cycle: its declaration
+# stays as written, so it is banked by a pragma in the top function.
+TABLE_HEADER = "static const int taps[8] = {1, 2, 3, 4, 5, 6, 7, 8};\n"
+TABLE_KERNEL = """\
+#include "taps.h"
+
+void table(const int in[32], int out[32]) {
+    for (int i = 0; i < 32; i++) {
+#pragma HLS pipeline II=1
+        int s = 0;
+        for (int k = 0; k < 4; k++)
+            s += in[i] * taps[(i + k) % 8];
+        out[i] = s;
+    }
+}
+"""
+
+
+@needs_gxx
+def test_an_array_of_a_local_header_is_banked_by_pragma(tmp_path):
+    (tmp_path / "taps.h").write_text(TABLE_HEADER)
+    compiled = arraypart.compile_kernel(_kernel_file(tmp_path, "table.cpp", TABLE_KERNEL))
+    taps = next(a for a in compiled.report.solution.arrays if a.array.name == "taps")
+    assert taps.array.header and taps.array.shape == (8,)
+    assert taps.banking.scheme.kind == "per_dim" and taps.conflict_free
+    text = compiled.files["table.cpp"]
+    assert "#pragma HLS array_partition variable=taps" in text
+    assert "static const int taps" not in text
+    outdir = arraypart.write_project(compiled, tmp_path / "out")
+    (outdir / "taps.h").write_text(TABLE_HEADER)
+    _build_and_run(outdir, "table", tmp_path)
+

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
@@ -173,7 +174,9 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     converter = N.Converter(unit, pragmas)
     if not unit.is_cxx:
         _check_cpp_keywords(unit, user_end)
-    funcs, globals_, probe_decls = _top_level(unit, converter, user_end)
+    own_headers = _OwnHeaders(set(IDENTIFIER.findall(text)),
+                              os.path.abspath(clangtu.hls_include_dir(hls_include)))
+    funcs, globals_, probe_decls = _top_level(unit, converter, user_end, own_headers)
     _check_reserved_functions(funcs)
     func = choose_top(funcs, filename, top)
     values = _define_values(probe_decls)
@@ -214,14 +217,18 @@ def _apply_overrides(text: str, overrides: Mapping[str, int]) -> tuple[str, dict
     return edited, {n: v for n, v in overrides.items() if n not in seen}
 
 
-def _top_level(unit: clangtu.Unit, converter: N.Converter, user_end: int):
-    """The kernel file's function definitions, file-scope variables and probes."""
+def _top_level(unit: clangtu.Unit, converter: N.Converter, user_end: int,
+               own_headers: "_OwnHeaders"):
+    """The kernel file's function definitions, file-scope variables and probes; with
+    the file-scope variables, the arrays of its own headers that its text names."""
     funcs, globals_, probes = [], [], []
     stack = [(c, (), False) for c in unit.tu.cursor.get_children()
              if c.kind in TOP_LEVEL_KINDS]
     while stack:
         c, spaces, extern_c = stack.pop(0)
         if not unit.in_main(c.location):
+            if own_headers.array(c):
+                globals_.append(converter.decl(c, stmt=c))
             continue
         if c.kind in FUNCTION_SCOPES:
             inner = spaces + ((c.spelling,) if c.kind == ci.CursorKind.NAMESPACE else ())
@@ -236,6 +243,25 @@ def _top_level(unit: clangtu.Unit, converter: N.Converter, user_end: int):
             elif c.location.offset < user_end:
                 globals_.append(converter.decl(c, stmt=c))
     return funcs, tuple(globals_), probes
+
+
+@dataclass(frozen=True, slots=True)
+class _OwnHeaders:
+    """What tells the kernel's own headers' arrays from the others: ``used``, the
+    identifiers of the kernel's text; ``vitis``, the folder of the Vitis headers."""
+
+    used: set[str]
+    vitis: str
+
+    def array(self, cursor: ci.Cursor) -> bool:
+        """``cursor`` declares a file-scope array of fixed size in a header of the
+        kernel's own (not a system or Vitis header) and the kernel's text names it."""
+        location = cursor.location
+        return (cursor.kind == ci.CursorKind.VAR_DECL and cursor.spelling in self.used
+                and cursor.type.kind == ci.TypeKind.CONSTANTARRAY
+                and location.file is not None and not location.is_in_system_header
+                and not os.path.abspath(location.file.name).startswith(
+                    self.vitis + os.sep))
 
 
 def _check_cpp_keywords(unit: clangtu.Unit, user_end: int) -> None:

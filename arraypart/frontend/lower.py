@@ -232,7 +232,9 @@ class _Lowering:
                 self._add_parameter(param)
         for node in self._globals:
             if node.is_array:
-                self._add_array(node, interface=False)
+                name = self._add_array(node, interface=False)
+                if node.start < 0:  # declared in a header
+                    self._arrays[name] = replace(self._arrays[name], header=True)
                 self._file_arrays[node.name] = Binding(node.name)
         for node in N.walk(self._func.body):
             if isinstance(node, N.Decl) and I.is_stream(node):
