@@ -279,9 +279,9 @@ def test_dataflow_processes_share_one_banking_per_channel(tmp_path):
      "recursive call of 'f' (k -> f -> f)"),
     ("void g(int *p);\nvoid k(int a[4]) {\n  g(a);\n}\n", 3, 5,
      "array 'a' is passed to 'g', whose definition is not in the kernel file"),
-    ("static void f(int a[4]) {\n#pragma HLS array_partition variable=a complete\n"
-     "  a[0] = 1;\n}\nvoid k(int a[4]) {\n  f(a);\n}\n", 2, 29,
-     "array_partition on array parameter 'a' of a sub-function"),
+    ("static void f(int a[4]) {\n#pragma HLS bind_storage variable=a type=ram_1p\n"
+     "  a[0] = 1;\n}\nvoid k(int a[4]) {\n  f(a);\n}\n", 2, 26,
+     "bind_storage on array parameter 'a' of a sub-function"),
     ("static void f(int a[2][4]) {\n  a[0][0] = 1;\n}\nvoid k(int a[4][4]) {\n"
      "  f(a[1]);\n}\n", 5, 5, "'f' takes 'a' as 2x4, but the argument is 4 of array 'a'"),
     ("static void f(int *p) {\n  p[0] = 1;\n}\nvoid k(int a[4][4]) {\n"
@@ -466,3 +466,66 @@ def test_an_array_of_a_local_header_is_banked_by_pragma(tmp_path):
     (outdir / "taps.h").write_text(TABLE_HEADER)
     _build_and_run(outdir, "table", tmp_path)
 
+
+# array_partition on the array parameters of callees: Vitis partitions the arrays the
+# calls pass (buf through both callees, the same partition twice; acc through one).
+PARAMETER_PARTITIONS = """\
+#define N 64
+
+static void scale(int v[N], int s) {
+#pragma HLS array_partition variable=v cyclic factor=4
+    for (int i = 0; i < N / 4; i++) {
+#pragma HLS pipeline II=1
+        for (int j = 0; j < 4; j++)
+            v[4 * i + j] *= s;
+    }
+}
+
+static void add(const int a[N], int b[N]) {
+#pragma HLS array_partition variable=a cyclic factor=4
+#pragma HLS array_partition variable=b cyclic factor=4
+    for (int i = 0; i < N / 4; i++) {
+#pragma HLS pipeline II=1
+        for (int j = 0; j < 4; j++)
+            b[4 * i + j] += a[4 * i + j];
+    }
+}
+
+void params(const int in[N], int out[N]) {
+    int buf[N];
+    int acc[N];
+    for (int i = 0; i < N; i++) {
+        buf[i] = in[i];
+        acc[i] = 0;
+    }
+    scale(buf, 3);
+    add(buf, acc);
+    for (int i = 0; i < N; i++)
+        out[i] = acc[i];
+}
+"""
+
+
+def test_array_partition_of_a_parameter_partitions_the_array_passed():
+    kernel = frontend.parse_source(PARAMETER_PARTITIONS, "params.c")
+    for name in ("buf", "acc"):
+        assert [(p.type, p.factor, p.dim, p.coord.line)
+                for p in kernel.array(name).partitions] == [
+            ("cyclic", 4, 1, 4 if name == "buf" else 14)]
+    assert kernel.array("in").partitions == ()
+
+
+@pytest.mark.parametrize("source, line, col, words", [
+    ("static void f(int a[4]) {\n#pragma HLS array_partition variable=a complete\n"
+     "  a[0] = 1;\n}\nvoid k(int a[2][4]) {\n  f(a[1]);\n}\n", 2, 29,
+     "array_partition on 'a', which this call gives part of array 'a'"),
+    ("static void f(int a[4]) {\n#pragma HLS array_partition variable=a cyclic factor=2\n"
+     "  a[0] = 1;\n}\nvoid k(int b[4]) {\n#pragma HLS array_partition variable=b complete\n"
+     "  f(b);\n}\n", 2, 29, "partitions array 'b' otherwise than the pragma at k.c:6:"),
+])
+def test_parameter_partitions_arraypart_cannot_apply_are_located_errors(
+        source, line, col, words):
+    with pytest.raises(KernelError) as info:
+        frontend.parse_source(source, "k.c", top="k")
+    assert (info.value.coord.line, info.value.coord.col) == (line, col), str(info.value)
+    assert words in str(info.value)

@@ -333,7 +333,8 @@ class _Lowering:
         """``array_partition``, ``bind_storage`` and the legacy ``resource core=`` of a
         memory in ``body`` (a function's); unknown directives are warned about.
         ``names``: the arrays its text names; ``parameters``: its array parameters,
-        which other functions' arrays stand for."""
+        which other functions' arrays stand for (an ``array_partition`` of one is applied
+        at each call, :meth:`_apply_parameter_partitions`)."""
         ranks = {c_name: len(self._arrays[b.array].shape) for c_name, b in names.items()}
         for node in N.walk(body):
             pragma = self._pragmas.parse(node) if isinstance(node, N.Pragma) else None
@@ -349,6 +350,8 @@ class _Lowering:
                     continue
             elif pragma.kind not in ("array_partition", "bind_storage"):
                 continue
+            if pragma.option("variable") in parameters and pragma.kind == "array_partition":
+                continue
             if pragma.option("variable") in parameters:
                 self._pragmas.error(pragma, f"{pragma.kind} on array parameter "
                                             f"'{pragma.option('variable')}' of a "
@@ -363,6 +366,40 @@ class _Lowering:
             else:
                 kind, impl = storage or self._pragmas.storage(pragma)
                 self._arrays[name] = replace(array, storage=kind, storage_impl=impl)
+
+    def _apply_parameter_partitions(self, callee: N.FuncDef,
+                                    bound: Mapping[str, Binding]) -> None:
+        """An ``array_partition`` of an array parameter of ``callee`` partitions the
+        array the call passes, as Vitis carries it to the caller's array: the whole
+        array (a row or a pointer into one cannot be partitioned alone); the same
+        partition twice is one, and one that another pragma contradicts is an error."""
+        for node in N.walk(callee.body):
+            pragma = self._pragmas.parse(node) if isinstance(node, N.Pragma) else None
+            if pragma is None or pragma.kind != "array_partition" or (
+                    pragma.option("variable") not in bound):
+                continue
+            variable = pragma.option("variable")
+            binding = bound[variable]
+            if binding.prefix or binding.offset != E.Const(0):
+                self._pragmas.error(pragma, f"array_partition on '{variable}', which this "
+                                            f"call gives part of array '{binding.array}' "
+                                            "(a row or a pointer into it): Vitis partitions "
+                                            f"whole arrays; place it where '{binding.array}' "
+                                            "is defined", "variable")
+            array = self._arrays[binding.array]
+            partition = self._pragmas.partition(pragma, len(array.shape))
+            written = [(p.type, p.factor, p.dim) for p in array.partitions]
+            if (partition.type, partition.factor, partition.dim) in written:
+                continue
+            clash = next((p for p in array.partitions if 0 in (p.dim, partition.dim)
+                          or p.dim == partition.dim), None)
+            if clash is not None:
+                self._pragmas.error(pragma, f"array_partition on '{variable}' partitions "
+                                            f"array '{binding.array}' otherwise than the "
+                                            f"pragma at {clash.coord}: give the array one "
+                                            "partitioning", "variable")
+            self._arrays[binding.array] = replace(
+                array, partitions=array.partitions + (partition,))
 
     # ------------------------------------------------------------ statements
 
@@ -557,6 +594,7 @@ class _Lowering:
             self._add_constants(n for n in N.walk(callee.body) if isinstance(n, N.Decl))
             self._visible = {**self._file_arrays, **self._callee_locals(callee),
                              **args.arrays}
+            self._apply_parameter_partitions(callee, args.arrays)
             refs = N.outer_array_refs(callee.body)
             self._ref_ids = {id(r): self._next_ref + k for k, r in enumerate(refs)}
             self._next_ref += len(refs)
