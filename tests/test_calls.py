@@ -15,7 +15,7 @@ from arraypart import check, frontend
 from arraypart import expr as E
 from arraypart.expr import pretty
 from arraypart.errors import KernelError
-from arraypart.ir import Loop, Stmt
+from arraypart.ir import If, Loop, Stmt
 
 from conftest import needs_gxx
 
@@ -529,3 +529,40 @@ def test_parameter_partitions_arraypart_cannot_apply_are_located_errors(
         frontend.parse_source(source, "k.c", top="k")
     assert (info.value.coord.line, info.value.coord.col) == (line, col), str(info.value)
     assert words in str(info.value)
+
+
+# A call in an if condition, in a callee that returns early: the call runs before the
+# branch whichever way it goes, and the statements after the early return are counted
+# as run (a superset).
+CALL_IN_CONDITION = """\
+static int even(const int v[8], int i) {
+    return v[i] % 2 == 0;
+}
+
+static int pick(const int v[8], int w[8], int i) {
+    if (even(v, i))
+        return 0;
+    w[i] = v[7 - i];
+    return 1;
+}
+
+void cond(const int in[8], int out[8]) {
+    int n = 0;
+    for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+        n += pick(in, out, i);
+    }
+    out[0] = n;
+}
+"""
+
+
+def test_a_call_in_an_if_condition_is_inlined_before_the_if():
+    kernel = frontend.parse_source(CALL_IN_CONDITION, "cond.c")
+    loop = next(_loops(kernel.body))
+    flat = [("if", [a.coord.line for a in node.cond_accesses]) if isinstance(node, If)
+            else ("stmt", [(a.kind, pretty(a.index[0])) for a in node.accesses])
+            for node in loop.body]
+    assert flat == [("stmt", [("read", "i")]), ("if", []),
+                    ("stmt", [("read", "-1*i + 7"), ("write", "i")]), ("stmt", []),
+                    ("stmt", [])]

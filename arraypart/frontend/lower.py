@@ -494,7 +494,7 @@ class _Lowering:
         if isinstance(node, N.For):
             return self._loop(node, None)
         if isinstance(node, N.If):
-            return [self._if(node)]
+            return self._inlined(node.cond) + [self._if(node)]
         if isinstance(node, N.Unsupported) and node.keyword in ESCAPES and self._loops:
             return []  # the model runs every iteration to its end: a superset
         if isinstance(node, N.Unsupported):
@@ -681,8 +681,9 @@ class _Lowering:
 
     def _if(self, node: N.If) -> If:
         """An ``if``; a scalar keeps an affine value after it only when both branches
-        leave it the same (:func:`.scalars.merge`)."""
-        self._no_calls(node.cond, "an if condition")
+        leave it the same (:func:`.scalars.merge`).  The calls in its condition are
+        inlined before it (:meth:`_statement`): the condition runs whichever branch is
+        taken (one that ``&&`` or ``||`` may skip is counted as run: a superset)."""
         cond = condition_dnf(node.cond, self._scope())
         cond_accesses = () if cond is not None else tuple(self._accesses(node.cond))
         self._apply_effects(node.cond)
