@@ -32,9 +32,10 @@ def specialized_template(function: ci.Cursor) -> ci.Cursor | None:
 
 
 def instance_key(function: ci.Cursor, coord: Coord) -> str:
-    """``name<arg, ...>``: the instantiation's name with its template arguments (an
-    integral one by value, a type one by its canonical spelling); an argument of another
-    kind (a pack, a template, a pointer) is a located error at the call."""
+    """``ns::name<arg, ...>(param types)``: the instantiation's qualified name with its
+    template arguments (an integral one by value, a type one by its canonical spelling)
+    and its parameter types (overloaded templates may share the arguments); an argument
+    of another kind (a pack, a template, a pointer) is a located error at the call."""
     args = []
     for k in range(function.get_num_template_arguments()):
         kind = function.get_template_argument_kind(k)
@@ -46,4 +47,16 @@ def instance_key(function: ci.Cursor, coord: Coord) -> str:
             raise KernelError(coord, f"template argument {k + 1} of '{function.spelling}' "
                                      f"is a {kind.name.lower()}: arraypart binds integer and "
                                      "type template arguments only")
-    return f"{function.spelling}<{', '.join(args)}>"
+    params = ", ".join(a.type.get_canonical().spelling for a in function.get_arguments())
+    return f"{_qualified(function)}<{', '.join(args)}>({params})"
+
+
+def _qualified(function: ci.Cursor) -> str:
+    """``function``'s name with its enclosing namespaces and classes."""
+    names = [function.spelling]
+    parent = function.semantic_parent
+    while parent is not None and parent.kind != K.TRANSLATION_UNIT:
+        if parent.spelling:
+            names.insert(0, parent.spelling)
+        parent = parent.semantic_parent
+    return "::".join(names)
