@@ -453,6 +453,16 @@ void table(const int in[32], int out[32]) {
 """
 
 
+def test_a_header_array_that_the_top_shadows_is_not_the_kernels(tmp_path):
+    (tmp_path / "taps.h").write_text(TABLE_HEADER)
+    path = _kernel_file(tmp_path, "shadow.cpp", TABLE_KERNEL.replace(
+        "void table(const int in[32], int out[32]) {",
+        "void shadow(const int in[32], int out[32]) {\n    int taps[8] = {0};"))
+    kernel = frontend.parse_kernel(path)
+    assert [a.name for a in kernel.arrays] == ["in", "out", "taps"]
+    assert not kernel.array("taps").header
+
+
 @needs_gxx
 def test_an_array_of_a_local_header_is_banked_by_pragma(tmp_path):
     (tmp_path / "taps.h").write_text(TABLE_HEADER)

@@ -225,13 +225,17 @@ class _Lowering:
                 self._constants[decl.name] = value
 
     def _collect_arrays(self) -> None:
+        """The top's array parameters, the file's arrays, the top's local arrays; a
+        header's array that a name of the top shadows is none of the kernel's."""
         for param in self._func.params:
             if I.is_stream(param):
                 self._streams.add(param.name)
             elif param.is_array or I.is_unsized(param):
                 self._add_parameter(param)
+        shadowing = {p.name for p in self._func.params} | {
+            n.name for n in N.walk(self._func.body) if isinstance(n, N.Decl)}
         for node in self._globals:
-            if node.is_array:
+            if node.is_array and not (node.start < 0 and node.name in shadowing):
                 name = self._add_array(node, interface=False)
                 if node.start < 0:  # declared in a header
                     self._arrays[name] = replace(self._arrays[name], header=True)
