@@ -515,9 +515,12 @@ class _Search:
         return _Found(*found, tried) if found is not None else replace(best, tried=tried)
 
     def _refine_tiers(self, best: _Found) -> Iterator[int]:
-        """The tiers :meth:`_refine` searches (see there)."""
+        """The tiers :meth:`_refine` searches (see there).  Pricing a tier's families
+        is the refinement's cost before any pre-check (a thousand tiers for an array
+        with a thousand lanes), so the deadline is read at each tier."""
         first = best.cost.physical_banks
         for tier in range(first + 1, self.horizon(first) + 1):
+            self._check_time(tier, best.tried)
             floor = min(self.tier_floor(tier), self.options.bram_budget + 1)
             if best.cost.rule_lanes or floor < best.cost.bram18k:
                 yield tier
