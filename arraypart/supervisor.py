@@ -11,10 +11,11 @@ process, which never enters isl, clang or numpy, watches it:
   run does (message, status 128 + signal).  When it has not ended
   :data:`SIGNAL_GRACE_S` later (it is inside one long call), it is killed and this
   process says "interrupted; nothing was written" and exits 128 + signal.
-- A stage the worker announced (:func:`arraypart.limits.stage`) that runs
-  :data:`DEADLINE_GRACE_S` past its deadline, or past its last sign of life
-  (:func:`alive`) once the deadline has passed, is inside one call the stage's own
-  checks cannot see into: it is killed the same way, exit 1, stage and kernel named.
+- A stage the worker announced (:func:`arraypart.limits.stage`) that runs its grace
+  (:data:`DEADLINE_GRACE_S`, or a quarter of a longer limit) past its deadline, or
+  past its last sign of life (:func:`alive`) once the deadline has passed, is inside
+  one call the stage's own checks cannot see into: it is killed the same way, exit 1,
+  stage and kernel named.
 - The worker writes the output folder only once this process has granted it
   (:func:`unkillable`); from then on the worker is never killed, so the output folder
   holds the old output or the new one (:mod:`arraypart.output`).
@@ -47,6 +48,11 @@ SIGNAL_GRACE_S = 0.5
 #: it within one piece of work and then keep what is proven (the solver's best
 #: banking), which is worth a little more time than a signal's stop.
 DEADLINE_GRACE_S = 1.0
+#: ... and at least this share of the stage's own limit: a stage's checks run between
+#: pieces of work that grow with the input (a chunk of the replay, one isl proof), and
+#: a stage that stops itself keeps its work (the solver's proven banking, the emitted
+#: code with a warning that the rule check was cut short) where a kill keeps nothing.
+DEADLINE_GRACE_SHARE = 0.25
 #: How often the watch looks at the clocks while nothing else happens.
 POLL_S = 0.05
 #: The signals passed on to the worker (the same as :data:`arraypart.interrupts.HANDLED`,
@@ -142,7 +148,8 @@ def unblock() -> None:
 @dataclass
 class _Stage:
     """An announced stage: past ``at`` on its clock (the worker's CPU time or the
-    monotonic clock) plus :data:`DEADLINE_GRACE_S`, the worker is stuck."""
+    monotonic clock) plus its grace (:data:`DEADLINE_GRACE_S`, or
+    :data:`DEADLINE_GRACE_SHARE` of ``seconds`` when longer), the worker is stuck."""
 
     name: str
     where: str
@@ -229,7 +236,8 @@ class _Watch:
             _say("interrupted; nothing was written")
             return 128 + self.signum
         stage = self.stage
-        if stage is not None and self._clock(stage.cpu) > stage.at + DEADLINE_GRACE_S:
+        if stage is not None and self._clock(stage.cpu) > stage.at + max(
+                DEADLINE_GRACE_S, DEADLINE_GRACE_SHARE * stage.seconds):
             self._kill()
             _say(f"{stage.where}: time limit of {stage.seconds:g} s reached while "
                  f"{stage.name} (inside one call that cannot be interrupted); nothing "
