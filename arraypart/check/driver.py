@@ -223,7 +223,7 @@ def _check_region(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory
     dynamic: dict[ir.Access, int] = {}
     for root, emitted, entry_trip in _chunks(region, deadline):
         trip = max(trip, entry_trip)
-        runs = _runs(emitted, kernel, memories, totals, static)
+        runs = _runs(emitted, kernel, memories, totals, static, deadline)
         for run in runs:
             need = max(need, int(run.need.max(initial=1)))
             if static is not None:
@@ -257,7 +257,8 @@ def _count_dynamic(run: _Run, static: frozenset, dynamic: dict[ir.Access, int]) 
 
 
 def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory],
-          totals: _Totals, static: frozenset | None) -> list[_Run]:
+          totals: _Totals, static: frozenset | None,
+          deadline: Deadline | None) -> list[_Run]:
     by_run: dict[int, list[Emitted]] = {}
     for e in emitted:
         by_run.setdefault(e.run, []).append(e)
@@ -273,7 +274,8 @@ def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory
                     else site_cells(a, e.frame, banking))
         order = tuple(frame.order) + (np.full(frame.rows, run, np.int64),)
         arrays = sorted(per_array, key=lambda name: memories[name].position)
-        needs = {name: _needs(per_array[name], memories[name], frame.rows, static)
+        needs = {name: _needs(per_array[name], memories[name], frame.rows, static,
+                              deadline)
                  for name in arrays}
         for name in arrays:
             _tally(per_array[name], memories[name].array, totals)
@@ -284,10 +286,13 @@ def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory
     return runs
 
 
-def _needs(cs: list, memory: _Memory, rows: int, static: frozenset | None) -> np.ndarray:
+def _needs(cs: list, memory: _Memory, rows: int, static: frozenset | None,
+           deadline: Deadline | None) -> np.ndarray:
     if static is None:
         return row_needs(cs, memory.banking, memory.model, rows, memory.sizes)
-    return rule_needs(cs, memory.banking, memory.model, rows, static)
+    return rule_needs(cs, memory.banking, memory.model, rows, static,
+                      checkpoint=None if deadline is None else
+                      lambda: deadline.check("checker"))
 
 
 def _tally(cs: list[Cells], array: ir.Array, totals: _Totals) -> None:

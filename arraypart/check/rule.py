@@ -25,7 +25,7 @@ irregular dimension) get keys of their own, so they never merge with another acc
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 import numpy as np
 
@@ -146,8 +146,11 @@ def _port_uses(cs: list[SiteCells], banking: Banking, static: frozenset[SiteKey]
 
 
 def rule_needs(cs: list[SiteCells], banking: Banking, model: ir.PortModel, rows: int,
-               static: frozenset[SiteKey]) -> np.ndarray:
-    """The least II each of ``rows`` steps needs for this array under the rule."""
+               static: frozenset[SiteKey],
+               checkpoint: Callable[[], None] | None = None) -> np.ndarray:
+    """The least II each of ``rows`` steps needs for this array under the rule.
+    ``checkpoint`` runs before each lane's columns: a rotating lane takes a column per
+    bank, so one row of a thousand lanes over a thousand banks is seconds of work."""
     if banking.scheme.registers or not cs or not rows:
         return np.ones(rows, np.int64)
     addresses, space = _addresses(cs, banking.scheme.shape)
@@ -163,6 +166,8 @@ def rule_needs(cs: list[SiteCells], banking: Banking, model: ir.PortModel, rows:
         key = np.empty((hi - lo, columns), np.int64)
         col = 0
         for i, lane, copy, targets in uses:
+            if checkpoint is not None:
+                checkpoint()
             c = cs[i]
             mask = c.mask[lo:hi, lane]
             address = addresses[i][lo:hi, lane]
