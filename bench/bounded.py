@@ -49,7 +49,7 @@ def deep(depth: int) -> str:
 def coupled(depth: int, n: int) -> str:
     """``depth`` nested loops each running to the one outside it: isl counts the
     iterations point by point in one call (a minute for 6 x 60), which no signal
-    handler can interrupt (tests/test_interruptible.py has the same kernel)."""
+    handler can interrupt (tests/test_interruptible.py runs it)."""
     its = [f"i{k}" for k in range(depth)]
     loops = "\n".join(f"for (int {v} = 0; {v} < {n if k == 0 else its[k - 1] + ' + 1'}; "
                       f"{v}++)" for k, v in enumerate(its))

@@ -1,7 +1,9 @@
 """Shared fixtures: the kernel suite and tool availability."""
 
+import importlib.util
 import shutil
 import signal
+import sys
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -30,6 +32,18 @@ def alarm(seconds: float):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def bench_module(name: str):
+    """The script ``bench/<name>.py`` as a module (the benchmarks are not part of the
+    package), registered under ``name``: dataclasses and worker processes look it up
+    by its name."""
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
 
 
 def write(tmp_path: Path, name: str, text: str) -> Path:

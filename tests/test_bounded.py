@@ -18,15 +18,9 @@ from arraypart.limits import Deadline, TimeLimit
 from arraypart.poly import isl_glue as G
 from arraypart.scheme import Scheme, flat_scheme
 
-from conftest import alarm
+from conftest import alarm, bench_module
 
-
-def separate_arrays(n: int) -> str:
-    lines = ["void sep(int in[4], int out[4]) {"]
-    lines += [f"  int a{a}[4];" for a in range(n)]
-    lines += [f"  for (int i = 0; i < 4; i++) {{ a{a}[i] = in[i]; }}" for a in range(n)]
-    lines.append("  for (int i = 0; i < 4; i++) { out[i] = a0[i] + a1[3 - i]; }")
-    return "\n".join(lines + ["}"]) + "\n"
+bounded = bench_module("bounded")
 
 
 def test_codegen_is_linear_in_the_number_of_arrays(tmp_path, monkeypatch):
@@ -43,7 +37,7 @@ def test_codegen_is_linear_in_the_number_of_arrays(tmp_path, monkeypatch):
     monkeypatch.setattr(cnodes, "walk", counting)
     for n in (40, 80):
         path = tmp_path / f"sep{n}.c"
-        path.write_text(separate_arrays(n))
+        path.write_text(bounded.many_arrays(n))
         report = arraypart.analyze(path)
         visits["n"] = 0
         with alarm(120):

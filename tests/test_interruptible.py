@@ -11,13 +11,15 @@ import time
 
 import pytest
 
-from conftest import alarm
+from conftest import alarm, bench_module
+
+bounded = bench_module("bounded")
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/status"),
                                 reason="needs Linux /proc")
 
 #: How long a stopped run may take to end: generous for a loaded machine, and far
-#: below the minute the isl call of :func:`coupled_nest` takes.
+#: below the minute the isl call of bench/bounded.py's ``coupled(6, 60)`` takes.
 STOP_BOUND_S = 20
 #: How long a run under ``--time-limit 1`` may take in all: the import, and the model's
 #: CPU-time floor (:data:`arraypart.limits.STAGE_FLOOR_S`) at a loaded machine's pace.
@@ -25,24 +27,6 @@ LIMITED_RUN_BOUND_S = 40
 #: When the signal is sent: the worker has imported the passes and read the kernel
 #: (a fraction of a second), and is inside the isl count.
 SIGNAL_AFTER_S = 3
-
-
-def coupled_nest(depth: int = 6, n: int = 60) -> str:
-    """A nest whose loops each run to the one outside it: isl counts its 6x10^7
-    iterations point by point, in one call of about a minute (Ctrl-C waited for it)."""
-    its = [f"i{k}" for k in range(depth)]
-    loops = "\n".join(f"for (int {v} = 0; {v} < {n if k == 0 else its[k - 1] + ' + 1'}; "
-                      f"{v}++)" for k, v in enumerate(its))
-    last = its[-1]
-    return f"""void coupled(int in[{n + 2}], int out[{n + 2}]) {{
-  int buf[{n + 2}];
-  for (int i = 0; i < {n + 2}; i++) buf[i] = in[i];
-{loops} {{
-#pragma HLS pipeline II=1
-    out[{last}] += buf[{last}] + buf[{last} + 1];
-  }}
-}}
-"""
 
 
 def handlers_installed(pid):
@@ -69,7 +53,7 @@ def finish(process, bound: float = STOP_BOUND_S) -> tuple[int, str]:
 @pytest.fixture
 def nest(tmp_path):
     path = tmp_path / "coupled.c"
-    path.write_text(coupled_nest())
+    path.write_text(bounded.coupled(6, 60))
     return path
 
 
@@ -142,20 +126,12 @@ def test_a_deaf_worker_is_killed_unless_it_writes_the_output(phase):
         assert code == 130 and err == "arraypart: interrupted; nothing was written\n"
 
 
-def separate_arrays(n: int) -> str:
-    lines = ["void sep(int in[4], int out[4]) {"]
-    lines += [f"  int a{a}[4];" for a in range(n)]
-    lines += [f"  for (int i = 0; i < 4; i++) {{ a{a}[i] = in[i]; }}" for a in range(n)]
-    lines.append("  for (int i = 0; i < 4; i++) { out[i] = a0[i] + a1[3 - i]; }")
-    return "\n".join(lines + ["}"]) + "\n"
-
-
 def test_a_solver_winding_down_past_its_deadline_is_not_killed(tmp_path):
     """Past the solver's deadline every remaining array is banked as one memory, in
     Python between isl calls: that is progress, not a stuck call, and ends in the
     report of a time limit (exit 1), however long the arrays take together."""
     path = tmp_path / "sep.c"
-    path.write_text(separate_arrays(300))
+    path.write_text(bounded.many_arrays(300))
     code, err = finish(start(["analyze", path, "--time-limit", "0.01"]),
                        LIMITED_RUN_BOUND_S)
     assert code == 1, err

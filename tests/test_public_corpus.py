@@ -4,19 +4,14 @@ g++ -fsyntax-only with the stand-in Vitis headers, its top function found and it
 constructs the ones the AST shows."""
 
 import hashlib
-import importlib.util
 import os
-import sys
 from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
-from conftest import ROOT, needs_gxx
+from conftest import bench_module, needs_gxx
 
-_spec = importlib.util.spec_from_file_location("corpus", ROOT / "bench" / "corpus.py")
-corpus = importlib.util.module_from_spec(_spec)
-sys.modules["corpus"] = corpus  # dataclasses and the worker processes look it up by name
-_spec.loader.exec_module(corpus)
+corpus = bench_module("corpus")
 
 MANIFEST = corpus.load_manifest()
 PERMISSIVE = {"BSD-2-Clause", "BSD-3-Clause", "MIT", "Apache-2.0"}
