@@ -9,11 +9,15 @@ bug in the front end, not bad input, so it raises ``ValueError``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Iterator, Mapping, Union
+from dataclasses import dataclass, field, replace
+from itertools import product
+from math import prod
+from typing import Any, Callable, Iterator, Mapping, TypeVar, Union
 
 from .errors import Coord
 from .expr import Expr
+
+T = TypeVar("T")
 
 ACCESS_KINDS = ("read", "write")
 PARTITION_TYPES = ("cyclic", "block", "complete")
@@ -165,6 +169,9 @@ class Access:
     ``ArrayRef`` node (outermost node of a multi-dimensional reference) in a pre-order
     walk of the top function's body, so code generation finds the node again.  A
     compound assignment ``A[i] += x`` gives a read and a write with one ``ref_id``.
+    ``field``: the struct member (first level) that ``A[i].f`` reads or writes, None
+    for the whole element; on a disaggregated array each member is a memory of its own
+    (:func:`member_views`).
     """
 
     array: str
@@ -172,6 +179,7 @@ class Access:
     kind: str
     ref_id: int
     coord: Coord
+    field: str | None = None
 
     def __post_init__(self):
         if self.kind not in ACCESS_KINDS:
@@ -387,6 +395,89 @@ def accesses(nodes: tuple[Node, ...]) -> Iterator[Access]:
             yield from accesses(n.then + n.orelse)
         else:
             yield from accesses(n.body)
+
+
+def member_views(array: Array, items: list[T],
+                 field: Callable[[T], str | None] = lambda a: a.field) -> list[list[T]]:
+    """``items`` (the accesses of one cycle to ``array``) split by struct member, each
+    view a memory that must serve its accesses in the cycle.
+
+    Vitis disaggregates a struct array that is not a top-level argument (UG1399,
+    "Structs": "Arrays of structs are implemented as multiple arrays, with a separate
+    array for each member of the struct"), and the one banking of ``A`` applies to
+    every member array.  So accesses to different members never compete: the view of
+    member ``f`` holds the accesses to ``f`` and those to the whole element (which
+    reach every member).  One view when the array is a top-level argument (aggregated
+    into one wide word) or the items name fewer than two members.
+    """
+    fields = sorted({field(a) for a in items} - {None})
+    if array.interface or len(fields) < 2:
+        return [items]
+    return [[a for a in items if field(a) in (f, None)] for f in fields]
+
+
+# Paths through a pipelined iteration's data-dependent ifs that are modelled one by one
+# (DESIGN §2: the accesses of two branches never issue together); a loop with more
+# counts every branch at once, an over-approximation.
+MAX_BRANCH_PATHS = 16
+
+
+def branch_paths(loop: Loop) -> tuple[Loop, ...]:
+    """``loop`` once per path through the data-dependent ``if``s of its iteration.
+
+    In one pipeline iteration a data-dependent ``if`` runs one branch, so the
+    accesses of its two branches never issue together (UG1399: mutually exclusive
+    operations share a port; a store in one branch and a load in the other schedule
+    at II 1).  A path keeps one branch of each such ``if`` (the other emptied, its
+    condition's reads kept); the iteration's accesses are those of the worst path.
+    Only an ``if`` with one instance per iteration qualifies: the loop is pipelined
+    with no unroll factor of its own and the ``if`` is outside its inner loops (each
+    unrolled lane of those has an instance of its own).  A branch without accesses
+    adds no path (the other branch's path issues a superset).  Returns ``(loop,)``
+    when there is one path or more than :data:`MAX_BRANCH_PATHS`.
+    """
+    if loop.pipeline_ii is None or loop.unroll is not None:
+        return (loop,)
+    count = _path_count(loop.body)
+    if count == 1 or count > MAX_BRANCH_PATHS:
+        return (loop,)
+    return tuple(replace(loop, body=body) for body in _paths(loop.body))
+
+
+def _path_count(nodes: tuple[Node, ...]) -> int:
+    """The number of paths :func:`_paths` yields for ``nodes``."""
+    return prod(_node_path_count(n) for n in nodes)
+
+
+def _node_path_count(node: Node) -> int:
+    if not isinstance(node, If):
+        return 1
+    if node.cond is not None:
+        return _path_count(node.then) * _path_count(node.orelse)
+    return sum(_path_count(b) for b in _live_branches(node)) or 1
+
+
+def _live_branches(node: If) -> tuple[tuple[Node, ...], ...]:
+    return tuple(b for b in (node.then, node.orelse) if next(accesses(b), None) is not None)
+
+
+def _paths(nodes: tuple[Node, ...]) -> list[tuple[Node, ...]]:
+    """Every combination of the nodes' own paths, in program order."""
+    return [tuple(choice) for choice in product(*(_node_paths(n) for n in nodes))]
+
+
+def _node_paths(node: Node) -> list[Node]:
+    if not isinstance(node, If):
+        return [node]
+    if node.cond is not None:
+        return [replace(node, then=t, orelse=e)
+                for t in _paths(node.then) for e in _paths(node.orelse)]
+    if not _live_branches(node):
+        return [node]
+    return ([replace(node, then=t, orelse=()) for t in _paths(node.then)
+             if next(accesses(node.then), None) is not None]
+            + [replace(node, then=(), orelse=e) for e in _paths(node.orelse)
+               if next(accesses(node.orelse), None) is not None])
 
 
 def port_model(array: Array, ports: int) -> PortModel:

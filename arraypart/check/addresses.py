@@ -136,10 +136,12 @@ def _model(groups: Sequence[CycleGroup], directions: tuple[int, ...] | None,
     codes = (points * signs - low) @ strides
     cache: dict[str, np.ndarray | None] = {str(groups[0].domain): points}
     lanes = []
+    seen: set[int] = set()
     for g in groups:
         for lane in g.accesses:
-            if (lane.coord.line, lane.coord.col) in left_out:
-                continue
+            if (lane.coord.line, lane.coord.col) in left_out or id(lane) in seen:
+                continue  # a whole-element access is in every member view's group
+            seen.add(id(lane))
             key = str(lane.domain)
             if key not in cache:
                 cache[key] = lex_points(lane.domain, MAX_MODEL_STEPS)

@@ -217,6 +217,23 @@ def _entry_rows(depth: int) -> int:
 
 def _check_region(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
                   totals: _Totals, rule: bool, deadline: Deadline | None) -> LoopCheck:
+    """The region checked once per path through its loop's data-dependent ifs
+    (:func:`ir.branch_paths`: two branches never issue together); each iteration
+    needs what its worst path needs."""
+    checks = [_check_path(replace(region, loop=variant), kernel, memories, totals, rule,
+                          deadline)
+              for variant in ir.branch_paths(region.loop)]
+    worst = max(checks, key=lambda c: c.achieved_ii)
+    dynamic: dict[tuple, DynamicSite] = {}
+    for site in (s for c in checks for s in c.dynamic_sites):
+        key = (site.array, site.kind, site.coord)
+        if key not in dynamic or dynamic[key].lanes < site.lanes:
+            dynamic[key] = site
+    return replace(worst, dynamic_sites=tuple(dynamic.values()))
+
+
+def _check_path(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
+                totals: _Totals, rule: bool, deadline: Deadline | None) -> LoopCheck:
     target = region.target_ii
     static = _static_sites(region, memories, deadline) if rule else None
     steps, need, conflict, trip = 0, target, None, 0
@@ -288,11 +305,23 @@ def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory
 
 def _needs(cs: list, memory: _Memory, rows: int, static: frozenset | None,
            deadline: Deadline | None) -> np.ndarray:
-    if static is None:
-        return row_needs(cs, memory.banking, memory.model, rows, memory.sizes)
-    return rule_needs(cs, memory.banking, memory.model, rows, static,
-                      checkpoint=None if deadline is None else
-                      lambda: deadline.check("checker"))
+    """Per step, the least II at which every member view of the array
+    (``ir.member_views``: a disaggregated struct array is one memory per member)
+    serves its cells."""
+    need = np.ones(rows, np.int64)
+    for view in _views(cs, memory):
+        if static is None:
+            view_need = row_needs(view, memory.banking, memory.model, rows, memory.sizes)
+        else:
+            view_need = rule_needs(view, memory.banking, memory.model, rows, static,
+                                   checkpoint=None if deadline is None else
+                                   lambda: deadline.check("checker"))
+        need = np.maximum(need, view_need)
+    return need
+
+
+def _views(cs: list, memory: _Memory) -> list[list]:
+    return ir.member_views(memory.array, cs, lambda c: c.access.field)
 
 
 def _tally(cs: list[Cells], array: ir.Array, totals: _Totals) -> None:
@@ -322,9 +351,11 @@ def _first_conflict(runs: list[_Run], memories: dict[str, _Memory], target: int,
     for name, cs in run.cells.items():
         if run.needs[name][row] > target:
             m = memories[name]
-            use = (first_overfull_bank(cs, m.banking, m.model, row, target, m.sizes)
-                   if static is None
-                   else overfull_bank(cs, m.banking, m.model, row, target, static))
+            uses = (first_overfull_bank(view, m.banking, m.model, row, target, m.sizes)
+                    if static is None
+                    else overfull_bank(view, m.banking, m.model, row, target, static)
+                    for view in _views(cs, m))
+            use = next((u for u in uses if u is not None), None)
             assert use is not None, "a step's need and its banks disagree"
             point = tuple((v, int(x[row])) for v, x in run.frame.point)
             return Conflict(ordinal, ordinal * target, point, name, use.copy, use.bank,

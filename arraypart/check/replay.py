@@ -147,10 +147,12 @@ def chunks(path: Path, size: int = CHUNK_RECORDS) -> Iterator[np.ndarray]:
 
 def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
            memories: Mapping[int, Memory], read_copies: np.ndarray,
-           claims: Mapping[int, Claim], *, rule: bool) -> Replay:
+           claims: Mapping[int, Claim], *, rule: bool,
+           site_fields: tuple[str | None, ...] = ()) -> Replay:
     """Replay the records at ``path``; ``memories`` by array id (arrays missing are
     not counted), ``read_copies[site]`` the copy a site's reads use (``RECORDED``:
-    the record's own), ``claims`` by loop id."""
+    the record's own), ``claims`` by loop id, ``site_fields[site]`` the struct member
+    a site names (``ir.Access.field``; empty: none does)."""
     counted = {a: m for a, m in memories.items() if not m.banking.scheme.registers}
     dynamic = _dynamic_keys(path, counted) if rule else None
     state = _State(len(loops), claims)
@@ -159,7 +161,7 @@ def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
     for rows in chunks(path):
         total += rows.size
         rows = _inside(rows, memories, sites, outside)
-        uses = _uses(rows, counted, read_copies, dynamic)
+        uses = _uses(rows, counted, read_copies, dynamic, site_fields)
         if uses["loop"].size:
             state.add(uses, counted, sites)
     return Replay(tuple(state.result(loops)), tuple(outside.values()), total)
@@ -225,15 +227,34 @@ def _dynamic_keys(path: Path, memories: Mapping[int, Memory]) -> np.ndarray:
     return np.array(sorted(k for k in low if high[k] != low[k]), np.int64)
 
 
+def _member_views(array: ir.Array, site: np.ndarray, site_fields: tuple[str | None, ...]
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Per record, the first member view it reaches and how many (``ir.member_views``:
+    a record of member f reaches f's view, one of the whole element every view)."""
+    names = [site_fields[s] if s < len(site_fields) else None
+             for s in np.unique(site).tolist()]
+    views = ir.member_views(array, names, lambda name: name)
+    if len(views) == 1:
+        return np.zeros(site.size, np.int64), np.ones(site.size, np.int64)
+    fields = sorted(set(names) - {None})
+    code = np.array([fields.index(f) if f in fields else -1 for f in site_fields]
+                    + [-1], np.int64)[np.minimum(site, len(site_fields))]
+    return np.maximum(code, 0), np.where(code < 0, len(fields), 1)
+
+
 def _uses(rows: np.ndarray, memories: Mapping[int, Memory], read_copies: np.ndarray,
-          dynamic: np.ndarray | None) -> dict[str, np.ndarray]:
-    """Port uses as columns: a record per copy it reaches (writes: all), and under the
-    rule a dynamic record per bank of its copy."""
+          dynamic: np.ndarray | None, site_fields: tuple[str | None, ...] = ()
+          ) -> dict[str, np.ndarray]:
+    """Port uses as columns: a record per member view it reaches, per copy it reaches
+    (writes: all), and under the rule a dynamic record per bank of its copy."""
     parts = []
     for a, m in memories.items():
         mine = rows[rows["array"] == a]
         if not mine.size:
             continue
+        first_view, views = _member_views(m.array, mine["site"], site_fields)
+        mine = np.repeat(mine, views)
+        view = np.repeat(first_view, views) + _ramp(views)
         bank = bank_of(m.banking, mine["flat"])
         copies = m.banking.copies
         write = mine["kind"] == WRITE
@@ -242,7 +263,7 @@ def _uses(rows: np.ndarray, memories: Mapping[int, Memory], read_copies: np.ndar
         reps = np.where(write, copies, 1)
         cols = {"loop": mine["loop"], "step": mine["step"], "flat": mine["flat"],
                 "kind": mine["kind"], "site": mine["site"], "bank": bank,
-                "array": np.full(mine.size, a)}
+                "array": np.full(mine.size, a), "view": view}
         cols = {k: np.repeat(np.asarray(v, np.int64), reps) for k, v in cols.items()}
         cols["copy"] = np.repeat(copy, reps) + _ramp(reps)
         if dynamic is not None:
@@ -251,7 +272,7 @@ def _uses(rows: np.ndarray, memories: Mapping[int, Memory], read_copies: np.ndar
             cols = {k: np.repeat(v, banks) for k, v in cols.items()}
             cols["bank"] = np.where(np.repeat(spread, banks), _ramp(banks), cols["bank"])
         parts.append(cols)
-    names = ("loop", "step", "array", "copy", "bank", "kind", "flat", "site")
+    names = ("loop", "step", "array", "view", "copy", "bank", "kind", "flat", "site")
     if not parts:
         return {k: np.empty(0, np.int64) for k in names}
     return {k: np.concatenate([p[k] for p in parts]) for k in names}
@@ -276,7 +297,7 @@ def least_ii(model: ir.PortModel, reads: np.ndarray, writes: np.ndarray) -> np.n
     return table[inverse]
 
 
-GROUP = ("loop", "step", "array", "copy", "bank")
+GROUP = ("loop", "step", "array", "view", "copy", "bank")
 
 
 class _State:

@@ -185,11 +185,14 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
     untraced = tuple(c for p, c in by_place.items() if p not in places)
     coords = tuple(loop.coord for loop in inst.loops)
     result = replay(trace.path, inst.sites, coords, memories,
-                    _read_copies(kernel, inst, memories), matched, rule=rule)
+                    _read_copies(kernel, inst, memories), matched, rule=rule,
+                    site_fields=_site_fields(kernel, inst))
     by_loop: dict[int, list[CycleGroup]] = {}
     for g in groups:
         place = (g.coord.line, g.coord.col)
-        if place in places:
+        # Every path of a loop holds its accesses outside data-dependent ifs, the only
+        # ones compared (the others are left out: the run may not take their branch).
+        if place in places and g.path == 0:
             by_loop.setdefault(places.index(place), []).append(g)
     signs = dict(_directions(kernel.body, ()))
     directions = {n: signs[p] for n, p in enumerate(places) if p in signs}
@@ -211,6 +214,13 @@ def copy_texts(kernel: ir.Kernel, bankings: Mapping[str, Banking]
         if access.kind == "read" and not isinstance(copy, E.Const):
             out[access.coord.line, access.coord.col] = E.to_c(copy)
     return out
+
+
+def _site_fields(kernel: ir.Kernel, inst: Instrumented) -> tuple[str | None, ...]:
+    """Per site, the struct member of the IR reference written there (None: the whole
+    element, or no reference)."""
+    refs = {(a.coord.line, a.coord.col): a.field for a in ir.accesses(kernel.body)}
+    return tuple(refs.get((site.coord.line, site.coord.col)) for site in inst.sites)
 
 
 def _read_copies(kernel: ir.Kernel, inst: Instrumented,

@@ -164,10 +164,12 @@ class InitList(Node):
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Other(Node):
-    """Any other expression (member access, a C++ construct): ``what`` names it."""
+    """Any other expression (member access, a C++ construct): ``what`` names it;
+    ``name`` is the member a member access names."""
 
     what: str = ""
     parts: tuple[Node, ...] = ()
+    name: str = ""
 
     def children(self):
         return self.parts
@@ -754,7 +756,8 @@ class Converter:
             return InitList(coord, start, end, tuple(self.expression(k) for k in kids))
         return Other(coord, start, end, _kind_words(kind),
                      tuple(self.expression(k) for k in kids if k.kind.is_expression()
-                           or k.kind == K.INIT_LIST_EXPR))
+                           or k.kind == K.INIT_LIST_EXPR),
+                     cursor.spelling if kind == K.MEMBER_REF_EXPR else "")
 
 
 def _constant_value(decl: ci.Cursor | None) -> int | None:

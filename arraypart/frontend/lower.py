@@ -733,6 +733,8 @@ class _Lowering:
             self._target(node.expr, out, ("read", "write"))
         elif isinstance(node, N.UnaryOp) and node.op == "*":
             self._dereference(node, out, ("read",))
+        elif _element_member(node):
+            self._member(node, out, ("read",))
         else:
             for child in node.children():
                 if child is not None:
@@ -764,17 +766,19 @@ class _Lowering:
             self._reference(node, out, kinds)
         elif isinstance(node, N.UnaryOp) and node.op == "*":
             self._dereference(node, out, kinds)
-        elif isinstance(node, N.Other) and node.what == MEMBER and isinstance(
-                _first(node.parts), N.ArrayRef):
-            # A[i].x = v: a field of one element is written.
-            self._reference(node.parts[0], out, kinds)
-            for part in node.parts[1:]:
-                self._collect(part, out)
+        elif _element_member(node):
+            self._member(node, out, kinds)
         else:
             self._collect(node, out)
 
+    def _member(self, node: N.Other, out: list[Access], kinds: tuple[str, ...]) -> None:
+        """``A[i].x``: member x of one element is read or written."""
+        self._reference(node.parts[0], out, kinds, node.name or None)
+        for part in node.parts[1:]:
+            self._collect(part, out)
+
     def _reference(self, node: N.ArrayRef, out: list[Access],
-                   kinds: tuple[str, ...]) -> None:
+                   kinds: tuple[str, ...], field: str | None = None) -> None:
         """``A[e0][e1]...``: the reads inside its subscripts, then its own accesses."""
         subscripts, base = [], node
         while isinstance(base, N.ArrayRef):
@@ -799,10 +803,12 @@ class _Lowering:
         if len(subscripts) != rank:
             raise KernelError(coord, f"array '{name}' has {rank} dimension(s) but is "
                                      f"indexed with {len(subscripts)} subscript(s)")
-        self._element(binding, subscripts, self._ref_ids[id(node)], coord, out, kinds)
+        self._element(binding, subscripts, self._ref_ids[id(node)], coord, out, kinds,
+                      field)
 
     def _element(self, binding: Binding, subscripts: list[N.Node], ref_id: int,
-                 coord: Coord, out: list[Access], kinds: tuple[str, ...]) -> None:
+                 coord: Coord, out: list[Access], kinds: tuple[str, ...],
+                 field: str | None = None) -> None:
         """The accesses of one element of ``binding``, ``subscripts`` written on it."""
         scope = self._scope()
         index = binding.index(tuple(quasi_affine(s, scope) for s in subscripts))
@@ -816,7 +822,7 @@ class _Lowering:
         if user is not None and user not in self._functions.setdefault(binding.array, []):
             self._functions[binding.array].append(user)
         for kind in kinds:
-            out.append(Access(binding.array, index, kind, ref_id, coord))
+            out.append(Access(binding.array, index, kind, ref_id, coord, field))
 
     def _dereference(self, node: N.UnaryOp, out: list[Access],
                      kinds: tuple[str, ...]) -> None:
@@ -1408,6 +1414,12 @@ def _only_dereferenced(body: N.Node, name: str) -> bool:
 
 def _first(parts):
     return parts[0] if parts else None
+
+
+def _element_member(node: N.Node) -> bool:
+    """``A[i].x``: a member of an array element."""
+    return (isinstance(node, N.Other) and node.what == MEMBER
+            and isinstance(_first(node.parts), N.ArrayRef))
 
 
 def _comma_parts(node: N.Node) -> list[N.Node]:

@@ -7,7 +7,7 @@ pipelined (or unrolled) loop into cycle groups (:mod:`.lanes`).
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Mapping
 
 import islpy as isl
 
@@ -47,7 +47,7 @@ def build_model(kernel: ir.Kernel, *, ports: int = 2,
         check_bounds(relation, by_name[relation.access.array])
         check_writable(relation.access, by_name[relation.access.array])
     found = collect(kernel, tick=tick)
-    groups = _groups(found, tick)
+    groups = _groups(found, by_name, tick)
     touched = {r.access.array for r in relations}
     arrays = tuple(_array_model(a, ports, groups, a.name in touched) for a in kernel.arrays)
     loops = _loop_infos(found, kernel)
@@ -115,12 +115,14 @@ def _warnings(relations: Iterable[AccessRelation]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _groups(found: Collector, tick: Callable[[], None]) -> tuple[CycleGroup, ...]:
-    """One group per (concurrent loop, chain of sequential inner loops, array), in the
-    order the walk first meets them."""
+def _groups(found: Collector, arrays: Mapping[str, ir.Array],
+            tick: Callable[[], None]) -> tuple[CycleGroup, ...]:
+    """One group per (concurrent loop, chain of sequential inner loops, path through
+    the loop's data-dependent ifs, array, member view of a disaggregated struct
+    array), in the order the walk first meets them."""
     drafts: dict[tuple, list[Found]] = {}
     for f in found.found:
-        key = (id(f.frame.root), f.frame.chain, f.access.array)
+        key = (id(f.frame.root), f.frame.chain, f.path, f.access.array)
         drafts.setdefault(key, []).append(f)
     info = {id(c.loop): c for c in found.loops}
     counts: dict[tuple, int] = {}
@@ -131,10 +133,11 @@ def _groups(found: Collector, tick: Callable[[], None]) -> tuple[CycleGroup, ...
         if key[:2] not in counts:
             counts[key[:2]] = G.count(frame.domain)
         loop = info[id(frame.root)]
-        groups.append(CycleGroup(
-            frame.root.name, frame.root.coord, loop.target_ii, frame.time_vars,
-            frame.domain, tuple(m.access for m in members), loop.trip_count,
-            counts[key[:2]], keeps_direct_references(frame.root)))
+        for view in ir.member_views(arrays[key[-1]], members, lambda f: f.access.field):
+            groups.append(CycleGroup(
+                frame.root.name, frame.root.coord, loop.target_ii, frame.time_vars,
+                frame.domain, tuple(m.access for m in view), loop.trip_count,
+                counts[key[:2]], keeps_direct_references(frame.root), members[0].path))
     return tuple(groups)
 
 
@@ -152,11 +155,15 @@ def keeps_direct_references(loop: ir.Loop) -> bool:
 def _loop_infos(found: Collector, kernel: ir.Kernel) -> tuple[LoopInfo, ...]:
     infos = []
     for c in found.loops:
-        mine = [f.access for f in found.found if f.frame.root is c.loop]
-        used = {a.array for a in mine}
+        paths: dict[int, list[LaneAccess]] = {}
+        for f in found.found:
+            if f.frame.root is c.loop:
+                paths.setdefault(f.path, []).append(f.access)
+        used = {a.array for mine in paths.values() for a in mine}
         arrays = tuple(a.name for a in kernel.arrays if a.name in used)
+        bundle_ii = max((_bundle_ii(mine, kernel) for mine in paths.values()), default=1)
         infos.append(LoopInfo(c.loop.name, c.loop.coord, c.target_ii, c.trip_count, arrays,
-                              c.loop.pipeline_inferred, _bundle_ii(mine, kernel)))
+                              c.loop.pipeline_inferred, bundle_ii))
     return tuple(infos)
 
 

@@ -62,10 +62,12 @@ class Frame:
 
 @dataclass(frozen=True, eq=False)
 class Found:
-    """A lane access and the frame that issued it."""
+    """A lane access, the frame that issued it, and the path through the loop's
+    data-dependent ifs it was found on (:func:`ir.branch_paths`)."""
 
     frame: Frame
     access: LaneAccess
+    path: int = 0
 
 
 @dataclass(frozen=True, eq=False)
@@ -123,32 +125,35 @@ def _start(loop: ir.Loop, ctx: Context, out: Collector) -> None:
         trip = -(-longest // factor)
     target_ii = loop.pipeline_ii if pipelined else UNROLL_II
     out.loops.append(ConcurrentLoop(loop, target_ii, trip))
-    _walk_lanes(loop.body, frame, ctx.enter_loop(loop), out)
+    for path, variant in enumerate(ir.branch_paths(loop)):
+        _walk_lanes(variant.body, frame, ctx.enter_loop(loop), out, path)
 
 
 def _walk_lanes(body: tuple[ir.Node, ...], frame: Frame, ctx: Context,
-                out: Collector) -> None:
+                out: Collector, path: int) -> None:
     for node in body:
         if isinstance(node, ir.Stmt):
-            _record(node.accesses, frame, out)
+            _record(node.accesses, frame, out, path)
         elif isinstance(node, ir.If):
-            _record(node.cond_accesses, frame, out)
+            _record(node.cond_accesses, frame, out, path)
             then_frame, else_frame = _branches(frame, node)
             then_ctx, else_ctx = ctx.branches(node)
-            _walk_lanes(node.then, then_frame, then_ctx, out)
-            _walk_lanes(node.orelse, else_frame, else_ctx, out)
+            _walk_lanes(node.then, then_frame, then_ctx, out, path)
+            _walk_lanes(node.orelse, else_frame, else_ctx, out, path)
         elif frame.pipelined or node.unroll == 0:
-            _walk_lanes(node.body, _unroll_fully(frame, node), ctx.enter_loop(node), out)
+            _walk_lanes(node.body, _unroll_fully(frame, node), ctx.enter_loop(node), out,
+                        path)
         else:
             # A pipelined loop inside an unrolled one runs in lockstep in every lane
             # of it (DESIGN §2: the lanes are concurrent); its inner loops unroll fully.
             inner = _enter_in_time(frame, node, node.unroll or 1, chained=True)
             if node.pipeline_ii is not None:
                 inner = replace(inner, pipelined=True)
-            _walk_lanes(node.body, inner, ctx.enter_loop(node), out)
+            _walk_lanes(node.body, inner, ctx.enter_loop(node), out, path)
 
 
-def _record(accesses: tuple[ir.Access, ...], frame: Frame, out: Collector) -> None:
+def _record(accesses: tuple[ir.Access, ...], frame: Frame, out: Collector,
+            path: int) -> None:
     for access in accesses:
         for lane in frame.lanes:
             out.tick()
@@ -158,7 +163,7 @@ def _record(accesses: tuple[ir.Access, ...], frame: Frame, out: Collector) -> No
                           for e in access.index)
             out.found.append(Found(frame, LaneAccess(
                 access.array, access.kind, index, access.ref_id, access.coord,
-                lane.values, lane.domain)))
+                lane.values, lane.domain, access.field), path))
 
 
 def _substituted(exprs: tuple[E.Expr, ...], env: Mapping[str, E.Expr]) -> tuple[E.Expr, ...]:

@@ -32,6 +32,7 @@ class LaneAccess:
     unrolled iterators, in loop order, that are one constant in this lane (``()`` when
     there are none): compile-time values after unrolling, which a read copy may use.
     ``domain`` is an isl set over the group's time space: the P where the lane runs.
+    ``field``: the struct member it reads or writes (``ir.Access.field``).
     """
 
     array: str
@@ -41,6 +42,7 @@ class LaneAccess:
     coord: Coord
     lane: tuple[tuple[str, int], ...]
     domain: isl.Set
+    field: str | None = None
 
     @property
     def regular(self) -> bool:
@@ -58,7 +60,10 @@ class CycleGroup:
     number of points of ``domain``.  ``direct``: the loop is pipelined with an unroll
     factor of its own, so the emitted code keeps its references as written (no
     bank-centric routing): under the scheduling rule a lane whose bank changes with
-    the iteration takes a port of every bank.
+    the iteration takes a port of every bank.  ``path``: which path through the
+    loop's data-dependent ifs the group holds (:func:`ir.branch_paths`; a loop with
+    several paths has one group per path and array, and a banking must serve each).
+    A disaggregated struct array has one group per member (``ir.member_views``).
     """
 
     loop: str
@@ -70,6 +75,7 @@ class CycleGroup:
     trip_count: int
     total_iterations: int
     direct: bool = False
+    path: int = 0
 
 
 @dataclass(frozen=True, eq=False)

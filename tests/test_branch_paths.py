@@ -1,0 +1,212 @@
+"""Paths through data-dependent ifs (DESIGN §2 as the issues amend it, UG1399): in one
+pipelined iteration the two branches of a data-dependent ``if`` never both run, so
+their accesses share a port.  The model has one cycle group per path, the proof and
+the checker take the worst path, and the recorded run agrees."""
+
+import subprocess
+
+import pytest
+
+import arraypart
+from arraypart import api, check, ir
+from arraypart.check import trace
+from arraypart.frontend import clangtu
+
+from conftest import array, needs_gxx, write
+
+# One row of Needleman-Wunsch's fill (MachSuite's nw writes its traceback pointer in
+# the three arms of one if-chain), written for this test.
+ALIGN = r"""
+#define N 32
+void align(const int diag[N], const int up[N], const int left[N], char ptr[N],
+           int score[N]) {
+fill:
+  for (int j = 0; j < N; j++) {
+#pragma HLS pipeline II=1
+    int d = diag[j] + 1, u = up[j] - 1, l = left[j] - 1;
+    int best = d > u ? d : u;
+    best = l > best ? l : best;
+    score[j] = best;
+    if (best == l) {
+      ptr[j] = '<';
+    } else if (best == u) {
+      ptr[j] = '^';
+    } else {
+      ptr[j] = '\\';
+    }
+  }
+}
+"""
+
+# A store in one branch and a load in the other (UG1399, "Limitations of Pipelining
+# with Static Variables": II 1 on one port).
+STORE_OR_LOAD = """
+#define N 64
+void keep(const int sel[N], const int in[N], int out[N]) {
+  int mem[N];
+  for (int i = 0; i < N; i++) mem[i] = i;
+  for (int i = 0; i < N; i++) {
+#pragma HLS pipeline II=1
+    if (sel[i] > 0) mem[i] = in[i];
+    else out[i] = mem[N - 1 - i];
+  }
+}
+"""
+
+
+def _ifs(count: int) -> str:
+    """``count`` data-dependent ifs in a row, each writing one element of ``mem`` in
+    both branches: 2**count paths."""
+    arms = "".join(f"    if (sel[i] > {k}) mem[i] = {k}; else mem[i] = -{k};\n"
+                   for k in range(count))
+    return f"""
+#define N 64
+void many(const int sel[N], int out[N]) {{
+  int mem[N];
+  for (int i = 0; i < N; i++) {{
+#pragma HLS pipeline II=1
+{arms}    out[i] = mem[i];
+  }}
+}}
+"""
+
+
+@pytest.fixture(scope="module")
+def aligned(tmp_path_factory):
+    path = write(tmp_path_factory.mktemp("align"), "align.c", ALIGN)
+    return arraypart.compile_kernel(path, ports=1)
+
+
+def _achieved(report, name):
+    """The II loop ``name`` reaches (under the scheduling rule when it was checked)."""
+    position, loop = next((k, lp) for k, lp in enumerate(report.model.loops)
+                          if lp.name == name)
+    return report.loop_achieved_ii(position, name, loop.target_ii)
+
+
+def test_each_path_is_a_group_with_one_write_of_ptr(aligned):
+    groups = aligned.report.model.array("ptr").groups
+    assert sorted(g.path for g in groups) == [0, 1, 2]
+    assert all([a.kind for a in g.accesses] == ["write"] for g in groups)
+
+
+def test_writes_in_exclusive_arms_share_one_port(aligned):
+    ptr = array(aligned.report, "ptr")
+    assert ptr.banking.scheme.banks == 1 and ptr.lower_bound == 1 and ptr.conflict_free
+    assert _achieved(aligned.report, "fill") == 1
+
+
+def test_the_checker_takes_the_worst_path(aligned):
+    report = aligned.report
+    checked = check.check_kernel(report.kernel, report.solution.bankings(), ports=1)
+    fill = next(lp for lp in checked.loops if lp.name == "fill")
+    assert (fill.achieved_ii, fill.first_conflict) == (1, None)
+
+
+@needs_gxx
+def test_emitted_kernel_and_recorded_run_agree(aligned, tmp_path):
+    report = aligned.report
+    outdir = arraypart.write_project(aligned, tmp_path / "align")
+    binary = tmp_path / "tb"
+    build = subprocess.run(["g++", "-std=c++14", "-O1", "-w", "-o", str(binary),
+                            str(outdir / "align.cpp"), str(outdir / "align_tb.cpp")],
+                           capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-3000:]
+    run = subprocess.run([str(binary)], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    recorded = trace.record(report.kernel, clangtu.Options(), tmp_path,
+                            report.solution.bankings())
+    judged = api.judge_trace(report, recorded, ports=1)
+    assert judged.disagreements == (), judged.format()
+    assert max(loop.traced_ii for loop in judged.replay.loops) == 1
+
+
+def test_a_store_and_a_load_in_exclusive_arms_need_one_bank(tmp_path):
+    report = arraypart.analyze(write(tmp_path, "keep.c", STORE_OR_LOAD), ports=1)
+    mem = array(report, "mem")
+    assert mem.banking.scheme.banks == 1 and mem.conflict_free
+
+
+def test_the_same_accesses_outside_the_arms_need_two_banks(tmp_path):
+    """The control: one store and one load in every iteration need two banks."""
+    text = STORE_OR_LOAD.replace("else out[i]", "out[i]")
+    report = arraypart.analyze(write(tmp_path, "keep.c", text), ports=1)
+    mem = array(report, "mem")
+    assert mem.banking.scheme.banks == 2 and mem.conflict_free
+
+
+@pytest.mark.parametrize("count, paths", [(2, 4), (4, 16), (5, 1)])
+def test_paths_are_enumerated_up_to_the_limit(tmp_path, count, paths):
+    """Past MAX_BRANCH_PATHS the loop is one group with every branch counted: each
+    if's two writes of one element then meet, as they do in no run."""
+    assert ir.MAX_BRANCH_PATHS == 16
+    report = arraypart.analyze(write(tmp_path, "many.c", _ifs(count)), ports=2)
+    groups = report.model.array("mem").groups
+    assert len(groups) == paths
+    writes = max(sum(a.kind == "write" for a in g.accesses) for g in groups)
+    assert writes == (count if paths > 1 else 2 * count)
+    # every access is to mem[i]: the writes and the read take ceil((w + 1) / 2) cycles
+    loop = report.model.loops[0].name
+    assert _achieved(report, loop) == -(-(writes + 1) // 2)
+
+
+# Members of a local struct array (Rosetta's 3d-rendering writes three members of
+# one pixel per cycle): Vitis makes each member an array of its own.
+PIXELS = """
+#define N 64
+struct Pixel { short x; short y; unsigned char color; };
+void paint(const short xs[N], const short ys[N], const unsigned char cs[N], short out[N]) {
+  Pixel pixels[N];
+fill:
+  for (int i = 0; i < N; i++) {
+#pragma HLS pipeline II=1
+    pixels[i].x = xs[i];
+    pixels[i].y = ys[i];
+    pixels[i].color = cs[i];
+  }
+sum:
+  for (int i = 0; i < N; i++) {
+#pragma HLS pipeline II=1
+    out[i] = pixels[i].x + pixels[i].y + pixels[i].color;
+  }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def painted(tmp_path_factory):
+    path = write(tmp_path_factory.mktemp("paint"), "paint.cpp", PIXELS)
+    return arraypart.compile_kernel(path, ports=1)
+
+
+def test_members_of_a_local_struct_array_are_memories_of_their_own(painted):
+    report = painted.report
+    groups = report.model.array("pixels").groups
+    fill = [g for g in groups if g.loop == "fill"]
+    assert sorted(a.field for g in fill for a in g.accesses) == ["color", "x", "y"]
+    assert len(fill) == 3
+    pixels = array(report, "pixels")
+    assert pixels.banking.scheme.banks == 1 and pixels.conflict_free
+    assert _achieved(report, "fill") == 1
+    checked = check.check_kernel(report.kernel, report.solution.bankings(), ports=1)
+    assert [(lp.achieved_ii, lp.first_conflict) for lp in checked.loops] == [(1, None)] * 2
+
+
+def test_a_top_level_struct_argument_stays_one_wide_memory(tmp_path):
+    """Top-level struct arguments are aggregated: three member writes of one element
+    are three writes of one word."""
+    text = PIXELS.replace("short out[N]) {\n  Pixel pixels[N];", "short out[N],\n"
+                          "           Pixel pixels[N]) {")
+    report = arraypart.analyze(write(tmp_path, "paint.cpp", text), ports=1)
+    assert len([g for g in report.model.array("pixels").groups if g.loop == "fill"]) == 1
+    assert _achieved(report, "fill") == 3
+
+
+@needs_gxx
+def test_the_recorded_run_counts_members_apart(painted, tmp_path):
+    report = painted.report
+    recorded = trace.record(report.kernel, clangtu.Options(), tmp_path,
+                            report.solution.bankings())
+    judged = api.judge_trace(report, recorded, ports=1)
+    assert judged.disagreements == (), judged.format()
+    assert max(loop.traced_ii for loop in judged.replay.loops) == 1
