@@ -74,6 +74,10 @@ class Options:
     timings: bool = False
     synth: bool = False
     auto_pipeline: bool = True  # pipeline innermost loops as Vitis does by default
+    #: The bankings that an earlier run had proven when the time limit ended its
+    #: solver inside one call (the supervisor resumes such a run with them): no
+    #: search, each proven again; arrays not named keep one memory; exit 1.
+    best_found: tuple[banking.Found, ...] | None = None
 
     def __post_init__(self):
         if self.ports not in (1, 2):
@@ -165,7 +169,7 @@ def _run(path: str | os.PathLike, opts: Options,
         scheduled, limited = None, (_unscheduled_note(kernel, limit),)
     missed = () if scheduled is None else _missed_loops(
         Report(kernel, model, solution, scheduled, {}))
-    if missed:
+    if missed and opts.best_found is None:
         model, solution, files, scheduled = _retry(kernel, model, solution, missed, opts,
                                                    (files, scheduled))
     crossbars = codegen.crossbars(kernel, solution)
@@ -175,17 +179,24 @@ def _run(path: str | os.PathLike, opts: Options,
 def _solve(model: poly.PolyModel, opts: Options, progress: Progress | None, where: str):
     """The banking search; its own deadline is ``time_limit`` from its start, which
     the supervisor also watches.  Past it the search banks each remaining array as one
-    memory, a bounded piece of work per array: each array is a sign of life."""
+    memory, a bounded piece of work per array: each array is a sign of life.  Each
+    proven banking that is its array's best so far is kept with the supervisor, which
+    resumes a run killed inside one call of the search with them (``best_found``)."""
     def banking_array(index: int, count: int, name: str) -> None:
         supervisor.alive()
         if progress is not None:
             progress(index, count, name)
 
-    with stage(SOLVING, Deadline.after(opts.time_limit), where):
+    def found(proven: banking.Found) -> None:
+        supervisor.keep(proven.banking.array, proven)
+
+    fixed = None if opts.best_found is None else {
+        proven.banking.array: proven for proven in opts.best_found}
+    with stage(SOLVING, Deadline.after(opts.time_limit), where, resumable=fixed is None):
         return banking.solve(model, max_banks=opts.max_banks, part=opts.part,
                              schemes=opts.schemes, time_limit=opts.time_limit,
                              replace_partitions=opts.replace_partitions,
-                             progress=banking_array)
+                             progress=banking_array, found=found, best_found=fixed)
 
 
 def _missed_loops(report: Report) -> frozenset[str]:

@@ -13,6 +13,7 @@ import json
 import shutil
 import sys
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console
@@ -24,6 +25,7 @@ from .frontend import clangtu
 from .errors import KernelError
 from .limits import TimeLimit
 from .report import check_json
+from .supervisor import Resume
 
 #: Table width when output is not a terminal (logs, pipes): wide enough for one array
 #: per line.
@@ -277,7 +279,10 @@ COMMANDS = {"analyze": _run_analyze, "compile": _run_compile, "check": _run_chec
             "bench": _run_bench}
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, resume: Resume | None = None) -> int:
+    """The command's exit status.  ``resume``: the supervisor's hand-over after it
+    killed a run inside one call of the solver (:mod:`arraypart.supervisor`): the run
+    is made again with the bankings that one had found (``Options.best_found``)."""
     interrupts.install()
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -287,6 +292,10 @@ def main(argv: list[str] | None = None) -> int:
             args.options = _options(args)
         except ValueError as error:
             parser.error(str(error))
+        if resume is not None:
+            found = resume.values()
+            args.options = replace(args.options,
+                                   best_found=tuple(found[name] for name in sorted(found)))
     width = shutil.get_terminal_size((TABLE_WIDTH, 24)).columns
     # messages are never wrapped: a file:line:col must stay on one line for editors
     out, err = Console(width=width), Console(stderr=True, width=width, soft_wrap=True)

@@ -22,8 +22,10 @@ def main() -> NoReturn:
     supervisor.end(supervisor.supervise(_worker))
 
 
-def _worker() -> int:
-    """The run (in the worker): the command line's status, or 128 + signal."""
+def _worker(resume: supervisor.Resume | None) -> int:
+    """The run (in the worker): the command line's status, or 128 + signal.  A
+    ``resume`` carries what a killed worker's solver had found (see
+    :mod:`arraypart.supervisor`)."""
     status = None
     try:
         # inside the try: a signal lands as soon as the handlers are in place
@@ -31,7 +33,7 @@ def _worker() -> int:
         supervisor.unblock()
         with interrupts.deferred():
             from .cli import main as run  # noqa: PLC0415 - deliberately after install()
-        status = run()
+        status = run(resume=resume)
         interrupts.ignore()
     except KeyboardInterrupt as error:
         interrupts.ignore()

@@ -70,16 +70,19 @@ def stage_deadline(time_limit: float) -> Deadline:
 
 
 @contextmanager
-def stage(name: str, deadline: Deadline, where: str):
+def stage(name: str, deadline: Deadline, where: str, *, resumable: bool = False):
     """Run the block as stage ``name`` (of the kernel ``where``) under ``deadline``:
     the supervisor, when there is one, ends the run a moment past the deadline if
-    the block has not (see :mod:`arraypart.supervisor`).  Deadlines on a clock the
-    supervisor cannot read (a test's) are not announced."""
+    the block has not (see :mod:`arraypart.supervisor`), or with ``resumable``
+    resumes it in a fresh worker handed what the block kept
+    (:func:`arraypart.supervisor.keep`).  Deadlines on a clock the supervisor cannot
+    read (a test's) are not announced."""
     cpu = deadline.clock is process_time
     if cpu or deadline.clock is perf_counter:
         supervisor.announce({"stage": name, "where": where, "seconds": deadline.seconds,
                              "clock": "cpu" if cpu else "wall",
-                             "left": deadline.at - deadline.clock()})
+                             "left": deadline.at - deadline.clock(),
+                             "resumable": resumable})
     try:
         yield deadline
     finally:

@@ -16,21 +16,32 @@ process, which never enters isl, clang or numpy, watches it:
   past its last sign of life (:func:`alive`) once the deadline has passed, is inside
   one call the stage's own checks cannot see into: it is killed the same way, exit 1,
   stage and kernel named.
+- A stage announced as *resumable* (the solver) keeps its best results with this
+  process as it finds them (:func:`keep`).  When such a stage must be killed, a fresh
+  worker runs the command again, once, handed what the killed one kept
+  (:class:`Resume`); the solver then proves and emits those results without a search.
 - The worker writes the output folder only once this process has granted it
   (:func:`unkillable`); from then on the worker is never killed, so the output folder
   holds the old output or the new one (:mod:`arraypart.output`).
+- The worker leads a process group of its own (with the compilers it starts): a kill
+  takes them all, and SIGTSTP (Ctrl-Z, which the terminal sends to this process's
+  group only) stops the worker's group before this process stops itself; when this
+  process is continued it continues the worker's group.
 
 Invariant: the worker is killed only before it was granted the output, so a killed
-worker leaves nothing in the output folder.  Its announcements are JSON lines on a
-pipe; the grant is one byte on another.  Cost: one fork of a process that has not
+worker leaves nothing in the output folder; a resumed worker writes only what it
+proved itself.  Its announcements are JSON lines on a pipe; the grant is one byte on
+another.  Cost: one fork of a process that has not
 imported the passes yet (12 ms measured with fork, exit and wait on a loaded 2-core
 machine, where a whole ``analyze`` of a suite kernel takes about 2.5 s).
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import os
+import pickle
 import select
 import shutil
 import signal
@@ -38,7 +49,8 @@ import sys
 import tempfile
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 from typing import Callable, NoReturn
 
 #: How long the worker may take to end after a signal was passed on: a Python-level
@@ -76,6 +88,23 @@ class _Channel:
     granted: bool = False
 
 
+@dataclass(frozen=True)
+class Resume:
+    """What a worker killed inside the resumable stage ``stage`` (of ``seconds``
+    seconds) had kept (:func:`keep`): by key, each value pickled and base64-encoded.
+    The values pass through the supervisor opaque (it must not import the classes they
+    belong to); pickle is safe here since they go from one fork of this program to
+    another, never across a trust boundary."""
+
+    stage: str
+    seconds: float
+    kept: tuple[tuple[str, str], ...] = ()
+
+    def values(self) -> dict[str, object]:
+        """The kept values, by key (in a worker, which has the classes imported)."""
+        return {key: pickle.loads(base64.b64decode(data)) for key, data in self.kept}
+
+
 def announce(message: dict) -> None:
     """Tell the supervisor ``message`` (no-op without one)."""
     if _channel is not None:
@@ -87,6 +116,15 @@ def alive() -> None:
     pieces of work: past its deadline it is winding down (the solver banking each
     remaining array as one memory), not stuck, so the grace counts from now."""
     announce({"alive": True})
+
+
+def keep(key: str, value: object) -> None:
+    """Tell the supervisor ``value`` (picklable), the best result so far under
+    ``key``, which replaces an earlier one: a worker resumed after this one was killed
+    inside a resumable stage gets it (:class:`Resume`).  No-op without a supervisor."""
+    if _channel is not None:
+        data = base64.b64encode(pickle.dumps(value)).decode("ascii")
+        announce({"keep": key, "value": data})
 
 
 @contextmanager
@@ -102,30 +140,76 @@ def unkillable():
     yield
 
 
-def supervise(work: Callable[[], int]) -> int:
-    """Run ``work()`` in a forked worker and return its exit status (in this process;
-    the worker never returns from here).  Signals are blocked across the fork, so
-    each process installs its own handlers before it sees one.  The worker's
-    temporary files (``check --trace``'s g++ builds, yosys runs) go to a folder this
-    process removes when the worker has ended, killed or not."""
-    messages, worker_out = os.pipe()
-    worker_grant, grants = os.pipe()
+def supervise(work: Callable[[Resume | None], int]) -> int:
+    """Run ``work(None)`` in a forked worker and return its exit status (in this
+    process; the worker never returns from here), or the status of ``work(resume)``
+    in a second worker when the first was killed inside a resumable stage.  The
+    worker's temporary files (``check --trace``'s g++ builds, yosys runs) go to a
+    folder this process removes when the workers have ended, killed or not."""
     scratch = tempfile.mkdtemp(prefix="arraypart-")
     signal.pthread_sigmask(signal.SIG_BLOCK, FORWARDED)
-    pid = os.fork()
-    if pid == 0:
-        global _channel
-        os.close(messages)
-        os.close(grants)
-        _channel = _Channel(worker_out, worker_grant)
-        os.environ["TMPDIR"] = tempfile.tempdir = scratch  # g++ and yosys read TMPDIR
-        end(work())  # work() installs its handlers and unblocks the signals
-    os.close(worker_out)
-    os.close(worker_grant)
     try:
-        return _Watch(pid, messages, grants).run()
+        return _Watch(partial(_start, work, scratch)).run()
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class _Worker:
+    """A running worker: its pid (also its process group) and this process's ends of
+    its pipes (announcements in, the grant out)."""
+
+    pid: int
+    messages: int
+    grants: int
+
+    def close(self) -> None:
+        os.close(self.messages)
+        os.close(self.grants)
+
+
+def _start(work: Callable[[Resume | None], int], scratch: str,
+           resume: Resume | None) -> _Worker:
+    """Fork a worker running ``work(resume)`` in a process group of its own.  The
+    forwarded signals and SIGTSTP are blocked across the fork, so the worker installs
+    its own handlers before it sees one (this process's handlers would write to its
+    wake-up pipe)."""
+    messages, worker_out = os.pipe()
+    worker_grant, grants = os.pipe()
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, FORWARDED + (signal.SIGTSTP,))
+    pid = os.fork()
+    if pid == 0:
+        os.close(messages)
+        os.close(grants)
+        _become_worker(_Channel(worker_out, worker_grant), scratch)
+        end(work(resume))  # work() installs its handlers and unblocks the signals
+    _lead_group(pid)
+    signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+    os.close(worker_out)
+    os.close(worker_grant)
+    return _Worker(pid, messages, grants)
+
+
+def _become_worker(channel: _Channel, scratch: str) -> None:
+    """In the forked worker: its own process group, the supervisor's signal plumbing
+    undone (Ctrl-Z stops it as usual), its channel and temporary folder set."""
+    global _channel
+    _lead_group(0)
+    signal.set_wakeup_fd(-1)
+    if signal.getsignal(signal.SIGTSTP) != signal.SIG_IGN:
+        signal.signal(signal.SIGTSTP, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, (signal.SIGTSTP,))
+    _channel = channel
+    os.environ["TMPDIR"] = tempfile.tempdir = scratch  # g++ and yosys read TMPDIR
+
+
+def _lead_group(pid: int) -> None:
+    """Make the worker ``pid`` (0: this process) lead its own process group; both
+    sides do it, so it holds before either goes on (the shells' way)."""
+    try:
+        os.setpgid(pid, 0)
+    except (PermissionError, ProcessLookupError):
+        pass  # it has already done so itself, or has already ended
 
 
 def end(status: int) -> NoReturn:
@@ -149,56 +233,81 @@ def unblock() -> None:
 class _Stage:
     """An announced stage: past ``at`` on its clock (the worker's CPU time or the
     monotonic clock) plus its grace (:data:`DEADLINE_GRACE_S`, or
-    :data:`DEADLINE_GRACE_SHARE` of ``seconds`` when longer), the worker is stuck."""
+    :data:`DEADLINE_GRACE_SHARE` of ``seconds`` when longer), the worker is stuck.
+    A ``resumable`` stage's worker is then replaced (:class:`Resume`)."""
 
     name: str
     where: str
     seconds: float
     cpu: bool
     at: float
+    resumable: bool = False
+
+    def grace(self) -> float:
+        return max(DEADLINE_GRACE_S, DEADLINE_GRACE_SHARE * self.seconds)
 
 
 @dataclass
 class _Watch:
-    pid: int
-    messages: int
-    grants: int
+    """The watch over the current worker.  Invariants: ``kept`` holds what the
+    current worker kept; a worker is resumed at most once (``resumed``)."""
+
+    start: Callable[[Resume | None], _Worker]
+    worker: _Worker | None = None
     wake: int = -1
     pending: bytes = b""
     stage: _Stage | None = None
     signum: int | None = None
     signalled: float = 0.0
     granted: bool = False
+    kept: dict[str, str] = field(default_factory=dict)
+    resumed: bool = False
 
     def run(self) -> int:
         """Watch until the worker ends; its status, or the one of the stop that
         ended it."""
+        self.worker = self.start(None)
         wake, self.wake = os.pipe()
         os.set_blocking(self.wake, False)
-        for signum in FORWARDED:
+        for signum in FORWARDED + (signal.SIGTSTP,):
             if signal.getsignal(signum) != signal.SIG_IGN:
                 signal.signal(signum, _noted)
         signal.set_wakeup_fd(self.wake, warn_on_full_buffer=False)
         unblock()
         while True:
-            ready, _, _ = select.select([self.messages, wake], [], [], POLL_S)
+            ready, _, _ = select.select([self.worker.messages, wake], [], [], POLL_S)
             if wake in ready:
                 self._signalled(os.read(wake, 64))
-            if self.messages in ready and not self._read():
+            if self.worker.messages in ready and not self._read():
                 return self._ended()
             stopped = self._stuck()
             if stopped is not None:
                 return stopped
 
     def _signalled(self, signums: bytes) -> None:
-        """Pass the first signal on (later ones add nothing: the run is stopping)."""
-        if self.signum is None and signums:
-            self.signum, self.signalled = signums[0], time.monotonic()
-            _kill(self.pid, self.signum)
+        """Ctrl-Z stops the worker and then this process; of the other signals the
+        first is passed on (later ones add nothing: the run is stopping)."""
+        for signum in signums:
+            if signum == signal.SIGTSTP:
+                self._pause()
+            elif self.signum is None:
+                self.signum, self.signalled = signum, time.monotonic()
+                _kill(self.worker.pid, self.signum)
+
+    def _pause(self) -> None:
+        """Stop the worker's group, then this process; once continued, continue the
+        worker's group.  The time stopped does not count against a wall-clock stage
+        (the worker's own clock may still see it pass: the stage then stops itself)."""
+        _kill(self.worker.pid, signal.SIGTSTP)
+        stopped = time.monotonic()
+        os.kill(os.getpid(), signal.SIGSTOP)  # returns once continued
+        _kill(self.worker.pid, signal.SIGCONT)
+        if self.stage is not None and not self.stage.cpu:
+            self.stage.at += time.monotonic() - stopped
 
     def _read(self) -> bool:
         """Handle the worker's announcements; False once it closed its end."""
-        data = os.read(self.messages, 1 << 16)
+        data = os.read(self.worker.messages, 1 << 16)
         lines = (self.pending + data).split(b"\n")
         self.pending = lines.pop()
         for line in lines:
@@ -208,27 +317,31 @@ class _Watch:
     def _handle(self, message: dict) -> None:
         if message.get("write"):
             self.granted = True
-            os.write(self.grants, GRANT)
+            os.write(self.worker.grants, GRANT)
         elif message.get("alive"):
             if self.stage is not None:
                 self.stage.at = max(self.stage.at, self._clock(self.stage.cpu))
+        elif "keep" in message:
+            self.kept[message["keep"]] = message["value"]
         elif message.get("stage") is None:
             self.stage = None
         else:
             cpu = message["clock"] == "cpu"
             self.stage = _Stage(message["stage"], message["where"], message["seconds"],
-                                cpu, self._clock(cpu) + message["left"])
+                                cpu, self._clock(cpu) + message["left"],
+                                message.get("resumable", False))
 
     def _clock(self, cpu: bool) -> float:
         if cpu:
-            spent = _cpu_seconds(self.pid)
+            spent = _cpu_seconds(self.worker.pid)
             if spent is not None:
                 return spent
         return time.monotonic()
 
     def _stuck(self) -> int | None:
         """Kill a worker that a signal or its stage's deadline did not stop in time
-        (never once it may write the output); the exit status, else None."""
+        (never once it may write the output); the exit status, else None (also when
+        a fresh worker resumes the killed one's stage)."""
         if self.granted:
             return None
         if self.signum is not None and time.monotonic() > self.signalled + SIGNAL_GRACE_S:
@@ -236,25 +349,35 @@ class _Watch:
             _say("interrupted; nothing was written")
             return 128 + self.signum
         stage = self.stage
-        if stage is not None and self._clock(stage.cpu) > stage.at + max(
-                DEADLINE_GRACE_S, DEADLINE_GRACE_SHARE * stage.seconds):
-            self._kill()
-            _say(f"{stage.where}: time limit of {stage.seconds:g} s reached while "
-                 f"{stage.name} (inside one call that cannot be interrupted); nothing "
-                 f"was written (--time-limit S gives it more time)")
-            return EXIT_TIME_LIMIT
-        return None
+        if stage is None or self._clock(stage.cpu) <= stage.at + stage.grace():
+            return None
+        self._kill()
+        stuck = (f"{stage.where}: time limit of {stage.seconds:g} s reached while "
+                 f"{stage.name} (inside one call that cannot be interrupted)")
+        if stage.resumable and not self.resumed:
+            _say(f"{stuck}; finishing with the best it had found")
+            self._resume(stage)
+            return None
+        _say(f"{stuck}; nothing was written (--time-limit S gives it more time)")
+        return EXIT_TIME_LIMIT
+
+    def _resume(self, stage: _Stage) -> None:
+        """A fresh worker in place of the killed one, handed what it kept."""
+        resume = Resume(stage.name, stage.seconds, tuple(sorted(self.kept.items())))
+        self.worker.close()
+        self.worker = self.start(resume)
+        self.resumed, self.kept, self.pending, self.stage = True, {}, b"", None
 
     def _kill(self) -> None:
-        _kill(self.pid, signal.SIGKILL)
-        os.waitpid(self.pid, 0)
+        _kill(self.worker.pid, signal.SIGKILL)
+        os.waitpid(self.worker.pid, 0)
         if os.isatty(2):  # the worker's status line may have hidden the cursor
             os.write(2, b"\r\x1b[2K\x1b[?25h")
 
     def _ended(self) -> int:
         """The worker closed its pipe: its exit status (an internal error when a
         signal other than the one passed on ended it, e.g. a crash in isl)."""
-        _, status = os.waitpid(self.pid, 0)
+        _, status = os.waitpid(self.worker.pid, 0)
         code = os.waitstatus_to_exitcode(status)
         if code >= 0:
             return code
@@ -270,8 +393,10 @@ def _noted(signum, frame) -> None:
 
 
 def _kill(pid: int, signum: int) -> None:
+    """Send ``signum`` to the worker ``pid`` and its process group (the compilers it
+    runs)."""
     try:
-        os.kill(pid, signum)
+        os.killpg(pid, signum)
     except ProcessLookupError:
         pass  # it has just ended: the pipe says so next
 

@@ -2,6 +2,7 @@
 end a run within about a second even inside one long isl call, which holds the GIL
 (arraypart.supervisor).  Bounded waits only, no assertions on speed."""
 
+import json
 import os
 import signal
 import subprocess
@@ -89,7 +90,7 @@ SUPERVISED = textwrap.dedent("""
     import os, signal, sys, tempfile, time
     from arraypart import interrupts, supervisor
 
-    def work():
+    def work(resume):
         interrupts.install(once=True)
         supervisor.unblock()
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # deaf, as inside an isl call
@@ -126,6 +127,45 @@ def test_a_deaf_worker_is_killed_unless_it_writes_the_output(phase):
         assert code == 130 and err == "arraypart: interrupted; nothing was written\n"
 
 
+def state(pid: int) -> str:
+    """Process ``pid``'s state letter (``T``: stopped)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        return stat.read().rsplit(")", 1)[1].split()[0]
+
+
+def wait_for(condition) -> None:
+    with alarm(STOP_BOUND_S):
+        while not condition():
+            time.sleep(0.01)
+
+
+def test_ctrl_z_stops_the_worker_too_and_continuing_continues_both():
+    """SIGTSTP to the supervisor (what Ctrl-Z sends to its process group, which the
+    worker has left) stops the worker's group, then the supervisor; SIGCONT to the
+    supervisor (what ``fg`` sends) continues both."""
+    process = subprocess.Popen([sys.executable, "-c", SUPERVISED, "work"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    with alarm(30):
+        process.stdout.readline()
+    [worker] = (int(pid) for pid in os.listdir("/proc")
+                if pid.isdigit() and _parent(int(pid)) == process.pid)
+    assert os.getpgid(worker) == worker
+    process.send_signal(signal.SIGTSTP)
+    wait_for(lambda: state(worker) == "T" and state(process.pid) == "T")
+    process.send_signal(signal.SIGCONT)
+    wait_for(lambda: state(worker) != "T" and state(process.pid) != "T")
+    process.send_signal(signal.SIGINT)
+    assert finish(process)[0] == 130
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return int(stat.read().rsplit(")", 1)[1].split()[1])
+    except OSError:
+        return None  # it has ended meanwhile
+
+
 def test_a_solver_winding_down_past_its_deadline_is_not_killed(tmp_path):
     """Past the solver's deadline every remaining array is banked as one memory, in
     Python between isl calls: that is progress, not a stuck call, and ends in the
@@ -136,3 +176,97 @@ def test_a_solver_winding_down_past_its_deadline_is_not_killed(tmp_path):
                        LIMITED_RUN_BOUND_S)
     assert code == 1, err
     assert "proven by counting" in err and "nothing was written" not in err
+
+
+RESUMED = textwrap.dedent("""
+    import sys, time
+    from arraypart import interrupts, limits, supervisor
+
+    def work(resume):
+        interrupts.install(once=True)
+        supervisor.unblock()
+        if resume is not None:
+            print(resume.stage, resume.values(), flush=True)
+        supervisor.keep("x", 41)
+        supervisor.keep("x", 42)  # replaces 41
+        with limits.stage("searching", limits.Deadline.after(0.01), "k.c",
+                          resumable=True):
+            time.sleep(30)  # stands in for one isl call that does not return in time
+        return 0
+
+    sys.exit(supervisor.supervise(work))
+""")
+
+
+def test_a_worker_killed_in_a_resumable_stage_is_resumed_once_with_what_it_kept():
+    """The stage runs past its deadline and grace: a fresh worker gets the last value
+    kept under each key; when it is stuck too, the run ends as any stuck run does."""
+    done = subprocess.run([sys.executable, "-c", RESUMED], capture_output=True,
+                          text=True, timeout=STOP_BOUND_S)
+    code, err = done.returncode, done.stderr
+    assert code == 1, err
+    assert done.stdout == "searching {'x': 42}\n"
+    first, second = err.splitlines()
+    assert first.endswith("; finishing with the best it had found")
+    assert second.endswith("; nothing was written (--time-limit S gives it more time)")
+
+
+STUCK_SOLVER = textwrap.dedent("""
+    import sys, time
+    from arraypart import launch
+    from arraypart.banking import driver
+
+    refine = driver._Search._refine
+
+    def stuck(self, best):
+        if self.am.array.name == "b":
+            time.sleep(600)  # stands in for one isl call that does not return in time
+        return refine(self, best)
+
+    driver._Search._refine = stuck
+    launch.main()
+""")
+
+#: ``b`` needs three single-port banks: its search proves cyclic 3 in its first tier,
+#: then hangs in the refinement (``STUCK_SOLVER``); ``a`` and the interfaces are done.
+TWO_ARRAYS = """void two(int in[64], int out[64]) {
+  int a[64];
+  int b[64];
+  for (int i = 0; i < 64; i++) {
+    a[i] = in[i];
+    b[i] = in[i];
+  }
+  for (int i = 0; i < 62; i++) {
+#pragma HLS pipeline II=1
+    out[i] = a[i] + b[i] + b[i + 1] + b[i + 2];
+  }
+}
+"""
+
+
+def test_a_solver_killed_inside_one_call_still_writes_its_best_banking(tmp_path):
+    """Issue 13 point 5: the supervisor kills the solver stuck past its deadline and
+    a fresh worker compiles with the bankings found by then, proven again: exit 1,
+    the output whole, the report holding b's banking (proven) and the loops' II, and
+    a warning naming the stage."""
+    path = tmp_path / "two.c"
+    path.write_text(TWO_ARRAYS)
+    out = tmp_path / "out"
+    process = subprocess.Popen([sys.executable, "-c", STUCK_SOLVER, "compile", path, "-o",
+                                out, "--ports", "1", "--time-limit", "0.5"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    code, err = finish(process, LIMITED_RUN_BOUND_S)
+    assert code == 1, err
+    assert "reached while banking the arrays (inside one call that cannot be " \
+           "interrupted); finishing with the best it had found" in err
+    assert "Traceback" not in err
+    report = json.loads((out / "report.json").read_text())
+    b = next(a for a in report["arrays"] if a["name"] == "b")
+    assert (b["scheme"]["kind"], b["banks"], b["conflict_free"]) == ("per_dim", 3, True)
+    assert [loop["achieved_ii"] for loop in report["loops"]] == [1, 1]
+    assert report["time_limit_reached"] is True
+    [warning] = report["warnings"]
+    assert "solver time limit of 0.5 s reached inside one call that cannot be " \
+           "interrupted while banking b" in warning
+    assert "the best banking found when time ran out, proven again" in warning
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "two.c"]

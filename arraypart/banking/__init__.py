@@ -3,5 +3,6 @@
 from .bounds import bram18k, lower_bound
 from .driver import solve
 from .proof import Proof, prove
+from .solution import Found
 
-__all__ = ["Proof", "bram18k", "lower_bound", "prove", "solve"]
+__all__ = ["Found", "Proof", "bram18k", "lower_bound", "prove", "solve"]

@@ -21,7 +21,7 @@ import heapq
 from dataclasses import dataclass, field, replace
 from math import prod
 from time import perf_counter
-from typing import Callable, Iterator
+from typing import Callable, Iterator, Mapping
 
 import numpy as np
 
@@ -39,7 +39,7 @@ from .groups import GroupShape, analyze_group, read_refs
 from .precheck import LaneSet, flat_ii, lane_set, per_dim_ii
 from .proof import Proof, ProofTimeout, counted_proof, prove, prove_group
 from .sampling import refuted, sample_group
-from .solution import ArraySolution, Solution
+from .solution import ArraySolution, Found, Solution
 from .space import (FLAT_BLOCKS, Cost, Family, alpha_rows, copy_assignments, copy_key,
                     cost_floor, cost_of, crossbar_lanes, flat_block_floors, flat_crossbar,
                     per_dim_partitions)
@@ -58,25 +58,38 @@ WASTE_RATIO = 2
 
 def solve(model: PolyModel, *, max_banks: int | None = None, part: str | None = None,
           schemes: str = "all", time_limit: float = 30.0, replace_partitions: bool = False,
-          progress: Callable[[int, int, str], None] | None = None) -> Solution:
+          progress: Callable[[int, int, str], None] | None = None,
+          found: Callable[[Found], None] | None = None,
+          best_found: Mapping[str, Found] | None = None) -> Solution:
     """Bank every array of ``model`` (DESIGN §3); see the module doc.  ``max_banks``
     caps banks x copies explicitly; by default the cap comes from ``part``'s BRAM
     (:mod:`.device`).  ``progress``, when given, is told ``(index, count, array
-    name)`` before each array."""
+    name)`` before each array; ``found`` is told each banking the search proves
+    that is the best of its array so far (the one kept if time ran out now).
+
+    ``best_found``: by array, what an earlier run had found when the time limit ended
+    it inside one call (the supervisor's resumed run): no search, each banking proven
+    again (:func:`_resumed`), the solution time-limited."""
     if schemes not in SCHEME_CHOICES:
         raise ValueError(f"schemes must be one of {sorted(SCHEME_CHOICES)}")
     start = perf_counter()
     options = _Options(max_banks, bram_budget(part), SCHEME_CHOICES[schemes],
-                       start + time_limit, time_limit, replace_partitions)
+                       start + time_limit, time_limit, replace_partitions,
+                       found or _ignore)
     solved: dict[int, ArraySolution] = {}
     for done, index in enumerate(_easiest_first(model.arrays)):
         am = model.arrays[index]
         if progress is not None:
             progress(done, len(model.arrays), am.array.name)
-        solved[index] = _solve_within_time(am, _share(options, len(model.arrays) - done))
+        share = _share(options, len(model.arrays) - done)
+        if best_found is not None:
+            solved[index] = _resumed(am, best_found.get(am.array.name), share)
+        else:
+            solved[index] = _solve_within_time(am, share)
+            options.found(Found(solved[index].banking, not solved[index].time_limited))
     arrays = tuple(solved[k] for k in range(len(model.arrays)))
     warnings = tuple(note for a in arrays for note in a.notes)
-    return Solution(arrays, warnings, perf_counter() - start)
+    return Solution(arrays, warnings, perf_counter() - start, best_found is not None)
 
 
 def _easiest_first(arrays: tuple[ArrayModel, ...]) -> list[int]:
@@ -93,6 +106,10 @@ def _share(options: _Options, left: int) -> _Options:
                                          now + max(0.0, options.deadline - now) / left))
 
 
+def _ignore(found: Found) -> None:
+    """The ``found`` hook of a caller that keeps nothing."""
+
+
 @dataclass(frozen=True, slots=True)
 class _Options:
     max_banks: int | None
@@ -101,6 +118,7 @@ class _Options:
     deadline: float
     time_limit: float
     replace_partitions: bool
+    found: Callable[[Found], None] = _ignore
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +235,34 @@ def _registers(am: ArrayModel, start: float) -> ArraySolution:
         f"lower bound {bound}"))
 
 
+def _resumed(am: ArrayModel, found: Found | None, options: _Options) -> ArraySolution:
+    """The banking an earlier run had found for ``am`` when the time limit ended it
+    inside one call, proven again here (nothing unproven is reported): as its search
+    left it when that search had ended, else with a warning that it is the best found
+    by then; one memory proven by counting when there is none or its proof passes the
+    deadline."""
+    start = perf_counter()
+    if found is None:
+        return _time_limited(am, options, start)
+    banking, array = found.banking, am.array
+    try:
+        proof = prove(am, banking, deadline=options.deadline)
+    except ProofTimeout:
+        return _time_limited(am, options, start)
+    shapes = [analyze_group(g, len(array.shape)) for g in am.groups]
+    bound = lower_bound_of(am.ports, shapes, array) if shapes else 1
+    notes = () if found.complete else (warning_text(array.coord, (
+        f"solver time limit of {options.time_limit:g} s reached inside one call that "
+        f"cannot be interrupted while banking {array.name}: it keeps {_text(banking)}, "
+        f"the best banking found when time ran out, proven again (achieved II "
+        f"{dict(proof.achieved_ii)})")),)
+    kept = (bool(array.partitions) and not options.replace_partitions
+            and banking == Banking(array.name, scheme_from_pragmas(array)))
+    solution = _solution(am, banking, proof, bound, start,
+                         "found before the time limit ended the search; proven again", notes)
+    return replace(solution, kept=kept, time_limited=not found.complete)
+
+
 def _time_limited(am: ArrayModel, options: _Options, start: float) -> ArraySolution:
     banking = Banking(am.array.name, none_scheme(am.array.shape))
     proof = counted_proof(am, banking)
@@ -248,6 +294,7 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
     if kept:
         banking = Banking(array.name, scheme_from_pragmas(array))
         proof = search.prove(banking)
+        options.found(Found(banking, complete=False))
         better = search.run(families)
         tried = better.tried
         if not proof.conflict_free:
@@ -258,7 +305,7 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
         elif _wasteful(search.cost(banking), better):
             notes.append(_waste_note(array, search.cost(banking), better, bound))
     else:
-        found = search.run(families)
+        found = search.run(families, report=True)
         banking, proof, tried = found.banking, found.proof, found.tried
         cut_short = found.cut_short
         if array.pragma_only and "flat" in options.families and not (
@@ -394,13 +441,16 @@ class _Search:
 
     # ------------------------------------------------------------ driver
 
-    def run(self, families: tuple[str, ...]) -> _Found:
+    def run(self, families: tuple[str, ...], *, report: bool = False) -> _Found:
         """The cheapest proven banking: the first tier that has one
         (:meth:`_first_tier`), then cheaper per_dim bankings with more banks
-        (:meth:`_refine`)."""
+        (:meth:`_refine`).  With ``report`` (the search for the banking the array
+        gets) the first tier's is reported as found before the refinement."""
         found = self._first_tier(families)
         if not found.proof.conflict_free:
             return found
+        if report:
+            self.options.found(Found(found.banking, complete=False))
         try:
             return self._refine(found)
         except (ProofTimeout, _TimeUp):

@@ -39,18 +39,30 @@ class ArraySolution:
     time_limited: bool = False
 
 
+@dataclass(frozen=True)
+class Found:
+    """A proven banking the search reports as its array's best so far: ``complete``
+    when the array's search has ended, else the banking the array keeps if the time
+    limit ends the search now."""
+
+    banking: Banking
+    complete: bool
+
+
 @dataclass(frozen=True, eq=False)
 class Solution:
-    """Every array's banking, in the kernel's array order."""
+    """Every array's banking, in the kernel's array order.  ``resumed``: the bankings
+    are what a run that the time limit ended inside one call had found (no search)."""
 
     arrays: tuple[ArraySolution, ...]
     warnings: tuple[str, ...]
     seconds: float
+    resumed: bool = False
 
     @property
     def time_limited(self) -> bool:
-        """Whether the time limit ended some array's search."""
-        return any(a.time_limited for a in self.arrays)
+        """Whether the time limit ended the search (some array's, or the whole run's)."""
+        return self.resumed or any(a.time_limited for a in self.arrays)
 
     def banking(self, name: str) -> Banking:
         for a in self.arrays:
