@@ -32,7 +32,7 @@ from .check import trace
 from .poly import build
 from .frontend import clangtu
 from .errors import Coord, KernelError, warning_text
-from .limits import Deadline, TimeLimit, stage, stage_deadline
+from .limits import Deadline, TimeLimit, child_stage_deadline, stage, stage_deadline
 from .report import Report
 
 #: ``--dump-maps`` refuses arrays above this many elements: two int64 maps of 2^24
@@ -51,6 +51,7 @@ MODELLING = build.STAGE
 READING, SOLVING = "reading the kernel", "banking the arrays"
 SCHEDULING = "checking the emitted code under the scheduling rule"
 CHECKING = "checking the kernel's own banking"
+TRACING = trace.STAGE
 
 
 @dataclass(frozen=True)
@@ -286,13 +287,17 @@ def trace_kernel(path: str | os.PathLike, options: Options | None = None, *,
                  as_written: bool = False, progress: Progress | None = None,
                  **overrides) -> tuple[Report, trace.TraceCheck]:
     """``check --trace``: the original kernel compiled by g++, instrumented, run on the
-    testbench's inputs, and its recorded accesses replayed (see :func:`judge_trace`)."""
+    testbench's inputs, and its recorded accesses replayed (see :func:`judge_trace`).
+    The build and the run are a stage on the wall clock (their CPU time is g++'s and
+    the driver's): past it they are killed and :class:`TimeLimit` is raised."""
     opts = _options(options, overrides)
     report = analyze(path, opts, progress=progress)
     reading = clangtu.Options(opts.defines, opts.include_dirs, opts.std, opts.hls_include)
     with tempfile.TemporaryDirectory(prefix="arraypart-trace-") as work:
-        recorded = trace.record(report.kernel, reading, Path(work),
-                                report.solution.bankings())
+        with stage(TRACING, child_stage_deadline(opts.time_limit),
+                   report.kernel.path) as deadline:
+            recorded = trace.record(report.kernel, reading, Path(work),
+                                    report.solution.bankings(), deadline=deadline)
         return report, judge_trace(report, recorded, as_written=as_written, ports=opts.ports)
 
 

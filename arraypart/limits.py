@@ -69,6 +69,13 @@ def stage_deadline(time_limit: float) -> Deadline:
     return Deadline.after(max(time_limit, STAGE_FLOOR_S), clock=process_time)
 
 
+def child_stage_deadline(time_limit: float) -> Deadline:
+    """The deadline of a stage whose work runs in child processes (``check --trace``'s
+    g++ build and traced run), whose CPU time is not this process's: ``max(time_limit,
+    STAGE_FLOOR_S)`` seconds on the wall clock."""
+    return Deadline.after(max(time_limit, STAGE_FLOOR_S))
+
+
 @contextmanager
 def stage(name: str, deadline: Deadline, where: str, *, resumable: bool = False):
     """Run the block as stage ``name`` (of the kernel ``where``) under ``deadline``:

@@ -6,6 +6,8 @@ banks, a model whose addresses are wrong) that the replay must report, located."
 
 import dataclasses
 import os
+import tempfile
+import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -17,6 +19,7 @@ from arraypart import expr as E
 from arraypart.banking.solution import Solution
 from arraypart.check import instrument, trace
 from arraypart.frontend import clangtu
+from arraypart.limits import STAGE_FLOOR_S
 from arraypart.scheme import Banking, DimPartition, per_dim_scheme
 
 from conftest import HAVE_GXX, ROOT, needs_gxx
@@ -309,3 +312,53 @@ def test_loops_vitis_pipelines_by_default_are_traced(tmp_path):
         assert [loop.claim.name for loop in result.replay.loops] == ["L3", "L4", "L6"]
         assert all(loop.traced_ii == loop.claim.claimed_ii
                    for loop in result.replay.loops), result.format()
+
+
+#: A compiler that hangs, and starts a process of its own that hangs too.
+HANGING_COMPILER = """#!/bin/sh
+sleep 60 &
+echo $! > "{pidfile}"
+wait
+"""
+
+TINY = """void tiny(int in[8], int out[8]) {
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    out[i] = in[i];
+  }
+}
+"""
+
+
+def _gone(pid: int) -> bool:
+    """Process ``pid`` has ended (or is a zombie, waiting to be reaped)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="needs Linux /proc")
+def test_a_build_past_the_time_limit_is_killed_with_what_it_started(tmp_path, monkeypatch,
+                                                                    capsys):
+    """The g++ build obeys --time-limit (at least the floor of a stage): exit 1, the
+    stage named, the compiler's own children killed, the work folder removed."""
+    pidfile, compiler = tmp_path / "pid", tmp_path / "slow-g++"
+    compiler.write_text(HANGING_COMPILER.format(pidfile=pidfile))
+    compiler.chmod(0o755)
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(trace, "COMPILER", str(compiler))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    kernel = tmp_path / "tiny.c"
+    kernel.write_text(TINY)
+    assert cli.main(["check", "--trace", str(kernel), "--time-limit", "0.1"]) == 1
+    assert (f"arraypart: {kernel}: time limit of {STAGE_FLOOR_S:g} s reached while "
+            f"building and running the instrumented kernel (check --trace)"
+            in capsys.readouterr().err)
+    sleeper = int(pidfile.read_text())
+    deadline = time.monotonic() + 20
+    while not _gone(sleeper) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert _gone(sleeper)
+    assert list((tmp_path / "tmp").iterdir()) == []

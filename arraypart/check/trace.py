@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import time
 from dataclasses import dataclass
@@ -25,6 +26,7 @@ from ..codegen.project import render
 from ..codegen.testbench import original_text, testbench_context
 from ..errors import Coord, KernelError
 from ..frontend import clangtu
+from ..limits import Deadline, TimeLimit
 from ..poly.model import CycleGroup
 from ..scheme import Banking, none_scheme
 from .addresses import AddressCheck, compare
@@ -37,10 +39,12 @@ COMPILER = "g++"
 #: The driver is built once and run once on small suites: -O1 compiles about as fast as
 #: -O0 and runs the loops several times faster.
 COMPILE_FLAGS = ("-std=c++14", "-O1", "-w")
-#: Longest a traced run may take (seconds): a kernel the testbench can run at all
-#: finishes far sooner; a hang must not hold ``check`` forever.
+#: The stage :func:`record` is, as a time-limit message names it.
+STAGE = "building and running the instrumented kernel (check --trace)"
+#: Longest a traced run may take (seconds) when no deadline is given: a kernel the
+#: testbench can run at all finishes far sooner; a hang must not hold ``check`` forever.
 RUN_TIMEOUT = 600.0
-#: Longest g++ may take on the driver (seconds).
+#: Longest g++ may take on the driver (seconds) when no deadline is given.
 BUILD_TIMEOUT = 300.0
 #: The g++ diagnostics shown when the driver does not build (last characters).
 SHOWN_DIAGNOSTICS = 3000
@@ -70,10 +74,13 @@ def driver_source(kernel: ir.Kernel, instrumented: Instrumented) -> str:
 
 
 def record(kernel: ir.Kernel, options: clangtu.Options, workdir: Path,
-           bankings: Mapping[str, Banking] | None = None) -> Trace:
+           bankings: Mapping[str, Banking] | None = None, *,
+           deadline: Deadline | None = None) -> Trace:
     """Instrument, build and run ``kernel`` in ``workdir``, each read recording the
     copy ``bankings`` give it (:func:`copy_texts`); raises KernelError when g++ is
-    missing, RuntimeError when the driver does not build or run (a bug)."""
+    missing, RuntimeError when the driver does not build or run (a bug), and
+    :class:`TimeLimit` (stage :data:`STAGE`) when ``deadline`` passes first.  Nothing
+    that g++ or the driver started outlives the call (:func:`_run`)."""
     if shutil.which(COMPILER) is None:
         raise KernelError(Coord(kernel.path), f"check --trace needs {COMPILER} on the PATH")
     instrumented = instrument(kernel, options, copy_texts(kernel, bankings or {}))
@@ -82,9 +89,9 @@ def record(kernel: ir.Kernel, options: clangtu.Options, workdir: Path,
     binary, records = workdir / "trace_driver", workdir / "trace.bin"
     started = time.monotonic()
     _run([COMPILER, *COMPILE_FLAGS, *_include_flags(kernel, options), "-o", str(binary),
-          str(source), "-lm"], BUILD_TIMEOUT, "g++ on the trace driver")
+          str(source), "-lm"], workdir, BUILD_TIMEOUT, deadline, "g++ on the trace driver")
     built = time.monotonic()
-    _run([str(binary), str(records)], RUN_TIMEOUT, "the trace driver")
+    _run([str(binary), str(records)], workdir, RUN_TIMEOUT, deadline, "the trace driver")
     return Trace(records, instrumented, built - started, time.monotonic() - built)
 
 
@@ -94,14 +101,38 @@ def _include_flags(kernel: ir.Kernel, options: clangtu.Options) -> list[str]:
     return [f"-I{d}" for d in dirs]
 
 
-def _run(command: list[str], timeout: float, what: str) -> None:
+def _run(command: list[str], workdir: Path, cap: float, deadline: Deadline | None,
+         what: str) -> None:
+    """Run ``command`` in a process group of its own (g++ starts cc1plus and as), its
+    temporary files in ``workdir``.  Past ``deadline`` (:class:`TimeLimit`) or ``cap``
+    seconds (RuntimeError: a hang), or when interrupted, the whole group is killed
+    and waited for, so nothing it started outlives the call."""
+    left = cap if deadline is None else min(cap, max(0.0, deadline.at - deadline.clock()))
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, start_new_session=True,
+                               env={**os.environ, "TMPDIR": str(workdir)})
     try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+        out, err = process.communicate(timeout=left)
     except subprocess.TimeoutExpired:
-        raise RuntimeError(f"check --trace: {what} ran past {timeout:g} s") from None
-    if done.returncode != 0:
-        raise RuntimeError(f"check --trace: {what} failed (exit {done.returncode}): "
-                           + (done.stderr + done.stdout)[-SHOWN_DIAGNOSTICS:])
+        _kill_group(process)
+        if left < cap:
+            raise TimeLimit(STAGE, deadline.seconds) from None
+        raise RuntimeError(f"check --trace: {what} ran past {cap:g} s") from None
+    except BaseException:
+        _kill_group(process)
+        raise
+    if process.returncode != 0:
+        raise RuntimeError(f"check --trace: {what} failed (exit {process.returncode}): "
+                           + (err + out)[-SHOWN_DIAGNOSTICS:])
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    """Kill ``process``'s group (it leads it) and reap ``process``."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass  # the group has ended already
+    process.communicate()
 
 
 @dataclass(frozen=True, slots=True)
