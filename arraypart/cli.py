@@ -213,11 +213,17 @@ def _run_compile(args, out: Console, err: Console) -> int:
               (", maps/" if compiled.maps else ""), highlight=False, markup=False)
     if report.time_limited:
         err.print("arraypart: the time limit ended a stage (see the warnings)")
-    if not report.goals_met:
+    if _loops_missed(report):
         err.print("arraypart: some loop misses its target II (see the loop table and "
                   "`arraypart check`)")
-        return EXIT_GOAL_MISSED
-    return EXIT_OK
+    return EXIT_OK if report.goals_met else EXIT_GOAL_MISSED
+
+
+def _loops_missed(report) -> bool:
+    """Some array has a conflict or some loop reaches a larger II than its target."""
+    return not report.conflict_free or any(
+        report.loop_achieved_ii(n, loop.name, loop.target_ii) > loop.target_ii
+        for n, loop in enumerate(report.model.loops))
 
 
 def _run_check(args, out: Console, err: Console) -> int:

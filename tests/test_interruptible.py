@@ -12,6 +12,10 @@ import time
 
 import pytest
 
+from arraypart import api
+from arraypart.banking import Found
+from arraypart.scheme import Banking, none_scheme
+
 from conftest import alarm, bench_module
 
 bounded = bench_module("bounded")
@@ -253,7 +257,7 @@ def test_a_solver_killed_inside_one_call_still_writes_its_best_banking(tmp_path)
     path.write_text(TWO_ARRAYS)
     out = tmp_path / "out"
     process = subprocess.Popen([sys.executable, "-c", STUCK_SOLVER, "compile", path, "-o",
-                                out, "--ports", "1", "--time-limit", "0.5"],
+                                out, "--ports", "1", "--time-limit", "1"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     code, err = finish(process, LIMITED_RUN_BOUND_S)
     assert code == 1, err
@@ -265,8 +269,22 @@ def test_a_solver_killed_inside_one_call_still_writes_its_best_banking(tmp_path)
     assert (b["scheme"]["kind"], b["banks"], b["conflict_free"]) == ("per_dim", 3, True)
     assert [loop["achieved_ii"] for loop in report["loops"]] == [1, 1]
     assert report["time_limit_reached"] is True
-    [warning] = report["warnings"]
-    assert "solver time limit of 0.5 s reached inside one call that cannot be " \
-           "interrupted while banking b" in warning
+    [warning] = [w for w in report["warnings"] if "while banking b:" in w]
+    assert "solver time limit of 1 s reached inside one call that cannot be " \
+           "interrupted while banking b: it keeps per_dim cyclic 3" in warning
     assert "the best banking found when time ran out, proven again" in warning
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "two.c"]
+
+
+def test_a_resumed_run_proves_the_bankings_it_is_handed_again(tmp_path):
+    """Nothing unproven is reported: a banking handed over as the best found (here
+    one memory for b, which needs three single-port banks) is proven again, and its
+    conflict shows; the run counts as time-limited."""
+    path = tmp_path / "two.c"
+    path.write_text(TWO_ARRAYS)
+    one_memory = Banking("b", none_scheme((64,)))
+    report = api.analyze(path, ports=1, best_found=(Found(one_memory, complete=True),))
+    b = next(a for a in report.solution.arrays if a.array.name == "b")
+    assert b.banking == one_memory and not b.conflict_free
+    assert dict(b.achieved_ii)["L8"] == 3
+    assert report.time_limited and not report.goals_met

@@ -85,8 +85,8 @@ def solve(model: PolyModel, *, max_banks: int | None = None, part: str | None = 
         if best_found is not None:
             solved[index] = _resumed(am, best_found.get(am.array.name), share)
         else:
-            solved[index] = _solve_within_time(am, share)
-            options.found(Found(solved[index].banking, not solved[index].time_limited))
+            ended = solved[index] = _solve_within_time(am, share)
+            options.found(Found(ended.banking, not ended.time_limited, ended.notes))
     arrays = tuple(solved[k] for k in range(len(model.arrays)))
     warnings = tuple(note for a in arrays for note in a.notes)
     return Solution(arrays, warnings, perf_counter() - start, best_found is not None)
@@ -238,9 +238,9 @@ def _registers(am: ArrayModel, start: float) -> ArraySolution:
 def _resumed(am: ArrayModel, found: Found | None, options: _Options) -> ArraySolution:
     """The banking an earlier run had found for ``am`` when the time limit ended it
     inside one call, proven again here (nothing unproven is reported): as its search
-    left it when that search had ended, else with a warning that it is the best found
-    by then; one memory proven by counting when there is none or its proof passes the
-    deadline."""
+    left it, with its warnings, when that search had ended, else with a warning that
+    it is the best found by then; one memory proven by counting when there is none or
+    its proof passes the deadline."""
     start = perf_counter()
     if found is None:
         return _time_limited(am, options, start)
@@ -251,7 +251,7 @@ def _resumed(am: ArrayModel, found: Found | None, options: _Options) -> ArraySol
         return _time_limited(am, options, start)
     shapes = [analyze_group(g, len(array.shape)) for g in am.groups]
     bound = lower_bound_of(am.ports, shapes, array) if shapes else 1
-    notes = () if found.complete else (warning_text(array.coord, (
+    notes = found.notes if found.complete else (warning_text(array.coord, (
         f"solver time limit of {options.time_limit:g} s reached inside one call that "
         f"cannot be interrupted while banking {array.name}: it keeps {_text(banking)}, "
         f"the best banking found when time ran out, proven again (achieved II "

@@ -42,11 +42,12 @@ class ArraySolution:
 @dataclass(frozen=True)
 class Found:
     """A proven banking the search reports as its array's best so far: ``complete``
-    when the array's search has ended, else the banking the array keeps if the time
-    limit ends the search now."""
+    when the array's search has ended (``notes``: the warnings it gave), else the
+    banking the array keeps if the time limit ends the search now."""
 
     banking: Banking
     complete: bool
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)
