@@ -201,6 +201,55 @@ def test_if_conditions():
                           (("stmt", 6, ("write A[0] #5 @6:34",)),))
 
 
+def test_switch_is_an_else_if_chain():
+    """Affine subject: ``x == c`` conditions, labels written together or'ed, the
+    default the last else; a data-dependent subject: conditions None, its read once at
+    the head.  A scalar keeps a value every path leaves equal (without a default, the
+    path through no arm counts)."""
+    src = """void k(int A[16], int B[16]) {
+  for (int i = 0; i < 16; i++) {
+    int t = 0, u = 0;
+    switch (i % 4) {
+    case 0: case 1: A[i] = 1; t = 2; u = 2; break;
+    case 2: { A[i + 1] = 2; t = 2; break; }
+    default: t = 2;
+    }
+    switch (B[i]) { case 5: A[0] = t; break; case 6: u = 1; return; }
+    A[t] = A[u];
+  }
+}"""
+    body = body_of(src)[0][-1]
+    assert body[2] == ("if", (("i mod 4 == 0",), ("i mod 4 - 1 == 0",)), (),
+                       (("stmt", 5, ("write A[i] #0 @5:21",)), ("stmt", 5, ()),
+                        ("stmt", 5, ())),
+                       (("if", (("i mod 4 - 2 == 0",),), (),
+                         (("stmt", 6, ("write A[i + 1] #1 @6:15",)), ("stmt", 6, ())),
+                         (("stmt", 7, ()),)),))
+    assert body[3] == ("if", None, ("read B[i] #2 @9:13",),
+                       (("stmt", 9, ("write A[0] #3 @9:29",)),),
+                       (("if", None, (), (("stmt", 9, ()),), ()),))
+    assert body[4] == ("stmt", 10, ("read A[?] #5 @10:12", "write A[2] #4 @10:5"))
+
+
+def test_switch_break_is_no_loop_escape():
+    """A switch's own ``break`` leaves the loop's trip count (and so ``n``'s exit value)
+    known; a ``break`` of a loop inside a case is that loop's."""
+    src = """void k(int A[16]) {
+  int n = 0;
+  for (int i = 0; i < 16; i++) {
+    switch (A[i]) {
+    case 0: for (int j = 0; j < 4; j++) { if (A[j]) break; A[j] = 1; } break;
+    default: A[i] = 2; break;
+    }
+    n++;
+  }
+  A[n] = 0;
+}"""
+    body = body_of(src)
+    assert body[1][-1][0][3][0][1] == "L5"
+    assert body[2] == ("stmt", 10, ("write A[16] #4 @10:3",))
+
+
 def test_loop_pragmas():
     src = """#define U 4
 void k(int A[64]) {
@@ -317,7 +366,18 @@ ERRORS = [
      "    do { A[i]--; } while (A[i] > 0);\n  }\n}\n", 4, 5,
      "trip count must be a constant"),
     ("goto", LOOP_OK + "  x: A[0] = 1;\n  goto x;\n}\n", 3, 3, "'goto'"),
-    ("switch", LOOP_OK + "  switch (A[0]) { default: A[1] = 0; }\n}\n", 2, 3, "'switch'"),
+    ("switch-fall-through", LOOP_OK + "  switch (A[0]) {\n  case 0: A[1] = 0;\n"
+     "  case 1: A[2] = 0; break;\n  }\n}\n", 4, 3,
+     "fall-through into this case from the case at k.c:3:3"),
+    ("switch-inner-break", LOOP_OK + "  switch (A[0]) {\n  case 0: if (A[1]) break; "
+     "A[2] = 0; break;\n  }\n}\n", 3, 21, "'break' inside a case of a switch, before"),
+    ("switch-continue", LOOP_OK + "  for (int i = 0; i < 8; i++)\n    switch (A[i]) {\n"
+     "    case 0: A[1] = 0; continue;\n    default: break;\n    }\n}\n", 4, 23,
+     "'continue' inside a case of a switch"),
+    ("switch-nested-label", LOOP_OK + "  switch (A[0]) {\n  case 0: if (A[1]) { case 1: "
+     "A[2] = 0; } break;\n  }\n}\n", 3, 23, "case label inside a nested statement"),
+    ("switch-dead-code", LOOP_OK + "  switch (A[0]) {\n  A[3] = 1;\n  case 1: A[2] = 0; "
+     "break;\n  }\n}\n", 3, 3, "statement before the first case label"),
     ("inner-trip", LOOP_OK + "  for (int i = 0; i < 8; i++) {\n#pragma HLS pipeline\n"
      "    for (int j = 0; j < i; j++) A[j] = 0;\n  }\n}\n", 4, 5, "constant"),
     ("II=0", LOOP_OK + "  for (int i = 0; i < 8; i++) {\n  #pragma HLS pipeline II=0\n"

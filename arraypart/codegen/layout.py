@@ -366,7 +366,7 @@ def _statement_positions(body: N.Node) -> set[int]:
             found.update(id(x) for x in (n.next, n.stmt) if x is not None)
         elif isinstance(n, N.If):
             found.update(id(x) for x in (n.iftrue, n.iffalse) if x is not None)
-        elif isinstance(n, N.Label):
+        elif isinstance(n, (N.Label, N.Case)):
             found.add(id(n.stmt))
     return found
 

@@ -40,7 +40,7 @@ INTEGER_TYPE_KINDS = frozenset((
     ci.TypeKind.SCHAR, ci.TypeKind.SHORT, ci.TypeKind.INT, ci.TypeKind.LONG,
     ci.TypeKind.LONGLONG))
 UNSUPPORTED_STATEMENTS = {
-    K.GOTO_STMT: "goto", K.SWITCH_STMT: "switch",
+    K.GOTO_STMT: "goto",
     K.BREAK_STMT: "break", K.CONTINUE_STMT: "continue", K.CXX_FOR_RANGE_STMT: "range-for",
     K.CXX_TRY_STMT: "try", K.INDIRECT_GOTO_STMT: "goto",
 }
@@ -299,6 +299,30 @@ class If(Node):
 
 
 @dataclass(frozen=True, slots=True, eq=False)
+class Switch(Node):
+    """``switch (cond) body``; ``body`` holds its :class:`Case` labels (lowered by
+    :mod:`.switches`)."""
+
+    cond: Node | None = None
+    body: Node | None = None
+
+    def children(self):
+        return (self.cond, self.body)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Case(Node):
+    """``case value: stmt`` (``value`` None: ``default: stmt``); ``stmt`` is the one
+    statement clang attaches to the label, the next ones are its block's items."""
+
+    value: Node | None = None
+    stmt: Node | None = None
+
+    def children(self):
+        return tuple(n for n in (self.value, self.stmt) if n is not None)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class Label(Node):
     name: str = ""
     stmt: Node | None = None
@@ -553,8 +577,10 @@ class Converter:
                           self.expression(value) if value is not None else None)
         if kind in (K.NULL_STMT,):
             return Empty(coord, start, end)
+        if kind == K.SWITCH_STMT:
+            return self._switch(cursor, coord, start, end)
         if kind in (K.CASE_STMT, K.DEFAULT_STMT):
-            return Unsupported(coord, start, end, "switch")
+            return self._case(cursor, coord, start, end)
         if kind.is_expression():
             return self.expression(cursor)
         return Unsupported(coord, start, end, _kind_words(kind))
@@ -620,6 +646,26 @@ class Converter:
         body = self.statement(parts[0])
         cond = self.expression(parts[1])
         return For(coord, start, end, None, cond, None, body, post_test=True)
+
+    def _switch(self, cursor, coord, start, end) -> Node:
+        """``switch (cond) body``; one that declares a variable in its header
+        (``switch (int v = f())``, ``switch (init; cond)``) stays unsupported."""
+        parts = list(cursor.get_children())
+        if len(parts) != 2 or not parts[0].kind.is_expression():
+            return Unsupported(coord, start, end, "switch")
+        return Switch(coord, start, end, self.expression(parts[0]),
+                      self.statement(parts[1]))
+
+    def _case(self, cursor, coord, start, end) -> Node:
+        """``case value: stmt`` or ``default: stmt``; GNU's ``case lo ... hi:`` stays
+        unsupported."""
+        parts = list(cursor.get_children())
+        if cursor.kind == K.DEFAULT_STMT and len(parts) == 1:
+            return Case(coord, start, end, None, self.statement(parts[0]))
+        if cursor.kind == K.CASE_STMT and len(parts) == 2:
+            return Case(coord, start, end, self.expression(parts[0]),
+                        self.statement(parts[1]))
+        return Unsupported(coord, start, end, "case range")
 
     def _leading_pragmas(self, body: Node, after: int) -> Node:
         """A loop body without braces, with the pragmas written between the header

@@ -37,6 +37,7 @@ from . import cnodes as N
 from . import fresh as F
 from . import interfaces as I
 from . import scalars as S
+from . import switches
 from .declarations import array_decl, integer_constant
 from .pragmas import LOOP_DIRECTIVES, PragmaReader
 
@@ -499,6 +500,8 @@ class _Lowering:
             return self._loop(node, None)
         if isinstance(node, N.If):
             return self._inlined(node.cond) + [self._if(node)]
+        if isinstance(node, N.Switch):
+            return self._inlined(node.cond) + self._switch(node)
         if isinstance(node, N.Unsupported) and node.keyword in ESCAPES and self._loops:
             return []  # the model runs every iteration to its end: a superset
         if isinstance(node, N.Unsupported):
@@ -696,13 +699,57 @@ class _Lowering:
         after_then = self._state()
         self._restore(before)
         orelse = tuple(self._statement(node.iffalse)) if node.iffalse is not None else ()
-        values, differ = S.merge(after_then[0], self._temporaries)
-        opaque = {**self._opaque, **after_then[1]}
-        for name in differ - set(opaque):
-            opaque[name] = S.Opaque("takes different values on the branches of the if",
-                                    node.coord)
-        self._restore((values, {n: o for n, o in opaque.items() if n not in values}))
+        self._merge_paths([after_then, self._state()], node.coord, "if")
         return If(cond, then, orelse, node.coord, cond_accesses)
+
+    def _switch(self, node: N.Switch) -> list[Node]:
+        """A ``switch`` as the if / else-if chain of its arms (:mod:`.switches`), the
+        ``default`` arm its final else: an arm's condition ``x == c1 || x == c2`` is
+        affine when the subject ``x`` is, else None (data dependent), the subject's
+        reads then counted once, at the chain's head.  A scalar keeps an affine value
+        after it only when every path (each arm, and none without a ``default``)
+        leaves it the same.  The calls in the subject are inlined before it
+        (:meth:`_statement`)."""
+        arms = switches.switch_arms(node)
+        scope = self._scope()
+        conds = [None if arm.default else condition_dnf(_matches(node.cond, arm), scope)
+                 for arm in arms]
+        affine = quasi_affine(node.cond, scope) is not None
+        reads = () if affine else tuple(self._accesses(node.cond))
+        self._apply_effects(node.cond)
+        before = self._state()
+        lowered, ends = [], []
+        for arm in arms:
+            self._restore(before)
+            lowered.append(tuple(self._items(arm.items)))
+            ends.append(self._state())
+        if not any(arm.default for arm in arms):
+            ends.append(before)
+        self._merge_paths(ends, node.coord, "switch")
+        chain = next((body for arm, body in zip(arms, lowered) if arm.default), ())
+        for arm, cond, body in reversed(list(zip(arms, conds, lowered))):
+            if not arm.default:
+                chain = (If(cond, body, chain, arm.label.coord),)
+        if reads and chain and isinstance(chain[0], If):
+            return [replace(chain[0], cond_accesses=reads)]
+        return ([Stmt(reads, node.coord)] if reads else []) + list(chain)
+
+    def _merge_paths(self, ends: list[tuple[S.Values, S.Opaques]], coord: Coord,
+                     construct: str) -> None:
+        """The scalars after a branching ``construct`` whose paths end in the states
+        ``ends``: a value every path leaves equal is kept, any other scalar is opaque
+        (the reason of the first path that gives one, else the differing values)."""
+        values, differ = dict(ends[0][0]), set()
+        for state in ends[1:]:
+            values, changed = S.merge(values, state[0])
+            differ |= changed
+        opaque: S.Opaques = {}
+        for state in reversed(ends):
+            opaque.update(state[1])
+        for name in differ - set(opaque):
+            opaque[name] = S.Opaque(f"takes different values on the branches of the "
+                                    f"{construct}", coord)
+        self._restore((values, {n: o for n, o in opaque.items() if n not in values}))
 
     # ------------------------------------------------------------ accesses
 
@@ -1363,9 +1410,20 @@ def _escapes(items) -> bool:
         n = stack.pop()
         if isinstance(n, N.Unsupported) and n.keyword in ESCAPES:
             return True
-        if not isinstance(n, N.For) and n is not None:
+        if not isinstance(n, (N.For, N.Switch)) and n is not None:
             stack.extend(c for c in n.children() if c is not None)
     return False
+
+
+def _matches(subject: N.Node, arm: switches.Arm) -> N.Node:
+    """The condition under which an arm other than the default runs, as C:
+    ``subject == c1 || subject == c2 ...`` (nodes outside the text, for the
+    lowering only)."""
+    tests = [N.BinaryOp(value.coord, -1, -1, "==", subject, value) for value in arm.values]
+    cond = tests[0]
+    for test in tests[1:]:
+        cond = N.BinaryOp(arm.label.coord, -1, -1, "||", cond, test)
+    return cond
 
 
 def _product_leaves(node: N.Node) -> list[N.Node] | None:
