@@ -501,8 +501,10 @@ class Converter:
         for child in cursor.get_children():
             if child.kind.is_expression() or child.kind == K.INIT_LIST_EXPR:
                 node = self.expression(child)
+                # in a header the node has no offset in the kernel text: clang's
+                at = node.start if node.start >= 0 else child.extent.start.offset
                 # a class's constructor call (``bit16 i = 0``) spans the name too
-                if init_at is not None and (node.start >= init_at or scalar):
+                if init_at is not None and (at >= init_at or scalar):
                     init = node
                 elif init_at is None and not param and child.kind == K.INIT_LIST_EXPR:
                     init = node
