@@ -267,3 +267,30 @@ def test_a_fresh_bound_the_arrays_leave_no_iteration_is_a_located_error(tmp_path
     assert (info.value.coord.line, info.value.coord.col) == (7, 25)
     assert "leaves its loop no iteration" in info.value.message
     assert "size in [0, 1024]" in info.value.message
+
+
+# A bound read from a table (an array nothing writes, initialized with constants),
+# declared in a header that the function body includes, as Rosetta's face detection does.
+TABLE_HEADER = "static int counts[4] = {3, 5, 2};\n"
+TABLE = """void table(int a[4][64], int out[4]) {
+  for (int i = 0; i < 4; i++) {
+#include "counts.h"
+    int s = 0;
+    for (int j = 0; j < counts[i]; j++) {
+#pragma HLS pipeline II=1
+      s += a[i][j];
+    }
+    out[i] = s;
+  }
+}
+"""
+
+
+def test_a_bound_read_from_a_table_ranges_over_its_values(tmp_path):
+    (tmp_path / "counts.h").write_text(TABLE_HEADER)
+    report = arraypart.analyze(write(tmp_path, "table.c", TABLE), ports=1)
+    params = report.to_json()["params"]
+    assert params["counts[i]@5:25"]["range"] == [0, 5]  # 0 fills the fourth element
+    written = TABLE.replace("    out[i] = s;", "    out[i] = s;\n    counts[i] = 1;")
+    report = arraypart.analyze(write(tmp_path, "table.c", written), ports=1)
+    assert report.to_json()["params"]["counts[i]@5:25"]["range"] == [0, 64]  # by a[i][j]

@@ -9,7 +9,8 @@ place (``chunk_size@24:29``), whose range holds every value the expression takes
 
 - interval arithmetic over the expression where every leaf has a known range
   (constants, bounded sizes, scalars with affine values, ``+ - * / % >> <<``,
-  ``min``/``max``, ``?:``);
+  ``min``/``max``, ``?:``, and an element of a *table*: an array that nothing in the
+  kernel writes, initialized with integer constants, any of whose values it may be);
 - else the loop's ``LOOP_TRIPCOUNT max=`` bounds it (as any size), or the arrays that
   the iterator indexes (:mod:`arraypart.poly.sizes`: C gives an access outside its
   array no meaning).
@@ -32,7 +33,7 @@ from typing import Mapping
 
 from . import cnodes as N
 from . import scalars as S
-from .cexpr import MAX_NAMES, MIN_NAMES, Bound, Scope, interval, quasi_affine
+from .cexpr import MAX_NAMES, MIN_NAMES, Bound, Scope, fold, interval, quasi_affine
 
 NAME_MARK = "@"  # a size's text and its place: never a C identifier
 ARITHMETIC = ("+", "-", "*", "/", "%", ">>", "<<")
@@ -48,28 +49,55 @@ def size_name(node: N.Node, source: bytes) -> str:
     return f"{text or 'expression'}{NAME_MARK}{node.coord.line}:{node.coord.col}"
 
 
-def node_interval(node: N.Node, scope: Scope, ranges: Mapping[str, Bound]) -> Bound:
-    """An interval holding every value of the C expression ``node`` (None: unknown)."""
+def node_interval(node: N.Node, scope: Scope, ranges: Mapping[str, Bound],
+                  tables: Mapping[str, Bound] = {}) -> Bound:
+    """An interval holding every value of the C expression ``node`` (None: unknown);
+    ``tables``: the arrays (by their names in ``node``) that are tables, with the
+    interval of their values (:func:`table_interval`)."""
     affine = quasi_affine(node, scope)
     if affine is not None:
         return interval(affine, ranges)
+    if isinstance(node, N.ArrayRef) and N.ref_name(node) in tables:
+        return tables[N.ref_name(node)]
     if isinstance(node, N.Cast) and node.integer:
-        return node_interval(node.expr, scope, ranges)
+        return node_interval(node.expr, scope, ranges, tables)
     if isinstance(node, N.TernaryOp):
-        a = node_interval(node.iftrue, scope, ranges)
-        b = node_interval(node.iffalse, scope, ranges)
+        a = node_interval(node.iftrue, scope, ranges, tables)
+        b = node_interval(node.iffalse, scope, ranges, tables)
         return (None if None in (a[0], b[0]) else min(a[0], b[0]),
                 None if None in (a[1], b[1]) else max(a[1], b[1]))
     if isinstance(node, N.FuncCall) and node.name in MIN_NAMES + MAX_NAMES and len(
             node.args) == 2:
-        a, b = (node_interval(arg, scope, ranges) for arg in node.args)
+        a, b = (node_interval(arg, scope, ranges, tables) for arg in node.args)
         pick = min if node.name in MIN_NAMES else max
         return (None if None in (a[0], b[0]) else pick(a[0], b[0]),
                 None if None in (a[1], b[1]) else pick(a[1], b[1]))
     if isinstance(node, N.BinaryOp) and node.op in ARITHMETIC:
-        return _binary(node.op, node_interval(node.left, scope, ranges),
-                       node_interval(node.right, scope, ranges))
+        return _binary(node.op, node_interval(node.left, scope, ranges, tables),
+                       node_interval(node.right, scope, ranges, tables))
     return None, None
+
+
+def table_interval(init: N.Node | None, elements: int) -> Bound:
+    """``(least, largest)`` of the values an array of ``elements`` elements that
+    nothing writes holds: those of its initializer ``init``, a brace list of integer
+    constants, and 0 when the list leaves elements out (C zero-fills them); unknown
+    without such an initializer."""
+    if not isinstance(init, N.InitList):
+        return None, None
+    values = _initial_values(init)
+    if None in values:
+        return None, None
+    if len(values) < elements:
+        values.append(0)
+    return min(values), max(values)
+
+
+def _initial_values(init: N.Node) -> list[int | None]:
+    """The leaves of a brace list, in order, folded (None: not a constant)."""
+    if isinstance(init, N.InitList):
+        return [v for e in init.exprs for v in _initial_values(e)]
+    return [fold(init)]
 
 
 def _binary(op: str, a: Bound, b: Bound) -> Bound:

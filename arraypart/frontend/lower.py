@@ -20,6 +20,7 @@ parameters; a callee's accesses through a parameter bound to one count for its e
 
 from __future__ import annotations
 
+import math
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Mapping
@@ -110,7 +111,8 @@ class _Lowering:
         self._streams: set[str] = set()
         self._sizes: dict[str, Coord] = {}
         self._size_sources: dict[str, str] = {}
-        self._fresh: dict[str, tuple[N.Node, Scope, bool]] = {}  # fresh sizes (.fresh)
+        # fresh sizes (.fresh): expression, scope, upper end, arrays it reads by C name
+        self._fresh: dict[str, tuple[N.Node, Scope, bool, dict[str, str]]] = {}
         self._unbounded: set[str] = set()  # sizes replayed up to UNBOUNDED_SAMPLE
         self._ends: dict[str, tuple] = {}  # enclosing iterators: (init, bound, step)
         self._reached: dict[str, list[tuple[E.Expr | None, dict[str, Bound]]]] = {}
@@ -179,8 +181,9 @@ class _Lowering:
         """The sizes the IR uses, each with the range known so far (the polyhedral pass
         bounds the others by the arrays they index)."""
         used = _used_variables(body)
+        written = _written_arrays(body)
         for name in self._fresh:
-            self._fresh_range(name)
+            self._fresh_range(name, written)
         params = []
         for name, coord in self._sizes.items():
             if name not in used:
@@ -194,14 +197,18 @@ class _Lowering:
                                 unbounded=name in self._unbounded))
         return tuple(params)
 
-    def _fresh_range(self, name: str) -> None:
+    def _fresh_range(self, name: str, written: set[str]) -> None:
         """A fresh size's range: its expression's interval over the sizes' final
-        ranges, within what a LOOP_TRIPCOUNT said; the least value of an upper end
-        (:mod:`.fresh`) at least 0."""
-        node, scope, upper = self._fresh[name]
+        ranges and the values of the tables it reads (arrays not among those
+        ``written``), within what a LOOP_TRIPCOUNT said; the least value of an upper
+        end (:mod:`.fresh`) at least 0."""
+        node, scope, upper, arrays = self._fresh[name]
         ranges = {**scope.ranges, **{n: self._ranges[n] for n in self._sizes
                                      if n != name}}
-        low, high = F.node_interval(node, replace(scope, ranges=ranges), ranges)
+        tables = {c_name: F.table_interval(self._array_decls[array].init,
+                                           math.prod(self._arrays[array].shape))
+                  for c_name, array in arrays.items() if array not in written}
+        low, high = F.node_interval(node, replace(scope, ranges=ranges), ranges, tables)
         known_low, known_high = self._ranges[name]
         if upper:
             low = 0 if low is None or low < 0 else low
@@ -1284,7 +1291,9 @@ class _Lowering:
         if name not in self._sizes:
             self._sizes[name] = node.coord
             self._ranges[name] = (0, None) if upper else (None, None)
-            self._fresh[name] = (node, self._scope(), upper)
+            arrays = {c_name: self._visible[c_name].array for c_name in (
+                N.ref_name(r) for r in N.outer_array_refs(node)) if c_name in self._visible}
+            self._fresh[name] = (node, self._scope(), upper, arrays)
         return (E.var(name),)
 
     def _iterator_range(self, init: tuple[E.Expr, ...], bound: tuple[E.Expr, ...],
@@ -1456,6 +1465,19 @@ def _used_variables(nodes: tuple[Node, ...]) -> set[str]:
             for access in node.accesses:
                 used |= _index_variables(access)
     return used
+
+
+def _written_arrays(nodes: tuple[Node, ...]) -> set[str]:
+    """The arrays some access of ``nodes`` writes."""
+    found: set[str] = set()
+    for node in nodes:
+        if isinstance(node, Loop):
+            found |= _written_arrays(node.body)
+        elif isinstance(node, If):
+            found |= _written_arrays(node.then + node.orelse)
+        else:
+            found |= {a.array for a in node.accesses if a.kind == "write"}
+    return found
 
 
 def _index_variables(access: Access) -> set[str]:
