@@ -603,3 +603,41 @@ def test_instantiations_of_templates_sharing_a_name_are_told_apart():
     reads = [(a.array, pretty(a.index[0]), a.coord.line) for a in _accesses(kernel.body)
              if a.kind == "read" and a.array in ("u", "w")]
     assert reads == [("u", "3", 1), ("u", "0", 2), ("u", "1", 3), ("w", "2", 4)]
+
+
+# Array fields of structs passed down as memory: a field is part of its struct
+# element's value, so the callee's accesses through it are that element's (as the
+# caller's own ``recs[r].key[i]`` is); ``ctx->key`` is a field of ``ctx[0]``.
+FIELDS_HEADER = "typedef struct { int key[8]; int tag; } rec_t;\n"
+FIELDS = """\
+#include "fields.h"
+
+static void fill(int *k, int v) {
+    for (int i = 0; i < 4; i++)
+        k[i] = v + i;
+}
+
+void fields(rec_t recs[4], rec_t *ctx, int out[4]) {
+    for (int r = 0; r < 4; r++) {
+        fill(recs[r].key, r);
+        out[r] = recs[r].key[3];
+    }
+    fill(ctx->key + 4, 1);
+    fill(&ctx->key[2], 2);
+    ctx->tag = out[0];
+}
+"""
+
+
+def test_a_struct_field_passed_down_is_its_elements_memory(tmp_path):
+    _kernel_file(tmp_path, "fields.h", FIELDS_HEADER)
+    kernel = frontend.parse_kernel(_kernel_file(tmp_path, "fields.c", FIELDS))
+    assert kernel.array("ctx").shape == (1,)
+    found = [(a.array, a.kind, tuple(pretty(E.simplify(e)) for e in a.index))
+             for a in _accesses(kernel.body)]
+    assert found == [("recs", "write", ("r",)), ("recs", "read", ("r",)),
+                     ("out", "write", ("r",)), ("ctx", "write", ("0",)),
+                     ("ctx", "write", ("0",)), ("out", "read", ("0",)),
+                     ("ctx", "write", ("0",))]
+    assert kernel.array("recs").functions == ("fill",)
+

@@ -40,25 +40,34 @@ T = ci.TypeKind
 ASSIGNING = ("p++", "++", "p--", "--")
 # Library routines that copy or fill memory: the statement lowering models them.
 MEMORY_ROUTINES = frozenset(("memcpy", "memset", "memmove", "std::memcpy"))
+MEMBER = "member ref expr"  # what a field access is (cnodes.Other.what)
 
 
 @dataclass(frozen=True, slots=True)
 class Binding:
     """A name that denotes (part of) an array: ``name[e1][e2]...`` is
-    ``array[prefix..., offset + e1, e2, ...]`` (None: an irregular index)."""
+    ``array[prefix..., offset + e1, e2, ...]`` (None: an irregular index).  With
+    ``field``, it denotes an array field of the struct element ``array[prefix...]``
+    (``A[i].buf``, ``p->key``): like the field written in place, each of its elements
+    is part of that element's value, so ``name[e1]...`` is ``array[prefix...]``."""
 
     array: str
     prefix: tuple[E.Expr | None, ...] = ()
     offset: E.Expr | None = E.Const(0)
+    field: bool = False
 
     def index(self, own: tuple[E.Expr | None, ...]) -> tuple[E.Expr | None, ...]:
-        """The array's index for the subscripts ``own`` written on this name."""
-        if not own:
+        """The array's index for the subscripts ``own`` written on this name; for a
+        ``field``, the struct element's (``prefix``) whatever they are."""
+        if not own or self.field:
             return self.prefix
         return self.prefix + (_plus(self.offset, own[0]),) + own[1:]
 
     def part(self, own: tuple[E.Expr | None, ...], offset: E.Expr | None) -> "Binding":
-        """What ``&name[own...][0] + offset`` denotes (a row, a pointer into one)."""
+        """What ``&name[own...][0] + offset`` denotes (a row, a pointer into one; for a
+        ``field``, the same field)."""
+        if self.field:
+            return self
         if not own:
             return Binding(self.array, self.prefix, _plus(self.offset, offset))
         return Binding(self.array, self.index(own), offset)
@@ -73,15 +82,21 @@ class MemoryArgument:
     base: Binding
     subscripts: tuple[N.Node, ...]
     offset: N.Node | None
+    field: tuple[N.Node, ...] | None = None
 
     def binding(self, scope: Scope) -> Binding:
+        """What it denotes; for an array field of a struct element ``base[subscripts]``
+        (``field``: the expressions written on the field), a field binding."""
         own = tuple(quasi_affine(s, scope) for s in self.subscripts)
+        if self.field is not None:
+            return Binding(self.base.array, self.base.index(own), field=True)
         offset = E.Const(0) if self.offset is None else quasi_affine(self.offset, scope)
         return self.base.part(own, offset)
 
     def nodes(self) -> tuple[N.Node, ...]:
         """The expressions the caller evaluates to pass it."""
-        return self.subscripts + (() if self.offset is None else (self.offset,))
+        return self.subscripts + (() if self.offset is None else (self.offset,)) + (
+            self.field or ())
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,8 +180,12 @@ def bind(call: N.FuncCall, callee: N.FuncDef, visible: Mapping[str, Binding],
 
 def memory_argument(arg: N.Node, visible: Mapping[str, Binding],
                     arrays: Mapping[str, Array]) -> MemoryArgument | None:
-    """The memory ``arg`` hands over (``A``, a row ``A[i]``, ``A + k``, ``&A[i][k]``),
-    or None when it is a value (an element, a scalar)."""
+    """The memory ``arg`` hands over (``A``, a row ``A[i]``, ``A + k``, ``&A[i][k]``,
+    an array field ``A[i].buf``, ``p->key + k``), or None when it is a value (an
+    element, a scalar)."""
+    field = _field_argument(arg, visible, arrays)
+    if field is not None:
+        return field
     if isinstance(arg, N.UnaryOp) and arg.op == "&":
         found = _subscripted(arg.expr, visible)
         if found is None or not found[1]:
@@ -184,13 +203,56 @@ def memory_argument(arg: N.Node, visible: Mapping[str, Binding],
 
 
 def _whole(node: N.Node, visible, arrays):
-    """``(base, subscripts)`` of a visible array subscripted less than its rank."""
+    """``(base, subscripts)`` of a visible array subscripted less than its rank (a
+    field binding: with any subscripts, all in the field)."""
     found = _subscripted(node, visible)
     if found is None:
         return None
     base, subscripts = found
     rank = len(arrays[base.array].shape) - len(base.prefix)
-    return found if len(subscripts) < rank else None
+    return found if len(subscripts) < rank or base.field else None
+
+
+def _field_argument(arg: N.Node, visible, arrays) -> MemoryArgument | None:
+    """An array field of a struct element of a visible array, handed over as memory:
+    ``A[i].buf`` (the element ``A[i]``) or ``p->key`` (the element ``p[0]``), with
+    ``&...[k]``, ``... + k`` or a row's subscripts written on the field (evaluated,
+    part of the field).  None for any other argument."""
+    written: list[N.Node] = []
+    node = arg
+    if isinstance(node, N.UnaryOp) and node.op == "&":
+        node = node.expr
+    elif isinstance(node, N.BinaryOp) and node.op == "+":
+        node, other = (node.left, node.right) if _is_member(_stripped(node.left)) or (
+            isinstance(node.left, N.ArrayRef)) else (node.right, node.left)
+        written.append(other)
+    node = _stripped(node)
+    while isinstance(node, N.ArrayRef):
+        written.insert(0, node.subscript)
+        node = node.name
+    if not _is_member(node):
+        return None
+    found = _subscripted(node.parts[0], visible)
+    if found is None:
+        return None
+    base, subscripts = found
+    rank = len(arrays[base.array].shape) - len(base.prefix)
+    if not subscripts and isinstance(node.parts[0], N.Id):  # p->key: p[0].key
+        subscripts = (N.Constant(node.coord, -1, -1, 0),) * min(rank, 1)
+    if len(subscripts) != rank and not base.field:
+        return None
+    return MemoryArgument(base, subscripts, None, tuple(written))
+
+
+def _stripped(node: N.Node) -> N.Node:
+    while isinstance(node, N.Cast):
+        node = node.expr
+    return node
+
+
+def _is_member(node: N.Node) -> bool:
+    """``s.f`` or ``p->f`` (:class:`.cnodes.Other`, the object first)."""
+    return isinstance(node, N.Other) and node.what == MEMBER and bool(node.parts)
 
 
 def _subscripted(node: N.Node, visible: Mapping[str, Binding]):
@@ -212,6 +274,8 @@ def _array_binding(param: N.Decl, arg: N.Node, binding: Binding,
     """``binding`` for an array parameter, whose declared shape must be the rest of
     the array's shape (its first size aside, which C does not pass; the accesses
     themselves are later proved inside the array)."""
+    if binding.field:
+        return binding  # the field's own shape is the struct's business
     array = arrays[binding.array]
     rest = array.shape[len(binding.prefix):]
     declared = _declared_shape(param)

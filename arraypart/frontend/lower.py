@@ -789,6 +789,9 @@ class _Lowering:
             self._dereference(node, out, ("read",))
         elif _element_member(node):
             self._member(node, out, ("read",))
+        elif self._pointer_member(node) is not None:
+            self._pointer_element(node, self._pointer_member(node), None, out, ("read",),
+                                  node.name or None)
         else:
             for child in node.children():
                 if child is not None:
@@ -822,6 +825,9 @@ class _Lowering:
             self._dereference(node, out, kinds)
         elif _element_member(node):
             self._member(node, out, kinds)
+        elif self._pointer_member(node) is not None:
+            self._pointer_element(node, self._pointer_member(node), None, out, kinds,
+                                  node.name or None)
         else:
             self._collect(node, out)
 
@@ -830,6 +836,16 @@ class _Lowering:
         self._reference(node.parts[0], out, kinds, node.name or None)
         for part in node.parts[1:]:
             self._collect(part, out)
+
+    def _pointer_member(self, node: N.Node) -> str | None:
+        """``p`` when ``node`` is ``p->f`` (``p[0].f``) with ``p`` a visible array
+        name, else None."""
+        if not (isinstance(node, N.Other) and node.what == MEMBER):
+            return None
+        pointer = _first(node.parts)
+        if isinstance(pointer, N.Id) and pointer.name in self._visible:
+            return pointer.name
+        return None
 
     def _reference(self, node: N.ArrayRef, out: list[Access],
                    kinds: tuple[str, ...], field: str | None = None) -> None:
@@ -854,7 +870,7 @@ class _Lowering:
                                      "indexed" + (f" ('{name}' is not one)" if name else ""))
         binding = self._visible[name]
         rank = len(self._arrays[binding.array].shape) - len(binding.prefix)
-        if len(subscripts) != rank:
+        if len(subscripts) != rank and not binding.field:
             raise KernelError(coord, f"array '{name}' has {rank} dimension(s) but is "
                                      f"indexed with {len(subscripts)} subscript(s)")
         self._element(binding, subscripts, self._ref_ids[id(node)], coord, out, kinds,
@@ -880,9 +896,8 @@ class _Lowering:
 
     def _dereference(self, node: N.UnaryOp, out: list[Access],
                      kinds: tuple[str, ...]) -> None:
-        """``*p`` and ``*(p + e)`` on a visible array name are ``p[0]`` and ``p[e]``.
-        Code generation rewrites subscripts only, so where it would have to rewrite this
-        one (a banked local of the top, outside a function pipeline) it is an error."""
+        """``*p`` and ``*(p + e)`` on a visible array name are ``p[0]`` and ``p[e]``
+        (:meth:`_pointer_element`)."""
         pointer = node.expr
         while isinstance(pointer, N.Cast):
             pointer = pointer.expr
@@ -895,23 +910,36 @@ class _Lowering:
         if not (isinstance(pointer, N.Id) and pointer.name in self._visible):
             self._collect(node.expr, out)
             return
-        binding = self._visible[pointer.name]
+        self._pointer_element(node, pointer.name, offset, out, kinds)
+
+    def _pointer_element(self, node: N.Node, name: str, offset: N.Node | None,
+                         out: list[Access], kinds: tuple[str, ...],
+                         field: str | None = None) -> None:
+        """The element ``name[offset]`` (``offset`` None: 0), or its member ``field``,
+        that ``node`` reaches (``*(p + e)``, ``p->f``), of a one-dimensional array or a struct's array field
+        (:class:`.calls.Binding`).  Code generation rewrites subscripts only, so where it
+        would have to rewrite this one (a banked local of the top, outside a function
+        pipeline) it is an error."""
+        binding = self._visible[name]
         array = self._arrays[binding.array]
-        if len(array.shape) - len(binding.prefix) != 1:
-            raise KernelError(node.coord, f"'*' on array '{pointer.name}' of "
-                                          f"{len(array.shape) - len(binding.prefix)} "
-                                          "dimensions: write its element with "
-                                          "subscripts")
+        what = "'*'" if isinstance(node, N.UnaryOp) else "'->'"
+        rank = len(array.shape) - len(binding.prefix)
+        if rank != 1 and not binding.field:
+            raise KernelError(node.coord, f"{what} on array '{name}' of {rank} "
+                                          "dimensions: write its element with subscripts")
         if len(self._calls) == 1 and self._function_pipeline is None and not (
                 array.interface):
-            raise KernelError(node.coord, f"'*' on local array '{pointer.name}': write "
-                                          f"{pointer.name}[...] (arraypart rewrites the "
+            raise KernelError(node.coord, f"{what} on local array '{name}': write "
+                                          f"{name}[...] (arraypart rewrites the "
                                           "subscripts of the arrays it banks)")
+        if offset is None:
+            offset = N.Constant(node.coord, -1, -1, 0)
         self._collect(offset, out)
         if id(node) not in self._ref_ids:
             self._ref_ids[id(node)] = self._next_ref
             self._next_ref += 1
-        self._element(binding, [offset], self._ref_ids[id(node)], node.coord, out, kinds)
+        self._element(binding, [offset], self._ref_ids[id(node)], node.coord, out, kinds,
+                      field)
 
     # ------------------------------------------------------------ loops
 
