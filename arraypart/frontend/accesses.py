@@ -1,0 +1,217 @@
+"""The lowering's array accesses: part of :class:`.lower._Lowering`.
+
+An expression's accesses in evaluation order: subscripts before the reference they
+index, the right side before the left, a compound assignment's read before its write.
+``A[e0][e1]`` names the memory its binding says (:class:`.calls.Binding`: a callee's
+parameter is the caller's array, row or field); ``*p``, ``*(p + e)`` and ``p->f`` are
+the elements ``p[0]``, ``p[e]`` and ``p[0]``; ``A[i].f`` and ``A[i].f[k]`` are the
+struct element ``A[i]``; an array passed to a call is no access, its subscripts are
+read.  The state these methods share is :class:`.lower._Lowering`'s, documented there.
+"""
+
+from __future__ import annotations
+
+from ..errors import Coord, KernelError
+from ..ir import Access
+from . import calls
+from .calls import Binding
+from .cexpr import quasi_affine
+from . import cnodes as N
+
+MEMBER = "member ref expr"
+INCREMENTS = {"p++": 1, "++": 1, "p--": -1, "--": -1}
+
+
+class AccessLowering:
+    """The accesses of a :class:`.lower._Lowering` run's statements."""
+
+    def _accesses(self, node: N.Node) -> list[Access]:
+        found: list[Access] = []
+        self._collect(node, found)
+        return found
+
+    def _no_calls(self, node: N.Node | None, where: str) -> None:
+        """Calls are inlined as statements: one in a condition or loop header is an
+        error."""
+        call = next(calls.known_calls(node, self._callees), None) if node else None
+        if call is not None:
+            raise KernelError(call.coord, f"call of '{call.name}' in {where}: arraypart "
+                                          "inlines calls that are statements; assign its "
+                                          "result to a variable first")
+
+    def _collect(self, node: N.Node, out: list[Access]) -> None:
+        if isinstance(node, N.FuncCall):
+            self._call_arguments(node, out)
+        elif isinstance(node, N.ArrayRef):
+            self._reference(node, out, ("read",))
+        elif isinstance(node, N.Assignment):
+            self._collect(node.rvalue, out)
+            kinds = ("write",) if node.op == "=" else ("read", "write")
+            self._target(node.lvalue, out, kinds)
+        elif isinstance(node, N.UnaryOp) and node.op in INCREMENTS:
+            self._target(node.expr, out, ("read", "write"))
+        elif isinstance(node, N.UnaryOp) and node.op == "*":
+            self._dereference(node, out, ("read",))
+        elif _element_member(node):
+            self._member(node, out, ("read",))
+        elif self._pointer_member(node) is not None:
+            self._pointer_element(node, self._pointer_member(node), None, out, ("read",),
+                                  node.name or None)
+        else:
+            for child in node.children():
+                if child is not None:
+                    self._collect(child, out)
+
+    def _call_arguments(self, call: N.FuncCall, out: list[Access]) -> None:
+        """A call's arguments: an array (or row) passed down is no access here, only its
+        subscripts are read; a function arraypart cannot see may not receive one."""
+        for arg in call.args:
+            memory = calls.memory_argument(arg, self._visible, self._arrays)
+            if memory is None:
+                self._collect(arg, out)
+                continue
+            if call.key not in self._callees and call.name not in calls.MEMORY_ROUTINES:
+                raise KernelError(arg.coord, f"array '{memory.base.array}' is passed to "
+                                             f"'{call.name or 'a function'}', whose "
+                                             "definition is not in the kernel file: "
+                                             "arraypart cannot see its accesses (define "
+                                             "it, or its template, in the kernel file, "
+                                             "not in a header)")
+            for node in memory.nodes():
+                self._collect(node, out)
+
+    def _target(self, node: N.Node, out: list[Access], kinds: tuple[str, ...]) -> None:
+        if isinstance(node, N.Id) and node.name in self._frame_vars:
+            raise KernelError(node.coord,
+                              f"assignment to loop iterator '{node.name}' inside its loop")
+        if isinstance(node, N.ArrayRef):
+            self._reference(node, out, kinds)
+        elif isinstance(node, N.UnaryOp) and node.op == "*":
+            self._dereference(node, out, kinds)
+        elif _element_member(node):
+            self._member(node, out, kinds)
+        elif self._pointer_member(node) is not None:
+            self._pointer_element(node, self._pointer_member(node), None, out, kinds,
+                                  node.name or None)
+        else:
+            self._collect(node, out)
+
+    def _pointer_member(self, node: N.Node) -> str | None:
+        """``p`` when ``node`` is ``p->f`` (``p[0].f``) with ``p`` a visible array
+        name, else None."""
+        if not (isinstance(node, N.Other) and node.what == MEMBER):
+            return None
+        pointer = _first(node.parts)
+        if isinstance(pointer, N.Id) and pointer.name in self._visible:
+            return pointer.name
+        return None
+
+    def _member(self, node: N.Other, out: list[Access], kinds: tuple[str, ...]) -> None:
+        """``A[i].x``: member x of one element is read or written."""
+        self._reference(node.parts[0], out, kinds, node.name or None)
+        for part in node.parts[1:]:
+            self._collect(part, out)
+
+    def _reference(self, node: N.ArrayRef, out: list[Access],
+                   kinds: tuple[str, ...], field: str | None = None) -> None:
+        """``A[e0][e1]...``: the reads inside its subscripts, then its own accesses."""
+        subscripts, base = [], node
+        while isinstance(base, N.ArrayRef):
+            subscripts.insert(0, base.subscript)
+            base = base.name
+        for subscript in subscripts:
+            self._collect(subscript, out)
+        coord = node.coord
+        if isinstance(base, N.Other) and base.what == MEMBER:
+            # s.f[k], A[i].f[k]: an array field is part of its struct's value, no memory
+            # of its own; the access is the struct's (A[i], none for a scalar s).
+            self._target(base, out, kinds)
+            return
+        name = base.name if isinstance(base, N.Id) else None
+        if name in self._streams:
+            return  # a FIFO: s[k].read() is no memory access
+        if name not in self._visible:
+            raise KernelError(coord, "only arrays declared with a fixed size can be "
+                                     "indexed" + (f" ('{name}' is not one)" if name else ""))
+        binding = self._visible[name]
+        rank = len(self._arrays[binding.array].shape) - len(binding.prefix)
+        if len(subscripts) != rank and not binding.field:
+            raise KernelError(coord, f"array '{name}' has {rank} dimension(s) but is "
+                                     f"indexed with {len(subscripts)} subscript(s)")
+        self._element(binding, subscripts, self._ref_ids[id(node)], coord, out, kinds,
+                      field)
+
+    def _element(self, binding: Binding, subscripts: list[N.Node], ref_id: int,
+                 coord: Coord, out: list[Access], kinds: tuple[str, ...],
+                 field: str | None = None) -> None:
+        """The accesses of one element of ``binding``, ``subscripts`` written on it."""
+        scope = self._scope()
+        index = binding.index(tuple(quasi_affine(s, scope) for s in subscripts))
+        for subscript, e in zip(subscripts, index[len(binding.prefix):]):
+            if e is None:
+                self._warn_opaque(subscript)
+        if binding.array in self._reached and not self._followed:
+            self._reached[binding.array].append((index[0], dict(self._ranges),
+                                                 dict(self._ends)))
+        user = self._calls[-1].name if len(self._calls) > 1 else self._function_pipeline
+        if user is not None and user not in self._functions.setdefault(binding.array, []):
+            self._functions[binding.array].append(user)
+        for kind in kinds:
+            out.append(Access(binding.array, index, kind, ref_id, coord, field))
+
+    def _dereference(self, node: N.UnaryOp, out: list[Access],
+                     kinds: tuple[str, ...]) -> None:
+        """``*p`` and ``*(p + e)`` on a visible array name are ``p[0]`` and ``p[e]``
+        (:meth:`_pointer_element`)."""
+        pointer = node.expr
+        while isinstance(pointer, N.Cast):
+            pointer = pointer.expr
+        offset: N.Node = N.Constant(node.coord, -1, -1, 0)
+        if isinstance(pointer, N.BinaryOp) and pointer.op == "+":
+            pointer, offset = next(((p, o) for p, o in ((pointer.left, pointer.right),
+                                                        (pointer.right, pointer.left))
+                                    if isinstance(p, N.Id) and p.name in self._visible),
+                                   (pointer, offset))
+        if not (isinstance(pointer, N.Id) and pointer.name in self._visible):
+            self._collect(node.expr, out)
+            return
+        self._pointer_element(node, pointer.name, offset, out, kinds)
+
+    def _pointer_element(self, node: N.Node, name: str, offset: N.Node | None,
+                         out: list[Access], kinds: tuple[str, ...],
+                         field: str | None = None) -> None:
+        """The element ``name[offset]`` (``offset`` None: 0), or its member ``field``,
+        that ``node`` reaches (``*(p + e)``, ``p->f``), of a one-dimensional array or a struct's array field
+        (:class:`.calls.Binding`).  Code generation rewrites subscripts only, so where it
+        would have to rewrite this one (a banked local of the top, outside a function
+        pipeline) it is an error."""
+        binding = self._visible[name]
+        array = self._arrays[binding.array]
+        what = "'*'" if isinstance(node, N.UnaryOp) else "'->'"
+        rank = len(array.shape) - len(binding.prefix)
+        if rank != 1 and not binding.field:
+            raise KernelError(node.coord, f"{what} on array '{name}' of {rank} "
+                                          "dimensions: write its element with subscripts")
+        if len(self._calls) == 1 and self._function_pipeline is None and not (
+                array.interface):
+            raise KernelError(node.coord, f"{what} on local array '{name}': write "
+                                          f"{name}[...] (arraypart rewrites the "
+                                          "subscripts of the arrays it banks)")
+        if offset is None:
+            offset = N.Constant(node.coord, -1, -1, 0)
+        self._collect(offset, out)
+        if id(node) not in self._ref_ids:
+            self._ref_ids[id(node)] = self._next_ref
+            self._next_ref += 1
+        self._element(binding, [offset], self._ref_ids[id(node)], node.coord, out, kinds,
+                      field)
+
+
+def _first(parts):
+    return parts[0] if parts else None
+
+
+def _element_member(node: N.Node) -> bool:
+    """``A[i].x``: a member of an array element."""
+    return (isinstance(node, N.Other) and node.what == MEMBER
+            and isinstance(_first(node.parts), N.ArrayRef))

@@ -1,0 +1,552 @@
+"""The lowering's loops: part of :class:`.lower._Lowering`.
+
+Loops are normalized as :class:`arraypart.ir.Loop` documents: ``i < UB`` becomes the
+inclusive bound ``UB - 1``, ``i > UB`` becomes ``UB + 1``, ``i != UB`` is ``<`` or ``>``
+by the step's sign, and ``min``/``max`` bounds become tuples of terms; a start or bound
+that is not affine is a fresh size (:mod:`.fresh`).  A loop arraypart cannot count is
+modelled over a counter of its own, whose trip count is a fresh size.  Scalars that an
+iteration steps by a constant are induction variables: bound to their value in each
+iteration, and to their exit value after the loop.  The state these methods share is
+:class:`.lower._Lowering`'s, documented there.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Mapping
+
+from .. import expr as E
+from ..errors import Coord, KernelError
+from ..ir import Access, If, Loop, Node, Stmt
+from .cexpr import (COMPARISONS, FLIPPED, Bound, Scope, fold, interval, min_max_terms,
+                    quasi_affine)
+from . import cnodes as N
+from . import fresh as F
+from . import interfaces as I
+from . import scalars as S
+from .accesses import INCREMENTS
+from .pragmas import LOOP_DIRECTIVES
+
+ESCAPES = ("break", "continue")
+UNIT_STEPS = (1, -1)
+# Following a loop's iteration to find its induction variables lowers its body once
+# more, so a nest of k loops that change scalars lowers its innermost body 2^k times;
+# past this depth (far beyond real kernels' nests) the scalars are left opaque.
+MAX_FOLLOWED_LOOPS = 8
+# What Vitis reads anywhere in a loop body, as if it opened it.
+LOOP_BODY_DIRECTIVES = LOOP_DIRECTIVES + ("loop_tripcount",)
+
+
+class LoopLowering:
+    """The loops of a :class:`.lower._Lowering` run."""
+
+    def _loop(self, node: N.For, label: str | None) -> list[Node]:
+        """``for (i = start; i <op> limit; i += step)`` as a normalized :class:`Loop`
+        (after a statement of the reads of a start or bound that is a fresh size,
+        :mod:`.fresh`: they run on entry, and again in every iteration).
+        Further variables of the header (``for (int t = 0, i = 0; t < N; t++, i++)``)
+        are scalars set before the loop and stepped at the end of each iteration.  A
+        loop without a start (``while (i < N) { ...; i++; }``, ``for (; i < N; i++)``)
+        counts from its counter's affine value before it; one without an increment
+        steps the counter by a constant in its last statement."""
+        coord = node.coord
+        if node.cond is None:
+            raise KernelError(coord, "a loop needs a condition that compares its iterator "
+                                     "with a bound")
+        for part in (node.init, node.cond, node.next):
+            self._no_calls(part, "a loop header")
+        items = node.stmt.items if isinstance(node.stmt, N.Compound) else [node.stmt]
+        items = self._directives_first(list(items or ()), LOOP_BODY_DIRECTIVES)
+        header = 0
+        while header < len(items) and isinstance(items[header], N.Pragma):
+            header += 1
+        if node.post_test:
+            return self._counter_loop(node, label, items, header)
+        try:
+            if node.init is None:
+                var, start, declared = self._counter(node.cond, items[header:])
+            else:
+                var, start, declared = self._loop_init(node.init, node.cond)
+            if node.next is None:
+                step, tail = self._last_step(items[header:], var, coord), []
+            else:
+                step, tail = self._loop_step(node.next, var)
+            body = items[header:-1] if node.next is None else items[header:]
+            if any(S.assigns(n, var) for n in body):
+                raise _Uncountable(coord, f"the body changes the iterator '{var}'")
+            bound_names = {n.name for n in N.walk(node.cond) if isinstance(n, N.Id)} - {var}
+            bound_changes = any(S.written(n, self._scalars, self._callees) & bound_names
+                                for n in body + tail)
+        except _Uncountable:
+            return self._counter_loop(node, label, items, header)
+        if node.next is None:
+            items = items[:-1]
+        if var in self._frame_vars and not declared:
+            raise KernelError(start.coord if node.init is None else node.init.coord,
+                              f"loop iterator '{var}' is already used by an enclosing loop")
+        pipeline_ii, unroll, pipeline_off = self._loop_pragmas(items[:header])
+        header_reads: list[Access] = []
+        try:
+            if bound_changes:  # C tests the condition again after every iteration
+                raise _Uncountable(coord, "the body changes a scalar of the condition")
+            op, limit = self._loop_cond(node.cond, var)
+        except _Uncountable:  # a data-dependent condition: a fresh number of trips
+            init = min_max_terms(start, "max" if step > 0 else "min", self._scope())
+            if init is None or len(init) != 1:
+                return self._counter_loop(node, label, items, header)
+            trips = self._trips(node)
+            bound = (E.add(init[0], E.scale(step, E.add(trips, E.const(-1)))),)
+            limit = node.cond
+            header_reads = self._accesses(start) + self._accesses(limit)
+        else:
+            init, bound = self._loop_bounds(op, start, limit, step, node.cond,
+                                            items[header:] + tail)
+            if any(E.variables(e) & set(self._fresh) for e in init + bound):
+                # a fresh size: the reads of its expression count
+                header_reads = self._accesses(start) + self._accesses(limit)
+        self._bound_sizes(init, bound, step, items[:header])
+        name = label or f"L{coord.line}"
+        if len(self._calls) > 1:
+            name = f"{self._calls[-1].name}/{name}"  # Vitis' location syntax
+        # a callee's iterators, and one that C++ lets a header declaration shadow,
+        # get a name no enclosing iterator has
+        shadows = var in self._frame_vars
+        ir_var = var if len(self._calls) == 1 and not shadows else self._fresh_iterator(var)
+        self._blocks.append({})  # the header's declarations end with the loop
+        try:
+            self._header_scalars(node.init, var, declared)
+            trip = S.trip_count(init, bound, step, self._ranges)
+            if _escapes(items[header:]):
+                trip = None  # the loop may stop early: no exit value
+            self._frame_vars.append(var)
+            if ir_var != var:
+                self._temporaries[var] = E.var(ir_var)  # the callee's name for it
+            try:
+                with self._loop_frame(ir_var, self._iterator_range(init, bound, step),
+                                      (init, bound, step), pipeline_ii, unroll):
+                    body = self._loop_body(items[header:], tail, (var, ir_var), init,
+                                           step, trip, name, coord)
+                    if header_reads:
+                        body = (Stmt(tuple(self._accesses(limit)), node.cond.coord),) + body
+            finally:
+                self._frame_vars.pop()
+                if ir_var != var:
+                    self._temporaries.pop(var, None)
+            if not declared:
+                exit_value = None if trip is None else E.add(init[0], E.scale(step, trip))
+                self._bind(var, exit_value, S.Opaque(
+                    f"keeps the last value of the iterator of loop '{name}'", coord))
+        finally:
+            for scalar, (value, opaque) in self._blocks.pop().items():
+                self._bind(scalar, value, opaque)
+        loop = Loop(ir_var, init, bound, step, body, name, coord, pipeline_ii, unroll,
+                    pipeline_off)
+        if pipeline_ii is not None:
+            check_unrollable(loop, loop.body)
+        if header_reads:
+            return [Stmt(tuple(header_reads), coord), loop]
+        return [loop]
+
+    @contextmanager
+    def _loop_frame(self, ir_var: str, values: Bound, ends, pipeline_ii: int | None,
+                    unroll: int | None):
+        """Inside a loop over ``ir_var``: its range of ``values``, its (init, bound,
+        step) ``ends``, and the counts of enclosing pipelines, unrolled loops and loops,
+        restored on the way out."""
+        pipelined = pipeline_ii is not None
+        self._iterators.append(ir_var)
+        self._ranges[ir_var] = values
+        self._ends[ir_var] = ends
+        self._pipelines += pipelined
+        unrolled = unroll is not None and not self._pipelines
+        self._unrolled += unrolled
+        self._loops += 1
+        try:
+            yield
+        finally:
+            self._iterators.pop()
+            del self._ranges[ir_var]
+            del self._ends[ir_var]
+            self._pipelines -= pipelined
+            self._unrolled -= unrolled
+            self._loops -= 1
+
+    def _directives_first(self, items: list[N.Node], kinds: tuple[str, ...]
+                          ) -> list[N.Node]:
+        """A body's statements with its directives of ``kinds`` first, in their order:
+        Vitis reads a loop's or a function's directives anywhere in its body."""
+        def directive(n: N.Node) -> bool:
+            pragma = self._pragmas.parse(n) if isinstance(n, N.Pragma) else None
+            return pragma is not None and pragma.kind in kinds
+        return [n for n in items if directive(n)] + [n for n in items if not directive(n)]
+
+    def _trips(self, node: N.For) -> E.Expr:
+        """A fresh size for the number of iterations of a loop whose condition
+        depends on data (:mod:`.fresh`): LOOP_TRIPCOUNT bounds it, else it stays
+        unbounded where no on-chip access depends on it (:mod:`arraypart.poly.sizes`)."""
+        kind = "do" if node.post_test else "loop"
+        name = f"trips of {kind}{F.NAME_MARK}{node.coord.line}:{node.coord.col}"
+        if name not in self._sizes:
+            self._sizes[name] = node.coord
+            self._ranges[name] = (1 if node.post_test else 0, None)
+        return E.var(name)
+
+    def _counter_loop(self, node: N.For, label: str | None, items: list[N.Node],
+                      header: int) -> list[Node]:
+        """A loop arraypart cannot count (a data-dependent ``while`` or ``do``
+        condition, a step that is not a constant, an iterator that is no scalar) as
+        a loop over a counter of its own, ``0 <= n < T`` with ``T`` a fresh size
+        (:meth:`_trips`): a superset of the iterations it runs.  Every scalar it
+        changes is opaque inside it and after it (no induction is assumed), so
+        subscripts through them are irregular; the header's reads count on entry
+        and in every iteration, its increment's at the end of each."""
+        coord = node.coord
+        pipeline_ii, unroll, pipeline_off = self._loop_pragmas(items[:header])
+        name = label or f"L{coord.line}"
+        if len(self._calls) > 1:
+            name = f"{self._calls[-1].name}/{name}"
+        counter = self._fresh_iterator(f"{'do' if node.post_test else 'loop'}_n{coord.line}")
+        while counter in self._scalars or counter in self._sizes:
+            counter = self._fresh_iterator(counter + "_")
+        trips = self._trips(node)
+        init, bound = (E.const(0),), (E.add(trips, E.const(-1)),)
+        self._bound_sizes(init, bound, 1, items[:header])
+        self._blocks.append({})  # the header's declarations end with the loop
+        try:
+            entry: list[Node] = []
+            if node.init is not None:
+                entry = self._statement(node.init)
+            why = S.Opaque(f"changes in loop '{name}', whose iterations arraypart cannot "
+                           "count", coord)
+            changed = set()
+            for part in items[header:] + [node.cond, node.next, node.init]:
+                if part is not None:
+                    changed |= S.written(part, self._scalars, self._callees)
+            for scalar in sorted(changed):
+                self._bind(scalar, None, why)
+            cond_reads = tuple(self._accesses(node.cond))
+            if cond_reads and not node.post_test:
+                entry.append(Stmt(cond_reads, node.cond.coord))
+            with self._loop_frame(counter, (0, None), (init, bound, 1), pipeline_ii, unroll):
+                body = tuple(self._items(items[header:]))
+                tail = tuple(self._statement(node.next)) if node.next is not None else ()
+                for scalar in sorted(changed):
+                    self._bind(scalar, None, why)
+                if cond_reads:
+                    tail += (Stmt(tuple(self._accesses(node.cond)), node.cond.coord),)
+        finally:
+            for scalar, (value, opaque) in self._blocks.pop().items():
+                self._bind(scalar, value, opaque)
+        for scalar in sorted(changed):
+            self._bind(scalar, None, why)
+        loop = Loop(counter, init, bound, 1, body + tail, name, coord, pipeline_ii, unroll,
+                    pipeline_off)
+        if pipeline_ii is not None:
+            check_unrollable(loop, loop.body)
+        return entry + [loop]
+
+    def _counter(self, cond: N.Node, items: list[N.Node]) -> tuple[str, N.Node, bool]:
+        """The counter of a loop without a start: the scalar its condition compares,
+        else the one its last statement steps (``while (a[n]) { ...; n++; }``), which
+        must have an affine value before the loop; returned as ``(counter, the
+        counter's name, False)``, the name standing for that value."""
+        compared = [n for n in (cond.left, cond.right) if isinstance(n, N.Id)] if (
+            isinstance(cond, N.BinaryOp) and cond.op in COMPARISONS) else []
+        for name_node in compared:
+            if name_node.name in self._temporaries:
+                return name_node.name, name_node, False
+        last = items[-1] if items else None
+        stepped = S.write_target(last) if last is not None else None
+        if (not compared and stepped in self._temporaries
+                and _step_of(last, stepped, self._scope())):
+            target = last.expr if isinstance(last, N.UnaryOp) else last.lvalue
+            return stepped, target, False
+        why = next((self._opaque[n.name].describe(n.name) for n in compared
+                    if n.name in self._opaque), None)
+        raise _Uncountable(cond.coord, (
+            "arraypart cannot count the iterations of this loop without a start ('while' "
+            "or 'for (;'): its condition must compare a counter that has an affine value "
+            "before the loop with a bound (while (i < N) { ...; i++; }), or write it as a "
+            "for loop with affine bounds" + (f"; {why}" if why else "")))
+
+    def _last_step(self, items: list[N.Node], var: str, coord: Coord) -> int:
+        """The constant step of the counter in a loop body's last statement."""
+        step = _step_of(items[-1], var, self._scope()) if items else None
+        if not step:
+            raise _Uncountable(items[-1].coord if items else coord, (
+                f"a loop without an increment must step its counter '{var}' by a nonzero "
+                f"constant in its last statement ({var}++, {var} += S)"))
+        return step
+
+    def _header_scalars(self, init: N.Node | None, var: str, declared: bool) -> None:
+        """The header's other variables get their start values; the iterator is no
+        scalar while the loop runs."""
+        if isinstance(init, N.DeclList):
+            for d in init.decls:
+                if d.name != var:
+                    self._declare_scalar(d)
+        else:
+            self._apply_effects(init)
+        if declared:
+            self._declare(var, None, None)
+        else:
+            self._bind(var, None, None)
+
+    def _loop_body(self, items, tail, names, init, step, trip, name, coord
+                   ) -> tuple[Node, ...]:
+        """The lowered body, with each scalar that the iteration steps by a constant
+        bound to its induction value; after the loop they hold their exit values
+        (when the trip count is known) and the other scalars the body changes are
+        opaque.  ``names``: the iterator's C name and its IR name (a callee's may be
+        renamed)."""
+        var, ir_var = names
+        deltas = self._iteration_deltas(items, tail, var)
+        number = S.iteration_number(ir_var, init, step)
+        entry = self._state()
+        varies = S.Opaque(f"changes by a non-constant amount in each iteration of loop "
+                          f"'{name}'", coord)
+        for scalar, delta in deltas.items():
+            known = entry[0].get(scalar)
+            if delta is None or number is None or known is None:
+                self._bind(scalar, None, entry[1].get(scalar, varies))
+            else:
+                self._bind(scalar, S.induction_value(known, delta, number), None)
+        body = tuple(self._items(items))
+        self._restore(entry)
+        changed = S.Opaque(f"is changed by loop '{name}'", coord)
+        for scalar, delta in deltas.items():
+            known = entry[0].get(scalar)
+            if delta is None or trip is None or known is None:
+                self._bind(scalar, None, entry[1].get(scalar, changed))
+            else:
+                self._bind(scalar, E.add(known, E.scale(delta, trip)), None)
+        return body
+
+    def _iteration_deltas(self, items, tail, var) -> dict[str, int | None]:
+        """What one iteration adds to each scalar the loop may change: the body and
+        the header's ``tail`` are followed (lowered, the result dropped) from
+        symbolic start values; None where the change is not a constant."""
+        changed = set()
+        for node in list(items) + list(tail):
+            changed |= S.written(node, self._scalars, self._callees)
+        changed.discard(var)
+        if not changed or self._followed >= MAX_FOLLOWED_LOOPS or _escapes(items):
+            # past a break or continue an iteration's change is not one constant
+            return dict.fromkeys(sorted(changed))
+        saved = self._state()
+        symbols = {name: S.entry_symbol(name, self._followed) for name in sorted(changed)}
+        for name, symbol in symbols.items():
+            self._bind(name, symbol, None)
+        self._followed += 1
+        try:
+            self._items(items)
+            for part in tail:
+                self._apply_effects(part)
+            end = dict(self._temporaries)
+        finally:
+            self._followed -= 1
+            self._restore(saved)
+        return {name: S.iteration_delta(end.get(name), symbol)
+                for name, symbol in symbols.items()}
+
+    def _bound_sizes(self, init: tuple[E.Expr, ...], bound: tuple[E.Expr, ...], step: int,
+                     header: list[N.Node]) -> None:
+        """A ``LOOP_TRIPCOUNT max=M`` bounds each size the loop's span depends on
+        (:func:`.interfaces.tripcount_bound`)."""
+        found = I.tripcount(self._pragmas, header)
+        if found is None or len(init) != 1 or len(bound) != 1:
+            return
+        trips, pragma = found
+        span = E.add(bound[0], E.scale(-1, init[0]))
+        if step < 0:
+            span = E.scale(-1, span)
+        for name in sorted(E.variables(span) & set(self._sizes)):
+            others = {k: v for k, v in self._ranges.items() if k != name}
+            high = I.tripcount_bound(span, name, step, trips, others)
+            low, known = self._ranges[name]
+            if high is not None and (known is None or high < known):
+                self._ranges[name] = (low, high)
+                self._size_sources[name] = (f"LOOP_TRIPCOUNT max={trips} at "
+                                            f"{self._pragmas.coord(pragma)}")
+
+
+    def _iterator_range(self, init: tuple[E.Expr, ...], bound: tuple[E.Expr, ...],
+                        step: int, ranges: Mapping[str, Bound] | None = None) -> Bound:
+        """An interval holding the iterator's values: counting up it is at least every
+        start and at most every (inclusive) bound, counting down the reverse (the
+        variables in ``ranges``, by default those known here)."""
+        ranges = self._ranges if ranges is None else ranges
+        starts = [interval(t, ranges) for t in init]
+        limits = [interval(t, ranges) for t in bound]
+        below, above = (starts, limits) if step > 0 else (limits, starts)
+        lows = [b[0] for b in below if b[0] is not None]
+        highs = [b[1] for b in above if b[1] is not None]
+        return (max(lows) if lows else None, min(highs) if highs else None)
+
+    def _loop_init(self, init: N.Node, cond: N.Node) -> tuple[str, N.Node, bool]:
+        """``(iterator, its start, declared in the header)``: with several variables
+        in the header, the iterator is the one the condition tests."""
+        starts: dict[str, N.Node] = {}
+        if isinstance(init, N.DeclList):
+            starts = {d.name: d.init for d in init.decls if d.init is not None}
+            complete = len(starts) == len(init.decls)
+        else:
+            parts = _comma_parts(init)
+            for part in parts:
+                if (isinstance(part, N.Assignment) and part.op == "="
+                        and isinstance(part.lvalue, N.Id)):
+                    starts[part.lvalue.name] = part.rvalue
+            complete = len(starts) == len(parts)
+        tested = [n for n in starts if n in _compared_names(cond)]
+        chosen = list(starts) if len(starts) == 1 else tested
+        if not complete or len(chosen) != 1:
+            raise _Uncountable(init.coord, "unsupported loop initialization (expected "
+                                          "'int i = <start>' or 'i = <start>', with further "
+                                          "variables only beside the one the condition "
+                                          "tests)")
+        return chosen[0], starts[chosen[0]], isinstance(init, N.DeclList)
+
+    def _loop_step(self, nxt: N.Node, var: str) -> tuple[int, list[N.Node]]:
+        """The iterator's constant step, and the header's other increments (``j++``
+        in ``i++, j++``), which step scalars at the end of each iteration."""
+        parts = _comma_parts(nxt)
+        own = [p for p in parts if var in S.written(p, frozenset((var,)))]
+        step = _step_of(own[0], var, self._scope()) if len(own) == 1 else None
+        if step is None:
+            raise _Uncountable(nxt.coord, f"unsupported loop increment (expected "
+                                               f"{var}++, {var}--, {var} += S, {var} -= S "
+                                               f"or {var} = {var} + S with a constant S)")
+        if step == 0:
+            raise KernelError(nxt.coord, "loop step must not be zero")
+        return step, [p for p in parts if p is not own[0]]
+
+    def _loop_cond(self, cond: N.Node, var: str) -> tuple[str, N.Node]:
+        if isinstance(cond, N.BinaryOp) and cond.op in COMPARISONS and cond.op != "==":
+            if _is_id(cond.left, var):
+                return cond.op, cond.right
+            if _is_id(cond.right, var):
+                return FLIPPED[cond.op], cond.left
+        raise _Uncountable(cond.coord, f"loop condition must compare the iterator "
+                                            f"'{var}' with a bound (<, <=, >, >=, !=)")
+
+    def _loop_bounds(self, op, start, limit, step, cond, body):
+        """(init terms, inclusive bound terms): a max of starts and a min of limits
+        when the loop counts up, a min of starts and a max of limits when it counts down;
+        a start or limit that is none of these, a fresh size (:meth:`_fresh_size`).
+        ``body``: the loop's statements and header steps."""
+        increasing = step > 0
+        if op == "!=":
+            if step not in UNIT_STEPS:
+                raise KernelError(cond.coord, "a '!=' loop condition needs a step "
+                                                    "of +1 or -1")
+            op = "<" if increasing else ">"
+        if op not in (("<", "<=") if increasing else (">", ">=")):
+            raise KernelError(cond.coord, f"loop condition '{op}' does not match "
+                                                f"the loop's step {step:+d}")
+        scope = self._scope()
+        init = min_max_terms(start, "max" if increasing else "min", scope)
+        if init is None:
+            init = self._fresh_size(start, "start", body, upper=not increasing)
+        bound = min_max_terms(limit, "min" if increasing else "max", scope)
+        if bound is None and increasing:
+            bound = self._product_size(limit)
+        if bound is None:
+            bound = self._fresh_size(limit, "bound", body, upper=increasing)
+        if step not in UNIT_STEPS and len(init) != 1:
+            raise KernelError(start.coord, "a strided loop needs a single start")
+        shift = {"<": -1, ">": 1}.get(op, 0)
+        return init, tuple(E.add(b, E.const(shift)) for b in bound)
+
+    def _loop_pragmas(self, header: list[N.Pragma], *, unroll: bool = True
+                      ) -> tuple[int | None, int | None, bool]:
+        """``(pipeline II, unroll, pipeline off)`` from the pragmas that open a loop
+        body (a function body, without ``unroll``: only ``pipeline``)."""
+        found: dict[str, int | None] = {}
+        off = False
+        for node in header:
+            pragma = self._pragmas.parse(node)
+            if pragma is None or pragma.kind not in LOOP_DIRECTIVES:
+                continue
+            if pragma.kind == "unroll" and not unroll:
+                raise KernelError(self._pragmas.coord(pragma),
+                                  "#pragma HLS unroll must open a loop body (be its "
+                                  "first statement)")
+            if pragma.kind in found:
+                raise KernelError(self._pragmas.coord(pragma),
+                                  f"duplicate #pragma HLS {pragma.kind} in one loop")
+            read = self._pragmas.pipeline_ii if pragma.kind == "pipeline" else self._pragmas.unroll
+            found[pragma.kind] = read(pragma)
+            off = off or (pragma.kind == "pipeline" and "off" in pragma.flags)
+        return found.get("pipeline"), found.get("unroll"), off
+
+
+class _Uncountable(KernelError):
+    """A loop header arraypart cannot read as a counted loop: the loop is modelled
+    over a counter of its own instead (:meth:`_Lowering._counter_loop`)."""
+
+
+def _escapes(items) -> bool:
+    """Whether a ``break`` or ``continue`` of this loop (not of a loop inside it) is
+    among ``items``: then an iteration may skip the rest of its body."""
+    stack = list(items)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, N.Unsupported) and n.keyword in ESCAPES:
+            return True
+        if not isinstance(n, (N.For, N.Switch)) and n is not None:
+            stack.extend(c for c in n.children() if c is not None)
+    return False
+
+
+def _comma_parts(node: N.Node) -> list[N.Node]:
+    """``a, b, c`` -> [a, b, c]."""
+    if isinstance(node, N.BinaryOp) and node.op == ",":
+        return _comma_parts(node.left) + _comma_parts(node.right)
+    return [node]
+
+
+def _compared_names(cond: N.Node) -> set[str]:
+    """The names a loop condition compares (``i < N``: i)."""
+    if isinstance(cond, N.BinaryOp) and cond.op in COMPARISONS:
+        return {n.name for n in (cond.left, cond.right) if isinstance(n, N.Id)}
+    return set()
+
+
+def _is_id(node: N.Node, name: str) -> bool:
+    return isinstance(node, N.Id) and node.name == name
+
+
+def _step_of(nxt: N.Node, var: str, scope: Scope) -> int | None:
+    """The constant step of ``i++``, ``i--``, ``i += S``, ``i -= S``, or ``i = e`` with
+    ``e - i`` a constant (``i = i + S``, ``i = S + i``, ``i = i - S``); else None."""
+    if isinstance(nxt, N.UnaryOp) and _is_id(nxt.expr, var):
+        return INCREMENTS.get(nxt.op)
+    if not (isinstance(nxt, N.Assignment) and _is_id(nxt.lvalue, var)):
+        return None
+    if nxt.op in ("+=", "-="):
+        k = fold(nxt.rvalue, scope)
+        return None if k is None else (k if nxt.op == "+=" else -k)
+    if nxt.op != "=":
+        return None
+    own = Scope(frozenset((var,)), scope.constants)
+    next_value = quasi_affine(nxt.rvalue, own)
+    if next_value is None:
+        return None
+    step = E.add(next_value, E.scale(-1, E.var(var)))
+    return step.value if isinstance(step, E.Const) else None
+
+
+def check_unrollable(pipelined: Loop, nodes: tuple[Node, ...]) -> None:
+    """Every loop inside a pipelined loop is fully unrolled, so its trip count
+    ``(bound - init) / step + 1`` must be a constant: one start, one bound, and
+    ``bound - init`` a constant."""
+    for node in nodes:
+        if isinstance(node, Loop):
+            span = E.add(node.bound[0], E.scale(-1, node.init[0]))
+            if len(node.init) != 1 or len(node.bound) != 1 or not isinstance(span, E.Const):
+                raise KernelError(node.coord, f"loop '{node.name}' inside pipelined loop "
+                                              f"'{pipelined.name}' is fully unrolled, so "
+                                              "its trip count must be a constant")
+            check_unrollable(pipelined, node.body)
+        elif isinstance(node, If):
+            check_unrollable(pipelined, node.then + node.orelse)

@@ -1,0 +1,398 @@
+"""The lowering's arrays and run-time sizes: part of :class:`.lower._Lowering`.
+
+The top's array parameters by their interfaces, the file's and the functions' local
+arrays (a sub-function's local renamed ``<name>_<function>`` when its name is taken),
+their ``array_partition`` / ``bind_storage`` pragmas (a callee parameter's partition
+applied to the array each call passes), the top's scalar parameters that bound loops or
+indices as run-time sizes, the sizes a loop start or bound that is not affine stands
+for (a product of sizes, a fresh size, :mod:`.fresh`), and after the body is lowered:
+each pointer's extent, the fresh sizes' ranges and the sizes the IR uses.  The state these methods
+share is :class:`.lower._Lowering`'s, documented there.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from typing import Mapping
+
+import clang.cindex as ci
+
+from .. import expr as E
+from ..errors import KernelError
+from ..ir import UNBOUNDED_SAMPLE, Access, If, Loop, Node, Param
+from .calls import Binding
+from .cexpr import Bound, fold, interval
+from . import cnodes as N
+from . import fresh as F
+from . import interfaces as I
+from .declarations import array_decl, integer_constant
+
+POINTER_KIND = ci.TypeKind.POINTER
+
+
+class MemoryLowering:
+    """The arrays and run-time sizes of a :class:`.lower._Lowering` run."""
+
+    def _collect_sizes(self) -> None:
+        """The run-time sizes (module :mod:`.interfaces`): at least 0, at most the
+        ``-D ARRAYPART_MAX_<name>`` value when one is given."""
+        for param in self._func.params:
+            if param.name and param.name not in self._constants and I.is_size_candidate(
+                    param, self._func.body):
+                self._sizes[param.name] = param.coord
+                high = I.type_bound(param)
+                self._ranges[param.name] = (0, high)
+                if high is not None:
+                    self._size_sources[param.name] = (
+                        f"its type {param.ctype.spelling} ({param.ctype.canonical_spelling})"
+                        if param.ctype.spelling != param.ctype.canonical_spelling
+                        else f"its type {param.ctype.spelling}")
+        for name, high in I.define_bounds(self._constants, list(self._sizes)).items():
+            self._ranges[name] = (0, high)
+            self._size_sources[name] = f"-D {I.MAX_DEFINE_PREFIX}{name}"
+
+    def _params(self, body: tuple[Node, ...]) -> tuple[Param, ...]:
+        """The sizes the IR uses, each with the range known so far (the polyhedral pass
+        bounds the others by the arrays they index)."""
+        used = _used_variables(body)
+        written = _written_arrays(body)
+        for name in self._fresh:
+            self._fresh_range(name, written)
+        params = []
+        for name, coord in self._sizes.items():
+            if name not in used:
+                continue
+            low, high = self._ranges[name]
+            if None not in (low, high) and high < low:
+                raise KernelError(coord, f"run-time size '{name}': {self._size_sources[name]} "
+                                         f"leaves it no value from {low} up")
+            params.append(Param(name, low, high, coord, self._size_sources.get(name),
+                                lower_end=name in self._fresh and not self._fresh[name][2],
+                                unbounded=name in self._unbounded))
+        return tuple(params)
+
+    def _fresh_range(self, name: str, written: set[str]) -> None:
+        """A fresh size's range: its expression's interval over the sizes' final
+        ranges and the values of the tables it reads (arrays not among those
+        ``written``), within what a LOOP_TRIPCOUNT said; the least value of an upper
+        end (:mod:`.fresh`) at least 0."""
+        node, scope, upper, arrays = self._fresh[name]
+        ranges = {**scope.ranges, **{n: self._ranges[n] for n in self._sizes
+                                     if n != name}}
+        tables = {c_name: F.table_interval(self._array_decls[array].init,
+                                           math.prod(self._arrays[array].shape))
+                  for c_name, array in arrays.items() if array not in written}
+        low, high = F.node_interval(node, replace(scope, ranges=ranges), ranges, tables)
+        known_low, known_high = self._ranges[name]
+        if upper:
+            low = 0 if low is None or low < 0 else low
+        if high is not None and (known_high is None or high < known_high):
+            text = name.split(F.NAME_MARK)[0]
+            self._size_sources[name] = f"the values '{text}' takes"
+        elif known_high is not None:
+            high = known_high
+        if None not in (low, high) and high < low:
+            low = high  # the loop never runs: one value stands for all
+        self._ranges[name] = (low, high)
+
+    def _collect_constants(self) -> None:
+        self._add_constants(self._globals)
+        self._file_constants = dict(self._constants)
+        self._add_constants(n for n in N.walk(self._func.body) if isinstance(n, N.Decl))
+
+    def _add_constants(self, decls) -> None:
+        for decl in decls:
+            value = integer_constant(decl, self._scope())
+            if value is not None:
+                self._constants[decl.name] = value
+
+    def _collect_arrays(self) -> None:
+        """The top's array parameters, the file's arrays, the top's local arrays; a
+        header's array that a name of the top shadows is none of the kernel's."""
+        for param in self._func.params:
+            if I.is_stream(param):
+                self._streams.add(param.name)
+            elif param.is_array or I.is_unsized(param):
+                self._add_parameter(param)
+        shadowing = {p.name for p in self._func.params} | {
+            n.name for n in N.walk(self._func.body) if isinstance(n, N.Decl)}
+        for node in self._globals:
+            if node.is_array and not (node.start < 0 and node.name in shadowing):
+                name = self._add_array(node, interface=False)
+                if node.start < 0:  # declared in a header
+                    self._arrays[name] = replace(self._arrays[name], header=True)
+                self._file_arrays[node.name] = Binding(node.name)
+        for node in N.walk(self._func.body):
+            if isinstance(node, N.Decl) and I.is_stream(node):
+                self._streams.add(node.name)
+            elif isinstance(node, N.Decl) and node.is_array:
+                self._add_array(node, interface=False)
+
+    def _add_parameter(self, param: N.Decl) -> None:
+        """A pointer or array parameter by its interface: off-chip (m_axi) or on-chip;
+        a pointer's first dimension is its extent, fixed after the body is lowered."""
+        iface = self._interfaces.get(param.name) or I.default_interface(param)
+        unsized = I.is_unsized(param)
+        if unsized:
+            self._reached[param.name] = []
+        self._add_array(param, interface=True, extent=1 if unsized else None)
+        array = self._arrays[param.name]
+        self._arrays[param.name] = replace(
+            array, bundle=iface.bundle if iface.off_chip else None,
+            partitionable=not (iface.off_chip or param.ctype.kind == POINTER_KIND))
+
+    def _fix_extents(self) -> None:
+        """Each pointer or unsized parameter's first dimension: its INTERFACE depth, else
+        one past the largest index its accesses reach (1 when it is only dereferenced,
+        or unused); accesses in callees count, through the parameters bound to it."""
+        for name, accesses in self._reached.items():
+            param = next(p for p in self._func.params if p.name == name)
+            iface = self._interfaces.get(name) or I.default_interface(param)
+            highs = self._index_highs(accesses, {})
+            if None in highs and iface.off_chip and iface.depth is None:
+                highs = self._sampled_highs(accesses)
+            if iface.depth is not None:
+                extent = iface.depth
+            elif None in highs or not (highs or _only_dereferenced(self._func.body, name)):
+                raise I.unknown_extent(name, iface.coord or param.coord, iface)
+            else:
+                extent = max([h + 1 for h in highs] + [1])
+            array = self._arrays[name]
+            self._arrays[name] = replace(array, shape=(extent,) + array.shape[1:])
+
+    def _index_highs(self, accesses, sampled: dict[str, Bound]) -> list[int | None]:
+        """The largest first index of each access (None: irregular or unbounded),
+        the sizes in their ranges (those of ``sampled`` in theirs)."""
+        sizes = {**{n: self._ranges[n] for n in self._sizes}, **sampled}
+        highs = []
+        for index, ranges, ends in accesses:
+            ranges = {**ranges, **sizes}
+            for var, (init, bound, step) in ends.items():  # again, from the sizes' now
+                ranges[var] = self._iterator_range(init, bound, step, ranges)
+            highs.append(None if index is None else interval(index, ranges)[1])
+        return highs
+
+    def _sampled_highs(self, accesses) -> list[int | None]:
+        """An off-chip pointer's indices with the sizes that nothing bounds taken up to
+        :data:`arraypart.ir.UNBOUNDED_SAMPLE`, those sizes marked unbounded (the
+        polyhedral pass refuses them if an on-chip access depends on them): its extent
+        is then the one the checker and testbench replay."""
+        open_sizes = {n: (low or 0, UNBOUNDED_SAMPLE) for n, (low, high) in
+                      self._ranges.items() if n in self._sizes and high is None}
+        highs = self._index_highs(accesses, open_sizes)
+        if None in highs:
+            return highs
+        used = set()
+        for index, _, ends in accesses:
+            used |= E.variables(index)
+            for init, bound, _ in ends.values():
+                used |= set().union(*(E.variables(e) for e in init + bound))
+        for n in sorted(used & set(open_sizes)):
+            self._ranges[n] = open_sizes[n]
+            self._size_sources[n] = "nothing (no on-chip access depends on it)"
+            self._unbounded.add(n)
+        return highs
+
+    def _add_array(self, decl: N.Decl, *, interface: bool, extent: int | None = None,
+                   owner: str | None = None, taken: Mapping[str, Binding] = {}) -> str:
+        """Add the array ``decl`` declares (``extent``: its first size, for a pointer);
+        its IR name: its own, or for a local of the sub-function ``owner`` whose name
+        another array has, ``<name>_<owner>`` (numbered until free).  ``taken``: the
+        names already declared in its function."""
+        name = decl.name
+        if name in self._arrays and (owner is None or name in taken):
+            first = self._array_decls[taken[name].array if name in taken else name]
+            where = f" (first at {first.coord})" if first.coord != decl.coord else ""
+            raise KernelError(decl.coord, f"array '{decl.name}' is declared twice{where}: "
+                                          "arrays of one function and of the file need "
+                                          "distinct names")
+        k = 1
+        while name in self._arrays:
+            name, k = f"{decl.name}_{owner}" + (f"{k}" if k > 1 else ""), k + 1
+        array = array_decl(decl, interface=interface, extent=extent)
+        self._arrays[name] = replace(array, name=name) if name != decl.name else array
+        self._array_decls[name] = decl
+        return name
+
+    def _apply_array_pragmas(self, body: N.Node, names: Mapping[str, Binding],
+                             parameters: frozenset = frozenset()) -> None:
+        """``array_partition``, ``bind_storage`` and the legacy ``resource core=`` of a
+        memory in ``body`` (a function's); unknown directives are warned about.
+        ``names``: the arrays its text names; ``parameters``: its array parameters,
+        which other functions' arrays stand for (an ``array_partition`` of one is applied
+        at each call, :meth:`_apply_parameter_partitions`)."""
+        ranks = {c_name: len(self._arrays[b.array].shape) for c_name, b in names.items()}
+        for node in N.walk(body):
+            pragma = self._pragmas.parse(node) if isinstance(node, N.Pragma) else None
+            if pragma is None:
+                continue
+            unknown = self._pragmas.unknown_directive(pragma)
+            if unknown is not None:
+                self._warnings.append(unknown)
+            storage = None
+            if pragma.kind == "resource" and pragma.option("variable") in ranks:
+                storage = self._pragmas.resource_storage(pragma)
+                if storage is None:
+                    continue
+            elif pragma.kind not in ("array_partition", "bind_storage"):
+                continue
+            if pragma.option("variable") in parameters and pragma.kind == "array_partition":
+                continue
+            if pragma.option("variable") in parameters:
+                self._pragmas.error(pragma, f"{pragma.kind} on array parameter "
+                                            f"'{pragma.option('variable')}' of a "
+                                            "sub-function: place it where the array is "
+                                            "defined (Vitis carries it into the calls)",
+                                    "variable")
+            name = names[self._pragmas.target(pragma, ranks)].array
+            array = self._arrays[name]
+            if pragma.kind == "array_partition":
+                partition = self._pragmas.partition(pragma, len(array.shape))
+                self._arrays[name] = replace(array, partitions=array.partitions + (partition,))
+            else:
+                kind, impl = storage or self._pragmas.storage(pragma)
+                self._arrays[name] = replace(array, storage=kind, storage_impl=impl)
+
+    def _apply_parameter_partitions(self, callee: N.FuncDef,
+                                    bound: Mapping[str, Binding]) -> None:
+        """An ``array_partition`` of an array parameter of ``callee`` partitions the
+        array the call passes, as Vitis carries it to the caller's array: the whole
+        array (a row or a pointer into one cannot be partitioned alone); the same
+        partition twice is one, and one that another pragma contradicts is an error."""
+        for node in N.walk(callee.body):
+            pragma = self._pragmas.parse(node) if isinstance(node, N.Pragma) else None
+            if pragma is None or pragma.kind != "array_partition" or (
+                    pragma.option("variable") not in bound):
+                continue
+            variable = pragma.option("variable")
+            binding = bound[variable]
+            if binding.prefix or binding.offset != E.Const(0):
+                self._pragmas.error(pragma, f"array_partition on '{variable}', which this "
+                                            f"call gives part of array '{binding.array}' "
+                                            "(a row or a pointer into it): Vitis partitions "
+                                            f"whole arrays; place it where '{binding.array}' "
+                                            "is defined", "variable")
+            array = self._arrays[binding.array]
+            partition = self._pragmas.partition(pragma, len(array.shape))
+            written = [(p.type, p.factor, p.dim) for p in array.partitions]
+            if (partition.type, partition.factor, partition.dim) in written:
+                continue
+            clash = next((p for p in array.partitions if 0 in (p.dim, partition.dim)
+                          or p.dim == partition.dim), None)
+            if clash is not None:
+                self._pragmas.error(pragma, f"array_partition on '{variable}' partitions "
+                                            f"array '{binding.array}' otherwise than the "
+                                            f"pragma at {clash.coord}: give the array one "
+                                            "partitioning", "variable")
+            self._arrays[binding.array] = replace(
+                array, partitions=array.partitions + (partition,))
+
+    def _product_size(self, node: N.Node) -> tuple[E.Expr] | None:
+        """A bound ``a * b`` of sizes (and constants) is not affine; its value is a size
+        of its own, named by the product (``size*size``), that the loop's LOOP_TRIPCOUNT
+        or the arrays it indexes bound.  None for any other expression."""
+        leaves = _product_leaves(node)
+        if (leaves is None or not any(isinstance(leaf, N.Id) for leaf in leaves)
+                or len(self._calls) > 1):
+            return None  # sizes are the top function's parameters
+        words = []
+        for leaf in leaves:
+            if isinstance(leaf, N.Id) and leaf.name in self._sizes:
+                words.append(leaf.name)
+            elif (value := fold(leaf, self._scope())) is not None and value >= 0:
+                words.append(str(value))
+            else:
+                return None
+        name = "*".join(words)
+        if name not in self._sizes:
+            self._sizes[name] = node.coord
+            self._ranges[name] = (0, None)
+        return (E.var(name),)
+
+    def _fresh_size(self, node: N.Node, what: str, body: list[N.Node], *,
+                    upper: bool) -> tuple[E.Expr]:
+        """A loop ``what`` (start or bound) that is not affine, as a fresh size
+        (:mod:`.fresh`): ranged by interval arithmetic where it can be, else left to
+        LOOP_TRIPCOUNT and the arrays.  ``upper``: the end that widens the domain as it
+        grows (its least value may then be taken as 0)."""
+        text = F.size_name(node, self._source).split(F.NAME_MARK)[0]
+        changed = F.changed_names(node, body, self._scalars | set(self._sizes),
+                                  self._callees)
+        if changed:
+            names = ", ".join(f"'{n}'" for n in changed)
+            raise KernelError(node.coord, (
+                f"loop {what} '{text}' is not affine and the loop changes {names}: "
+                "arraypart can stand for a loop's start or bound by a size of its own "
+                "only when the loop leaves what it reads unchanged (else write it as an "
+                "affine expression, or a min()/max() of such)"))
+        if not upper and self._unrolled:
+            raise KernelError(node.coord, (
+                f"loop {what} '{text}' is not affine and the loop lies in an unrolled "
+                "loop, whose lanes would run it from different values together: give "
+                "it an affine start"))
+        name = F.size_name(node, self._source)
+        if name not in self._sizes:
+            self._sizes[name] = node.coord
+            self._ranges[name] = (0, None) if upper else (None, None)
+            arrays = {c_name: self._visible[c_name].array for c_name in (
+                N.ref_name(r) for r in N.outer_array_refs(node)) if c_name in self._visible}
+            self._fresh[name] = (node, self._scope(), upper, arrays)
+        return (E.var(name),)
+
+
+def _used_variables(nodes: tuple[Node, ...]) -> set[str]:
+    """Every variable of the loop bounds, guards and indices of ``nodes``."""
+    used: set[str] = set()
+    for node in nodes:
+        if isinstance(node, Loop):
+            for e in node.init + node.bound:
+                used |= E.variables(e)
+            used |= _used_variables(node.body)
+        elif isinstance(node, If):
+            for conj in node.cond or ():
+                for c in conj:
+                    used |= E.variables(c.expr)
+            for access in node.cond_accesses:
+                used |= _index_variables(access)
+            used |= _used_variables(node.then + node.orelse)
+        else:
+            for access in node.accesses:
+                used |= _index_variables(access)
+    return used
+
+
+def _written_arrays(nodes: tuple[Node, ...]) -> set[str]:
+    """The arrays some access of ``nodes`` writes."""
+    found: set[str] = set()
+    for node in nodes:
+        if isinstance(node, Loop):
+            found |= _written_arrays(node.body)
+        elif isinstance(node, If):
+            found |= _written_arrays(node.then + node.orelse)
+        else:
+            found |= {a.array for a in node.accesses if a.kind == "write"}
+    return found
+
+
+def _index_variables(access: Access) -> set[str]:
+    return set().union(*(E.variables(e) for e in access.index if e is not None))
+
+
+def _only_dereferenced(body: N.Node, name: str) -> bool:
+    """Every use of ``name`` in ``body`` (if any) is ``*name``: element 0 alone."""
+    uses = sum(1 for n in N.walk(body) if isinstance(n, N.Id) and n.name == name)
+    derefs = sum(1 for n in N.walk(body) if isinstance(n, N.UnaryOp) and n.op == "*"
+                 and isinstance(n.expr, N.Id) and n.expr.name == name)
+    return uses == derefs
+
+
+def _product_leaves(node: N.Node) -> list[N.Node] | None:
+    """The factors of ``a * b * ...`` (at least two), else None."""
+    if not (isinstance(node, N.BinaryOp) and node.op == "*"):
+        return None
+    leaves = []
+    for side in (node.left, node.right):
+        inner = _product_leaves(side)
+        leaves += inner if inner is not None else [side]
+    return leaves
