@@ -112,8 +112,9 @@ class Array:
     ``functions``: the sub-functions whose text accesses it (through an array parameter
     or as their own local), and the top when a function-level pipeline accesses it;
     that text is shared by every call, so the banking must be pragma-only
-    (:attr:`pragma_only`).  ``header``: a file-scope array that a header of the kernel
-    declares, whose declaration arraypart does not rewrite: pragma-only too.
+    (:attr:`pragma_only`).  ``header``: an array that a header of the kernel declares
+    (at file scope, or inside a function body that includes it), whose declaration
+    arraypart does not rewrite: pragma-only too.
     """
 
     name: str

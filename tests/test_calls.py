@@ -641,3 +641,37 @@ def test_a_struct_field_passed_down_is_its_elements_memory(tmp_path):
                      ("ctx", "write", ("0",))]
     assert kernel.array("recs").functions == ("fill",)
 
+
+
+# A table declared in a header that a callee's body includes (as Rosetta's face
+# detection does): its banking pragmas follow that #include line, in the callee
+# (before, they went to the top function, where 'w' is unknown).
+INCLUDED_TABLE = """\
+static int mac(const int a[64], int i) {
+#include "weights.h"
+    return a[i] * w[i] + a[i + 1] * w[i + 1];
+}
+
+void included(const int a[64], int out[64]) {
+    for (int i = 0; i < 62; i++) {
+#pragma HLS pipeline II=1
+        out[i] = mac(a, i);
+    }
+}
+"""
+WEIGHTS_HEADER = "static const int w[64] = {" + ", ".join(
+    str(k % 5) for k in range(64)) + "};\n"
+
+
+def test_an_array_a_body_includes_is_banked_after_the_include(tmp_path):
+    (tmp_path / "weights.h").write_text(WEIGHTS_HEADER)
+    compiled = arraypart.compile_kernel(_kernel_file(tmp_path, "included.c", INCLUDED_TABLE))
+    w = next(a for a in compiled.report.solution.arrays if a.array.name == "w")
+    assert w.array.header and w.array.functions == ("mac",)
+    text = compiled.files["included.cpp"]
+    include = text.index('#include "weights.h"')
+    assert include < text.index("#pragma HLS bind_storage variable=w") < text.index(
+        "return a[i]")
+    outdir = arraypart.write_project(compiled, tmp_path / "out")
+    (outdir / "weights.h").write_text(WEIGHTS_HEADER)
+    _build_and_run(outdir, "included", tmp_path)

@@ -282,6 +282,14 @@ def _included_at(unit: Unit, location: ci.SourceLocation) -> Coord | None:
     """Where the kernel file includes (directly or through other headers) the header
     holding ``location``; None when no include of the kernel's leads there.  An error in
     a header is reported at that line, as clang's "In file included from" does."""
+    offset = included_offset(unit, location)
+    return None if offset is None else unit.coord(offset)
+
+
+def included_offset(unit: Unit, location: ci.SourceLocation) -> int | None:
+    """The offset in the kernel text of the ``#include`` (its file name) that brings in,
+    directly or through other headers, the header holding ``location``; None when no
+    include of the kernel's leads there."""
     if location.file is None:
         return None
     included_from: dict[str, ci.SourceLocation] = {}
@@ -294,7 +302,7 @@ def _included_at(unit: Unit, location: ci.SourceLocation) -> Coord | None:
         at = included_from[name]
         name = at.file.name if at.file is not None else None
         if name == unit.main:  # (clang_Location_isFromMainFile crashes on these)
-            return unit.coord(at.offset)
+            return at.offset
     return None
 
 

@@ -236,7 +236,8 @@ class Decl(Node):
     """A declared variable (local, global or parameter).  ``ctype`` is its
     :class:`TypeInfo`;
     ``dims`` the size expressions written (outermost first); ``stmt_start..stmt_end``
-    the whole declaration statement, ``shared``: it declares other names too;
+    the whole declaration statement (of one in a header that a function body includes,
+    that ``#include`` line), ``shared``: it declares other names too;
     ``name_at`` the offset of the declared name."""
 
     name: str = ""
@@ -512,11 +513,27 @@ class Converter:
                     dims.append(node)
         dims.sort(key=lambda n: n.start)
         stmt_span = self._span(stmt) if stmt is not None else (coord, start, end)
+        if stmt is not None and stmt.kind == K.DECL_STMT and stmt_span[1] < 0:
+            stmt_span = self._inclusion_line(stmt) or stmt_span
         return Decl(coord, start, end, cursor.spelling, TypeInfo(cursor.type), init,
                     tuple(dims),
                     cursor.storage_class == ci.StorageClass.STATIC, stmt_span[1],
                     stmt_span[2], shared, cursor.type.spelling,
                     cursor.location.offset if self.unit.in_main(cursor.location) else -1)
+
+    def _inclusion_line(self, cursor: ci.Cursor) -> tuple[Coord, int, int] | None:
+        """The ``#include`` line of the kernel text that brings in the header holding
+        ``cursor`` (a declaration a function body includes): where its declarations
+        stand in the kernel's text."""
+        at = clangtu.included_offset(self.unit, cursor.location)
+        if at is None:
+            return None
+        data = self.unit.data
+        line = data.rfind(b"\n", 0, at) + 1
+        start = line + len(data[line:at]) - len(data[line:at].lstrip())
+        end = data.find(b"\n", at)
+        end = len(data) if end < 0 else end
+        return self.unit.coord(start), start, end
 
     def probe(self, cursor: ci.Cursor) -> tuple[str, Node | None]:
         """``(name, initializer)`` of one of the front end's macro probes."""

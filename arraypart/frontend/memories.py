@@ -119,9 +119,7 @@ class MemoryLowering:
             n.name for n in N.walk(self._func.body) if isinstance(n, N.Decl)}
         for node in self._globals:
             if node.is_array and not (node.start < 0 and node.name in shadowing):
-                name = self._add_array(node, interface=False)
-                if node.start < 0:  # declared in a header
-                    self._arrays[name] = replace(self._arrays[name], header=True)
+                self._add_array(node, interface=False)
                 self._file_arrays[node.name] = Binding(node.name)
         for node in N.walk(self._func.body):
             if isinstance(node, N.Decl) and I.is_stream(node):
@@ -211,6 +209,8 @@ class MemoryLowering:
         while name in self._arrays:
             name, k = f"{decl.name}_{owner}" + (f"{k}" if k > 1 else ""), k + 1
         array = array_decl(decl, interface=interface, extent=extent)
+        if decl.start < 0:  # declared in a header: its text is not rewritten
+            array = replace(array, header=True)
         self._arrays[name] = replace(array, name=name) if name != decl.name else array
         self._array_decls[name] = decl
         return name
