@@ -395,6 +395,22 @@ def test_array_extent_bounds_a_size(tmp_path):
     assert params["n"]["bound_by"].startswith("the extent of a at ")
 
 
+def test_the_extents_of_one_array_bound_the_sizes_of_a_nest(tmp_path):
+    """At their least values (0) each size empties the other's loop; from the next
+    value up the image's rows bound one and its columns the other (face-detection's
+    sum_row and sum_col)."""
+    text = """void copy2d(const int img[24][32], int out[24][32], int rows, int cols) {
+  for (int y = 0; y < rows; y++)
+    for (int x = 0; x < cols; x++) {
+#pragma HLS pipeline II=1
+      out[y][x] = img[y][x];
+    }
+}
+"""
+    params = arraypart.analyze(write(tmp_path, "copy2d.c", text)).to_json()["params"]
+    assert (params["rows"]["range"], params["cols"]["range"]) == ([0, 24], [0, 32])
+
+
 def test_unbounded_size_is_a_located_error_when_an_on_chip_access_depends_on_it(
         tmp_path):
     text = """int count(int n) {

@@ -74,6 +74,8 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
         if p.low is None:
             box[p.name] = _anchor(p, bad, box, witnesses)
     inside = _within(bad, box, ())
+    if inside.is_empty():
+        box = _with_next_values(open_sizes, bad, box)
     if not inside.is_empty():
         p = next(p for p in open_sizes if not G.project_onto(inside, p.name).is_empty())
         raise KernelError(p.coord, (
@@ -172,6 +174,20 @@ def _check_loop_keeps_iterations(p: ir.Param, values, box, witnesses) -> None:
 def _ranges_text(box, skip: str) -> str:
     return ", ".join(f"{n} in [{lo}, {hi}]" for n, (lo, hi) in box.items()
                      if n != skip and FRESH_MARK not in n)
+
+
+def _with_next_values(open_sizes: list[ir.Param], bad, box: dict) -> dict:
+    """``box`` with each open size's range taken from its least value to the next
+    where the box stays clear of ``Bad``: at their least values (often 0) the loops
+    the sizes bound may not run, and an inner loop that never runs lets no array
+    bound the size of the loop around it (``y < rows``, ``x < cols``, ``A[y][x]``:
+    with cols at 0, A says nothing of rows)."""
+    for p in open_sizes:
+        low = box[p.name][0]
+        wider = {**box, p.name: (low, low + 1)}
+        if (p.high is None or low + 1 <= p.high) and _within(bad, wider, ()).is_empty():
+            box = wider
+    return box
 
 
 def _weakly_bounded(p: ir.Param) -> bool:
