@@ -103,7 +103,7 @@ def min_ii(model: ir.PortModel, reads: int, writes: int) -> int:
     return ii
 
 
-def _min_iis(model: ir.PortModel, reads: np.ndarray, writes: np.ndarray) -> np.ndarray:
+def min_iis(model: ir.PortModel, reads: np.ndarray, writes: np.ndarray) -> np.ndarray:
     """:func:`min_ii` of each (reads, writes) pair, computed once per distinct pair."""
     width = int(writes.max(initial=0)) + 1
     keys = reads * width + writes
@@ -153,7 +153,7 @@ def row_needs(cs: list[Cells], banking: Banking, model: ir.PortModel, rows: int,
         largest = int(sizes.max())
         for copy in range(banking.copies):
             reads = capped_reads(0, irr_reads[:, copy], largest)
-            need = np.maximum(need, _min_iis(model, reads, irr_writes[:, copy]))
+            need = np.maximum(need, min_iis(model, reads, irr_writes[:, copy]))
     if regular and rows:
         need = np.maximum(need, _regular_needs(regular, banking, model, rows,
                                                (irr_reads, irr_writes, sizes)))
@@ -198,7 +198,7 @@ def _key_matrix(cs: list[Cells], banking: Banking, rows: int) -> tuple[np.ndarra
 
 def _regular_needs(cs, banking, model, rows, irregular) -> np.ndarray:
     key, shift = _key_matrix(cs, banking, rows)
-    groups = _groups(key, shift, {c.access.kind for c in cs})
+    groups = key_groups(key, shift, {c.access.kind for c in cs})
     reads, writes = groups.reads, groups.writes
     irr_reads, irr_writes, sizes = irregular
     if irr_reads.any() or irr_writes.any():
@@ -206,19 +206,11 @@ def _regular_needs(cs, banking, model, rows, irregular) -> np.ndarray:
         bank = np.where(groups.used, groups.group % banking.scheme.banks, 0)
         reads = capped_reads(reads, irr_reads[groups.row, copy], sizes[bank])
         writes = writes + irr_writes[groups.row, copy]
-    return groups.row_max(_min_iis(model, reads, writes))
-
-
-def needs_from_keys(key: np.ndarray, shift: int, kinds: set[str],
-                    model: ir.PortModel) -> np.ndarray:
-    """Per row of ``key`` (module doc's keys, UNUSED for lanes that do not run), the
-    least II at which every (copy, bank) group's distinct reads and writes fit."""
-    groups = _groups(key, shift, kinds)
-    return groups.row_max(_min_iis(model, groups.reads, groups.writes))
+    return groups.row_max(min_iis(model, reads, writes))
 
 
 @dataclass(frozen=True, eq=False)
-class _Groups:
+class KeyGroups:
     """A key matrix sorted per row and cut into (copy, bank) groups: per group its
     row, its ``group`` number (copy * banks + bank), whether it is a real group
     (``used``), and its distinct reads and its writes."""
@@ -234,7 +226,9 @@ class _Groups:
         return np.maximum.reduceat(per_group, self.row_starts)
 
 
-def _groups(key: np.ndarray, shift: int, kinds: set[str]) -> _Groups:
+def key_groups(key: np.ndarray, shift: int, kinds: set[str]) -> KeyGroups:
+    """``key`` (module doc's layout: kind at bit ``shift``, the group above it; UNUSED
+    for lanes that do not run) sorted in place per row and cut into groups."""
     columns = key.shape[1]
     key.sort(axis=1)
     flat = key.ravel()
@@ -246,8 +240,8 @@ def _groups(key: np.ndarray, shift: int, kinds: set[str]) -> _Groups:
     starts = np.flatnonzero(new_group)
     reads, writes = _group_counts(kinds, flat, starts, columns, shift)
     used = flat[starts] != UNUSED
-    return _Groups(starts // columns, group[starts], used, reads * used, writes * used,
-                   np.flatnonzero(starts % columns == 0))
+    return KeyGroups(starts // columns, group[starts], used, reads * used, writes * used,
+                     np.flatnonzero(starts % columns == 0))
 
 
 def _group_counts(kinds, flat, starts, columns, shift) -> tuple[np.ndarray, np.ndarray]:

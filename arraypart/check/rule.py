@@ -14,12 +14,23 @@ run of a concurrent loop:
 - an array whose every bank holds one element is registers: no port limit.
 
 The bank of a site needs only the index dimensions its scheme's bank formula uses, so
-``A[i][idx[j]]`` under ``cyclic`` on dimension 0 alone still has a bank.  A step's
-need is then computed like the ideal model's (:mod:`.ports`): every port use becomes a
-key ``((copy*banks + bank)*2 + kind) << shift | address``, a row's sorted keys group
-by (copy, bank), distinct read keys and all write keys are counted, and the need is
-the least II at which the bank's ports serve them.  Addresses that are unknown (an
-irregular dimension) get keys of their own, so they never merge with another access.
+``A[i][idx[j]]`` under ``cyclic`` on dimension 0 alone still has a bank.  In one step,
+a (copy c, bank b) then serves the distinct read addresses and all the writes of the
+static uses there and of every dynamic use of c (they reach every bank of c)::
+
+    reads(c, b)  = |DR_c ∪ SR_cb|        writes(c, b) = DW_c + SW_cb
+
+with DR_c the dynamic read addresses of copy c, DW_c its dynamic writes, SR_cb and
+SW_cb the static ones of (c, b); a bank no static use reaches serves (|DR_c|, DW_c),
+which every bank of c serves at least (``PortModel.fits`` is monotone in reads and
+writes, so that bank needs no more than any other).  The step's need is the largest,
+over these banks, least II at which the bank's ports serve its reads and writes.  An address lies in one bank (its bank is a function of
+its index), so a dynamic read of an address in SR_cb has *home* bank b and
+|DR_c ∪ SR_cb| = |DR_c| + (addresses of SR_cb that no dynamic read of home b reads):
+each use becomes one key at its home bank (:class:`_KeyLayout`; a dynamic use whose
+bank is unknown gets a home of its own), never one per bank, and a row's sorted keys
+give every count above.  Addresses that are unknown (an irregular dimension) get keys
+of their own, so they never merge with another access.
 """
 
 from __future__ import annotations
@@ -33,7 +44,7 @@ from .. import expr as E
 from .. import ir
 from ..scheme import Banking, index_var
 from .frames import Frame, values
-from .ports import UNUSED, BankUse, copies_of, needs_from_keys, read_copies
+from .ports import UNUSED, BankUse, copies_of, key_groups, min_iis, read_copies
 from .report import ConflictAccess
 
 #: Keys built at once per block of rows (rows x port uses), about 32 MB of int64.
@@ -145,41 +156,156 @@ def _port_uses(cs: list[SiteCells], banking: Banking, static: frozenset[SiteKey]
                 yield i, lane, copy, targets
 
 
+@dataclass(frozen=True)
+class _KeyLayout:
+    """The bit fields of a use's key, most significant first::
+
+        key = ((((copy * homes + home) * 2 + kind) << shift) + address) * 2 + fixed
+
+    ``home`` is the bank the address lies in (``banks`` when unknown, so ``homes =
+    banks + 1``), ``kind`` 1 for a write, ``fixed`` 1 for a static use.  Sorted, a
+    row's keys run by (copy, home) group, then kind, then address, dynamic uses of an
+    address before static ones; UNUSED (a lane that does not run) sorts last."""
+
+    banks: int
+    copies: int
+    shift: int
+
+    def __post_init__(self):
+        if (self.copies * self.homes) << (self.shift + 2) > UNUSED:
+            raise ValueError("scheduling-rule keys overflow int64")
+
+    @property
+    def homes(self) -> int:
+        return self.banks + 1
+
+    def group(self, key: np.ndarray) -> np.ndarray:
+        return key >> (self.shift + 2)
+
+    def write(self, key: np.ndarray) -> np.ndarray:
+        return (key >> (self.shift + 1)) & 1
+
+
 def rule_needs(cs: list[SiteCells], banking: Banking, model: ir.PortModel, rows: int,
                static: frozenset[SiteKey],
                checkpoint: Callable[[], None] | None = None) -> np.ndarray:
-    """The least II each of ``rows`` steps needs for this array under the rule.
-    ``checkpoint`` runs before each lane's columns: a rotating lane takes a column per
-    bank, so one row of a thousand lanes over a thousand banks is seconds of work."""
+    """The least II each of ``rows`` steps needs for this array under the rule (module
+    doc), ``BLOCK_KEYS`` keys at a time; ``checkpoint`` runs before each block."""
     if banking.scheme.registers or not cs or not rows:
         return np.ones(rows, np.int64)
     addresses, space = _addresses(cs, banking.scheme.shape)
-    shift = max(1, (space - 1).bit_length())
-    uses = list(_port_uses(cs, banking, static))
-    columns = sum(1 if t is None else len(t) for *_, t in uses)
-    banks = banking.scheme.banks
+    layout = _KeyLayout(banking.scheme.banks, banking.copies,
+                        max(1, (space - 1).bit_length()))
+    fixed = [_fixed_lanes(c, static) for c in cs]
+    columns = sum(c.mask.shape[1] * len(copies_of(c, banking)) for c in cs)
+    dynamic = not all(f.all() for f in fixed)
     kinds = {c.access.kind for c in cs}
     need = np.ones(rows, np.int64)
-    block = max(1, BLOCK_KEYS // max(1, columns))
+    block = max(1, BLOCK_KEYS // columns)
     for lo in range(0, rows, block):
-        hi = min(rows, lo + block)
-        key = np.empty((hi - lo, columns), np.int64)
+        if checkpoint is not None:
+            checkpoint()
+        here = slice(lo, min(rows, lo + block))
+        key = np.empty((here.stop - lo, columns), np.int64)
         col = 0
-        for i, lane, copy, targets in uses:
-            if checkpoint is not None:
-                checkpoint()
-            c = cs[i]
-            mask = c.mask[lo:hi, lane]
-            address = addresses[i][lo:hi, lane]
-            kind = int(c.access.kind == "write")
-            bank_columns = ([c.bank[lo:hi, lane]] if targets is None
-                            else [np.int64(b) for b in targets])
-            for bank in bank_columns:
-                value = (((copy[lo:hi, lane] * banks + bank) * 2 + kind) << shift) + address
-                key[:, col] = np.where(mask, value, UNUSED)
-                col += 1
-        need[lo:hi] = needs_from_keys(key, shift, kinds, model)
+        for c, address, lanes in zip(cs, addresses, fixed):
+            for part in _use_keys(c, address, lanes, banking, layout, here):
+                key[:, col:col + part.shape[1]] = part
+                col += part.shape[1]
+        need[here] = (_block_needs(key, layout, model) if dynamic
+                      else _static_needs(key, layout, model, kinds))
     return need
+
+
+def _fixed_lanes(c: SiteCells, static: frozenset[SiteKey]) -> np.ndarray:
+    """Per lane of ``c``: whether it is a static site (its bank one known value)."""
+    lanes = range(c.mask.shape[1])
+    return np.array([c.bank is not None and (id(c.access), lane) in static
+                     for lane in lanes], bool)
+
+
+def _use_keys(c: SiteCells, address: np.ndarray, fixed: np.ndarray, banking: Banking,
+              layout: _KeyLayout, rows: slice):
+    """The keys of ``c``'s uses in ``rows``, one ``(rows, lanes)`` block per copy
+    layer (:class:`_KeyLayout`)."""
+    home = layout.banks if c.bank is None else c.bank[rows]
+    kind = int(c.access.kind == "write")
+    low = (((home * 2 + kind) << layout.shift) + address[rows]) * 2 + fixed
+    for copy in copies_of(c, banking):
+        value = low + ((copy[rows] * layout.homes * 2) << (layout.shift + 1))
+        yield np.where(c.mask[rows], value, UNUSED)
+
+
+def _run_starts(values: np.ndarray, columns: int) -> np.ndarray:
+    """Over a flattened sorted ``(rows, columns)`` matrix: True where a run of equal
+    ``values`` starts (a row's first cell always starts one)."""
+    starts = np.empty(values.size, bool)
+    starts[0] = True
+    np.not_equal(values[1:], values[:-1], out=starts[1:])
+    starts[::columns] = True
+    return starts
+
+
+def _static_needs(key: np.ndarray, layout: _KeyLayout, model: ir.PortModel,
+                  kinds: set[str]) -> np.ndarray:
+    """:func:`_block_needs` when every use is static: each (copy, bank) serves its
+    own distinct reads and writes, which :func:`.ports.key_groups` counts (the fixed
+    bit, 1 on every key, reads as one more address bit)."""
+    groups = key_groups(key, layout.shift + 1, kinds)
+    return groups.row_max(min_iis(model, groups.reads, groups.writes))
+
+
+def _block_needs(key: np.ndarray, layout: _KeyLayout, model: ir.PortModel) -> np.ndarray:
+    """Per row of ``key`` (every use of one step, UNUSED where a lane does not run),
+    the least II at which every (copy, bank) serves its uses (module doc)."""
+    rows, columns = key.shape
+    key.sort(axis=1)
+    flat = key.ravel()
+    new_group = _run_starts(layout.group(flat), columns)
+    starts = np.flatnonzero(new_group)
+    used = flat[starts] != UNUSED
+    uses = _group_uses(flat, new_group, used, columns, layout)
+    cell = (starts // columns) * layout.copies + np.where(
+        used, layout.group(flat[starts]) // layout.homes, 0)
+    dyn_reads, dyn_writes = (_cell_totals(cell, x, rows * layout.copies)
+                             for x in (uses.dyn_reads, uses.dyn_writes))
+    group_need = min_iis(model, np.where(uses.static, dyn_reads[cell] + uses.extra, 0),
+                         np.where(uses.static, dyn_writes[cell] + uses.static_writes, 0))
+    copy_need = min_iis(model, dyn_reads, dyn_writes)
+    row_need = np.maximum.reduceat(group_need, np.flatnonzero(starts % columns == 0))
+    return np.maximum(row_need, copy_need.reshape(rows, layout.copies).max(axis=1))
+
+
+@dataclass(frozen=True, eq=False)
+class _GroupUses:
+    """Per (copy, home) group of a block's sorted keys: ``dyn_reads`` the distinct
+    addresses dynamic uses read, ``dyn_writes`` the dynamic writes, ``extra`` the
+    distinct addresses only static uses read, ``static_writes``, and ``static``
+    whether any static use is in the group (0 / False for UNUSED groups)."""
+
+    dyn_reads: np.ndarray
+    dyn_writes: np.ndarray
+    extra: np.ndarray
+    static_writes: np.ndarray
+    static: np.ndarray
+
+
+def _group_uses(flat: np.ndarray, new_group: np.ndarray, used: np.ndarray, columns: int,
+                layout: _KeyLayout) -> _GroupUses:
+    """The counts of :class:`_GroupUses` over the flattened sorted keys.  An address
+    run's first key is dynamic iff a dynamic use of the group reads it, since dynamic
+    keys sort first; so first keys count distinct addresses of each sort."""
+    groups = used.size
+    first = _run_starts(flat >> 1, columns)
+    kind = first * 4 + (flat & 1) * 2 + layout.write(flat)  # first key, static, write
+    n = np.bincount(kind * groups + (np.cumsum(new_group) - 1),
+                    minlength=8 * groups).reshape(8, groups) * used
+    return _GroupUses(n[4], n[1] + n[5], n[6], n[3] + n[7], (n[2] + n[3] + n[6] + n[7]) > 0)
+
+
+def _cell_totals(cell: np.ndarray, per_group: np.ndarray, cells: int) -> np.ndarray:
+    """Sums of ``per_group`` over each (row, copy) cell's groups."""
+    return np.bincount(cell, weights=per_group, minlength=cells).astype(np.int64)
 
 
 def overfull_bank(cs: list[SiteCells], banking: Banking, model: ir.PortModel, row: int,
