@@ -200,12 +200,16 @@ def rule_needs(cs: list[SiteCells], banking: Banking, model: ir.PortModel, rows:
     columns = sum(c.mask.shape[1] * len(copies_of(c, banking)) for c in cs)
     dynamic = not all(f.all() for f in fixed)
     kinds = {c.access.kind for c in cs}
+    steady = None if dynamic else _lane_groups(cs, banking)
     need = np.ones(rows, np.int64)
     block = max(1, BLOCK_KEYS // columns)
     for lo in range(0, rows, block):
         if checkpoint is not None:
             checkpoint()
         here = slice(lo, min(rows, lo + block))
+        if steady is not None:
+            need[here] = steady.needs(cs, banking, model, here)
+            continue
         key = np.empty((here.stop - lo, columns), np.int64)
         col = 0
         for c, address, lanes in zip(cs, addresses, fixed):
@@ -244,6 +248,52 @@ def _run_starts(values: np.ndarray, columns: int) -> np.ndarray:
     np.not_equal(values[1:], values[:-1], out=starts[1:])
     starts[::columns] = True
     return starts
+
+
+@dataclass(frozen=True, eq=False)
+class _LaneGroups:
+    """Static uses whose (copy, bank) is one value per column (cell, copy layer,
+    lane) wherever it runs, at most one read column per (copy, bank): a group's reads
+    are then its running read columns (no two can share an address) and its writes
+    its running write columns, with no sort.  ``order`` puts each group's columns
+    together, starting at ``starts``; ``is_read`` per column, in key column order."""
+
+    order: np.ndarray
+    starts: np.ndarray
+    is_read: np.ndarray
+
+    def needs(self, cs: list[SiteCells], banking: Banking, model: ir.PortModel,
+              rows: slice) -> np.ndarray:
+        """Per row in ``rows``: the least II at which every group fits."""
+        running = np.concatenate([np.broadcast_to(c.mask[rows], c.mask[rows].shape)
+                                  for c in cs for _ in copies_of(c, banking)], axis=1)
+        running = running[:, self.order]
+        reads = np.add.reduceat(running & self.is_read, self.starts, axis=1, dtype=np.int64)
+        writes = np.add.reduceat(running & ~self.is_read, self.starts, axis=1, dtype=np.int64)
+        return min_iis(model, reads.ravel(), writes.ravel()).reshape(reads.shape).max(axis=1)
+
+
+def _lane_groups(cs: list[SiteCells], banking: Banking) -> _LaneGroups | None:
+    """The :class:`_LaneGroups` of all-static ``cs``, or None when some column's
+    (copy, bank) varies or two read columns share one (then keys are sorted)."""
+    groups, is_read = [], []
+    for c in cs:
+        for copy in copies_of(c, banking):
+            group = copy * banking.scheme.banks + c.bank
+            low = np.where(c.mask, group, UNUSED).min(axis=0, initial=UNUSED)
+            high = np.where(c.mask, group, -1).max(axis=0, initial=-1)
+            ran = high >= 0
+            if (low[ran] != high[ran]).any():
+                return None
+            groups.append(np.where(ran, high, -1))
+            is_read.append(np.full(high.size, c.access.kind == "read"))
+    group, is_read = np.concatenate(groups), np.concatenate(is_read)
+    read_groups = group[is_read & (group >= 0)]
+    if np.unique(read_groups).size < read_groups.size:
+        return None
+    order = np.argsort(group, kind="stable")
+    starts = np.flatnonzero(_run_starts(group[order], group.size))
+    return _LaneGroups(order, starts, is_read[order])
 
 
 def _static_needs(key: np.ndarray, layout: _KeyLayout, model: ir.PortModel,
