@@ -101,16 +101,16 @@ class BankSpan:
     unknown: set[SiteKey] = field(default_factory=set)
 
     def add(self, c: SiteCells) -> None:
-        for lane in range(c.mask.shape[1]):
-            key = (id(c.access), lane)
-            rows = c.mask[:, lane]
-            if not rows.any():
-                continue
-            if c.bank is None:
-                self.unknown.add(key)
-                continue
-            seen = c.bank[:, lane][rows]
-            lo, hi = int(seen.min()), int(seen.max())
+        """Widen the spans by the banks ``c``'s running lanes take (one numpy
+        reduction per access, then a dict update per running lane)."""
+        ran = np.flatnonzero(c.mask.any(axis=0)).tolist()
+        keys = [(id(c.access), lane) for lane in ran]
+        if c.bank is None:
+            self.unknown.update(keys)
+            return
+        lows = np.where(c.mask, c.bank, UNUSED).min(axis=0, initial=UNUSED)[ran].tolist()
+        highs = np.where(c.mask, c.bank, -1).max(axis=0, initial=-1)[ran].tolist()
+        for key, lo, hi in zip(keys, lows, highs):
             self.low[key] = min(lo, self.low.get(key, lo))
             self.high[key] = max(hi, self.high.get(key, hi))
 
@@ -386,11 +386,11 @@ def sites_summary(cs: Iterable[SiteCells], static: frozenset[SiteKey]
     """Per access: (static lanes, dynamic lanes) that executed."""
     out: dict[ir.Access, tuple[int, int]] = {}
     for c in cs:
-        for lane in range(c.mask.shape[1]):
-            if not c.mask[:, lane].any():
-                continue
-            s, d = out.get(c.access, (0, 0))
-            fixed = c.bank is not None and (id(c.access), lane) in static
-            out[c.access] = (s + fixed, d + (not fixed))
+        ran = c.mask.any(axis=0)
+        if not ran.any():
+            continue
+        fixed = int(np.count_nonzero(ran & _fixed_lanes(c, static)))
+        s, d = out.get(c.access, (0, 0))
+        out[c.access] = (s + fixed, d + int(np.count_nonzero(ran)) - fixed)
     return out
 
