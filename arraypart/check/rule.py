@@ -24,8 +24,9 @@ with DR_c the dynamic read addresses of copy c, DW_c its dynamic writes, SR_cb a
 SW_cb the static ones of (c, b); a bank no static use reaches serves (|DR_c|, DW_c),
 which every bank of c serves at least (``PortModel.fits`` is monotone in reads and
 writes, so that bank needs no more than any other).  The step's need is the largest,
-over these banks, least II at which the bank's ports serve its reads and writes.  An address lies in one bank (its bank is a function of
-its index), so a dynamic read of an address in SR_cb has *home* bank b and
+over these banks, least II at which the bank's ports serve its reads and writes.
+An address lies in one bank (its bank is a function of its index), so a dynamic read
+of an address in SR_cb has *home* bank b and
 |DR_c ∪ SR_cb| = |DR_c| + (addresses of SR_cb that no dynamic read of home b reads):
 each use becomes one key at its home bank (:class:`_KeyLayout`; a dynamic use whose
 bank is unknown gets a home of its own), never one per bank, and a row's sorted keys
@@ -210,15 +211,23 @@ def rule_needs(cs: list[SiteCells], banking: Banking, model: ir.PortModel, rows:
         if steady is not None:
             need[here] = steady.needs(cs, banking, model, here)
             continue
-        key = np.empty((here.stop - lo, columns), np.int64)
-        col = 0
-        for c, address, lanes in zip(cs, addresses, fixed):
-            for part in _use_keys(c, address, lanes, banking, layout, here):
-                key[:, col:col + part.shape[1]] = part
-                col += part.shape[1]
+        key = _block_keys(cs, addresses, fixed, banking, layout, here, columns)
         need[here] = (_block_needs(key, layout, model) if dynamic
                       else _static_needs(key, layout, model, kinds))
     return need
+
+
+def _block_keys(cs: list[SiteCells], addresses: list, fixed: list[np.ndarray],
+                banking: Banking, layout: _KeyLayout, rows: slice, columns: int
+                ) -> np.ndarray:
+    """Every use's key in ``rows`` (:class:`_KeyLayout`), ``(rows, columns)``."""
+    key = np.empty((rows.stop - rows.start, columns), np.int64)
+    col = 0
+    for c, address, lanes in zip(cs, addresses, fixed):
+        for part in _use_keys(c, address, lanes, banking, layout, rows):
+            key[:, col:col + part.shape[1]] = part
+            col += part.shape[1]
+    return key
 
 
 def _fixed_lanes(c: SiteCells, static: frozenset[SiteKey]) -> np.ndarray:
@@ -265,8 +274,8 @@ class _LaneGroups:
     def needs(self, cs: list[SiteCells], banking: Banking, model: ir.PortModel,
               rows: slice) -> np.ndarray:
         """Per row in ``rows``: the least II at which every group fits."""
-        running = np.concatenate([np.broadcast_to(c.mask[rows], c.mask[rows].shape)
-                                  for c in cs for _ in copies_of(c, banking)], axis=1)
+        running = np.concatenate([c.mask[rows] for c in cs for _ in copies_of(c, banking)],
+                                 axis=1)
         running = running[:, self.order]
         reads = np.add.reduceat(running & self.is_read, self.starts, axis=1, dtype=np.int64)
         writes = np.add.reduceat(running & ~self.is_read, self.starts, axis=1, dtype=np.int64)
