@@ -559,7 +559,8 @@ def run_testbench(out: Path, kernel: Kernel, root: Path) -> str:
         if subprocess.run(command, capture_output=True, timeout=TESTBENCH_TIMEOUT_S
                           ).returncode != 0:
             return "build"
-        run = subprocess.run([str(binary)], capture_output=True, text=True,
+        # in its own folder: some originals write files where they run (hier_func4)
+        run = subprocess.run([str(binary)], capture_output=True, text=True, cwd=out,
                              timeout=TESTBENCH_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         return "fail"
