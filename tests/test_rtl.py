@@ -243,3 +243,23 @@ def test_flat_candidates_priced_together_equal_one_at_a_time():
             one["arith"] = one["divider"] = 0.0
             assert dict(zip(closed.FEATURES, row)) == pytest.approx(one)
             assert b == closed.bram18k(banking, table)
+
+
+def test_interval_counts_and_sums_equal_the_dense_tables():
+    """The difference-array counts of :func:`closed._batch_features` against the dense
+    (candidates x lanes x copies x banks) table they replace, on random intervals
+    (``first > last`` reaches no bank)."""
+    rng = np.random.default_rng(1)
+    for _ in range(200):
+        m, k, c, banks = (int(x) for x in rng.integers(1, [5, 9, 4, 12]))
+        first, last = rng.integers(0, banks, (m, k)), rng.integers(0, banks, (m, k))
+        in_copy, static = rng.random((k, c)) < 0.6, rng.random((m, k)) < 0.4
+        per_bank = rng.integers(0, 3, (m, c, banks))
+        b = np.arange(banks)
+        hits = (b >= first[:, :, None]) & (b <= last[:, :, None])
+        reached = in_copy[None, :, :, None] & hits[:, :, None, :]
+        weight = in_copy[None] & ~static[:, :, None]
+        assert (closed._interval_counts(first, last, weight, banks)
+                == (reached & ~static[:, :, None, None]).sum(1)).all()
+        assert (closed._interval_sums(first, last, in_copy, per_bank)
+                == np.einsum("mkcb,mcb->mk", reached, per_bank)).all()

@@ -523,12 +523,11 @@ def _batch_features(table: LaneTable, static: np.ndarray, first: np.ndarray,
     """The features (arithmetic left 0) and BRAM18K of M candidates from each lane's
     static flag and first and last bank (M x lanes); :func:`features` per row."""
     w = table.elem_bits
-    b = np.arange(banks)
-    hits = (b >= first[:, :, None]) & (b <= last[:, :, None])
-    reached = table.in_copy[None, :, :, None] & hits[:, :, None, :]
-    nr = reached[:, table.is_read].sum(1)
-    nw = reached[:, ~table.is_read].sum(1)
-    nd = (reached & ~static[:, :, None, None]).sum(1)
+    in_copy = table.in_copy[None, :, :]
+    read = table.is_read[None, :, None]
+    nr = _interval_counts(first, last, in_copy & read, banks)
+    nw = _interval_counts(first, last, in_copy & ~read, banks)
+    nd = _interval_counts(first, last, in_copy & ~static[:, :, None], banks)
     n = nr + nw
     f = np.zeros((len(depths), len(FEATURES)))
     col = {name: i for i, name in enumerate(FEATURES)}
@@ -541,7 +540,7 @@ def _batch_features(table: LaneTable, static: np.ndarray, first: np.ndarray,
         read_ports = np.maximum(1, n.max(axis=(1, 2), initial=0))
     else:
         read_capable, read_ports = _batch_ports(f, col, table.ports, nr, nw, aw, w)
-    sources = np.einsum("mkcb,mcb->mk", reached, read_capable)
+    sources = _interval_sums(first, last, table.in_copy, read_capable)
     many = table.is_read[None, :] & (sources > 1)
     f[:, col["rb_mux"]] = w * np.where(many, sources - 1, 0).sum(1)
     f[:, col["rb_sel"]] = np.where(many, sources, 0).sum(1)
@@ -552,6 +551,41 @@ def _batch_features(table: LaneTable, static: np.ndarray, first: np.ndarray,
     f[regs, col["regfile"]] = bits[regs] * read_ports[regs]
     f[regs, col["regbits"]] = bits[regs]
     return f, _batch_bram(table, nr, nw, depths, style == "block")
+
+
+def _interval_counts(first: np.ndarray, last: np.ndarray, weight: np.ndarray,
+                     banks: int) -> np.ndarray:
+    """``out[m, c, b] = sum_k weight[m, k, c] * [first[m, k] <= b <= last[m, k]]``
+    (``weight`` broadcastable to (M, lanes, copies)), by difference arrays: +weight
+    at ``first``, -weight past ``last``, a running sum over the banks; linear in
+    lanes + banks where the dense (M, lanes, copies, banks) table was their product."""
+    m_count, lanes = first.shape
+    weight = np.broadcast_to(weight, (m_count, lanes, weight.shape[2])) \
+        & (first <= last)[:, :, None]
+    copies = weight.shape[2]
+    row = (np.arange(m_count)[:, None, None] * copies + np.arange(copies)) * (banks + 1)
+    size = m_count * copies * (banks + 1)
+    ones = weight.ravel().astype(np.int64)
+    diff = (np.bincount((row + first[:, :, None]).ravel(), ones, size)
+            - np.bincount((row + last[:, :, None] + 1).ravel(), ones, size))
+    counts = np.cumsum(np.rint(diff).astype(np.int64).reshape(m_count, copies, banks + 1),
+                       axis=2)
+    return counts[:, :, :banks]
+
+
+def _interval_sums(first: np.ndarray, last: np.ndarray, in_copy: np.ndarray,
+                   per_bank: np.ndarray) -> np.ndarray:
+    """``out[m, k] = sum_c in_copy[k, c] * sum_{first[m, k] <= b <= last[m, k]}
+    per_bank[m, c, b]``, by prefix sums over the banks."""
+    prefix = np.concatenate([np.zeros(per_bank.shape[:2] + (1,), np.int64),
+                             np.cumsum(per_bank, axis=2)], axis=2)[:, None, :, :]
+    shape = first.shape + (in_copy.shape[1], 1)
+    high = np.take_along_axis(prefix, np.broadcast_to((last + 1)[:, :, None, None], shape),
+                              axis=3)[..., 0]
+    low = np.take_along_axis(prefix, np.broadcast_to(first[:, :, None, None], shape),
+                             axis=3)[..., 0]
+    spans = np.where((first <= last)[:, :, None], high - low, 0)
+    return (spans * in_copy[None, :, :]).sum(axis=2)
 
 
 def _batch_ports(f: np.ndarray, col: dict, ports: str, nr: np.ndarray, nw: np.ndarray,
