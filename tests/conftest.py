@@ -3,13 +3,20 @@
 import importlib.util
 import shutil
 import signal
+import subprocess
 import sys
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
+import arraypart
+from arraypart import api
+from arraypart.check import trace
+from arraypart.frontend import clangtu
+
 ROOT = Path(__file__).resolve().parent.parent
+STANDINS = ROOT / "arraypart" / "include"
 KERNELS = sorted((ROOT / "kernels").glob("*.c"))
 HAVE_GXX = shutil.which("g++") is not None
 HAVE_IVERILOG = shutil.which("iverilog") is not None and shutil.which("vvp") is not None
@@ -56,3 +63,27 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
 def array(report, name):
     """The solution of array ``name`` in ``report``."""
     return next(a for a in report.solution.arrays if a.array.name == name)
+
+
+def run_testbench(compiled, tmp_path: Path) -> subprocess.CompletedProcess:
+    """The compiled project written under ``tmp_path``, its kernel and testbench built
+    with g++ (which must succeed) and run."""
+    name = compiled.report.kernel.name
+    outdir = arraypart.write_project(compiled, tmp_path / "out")
+    binary = tmp_path / "tb"
+    build = subprocess.run(
+        ["g++", "-std=c++14", "-O1", "-w", f"-I{STANDINS}", "-o", str(binary),
+         str(outdir / f"{name}.cpp"), str(outdir / f"{name}_tb.cpp"), "-lm"],
+        capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr[-3000:]
+    return subprocess.run([str(binary)], capture_output=True, text=True, timeout=120)
+
+
+def assert_the_trace_agrees(compiled, tmp_path: Path, *, ports: int):
+    """check --trace: the original, run on the testbench's inputs, makes the accesses
+    the model predicts; the judgement, for further assertions."""
+    recorded = trace.record(compiled.report.kernel, clangtu.Options(), tmp_path,
+                            compiled.report.solution.bankings())
+    judged = api.judge_trace(compiled.report, recorded, ports=ports)
+    assert judged.disagreements == () and judged.addresses.compared, judged.format()
+    return judged

@@ -3,16 +3,12 @@ pipelined iteration the two branches of a data-dependent ``if`` never both run, 
 their accesses share a port.  The model has one cycle group per path, the proof and
 the checker take the worst path, and the recorded run agrees."""
 
-import subprocess
-
 import pytest
 
 import arraypart
-from arraypart import api, check, ir
-from arraypart.check import trace
-from arraypart.frontend import clangtu
+from arraypart import check, ir
 
-from conftest import array, needs_gxx, write
+from conftest import array, assert_the_trace_agrees, needs_gxx, run_testbench, write
 
 # One row of Needleman-Wunsch's fill (MachSuite's nw writes its traceback pointer in
 # the three arms of one if-chain), written for this test.
@@ -105,19 +101,9 @@ def test_the_checker_takes_the_worst_path(aligned):
 
 @needs_gxx
 def test_emitted_kernel_and_recorded_run_agree(aligned, tmp_path):
-    report = aligned.report
-    outdir = arraypart.write_project(aligned, tmp_path / "align")
-    binary = tmp_path / "tb"
-    build = subprocess.run(["g++", "-std=c++14", "-O1", "-w", "-o", str(binary),
-                            str(outdir / "align.cpp"), str(outdir / "align_tb.cpp")],
-                           capture_output=True, text=True)
-    assert build.returncode == 0, build.stderr[-3000:]
-    run = subprocess.run([str(binary)], capture_output=True, text=True, timeout=120)
+    run = run_testbench(aligned, tmp_path)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
-    recorded = trace.record(report.kernel, clangtu.Options(), tmp_path,
-                            report.solution.bankings())
-    judged = api.judge_trace(report, recorded, ports=1)
-    assert judged.disagreements == (), judged.format()
+    judged = assert_the_trace_agrees(aligned, tmp_path, ports=1)
     assert max(loop.traced_ii for loop in judged.replay.loops) == 1
 
 
@@ -204,9 +190,5 @@ def test_a_top_level_struct_argument_stays_one_wide_memory(tmp_path):
 
 @needs_gxx
 def test_the_recorded_run_counts_members_apart(painted, tmp_path):
-    report = painted.report
-    recorded = trace.record(report.kernel, clangtu.Options(), tmp_path,
-                            report.solution.bankings())
-    judged = api.judge_trace(report, recorded, ports=1)
-    assert judged.disagreements == (), judged.format()
+    judged = assert_the_trace_agrees(painted, tmp_path, ports=1)
     assert max(loop.traced_ii for loop in judged.replay.loops) == 1

@@ -4,20 +4,14 @@ bounded by LOOP_TRIPCOUNT, -D or the arrays they index), each on a small kernel:
 report, the proof over every size, the checker at several sizes, and the emitted
 project built with g++ and compared with the original."""
 
-import subprocess
-from pathlib import Path
-
 import pytest
 
 import arraypart
-from arraypart import KernelError, api, check, ir
-from arraypart.check import trace
+from arraypart import KernelError, check, ir
 from arraypart.check.frames import checked_values
-from arraypart.frontend import clangtu, parse_kernel
+from arraypart.frontend import parse_kernel
 
-from conftest import ROOT, array, needs_gxx, write
-
-STANDINS = ROOT / "arraypart" / "include"
+from conftest import array, assert_the_trace_agrees, needs_gxx, run_testbench, write
 
 # Four reads of one array per iteration: off-chip, they queue on the bundle's one read
 # channel; on-chip, a banking serves them in one cycle.
@@ -85,27 +79,6 @@ void split(hls::stream<int> &in, hls::stream<int> lanes[4], int n) {
 
 def loop_ii(report) -> list[int]:
     return [l["achieved_ii"] for l in report.to_json()["loops"]]
-
-
-def run_testbench(compiled, tmp_path: Path) -> subprocess.CompletedProcess:
-    name = compiled.report.kernel.name
-    outdir = arraypart.write_project(compiled, tmp_path / "out")
-    binary = tmp_path / "tb"
-    build = subprocess.run(
-        ["g++", "-std=c++14", "-O1", "-w", f"-I{STANDINS}", "-o", str(binary),
-         str(outdir / f"{name}.cpp"), str(outdir / f"{name}_tb.cpp"), "-lm"],
-        capture_output=True, text=True)
-    assert build.returncode == 0, build.stderr[-3000:]
-    return subprocess.run([str(binary)], capture_output=True, text=True, timeout=120)
-
-
-def assert_the_trace_agrees(compiled, tmp_path: Path, *, ports: int) -> None:
-    """check --trace: the original, run on the testbench's inputs, makes the accesses
-    the model predicts."""
-    recorded = trace.record(compiled.report.kernel, clangtu.Options(), tmp_path,
-                            compiled.report.solution.bankings())
-    judged = api.judge_trace(compiled.report, recorded, ports=ports)
-    assert judged.disagreements == () and judged.addresses.compared, judged.format()
 
 
 # ---------------------------------------------------------------- 1. interfaces

@@ -3,21 +3,17 @@ watermark table of Vitis_Accel_Examples' apply_watermark.cpp, read 16 times per
 pipelined iteration at data-dependent indices) spread over copies by its lane's
 iterator, proved by isl, replayed by the checker and the trace, built by g++."""
 
-import subprocess
-
 import pytest
 
 import arraypart
-from arraypart import api, check
+from arraypart import check
 from arraypart import expr as E
 from arraypart.banking.groups import ReadRef
 from arraypart.banking.proof import prove
 from arraypart.banking.space import copy_assignments
-from arraypart.check import trace
-from arraypart.frontend import clangtu
 from arraypart.scheme import Banking
 
-from conftest import array, needs_gxx, write
+from conftest import array, assert_the_trace_agrees, needs_gxx, run_testbench, write
 
 LANES = 16
 TABLE_INIT = "{" + ", ".join("{" + ", ".join(str((7 * r + 3 * c) % 23) for c in range(LANES))
@@ -105,19 +101,9 @@ def test_the_checker_replays_each_lane_in_its_copy(compiled):
 @needs_gxx
 def test_emitted_kernel_and_trace_agree_with_the_original(compiled, tmp_path):
     ports, result = compiled
-    report = result.report
-    outdir = arraypart.write_project(result, tmp_path / "lanes")
-    binary = tmp_path / "tb"
-    build = subprocess.run(["g++", "-std=c++14", "-O1", "-w", "-o", str(binary),
-                            str(outdir / "lanes.cpp"), str(outdir / "lanes_tb.cpp"), "-lm"],
-                           capture_output=True, text=True)
-    assert build.returncode == 0, build.stderr[-3000:]
-    run = subprocess.run([str(binary)], capture_output=True, text=True, timeout=120)
+    run = run_testbench(result, tmp_path)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
-    recorded = trace.record(report.kernel, clangtu.Options(), tmp_path,
-                            report.solution.bankings())
-    judged = api.judge_trace(report, recorded, ports=ports)
-    assert judged.disagreements == (), judged.format()
+    judged = assert_the_trace_agrees(result, tmp_path, ports=ports)
     assert [loop.traced_ii for loop in judged.replay.loops] == [1]
 
 
