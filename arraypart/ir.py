@@ -408,13 +408,20 @@ def member_views(array: Array, items: list[T],
     array for each member of the struct"), and the one banking of ``A`` applies to
     every member array.  So accesses to different members never compete: the view of
     member ``f`` holds the accesses to ``f`` and those to the whole element (which
-    reach every member).  One view when the array is a top-level argument (aggregated
-    into one wide word) or the items name fewer than two members.
+    reach every member).  One view when :func:`member_arrays` is empty.
     """
-    fields = sorted({field(a) for a in items} - {None})
-    if array.interface or len(fields) < 2:
+    members = member_arrays(array, [field(a) for a in items])
+    if not members:
         return [items]
-    return [[a for a in items if field(a) in (f, None)] for f in fields]
+    return [[a for a in items if field(a) in (f, None)] for f in members]
+
+
+def member_arrays(array: Array, fields: list[str | None]) -> list[str]:
+    """The members, in name order, that are memories of their own when accesses name
+    ``fields`` (None: the whole element): none when ``array`` is a top-level argument
+    (aggregated into one wide word) or fewer than two members are named."""
+    members = sorted(set(fields) - {None})
+    return [] if array.interface or len(members) < 2 else members
 
 
 # Paths through a pipelined iteration's data-dependent ifs that are modelled one by one
@@ -455,11 +462,12 @@ def _node_path_count(node: Node) -> int:
         return 1
     if node.cond is not None:
         return _path_count(node.then) * _path_count(node.orelse)
-    return sum(_path_count(b) for b in _live_branches(node)) or 1
+    return sum(_path_count(b) for b in (node.then, node.orelse) if _touches(b)) or 1
 
 
-def _live_branches(node: If) -> tuple[tuple[Node, ...], ...]:
-    return tuple(b for b in (node.then, node.orelse) if next(accesses(b), None) is not None)
+def _touches(nodes: tuple[Node, ...]) -> bool:
+    """Whether ``nodes`` access an array."""
+    return next(accesses(nodes), None) is not None
 
 
 def _paths(nodes: tuple[Node, ...]) -> list[tuple[Node, ...]]:
@@ -473,12 +481,12 @@ def _node_paths(node: Node) -> list[Node]:
     if node.cond is not None:
         return [replace(node, then=t, orelse=e)
                 for t in _paths(node.then) for e in _paths(node.orelse)]
-    if not _live_branches(node):
-        return [node]
-    return ([replace(node, then=t, orelse=()) for t in _paths(node.then)
-             if next(accesses(node.then), None) is not None]
-            + [replace(node, then=(), orelse=e) for e in _paths(node.orelse)
-               if next(accesses(node.orelse), None) is not None])
+    paths = []
+    if _touches(node.then):
+        paths += [replace(node, then=t, orelse=()) for t in _paths(node.then)]
+    if _touches(node.orelse):
+        paths += [replace(node, then=(), orelse=e) for e in _paths(node.orelse)]
+    return paths or [node]
 
 
 def port_model(array: Array, ports: int) -> PortModel:

@@ -231,12 +231,10 @@ def _member_views(array: ir.Array, site: np.ndarray, site_fields: tuple[str | No
                   ) -> tuple[np.ndarray, np.ndarray]:
     """Per record, the first member view it reaches and how many (``ir.member_views``:
     a record of member f reaches f's view, one of the whole element every view)."""
-    names = [site_fields[s] if s < len(site_fields) else None
-             for s in np.unique(site).tolist()]
-    views = ir.member_views(array, names, lambda name: name)
-    if len(views) == 1:
+    fields = ir.member_arrays(array, [site_fields[s] if s < len(site_fields) else None
+                                      for s in np.unique(site).tolist()])
+    if not fields:
         return np.zeros(site.size, np.int64), np.ones(site.size, np.int64)
-    fields = sorted(set(names) - {None})
     code = np.array([fields.index(f) if f in fields else -1 for f in site_fields]
                     + [-1], np.int64)[np.minimum(site, len(site_fields))]
     return np.maximum(code, 0), np.where(code < 0, len(fields), 1)

@@ -565,9 +565,9 @@ def _interval_counts(first: np.ndarray, last: np.ndarray, weight: np.ndarray,
     copies = weight.shape[2]
     row = (np.arange(m_count)[:, None, None] * copies + np.arange(copies)) * (banks + 1)
     size = m_count * copies * (banks + 1)
-    ones = weight.ravel().astype(np.int64)
-    diff = (np.bincount((row + first[:, :, None]).ravel(), ones, size)
-            - np.bincount((row + last[:, :, None] + 1).ravel(), ones, size))
+    weights = weight.ravel().astype(np.int64)
+    diff = (np.bincount((row + first[:, :, None]).ravel(), weights, size)
+            - np.bincount((row + last[:, :, None] + 1).ravel(), weights, size))
     counts = np.cumsum(np.rint(diff).astype(np.int64).reshape(m_count, copies, banks + 1),
                        axis=2)
     return counts[:, :, :banks]
