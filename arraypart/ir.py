@@ -15,7 +15,7 @@ from math import prod
 from typing import Any, Callable, Iterator, Mapping, TypeVar, Union
 
 from .errors import Coord
-from .expr import Expr
+from .expr import Expr, variables as expr_variables
 
 T = TypeVar("T")
 
@@ -396,6 +396,29 @@ def accesses(nodes: tuple[Node, ...]) -> Iterator[Access]:
             yield from accesses(n.then + n.orelse)
         else:
             yield from accesses(n.body)
+
+
+def header_variables(node: Node) -> frozenset[str]:
+    """The variables ``node`` itself reads, not its body's: a loop's start and bound, an
+    ``if``'s condition and guard accesses' indices, a statement's access indices."""
+    if isinstance(node, Loop):
+        exprs = node.init + node.bound
+    elif isinstance(node, If):
+        exprs = tuple(c.expr for conj in node.cond or () for c in conj)
+        exprs += tuple(e for a in node.cond_accesses for e in a.index if e is not None)
+    else:
+        exprs = tuple(e for a in node.accesses for e in a.index if e is not None)
+    return frozenset().union(*(expr_variables(e) for e in exprs))
+
+
+def variables(nodes: tuple[Node, ...]) -> frozenset[str]:
+    """Every variable that ``nodes`` and everything under them read."""
+    used = set()
+    for n in nodes:
+        used |= header_variables(n)
+        if not isinstance(n, Stmt):
+            used |= variables(n.body if isinstance(n, Loop) else n.then + n.orelse)
+    return frozenset(used)
 
 
 def member_views(array: Array, items: list[T],

@@ -79,9 +79,13 @@ def _contains_concurrent(nodes: tuple[ir.Node, ...]) -> bool:
 
 
 def regions(kernel: ir.Kernel) -> Iterator[Region]:
-    """Every concurrent loop in program order, with the path to it."""
+    """Every concurrent loop in program order, with the path to it and the run-time
+    sizes it reads (a size that neither the path nor the loop reads gives every one of
+    its values the same steps: replaying them all would repeat one run)."""
     for region in _regions(kernel.body, ()):
-        yield replace(region, params=kernel.params)
+        read = ir.variables((region.loop,)).union(
+            *(ir.header_variables(node) for node, _ in region.path))
+        yield replace(region, params=tuple(p for p in kernel.params if p.name in read))
 
 
 def _regions(nodes: tuple[ir.Node, ...], path: tuple) -> Iterator[Region]:
