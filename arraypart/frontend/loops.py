@@ -330,6 +330,7 @@ class LoopLowering:
         for node in list(items) + list(tail):
             changed |= S.written(node, self._scalars, self._callees)
         changed.discard(var)
+        changed -= self._body_locals(items)
         if not changed or self._followed >= MAX_FOLLOWED_LOOPS or _escapes(items):
             # past a break or continue an iteration's change is not one constant
             return dict.fromkeys(sorted(changed))
@@ -348,6 +349,17 @@ class LoopLowering:
             self._restore(saved)
         return {name: S.iteration_delta(end.get(name), symbol)
                 for name, symbol in symbols.items()}
+
+    def _body_locals(self, items) -> set[str]:
+        """The scalars that only the body declares (in no block open here, not
+        ``static``): each iteration starts them afresh, so an iteration carries none of
+        them to the next (following them would lower every nested loop twice per
+        level, 2^depth lowerings for a nest of loops with their own iterators)."""
+        open_here = set().union(*self._blocks)
+        statics = {d.name for item in items for d in N.walk(item)
+                   if isinstance(d, N.Decl) and d.static}
+        return {d.name for item in items for d in N.walk(item) if isinstance(d, N.Decl)
+                } - open_here - statics
 
     def _bound_sizes(self, init: tuple[E.Expr, ...], bound: tuple[E.Expr, ...], step: int,
                      header: list[N.Node]) -> None:
