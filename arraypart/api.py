@@ -52,6 +52,7 @@ READING, SOLVING = "reading the kernel", "banking the arrays"
 SCHEDULING = "checking the emitted code under the scheduling rule"
 CHECKING = "checking the kernel's own banking"
 TRACING = trace.STAGE
+REPLAYING = trace.REPLAY_STAGE
 
 
 @dataclass(frozen=True)
@@ -298,19 +299,24 @@ def trace_kernel(path: str | os.PathLike, options: Options | None = None, *,
                    report.kernel.path) as deadline:
             recorded = trace.record(report.kernel, reading, Path(work),
                                     report.solution.bankings(), deadline=deadline)
-        return report, judge_trace(report, recorded, as_written=as_written, ports=opts.ports)
+        with stage(REPLAYING, stage_deadline(opts.time_limit),
+                   report.kernel.path) as deadline:
+            return report, judge_trace(report, recorded, as_written=as_written,
+                                       ports=opts.ports, deadline=deadline)
 
 
 def judge_trace(report: Report, recorded: trace.Trace, *, as_written: bool = False,
-                ports: int = 2) -> trace.TraceCheck:
+                ports: int = 2, deadline: Deadline | None = None) -> trace.TraceCheck:
     """A recorded run replayed against arraypart's banking in the ideal port model
     (claims: the II each loop's bankings were proved for), or with ``as_written``
     against the kernel's own pragmas under the scheduling rule (claims: the checker's
-    II); its addresses compared with the polyhedral model."""
+    II); its addresses compared with the polyhedral model.  Past ``deadline``
+    (asked between chunks) it raises :class:`TimeLimit`."""
     kernel = report.kernel
     if as_written:
         bankings = check.as_written_bankings(kernel)
-        checked = check.check_kernel(kernel, bankings, ports=ports, rule=True)
+        checked = check.check_kernel(kernel, bankings, ports=ports, rule=True,
+                                     deadline=deadline)
         claims = [trace.Claim(loop.name, loop.coord, loop.target_ii, loop.achieved_ii)
                   for loop in checked.loops]
     else:
@@ -320,7 +326,7 @@ def judge_trace(report: Report, recorded: trace.Trace, *, as_written: bool = Fal
                   for loop in report.model.loops]
     groups = [g for a in report.model.arrays for g in a.groups]
     return trace.check_trace(kernel, recorded, bankings, claims, groups, ports=ports,
-                             rule=as_written)
+                             rule=as_written, deadline=deadline)
 
 
 def _synthesized(report: Report) -> dict[str, rtl.Resources]:

@@ -19,7 +19,7 @@ from arraypart import expr as E
 from arraypart.banking.solution import Solution
 from arraypart.check import instrument, trace
 from arraypart.frontend import clangtu
-from arraypart.limits import STAGE_FLOOR_S
+from arraypart.limits import STAGE_FLOOR_S, Deadline, TimeLimit
 from arraypart.scheme import Banking, DimPartition, per_dim_scheme
 
 from conftest import HAVE_GXX, ROOT, needs_gxx
@@ -97,6 +97,27 @@ def test_a_banking_with_too_few_banks_is_a_traced_conflict(denoise, denoise_trac
                          f"  {DENOISE}:19:32: read buf[1][2]")
     assert result.addresses.mismatches == ()
     assert [loop["agrees"] for loop in result.to_json()["loops"]] == [True, False]
+
+
+@needs_gxx
+@pytest.mark.parametrize("as_written", [False, True])
+def test_the_replay_stops_at_its_deadline(denoise, denoise_trace, as_written):
+    """Replaying a recorded run is a stage of its own under --time-limit: the deadline
+    is asked between chunks of records (and by the as-written check), so a long trace
+    ends with a TimeLimit naming the replay, not an unbounded wait."""
+    asked = []
+
+    def clock():
+        asked.append(None)
+        return float(len(asked))
+
+    deadline = Deadline(at=1.0, seconds=1.0, clock=clock)  # passes at the second ask
+    with pytest.raises(TimeLimit) as stopped:
+        api.judge_trace(denoise, denoise_trace, as_written=as_written, deadline=deadline)
+    assert stopped.value.stage in (trace.REPLAY_STAGE, "checker")
+    assert len(asked) == 2
+    whole = api.judge_trace(denoise, denoise_trace, as_written=as_written)
+    assert whole.replay.records > 0
 
 
 @needs_gxx

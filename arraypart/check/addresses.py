@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -31,7 +31,7 @@ from ..errors import Coord
 from ..poly.model import CycleGroup
 from ..poly.points import lex_points
 from .instrument import Site
-from .replay import READ, WRITE, chunks
+from .replay import READ, WRITE, chunks, no_checkpoint
 
 #: Steps per loop the model's side enumerates (isl points, a few microseconds each).
 MAX_MODEL_STEPS = 1 << 20
@@ -85,12 +85,14 @@ def compare(path: Path, sites: Sequence[Site], loops: Sequence[Coord],
             groups: Mapping[int, Sequence[CycleGroup]],
             directions: Mapping[int, tuple[int, ...]],
             arrays: Sequence[tuple[str, tuple[int, ...]]],
-            guarded: frozenset[tuple[int, int]]) -> AddressCheck:
+            guarded: frozenset[tuple[int, int]],
+            checkpoint: Callable[[], None] = no_checkpoint) -> AddressCheck:
     """Compare the records at ``path`` with the model's ``groups`` by traced loop id;
     ``directions``: by loop id, the step signs of the loops around it and its own
     (outermost first); ``arrays``: (name, shape) by array id.  Left out on both sides: irregular
     references, conditional sites and the (line, col) in ``guarded`` (under a
-    data-dependent ``if``), which the model takes as running whenever they may."""
+    data-dependent ``if``), which the model takes as running whenever they may.
+    ``checkpoint`` is called before each chunk of records read."""
     left_out = guarded | {(a.coord.line, a.coord.col) for gs in groups.values() for g in gs
                           for a in g.accesses if not a.regular}
     left_out |= {(s.coord.line, s.coord.col) for s in sites if s.conditional}
@@ -106,11 +108,11 @@ def compare(path: Path, sites: Sequence[Site], loops: Sequence[Coord],
                            "steps)")
         else:
             models[lid] = model
-    traced = _trace_side(path, models, kept, len(arrays))
+    traced = _trace_side(path, models, kept, len(arrays), checkpoint)
     mismatches = []
     for lid, model in models.items():
         text = _first_mismatch(path, lid, loops[lid], model, traced[lid], kept, sites,
-                               arrays)
+                               arrays, checkpoint)
         if text is not None:
             mismatches.append(text)
     return AddressCheck(tuple(loops[lid] for lid in models), tuple(mismatches),
@@ -182,11 +184,12 @@ def _model_side(model: _Model, arrays: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _trace_side(path: Path, models: Mapping[int, _Model], kept: np.ndarray,
-                arrays: int) -> dict[int, tuple[np.ndarray, np.ndarray, int]]:
+                arrays: int, checkpoint: Callable[[], None]
+                ) -> dict[int, tuple[np.ndarray, np.ndarray, int]]:
     """Per loop: the trace's fingerprints over the model's steps, and its step count."""
     out = {lid: (np.zeros(len(m.points), np.uint64), np.zeros(len(m.points), np.int64), 0)
            for lid, m in models.items()}
-    for rows in chunks(path):
+    for rows in chunks(path, checkpoint=checkpoint):
         for lid in models:
             mine = rows[rows["loop"] == lid]
             if not mine.size:
@@ -202,7 +205,8 @@ def _trace_side(path: Path, models: Mapping[int, _Model], kept: np.ndarray,
 
 def _first_mismatch(path: Path, lid: int, coord: Coord, model: _Model, traced,
                     kept: np.ndarray, sites: Sequence[Site],
-                    arrays: Sequence[tuple[str, tuple[int, ...]]]) -> str | None:
+                    arrays: Sequence[tuple[str, tuple[int, ...]]],
+                    checkpoint: Callable[[], None]) -> str | None:
     sums, counts, steps = traced
     expected_sums, expected_counts = _model_side(model, len(arrays))
     differ = np.flatnonzero((sums != expected_sums) | (counts != expected_counts))
@@ -214,7 +218,7 @@ def _first_mismatch(path: Path, lid: int, coord: Coord, model: _Model, traced,
     step = int(differ[0])
     point = ", ".join(f"{v}={int(x)}" for v, x in zip(model.time_vars, model.points[step]))
     want = Counter(_model_accesses(model, step, arrays))
-    got = Counter(_traced_accesses(path, lid, step, kept, sites, arrays))
+    got = Counter(_traced_accesses(path, lid, step, kept, sites, arrays, checkpoint))
     lines = [f"{coord}: error: trace disagrees with the model's addresses at step {step} "
              f"({point})"]
     lines += [f"  {c}: the program {k} {a}{_index(x)}, the model does not"
@@ -239,8 +243,9 @@ _KINDS = {READ: "reads", WRITE: "writes"}
 
 
 def _traced_accesses(path: Path, lid: int, step: int, kept: np.ndarray,
-                     sites: Sequence[Site], arrays: Sequence[tuple[str, tuple]]):
-    for rows in chunks(path):
+                     sites: Sequence[Site], arrays: Sequence[tuple[str, tuple]],
+                     checkpoint: Callable[[], None]):
+    for rows in chunks(path, checkpoint=checkpoint):
         mine = rows[(rows["loop"] == lid) & (rows["step"] == step)]
         for r in mine[kept[mine["site"]]]:
             name, shape = arrays[int(r["array"])]

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Mapping
+from typing import Callable, Iterator, Mapping
 
 import numpy as np
 
@@ -125,9 +125,15 @@ class Replay:
     records: int
 
 
-def chunks(path: Path, size: int = CHUNK_RECORDS) -> Iterator[np.ndarray]:
+def no_checkpoint() -> None:
+    """A checkpoint that never stops the work (no deadline)."""
+
+
+def chunks(path: Path, size: int = CHUNK_RECORDS,
+           checkpoint: Callable[[], None] = no_checkpoint) -> Iterator[np.ndarray]:
     """The records of ``path`` in chunks of about ``size`` that end on step boundaries
-    (a step's records are consecutive: one iteration runs before the next)."""
+    (a step's records are consecutive: one iteration runs before the next);
+    ``checkpoint`` is called before each chunk (a deadline's check)."""
     carry = np.empty(0, RECORD)
     with open(path, "rb") as stream:
         while True:
@@ -139,26 +145,29 @@ def chunks(path: Path, size: int = CHUNK_RECORDS) -> Iterator[np.ndarray]:
             other = (rows["loop"] != last["loop"]) | (rows["step"] != last["step"])
             cut = int(np.flatnonzero(other)[-1]) + 1 if other.any() else 0
             if cut:
+                checkpoint()
                 yield rows[:cut]
             carry = rows[cut:]
     if carry.size:
+        checkpoint()
         yield carry
 
 
 def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
            memories: Mapping[int, Memory], read_copies: np.ndarray,
            claims: Mapping[int, Claim], *, rule: bool,
-           site_fields: tuple[str | None, ...] = ()) -> Replay:
+           site_fields: tuple[str | None, ...] = (),
+           checkpoint: Callable[[], None] = no_checkpoint) -> Replay:
     """Replay the records at ``path``; ``memories`` by array id (arrays missing are
     not counted), ``read_copies[site]`` the copy a site's reads use (``RECORDED``:
     the record's own), ``claims`` by loop id, ``site_fields[site]`` the struct member
     a site names (``ir.Access.field``; empty: none does)."""
     counted = {a: m for a, m in memories.items() if not m.banking.scheme.registers}
-    dynamic = _dynamic_keys(path, counted) if rule else None
+    dynamic = _dynamic_keys(path, counted, checkpoint) if rule else None
     state = _State(len(loops), claims)
     outside: dict[tuple[int, int], OutOfBounds] = {}
     total = 0
-    for rows in chunks(path):
+    for rows in chunks(path, checkpoint=checkpoint):
         total += rows.size
         rows = _inside(rows, memories, sites, outside)
         uses = _uses(rows, counted, read_copies, dynamic, site_fields)
@@ -204,12 +213,13 @@ def _site_keys(rows: np.ndarray) -> np.ndarray:
     return (((key << LANE_BITS) | rows["lane"]) << 1) | rows["kind"]
 
 
-def _dynamic_keys(path: Path, memories: Mapping[int, Memory]) -> np.ndarray:
+def _dynamic_keys(path: Path, memories: Mapping[int, Memory],
+                  checkpoint: Callable[[], None]) -> np.ndarray:
     """The site keys (loop, site, lane, kind) whose bank takes more than one value in
     the run, sorted."""
     low: dict[int, int] = {}
     high: dict[int, int] = {}
-    for rows in chunks(path):
+    for rows in chunks(path, checkpoint=checkpoint):
         for a, m in memories.items():
             mine = rows[(rows["array"] == a) & (rows["flat"] >= 0)
                         & (rows["flat"] < m.array.size)]

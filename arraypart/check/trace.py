@@ -31,7 +31,7 @@ from ..poly.model import CycleGroup
 from ..scheme import Banking, none_scheme
 from .addresses import AddressCheck, compare
 from .instrument import Instrumented, instrument
-from .replay import RECORDED, Claim, LoopReplay, Memory, Replay, replay
+from .replay import RECORDED, Claim, LoopReplay, Memory, Replay, no_checkpoint, replay
 
 __all__ = ["Claim", "TraceCheck", "Trace", "check_trace", "driver_source", "record"]
 
@@ -41,6 +41,8 @@ COMPILER = "g++"
 COMPILE_FLAGS = ("-std=c++14", "-O1", "-w")
 #: The stage :func:`record` is, as a time-limit message names it.
 STAGE = "building and running the instrumented kernel (check --trace)"
+#: The stage :func:`check_trace` is.
+REPLAY_STAGE = "replaying the recorded run (check --trace)"
 #: Longest a traced run may take (seconds) when no deadline is given: a kernel the
 #: testbench can run at all finishes far sooner; a hang must not hold ``check`` forever.
 RUN_TIMEOUT = 600.0
@@ -203,10 +205,13 @@ def _overfull_text(loop: LoopReplay) -> str:
 
 def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking],
                 claims: Sequence[Claim], groups: Sequence[CycleGroup], *, ports: int = 2,
-                rule: bool = False) -> TraceCheck:
+                rule: bool = False, deadline: Deadline | None = None) -> TraceCheck:
     """Replay ``kernel``'s recorded run against ``bankings`` (missing arrays: one
     memory) with the loops' ``claims`` and compare its addresses with the model's
-    cycle ``groups`` (loops matched by the ``for``'s coordinate)."""
+    cycle ``groups`` (loops matched by the ``for``'s coordinate).  ``deadline`` is
+    asked before each chunk of records (raises :class:`TimeLimit`)."""
+    checkpoint = no_checkpoint if deadline is None else (
+        lambda: deadline.check(REPLAY_STAGE))
     inst = trace.instrumented
     memories = {n: Memory(a, bankings.get(a.name) or Banking(a.name, none_scheme(a.shape)),
                           ir.port_model(a, ports)) for n, a in enumerate(kernel.arrays)}
@@ -217,7 +222,7 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
     coords = tuple(loop.coord for loop in inst.loops)
     result = replay(trace.path, inst.sites, coords, memories,
                     _read_copies(kernel, inst, memories), matched, rule=rule,
-                    site_fields=_site_fields(kernel, inst))
+                    site_fields=_site_fields(kernel, inst), checkpoint=checkpoint)
     by_loop: dict[int, list[CycleGroup]] = {}
     for g in groups:
         place = (g.coord.line, g.coord.col)
@@ -229,7 +234,7 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
     directions = {n: signs[p] for n, p in enumerate(places) if p in signs}
     addresses = compare(trace.path, inst.sites, coords, by_loop, directions,
                         [(a.name, a.shape) for a in kernel.arrays],
-                        frozenset(_data_guarded(kernel.body, False)))
+                        frozenset(_data_guarded(kernel.body, False)), checkpoint)
     return TraceCheck(trace, result, addresses, rule, untraced)
 
 
