@@ -17,7 +17,7 @@ from arraypart.expr import pretty
 from arraypart.errors import KernelError
 from arraypart.ir import If, Loop, Stmt
 
-from conftest import needs_gxx
+from conftest import assert_the_trace_agrees, needs_gxx
 
 # A callee in a pipelined loop, given rows of two local buffers as 1-D arrays.
 DOT_ROWS = """\
@@ -675,3 +675,69 @@ def test_an_array_a_body_includes_is_banked_after_the_include(tmp_path):
     outdir = arraypart.write_project(compiled, tmp_path / "out")
     (outdir / "weights.h").write_text(WEIGHTS_HEADER)
     _build_and_run(outdir, "included", tmp_path)
+
+
+# Local pointers into an interface array: a row, a pointer into a row, read through
+# subscripts and through '*' of a sum with '+' and '-'.
+ROW_POINTERS = """\
+void rows(const int a[8][16], int out[8]) {
+  for (int i = 0; i < 8; i++) {
+    const int *row = a[i];
+    const int *cell = &a[i][2];
+    int s = 0;
+    for (int j = 0; j < 14; j++) {
+#pragma HLS pipeline II=1
+      s += row[j] + *(row + j + 2 - 1) + cell[j];
+    }
+    out[i] = s;
+  }
+}
+"""
+
+
+def test_local_pointers_into_memory_are_its_elements():
+    """``T *row = A[i]`` and ``T *p = &A[i][k]`` denote that part of A for the rest of
+    their block, as an array parameter bound to the same argument would."""
+    kernel = frontend.parse_source(ROW_POINTERS, "rows.c")
+    found = [(a.array, a.kind, tuple(pretty(E.simplify(e)) for e in a.index))
+             for a in _accesses(kernel.body) if a.array == "a"]
+    assert found == [("a", "read", ("i", "j")), ("a", "read", ("i", "j + 1")),
+                     ("a", "read", ("i", "j + 2"))]
+
+
+@needs_gxx
+def test_local_pointers_bank_and_trace_as_modelled(tmp_path):
+    """Three reads of the interface array per cycle: two banks serve them, proven and
+    checked; the recorded run of the original makes the accesses the model predicts
+    (the '*' among them).  Its references stay as written (an interface keeps its
+    text), and the bank of ``row[j]`` varies with j, so under the scheduling rule the
+    loop gets II 2, as the report says."""
+    compiled = arraypart.compile_kernel(_kernel_file(tmp_path, "rows.c", ROW_POINTERS))
+    report = compiled.report
+    a = next(s for s in report.solution.arrays if s.array.name == "a")
+    assert a.conflict_free and a.max_concurrent == 3 and a.banking.scheme.banks == 2
+    checked = check.check_kernel(report.kernel, report.solution.bankings(), ports=2)
+    assert [loop.achieved_ii for loop in checked.loops] == [1]
+    assert [loop.achieved_ii for loop in report.scheduled.loops] == [2]
+    outdir = arraypart.write_project(compiled, tmp_path / "out")
+    _build_and_run(outdir, "rows", tmp_path)
+    (tmp_path / "trace").mkdir()
+    judged = assert_the_trace_agrees(compiled, tmp_path / "trace", ports=2)
+    assert judged.replay.records == 8 * 14 * 3  # the three reads of each step
+
+
+@pytest.mark.parametrize("source, line, col, words", [
+    ("void k(int a[4][4], int o[4]) {\n  int *p = a[1];\n  for (int i = 0; i < 3; i++) {\n"
+     "    o[i] = *p;\n    p++;\n  }\n}\n", 5, 5, "pointer 'p' into array 'a' is moved"),
+    ("void k(int a[4], int o[4]) {\n  int t[4];\n  for (int i = 0; i < 4; i++) t[i] = a[i];\n"
+     "  int *p = t + 1;\n  o[0] = p[0];\n}\n", 4, 8, "pointer 'p' into local array 't'"),
+    ("void k(int a[4], int o[4], int c) {\n  o[0] = *(c ? a : a + 1);\n}\n", 2, 10,
+     "cannot tell which element this '*' reaches"),
+    ("void k(int a[4][4], int o[4]) {\n  o[0] = *(*(a + 1) + 2);\n}\n", 2, 12,
+     "'*' on array 'a' of 2 dimensions"),
+])
+def test_pointers_arraypart_cannot_follow_are_located_errors(source, line, col, words):
+    with pytest.raises(KernelError) as info:
+        frontend.parse_source(source, "k.c", top="k")
+    assert (info.value.coord.line, info.value.coord.col) == (line, col), str(info.value)
+    assert words in str(info.value)

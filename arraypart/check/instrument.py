@@ -6,9 +6,9 @@ recorded addresses are what g++ computes from the index values the program reall
 
 Edits are insertions at byte offsets of the text (nothing is removed):
 
-- an element access ``E`` (an ``ARRAY_SUBSCRIPT_EXPR`` whose type is not an array, not
-  the base of another subscript, not under ``&``, not into a struct's array field)
-  becomes
+- an element access ``E`` (an ``ARRAY_SUBSCRIPT_EXPR``, or a dereference ``*p``,
+  whose type is not an array, not the base of another subscript, not under ``&``, not
+  into a struct's array field) becomes
   ``::arraypart_trace::at(SITE, KIND, COPY, BASE, E)``, which logs and returns the
   same lvalue; ``BASE`` is the array variable at the root of the subscript chain (the
   runtime finds the array from it, so an out-of-bounds index still gets its array);
@@ -123,7 +123,7 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
     for cursor, parents in _walk(unit.tu.cursor, ()):
         if not unit.in_main(cursor.location):
             continue
-        if cursor.kind == K.ARRAY_SUBSCRIPT_EXPR and _is_element(cursor, parents):
+        if _is_element(cursor, parents):
             span = (cursor.extent.start.offset, cursor.extent.end.offset)
             if not _written_here(cursor, data) or span in seen:
                 skipped.append(unit.coord(span[0]))
@@ -154,10 +154,15 @@ def _walk(cursor: ci.Cursor, parents: tuple) -> Iterator[tuple[ci.Cursor, tuple]
 
 
 def _is_element(cursor: ci.Cursor, parents: tuple) -> bool:
-    """An access to one element: not an array (a row), not the base of another
-    subscript, not an operand of ``&``, not in a struct's array field (``s.f[k]``,
-    ``A[i].f[k]``: part of the struct's value, whose own access ``A[i]`` is the one
-    recorded)."""
+    """An access to one element, a subscript or a dereference ``*(p + e)`` (the
+    runtime finds the array that ``p + e`` points into, if any): not an array (a row),
+    not the base of another subscript, not an operand of ``&``, not in a struct's array
+    field (``s.f[k]``, ``A[i].f[k]``: part of the struct's value, whose own access
+    ``A[i]`` is the one recorded)."""
+    dereference = (cursor.kind == K.UNARY_OPERATOR
+                   and clangtu.unary_operator(cursor) == "*")
+    if not (cursor.kind == K.ARRAY_SUBSCRIPT_EXPR or dereference):
+        return False
     if cursor.type.get_canonical().kind in _ARRAY_TYPES or \
             _root(cursor).kind == K.MEMBER_REF_EXPR:
         return False
@@ -224,11 +229,15 @@ def _conditional(cursor: ci.Cursor, parents: tuple) -> bool:
 
 
 def _written_here(cursor: ci.Cursor, data: bytes) -> bool:
-    """The access is spelled in the kernel text (not produced by a macro)."""
+    """The access is spelled in the kernel text (not produced by a macro): a subscript
+    ends with its ``]``, a dereference starts with its ``*``."""
     start, end = cursor.extent.start, cursor.extent.end
+    spelled = (data[end.offset - 1:end.offset] == b"]"
+               if cursor.kind == K.ARRAY_SUBSCRIPT_EXPR
+               else data[start.offset:start.offset + 1] == b"*")
     return (start.file is not None and end.file is not None
             and start.file.name == end.file.name and start.offset < end.offset
-            and data[end.offset - 1:end.offset] == b"]")
+            and spelled)
 
 
 def _root(cursor: ci.Cursor) -> ci.Cursor:

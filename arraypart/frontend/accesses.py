@@ -96,6 +96,12 @@ class AccessLowering:
         else:
             self._collect(node, out)
 
+    def _rewrites(self, array) -> bool:
+        """Whether code generation rewrites the references to ``array`` written here
+        (a local of the top, outside a function pipeline: DESIGN §6's bank arrays)."""
+        return (len(self._calls) == 1 and self._function_pipeline is None
+                and not array.interface)
+
     def _pointer_member(self, node: N.Node) -> str | None:
         """``p`` when ``node`` is ``p->f`` (``p[0].f``) with ``p`` a visible array
         name, else None."""
@@ -161,21 +167,22 @@ class AccessLowering:
 
     def _dereference(self, node: N.UnaryOp, out: list[Access],
                      kinds: tuple[str, ...]) -> None:
-        """``*p`` and ``*(p + e)`` on a visible array name are ``p[0]`` and ``p[e]``
-        (:meth:`_pointer_element`)."""
-        pointer = node.expr
-        while isinstance(pointer, N.Cast):
-            pointer = pointer.expr
-        offset: N.Node = N.Constant(node.coord, -1, -1, 0)
-        if isinstance(pointer, N.BinaryOp) and pointer.op == "+":
-            pointer, offset = next(((p, o) for p, o in ((pointer.left, pointer.right),
-                                                        (pointer.right, pointer.left))
-                                    if isinstance(p, N.Id) and p.name in self._visible),
-                                   (pointer, offset))
-        if not (isinstance(pointer, N.Id) and pointer.name in self._visible):
-            self._collect(node.expr, out)
+        """``*p`` and ``*(p + e1 - e2 ...)`` on a visible array name are ``p[0]`` and
+        ``p[e1 - e2 ...]`` (:meth:`_pointer_element`).  Any other dereference of an
+        expression that names a visible array is an error: its element is unknown."""
+        terms = _signed_terms(node.expr, 1)
+        pointers = [n for n, (t, sign) in enumerate(terms) if sign > 0
+                    and isinstance(t, N.Id) and t.name in self._visible]
+        if len(pointers) != 1:
+            self._collect(node.expr, out)  # its own subscripts and '*' (or their errors)
+            if any(isinstance(n, N.Id) and n.name in self._visible
+                   for n in N.walk(node.expr)):
+                raise KernelError(node.coord, "arraypart cannot tell which element this "
+                                              "'*' reaches: write the array with "
+                                              "subscripts (A[i][k])")
             return
-        self._pointer_element(node, pointer.name, offset, out, kinds)
+        pointer = terms.pop(pointers[0])[0]
+        self._pointer_element(node, pointer.name, _sum(terms, node), out, kinds)
 
     def _pointer_element(self, node: N.Node, name: str, offset: N.Node | None,
                          out: list[Access], kinds: tuple[str, ...],
@@ -192,8 +199,7 @@ class AccessLowering:
         if rank != 1 and not binding.field:
             raise KernelError(node.coord, f"{what} on array '{name}' of {rank} "
                                           "dimensions: write its element with subscripts")
-        if len(self._calls) == 1 and self._function_pipeline is None and not (
-                array.interface):
+        if self._rewrites(array):
             raise KernelError(node.coord, f"{what} on local array '{name}': write "
                                           f"{name}[...] (arraypart rewrites the "
                                           "subscripts of the arrays it banks)")
@@ -205,6 +211,24 @@ class AccessLowering:
             self._next_ref += 1
         self._element(binding, [offset], self._ref_ids[id(node)], node.coord, out, kinds,
                       field)
+
+
+def _signed_terms(node: N.Node, sign: int) -> list[tuple[N.Node, int]]:
+    """The terms of a sum of ``+`` and ``-`` (casts dropped), each with its sign."""
+    while isinstance(node, N.Cast):
+        node = node.expr
+    if isinstance(node, N.BinaryOp) and node.op in ("+", "-"):
+        return (_signed_terms(node.left, sign)
+                + _signed_terms(node.right, sign if node.op == "+" else -sign))
+    return [(node, sign)]
+
+
+def _sum(terms: list[tuple[N.Node, int]], at: N.Node) -> N.Node:
+    """The node of ``term0 ± term1 ± ...`` (0 for none), placed at ``at``."""
+    total: N.Node = N.Constant(at.coord, -1, -1, 0)
+    for term, sign in terms:
+        total = N.BinaryOp(at.coord, -1, -1, "+" if sign > 0 else "-", total, term)
+    return total
 
 
 def _first(parts):

@@ -149,9 +149,10 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
     # ------------------------------------------------------------ statements
 
     def _items(self, items) -> list[Node]:
-        """A block's statements; the scalars declared in it end with it (an outer
-        scalar of the same name gets its binding back)."""
+        """A block's statements; the scalars and pointers declared in it end with it
+        (an outer scalar of the same name gets its binding back)."""
         self._blocks.append({})
+        visible = self._visible
         nodes: list[Node] = []
         try:
             for item in items or ():
@@ -159,7 +160,25 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         finally:
             for name, (value, opaque) in self._blocks.pop().items():
                 self._bind(name, value, opaque)
+            self._visible = visible
         return nodes
+
+    def _pointer(self, decl: N.Decl) -> bool:
+        """Whether ``decl`` is a pointer into memory (:func:`.calls.pointer_binding`),
+        now visible as that part of the array until its block ends.  Code generation
+        rewrites the subscripts of a banked local array, not a pointer to it: there
+        such a pointer is an error."""
+        binding = calls.pointer_binding(decl, self._calls[-1].body, self._visible,
+                                        self._arrays, self._scope())
+        if binding is None:
+            return False
+        if self._rewrites(self._arrays[binding.array]):
+            raise KernelError(decl.coord, f"pointer '{decl.name}' into local array "
+                                          f"'{binding.array}': write "
+                                          f"{binding.array}[...] (arraypart rewrites the "
+                                          "subscripts of the arrays it banks)")
+        self._visible = {**self._visible, decl.name: binding}
+        return True
 
     # ------------------------------------------------------------ scalars
 
@@ -250,6 +269,8 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         if isinstance(node, N.DeclList):
             stmts = []
             for d in node.decls:
+                if self._pointer(d):
+                    continue
                 if not d.is_array and d.init is not None:
                     self._check_reference(d)
                     stmts += self._inlined(d.init)
