@@ -533,3 +533,49 @@ def test_denoise_file_conflicts_on_one_memory():
     assert sorted(a.address for a in c.accesses) == [(0, 1), (1, 0), (1, 2), (2, 1)]
     assert all(a.coord.file.endswith("denoise.c") and a.coord.line in (18, 19)
                for a in c.accesses)
+
+
+# Sequential loops around a pipelined one: t and u are read by nothing below them (the
+# walk enters their first iteration only), r is (the guard and the index).  The loop
+# gets a third read from r = 2 on, so its first conflict comes after 2 * n * 8 steps.
+COLLAPSIBLE = """
+void frames(const int a[64], int out[64], int n) {
+  for (int t = 0; t < 3; t++)
+    for (int r = 0; r < 4; r++)
+      for (int u = 0; u < n; u++) {
+#pragma HLS LOOP_TRIPCOUNT max=5
+        L: for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+          int s = a[r * 8 + i] + a[r * 8 + i + 1];
+          if (r >= 2) s += a[r * 8 + i + 2];
+          out[i] = s;
+        }
+      }
+}
+"""
+
+
+@pytest.mark.parametrize("rule", [False, True])
+def test_collapsed_loops_give_the_whole_runs_counts_and_first_conflict(monkeypatch, rule):
+    """Entering only the first iteration of the loops nothing below reads gives the
+    same verdict, the same iteration and access counts and the same first conflict
+    (its step counted in the whole run's execution order) as walking them all."""
+    from arraypart import frontend, poly
+    from arraypart.check import driver, frames, walk
+    kernel = poly.bound_sizes(frontend.parse_source(COLLAPSIBLE, "frames.c",
+                                                    pipeline_loops=False))
+    region = next(walk.regions(kernel))
+    assert walk.collapsed(region) == (True, False, True)
+    collapsed = check_kernel(kernel, {}, ports=2, rule=rule)
+    every = lambda region: (False,) * len(region.path)
+    monkeypatch.setattr(walk, "collapsed", every)
+    monkeypatch.setattr(driver, "collapsed", every)
+    walked = check_kernel(kernel, {}, ports=2, rule=rule)
+    assert collapsed == walked
+    loop = collapsed.loops[0]
+    n_values = frames.checked_values(next(p for p in kernel.params if p.name == "n"))
+    assert loop.iterations == sum(3 * 4 * n * 8 for n in n_values)
+    assert loop.achieved_ii == 2 and loop.first_conflict is not None
+    first_n = next(n for n in n_values if n > 0)
+    assert loop.first_conflict.iteration == 2 * first_n * 8
+    assert dict(loop.first_conflict.point)["r"] == 2

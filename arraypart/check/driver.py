@@ -36,8 +36,8 @@ from .maps import check_map
 from .ports import Cells, bank_sizes, cells, first_overfull_bank, row_needs
 from .report import CheckReport, Conflict, DynamicSite, LoopCheck
 from .rule import BankSpan, overfull_bank, rule_needs, site_cells, sites_summary
-from .walk import (Emitted, Region, entries, is_concurrent, regions, root_blocks,
-                   root_pieces, walk_steps)
+from .walk import (TRIPS, Emitted, Region, collapsed, entries, is_concurrent, regions,
+                   root_blocks, root_pieces, walk_steps, weights)
 
 # Access instances (steps x lanes x accesses) simulated at once: each is a few int64
 # table cells (bank, address, need), so a chunk takes some tens of MB whatever the
@@ -236,7 +236,7 @@ def _check_path(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
                 totals: _Totals, rule: bool, deadline: Deadline | None) -> LoopCheck:
     target = region.target_ii
     static = _static_sites(region, memories, deadline) if rule else None
-    steps, need, conflict, trip = 0, target, None, 0
+    steps, need, conflict, key, trip = 0, target, None, None, 0
     dynamic: dict[ir.Access, int] = {}
     for root, emitted, entry_trip in _chunks(region, deadline):
         trip = max(trip, entry_trip)
@@ -246,8 +246,11 @@ def _check_path(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
             if static is not None:
                 _count_dynamic(run, static, dynamic)
         if conflict is None:
-            conflict = _first_conflict(runs, memories, target, steps, static)
-        steps += sum(r.frame.rows for r in runs) if runs else root.rows
+            conflict, key = _first_conflict(runs, memories, target, steps, static)
+        steps += sum(_steps(r.frame) for r in runs) if runs else _steps(root)
+    if conflict is not None and any(collapsed(region)):
+        before = _steps_before(region, key, deadline)
+        conflict = replace(conflict, iteration=before, cycle=before * target)
     sites = tuple(DynamicSite(a.array, a.kind, a.coord, lanes)
                   for a, lanes in dynamic.items())
     return LoopCheck(region.loop.name, region.loop.coord, target, need, trip, steps,
@@ -294,8 +297,9 @@ def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory
         needs = {name: _needs(per_array[name], memories[name], frame.rows, static,
                               deadline)
                  for name in arrays}
+        weight = weights(frame)
         for name in arrays:
-            _tally(per_array[name], memories[name].array, totals)
+            _tally(per_array[name], memories[name].array, totals, weight)
         need = np.ones(frame.rows, np.int64)
         for array_need in needs.values():
             need = np.maximum(need, array_need)
@@ -324,10 +328,22 @@ def _views(cs: list, memory: _Memory) -> list[list]:
     return ir.member_views(memory.array, cs, lambda c: c.access.field)
 
 
-def _tally(cs: list[Cells], array: ir.Array, totals: _Totals) -> None:
-    """Count the instances checked and note indices outside the array."""
+def _steps(frame: F.Frame) -> int:
+    """The steps that ``frame``'s rows stand for (:func:`.walk.weights`)."""
+    weight = weights(frame)
+    return frame.rows if weight is None else int(weight.sum())
+
+
+def _tally(cs: list[Cells], array: ir.Array, totals: _Totals,
+           weight: np.ndarray | None) -> None:
+    """Count the instances checked (each row as many times as ``weight`` says) and
+    note indices outside the array."""
     for c in cs:
-        totals.accesses += c.count
+        if weight is None:
+            totals.accesses += c.count
+        else:
+            live = np.broadcast_to(c.mask, (weight.size, c.mask.shape[1])).sum(axis=1)
+            totals.accesses += int((live * weight).sum())
         for d, n in enumerate(array.shape):
             seen = c.ranges[d]
             if seen is not None:
@@ -336,8 +352,10 @@ def _tally(cs: list[Cells], array: ir.Array, totals: _Totals) -> None:
 
 
 def _first_conflict(runs: list[_Run], memories: dict[str, _Memory], target: int,
-                    steps_before: int, static: frozenset | None) -> Conflict | None:
-    """The earliest step (by order key) over all runs whose need exceeds ``target``."""
+                    steps_before: int, static: frozenset | None
+                    ) -> tuple[Conflict | None, tuple[int, ...] | None]:
+    """The earliest step (by order key) over all runs whose need exceeds ``target``,
+    and its order key."""
     candidates = []
     for run in runs:
         late = np.flatnonzero(run.need > target)
@@ -345,7 +363,7 @@ def _first_conflict(runs: list[_Run], memories: dict[str, _Memory], target: int,
             row = int(late[0])
             candidates.append((tuple(int(c[row]) for c in run.order), row, run))
     if not candidates:
-        return None
+        return None, None
     key, row, run = min(candidates, key=lambda t: t[0])
     ordinal = steps_before + sum(_count_before(r.order, key) for r in runs)
     for name, cs in run.cells.items():
@@ -359,8 +377,51 @@ def _first_conflict(runs: list[_Run], memories: dict[str, _Memory], target: int,
             assert use is not None, "a step's need and its banks disagree"
             point = tuple((v, int(x[row])) for v, x in run.frame.point)
             return Conflict(ordinal, ordinal * target, point, name, use.copy, use.bank,
-                            use.accesses, use.reads, use.writes, m.model.name)
+                            use.accesses, use.reads, use.writes, m.model.name), key
     raise AssertionError("a late step without a late array")
+
+
+def _steps_before(region: Region, key: tuple[int, ...], deadline: Deadline | None) -> int:
+    """The steps the whole run takes before the step of order ``key``, when some loops
+    were collapsed (:func:`.walk.collapsed`).  That step's first occurrence is in the
+    first iteration of each collapsed loop, so an earlier row stands for the product
+    of the trip counts of the collapsed loops below the first order column where it
+    differs from ``key`` (those above run it only after the step, in later
+    iterations); a second walk, made only when there is a conflict to place."""
+    before = 0
+    for _, emitted, _ in _chunks(region, deadline):
+        frames = {}
+        for e in emitted:
+            frames.setdefault(e.run, e.frame)
+        for run, frame in frames.items():
+            order = tuple(frame.order) + (np.full(frame.rows, run, np.int64),)
+            before += _weighted_before(frame, order, key)
+    return before
+
+
+def _weighted_before(frame: F.Frame, order: tuple[np.ndarray, ...],
+                     key: tuple[int, ...]) -> int:
+    """:func:`_count_before` with each row weighted as :func:`_steps_before` says."""
+    rows = frame.rows
+    trips = {int(name[len(TRIPS):]): a[:, 0] for name, a in frame.env.items()
+             if name.startswith(TRIPS)}
+    weight = np.ones(rows, np.int64)
+    less = np.zeros(rows, bool)
+    equal = np.ones(rows, bool)
+    for column, (values, k) in enumerate(zip(order, key)):
+        differs_here = equal & (values < k)
+        # rows first differing at this column run once per iteration of the collapsed
+        # loops below it
+        below = np.ones(rows, np.int64)
+        for at, count in trips.items():
+            if at > column:
+                below = below * np.broadcast_to(count, (rows,))
+        weight = np.where(differs_here, below, weight)
+        less |= differs_here
+        equal &= values == k
+    if len(order) < len(key):
+        less |= equal
+    return int(weight[less].sum())
 
 
 def _count_before(order: tuple[np.ndarray, ...], key: tuple[int, ...]) -> int:

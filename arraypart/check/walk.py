@@ -10,6 +10,12 @@ Inside it, a loop is
   itself, a pipelined loop, or partially unrolled;
 - sequential (steps, lanes in lockstep) otherwise (inside an unrolled loop only).
 
+A sequential loop around it whose iterator nothing below reads (the path's later
+headers, the loop and its body) runs the same steps in each iteration: the walk
+enters only its first one and keeps its trip count in the env column
+``TRIPS + str(k)`` (k: the loop's order column), so each row stands for as many
+entries as the product of those columns (:func:`weights`).
+
 Statements between two timed inner loops form a *run*: one step per row of their
 frame.  Runs and timed loops are keyed by their pre-order position in the concurrent
 loop, so the order columns ``(..., position, block, ..., run position)`` sort every
@@ -28,6 +34,8 @@ from . import frames as F
 
 # The lanes of an unrolled loop outside any pipeline issue together in one cycle.
 UNROLL_II = 1
+#: Env columns of collapsed loops' trip counts (no C identifier starts with '#').
+TRIPS = "#trips@"
 
 
 @dataclass(frozen=True, eq=False)
@@ -101,22 +109,55 @@ def _regions(nodes: tuple[ir.Node, ...], path: tuple) -> Iterator[Region]:
 
 def entries(region: Region, budget: Callable[[], int]) -> Iterator[F.Frame]:
     """The frame of the step that enters ``region``'s loop, in execution order, in
-    pieces of about ``budget()`` rows (:func:`.frames.enter_pieces`)."""
-    yield from _entries(F.top_frame(region.params), region.path, budget)
+    pieces of about ``budget()`` rows (:func:`.frames.enter_pieces`); the loops of
+    :func:`collapsed` at their first iteration (module doc)."""
+    yield from _entries(F.top_frame(region.params), region.path, budget,
+                        collapsed(region))
 
 
-def _entries(frame: F.Frame, path: tuple, budget: Callable[[], int]) -> Iterator[F.Frame]:
+def collapsed(region: Region) -> tuple[bool, ...]:
+    """Per node of the path: a loop whose iterator nothing after it reads."""
+    read = ir.variables((region.loop,))
+    out = []
+    for node, _ in reversed(region.path):
+        out.append(isinstance(node, ir.Loop) and node.var not in read)
+        read = read | ir.header_variables(node)
+    return tuple(reversed(out))
+
+
+def weights(frame: F.Frame) -> np.ndarray | None:
+    """Per row, the entries it stands for (the product of its collapsed loops' trip
+    counts); None when no loop was collapsed."""
+    columns = [a[:, 0] for name, a in frame.env.items() if name.startswith(TRIPS)]
+    if not columns:
+        return None
+    return np.broadcast_to(np.prod(columns, axis=0), (frame.rows,))
+
+
+def _entries(frame: F.Frame, path: tuple, budget: Callable[[], int],
+             collapse: tuple[bool, ...]) -> Iterator[F.Frame]:
     if not path:
         if frame.rows:
             yield frame
         return
     (node, branch), rest = path[0], path[1:]
-    if isinstance(node, ir.Loop):
+    if isinstance(node, ir.Loop) and collapse[0]:
+        yield from _entries(_first_iteration(frame, node), rest, budget, collapse[1:])
+    elif isinstance(node, ir.Loop):
         for piece in F.enter_pieces(frame, node, 1, keep_rows=False, budget=budget):
-            yield from _entries(piece, rest, budget)
+            yield from _entries(piece, rest, budget, collapse[1:])
     else:
         then, orelse = _branches(frame, node)
-        yield from _entries(then if branch else orelse, rest, budget)
+        yield from _entries(then if branch else orelse, rest, budget, collapse[1:])
+
+
+def _first_iteration(frame: F.Frame, loop: ir.Loop) -> F.Frame:
+    """``loop``'s first iteration from each row where it runs, its trip count kept."""
+    _, count = F.trip(frame, loop)
+    live = np.where(frame.mask, count, 0).max(axis=1)
+    first = F.enter(frame, loop, 1, keep_rows=False, blocks_from=(0, 1))
+    column = f"{TRIPS}{len(first.order) - 1}"
+    return replace(first, env={**first.env, column: live[live > 0][:, None]})
 
 
 def _concatenate(frames: list[F.Frame]) -> F.Frame:
