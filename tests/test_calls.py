@@ -526,6 +526,23 @@ def test_array_partition_of_a_parameter_partitions_the_array_passed():
     assert kernel.array("in").partitions == ()
 
 
+def test_partitions_written_on_parameters_give_way_to_ours(tmp_path):
+    """The emitted kernel partitions each array once, with arraypart's pragma: the
+    callees' own array_partition pragmas on their parameters (which Vitis applies to
+    the arrays passed) are dropped, so that a banking other than theirs does not meet
+    a second, conflicting partition of the same array."""
+    compiled = arraypart.compile_kernel(
+        _kernel_file(tmp_path, "params.c", PARAMETER_PARTITIONS), ports=1,
+        replace_partitions=True)
+    text = compiled.files["params.cpp"]
+    for parameter in ("v", "a", "b"):
+        assert f"array_partition variable={parameter} " not in text
+    chosen = compiled.report.solution.bankings()
+    emitted = frontend.parse_source(text, "params.cpp", top="params")
+    assert {n: b.scheme for n, b in check.as_written_bankings(emitted).items()
+            if n in ("buf", "acc")} == {n: chosen[n].scheme for n in ("buf", "acc")}
+
+
 @pytest.mark.parametrize("source, line, col, words", [
     ("static void f(int a[4]) {\n#pragma HLS array_partition variable=a complete\n"
      "  a[0] = 1;\n}\nvoid k(int a[2][4]) {\n  f(a[1]);\n}\n", 2, 29,

@@ -311,18 +311,22 @@ def _edit_pragmas(data: bytes, source, solution: Solution,
                   explicit: dict[str, Explicit], decls: dict[str, N.Decl]) -> list[Edit]:
     """Drop the user's pragmas that ours replace; point the rest of the pragmas on an
     explicit array at its banks.  A pragma names an array as its function's text does
-    (a sub-function's local may have another name in the IR)."""
+    (a sub-function's local may have another name in the IR).  A sub-function's
+    array parameter stands for the arrays its calls pass, which the front end gave its
+    partition pragmas: each of them gets ours, so those are dropped too."""
     handled = {s.array.name: s.array for s in solution.arrays}
     edits = []
     for func in _functions(source):
         own = {d.name: name for name, d in decls.items()
                if func.body.start <= d.start < func.body.end}
-        edits += _edit_function_pragmas(data, func, handled, own, explicit)
+        parameters = frozenset() if func is source.func else _array_parameters(func)
+        edits += _edit_function_pragmas(data, func, handled, own, explicit, parameters)
     return edits
 
 
 def _edit_function_pragmas(data: bytes, func: N.FuncDef, handled, own: dict[str, str],
-                           explicit: dict[str, Explicit]) -> list[Edit]:
+                           explicit: dict[str, Explicit],
+                           parameters: frozenset[str]) -> list[Edit]:
     edits = []
     for node in N.walk(func.body):
         if not isinstance(node, N.Pragma) or node.line.directive:
@@ -334,19 +338,32 @@ def _edit_function_pragmas(data: bytes, func: N.FuncDef, handled, own: dict[str,
             continue
         kind_name, written = kind.group(1).lower(), var.group(2).decode()
         name = own.get(written, written)
+        if kind_name == "array_partition" and written in parameters:
+            edits.append(_drop(data, node))
+            continue
         if name not in handled:
             continue
         if kind_name == "array_partition" or (
                 kind_name == "bind_storage" and not handled[name].interface):
-            lo, hi = _line_span(data, node.start, node.end)
-            if data[lo:node.start].strip() or data[node.end:hi].strip():
-                edits.append(Edit(node.start, node.end, ""))  # a _Pragma in a line
-            else:
-                edits.append(Edit(lo, hi, ""))
+            edits.append(_drop(data, node))
         elif name in explicit:
             at = node.start + var.start(2)
             edits.append(Edit(at, at + len(written), explicit[name].bank_name))
     return edits
+
+
+def _array_parameters(func: N.FuncDef) -> frozenset[str]:
+    """The parameters of ``func`` that are arrays, pointers or references."""
+    return frozenset(p.name for p in func.params if p.ctype is not None and (
+        p.ctype.kind in N.ARRAY_TYPE_KINDS or p.ctype.canonical_kind in N.POINTER_TYPE_KINDS))
+
+
+def _drop(data: bytes, node: N.Pragma) -> Edit:
+    """Remove a pragma: its whole line, or only itself (a ``_Pragma`` in a line)."""
+    lo, hi = _line_span(data, node.start, node.end)
+    if data[lo:node.start].strip() or data[node.end:hi].strip():
+        return Edit(node.start, node.end, "")
+    return Edit(lo, hi, "")
 
 
 def _lines(s: ArraySolution, ex: Explicit | None, written: str | None) -> list[str]:
