@@ -722,6 +722,15 @@ def test_local_pointers_into_memory_are_its_elements():
                      ("a", "read", ("i", "j + 2"))]
 
 
+
+def test_a_dereferenced_address_is_the_element_itself():
+    """``*&A[i]`` (a macro's pointer argument, as in MachSuite's FFT4) is ``A[i]``,
+    read or written as it stands."""
+    kernel = frontend.parse_source(
+        "void k(int a[4]) {\n  *&a[1] = *&a[2] + *(int *)&a[3];\n}\n", "k.c")
+    assert [(a.kind, pretty(a.index[0])) for a in _accesses(kernel.body)] == [
+        ("read", "2"), ("read", "3"), ("write", "1")]
+
 @needs_gxx
 def test_local_pointers_bank_and_trace_as_modelled(tmp_path):
     """Three reads of the interface array per cycle: two banks serve them, proven and

@@ -169,7 +169,12 @@ class AccessLowering:
                      kinds: tuple[str, ...]) -> None:
         """``*p`` and ``*(p + e1 - e2 ...)`` on a visible array name are ``p[0]`` and
         ``p[e1 - e2 ...]`` (:meth:`_pointer_element`).  Any other dereference of an
-        expression that names a visible array is an error: its element is unknown."""
+        expression that names a visible array is an error: its element is unknown.
+        ``*&E`` is ``E``."""
+        address = _stripped_casts(node.expr)
+        if isinstance(address, N.UnaryOp) and address.op == "&":
+            self._target(address.expr, out, kinds)
+            return
         terms = _signed_terms(node.expr, 1)
         pointers = [n for n, (t, sign) in enumerate(terms) if sign > 0
                     and isinstance(t, N.Id) and t.name in self._visible]
@@ -213,10 +218,15 @@ class AccessLowering:
                       field)
 
 
-def _signed_terms(node: N.Node, sign: int) -> list[tuple[N.Node, int]]:
-    """The terms of a sum of ``+`` and ``-`` (casts dropped), each with its sign."""
+def _stripped_casts(node: N.Node) -> N.Node:
     while isinstance(node, N.Cast):
         node = node.expr
+    return node
+
+
+def _signed_terms(node: N.Node, sign: int) -> list[tuple[N.Node, int]]:
+    """The terms of a sum of ``+`` and ``-`` (casts dropped), each with its sign."""
+    node = _stripped_casts(node)
     if isinstance(node, N.BinaryOp) and node.op in ("+", "-"):
         return (_signed_terms(node.left, sign)
                 + _signed_terms(node.right, sign if node.op == "+" else -sign))
