@@ -266,6 +266,22 @@ def test_accesses_in_a_called_function_are_modelled(tmp_path):
         assert result.disagreements == (), result.format()
 
 
+@needs_gxx
+def test_a_table_of_the_kernels_header_is_traced(tmp_path):
+    """A file-scope table of the kernel's own header is registered with the recorded
+    run (from the global namespace, where the driver includes headers), so its reads
+    are recorded and compared, not reported as missing."""
+    (tmp_path / "taps.h").write_text("static const int taps[8] = {1, 2, 3, 4, 5, 6, 7, 8};\n")
+    path = tmp_path / "table.c"
+    path.write_text('#include "taps.h"\nvoid table(const int in[32], int out[32]) {\n'
+                    "  for (int i = 0; i < 32; i++) {\n#pragma HLS pipeline II=1\n"
+                    "    int s = 0;\n    for (int k = 0; k < 4; k++)\n"
+                    "      s += in[i] * taps[(i + k) % 8];\n    out[i] = s;\n  }\n}\n")
+    for result in _traced(path, 2):
+        assert result.disagreements == (), result.format()
+        assert result.addresses.compared and result.replay.records == 32 * 9
+
+
 CLASS_TYPES = """\
 #include "ap_int.h"
 #define N 16

@@ -79,7 +79,9 @@ class TracedLoop:
 class Instrumented:
     """The instrumented text; ``sites[i]`` and ``loops[i]`` are the records' ``site``
     and ``loop`` ids; ``skipped`` the accesses left alone (macro text); ``globals``
-    the IR's file-scope arrays as (array id, qualified name) for the driver to register."""
+    the IR's file-scope arrays as (array id, qualified name) for the driver to register:
+    relative to the kernel's own text, or from ``::`` for a header's (the driver
+    includes headers outside the namespace that holds the kernel's text)."""
 
     text: str
     sites: tuple[Site, ...]
@@ -120,8 +122,12 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
     skipped: list[Coord] = []
     seen: set[tuple[int, int]] = set()
     found_globals: list[tuple[int, str]] = []
+    headers = {a.name for a in kernel.arrays if a.header}
     for cursor, parents in _walk(unit.tu.cursor, ()):
         if not unit.in_main(cursor.location):
+            if (cursor.kind == K.VAR_DECL and cursor.spelling in headers
+                    and cursor.spelling in ids and not parents):
+                found_globals.append((ids[cursor.spelling], f"::{cursor.spelling}"))
             continue
         if _is_element(cursor, parents):
             span = (cursor.extent.start.offset, cursor.extent.end.offset)

@@ -68,7 +68,8 @@ def driver_source(kernel: ir.Kernel, instrumented: Instrumented) -> str:
     context = testbench_context(kernel)
     registered = [(n, f"expected_{a.name}") for n, a in enumerate(kernel.arrays)
                   if a.interface]
-    registered += [(n, f"original::{name}") for n, name in instrumented.globals]
+    registered += [(n, name if name.startswith("::") else f"original::{name}")
+                   for n, name in instrumented.globals]
     context.update(kernel=kernel.name, original=original_text(instrumented.text),
                    array_count=max(1, len(kernel.arrays)),
                    loop_count=len(instrumented.loops), registered=registered)
