@@ -579,3 +579,41 @@ def test_collapsed_loops_give_the_whole_runs_counts_and_first_conflict(monkeypat
     first_n = next(n for n in n_values if n > 0)
     assert loop.first_conflict.iteration == 2 * first_n * 8
     assert dict(loop.first_conflict.point)["r"] == 2
+
+
+@st.composite
+def sequential_nests(draw):
+    """A pipelined loop inside 1-3 sequential loops of 1-3 trips, some of whose
+    iterators the body reads (in an index or in a guard that adds a read), some not."""
+    depth = draw(st.integers(1, 3))
+    loops = [(f"t{d}", draw(st.integers(1, 3)), draw(st.booleans())) for d in range(depth)]
+    read = [v for v, _, used in loops if used] or ["0"]
+    shift = " + ".join(read)
+    guard = draw(st.sampled_from(read))
+    cut = draw(st.integers(0, 2))
+    header = "".join(f"for (int {v} = 0; {v} < {n}; {v}++)\n" for v, n, _ in loops)
+    return f"""
+void nest(const int a[32], int out[8]) {{
+{header}    L: for (int i = 0; i < 8; i++) {{
+#pragma HLS pipeline II=1
+      int s = a[i + {shift}] + a[i + 1];
+      if ({guard} >= {cut}) s += a[i + 2 + {shift}];
+      out[i] = s;
+    }}
+}}
+"""
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(sequential_nests(), st.sampled_from((1, 2)), st.booleans())
+def test_collapsing_unread_loops_changes_no_check_result(source, ports, rule):
+    from arraypart import frontend, poly
+    from arraypart.check import driver, walk
+    kernel = poly.bound_sizes(frontend.parse_source(source, "nest.c", pipeline_loops=False))
+    collapsed = check_kernel(kernel, {}, ports=ports, rule=rule)
+    every = lambda region: (False,) * len(region.path)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(walk, "collapsed", every)
+        patch.setattr(driver, "collapsed", every)
+        walked = check_kernel(kernel, {}, ports=ports, rule=rule)
+    assert collapsed == walked
