@@ -97,6 +97,15 @@ class TbStream(_Shaped):
 
 
 @dataclass(frozen=True, slots=True)
+class TbStruct:
+    """A struct type compared field by field: ``test`` is the C++ condition that ``a``
+    and ``b`` are equal (its padding bytes, indeterminate after a copy, left out)."""
+
+    type: str
+    test: str
+
+
+@dataclass(frozen=True, slots=True)
 class TbParam:
     """One argument of the call: an array, a scalar or a stream."""
 
@@ -130,9 +139,31 @@ def testbench_context(kernel: Kernel) -> dict:
         "scalars": [p.scalar for p in params if p.scalar is not None],
         "streams": [p.stream for p in params if p.stream is not None],
         "return_type": return_type if returns else None,
+        "structs": _structs(func.params, params),
         "seed": SEED,
         "max_reported": MAX_REPORTED,
     }
+
+
+def _structs(decls: list[N.Decl], params: list[TbParam]) -> list[TbStruct]:
+    """The struct types of the arrays and scalars compared, one per type (by its
+    canonical spelling), each with its fields' test: integers, enums and bit-fields by
+    value, the rest bit for bit."""
+    found: dict[str, TbStruct] = {}
+    for decl, param in zip(decls, params):
+        held = decl.ctype.referent or decl.ctype if decl.ctype is not None else None
+        fields = held.element_fields if held is not None else ()
+        if not fields or not all(name for name, _ in fields):
+            continue
+        spelled = (param.array.elem_type if param.array is not None
+                   else param.scalar.value_type if param.scalar is not None else None)
+        if spelled is None or held.element_spelling in found:
+            continue
+        test = " && ".join(f"a.{name} == b.{name}" if by_value else
+                           f"std::memcmp(&a.{name}, &b.{name}, sizeof a.{name}) == 0"
+                           for name, by_value in fields)
+        found[held.element_spelling] = TbStruct(spelled, test)
+    return list(found.values())
 
 
 def original_text(text: str) -> str:

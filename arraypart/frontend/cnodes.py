@@ -198,10 +198,14 @@ class TypeInfo:
     is the referenced type of a reference (None for any other type); ``ap_number``: the
     type is an ``ap_[u]int`` or ``ap_[u]fixed``; ``const``: it is const-qualified;
     ``element_struct``: its elements (through arrays, pointers and references) are
-    structs other than those."""
+    structs other than those, whose direct fields ``element_fields`` lists as
+    ``(name, by_value)``: integers, enums and bit-fields compare by value, anything else
+    (floating point, arrays, structs) bit for bit; padding is no field (its bytes are
+    indeterminate after a copy)."""
 
     __slots__ = ("clang", "kind", "canonical_kind", "spelling", "canonical_spelling",
-                 "element_struct", "referent", "ap_number", "const")
+                 "element_struct", "element_fields", "element_spelling", "referent",
+                 "ap_number", "const")
 
     def __init__(self, t: ci.Type):
         canonical = t.get_canonical()
@@ -217,6 +221,8 @@ class TypeInfo:
         ap_record = (element.kind == ci.TypeKind.RECORD
                      and element.get_declaration().spelling in AP_TYPE_NAMES)
         self.element_struct = element.kind == ci.TypeKind.RECORD and not ap_record
+        self.element_fields = _fields(element) if self.element_struct else ()
+        self.element_spelling = element.spelling
         self.ap_number = ap_record and element == canonical
         self.const = t.is_const_qualified()
         self.referent = (TypeInfo(t.get_pointee()) if t.kind in REFERENCE_TYPE_KINDS
@@ -229,6 +235,13 @@ class TypeInfo:
 
 
 AP_TYPE_NAMES = ("ap_int", "ap_uint", "ap_fixed", "ap_ufixed")
+
+
+def _fields(record: ci.Type) -> tuple[tuple[str, bool], ...]:
+    """``(name, by_value)`` of a struct's direct fields (:class:`TypeInfo`)."""
+    return tuple((f.spelling, f.is_bitfield() or f.type.get_canonical().kind in
+                  INTEGER_TYPE_KINDS or f.type.get_canonical().kind == ci.TypeKind.ENUM)
+                 for f in record.get_fields())
 
 
 @dataclass(frozen=True, slots=True, eq=False)
