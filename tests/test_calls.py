@@ -123,6 +123,14 @@ void flow(const int in[N], int out[N / 4]) {
 """
 
 
+def _assert_located_error(source: str, name: str, line: int, col: int, words: str) -> None:
+    """Reading ``source`` (top ``k``) is a KernelError at ``line:col`` saying ``words``."""
+    with pytest.raises(KernelError) as info:
+        frontend.parse_source(source, name, top="k")
+    assert (info.value.coord.line, info.value.coord.col) == (line, col), str(info.value)
+    assert words in str(info.value)
+
+
 def _kernel_file(tmp_path, name, text):
     path = tmp_path / name
     path.write_text(text)
@@ -295,10 +303,7 @@ def test_dataflow_processes_share_one_banking_per_channel(tmp_path):
 ])
 def test_calls_arraypart_cannot_follow_are_located_errors(source, line, col, words):
     name = "k.cpp" if "&" in source else "k.c"  # C: clang lets a mismatched shape pass
-    with pytest.raises(KernelError) as info:
-        frontend.parse_source(source, name, top="k")
-    assert (info.value.coord.line, info.value.coord.col) == (line, col), str(info.value)
-    assert words in str(info.value)
+    _assert_located_error(source, name, line, col, words)
 
 
 # Function templates, each call an instantiation bound to its arguments: a copy whose
@@ -369,10 +374,7 @@ def test_template_instantiations_bank_to_ii_1(tmp_path):
      "f<2>(const int[8])"),
 ])
 def test_templates_arraypart_cannot_bank_are_located_errors(source, line, col, words):
-    with pytest.raises(KernelError) as info:
-        frontend.parse_source(source, "k.cpp", top="k")
-    assert (info.value.coord.line, info.value.coord.col) == (line, col), str(info.value)
-    assert words in str(info.value)
+    _assert_located_error(source, "k.cpp", line, col, words)
 
 
 # Output pointers of a scalar each (an extent of 1), written through '*' in a callee,
@@ -429,10 +431,7 @@ def test_dereferences_through_callee_pointers_bank_to_ii_1(tmp_path):
      2, 4, "'*' on array 'p' of 2 dimensions"),
 ])
 def test_dereferences_arraypart_cannot_follow_are_located_errors(source, line, col, words):
-    with pytest.raises(KernelError) as info:
-        frontend.parse_source(source, "k.c", top="k")
-    assert (info.value.coord.line, info.value.coord.col) == (line, col), str(info.value)
-    assert words in str(info.value)
+    _assert_located_error(source, "k.c", line, col, words)
 
 
 # A table in a header of the kernel's own, read four taps per cycle: its declaration
@@ -553,10 +552,7 @@ def test_partitions_written_on_parameters_give_way_to_ours(tmp_path):
 ])
 def test_parameter_partitions_arraypart_cannot_apply_are_located_errors(
         source, line, col, words):
-    with pytest.raises(KernelError) as info:
-        frontend.parse_source(source, "k.c", top="k")
-    assert (info.value.coord.line, info.value.coord.col) == (line, col), str(info.value)
-    assert words in str(info.value)
+    _assert_located_error(source, "k.c", line, col, words)
 
 
 # A call in an if condition, in a callee that returns early: the call runs before the
@@ -763,7 +759,4 @@ def test_local_pointers_bank_and_trace_as_modelled(tmp_path):
      "'*' on array 'a' of 2 dimensions"),
 ])
 def test_pointers_arraypart_cannot_follow_are_located_errors(source, line, col, words):
-    with pytest.raises(KernelError) as info:
-        frontend.parse_source(source, "k.c", top="k")
-    assert (info.value.coord.line, info.value.coord.col) == (line, col), str(info.value)
-    assert words in str(info.value)
+    _assert_located_error(source, "k.c", line, col, words)
