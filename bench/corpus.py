@@ -539,7 +539,8 @@ def _compile(kernel: Kernel, root: Path, out: Path, *extra: str) -> Outcome:
         report = json.loads(report_path.read_text())
         loops = report.get("loops", [])
         message = " ".join(f"{l['name']}:{l['achieved_ii']}/{l['target_ii']}" for l in loops)
-        emitted = next(out.glob("*.cpp"), None)
+        emitted = next((f for f in sorted(out.glob("*.cpp"))
+                        if not f.name.endswith("_tb.cpp")), None)
         gxx_ok = emitted is not None and _gxx_accepts(emitted, kernel, root)
         verdict = run_testbench(out, kernel, root) if gxx_ok else None
         return Outcome(kernel, status, message, gxx_ok, _contended(report), verdict)

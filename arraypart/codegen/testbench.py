@@ -147,9 +147,11 @@ def testbench_context(kernel: Kernel) -> dict:
 
 def _structs(decls: list[N.Decl], params: list[TbParam]) -> list[TbStruct]:
     """The struct types of the arrays and scalars compared, one per type (by its
-    canonical spelling), each with its fields' test: integers, enums and bit-fields by
-    value, the rest bit for bit."""
+    canonical spelling without qualifiers, and by the spelling the testbench uses),
+    each with its fields' test: integers, enums and bit-fields by value, the rest bit
+    for bit."""
     found: dict[str, TbStruct] = {}
+    spellings: set[str] = set()
     for decl, param in zip(decls, params):
         held = decl.ctype.referent or decl.ctype if decl.ctype is not None else None
         fields = held.element_fields if held is not None else ()
@@ -157,12 +159,14 @@ def _structs(decls: list[N.Decl], params: list[TbParam]) -> list[TbStruct]:
             continue
         spelled = (param.array.elem_type if param.array is not None
                    else param.scalar.value_type if param.scalar is not None else None)
-        if spelled is None or held.element_spelling in found:
+        canonical = _unqualified(held.element_spelling)
+        if spelled is None or canonical in found or spelled in spellings:
             continue
         test = " && ".join(f"a.{name} == b.{name}" if by_value else
                            f"std::memcmp(&a.{name}, &b.{name}, sizeof a.{name}) == 0"
                            for name, by_value in fields)
-        found[held.element_spelling] = TbStruct(spelled, test)
+        found[canonical] = TbStruct(spelled, test)
+        spellings.add(spelled)
     return list(found.values())
 
 

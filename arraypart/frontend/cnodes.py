@@ -238,10 +238,16 @@ AP_TYPE_NAMES = ("ap_int", "ap_uint", "ap_fixed", "ap_ufixed")
 
 
 def _fields(record: ci.Type) -> tuple[tuple[str, bool], ...]:
-    """``(name, by_value)`` of a struct's direct fields (:class:`TypeInfo`)."""
+    """``(name, by_value)`` of a struct's direct fields (:class:`TypeInfo`); none for a
+    class with a field that is not public (``hls::vector``: code outside cannot name
+    it)."""
+    fields = list(record.get_fields())
+    if any(f.access_specifier not in (ci.AccessSpecifier.PUBLIC,
+                                      ci.AccessSpecifier.INVALID) for f in fields):
+        return ()
     return tuple((f.spelling, f.is_bitfield() or f.type.get_canonical().kind in
                   INTEGER_TYPE_KINDS or f.type.get_canonical().kind == ci.TypeKind.ENUM)
-                 for f in record.get_fields())
+                 for f in fields)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
