@@ -719,6 +719,18 @@ def test_local_pointers_into_memory_are_its_elements():
 
 
 
+def test_the_reads_of_a_pointers_start_are_accesses():
+    """``const int *row = a[sel[i]];`` reads ``sel[i]`` where it is declared; the
+    elements through ``row`` then have an irregular first index."""
+    kernel = frontend.parse_source(
+        "void k(const int a[8][16], const int s[8], int out[8]) {\n"
+        "  for (int i = 0; i < 8; i++) {\n#pragma HLS pipeline II=1\n"
+        "    const int *row = a[s[i]];\n    out[i] = row[0] + row[1];\n  }\n}\n", "k.c")
+    found = [(a.array, a.kind, tuple(None if e is None else pretty(e) for e in a.index))
+             for a in _accesses(kernel.body)]
+    assert found == [("s", "read", ("i",)), ("a", "read", (None, "0")),
+                     ("a", "read", (None, "1")), ("out", "write", ("i",))]
+
 def test_a_dereferenced_address_is_the_element_itself():
     """``*&A[i]`` (a macro's pointer argument, as in MachSuite's FFT4) is ``A[i]``,
     read or written as it stands."""

@@ -179,13 +179,15 @@ def bind(call: N.FuncCall, callee: N.FuncDef, visible: Mapping[str, Binding],
 
 
 def pointer_binding(decl: N.Decl, body: N.Node, visible: Mapping[str, Binding],
-                    arrays: Mapping[str, Array], scope: Scope) -> Binding | None:
+                    arrays: Mapping[str, Array], scope: Scope
+                    ) -> tuple[Binding, tuple[N.Node, ...]] | None:
     """What a local pointer declared at memory denotes (``T *row = A[i];``,
-    ``T *p = &A[i][k];``, ``T *p = A + k;``): like an array parameter bound to that
-    argument, ``row[e]`` and ``*(row + e)`` are elements of ``A``.  None when ``decl``
-    is no pointer or its start is no memory of the kernel.  ``body``: the function it
-    is declared in; a pointer that it assigns again (``p++``) is an error, since
-    arraypart follows memory by the subscripts written on it."""
+    ``T *p = &A[i][k];``, ``T *p = A + k;``), and the expressions its start evaluates
+    (subscripts, offset): like an array parameter bound to that argument, ``row[e]``
+    and ``*(row + e)`` are elements of ``A``.  None when ``decl`` is no pointer or its
+    start is no memory of the kernel.  ``body``: the function it is declared in; a
+    pointer that it assigns again (``p++``) is an error, since arraypart follows memory
+    by the subscripts written on it."""
     if decl.ctype is None or decl.ctype.canonical_kind != ci.TypeKind.POINTER \
             or decl.init is None:
         return None
@@ -198,7 +200,7 @@ def pointer_binding(decl: N.Decl, body: N.Node, visible: Mapping[str, Binding],
                                        f"'{memory.base.array}' is moved: arraypart "
                                        "follows memory by the subscripts written on it; "
                                        f"index it ({decl.name}[k]) instead")
-    return memory.binding(scope)
+    return memory.binding(scope), memory.nodes()
 
 
 def memory_argument(arg: N.Node, visible: Mapping[str, Binding],

@@ -163,22 +163,25 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
             self._visible = visible
         return nodes
 
-    def _pointer(self, decl: N.Decl) -> bool:
-        """Whether ``decl`` is a pointer into memory (:func:`.calls.pointer_binding`),
-        now visible as that part of the array until its block ends.  Code generation
-        rewrites the subscripts of a banked local array, not a pointer to it: there
-        such a pointer is an error."""
-        binding = calls.pointer_binding(decl, self._calls[-1].body, self._visible,
-                                        self._arrays, self._scope())
-        if binding is None:
-            return False
+    def _pointer(self, decl: N.Decl) -> list[Node] | None:
+        """When ``decl`` is a pointer into memory (:func:`.calls.pointer_binding`), the
+        statement of the reads its start makes (none when it makes none), the pointer
+        now visible as that part of the array until its block ends; None for any other
+        declaration.  Code generation rewrites the subscripts of a banked local array,
+        not a pointer to it: there such a pointer is an error."""
+        found = calls.pointer_binding(decl, self._calls[-1].body, self._visible,
+                                      self._arrays, self._scope())
+        if found is None:
+            return None
+        binding, evaluated = found
         if self._rewrites(self._arrays[binding.array]):
             raise KernelError(decl.coord, f"pointer '{decl.name}' into local array "
                                           f"'{binding.array}': write "
                                           f"{binding.array}[...] (arraypart rewrites the "
                                           "subscripts of the arrays it banks)")
+        reads = tuple(a for n in evaluated for a in self._accesses(n))
         self._visible = {**self._visible, decl.name: binding}
-        return True
+        return [Stmt(reads, decl.coord)] if reads else []
 
     # ------------------------------------------------------------ scalars
 
@@ -269,7 +272,9 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         if isinstance(node, N.DeclList):
             stmts = []
             for d in node.decls:
-                if self._pointer(d):
+                pointer = self._pointer(d)
+                if pointer is not None:
+                    stmts += pointer
                     continue
                 if not d.is_array and d.init is not None:
                     self._check_reference(d)
