@@ -153,8 +153,10 @@ def _structs(decls: list[N.Decl], params: list[TbParam]) -> list[TbStruct]:
     found: dict[str, TbStruct] = {}
     spellings: set[str] = set()
     for decl, param in zip(decls, params):
-        held = decl.ctype.referent or decl.ctype if decl.ctype is not None else None
-        fields = held.element_fields if held is not None else ()
+        if decl.ctype is None:
+            continue
+        held = decl.ctype.referent or decl.ctype
+        fields = held.element_fields
         if not fields or not all(name for name, _ in fields):
             continue
         spelled = (param.array.elem_type if param.array is not None
