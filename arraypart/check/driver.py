@@ -279,11 +279,8 @@ def _count_dynamic(run: _Run, static: frozenset, dynamic: dict[ir.Access, int]) 
 def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory],
           totals: _Totals, static: frozenset | None,
           deadline: Deadline | None) -> list[_Run]:
-    by_run: dict[int, list[Emitted]] = {}
-    for e in emitted:
-        by_run.setdefault(e.run, []).append(e)
     runs = []
-    for run, parts in by_run.items():
+    for run, parts in _by_run(emitted).items():
         frame = parts[0].frame
         per_array: dict[str, list] = {}
         for e in parts:
@@ -292,7 +289,7 @@ def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory
                 per_array.setdefault(a.array, []).append(
                     cells(a, e.frame, banking) if static is None
                     else site_cells(a, e.frame, banking))
-        order = tuple(frame.order) + (np.full(frame.rows, run, np.int64),)
+        order = _run_order(frame, run)
         arrays = sorted(per_array, key=lambda name: memories[name].position)
         needs = {name: _needs(per_array[name], memories[name], frame.rows, static,
                               deadline)
@@ -305,6 +302,19 @@ def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory
             need = np.maximum(need, array_need)
         runs.append(_Run(frame, order, {n: per_array[n] for n in arrays}, needs, need))
     return runs
+
+
+def _by_run(emitted: list[Emitted]) -> dict[int, list[Emitted]]:
+    """The emissions of each run, by run (a run's steps are its first part's rows)."""
+    by_run: dict[int, list[Emitted]] = {}
+    for e in emitted:
+        by_run.setdefault(e.run, []).append(e)
+    return by_run
+
+
+def _run_order(frame: F.Frame, run: int) -> tuple[np.ndarray, ...]:
+    """The order key columns of a run's steps: its frame's, then the run's position."""
+    return tuple(frame.order) + (np.full(frame.rows, run, np.int64),)
 
 
 def _needs(cs: list, memory: _Memory, rows: int, static: frozenset | None,
@@ -365,7 +375,7 @@ def _first_conflict(runs: list[_Run], memories: dict[str, _Memory], target: int,
     if not candidates:
         return None, None
     key, row, run = min(candidates, key=lambda t: t[0])
-    ordinal = steps_before + sum(_count_before(r.order, key) for r in runs)
+    ordinal = steps_before + sum(_weighted_before(r.frame, r.order, key) for r in runs)
     for name, cs in run.cells.items():
         if run.needs[name][row] > target:
             m = memories[name]
@@ -390,18 +400,17 @@ def _steps_before(region: Region, key: tuple[int, ...], deadline: Deadline | Non
     iterations); a second walk, made only when there is a conflict to place."""
     before = 0
     for _, emitted, _ in _chunks(region, deadline):
-        frames = {}
-        for e in emitted:
-            frames.setdefault(e.run, e.frame)
-        for run, frame in frames.items():
-            order = tuple(frame.order) + (np.full(frame.rows, run, np.int64),)
-            before += _weighted_before(frame, order, key)
+        for run, parts in _by_run(emitted).items():
+            frame = parts[0].frame
+            before += _weighted_before(frame, _run_order(frame, run), key)
     return before
 
 
 def _weighted_before(frame: F.Frame, order: tuple[np.ndarray, ...],
                      key: tuple[int, ...]) -> int:
-    """:func:`_count_before` with each row weighted as :func:`_steps_before` says."""
+    """The rows whose order columns are lexicographically less than ``key`` (a shorter
+    equal prefix sorts first), each weighted as :func:`_steps_before` says (1 where no
+    loop was collapsed)."""
     rows = frame.rows
     trips = {int(name[len(TRIPS):]): a[:, 0] for name, a in frame.env.items()
              if name.startswith(TRIPS)}
@@ -424,15 +433,3 @@ def _weighted_before(frame: F.Frame, order: tuple[np.ndarray, ...],
     return int(weight[less].sum())
 
 
-def _count_before(order: tuple[np.ndarray, ...], key: tuple[int, ...]) -> int:
-    """Rows whose order columns are lexicographically less than ``key`` (a shorter
-    equal prefix sorts first)."""
-    rows = order[0].size if order else 0
-    less = np.zeros(rows, bool)
-    equal = np.ones(rows, bool)
-    for column, k in zip(order, key):
-        less |= equal & (column < k)
-        equal &= column == k
-    if len(order) < len(key):
-        less |= equal
-    return int(np.count_nonzero(less))

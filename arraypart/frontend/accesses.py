@@ -171,7 +171,7 @@ class AccessLowering:
         ``p[e1 - e2 ...]`` (:meth:`_pointer_element`).  Any other dereference of an
         expression that names a visible array is an error: its element is unknown.
         ``*&E`` is ``E``."""
-        address = _stripped_casts(node.expr)
+        address = calls.without_casts(node.expr)
         if isinstance(address, N.UnaryOp) and address.op == "&":
             self._target(address.expr, out, kinds)
             return
@@ -218,15 +218,9 @@ class AccessLowering:
                       field)
 
 
-def _stripped_casts(node: N.Node) -> N.Node:
-    while isinstance(node, N.Cast):
-        node = node.expr
-    return node
-
-
 def _signed_terms(node: N.Node, sign: int) -> list[tuple[N.Node, int]]:
     """The terms of a sum of ``+`` and ``-`` (casts dropped), each with its sign."""
-    node = _stripped_casts(node)
+    node = calls.without_casts(node)
     if isinstance(node, N.BinaryOp) and node.op in ("+", "-"):
         return (_signed_terms(node.left, sign)
                 + _signed_terms(node.right, sign if node.op == "+" else -sign))

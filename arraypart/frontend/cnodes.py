@@ -245,9 +245,9 @@ def _fields(record: ci.Type) -> tuple[tuple[str, bool], ...]:
     if any(f.access_specifier not in (ci.AccessSpecifier.PUBLIC,
                                       ci.AccessSpecifier.INVALID) for f in fields):
         return ()
-    return tuple((f.spelling, f.is_bitfield() or f.type.get_canonical().kind in
-                  INTEGER_TYPE_KINDS or f.type.get_canonical().kind == ci.TypeKind.ENUM)
-                 for f in fields)
+    by_value_kinds = INTEGER_TYPE_KINDS | {ci.TypeKind.ENUM}
+    return tuple((f.spelling, f.is_bitfield()
+                  or f.type.get_canonical().kind in by_value_kinds) for f in fields)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
