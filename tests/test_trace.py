@@ -259,6 +259,40 @@ def test_loops_that_count_down_are_compared_in_execution_order(tmp_path):
 
 
 @needs_gxx
+def test_a_loop_under_a_data_dependent_if_may_run_fewer_steps(tmp_path):
+    """The model runs the guarded loop whenever it may; the run never takes the
+    branch (``in[0]`` cannot be both negative and positive), so it records no step of
+    that loop, which is no disagreement."""
+    path = tmp_path / "skip.c"
+    path.write_text("void skip(const int in[32], int out[32]) {\n"
+                    "  if (in[0] < 0 && in[0] > 0) {\n"
+                    "    for (int i = 0; i < 32; i++) {\n#pragma HLS pipeline II=1\n"
+                    "      out[i] = in[i];\n    }\n    return;\n  }\n"
+                    "  for (int i = 0; i < 32; i++) {\n#pragma HLS pipeline II=1\n"
+                    "    out[i] = 2 * in[i];\n  }\n}\n")
+    for result in _traced(path, 2):
+        assert result.disagreements == (), result.format()
+        assert len(result.addresses.compared) == 2
+
+
+@needs_gxx
+def test_a_name_only_the_command_line_defines_reaches_the_traced_build(tmp_path):
+    """``-D`` names reach g++ too: the header tests one that the kernel never defines
+    (Rosetta's typedefs.h and ``-DSDSOC``)."""
+    (tmp_path / "cfg.h").write_text("#ifdef WIDE\ntypedef long word;\n#endif\n")
+    path = tmp_path / "wide.c"
+    path.write_text('#include "cfg.h"\nvoid wide(const word in[32], word out[32]) {\n'
+                    "  for (int i = 0; i < 31; i++) {\n#pragma HLS pipeline II=1\n"
+                    "    out[i] = in[i] + in[i + 1];\n  }\n}\n")
+    report = api.analyze(path, defines={"WIDE": 1}, ports=2)
+    recorded = trace.record(report.kernel, clangtu.Options((("WIDE", 1),)), tmp_path,
+                            report.solution.bankings())
+    result = api.judge_trace(report, recorded, as_written=False, ports=2)
+    assert result.disagreements == (), result.format()
+    assert result.replay.records == 31 * 3
+
+
+@needs_gxx
 def test_accesses_in_a_called_function_are_modelled(tmp_path):
     path = tmp_path / "calls.cpp"
     path.write_text(CALL_IN_PIPELINE)

@@ -99,9 +99,11 @@ def record(kernel: ir.Kernel, options: clangtu.Options, workdir: Path,
 
 
 def _include_flags(kernel: ir.Kernel, options: clangtu.Options) -> list[str]:
+    """The folders the kernel's includes are searched in, and its ``-D`` names (a
+    header may test one that the kernel text never defines)."""
     folder = os.path.dirname(os.path.abspath(kernel.path))
     dirs = [folder, *options.include_dirs, clangtu.hls_include_dir(options.hls_include)]
-    return [f"-I{d}" for d in dirs]
+    return [f"-I{d}" for d in dirs] + [f"-D{name}={value}" for name, value in options.defines]
 
 
 def _run(command: list[str], workdir: Path, cap: float, deadline: Deadline | None,
@@ -299,7 +301,8 @@ def _directions(nodes: tuple[ir.Node, ...], around: tuple[int, ...]
 
 
 def _data_guarded(nodes: tuple[ir.Node, ...], guarded: bool) -> Iterator[tuple[int, int]]:
-    """(line, col) of the accesses under an ``if`` whose condition is not affine."""
+    """(line, col) of the accesses and loops under an ``if`` whose condition is not
+    affine."""
     for n in nodes:
         if isinstance(n, ir.Stmt):
             yield from ((a.coord.line, a.coord.col) for a in n.accesses if guarded)
@@ -307,6 +310,8 @@ def _data_guarded(nodes: tuple[ir.Node, ...], guarded: bool) -> Iterator[tuple[i
             yield from ((a.coord.line, a.coord.col) for a in n.cond_accesses if guarded)
             yield from _data_guarded(n.then + n.orelse, guarded or n.cond is None)
         else:
+            if guarded:
+                yield n.coord.line, n.coord.col
             yield from _data_guarded(n.body, guarded)
 
 
