@@ -7,9 +7,13 @@ import json
 from textwrap import dedent
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import arraypart
 from arraypart import KernelError, check, ir
+from arraypart import expr as E
+from arraypart.frontend import scalars as S
 
 from conftest import needs_gxx
 from test_edge_cases import run_testbench
@@ -205,6 +209,118 @@ def test_scalar_passed_by_address_is_opaque(tmp_path):
         }"""
     report = compile_text(tmp_path, "escaped", text).report
     assert "'at' may be changed through its address or a reference" in report.warnings[0]
+
+
+INSERTION = """
+    #define K 4
+    void insertion(int dist[64], int best[K]) {
+        int pos = 1000;
+        for (int i = 0; i < K; i++) best[i] = 256;
+        for (int j = 0; j < 64; j++) {
+    #pragma HLS pipeline II=1
+            pos = 1000;
+            for (int r = 0; r < K; r++) {
+    #pragma HLS unroll
+                pos = (dist[j] < best[r] && pos > K) ? r : pos;
+            }
+            for (int r = K; r > 0; r--) {
+    #pragma HLS unroll
+                if (r - 1 > pos) {
+                    best[r - 1] = best[r - 2];
+                } else if (r - 1 == pos) {
+                    best[r - 1] = dist[j];
+                }
+            }
+        }
+    }"""
+
+
+def _guards(nodes, guards=()):
+    """Every access with the conditions of the ifs around it (None: data dependent),
+    each condition's constraints as text."""
+    for node in nodes:
+        if isinstance(node, ir.Loop):
+            yield from _guards(node.body, guards)
+        elif isinstance(node, ir.If):
+            cond = None if node.cond is None else tuple(
+                tuple(f"{E.pretty(c.expr)} {c.op} 0" for c in conj) for conj in node.cond)
+            yield from _guards(node.then, guards + (cond,))
+            yield from _guards(node.orelse, guards + ("else",))
+        else:
+            for access in node.accesses:
+                yield access, guards
+
+
+def test_a_data_dependent_guard_over_a_bounded_scalar_bounds_its_branch(tmp_path):
+    """``pos`` is 1000 or an iterator value in [0, 3], never negative: ``r - 1 > pos``
+    can hold only where r >= 2, so ``best[r - 2]`` never reads index -1 (before, every
+    r was kept and the kernel was refused as reading out of bounds)."""
+    compiled = compile_text(tmp_path, "insertion", INSERTION)
+    assert checked_iis(compiled)["L6"] == 1
+    shifting = [guards for access, guards in _guards(compiled.report.kernel.body)
+                if access.array == "best" and access.kind == "read"
+                and E.pretty(access.index[0]) == "r - 2"]
+    assert shifting == [(None, (("r - 2 >= 0",),))]
+
+
+@needs_gxx
+def test_a_bounded_scalar_guard_emitted_code_matches_original(tmp_path):
+    run_testbench(compile_text(tmp_path, "insertion", INSERTION), tmp_path)
+
+
+@pytest.mark.parametrize("change, why", [
+    ("pos = dist[j];", "a value read from an array has no range"),
+    ("int *p = &pos; *p = dist[j];", "a write through its address"),
+    ("pos++;", "a range that grows every round is unbounded"),
+    ("pos = pos - 1;", "a range that grows every round is unbounded"),
+])
+def test_a_guard_over_an_unbounded_scalar_keeps_every_iteration(tmp_path, change, why):
+    text = INSERTION.replace("            pos = 1000;\n", f"            {change}\n", 1)
+    assert change in text
+    with pytest.raises(KernelError, match=r"best\[r - 2\] leaves best"):
+        compile_text(tmp_path, "unbounded", text)
+
+
+def test_the_affine_side_of_a_data_dependent_and_bounds_its_branch(tmp_path):
+    text = """
+        void prefix(int a[32], int flags[32], int out[32]) {
+            for (int i = 0; i < 32; i++) {
+        #pragma HLS pipeline II=1
+                if (i > 0 && flags[i] > 0) out[i] = a[i - 1] + a[i];
+                else out[i] = a[i];
+            }
+        }"""
+    compiled = compile_text(tmp_path, "prefix", text)
+    assert checked_iis(compiled)["L3"] == 1
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(st.lists(st.tuples(st.integers(-3, 3), st.integers(-3, 3), st.integers(-3, 3),
+                          st.integers(-6, 6), st.sampled_from((">=", "=="))),
+                min_size=1, max_size=3),
+       st.tuples(st.integers(-4, 4), st.integers(0, 5)),
+       st.tuples(st.integers(-4, 4), st.integers(0, 5)))
+def test_relaxing_range_symbols_keeps_every_point_some_value_satisfies(terms, s_range,
+                                                                        t_range):
+    """``relax`` is a superset: wherever some s, t within their ranges satisfy the
+    conjunction, the relaxed conjunction holds."""
+    ranges = {"s#0": (s_range[0], s_range[0] + s_range[1]),
+              "t#0": (t_range[0], t_range[0] + t_range[1])}
+    conj = tuple(ir.Constraint(E.affine({"s#0": a, "t#0": b, "x": k}, c), op)
+                 for a, b, k, c, op in terms)
+    (relaxed,) = S.relax((conj,), ranges)
+    assert all(not (E.variables(c.expr) & ranges.keys()) for c in relaxed)
+
+    def holds(constraints, env):
+        return all((E.evaluate(c.expr, env) >= 0) if c.op == ">=" else
+                   (E.evaluate(c.expr, env) == 0) for c in constraints)
+
+    for x in range(-12, 13):
+        some = any(holds(conj, {"x": x, "s#0": sv, "t#0": tv})
+                   for sv in range(ranges["s#0"][0], ranges["s#0"][1] + 1)
+                   for tv in range(ranges["t#0"][0], ranges["t#0"][1] + 1))
+        if some:
+            assert holds(relaxed, {"x": x}), (conj, relaxed, x)
 
 
 # ---------------------------------------------------------------- point 5: loops

@@ -366,9 +366,35 @@ def condition_dnf(node: N.Node, scope: Scope,
         right = condition_dnf(node.right, scope, negate)
         if left is None or right is None:
             return None
-        if (node.op == "&&") != negate:
-            return tuple(a + b for a in left for b in right)
-        return left + right
+        return _connect(node.op, negate, left, right)
+    return _atom_dnf(node, scope, negate)
+
+
+def condition_superset(node: N.Node, scope: Scope,
+                       negate: bool = False) -> tuple[Conjunction, ...]:
+    """A disjunction of conjunctions that holds wherever ``node`` (negated if asked)
+    may hold: :func:`condition_dnf` where that is affine, and each comparison or value
+    that is not taken as true (so ``i < n && x[i] > 0`` gives ``i < n``; pushing the
+    negation to the leaves first keeps this a superset for either branch)."""
+    if isinstance(node, N.UnaryOp) and node.op == "!":
+        return condition_superset(node.expr, scope, not negate)
+    if isinstance(node, N.BinaryOp) and node.op in ("&&", "||"):
+        return _connect(node.op, negate, condition_superset(node.left, scope, negate),
+                        condition_superset(node.right, scope, negate))
+    exact = _atom_dnf(node, scope, negate)
+    return ((),) if exact is None else exact
+
+
+def _connect(op: str, negate: bool, left: tuple[Conjunction, ...],
+             right: tuple[Conjunction, ...]) -> tuple[Conjunction, ...]:
+    """``left op right`` (De Morgan's dual when ``negate``: the operands are negated)."""
+    if (op == "&&") != negate:
+        return tuple(a + b for a in left for b in right)
+    return left + right
+
+
+def _atom_dnf(node: N.Node, scope: Scope, negate: bool) -> tuple[Conjunction, ...] | None:
+    """A comparison, or a value taken as ``!= 0``, as DNF; None when not affine."""
     if isinstance(node, N.BinaryOp) and node.op in COMPARISONS:
         left = quasi_affine(node.left, scope)
         right = quasi_affine(node.right, scope)

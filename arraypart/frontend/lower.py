@@ -21,16 +21,16 @@ parameters; a callee's accesses through a parameter bound to one count for its e
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Mapping
 
 from .. import expr as E
 from ..errors import Coord, KernelError, warning_text
-from ..ir import Array, If, Loop, Node, Param, Stmt
+from ..ir import Array, Conjunction, If, Loop, Node, Param, Stmt
 from . import calls
 from .accesses import AccessLowering
 from .calls import Binding
-from .cexpr import Bound, Scope, condition_dnf, quasi_affine
+from .cexpr import Bound, Scope, condition_dnf, condition_superset, quasi_affine
 from . import cnodes as N
 from . import interfaces as I
 from . import scalars as S
@@ -46,6 +46,29 @@ from .pragmas import LOOP_DIRECTIVES, PragmaReader
 MAX_CALL_DEPTH = 64
 MAX_INLINED_CALLS = 4096
 FUNCTION_BODY_DIRECTIVES = ("pipeline",)
+
+
+@dataclass(slots=True)
+class _RangeLog:
+    """One function text's tracked scalars (:func:`.scalars.tracked_scalars`): their
+    types' ranges, their write sites, and the scopes each site ran in (by ``id``)."""
+
+    symbol_suffix: str
+    types: dict[str, Bound]
+    sites: dict[str, list[N.Node | None]]
+    scopes: dict[int, list[Scope]] = field(default_factory=dict)
+
+    def symbol(self, name: str) -> str:
+        """The symbol a data-dependent condition's superset writes for ``name``."""
+        return name + self.symbol_suffix
+
+    def ranges(self) -> dict[str, Bound]:
+        """Every tracked scalar's value range, by its symbol."""
+        runs = {name: [None if site is None else (site, self.scopes.get(id(site), []))
+                       for site in sites] for name, sites in self.sites.items()}
+        runs = {name: [] if None in writes else writes for name, writes in runs.items()}
+        return {self.symbol(name): bound
+                for name, bound in S.solve_ranges(runs, self.types).items()}
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +115,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         self._temporaries: S.Values = {}  # scalars with an affine value here
         self._opaque: S.Opaques = {}  # scalars without one, and why
         self._scalars = S.integer_scalars(func.body)
+        self._range_logs: dict[int, _RangeLog] = {}  # by id of the function's FuncDef
         self._blocks: list[dict[str, tuple]] = []  # per open block: outer bindings
         self._followed = 0  # loop iterations being followed without building IR
         self._warnings: list[str] = []
@@ -127,7 +151,8 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         self._collect_arrays()
         self._visible = {name: Binding(name) for name in self._arrays}
         self._apply_array_pragmas(self._func.body, self._visible)
-        body = self._function_body(self._func)
+        self._range_log = self._function_range_log(self._func)
+        body = _bound_guards(self._function_body(self._func), self._value_ranges())
         self._fix_extents()
         arrays = tuple(replace(a, functions=tuple(self._functions.get(a.name, ())))
                        for a in self._arrays.values())
@@ -212,6 +237,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         """The scalar writes of an expression (see :func:`.scalars.statement_effects`)."""
         if node is None or not self._scalars:
             return
+        self._log_writes(node)
         for name, value in S.statement_effects(node, self._scalars, self._scope(),
                                                  self._callees):
             if isinstance(value, S.Opaque):
@@ -222,6 +248,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
     def _declare_scalar(self, decl: N.Decl) -> None:
         if decl.name not in self._scalars:
             return
+        self._log_writes(decl)
         if decl.init is None:
             self._declare(decl.name, None, S.Opaque("is declared without a value",
                                                     decl.coord))
@@ -230,6 +257,43 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         value = quasi_affine(decl.init, self._scope())
         self._declare(decl.name, value, None if value is not None else S.Opaque(
             "is initialized with a value that is not affine", decl.coord))
+
+    def _function_range_log(self, func: N.FuncDef) -> _RangeLog:
+        """The value-range log of ``func``'s text (one per definition reached)."""
+        if id(func) not in self._range_logs:
+            excluded = frozenset(p.name for p in func.params) | frozenset(
+                d.name for d in self._globals)
+            types = S.tracked_scalars(func.body, excluded)
+            self._range_logs[id(func)] = _RangeLog(
+                f"{S.RANGE_MARK}{len(self._range_logs)}", types,
+                S.write_sites(func.body, frozenset(types), self._callees))
+        return self._range_logs[id(func)]
+
+    def _log_writes(self, node: N.Node) -> None:
+        """The scope each tracked write in ``node`` runs in (not while an iteration is
+        only followed: its entry symbols have no range, and the real pass comes)."""
+        if self._followed:
+            return
+        sites = {id(site) for found in self._range_log.sites.values() for site in found}
+        scope = None
+        for n in N.walk(node):
+            if id(n) in sites:
+                scope = scope or self._scope()
+                self._range_log.scopes.setdefault(id(n), []).append(scope)
+
+    def _value_ranges(self) -> dict[str, Bound]:
+        """Every tracked scalar's value range, by symbol, over the whole lowering."""
+        return {symbol: bound for log in self._range_logs.values()
+                for symbol, bound in log.ranges().items()}
+
+    def _range_scope(self) -> Scope:
+        """The scope with each opaque tracked scalar standing for its range symbol."""
+        scope = self._scope()
+        symbols = {name: self._range_log.symbol(name) for name in self._opaque
+                   if name in self._range_log.types}
+        return Scope(scope.iterators | frozenset(symbols.values()), scope.constants,
+                     scope.ranges, {**scope.temporaries,
+                                    **{n: E.var(v) for n, v in symbols.items()}})
 
     def _warn_opaque(self, subscript: N.Node) -> None:
         """Say why a subscript through an opaque scalar is irregular (once a scalar
@@ -353,7 +417,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
                                           "arraypart inlines every call, so recursion "
                                           "cannot be modelled; write it as a loop")
         args = calls.bind(call, callee, self._visible, self._arrays, self._scope())
-        saved = (self._visible, self._state(), self._scalars, self._blocks,
+        saved = (self._visible, self._state(), self._scalars, self._range_log, self._blocks,
                  dict(self._constants), self._ref_ids, self._frame_start, self._frame_vars)
         self._calls.append(callee)
         try:
@@ -362,6 +426,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
             self._constants.update(args.constants)
             self._restore((args.values, {}))
             self._scalars = S.integer_scalars(callee.body)
+            self._range_log = self._function_range_log(callee)
             self._blocks = []
             self._frame_start, self._frame_vars = len(self._iterators), []
             self._add_constants(n for n in N.walk(callee.body) if isinstance(n, N.Decl))
@@ -374,8 +439,8 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
             return list(self._function_body(callee))
         finally:
             self._calls.pop()
-            (self._visible, state, self._scalars, self._blocks, constants, self._ref_ids,
-             self._frame_start, self._frame_vars) = saved
+            (self._visible, state, self._scalars, self._range_log, self._blocks, constants,
+             self._ref_ids, self._frame_start, self._frame_vars) = saved
             self._restore(state)
             self._constants.clear()
             self._constants.update(constants)
@@ -459,12 +524,16 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         taken (one that ``&&`` or ``||`` may skip is counted as run: a superset)."""
         cond = condition_dnf(node.cond, self._scope())
         cond_accesses = () if cond is not None else tuple(self._accesses(node.cond))
+        within = (None, None) if cond is not None else tuple(
+            condition_superset(node.cond, self._range_scope(), negate)
+            for negate in (False, True))
         self._apply_effects(node.cond)
         before = self._state()
-        then = tuple(self._statement(node.iftrue))
+        then = _inside(within[0], tuple(self._statement(node.iftrue)), node.coord)
         after_then = self._state()
         self._restore(before)
-        orelse = tuple(self._statement(node.iffalse)) if node.iffalse is not None else ()
+        orelse = () if node.iffalse is None else _inside(
+            within[1], tuple(self._statement(node.iffalse)), node.coord)
         self._merge_paths([after_then, self._state()], node.coord, "if")
         return If(cond, then, orelse, node.coord, cond_accesses)
 
@@ -530,3 +599,39 @@ def _matches(subject: N.Node, arm: switches.Arm) -> N.Node:
     return cond
 
 
+
+
+def _inside(within: tuple[Conjunction, ...] | None, body: tuple[Node, ...],
+            coord: Coord) -> tuple[Node, ...]:
+    """A data-dependent branch's ``body`` inside an affine ``if`` on ``within``, a
+    condition that holds wherever the branch may run (its range symbols are resolved
+    by :func:`_bound_guards`): the model keeps every iteration the data may choose and
+    drops those it cannot."""
+    if within is None or not body or ((),) == within[:1] or () in within:
+        return body
+    return (If(within, body, (), coord),)
+
+
+def _bound_guards(nodes: tuple[Node, ...], ranges: Mapping[str, Bound]
+                  ) -> tuple[Node, ...]:
+    """``nodes`` with every range symbol of the guards that :func:`_inside` wrote
+    eliminated over its scalar's value range (:func:`.scalars.relax`); a guard that
+    then holds everywhere is dropped."""
+    out: list[Node] = []
+    for node in nodes:
+        if isinstance(node, Loop):
+            out.append(replace(node, body=_bound_guards(node.body, ranges)))
+        elif isinstance(node, If):
+            then = _bound_guards(node.then, ranges)
+            orelse = _bound_guards(node.orelse, ranges)
+            cond = node.cond
+            if cond is not None and any(S.RANGE_MARK in name for conj in cond for c in conj
+                                        for name in E.variables(c.expr)):
+                cond = S.relax(cond, ranges)
+                if () in cond:
+                    out.extend(then)
+                    continue
+            out.append(replace(node, cond=cond, then=then, orelse=orelse))
+        else:
+            out.append(node)
+    return tuple(out)

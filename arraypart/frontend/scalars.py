@@ -18,6 +18,12 @@ subscript through it is regular.  This module holds the rules, as pure functions
 
 An opaque scalar used in a subscript makes that subscript irregular, and the warning
 says why (where the scalar stopped being affine).
+
+An opaque scalar still has a *value range*: the hull of every value any write of it in
+its function can give (:func:`solve_ranges`, flow-insensitive, so it holds at every
+read).  A data-dependent condition over it then bounds the iterators where a branch may
+run (:func:`relax`): ``if (r - 1 > pos)`` with ``pos`` in [0, 1000] runs only where
+``r >= 2``.
 """
 
 from __future__ import annotations
@@ -30,15 +36,28 @@ import clang.cindex as ci
 from .. import expr as E
 from ..errors import Coord
 from . import cnodes as N
-from .cexpr import Bound, Scope, interval, quasi_affine
+from ..ir import Conjunction, Constraint
+from .cexpr import COMPARISONS, Bound, Scope, interval, quasi_affine
 
 ENTRY_MARK = "@"  # cannot occur in a C name: an iteration's entry symbols never clash
+RANGE_MARK = "#"  # cannot occur in a C name either: the symbol of a scalar's value range
 STEP_OPS = {"+=": 1, "-=": -1}
 INCREMENT_STEPS = {"p++": 1, "++": 1, "p--": -1, "--": -1}
 # Calls that take their arguments by value whatever the language (min/max macros and
 # functions of the kernels' own idiom).
 VALUE_CALLS = ("min", "max", "MIN", "MAX", "abs")
 REFERENCE_KINDS = (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE)
+# Signed integer types of at most 32 bits, by width: the scalars whose value ranges are
+# tracked.  C computes + - * in a type at least as wide (int, or wider), wrapping modulo
+# 2^k (k >= 32) or overflowing (undefined); either way the result is congruent to the
+# mathematical value modulo 2^32, and the conversion to the target keeps it modulo its
+# width, so where the mathematical value fits the target's range it is the value.
+TRACKED_WIDTHS = {ci.TypeKind.SCHAR: 8, ci.TypeKind.CHAR_S: 8, ci.TypeKind.SHORT: 16,
+                  ci.TypeKind.INT: 32}
+UNBOUNDED: Bound = (None, None)
+# Rounds in which a scalar's range may grow before it is taken as unbounded (a widening:
+# ``x++`` in a loop grows it every round).
+RANGE_ROUNDS = 8
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,3 +264,203 @@ def trip_count(init: tuple[E.Expr, ...], bound: tuple[E.Expr, ...], step: int,
         return None
     return E.add(E.floordiv(span, abs(step)), E.const(1))
 
+
+
+# ---------------------------------------------------------------- value ranges
+
+
+def tracked_scalars(body: N.Compound, excluded: frozenset[str]) -> dict[str, Bound]:
+    """The scalars of ``body`` whose value ranges are followed, each with the range of
+    its type (the narrowest, where blocks declare the name more than once): every
+    declaration of the name is a signed integer of :data:`TRACKED_WIDTHS`, and it is none
+    of ``excluded`` (the function's parameters and the file's variables, whose first
+    value no write of the body gives)."""
+    widths: dict[str, int] = {}
+    other: set[str] = set(excluded)
+    for d in N.walk(body):
+        if not isinstance(d, N.Decl):
+            continue
+        width = None if d.is_array or d.ctype is None else TRACKED_WIDTHS.get(
+            d.ctype.canonical_kind)
+        if width is None:
+            other.add(d.name)
+        else:
+            widths[d.name] = min(width, widths.get(d.name, width))
+    return {name: (-2 ** (w - 1), 2 ** (w - 1) - 1) for name, w in widths.items()
+            if name not in other}
+
+
+def write_sites(body: N.Compound, names: frozenset[str],
+                callees: Mapping[str, N.FuncDef | None] = {}
+                ) -> dict[str, list[N.Node | None]]:
+    """Every place in ``body`` that may give each scalar of ``names`` a value: a
+    declaration with an initializer (a ``static`` one without: 0), an assignment or an
+    increment; None where it may change in a way no expression states (``&x``, a
+    reference argument).  A declaration without a value is no site: reading the scalar
+    before a write is undefined (C11 6.3.2.1p2, C++ [basic.indet])."""
+    sites: dict[str, list[N.Node | None]] = {name: [] for name in names}
+    for n in N.walk(body):
+        if isinstance(n, N.Decl) and n.name in names and (n.init is not None or n.static):
+            sites[n.name].append(n)
+        target = write_target(n)
+        if target in names:
+            sites[target].append(n)
+        for name in _escaped(n, names, callees):
+            sites[name].append(None)
+    return sites
+
+
+def site_interval(site: N.Node, scope: Scope, known: Mapping[str, Bound | None]
+                  ) -> Bound | None:
+    """An interval holding the value the write ``site`` gives its scalar, when every
+    tracked scalar lies in its ``known`` range (None there: no value yet, and then
+    None here too); :data:`UNBOUNDED` where the write is not followed."""
+    if isinstance(site, N.Decl):
+        return (0, 0) if site.init is None else value_interval(site.init, scope, known)
+    if isinstance(site, N.UnaryOp):
+        step = INCREMENT_STEPS[site.op]
+        return _arith("+", value_interval(site.expr, scope, known), (step, step))
+    value = value_interval(site.rvalue, scope, known)
+    if site.op == "=":
+        return value
+    if site.op in ("+=", "-=", "*="):
+        return _arith(site.op[0], value_interval(site.lvalue, scope, known), value)
+    return UNBOUNDED
+
+
+def value_interval(node: N.Node, scope: Scope, known: Mapping[str, Bound | None]
+                   ) -> Bound | None:
+    """Interval arithmetic over the C expression ``node``: literals, iterators (their
+    loops' ranges), scalars with an affine value here, tracked scalars (``known``),
+    ``+ - *``, unary minus, ``?:`` (the hull of its arms), comparisons and logic
+    ([0, 1]); :data:`UNBOUNDED` for anything else (a division, a cast, a call)."""
+    if isinstance(node, N.Constant) and node.value is not None:
+        return node.value, node.value
+    if isinstance(node, N.Id):
+        return _name_interval(node.name, scope, known)
+    if isinstance(node, N.UnaryOp) and node.op in ("-", "+") and node.expr is not None:
+        inner = value_interval(node.expr, scope, known)
+        return inner if node.op == "+" else _arith("-", (0, 0), inner)
+    if isinstance(node, N.UnaryOp) and node.op == "!":
+        return 0, 1
+    if isinstance(node, N.BinaryOp) and (node.op in COMPARISONS or node.op in ("&&", "||")):
+        return 0, 1
+    if isinstance(node, N.BinaryOp) and node.op in ("+", "-", "*"):
+        return _arith(node.op, value_interval(node.left, scope, known),
+                      value_interval(node.right, scope, known))
+    if isinstance(node, N.TernaryOp):
+        return hull(value_interval(node.iftrue, scope, known),
+                    value_interval(node.iffalse, scope, known))
+    return UNBOUNDED
+
+
+def _name_interval(name: str, scope: Scope, known: Mapping[str, Bound | None]
+                   ) -> Bound | None:
+    if name in scope.temporaries:
+        return interval(scope.temporaries[name], scope.ranges)
+    if name in scope.iterators:
+        return scope.ranges.get(name, UNBOUNDED)
+    if name in known:
+        return known[name]
+    value = scope.constant(name)
+    return UNBOUNDED if value is None else (value, value)
+
+
+def _arith(op: str, left: Bound | None, right: Bound | None) -> Bound | None:
+    if left is None or right is None:
+        return None
+    if op == "-":
+        right = (None if right[1] is None else -right[1],
+                 None if right[0] is None else -right[0])
+    if op in ("+", "-"):
+        return (None if None in (left[0], right[0]) else left[0] + right[0],
+                None if None in (left[1], right[1]) else left[1] + right[1])
+    if None in left or None in right:
+        return UNBOUNDED
+    products = [a * b for a in left for b in right]
+    return min(products), max(products)
+
+
+def hull(a: Bound | None, b: Bound | None) -> Bound | None:
+    """The smallest interval holding both (None: empty)."""
+    if a is None or b is None:
+        return b if a is None else a
+    return (None if None in (a[0], b[0]) else min(a[0], b[0]),
+            None if None in (a[1], b[1]) else max(a[1], b[1]))
+
+
+def solve_ranges(sites: Mapping[str, list[tuple[N.Node, list[Scope]] | None]],
+                 types: Mapping[str, Bound]) -> dict[str, Bound]:
+    """Each scalar's value range: the least fixpoint of ``range(x) = hull over the
+    writes w of x, over the scopes w ran in, of site_interval(w)`` from empty ranges,
+    where a range that leaves the type's (``types``), or still grows after
+    :data:`RANGE_ROUNDS` rounds, is :data:`UNBOUNDED`.  ``sites[x]``: its writes with
+    the scopes they ran in; a write that is None or never ran leaves x unbounded, as
+    does having no write at all."""
+    known: dict[str, Bound | None] = {
+        name: None if writes and all(w is not None and w[1] for w in writes) else UNBOUNDED
+        for name, writes in sites.items()}
+    growth = dict.fromkeys(known, 0)
+    changed = True
+    while changed:
+        changed = False
+        for name in sorted(known):
+            if known[name] == UNBOUNDED:
+                continue
+            value = None
+            for site, scopes in sites[name]:
+                for scope in scopes:
+                    value = hull(value, site_interval(site, scope, known))
+            if value is not None and not _within(value, types[name]):
+                value = UNBOUNDED
+            if value != known[name]:
+                growth[name] += 1
+                known[name] = UNBOUNDED if growth[name] > RANGE_ROUNDS else value
+                changed = True
+    return {name: UNBOUNDED if value is None else value for name, value in known.items()}
+
+
+def _within(value: Bound, limits: Bound) -> bool:
+    return None not in value and limits[0] <= value[0] and value[1] <= limits[1]
+
+
+def relax(dnf: tuple[Conjunction, ...], ranges: Mapping[str, Bound]
+          ) -> tuple[Conjunction, ...]:
+    """``dnf`` with the range symbols of ``ranges`` eliminated: a condition over the
+    other variables that holds wherever some values of the symbols within their ranges
+    satisfy ``dnf`` (a superset; each constraint relaxed on its own: ``e + a*s >= 0``
+    becomes ``e + max(a*s) >= 0``, ``e + a*s == 0`` becomes ``min <= -e <= max``; a
+    constraint where a symbol is not a plain term, or unbounded, is dropped)."""
+    relaxed = []
+    for conj in dnf:
+        kept: list[Constraint] = []
+        for c in conj:
+            kept += _relax_constraint(c, ranges)
+        relaxed.append(tuple(kept))
+    return tuple(relaxed)
+
+
+def _relax_constraint(c: Constraint, ranges: Mapping[str, Bound]) -> list[Constraint]:
+    if not E.variables(c.expr) & ranges.keys():
+        return [c]
+    expr = E.simplify(c.expr)
+    terms = expr.terms if isinstance(expr, E.Add) else (expr,)
+    rest: list[E.Expr] = []
+    span: Bound = (0, 0)
+    for term in terms:
+        factor, name = (term.factor, term.arg) if isinstance(term, E.Scale) else (1, term)
+        if isinstance(name, E.Var) and name.name in ranges:
+            span = _arith("+", span, _arith("*", (factor, factor), ranges[name.name]))
+        elif E.variables(term) & ranges.keys():
+            return []
+        else:
+            rest.append(term)
+    if None in span:
+        return []
+    low, high = span
+    rest_expr = E.add(*rest) if rest else E.const(0)
+    bounds = [E.simplify(E.add(rest_expr, E.const(high)))]
+    if c.op == "==":
+        bounds.append(E.simplify(E.scale(-1, E.add(rest_expr, E.const(low)))))
+    return [Constraint(e, ">=") for e in bounds
+            if not (isinstance(e, E.Const) and e.value >= 0)]
