@@ -299,3 +299,36 @@ def test_a_block_a_lane_never_leaves_is_a_constant_bank(tmp_path):
     lanes = {banks: rule_lanes(per_dim_scheme((256,), (DimPartition("block", banks),)),
                                shapes, True) for banks in (8, 16, 32)}
     assert lanes == {8: 0, 16: 0, 32: 16}
+
+
+CROSS = """\
+void cross(const int img[32][32], int out[32][32]) {
+    for (int i = 1; i < 31; i++)
+        for (int j = 1; j < 31; j++) {
+#pragma HLS pipeline II=1
+            out[i][j] = img[i][j] + img[i - 1][j] + img[i + 1][j] + img[i][j - 1]
+                        + img[i][j + 1];
+        }
+}
+"""
+
+
+def test_the_flat_note_of_an_interface_array_has_a_candidate_budget(tmp_path,
+                                                                       monkeypatch):
+    """An interface array keeps a per_dim banking (cyclic 3 x cyclic 3 for a cross on
+    one port); the note names the cheaper flat one (N = 5), found within the note's
+    budget of pre-checked candidates.  With no budget left the note is dropped and the
+    banking stays: the budget bounds only the comparison behind the note."""
+    path = tmp_path / "cross.c"
+    path.write_text(CROSS)
+
+    def img_and_notes():
+        report = arraypart.analyze(path, ports=1)
+        img = next(a for a in report.solution.arrays if a.array.name == "img")
+        return img.banking, [w for w in report.warnings if "a flat scheme would be" in w]
+
+    kept, notes = img_and_notes()
+    assert kept.scheme.kind == "per_dim" and kept.scheme.banks == 9
+    assert len(notes) == 1 and "flat N=5" in notes[0]
+    monkeypatch.setattr(banking.driver, "NOTE_CANDIDATES", 0)
+    assert img_and_notes() == (kept, [])

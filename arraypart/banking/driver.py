@@ -42,13 +42,18 @@ from .sampling import refuted, sample_group
 from .solution import ArraySolution, Found, Solution
 from .space import (FLAT_BLOCKS, Cost, Family, alpha_rows, copy_assignments, copy_key,
                     cost_floor, cost_of, crossbar_lanes, flat_block_floors, flat_crossbar,
-                    per_dim_partitions)
+                    per_dim_partitions, rule_lanes)
 
 FAMILIES = ("per_dim", "flat")
 SCHEME_CHOICES = {"all": FAMILIES, "vitis": ("per_dim",)}
 # Alpha candidates handed to the pre-check at once (it splits them further to stay
 # within its memory budget); keeps a batch's bankings cheap to build lazily.
 ALPHA_BATCH = 4096
+# Candidates that the search behind a pragma-only array's flat-scheme note pre-checks
+# at most: the note only informs (the array keeps its per_dim banking), and on large
+# arrays that search cost most of a compile (Rosetta 3d-rendering: 25 of 38 s, no note
+# found).  A count, not a time, so the output stays deterministic.
+NOTE_CANDIDATES = ALPHA_BATCH
 # A user's array_partition is called wasteful when it needs more BRAM18K than
 # arraypart's conflict-free banking, or more than this many times its LUTs or banks x
 # copies (smaller differences are within the fitted model's error, ~6%, and a user's
@@ -311,7 +316,8 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
         if array.pragma_only and "flat" in options.families and not (
                 proof.conflict_free and found.cost < search.flat_floor(bound)):
             try:
-                notes += _interface_note(am, found, search.run(options.families))
+                notes += _interface_note(am, found, search.run(options.families,
+                                                               budget=NOTE_CANDIDATES))
             except (ProofTimeout, _TimeUp):
                 pass  # the note compares with a flat scheme; the banking stands
         if found.cut_short:
@@ -441,12 +447,15 @@ class _Search:
 
     # ------------------------------------------------------------ driver
 
-    def run(self, families: tuple[str, ...], *, report: bool = False) -> _Found:
+    def run(self, families: tuple[str, ...], *, report: bool = False,
+            budget: int | None = None) -> _Found:
         """The cheapest proven banking: the first tier that has one
         (:meth:`_first_tier`), then cheaper per_dim bankings with more banks
         (:meth:`_refine`).  With ``report`` (the search for the banking the array
-        gets) the first tier's is reported as found before the refinement."""
-        found = self._first_tier(families)
+        gets) the first tier's is reported as found before the refinement.  With a
+        ``budget``, past that many candidates pre-checked the first tier raises
+        :class:`_TimeUp`."""
+        found = self._first_tier(families, budget)
         if not found.proof.conflict_free:
             return found
         if report:
@@ -456,7 +465,7 @@ class _Search:
         except (ProofTimeout, _TimeUp):
             return replace(found, cut_short=True)
 
-    def _first_tier(self, families: tuple[str, ...]) -> _Found:
+    def _first_tier(self, families: tuple[str, ...], budget: int | None = None) -> _Found:
         """Tiers from the lower bound up; in a tier the per_dim families (cheap to
         pre-check) first, then the flat ones in the order of their :meth:`_gate`
         floors; a pending candidate cheaper than every family still to visit is
@@ -470,12 +479,14 @@ class _Search:
             for family in sorted((f for f in tier_families if f.kind != "flat"),
                                  key=lambda f: f.floor):
                 bar = family.floor if flat_floor is None else min(family.floor, flat_floor)
-                found, fallback = self._visit(family, bar, pending, fallback, tier, tried)
+                found, fallback = self._visit(family, bar, pending, fallback, tier, tried,
+                                              budget)
                 if found is not None:
                     return _Found(*found, tried[0])
             for bar, family in sorted(((self._gate(f, pending), f) for f in flat),
                                       key=lambda p: p[0]):
-                found, fallback = self._visit(family, bar, pending, fallback, tier, tried)
+                found, fallback = self._visit(family, bar, pending, fallback, tier, tried,
+                                              budget)
                 if found is not None:
                     return _Found(*found, tried[0])
             found, fallback = self._confirm(pending, None, fallback, tier, tried[0])
@@ -486,10 +497,12 @@ class _Search:
         return _Found(banking, self.prove(banking), self.cost(banking), tried[0])
 
     def _visit(self, family: Family, bar: Cost, pending: list[_Pending],
-               fallback: _Fallback | None, tier: int, tried: list[int]):
+               fallback: _Fallback | None, tier: int, tried: list[int],
+               budget: int | None = None):
         """Prove the pending candidates cheaper than ``bar`` (no family still to visit
         costs less), then pre-check ``family`` into ``pending``; ``tried[0]`` counts
-        the candidates pre-checked.  Returns (proven or None, fallback)."""
+        the candidates pre-checked (:class:`_TimeUp` when it reaches ``budget``).
+        Returns (proven or None, fallback)."""
         found, fallback = self._confirm(pending, bar, fallback, tier, tried[0])
         if found is not None:
             return found, fallback
@@ -498,6 +511,8 @@ class _Search:
             return None, fallback
         for make, scores in self._batches(family):
             self._check_time(tier, tried[0])
+            if budget is not None and tried[0] >= budget:
+                raise _TimeUp(f"{tried[0]} candidates pre-checked, the budget")
             tried[0] += len(scores)
             passed = [b for b in map(make, np.flatnonzero(scores == 0)) if self._routable(b)]
             for entry in self._priced(family, passed, len(pending)):
@@ -534,9 +549,9 @@ class _Search:
         """Banks cost only their BRAM and logic: past the first proven tier, up to the
         largest bounding box of a uniform group's offsets (:meth:`horizon`), per_dim
         bankings that cost less than ``best`` are proved in cost order, the first
-        proven wins.  A tier is only searched when ``best`` has rule lanes (more banks
-        may give each lane one bank) or the tier's BRAM18K floor (:meth:`tier_floor`)
-        is below ``best``'s: more banks pay off with fewer BRAM18K (banks small enough
+        proven wins.  A tier is only searched when one of its per_dim partitions has
+        fewer rule lanes than ``best`` (more banks may give a lane one bank) or the
+        tier's BRAM18K floor (:meth:`tier_floor`) is below ``best``'s: more banks pay off with fewer BRAM18K (banks small enough
         for LUT RAM, or each served by one port where two make a bank true
         dual-port); a few LUTs saved are not worth searching every tier for.
         Flat schemes and read copies stay at the first tier, whose pre-check is the
@@ -572,8 +587,17 @@ class _Search:
         for tier in range(first + 1, self.horizon(first) + 1):
             self._check_time(tier, best.tried)
             floor = min(self.tier_floor(tier), self.options.bram_budget + 1)
-            if best.cost.rule_lanes or floor < best.cost.bram18k:
+            if floor < best.cost.bram18k or self._fewer_rule_lanes(tier, best.cost.rule_lanes):
                 yield tier
+
+    def _fewer_rule_lanes(self, tier: int, lanes: int) -> bool:
+        """Some per_dim partition into ``tier`` banks has fewer than ``lanes`` rule lanes
+        (counted without the fitted model, whose pricing of every partition of every
+        tier was most of the refinement's time on large arrays)."""
+        array = self.am.array
+        return lanes > 0 and any(
+            rule_lanes(per_dim_scheme(array.shape, dims), self.shapes, array.pragma_only)
+            < lanes for dims in per_dim_partitions(array.shape, self.varying, tier))
 
     def prove(self, banking: Banking) -> Proof:
         """isl's proof of ``banking`` (:func:`.proof.prove`), made once per search."""
