@@ -26,7 +26,7 @@ are refused there.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator, Mapping
+from typing import Iterable, Iterator, Mapping
 
 import clang.cindex as ci
 
@@ -146,11 +146,11 @@ def bind(call: N.FuncCall, callee: N.FuncDef, visible: Mapping[str, Binding],
                                       f"argument(s) for {len(callee.params)} parameter(s) "
                                       "(default arguments are not supported)")
     bound, constants, values = {}, {}, {}
-    assigned = _assigned_names(callee.body)
+    assigned = _assigned_names(callee.nodes)
     for param, arg in zip(callee.params, call.args):
         memory = memory_argument(arg, visible, arrays)
         if memory is not None and param.name in assigned:
-            moved = _assignment_of(callee.body, param.name)
+            moved = _assignment_of(callee.nodes, param.name)
             raise KernelError(moved.coord, f"'{callee.name}' moves its array parameter "
                                            f"'{param.name}': arraypart follows an array "
                                            "parameter by the subscripts written on it; "
@@ -194,8 +194,8 @@ def pointer_binding(decl: N.Decl, body: N.Node, visible: Mapping[str, Binding],
     memory = memory_argument(decl.init, visible, arrays)
     if memory is None:
         return None
-    if decl.name in _assigned_names(body):
-        moved = _assignment_of(body, decl.name)
+    if decl.name in _assigned_names(N.walk(body)):
+        moved = _assignment_of(N.walk(body), decl.name)
         raise KernelError(moved.coord, f"pointer '{decl.name}' into array "
                                        f"'{memory.base.array}' is moved: arraypart "
                                        "follows memory by the subscripts written on it; "
@@ -345,20 +345,20 @@ def _by_reference(param: N.Decl) -> bool:
         t.get_pointee().is_const_qualified())
 
 
-def _assigned_names(body: N.Node) -> set[str]:
-    """Names assigned (``=``, ``op=``, ``++``, ``--``) anywhere in ``body``."""
-    return {target.name for _, target in _assignments(body)}
+def _assigned_names(nodes: Iterable[N.Node]) -> set[str]:
+    """Names assigned (``=``, ``op=``, ``++``, ``--``) by any of ``nodes``."""
+    return {target.name for _, target in _assignments(nodes)}
 
 
-def _assignment_of(body: N.Node, name: str) -> N.Node:
-    """The first assignment of ``name`` in ``body``."""
-    return next(node for node, target in _assignments(body) if target.name == name)
+def _assignment_of(nodes: Iterable[N.Node], name: str) -> N.Node:
+    """The first assignment of ``name`` among ``nodes``."""
+    return next(node for node, target in _assignments(nodes) if target.name == name)
 
 
-def _assignments(body: N.Node) -> Iterator[tuple[N.Node, N.Id]]:
-    """Each assignment (``=``, ``op=``, ``++``, ``--``) of a name in ``body``, with
+def _assignments(nodes: Iterable[N.Node]) -> Iterator[tuple[N.Node, N.Id]]:
+    """Each assignment (``=``, ``op=``, ``++``, ``--``) of a name among ``nodes``, with
     the name assigned."""
-    for node in N.walk(body):
+    for node in nodes:
         target = None
         if isinstance(node, N.Assignment):
             target = node.lvalue

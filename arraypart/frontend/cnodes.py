@@ -373,7 +373,9 @@ class Empty(Node):
 class FuncDef(Node):
     """A function definition: its parameters, body and return type (as written);
     ``instance``: for an instantiation of a function template, its key (the text is the
-    template's, its parameters bound, :mod:`.templates`)."""
+    template's, its parameters bound, :mod:`.templates`); ``nodes``: ``walk(body)`` and
+    ``array_refs``: ``outer_array_refs(body)``, listed once (the lowering reads a
+    callee's whole text at each of its calls)."""
 
     name: str = ""
     params: tuple[Decl, ...] = ()
@@ -383,6 +385,8 @@ class FuncDef(Node):
     namespaces: tuple[str, ...] = ()  # the enclosing namespaces, outermost first
     extern_c: bool = False  # declared inside extern "C"
     instance: str | None = None
+    nodes: tuple[Node, ...] = field(default=(), repr=False)
+    array_refs: tuple["ArrayRef", ...] = field(default=(), repr=False)
 
     @property
     def key(self) -> str:
@@ -392,7 +396,7 @@ class FuncDef(Node):
 
 def release_types(func: FuncDef, globals_) -> None:
     """Drop the clang types of every declaration (see :class:`TypeInfo`)."""
-    for node in list(func.params) + list(globals_) + list(walk(func.body)):
+    for node in list(func.params) + list(globals_) + list(func.nodes):
         if isinstance(node, Decl) and node.ctype is not None:
             node.ctype.release()
 
@@ -491,7 +495,8 @@ class Converter:
             body = Compound(coord, start, end, ())
         return FuncDef(self.unit.location_coord(cursor.location), start, end, cursor.spelling,
                        params, body, cursor.result_type.spelling, None, namespaces,
-                       extern_c)
+                       extern_c, nodes=tuple(walk(body)),
+                       array_refs=tuple(outer_array_refs(body)))
 
     def instances(self) -> list[FuncDef]:
         """The instantiations of the file's function templates that the converted

@@ -106,7 +106,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         self._globals = globals_
         self._constants: dict[str, int] = dict(defines)
         self._pragmas = PragmaReader(filename, lines, self._constants)
-        self._ref_ids = {id(r): k for k, r in enumerate(N.outer_array_refs(func.body))}
+        self._ref_ids = {id(r): k for k, r in enumerate(func.array_refs)}
         self._next_ref = len(self._ref_ids)  # the first ref_id of an inlined body
         self._arrays: dict[str, Array] = {}
         self._iterators: list[str] = []  # the IR names of the enclosing loops' iterators
@@ -114,7 +114,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         self._ranges: dict[str, Bound] = {}
         self._temporaries: S.Values = {}  # scalars with an affine value here
         self._opaque: S.Opaques = {}  # scalars without one, and why
-        self._scalars = S.integer_scalars(func.body)
+        self._scalars = S.integer_scalars(func.nodes)
         self._range_logs: dict[int, _RangeLog] = {}  # by id of the function's FuncDef
         self._blocks: list[dict[str, tuple]] = []  # per open block: outer bindings
         self._followed = 0  # loop iterations being followed without building IR
@@ -263,10 +263,10 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         if id(func) not in self._range_logs:
             excluded = frozenset(p.name for p in func.params) | frozenset(
                 d.name for d in self._globals)
-            types = S.tracked_scalars(func.body, excluded)
+            types = S.tracked_scalars(func.nodes, excluded)
             self._range_logs[id(func)] = _RangeLog(
                 f"{S.RANGE_MARK}{len(self._range_logs)}", types,
-                S.write_sites(func.body, frozenset(types), self._callees))
+                S.write_sites(func.nodes, frozenset(types), self._callees))
         return self._range_logs[id(func)]
 
     def _log_writes(self, node: N.Node) -> None:
@@ -425,15 +425,15 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
             self._constants.update(self._file_constants)
             self._constants.update(args.constants)
             self._restore((args.values, {}))
-            self._scalars = S.integer_scalars(callee.body)
+            self._scalars = S.integer_scalars(callee.nodes)
             self._range_log = self._function_range_log(callee)
             self._blocks = []
             self._frame_start, self._frame_vars = len(self._iterators), []
-            self._add_constants(n for n in N.walk(callee.body) if isinstance(n, N.Decl))
+            self._add_constants(n for n in callee.nodes if isinstance(n, N.Decl))
             self._visible = {**self._file_arrays, **self._callee_locals(callee),
                              **args.arrays}
             self._apply_parameter_partitions(callee, args.arrays)
-            refs = N.outer_array_refs(callee.body)
+            refs = callee.array_refs
             self._ref_ids = {id(r): self._next_ref + k for k, r in enumerate(refs)}
             self._next_ref += len(refs)
             return list(self._function_body(callee))

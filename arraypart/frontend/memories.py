@@ -260,7 +260,7 @@ class MemoryLowering:
         array the call passes, as Vitis carries it to the caller's array: the whole
         array (a row or a pointer into one cannot be partitioned alone); the same
         partition twice is one, and one that another pragma contradicts is an error."""
-        for node in N.walk(callee.body):
+        for node in callee.nodes:
             pragma = self._pragmas.parse(node) if isinstance(node, N.Pragma) else None
             if pragma is None or pragma.kind != "array_partition" or (
                     pragma.option("variable") not in bound):

@@ -29,7 +29,7 @@ run (:func:`relax`): ``if (r - 1 > pos)`` with ``pos`` in [0, 1000] runs only wh
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Iterable, Mapping
 
 import clang.cindex as ci
 
@@ -75,10 +75,10 @@ Values = dict[str, E.Expr]
 Opaques = dict[str, Opaque]
 
 
-def integer_scalars(body: N.Compound) -> frozenset[str]:
-    """The names of the C integer scalars a function body declares (typedefs
-    included; not ``ap_[u]int``, whose values wrap at their width)."""
-    return frozenset(d.name for d in N.walk(body) if isinstance(d, N.Decl)
+def integer_scalars(nodes: Iterable[N.Node]) -> frozenset[str]:
+    """The names of the C integer scalars declared among a function body's ``nodes``
+    (typedefs included; not ``ap_[u]int``, whose values wrap at their width)."""
+    return frozenset(d.name for d in nodes if isinstance(d, N.Decl)
                      and not d.is_array and d.ctype is not None
                      and d.ctype.canonical_kind in N.INTEGER_TYPE_KINDS)
 
@@ -269,15 +269,15 @@ def trip_count(init: tuple[E.Expr, ...], bound: tuple[E.Expr, ...], step: int,
 # ---------------------------------------------------------------- value ranges
 
 
-def tracked_scalars(body: N.Compound, excluded: frozenset[str]) -> dict[str, Bound]:
-    """The scalars of ``body`` whose value ranges are followed, each with the range of
+def tracked_scalars(nodes: Iterable[N.Node], excluded: frozenset[str]) -> dict[str, Bound]:
+    """The scalars declared among a function body's ``nodes`` whose value ranges are followed, each with the range of
     its type (the narrowest, where blocks declare the name more than once): every
     declaration of the name is a signed integer of :data:`TRACKED_WIDTHS`, and it is none
     of ``excluded`` (the function's parameters and the file's variables, whose first
     value no write of the body gives)."""
     widths: dict[str, int] = {}
     other: set[str] = set(excluded)
-    for d in N.walk(body):
+    for d in nodes:
         if not isinstance(d, N.Decl):
             continue
         width = None if d.is_array or d.ctype is None else TRACKED_WIDTHS.get(
@@ -290,16 +290,16 @@ def tracked_scalars(body: N.Compound, excluded: frozenset[str]) -> dict[str, Bou
             if name not in other}
 
 
-def write_sites(body: N.Compound, names: frozenset[str],
+def write_sites(nodes: Iterable[N.Node], names: frozenset[str],
                 callees: Mapping[str, N.FuncDef | None] = {}
                 ) -> dict[str, list[N.Node | None]]:
-    """Every place in ``body`` that may give each scalar of ``names`` a value: a
+    """Every place among a function body's ``nodes`` that may give each scalar of ``names`` a value: a
     declaration with an initializer (a ``static`` one without: 0), an assignment or an
     increment; None where it may change in a way no expression states (``&x``, a
     reference argument).  A declaration without a value is no site: reading the scalar
     before a write is undefined (C11 6.3.2.1p2, C++ [basic.indet])."""
     sites: dict[str, list[N.Node | None]] = {name: [] for name in names}
-    for n in N.walk(body):
+    for n in nodes:
         if isinstance(n, N.Decl) and n.name in names and (n.init is not None or n.static):
             sites[n.name].append(n)
         target = write_target(n)
