@@ -293,6 +293,22 @@ def test_a_name_only_the_command_line_defines_reaches_the_traced_build(tmp_path)
 
 
 @needs_gxx
+def test_a_loop_over_registers_counts_its_steps(tmp_path):
+    """A loop that touches only a completely partitioned array (registers, no ports)
+    still runs its steps; the replay used to count them from port uses alone (0)."""
+    path = tmp_path / "regs.c"
+    path.write_text("void regs(const int in[8], int out[8]) {\n  int r[4];\n"
+                    "#pragma HLS array_partition variable=r complete\n"
+                    "  for (int i = 0; i < 4; i++) {\n#pragma HLS pipeline II=1\n"
+                    "    r[i] = 3 * i;\n  }\n"
+                    "  for (int i = 0; i < 8; i++) {\n#pragma HLS pipeline II=1\n"
+                    "    out[i] = in[i] + r[i % 4];\n  }\n}\n")
+    for result in _traced(path, 2):
+        assert result.disagreements == (), result.format()
+        assert [loop.steps for loop in result.replay.loops] == [4, 8]
+
+
+@needs_gxx
 def test_accesses_in_a_called_function_are_modelled(tmp_path):
     path = tmp_path / "calls.cpp"
     path.write_text(CALL_IN_PIPELINE)

@@ -169,6 +169,7 @@ def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
     total = 0
     for rows in chunks(path, checkpoint=checkpoint):
         total += rows.size
+        state.count_steps(rows)
         rows = _inside(rows, memories, sites, outside)
         uses = _uses(rows, counted, read_copies, dynamic, site_fields)
         if uses["loop"].size:
@@ -339,10 +340,12 @@ class _State:
             need[mine] = least_ii(m.model, reads[mine], writes[mine])
         loop = u["loop"][starts]
         np.maximum.at(self.need, loop, need)
-        last_step = np.zeros_like(self.steps)
-        np.maximum.at(last_step, loop, u["step"][starts] + 1)
-        self.steps = np.maximum(self.steps, last_step)
         self._first(u, starts, loop, need, reads, writes, memories, sites)
+
+    def count_steps(self, rows: np.ndarray) -> None:
+        """Steps seen, from every record (those of register arrays and of arrays that
+        are not counted included: a loop touching only registers still runs)."""
+        np.maximum.at(self.steps, rows["loop"], rows["step"] + 1)
 
     def _first(self, u, starts, loop, need, reads, writes, memories, sites) -> None:
         for g in np.flatnonzero(need > self.limit[loop]).tolist():
