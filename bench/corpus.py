@@ -29,9 +29,11 @@ import hashlib
 import json
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
+import time
 import tomllib
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -493,6 +495,7 @@ class Outcome:
     # a missed contended kernel, re-run with --replace-partitions: whether arraypart's own
     # banking (instead of the partitions the kernel fixes) reaches every target II
     own_banking_reaches: bool | None = None
+    seconds: float = 0.0  # wall clock of the (first) arraypart compile
 
 
 STATUS_OF_EXIT = {0: "banked", 1: "missed", 2: "error"}
@@ -523,11 +526,14 @@ def run_arraypart(kernel: Kernel, root: Path, workdir: Path) -> Outcome:
 def _compile(kernel: Kernel, root: Path, out: Path, *extra: str) -> Outcome:
     command = [sys.executable, "-m", "arraypart", "compile", str(root / kernel.path),
                "-o", str(out), *arraypart_args(kernel, root), *extra]
+    started = time.monotonic()
     try:
         run = subprocess.run(command, capture_output=True, text=True,
                              timeout=ARRAYPART_TIMEOUT_S)
     except subprocess.TimeoutExpired:
-        return Outcome(kernel, "crash", f"timeout after {ARRAYPART_TIMEOUT_S} s", None, False)
+        return Outcome(kernel, "crash", f"timeout after {ARRAYPART_TIMEOUT_S} s", None, False,
+                       seconds=ARRAYPART_TIMEOUT_S)
+    seconds = time.monotonic() - started
     status = STATUS_OF_EXIT.get(run.returncode, "crash")
     if "Traceback" in run.stderr:
         status = "crash"
@@ -543,8 +549,9 @@ def _compile(kernel: Kernel, root: Path, out: Path, *extra: str) -> Outcome:
                         if not f.name.endswith("_tb.cpp")), None)
         gxx_ok = emitted is not None and _gxx_accepts(emitted, kernel, root)
         verdict = run_testbench(out, kernel, root) if gxx_ok else None
-        return Outcome(kernel, status, message, gxx_ok, _contended(report), verdict)
-    return Outcome(kernel, status, message, None, False)
+        return Outcome(kernel, status, message, gxx_ok, _contended(report), verdict,
+                       seconds=seconds)
+    return Outcome(kernel, status, message, None, False, seconds=seconds)
 
 
 def run_testbench(out: Path, kernel: Kernel, root: Path) -> str:
@@ -606,6 +613,11 @@ def print_outcomes(outcomes: list[Outcome], out=sys.stdout) -> None:
     ran = [o for o in outcomes if o.testbench is not None]
     print(f"testbench (ASan): {sum(o.testbench == 'pass' for o in ran)} of {len(ran)} pass "
           f"(banked = original on random inputs)", file=out)
+    times = sorted(o.seconds for o in outcomes)
+    slowest = max(outcomes, key=lambda o: o.seconds)
+    print(f"compile wall clock: median {statistics.median(times):.1f} s, slowest "
+          f"{slowest.kernel.id} {slowest.seconds:.1f} s (solver limit {SOLVER_TIME_LIMIT_S} s)",
+          file=out)
     busy = [o for o in outcomes if o.contended]
     reached = sum(o.status == "banked" for o in busy)
     own = reached + sum(bool(o.own_banking_reaches) for o in busy)
