@@ -281,6 +281,27 @@ def test_a_guard_over_an_unbounded_scalar_keeps_every_iteration(tmp_path, change
         compile_text(tmp_path, "unbounded", text)
 
 
+def test_a_write_reading_a_name_its_statement_wrote_sees_the_new_value(tmp_path):
+    """``pos = -3, q = pos`` gives q -3 (not pos's 1000 from before the statement), so
+    ``r - 1 > q`` may hold at r = 1 and ``best[r - 2]`` may read index -1."""
+    text = """
+        #define K 4
+        void stale(int flags[64], int best[K]) {
+            int pos = 1000, q = 0;
+            pos = -3, q = pos;
+            if (flags[0] > 0) q = 1;
+            for (int j = 0; j < 64; j++) {
+        #pragma HLS pipeline II=1
+                for (int r = K; r > 0; r--) {
+        #pragma HLS unroll
+                    if (r - 1 > q) best[r - 1] = best[r - 2];
+                }
+            }
+        }"""
+    with pytest.raises(KernelError, match=r"best\[r - 2\] leaves best"):
+        compile_text(tmp_path, "stale", text)
+
+
 def test_the_affine_side_of_a_data_dependent_and_bounds_its_branch(tmp_path):
     text = """
         void prefix(int a[32], int flags[32], int out[32]) {

@@ -57,6 +57,10 @@ class _RangeLog:
     types: dict[str, Bound]
     sites: dict[str, list[N.Node | None]]
     scopes: dict[int, list[Scope]] = field(default_factory=dict)
+    site_ids: frozenset[int] = frozenset()
+
+    def __post_init__(self):
+        self.site_ids = frozenset(id(s) for found in self.sites.values() for s in found)
 
     def symbol(self, name: str) -> str:
         """The symbol a data-dependent condition's superset writes for ``name``."""
@@ -274,12 +278,17 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         only followed: its entry symbols have no range, and the real pass comes)."""
         if self._followed:
             return
-        sites = {id(site) for found in self._range_log.sites.values() for site in found}
-        scope = None
-        for n in N.walk(node):
-            if id(n) in sites:
-                scope = scope or self._scope()
-                self._range_log.scopes.setdefault(id(n), []).append(scope)
+        found = [n for n in N.walk(node) if id(n) in self._range_log.site_ids]
+        if not found:
+            return
+        # ``scope`` holds the values before the statement: one of its writes that reads
+        # a name another one writes (``a = 1, b = a``) reads it through its range
+        written = {n.name if isinstance(n, N.Decl) else S.write_target(n) for n in found}
+        scope = self._scope()
+        scope = replace(scope, temporaries={name: value for name, value in
+                                            scope.temporaries.items() if name not in written})
+        for n in found:
+            self._range_log.scopes.setdefault(id(n), []).append(scope)
 
     def _value_ranges(self) -> dict[str, Bound]:
         """Every tracked scalar's value range, by symbol, over the whole lowering."""
