@@ -52,6 +52,28 @@ def test_an_impossible_ii_is_recognised_before_any_search(tmp_path, capsys):
                for w in report["warnings"])
 
 
+MEMBERS = """struct pair { int a; int b; };
+void two(struct pair *p, const int in[16]) {
+#pragma HLS INTERFACE m_axi port=p depth=16
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    p[i].a = in[i];
+    p[i].b = in[i] + 1;
+  }
+}
+"""
+
+
+def test_two_members_of_one_off_chip_element_are_named(tmp_path, capsys):
+    """Off chip, p[i] is one element of the bundle: writing two of its members in
+    one iteration takes two cycles, and the warning says which members."""
+    code, report, _, path = analyze(tmp_path, "two", MEMBERS, capsys)
+    assert code == 1
+    assert any("one element of p (members a and b) is written twice in one iteration "
+               f"({path}:6:5 and {path}:7:5)" in w and "the least is 2" in w
+               for w in report["warnings"])
+
+
 def test_a_read_modify_write_on_dual_port_banks_is_fine(tmp_path, capsys):
     code, report, _, _ = analyze(tmp_path, "rmw", RMW.replace("ram_1p", "ram_t2p"), capsys)
     assert code == 0 and not any("impossible" in w for w in report["warnings"])

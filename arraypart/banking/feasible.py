@@ -72,7 +72,10 @@ def _group_floor(ports: PortModel, group: CycleGroup,
         ii = next((k for k in range(group.target_ii, MAX_II + 1)
                    if ports.fits(reads, 2 - reads, k)), MAX_II)
         what = "read and written" if reads else "written twice"
-        needed.append((ii, f"loop {group.loop}: one element of {lanes[b].array} is {what} "
-                           f"in one iteration ({lanes[a].coord} and {lanes[b].coord}), "
-                           f"which no banking separates on {ports.name}"))
+        fields = {lanes[a].field, lanes[b].field}
+        members = f" (members {' and '.join(sorted(fields))})" if (
+            len(fields) == 2 and None not in fields) else ""
+        needed.append((ii, f"loop {group.loop}: one element of {lanes[b].array}{members} "
+                           f"is {what} in one iteration ({lanes[a].coord} and "
+                           f"{lanes[b].coord}), which no banking separates on {ports.name}"))
     return max(needed, key=lambda n: n[0]) if needed else None
