@@ -174,6 +174,9 @@ def _run(path: str | os.PathLike, opts: Options,
     if missed and opts.best_found is None:
         model, solution, files, scheduled = _retry(kernel, model, solution, missed, opts,
                                                    (files, scheduled))
+    if scheduled is not None:
+        solution, files, scheduled = _without_idle_banks(kernel, model, solution, opts,
+                                                         (files, scheduled))
     crossbars = codegen.crossbars(kernel, solution)
     return Report(kernel, model, solution, scheduled, crossbars, limited=limited), files
 
@@ -226,6 +229,52 @@ def _retry(kernel, model, solution, missed: frozenset[str], opts: Options, first
     if total[1] < total[0]:
         return retry_model, replace(retry, seconds=seconds), files, scheduled
     return model, replace(solution, seconds=seconds), *first
+
+
+def _without_idle_banks(kernel, model, solution, opts: Options, first):
+    """Arrays whose banks lower no loop's II become one memory (issue 12: no array gets
+    banks that leave its II unchanged).  Only a loop that misses its target II can be
+    held at its II by something else (another array, an m_axi bundle, a lane whose bank
+    rotates in code kept as written): an array all of whose loops reach their targets
+    keeps its banking, the search's cheapest for them.  An array of such loops is idle
+    when one memory, proven by isl, allows each of its loops the II the emitted code
+    reaches anyway; the one-memory code is emitted and checked under the scheduling
+    rule again, and kept only when no loop's II grows.  Banks that cost less than one
+    memory (LUT RAM instead of a block RAM) are kept: they are the cheaper memory."""
+    files, scheduled = first
+    report = Report(kernel, model, solution, scheduled, {})
+    reached: dict[str, int] = {}
+    missing: set[str] = set()
+    for n, loop in enumerate(model.loops):
+        ii = report.loop_achieved_ii(n, loop.name, loop.target_ii)
+        reached[loop.name] = min(ii, reached.get(loop.name, ii))
+        if ii > loop.target_ii:
+            missing.add(loop.name)
+    idle = {}
+    for chosen in solution.arrays:
+        loops = {name for name, _ in chosen.achieved_ii}
+        if (chosen.kept or chosen.banking.scheme.banks * chosen.banking.copies == 1 or not loops
+                or not loops <= missing):
+            continue
+        one = banking.cheaper_one_memory(model, chosen, (
+            f"{chosen.array.name} keeps one memory: {chosen.banking.scheme.describe()} "
+            f"would not lower the II of {', '.join(sorted(loops))} under the scheduling "
+            "rule"))
+        if one is not None and all(ii <= reached[name] for name, ii in one.achieved_ii):
+            idle[chosen.array.name] = one
+    if not idle:
+        return solution, files, scheduled
+    arrays = tuple(idle.get(a.array.name, a) for a in solution.arrays)
+    candidate = replace(solution, arrays=arrays,
+                        warnings=tuple(note for a in arrays for note in a.notes))
+    candidate_files = codegen.emit(kernel, candidate, part=opts.part, clock_ns=opts.clock_ns)
+    try:
+        checked = _scheduled(kernel, candidate_files, opts)
+    except TimeLimit:
+        return solution, files, scheduled  # not confirmed: keep the banks
+    if all(b.achieved_ii <= a.achieved_ii for a, b in zip(scheduled.loops, checked.loops)):
+        return candidate, candidate_files, checked
+    return solution, files, scheduled
 
 
 def _scheduled(kernel, files: dict[str, str], opts: Options) -> check.CheckReport:

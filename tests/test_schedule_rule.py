@@ -82,3 +82,64 @@ def test_registers_take_no_ports(tmp_path):
     kernel = frontend.parse_kernel(path)
     result = check.check_kernel(kernel, check.as_written_bankings(kernel), rule=True)
     assert all(lp.achieved_ii == 1 for lp in result.loops)
+
+
+SLIDING = """\
+void sliding(const int a[72], int out[64]) {
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    int s = 0;
+    for (int j = 0; j < 8; j++) {
+#pragma HLS unroll
+      s += a[i + j];
+    }
+    out[i] = s;
+  }
+}
+"""
+
+
+def test_banks_that_lower_no_ii_under_the_rule_give_way_to_one_memory(tmp_path):
+    """a is an interface array: its references stay as written, so each of the 8
+    sliding reads rotates over any banks and takes a port of each.  cyclic 4 (the
+    search's answer in the ideal port model) leaves L2 at II 4 under the rule, as one
+    memory does (8 reads, 2 ports): the array keeps one memory, with a note, and the
+    emitted code is checked again at II 4."""
+    path = tmp_path / "sliding.c"
+    path.write_text(SLIDING)
+    report = api.analyze(path)
+    a = next(s for s in report.solution.arrays if s.array.name == "a")
+    assert a.banking.scheme.kind == "none"
+    assert [loop.achieved_ii for loop in report.scheduled.loops] == [4]
+    assert any("a keeps one memory: per_dim cyclic 4" in w
+               and "would not lower the II of L2 under the scheduling rule" in w
+               for w in report.warnings)
+    first = api.banking.solve(report.model)
+    assert next(s for s in first.arrays if s.array.name == "a").banking.scheme.banks > 1
+
+
+def test_banks_that_lower_a_missed_ii_are_kept(tmp_path):
+    """With at most 2 banks, 8 reads a cycle of a local buffer miss II 1 either way,
+    but cyclic 2 gives each read one bank (II 2) where one memory gives II 4: the
+    banks stay."""
+    path = tmp_path / "rows.c"
+    path.write_text("""\
+void rows(const int in[64], int out[8]) {
+  int buf[64];
+  for (int i = 0; i < 64; i++) buf[i] = in[i];
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    int s = 0;
+    for (int j = 0; j < 8; j++) {
+#pragma HLS unroll
+      s += buf[8 * i + j];
+    }
+    out[i] = s;
+  }
+}
+""")
+    report = api.analyze(path, max_banks=2)
+    buf = next(s for s in report.solution.arrays if s.array.name == "buf")
+    assert buf.banking.scheme.banks == 2
+    assert max(loop.achieved_ii for loop in report.scheduled.loops) == 2
+    assert not any("keeps one memory" in w for w in report.warnings)

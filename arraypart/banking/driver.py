@@ -97,6 +97,24 @@ def solve(model: PolyModel, *, max_banks: int | None = None, part: str | None = 
     return Solution(arrays, warnings, perf_counter() - start, best_found is not None)
 
 
+def cheaper_one_memory(model: PolyModel, chosen: ArraySolution,
+                       why: str) -> ArraySolution | None:
+    """``chosen``'s array as one memory when that costs less in the search's ranking
+    (:class:`.space.Cost`: rule lanes, then BRAM18K, then LUTs), proven by isl like any
+    banking (its ``achieved_ii``: per loop, the least II one bank allows), with the
+    located note ``why``; None when the banks cost no more."""
+    am = model.array(chosen.array.name)
+    banking = Banking(am.array.name, none_scheme(am.array.shape))
+    shapes = [analyze_group(g, len(am.array.shape)) for g in am.groups]
+    if not cost_of(banking, am, shapes) < cost_of(chosen.banking, am, shapes):
+        return None
+    start = perf_counter()
+    proof = prove(am, banking)
+    return _solution(am, banking, proof, chosen.lower_bound, start,
+                     f"one memory, proven: {why}",
+                     chosen.notes + (warning_text(am.array.coord, why),))
+
+
 def _easiest_first(arrays: tuple[ArrayModel, ...]) -> list[int]:
     """The arrays' indices, fewest accesses per cycle first: an array that needs no
     search is banked before a hard one can spend the time limit."""
