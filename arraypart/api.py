@@ -233,12 +233,12 @@ def _retry(kernel, model, solution, missed: frozenset[str], opts: Options, first
 
 def _without_idle_banks(kernel, model, solution, opts: Options, first):
     """Arrays whose banks lower no loop's II become one memory (issue 12: no array gets
-    banks that leave its II unchanged).  Only a loop that misses its target II can be
-    held at its II by something else (another array, an m_axi bundle, a lane whose bank
-    rotates in code kept as written): an array all of whose loops reach their targets
-    keeps its banking, the search's cheapest for them.  An array of such loops is idle
-    when one memory, proven by isl, allows each of its loops the II the emitted code
-    reaches anyway; the one-memory code is emitted and checked under the scheduling
+    banks that leave its II unchanged).  Only an array the search could not prove at
+    its target IIs (the time limit, the bank budget) whose every loop misses its target
+    is examined: a proven banking is the cheapest for its targets, and the report keeps
+    it.  Such an array is idle when one memory, proven by isl, allows each of its loops
+    the II the emitted code reaches anyway (another array, an m_axi bundle or lanes
+    whose banks rotate in code kept as written hold the loop); the one-memory code is emitted and checked under the scheduling
     rule again, and kept only when no loop's II grows.  Banks that cost less than one
     memory (LUT RAM instead of a block RAM) are kept: they are the cheaper memory."""
     files, scheduled = first
@@ -253,8 +253,8 @@ def _without_idle_banks(kernel, model, solution, opts: Options, first):
     idle = {}
     for chosen in solution.arrays:
         loops = {name for name, _ in chosen.achieved_ii}
-        if (chosen.kept or chosen.banking.scheme.banks * chosen.banking.copies == 1 or not loops
-                or not loops <= missing):
+        if (chosen.kept or chosen.conflict_free or not loops or not loops <= missing
+                or chosen.banking.scheme.banks * chosen.banking.copies == 1):
             continue
         one = banking.cheaper_one_memory(model, chosen, (
             f"{chosen.array.name} keeps one memory: {chosen.banking.scheme.describe()} "
