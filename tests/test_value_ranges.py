@@ -51,10 +51,10 @@ int main(void) {
 
 
 def random_expression(rng: random.Random, depth: int = 2) -> str:
-    """A literal, the iterator, a scalar, or (at ``depth`` > 0) ``+ - *`` or a ``?:``
-    over data of smaller ones."""
+    """A literal, the iterator, a scalar, or (at ``depth`` > 0) ``+ - *``, ``& % >>`` by
+    a literal or a ``?:`` over data of smaller ones."""
     kind = rng.choice(("literal", "iterator", "scalar") + (
-        ("sum", "scale", "select", "select") if depth else ()))
+        ("sum", "scale", "select", "select", "bits") if depth else ()))
     if kind == "literal":
         return str(rng.randint(-9, 9))
     if kind == "iterator":
@@ -66,6 +66,10 @@ def random_expression(rng: random.Random, depth: int = 2) -> str:
                 f"{random_expression(rng, depth - 1)})")
     if kind == "scale":
         return f"({rng.randint(-3, 3)} * {random_expression(rng, depth - 1)})"
+    if kind == "bits":
+        op, k = rng.choice((("&", rng.randint(0, 15)), ("%", rng.choice((-5, -3, 2, 4, 7))),
+                            (">>", rng.randint(0, 3))))
+        return f"({random_expression(rng, depth - 1)} {op} {k})"
     return (f"(d[i] > {rng.randint(-5, 5)} ? {random_expression(rng, depth - 1)} : "
             f"{random_expression(rng, depth - 1)})")
 
@@ -186,3 +190,11 @@ def test_a_sentinel_and_an_iterator_give_a_tight_range():
                                      "if (d[i] > 3) x = (d[i] > 4 ? x : 2000);",
                                      "if (d[i] > 0) y++;"))
     assert proven_ranges(program) == {"x": (0, 2000), "y": (None, None)}
+
+
+def test_masks_remainders_and_shifts_bound_a_scalar():
+    """``& 7`` gives [0, 7] whatever x was; ``% 5`` of a value of either sign gives
+    [-4, 4]; ``>> 2`` of [0, 9] gives [0, 2]."""
+    program = Program((0, 0), 4, ("x = (d[i] > 0 ? (d[i] & 7) : (y % 5));",
+                                  "y = (d[i] > 1 ? ((i + 6) >> 2) : (d[i] % 5));"))
+    assert proven_ranges(program) == {"x": (-4, 7), "y": (-4, 4)}

@@ -332,8 +332,9 @@ def value_interval(node: N.Node, scope: Scope, known: Mapping[str, Bound | None]
                    ) -> Bound | None:
     """Interval arithmetic over the C expression ``node``: literals, iterators (their
     loops' ranges), scalars with an affine value here, tracked scalars (``known``),
-    ``+ - *``, unary minus, ``?:`` (the hull of its arms), comparisons and logic
-    ([0, 1]); :data:`UNBOUNDED` for anything else (a division, a cast, a call)."""
+    ``+ - *``, ``& % >>`` by a literal, unary minus, ``?:`` (the hull of its arms),
+    comparisons and logic ([0, 1]); :data:`UNBOUNDED` for anything else (a division, a
+    cast, a call)."""
     if isinstance(node, N.Constant) and node.value is not None:
         return node.value, node.value
     if isinstance(node, N.Id):
@@ -348,9 +349,29 @@ def value_interval(node: N.Node, scope: Scope, known: Mapping[str, Bound | None]
     if isinstance(node, N.BinaryOp) and node.op in ("+", "-", "*"):
         return _arith(node.op, value_interval(node.left, scope, known),
                       value_interval(node.right, scope, known))
+    if isinstance(node, N.BinaryOp) and node.op in ("&", "%", ">>"):
+        return _by_literal(node.op, value_interval(node.left, scope, known),
+                           node.right.value if isinstance(node.right, N.Constant) else None)
     if isinstance(node, N.TernaryOp):
         return hull(value_interval(node.iftrue, scope, known),
                     value_interval(node.iffalse, scope, known))
+    return UNBOUNDED
+
+
+def _by_literal(op: str, left: Bound | None, k: int | None) -> Bound | None:
+    """``x & k`` (k >= 0: [0, k] in two's complement), ``x % k`` (C truncates: the
+    sign of x, magnitude below |k|), ``x >> k`` (0 <= k < 32, floor division by 2^k as
+    g++ and clang shift signed values); :data:`UNBOUNDED` for another right side."""
+    if left is None or k is None:
+        return None if left is None else UNBOUNDED
+    if op == "&" and k >= 0:
+        return 0, k
+    if op == "%" and k != 0:
+        top = abs(k) - 1
+        return (0 if left[0] is not None and left[0] >= 0 else -top,
+                0 if left[1] is not None and left[1] <= 0 else top)
+    if op == ">>" and 0 <= k < 32 and None not in left:
+        return left[0] >> k, left[1] >> k
     return UNBOUNDED
 
 
