@@ -238,8 +238,9 @@ def _without_idle_banks(kernel, model, solution, opts: Options, first):
     is examined: a proven banking is the cheapest for its targets, and the report keeps
     it.  Such an array is idle when one memory, proven by isl, allows each of its loops
     the II the emitted code reaches anyway (another array, an m_axi bundle or lanes
-    whose banks rotate in code kept as written hold the loop); the one-memory code is emitted and checked under the scheduling
-    rule again, and kept only when no loop's II grows.  Banks that cost less than one
+    whose banks rotate in code kept as written hold the loop); the one-memory code is
+    emitted and checked under the scheduling rule again, and kept only when no loop's
+    II grows.  Banks that cost less than one
     memory (LUT RAM instead of a block RAM) are kept: they are the cheaper memory."""
     files, scheduled = first
     report = Report(kernel, model, solution, scheduled, {})

@@ -613,9 +613,9 @@ def print_outcomes(outcomes: list[Outcome], out=sys.stdout) -> None:
     ran = [o for o in outcomes if o.testbench is not None]
     print(f"testbench (ASan): {sum(o.testbench == 'pass' for o in ran)} of {len(ran)} pass "
           f"(banked = original on random inputs)", file=out)
-    times = sorted(o.seconds for o in outcomes)
     slowest = max(outcomes, key=lambda o: o.seconds)
-    print(f"compile wall clock: median {statistics.median(times):.1f} s, slowest "
+    median = statistics.median(o.seconds for o in outcomes)
+    print(f"compile wall clock: median {median:.1f} s, slowest "
           f"{slowest.kernel.id} {slowest.seconds:.1f} s (solver limit {SOLVER_TIME_LIMIT_S} s)",
           file=out)
     busy = [o for o in outcomes if o.contended]

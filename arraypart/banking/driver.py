@@ -569,9 +569,9 @@ class _Search:
         bankings that cost less than ``best`` are proved in cost order, the first
         proven wins.  A tier is only searched when one of its per_dim partitions has
         fewer rule lanes than ``best`` (more banks may give a lane one bank) or the
-        tier's BRAM18K floor (:meth:`tier_floor`) is below ``best``'s: more banks pay off with fewer BRAM18K (banks small enough
-        for LUT RAM, or each served by one port where two make a bank true
-        dual-port); a few LUTs saved are not worth searching every tier for.
+        tier's BRAM18K floor (:meth:`tier_floor`) is below ``best``'s: more banks pay off with fewer
+        BRAM18K (banks small enough for LUT RAM, or each served by one port where two make a
+        bank true dual-port); a few LUTs saved are not worth searching every tier for.
         Flat schemes and read copies stay at the first tier, whose pre-check is the
         search's expensive part.
 

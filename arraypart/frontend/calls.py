@@ -178,24 +178,24 @@ def bind(call: N.FuncCall, callee: N.FuncDef, visible: Mapping[str, Binding],
     return Arguments(bound, constants, values)
 
 
-def pointer_binding(decl: N.Decl, body: N.Node, visible: Mapping[str, Binding],
-                    arrays: Mapping[str, Array], scope: Scope
+def pointer_binding(decl: N.Decl, nodes: tuple[N.Node, ...],
+                    visible: Mapping[str, Binding], arrays: Mapping[str, Array], scope: Scope
                     ) -> tuple[Binding, tuple[N.Node, ...]] | None:
     """What a local pointer declared at memory denotes (``T *row = A[i];``,
     ``T *p = &A[i][k];``, ``T *p = A + k;``), and the expressions its start evaluates
     (subscripts, offset): like an array parameter bound to that argument, ``row[e]``
     and ``*(row + e)`` are elements of ``A``.  None when ``decl`` is no pointer or its
-    start is no memory of the kernel.  ``body``: the function it is declared in; a
-    pointer that it assigns again (``p++``) is an error, since arraypart follows memory
-    by the subscripts written on it."""
+    start is no memory of the kernel.  ``nodes``: those of the function it is declared in
+    (:attr:`.cnodes.FuncDef.nodes`); a pointer they assign again (``p++``) is an error,
+    since arraypart follows memory by the subscripts written on it."""
     if decl.ctype is None or decl.ctype.canonical_kind != ci.TypeKind.POINTER \
             or decl.init is None:
         return None
     memory = memory_argument(decl.init, visible, arrays)
     if memory is None:
         return None
-    if decl.name in _assigned_names(N.walk(body)):
-        moved = _assignment_of(N.walk(body), decl.name)
+    if decl.name in _assigned_names(nodes):
+        moved = _assignment_of(nodes, decl.name)
         raise KernelError(moved.coord, f"pointer '{decl.name}' into array "
                                        f"'{memory.base.array}' is moved: arraypart "
                                        "follows memory by the subscripts written on it; "

@@ -53,8 +53,8 @@ Bound = tuple[int | None, int | None]  # an integer interval [low, high]; None: 
 class Scope:
     """What an identifier may stand for in an index: a loop iterator (a variable of the
     expression), a scalar with an affine value at this point (its expression over
-    iterators: :mod:`.scalars`), or a named integer constant (folded).  ``ranges`` bounds iterators (from their loops' bounds;
-    an iterator without one is unbounded)."""
+    iterators: :mod:`.scalars`), or a named integer constant (folded).  ``ranges``
+    bounds iterators (from their loops' bounds; an iterator without one is unbounded)."""
 
     iterators: frozenset[str] = frozenset()
     constants: Mapping[str, int] = field(default_factory=dict)

@@ -57,10 +57,11 @@ class _RangeLog:
     types: dict[str, Bound]
     sites: dict[str, list[N.Node | None]]
     scopes: dict[int, list[Scope]] = field(default_factory=dict)
-    site_ids: frozenset[int] = frozenset()
+    site_ids: frozenset[int] = field(init=False)
 
     def __post_init__(self):
-        self.site_ids = frozenset(id(s) for found in self.sites.values() for s in found)
+        self.site_ids = frozenset(id(s) for found in self.sites.values() for s in found
+                                  if s is not None)
 
     def symbol(self, name: str) -> str:
         """The symbol a data-dependent condition's superset writes for ``name``."""
@@ -70,7 +71,6 @@ class _RangeLog:
         """Every tracked scalar's value range, by its symbol."""
         runs = {name: [None if site is None else (site, self.scopes.get(id(site), []))
                        for site in sites] for name, sites in self.sites.items()}
-        runs = {name: [] if None in writes else writes for name, writes in runs.items()}
         return {self.symbol(name): bound
                 for name, bound in S.solve_ranges(runs, self.types).items()}
 
@@ -198,7 +198,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         now visible as that part of the array until its block ends; None for any other
         declaration.  Code generation rewrites the subscripts of a banked local array,
         not a pointer to it: there such a pointer is an error."""
-        found = calls.pointer_binding(decl, self._calls[-1].body, self._visible,
+        found = calls.pointer_binding(decl, self._calls[-1].nodes, self._visible,
                                       self._arrays, self._scope())
         if found is None:
             return None
@@ -300,8 +300,8 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         scope = self._scope()
         symbols = {name: self._range_log.symbol(name) for name in self._opaque
                    if name in self._range_log.types}
-        return Scope(scope.iterators | frozenset(symbols.values()), scope.constants,
-                     scope.ranges, {**scope.temporaries,
+        return replace(scope, iterators=scope.iterators | frozenset(symbols.values()),
+                       temporaries={**scope.temporaries,
                                     **{n: E.var(v) for n, v in symbols.items()}})
 
     def _warn_opaque(self, subscript: N.Node) -> None:
@@ -608,15 +608,13 @@ def _matches(subject: N.Node, arm: switches.Arm) -> N.Node:
     return cond
 
 
-
-
 def _inside(within: tuple[Conjunction, ...] | None, body: tuple[Node, ...],
             coord: Coord) -> tuple[Node, ...]:
     """A data-dependent branch's ``body`` inside an affine ``if`` on ``within``, a
     condition that holds wherever the branch may run (its range symbols are resolved
     by :func:`_bound_guards`): the model keeps every iteration the data may choose and
     drops those it cannot."""
-    if within is None or not body or ((),) == within[:1] or () in within:
+    if within is None or not body or () in within:
         return body
     return (If(within, body, (), coord),)
 

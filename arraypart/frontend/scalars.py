@@ -270,11 +270,11 @@ def trip_count(init: tuple[E.Expr, ...], bound: tuple[E.Expr, ...], step: int,
 
 
 def tracked_scalars(nodes: Iterable[N.Node], excluded: frozenset[str]) -> dict[str, Bound]:
-    """The scalars declared among a function body's ``nodes`` whose value ranges are followed, each with the range of
-    its type (the narrowest, where blocks declare the name more than once): every
-    declaration of the name is a signed integer of :data:`TRACKED_WIDTHS`, and it is none
-    of ``excluded`` (the function's parameters and the file's variables, whose first
-    value no write of the body gives)."""
+    """The scalars declared among a function body's ``nodes`` whose value ranges are
+    followed, each with the range of its type (the narrowest, where blocks declare the name more
+    than once): every declaration of the name is a signed integer of :data:`TRACKED_WIDTHS`,
+    and it is none of ``excluded`` (the function's parameters and the file's variables,
+    whose first value no write of the body gives)."""
     widths: dict[str, int] = {}
     other: set[str] = set(excluded)
     for d in nodes:
@@ -293,11 +293,11 @@ def tracked_scalars(nodes: Iterable[N.Node], excluded: frozenset[str]) -> dict[s
 def write_sites(nodes: Iterable[N.Node], names: frozenset[str],
                 callees: Mapping[str, N.FuncDef | None] = {}
                 ) -> dict[str, list[N.Node | None]]:
-    """Every place among a function body's ``nodes`` that may give each scalar of ``names`` a value: a
-    declaration with an initializer (a ``static`` one without: 0), an assignment or an
-    increment; None where it may change in a way no expression states (``&x``, a
-    reference argument).  A declaration without a value is no site: reading the scalar
-    before a write is undefined (C11 6.3.2.1p2, C++ [basic.indet])."""
+    """Every place among a function body's ``nodes`` that may give each scalar of
+    ``names`` a value: a declaration with an initializer (a ``static`` one without: 0), an
+    assignment or an increment; None where it may change in a way no expression states
+    (``&x``, a reference argument). A declaration without a value is no site: reading the
+    scalar before a write is undefined (C11 6.3.2.1p2, C++ [basic.indet])."""
     sites: dict[str, list[N.Node | None]] = {name: [] for name in names}
     for n in nodes:
         if isinstance(n, N.Decl) and n.name in names and (n.init is not None or n.static):
