@@ -8,7 +8,7 @@ import pytest
 import arraypart
 from arraypart import check
 from arraypart import expr as E
-from arraypart.banking.groups import ReadRef
+from arraypart.banking.groups import ReadRef, _read_ref
 from arraypart.banking.proof import prove
 from arraypart.banking.space import copy_assignments
 from arraypart.scheme import Banking
@@ -47,7 +47,8 @@ def kernel(tmp_path, written=False):
 
 
 def test_a_reference_whose_lanes_share_an_iterator_is_spread_by_lane():
-    ref = ReadRef(3, "u", tuple(range(LANES)))
+    ref = ReadRef(3, E.var("u"), 1, tuple(range(LANES)),
+                  tuple((("u", v),) for v in range(LANES)))
     ways = copy_assignments((ref,), 8)
     u = E.var("u")
     assert ((3, E.mod(u, 8)),) in ways
@@ -113,3 +114,45 @@ def test_a_table_written_in_the_lanes_gets_no_copies(tmp_path, written, copies):
     none once the lanes write it (every write would go to every copy)."""
     report = arraypart.analyze(kernel(tmp_path, written), defines={"LANES": 4})
     assert array(report, "table").banking.copies == copies
+
+
+# A 3x3 window whose nine lanes look a weight up at data-dependent indices (the range
+# kernel of a bilateral filter): one read reference under two unrolled loops.
+WINDOW = """\
+void window(const int in[6][9], int out[6]) {
+  static const int weight[16] = {16, 15, 13, 11, 9, 7, 5, 4, 3, 2, 2, 1, 1, 1, 1, 1};
+rows:
+  for (int r = 0; r < 6; r++) {
+#pragma HLS pipeline II=1
+    int sum = 0;
+    for (int di = 0; di < 3; di++) {
+      for (int dj = 0; dj < 3; dj++) {
+        sum += weight[in[r][3 * di + dj] & 15];
+      }
+    }
+    out[r] = sum;
+  }
+}
+"""
+
+
+def test_the_lanes_of_two_unrolled_loops_are_numbered_in_mixed_radix():
+    """di in {0, 1, 2} and dj in {0, 2, 4} (gcd 2): lane number 3*di + floor(dj/2),
+    distinct for the nine lanes, so five copies read by ``n mod 5`` hold at most two
+    lanes each."""
+    lanes = [(("di", di), ("dj", dj)) for di in range(3) for dj in (0, 2, 4)]
+    (ref,) = [_read_ref(7, lanes)]
+    assert ref.lane_index == E.add(E.scale(3, E.var("di")), E.floordiv(E.var("dj"), 2))
+    assert ref.values == tuple(range(9))
+    ways = copy_assignments((ref,), 5)
+    assert ((7, E.mod(ref.lane_index, 5)),) in ways
+
+
+def test_nine_window_lanes_read_their_own_copies_at_ii_1(tmp_path):
+    """Under the scheduling rule a site whose bank is not a compile-time value takes a
+    port of every bank, so banks cannot serve the nine irregular reads; copies picked
+    by each lane's number can (five dual-port copies, two lanes each)."""
+    compiled = arraypart.compile_kernel(write(tmp_path, "window.c", WINDOW))
+    weight = array(compiled.report, "weight")
+    assert (weight.banking.scheme.banks, weight.banking.copies) == (1, 5)
+    assert [loop["achieved_ii"] for loop in compiled.report.to_json()["loops"]] == [1]

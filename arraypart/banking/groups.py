@@ -11,7 +11,8 @@ irregular indices) are left to isl.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, reduce
+from math import gcd
 
 import islpy as isl
 import numpy as np
@@ -117,32 +118,52 @@ def _dim_varies(lanes: tuple[LaneAccess, ...], d: int) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class ReadRef:
-    """A read reference of an array and the unrolled iterator that may spread its
-    lanes over copies: ``lane_var`` is one constant, ``>= 0``, in every lane of the
-    reference, with ``values`` (sorted, at least two) over those lanes; the one with
-    the most values (then the first name) when several qualify, None when none does."""
+    """A read reference of an array and how its lanes may be spread over copies.
+
+    The unrolled iterators u_1..u_m (nesting order) that are constants ``>= 0`` in
+    every lane of the reference and take at least two values there number its lanes:
+    with g_v the gcd of v's values and r_v = floor(max_v/g_v) - floor(min_v/g_v) + 1,
+
+        lane_index = sum_v w_v * floor(u_v / g_v),   w_v = prod_{later v'} r_v'
+
+    (mixed radix, so distinct lanes get distinct numbers); with one such iterator it is
+    u itself and ``step`` g (so ``floor(lane_index / step)`` numbers consecutively).
+    ``values``: lane_index over the lanes (sorted, at least two); ``lanes``: the
+    lanes' iterator values.  None and empty when no iterator qualifies."""
 
     ref_id: int
-    lane_var: str | None = None
+    lane_index: E.Expr | None = None
+    step: int = 1
     values: tuple[int, ...] = ()
+    lanes: tuple[tuple[tuple[str, int], ...], ...] = ()
 
 
 def read_refs(shapes: list[GroupShape]) -> tuple[ReadRef, ...]:
     """The read references of an array, in ``ref_id`` order."""
-    lanes: dict[int, list[dict[str, int]]] = {}
+    lanes: dict[int, list[tuple[tuple[str, int], ...]]] = {}
     for s in shapes:
         for a in s.lanes:
             if a.kind == "read":
-                lanes.setdefault(a.ref_id, []).append(dict(a.lane))
+                lanes.setdefault(a.ref_id, []).append(tuple(a.lane))
     return tuple(_read_ref(r, lanes[r]) for r in sorted(lanes))
 
 
-def _read_ref(ref_id: int, lanes: list[dict[str, int]]) -> ReadRef:
-    shared = set.intersection(*(set(lane) for lane in lanes))
-    seen = {v: tuple(sorted({lane[v] for lane in lanes})) for v in sorted(shared)}
-    usable = [(-len(values), v) for v, values in seen.items()
-              if len(values) > 1 and values[0] >= 0]
+def _read_ref(ref_id: int, lanes: list[tuple[tuple[str, int], ...]]) -> ReadRef:
+    envs = [dict(lane) for lane in lanes]
+    shared = set.intersection(*(set(env) for env in envs))
+    seen = {v: sorted({env[v] for env in envs}) for v in shared}
+    usable = [v for v, _ in lanes[0] if v in shared and len(set(seen[v])) > 1
+              and seen[v][0] >= 0]
     if not usable:
         return ReadRef(ref_id)
-    _, best = min(usable)
-    return ReadRef(ref_id, best, seen[best])
+    if len(usable) == 1:
+        index, step = E.var(usable[0]), reduce(gcd, seen[usable[0]])
+    else:
+        terms, weight = [], 1
+        for v in reversed(usable):
+            g = reduce(gcd, seen[v])
+            terms.append(E.scale(weight, E.floordiv(E.var(v), g)))
+            weight *= seen[v][-1] // g - seen[v][0] // g + 1
+        index, step = E.add(*terms), 1
+    values = tuple(sorted({int(E.evaluate(index, env)) for env in envs}))
+    return ReadRef(ref_id, index, step, values, tuple(sorted(set(lanes))))

@@ -349,16 +349,17 @@ def copy_assignments(refs: tuple[ReadRef, ...], copies: int) -> list[Assignment]
       ``floor(k / ceil(R / C))`` of the k-th of R references;
     - by lane, only when there are fewer references than copies (so the ways by
       reference leave a copy unread, and the search meets no more families where they
-      suffice): a reference with a ``lane_var`` u (values of stride g, n of them) reads
-      copy ``floor(u / s) mod C`` in each lane, s = g (round robin over its lanes) or
-      s = g*ceil(n / C) (runs); the other references round robin by reference."""
+      suffice): a reference whose lanes are numbered (``ReadRef.lane_index`` n, its
+      ``step`` g, m numbers) reads copy ``floor(n / s) mod C`` in each lane, s = g
+      (round robin over its lanes) or s = g*ceil(m / C) (runs); the other references
+      round robin by reference."""
     run = -(-len(refs) // copies)
     ways = [tuple((r.ref_id, E.const(k % copies)) for k, r in enumerate(refs)),
             tuple((r.ref_id, E.const(k // run)) for k, r in enumerate(refs))]
-    fixed = [r for r in refs if r.lane_var is None]
+    fixed = [r for r in refs if r.lane_index is None]
     for runs in ((False, True) if len(fixed) < len(refs) < copies else ()):
         ways.append(tuple(sorted([(r.ref_id, _lane_rule(r, copies, runs))
-                                  for r in refs if r.lane_var]
+                                  for r in refs if r.lane_index is not None]
                                  + [(r.ref_id, E.const(k % copies))
                                     for k, r in enumerate(fixed)])))
     return sorted({w for w in ways if _reached(refs, w, copies) == copies},
@@ -371,14 +372,13 @@ def copy_key(assignment: Assignment) -> tuple[tuple[int, str], ...]:
 
 
 def _lane_rule(ref: ReadRef, copies: int, runs: bool) -> E.Expr:
-    """``floor(u / s) mod C`` of :func:`copy_assignments`."""
-    stride = reduce(gcd, ref.values)
-    step = stride * (-(-len(ref.values) // copies) if runs else 1)
-    return E.mod(E.floordiv(E.var(ref.lane_var), step), copies)
+    """``floor(lane_index / s) mod C`` of :func:`copy_assignments`."""
+    step = ref.step * (-(-len(ref.values) // copies) if runs else 1)
+    return E.mod(E.floordiv(ref.lane_index, step), copies)
 
 
 def _reached(refs: tuple[ReadRef, ...], way: Assignment, copies: int) -> int:
     """How many copies some read lane reads under ``way``."""
     rule = dict(way)
-    return len({int(E.evaluate(rule[r.ref_id], {r.lane_var: v} if r.lane_var else {}))
-                for r in refs for v in (r.values or (0,))})
+    return len({int(E.evaluate(rule[r.ref_id], dict(lane)))
+                for r in refs for lane in (r.lanes or ((),))})
