@@ -326,8 +326,7 @@ def _rotates(found: list[_Found], banking: Banking, contexts) -> bool:
         mapping = {index_var(d): e for d, e in enumerate(f.access.index)}
         at_ref = E.substitute(bank, mapping)
         for lane in range(prod(_trip(lp) for lp in f.loops)):
-            value = ranges.reduce(E.substitute(at_ref, lane_env(f.loops, lane)),
-                                  context.env())
+            value = context.reduce(E.substitute(at_ref, lane_env(f.loops, lane)))
             if not isinstance(value, E.Const):
                 return True
     return False
@@ -367,10 +366,11 @@ def _group(loop: Loop, sol: ArraySolution, found: list[_Found], contexts) -> Gro
 def _measured_sites(banking: Banking, reads: list[Site], writes: list[Site],
                     contexts) -> tuple[int, int] | None:
     """(most distinct reads, most writes) any bank gets in one iteration, over the box
-    of the iterators' intervals (a superset of the iterations, so never below the real
-    need); None when the box is too large to enumerate."""
-    names = sorted({v for site in reads + writes
-                    for v in contexts[site.access.ref_id].env()} -
+    of the intervals of the iterators the subscripts use (a superset of the
+    iterations, so never below the real need); None when the box is too large to
+    enumerate."""
+    names = sorted({v for site in reads + writes for e in site.access.index
+                    for v in E.variables(e)} -
                    {lp.var for site in reads + writes for lp in site.loops})
     env_all = contexts[(reads + writes)[0].access.ref_id].env()
     boxes = [env_all.get(v) for v in names]
@@ -597,9 +597,9 @@ def _lane_formulas(group: Group, sites: tuple[Site, ...], names: Names, kind: st
     scheme = group.banking.scheme
     for site in sites:
         mapping = {index_var(d): e for d, e in enumerate(site.access.index)}
-        env = contexts[site.access.ref_id].env()
-        bank = ranges.reduce(E.substitute(scheme.bank_expr(), mapping), env)
-        offset = ranges.reduce(E.substitute(scheme.offset_expr(), mapping), env)
+        context = contexts[site.access.ref_id]
+        bank = context.reduce(E.substitute(scheme.bank_expr(), mapping))
+        offset = context.reduce(E.substitute(scheme.offset_expr(), mapping))
         at = lane_index(site)
         if guarded:
             # a lane whose guard fails drives nothing and reads bank 0, word 0

@@ -146,6 +146,7 @@ class ExplicitRewriter:
                                          "than once")
         context = self._contexts.get(ref_id)
         env = context.env() if context is not None else {}
+        strides = dict(context.strides) if context is not None else {}
         index = context.index if context is not None else ()
         mapping: dict[str, E.Expr] = {}
         for d, n in enumerate(shape):
@@ -160,8 +161,8 @@ class ExplicitRewriter:
             return f"({texts[int(v[1:])]})" if v.startswith(_PLACEHOLDER) else v
 
         scheme = ex.banking.scheme
-        bank = ranges.reduce(E.substitute(scheme.bank_expr(), mapping), env)
-        offset = ranges.reduce(E.substitute(scheme.offset_expr(), mapping), env)
+        bank = ranges.reduce(E.substitute(scheme.bank_expr(), mapping), env, strides)
+        offset = ranges.reduce(E.substitute(scheme.offset_expr(), mapping), env, strides)
         copy = ex.banking.copy_expr(ref_id)
         if not E.variables(copy) <= env.keys():
             raise ValueError(f"read copy {E.pretty(copy)} of {ex.array.name} at {ref.coord}"

@@ -12,7 +12,11 @@ an iterator interval that bounds ``r``:
     r mod p = r - p*q  and  floor(r/p) = q   when lo(r) and hi(r) share q = floor(./p)
 
 Iterator intervals come from the loop bounds (interval arithmetic, a superset of the
-real values, so every rule stays exact).  A reduced ``mod``/``floor`` argument is kept
+real values, so every rule stays exact).  A loop ``for (v = o; ...; v += s)`` with
+|s| > 1 also gives v's stride: ``v = o + s*t``, so in a ``mod p`` (or a ``floor(./B)
+mod N``, p = B*N) a term ``k*v`` with ``p | k*s`` may be replaced by ``k*o`` (the two
+differ by a multiple of p): under cyclic 4 the bank of ``A[i + ii]`` in a loop
+``i += 4`` is ``ii``.  A reduced ``mod``/``floor`` argument is kept
 only when its interval is non-negative, the precondition of C's ``%`` and ``/`` in
 :func:`arraypart.expr.to_c`.
 """
@@ -35,6 +39,7 @@ class RefContext:
 
     accesses: tuple[Access, ...]
     intervals: tuple[tuple[str, Interval | None], ...]
+    strides: tuple[tuple[str, tuple[E.Expr, int]], ...] = ()
 
     @property
     def index(self) -> tuple[E.Expr | None, ...]:
@@ -43,30 +48,38 @@ class RefContext:
     def env(self) -> dict[str, Interval | None]:
         return dict(self.intervals)
 
+    def reduce(self, e: E.Expr) -> E.Expr:
+        """:func:`reduce` with this reference's intervals and strides."""
+        return reduce(e, self.env(), dict(self.strides))
+
 
 def ref_contexts(body: tuple[Node, ...]) -> dict[int, RefContext]:
     """``ref_id`` -> its :class:`RefContext`, for every access of the kernel body."""
-    found: dict[int, tuple[list[Access], dict]] = {}
-    for access, env in _accesses(body, {}):
-        found.setdefault(access.ref_id, ([], env))[0].append(access)
-    return {rid: RefContext(tuple(acc), tuple(sorted(env.items())))
-            for rid, (acc, env) in found.items()}
+    found: dict[int, tuple[list[Access], dict, dict]] = {}
+    for access, env, strides in _accesses(body, {}, {}):
+        found.setdefault(access.ref_id, ([], env, strides))[0].append(access)
+    return {rid: RefContext(tuple(acc), tuple(sorted(env.items())),
+                            tuple(sorted(strides.items())))
+            for rid, (acc, env, strides) in found.items()}
 
 
-def _accesses(nodes: tuple[Node, ...], env: dict) -> Iterator[tuple[Access, dict]]:
+def _accesses(nodes: tuple[Node, ...], env: dict,
+              strides: dict) -> Iterator[tuple[Access, dict, dict]]:
     for node in nodes:
         if isinstance(node, Stmt):
             for a in node.accesses:
-                yield a, env
+                yield a, env, strides
         elif isinstance(node, If):
             for a in node.cond_accesses:
-                yield a, env
-            yield from _accesses(node.then, env)
-            yield from _accesses(node.orelse, env)
+                yield a, env, strides
+            yield from _accesses(node.then, env, strides)
+            yield from _accesses(node.orelse, env, strides)
         elif isinstance(node, Loop):
-            inner = dict(env)
-            inner[node.var] = _loop_interval(node, env)
-            yield from _accesses(node.body, inner)
+            inner = {**env, node.var: _loop_interval(node, env)}
+            inner_strides = {k: v for k, v in strides.items() if k != node.var}
+            if abs(node.step) > 1 and len(node.init) == 1:
+                inner_strides[node.var] = (node.init[0], node.step)
+            yield from _accesses(node.body, inner, inner_strides)
 
 
 def _loop_interval(loop: Loop, env: Mapping[str, Interval | None]) -> Interval | None:
@@ -108,17 +121,23 @@ def interval(e: E.Expr, env: Mapping[str, Interval | None]) -> Interval | None:
     return 0, e.modulus - 1
 
 
-def reduce(e: E.Expr, env: Mapping[str, Interval | None]) -> E.Expr:
-    """``e`` simplified by the rules of the module doc (equal for every value in env)."""
+Strides = Mapping[str, tuple[E.Expr, int]]  # v -> (origin o, step s): v = o + s*t
+
+
+def reduce(e: E.Expr, env: Mapping[str, Interval | None],
+           strides: Strides | None = None) -> E.Expr:
+    """``e`` simplified by the rules of the module doc (equal for every value in env
+    that keeps the strides)."""
+    strides = strides or {}
     if isinstance(e, (E.Const, E.Var)):
         return e
     if isinstance(e, E.Add):
-        return E.add(*(reduce(t, env) for t in e.terms))
+        return E.add(*(reduce(t, env, strides) for t in e.terms))
     if isinstance(e, E.Scale):
-        return E.scale(e.factor, reduce(e.arg, env))
+        return E.scale(e.factor, reduce(e.arg, env, strides))
     if isinstance(e, E.FloorDiv):
-        return _reduce_floordiv(reduce(e.arg, env), e.divisor, env)
-    return _reduce_mod(reduce(e.arg, env), e.modulus, env)
+        return _reduce_floordiv(reduce(e.arg, env, strides), e.divisor, env)
+    return _reduce_mod(reduce(e.arg, env, strides), e.modulus, env, strides)
 
 
 def _split(arg: E.Expr, period: int) -> tuple[E.Expr, E.Expr] | None:
@@ -131,6 +150,26 @@ def _split(arg: E.Expr, period: int) -> tuple[E.Expr, E.Expr] | None:
     whole = {v: k // period for v, k in coeffs.items() if k % period == 0}
     rest = {v: k for v, k in coeffs.items() if k % period != 0}
     return E.affine(whole), E.affine(rest, constant)
+
+
+def _residue(arg: E.Expr, period: int, strides: Strides) -> E.Expr | None:
+    """affine ``arg`` = period*t + r -> r, where t collects the terms k*v with ``period
+    | k`` and, for v = o + s*t' (``strides``), the part k*(v - o) of the terms with
+    ``period | k*s`` (their k*o stays in r); None when ``arg`` is not affine."""
+    form = E.affine_form(arg)
+    if form is None:
+        return None
+    coeffs, constant = form
+    rest: dict[str, int] = {}
+    origins = []
+    for v, k in coeffs.items():
+        if k % period == 0:
+            continue
+        if v in strides and (k * strides[v][1]) % period == 0:
+            origins.append(E.scale(k, strides[v][0]))
+        else:
+            rest[v] = k
+    return E.add(E.affine(rest, constant), *origins)
 
 
 def _same_window(r: E.Expr, period: int, env) -> int | None:
@@ -156,28 +195,24 @@ def _reduce_floordiv(arg: E.Expr, d: int, env) -> E.Expr:
     return E.floordiv(arg, d)
 
 
-def _reduce_mod(arg: E.Expr, m: int, env) -> E.Expr:
+def _reduce_mod(arg: E.Expr, m: int, env, strides: Strides) -> E.Expr:
     if isinstance(arg, E.FloorDiv):
-        return _reduce_mod_of_floordiv(arg, m, env)
-    parts = _split(arg, m)
-    if parts is None:
+        return _reduce_mod_of_floordiv(arg, m, env, strides)
+    r = _residue(arg, m, strides)
+    if r is None:
         return E.mod(arg, m)
-    _, r = parts
     q = _same_window(r, m, env)
     if q is not None:
         return E.add(r, E.const(-q * m))
     return E.mod(r if _non_negative(r, env) else arg, m)
 
 
-def _reduce_mod_of_floordiv(arg: E.FloorDiv, n: int, env) -> E.Expr:
+def _reduce_mod_of_floordiv(arg: E.FloorDiv, n: int, env, strides: Strides) -> E.Expr:
     """floor(a/B) mod N: multiples of B*N in a vanish."""
-    parts = _split(arg.arg, arg.divisor * n)
-    if parts is None:
-        return E.mod(arg, n)
-    _, r = parts
-    if not _non_negative(r, env):
+    r = _residue(arg.arg, arg.divisor * n, strides)
+    if r is None or not _non_negative(r, env):
         return E.mod(arg, n)
     quotient = _reduce_floordiv(r, arg.divisor, env)
     if isinstance(quotient, E.FloorDiv):
         return E.mod(quotient, n)
-    return _reduce_mod(quotient, n, env)
+    return _reduce_mod(quotient, n, env, strides)
