@@ -233,15 +233,15 @@ def _retry(kernel, model, solution, missed: frozenset[str], opts: Options, first
 
 def _without_idle_banks(kernel, model, solution, opts: Options, first):
     """Arrays whose banks lower no loop's II become one memory (issue 12: no array gets
-    banks that leave its II unchanged).  Only an array the search could not prove at
-    its target IIs (the time limit, the bank budget) whose every loop misses its target
-    is examined: a proven banking is the cheapest for its targets, and the report keeps
-    it.  Such an array is idle when one memory, proven by isl, allows each of its loops
-    the II the emitted code reaches anyway (another array, an m_axi bundle or lanes
-    whose banks rotate in code kept as written hold the loop); the one-memory code is
+    banks that leave its II unchanged).  An array whose every loop misses its target
+    under the scheduling rule is examined, proven in the ideal port model or not (lanes
+    whose banks rotate in code kept as written take a port of every bank, so banks
+    the search proved may buy nothing).  It is idle when one memory, proven by isl,
+    allows each of its loops the II the emitted code reaches anyway (its own rotating
+    lanes, another array or an m_axi bundle hold the loop); the one-memory code is
     emitted and checked under the scheduling rule again, and kept only when no loop's
-    II grows.  Banks that cost less than one
-    memory (LUT RAM instead of a block RAM) are kept: they are the cheaper memory."""
+    II grows.  Banks that cost less than one memory (LUT RAM instead of a block RAM)
+    are kept: they are the cheaper memory."""
     files, scheduled = first
     report = Report(kernel, model, solution, scheduled, {})
     reached: dict[str, int] = {}
@@ -254,7 +254,7 @@ def _without_idle_banks(kernel, model, solution, opts: Options, first):
     idle = {}
     for chosen in solution.arrays:
         loops = {name for name, _ in chosen.achieved_ii}
-        if (chosen.kept or chosen.conflict_free or not loops or not loops <= missing
+        if (chosen.kept or not loops or not loops <= missing
                 or chosen.banking.scheme.banks * chosen.banking.copies == 1):
             continue
         one = banking.cheaper_one_memory(model, chosen, (

@@ -65,6 +65,14 @@ def array(report, name):
     return next(a for a in report.solution.arrays if a.array.name == name)
 
 
+def searched(report, name):
+    """The banking pass's own answer for array ``name`` of ``report``'s model: what the
+    search proves in the ideal port model, before the scheduling rule on the emitted
+    code sets aside banks that lower no loop's II (``api._without_idle_banks``)."""
+    from arraypart import banking
+    return next(a for a in banking.solve(report.model).arrays if a.array.name == name)
+
+
 def run_testbench(compiled, tmp_path: Path) -> subprocess.CompletedProcess:
     """The compiled project written under ``tmp_path``, its kernel and testbench built
     with g++ (which must succeed) and run."""

@@ -134,7 +134,8 @@ def test_a_dividend_of_one_sign_keeps_a_regular_index(tmp_path):
                     "    out[i] = in[(i + 1) / 2] + in[(-i - 1) / 2 + 16] + in[(i - 40) % 8 + 7];"
                     "\n  }\n}\n")
     report = arraypart.analyze(path)
-    assert not report.warnings  # every index stays affine: no 'not affine' warning
+    assert report.warnings  # (in keeps one memory: its three banks rotate with i)
+    assert not [w for w in report.warnings if "not affine" in w]  # every index stays affine
 
 
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True,

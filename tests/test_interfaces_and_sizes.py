@@ -11,7 +11,8 @@ from arraypart import KernelError, check, ir
 from arraypart.check.frames import checked_values
 from arraypart.frontend import parse_kernel
 
-from conftest import array, assert_the_trace_agrees, needs_gxx, run_testbench, write
+from conftest import (array, assert_the_trace_agrees, needs_gxx, run_testbench, searched,
+                      write)
 
 # Four reads of one array per iteration: off-chip, they queue on the bundle's one read
 # channel; on-chip, a banking serves them in one cycle.
@@ -494,7 +495,8 @@ def test_a_size_only_guards_use_stays_a_data_dependent_condition(tmp_path):
     assert report.kernel.params == () and report.to_json()["params"] == {}
     (guard,) = report.kernel.body[0].body
     assert guard.cond is None  # both branches may run, for every n
-    assert array(report, "a").banking.scheme.banks == 2 and array(report, "a").conflict_free
+    a = searched(report, "a")
+    assert a.banking.scheme.banks == 2 and a.conflict_free
 
 
 def test_a_product_of_sizes_is_a_size_of_its_own(tmp_path):
@@ -514,7 +516,8 @@ def test_a_product_of_sizes_is_a_size_of_its_own(tmp_path):
     report = arraypart.analyze(write(tmp_path, "flat.c", text), ports=1)
     assert report.to_json()["params"]["dim*dim"]["range"] == [0, 1024]
     assert [l["trip_count"] for l in report.to_json()["loops"]] == [1024, 1024]
-    assert array(report, "a").banking.scheme.banks == 2 and array(report, "a").conflict_free
+    a = searched(report, "a")
+    assert a.banking.scheme.banks == 2 and a.conflict_free
     text = text.replace("#pragma HLS LOOP_TRIPCOUNT max=1024\n", "").replace(
         "1025", "4097").replace("b[1024]", "b[8192]")
     params = arraypart.analyze(write(tmp_path, "flat.c", text), ports=1).to_json()["params"]

@@ -315,20 +315,37 @@ void cross(const int img[32][32], int out[32][32]) {
 
 def test_the_flat_note_of_an_interface_array_has_a_candidate_budget(tmp_path,
                                                                        monkeypatch):
-    """An interface array keeps a per_dim banking (cyclic 3 x cyclic 3 for a cross on
-    one port); the note names the cheaper flat one (N = 5), found within the note's
-    budget of pre-checked candidates.  With no budget left the note is dropped and the
-    banking stays: the budget bounds only the comparison behind the note."""
+    """The search gives an interface array a per_dim banking (cyclic 3 x cyclic 3 for a
+    cross on one port) and a note that names the cheaper flat one (N = 5), found
+    within the note's budget of pre-checked candidates.  With no budget left the note
+    is dropped and the banking stays: the budget bounds only the comparison behind the
+    note.  (The references stay as written and their banks rotate with j, so under the
+    scheduling rule the compiled kernel keeps one memory: see the next test.)"""
     path = tmp_path / "cross.c"
     path.write_text(CROSS)
 
     def img_and_notes():
         report = arraypart.analyze(path, ports=1)
-        img = next(a for a in report.solution.arrays if a.array.name == "img")
-        return img.banking, [w for w in report.warnings if "a flat scheme would be" in w]
+        img = next(a for a in banking.solve(report.model).arrays if a.array.name == "img")
+        return img.banking, [w for w in img.notes if "a flat scheme would be" in w]
 
     kept, notes = img_and_notes()
     assert kept.scheme.kind == "per_dim" and kept.scheme.banks == 9
     assert len(notes) == 1 and "flat N=5" in notes[0]
     monkeypatch.setattr(banking.driver, "NOTE_CANDIDATES", 0)
     assert img_and_notes() == (kept, [])
+
+
+def test_notes_on_banks_set_aside_give_way_to_the_reason(tmp_path):
+    """Under the scheduling rule the cross's five rotating reads take a port of every
+    bank of img: cyclic 3 x cyclic 3 reaches II 5, as one memory does, so img keeps one
+    memory; the notes that named the banking set aside (the flat comparison) give way
+    to the one that says why."""
+    path = tmp_path / "cross.c"
+    path.write_text(CROSS)
+    report = arraypart.analyze(path, ports=1)
+    img = next(a for a in report.solution.arrays if a.array.name == "img")
+    assert img.banking.scheme.kind == "none" and not img.conflict_free
+    (note,) = img.notes
+    assert "img keeps one memory: per_dim cyclic 3 x cyclic 3" in note
+    assert [lp.achieved_ii for lp in report.scheduled.loops] == [5]

@@ -42,7 +42,7 @@ from .sampling import refuted, sample_group
 from .solution import ArraySolution, Found, Solution
 from .space import (FLAT_BLOCKS, Cost, Family, alpha_rows, copy_assignments, copy_key,
                     cost_floor, cost_of, crossbar_lanes, flat_block_floors, flat_crossbar,
-                    per_dim_partitions, rule_lanes)
+                    per_dim_partitions, rule_lanes, rule_overloaded)
 
 FAMILIES = ("per_dim", "flat")
 SCHEME_CHOICES = {"all": FAMILIES, "vitis": ("per_dim",)}
@@ -102,7 +102,8 @@ def cheaper_one_memory(model: PolyModel, chosen: ArraySolution,
     """``chosen``'s array as one memory when that costs less in the search's ranking
     (:class:`.space.Cost`: rule lanes, then BRAM18K, then LUTs), proven by isl like any
     banking (its ``achieved_ii``: per loop, the least II one bank allows), with the
-    located note ``why``; None when the banks cost no more."""
+    located note ``why`` in place of the notes that name ``chosen``'s scheme; None
+    when the banks cost no more."""
     am = model.array(chosen.array.name)
     banking = Banking(am.array.name, none_scheme(am.array.shape))
     shapes = [analyze_group(g, len(am.array.shape)) for g in am.groups]
@@ -110,9 +111,10 @@ def cheaper_one_memory(model: PolyModel, chosen: ArraySolution,
         return None
     start = perf_counter()
     proof = prove(am, banking)
+    named = chosen.banking.scheme.describe()
+    kept = tuple(note for note in chosen.notes if named not in note)
     return _solution(am, banking, proof, chosen.lower_bound, start,
-                     f"one memory, proven: {why}",
-                     chosen.notes + (warning_text(am.array.coord, why),))
+                     f"one memory, proven: {why}", kept + (warning_text(am.array.coord, why),))
 
 
 def _easiest_first(arrays: tuple[ArrayModel, ...]) -> list[int]:
@@ -602,7 +604,7 @@ class _Search:
         is the refinement's cost before any pre-check (a thousand tiers for an array
         with a thousand lanes), so the deadline is read at each tier."""
         first = best.cost.physical_banks
-        for tier in range(first + 1, self.horizon(first) + 1):
+        for tier in range(first + 1, self.horizon(best.banking) + 1):
             self._check_time(tier, best.tried)
             floor = min(self.tier_floor(tier), self.options.bram_budget + 1)
             if floor < best.cost.bram18k or self._fewer_rule_lanes(tier, best.cost.rule_lanes):
@@ -629,11 +631,19 @@ class _Search:
         a banking with read copies must give every lane a constant bank."""
         return banking.copies == 1 or crossbar_lanes(banking.scheme, self.shapes) == 0
 
-    def horizon(self, first: int) -> int:
-        """The most banks x copies :meth:`_refine` tries: the largest bounding box of a
-        uniform group's offsets (per_dim cyclic over it gives every lane a bank of its
-        own, so more banks only split them further), within the search ceiling."""
-        box = max([first] + [_box(s, self.am.array.shape) for s in self.uniform])
+    def horizon(self, best: Banking) -> int:
+        """The most banks x copies :meth:`_refine` tries past ``best``: the largest
+        bounding box of a uniform group's offsets (per_dim cyclic over it gives every
+        lane a bank of its own, so more banks only split them further), within the
+        search ceiling.  When ``best``'s rotating lanes miss a target under the
+        scheduling rule (:func:`.space.rule_overloaded`), an array of at most
+        :data:`MAX_REGISTER_ELEMENTS` may become registers, which take no port."""
+        array = self.am.array
+        box = max([best.scheme.banks * best.copies]
+                  + [_box(s, array.shape) for s in self.uniform])
+        if array.size <= MAX_REGISTER_ELEMENTS and rule_overloaded(
+                best.scheme, self.shapes, array.pragma_only, self.am.ports):
+            box = max(box, array.size)
         return min(self.ceiling, box)
 
     def tier_floor(self, tier: int) -> int:

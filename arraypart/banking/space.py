@@ -16,6 +16,7 @@ from functools import lru_cache, reduce
 from math import gcd, prod
 
 from .. import expr as E
+from ..ir import PortModel
 from ..poly.model import ArrayModel
 from ..rtl.closed import lane_table
 from ..rtl.cost import estimate, flat_family_floors
@@ -101,9 +102,30 @@ def rule_lanes(scheme: Scheme, shapes: list[GroupShape], pragma_only: bool) -> i
     """Lanes whose bank varies with the iteration where the emitted code keeps the
     references as written (every loop of a pragma-only array: an interface array,
     whose signature stays, or one a sub-function's shared text touches; a ``direct``
-    cycle group): under the scheduling rule each takes a port of every bank."""
+    cycle group): under the scheduling rule each takes a port of every bank.
+    Registers (:attr:`.scheme.Scheme.registers`) take no port: none counts."""
+    if scheme.registers:
+        return 0
     return sum(len(s.lanes) for s in shapes
                if (pragma_only or s.group.direct) and not _static(scheme, s))
+
+
+def rule_overloaded(scheme: Scheme, shapes: list[GroupShape], pragma_only: bool,
+                    ports: PortModel) -> bool:
+    """Some group's lanes that rotate where the emitted code keeps the references as
+    written (:func:`rule_lanes`) are more than one bank's ports serve at the group's
+    target II: under the scheduling rule each takes a port of every bank, so the loop
+    misses its target (distinct regular reads count once: a broadcast)."""
+    if scheme.registers:
+        return False
+    for s in shapes:
+        if (pragma_only or s.group.direct) and not _static(scheme, s):
+            reads = [a for a in s.lanes if a.kind == "read"]
+            distinct = len({a.index for a in reads if a.regular}) + sum(
+                not a.regular for a in reads)
+            if not ports.fits(distinct, len(s.lanes) - len(reads), s.group.target_ii):
+                return True
+    return False
 
 
 def _static(scheme: Scheme, shape: GroupShape) -> bool:
