@@ -348,7 +348,7 @@ def trace_kernel(path: str | os.PathLike, options: Options | None = None, *,
         with stage(TRACING, child_stage_deadline(opts.time_limit),
                    report.kernel.path) as deadline:
             recorded = trace.record(report.kernel, reading, Path(work),
-                                    report.solution.bankings(), deadline=deadline)
+                                    report.solution.emitted_bankings(), deadline=deadline)
         with stage(REPLAYING, stage_deadline(opts.time_limit),
                    report.kernel.path) as deadline:
             return report, judge_trace(report, recorded, as_written=as_written,
@@ -357,12 +357,14 @@ def trace_kernel(path: str | os.PathLike, options: Options | None = None, *,
 
 def judge_trace(report: Report, recorded: trace.Trace, *, as_written: bool = False,
                 ports: int = 2, deadline: Deadline | None = None) -> trace.TraceCheck:
-    """A recorded run replayed against arraypart's banking in the ideal port model
+    """A recorded run replayed against arraypart's banking as emitted (a multi-port ROM
+    serves every read: :meth:`.Solution.emitted_bankings`) in the ideal port model
     (claims: the II each loop's bankings were proved for), or with ``as_written``
     against the kernel's own pragmas under the scheduling rule (claims: the checker's
     II); its addresses compared with the polyhedral model.  Past ``deadline``
     (asked between chunks) it raises :class:`TimeLimit`."""
     kernel = report.kernel
+    storage = {}
     if as_written:
         bankings = check.as_written_bankings(kernel)
         checked = check.check_kernel(kernel, bankings, ports=ports, rule=True,
@@ -370,13 +372,14 @@ def judge_trace(report: Report, recorded: trace.Trace, *, as_written: bool = Fal
         claims = [trace.Claim(loop.name, loop.coord, loop.target_ii, loop.achieved_ii)
                   for loop in checked.loops]
     else:
-        bankings = report.solution.bankings()
+        bankings, storage = (report.solution.emitted_bankings(),
+                             report.solution.emitted_ports())
         claims = [trace.Claim(loop.name, loop.coord, loop.target_ii,
                               report.planned_ii(loop.name, loop.target_ii))
                   for loop in report.model.loops]
     groups = [g for a in report.model.arrays for g in a.groups]
     return trace.check_trace(kernel, recorded, bankings, claims, groups, ports=ports,
-                             rule=as_written, deadline=deadline)
+                             storage=storage, rule=as_written, deadline=deadline)
 
 
 def _synthesized(report: Report) -> dict[str, rtl.Resources]:

@@ -75,12 +75,14 @@ def searched(report, name):
 
 def run_testbench(compiled, tmp_path: Path) -> subprocess.CompletedProcess:
     """The compiled project written under ``tmp_path``, its kernel and testbench built
-    with g++ (which must succeed) and run."""
+    with g++ (which must succeed; the kernel's own folder on the include path, as in
+    run_hls.tcl) and run."""
     name = compiled.report.kernel.name
     outdir = arraypart.write_project(compiled, tmp_path / "out")
     binary = tmp_path / "tb"
+    folder = Path(compiled.report.kernel.path).resolve().parent
     build = subprocess.run(
-        ["g++", "-std=c++14", "-O1", "-w", f"-I{STANDINS}", "-o", str(binary),
+        ["g++", "-std=c++14", "-O1", "-w", f"-I{STANDINS}", f"-I{folder}", "-o", str(binary),
          str(outdir / f"{name}.cpp"), str(outdir / f"{name}_tb.cpp"), "-lm"],
         capture_output=True, text=True)
     assert build.returncode == 0, build.stderr[-3000:]
@@ -91,7 +93,7 @@ def assert_the_trace_agrees(compiled, tmp_path: Path, *, ports: int):
     """check --trace: the original, run on the testbench's inputs, makes the accesses
     the model predicts; the judgement, for further assertions."""
     recorded = trace.record(compiled.report.kernel, clangtu.Options(), tmp_path,
-                            compiled.report.solution.bankings())
+                            compiled.report.solution.emitted_bankings())
     judged = api.judge_trace(compiled.report, recorded, ports=ports)
     assert judged.disagreements == () and judged.addresses.compared, judged.format()
     return judged

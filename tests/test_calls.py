@@ -452,6 +452,29 @@ void table(const int in[32], int out[32]) {
 """
 
 
+def test_a_small_array_in_a_callee_whose_lanes_rotate_becomes_registers(tmp_path):
+    """hist[(i + k) % 8] in a sub-function's text (pragma-only): the four lanes' banks
+    rotate with i, so under the scheduling rule each read and write would take a port
+    of every bank and banks reach II 4; eight registers take no port (II 1)."""
+    path = _kernel_file(tmp_path, "hist.c", """\
+static void acc(int hist[8], const int in[32]) {
+  for (int i = 0; i < 32; i++) {
+#pragma HLS pipeline II=1
+    for (int k = 0; k < 4; k++) hist[(i + k) % 8] += in[i];
+  }
+}
+void top(const int in[32], int out[8]) {
+  int hist[8] = {0};
+  acc(hist, in);
+  for (int j = 0; j < 8; j++) out[j] = hist[j];
+}
+""")
+    report = arraypart.analyze(path, top="top")
+    hist = next(a for a in report.solution.arrays if a.array.name == "hist")
+    assert hist.array.pragma_only and hist.banking.scheme.registers
+    assert [loop["achieved_ii"] for loop in report.to_json()["loops"]] == [1, 1]
+
+
 def test_a_header_array_that_the_top_shadows_is_not_the_kernels(tmp_path):
     (tmp_path / "taps.h").write_text(TABLE_HEADER)
     path = _kernel_file(tmp_path, "shadow.cpp", TABLE_KERNEL.replace(
@@ -468,14 +491,14 @@ def test_an_array_of_a_local_header_is_banked_by_pragma(tmp_path):
     compiled = arraypart.compile_kernel(_kernel_file(tmp_path, "table.cpp", TABLE_KERNEL))
     taps = next(a for a in compiled.report.solution.arrays if a.array.name == "taps")
     assert taps.array.header and taps.array.shape == (8,)
-    assert taps.banking.scheme.kind == "per_dim" and taps.conflict_free
+    assert taps.conflict_free
     # taps[(i + k) % 8]: the four lanes' banks would rotate with i in the header's
-    # text, each taking a port of every bank under the scheduling rule; eight
-    # registers take none, so the loop keeps II 1
-    assert taps.banking.scheme.registers
+    # text, each taking a port of every bank under the scheduling rule; the table is
+    # read-only, so two copies of a dual-port ROM serve them as a multi-port ROM
+    assert taps.multi_port_rom and taps.banking.copies == 2
     assert [loop["achieved_ii"] for loop in compiled.report.to_json()["loops"]] == [1]
     text = compiled.files["table.cpp"]
-    assert "#pragma HLS array_partition variable=taps" in text
+    assert "#pragma HLS bind_storage variable=taps type=rom_np" in text
     assert "static const int taps" not in text
     outdir = arraypart.write_project(compiled, tmp_path / "out")
     (outdir / "taps.h").write_text(TABLE_HEADER)

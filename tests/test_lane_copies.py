@@ -156,3 +156,54 @@ def test_nine_window_lanes_read_their_own_copies_at_ii_1(tmp_path):
     weight = array(compiled.report, "weight")
     assert (weight.banking.scheme.banks, weight.banking.copies) == (1, 5)
     assert [loop["achieved_ii"] for loop in compiled.report.to_json()["loops"]] == [1]
+
+
+# A header table read through an inline function at eight data-dependent indices per
+# cycle (face detection's bank and offset mappings): the header's declaration and the
+# function's text stay, so its copies can only be a multi-port ROM.
+TABLE_HEADER = "static int table[64] = {%s};\n" % ", ".join(str((7 * k) % 31)
+                                                           for k in range(64))
+LOOKUP = """\
+#include "table.h"
+
+static int look(int x) {
+#pragma HLS inline
+    return table[x & 63];
+}
+
+void lookup(const int in[32][8], int out[32][8]) {
+    for (int r = 0; r < 32; r++) {
+#pragma HLS pipeline II=1
+        for (int u = 0; u < 8; u++) {
+            out[r][u] = look(in[r][u]);%s
+        }
+    }
+}
+"""
+
+
+@needs_gxx
+def test_a_read_only_header_table_becomes_a_multi_port_rom(tmp_path):
+    """Eight reads a cycle of a table nothing writes: four dual-port copies in the
+    model, emitted as ``bind_storage type=rom_np`` (a port for every read) on the
+    unchanged declaration; II 1 under the scheduling rule, the testbench and the
+    trace (replayed against the ROM) agree."""
+    (tmp_path / "table.h").write_text(TABLE_HEADER)
+    compiled = arraypart.compile_kernel(write(tmp_path, "lookup.cpp", LOOKUP % ""))
+    table = array(compiled.report, "table")
+    assert table.multi_port_rom and table.banking.copies == 4 and table.conflict_free
+    text = compiled.files["lookup.cpp"]
+    assert "#pragma HLS bind_storage variable=table type=rom_np" in text
+    assert "static int table" not in text and "table[x & 63]" in text
+    assert [loop["achieved_ii"] for loop in compiled.report.to_json()["loops"]] == [1]
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)
+
+
+def test_a_header_table_that_is_written_gets_no_rom(tmp_path):
+    (tmp_path / "table.h").write_text(TABLE_HEADER)
+    written = LOOKUP % "\n            table[u] = r;"
+    report = arraypart.analyze(write(tmp_path, "lookup.cpp", written))
+    table = array(report, "table")
+    assert table.banking.copies == 1 and not table.multi_port_rom

@@ -154,7 +154,7 @@ def test_the_command_line_exits_1_on_a_disagreement(monkeypatch, capsys):
     def one_memory(self):
         return {a.array.name: Banking(a.array.name, per_dim_scheme(a.array.shape, tuple(
             DimPartition("none", 1) for _ in a.array.shape))) for a in self.arrays}
-    monkeypatch.setattr(Solution, "bankings", one_memory)
+    monkeypatch.setattr(Solution, "emitted_bankings", one_memory)
     assert cli.main(["check", "--trace", str(DENOISE)]) == 1
     out = capsys.readouterr().out
     assert f"{WINDOW_LOOP}: error: trace disagrees with the model" in out
@@ -164,7 +164,7 @@ def test_the_command_line_exits_1_on_a_disagreement(monkeypatch, capsys):
 def _traced(path, ports):
     report = api.analyze(path, ports=ports)
     recorded = trace.record(report.kernel, clangtu.Options(), path.parent,
-                            report.solution.bankings())
+                            report.solution.emitted_bankings())
     return [api.judge_trace(report, recorded, as_written=w, ports=ports)
             for w in (False, True)]
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from ..ir import Array, PortModel
+from ..ir import PORT_MODELS, Array, PortModel
 from ..scheme import Banking
 
 
@@ -37,6 +37,13 @@ class ArraySolution:
     notes: tuple[str, ...] = ()
     kept: bool = False
     time_limited: bool = False
+
+    @property
+    def multi_port_rom(self) -> bool:
+        """Read copies of a pragma-only array, whose text stays: the emitted code makes
+        it a multi-port ROM (``bind_storage type=rom_np``, a port for every read), and
+        the copies its lanes read stand for what that costs."""
+        return self.banking.copies > 1 and self.array.pragma_only
 
 
 @dataclass(frozen=True)
@@ -73,3 +80,15 @@ class Solution:
 
     def bankings(self) -> dict[str, Banking]:
         return {a.array.name: a.banking for a in self.arrays}
+
+    def emitted_bankings(self) -> dict[str, Banking]:
+        """The bankings the emitted code implements (a run of it is replayed against
+        them): a multi-port ROM is one copy, whose port model is
+        :meth:`emitted_ports`'."""
+        return {a.array.name: replace(a.banking, copies=1, read_copy=())
+                if a.multi_port_rom else a.banking for a in self.arrays}
+
+    def emitted_ports(self) -> dict[str, PortModel]:
+        """The port models the emitted code sets where they differ from the kernel's:
+        ``rom_np`` for a multi-port ROM."""
+        return {a.array.name: PORT_MODELS["rom_np"] for a in self.arrays if a.multi_port_rom}

@@ -208,16 +208,20 @@ def _overfull_text(loop: LoopReplay) -> str:
 
 def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking],
                 claims: Sequence[Claim], groups: Sequence[CycleGroup], *, ports: int = 2,
-                rule: bool = False, deadline: Deadline | None = None) -> TraceCheck:
+                storage: Mapping[str, ir.PortModel] | None = None, rule: bool = False,
+                deadline: Deadline | None = None) -> TraceCheck:
     """Replay ``kernel``'s recorded run against ``bankings`` (missing arrays: one
-    memory) with the loops' ``claims`` and compare its addresses with the model's
-    cycle ``groups`` (loops matched by the ``for``'s coordinate).  ``deadline`` is
-    asked before each chunk of records (raises :class:`TimeLimit`)."""
+    memory; ``storage``: port models that replace the kernel's) with the loops'
+    ``claims`` and compare its addresses with the model's cycle ``groups`` (loops
+    matched by the ``for``'s coordinate).  ``deadline`` is asked before each chunk of
+    records (raises :class:`TimeLimit`)."""
     checkpoint = no_checkpoint if deadline is None else (
         lambda: deadline.check(REPLAY_STAGE))
     inst = trace.instrumented
+    storage = storage or {}
     memories = {n: Memory(a, bankings.get(a.name) or Banking(a.name, none_scheme(a.shape)),
-                          ir.port_model(a, ports)) for n, a in enumerate(kernel.arrays)}
+                          storage.get(a.name) or ir.port_model(a, ports))
+                for n, a in enumerate(kernel.arrays)}
     by_place = {(c.coord.line, c.coord.col): c for c in claims}
     places = [(loop.coord.line, loop.coord.col) for loop in inst.loops]
     matched = {n: by_place[p] for n, p in enumerate(places) if p in by_place}

@@ -278,7 +278,8 @@ def _block_text(lines: list[str], at: int, data: bytes, indent: str = "") -> str
 
 
 def _needs_explicit(s: ArraySolution) -> bool:
-    return s.banking.scheme.kind == "flat" or s.banking.copies > 1
+    return s.banking.scheme.kind == "flat" or (s.banking.copies > 1
+                                                and not s.multi_port_rom)
 
 
 def _explicit(s: ArraySolution, taken: set[str]) -> Explicit:
@@ -418,7 +419,10 @@ def _after_declaration(data: bytes, decl: N.Decl, lines: list[str]) -> list[Edit
 
 def _comment(s: ArraySolution, ex: Explicit | None) -> str:
     text = f"arraypart: {s.array.name}: {s.banking.scheme.describe()}"
-    if s.banking.copies > 1:
+    if s.multi_port_rom:
+        text += (f"; a multi-port ROM (rom_np), as {s.banking.copies} copies of "
+                 f"{s.ports.name}")
+    elif s.banking.copies > 1:
         text += f"; {s.banking.copies} copies"
         text += "".join(f", lanes read {rule}" for rule in s.banking.lane_rules())
     if ex is not None:
@@ -447,5 +451,6 @@ def _pragmas(s: ArraySolution, ex: Explicit | None, written: str | None) -> list
     if not s.array.interface:
         name = ex.bank_name if ex is not None else array
         impl = f" impl={s.array.storage_impl}" if s.array.storage_impl else ""
-        out.append(f"HLS bind_storage variable={name} type={s.ports.name}{impl}")
+        storage = "rom_np" if s.multi_port_rom else s.ports.name
+        out.append(f"HLS bind_storage variable={name} type={storage}{impl}")
     return out

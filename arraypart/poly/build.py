@@ -49,7 +49,9 @@ def build_model(kernel: ir.Kernel, *, ports: int = 2,
     found = collect(kernel, tick=tick)
     groups = _groups(found, by_name, tick)
     touched = {r.access.array for r in relations}
-    arrays = tuple(_array_model(a, ports, groups, a.name in touched) for a in kernel.arrays)
+    written = {r.access.array for r in relations if r.access.kind == "write"}
+    arrays = tuple(_array_model(a, ports, groups, a.name in touched, a.name not in written)
+                   for a in kernel.arrays)
     loops = _loop_infos(found, kernel)
     return PolyModel(arrays, loops, kernel.warnings + _warnings(relations)
                      + _bundle_warnings(loops))
@@ -187,13 +189,13 @@ def _bundle_ii(accesses: list[LaneAccess], kernel: ir.Kernel) -> int:
 
 
 def _array_model(array: ir.Array, ports: int, groups: tuple[CycleGroup, ...],
-                 touched: bool) -> ArrayModel:
+                 touched: bool, read_only: bool) -> ArrayModel:
     mine = tuple(g for g in groups if g.accesses[0].array == array.name)
     if mine:
         concurrent = max(group_concurrency(g) for g in mine)
     else:
         concurrent = 1 if touched else 0
-    return ArrayModel(array, ir.port_model(array, ports), mine, concurrent)
+    return ArrayModel(array, ir.port_model(array, ports), mine, concurrent, read_only)
 
 
 def _address_key(access: LaneAccess, position: int) -> tuple:

@@ -80,12 +80,14 @@ class CycleGroup:
 
 @dataclass(frozen=True, eq=False)
 class ArrayModel:
-    """An array, the port model of its banks, and every cycle group that touches it."""
+    """An array, the port model of its banks, and every cycle group that touches it;
+    ``read_only``: no reference of the kernel writes it (its initializer fills it)."""
 
     array: Array
     ports: PortModel
     groups: tuple[CycleGroup, ...]
     max_concurrent: int
+    read_only: bool = False
 
 
 @dataclass(frozen=True, eq=False)
