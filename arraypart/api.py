@@ -233,12 +233,13 @@ def _retry(kernel, model, solution, missed: frozenset[str], opts: Options, first
 
 def _without_idle_banks(kernel, model, solution, opts: Options, first):
     """Arrays whose banks lower no loop's II become one memory (issue 12: no array gets
-    banks that leave its II unchanged).  An array whose every loop misses its target
+    banks that leave its II unchanged).  An array with a loop that misses its target
     under the scheduling rule is examined, proven in the ideal port model or not (lanes
     whose banks rotate in code kept as written take a port of every bank, so banks
     the search proved may buy nothing).  It is idle when one memory, proven by isl,
     allows each of its loops the II the emitted code reaches anyway (its own rotating
-    lanes, another array or an m_axi bundle hold the loop); the one-memory code is
+    lanes, another array or an m_axi bundle hold a missed loop; the others reach their
+    targets with one memory too); the one-memory code is
     emitted and checked under the scheduling rule again, and kept only when no loop's
     II grows.  Banks that cost less than one memory (LUT RAM instead of a block RAM)
     are kept: they are the cheaper memory."""
@@ -254,7 +255,7 @@ def _without_idle_banks(kernel, model, solution, opts: Options, first):
     idle = {}
     for chosen in solution.arrays:
         loops = {name for name, _ in chosen.achieved_ii}
-        if (chosen.kept or not loops or not loops <= missing
+        if (chosen.kept or not loops & missing
                 or chosen.banking.scheme.banks * chosen.banking.copies == 1):
             continue
         one = banking.cheaper_one_memory(model, chosen, (
