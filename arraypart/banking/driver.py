@@ -117,7 +117,7 @@ def cheaper_one_memory(model: PolyModel, chosen: ArraySolution,
                      f"one memory, proven: {why}", kept + (warning_text(am.array.coord, why),))
 
 
-def multi_port_rom(am: ArrayModel) -> bool:
+def may_be_multi_port_rom(am: ArrayModel) -> bool:
     """A pragma-only array keeps the text that uses it, so its read copies can only be
     a multi-port ROM (``bind_storage type=rom_np``: the scheduler gives every read a
     port; the copies its lanes read stand for what that costs): an on-chip array
@@ -461,7 +461,7 @@ class _Search:
                                       shapes, am.array.shape)
         self.refs = read_refs(shapes)
         lanes = [a for s in shapes for a in s.lanes]
-        self.duplicable = multi_port_rom(am) if am.array.pragma_only else sum(
+        self.duplicable = may_be_multi_port_rom(am) if am.array.pragma_only else sum(
             a.kind == "read" for a in lanes) > sum(a.kind == "write" for a in lanes)
         self.uniform = [s for s in shapes if s.uniform]
         self.loads = [(len({tuple(d) for d, a in zip(s.offsets, s.lanes) if a.kind == "read"}),

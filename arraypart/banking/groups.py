@@ -152,7 +152,7 @@ def _read_ref(ref_id: int, lanes: list[tuple[tuple[str, int], ...]]) -> ReadRef:
     envs = [dict(lane) for lane in lanes]
     shared = set.intersection(*(set(env) for env in envs))
     seen = {v: sorted({env[v] for env in envs}) for v in shared}
-    usable = [v for v, _ in lanes[0] if v in shared and len(set(seen[v])) > 1
+    usable = [v for v, _ in lanes[0] if v in shared and len(seen[v]) > 1
               and seen[v][0] >= 0]
     if not usable:
         return ReadRef(ref_id)

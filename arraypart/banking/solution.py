@@ -83,8 +83,8 @@ class Solution:
 
     def emitted_bankings(self) -> dict[str, Banking]:
         """The bankings the emitted code implements (a run of it is replayed against
-        them): a multi-port ROM is one copy, whose port model is
-        :meth:`emitted_ports`'."""
+        them): a multi-port ROM is one copy, with the port model of
+        :meth:`emitted_ports`."""
         return {a.array.name: replace(a.banking, copies=1, read_copy=())
                 if a.multi_port_rom else a.banking for a in self.arrays}
 

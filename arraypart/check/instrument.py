@@ -194,6 +194,9 @@ def _first_operand_path(cursor: ci.Cursor, user: ci.Cursor, parents: tuple) -> b
     return first is not None and first == below
 
 
+# ap_int / ap_fixed part selects an assignment may write through
+# (:data:`arraypart.frontend.accesses.PART_SELECTS`).
+_PART_SELECTS = frozenset({"range", "bit"})
 _OVERLOADED_UPDATES = frozenset(f"operator{op}=" for op in
                                 ("+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>"))
 
@@ -205,6 +208,10 @@ def _kind(cursor: ci.Cursor, parents: tuple) -> str:
     if user is None:
         return "read"
     if user.kind == K.CALL_EXPR and _first_operand_path(cursor, user, parents):
+        if user.spelling in _PART_SELECTS:
+            # A[i].range(h, l) = v keeps the bits outside the selection: an update
+            above = tuple(parents[:list(parents).index(user)])
+            return "read" if _kind(user, above) == "read" else "update"
         if user.spelling == "operator=":
             return "write"
         if user.spelling in _OVERLOADED_UPDATES or user.spelling in ("operator++",

@@ -20,6 +20,9 @@ from . import cnodes as N
 
 MEMBER = "member ref expr"
 INCREMENTS = {"p++": 1, "++": 1, "p--": -1, "--": -1}
+# ap_int / ap_fixed part selects that an assignment may write through: ``A[i].range(h,
+# l) = v`` writes some bits of the element and keeps the others.
+PART_SELECTS = frozenset({"range", "bit"})
 
 
 class AccessLowering:
@@ -90,6 +93,11 @@ class AccessLowering:
             self._dereference(node, out, kinds)
         elif _element_member(node):
             self._member(node, out, kinds)
+        elif _part_select(node):
+            # the bits outside the selection are kept: the element is read, then written
+            for bound in node.args[1:]:
+                self._collect(bound, out)
+            self._target(node.args[0], out, ("read", "write"))
         elif self._pointer_member(node) is not None:
             self._pointer_element(node, self._pointer_member(node), None, out, kinds,
                                   node.name or None)
@@ -243,3 +251,10 @@ def _element_member(node: N.Node) -> bool:
     """``A[i].x``: a member of an array element."""
     return (isinstance(node, N.Other) and node.what == MEMBER
             and isinstance(_first(node.parts), N.ArrayRef))
+
+
+def _part_select(node: N.Node) -> bool:
+    """``A[i].range(h, l)`` or ``A[i].bit(k)`` (the element is the call's first
+    argument, its object)."""
+    return (isinstance(node, N.FuncCall) and node.name in PART_SELECTS and bool(node.args)
+            and (isinstance(node.args[0], N.ArrayRef) or _element_member(node.args[0])))
