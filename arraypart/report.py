@@ -149,6 +149,8 @@ def _array_json(sol: ArraySolution, array_model: ArrayModel, crossbar: tuple[int
         "formula": scheme.describe(),
         "banks": scheme.banks,
         "copies": banking.copies,
+        # the copies are a multi-port ROM: bind_storage type=rom_np on the array as declared
+        "multi_port_rom": sol.multi_port_rom,
         "bank_depth": scheme.bank_depth,
         "storage_overhead": round(scheme.storage_overhead, 6),
         "max_concurrent": sol.max_concurrent,

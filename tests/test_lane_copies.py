@@ -192,6 +192,8 @@ def test_a_read_only_header_table_becomes_a_multi_port_rom(tmp_path):
     compiled = arraypart.compile_kernel(write(tmp_path, "lookup.cpp", LOOKUP % ""))
     table = array(compiled.report, "table")
     assert table.multi_port_rom and table.banking.copies == 4 and table.conflict_free
+    (entry,) = [a for a in compiled.report.to_json()["arrays"] if a["name"] == "table"]
+    assert entry["multi_port_rom"] and entry["copies"] == 4
     text = compiled.files["lookup.cpp"]
     assert "#pragma HLS bind_storage variable=table type=rom_np" in text
     assert "static int table" not in text and "table[x & 63]" in text
