@@ -369,23 +369,38 @@ def _cell_totals(cell: np.ndarray, per_group: np.ndarray, cells: int) -> np.ndar
 
 def overfull_bank(cs: list[SiteCells], banking: Banking, model: ir.PortModel, row: int,
                   ii: int, static: frozenset[SiteKey]) -> BankUse | None:
-    """The first (copy, bank) whose port uses in step ``row`` do not fit at ``ii``."""
-    slots: dict[tuple[int, int], list[tuple[ConflictAccess, object]]] = {}
+    """The first (copy, bank) whose port uses in step ``row`` do not fit at ``ii``.  A
+    dynamic use takes a port of every bank of its copy: it is kept once per copy and
+    joins each bank's own uses when that bank is judged (reads of one address count
+    once, whichever sites make them)."""
     addresses, _ = _addresses(cs, banking.scheme.shape)
-    for i, lane, copy, targets in _port_uses(cs, banking, static):
+    own: dict[tuple[int, int], list[tuple[int, ConflictAccess, int]]] = {}
+    roaming: dict[int, list[tuple[int, ConflictAccess, int]]] = {}
+    for order, (i, lane, copy, targets) in enumerate(_port_uses(cs, banking, static)):
         c = cs[i]
         if not c.mask[row, lane]:
             continue
         address = tuple(None if x is None else int(x[row, lane]) for x in c.index)
-        item = ConflictAccess(c.access.kind, c.access.coord, address)
-        banks: Iterable[int] = [int(c.bank[row, lane])] if targets is None else targets
-        for bank in banks:
-            slots.setdefault((int(copy[row, lane]), bank), []).append((item, int(addresses[i][row, lane])))
-    for (copy, bank), items in sorted(slots.items()):
-        reads = len({a for item, a in items if item.kind == "read"})
-        writes = sum(item.kind == "write" for item, _ in items)
+        use = (order, ConflictAccess(c.access.kind, c.access.coord, address),
+               int(addresses[i][row, lane]))
+        layer = int(copy[row, lane])
+        if targets is None:
+            own.setdefault((layer, int(c.bank[row, lane])), []).append(use)
+        else:
+            roaming.setdefault(layer, []).append(use)
+    shared = {layer: ({a for _, item, a in uses if item.kind == "read"},
+                      sum(item.kind == "write" for _, item, _ in uses))
+              for layer, uses in roaming.items()}
+    slots = set(own) | {(layer, bank) for layer in roaming
+                        for bank in range(banking.scheme.banks)}
+    for copy, bank in sorted(slots):
+        mine = own.get((copy, bank), [])
+        reads_roaming, writes_roaming = shared.get(copy, (set(), 0))
+        reads = len({a for _, item, a in mine if item.kind == "read"} | reads_roaming)
+        writes = sum(item.kind == "write" for _, item, _ in mine) + writes_roaming
         if not model.fits(reads, writes, ii):
-            shown = tuple(dict.fromkeys(item for item, _ in items))
+            uses = sorted(mine + roaming.get(copy, []), key=lambda u: u[0])
+            shown = tuple(dict.fromkeys(item for _, item, _ in uses))
             return BankUse(copy, bank, reads, writes, shown)
     return None
 
