@@ -332,6 +332,21 @@ def test_a_table_of_the_kernels_header_is_traced(tmp_path):
         assert result.addresses.compared and result.replay.records == 32 * 9
 
 
+@needs_gxx
+def test_a_table_a_function_body_includes_is_traced(tmp_path):
+    """A header included inside the function body declares a local table (Rosetta's
+    face detection does this): its registration goes after the ``#include`` line,
+    the header's text staying as written, so its reads are recorded and compared."""
+    (tmp_path / "tbl.h").write_text("static const int tbl[8] = {3, 1, 4, 1, 5, 9, 2, 6};\n")
+    path = tmp_path / "body.c"
+    path.write_text('void body(const int in[8], int out[8]) {\n#include "tbl.h"\n'
+                    "  for (int i = 0; i < 8; i++) {\n#pragma HLS pipeline II=1\n"
+                    "    out[i] = in[i] + tbl[i] + tbl[7 - i];\n  }\n}\n")
+    for result in _traced(path, 2):
+        assert result.disagreements == (), result.format()
+        assert result.addresses.compared and result.replay.records == 8 * 4
+
+
 CLASS_TYPES = """\
 #include "ap_int.h"
 #define N 16

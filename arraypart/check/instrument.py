@@ -24,7 +24,8 @@ Edits are insertions at byte offsets of the text (nothing is removed):
 - every other ``for`` gets ``::arraypart_trace::bump()`` in its increment, so a
   record's *lane* (the count of inner-loop increments since its step began) tells the
   unrolled lanes of one step apart;
-- a local array of the IR is registered after its declaration statement.
+- a local array of the IR is registered after its declaration statement (after the
+  `#include` line when a header included in a function body declares it).
 
 Writes are the left operand of ``=`` (through parentheses and member accesses); the
 left operand of a compound assignment and the operand of ``++``/``--`` are *updates*
@@ -123,11 +124,17 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
     seen: set[tuple[int, int]] = set()
     found_globals: list[tuple[int, str]] = []
     headers = {a.name for a in kernel.arrays if a.header}
+    included = _inclusion_lines(unit)
     for cursor, parents in _walk(unit.tu.cursor, ()):
         if not unit.in_main(cursor.location):
             if (cursor.kind == K.VAR_DECL and cursor.spelling in headers
                     and cursor.spelling in ids and not parents):
                 found_globals.append((ids[cursor.spelling], f"::{cursor.spelling}"))
+            elif (cursor.kind == K.DECL_STMT and parents
+                  and parents[-1].kind == K.COMPOUND_STMT
+                  and unit.in_main(parents[-1].location)):
+                at = _after_inclusion(included, cursor, parents[-1])
+                inserts += _register_edits(cursor, ids, at) if at is not None else []
             continue
         if _is_element(cursor, parents):
             span = (cursor.extent.start.offset, cursor.extent.end.offset)
@@ -364,9 +371,33 @@ def _increment_at(cursor: ci.Cursor) -> tuple[int, bool] | None:
     return None
 
 
-def _register_edits(cursor: ci.Cursor, ids: dict[str, int]) -> list[_Insert]:
-    """Register the IR's local arrays declared by this statement, right after it."""
-    end = cursor.extent.end.offset
+def _inclusion_lines(unit: clangtu.Unit) -> list[tuple[str, int]]:
+    """(included file, offset in the kernel text of the line after its ``#include``)
+    for every ``#include`` the kernel file itself makes."""
+    data = unit.data
+    out = []
+    for inclusion in unit.tu.get_includes():
+        if inclusion.depth == 1 and inclusion.location.file is not None:
+            newline = data.find(b"\n", inclusion.location.offset)
+            out.append((inclusion.include.name, len(data) if newline < 0 else newline + 1))
+    return out
+
+
+def _after_inclusion(included: list[tuple[str, int]], decl: ci.Cursor,
+                     block: ci.Cursor) -> int | None:
+    """Where a local declared by a header that ``block`` includes is in scope in the
+    kernel text: the start of the line after the ``#include`` (None: not found)."""
+    name = decl.location.file.name if decl.location.file is not None else None
+    start, end = block.extent.start.offset, block.extent.end.offset
+    return next((at for header, at in included if header == name and start < at <= end),
+                None)
+
+
+def _register_edits(cursor: ci.Cursor, ids: dict[str, int],
+                    at: int | None = None) -> list[_Insert]:
+    """Register the IR's local arrays declared by this statement, right after it (or at
+    ``at``: the kernel-text position after the ``#include`` that declares them)."""
+    end = cursor.extent.end.offset if at is None else at
     out = []
     for decl in cursor.get_children():
         if (decl.kind == K.VAR_DECL and decl.spelling in ids
