@@ -239,10 +239,10 @@ def _without_idle_banks(kernel, model, solution, opts: Options, first):
     the search proved may buy nothing).  It is idle when one memory, proven by isl,
     allows each of its loops the II the emitted code reaches anyway (its own rotating
     lanes, another array or an m_axi bundle hold a missed loop; the others reach their
-    targets with one memory too); the one-memory code is
-    emitted and checked under the scheduling rule again, and kept only when no loop's
-    II grows.  Banks that cost less than one memory (LUT RAM instead of a block RAM)
-    are kept: they are the cheaper memory."""
+    targets with one memory too); the one-memory code is emitted and checked under the
+    scheduling rule again, and kept only when no loop's II grows.  Banks that cost less
+    than one memory (LUT RAM instead of a block RAM) are kept: they are the cheaper
+    memory."""
     files, scheduled = first
     report = Report(kernel, model, solution, scheduled, {})
     reached: dict[str, int] = {}

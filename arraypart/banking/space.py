@@ -14,6 +14,7 @@ import itertools
 from dataclasses import dataclass, replace
 from functools import lru_cache, reduce
 from math import gcd, prod
+from typing import Iterator
 
 from .. import expr as E
 from ..ir import PortModel
@@ -100,32 +101,36 @@ def crossbar_lanes(scheme: Scheme, shapes: list[GroupShape]) -> int:
 
 def rule_lanes(scheme: Scheme, shapes: list[GroupShape], pragma_only: bool) -> int:
     """Lanes whose bank varies with the iteration where the emitted code keeps the
-    references as written (every loop of a pragma-only array: an interface array,
-    whose signature stays, or one a sub-function's shared text touches; a ``direct``
-    cycle group): under the scheduling rule each takes a port of every bank.
-    Registers (:attr:`.scheme.Scheme.registers`) take no port: none counts."""
-    if scheme.registers:
-        return 0
-    return sum(len(s.lanes) for s in shapes
-               if (pragma_only or s.group.direct) and not _static(scheme, s))
+    references as written (:func:`_rotating`): under the scheduling rule each takes a
+    port of every bank."""
+    return sum(len(s.lanes) for s in _rotating(scheme, shapes, pragma_only))
 
 
 def rule_overloaded(scheme: Scheme, shapes: list[GroupShape], pragma_only: bool,
                     ports: PortModel) -> bool:
     """Some group's lanes that rotate where the emitted code keeps the references as
-    written (:func:`rule_lanes`) are more than one bank's ports serve at the group's
+    written (:func:`_rotating`) are more than one bank's ports serve at the group's
     target II: under the scheduling rule each takes a port of every bank, so the loop
     misses its target (distinct regular reads count once: a broadcast)."""
-    if scheme.registers:
-        return False
-    for s in shapes:
-        if (pragma_only or s.group.direct) and not _static(scheme, s):
-            reads = [a for a in s.lanes if a.kind == "read"]
-            distinct = len({a.index for a in reads if a.regular}) + sum(
-                not a.regular for a in reads)
-            if not ports.fits(distinct, len(s.lanes) - len(reads), s.group.target_ii):
-                return True
+    for s in _rotating(scheme, shapes, pragma_only):
+        reads = [a for a in s.lanes if a.kind == "read"]
+        distinct = len({a.index for a in reads if a.regular}) + sum(
+            not a.regular for a in reads)
+        if not ports.fits(distinct, len(s.lanes) - len(reads), s.group.target_ii):
+            return True
     return False
+
+
+def _rotating(scheme: Scheme, shapes: list[GroupShape],
+              pragma_only: bool) -> Iterator[GroupShape]:
+    """The groups whose lanes' banks vary with the iteration in code that keeps the
+    references as written (every group of a pragma-only array: an interface array,
+    whose signature stays, or one a sub-function's shared text touches; a ``direct``
+    cycle group).  Registers (:attr:`.scheme.Scheme.registers`) take no port: none."""
+    if scheme.registers:
+        return
+    yield from (s for s in shapes
+                if (pragma_only or s.group.direct) and not _static(scheme, s))
 
 
 def _static(scheme: Scheme, shape: GroupShape) -> bool:
