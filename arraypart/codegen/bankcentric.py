@@ -156,20 +156,20 @@ def plan(kernel: Kernel, solution: Solution, taken: set[str], declared: set,
     contexts = ranges.ref_contexts(kernel.body)
     solved = {s.array.name: s for s in solution.arrays}
     unrolled = {}
-    for loop in _pipelined_loops(kernel.body):
-        found = list(_found(loop.body, (), (), iter(range(1 << 62))))
+    for loop in pipelined_loops(kernel.body):
+        found = list(found_accesses(loop.body, (), (), iter(range(1 << 62))))
         if not (loop.coord in declared and _blockable(loop)):
             continue
-        if any(_needs_routing(loop, found, name, solved, contexts)
+        if any(needs_routing(loop, found, name, solved, contexts)
                for name in {f.access.array for f in found}):
             unrolled[id(loop)] = _as_blocks(loop, taken)
     body = _replace_loops(kernel.body, {k: u.view for k, u in unrolled.items()})
     contexts = ranges.ref_contexts(body)
     groups = []
-    for loop in _pipelined_loops(body):
-        found = list(_found(loop.body, (), (), iter(range(1 << 62))))
+    for loop in pipelined_loops(body):
+        found = list(found_accesses(loop.body, (), (), iter(range(1 << 62))))
         for name in dict.fromkeys(f.access.array for f in found):
-            if _needs_routing(loop, found, name, solved, contexts):
+            if needs_routing(loop, found, name, solved, contexts):
                 group = (_group(loop, solved[name], [f for f in found
                                                      if f.access.array == name], contexts)
                          if name in local else None)
@@ -178,7 +178,7 @@ def plan(kernel: Kernel, solution: Solution, taken: set[str], declared: set,
     return Plan(tuple(groups), tuple(unrolled.values()), contexts)
 
 
-def _needs_routing(loop: Loop, found: list[_Found], name: str, solved, contexts) -> bool:
+def needs_routing(loop: Loop, found: list[_Found], name: str, solved, contexts) -> bool:
     """Some lane of ``name`` changes bank, and not every lane may take every bank."""
     sol = solved.get(name)
     mine = [f for f in found if f.access.array == name]
@@ -258,19 +258,19 @@ def _replace_loops(nodes: tuple[Node, ...], table: dict[int, Loop]) -> tuple[Nod
     return tuple(out)
 
 
-def _pipelined_loops(nodes: tuple[Node, ...]) -> Iterator[Loop]:
+def pipelined_loops(nodes: tuple[Node, ...]) -> Iterator[Loop]:
     """Pipelined loops that are not inside another concurrent loop."""
     for n in nodes:
         if isinstance(n, Loop):
             if n.pipeline_ii is not None:
                 yield n
             elif n.unroll is None:
-                yield from _pipelined_loops(n.body)
+                yield from pipelined_loops(n.body)
         elif isinstance(n, If):
-            yield from _pipelined_loops(n.then + n.orelse)
+            yield from pipelined_loops(n.then + n.orelse)
 
 
-def _found(nodes: tuple[Node, ...], loops: tuple[Loop, ...], guards: tuple[Guard, ...],
+def found_accesses(nodes: tuple[Node, ...], loops: tuple[Loop, ...], guards: tuple[Guard, ...],
            counter: Iterator[int]) -> Iterator[_Found]:
     for n in nodes:
         if isinstance(n, Stmt):
@@ -279,10 +279,10 @@ def _found(nodes: tuple[Node, ...], loops: tuple[Loop, ...], guards: tuple[Guard
         elif isinstance(n, If):
             for a in n.cond_accesses:
                 yield _Found(a, loops, guards, next(counter))
-            yield from _found(n.then, loops, guards + ((n.cond, True),), counter)
-            yield from _found(n.orelse, loops, guards + ((n.cond, False),), counter)
+            yield from found_accesses(n.then, loops, guards + ((n.cond, True),), counter)
+            yield from found_accesses(n.orelse, loops, guards + ((n.cond, False),), counter)
         else:
-            yield from _found(n.body, loops + (n,), guards, counter)
+            yield from found_accesses(n.body, loops + (n,), guards, counter)
 
 
 def _trip(loop: Loop) -> int:

@@ -12,6 +12,9 @@ macros, comments and includes, stays as written:
   so that every bank is reached through sites with a compile-time bank index: its
   prologue opens the loop body, its epilogue closes it; a pipelined, partially unrolled
   loop is rewritten as blocks of lanes;
+- where the banks of an array whose text stays (pragma-only) rotate with a pipelined
+  loop's iterator, the statements that reference it are emitted once per phase of the
+  rotation (:mod:`.phases`);
 - the user's own ``array_partition`` pragmas on these arrays (and ``bind_storage`` on
   the local ones) are dropped, replaced by ours; every other pragma stays;
 - each array gets a one-line comment with its scheme;
@@ -27,7 +30,7 @@ from ..banking.solution import ArraySolution, Solution
 from ..errors import KernelError
 from ..frontend import cnodes as N
 from ..ir import Kernel
-from . import bankcentric
+from . import bankcentric, phases
 from .layout import Explicit, ExplicitRewriter
 from .textedit import MAX_LINE, Edit, apply
 
@@ -66,6 +69,7 @@ def banked_source(kernel: Kernel, solution: Solution) -> str:
     edits = ExplicitRewriter(text, func, explicit, contexts, kernel.coord,
                              lane_refs).edits()
     edits += _loop_edits(data, for_nodes, plan, names)
+    edits += phases.phase_edits(kernel, solution, contexts, taken)
     edits += _edit_pragmas(data, source, solution, explicit, decls)
     interface_lines = []
     for s in solution.arrays:
