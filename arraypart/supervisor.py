@@ -23,6 +23,8 @@ process, which never enters isl, clang or numpy, watches it:
 - The worker writes the output folder only once this process has granted it
   (:func:`unkillable`); from then on the worker is never killed, so the output folder
   holds the old output or the new one (:mod:`arraypart.output`).
+- When this process is killed outright (SIGKILL, which no handler sees), the kernel
+  kills the worker too, unless it was granted the output, which it then finishes.
 - The worker leads a process group of its own (with the compilers it starts): a kill
   takes them all, and SIGTSTP (Ctrl-Z, which the terminal sends to this process's
   group only) stops the worker's group before this process stops itself; when this
@@ -39,6 +41,7 @@ machine, where a whole ``analyze`` of a suite kernel takes about 2.5 s).
 from __future__ import annotations
 
 import base64
+import ctypes
 import json
 import os
 import pickle
@@ -53,6 +56,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Callable, NoReturn
 
+_PR_SET_PDEATHSIG = 1  # prctl(2)
 #: How long the worker may take to end after a signal was passed on: a Python-level
 #: handler runs within milliseconds, so a worker still running is inside one call.
 SIGNAL_GRACE_S = 0.5
@@ -137,6 +141,7 @@ def unkillable():
         if os.read(_channel.grant, 1) != GRANT:
             raise KeyboardInterrupt  # the supervisor is gone: nobody waits for us
         _channel.granted = True
+        _parent_death_signal(0)  # the writing ends even if the supervisor does not
     yield
 
 
@@ -177,11 +182,12 @@ def _start(work: Callable[[Resume | None], int], scratch: str,
     messages, worker_out = os.pipe()
     worker_grant, grants = os.pipe()
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, FORWARDED + (signal.SIGTSTP,))
+    supervisor = os.getpid()
     pid = os.fork()
     if pid == 0:
         os.close(messages)
         os.close(grants)
-        _become_worker(_Channel(worker_out, worker_grant), scratch)
+        _become_worker(_Channel(worker_out, worker_grant), scratch, supervisor)
         end(work(resume))  # work() installs its handlers and unblocks the signals
     _lead_group(pid)
     signal.pthread_sigmask(signal.SIG_SETMASK, previous)
@@ -190,10 +196,14 @@ def _start(work: Callable[[Resume | None], int], scratch: str,
     return _Worker(pid, messages, grants)
 
 
-def _become_worker(channel: _Channel, scratch: str) -> None:
-    """In the forked worker: its own process group, the supervisor's signal plumbing
-    undone (Ctrl-Z stops it as usual), its channel and temporary folder set."""
+def _become_worker(channel: _Channel, scratch: str, supervisor: int) -> None:
+    """In the forked worker: its own process group, killed with the supervisor (which
+    may itself be killed, by SIGKILL, where no handler runs), the supervisor's signal
+    plumbing undone (Ctrl-Z stops it as usual), its channel and temporary folder set."""
     global _channel
+    _parent_death_signal(signal.SIGKILL)
+    if os.getppid() != supervisor:
+        os._exit(128 + signal.SIGKILL)  # it ended before the signal was set
     _lead_group(0)
     signal.set_wakeup_fd(-1)
     if signal.getsignal(signal.SIGTSTP) != signal.SIG_IGN:
@@ -201,6 +211,15 @@ def _become_worker(channel: _Channel, scratch: str) -> None:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, (signal.SIGTSTP,))
     _channel = channel
     os.environ["TMPDIR"] = tempfile.tempdir = scratch  # g++ and yosys read TMPDIR
+
+
+def _parent_death_signal(signum: int) -> None:
+    """Linux: the signal the kernel sends this process when its parent ends (0: none).
+    Until the output is granted, a worker whose supervisor was killed is killed too,
+    instead of running on unwatched; elsewhere a no-op."""
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, ctypes.c_ulong(signum), 0, 0, 0)
 
 
 def _lead_group(pid: int) -> None:

@@ -4,6 +4,7 @@ end a run within about a second even inside one long isl call, which holds the G
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -103,6 +104,7 @@ SUPERVISED = textwrap.dedent("""
             with supervisor.unkillable():
                 print(scratch, flush=True)
                 time.sleep(2)
+                open(os.path.join(scratch, "written"), "w").close()
         else:
             print(scratch, flush=True)
             time.sleep(30)
@@ -160,6 +162,34 @@ def test_ctrl_z_stops_the_worker_too_and_continuing_continues_both():
     wait_for(lambda: state(worker) != "T" and state(process.pid) != "T")
     process.send_signal(signal.SIGINT)
     assert finish(process)[0] == 130
+
+
+@pytest.mark.parametrize("phase", ["work", "write"])
+def test_a_worker_ends_with_its_killed_supervisor_unless_it_writes_the_output(phase):
+    """SIGKILL to the supervisor (a harness's timeout), which no handler sees: the
+    worker does not run on unwatched (the kernel kills it), except once it was
+    granted the output folder: it then finishes its writing."""
+    process = subprocess.Popen([sys.executable, "-c", SUPERVISED, phase],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    with alarm(30):
+        scratch = process.stdout.readline().strip().decode()
+    [worker] = (int(pid) for pid in os.listdir("/proc")
+                if pid.isdigit() and _parent(int(pid)) == process.pid)
+    process.kill()
+    process.wait()  # not communicate(): the worker holds the pipes' write ends
+    process.stdout.close()
+    process.stderr.close()
+    wait_for(lambda: _ended(worker))
+    assert os.path.exists(os.path.join(scratch, "written")) == (phase == "write")
+    shutil.rmtree(os.path.dirname(scratch), ignore_errors=True)
+
+
+def _ended(pid: int) -> bool:
+    """Process ``pid`` is gone or a zombie (its new parent may not reap it)."""
+    try:
+        return state(pid) == "Z"
+    except OSError:
+        return True
 
 
 def _parent(pid: int) -> int | None:

@@ -46,6 +46,10 @@ from . import ranges
 from .bankcentric import found_accesses, lane_env, needs_routing, pipelined_loops
 from .textedit import MAX_LINE, Edit, apply
 
+#: Most cases in one phase switch (each is a copy of the statement).
+MAX_PERIOD = 16
+#: Most (lane, phase) pairs whose bank is reduced to prove a loop's phases constant.
+MAX_LANE_PHASES = 1 << 12
 _ESCAPES = ("break", "continue", "goto")
 _PHASE_QUOTIENT = "__phase_q"  # the new loop-free variable i/P in the constness check
 _PAD = "    "  # a case's statements are one level deeper than the switch
@@ -113,7 +117,8 @@ def phased_loops(kernel: Kernel, solution: Solution, contexts) -> list[PhasedLoo
             chosen.append(name)
             period = lcm(period, phase[0])
             coefficients.update(phase[1])
-        if chosen and period > 1 and all(
+        lanes = sum(f.lanes for f in found if f.access.array in chosen)
+        if chosen and 1 < period <= MAX_PERIOD and period * lanes <= MAX_LANE_PHASES and all(
                 _constant_banks(loop, [f for f in found if f.access.array == name],
                                 solved[name].banking.scheme, period, contexts)
                 for name in chosen):
