@@ -1,0 +1,118 @@
+"""Recurrences through memory: an element that one pipeline iteration writes and the
+next one reads.
+
+The scheduling rule (DESIGN §2) counts ports; it does not see that a read must wait
+for the previous iteration's write of the same element.  The HLS tool issues that read
+only after the write, so with the write in pipeline stage ``s_w`` and the read in stage
+``s_r`` the loop needs ``II >= s_w - s_r + 1``: more than 1 as soon as anything is
+computed between them (MachSuite's ``nw``: ``M[row + a_idx - 1]`` read, the maximum of
+three sums written to ``M[row + a_idx]``).  No banking changes that, so these pairs are
+reported next to the II the ports allow, never folded into it.
+
+For a cycle group with time vector ``P`` (outer iterators first, the loop's own last)
+and domain ``S``::
+
+    next(P) = lexmin { P' in S : P'_k = P_k (k < last), P'_last > P_last }
+
+A write ``W`` and a read ``R`` of one array (each a reference: the union of its lanes)
+form a recurrence of distance 1 when the (iteration, element) pairs
+
+    { Q -> index_R(Q) : Q = next(P), P in S_W, Q in S_R, index_W(P) = index_R(Q) }
+        minus { Q -> index_V(Q) : Q in S_V }  for each write lane V before R
+
+are not empty: a write earlier in the same iteration (in the group's evaluation order:
+a window refilled before it is read) hands the read its own value instead.  isl
+decides it; irregular indices are left out (they may or may not meet).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterator
+
+import islpy as isl
+
+from ..errors import warning_text
+from .isl_glue import access_map
+from .model import ArrayModel, CycleGroup, LaneAccess
+
+#: Most (write, read) reference pairs examined per group: beyond, a wide unrolled body
+#: whose pairs would cost more isl work than the model itself.
+MAX_PAIRS = 256
+#: Most lane accesses of a group examined (each adds a piece to the unions).
+MAX_LANES = 512
+
+
+def recurrence_warnings(arrays: tuple[ArrayModel, ...],
+                        tick: Callable[[], None] = lambda: None) -> tuple[str, ...]:
+    """One located warning per (loop, read reference, write reference) in a
+    recurrence of distance 1 (module doc)."""
+    out: dict[tuple, str] = {}
+    for am in arrays:
+        for group in am.groups:
+            for write, read in _recurrences(group, tick):
+                key = (group.loop, read.coord, write.coord)
+                out.setdefault(key, warning_text(read.coord, (
+                    f"loop {group.loop}: {am.array.name} is read here at the element "
+                    f"that the previous iteration writes at {write.coord.line}:"
+                    f"{write.coord.col} (a recurrence through memory): the HLS tool "
+                    "issues the read after that write, so the II may exceed the one "
+                    "the ports allow, whatever the banking")))
+    return tuple(out.values())
+
+
+def _recurrences(group: CycleGroup, tick) -> Iterator[tuple[LaneAccess, LaneAccess]]:
+    """(first write lane, first read lane) of each pair of references in a recurrence;
+    a reference's lanes are taken together (one union of access maps)."""
+    writes = _by_reference(a for a in group.accesses if a.kind == "write" and a.regular)
+    reads = _by_reference(a for a in group.accesses if a.kind == "read" and a.regular)
+    if not writes or not reads or len(writes) * len(reads) > MAX_PAIRS \
+            or len(group.accesses) > MAX_LANES:
+        return
+    following = _next_iteration(group.domain)
+    order = {id(a): k for k, a in enumerate(group.accesses)}  # evaluation order
+    maps = {ref: _union(lanes) for ref, lanes in writes.items()}
+    read_maps = {ref: _union(lanes) for ref, lanes in reads.items()}
+    for write_ref, write_lanes in writes.items():
+        for read_ref, read_lanes in reads.items():
+            tick()
+            first = order[id(read_lanes[0])]
+            before = [lane for lanes in writes.values() for lane in lanes
+                      if order[id(lane)] < first]
+            if _meet(following, maps[write_ref], read_maps[read_ref], before):
+                yield write_lanes[0], read_lanes[0]
+
+
+def _by_reference(lanes) -> dict[int, list[LaneAccess]]:
+    out: dict[int, list[LaneAccess]] = {}
+    for lane in lanes:
+        out.setdefault(lane.ref_id, []).append(lane)
+    return out
+
+
+def _next_iteration(domain: isl.Set) -> isl.Map:
+    """``P -> next(P)`` on ``domain``: the same outer iterators, the loop's next value."""
+    last = domain.dim(isl.dim_type.set) - 1
+    after = isl.Map.lex_lt(domain.get_space())
+    for k in range(last):
+        after = after.equate(isl.dim_type.in_, k, isl.dim_type.out, k)
+    return after.intersect_domain(domain).intersect_range(domain).lexmin()
+
+
+def _union(lanes: list[LaneAccess]) -> isl.Map:
+    """``{ P -> element }`` of a reference over all its lanes."""
+    result = None
+    for lane in lanes:
+        m = access_map(lane.domain, lane.index, lane.array)
+        result = m if result is None else result.union(m)
+    return result
+
+
+def _meet(following: isl.Map, written: isl.Map, read: isl.Map,
+          before: list[LaneAccess]) -> bool:
+    """Some iteration writes (``written``) an element that the next one reads
+    (``read``), and none of the writes ``before`` the read in that next iteration has
+    written the element again."""
+    reached = following.reverse().apply_range(written).intersect(read)  # P' -> element
+    if before and not reached.is_empty():
+        reached = reached.subtract(_union(before))
+    return not reached.is_empty()

@@ -1,0 +1,73 @@
+"""Recurrences through memory (poly/recurrences.py): an element that one pipeline
+iteration writes and the next reads is reported, located, next to the II the ports
+allow; a window refilled before it is read is not."""
+
+import arraypart
+from arraypart import frontend
+from arraypart.poly import build_model
+
+
+def _warnings(text: str) -> list[str]:
+    kernel = frontend.parse_source(text, "k.c")
+    return [w for w in build_model(kernel).warnings if "recurrence through memory" in w]
+
+
+def test_a_read_of_the_previous_iterations_write_is_a_recurrence():
+    """nw's fill_in in small: m[i] from m[i - 1], written the iteration before."""
+    found = _warnings("""\
+void k(const int x[64], int out[64]) {
+  int m[64];
+  m[0] = 0;
+  for (int i = 1; i < 64; i++) {
+#pragma HLS pipeline II=1
+    int left = m[i - 1] + 1;
+    m[i] = left > x[i] ? left : x[i];
+  }
+  for (int i = 0; i < 64; i++) out[i] = m[i];
+}
+""")
+    assert len(found) == 1
+    assert found[0].startswith("k.c:6:16: warning: loop L4: m is read here at the element "
+                               "that the previous iteration writes at 7:5")
+
+
+def test_an_accumulator_in_memory_is_a_recurrence():
+    found = _warnings("""\
+void k(const int x[64], int out[1]) {
+  int acc[1] = {0};
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    acc[0] += x[i];
+  }
+  out[0] = acc[0];
+}
+""")
+    assert [w.split(": warning: ")[0] for w in found] == ["k.c:5:5"]
+
+
+def test_a_window_refilled_before_it_is_read_is_no_recurrence():
+    """Every element of win read in an iteration was written earlier in that same
+    iteration: the previous iteration's values are never read."""
+    assert _warnings("""\
+void k(const int x[66], int out[64]) {
+  int win[3];
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    for (int d = 0; d < 3; d++) win[d] = x[i + d];
+    out[i] = win[0] + win[1] + win[2];
+  }
+}
+""") == []
+
+
+def test_the_previous_rows_elements_are_no_recurrence():
+    """a[i - 1][j] was written a whole row of iterations before, not the previous one."""
+    assert _warnings("""\
+void k(int a[8][8]) {
+  for (int i = 1; i < 8; i++)
+    for (int j = 0; j < 8; j++) {
+#pragma HLS pipeline II=1
+      a[i][j] = a[i - 1][j] + 1;
+    }
+}
+""") == []
