@@ -9,6 +9,7 @@ from .check import CheckReport
 from . import ir
 from .ir import Kernel
 from .poly.model import ArrayModel, PolyModel
+from .poly.recurrences import recurrence_warning
 from .rtl import Resources, estimate
 from .scheme import Banking
 
@@ -32,7 +33,16 @@ class Report:
 
     @property
     def warnings(self) -> tuple[str, ...]:
-        return self.model.warnings + self.solution.warnings + self.limited
+        return (self.model.warnings + self._recurrence_warnings() + self.solution.warnings
+                + self.limited)
+
+    def _recurrence_warnings(self) -> tuple[str, ...]:
+        """The model's recurrences through arrays that stay memories (registers are
+        read in the cycle they are written)."""
+        registers = {a.array.name for a in self.solution.arrays
+                     if a.banking.scheme.registers}
+        return tuple(recurrence_warning(r) for r in self.model.recurrences
+                     if r.array not in registers)
 
     @property
     def time_limited(self) -> bool:

@@ -1,15 +1,16 @@
 """Recurrences through memory (poly/recurrences.py): an element that one pipeline
 iteration writes and the next reads is reported, located, next to the II the ports
-allow; a window refilled before it is read is not."""
+allow; a window refilled before it is read is not, nor an array of registers."""
 
 import arraypart
 from arraypart import frontend
 from arraypart.poly import build_model
+from arraypart.poly.recurrences import recurrence_warning
 
 
 def _warnings(text: str) -> list[str]:
     kernel = frontend.parse_source(text, "k.c")
-    return [w for w in build_model(kernel).warnings if "recurrence through memory" in w]
+    return [recurrence_warning(r) for r in build_model(kernel).recurrences]
 
 
 def test_a_read_of_the_previous_iterations_write_is_a_recurrence():
@@ -71,3 +72,36 @@ void k(int a[8][8]) {
     }
 }
 """) == []
+
+
+ACCUMULATE_ROWS = """\
+void k(const int x[8][64], int out[8]) {
+  int acc[8];
+%s
+  for (int r = 0; r < 8; r++) acc[r] = 0;
+  for (int r = 0; r < 8; r++)
+    for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+      acc[r] += x[r][i];
+    }
+  for (int r = 0; r < 8; r++) out[r] = acc[r];
+}
+"""
+
+
+def test_the_report_warns_of_recurrences_through_memories_not_registers(tmp_path):
+    """An accumulator in memory updated every cycle: each read waits for the previous
+    iteration's write; partitioned completely (registers), it does not, and the
+    report says nothing."""
+    path = tmp_path / "k.c"
+    path.write_text(ACCUMULATE_ROWS % "")
+    report = arraypart.analyze(path)
+    acc = next(a for a in report.solution.arrays if a.array.name == "acc")
+    assert not acc.banking.scheme.registers
+    assert [w.split(": warning: ")[0] for w in report.warnings
+            if "recurrence through memory" in w] == [f"{path}:8:7"]
+    path.write_text(ACCUMULATE_ROWS % "#pragma HLS array_partition variable=acc complete")
+    report = arraypart.analyze(path)
+    assert next(a for a in report.solution.arrays
+                if a.array.name == "acc").banking.scheme.registers
+    assert not any("recurrence through memory" in w for w in report.warnings)

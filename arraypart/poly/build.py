@@ -19,7 +19,7 @@ from . import isl_glue as G
 from .domains import AccessRelation, access_relations
 from .lanes import Collector, Found, collect
 from .model import ArrayModel, CycleGroup, LaneAccess, LoopInfo, PolyModel
-from .recurrences import recurrence_warnings
+from .recurrences import recurrences
 
 # Refining a group's domain by which address classes are live at once is exponential
 # in the number of distinct live-domains; past this many, max_concurrent counts every
@@ -55,7 +55,7 @@ def build_model(kernel: ir.Kernel, *, ports: int = 2,
                    for a in kernel.arrays)
     loops = _loop_infos(found, kernel)
     return PolyModel(arrays, loops, kernel.warnings + _warnings(relations)
-                     + _bundle_warnings(loops) + recurrence_warnings(arrays, tick))
+                     + _bundle_warnings(loops), recurrences(arrays, tick))
 
 
 def reference_text(access: ir.Access) -> str:

@@ -110,14 +110,27 @@ class LoopInfo:
     bundle_ii: int = 1
 
 
+@dataclass(frozen=True, slots=True)
+class Recurrence:
+    """In pipelined loop ``loop``, the reference at ``read`` reads an element of
+    ``array`` that the previous iteration wrote through the reference at ``write``
+    (:mod:`.recurrences`)."""
+
+    loop: str
+    array: str
+    read: Coord
+    write: Coord
+
+
 @dataclass(frozen=True, eq=False)
 class PolyModel:
     """The whole kernel's model: per array and per concurrent loop, plus warnings
-    (irregular references, located)."""
+    (irregular references, located) and the recurrences through memory."""
 
     arrays: tuple[ArrayModel, ...]
     loops: tuple[LoopInfo, ...]
     warnings: tuple[str, ...]
+    recurrences: tuple[Recurrence, ...] = ()
 
     def array(self, name: str) -> ArrayModel:
         for a in self.arrays:

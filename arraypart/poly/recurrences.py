@@ -7,7 +7,9 @@ only after the write, so with the write in pipeline stage ``s_w`` and the read i
 ``s_r`` the loop needs ``II >= s_w - s_r + 1``: more than 1 as soon as anything is
 computed between them (MachSuite's ``nw``: ``M[row + a_idx - 1]`` read, the maximum of
 three sums written to ``M[row + a_idx]``).  No banking changes that, so these pairs are
-reported next to the II the ports allow, never folded into it.
+reported next to the II the ports allow, never folded into it (the report warns of
+those whose array stays a memory: registers, read in the cycle they are written, add
+no latency of their own).
 
 For a cycle group with time vector ``P`` (outer iterators first, the loop's own last)
 and domain ``S``::
@@ -33,7 +35,7 @@ import islpy as isl
 
 from ..errors import warning_text
 from .isl_glue import access_map
-from .model import ArrayModel, CycleGroup, LaneAccess
+from .model import ArrayModel, CycleGroup, LaneAccess, Recurrence
 
 #: Most (write, read) reference pairs examined per group: beyond, a wide unrolled body
 #: whose pairs would cost more isl work than the model itself.
@@ -42,22 +44,25 @@ MAX_PAIRS = 256
 MAX_LANES = 512
 
 
-def recurrence_warnings(arrays: tuple[ArrayModel, ...],
-                        tick: Callable[[], None] = lambda: None) -> tuple[str, ...]:
-    """One located warning per (loop, read reference, write reference) in a
-    recurrence of distance 1 (module doc)."""
-    out: dict[tuple, str] = {}
+def recurrences(arrays: tuple[ArrayModel, ...],
+                tick: Callable[[], None] = lambda: None) -> tuple[Recurrence, ...]:
+    """Every (loop, read reference, write reference) in a recurrence of distance 1
+    (module doc)."""
+    out: dict[tuple, Recurrence] = {}
     for am in arrays:
         for group in am.groups:
             for write, read in _recurrences(group, tick):
-                key = (group.loop, read.coord, write.coord)
-                out.setdefault(key, warning_text(read.coord, (
-                    f"loop {group.loop}: {am.array.name} is read here at the element "
-                    f"that the previous iteration writes at {write.coord.line}:"
-                    f"{write.coord.col} (a recurrence through memory): the HLS tool "
-                    "issues the read after that write, so the II may exceed the one "
-                    "the ports allow, whatever the banking")))
+                found = Recurrence(group.loop, am.array.name, read.coord, write.coord)
+                out.setdefault((group.loop, read.coord, write.coord), found)
     return tuple(out.values())
+
+
+def recurrence_warning(r: Recurrence) -> str:
+    return warning_text(r.read, (
+        f"loop {r.loop}: {r.array} is read here at the element that the previous "
+        f"iteration writes at {r.write.line}:{r.write.col} (a recurrence through "
+        "memory): the HLS tool issues the read after that write, so the II may exceed "
+        "the one the ports allow, whatever the banking"))
 
 
 def _recurrences(group: CycleGroup, tick) -> Iterator[tuple[LaneAccess, LaneAccess]]:
