@@ -6,6 +6,7 @@ banks, a model whose addresses are wrong) that the replay must report, located."
 
 import dataclasses
 import os
+import re
 import tempfile
 import time
 
@@ -22,7 +23,7 @@ from arraypart.frontend import clangtu
 from arraypart.limits import STAGE_FLOOR_S, Deadline, TimeLimit
 from arraypart.scheme import Banking, DimPartition, per_dim_scheme
 
-from conftest import HAVE_GXX, ROOT, needs_gxx
+from conftest import HAVE_GXX, ROOT, assert_the_trace_agrees, needs_gxx
 from kernelgen import random_kernels
 from test_c_division import div_kernels
 
@@ -464,3 +465,85 @@ def test_a_build_past_the_time_limit_is_killed_with_what_it_started(tmp_path, mo
         time.sleep(0.01)
     assert _gone(sleeper)
     assert list((tmp_path / "tmp").iterdir()) == []
+
+
+GUARDED = """\
+void clip(const int in[64], int out[64]) {
+  int buf[64];
+  for (int i = 0; i < 64; i++) buf[i] = in[63 - i];
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    int v = in[i];
+    if (v > 0) out[i] = buf[i] + v;
+    else out[i] = -v;
+  }
+}
+"""
+
+
+def _guarded_lane_moved(report, shift: int):
+    """The model's groups with the guarded read ``buf[i]`` (line 7) moved by ``shift``
+    elements in every path."""
+    groups = []
+    for a in report.model.arrays:
+        for g in a.groups:
+            accesses = tuple(
+                dataclasses.replace(x, index=(E.add(x.index[0], E.const(shift)),))
+                if x.array == "buf" and x.coord.line == 7 else x for x in g.accesses)
+            groups.append(dataclasses.replace(g, accesses=accesses))
+    return groups
+
+
+@needs_gxx
+@pytest.mark.parametrize("shift", [0, 1])
+def test_accesses_under_a_data_dependent_if_are_looked_up(tmp_path, shift):
+    """The reads and writes under ``if (v > 0)`` run on the steps the data picks, so
+    they are not summed per step: each one the program makes must be one the model
+    allows at its step.  A model whose guarded read is one element off disagrees."""
+    path = tmp_path / "clip.c"
+    path.write_text(GUARDED)
+    report = arraypart.analyze(path)
+    recorded = trace.record(report.kernel, clangtu.Options(), tmp_path)
+    claims = [trace.Claim(loop.name, loop.coord, loop.target_ii, loop.target_ii)
+              for loop in report.model.loops]
+    result = trace.check_trace(report.kernel, recorded, report.solution.bankings(),
+                               claims, _guarded_lane_moved(report, shift))
+    if not shift:
+        assert result.disagreements == () and result.addresses.compared, result.format()
+        return
+    (text,) = result.disagreements
+    lines = text.splitlines()
+    assert lines[0].startswith(f"{path}:4:3: error: trace disagrees with the model at step ")
+    assert re.fullmatch(rf"  {path}:7:25: the program reads buf\[\d+\], which no access "
+                        "the model allows there makes", lines[1])
+
+
+CALLED_TWICE = """\
+static void scale(const int a[16], int b[16]) {
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    b[i] = 2 * a[i];
+  }
+}
+
+void twice(const int x[16], int y[16], int z[16]) {
+  int t[16];
+  scale(x, t);
+  scale(t, y);
+  for (int i = 0; i < 16; i++) z[i] = t[i];
+}
+"""
+
+
+@needs_gxx
+def test_a_loop_whose_text_runs_in_several_calls_is_not_compared_as_one(tmp_path):
+    """The trace numbers the steps of both calls of ``scale`` as one loop's, the model
+    has a loop per call: no false disagreement, the loop is named among the skipped,
+    and the rest is compared."""
+    path = tmp_path / "twice.c"
+    path.write_text(CALLED_TWICE)
+    compiled = arraypart.compile_kernel(str(path))
+    judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    assert judged.addresses.skipped == (
+        f"{path}:2:3: its text runs in 2 calls, whose steps the trace numbers as one "
+        "loop's: addresses not compared",)

@@ -15,6 +15,15 @@ sides become per-step fingerprints
 (``mix``: SplitMix64's finalizer; irregular references, whose index the model leaves
 open, are left out on both sides) and the first step where F, N or the number of steps
 differ is reported with both sides' accesses.  Memory: a few words per step.
+
+A *may* place (a reference under a data-dependent ``if`` or in a branch of ``?:``) runs
+on some of the steps where the model says it may, so it cannot join the sums; instead
+every access the program makes there must be one the model allows at that step: its key
+``(step, place, flat, array, kind)`` is looked up among the keys of the may lanes of
+every path at the steps of their domains (a sorted array: memory one word per such
+access of the model).  A loop that is itself under a data-dependent ``if`` may run
+fewer steps than the model's, so its steps are not the model's and it has no may
+places.
 """
 
 from __future__ import annotations
@@ -66,9 +75,14 @@ class _Lane:
 
 @dataclass(frozen=True, slots=True)
 class _Model:
+    """A loop's steps, the lanes compared step by step, and the sorted keys
+    (:func:`_may_keys`) of every access a *may* lane (under a data-dependent ``if`` or
+    in a branch of ``?:``) makes at each step it may run."""
+
     points: np.ndarray
     time_vars: tuple[str, ...]
     lanes: tuple[_Lane, ...]
+    may_keys: np.ndarray
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,32 +103,42 @@ def compare(path: Path, sites: Sequence[Site], loops: Sequence[Coord],
             checkpoint: Callable[[], None] = no_checkpoint) -> AddressCheck:
     """Compare the records at ``path`` with the model's ``groups`` by traced loop id;
     ``directions``: by loop id, the step signs of the loops around it and its own
-    (outermost first); ``arrays``: (name, shape) by array id.  Left out on both sides: irregular
-    references, conditional sites and the (line, col) in ``guarded`` (under a
-    data-dependent ``if``), which the model takes as running whenever they may; a
-    loop there may run fewer steps than the model's (the run skips the branch).
+    (outermost first); ``arrays``: (name, shape) by array id.  Left out of the sums on
+    both sides: irregular references, conditional sites and the (line, col) in
+    ``guarded`` (under a data-dependent ``if``), which the model takes as running
+    whenever they may: the regular ones are looked up instead (module doc); a loop
+    there may run fewer steps than the model's (the run skips the branch).
     ``checkpoint`` is called before each chunk of records read."""
-    left_out = guarded | {(a.coord.line, a.coord.col) for gs in groups.values() for g in gs
-                          for a in g.accesses if not a.regular}
-    left_out |= {(s.coord.line, s.coord.col) for s in sites if s.conditional}
+    irregular = {(a.coord.line, a.coord.col) for gs in groups.values() for g in gs
+                 for a in g.accesses if not a.regular}
+    conditional = {(s.coord.line, s.coord.col) for s in sites if s.conditional}
+    left_out = guarded | irregular | conditional
+    may = {place: code for code, place in enumerate(sorted((guarded | conditional)
+                                                           - irregular))}
     kept = np.array([(s.coord.line, s.coord.col) not in left_out for s in sites] or [True])
+    site_codes = np.array([may.get((s.coord.line, s.coord.col), -1) for s in sites]
+                          or [-1], np.int64)
     ids = {name: n for n, (name, _) in enumerate(arrays)}
     models, skipped = {}, []
     for lid, gs in groups.items():
+        loop_may = {} if (loops[lid].line, loops[lid].col) in guarded else may
         model = _model(gs, directions.get(lid), ids, [shape for _, shape in arrays],
-                       left_out)
+                       left_out, loop_may)
         if model is None:
             skipped.append(f"{loops[lid]}: the model's steps were not enumerated "
                            f"(parameters, loops not matched, or over {MAX_MODEL_STEPS} "
                            "steps)")
         else:
             models[lid] = model
-    traced = _trace_side(path, models, kept, len(arrays), checkpoint)
+    traced, unforeseen = _trace_side(path, models, kept, site_codes, len(arrays),
+                                     checkpoint)
     mismatches = []
     for lid, model in models.items():
         may_skip = (loops[lid].line, loops[lid].col) in guarded
         text = _first_mismatch(path, lid, loops[lid], model, traced[lid], kept, sites,
                                arrays, checkpoint, may_skip)
+        if text is None and lid in unforeseen:
+            text = _unforeseen(loops[lid], model, unforeseen[lid], sites, arrays)
         if text is not None:
             mismatches.append(text)
     return AddressCheck(tuple(loops[lid] for lid in models), tuple(mismatches),
@@ -123,7 +147,11 @@ def compare(path: Path, sites: Sequence[Site], loops: Sequence[Coord],
 
 def _model(groups: Sequence[CycleGroup], directions: tuple[int, ...] | None,
            arrays: Mapping[str, int], shapes: Sequence[tuple[int, ...]],
-           left_out: set[tuple[int, int]]) -> _Model | None:
+           left_out: set[tuple[int, int]], may: Mapping[tuple[int, int], int]
+           ) -> _Model | None:
+    """The model side of one loop: the lanes of the first path's groups outside
+    ``left_out``, and the keys of the lanes of every path at the places of ``may``
+    (place -> its code); None when some domain has too many points."""
     if len({g.time_vars for g in groups}) != 1 or directions is None \
             or len(directions) != len(groups[0].time_vars):
         return None
@@ -139,11 +167,13 @@ def _model(groups: Sequence[CycleGroup], directions: tuple[int, ...] | None,
     points = points[order]
     codes = (points * signs - low) @ strides
     cache: dict[str, np.ndarray | None] = {str(groups[0].domain): points}
-    lanes = []
+    lanes, may_keys = [], []
     seen: set[int] = set()
     for g in groups:
         for lane in g.accesses:
-            if (lane.coord.line, lane.coord.col) in left_out or id(lane) in seen:
+            place = (lane.coord.line, lane.coord.col)
+            compared = g.path == 0 and place not in left_out and id(lane) not in seen
+            if not compared and place not in may:
                 continue  # a whole-element access is in every member view's group
             seen.add(id(lane))
             key = str(lane.domain)
@@ -157,11 +187,28 @@ def _model(groups: Sequence[CycleGroup], directions: tuple[int, ...] | None,
             index = tuple(np.broadcast_to(np.asarray(E.evaluate(e, env), np.int64),
                                           steps.shape) for e in lane.index)
             shape = shapes[arrays[lane.array]]
-            flat = sum(x * int(np.prod(shape[d + 1:])) for d, x in enumerate(index))
-            lanes.append(_Lane(lane.coord, arrays[lane.array],
-                               WRITE if lane.kind == "write" else READ, steps,
-                               np.asarray(flat, np.int64), index))
-    return _Model(points, groups[0].time_vars, tuple(lanes))
+            flat = np.asarray(sum(x * int(np.prod(shape[d + 1:]))
+                                  for d, x in enumerate(index)), np.int64)
+            built = _Lane(lane.coord, arrays[lane.array],
+                          WRITE if lane.kind == "write" else READ, steps, flat, index)
+            if compared:
+                lanes.append(built)
+            else:
+                may_keys.append(_may_keys(steps, np.full(steps.size, may[place]), built.flat,
+                                          np.full(steps.size, built.array),
+                                          np.full(steps.size, built.kind), len(shapes)))
+    keys = np.sort(np.concatenate(may_keys)) if may_keys else np.empty(0, np.uint64)
+    return _Model(points, groups[0].time_vars, tuple(lanes), keys)
+
+
+def _may_keys(steps: np.ndarray, codes: np.ndarray, flat: np.ndarray, array: np.ndarray,
+              kind: np.ndarray, arrays: int) -> np.ndarray:
+    """One 64-bit key per access of a may place: ``mix`` of (flat, array, kind), xor
+    ``mix`` of (step, place code) shifted by an odd multiplier (collisions have
+    probability about n**2 / 2**64)."""
+    with np.errstate(over="ignore"):
+        where = mix(steps, codes, np.zeros_like(steps), 1 << 20) * _MIX1
+        return mix(flat, array, kind, arrays) ^ where
 
 
 def _fingerprints(steps: np.ndarray, flat: np.ndarray, array: np.ndarray, kind: np.ndarray,
@@ -186,23 +233,60 @@ def _model_side(model: _Model, arrays: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _trace_side(path: Path, models: Mapping[int, _Model], kept: np.ndarray,
-                arrays: int, checkpoint: Callable[[], None]
-                ) -> dict[int, tuple[np.ndarray, np.ndarray, int]]:
-    """Per loop: the trace's fingerprints over the model's steps, and its step count."""
+                site_codes: np.ndarray, arrays: int, checkpoint: Callable[[], None]):
+    """Per loop: the trace's fingerprints over the model's steps, and its step count;
+    and per loop, the first record of a may place whose key no may lane has."""
     out = {lid: (np.zeros(len(m.points), np.uint64), np.zeros(len(m.points), np.int64), 0)
            for lid, m in models.items()}
+    unforeseen: dict[int, np.void] = {}
     for rows in chunks(path, checkpoint=checkpoint):
-        for lid in models:
+        for lid, model in models.items():
             mine = rows[rows["loop"] == lid]
             if not mine.size:
                 continue
             sums, counts, steps = out[lid]
             steps = max(steps, int(mine["step"].max()) + 1)
+            if lid not in unforeseen:
+                first = _first_unforeseen(mine, model, site_codes, arrays)
+                if first is not None:
+                    unforeseen[lid] = first
             mine = mine[kept[mine["site"]]]
             s, c = _fingerprints(mine["step"], mine["flat"], mine["array"], mine["kind"],
                                  sums.size, arrays)
             out[lid] = (sums + s, counts + c, steps)
-    return out
+    return out, unforeseen
+
+
+def _first_unforeseen(rows: np.ndarray, model: _Model, site_codes: np.ndarray,
+                      arrays: int) -> np.void | None:
+    """The first of ``rows`` at a may place (a code of its own) that the model's may
+    lanes do not make at its step."""
+    codes = site_codes[rows["site"]]
+    mine = rows[(codes >= 0) & (rows["step"] < len(model.points))]
+    if not mine.size:
+        return None
+    keys = _may_keys(mine["step"].astype(np.int64), site_codes[mine["site"]],
+                     mine["flat"].astype(np.int64), mine["array"].astype(np.int64),
+                     mine["kind"].astype(np.int64), arrays)
+    at = np.searchsorted(model.may_keys, keys)
+    found = (at < model.may_keys.size) & (model.may_keys[np.minimum(
+        at, max(model.may_keys.size - 1, 0))] == keys) if model.may_keys.size else \
+        np.zeros(keys.size, bool)
+    missing = np.flatnonzero(~found)
+    return mine[missing[0]] if missing.size else None
+
+
+def _unforeseen(coord: Coord, model: _Model, record: np.void, sites: Sequence[Site],
+                arrays: Sequence[tuple[str, tuple[int, ...]]]) -> str:
+    step = int(record["step"])
+    point = ", ".join(f"{v}={int(x)}" for v, x in zip(model.time_vars, model.points[step]))
+    name, shape = arrays[int(record["array"])]
+    flat = int(record["flat"])
+    index = tuple(int(x) for x in np.unravel_index(flat, shape)) \
+        if 0 <= flat < int(np.prod(shape)) else (flat,)
+    return (f"{coord}: error: trace disagrees with the model at step {step} ({point}):\n"
+            f"  {sites[int(record['site'])].coord}: the program {_KINDS[int(record['kind'])]} "
+            f"{name}{_index(index)}, which no access the model allows there makes")
 
 
 def _first_mismatch(path: Path, lid: int, coord: Coord, model: _Model, traced,

@@ -14,7 +14,8 @@ import shutil
 import signal
 import subprocess
 import time
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterator, Mapping, Sequence
 
@@ -230,18 +231,23 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
     result = replay(trace.path, inst.sites, coords, memories,
                     _read_copies(kernel, inst, memories), matched, rule=rule,
                     site_fields=_site_fields(kernel, inst), checkpoint=checkpoint)
+    calls = Counter((c.coord.line, c.coord.col) for c in claims)
     by_loop: dict[int, list[CycleGroup]] = {}
     for g in groups:
         place = (g.coord.line, g.coord.col)
-        # Every path of a loop holds its accesses outside data-dependent ifs, the only
-        # ones compared (the others are left out: the run may not take their branch).
-        if place in places and g.path == 0:
+        # Every path of a loop holds its accesses outside data-dependent ifs, compared
+        # on the first path's groups; those inside them are looked up on every path's.
+        if place in places and calls[place] == 1:
             by_loop.setdefault(places.index(place), []).append(g)
     signs = dict(_directions(kernel.body, ()))
     directions = {n: signs[p] for n, p in enumerate(places) if p in signs}
     addresses = compare(trace.path, inst.sites, coords, by_loop, directions,
                         [(a.name, a.shape) for a in kernel.arrays],
                         frozenset(_data_guarded(kernel.body, False)), checkpoint)
+    shared = tuple(f"{loop.coord}: its text runs in {calls[p]} calls, whose steps the "
+                   "trace numbers as one loop's: addresses not compared"
+                   for loop, p in zip(inst.loops, places) if calls[p] > 1)
+    addresses = replace(addresses, skipped=addresses.skipped + shared)
     return TraceCheck(trace, result, addresses, rule, untraced)
 
 
