@@ -19,6 +19,7 @@ from arraypart import api, cli, frontend
 from arraypart import expr as E
 from arraypart.banking.solution import Solution
 from arraypart.check import instrument, trace
+from arraypart.errors import KernelError
 from arraypart.frontend import clangtu
 from arraypart.limits import STAGE_FLOOR_S, Deadline, TimeLimit
 from arraypart.scheme import Banking, DimPartition, per_dim_scheme
@@ -547,3 +548,65 @@ def test_a_loop_whose_text_runs_in_several_calls_is_not_compared_as_one(tmp_path
     assert judged.addresses.skipped == (
         f"{path}:2:3: its text runs in 2 calls, whose steps the trace numbers as one "
         "loop's: addresses not compared",)
+
+
+@needs_gxx
+def test_an_access_right_after_a_percent_sign_builds(tmp_path):
+    """``a[i]%d[i]``: the logging call put before ``d[i]`` must not make ``%:``, the
+    digraph of ``#`` (Rosetta 3d-rendering's ``k%max_min[4]``)."""
+    path = tmp_path / "modulo.c"
+    path.write_text("""\
+void modulo(const int a[8], int out[8]) {
+  const int d[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    out[i] = a[i]%d[i];
+  }
+}
+""")
+    compiled = arraypart.compile_kernel(str(path))
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)
+
+
+@needs_gxx
+def test_a_pipeline_pragma_inside_a_pipelined_loop_is_part_of_its_steps(tmp_path):
+    """Vitis unrolls a loop inside a pipelined one, whatever its own pragma says (as
+    MachSuite gemm_ncubed's directives pipeline both ``middle`` and ``inner``): its
+    accesses belong to the outer loop's steps, as in the model."""
+    path = tmp_path / "nest.c"
+    path.write_text("""\
+void nest(const int a[8][8], int out[8]) {
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    int s = 0;
+    for (int j = 0; j < 8; j++) {
+#pragma HLS pipeline II=1
+      s += a[i][j];
+    }
+    out[i] = s;
+  }
+}
+""")
+    compiled = arraypart.compile_kernel(str(path))
+    judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    assert not judged.untraced and judged.replay.records == 8 * 9
+
+
+@needs_gxx
+def test_an_original_that_crashes_on_the_random_inputs_is_a_located_error(tmp_path):
+    """The compiled original reads far outside ``a`` for every input (as Rosetta
+    3d-rendering overruns ``fragment`` on random triangles): a located error that
+    names the signal, not an internal error."""
+    path = tmp_path / "wild.c"
+    path.write_text("""\
+void wild(const int a[8], const int idx[8], int out[8]) {
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    out[i] = a[idx[i] | 0x10000000];
+  }
+}
+""")
+    report = arraypart.analyze(path)
+    with pytest.raises(KernelError, match=r"wild\.c:0:0: error: check --trace: the compiled "
+                       "original ended with SIGSEGV on the testbench's random inputs"):
+        trace.record(report.kernel, clangtu.Options(), tmp_path)

@@ -279,7 +279,8 @@ def _access_edits(cursor: ci.Cursor, site: int, kind: int, copy: str,
     base = "nullptr"
     if root.kind == K.DECL_REF_EXPR and name and data.startswith(name, start):
         base = name.decode()
-    opener = f"{NAMESPACE}at({site}, {kind}, {copy}, {base}, "
+    # the blank keeps '%' or '<' before the access from making a digraph ('%:' is '#')
+    opener = f" {NAMESPACE}at({site}, {kind}, {copy}, {base}, "
     return [_Insert(start, True, -end, opener), _Insert(end, False, -start, ")")]
 
 
@@ -301,7 +302,9 @@ def _traced_loops(unit: clangtu.Unit, model: dict[tuple[int, int], int]
                   ) -> dict[int, tuple[ci.Cursor, int]]:
     """Start offset of each pipelined ``for`` (in text order) -> (its cursor, its
     unroll factor); a pragma belongs to the innermost ``for`` whose braced body holds it,
-    and a ``for`` at a coordinate of ``model`` (the model's pipelined loops) is one too."""
+    and a ``for`` at a coordinate of ``model`` (the model's pipelined loops) is one too;
+    a pipelined ``for`` inside another is not (Vitis unrolls it into the outer one's
+    steps, as the model does)."""
     bodies = [(c, body) for c in unit.tu.cursor.walk_preorder()
               if c.kind == K.FOR_STMT and unit.in_main(c.location)
               for body in [list(c.get_children())[-1]] if body.kind == K.COMPOUND_STMT]
@@ -321,7 +324,10 @@ def _traced_loops(unit: clangtu.Unit, model: dict[tuple[int, int], int]
             if (at.line, at.col) in model and c.extent.start.offset not in pipelined:
                 pipelined[c.extent.start.offset] = c
                 factors[c.extent.start.offset] = model[(at.line, at.col)]
-    return {key: (pipelined[key], factors.get(key, 1)) for key in sorted(pipelined)}
+    outermost = {key: c for key, c in pipelined.items() if not any(
+        other.extent.start.offset < key and c.extent.end.offset <= other.extent.end.offset
+        for other in pipelined.values())}  # a pipeline inside one is unrolled into it
+    return {key: (outermost[key], factors.get(key, 1)) for key in sorted(outermost)}
 
 
 def _loop_edits(cursor: ci.Cursor, loops: dict, data: bytes) -> list[_Insert]:

@@ -82,7 +82,8 @@ def record(kernel: ir.Kernel, options: clangtu.Options, workdir: Path,
            deadline: Deadline | None = None) -> Trace:
     """Instrument, build and run ``kernel`` in ``workdir``, each read recording the
     copy ``bankings`` give it (:func:`copy_texts`); raises KernelError when g++ is
-    missing, RuntimeError when the driver does not build or run (a bug), and
+    missing or the compiled original crashes on the random inputs, RuntimeError when
+    the driver does not build or run otherwise (a bug), and
     :class:`TimeLimit` (stage :data:`STAGE`) when ``deadline`` passes first.  Nothing
     that g++ or the driver started outlives the call (:func:`_run`)."""
     if shutil.which(COMPILER) is None:
@@ -95,7 +96,8 @@ def record(kernel: ir.Kernel, options: clangtu.Options, workdir: Path,
     _run([COMPILER, *COMPILE_FLAGS, *_include_flags(kernel, options), "-o", str(binary),
           str(source), "-lm"], workdir, BUILD_TIMEOUT, deadline, "g++ on the trace driver")
     built = time.monotonic()
-    _run([str(binary), str(records)], workdir, RUN_TIMEOUT, deadline, "the trace driver")
+    _run([str(binary), str(records)], workdir, RUN_TIMEOUT, deadline, "the trace driver",
+         kernel=Coord(kernel.path))
     return Trace(records, instrumented, built - started, time.monotonic() - built)
 
 
@@ -108,11 +110,13 @@ def _include_flags(kernel: ir.Kernel, options: clangtu.Options) -> list[str]:
 
 
 def _run(command: list[str], workdir: Path, cap: float, deadline: Deadline | None,
-         what: str) -> None:
+         what: str, kernel: Coord | None = None) -> None:
     """Run ``command`` in a process group of its own (g++ starts cc1plus and as), its
     temporary files in ``workdir``.  Past ``deadline`` (:class:`TimeLimit`) or ``cap``
     seconds (RuntimeError: a hang), or when interrupted, the whole group is killed
-    and waited for, so nothing it started outlives the call."""
+    and waited for, so nothing it started outlives the call.  A run of the compiled
+    ``kernel`` that a signal ends is the kernel's fault on the random inputs (a
+    KernelError located at it), any other failure a bug (RuntimeError)."""
     left = cap if deadline is None else min(cap, max(0.0, deadline.at - deadline.clock()))
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, start_new_session=True,
@@ -127,6 +131,12 @@ def _run(command: list[str], workdir: Path, cap: float, deadline: Deadline | Non
     except BaseException:
         _kill_group(process)
         raise
+    if process.returncode < 0 and kernel is not None:
+        name = signal.Signals(-process.returncode).name
+        raise KernelError(kernel, f"check --trace: the compiled original ended with {name} "
+                                  "on the testbench's random inputs (an access outside an "
+                                  "array, most likely: the original overruns one on such "
+                                  "data); nothing was replayed")
     if process.returncode != 0:
         raise RuntimeError(f"check --trace: {what} failed (exit {process.returncode}): "
                            + (err + out)[-SHOWN_DIAGNOSTICS:])
