@@ -192,3 +192,37 @@ def test_a_top_level_struct_argument_stays_one_wide_memory(tmp_path):
 def test_the_recorded_run_counts_members_apart(painted, tmp_path):
     judged = assert_the_trace_agrees(painted, tmp_path, ports=1)
     assert max(loop.traced_ii for loop in judged.replay.loops) == 1
+
+
+NESTED = """\
+struct Pair { short lo; short hi; };
+struct Cell { short tag; Pair v; };
+
+void nested(const short xs[8], Cell cells[8]) {
+fill:
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    cells[i].v.lo = xs[i];
+    cells[i].v.hi = xs[i] + 1;
+  }
+}
+"""
+
+
+def test_a_member_of_a_member_assigned_is_a_write(tmp_path):
+    """``cells[i].v.lo = x`` writes the element (Vitis HLS's nested structs example);
+    it was taken for a read of ``v``, which merged with the other member's: two writes
+    of one word on one port need II 2 as one memory."""
+    report = arraypart.analyze(write(tmp_path, "nested.cpp", NESTED), ports=1)
+    cells = [(a.kind, a.field) for g in report.model.array("cells").groups
+             for a in g.accesses]
+    assert cells == [("write", "v"), ("write", "v")]
+    as_written = check.check_kernel(report.kernel, check.as_written_bankings(report.kernel),
+                                    ports=1)
+    assert [lp.achieved_ii for lp in as_written.loops] == [2]
+
+
+@needs_gxx
+def test_nested_member_writes_trace_as_modelled(tmp_path):
+    compiled = arraypart.compile_kernel(write(tmp_path, "nested.cpp", NESTED), ports=1)
+    assert_the_trace_agrees(compiled, tmp_path, ports=1)

@@ -121,9 +121,13 @@ class AccessLowering:
         return None
 
     def _member(self, node: N.Other, out: list[Access], kinds: tuple[str, ...]) -> None:
-        """``A[i].x``: member x of one element is read or written."""
+        """``A[i].x`` (or ``A[i].x.y``): member x of one element is read or written."""
+        rest: list[N.Node] = []
+        while not isinstance(_first(node.parts), N.ArrayRef):
+            rest += node.parts[1:]
+            node = _first(node.parts)
         self._reference(node.parts[0], out, kinds, node.name or None)
-        for part in node.parts[1:]:
+        for part in list(node.parts[1:]) + rest:
             self._collect(part, out)
 
     def _reference(self, node: N.ArrayRef, out: list[Access],
@@ -248,9 +252,12 @@ def _first(parts):
 
 
 def _element_member(node: N.Node) -> bool:
-    """``A[i].x``: a member of an array element."""
-    return (isinstance(node, N.Other) and node.what == MEMBER
-            and isinstance(_first(node.parts), N.ArrayRef))
+    """``A[i].x``, or ``A[i].x.y``: a member (of a member) of an array element."""
+    while isinstance(node, N.Other) and node.what == MEMBER:
+        if isinstance(_first(node.parts), N.ArrayRef):
+            return True
+        node = _first(node.parts)
+    return False
 
 
 def _part_select(node: N.Node) -> bool:
