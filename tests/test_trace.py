@@ -24,7 +24,7 @@ from arraypart.frontend import clangtu
 from arraypart.limits import STAGE_FLOOR_S, Deadline, TimeLimit
 from arraypart.scheme import Banking, DimPartition, per_dim_scheme
 
-from conftest import HAVE_GXX, ROOT, assert_the_trace_agrees, needs_gxx
+from conftest import HAVE_GXX, ROOT, assert_the_trace_agrees, needs_gxx, run_testbench
 from kernelgen import random_kernels
 from test_c_division import div_kernels
 
@@ -610,3 +610,33 @@ void wild(const int a[8], const int idx[8], int out[8]) {
     with pytest.raises(KernelError, match=r"wild\.c:0:0: error: check --trace: the compiled "
                        "original ended with SIGSEGV on the testbench's random inputs"):
         trace.record(report.kernel, clangtu.Options(), tmp_path)
+
+
+@needs_gxx
+def test_a_sub_function_a_header_declares_and_the_file_defines_later_is_traced(tmp_path):
+    """Vitis' simple_fifos style: the header declares the sub-functions, the kernel
+    file defines the top first.  In ``namespace original`` the top's calls must reach
+    the original's own definitions, not the header's global declarations (which the
+    trace driver does not define: it did not link)."""
+    (tmp_path / "stages.h").write_text("void stage(const int in[8], int out[8]);\n"
+                                       "void stages(const int in[8], int out[8]);\n")
+    path = tmp_path / "stages.cpp"
+    path.write_text("""\
+#include "stages.h"
+
+void stages(const int in[8], int out[8]) {
+    stage(in, out);
+}
+
+void stage(const int in[8], int out[8]) {
+    for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+        out[i] = 3 * in[i];
+    }
+}
+""")
+    compiled = arraypart.compile_kernel(str(path), top="stages")
+    judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    assert judged.replay.records == 16
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr

@@ -71,7 +71,7 @@ def driver_source(kernel: ir.Kernel, instrumented: Instrumented) -> str:
                   if a.interface]
     registered += [(n, name if name.startswith("::") else f"original::{name}")
                    for n, name in instrumented.globals]
-    context.update(kernel=kernel.name, original=original_text(instrumented.text),
+    context.update(kernel=kernel.name, original=original_text(instrumented.text, kernel.source),
                    array_count=max(1, len(kernel.arrays)),
                    loop_count=len(instrumented.loops), registered=registered)
     return render("trace_driver.cpp.j2", context)

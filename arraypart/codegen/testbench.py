@@ -132,7 +132,7 @@ def testbench_context(kernel: Kernel) -> dict:
         "top": kernel.top,
         "includes": list(source.includes),
         "defines": [f"#define {n} {v}" for n, v in source.extra_defines],
-        "original": original_text(source.text),
+        "original": original_text(source.text, source),
         "prototype": _prototype(data, func),
         "params": params,
         "arrays": [p.array for p in params if p.array is not None],
@@ -172,10 +172,28 @@ def _structs(decls: list[N.Decl], params: list[TbParam]) -> list[TbStruct]:
     return list(found.values())
 
 
-def original_text(text: str) -> str:
-    """A kernel's text as the testbench includes it in ``namespace original``: without
-    its ``#include`` lines and with internal linkage."""
-    return _internal_linkage(_without_includes(text))
+def original_text(text: str, source) -> str:
+    """A kernel's text (``source.text``, or an instrumented copy of it) as the testbench
+    includes it in ``namespace original``: without its ``#include`` lines, with
+    internal linkage, and with prototypes of the sub-functions a header declares
+    before the first function definition.  Without these, a function that calls one
+    defined further down would bind to the header's global declaration, which is the
+    banked kernel's function (or nothing, in the trace driver)."""
+    return _internal_linkage(_without_includes(_with_prototypes(text, source)))
+
+
+def _with_prototypes(text: str, source) -> str:
+    data = source.text.encode()
+    functions = [f for f in (source.func, *source.callees)
+                 if f.start >= 0 and f.body is not None and f.body.start > f.start]
+    heads = [data[f.start:f.body.start].decode().rstrip() for f in functions]
+    wanted = [head + ";" for f, head in zip(functions, heads)
+              if f is not source.func and f.declared_elsewhere and f.instance is None
+              and not f.namespaces and not f.extern_c and "=" not in head]
+    at = min((k for k in (text.find(h) for h in heads) if k >= 0), default=-1)
+    if not wanted or at < 0:
+        return text
+    return text[:at] + "".join(f"{w}\n" for w in wanted) + text[at:]
 
 
 _INCLUDE_LINE = re.compile(r"^[ \t]*#[ \t]*include\b[^\n]*", re.MULTILINE)
