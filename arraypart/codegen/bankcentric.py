@@ -191,7 +191,8 @@ def _blockable(loop: Loop) -> bool:
             and _trip(loop) > 0)
 
 
-def _fresh(base: str, taken: set[str]) -> str:
+def fresh(base: str, taken: set[str]) -> str:
+    """``base``, or ``base1``, ``base2``... : the first name not in ``taken`` (added)."""
     name, n = base, 1
     while name in taken:
         name, n = f"{base}{n}", n + 1
@@ -200,7 +201,7 @@ def _fresh(base: str, taken: set[str]) -> str:
 
 
 def _as_blocks(loop: Loop, taken: set[str]) -> Unrolled:
-    block, lane = _fresh(f"{loop.var}_blk", taken), _fresh(f"{loop.var}_u", taken)
+    block, lane = fresh(f"{loop.var}_blk", taken), fresh(f"{loop.var}_u", taken)
     factor = loop.unroll
     value = E.add(E.const(loop.init[0].value),
                   E.scale(loop.step, E.add(E.scale(factor, E.var(block)), E.var(lane))))

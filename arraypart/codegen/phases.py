@@ -43,7 +43,8 @@ from ..frontend import cnodes as N
 from ..ir import Kernel, Loop
 from ..scheme import Scheme, index_var
 from . import ranges
-from .bankcentric import found_accesses, lane_env, needs_routing, pipelined_loops
+from .bankcentric import (found_accesses, fresh, lane_env, needs_routing,
+                          pipelined_loops)
 from .textedit import MAX_LINE, Edit, apply
 
 #: Most cases in one phase switch (each is a copy of the statement).
@@ -245,7 +246,7 @@ def _phase_switch(data: bytes, statement: N.Node, phased: PhasedLoop, iterator: 
              textwrap.wrap(comment, MAX_LINE - len(indent) - 3, break_on_hyphens=False)]
     lines.append(f"{indent}switch ({iterator} % {period}) {{")
     for p in range(period):
-        renamed = {label.name: _fresh(f"{label.name}_p{p}", taken) for label in labels
+        renamed = {label.name: fresh(f"{label.name}_p{p}", taken) for label in labels
                    } if p else {}
         lines += [f"{indent}case {p}: {{",
                   _phase_text(data, statement, (start, end), phased, iterator, p, renamed),
@@ -291,11 +292,3 @@ def _phase_text(data: bytes, statement: N.Node, span: tuple[int, int],
     indented = b"\n".join(pad + line for pad, line in zip(pads, lines))
     text = apply(indented.decode(), edits)
     return "\n".join(line if line.strip() else "" for line in text.split("\n"))
-
-
-def _fresh(base: str, taken: set[str]) -> str:
-    name, n = base, 1
-    while name in taken:
-        name, n = f"{base}{n}", n + 1
-    taken.add(name)
-    return name
