@@ -187,7 +187,7 @@ def needs_routing(loop: Loop, found: list[_Found], name: str, solved, contexts) 
 
 
 def _blockable(loop: Loop) -> bool:
-    return (loop.unroll is not None and loop.unroll > 1 and _constant_loop(loop)
+    return (loop.unroll is not None and loop.unroll > 1 and constant_loop(loop)
             and _trip(loop) > 0)
 
 
@@ -291,7 +291,7 @@ def _trip(loop: Loop) -> int:
     return max(0, (end - start) // loop.step + 1)
 
 
-def _constant_loop(loop: Loop) -> bool:
+def constant_loop(loop: Loop) -> bool:
     return (len(loop.init) == 1 and len(loop.bound) == 1
             and isinstance(loop.init[0], E.Const) and isinstance(loop.bound[0], E.Const))
 
@@ -311,7 +311,7 @@ def _direct_fits(loop: Loop, found: list[_Found], sol: ArraySolution) -> bool:
     lanes = {"read": 0, "write": 0}
     for f in found:
         lanes[f.access.kind] += prod(_trip(lp) for lp in f.loops) if all(
-            _constant_loop(lp) for lp in f.loops) else 1 << 30
+            constant_loop(lp) for lp in f.loops) else 1 << 30
     ii = max((ii for _, ii in sol.achieved_ii), default=1)
     own = loop.unroll or 1 if loop.unroll != 0 else 1 << 30
     return sol.ports.fits(lanes["read"] * own, lanes["write"] * own, ii)
@@ -321,7 +321,7 @@ def _rotates(found: list[_Found], banking: Banking, contexts) -> bool:
     """Some lane's bank, as the emitted reference computes it, is not a constant."""
     bank = banking.scheme.bank_expr()
     for f in found:
-        if not f.access.regular or not all(_constant_loop(lp) for lp in f.loops):
+        if not f.access.regular or not all(constant_loop(lp) for lp in f.loops):
             return True
         context = contexts[f.access.ref_id]
         mapping = {index_var(d): e for d, e in enumerate(f.access.index)}
@@ -338,7 +338,7 @@ def _group(loop: Loop, sol: ArraySolution, found: list[_Found], contexts) -> Gro
     if (sol.array.pragma_only or loop.unroll is not None or sol.banking.copies > 1
             or sol.kept
             or any(not f.access.regular for f in found)
-            or not all(_constant_loop(lp) for f in found for lp in f.loops)):
+            or not all(constant_loop(lp) for f in found for lp in f.loops)):
         return None
     guards = [_guard_c(f.guards) for f in found]
     if any(g is False for g in guards):

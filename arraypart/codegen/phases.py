@@ -43,8 +43,8 @@ from ..frontend import cnodes as N
 from ..ir import Kernel, Loop
 from ..scheme import Scheme, index_var
 from . import ranges
-from .bankcentric import (found_accesses, fresh, lane_env, needs_routing,
-                          pipelined_loops)
+from .bankcentric import (constant_loop, found_accesses, fresh, lane_env,
+                          needs_routing, pipelined_loops)
 from .textedit import MAX_LINE, Edit, apply
 
 #: Most cases in one phase switch (each is a copy of the statement).
@@ -136,11 +136,13 @@ def _phasable_array(sol: ArraySolution) -> bool:
 def _period(loop: Loop, mine, scheme: Scheme, contexts
             ) -> tuple[int, dict[tuple[Coord, int], int]] | None:
     """(P, the iterator's coefficient per (reference, dimension)); None when a bank
-    depends on the iterator other than periodically, or ``i`` may be negative."""
+    depends on the iterator other than periodically, ``i`` may be negative, or an
+    unrolled loop around a reference has bounds that are not constants."""
     period, coefficients = 1, {}
     for f in mine:
         interval = contexts[f.access.ref_id].env().get(loop.var)
-        if not f.access.regular or interval is None or interval[0] < 0:
+        if (not f.access.regular or interval is None or interval[0] < 0
+                or not all(constant_loop(lp) for lp in f.loops)):
             return None
         for d, (e, part) in enumerate(zip(f.access.index, scheme.dims)):
             form = E.affine_form(e)
