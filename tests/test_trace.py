@@ -640,3 +640,31 @@ void stage(const int in[8], int out[8]) {
     assert judged.replay.records == 16
     run = run_testbench(compiled, tmp_path)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+
+
+@needs_gxx
+def test_files_the_kernel_writes_land_in_the_scratch_folder(tmp_path, monkeypatch):
+    """Vitis HLS' hier_func4 writes ``Out_apb_006.dat`` as it runs: the trace driver
+    runs in its own folder, so nothing lands in (or overwrites) the user's."""
+    path = tmp_path / "logged.cpp"
+    path.write_text("""\
+#include <stdio.h>
+
+void logged(const int a[8], int out[8]) {
+    for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+        out[i] = a[i] + 1;
+    }
+    FILE *log = fopen("side.dat", "w");
+    if (log) { fprintf(log, "done\\n"); fclose(log); }
+}
+""")
+    user = tmp_path / "user"
+    user.mkdir()
+    monkeypatch.chdir(user)
+    report = arraypart.analyze(path)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    trace.record(report.kernel, clangtu.Options(), scratch)
+    assert list(user.iterdir()) == []
+    assert (scratch / "side.dat").read_text() == "done\n"

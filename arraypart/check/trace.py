@@ -91,13 +91,13 @@ def record(kernel: ir.Kernel, options: clangtu.Options, workdir: Path,
     instrumented = instrument(kernel, options, copy_texts(kernel, bankings or {}))
     source = workdir / f"{kernel.name}_trace.cpp"
     source.write_text(driver_source(kernel, instrumented), encoding="utf-8")
-    binary, records = workdir / "trace_driver", workdir / "trace.bin"
+    binary, records = workdir.resolve() / "trace_driver", workdir.resolve() / "trace.bin"
     started = time.monotonic()
     _run([COMPILER, *COMPILE_FLAGS, *_include_flags(kernel, options), "-o", str(binary),
           str(source), "-lm"], workdir, BUILD_TIMEOUT, deadline, "g++ on the trace driver")
     built = time.monotonic()
     _run([str(binary), str(records)], workdir, RUN_TIMEOUT, deadline, "the trace driver",
-         kernel=Coord(kernel.path))
+         kernel=Coord(kernel.path), cwd=workdir)
     return Trace(records, instrumented, built - started, time.monotonic() - built)
 
 
@@ -110,16 +110,18 @@ def _include_flags(kernel: ir.Kernel, options: clangtu.Options) -> list[str]:
 
 
 def _run(command: list[str], workdir: Path, cap: float, deadline: Deadline | None,
-         what: str, kernel: Coord | None = None) -> None:
+         what: str, kernel: Coord | None = None, cwd: Path | None = None) -> None:
     """Run ``command`` in a process group of its own (g++ starts cc1plus and as), its
     temporary files in ``workdir``.  Past ``deadline`` (:class:`TimeLimit`) or ``cap``
     seconds (RuntimeError: a hang), or when interrupted, the whole group is killed
     and waited for, so nothing it started outlives the call.  A run of the compiled
     ``kernel`` that a signal ends is the kernel's fault on the random inputs (a
-    KernelError located at it), any other failure a bug (RuntimeError)."""
+    KernelError located at it), any other failure a bug (RuntimeError).  ``cwd``: the
+    folder it runs in (the driver runs in ``workdir``: files the kernel itself writes,
+    such as a log, never land in the user's folder)."""
     left = cap if deadline is None else min(cap, max(0.0, deadline.at - deadline.clock()))
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, start_new_session=True,
+                               text=True, start_new_session=True, cwd=cwd,
                                env={**os.environ, "TMPDIR": str(workdir)})
     try:
         out, err = process.communicate(timeout=left)
