@@ -20,8 +20,8 @@ A *may* place (a reference under a data-dependent ``if`` or in a branch of ``?:`
 on some of the steps where the model says it may, so it cannot join the sums; instead
 every access the program makes there must be one the model allows at that step: its key
 ``(step, place, flat, array, kind)`` is looked up among the keys of the may lanes of
-every path at the steps of their domains (a sorted array: memory one word per such
-access of the model).  A loop that is itself under a data-dependent ``if`` may run
+every path at the steps of their domains (one word per distinct such access of the
+model).  A loop that is itself under a data-dependent ``if`` may run
 fewer steps than the model's, so its steps are not the model's and it has no may
 places.
 """
@@ -75,7 +75,7 @@ class _Lane:
 
 @dataclass(frozen=True, slots=True)
 class _Model:
-    """A loop's steps, the lanes compared step by step, and the sorted keys
+    """A loop's steps, the lanes compared step by step, and the keys
     (:func:`_may_keys`) of every access a *may* lane (under a data-dependent ``if`` or
     in a branch of ``?:``) makes at each step it may run."""
 
@@ -197,7 +197,7 @@ def _model(groups: Sequence[CycleGroup], directions: tuple[int, ...] | None,
                 may_keys.append(_may_keys(steps, np.full(steps.size, may[place]), built.flat,
                                           np.full(steps.size, built.array),
                                           np.full(steps.size, built.kind), len(shapes)))
-    keys = np.sort(np.concatenate(may_keys)) if may_keys else np.empty(0, np.uint64)
+    keys = np.unique(np.concatenate(may_keys)) if may_keys else np.empty(0, np.uint64)
     return _Model(points, groups[0].time_vars, tuple(lanes), keys)
 
 
@@ -262,17 +262,14 @@ def _first_unforeseen(rows: np.ndarray, model: _Model, site_codes: np.ndarray,
     """The first of ``rows`` at a may place (a code of its own) that the model's may
     lanes do not make at its step."""
     codes = site_codes[rows["site"]]
-    mine = rows[(codes >= 0) & (rows["step"] < len(model.points))]
+    at_may = (codes >= 0) & (rows["step"] < len(model.points))
+    mine = rows[at_may]
     if not mine.size:
         return None
-    keys = _may_keys(mine["step"].astype(np.int64), site_codes[mine["site"]],
+    keys = _may_keys(mine["step"].astype(np.int64), codes[at_may],
                      mine["flat"].astype(np.int64), mine["array"].astype(np.int64),
                      mine["kind"].astype(np.int64), arrays)
-    at = np.searchsorted(model.may_keys, keys)
-    found = (at < model.may_keys.size) & (model.may_keys[np.minimum(
-        at, max(model.may_keys.size - 1, 0))] == keys) if model.may_keys.size else \
-        np.zeros(keys.size, bool)
-    missing = np.flatnonzero(~found)
+    missing = np.flatnonzero(~np.isin(keys, model.may_keys))
     return mine[missing[0]] if missing.size else None
 
 
@@ -281,9 +278,7 @@ def _unforeseen(coord: Coord, model: _Model, record: np.void, sites: Sequence[Si
     step = int(record["step"])
     point = ", ".join(f"{v}={int(x)}" for v, x in zip(model.time_vars, model.points[step]))
     name, shape = arrays[int(record["array"])]
-    flat = int(record["flat"])
-    index = tuple(int(x) for x in np.unravel_index(flat, shape)) \
-        if 0 <= flat < int(np.prod(shape)) else (flat,)
+    index = _unravel(int(record["flat"]), shape)
     return (f"{coord}: error: trace disagrees with the model at step {step} ({point}):\n"
             f"  {sites[int(record['site'])].coord}: the program {_KINDS[int(record['kind'])]} "
             f"{name}{_index(index)}, which no access the model allows there makes")
@@ -335,7 +330,13 @@ def _traced_accesses(path: Path, lid: int, step: int, kept: np.ndarray,
         mine = rows[(rows["loop"] == lid) & (rows["step"] == step)]
         for r in mine[kept[mine["site"]]]:
             name, shape = arrays[int(r["array"])]
-            flat = int(r["flat"])
-            index = tuple(int(x) for x in np.unravel_index(flat, shape)) \
-                if 0 <= flat < int(np.prod(shape)) else (flat,)
-            yield sites[int(r["site"])].coord, _KINDS[int(r["kind"])], name, index
+            yield (sites[int(r["site"])].coord, _KINDS[int(r["kind"])], name,
+                   _unravel(int(r["flat"]), shape))
+
+
+def _unravel(flat: int, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The index of a recorded row-major offset (the offset itself when it lies
+    outside the array)."""
+    if 0 <= flat < int(np.prod(shape)):
+        return tuple(int(x) for x in np.unravel_index(flat, shape))
+    return (flat,)

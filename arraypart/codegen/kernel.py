@@ -32,7 +32,7 @@ from ..frontend import cnodes as N
 from ..ir import Kernel
 from . import bankcentric, phases
 from .layout import Explicit, ExplicitRewriter
-from .textedit import MAX_LINE, Edit, apply
+from .textedit import MAX_LINE, Edit, apply, statement_end
 
 _PRAGMA_KIND = re.compile(r"^\s*HLS\s+(\w+)", re.IGNORECASE)
 _PRAGMA_VARIABLE = re.compile(rb"(\bvariable\s*=\s*)(\w+)", re.IGNORECASE)
@@ -240,11 +240,7 @@ def _wrap_body(data: bytes, node: N.For, head: list[str], tail: list[str]) -> li
     if body is None or body.start < 0:
         raise KernelError(node.coord, "a loop rewritten bank-centric needs its body "
                                       "written in the kernel file")
-    end = body.end
-    rest = data[end:]
-    stripped = rest.lstrip(b" \t")
-    if stripped.startswith(b";"):
-        end += len(rest) - len(stripped) + 1
+    end = statement_end(data, body.end)
     return [Edit(body.start, body.start, "{\n" + "".join(f"{l}\n" for l in head), False),
             Edit(end, end, "\n" + "".join(f"{l}\n" for l in tail) + "}", False)]
 

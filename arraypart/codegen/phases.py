@@ -45,7 +45,7 @@ from ..scheme import Scheme, index_var
 from . import ranges
 from .bankcentric import (constant_loop, found_accesses, fresh, lane_env,
                           needs_routing, pipelined_loops)
-from .textedit import MAX_LINE, Edit, apply
+from .textedit import MAX_LINE, Edit, apply, statement_end
 
 #: Most cases in one phase switch (each is a copy of the statement).
 MAX_PERIOD = 16
@@ -64,6 +64,16 @@ class PhasedLoop:
     arrays: tuple[str, ...]
     period: int
     coefficients: tuple  # ((ref coord, dim), a): the iterator's coefficient there
+
+    @property
+    def places(self) -> frozenset[Coord]:
+        """The coordinates of the phased references."""
+        return frozenset(coord for (coord, _), _ in self.coefficients)
+
+    def coefficient(self, coord: Coord, dim: int) -> int:
+        """The iterator's coefficient in dimension ``dim`` of the reference at
+        ``coord`` (0: none there)."""
+        return dict(self.coefficients).get((coord, dim), 0)
 
 
 def phase_edits(kernel: Kernel, solution: Solution, contexts, taken: set[str]
@@ -105,7 +115,7 @@ def phased_loops(kernel: Kernel, solution: Solution, contexts) -> list[PhasedLoo
         if loop.unroll is not None:
             continue
         found = list(found_accesses(loop.body, (), (), iter(range(1 << 62))))
-        chosen, period, coefficients = [], 1, {}
+        chosen, period, coefficients = {}, 1, {}  # chosen: array -> its accesses
         for name in dict.fromkeys(f.access.array for f in found):
             sol = solved.get(name)
             if sol is None or not _phasable_array(sol) or not needs_routing(
@@ -115,14 +125,13 @@ def phased_loops(kernel: Kernel, solution: Solution, contexts) -> list[PhasedLoo
             phase = _period(loop, mine, sol.banking.scheme, contexts)
             if phase is None:
                 continue
-            chosen.append(name)
+            chosen[name] = mine
             period = lcm(period, phase[0])
             coefficients.update(phase[1])
-        lanes = sum(f.lanes for f in found if f.access.array in chosen)
+        lanes = sum(f.lanes for mine in chosen.values() for f in mine)
         if chosen and 1 < period <= MAX_PERIOD and period * lanes <= MAX_LANE_PHASES and all(
-                _constant_banks(loop, [f for f in found if f.access.array == name],
-                                solved[name].banking.scheme, period, contexts)
-                for name in chosen):
+                _constant_banks(loop, mine, solved[name].banking.scheme, period, contexts)
+                for name, mine in chosen.items()):
             out.append(PhasedLoop(loop, tuple(chosen), period,
                                   tuple(sorted(coefficients.items(), key=str))))
     return out
@@ -196,21 +205,19 @@ def _statements(node: N.For, phased: PhasedLoop) -> list[N.Node]:
     """The statements of the loop body that hold a reference of a phased array."""
     body = node.stmt
     items = body.items if isinstance(body, N.Compound) else (body,)
-    coords = {coord for (coord, _), _ in phased.coefficients}
     return [item for item in items if any(
-        ref.coord in coords for ref in N.outer_array_refs(item))]
+        ref.coord in phased.places for ref in N.outer_array_refs(item))]
 
 
 def _covered(statements: list[N.Node], phased: PhasedLoop) -> bool:
     """Every access of a phased array is a subscripted reference that can be
     rewritten (not ``*(p + j)``, whose bank would go on rotating in every case)."""
     written = {ref.coord for st in statements for ref in N.outer_array_refs(st)}
-    return all(coord in written for (coord, _), _ in phased.coefficients)
+    return phased.places <= written
 
 
 def _qualifies(statement: N.Node, phased: PhasedLoop, called: set[str],
                data: bytes) -> bool:
-    coords = {coord for (coord, _), _ in phased.coefficients}
     if statement.start < 0 or isinstance(statement, (N.DeclList, N.Decl, N.Pragma)):
         return False
     for n in N.walk(statement):
@@ -223,18 +230,15 @@ def _qualifies(statement: N.Node, phased: PhasedLoop, called: set[str],
         if isinstance(n, N.Label) and data[n.start:n.start + len(n.name)] != n.name.encode():
             return False
     refs = N.outer_array_refs(statement)
-    return all(ref.coord in coords and not ref.in_macro and ref.start >= 0 for ref in refs)
+    return all(ref.coord in phased.places and not ref.in_macro and ref.start >= 0
+               for ref in refs)
 
 
 def _phase_switch(data: bytes, statement: N.Node, phased: PhasedLoop, iterator: str,
                   taken: set[str]) -> Edit:
     """The edit that replaces ``statement`` (from its line's start when only blanks
     precede it) by its switch over the phases."""
-    end = statement.end
-    rest = data[end:]
-    stripped = rest.lstrip(b" \t")
-    if stripped.startswith(b";"):
-        end += len(rest) - len(stripped) + 1
+    end = statement_end(data, statement.end)
     start = data.rfind(b"\n", 0, statement.start) + 1
     indent = data[start:statement.start].decode()
     if indent.strip():
@@ -278,7 +282,7 @@ def _phase_text(data: bytes, statement: N.Node, span: tuple[int, int],
         base, subscripts = N.ref_base_and_subscripts(ref)
         texts = []
         for d, sub in enumerate(subscripts):
-            a = dict(phased.coefficients).get((ref.coord, d), 0)
+            a = phased.coefficient(ref.coord, d)
             written = data[sub.start:sub.end].decode()
             phase = f" + {a * p}" if p else ""
             texts.append(written if not a else

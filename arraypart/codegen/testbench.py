@@ -186,10 +186,11 @@ def _with_prototypes(text: str, source) -> str:
     data = source.text.encode()
     functions = [f for f in (source.func, *source.callees)
                  if f.start >= 0 and f.body is not None and f.body.start > f.start]
-    heads = [data[f.start:f.body.start].decode().rstrip() for f in functions]
-    wanted = [head + ";" for f, head in zip(functions, heads)
+    wanted = [_prototype(data, f) for f in functions
               if f is not source.func and f.declared_elsewhere and f.instance is None
-              and not f.namespaces and not f.extern_c and "=" not in head]
+              and not f.namespaces and not f.extern_c]
+    wanted = [w for w in wanted if "=" not in w]  # a default argument may be given once
+    heads = [data[f.start:f.body.start].decode().rstrip() for f in functions]
     at = min((k for k in (text.find(h) for h in heads) if k >= 0), default=-1)
     if not wanted or at < 0:
         return text

@@ -29,6 +29,14 @@ class Edit:
             raise ValueError(f"edit range {self.start}..{self.end}")
 
 
+def statement_end(data: bytes, end: int) -> int:
+    """``end`` (where a statement's node ends), past the ``;`` that follows it after
+    blanks (clang's extent of an expression statement stops before its ``;``)."""
+    rest = data[end:]
+    stripped = rest.lstrip(b" \t")
+    return end + len(rest) - len(stripped) + 1 if stripped.startswith(b";") else end
+
+
 def apply(text: str, edits: list[Edit], filename: str = "") -> str:
     """``text`` with ``edits`` applied (see the module doc)."""
     data = text.encode()

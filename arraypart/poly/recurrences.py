@@ -77,13 +77,13 @@ def _recurrences(group: CycleGroup, tick) -> Iterator[tuple[LaneAccess, LaneAcce
     order = {id(a): k for k, a in enumerate(group.accesses)}  # evaluation order
     maps = {ref: _union(lanes) for ref, lanes in writes.items()}
     read_maps = {ref: _union(lanes) for ref, lanes in reads.items()}
+    before = {ref: _union([w for ws in writes.values() for w in ws
+                           if order[id(w)] < order[id(lanes[0])]])
+              for ref, lanes in reads.items()}  # the writes earlier in the iteration
     for write_ref, write_lanes in writes.items():
         for read_ref, read_lanes in reads.items():
             tick()
-            first = order[id(read_lanes[0])]
-            before = [lane for lanes in writes.values() for lane in lanes
-                      if order[id(lane)] < first]
-            if _meet(following, maps[write_ref], read_maps[read_ref], before):
+            if _meet(following, maps[write_ref], read_maps[read_ref], before[read_ref]):
                 yield write_lanes[0], read_lanes[0]
 
 
@@ -103,8 +103,8 @@ def _next_iteration(domain: isl.Set) -> isl.Map:
     return after.intersect_domain(domain).intersect_range(domain).lexmin()
 
 
-def _union(lanes: list[LaneAccess]) -> isl.Map:
-    """``{ P -> element }`` of a reference over all its lanes."""
+def _union(lanes: list[LaneAccess]) -> isl.Map | None:
+    """``{ P -> element }`` over ``lanes`` (a reference's; None when there are none)."""
     result = None
     for lane in lanes:
         m = access_map(lane.domain, lane.index, lane.array)
@@ -113,11 +113,11 @@ def _union(lanes: list[LaneAccess]) -> isl.Map:
 
 
 def _meet(following: isl.Map, written: isl.Map, read: isl.Map,
-          before: list[LaneAccess]) -> bool:
+          before: isl.Map | None) -> bool:
     """Some iteration writes (``written``) an element that the next one reads
-    (``read``), and none of the writes ``before`` the read in that next iteration has
-    written the element again."""
+    (``read``), and none of the writes ``before`` the read in that next iteration
+    (None: there are none) has written the element again."""
     reached = following.reverse().apply_range(written).intersect(read)  # P' -> element
-    if before and not reached.is_empty():
-        reached = reached.subtract(_union(before))
+    if before is not None and not reached.is_empty():
+        reached = reached.subtract(before)
     return not reached.is_empty()
