@@ -523,31 +523,103 @@ CALLED_TWICE = """\
 static void scale(const int a[16], int b[16]) {
   for (int i = 0; i < 16; i++) {
 #pragma HLS pipeline II=1
-    b[i] = 2 * a[i];
+    b[i] = 2 * a[i] + a[(i + 1) % 16];
   }
 }
 
 void twice(const int x[16], int y[16], int z[16]) {
   int t[16];
+  int u[16];
+#pragma HLS bind_storage variable=u type=ram_1p
   scale(x, t);
-  scale(t, y);
-  for (int i = 0; i < 16; i++) z[i] = t[i];
+  for (int r = 0; r < 3; r++) {
+    scale(t, u);
+    scale(u, t);
+  }
+  for (int i = 0; i < 16; i++) z[i] = t[i] + y[i];
 }
 """
 
 
 @needs_gxx
-def test_a_loop_whose_text_runs_in_several_calls_is_not_compared_as_one(tmp_path):
-    """The trace numbers the steps of both calls of ``scale`` as one loop's, the model
-    has a loop per call: no false disagreement, the loop is named among the skipped,
-    and the rest is compared."""
+def test_a_loop_whose_text_runs_in_several_calls_is_compared_call_by_call(tmp_path):
+    """The trace numbers the steps of every call of ``scale`` as one loop's; they are
+    told apart by the calls' schedule (the first call, then the two calls of each
+    ``r`` in turn), so each call is replayed against its own claim and compared with
+    its own groups.  As written, the calls reading ``u`` (one port) reach II 2, the
+    first II 1: one claim for all would have been wrong for one of them."""
     path = tmp_path / "twice.c"
     path.write_text(CALLED_TWICE)
     compiled = arraypart.compile_kernel(str(path))
     judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    assert judged.labels[:3] == ("call 1 of 3", "call 2 of 3", "call 3 of 3")
+    assert [loop.steps for loop in judged.replay.loops] == [16, 48, 48, 16]
+    assert len(judged.addresses.compared) == 4 and judged.addresses.skipped == ()
+    report = compiled.report
+    recorded = trace.record(report.kernel, clangtu.Options(), tmp_path)
+    written = api.judge_trace(report, recorded, as_written=True, ports=2)
+    assert written.disagreements == (), written.format()
+    assert [loop.traced_ii for loop in written.replay.loops] == [1, 1, 2, 1]
+    assert "scale/L2 (twice.c:2:3, call 3 of 3): 48 steps, model II 2, traced II 2: " \
+           "agrees" in written.format().replace(f"{tmp_path}/", "")
+
+
+def _call_moved(report, instance: int):
+    """The model's groups with the write of ``scale``'s ``instance``-th call (0-based
+    among the kernel's loops) moved one element on."""
+    return [dataclasses.replace(g, accesses=tuple(
+        dataclasses.replace(x, index=(E.add(x.index[0], E.const(1)),))
+        if g.instance == instance and x.kind == "write" else x for x in g.accesses))
+        for a in report.model.arrays for g in a.groups]
+
+
+@needs_gxx
+@pytest.mark.parametrize("instance", [0, 1, 2])
+def test_a_call_whose_model_is_wrong_is_named(tmp_path, instance):
+    path = tmp_path / "twice.c"
+    path.write_text(CALLED_TWICE)
+    report = arraypart.analyze(path)
+    recorded = trace.record(report.kernel, clangtu.Options(), tmp_path)
+    claims = [trace.Claim(loop.name, loop.coord, loop.target_ii, loop.target_ii)
+              for loop in report.model.loops]
+    result = trace.check_trace(report.kernel, recorded, {}, claims,
+                               _call_moved(report, instance))
+    (text,) = result.addresses.mismatches
+    assert text.startswith(f"{path}:2:3: error: in call {instance + 1} of 3, trace "
+                           "disagrees with the model's addresses at step 0 ("), text
+
+
+@needs_gxx
+def test_calls_under_a_data_dependent_if_are_not_told_apart(tmp_path):
+    """A call the data may skip runs fewer steps than the model's: the split would
+    misplace the other calls' steps, so the loop is named among the skipped and held
+    to the strictest of its calls' claims."""
+    path = tmp_path / "twice.c"
+    path.write_text(CALLED_TWICE.replace("  scale(x, t);", "  if (x[0] > 0) scale(x, t);"))
+    compiled = arraypart.compile_kernel(str(path))
+    judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
     assert judged.addresses.skipped == (
-        f"{path}:2:3: its text runs in 2 calls, whose steps the trace numbers as one "
-        "loop's: addresses not compared",)
+        f"{path}:2:3: its text runs in 3 calls, whose steps were not told apart (a call "
+        "under a data-dependent if, or one the model cannot enumerate): addresses not "
+        "compared",)
+
+
+@needs_gxx
+def test_accesses_in_a_macros_arguments_are_left_out_on_both_sides(tmp_path):
+    """``MUL(a_x[j], ...)``, as MachSuite's FFT writes its complex products: the run
+    records no access in a macro's text, so the model's accesses there are not summed
+    either (they were, and every such loop disagreed at its first step)."""
+    path = tmp_path / "cmul.c"
+    path.write_text("#define MUL(a, b, c, d) ((a) * (c) - (b) * (d))\n"
+                    "void cmul(const float x[32], const float y[32], float z[32]) {\n"
+                    "  float t[32];\n"
+                    "  for (int i = 0; i < 32; i++) t[i] = x[i];\n"
+                    "  for (int i = 0; i < 31; i++) {\n#pragma HLS pipeline II=1\n"
+                    "    z[i] = MUL(t[i], t[i + 1], y[i], y[i + 1]) + t[i];\n  }\n}\n")
+    for result in _traced(path, 2):
+        assert result.disagreements == (), result.format()
+        assert len(result.addresses.compared) == 2
+        assert len(result.trace.instrumented.skipped) == 4
 
 
 @needs_gxx

@@ -100,7 +100,9 @@ def compare(path: Path, sites: Sequence[Site], loops: Sequence[Coord],
             directions: Mapping[int, tuple[int, ...]],
             arrays: Sequence[tuple[str, tuple[int, ...]]],
             guarded: frozenset[tuple[int, int]],
-            checkpoint: Callable[[], None] = no_checkpoint) -> AddressCheck:
+            checkpoint: Callable[[], None] = no_checkpoint,
+            labels: Sequence[str] = (),
+            unrecorded: frozenset[tuple[int, int]] = frozenset()) -> AddressCheck:
     """Compare the records at ``path`` with the model's ``groups`` by traced loop id;
     ``directions``: by loop id, the step signs of the loops around it and its own
     (outermost first); ``arrays``: (name, shape) by array id.  Left out of the sums on
@@ -108,11 +110,14 @@ def compare(path: Path, sites: Sequence[Site], loops: Sequence[Coord],
     ``guarded`` (under a data-dependent ``if``), which the model takes as running
     whenever they may: the regular ones are looked up instead (module doc); a loop
     there may run fewer steps than the model's (the run skips the branch).
-    ``checkpoint`` is called before each chunk of records read."""
+    ``checkpoint`` is called before each chunk of records read; ``labels``: by loop
+    id, the call of its text it is (:mod:`.calls`; "" or missing: the only one);
+    ``unrecorded``: the (line, col) of accesses the run does not record (written in a
+    macro's text), left out of the model's side too."""
     irregular = {(a.coord.line, a.coord.col) for gs in groups.values() for g in gs
                  for a in g.accesses if not a.regular}
     conditional = {(s.coord.line, s.coord.col) for s in sites if s.conditional}
-    left_out = guarded | irregular | conditional
+    left_out = guarded | irregular | conditional | unrecorded
     may = {place: code for code, place in enumerate(sorted((guarded | conditional)
                                                            - irregular))}
     kept = np.array([(s.coord.line, s.coord.col) not in left_out for s in sites] or [True])
@@ -140,7 +145,9 @@ def compare(path: Path, sites: Sequence[Site], loops: Sequence[Coord],
         if text is None and lid in unforeseen:
             text = _unforeseen(loops[lid], model, unforeseen[lid], sites, arrays)
         if text is not None:
-            mismatches.append(text)
+            label = labels[lid] if lid < len(labels) else ""
+            mismatches.append(text.replace(": error: ", f": error: in {label}, ", 1)
+                              if label else text)
     return AddressCheck(tuple(loops[lid] for lid in models), tuple(mismatches),
                         tuple(skipped))
 

@@ -14,7 +14,6 @@ import shutil
 import signal
 import subprocess
 import time
-from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Iterator, Mapping, Sequence
@@ -30,6 +29,7 @@ from ..frontend import clangtu
 from ..limits import Deadline, TimeLimit
 from ..poly.model import CycleGroup
 from ..scheme import Banking, none_scheme
+from . import calls
 from .addresses import AddressCheck, compare
 from .instrument import Instrumented, instrument
 from .replay import RECORDED, Claim, LoopReplay, Memory, Replay, no_checkpoint, replay
@@ -156,27 +156,33 @@ def _kill_group(process: subprocess.Popen) -> None:
 @dataclass(frozen=True, slots=True)
 class TraceCheck:
     """The verdict of ``check --trace``: the recorded run, its replay under the ideal
-    port model or the scheduling ``rule``, and what the model could not be compared on."""
+    port model or the scheduling ``rule``, and what the model could not be compared on;
+    ``labels``: per replayed loop, which call of its text it is ("" when it runs in
+    one call or its calls were not told apart)."""
 
     trace: Trace
     replay: Replay
     addresses: AddressCheck
     rule: bool
     untraced: tuple[Claim, ...]
+    labels: tuple[str, ...] = ()
 
     @property
     def disagreements(self) -> tuple[str, ...]:
-        out = [_overfull_text(loop) for loop in self.replay.loops if not loop.agrees]
+        out = [_overfull_text(loop, label)
+               for loop, label in zip(self.replay.loops, self._labels()) if not loop.agrees]
         out += [f"{o.coord}: error: on the testbench's inputs the program accesses "
                 f"{o.array} element {o.flat} (row-major), outside the array"
                 for o in self.replay.out_of_bounds]
         return tuple(out) + self.addresses.mismatches
 
     def to_json(self) -> dict:
-        loops = [{"coord": str(loop.coord), "steps": loop.steps, "traced_ii": loop.traced_ii,
+        loops = [{"coord": str(loop.coord), "call": label or None, "steps": loop.steps,
+                  "traced_ii": loop.traced_ii,
                   "name": loop.claim.name if loop.claim else None,
                   "claimed_ii": loop.claim.claimed_ii if loop.claim else None,
-                  "agrees": loop.agrees} for loop in self.replay.loops]
+                  "agrees": loop.agrees}
+                 for loop, label in zip(self.replay.loops, self._labels())]
         return {"records": self.replay.records, "port_model": "rule" if self.rule else "ideal",
                 "build_seconds": round(self.trace.build_seconds, 3),
                 "run_seconds": round(self.trace.run_seconds, 3), "loops": loops,
@@ -189,13 +195,14 @@ class TraceCheck:
         lines = [f"check --trace: {self.replay.records} accesses recorded by the compiled "
                  f"original (g++ build {self.trace.build_seconds:.1f} s, run "
                  f"{self.trace.run_seconds:.2f} s), replayed under {model}"]
-        for loop in self.replay.loops:
+        for loop, label in zip(self.replay.loops, self._labels()):
+            where = f"{loop.coord}, {label}" if label else str(loop.coord)
             if loop.claim is None:
                 lines.append(f"  {loop.coord}: a pipelined loop the model does not have "
                              f"({loop.steps} steps, traced II {loop.traced_ii})")
                 continue
             verdict = "agrees" if loop.agrees else "DISAGREES"
-            lines.append(f"  {loop.claim.name} ({loop.coord}): {loop.steps} steps, model "
+            lines.append(f"  {loop.claim.name} ({where}): {loop.steps} steps, model "
                          f"II {loop.claim.claimed_ii}, traced II {loop.traced_ii}: {verdict}")
         lines += [f"  {c.name} ({c.coord}): not traced (no `for` statement of the "
                   "kernel's text there: a pipelined function)" for c in self.untraced]
@@ -206,10 +213,14 @@ class TraceCheck:
         lines += ["  " + note for note in self.addresses.skipped]
         return "\n".join(lines + list(self.disagreements))
 
+    def _labels(self) -> tuple[str, ...]:
+        return self.labels or ("",) * len(self.replay.loops)
 
-def _overfull_text(loop: LoopReplay) -> str:
+
+def _overfull_text(loop: LoopReplay, label: str) -> str:
     claim, first = loop.claim, loop.first
-    head = (f"{loop.coord}: error: trace disagrees with the model: loop {claim.name} "
+    call = f" ({label})" if label else ""
+    head = (f"{loop.coord}: error: trace disagrees with the model: loop {claim.name}{call} "
             f"reaches II {loop.traced_ii}, the model claims II {claim.claimed_ii}")
     if first is None:
         return head
@@ -224,10 +235,12 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
                 storage: Mapping[str, ir.PortModel] | None = None, rule: bool = False,
                 deadline: Deadline | None = None) -> TraceCheck:
     """Replay ``kernel``'s recorded run against ``bankings`` (missing arrays: one
-    memory; ``storage``: port models that replace the kernel's) with the loops'
-    ``claims`` and compare its addresses with the model's cycle ``groups`` (loops
-    matched by the ``for``'s coordinate).  ``deadline`` is asked before each chunk of
-    records (raises :class:`TimeLimit`)."""
+    memory; ``storage``: port models that replace the kernel's) with the ``claims``
+    of its concurrent loops (in program order, as ``PolyModel.loops``) and compare its
+    addresses with the model's cycle ``groups``.  A traced ``for`` is matched to the
+    concurrent loops at its coordinate; one that runs in several calls is split into
+    its calls (:mod:`.calls`).  ``deadline`` is asked before each chunk of records
+    (raises :class:`TimeLimit`)."""
     checkpoint = no_checkpoint if deadline is None else (
         lambda: deadline.check(REPLAY_STAGE))
     inst = trace.instrumented
@@ -235,32 +248,90 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
     memories = {n: Memory(a, bankings.get(a.name) or Banking(a.name, none_scheme(a.shape)),
                           storage.get(a.name) or ir.port_model(a, ports))
                 for n, a in enumerate(kernel.arrays)}
-    by_place = {(c.coord.line, c.coord.col): c for c in claims}
-    places = [(loop.coord.line, loop.coord.col) for loop in inst.loops]
-    matched = {n: by_place[p] for n, p in enumerate(places) if p in by_place}
-    untraced = tuple(c for p, c in by_place.items() if p not in places)
-    coords = tuple(loop.coord for loop in inst.loops)
-    result = replay(trace.path, inst.sites, coords, memories,
-                    _read_copies(kernel, inst, memories), matched, rule=rule,
+    guarded = frozenset(_data_guarded(kernel.body, False))
+    loops = _traced_loops(kernel, inst, groups, guarded)
+    if len(claims) != len(loops.instances):
+        raise ValueError(f"{len(claims)} claims for {len(loops.instances)} concurrent loops")
+    path = trace.path
+    if loops.splits:
+        path = trace.path.with_name("calls.bin")
+        calls.rewrite(trace.path, path, loops.splits, loops.renumber, checkpoint)
+    claimed = {n: _claim([claims[m] for m in members])
+               for n, members in enumerate(loops.members) if members}
+    result = replay(path, inst.sites, loops.coords, memories,
+                    _read_copies(kernel, inst, memories), claimed, rule=rule,
                     site_fields=_site_fields(kernel, inst), checkpoint=checkpoint)
-    calls = Counter((c.coord.line, c.coord.col) for c in claims)
-    by_loop: dict[int, list[CycleGroup]] = {}
-    for g in groups:
-        place = (g.coord.line, g.coord.col)
-        # Every path of a loop holds its accesses outside data-dependent ifs, compared
-        # on the first path's groups; those inside them are looked up on every path's.
-        if place in places and calls[place] == 1:
-            by_loop.setdefault(places.index(place), []).append(g)
-    signs = dict(_directions(kernel.body, ()))
-    directions = {n: signs[p] for n, p in enumerate(places) if p in signs}
-    addresses = compare(trace.path, inst.sites, coords, by_loop, directions,
-                        [(a.name, a.shape) for a in kernel.arrays],
-                        frozenset(_data_guarded(kernel.body, False)), checkpoint)
-    shared = tuple(f"{loop.coord}: its text runs in {calls[p]} calls, whose steps the "
-                   "trace numbers as one loop's: addresses not compared"
-                   for loop, p in zip(inst.loops, places) if calls[p] > 1)
+    # Every path of a loop holds its accesses outside data-dependent ifs, compared on
+    # the first path's groups; those inside them are looked up on every path's.
+    by_loop = {n: [g for g in groups if g.instance == members[0]]
+               for n, members in enumerate(loops.members) if len(members) == 1}
+    directions = {n: loops.instances[members[0]].signs
+                  for n, members in enumerate(loops.members) if len(members) == 1}
+    addresses = compare(path, inst.sites, loops.coords, by_loop, directions,
+                        [(a.name, a.shape) for a in kernel.arrays], guarded, checkpoint,
+                        loops.labels, frozenset((c.line, c.col) for c in inst.skipped))
+    shared = tuple(f"{coord}: its text runs in {len(members)} calls, whose steps were not "
+                   "told apart (a call under a data-dependent if, or one the model cannot "
+                   "enumerate): addresses not compared"
+                   for coord, members in zip(loops.coords, loops.members) if len(members) > 1)
     addresses = replace(addresses, skipped=addresses.skipped + shared)
-    return TraceCheck(trace, result, addresses, rule, untraced)
+    claimed_places = {loops.instances[m].place for members in loops.members for m in members}
+    untraced = tuple({i.place: c for c, i in zip(claims, loops.instances)
+                      if i.place not in claimed_places}.values())
+    return TraceCheck(trace, result, addresses, rule, untraced, loops.labels)
+
+
+@dataclass(frozen=True, slots=True)
+class _TracedLoops:
+    """The loops the replay sees: per loop, its coordinate, the concurrent loops
+    (indices into ``instances``) it stands for and a label naming its call;
+    ``renumber[lid]`` the loop of the trace's loop ``lid`` and ``splits`` those split
+    into calls (:func:`calls.rewrite`)."""
+
+    instances: tuple[calls.Instance, ...]
+    coords: tuple[Coord, ...]
+    members: tuple[tuple[int, ...], ...]
+    labels: tuple[str, ...]
+    renumber: np.ndarray
+    splits: dict[int, tuple[int, calls.Split]]
+
+
+def _traced_loops(kernel: ir.Kernel, inst: Instrumented, groups: Sequence[CycleGroup],
+                  guarded: frozenset[tuple[int, int]]) -> _TracedLoops:
+    """Each traced ``for``, matched to the concurrent loops at its coordinate; one
+    that runs in several calls becomes one loop per call where :func:`calls.split`
+    tells their steps apart (not under a data-dependent ``if``: a call may then run
+    fewer steps than the model's)."""
+    instances = calls.instances(kernel)
+    at: dict[tuple[int, int], list[int]] = {}
+    for n, i in enumerate(instances):
+        at.setdefault(i.place, []).append(n)
+    coords, members, labels, splits = [], [], [], {}
+    renumber = np.zeros(max(1, len(inst.loops)), np.int64)
+    for lid, loop in enumerate(inst.loops):
+        place = (loop.coord.line, loop.coord.col)
+        mine = tuple(at.get(place, ()))
+        cut = (calls.split(mine, instances, groups)
+               if len(mine) > 1 and place not in guarded else None)
+        renumber[lid] = len(coords)
+        if cut is None:
+            coords.append(loop.coord)
+            members.append(mine)
+            labels.append("")
+            continue
+        splits[lid] = (len(coords), cut)
+        for k, m in enumerate(mine):
+            coords.append(loop.coord)
+            members.append((m,))
+            labels.append(f"call {k + 1} of {len(mine)}")
+    return _TracedLoops(instances, tuple(coords), tuple(members), tuple(labels), renumber,
+                        splits)
+
+
+def _claim(claims: Sequence[Claim]) -> Claim:
+    """The claim a loop is held to: its own, or for calls whose steps were not told
+    apart the strictest of theirs (a false alarm rather than a missed one)."""
+    return min(claims, key=lambda c: c.claimed_ii)
 
 
 def copy_texts(kernel: ir.Kernel, bankings: Mapping[str, Banking]
@@ -305,21 +376,6 @@ def _read_copies(kernel: ir.Kernel, inst: Instrumented,
             raise ValueError(f"{site.coord}: the run recorded read copy {site.copy}, the "
                              f"banking reads copy {E.to_c(copy)}: record it with them")
     return copies
-
-
-def _directions(nodes: tuple[ir.Node, ...], around: tuple[int, ...]
-                ) -> Iterator[tuple[tuple[int, int], tuple[int, ...]]]:
-    """(line, col) of each pipelined loop -> the step signs of the loops around it and
-    its own, outermost first."""
-    for n in nodes:
-        if isinstance(n, ir.If):
-            yield from _directions(n.then + n.orelse, around)
-        elif isinstance(n, ir.Loop):
-            signs = around + (1 if n.step > 0 else -1,)
-            if n.pipeline_ii is not None:
-                yield (n.coord.line, n.coord.col), signs
-            else:
-                yield from _directions(n.body, signs)
 
 
 def _data_guarded(nodes: tuple[ir.Node, ...], guarded: bool) -> Iterator[tuple[int, int]]:

@@ -128,6 +128,7 @@ def _groups(found: Collector, arrays: Mapping[str, ir.Array],
         key = (id(f.frame.root), f.frame.chain, f.path, f.access.array)
         drafts.setdefault(key, []).append(f)
     info = {id(c.loop): c for c in found.loops}
+    instance = {id(c.loop): n for n, c in enumerate(found.loops)}
     counts: dict[tuple, int] = {}
     groups = []
     for key, members in drafts.items():
@@ -140,7 +141,8 @@ def _groups(found: Collector, arrays: Mapping[str, ir.Array],
             groups.append(CycleGroup(
                 frame.root.name, frame.root.coord, loop.target_ii, frame.time_vars,
                 frame.domain, tuple(m.access for m in view), loop.trip_count,
-                counts[key[:2]], keeps_direct_references(frame.root), members[0].path))
+                counts[key[:2]], keeps_direct_references(frame.root), members[0].path,
+                instance[id(frame.root)]))
     return tuple(groups)
 
 

@@ -64,6 +64,9 @@ class CycleGroup:
     loop's data-dependent ifs the group holds (:func:`ir.branch_paths`; a loop with
     several paths has one group per path and array, and a banking must serve each).
     A disaggregated struct array has one group per member (``ir.member_views``).
+    ``instance``: the ordinal of ``loop`` among the kernel's concurrent loops in program
+    order (:attr:`PolyModel.loops`); a function's loop, inlined at each call, has one
+    instance per call, all of one name and coordinate.
     """
 
     loop: str
@@ -76,6 +79,7 @@ class CycleGroup:
     total_iterations: int
     direct: bool = False
     path: int = 0
+    instance: int = 0
 
 
 @dataclass(frozen=True, eq=False)
@@ -125,7 +129,8 @@ class Recurrence:
 @dataclass(frozen=True, eq=False)
 class PolyModel:
     """The whole kernel's model: per array and per concurrent loop, plus warnings
-    (irregular references, located) and the recurrences through memory."""
+    (irregular references, located) and the recurrences through memory.  ``loops``
+    are in program order: a cycle group's ``instance`` indexes them."""
 
     arrays: tuple[ArrayModel, ...]
     loops: tuple[LoopInfo, ...]
