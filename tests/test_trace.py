@@ -277,6 +277,70 @@ def test_a_loop_under_a_data_dependent_if_may_run_fewer_steps(tmp_path):
         assert len(result.addresses.compared) == 2
 
 
+SOME_RUNS = """\
+void some(const int flag[8], const int in[8][16], int out[8][16]) {
+  int buf[8][16];
+  for (int t = 0; t < 8; t++)
+    for (int i = 0; i < 16; i++) buf[t][i] = in[t][i];
+  for (int t = 0; t < 8; t++) {
+    if (flag[t] > 0) {
+      for (int i = 0; i < 15; i++) {
+#pragma HLS pipeline II=1
+        int v = buf[t][i] + buf[t][i + 1];
+        if (in[t][i] > 0) v += buf[t][15 - i];
+        out[t][i] = v;
+      }
+    }
+  }
+}
+"""
+
+
+def _moved(report, line: int, column: int, shift: int):
+    """The model's groups with the reference at ``line:column`` moved ``shift``
+    elements along its last dimension."""
+    def moved(x):
+        if (x.coord.line, x.coord.col) != (line, column):
+            return x
+        return dataclasses.replace(x, index=x.index[:-1] + (E.add(x.index[-1],
+                                                                   E.const(shift)),))
+    return [dataclasses.replace(g, accesses=tuple(moved(x) for x in g.accesses))
+            for a in report.model.arrays for g in a.groups]
+
+
+@needs_gxx
+@pytest.mark.parametrize("moved", [None, (9, 17), (10, 32)])
+def test_a_loop_the_data_skips_is_compared_run_by_run(tmp_path, moved):
+    """The pipelined loop runs for the ``t`` whose flag is positive: its trace is the
+    model's runs for those ``t``, in order, and is compared with them (summed
+    fingerprints outside the inner ``if``, look-ups inside).  A model whose read is
+    one element off, outside or inside the inner ``if``, disagrees."""
+    path = tmp_path / "some.c"
+    path.write_text(SOME_RUNS)
+    report = arraypart.analyze(path)
+    recorded = trace.record(report.kernel, clangtu.Options(), tmp_path)
+    claims = [trace.Claim(loop.name, loop.coord, loop.target_ii, loop.target_ii)
+              for loop in report.model.loops]
+    groups = [g for a in report.model.arrays for g in a.groups]
+    result = trace.check_trace(report.kernel, recorded, {}, claims,
+                               _moved(report, *moved, 1) if moved else groups)
+    steps = result.replay.loops[1].steps
+    assert 0 < steps < 8 * 15 and steps % 15 == 0  # some runs taken, some skipped
+    if moved is None:
+        assert result.addresses.mismatches == () and len(result.addresses.compared) == 2, \
+            result.format()
+        return
+    (text,) = result.addresses.mismatches
+    if moved == (9, 17):
+        assert text.startswith(f"{path}:7:7: error: trace disagrees with the model: under "
+                               "its data-dependent if the loop runs whole runs of the "
+                               "model's steps"), text
+    else:
+        assert re.match(rf"{path}:7:7: error: trace disagrees with the model at step "
+                        rf"\d+ \(t=\d, i=\d+\):\n  {path}:10:32: the program reads "
+                        r"buf\[\d\]\[\d+\], which no access the model allows", text), text
+
+
 @needs_gxx
 def test_a_name_only_the_command_line_defines_reaches_the_traced_build(tmp_path):
     """``-D`` names reach g++ too: the header tests one that the kernel never defines

@@ -21,9 +21,15 @@ on some of the steps where the model says it may, so it cannot join the sums; in
 every access the program makes there must be one the model allows at that step: its key
 ``(step, place, flat, array, kind)`` is looked up among the keys of the may lanes of
 every path at the steps of their domains (one word per distinct such access of the
-model).  A loop that is itself under a data-dependent ``if`` may run
-fewer steps than the model's, so its steps are not the model's and it has no may
-places.
+model).
+
+A loop that is itself under a data-dependent ``if`` runs some of its *entries* (the
+model's steps with one value of the loops around it: whole, consecutive runs of steps)
+and skips the others.  Its trace must then be the concatenation of a subsequence of the
+model's entries: walking the entries in order, each one whose fingerprints equal the
+trace's next steps' is taken (greedy leftmost matching finds an embedding whenever one
+exists), and the first trace step no remaining entry matches is reported.  The taken
+entries give each traced step its model step, at which its may places are looked up.
 """
 
 from __future__ import annotations
@@ -99,7 +105,8 @@ def compare(path: Path, sites: Sequence[Site], loops: Sequence[Coord],
             groups: Mapping[int, Sequence[CycleGroup]],
             directions: Mapping[int, tuple[int, ...]],
             arrays: Sequence[tuple[str, tuple[int, ...]]],
-            guarded: frozenset[tuple[int, int]],
+            may_places: frozenset[tuple[int, int]],
+            skipping: frozenset[tuple[int, int]] = frozenset(),
             checkpoint: Callable[[], None] = no_checkpoint,
             labels: Sequence[str] = (),
             unrecorded: frozenset[tuple[int, int]] = frozenset()) -> AddressCheck:
@@ -107,18 +114,18 @@ def compare(path: Path, sites: Sequence[Site], loops: Sequence[Coord],
     ``directions``: by loop id, the step signs of the loops around it and its own
     (outermost first); ``arrays``: (name, shape) by array id.  Left out of the sums on
     both sides: irregular references, conditional sites and the (line, col) in
-    ``guarded`` (under a data-dependent ``if``), which the model takes as running
-    whenever they may: the regular ones are looked up instead (module doc); a loop
-    there may run fewer steps than the model's (the run skips the branch).
-    ``checkpoint`` is called before each chunk of records read; ``labels``: by loop
-    id, the call of its text it is (:mod:`.calls`; "" or missing: the only one);
-    ``unrecorded``: the (line, col) of accesses the run does not record (written in a
-    macro's text), left out of the model's side too."""
+    ``may_places`` (under a data-dependent ``if`` inside their loop), which the model
+    takes as running whenever they may: the regular ones are looked up instead; the
+    loops at ``skipping`` (under a data-dependent ``if`` themselves) are matched run by
+    run (module doc).  ``checkpoint`` is called before each chunk of records read;
+    ``labels``: by loop id, the call of its text it is (:mod:`.calls`; "" or missing:
+    the only one); ``unrecorded``: the (line, col) of accesses the run does not record
+    (written in a macro's text), left out of the model's side too."""
     irregular = {(a.coord.line, a.coord.col) for gs in groups.values() for g in gs
                  for a in g.accesses if not a.regular}
     conditional = {(s.coord.line, s.coord.col) for s in sites if s.conditional}
-    left_out = guarded | irregular | conditional | unrecorded
-    may = {place: code for code, place in enumerate(sorted((guarded | conditional)
+    left_out = may_places | irregular | conditional | unrecorded
+    may = {place: code for code, place in enumerate(sorted((may_places | conditional)
                                                            - irregular))}
     kept = np.array([(s.coord.line, s.coord.col) not in left_out for s in sites] or [True])
     site_codes = np.array([may.get((s.coord.line, s.coord.col), -1) for s in sites]
@@ -126,22 +133,30 @@ def compare(path: Path, sites: Sequence[Site], loops: Sequence[Coord],
     ids = {name: n for n, (name, _) in enumerate(arrays)}
     models, skipped = {}, []
     for lid, gs in groups.items():
-        loop_may = {} if (loops[lid].line, loops[lid].col) in guarded else may
         model = _model(gs, directions.get(lid), ids, [shape for _, shape in arrays],
-                       left_out, loop_may)
+                       left_out, may)
         if model is None:
             skipped.append(f"{loops[lid]}: the model's steps were not enumerated "
                            f"(parameters, loops not matched, or over {MAX_MODEL_STEPS} "
                            "steps)")
         else:
             models[lid] = model
+    runs = {lid for lid in models if (loops[lid].line, loops[lid].col) in skipping}
     traced, unforeseen = _trace_side(path, models, kept, site_codes, len(arrays),
-                                     checkpoint)
+                                     checkpoint, runs)
     mismatches = []
     for lid, model in models.items():
-        may_skip = (loops[lid].line, loops[lid].col) in guarded
-        text = _first_mismatch(path, lid, loops[lid], model, traced[lid], kept, sites,
-                               arrays, checkpoint, may_skip)
+        if lid in runs:
+            text, steps_of = _embedding(path, lid, loops[lid], model, traced[lid], kept,
+                                        sites, arrays, checkpoint)
+            if text is None and model.may_keys.size:
+                record = _unforeseen_in_runs(path, lid, model, steps_of, site_codes,
+                                             len(arrays), checkpoint)
+                if record is not None:
+                    unforeseen[lid] = record
+        else:
+            text = _first_mismatch(path, lid, loops[lid], model, traced[lid], kept, sites,
+                                   arrays, checkpoint)
         if text is None and lid in unforeseen:
             text = _unforeseen(loops[lid], model, unforeseen[lid], sites, arrays)
         if text is not None:
@@ -240,9 +255,11 @@ def _model_side(model: _Model, arrays: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _trace_side(path: Path, models: Mapping[int, _Model], kept: np.ndarray,
-                site_codes: np.ndarray, arrays: int, checkpoint: Callable[[], None]):
+                site_codes: np.ndarray, arrays: int, checkpoint: Callable[[], None],
+                runs: set[int]):
     """Per loop: the trace's fingerprints over the model's steps, and its step count;
-    and per loop, the first record of a may place whose key no may lane has."""
+    and per loop but those in ``runs`` (whose steps are not yet the model's), the first
+    record of a may place whose key no may lane has."""
     out = {lid: (np.zeros(len(m.points), np.uint64), np.zeros(len(m.points), np.int64), 0)
            for lid, m in models.items()}
     unforeseen: dict[int, np.void] = {}
@@ -253,7 +270,7 @@ def _trace_side(path: Path, models: Mapping[int, _Model], kept: np.ndarray,
                 continue
             sums, counts, steps = out[lid]
             steps = max(steps, int(mine["step"].max()) + 1)
-            if lid not in unforeseen:
+            if lid not in unforeseen and lid not in runs:
                 first = _first_unforeseen(mine, model, site_codes, arrays)
                 if first is not None:
                     unforeseen[lid] = first
@@ -294,15 +311,12 @@ def _unforeseen(coord: Coord, model: _Model, record: np.void, sites: Sequence[Si
 def _first_mismatch(path: Path, lid: int, coord: Coord, model: _Model, traced,
                     kept: np.ndarray, sites: Sequence[Site],
                     arrays: Sequence[tuple[str, tuple[int, ...]]],
-                    checkpoint: Callable[[], None], may_skip: bool) -> str | None:
+                    checkpoint: Callable[[], None]) -> str | None:
     sums, counts, steps = traced
     expected_sums, expected_counts = _model_side(model, len(arrays))
     differ = np.flatnonzero((sums != expected_sums) | (counts != expected_counts))
     if not differ.size:
-        if steps == len(model.points) or (may_skip and steps < len(model.points)):
-            return None
-        return (f"{coord}: error: trace disagrees with the model: the program runs "
-                f"{steps} steps of this loop, the model {len(model.points)}")
+        return None if steps == len(model.points) else _step_count_text(coord, steps, model)
     step = int(differ[0])
     point = ", ".join(f"{v}={int(x)}" for v, x in zip(model.time_vars, model.points[step]))
     want = Counter(_model_accesses(model, step, arrays))
@@ -314,6 +328,71 @@ def _first_mismatch(path: Path, lid: int, coord: Coord, model: _Model, traced,
     lines += [f"  {c}: the model predicts it {k} {a}{_index(x)}, the program does not"
               for c, k, a, x in list((want - got).elements())[:SHOWN]]
     return "\n".join(lines)
+
+
+def _step_count_text(coord: Coord, steps: int, model: _Model) -> str:
+    return (f"{coord}: error: trace disagrees with the model: the program runs "
+            f"{steps} steps of this loop, the model {len(model.points)}")
+
+
+def run_starts(points: np.ndarray) -> np.ndarray:
+    """The first step of each run of a loop: the steps (rows of ``points``, in execution
+    order) where the loops around it (every column but the last) take new values."""
+    if not len(points):
+        return np.zeros(0, np.int64)
+    new = np.ones(len(points), bool)
+    new[1:] = np.any(points[1:, :-1] != points[:-1, :-1], axis=1)
+    return np.flatnonzero(new)
+
+
+def _embedding(path: Path, lid: int, coord: Coord, model: _Model, traced, kept: np.ndarray,
+               sites: Sequence[Site], arrays: Sequence[tuple[str, tuple[int, ...]]],
+               checkpoint: Callable[[], None]) -> tuple[str | None, np.ndarray]:
+    """A loop the run may skip, run by run: the model step of each traced step when the
+    trace is a concatenation of whole runs of the model taken in order (greedy leftmost
+    matching of the runs' fingerprints), else the located text of the first traced
+    step that begins no run the model has left."""
+    sums, counts, steps = traced
+    if steps > len(model.points):
+        return _step_count_text(coord, steps, model), np.zeros(0, np.int64)
+    want_sums, want_counts = _model_side(model, len(arrays))
+    starts = run_starts(model.points)
+    ends = np.append(starts[1:], len(model.points))
+    steps_of = np.zeros(steps, np.int64)
+    at = 0
+    for first, end in zip(starts.tolist(), ends.tolist()):
+        if at == steps:
+            break
+        size = end - first
+        if at + size <= steps and np.array_equal(sums[at:at + size], want_sums[first:end]) \
+                and np.array_equal(counts[at:at + size], want_counts[first:end]):
+            steps_of[at:at + size] = np.arange(first, end)
+            at += size
+    if at == steps:
+        return None, steps_of
+    got = Counter(_traced_accesses(path, lid, at, kept, sites, arrays, checkpoint))
+    lines = [f"{coord}: error: trace disagrees with the model: under its data-dependent "
+             f"if the loop runs whole runs of the model's steps (one per iteration of the "
+             f"loops around it), but the program's step {at} begins none of those left"]
+    lines += [f"  {c}: the program {k} {a}{_index(x)}"
+              for c, k, a, x in list(got.elements())[:SHOWN]]
+    return "\n".join(lines), steps_of
+
+
+def _unforeseen_in_runs(path: Path, lid: int, model: _Model, steps_of: np.ndarray,
+                        site_codes: np.ndarray, arrays: int,
+                        checkpoint: Callable[[], None]) -> np.void | None:
+    """:func:`_first_unforeseen` of a loop matched run by run, its records renumbered to
+    the model's steps (``steps_of``)."""
+    for rows in chunks(path, checkpoint=checkpoint):
+        mine = rows[rows["loop"] == lid].copy()
+        if not mine.size:
+            continue
+        mine["step"] = steps_of[mine["step"]]
+        first = _first_unforeseen(mine, model, site_codes, arrays)
+        if first is not None:
+            return first
+    return None
 
 
 def _index(x: tuple[int, ...]) -> str:

@@ -33,6 +33,7 @@ from . import calls
 from .addresses import AddressCheck, compare
 from .instrument import Instrumented, instrument
 from .replay import RECORDED, Claim, LoopReplay, Memory, Replay, no_checkpoint, replay
+from .walk import is_concurrent
 
 __all__ = ["Claim", "TraceCheck", "Trace", "check_trace", "driver_source", "record"]
 
@@ -248,8 +249,9 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
     memories = {n: Memory(a, bankings.get(a.name) or Banking(a.name, none_scheme(a.shape)),
                           storage.get(a.name) or ir.port_model(a, ports))
                 for n, a in enumerate(kernel.arrays)}
-    guarded = frozenset(_data_guarded(kernel.body, False))
-    loops = _traced_loops(kernel, inst, groups, guarded)
+    guarded = tuple(_data_guarded(kernel.body))
+    skipping = frozenset(place for is_loop, place in guarded if is_loop)
+    loops = _traced_loops(kernel, inst, groups, skipping)
     if len(claims) != len(loops.instances):
         raise ValueError(f"{len(claims)} claims for {len(loops.instances)} concurrent loops")
     path = trace.path
@@ -268,8 +270,10 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
     directions = {n: loops.instances[members[0]].signs
                   for n, members in enumerate(loops.members) if len(members) == 1}
     addresses = compare(path, inst.sites, loops.coords, by_loop, directions,
-                        [(a.name, a.shape) for a in kernel.arrays], guarded, checkpoint,
-                        loops.labels, frozenset((c.line, c.col) for c in inst.skipped))
+                        [(a.name, a.shape) for a in kernel.arrays],
+                        frozenset(place for is_loop, place in guarded if not is_loop),
+                        skipping, checkpoint, loops.labels,
+                        frozenset((c.line, c.col) for c in inst.skipped))
     shared = tuple(f"{coord}: its text runs in {len(members)} calls, whose steps were not "
                    "told apart (a call under a data-dependent if, or one the model cannot "
                    "enumerate): addresses not compared"
@@ -297,7 +301,7 @@ class _TracedLoops:
 
 
 def _traced_loops(kernel: ir.Kernel, inst: Instrumented, groups: Sequence[CycleGroup],
-                  guarded: frozenset[tuple[int, int]]) -> _TracedLoops:
+                  skipping: frozenset[tuple[int, int]]) -> _TracedLoops:
     """Each traced ``for``, matched to the concurrent loops at its coordinate; one
     that runs in several calls becomes one loop per call where :func:`calls.split`
     tells their steps apart (not under a data-dependent ``if``: a call may then run
@@ -312,7 +316,7 @@ def _traced_loops(kernel: ir.Kernel, inst: Instrumented, groups: Sequence[CycleG
         place = (loop.coord.line, loop.coord.col)
         mine = tuple(at.get(place, ()))
         cut = (calls.split(mine, instances, groups)
-               if len(mine) > 1 and place not in guarded else None)
+               if len(mine) > 1 and place not in skipping else None)
         renumber[lid] = len(coords)
         if cut is None:
             coords.append(loop.coord)
@@ -378,18 +382,20 @@ def _read_copies(kernel: ir.Kernel, inst: Instrumented,
     return copies
 
 
-def _data_guarded(nodes: tuple[ir.Node, ...], guarded: bool) -> Iterator[tuple[int, int]]:
-    """(line, col) of the accesses and loops under an ``if`` whose condition is not
-    affine."""
+def _data_guarded(nodes: tuple[ir.Node, ...], guarded: bool = False, inside: bool = False
+                  ) -> Iterator[tuple[bool, tuple[int, int]]]:
+    """``(is_loop, (line, col))`` of each access under an ``if`` whose condition is
+    not affine inside its concurrent loop (it runs on the steps the data picks), and of
+    each loop under such an ``if`` (it may run fewer steps than the model's)."""
     for n in nodes:
         if isinstance(n, ir.Stmt):
-            yield from ((a.coord.line, a.coord.col) for a in n.accesses if guarded)
+            yield from ((False, (a.coord.line, a.coord.col)) for a in n.accesses if guarded)
         elif isinstance(n, ir.If):
-            yield from ((a.coord.line, a.coord.col) for a in n.cond_accesses if guarded)
-            yield from _data_guarded(n.then + n.orelse, guarded or n.cond is None)
+            yield from ((False, (a.coord.line, a.coord.col)) for a in n.cond_accesses
+                        if guarded)
+            yield from _data_guarded(n.then + n.orelse, guarded or n.cond is None, inside)
         else:
             if guarded:
-                yield n.coord.line, n.coord.col
-            yield from _data_guarded(n.body, guarded)
-
-
+                yield True, (n.coord.line, n.coord.col)
+            root = not inside and is_concurrent(n)
+            yield from _data_guarded(n.body, guarded and not root, inside or root)
