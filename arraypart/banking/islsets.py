@@ -60,17 +60,30 @@ def bank_of(bank_expr: E.Expr, terms: LaneTerms) -> E.Expr:
     return E.substitute(bank_expr, {index_var(d): e for d, e in enumerate(terms.index)})
 
 
-def with_irregular(domain: isl.Set, terms: list[LaneTerms]) -> tuple[isl.Set, tuple[str, ...]]:
-    """``domain`` times the ranges of every lane's irregular index values, as extra set
-    dimensions (so that one lane's unknown index is the same value in every set that
-    mentions it), and the names of all dimensions."""
-    extra = tuple(n for t in terms for n in t.exists)
-    names = time_names(domain.dim(isl.dim_type.set)) + extra
-    if not extra:
+@dataclass(frozen=True, slots=True)
+class Irregular:
+    """Every lane's irregular index values as extra set dimensions: their ``names``
+    and the ``bounds`` that keep each inside its array dimension."""
+
+    names: tuple[str, ...]
+    bounds: tuple[str, ...]
+
+
+def irregular_dims(terms: list[LaneTerms]) -> Irregular:
+    return Irregular(tuple(n for t in terms for n in t.exists),
+                     tuple(c for t in terms for c in t.bounds))
+
+
+def with_irregular(domain: isl.Set, extra: Irregular) -> tuple[isl.Set, tuple[str, ...]]:
+    """``domain`` times the ranges of every lane's irregular index values (``extra``,
+    :func:`irregular_dims`), as extra set dimensions (so that one lane's unknown index
+    is the same value in every set that mentions it), and the names of all
+    dimensions."""
+    names = time_names(domain.dim(isl.dim_type.set)) + extra.names
+    if not extra.names:
         return domain, names
-    wider = domain.add_dims(isl.dim_type.set, len(extra))
-    bounds = tuple(c for t in terms for c in t.bounds)
-    return _meet(wider, _set_text(names, (), bounds)), names
+    wider = domain.add_dims(isl.dim_type.set, len(extra.names))
+    return _meet(wider, _set_text(names, (), extra.bounds)), names
 
 
 def collision_set(domain: isl.Set, names: tuple[str, ...], a: LaneTerms, b: LaneTerms,

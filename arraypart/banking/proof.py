@@ -181,9 +181,10 @@ class _GroupProver:
                       for k, a in enumerate(group.accesses)]
         self.domains, self.members = [], []
         representative: dict[tuple, int] = {}
+        irregular = S.irregular_dims(self.terms)
         for k, a in enumerate(group.accesses):
             self._check_deadline()  # one set per lane: thousands for a big unroll
-            domain, self.names = S.with_irregular(S.plain(a.domain), self.terms)
+            domain, self.names = S.with_irregular(S.plain(a.domain), irregular)
             self.domains.append(domain)
             key = (a.index, banking.copy_of(a.ref_id, a.lane))
             mergeable = a.kind == "read" and a.regular
@@ -199,6 +200,8 @@ class _GroupProver:
         self.forms = _constant_forms(self.terms)
         self.asked: dict[tuple, bool] = {}
         self.class_table: _ClassTable | None = None
+        self.form_arrays: tuple[np.ndarray, np.ndarray] | None = None
+        self.dim_verdicts: dict[int, np.ndarray] = {}
         self.lane_banks: dict[int, E.Expr] = {}
         self.pair_sets: dict[tuple[int, int], isl.Set] = {}
         self.nonempty: dict[tuple[int, int], bool] = {}
@@ -315,24 +318,26 @@ class _GroupProver:
     def _apart_row(self, k: int, others: list[int]) -> np.ndarray:
         """:meth:`apart_rows` computed for this row alone (groups too large for a
         table of every pair)."""
-        fk = self.forms[k]
         out = np.zeros(len(others), dtype=bool)
-        if fk is None:
+        if self.form_arrays is None:
+            self.form_arrays = _form_arrays(self.forms, len(self.shape))
+        linear, offsets = self.form_arrays
+        if linear[k] < 0:
             return out
-        rows = np.array([r for r, j in enumerate(others)
-                         if self.forms[j] is not None and self.forms[j][0] == fk[0]],
-                        dtype=np.int64)
+        js = np.asarray(others, dtype=np.int64)
+        rows = np.flatnonzero(linear[js] == linear[k])
         if not len(rows):
             return out
-        deltas = np.array([self.forms[others[r]][1] for r in rows], dtype=np.int64)
-        deltas -= np.array(fk[1], dtype=np.int64)
+        deltas = offsets[js[rows]] - offsets[k]
         if self.banking.scheme.kind == "per_dim":
             apart = np.zeros(len(rows), dtype=bool)
             for d in range(deltas.shape[1]):
                 steps = np.abs(deltas[:, d])
-                hits = [v for v in np.unique(steps[steps > 0]).tolist()
-                        if self._dim_apart(d, v)]
-                apart |= np.isin(steps, hits)
+                verdict = self._dim_verdicts(d, int(steps.max(initial=0)))
+                unknown = steps[verdict[steps] < 0]
+                for v in np.unique(unknown).tolist():
+                    verdict[v] = int(self._dim_apart(d, v))
+                apart |= verdict[steps] == 1
         else:
             classes, inverse = np.unique(deltas, axis=0, return_inverse=True)
             verdict = np.array([any(c) and self._apart(tuple(int(x) for x in c))
@@ -340,6 +345,19 @@ class _GroupProver:
             apart = verdict[inverse.reshape(-1)]
         out[rows] = apart
         return out
+
+    def _dim_verdicts(self, d: int, largest: int) -> np.ndarray:
+        """Per distance ``s`` along dimension ``d`` (0 <= s <= ``largest`` at least):
+        1 when lanes that far apart there never share a bank, 0 when they may, -1 not
+        yet asked (a distance of 0 is never apart)."""
+        table = self.dim_verdicts.get(d)
+        if table is None or len(table) <= largest:
+            grown = np.full(max(self.shape[d], largest + 1), -1, dtype=np.int8)
+            grown[0] = 0
+            if table is not None:
+                grown[:len(table)] = table
+            self.dim_verdicts[d] = table = grown
+        return table
 
     @staticmethod
     def _decide(verdict: np.ndarray, unknown: np.ndarray, apart) -> None:
@@ -493,6 +511,20 @@ def shift_apart(scheme: Scheme, delta: tuple[int, ...]) -> bool:
 def _verdicts(zero: np.ndarray) -> np.ndarray:
     """-1 (not yet asked) per class, 0 for the zero distance."""
     return np.where(zero, 0, -1).astype(np.int8)
+
+
+def _form_arrays(forms: list[tuple[tuple, tuple[int, ...]] | None], dims: int
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """The lanes' forms as arrays: a number per distinct ``L`` (-1: no form) and the
+    offsets ``d``, one row per lane."""
+    numbers: dict[tuple, int] = {}
+    linear = np.full(len(forms), -1, dtype=np.int64)
+    offsets = np.zeros((len(forms), dims), dtype=np.int64)
+    for k, form in enumerate(forms):
+        if form is not None:
+            linear[k] = numbers.setdefault(form[0], len(numbers))
+            offsets[k] = form[1]
+    return linear, offsets
 
 
 def _constant_forms(terms: list[S.LaneTerms]) -> list[tuple[tuple, tuple[int, ...]] | None]:

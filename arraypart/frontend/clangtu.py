@@ -91,6 +91,22 @@ UNARY_OPERATORS = {1: "p++", 2: "p--", 3: "++", 4: "--", 5: "&", 6: "*", 7: "+",
 EVAL_INT = 1  # CXEval_Int
 
 
+def file_of(location: ci.SourceLocation) -> int | None:
+    """clang's handle of the file where ``location`` (a macro use: where it expands)
+    is, as a number (one per file of a translation unit); None: no file."""
+    handle = ctypes.c_void_p()
+    _library().clang_getExpansionLocation(location, ctypes.byref(handle), None, None, None)
+    return handle.value
+
+
+def _handle(tu: ci.TranslationUnit, path: str) -> int | None:
+    """:func:`file_of`'s number for the file ``path`` of ``tu``."""
+    try:
+        return ctypes.cast(tu.get_file(path).obj, ctypes.c_void_p).value
+    except AssertionError:  # cindex asserts on a null handle: no such file
+        return None
+
+
 def offset_of(location: ci.SourceLocation) -> int:
     """The byte offset of ``location`` (where a macro use expands) in its file."""
     value = ctypes.c_uint()
@@ -148,6 +164,7 @@ class Unit:
     tu_args: tuple[str, ...] = ()
     pragmas: tuple["PragmaLine", ...] = ()
     data: bytes = b""  # the text, encoded (offsets are into it)
+    main_file: int | None = None  # clang's handle of ``main`` (:func:`file_of`)
 
     def coord(self, offset: int) -> Coord:
         """The coordinate of byte ``offset`` of the kernel text (column in characters)."""
@@ -163,7 +180,7 @@ class Unit:
         kernel file."""
         if _library().clang_Location_isFromMainFile(location):
             return True  # the fast answer for text written in the file
-        return location.file is not None and location.file.name == self.main
+        return self.main_file is not None and file_of(location) == self.main_file
 
     def location_coord(self, location: ci.SourceLocation) -> Coord:
         if self.in_main(location):
@@ -242,7 +259,7 @@ def parse(text: str, filename: str, options: Options, user_end: int | None = Non
         starts.append(pos + 1)
         pos = data.find(b"\n", pos + 1)
     unit = Unit(tu, main, text, filename, args[1] == "c++", tuple(starts), tuple(args),
-                data=data)
+                data=data, main_file=_handle(tu, main))
     end = len(data) if user_end is None else user_end
     unit = replace(unit, pragmas=tuple(pragma_lines(unit, end)))
     _raise_first_error(unit, end)
