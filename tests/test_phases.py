@@ -81,9 +81,11 @@ def test_the_phased_kernel_computes_what_the_original_does(compiled, tmp_path):
     assert_the_trace_agrees(compiled, tmp_path, ports=2)
 
 
-def test_a_statement_touching_another_array_keeps_its_text(tmp_path):
-    """A copy per phase would give the other array one site per case: no switch, and
-    the rotating lanes cost the unpacking loop its II, as the report says."""
+@needs_gxx
+def test_a_statement_touching_another_pragma_only_array_is_phased(tmp_path):
+    """``bias[j]``, an interface array, keeps its text: it is copied into each case as
+    written (one site per case, one case per iteration), and the unpacking loop
+    reaches II 1 with the banks of ``buf`` compile-time values."""
     text = UNPACK.replace("void unpack(const unsigned long long words[N / 4], int buf[N])",
                           "void unpack(const unsigned long long words[N / 4], int buf[N],"
                           " const int bias[4])")
@@ -93,8 +95,44 @@ def test_a_statement_touching_another_array_keeps_its_text(tmp_path):
                         "const int bias[4], int out[1])")
     text = text.replace("unpack(words, buf);", "unpack(words, buf, bias);")
     compiled = _compile(tmp_path, text)
-    assert "switch" not in compiled.files["unpack_sum.cpp"]
-    assert _iis(compiled)["unpack/UNPACK"] > 1
+    emitted = compiled.files["unpack_sum.cpp"]
+    assert "switch (i % 2) {" in emitted and emitted.count("+ bias[j];") == 2
+    assert _iis(compiled) == {"INIT": 1, "unpack/UNPACK": 1, "sum16/SUM": 1}
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)
+
+
+REWRITTEN_BESIDE = """\
+void beside(const int a[72], const int c[64], int out[64]) {
+  int w[64];
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    w[i] = c[i] * 3;
+  }
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    int s = 0;
+    for (int j = 0; j < 8; j++) {
+#pragma HLS unroll
+      s += a[i + j] * w[(i + j) % 64];
+    }
+    out[i] = s;
+  }
+}
+"""
+
+
+def test_a_statement_whose_other_references_are_rewritten_keeps_its_text(tmp_path):
+    """``w[(i + j) % 64]`` becomes a read of bank-centric registers, an edit inside the
+    statement that a switch would copy over: no switch, and the rotating reads of the
+    interface ``a`` cost the loop its II, as the report says."""
+    path = tmp_path / "beside.c"
+    path.write_text(REWRITTEN_BESIDE)
+    compiled = arraypart.compile_kernel(str(path))
+    emitted = compiled.files["beside.cpp"]
+    assert "switch" not in emitted and "w_rv[j]" in emitted
+    assert _iis(compiled)["L7"] > 1
 
 
 def test_a_loop_whose_iterator_may_be_negative_is_not_phased(tmp_path):
@@ -139,3 +177,47 @@ def test_a_sliding_window_on_an_interface_array_reaches_ii_1(tmp_path):
     assert _iis(compiled) == {"L2": 1}
     run = run_testbench(compiled, tmp_path)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+
+
+STENCIL_2D = """\
+void stencil(const float a[34][34], float b[34][34]) {
+  int i, j;
+  for (i = 1; i < 33; i++)
+    for (j = 1; j < 33; j++)
+      b[i][j] = 0.2f * (a[i][j] + a[i][j - 1] + a[i][j + 1] + a[i + 1][j] + a[i - 1][j]);
+}
+"""
+
+
+@needs_gxx
+def test_a_stencil_rotating_with_two_iterators_gets_a_case_per_phase_pair(tmp_path):
+    """PolyBench's jacobi-2d on interface arrays (Vitis pipelines the ``j`` loop by
+    default): five reads on two ports need cyclic 2 x cyclic 2, whose banks rotate with
+    ``i`` (the loop around) and ``j``; a case per (i % 2, j % 2) makes every bank a
+    compile-time value, and the loop reaches II 1 (II 3 as written)."""
+    path = tmp_path / "stencil.c"
+    path.write_text(STENCIL_2D)
+    compiled = arraypart.compile_kernel(str(path))
+    a = next(s for s in compiled.report.solution.arrays if s.array.name == "a")
+    assert a.banking.scheme.describe().startswith("per_dim cyclic 2 x cyclic 2:")
+    emitted = compiled.files["stencil.cpp"]
+    assert "switch ((i % 2) * 2 + j % 2) {" in emitted and "case 3: {" in emitted
+    assert "+ 1 + (i - 1 - i)][2*(j / 2) + 1 + (j - j)]" in emitted  # case 3
+    assert _iis(compiled) == {"L4": 1}
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)
+
+
+def test_an_iterator_of_a_loop_in_the_caller_is_not_phased(tmp_path):
+    """The ``i`` loop is in the top function, the stencil's text in a sub-function that
+    cannot name it: no switch."""
+    path = tmp_path / "rows.c"
+    path.write_text("static void row(const float a[34][34], float b[34][34], int r) {\n"
+                    "  for (int j = 1; j < 33; j++)\n"
+                    "    b[r][j] = 0.2f * (a[r][j] + a[r][j - 1] + a[r][j + 1] + a[r + 1][j]"
+                    " + a[r - 1][j]);\n}\n"
+                    "void rows(const float a[34][34], float b[34][34]) {\n"
+                    "  for (int i = 1; i < 33; i++) row(a, b, i);\n}\n")
+    compiled = arraypart.compile_kernel(str(path))
+    assert "switch" not in compiled.files["rows.cpp"]

@@ -261,14 +261,21 @@ def _replace_loops(nodes: tuple[Node, ...], table: dict[int, Loop]) -> tuple[Nod
 
 def pipelined_loops(nodes: tuple[Node, ...]) -> Iterator[Loop]:
     """Pipelined loops that are not inside another concurrent loop."""
+    return (loop for loop, _ in pipelined_loops_around(nodes, ()))
+
+
+def pipelined_loops_around(nodes: tuple[Node, ...], around: tuple[Loop, ...]
+                           ) -> Iterator[tuple[Loop, tuple[Loop, ...]]]:
+    """(loop, the sequential loops around it, outermost first) for each of
+    :func:`pipelined_loops`."""
     for n in nodes:
         if isinstance(n, Loop):
             if n.pipeline_ii is not None:
-                yield n
+                yield n, around
             elif n.unroll is None:
-                yield from pipelined_loops(n.body)
+                yield from pipelined_loops_around(n.body, around + (n,))
         elif isinstance(n, If):
-            yield from pipelined_loops(n.then + n.orelse)
+            yield from pipelined_loops_around(n.then + n.orelse, around)
 
 
 def found_accesses(nodes: tuple[Node, ...], loops: tuple[Loop, ...], guards: tuple[Guard, ...],

@@ -69,7 +69,7 @@ def banked_source(kernel: Kernel, solution: Solution) -> str:
     edits = ExplicitRewriter(text, func, explicit, contexts, kernel.coord,
                              lane_refs).edits()
     edits += _loop_edits(data, for_nodes, plan, names)
-    edits += phases.phase_edits(kernel, solution, contexts, taken)
+    edits += phases.phase_edits(kernel, solution, contexts, taken, edits)
     edits += _edit_pragmas(data, source, solution, explicit, decls)
     interface_lines = []
     for s in solution.arrays:

@@ -4,9 +4,9 @@ A pragma-only array (an interface, an array that a sub-function's text touches, 
 header's table) keeps its references as written, so where its banks rotate in a
 pipelined loop it cannot get bank-centric code (:mod:`.bankcentric`).  Under
 ``cyclic B`` on dimension ``d`` the bank of a subscript ``x_d = a*i + r`` (``i`` the
-pipelined loop's iterator, ``r`` free of ``i``) is ``(a*i + r) mod B``: it rotates
-with ``i`` with period ``P_d = B / gcd(a, B)``.  With ``P = lcm_d P_d`` and ``i >= 0``
-(C's ``/`` and ``%`` are floor there)::
+pipelined loop's iterator or that of a loop around it, ``r`` free of ``i``) is
+``(a*i + r) mod B``: it rotates with ``i`` with period ``P_d = B / gcd(a, B)``.  With
+``P = lcm_d P_d`` and ``i >= 0`` (C's ``/`` and ``%`` are floor there)::
 
     a*i = a*P*(i/P) + a*(i % P)        and        a*P = 0 (mod B)
 
@@ -14,17 +14,21 @@ so in the iterations with ``i % P == p`` the subscript
 
     a*P*(i/P) + a*p + (x_d - a*i)
 
-names the same element, and its bank ``(a*p + r) mod B`` no longer depends on ``i``:
-a compile-time value in each unrolled lane (checked with :mod:`.ranges`, as the
-scheduling rule sees it).  The statement of the loop body that holds the references
-is emitted once per phase, ``switch (i % P) { case p: { S_p } break; ... }``; the
-rewrite is an identity on every element, whatever the banking, so shared text stays
-right for every call.  Loop labels in the copies get a ``_p<k>`` suffix (a label is
-unique in its function).
+names the same element, and its bank ``(a*p + r) mod B`` no longer depends on ``i``.
+Done for every iterator ``i_1 .. i_n`` whose banks rotate (the loops around first,
+the pipelined loop last; each ``for`` of the same function text), each bank is a
+compile-time value in each unrolled lane and each of the ``P_1 * ... * P_n`` phases
+(checked with :mod:`.ranges`, as the scheduling rule sees it).  The statement of the
+loop body that holds the references is emitted once per phase, ``switch (c) { case
+p: { S_p } break; ... }`` with ``c = (..(i_1 % P_1) * P_2 + i_2 % P_2)..) * P_n +
+i_n % P_n``; the rewrite is an identity on every element, whatever the banking, so
+shared text stays right for every call.  Loop labels in the copies get a ``_p<k>``
+suffix (a label is unique in its function).
 
-A statement qualifies when all its array references are to the phased arrays of the
-loop (other arrays would get one site per phase), it calls none of the file's
-functions, is no declaration (its names would not outlive the case), declares no
+A statement qualifies when no other edit of the emitted text falls inside it (its
+references to other arrays are copied into every case as written: one site per phase,
+and one phase runs per iteration), its phased references are written out (not in a
+macro's text), it calls none of the file's functions, is no declaration (its names would not outlive the case), declares no
 ``static`` (each copy would be its own), and holds no ``break``, ``continue``,
 ``goto`` or ``return`` (a ``switch`` would capture or change them).
 """
@@ -34,7 +38,7 @@ from __future__ import annotations
 import bisect
 import textwrap
 from dataclasses import dataclass
-from math import gcd, lcm
+from math import gcd, lcm, prod
 
 from .. import expr as E
 from ..banking.solution import ArraySolution, Solution
@@ -44,7 +48,7 @@ from ..ir import Kernel, Loop
 from ..scheme import Scheme, index_var
 from . import ranges
 from .bankcentric import (constant_loop, found_accesses, fresh, lane_env,
-                          needs_routing, pipelined_loops)
+                          needs_routing, pipelined_loops_around)
 from .textedit import MAX_LINE, Edit, apply, statement_end
 
 #: Most cases in one phase switch (each is a copy of the statement).
@@ -53,87 +57,130 @@ MAX_PERIOD = 16
 MAX_LANE_PHASES = 1 << 12
 _ESCAPES = ("break", "continue", "goto")
 _PHASE_QUOTIENT = "__phase_q"  # the new loop-free variable i/P in the constness check
-_PAD = "    "  # a case's statements are one level deeper than the switch
+_PAD = "    "  # a case's statements are one level deeper than the switch (or a tab more)
 
 
 @dataclass(frozen=True, slots=True)
 class PhasedLoop:
-    """A pipelined loop whose references to ``arrays`` are emitted per phase ``i % P``."""
+    """A pipelined loop whose references to ``arrays`` are emitted per phase of the
+    iterators of ``loops`` (those around it that rotate a bank, then ``loop``), each
+    with its period in ``periods``."""
 
     loop: Loop
     arrays: tuple[str, ...]
-    period: int
-    coefficients: tuple  # ((ref coord, dim), a): the iterator's coefficient there
+    loops: tuple[Loop, ...]
+    periods: tuple[int, ...]
+    coefficients: tuple  # ((ref coord, dim, k), a): loops[k]'s iterator's coefficient
+
+    @property
+    def period(self) -> int:
+        """The number of phases (cases)."""
+        return prod(self.periods)
 
     @property
     def places(self) -> frozenset[Coord]:
         """The coordinates of the phased references."""
-        return frozenset(coord for (coord, _), _ in self.coefficients)
+        return frozenset(coord for (coord, _, _), _ in self.coefficients)
 
-    def coefficient(self, coord: Coord, dim: int) -> int:
-        """The iterator's coefficient in dimension ``dim`` of the reference at
-        ``coord`` (0: none there)."""
-        return dict(self.coefficients).get((coord, dim), 0)
+    def coefficient(self, coord: Coord, dim: int, k: int) -> int:
+        """The coefficient of ``loops[k]``'s iterator in dimension ``dim`` of the
+        reference at ``coord`` (0: none there)."""
+        return dict(self.coefficients).get((coord, dim, k), 0)
+
+    def phase(self, case: int) -> tuple[int, ...]:
+        """Each iterator's residue in ``case`` (mixed radix, the last loop fastest)."""
+        out = []
+        for period in reversed(self.periods):
+            out.append(case % period)
+            case //= period
+        return tuple(reversed(out))
 
 
-def phase_edits(kernel: Kernel, solution: Solution, contexts, taken: set[str]
-                ) -> list[Edit]:
-    """The edits that emit each phased statement once per phase (module doc)."""
+def phase_edits(kernel: Kernel, solution: Solution, contexts, taken: set[str],
+                others: list[Edit]) -> list[Edit]:
+    """The edits that emit each phased statement once per phase (module doc), none
+    overlapping the edits ``others``."""
     source = kernel.source
     data = source.text.encode()
     functions = (source.func,) + tuple(source.callees)
     for_nodes = {n.coord: n for f in functions for n in N.walk(f.body)
                  if isinstance(n, N.For)}
     called = {f.key for f in functions}
-    chosen: dict[int, tuple] = {}  # id(statement) -> (statement, phased, iterator)
+    chosen: dict[int, tuple] = {}  # id(statement) -> (statement, phased, iterators, key)
     disputed: set[int] = set()
     for phased in phased_loops(kernel, solution, contexts):
         node = for_nodes.get(phased.loop.coord)
-        iterator = None if node is None or node.start < 0 else _iterator_name(node)
-        if iterator is None:
+        iterators = _iterator_names(phased, for_nodes)
+        if iterators is None:
             continue
         statements = _statements(node, phased)
         if not _covered(statements, phased):
             continue
         for statement in statements:
-            if not _qualifies(statement, phased, called, data):
+            if not _qualifies(statement, phased, called, data) or _edited(
+                    statement, others, data):
                 continue
-            key = (phased.arrays, phased.period, phased.coefficients)
-            earlier = chosen.setdefault(id(statement), (statement, phased, iterator, key))
+            key = (phased.arrays, phased.periods, phased.coefficients, iterators)
+            earlier = chosen.setdefault(id(statement), (statement, phased, iterators, key))
             if earlier[3] != key:
                 disputed.add(id(statement))  # two calls of the text phase it apart
-    return [_phase_switch(data, statement, phased, iterator, taken)
-            for k, (statement, phased, iterator, _) in chosen.items() if k not in disputed]
+    return [_phase_switch(data, statement, phased, iterators, taken)
+            for k, (statement, phased, iterators, _) in chosen.items() if k not in disputed]
+
+
+def _iterator_names(phased: PhasedLoop, for_nodes) -> tuple[str, ...] | None:
+    """The names the text gives the phased loops' iterators; None when a loop has no
+    ``for`` of the text, or one around the pipelined loop is not written around it in
+    the same function or has its iterator's name declared again inside it."""
+    inner = for_nodes.get(phased.loop.coord)
+    names = []
+    for lp in phased.loops:
+        node = for_nodes.get(lp.coord)
+        name = None if node is None or node.start < 0 else _iterator_name(node)
+        if name is None or not node.start <= inner.start < node.end:
+            return None
+        if lp is not phased.loop and any(isinstance(n, N.Decl) and n.name == name
+                                         for n in N.walk(node.stmt)):
+            return None
+        names.append(name)
+    return tuple(names)
 
 
 def phased_loops(kernel: Kernel, solution: Solution, contexts) -> list[PhasedLoop]:
     """Every pipelined loop with pragma-only arrays whose banks rotate with its
-    iterator and stop rotating once split by phase."""
+    iterator or those of the loops around it, and stop rotating once split by phase."""
     solved = {s.array.name: s for s in solution.arrays}
     out = []
-    for loop in pipelined_loops(kernel.body):
+    for loop, around in pipelined_loops_around(kernel.body, ()):
         if loop.unroll is not None:
             continue
         found = list(found_accesses(loop.body, (), (), iter(range(1 << 62))))
-        chosen, period, coefficients = {}, 1, {}  # chosen: array -> its accesses
+        candidates = around + (loop,)
+        chosen, periods, coefficients = {}, [1] * len(candidates), {}
         for name in dict.fromkeys(f.access.array for f in found):
             sol = solved.get(name)
             if sol is None or not _phasable_array(sol) or not needs_routing(
                     loop, found, name, solved, contexts):
                 continue
             mine = [f for f in found if f.access.array == name]
-            phase = _period(loop, mine, sol.banking.scheme, contexts)
+            phase = _periods(candidates, mine, sol.banking.scheme, contexts)
             if phase is None:
                 continue
             chosen[name] = mine
-            period = lcm(period, phase[0])
+            periods = [lcm(a, b) for a, b in zip(periods, phase[0])]
             coefficients.update(phase[1])
+        kept = [k for k, period in enumerate(periods) if period > 1]
+        phased = PhasedLoop(loop, tuple(chosen), tuple(candidates[k] for k in kept),
+                            tuple(periods[k] for k in kept), tuple(sorted(
+                                (((c, d, kept.index(k)), a)
+                                 for (c, d, k), a in coefficients.items() if k in kept),
+                                key=str)))
         lanes = sum(f.lanes for mine in chosen.values() for f in mine)
-        if chosen and 1 < period <= MAX_PERIOD and period * lanes <= MAX_LANE_PHASES and all(
-                _constant_banks(loop, mine, solved[name].banking.scheme, period, contexts)
-                for name, mine in chosen.items()):
-            out.append(PhasedLoop(loop, tuple(chosen), period,
-                                  tuple(sorted(coefficients.items(), key=str))))
+        if chosen and 1 < phased.period <= MAX_PERIOD and \
+                phased.period * lanes <= MAX_LANE_PHASES and all(
+                    _constant_banks(phased, mine, solved[name].banking.scheme, contexts)
+                    for name, mine in chosen.items()):
+            out.append(phased)
     return out
 
 
@@ -142,46 +189,53 @@ def _phasable_array(sol: ArraySolution) -> bool:
             and sol.banking.scheme.kind == "per_dim")
 
 
-def _period(loop: Loop, mine, scheme: Scheme, contexts
-            ) -> tuple[int, dict[tuple[Coord, int], int]] | None:
-    """(P, the iterator's coefficient per (reference, dimension)); None when a bank
-    depends on the iterator other than periodically, ``i`` may be negative, or an
-    unrolled loop around a reference has bounds that are not constants."""
-    period, coefficients = 1, {}
+def _periods(loops: tuple[Loop, ...], mine, scheme: Scheme, contexts
+             ) -> tuple[list[int], dict[tuple[Coord, int, int], int]] | None:
+    """(P per loop of ``loops``, the coefficient of ``loops[k]``'s iterator per
+    (reference, dimension, k)); None when a bank depends on one of them other than
+    periodically, one may be negative, or an unrolled loop around a reference has
+    bounds that are not constants."""
+    periods, coefficients = [1] * len(loops), {}
     for f in mine:
-        interval = contexts[f.access.ref_id].env().get(loop.var)
-        if (not f.access.regular or interval is None or interval[0] < 0
-                or not all(constant_loop(lp) for lp in f.loops)):
+        env = contexts[f.access.ref_id].env()
+        if not f.access.regular or not all(constant_loop(lp) for lp in f.loops):
             return None
         for d, (e, part) in enumerate(zip(f.access.index, scheme.dims)):
             form = E.affine_form(e)
             if form is None:
                 return None
-            a = form[0].get(loop.var, 0)
-            if a and part.type == "cyclic":
-                period = lcm(period, part.factor // gcd(a, part.factor))
-            elif a and part.type != "none":
-                return None
-            coefficients[(f.access.coord, d)] = a
-    return period, coefficients
+            for k, lp in enumerate(loops):
+                a = form[0].get(lp.var, 0)
+                if not a or part.type == "none":
+                    continue
+                interval = env.get(lp.var)
+                if part.type != "cyclic" or interval is None or interval[0] < 0:
+                    return None
+                periods[k] = lcm(periods[k], part.factor // gcd(a, part.factor))
+                coefficients[(f.access.coord, d, k)] = a
+    return periods, coefficients
 
 
-def _constant_banks(loop: Loop, mine, scheme: Scheme, period: int, contexts) -> bool:
+def _constant_banks(phased: PhasedLoop, mine, scheme: Scheme, contexts) -> bool:
     """Every lane's bank, with the subscripts rewritten for each phase, reduces to a
     constant (what the scheduling rule asks of the emitted references)."""
     bank = scheme.bank_expr()
-    q = E.var(_PHASE_QUOTIENT)
+    quotients = [E.var(f"{_PHASE_QUOTIENT}{k}") for k in range(len(phased.loops))]
     for f in mine:
         context = contexts[f.access.ref_id]
         env = context.env()
-        env[_PHASE_QUOTIENT] = (0, env[loop.var][1] // period)
-        i = E.var(loop.var)
-        for p in range(period):
+        for k, (lp, period) in enumerate(zip(phased.loops, phased.periods)):
+            env[quotients[k].name] = (0, env[lp.var][1] // period)
+        for case in range(phased.period):
+            residues = phased.phase(case)
             mapping = {}
             for d, e in enumerate(f.access.index):
-                a = E.affine_form(e)[0].get(loop.var, 0)
-                mapping[index_var(d)] = E.simplify(E.add(
-                    E.scale(a * period, q), E.const(a * p), e, E.scale(-a, i)))
+                terms = [e]
+                for k, (lp, period) in enumerate(zip(phased.loops, phased.periods)):
+                    a = E.affine_form(e)[0].get(lp.var, 0)
+                    terms += [E.scale(a * period, quotients[k]), E.const(a * residues[k]),
+                              E.scale(-a, E.var(lp.var))]
+                mapping[index_var(d)] = E.simplify(E.add(*terms))
             at_ref = E.substitute(bank, mapping)
             for lane in range(f.lanes):
                 value = ranges.reduce(E.substitute(at_ref, lane_env(f.loops, lane)), env,
@@ -230,45 +284,88 @@ def _qualifies(statement: N.Node, phased: PhasedLoop, called: set[str],
         if isinstance(n, N.Label) and data[n.start:n.start + len(n.name)] != n.name.encode():
             return False
     refs = N.outer_array_refs(statement)
-    return all(ref.coord in phased.places and not ref.in_macro and ref.start >= 0
-               for ref in refs)
+    return all(not ref.in_macro and ref.start >= 0
+               for ref in refs if ref.coord in phased.places)
 
 
-def _phase_switch(data: bytes, statement: N.Node, phased: PhasedLoop, iterator: str,
-                  taken: set[str]) -> Edit:
-    """The edit that replaces ``statement`` (from its line's start when only blanks
-    precede it) by its switch over the phases."""
+def _edited(statement: N.Node, others: list[Edit], data: bytes) -> bool:
+    """Whether one of the edits ``others`` touches (or borders) the text that the
+    statement's switch replaces."""
+    start, end = _span(data, statement)
+    return any(e.start <= end and start <= e.end for e in others)
+
+
+def _span(data: bytes, statement: N.Node) -> tuple[int, int]:
+    """The text a phase switch replaces: the statement past its ``;``, from its line's
+    start when only blanks precede it."""
     end = statement_end(data, statement.end)
     start = data.rfind(b"\n", 0, statement.start) + 1
+    if data[start:statement.start].strip():
+        start = statement.start
+    return start, end
+
+
+def _phase_switch(data: bytes, statement: N.Node, phased: PhasedLoop,
+                  iterators: tuple[str, ...], taken: set[str]) -> Edit:
+    """The edit that replaces ``statement`` (from its line's start when only blanks
+    precede it) by its switch over the phases."""
+    start, end = _span(data, statement)
     indent = data[start:statement.start].decode()
-    if indent.strip():
-        start, indent = statement.start, ""
     labels = [n for n in N.walk(statement) if isinstance(n, N.Label)]
-    period = phased.period
+    periods = ", ".join(str(p) for p in phased.periods)
     comment = (f"arraypart: the banks of {', '.join(phased.arrays)} rotate with "
-               f"{iterator} (period {period}): one case per phase, each bank index a "
-               "compile-time value")
+               f"{', '.join(iterators)} (period{'s' if len(iterators) > 1 else ''} "
+               f"{periods}): one case per phase, each bank index a compile-time value")
     lines = [f"{indent}// {line}" for line in
              textwrap.wrap(comment, MAX_LINE - len(indent) - 3, break_on_hyphens=False)]
-    lines.append(f"{indent}switch ({iterator} % {period}) {{")
-    for p in range(period):
-        renamed = {label.name: fresh(f"{label.name}_p{p}", taken) for label in labels
-                   } if p else {}
-        lines += [f"{indent}case {p}: {{",
-                  _phase_text(data, statement, (start, end), phased, iterator, p, renamed),
-                  f"{indent}{_PAD}break;", f"{indent}}}"]
+    lines.append(f"{indent}switch ({_case_expression(iterators, phased.periods)}) {{")
+    for case in range(phased.period):
+        renamed = {label.name: fresh(f"{label.name}_p{case}", taken) for label in labels
+                   } if case else {}
+        lines += [f"{indent}case {case}: {{",
+                  _phase_text(data, statement, (start, end), phased, iterators,
+                              phased.phase(case), renamed),
+                  f"{_pad(indent)}{indent}break;", f"{indent}}}"]
     lines.append(f"{indent}}}")
     return Edit(start, end, "\n".join(lines), False)
 
 
+def _case_expression(iterators: tuple[str, ...], periods: tuple[int, ...]) -> str:
+    """``(..(i_1 % P_1) * P_2 + i_2 % P_2)..) * P_n + i_n % P_n``: the case number."""
+    text = f"{iterators[0]} % {periods[0]}"
+    for name, period in zip(iterators[1:], periods[1:]):
+        text = f"({text}) * {period} + {name} % {period}"
+    return text
+
+
+def _subscript(written: str, terms: list[tuple[str, int, int, int]]) -> str:
+    """A subscript ``written`` in one phase, ``terms`` (iterator, a, P, residue) for
+    each phased iterator it holds: ``a*P*(i/P) + a*residue + ... + (written - a*i -
+    ...)`` (module doc)."""
+    parts = []
+    for name, a, period, residue in terms:
+        parts.append(f"{a * period}*({name} / {period})" + (f" + {a * residue}"
+                                                              if residue else ""))
+    minus = "".join(f" - {'' if a == 1 else f'{a}*'}{name}" for name, a, _, _ in terms)
+    return " + ".join(parts) + f" + ({written}{minus})"
+
+
+def _pad(indent: str) -> str:
+    """One more level of ``indent``: a tab where the text indents with tabs."""
+    return "\t" if "\t" in indent else _PAD
+
+
 def _phase_text(data: bytes, statement: N.Node, span: tuple[int, int],
-                phased: PhasedLoop, iterator: str, p: int, renamed: dict[str, str]) -> str:
-    """The text ``data[span]`` (``statement`` and the blanks before it) in phase ``p``,
+                phased: PhasedLoop, iterators: tuple[str, ...], residues: tuple[int, ...],
+                renamed: dict[str, str]) -> str:
+    """The text ``data[span]`` (``statement`` and the blanks before it) in the phase
+    where the iterators leave ``residues``,
     one level deeper (but preprocessor lines): phased references' subscripts rewritten
     (long lines broken inside them), labels renamed."""
     start, end = span
     lines = data[start:end].split(b"\n")
-    pads = [b"" if line.startswith(b"#") else _PAD.encode() for line in lines]
+    pad = _pad(data[start:statement.start].decode()).encode()
+    pads = [b"" if line.startswith(b"#") else pad for line in lines]
     line_starts = [start]
     for line in lines[:-1]:
         line_starts.append(line_starts[-1] + len(line) + 1)
@@ -282,12 +379,12 @@ def _phase_text(data: bytes, statement: N.Node, span: tuple[int, int],
         base, subscripts = N.ref_base_and_subscripts(ref)
         texts = []
         for d, sub in enumerate(subscripts):
-            a = phased.coefficient(ref.coord, d)
             written = data[sub.start:sub.end].decode()
-            phase = f" + {a * p}" if p else ""
-            texts.append(written if not a else
-                         f"{a * phased.period}*({iterator} / {phased.period}){phase} + "
-                         f"({written} - {'' if a == 1 else f'{a}*'}{iterator})")
+            terms = [(name, phased.coefficient(ref.coord, d, k), period, residue)
+                     for k, (name, period, residue)
+                     in enumerate(zip(iterators, phased.periods, residues))]
+            terms = [t for t in terms if t[1]]
+            texts.append(_subscript(written, terms) if terms else written)
         head = data[ref.start:base.end].decode()
         edits.append(Edit(at(ref.start), at(ref.end),
                           head + "".join(f"[{t}]" for t in texts)))
