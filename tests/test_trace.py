@@ -163,12 +163,17 @@ def test_the_command_line_exits_1_on_a_disagreement(monkeypatch, capsys):
     assert "L16 (" in out and "DISAGREES" in out
 
 
-def _traced(path, ports):
+def _agreeing(path, ports, shown: str = ""):
+    """The kernel at ``path`` traced and judged against arraypart's banking and as
+    written, each judgement without a disagreement (``shown`` leads the message)."""
     report = api.analyze(path, ports=ports)
     recorded = trace.record(report.kernel, clangtu.Options(), path.parent,
                             report.solution.emitted_bankings())
-    return [api.judge_trace(report, recorded, as_written=w, ports=ports)
-            for w in (False, True)]
+    results = [api.judge_trace(report, recorded, as_written=w, ports=ports)
+               for w in (False, True)]
+    for result in results:
+        assert result.disagreements == (), shown + result.format()
+    return results
 
 
 TRACE_SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
@@ -181,8 +186,7 @@ TRACE_SETTINGS = settings(max_examples=EXAMPLES, deadline=None, derandomize=True
 def test_a_random_affine_kernel_traces_as_modelled(tmp_path_factory, kernel, ports):
     path = tmp_path_factory.mktemp("rk") / "rk.c"
     path.write_text(kernel.source())
-    for result in _traced(path, ports):
-        assert result.disagreements == (), (kernel.source(), result.format())
+    for result in _agreeing(path, ports, kernel.source()):
         assert all(loop.claim for loop in result.replay.loops)
 
 
@@ -199,8 +203,7 @@ def test_a_random_kernel_with_negative_dividends_traces_as_modelled(tmp_path_fac
     arraypart proved for one port holds for the addresses the program really takes."""
     path = tmp_path_factory.mktemp("dk") / "dk.c"
     path.write_text(kernel.source())
-    for result in _traced(path, 1):
-        assert result.disagreements == (), (kernel.source(), result.format())
+    _agreeing(path, 1, kernel.source())
 
 
 COUNTING_DOWN = """\
@@ -255,8 +258,7 @@ void calls(int in[N][N], int out[N][N]) {
 def test_loops_that_count_down_are_compared_in_execution_order(tmp_path):
     path = tmp_path / "down.c"
     path.write_text(COUNTING_DOWN)
-    for result in _traced(path, 2):
-        assert result.disagreements == (), result.format()
+    for result in _agreeing(path, 2):
         assert len(result.addresses.compared) == 2
 
 
@@ -272,8 +274,7 @@ def test_a_loop_under_a_data_dependent_if_may_run_fewer_steps(tmp_path):
                     "      out[i] = in[i];\n    }\n    return;\n  }\n"
                     "  for (int i = 0; i < 32; i++) {\n#pragma HLS pipeline II=1\n"
                     "    out[i] = 2 * in[i];\n  }\n}\n")
-    for result in _traced(path, 2):
-        assert result.disagreements == (), result.format()
+    for result in _agreeing(path, 2):
         assert len(result.addresses.compared) == 2
 
 
@@ -369,8 +370,7 @@ def test_a_loop_over_registers_counts_its_steps(tmp_path):
                     "    r[i] = 3 * i;\n  }\n"
                     "  for (int i = 0; i < 8; i++) {\n#pragma HLS pipeline II=1\n"
                     "    out[i] = in[i] + r[i % 4];\n  }\n}\n")
-    for result in _traced(path, 2):
-        assert result.disagreements == (), result.format()
+    for result in _agreeing(path, 2):
         assert [loop.steps for loop in result.replay.loops] == [4, 8]
 
 
@@ -378,8 +378,7 @@ def test_a_loop_over_registers_counts_its_steps(tmp_path):
 def test_accesses_in_a_called_function_are_modelled(tmp_path):
     path = tmp_path / "calls.cpp"
     path.write_text(CALL_IN_PIPELINE)
-    for result in _traced(path, 2):
-        assert result.disagreements == (), result.format()
+    _agreeing(path, 2)
 
 
 @needs_gxx
@@ -393,8 +392,7 @@ def test_a_table_of_the_kernels_header_is_traced(tmp_path):
                     "  for (int i = 0; i < 32; i++) {\n#pragma HLS pipeline II=1\n"
                     "    int s = 0;\n    for (int k = 0; k < 4; k++)\n"
                     "      s += in[i] * taps[(i + k) % 8];\n    out[i] = s;\n  }\n}\n")
-    for result in _traced(path, 2):
-        assert result.disagreements == (), result.format()
+    for result in _agreeing(path, 2):
         assert result.addresses.compared and result.replay.records == 32 * 9
 
 
@@ -408,8 +406,7 @@ def test_a_table_a_function_body_includes_is_traced(tmp_path):
     path.write_text('void body(const int in[8], int out[8]) {\n#include "tbl.h"\n'
                     "  for (int i = 0; i < 8; i++) {\n#pragma HLS pipeline II=1\n"
                     "    out[i] = in[i] + tbl[i] + tbl[7 - i];\n  }\n}\n")
-    for result in _traced(path, 2):
-        assert result.disagreements == (), result.format()
+    for result in _agreeing(path, 2):
         assert result.addresses.compared and result.replay.records == 8 * 4
 
 
@@ -448,8 +445,7 @@ def test_overloaded_assignments_are_writes_and_updates(tmp_path):
 def test_class_element_types_in_a_namespace_trace_as_modelled(tmp_path):
     path = tmp_path / "apk.cpp"
     path.write_text(CLASS_TYPES)
-    for result in _traced(path, 2):
-        assert result.disagreements == (), result.format()
+    _agreeing(path, 2)
 
 
 INFERRED_PIPELINES = """\
@@ -475,8 +471,8 @@ def test_loops_vitis_pipelines_by_default_are_traced(tmp_path):
     kernel = frontend.parse_kernel(path)
     inst = instrument.instrument(kernel, clangtu.Options())
     assert [loop.coord.line for loop in inst.loops] == [3, 4, 6]
-    for result in _traced(path, 1):
-        assert result.disagreements == () and not result.untraced, result.format()
+    for result in _agreeing(path, 1):
+        assert not result.untraced, result.format()
         assert [loop.claim.name for loop in result.replay.loops] == ["L3", "L4", "L6"]
         assert all(loop.traced_ii == loop.claim.claimed_ii
                    for loop in result.replay.loops), result.format()
@@ -680,8 +676,7 @@ def test_accesses_in_a_macros_arguments_are_left_out_on_both_sides(tmp_path):
                     "  for (int i = 0; i < 32; i++) t[i] = x[i];\n"
                     "  for (int i = 0; i < 31; i++) {\n#pragma HLS pipeline II=1\n"
                     "    z[i] = MUL(t[i], t[i + 1], y[i], y[i + 1]) + t[i];\n  }\n}\n")
-    for result in _traced(path, 2):
-        assert result.disagreements == (), result.format()
+    for result in _agreeing(path, 2):
         assert len(result.addresses.compared) == 2
         assert len(result.trace.instrumented.skipped) == 4
 
