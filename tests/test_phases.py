@@ -221,3 +221,30 @@ def test_an_iterator_of_a_loop_in_the_caller_is_not_phased(tmp_path):
                     "  for (int i = 1; i < 33; i++) row(a, b, i);\n}\n")
     compiled = arraypart.compile_kernel(str(path))
     assert "switch" not in compiled.files["rows.cpp"]
+
+
+GATHER = """\
+void gather(const int offset[40], const int b[40], int out[36]) {
+  int c[64];
+  for (int i = 0; i < 64; i++) c[i] = 3 * i;
+  for (int i = 0; i < 36; i++) {
+#pragma HLS pipeline II=1
+    out[i] = b[i] + b[i + 1] + b[i + 2] + c[offset[i] & 63];
+  }
+}
+"""
+
+
+@needs_gxx
+def test_references_nested_in_a_copied_reference_stay_as_written(tmp_path):
+    """``c[offset[i] & 63]`` is copied into each case as written, the reference inside
+    it too (an edit for each would overlap: Merlin's loop_parallel test_pattern1 hit
+    that); only b's subscripts change."""
+    path = tmp_path / "gather.c"
+    path.write_text(GATHER)
+    compiled = arraypart.compile_kernel(str(path))
+    emitted = compiled.files["gather.cpp"]
+    assert "switch (i % 2) {" in emitted and emitted.count("c[offset[i] & 63]") == 2
+    assert _iis(compiled)["L4"] == 1
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr

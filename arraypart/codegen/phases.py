@@ -284,8 +284,10 @@ def _qualifies(statement: N.Node, phased: PhasedLoop, called: set[str],
         if isinstance(n, N.Label) and data[n.start:n.start + len(n.name)] != n.name.encode():
             return False
     refs = N.outer_array_refs(statement)
-    return all(not ref.in_macro and ref.start >= 0
-               for ref in refs if ref.coord in phased.places)
+    phased_refs = [ref for ref in refs if ref.coord in phased.places]
+    return all(not ref.in_macro and ref.start >= 0 for ref in phased_refs) and not any(
+        other is not ref and other.start <= ref.start < other.end
+        for ref in phased_refs for other in refs)
 
 
 def _edited(statement: N.Node, others: list[Edit], data: bytes) -> bool:
@@ -385,6 +387,8 @@ def _phase_text(data: bytes, statement: N.Node, span: tuple[int, int],
                      in enumerate(zip(iterators, phased.periods, residues))]
             terms = [t for t in terms if t[1]]
             texts.append(_subscript(written, terms) if terms else written)
+        if ref.coord not in phased.places:
+            continue  # copied as written (a reference inside it may be phased)
         head = data[ref.start:base.end].decode()
         edits.append(Edit(at(ref.start), at(ref.end),
                           head + "".join(f"[{t}]" for t in texts)))
