@@ -294,3 +294,19 @@ def test_a_bound_read_from_a_table_ranges_over_its_values(tmp_path):
     written = TABLE.replace("    out[i] = s;", "    out[i] = s;\n    counts[i] = 1;")
     report = arraypart.analyze(write(tmp_path, "table.c", written), ports=1)
     assert report.to_json()["params"]["counts[i]@5:25"]["range"] == [0, 64]  # by a[i][j]
+
+
+@pytest.mark.parametrize("bound, name", [("2 * (m * m)", "m*m*2"),
+                                         ("3 + lim[0]", "(3 + lim[0])@2:23")])
+def test_a_size_whose_text_starts_with_a_number_gets_a_name_isl_takes(tmp_path, bound,
+                                                                      name):
+    """isl refuses a dimension name that strtol reads a number from: the product's
+    identifier comes first, an expression's text goes in parentheses (both were
+    internal errors; Merlin's loop_tiling tests bound loops by ``4*n``)."""
+    path = write(tmp_path, "num.c", (
+        "void num(const int a[64], int c[64], const int lim[1], int m) {\n"
+        f"  for (int j = 0; j < {bound}; j++) {{\n#pragma HLS pipeline II=1\n"
+        "#pragma HLS LOOP_TRIPCOUNT max=32\n    c[j] = a[j] + a[j + 1];\n  }\n}\n"))
+    report = arraypart.analyze(path)
+    assert [p.name for p in report.kernel.params] == [name]
+    assert [lp.achieved_ii for lp in report.scheduled.loops] == [1]

@@ -42,10 +42,13 @@ WIDEST_SHIFT = 63
 
 def size_name(node: N.Node, source: bytes) -> str:
     """``<text>@<line>:<col>``: the expression's source text (blanks squeezed) and
-    where it stands."""
+    where it stands; text that starts like a number (``4*n``) in parentheses, since
+    isl refuses a name that ``strtol`` would read a number from."""
     text = ""
     if 0 <= node.start < node.end <= len(source):
         text = " ".join(source[node.start:node.end].decode("utf-8", "replace").split())
+    if text[:1].isdigit() or text[:1] in ("+", "-", "."):
+        text = f"({text})"
     return f"{text or 'expression'}{NAME_MARK}{node.coord.line}:{node.coord.col}"
 
 

@@ -304,7 +304,8 @@ class MemoryLowering:
                 words.append(str(value))
             else:
                 return None
-        name = "*".join(words)
+        # a name is a size's name in isl too, which refuses one that starts as a number
+        name = "*".join(sorted(words, key=lambda word: word[0].isdigit()))
         if name not in self._sizes:
             self._sizes[name] = node.coord
             self._ranges[name] = (0, None)
