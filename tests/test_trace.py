@@ -528,6 +528,51 @@ def test_a_build_past_the_time_limit_is_killed_with_what_it_started(tmp_path, mo
     assert list((tmp_path / "tmp").iterdir()) == []
 
 
+SPINNING = """\
+void spin(const int in[8], int out[8]) {
+  volatile int turns = 0;
+  while (in[0] != 123456789) turns = turns + 1;
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    out[i] = in[i];
+  }
+}
+"""
+
+
+def _running(marker: str) -> list[int]:
+    """The processes whose command line holds ``marker``."""
+    found = []
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                if marker.encode() in cmdline.read() and not _gone(int(entry)):
+                    found.append(int(entry))
+        except (FileNotFoundError, ProcessLookupError, NotADirectoryError, ValueError):
+            continue
+    return found
+
+
+@needs_gxx
+@pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="needs Linux /proc")
+def test_a_traced_run_that_never_ends_is_stopped_at_the_time_limit(tmp_path, monkeypatch,
+                                                                   capsys):
+    """The real thing, not a stand-in: g++ builds the driver, whose original spins
+    on the random inputs (``in[0]`` is never the value it waits for).  At the stage's
+    time limit the run is killed: exit 1, the stage named, no driver left running, the
+    work folder removed."""
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    kernel = tmp_path / "spin.c"
+    kernel.write_text(SPINNING)
+    assert cli.main(["check", "--trace", str(kernel), "--time-limit", "0.1"]) == 1
+    assert (f"arraypart: {kernel}: time limit of {STAGE_FLOOR_S:g} s reached while "
+            f"building and running the instrumented kernel (check --trace)"
+            in capsys.readouterr().err)
+    assert _running(str(tmp_path / "tmp")) == []
+    assert list((tmp_path / "tmp").iterdir()) == []
+
+
 GUARDED = """\
 void clip(const int in[64], int out[64]) {
   int buf[64];
