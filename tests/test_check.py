@@ -617,3 +617,35 @@ def test_collapsing_unread_loops_changes_no_check_result(source, ports, rule):
         patch.setattr(driver, "collapsed", every)
         walked = check_kernel(kernel, {}, ports=ports, rule=rule)
     assert collapsed == walked
+
+
+# Unread, read, unread around a pipelined loop of 64: the first collapsed loop's trip
+# column keeps the one row of the top frame while the read loop multiplies the rows.
+UNREAD_READ_UNREAD = """
+void coll(const int in[64], int out[8][64]) {
+  for (int t = 0; t < 3; t++)
+    for (int r = 0; r < 8; r++)
+      for (int s = 0; s < 2; s++)
+        for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+          out[r][i] = in[i] + r;
+        }
+}
+"""
+
+
+@pytest.mark.parametrize("rule", [False, True])
+def test_collapsed_trip_columns_of_one_row_weigh_every_row(monkeypatch, rule):
+    """The entries' weights broadcast a one-row trip column over the rows (an internal
+    error before, on every compile of such a nest: Merlin's cnn kernel)."""
+    from arraypart import frontend, poly
+    from arraypart.check import driver, walk
+    kernel = poly.bound_sizes(frontend.parse_source(UNREAD_READ_UNREAD, "coll.c",
+                                                    pipeline_loops=False))
+    assert walk.collapsed(next(walk.regions(kernel))) == (True, False, True)
+    collapsed = check_kernel(kernel, {}, ports=2, rule=rule)
+    assert collapsed.loops[0].iterations == 3 * 8 * 2 * 64
+    every = lambda region: (False,) * len(region.path)
+    monkeypatch.setattr(walk, "collapsed", every)
+    monkeypatch.setattr(driver, "collapsed", every)
+    assert check_kernel(kernel, {}, ports=2, rule=rule) == collapsed

@@ -128,10 +128,11 @@ def collapsed(region: Region) -> tuple[bool, ...]:
 def weights(frame: F.Frame) -> np.ndarray | None:
     """Per row, the entries it stands for (the product of its collapsed loops' trip
     counts); None when no loop was collapsed."""
-    columns = [a[:, 0] for name, a in frame.env.items() if name.startswith(TRIPS)]
+    columns = [np.broadcast_to(a[:, 0], (frame.rows,))  # a column may be one row
+               for name, a in frame.env.items() if name.startswith(TRIPS)]
     if not columns:
         return None
-    return np.broadcast_to(np.prod(columns, axis=0), (frame.rows,))
+    return np.prod(columns, axis=0)
 
 
 def _entries(frame: F.Frame, path: tuple, budget: Callable[[], int],
