@@ -371,7 +371,8 @@ class SourceUnit:
     ``callees``: the syntax trees of the sub-functions the top reaches (inlined into
     the IR), in the order first called; ``local_decls``: the declaration of every array
     local to one of these functions, by its IR name (a sub-function's local may be
-    renamed in the IR).
+    renamed in the IR); ``own_main``: the byte offset of the file's own ``main``
+    definition (a test beside the kernel), None when it has none.
     """
 
     text: str
@@ -384,6 +385,7 @@ class SourceUnit:
     include_dirs: tuple[str, ...] = ()
     callees: Any = field(default=(), compare=False, repr=False)
     local_decls: Any = field(default_factory=dict, compare=False, repr=False)
+    own_main: int | None = None
 
 
 def accesses(nodes: tuple[Node, ...]) -> Iterator[Access]:

@@ -1,8 +1,13 @@
 """Input whose C++ output could not compile is a located error at input (exit 2)."""
 
+import subprocess
+
 import pytest
 
+import arraypart
 from arraypart import cli
+
+from conftest import needs_gxx, run_testbench
 
 LOOP = """  for (int i = 0; i < 64; i++) {
 #pragma HLS pipeline II=1
@@ -17,9 +22,9 @@ CASES = {
                       + LOOP % "in[i] + new" + "}\n", "2:7", "'new' is a C++ keyword"),
     "top_named_main": ("void main(int in[64], int out[64]) {\n" + LOOP % "in[i]" + "}\n",
                        "1:1", "'main' must return 'int'"),
-    "kernel_file_defines_main": ("void k(int in[64], int out[64]) {\n" + LOOP % "in[i]"
-                                 + "}\nint main(void) { return 0; }\n", "7:5",
-                                 "'main' names the testbench's own function"),
+    "top_is_int_main": ("int main(void) {\n  int in[64], out[64];\n" + LOOP % "in[i]"
+                        + "  return out[3];\n}\n", "1:5",
+                        "'main' names the testbench's own function"),
     "self_referencing_define": ("#define N (N + 1)\nvoid k(int in[64], int out[64]) {\n"
                                 + LOOP % "in[i] + N" + "}\n", "5:22", "undeclared identifier 'N'"),
     "mutually_referencing_defines": ("#define A (B + 1)\n#define B (A * 2)\n"
@@ -68,3 +73,24 @@ def test_includes_anywhere_and_unused_self_reference_are_fine(tmp_path, capsys):
     assert cli.main(["compile", str(path), "-o", str(tmp_path / "out")]) == 0
     emitted = (tmp_path / "out" / "k.cpp").read_text()
     assert '#include "table.inc"' in emitted and "#include HDR" in emitted
+
+
+@needs_gxx
+def test_a_kernel_file_with_its_own_main_keeps_it_weak(tmp_path):
+    """A test beside the kernel (Merlin's and many single-file examples have one): the
+    emitted kernel makes that ``main`` weak, so the testbench's links beside it and
+    passes, and the kernel file alone still runs its own."""
+    path = tmp_path / "k.c"
+    path.write_text("void k(int in[64], int out[64]) {\n" + LOOP % "in[i] + in[63 - i]"
+                    + "}\nint main(void) {\n  int a[64], b[64];\n"
+                    "  for (int i = 0; i < 64; i++) a[i] = i;\n  k(a, b);\n"
+                    "  return b[1] == 63 ? 7 : 1;\n}\n")
+    compiled = arraypart.compile_kernel(str(path))
+    emitted = compiled.files["k.cpp"]
+    assert "\n__attribute__((weak)) int main(void) {" in emitted
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+    alone = subprocess.run(["g++", "-std=c++14", "-w", "-o", str(tmp_path / "alone"),
+                            str(tmp_path / "out" / "k.cpp")], capture_output=True, text=True)
+    assert alone.returncode == 0, alone.stderr
+    assert subprocess.run([str(tmp_path / "alone")]).returncode == 7

@@ -84,11 +84,23 @@ def banked_source(kernel: Kernel, solution: Solution) -> str:
             edits += _after_declaration(data, decls[s.array.name], lines)
     if interface_lines:
         edits.insert(0, _after_open_brace(data, func.body.start, interface_lines))
+    if source.own_main is not None:
+        edits.append(_weak_main(data, source.own_main))
     defines = "".join(f"#define {n} {v}\n" for n, v in source.extra_defines)
     if defines:
         edits.append(Edit(0, 0, defines, breakable=False))
     out = apply(text, edits, kernel.path)
     return out if out.endswith("\n") else out + "\n"
+
+
+def _weak_main(data: bytes, start: int) -> Edit:
+    """The file's own ``main`` made weak: the testbench brings the program's ``main``,
+    which then wins at link time; alone (the user's own test flow) it stays the one."""
+    line = data.rfind(b"\n", 0, start) + 1
+    note = ("// arraypart: weak, so that the testbench's main links beside it\n"
+            if not data[line:start].strip() else "")
+    return Edit(start, start, f"{note}{data[line:start].decode() if note else ''}"
+                              "__attribute__((weak)) ", False)
 
 
 def crossbars(kernel: Kernel, solution: Solution) -> dict[str, tuple[int, int]]:

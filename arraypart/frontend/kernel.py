@@ -177,8 +177,8 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     own_headers = _OwnHeaders(set(IDENTIFIER.findall(text)),
                               os.path.abspath(clangtu.hls_include_dir(hls_include)))
     funcs, globals_, probe_decls = _top_level(unit, converter, user_end, own_headers)
-    _check_reserved_functions(funcs)
     func = choose_top(funcs, filename, top)
+    _check_reserved_functions([func])
     values = _define_values(probe_decls)
     lines = text.split("\n")
     instances = converter.instances()
@@ -192,7 +192,7 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     source = SourceUnit(text, func, globals_, _includes(text),
                         tuple(sorted(extra.items())), unit.is_cxx, directives,
                         tuple(dict.fromkeys(searched)), lowered.callees,
-                        lowered.local_decls)
+                        lowered.local_decls, _own_main(funcs))
     return Kernel(Path(filename).stem, func.name, filename, lowered.arrays, body,
                   func.coord, tuple(sorted(values.items())), lowered.params, source,
                   tuple(misplaced) + lowered.warnings)
@@ -282,6 +282,14 @@ def _check_reserved_functions(funcs: list[N.FuncDef]) -> None:
         if f.name in RESERVED_FUNCTIONS and not f.namespaces:
             raise KernelError(f.coord, f"'{f.name}' names the testbench's own function: "
                                        "the emitted C++ would not compile (rename it)")
+
+
+def _own_main(funcs: list[N.FuncDef]) -> int | None:
+    """Where the file defines its own ``main`` (a test beside the kernel): the byte
+    offset of that definition, which the emitted kernel makes weak so that the
+    testbench's ``main`` links beside it."""
+    return next((f.start for f in funcs if f.name == "main" and not f.namespaces
+                 and f.start >= 0), None)
 
 
 def _define_values(probes: list[tuple[str, N.Node | None]]) -> dict[str, int]:
