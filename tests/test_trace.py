@@ -87,8 +87,7 @@ def test_a_banking_with_too_few_banks_is_a_traced_conflict(denoise, denoise_trac
     buf = report.kernel.array("buf")
     two = Banking("buf", per_dim_scheme(buf.shape, (DimPartition("none", 1),
                                                     DimPartition("cyclic", 2))))
-    claims = [trace.Claim(loop.name, loop.coord, loop.target_ii, loop.target_ii)
-              for loop in report.model.loops]
+    claims = _at_targets(report)
     groups = [g for a in report.model.arrays for g in a.groups]
     result = trace.check_trace(report.kernel, denoise_trace, {"buf": two}, claims, groups)
     (text,) = result.disagreements
@@ -136,8 +135,7 @@ def test_addresses_other_than_the_model_predicts_are_reported(denoise, denoise_t
                 g = dataclasses.replace(g, accesses=(dataclasses.replace(first, index=wrong),)
                                         + g.accesses[1:])
             groups.append(g)
-    claims = [trace.Claim(loop.name, loop.coord, loop.target_ii, loop.target_ii)
-              for loop in report.model.loops]
+    claims = _at_targets(report)
     result = trace.check_trace(report.kernel, denoise_trace, report.solution.bankings(),
                                claims, groups)
     (text,) = result.disagreements
@@ -161,6 +159,21 @@ def test_the_command_line_exits_1_on_a_disagreement(monkeypatch, capsys):
     out = capsys.readouterr().out
     assert f"{WINDOW_LOOP}: error: trace disagrees with the model" in out
     assert "L16 (" in out and "DISAGREES" in out
+
+
+def _at_targets(report) -> list:
+    """Claims that every loop of ``report`` reaches its target II."""
+    return [trace.Claim(loop.name, loop.coord, loop.target_ii, loop.target_ii)
+            for loop in report.model.loops]
+
+
+def _recorded(tmp_path, name: str, text: str):
+    """``text`` written as ``name``, analysed, and its original run recorded (one
+    memory per array): (path, report, trace)."""
+    path = tmp_path / name
+    path.write_text(text)
+    report = arraypart.analyze(path)
+    return path, report, trace.record(report.kernel, clangtu.Options(), tmp_path)
 
 
 def _agreeing(path, ports, shown: str = ""):
@@ -316,12 +329,8 @@ def test_a_loop_the_data_skips_is_compared_run_by_run(tmp_path, moved):
     model's runs for those ``t``, in order, and is compared with them (summed
     fingerprints outside the inner ``if``, look-ups inside).  A model whose read is
     one element off, outside or inside the inner ``if``, disagrees."""
-    path = tmp_path / "some.c"
-    path.write_text(SOME_RUNS)
-    report = arraypart.analyze(path)
-    recorded = trace.record(report.kernel, clangtu.Options(), tmp_path)
-    claims = [trace.Claim(loop.name, loop.coord, loop.target_ii, loop.target_ii)
-              for loop in report.model.loops]
+    path, report, recorded = _recorded(tmp_path, "some.c", SOME_RUNS)
+    claims = _at_targets(report)
     groups = [g for a in report.model.arrays for g in a.groups]
     result = trace.check_trace(report.kernel, recorded, {}, claims,
                                _moved(report, *moved, 1) if moved else groups)
@@ -503,6 +512,19 @@ def _gone(pid: int) -> bool:
         return True
 
 
+def _stopped_at_the_time_limit(tmp_path, monkeypatch, capsys, name: str, text: str):
+    """``check --trace`` on ``text`` (written as ``name``) at the shortest time limit,
+    temporary files under ``tmp_path / "tmp"``: exit 1, the stage named."""
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    kernel = tmp_path / name
+    kernel.write_text(text)
+    assert cli.main(["check", "--trace", str(kernel), "--time-limit", "0.1"]) == 1
+    assert (f"arraypart: {kernel}: time limit of {STAGE_FLOOR_S:g} s reached while "
+            f"building and running the instrumented kernel (check --trace)"
+            in capsys.readouterr().err)
+
+
 @pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="needs Linux /proc")
 def test_a_build_past_the_time_limit_is_killed_with_what_it_started(tmp_path, monkeypatch,
                                                                     capsys):
@@ -511,15 +533,8 @@ def test_a_build_past_the_time_limit_is_killed_with_what_it_started(tmp_path, mo
     pidfile, compiler = tmp_path / "pid", tmp_path / "slow-g++"
     compiler.write_text(HANGING_COMPILER.format(pidfile=pidfile))
     compiler.chmod(0o755)
-    (tmp_path / "tmp").mkdir()
     monkeypatch.setattr(trace, "COMPILER", str(compiler))
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
-    kernel = tmp_path / "tiny.c"
-    kernel.write_text(TINY)
-    assert cli.main(["check", "--trace", str(kernel), "--time-limit", "0.1"]) == 1
-    assert (f"arraypart: {kernel}: time limit of {STAGE_FLOOR_S:g} s reached while "
-            f"building and running the instrumented kernel (check --trace)"
-            in capsys.readouterr().err)
+    _stopped_at_the_time_limit(tmp_path, monkeypatch, capsys, "tiny.c", TINY)
     sleeper = int(pidfile.read_text())
     deadline = time.monotonic() + 20
     while not _gone(sleeper) and time.monotonic() < deadline:
@@ -561,14 +576,7 @@ def test_a_traced_run_that_never_ends_is_stopped_at_the_time_limit(tmp_path, mon
     on the random inputs (``in[0]`` is never the value it waits for).  At the stage's
     time limit the run is killed: exit 1, the stage named, no driver left running, the
     work folder removed."""
-    (tmp_path / "tmp").mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
-    kernel = tmp_path / "spin.c"
-    kernel.write_text(SPINNING)
-    assert cli.main(["check", "--trace", str(kernel), "--time-limit", "0.1"]) == 1
-    assert (f"arraypart: {kernel}: time limit of {STAGE_FLOOR_S:g} s reached while "
-            f"building and running the instrumented kernel (check --trace)"
-            in capsys.readouterr().err)
+    _stopped_at_the_time_limit(tmp_path, monkeypatch, capsys, "spin.c", SPINNING)
     assert _running(str(tmp_path / "tmp")) == []
     assert list((tmp_path / "tmp").iterdir()) == []
 
@@ -606,12 +614,8 @@ def test_accesses_under_a_data_dependent_if_are_looked_up(tmp_path, shift):
     """The reads and writes under ``if (v > 0)`` run on the steps the data picks, so
     they are not summed per step: each one the program makes must be one the model
     allows at its step.  A model whose guarded read is one element off disagrees."""
-    path = tmp_path / "clip.c"
-    path.write_text(GUARDED)
-    report = arraypart.analyze(path)
-    recorded = trace.record(report.kernel, clangtu.Options(), tmp_path)
-    claims = [trace.Claim(loop.name, loop.coord, loop.target_ii, loop.target_ii)
-              for loop in report.model.loops]
+    path, report, recorded = _recorded(tmp_path, "clip.c", GUARDED)
+    claims = _at_targets(report)
     result = trace.check_trace(report.kernel, recorded, report.solution.bankings(),
                                claims, _guarded_lane_moved(report, shift))
     if not shift:
@@ -681,12 +685,8 @@ def _call_moved(report, instance: int):
 @needs_gxx
 @pytest.mark.parametrize("instance", [0, 1, 2])
 def test_a_call_whose_model_is_wrong_is_named(tmp_path, instance):
-    path = tmp_path / "twice.c"
-    path.write_text(CALLED_TWICE)
-    report = arraypart.analyze(path)
-    recorded = trace.record(report.kernel, clangtu.Options(), tmp_path)
-    claims = [trace.Claim(loop.name, loop.coord, loop.target_ii, loop.target_ii)
-              for loop in report.model.loops]
+    path, report, recorded = _recorded(tmp_path, "twice.c", CALLED_TWICE)
+    claims = _at_targets(report)
     result = trace.check_trace(report.kernel, recorded, {}, claims,
                                _call_moved(report, instance))
     (text,) = result.addresses.mismatches
