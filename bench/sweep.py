@@ -10,7 +10,7 @@ traceback, or an error without a location); crashes are printed in full.
 
 Usage::
 
-    python bench/sweep.py FOLDER [--top-marker REGEX] [--time-limit S]
+    python bench/sweep.py FOLDER [--top-marker REGEX] [--time-limit S] [--errors]
 """
 
 from __future__ import annotations
@@ -59,6 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--top-marker", default=r"#pragma\s+ACCEL\s+kernel",
                         help="regex of the line before the top function")
     parser.add_argument("--time-limit", type=float, default=10.0)
+    parser.add_argument("--errors", action="store_true",
+                        help="also print each located error's first line")
     args = parser.parse_args(argv)
     files = sorted(p for p in args.folder.rglob("*") if p.suffix in (".c", ".cpp"))
     counts: Counter[str] = Counter()
@@ -70,6 +72,9 @@ def main(argv: list[str] | None = None) -> int:
             counts[outcome] += 1
             if outcome == "crash":
                 print(f"CRASH {path}\n{stderr[-2000:]}", flush=True)
+            elif outcome == "error" and args.errors:
+                print(_LOCATED.search(stderr) and next(
+                    line for line in stderr.splitlines() if ": error: " in line), flush=True)
     print(", ".join(f"{counts[o]} {o}" for o in ("ok", "missed", "error", "crash")),
           f"of {len(files)} files")
     return 0
