@@ -844,3 +844,55 @@ void logged(const int a[8], int out[8]) {
     trace.record(report.kernel, clangtu.Options(), scratch)
     assert list(user.iterdir()) == []
     assert (scratch / "side.dat").read_text() == "done\n"
+
+
+SIZED = """\
+void sized(const int a[64], int out[64], int n) {
+  int buf[64];
+  for (int i = 0; i < n; i++) {
+#pragma HLS LOOP_TRIPCOUNT max=60
+    buf[i] = a[i];
+  }
+  for (int i = 0; i < n - 2; i++) {
+#pragma HLS pipeline II=1
+#pragma HLS LOOP_TRIPCOUNT max=58
+    out[i] = buf[n - 1 - i] + buf[i + 2];
+  }
+}
+"""
+
+
+@needs_gxx
+@pytest.mark.parametrize("shift", [0, 1])
+def test_a_loop_bounded_by_a_size_argument_is_compared_at_the_runs_size(tmp_path, shift):
+    """The model's steps run over every value of ``n``; the testbench passes its
+    largest, so the domains are taken at ``n = 60`` and the addresses compared (they
+    were skipped as parameterized).  A model whose ``buf[n - 1 - i]`` is one element
+    off disagrees."""
+    path, report, recorded = _recorded(tmp_path, "sized.c", SIZED)
+    assert [(p.name, p.high) for p in report.kernel.params] == [("n", 60)]
+    result = trace.check_trace(report.kernel, recorded, report.solution.bankings(),
+                               _at_targets(report), _moved(report, 10, 14, shift))
+    assert len(result.addresses.compared) == 2 and result.addresses.skipped == ()
+    assert [loop.steps for loop in result.replay.loops] == [60, 58]
+    if not shift:
+        assert result.addresses.mismatches == (), result.format()
+        return
+    (text,) = result.addresses.mismatches
+    assert text.startswith(f"{path}:7:3: error: trace disagrees with the model's addresses "
+                           "at step 0 (n=60, i=0)"), text
+
+
+@needs_gxx
+def test_a_pipelined_loop_without_array_accesses_is_traced(tmp_path):
+    """A loop that touches no array (a scalar sum, a stream) has no cycle group and
+    records nothing: it is left out of the address comparison (a crash before)."""
+    path = tmp_path / "scalars.c"
+    path.write_text("void scalars(const int a[16], int out[2]) {\n  int s = 0;\n"
+                    "  for (int i = 0; i < 16; i++) {\n#pragma HLS pipeline II=1\n"
+                    "    s += i * i;\n  }\n"
+                    "  for (int i = 0; i < 16; i++) {\n#pragma HLS pipeline II=1\n"
+                    "    s += a[i];\n  }\n  out[0] = s;\n}\n")
+    for result in _agreeing(path, 2):
+        assert [loop.steps for loop in result.replay.loops] == [0, 16]
+        assert len(result.addresses.compared) == 1

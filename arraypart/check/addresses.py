@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
+import islpy as isl
 import numpy as np
 
 from .. import expr as E
@@ -65,6 +66,32 @@ def mix(flat: np.ndarray, array: np.ndarray, kind: np.ndarray, arrays: int) -> n
         z = (z ^ (z >> np.uint64(30))) * _MIX1
         z = (z ^ (z >> np.uint64(27))) * _MIX2
         return z ^ (z >> np.uint64(31))
+
+
+def run_points(domain: isl.Set, time_vars: tuple[str, ...], sizes: Mapping[str, int | None],
+               limit: int) -> np.ndarray | None:
+    """The points of a cycle group's ``domain`` in lexicographic order, its leading
+    time variables that are run-time sizes (the context's first dimensions) fixed at
+    the values the run gave them (``sizes``: the testbench's, None where the run
+    chose: a size of the data); None when one is unknown or past ``limit`` points."""
+    lead = run_sizes(time_vars, sizes)
+    if lead is None:
+        return None
+    for d, name in enumerate(time_vars[:lead]):
+        domain = domain.fix_val(isl.dim_type.set, d,
+                                isl.Val.int_from_si(domain.get_ctx(), sizes[name]))
+    return lex_points(domain, limit)
+
+
+def run_sizes(time_vars: tuple[str, ...], sizes: Mapping[str, int | None]) -> int | None:
+    """How many leading time variables are run-time sizes, None when the run's value
+    of one is not known."""
+    lead = 0
+    while lead < len(time_vars) and time_vars[lead] in sizes:
+        if sizes[time_vars[lead]] is None:
+            return None
+        lead += 1
+    return lead
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +136,8 @@ def compare(path: Path, sites: Sequence[Site], loops: Sequence[Coord],
             skipping: frozenset[tuple[int, int]] = frozenset(),
             checkpoint: Callable[[], None] = no_checkpoint,
             labels: Sequence[str] = (),
-            unrecorded: frozenset[tuple[int, int]] = frozenset()) -> AddressCheck:
+            unrecorded: frozenset[tuple[int, int]] = frozenset(),
+            sizes: Mapping[str, int | None] = {}) -> AddressCheck:
     """Compare the records at ``path`` with the model's ``groups`` by traced loop id;
     ``directions``: by loop id, the step signs of the loops around it and its own
     (outermost first); ``arrays``: (name, shape) by array id.  Left out of the sums on
@@ -120,7 +148,8 @@ def compare(path: Path, sites: Sequence[Site], loops: Sequence[Coord],
     run (module doc).  ``checkpoint`` is called before each chunk of records read;
     ``labels``: by loop id, the call of its text it is (:mod:`.calls`; "" or missing:
     the only one); ``unrecorded``: the (line, col) of accesses the run does not record
-    (written in a macro's text), left out of the model's side too."""
+    (written in a macro's text), left out of the model's side too; ``sizes``: the run's
+    value of each run-time size (None: the data chose it)."""
     irregular = {(a.coord.line, a.coord.col) for gs in groups.values() for g in gs
                  for a in g.accesses if not a.regular}
     conditional = {(s.coord.line, s.coord.col) for s in sites if s.conditional}
@@ -134,10 +163,10 @@ def compare(path: Path, sites: Sequence[Site], loops: Sequence[Coord],
     models, skipped = {}, []
     for lid, gs in groups.items():
         model = _model(gs, directions.get(lid), ids, [shape for _, shape in arrays],
-                       left_out, may)
+                       left_out, may, sizes)
         if model is None:
-            skipped.append(f"{loops[lid]}: the model's steps were not enumerated "
-                           f"(parameters, loops not matched, or over {MAX_MODEL_STEPS} "
+            skipped.append(f"{loops[lid]}: the model's steps were not enumerated (a size "
+                           f"the data chose, loops not matched, or over {MAX_MODEL_STEPS} "
                            "steps)")
         else:
             models[lid] = model
@@ -169,15 +198,19 @@ def compare(path: Path, sites: Sequence[Site], loops: Sequence[Coord],
 
 def _model(groups: Sequence[CycleGroup], directions: tuple[int, ...] | None,
            arrays: Mapping[str, int], shapes: Sequence[tuple[int, ...]],
-           left_out: set[tuple[int, int]], may: Mapping[tuple[int, int], int]
-           ) -> _Model | None:
-    """The model side of one loop: the lanes of the first path's groups outside
-    ``left_out``, and the keys of the lanes of every path at the places of ``may``
-    (place -> its code); None when some domain has too many points."""
-    if len({g.time_vars for g in groups}) != 1 or directions is None \
-            or len(directions) != len(groups[0].time_vars):
+           left_out: set[tuple[int, int]], may: Mapping[tuple[int, int], int],
+           sizes: Mapping[str, int | None]) -> _Model | None:
+    """The model side of one loop at the run's ``sizes`` (:func:`run_points`): the
+    lanes of the first path's groups outside ``left_out``, and the keys of the lanes of
+    every path at the places of ``may`` (place -> its code); None when some domain has
+    too many points or a size's value is not known."""
+    time_vars = groups[0].time_vars
+    lead = run_sizes(time_vars, sizes)
+    if len({g.time_vars for g in groups}) != 1 or directions is None or lead is None \
+            or lead + len(directions) != len(time_vars):
         return None
-    points = lex_points(groups[0].domain, MAX_MODEL_STEPS)
+    directions = (1,) * lead + tuple(directions)
+    points = run_points(groups[0].domain, time_vars, sizes, MAX_MODEL_STEPS)
     if points is None:
         return None
     signs = np.array(directions, np.int64)
@@ -200,7 +233,7 @@ def _model(groups: Sequence[CycleGroup], directions: tuple[int, ...] | None,
             seen.add(id(lane))
             key = str(lane.domain)
             if key not in cache:
-                cache[key] = lex_points(lane.domain, MAX_MODEL_STEPS)
+                cache[key] = run_points(lane.domain, time_vars, sizes, MAX_MODEL_STEPS)
             mine = cache[key]
             if mine is None:
                 return None

@@ -29,7 +29,7 @@ import numpy as np
 
 from .. import ir
 from ..poly.model import CycleGroup
-from ..poly.points import lex_points
+from .addresses import run_points, run_sizes
 from .replay import chunks, no_checkpoint
 from .walk import regions
 
@@ -81,19 +81,22 @@ def _preorder(nodes: tuple[ir.Node, ...]) -> Iterator[ir.Node]:
 
 
 def split(members: Sequence[int], all_instances: Sequence[Instance],
-          groups: Sequence[CycleGroup]) -> Split | None:
-    """The split of one loop text run by the instances ``members``; None when some
-    instance has no cycle group (no access to give its steps), time variables that are
-    not one per loop, parameters, or too many points."""
+          groups: Sequence[CycleGroup], sizes: Mapping[str, int | None]) -> Split | None:
+    """The split of one loop text run by the instances ``members`` at the run's
+    ``sizes`` (:func:`.addresses.run_points`); None when some instance has no cycle
+    group (no access to give its steps), time variables that are not one per loop, a
+    size the data chose, or too many points."""
     keys, owners, width = [], [], 2 * max(len(all_instances[m].signs) for m in members)
     for k, member in enumerate(members):
         mine = [g for g in groups if g.instance == member and g.path == 0]
         instance = all_instances[member]
-        if not mine or len(mine[0].time_vars) != len(instance.signs):
+        lead = run_sizes(mine[0].time_vars, sizes) if mine else None
+        if lead is None or len(mine[0].time_vars) != lead + len(instance.signs):
             return None
-        points = lex_points(mine[0].domain, MAX_SPLIT_STEPS)
+        points = run_points(mine[0].domain, mine[0].time_vars, sizes, MAX_SPLIT_STEPS)
         if points is None:
             return None
+        points = points[:, lead:]
         signed = points * np.array(instance.signs, np.int64)
         key = np.zeros((len(points), width), np.int64)
         key[:, 0:2 * len(instance.signs):2] = instance.positions

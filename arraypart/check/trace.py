@@ -251,7 +251,8 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
                 for n, a in enumerate(kernel.arrays)}
     guarded = tuple(_data_guarded(kernel.body))
     skipping = frozenset(place for is_loop, place in guarded if is_loop)
-    loops = _traced_loops(kernel, inst, groups, skipping)
+    sizes = run_sizes(kernel)
+    loops = _traced_loops(kernel, inst, groups, skipping, sizes)
     if len(claims) != len(loops.instances):
         raise ValueError(f"{len(claims)} claims for {len(loops.instances)} concurrent loops")
     path = trace.path
@@ -265,15 +266,15 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
                     site_fields=_site_fields(kernel, inst), checkpoint=checkpoint)
     # Every path of a loop holds its accesses outside data-dependent ifs, compared on
     # the first path's groups; those inside them are looked up on every path's.
-    by_loop = {n: [g for g in groups if g.instance == members[0]]
-               for n, members in enumerate(loops.members) if len(members) == 1}
+    by_loop = {n: mine for n, members in enumerate(loops.members) if len(members) == 1
+               if (mine := [g for g in groups if g.instance == members[0]])}
     directions = {n: loops.instances[members[0]].signs
                   for n, members in enumerate(loops.members) if len(members) == 1}
     addresses = compare(path, inst.sites, loops.coords, by_loop, directions,
                         [(a.name, a.shape) for a in kernel.arrays],
                         frozenset(place for is_loop, place in guarded if not is_loop),
                         skipping, checkpoint, loops.labels,
-                        frozenset((c.line, c.col) for c in inst.skipped))
+                        frozenset((c.line, c.col) for c in inst.skipped), sizes)
     shared = tuple(f"{coord}: its text runs in {len(members)} calls, whose steps were not "
                    "told apart (a call under a data-dependent if, or one the model cannot "
                    "enumerate): addresses not compared"
@@ -301,7 +302,8 @@ class _TracedLoops:
 
 
 def _traced_loops(kernel: ir.Kernel, inst: Instrumented, groups: Sequence[CycleGroup],
-                  skipping: frozenset[tuple[int, int]]) -> _TracedLoops:
+                  skipping: frozenset[tuple[int, int]],
+                  sizes: Mapping[str, int | None]) -> _TracedLoops:
     """Each traced ``for``, matched to the concurrent loops at its coordinate; one
     that runs in several calls becomes one loop per call where :func:`calls.split`
     tells their steps apart (not under a data-dependent ``if``: a call may then run
@@ -315,7 +317,7 @@ def _traced_loops(kernel: ir.Kernel, inst: Instrumented, groups: Sequence[CycleG
     for lid, loop in enumerate(inst.loops):
         place = (loop.coord.line, loop.coord.col)
         mine = tuple(at.get(place, ()))
-        cut = (calls.split(mine, instances, groups)
+        cut = (calls.split(mine, instances, groups, sizes)
                if len(mine) > 1 and place not in skipping else None)
         renumber[lid] = len(coords)
         if cut is None:
@@ -330,6 +332,14 @@ def _traced_loops(kernel: ir.Kernel, inst: Instrumented, groups: Sequence[CycleG
             labels.append(f"call {k + 1} of {len(mine)}")
     return _TracedLoops(instances, tuple(coords), tuple(members), tuple(labels), renumber,
                         splits)
+
+
+def run_sizes(kernel: ir.Kernel) -> dict[str, int | None]:
+    """Each run-time size's value in the recorded run: the testbench passes a size
+    argument of the top its largest value; a size that the data choose (a loop bound
+    read from memory) has none."""
+    arguments = {p.name for p in kernel.source.func.params}
+    return {p.name: p.high if p.name in arguments else None for p in kernel.params}
 
 
 def _claim(claims: Sequence[Claim]) -> Claim:
