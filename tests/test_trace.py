@@ -406,14 +406,17 @@ def test_a_table_of_the_kernels_header_is_traced(tmp_path):
 
 
 @needs_gxx
-def test_a_table_a_function_body_includes_is_traced(tmp_path):
+@pytest.mark.parametrize("after", ["", "#pragma HLS inline off\n"])
+def test_a_table_a_function_body_includes_is_traced(tmp_path, after):
     """A header included inside the function body declares a local table (Rosetta's
-    face detection does this): its registration goes after the ``#include`` line,
-    the header's text staying as written, so its reads are recorded and compared."""
+    face detection does this): its registration goes on a line of its own after the
+    ``#include`` line, the header's text staying as written, so its reads are recorded
+    and compared.  A preprocessor line right after the ``#include`` stays one (it was
+    joined to the registration: face detection's driver did not build)."""
     (tmp_path / "tbl.h").write_text("static const int tbl[8] = {3, 1, 4, 1, 5, 9, 2, 6};\n")
     path = tmp_path / "body.c"
-    path.write_text('void body(const int in[8], int out[8]) {\n#include "tbl.h"\n'
-                    "  for (int i = 0; i < 8; i++) {\n#pragma HLS pipeline II=1\n"
+    path.write_text('void body(const int in[8], int out[8]) {\n#include "tbl.h"\n' + after
+                    + "  for (int i = 0; i < 8; i++) {\n#pragma HLS pipeline II=1\n"
                     "    out[i] = in[i] + tbl[i] + tbl[7 - i];\n  }\n}\n")
     for result in _agreeing(path, 2):
         assert result.addresses.compared and result.replay.records == 8 * 4

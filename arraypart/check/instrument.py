@@ -404,12 +404,14 @@ def _register_edits(cursor: ci.Cursor, ids: dict[str, int],
     """Register the IR's local arrays declared by this statement, right after it (or at
     ``at``: the kernel-text position after the ``#include`` that declares them)."""
     end = cursor.extent.end.offset if at is None else at
+    # at a line's start, a line of its own: the line there may be a preprocessor one
+    tail = "" if at is None else "\n"
     out = []
     for decl in cursor.get_children():
         if (decl.kind == K.VAR_DECL and decl.spelling in ids
                 and decl.type.get_canonical().kind in _ARRAY_TYPES):
-            out.append(_Insert(end, True, 0,
-                               f" {NAMESPACE}reg({ids[decl.spelling]}, {decl.spelling});"))
+            out.append(_Insert(end, True, 0, f" {NAMESPACE}reg({ids[decl.spelling]}, "
+                                             f"{decl.spelling});{tail}"))
     return out
 
 
