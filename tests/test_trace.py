@@ -10,6 +10,7 @@ import re
 import tempfile
 import time
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -899,3 +900,22 @@ def test_a_pipelined_loop_without_array_accesses_is_traced(tmp_path):
     for result in _agreeing(path, 2):
         assert [loop.steps for loop in result.replay.loops] == [0, 16]
         assert len(result.addresses.compared) == 1
+
+
+def test_records_outside_every_traced_loop_are_read_in_bounded_chunks(tmp_path):
+    """Records of sequential code (loop -1) belong to no step, so the reader may cut
+    them anywhere: a long stretch of them stays in chunks of the asked size (it was one
+    chunk: Rosetta digit-recognition's run held gigabytes at once), and a traced
+    loop's step is still never split."""
+    from arraypart.check.replay import RECORD, chunks
+    rows = np.zeros(10_000, RECORD)
+    rows["loop"] = -1
+    rows["loop"][9_000:] = 0
+    rows["step"][9_000:] = np.repeat(np.arange(10), 100)
+    path = tmp_path / "trace.bin"
+    rows.tofile(path)
+    sizes = [c.size for c in chunks(path, 1_000)]
+    assert sum(sizes) == 10_000 and max(sizes) <= 1_100
+    for c in chunks(path, 150):
+        inside = c[c["loop"] == 0]
+        assert inside.size % 100 == 0  # whole steps only

@@ -132,7 +132,8 @@ def no_checkpoint() -> None:
 def chunks(path: Path, size: int = CHUNK_RECORDS,
            checkpoint: Callable[[], None] = no_checkpoint) -> Iterator[np.ndarray]:
     """The records of ``path`` in chunks of about ``size`` that end on step boundaries
-    (a step's records are consecutive: one iteration runs before the next);
+    (a step's records are consecutive: one iteration runs before the next; records
+    outside every traced loop, loop -1, belong to no step and are cut anywhere);
     ``checkpoint`` is called before each chunk (a deadline's check)."""
     carry = np.empty(0, RECORD)
     with open(path, "rb") as stream:
@@ -143,7 +144,10 @@ def chunks(path: Path, size: int = CHUNK_RECORDS,
             rows = np.concatenate([carry, block])
             last = rows[-1]
             other = (rows["loop"] != last["loop"]) | (rows["step"] != last["step"])
-            cut = int(np.flatnonzero(other)[-1]) + 1 if other.any() else 0
+            if last["loop"] < 0:  # outside every traced loop: no step to keep whole
+                cut = rows.size
+            else:
+                cut = int(np.flatnonzero(other)[-1]) + 1 if other.any() else 0
             if cut:
                 checkpoint()
                 yield rows[:cut]
