@@ -368,7 +368,7 @@ def _step_count_text(coord: Coord, steps: int, model: _Model) -> str:
             f"{steps} steps of this loop, the model {len(model.points)}")
 
 
-def run_starts(points: np.ndarray) -> np.ndarray:
+def _run_starts(points: np.ndarray) -> np.ndarray:
     """The first step of each run of a loop: the steps (rows of ``points``, in execution
     order) where the loops around it (every column but the last) take new values."""
     if not len(points):
@@ -389,7 +389,7 @@ def _embedding(path: Path, lid: int, coord: Coord, model: _Model, traced, kept: 
     if steps > len(model.points):
         return _step_count_text(coord, steps, model), np.zeros(0, np.int64)
     want_sums, want_counts = _model_side(model, len(arrays))
-    starts = run_starts(model.points)
+    starts = _run_starts(model.points)
     ends = np.append(starts[1:], len(model.points))
     steps_of = np.zeros(steps, np.int64)
     at = 0

@@ -251,7 +251,7 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
                 for n, a in enumerate(kernel.arrays)}
     guarded = tuple(_data_guarded(kernel.body))
     skipping = frozenset(place for is_loop, place in guarded if is_loop)
-    sizes = run_sizes(kernel)
+    sizes = size_values(kernel)
     loops = _traced_loops(kernel, inst, groups, skipping, sizes)
     if len(claims) != len(loops.instances):
         raise ValueError(f"{len(claims)} claims for {len(loops.instances)} concurrent loops")
@@ -334,7 +334,7 @@ def _traced_loops(kernel: ir.Kernel, inst: Instrumented, groups: Sequence[CycleG
                         splits)
 
 
-def run_sizes(kernel: ir.Kernel) -> dict[str, int | None]:
+def size_values(kernel: ir.Kernel) -> dict[str, int | None]:
     """Each run-time size's value in the recorded run: the testbench passes a size
     argument of the top its largest value; a size that the data choose (a loop bound
     read from memory) has none."""
