@@ -270,7 +270,9 @@ def test_dataflow_processes_share_one_banking_per_channel(tmp_path):
     assert loops["mix"].trip_count == 1
     solution = {a.array.name: a for a in compiled.report.solution.arrays}
     assert solution["mid"].array.functions == ("quads", "mix")
-    assert solution["mid"].banking.scheme.banks == 2
+    # the lower bound (2) or the quads' bounding box (4: register banks, each lane's
+    # bank a constant), whichever the fitted model prices lower
+    assert solution["mid"].conflict_free and solution["mid"].banking.scheme.banks in (2, 4)
     assert solution["buf_mix"].array.functions == ("mix",)
     assert solution["buf"].array.functions == ("load", "quads")
     text = compiled.files["flow.cpp"]

@@ -137,7 +137,7 @@ CASES = {
             for (int t = 0; t < 4; t++) { s += taps[t] * in[i]; }
             out[i] = s;
           }
-        }""", 2, "taps", 2, True),
+        }""", 2, "taps", 4, True),  # complete: registers, each tap its own (bound 2)
 }
 
 

@@ -263,3 +263,18 @@ def test_interval_counts_and_sums_equal_the_dense_tables():
                 == (reached & ~static[:, :, None, None]).sum(1)).all()
         assert (closed._interval_sums(first, last, in_copy, per_bank)
                 == np.einsum("mkcb,mcb->mk", reached, per_bank)).all()
+
+
+def test_lanes_of_a_loop_unrolled_by_the_cyclic_factor_reach_one_bank_each():
+    """bicg's column loop is unrolled by 6 and s_buf is cyclic 6: j steps by 6, so lane
+    u's bank (j + u) mod 6 is u in every cycle, as HLS sees it after unrolling; the
+    iteration counter is the input (j = 6n) and the sweep's step model applies."""
+    kernel, array_model, banking = next(
+        t for t in _kernel_arrays(ROOT / "kernels" / "bicg.c") if t[1].array.name == "s_buf")
+    assert banking.scheme.dims == (DimPartition("cyclic", 6),)
+    mem = rtl.memory(array_model, banking)
+    unrolled = [lane for lane in mem.lanes if mem.groups[lane.group].lattice[-1] == (6, 0)]
+    assert len(unrolled) == 12
+    assert sorted((lane.kind, lane.reach) for lane in unrolled) == sorted(
+        (kind, (u,)) for kind in ("read", "write") for u in range(6))
+    assert mem.groups[unrolled[0].group].values({"i": 3, "j": 18}) == {"g1_i": 3, "g1_j": 3}

@@ -28,7 +28,7 @@ from arraypart.banking.space import (FLAT_BLOCKS, cost_of, crossbar_lanes, flat_
 from arraypart.errors import Coord
 from arraypart.ir import PORT_MODELS, PartitionPragma
 from arraypart.report import Report
-from arraypart.scheme import Banking, flat_scheme, per_dim_scheme
+from arraypart.scheme import Banking, DimPartition, flat_scheme, per_dim_scheme
 
 from conftest import ROOT
 from test_banking import STENCILS, solve_one, stencil_model
@@ -185,6 +185,21 @@ def test_banks_pay_off_when_they_save_bram18k():
     assert sol.bram18k <= rtl.estimate(vitis_manual(am), am).bram18k
 
 
+def test_a_bank_per_lane_is_tried_where_it_costs_fewer_luts():
+    """atax's x_buf: 5 reads per cycle (j unrolled by 5, dual-port), bound 3 banks.
+    Cyclic 3 rotates each lane over the banks (a select per lane); cyclic 5, the
+    lanes' bounding box, keeps each on one bank.  Both are registers (no BRAM18K), so
+    the LUTs decide, and the bounding box's tier is searched although it saves none."""
+    report = arraypart.analyze(ROOT / "kernels" / "atax.c")
+    sol = next(a for a in report.solution.arrays if a.array.name == "x_buf")
+    am = report.model.array("x_buf")
+    assert sol.lower_bound == 3 and sol.banking.scheme.banks == 5 and sol.conflict_free
+    cyclic3 = rtl.estimate(Banking("x_buf", per_dim_scheme(am.array.shape,
+                                                            (DimPartition("cyclic", 3),))), am)
+    ours = rtl.estimate(sol.banking, am)
+    assert ours.bram18k == cyclic3.bram18k == 0 and ours.lut < cyclic3.lut
+
+
 def test_lanes_the_emission_keeps_direct_stay_on_one_bank():
     """tri_matvec's loop is pipelined and unrolled by 5 over a triangular domain, so
     its references stay as written: a bank that rotates would be a port of every bank
@@ -196,12 +211,14 @@ def test_lanes_the_emission_keeps_direct_stay_on_one_bank():
     assert all(loop.achieved_ii == loop.target_ii for loop in report.scheduled.loops)
 
 
-def test_loops_the_emission_slows_are_banked_again():
-    """integral_image: the cheapest banking of sat rotates over rows in a loop whose
-    emitted code cannot route it (II 2 under the scheduling rule).  The emitted code
-    is checked, the loop banked again with its rotating lanes priced as the rule
-    prices them, and the code that keeps II 1 is the one kept."""
-    path = ROOT / "kernels" / "integral_image.c"
+def test_loops_the_emission_slows_are_banked_again(tmp_path):
+    """integral_image unrolled by 2: the cheapest banking of sat (cyclic 3 over rows)
+    rotates in a loop whose emitted code cannot route it (II 2 under the scheduling
+    rule).  The emitted code is checked, the loop banked again with its rotating lanes
+    priced as the rule prices them, and the code that keeps II 1 is the one kept."""
+    path = tmp_path / "integral_image.c"
+    path.write_text((ROOT / "kernels" / "integral_image.c").read_text().replace(
+        "unroll factor=4", "unroll factor=2"))
     kernel = frontend.parse_kernel(path)
     model = poly.build_model(kernel, ports=2)
     first = banking.solve(model)

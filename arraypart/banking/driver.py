@@ -579,10 +579,12 @@ class _Search:
         largest bounding box of a uniform group's offsets (:meth:`horizon`), per_dim
         bankings that cost less than ``best`` are proved in cost order, the first
         proven wins.  A tier is only searched when one of its per_dim partitions has
-        fewer rule lanes than ``best`` (more banks may give a lane one bank) or the
-        tier's BRAM18K floor (:meth:`tier_floor`) is below ``best``'s: more banks pay off with fewer
-        BRAM18K (banks small enough for LUT RAM, or each served by one port where two make a
-        bank true dual-port); a few LUTs saved are not worth searching every tier for.
+        fewer rule lanes than ``best`` (more banks may give a lane one bank), when the
+        tier's BRAM18K floor (:meth:`tier_floor`) is below ``best``'s (banks small
+        enough for LUT RAM, or each served by one port where two make a bank true
+        dual-port), or when it is a uniform group's bounding box: cyclic over the box
+        gives every lane a constant bank (a loop unrolled by U on cyclic U), no select
+        between banks.  Other tiers may save a few LUTs, not worth searching each for.
         Flat schemes and read copies stay at the first tier, whose pre-check is the
         search's expensive part.
 
@@ -613,10 +615,12 @@ class _Search:
         is the refinement's cost before any pre-check (a thousand tiers for an array
         with a thousand lanes), so the deadline is read at each tier."""
         first = best.cost.physical_banks
+        boxes = {_box(s, self.am.array.shape) for s in self.uniform}
         for tier in range(first + 1, self.horizon(best.banking) + 1):
             self._check_time(tier, best.tried)
             floor = min(self.tier_floor(tier), self.options.bram_budget + 1)
-            if floor < best.cost.bram18k or self._fewer_rule_lanes(tier, best.cost.rule_lanes):
+            if (tier in boxes or floor < best.cost.bram18k
+                    or self._fewer_rule_lanes(tier, best.cost.rule_lanes)):
                 yield tier
 
     def _fewer_rule_lanes(self, tier: int, lanes: int) -> bool:

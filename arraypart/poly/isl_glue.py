@@ -183,6 +183,13 @@ def value_range(f: isl.PwAff, domain: isl.Set) -> tuple[int, int] | None:
     return g.min_val().to_python(), g.max_val().to_python()
 
 
+def stride(s: isl.Set, name: str) -> int:
+    """The largest ``k`` such that every value of dimension ``name`` over ``s`` is
+    congruent to one constant modulo ``k`` (1 when isl finds no stride)."""
+    info = s.get_stride_info(s.find_dim_by_name(SET, name))
+    return max(1, info.get_stride().to_python())
+
+
 def first_point(s: isl.Set) -> dict[str, int]:
     """The lexicographically smallest point of a non-empty bounded set, by name."""
     point = s.lexmin().sample_point()

@@ -76,11 +76,18 @@ class Lane:
 
 @dataclass(frozen=True, slots=True)
 class GroupInputs:
-    """The iterator inputs of one cycle group: ``(port name, time variable)``."""
+    """The iterator inputs of one cycle group: ``(port name, time variable)``, and per
+    input the ``(s, lo)`` of :func:`time_lattices` (the port holds ``(v - lo) / s``)."""
 
     loop: str
     target_ii: int
     vars: tuple[tuple[str, str], ...]
+    lattice: tuple[tuple[int, int], ...] = ()
+
+    def values(self, point: dict[str, int]) -> dict[str, int]:
+        """The input ports' values at the time point ``point``."""
+        lattice = self.lattice or ((1, 0),) * len(self.vars)
+        return {port: (point[v] - lo) // s for (port, v), (s, lo) in zip(self.vars, lattice)}
 
 
 @dataclass(frozen=True, eq=False)
@@ -187,7 +194,7 @@ def memory(array_model: ArrayModel, banking: Banking, *,
     groups, lanes, env_ranges = [], [], {}
     for g, group in enumerate(array_model.groups):
         inputs = tuple((group_port(g, v), v) for v in group.time_vars)
-        groups.append(GroupInputs(group.loop, group.target_ii, inputs))
+        groups.append(GroupInputs(group.loop, group.target_ii, inputs, time_lattices(group)))
         for (port, v), found in zip(inputs, time_ranges(group)):
             env_ranges[port] = (ranges or {}).get(port) or found
         lanes.extend(_group_lanes(g, group, banking, env_ranges, formulas))
@@ -204,16 +211,34 @@ def memory(array_model: ArrayModel, banking: Banking, *,
 
 @lru_cache(maxsize=4096)
 def time_ranges(group: CycleGroup) -> tuple[tuple[int, int], ...]:
-    """(min, max) of each time variable over the group's domain (a pure function of
-    the group, memoised: the cost model asks for it once per candidate banking)."""
+    """(min, max) of each time variable's input over the group's domain: of the
+    iteration counter ``(v - lo) / s`` where :func:`time_lattices` gives ``v`` a stride
+    (a pure function of the group, memoised: the cost model asks for it once per
+    candidate banking)."""
+    return tuple(_value_range(group, v) if s == 1 else (0, (_value_range(group, v)[1] - lo) // s)
+                 for v, (s, lo) in zip(group.time_vars, time_lattices(group)))
+
+
+@lru_cache(maxsize=4096)
+def time_lattices(group: CycleGroup) -> tuple[tuple[int, int], ...]:
+    """``(s, lo)`` per time variable: every value of ``v`` over the domain is
+    ``s*n + lo`` for an iteration counter ``n >= 0`` (``lo`` its least value), ``s``
+    the largest such stride; ``(1, 0)`` where it has none.  A loop unrolled by U
+    steps by U: its lanes' indices ``v + u`` are ``U*n + lo + u``, so on cyclic U
+    each lane's bank is a constant, as in the emitted code and in HLS."""
     out = []
-    for var in group.time_vars:
-        try:
-            found = G.value_range(G.pw_aff(E.var(var), group.domain.space), group.domain)
-        except (ValueError, TypeError, isl.Error):
-            found = UNBOUNDED_RANGE  # a run-time size isl cannot bound
-        out.append(found if found is not None else (0, 0))
+    for v in group.time_vars:
+        s = G.stride(group.domain, v) if not group.domain.is_empty() else 1
+        out.append((s, _value_range(group, v)[0]) if s > 1 else (1, 0))
     return tuple(out)
+
+
+def _value_range(group: CycleGroup, var: str) -> tuple[int, int]:
+    try:
+        found = G.value_range(G.pw_aff(E.var(var), group.domain.space), group.domain)
+    except (ValueError, TypeError, isl.Error):
+        found = UNBOUNDED_RANGE  # a run-time size isl cannot bound
+    return found if found is not None else (0, 0)
 
 
 def _group_lanes(g: int, group: CycleGroup, banking: Banking, ranges: dict[str, tuple[int, int]],
@@ -243,7 +268,8 @@ def _group_lanes(g: int, group: CycleGroup, banking: Banking, ranges: dict[str, 
 def renamed_indices(group: CycleGroup, g: int) -> tuple[tuple[E.Expr, ...], ...]:
     """Each lane access's index over the memory's inputs (memoised: it does not
     depend on the banking)."""
-    rename = {v: E.var(group_port(g, v)) for v in group.time_vars}
+    rename = {v: E.add(E.scale(s, E.var(group_port(g, v))), E.const(lo))
+              for v, (s, lo) in zip(group.time_vars, time_lattices(group))}
     return tuple(tuple(E.var(irregular_port(g, position, d)) if e is None
                        else E.substitute(e, rename) for d, e in enumerate(access.index))
                  for position, access in enumerate(group.accesses))

@@ -104,7 +104,7 @@ def _group_steps(kernel: ir.Kernel, g: int, group, mem: Memory, rng,
                for k, lane in lanes}
     steps = []
     for point in points:
-        values = {port: point[v] for port, v in mem.groups[g].vars}
+        values = mem.groups[g].values(point)
         enabled, elements, irregular = [], {}, {}
         for k, lane in lanes:
             if not _contains(domains[k], group.time_vars, point):
