@@ -19,7 +19,7 @@ import arraypart
 from arraypart import api, cli, frontend
 from arraypart import expr as E
 from arraypart.banking.solution import Solution
-from arraypart.check import instrument, trace
+from arraypart.check import addresses, instrument, trace
 from arraypart.errors import KernelError
 from arraypart.frontend import clangtu
 from arraypart.limits import STAGE_FLOOR_S, Deadline, TimeLimit
@@ -630,6 +630,24 @@ def test_accesses_under_a_data_dependent_if_are_looked_up(tmp_path, shift):
     assert lines[0].startswith(f"{path}:4:3: error: trace disagrees with the model at step ")
     assert re.fullmatch(rf"  {path}:7:25: the program reads buf\[\d+\], which no access "
                         "the model allows there makes", lines[1])
+
+
+@needs_gxx
+def test_accesses_under_a_data_dependent_if_past_the_key_budget_are_named_not_judged(
+        tmp_path, monkeypatch):
+    """Past :data:`addresses.MAX_MAY_KEYS` the may lanes' keys are not held (memory
+    stays bounded on loops of a million steps): the loop is named among those whose
+    guarded accesses were not looked up, its other accesses are still compared, and no
+    guarded access the program makes is called one the model does not allow (even
+    from a model one element off there)."""
+    monkeypatch.setattr(addresses, "MAX_MAY_KEYS", 4)
+    path, report, recorded = _recorded(tmp_path, "clip.c", GUARDED)
+    result = trace.check_trace(report.kernel, recorded, report.solution.bankings(),
+                               _at_targets(report), _guarded_lane_moved(report, 1))
+    assert result.disagreements == () and result.addresses.compared, result.format()
+    assert result.addresses.skipped == (
+        f"{path}:4:3: the accesses under its data-dependent ifs were not looked up "
+        "(over 4 of them)",)
 
 
 CALLED_TWICE = """\

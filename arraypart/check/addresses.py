@@ -21,7 +21,8 @@ on some of the steps where the model says it may, so it cannot join the sums; in
 every access the program makes there must be one the model allows at that step: its key
 ``(step, place, flat, array, kind)`` is looked up among the keys of the may lanes of
 every path at the steps of their domains (one word per distinct such access of the
-model).
+model; past :data:`MAX_MAY_KEYS` of them the loop's may places are not looked up, and
+the loop is named).
 
 A loop that is itself under a data-dependent ``if`` runs some of its *entries* (the
 model's steps with one value of the loops around it: whole, consecutive runs of steps)
@@ -51,6 +52,9 @@ from .replay import READ, WRITE, chunks, no_checkpoint
 
 #: Steps per loop the model's side enumerates (isl points, a few microseconds each).
 MAX_MODEL_STEPS = 1 << 20
+#: Accesses of may lanes per loop whose keys are held for lookups (8 bytes each, and
+#: the sort's copies while they are made unique).
+MAX_MAY_KEYS = 1 << 23
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX2 = np.uint64(0x94D049BB133111EB)
@@ -74,13 +78,9 @@ def run_points(domain: isl.Set, time_vars: tuple[str, ...], sizes: Mapping[str, 
     time variables that are run-time sizes (the context's first dimensions) fixed at
     the values the run gave them (``sizes``: the testbench's, None where the run
     chose: a size of the data); None when one is unknown or past ``limit`` points."""
-    lead = run_sizes(time_vars, sizes)
-    if lead is None:
+    if run_sizes(time_vars, sizes) is None:
         return None
-    for d, name in enumerate(time_vars[:lead]):
-        domain = domain.fix_val(isl.dim_type.set, d,
-                                isl.Val.int_from_si(domain.get_ctx(), sizes[name]))
-    return lex_points(domain, limit)
+    return lex_points(_at_sizes(domain, time_vars, sizes), limit)
 
 
 def run_sizes(time_vars: tuple[str, ...], sizes: Mapping[str, int | None]) -> int | None:
@@ -96,26 +96,32 @@ def run_sizes(time_vars: tuple[str, ...], sizes: Mapping[str, int | None]) -> in
 
 @dataclass(frozen=True, slots=True)
 class _Lane:
-    """One lane access of the model: the steps it runs in and what it touches."""
+    """One lane access of the model: what it touches (its index over the time
+    variables) at the points of its ``domain`` (sizes fixed at the run's values)."""
 
     coord: Coord
     array: int
     kind: int
-    steps: np.ndarray
-    flat: np.ndarray
-    index: tuple[np.ndarray, ...]
+    index: tuple[E.Expr, ...]
+    domain: isl.Set
 
 
 @dataclass(frozen=True, slots=True)
 class _Model:
-    """A loop's steps, the lanes compared step by step, and the keys
-    (:func:`_may_keys`) of every access a *may* lane (under a data-dependent ``if`` or
-    in a branch of ``?:``) makes at each step it may run."""
+    """A loop's steps, the fingerprints ``sums``/``counts`` of its compared lanes per
+    step (module doc), those lanes (to list one step's accesses in a message), and the
+    keys (:func:`_may_keys`) of every access a *may* lane (under a data-dependent
+    ``if`` or in a branch of ``?:``) makes at each step it may run (None: more than
+    :data:`MAX_MAY_KEYS`, not looked up).  Memory: a few
+    words per step and one per may access, never one per compared access (a loop of a
+    million steps and hundreds of lanes)."""
 
     points: np.ndarray
     time_vars: tuple[str, ...]
+    sums: np.ndarray
+    counts: np.ndarray
     lanes: tuple[_Lane, ...]
-    may_keys: np.ndarray
+    may_keys: np.ndarray | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +176,9 @@ def compare(path: Path, sites: Sequence[Site], loops: Sequence[Coord],
                            "steps)")
         else:
             models[lid] = model
+    skipped += [f"{loops[lid]}: the accesses under its data-dependent ifs were not looked "
+                f"up (over {MAX_MAY_KEYS} of them)"
+                for lid, model in models.items() if model.may_keys is None]
     runs = {lid for lid in models if (loops[lid].line, loops[lid].col) in skipping}
     traced, unforeseen = _trace_side(path, models, kept, site_codes, len(arrays),
                                      checkpoint, runs)
@@ -178,7 +187,7 @@ def compare(path: Path, sites: Sequence[Site], loops: Sequence[Coord],
         if lid in runs:
             text, steps_of = _embedding(path, lid, loops[lid], model, traced[lid], kept,
                                         sites, arrays, checkpoint)
-            if text is None and model.may_keys.size:
+            if text is None and model.may_keys is not None and model.may_keys.size:
                 record = _unforeseen_in_runs(path, lid, model, steps_of, site_codes,
                                              len(arrays), checkpoint)
                 if record is not None:
@@ -222,7 +231,8 @@ def _model(groups: Sequence[CycleGroup], directions: tuple[int, ...] | None,
     points = points[order]
     codes = (points * signs - low) @ strides
     cache: dict[str, np.ndarray | None] = {str(groups[0].domain): points}
-    lanes, may_keys = [], []
+    sums, counts = np.zeros(len(points), np.uint64), np.zeros(len(points), np.int64)
+    lanes, may_keys, may_total = [], [], 0
     seen: set[int] = set()
     for g in groups:
         for lane in g.accesses:
@@ -239,21 +249,38 @@ def _model(groups: Sequence[CycleGroup], directions: tuple[int, ...] | None,
                 return None
             steps = np.searchsorted(codes, (mine * signs - low) @ strides)
             env = {v: mine[:, d] for d, v in enumerate(g.time_vars)}
-            index = tuple(np.broadcast_to(np.asarray(E.evaluate(e, env), np.int64),
-                                          steps.shape) for e in lane.index)
             shape = shapes[arrays[lane.array]]
-            flat = np.asarray(sum(x * int(np.prod(shape[d + 1:]))
-                                  for d, x in enumerate(index)), np.int64)
-            built = _Lane(lane.coord, arrays[lane.array],
-                          WRITE if lane.kind == "write" else READ, steps, flat, index)
+            flat = np.asarray(sum(np.asarray(E.evaluate(e, env), np.int64)
+                                  * int(np.prod(shape[d + 1:]))
+                                  for d, e in enumerate(lane.index)), np.int64)
+            flat = np.broadcast_to(flat, steps.shape)
+            code = WRITE if lane.kind == "write" else READ
+            array, kind = np.full(steps.size, arrays[lane.array]), np.full(steps.size, code)
             if compared:
-                lanes.append(built)
-            else:
-                may_keys.append(_may_keys(steps, np.full(steps.size, may[place]), built.flat,
-                                          np.full(steps.size, built.array),
-                                          np.full(steps.size, built.kind), len(shapes)))
-    keys = np.unique(np.concatenate(may_keys)) if may_keys else np.empty(0, np.uint64)
-    return _Model(points, groups[0].time_vars, tuple(lanes), keys)
+                lanes.append(_Lane(lane.coord, arrays[lane.array], code, lane.index,
+                                   _at_sizes(lane.domain, time_vars, sizes)))
+                s, c = _fingerprints(steps, flat, array, kind, len(points), len(shapes))
+                sums += s
+                counts += c
+            elif may_keys is not None:
+                may_total += steps.size
+                if may_total > MAX_MAY_KEYS:
+                    may_keys = None
+                else:
+                    may_keys.append(_may_keys(steps, np.full(steps.size, may[place]), flat,
+                                              array, kind, len(shapes)))
+    keys = (None if may_keys is None else np.unique(np.concatenate(may_keys)) if may_keys
+            else np.empty(0, np.uint64))
+    return _Model(points, groups[0].time_vars, sums, counts, tuple(lanes), keys)
+
+
+def _at_sizes(domain: isl.Set, time_vars: tuple[str, ...],
+              sizes: Mapping[str, int | None]) -> isl.Set:
+    """``domain`` with its leading run-time sizes fixed at the run's values."""
+    for d in range(run_sizes(time_vars, sizes) or 0):
+        domain = domain.fix_val(isl.dim_type.set, d,
+                                isl.Val.int_from_si(domain.get_ctx(), sizes[time_vars[d]]))
+    return domain
 
 
 def _may_keys(steps: np.ndarray, codes: np.ndarray, flat: np.ndarray, array: np.ndarray,
@@ -276,17 +303,6 @@ def _fingerprints(steps: np.ndarray, flat: np.ndarray, array: np.ndarray, kind: 
     return sums, counts
 
 
-def _model_side(model: _Model, arrays: int) -> tuple[np.ndarray, np.ndarray]:
-    size = len(model.points)
-    sums, counts = np.zeros(size, np.uint64), np.zeros(size, np.int64)
-    for lane in model.lanes:
-        s, c = _fingerprints(lane.steps, lane.flat, np.full(lane.steps.size, lane.array),
-                             np.full(lane.steps.size, lane.kind), size, arrays)
-        sums += s
-        counts += c
-    return sums, counts
-
-
 def _trace_side(path: Path, models: Mapping[int, _Model], kept: np.ndarray,
                 site_codes: np.ndarray, arrays: int, checkpoint: Callable[[], None],
                 runs: set[int]):
@@ -303,7 +319,7 @@ def _trace_side(path: Path, models: Mapping[int, _Model], kept: np.ndarray,
                 continue
             sums, counts, steps = out[lid]
             steps = max(steps, int(mine["step"].max()) + 1)
-            if lid not in unforeseen and lid not in runs:
+            if lid not in unforeseen and lid not in runs and model.may_keys is not None:
                 first = _first_unforeseen(mine, model, site_codes, arrays)
                 if first is not None:
                     unforeseen[lid] = first
@@ -326,7 +342,10 @@ def _first_unforeseen(rows: np.ndarray, model: _Model, site_codes: np.ndarray,
     keys = _may_keys(mine["step"].astype(np.int64), codes[at_may],
                      mine["flat"].astype(np.int64), mine["array"].astype(np.int64),
                      mine["kind"].astype(np.int64), arrays)
-    missing = np.flatnonzero(~np.isin(keys, model.may_keys))
+    # may_keys is sorted and unique: a binary search per key, no sort of the model's keys
+    where = np.minimum(np.searchsorted(model.may_keys, keys), max(model.may_keys.size - 1, 0))
+    found = (model.may_keys[where] == keys) if model.may_keys.size else np.zeros(keys.size, bool)
+    missing = np.flatnonzero(~found)
     return mine[missing[0]] if missing.size else None
 
 
@@ -346,8 +365,7 @@ def _first_mismatch(path: Path, lid: int, coord: Coord, model: _Model, traced,
                     arrays: Sequence[tuple[str, tuple[int, ...]]],
                     checkpoint: Callable[[], None]) -> str | None:
     sums, counts, steps = traced
-    expected_sums, expected_counts = _model_side(model, len(arrays))
-    differ = np.flatnonzero((sums != expected_sums) | (counts != expected_counts))
+    differ = np.flatnonzero((sums != model.sums) | (counts != model.counts))
     if not differ.size:
         return None if steps == len(model.points) else _step_count_text(coord, steps, model)
     step = int(differ[0])
@@ -388,7 +406,7 @@ def _embedding(path: Path, lid: int, coord: Coord, model: _Model, traced, kept: 
     sums, counts, steps = traced
     if steps > len(model.points):
         return _step_count_text(coord, steps, model), np.zeros(0, np.int64)
-    want_sums, want_counts = _model_side(model, len(arrays))
+    want_sums, want_counts = model.sums, model.counts
     starts = _run_starts(model.points)
     ends = np.append(starts[1:], len(model.points))
     steps_of = np.zeros(steps, np.int64)
@@ -433,10 +451,15 @@ def _index(x: tuple[int, ...]) -> str:
 
 
 def _model_accesses(model: _Model, step: int, arrays: Sequence[tuple[str, tuple]]):
+    """The compared lanes' accesses at ``step``: those whose domain holds its point."""
+    point = dict(zip(model.time_vars, model.points[step].tolist()))
     for lane in model.lanes:
-        for n in np.flatnonzero(lane.steps == step).tolist():
+        at = lane.domain
+        for d, v in enumerate(model.time_vars):
+            at = at.fix_val(isl.dim_type.set, d, isl.Val.int_from_si(at.get_ctx(), point[v]))
+        if not at.is_empty():
             yield (lane.coord, _KINDS[lane.kind], arrays[lane.array][0],
-                   tuple(int(x[n]) for x in lane.index))
+                   tuple(int(E.evaluate(e, point)) for e in lane.index))
 
 
 _KINDS = {READ: "reads", WRITE: "writes"}
