@@ -624,3 +624,49 @@ def test_a_part_select_assignment_reads_and_writes_its_element(tmp_path):
     run = run_project(compiled, tmp_path)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
     assert_the_trace_agrees(compiled, tmp_path, ports=2)
+
+
+SHORT_CIRCUIT = {
+    "ternary": "int t = j > 0 ? a[j - 1] : a[j + 1];",
+    "and": "int t = 0;\n        if (j > 0 && a[j - 1] > 3) t = 1;",
+    "or": "int t = (j == 0 || a[j - 1] > 2) ? 1 : 2;",
+    "nested": "int t = j > 0 && (j < 15 ? a[j + 1] : a[j - 1]) > 0;",
+}
+
+
+@pytest.mark.parametrize("case", sorted(SHORT_CIRCUIT))
+def test_operands_that_c_skips_run_only_where_their_condition_lets_them(tmp_path, case):
+    """C evaluates the right operand of ``&&`` only where the left holds, of ``||`` only
+    where it fails, and one branch of ``?:``.  Under an affine condition those reads are
+    guarded like an ``if``'s branch: ``a[j - 1]`` never leaves ``a`` at ``j = 0``, and
+    the branches of ``?:`` never share a cycle, so one port of ``a`` serves II 1."""
+    text = f"""
+    void k(int a[16], int b[16]) {{
+    #pragma HLS bind_storage variable=a type=ram_1p
+      for (int j = 0; j < 16; j++) {{
+    #pragma HLS pipeline II=1
+        {SHORT_CIRCUIT[case]}
+        b[j] = t;
+      }}
+    }}"""
+    compiled = compile_text(tmp_path, case, text)
+    assert searched(compiled.report, "a").lower_bound == 1  # one read a cycle
+    assert checked_iis(compiled) == {"L4": 1}
+    assert [l["achieved_ii"] for l in loops(compiled)] == [1]
+
+
+@needs_gxx
+@pytest.mark.parametrize("case", sorted(SHORT_CIRCUIT))
+def test_operands_that_c_skips_build_run_and_trace_as_modelled(tmp_path, case):
+    text = f"""
+    void k(int a[16], int b[16]) {{
+      for (int j = 0; j < 16; j++) {{
+    #pragma HLS pipeline II=1
+        {SHORT_CIRCUIT[case]}
+        b[j] = t + a[j];
+      }}
+    }}"""
+    compiled = compile_text(tmp_path, case, text)
+    run_testbench(compiled, tmp_path)
+    (tmp_path / "trace").mkdir()
+    assert_the_trace_agrees(compiled, tmp_path / "trace", ports=2)

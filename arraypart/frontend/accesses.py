@@ -7,15 +7,24 @@ parameter is the caller's array, row or field); ``*p``, ``*(p + e)`` and ``p->f`
 the elements ``p[0]``, ``p[e]`` and ``p[0]``; ``A[i].f`` and ``A[i].f[k]`` are the
 struct element ``A[i]``; an array passed to a call is no access, its subscripts are
 read.  The state these methods share is :class:`.lower._Lowering`'s, documented there.
+
+C evaluates the right operand of ``L && R`` only where L holds, of ``L || R`` only where
+it fails, and one branch of ``c ? a : b``.  Where that condition is affine the operand's
+accesses are *guarded* (:class:`Guarded`): as statements they run under an ``if`` on it
+(:meth:`AccessLowering._guarded_statements`), so ``j > 0 ? A[j - 1] : 0`` never reads
+``A[-1]`` and two branches never share a cycle's ports.  Under a data-dependent
+condition they run wherever it may hold: a superset.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..errors import Coord, KernelError
-from ..ir import Access
+from ..ir import Access, Conjunction, If, Node, Stmt
 from . import calls
 from .calls import Binding
-from .cexpr import quasi_affine
+from .cexpr import condition_dnf, quasi_affine
 from . import cnodes as N
 
 MEMBER = "member ref expr"
@@ -25,13 +34,62 @@ INCREMENTS = {"p++": 1, "++": 1, "p--": -1, "--": -1}
 PART_SELECTS = frozenset({"range", "bit"})
 
 
+@dataclass(frozen=True, slots=True)
+class Guarded:
+    """The accesses of an operand that runs only where the affine condition ``cond``
+    holds (``holds``) or fails: ``accesses`` may hold guarded operands of its own."""
+
+    cond: tuple[Conjunction, ...]
+    holds: bool
+    accesses: tuple["Access | Guarded", ...]
+
+
+def flatten(found) -> list[Access]:
+    """Every access of ``found``, guarded or not, in evaluation order."""
+    out: list[Access] = []
+    for item in found:
+        out.extend(flatten(item.accesses) if isinstance(item, Guarded) else (item,))
+    return out
+
+
+def guarded_statements(found, coord: Coord) -> list[Node]:
+    """The statement of ``found``'s unguarded accesses, then an ``if`` per guarded
+    operand (its accesses in the branch where the operand runs)."""
+    nodes: list[Node] = [Stmt(tuple(a for a in found if isinstance(a, Access)), coord)]
+    for item in found:
+        if isinstance(item, Guarded):
+            inner = tuple(guarded_statements(item.accesses, coord))
+            nodes.append(If(item.cond, inner, (), coord) if item.holds
+                         else If(item.cond, (), inner, coord))
+    return nodes
+
+
 class AccessLowering:
     """The accesses of a :class:`.lower._Lowering` run's statements."""
 
     def _accesses(self, node: N.Node) -> list[Access]:
-        found: list[Access] = []
+        """Every access of ``node``, those of a guarded operand included."""
+        found: list = []
         self._collect(node, found)
-        return found
+        return flatten(found)
+
+    def _guarded_statements(self, node: N.Node, coord: Coord) -> list[Node]:
+        """``node``'s accesses as statements, guarded operands under their ``if``."""
+        found: list = []
+        self._collect(node, found)
+        return guarded_statements(found, coord)
+
+    def _operand(self, cond: N.Node, holds: bool, operand: N.Node | None, out: list) -> None:
+        """The accesses of ``operand``, which runs where ``cond`` holds (or fails)."""
+        if operand is None:
+            return
+        inner: list = []
+        self._collect(operand, inner)
+        dnf = condition_dnf(cond, self._scope())
+        if dnf is None:
+            out.extend(inner)
+        elif inner:
+            out.append(Guarded(dnf, holds, tuple(inner)))
 
     def _no_calls(self, node: N.Node | None, where: str) -> None:
         """Calls are inlined as statements: one in a condition or loop header is an
@@ -42,8 +100,15 @@ class AccessLowering:
                                           "inlines calls that are statements; assign its "
                                           "result to a variable first")
 
-    def _collect(self, node: N.Node, out: list[Access]) -> None:
-        if isinstance(node, N.FuncCall):
+    def _collect(self, node: N.Node, out: list) -> None:
+        if isinstance(node, N.BinaryOp) and node.op in ("&&", "||"):
+            self._collect(node.left, out)
+            self._operand(node.left, node.op == "&&", node.right, out)
+        elif isinstance(node, N.TernaryOp):
+            self._collect(node.cond, out)
+            self._operand(node.cond, True, node.iftrue, out)
+            self._operand(node.cond, False, node.iffalse, out)
+        elif isinstance(node, N.FuncCall):
             self._call_arguments(node, out)
         elif isinstance(node, N.ArrayRef):
             self._reference(node, out, ("read",))

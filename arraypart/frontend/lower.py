@@ -334,7 +334,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         if isinstance(node, N.For):
             return self._loop(node, None)
         if isinstance(node, N.If):
-            return self._inlined(node.cond) + [self._if(node)]
+            return self._inlined(node.cond) + self._if(node)
         if isinstance(node, N.Switch):
             return self._inlined(node.cond) + self._switch(node)
         if isinstance(node, N.Unsupported) and node.keyword in ESCAPES and self._loops:
@@ -352,7 +352,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
                 if not d.is_array and d.init is not None:
                     self._check_reference(d)
                     stmts += self._inlined(d.init)
-                    stmts.append(Stmt(tuple(self._accesses(d.init)), d.coord))
+                    stmts += self._guarded_statements(d.init, d.coord)
                 if not d.is_array:
                     self._declare_scalar(d)
             return stmts
@@ -361,11 +361,11 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         if isinstance(node, N.Return):
             if node.expr is None:
                 return []
-            return self._inlined(node.expr) + [Stmt(tuple(self._accesses(node.expr)), coord)]
+            return self._inlined(node.expr) + self._guarded_statements(node.expr, coord)
         inlined = self._inlined(node)
-        stmt = Stmt(tuple(self._accesses(node)), coord)
+        stmts = self._guarded_statements(node, coord)
         self._apply_effects(node)
-        return inlined + [stmt]
+        return inlined + stmts
 
     # ------------------------------------------------------------ calls
 
@@ -526,13 +526,19 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
                           f"#pragma HLS {pragma.kind} must stand in a loop body itself "
                           "(not in a block or branch inside it)")
 
-    def _if(self, node: N.If) -> If:
+    def _if(self, node: N.If) -> list[Node]:
         """An ``if``; a scalar keeps an affine value after it only when both branches
         leave it the same (:func:`.scalars.merge`).  The calls in its condition are
         inlined before it (:meth:`_statement`): the condition runs whichever branch is
-        taken (one that ``&&`` or ``||`` may skip is counted as run: a superset)."""
+        taken; an operand that ``&&``, ``||`` or ``?:`` skips where an affine condition
+        fails runs under an ``if`` on it, before (:meth:`_guarded_statements`), one they
+        skip on the data is counted as run (a superset)."""
         cond = condition_dnf(node.cond, self._scope())
-        cond_accesses = () if cond is not None else tuple(self._accesses(node.cond))
+        guarded: list[Node] = []
+        cond_accesses: tuple = ()
+        if cond is None:
+            reads, *guarded = self._guarded_statements(node.cond, node.coord)
+            cond_accesses = reads.accesses
         within = (None, None) if cond is not None else tuple(
             condition_superset(node.cond, self._range_scope(), negate)
             for negate in (False, True))
@@ -544,7 +550,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         orelse = () if node.iffalse is None else _inside(
             within[1], tuple(self._statement(node.iffalse)), node.coord)
         self._merge_paths([after_then, self._state()], node.coord, "if")
-        return If(cond, then, orelse, node.coord, cond_accesses)
+        return guarded + [If(cond, then, orelse, node.coord, cond_accesses)]
 
     def _switch(self, node: N.Switch) -> list[Node]:
         """A ``switch`` as the if / else-if chain of its arms (:mod:`.switches`), the
