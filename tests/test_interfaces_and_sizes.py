@@ -369,6 +369,33 @@ def test_array_extent_bounds_a_size(tmp_path):
     assert params["n"]["bound_by"].startswith("the extent of a at ")
 
 
+LEAST_VALUE = """void tree(const int in[255], int depth[255], int n) {
+  depth[n - 2] = 1;
+  for (int i = n - 3; i >= 0; i--) {
+#pragma HLS pipeline II=1
+    depth[i] = depth[i + 1] + in[i];
+  }
+}
+"""
+
+
+def test_a_size_whose_least_values_leave_an_array_starts_where_they_stop(tmp_path):
+    """``depth[n - 2]`` gives n = 0 and 1 no meaning (Kastner's Huffman tree depth):
+    the size starts at 2, the extent bounding it on both sides, and the kernel is
+    banked, built and checked over that range."""
+    path = write(tmp_path, "tree.c", LEAST_VALUE)
+    params = arraypart.analyze(path).to_json()["params"]
+    assert params["n"]["range"] == [2, 256]
+    assert params["n"]["bound_by"].startswith("the extent of depth at ")
+
+
+@needs_gxx
+def test_a_size_that_starts_above_zero_builds_and_matches_the_original(tmp_path):
+    compiled = arraypart.compile_kernel(write(tmp_path, "tree.c", LEAST_VALUE))
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+
+
 def test_the_extents_of_one_array_bound_the_sizes_of_a_nest(tmp_path):
     """At their least values (0) each size empties the other's loop; from the next
     value up the image's rows bound one and its columns the other (face-detection's

@@ -70,6 +70,7 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
     for p in open_sizes:
         if p.low is not None:
             box[p.name] = (p.low, p.low)
+    open_sizes = [_reopened(p, bad, box) for p in open_sizes]
     for p in open_sizes:
         if p.low is None:
             box[p.name] = _anchor(p, bad, box, witnesses)
@@ -91,6 +92,20 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
         box[p.name] = (bounded[p.name].low, bounded[p.name].high)
     params = tuple(bounded.get(p.name, p) for p in kernel.params)
     return _with_unbounded_warnings(replace(kernel, params=params))
+
+
+def _reopened(p: ir.Param, bad, box: dict) -> ir.Param:
+    """``p`` with its least value open again when the sizes at their least values are
+    in ``Bad`` but a larger value of ``p`` (the others held) is not: ``child[n - 2]``
+    gives ``n = 0`` and ``n = 1`` no meaning, so they are no values the program runs
+    with, and the least value becomes the next one outside ``Bad`` (:func:`_bounded`)."""
+    if FRESH_MARK in p.name or p.low is None or _within(bad, box, ()).is_empty():
+        return p
+    known = {n: b for n, b in box.items() if n != p.name and None not in b}
+    values = G.project_onto(_within(bad, known, ()), p.name)
+    good = values.complement().intersect(
+        G.range_set(values.space, p.name, p.low + 1, p.high))
+    return p if good.is_empty() else replace(p, low=None)
 
 
 def _with_unbounded_warnings(kernel: ir.Kernel) -> ir.Kernel:
