@@ -31,6 +31,23 @@ def test_each_header_compiles_on_its_own(header, tmp_path):
     assert done.returncode == 0, done.stderr
 
 
+#: Names kernels #define before including the headers (``#define N 11`` in an FIR):
+#: the headers' own names are reserved ones (``_AP_W``), as Xilinx's are.
+USER_MACROS = ("N", "W", "I", "T", "S", "R", "NW", "A", "B", "D", "DEPTH")
+
+
+@needs_gxx
+@pytest.mark.parametrize("macro", USER_MACROS)
+def test_a_kernels_macro_does_not_reach_the_headers_names(macro, tmp_path):
+    source = tmp_path / "macro.cpp"
+    source.write_text(f"#define {macro} 11\n" + "".join(f'#include "{h}"\n' for h in HEADERS)
+                      + "ap_fixed<12, 4> f(ap_int<7> a) { return a * ap_fixed<12, 4>(0.5); }\n"
+                      "int main() { hls::stream<int> s; s.write(1); return s.read() - 1; }\n")
+    done = subprocess.run(["g++", "-std=c++14", "-Wall", "-Werror", "-fsyntax-only",
+                           f"-I{INCLUDE}", str(source)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
 @needs_gxx
 def test_program_builds_and_runs_with_gxx(tmp_path):
     binary = tmp_path / "standin_headers_test"

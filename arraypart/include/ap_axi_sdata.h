@@ -12,44 +12,44 @@
 
 namespace ap_detail {
 constexpr int at_least_one(int w) { return w > 0 ? w : 1; }
-template <class T> struct bit_width { static constexpr int value = int(8 * sizeof(T)); };
-template <int W> struct bit_width<ap_int<W>> { static constexpr int value = W; };
-template <int W> struct bit_width<ap_uint<W>> { static constexpr int value = W; };
+template <class _AP_T> struct bit_width { static constexpr int value = int(8 * sizeof(_AP_T)); };
+template <int _AP_W> struct bit_width<ap_int<_AP_W>> { static constexpr int value = _AP_W; };
+template <int _AP_W> struct bit_width<ap_uint<_AP_W>> { static constexpr int value = _AP_W; };
 }  // namespace ap_detail
 
-template <int D, int U = 0, int TI = 0, int TD = 0>
+template <int _AP_D, int _AP_U = 0, int _AP_TI = 0, int _AP_TD = 0>
 struct ap_axis {
-  ap_int<D> data;
-  ap_uint<(D + 7) / 8> keep;
-  ap_uint<(D + 7) / 8> strb;
-  ap_uint<ap_detail::at_least_one(U)> user;
+  ap_int<_AP_D> data;
+  ap_uint<(_AP_D + 7) / 8> keep;
+  ap_uint<(_AP_D + 7) / 8> strb;
+  ap_uint<ap_detail::at_least_one(_AP_U)> user;
   ap_uint<1> last;
-  ap_uint<ap_detail::at_least_one(TI)> id;
-  ap_uint<ap_detail::at_least_one(TD)> dest;
+  ap_uint<ap_detail::at_least_one(_AP_TI)> id;
+  ap_uint<ap_detail::at_least_one(_AP_TD)> dest;
 };
 
-template <int D, int U = 0, int TI = 0, int TD = 0>
+template <int _AP_D, int _AP_U = 0, int _AP_TI = 0, int _AP_TD = 0>
 struct ap_axiu {
-  ap_uint<D> data;
-  ap_uint<(D + 7) / 8> keep;
-  ap_uint<(D + 7) / 8> strb;
-  ap_uint<ap_detail::at_least_one(U)> user;
+  ap_uint<_AP_D> data;
+  ap_uint<(_AP_D + 7) / 8> keep;
+  ap_uint<(_AP_D + 7) / 8> strb;
+  ap_uint<ap_detail::at_least_one(_AP_U)> user;
   ap_uint<1> last;
-  ap_uint<ap_detail::at_least_one(TI)> id;
-  ap_uint<ap_detail::at_least_one(TD)> dest;
+  ap_uint<ap_detail::at_least_one(_AP_TI)> id;
+  ap_uint<ap_detail::at_least_one(_AP_TD)> dest;
 };
 
 namespace hls {
-template <typename T, std::size_t U = 0, std::size_t TI = 0, std::size_t TD = 0>
+template <typename _AP_T, std::size_t _AP_U = 0, std::size_t _AP_TI = 0, std::size_t _AP_TD = 0>
 struct axis {
-  static constexpr int bytes = (ap_detail::bit_width<T>::value + 7) / 8;
-  T data;
+  static constexpr int bytes = (ap_detail::bit_width<_AP_T>::value + 7) / 8;
+  _AP_T data;
   ap_uint<bytes> keep;
   ap_uint<bytes> strb;
-  ap_uint<ap_detail::at_least_one(int(U))> user;
+  ap_uint<ap_detail::at_least_one(int(_AP_U))> user;
   ap_uint<1> last;
-  ap_uint<ap_detail::at_least_one(int(TI))> id;
-  ap_uint<ap_detail::at_least_one(int(TD))> dest;
+  ap_uint<ap_detail::at_least_one(int(_AP_TI))> id;
+  ap_uint<ap_detail::at_least_one(int(_AP_TD))> dest;
 };
 }  // namespace hls
 

@@ -28,9 +28,9 @@
 enum ap_q_mode { AP_RND, AP_RND_ZERO, AP_RND_MIN_INF, AP_RND_INF, AP_RND_CONV, AP_TRN, AP_TRN_ZERO };
 enum ap_o_mode { AP_SAT, AP_SAT_ZERO, AP_SAT_SYM, AP_WRAP, AP_WRAP_SM };
 
-template <int W, bool S> class ap_int_base;
-template <int W, bool S> class ap_range_ref;
-template <int W, bool S> class ap_bit_ref;
+template <int _AP_W, bool _AP_S> class ap_int_base;
+template <int _AP_W, bool _AP_S> class ap_range_ref;
+template <int _AP_W, bool _AP_S> class ap_bit_ref;
 
 namespace ap_detail {
 
@@ -110,99 +110,99 @@ inline void udivmod(const uint64_t* a, const uint64_t* b, uint64_t* q, uint64_t*
 }
 
 // Result types of binary operators, as Vitis HLS widens them.
-template <int W1, bool S1, int W2, bool S2>
+template <int _AP_W1, bool _AP_S1, int _AP_W2, bool _AP_S2>
 struct rtype {
-  static constexpr int logic_w = ap_max(W1 + (S2 && !S1), W2 + (S1 && !S2));
-  typedef ap_int_base<ap_cap(W1 + W2), S1 || S2> mult;
-  typedef ap_int_base<ap_cap(logic_w + 1), S1 || S2> plus;
+  static constexpr int logic_w = ap_max(_AP_W1 + (_AP_S2 && !_AP_S1), _AP_W2 + (_AP_S1 && !_AP_S2));
+  typedef ap_int_base<ap_cap(_AP_W1 + _AP_W2), _AP_S1 || _AP_S2> mult;
+  typedef ap_int_base<ap_cap(logic_w + 1), _AP_S1 || _AP_S2> plus;
   typedef ap_int_base<ap_cap(logic_w + 1), true> minus;
-  typedef ap_int_base<ap_cap(W1 + S2), S1 || S2> div;
-  typedef ap_int_base<ap_min(W1, W2 + (S1 && !S2)), S1> mod;
-  typedef ap_int_base<ap_cap(logic_w), S1 || S2> logic;
+  typedef ap_int_base<ap_cap(_AP_W1 + _AP_S2), _AP_S1 || _AP_S2> div;
+  typedef ap_int_base<ap_min(_AP_W1, _AP_W2 + (_AP_S1 && !_AP_S2)), _AP_S1> mod;
+  typedef ap_int_base<ap_cap(logic_w), _AP_S1 || _AP_S2> logic;
   typedef ap_int_base<ap_cap(logic_w + 1), true> cmp;
 };
 
 // The ap_int_base a type stands for in mixed arithmetic: itself (or its base) for the
 // arbitrary-precision integers, the same-width integer for a C integer type.
-template <int W, bool S> ap_int_base<W, S> base_of(const ap_int_base<W, S>*);
+template <int _AP_W, bool _AP_S> ap_int_base<_AP_W, _AP_S> base_of(const ap_int_base<_AP_W, _AP_S>*);
 void base_of(...);
-template <class T, class = void> struct int_of {};
-template <class T>
-struct int_of<T, typename std::enable_if<std::is_integral<T>::value>::type> {
-  typedef ap_int_base<std::is_same<T, bool>::value ? 1 : int(8 * sizeof(T)),
-                      std::is_signed<T>::value> type;
+template <class _AP_T, class = void> struct int_of {};
+template <class _AP_T>
+struct int_of<_AP_T, typename std::enable_if<std::is_integral<_AP_T>::value>::type> {
+  typedef ap_int_base<std::is_same<_AP_T, bool>::value ? 1 : int(8 * sizeof(_AP_T)),
+                      std::is_signed<_AP_T>::value> type;
 };
-template <class T>
-struct int_of<T, typename std::enable_if<
-                     !std::is_void<decltype(base_of((T*)nullptr))>::value>::type> {
-  typedef decltype(base_of((T*)nullptr)) type;
+template <class _AP_T>
+struct int_of<_AP_T, typename std::enable_if<
+                     !std::is_void<decltype(base_of((_AP_T*)nullptr))>::value>::type> {
+  typedef decltype(base_of((_AP_T*)nullptr)) type;
 };
-template <class T> struct is_ap_int {
-  static constexpr bool value = !std::is_void<decltype(base_of((T*)nullptr))>::value;
+template <class _AP_T> struct is_ap_int {
+  static constexpr bool value = !std::is_void<decltype(base_of((_AP_T*)nullptr))>::value;
 };
 // Some operand is an ap integer and both operands are integers of some kind.
-template <class A, class B> struct int_pair {
-  static constexpr bool value = (is_ap_int<A>::value || is_ap_int<B>::value) &&
-                                (is_ap_int<A>::value || std::is_integral<A>::value) &&
-                                (is_ap_int<B>::value || std::is_integral<B>::value);
+template <class _AP_A, class _AP_B> struct int_pair {
+  static constexpr bool value = (is_ap_int<_AP_A>::value || is_ap_int<_AP_B>::value) &&
+                                (is_ap_int<_AP_A>::value || std::is_integral<_AP_A>::value) &&
+                                (is_ap_int<_AP_B>::value || std::is_integral<_AP_B>::value);
 };
 // An ap integer with a floating-point operand: the arithmetic is the C one on double.
-template <class A, class B> struct int_float_pair {
-  static constexpr bool value = (is_ap_int<A>::value && std::is_floating_point<B>::value) ||
-                                (std::is_floating_point<A>::value && is_ap_int<B>::value);
+template <class _AP_A, class _AP_B> struct int_float_pair {
+  static constexpr bool value = (is_ap_int<_AP_A>::value && std::is_floating_point<_AP_B>::value) ||
+                                (std::is_floating_point<_AP_A>::value && is_ap_int<_AP_B>::value);
 };
-template <class T> double as_double(const T& v) { return double(v); }
+template <class _AP_T> double as_double(const _AP_T& v) { return double(v); }
 
 }  // namespace ap_detail
 
-template <int W, bool S>
+template <int _AP_W, bool _AP_S>
 class ap_int_base {
-  static_assert(W >= 1, "ap_[u]int width must be at least 1");
-  static_assert(W <= AP_INT_MAX_W, "ap_[u]int width exceeds AP_INT_MAX_W");
+  static_assert(_AP_W >= 1, "ap_[u]int width must be at least 1");
+  static_assert(_AP_W <= AP_INT_MAX_W, "ap_[u]int width exceeds AP_INT_MAX_W");
 
  public:
-  static constexpr int width = W;
-  static constexpr bool sign_flag = S;
-  static constexpr int NW = ap_detail::words(W);
-  uint64_t w_[NW];
+  static constexpr int width = _AP_W;
+  static constexpr bool sign_flag = _AP_S;
+  static constexpr int _AP_NW = ap_detail::words(_AP_W);
+  uint64_t w_[_AP_NW];
 
   // Construction: zero, C integers (sign-extended), floating point (truncated toward
   // zero, wrapped), other widths (sign- or zero-extended, then wrapped), strings.
   ap_int_base() { set_int(0, false); }
-  template <class T, typename std::enable_if<std::is_integral<T>::value, int>::type = 0>
-  ap_int_base(T v) { set_int((uint64_t)v, std::is_signed<T>::value && v < 0); }
-  template <class T, typename std::enable_if<std::is_floating_point<T>::value, int>::type = 0>
-  ap_int_base(T v) { set_real(v); }
-  template <class T, typename std::enable_if<std::is_enum<T>::value, int>::type = 0>
-  ap_int_base(T v) { set_int((uint64_t)(long long)v, (long long)v < 0); }
-  template <int W2, bool S2>
-  ap_int_base(const ap_int_base<W2, S2>& o) {
-    for (int i = 0; i < NW; ++i) w_[i] = o.word(i);
+  template <class _AP_T, typename std::enable_if<std::is_integral<_AP_T>::value, int>::type = 0>
+  ap_int_base(_AP_T v) { set_int((uint64_t)v, std::is_signed<_AP_T>::value && v < 0); }
+  template <class _AP_T, typename std::enable_if<std::is_floating_point<_AP_T>::value, int>::type = 0>
+  ap_int_base(_AP_T v) { set_real(v); }
+  template <class _AP_T, typename std::enable_if<std::is_enum<_AP_T>::value, int>::type = 0>
+  ap_int_base(_AP_T v) { set_int((uint64_t)(long long)v, (long long)v < 0); }
+  template <int _AP_W2, bool _AP_S2>
+  ap_int_base(const ap_int_base<_AP_W2, _AP_S2>& o) {
+    for (int i = 0; i < _AP_NW; ++i) w_[i] = o.word(i);
     normalize();
   }
-  template <int W2, bool S2>
-  ap_int_base(const ap_range_ref<W2, S2>& r) : ap_int_base(r.get()) {}
-  template <int W2, bool S2>
-  ap_int_base(const ap_bit_ref<W2, S2>& b) { set_int(bool(b), false); }
+  template <int _AP_W2, bool _AP_S2>
+  ap_int_base(const ap_range_ref<_AP_W2, _AP_S2>& r) : ap_int_base(r.get()) {}
+  template <int _AP_W2, bool _AP_S2>
+  ap_int_base(const ap_bit_ref<_AP_W2, _AP_S2>& b) { set_int(bool(b), false); }
   ap_int_base(const char* text, int radix = 0) { set_text(text, radix); }
   // From any other number type with to_long_double() (the fixed-point types): the
   // integer part, truncated toward zero.
-  template <class T, typename std::enable_if<
-                         std::is_class<T>::value && !ap_detail::is_ap_int<T>::value &&
-                             std::is_same<decltype(std::declval<const T&>().to_long_double()),
+  template <class _AP_T, typename std::enable_if<
+                         std::is_class<_AP_T>::value && !ap_detail::is_ap_int<_AP_T>::value &&
+                             std::is_same<decltype(std::declval<const _AP_T&>().to_long_double()),
                                           long double>::value,
                          int>::type = 0>
-  ap_int_base(const T& v) { set_real(v.to_long_double()); }
+  ap_int_base(const _AP_T& v) { set_real(v.to_long_double()); }
 
   // Words of the value sign- or zero-extended to any length.
   uint64_t word(int i) const {
     uint64_t ext = is_neg() ? ~0ULL : 0;
-    if (i >= NW) return ext;
-    if (i == NW - 1) return w_[i] | (ext & ~ap_detail::top_mask(W));
+    if (i >= _AP_NW) return ext;
+    if (i == _AP_NW - 1) return w_[i] | (ext & ~ap_detail::top_mask(_AP_W));
     return w_[i];
   }
-  bool is_neg() const { return S && ap_detail::bit(w_, W - 1); }
-  void normalize() { w_[NW - 1] &= ap_detail::top_mask(W); }
+  bool is_neg() const { return _AP_S && ap_detail::bit(w_, _AP_W - 1); }
+  void normalize() { w_[_AP_NW - 1] &= ap_detail::top_mask(_AP_W); }
 
   // Conversions.
   long long to_int64() const { return (long long)word(0); }
@@ -214,22 +214,22 @@ class ap_int_base {
   bool to_bool() const { return !iszero(); }
   long double to_long_double() const {
     if (is_neg()) {
-      uint64_t m[NW + 1], full[NW + 1];
-      for (int i = 0; i <= NW; ++i) full[i] = word(i);
-      ap_detail::negate(full, m, NW + 1);
-      return -magnitude(m, NW + 1);
+      uint64_t m[_AP_NW + 1], full[_AP_NW + 1];
+      for (int i = 0; i <= _AP_NW; ++i) full[i] = word(i);
+      ap_detail::negate(full, m, _AP_NW + 1);
+      return -magnitude(m, _AP_NW + 1);
     }
-    return magnitude(w_, NW);
+    return magnitude(w_, _AP_NW);
   }
   double to_double() const { return (double)to_long_double(); }
   float to_float() const { return (float)to_long_double(); }
-  typedef typename std::conditional<S, long long, unsigned long long>::type c_type;
+  typedef typename std::conditional<_AP_S, long long, unsigned long long>::type c_type;
   operator c_type() const { return (c_type)word(0); }
 
   // Bits.
-  int length() const { return W; }
+  int length() const { return _AP_W; }
   bool iszero() const {
-    for (int i = 0; i < NW; ++i)
+    for (int i = 0; i < _AP_NW; ++i)
       if (w_[i]) return false;
     return true;
   }
@@ -243,45 +243,45 @@ class ap_int_base {
   void set(int i) { set_bit(i, true); }
   void clear(int i) { set_bit(i, false); }
   void invert(int i) { set_bit(i, !test(i)); }
-  ap_bit_ref<W, S> operator[](int i) { return ap_bit_ref<W, S>(*this, i); }
+  ap_bit_ref<_AP_W, _AP_S> operator[](int i) { return ap_bit_ref<_AP_W, _AP_S>(*this, i); }
   bool operator[](int i) const { return test(i); }
-  ap_bit_ref<W, S> bit(int i) { return (*this)[i]; }
+  ap_bit_ref<_AP_W, _AP_S> bit(int i) { return (*this)[i]; }
   bool bit(int i) const { return test(i); }
-  ap_range_ref<W, S> range(int hi, int lo) { return ap_range_ref<W, S>(*this, hi, lo); }
-  ap_range_ref<W, S> range() { return range(W - 1, 0); }
-  ap_int_base<W, false> range(int hi, int lo) const { return get_range(hi, lo); }
-  ap_int_base<W, false> range() const { return get_range(W - 1, 0); }
-  ap_range_ref<W, S> operator()(int hi, int lo) { return range(hi, lo); }
-  ap_int_base<W, false> operator()(int hi, int lo) const { return get_range(hi, lo); }
+  ap_range_ref<_AP_W, _AP_S> range(int hi, int lo) { return ap_range_ref<_AP_W, _AP_S>(*this, hi, lo); }
+  ap_range_ref<_AP_W, _AP_S> range() { return range(_AP_W - 1, 0); }
+  ap_int_base<_AP_W, false> range(int hi, int lo) const { return get_range(hi, lo); }
+  ap_int_base<_AP_W, false> range() const { return get_range(_AP_W - 1, 0); }
+  ap_range_ref<_AP_W, _AP_S> operator()(int hi, int lo) { return range(hi, lo); }
+  ap_int_base<_AP_W, false> operator()(int hi, int lo) const { return get_range(hi, lo); }
   // Bits hi..lo as an unsigned value; with hi < lo the bits come in reverse order
   // (bit k of the result is bit lo - k).
-  ap_int_base<W, false> get_range(int hi, int lo) const {
-    ap_int_base<W, false> r;
+  ap_int_base<_AP_W, false> get_range(int hi, int lo) const {
+    ap_int_base<_AP_W, false> r;
     if (hi < lo) {
       for (int k = 0; k <= lo - hi; ++k) r.set_bit(k, test(lo - k));
       return r;
     }
-    uint64_t t[NW];
-    ap_detail::shr(w_, lo, 0, t, NW);
-    for (int i = 0; i < NW; ++i) r.w_[i] = t[i];
-    for (int i = hi - lo + 1; i < W; ++i) r.set_bit(i, false);
+    uint64_t t[_AP_NW];
+    ap_detail::shr(w_, lo, 0, t, _AP_NW);
+    for (int i = 0; i < _AP_NW; ++i) r.w_[i] = t[i];
+    for (int i = hi - lo + 1; i < _AP_W; ++i) r.set_bit(i, false);
     return r;
   }
-  template <int W2, bool S2>
-  void set_range(int hi, int lo, const ap_int_base<W2, S2>& v) {
+  template <int _AP_W2, bool _AP_S2>
+  void set_range(int hi, int lo, const ap_int_base<_AP_W2, _AP_S2>& v) {
     int n = hi < lo ? lo - hi : hi - lo;
     for (int k = 0; k <= n; ++k)
-      set_bit(hi < lo ? lo - k : lo + k, k < W2 ? v.test(k) : v.is_neg());
+      set_bit(hi < lo ? lo - k : lo + k, k < _AP_W2 ? v.test(k) : v.is_neg());
   }
   bool and_reduce() const {
-    for (int i = 0; i < W; ++i)
+    for (int i = 0; i < _AP_W; ++i)
       if (!test(i)) return false;
     return true;
   }
   bool or_reduce() const { return !iszero(); }
   bool xor_reduce() const {
     bool r = false;
-    for (int i = 0; i < W; ++i) r ^= test(i);
+    for (int i = 0; i < _AP_W; ++i) r ^= test(i);
     return r;
   }
   bool nand_reduce() const { return !and_reduce(); }
@@ -289,11 +289,11 @@ class ap_int_base {
   bool xnor_reduce() const { return !xor_reduce(); }
   void reverse() {
     ap_int_base t(*this);
-    for (int i = 0; i < W; ++i) set_bit(i, t.test(W - 1 - i));
+    for (int i = 0; i < _AP_W; ++i) set_bit(i, t.test(_AP_W - 1 - i));
   }
   int countLeadingZeros() const {
     int n = 0;
-    for (int i = W - 1; i >= 0 && !test(i); --i) ++n;
+    for (int i = _AP_W - 1; i >= 0 && !test(i); --i) ++n;
     return n;
   }
   // The digits in base 2, 8, 10 or 16 (with a 0b, 0o or 0x prefix); needs <string>.
@@ -304,9 +304,9 @@ class ap_int_base {
   ap_int_base& operator--() { return *this = ap_int_base(*this - 1); }
   ap_int_base operator++(int) { ap_int_base t(*this); ++*this; return t; }
   ap_int_base operator--(int) { ap_int_base t(*this); --*this; return t; }
-#define AP_INT_COMPOUND(OP)                                               \
-  template <class T> ap_int_base& operator OP##=(const T& v) {            \
-    return *this = ap_int_base(*this OP v);                               \
+#define AP_INT_COMPOUND(_AP_OP)                                               \
+  template <class _AP_T> ap_int_base& operator _AP_OP##=(const _AP_T& v) {            \
+    return *this = ap_int_base(*this _AP_OP v);                               \
   }
   AP_INT_COMPOUND(+) AP_INT_COMPOUND(-) AP_INT_COMPOUND(*) AP_INT_COMPOUND(/)
   AP_INT_COMPOUND(%) AP_INT_COMPOUND(&) AP_INT_COMPOUND(|) AP_INT_COMPOUND(^)
@@ -314,35 +314,35 @@ class ap_int_base {
 #undef AP_INT_COMPOUND
 
   // Shifts keep the left operand's type (bits shifted out are lost).
-  template <class T> ap_int_base operator<<(const T& n) const { return shift(shift_amount(n)); }
-  template <class T> ap_int_base operator>>(const T& n) const { return shift(-shift_amount(n)); }
+  template <class _AP_T> ap_int_base operator<<(const _AP_T& n) const { return shift(shift_amount(n)); }
+  template <class _AP_T> ap_int_base operator>>(const _AP_T& n) const { return shift(-shift_amount(n)); }
   ap_int_base shift(long long n) const {
     ap_int_base r;
     if (n >= 0) {
-      ap_detail::shl(w_, n >= W ? W : (int)n, r.w_, NW);
+      ap_detail::shl(w_, n >= _AP_W ? _AP_W : (int)n, r.w_, _AP_NW);
     } else {
-      uint64_t t[NW];
-      for (int i = 0; i < NW; ++i) t[i] = word(i);
-      ap_detail::shr(t, -n >= W ? W : (int)-n, is_neg() ? ~0ULL : 0, r.w_, NW);
+      uint64_t t[_AP_NW];
+      for (int i = 0; i < _AP_NW; ++i) t[i] = word(i);
+      ap_detail::shr(t, -n >= _AP_W ? _AP_W : (int)-n, is_neg() ? ~0ULL : 0, r.w_, _AP_NW);
     }
     r.normalize();
     return r;
   }
 
-  ap_int_base<ap_detail::ap_cap(W + 1), true> operator-() const {
-    return ap_int_base<ap_detail::ap_cap(W + 1), true>(0) - *this;
+  ap_int_base<ap_detail::ap_cap(_AP_W + 1), true> operator-() const {
+    return ap_int_base<ap_detail::ap_cap(_AP_W + 1), true>(0) - *this;
   }
   ap_int_base operator+() const { return *this; }
   ap_int_base operator~() const {
     ap_int_base r;
-    for (int i = 0; i < NW; ++i) r.w_[i] = ~w_[i];
+    for (int i = 0; i < _AP_NW; ++i) r.w_[i] = ~w_[i];
     r.normalize();
     return r;
   }
   bool operator!() const { return iszero(); }
 
  private:
-  template <class T> static long long shift_amount(const T& n) { return (long long)n; }
+  template <class _AP_T> static long long shift_amount(const _AP_T& n) { return (long long)n; }
   static long double magnitude(const uint64_t* m, int n) {
     long double v = 0;
     for (int i = n - 1; i >= 0; --i) v = v * 18446744073709551616.0L + (long double)m[i];
@@ -350,7 +350,7 @@ class ap_int_base {
   }
   void set_int(uint64_t v, bool neg) {
     w_[0] = v;
-    for (int i = 1; i < NW; ++i) w_[i] = neg ? ~0ULL : 0;
+    for (int i = 1; i < _AP_NW; ++i) w_[i] = neg ? ~0ULL : 0;
     normalize();
   }
   void set_real(long double v) {
@@ -358,12 +358,12 @@ class ap_int_base {
     if (std::isnan(v)) v = 0;
     bool neg = v < 0;
     long double m = neg ? -v : v;
-    for (int i = 0; i < NW; ++i) {
+    for (int i = 0; i < _AP_NW; ++i) {
       long double q = std::floor(m / 18446744073709551616.0L);
       w_[i] = (uint64_t)(m - q * 18446744073709551616.0L);
       m = q;
     }
-    if (neg) ap_detail::negate(w_, w_, NW);
+    if (neg) ap_detail::negate(w_, w_, _AP_NW);
     normalize();
   }
   void set_text(const char* s, int radix) {
@@ -383,48 +383,48 @@ class ap_int_base {
             : *s >= 'a' && *s <= 'z' ? *s - 'a' + 10
             : *s >= 'A' && *s <= 'Z' ? *s - 'A' + 10 : 99;
       if (d >= radix) break;
-      uint64_t r[NW], digit[NW], base[NW];
-      for (int i = 0; i < NW; ++i) digit[i] = base[i] = 0;
+      uint64_t r[_AP_NW], digit[_AP_NW], base[_AP_NW];
+      for (int i = 0; i < _AP_NW; ++i) digit[i] = base[i] = 0;
       digit[0] = (uint64_t)d;
       base[0] = (uint64_t)radix;
-      ap_detail::mul(w_, base, r, NW);
-      ap_detail::add(r, digit, w_, NW);
+      ap_detail::mul(w_, base, r, _AP_NW);
+      ap_detail::add(r, digit, w_, _AP_NW);
     }
-    if (neg) ap_detail::negate(w_, w_, NW);
+    if (neg) ap_detail::negate(w_, w_, _AP_NW);
     normalize();
   }
 };
 
 // A bit of an ap integer, readable and assignable (x[i] = 1).
-template <int W, bool S>
+template <int _AP_W, bool _AP_S>
 class ap_bit_ref {
  public:
-  ap_bit_ref(ap_int_base<W, S>& p, int i) : p_(p), i_(i) {}
+  ap_bit_ref(ap_int_base<_AP_W, _AP_S>& p, int i) : p_(p), i_(i) {}
   operator bool() const { return p_.test(i_); }
   bool to_bool() const { return p_.test(i_); }
   ap_bit_ref& operator=(bool v) { p_.set_bit(i_, v); return *this; }
   ap_bit_ref& operator=(int v) { p_.set_bit(i_, v != 0); return *this; }
   ap_bit_ref& operator=(unsigned long long v) { p_.set_bit(i_, v != 0); return *this; }
   ap_bit_ref& operator=(const ap_bit_ref& o) { p_.set_bit(i_, bool(o)); return *this; }
-  template <int W2, bool S2> ap_bit_ref& operator=(const ap_bit_ref<W2, S2>& o) {
+  template <int _AP_W2, bool _AP_S2> ap_bit_ref& operator=(const ap_bit_ref<_AP_W2, _AP_S2>& o) {
     p_.set_bit(i_, bool(o)); return *this;
   }
-  template <int W2, bool S2> ap_bit_ref& operator=(const ap_int_base<W2, S2>& o) {
+  template <int _AP_W2, bool _AP_S2> ap_bit_ref& operator=(const ap_int_base<_AP_W2, _AP_S2>& o) {
     p_.set_bit(i_, o.test(0)); return *this;
   }
   bool operator~() const { return !p_.test(i_); }
 
  private:
-  ap_int_base<W, S>& p_;
+  ap_int_base<_AP_W, _AP_S>& p_;
   int i_;
 };
 
 // Bits hi..lo of an ap integer, readable (as an unsigned value) and assignable.
-template <int W, bool S>
+template <int _AP_W, bool _AP_S>
 class ap_range_ref {
  public:
-  ap_range_ref(ap_int_base<W, S>& p, int hi, int lo) : p_(p), hi_(hi), lo_(lo) {}
-  ap_int_base<W, false> get() const { return p_.get_range(hi_, lo_); }
+  ap_range_ref(ap_int_base<_AP_W, _AP_S>& p, int hi, int lo) : p_(p), hi_(hi), lo_(lo) {}
+  ap_int_base<_AP_W, false> get() const { return p_.get_range(hi_, lo_); }
   operator unsigned long long() const { return get().to_uint64(); }
   unsigned long long to_uint64() const { return get().to_uint64(); }
   long long to_int64() const { return get().to_int64(); }
@@ -432,118 +432,118 @@ class ap_range_ref {
   unsigned to_uint() const { return get().to_uint(); }
   double to_double() const { return get().to_double(); }
   int length() const { return (hi_ > lo_ ? hi_ - lo_ : lo_ - hi_) + 1; }
-  template <class T, typename std::enable_if<std::is_integral<T>::value, int>::type = 0>
-  ap_range_ref& operator=(T v) { p_.set_range(hi_, lo_, ap_int_base<64, std::is_signed<T>::value>(v)); return *this; }
-  template <int W2, bool S2> ap_range_ref& operator=(const ap_int_base<W2, S2>& v) {
+  template <class _AP_T, typename std::enable_if<std::is_integral<_AP_T>::value, int>::type = 0>
+  ap_range_ref& operator=(_AP_T v) { p_.set_range(hi_, lo_, ap_int_base<64, std::is_signed<_AP_T>::value>(v)); return *this; }
+  template <int _AP_W2, bool _AP_S2> ap_range_ref& operator=(const ap_int_base<_AP_W2, _AP_S2>& v) {
     p_.set_range(hi_, lo_, v); return *this;
   }
   ap_range_ref& operator=(const ap_range_ref& o) { p_.set_range(hi_, lo_, o.get()); return *this; }
-  template <int W2, bool S2> ap_range_ref& operator=(const ap_range_ref<W2, S2>& o) {
+  template <int _AP_W2, bool _AP_S2> ap_range_ref& operator=(const ap_range_ref<_AP_W2, _AP_S2>& o) {
     p_.set_range(hi_, lo_, o.get()); return *this;
   }
-  ap_range_ref& operator=(const char* text) { p_.set_range(hi_, lo_, ap_int_base<W, false>(text)); return *this; }
+  ap_range_ref& operator=(const char* text) { p_.set_range(hi_, lo_, ap_int_base<_AP_W, false>(text)); return *this; }
 
  private:
-  ap_int_base<W, S>& p_;
+  ap_int_base<_AP_W, _AP_S>& p_;
   int hi_, lo_;
 };
 
 namespace ap_detail {
-template <int W, bool S> double as_double(const ap_int_base<W, S>& v) { return v.to_double(); }
+template <int _AP_W, bool _AP_S> double as_double(const ap_int_base<_AP_W, _AP_S>& v) { return v.to_double(); }
 }  // namespace ap_detail
 
 // Binary operators. Both operands are converted to the result type first, so the result
 // is exact at its (widened) width.
-#define AP_INT_BINOP(OP, KIND, BODY)                                                        \
-  template <class A, class B,                                                                \
-            typename std::enable_if<ap_detail::int_pair<A, B>::value, int>::type = 0,       \
-            class RA = typename ap_detail::int_of<A>::type,                                  \
-            class RB = typename ap_detail::int_of<B>::type>                                  \
-  inline typename ap_detail::rtype<RA::width, RA::sign_flag, RB::width, RB::sign_flag>::KIND \
-  operator OP(const A& a_in, const B& b_in) {                                                \
-    typedef typename ap_detail::rtype<RA::width, RA::sign_flag, RB::width,                   \
-                                      RB::sign_flag>::KIND R;                                \
-    R a(a_in), b(b_in), r;                                                                   \
-    BODY;                                                                                    \
+#define AP_INT_BINOP(_AP_OP, _AP_KIND, _AP_BODY)                                                        \
+  template <class _AP_A, class _AP_B,                                                                \
+            typename std::enable_if<ap_detail::int_pair<_AP_A, _AP_B>::value, int>::type = 0,       \
+            class _AP_RA = typename ap_detail::int_of<_AP_A>::type,                                  \
+            class _AP_RB = typename ap_detail::int_of<_AP_B>::type>                                  \
+  inline typename ap_detail::rtype<_AP_RA::width, _AP_RA::sign_flag, _AP_RB::width, _AP_RB::sign_flag>::_AP_KIND \
+  operator _AP_OP(const _AP_A& a_in, const _AP_B& b_in) {                                                \
+    typedef typename ap_detail::rtype<_AP_RA::width, _AP_RA::sign_flag, _AP_RB::width,                   \
+                                      _AP_RB::sign_flag>::_AP_KIND _AP_R;                                \
+    _AP_R a(a_in), b(b_in), r;                                                                   \
+    _AP_BODY;                                                                                    \
     r.normalize();                                                                           \
     return r;                                                                                \
   }
 
-AP_INT_BINOP(+, plus, ap_detail::add(a.w_, b.w_, r.w_, R::NW))
-AP_INT_BINOP(-, minus, { uint64_t nb[R::NW]; ap_detail::negate(b.w_, nb, R::NW);
-                         ap_detail::add(a.w_, nb, r.w_, R::NW); })
-AP_INT_BINOP(*, mult, ap_detail::mul(a.w_, b.w_, r.w_, R::NW))
-AP_INT_BINOP(&, logic, for (int i = 0; i < R::NW; ++i) r.w_[i] = a.word(i) & b.word(i))
-AP_INT_BINOP(|, logic, for (int i = 0; i < R::NW; ++i) r.w_[i] = a.word(i) | b.word(i))
-AP_INT_BINOP(^, logic, for (int i = 0; i < R::NW; ++i) r.w_[i] = a.word(i) ^ b.word(i))
+AP_INT_BINOP(+, plus, ap_detail::add(a.w_, b.w_, r.w_, _AP_R::_AP_NW))
+AP_INT_BINOP(-, minus, { uint64_t nb[_AP_R::_AP_NW]; ap_detail::negate(b.w_, nb, _AP_R::_AP_NW);
+                         ap_detail::add(a.w_, nb, r.w_, _AP_R::_AP_NW); })
+AP_INT_BINOP(*, mult, ap_detail::mul(a.w_, b.w_, r.w_, _AP_R::_AP_NW))
+AP_INT_BINOP(&, logic, for (int i = 0; i < _AP_R::_AP_NW; ++i) r.w_[i] = a.word(i) & b.word(i))
+AP_INT_BINOP(|, logic, for (int i = 0; i < _AP_R::_AP_NW; ++i) r.w_[i] = a.word(i) | b.word(i))
+AP_INT_BINOP(^, logic, for (int i = 0; i < _AP_R::_AP_NW; ++i) r.w_[i] = a.word(i) ^ b.word(i))
 #undef AP_INT_BINOP
 
 namespace ap_detail {
 // Truncating signed or unsigned division of a by b at n words (C semantics).
-template <int N>
+template <int _AP_N>
 inline void divide(const uint64_t* a, bool an, const uint64_t* b, bool bn, uint64_t* q,
                    uint64_t* r) {
-  uint64_t ua[N], ub[N];
-  if (an) negate(a, ua, N); else for (int i = 0; i < N; ++i) ua[i] = a[i];
-  if (bn) negate(b, ub, N); else for (int i = 0; i < N; ++i) ub[i] = b[i];
+  uint64_t ua[_AP_N], ub[_AP_N];
+  if (an) negate(a, ua, _AP_N); else for (int i = 0; i < _AP_N; ++i) ua[i] = a[i];
+  if (bn) negate(b, ub, _AP_N); else for (int i = 0; i < _AP_N; ++i) ub[i] = b[i];
   bool zero = true;
-  for (int i = 0; i < N; ++i) zero = zero && ub[i] == 0;
+  for (int i = 0; i < _AP_N; ++i) zero = zero && ub[i] == 0;
   if (zero) {  // division by zero: 0, as undefined behaviour needs some value
-    for (int i = 0; i < N; ++i) q[i] = r[i] = 0;
+    for (int i = 0; i < _AP_N; ++i) q[i] = r[i] = 0;
     return;
   }
-  udivmod(ua, ub, q, r, N);
-  if (an != bn) negate(q, q, N);
-  if (an) negate(r, r, N);
+  udivmod(ua, ub, q, r, _AP_N);
+  if (an != bn) negate(q, q, _AP_N);
+  if (an) negate(r, r, _AP_N);
 }
 }  // namespace ap_detail
 
 // Division and modulo work one word wider than both operands so that the magnitude of the
 // most negative value fits.
-template <class A, class B, typename std::enable_if<ap_detail::int_pair<A, B>::value, int>::type = 0,
-          class RA = typename ap_detail::int_of<A>::type, class RB = typename ap_detail::int_of<B>::type>
-inline typename ap_detail::rtype<RA::width, RA::sign_flag, RB::width, RB::sign_flag>::div
-operator/(const A& a_in, const B& b_in) {
-  typedef ap_int_base<ap_detail::ap_cap(ap_detail::ap_max(RA::width, RB::width) + 2), true> T;
-  T a{RA(a_in)}, b{RB(b_in)}, q, r;
-  ap_detail::divide<T::NW>(a.w_, a.is_neg(), b.w_, b.is_neg(), q.w_, r.w_);
+template <class _AP_A, class _AP_B, typename std::enable_if<ap_detail::int_pair<_AP_A, _AP_B>::value, int>::type = 0,
+          class _AP_RA = typename ap_detail::int_of<_AP_A>::type, class _AP_RB = typename ap_detail::int_of<_AP_B>::type>
+inline typename ap_detail::rtype<_AP_RA::width, _AP_RA::sign_flag, _AP_RB::width, _AP_RB::sign_flag>::div
+operator/(const _AP_A& a_in, const _AP_B& b_in) {
+  typedef ap_int_base<ap_detail::ap_cap(ap_detail::ap_max(_AP_RA::width, _AP_RB::width) + 2), true> _AP_T;
+  _AP_T a{_AP_RA(a_in)}, b{_AP_RB(b_in)}, q, r;
+  ap_detail::divide<_AP_T::_AP_NW>(a.w_, a.is_neg(), b.w_, b.is_neg(), q.w_, r.w_);
   q.normalize();
   return q;
 }
-template <class A, class B, typename std::enable_if<ap_detail::int_pair<A, B>::value, int>::type = 0,
-          class RA = typename ap_detail::int_of<A>::type, class RB = typename ap_detail::int_of<B>::type>
-inline typename ap_detail::rtype<RA::width, RA::sign_flag, RB::width, RB::sign_flag>::mod
-operator%(const A& a_in, const B& b_in) {
-  typedef ap_int_base<ap_detail::ap_cap(ap_detail::ap_max(RA::width, RB::width) + 2), true> T;
-  T a{RA(a_in)}, b{RB(b_in)}, q, r;
-  ap_detail::divide<T::NW>(a.w_, a.is_neg(), b.w_, b.is_neg(), q.w_, r.w_);
+template <class _AP_A, class _AP_B, typename std::enable_if<ap_detail::int_pair<_AP_A, _AP_B>::value, int>::type = 0,
+          class _AP_RA = typename ap_detail::int_of<_AP_A>::type, class _AP_RB = typename ap_detail::int_of<_AP_B>::type>
+inline typename ap_detail::rtype<_AP_RA::width, _AP_RA::sign_flag, _AP_RB::width, _AP_RB::sign_flag>::mod
+operator%(const _AP_A& a_in, const _AP_B& b_in) {
+  typedef ap_int_base<ap_detail::ap_cap(ap_detail::ap_max(_AP_RA::width, _AP_RB::width) + 2), true> _AP_T;
+  _AP_T a{_AP_RA(a_in)}, b{_AP_RB(b_in)}, q, r;
+  ap_detail::divide<_AP_T::_AP_NW>(a.w_, a.is_neg(), b.w_, b.is_neg(), q.w_, r.w_);
   r.normalize();
   return r;
 }
 
 // Comparisons at a signed width that holds both operands.
-#define AP_INT_CMP(OP)                                                                        \
-  template <class A, class B,                                                                 \
-            typename std::enable_if<ap_detail::int_pair<A, B>::value, int>::type = 0,        \
-            class RA = typename ap_detail::int_of<A>::type,                                   \
-            class RB = typename ap_detail::int_of<B>::type>                                   \
-  inline bool operator OP(const A& a_in, const B& b_in) {                                     \
-    typedef typename ap_detail::rtype<RA::width, RA::sign_flag, RB::width,                    \
-                                      RB::sign_flag>::cmp R;                                  \
-    R a{RA(a_in)}, b{RB(b_in)};                                                               \
+#define AP_INT_CMP(_AP_OP)                                                                        \
+  template <class _AP_A, class _AP_B,                                                                 \
+            typename std::enable_if<ap_detail::int_pair<_AP_A, _AP_B>::value, int>::type = 0,        \
+            class _AP_RA = typename ap_detail::int_of<_AP_A>::type,                                   \
+            class _AP_RB = typename ap_detail::int_of<_AP_B>::type>                                   \
+  inline bool operator _AP_OP(const _AP_A& a_in, const _AP_B& b_in) {                                     \
+    typedef typename ap_detail::rtype<_AP_RA::width, _AP_RA::sign_flag, _AP_RB::width,                    \
+                                      _AP_RB::sign_flag>::cmp _AP_R;                                  \
+    _AP_R a{_AP_RA(a_in)}, b{_AP_RB(b_in)};                                                               \
     int c = a.is_neg() != b.is_neg() ? (a.is_neg() ? -1 : 1)                                  \
-                                     : ap_detail::ucmp(a.w_, b.w_, R::NW);                    \
-    return c OP 0;                                                                            \
+                                     : ap_detail::ucmp(a.w_, b.w_, _AP_R::_AP_NW);                    \
+    return c _AP_OP 0;                                                                            \
   }
 AP_INT_CMP(==) AP_INT_CMP(!=) AP_INT_CMP(<) AP_INT_CMP(<=) AP_INT_CMP(>) AP_INT_CMP(>=)
 #undef AP_INT_CMP
 
 // An ap integer with a float or double operand: C arithmetic on double.
-#define AP_INT_FLOAT_OP(OP, RET)                                                              \
-  template <class A, class B,                                                                 \
-            typename std::enable_if<ap_detail::int_float_pair<A, B>::value, int>::type = 0>  \
-  inline RET operator OP(const A& a, const B& b) {                                            \
-    return ap_detail::as_double(a) OP ap_detail::as_double(b);                                \
+#define AP_INT_FLOAT_OP(_AP_OP, _AP_RET)                                                              \
+  template <class _AP_A, class _AP_B,                                                                 \
+            typename std::enable_if<ap_detail::int_float_pair<_AP_A, _AP_B>::value, int>::type = 0>  \
+  inline _AP_RET operator _AP_OP(const _AP_A& a, const _AP_B& b) {                                            \
+    return ap_detail::as_double(a) _AP_OP ap_detail::as_double(b);                                \
   }
 AP_INT_FLOAT_OP(+, double) AP_INT_FLOAT_OP(-, double) AP_INT_FLOAT_OP(*, double)
 AP_INT_FLOAT_OP(/, double) AP_INT_FLOAT_OP(==, bool) AP_INT_FLOAT_OP(!=, bool)
@@ -551,17 +551,17 @@ AP_INT_FLOAT_OP(<, bool) AP_INT_FLOAT_OP(<=, bool) AP_INT_FLOAT_OP(>, bool)
 AP_INT_FLOAT_OP(>=, bool)
 #undef AP_INT_FLOAT_OP
 
-template <int W, bool S>
+template <int _AP_W, bool _AP_S>
 template <class Str>
-Str ap_int_base<W, S>::to_string(int radix) const {
+Str ap_int_base<_AP_W, _AP_S>::to_string(int radix) const {
   if (radix != 2 && radix != 8 && radix != 16) radix = 10;
   bool neg = radix == 10 && is_neg();
-  ap_int_base<ap_detail::ap_cap(W + 1), false> m;
+  ap_int_base<ap_detail::ap_cap(_AP_W + 1), false> m;
   if (neg) {
-    ap_int_base<ap_detail::ap_cap(W + 1), true> t(*this);
-    m = ap_int_base<ap_detail::ap_cap(W + 1), false>(-t);
+    ap_int_base<ap_detail::ap_cap(_AP_W + 1), true> t(*this);
+    m = ap_int_base<ap_detail::ap_cap(_AP_W + 1), false>(-t);
   } else {
-    m = ap_int_base<ap_detail::ap_cap(W + 1), false>(ap_int_base<W, false>(*this));
+    m = ap_int_base<ap_detail::ap_cap(_AP_W + 1), false>(ap_int_base<_AP_W, false>(*this));
   }
   Str digits;
   while (!m.iszero()) {
@@ -574,16 +574,16 @@ Str ap_int_base<W, S>::to_string(int radix) const {
   return Str(neg ? "-" : "") + Str(prefix) + digits;
 }
 
-template <class C, class T, int W, bool S>
-inline std::basic_ostream<C, T>& operator<<(std::basic_ostream<C, T>& os,
-                                            const ap_int_base<W, S>& v) {
-  typedef std::basic_ostream<C, T> Stream;
+template <class _AP_C, class _AP_T, int _AP_W, bool _AP_S>
+inline std::basic_ostream<_AP_C, _AP_T>& operator<<(std::basic_ostream<_AP_C, _AP_T>& os,
+                                            const ap_int_base<_AP_W, _AP_S>& v) {
+  typedef std::basic_ostream<_AP_C, _AP_T> Stream;
   int radix = (os.flags() & Stream::hex) ? 16 : (os.flags() & Stream::oct) ? 8 : 10;
-  return os << v.template to_string<std::basic_string<C, T>>(radix).c_str();
+  return os << v.template to_string<std::basic_string<_AP_C, _AP_T>>(radix).c_str();
 }
-template <class C, class T, int W, bool S>
-inline std::basic_ostream<C, T>& operator<<(std::basic_ostream<C, T>& os,
-                                            const ap_range_ref<W, S>& v) {
+template <class _AP_C, class _AP_T, int _AP_W, bool _AP_S>
+inline std::basic_ostream<_AP_C, _AP_T>& operator<<(std::basic_ostream<_AP_C, _AP_T>& os,
+                                            const ap_range_ref<_AP_W, _AP_S>& v) {
   return os << v.get();
 }
 

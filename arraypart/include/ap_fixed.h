@@ -17,26 +17,26 @@
 
 #include "ap_common.h"
 
-template <int W, int I, bool S, ap_q_mode Q, ap_o_mode O, int N> class ap_fixed_base;
+template <int _AP_W, int _AP_I, bool _AP_S, ap_q_mode _AP_Q, ap_o_mode _AP_O, int _AP_N> class ap_fixed_base;
 
 namespace ap_detail {
-template <int W, int I, bool S, ap_q_mode Q, ap_o_mode O, int N>
-ap_fixed_base<W, I, S, Q, O, N> fixed_base_of(const ap_fixed_base<W, I, S, Q, O, N>*);
+template <int _AP_W, int _AP_I, bool _AP_S, ap_q_mode _AP_Q, ap_o_mode _AP_O, int _AP_N>
+ap_fixed_base<_AP_W, _AP_I, _AP_S, _AP_Q, _AP_O, _AP_N> fixed_base_of(const ap_fixed_base<_AP_W, _AP_I, _AP_S, _AP_Q, _AP_O, _AP_N>*);
 void fixed_base_of(...);
-template <class T> struct is_ap_fixed {
-  static constexpr bool value = !std::is_void<decltype(fixed_base_of((T*)nullptr))>::value;
+template <class _AP_T> struct is_ap_fixed {
+  static constexpr bool value = !std::is_void<decltype(fixed_base_of((_AP_T*)nullptr))>::value;
 };
 // Some operand is fixed point and the other is a number of any kind.
-template <class A, class B> struct fixed_pair {
+template <class _AP_A, class _AP_B> struct fixed_pair {
   static constexpr bool value =
-      (is_ap_fixed<A>::value || is_ap_fixed<B>::value) &&
-      (is_ap_fixed<A>::value || is_ap_int<A>::value || std::is_arithmetic<A>::value) &&
-      (is_ap_fixed<B>::value || is_ap_int<B>::value || std::is_arithmetic<B>::value);
+      (is_ap_fixed<_AP_A>::value || is_ap_fixed<_AP_B>::value) &&
+      (is_ap_fixed<_AP_A>::value || is_ap_int<_AP_A>::value || std::is_arithmetic<_AP_A>::value) &&
+      (is_ap_fixed<_AP_B>::value || is_ap_int<_AP_B>::value || std::is_arithmetic<_AP_B>::value);
 };
-template <class T>
-inline typename std::enable_if<std::is_arithmetic<T>::value, long double>::type
-real_of(const T& v) { return (long double)v; }
-template <int W, bool S> inline long double real_of(const ap_int_base<W, S>& v) {
+template <class _AP_T>
+inline typename std::enable_if<std::is_arithmetic<_AP_T>::value, long double>::type
+real_of(const _AP_T& v) { return (long double)v; }
+template <int _AP_W, bool _AP_S> inline long double real_of(const ap_int_base<_AP_W, _AP_S>& v) {
   return v.to_long_double();
 }
 
@@ -76,27 +76,27 @@ inline long double overflow(long double r, int w, bool s, ap_o_mode o) {
 }
 }  // namespace ap_detail
 
-template <int W, int I, bool S, ap_q_mode Q, ap_o_mode O, int N>
+template <int _AP_W, int _AP_I, bool _AP_S, ap_q_mode _AP_Q, ap_o_mode _AP_O, int _AP_N>
 class ap_fixed_base {
  public:
-  static constexpr int width = W;
-  static constexpr int iwidth = I;
-  static constexpr int fwidth = W - I;
-  static constexpr bool sign_flag = S;
-  ap_int_base<W, S> V;  // the raw bits: value = V * 2^-(W - I)
+  static constexpr int width = _AP_W;
+  static constexpr int iwidth = _AP_I;
+  static constexpr int fwidth = _AP_W - _AP_I;
+  static constexpr bool sign_flag = _AP_S;
+  ap_int_base<_AP_W, _AP_S> _AP_V;  // the raw bits: value = V * 2^-(W - I)
 
   ap_fixed_base() {}
-  template <class T, typename std::enable_if<std::is_arithmetic<T>::value, int>::type = 0>
-  ap_fixed_base(T v) { set_real(ap_detail::real_of(v)); }
-  template <int W2, bool S2>
-  ap_fixed_base(const ap_int_base<W2, S2>& v) { set_real(v.to_long_double()); }
-  template <int W2, bool S2>
-  ap_fixed_base(const ap_range_ref<W2, S2>& v) { set_real(v.get().to_long_double()); }
-  template <int W2, int I2, bool S2, ap_q_mode Q2, ap_o_mode O2, int N2>
-  ap_fixed_base(const ap_fixed_base<W2, I2, S2, Q2, O2, N2>& v) { set_real(v.to_long_double()); }
+  template <class _AP_T, typename std::enable_if<std::is_arithmetic<_AP_T>::value, int>::type = 0>
+  ap_fixed_base(_AP_T v) { set_real(ap_detail::real_of(v)); }
+  template <int _AP_W2, bool _AP_S2>
+  ap_fixed_base(const ap_int_base<_AP_W2, _AP_S2>& v) { set_real(v.to_long_double()); }
+  template <int _AP_W2, bool _AP_S2>
+  ap_fixed_base(const ap_range_ref<_AP_W2, _AP_S2>& v) { set_real(v.get().to_long_double()); }
+  template <int _AP_W2, int _AP_I2, bool _AP_S2, ap_q_mode _AP_Q2, ap_o_mode _AP_O2, int _AP_N2>
+  ap_fixed_base(const ap_fixed_base<_AP_W2, _AP_I2, _AP_S2, _AP_Q2, _AP_O2, _AP_N2>& v) { set_real(v.to_long_double()); }
 
   // Conversions.
-  long double to_long_double() const { return std::ldexp(V.to_long_double(), -fwidth); }
+  long double to_long_double() const { return std::ldexp(_AP_V.to_long_double(), -fwidth); }
   double to_double() const { return (double)to_long_double(); }
   float to_float() const { return (float)to_long_double(); }
   operator double() const { return to_double(); }
@@ -110,94 +110,94 @@ class ap_fixed_base {
     std::snprintf(text, sizeof text, "%.17g", to_double());
     return Str(text);
   }
-  int length() const { return W; }
+  int length() const { return _AP_W; }
 
   // Raw bits.
-  ap_range_ref<W, S> range(int hi, int lo) { return V.range(hi, lo); }
-  ap_range_ref<W, S> range() { return V.range(); }
-  ap_int_base<W, false> range(int hi, int lo) const { return V.get_range(hi, lo); }
-  ap_int_base<W, false> range() const { return V.get_range(W - 1, 0); }
-  ap_range_ref<W, S> operator()(int hi, int lo) { return V.range(hi, lo); }
-  ap_bit_ref<W, S> operator[](int i) { return V[i]; }
-  bool operator[](int i) const { return V.test(i); }
-  ap_bit_ref<W, S> bit(int i) { return V[i]; }
-  bool get_bit(int i) const { return V.test(i); }
-  void set_bit(int i, bool b) { V.set_bit(i, b); }
-  bool is_neg() const { return V.is_neg(); }
-  bool iszero() const { return V.iszero(); }
+  ap_range_ref<_AP_W, _AP_S> range(int hi, int lo) { return _AP_V.range(hi, lo); }
+  ap_range_ref<_AP_W, _AP_S> range() { return _AP_V.range(); }
+  ap_int_base<_AP_W, false> range(int hi, int lo) const { return _AP_V.get_range(hi, lo); }
+  ap_int_base<_AP_W, false> range() const { return _AP_V.get_range(_AP_W - 1, 0); }
+  ap_range_ref<_AP_W, _AP_S> operator()(int hi, int lo) { return _AP_V.range(hi, lo); }
+  ap_bit_ref<_AP_W, _AP_S> operator[](int i) { return _AP_V[i]; }
+  bool operator[](int i) const { return _AP_V.test(i); }
+  ap_bit_ref<_AP_W, _AP_S> bit(int i) { return _AP_V[i]; }
+  bool get_bit(int i) const { return _AP_V.test(i); }
+  void set_bit(int i, bool b) { _AP_V.set_bit(i, b); }
+  bool is_neg() const { return _AP_V.is_neg(); }
+  bool iszero() const { return _AP_V.iszero(); }
 
   ap_fixed_base& operator++() { return *this = ap_fixed_base(to_long_double() + 1); }
   ap_fixed_base& operator--() { return *this = ap_fixed_base(to_long_double() - 1); }
   ap_fixed_base operator++(int) { ap_fixed_base t(*this); ++*this; return t; }
   ap_fixed_base operator--(int) { ap_fixed_base t(*this); --*this; return t; }
-#define AP_FIXED_COMPOUND(OP)                                                        \
-  template <class T> ap_fixed_base& operator OP##=(const T& v) {                     \
-    return *this = ap_fixed_base(*this OP v);                                        \
+#define AP_FIXED_COMPOUND(_AP_OP)                                                        \
+  template <class _AP_T> ap_fixed_base& operator _AP_OP##=(const _AP_T& v) {                     \
+    return *this = ap_fixed_base(*this _AP_OP v);                                        \
   }
   AP_FIXED_COMPOUND(+) AP_FIXED_COMPOUND(-) AP_FIXED_COMPOUND(*) AP_FIXED_COMPOUND(/)
 #undef AP_FIXED_COMPOUND
   ap_fixed_base& operator<<=(int n) { return *this = *this << n; }
   ap_fixed_base& operator>>=(int n) { return *this = *this >> n; }
-  ap_fixed_base operator<<(int n) const { ap_fixed_base r; r.V = V.shift(n); return r; }
-  ap_fixed_base operator>>(int n) const { ap_fixed_base r; r.V = V.shift(-n); return r; }
-  template <int W2, bool S2> ap_fixed_base operator<<(const ap_int_base<W2, S2>& n) const {
+  ap_fixed_base operator<<(int n) const { ap_fixed_base r; r._AP_V = _AP_V.shift(n); return r; }
+  ap_fixed_base operator>>(int n) const { ap_fixed_base r; r._AP_V = _AP_V.shift(-n); return r; }
+  template <int _AP_W2, bool _AP_S2> ap_fixed_base operator<<(const ap_int_base<_AP_W2, _AP_S2>& n) const {
     return *this << (int)n.to_int64();
   }
-  template <int W2, bool S2> ap_fixed_base operator>>(const ap_int_base<W2, S2>& n) const {
+  template <int _AP_W2, bool _AP_S2> ap_fixed_base operator>>(const ap_int_base<_AP_W2, _AP_S2>& n) const {
     return *this >> (int)n.to_int64();
   }
   double operator-() const { return -to_double(); }
   ap_fixed_base operator+() const { return *this; }
-  bool operator!() const { return V.iszero(); }
+  bool operator!() const { return _AP_V.iszero(); }
 
   // Quantize a real value into this format.
   void set_real(long double x) {
     if (std::isnan(x)) x = 0;
     long double scaled = std::ldexp(x, fwidth);
-    long double r = ap_detail::quantize(scaled, Q);
-    r = ap_detail::overflow(r, W, S, O);
-    V = ap_int_base<W, S>(r);
+    long double r = ap_detail::quantize(scaled, _AP_Q);
+    r = ap_detail::overflow(r, _AP_W, _AP_S, _AP_O);
+    _AP_V = ap_int_base<_AP_W, _AP_S>(r);
   }
 };
 
 namespace ap_detail {
-template <int W, int I, bool S, ap_q_mode Q, ap_o_mode O, int N>
-inline long double real_of(const ap_fixed_base<W, I, S, Q, O, N>& v) { return v.to_long_double(); }
+template <int _AP_W, int _AP_I, bool _AP_S, ap_q_mode _AP_Q, ap_o_mode _AP_O, int _AP_N>
+inline long double real_of(const ap_fixed_base<_AP_W, _AP_I, _AP_S, _AP_Q, _AP_O, _AP_N>& v) { return v.to_long_double(); }
 }  // namespace ap_detail
 
 // Arithmetic with a fixed-point operand: computed in double (see the top of this file).
-#define AP_FIXED_OP(OP, RET)                                                                \
-  template <class A, class B,                                                               \
-            typename std::enable_if<ap_detail::fixed_pair<A, B>::value, int>::type = 0>    \
-  inline RET operator OP(const A& a, const B& b) {                                          \
-    return (RET)(ap_detail::real_of(a) OP ap_detail::real_of(b));                           \
+#define AP_FIXED_OP(_AP_OP, _AP_RET)                                                                \
+  template <class _AP_A, class _AP_B,                                                               \
+            typename std::enable_if<ap_detail::fixed_pair<_AP_A, _AP_B>::value, int>::type = 0>    \
+  inline _AP_RET operator _AP_OP(const _AP_A& a, const _AP_B& b) {                                          \
+    return (_AP_RET)(ap_detail::real_of(a) _AP_OP ap_detail::real_of(b));                           \
   }
 AP_FIXED_OP(+, double) AP_FIXED_OP(-, double) AP_FIXED_OP(*, double) AP_FIXED_OP(/, double)
 AP_FIXED_OP(==, bool) AP_FIXED_OP(!=, bool) AP_FIXED_OP(<, bool) AP_FIXED_OP(<=, bool)
 AP_FIXED_OP(>, bool) AP_FIXED_OP(>=, bool)
 #undef AP_FIXED_OP
 
-template <int W, int I, ap_q_mode Q = AP_TRN, ap_o_mode O = AP_WRAP, int N = 0>
-class ap_fixed : public ap_fixed_base<W, I, true, Q, O, N> {
+template <int _AP_W, int _AP_I, ap_q_mode _AP_Q = AP_TRN, ap_o_mode _AP_O = AP_WRAP, int _AP_N = 0>
+class ap_fixed : public ap_fixed_base<_AP_W, _AP_I, true, _AP_Q, _AP_O, _AP_N> {
  public:
-  using ap_fixed_base<W, I, true, Q, O, N>::ap_fixed_base;
-  ap_fixed() : ap_fixed_base<W, I, true, Q, O, N>() {}
-  template <int W2, int I2, bool S2, ap_q_mode Q2, ap_o_mode O2, int N2>
-  ap_fixed(const ap_fixed_base<W2, I2, S2, Q2, O2, N2>& o) : ap_fixed_base<W, I, true, Q, O, N>(o) {}
+  using ap_fixed_base<_AP_W, _AP_I, true, _AP_Q, _AP_O, _AP_N>::ap_fixed_base;
+  ap_fixed() : ap_fixed_base<_AP_W, _AP_I, true, _AP_Q, _AP_O, _AP_N>() {}
+  template <int _AP_W2, int _AP_I2, bool _AP_S2, ap_q_mode _AP_Q2, ap_o_mode _AP_O2, int _AP_N2>
+  ap_fixed(const ap_fixed_base<_AP_W2, _AP_I2, _AP_S2, _AP_Q2, _AP_O2, _AP_N2>& o) : ap_fixed_base<_AP_W, _AP_I, true, _AP_Q, _AP_O, _AP_N>(o) {}
 };
 
-template <int W, int I, ap_q_mode Q = AP_TRN, ap_o_mode O = AP_WRAP, int N = 0>
-class ap_ufixed : public ap_fixed_base<W, I, false, Q, O, N> {
+template <int _AP_W, int _AP_I, ap_q_mode _AP_Q = AP_TRN, ap_o_mode _AP_O = AP_WRAP, int _AP_N = 0>
+class ap_ufixed : public ap_fixed_base<_AP_W, _AP_I, false, _AP_Q, _AP_O, _AP_N> {
  public:
-  using ap_fixed_base<W, I, false, Q, O, N>::ap_fixed_base;
-  ap_ufixed() : ap_fixed_base<W, I, false, Q, O, N>() {}
-  template <int W2, int I2, bool S2, ap_q_mode Q2, ap_o_mode O2, int N2>
-  ap_ufixed(const ap_fixed_base<W2, I2, S2, Q2, O2, N2>& o) : ap_fixed_base<W, I, false, Q, O, N>(o) {}
+  using ap_fixed_base<_AP_W, _AP_I, false, _AP_Q, _AP_O, _AP_N>::ap_fixed_base;
+  ap_ufixed() : ap_fixed_base<_AP_W, _AP_I, false, _AP_Q, _AP_O, _AP_N>() {}
+  template <int _AP_W2, int _AP_I2, bool _AP_S2, ap_q_mode _AP_Q2, ap_o_mode _AP_O2, int _AP_N2>
+  ap_ufixed(const ap_fixed_base<_AP_W2, _AP_I2, _AP_S2, _AP_Q2, _AP_O2, _AP_N2>& o) : ap_fixed_base<_AP_W, _AP_I, false, _AP_Q, _AP_O, _AP_N>(o) {}
 };
 
-template <class C, class T, int W, int I, bool S, ap_q_mode Q, ap_o_mode O, int N>
-inline std::basic_ostream<C, T>& operator<<(std::basic_ostream<C, T>& os,
-                                            const ap_fixed_base<W, I, S, Q, O, N>& v) {
+template <class _AP_C, class _AP_T, int _AP_W, int _AP_I, bool _AP_S, ap_q_mode _AP_Q, ap_o_mode _AP_O, int _AP_N>
+inline std::basic_ostream<_AP_C, _AP_T>& operator<<(std::basic_ostream<_AP_C, _AP_T>& os,
+                                            const ap_fixed_base<_AP_W, _AP_I, _AP_S, _AP_Q, _AP_O, _AP_N>& v) {
   return os << v.to_double();
 }
 

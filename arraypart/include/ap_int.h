@@ -5,26 +5,26 @@
 
 #include "ap_common.h"
 
-template <int W>
-class ap_int : public ap_int_base<W, true> {
+template <int _AP_W>
+class ap_int : public ap_int_base<_AP_W, true> {
  public:
-  using ap_int_base<W, true>::ap_int_base;
-  ap_int() : ap_int_base<W, true>() {}
+  using ap_int_base<_AP_W, true>::ap_int_base;
+  ap_int() : ap_int_base<_AP_W, true>() {}
   // Inherited constructors never take a base-class argument ([over.match.funcs]), so the
   // conversion from any ap_int_base (the type of every arithmetic result) is spelled out.
-  template <int W2, bool S2>
-  ap_int(const ap_int_base<W2, S2>& o) : ap_int_base<W, true>(o) {}
+  template <int _AP_W2, bool _AP_S2>
+  ap_int(const ap_int_base<_AP_W2, _AP_S2>& o) : ap_int_base<_AP_W, true>(o) {}
 };
 
-template <int W>
-class ap_uint : public ap_int_base<W, false> {
+template <int _AP_W>
+class ap_uint : public ap_int_base<_AP_W, false> {
  public:
-  using ap_int_base<W, false>::ap_int_base;
-  ap_uint() : ap_int_base<W, false>() {}
+  using ap_int_base<_AP_W, false>::ap_int_base;
+  ap_uint() : ap_int_base<_AP_W, false>() {}
   // Inherited constructors never take a base-class argument ([over.match.funcs]), so the
   // conversion from any ap_int_base (the type of every arithmetic result) is spelled out.
-  template <int W2, bool S2>
-  ap_uint(const ap_int_base<W2, S2>& o) : ap_int_base<W, false>(o) {}
+  template <int _AP_W2, bool _AP_S2>
+  ap_uint(const ap_int_base<_AP_W2, _AP_S2>& o) : ap_int_base<_AP_W, false>(o) {}
 };
 
 #include "ap_fixed.h"

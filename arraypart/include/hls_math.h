@@ -48,8 +48,8 @@ using std::tan;
 using std::tanh;
 using std::trunc;
 
-#define HLS_MATH_FLOAT(NAME) \
-  inline float NAME##f(float x) { return std::NAME(x); }
+#define HLS_MATH_FLOAT(_AP_NAME) \
+  inline float _AP_NAME##f(float x) { return std::_AP_NAME(x); }
 HLS_MATH_FLOAT(sqrt) HLS_MATH_FLOAT(exp) HLS_MATH_FLOAT(log) HLS_MATH_FLOAT(sin)
 HLS_MATH_FLOAT(cos) HLS_MATH_FLOAT(tan) HLS_MATH_FLOAT(fabs) HLS_MATH_FLOAT(floor)
 HLS_MATH_FLOAT(ceil) HLS_MATH_FLOAT(round) HLS_MATH_FLOAT(trunc) HLS_MATH_FLOAT(atan)
@@ -62,14 +62,14 @@ inline double rsqrt(double x) { return 1.0 / std::sqrt(x); }
 inline float recipf(float x) { return 1.0f / x; }
 inline double recip(double x) { return 1.0 / x; }
 
-#define HLS_MATH_FIXED(NAME)                                                           \
-  template <int W, int I, ap_q_mode Q, ap_o_mode O, int N>                             \
-  ap_fixed<W, I, Q, O, N> NAME(const ap_fixed<W, I, Q, O, N>& x) {                     \
-    return ap_fixed<W, I, Q, O, N>(std::NAME(x.to_double()));                          \
+#define HLS_MATH_FIXED(_AP_NAME)                                                           \
+  template <int _AP_W, int _AP_I, ap_q_mode _AP_Q, ap_o_mode _AP_O, int _AP_N>                             \
+  ap_fixed<_AP_W, _AP_I, _AP_Q, _AP_O, _AP_N> _AP_NAME(const ap_fixed<_AP_W, _AP_I, _AP_Q, _AP_O, _AP_N>& x) {                     \
+    return ap_fixed<_AP_W, _AP_I, _AP_Q, _AP_O, _AP_N>(std::_AP_NAME(x.to_double()));                          \
   }                                                                                    \
-  template <int W, int I, ap_q_mode Q, ap_o_mode O, int N>                             \
-  ap_ufixed<W, I, Q, O, N> NAME(const ap_ufixed<W, I, Q, O, N>& x) {                   \
-    return ap_ufixed<W, I, Q, O, N>(std::NAME(x.to_double()));                         \
+  template <int _AP_W, int _AP_I, ap_q_mode _AP_Q, ap_o_mode _AP_O, int _AP_N>                             \
+  ap_ufixed<_AP_W, _AP_I, _AP_Q, _AP_O, _AP_N> _AP_NAME(const ap_ufixed<_AP_W, _AP_I, _AP_Q, _AP_O, _AP_N>& x) {                   \
+    return ap_ufixed<_AP_W, _AP_I, _AP_Q, _AP_O, _AP_N>(std::_AP_NAME(x.to_double()));                         \
   }
 HLS_MATH_FIXED(sqrt) HLS_MATH_FIXED(exp) HLS_MATH_FIXED(log) HLS_MATH_FIXED(sin)
 HLS_MATH_FIXED(cos) HLS_MATH_FIXED(tan) HLS_MATH_FIXED(floor) HLS_MATH_FIXED(ceil)
@@ -77,10 +77,10 @@ HLS_MATH_FIXED(round) HLS_MATH_FIXED(trunc) HLS_MATH_FIXED(fabs) HLS_MATH_FIXED(
 HLS_MATH_FIXED(atan) HLS_MATH_FIXED(tanh) HLS_MATH_FIXED(log2) HLS_MATH_FIXED(exp2)
 #undef HLS_MATH_FIXED
 
-template <int W> ap_int<W> abs(const ap_int<W>& x) { return x.is_neg() ? ap_int<W>(-x) : x; }
-template <int W> ap_uint<W> abs(const ap_uint<W>& x) { return x; }
-template <class T> T min(T a, T b) { return b < a ? b : a; }
-template <class T> T max(T a, T b) { return a < b ? b : a; }
+template <int _AP_W> ap_int<_AP_W> abs(const ap_int<_AP_W>& x) { return x.is_neg() ? ap_int<_AP_W>(-x) : x; }
+template <int _AP_W> ap_uint<_AP_W> abs(const ap_uint<_AP_W>& x) { return x; }
+template <class _AP_T> _AP_T min(_AP_T a, _AP_T b) { return b < a ? b : a; }
+template <class _AP_T> _AP_T max(_AP_T a, _AP_T b) { return a < b ? b : a; }
 
 }  // namespace hls
 

@@ -12,39 +12,39 @@
 
 namespace hls {
 
-template <typename T, int DEPTH = 0>
+template <typename _AP_T, int _AP_DEPTH = 0>
 class stream;
 
-template <typename T>
-class stream<T, 0> {
+template <typename _AP_T>
+class stream<_AP_T, 0> {
  public:
   stream() : name_("hls::stream") {}
   explicit stream(const char* name) : name_(name) {}
   stream(const stream&) = delete;
   stream& operator=(const stream&) = delete;
 
-  T read() {
+  _AP_T read() {
     if (fifo_.empty()) {
       std::fprintf(stderr, "WARNING: hls::stream '%s' is read while empty\n", name_);
-      return T();
+      return _AP_T();
     }
-    T v = fifo_.front();
+    _AP_T v = fifo_.front();
     fifo_.pop_front();
     return v;
   }
-  void read(T& v) { v = read(); }
-  bool read_nb(T& v) {
+  void read(_AP_T& v) { v = read(); }
+  bool read_nb(_AP_T& v) {
     if (fifo_.empty()) return false;
     v = read();
     return true;
   }
-  void write(const T& v) { fifo_.push_back(v); }
-  bool write_nb(const T& v) {
+  void write(const _AP_T& v) { fifo_.push_back(v); }
+  bool write_nb(const _AP_T& v) {
     write(v);
     return true;
   }
-  void operator>>(T& v) { read(v); }
-  void operator<<(const T& v) { write(v); }
+  void operator>>(_AP_T& v) { read(v); }
+  void operator<<(const _AP_T& v) { write(v); }
   bool empty() const { return fifo_.empty(); }
   bool full() const { return false; }
   std::size_t size() const { return fifo_.size(); }
@@ -52,14 +52,14 @@ class stream<T, 0> {
 
  private:
   const char* name_;
-  std::deque<T> fifo_;
+  std::deque<_AP_T> fifo_;
 };
 
-template <typename T, int DEPTH>
-class stream : public stream<T, 0> {
+template <typename _AP_T, int _AP_DEPTH>
+class stream : public stream<_AP_T, 0> {
  public:
   stream() {}
-  explicit stream(const char* name) : stream<T, 0>(name) {}
+  explicit stream(const char* name) : stream<_AP_T, 0>(name) {}
 };
 
 }  // namespace hls
