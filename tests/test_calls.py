@@ -805,3 +805,49 @@ def test_local_pointers_bank_and_trace_as_modelled(tmp_path):
 ])
 def test_pointers_arraypart_cannot_follow_are_located_errors(source, line, col, words):
     _assert_located_error(source, "k.c", line, col, words)
+
+
+BLOCKS_OF_A_CALLEE = """\
+static void f(const int a[16], int b[16]) {
+  {
+    int t[16];
+    for (int j = 0; j < 16; j++) t[j] = a[j] + 1;
+    for (int j = 0; j < 8; j++) {
+#pragma HLS pipeline II=1
+      b[j] = t[2 * j] + t[2 * j + 1];
+    }
+  }
+  {
+    int t[8];
+#pragma HLS array_partition variable=t cyclic factor=2
+    for (int j = 0; j < 8; j++) t[j] = a[j + 8];
+    for (int j = 8; j < 16; j++) {
+#pragma HLS pipeline II=1
+      b[j] = t[j - 8] * 3;
+    }
+  }
+}
+
+void blocks(const int a[16], int b[16]) {
+  int t[4];
+  for (int j = 0; j < 4; j++) t[j] = j;
+  f(a, b);
+  b[0] += t[3];
+}
+"""
+
+
+@needs_gxx
+def test_a_callees_blocks_may_declare_one_name(tmp_path):
+    """The top's ``t`` and the two of ``f``'s blocks are three memories (``t``, ``t_f``
+    and ``t_f_2``); the second block's pragma is the second array's alone."""
+    compiled, outdir = _round_trip(_kernel_file(tmp_path, "blocks.cpp", BLOCKS_OF_A_CALLEE),
+                                   tmp_path)
+    arrays = {a.array.name: a.array for a in compiled.report.solution.arrays}
+    assert (arrays["t"].shape, arrays["t_f"].shape, arrays["t_f_2"].shape) == (
+        (4,), (16,), (8,))
+    assert [p.factor for p in arrays["t_f_2"].partitions] == [2]
+    assert not arrays["t_f"].partitions
+    _build_and_run(outdir, "blocks", tmp_path)
+    (tmp_path / "trace").mkdir()
+    assert_the_trace_agrees(compiled, tmp_path / "trace", ports=2)

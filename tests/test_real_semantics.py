@@ -670,3 +670,74 @@ def test_operands_that_c_skips_build_run_and_trace_as_modelled(tmp_path, case):
     run_testbench(compiled, tmp_path)
     (tmp_path / "trace").mkdir()
     assert_the_trace_agrees(compiled, tmp_path / "trace", ports=2)
+
+
+TWO_BLOCKS = """
+void k(int a[16], int b[16]) {
+  for (int i = 0; i < 4; i++) {
+    int t[16];
+    for (int j = 0; j < 16; j++) {
+#pragma HLS pipeline II=1
+      t[j] = a[j] + i;
+    }
+    for (int j = 0; j < 16; j += 4) {
+#pragma HLS pipeline II=1
+      b[j / 4 + i * 4] = t[j] + t[j + 1] + t[j + 2] + t[j + 3];
+    }
+  }
+  for (int i = 0; i < 4; i++) {
+    int t[16];
+#pragma HLS array_partition variable=t complete
+    for (int j = 0; j < 16; j++) {
+#pragma HLS pipeline II=1
+      t[j] = b[j] * i;
+    }
+    a[i] = t[3 - i];
+  }
+}"""
+
+
+def test_arrays_of_one_name_in_two_blocks_are_two_memories(tmp_path):
+    """Each block's ``t`` is a memory of its own (``t_2`` in the report): the first is
+    read four at a time and gets cyclic 2, the pragma in the second block partitions
+    the second only, and each declaration gets its own pragmas."""
+    compiled = compile_text(tmp_path, "two_blocks", TWO_BLOCKS)
+    arrays = {a.array.name: a for a in compiled.report.solution.arrays}
+    assert (arrays["t"].array.coord.line, arrays["t_2"].array.coord.line) == (4, 15)
+    assert arrays["t"].banking.scheme.describe().startswith("per_dim cyclic 2")
+    assert arrays["t_2"].kept and arrays["t_2"].banking.scheme.banks == 16
+    assert {l["name"]: l["arrays"] for l in loops(compiled)}["L17"] == ["b", "t_2"]
+    text = compiled.files["two_blocks.cpp"]
+    first, second = (text.index("int t[16];"), text.rindex("int t[16];"))
+    cyclic = text.index("variable=t type=cyclic factor=2")
+    complete = text.index("variable=t type=complete")
+    assert first < cyclic < second < complete
+
+
+@needs_gxx
+def test_arrays_of_one_name_in_two_blocks_build_run_and_trace_as_modelled(tmp_path):
+    compiled = compile_text(tmp_path, "two_blocks", TWO_BLOCKS)
+    run_testbench(compiled, tmp_path)
+    (tmp_path / "trace").mkdir()
+    assert_the_trace_agrees(compiled, tmp_path / "trace", ports=2)
+
+
+@pytest.mark.parametrize("source, line, words", [
+    ("void k(int a[8], int b[8]) {\n  for (int i = 0; i < 8; i++) { int a[8]; a[i] = i; "
+     "b[i] = a[i]; }\n}\n", 2, "array 'a' is declared twice (first at"),
+    ("int t[8];\nvoid k(int b[8]) {\n  int t[8];\n  for (int i = 0; i < 8; i++) "
+     "{ t[i] = i; b[i] = t[i]; }\n}\n", 3, "array 't' is declared twice (first at"),
+    ("void k(int a[17], int b[17]) {\n  { int t[4]; t[0] = a[0]; b[0] = t[0]; }\n  {\n"
+     "    int t[17];\n#pragma HLS bind_storage variable=t type=ram_1p\n"
+     "    for (int j = 0; j < 17; j++) t[j] = a[j];\n"
+     "    for (int j = 0; j < 16; j++) {\n#pragma HLS pipeline II=1\n"
+     "      b[j] = t[j] + t[j + 1];\n    }\n  }\n}\n", 4,
+     "is stored as explicit banks, whose references arraypart rewrites by name"),
+])
+def test_a_name_shared_where_arraypart_cannot_tell_the_arrays_apart_is_a_located_error(
+        tmp_path, source, line, words):
+    """A local that shadows a parameter or a file array, and a block's array whose
+    banking rewrites its references by name while another block declares that name."""
+    with pytest.raises(KernelError) as caught:
+        compile_text(tmp_path, "shared_name", source)
+    assert caught.value.coord.line == line and words in str(caught.value), str(caught.value)

@@ -118,6 +118,9 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
     data = unit.data
     loops = _traced_loops(unit, _model_pipelines(kernel.body))
     ids = {a.name: n for n, a in enumerate(kernel.arrays) if not a.interface}
+    # a local's id by its declaration's place: two blocks may declare one C name
+    local_ids = {(d.coord.line, d.coord.col, d.name): ids[name]
+                 for name, d in kernel.source.local_decls.items() if name in ids}
     inserts: list[_Insert] = []
     sites: list[Site] = []
     skipped: list[Coord] = []
@@ -134,7 +137,8 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
                   and parents[-1].kind == K.COMPOUND_STMT
                   and unit.in_main(parents[-1].location)):
                 at = _after_inclusion(included, cursor, parents[-1])
-                inserts += _register_edits(cursor, ids, at) if at is not None else []
+                inserts += (_register_edits(cursor, ids, local_ids, at) if at is not None
+                            else [])
             continue
         if _is_element(cursor, parents):
             span = (cursor.extent.start.offset, cursor.extent.end.offset)
@@ -150,7 +154,7 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
         elif cursor.kind == K.FOR_STMT and data[cursor.extent.start.offset:].startswith(b"for"):
             inserts += _loop_edits(cursor, loops, data)
         elif cursor.kind == K.DECL_STMT and parents and parents[-1].kind == K.COMPOUND_STMT:
-            inserts += _register_edits(cursor, ids)
+            inserts += _register_edits(cursor, ids, local_ids)
         elif (cursor.kind == K.VAR_DECL and cursor.spelling in ids
               and all(p.kind == K.NAMESPACE for p in parents)):
             scope = "".join(f"{p.spelling}::" for p in parents)
@@ -400,17 +404,22 @@ def _after_inclusion(included: list[tuple[str, int]], decl: ci.Cursor,
 
 
 def _register_edits(cursor: ci.Cursor, ids: dict[str, int],
+                    local_ids: dict[tuple[int, int, str], int],
                     at: int | None = None) -> list[_Insert]:
     """Register the IR's local arrays declared by this statement, right after it (or at
-    ``at``: the kernel-text position after the ``#include`` that declares them)."""
+    ``at``: the kernel-text position after the ``#include`` that declares them); an
+    array's id is its declaration's (``local_ids``, by line, column and name), else its
+    name's."""
     end = cursor.extent.end.offset if at is None else at
     # at a line's start, a line of its own: the line there may be a preprocessor one
     tail = "" if at is None else "\n"
     out = []
     for decl in cursor.get_children():
-        if (decl.kind == K.VAR_DECL and decl.spelling in ids
+        place = (decl.location.line, decl.location.column, decl.spelling)
+        found = local_ids.get(place, ids.get(decl.spelling))
+        if (decl.kind == K.VAR_DECL and found is not None
                 and decl.type.get_canonical().kind in _ARRAY_TYPES):
-            out.append(_Insert(end, True, 0, f" {NAMESPACE}reg({ids[decl.spelling]}, "
+            out.append(_Insert(end, True, 0, f" {NAMESPACE}reg({found}, "
                                              f"{decl.spelling});{tail}"))
     return out
 

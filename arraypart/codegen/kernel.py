@@ -58,6 +58,7 @@ def banked_source(kernel: Kernel, solution: Solution) -> str:
     rotating = {g.array.name for g in groups}
     explicit = {s.array.name: _explicit(s, taken) for s in solution.arrays
                 if _needs_explicit(s) or s.array.name in rotating}
+    _check_named_once(source, explicit, decls)
     names = {id(g): _names(g, explicit[g.array.name], taken) for g in groups}
     lane_refs: dict[int, tuple[str | None, str | None]] = {}
     for g in groups:
@@ -313,6 +314,29 @@ def _line_span(data: bytes, start: int, end: int) -> tuple[int, int]:
     line_start = data.rfind(b"\n", 0, start) + 1
     line_end = data.find(b"\n", end)
     return line_start, len(data) if line_end < 0 else line_end + 1
+
+
+def _check_named_once(source, explicit: dict[str, Explicit], decls: dict[str, N.Decl]) -> None:
+    """A located error when an explicit array's name also declares another array of its
+    function (in another block): its references are rewritten by name."""
+    for func in _functions(source):
+        mine = {name: d for name, d in decls.items()
+                if func.body.start <= d.start < func.body.end}
+        for name in sorted(set(explicit) & set(mine)):
+            decl = mine[name]
+            other = next((d for n, d in mine.items() if n != name and d.name == decl.name),
+                         None)
+            if other is not None:
+                raise KernelError(decl.coord, (
+                    f"array '{decl.name}' is declared here and at {other.coord}: its "
+                    f"banking ({_banking_text(explicit[name].banking)}) is stored as "
+                    "explicit banks, whose references arraypart rewrites by name; give "
+                    "each array a name of its own"))
+
+
+def _banking_text(banking) -> str:
+    copies = banking.copies
+    return banking.scheme.describe() + (f", {copies} copies" if copies > 1 else "")
 
 
 def _functions(source) -> tuple[N.FuncDef, ...]:

@@ -141,6 +141,9 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         # the first definition reached and its arrays
         self._callee_arrays: dict[int, tuple[N.FuncDef, dict[str, Binding]]] = {}
         self._array_decls: dict[str, N.Decl] = {}
+        # a local array's declaration (by its place) -> its IR name: one C name may
+        # declare arrays in two blocks of a function, each its own memory
+        self._local_names: dict[Coord, str] = {}
         self._functions: dict[str, list[str]] = {}  # array -> functions whose text uses it
         self._pipelines = 0  # pipelined loops enclosing the current statement
         self._unrolled = 0  # unrolled loops (outside pipelines) enclosing it
@@ -355,6 +358,9 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
                     stmts += self._guarded_statements(d.init, d.coord)
                 if not d.is_array:
                     self._declare_scalar(d)
+                elif d.coord in self._local_names:  # in scope until its block ends
+                    self._visible = {**self._visible,
+                                     d.name: Binding(self._local_names[d.coord])}
             return stmts
         if isinstance(node, N.Empty):
             return []
@@ -466,7 +472,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
                     self._streams.add(node.name)
                 elif isinstance(node, N.Decl) and node.is_array:
                     found[node.name] = Binding(self._add_array(
-                        node, interface=False, owner=callee.name, taken=found))
+                        node, interface=False, owner=callee.name, taken=found, local=True))
             self._callee_arrays[callee.start] = (callee, found)
             self._apply_array_pragmas(callee.body, {**self._file_arrays, **found}, frozenset(
                 p.name for p in callee.params if calls.is_array_parameter(p)))

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Mapping
+from typing import Iterator, Mapping
 
 import clang.cindex as ci
 
@@ -125,7 +125,7 @@ class MemoryLowering:
             if isinstance(node, N.Decl) and I.is_stream(node):
                 self._streams.add(node.name)
             elif isinstance(node, N.Decl) and node.is_array:
-                self._add_array(node, interface=False)
+                self._add_array(node, interface=False, local=True)
 
     def _add_parameter(self, param: N.Decl) -> None:
         """A pointer or array parameter by its interface: off-chip (m_axi) or on-chip;
@@ -193,26 +193,37 @@ class MemoryLowering:
         return highs
 
     def _add_array(self, decl: N.Decl, *, interface: bool, extent: int | None = None,
-                   owner: str | None = None, taken: Mapping[str, Binding] = {}) -> str:
+                   owner: str | None = None, taken: Mapping[str, Binding] = {},
+                   local: bool = False) -> str:
         """Add the array ``decl`` declares (``extent``: its first size, for a pointer);
         its IR name: its own, or for a local of the sub-function ``owner`` whose name
         another array has, ``<name>_<owner>`` (numbered until free).  ``taken``: the
-        names already declared in its function."""
+        names already declared in its function.  A ``local`` (declared in a function
+        body) may share its name with another local of its function, declared in
+        another block: it is a memory of its own, ``<name>_2`` (``_3``, ...) in the IR,
+        which :meth:`_statement` binds to the name where its block declares it."""
         name = decl.name
-        if name in self._arrays and (owner is None or name in taken):
-            first = self._array_decls[taken[name].array if name in taken else name]
-            where = f" (first at {first.coord})" if first.coord != decl.coord else ""
-            raise KernelError(decl.coord, f"array '{decl.name}' is declared twice{where}: "
-                                          "arrays of one function and of the file need "
-                                          "distinct names")
+        mine = name in self._arrays and (owner is None or name in taken)
+        if mine:
+            first = taken[name].array if name in taken else name
+            if not (local and first in self._local_names.values()):
+                where = (f" (first at {self._array_decls[first].coord})"
+                         if self._array_decls[first].coord != decl.coord else "")
+                raise KernelError(decl.coord, f"array '{decl.name}' is declared twice{where}: "
+                                              "a function's arrays, its parameters and the "
+                                              "file's arrays need distinct names")
+        stem = decl.name if owner is None else f"{decl.name}_{owner}"
         k = 1
         while name in self._arrays:
-            name, k = f"{decl.name}_{owner}" + (f"{k}" if k > 1 else ""), k + 1
+            k += 1
+            name = f"{stem}_{k}" if mine else stem + (f"{k - 1}" if k > 2 else "")
         array = array_decl(decl, interface=interface, extent=extent)
         if decl.start < 0:  # declared in a header: its text is not rewritten
             array = replace(array, header=True)
         self._arrays[name] = replace(array, name=name) if name != decl.name else array
         self._array_decls[name] = decl
+        if local:
+            self._local_names[decl.coord] = name
         return name
 
     def _apply_array_pragmas(self, body: N.Node, names: Mapping[str, Binding],
@@ -222,11 +233,11 @@ class MemoryLowering:
         ``names``: the arrays its text names; ``parameters``: its array parameters,
         which other functions' arrays stand for (an ``array_partition`` of one is applied
         at each call, :meth:`_apply_parameter_partitions`)."""
-        ranks = {c_name: len(self._arrays[b.array].shape) for c_name, b in names.items()}
-        for node in N.walk(body):
-            pragma = self._pragmas.parse(node) if isinstance(node, N.Pragma) else None
+        for node, seen in _scoped_pragmas(body, names, self._local_names):
+            pragma = self._pragmas.parse(node)
             if pragma is None:
                 continue
+            ranks = {c_name: len(self._arrays[b.array].shape) for c_name, b in seen.items()}
             unknown = self._pragmas.unknown_directive(pragma)
             if unknown is not None:
                 self._warnings.append(unknown)
@@ -245,7 +256,7 @@ class MemoryLowering:
                                             "sub-function: place it where the array is "
                                             "defined (Vitis carries it into the calls)",
                                     "variable")
-            name = names[self._pragmas.target(pragma, ranks)].array
+            name = seen[self._pragmas.target(pragma, ranks)].array
             array = self._arrays[name]
             if pragma.kind == "array_partition":
                 partition = self._pragmas.partition(pragma, len(array.shape))
@@ -397,3 +408,22 @@ def _product_leaves(node: N.Node) -> list[N.Node] | None:
         inner = _product_leaves(side)
         leaves += inner if inner is not None else [side]
     return leaves
+
+
+def _scoped_pragmas(node: N.Node, names: Mapping[str, Binding],
+                    local_names: Mapping) -> Iterator[tuple[N.Pragma, Mapping[str, Binding]]]:
+    """Each pragma under ``node`` (pre-order) with the arrays its place sees: a local
+    array's declaration (``local_names``: its IR name by its place) binds its name from
+    there to the end of its block."""
+    if isinstance(node, N.Pragma):
+        yield node, names
+    elif isinstance(node, N.Compound):
+        for item in node.items:
+            if isinstance(item, N.DeclList):
+                names = {**names, **{d.name: Binding(local_names[d.coord])
+                                     for d in item.decls if d.coord in local_names}}
+            yield from _scoped_pragmas(item, names, local_names)
+    else:
+        for child in node.children():
+            if child is not None:
+                yield from _scoped_pragmas(child, names, local_names)
