@@ -851,3 +851,42 @@ def test_a_callees_blocks_may_declare_one_name(tmp_path):
     _build_and_run(outdir, "blocks", tmp_path)
     (tmp_path / "trace").mkdir()
     assert_the_trace_agrees(compiled, tmp_path / "trace", ports=2)
+
+
+DEFAULTS = """\
+#define N 16
+static void scale(const int a[N], int b[N], int n = N, int f = 3) {
+  for (int i = 0; i < n; i++) {
+#pragma HLS pipeline II=1
+    b[i] = a[i] * f;
+  }
+}
+
+void defaults(const int a[N], int b[N], int c[N]) {
+  scale(a, b);
+  scale(b, c, N / 2);
+}
+"""
+
+
+PROTOTYPED_DEFAULTS = DEFAULTS.replace(
+    "static void scale(const int a[N], int b[N], int n = N, int f = 3) {",
+    "static void scale(const int a[N], int b[N], int n = N, int f = 3);\n"
+    "static void scale(const int a[N], int b[N], int n, int f) {")
+
+
+@needs_gxx
+@pytest.mark.parametrize("source", [DEFAULTS, PROTOTYPED_DEFAULTS],
+                         ids=["in_the_definition", "in_a_prototype"])
+def test_a_parameter_the_call_leaves_out_takes_its_default(tmp_path, source):
+    """clang passes a left-out argument without text; its value is the default the
+    definition gives (``n = N``), so each call's loop is counted exactly (16 and 8
+    steps, no run-time size) and the trace tells the two calls apart."""
+    compiled, outdir = _round_trip(_kernel_file(tmp_path, "defaults.cpp", source), tmp_path)
+    report = compiled.report.to_json()
+    assert [l["trip_count"] for l in report["loops"]] == [16, 8]
+    assert report["params"] == {}
+    _build_and_run(outdir, "defaults", tmp_path)
+    (tmp_path / "trace").mkdir()
+    judged = assert_the_trace_agrees(compiled, tmp_path / "trace", ports=2)
+    assert len(judged.addresses.compared) == 2

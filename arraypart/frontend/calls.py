@@ -141,13 +141,9 @@ def known_calls(node: N.Node, callees: Mapping[str, N.FuncDef]) -> Iterator[N.Fu
 def bind(call: N.FuncCall, callee: N.FuncDef, visible: Mapping[str, Binding],
          arrays: Mapping[str, Array], scope: Scope) -> Arguments:
     """The parameters of ``callee`` bound to the arguments of ``call`` (module doc)."""
-    if len(call.args) != len(callee.params):
-        raise KernelError(call.coord, f"call of '{callee.name}' with {len(call.args)} "
-                                      f"argument(s) for {len(callee.params)} parameter(s) "
-                                      "(default arguments are not supported)")
     bound, constants, values = {}, {}, {}
     assigned = _assigned_names(callee.nodes)
-    for param, arg in zip(callee.params, call.args):
+    for param, arg in zip(callee.params, _arguments(call, callee)):
         memory = memory_argument(arg, visible, arrays)
         if memory is not None and param.name in assigned:
             moved = _assignment_of(callee.nodes, param.name)
@@ -176,6 +172,18 @@ def bind(call: N.FuncCall, callee: N.FuncDef, visible: Mapping[str, Binding],
             elif value is not None:
                 values[param.name] = value
     return Arguments(bound, constants, values)
+
+
+def _arguments(call: N.FuncCall, callee: N.FuncDef) -> tuple[N.Node, ...]:
+    """The call's arguments, the parameter's default (``int n = N``, in the definition
+    or its first declaration) where the call leaves it out (clang passes such an
+    argument without text, :data:`.cnodes.DEFAULT_ARGUMENT`)."""
+    if len(call.args) != len(callee.params):
+        raise KernelError(call.coord, f"call of '{callee.name}' with {len(call.args)} "
+                                      f"argument(s) for {len(callee.params)} parameter(s)")
+    return tuple(param.init if (isinstance(arg, N.Other) and arg.what == N.DEFAULT_ARGUMENT
+                                and param.init is not None) else arg
+                 for param, arg in zip(callee.params, call.args))
 
 
 def pointer_binding(decl: N.Decl, nodes: tuple[N.Node, ...],

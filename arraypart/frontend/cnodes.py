@@ -26,6 +26,9 @@ K = ci.CursorKind
 # 5.2.4.1: 127 nested blocks, 63 nested parentheses fit below it).
 MAX_TREE_DEPTH = 150
 TRANSPARENT = (K.UNEXPOSED_EXPR, K.PAREN_EXPR)
+#: ``Other.what`` of an argument a call leaves to its parameter's default (clang's
+#: CXXDefaultArgExpr, unexposed and without text).
+DEFAULT_ARGUMENT = "default argument"
 COMPOUND_OPERATORS = tuple(f"operator{op}=" for op in ("+", "-", "*", "/", "%", "&", "|",
                                                        "^", "<<", ">>"))
 CASTS = (K.CSTYLE_CAST_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR, K.CXX_STATIC_CAST_EXPR)
@@ -485,10 +488,21 @@ class Converter:
 
     # ------------------------------------------------------------ functions
 
+    def _parameters(self, cursor: ci.Cursor) -> tuple[Decl, ...]:
+        """A definition's parameters; one without a default takes the default its first
+        declaration gives (C++ writes a default once, often in the prototype)."""
+        params = [self.decl(p, param=True) for p in cursor.get_arguments()]
+        first = cursor.canonical
+        if first != cursor:
+            for k, p in enumerate(first.get_arguments()):
+                if k < len(params) and params[k].init is None:
+                    params[k] = replace(params[k], init=self.decl(p, param=True).init)
+        return tuple(params)
+
     def function(self, cursor: ci.Cursor, namespaces: tuple[str, ...] = (),
                  extern_c: bool = False) -> FuncDef:
         coord, start, end = self._span(cursor)
-        params = tuple(self.decl(p, param=True) for p in cursor.get_arguments())
+        params = self._parameters(cursor)
         body_cursor = next((c for c in cursor.get_children()
                             if c.kind == K.COMPOUND_STMT), None)
         body = self.statement(body_cursor) if body_cursor is not None else None
@@ -802,6 +816,8 @@ class Converter:
             cursor, kind = kids[0], kids[0].kind
         coord, start, end = self._span(cursor)
         kids = list(cursor.get_children())
+        if kind == K.UNEXPOSED_EXPR and not kids and next(cursor.get_tokens(), None) is None:
+            return Other(coord, start, end, DEFAULT_ARGUMENT)
         if kind == K.DECL_REF_EXPR and not cursor.spelling and len(kids) == 1:
             return self.expression(kids[0])  # a template parameter, bound to its argument
         if kind == K.DECL_REF_EXPR:
