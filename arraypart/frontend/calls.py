@@ -180,7 +180,10 @@ def _arguments(call: N.FuncCall, callee: N.FuncDef) -> tuple[N.Node, ...]:
     argument without text, :data:`.cnodes.DEFAULT_ARGUMENT`)."""
     if len(call.args) != len(callee.params):
         raise KernelError(call.coord, f"call of '{callee.name}' with {len(call.args)} "
-                                      f"argument(s) for {len(callee.params)} parameter(s)")
+                                      f"argument(s): the kernel file defines a "
+                                      f"'{callee.name}' of {len(callee.params)} parameter(s) "
+                                      "only, so the one called (an overload) has no "
+                                      "definition arraypart can see")
     return tuple(param.init if (isinstance(arg, N.Other) and arg.what == N.DEFAULT_ARGUMENT
                                 and param.init is not None) else arg
                  for param, arg in zip(callee.params, call.args))
