@@ -895,3 +895,36 @@ def test_a_parameter_the_call_leaves_out_takes_its_default(tmp_path, source):
     (tmp_path / "trace").mkdir()
     judged = assert_the_trace_agrees(compiled, tmp_path / "trace", ports=2)
     assert len(judged.addresses.compared) == 2
+
+
+TEMPLATE_BLOCKS = """\
+template <int M>
+static void f(const int a[16], int b[16]) {
+  {
+    int t[16];
+    for (int j = 0; j < 16; j++) t[j] = a[j] + M;
+    for (int j = 0; j < 8; j++) b[j] = t[2 * j];
+  }
+  {
+    int t[8];
+    for (int j = 0; j < 8; j++) t[j] = a[j + 8] * M;
+    for (int j = 8; j < 16; j++) b[j] = t[j - 8];
+  }
+}
+
+void tblocks(const int a[16], int b[16], int c[16]) {
+  f<2>(a, b);
+  f<3>(a, c);
+}
+"""
+
+
+@needs_gxx
+def test_a_templates_blocks_may_declare_one_name_in_two_shapes(tmp_path):
+    """Each instantiation's two ``t`` are the template's two memories (one per
+    declaration, shared by the instantiations): 16 and 8 elements, no shape clash."""
+    compiled, outdir = _round_trip(_kernel_file(tmp_path, "tblocks.cpp", TEMPLATE_BLOCKS),
+                                   tmp_path)
+    shapes = {a.array.name: a.array.shape for a in compiled.report.solution.arrays}
+    assert (shapes["t"], shapes["t_2"]) == ((16,), (8,))
+    _build_and_run(outdir, "tblocks", tmp_path)

@@ -490,7 +490,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
             if not (isinstance(node, N.Decl) and node.is_array) or I.is_stream(node):
                 continue
             own = array_decl(node, interface=False)
-            shared = self._arrays[found[node.name].array]
+            shared = self._arrays[self._local_names.get(node.coord, found[node.name].array)]
             if (own.shape, own.elem_type) != (shared.shape, shared.elem_type):
                 raise KernelError(node.coord, f"array '{node.name}' of template "
                                               f"'{callee.name}' is {own.elem_type}"

@@ -200,9 +200,10 @@ class MemoryLowering:
         another array has, ``<name>_<owner>`` (numbered until free).  ``taken``: the
         names already declared in its function.  A ``local`` (declared in a function
         body) may share its name with another local of its function, declared in
-        another block: it is a memory of its own, ``<name>_2`` (``_3``, ...) in the IR,
-        which :meth:`_statement` binds to the name where its block declares it."""
-        name = decl.name
+        another block: it is a memory of its own, the first one's IR name with ``_2``
+        (``_3``, ...), which :meth:`_statement` binds to the name where its block
+        declares it."""
+        name, first = decl.name, None
         mine = name in self._arrays and (owner is None or name in taken)
         if mine:
             first = taken[name].array if name in taken else name
@@ -212,7 +213,7 @@ class MemoryLowering:
                 raise KernelError(decl.coord, f"array '{decl.name}' is declared twice{where}: "
                                               "a function's arrays, its parameters and the "
                                               "file's arrays need distinct names")
-        stem = decl.name if owner is None else f"{decl.name}_{owner}"
+        stem = first if mine else decl.name if owner is None else f"{decl.name}_{owner}"
         k = 1
         while name in self._arrays:
             k += 1
