@@ -741,3 +741,28 @@ def test_a_name_shared_where_arraypart_cannot_tell_the_arrays_apart_is_a_located
     with pytest.raises(KernelError) as caught:
         compile_text(tmp_path, "shared_name", source)
     assert caught.value.coord.line == line and words in str(caught.value), str(caught.value)
+
+
+DATA_GUARDED = """
+void k(int a[16], int b[16]) {
+  for (int j = 0; j < 16; j++) {
+#pragma HLS pipeline II=1
+    int t = 0;
+    if (GUARD) t = a[j - 1];
+    b[j] = t;
+  }
+}"""
+
+
+def test_a_read_outside_its_array_under_a_data_guard_names_the_guard_and_the_way_out(
+        tmp_path):
+    """The branch of a data-dependent ``if`` counts as taken wherever it may be, so
+    ``a[j - 1]`` reads ``a[-1]`` at ``j = 0``; the error names the ``if`` and the way
+    out, which works: an affine test first, then ``&&``."""
+    with pytest.raises(KernelError) as caught:
+        compile_text(tmp_path, "guarded", DATA_GUARDED.replace("GUARD", "b[j] > 0"))
+    text = str(caught.value)
+    assert caught.value.coord.line == 6 and "under the data-dependent if at " in text
+    assert text.split("if at ")[1].startswith(f"{tmp_path / 'guarded.c'}:6:5"), text
+    fixed = compile_text(tmp_path, "fixed", DATA_GUARDED.replace("GUARD", "j > 0 && b[j] > 0"))
+    assert [l["achieved_ii"] for l in loops(fixed)] == [1]

@@ -13,7 +13,7 @@ import islpy as isl
 
 from .. import expr as E
 from .. import ir
-from ..errors import KernelError, warning_text
+from ..errors import Coord, KernelError, warning_text
 from ..limits import Deadline
 from . import isl_glue as G
 from .domains import AccessRelation, access_relations
@@ -43,9 +43,10 @@ def build_model(kernel: ir.Kernel, *, ports: int = 2,
     tick = (lambda: None) if deadline is None else (lambda: deadline.check(STAGE))
     relations = access_relations(kernel)
     by_name = {a.name: a for a in kernel.arrays}  # Kernel.array is a linear search
+    guards = data_guards(kernel.body)
     for relation in relations:
         tick()
-        check_bounds(relation, by_name[relation.access.array])
+        check_bounds(relation, by_name[relation.access.array], guards.get(id(relation.access)))
         check_writable(relation.access, by_name[relation.access.array])
     found = collect(kernel, tick=tick)
     groups = _groups(found, by_name, tick)
@@ -74,10 +75,26 @@ def check_writable(access: ir.Access, array: ir.Array) -> None:
             f"a ROM ({array.storage}): a ROM has no write port (bind it to a ram_* type)"))
 
 
-def check_bounds(relation: AccessRelation, array: ir.Array) -> None:
+def data_guards(body: tuple[ir.Node, ...], guard: Coord | None = None) -> dict[int, Coord]:
+    """id(access) -> the innermost data-dependent ``if`` whose branch holds it."""
+    out: dict[int, Coord] = {}
+    for node in body:
+        if isinstance(node, ir.Stmt) and guard is not None:
+            out.update((id(a), guard) for a in node.accesses)
+        elif isinstance(node, ir.If):
+            inner = node.coord if node.cond is None else guard
+            out.update(data_guards(node.then + node.orelse, inner))
+        elif isinstance(node, ir.Loop):
+            out.update(data_guards(node.body, guard))
+    return out
+
+
+def check_bounds(relation: AccessRelation, array: ir.Array, guard: Coord | None = None) -> None:
     """Raise a located error when a regular dimension of the reference leaves
     ``[0, size)`` for some point of its domain; the example is the lexicographically
-    first such iteration."""
+    first such iteration.  ``guard``: the data-dependent ``if`` that holds the
+    reference (its branch counts as taken wherever it may be), which the error names
+    with the way out."""
     access, domain = relation.access, relation.domain
     if domain.is_empty():
         return
@@ -90,8 +107,13 @@ def check_bounds(relation: AccessRelation, array: ir.Array) -> None:
             value = int(E.evaluate(e, point))
             where = ", ".join(f"{v} = {x}" for v, x in point.items())
             at = f"at {where} " if where else ""
+            hint = "" if guard is None else (
+                f"; it is under the data-dependent if at {guard}, which arraypart takes as "
+                "possibly true at every iteration: state the bound in the condition "
+                "(an affine test first, then '&&')")
             raise KernelError(access.coord, f"{reference_text(access)} leaves {array.name} "
-                              f"(dimension {dim} has size {size}): {at}the index is {value}")
+                              f"(dimension {dim} has size {size}): {at}the index is "
+                              f"{value}{hint}")
 
 
 def outside_set(e: E.Expr, size: int, space) -> isl.Set:
