@@ -11,6 +11,8 @@ traceback, or an error without a location); crashes are printed in full.
 Usage::
 
     python bench/sweep.py FOLDER [--top-marker REGEX] [--time-limit S] [--errors]
+
+``--errors`` also prints each located error's first line and each missed file.
 """
 
 from __future__ import annotations
@@ -60,7 +62,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="regex of the line before the top function")
     parser.add_argument("--time-limit", type=float, default=10.0)
     parser.add_argument("--errors", action="store_true",
-                        help="also print each located error's first line")
+                        help="also print each located error's first line and each "
+                             "missed file")
     args = parser.parse_args(argv)
     files = sorted(p for p in args.folder.rglob("*") if p.suffix in (".c", ".cpp"))
     counts: Counter[str] = Counter()
@@ -75,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
             elif outcome == "error" and args.errors:
                 print(_LOCATED.search(stderr) and next(
                     line for line in stderr.splitlines() if ": error: " in line), flush=True)
+            elif outcome == "missed" and args.errors:
+                print(f"MISSED {path}", flush=True)
     print(", ".join(f"{counts[o]} {o}" for o in ("ok", "missed", "error", "crash")),
           f"of {len(files)} files")
     return 0
