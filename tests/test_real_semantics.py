@@ -712,6 +712,7 @@ def test_arrays_of_one_name_in_two_blocks_are_two_memories(tmp_path):
     cyclic = text.index("variable=t type=cyclic factor=2")
     complete = text.index("variable=t type=complete")
     assert first < cyclic < second < complete
+    assert "// arraypart: t (t_2 in the report): per_dim complete" in text
 
 
 @needs_gxx

@@ -406,7 +406,7 @@ def _drop(data: bytes, node: N.Pragma) -> Edit:
 def _lines(s: ArraySolution, ex: Explicit | None, written: str | None) -> list[str]:
     """The scheme comment (wrapped) and our pragma lines for one array, named
     ``written`` (as its declaration spells it) or by its IR name."""
-    comment = textwrap.wrap(_comment(s, ex), COMMENT_WIDTH, subsequent_indent="  ",
+    comment = textwrap.wrap(_comment(s, ex, written), COMMENT_WIDTH, subsequent_indent="  ",
                             break_on_hyphens=False)
     return [_COMMENT + c for c in comment] + [f"#pragma {p}"
                                               for p in _pragmas(s, ex, written)]
@@ -453,8 +453,13 @@ def _after_declaration(data: bytes, decl: N.Decl, lines: list[str]) -> list[Edit
 
 
 
-def _comment(s: ArraySolution, ex: Explicit | None) -> str:
-    text = f"arraypart: {s.array.name}: {s.banking.scheme.describe()}"
+def _comment(s: ArraySolution, ex: Explicit | None, written: str | None) -> str:
+    """``arraypart: <array>: <scheme>...``; an array its declaration spells otherwise
+    (``written``) is named both ways: ``t (t_2 in the report)``."""
+    name = s.array.name
+    if written is not None and written != name:
+        name = f"{written} ({name} in the report)"
+    text = f"arraypart: {name}: {s.banking.scheme.describe()}"
     if s.multi_port_rom:
         text += (f"; a multi-port ROM (rom_np), as {s.banking.copies} copies of "
                  f"{s.ports.name}")
