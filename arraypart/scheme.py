@@ -337,6 +337,14 @@ class Banking:
             if not (constant or isinstance(e, E.Mod) and e.modulus == self.copies):
                 raise ValueError(f"read copy {E.pretty(e)} is not a copy in [0, {self.copies})")
 
+    def describe(self) -> str:
+        """The scheme, its copies and how the unrolled lanes pick theirs, for messages:
+        ``per_dim cyclic 2: ... x 2 copies (unrolled lanes read copy i mod 2)``."""
+        copies = f" x {self.copies} copies" if self.copies > 1 else ""
+        rules = self.lane_rules()
+        lanes = f" (unrolled lanes read {', '.join(rules)})" if rules else ""
+        return f"{self.scheme.describe()}{copies}{lanes}"
+
     def copy_expr(self, ref_id: int) -> E.Expr:
         """The copy the read reference ``ref_id`` reads, over its unrolled iterators."""
         return copy_expr(self.read_copy, ref_id)

@@ -288,7 +288,7 @@ def _resumed(am: ArrayModel, found: Found | None, options: _Options) -> ArraySol
     bound = lower_bound_of(am.ports, shapes, array) if shapes else 1
     notes = found.notes if found.complete else (warning_text(array.coord, (
         f"solver time limit of {options.time_limit:g} s reached inside one call that "
-        f"cannot be interrupted while banking {array.name}: it keeps {_text(banking)}, "
+        f"cannot be interrupted while banking {array.name}: it keeps {banking.describe()}, "
         f"the best banking found when time ran out, proven again (achieved II "
         f"{dict(proof.achieved_ii)})")),)
     kept = (bool(array.partitions) and not options.replace_partitions
@@ -336,7 +336,7 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
             notes.append(warning_text(array.partitions[0].coord, (
                 f"the array_partition pragmas of {array.name} ({banking.scheme.describe()}) "
                 f"conflict: {proof.counterexample}; a better banking is "
-                f"{_text(better.banking)}")))
+                f"{better.banking.describe()}")))
         elif _wasteful(search.cost(banking), better):
             notes.append(_waste_note(array, search.cost(banking), better, bound))
     else:
@@ -353,12 +353,12 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
         if found.cut_short:
             notes.append(warning_text(array.coord, (
                 f"solver time limit of {options.time_limit:g} s reached while looking "
-                f"for a cheaper banking of {array.name} than {_text(banking)}, which "
+                f"for a cheaper banking of {array.name} than {banking.describe()}, which "
                 f"is proven and kept")))
         if not proof.conflict_free:
             notes.append(warning_text(array.coord, (
                 f"no banking of {array.name} within {search.ceiling} banks is "
-                f"conflict-free{search.copies_note()}; using {_text(banking)}, achieved II "
+                f"conflict-free{search.copies_note()}; using {banking.describe()}, achieved II "
                 f"{dict(proof.achieved_ii)}: {proof.counterexample}")))
     evidence = (f"{tried} candidates pre-checked, {proof.isl_checks} isl checks, "
                 f"lower bound {bound}" + _copies_evidence(am, banking))
@@ -402,7 +402,7 @@ def _waste_note(array, kept: Cost, better: _Found, bound: int) -> str:
         f"({scheme_from_pragmas(array).describe().split(':')[0]}) and cost "
         f"{kept.bram18k} BRAM18K and {kept.lut} LUTs (fitted model) where "
         f"{better.cost.physical_banks} suffice (lower bound {bound}): "
-        f"{_text(better.banking)} costs {better.cost.bram18k} BRAM18K and "
+        f"{better.banking.describe()} costs {better.cost.bram18k} BRAM18K and "
         f"{better.cost.lut} LUTs; --replace-partitions uses it"))
 
 
@@ -414,15 +414,8 @@ def _interface_note(am: ArrayModel, kept: _Found, free: _Found) -> list[str]:
                  f"the text of {', '.join(array.functions)}, shared by every call, is")
     return [warning_text(array.coord, (
         f"{'interface ' if array.interface else ''}array {array.name} keeps a per_dim "
-        f"scheme ({_text(kept.banking)}) so {kept_text} unchanged; a flat scheme would be "
-        f"cheaper ({_text(free.banking)})"))]
-
-
-def _text(banking: Banking) -> str:
-    copies = f" x {banking.copies} copies" if banking.copies > 1 else ""
-    rules = banking.lane_rules()
-    lanes = f" (unrolled lanes read {', '.join(rules)})" if rules else ""
-    return f"{banking.scheme.describe()}{copies}{lanes}"
+        f"scheme ({kept.banking.describe()}) so {kept_text} unchanged; a flat scheme would be "
+        f"cheaper ({free.banking.describe()})"))]
 
 
 def _copies_evidence(am: ArrayModel, banking: Banking) -> str:

@@ -329,14 +329,9 @@ def _check_named_once(source, explicit: dict[str, Explicit], decls: dict[str, N.
             if other is not None:
                 raise KernelError(decl.coord, (
                     f"array '{decl.name}' is declared here and at {other.coord}: its "
-                    f"banking ({_banking_text(explicit[name].banking)}) is stored as "
+                    f"banking ({explicit[name].banking.describe()}) is stored as "
                     "explicit banks, whose references arraypart rewrites by name; give "
                     "each array a name of its own"))
-
-
-def _banking_text(banking) -> str:
-    copies = banking.copies
-    return banking.scheme.describe() + (f", {copies} copies" if copies > 1 else "")
 
 
 def _functions(source) -> tuple[N.FuncDef, ...]:
