@@ -101,11 +101,7 @@ def _reopened(p: ir.Param, bad, box: dict) -> ir.Param:
     with, and the least value becomes the next one outside ``Bad`` (:func:`_bounded`)."""
     if FRESH_MARK in p.name or p.low is None or _within(bad, box, ()).is_empty():
         return p
-    known = {n: b for n, b in box.items() if n != p.name and None not in b}
-    values = G.project_onto(_within(bad, known, ()), p.name)
-    good = values.complement().intersect(
-        G.range_set(values.space, p.name, p.low + 1, p.high))
-    return p if good.is_empty() else replace(p, low=None)
+    return p if _good_values(p, bad, box, p.low + 1).is_empty() else replace(p, low=None)
 
 
 def _with_unbounded_warnings(kernel: ir.Kernel) -> ir.Kernel:
@@ -222,15 +218,25 @@ def _within(bad, box: dict[str, tuple[int | None, int | None]], free: tuple[str,
 def _anchor(p: ir.Param, bad, box, witnesses) -> tuple[int, int]:
     """A value of ``p`` (without a least value yet) at which no access leaves its
     array, the other sizes held where they are known: the least such one from 0 up."""
-    known = {n: b for n, b in box.items() if n != p.name and None not in b}
-    values = G.project_onto(_within(bad, known, ()), p.name)
-    good = values.complement().intersect(G.range_set(values.space, p.name, 0, p.high))
+    good = _good_values(p, bad, box, 0)
     if good.is_empty():
         raise KernelError(p.coord, (
-            f"loop start or bound '{p.name}': {_witness(witnesses, known, (p.name,))} "
+            f"loop start or bound '{p.name}': {_witness(witnesses, _known(p, box), (p.name,))} "
             "is exceeded for every value from 0 up"))
     anchor = G.first_point(good)[p.name]
     return anchor, anchor
+
+
+def _known(p: ir.Param, box: dict) -> dict:
+    """The other sizes' ranges where both ends are known."""
+    return {n: b for n, b in box.items() if n != p.name and None not in b}
+
+
+def _good_values(p: ir.Param, bad, box: dict, low: int):
+    """The values of ``p`` from ``low`` to its greatest at which no access leaves its
+    array, the other sizes held where they are known (:func:`_known`)."""
+    values = G.project_onto(_within(bad, _known(p, box), ()), p.name)
+    return values.complement().intersect(G.range_set(values.space, p.name, low, p.high))
 
 
 def _bounded(p: ir.Param, values, anchor: int, witnesses, box, free: bool) -> ir.Param:
