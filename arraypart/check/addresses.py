@@ -277,9 +277,14 @@ def _model(groups: Sequence[CycleGroup], directions: tuple[int, ...] | None,
 def _at_sizes(domain: isl.Set, time_vars: tuple[str, ...],
               sizes: Mapping[str, int | None]) -> isl.Set:
     """``domain`` with its leading run-time sizes fixed at the run's values."""
-    for d in range(run_sizes(time_vars, sizes) or 0):
-        domain = domain.fix_val(isl.dim_type.set, d,
-                                isl.Val.int_from_si(domain.get_ctx(), sizes[time_vars[d]]))
+    return _fixed(domain, [sizes[v] for v in time_vars[:run_sizes(time_vars, sizes) or 0]])
+
+
+def _fixed(domain: isl.Set, values: Sequence[int]) -> isl.Set:
+    """``domain`` with its first ``len(values)`` dimensions fixed at ``values``."""
+    for d, value in enumerate(values):
+        domain = domain.fix_val(isl.dim_type.set, d, isl.Val.int_from_si(domain.get_ctx(),
+                                                                          int(value)))
     return domain
 
 
@@ -452,12 +457,10 @@ def _index(x: tuple[int, ...]) -> str:
 
 def _model_accesses(model: _Model, step: int, arrays: Sequence[tuple[str, tuple]]):
     """The compared lanes' accesses at ``step``: those whose domain holds its point."""
-    point = dict(zip(model.time_vars, model.points[step].tolist()))
+    values = model.points[step].tolist()
+    point = dict(zip(model.time_vars, values))
     for lane in model.lanes:
-        at = lane.domain
-        for d, v in enumerate(model.time_vars):
-            at = at.fix_val(isl.dim_type.set, d, isl.Val.int_from_si(at.get_ctx(), point[v]))
-        if not at.is_empty():
+        if not _fixed(lane.domain, values).is_empty():
             yield (lane.coord, _KINDS[lane.kind], arrays[lane.array][0],
                    tuple(int(E.evaluate(e, point)) for e in lane.index))
 
