@@ -82,12 +82,12 @@ class GroupInputs:
     loop: str
     target_ii: int
     vars: tuple[tuple[str, str], ...]
-    lattice: tuple[tuple[int, int], ...] = ()
+    lattice: tuple[tuple[int, int], ...]
 
     def values(self, point: dict[str, int]) -> dict[str, int]:
         """The input ports' values at the time point ``point``."""
-        lattice = self.lattice or ((1, 0),) * len(self.vars)
-        return {port: (point[v] - lo) // s for (port, v), (s, lo) in zip(self.vars, lattice)}
+        return {port: (point[v] - lo) // s
+                for (port, v), (s, lo) in zip(self.vars, self.lattice)}
 
 
 @dataclass(frozen=True, eq=False)
@@ -215,8 +215,8 @@ def time_ranges(group: CycleGroup) -> tuple[tuple[int, int], ...]:
     iteration counter ``(v - lo) / s`` where :func:`time_lattices` gives ``v`` a stride
     (a pure function of the group, memoised: the cost model asks for it once per
     candidate banking)."""
-    return tuple(_value_range(group, v) if s == 1 else (0, (_value_range(group, v)[1] - lo) // s)
-                 for v, (s, lo) in zip(group.time_vars, time_lattices(group)))
+    return tuple(found if s == 1 else (0, (found[1] - lo) // s)
+                 for found, (s, lo) in zip(_value_ranges(group), time_lattices(group)))
 
 
 @lru_cache(maxsize=4096)
@@ -227,18 +227,23 @@ def time_lattices(group: CycleGroup) -> tuple[tuple[int, int], ...]:
     steps by U: its lanes' indices ``v + u`` are ``U*n + lo + u``, so on cyclic U
     each lane's bank is a constant, as in the emitted code and in HLS."""
     out = []
-    for v in group.time_vars:
+    for v, (lo, _) in zip(group.time_vars, _value_ranges(group)):
         s = G.stride(group.domain, v) if not group.domain.is_empty() else 1
-        out.append((s, _value_range(group, v)[0]) if s > 1 else (1, 0))
+        out.append((s, lo) if s > 1 else (1, 0))
     return tuple(out)
 
 
-def _value_range(group: CycleGroup, var: str) -> tuple[int, int]:
-    try:
-        found = G.value_range(G.pw_aff(E.var(var), group.domain.space), group.domain)
-    except (ValueError, TypeError, isl.Error):
-        found = UNBOUNDED_RANGE  # a run-time size isl cannot bound
-    return found if found is not None else (0, 0)
+@lru_cache(maxsize=4096)
+def _value_ranges(group: CycleGroup) -> tuple[tuple[int, int], ...]:
+    """(min, max) of each time variable over the group's domain."""
+    out = []
+    for var in group.time_vars:
+        try:
+            found = G.value_range(G.pw_aff(E.var(var), group.domain.space), group.domain)
+        except (ValueError, TypeError, isl.Error):
+            found = UNBOUNDED_RANGE  # a run-time size isl cannot bound
+        out.append(found if found is not None else (0, 0))
+    return tuple(out)
 
 
 def _group_lanes(g: int, group: CycleGroup, banking: Banking, ranges: dict[str, tuple[int, int]],
@@ -356,7 +361,8 @@ def stencil_memory(name: str, shape: tuple[int, ...], banking: Banking, ports: s
     ranges = {group_port(0, f"i{d}"): (0, max(0, (n - 1 - span[d]) // steps[d]))
               for d, n in enumerate(shape)}
     group = GroupInputs("sweep", 1, tuple((group_port(0, f"i{d}"), f"i{d}")
-                                          for d in range(len(shape))))
+                                          for d in range(len(shape))),
+                        ((1, 0),) * len(shape))  # the inputs are the counters
     lanes = []
     for n, offset in enumerate(offsets):
         index = tuple(E.add(E.scale(steps[d], E.var(group_port(0, f"i{d}"))), E.const(o))
