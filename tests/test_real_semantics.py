@@ -767,3 +767,9 @@ def test_a_read_outside_its_array_under_a_data_guard_names_the_guard_and_the_way
     assert text.split("if at ")[1].startswith(f"{tmp_path / 'guarded.c'}:6:5"), text
     fixed = compile_text(tmp_path, "fixed", DATA_GUARDED.replace("GUARD", "j > 0 && b[j] > 0"))
     assert [l["achieved_ii"] for l in loops(fixed)] == [1]
+    # a read in the condition of an if inside the guarded branch is guarded too
+    nested = DATA_GUARDED.replace("if (GUARD) t = a[j - 1];",
+                                  "if (b[j] > 0) { if (a[j - 1] > 2) t = 1; }")
+    with pytest.raises(KernelError) as caught:
+        compile_text(tmp_path, "nested", nested)
+    assert "under the data-dependent if at " in str(caught.value), str(caught.value)

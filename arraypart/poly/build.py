@@ -82,6 +82,8 @@ def data_guards(body: tuple[ir.Node, ...], guard: Coord | None = None) -> dict[i
         if isinstance(node, ir.Stmt) and guard is not None:
             out.update((id(a), guard) for a in node.accesses)
         elif isinstance(node, ir.If):
+            if guard is not None:  # its condition's reads run where its branch may
+                out.update((id(a), guard) for a in node.cond_accesses)
             inner = node.coord if node.cond is None else guard
             out.update(data_guards(node.then + node.orelse, inner))
         elif isinstance(node, ir.Loop):
