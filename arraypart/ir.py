@@ -400,6 +400,16 @@ def accesses(nodes: tuple[Node, ...]) -> Iterator[Access]:
             yield from accesses(n.body)
 
 
+def loops(nodes: tuple[Node, ...]) -> Iterator[Loop]:
+    """Every loop under ``nodes`` (loop bodies and both branches of ifs), outer first."""
+    for n in nodes:
+        if isinstance(n, Loop):
+            yield n
+            yield from loops(n.body)
+        elif isinstance(n, If):
+            yield from loops(n.then + n.orelse)
+
+
 def header_variables(node: Node) -> frozenset[str]:
     """The variables ``node`` itself reads, not its body's: a loop's start and bound, an
     ``if``'s condition and guard accesses' indices, a statement's access indices."""

@@ -773,3 +773,118 @@ def test_a_read_outside_its_array_under_a_data_guard_names_the_guard_and_the_way
     with pytest.raises(KernelError) as caught:
         compile_text(tmp_path, "nested", nested)
     assert "under the data-dependent if at " in str(caught.value), str(caught.value)
+
+
+# A radix-2 FFT as a chain of stages (the streaming FFT of Kastner et al., *Parallel
+# Programming for FPGAs*, ch. 5, and its copies in PYNQ labs): each lane of the
+# unrolled `stages` loop runs one stage, whose butterfly span `1 << s` is a constant
+# only once the lane's `s` is.
+FFT_STAGES = """
+#define LOG_N 5
+#define N (1 << LOG_N)
+
+void stage(int s, float xr[N], float xi[N], float yr[N], float yi[N],
+           float wr[N / 2], float wi[N / 2]) {
+  int span = 1 << s;
+  int half = span / 2;
+  int stride = N >> s;
+  for (int j = 0; j < half; j++) {
+    for (int t = 0; t < stride; t++) {
+#pragma HLS pipeline II=1
+      int top = j + t * span;
+      int bottom = top + half;
+      float c = wr[j * stride], d = wi[j * stride];
+      float pr = xr[bottom] * c - xi[bottom] * d;
+      float pi = xi[bottom] * c + xr[bottom] * d;
+      yr[bottom] = xr[top] - pr;
+      yi[bottom] = xi[top] - pi;
+      yr[top] = xr[top] + pr;
+      yi[top] = xi[top] + pi;
+    }
+  }
+}
+
+void fft(float re[N], float im[N], float wr[N / 2], float wi[N / 2]) {
+  float sr[LOG_N + 1][N], si[LOG_N + 1][N];
+  for (int i = 0; i < N; i++) { sr[0][i] = re[i]; si[0][i] = im[i]; }
+stages:
+  for (int s = 1; s <= LOG_N; s++) {
+#pragma HLS unroll
+    stage(s, sr[s - 1], si[s - 1], sr[s], si[s], wr, wi);
+  }
+  for (int i = 0; i < N; i++) { re[i] = sr[LOG_N][i]; im[i] = si[LOG_N][i]; }
+}
+"""
+
+
+def test_a_fully_unrolled_loop_is_lowered_per_lane_where_its_iterator_is_not_affine(
+        tmp_path):
+    """``1 << s`` is not affine in ``s``, but each lane of the unrolled ``stages`` runs
+    with ``s`` a constant: lowered once per lane (under ``if (s == v)``), every index
+    and loop end is affine, and the stages reach II 1 under the checker; lowered over
+    ``s`` they were irregular and ``stages`` reached II 3."""
+    compiled = compile_text(tmp_path, "fft", FFT_STAGES)
+    kernel = compiled.report.kernel
+    assert all(a.regular for a in ir.accesses(kernel.body))
+    assert not kernel.params  # no loop end became a run-time size
+    stages = next(n for n in kernel.body if isinstance(n, ir.Loop) and n.name == "stages")
+    assert [(n.cond, len(list(ir.loops(n.then)))) for n in stages.body] == [
+        (((ir.Constraint(E.affine({"s": 1}, -v), "=="),),), 2) for v in range(1, 6)]
+    assert checked_iis(compiled) == {"L28": 1, "stages": 1, "L34": 1}
+    assert [l["achieved_ii"] for l in loops(compiled)] == [1, 1, 1]
+
+
+def test_an_unrolled_loop_whose_body_is_exact_is_lowered_once(tmp_path):
+    compiled = compile_text(tmp_path, "window", """
+    void k(int a[64], int b[64]) {
+      for (int i = 0; i < 60; i++) {
+    #pragma HLS pipeline II=1
+        int t = 0;
+        for (int u = 0; u < 4; u++) t += a[i + u] << u;
+        b[i] = t;
+      }
+      for (int u = 0; u < 4; u++) {
+    #pragma HLS unroll
+        b[60 + u] = a[u * u];
+      }
+    }""")
+    kernel = compiled.report.kernel
+    inner = next(ir.loops(kernel.body[0].body))
+    assert [type(n) for n in inner.body] == [ir.Stmt]
+    # `u * u` is exact per lane: lowered once per value, each index a constant
+    lanes = kernel.body[1].body
+    assert [n.then[0].accesses[0].index for n in lanes] == [
+        (E.const(u * u),) for u in range(4)]
+
+
+@needs_gxx
+def test_a_loop_lowered_per_lane_builds_runs_and_traces_as_modelled(tmp_path):
+    """g++ runs the stages one after another, each butterfly loop as a ``for`` of its
+    own, which the model runs as steps of ``stages``: the trace judges them by the
+    stages' claim and says why their addresses are not compared."""
+    compiled = compile_text(tmp_path, "fft", FFT_STAGES)
+    run_testbench(compiled, tmp_path)
+    (tmp_path / "trace").mkdir()
+    judged = assert_the_trace_agrees(compiled, tmp_path / "trace", ports=2)
+    text = judged.format()
+    assert "stages (" in text and ":11:5, a loop of its body): 80 steps" in text, text
+    assert ":11:5: its text also runs as steps of the concurrent loop stages" in text
+
+
+@pytest.mark.parametrize("change, step", [("", 4), ("span += 0;", None)])
+def test_a_step_through_a_scalar_the_loop_leaves_alone_is_constant(tmp_path, change, step):
+    """``i += span`` with ``span`` a constant here and untouched by the loop steps by
+    that constant (each index affine); a loop that writes ``span`` may change its step,
+    and is counted over a counter of its own."""
+    compiled = compile_text(tmp_path, "stride", f"""
+    void k(int a[64], int b[16]) {{
+      int span = 4;
+      for (int i = 0; i < 64; i += span) {{
+    #pragma HLS pipeline II=1
+        b[i / 4] = a[i] + a[i + 1];
+        {change}
+      }}
+    }}""")
+    loop = next(ir.loops(compiled.report.kernel.body))
+    assert (loop.var, loop.step) == ("i", 4) if step else loop.var != "i"
+    assert all(a.regular for a in ir.accesses(loop.body)) == bool(step)

@@ -33,7 +33,7 @@ from . import calls
 from .addresses import AddressCheck, compare
 from .instrument import Instrumented, instrument
 from .replay import RECORDED, Claim, LoopReplay, Memory, Replay, no_checkpoint, replay
-from .walk import is_concurrent
+from .walk import is_concurrent, regions
 
 __all__ = ["Claim", "TraceCheck", "Trace", "check_trace", "driver_source", "record"]
 
@@ -205,8 +205,10 @@ class TraceCheck:
             verdict = "agrees" if loop.agrees else "DISAGREES"
             lines.append(f"  {loop.claim.name} ({where}): {loop.steps} steps, model "
                          f"II {loop.claim.claimed_ii}, traced II {loop.traced_ii}: {verdict}")
-        lines += [f"  {c.name} ({c.coord}): not traced (no `for` statement of the "
-                  "kernel's text there: a pipelined function)" for c in self.untraced]
+        lines += [f"  {c.name} ({c.coord}): not traced (no pipelined `for` of the "
+                  "kernel's text there: a pipelined function, or a loop unrolled outside "
+                  "a pipeline, whose lanes the program runs one after another)"
+                  for c in self.untraced]
         lines += [f"  {coord}: access written in a macro, not traced"
                   for coord in self.trace.instrumented.skipped]
         lines.append(f"  addresses compared with the polyhedral model in "
@@ -267,6 +269,7 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
     # Every path of a loop holds its accesses outside data-dependent ifs, compared on
     # the first path's groups; those inside them are looked up on every path's.
     by_loop = {n: mine for n, members in enumerate(loops.members) if len(members) == 1
+               if n not in loops.nested
                if (mine := [g for g in groups if g.instance == members[0]])}
     directions = {n: loops.instances[members[0]].signs
                   for n, members in enumerate(loops.members) if len(members) == 1}
@@ -279,7 +282,10 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
                    "told apart (a call under a data-dependent if, or one the model cannot "
                    "enumerate): addresses not compared"
                    for coord, members in zip(loops.coords, loops.members) if len(members) > 1)
-    addresses = replace(addresses, skipped=addresses.skipped + shared)
+    nested = tuple(f"{loops.coords[n]}: its text also runs as steps of the concurrent loop "
+                   f"{name} (a call in its body), whose steps the trace records under this "
+                   "`for`: addresses not compared" for n, name in loops.nested.items())
+    addresses = replace(addresses, skipped=addresses.skipped + shared + nested)
     claimed_places = {loops.instances[m].place for members in loops.members for m in members}
     untraced = tuple({i.place: c for c, i in zip(claims, loops.instances)
                       if i.place not in claimed_places}.values())
@@ -291,7 +297,8 @@ class _TracedLoops:
     """The loops the replay sees: per loop, its coordinate, the concurrent loops
     (indices into ``instances``) it stands for and a label naming its call;
     ``renumber[lid]`` the loop of the trace's loop ``lid`` and ``splits`` those split
-    into calls (:func:`calls.rewrite`)."""
+    into calls (:func:`calls.rewrite`); ``nested``: the loops whose text also runs
+    inside another concurrent loop (by loop, that loop's name)."""
 
     instances: tuple[calls.Instance, ...]
     coords: tuple[Coord, ...]
@@ -299,6 +306,7 @@ class _TracedLoops:
     labels: tuple[str, ...]
     renumber: np.ndarray
     splits: dict[int, tuple[int, calls.Split]]
+    nested: dict[int, str]
 
 
 def _traced_loops(kernel: ir.Kernel, inst: Instrumented, groups: Sequence[CycleGroup],
@@ -312,18 +320,24 @@ def _traced_loops(kernel: ir.Kernel, inst: Instrumented, groups: Sequence[CycleG
     at: dict[tuple[int, int], list[int]] = {}
     for n, i in enumerate(instances):
         at.setdefault(i.place, []).append(n)
-    coords, members, labels, splits = [], [], [], {}
+    coords, members, labels, splits, nested = [], [], [], {}, {}
+    inside = _nested_places(kernel)
     renumber = np.zeros(max(1, len(inst.loops)), np.int64)
     for lid, loop in enumerate(inst.loops):
         place = (loop.coord.line, loop.coord.col)
         mine = tuple(at.get(place, ()))
         cut = (calls.split(mine, instances, groups, sizes)
-               if len(mine) > 1 and place not in skipping else None)
+               if len(mine) > 1 and place not in skipping and place not in inside
+               else None)
         renumber[lid] = len(coords)
+        if place in inside:
+            nested[len(coords)] = inside[place][1]
         if cut is None:
             coords.append(loop.coord)
-            members.append(mine)
-            labels.append("")
+            # a text that only runs inside a concurrent loop is judged by its claim: one
+            # lane's step uses no more ports than the step of every lane together
+            members.append(mine or ((inside[place][0],) if place in inside else ()))
+            labels.append("a loop of its body" if not mine and place in inside else "")
             continue
         splits[lid] = (len(coords), cut)
         for k, m in enumerate(mine):
@@ -331,7 +345,19 @@ def _traced_loops(kernel: ir.Kernel, inst: Instrumented, groups: Sequence[CycleG
             members.append((m,))
             labels.append(f"call {k + 1} of {len(mine)}")
     return _TracedLoops(instances, tuple(coords), tuple(members), tuple(labels), renumber,
-                        splits)
+                        splits, nested)
+
+
+def _nested_places(kernel: ir.Kernel) -> dict[tuple[int, int], tuple[int, str]]:
+    """The (line, col) of every loop inside a concurrent loop (a pipelined loop of a
+    function called in an unrolled loop's body), with that concurrent loop's index
+    among :func:`calls.instances` and its name: the program runs it as a ``for`` of
+    its own, the model as steps of the enclosing loop."""
+    found: dict[tuple[int, int], tuple[int, str]] = {}
+    for n, region in enumerate(regions(kernel)):
+        for node in ir.loops(region.loop.body):
+            found.setdefault((node.coord.line, node.coord.col), (n, region.loop.name))
+    return found
 
 
 def size_values(kernel: ir.Kernel) -> dict[str, int | None]:

@@ -17,7 +17,7 @@ from typing import Mapping
 
 from .. import expr as E
 from ..errors import Coord, KernelError
-from ..ir import Access, If, Loop, Node, Stmt
+from ..ir import Access, Constraint, If, Loop, Node, Stmt, accesses
 from .cexpr import (COMPARISONS, FLIPPED, Bound, Scope, fold, interval, min_max_terms,
                     quasi_affine)
 from . import cnodes as N
@@ -33,6 +33,9 @@ UNIT_STEPS = (1, -1)
 # more, so a nest of k loops that change scalars lowers its innermost body 2^k times;
 # past this depth (far beyond real kernels' nests) the scalars are left opaque.
 MAX_FOLLOWED_LOOPS = 8
+# A fully unrolled loop lowered once per iterator value (LoopLowering._lanes_body) has
+# its body that many times in the IR; past this trip count it is lowered once.
+MAX_SPECIALIZED_TRIPS = 32
 # What Vitis reads anywhere in a loop body, as if it opened it.
 LOOP_BODY_DIRECTIVES = LOOP_DIRECTIVES + ("loop_tripcount",)
 
@@ -67,11 +70,11 @@ class LoopLowering:
                 var, start, declared = self._counter(node.cond, items[header:])
             else:
                 var, start, declared = self._loop_init(node.init, node.cond)
+            body = items[header:-1] if node.next is None else items[header:]
             if node.next is None:
                 step, tail = self._last_step(items[header:], var, coord), []
             else:
-                step, tail = self._loop_step(node.next, var)
-            body = items[header:-1] if node.next is None else items[header:]
+                step, tail = self._loop_step(node.next, var, body)
             if any(S.assigns(n, var) for n in body):
                 raise _Uncountable(coord, f"the body changes the iterator '{var}'")
             bound_names = {n.name for n in N.walk(node.cond) if isinstance(n, N.Id)} - {var}
@@ -125,7 +128,7 @@ class LoopLowering:
                 with self._loop_frame(ir_var, self._iterator_range(init, bound, step),
                                       (init, bound, step), pipeline_ii, unroll):
                     body = self._loop_body(items[header:], tail, (var, ir_var), init,
-                                           step, trip, name, coord)
+                                           step, trip, name, coord, unroll)
                     if header_reads:
                         body = (Stmt(tuple(self._accesses(limit)), node.cond.coord),) + body
             finally:
@@ -258,7 +261,7 @@ class LoopLowering:
         last = items[-1] if items else None
         stepped = S.write_target(last) if last is not None else None
         if (not compared and stepped in self._temporaries
-                and _step_of(last, stepped, self._scope())):
+                and _step_of(last, stepped, Scope(constants=self._constants))):
             target = last.expr if isinstance(last, N.UnaryOp) else last.lvalue
             return stepped, target, False
         why = next((self._opaque[n.name].describe(n.name) for n in compared
@@ -271,7 +274,8 @@ class LoopLowering:
 
     def _last_step(self, items: list[N.Node], var: str, coord: Coord) -> int:
         """The constant step of the counter in a loop body's last statement."""
-        step = _step_of(items[-1], var, self._scope()) if items else None
+        step = (_step_of(items[-1], var, Scope(constants=self._constants)) if items
+                else None)
         if not step:
             raise _Uncountable(items[-1].coord if items else coord, (
                 f"a loop without an increment must step its counter '{var}' by a nonzero "
@@ -292,13 +296,14 @@ class LoopLowering:
         else:
             self._bind(var, None, None)
 
-    def _loop_body(self, items, tail, names, init, step, trip, name, coord
+    def _loop_body(self, items, tail, names, init, step, trip, name, coord, unroll
                    ) -> tuple[Node, ...]:
         """The lowered body, with each scalar that the iteration steps by a constant
         bound to its induction value; after the loop they hold their exit values
         (when the trip count is known) and the other scalars the body changes are
         opaque.  ``names``: the iterator's C name and its IR name (a callee's may be
-        renamed)."""
+        renamed).  A fully unrolled loop's body may be lowered once per iterator
+        value (:meth:`_lanes_body`)."""
         var, ir_var = names
         deltas = self._iteration_deltas(items, tail, var)
         number = S.iteration_number(ir_var, init, step)
@@ -311,7 +316,8 @@ class LoopLowering:
                 self._bind(scalar, None, entry[1].get(scalar, varies))
             else:
                 self._bind(scalar, S.induction_value(known, delta, number), None)
-        body = tuple(self._items(items))
+        body = self._lanes_body(items, names, self._specialized_values(init, step, trip,
+                                                                       unroll), coord)
         self._restore(entry)
         changed = S.Opaque(f"is changed by loop '{name}'", coord)
         for scalar, delta in deltas.items():
@@ -321,6 +327,79 @@ class LoopLowering:
             else:
                 self._bind(scalar, E.add(known, E.scale(delta, trip)), None)
         return body
+
+    def _specialized_values(self, init: tuple[E.Expr, ...], step: int,
+                            trip: E.Expr | None, unroll: int | None) -> range | None:
+        """The iterator's values when the loop may be lowered once per value: fully
+        unrolled outside any pipeline (its lanes are concurrent copies, each with its
+        iterator a constant, as Vitis unrolls it), from a constant start, with a
+        constant trip count of at most ``MAX_SPECIALIZED_TRIPS``, and not inside a
+        body lowered per value already (the copies would multiply); else None."""
+        if (unroll != 0 or self._pipelines or self._followed or self._per_lane
+                or len(init) != 1
+                or not isinstance(init[0], E.Const) or not isinstance(trip, E.Const)
+                or not 2 <= trip.value <= MAX_SPECIALIZED_TRIPS):
+            return None
+        return range(init[0].value, init[0].value + step * trip.value, step)
+
+    def _lanes_body(self, items, names, values: range | None, coord: Coord
+                    ) -> tuple[Node, ...]:
+        """The body lowered once over the iterator or, when ``values`` is given and
+        that leaves it less exact (:func:`imprecision`: an index, a condition or a
+        loop end the iterator reaches only through arithmetic that is not affine in
+        it, as ``1 << stage``), once per value ``v`` under ``if (iterator == v)``:
+        chosen when the copies' imprecision is below the general body's times the
+        number of copies (the general body stands for every lane).
+        Both are the same accesses in the same cycles, since every lane of a fully
+        unrolled loop runs its body with the iterator a constant; the trials are
+        lowered as followed iterations are (:meth:`_iteration_deltas`), without
+        warnings or logs, and dropped."""
+        if values is not None:
+            general = self._trial(items, names, None, coord)
+            if general is None or imprecision(general) > 0:
+                lanes = self._trial(items, names, values, coord)
+                if lanes is not None and (general is None or imprecision(lanes)
+                                          < len(values) * imprecision(general)):
+                    return self._per_value(items, names, values, coord)
+        return tuple(self._items(items))
+
+    def _trial(self, items, names, values: range | None, coord: Coord
+               ) -> tuple[Node, ...] | None:
+        """The body lowered as :meth:`_lanes_body` would, then forgotten; None when
+        that lowering is a located error."""
+        saved = self._state()
+        self._followed += 1
+        try:
+            if values is None:
+                return tuple(self._items(items))
+            return self._per_value(items, names, values, coord)
+        except KernelError:
+            return None
+        finally:
+            self._followed -= 1
+            self._restore(saved)
+
+    def _per_value(self, items, names, values: range, coord: Coord) -> tuple[Node, ...]:
+        """``if (i == v) body[i := v]`` for each value ``v`` of the iterator ``i``:
+        the iterator's C name and every scalar's value over it become constants."""
+        var, ir_var = names
+        entry = self._state()
+        nodes: list[Node] = []
+        self._per_lane += 1
+        try:
+            for value in values:
+                self._restore(entry)
+                lane = {ir_var: E.const(value)}
+                self._temporaries = {name: E.substitute(e, lane)
+                                     for name, e in self._temporaries.items()}
+                self._temporaries[var] = E.const(value)
+                body = tuple(self._items(items))
+                condition = (Constraint(E.add(E.var(ir_var), E.const(-value)), "=="),)
+                nodes.append(If((condition,), body, (), coord))
+        finally:
+            self._per_lane -= 1
+            self._restore(entry)
+        return tuple(nodes)
 
     def _iteration_deltas(self, items, tail, var) -> dict[str, int | None]:
         """What one iteration adds to each scalar the loop may change: the body and
@@ -418,12 +497,21 @@ class LoopLowering:
                                           "tests)")
         return chosen[0], starts[chosen[0]], isinstance(init, N.DeclList)
 
-    def _loop_step(self, nxt: N.Node, var: str) -> tuple[int, list[N.Node]]:
+    def _loop_step(self, nxt: N.Node, var: str, body: list[N.Node]
+                   ) -> tuple[int, list[N.Node]]:
         """The iterator's constant step, and the header's other increments (``j++``
-        in ``i++, j++``), which step scalars at the end of each iteration."""
+        in ``i++, j++``), which step scalars at the end of each iteration.  A step
+        through a scalar (``i += span``) is constant when the scalar's value here is
+        and neither the body nor those increments write it."""
         parts = _comma_parts(nxt)
         own = [p for p in parts if var in S.written(p, frozenset((var,)))]
-        step = _step_of(own[0], var, self._scope()) if len(own) == 1 else None
+        if len(own) != 1:
+            own = [None]
+        read = {n.name for n in N.walk(own[0]) if isinstance(n, N.Id)} - {var}
+        steady = not any(S.written(n, self._scalars, self._callees) & read
+                         for n in body + [p for p in parts if p is not own[0]])
+        scope = self._scope() if steady else Scope(constants=self._constants)
+        step = None if own[0] is None else _step_of(own[0], var, scope)
         if step is None:
             raise _Uncountable(nxt.coord, f"unsupported loop increment (expected "
                                                f"{var}++, {var}--, {var} += S, {var} -= S "
@@ -530,17 +618,21 @@ def _is_id(node: N.Node, name: str) -> bool:
 
 def _step_of(nxt: N.Node, var: str, scope: Scope) -> int | None:
     """The constant step of ``i++``, ``i--``, ``i += S``, ``i -= S``, or ``i = e`` with
-    ``e - i`` a constant (``i = i + S``, ``i = S + i``, ``i = i - S``); else None."""
+    ``e - i`` a constant (``i = i + S``, ``i = S + i``, ``i = i - S``), ``S`` folded in
+    ``scope``; else None."""
     if isinstance(nxt, N.UnaryOp) and _is_id(nxt.expr, var):
         return INCREMENTS.get(nxt.op)
     if not (isinstance(nxt, N.Assignment) and _is_id(nxt.lvalue, var)):
         return None
     if nxt.op in ("+=", "-="):
-        k = fold(nxt.rvalue, scope)
-        return None if k is None else (k if nxt.op == "+=" else -k)
+        k = quasi_affine(nxt.rvalue, scope)
+        if not isinstance(k, E.Const):
+            return None
+        return k.value if nxt.op == "+=" else -k.value
     if nxt.op != "=":
         return None
-    own = Scope(frozenset((var,)), scope.constants)
+    own = Scope(frozenset((var,)), scope.constants,
+                temporaries={n: e for n, e in scope.temporaries.items() if n != var})
     next_value = quasi_affine(nxt.rvalue, own)
     if next_value is None:
         return None
@@ -562,3 +654,22 @@ def check_unrollable(pipelined: Loop, nodes: tuple[Node, ...]) -> None:
             check_unrollable(pipelined, node.body)
         elif isinstance(node, If):
             check_unrollable(pipelined, node.then + node.orelse)
+
+
+def imprecision(nodes: tuple[Node, ...]) -> int:
+    """How far ``nodes`` fall short of exact: the irregular dimensions of their
+    accesses, their data-dependent conditions and their loop ends that are fresh sizes
+    (:mod:`.fresh`)."""
+    return sum(e is None for a in accesses(nodes) for e in a.index) + _inexact_ends(nodes)
+
+
+def _inexact_ends(nodes: tuple[Node, ...]) -> int:
+    count = 0
+    for node in nodes:
+        if isinstance(node, If):
+            count += (node.cond is None) + _inexact_ends(node.then + node.orelse)
+        elif isinstance(node, Loop):
+            ends = node.init + node.bound
+            count += any(F.NAME_MARK in v for e in ends for v in E.variables(e))
+            count += _inexact_ends(node.body)
+    return count
