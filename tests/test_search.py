@@ -377,3 +377,30 @@ def test_notes_on_banks_set_aside_give_way_to_the_reason(tmp_path):
     (note,) = img.notes
     assert "img keeps one memory: per_dim cyclic 3 x cyclic 3" in note
     assert [lp.achieved_ii for lp in report.scheduled.loops] == [5]
+
+
+FLOYD_WARSHALL = """
+void fw(int path[16][16]) {
+  for (int k = 0; k < 16; k++)
+    for (int i = 0; i < 16; i++)
+      for (int j = 0; j < 16; j++) {
+#pragma HLS pipeline II=1
+        path[i][j] = path[i][j] < path[i][k] + path[k][j] ? path[i][j] : path[i][k] + path[k][j];
+      }
+}
+"""
+
+
+def test_where_no_banking_reaches_the_target_one_memory_wins_a_tie(tmp_path):
+    """Floyd-Warshall reads path[i][j], path[i][k] and path[k][j] and writes path[i][j]
+    in each cycle: no banking within 2 banks reaches II 1, and each misses it by as
+    much as one memory does (II 2), so the solver keeps one memory rather than banks
+    that buy nothing (before, a 2-bank fallback was kept and only the scheduling-rule
+    check of the emitted code, which passes its time limit at 500x500, undid it)."""
+    path = tmp_path / "fw.c"
+    path.write_text(FLOYD_WARSHALL)
+    model = poly.build_model(frontend.parse_kernel(path), ports=2)
+    chosen = banking.solve(model, max_banks=2).arrays[0]
+    assert chosen.banking.scheme.kind == "none"
+    assert dict(chosen.achieved_ii) == {"L5": 2}
+    assert any("using none: one memory, achieved II {'L5': 2}" in n for n in chosen.notes)

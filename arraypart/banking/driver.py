@@ -491,8 +491,9 @@ class _Search:
         """Tiers from the lower bound up; in a tier the per_dim families (cheap to
         pre-check) first, then the flat ones in the order of their :meth:`_gate`
         floors; a pending candidate cheaper than every family still to visit is
-        proved, and the first proven wins."""
-        fallback, tried = None, [0]
+        proved, and the first proven wins.  When none is, the fallback with the least
+        excess II is kept, and one memory, the cheapest, on a tie."""
+        fallback, tried = self._one_memory(), [0]
         for tier in range(min(self.bound, self.ceiling), self.ceiling + 1):
             pending: list[_Pending] = []
             tier_families = list(self.families(tier, families))
@@ -514,9 +515,18 @@ class _Search:
             found, fallback = self._confirm(pending, None, fallback, tier, tried[0])
             if found is not None:
                 return _Found(*found, tried[0])
-        banking = fallback.banking if fallback else Banking(
-            self.am.array.name, none_scheme(self.am.array.shape))
+        banking = fallback.banking
         return _Found(banking, self.prove(banking), self.cost(banking), tried[0])
+
+    def _one_memory(self) -> _Fallback:
+        """One memory as the first fallback, scored as the pre-check scores per_dim
+        candidates, and at least 1 (a fallback misses the target: with a lower bound
+        of 2 or more one memory does; with a bound of 1 the first tier tries it): a
+        banking that misses the target by as much buys nothing with its banks and
+        selects (one whose bank varies with an outer loop's iterator takes a port of
+        every bank under the scheduling rule)."""
+        banking = Banking(self.am.array.name, none_scheme(self.am.array.shape))
+        return self._better(None, max(1, self._per_dim_score(banking)), banking)
 
     def _visit(self, family: Family, bar: Cost, pending: list[_Pending],
                fallback: _Fallback | None, tier: int, tried: list[int],
@@ -846,12 +856,17 @@ class _Search:
         shape = self.am.array.shape
         banking = Banking(self.am.array.name, per_dim_scheme(shape, family.dims),
                           family.copies, family.assignment)
+        yield (lambda k: banking), np.array([self._per_dim_score(banking)], dtype=np.int64)
+
+    def _per_dim_score(self, banking: Banking) -> int:
+        """A per_dim (or none) banking's excess II over the uniform groups' targets,
+        summed (the pre-check's score; memoised)."""
         if banking not in self.per_dim_scores:
-            sets = self._lane_sets(family.copies, family.assignment)
+            sets = self._lane_sets(banking.copies, banking.read_copy)
             self.per_dim_scores[banking] = sum(
                 per_dim_ii(ls, banking.scheme, self.am.ports, s.group.target_ii)
                 - s.group.target_ii for ls, s in zip(sets, self.uniform))
-        yield (lambda k: banking), np.array([self.per_dim_scores[banking]], dtype=np.int64)
+        return self.per_dim_scores[banking]
 
     def _flat_batches(self, family: Family) -> Iterator[Batch]:
         name, shape = self.am.array.name, self.am.array.shape
