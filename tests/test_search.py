@@ -20,9 +20,10 @@ import arraypart
 from arraypart import api, banking, check, codegen, frontend, poly, rtl
 from arraypart.banking.baselines import vitis_manual
 from arraypart.banking.device import DEFAULT_SEARCH_BANKS, bram_budget, part_bram18k
-from arraypart.banking import precheck
+from arraypart.banking import precheck, sampling
 from arraypart.banking.groups import analyze_group
 from arraypart.banking.precheck import INFEASIBLE_II
+from arraypart.banking.proof import prove_group
 from arraypart.banking.space import (FLAT_BLOCKS, cost_of, crossbar_lanes, flat_floor,
                                      per_dim_partitions, static_alpha_exists)
 from arraypart.errors import Coord
@@ -404,3 +405,24 @@ def test_where_no_banking_reaches_the_target_one_memory_wins_a_tie(tmp_path):
     assert chosen.banking.scheme.kind == "none"
     assert dict(chosen.achieved_ii) == {"L5": 2}
     assert any("using none: one memory, achieved II {'L5': 2}" in n for n in chosen.notes)
+
+
+def test_a_colliding_cycle_isl_found_refutes_later_candidates_without_isl(tmp_path):
+    """The flat candidates with 5 banks all pass Floyd-Warshall's initial sample
+    (iterations near the ends of its domain); isl refutes the first at a cycle where
+    ``path[i][k]``, ``path[k][j]`` and ``path[i][j]`` meet, and that cycle, learned
+    into the sample, refutes each of the others, as isl does."""
+    path = tmp_path / "fw.c"
+    path.write_text(FLOYD_WARSHALL)
+    am = poly.build_model(frontend.parse_kernel(path), ports=2).arrays[0]
+    (group,) = [analyze_group(g, 2) for g in am.groups]
+    sample = sampling.sample_group(group)
+    first, *others = [Banking("path", flat_scheme((16, 16), (a, b), 5))
+                      for a in range(1, 5) for b in range(1, 5)]
+    assert not any(sampling.refuted(sample, b, am.ports) for b in [first] + others)
+    verdict = prove_group(am, group.group, first, max_ii=1)
+    assert verdict.ii > 1 and verdict.point is not None
+    learned = sampling.with_point(sample, verdict.point)
+    assert learned.learned == 1
+    assert all(sampling.refuted(learned, b, am.ports) for b in others)
+    assert all(prove_group(am, group.group, b, max_ii=1).ii > 1 for b in others[:4])

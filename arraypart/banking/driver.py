@@ -38,7 +38,7 @@ from .feasible import least_feasible_ii, relaxed
 from .groups import GroupShape, analyze_group, read_refs
 from .precheck import LaneSet, flat_ii, lane_set, per_dim_ii
 from .proof import Proof, ProofTimeout, counted_proof, prove, prove_group
-from .sampling import refuted, sample_group
+from .sampling import refuted, sample_group, with_point
 from .solution import ArraySolution, Found, Solution
 from .space import (FLAT_BLOCKS, Cost, Family, alpha_rows, copy_assignments, copy_key,
                     cost_floor, cost_of, crossbar_lanes, flat_block_floors, flat_crossbar,
@@ -762,11 +762,20 @@ class _Search:
         if any(refuted(sample, banking, self.am.ports) for sample in self.samples):
             return False
         if banking not in self.isl_ok:
-            self.isl_ok[banking] = all(
-                prove_group(self.am, s.group, banking, max_ii=s.group.target_ii,
-                            deadline=self.options.deadline).ii
-                == s.group.target_ii for s in self.shapes if not s.uniform)
+            self.isl_ok[banking] = all(self._fits_at_target(n, banking)
+                                       for n in range(len(self.samples)))
         return self.isl_ok[banking]
+
+    def _fits_at_target(self, n: int, banking: Banking) -> bool:
+        """isl's verdict on the ``n``-th non-uniform group at its target II; the
+        colliding cycle of a refutation joins the group's sample
+        (:func:`.sampling.with_point`)."""
+        group = self.samples[n].shape.group
+        verdict = prove_group(self.am, group, banking, max_ii=group.target_ii,
+                              deadline=self.options.deadline)
+        if verdict.ii != group.target_ii and verdict.point is not None:
+            self.samples[n] = with_point(self.samples[n], verdict.point)
+        return verdict.ii == group.target_ii
 
     def _wild_overload(self, banks: int, copies: int, assignment: tuple) -> bool:
         """Some group's irregular lanes that run at every P may pick distinct elements

@@ -76,11 +76,13 @@ class Proof:
 @dataclass(frozen=True, slots=True)
 class GroupVerdict:
     """The least II (>= target) at which a group fits, or ``INFEASIBLE_II`` (also when
-    the scan stopped at ``max_ii``); a colliding cycle at the target II."""
+    the scan stopped at ``max_ii``); a colliding cycle at the target II, and its time
+    point when isl found it (None when counting did)."""
 
     ii: int
     counterexample: str | None
     isl_checks: int
+    point: tuple[int, ...] | None = None
 
 
 class ProofTimeout(Exception):
@@ -135,9 +137,9 @@ def prove_group(array_model: ArrayModel, group: CycleGroup, banking: Banking,
     for ii in range(group.target_ii, limit + 1):
         failure = prover.failure_at(ii)
         if failure is None:
-            return GroupVerdict(ii, first_failure, prover.checks)
+            return GroupVerdict(ii, first_failure, prover.checks, prover.first_point)
         first_failure = first_failure or failure
-    return GroupVerdict(INFEASIBLE_II, first_failure, prover.checks)
+    return GroupVerdict(INFEASIBLE_II, first_failure, prover.checks, prover.first_point)
 
 
 def _counted_verdict(array_model: ArrayModel, group: CycleGroup, banking: Banking,
@@ -198,6 +200,7 @@ class _GroupProver:
         self.bank_expr = banking.scheme.bank_expr()
         self.shape = shape
         self.forms = _constant_forms(self.terms)
+        self.first_point: tuple[int, ...] | None = None
         self.asked: dict[tuple, bool] = {}
         self.class_table: _ClassTable | None = None
         self.form_arrays: tuple[np.ndarray, np.ndarray] | None = None
@@ -444,7 +447,9 @@ class _GroupProver:
         return None
 
     def _describe(self, clique: list[int], joint: isl.Set) -> str:
+        """The colliding cycle as text; the first one's time point is kept."""
         point = S.sample(joint)[:len(self.group.time_vars)]
+        self.first_point = self.first_point or point
         at = ", ".join(f"{v}={x}" for v, x in zip(self.group.time_vars, point))
         parts = []
         for k in clique:

@@ -29,17 +29,21 @@ SAMPLE_POINTS = 64
 MAX_COUNTED_ELEMENTS = 1 << 16
 # The address of a lane that does not run at a sampled P (real addresses are >= 0).
 INACTIVE = -1
+# Colliding cycles that isl found for earlier candidates, kept per group sample.
+MAX_LEARNED_POINTS = 256
 
 
 @dataclass(frozen=True, eq=False)
 class GroupSample:
     """``index[k]``: lane k's index arrays over the sampled P (None: not fully
-    regular); ``active[k]``: where lane k runs; ``wild[k]``: lane k is irregular."""
+    regular); ``active[k]``: where lane k runs; ``wild[k]``: lane k is irregular;
+    ``learned``: how many of the P are colliding cycles isl found (:func:`with_point`)."""
 
     shape: GroupShape
     index: tuple[tuple[np.ndarray, ...] | None, ...]
     active: tuple[np.ndarray, ...]
     wild: tuple[bool, ...]
+    learned: int = 0
 
 
 def sample_group(shape: GroupShape) -> GroupSample:
@@ -60,6 +64,29 @@ def sample_group(shape: GroupShape) -> GroupSample:
         else:
             index.append(None)
     return GroupSample(shape, tuple(index), tuple(active), tuple(wild))
+
+
+def with_point(sample: GroupSample, point: tuple[int, ...]) -> GroupSample:
+    """``sample`` with one more P: a cycle where isl found a collision for some
+    candidate.  The same coincidences of addresses (``path[i][k]`` and ``path[k][j]``
+    at ``i == k``) refute many candidates, which this P then refutes without isl;
+    past ``MAX_LEARNED_POINTS`` the sample stays as it is."""
+    if sample.learned >= MAX_LEARNED_POINTS:
+        return sample
+    group = sample.shape.group
+    env = {p: np.array([x], dtype=np.int64)
+           for p, x in zip(S.time_names(len(point)), point)}
+    index, active = [], []
+    for k, lane in enumerate(group.accesses):
+        active.append(np.append(sample.active[k], S.contains(S.plain(lane.domain), point)))
+        if sample.index[k] is None:
+            index.append(None)
+            continue
+        terms = S.lane_terms(lane, group.time_vars, k, ())
+        index.append(tuple(np.append(old, np.broadcast_to(E.evaluate(e, env), (1,)))
+                           for old, e in zip(sample.index[k], terms.index)))
+    return GroupSample(sample.shape, tuple(index), tuple(active), sample.wild,
+                       sample.learned + 1)
 
 
 def refuted(sample: GroupSample, banking: Banking, ports: PortModel) -> bool:
