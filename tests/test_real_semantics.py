@@ -888,3 +888,39 @@ def test_a_step_through_a_scalar_the_loop_leaves_alone_is_constant(tmp_path, cha
     loop = next(ir.loops(compiled.report.kernel.body))
     assert (loop.var, loop.step) == ("i", 4) if step else loop.var != "i"
     assert all(a.regular for a in ir.accesses(loop.body)) == bool(step)
+
+
+SQUARES = """
+void q(int a[64], int b[48]) {
+#pragma HLS bind_storage variable=a type=ram_1p
+  for (int i = 0; i < 48; i++) {
+#pragma HLS pipeline II=1
+    int acc = 0;
+    for (int u = 0; u < 4; u++)
+      acc += a[i + u * u] * (u + 1);
+    b[i] = acc;
+  }
+}
+"""
+
+
+def test_a_loop_unrolled_inside_a_pipeline_is_lowered_per_lane_too(tmp_path):
+    """Vitis unrolls ``u`` inside the pipeline, so ``a[i + u * u]`` reads ``a[i]``,
+    ``a[i + 1]``, ``a[i + 4]`` and ``a[i + 9]``: four distinct residues mod 6 on
+    single-port banks, II 1 (lowered over ``u`` the index was irregular)."""
+    compiled = compile_text(tmp_path, "q", SQUARES)
+    kernel = compiled.report.kernel
+    reads = [a for a in ir.accesses(kernel.body) if a.array == "a"]
+    assert [a.index for a in reads] == [(E.affine({"i": 1}, u * u),) for u in range(4)]
+    assert schemes(compiled)["a"][0]["dims"][0] == {"type": "cyclic", "factor": 6}
+    assert checked_iis(compiled) == {"L4": 1}
+    assert [l["achieved_ii"] for l in loops(compiled)] == [1]
+
+
+@needs_gxx
+def test_a_loop_unrolled_inside_a_pipeline_per_lane_builds_runs_and_traces(tmp_path):
+    compiled = compile_text(tmp_path, "q", SQUARES)
+    run_testbench(compiled, tmp_path)
+    (tmp_path / "trace").mkdir()
+    judged = assert_the_trace_agrees(compiled, tmp_path / "trace", ports=2)
+    assert len(judged.addresses.compared) == 1

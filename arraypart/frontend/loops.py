@@ -33,9 +33,9 @@ UNIT_STEPS = (1, -1)
 # more, so a nest of k loops that change scalars lowers its innermost body 2^k times;
 # past this depth (far beyond real kernels' nests) the scalars are left opaque.
 MAX_FOLLOWED_LOOPS = 8
-# A fully unrolled loop lowered once per iterator value (LoopLowering._lanes_body) has
+# A fully unrolled loop lowered once per lane (LoopLowering._lanes_body) has
 # its body that many times in the IR; past this trip count it is lowered once.
-MAX_SPECIALIZED_TRIPS = 32
+MAX_PER_LANE_TRIPS = 32
 # What Vitis reads anywhere in a loop body, as if it opened it.
 LOOP_BODY_DIRECTIVES = LOOP_DIRECTIVES + ("loop_tripcount",)
 
@@ -124,11 +124,13 @@ class LoopLowering:
             self._frame_vars.append(var)
             if ir_var != var:
                 self._temporaries[var] = E.var(ir_var)  # the callee's name for it
+            # Vitis unrolls every loop inside a pipelined one, whatever its pragma
+            lanes = unroll == 0 or (self._pipelines > 0 and pipeline_ii is None)
             try:
                 with self._loop_frame(ir_var, self._iterator_range(init, bound, step),
                                       (init, bound, step), pipeline_ii, unroll):
                     body = self._loop_body(items[header:], tail, (var, ir_var), init,
-                                           step, trip, name, coord, unroll)
+                                           step, trip, name, coord, lanes)
                     if header_reads:
                         body = (Stmt(tuple(self._accesses(limit)), node.cond.coord),) + body
             finally:
@@ -296,14 +298,14 @@ class LoopLowering:
         else:
             self._bind(var, None, None)
 
-    def _loop_body(self, items, tail, names, init, step, trip, name, coord, unroll
+    def _loop_body(self, items, tail, names, init, step, trip, name, coord, lanes
                    ) -> tuple[Node, ...]:
         """The lowered body, with each scalar that the iteration steps by a constant
         bound to its induction value; after the loop they hold their exit values
         (when the trip count is known) and the other scalars the body changes are
         opaque.  ``names``: the iterator's C name and its IR name (a callee's may be
-        renamed).  A fully unrolled loop's body may be lowered once per iterator
-        value (:meth:`_lanes_body`)."""
+        renamed).  The body of a fully unrolled loop (``lanes``) may be lowered
+        once per iterator value (:meth:`_lanes_body`)."""
         var, ir_var = names
         deltas = self._iteration_deltas(items, tail, var)
         number = S.iteration_number(ir_var, init, step)
@@ -316,8 +318,8 @@ class LoopLowering:
                 self._bind(scalar, None, entry[1].get(scalar, varies))
             else:
                 self._bind(scalar, S.induction_value(known, delta, number), None)
-        body = self._lanes_body(items, names, self._specialized_values(init, step, trip,
-                                                                       unroll), coord)
+        values = self._lane_values(init, trip, step) if lanes else None
+        body = self._lanes_body(items, names, values, coord)
         self._restore(entry)
         changed = S.Opaque(f"is changed by loop '{name}'", coord)
         for scalar, delta in deltas.items():
@@ -328,17 +330,16 @@ class LoopLowering:
                 self._bind(scalar, E.add(known, E.scale(delta, trip)), None)
         return body
 
-    def _specialized_values(self, init: tuple[E.Expr, ...], step: int,
-                            trip: E.Expr | None, unroll: int | None) -> range | None:
-        """The iterator's values when the loop may be lowered once per value: fully
-        unrolled outside any pipeline (its lanes are concurrent copies, each with its
-        iterator a constant, as Vitis unrolls it), from a constant start, with a
-        constant trip count of at most ``MAX_SPECIALIZED_TRIPS``, and not inside a
+    def _lane_values(self, init: tuple[E.Expr, ...], trip: E.Expr | None,
+                     step: int) -> range | None:
+        """The iterator's values when a fully unrolled loop (explicitly, or inside a
+        pipelined loop: its lanes are copies, each with its iterator a constant, as
+        Vitis unrolls it) may be lowered once per value: from a constant start, with
+        a constant trip count of at most ``MAX_PER_LANE_TRIPS``, and not inside a
         body lowered per value already (the copies would multiply); else None."""
-        if (unroll != 0 or self._pipelines or self._followed or self._per_lane
-                or len(init) != 1
+        if (self._followed or self._per_lane or len(init) != 1
                 or not isinstance(init[0], E.Const) or not isinstance(trip, E.Const)
-                or not 2 <= trip.value <= MAX_SPECIALIZED_TRIPS):
+                or not 2 <= trip.value <= MAX_PER_LANE_TRIPS):
             return None
         return range(init[0].value, init[0].value + step * trip.value, step)
 
