@@ -426,3 +426,31 @@ def test_a_colliding_cycle_isl_found_refutes_later_candidates_without_isl(tmp_pa
     assert learned.learned == 1
     assert all(sampling.refuted(learned, b, am.ports) for b in others)
     assert all(prove_group(am, group.group, b, max_ii=1).ii > 1 for b in others[:4])
+
+
+def test_registers_that_reach_the_target_are_kept_over_one_memory(tmp_path):
+    """``d`` is written 40 times per cycle and read at table-chosen indices: memory
+    banks cannot serve that, registers can, though the pre-check scores them as
+    missing the target (it counts ports); one memory is preferred only where it is
+    proven to reach an II no larger (here 28 against 1)."""
+    path = tmp_path / "r.c"
+    path.write_text("""
+void r(int in[512], int out[512], int rev[8]) {
+  int d[8];
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    for (int k = 0; k < 8; k++) d[k] = in[8 * i + k];
+    for (int s = 0; s < 4; s++)
+      for (int k = 0; k < 4; k++) {
+        int t = d[k];
+        d[k] = t + d[k + 4];
+        d[k + 4] = t - d[k + 4];
+      }
+    for (int k = 0; k < 8; k++) out[8 * i + k] = d[rev[k]];
+  }
+}
+""")
+    model = poly.build_model(frontend.parse_kernel(path), ports=2)
+    chosen = {a.array.name: a for a in banking.solve(model).arrays}["d"]
+    assert chosen.banking.scheme.registers and chosen.conflict_free
+    assert dict(chosen.achieved_ii) == {"L4": 1}

@@ -492,8 +492,8 @@ class _Search:
         pre-check) first, then the flat ones in the order of their :meth:`_gate`
         floors; a pending candidate cheaper than every family still to visit is
         proved, and the first proven wins.  When none is, the fallback with the least
-        excess II is kept, and one memory, the cheapest, on a tie."""
-        fallback, tried = self._one_memory(), [0]
+        excess II is kept, or one memory (:meth:`_kept_when_missed`)."""
+        fallback, tried = None, [0]
         for tier in range(min(self.bound, self.ceiling), self.ceiling + 1):
             pending: list[_Pending] = []
             tier_families = list(self.families(tier, families))
@@ -515,18 +515,22 @@ class _Search:
             found, fallback = self._confirm(pending, None, fallback, tier, tried[0])
             if found is not None:
                 return _Found(*found, tried[0])
-        banking = fallback.banking
+        banking = self._kept_when_missed(fallback)
         return _Found(banking, self.prove(banking), self.cost(banking), tried[0])
 
-    def _one_memory(self) -> _Fallback:
-        """One memory as the first fallback, scored as the pre-check scores per_dim
-        candidates, and at least 1 (a fallback misses the target: with a lower bound
-        of 2 or more one memory does; with a bound of 1 the first tier tries it): a
-        banking that misses the target by as much buys nothing with its banks and
-        selects (one whose bank varies with an outer loop's iterator takes a port of
-        every bank under the scheduling rule)."""
-        banking = Banking(self.am.array.name, none_scheme(self.am.array.shape))
-        return self._better(None, max(1, self._per_dim_score(banking)), banking)
+    def _kept_when_missed(self, fallback: _Fallback | None) -> Banking:
+        """The banking kept when none reaches the target: ``fallback``, unless one
+        memory, proven, reaches an II no larger in any of its loops.  Banks that miss
+        the target by as much buy nothing with their selects (a bank that varies with
+        an outer loop's iterator takes a port of every bank under the scheduling
+        rule); the pre-check's scores do not tell, so both are proven."""
+        alone = Banking(self.am.array.name, none_scheme(self.am.array.shape))
+        if fallback is None:
+            return alone
+        kept = dict(self.prove(fallback.banking).achieved_ii)
+        if all(ii <= kept.get(loop, ii) for loop, ii in self.prove(alone).achieved_ii):
+            return alone
+        return fallback.banking
 
     def _visit(self, family: Family, bar: Cost, pending: list[_Pending],
                fallback: _Fallback | None, tier: int, tried: list[int],
