@@ -11,8 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import arraypart
-from arraypart import KernelError, check, ir
+from arraypart import KernelError, api, check, ir
+from arraypart.check import trace
 from arraypart import expr as E
+from arraypart.frontend import clangtu
 from arraypart.frontend import scalars as S
 
 from conftest import assert_the_trace_agrees, needs_gxx, searched
@@ -777,8 +779,7 @@ def test_a_read_outside_its_array_under_a_data_guard_names_the_guard_and_the_way
 
 # A radix-2 FFT as a chain of stages (the streaming FFT of Kastner et al., *Parallel
 # Programming for FPGAs*, ch. 5, and its copies in PYNQ labs): each lane of the
-# unrolled `stages` loop runs one stage, whose butterfly span `1 << s` is a constant
-# only once the lane's `s` is.
+# unrolled `stages` loop calls a function with a pipelined loop of its own.
 FFT_STAGES = """
 #define LOG_N 5
 #define N (1 << LOG_N)
@@ -819,19 +820,52 @@ stages:
 
 def test_a_fully_unrolled_loop_is_lowered_per_lane_where_its_iterator_is_not_affine(
         tmp_path):
-    """``1 << s`` is not affine in ``s``, but each lane of the unrolled ``stages`` runs
-    with ``s`` a constant: lowered once per lane (under ``if (s == v)``), every index
-    and loop end is affine, and the stages reach II 1 under the checker; lowered over
-    ``s`` they were irregular and ``stages`` reached II 3."""
-    compiled = compile_text(tmp_path, "fft", FFT_STAGES)
+    """``a[1 << s]`` and ``a[s * s]`` are not affine in ``s``, but each lane of the
+    unrolled loop runs with ``s`` a constant: lowered once per lane (under
+    ``if (s == v)``), the six distinct elements the four lanes read are known, and
+    three dual-port banks serve them at II 1; lowered over ``s`` every read was
+    irregular."""
+    compiled = compile_text(tmp_path, "powers", """
+    void k(int a[16], int b[4]) {
+      for (int s = 0; s < 4; s++) {
+    #pragma HLS unroll
+        b[s] = a[1 << s] + a[s * s];
+      }
+    }""")
     kernel = compiled.report.kernel
-    assert all(a.regular for a in ir.accesses(kernel.body))
-    assert not kernel.params  # no loop end became a run-time size
-    stages = next(n for n in kernel.body if isinstance(n, ir.Loop) and n.name == "stages")
-    assert [(n.cond, len(list(ir.loops(n.then)))) for n in stages.body] == [
-        (((ir.Constraint(E.affine({"s": 1}, -v), "=="),),), 2) for v in range(1, 6)]
-    assert checked_iis(compiled) == {"L28": 1, "stages": 1, "L34": 1}
-    assert [l["achieved_ii"] for l in loops(compiled)] == [1, 1, 1]
+    (lanes,) = kernel.body
+    assert [(n.cond, [a.index for a in ir.accesses(n.then) if a.array == "a"])
+            for n in lanes.body] == [
+        (((ir.Constraint(E.affine({"s": 1}, -v), "=="),),),
+         [(E.const(1 << v),), (E.const(v * v),)]) for v in range(4)]
+    assert searched(compiled.report, "a").lower_bound == 3
+    assert checked_iis(compiled) == {"L3": 1}
+
+
+LOCKSTEP = """
+void g(int a[64], int b[2][64]) {
+#pragma HLS bind_storage variable=a type=ram_1p
+  for (int s = 0; s < 2; s++) {
+#pragma HLS unroll
+    for (int t = 0; t < 32; t++) {
+#pragma HLS pipeline II=1
+      b[s][t] = a[INDEX];
+    }
+  }
+}"""
+
+
+@pytest.mark.parametrize("index, regular", [("t + s", True), ("t + s * s", False)])
+def test_lanes_with_a_loop_of_their_own_share_its_steps(tmp_path, index, regular):
+    """The lanes of an unrolled loop run in lockstep (DESIGN §2): both read ``a`` in
+    each step of their ``t`` loop, two reads on one port.  A copy of the body per
+    lane would give each lane a ``t`` loop of its own, run one after another (one read
+    a cycle), so such a body is lowered once over ``s`` even where ``s * s`` is then
+    irregular."""
+    compiled = compile_text(tmp_path, "lockstep", LOCKSTEP.replace("INDEX", index))
+    reads = [a for a in ir.accesses(compiled.report.kernel.body) if a.array == "a"]
+    assert len(reads) == 1 and reads[0].regular == regular
+    assert searched(compiled.report, "a").max_concurrent == 2
 
 
 def test_an_unrolled_loop_whose_body_is_exact_is_lowered_once(tmp_path):
@@ -858,15 +892,19 @@ def test_an_unrolled_loop_whose_body_is_exact_is_lowered_once(tmp_path):
 
 
 @needs_gxx
-def test_a_loop_lowered_per_lane_builds_runs_and_traces_as_modelled(tmp_path):
+def test_a_pipelined_loop_run_inside_an_unrolled_lane_builds_runs_and_traces(tmp_path):
     """g++ runs the stages one after another, each butterfly loop as a ``for`` of its
     own, which the model runs as steps of ``stages``: the trace judges them by the
-    stages' claim and says why their addresses are not compared."""
+    stages' claim and says why their addresses are not compared (it compared them
+    with the last call's loop and disagreed)."""
     compiled = compile_text(tmp_path, "fft", FFT_STAGES)
     run_testbench(compiled, tmp_path)
     (tmp_path / "trace").mkdir()
-    judged = assert_the_trace_agrees(compiled, tmp_path / "trace", ports=2)
+    recorded = trace.record(compiled.report.kernel, clangtu.Options(), tmp_path / "trace",
+                            compiled.report.solution.emitted_bankings())
+    judged = api.judge_trace(compiled.report, recorded, ports=2)
     text = judged.format()
+    assert judged.disagreements == (), text
     assert "stages (" in text and ":11:5, a loop of its body): 80 steps" in text, text
     assert ":11:5: its text also runs as steps of the concurrent loop stages" in text
 

@@ -17,7 +17,7 @@ from typing import Mapping
 
 from .. import expr as E
 from ..errors import Coord, KernelError
-from ..ir import Access, Constraint, If, Loop, Node, Stmt, accesses
+from ..ir import Access, Constraint, If, Loop, Node, Stmt, accesses, loops
 from .cexpr import (COMPARISONS, FLIPPED, Bound, Scope, fold, interval, min_max_terms,
                     quasi_affine)
 from . import cnodes as N
@@ -350,13 +350,20 @@ class LoopLowering:
         loop end the iterator reaches only through arithmetic that is not affine in
         it, as ``1 << stage``), once per value ``v`` under ``if (iterator == v)``:
         chosen when the copies' imprecision is below the general body's times the
-        number of copies (the general body stands for every lane).
+        number of copies (the general body stands for every lane).  Outside a
+        pipeline a body with a loop of its own that is not unrolled is lowered once:
+        the lanes run its steps in lockstep, and copies would run one after another.
         Both are the same accesses in the same cycles, since every lane of a fully
         unrolled loop runs its body with the iterator a constant; the trials are
         lowered as followed iterations are (:meth:`_iteration_deltas`), without
         warnings or logs, and dropped."""
         if values is not None:
             general = self._trial(items, names, None, coord)
+            if general is not None and not self._pipelines and any(
+                    loop.unroll != 0 for loop in loops(general)):
+                # lanes in lockstep share the steps of a loop of theirs (DESIGN §2):
+                # a copy per lane would run them one after another
+                return tuple(self._items(items))
             if general is None or imprecision(general) > 0:
                 lanes = self._trial(items, names, values, coord)
                 if lanes is not None and (general is None or imprecision(lanes)
