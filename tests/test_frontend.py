@@ -440,6 +440,11 @@ def test_top_function_errors():
     err = error_of(two, top="c")
     assert (err.coord.line, err.coord.col) == (2, 6)
     assert "unknown top function 'c'" in err.message and "a, b" in err.message
+    assert "no other function calls" not in error_of(two).message  # two roots
+    chain = two.replace("A[1] = 2; }", "A[1] = 2; a(A); }")
+    err = error_of(chain + "int main() { int A[4]; b(A); return 0; }\n")
+    assert err.message.endswith(
+        "name one with --top (b is the only one no other function calls)"), err.message
 
 
 def test_file_errors(tmp_path):

@@ -381,7 +381,18 @@ def choose_top(funcs: list[N.FuncDef], filename: str, top: str | None) -> N.Func
     stem = Path(filename).stem
     chosen = [f for f in funcs if f.name == stem]
     if not chosen:
+        roots = _uncalled(funcs)
+        hint = (f" ({roots[0]} is the only one no other function calls)"
+                if len(roots) == 1 else "")
         raise KernelError(funcs[0].coord,
                           f"ambiguous top function: none is named '{stem}' "
-                          f"(candidates: {names}); name one with --top")
+                          f"(candidates: {names}); name one with --top{hint}")
     return chosen[0]
+
+
+def _uncalled(funcs: list[N.FuncDef]) -> list[str]:
+    """The functions of ``funcs`` that no other one calls, ``main`` (a testbench's,
+    never a top) left out as caller and callee: the roots of the kernel's call graph."""
+    called = {n.name for f in funcs if f.name != "main" for n in f.nodes
+              if isinstance(n, N.FuncCall) and n.name != f.name}
+    return [f.name for f in funcs if f.name not in called and f.name != "main"]
