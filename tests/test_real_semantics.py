@@ -962,3 +962,15 @@ def test_a_loop_unrolled_inside_a_pipeline_per_lane_builds_runs_and_traces(tmp_p
     (tmp_path / "trace").mkdir()
     judged = assert_the_trace_agrees(compiled, tmp_path / "trace", ports=2)
     assert len(judged.addresses.compared) == 1
+
+
+def test_a_header_that_steps_its_iterator_twice_is_counted_not_a_crash(tmp_path):
+    """``i++, i++`` is no single constant step: the loop is counted over a counter of
+    its own, as before steps through scalars were folded (that change first read the
+    missing single step and crashed)."""
+    compiled = compile_text(tmp_path, "twice", """
+    void k(int a[16]) {
+      for (int i = 0, j = 0; i < 16; i++, i++) a[i] = j;
+    }""")
+    loop = next(ir.loops(compiled.report.kernel.body))
+    assert loop.var != "i"

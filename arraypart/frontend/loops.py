@@ -513,20 +513,21 @@ class LoopLowering:
         and neither the body nor those increments write it."""
         parts = _comma_parts(nxt)
         own = [p for p in parts if var in S.written(p, frozenset((var,)))]
-        if len(own) != 1:
-            own = [None]
-        read = {n.name for n in N.walk(own[0]) if isinstance(n, N.Id)} - {var}
-        steady = not any(S.written(n, self._scalars, self._callees) & read
-                         for n in body + [p for p in parts if p is not own[0]])
-        scope = self._scope() if steady else Scope(constants=self._constants)
-        step = None if own[0] is None else _step_of(own[0], var, scope)
+        others = [p for p in parts if all(p is not o for o in own)]
+        step = None
+        if len(own) == 1:
+            read = {n.name for n in N.walk(own[0]) if isinstance(n, N.Id)} - {var}
+            steady = not any(S.written(n, self._scalars, self._callees) & read
+                             for n in body + others)
+            step = _step_of(own[0], var, self._scope() if steady
+                            else Scope(constants=self._constants))
         if step is None:
             raise _Uncountable(nxt.coord, f"unsupported loop increment (expected "
                                                f"{var}++, {var}--, {var} += S, {var} -= S "
                                                f"or {var} = {var} + S with a constant S)")
         if step == 0:
             raise KernelError(nxt.coord, "loop step must not be zero")
-        return step, [p for p in parts if p is not own[0]]
+        return step, others
 
     def _loop_cond(self, cond: N.Node, var: str) -> tuple[str, N.Node]:
         if isinstance(cond, N.BinaryOp) and cond.op in COMPARISONS and cond.op != "==":
