@@ -869,17 +869,12 @@ class _Search:
         shape = self.am.array.shape
         banking = Banking(self.am.array.name, per_dim_scheme(shape, family.dims),
                           family.copies, family.assignment)
-        yield (lambda k: banking), np.array([self._per_dim_score(banking)], dtype=np.int64)
-
-    def _per_dim_score(self, banking: Banking) -> int:
-        """A per_dim (or none) banking's excess II over the uniform groups' targets,
-        summed (the pre-check's score; memoised)."""
         if banking not in self.per_dim_scores:
-            sets = self._lane_sets(banking.copies, banking.read_copy)
+            sets = self._lane_sets(family.copies, family.assignment)
             self.per_dim_scores[banking] = sum(
                 per_dim_ii(ls, banking.scheme, self.am.ports, s.group.target_ii)
                 - s.group.target_ii for ls, s in zip(sets, self.uniform))
-        return self.per_dim_scores[banking]
+        yield (lambda k: banking), np.array([self.per_dim_scores[banking]], dtype=np.int64)
 
     def _flat_batches(self, family: Family) -> Iterator[Batch]:
         name, shape = self.am.array.name, self.am.array.shape
