@@ -189,14 +189,6 @@ def sample(points: isl.Set) -> tuple[int, ...]:
                  for k in range(points.dim(isl.dim_type.set)))
 
 
-def contains(domain: isl.Set, point: tuple[int, ...]) -> bool:
-    """``point`` (its leading dimensions) lies in ``domain``."""
-    ctx = domain.get_ctx()
-    for d, x in enumerate(point):
-        domain = domain.fix_val(isl.dim_type.set, d, isl.Val.int_from_si(ctx, int(x)))
-    return not domain.is_empty()
-
-
 def evaluate_at(e: E.Expr, point: tuple[int, ...]) -> int:
     env = {p: np.int64(v) for p, v in zip(time_names(len(point)), point)}
     return int(E.evaluate(e, env))

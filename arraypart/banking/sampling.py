@@ -18,6 +18,7 @@ import numpy as np
 from .. import expr as E
 from ..ir import PortModel
 from ..scheme import Banking, index_var
+from ..poly import isl_glue as G
 from . import islsets as S
 from .groups import GroupShape
 from .precheck import least_ii
@@ -78,7 +79,8 @@ def with_point(sample: GroupSample, point: tuple[int, ...]) -> GroupSample:
            for p, x in zip(S.time_names(len(point)), point)}
     index, active = [], []
     for k, lane in enumerate(group.accesses):
-        active.append(np.append(sample.active[k], S.contains(S.plain(lane.domain), point)))
+        inside = not G.fixed(S.plain(lane.domain), point).is_empty()
+        active.append(np.append(sample.active[k], inside))
         if sample.index[k] is None:
             index.append(None)
             continue

@@ -45,6 +45,7 @@ import numpy as np
 
 from .. import expr as E
 from ..errors import Coord
+from ..poly import isl_glue as G
 from ..poly.model import CycleGroup
 from ..poly.points import lex_points
 from .instrument import Site
@@ -277,15 +278,7 @@ def _model(groups: Sequence[CycleGroup], directions: tuple[int, ...] | None,
 def _at_sizes(domain: isl.Set, time_vars: tuple[str, ...],
               sizes: Mapping[str, int | None]) -> isl.Set:
     """``domain`` with its leading run-time sizes fixed at the run's values."""
-    return _fixed(domain, [sizes[v] for v in time_vars[:run_sizes(time_vars, sizes) or 0]])
-
-
-def _fixed(domain: isl.Set, values: Sequence[int]) -> isl.Set:
-    """``domain`` with its first ``len(values)`` dimensions fixed at ``values``."""
-    for d, value in enumerate(values):
-        domain = domain.fix_val(isl.dim_type.set, d, isl.Val.int_from_si(domain.get_ctx(),
-                                                                          int(value)))
-    return domain
+    return G.fixed(domain, [sizes[v] for v in time_vars[:run_sizes(time_vars, sizes) or 0]])
 
 
 def _may_keys(steps: np.ndarray, codes: np.ndarray, flat: np.ndarray, array: np.ndarray,
@@ -460,7 +453,7 @@ def _model_accesses(model: _Model, step: int, arrays: Sequence[tuple[str, tuple]
     values = model.points[step].tolist()
     point = dict(zip(model.time_vars, values))
     for lane in model.lanes:
-        if not _fixed(lane.domain, values).is_empty():
+        if not G.fixed(lane.domain, values).is_empty():
             yield (lane.coord, _KINDS[lane.kind], arrays[lane.array][0],
                    tuple(int(E.evaluate(e, point)) for e in lane.index))
 

@@ -190,6 +190,14 @@ def stride(s: isl.Set, name: str) -> int:
     return max(1, info.get_stride().to_python())
 
 
+def fixed(domain: isl.Set, values: Sequence[int]) -> isl.Set:
+    """``domain`` with its first ``len(values)`` dimensions fixed at ``values``."""
+    for d, value in enumerate(values):
+        domain = domain.fix_val(isl.dim_type.set, d, isl.Val.int_from_si(domain.get_ctx(),
+                                                                          int(value)))
+    return domain
+
+
 def first_point(s: isl.Set) -> dict[str, int]:
     """The lexicographically smallest point of a non-empty bounded set, by name."""
     point = s.lexmin().sample_point()
