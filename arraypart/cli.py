@@ -157,13 +157,18 @@ def _array_table(report) -> Table:
     for a in report.solution.arrays:
         s = a.banking.scheme
         copies = f" x{a.banking.copies}" if a.banking.copies > 1 else ""
-        table.add_row(a.array.name, "x".join(map(str, a.array.shape)),
-                      (f"m_axi {a.array.bundle}" if a.array.bundle is not None
-                       else "interface" if a.array.interface else "local"), a.ports.name,
+        table.add_row(a.array.name, "x".join(map(str, a.array.shape)), _kind(a.array),
+                      a.ports.name,
                       str(a.max_concurrent), s.describe().split(":")[0], f"{s.banks}{copies}",
                       str(a.lower_bound), f"{s.storage_overhead:.0%}", str(a.bram18k),
                       "yes" if a.conflict_free else "NO")
     return table
+
+
+def _kind(array) -> str:
+    kind = (f"m_axi {array.bundle}" if array.bundle is not None
+            else "interface" if array.interface else "local")
+    return kind if array.stencil is None else f"{kind}, stencil {array.stencil}"
 
 
 def _loop_table(report) -> Table:

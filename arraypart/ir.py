@@ -114,7 +114,9 @@ class Array:
     that text is shared by every call, so the banking must be pragma-only
     (:attr:`pragma_only`).  ``header``: an array that a header of the kernel declares
     (at file scope, or inside a function body that includes it), whose declaration
-    arraypart does not rewrite: pragma-only too.
+    arraypart does not rewrite: pragma-only too.  ``stencil``: the loop whose
+    ``array_stencil`` window reads it (never partitioned: Vitis drops the window of a
+    partitioned array).
     """
 
     name: str
@@ -132,10 +134,14 @@ class Array:
     partitionable: bool = True
     functions: tuple[str, ...] = ()
     header: bool = False
+    stencil: str | None = None
 
     def __post_init__(self):
         if self.bundle is not None and (self.partitionable or not self.interface):
             raise ValueError(f"array {self.name}: an off-chip array is an unpartitioned "
+                             "interface")
+        if self.stencil is not None and (self.partitionable or not self.interface):
+            raise ValueError(f"array {self.name}: a stencil array is an unpartitioned "
                              "interface")
         if not self.shape or any(d <= 0 for d in self.shape):
             raise ValueError(f"array {self.name}: shape {self.shape}")
@@ -172,7 +178,10 @@ class Access:
     compound assignment ``A[i] += x`` gives a read and a write with one ``ref_id``.
     ``field``: the struct member (first level) that ``A[i].f`` reads or writes, None
     for the whole element; on a disaggregated array each member is a memory of its own
-    (:func:`member_views`).
+    (:func:`member_views`).  ``window``: a read served by the window buffer of an
+    ``array_stencil`` pragma (:mod:`arraypart.frontend.stencil`): in one iteration of
+    its pipelined loop every window read of the array together is ONE read of its
+    memory (the buffer's feed), whatever their indices.
     """
 
     array: str
@@ -181,6 +190,7 @@ class Access:
     ref_id: int
     coord: Coord
     field: str | None = None
+    window: bool = False
 
     def __post_init__(self):
         if self.kind not in ACCESS_KINDS:

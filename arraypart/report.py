@@ -153,6 +153,7 @@ def _array_json(sol: ArraySolution, array_model: ArrayModel, crossbar: tuple[int
         "elem_bits": array.elem_bits,
         "interface": array.interface,
         "bundle": array.bundle,
+        "stencil": array.stencil,
         "ports": sol.ports.name,
         "loops": sorted({g.loop for g in array_model.groups}),
         "scheme": scheme.to_report(),

@@ -368,13 +368,18 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
 
 def _unpartitioned(am: ArrayModel, bound: int, start: float,
                    options: _Options) -> ArraySolution:
-    """An off-chip array (its m_axi bundle's port) or an on-chip pointer stays one
-    memory; its accesses still count against its ports, proven like any banking."""
+    """An off-chip array (its m_axi bundle's port), an array_stencil's array or an
+    on-chip pointer stays one memory; its accesses still count against its ports, proven like any banking."""
     array = am.array
     banking = Banking(array.name, none_scheme(array.shape))
     proof = prove(am, banking, deadline=options.deadline)
-    where = (f"off-chip (m_axi bundle {array.bundle})" if array.bundle is not None
-             else "a pointer, which Vitis cannot partition (declare it as a sized array)")
+    if array.bundle is not None:
+        where = f"off-chip (m_axi bundle {array.bundle})"
+    elif array.stencil is not None:
+        where = (f"read through the array_stencil window of loop {array.stencil}, which "
+                 "Vitis drops on a partitioned array")
+    else:
+        where = "a pointer, which Vitis cannot partition (declare it as a sized array)"
     notes = () if proof.conflict_free else (warning_text(array.coord, (
         f"{array.name} is {where}: it keeps one memory with {am.ports.name} ports, "
         f"achieved II {dict(proof.achieved_ii)}: {proof.counterexample}")),)

@@ -161,11 +161,14 @@ def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
            memories: Mapping[int, Memory], read_copies: np.ndarray,
            claims: Mapping[int, Claim], *, rule: bool,
            site_fields: tuple[str | None, ...] = (),
-           checkpoint: Callable[[], None] = no_checkpoint) -> Replay:
+           checkpoint: Callable[[], None] = no_checkpoint,
+           windows: np.ndarray | None = None) -> Replay:
     """Replay the records at ``path``; ``memories`` by array id (arrays missing are
     not counted), ``read_copies[site]`` the copy a site's reads use (``RECORDED``:
     the record's own), ``claims`` by loop id, ``site_fields[site]`` the struct member
-    a site names (``ir.Access.field``; empty: none does)."""
+    a site names (``ir.Access.field``; empty: none does); ``windows``: the
+    :func:`window_key` of each (loop, site) whose reads come from an array_stencil
+    window, all of them one read of the buffer's feed in a step (``ir.Access.window``)."""
     counted = {a: m for a, m in memories.items() if not m.banking.scheme.registers}
     dynamic = _dynamic_keys(path, counted, checkpoint) if rule else None
     state = _State(len(loops), claims)
@@ -175,6 +178,8 @@ def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
         total += rows.size
         state.count_steps(rows)
         rows = _inside(rows, memories, sites, outside)
+        if windows is not None and windows.size:
+            rows["flat"][np.isin(window_key(rows["loop"], rows["site"]), windows)] = 0
         uses = _uses(rows, counted, read_copies, dynamic, site_fields)
         if uses["loop"].size:
             state.add(uses, counted, sites)
@@ -210,6 +215,11 @@ def bank_of(banking: Banking, flat: np.ndarray) -> np.ndarray:
 
 #: Bits of a record's site and lane in its site key (4 M sites, 4 M lanes per step).
 SITE_BITS = LANE_BITS = 22
+
+
+def window_key(loop, site):
+    """(loop, site) as one integer (numpy arrays or ints)."""
+    return (np.asarray(loop, np.int64) << SITE_BITS) | site
 
 
 def _site_keys(rows: np.ndarray) -> np.ndarray:

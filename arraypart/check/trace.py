@@ -32,7 +32,8 @@ from ..scheme import Banking, none_scheme
 from . import calls
 from .addresses import AddressCheck, compare
 from .instrument import Instrumented, instrument
-from .replay import RECORDED, Claim, LoopReplay, Memory, Replay, no_checkpoint, replay
+from .replay import (RECORDED, Claim, LoopReplay, Memory, Replay, no_checkpoint, replay,
+                     window_key)
 from .walk import is_concurrent, regions
 
 __all__ = ["Claim", "TraceCheck", "Trace", "check_trace", "driver_source", "record"]
@@ -263,9 +264,11 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
         calls.rewrite(trace.path, path, loops.splits, loops.renumber, checkpoint)
     claimed = {n: _claim([claims[m] for m in members])
                for n, members in enumerate(loops.members) if members}
+    windows = window_places(kernel)
     result = replay(path, inst.sites, loops.coords, memories,
                     _read_copies(kernel, inst, memories), claimed, rule=rule,
-                    site_fields=_site_fields(kernel, inst), checkpoint=checkpoint)
+                    site_fields=_site_fields(kernel, inst), checkpoint=checkpoint,
+                    windows=_window_keys(windows, loops.coords, inst))
     # Every path of a loop holds its accesses outside data-dependent ifs, compared on
     # the first path's groups; those inside them are looked up on every path's.
     by_loop = {n: mine for n, members in enumerate(loops.members) if len(members) == 1
@@ -277,7 +280,8 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
                         [(a.name, a.shape) for a in kernel.arrays],
                         frozenset(place for is_loop, place in guarded if not is_loop),
                         skipping, checkpoint, loops.labels,
-                        frozenset((c.line, c.col) for c in inst.skipped), sizes)
+                        frozenset((c.line, c.col) for c in inst.skipped)
+                        | {site for _, site in windows}, sizes)
     shared = tuple(f"{coord}: its text runs in {len(members)} calls, whose steps were not "
                    "told apart (a call under a data-dependent if, or one the model cannot "
                    "enumerate): addresses not compared"
@@ -285,7 +289,10 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
     nested = tuple(f"{loops.coords[n]}: its text also runs as steps of the concurrent loop "
                    f"{name} (a call in its body), whose steps the trace records under this "
                    "`for`: addresses not compared" for n, name in loops.nested.items())
-    addresses = replace(addresses, skipped=addresses.skipped + shared + nested)
+    stencils = tuple(f"{a.coord}: {a.name}'s reads in loop {a.stencil} come from its "
+                     "array_stencil window (one read of the array per step): addresses "
+                     "not compared" for a in kernel.arrays if a.stencil is not None)
+    addresses = replace(addresses, skipped=addresses.skipped + shared + nested + stencils)
     claimed_places = {loops.instances[m].place for members in loops.members for m in members}
     untraced = tuple({i.place: c for c, i in zip(claims, loops.instances)
                       if i.place not in claimed_places}.values())
@@ -358,6 +365,21 @@ def _nested_places(kernel: ir.Kernel) -> dict[tuple[int, int], tuple[int, str]]:
         for node in ir.loops(region.loop.body):
             found.setdefault((node.coord.line, node.coord.col), (n, region.loop.name))
     return found
+
+
+def window_places(kernel: ir.Kernel) -> frozenset[tuple[tuple[int, int], tuple[int, int]]]:
+    """((line, col) of a concurrent loop, (line, col) of a window read in it)
+    (``ir.Access.window``)."""
+    return frozenset(((r.loop.coord.line, r.loop.coord.col), (a.coord.line, a.coord.col))
+                     for r in regions(kernel) for a in ir.accesses(r.loop.body) if a.window)
+
+
+def _window_keys(places, loops: Sequence[Coord], inst: Instrumented) -> np.ndarray:
+    """The (loop, site) keys (:func:`.replay.window_key`) of the window reads."""
+    keys = [window_key(lid, s) for lid, c in enumerate(loops)
+            for s, site in enumerate(inst.sites)
+            if ((c.line, c.col), (site.coord.line, site.coord.col)) in places]
+    return np.array(keys, np.int64)
 
 
 def size_values(kernel: ir.Kernel) -> dict[str, int | None]:

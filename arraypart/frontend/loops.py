@@ -13,10 +13,11 @@ iteration, and to their exit value after the loop.  The state these methods shar
 from __future__ import annotations
 
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Mapping
 
 from .. import expr as E
-from ..errors import Coord, KernelError
+from ..errors import Coord, KernelError, warning_text
 from ..ir import Access, Constraint, If, Loop, Node, Stmt, accesses, loops
 from .cexpr import (COMPARISONS, FLIPPED, Bound, Scope, fold, interval, min_max_terms,
                     quasi_affine)
@@ -24,6 +25,7 @@ from . import cnodes as N
 from . import fresh as F
 from . import interfaces as I
 from . import scalars as S
+from . import stencil
 from .accesses import INCREMENTS
 from .pragmas import LOOP_DIRECTIVES
 
@@ -37,7 +39,7 @@ MAX_FOLLOWED_LOOPS = 8
 # its body that many times in the IR; past this trip count it is lowered once.
 MAX_PER_LANE_TRIPS = 32
 # What Vitis reads anywhere in a loop body, as if it opened it.
-LOOP_BODY_DIRECTIVES = LOOP_DIRECTIVES + ("loop_tripcount",)
+LOOP_BODY_DIRECTIVES = LOOP_DIRECTIVES + ("loop_tripcount", stencil.DIRECTIVE)
 
 
 class LoopLowering:
@@ -148,6 +150,7 @@ class LoopLowering:
                     pipeline_off)
         if pipeline_ii is not None:
             check_unrollable(loop, loop.body)
+        loop = self._stencils(loop, items[:header], node)
         if header_reads:
             return [Stmt(tuple(header_reads), coord), loop]
         return [loop]
@@ -248,7 +251,7 @@ class LoopLowering:
                     pipeline_off)
         if pipeline_ii is not None:
             check_unrollable(loop, loop.body)
-        return entry + [loop]
+        return entry + [self._stencils(loop, items[:header], node)]
 
     def _counter(self, cond: N.Node, items: list[N.Node]) -> tuple[str, N.Node, bool]:
         """The counter of a loop without a start: the scalar its condition compares,
@@ -565,6 +568,52 @@ class LoopLowering:
             raise KernelError(start.coord, "a strided loop needs a single start")
         shift = {"<": -1, ">": 1}.get(op, 0)
         return init, tuple(E.add(b, E.const(shift)) for b in bound)
+
+    def _stencils(self, loop: Loop, header: list[N.Pragma], node: N.For) -> Loop:
+        """``loop`` with the reads of each array its ``array_stencil`` pragmas name
+        marked as window reads where Vitis applies the pragma (:mod:`.stencil`); a
+        located warning for each pragma it does not apply."""
+        for pragma in (self._pragmas.parse(n) for n in header):
+            if pragma is None or pragma.kind != stencil.DIRECTIVE or "off" in pragma.flags:
+                continue
+            c_name = pragma.option("variable")
+            why = self._stencil_refusal(loop, c_name, node)
+            if why is None:
+                array = self._visible[c_name].array
+                loop = replace(loop, body=stencil.windowed(loop.body, array))
+                if not self._followed:
+                    self._windows[array] = loop.name
+            elif not self._followed:
+                self._warnings.append(warning_text(self._pragmas.coord(pragma, "variable"), (
+                    f"array_stencil on {c_name} is not modelled: {why}; Vitis HLS applies "
+                    "it only to its canonical form (UG1399), so its reads count as written")))
+        return loop
+
+    def _stencil_refusal(self, loop: Loop, c_name: str | None, node: N.For) -> str | None:
+        """Why ``c_name``'s reads in ``loop`` are no window (:func:`.stencil.refusal`)."""
+        binding = self._visible.get(c_name)
+        if len(self._calls) > 1:
+            return "its loop is not in the top function"
+        if binding is None or not self._arrays[binding.array].interface:
+            return f"'{c_name}' is not an array argument of the top function"
+        array = self._arrays[binding.array]
+        if loop.pipeline_ii != 1:
+            return f"loop {loop.name} is not pipelined at II 1"
+        if array.partitions or self._reshaped(c_name):
+            return f"{c_name} is partitioned or reshaped, and Vitis then ignores the stencil"
+        if array.name in self._windows and self._windows[array.name] != loop.name:
+            return f"{c_name} already has a window in loop {self._windows[array.name]}"
+        if not stencil.perfect_nest(self._func.body, node):
+            return "its loop nest is not perfect"
+        ends = [self._ends[v] for v in self._iterators]
+        return stencil.refusal(loop, array.name, ends, len(self._ref_ids))
+
+    def _reshaped(self, c_name: str) -> bool:
+        """Whether an ``array_reshape`` pragma of the top function names ``c_name``."""
+        return any(p is not None and p.kind == "array_reshape"
+                   and p.option("variable") == c_name
+                   for p in (self._pragmas.parse(n) for n in N.walk(self._func.body)
+                             if isinstance(n, N.Pragma)))
 
     def _loop_pragmas(self, header: list[N.Pragma], *, unroll: bool = True
                       ) -> tuple[int | None, int | None, bool]:

@@ -152,6 +152,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         self._frame_start = 0  # where the current function's iterators start
         self._inlined_calls = 0
         self._function_pipeline: str | None = None
+        self._windows: dict[str, str] = {}  # array -> the loop of its array_stencil window
 
     def run(self):
         self._collect_constants()
@@ -162,7 +163,9 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         self._range_log = self._function_range_log(self._func)
         body = _bound_guards(self._function_body(self._func), self._value_ranges())
         self._fix_extents()
-        arrays = tuple(replace(a, functions=tuple(self._functions.get(a.name, ())))
+        arrays = tuple(replace(a, functions=tuple(self._functions.get(a.name, ())),
+                               stencil=self._windows.get(a.name),
+                               partitionable=a.partitionable and a.name not in self._windows)
                        for a in self._arrays.values())
         reached = tuple(first for first, _ in self._callee_arrays.values())
         local = {name: d for name, d in self._array_decls.items()

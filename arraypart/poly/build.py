@@ -7,6 +7,7 @@ pipelined (or unrolled) loop into cycle groups (:mod:`.lanes`).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable, Iterable, Mapping
 
 import islpy as isl
@@ -48,7 +49,7 @@ def build_model(kernel: ir.Kernel, *, ports: int = 2,
         tick()
         check_bounds(relation, by_name[relation.access.array], guards.get(id(relation.access)))
         check_writable(relation.access, by_name[relation.access.array])
-    found = collect(kernel, tick=tick)
+    found = window_feeds(collect(kernel, tick=tick))
     groups = _groups(found, by_name, tick)
     touched = {r.access.array for r in relations}
     written = {r.access.array for r in relations if r.access.kind == "write"}
@@ -140,6 +141,30 @@ def _warnings(relations: Iterable[AccessRelation]) -> tuple[str, ...]:
             f"{reference_text(access)}: the index in {plural} {', '.join(dims)} of "
             f"{access.array} is not affine; assuming it may be any index there")))
     return tuple(out)
+
+
+def window_feeds(found: Collector) -> Collector:
+    """``found`` with the window reads of each array in each (concurrent loop, chain
+    of inner loops, path) merged into one lane access, the buffer's feed: the first
+    window read's index on the union of their domains.  An ``array_stencil`` window
+    costs its array one read per pipeline iteration (``ir.Access.window``); where it
+    reads from does not matter, since such an array is never partitioned and all its
+    accesses in the loop are window reads."""
+    feeds: dict[tuple, int] = {}
+    kept: list[Found] = []
+    for f in found.found:
+        if not f.access.window:
+            kept.append(f)
+            continue
+        key = (id(f.frame.root), f.frame.chain, f.path, f.access.array)
+        if key not in feeds:
+            feeds[key] = len(kept)
+            kept.append(f)
+            continue
+        feed = kept[feeds[key]]
+        kept[feeds[key]] = replace(feed, access=replace(
+            feed.access, domain=feed.access.domain.union(f.access.domain)))
+    return replace(found, found=kept)
 
 
 def _groups(found: Collector, arrays: Mapping[str, ir.Array],

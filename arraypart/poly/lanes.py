@@ -163,7 +163,7 @@ def _record(accesses: tuple[ir.Access, ...], frame: Frame, out: Collector,
                           for e in access.index)
             out.found.append(Found(frame, LaneAccess(
                 access.array, access.kind, index, access.ref_id, access.coord,
-                lane.values, lane.domain, access.field), path))
+                lane.values, lane.domain, access.field, access.window), path))
 
 
 def _substituted(exprs: tuple[E.Expr, ...], env: Mapping[str, E.Expr]) -> tuple[E.Expr, ...]:

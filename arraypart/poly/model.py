@@ -32,7 +32,9 @@ class LaneAccess:
     unrolled iterators, in loop order, that are one constant in this lane (``()`` when
     there are none): compile-time values after unrolling, which a read copy may use.
     ``domain`` is an isl set over the group's time space: the P where the lane runs.
-    ``field``: the struct member it reads or writes (``ir.Access.field``).
+    ``field``: the struct member it reads or writes (``ir.Access.field``); ``window``:
+    the feed of an ``array_stencil`` window, which stands for all its reads
+    (:func:`.build.window_feeds`).
     """
 
     array: str
@@ -43,6 +45,7 @@ class LaneAccess:
     lane: tuple[tuple[str, int], ...]
     domain: isl.Set
     field: str | None = None
+    window: bool = False
 
     @property
     def regular(self) -> bool:
