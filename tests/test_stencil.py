@@ -161,3 +161,34 @@ def test_a_window_builds_runs_and_the_trace_agrees(tmp_path, kernel):
     (tmp_path / "trace").mkdir()
     judged = assert_the_trace_agrees(compiled, tmp_path / "trace", ports=2)
     assert "come from its array_stencil window" in judged.format()
+
+
+def test_a_window_over_a_flattened_pointer_is_one_read(tmp_path):
+    """``in[i * 100 + j + q]`` on an m_axi pointer: one dimension, whose linear part
+    (i * 100 + j) is the same in each read and steps by 1 with the pipelined j."""
+    path = tmp_path / "rows.cpp"
+    path.write_text(dedent("""
+    void rows(float *in, float out[20][20]) {
+      for (int i = 0; i < 20; i++) {
+        for (int j = 0; j < 16; j++) {
+    #pragma HLS pipeline II=1
+    #pragma HLS array_stencil variable=in
+          float tmp = 0.0;
+          for (int q = 0; q < 5; q++)
+            tmp += in[i * 20 + j + q];
+          out[i][j] = tmp;
+        }
+      }
+    }"""))
+    compiled = arraypart.compile_kernel(path)
+    assert array_of(compiled, "in").array.stencil == "L4"
+    assert compiled.report.model.loops[0].bundle_ii == 1 and checked_iis(compiled) == {"L4": 1}
+
+
+def test_a_pragma_outside_a_loop_body_is_named(tmp_path):
+    """Vitis ignores array_stencil at a function's top: the warning says so."""
+    compiled = row_window(tmp_path, declarations="#pragma HLS array_stencil variable=in",
+                          variable="in off")
+    warned = [w for w in compiled.report.model.warnings if "array_stencil" in w]
+    assert len(warned) == 1 and "blur.c:3:1: warning: array_stencil stands outside a loop" \
+        in warned[0], warned

@@ -34,6 +34,7 @@ from .cexpr import Bound, Scope, condition_dnf, condition_superset, quasi_affine
 from . import cnodes as N
 from . import interfaces as I
 from . import scalars as S
+from . import stencil
 from . import switches
 from .declarations import array_decl
 from .loops import ESCAPES, LoopLowering, check_unrollable
@@ -388,6 +389,8 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         while header < len(items) and isinstance(items[header], N.Pragma):
             header += 1
         ii, _, _ = self._loop_pragmas(items[:header], unroll=False)
+        for node in items[:header]:
+            self._check_stray_stencil(node)
         if ii is None or self._pipelines:
             return tuple(self._items(items[header:]))
         var = self._fresh_iterator(f"{func.name}_call")
@@ -524,7 +527,16 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
                                               "accesses through it; write the element "
                                               f"({name}[...]) where it is used")
 
+    def _check_stray_stencil(self, node: N.Pragma) -> None:
+        """Warn about an ``array_stencil`` that opens no loop body (Vitis ignores it)."""
+        pragma = self._pragmas.parse(node)
+        if pragma is not None and pragma.kind == stencil.DIRECTIVE and not self._followed:
+            self._warnings.append(warning_text(self._pragmas.coord(pragma), (
+                "array_stencil stands outside a loop body: Vitis HLS ignores it here "
+                "(place it in the body of the pipelined loop that reads the array)")))
+
     def _check_stray_pragma(self, node: N.Pragma) -> None:
+        self._check_stray_stencil(node)
         pragma = self._pragmas.parse(node)
         if pragma is None or pragma.kind not in LOOP_DIRECTIVES:
             return
