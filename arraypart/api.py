@@ -385,7 +385,7 @@ def judge_trace(report: Report, recorded: trace.Trace, *, as_written: bool = Fal
 
 def _synthesized(report: Report) -> dict[str, rtl.Resources]:
     """yosys' resources of every on-chip array's RTL model (``compile --synth``)."""
-    on_chip = [a for a in report.solution.arrays if a.array.bundle is None]
+    on_chip = [a for a in report.solution.arrays if a.array.memory]
     names = [a.array.name for a in on_chip]
     mems = [rtl.memory(report.model.array(a.array.name), a.banking) for a in on_chip]
     try:

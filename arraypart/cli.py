@@ -166,8 +166,8 @@ def _array_table(report) -> Table:
 
 
 def _kind(array) -> str:
-    kind = (f"m_axi {array.bundle}" if array.bundle is not None
-            else "interface" if array.interface else "local")
+    kind = (f"m_axi {array.bundle}" if array.bundle is not None else array.fifo
+            or ("interface" if array.interface else "local"))
     return kind if array.stencil is None else f"{kind}, stencil {array.stencil}"
 
 

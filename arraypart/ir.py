@@ -75,6 +75,9 @@ DEFAULT_PORTS = {1: "ram_1p", 2: "ram_t2p"}  # the --ports option
 # An m_axi bundle is one AXI master adapter with independent read and write channels:
 # one read and one write per cycle (UG1399, "M_AXI Bundles").
 M_AXI_PORTS = PortModel("m_axi", 0, 1, 1)
+# A streaming interface (ap_fifo, axis) moves one element per cycle; Vitis makes it
+# read-only or write-only (UG1399, "Port-Level Protocols").
+FIFO_PORTS = PortModel("fifo", 0, 1, 1)
 
 
 # ---------------------------------------------------------------- declarations
@@ -116,7 +119,8 @@ class Array:
     (at file scope, or inside a function body that includes it), whose declaration
     arraypart does not rewrite: pragma-only too.  ``stencil``: the loop whose
     ``array_stencil`` window reads it (never partitioned: Vitis drops the window of a
-    partitioned array).
+    partitioned array).  ``fifo``: the streaming interface (``ap_fifo``, ``axis``) of an
+    array argument of the top: a FIFO port, no memory (never partitioned, no BRAM).
     """
 
     name: str
@@ -135,6 +139,7 @@ class Array:
     functions: tuple[str, ...] = ()
     header: bool = False
     stencil: str | None = None
+    fifo: str | None = None
 
     def __post_init__(self):
         if self.bundle is not None and (self.partitionable or not self.interface):
@@ -142,6 +147,10 @@ class Array:
                              "interface")
         if self.stencil is not None and (self.partitionable or not self.interface):
             raise ValueError(f"array {self.name}: a stencil array is an unpartitioned "
+                             "interface")
+        if self.fifo is not None and (self.partitionable or not self.interface
+                                      or self.bundle is not None):
+            raise ValueError(f"array {self.name}: a FIFO is an unpartitioned on-chip "
                              "interface")
         if not self.shape or any(d <= 0 for d in self.shape):
             raise ValueError(f"array {self.name}: shape {self.shape}")
@@ -154,6 +163,11 @@ class Array:
         copies, no rewritten references): the top's signature, a sub-function's text,
         shared by all its calls, or a header's declaration must stay as written."""
         return self.interface or bool(self.functions) or self.header
+
+    @property
+    def memory(self) -> bool:
+        """An on-chip memory: neither off-chip (m_axi) nor a FIFO port."""
+        return self.bundle is None and self.fifo is None
 
     @property
     def size(self) -> int:
@@ -537,9 +551,11 @@ def _node_paths(node: Node) -> list[Node]:
 def port_model(array: Array, ports: int) -> PortModel:
     """The port model of ``array``'s banks: its bind_storage type, else ``rom_<ports>p``
     for a const array, else the ``--ports`` default (1: ram_1p, 2: ram_t2p); an off-chip
-    array has its bundle's AXI port."""
+    array has its bundle's AXI port, a FIFO interface its FIFO port."""
     if array.bundle is not None:
         return M_AXI_PORTS
+    if array.fifo is not None:
+        return FIFO_PORTS
     if array.storage is not None:
         return PORT_MODELS[array.storage]
     if array.const:

@@ -14,6 +14,7 @@ from .rtl import Resources, estimate
 from .scheme import Banking
 
 OFF_CHIP = "off-chip"  # the resources' source for an m_axi array: none on the chip
+FIFO = "fifo"  # the resources' source for a FIFO interface: no memory
 
 
 @dataclass(frozen=True, eq=False)
@@ -142,8 +143,8 @@ def check_json(report: Report, result, bankings: dict[str, Banking], *,
 def _array_json(sol: ArraySolution, array_model: ArrayModel, crossbar: tuple[int, int],
                 measured: Resources | None) -> dict:
     array, banking = sol.array, sol.banking
-    if array.bundle is not None:
-        resources = Resources(0, 0, 0, 0, OFF_CHIP)  # no on-chip memory logic
+    if not array.memory:  # no on-chip memory logic
+        resources = Resources(0, 0, 0, 0, OFF_CHIP if array.fifo is None else FIFO)
     else:
         resources = measured or estimate(banking, array_model)
     scheme = banking.scheme
@@ -154,6 +155,7 @@ def _array_json(sol: ArraySolution, array_model: ArrayModel, crossbar: tuple[int
         "interface": array.interface,
         "bundle": array.bundle,
         "stencil": array.stencil,
+        "fifo": array.fifo,
         "ports": sol.ports.name,
         "loops": sorted({g.loop for g in array_model.groups}),
         "scheme": scheme.to_report(),

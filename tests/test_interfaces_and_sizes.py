@@ -195,6 +195,57 @@ def test_streams_are_fifos_not_memories(tmp_path):
     assert array(report, "buf").banking.scheme.banks == 4 and loop_ii(report) == [1, 1]
 
 
+# Two transfers in per iteration from a FIFO pointer stepped as stream code writes it.
+FIFO_PAIRS = """void pairs(int *in, int *out) {
+#pragma HLS INTERFACE ap_fifo port=in depth=128
+#pragma HLS INTERFACE axis port=out depth=64
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    int a = *in++;
+    int b = *in++;
+    *out++ = a + b;
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("mode", ["ap_fifo", "axis"])
+def test_fifo_interfaces_are_ports_not_memories(tmp_path, mode):
+    """An ap_fifo or axis array moves one element per cycle: four reads of it in one
+    iteration need II 4, which no partition changes (it is no memory: no BRAM)."""
+    text = FOUR_READS_ON_CHIP.replace("ap_memory", mode)
+    report = arraypart.analyze(write(tmp_path, "four.c", text))
+    a = array(report, "a")
+    assert (a.array.fifo, a.array.partitionable, a.banking.scheme.kind) == (mode, False, "none")
+    assert a.bram18k == 0 and a.ports.name == "fifo" and loop_ii(report) == [4]
+    entry = next(x for x in report.to_json()["arrays"] if x["name"] == "a")
+    assert entry["fifo"] == mode and entry["resources"]["source"] == "fifo"
+    assert any(f"a FIFO interface ({mode}): one element per cycle" in w
+               for w in report.warnings)
+
+
+def test_a_fifo_pointer_may_step_and_each_access_is_a_transfer(tmp_path):
+    """``*in++`` twice per iteration: two transfers on ``in``'s port, II 2, and no
+    warning about the elements the model does not follow."""
+    report = arraypart.analyze(write(tmp_path, "pairs.c", FIFO_PAIRS))
+    assert loop_ii(report) == [2] and array(report, "out").conflict_free
+    assert not any("not affine" in w for w in report.warnings), report.warnings
+
+
+def test_a_stepped_pointer_that_is_no_fifo_is_still_an_error(tmp_path):
+    text = FIFO_PAIRS.replace("ap_fifo port=in", "m_axi port=in")
+    with pytest.raises(KernelError, match="cannot tell which element this"):
+        arraypart.analyze(write(tmp_path, "pairs.c", text))
+
+
+@needs_gxx
+def test_fifo_kernel_builds_matches_the_original_and_its_trace(tmp_path):
+    compiled = arraypart.compile_kernel(write(tmp_path, "pairs.c", FIFO_PAIRS))
+    run_testbench(compiled, tmp_path)
+    (tmp_path / "trace").mkdir()
+    assert_the_trace_agrees(compiled, tmp_path / "trace", ports=2)
+
+
 @needs_gxx
 def test_stream_kernel_builds_and_matches_the_original(tmp_path):
     compiled = arraypart.compile_kernel(write(tmp_path, "split.cpp", STREAMS), ports=1)

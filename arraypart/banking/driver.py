@@ -375,14 +375,18 @@ def _unpartitioned(am: ArrayModel, bound: int, start: float,
     proof = prove(am, banking, deadline=options.deadline)
     if array.bundle is not None:
         where = f"off-chip (m_axi bundle {array.bundle})"
+    elif array.fifo is not None:
+        where = f"a FIFO interface ({array.fifo})"
     elif array.stencil is not None:
         where = (f"read through the array_stencil window of loop {array.stencil}, which "
                  "Vitis drops on a partitioned array")
     else:
         where = "a pointer, which Vitis cannot partition (declare it as a sized array)"
+    kept = (f"one element per cycle" if array.fifo is not None
+            else f"it keeps one memory with {am.ports.name} ports")
     notes = () if proof.conflict_free else (warning_text(array.coord, (
-        f"{array.name} is {where}: it keeps one memory with {am.ports.name} ports, "
-        f"achieved II {dict(proof.achieved_ii)}: {proof.counterexample}")),)
+        f"{array.name} is {where}: {kept}, achieved II {dict(proof.achieved_ii)}: "
+        f"{proof.counterexample}")),)
     notes += tuple(warning_text(p.coord, (
         f"array_partition of {array.name} is dropped: {array.name} is {where}"))
         for p in array.partitions)
@@ -437,7 +441,7 @@ def _solution(am: ArrayModel, banking: Banking, proof: Proof, bound: int, start:
     return ArraySolution(
         array=am.array, ports=am.ports, banking=banking, lower_bound=bound,
         conflict_free=proof.conflict_free, achieved_ii=proof.achieved_ii,
-        bram18k=0 if am.array.bundle is not None else estimate(banking, am).bram18k,
+        bram18k=0 if not am.array.memory else estimate(banking, am).bram18k,
         max_concurrent=am.max_concurrent, seconds=perf_counter() - start,
         proof=evidence + (f"; counterexample: {proof.counterexample}"
                           if proof.counterexample else ""),

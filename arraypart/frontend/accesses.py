@@ -247,10 +247,16 @@ class AccessLowering:
         """``*p`` and ``*(p + e1 - e2 ...)`` on a visible array name are ``p[0]`` and
         ``p[e1 - e2 ...]`` (:meth:`_pointer_element`).  Any other dereference of an
         expression that names a visible array is an error: its element is unknown.
-        ``*&E`` is ``E``."""
+        ``*&E`` is ``E``.  A FIFO pointer may step (``*p++``): any element
+        (:meth:`_fifo_element`)."""
         address = calls.without_casts(node.expr)
         if isinstance(address, N.UnaryOp) and address.op == "&":
             self._target(address.expr, out, kinds)
+            return
+        stepped = address.expr if (isinstance(address, N.UnaryOp)
+                                   and address.op in INCREMENTS) else address
+        if self._fifo_pointer(stepped):
+            self._fifo_element(node, stepped.name, out, kinds)
             return
         terms = _signed_terms(node.expr, 1)
         pointers = [n for n, (t, sign) in enumerate(terms) if sign > 0
@@ -265,6 +271,26 @@ class AccessLowering:
             return
         pointer = terms.pop(pointers[0])[0]
         self._pointer_element(node, pointer.name, _sum(terms, node), out, kinds)
+
+    def _fifo_pointer(self, node: N.Node) -> bool:
+        """Whether ``node`` names a pointer argument of the top with a FIFO interface."""
+        if not (isinstance(node, N.Id) and node.name in self._visible):
+            return False
+        array = self._arrays[self._visible[node.name].array]
+        return array.fifo is not None and self._visible[node.name].array in self._reached
+
+    def _fifo_element(self, node: N.Node, name: str, out: list[Access],
+                      kinds: tuple[str, ...]) -> None:
+        """The element a FIFO pointer reaches: one transfer on its port, at an element
+        the model does not follow (the pointer steps: ``*p++``), so irregular."""
+        binding = self._visible[name]
+        if id(node) not in self._ref_ids:
+            self._ref_ids[id(node)] = self._next_ref
+            self._next_ref += 1
+        rank = len(self._arrays[binding.array].shape) - len(binding.prefix)
+        index = binding.index((None,) * rank)
+        for kind in kinds:
+            out.append(Access(binding.array, index, kind, self._ref_ids[id(node)], node.coord))
 
     def _pointer_element(self, node: N.Node, name: str, offset: N.Node | None,
                          out: list[Access], kinds: tuple[str, ...],

@@ -10,6 +10,9 @@ Per UG1399 ("Interfaces", "M_AXI Bundles"):
 - ``m_axi``: off-chip memory behind the bundle's adapter (``gmem0`` unless ``bundle=``),
   never partitioned; ``ap_memory`` / ``bram``: on-chip block RAM, partitionable when the
   parameter is an array (a pointer keeps one memory);
+- ``ap_fifo`` and ``axis`` array arguments are FIFO ports: their accesses count one
+  element per cycle on the port, no memory to bank; a pointer may step through one
+  (``*p++``), each access then an element the model does not know (irregular);
 - ``hls::stream`` parameters, and arrays of streams, are FIFOs: no memory to bank;
 - an integer scalar passed by value that the body never assigns is a run-time size:
   it may bound loops and appear in indices (:class:`arraypart.ir.Param`).
@@ -38,6 +41,7 @@ from .pragmas import HlsPragma, PragmaReader
 
 T = ci.TypeKind
 OFF_CHIP_MODES = ("m_axi",)
+FIFO_MODES = ("ap_fifo", "axis")  # streaming ports: one element per cycle, no memory
 REGISTER_MODE = "s_axilite"  # beside m_axi: where the offset goes (offset=slave)
 DEFAULT_BUNDLE = "gmem0"  # UG1399: m_axi ports without bundle= share gmem0
 DEFAULT_UNSIZED_MODE = "m_axi"
@@ -68,6 +72,10 @@ class Interface:
     @property
     def off_chip(self) -> bool:
         return self.mode in OFF_CHIP_MODES
+
+    @property
+    def fifo(self) -> bool:
+        return self.mode in FIFO_MODES
 
 
 def interface_pragmas(func: N.FuncDef, reader: PragmaReader) -> dict[str, Interface]:

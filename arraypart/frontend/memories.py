@@ -138,7 +138,9 @@ class MemoryLowering:
         array = self._arrays[param.name]
         self._arrays[param.name] = replace(
             array, bundle=iface.bundle if iface.off_chip else None,
-            partitionable=not (iface.off_chip or param.ctype.kind == POINTER_KIND))
+            fifo=iface.mode if iface.fifo else None,
+            partitionable=not (iface.off_chip or iface.fifo
+                               or param.ctype.kind == POINTER_KIND))
 
     def _fix_extents(self) -> None:
         """Each pointer or unsized parameter's first dimension: its INTERFACE depth, else

@@ -56,7 +56,7 @@ def build_model(kernel: ir.Kernel, *, ports: int = 2,
     arrays = tuple(_array_model(a, ports, groups, a.name in touched, a.name not in written)
                    for a in kernel.arrays)
     loops = _loop_infos(found, kernel)
-    return PolyModel(arrays, loops, kernel.warnings + _warnings(relations)
+    return PolyModel(arrays, loops, kernel.warnings + _warnings(relations, by_name)
                      + _bundle_warnings(loops), recurrences(arrays, tick))
 
 
@@ -125,14 +125,15 @@ def outside_set(e: E.Expr, size: int, space) -> isl.Set:
     return f.lt_set(G.constant(space, 0)).union(f.ge_set(G.constant(space, size)))
 
 
-def _warnings(relations: Iterable[AccessRelation]) -> tuple[str, ...]:
+def _warnings(relations: Iterable[AccessRelation],
+              arrays: Mapping[str, ir.Array]) -> tuple[str, ...]:
     """One warning per irregular reference (a compound assignment's read and write
-    are one reference)."""
+    are one reference) of an array that is no FIFO (whose port serves any element)."""
     warned: set[int] = set()
     out: list[str] = []
     for relation in relations:
         access = relation.access
-        if access.regular or access.ref_id in warned:
+        if access.regular or access.ref_id in warned or arrays[access.array].fifo:
             continue
         warned.add(access.ref_id)
         dims = [str(d) for d, e in enumerate(access.index) if e is None]

@@ -121,7 +121,7 @@ def _banking_free_of(kernel: ir.Kernel, name: str) -> bool:
     """Whether no access to an on-chip array (nor any guard) depends on the size
     ``name``: neither on it nor on the iterator of a loop whose bounds depend on it
     (transitively).  Then every value of it gives the same accesses per cycle."""
-    on_chip = {a.name for a in kernel.arrays if a.bundle is None}
+    on_chip = {a.name for a in kernel.arrays if a.memory}
 
     def free(nodes: tuple[ir.Node, ...], tainted: frozenset[str]) -> bool:
         for node in nodes:
