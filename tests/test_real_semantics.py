@@ -434,6 +434,23 @@ def test_legacy_resource_pragma_sets_the_port_model(tmp_path):
     assert schemes(legacy)["buf"][0]["banks"] == 2
 
 
+@pytest.mark.parametrize("prefix", ["AP", "AUTOPILOT", "ap"])
+def test_vivado_hls_pragma_spellings_are_read_as_hls(tmp_path, prefix):
+    """``#pragma AP`` and ``#pragma AUTOPILOT`` are the older spellings of ``#pragma
+    HLS`` that Vitis's clang still reads: the pipeline's II and the partition count."""
+    text = f"""
+        void old(int a[64], int out[32]) {{
+        #pragma {prefix} ARRAY_PARTITION variable=a cyclic factor=2 dim=1
+            for (int i = 0; i < 32; i++) {{
+        #pragma {prefix} PIPELINE II=2
+                out[i] = a[2 * i] + a[2 * i + 1];
+            }}
+        }}"""
+    compiled = compile_text(tmp_path, "old", text)
+    assert [loop["target_ii"] for loop in loops(compiled)] == [2]
+    assert [p.factor for p in compiled.report.kernel.array("a").partitions] == [2]
+
+
 def test_misspelt_directive_is_warned_with_a_suggestion(tmp_path):
     text = """
         void misspelt(int a[64], int out[64]) {

@@ -1,6 +1,7 @@
 """``#pragma HLS ...`` lines: parsing, validation, located errors.
 
-Syntax as Vitis HLS accepts it: ``#pragma HLS <directive> key=value ... flag ...``;
+Syntax as Vitis HLS accepts it: ``#pragma HLS <directive> key=value ... flag ...``
+(``AP`` and ``AUTOPILOT`` spell ``HLS`` too);
 the directive, keys and flags are case-insensitive, ``key = value`` may have blanks
 around ``=``.  An integer value may name an integer ``#define`` or constant.  The
 lines come from clang's token stream (:func:`.clangtu.pragma_lines`).
@@ -18,7 +19,9 @@ from ..ir import PARTITION_TYPES, PORT_MODELS, PartitionPragma
 from . import cnodes as N
 from .cexpr import int_text
 
-HLS_PREFIX = "hls"
+# The pragma namespaces Vitis HLS reads as its own: `#pragma AP` and `#pragma AUTOPILOT`
+# are Vivado HLS's older spellings of `#pragma HLS` (its clang's HandleXlxPragma).
+HLS_PREFIXES = ("hls", "ap", "autopilot")
 LOOP_DIRECTIVES = ("pipeline", "unroll")
 DEFAULT_II = 1
 COMPLETE_UNROLL = 0
@@ -76,7 +79,7 @@ class PragmaReader:
     def parse(self, node: N.Pragma) -> HlsPragma | None:
         """The HLS pragma ``node`` holds, or None for a non-HLS pragma."""
         words = _OPERATOR_RE.sub(r"\1", _OPTION_RE.sub("=", node.line.text)).split()
-        if len(words) < 2 or words[0].lower() != HLS_PREFIX:
+        if len(words) < 2 or words[0].lower() not in HLS_PREFIXES:
             return None
         options, flags = [], []
         for word in words[2:]:
