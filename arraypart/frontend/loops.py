@@ -585,13 +585,16 @@ class LoopLowering:
                     self._windows[array] = loop.name
             elif not self._followed:
                 self._warnings.append(warning_text(self._pragmas.coord(pragma, "variable"), (
-                    f"array_stencil on {c_name} is not modelled: {why}; Vitis HLS applies "
-                    "it only to its canonical form (UG1399), so its reads count as written")))
+                    f"array_stencil on {c_name or 'nothing'} is not modelled: {why}; Vitis "
+                    "HLS applies it only to its canonical form (UG1399), so its reads "
+                    "count as written")))
         return loop
 
     def _stencil_refusal(self, loop: Loop, c_name: str | None, node: N.For) -> str | None:
         """Why ``c_name``'s reads in ``loop`` are no window (:func:`.stencil.refusal`)."""
         binding = self._visible.get(c_name)
+        if c_name is None:
+            return "it names no variable= array"
         if len(self._calls) > 1:
             return "its loop is not in the top function"
         if binding is None or not self._arrays[binding.array].interface:
