@@ -49,7 +49,7 @@ from ..poly import isl_glue as G
 from ..poly.model import CycleGroup
 from ..poly.points import lex_points
 from .instrument import Site
-from .replay import READ, WRITE, chunks, no_checkpoint
+from .replay import READ, RUN_END, WRITE, chunks, no_checkpoint
 
 #: Steps per loop the model's side enumerates (isl points, a few microseconds each).
 MAX_MODEL_STEPS = 1 << 20
@@ -310,13 +310,14 @@ def _trace_side(path: Path, models: Mapping[int, _Model], kept: np.ndarray,
     out = {lid: (np.zeros(len(m.points), np.uint64), np.zeros(len(m.points), np.int64), 0)
            for lid, m in models.items()}
     unforeseen: dict[int, np.void] = {}
-    for rows in chunks(path, checkpoint=checkpoint):
+    for rows in chunks(path, checkpoint=checkpoint, run_ends=True):
         for lid, model in models.items():
             mine = rows[rows["loop"] == lid]
             if not mine.size:
                 continue
             sums, counts, steps = out[lid]
             steps = max(steps, int(mine["step"].max()) + 1)
+            mine = mine[mine["site"] != RUN_END]
             if lid not in unforeseen and lid not in runs and model.may_keys is not None:
                 first = _first_unforeseen(mine, model, site_codes, arrays)
                 if first is not None:

@@ -118,7 +118,7 @@ def rewrite(path: Path, into: Path, splits: Mapping[int, tuple[int, Split]],
     ``renumber[lid]``, and each split loop's records (``splits``: lid -> (first new
     id, split)) given to its instances, new ids ``first + owner`` in instance order."""
     with open(into, "wb") as out:
-        for rows in chunks(path, checkpoint=checkpoint):
+        for rows in chunks(path, checkpoint=checkpoint, run_ends=True):
             loop = rows["loop"].astype(np.int64)
             new_loop, new_step = renumber[loop], rows["step"].copy()
             for lid, (first, s) in splits.items():

@@ -23,7 +23,9 @@ Two port models, the checker's (:mod:`.driver`):
 In both, an array whose every bank holds one element is registers (no ports).
 
 Records are read in chunks of :data:`CHUNK_RECORDS` that never split a step, so memory
-stays bounded by the chunk and the largest step.
+stays bounded by the chunk and the largest step.  A run of a loop ends with a record of
+no access (site :data:`RUN_END`) at its last step: steps are counted from every record,
+so a run whose last steps access no array (or only in a macro's text) counts them.
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ CHUNK_RECORDS = 1 << 20
 READ, WRITE = 0, 1
 #: A site's copy in ``read_copies`` when each record carries it (its ``copy`` field).
 RECORDED = -1
+#: The site of the record that ends a run of a loop (no access).
+RUN_END = -1
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,11 +134,18 @@ def no_checkpoint() -> None:
 
 
 def chunks(path: Path, size: int = CHUNK_RECORDS,
-           checkpoint: Callable[[], None] = no_checkpoint) -> Iterator[np.ndarray]:
+           checkpoint: Callable[[], None] = no_checkpoint, *,
+           run_ends: bool = False) -> Iterator[np.ndarray]:
     """The records of ``path`` in chunks of about ``size`` that end on step boundaries
     (a step's records are consecutive: one iteration runs before the next; records
     outside every traced loop, loop -1, belong to no step and are cut anywhere);
-    ``checkpoint`` is called before each chunk (a deadline's check)."""
+    ``checkpoint`` is called before each chunk (a deadline's check); the records that
+    end runs (:data:`RUN_END`) only with ``run_ends``."""
+    for rows in _chunks(path, size, checkpoint):
+        yield rows if run_ends else rows[rows["site"] != RUN_END]
+
+
+def _chunks(path: Path, size: int, checkpoint: Callable[[], None]) -> Iterator[np.ndarray]:
     carry = np.empty(0, RECORD)
     with open(path, "rb") as stream:
         while True:
@@ -174,9 +185,10 @@ def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
     state = _State(len(loops), claims)
     outside: dict[tuple[int, int], OutOfBounds] = {}
     total = 0
-    for rows in chunks(path, checkpoint=checkpoint):
-        total += rows.size
+    for rows in chunks(path, checkpoint=checkpoint, run_ends=True):
         state.count_steps(rows)
+        rows = rows[rows["site"] != RUN_END]
+        total += rows.size
         rows = _inside(rows, memories, sites, outside)
         if windows is not None and windows.size:
             rows["flat"][np.isin(window_key(rows["loop"], rows["site"]), windows)] = 0

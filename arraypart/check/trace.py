@@ -211,7 +211,7 @@ class TraceCheck:
                   "a pipeline, whose lanes the program runs one after another)"
                   for c in self.untraced]
         lines += [f"  {coord}: access written in a macro, not traced"
-                  for coord in self.trace.instrumented.skipped]
+                  for coord in dict.fromkeys(self.trace.instrumented.skipped)]
         lines.append(f"  addresses compared with the polyhedral model in "
                      f"{len(self.addresses.compared)} loop(s)")
         lines += ["  " + note for note in self.addresses.skipped]
