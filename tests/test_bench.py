@@ -5,7 +5,7 @@ import json
 from arraypart import cli
 from arraypart.banking.baselines import BASELINES
 
-from conftest import ROOT
+from conftest import ROOT, bench_module
 
 METHOD_KEYS = {"banks", "copies", "conflict_free", "storage_overhead", "bram18k", "seconds",
                "lut", "ff", "rtl_bram18k", "resources_source"}
@@ -46,3 +46,18 @@ def test_bench_json_rows_and_totals(tmp_path, capsys):
     same = totals["resources_vs_vitis_manual"]
     assert same["arrays"] >= 1 and set(same["lut"]) == {"arraypart", "vitis_manual", "fewer"}
     assert totals["arraypart"]["lut"] == sum(r["arraypart"]["lut"] for r in rows)
+
+
+def test_same_ii_script_compares_with_the_per_dim_search(tmp_path):
+    """``bench/same_ii.py`` on DENOISE: arraypart's 4 flat banks and the per-dimension
+    search's 9 (3 x 3 cyclic) reach II 1 alike; the totals count the array and the
+    flat banking's lower LUT and BRAM18K."""
+    same_ii = bench_module("same_ii")
+    rows = same_ii.array_costs(ROOT / "kernels" / "denoise.c", ports=1)
+    buf = next(r for r in rows if r["array"] == "buf")
+    assert (buf["ours"]["banks"], buf["per_dim"]["banks"]) == (4, 9)
+    assert buf["ours"]["ii"] == buf["per_dim"]["ii"] == 1
+    summary = same_ii.totals(rows)
+    assert summary["same_ii"] == len(rows)
+    assert summary["lut"]["ours"] < summary["lut"]["per_dim"]
+    assert summary["bram18k"]["ours"] < summary["bram18k"]["per_dim"]
