@@ -170,6 +170,11 @@ def simplify(e: Expr) -> Expr:
             return arg
         if isinstance(arg, Const):
             return Const(arg.value // e.divisor)
+        form = _divisible(arg, e.divisor)
+        if form is not None:  # floor((k*q + c) / k) = q + floor(c / k)
+            coeffs, constant = form
+            return affine({v: c // e.divisor for v, c in coeffs.items()},
+                          constant // e.divisor)
         return FloorDiv(arg, e.divisor)
     if isinstance(e, Mod):
         arg = simplify(e.arg)
@@ -177,8 +182,21 @@ def simplify(e: Expr) -> Expr:
             return Const(0)
         if isinstance(arg, Const):
             return Const(arg.value % e.modulus)
+        form = _divisible(arg, e.modulus)
+        if form is not None:  # (k*q + c) mod k = c mod k
+            return Const(form[1] % e.modulus)
         return Mod(arg, e.modulus)
     return e
+
+
+def _divisible(e: Expr, k: int) -> tuple[dict[str, int], int] | None:
+    """The affine form of ``e`` when k divides each of its variables' coefficients
+    (``e = k*q + c``), else None; the floor and the modulo of such an ``e`` by k are
+    affine and constant, exactly, so no division is left to render."""
+    form = affine_form(e)
+    if form is None or any(c % k for c in form[0].values()):
+        return None
+    return form
 
 
 def substitute(e: Expr, mapping: Mapping[str, Expr]) -> Expr:
