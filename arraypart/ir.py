@@ -15,7 +15,7 @@ from math import prod
 from typing import Any, Callable, Iterator, Mapping, TypeVar, Union
 
 from .errors import Coord
-from .expr import Expr, variables as expr_variables
+from .expr import Expr, const, floordiv, mod, variables as expr_variables
 
 T = TypeVar("T")
 
@@ -121,6 +121,9 @@ class Array:
     ``array_stencil`` window reads it (never partitioned: Vitis drops the window of a
     partitioned array).  ``fifo``: the streaming interface (``ap_fifo``, ``axis``) of an
     array argument of the top: a FIFO port, no memory (never partitioned, no BRAM).
+    ``reshapes``: the user's ``array_reshape`` pragmas; the array is one memory of wide
+    words (:meth:`word_index`), kept as written (never partitioned: a partition on top
+    of a reshape conflicts).
     """
 
     name: str
@@ -140,6 +143,7 @@ class Array:
     header: bool = False
     stencil: str | None = None
     fifo: str | None = None
+    reshapes: tuple[PartitionPragma, ...] = ()
 
     def __post_init__(self):
         if self.bundle is not None and (self.partitionable or not self.interface):
@@ -148,6 +152,8 @@ class Array:
         if self.stencil is not None and (self.partitionable or not self.interface):
             raise ValueError(f"array {self.name}: a stencil array is an unpartitioned "
                              "interface")
+        if self.reshapes and self.partitionable:
+            raise ValueError(f"array {self.name}: a reshaped array is not partitioned")
         if self.fifo is not None and (self.partitionable or not self.interface
                                       or self.bundle is not None):
             raise ValueError(f"array {self.name}: a FIFO is an unpartitioned on-chip "
@@ -163,6 +169,51 @@ class Array:
         copies, no rewritten references): the top's signature, a sub-function's text,
         shared by all its calls, or a header's declaration must stay as written."""
         return self.interface or bool(self.functions) or self.header
+
+    def word_index(self, index: tuple[Expr | None, ...]) -> tuple[Expr | None, ...]:
+        """The word that element ``index`` lies in, per dimension: ``array_reshape``
+        concatenates a dimension's partitions into one word per address, so with
+        ``cyclic F`` element x is in word ``floor(x / F)``, with ``block F`` in word
+        ``x mod ceil(n / F)``, with ``complete`` in word 0 (``dim=0``: every
+        dimension); an unreshaped dimension keeps its index.  Accesses of one word in
+        one cycle are one access of the memory's ports (reads), as the wide word is
+        read or written whole."""
+        out = list(index)
+        for r in self.reshapes:
+            for d in range(len(self.shape)) if r.dim == 0 else (r.dim - 1,):
+                if out[d] is None:
+                    continue
+                if r.type == "cyclic":
+                    out[d] = floordiv(out[d], r.factor)
+                elif r.type == "block":
+                    out[d] = mod(out[d], -(-self.shape[d] // r.factor))
+                else:
+                    out[d] = const(0)
+        return tuple(out)
+
+    def word_geometry(self) -> tuple[int, int]:
+        """(words, bits per word) of the reshaped memory (:meth:`word_index`): a
+        reshaped dimension of size n has ceil(n / F) words of F elements (``cyclic``,
+        ``block``), or one word of n (``complete``)."""
+        words, per_word = list(self.shape), [1] * len(self.shape)
+        for r in self.reshapes:
+            for d in range(len(self.shape)) if r.dim == 0 else (r.dim - 1,):
+                factor = self.shape[d] if r.type == "complete" else min(r.factor,
+                                                                        self.shape[d])
+                words[d] = -(-words[d] // factor)
+                per_word[d] *= factor
+        depth = 1
+        for n in words:
+            depth *= n
+        width = self.elem_bits
+        for n in per_word:
+            width *= n
+        return depth, width
+
+    def word_access(self, access: "Access") -> "Access":
+        """``access`` addressing its word (:meth:`word_index`)."""
+        return replace(access, index=self.word_index(access.index)) if self.reshapes \
+            else access
 
     @property
     def memory(self) -> bool:

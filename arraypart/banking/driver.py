@@ -377,13 +377,17 @@ def _unpartitioned(am: ArrayModel, bound: int, start: float,
         where = f"off-chip (m_axi bundle {array.bundle})"
     elif array.fifo is not None:
         where = f"a FIFO interface ({array.fifo})"
+    elif array.reshapes:
+        where = (f"reshaped by its array_reshape (at {array.reshapes[0].coord}), which "
+                 "arraypart keeps: a partition on top of it would conflict")
     elif array.stencil is not None:
         where = (f"read through the array_stencil window of loop {array.stencil}, which "
                  "Vitis drops on a partitioned array")
     else:
         where = "a pointer, which Vitis cannot partition (declare it as a sized array)"
-    kept = (f"one element per cycle" if array.fifo is not None
-            else f"it keeps one memory with {am.ports.name} ports")
+    kept = ("one element per cycle" if array.fifo is not None
+            else f"it keeps one memory of wide words with {am.ports.name} ports"
+            if array.reshapes else f"it keeps one memory with {am.ports.name} ports")
     notes = () if proof.conflict_free else (warning_text(array.coord, (
         f"{array.name} is {where}: {kept}, achieved II {dict(proof.achieved_ii)}: "
         f"{proof.counterexample}")),)

@@ -140,6 +140,18 @@ class _Memory:
     sizes: np.ndarray | None
     array: ir.Array
     position: int  # in kernel.arrays: the order arrays are reported in
+    # id(access) -> the access addressing its word, for a reshaped array; one object per
+    # access, so that a site keeps one identity (rule.SiteKey) over the check
+    words: dict[int, ir.Access] = field(default_factory=dict)
+
+    def counted(self, access: ir.Access) -> ir.Access:
+        """``access`` as the ports count it: a reshaped array's addresses its word
+        (``ir.Array.word_access``); any other as it is."""
+        if not self.array.reshapes:
+            return access
+        if id(access) not in self.words:
+            self.words[id(access)] = self.array.word_access(access)
+        return self.words[id(access)]
 
 
 @dataclass
@@ -264,7 +276,8 @@ def _static_sites(region: Region, memories: dict[str, _Memory],
     for _, emitted, _ in _chunks(region, deadline):
         for e in emitted:
             for a in e.accesses:
-                span.add(site_cells(a, e.frame, memories[a.array].banking))
+                memory = memories[a.array]
+                span.add(site_cells(memory.counted(a), e.frame, memory.banking))
     return span.static()
 
 
@@ -286,6 +299,7 @@ def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory
         for e in parts:
             for a in e.accesses:
                 banking = memories[a.array].banking
+                a = memories[a.array].counted(a)
                 per_array.setdefault(a.array, []).append(
                     cells(a, e.frame, banking) if static is None
                     else site_cells(a, e.frame, banking))

@@ -189,7 +189,7 @@ def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
         state.count_steps(rows)
         rows = rows[rows["site"] != RUN_END]
         total += rows.size
-        rows = _inside(rows, memories, sites, outside)
+        rows = _words(_inside(rows, memories, sites, outside), memories)
         if windows is not None and windows.size:
             rows["flat"][np.isin(window_key(rows["loop"], rows["site"]), windows)] = 0
         uses = _uses(rows, counted, read_copies, dynamic, site_fields)
@@ -215,6 +215,27 @@ def _inside(rows: np.ndarray, memories: Mapping[int, Memory], sites: tuple[Site,
         outside.setdefault(key, OutOfBounds(sites[key[0]].coord,
                                             memories[key[1]].array.name, int(r["flat"])))
     return rows[ok]
+
+
+def _words(rows: np.ndarray, memories: Mapping[int, Memory]) -> np.ndarray:
+    """``rows`` with each element of a reshaped array replaced by its word's first
+    element (``ir.Array.word_index``): the elements of one word are one address."""
+    for a, m in memories.items():
+        if m.array.reshapes:
+            mine = rows["array"] == a
+            rows["flat"][mine] = word_flat(m.array, rows["flat"][mine])
+    return rows
+
+
+def word_flat(array: ir.Array, flat: np.ndarray) -> np.ndarray:
+    """The row-major offset of the word each element offset lies in, as an element
+    offset of the array (its index in every dimension the word's)."""
+    index = np.unravel_index(flat, array.shape)
+    env = {index_var(d): x.astype(np.int64) for d, x in enumerate(index)}
+    element = tuple(E.var(index_var(d)) for d in range(len(array.shape)))
+    words = [np.broadcast_to(np.asarray(E.evaluate(e, env), np.int64), flat.shape)
+             for e in array.word_index(element)]
+    return np.ravel_multi_index(words, array.shape).astype(np.int64)
 
 
 def bank_of(banking: Banking, flat: np.ndarray) -> np.ndarray:

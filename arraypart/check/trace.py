@@ -281,7 +281,7 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
                         frozenset(place for is_loop, place in guarded if not is_loop),
                         skipping, checkpoint, loops.labels,
                         frozenset((c.line, c.col) for c in inst.skipped)
-                        | {site for _, site in windows}, sizes)
+                        | {site for _, site in windows} | _reshaped_places(kernel), sizes)
     shared = tuple(f"{coord}: its text runs in {len(members)} calls, whose steps were not "
                    "told apart (a call under a data-dependent if, or one the model cannot "
                    "enumerate): addresses not compared"
@@ -292,7 +292,10 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
     stencils = tuple(f"{a.coord}: {a.name}'s reads in loop {a.stencil} come from its "
                      "array_stencil window (one read of the array per step): addresses "
                      "not compared" for a in kernel.arrays if a.stencil is not None)
-    addresses = replace(addresses, skipped=addresses.skipped + shared + nested + stencils)
+    reshaped = tuple(f"{a.coord}: {a.name} is reshaped, so the model counts its words: "
+                     "addresses not compared" for a in kernel.arrays if a.reshapes)
+    addresses = replace(addresses, skipped=addresses.skipped + shared + nested + stencils
+                        + reshaped)
     claimed_places = {loops.instances[m].place for members in loops.members for m in members}
     untraced = tuple({i.place: c for c, i in zip(claims, loops.instances)
                       if i.place not in claimed_places}.values())
@@ -372,6 +375,13 @@ def window_places(kernel: ir.Kernel) -> frozenset[tuple[tuple[int, int], tuple[i
     (``ir.Access.window``)."""
     return frozenset(((r.loop.coord.line, r.loop.coord.col), (a.coord.line, a.coord.col))
                      for r in regions(kernel) for a in ir.accesses(r.loop.body) if a.window)
+
+
+def _reshaped_places(kernel: ir.Kernel) -> frozenset[tuple[int, int]]:
+    """(line, col) of every access of a reshaped array (the model addresses words)."""
+    reshaped = {a.name for a in kernel.arrays if a.reshapes}
+    return frozenset((a.coord.line, a.coord.col) for a in ir.accesses(kernel.body)
+                     if a.array in reshaped)
 
 
 def _window_keys(places, loops: Sequence[Coord], inst: Instrumented) -> np.ndarray:

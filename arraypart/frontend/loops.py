@@ -602,7 +602,7 @@ class LoopLowering:
         array = self._arrays[binding.array]
         if loop.pipeline_ii != 1:
             return f"loop {loop.name} is not pipelined at II 1"
-        if array.partitions or self._reshaped(c_name):
+        if array.partitions or array.reshapes:
             return f"{c_name} is partitioned or reshaped, and Vitis then ignores the stencil"
         if array.name in self._windows and self._windows[array.name] != loop.name:
             return f"{c_name} already has a window in loop {self._windows[array.name]}"
@@ -610,13 +610,6 @@ class LoopLowering:
             return "its loop nest is not perfect"
         ends = [self._ends[v] for v in self._iterators]
         return stencil.refusal(loop, array.name, ends, len(self._ref_ids))
-
-    def _reshaped(self, c_name: str) -> bool:
-        """Whether an ``array_reshape`` pragma of the top function names ``c_name``."""
-        return any(p is not None and p.kind == "array_reshape"
-                   and p.option("variable") == c_name
-                   for p in (self._pragmas.parse(n) for n in N.walk(self._func.body)
-                             if isinstance(n, N.Pragma)))
 
     def _loop_pragmas(self, header: list[N.Pragma], *, unroll: bool = True
                       ) -> tuple[int | None, int | None, bool]:

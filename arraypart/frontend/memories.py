@@ -31,6 +31,11 @@ from .declarations import array_decl, integer_constant
 POINTER_KIND = ci.TypeKind.POINTER
 
 
+# The pragmas of a function's array parameter that apply to the array a call passes,
+# and the field of ir.Array that holds them.
+PARAMETER_PRAGMAS = {"array_partition": "partitions", "array_reshape": "reshapes"}
+
+
 class MemoryLowering:
     """The arrays and run-time sizes of a :class:`.lower._Lowering` run."""
 
@@ -231,8 +236,9 @@ class MemoryLowering:
 
     def _apply_array_pragmas(self, body: N.Node, names: Mapping[str, Binding],
                              parameters: frozenset = frozenset()) -> None:
-        """``array_partition``, ``bind_storage`` and the legacy ``resource core=`` of a
-        memory in ``body`` (a function's); unknown directives are warned about.
+        """``array_partition``, ``array_reshape``, ``bind_storage`` and the legacy
+        ``resource core=`` of a memory in ``body`` (a function's); unknown directives are
+        warned about.
         ``names``: the arrays its text names; ``parameters``: its array parameters,
         which other functions' arrays stand for (an ``array_partition`` of one is applied
         at each call, :meth:`_apply_parameter_partitions`)."""
@@ -249,9 +255,10 @@ class MemoryLowering:
                 storage = self._pragmas.resource_storage(pragma)
                 if storage is None:
                     continue
-            elif pragma.kind not in ("array_partition", "bind_storage"):
+            elif pragma.kind not in ("array_partition", "array_reshape", "bind_storage"):
                 continue
-            if pragma.option("variable") in parameters and pragma.kind == "array_partition":
+            if pragma.option("variable") in parameters and pragma.kind in (
+                    "array_partition", "array_reshape"):
                 continue
             if pragma.option("variable") in parameters:
                 self._pragmas.error(pragma, f"{pragma.kind} on array parameter "
@@ -264,43 +271,52 @@ class MemoryLowering:
             if pragma.kind == "array_partition":
                 partition = self._pragmas.partition(pragma, len(array.shape))
                 self._arrays[name] = replace(array, partitions=array.partitions + (partition,))
+            elif pragma.kind == "array_reshape":
+                reshape = self._pragmas.partition(pragma, len(array.shape))
+                self._arrays[name] = replace(array, reshapes=array.reshapes + (reshape,),
+                                             partitionable=False)
             else:
                 kind, impl = storage or self._pragmas.storage(pragma)
                 self._arrays[name] = replace(array, storage=kind, storage_impl=impl)
 
     def _apply_parameter_partitions(self, callee: N.FuncDef,
                                     bound: Mapping[str, Binding]) -> None:
-        """An ``array_partition`` of an array parameter of ``callee`` partitions the
-        array the call passes, as Vitis carries it to the caller's array: the whole
-        array (a row or a pointer into one cannot be partitioned alone); the same
-        partition twice is one, and one that another pragma contradicts is an error."""
+        """An ``array_partition`` (or ``array_reshape``) of an array parameter of
+        ``callee`` partitions (reshapes) the array the call passes, as Vitis carries it
+        to the caller's array: the whole array (a row or a pointer into one cannot be
+        partitioned alone); the same pragma twice is one, and one that another pragma
+        of its kind contradicts is an error."""
         for node in callee.nodes:
             pragma = self._pragmas.parse(node) if isinstance(node, N.Pragma) else None
-            if pragma is None or pragma.kind != "array_partition" or (
+            if pragma is None or pragma.kind not in PARAMETER_PRAGMAS or (
                     pragma.option("variable") not in bound):
                 continue
             variable = pragma.option("variable")
             binding = bound[variable]
             if binding.prefix or binding.offset != E.Const(0):
-                self._pragmas.error(pragma, f"array_partition on '{variable}', which this "
+                self._pragmas.error(pragma, f"{pragma.kind} on '{variable}', which this "
                                             f"call gives part of array '{binding.array}' "
                                             "(a row or a pointer into it): Vitis partitions "
                                             f"whole arrays; place it where '{binding.array}' "
                                             "is defined", "variable")
             array = self._arrays[binding.array]
+            field = PARAMETER_PRAGMAS[pragma.kind]
+            given = getattr(array, field)
             partition = self._pragmas.partition(pragma, len(array.shape))
-            written = [(p.type, p.factor, p.dim) for p in array.partitions]
-            if (partition.type, partition.factor, partition.dim) in written:
+            if (partition.type, partition.factor, partition.dim) in [
+                    (p.type, p.factor, p.dim) for p in given]:
                 continue
-            clash = next((p for p in array.partitions if 0 in (p.dim, partition.dim)
+            clash = next((p for p in given if 0 in (p.dim, partition.dim)
                           or p.dim == partition.dim), None)
             if clash is not None:
-                self._pragmas.error(pragma, f"array_partition on '{variable}' partitions "
+                self._pragmas.error(pragma, f"{pragma.kind} on '{variable}' partitions "
                                             f"array '{binding.array}' otherwise than the "
                                             f"pragma at {clash.coord}: give the array one "
                                             "partitioning", "variable")
-            self._arrays[binding.array] = replace(
-                array, partitions=array.partitions + (partition,))
+            changes = {field: given + (partition,)}
+            if field == "reshapes":
+                changes["partitionable"] = False
+            self._arrays[binding.array] = replace(array, **changes)
 
     def _product_size(self, node: N.Node) -> tuple[E.Expr] | None:
         """A bound ``a * b`` of sizes (and constants) is not affine; its value is a size

@@ -148,7 +148,8 @@ class PragmaReader:
         return name
 
     def partition(self, pragma: HlsPragma, rank: int) -> PartitionPragma:
-        """``array_partition [type=]cyclic|block|complete [factor=k] [dim=d]``."""
+        """``array_partition [type=]cyclic|block|complete [factor=k] [dim=d]``, and
+        ``array_reshape`` with the same options."""
         kind = pragma.option("type")
         if kind is None:
             kind = next((f for f in pragma.flags if f in PARTITION_TYPES),
@@ -160,7 +161,7 @@ class PragmaReader:
         factor = 0
         if kind != "complete":
             if pragma.option("factor") is None:
-                self.error(pragma, f"{kind} array_partition needs factor=<k>")
+                self.error(pragma, f"{kind} {pragma.kind} needs factor=<k>")
             factor = self.positive_int(pragma, "factor")
         dim = DEFAULT_PARTITION_DIM
         if pragma.option("dim") is not None:

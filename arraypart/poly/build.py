@@ -49,7 +49,7 @@ def build_model(kernel: ir.Kernel, *, ports: int = 2,
         tick()
         check_bounds(relation, by_name[relation.access.array], guards.get(id(relation.access)))
         check_writable(relation.access, by_name[relation.access.array])
-    found = window_feeds(collect(kernel, tick=tick))
+    found = window_feeds(words(collect(kernel, tick=tick), by_name))
     groups = _groups(found, by_name, tick)
     touched = {r.access.array for r in relations}
     written = {r.access.array for r in relations if r.access.kind == "write"}
@@ -142,6 +142,18 @@ def _warnings(relations: Iterable[AccessRelation],
             f"{reference_text(access)}: the index in {plural} {', '.join(dims)} of "
             f"{access.array} is not affine; assuming it may be any index there")))
     return tuple(out)
+
+
+def words(found: Collector, arrays: Mapping[str, ir.Array]) -> Collector:
+    """``found`` with the lane accesses of each reshaped array addressing its words
+    (``ir.Array.word_index``): two lanes of one word are one access of its ports."""
+    if not any(a.reshapes for a in arrays.values()):
+        return found
+    return replace(found, found=[
+        replace(f, access=replace(f.access, index=tuple(
+            None if e is None else E.simplify(e)
+            for e in arrays[f.access.array].word_index(f.access.index))))
+        if arrays[f.access.array].reshapes else f for f in found.found])
 
 
 def window_feeds(found: Collector) -> Collector:

@@ -41,6 +41,7 @@ are shift-and-add (:func:`arraypart.expr.to_verilog`).
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from functools import lru_cache
 from math import ceil
 from pathlib import Path
@@ -49,6 +50,7 @@ import numpy as np
 
 from .. import expr as E
 from ..bram import BRAM18K_ASPECTS
+from ..bram import bram18k as blocks_of
 from ..scheme import Banking
 from ..poly.model import ArrayModel
 from . import closed
@@ -71,9 +73,15 @@ IRLS_MIN_RESIDUAL = 0.01
 def estimate(banking: Banking, array_model: ArrayModel) -> Resources:
     """The fitted cost of ``array_model``'s array banked by ``banking``: the features
     in closed form (:mod:`.closed`, no RTL model built) dotted with the shipped
-    coefficients (read once).  Memoised per banking and lane table."""
-    return _estimate(banking, closed.lane_table(array_model, banking.copies,
-                                                banking.read_copy))
+    coefficients (read once).  Memoised per banking and lane table.  A reshaped array's
+    BRAM18K are counted over its wide words (``ir.Array.word_geometry``)."""
+    found = _estimate(banking, closed.lane_table(array_model, banking.copies,
+                                                 banking.read_copy))
+    array = array_model.array
+    if not array.reshapes:
+        return found
+    # a reshaped array is one memory of wide words: its BRAM18K count those words
+    return replace(found, bram18k=blocks_of(*array.word_geometry(), banks=1, copies=1))
 
 
 @lru_cache(maxsize=16384)

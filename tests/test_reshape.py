@@ -1,0 +1,99 @@
+"""``#pragma HLS array_reshape``: the user's wide words, kept as written and counted per
+word (``ir.Array.word_index``) by the model, the checker and ``check --trace``.  Before,
+arraypart ignored the pragma, counted every element and added an ``array_partition`` on
+top of the reshape (which conflicts with it in Vitis)."""
+
+from textwrap import dedent
+
+import pytest
+
+import arraypart
+from arraypart import check
+
+from conftest import assert_the_trace_agrees, needs_gxx, run_testbench
+
+# Parallel Programming for FPGAs, ch. 7: a row of A and a column of B in one word each.
+MATMUL = """
+#define N 32
+void matrixmul(int A[N][N], int B[N][N], int AB[N][N]) {
+  #pragma HLS ARRAY_RESHAPE variable=A complete dim=2
+  #pragma HLS ARRAY_RESHAPE variable=B complete dim=1
+  row: for (int i = 0; i < N; ++i) {
+    col: for (int j = 0; j < N; ++j) {
+      #pragma HLS PIPELINE II=1
+      int ABij = 0;
+      product: for (int k = 0; k < N; ++k)
+        ABij += A[i][k] * B[k][j];
+      AB[i][j] = ABij;
+    }
+  }
+}
+"""
+
+# Four reads per iteration of an array reshaped into words of four (or eight) elements.
+WORDS = """
+void words(int x[64], int out[16]) {
+#pragma HLS array_reshape variable=x type=%(type)s factor=%(factor)d dim=1
+#pragma HLS bind_storage variable=x type=ram_1p
+  for (int i = 0; i < %(trips)d; i++) {
+#pragma HLS pipeline II=1
+    out[i] = %(reads)s;
+  }
+}
+"""
+
+
+def compiled(tmp_path, name, text):
+    path = tmp_path / f"{name}.c"
+    path.write_text(dedent(text))
+    return arraypart.compile_kernel(path)
+
+
+def checked_iis(result):
+    report = result.report
+    verdict = check.check_kernel(report.kernel, report.solution.bankings(), ports=2)
+    return [loop.achieved_ii for loop in verdict.loops]
+
+
+def test_a_reshaped_row_is_one_word_and_no_partition_is_added(tmp_path):
+    result = compiled(tmp_path, "matrixmul", MATMUL)
+    arrays = {a.array.name: a for a in result.report.solution.arrays}
+    for name in ("A", "B"):
+        a = arrays[name]
+        assert a.array.reshapes and not a.array.partitionable
+        assert (a.banking.scheme.banks, a.max_concurrent, a.conflict_free) == (1, 1, True)
+        assert a.bram18k == 29  # 32 words of 32 x 32 bits: 29 RAMB18 side by side
+    assert checked_iis(result) == [1]
+    assert "array_partition" not in result.files["matrixmul.cpp"]
+
+
+@pytest.mark.parametrize("kind, factor, trips, reads, ii", [
+    ("cyclic", 4, 16, "x[4 * i] + x[4 * i + 1] + x[4 * i + 2] + x[4 * i + 3]", 1),
+    ("cyclic", 4, 15, "x[4 * i] + x[4 * i + 4]", 2),
+    ("cyclic", 4, 15, "x[4 * i + 3] + x[4 * i + 4]", 2),
+    ("block", 2, 16, "x[i] + x[i + 32]", 1),
+    ("block", 4, 15, "x[i] + x[i + 1]", 2),
+])
+def test_reads_count_once_per_word(tmp_path, kind, factor, trips, reads, ii):
+    """cyclic F puts x[F*w .. F*w + F-1] in word w, block F puts x[w], x[w + n/F], ...
+    in word w: on one single-port memory, one word per cycle."""
+    fields = {"type": kind, "factor": factor, "trips": trips, "reads": reads}
+    result = compiled(tmp_path, "words", WORDS % fields)
+    x = next(a for a in result.report.solution.arrays if a.array.name == "x")
+    assert x.banking.scheme.banks == 1 and dict(x.achieved_ii) == {"L5": ii}
+    assert checked_iis(result) == [ii]
+
+
+@needs_gxx
+@pytest.mark.parametrize("kernel", ["matmul", "two_words"])
+def test_a_reshaped_kernel_builds_runs_and_traces(tmp_path, kernel):
+    if kernel == "matmul":
+        result = compiled(tmp_path, "matrixmul", MATMUL)
+    else:
+        result = compiled(tmp_path, "words", WORDS % {
+            "type": "cyclic", "factor": 4, "trips": 15, "reads": "x[4 * i] + x[4 * i + 4]"})
+    run_testbench(result, tmp_path)
+    (tmp_path / "trace").mkdir()
+    judged = assert_the_trace_agrees(result, tmp_path / "trace", ports=2)
+    assert "is reshaped, so the model counts its words" in judged.format()
+    assert [loop.traced_ii for loop in judged.replay.loops] == checked_iis(result)
