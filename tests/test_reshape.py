@@ -97,3 +97,24 @@ def test_a_reshaped_kernel_builds_runs_and_traces(tmp_path, kernel):
     judged = assert_the_trace_agrees(result, tmp_path / "trace", ports=2)
     assert "is reshaped, so the model counts its words" in judged.format()
     assert [loop.traced_ii for loop in judged.replay.loops] == checked_iis(result)
+
+
+def test_a_reshape_of_a_parameter_reshapes_the_array_passed(tmp_path):
+    """Vitis carries an array_reshape of a sub-function's parameter to the caller's
+    array, as it does an array_partition: the words of four reach II 1 on ram_1p."""
+    result = compiled(tmp_path, "passed", """
+    void sum4(int v[64], int out[16]) {
+    #pragma HLS array_reshape variable=v cyclic factor=4
+      for (int i = 0; i < 16; i++) {
+    #pragma HLS pipeline II=1
+        out[i] = v[4 * i] + v[4 * i + 1] + v[4 * i + 2] + v[4 * i + 3];
+      }
+    }
+    void passed(int a[64], int out[16]) {
+    #pragma HLS bind_storage variable=a type=ram_1p
+      sum4(a, out);
+    }""")
+    a = next(s for s in result.report.solution.arrays if s.array.name == "a")
+    assert [(r.type, r.factor) for r in a.array.reshapes] == [("cyclic", 4)]
+    assert (a.banking.scheme.banks, a.max_concurrent, a.conflict_free) == (1, 1, True)
+    assert checked_iis(result) == [1]
