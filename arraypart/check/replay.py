@@ -20,7 +20,9 @@ Two port models, the checker's (:mod:`.driver`):
   one value over the whole run is static and uses its bank; any other takes a port of
   EVERY bank of its copy.
 
-In both, an array whose every bank holds one element is registers (no ports).
+In both, an array whose every bank holds one element is registers (no ports).  A
+reshaped array's elements of one word are one address, and so are the window reads of
+an ``array_stencil`` in one step (:func:`_as_counted`).
 
 Records are read in chunks of :data:`CHUNK_RECORDS` that never split a step, so memory
 stays bounded by the chunk and the largest step.  A run of a loop ends with a record of
@@ -189,9 +191,7 @@ def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
         state.count_steps(rows)
         rows = rows[rows["site"] != RUN_END]
         total += rows.size
-        rows = _words(_inside(rows, memories, sites, outside), memories)
-        if windows is not None and windows.size:
-            rows["flat"][np.isin(window_key(rows["loop"], rows["site"]), windows)] = 0
+        rows = _as_counted(_inside(rows, memories, sites, outside), memories, windows)
         uses = _uses(rows, counted, read_copies, dynamic, site_fields)
         if uses["loop"].size:
             state.add(uses, counted, sites)
@@ -217,13 +217,18 @@ def _inside(rows: np.ndarray, memories: Mapping[int, Memory], sites: tuple[Site,
     return rows[ok]
 
 
-def _words(rows: np.ndarray, memories: Mapping[int, Memory]) -> np.ndarray:
-    """``rows`` with each element of a reshaped array replaced by its word's first
-    element (``ir.Array.word_index``): the elements of one word are one address."""
+def _as_counted(rows: np.ndarray, memories: Mapping[int, Memory],
+                windows: np.ndarray | None) -> np.ndarray:
+    """``rows`` with the addresses the ports see: each element of a reshaped array
+    replaced by its word's first element (``ir.Array.word_index``: the elements of one
+    word are one address), every window read of a step by element 0 (the buffer's one
+    feed read, ``ir.Access.window``)."""
     for a, m in memories.items():
         if m.array.reshapes:
             mine = rows["array"] == a
             rows["flat"][mine] = word_flat(m.array, rows["flat"][mine])
+    if windows is not None and windows.size:
+        rows["flat"][np.isin(window_key(rows["loop"], rows["site"]), windows)] = 0
     return rows
 
 
