@@ -7,9 +7,10 @@ becomes a key
 
 where ``address`` < 2**shift is the row-major index of the element over the index
 ranges seen (so distinct elements get distinct keys, in bounds or not), and 0 for
-every window read of an ``array_stencil`` (one read of the buffer's feed).  Sorting each row's keys
-groups them by (copy, bank); within a group, reads = distinct read keys (a broadcast is
-one access), writes = all write keys.  A write goes to every copy; a read of reference
+every window read of an ``array_stencil`` (one read of the buffer's feed).  Sorting
+each row's keys groups them by (copy, bank); within a group, reads = distinct read
+keys (a broadcast is one access), writes = all write keys.  The checker gives a
+reshaped array's accesses as their words (``ir.Array.word_access``).  A write goes to every copy; a read of reference
 r to copy ``Banking.copy_expr(r)`` evaluated at the instance's own iterator values (a
 constant, or a function of the unrolled iterators: each lane its copy).  An irregular access (an index of None) may hit any
 bank of its copy: it is added to every bank of that copy, in the worst case on an
