@@ -118,3 +118,24 @@ def test_a_reshape_of_a_parameter_reshapes_the_array_passed(tmp_path):
     assert [(r.type, r.factor) for r in a.array.reshapes] == [("cyclic", 4)]
     assert (a.banking.scheme.banks, a.max_concurrent, a.conflict_free) == (1, 1, True)
     assert checked_iis(result) == [1]
+
+
+def test_a_partition_beside_a_reshape_is_kept(tmp_path):
+    """A reshape of dimension 1 and the user's cyclic partition of dimension 2 (Vitis
+    applies both): four banks of words of two rows, the four reads of a row one per
+    bank at II 1; the partition stays in the output (it was dropped)."""
+    result = compiled(tmp_path, "both", """
+    void both(int a[8][16], int out[8]) {
+    #pragma HLS array_reshape variable=a cyclic factor=2 dim=1
+    #pragma HLS array_partition variable=a cyclic factor=4 dim=2
+      for (int i = 0; i < 8; i++) {
+    #pragma HLS pipeline II=1
+        out[i] = a[i][0] + a[i][1] + a[i][2] + a[i][3];
+      }
+    }""")
+    a = next(s for s in result.report.solution.arrays if s.array.name == "a")
+    assert a.banking.scheme.describe().startswith("per_dim none x cyclic 4")
+    assert a.conflict_free and checked_iis(result) == [1]
+    text = result.files["both.cpp"]
+    assert "array_partition variable=a type=cyclic factor=4 dim=2" in text
+    assert "array_reshape variable=a cyclic factor=2 dim=1" in text

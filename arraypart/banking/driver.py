@@ -319,6 +319,8 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
         return _solution(am, banking, Proof(True, (), None, 0), 1, start,
                          "no concurrent accesses")
     bound = lower_bound_of(am.ports, shapes, am.array)
+    if array.reshapes:
+        return _reshaped(am, bound, start, options)
     if not array.partitionable:
         return _unpartitioned(am, bound, start, options)
     search = _Search(am, shapes, bound, options)
@@ -377,17 +379,13 @@ def _unpartitioned(am: ArrayModel, bound: int, start: float,
         where = f"off-chip (m_axi bundle {array.bundle})"
     elif array.fifo is not None:
         where = f"a FIFO interface ({array.fifo})"
-    elif array.reshapes:
-        where = (f"reshaped by its array_reshape (at {array.reshapes[0].coord}), which "
-                 "arraypart keeps: a partition on top of it would conflict")
     elif array.stencil is not None:
         where = (f"read through the array_stencil window of loop {array.stencil}, which "
                  "Vitis drops on a partitioned array")
     else:
         where = "a pointer, which Vitis cannot partition (declare it as a sized array)"
     kept = ("one element per cycle" if array.fifo is not None
-            else f"it keeps one memory of wide words with {am.ports.name} ports"
-            if array.reshapes else f"it keeps one memory with {am.ports.name} ports")
+            else f"it keeps one memory with {am.ports.name} ports")
     notes = () if proof.conflict_free else (warning_text(array.coord, (
         f"{array.name} is {where}: {kept}, achieved II {dict(proof.achieved_ii)}: "
         f"{proof.counterexample}")),)
@@ -395,6 +393,21 @@ def _unpartitioned(am: ArrayModel, bound: int, start: float,
         f"array_partition of {array.name} is dropped: {array.name} is {where}"))
         for p in array.partitions)
     return _solution(am, banking, proof, bound, start, f"{where}: never partitioned", notes)
+
+
+def _reshaped(am: ArrayModel, bound: int, start: float,
+              options: _Options) -> ArraySolution:
+    """A reshaped array keeps the user's pragmas as written: its array_reshape, and
+    the array_partition of other dimensions if any (a partition arraypart added on top
+    of a reshape would conflict); its words' accesses are proven like any banking."""
+    array = am.array
+    banking = Banking(array.name, scheme_from_pragmas(array))
+    proof = prove(am, banking, deadline=options.deadline)
+    notes = () if proof.conflict_free else (warning_text(array.reshapes[0].coord, (
+        f"{array.name} is reshaped ({banking.describe()}, in words): arraypart keeps its "
+        f"pragmas as written, achieved II {dict(proof.achieved_ii)}: "
+        f"{proof.counterexample}")),)
+    return _solution(am, banking, proof, bound, start, "reshaped: kept as written", notes)
 
 
 def _wasteful(kept: Cost, better: _Found) -> bool:

@@ -80,8 +80,11 @@ def estimate(banking: Banking, array_model: ArrayModel) -> Resources:
     array = array_model.array
     if not array.reshapes:
         return found
-    # a reshaped array is one memory of wide words: its BRAM18K count those words
-    return replace(found, bram18k=blocks_of(*array.word_geometry(), banks=1, copies=1))
+    # a reshaped array's banks hold wide words: its BRAM18K count those words
+    words, width = array.word_geometry()
+    banks = banking.scheme.banks
+    return replace(found, bram18k=blocks_of(-(-words // banks), width, banks=banks,
+                                            copies=banking.copies))
 
 
 @lru_cache(maxsize=16384)
