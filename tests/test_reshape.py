@@ -139,3 +139,24 @@ def test_a_partition_beside_a_reshape_is_kept(tmp_path):
     text = result.files["both.cpp"]
     assert "array_partition variable=a type=cyclic factor=4 dim=2" in text
     assert "array_reshape variable=a cyclic factor=2 dim=1" in text
+
+
+def test_a_reshape_of_an_interface_port_is_ignored_with_a_warning(tmp_path):
+    """An m_axi pointer is no on-chip memory to reshape: the pragma is named as
+    ignored and the reads count on the bundle."""
+    path = tmp_path / "port.c"
+    path.write_text(dedent("""
+    void port(int *a, int out[16]) {
+    #pragma HLS interface m_axi port=a depth=64
+    #pragma HLS array_reshape variable=a cyclic factor=4
+      for (int i = 0; i < 16; i++) {
+    #pragma HLS pipeline II=1
+        out[i] = a[4 * i] + a[4 * i + 1];
+      }
+    }"""))
+    report = arraypart.analyze(path)
+    a = next(s for s in report.solution.arrays if s.array.name == "a")
+    assert a.array.reshapes == () and a.array.bundle == "gmem0"
+    assert any("array_reshape of a, which is an interface port" in w and "port.c:4:1" in w
+               for w in report.warnings), report.warnings
+    assert report.model.loops[0].bundle_ii == 2

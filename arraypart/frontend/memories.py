@@ -19,7 +19,7 @@ from typing import Iterator, Mapping
 import clang.cindex as ci
 
 from .. import expr as E
-from ..errors import KernelError
+from ..errors import KernelError, warning_text
 from ..ir import UNBOUNDED_SAMPLE, Access, If, Loop, Node, Param
 from .calls import Binding
 from .cexpr import Bound, fold, interval
@@ -271,6 +271,10 @@ class MemoryLowering:
             if pragma.kind == "array_partition":
                 partition = self._pragmas.partition(pragma, len(array.shape))
                 self._arrays[name] = replace(array, partitions=array.partitions + (partition,))
+            elif pragma.kind == "array_reshape" and not array.memory:
+                self._warnings.append(warning_text(self._pragmas.coord(pragma), (
+                    f"array_reshape of {name}, which is an interface port (m_axi or a "
+                    "FIFO), not an on-chip memory: ignored")))
             elif pragma.kind == "array_reshape":
                 reshape = self._pragmas.partition(pragma, len(array.shape))
                 self._arrays[name] = replace(array, reshapes=array.reshapes + (reshape,),
