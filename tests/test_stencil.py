@@ -192,3 +192,42 @@ def test_a_pragma_outside_a_loop_body_is_named(tmp_path):
     warned = [w for w in compiled.report.model.warnings if "array_stencil" in w]
     assert len(warned) == 1 and "blur.c:3:1: warning: array_stencil stands outside a loop" \
         in warned[0], warned
+
+
+def test_a_window_read_through_pointer_arithmetic_is_one_read(tmp_path):
+    """``*(in + i * 20 + j)`` is a read of the loop's own text: its reference numbers
+    after the top's subscripts, as an inlined callee's do, and must not be taken for
+    one (calls are found in the loop's text instead)."""
+    path = tmp_path / "deref.c"
+    path.write_text(dedent("""
+    void deref(float *in, float out[16][16]) {
+    #pragma HLS interface m_axi port=in depth=400
+      for (int i = 0; i < 16; i++)
+        for (int j = 0; j < 16; j++) {
+    #pragma HLS pipeline II=1
+    #pragma HLS array_stencil variable=in
+          out[i][j] = *(in + i * 20 + j) + *(in + i * 20 + j + 1);
+        }
+    }"""))
+    compiled = arraypart.compile_kernel(path)
+    assert array_of(compiled, "in").array.stencil == "L5"
+    assert compiled.report.model.loops[0].bundle_ii == 1
+
+
+def test_an_array_passed_to_a_call_in_the_loop_is_no_window(tmp_path):
+    """A callee that takes the array may access it in any order: no window (the first
+    version let it through, its reads numbered like the top's)."""
+    path = tmp_path / "passed.c"
+    path.write_text(dedent("""
+    float get(float *p, int k) { return p[k]; }
+    void passed(float in[400], float out[16][16]) {
+      for (int i = 0; i < 16; i++)
+        for (int j = 0; j < 16; j++) {
+    #pragma HLS pipeline II=1
+    #pragma HLS array_stencil variable=in
+          out[i][j] = get(in, i * 20 + j) + in[i * 20 + j + 1];
+        }
+    }"""))
+    report = arraypart.analyze(path, top="passed")
+    warned = [w for w in report.warnings if "array_stencil on in" in w]
+    assert len(warned) == 1 and "a function called in loop L5 takes in" in warned[0]

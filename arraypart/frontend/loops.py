@@ -608,8 +608,10 @@ class LoopLowering:
             return f"{c_name} already has a window in loop {self._windows[array.name]}"
         if not stencil.perfect_nest(self._func.body, node):
             return "its loop nest is not perfect"
+        if stencil.passed_to_a_call(node, c_name):
+            return f"a function called in loop {loop.name} takes {c_name}"
         ends = [self._ends[v] for v in self._iterators]
-        return stencil.refusal(loop, array.name, ends, len(self._ref_ids))
+        return stencil.refusal(loop, array.name, ends)
 
     def _loop_pragmas(self, header: list[N.Pragma], *, unroll: bool = True
                       ) -> tuple[int | None, int | None, bool]:

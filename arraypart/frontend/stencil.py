@@ -12,7 +12,7 @@ the reads as written:
   stencil of a partitioned or reshaped array);
 - the loop and the loops around it form a perfect nest with constant bounds, and the
   loop steps by 1 (up or down);
-- the loop's own text reads X and never writes it (no called function touches X);
+- the loop's own text reads X and never writes it (no call in it takes X);
 - every read is affine, with one linear part over the nest's iterators (a fixed window:
   reads differ only in constants and in the iterators of the unrolled loops inside),
   in which the loop's iterator has coefficient +-1 in the last dimension and 0 in the
@@ -36,11 +36,10 @@ DIRECTIVE = "array_stencil"
 UNIT_STEPS = (1, -1)
 
 
-def refusal(loop: Loop, name: str, ends: list[tuple], top_refs: int) -> str | None:
+def refusal(loop: Loop, name: str, ends: list[tuple]) -> str | None:
     """Why the reads of array ``name`` in ``loop`` (pipelined at II 1, of the top
-    function) are not a window, or None when they are (module doc); ``ends``: the
-    (init, bound, step) of the loops around it; ``top_refs``: the number of array
-    references the top function's text has (inlined bodies number theirs after)."""
+    function, whose text alone touches the array) are not a window, or None when they
+    are (module doc); ``ends``: the (init, bound, step) of the loops around it."""
     if any(not _constant(init, bound) for init, bound, _ in ends + [(loop.init, loop.bound, 1)]):
         return "a loop of its nest has bounds that are not constants"
     if loop.step not in UNIT_STEPS:
@@ -48,8 +47,6 @@ def refusal(loop: Loop, name: str, ends: list[tuple], top_refs: int) -> str | No
     mine = [a for a in ir_accesses(loop.body) if a.array == name]
     if not mine:
         return f"loop {loop.name} does not read {name}"
-    if any(a.ref_id >= top_refs for a in mine):
-        return f"a function called in loop {loop.name} accesses {name}"
     if any(a.kind == "write" for a in mine):
         return f"loop {loop.name} writes {name}"
     return _pattern_refusal(loop, mine)
@@ -96,6 +93,13 @@ def _windowed(node: Node, name: str) -> Node:
 
 def _marked(accesses: tuple[Access, ...], name: str) -> tuple[Access, ...]:
     return tuple(replace(a, window=True) if a.array == name else a for a in accesses)
+
+
+def passed_to_a_call(loop: N.For, c_name: str) -> bool:
+    """Whether a call in ``loop``'s text names the array ``c_name`` in an argument."""
+    return any(isinstance(n, N.FuncCall) and any(
+        isinstance(m, N.Id) and m.name == c_name for arg in n.args for m in N.walk(arg))
+        for n in N.walk(loop.stmt))
 
 
 def perfect_nest(body: N.Compound, loop: N.For) -> bool:
