@@ -180,7 +180,7 @@ class Array:
         read or written whole."""
         out = list(index)
         for r in self.reshapes:
-            for d in range(len(self.shape)) if r.dim == 0 else (r.dim - 1,):
+            for d in self._reshaped_dims(r):
                 if out[d] is None:
                     continue
                 if r.type == "cyclic":
@@ -197,23 +197,26 @@ class Array:
         ``block``), or one word of n (``complete``)."""
         words, per_word = list(self.shape), [1] * len(self.shape)
         for r in self.reshapes:
-            for d in range(len(self.shape)) if r.dim == 0 else (r.dim - 1,):
+            for d in self._reshaped_dims(r):
                 factor = self.shape[d] if r.type == "complete" else min(r.factor,
                                                                         self.shape[d])
                 words[d] = -(-words[d] // factor)
                 per_word[d] *= factor
-        depth = 1
-        for n in words:
-            depth *= n
-        width = self.elem_bits
-        for n in per_word:
-            width *= n
-        return depth, width
+        return prod(words), self.elem_bits * prod(per_word)
 
-    def word_access(self, access: "Access") -> "Access":
-        """``access`` addressing its word (:meth:`word_index`)."""
-        return replace(access, index=self.word_index(access.index)) if self.reshapes \
-            else access
+    def _reshaped_dims(self, reshape: PartitionPragma) -> range | tuple[int]:
+        """The dimensions ``reshape`` applies to (``dim=0``: every one)."""
+        return range(len(self.shape)) if reshape.dim == 0 else (reshape.dim - 1,)
+
+    def counted_index(self, index: tuple[Expr | None, ...],
+                      window: bool = False) -> tuple[Expr | None, ...]:
+        """The address the ports see for an access of ``index``: element 0 for every
+        window read of an ``array_stencil`` (``Access.window``: they are one read of
+        the buffer's feed, and the array has no other access in their loop), the
+        word for a reshaped array (:meth:`word_index`), else ``index`` itself."""
+        if window:
+            return tuple(const(0) for _ in index)
+        return self.word_index(index) if self.reshapes else index
 
     @property
     def memory(self) -> bool:

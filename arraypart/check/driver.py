@@ -140,18 +140,20 @@ class _Memory:
     sizes: np.ndarray | None
     array: ir.Array
     position: int  # in kernel.arrays: the order arrays are reported in
-    # id(access) -> the access addressing its word, for a reshaped array; one object per
-    # access, so that a site keeps one identity (rule.SiteKey) over the check
-    words: dict[int, ir.Access] = field(default_factory=dict)
+    # id(access) -> the access addressing what the ports see; one object per access,
+    # so that a site keeps one identity (rule.SiteKey) over the check
+    counted_accesses: dict[int, ir.Access] = field(default_factory=dict)
 
     def counted(self, access: ir.Access) -> ir.Access:
-        """``access`` as the ports count it: a reshaped array's addresses its word
-        (``ir.Array.word_access``); any other as it is."""
-        if not self.array.reshapes:
+        """``access`` addressing what the ports see (``ir.Array.counted_index``: a
+        window read the buffer's one feed read, a reshaped array's access its word);
+        any other as it is."""
+        if not (access.window or self.array.reshapes):
             return access
-        if id(access) not in self.words:
-            self.words[id(access)] = self.array.word_access(access)
-        return self.words[id(access)]
+        if id(access) not in self.counted_accesses:
+            self.counted_accesses[id(access)] = replace(access, index=self.array.counted_index(
+                access.index, access.window))
+        return self.counted_accesses[id(access)]
 
 
 @dataclass

@@ -6,11 +6,12 @@ becomes a key
     key = ((copy * banks + bank) * 2 + kind) * 2**shift + address     (kind: 0 read, 1 write)
 
 where ``address`` < 2**shift is the row-major index of the element over the index
-ranges seen (so distinct elements get distinct keys, in bounds or not), and 0 for
-every window read of an ``array_stencil`` (one read of the buffer's feed).  Sorting
+ranges seen (so distinct elements get distinct keys, in bounds or not).  Sorting
 each row's keys groups them by (copy, bank); within a group, reads = distinct read
-keys (a broadcast is one access), writes = all write keys.  The checker gives a
-reshaped array's accesses as their words (``ir.Array.word_access``).  A write goes to every copy; a read of reference
+keys (a broadcast is one access), writes = all write keys.  The checker gives each
+access as the ports see it (``ir.Array.counted_index``: the window reads of an
+``array_stencil`` one element, a reshaped array's accesses their words).  A write goes
+to every copy; a read of reference
 r to copy ``Banking.copy_expr(r)`` evaluated at the instance's own iterator values (a
 constant, or a function of the unrolled iterators: each lane its copy).  An irregular access (an index of None) may hit any
 bank of its copy: it is added to every bank of that copy, in the worst case on an
@@ -188,10 +189,7 @@ def _key_matrix(cs: list[Cells], banking: Banking, rows: int) -> tuple[np.ndarra
     key = np.empty((rows, columns), np.int64)
     col = 0
     for c in cs:
-        # the window reads of an array_stencil are one read (ir.Access.window); its
-        # loop has no other access of the array, so no other key meets theirs
-        address = 0 if c.access.window else sum(
-            (x - lo) * s for x, lo, s in zip(c.index, lows, strides))
+        address = sum((x - lo) * s for x, lo, s in zip(c.index, lows, strides))
         base = ((c.bank * 2 + (c.access.kind == "write")) << shift) + address
         width = c.mask.shape[1]
         for copy in copies_of(c, banking):

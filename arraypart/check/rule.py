@@ -136,9 +136,7 @@ def _addresses(cs: list[SiteCells], shape: tuple[int, ...]) -> tuple[list, int]:
     regular_space = int(np.prod(extents))
     out, spare = [], regular_space
     for c in cs:
-        if c.access.window:  # one read of the array_stencil buffer's feed (ports.py)
-            out.append(np.zeros(c.mask.shape, np.int64))
-        elif all(x is not None for x in c.index):
+        if all(x is not None for x in c.index):
             out.append(sum((x - lo) * s for x, lo, s in zip(c.index, lows, strides)))
         else:
             lanes = c.mask.shape[1]

@@ -49,7 +49,7 @@ def build_model(kernel: ir.Kernel, *, ports: int = 2,
         tick()
         check_bounds(relation, by_name[relation.access.array], guards.get(id(relation.access)))
         check_writable(relation.access, by_name[relation.access.array])
-    found = window_feeds(words(collect(kernel, tick=tick), by_name))
+    found = counted_addresses(collect(kernel, tick=tick), by_name)
     groups = _groups(found, by_name, tick)
     touched = {r.access.array for r in relations}
     written = {r.access.array for r in relations if r.access.kind == "write"}
@@ -144,40 +144,16 @@ def _warnings(relations: Iterable[AccessRelation],
     return tuple(out)
 
 
-def words(found: Collector, arrays: Mapping[str, ir.Array]) -> Collector:
-    """``found`` with the lane accesses of each reshaped array addressing its words
-    (``ir.Array.word_index``): two lanes of one word are one access of its ports."""
-    if not any(a.reshapes for a in arrays.values()):
-        return found
+def counted_addresses(found: Collector, arrays: Mapping[str, ir.Array]) -> Collector:
+    """``found`` with each lane access addressing what the ports see
+    (``ir.Array.counted_index``): the window reads of an ``array_stencil`` one element,
+    so they are one read of the buffer's feed however many lanes make them; a reshaped
+    array's accesses its words, so the lanes of one word are one access."""
     return replace(found, found=[
-        replace(f, access=replace(f.access, index=tuple(
-            None if e is None else E.simplify(e)
-            for e in arrays[f.access.array].word_index(f.access.index))))
-        if arrays[f.access.array].reshapes else f for f in found.found])
-
-
-def window_feeds(found: Collector) -> Collector:
-    """``found`` with the window reads of each array in each (concurrent loop, chain
-    of inner loops, path) merged into one lane access, the buffer's feed: the first
-    window read's index on the union of their domains.  An ``array_stencil`` window
-    costs its array one read per pipeline iteration (``ir.Access.window``); where it
-    reads from does not matter, since such an array is never partitioned and all its
-    accesses in the loop are window reads."""
-    feeds: dict[tuple, int] = {}
-    kept: list[Found] = []
-    for f in found.found:
-        if not f.access.window:
-            kept.append(f)
-            continue
-        key = (id(f.frame.root), f.frame.chain, f.path, f.access.array)
-        if key not in feeds:
-            feeds[key] = len(kept)
-            kept.append(f)
-            continue
-        feed = kept[feeds[key]]
-        kept[feeds[key]] = replace(feed, access=replace(
-            feed.access, domain=feed.access.domain.union(f.access.domain)))
-    return replace(found, found=kept)
+        replace(f, access=replace(f.access, index=arrays[f.access.array].counted_index(
+            f.access.index, f.access.window)))
+        if f.access.window or arrays[f.access.array].reshapes else f
+        for f in found.found])
 
 
 def _groups(found: Collector, arrays: Mapping[str, ir.Array],

@@ -33,8 +33,8 @@ class LaneAccess:
     there are none): compile-time values after unrolling, which a read copy may use.
     ``domain`` is an isl set over the group's time space: the P where the lane runs.
     ``field``: the struct member it reads or writes (``ir.Access.field``); ``window``:
-    the feed of an ``array_stencil`` window, which stands for all its reads
-    (:func:`.build.window_feeds`).
+    a read of an ``array_stencil`` window (``ir.Access.window``), addressed as the
+    buffer's one feed read (:func:`.build.counted_addresses`).
     """
 
     array: str
