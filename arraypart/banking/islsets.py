@@ -224,7 +224,7 @@ def points_near_extremes(domain: isl.Set, span: int) -> list[tuple[int, ...]]:
             f = G.pw_aff(E.var(n), space)
             box = box.intersect(f.ge_set(G.constant(space, low))).intersect(
                 f.le_set(G.constant(space, high)))
-        box.foreach_point(lambda pt: found.add(tuple(
+        G.each_point(box, lambda pt: found.add(tuple(
             pt.get_coordinate_val(isl.dim_type.set, k).to_python()
             for k in range(len(names)))))
     return sorted(found)

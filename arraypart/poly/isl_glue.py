@@ -20,7 +20,7 @@ and for step < 0 the mirror image ``var <= min(init)``, ``var >= max(bound)``,
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import islpy as isl
 
@@ -28,6 +28,27 @@ from .. import expr as E
 from ..ir import Conjunction, Constraint, Loop
 
 SET = isl.dim_type.set
+
+
+def each_point(s: isl.Set, take: Callable[[isl.Point], None]) -> None:
+    """``s.foreach_point(take)``, except that an exception ``take`` raises (Ctrl-C
+    among them) propagates: islpy turns it into a failed isl call, and an
+    interruption would then end the run as an internal error."""
+    raised: list[BaseException] = []
+
+    def guarded(point: isl.Point) -> None:
+        try:
+            take(point)
+        except BaseException as error:
+            raised.append(error)
+            raise
+
+    try:
+        s.foreach_point(guarded)
+    except isl.Error:
+        if raised:
+            raise raised[0] from None
+        raise
 
 
 def set_space(names: Sequence[str]) -> isl.Space:

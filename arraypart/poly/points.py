@@ -17,7 +17,7 @@ from fractions import Fraction
 import islpy as isl
 import numpy as np
 
-from .isl_glue import count
+from .isl_glue import count, each_point
 
 SET, DIV, IN = isl.dim_type.set, isl.dim_type.div, isl.dim_type.in_
 #: Bounding-box points tested per point of the set at most (a sparse set, say one
@@ -86,6 +86,6 @@ def _members(bset: isl.BasicSet, grid: np.ndarray) -> np.ndarray:
 
 def _isl_points(s: isl.Set, dims: int) -> np.ndarray:
     rows: list[list[int]] = []
-    s.foreach_point(lambda p: rows.append(
+    each_point(s, lambda p: rows.append(
         [p.get_coordinate_val(SET, d).to_python() for d in range(dims)]))
     return np.array(rows, np.int64).reshape(len(rows), dims)

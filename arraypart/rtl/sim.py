@@ -30,6 +30,7 @@ from .. import ir
 from ..check import frames as F
 from ..check import walk as W
 from ..ir import PORT_MODELS
+from ..poly.isl_glue import each_point
 from ..poly.model import ArrayModel
 from .model import Memory, irregular_port
 from .verilog import environment, module_name, port_list, render
@@ -156,7 +157,7 @@ def _domain_points(group, limit: int = 4 * SAMPLE_STEPS) -> list[dict[str, int]]
         if len(points) < limit:
             points.append({v: point.get_coordinate_val(isl.dim_type.set, d).to_python()
                            for d, v in enumerate(group.time_vars)})
-    domain.foreach_point(take)
+    each_point(domain, take)
     return points
 
 
