@@ -54,12 +54,18 @@ class Scope:
     """What an identifier may stand for in an index: a loop iterator (a variable of the
     expression), a scalar with an affine value at this point (its expression over
     iterators: :mod:`.scalars`), or a named integer constant (folded).  ``ranges``
-    bounds iterators (from their loops' bounds; an iterator without one is unbounded)."""
+    bounds iterators (from their loops' bounds; an iterator without one is unbounded).
+    ``narrow``: the scalars of a type narrower than ``int`` (:func:`.scalars.narrow_types`);
+    a temporary's value is the one its writes compute without wrapping, and reading
+    such a scalar converts it to its type (:func:`converted`): ``+ - *`` commute with
+    the reduction modulo 2^w, so the reductions C makes at each ``k += 3`` or ``k++``
+    are one reduction at the read."""
 
     iterators: frozenset[str] = frozenset()
     constants: Mapping[str, int] = field(default_factory=dict)
     ranges: Mapping[str, Bound] = field(default_factory=dict)
     temporaries: Mapping[str, E.Expr] = field(default_factory=dict)
+    narrow: Mapping[str, N.IntType] = field(default_factory=dict)
 
     def constant(self, name: str) -> int | None:
         return self.constants.get(name)
@@ -154,13 +160,16 @@ def quasi_affine(node: N.Node, scope: Scope) -> E.Expr | None:
         return None if value is None else E.const(value)
     if isinstance(node, N.Id):
         if node.name in scope.temporaries:
-            return scope.temporaries[node.name]
+            value = scope.temporaries[node.name]
+            narrow = scope.narrow.get(node.name)
+            return value if narrow is None else converted(value, narrow, None, scope)
         if node.name in scope.iterators:
             return E.var(node.name)
         value = scope.constant(node.name)
         return None if value is None else E.const(value)
     if isinstance(node, N.Cast):
-        return quasi_affine(node.expr, scope) if node.integer else None
+        inner = None if node.to is None else quasi_affine(node.expr, scope)
+        return None if inner is None else converted(inner, node.to, node.source, scope)
     if isinstance(node, N.UnaryOp):
         return _unary(node, scope)
     if isinstance(node, N.BinaryOp):
@@ -226,6 +235,34 @@ def interval(e: E.Expr, ranges: Mapping[str, Bound]) -> Bound:
     if isinstance(e, E.Mod):
         return 0, e.modulus - 1
     raise TypeError(f"not an expression: {e!r}")
+
+
+def converted(e: E.Expr, to: N.IntType, source: N.IntType | None,
+              scope: Scope) -> E.Expr | None:
+    """The value ``e`` converted to the integer type ``to`` of width w, as C converts
+    (C11 6.3.1.3; for a signed ``to``, the modular rule that g++ and Vitis follow where C
+    leaves it to the implementation):
+
+        e                              where ``to`` holds e's type or e's interval
+        e mod 2^w                      unsigned ``to``
+        ((e + 2^(w-1)) mod 2^w) - 2^(w-1)   signed ``to``
+
+    and, for ``bool`` (e != 0), None where e may lie outside [0, 1].  A 64-bit ``to``
+    keeps e: the front end's values lie within 64 bits (:func:`_checked`), so only a
+    negative e can wrap there, and any index it forms is out of bounds either way."""
+    if source is not None and to.holds(source):
+        return e
+    low, high = interval(e, scope.ranges)
+    if low is not None and high is not None and to.low <= low and high <= to.high:
+        return e
+    if to.boolean:
+        return None
+    if to.width >= 64:
+        return e
+    if not to.signed:
+        return E.mod(e, 1 << to.width)
+    half = 1 << (to.width - 1)
+    return E.add(E.mod(E.add(e, E.const(half)), 1 << to.width), E.const(-half))
 
 
 def _c_division(op: str, left: E.Expr, k: int, scope: Scope) -> E.Expr | None:

@@ -12,6 +12,7 @@ compound statement that holds them, in text order, as :class:`Pragma` items.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -116,15 +117,50 @@ class TernaryOp(Node):
         return (self.cond, self.iftrue, self.iffalse)
 
 
+@dataclass(frozen=True, slots=True)
+class IntType:
+    """An integer type: C's (``bool`` apart: ``boolean``) or ``ap_[u]int<W>``, as its
+    width in bits and signedness; its values are ``low..high``."""
+
+    width: int
+    signed: bool
+    boolean: bool = False
+
+    @property
+    def low(self) -> int:
+        return -(1 << (self.width - 1)) if self.signed else 0
+
+    @property
+    def high(self) -> int:
+        return (1 << (self.width - 1)) - 1 if self.signed else (1 << self.width) - 1
+
+    def holds(self, other: IntType) -> bool:
+        """Whether every value of ``other`` is one of this type's."""
+        return self.low <= other.low and other.high <= self.high
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class Cast(Node):
-    """``(T)e``, ``T(e)``, ``static_cast<T>(e)``; ``integer``: T is an integer type."""
+    """A conversion of ``expr``: ``(T)e``, ``T(e)``, ``static_cast<T>(e)``, or
+    (``implicit``) one clang inserts where a value changes type and the new type does
+    not hold every value of the old (``uint8_t w = i + 250``, ``i % 4u``).  ``to``:
+    T when it is an integer type, else None; ``source``: ``expr``'s integer type, when
+    it has one."""
 
-    integer: bool = False
+    to: IntType | None = None
     expr: Node | None = None
+    source: IntType | None = None
+    implicit: bool = False
 
     def children(self):
         return (self.expr,)
+
+
+def unconverted(node: Node) -> Node:
+    """``node`` without the implicit conversions clang wraps around it."""
+    while isinstance(node, Cast) and node.implicit:
+        node = node.expr
+    return node
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -200,6 +236,7 @@ class TypeInfo:
     that no kept tree holds the translation unit (and its memory) alive.  ``referent``
     is the referenced type of a reference (None for any other type); ``ap_number``: the
     type is an ``ap_[u]int`` or ``ap_[u]fixed``; ``const``: it is const-qualified;
+    ``integer``: the :class:`IntType` it is, if any;
     ``element_struct``: its elements (through arrays, pointers and references) are
     structs other than those, whose direct fields ``element_fields`` lists as
     ``(name, by_value)``: integers, enums and bit-fields compare by value, anything else
@@ -208,7 +245,7 @@ class TypeInfo:
 
     __slots__ = ("clang", "kind", "canonical_kind", "spelling", "canonical_spelling",
                  "element_struct", "element_fields", "element_spelling", "referent",
-                 "ap_number", "const")
+                 "ap_number", "const", "integer")
 
     def __init__(self, t: ci.Type):
         canonical = t.get_canonical()
@@ -230,6 +267,7 @@ class TypeInfo:
         self.const = t.is_const_qualified()
         self.referent = (TypeInfo(t.get_pointee()) if t.kind in REFERENCE_TYPE_KINDS
                          else None)
+        self.integer = int_type(t)
 
     def release(self) -> None:
         self.clang = None
@@ -756,12 +794,12 @@ class Converter:
                                          "convert it explicitly (A[i].to_int(), "
                                          "A[i].to_uint()) or give the element a C type")
             return FuncCall(coord, start, end, cursor.spelling or None, ())
-        integer = cursor.type.get_canonical().kind in INTEGER_TYPE_KINDS or (
-            _is_ap_integer(cursor.type))
-        if _is_conversion(cursor, kids) and integer:
-            # ap_uint<16>(e), the implicit ``operator int`` of an ap_int value: e itself
+        to = int_type(cursor.type)
+        if _is_conversion(cursor, kids) and to is not None:
+            # ap_uint<16>(e), the implicit ``operator int`` of an ap_int value
             operand = _conversion_operand(cursor, kids)
-            return Cast(coord, start, end, True, self.expression(operand))
+            return Cast(coord, start, end, to, self.expression(operand),
+                        int_type(operand.type))
         callee = _callee_name(kids[0])
         if callee is not None and not _is_operator_call(kids):
             head = _plain(kids[0])
@@ -813,6 +851,11 @@ class Converter:
             kids = list(cursor.get_children())
             if len(kids) != 1:
                 break
+            narrowed = _narrowing(cursor, kids[0])
+            if narrowed is not None:
+                coord, start, end = self._span(cursor)
+                return Cast(coord, start, end, narrowed, self.expression(kids[0]),
+                            int_type(kids[0].type), implicit=True)
             cursor, kind = kids[0], kids[0].kind
         coord, start, end = self._span(cursor)
         kids = list(cursor.get_children())
@@ -853,8 +896,8 @@ class Converter:
             a, b, c = (self.expression(k) for k in kids)
             return TernaryOp(coord, start, end, a, b, c)
         if kind in CASTS and kids:
-            integer = cursor.type.get_canonical().kind in INTEGER_TYPE_KINDS
-            return Cast(coord, start, end, integer, self.expression(kids[-1]))
+            return Cast(coord, start, end, int_type(cursor.type), self.expression(kids[-1]),
+                        int_type(kids[-1].type))
         if kind == K.CALL_EXPR:
             return self._call(cursor, kids, coord, start, end)
         if kind == K.ARRAY_SUBSCRIPT_EXPR and len(kids) == 2:
@@ -888,9 +931,31 @@ def _constant_value(decl: ci.Cursor | None) -> int | None:
     return clangtu.integer_value(decl)
 
 
-def _is_ap_integer(t: ci.Type) -> bool:
-    """``ap_int<W>``, ``ap_uint<W>`` (and their bases in the stand-in headers)."""
-    return t.get_canonical().spelling.startswith(AP_INTEGER_SPELLINGS)
+SIGNED_KINDS = frozenset((ci.TypeKind.CHAR_S, ci.TypeKind.SCHAR, ci.TypeKind.SHORT,
+                          ci.TypeKind.INT, ci.TypeKind.LONG, ci.TypeKind.LONGLONG))
+_AP_WIDTH = re.compile(r"ap_(u?)int<(\d+)>")
+
+
+def int_type(t: ci.Type) -> IntType | None:
+    """The integer type ``t`` is (typedefs and ``ap_[u]int<W>`` seen through), or None."""
+    canonical = t.get_canonical()
+    if canonical.kind == ci.TypeKind.BOOL:
+        return IntType(1, False, boolean=True)
+    if canonical.kind in INTEGER_TYPE_KINDS:
+        return IntType(8 * canonical.get_size(), canonical.kind in SIGNED_KINDS)
+    ap = _AP_WIDTH.match(canonical.spelling)
+    return None if ap is None else IntType(int(ap.group(2)), not ap.group(1))
+
+
+def _narrowing(cursor: ci.Cursor, operand: ci.Cursor) -> IntType | None:
+    """The type of clang's implicit conversion ``cursor`` of ``operand`` when both are
+    integer types and the new one does not hold every value of the old, else None."""
+    if cursor.kind != K.UNEXPOSED_EXPR or not operand.kind.is_expression():
+        return None
+    to, source = int_type(cursor.type), int_type(operand.type)
+    if to is None or source is None or to.holds(source):
+        return None
+    return to
 
 
 def _is_operator_call(kids: list[ci.Cursor]) -> bool:

@@ -258,7 +258,8 @@ class LoopLowering:
         else the one its last statement steps (``while (a[n]) { ...; n++; }``), which
         must have an affine value before the loop; returned as ``(counter, the
         counter's name, False)``, the name standing for that value."""
-        compared = [n for n in (cond.left, cond.right) if isinstance(n, N.Id)] if (
+        compared = [n for n in map(N.unconverted, (cond.left, cond.right))
+                    if isinstance(n, N.Id)] if (
             isinstance(cond, N.BinaryOp) and cond.op in COMPARISONS) else []
         for name_node in compared:
             if name_node.name in self._temporaries:
@@ -534,10 +535,11 @@ class LoopLowering:
 
     def _loop_cond(self, cond: N.Node, var: str) -> tuple[str, N.Node]:
         if isinstance(cond, N.BinaryOp) and cond.op in COMPARISONS and cond.op != "==":
+            # compared as values: the iterator and its bound lie in the common type
             if _is_id(cond.left, var):
-                return cond.op, cond.right
+                return cond.op, N.unconverted(cond.right)
             if _is_id(cond.right, var):
-                return FLIPPED[cond.op], cond.left
+                return FLIPPED[cond.op], N.unconverted(cond.left)
         raise _Uncountable(cond.coord, f"loop condition must compare the iterator "
                                             f"'{var}' with a bound (<, <=, >, >=, !=)")
 
@@ -664,11 +666,14 @@ def _comma_parts(node: N.Node) -> list[N.Node]:
 def _compared_names(cond: N.Node) -> set[str]:
     """The names a loop condition compares (``i < N``: i)."""
     if isinstance(cond, N.BinaryOp) and cond.op in COMPARISONS:
-        return {n.name for n in (cond.left, cond.right) if isinstance(n, N.Id)}
+        return {n.name for n in map(N.unconverted, (cond.left, cond.right))
+                if isinstance(n, N.Id)}
     return set()
 
 
 def _is_id(node: N.Node, name: str) -> bool:
+    """Whether ``node`` is ``name``, as read or as compared (``i < 10u`` converts i)."""
+    node = N.unconverted(node)
     return isinstance(node, N.Id) and node.name == name
 
 
@@ -689,7 +694,9 @@ def _step_of(nxt: N.Node, var: str, scope: Scope) -> int | None:
         return None
     own = Scope(frozenset((var,)), scope.constants,
                 temporaries={n: e for n, e in scope.temporaries.items() if n != var})
-    next_value = quasi_affine(nxt.rvalue, own)
+    # a narrow iterator's i = i + S converts back to its type; the loop's bounds keep
+    # it in range
+    next_value = quasi_affine(N.unconverted(nxt.rvalue), own)
     if next_value is None:
         return None
     step = E.add(next_value, E.scale(-1, E.var(var)))

@@ -28,7 +28,7 @@ run (:func:`relax`): ``if (r - 1 > pos)`` with ``pos`` in [0, 1000] runs only wh
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable, Mapping
 
 import clang.cindex as ci
@@ -81,6 +81,20 @@ def integer_scalars(nodes: Iterable[N.Node]) -> frozenset[str]:
     return frozenset(d.name for d in nodes if isinstance(d, N.Decl)
                      and not d.is_array and d.ctype is not None
                      and d.ctype.canonical_kind in N.INTEGER_TYPE_KINDS)
+
+
+def narrow_types(nodes: Iterable[N.Node]) -> dict[str, N.IntType]:
+    """The integer scalars declared among ``nodes`` whose every declaration has one
+    integer type narrower than ``int`` (``uint8_t``, ``short``, ``ap_uint<4>`` aside:
+    those are no tracked scalars), by name.  Their values wrap where ``int``'s would
+    overflow; a wider scalar is taken never to wrap (signed overflow is undefined, and
+    an ``unsigned`` counter would take 2^32 steps)."""
+    types: dict[str, set] = {}
+    for d in nodes:
+        if isinstance(d, N.Decl) and not d.is_array and d.ctype is not None:
+            types.setdefault(d.name, set()).add(d.ctype.integer)
+    return {name: t for name, (t, *others) in types.items()
+            if not others and t is not None and t.width < 32 and not t.boolean}
 
 
 def entry_symbol(name: str, depth: int) -> E.Expr:
@@ -173,7 +187,7 @@ def statement_effects(node: N.Node, names: frozenset[str], scope: Scope,
                 _nested(inner)
             if _steps(n) and target not in values:
                 return  # stepping an opaque scalar keeps it opaque, for the same reason
-            here = Scope(scope.iterators, scope.constants, scope.ranges, dict(values))
+            here = replace(scope, temporaries=dict(values))
             value = _new_value(n, here)
             record(target, value if value is not None else Opaque(
                 "is assigned a value that is not affine", n.coord))

@@ -1,0 +1,107 @@
+"""C's integer conversions (C11 6.3.1.3): a value converted to a type that cannot hold it
+wraps modulo 2^width (for a signed type, the modular rule of g++ and Vitis).  An
+explicit cast, clang's implicit conversion (``uint8_t w = i + 250``) and a narrow
+scalar stepped past its range (``k += 3`` on a ``uint8_t``) all wrap.
+
+The oracle is independent of arraypart's expression trees: each index is evaluated
+here with Python's integers by C's rules, iteration by iteration, and compared with
+the model's index; where g++ exists, ``check --trace`` compares them with the compiled
+original too."""
+
+import numpy as np
+import pytest
+
+import arraypart
+from arraypart import expr as E
+
+from conftest import assert_the_trace_agrees, needs_gxx
+
+TRIPS = 200
+
+
+def wrap(value: int, width: int, signed: bool) -> int:
+    value %= 1 << width
+    return value - (1 << width) if signed and value >= 1 << (width - 1) else value
+
+
+# (declarations in the loop body, index of buf, C's value of that index at i)
+CONVERSIONS = {
+    "explicit_uint8": ("", "(uint8_t)(i + 192)", lambda i: wrap(i + 192, 8, False)),
+    "implicit_uint8": ("uint8_t w = i + 250;", "w", lambda i: wrap(i + 250, 8, False)),
+    "implicit_schar": ("signed char c = i;", "c + 128", lambda i: wrap(i, 8, True) + 128),
+    "explicit_int8": ("", "(int8_t)(i * 3) + 128", lambda i: wrap(3 * i, 8, True) + 128),
+    "uint16_then_rem": ("", "(uint16_t)(i * 400) % 256",
+                        lambda i: wrap(400 * i, 16, False) % 256),
+    "unsigned_rem": ("", "(unsigned)(i - 1) % 4u", lambda i: wrap(i - 1, 32, False) % 4),
+    "in_range_cast": ("", "(uint8_t)i", lambda i: i),
+}
+
+
+def kernel_source(declarations: str, index: str, step: str = "") -> str:
+    return ("#include <stdint.h>\n"
+            "void conv(int in[256], int out[200]) {\n  int buf[256];\n"
+            "  for (int c = 0; c < 256; c++) { buf[c] = in[c]; }\n"
+            "  uint8_t k = 0;\n"
+            f"  for (int i = 0; i < {TRIPS}; i++) {{\n#pragma HLS pipeline II=1\n"
+            f"    {declarations}\n    out[i] = buf[{index}];\n    {step}\n  }}\n}}\n")
+
+
+def model_indices(compiled) -> np.ndarray:
+    """The model's index of the loop's read of buf, at every i."""
+    read = next(a for loop in compiled.report.kernel.body
+                for s in getattr(loop, "body", ()) for a in getattr(s, "accesses", ())
+                if a.array == "buf" and a.kind == "read")
+    assert read.index[0] is not None, "the index became irregular"
+    values = E.evaluate(read.index[0], {"i": np.arange(TRIPS)})
+    return np.broadcast_to(values, (TRIPS,))
+
+
+@pytest.mark.parametrize("case", sorted(CONVERSIONS))
+def test_a_conversion_to_a_narrower_type_wraps_as_c_does(case, tmp_path):
+    declarations, index, c_value = CONVERSIONS[case]
+    path = tmp_path / "conv.c"
+    path.write_text(kernel_source(declarations, index))
+    compiled = arraypart.compile_kernel(path)
+    assert list(model_indices(compiled)) == [c_value(i) for i in range(TRIPS)]
+
+
+@pytest.mark.parametrize("step, delta", [("k += 3;", 3), ("k += 2;", 2), ("k -= 5;", -5)])
+def test_a_narrow_scalar_stepped_past_its_range_wraps(step, delta, tmp_path):
+    """uint8_t k stepped by a constant: C reduces it modulo 256 at every step; the model
+    reduces the stepped value once, where it is read (the same value: + and - commute
+    with the reduction)."""
+    path = tmp_path / "conv.c"
+    path.write_text(kernel_source("", "k", step))
+    compiled = arraypart.compile_kernel(path)
+    assert list(model_indices(compiled)) == [wrap(delta * i, 8, False)
+                                             for i in range(TRIPS)]
+
+
+def test_a_wrapped_index_is_banked_on_the_element_it_reads(tmp_path):
+    """buf[(uint8_t)(i + 192)] + buf[i] on one port: at i >= 64 the first read is
+    buf[i - 64].  The model used to read buf[i + 192] there (the cast was dropped) and
+    banked the two reads on a block partition whose banks C's addresses do not keep
+    apart."""
+    path = tmp_path / "conv.c"
+    path.write_text(kernel_source("", "(uint8_t)(i + 192)] + buf[i")
+                    .replace("int buf[256];",
+                             "int buf[256];\n#pragma HLS bind_storage variable=buf "
+                             "type=ram_1p"))
+    compiled = arraypart.compile_kernel(path)
+    buf = next(a for a in compiled.report.solution.arrays if a.array.name == "buf")
+    assert buf.conflict_free
+    bank_of = buf.banking.scheme.maps()[0]
+    for i in range(TRIPS):
+        first, second = wrap(i + 192, 8, False), i
+        assert bank_of[first] != bank_of[second] or (buf.banking.copies > 1), i
+
+
+@needs_gxx
+@pytest.mark.parametrize("case", ["implicit_uint8", "implicit_schar", "unsigned_rem"])
+def test_the_compiled_original_reads_what_the_model_says(case, tmp_path):
+    declarations, index, _ = CONVERSIONS[case]
+    path = tmp_path / "conv.c"
+    path.write_text(kernel_source(declarations, index, "k += 3;"))
+    compiled = arraypart.compile_kernel(path)
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)
+
