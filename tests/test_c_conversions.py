@@ -1,5 +1,6 @@
 """C's integer conversions (C11 6.3.1.3): a value converted to a type that cannot hold it
-wraps modulo 2^width (for a signed type, the modular rule of g++ and Vitis).  An
+wraps modulo 2^width (for a signed type, the modular rule of g++ and Vitis), and so does
+unsigned arithmetic (C11 6.2.5p9: ``i - 1u`` at i = 0 is 2^32 - 1).  An
 explicit cast, clang's implicit conversion (``uint8_t w = i + 250``) and a narrow
 scalar stepped past its range (``k += 3`` on a ``uint8_t``) all wrap.
 
@@ -34,6 +35,8 @@ CONVERSIONS = {
                         lambda i: wrap(400 * i, 16, False) % 256),
     "unsigned_rem": ("", "(unsigned)(i - 1) % 4u", lambda i: wrap(i - 1, 32, False) % 4),
     "in_range_cast": ("", "(uint8_t)i", lambda i: i),
+    "unsigned_sub_rem": ("", "(i - 1u) % 4", lambda i: wrap(i - 1, 32, False) % 4),
+    "unsigned_sub_shift": ("", "(i - 1u) >> 30", lambda i: wrap(i - 1, 32, False) >> 30),
 }
 
 
@@ -105,3 +108,22 @@ def test_the_compiled_original_reads_what_the_model_says(case, tmp_path):
     compiled = arraypart.compile_kernel(path)
     assert_the_trace_agrees(compiled, tmp_path, ports=2)
 
+
+def test_an_unsigned_difference_in_a_condition_wraps(tmp_path):
+    """if (i - 1u < 10u): at i = 0 the difference is 2^32 - 1, so the access runs for
+    i = 1..10 only (the model ran it at i = 0 too)."""
+    path = tmp_path / "conv.c"
+    path.write_text(kernel_source("", "i", "").replace(
+        "out[i] = buf[i];", "if (i - 1u < 10u) out[i] = buf[i];"))
+    compiled = arraypart.compile_kernel(path)
+    branch = next(n for loop in compiled.report.kernel.body
+                  for n in getattr(loop, "body", ()) if hasattr(n, "cond"))
+    assert branch.cond is not None, "the condition became data dependent"
+    runs = [i for i in range(TRIPS) if any(
+        all(_holds(c, i) for c in conjunction) for conjunction in branch.cond)]
+    assert runs == list(range(1, 11))
+
+
+def _holds(constraint, i: int) -> bool:
+    value = int(E.evaluate(constraint.expr, {"i": np.int64(i)}))
+    return value >= 0 if constraint.op == ">=" else value == 0

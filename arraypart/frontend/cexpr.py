@@ -205,9 +205,13 @@ def _binary(node: N.BinaryOp, scope: Scope) -> E.Expr | None:
         return None
     if isinstance(left, E.Const) and isinstance(right, E.Const):
         value = _c_binary(node.op, left.value, right.value, node)
-        return None if value is None else _checked(E.const(value), node)
-    result = _symbolic(node, left, right, scope)
-    return None if result is None else _checked(result, node)
+        result = None if value is None else _checked(E.const(value), node)
+    else:
+        result = _symbolic(node, left, right, scope)
+        result = None if result is None else _checked(result, node)
+    if result is None or node.wraps is None:
+        return result
+    return converted(result, node.wraps, None, scope)  # unsigned arithmetic wraps
 
 
 def interval(e: E.Expr, ranges: Mapping[str, Bound]) -> Bound:

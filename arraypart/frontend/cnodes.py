@@ -89,9 +89,13 @@ class UnaryOp(Node):
 
 @dataclass(frozen=True, slots=True, eq=False)
 class BinaryOp(Node):
+    """``left op right``; ``wraps``: the unsigned type whose arithmetic (``+ - * <<``)
+    computes it, modulo 2^width (signed overflow is undefined: no wrap)."""
+
     op: str = ""
     left: Node | None = None
     right: Node | None = None
+    wraps: IntType | None = None
 
     def children(self):
         return (self.left, self.right)
@@ -879,7 +883,9 @@ class Converter:
             left, right = self.expression(kids[0]), self.expression(kids[1])
             if op == "=":
                 return Assignment(coord, start, end, op, left, right)
-            return BinaryOp(coord, start, end, op, left, right)
+            result = int_type(cursor.type) if op in WRAPPING_OPERATORS else None
+            return BinaryOp(coord, start, end, op, left, right,
+                            result if result is not None and not result.signed else None)
         if kind == K.COMPOUND_ASSIGNMENT_OPERATOR and len(kids) == 2:
             op = clangtu.binary_operator(cursor)
             return Assignment(coord, start, end, op, self.expression(kids[0]),
@@ -931,6 +937,7 @@ def _constant_value(decl: ci.Cursor | None) -> int | None:
     return clangtu.integer_value(decl)
 
 
+WRAPPING_OPERATORS = ("+", "-", "*", "<<")
 SIGNED_KINDS = frozenset((ci.TypeKind.CHAR_S, ci.TypeKind.SCHAR, ci.TypeKind.SHORT,
                           ci.TypeKind.INT, ci.TypeKind.LONG, ci.TypeKind.LONGLONG))
 _AP_WIDTH = re.compile(r"ap_(u?)int<(\d+)>")
