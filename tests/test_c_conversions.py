@@ -9,8 +9,12 @@ here with Python's integers by C's rules, iteration by iteration, and compared w
 the model's index; where g++ exists, ``check --trace`` compares them with the compiled
 original too."""
 
+import os
+
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import arraypart
 from arraypart import expr as E
@@ -127,3 +131,68 @@ def test_an_unsigned_difference_in_a_condition_wraps(tmp_path):
 def _holds(constraint, i: int) -> bool:
     value = int(E.evaluate(constraint.expr, {"i": np.int64(i)}))
     return value >= 0 if constraint.op == ">=" else value == 0
+
+
+# Random conversions: (form, C type, a, b, q) reads buf[form(a*i + b) + shift].
+TYPES = {"uint8_t": (8, False), "int8_t": (8, True), "uint16_t": (16, False),
+         "int16_t": (16, True)}
+FUZZ_EXAMPLES = int(os.environ.get("ARRAYPART_EXAMPLES", "15"))
+
+
+def _term_source(form: str, ctype: str, a: int, b: int, q: int) -> str:
+    value = f"({a} * i + ({b}))"
+    return {"cast": f"({ctype}){value}",
+            "cast_rem": f"({ctype}){value} % {q}",
+            "unsigned_rem": f"({value} + 0u) % {q}",
+            "unsigned_shift": f"({value} + 0u) >> 28"}[form]
+
+
+def _term_value(form: str, ctype: str, a: int, b: int, q: int, i: int) -> int:
+    width, signed = TYPES[ctype]
+    if form == "cast":
+        return wrap(a * i + b, width, signed)
+    if form == "cast_rem":
+        return wrap(a * i + b, width, False) % q  # only unsigned types draw this form
+    unsigned = wrap(a * i + b, 32, False)
+    return unsigned % q if form == "unsigned_rem" else unsigned >> 28
+
+
+@st.composite
+def conversion_kernels(draw):
+    term = st.tuples(st.sampled_from(("cast", "cast_rem", "unsigned_rem", "unsigned_shift")),
+                     st.sampled_from(sorted(TYPES)), st.sampled_from((-3, -1, 1, 2, 5)),
+                     st.integers(-300, 300), st.integers(2, 9)).filter(
+        lambda t: t[0] != "cast_rem" or not TYPES[t[1]][1])
+    start = draw(st.integers(-4, 2))
+    return start, draw(st.integers(2, 40)), tuple(draw(st.lists(term, min_size=1,
+                                                                max_size=3)))
+
+
+@settings(max_examples=FUZZ_EXAMPLES, deadline=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))
+@given(conversion_kernels())
+def test_random_conversions_give_c_s_addresses(tmp_path_factory, kernel):
+    start, trips, terms = kernel
+    iterations = range(start, start + trips)
+    values = [[_term_value(*t, i) for i in iterations] for t in terms]
+    shifts = [-min(v) for v in values]
+    size = max(max(v) + s for v, s in zip(values, shifts)) + 1
+    reads = " + ".join(f"buf[({_term_source(*t)}) + {s}]" for t, s in zip(terms, shifts))
+    path = tmp_path_factory.mktemp("cv") / "cv.c"
+    path.write_text("#include <stdint.h>\n"
+                    f"void cv(int in[{size}], int out[{trips}]) {{\n  int buf[{size}];\n"
+                    f"  for (int c = 0; c < {size}; c++) {{ buf[c] = in[c]; }}\n"
+                    f"  for (int i = {start}; i < {start + trips}; i++) {{\n"
+                    f"#pragma HLS pipeline II=1\n    out[i - ({start})] = {reads};\n  }}\n}}\n")
+    compiled = arraypart.compile_kernel(path)
+    model = [a for loop in compiled.report.kernel.body
+             for s in getattr(loop, "body", ()) for a in getattr(s, "accesses", ())
+             if a.array == "buf" and a.kind == "read"]
+    model.sort(key=lambda a: a.coord.col)
+    for access, expected, shift in zip(model, values, shifts):
+        if access.index[0] is None:
+            continue  # irregular: may hit any element, never a wrong one
+        got = np.broadcast_to(E.evaluate(access.index[0], {"i": np.arange(start, start
+                                                                          + trips)}),
+                              (trips,))
+        assert list(got) == [v + shift for v in expected], path.read_text()
