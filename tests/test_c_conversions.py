@@ -196,3 +196,19 @@ def test_random_conversions_give_c_s_addresses(tmp_path_factory, kernel):
                                                                           + trips)}),
                               (trips,))
         assert list(got) == [v + shift for v in expected], path.read_text()
+
+
+def test_an_iterator_stepped_through_a_conversion_keeps_its_constant_step(tmp_path):
+    """for (ap_uint<16> j = 0; j < 64; j = j + 4) (Rosetta 3d-rendering's OUTPUT_FB_COL):
+    the sum converts back to ap_uint<16>, and the loop's bounds keep j in range, so
+    the step is 4 and a[j + 3] is regular."""
+    path = tmp_path / "step.cpp"
+    path.write_text('#include "ap_int.h"\n'
+                    "void step(int a[64], int out[16]) {\n"
+                    "  for (ap_uint<16> j = 0; j < 64; j = j + 4) {\n"
+                    "#pragma HLS pipeline II=1\n"
+                    "    out[j / 4] = a[j] + a[j + 3];\n  }\n}\n")
+    report = arraypart.analyze(path)
+    loop = next(n for n in report.kernel.body if hasattr(n, "var"))
+    assert loop.step == 4
+    assert not [w for w in report.warnings if "not affine" in w]

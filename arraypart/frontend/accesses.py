@@ -249,7 +249,7 @@ class AccessLowering:
         expression that names a visible array is an error: its element is unknown.
         ``*&E`` is ``E``.  A FIFO pointer may step (``*p++``): any element
         (:meth:`_fifo_element`)."""
-        address = calls.without_casts(node.expr)
+        address = N.without_casts(node.expr)
         if isinstance(address, N.UnaryOp) and address.op == "&":
             self._target(address.expr, out, kinds)
             return
@@ -323,7 +323,7 @@ class AccessLowering:
 
 def _signed_terms(node: N.Node, sign: int) -> list[tuple[N.Node, int]]:
     """The terms of a sum of ``+`` and ``-`` (casts dropped), each with its sign."""
-    node = calls.without_casts(node)
+    node = N.without_casts(node)
     if isinstance(node, N.BinaryOp) and node.op in ("+", "-"):
         return (_signed_terms(node.left, sign)
                 + _signed_terms(node.right, sign if node.op == "+" else -sign))

@@ -259,10 +259,10 @@ def _field_argument(arg: N.Node, visible, arrays) -> MemoryArgument | None:
     if isinstance(node, N.UnaryOp) and node.op == "&":
         node = node.expr
     elif isinstance(node, N.BinaryOp) and node.op == "+":
-        node, other = (node.left, node.right) if _is_member(without_casts(node.left)) or (
+        node, other = (node.left, node.right) if _is_member(N.without_casts(node.left)) or (
             isinstance(node.left, N.ArrayRef)) else (node.right, node.left)
         written.append(other)
-    node = without_casts(node)
+    node = N.without_casts(node)
     while isinstance(node, N.ArrayRef):
         written.insert(0, node.subscript)
         node = node.name
@@ -280,13 +280,6 @@ def _field_argument(arg: N.Node, visible, arrays) -> MemoryArgument | None:
     return MemoryArgument(base, subscripts, None, tuple(written))
 
 
-def without_casts(node: N.Node) -> N.Node:
-    """``node`` with the casts around it taken off."""
-    while isinstance(node, N.Cast):
-        node = node.expr
-    return node
-
-
 def _is_member(node: N.Node) -> bool:
     """``s.f`` or ``p->f`` (:class:`.cnodes.Other`, the object first)."""
     return isinstance(node, N.Other) and node.what == MEMBER and bool(node.parts)
@@ -295,7 +288,7 @@ def _is_member(node: N.Node) -> bool:
 def _subscripted(node: N.Node, visible: Mapping[str, Binding]):
     """``(binding, subscripts written)`` when ``node`` is a visible array name with
     zero or more subscripts (casts around it ignored); else None."""
-    node = without_casts(node)
+    node = N.without_casts(node)
     subscripts: list[N.Node] = []
     while isinstance(node, N.ArrayRef):
         subscripts.insert(0, node.subscript)

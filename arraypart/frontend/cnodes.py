@@ -167,6 +167,13 @@ def unconverted(node: Node) -> Node:
     return node
 
 
+def without_casts(node: Node) -> Node:
+    """``node`` with every conversion around it taken off, written or implicit."""
+    while isinstance(node, Cast):
+        node = node.expr
+    return node
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class FuncCall(Node):
     """``name(args)``; ``instance``: the instantiation called when ``name`` is a function

@@ -694,9 +694,9 @@ def _step_of(nxt: N.Node, var: str, scope: Scope) -> int | None:
         return None
     own = Scope(frozenset((var,)), scope.constants,
                 temporaries={n: e for n, e in scope.temporaries.items() if n != var})
-    # a narrow iterator's i = i + S converts back to its type; the loop's bounds keep
-    # it in range
-    next_value = quasi_affine(N.unconverted(nxt.rvalue), own)
+    # a narrow iterator's i = i + S converts back to its type (bit16 j = j + 4); the
+    # loop's bounds keep it in range
+    next_value = quasi_affine(N.without_casts(nxt.rvalue), own)
     if next_value is None:
         return None
     step = E.add(next_value, E.scale(-1, E.var(var)))
