@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import arraypart
+from arraypart.errors import KernelError
 from arraypart import expr as E
 
 from conftest import assert_the_trace_agrees, needs_gxx
@@ -212,3 +213,28 @@ def test_an_iterator_stepped_through_a_conversion_keeps_its_constant_step(tmp_pa
     loop = next(n for n in report.kernel.body if hasattr(n, "var"))
     assert loop.step == 4
     assert not [w for w in report.warnings if "not affine" in w]
+
+
+@pytest.mark.parametrize("header, end", [
+    ("uint8_t i = 0; i < 300; i++", 300), ("uint8_t i = 0; i <= 255; i++", 256),
+    ("unsigned i = 9; i >= 0; i--", -1), ("int8_t i = -128; i < 127; i += 2", 128)])
+def test_an_iterator_that_wraps_before_its_loop_ends_is_a_located_error(header, end,
+                                                                         tmp_path):
+    """C's loop goes on where the iterator's type cannot hold the value that ends it;
+    the model counted a trip count that C never runs."""
+    path = tmp_path / "wraps.c"
+    path.write_text("#include <stdint.h>\nvoid wraps(int a[512], int out[512]) {\n"
+                    f"  for ({header}) {{\n#pragma HLS pipeline II=1\n"
+                    "    out[i + 128] = a[i + 128];\n  }\n}\n")
+    with pytest.raises(KernelError) as error:
+        arraypart.analyze(path)
+    assert error.value.coord.line == 3 and f"that would end this loop, {end} " in str(
+        error.value)
+
+
+def test_an_iterator_whose_type_holds_its_end_value_is_fine(tmp_path):
+    path = tmp_path / "fits.c"
+    path.write_text("#include <stdint.h>\nvoid fits(int a[512], int out[512]) {\n"
+                    "  for (uint8_t i = 0; i < 255; i++) {\n#pragma HLS pipeline II=1\n"
+                    "    out[i] = a[i];\n  }\n}\n")
+    assert arraypart.analyze(path).kernel.name == "fits"

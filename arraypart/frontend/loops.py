@@ -123,6 +123,8 @@ class LoopLowering:
             trip = S.trip_count(init, bound, step, self._ranges)
             if _escapes(items[header:]):
                 trip = None  # the loop may stop early: no exit value
+            self._check_wraps(var, self._iterator_type(node.init, var), init, step, trip,
+                              node.cond)
             self._frame_vars.append(var)
             if ir_var != var:
                 self._temporaries[var] = E.var(ir_var)  # the callee's name for it
@@ -154,6 +156,35 @@ class LoopLowering:
         if header_reads:
             return [Stmt(tuple(header_reads), coord), loop]
         return [loop]
+
+    def _iterator_type(self, init: N.Node | None, var: str) -> N.IntType | None:
+        """The integer type of the iterator: its header declaration's, else the one
+        every declaration of the name has."""
+        if isinstance(init, N.DeclList):
+            for d in init.decls:
+                if d.name == var and d.ctype is not None:
+                    return d.ctype.integer
+        return self._types.get(var)
+
+    @staticmethod
+    def _check_wraps(var: str, var_type: N.IntType | None, init: tuple[E.Expr, ...],
+                     step: int, trip: E.Expr | None, cond: N.Node) -> None:
+        """After its last iteration the iterator steps to ``init + step * trip``, the
+        value that ends the loop; where its type cannot hold that value it wraps to a
+        value the condition may accept, and in C the loop goes on (``for (uint8_t i =
+        0; i < 300; i++)`` and ``for (unsigned i = 9; i >= 0; i--)`` never end): a
+        located error rather than a trip count that C does not run."""
+        if var_type is None or not isinstance(trip, E.Const) or len(init) != 1:
+            return
+        end = E.add(init[0], E.const(step * trip.value))
+        if not isinstance(end, E.Const) or var_type.low <= end.value <= var_type.high:
+            return
+        kind = f"{'' if var_type.signed else 'un'}signed {var_type.width}-bit"
+        raise KernelError(cond.coord, (
+            f"loop iterator '{var}' ({kind}) cannot take the value that would end this "
+            f"loop, {end.value} (outside {var_type.low}..{var_type.high}): it wraps around "
+            f"instead, and in C the loop goes on (it may never end); give '{var}' a wider "
+            "type or change the bound"))
 
     @contextmanager
     def _loop_frame(self, ir_var: str, values: Bound, ends, pipeline_ii: int | None,

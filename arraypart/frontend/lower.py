@@ -120,7 +120,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         self._temporaries: S.Values = {}  # scalars with an affine value here
         self._opaque: S.Opaques = {}  # scalars without one, and why
         self._scalars = S.integer_scalars(func.nodes)
-        self._narrow = S.narrow_types(list(func.params) + list(func.nodes))
+        self._types = S.integer_types(list(func.params) + list(func.nodes))
         self._range_logs: dict[int, _RangeLog] = {}  # by id of the function's FuncDef
         self._blocks: list[dict[str, tuple]] = []  # per open block: outer bindings
         self._followed = 0  # loop iterations being followed without building IR
@@ -182,7 +182,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         sizes = frozenset(self._sizes) if len(self._calls) == 1 else frozenset()
         return Scope(frozenset(self._iterators[self._frame_start:]) | sizes,
                      self._constants, dict(self._ranges), dict(self._temporaries),
-                     self._narrow)
+                     S.narrow(self._types))
 
 
     # ------------------------------------------------------------ statements
@@ -441,7 +441,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
                                           "arraypart inlines every call, so recursion "
                                           "cannot be modelled; write it as a loop")
         args = calls.bind(call, callee, self._visible, self._arrays, self._scope())
-        saved = (self._visible, self._state(), self._scalars, self._narrow, self._range_log,
+        saved = (self._visible, self._state(), self._scalars, self._types, self._range_log,
                  self._blocks,
                  dict(self._constants), self._ref_ids, self._frame_start, self._frame_vars)
         self._calls.append(callee)
@@ -451,7 +451,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
             self._constants.update(args.constants)
             self._restore((args.values, {}))
             self._scalars = S.integer_scalars(callee.nodes)
-            self._narrow = S.narrow_types(list(callee.params) + list(callee.nodes))
+            self._types = S.integer_types(list(callee.params) + list(callee.nodes))
             self._range_log = self._function_range_log(callee)
             self._blocks = []
             self._frame_start, self._frame_vars = len(self._iterators), []
@@ -465,7 +465,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
             return list(self._function_body(callee))
         finally:
             self._calls.pop()
-            (self._visible, state, self._scalars, self._narrow, self._range_log, self._blocks,
+            (self._visible, state, self._scalars, self._types, self._range_log, self._blocks,
              constants, self._ref_ids, self._frame_start, self._frame_vars) = saved
             self._restore(state)
             self._constants.clear()

@@ -83,18 +83,23 @@ def integer_scalars(nodes: Iterable[N.Node]) -> frozenset[str]:
                      and d.ctype.canonical_kind in N.INTEGER_TYPE_KINDS)
 
 
-def narrow_types(nodes: Iterable[N.Node]) -> dict[str, N.IntType]:
-    """The integer scalars declared among ``nodes`` whose every declaration has one
-    integer type narrower than ``int`` (``uint8_t``, ``short``, ``ap_uint<4>`` aside:
-    those are no tracked scalars), by name.  Their values wrap where ``int``'s would
-    overflow; a wider scalar is taken never to wrap (signed overflow is undefined, and
-    an ``unsigned`` counter would take 2^32 steps)."""
+def integer_types(nodes: Iterable[N.Node]) -> dict[str, N.IntType]:
+    """The integer scalars declared among ``nodes`` with one integer type in every
+    declaration (``bool`` aside), by name."""
     types: dict[str, set] = {}
     for d in nodes:
         if isinstance(d, N.Decl) and not d.is_array and d.ctype is not None:
             types.setdefault(d.name, set()).add(d.ctype.integer)
     return {name: t for name, (t, *others) in types.items()
-            if not others and t is not None and t.width < 32 and not t.boolean}
+            if not others and t is not None and not t.boolean}
+
+
+def narrow(types: Mapping[str, N.IntType]) -> dict[str, N.IntType]:
+    """Of ``types``, those narrower than ``int`` (``uint8_t``, ``short``, ``ap_uint<4>``).
+    Their values wrap where ``int``'s would overflow; a wider scalar is taken never to
+    wrap (signed overflow is undefined, and an ``unsigned`` counter would take 2^32
+    steps)."""
+    return {name: t for name, t in types.items() if t.width < 32}
 
 
 def entry_symbol(name: str, depth: int) -> E.Expr:
