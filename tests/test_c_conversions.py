@@ -42,6 +42,8 @@ CONVERSIONS = {
     "in_range_cast": ("", "(uint8_t)i", lambda i: i),
     "unsigned_sub_rem": ("", "(i - 1u) % 4", lambda i: wrap(i - 1, 32, False) % 4),
     "unsigned_sub_shift": ("", "(i - 1u) >> 30", lambda i: wrap(i - 1, 32, False) >> 30),
+    "unsigned_negation": ("", "-(unsigned)i % 8", lambda i: wrap(-i, 32, False) % 8),
+    "unsigned_complement": ("", "~0u % 7 + i % 3", lambda i: (2 ** 32 - 1) % 7 + i % 3),
 }
 
 

@@ -188,14 +188,17 @@ def _unary(node: N.UnaryOp, scope: Scope) -> E.Expr | None:
     inner = quasi_affine(node.expr, scope)
     if inner is None:
         return None
+    result = None
     if isinstance(inner, E.Const):
         value = _c_unary(node.op, inner.value)
-        return None if value is None else _checked(E.const(value), node)
-    if node.op == "+":
-        return inner
-    if node.op == "-":
-        return _checked(E.scale(-1, inner), node)
-    return None
+        result = None if value is None else _checked(E.const(value), node)
+    elif node.op == "+":
+        result = inner
+    elif node.op == "-":
+        result = _checked(E.scale(-1, inner), node)
+    if result is None or node.wraps is None:
+        return result
+    return converted(result, node.wraps, None, scope)  # unsigned arithmetic wraps
 
 
 def _binary(node: N.BinaryOp, scope: Scope) -> E.Expr | None:

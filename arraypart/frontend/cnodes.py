@@ -80,8 +80,12 @@ class Constant(Node):
 
 @dataclass(frozen=True, slots=True, eq=False)
 class UnaryOp(Node):
+    """``op expr``; ``wraps``: for ``-`` and ``~``, the unsigned type whose arithmetic
+    computes it (as :class:`BinaryOp`'s)."""
+
     op: str = ""
     expr: Node | None = None
+    wraps: IntType | None = None
 
     def children(self):
         return (self.expr,) if self.op != "sizeof" and self.expr is not None else ()
@@ -900,7 +904,9 @@ class Converter:
         if kind == K.UNARY_OPERATOR and len(kids) == 1:
             op = clangtu.unary_operator(cursor)
             if op is not None:
-                return UnaryOp(coord, start, end, op, self.expression(kids[0]))
+                result = int_type(cursor.type) if op in ("-", "~") else None
+                return UnaryOp(coord, start, end, op, self.expression(kids[0]),
+                               result if result is not None and not result.signed else None)
         if kind == K.CXX_UNARY_EXPR:
             operand = next((k for k in kids if k.kind.is_expression()), None)
             return UnaryOp(coord, start, end, "sizeof",
