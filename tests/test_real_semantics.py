@@ -574,6 +574,42 @@ def test_while_loop_emitted_code_matches_original(tmp_path):
     run_testbench(compile_text(tmp_path, "counted", WHILE), tmp_path)
 
 
+COUNTED_DOWN = """
+    #include <stdint.h>
+    void down(int a[64], int b[64]) {
+        int buf[64];
+        uint8_t n = 16;
+        int i;
+        for (int c = 0; c < 64; c++) buf[c] = a[c];
+        for (i = 8; --i;) {
+            b[i] = buf[i] + buf[i + 32];
+        }
+        while (n--) {
+            b[n + 16] = buf[n];
+        }
+        b[40] = buf[i + 4] + buf[(uint8_t)(n + 8)];
+    }"""
+
+
+def test_a_condition_that_counts_down_is_a_counted_loop(tmp_path):
+    """``for (i = 8; --i;)`` runs i = 7..1 and ends with i = 0; ``while (n--)`` runs
+    n = 15..0 and ends with n = -1, which a uint8_t holds as 255 (MachSuite aes
+    writes both)."""
+    compiled = compile_text(tmp_path, "down", COUNTED_DOWN)
+    assert compiled.report.warnings == ()
+    assert [(l["name"], l["trip_count"]) for l in loops(compiled)] == [
+        ("L7", 64), ("L8", 7), ("L11", 16)]
+    after = [a for a in compiled.report.kernel.body[-1].accesses if a.array == "buf"]
+    assert [int(E.evaluate(a.index[0], {})) for a in after] == [4, 7]
+
+
+@needs_gxx
+def test_a_condition_that_counts_down_builds_runs_and_traces(tmp_path):
+    compiled = compile_text(tmp_path, "down", COUNTED_DOWN)
+    run_testbench(compiled, tmp_path)
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)
+
+
 @pytest.mark.parametrize("loop, trips, regular", [
     # a counter stepped by a constant in the last statement stays regular: a[n] and
     # b[n] bound the number of trips

@@ -67,16 +67,21 @@ class LoopLowering:
             header += 1
         if node.post_test:
             return self._counter_loop(node, label, items, header)
+        counted_down = _counted_down(node.cond) if node.next is None else None
         try:
-            if node.init is None:
-                var, start, declared = self._counter(node.cond, items[header:])
+            if counted_down is not None:
+                var, start, declared = self._counted_down_start(node, *counted_down)
+                body, step, tail = items[header:], -1, []
             else:
-                var, start, declared = self._loop_init(node.init, node.cond)
-            body = items[header:-1] if node.next is None else items[header:]
-            if node.next is None:
-                step, tail = self._last_step(items[header:], var, coord), []
-            else:
-                step, tail = self._loop_step(node.next, var, body)
+                if node.init is None:
+                    var, start, declared = self._counter(node.cond, items[header:])
+                else:
+                    var, start, declared = self._loop_init(node.init, node.cond)
+                body = items[header:-1] if node.next is None else items[header:]
+                if node.next is None:
+                    step, tail = self._last_step(items[header:], var, coord), []
+                else:
+                    step, tail = self._loop_step(node.next, var, body)
             if any(S.assigns(n, var) for n in body):
                 raise _Uncountable(coord, f"the body changes the iterator '{var}'")
             bound_names = {n.name for n in N.walk(node.cond) if isinstance(n, N.Id)} - {var}
@@ -84,7 +89,7 @@ class LoopLowering:
                                 for n in body + tail)
         except _Uncountable:
             return self._counter_loop(node, label, items, header)
-        if node.next is None:
+        if node.next is None and counted_down is None:
             items = items[:-1]
         if var in self._frame_vars and not declared:
             raise KernelError(start.coord if node.init is None else node.init.coord,
@@ -94,7 +99,8 @@ class LoopLowering:
         try:
             if bound_changes:  # C tests the condition again after every iteration
                 raise _Uncountable(coord, "the body changes a scalar of the condition")
-            op, limit = self._loop_cond(node.cond, var)
+            op, limit = (self._loop_cond(node.cond, var) if counted_down is None
+                         else (">=", N.Constant(coord, -1, -1, counted_down[1])))
         except _Uncountable:  # a data-dependent condition: a fresh number of trips
             init = min_max_terms(start, "max" if step > 0 else "min", self._scope())
             if init is None or len(init) != 1:
@@ -123,8 +129,9 @@ class LoopLowering:
             trip = S.trip_count(init, bound, step, self._ranges)
             if _escapes(items[header:]):
                 trip = None  # the loop may stop early: no exit value
-            self._check_wraps(var, self._iterator_type(node.init, var), init, step, trip,
-                              node.cond)
+            if counted_down is None:  # that condition tests before the last step
+                self._check_wraps(var, self._iterator_type(node.init, var), init, step,
+                                  trip, node.cond)
             self._frame_vars.append(var)
             if ir_var != var:
                 self._temporaries[var] = E.var(ir_var)  # the callee's name for it
@@ -156,6 +163,27 @@ class LoopLowering:
         if header_reads:
             return [Stmt(tuple(header_reads), coord), loop]
         return [loop]
+
+    def _counted_down_start(self, node: N.For, var: str, stop: int
+                            ) -> tuple[str, N.Node, bool]:
+        """``(iterator, its first value, declared in the header)`` of a loop that
+        counts down in its condition (:func:`_counted_down`): the first iteration sees
+        the start less one.  C ends it only when the start is at least ``stop`` (else
+        it counts down past zero), which must follow from the bounds."""
+        if node.init is None:
+            start, declared = N.Id(node.cond.coord, -1, -1, var), False
+        else:
+            chosen, start, declared = self._loop_init(node.init, node.cond)
+            if chosen != var:
+                raise _Uncountable(node.cond.coord, "the condition counts down another "
+                                                    "variable than the header sets")
+        value = quasi_affine(start, self._scope())
+        low = None if value is None else interval(value, self._ranges)[0]
+        if low is None or low < stop:
+            raise _Uncountable(node.cond.coord, f"'{var}' may start below {stop}, where "
+                                                "the loop would count down past zero")
+        first = N.BinaryOp(start.coord, -1, -1, "-", start, N.Constant(start.coord, -1, -1, 1))
+        return var, first, declared
 
     def _iterator_type(self, init: N.Node | None, var: str) -> N.IntType | None:
         """The integer type of the iterator: its header declaration's, else the one
@@ -692,6 +720,18 @@ def _comma_parts(node: N.Node) -> list[N.Node]:
     if isinstance(node, N.BinaryOp) and node.op == ",":
         return _comma_parts(node.left) + _comma_parts(node.right)
     return [node]
+
+
+def _counted_down(cond: N.Node) -> tuple[str, int] | None:
+    """``(i, 1)`` for a condition ``--i`` and ``(i, 0)`` for ``i--`` (in a loop
+    without an increment): the body runs with i = start - 1 down to 1, or to 0, and
+    the loop ends with i = 0, or -1 (``for (i = 8; --i;)``, ``while (n--)``).  C++
+    tests the value converted to ``bool``: the same test."""
+    cond = N.unconverted(cond)
+    if isinstance(cond, N.UnaryOp) and cond.op in ("--", "p--") and isinstance(
+            cond.expr, N.Id):
+        return cond.expr.name, 1 if cond.op == "--" else 0
+    return None
 
 
 def _compared_names(cond: N.Node) -> set[str]:
