@@ -42,6 +42,8 @@ CONVERSIONS = {
     "in_range_cast": ("", "(uint8_t)i", lambda i: i),
     "unsigned_sub_rem": ("", "(i - 1u) % 4", lambda i: wrap(i - 1, 32, False) % 4),
     "unsigned_sub_shift": ("", "(i - 1u) >> 30", lambda i: wrap(i - 1, 32, False) >> 30),
+    "narrow_then_halved": ("uint8_t m = 250; m = m + 10; m = m / 2;", "m + i",
+                           lambda i: wrap(260, 8, False) // 2 + i),
     "unsigned_negation": ("", "-(unsigned)i % 8", lambda i: wrap(-i, 32, False) % 8),
     "unsigned_complement": ("", "~0u % 7 + i % 3", lambda i: (2 ** 32 - 1) % 7 + i % 3),
 }
@@ -75,7 +77,9 @@ def test_a_conversion_to_a_narrower_type_wraps_as_c_does(case, tmp_path):
     assert list(model_indices(compiled)) == [c_value(i) for i in range(TRIPS)]
 
 
-@pytest.mark.parametrize("step, delta", [("k += 3;", 3), ("k += 2;", 2), ("k -= 5;", -5)])
+@pytest.mark.parametrize("step, delta", [("k += 3;", 3), ("k += 2;", 2), ("k -= 5;", -5),
+                                         ("k = k + 3;", 3), ("k = 2 + k;", 2),
+                                         ("k = k - 5;", -5)])
 def test_a_narrow_scalar_stepped_past_its_range_wraps(step, delta, tmp_path):
     """uint8_t k stepped by a constant: C reduces it modulo 256 at every step; the model
     reduces the stepped value once, where it is read (the same value: + and - commute

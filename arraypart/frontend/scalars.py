@@ -218,17 +218,39 @@ def _steps(node: N.Node) -> bool:
 
 
 def _new_value(node: N.Node, scope: Scope) -> E.Expr | None:
-    """The value an assignment or increment gives its scalar target, or None."""
+    """The value an assignment or increment gives its scalar target, or None.  A
+    narrow target's value is kept unreduced (see :class:`.cexpr.Scope`), so
+    ``k = k + 3`` on a ``uint8_t`` reads its own ``k`` unreduced too, where only
+    ``+ - *`` lie between that read and the conversion back to k's type: the sum is
+    then congruent to C's modulo 2^8, and the read reduces it."""
     if isinstance(node, N.UnaryOp):
         old = scope.temporaries.get(node.expr.name)
         return None if old is None else E.add(old, E.const(INCREMENT_STEPS[node.op]))
-    value = quasi_affine(node.rvalue, scope)
+    name, rvalue = node.lvalue.name, node.rvalue
+    narrow = scope.narrow.get(name)
+    if (narrow is not None and isinstance(rvalue, N.Cast) and rvalue.implicit
+            and rvalue.to == narrow and _ring_of(rvalue.expr, name)):
+        rvalue = rvalue.expr
+        scope = replace(scope, narrow={n: t for n, t in scope.narrow.items() if n != name})
+    value = quasi_affine(rvalue, scope)
     if value is None or node.op == "=":
         return value
     old = scope.temporaries.get(node.lvalue.name)
     if old is None or node.op not in STEP_OPS:
         return None
     return E.add(old, E.scale(STEP_OPS[node.op], value))
+
+
+def _ring_of(node: N.Node, name: str) -> bool:
+    """Whether every read of ``name`` in ``node`` reaches its root through ``+``, ``-``
+    and ``*`` only (the operations that commute with a reduction modulo 2^w)."""
+    if isinstance(node, N.Id):
+        return True
+    if isinstance(node, N.BinaryOp) and node.op in ("+", "-", "*"):
+        return _ring_of(node.left, name) and _ring_of(node.right, name)
+    if isinstance(node, N.UnaryOp) and node.op in ("+", "-"):
+        return _ring_of(node.expr, name)
+    return not any(isinstance(n, N.Id) and n.name == name for n in N.walk(node))
 
 
 def merge(then: Values, orelse: Values) -> tuple[Values, set[str]]:
