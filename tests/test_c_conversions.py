@@ -20,7 +20,7 @@ import arraypart
 from arraypart.errors import KernelError
 from arraypart import expr as E
 
-from conftest import assert_the_trace_agrees, needs_gxx
+from conftest import assert_the_trace_agrees, needs_gxx, run_testbench
 
 TRIPS = 200
 
@@ -111,13 +111,18 @@ def test_a_wrapped_index_is_banked_on_the_element_it_reads(tmp_path):
 
 
 @needs_gxx
-@pytest.mark.parametrize("case", ["implicit_uint8", "implicit_schar", "unsigned_rem"])
+@pytest.mark.parametrize("case", ["implicit_uint8", "implicit_schar", "unsigned_rem",
+                                  "unsigned_negation"])
 def test_the_compiled_original_reads_what_the_model_says(case, tmp_path):
     declarations, index, _ = CONVERSIONS[case]
     path = tmp_path / "conv.c"
-    path.write_text(kernel_source(declarations, index, "k += 3;"))
+    path.write_text(kernel_source(declarations, f"{index}] + buf[k", "k += 3;").replace(
+        "int buf[256];", "int buf[256];\n#pragma HLS bind_storage variable=buf type=ram_1p"))
     compiled = arraypart.compile_kernel(path)
-    assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    buf = next(a for a in compiled.report.solution.arrays if a.array.name == "buf")
+    assert buf.banking.scheme.banks * buf.banking.copies == 2  # bank indices to emit
+    assert_the_trace_agrees(compiled, tmp_path, ports=1)
+    run_testbench(compiled, tmp_path)  # the emitted bank indices wrap as C's do
 
 
 def test_an_unsigned_difference_in_a_condition_wraps(tmp_path):
