@@ -249,3 +249,20 @@ def test_an_iterator_whose_type_holds_its_end_value_is_fine(tmp_path):
                     "  for (uint8_t i = 0; i < 255; i++) {\n#pragma HLS pipeline II=1\n"
                     "    out[i] = a[i];\n  }\n}\n")
     assert arraypart.analyze(path).kernel.name == "fits"
+
+
+def test_a_loop_start_converted_from_a_size_the_data_chose_keeps_its_range(tmp_path):
+    """int j = s with unsigned s = P[r] (a CSR row start, HLSFactory's student kernels):
+    the 32-bit conversion of a value whose range only the arrays fix is the value
+    itself (they differ only beyond 2^31, outside every array); read as the signed
+    modular form, the start's range began at -2^31 and the kernel was refused."""
+    path = tmp_path / "csr.cpp"
+    path.write_text("void csr(int P[65], int A[64], int y[64]) {\n"
+                    "  for (int r = 0; r < 64; r++) {\n"
+                    "    unsigned int s = P[r];\n    int e = P[r + 1];\n    int sum = 0;\n"
+                    "    for (int j = s; j < e; j++) {\n"
+                    "#pragma HLS loop_tripcount max = 4\n      sum += A[j];\n    }\n"
+                    "    y[r] = sum;\n  }\n}\n")
+    report = arraypart.analyze(path)
+    (size,) = [p for p in report.kernel.params if p.name.startswith("s@")]
+    assert size.low == 0 and not size.unbounded

@@ -256,11 +256,16 @@ def converted(e: E.Expr, to: N.IntType, source: N.IntType | None,
 
     and, for ``bool`` (e != 0), None where e may lie outside [0, 1].  A 64-bit ``to``
     keeps e: the front end's values lie within 64 bits (:func:`_checked`), so only a
-    negative e can wrap there, and any index it forms is out of bounds either way."""
+    negative e can wrap there, and any index it forms is out of bounds either way.  So
+    does a 32-bit ``to`` where e's interval is unknown (a size the data chose, ``int j
+    = s`` with ``unsigned s = P[r]``): e and its conversion differ only where one of
+    them is at least 2^31 in magnitude, which indexes out of every array."""
     if source is not None and to.holds(source):
         return e
     low, high = interval(e, scope.ranges)
     if low is not None and high is not None and to.low <= low and high <= to.high:
+        return e
+    if (low is None or high is None) and to.width >= 32:
         return e
     if to.boolean:
         return None
