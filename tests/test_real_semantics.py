@@ -1027,3 +1027,71 @@ def test_a_header_that_steps_its_iterator_twice_is_counted_not_a_crash(tmp_path)
     }""")
     loop = next(ir.loops(compiled.report.kernel.body))
     assert loop.var != "i"
+
+
+def test_a_loop_condition_may_cast_its_iterator_to_a_wider_type(tmp_path):
+    """for (unsigned char i = 4; (int)i < 16; i += 4) (hlsyn's aes): the cast keeps
+    every value, so the loop counts 3 trips and unrolls inside the pipeline."""
+    text = """
+        void widened(unsigned char k[64][16]) {
+            for (int r = 0; r < 64; r++) {
+        #pragma HLS pipeline II=1
+                for (unsigned char i = 4; (int)i < 16; i += 4)
+                    k[r][i] ^= k[r][i - 4];
+            }
+        }"""
+    compiled = compile_text(tmp_path, "widened", text)
+    reads = [a for a in ir.accesses(compiled.report.kernel.body) if a.kind == "read"]
+    assert reads and all(None not in a.index for a in reads)
+    inner = [lp for lp in ir.loops(compiled.report.kernel.body) if lp.var == "i"]
+    assert [(lp.init, lp.bound, lp.step) for lp in inner] == [
+        ((E.const(4),), (E.const(15),), 4)]
+
+
+FOR_EACH = """
+    #define FOR_EACH(var, limit) for (int var = 0; var < limit; var++)
+    void each(int x[16], int out[16]) {
+        FOR_EACH(i, 16)
+        {
+    #pragma HLS pipeline
+            out[i] = x[i] + 1;
+        }
+    }"""
+
+
+def test_a_for_header_written_by_a_macro_is_a_counted_loop(tmp_path):
+    """FOR_EACH(i, N) { ... } (HLSFactory's edgemoe): the header's tokens are the
+    macro's, so the parts are told apart by libclang's children, and the scalar
+    declaration's value by its being a scalar (no '=' among those tokens)."""
+    compiled = compile_text(tmp_path, "each", FOR_EACH)
+    assert compiled.report.warnings == ()
+    assert [(l["name"], l["trip_count"]) for l in loops(compiled)] == [("L4", 16)]
+
+
+@needs_gxx
+def test_a_for_header_written_by_a_macro_builds_runs_and_is_not_traced(tmp_path):
+    compiled = compile_text(tmp_path, "each", FOR_EACH)
+    run_project(compiled, tmp_path)
+    recorded = trace.record(compiled.report.kernel, clangtu.Options(), tmp_path,
+                            compiled.report.solution.emitted_bankings())
+    judged = api.judge_trace(compiled.report, recorded, ports=2)
+    assert judged.disagreements == ()
+    assert "not traced" in judged.format()
+
+
+def test_an_array_declared_through_an_array_typedef_is_a_located_error(tmp_path):
+    text = """
+        typedef int img_t[4][8];
+        void typed(int in[4][8], int out[4][8]) {
+            img_t buf;
+            for (int i = 0; i < 4; i++)
+                for (int j = 0; j < 8; j++) {
+        #pragma HLS pipeline
+                    buf[i][j] = in[i][j];
+                    out[i][j] = buf[i][j] + 1;
+                }
+        }"""
+    with pytest.raises(KernelError) as error:
+        compile_text(tmp_path, "typed", text)
+    assert error.value.coord.line == 4 and "write them out (int buf[4][8])" in str(
+        error.value)

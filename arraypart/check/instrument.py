@@ -151,7 +151,7 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
             copy = copies.get((coord.line, coord.col), "0")
             inserts += _access_edits(cursor, len(sites), KINDS.index(kind), copy, data)
             sites.append(Site(coord, kind, _conditional(cursor, parents), copy))
-        elif cursor.kind == K.FOR_STMT and data[cursor.extent.start.offset:].startswith(b"for"):
+        elif cursor.kind == K.FOR_STMT and _written_for(cursor, data):
             inserts += _loop_edits(cursor, loops, data)
         elif cursor.kind == K.DECL_STMT and parents and parents[-1].kind == K.COMPOUND_STMT:
             inserts += _register_edits(cursor, ids, local_ids)
@@ -309,8 +309,9 @@ def _traced_loops(unit: clangtu.Unit, model: dict[tuple[int, int], int]
     and a ``for`` at a coordinate of ``model`` (the model's pipelined loops) is one too;
     a pipelined ``for`` inside another is not (Vitis unrolls it into the outer one's
     steps, as the model does)."""
-    bodies = [(c, body) for c in unit.tu.cursor.walk_preorder()
-              if c.kind == K.FOR_STMT and unit.in_main(c.location)
+    fors = [c for c in unit.tu.cursor.walk_preorder() if c.kind == K.FOR_STMT
+            and unit.in_main(c.location) and _written_for(c, unit.data)]
+    bodies = [(c, body) for c in fors
               for body in [list(c.get_children())[-1]] if body.kind == K.COMPOUND_STMT]
     owners = []
     for pragma in unit.pragmas:
@@ -322,16 +323,21 @@ def _traced_loops(unit: clangtu.Unit, model: dict[tuple[int, int], int]
                  if _PIPELINE.match(text)}
     factors = {loop.extent.start.offset: int(m.group(1)) for text, loop in owners
                for m in [_UNROLL_FACTOR.match(text)] if m}
-    for c in unit.tu.cursor.walk_preorder():
-        if c.kind == K.FOR_STMT and unit.in_main(c.location):
-            at = unit.coord(c.extent.start.offset)
-            if (at.line, at.col) in model and c.extent.start.offset not in pipelined:
-                pipelined[c.extent.start.offset] = c
-                factors[c.extent.start.offset] = model[(at.line, at.col)]
+    for c in fors:
+        at = unit.coord(c.extent.start.offset)
+        if (at.line, at.col) in model and c.extent.start.offset not in pipelined:
+            pipelined[c.extent.start.offset] = c
+            factors[c.extent.start.offset] = model[(at.line, at.col)]
     outermost = {key: c for key, c in pipelined.items() if not any(
         other.extent.start.offset < key and c.extent.end.offset <= other.extent.end.offset
         for other in pipelined.values())}  # a pipeline inside one is unrolled into it
     return {key: (outermost[key], factors.get(key, 1)) for key in sorted(outermost)}
+
+
+def _written_for(cursor: ci.Cursor, data: bytes) -> bool:
+    """Whether the ``for`` is written in the kernel's text (not by a macro, whose
+    header has no place there to edit: such a loop is not traced)."""
+    return data[cursor.extent.start.offset:].startswith(b"for")
 
 
 def _loop_edits(cursor: ci.Cursor, loops: dict, data: bytes) -> list[_Insert]:

@@ -164,9 +164,26 @@ class Cast(Node):
         return (self.expr,)
 
 
+def _names_an_array(t: ci.Type) -> bool:
+    """Whether ``t``, through its arrays and pointers, reaches a type name (a typedef,
+    ``using``) that stands for an array type (``img_t`` for ``int[4][8]``)."""
+    while True:
+        if t.kind in ARRAY_TYPE_KINDS:
+            t = t.element_type
+        elif t.kind == ci.TypeKind.POINTER:
+            t = t.get_pointee()
+        else:
+            canonical = t.get_canonical()
+            return canonical.kind != t.kind and canonical.kind in ARRAY_TYPE_KINDS
+
+
 def unconverted(node: Node) -> Node:
-    """``node`` without the implicit conversions clang wraps around it."""
-    while isinstance(node, Cast) and node.implicit:
+    """``node`` without the conversions around it that a loop header may read
+    through: clang's implicit ones (``i < 10u`` converts i, which the loop's bounds
+    keep in both types' ranges) and written ones to a type that holds the operand's
+    (``(int)i`` of an ``unsigned char``, which keep every value)."""
+    while isinstance(node, Cast) and (node.implicit or (
+            node.to is not None and node.source is not None and node.to.holds(node.source))):
         node = node.expr
     return node
 
@@ -251,7 +268,8 @@ class TypeInfo:
     that no kept tree holds the translation unit (and its memory) alive.  ``referent``
     is the referenced type of a reference (None for any other type); ``ap_number``: the
     type is an ``ap_[u]int`` or ``ap_[u]fixed``; ``const``: it is const-qualified;
-    ``integer``: the :class:`IntType` it is, if any;
+    ``integer``: the :class:`IntType` it is, if any; ``array_typedef``: through
+    arrays and pointers it reaches a name that stands for an array type;
     ``element_struct``: its elements (through arrays, pointers and references) are
     structs other than those, whose direct fields ``element_fields`` lists as
     ``(name, by_value)``: integers, enums and bit-fields compare by value, anything else
@@ -260,7 +278,7 @@ class TypeInfo:
 
     __slots__ = ("clang", "kind", "canonical_kind", "spelling", "canonical_spelling",
                  "element_struct", "element_fields", "element_spelling", "referent",
-                 "ap_number", "const", "integer")
+                 "ap_number", "const", "integer", "array_typedef")
 
     def __init__(self, t: ci.Type):
         canonical = t.get_canonical()
@@ -283,6 +301,7 @@ class TypeInfo:
         self.referent = (TypeInfo(t.get_pointee()) if t.kind in REFERENCE_TYPE_KINDS
                          else None)
         self.integer = int_type(t)
+        self.array_typedef = _names_an_array(t)
 
     def release(self) -> None:
         self.clang = None
@@ -599,8 +618,9 @@ class Converter:
                 node = self.expression(child)
                 # in a header the node has no offset in the kernel text: clang's
                 at = node.start if node.start >= 0 else child.extent.start.offset
-                # a class's constructor call (``bit16 i = 0``) spans the name too
-                if init_at is not None and (at >= init_at or scalar):
+                # a class's constructor call (``bit16 i = 0``) spans the name too; a
+                # scalar has no dimensions (and a macro's tokens place no ``=``)
+                if scalar or (init_at is not None and at >= init_at):
                     init = node
                 elif init_at is None and not param and child.kind == K.INIT_LIST_EXPR:
                     init = node
@@ -720,11 +740,23 @@ class Converter:
 
     def _for(self, cursor, coord, start, end) -> For:
         """Which child is which follows from the header's ``;`` and ``)``: libclang
-        leaves absent parts out."""
+        leaves absent parts out.  A header a macro writes (``FOR_EACH(i, N) {...}``)
+        shows no ``;``: there the four parts must all be present, in order."""
         opening, semis, close = _for_header(cursor)
         parts: dict[str, Node | None] = {"init": None, "cond": None, "next": None}
         body = None
-        for child in cursor.get_children():
+        children = list(cursor.get_children())
+        first = next(cursor.get_tokens(), None)
+        if first is not None and first.extent.start.offset != cursor.extent.start.offset:
+            # the tokens are the macro's definition: the header is in its expansion
+            if len(children) != 4:
+                return Unsupported(coord, start, end, "for header written by a macro "
+                                                      "without all of its three parts")
+            init, cond, step, inner = children
+            body = self._leading_pragmas(self.statement(inner), start)
+            return For(coord, start, end, self.statement(init), self.expression(cond),
+                       self.expression(step), body)
+        for child in children:
             at = child.extent.start.offset
             if close is None or at > close:
                 body = self.statement(child)

@@ -156,3 +156,17 @@ def _const_integer_init(decl: N.Decl) -> N.Node | None:
     if t.get_canonical().kind not in N.INTEGER_TYPE_KINDS:
         return None
     return decl.init
+
+
+def refuse_array_typedef(decl: N.Decl) -> None:
+    """An array declared through a name for its array type (``typedef int img_t[4][8];
+    img_t buf;``) is a located error: arraypart reads an array's dimensions, and emits
+    its banks, where the array is declared."""
+    if decl.ctype is not None and decl.ctype.array_typedef:
+        spelled = decl.ctype.canonical_spelling
+        element, _, dims = spelled.partition("[")
+        raise KernelError(decl.coord, (
+            f"'{decl.name}' is declared through a name for an array type "
+            f"('{decl.ctype.spelling}' is {spelled}): arraypart reads an array's "
+            "dimensions where it is declared; write them out "
+            f"({element.strip()} {decl.name}[{dims})"))

@@ -26,7 +26,7 @@ from .cexpr import Bound, fold, interval
 from . import cnodes as N
 from . import fresh as F
 from . import interfaces as I
-from .declarations import array_decl, integer_constant
+from .declarations import array_decl, integer_constant, refuse_array_typedef
 
 POINTER_KIND = ci.TypeKind.POINTER
 
@@ -115,6 +115,9 @@ class MemoryLowering:
     def _collect_arrays(self) -> None:
         """The top's array parameters, the file's arrays, the top's local arrays; a
         header's array that a name of the top shadows is none of the kernel's."""
+        for node in [*self._func.params, *N.walk(self._func.body)]:
+            if isinstance(node, N.Decl):
+                refuse_array_typedef(node)
         for param in self._func.params:
             if I.is_stream(param):
                 self._streams.add(param.name)
