@@ -123,7 +123,10 @@ class Array:
     array argument of the top: a FIFO port, no memory (never partitioned, no BRAM).
     ``reshapes``: the user's ``array_reshape`` pragmas; the array is one memory of wide
     words (:meth:`word_index`), kept as written (never partitioned: a partition on top
-    of a reshape conflicts).
+    of a reshape conflicts).  ``independent``: a ``dependence variable=A inter false``
+    pragma (or ``type=inter dependent=false``) states that no pipeline iteration
+    reads what an earlier one writes (:mod:`arraypart.poly.recurrences` then warns of
+    none).
     """
 
     name: str
@@ -144,6 +147,7 @@ class Array:
     stencil: str | None = None
     fifo: str | None = None
     reshapes: tuple[PartitionPragma, ...] = ()
+    independent: bool = False
 
     def __post_init__(self):
         if self.bundle is not None and (self.partitionable or not self.interface):

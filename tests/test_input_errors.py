@@ -75,6 +75,19 @@ def test_includes_anywhere_and_unused_self_reference_are_fine(tmp_path, capsys):
     assert '#include "table.inc"' in emitted and "#include HDR" in emitted
 
 
+def test_a_pragma_word_that_cpp_reserves_is_no_identifier(tmp_path, capsys):
+    """#pragma HLS dependence variable=buf inter false in a C kernel: 'false' is a
+    pragma word, not a C identifier the emitted C++ would reject (it was refused)."""
+    path = tmp_path / "k.c"
+    path.write_text("void k(int in[64], int out[64]) {\n"
+                    + (LOOP % "in[i]").replace(
+                        "#pragma HLS pipeline II=1",
+                        "#pragma HLS pipeline II=1\n#pragma HLS dependence variable=out "
+                        "inter false") + "}\n")
+    assert "inter false" in path.read_text()
+    assert cli.main(["compile", str(path), "-o", str(tmp_path / "out")]) == 0
+
+
 @needs_gxx
 def test_a_kernel_file_with_its_own_main_keeps_it_weak(tmp_path):
     """A test beside the kernel (Merlin's and many single-file examples have one): the

@@ -105,3 +105,35 @@ def test_the_report_warns_of_recurrences_through_memories_not_registers(tmp_path
     assert next(a for a in report.solution.arrays
                 if a.array.name == "acc").banking.scheme.registers
     assert not any("recurrence through memory" in w for w in report.warnings)
+
+
+HISTOGRAM = """\
+void k(const int feature[256], const int weight[256], int out[64]) {
+  int hist[64];
+  for (int b = 0; b < 64; b++) hist[b] = 0;
+  for (int i = 0; i < 256; i++) {
+#pragma HLS pipeline II=1
+%s
+    int m = feature[i] & 63;
+    hist[m] = hist[m] + weight[i];
+  }
+  for (int b = 0; b < 64; b++) out[b] = hist[b];
+}
+"""
+
+
+def test_a_read_and_write_at_indices_the_data_choose_may_be_a_recurrence():
+    """The histogram: iteration i + 1 may read the bin iteration i writes; the HLS tool
+    cannot tell, so it orders them (II 2 in Vitis unless told otherwise). arraypart
+    said nothing: the pair was left out as irregular."""
+    (found,) = _warnings(HISTOGRAM % "")
+    assert found.startswith("k.c:8:15: warning: loop L4: hist is read here and written "
+                            "at 8:5, one of them at an index the data choose")
+    assert "dependence variable=hist type=inter dependent=false" in found
+
+
+def test_a_dependence_pragma_says_the_bins_never_meet():
+    for pragma in ("#pragma HLS dependence variable=hist inter false",
+                   "#pragma HLS dependence variable=hist type=inter dependent=false"):
+        assert _warnings(HISTOGRAM % pragma) == [], pragma
+    assert len(_warnings(HISTOGRAM % "#pragma HLS dependence variable=hist intra false")) == 1

@@ -266,12 +266,16 @@ class _OwnHeaders:
 
 def _check_cpp_keywords(unit: clangtu.Unit, user_end: int) -> None:
     """A C identifier that C++ reserves (``class``, ``new``) is an error at its first
-    use: the emitted C++ would not compile."""
+    use: the emitted C++ would not compile.  A pragma's words are no identifiers
+    (``#pragma HLS dependence variable=h inter false``)."""
     if CPP_ONLY_WORD.search(unit.text) is None:
         return  # the common case, without asking clang for every token
+    pragmas = [(p.start, p.end) for p in unit.pragmas if not p.directive]
     for token in unit.tu.get_tokens(extent=unit.tu.cursor.extent):
+        at = token.location.offset
         if (token.kind == ci.TokenKind.IDENTIFIER and token.spelling in CPP_ONLY_KEYWORDS
-                and token.location.offset < user_end and unit.in_main(token.location)):
+                and at < user_end and unit.in_main(token.location)
+                and not any(start <= at < end for start, end in pragmas)):
             raise KernelError(unit.coord(token.location.offset),
                               f"'{token.spelling}' is a C++ keyword: the emitted C++ "
                               "would not compile (rename it)")

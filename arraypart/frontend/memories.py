@@ -237,6 +237,18 @@ class MemoryLowering:
             self._local_names[decl.coord] = name
         return name
 
+    def _apply_dependence(self, pragma, seen: Mapping[str, Binding]) -> None:
+        """``dependence variable=A inter false`` (``type=inter dependent=false`` since
+        Vitis 2021.1): the user states that A carries no dependence between
+        iterations."""
+        binding = seen.get(pragma.option("variable") or "")
+        inter = "inter" in pragma.flags or (pragma.option("type") or "").lower() == "inter"
+        false = "false" in pragma.flags or (
+            pragma.option("dependent") or "").lower() == "false"
+        if binding is not None and inter and false:
+            array = self._arrays[binding.array]
+            self._arrays[binding.array] = replace(array, independent=True)
+
     def _apply_array_pragmas(self, body: N.Node, names: Mapping[str, Binding],
                              parameters: frozenset = frozenset()) -> None:
         """``array_partition``, ``array_reshape``, ``bind_storage`` and the legacy
@@ -258,6 +270,9 @@ class MemoryLowering:
                 storage = self._pragmas.resource_storage(pragma)
                 if storage is None:
                     continue
+            elif pragma.kind == "dependence":
+                self._apply_dependence(pragma, seen)
+                continue
             elif pragma.kind not in ("array_partition", "array_reshape", "bind_storage"):
                 continue
             if pragma.option("variable") in parameters and pragma.kind in (

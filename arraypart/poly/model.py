@@ -121,12 +121,15 @@ class LoopInfo:
 class Recurrence:
     """In pipelined loop ``loop``, the reference at ``read`` reads an element of
     ``array`` that the previous iteration wrote through the reference at ``write``
-    (:mod:`.recurrences`)."""
+    (:mod:`.recurrences`); ``possible``: one of the two indices is irregular, so
+    the element may be the written one (the HLS tool, which cannot tell either,
+    assumes it is)."""
 
     loop: str
     array: str
     read: Coord
     write: Coord
+    possible: bool = False
 
 
 @dataclass(frozen=True, eq=False)

@@ -24,7 +24,10 @@ form a recurrence of distance 1 when the (iteration, element) pairs
 
 are not empty: a write earlier in the same iteration (in the group's evaluation order:
 a window refilled before it is read) hands the read its own value instead.  isl
-decides it; irregular indices are left out (they may or may not meet).
+decides it.  A pair with an irregular index (``hist[m] = hist[m] + w``, m read from
+data) may meet: it is a *possible* recurrence, which the HLS tool assumes too.  An
+array the user declares free of such dependences (``dependence ... inter false``,
+``ir.Array.independent``) has none.
 """
 
 from __future__ import annotations
@@ -50,14 +53,28 @@ def recurrences(arrays: tuple[ArrayModel, ...],
     (module doc)."""
     out: dict[tuple, Recurrence] = {}
     for am in arrays:
+        if am.array.independent:
+            continue
         for group in am.groups:
             for write, read in _recurrences(group, tick):
                 found = Recurrence(group.loop, am.array.name, read.coord, write.coord)
+                out.setdefault((group.loop, read.coord, write.coord), found)
+            for write, read in _possible(group):
+                found = Recurrence(group.loop, am.array.name, read.coord, write.coord,
+                                   possible=True)
                 out.setdefault((group.loop, read.coord, write.coord), found)
     return tuple(out.values())
 
 
 def recurrence_warning(r: Recurrence) -> str:
+    if r.possible:
+        return warning_text(r.read, (
+            f"loop {r.loop}: {r.array} is read here and written at {r.write.line}:"
+            f"{r.write.col}, one of them at an index the data choose, so this read may "
+            "be of the element the previous iteration writes: the HLS tool assumes it is and "
+            "issues the read after that write, so the II may exceed the one the ports "
+            f"allow; if they never meet, say so (#pragma HLS dependence variable="
+            f"{r.array} type=inter dependent=false)"))
     return warning_text(r.read, (
         f"loop {r.loop}: {r.array} is read here at the element that the previous "
         f"iteration writes at {r.write.line}:{r.write.col} (a recurrence through "
@@ -84,6 +101,17 @@ def _recurrences(group: CycleGroup, tick) -> Iterator[tuple[LaneAccess, LaneAcce
         for read_ref, read_lanes in reads.items():
             tick()
             if _meet(following, maps[write_ref], read_maps[read_ref], before[read_ref]):
+                yield write_lanes[0], read_lanes[0]
+
+
+def _possible(group: CycleGroup) -> Iterator[tuple[LaneAccess, LaneAccess]]:
+    """(first write lane, first read lane) of each pair of references of which one is
+    irregular (module doc), a reference's lanes taken together."""
+    writes = _by_reference(a for a in group.accesses if a.kind == "write")
+    reads = _by_reference(a for a in group.accesses if a.kind == "read")
+    for write_lanes in writes.values():
+        for read_lanes in reads.values():
+            if not (write_lanes[0].regular and read_lanes[0].regular):
                 yield write_lanes[0], read_lanes[0]
 
 
