@@ -1095,3 +1095,46 @@ def test_an_array_declared_through_an_array_typedef_is_a_located_error(tmp_path)
         compile_text(tmp_path, "typed", text)
     assert error.value.coord.line == 4 and "write them out (int buf[4][8])" in str(
         error.value)
+
+
+def test_a_pragma_value_may_be_a_constant_expression(tmp_path):
+    """factor=BS*2 (HLSFactory's barry_walker lab): every integer option reads the
+    expressions loop_tripcount's max= and stream depths already read."""
+    text = """
+        #define BS 8
+        void factor(int a[64], int b[64]) {
+            int buf[64];
+        #pragma HLS array_partition variable=buf cyclic factor=BS*2
+            for (int i = 0; i < 64; i++) buf[i] = a[i];
+            for (int i = 0; i < 64; i += 16) {
+        #pragma HLS pipeline II=1
+                int s = 0;
+                for (int k = 0; k < 16; k++) s += buf[i + k];
+                b[i] = s;
+            }
+        }"""
+    compiled = compile_text(tmp_path, "factor", text)
+    (buf,) = [a for a in compiled.report.kernel.arrays if a.name == "buf"]
+    assert [(p.type, p.factor) for p in buf.partitions] == [("cyclic", 16)]
+
+
+def test_a_partition_of_an_array_of_streams_is_no_memory(tmp_path):
+    """hls::stream<int> fifos[4] with array_partition complete (a common idiom): one
+    FIFO per element, as arraypart already reads such an array; it was 'unknown
+    array'."""
+    text = """
+        #include "hls_stream.h"
+        void fifos(int a[64], int b[64]) {
+            hls::stream<int> fifos[4];
+        #pragma HLS array_partition variable=fifos complete
+            for (int i = 0; i < 64; i++) {
+        #pragma HLS pipeline II=1
+                fifos[i % 4].write(a[i]);
+            }
+            for (int i = 0; i < 64; i++) {
+        #pragma HLS pipeline II=1
+                b[i] = fifos[i % 4].read();
+            }
+        }"""
+    compiled = compile_text(tmp_path, "fifos", text, suffix=".cpp")
+    assert [a.name for a in compiled.report.kernel.arrays] == ["a", "b"]

@@ -26,7 +26,6 @@ uses both only for reports and co-simulation.
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass
 
 import re
@@ -36,8 +35,8 @@ import clang.cindex as ci
 from .. import expr as E
 from ..errors import Coord, KernelError
 from . import cnodes as N
-from .cexpr import Bound, int_text, interval
-from .pragmas import HlsPragma, PragmaReader
+from .cexpr import Bound, interval
+from .pragmas import HlsPragma, PragmaReader, pragma_int
 
 T = ci.TypeKind
 OFF_CHIP_MODES = ("m_axi",)
@@ -164,48 +163,6 @@ def define_bounds(defines: dict[str, int], names: list[str]) -> dict[str, int]:
     """``-D ARRAYPART_MAX_<name>=V`` for the given size parameters."""
     return {n: defines[MAX_DEFINE_PREFIX + n] for n in names
             if MAX_DEFINE_PREFIX + n in defines}
-
-
-def pragma_int(written: str, constants) -> int | None:
-    """A pragma's integer value: an expression of literals and named constants with
-    ``+ - * /`` and parentheses (``c_chunk_sz * c_chunk_sz / (c_size_max * c_size_max)``;
-    ``/`` truncates as C's does); None when it is anything else, divides by zero or is
-    negative."""
-    python = _C_LITERAL.sub(lambda m: str(int_text(m.group(0))), written.strip())
-    try:
-        tree = ast.parse(python, mode="eval").body
-    except SyntaxError:
-        return None
-    value = _pragma_value(tree, constants)
-    return value if value is not None and value >= 0 else None
-
-
-def _c_divide(a: int, b: int) -> int | None:
-    """C's ``a / b``: truncated toward zero."""
-    if b == 0:
-        return None
-    quotient = abs(a) // abs(b)
-    return quotient if (a < 0) == (b < 0) else -quotient
-
-
-_PRAGMA_OPERATORS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
-                     ast.Mult: lambda a, b: a * b, ast.Div: _c_divide}
-# A C integer literal (hex, binary, octal, decimal, with u/l suffixes): int_text reads it.
-_C_LITERAL = re.compile(r"\b(?:0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)[uUlL]*\b")
-
-
-def _pragma_value(node: ast.AST, constants) -> int | None:
-    if isinstance(node, ast.BinOp) and type(node.op) in _PRAGMA_OPERATORS:
-        a, b = _pragma_value(node.left, constants), _pragma_value(node.right, constants)
-        return None if a is None or b is None else _PRAGMA_OPERATORS[type(node.op)](a, b)
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        a = _pragma_value(node.operand, constants)
-        return None if a is None else -a if isinstance(node.op, ast.USub) else a
-    if isinstance(node, ast.Name):
-        return constants.get(node.id)
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return node.value
-    return None
 
 
 def tripcount(reader: PragmaReader, header: list[N.Node]) -> tuple[int, HlsPragma] | None:

@@ -275,6 +275,8 @@ class MemoryLowering:
                 continue
             elif pragma.kind not in ("array_partition", "array_reshape", "bind_storage"):
                 continue
+            if pragma.option("variable") in self._streams:
+                continue  # an array of FIFOs: one FIFO per element whatever its pragmas
             if pragma.option("variable") in parameters and pragma.kind in (
                     "array_partition", "array_reshape"):
                 continue

@@ -9,6 +9,7 @@ lines come from clang's token stream (:func:`.clangtu.pragma_lines`).
 
 from __future__ import annotations
 
+import ast
 import difflib
 import re
 from dataclasses import dataclass
@@ -45,6 +46,48 @@ KNOWN_DIRECTIVES = (
 SUGGESTION_CUTOFF = 0.6
 # The legacy ``resource core=`` names of memories: RAM_1P_BRAM, ROM_NP_LUTRAM, RAM_T2P...
 MEMORY_CORE = re.compile(r"(ram|rom)_(1p|2p|s2p|t2p|np)(?:_(\w+))?", re.IGNORECASE)
+
+
+def pragma_int(written: str, constants) -> int | None:
+    """A pragma's integer value: an expression of literals and named constants with
+    ``+ - * /`` and parentheses (``c_chunk_sz * c_chunk_sz / (c_size_max * c_size_max)``;
+    ``/`` truncates as C's does); None when it is anything else, divides by zero or is
+    negative."""
+    python = _C_LITERAL.sub(lambda m: str(int_text(m.group(0))), written.strip())
+    try:
+        tree = ast.parse(python, mode="eval").body
+    except SyntaxError:
+        return None
+    value = _pragma_value(tree, constants)
+    return value if value is not None and value >= 0 else None
+
+
+def _c_divide(a: int, b: int) -> int | None:
+    """C's ``a / b``: truncated toward zero."""
+    if b == 0:
+        return None
+    quotient = abs(a) // abs(b)
+    return quotient if (a < 0) == (b < 0) else -quotient
+
+
+_PRAGMA_OPERATORS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
+                     ast.Mult: lambda a, b: a * b, ast.Div: _c_divide}
+# A C integer literal (hex, binary, octal, decimal, with u/l suffixes): int_text reads it.
+_C_LITERAL = re.compile(r"\b(?:0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)[uUlL]*\b")
+
+
+def _pragma_value(node: ast.AST, constants) -> int | None:
+    if isinstance(node, ast.BinOp) and type(node.op) in _PRAGMA_OPERATORS:
+        a, b = _pragma_value(node.left, constants), _pragma_value(node.right, constants)
+        return None if a is None or b is None else _PRAGMA_OPERATORS[type(node.op)](a, b)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        a = _pragma_value(node.operand, constants)
+        return None if a is None else -a if isinstance(node.op, ast.USub) else a
+    if isinstance(node, ast.Name):
+        return constants.get(node.id)
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,11 +148,9 @@ class PragmaReader:
         raise KernelError(self.coord(pragma, key), message)
 
     def positive_int(self, pragma: HlsPragma, key: str, minimum: int = 1) -> int:
-        """The integer value of option ``key``: a literal or an integer ``#define``."""
+        """The integer value of option ``key`` (:func:`pragma_int`: ``factor=BS*2``)."""
         raw = pragma.option(key)
-        value = self._constants.get(raw)
-        if value is None:
-            value = int_text(raw)
+        value = pragma_int(raw, self._constants)
         if value is None or not minimum <= value <= MAX_PRAGMA_VALUE:
             what = "a positive" if minimum > 0 else "a non-negative"
             shown = KEY_SPELLING.get(key, key)
