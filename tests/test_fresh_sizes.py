@@ -310,3 +310,27 @@ def test_a_size_whose_text_starts_with_a_number_gets_a_name_isl_takes(tmp_path, 
     report = arraypart.analyze(path)
     assert [p.name for p in report.kernel.params] == [name]
     assert [lp.achieved_ii for lp in report.scheduled.loops] == [1]
+
+
+def test_a_nest_whose_sizes_are_not_yet_known_says_nothing_of_another(tmp_path):
+    """Two CSR-style nests (HLSFactory's ece8893 lab 3): the second one's row bounds
+    Q[r]..Q[r + 1] index nothing, so before they were bounded its B[k] could leave B
+    for any value of the first nest's start P[r], which was then refused ('exceeded
+    for every value from 0 up').  Only extents whose bad sizes depend on P[r] bound
+    it; a start that no on-chip access depends on and nothing bounds below is
+    replayed at its anchor, with a warning."""
+    path = tmp_path / "csr.cpp"
+    path.write_text(
+        "void csr(int P[65], int Q[65], int C[65], int A[4096], int B[4096],\n"
+        "         int y[64], int z[64]) {\n"
+        "  for (int r = 0; r < 64; r++) {\n    int sum = 0;\n"
+        "    for (int j = P[r]; j < P[r + 1]; ++j) sum += A[j];\n    y[r] = sum;\n  }\n"
+        "  for (int r = 0; r < 64; r++) {\n    int c = 0;\n"
+        "    for (int j = Q[r]; j < Q[r + 1]; ++j)\n"
+        "      for (int k = C[r]; k < C[r + 1]; ++k) c += B[k];\n    z[r] = c;\n  }\n}\n")
+    report = arraypart.analyze(path)
+    sizes = {p.name.split("@")[0]: p for p in report.kernel.params}
+    assert (sizes["P[r]"].low, sizes["P[r + 1]"].high) == (0, 4096)
+    assert sizes["Q[r]"].unbounded and any(
+        "loop start 'Q[r]@10:18'" in w and "banking holds for every value" in w
+        for w in report.warnings)

@@ -20,6 +20,8 @@ over-approximation for every value of it.
 
 from __future__ import annotations
 
+import islpy as isl
+
 from dataclasses import replace
 
 from .. import expr as E
@@ -111,6 +113,11 @@ def _with_unbounded_warnings(kernel: ir.Kernel) -> ir.Kernel:
 
 
 def _unbounded_warning(p: ir.Param) -> str:
+    if p.lower_end:
+        return warning_text(p.coord, (
+            f"loop start '{p.name}': nothing bounds it, but no on-chip access depends "
+            f"on it, so the banking holds for every value; the checker and the "
+            f"testbench replay it at {p.low}"))
     return warning_text(p.coord, (
         f"run-time size '{p.name}': nothing bounds it, but no on-chip access depends on "
         f"it, so the banking holds for every value from {p.low} up; the checker and the "
@@ -217,14 +224,30 @@ def _within(bad, box: dict[str, tuple[int | None, int | None]], free: tuple[str,
 
 def _anchor(p: ir.Param, bad, box, witnesses) -> tuple[int, int]:
     """A value of ``p`` (without a least value yet) at which no access leaves its
-    array, the other sizes held where they are known: the least such one from 0 up."""
-    good = _good_values(p, bad, box, 0)
+    array, the other sizes held where they are known: the least such one from 0 up.
+    Only the extents whose bad sizes depend on ``p`` count: one that other sizes
+    alone exceed (another loop nest's, its sizes not yet known) says nothing of p."""
+    own = [sizes for _, sizes in witnesses if _depends_on(sizes, p.name)]
+    good = _good_values(p, _union(own, bad.space), box, 0)
     if good.is_empty():
         raise KernelError(p.coord, (
             f"loop start or bound '{p.name}': {_witness(witnesses, _known(p, box), (p.name,))} "
             "is exceeded for every value from 0 up"))
     anchor = G.first_point(good)[p.name]
     return anchor, anchor
+
+
+def _depends_on(sizes, name: str) -> bool:
+    """Whether the set of size vectors ``sizes`` constrains dimension ``name``."""
+    at = sizes.space.find_dim_by_name(G.SET, name)
+    return not sizes.eliminate(G.SET, at, 1).is_equal(sizes)
+
+
+def _union(sets: list, space):
+    found = isl.Set.empty(space)
+    for s in sets:
+        found = found.union(s)
+    return found
 
 
 def _known(p: ir.Param, box: dict) -> dict:
@@ -264,6 +287,9 @@ def _bounded(p: ir.Param, values, anchor: int, witnesses, box, free: bool) -> ir
             f"bounds{define}"))
     if low is None:
         below = values.intersect(G.range_set(values.space, p.name, None, anchor - 1))
+        if below.is_empty() and free:  # a start: any value runs the loop some times
+            return replace(p, low=anchor, high=max(anchor, high or anchor), unbounded=True,
+                           source="nothing (no on-chip access depends on it)")
         if below.is_empty():
             raise KernelError(p.coord, (
                 f"loop start '{p.name}' is not affine and nothing bounds it below (no "
