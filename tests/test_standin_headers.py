@@ -13,7 +13,7 @@ from conftest import ROOT, needs_gxx
 
 INCLUDE = ROOT / "arraypart" / "include"
 HEADERS = ("ap_int.h", "ap_fixed.h", "hls_stream.h", "hls_vector.h", "hls_math.h",
-           "ap_axi_sdata.h", "ap_common.h")
+           "ap_axi_sdata.h", "ap_common.h", "hls_half.h")
 PROGRAM = ROOT / "tests" / "cpp" / "standin_headers_test.cpp"
 
 

@@ -22,6 +22,15 @@ import clang.cindex as ci
 
 from ..errors import Coord, KernelError
 
+# Type kinds of clang's Index.h that the Python bindings (libclang 18) leave out;
+# without them a kernel that uses _Float16 (hls_half.h's half) stops every TypeKind
+# lookup with a ValueError.  Registered once, where the bindings are first used.
+MISSING_TYPE_KINDS = {32: "FLOAT16", 33: "SHORTACCUM", 34: "ACCUM", 35: "LONGACCUM",
+                      36: "USHORTACCUM", 37: "UACCUM", 38: "ULONGACCUM", 39: "BFLOAT16"}
+for _value, _name in MISSING_TYPE_KINDS.items():
+    if _value >= len(ci.TypeKind._kinds) or ci.TypeKind._kinds[_value] is None:
+        setattr(ci.TypeKind, _name, ci.TypeKind(_value))
+
 STANDARDS = ("c++14", "c++17", "c99")
 DEFAULT_CXX_STANDARD = "c++14"
 DEFAULT_C_STANDARD = "c99"

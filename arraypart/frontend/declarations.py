@@ -14,14 +14,16 @@ import clang.cindex as ci
 
 from ..errors import Coord, KernelError
 from ..ir import Array
+from . import clangtu  # noqa: F401 - registers the type kinds HALF_KINDS names
 from . import cnodes as N
 from .cexpr import Scope, fold
 
 T = ci.TypeKind
 FIXED_WIDTH_NAMES = ("int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
                      "uint32_t", "uint64_t", "size_t")
-SCALAR_KINDS = N.INTEGER_TYPE_KINDS | {T.FLOAT, T.DOUBLE, T.LONGDOUBLE, T.HALF, T.FLOAT128,
-                                       T.ENUM}
+HALF_KINDS = (T.HALF, T.FLOAT16, T.BFLOAT16)  # FLOAT16, BFLOAT16: clangtu registers them
+SCALAR_KINDS = N.INTEGER_TYPE_KINDS | {T.FLOAT, T.DOUBLE, T.LONGDOUBLE, T.FLOAT128,
+                                       T.ENUM, *HALF_KINDS}
 BITS_PER_BYTE = 8
 BOOL_BITS = 1
 # Vitis's arbitrary-precision types: the first template argument is the width W.
@@ -51,7 +53,9 @@ def element_type(t: ci.Type, name: str, coord: Coord) -> tuple[str, int]:
     if canonical.kind == T.BOOL:
         return "bool", BOOL_BITS
     if canonical.kind in SCALAR_KINDS:
-        shown = written if written in FIXED_WIDTH_NAMES else _unqualified(canonical.spelling)
+        # a 16-bit float keeps its name (Vitis's half; _Float16 is g++'s)
+        keep = written in FIXED_WIDTH_NAMES or canonical.kind in HALF_KINDS
+        shown = written if keep else _unqualified(canonical.spelling)
         return shown, canonical.get_size() * BITS_PER_BYTE
     if canonical.kind == T.RECORD:
         bits = record_bits(canonical)
