@@ -525,7 +525,8 @@ def run_arraypart(kernel: Kernel, root: Path, workdir: Path) -> Outcome:
     return replace(outcome, own_banking_reaches=again.status == "banked")
 
 
-_RECURRENCE = re.compile(r"warning: loop (\S+): .*\(a recurrence through memory\)")
+_RECURRENCE = re.compile(r"warning: loop (\S+): .*\(a (?:possible )?recurrence through "
+                         r"memory\)")
 
 
 def _recurrent_loops(report: dict) -> set[str]:

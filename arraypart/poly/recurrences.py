@@ -71,7 +71,8 @@ def recurrence_warning(r: Recurrence) -> str:
         return warning_text(r.read, (
             f"loop {r.loop}: {r.array} is read here and written at {r.write.line}:"
             f"{r.write.col}, one of them at an index the data choose, so this read may "
-            "be of the element the previous iteration writes: the HLS tool assumes it is and "
+            "be of the element the previous iteration writes (a possible recurrence "
+            "through memory): the HLS tool assumes it is and "
             "issues the read after that write, so the II may exceed the one the ports "
             f"allow; if they never meet, say so (#pragma HLS dependence variable="
             f"{r.array} type=inter dependent=false)"))
