@@ -52,8 +52,20 @@ def pragma_int(written: str, constants) -> int | None:
     """A pragma's integer value: an expression of literals and named constants with
     ``+ - * /`` and parentheses (``c_chunk_sz * c_chunk_sz / (c_size_max * c_size_max)``;
     ``/`` truncates as C's does); None when it is anything else, divides by zero or is
-    negative."""
-    python = _C_LITERAL.sub(lambda m: str(int_text(m.group(0))), written.strip())
+    negative.  The text is read token by token as C's: a number C does not read
+    (``1_0``, which Python would) is no value."""
+    parts, text, at = [], written.strip(), 0
+    while at < len(text):
+        token = _PRAGMA_TOKEN.match(text, at)
+        if token is None:
+            return None
+        name, number, operator = token.groups()
+        value = None if number is None else int_text(number)
+        if number is not None and value is None:
+            return None
+        parts.append(name or operator or str(value))
+        at = token.end()
+    python = " ".join(parts)
     try:
         tree = ast.parse(python, mode="eval").body
     except SyntaxError:
@@ -72,8 +84,9 @@ def _c_divide(a: int, b: int) -> int | None:
 
 _PRAGMA_OPERATORS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
                      ast.Mult: lambda a, b: a * b, ast.Div: _c_divide}
-# A C integer literal (hex, binary, octal, decimal, with u/l suffixes): int_text reads it.
-_C_LITERAL = re.compile(r"\b(?:0[xX][0-9a-fA-F]+|0[bB][01]+|\d+)[uUlL]*\b")
+# A pragma value's tokens: a name, a number (int_text reads C's: hex, octal, binary,
+# u/l suffixes), an operator or a parenthesis.
+_PRAGMA_TOKEN = re.compile(r"\s*(?:([A-Za-z_]\w*)|(\d\w*)|([-+*/()]))\s*")
 
 
 def _pragma_value(node: ast.AST, constants) -> int | None:
