@@ -77,6 +77,8 @@ def test_time_limit_gives_exit_1_and_the_best_proven_banking(capsys):
     assert code == 1 and "Traceback" not in err and report["time_limit_reached"]
     buf = next(a for a in report["arrays"] if a["name"] == "buf")
     assert buf["scheme"]["kind"] == "none" and not buf["conflict_free"]
+    # the bound stays the array's (64 reads on two ports), not one memory's 1
+    assert (buf["max_concurrent"], buf["lower_bound_banks"]) == (64, 32)
     assert {loop["name"]: loop["achieved_ii"] for loop in report["loops"]}["L7"] == 32
     assert any("time limit of 0.05 s reached while banking buf" in w
                for w in report["warnings"])

@@ -299,13 +299,17 @@ def _resumed(am: ArrayModel, found: Found | None, options: _Options) -> ArraySol
 
 
 def _time_limited(am: ArrayModel, options: _Options, start: float) -> ArraySolution:
+    """One memory, proven by counting, reported with the array's lower bound (which
+    the search had, and the report states beside its concurrent accesses)."""
     banking = Banking(am.array.name, none_scheme(am.array.shape))
     proof = counted_proof(am, banking)
     note = warning_text(am.array.coord, (
         f"solver time limit of {options.time_limit:g} s reached while banking "
         f"{am.array.name}: no banking was proven within it, so it keeps one memory "
         f"(achieved II {dict(proof.achieved_ii)}, proven by counting)"))
-    solution = _solution(am, banking, proof, 1, start,
+    shapes = [analyze_group(g, len(am.array.shape)) for g in am.groups]
+    bound = lower_bound_of(am.ports, shapes, am.array) if shapes else 1
+    solution = _solution(am, banking, proof, bound, start,
                          "time limit reached; one memory, proven by counting", (note,))
     return replace(solution, time_limited=True)
 
