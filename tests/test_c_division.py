@@ -18,7 +18,7 @@ from arraypart import check
 
 from conftest import ROOT
 
-EXAMPLES = int(os.environ.get("ARRAYPART_EXAMPLES", "25"))
+EXAMPLES = int(os.environ.get("ARRAYPART_EXAMPLES", "15"))
 PORTS = {1: 1, 2: 2}  # --ports -> accesses one bank serves per cycle (reads only here)
 
 
