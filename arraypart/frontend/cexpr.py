@@ -55,7 +55,7 @@ class Scope:
     expression), a scalar with an affine value at this point (its expression over
     iterators: :mod:`.scalars`), or a named integer constant (folded).  ``ranges``
     bounds iterators (from their loops' bounds; an iterator without one is unbounded).
-    ``narrow``: the scalars of a type narrower than ``int`` (:func:`.scalars.narrow_types`);
+    ``narrow``: the scalars of a type narrower than ``int`` (:func:`.scalars.narrow`);
     a temporary's value is the one its writes compute without wrapping, and reading
     such a scalar converts it to its type (:func:`converted`): ``+ - *`` commute with
     the reduction modulo 2^w, so the reductions C makes at each ``k += 3`` or ``k++``
@@ -258,14 +258,8 @@ def converted(e: E.Expr, to: N.IntType, source: N.IntType | None,
     keeps e: the front end's values lie within 64 bits (:func:`_checked`), so only a
     negative e can wrap there, and any index it forms is out of bounds either way.  So
     does a 32-bit ``to`` where e's interval is unknown (a size the data chose, ``int j
-    = s`` with ``unsigned s = P[r]``): e and its conversion differ only where one of
-    them is at least 2^31 in magnitude, which indexes out of every array."""
-    if source is not None and to.holds(source):
-        return e
-    low, high = interval(e, scope.ranges)
-    if low is not None and high is not None and to.low <= low and high <= to.high:
-        return e
-    if (low is None or high is None) and to.width >= 32:
+    = s`` with ``unsigned s = P[r]``: :meth:`.cnodes.IntType.keeps`)."""
+    if (source is not None and to.holds(source)) or to.keeps(*interval(e, scope.ranges)):
         return e
     if to.boolean:
         return None

@@ -37,7 +37,6 @@ CASTS = (K.CSTYLE_CAST_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR, K.CXX_STATIC_CAST_EXPR)
 OVERLOADED_BINARY = ("+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", "<=", ">",
                      ">=", "==", "!=", "&&", "||")
 OVERLOADED_UNARY = ("+", "-", "~", "!")
-AP_INTEGER_SPELLINGS = ("ap_int<", "ap_uint<", "ap_int_base<")
 INTEGER_TYPE_KINDS = frozenset((
     ci.TypeKind.BOOL, ci.TypeKind.CHAR_U, ci.TypeKind.UCHAR, ci.TypeKind.USHORT,
     ci.TypeKind.UINT, ci.TypeKind.ULONG, ci.TypeKind.ULONGLONG, ci.TypeKind.CHAR_S,
@@ -145,6 +144,15 @@ class IntType:
     def holds(self, other: IntType) -> bool:
         """Whether every value of ``other`` is one of this type's."""
         return self.low <= other.low and other.high <= self.high
+
+    def keeps(self, low: int | None, high: int | None) -> bool:
+        """Whether converting to this type keeps every value in ``low..high`` (None:
+        unknown): it holds them, or the interval is unknown and the type 32 bits or
+        wider, where a value and its conversion differ only at 2^31 or more in
+        magnitude, which indexes out of every array."""
+        if low is None or high is None:
+            return self.width >= 32
+        return self.low <= low and high <= self.high
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -985,7 +993,7 @@ def _constant_value(decl: ci.Cursor | None) -> int | None:
 WRAPPING_OPERATORS = ("+", "-", "*", "<<")
 SIGNED_KINDS = frozenset((ci.TypeKind.CHAR_S, ci.TypeKind.SCHAR, ci.TypeKind.SHORT,
                           ci.TypeKind.INT, ci.TypeKind.LONG, ci.TypeKind.LONGLONG))
-_AP_WIDTH = re.compile(r"ap_(u?)int<(\d+)>")
+_AP_WIDTH = re.compile(r"ap_(u?)int<\s*(\d+)\s*>")
 
 
 def int_type(t: ci.Type) -> IntType | None:
@@ -995,7 +1003,7 @@ def int_type(t: ci.Type) -> IntType | None:
         return IntType(1, False, boolean=True)
     if canonical.kind in INTEGER_TYPE_KINDS:
         return IntType(8 * canonical.get_size(), canonical.kind in SIGNED_KINDS)
-    ap = _AP_WIDTH.match(canonical.spelling)
+    ap = _AP_WIDTH.fullmatch(canonical.spelling)
     return None if ap is None else IntType(int(ap.group(2)), not ap.group(1))
 
 

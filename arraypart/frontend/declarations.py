@@ -162,10 +162,16 @@ def _const_integer_init(decl: N.Decl) -> N.Node | None:
     return decl.init
 
 
-def refuse_array_typedef(decl: N.Decl) -> None:
-    """An array declared through a name for its array type (``typedef int img_t[4][8];
-    img_t buf;``) is a located error: arraypart reads an array's dimensions, and emits
-    its banks, where the array is declared."""
+def refuse_array_typedefs(func: N.FuncDef) -> None:
+    """An array that ``func`` (a parameter, a local) declares through a name for its
+    array type (``typedef int img_t[4][8]; img_t buf;``) is a located error: arraypart
+    reads an array's dimensions, and emits its banks, where the array is declared."""
+    for decl in [*func.params, *N.walk(func.body)]:
+        if isinstance(decl, N.Decl):
+            _refuse_array_typedef(decl)
+
+
+def _refuse_array_typedef(decl: N.Decl) -> None:
     if decl.ctype is not None and decl.ctype.array_typedef:
         spelled = decl.ctype.canonical_spelling
         element, _, dims = spelled.partition("[")

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import re
 
 import clang.cindex as ci
 
@@ -52,10 +51,6 @@ ASSIGNING_UNARY = ("p++", "++", "p--", "--", "&")
 # a range the checker can replay (2^16 iterations); a wider type (int) bounds nothing
 # useful, and its size stays open.
 TYPE_BOUND_BITS = 16
-AP_INTEGER = re.compile(r"^ap_(u?)int<\s*(\d+)\s*>$")
-C_TYPE_BITS = {T.BOOL: (1, False), T.CHAR_U: (8, False), T.UCHAR: (8, False),
-               T.CHAR_S: (8, True), T.SCHAR: (8, True), T.USHORT: (16, False),
-               T.SHORT: (16, True)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,8 +121,7 @@ def is_unsized(decl: N.Decl) -> bool:
 def is_size_candidate(decl: N.Decl, body: N.Node) -> bool:
     """An integer (C or ``ap_[u]int<W>``) passed by value that ``body`` never assigns,
     takes the address of or shadows: a run-time size."""
-    if decl.ctype is None or (decl.ctype.canonical_kind not in N.INTEGER_TYPE_KINDS
-                              and AP_INTEGER.match(decl.ctype.canonical_spelling) is None):
+    if decl.ctype is None or decl.ctype.integer is None:
         return False
     for node in N.walk(body):
         if isinstance(node, N.Decl) and node.name == decl.name:
@@ -143,16 +137,8 @@ def is_size_candidate(decl: N.Decl, body: N.Node) -> bool:
 def type_bound(decl: N.Decl) -> int | None:
     """The largest value of a size's type when it is at most :data:`TYPE_BOUND_BITS`
     wide (``ap_uint<5>``: 31, ``unsigned char``: 255), else None."""
-    ap = AP_INTEGER.match(decl.ctype.canonical_spelling)
-    if ap is not None:
-        bits, signed = int(ap.group(2)), ap.group(1) == ""
-    elif decl.ctype.canonical_kind in C_TYPE_BITS:
-        bits, signed = C_TYPE_BITS[decl.ctype.canonical_kind]
-    else:
-        return None
-    if bits > TYPE_BOUND_BITS:
-        return None
-    return (1 << (bits - 1)) - 1 if signed else (1 << bits) - 1
+    integer = decl.ctype.integer
+    return None if integer is None or integer.width > TYPE_BOUND_BITS else integer.high
 
 
 def _names(node: N.Node, name: str) -> bool:

@@ -36,7 +36,7 @@ from . import interfaces as I
 from . import scalars as S
 from . import stencil
 from . import switches
-from .declarations import array_decl, refuse_array_typedef
+from .declarations import array_decl, refuse_array_typedefs
 from .loops import ESCAPES, LoopLowering, check_unrollable
 from .memories import MemoryLowering
 from .pragmas import LOOP_DIRECTIVES, PragmaReader
@@ -478,9 +478,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         if callee.start not in self._callee_arrays:
             found: dict[str, Binding] = {}
             self._streams.update(p.name for p in callee.params if I.is_stream(p))
-            for node in [*callee.params, *N.walk(callee.body)]:
-                if isinstance(node, N.Decl):
-                    refuse_array_typedef(node)
+            refuse_array_typedefs(callee)
             for node in N.walk(callee.body):
                 if isinstance(node, N.Decl) and I.is_stream(node):
                     self._streams.add(node.name)

@@ -26,7 +26,7 @@ from .cexpr import Bound, fold, interval
 from . import cnodes as N
 from . import fresh as F
 from . import interfaces as I
-from .declarations import array_decl, integer_constant, refuse_array_typedef
+from .declarations import array_decl, integer_constant, refuse_array_typedefs
 
 POINTER_KIND = ci.TypeKind.POINTER
 
@@ -115,9 +115,7 @@ class MemoryLowering:
     def _collect_arrays(self) -> None:
         """The top's array parameters, the file's arrays, the top's local arrays; a
         header's array that a name of the top shadows is none of the kernel's."""
-        for node in [*self._func.params, *N.walk(self._func.body)]:
-            if isinstance(node, N.Decl):
-                refuse_array_typedef(node)
+        refuse_array_typedefs(self._func)
         for param in self._func.params:
             if I.is_stream(param):
                 self._streams.add(param.name)

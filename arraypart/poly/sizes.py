@@ -20,8 +20,6 @@ over-approximation for every value of it.
 
 from __future__ import annotations
 
-import islpy as isl
-
 from dataclasses import replace
 
 from .. import expr as E
@@ -227,8 +225,11 @@ def _anchor(p: ir.Param, bad, box, witnesses) -> tuple[int, int]:
     array, the other sizes held where they are known: the least such one from 0 up.
     Only the extents whose bad sizes depend on ``p`` count: one that other sizes
     alone exceed (another loop nest's, its sizes not yet known) says nothing of p."""
-    own = [sizes for _, sizes in witnesses if _depends_on(sizes, p.name)]
-    good = _good_values(p, _union(own, bad.space), box, 0)
+    own = G.empty(G.dim_names(bad))
+    for _, sizes in witnesses:
+        if _depends_on(sizes, p.name):
+            own = own.union(sizes)
+    good = _good_values(p, own, box, 0)
     if good.is_empty():
         raise KernelError(p.coord, (
             f"loop start or bound '{p.name}': {_witness(witnesses, _known(p, box), (p.name,))} "
@@ -241,13 +242,6 @@ def _depends_on(sizes, name: str) -> bool:
     """Whether the set of size vectors ``sizes`` constrains dimension ``name``."""
     at = sizes.space.find_dim_by_name(G.SET, name)
     return not sizes.eliminate(G.SET, at, 1).is_equal(sizes)
-
-
-def _union(sets: list, space):
-    found = isl.Set.empty(space)
-    for s in sets:
-        found = found.union(s)
-    return found
 
 
 def _known(p: ir.Param, box: dict) -> dict:
