@@ -91,6 +91,41 @@ def test_a_narrow_scalar_stepped_past_its_range_wraps(step, delta, tmp_path):
                                              for i in range(TRIPS)]
 
 
+
+UNSIGNED_STEPS = {
+    "rem_down": ("k -= 3;", -3, "k % 256", lambda k: k % 256),
+    "shift_down": ("k -= 5;", -5, "k >> 24", lambda k: k >> 24),
+    "mask_down": ("k = k - 7;", -7, "k & 255", lambda k: k & 255),
+    "divide_down": ("k--;", -1, "k / 16777216", lambda k: k // 16777216),
+}
+
+
+@pytest.mark.parametrize("case", sorted(UNSIGNED_STEPS))
+def test_an_unsigned_scalar_stepped_below_zero_wraps(case, tmp_path):
+    """unsigned k stepped down from 0 holds 2^32 - |step| * i in C, so ``k % 256`` and
+    ``k >> 24`` index buf within bounds.  The model used to keep k = -|step| * i and
+    refused the kernel ("at i = 0 the index is -3")."""
+    step, delta, index, c_index = UNSIGNED_STEPS[case]
+    path = tmp_path / "conv.c"
+    path.write_text(kernel_source("", index, step).replace("uint8_t k = 0;",
+                                                           "unsigned k = 0;"))
+    compiled = arraypart.compile_kernel(path)
+    assert list(model_indices(compiled)) == [c_index(wrap(delta * i, 32, False))
+                                             for i in range(TRIPS)]
+
+
+@needs_gxx
+def test_the_compiled_original_wraps_an_unsigned_counter_as_the_model_does(tmp_path):
+    path = tmp_path / "conv.c"
+    path.write_text(kernel_source("", "k % 256] + buf[(k + 1u) % 256", "k -= 3;").replace(
+        "uint8_t k = 0;", "unsigned k = 0;").replace(
+        "int buf[256];", "int buf[256];\n#pragma HLS bind_storage variable=buf type=ram_1p"))
+    compiled = arraypart.compile_kernel(path)
+    buf = next(a for a in compiled.report.solution.arrays if a.array.name == "buf")
+    assert buf.conflict_free and buf.banking.scheme.banks * buf.banking.copies == 2
+    assert_the_trace_agrees(compiled, tmp_path, ports=1)
+    run_testbench(compiled, tmp_path)
+
 def test_a_wrapped_index_is_banked_on_the_element_it_reads(tmp_path):
     """buf[(uint8_t)(i + 192)] + buf[i] on one port: at i >= 64 the first read is
     buf[i - 64].  The model used to read buf[i + 192] there (the cast was dropped) and

@@ -95,11 +95,15 @@ def integer_types(nodes: Iterable[N.Node]) -> dict[str, N.IntType]:
 
 
 def narrow(types: Mapping[str, N.IntType]) -> dict[str, N.IntType]:
-    """Of ``types``, those narrower than ``int`` (``uint8_t``, ``short``, ``ap_uint<4>``).
-    Their values wrap where ``int``'s would overflow; a wider scalar is taken never to
-    wrap (signed overflow is undefined, and an ``unsigned`` counter would take 2^32
-    steps)."""
-    return {name: t for name, t in types.items() if t.width < 32}
+    """Of ``types``, those whose values C reduces modulo 2^w where the written value
+    leaves the type: the types narrower than ``int`` (``uint8_t``, ``short``,
+    ``ap_uint<4>``) and ``unsigned int`` (``k -= 3`` from 0 holds 2^32 - 3, and
+    ``k % 16`` reads 13).  A signed scalar of 32 bits or more is taken never to wrap
+    (its overflow is undefined); a 64-bit unsigned one would need 2^64 - |e| beyond the
+    front end's 64-bit values, and any index it forms without a reduction is out of
+    bounds either way."""
+    return {name: t for name, t in types.items()
+            if t.width < 32 or (t.width == 32 and not t.signed)}
 
 
 def entry_symbol(name: str, depth: int) -> E.Expr:
