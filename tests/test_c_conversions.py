@@ -126,6 +126,42 @@ def test_the_compiled_original_wraps_an_unsigned_counter_as_the_model_does(tmp_p
     assert_the_trace_agrees(compiled, tmp_path, ports=1)
     run_testbench(compiled, tmp_path)
 
+
+# ap_[u]int operators: Vitis widens + - * / so they never wrap, but << and ~ return the
+# left operand's type (ap_uint<4>(5) << 2 is 4); and C's ~e is -e - 1.
+AP_OPERATORS = {
+    "ap_shift": ("((ap_uint<4>)i) << 2", lambda i: (wrap(i, 4, False) << 2) % 16),
+    "ap_complement": ("~(ap_uint<4>)i", lambda i: 15 - wrap(i, 4, False)),
+    "ap_signed_shift": ("(((ap_int<5>)i) << 1) + 32",
+                        lambda i: wrap(2 * wrap(i, 5, True), 5, True) + 32),
+    "ap_widened_sum": ("(ap_uint<4>)i + (ap_uint<4>)15", lambda i: wrap(i, 4, False) + 15),
+    "c_complement": ("~i + 256", lambda i: 255 - i),
+}
+
+
+@pytest.mark.parametrize("case", sorted(AP_OPERATORS))
+def test_ap_int_operators_keep_their_result_width(case, tmp_path):
+    index, c_value = AP_OPERATORS[case]
+    path = tmp_path / "conv.cpp"
+    path.write_text("#include <ap_int.h>\n" + kernel_source("", index))
+    compiled = arraypart.compile_kernel(path)
+    assert list(model_indices(compiled)) == [c_value(i) for i in range(TRIPS)]
+
+
+@needs_gxx
+def test_the_compiled_original_shifts_an_ap_uint_as_the_model_does(tmp_path):
+    """The model read ap_uint<4>(i) << 2 as 4i: check --trace saw the program read
+    buf[0] at i = 4 where the model predicted buf[16]."""
+    path = tmp_path / "conv.cpp"
+    index = "((ap_uint<4>)i) << 2] + buf[~(ap_uint<4>)i"
+    path.write_text(("#include <ap_int.h>\n" + kernel_source("", index)).replace(
+        "int buf[256];", "int buf[256];\n#pragma HLS bind_storage variable=buf type=ram_1p"))
+    compiled = arraypart.compile_kernel(path)
+    buf = next(a for a in compiled.report.solution.arrays if a.array.name == "buf")
+    assert buf.conflict_free and buf.banking.scheme.banks * buf.banking.copies == 2
+    assert_the_trace_agrees(compiled, tmp_path, ports=1)
+    run_testbench(compiled, tmp_path)
+
 def test_a_wrapped_index_is_banked_on_the_element_it_reads(tmp_path):
     """buf[(uint8_t)(i + 192)] + buf[i] on one port: at i >= 64 the first read is
     buf[i - 64].  The model used to read buf[i + 192] there (the cast was dropped) and

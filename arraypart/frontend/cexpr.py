@@ -3,7 +3,7 @@
 ``quasi_affine`` maps an expression (:mod:`.cnodes`) over loop iterators and integer constants
 to an :mod:`arraypart.expr` tree, or None when it is not quasi-affine:
 
-    e + e, e - e, -e, k*e, e << k = 2^k * e, e >> k = floor(e / 2^k),
+    e + e, e - e, -e, ~e = -e - 1, k*e, e << k = 2^k * e, e >> k = floor(e / 2^k),
     e & (2^k - 1) = e mod 2^k                                  (k >= 0)
     e / c = floor(e / c),        e % c = e mod c               (c > 0, e >= 0)
     e / c = -floor(-e / c),      e % c = e + c*floor(-e / c)   (c > 0, e <= 0)
@@ -14,7 +14,9 @@ proven by interval arithmetic over the enclosing loops' bounds (:func:`interval`
 ``Scope.ranges``).  A dividend that may take both signs gives None: the index is
 irregular (DESIGN §1), never a silent floor.  ``>>`` of a negative value is
 arithmetic in g++ and Vitis (a floor) and ``&`` works on two's complement, so those
-need no proof.  Over constants every operator keeps its C meaning, so ``N - 1`` or
+need no proof.  An unsigned result, and an ``ap_[u]int`` operator's (whose ``<<``
+and ``~`` keep the operand's width), is reduced to its type (:func:`converted`).
+Over constants every operator keeps its C meaning, so ``N - 1`` or
 ``(N / 2) * 2`` fold exactly as a C compiler folds them.
 
 Integers are those of C's widest types: a literal above 2^64 - 1, a constant or a
@@ -196,6 +198,8 @@ def _unary(node: N.UnaryOp, scope: Scope) -> E.Expr | None:
         result = inner
     elif node.op == "-":
         result = _checked(E.scale(-1, inner), node)
+    elif node.op == "~":  # two's complement: ~e = -e - 1
+        result = _checked(E.add(E.scale(-1, inner), E.const(-1)), node)
     if result is None or node.wraps is None:
         return result
     return converted(result, node.wraps, None, scope)  # unsigned arithmetic wraps

@@ -79,8 +79,8 @@ class Constant(Node):
 
 @dataclass(frozen=True, slots=True, eq=False)
 class UnaryOp(Node):
-    """``op expr``; ``wraps``: for ``-`` and ``~``, the unsigned type whose arithmetic
-    computes it (as :class:`BinaryOp`'s)."""
+    """``op expr``; ``wraps``: for ``-`` and ``~``, the unsigned or ``ap_[u]int`` type
+    whose arithmetic computes it (as :class:`BinaryOp`'s)."""
 
     op: str = ""
     expr: Node | None = None
@@ -92,8 +92,11 @@ class UnaryOp(Node):
 
 @dataclass(frozen=True, slots=True, eq=False)
 class BinaryOp(Node):
-    """``left op right``; ``wraps``: the unsigned type whose arithmetic (``+ - * <<``)
-    computes it, modulo 2^width (signed overflow is undefined: no wrap)."""
+    """``left op right``; ``wraps``: the type whose arithmetic computes it, modulo
+    2^width: an unsigned C type's (``+ - * <<``; signed overflow is undefined: no
+    wrap), or the ``ap_[u]int`` type an overloaded operator returns (Vitis widens
+    ``+ - * /`` so that they never wrap, but ``<<`` and ``~`` keep the left operand's
+    width: ``ap_uint<4>(5) << 2`` is 4)."""
 
     op: str = ""
     left: Node | None = None
@@ -873,13 +876,14 @@ class Converter:
             return Assignment(coord, start, end, name[len("operator"):], operands[0],
                               operands[1])
         op = name[len("operator"):] if name and name.startswith("operator") else None
+        result = ap_type(cursor.type) if op in AP_ARITHMETIC else None
         if op in OVERLOADED_BINARY and len(operands) == 2:
-            return BinaryOp(coord, start, end, op, operands[0], operands[1])
+            return BinaryOp(coord, start, end, op, operands[0], operands[1], result)
         if op in ("++", "--") and operands:  # the postfix form has a dummy int operand
             return UnaryOp(coord, start, end, op if len(operands) == 1 else "p" + op,
                            operands[0])
         if op in OVERLOADED_UNARY and len(operands) == 1:
-            return UnaryOp(coord, start, end, op, operands[0])
+            return UnaryOp(coord, start, end, op, operands[0], result)
         return Other(coord, start, end, f"call of {name}", operands)
 
     def _instance(self, function: ci.Cursor | None, coord: Coord) -> str | None:
@@ -994,6 +998,10 @@ WRAPPING_OPERATORS = ("+", "-", "*", "<<")
 SIGNED_KINDS = frozenset((ci.TypeKind.CHAR_S, ci.TypeKind.SCHAR, ci.TypeKind.SHORT,
                           ci.TypeKind.INT, ci.TypeKind.LONG, ci.TypeKind.LONGLONG))
 _AP_WIDTH = re.compile(r"ap_(u?)int<\s*(\d+)\s*>")
+# The result type of ap_[u]int arithmetic, as the stand-in and Vitis's headers name it.
+_AP_BASE = re.compile(r"ap_int_base<\s*(\d+)\s*,\s*(true|false)\s*>")
+# Overloaded operators whose ap_[u]int result is reduced to the type it returns.
+AP_ARITHMETIC = ("+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "~")
 
 
 def int_type(t: ci.Type) -> IntType | None:
@@ -1003,8 +1011,18 @@ def int_type(t: ci.Type) -> IntType | None:
         return IntType(1, False, boolean=True)
     if canonical.kind in INTEGER_TYPE_KINDS:
         return IntType(8 * canonical.get_size(), canonical.kind in SIGNED_KINDS)
-    ap = _AP_WIDTH.fullmatch(canonical.spelling)
-    return None if ap is None else IntType(int(ap.group(2)), not ap.group(1))
+    return ap_type(t)
+
+
+def ap_type(t: ci.Type) -> IntType | None:
+    """The integer type of an ``ap_int<W>``, ``ap_uint<W>`` or ``ap_int_base<W, S>``
+    (typedefs seen through), or None for any other type."""
+    spelling = t.get_canonical().spelling
+    ap = _AP_WIDTH.fullmatch(spelling)
+    if ap is not None:
+        return IntType(int(ap.group(2)), not ap.group(1))
+    base = _AP_BASE.fullmatch(spelling)
+    return None if base is None else IntType(int(base.group(1)), base.group(2) == "true")
 
 
 def _narrowing(cursor: ci.Cursor, operand: ci.Cursor) -> IntType | None:
