@@ -148,6 +148,59 @@ def test_ap_int_operators_keep_their_result_width(case, tmp_path):
     assert list(model_indices(compiled)) == [c_value(i) for i in range(TRIPS)]
 
 
+
+# ap_[u]int scalars: (type of k, declarations in the body, step of k, index, C's index
+# at iteration i).  They were not followed at all, so every index they formed was
+# irregular.
+AP_SCALARS = {
+    "initialized": ("uint8_t", "ap_uint<3> j = i;", "", "j", lambda i: i % 8),
+    "signed_init": ("uint8_t", "ap_int<4> d = i;", "", "d + 8",
+                    lambda i: wrap(i, 4, True) + 8),
+    "stepped": ("ap_uint<4>", "", "k += 5;", "k", lambda i: wrap(5 * i, 4, False)),
+    "incremented": ("ap_uint<5>", "", "k++;", "k + 100", lambda i: wrap(i, 5, False) + 100),
+    "wide_down": ("ap_uint<40>", "", "k -= 3;", "k % 256",
+                  lambda i: wrap(-3 * i, 40, False) % 256),
+    "sum_of_two": ("ap_uint<4>", "ap_uint<5> s = k + (ap_uint<3>)i;", "k += 7;", "s",
+                   lambda i: wrap(7 * i, 4, False) + i % 8),
+}
+
+
+@pytest.mark.parametrize("case", sorted(AP_SCALARS))
+def test_an_ap_int_scalar_is_followed_and_wraps_at_its_width(case, tmp_path):
+    k_type, declarations, step, index, c_value = AP_SCALARS[case]
+    path = tmp_path / "conv.cpp"
+    path.write_text("#include <ap_int.h>\n" + kernel_source(declarations, index, step)
+                    .replace("uint8_t k = 0;", f"{k_type} k = 0;"))
+    compiled = arraypart.compile_kernel(path)
+    assert list(model_indices(compiled)) == [c_value(i) for i in range(TRIPS)]
+
+
+
+@needs_gxx
+def test_the_compiled_original_steps_an_ap_uint_as_the_model_does(tmp_path):
+    path = tmp_path / "conv.cpp"
+    path.write_text(("#include <ap_int.h>\n" + kernel_source(
+        "ap_int<5> d = i * 3;", "k] + buf[d + 16", "k += 5;")).replace(
+        "uint8_t k = 0;", "ap_uint<4> k = 0;").replace(
+        "int buf[256];", "int buf[256];\n#pragma HLS bind_storage variable=buf type=ram_1p"))
+    compiled = arraypart.compile_kernel(path)
+    buf = next(a for a in compiled.report.solution.arrays if a.array.name == "buf")
+    assert buf.conflict_free
+    assert_the_trace_agrees(compiled, tmp_path, ports=1)
+    run_testbench(compiled, tmp_path)
+
+def test_an_ap_int_scalar_written_through_a_member_is_opaque(tmp_path):
+    """x.range(5, 4) = 3 changes x where the model cannot follow: the index is
+    irregular, never x's old value."""
+    path = tmp_path / "conv.cpp"
+    path.write_text("#include <ap_int.h>\n" + kernel_source(
+        "ap_uint<6> x = i % 16; x.range(5, 4) = 3;", "x"))
+    compiled = arraypart.compile_kernel(path)
+    read = next(a for loop in compiled.report.kernel.body
+                for s in getattr(loop, "body", ()) for a in getattr(s, "accesses", ())
+                if a.array == "buf" and a.kind == "read")
+    assert read.index[0] is None
+
 @needs_gxx
 def test_the_compiled_original_shifts_an_ap_uint_as_the_model_does(tmp_path):
     """The model read ap_uint<4>(i) << 2 as 4i: check --trace saw the program read

@@ -76,11 +76,15 @@ Opaques = dict[str, Opaque]
 
 
 def integer_scalars(nodes: Iterable[N.Node]) -> frozenset[str]:
-    """The names of the C integer scalars declared among a function body's ``nodes``
-    (typedefs included; not ``ap_[u]int``, whose values wrap at their width)."""
+    """The names of the integer scalars declared among a function body's ``nodes``: C's
+    integer types (typedefs included) and ``ap_[u]int<W>``, whose values wrap at their
+    width as a narrow C type's do (:func:`narrow`).  An ``ap_[u]int`` written through a
+    member (``x.range(3, 0) = v``, ``x[2] = 1``) passes itself to a call, which makes
+    its value opaque (:func:`written`)."""
     return frozenset(d.name for d in nodes if isinstance(d, N.Decl)
                      and not d.is_array and d.ctype is not None
-                     and d.ctype.canonical_kind in N.INTEGER_TYPE_KINDS)
+                     and (d.ctype.canonical_kind in N.INTEGER_TYPE_KINDS
+                          or d.ctype.integer is not None))
 
 
 def integer_types(nodes: Iterable[N.Node]) -> dict[str, N.IntType]:
@@ -97,13 +101,13 @@ def integer_types(nodes: Iterable[N.Node]) -> dict[str, N.IntType]:
 def narrow(types: Mapping[str, N.IntType]) -> dict[str, N.IntType]:
     """Of ``types``, those whose values C reduces modulo 2^w where the written value
     leaves the type: the types narrower than ``int`` (``uint8_t``, ``short``,
-    ``ap_uint<4>``) and ``unsigned int`` (``k -= 3`` from 0 holds 2^32 - 3, and
-    ``k % 16`` reads 13).  A signed scalar of 32 bits or more is taken never to wrap
-    (its overflow is undefined); a 64-bit unsigned one would need 2^64 - |e| beyond the
-    front end's 64-bit values, and any index it forms without a reduction is out of
-    bounds either way."""
+    ``ap_uint<4>``), ``unsigned int`` (``k -= 3`` from 0 holds 2^32 - 3, and ``k % 16``
+    reads 13) and the ``ap_[u]int`` widths between 32 and 64 bits.  A signed scalar of
+    32 bits is taken never to wrap (C's overflow is undefined, an ``ap_int<32>`` takes
+    2^31 steps); a 64-bit one would need 2^64 - |e|, beyond the front end's 64-bit
+    values, and any index it forms without a reduction is out of bounds either way."""
     return {name: t for name, t in types.items()
-            if t.width < 32 or (t.width == 32 and not t.signed)}
+            if t.width < 64 and (t.width != 32 or not t.signed)}
 
 
 def entry_symbol(name: str, depth: int) -> E.Expr:
