@@ -199,6 +199,29 @@ def test_branches_that_agree_keep_the_scalar_affine(tmp_path):
         report.warnings[0])
 
 
+
+def test_a_static_scalar_starts_each_call_where_the_last_one_left_it(tmp_path):
+    """static int k = 0; ... buf[k]; k++: k is 0 at the first call only (16 at the
+    second, 32 at the third, where buf[k] and buf[i + 32] meet in one block of a
+    two-bank block partition).  The model used to take k = i at every call."""
+    text = """
+        void persist(int in[64], int out[16]) {
+            int buf[64];
+        #pragma HLS bind_storage variable=buf type=ram_1p
+            static int k = 0;
+            for (int i = 0; i < 64; i++) buf[i] = in[i];
+            for (int i = 0; i < 16; i++) {
+        #pragma HLS pipeline II=1
+                out[i] = buf[k] + buf[i + 32];
+                k++;
+            }
+        }"""
+    report = compile_text(tmp_path, "persist", text).report
+    assert "'k' is static (each call starts from the value the last call left)" in (
+        report.warnings[0])
+    buf = next(a for a in report.solution.arrays if a.array.name == "buf")
+    assert buf.conflict_free and buf.banking.copies == 2
+
 def test_scalar_passed_by_address_is_opaque(tmp_path):
     text = """
         void bump(int *p);

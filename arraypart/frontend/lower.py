@@ -268,6 +268,12 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
                                                     decl.coord))
             return
         self._apply_effects(decl.init)
+        if decl.static and not decl.ctype.const:
+            # the initializer gives the first call's value only
+            self._declare(decl.name, None, S.Opaque(
+                "is static (each call starts from the value the last call left)",
+                decl.coord))
+            return
         value = quasi_affine(decl.init, self._scope())
         self._declare(decl.name, value, None if value is not None else S.Opaque(
             "is initialized with a value that is not affine", decl.coord))
