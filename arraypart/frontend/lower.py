@@ -261,6 +261,9 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
 
     def _declare_scalar(self, decl: N.Decl) -> None:
         if decl.name not in self._scalars:
+            # its initializer's writes (float t = k++), and a reference's aliasing
+            # (int &r = k: k may change through r)
+            self._apply_effects(decl)
             return
         self._log_writes(decl)
         if decl.init is None:

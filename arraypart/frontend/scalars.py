@@ -156,11 +156,15 @@ def write_target(node: N.Node) -> str | None:
 
 def _escaped(node: N.Node, names: frozenset[str],
              callees: Mapping[str, N.FuncDef | None]) -> set[str]:
-    """Scalars whose address ``node`` takes, or that it passes to a callee that may
+    """Scalars whose address ``node`` takes, that it binds to a reference through
+    which they may be written (``int &r = k;``), or that it passes to a callee that may
     take them by reference (a function of ``callees`` only where its parameter is a
     reference)."""
     if isinstance(node, N.UnaryOp) and node.op == "&" and isinstance(node.expr, N.Id):
         return {node.expr.name} & names
+    if (isinstance(node, N.Decl) and node.init is not None and node.ctype is not None
+            and node.ctype.kind in REFERENCE_KINDS and not node.ctype.referent.const):
+        return {n.name for n in N.walk(node.init) if isinstance(n, N.Id)} & names
     if isinstance(node, N.FuncCall) and node.name not in VALUE_CALLS:
         callee = callees.get(node.key)
         args = node.args if callee is None else [
