@@ -222,6 +222,55 @@ def test_a_static_scalar_starts_each_call_where_the_last_one_left_it(tmp_path):
     buf = next(a for a in report.solution.arrays if a.array.name == "buf")
     assert buf.conflict_free and buf.banking.copies == 2
 
+
+ALIASED = {
+    # k changes through a reference, a pointer, or inside another declaration's
+    # initializer: the model used to read buf[k] as buf[i] after each of them
+    "reference": ("int &r = k; r += 1;", "may be changed through its address or a reference"),
+    "pointer": ("int *p = &k; *p += 1;", "may be changed through its address or a reference"),
+    "initializer": ("float t = k++; out[i] = t;", "is written inside an expression"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ALIASED))
+def test_a_scalar_changed_where_no_assignment_names_it_is_opaque(case, tmp_path):
+    change, reason = ALIASED[case]
+    text = f"""
+        void aliased(int buf[64], float out[32]) {{
+            for (int i = 0; i < 32; i++) {{
+        #pragma HLS pipeline II=1
+                int k = i;
+                {change}
+                out[i] += buf[k] + buf[i + 1];
+            }}
+        }}"""
+    report = compile_text(tmp_path, "aliased", text, suffix=".cpp").report
+    assert f"'k' {reason}" in report.warnings[0]
+    read = next(a for loop in report.kernel.body for st in loop.body
+                for a in getattr(st, "accesses", ()) if a.array == "buf")
+    assert read.index[0] is None
+
+
+@needs_gxx
+def test_a_banked_subscript_may_call_min(tmp_path):
+    """std::min in a subscript of a banked array was refused as a side effect, although
+    the emitted bank and offset may evaluate it twice."""
+    text = """
+        #include <algorithm>
+        void clamp(int in[64], int out[32]) {
+            int buf[64];
+        #pragma HLS bind_storage variable=buf type=ram_1p
+            for (int i = 0; i < 64; i++) buf[i] = in[i];
+            for (int i = 0; i < 32; i++) {
+        #pragma HLS pipeline II=1
+                out[i] = buf[2 * i] + buf[2 * std::min(i, 20) + 1];
+            }
+        }"""
+    compiled = compile_text(tmp_path, "clamp", text, suffix=".cpp")
+    buf = next(a for a in compiled.report.solution.arrays if a.array.name == "buf")
+    assert buf.banking.scheme.banks * buf.banking.copies == 2
+    assert run_project(compiled, tmp_path).returncode == 0
+
 def test_scalar_passed_by_address_is_opaque(tmp_path):
     text = """
         void bump(int *p);

@@ -25,6 +25,7 @@ from math import prod
 from .. import expr as E
 from ..errors import Coord, KernelError
 from ..frontend import cnodes as N
+from ..frontend.scalars import VALUE_CALLS
 from ..ir import Array
 from ..scheme import Banking, index_var
 from . import ranges
@@ -348,9 +349,11 @@ def _braced(items: list[str], nested: bool = False) -> str:
 
 
 def has_side_effects(node: N.Node) -> bool:
-    """Whether evaluating ``node`` may change state (assignment, ++/--, a call)."""
+    """Whether evaluating ``node`` may change state (assignment, ++/--, a call other
+    than ``min``, ``max`` and ``abs``, which the front end reads as values)."""
     for n in N.walk(node):
-        if isinstance(n, (N.Assignment, N.FuncCall)):
+        if isinstance(n, N.Assignment) or (isinstance(n, N.FuncCall)
+                                           and n.name not in VALUE_CALLS):
             return True
         if isinstance(n, N.UnaryOp) and n.op in INCREMENTS:
             return True
