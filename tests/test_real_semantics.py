@@ -251,6 +251,58 @@ def test_a_scalar_changed_where_no_assignment_names_it_is_opaque(case, tmp_path)
     assert read.index[0] is None
 
 
+
+@pytest.mark.parametrize("capture", ["&", "&k", "=, &k"])
+def test_a_lambda_capturing_by_reference_is_a_located_error(capture, tmp_path):
+    """auto f = [&](int x) { k += x; }; f(2); changed k where the model could not see
+    it (check --trace: the program read buf[2] where the model predicted buf[0])."""
+    text = f"""
+        void captured(int buf[64], int out[16]) {{
+            for (int i = 0; i < 16; i++) {{
+        #pragma HLS pipeline II=1
+                int k = i;
+                auto f = [{capture}](int x) {{ k += x; }};
+                f(2);
+                out[i] = buf[k];
+            }}
+        }}"""
+    with pytest.raises(KernelError) as error:
+        compile_text(tmp_path, "captured", text, suffix=".cpp")
+    assert error.value.coord.line == 6 and "captures by reference" in str(error.value)
+
+
+
+def test_a_lambda_reading_an_array_is_a_located_error(tmp_path):
+    """The model never saw the reads inside a lambda's body: two table reads per cycle
+    were banked as none."""
+    text = """
+        const int table[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+        void looked(int in[64], int out[16]) {
+            auto look = [](int j) { return table[j & 7]; };
+            for (int i = 0; i < 16; i++) {
+        #pragma HLS pipeline II=1
+                out[i] = look(i) + look(i + 1) + in[i];
+            }
+        }"""
+    with pytest.raises(KernelError) as error:
+        compile_text(tmp_path, "looked", text, suffix=".cpp")
+    assert error.value.coord.line == 4 and "lambda that uses an array" in str(error.value)
+
+def test_a_lambda_capturing_by_value_is_fine(tmp_path):
+    text = """
+        void copied(int buf[64], int out[16]) {
+            for (int i = 0; i < 16; i++) {
+        #pragma HLS pipeline II=1
+                int k = i;
+                auto f = [=](int x) { return k + x; };
+                out[i] = buf[k] + f(2);
+            }
+        }"""
+    report = compile_text(tmp_path, "copied", text, suffix=".cpp").report
+    read = next(a for loop in report.kernel.body for st in loop.body
+                for a in getattr(st, "accesses", ()) if a.array == "buf")
+    assert read.index[0] == E.var("i")
+
 @needs_gxx
 def test_a_banked_subscript_may_call_min(tmp_path):
     """std::min in a subscript of a banked array was refused as a side effect, although

@@ -969,10 +969,34 @@ class Converter:
                             start < 0 or self._in_macro(start))
         if kind == K.INIT_LIST_EXPR:
             return InitList(coord, start, end, tuple(self.expression(k) for k in kids))
+        if kind == K.LAMBDA_EXPR and _captures_by_reference(cursor):
+            raise KernelError(coord, "a lambda that captures by reference may change the "
+                                     "kernel's variables where arraypart cannot follow: "
+                                     "capture by value, or write a function that takes "
+                                     "them by reference")
+        if kind == K.LAMBDA_EXPR and _names_an_array_inside(cursor):
+            raise KernelError(coord, "a lambda that uses an array hides its accesses from "
+                                     "arraypart: write a function that takes the array")
         return Other(coord, start, end, _kind_words(kind),
                      tuple(self.expression(k) for k in kids if k.kind.is_expression()
                            or k.kind == K.INIT_LIST_EXPR),
                      cursor.spelling if kind == K.MEMBER_REF_EXPR else "")
+
+
+def _captures_by_reference(lambda_expr: ci.Cursor) -> bool:
+    """Whether a lambda's capture list (``[&]``, ``[&k]``, ``[=, &k]``) holds a ``&``."""
+    for token in lambda_expr.get_tokens():
+        if token.spelling == "]":
+            return False
+        if token.spelling in ("&", "&&"):
+            return True
+    return False
+
+
+def _names_an_array_inside(cursor: ci.Cursor) -> bool:
+    """Whether an expression names an array or a pointer anywhere inside it."""
+    return any(c.kind == K.DECL_REF_EXPR and c.type.get_canonical().kind in
+               ARRAY_TYPE_KINDS + POINTER_TYPE_KINDS for c in cursor.walk_preorder())
 
 
 def _constant_value(decl: ci.Cursor | None) -> int | None:
