@@ -383,6 +383,8 @@ class LoopLowering:
                 self._bind(scalar, S.induction_value(known, delta, number), None)
         values = self._lane_values(init, trip, step) if lanes else None
         body = self._lanes_body(items, names, values, coord)
+        for part in tail:  # the header's other increments end each iteration
+            body += tuple(self._statement(part))
         self._restore(entry)
         changed = S.Opaque(f"is changed by loop '{name}'", coord)
         for scalar, delta in deltas.items():
