@@ -108,6 +108,11 @@ class CheckTimeLimit(Exception):
         self.report = report
 
 
+class EmittedCodeError(RuntimeError):
+    """The banked kernel arraypart wrote does not parse although its input did: a fault
+    of the emission (an internal error, exit 3), never the user's input."""
+
+
 @dataclass(frozen=True, eq=False)
 class Compiled:
     """What ``compile_kernel`` produced: the report and every emitted file's text.
@@ -293,13 +298,16 @@ def schedule_emitted(kernel, files: dict[str, str], ports: int,
     name = f"{kernel.name}.cpp"
     opts = opts or Options()
     folder = os.path.dirname(os.path.abspath(kernel.path))
-    emitted = frontend.parse_source(files[name], name, top=kernel.top,
-                                    include_dirs=(folder,) + opts.include_dirs,
-                                    hls_include=opts.hls_include,
-                                    directives=frontend.parse_directives(
-                                        files.get(codegen.DIRECTIVES_FILE, ""),
-                                        codegen.DIRECTIVES_FILE),
-                                    pipeline_loops=opts.auto_pipeline)
+    try:
+        emitted = frontend.parse_source(files[name], name, top=kernel.top,
+                                        include_dirs=(folder,) + opts.include_dirs,
+                                        hls_include=opts.hls_include,
+                                        directives=frontend.parse_directives(
+                                            files.get(codegen.DIRECTIVES_FILE, ""),
+                                            codegen.DIRECTIVES_FILE),
+                                        pipeline_loops=opts.auto_pipeline)
+    except KernelError as error:  # the input parsed: the fault is the emission's
+        raise EmittedCodeError(f"the emitted {name} does not parse ({error})") from error
     emitted = poly.with_sizes_of(emitted, kernel)  # replayed at the same sizes
     return check.check_kernel(emitted, check.as_written_bankings(emitted), ports=ports,
                               rule=True, deadline=deadline)

@@ -303,6 +303,42 @@ def test_a_lambda_capturing_by_value_is_fine(tmp_path):
                 for a in getattr(st, "accesses", ()) if a.array == "buf")
     assert read.index[0] == E.var("i")
 
+
+HEADER_READS = """
+    void header(int in[64], int out[32]) {
+        int buf[64];
+    #pragma HLS bind_storage variable=buf type=ram_1p
+        for (int i = 0; i < 64; i++) buf[i] = in[i];
+        int s = 0;
+        for (int i = 0; %s) {
+    #pragma HLS pipeline II=1
+            out[i] = buf[i] + s;
+        }
+    }"""
+
+
+@needs_gxx
+def test_a_read_in_a_loop_increment_is_one_of_its_accesses(tmp_path):
+    """for (...; s += buf[i + 32], i++): the read ends every iteration.  The model
+    dropped it, and banked buf as one memory on one port (check --trace: the program
+    reads buf[32], the model does not)."""
+    compiled = compile_text(tmp_path, "header",
+                            HEADER_READS % "i < 32; s += buf[i + 32], i++")
+    buf = next(a for a in compiled.report.solution.arrays if a.array.name == "buf")
+    assert buf.conflict_free and buf.banking.scheme.banks * buf.banking.copies == 2
+    assert_the_trace_agrees(compiled, tmp_path, ports=1)
+    assert run_project(compiled, tmp_path).returncode == 0
+
+
+@needs_gxx
+def test_reads_in_a_loop_condition_keep_their_own_bank_indices(tmp_path):
+    """buf read in the condition of a pipelined loop whose body routes buf's lanes
+    through bank registers: the registers live in the body, so the emitted condition
+    named one out of scope ('use of undeclared identifier buf_rv')."""
+    text = HEADER_READS % "i < 32 && buf[i + 32] != buf[i]; i++"
+    compiled = compile_text(tmp_path, "header", text.replace("buf[i] + s", "buf[i + 1] + s"))
+    assert run_project(compiled, tmp_path).returncode == 0
+
 @needs_gxx
 def test_a_banked_subscript_may_call_min(tmp_path):
     """std::min in a subscript of a banked array was refused as a side effect, although

@@ -148,11 +148,13 @@ class Plan:
 
 
 def plan(kernel: Kernel, solution: Solution, taken: set[str], declared: set,
-         local: set[str]) -> Plan:
+         local: set[str], header_refs: frozenset[int] = frozenset()) -> Plan:
     """Every (pipelined loop, array) pair that gets bank-centric code (module doc);
     ``declared``: the coordinates of loops that declare their iterator (only those can
     be written as blocks); ``local``: the arrays declared in the function (only those
-    can become bank arrays); new names are added to ``taken``."""
+    can become bank arrays); ``header_refs``: the references in loop headers (an array
+    with one in a loop keeps its references there); new names are added to
+    ``taken``."""
     contexts = ranges.ref_contexts(kernel.body)
     solved = {s.array.name: s for s in solution.arrays}
     unrolled = {}
@@ -169,10 +171,11 @@ def plan(kernel: Kernel, solution: Solution, taken: set[str], declared: set,
     for loop in pipelined_loops(body):
         found = list(found_accesses(loop.body, (), (), iter(range(1 << 62))))
         for name in dict.fromkeys(f.access.array for f in found):
+            mine = [f for f in found if f.access.array == name]
             if needs_routing(loop, found, name, solved, contexts):
-                group = (_group(loop, solved[name], [f for f in found
-                                                     if f.access.array == name], contexts)
-                         if name in local else None)
+                group = (_group(loop, solved[name], mine, contexts)
+                         if name in local and not any(f.access.ref_id in header_refs
+                                                      for f in mine) else None)
                 if group is not None:
                     groups.append(group)
     return Plan(tuple(groups), tuple(unrolled.values()), contexts)

@@ -53,7 +53,8 @@ def banked_source(kernel: Kernel, solution: Solution) -> str:
     for_nodes = _for_nodes(func)
     declared = {coord for coord, node in for_nodes.items() if _declares_iterator(node)}
     decls = _local_array_decls(source, solution)
-    plan = bankcentric.plan(kernel, solution, taken, declared, set(decls))
+    plan = bankcentric.plan(kernel, solution, taken, declared, set(decls),
+                            _header_refs(func))
     groups, contexts = plan.groups, plan.contexts
     rotating = {g.array.name for g in groups}
     explicit = {s.array.name: _explicit(s, taken) for s in solution.arrays
@@ -112,7 +113,8 @@ def crossbars(kernel: Kernel, solution: Solution) -> dict[str, tuple[int, int]]:
                 if _declares_iterator(node)}
     taken = set(_IDENTIFIER.findall(kernel.source.text))
     plan = bankcentric.plan(kernel, solution, taken, declared,
-                            set(_local_array_decls(kernel.source, solution)))
+                            set(_local_array_decls(kernel.source, solution)),
+                            _header_refs(func))
     out: dict[str, tuple[int, int]] = {}
     for g in plan.groups:
         lanes = g.read_lanes + g.write_lanes
@@ -141,6 +143,16 @@ def _names(group: bankcentric.Group, ex: Explicit, taken: set[str]) -> bankcentr
 def _for_nodes(func: N.FuncDef) -> dict:
     """Every ``for`` statement of the function, by its coordinate (the IR loop's)."""
     return {node.coord: node for node in N.walk(func.body) if isinstance(node, N.For)}
+
+
+def _header_refs(func: N.FuncDef) -> frozenset[int]:
+    """The ref_ids (:class:`arraypart.ir.Access`) of the array references in loop
+    conditions and increments: bank-centric registers are declared in the loop body,
+    out of the header's scope."""
+    ids = {id(ref): k for k, ref in enumerate(N.outer_array_refs(func.body))}
+    return frozenset(ids[id(ref)] for node in N.walk(func.body) if isinstance(node, N.For)
+                     for part in (node.cond, node.next) if part is not None
+                     for ref in N.outer_array_refs(part) if id(ref) in ids)
 
 
 def _declares_iterator(node: N.For) -> bool:
