@@ -268,9 +268,12 @@ def _holds(constraint, i: int) -> bool:
     return value >= 0 if constraint.op == ">=" else value == 0
 
 
-# Random conversions: (form, C type, a, b, q) reads buf[form(a*i + b) + shift].
+# Random conversions: (form, type, a, b, q) reads buf[form(a*i + b) + shift].  The ap
+# forms: a cast to ap_[u]int, then << q % 4 or ~, which keep the type's width.
 TYPES = {"uint8_t": (8, False), "int8_t": (8, True), "uint16_t": (16, False),
-         "int16_t": (16, True)}
+         "int16_t": (16, True), "ap_uint<5>": (5, False), "ap_int<6>": (6, True),
+         "ap_uint<12>": (12, False), "ap_int<3>": (3, True)}
+AP_FORMS = ("ap_cast", "ap_shift", "ap_not")
 FUZZ_EXAMPLES = int(os.environ.get("ARRAYPART_EXAMPLES", "10"))
 
 
@@ -279,13 +282,20 @@ def _term_source(form: str, ctype: str, a: int, b: int, q: int) -> str:
     return {"cast": f"({ctype}){value}",
             "cast_rem": f"({ctype}){value} % {q}",
             "unsigned_rem": f"({value} + 0u) % {q}",
-            "unsigned_shift": f"({value} + 0u) >> 28"}[form]
+            "unsigned_shift": f"({value} + 0u) >> 28",
+            "ap_cast": f"({ctype}){value}",
+            "ap_shift": f"(({ctype}){value}) << {q % 4}",
+            "ap_not": f"~({ctype}){value}"}[form]
 
 
 def _term_value(form: str, ctype: str, a: int, b: int, q: int, i: int) -> int:
     width, signed = TYPES[ctype]
-    if form == "cast":
+    if form in ("cast", "ap_cast"):
         return wrap(a * i + b, width, signed)
+    if form == "ap_shift":
+        return wrap(wrap(a * i + b, width, signed) << (q % 4), width, signed)
+    if form == "ap_not":
+        return wrap(-wrap(a * i + b, width, signed) - 1, width, signed)
     if form == "cast_rem":
         return wrap(a * i + b, width, False) % q  # only unsigned types draw this form
     unsigned = wrap(a * i + b, 32, False)
@@ -294,10 +304,12 @@ def _term_value(form: str, ctype: str, a: int, b: int, q: int, i: int) -> int:
 
 @st.composite
 def conversion_kernels(draw):
-    term = st.tuples(st.sampled_from(("cast", "cast_rem", "unsigned_rem", "unsigned_shift")),
-                     st.sampled_from(sorted(TYPES)), st.sampled_from((-3, -1, 1, 2, 5)),
-                     st.integers(-300, 300), st.integers(2, 9)).filter(
-        lambda t: t[0] != "cast_rem" or not TYPES[t[1]][1])
+    forms = ("cast", "cast_rem", "unsigned_rem", "unsigned_shift") + AP_FORMS
+    term = st.tuples(st.sampled_from(forms), st.sampled_from(sorted(TYPES)),
+                     st.sampled_from((-3, -1, 1, 2, 5)), st.integers(-300, 300),
+                     st.integers(2, 9)).filter(
+        lambda t: (t[0] in AP_FORMS) == t[1].startswith("ap_")
+        and (t[0] != "cast_rem" or not TYPES[t[1]][1]))
     start = draw(st.integers(-4, 2))
     return start, draw(st.integers(2, 40)), tuple(draw(st.lists(term, min_size=1,
                                                                 max_size=3)))
@@ -313,8 +325,8 @@ def test_random_conversions_give_c_s_addresses(tmp_path_factory, kernel):
     shifts = [-min(v) for v in values]
     size = max(max(v) + s for v, s in zip(values, shifts)) + 1
     reads = " + ".join(f"buf[({_term_source(*t)}) + {s}]" for t, s in zip(terms, shifts))
-    path = tmp_path_factory.mktemp("cv") / "cv.c"
-    path.write_text("#include <stdint.h>\n"
+    path = tmp_path_factory.mktemp("cv") / "cv.cpp"
+    path.write_text("#include <stdint.h>\n#include <ap_int.h>\n"
                     f"void cv(int in[{size}], int out[{trips}]) {{\n  int buf[{size}];\n"
                     f"  for (int c = 0; c < {size}; c++) {{ buf[c] = in[c]; }}\n"
                     f"  for (int i = {start}; i < {start + trips}; i++) {{\n"
