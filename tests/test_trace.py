@@ -461,6 +461,40 @@ def test_class_element_types_in_a_namespace_trace_as_modelled(tmp_path):
     _agreeing(path, 2)
 
 
+
+MEMBER_ARRAYS = """\
+struct P { int v[4]; int w; };
+void members(int in[64], int out[64], int idx[16]) {
+  P ps[16];
+  for (int i = 0; i < 16; i++) {
+    for (int j = 0; j < 4; j++) ps[i].v[j] = in[4 * i + j];
+    ps[i].w = i;
+  }
+  for (int i = 0; i < 15; i++) {
+#pragma HLS pipeline II=1
+    ps[i].v[3] += 1;
+    out[i] = ps[i].v[1] + ps[i + 1].v[2] + in[ps[i].v[0] & 63];
+  }
+}
+"""
+
+
+def test_a_member_array_written_through_its_element_is_a_write(tmp_path):
+    """ps[i].v[j] = x writes ps[i] (the model's write; the instrumentation called it a
+    read, and check --trace reported a disagreement on correct code)."""
+    path = tmp_path / "members.cpp"
+    path.write_text(MEMBER_ARRAYS)
+    inst = instrument.instrument(frontend.parse_kernel(path), clangtu.Options())
+    assert [(s.coord.line, s.kind) for s in inst.sites if s.coord.line in (5, 10, 11)] == [
+        (5, "write"), (5, "read"), (10, "update"), (11, "write")] + [(11, "read")] * 4
+
+
+@needs_gxx
+def test_member_arrays_trace_as_modelled(tmp_path):
+    path = tmp_path / "members.cpp"
+    path.write_text(MEMBER_ARRAYS)
+    _agreeing(path, 1)
+
 INFERRED_PIPELINES = """\
 void inferred(int a[64], int b[64], int c[16][8]) {
   int buf[64];

@@ -189,11 +189,17 @@ def _is_element(cursor: ci.Cursor, parents: tuple) -> bool:
 
 
 def _user(cursor: ci.Cursor, parents: tuple) -> ci.Cursor | None:
-    """The first ancestor that is not a cast, parenthesis or member access; None at
-    the top."""
+    """The first ancestor that is not a cast, parenthesis or member access, nor a
+    subscript of a member array the path reaches as its base (``A[i].v[k] = x`` writes
+    A[i]); None at the top."""
+    below = cursor
     for parent in reversed(parents):
-        if parent.kind not in _WRAPPERS:
+        through_field = (parent.kind == K.ARRAY_SUBSCRIPT_EXPR
+                         and next(iter(parent.get_children()), None) == below
+                         and _root(parent).kind == K.MEMBER_REF_EXPR)
+        if parent.kind not in _WRAPPERS and not through_field:
             return parent
+        below = parent
     return None
 
 
