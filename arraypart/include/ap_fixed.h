@@ -177,6 +177,31 @@ AP_FIXED_OP(==, bool) AP_FIXED_OP(!=, bool) AP_FIXED_OP(<, bool) AP_FIXED_OP(<=,
 AP_FIXED_OP(>, bool) AP_FIXED_OP(>=, bool)
 #undef AP_FIXED_OP
 
+namespace ap_detail {
+// Fraction bits of an operand of a bitwise operator: W - I for fixed point, else 0.
+template <int _AP_W, int _AP_I, bool _AP_S, ap_q_mode _AP_Q, ap_o_mode _AP_O, int _AP_N>
+constexpr int frac_of(const ap_fixed_base<_AP_W, _AP_I, _AP_S, _AP_Q, _AP_O, _AP_N>*) { return _AP_W - _AP_I; }
+constexpr int frac_of(const void*) { return 0; }
+template <class _AP_A, class _AP_B> struct fixed_logic_pair {
+  static constexpr bool value = fixed_pair<_AP_A, _AP_B>::value &&
+      !std::is_floating_point<_AP_A>::value && !std::is_floating_point<_AP_B>::value;
+};
+}  // namespace ap_detail
+
+// Bitwise operators with a fixed-point operand (2 ^ x): Vitis aligns both binary points
+// and combines the two's complement bits; here over 64-bit words at the finer point.
+#define AP_FIXED_LOGIC(_AP_OP)                                                                      \
+  template <class _AP_A, class _AP_B,                                                               \
+            typename std::enable_if<ap_detail::fixed_logic_pair<_AP_A, _AP_B>::value, int>::type = 0> \
+  inline double operator _AP_OP(const _AP_A& a, const _AP_B& b) {                                   \
+    const int fa = ap_detail::frac_of(&a), fb = ap_detail::frac_of(&b), f = fa > fb ? fa : fb;      \
+    const long long bits = (long long)std::ldexp(ap_detail::real_of(a), f)                          \
+        _AP_OP (long long)std::ldexp(ap_detail::real_of(b), f);                                     \
+    return (double)std::ldexp((long double)bits, -f);                                               \
+  }
+AP_FIXED_LOGIC(&) AP_FIXED_LOGIC(|) AP_FIXED_LOGIC(^)
+#undef AP_FIXED_LOGIC
+
 template <int _AP_W, int _AP_I, ap_q_mode _AP_Q = AP_TRN, ap_o_mode _AP_O = AP_WRAP, int _AP_N = 0>
 class ap_fixed : public ap_fixed_base<_AP_W, _AP_I, true, _AP_Q, _AP_O, _AP_N> {
  public:

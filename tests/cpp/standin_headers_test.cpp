@@ -146,6 +146,15 @@ static void fixed_point() {
   CHECK(converted.to_double() == 1.75);
   float as_float = f;
   CHECK(as_float == 3.125f);
+  // bitwise operators align the binary points: 0b10 ^ 0b11.01 = 0b1.01
+  ap_fixed<16, 5> x = 3.25;
+  ap_fixed<16, 5> flipped = 2 ^ x;
+  CHECK(flipped == 1.25);
+  ap_fixed<16, 5> masked = x & 3;
+  CHECK(masked == 3);
+  ap_fixed<16, 5> negative_masked = (ap_fixed<16, 5>)-x & 7;  // ...11100.11 & 111
+  CHECK(negative_masked == 4);
+  CHECK((x | ap_fixed<8, 4>(0.5)) == 3.75);
 }
 
 static void streams() {
