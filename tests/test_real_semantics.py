@@ -359,6 +359,26 @@ def test_a_banked_subscript_may_call_min(tmp_path):
     assert buf.banking.scheme.banks * buf.banking.copies == 2
     assert run_project(compiled, tmp_path).returncode == 0
 
+
+def test_an_array_field_of_a_local_struct_is_said_to_be_unmodelled(tmp_path):
+    """Vitis disaggregates a local struct: loc.v is a memory of its own, and three reads
+    of it per cycle do not fit its two ports.  arraypart does not bank it and used to
+    report II 1 without a word; the top's struct argument stays aggregated (registers)."""
+    text = """
+        struct T { int v[8]; int n; };
+        void fields(const T &in, int out[8]) {
+            T loc;
+            for (int i = 0; i < 8; i++) loc.v[i] = in.v[i];
+            for (int i = 0; i < 4; i++) {
+        #pragma HLS pipeline II=1
+                out[i] = loc.v[i] + loc.v[i + 4] + loc.v[i + 2] + in.v[i];
+            }
+        }"""
+    report = compile_text(tmp_path, "fields", text, suffix=".cpp").report
+    said = [w for w in report.warnings if "is an array inside struct" in w]
+    assert len(said) == 1 and said[0].startswith(f"{tmp_path / 'fields.cpp'}:8:18: warning: "
+                                                 "'loc.v' is an array inside struct 'loc'")
+
 def test_scalar_passed_by_address_is_opaque(tmp_path):
     text = """
         void bump(int *p);

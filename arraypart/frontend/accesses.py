@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import Coord, KernelError
+from ..errors import Coord, KernelError, warning_text
 from ..ir import Access, Conjunction, If, Node, Stmt
 from . import calls
 from .calls import Binding
@@ -208,6 +208,7 @@ class AccessLowering:
         if isinstance(base, N.Other) and base.what == MEMBER:
             # s.f[k], A[i].f[k]: an array field is part of its struct's value, no memory
             # of its own; the access is the struct's (A[i], none for a scalar s).
+            self._warn_unmodelled_field(base)
             self._target(base, out, kinds)
             return
         name = base.name if isinstance(base, N.Id) else None
@@ -241,6 +242,26 @@ class AccessLowering:
             self._functions[binding.array].append(user)
         for kind in kinds:
             out.append(Access(binding.array, index, kind, ref_id, coord, field))
+
+    def _warn_unmodelled_field(self, field: N.Other) -> None:
+        """Vitis disaggregates a local or global struct: its array field ``s.f`` is a
+        memory of its own, whose ports a pipeline may overload where arraypart sees
+        none of its accesses (the top's struct arguments stay aggregated: their array
+        fields are registers).  Said once per field, where a pipeline reads it."""
+        root = field
+        while isinstance(root, N.Other) and root.what == MEMBER:
+            root = _first(root.parts)
+        if (not isinstance(root, N.Id) or self._followed
+                or not (self._pipelines or self._function_pipeline)
+                or any(p.name == root.name for p in self._func.params)):
+            return
+        said = f"'{root.name}.{field.name}' is an array inside struct '{root.name}'"
+        if not any(said in w for w in self._warnings):
+            self._warnings.append(warning_text(field.coord, (
+                f"{said}: Vitis implements it as a memory of its own (it disaggregates "
+                "local and global structs), but arraypart neither counts its accesses nor "
+                "banks it, so the II reported for this loop assumes its ports keep up; "
+                "declare it as an array of its own to bank it")))
 
     def _dereference(self, node: N.UnaryOp, out: list[Access],
                      kinds: tuple[str, ...]) -> None:
