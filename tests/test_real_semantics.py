@@ -379,6 +379,24 @@ def test_an_array_field_of_a_local_struct_is_said_to_be_unmodelled(tmp_path):
     assert len(said) == 1 and said[0].startswith(f"{tmp_path / 'fields.cpp'}:8:18: warning: "
                                                  "'loc.v' is an array inside struct 'loc'")
 
+
+def test_a_struct_of_arrays_passed_to_an_unseen_function_is_said(tmp_path):
+    """firmware-hls' DuplicateRemovalTop only calls a function defined in another file
+    with structs holding arrays: the run reported nothing, with exit 0.  A struct
+    without arrays passed the same way is no concern."""
+    text = """
+        struct Track { int stubs[7]; int n; };
+        struct Flags { float w; int n; };
+        void removal(const Track &in, Track &out, Flags &f);
+        void top(const Track &in, Track &out, Flags &f) {
+        #pragma HLS pipeline II=1
+            removal(in, out, f);
+        }"""
+    report = compile_text(tmp_path, "top", text, suffix=".cpp").report
+    said = [w.split(": warning: ") for w in report.warnings if "holds arrays" in w]
+    assert [(where.rsplit(":", 2)[1:], what.split(" holds")[0]) for where, what in said] == [
+        (["7", "13"], "'in'"), (["7", "17"], "'out'")]
+
 def test_scalar_passed_by_address_is_opaque(tmp_path):
     text = """
         void bump(int *p);

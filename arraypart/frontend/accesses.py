@@ -136,6 +136,7 @@ class AccessLowering:
         for arg in call.args:
             memory = calls.memory_argument(arg, self._visible, self._arrays)
             if memory is None:
+                self._warn_unseen_struct(call, arg)
                 self._collect(arg, out)
                 continue
             if call.key not in self._callees and call.name not in calls.MEMORY_ROUTINES:
@@ -242,6 +243,23 @@ class AccessLowering:
             self._functions[binding.array].append(user)
         for kind in kinds:
             out.append(Access(binding.array, index, kind, ref_id, coord, field))
+
+    def _warn_unseen_struct(self, call: N.FuncCall, arg: N.Node) -> None:
+        """A struct with an array field, passed to a function the kernel file does not
+        define: whatever it does with those arrays is unseen (said once per call)."""
+        if (call.key in self._callees or call.name in calls.MEMORY_ROUTINES
+                or not isinstance(arg, N.Id) or self._followed):
+            return
+        decl = next((d for d in list(self._func.params) + list(self._func.nodes)
+                     if isinstance(d, N.Decl) and d.name == arg.name), None)
+        if decl is None or decl.ctype is None or not decl.ctype.array_fields:
+            return
+        text = warning_text(arg.coord, (
+            f"'{arg.name}' holds arrays and is passed to '{call.name}', which the kernel "
+            "file does not define: arraypart does not see what it does with them (define "
+            "it in the kernel file to have them analysed)"))
+        if text not in self._warnings:
+            self._warnings.append(text)
 
     def _warn_unmodelled_field(self, field: N.Other) -> None:
         """Vitis disaggregates a local or global struct: its array field ``s.f`` is a

@@ -285,11 +285,11 @@ class TypeInfo:
     structs other than those, whose direct fields ``element_fields`` lists as
     ``(name, by_value)``: integers, enums and bit-fields compare by value, anything else
     (floating point, arrays, structs) bit for bit; padding is no field (its bytes are
-    indeterminate after a copy)."""
+    indeterminate after a copy); ``array_fields``: some direct field is an array."""
 
     __slots__ = ("clang", "kind", "canonical_kind", "spelling", "canonical_spelling",
                  "element_struct", "element_fields", "element_spelling", "referent",
-                 "ap_number", "const", "integer", "array_typedef")
+                 "ap_number", "const", "integer", "array_typedef", "array_fields")
 
     def __init__(self, t: ci.Type):
         canonical = t.get_canonical()
@@ -306,6 +306,8 @@ class TypeInfo:
                      and element.get_declaration().spelling in AP_TYPE_NAMES)
         self.element_struct = element.kind == ci.TypeKind.RECORD and not ap_record
         self.element_fields = _fields(element) if self.element_struct else ()
+        self.array_fields = self.element_struct and any(
+            f.type.get_canonical().kind in ARRAY_TYPE_KINDS for f in element.get_fields())
         self.element_spelling = element.spelling
         self.ap_number = ap_record and element == canonical
         self.const = t.is_const_qualified()
