@@ -339,6 +339,36 @@ def test_reads_in_a_loop_condition_keep_their_own_bank_indices(tmp_path):
     compiled = compile_text(tmp_path, "header", text.replace("buf[i] + s", "buf[i + 1] + s"))
     assert run_project(compiled, tmp_path).returncode == 0
 
+
+@needs_gxx
+def test_an_array_copied_whole_keeps_its_declaration_when_its_partition_is_replaced(
+        tmp_path):
+    """memcpy(K_loc, K, ...) with --replace-partitions was refused ('banked array K_loc
+    is used other than through full subscripts'): its unrolled reads were to be routed
+    through bank arrays, which replace the declaration memcpy names.  Such an array
+    is not routed; its partition pragma carries the banking (HLSFactory
+    oscar_baglivio_lab_2)."""
+    text = """
+        #include <string.h>
+        void copied(int K[16][32], int Q[32], int out[16]) {
+            int K_loc[16][32];
+        #pragma HLS array_partition variable=K_loc cyclic factor=8 dim=2
+            memcpy(K_loc, K, 16 * 32 * sizeof(int));
+            for (int n = 0; n < 16; n++) {
+                int s = 0;
+                for (int k = 0; k < 32; k++) {
+        #pragma HLS unroll factor=32 skip_exit_check
+                    s += Q[k] * K_loc[n][k];
+                }
+                out[n] = s;
+            }
+        }"""
+    compiled = compile_text(tmp_path, "copied", text, suffix=".cpp", replace_partitions=True)
+    k_loc = next(a for a in compiled.report.solution.arrays if a.array.name == "K_loc")
+    assert k_loc.conflict_free and all(loop.achieved_ii == loop.target_ii
+                                       for loop in compiled.report.scheduled.loops)
+    assert run_project(compiled, tmp_path).returncode == 0
+
 @needs_gxx
 def test_a_banked_subscript_may_call_min(tmp_path):
     """std::min in a subscript of a banked array was refused as a side effect, although

@@ -53,8 +53,8 @@ def banked_source(kernel: Kernel, solution: Solution) -> str:
     for_nodes = _for_nodes(func)
     declared = {coord for coord, node in for_nodes.items() if _declares_iterator(node)}
     decls = _local_array_decls(source, solution)
-    plan = bankcentric.plan(kernel, solution, taken, declared, set(decls),
-                            _header_refs(func))
+    plan = bankcentric.plan(kernel, solution, taken, declared,
+                            set(decls) - _used_whole(func), _header_refs(func))
     groups, contexts = plan.groups, plan.contexts
     rotating = {g.array.name for g in groups}
     explicit = {s.array.name: _explicit(s, taken) for s in solution.arrays
@@ -113,8 +113,8 @@ def crossbars(kernel: Kernel, solution: Solution) -> dict[str, tuple[int, int]]:
                 if _declares_iterator(node)}
     taken = set(_IDENTIFIER.findall(kernel.source.text))
     plan = bankcentric.plan(kernel, solution, taken, declared,
-                            set(_local_array_decls(kernel.source, solution)),
-                            _header_refs(func))
+                            set(_local_array_decls(kernel.source, solution))
+                            - _used_whole(func), _header_refs(func))
     out: dict[str, tuple[int, int]] = {}
     for g in plan.groups:
         lanes = g.read_lanes + g.write_lanes
@@ -143,6 +143,15 @@ def _names(group: bankcentric.Group, ex: Explicit, taken: set[str]) -> bankcentr
 def _for_nodes(func: N.FuncDef) -> dict:
     """Every ``for`` statement of the function, by its coordinate (the IR loop's)."""
     return {node.coord: node for node in N.walk(func.body) if isinstance(node, N.For)}
+
+
+def _used_whole(func: N.FuncDef) -> frozenset[str]:
+    """The names used other than as the base of a subscript (``memcpy(buf, ...)``,
+    ``sizeof buf``): such an array keeps its declaration, so it cannot become bank
+    arrays with routed lanes (its partition pragmas still apply)."""
+    bases = {id(N.ref_base_and_subscripts(r)[0]) for r in N.outer_array_refs(func.body)}
+    return frozenset(n.name for n in N.walk(func.body, operands=True)
+                     if isinstance(n, N.Id) and id(n) not in bases)
 
 
 def _header_refs(func: N.FuncDef) -> frozenset[int]:
