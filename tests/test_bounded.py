@@ -29,8 +29,8 @@ def test_codegen_is_linear_in_the_number_of_arrays(tmp_path, monkeypatch):
     visits = {"n": 0}  # analyze emits too: only the emit below is counted
     original = cnodes.walk
 
-    def counting(node):
-        for visited in original(node):
+    def counting(node, **options):
+        for visited in original(node, **options):
             visits["n"] += 1
             yield visited
 
