@@ -107,3 +107,15 @@ def test_a_kernel_file_with_its_own_main_keeps_it_weak(tmp_path):
                             str(tmp_path / "out" / "k.cpp")], capture_output=True, text=True)
     assert alone.returncode == 0, alone.stderr
     assert subprocess.run([str(tmp_path / "alone")]).returncode == 7
+
+
+def test_a_file_of_member_functions_is_told_why_it_has_no_top(tmp_path, capsys):
+    """firmware-hls' TrackHandler.cc defines a class's member functions only: 'no
+    function definition in the file' read as if the file were empty."""
+    path = tmp_path / "handler.cc"
+    path.write_text("class H {\n public:\n  int n;\n  int get(int i) const;\n};\n"
+                    "int H::get(int i) const { return n + i; }\n")
+    code = cli.main(["compile", str(path), "-o", str(tmp_path / "out")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith(f"{path}:6:8: error: the file defines member "
+                                        "functions only (H::get)"), err

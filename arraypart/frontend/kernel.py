@@ -177,6 +177,8 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     own_headers = _OwnHeaders(set(IDENTIFIER.findall(text)),
                               os.path.abspath(clangtu.hls_include_dir(hls_include)))
     funcs, globals_, probe_decls = _top_level(unit, converter, user_end, own_headers)
+    if not funcs:
+        raise _no_function(unit, filename)
     func = choose_top(funcs, filename, top)
     _check_reserved_functions([func])
     values = _define_values(probe_decls)
@@ -368,11 +370,26 @@ def _probed_macros(text: str, filename: str) -> set[str]:
     return probed
 
 
+def _no_function(unit: clangtu.Unit, filename: str) -> KernelError:
+    """The error for a file that defines no function arraypart can take for the top: it
+    may define member functions only (a class's .cc file), which are never a top."""
+    methods = [c for c in unit.tu.cursor.walk_preorder()
+               if c.kind in (ci.CursorKind.CXX_METHOD, ci.CursorKind.CONSTRUCTOR)
+               and c.is_definition() and unit.in_main(c.location)]
+    if not methods:
+        return KernelError(Coord(filename, 1, 1), "no function definition in the file")
+    names = ", ".join(dict.fromkeys(f"{m.semantic_parent.spelling}::{m.spelling}"
+                                    for m in methods[:5]))
+    line, col = methods[0].location.line, methods[0].location.column
+    return KernelError(Coord(filename, line, col),
+                       f"the file defines member functions only ({names}"
+                       f"{', ...' if len(methods) > 5 else ''}): a top function is a "
+                       "free function; compile the file that defines it")
+
+
 def choose_top(funcs: list[N.FuncDef], filename: str, top: str | None) -> N.FuncDef:
     """The top function: ``top`` if given, else the only function definition, else
     the one named like the file's stem."""
-    if not funcs:
-        raise KernelError(Coord(filename, 1, 1), "no function definition in the file")
     names = ", ".join(f.name for f in funcs)
     if top is not None:
         chosen = [f for f in funcs if f.name == top]
