@@ -495,6 +495,36 @@ def test_member_arrays_trace_as_modelled(tmp_path):
     path.write_text(MEMBER_ARRAYS)
     _agreeing(path, 1)
 
+
+WHILE_PIPELINES = """\
+void whiles(int in[64], int out[64]) {
+  int buf[64];
+#pragma HLS bind_storage variable=buf type=ram_1p
+  for (int i = 0; i < 64; i++) buf[i] = in[i];
+  int n = 32;
+  while (n--) {
+#pragma HLS pipeline II=1
+    out[n] = buf[n] + buf[n + 32];
+  }
+  int m = 10;
+  do {
+#pragma HLS pipeline II=1
+    out[m + 40] = buf[m] + buf[m + 1];
+  } while (--m);
+}
+"""
+
+
+@needs_gxx
+def test_pipelined_while_and_do_loops_are_traced(tmp_path):
+    """Only pipelined ``for`` loops were traced: a ``while`` or ``do`` pipeline was
+    'not traced', so its II had no second opinion."""
+    path = tmp_path / "whiles.c"
+    path.write_text(WHILE_PIPELINES)
+    for result in _agreeing(path, 1):
+        steps = {loop.coord.line: loop.steps for loop in result.replay.loops}
+        assert steps == {4: 64, 6: 32, 11: 10}, steps
+
 INFERRED_PIPELINES = """\
 void inferred(int a[64], int b[64], int c[16][8]) {
   int buf[64];

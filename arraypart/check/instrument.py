@@ -15,8 +15,9 @@ Edits are insertions at byte offsets of the text (nothing is removed):
   ``COPY`` is the C text of the read copy the caller gives for the reference written
   there (a banking's copy expression over the loop iterators; 0 when none is given),
   so each read records the copy its own iterator values select;
-- a *traced loop* (a ``for`` whose braced body holds ``#pragma HLS pipeline`` that is
-  not ``off``, innermost ``for`` around the pragma; or a ``for`` the model pipelines
+- a *traced loop* (a ``for``, ``while`` or ``do`` whose braced body holds ``#pragma
+  HLS pipeline`` that is not ``off``, innermost loop around the pragma; or a loop the
+  model pipelines
   without a pragma in its text: by Vitis' default or a ``--directives`` command, found
   by its coordinate, the one thing taken from the model) is wrapped in
   ``{ ::arraypart_trace::Scope s; for (...) { ::arraypart_trace::iter(LOOP, U); ... } }``:
@@ -50,6 +51,8 @@ KINDS = ("read", "write", "update")
 _ARRAY_TYPES = frozenset((ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY,
                           ci.TypeKind.VARIABLEARRAY, ci.TypeKind.DEPENDENTSIZEDARRAY))
 _WRAPPERS = frozenset((K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.MEMBER_REF_EXPR))
+# The loops a pipeline may be, by the keyword that starts them.
+LOOP_KINDS = {K.FOR_STMT: b"for", K.WHILE_STMT: b"while", K.DO_STMT: b"do"}
 _PIPELINE = re.compile(r"HLS\s+pipeline\b(?!.*\boff\b)", re.IGNORECASE)
 _UNROLL_FACTOR = re.compile(r"HLS\s+unroll\b.*\bfactor\s*=\s*(\d+)", re.IGNORECASE)
 NAMESPACE = "::arraypart_trace::"
@@ -151,7 +154,7 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
             copy = copies.get((coord.line, coord.col), "0")
             inserts += _access_edits(cursor, len(sites), KINDS.index(kind), copy, data)
             sites.append(Site(coord, kind, _conditional(cursor, parents), copy))
-        elif cursor.kind == K.FOR_STMT and _written_for(cursor, data):
+        elif cursor.kind in LOOP_KINDS and _written_loop(cursor, data):
             inserts += _loop_edits(cursor, loops, data)
         elif cursor.kind == K.DECL_STMT and parents and parents[-1].kind == K.COMPOUND_STMT:
             inserts += _register_edits(cursor, ids, local_ids)
@@ -315,10 +318,10 @@ def _traced_loops(unit: clangtu.Unit, model: dict[tuple[int, int], int]
     and a ``for`` at a coordinate of ``model`` (the model's pipelined loops) is one too;
     a pipelined ``for`` inside another is not (Vitis unrolls it into the outer one's
     steps, as the model does)."""
-    fors = [c for c in unit.tu.cursor.walk_preorder() if c.kind == K.FOR_STMT
-            and unit.in_main(c.location) and _written_for(c, unit.data)]
+    fors = [c for c in unit.tu.cursor.walk_preorder() if c.kind in LOOP_KINDS
+            and unit.in_main(c.location) and _written_loop(c, unit.data)]
     bodies = [(c, body) for c in fors
-              for body in [list(c.get_children())[-1]] if body.kind == K.COMPOUND_STMT]
+              for body in [_loop_body(c)] if body.kind == K.COMPOUND_STMT]
     owners = []
     for pragma in unit.pragmas:
         around = [(c, b) for c, b in bodies
@@ -340,10 +343,16 @@ def _traced_loops(unit: clangtu.Unit, model: dict[tuple[int, int], int]
     return {key: (outermost[key], factors.get(key, 1)) for key in sorted(outermost)}
 
 
-def _written_for(cursor: ci.Cursor, data: bytes) -> bool:
-    """Whether the ``for`` is written in the kernel's text (not by a macro, whose
-    header has no place there to edit: such a loop is not traced)."""
-    return data[cursor.extent.start.offset:].startswith(b"for")
+def _written_loop(cursor: ci.Cursor, data: bytes) -> bool:
+    """Whether the loop's keyword is written in the kernel's text (not by a macro,
+    whose header has no place there to edit: such a loop is not traced)."""
+    return data[cursor.extent.start.offset:].startswith(LOOP_KINDS[cursor.kind])
+
+
+def _loop_body(cursor: ci.Cursor) -> ci.Cursor:
+    """The statement a loop repeats (a ``do``'s comes before its condition)."""
+    children = list(cursor.get_children())
+    return children[0] if cursor.kind == K.DO_STMT else children[-1]
 
 
 def _loop_edits(cursor: ci.Cursor, loops: dict, data: bytes) -> list[_Insert]:
@@ -351,7 +360,7 @@ def _loop_edits(cursor: ci.Cursor, loops: dict, data: bytes) -> list[_Insert]:
     if start in loops:
         loop_id = list(loops).index(start)
         step = f" {NAMESPACE}iter({loop_id}, {loops[start][1]});"
-        body = list(cursor.get_children())[-1]
+        body = _loop_body(cursor)
         end = _statement_end(data, end)
         around = [_Insert(start, True, -end, "{ " + NAMESPACE + "Scope trace_scope; "),
                   _Insert(end, False, -start, " }")]
@@ -360,7 +369,7 @@ def _loop_edits(cursor: ci.Cursor, loops: dict, data: bytes) -> list[_Insert]:
         first = body.extent.start.offset
         return around + [_Insert(first, True, -end, "{" + step + " "),
                          _Insert(end, False, -first, " }")]
-    where = _increment_at(cursor)
+    where = _increment_at(cursor) if cursor.kind == K.FOR_STMT else None
     if where is None:
         return []
     offset, empty = where
