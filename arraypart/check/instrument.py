@@ -17,9 +17,9 @@ Edits are insertions at byte offsets of the text (nothing is removed):
   so each read records the copy its own iterator values select;
 - a *traced loop* (a ``for``, ``while`` or ``do`` whose braced body holds ``#pragma
   HLS pipeline`` that is not ``off``, innermost loop around the pragma; or a loop the
-  model pipelines
-  without a pragma in its text: by Vitis' default or a ``--directives`` command, found
-  by its coordinate, the one thing taken from the model) is wrapped in
+  model pipelines without a pragma in its text: by Vitis' default or a
+  ``--directives`` command, found by its coordinate, the one thing taken from the
+  model) is wrapped in
   ``{ ::arraypart_trace::Scope s; for (...) { ::arraypart_trace::iter(LOOP, U); ... } }``:
   a block of ``U`` iterations (its ``unroll factor``, else 1) is one pipeline step;
 - every other ``for`` gets ``::arraypart_trace::bump()`` in its increment, so a
