@@ -114,19 +114,6 @@ def test_an_unsigned_scalar_stepped_below_zero_wraps(case, tmp_path):
                                              for i in range(TRIPS)]
 
 
-@needs_gxx
-def test_the_compiled_original_wraps_an_unsigned_counter_as_the_model_does(tmp_path):
-    path = tmp_path / "conv.c"
-    path.write_text(kernel_source("", "k % 256] + buf[(k + 1u) % 256", "k -= 3;").replace(
-        "uint8_t k = 0;", "unsigned k = 0;").replace(
-        "int buf[256];", "int buf[256];\n#pragma HLS bind_storage variable=buf type=ram_1p"))
-    compiled = arraypart.compile_kernel(path)
-    buf = next(a for a in compiled.report.solution.arrays if a.array.name == "buf")
-    assert buf.conflict_free and buf.banking.scheme.banks * buf.banking.copies == 2
-    assert_the_trace_agrees(compiled, tmp_path, ports=1)
-    run_testbench(compiled, tmp_path)
-
-
 # ap_[u]int operators: Vitis widens + - * / so they never wrap, but << and ~ return the
 # left operand's type (ap_uint<4>(5) << 2 is 4); and C's ~e is -e - 1.
 AP_OPERATORS = {
@@ -176,19 +163,6 @@ def test_an_ap_int_scalar_is_followed_and_wraps_at_its_width(case, tmp_path):
 
 
 
-@needs_gxx
-def test_the_compiled_original_steps_an_ap_uint_as_the_model_does(tmp_path):
-    path = tmp_path / "conv.cpp"
-    path.write_text(("#include <ap_int.h>\n" + kernel_source(
-        "ap_int<5> d = i * 3;", "k] + buf[d + 16", "k += 5;")).replace(
-        "uint8_t k = 0;", "ap_uint<4> k = 0;").replace(
-        "int buf[256];", "int buf[256];\n#pragma HLS bind_storage variable=buf type=ram_1p"))
-    compiled = arraypart.compile_kernel(path)
-    buf = next(a for a in compiled.report.solution.arrays if a.array.name == "buf")
-    assert buf.conflict_free
-    assert_the_trace_agrees(compiled, tmp_path, ports=1)
-    run_testbench(compiled, tmp_path)
-
 def test_an_ap_int_scalar_written_through_a_member_is_opaque(tmp_path):
     """x.range(5, 4) = 3 changes x where the model cannot follow: the index is
     irregular, never x's old value."""
@@ -200,20 +174,6 @@ def test_an_ap_int_scalar_written_through_a_member_is_opaque(tmp_path):
                 for s in getattr(loop, "body", ()) for a in getattr(s, "accesses", ())
                 if a.array == "buf" and a.kind == "read")
     assert read.index[0] is None
-
-@needs_gxx
-def test_the_compiled_original_shifts_an_ap_uint_as_the_model_does(tmp_path):
-    """The model read ap_uint<4>(i) << 2 as 4i: check --trace saw the program read
-    buf[0] at i = 4 where the model predicted buf[16]."""
-    path = tmp_path / "conv.cpp"
-    index = "((ap_uint<4>)i) << 2] + buf[~(ap_uint<4>)i"
-    path.write_text(("#include <ap_int.h>\n" + kernel_source("", index)).replace(
-        "int buf[256];", "int buf[256];\n#pragma HLS bind_storage variable=buf type=ram_1p"))
-    compiled = arraypart.compile_kernel(path)
-    buf = next(a for a in compiled.report.solution.arrays if a.array.name == "buf")
-    assert buf.conflict_free and buf.banking.scheme.banks * buf.banking.copies == 2
-    assert_the_trace_agrees(compiled, tmp_path, ports=1)
-    run_testbench(compiled, tmp_path)
 
 def test_a_wrapped_index_is_banked_on_the_element_it_reads(tmp_path):
     """buf[(uint8_t)(i + 192)] + buf[i] on one port: at i >= 64 the first read is
@@ -234,19 +194,34 @@ def test_a_wrapped_index_is_banked_on_the_element_it_reads(tmp_path):
         assert bank_of[first] != bank_of[second] or (buf.banking.copies > 1), i
 
 
+
+# Kernels compiled with g++ and traced: (C++, declarations in the body, reads of buf,
+# step of k, k's type).  Each reads buf twice per cycle on one port.
+TRACED = {
+    "implicit_schar": (False, "signed char c = i;", "c + 128] + buf[k", "k += 3;", "uint8_t"),
+    "unsigned_negation": (False, "", "-(unsigned)i % 8] + buf[k", "k += 3;", "uint8_t"),
+    # the model kept k = -3(i + 1) and refused the kernel
+    "unsigned_counter": (False, "", "k % 256] + buf[(k + 1u) % 256", "k -= 3;", "unsigned"),
+    # the model read ap_uint<4>(i) << 2 as 4i: the program read buf[0] at i = 4 where
+    # the model predicted buf[16]
+    "ap_shift": (True, "", "((ap_uint<4>)i) << 2] + buf[~(ap_uint<4>)i", "", "uint8_t"),
+    "ap_scalars": (True, "ap_int<5> d = i * 3;", "k] + buf[d + 16", "k += 5;", "ap_uint<4>"),
+}
+
+
 @needs_gxx
-@pytest.mark.parametrize("case", ["implicit_schar", "unsigned_negation"])
+@pytest.mark.parametrize("case", sorted(TRACED))
 def test_the_compiled_original_reads_what_the_model_says(case, tmp_path):
-    declarations, index, _ = CONVERSIONS[case]
-    path = tmp_path / "conv.c"
-    path.write_text(kernel_source(declarations, f"{index}] + buf[k", "k += 3;").replace(
+    cxx, declarations, reads, step, k_type = TRACED[case]
+    path = tmp_path / ("conv.cpp" if cxx else "conv.c")
+    text = kernel_source(declarations, reads, step).replace("uint8_t k = 0;", f"{k_type} k = 0;")
+    path.write_text(("#include <ap_int.h>\n" if cxx else "") + text.replace(
         "int buf[256];", "int buf[256];\n#pragma HLS bind_storage variable=buf type=ram_1p"))
     compiled = arraypart.compile_kernel(path)
     buf = next(a for a in compiled.report.solution.arrays if a.array.name == "buf")
-    assert buf.banking.scheme.banks * buf.banking.copies == 2  # bank indices to emit
+    assert buf.conflict_free and buf.banking.scheme.banks * buf.banking.copies == 2
     assert_the_trace_agrees(compiled, tmp_path, ports=1)
     run_testbench(compiled, tmp_path)  # the emitted bank indices wrap as C's do
-
 
 def test_an_unsigned_difference_in_a_condition_wraps(tmp_path):
     """if (i - 1u < 10u): at i = 0 the difference is 2^32 - 1, so the access runs for
