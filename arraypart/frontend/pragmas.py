@@ -30,6 +30,9 @@ DEFAULT_PARTITION_TYPE = "complete"  # Vitis's default for array_partition
 DEFAULT_PARTITION_DIM = 1  # Vitis's default for array_partition
 KEY_SPELLING = {"ii": "II"}  # how Vitis documents a key, for messages
 MAX_PRAGMA_VALUE = 2 ** 31 - 1  # Vitis reads pragma integers as a C int
+# Storage types Vitis accepts that arraypart has no port model for, and what they are.
+UNMODELLED_STORAGE = {"ram_1wnr": "one write port and a read port per reader",
+                      "fifo": "a FIFO"}
 _OPTION_RE = re.compile(r"\s*=\s*")
 # Spaces around an operator inside a value (``max = c_size * c_size``) keep it one word.
 _OPERATOR_RE = re.compile(r"(?<=[\w)])\s*([*/+-])\s*(?=[\w(])")
@@ -256,6 +259,10 @@ class PragmaReader:
         kind = pragma.option("type")
         if kind is None:
             self.error(pragma, "bind_storage needs type=<storage type>")
+        if kind.lower() in UNMODELLED_STORAGE:
+            self.error(pragma, f"storage type '{kind}' ({UNMODELLED_STORAGE[kind.lower()]}) "
+                               "has no port model in arraypart yet (it models "
+                               f"{', '.join(PORT_MODELS)})", "type")
         if kind.lower() not in PORT_MODELS:
             self.error(pragma, f"unknown storage type '{kind}' (expected "
                                f"{', '.join(PORT_MODELS)})", "type")
