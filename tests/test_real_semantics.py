@@ -427,6 +427,26 @@ def test_a_struct_of_arrays_passed_to_an_unseen_function_is_said(tmp_path):
     assert [(where.rsplit(":", 2)[1:], what.split(" holds")[0]) for where, what in said] == [
         (["7", "13"], "'in'"), (["7", "17"], "'out'")]
 
+
+@needs_gxx
+def test_a_banked_subscript_may_read_an_ap_uint_through_its_members(tmp_path):
+    """buf[i.range(5, 3)] on a banked array was refused as a side effect."""
+    text = """
+        #include <ap_int.h>
+        void members(int in[64], int out[64]) {
+            int buf[64];
+        #pragma HLS bind_storage variable=buf type=ram_1p
+            for (int i = 0; i < 64; i++) buf[i] = in[i];
+            for (ap_uint<7> i = 0; i < 64; i++) {
+        #pragma HLS pipeline II=1
+                out[i] = buf[i.range(5, 3)] + buf[i.to_uint() / 2 + 32];
+            }
+        }"""
+    compiled = compile_text(tmp_path, "members", text, suffix=".cpp")
+    buf = next(a for a in compiled.report.solution.arrays if a.array.name == "buf")
+    assert buf.conflict_free and buf.banking.scheme.banks * buf.banking.copies == 2
+    assert run_project(compiled, tmp_path).returncode == 0
+
 def test_scalar_passed_by_address_is_opaque(tmp_path):
     text = """
         void bump(int *p);

@@ -350,14 +350,20 @@ def _braced(items: list[str], nested: bool = False) -> str:
 
 def has_side_effects(node: N.Node) -> bool:
     """Whether evaluating ``node`` may change state (assignment, ++/--, a call other
-    than ``min``, ``max`` and ``abs``, which the front end reads as values)."""
+    than ``min``, ``max`` and ``abs``, which the front end reads as values, and the
+    ``ap_[u]int`` readers: ``x.range(5, 3)``, ``x.to_uint()``)."""
     for n in N.walk(node):
         if isinstance(n, N.Assignment) or (isinstance(n, N.FuncCall)
-                                           and n.name not in VALUE_CALLS):
+                                           and n.name not in PURE_CALLS):
             return True
         if isinstance(n, N.UnaryOp) and n.op in INCREMENTS:
             return True
     return False
+
+
+# Calls that only read: what the front end reads as values, and ap_[u]int's readers.
+PURE_CALLS = frozenset(VALUE_CALLS) | {"range", "to_int", "to_uint", "to_long", "to_ulong",
+                                       "to_int64", "to_uint64", "length"}
 
 
 def _statement_positions(body: N.Node) -> set[int]:
