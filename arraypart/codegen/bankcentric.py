@@ -148,7 +148,7 @@ class Plan:
 
 
 def plan(kernel: Kernel, solution: Solution, taken: set[str], declared: set,
-         local: set[str], header_refs: frozenset[int] = frozenset()) -> Plan:
+         local: set[str], header_refs: frozenset[int]) -> Plan:
     """Every (pipelined loop, array) pair that gets bank-centric code (module doc);
     ``declared``: the coordinates of loops that declare their iterator (only those can
     be written as blocks); ``local``: the arrays declared in the function (only those

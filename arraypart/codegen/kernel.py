@@ -31,7 +31,7 @@ from ..errors import KernelError
 from ..frontend import cnodes as N
 from ..ir import Kernel
 from . import bankcentric, phases
-from .layout import Explicit, ExplicitRewriter
+from .layout import Explicit, ExplicitRewriter, whole_uses
 from .textedit import MAX_LINE, Edit, apply, statement_end
 
 _PRAGMA_KIND = re.compile(r"^\s*HLS\s+(\w+)", re.IGNORECASE)
@@ -51,10 +51,8 @@ def banked_source(kernel: Kernel, solution: Solution) -> str:
     data = text.encode()
     taken = set(_IDENTIFIER.findall(text))
     for_nodes = _for_nodes(func)
-    declared = {coord for coord, node in for_nodes.items() if _declares_iterator(node)}
     decls = _local_array_decls(source, solution)
-    plan = bankcentric.plan(kernel, solution, taken, declared,
-                            set(decls) - _used_whole(func), _header_refs(func))
+    plan = _plan(kernel, solution, taken, for_nodes, decls)
     groups, contexts = plan.groups, plan.contexts
     rotating = {g.array.name for g in groups}
     explicit = {s.array.name: _explicit(s, taken) for s in solution.arrays
@@ -108,13 +106,9 @@ def _weak_main(data: bytes, start: int) -> Edit:
 def crossbars(kernel: Kernel, solution: Solution) -> dict[str, tuple[int, int]]:
     """Per array with bank-centric code: (lanes, banks) of its widest select network,
     lanes counting reads and writes of one pipeline iteration."""
-    func = kernel.source.func
-    declared = {coord for coord, node in _for_nodes(func).items()
-                if _declares_iterator(node)}
     taken = set(_IDENTIFIER.findall(kernel.source.text))
-    plan = bankcentric.plan(kernel, solution, taken, declared,
-                            set(_local_array_decls(kernel.source, solution))
-                            - _used_whole(func), _header_refs(func))
+    plan = _plan(kernel, solution, taken, _for_nodes(kernel.source.func),
+                 _local_array_decls(kernel.source, solution))
     out: dict[str, tuple[int, int]] = {}
     for g in plan.groups:
         lanes = g.read_lanes + g.write_lanes
@@ -145,13 +139,16 @@ def _for_nodes(func: N.FuncDef) -> dict:
     return {node.coord: node for node in N.walk(func.body) if isinstance(node, N.For)}
 
 
-def _used_whole(func: N.FuncDef) -> frozenset[str]:
-    """The names used other than as the base of a subscript (``memcpy(buf, ...)``,
-    ``sizeof buf``): such an array keeps its declaration, so it cannot become bank
-    arrays with routed lanes (its partition pragmas still apply)."""
-    bases = {id(N.ref_base_and_subscripts(r)[0]) for r in N.outer_array_refs(func.body)}
-    return frozenset(n.name for n in N.walk(func.body, operands=True)
-                     if isinstance(n, N.Id) and id(n) not in bases)
+def _plan(kernel: Kernel, solution: Solution, taken: set[str], for_nodes: dict,
+          decls: dict) -> bankcentric.Plan:
+    """The bank-centric plan: loops that declare their iterator may become blocks; a
+    local array may become bank arrays unless something names it whole (``memcpy``:
+    it keeps its declaration, its partition pragmas carry the banking)."""
+    func = kernel.source.func
+    declared = {coord for coord, node in for_nodes.items() if _declares_iterator(node)}
+    whole = {n.name for n in whole_uses(func.body)}
+    return bankcentric.plan(kernel, solution, taken, declared, set(decls) - whole,
+                            _header_refs(func))
 
 
 def _header_refs(func: N.FuncDef) -> frozenset[int]:

@@ -120,7 +120,7 @@ class ExplicitRewriter:
             if id(ref) in addresses and id(ref) not in covered:
                 address = addresses[id(ref)]
                 edits.append(Edit(ref.start, ref.end, address.element(address.read_copy)))
-        self._check_no_other_use(body, refs)
+        self._check_no_other_use(body)
         for ex in self._explicit.values():
             edits.append(self._declaration(ex))
         return edits
@@ -241,11 +241,9 @@ class ExplicitRewriter:
                 edits.append(Edit(node.start, node.end, store))
         return edits, covered
 
-    def _check_no_other_use(self, body: N.Node, refs: list[N.ArrayRef]) -> None:
-        bases = {id(N.ref_base_and_subscripts(r)[0]) for r in refs}
-        for node in N.walk(body, operands=True):
-            if (isinstance(node, N.Id) and node.name in self._explicit
-                    and id(node) not in bases):
+    def _check_no_other_use(self, body: N.Node) -> None:
+        for node in whole_uses(body):
+            if node.name in self._explicit:
                 raise KernelError(node.coord, f"banked array '{node.name}' is used other "
                                               "than through full subscripts (passed, "
                                               "sized or aliased)")
@@ -346,6 +344,14 @@ def _braced(items: list[str], nested: bool = False) -> str:
             line = f"{line} {piece}" if line else piece
     lines.append(line.rstrip(","))
     return "{" + ("\n" + INIT_INDENT).join(lines) + "}"
+
+
+def whole_uses(body: N.Node) -> list[N.Id]:
+    """The names in ``body`` used other than as the base of a subscript
+    (``memcpy(buf, ...)``, ``sizeof buf``, ``p = buf``), in text order."""
+    bases = {id(N.ref_base_and_subscripts(r)[0]) for r in N.outer_array_refs(body)}
+    return [n for n in N.walk(body, operands=True)
+            if isinstance(n, N.Id) and id(n) not in bases]
 
 
 def has_side_effects(node: N.Node) -> bool:

@@ -57,7 +57,8 @@ class Scope:
     expression), a scalar with an affine value at this point (its expression over
     iterators: :mod:`.scalars`), or a named integer constant (folded).  ``ranges``
     bounds iterators (from their loops' bounds; an iterator without one is unbounded).
-    ``narrow``: the scalars of a type narrower than ``int`` (:func:`.scalars.narrow`);
+    ``narrow``: the scalars whose type wraps below ``long`` (narrower than ``int``,
+    ``unsigned int``, ``ap_[u]int``: :func:`.scalars.narrow`);
     a temporary's value is the one its writes compute without wrapping, and reading
     such a scalar converts it to its type (:func:`converted`): ``+ - *`` commute with
     the reduction modulo 2^w, so the reductions C makes at each ``k += 3`` or ``k++``
