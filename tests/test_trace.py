@@ -446,20 +446,16 @@ void apk(ap_uint<12> a[N], px p[N], ap_uint<12> out[N]) {
 """
 
 
-def test_overloaded_assignments_are_writes_and_updates(tmp_path):
-    path = tmp_path / "apk.cpp"
-    path.write_text(CLASS_TYPES)
+def _site_kinds(path, text: str) -> list[tuple[int, str]]:
+    """(line, kind) of each access the instrumentation records in ``text``."""
+    path.write_text(text)
     inst = instrument.instrument(frontend.parse_kernel(path), clangtu.Options())
-    assert [(s.coord.line, s.kind) for s in inst.sites[:5]] == [
+    return [(s.coord.line, s.kind) for s in inst.sites]
+
+
+def test_overloaded_assignments_are_writes_and_updates(tmp_path):
+    assert _site_kinds(tmp_path / "apk.cpp", CLASS_TYPES)[:5] == [
         (10, "write"), (10, "read"), (11, "write"), (11, "read"), (12, "update")]
-
-
-@needs_gxx
-def test_class_element_types_in_a_namespace_trace_as_modelled(tmp_path):
-    path = tmp_path / "apk.cpp"
-    path.write_text(CLASS_TYPES)
-    _agreeing(path, 2)
-
 
 
 MEMBER_ARRAYS = """\
@@ -482,18 +478,19 @@ void members(int in[64], int out[64], int idx[16]) {
 def test_a_member_array_written_through_its_element_is_a_write(tmp_path):
     """ps[i].v[j] = x writes ps[i] (the model's write; the instrumentation called it a
     read, and check --trace reported a disagreement on correct code)."""
-    path = tmp_path / "members.cpp"
-    path.write_text(MEMBER_ARRAYS)
-    inst = instrument.instrument(frontend.parse_kernel(path), clangtu.Options())
-    assert [(s.coord.line, s.kind) for s in inst.sites if s.coord.line in (5, 10, 11)] == [
+    kinds = _site_kinds(tmp_path / "members.cpp", MEMBER_ARRAYS)
+    assert [k for k in kinds if k[0] in (5, 10, 11)] == [
         (5, "write"), (5, "read"), (10, "update"), (11, "write")] + [(11, "read")] * 4
 
 
 @needs_gxx
-def test_member_arrays_trace_as_modelled(tmp_path):
-    path = tmp_path / "members.cpp"
-    path.write_text(MEMBER_ARRAYS)
-    _agreeing(path, 1)
+@pytest.mark.parametrize("name, text, ports", [("apk.cpp", CLASS_TYPES, 2),
+                                               ("members.cpp", MEMBER_ARRAYS, 1)])
+def test_class_elements_and_member_arrays_trace_as_modelled(name, text, ports, tmp_path):
+    """Class element types in a namespace, and arrays inside struct elements."""
+    path = tmp_path / name
+    path.write_text(text)
+    _agreeing(path, ports)
 
 
 WHILE_PIPELINES = """\
