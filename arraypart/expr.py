@@ -251,46 +251,60 @@ def evaluate(e: Expr, env: Mapping[str, "np.ndarray | int"]) -> np.ndarray:
     return evaluate(e.arg, env) % np.int64(e.modulus)
 
 
-def to_c(e: Expr, name_of: Callable[[str], str] = str) -> str:
+def to_c(e: Expr, name_of: Callable[[str], str], *,
+         non_negative: Callable[[Expr], bool]) -> str:
     """C text of ``e``; variables are printed by ``name_of``.
 
-    Precondition: every ``floor`` and ``mod`` argument is non-negative (true for bank
-    and offset formulas, whose arguments are in-bounds indices times non-negative
-    coefficients), so C's truncating ``/`` and ``%`` compute floor and mod.  They are
-    applied to ``unsigned`` operands: a power-of-two divisor is then a bit slice in
-    hardware, where a signed one needs sign-correction logic.
+    A ``floor`` or ``mod`` whose argument ``non_negative`` vouches for (bank and offset
+    formulas over in-bounds indices) is C's truncating ``/`` or ``%`` on an
+    ``unsigned`` operand: a power-of-two divisor is then a bit slice in hardware, where
+    a signed one needs sign-correction logic.  Any other (a subscript's own ``>>`` or
+    ``&`` of a value that may be negative) is the exact signed form, for ``a = (int)arg``:
+
+        floor(a/d) = a >= 0 ? a / d : ~(~a / d)     (~a = -1 - a >= 0 when a < 0)
+        a mod d    = (a % d + d) % d
     """
+    def text(sub: Expr) -> str:
+        return to_c(sub, name_of, non_negative=non_negative)
+
     if isinstance(e, Const):
         return str(e.value) if e.value >= 0 else f"({e.value})"
     if isinstance(e, Var):
         return name_of(e.name)
     if isinstance(e, Add):
-        text = to_c(e.terms[0], name_of)
+        out = text(e.terms[0])
         for t in e.terms[1:]:
             if isinstance(t, Const) and t.value < 0:
-                text += f" - {-t.value}"
+                out += f" - {-t.value}"
             elif isinstance(t, Scale) and t.factor < 0:
-                text += f" - {_c_product(-t.factor, t.arg, name_of)}"
+                out += f" - {_c_product(-t.factor, text(t.arg))}"
             else:
-                text += f" + {to_c(t, name_of)}"
-        return f"({text})"
+                out += f" + {text(t)}"
+        return f"({out})"
     if isinstance(e, Scale):
-        return _c_product(e.factor, e.arg, name_of)
+        return _c_product(e.factor, text(e.arg))
+    divisor = e.divisor if isinstance(e, FloorDiv) else e.modulus
+    if non_negative(e.arg):
+        operator = "/" if isinstance(e, FloorDiv) else "%"
+        return f"({_c_unsigned(e.arg, text(e.arg))} {operator} {divisor}u)"
+    a = f"(int){_parenthesized(text(e.arg))}"
     if isinstance(e, FloorDiv):
-        return f"({_c_unsigned(e.arg, name_of)} / {e.divisor}u)"
-    return f"({_c_unsigned(e.arg, name_of)} % {e.modulus}u)"
+        return f"({a} >= 0 ? {a} / {divisor} : ~(~{a} / {divisor}))"
+    return f"(({a} % {divisor} + {divisor}) % {divisor})"
 
 
-def _c_unsigned(e: Expr, name_of: Callable[[str], str]) -> str:
-    """``e`` as an unsigned C operand (floor and mod results already are)."""
-    text = to_c(e, name_of)
+def _parenthesized(text: str) -> str:
+    return text if text.startswith("(") and text.endswith(")") else f"({text})"
+
+
+def _c_unsigned(e: Expr, text: str) -> str:
+    """``e``'s C ``text`` as an unsigned operand (floor and mod results already are)."""
     if isinstance(e, (FloorDiv, Mod)):
         return text
     return f"(unsigned){text}" if isinstance(e, Add) else f"(unsigned)({text})"
 
 
-def _c_product(factor: int, arg: Expr, name_of: Callable[[str], str]) -> str:
-    text = to_c(arg, name_of)
+def _c_product(factor: int, text: str) -> str:
     return text if factor == 1 else f"{factor if factor > 0 else f'({factor})'}*{text}"
 
 
@@ -367,7 +381,7 @@ def to_verilog(e: Expr, ranges: Mapping[str, tuple[int, int]],
     ``range_bits(*ranges[v])`` bits.
 
     Every net is as wide as its value's interval (:func:`bounds`), so sums and products
-    are exact in modular arithmetic.  Precondition (as for :func:`to_c`): every ``floor``
+    are exact in modular arithmetic.  Precondition: every ``floor``
     and ``mod`` argument is non-negative wherever the variables take their values; the
     argument is then truncated to the bits of its upper bound.  Division by a power of
     two is a bit slice; by another constant d it is a multiplication by the reciprocal,

@@ -89,6 +89,13 @@ def run_testbench(compiled, tmp_path: Path) -> subprocess.CompletedProcess:
     return subprocess.run([str(binary)], capture_output=True, text=True, timeout=120)
 
 
+def assert_the_testbench_passes(compiled, tmp_path: Path) -> None:
+    """:func:`run_testbench`, which must print PASS: the banked kernel computes what
+    the original does in every call."""
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout[-3000:]
+
+
 def assert_the_trace_agrees(compiled, tmp_path: Path, *, ports: int):
     """check --trace: the original, run on the testbench's inputs, makes the accesses
     the model predicts; the judgement, for further assertions."""

@@ -1,9 +1,12 @@
 """C's / and % truncate toward zero (C99 6.5.5): floor forms only where they are equal.
 
-Each random kernel reads a buffer at C divisions and remainders of affine values that
-may be negative.  The oracle here is independent of arraypart's expression trees: it
-evaluates every index with Python's C-style truncation, iteration by iteration, and
-counts the distinct addresses each bank (of the banking arraypart chose) serves."""
+Each random kernel reads a buffer at C divisions, remainders, right shifts and masks of
+affine values that may be negative (``>>`` of a negative int is arithmetic in g++ and
+Vitis, a floor; ``& (2^k - 1)`` is a mod in two's complement).  The oracle here is
+independent of arraypart's expression trees: it evaluates every index with Python's
+C-style truncation, iteration by iteration, and counts the distinct addresses each bank
+(of the banking arraypart chose) serves; the emitted kernel, built with g++, must
+compute what the original does."""
 
 import math
 import os
@@ -16,7 +19,7 @@ from hypothesis import strategies as st
 import arraypart
 from arraypart import check
 
-from conftest import ROOT
+from conftest import HAVE_GXX, ROOT, assert_the_testbench_passes, needs_gxx
 
 EXAMPLES = int(os.environ.get("ARRAYPART_EXAMPLES", "15"))
 PORTS = {1: 1, 2: 2}  # --ports -> accesses one bank serves per cycle (reads only here)
@@ -30,15 +33,26 @@ def c_rem(a: int, q: int) -> int:
     return a - q * c_div(a, q)
 
 
+OPERATIONS = {"/": c_div, "%": c_rem,
+              ">>": lambda a, k: a >> k,
+              "&": lambda a, k: a & ((1 << k) - 1)}
+
+
+def operand(op: str, q: int) -> int:
+    """The C right operand of ``op`` for the term's ``q``."""
+    return (1 << q) - 1 if op == "&" else q
+
+
 @dataclass(frozen=True)
 class DivKernel:
     start: int
     trips: int
     unroll: int
-    terms: tuple[tuple[str, int, int, int], ...]  # (op, a, b, q): (a*i + b) op q
+    # (op, a, b, q): (a*i + b) op q, or (a*i + b) & (2^q - 1) for op "&"
+    terms: tuple[tuple[str, int, int, int], ...]
 
     def raw(self, i: int) -> list[int]:
-        return [(c_div if op == "/" else c_rem)(a * i + b, q) for op, a, b, q in self.terms]
+        return [OPERATIONS[op](a * i + b, q) for op, a, b, q in self.terms]
 
     @property
     def iterations(self) -> range:
@@ -56,7 +70,7 @@ class DivKernel:
         return [r + self.shift for r in self.raw(i)]
 
     def source(self) -> str:
-        reads = " + ".join(f"buf[({a} * i + ({b})) {op} {q} + {self.shift}]"
+        reads = " + ".join(f"buf[(({a} * i + ({b})) {op} {operand(op, q)}) + {self.shift}]"
                            for op, a, b, q in self.terms)
         unroll = f"#pragma HLS unroll factor={self.unroll}\n" if self.unroll > 1 else ""
         end = self.start + self.trips
@@ -70,7 +84,7 @@ class DivKernel:
 
 @st.composite
 def div_kernels(draw):
-    term = st.tuples(st.sampled_from("/%"), st.sampled_from((-2, -1, 1, 2, 3)),
+    term = st.tuples(st.sampled_from(sorted(OPERATIONS)), st.sampled_from((-2, -1, 1, 2, 3)),
                      st.integers(-6, 6), st.integers(2, 4))
     return DivKernel(draw(st.integers(-4, 2)), draw(st.integers(2, 12)),
                      draw(st.sampled_from((1, 1, 2))),
@@ -138,6 +152,27 @@ def test_a_dividend_of_one_sign_keeps_a_regular_index(tmp_path):
     assert not [w for w in report.warnings if "not affine" in w]  # every index stays affine
 
 
+@needs_gxx
+def test_a_shift_of_a_negative_value_is_emitted_as_a_floor(tmp_path):
+    """buf[((i - 9) >> 1) + 8] at i = 0 reads buf[3].  The model knew; the emitted
+    bank-centric kernel computed the shift as ``(unsigned)(i - 9) / 2u``, far outside
+    the banks, and the testbench crashed."""
+    path = tmp_path / "shift.c"
+    path.write_text("""
+        void shift(const int in[64], int out[32]) {
+            int buf[64];
+        #pragma HLS bind_storage variable=buf type=ram_1p
+            for (int i = 0; i < 64; i++) buf[i] = in[i];
+            for (int i = 0; i < 32; i++) {
+        #pragma HLS pipeline II=1
+                out[i] = buf[((i - 9) >> 1) + 8] + buf[((i - 8) >> 2) + 40];
+            }
+        }""")
+    compiled = arraypart.compile_kernel(path)
+    assert "~(~(int)(i - 9) / 2)" in compiled.files["shift.cpp"]
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
           suppress_health_check=list(HealthCheck))
 @given(div_kernels())
@@ -150,3 +185,5 @@ def test_no_false_conflict_free_claim_with_negative_dividends(tmp_path_factory, 
         buf = next(a for a in compiled.report.solution.arrays if a.array.name == "buf")
         if buf.conflict_free:
             assert true_ii_ok(kernel, compiled, ports), (kernel.source(), ports)
+        if HAVE_GXX:
+            assert_the_testbench_passes(compiled, tmp_path / f"ports{ports}")

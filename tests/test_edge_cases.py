@@ -2,7 +2,6 @@
 solver (isl proof), independent checker, and, where g++ exists, the emitted code
 against the original on random inputs."""
 
-import subprocess
 from textwrap import dedent
 
 import pytest
@@ -10,7 +9,7 @@ import pytest
 import arraypart
 from arraypart import check
 
-from conftest import needs_gxx
+from conftest import assert_the_testbench_passes, needs_gxx
 
 
 def compile_text(tmp_path, name, text, **options):
@@ -30,18 +29,6 @@ def checker_iis(compiled, ports):
     report = compiled.report
     result = check.check_kernel(report.kernel, report.solution.bankings(), ports=ports)
     return {loop.name: loop.achieved_ii for loop in result.loops}
-
-
-def run_testbench(compiled, tmp_path):
-    name = compiled.report.kernel.name
-    out = arraypart.write_project(compiled, tmp_path / "out")
-    binary = tmp_path / "tb"
-    build = subprocess.run(["g++", "-std=c++14", "-w", "-o", str(binary),
-                            str(out / f"{name}.cpp"), str(out / f"{name}_tb.cpp")],
-                           capture_output=True, text=True)
-    assert build.returncode == 0, build.stderr[-2000:]
-    run = subprocess.run([str(binary)], capture_output=True, text=True, timeout=60)
-    assert run.returncode == 0, run.stdout[-2000:]
 
 
 # name, source, ports, array, expected banks x copies, conflict-free
@@ -157,7 +144,7 @@ def test_edge_case_banking_is_proved_and_checked(name, tmp_path):
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_edge_case_emitted_code_matches_original(name, tmp_path):
     text, ports, *_ = CASES[name]
-    run_testbench(compile_text(tmp_path, name, text, ports=ports), tmp_path)
+    assert_the_testbench_passes(compile_text(tmp_path, name, text, ports=ports), tmp_path)
 
 
 def test_read_modify_write_on_single_port_cannot_reach_ii_1(tmp_path):
@@ -192,4 +179,4 @@ def test_irregular_reads_are_separated_only_by_duplication(tmp_path):
 
 @needs_gxx
 def test_irregular_duplicated_code_matches_original(tmp_path):
-    run_testbench(compile_text(tmp_path, "irregular", IRREGULAR, ports=1), tmp_path)
+    assert_the_testbench_passes(compile_text(tmp_path, "irregular", IRREGULAR, ports=1), tmp_path)

@@ -1,10 +1,14 @@
 """Quasi-affine expressions: one tree, three renderings that agree."""
 
+import subprocess
+
 import islpy as isl
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from arraypart import expr as E
+
+from conftest import needs_gxx
 
 VARS = ("i", "j")
 
@@ -42,9 +46,31 @@ def test_c_rendering_matches_numpy_on_non_negative_arguments():
     e = E.add(E.mod(E.floordiv(E.affine({"i": 1, "j": 3}), 2), 4), E.scale(-2, E.var("j")))
     for i in range(6):
         for j in range(6):
-            python = E.to_c(e).replace("(unsigned)", "").replace("u)", ")").replace("/", "//")
+            python = (E.to_c(e, str, non_negative=lambda arg: True).replace("(unsigned)", "")
+                      .replace("u)", ")").replace("/", "//"))
             c_value = eval(python, {}, {"i": i, "j": j})
             assert c_value == int(E.evaluate(e, {"i": i, "j": j}))
+
+
+@needs_gxx
+def test_c_rendering_of_possibly_negative_arguments_matches_numpy(tmp_path):
+    """Arguments nobody vouches for get the signed floor and mod forms: g++ computes
+    what floor and mod are, at negative values too."""
+    i, j = E.var("i"), E.var("j")
+    cases = [E.floordiv(E.add(i, E.const(-9)), 2), E.mod(E.add(i, E.scale(-3, j)), 5),
+             E.add(E.floordiv(E.mod(E.add(i, j), 7), 3), E.floordiv(E.scale(-1, j), 4)),
+             E.mod(E.floordiv(E.add(E.scale(2, i), E.const(-5)), 3), 4)]
+    grid = range(-9, 10)
+    lines = [f'std::printf("%d\\n", (int)({E.to_c(e, str, non_negative=lambda arg: False)}));'
+             for e in cases]
+    loops = "for (int i = -9; i < 10; i++) for (int j = -9; j < 10; j++) {" + "".join(lines) + "}"
+    source = tmp_path / "forms.cpp"
+    source.write_text(f"#include <cstdio>\nint main() {{ {loops} return 0; }}\n")
+    subprocess.run(["g++", "-o", str(tmp_path / "forms"), str(source)], check=True)
+    printed = subprocess.run([str(tmp_path / "forms")], capture_output=True, text=True,
+                             check=True).stdout.split()
+    expected = [int(E.evaluate(e, {"i": a, "j": b})) for a in grid for b in grid for e in cases]
+    assert [int(v) for v in printed] == expected
 
 
 def test_simplify_folds_affine_parts_and_trivial_divisions():

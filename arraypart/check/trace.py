@@ -416,8 +416,14 @@ def copy_texts(kernel: ir.Kernel, bankings: Mapping[str, Banking]
         banking = bankings.get(access.array)
         copy = banking.copy_expr(access.ref_id) if banking is not None else E.const(0)
         if access.kind == "read" and not isinstance(copy, E.Const):
-            out[access.coord.line, access.coord.col] = E.to_c(copy)
+            out[access.coord.line, access.coord.col] = _copy_text(copy)
     return out
+
+
+def _copy_text(copy: E.Expr) -> str:
+    """C text of a copy expression, every floor and mod in the exact signed form (an
+    iterator the recorded run evaluates it at may be negative)."""
+    return E.to_c(copy, str, non_negative=lambda arg: False)
 
 
 def _site_fields(kernel: ir.Kernel, inst: Instrumented) -> tuple[str | None, ...]:
@@ -442,11 +448,11 @@ def _read_copies(kernel: ir.Kernel, inst: Instrumented,
         copy = banking[access.array].copy_expr(access.ref_id)
         if isinstance(copy, E.Const):
             copies[n] = copy.value
-        elif site.copy == E.to_c(copy):
+        elif site.copy == _copy_text(copy):
             copies[n] = RECORDED
         else:
             raise ValueError(f"{site.coord}: the run recorded read copy {site.copy}, the "
-                             f"banking reads copy {E.to_c(copy)}: record it with them")
+                             f"banking reads copy {_copy_text(copy)}: record it with them")
     return copies
 
 

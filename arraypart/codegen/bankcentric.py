@@ -616,19 +616,19 @@ def _lane_formulas(group: Group, sites: tuple[Site, ...], names: Names, kind: st
             # a lane whose guard fails drives nothing and reads bank 0, word 0
             on = f"{active}[{at}]"
             body = [f"{on} = {site.guard or 1};",
-                    f"{bank_name}[{at}] = {on} ? {_c(bank)} : 0u;",
-                    f"{offset_name}[{at}] = {on} ? {_c(offset)} : 0u;"]
+                    f"{bank_name}[{at}] = {on} ? {_c(bank, context)} : 0u;",
+                    f"{offset_name}[{at}] = {on} ? {_c(offset, context)} : 0u;"]
         else:
-            body = [f"{bank_name}[{at}] = {_c(bank)};",
-                    f"{offset_name}[{at}] = {_c(offset)};"]
+            body = [f"{bank_name}[{at}] = {_c(bank, context)};",
+                    f"{offset_name}[{at}] = {_c(offset, context)};"]
         for lp in reversed(site.loops):
             body = _site_loop(lp, body)
         lines += body
     return lines
 
 
-def _c(e: E.Expr) -> str:
-    text = E.to_c(e)
+def _c(e: E.Expr, context: ranges.RefContext) -> str:
+    text = E.to_c(e, str, non_negative=context.non_negative)
     return text[1:-1] if text.startswith("(") and text.endswith(")") and _balanced(
         text[1:-1]) else text
 

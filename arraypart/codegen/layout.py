@@ -168,8 +168,10 @@ class ExplicitRewriter:
         if not E.variables(copy) <= env.keys():
             raise ValueError(f"read copy {E.pretty(copy)} of {ex.array.name} at {ref.coord}"
                              " uses a variable that is not a loop iterator around it")
-        return _Address(ex, E.to_c(bank, name_of), E.to_c(offset, name_of),
-                        E.to_c(copy, name_of))
+        def c_text(e: E.Expr) -> str:
+            return E.to_c(e, name_of, non_negative=lambda arg: ranges.non_negative(arg, env))
+
+        return _Address(ex, c_text(bank), c_text(offset), c_text(copy))
 
     def _lane_writes(self, body: N.Node, lanes: dict[int, tuple[str | None, str | None]]):
         """Edits of the stores through lane registers, and the references they cover."""

@@ -52,6 +52,10 @@ class RefContext:
         """:func:`reduce` with this reference's intervals and strides."""
         return reduce(e, self.env(), dict(self.strides))
 
+    def non_negative(self, e: E.Expr) -> bool:
+        """:func:`non_negative` with this reference's intervals."""
+        return non_negative(e, self.env())
+
 
 def ref_contexts(body: tuple[Node, ...]) -> dict[int, RefContext]:
     """``ref_id`` -> its :class:`RefContext`, for every access of the kernel body."""
@@ -180,7 +184,8 @@ def _same_window(r: E.Expr, period: int, env) -> int | None:
     return bounds[0] // period
 
 
-def _non_negative(e: E.Expr, env) -> bool:
+def non_negative(e: E.Expr, env: Mapping[str, Interval | None]) -> bool:
+    """Whether every value of ``e`` over ``env`` is >= 0, by :func:`interval`."""
     bounds = interval(e, env)
     return bounds is not None and bounds[0] >= 0
 
@@ -204,13 +209,13 @@ def _reduce_mod(arg: E.Expr, m: int, env, strides: Strides) -> E.Expr:
     q = _same_window(r, m, env)
     if q is not None:
         return E.add(r, E.const(-q * m))
-    return E.mod(r if _non_negative(r, env) else arg, m)
+    return E.mod(r if non_negative(r, env) else arg, m)
 
 
 def _reduce_mod_of_floordiv(arg: E.FloorDiv, n: int, env, strides: Strides) -> E.Expr:
     """floor(a/B) mod N: multiples of B*N in a vanish."""
     r = _residue(arg.arg, arg.divisor * n, strides)
-    if r is None or not _non_negative(r, env):
+    if r is None or not non_negative(r, env):
         return E.mod(arg, n)
     quotient = _reduce_floordiv(r, arg.divisor, env)
     if isinstance(quotient, E.FloorDiv):
