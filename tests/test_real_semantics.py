@@ -3,6 +3,7 @@ and induction variables in subscripts, multi-iterator and ap_uint loops, legacy 
 misspelt pragmas, Vitis's automatic pipelining.  Each kernel is small and our own,
 written in the style of the public kernels that use the construct."""
 
+import dataclasses
 import json
 from textwrap import dedent
 
@@ -18,8 +19,8 @@ from arraypart.frontend import clangtu
 from arraypart.frontend import scalars as S
 
 from conftest import assert_the_trace_agrees, needs_gxx, searched
+from conftest import assert_the_testbench_passes
 from conftest import run_testbench as run_project
-from test_edge_cases import run_testbench
 
 
 def compile_text(tmp_path, name, text, suffix=".c", **options):
@@ -106,7 +107,7 @@ def test_gemm_with_scalar_index_temporaries_banks_like_its_inline_form(tmp_path)
 
 @needs_gxx
 def test_gemm_with_temporaries_emitted_code_matches_original(tmp_path):
-    run_testbench(compile_text(tmp_path, "gemm_tmp", GEMM_TEMPORARIES), tmp_path)
+    assert_the_testbench_passes(compile_text(tmp_path, "gemm_tmp", GEMM_TEMPORARIES), tmp_path)
 
 
 INDUCTION = """
@@ -154,7 +155,7 @@ def test_induction_variable_after_its_loop_holds_its_exit_value(tmp_path):
 
 @needs_gxx
 def test_induction_emitted_code_matches_original(tmp_path):
-    run_testbench(compile_text(tmp_path, "induction", INDUCTION), tmp_path)
+    assert_the_testbench_passes(compile_text(tmp_path, "induction", INDUCTION), tmp_path)
 
 
 CONDITIONAL = """
@@ -221,6 +222,35 @@ def test_a_static_scalar_starts_each_call_where_the_last_one_left_it(tmp_path):
         report.warnings[0])
     buf = next(a for a in report.solution.arrays if a.array.name == "buf")
     assert buf.conflict_free and buf.banking.copies == 2
+
+
+
+@needs_gxx
+def test_the_testbench_compares_the_state_statics_carry_into_later_calls(tmp_path):
+    """A kernel that accumulates into a static array computes the same first call
+    from a copy that forgot ``static`` (and starts from zeros each call): only the
+    testbench's later calls tell the two apart."""
+    text = """
+        void running(const int in[32], int out[32]) {
+            static int acc[32];
+            for (int i = 0; i < 32; i += 2) {
+        #pragma HLS pipeline II=1
+                acc[i] += in[i];
+                acc[i + 1] += in[i + 1];
+                out[i] = acc[i] + acc[i + 1];
+                out[i + 1] = acc[i + 1];
+            }
+        }"""
+    compiled = compile_text(tmp_path, "running", text)
+    assert run_project(compiled, tmp_path / "kept").returncode == 0
+    emitted = compiled.files["running.cpp"]
+    assert emitted.count("static int acc[32];") == 1
+    forgetful = dataclasses.replace(compiled, files={
+        **compiled.files, "running.cpp": emitted.replace("static int acc[32];",
+                                                         "int acc[32] = {};")})
+    run = run_project(forgetful, tmp_path / "forgot")
+    assert run.returncode == 1
+    assert "FAIL: running: call 2 of 3:" in run.stdout
 
 
 ALIASED = {
@@ -516,7 +546,7 @@ def test_a_data_dependent_guard_over_a_bounded_scalar_bounds_its_branch(tmp_path
 
 @needs_gxx
 def test_a_bounded_scalar_guard_emitted_code_matches_original(tmp_path):
-    run_testbench(compile_text(tmp_path, "insertion", INSERTION), tmp_path)
+    assert_the_testbench_passes(compile_text(tmp_path, "insertion", INSERTION), tmp_path)
 
 
 @pytest.mark.parametrize("change, why", [
@@ -635,7 +665,7 @@ def test_multi_iterator_loop_is_modelled_on_the_tested_iterator(tmp_path):
 
 @needs_gxx
 def test_multi_iterator_emitted_code_matches_original(tmp_path):
-    run_testbench(compile_text(tmp_path, "multi", MULTI_ITERATOR), tmp_path)
+    assert_the_testbench_passes(compile_text(tmp_path, "multi", MULTI_ITERATOR), tmp_path)
 
 
 def test_ap_uint_and_typedef_iterators_bank_like_int(tmp_path):
@@ -819,7 +849,7 @@ def test_while_and_startless_for_count_from_their_counter(tmp_path):
 
 @needs_gxx
 def test_while_loop_emitted_code_matches_original(tmp_path):
-    run_testbench(compile_text(tmp_path, "counted", WHILE), tmp_path)
+    assert_the_testbench_passes(compile_text(tmp_path, "counted", WHILE), tmp_path)
 
 
 COUNTED_DOWN = """
@@ -854,7 +884,7 @@ def test_a_condition_that_counts_down_is_a_counted_loop(tmp_path):
 @needs_gxx
 def test_a_condition_that_counts_down_builds_runs_and_traces(tmp_path):
     compiled = compile_text(tmp_path, "down", COUNTED_DOWN)
-    run_testbench(compiled, tmp_path)
+    assert_the_testbench_passes(compiled, tmp_path)
     assert_the_trace_agrees(compiled, tmp_path, ports=2)
 
 
@@ -970,7 +1000,7 @@ def test_operands_that_c_skips_build_run_and_trace_as_modelled(tmp_path, case):
       }}
     }}"""
     compiled = compile_text(tmp_path, case, text)
-    run_testbench(compiled, tmp_path)
+    assert_the_testbench_passes(compiled, tmp_path)
     (tmp_path / "trace").mkdir()
     assert_the_trace_agrees(compiled, tmp_path / "trace", ports=2)
 
@@ -1021,7 +1051,7 @@ def test_arrays_of_one_name_in_two_blocks_are_two_memories(tmp_path):
 @needs_gxx
 def test_arrays_of_one_name_in_two_blocks_build_run_and_trace_as_modelled(tmp_path):
     compiled = compile_text(tmp_path, "two_blocks", TWO_BLOCKS)
-    run_testbench(compiled, tmp_path)
+    assert_the_testbench_passes(compiled, tmp_path)
     (tmp_path / "trace").mkdir()
     assert_the_trace_agrees(compiled, tmp_path / "trace", ports=2)
 
@@ -1199,7 +1229,7 @@ def test_a_pipelined_loop_run_inside_an_unrolled_lane_builds_runs_and_traces(tmp
     stages' claim and says why their addresses are not compared (it compared them
     with the last call's loop and disagreed)."""
     compiled = compile_text(tmp_path, "fft", FFT_STAGES)
-    run_testbench(compiled, tmp_path)
+    assert_the_testbench_passes(compiled, tmp_path)
     (tmp_path / "trace").mkdir()
     recorded = trace.record(compiled.report.kernel, clangtu.Options(), tmp_path / "trace",
                             compiled.report.solution.emitted_bankings())
@@ -1259,7 +1289,7 @@ def test_a_loop_unrolled_inside_a_pipeline_is_lowered_per_lane_too(tmp_path):
 @needs_gxx
 def test_a_loop_unrolled_inside_a_pipeline_per_lane_builds_runs_and_traces(tmp_path):
     compiled = compile_text(tmp_path, "q", SQUARES)
-    run_testbench(compiled, tmp_path)
+    assert_the_testbench_passes(compiled, tmp_path)
     (tmp_path / "trace").mkdir()
     judged = assert_the_trace_agrees(compiled, tmp_path / "trace", ports=2)
     assert len(judged.addresses.compared) == 1

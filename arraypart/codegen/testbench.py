@@ -1,14 +1,15 @@
 """What the C-simulation testbench needs to know about the top function.
 
 The testbench (``templates/testbench.cpp.j2``) runs the original kernel and the banked
-one on the same inputs and compares every interface array bit for bit.  This module
-describes each parameter: interface arrays with their element type, shape and how to
-fill them (a pointer's shape is its extent); scalars (C numbers, ``ap_[u]int``,
-``ap_[u]fixed``: a fixed value; structs: random bytes; run-time sizes: their largest
-value), by value or by reference, as one variable per run, the ones passed by non-const
-reference (outputs) compared afterwards like the return value; ``hls::stream`` parameters
-(and arrays of them) with the same random elements in both runs, enough for every
-statement execution to read one, and what is left in them afterwards compared in order.
+one on the same inputs and compares every interface array bit for bit, in
+:data:`CALLS` calls.  This module describes each parameter: interface arrays with their
+element type, shape and how to fill them (a pointer's shape is its extent); scalars (C
+numbers, ``ap_[u]int``, ``ap_[u]fixed``: a fixed value; structs: random bytes; run-time
+sizes: their largest value), by value or by reference, as one variable per run, the ones
+passed by non-const reference (outputs) compared afterwards like the return value;
+``hls::stream`` parameters (and arrays of them) with the same random elements in both
+runs, enough for every statement execution to read one, and what is left in them
+afterwards compared in order.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ SCALAR_INT = 3
 SCALAR_FLOAT = "0.5"
 # The testbench prints at most this many differing elements.
 MAX_REPORTED = 10
+# Calls of both kernels, each on fresh random inputs and compared after it: the second
+# and third see the state that ``static`` variables kept from the calls before.
+CALLS = 3
 # Elements pushed into each input stream at most: a read of an empty stream returns
 # T() in both runs (the comparison stays valid), so this only caps the test's memory
 # (2^20 elements of a 512-bit word are 64 MiB).
@@ -142,6 +146,7 @@ def testbench_context(kernel: Kernel) -> dict:
         "structs": _structs(func.params, params),
         "seed": SEED,
         "max_reported": MAX_REPORTED,
+        "calls": CALLS,
     }
 
 
