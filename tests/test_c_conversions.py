@@ -20,7 +20,8 @@ import arraypart
 from arraypart.errors import KernelError
 from arraypart import expr as E
 
-from conftest import assert_the_testbench_passes, assert_the_trace_agrees, needs_gxx, run_testbench
+from conftest import (HAVE_GXX, assert_the_testbench_passes, assert_the_trace_agrees, needs_gxx,
+                      run_testbench)
 
 TRIPS = 200
 
@@ -376,3 +377,84 @@ def test_a_loop_start_converted_from_a_size_the_data_chose_keeps_its_range(tmp_p
     report = arraypart.analyze(path)
     (size,) = [p for p in report.kernel.params if p.name.startswith("s@")]
     assert size.low == 0 and not size.unbounded
+
+
+# ---------------------------------------------------------------- bit updates of elements
+
+# A write of some bits of an array element keeps the others: the word is read, then
+# written, two accesses of one element (the model used to see a read, or a write).
+BIT_UPDATES = {
+    "bit_ref": "buf[i][3] = 1;",
+    "set_bit": "buf[i].set_bit(3, in[i][0]);",
+    "call_select": "buf[i](7, 6) = 2;",
+    "range": "buf[i].range(3, 0) = in[i].range(7, 4);",
+}
+
+
+def bit_kernel(update: str) -> str:
+    return ("#include <ap_int.h>\n"
+            "void bits(const ap_uint<8> in[64], ap_uint<8> out[64]) {\n"
+            "  ap_uint<8> buf[64];\n#pragma HLS bind_storage variable=buf type=ram_1p\n"
+            "  for (int i = 0; i < 64; i++) buf[i] = in[i];\n"
+            "  for (int i = 0; i < 64; i++) {\n#pragma HLS pipeline II=1\n"
+            f"    {update}\n  }}\n"
+            "  for (int i = 0; i < 64; i++) out[i] = buf[i];\n}\n")
+
+
+@pytest.mark.parametrize("case", sorted(BIT_UPDATES))
+def test_a_bit_update_of_an_element_reads_and_writes_it(case, tmp_path):
+    path = tmp_path / "bits.cpp"
+    path.write_text(bit_kernel(BIT_UPDATES[case]))
+    compiled = arraypart.compile_kernel(path)
+    kinds = sorted(a.kind for loop in compiled.report.kernel.body[1:2]
+                   for s in loop.body for a in s.accesses if a.array == "buf")
+    assert kinds == ["read", "write"]
+    assert "one element of buf is read and written in one iteration" in " ".join(
+        compiled.report.warnings)
+    if HAVE_GXX:
+        assert_the_trace_agrees(compiled, tmp_path, ports=1)
+
+
+ROUTED_BIT_UPDATES = """
+#include <ap_int.h>
+void routed(const ap_uint<8> in[96], ap_uint<8> out[96]) {
+    ap_uint<8> buf[96];
+    for (int i = 0; i < 96; i++) buf[i] = in[i];
+    for (int i = 0; i < 32; i++) {
+#pragma HLS pipeline II=1
+        buf[3 * i][0] = 1;
+        buf[3 * i + 1].set_bit(5, in[i][3]);
+    }
+    for (int i = 0; i < 96; i++) out[i] = buf[i];
+}
+"""
+
+
+@needs_gxx
+def test_a_bit_update_through_bank_routing_keeps_the_other_bits(tmp_path):
+    """The banks of buf[3i] and buf[3i + 1] alternate with i: both are routed through
+    lane registers, and the update works on the write register, loaded from the read
+    one (the emitted kernel used to update the read register and store garbage)."""
+    path = tmp_path / "routed.cpp"
+    path.write_text(ROUTED_BIT_UPDATES)
+    compiled = arraypart.compile_kernel(path)
+    emitted = compiled.files["routed.cpp"]
+    assert "(buf_wv[0] = buf_rv[0], buf_wv[0][0] = 1);" in emitted
+    assert_the_testbench_passes(compiled, tmp_path)
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)
+
+
+def test_a_bit_update_of_a_replicated_array_is_a_located_error(tmp_path):
+    path = tmp_path / "copies.cpp"
+    path.write_text("#include <ap_int.h>\n"
+                    "void copies(const ap_uint<8> in[64], const ap_uint<6> idx[64],\n"
+                    "            ap_uint<8> out[64]) {\n"
+                    "  ap_uint<8> t[64];\n#pragma HLS bind_storage variable=t type=ram_1p\n"
+                    "  for (int i = 0; i < 64; i++) t[i] = in[i];\n"
+                    "  for (int i = 0; i < 64; i++) {\n#pragma HLS pipeline II=1\n"
+                    "    out[i] = t[idx[i]] + t[(int)idx[i] ^ 1] + t[(int)idx[i] ^ 2];\n  }\n"
+                    "  for (int i = 0; i < 64; i++) {\n#pragma HLS pipeline II=2\n"
+                    "    t[i][0] = 1;\n  }\n}\n")
+    with pytest.raises(KernelError, match=r"copies.cpp:13:5: .*a part of an element of "
+                                          r"replicated array 't' is written"):
+        arraypart.compile_kernel(path)

@@ -214,9 +214,12 @@ def _first_operand_path(cursor: ci.Cursor, user: ci.Cursor, parents: tuple) -> b
     return first is not None and first == below
 
 
-# ap_int / ap_fixed part selects an assignment may write through
-# (:data:`arraypart.frontend.accesses.PART_SELECTS`).
-_PART_SELECTS = frozenset({"range", "bit"})
+# ap_int / ap_fixed part selects an assignment may write through, and members that
+# change some bits in place (:data:`arraypart.frontend.accesses.PART_SELECTS`,
+# ``BIT_UPDATES``).
+_PART_SELECTS = frozenset({"range", "bit", "operator()", "operator[]"})
+_BIT_UPDATES = frozenset({"set_bit", "set", "clear", "invert", "reverse", "lrotate",
+                          "rrotate", "b_not"})
 _OVERLOADED_UPDATES = frozenset(f"operator{op}=" for op in
                                 ("+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>"))
 
@@ -234,6 +237,8 @@ def _kind(cursor: ci.Cursor, parents: tuple) -> str:
             return "read" if _kind(user, above) == "read" else "update"
         if user.spelling == "operator=":
             return "write"
+        if user.spelling in _BIT_UPDATES:
+            return "update"
         if user.spelling in _OVERLOADED_UPDATES or user.spelling in ("operator++",
                                                                      "operator--"):
             return "update"

@@ -25,6 +25,7 @@ from math import prod
 from .. import expr as E
 from ..errors import Coord, KernelError
 from ..frontend import cnodes as N
+from ..frontend.accesses import updated_element
 from ..frontend.scalars import VALUE_CALLS
 from ..ir import Array
 from ..scheme import Banking, index_var
@@ -96,6 +97,7 @@ class ExplicitRewriter:
         register, and as the target of a store the write register:
 
             A[e] = v  ->  w = v;   A[e] op= v  ->  w = r op (v);   ++A[e]  ->  w = r + 1
+            A[e][k] = v, A[e].set_bit(k, v), ...  ->  (w = r, w[k] = v), (w = r, w.set_bit(k, v))
         """
         if not self._explicit:
             return []
@@ -179,7 +181,15 @@ class ExplicitRewriter:
         covered: set[int] = set()
         discarded = _statement_positions(body)
         for node in N.walk(body):
-            if isinstance(node, N.Assignment) and id(node.lvalue) in lanes:
+            element = updated_element(node)
+            if element is not None and id(element) in lanes:
+                # the other bits are kept: the update works on a copy of the read word
+                read, write = lanes[id(element)]
+                covered.add(id(element))
+                edits += [Edit(node.start, node.start, f"({write} = {read}, "),
+                          Edit(element.start, element.end, write),
+                          Edit(node.end, node.end, ")")]
+            elif isinstance(node, N.Assignment) and id(node.lvalue) in lanes:
                 read, write = lanes[id(node.lvalue)]
                 covered.add(id(node.lvalue))
                 if node.op == "=":
@@ -209,6 +219,14 @@ class ExplicitRewriter:
         covered: set[int] = set()
         discarded = _statement_positions(body)
         for node in N.walk(body):
+            element = updated_element(node)
+            if (element is not None and id(element) in addresses
+                    and addresses[id(element)].explicit.banking.copies > 1):
+                name = addresses[id(element)].explicit.array.name
+                raise KernelError(node.coord, "a part of an element of replicated array "
+                                              f"'{name}' is written: write the whole "
+                                              f"element (word = {name}[...]; word[k] = v; "
+                                              f"{name}[...] = word;)")
             if isinstance(node, N.Assignment) and id(node.lvalue) in addresses:
                 address = addresses[id(node.lvalue)]
                 if address.explicit.banking.copies == 1:

@@ -30,8 +30,12 @@ from . import cnodes as N
 MEMBER = "member ref expr"
 INCREMENTS = {"p++": 1, "++": 1, "p--": -1, "--": -1}
 # ap_int / ap_fixed part selects that an assignment may write through: ``A[i].range(h,
-# l) = v`` writes some bits of the element and keeps the others.
-PART_SELECTS = frozenset({"range", "bit"})
+# l) = v``, ``A[i](h, l) = v`` and ``A[i][k] = v`` write some bits of the element and
+# keep the others.
+PART_SELECTS = frozenset({"range", "bit", "operator()", "operator[]"})
+# ap_int / ap_fixed members that change some bits of their object in place.
+BIT_UPDATES = frozenset({"set_bit", "set", "clear", "invert", "reverse", "lrotate",
+                         "rrotate", "b_not"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +112,8 @@ class AccessLowering:
             self._collect(node.cond, out)
             self._operand(node.cond, True, node.iftrue, out)
             self._operand(node.cond, False, node.iffalse, out)
+        elif _element_call(node, BIT_UPDATES):
+            self._bit_update(_element_call(node, BIT_UPDATES), out)
         elif isinstance(node, N.FuncCall):
             self._call_arguments(node, out)
         elif isinstance(node, N.ArrayRef):
@@ -159,16 +165,20 @@ class AccessLowering:
             self._dereference(node, out, kinds)
         elif _element_member(node):
             self._member(node, out, kinds)
-        elif _part_select(node):
-            # the bits outside the selection are kept: the element is read, then written
-            for bound in node.args[1:]:
-                self._collect(bound, out)
-            self._target(node.args[0], out, ("read", "write"))
+        elif _element_call(node, PART_SELECTS):
+            self._bit_update(_element_call(node, PART_SELECTS), out)
         elif self._pointer_member(node) is not None:
             self._pointer_element(node, self._pointer_member(node), None, out, kinds,
                                   node.name or None)
         else:
             self._collect(node, out)
+
+    def _bit_update(self, args: tuple[N.Node, ...], out: list[Access]) -> None:
+        """Some bits of the element ``args[0]`` change and the others are kept: it is
+        read, then written (after the other arguments are read)."""
+        for argument in args[1:]:
+            self._collect(argument, out)
+        self._target(args[0], out, ("read", "write"))
 
     def _rewrites(self, array) -> bool:
         """Whether code generation rewrites the references to ``array`` written here
@@ -390,8 +400,33 @@ def _element_member(node: N.Node) -> bool:
     return False
 
 
-def _part_select(node: N.Node) -> bool:
-    """``A[i].range(h, l)`` or ``A[i].bit(k)`` (the element is the call's first
-    argument, its object)."""
-    return (isinstance(node, N.FuncCall) and node.name in PART_SELECTS and bool(node.args)
-            and (isinstance(node.args[0], N.ArrayRef) or _element_member(node.args[0])))
+def _element_call(node: N.Node, names: frozenset[str]) -> tuple[N.Node, ...] | None:
+    """The arguments of a call of one of ``names`` on an array element, which is the
+    first one (its object): ``A[i].range(h, l)``, ``A[i].x.set_bit(k, v)``, and the
+    overloaded ``A[i][k]`` and ``A[i](h, l)``; None for any other node."""
+    if isinstance(node, N.FuncCall):
+        name, args = node.name, node.args
+    elif isinstance(node, N.Other) and node.what.startswith("call of "):
+        name, args = node.what[len("call of "):], node.parts
+    else:
+        return None
+    if name in names and args and (isinstance(args[0], N.ArrayRef)
+                                   or _element_member(args[0])):
+        return tuple(args)
+    return None
+
+
+def updated_element(node: N.Node) -> N.ArrayRef | None:
+    """The array reference whose element ``node`` changes in part, keeping its other
+    bits: ``A[i][k] = v``, ``A[i].range(h, l) |= v``, ``A[i].x.set_bit(k, v)``; None
+    when ``node`` is no such update."""
+    if isinstance(node, N.Assignment):
+        args = _element_call(node.lvalue, PART_SELECTS)
+    else:
+        args = _element_call(node, BIT_UPDATES)
+    if args is None:
+        return None
+    element = args[0]
+    while not isinstance(element, N.ArrayRef):
+        element = _first(element.parts)
+    return element
