@@ -18,7 +18,7 @@ from arraypart import expr as E
 from arraypart.frontend import clangtu
 from arraypart.frontend import scalars as S
 
-from conftest import assert_the_trace_agrees, needs_gxx, searched
+from conftest import HAVE_GXX, assert_the_trace_agrees, needs_gxx, searched
 from conftest import assert_the_testbench_passes
 from conftest import run_testbench as run_project
 
@@ -1442,3 +1442,42 @@ def test_half_precision_arrays_are_16_bits_wide(tmp_path):
 @needs_gxx
 def test_half_precision_arrays_build_and_run(tmp_path):
     run_project(compile_text(tmp_path, "halves", HALF, suffix=".cpp"), tmp_path)
+
+
+# ------------------------------------------------ triangular nests inside a pipeline
+
+TRIANGLE = """
+    void triangle(const int in[48][9], int out[48]) {
+        int buf[48][9];
+    #pragma HLS bind_storage variable=buf type=ram_1p
+        for (int i = 0; i < 48; i++) for (int c = 0; c < 9; c++) buf[i][c] = in[i][c];
+        for (int r = 0; r < 48; r++) {
+    #pragma HLS pipeline II=1
+            int s = 0;
+            for (int j = 0; j < 3; j++)
+                for (int k = 0; k <= j; k++) s += buf[r][j * 3 + k];
+            out[r] = s;
+        }
+    }"""
+
+
+def test_an_unrolled_loop_bounded_by_an_unrolled_iterator_is_unrolled_per_copy(tmp_path):
+    """Vitis unrolls j first; each copy's k loop then has a constant trip count
+    (1, 2, 3): six reads per cycle, which six banks serve on ram_1p.  Such a loop was
+    refused as having no constant trip count."""
+    compiled = compile_text(tmp_path, "triangle", TRIANGLE)
+    report = json.loads(compiled.files["report.json"])
+    buf = next(a for a in report["arrays"] if a["name"] == "buf")
+    assert buf["max_concurrent"] == 6 and buf["conflict_free"]
+    assert {loop["name"]: loop["achieved_ii"] for loop in report["loops"]}["L6"] == 1
+    assert checked_iis(compiled)["L6"] == 1
+    if HAVE_GXX:
+        assert_the_trace_agrees(compiled, tmp_path, ports=1)
+        assert_the_testbench_passes(compiled, tmp_path)
+
+
+def test_an_unrolled_loop_bounded_by_the_pipelined_iterator_is_refused(tmp_path):
+    text = TRIANGLE.replace("k <= j", "k <= r % 3")
+    with pytest.raises(KernelError, match=r"triangle.c:10:13: .*loop 'L10' inside "
+                                          r"pipelined loop 'L6' is fully unrolled"):
+        compile_text(tmp_path, "triangle", text)

@@ -776,20 +776,23 @@ def _step_of(nxt: N.Node, var: str, scope: Scope) -> int | None:
     return step.value if isinstance(step, E.Const) else None
 
 
-def check_unrollable(pipelined: Loop, nodes: tuple[Node, ...]) -> None:
+def check_unrollable(pipelined: Loop, nodes: tuple[Node, ...],
+                     unrolled: frozenset[str] = frozenset()) -> None:
     """Every loop inside a pipelined loop is fully unrolled, so its trip count
-    ``(bound - init) / step + 1`` must be a constant: one start, one bound, and
-    ``bound - init`` a constant."""
+    ``(bound - init) / step + 1`` must be a constant in each unrolled copy: one start,
+    one bound, and ``bound - init`` a constant or an affine form of the iterators of
+    the unrolled loops around it (``for (k = 0; k <= j; k++)`` in an unrolled j)."""
     for node in nodes:
         if isinstance(node, Loop):
             span = E.add(node.bound[0], E.scale(-1, node.init[0]))
-            if len(node.init) != 1 or len(node.bound) != 1 or not isinstance(span, E.Const):
+            if (len(node.init) != 1 or len(node.bound) != 1
+                    or E.affine_form(span) is None or not E.variables(span) <= unrolled):
                 raise KernelError(node.coord, f"loop '{node.name}' inside pipelined loop "
                                               f"'{pipelined.name}' is fully unrolled, so "
                                               "its trip count must be a constant")
-            check_unrollable(pipelined, node.body)
+            check_unrollable(pipelined, node.body, unrolled | {node.var})
         elif isinstance(node, If):
-            check_unrollable(pipelined, node.then + node.orelse)
+            check_unrollable(pipelined, node.then + node.orelse, unrolled)
 
 
 def imprecision(nodes: tuple[Node, ...]) -> int:
