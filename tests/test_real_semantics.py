@@ -1481,3 +1481,39 @@ def test_an_unrolled_loop_bounded_by_the_pipelined_iterator_is_refused(tmp_path)
     with pytest.raises(KernelError, match=r"triangle.c:10:13: .*loop 'L10' inside "
                                           r"pipelined loop 'L6' is fully unrolled"):
         compile_text(tmp_path, "triangle", text)
+
+
+COUNTED_DO = """
+    void counted_do(const int in[64], int out[48]) {
+        int buf[64];
+    #pragma HLS bind_storage variable=buf type=ram_1p
+        for (int c = 0; c < 64; c++) buf[c] = in[c];
+        int m = 16, i = 0;
+        do {
+    #pragma HLS pipeline II=1
+            out[i] = buf[i] + buf[i + 32];
+            i++;
+        } while (--m);
+        int n = 15;
+        do {
+    #pragma HLS pipeline II=1
+            out[n + 16] = buf[n] + buf[n + 33];
+        } while (n--);
+        out[47] = m + n;
+    }"""
+
+
+def test_a_do_loop_counting_down_in_its_condition_is_counted(tmp_path):
+    """do { ... } while (--m) runs with m = 16 .. 1, and do { ... } while (n--) with
+    n = 15 .. 0 (the condition follows the body: no iteration sees the start less one).
+    Both were loops nobody could count, so buf[i] was irregular and buf one memory."""
+    compiled = compile_text(tmp_path, "counted_do", COUNTED_DO)
+    assert not [w for w in compiled.report.warnings if "not affine" in w]
+    assert [(l["name"], l["trip_count"]) for l in loops(compiled)] == [
+        ("L5", 64), ("L7", 16), ("L13", 16)]
+    assert checked_iis(compiled) == {"L5": 1, "L7": 1, "L13": 1}
+    buf = next(a for a in compiled.report.solution.arrays if a.array.name == "buf")
+    assert buf.conflict_free and buf.banking.scheme.banks == 2
+    if HAVE_GXX:
+        assert_the_trace_agrees(compiled, tmp_path, ports=1)
+        assert_the_testbench_passes(compiled, tmp_path)

@@ -65,9 +65,9 @@ class LoopLowering:
         header = 0
         while header < len(items) and isinstance(items[header], N.Pragma):
             header += 1
-        if node.post_test:
-            return self._counter_loop(node, label, items, header)
         counted_down = _counted_down(node.cond) if node.next is None else None
+        if node.post_test and counted_down is None:
+            return self._counter_loop(node, label, items, header)
         try:
             if counted_down is not None:
                 var, start, declared = self._counted_down_start(node, *counted_down)
@@ -168,8 +168,10 @@ class LoopLowering:
                             ) -> tuple[str, N.Node, bool]:
         """``(iterator, its first value, declared in the header)`` of a loop that
         counts down in its condition (:func:`_counted_down`): the first iteration sees
-        the start less one.  C ends it only when the start is at least ``stop`` (else
-        it counts down past zero), which must follow from the bounds."""
+        the start less one, or the start itself when the condition follows the body
+        (``do { ... } while (--m)``: m = start, ..., stop).  C ends it only when the start
+        is at least ``stop`` (else it counts down past zero), which must follow from the
+        bounds."""
         if node.init is None:
             start, declared = N.Id(node.cond.coord, -1, -1, var), False
         else:
@@ -182,6 +184,8 @@ class LoopLowering:
         if low is None or low < stop:
             raise _Uncountable(node.cond.coord, f"'{var}' may start below {stop}, where "
                                                 "the loop would count down past zero")
+        if node.post_test:
+            return var, start, declared
         first = N.BinaryOp(start.coord, -1, -1, "-", start, N.Constant(start.coord, -1, -1, 1))
         return var, first, declared
 
