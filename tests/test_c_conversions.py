@@ -458,3 +458,58 @@ def test_a_bit_update_of_a_replicated_array_is_a_located_error(tmp_path):
     with pytest.raises(KernelError, match=r"copies.cpp:13:5: .*a part of an element of "
                                           r"replicated array 't' is written"):
         arraypart.compile_kernel(path)
+
+
+# ---------------------------------------------------------------- bit reads in subscripts
+
+# ap_[u]int members that read bits, in a subscript: (code, value at i) for i in 0..63.
+# They were irregular (any element).  d = i - 32 is an ap_int<8>, negative for i < 32:
+# its bits are those of its two's complement.
+BIT_READS = {
+    "range": ("a.range(5, 3)", lambda i: (i >> 3) & 7),
+    "call": ("a(2, 0) + 8", lambda i: (i & 7) + 8),
+    "bit": ("16 + 2 * a[0]", lambda i: 16 + 2 * (i & 1)),
+    "get_bit": ("20 + a.get_bit(1)", lambda i: 20 + ((i >> 1) & 1)),
+    "to_uint": ("a.to_uint() % 8 + 24", lambda i: i % 8 + 24),
+    "signed_range": ("d.range(4, 1)", lambda i: ((i - 32) >> 1) & 15),
+    "sign_bit": ("d[7] * 16 + 32", lambda i: 16 * (i < 32) + 32),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BIT_READS))
+def test_bits_read_in_a_subscript_are_quasi_affine(case, tmp_path):
+    code, value = BIT_READS[case]
+    path = tmp_path / "bitread.cpp"
+    path.write_text("#include <ap_int.h>\n"
+                    "void bitread(const int in[64], int out[64]) {\n"
+                    "  int buf[64];\n#pragma HLS bind_storage variable=buf type=ram_1p\n"
+                    "  for (int i = 0; i < 64; i++) buf[i] = in[i];\n"
+                    "  for (ap_uint<7> a = 0; a < 64; a++) {\n#pragma HLS pipeline II=1\n"
+                    "    ap_int<8> d = a - 32;\n"
+                    f"    out[a] = buf[{code}] + buf[63 - a];\n  }}\n}}\n")
+    compiled = arraypart.compile_kernel(path)
+    read = next(a for a in compiled.report.kernel.body[1].body[-1].accesses
+                if a.array == "buf")
+    assert read.index[0] is not None, compiled.report.warnings
+    got = np.broadcast_to(E.evaluate(read.index[0], {"a": np.arange(64)}), (64,))
+    assert list(got) == [value(i) for i in range(64)]
+    if HAVE_GXX:
+        assert_the_trace_agrees(compiled, tmp_path, ports=1)
+        assert_the_testbench_passes(compiled, tmp_path)
+
+
+def test_a_free_function_named_like_a_bit_reader_is_no_part_select(tmp_path):
+    """``range(a, 5, 3)`` is the user's own function, not ``a.range(5, 3)``."""
+    path = tmp_path / "free.cpp"
+    path.write_text("int range(int v, int h, int l) { return v + h + l; }\n"
+                    "void free(const int in[64], int out[32]) {\n"
+                    "  int buf[64];\n"
+                    "  for (int i = 0; i < 64; i++) buf[i] = in[i];\n"
+                    "  for (int i = 0; i < 32; i++) {\n#pragma HLS pipeline II=1\n"
+                    "    int k = range(i, 5, 3);\n"
+                    "    out[i] = buf[k];\n  }\n}\n")
+    compiled = arraypart.compile_kernel(path)
+    read = next(a for a in compiled.report.kernel.body[1].body[-1].accesses
+                if a.array == "buf")
+    assert read.index[0] is None or list(np.broadcast_to(
+        E.evaluate(read.index[0], {"i": np.arange(32)}), (32,))) == [i + 8 for i in range(32)]

@@ -26,6 +26,7 @@ from .. import expr as E
 from ..errors import Coord, KernelError
 from ..frontend import cnodes as N
 from ..frontend.accesses import updated_element
+from ..frontend.cexpr import AP_READERS
 from ..frontend.scalars import VALUE_CALLS
 from ..ir import Array
 from ..scheme import Banking, index_var
@@ -377,19 +378,19 @@ def whole_uses(body: N.Node) -> list[N.Id]:
 def has_side_effects(node: N.Node) -> bool:
     """Whether evaluating ``node`` may change state (assignment, ++/--, a call other
     than ``min``, ``max`` and ``abs``, which the front end reads as values, and the
-    ``ap_[u]int`` readers: ``x.range(5, 3)``, ``x.to_uint()``)."""
+    ``ap_[u]int`` members that read: ``x.range(5, 3)``, ``x.to_uint()``)."""
     for n in N.walk(node):
-        if isinstance(n, N.Assignment) or (isinstance(n, N.FuncCall)
-                                           and n.name not in PURE_CALLS):
+        if isinstance(n, N.Assignment) or (isinstance(n, N.FuncCall) and not _pure(n)):
             return True
         if isinstance(n, N.UnaryOp) and n.op in INCREMENTS:
             return True
     return False
 
 
-# Calls that only read: what the front end reads as values, and ap_[u]int's readers.
-PURE_CALLS = frozenset(VALUE_CALLS) | {"range", "to_int", "to_uint", "to_long", "to_ulong",
-                                       "to_int64", "to_uint64", "length"}
+def _pure(call: N.FuncCall) -> bool:
+    """A call that only reads: one the front end reads as a value, or an ap_[u]int
+    member that reads its object."""
+    return call.name in VALUE_CALLS or (call.method and call.name in AP_READERS)
 
 
 def _statement_positions(body: N.Node) -> set[int]:

@@ -404,7 +404,7 @@ def _element_call(node: N.Node, names: frozenset[str]) -> tuple[N.Node, ...] | N
     """The arguments of a call of one of ``names`` on an array element, which is the
     first one (its object): ``A[i].range(h, l)``, ``A[i].x.set_bit(k, v)``, and the
     overloaded ``A[i][k]`` and ``A[i](h, l)``; None for any other node."""
-    if isinstance(node, N.FuncCall):
+    if isinstance(node, N.FuncCall) and node.method:
         name, args = node.name, node.args
     elif isinstance(node, N.Other) and node.what.startswith("call of "):
         name, args = node.what[len("call of "):], node.parts

@@ -183,7 +183,48 @@ def quasi_affine(node: N.Node, scope: Scope) -> E.Expr | None:
             return None
         return quasi_affine(node.iftrue if cond.value else node.iffalse, scope)
     if isinstance(node, N.FuncCall):
+        if node.method:
+            return _ap_reader(node.name, node.args, scope)
         return _constant_min_max(node, scope)
+    if isinstance(node, N.Other) and node.what in ("call of operator()", "call of operator[]"):
+        return _ap_reader(node.what[len("call of "):], node.parts, scope)
+    return None
+
+
+# ap_[u]int members that read bits of their object: (hi, lo) selects, single bits, and
+# conversions to C integers (by their result type).
+_BIT_RANGES = ("range", "operator()")
+_SINGLE_BITS = ("bit", "get_bit", "test", "operator[]")
+_TO_C = {"to_int": N.IntType(32, True), "to_uint": N.IntType(32, False),
+         "to_long": N.IntType(64, True), "to_ulong": N.IntType(64, False),
+         "to_int64": N.IntType(64, True), "to_uint64": N.IntType(64, False)}
+# Every member that only reads its object (``length``: its width).
+AP_READERS = frozenset(_BIT_RANGES + _SINGLE_BITS + tuple(_TO_C) + ("length",))
+
+
+def _ap_reader(name: str | None, args, scope: Scope) -> E.Expr | None:
+    """The value an ``ap_[u]int`` member reads from its object ``args[0]`` (value v, its
+    two's complement bits those of v at any width):
+
+        v.range(h, l), v(h, l)  =  floor(v / 2^l) mod 2^(h - l + 1)    (h >= l >= 0)
+        v[k], v.bit(k)          =  floor(v / 2^k) mod 2
+        v.to_int() ...          =  v converted to the C type
+
+    None for any other call, or bounds that are not constants."""
+    values = [quasi_affine(a, scope) for a in args]
+    if not values or any(v is None for v in values):
+        return None
+    value, bounds = values[0], values[1:]
+    if not all(isinstance(b, E.Const) for b in bounds):
+        return None
+    bits = [b.value for b in bounds]
+    if name in _BIT_RANGES and len(bits) == 2 and bits[0] >= bits[1] >= 0:
+        high, low = bits
+        return E.mod(E.floordiv(value, 1 << low), 1 << (high - low + 1))
+    if name in _SINGLE_BITS and len(bits) == 1 and bits[0] >= 0:
+        return E.mod(E.floordiv(value, 1 << bits[0]), 2)
+    if name in _TO_C and not bits:
+        return converted(value, _TO_C[name], None, scope)
     return None
 
 

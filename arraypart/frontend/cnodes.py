@@ -209,11 +209,13 @@ def without_casts(node: Node) -> Node:
 @dataclass(frozen=True, slots=True, eq=False)
 class FuncCall(Node):
     """``name(args)``; ``instance``: the instantiation called when ``name`` is a function
-    template of the kernel file (:mod:`.templates`)."""
+    template of the kernel file (:mod:`.templates`); ``method``: a member function
+    called on ``args[0]`` (``a.f(b)`` is ``f`` with args ``(a, b)``)."""
 
     name: str | None = None
     args: tuple[Node, ...] = ()
     instance: str | None = None
+    method: bool = False
 
     @property
     def key(self) -> str | None:
@@ -867,7 +869,7 @@ class Converter:
                 head.kind == K.MEMBER_REF_EXPR) else []  # a.f(): a is evaluated too
             return FuncCall(coord, start, end, callee,
                             tuple(self.expression(k) for k in objects + kids[1:]),
-                            self._instance(cursor.referenced, coord))
+                            self._instance(cursor.referenced, coord), bool(objects))
         operands = tuple(self.expression(k) for k in kids
                          if _callee_name(k) is None or not _callee_name(k).startswith(
                              "operator"))
