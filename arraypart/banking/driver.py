@@ -653,7 +653,7 @@ class _Search:
         with a thousand lanes), so the deadline is read at each tier."""
         first = best.cost.physical_banks
         boxes = {_box(s, self.am.array.shape) for s in self.uniform}
-        for tier in range(first + 1, self.horizon(best.banking) + 1):
+        for tier in range(first + 1, self.horizon(best.banking, best.cost.bram18k) + 1):
             self._check_time(tier, best.tried)
             floor = min(self.tier_floor(tier), self.options.bram_budget + 1)
             if (tier in boxes or floor < best.cost.bram18k
@@ -681,15 +681,19 @@ class _Search:
         a banking with read copies must give every lane a constant bank."""
         return banking.copies == 1 or crossbar_lanes(banking.scheme, self.shapes) == 0
 
-    def horizon(self, best: Banking) -> int:
+    def horizon(self, best: Banking, best_bram18k: int) -> int:
         """The most banks x copies :meth:`_refine` tries past ``best``: the largest
         bounding box of a uniform group's offsets (per_dim cyclic over it gives every
         lane a bank of its own, so more banks only split them further), within the
-        search ceiling.  When ``best``'s rotating lanes miss a target under the
-        scheduling rule (:func:`.space.rule_overloaded`), an array of at most
+        search ceiling.  Read copies that take block RAM extend it to twice their banks
+        x copies: one copy in that many banks needs fewer BRAM18K (each bank holds
+        1/(2·banks) of the array, not all of it) and may serve the lanes the copies do.
+        When ``best``'s rotating lanes miss a target under the scheduling rule
+        (:func:`.space.rule_overloaded`), an array of at most
         :data:`MAX_REGISTER_ELEMENTS` may become registers, which take no port."""
         array = self.am.array
-        box = max([best.scheme.banks * best.copies]
+        physical = best.scheme.banks * best.copies
+        box = max([physical * (2 if best.copies > 1 and best_bram18k > 0 else 1)]
                   + [_box(s, array.shape) for s in self.uniform])
         if array.size <= MAX_REGISTER_ELEMENTS and rule_overloaded(
                 best.scheme, self.shapes, array.pragma_only, self.am.ports):
