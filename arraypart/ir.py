@@ -31,7 +31,7 @@ class PortModel:
     """The ports of one bank (DESIGN §2), per clock cycle.
 
     ``read_write`` ports serve a read or a write, ``read_only`` only reads, ``write_only``
-    only writes; ``read_only = None`` means unlimited reads (rom_np).  Over ``ii`` cycles
+    only writes; ``read_only = None`` means unlimited reads (rom_np, ram_1wnr).  Over ``ii`` cycles
     a bank serves ``reads`` and ``writes`` iff
 
         max(0, writes - ii*write_only) + max(0, reads - ii*read_only) <= ii*read_write
@@ -70,6 +70,9 @@ PORT_MODELS: dict[str, PortModel] = {
     "rom_1p": PortModel("rom_1p", 0, 1, 0, writable=False),
     "rom_2p": PortModel("rom_2p", 0, 2, 0, writable=False),
     "rom_np": PortModel("rom_np", 0, None, 0, writable=False),
+    # one write port, and a read port per reader (Vitis keeps a copy of the memory per
+    # read port, every copy written through the one write port)
+    "ram_1wnr": PortModel("ram_1wnr", 0, None, 1),
 }
 DEFAULT_PORTS = {1: "ram_1p", 2: "ram_t2p"}  # the --ports option
 # An m_axi bundle is one AXI master adapter with independent read and write channels:

@@ -394,9 +394,8 @@ ERRORS = [
      2, 26, "unknown array 'Q'"),
     ("storage-type", LOOP_OK + "#pragma HLS bind_storage variable=A type=ram_9p\n}\n", 2, 37,
      "unknown storage type 'ram_9p'"),
-    ("storage-unmodelled", LOOP_OK + "#pragma HLS bind_storage variable=A type=ram_1wnr\n}\n",
-     2, 37, "storage type 'ram_1wnr' (one write port and a read port per reader) has no "
-     "port model in arraypart yet"),
+    ("storage-unmodelled", LOOP_OK + "#pragma HLS bind_storage variable=A type=fifo\n}\n",
+     2, 37, "storage type 'fifo' (a FIFO) has no port model in arraypart yet"),
     ("subscripts", "void k(int A[8][8]) {\n  A[1] = 0;\n}\n", 2, 8, "is not assignable"),
     ("subscripts-extra", LOOP_OK + "  A[1][2] = 0;\n}\n", 2, 7,
      "subscripted value is not an array"),

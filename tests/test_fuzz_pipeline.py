@@ -65,7 +65,7 @@ STATEMENT = re.compile(r"^(\s+)([^#\s/][^{}\n]*;)$", re.M)
 SIZES = (1, 2, 3, 5, 7, 8, 13, 31, 33, 64, 100)
 FACTORS = (2, 3, 5, 6, 7, 9, 13, 17, 33, 63, 100, 127, 130)
 II_VALUES = (1, 2, 3, 4, 7)
-STORAGE = ("ram_1p", "ram_2p", "ram_s2p", "ram_t2p", "rom_1p", "rom_2p", "rom_np")
+STORAGE = ("ram_1p", "ram_2p", "ram_s2p", "ram_t2p", "rom_1p", "rom_2p", "rom_np", "ram_1wnr")
 PARTITION_TYPES = ("cyclic", "block", "complete")
 MAX_BANKS = (1, 2, 3, 4, 64)
 

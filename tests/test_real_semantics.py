@@ -1517,3 +1517,52 @@ def test_a_do_loop_counting_down_in_its_condition_is_counted(tmp_path):
     if HAVE_GXX:
         assert_the_trace_agrees(compiled, tmp_path, ports=1)
         assert_the_testbench_passes(compiled, tmp_path)
+
+
+# ---------------------------------------------------------------- ram_1wnr
+
+DISTANCES = """
+    #define N 16
+    void tsp(const unsigned short in[N * N], const unsigned char tour[64][4],
+             unsigned out[64]) {
+        unsigned short dist[N][N];
+    #pragma HLS bind_storage variable=dist type=ram_1wnr
+        for (int i = 0; i < N * N; ++i) dist[i / N][i % N] = in[i];
+        for (int t = 0; t < 64; t++) {
+    #pragma HLS pipeline II=1
+            unsigned s = 0;
+            for (int k = 0; k < 3; k++) s += dist[tour[t][k] % N][tour[t][k + 1] % N];
+            out[t] = s;
+        }
+    }"""
+
+
+def test_ram_1wnr_serves_any_reads_and_one_write_per_cycle(tmp_path):
+    """A distance table read three times per cycle at data-dependent places, the way
+    public TSP kernels bind it: ram_1wnr gives every read a port (a copy of the table),
+    so one memory reaches II 1, at three copies' block RAM.  It was a located error
+    ("no port model yet")."""
+    compiled = compile_text(tmp_path, "tsp", DISTANCES)
+    dist = next(a for a in compiled.report.solution.arrays if a.array.name == "dist")
+    assert dist.ports.name == "ram_1wnr" and dist.conflict_free
+    assert dist.banking.scheme.banks * dist.banking.copies == 1 and dist.bram18k == 3
+    assert checked_iis(compiled) == {"L7": 1, "L8": 1}
+    assert "#pragma HLS bind_storage variable=dist type=ram_1wnr" in compiled.files["tsp.cpp"]
+    if HAVE_GXX:
+        assert_the_trace_agrees(compiled, tmp_path, ports=2)
+        assert_the_testbench_passes(compiled, tmp_path)
+
+
+def test_ram_1wnr_banks_for_its_writes(tmp_path):
+    """Two writes per cycle need two banks of a one-write-port memory; reads never do."""
+    text = DISTANCES.replace("for (int i = 0; i < N * N; ++i) dist[i / N][i % N] = in[i];",
+                             "for (int i = 0; i < N * N; i += 2) {\n"
+                             "    #pragma HLS pipeline II=1\n"
+                             "            dist[i / N][i % N] = in[i];\n"
+                             "            dist[i / N][i % N + 1] = in[i + 1];\n        }")
+    compiled = compile_text(tmp_path, "tsp", text)
+    dist = next(a for a in compiled.report.solution.arrays if a.array.name == "dist")
+    assert dist.conflict_free and dist.banking.scheme.banks == 2 and dist.lower_bound == 2
+    if HAVE_GXX:
+        assert_the_trace_agrees(compiled, tmp_path, ports=2)
+        assert_the_testbench_passes(compiled, tmp_path)

@@ -278,3 +278,65 @@ def test_lanes_of_a_loop_unrolled_by_the_cyclic_factor_reach_one_bank_each():
     assert sorted((lane.kind, lane.reach) for lane in unrolled) == sorted(
         (kind, (u,)) for kind in ("read", "write") for u in range(6))
     assert mem.groups[unrolled[0].group].values({"i": 3, "j": 18}) == {"g1_i": 3, "g1_j": 3}
+
+
+# ---------------------------------------------------------------- ram_1wnr
+
+# Three reads and a write of buf per cycle in L6, two writes in L11: ram_1wnr serves
+# any reads and one write per bank and cycle, so cyclic 2 (for L11's writes) is enough.
+ONE_WRITE_N_READS = """
+void wnr(const int in[64], int out[64]) {
+    int buf[64];
+#pragma HLS bind_storage variable=buf type=ram_1wnr
+    for (int i = 0; i < 64; i++) buf[i] = in[i];
+    for (int i = 0; i < 32; i++) {
+#pragma HLS pipeline II=1
+        out[i] = buf[i] + buf[i + 32] + buf[63 - i];
+        buf[i + 32] = out[i];
+    }
+    for (int i = 0; i < 32; i += 2) {
+#pragma HLS pipeline II=1
+        buf[i] = in[i];
+        buf[i + 1] = in[i + 1];
+    }
+    for (int i = 0; i < 64; i++) out[i] += buf[i];
+}
+"""
+
+
+def _wnr_arrays(tmp_path):
+    path = tmp_path / "wnr.c"
+    path.write_text(ONE_WRITE_N_READS)
+    return [t for t in _kernel_arrays(path) if t[1].array.name == "buf"]
+
+
+@needs_iverilog
+def test_a_ram_1wnr_memory_simulates_like_the_scheme(tmp_path):
+    [(kernel, array_model, banking)] = _wnr_arrays(tmp_path)
+    assert array_model.ports.name == "ram_1wnr" and banking.scheme.banks == 2
+    mem = rtl.memory(array_model, banking)
+    # a read port per reading lane that reaches the bank, whatever its loop (as for
+    # rom_np): L6's three and the last loop's one
+    assert {mem.roles(0, b) for b in range(2)} == {("w", "r", "r", "r", "r")}
+    result = sim.simulate(kernel, array_model, mem, steps=12, workdir=tmp_path)
+    assert result.ok and result.checked > 0, result.mismatches
+
+
+def test_closed_form_features_equal_the_rtl_models_on_ram_1wnr(tmp_path):
+    [(_, am, banking)] = _wnr_arrays(tmp_path)
+    for candidate in [banking] + [method(am) for method in BASELINES.values()]:
+        mem = rtl.memory(am, candidate)
+        table = closed.lane_table(am, candidate.copies, candidate.read_copy)
+        assert closed.features(candidate, table) == pytest.approx(cost.features(mem))
+        assert closed.bram18k(candidate, table) == cost.bram18k(mem)
+
+
+@needs_yosys
+def test_ram_1wnr_keeps_a_block_ram_per_read_port(tmp_path):
+    """Three readers and a writer of one 1024-word bank: three simple dual-port copies
+    of two BRAM18K each, as yosys maps the memory's three read ports."""
+    shape = (1024,)
+    mem = stencil_memory("s", shape, Banking("s", flat_scheme(shape, (1,), 1)), "ram_1wnr",
+                         32, ((0,), (1,), (2,), (3,)), writes=1)
+    assert mem.roles(0, 0) == ("w", "r", "r", "r")
+    assert cost.bram18k(mem) == rtl.synthesize(mem, cache=tmp_path).bram18k == 6

@@ -18,7 +18,7 @@ from arraypart.errors import Coord
 from arraypart.scheme import Banking, DimPartition, flat_scheme, index_var, per_dim_scheme
 
 CASES = 150
-MODELS = ("ram_1p", "ram_2p", "ram_s2p", "ram_t2p", "rom_np")
+MODELS = ("ram_1p", "ram_2p", "ram_s2p", "ram_t2p", "rom_np", "ram_1wnr")
 
 
 def reference_needs(cs, banking, model, rows, static):

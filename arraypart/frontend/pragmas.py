@@ -31,8 +31,7 @@ DEFAULT_PARTITION_DIM = 1  # Vitis's default for array_partition
 KEY_SPELLING = {"ii": "II"}  # how Vitis documents a key, for messages
 MAX_PRAGMA_VALUE = 2 ** 31 - 1  # Vitis reads pragma integers as a C int
 # Storage types Vitis accepts that arraypart has no port model for, and what they are.
-UNMODELLED_STORAGE = {"ram_1wnr": "one write port and a read port per reader",
-                      "fifo": "a FIFO"}
+UNMODELLED_STORAGE = {"fifo": "a FIFO"}
 _OPTION_RE = re.compile(r"\s*=\s*")
 # Spaces around an operator inside a value (``max = c_size * c_size``) keep it one word.
 _OPERATOR_RE = re.compile(r"(?<=[\w)])\s*([*/+-])\s*(?=[\w(])")

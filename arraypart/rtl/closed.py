@@ -36,8 +36,8 @@ from .. import expr as E
 from ..bram import BRAM18K_ASPECTS, LUTRAM_BITS
 from ..poly.model import ArrayModel
 from ..scheme import Banking, Scheme, index_var, lane_copy
-from .model import (LUTRAM_MIN_DEPTH, PORT_ROLES, ROM_NP, group_port, irregular_port,
-                    renamed_indices, static_bank, time_ranges)
+from .model import (LUTRAM_MIN_DEPTH, PORT_PER_READER, PORT_ROLES, group_port, irregular_port,
+                    port_roles, renamed_indices, replicas_of, static_bank, time_ranges)
 
 FEATURES = ("rb_mux", "rb_sel", "addr_mux", "din_mux", "request", "priority", "arith",
             "divider", "lutram", "regfile", "regbits", "banks", "const")
@@ -238,8 +238,8 @@ def _formula_reach(scheme: Scheme, table: LaneTable):
 
 def least_read_ports(ports: str) -> int:
     """The fewest read-capable ports a bank of the port model has (whatever its
-    writers); ``rom_np`` serves each lane on a port of its own."""
-    if ports == ROM_NP:
+    writers); ``rom_np`` and ``ram_1wnr`` serve each reader on a port of its own."""
+    if ports in PORT_PER_READER:
         return 1
     return min(sum("r" in r for r in _roles(ports, writers))
                for writers in range(len(PORT_ROLES[ports]) + 1))
@@ -265,14 +265,10 @@ def _served_later(roles, p: int, shares) -> np.ndarray:
 
 
 def _roles(ports: str, writers: int) -> tuple[str, ...]:
-    """:meth:`.model.Memory.roles` of a bank with ``writers`` candidate writers."""
-    roles, write_ports = [], 0
-    for role in PORT_ROLES[ports]:
-        if role == "rw" and write_ports >= max(writers, 1):
-            role = "r"
-        write_ports += "w" in role
-        roles.append(role)
-    return tuple(roles)
+    """The fixed ports of :meth:`.model.Memory.roles` of a bank with ``writers``
+    candidate writers (without the port per reader of :data:`.model.PORT_PER_READER`)."""
+    return port_roles(ports, ["write"] * writers) if ports not in PORT_PER_READER else (
+        PORT_ROLES[ports])
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,11 +306,10 @@ def features(banking: Banking, table: LaneTable,
     f["banks"] = float((n > 0).sum())
     depth = scheme.bank_depth
     aw = E.range_bits(0, max(depth - 1, 0))
-    if table.ports == ROM_NP:
+    read_capable, read_ports = _port_features(f, table.ports, counts, aw, w)
+    if table.ports in PORT_PER_READER:
         read_capable = np.ones_like(n)
-        read_ports = int(max(1, n.max(initial=0)))
-    else:
-        read_capable, read_ports = _port_features(f, table.ports, counts, aw, w)
+        read_ports = int(max(1, counts.nr.max(initial=0)))
     sources = np.einsum("kcb,cb->k", counts.reached, read_capable)
     many = table.is_read & (sources > 1)
     f["rb_mux"] = float(w * (sources[many] - 1).sum())
@@ -404,15 +399,12 @@ def bram18k(banking: Banking, table: LaneTable, counts: BankCounts | None = None
 @lru_cache(maxsize=4096)
 def _blocks(ports: str, nr: int, nw: int, depth: int, width: int) -> int:
     """RAMB18 of one bank with ``nr`` read and ``nw`` write candidates."""
-    if ports == ROM_NP:
-        used = ["r"] * min(max(1, nr), nr)
-    else:
-        used = [r for r in _roles(ports, nw)
-                if (r == "rw" and nr + nw) or (r == "r" and nr) or (r == "w" and nw)]
-        used = used[:nr + nw]
+    used = [r for r in port_roles(ports, ["read"] * nr + ["write"] * nw)
+            if (r == "rw" and nr + nw) or (r == "r" and nr) or (r == "w" and nw)]
+    replicas, used = replicas_of(ports, used[:nr + nw])
     simple = len(used) <= 1 or sorted(used) == ["r", "w"]
-    return min(ceil(depth / d) * ceil(width / wd) for d, wd in BRAM18K_ASPECTS
-               if simple or wd <= TDP_MAX_WIDTH)
+    return replicas * min(ceil(depth / d) * ceil(width / wd) for d, wd in BRAM18K_ASPECTS
+                          if simple or wd <= TDP_MAX_WIDTH)
 
 
 def expr_bits(e: E.Expr, ranges) -> tuple[int, int, tuple[int, int]]:
@@ -535,11 +527,10 @@ def _batch_features(table: LaneTable, static: np.ndarray, first: np.ndarray,
     f[:, col["request"]] = nd.sum((1, 2))
     f[:, col["banks"]] = (n > 0).sum((1, 2))
     aw = np.array([E.range_bits(0, max(int(d) - 1, 0)) for d in depths], np.int64)
-    if table.ports == ROM_NP:
+    read_capable, read_ports = _batch_ports(f, col, table.ports, nr, nw, aw, w)
+    if table.ports in PORT_PER_READER:
         read_capable = np.ones_like(n)
-        read_ports = np.maximum(1, n.max(axis=(1, 2), initial=0))
-    else:
-        read_capable, read_ports = _batch_ports(f, col, table.ports, nr, nw, aw, w)
+        read_ports = np.maximum(1, nr.max(axis=(1, 2), initial=0))
     sources = _interval_sums(first, last, table.in_copy, read_capable)
     many = table.is_read[None, :] & (sources > 1)
     f[:, col["rb_mux"]] = w * np.where(many, sources - 1, 0).sum(1)

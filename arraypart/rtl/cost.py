@@ -55,7 +55,7 @@ from ..scheme import Banking
 from ..poly.model import ArrayModel
 from . import closed
 from .closed import FEATURES, LUTRAM_PRIMITIVE_BITS, TDP_MAX_WIDTH, expr_bits
-from .model import PORT_ROLES, ROM_NP, Memory, address_bits
+from .model import Memory, address_bits, lanes_per_port, port_roles, replicas_of
 from .synth import Resources
 
 MODEL_PATH = Path(__file__).with_name("cost_model.json")
@@ -160,10 +160,11 @@ def bram18k(mem: Memory) -> int:
     total = 0
     for (c, cands), count in _bank_classes(mem).items():
         roles = _used_roles(mem, cands)
+        replicas, roles = replicas_of(mem.ports, roles)
         simple = len(roles) <= 1 or sorted(roles) == ["r", "w"]
-        total += count * min(ceil(mem.depth / depth) * ceil(mem.elem_bits / width)
-                             for depth, width in BRAM18K_ASPECTS
-                             if simple or width <= TDP_MAX_WIDTH)
+        total += count * replicas * min(ceil(mem.depth / depth) * ceil(mem.elem_bits / width)
+                                        for depth, width in BRAM18K_ASPECTS
+                                        if simple or width <= TDP_MAX_WIDTH)
     return total
 
 
@@ -186,26 +187,14 @@ def _bank_classes(mem: Memory) -> dict[tuple[int, tuple[int, ...]], int]:
 
 def _roles(mem: Memory, cands: tuple[int, ...]) -> tuple[str, ...]:
     """:meth:`Memory.roles` for a bank with candidate lanes ``cands``."""
-    if mem.ports == ROM_NP:
-        return ("r",) * max(1, len(cands))
-    writers = sum(mem.lanes[k].kind == "write" for k in cands)
-    roles, write_ports = [], 0
-    for role in PORT_ROLES[mem.ports]:
-        if role == "rw" and write_ports >= max(writers, 1):
-            role = "r"
-        write_ports += "w" in role
-        roles.append(role)
-    return tuple(roles)
+    return port_roles(mem.ports, [mem.lanes[k].kind for k in cands])
 
 
 def _used_roles(mem: Memory, cands: tuple[int, ...]) -> list[str]:
     """The roles of the ports some candidate lane may use, at most one per candidate
     (synthesis drops the rest)."""
-    roles = _roles(mem, cands)
-    if mem.ports == ROM_NP:
-        return list(roles[:len(cands)])
     kinds = {mem.lanes[k].kind[0] for k in cands}
-    used = [r for r in roles if (r == "rw" and kinds) or r in kinds]
+    used = [r for r in _roles(mem, cands) if (r == "rw" and kinds) or r in kinds]
     return used[:len(cands)]
 
 
@@ -222,13 +211,10 @@ def features(mem: Memory) -> dict[str, float]:
         read_ports = max(read_ports, sum("r" in r for r in roles))
         f["request"] += count * sum(not mem.lanes[k].static for k in cands)
         f["banks"] += count if cands else 0
+        port_lanes = lanes_per_port(mem.ports, cands, [mem.lanes[k].kind for k in cands])
         for p, role in enumerate(roles):
-            if mem.ports == ROM_NP:
-                mine = [cands[p]] if p < len(cands) else []
-            else:
-                mine = [k for k in cands if role == "rw" or role == kinds[k]]
-            later = any(r == "rw" or r == kinds[k] for r in roles[p + 1:] for k in mine)
-            if later and mem.ports != ROM_NP:
+            mine = port_lanes[p]
+            if any(k in lanes for lanes in port_lanes[p + 1:] for k in mine):
                 f["priority"] += count * len(mine)
             f["addr_mux"] += count * aw * max(0, len(mine) - 1)
             if "w" in role:

@@ -36,8 +36,7 @@ from ..poly.model import ArrayModel, CycleGroup
 from ..scheme import Banking, index_var
 
 #: Port roles per port model, in allocation order (r: read, w: write, rw: either).
-#: ram_2p serves reads on its read-only port first, keeping the shared port for writes;
-#: rom_np has one read port per lane that reaches the bank (an unlimited-read ROM).
+#: ram_2p serves reads on its read-only port first, keeping the shared port for writes.
 PORT_ROLES: dict[str, tuple[str, ...]] = {
     "ram_1p": ("rw",),
     "ram_2p": ("r", "rw"),
@@ -45,8 +44,13 @@ PORT_ROLES: dict[str, tuple[str, ...]] = {
     "ram_t2p": ("rw", "rw"),
     "rom_1p": ("r",),
     "rom_2p": ("r", "r"),
+    "rom_np": (),
+    "ram_1wnr": ("w",),
 }
-ROM_NP = "rom_np"
+#: Port models with, after their PORT_ROLES, one read port per reading lane that
+#: reaches the bank: rom_np (an unlimited-read ROM) and ram_1wnr (a copy of the bank
+#: per read port, every copy written through the one write port).
+PORT_PER_READER = frozenset({"rom_np", "ram_1wnr"})
 #: The range given to an iterator whose bounds are run-time parameters without a
 #: LOOP_TRIPCOUNT: 16-bit counters, as HLS sizes a loop variable of unknown trip count.
 UNBOUNDED_RANGE = (0, (1 << 16) - 1)
@@ -136,16 +140,12 @@ class Memory:
         can need (fewer writers than earlier write ports) only reads: a bank written
         through one port is a simple dual-port BRAM, half the BRAM18K of a true
         dual-port one at 36 bits."""
-        if self.ports == ROM_NP:
-            return ("r",) * max(1, len(self.candidates(copy, bank)))
-        writers = sum(self.lanes[k].kind == "write" for k in self.candidates(copy, bank))
-        roles, write_ports = [], 0
-        for role in PORT_ROLES[self.ports]:
-            if role == "rw" and write_ports >= max(writers, 1):
-                role = "r"
-            write_ports += "w" in role
-            roles.append(role)
-        return tuple(roles)
+        return port_roles(self.ports, [self.lanes[k].kind for k in self.candidates(copy, bank)])
+
+    def port_lanes(self, copy: int, bank: int) -> list[list[int]]:
+        """Per port of :meth:`roles`, the candidate lanes it may serve."""
+        cands = self.candidates(copy, bank)
+        return lanes_per_port(self.ports, cands, [self.lanes[k].kind for k in cands])
 
     def may_coincide(self, j: int, k: int) -> bool:
         """Whether lanes j and k may access one element in one cycle: not when their
@@ -378,3 +378,49 @@ def stencil_memory(name: str, shape: tuple[int, ...], banking: Banking, ports: s
                      for lane in lanes)
     return Memory(name, tuple(shape), elem_bits, ports, banking, (group,), resolved, ranges,
                   *formulas)
+
+
+def port_roles(ports: str, kinds: list[str]) -> tuple[str, ...]:
+    """The port roles of a bank whose candidate lanes have ``kinds`` (read, write), in
+    allocation order (:attr:`Memory.roles`)."""
+    writers = sum(kind == "write" for kind in kinds)
+    roles, write_ports = [], 0
+    for role in PORT_ROLES[ports]:
+        if role == "rw" and write_ports >= max(writers, 1):
+            role = "r"
+        write_ports += "w" in role
+        roles.append(role)
+    if ports in PORT_PER_READER:
+        readers = sum(kind == "read" for kind in kinds)
+        roles += ["r"] * (readers if roles else max(1, readers))
+    return tuple(roles)
+
+
+def eligible(role: str, kind: str) -> bool:
+    """Whether a port of ``role`` may serve an access of ``kind``."""
+    return role == "rw" or role == kind[0]
+
+
+def lanes_per_port(ports: str, cands, kinds: list[str]) -> list[list[int]]:
+    """Per port of :func:`port_roles`, the lanes of ``cands`` (of ``kinds``) it may
+    serve: each reader's own port after the fixed ones (:data:`PORT_PER_READER`), any
+    eligible lane otherwise."""
+    roles = port_roles(ports, kinds)
+    if ports not in PORT_PER_READER:
+        return [[k for k, kind in zip(cands, kinds) if eligible(role, kind)]
+                for role in roles]
+    fixed = len(PORT_ROLES[ports])
+    readers = [k for k, kind in zip(cands, kinds) if kind == "read"]
+    return ([[k for k, kind in zip(cands, kinds) if eligible(role, kind)]
+             for role in roles[:fixed]]
+            + [readers[p:p + 1] for p in range(len(roles) - fixed)])
+
+
+def replicas_of(ports: str, used: list[str]) -> tuple[int, list[str]]:
+    """(memories, the port roles of each) a bank whose ports of ``used`` roles serve
+    is built from: ram_1wnr keeps a copy per read port, each written through the one
+    write port (a simple dual-port RAM); every other model is one memory."""
+    if ports != "ram_1wnr":
+        return 1, used
+    readers = used.count("r")
+    return max(1, readers), (["w"] if "w" in used else []) + (["r"] if readers else [])

@@ -17,7 +17,7 @@ import jinja2
 
 from .. import expr as E
 from ..scheme import index_var
-from .model import ROM_NP, Memory, address_bits, bank_bits
+from .model import Memory, address_bits, bank_bits
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,13 +170,10 @@ class _Writer:
             self.lines.append(f"wire {pre}h{k} = {request};")
         served: dict[int, list[str]] = {k: [] for k in cands}
         wiring = []
+        port_lanes = mem.port_lanes(c, b)
         for p, role in enumerate(roles):
-            if mem.ports == ROM_NP:
-                mine = [cands[p]] if p < len(cands) else []
-            else:
-                mine = [k for k in cands if _eligible(role, mem.lanes[k].kind)]
-            later = any(_eligible(r, mem.lanes[k].kind) for r in roles[p + 1:] for k in mine)
-            priority = later and mem.ports != ROM_NP
+            mine = port_lanes[p]
+            priority = any(k in lanes for lanes in port_lanes[p + 1:] for k in mine)
             takes = []
             for k in mine:
                 free = f"{pre}h{k}" + "".join(f" & ~{s}" for s in served[k])
@@ -255,10 +252,6 @@ class _Writer:
 
 def _group_ports(mem: Memory) -> set[str]:
     return {port for g in mem.groups for port, _ in g.vars}
-
-
-def _eligible(role: str, kind: str) -> bool:
-    return role == "rw" or role == kind[0]
 
 
 def _or(terms: list[str]) -> str:
