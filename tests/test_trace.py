@@ -1032,3 +1032,35 @@ def test_records_outside_every_traced_loop_are_read_in_bounded_chunks(tmp_path):
     for c in chunks(path, 150):
         inside = c[c["loop"] == 0]
         assert inside.size % 100 == 0  # whole steps only
+
+
+CONSTEXPR_HELPER = """\
+constexpr int span(int n) {
+  int total = 0;
+  for (int k = 0; k < n; ++k) total += k;
+  return total;
+}
+
+void windows(const int in[64], int out[32]) {
+  int buf[64];
+#pragma HLS bind_storage variable=buf type=ram_1p
+  for (int i = 0; i < 64; i++) buf[i] = in[i];
+  constexpr int shift = span(4);
+  for (int i = 0; i < 32; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[i] + buf[i + shift + 26];
+  }
+}
+"""
+
+
+@needs_gxx
+def test_a_constexpr_helper_is_left_uninstrumented(tmp_path):
+    """g++ may run a constexpr function while compiling, where a recording call or a
+    loop Scope is not allowed: the trace driver failed to build (an internal error on
+    AMD's TSP tutorial kernel, whose factorial() is one)."""
+    path = tmp_path / "windows.cpp"
+    path.write_text(CONSTEXPR_HELPER)
+    for result in _agreeing(path, 1):
+        steps = {loop.coord.line: loop.steps for loop in result.replay.loops}
+        assert steps[12] == 32

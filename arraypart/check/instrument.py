@@ -168,9 +168,29 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
 
 
 def _walk(cursor: ci.Cursor, parents: tuple) -> Iterator[tuple[ci.Cursor, tuple]]:
+    """Every cursor below ``cursor`` with its ancestors, except inside ``constexpr``
+    functions: the compiler may run those while compiling, where no recording call
+    (nor a Scope with a destructor) is allowed."""
     for child in cursor.get_children():
         yield child, parents
-        yield from _walk(child, parents + (child,))
+        if not _compile_time(child):
+            yield from _walk(child, parents + (child,))
+
+
+_FUNCTIONS = (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE, K.CXX_METHOD, K.CONSTRUCTOR)
+
+
+def _compile_time(cursor: ci.Cursor) -> bool:
+    """A ``constexpr`` (or ``consteval``) function: its head, before the body or the
+    ``;``, says so."""
+    if cursor.kind not in _FUNCTIONS:
+        return False
+    for token in cursor.get_tokens():
+        if token.spelling in ("{", ";"):
+            return False
+        if token.spelling in ("constexpr", "consteval"):
+            return True
+    return False
 
 
 def _is_element(cursor: ci.Cursor, parents: tuple) -> bool:
