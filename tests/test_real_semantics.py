@@ -1566,3 +1566,37 @@ def test_ram_1wnr_banks_for_its_writes(tmp_path):
     if HAVE_GXX:
         assert_the_trace_agrees(compiled, tmp_path, ports=2)
         assert_the_testbench_passes(compiled, tmp_path)
+
+
+def test_a_local_constexpr_from_a_constexpr_call_is_a_constant(tmp_path):
+    """``constexpr long n = factorial(N - 1);`` bounds a loop at 24 trips, as in AMD's
+    TSP tutorial; the call was not folded, and the bound was a run-time size nothing
+    bounds (a located error)."""
+    text = """
+        #include <hls_stream.h>
+        #include <cstdint>
+        #define N 5
+        constexpr long int factorial(const int n) {
+            long int ret = 1;
+            for (int i = 0; i < n; ++i) ret = ret * (i + 1);
+            return ret;
+        }
+        void cx(hls::stream<uint16_t>& in, unsigned int& best) {
+            uint16_t buf[N][N];
+        #pragma HLS bind_storage variable=buf type=ram_1p
+            for (int i = 0; i < N * N; ++i) {
+                uint16_t val;
+                in >> val;
+                buf[i / N][i % N] = val;
+            }
+            constexpr long int n = factorial(N - 1);
+            unsigned int c = 0;
+            for (unsigned long int i = 0; i < n; i += 1) {
+        #pragma HLS pipeline II=1
+                c += buf[i % N][0] + buf[i % N][1];
+            }
+            best = c;
+        }"""
+    compiled = compile_text(tmp_path, "cx", text, suffix=".cpp")
+    assert not [w for w in compiled.report.warnings if "run-time size" in w]
+    assert {l["name"]: l["trip_count"] for l in loops(compiled)}["L20"] == 24

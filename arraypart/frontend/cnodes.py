@@ -1004,9 +1004,11 @@ def _names_an_array_inside(cursor: ci.Cursor) -> bool:
 
 
 def _constant_value(decl: ci.Cursor | None) -> int | None:
-    """clang's value of an enumerator, or of a const integer variable with a constant
+    """clang's value of an enumerator, of a const integer variable with a constant
     initializer declared outside a function (``Traits<4>::value``, a namespace's
-    ``constexpr int N``); locals stay names (the lowering folds them in scope)."""
+    ``constexpr int N``), or of a local ``constexpr`` one (``constexpr long n =
+    factorial(N - 1);``, whose call the lowering cannot fold); other locals stay names
+    (the lowering folds them in scope)."""
     if decl is None:
         return None
     if decl.kind == K.ENUM_CONSTANT_DECL:
@@ -1017,9 +1019,19 @@ def _constant_value(decl: ci.Cursor | None) -> int | None:
         return None
     parent = decl.semantic_parent
     if parent is not None and parent.kind in (K.FUNCTION_DECL, K.CXX_METHOD,
-                                              K.FUNCTION_TEMPLATE):
+                                              K.FUNCTION_TEMPLATE) and not _constexpr(decl):
         return None
     return clangtu.integer_value(decl)
+
+
+def _constexpr(decl: ci.Cursor) -> bool:
+    """A declaration spelt ``constexpr`` (before its name)."""
+    for token in decl.get_tokens():
+        if token.spelling == decl.spelling:
+            return False
+        if token.spelling == "constexpr":
+            return True
+    return False
 
 
 WRAPPING_OPERATORS = ("+", "-", "*", "<<")
