@@ -642,6 +642,11 @@ class Converter:
                 else:
                     dims.append(node)
         dims.sort(key=lambda n: n.start)
+        if scalar and init is not None and _constexpr(cursor):
+            # compile-time: its value, not its initializer's calls, is what runs
+            value = clangtu.integer_value(cursor)
+            if value is not None:
+                init = Constant(init.coord, init.start, init.end, value)
         stmt_span = self._span(stmt) if stmt is not None else (coord, start, end)
         if stmt is not None and stmt.kind == K.DECL_STMT and stmt_span[1] < 0:
             stmt_span = self._inclusion_line(stmt) or stmt_span
