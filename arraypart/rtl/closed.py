@@ -392,13 +392,16 @@ def bram18k(banking: Banking, table: LaneTable, counts: BankCounts | None = None
     counts = counts or bank_counts(scheme, table)
     kinds = Counter(zip(counts.nr.ravel().tolist(), counts.nw.ravel().tolist()))
     depth = scheme.bank_depth
-    return sum(many * _blocks(table.ports, nr, nw, depth, table.elem_bits)
+    return sum(many * bank_blocks(table.ports, nr, nw, depth, table.elem_bits)
                for (nr, nw), many in kinds.items())
 
 
 @lru_cache(maxsize=4096)
-def _blocks(ports: str, nr: int, nw: int, depth: int, width: int) -> int:
-    """RAMB18 of one bank with ``nr`` read and ``nw`` write candidates."""
+def bank_blocks(ports: str, nr: int, nw: int, depth: int, width: int) -> int:
+    """RAMB18 of one block-RAM bank with ``nr`` read and ``nw`` write candidates: the
+    ports some candidate may use, at most one per candidate (synthesis drops the
+    rest), in the memories :func:`.model.replicas_of` builds, each with the fewest
+    RAMB18 over the aspect ratios its ports allow."""
     used = [r for r in port_roles(ports, ["read"] * nr + ["write"] * nw)
             if (r == "rw" and nr + nw) or (r == "r" and nr) or (r == "w" and nw)]
     replicas, used = replicas_of(ports, used[:nr + nw])
@@ -608,6 +611,6 @@ def _batch_bram(table: LaneTable, nr: np.ndarray, nw: np.ndarray, depths: np.nda
     out = np.zeros(len(depths), np.int64)
     for m in np.flatnonzero(block_style):
         kinds = Counter(zip(nr[m].ravel().tolist(), nw[m].ravel().tolist()))
-        out[m] = sum(many * _blocks(table.ports, a, b, int(depths[m]), table.elem_bits)
+        out[m] = sum(many * bank_blocks(table.ports, a, b, int(depths[m]), table.elem_bits)
                      for (a, b), many in kinds.items())
     return out

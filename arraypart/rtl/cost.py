@@ -43,19 +43,17 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from functools import lru_cache
-from math import ceil
 from pathlib import Path
 
 import numpy as np
 
 from .. import expr as E
-from ..bram import BRAM18K_ASPECTS
 from ..bram import bram18k as blocks_of
 from ..scheme import Banking
 from ..poly.model import ArrayModel
 from . import closed
-from .closed import FEATURES, LUTRAM_PRIMITIVE_BITS, TDP_MAX_WIDTH, expr_bits
-from .model import Memory, address_bits, lanes_per_port, port_roles, replicas_of
+from .closed import FEATURES, LUTRAM_PRIMITIVE_BITS, expr_bits
+from .model import Memory, address_bits, lanes_per_port, port_roles
 from .synth import Resources
 
 MODEL_PATH = Path(__file__).with_name("cost_model.json")
@@ -159,12 +157,9 @@ def bram18k(mem: Memory) -> int:
         return 0
     total = 0
     for (c, cands), count in _bank_classes(mem).items():
-        roles = _used_roles(mem, cands)
-        replicas, roles = replicas_of(mem.ports, roles)
-        simple = len(roles) <= 1 or sorted(roles) == ["r", "w"]
-        total += count * replicas * min(ceil(mem.depth / depth) * ceil(mem.elem_bits / width)
-                                        for depth, width in BRAM18K_ASPECTS
-                                        if simple or width <= TDP_MAX_WIDTH)
+        reads = sum(mem.lanes[k].kind == "read" for k in cands)
+        total += count * closed.bank_blocks(mem.ports, reads, len(cands) - reads, mem.depth,
+                                            mem.elem_bits)
     return total
 
 
@@ -188,14 +183,6 @@ def _bank_classes(mem: Memory) -> dict[tuple[int, tuple[int, ...]], int]:
 def _roles(mem: Memory, cands: tuple[int, ...]) -> tuple[str, ...]:
     """:meth:`Memory.roles` for a bank with candidate lanes ``cands``."""
     return port_roles(mem.ports, [mem.lanes[k].kind for k in cands])
-
-
-def _used_roles(mem: Memory, cands: tuple[int, ...]) -> list[str]:
-    """The roles of the ports some candidate lane may use, at most one per candidate
-    (synthesis drops the rest)."""
-    kinds = {mem.lanes[k].kind[0] for k in cands}
-    used = [r for r in _roles(mem, cands) if (r == "rw" and kinds) or r in kinds]
-    return used[:len(cands)]
 
 
 def features(mem: Memory) -> dict[str, float]:
