@@ -1476,6 +1476,43 @@ def test_an_unrolled_loop_bounded_by_an_unrolled_iterator_is_unrolled_per_copy(t
         assert_the_testbench_passes(compiled, tmp_path)
 
 
+ROTATING_TRIANGLES = """
+    void rotating(const int in[128], int out[64]) {
+        int buf[128];
+    #pragma HLS bind_storage variable=buf type=ram_1p
+        int acc[64];
+        for (int i = 0; i < 128; i++) buf[i] = in[i];
+        for (int i = 0; i < 64; i++) acc[i] = 0;
+        for (int r = 0; r < 48; r++) {
+    #pragma HLS pipeline II=1
+            int s = 0;
+            for (int j = 0; j < 3; j++)
+                for (int k = 0; k <= j; k++) s += buf[r + j * 5 + k];
+            for (int j = 0; j < 3; j++)
+                for (int k = 2; k >= j; k--) acc[r + 2 * j + k] += s - k;
+        }
+        for (int i = 0; i < 64; i++) out[i] = acc[i];
+    }"""
+
+
+def test_a_triangular_nest_whose_banks_rotate_is_routed_over_its_box(tmp_path):
+    """buf's six lanes (k <= j) move to other banks as r grows, so the scheduler gives
+    their sites no constant bank (II 6 under the rule) unless they are routed; the
+    routing runs over the 3x3 box, the lanes outside the triangle inactive.  acc's
+    triangle counts down and starts at j: three reads and writes of one word per
+    lane."""
+    compiled = compile_text(tmp_path, "rotating", ROTATING_TRIANGLES)
+    text = compiled.files["rotating.cpp"]
+    assert "buf: 9 read and 0 write lane(s) routed" in text
+    assert "buf_ra[3*j + k] = ((j - k >= 0));" in text
+    assert "acc: 9 read and 9 write lane(s) routed" in text
+    assert {loop["name"]: loop["achieved_ii"] for loop in loops(compiled)}["L8"] == 1
+    assert checked_iis(compiled)["L8"] == 1
+    if HAVE_GXX:
+        assert_the_trace_agrees(compiled, tmp_path, ports=2)
+        assert_the_testbench_passes(compiled, tmp_path)
+
+
 def test_an_unrolled_loop_bounded_by_the_pipelined_iterator_is_refused(tmp_path):
     text = TRIANGLE.replace("k <= j", "k <= r % 3")
     with pytest.raises(KernelError, match=r"triangle.c:10:13: .*loop 'L10' inside "

@@ -24,9 +24,10 @@ most ``S`` read sites and ``S`` write sites, each with the constant bank ``k``.
 Reads move to the top of the body and writes to its end, so a loop qualifies only
 when that keeps C's order: in program order no read of the array follows one of its
 writes, no unrolled inner loop holds both, the references are plain (a read, or the
-left side of ``=``), unguarded, affine, and inner loop bounds are constants.  Other
-loops keep their direct references (and the scheduler's serialization, which the
-report states).
+left side of ``=``), affine, under affine guards, and inner loop bounds are constants
+or affine in the unrolled iterators around them (a triangular nest is routed over its
+bounding box, :func:`boxed`).  Other loops keep their direct references (and the
+scheduler's serialization, which the report states).
 """
 
 from __future__ import annotations
@@ -55,12 +56,14 @@ MAX_ORDER_PAIRS = 1 << 16
 @dataclass(frozen=True, slots=True)
 class Site:
     """One reference inside ``L``: its access, the unrolled loops around it inside
-    ``L`` (outermost first), its first lane number and its lane count."""
+    ``L`` (outermost first), its first lane number, its guard's C text and the lanes
+    whose guard fails whatever the iteration (``dead``, see :func:`_live`)."""
 
     access: Access
     loops: tuple[Loop, ...]
     first: int
     guard: str | None = None
+    dead: frozenset[int] = frozenset()
 
     @property
     def lanes(self) -> int:
@@ -155,17 +158,18 @@ def plan(kernel: Kernel, solution: Solution, taken: set[str], declared: set,
     can become bank arrays); ``header_refs``: the references in loop headers (an array
     with one in a loop keeps its references there); new names are added to
     ``taken``."""
-    contexts = ranges.ref_contexts(kernel.body)
+    body = boxed(kernel.body)
+    contexts = ranges.ref_contexts(body)
     solved = {s.array.name: s for s in solution.arrays}
     unrolled = {}
-    for loop in pipelined_loops(kernel.body):
+    for loop in pipelined_loops(body):
         found = list(found_accesses(loop.body, (), (), iter(range(1 << 62))))
         if not (loop.coord in declared and _blockable(loop)):
             continue
         if any(needs_routing(loop, found, name, solved, contexts)
                for name in {f.access.array for f in found}):
             unrolled[id(loop)] = _as_blocks(loop, taken)
-    body = _replace_loops(kernel.body, {k: u.view for k, u in unrolled.items()})
+    body = _replace_loops(body, {k: u.view for k, u in unrolled.items()})
     contexts = ranges.ref_contexts(body)
     groups = []
     for loop in pipelined_loops(body):
@@ -246,6 +250,64 @@ def substitute_nodes(nodes: tuple[Node, ...], mapping) -> tuple[Node, ...]:
                                bound=tuple(sub(e) for e in n.bound),
                                body=substitute_nodes(n.body, mapping)))
     return tuple(out)
+
+
+def boxed(nodes: tuple[Node, ...], within: dict[str, ranges.Interval | None] | None = None
+          ) -> tuple[Node, ...]:
+    """``nodes`` with each unrolled loop inside a pipelined loop whose bounds depend on
+    the iterators of unrolled loops around it (a triangular nest, which Vitis unrolls
+    copy by copy) written over its bounding box, its own bounds as a guard::
+
+        for (k = a(j); k <= b(j); k++) S   ->   for (k = lo; k <= hi; k++)
+                                                  if (k - a(j) >= 0 && b(j) - k >= 0) S
+
+    with [lo, hi] the interval of k over those of the iterators (:mod:`.ranges`;
+    mirrored for a negative step).  Every instance keeps its iterator values, so a
+    site's lanes are those of the box, the ones outside the triangle never active.
+    Only a step of +-1 or a constant start keeps the values on the box's grid; other
+    loops, and bounds over other variables (the pipelined iterator among them), are
+    left as they are.  ``within``: the intervals of the unrolled iterators around
+    ``nodes`` inside the pipelined loop (None: outside any pipelined loop)."""
+    out = []
+    for n in nodes:
+        if isinstance(n, If):
+            out.append(replace(n, then=boxed(n.then, within), orelse=boxed(n.orelse, within)))
+        elif isinstance(n, Loop):
+            inner = ({} if n.pipeline_ii is not None else None if within is None
+                     else {**within, n.var: ranges.loop_interval(n, within)})
+            body = boxed(n.body, inner)
+            box = _box(n, within) if within is not None else None
+            if box is None:
+                out.append(replace(n, body=body))
+            else:
+                (start, end), guard = box
+                out.append(replace(n, init=(E.const(start),), bound=(E.const(end),),
+                                   body=(If((guard,), body, (), n.coord),)))
+        else:
+            out.append(n)
+    return tuple(out)
+
+
+def _box(loop: Loop, within: dict[str, ranges.Interval | None]
+         ) -> tuple[tuple[int, int], Conjunction] | None:
+    """((start, end), guard) of :func:`boxed`'s box for ``loop``; None when ``loop`` is
+    constant or cannot be boxed."""
+    bounds = loop.init + loop.bound
+    if constant_loop(loop) or not all(E.variables(e) <= within.keys() for e in bounds):
+        return None
+    constant_start = len(loop.init) == 1 and isinstance(loop.init[0], E.Const)
+    if abs(loop.step) != 1 and not constant_start:
+        return None
+    span = ranges.loop_interval(loop, within)
+    if span is None or any(within[v] is None for e in bounds for v in E.variables(e)):
+        return None
+    var, sign = E.var(loop.var), 1 if loop.step > 0 else -1
+    guard = tuple(Constraint(E.simplify(E.scale(sign, E.add(var, E.scale(-1, e)))), ">=")
+                  for e in loop.init if not isinstance(e, E.Const))
+    guard += tuple(Constraint(E.simplify(E.scale(sign, E.add(e, E.scale(-1, var)))), ">=")
+                   for e in loop.bound if not isinstance(e, E.Const))
+    start, end = span if loop.step > 0 else span[::-1]
+    return (loop.init[0].value if constant_start else start, end), guard
 
 
 def _replace_loops(nodes: tuple[Node, ...], table: dict[int, Loop]) -> tuple[Node, ...]:
@@ -364,7 +426,8 @@ def _group(loop: Loop, sol: ArraySolution, found: list[_Found], contexts) -> Gro
     for f, guard in zip(found, guards):
         sites = reads if f.access.kind == "read" else writes
         first = sum(s.lanes for s in sites)
-        sites.append(Site(f.access, f.loops, first, guard))
+        dead = frozenset(lane for lane in range(f.lanes) if not _live(f, lane))
+        sites.append(Site(f.access, f.loops, first, guard, dead))
     capacity = _sites_per_bank(sol)
     read_lanes = sum(s.lanes for s in reads)
     write_lanes = sum(s.lanes for s in writes)
@@ -399,13 +462,16 @@ def _measured_sites(banking: Banking, reads: list[Site], writes: list[Site],
     for sites in (reads, writes):
         keys = []
         for site in sites:
-            for lane in range(site.lanes):
+            for lane in sorted(set(range(site.lanes)) - site.dead):
                 fixed = lane_env(site.loops, lane)
                 index = [E.evaluate(E.substitute(e, fixed), env) for e in site.access.index]
                 bank = E.evaluate(scheme.bank_expr(),
                                   {index_var(d): x for d, x in enumerate(index)})
                 address = sum(np.int64(k) * x for k, x in zip(strides, index))
                 keys.append(np.broadcast_to(bank * scheme.size + address, (points,)))
+        if not keys:
+            counts.append(0)
+            continue
         table = np.sort(np.stack(keys, axis=1), axis=1)
         if sites is reads:
             fresh = np.ones(table.shape, bool)
@@ -426,8 +492,8 @@ def _order_kept(found: list[_Found]) -> bool:
     first), then by text; two are apart when some subscript differs by a non-zero
     constant."""
     writes = [(f, lane) for f in found if f.access.kind == "write"
-              for lane in range(f.lanes)]
-    others = [(f, lane) for f in found for lane in range(f.lanes)]
+              for lane in range(f.lanes) if _live(f, lane)]
+    others = [(f, lane) for f in found for lane in range(f.lanes) if _live(f, lane)]
     if len(writes) * len(others) > MAX_ORDER_PAIRS:
         return False
     for w in writes:
@@ -435,6 +501,34 @@ def _order_kept(found: list[_Found]) -> bool:
             if o != w and _before(w, o) and not _apart(w, o):
                 return False
     return True
+
+
+def _live(f: _Found, lane: int) -> bool:
+    """Lane ``lane`` of ``f`` may run: no guard around it is decided against it by the
+    unrolled iterators' values alone (a lane of :func:`boxed`'s box outside the
+    triangle is not)."""
+    env = lane_env(f.loops, lane)
+    return all(_decided(cond, env) is not (not taken) for cond, taken in f.guards)
+
+
+def _decided(cond: tuple[Conjunction, ...] | None, env: dict[str, E.Expr]) -> bool | None:
+    """The value of the condition ``cond`` under ``env``, None when it depends on
+    other variables."""
+    if cond is None:
+        return None
+    values = [[_holds(c, env) for c in conj] for conj in cond]
+    if any(all(v is True for v in conj) for conj in values):
+        return True
+    if all(any(v is False for v in conj) for conj in values):
+        return False
+    return None
+
+
+def _holds(c: Constraint, env: dict[str, E.Expr]) -> bool | None:
+    value = E.simplify(E.substitute(c.expr, env))
+    if not isinstance(value, E.Const):
+        return None
+    return value.value >= 0 if c.op == ">=" else value.value == 0
 
 
 def _lane_indices(f: _Found, lane: int) -> list[int]:
@@ -482,7 +576,8 @@ def _constraint_c(c: Constraint) -> str | None:
     if form is None:
         return None
     coeffs, constant = form
-    terms = [f"{k}*{v}" if k != 1 else v for v, k in sorted(coeffs.items()) if k]
+    terms = [v if k == 1 else f"-{v}" if k == -1 else f"{k}*{v}"
+             for v, k in sorted(coeffs.items()) if k]
     text = " + ".join(terms) or "0"
     if constant:
         text += f" + {constant}" if constant > 0 else f" - {-constant}"
@@ -676,7 +771,8 @@ def _read_ranks(group: Group, names: Names) -> list[str]:
 
 def _distinct_words(sites: tuple[Site, ...]) -> bool:
     """Every two lanes of ``sites`` differ by a non-zero constant in some subscript."""
-    lanes = [(site, lane) for site in sites for lane in range(site.lanes)]
+    lanes = [(site, lane) for site in sites for lane in range(site.lanes)
+             if lane not in site.dead]
     if len(lanes) ** 2 > MAX_ORDER_PAIRS:
         return False
     indices = [[E.substitute(e, lane_env(site.loops, lane)) for e in site.access.index]

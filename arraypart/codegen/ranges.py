@@ -79,14 +79,14 @@ def _accesses(nodes: tuple[Node, ...], env: dict,
             yield from _accesses(node.then, env, strides)
             yield from _accesses(node.orelse, env, strides)
         elif isinstance(node, Loop):
-            inner = {**env, node.var: _loop_interval(node, env)}
+            inner = {**env, node.var: loop_interval(node, env)}
             inner_strides = {k: v for k, v in strides.items() if k != node.var}
             if abs(node.step) > 1 and len(node.init) == 1:
                 inner_strides[node.var] = (node.init[0], node.step)
             yield from _accesses(node.body, inner, inner_strides)
 
 
-def _loop_interval(loop: Loop, env: Mapping[str, Interval | None]) -> Interval | None:
+def loop_interval(loop: Loop, env: Mapping[str, Interval | None]) -> Interval | None:
     """var >= max(init) and var <= min(bound) (step > 0), mirrored for step < 0."""
     low_exprs, high_exprs = (loop.init, loop.bound) if loop.step > 0 else (
         loop.bound, loop.init)
