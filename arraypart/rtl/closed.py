@@ -273,14 +273,22 @@ def _roles(ports: str, writers: int) -> tuple[str, ...]:
 
 @dataclass(frozen=True, slots=True)
 class BankCounts:
-    """Per copy and bank: candidate reads ``nr``, writes ``nw``, dynamic lanes ``nd``;
-    per lane ``reached[k, c, b]``; the lanes' ``static`` flags."""
+    """Per copy and bank: candidate reads ``nr``, writes ``nw``, dynamic lanes ``nd``,
+    the most candidate reads of one cycle group ``peak``; per lane ``reached[k, c, b]``;
+    the lanes' ``static`` flags."""
 
     nr: np.ndarray
     nw: np.ndarray
     nd: np.ndarray
+    peak: np.ndarray
     reached: np.ndarray
     static: np.ndarray
+
+    def port_readers(self, ports: str) -> np.ndarray:
+        """The readers the bank's read ports are sized for: the reads of the busiest
+        group where each has a port of its own (:func:`.model.port_roles`), else all
+        candidate reads."""
+        return self.peak if ports in PORT_PER_READER else self.nr
 
 
 def bank_counts(scheme: Scheme, table: LaneTable) -> BankCounts:
@@ -289,8 +297,12 @@ def bank_counts(scheme: Scheme, table: LaneTable) -> BankCounts:
     hits = (b >= first[:, None]) & (b <= last[:, None])
     reached = table.in_copy[:, :, None] & hits[:, None, :]
     reads, writes = table.is_read, ~table.is_read
-    return BankCounts(reached[reads].sum(0), reached[writes].sum(0),
-                      reached[~static].sum(0), reached, static)
+    nr = reached[reads].sum(0)
+    peak = np.zeros_like(nr)
+    for g in np.unique(table.group):
+        peak = np.maximum(peak, reached[reads & (table.group == g)].sum(0))
+    return BankCounts(nr, reached[writes].sum(0), reached[~static].sum(0), peak, reached,
+                      static)
 
 
 def features(banking: Banking, table: LaneTable,
@@ -309,7 +321,8 @@ def features(banking: Banking, table: LaneTable,
     read_capable, read_ports = _port_features(f, table.ports, counts, aw, w)
     if table.ports in PORT_PER_READER:
         read_capable = np.ones_like(n)
-        read_ports = int(max(1, counts.nr.max(initial=0)))
+        read_ports = int(max(1, counts.peak.max(initial=0)))
+        f["addr_mux"] += float(aw * (counts.nr - counts.peak).sum())
     sources = np.einsum("kcb,cb->k", counts.reached, read_capable)
     many = table.is_read & (sources > 1)
     f["rb_mux"] = float(w * (sources[many] - 1).sum())
@@ -390,7 +403,8 @@ def bram18k(banking: Banking, table: LaneTable, counts: BankCounts | None = None
     if ram_style(scheme.bank_depth, table.elem_bits) != "block":
         return 0
     counts = counts or bank_counts(scheme, table)
-    kinds = Counter(zip(counts.nr.ravel().tolist(), counts.nw.ravel().tolist()))
+    kinds = Counter(zip(counts.port_readers(table.ports).ravel().tolist(),
+                        counts.nw.ravel().tolist()))
     depth = scheme.bank_depth
     return sum(many * bank_blocks(table.ports, nr, nw, depth, table.elem_bits)
                for (nr, nw), many in kinds.items())
@@ -524,6 +538,12 @@ def _batch_features(table: LaneTable, static: np.ndarray, first: np.ndarray,
     nw = _interval_counts(first, last, in_copy & ~read, banks)
     nd = _interval_counts(first, last, in_copy & ~static[:, :, None], banks)
     n = nr + nw
+    readers = nr  # what the read ports are sized for (BankCounts.port_readers)
+    if table.ports in PORT_PER_READER:
+        readers = np.zeros_like(nr)
+        for g in np.unique(table.group):
+            mine = in_copy & read & (table.group == g)[None, :, None]
+            readers = np.maximum(readers, _interval_counts(first, last, mine, banks))
     f = np.zeros((len(depths), len(FEATURES)))
     col = {name: i for i, name in enumerate(FEATURES)}
     f[:, col["const"]] = 1.0
@@ -533,7 +553,8 @@ def _batch_features(table: LaneTable, static: np.ndarray, first: np.ndarray,
     read_capable, read_ports = _batch_ports(f, col, table.ports, nr, nw, aw, w)
     if table.ports in PORT_PER_READER:
         read_capable = np.ones_like(n)
-        read_ports = np.maximum(1, nr.max(axis=(1, 2), initial=0))
+        read_ports = np.maximum(1, readers.max(axis=(1, 2), initial=0))
+        f[:, col["addr_mux"]] += aw * (nr - readers).sum((1, 2))
     sources = _interval_sums(first, last, table.in_copy, read_capable)
     many = table.is_read[None, :] & (sources > 1)
     f[:, col["rb_mux"]] = w * np.where(many, sources - 1, 0).sum(1)
@@ -544,7 +565,7 @@ def _batch_features(table: LaneTable, static: np.ndarray, first: np.ndarray,
     f[dist, col["lutram"]] = bits[dist] * read_ports[dist] / LUTRAM_PRIMITIVE_BITS
     f[regs, col["regfile"]] = bits[regs] * read_ports[regs]
     f[regs, col["regbits"]] = bits[regs]
-    return f, _batch_bram(table, nr, nw, depths, style == "block")
+    return f, _batch_bram(table, readers, nw, depths, style == "block")
 
 
 def _interval_counts(first: np.ndarray, last: np.ndarray, weight: np.ndarray,
@@ -607,7 +628,8 @@ def _batch_ports(f: np.ndarray, col: dict, ports: str, nr: np.ndarray, nw: np.nd
 
 def _batch_bram(table: LaneTable, nr: np.ndarray, nw: np.ndarray, depths: np.ndarray,
                 block_style: np.ndarray) -> np.ndarray:
-    """:func:`bram18k` per candidate: every bank's blocks by its (reads, writes) class."""
+    """:func:`bram18k` per candidate: every bank's blocks by its (readers, writes)
+    class (``nr``: :meth:`BankCounts.port_readers`)."""
     out = np.zeros(len(depths), np.int64)
     for m in np.flatnonzero(block_style):
         kinds = Counter(zip(nr[m].ravel().tolist(), nw[m].ravel().tolist()))

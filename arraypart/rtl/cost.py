@@ -53,7 +53,8 @@ from ..scheme import Banking
 from ..poly.model import ArrayModel
 from . import closed
 from .closed import FEATURES, LUTRAM_PRIMITIVE_BITS, expr_bits
-from .model import Memory, address_bits, lanes_per_port, port_roles
+from .model import (PORT_PER_READER, Memory, address_bits, lanes_per_port, peak_readers,
+                    port_roles)
 from .synth import Resources
 
 MODEL_PATH = Path(__file__).with_name("cost_model.json")
@@ -157,9 +158,11 @@ def bram18k(mem: Memory) -> int:
         return 0
     total = 0
     for (c, cands), count in _bank_classes(mem).items():
-        reads = sum(mem.lanes[k].kind == "read" for k in cands)
-        total += count * closed.bank_blocks(mem.ports, reads, len(cands) - reads, mem.depth,
-                                            mem.elem_bits)
+        kinds, groups = mem.kinds_and_groups(cands)
+        reads = (peak_readers(kinds, groups) if mem.ports in PORT_PER_READER
+                 else kinds.count("read"))
+        total += count * closed.bank_blocks(mem.ports, reads, kinds.count("write"),
+                                            mem.depth, mem.elem_bits)
     return total
 
 
@@ -182,7 +185,7 @@ def _bank_classes(mem: Memory) -> dict[tuple[int, tuple[int, ...]], int]:
 
 def _roles(mem: Memory, cands: tuple[int, ...]) -> tuple[str, ...]:
     """:meth:`Memory.roles` for a bank with candidate lanes ``cands``."""
-    return port_roles(mem.ports, [mem.lanes[k].kind for k in cands])
+    return port_roles(mem.ports, *mem.kinds_and_groups(cands))
 
 
 def features(mem: Memory) -> dict[str, float]:
@@ -198,7 +201,7 @@ def features(mem: Memory) -> dict[str, float]:
         read_ports = max(read_ports, sum("r" in r for r in roles))
         f["request"] += count * sum(not mem.lanes[k].static for k in cands)
         f["banks"] += count if cands else 0
-        port_lanes = lanes_per_port(mem.ports, cands, [mem.lanes[k].kind for k in cands])
+        port_lanes = lanes_per_port(mem.ports, cands, *mem.kinds_and_groups(cands))
         for p, role in enumerate(roles):
             mine = port_lanes[p]
             if any(k in lanes for lanes in port_lanes[p + 1:] for k in mine):

@@ -140,12 +140,17 @@ class Memory:
         can need (fewer writers than earlier write ports) only reads: a bank written
         through one port is a simple dual-port BRAM, half the BRAM18K of a true
         dual-port one at 36 bits."""
-        return port_roles(self.ports, [self.lanes[k].kind for k in self.candidates(copy, bank)])
+        cands = self.candidates(copy, bank)
+        return port_roles(self.ports, *self.kinds_and_groups(cands))
 
     def port_lanes(self, copy: int, bank: int) -> list[list[int]]:
         """Per port of :meth:`roles`, the candidate lanes it may serve."""
         cands = self.candidates(copy, bank)
-        return lanes_per_port(self.ports, cands, [self.lanes[k].kind for k in cands])
+        return lanes_per_port(self.ports, cands, *self.kinds_and_groups(cands))
+
+    def kinds_and_groups(self, lanes) -> tuple[list[str], list[int]]:
+        """The kind and the cycle group of each of ``lanes`` (positions)."""
+        return [self.lanes[k].kind for k in lanes], [self.lanes[k].group for k in lanes]
 
     def may_coincide(self, j: int, k: int) -> bool:
         """Whether lanes j and k may access one element in one cycle: not when their
@@ -380,9 +385,12 @@ def stencil_memory(name: str, shape: tuple[int, ...], banking: Banking, ports: s
                   *formulas)
 
 
-def port_roles(ports: str, kinds: list[str]) -> tuple[str, ...]:
-    """The port roles of a bank whose candidate lanes have ``kinds`` (read, write), in
-    allocation order (:attr:`Memory.roles`)."""
+def port_roles(ports: str, kinds: list[str], groups: list[int] | None = None
+               ) -> tuple[str, ...]:
+    """The port roles of a bank whose candidate lanes have ``kinds`` (read, write) and
+    cycle ``groups`` (None: one group), in allocation order (:attr:`Memory.roles`).
+    :data:`PORT_PER_READER` models add a read port per reader of the group with the
+    most readers: groups (loops) never run in one cycle, so they share the ports."""
     writers = sum(kind == "write" for kind in kinds)
     roles, write_ports = [], 0
     for role in PORT_ROLES[ports]:
@@ -391,9 +399,23 @@ def port_roles(ports: str, kinds: list[str]) -> tuple[str, ...]:
         write_ports += "w" in role
         roles.append(role)
     if ports in PORT_PER_READER:
-        readers = sum(kind == "read" for kind in kinds)
+        readers = peak_readers(kinds, groups)
         roles += ["r"] * (readers if roles else max(1, readers))
     return tuple(roles)
+
+
+def peak_readers(kinds: list[str], groups: list[int] | None) -> int:
+    """The most reads among ``kinds`` that one cycle group has."""
+    return max(map(len, _readers_by_group(kinds, groups)), default=0)
+
+
+def _readers_by_group(kinds: list[str], groups: list[int] | None) -> list[list[int]]:
+    """Positions of the reads in ``kinds``, one list per cycle group."""
+    by_group: dict[int, list[int]] = {}
+    for n, (kind, group) in enumerate(zip(kinds, groups or [0] * len(kinds))):
+        if kind == "read":
+            by_group.setdefault(group, []).append(n)
+    return list(by_group.values())
 
 
 def eligible(role: str, kind: str) -> bool:
@@ -401,19 +423,21 @@ def eligible(role: str, kind: str) -> bool:
     return role == "rw" or role == kind[0]
 
 
-def lanes_per_port(ports: str, cands, kinds: list[str]) -> list[list[int]]:
-    """Per port of :func:`port_roles`, the lanes of ``cands`` (of ``kinds``) it may
-    serve: each reader's own port after the fixed ones (:data:`PORT_PER_READER`), any
-    eligible lane otherwise."""
-    roles = port_roles(ports, kinds)
+def lanes_per_port(ports: str, cands, kinds: list[str], groups: list[int] | None = None
+                   ) -> list[list[int]]:
+    """Per port of :func:`port_roles`, the lanes of ``cands`` (of ``kinds``, in cycle
+    ``groups``) it may serve: after the fixed ports, read port p serves the p-th reader
+    of each group (:data:`PORT_PER_READER`); any eligible lane otherwise."""
+    roles = port_roles(ports, kinds, groups)
     if ports not in PORT_PER_READER:
         return [[k for k, kind in zip(cands, kinds) if eligible(role, kind)]
                 for role in roles]
     fixed = len(PORT_ROLES[ports])
-    readers = [k for k, kind in zip(cands, kinds) if kind == "read"]
+    readers = _readers_by_group(kinds, groups)
     return ([[k for k, kind in zip(cands, kinds) if eligible(role, kind)]
              for role in roles[:fixed]]
-            + [readers[p:p + 1] for p in range(len(roles) - fixed)])
+            + [[cands[mine[p]] for mine in readers if p < len(mine)]
+               for p in range(len(roles) - fixed)])
 
 
 def replicas_of(ports: str, used: list[str]) -> tuple[int, list[str]]:
