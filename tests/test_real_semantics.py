@@ -1513,6 +1513,34 @@ def test_a_triangular_nest_whose_banks_rotate_is_routed_over_its_box(tmp_path):
         assert_the_testbench_passes(compiled, tmp_path)
 
 
+INTERFACE_TRIANGLE = """
+    void interface_triangle(const int in[64], int out[48]) {
+    #pragma HLS array_partition variable=in type=cyclic factor=8
+        for (int r = 0; r < 48; r++) {
+    #pragma HLS pipeline II=1
+            int s = 0;
+            for (int j = 0; j < 3; j++)
+                for (int k = 0; k <= j; k++) s += in[r + j * 5 + k];
+            out[r] = s;
+        }
+    }"""
+
+
+def test_a_triangular_nest_over_an_interface_array_is_split_by_phase(tmp_path):
+    """An interface array keeps its references as written, so rotating banks are
+    made constant by phase switches; a triangular nest's lanes are checked over its
+    box.  Before, no phase could be proven and the array stayed one memory (II 3)."""
+    compiled = compile_text(tmp_path, "interface_triangle", INTERFACE_TRIANGLE,
+                            replace_partitions=True)
+    text = compiled.files["interface_triangle.cpp"]
+    assert "switch (r % 4)" in text
+    assert "for (int k = 0; k <= j; k++) s += in[4*(r / 4) + 3 + (r + j * 5 + k - r)];" in text
+    assert checked_iis(compiled)["L4"] == 1
+    if HAVE_GXX:
+        assert_the_trace_agrees(compiled, tmp_path, ports=2)
+        assert_the_testbench_passes(compiled, tmp_path)
+
+
 def test_an_unrolled_loop_bounded_by_the_pipelined_iterator_is_refused(tmp_path):
     text = TRIANGLE.replace("k <= j", "k <= r % 3")
     with pytest.raises(KernelError, match=r"triangle.c:10:13: .*loop 'L10' inside "

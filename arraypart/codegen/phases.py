@@ -47,7 +47,7 @@ from ..frontend import cnodes as N
 from ..ir import Kernel, Loop
 from ..scheme import Scheme, index_var
 from . import ranges
-from .bankcentric import (constant_loop, found_accesses, fresh, lane_env,
+from .bankcentric import (boxed, constant_loop, found_accesses, fresh, lane_env,
                           needs_routing, pipelined_loops_around)
 from .textedit import MAX_LINE, Edit, apply, statement_end
 
@@ -151,7 +151,7 @@ def phased_loops(kernel: Kernel, solution: Solution, contexts) -> list[PhasedLoo
     iterator or those of the loops around it, and stop rotating once split by phase."""
     solved = {s.array.name: s for s in solution.arrays}
     out = []
-    for loop, around in pipelined_loops_around(kernel.body, ()):
+    for loop, around in pipelined_loops_around(boxed(kernel.body), ()):
         if loop.unroll is not None:
             continue
         found = list(found_accesses(loop.body, (), (), iter(range(1 << 62))))
