@@ -29,6 +29,7 @@ import numpy as np
 
 from . import banking, check, codegen, frontend, output, poly, rtl, supervisor
 from .check import trace
+from .codegen import textedit
 from .poly import build
 from .frontend import clangtu
 from .errors import Coord, KernelError, warning_text
@@ -309,8 +310,19 @@ def schedule_emitted(kernel, files: dict[str, str], ports: int,
     except KernelError as error:  # the input parsed: the fault is the emission's
         raise EmittedCodeError(f"the emitted {name} does not parse ({error})") from error
     emitted = poly.with_sizes_of(emitted, kernel)  # replayed at the same sizes
-    return check.check_kernel(emitted, check.as_written_bankings(emitted), ports=ports,
-                              rule=True, deadline=deadline)
+    result = check.check_kernel(emitted, check.as_written_bankings(emitted), ports=ports,
+                                rule=True, deadline=deadline)
+    return check.relocated(result, partial(_in_original, kernel, name, textedit.origins(
+        kernel.source.text, files[name])))
+
+
+def _in_original(kernel, emitted_name: str, origin, coord: Coord) -> Coord:
+    """A coordinate of the emitted text as the kernel's own file has it (the emitted
+    code is checked, but the user reads and edits the original)."""
+    if coord.file != emitted_name:
+        return coord
+    line, col = origin(coord.line, coord.col)
+    return Coord(kernel.coord.file, line, col)
 
 
 def _unscheduled_note(kernel, limit: TimeLimit) -> str:

@@ -4,7 +4,8 @@ concrete simulation of every pipelined or unrolled loop against a set of banking
 from .driver import CHUNK_CELLS, as_written_bankings, check_kernel
 from .maps import MAP_FULL_LIMIT, check_map
 from .report import (CheckReport, Conflict, ConflictAccess, DynamicSite, LoopCheck,
-                     MapCheck)
+                     MapCheck, relocated)
 
 __all__ = ["CHUNK_CELLS", "MAP_FULL_LIMIT", "CheckReport", "Conflict", "ConflictAccess", "DynamicSite",
-           "LoopCheck", "MapCheck", "as_written_bankings", "check_kernel", "check_map"]
+           "LoopCheck", "MapCheck", "as_written_bankings", "check_kernel", "check_map",
+           "relocated"]

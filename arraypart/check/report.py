@@ -6,7 +6,8 @@ the JSON form (``to_json()`` returns JSON-ready dicts and lists) has stable keys
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Callable
 
 from ..errors import Coord
 
@@ -176,3 +177,20 @@ class CheckReport:
         lines.append(f"{self.accesses_checked} accesses checked: "
                      f"{'no conflict' if self.ok else 'conflicts found'}")
         return "\n".join(lines)
+
+
+def relocated(report: CheckReport, where: Callable[[Coord], Coord]) -> CheckReport:
+    """``report`` with every loop and access coordinate passed through ``where`` (the
+    emitted code's positions as the user's file has them); a loop named after its line
+    (``L<line>``) is named after the new one."""
+    def loop(lp: LoopCheck) -> LoopCheck:
+        coord = where(lp.coord)
+        name = f"L{coord.line}" if lp.name == f"L{lp.coord.line}" else lp.name
+        conflict = lp.first_conflict
+        if conflict is not None:
+            conflict = replace(conflict, accesses=tuple(
+                replace(a, coord=where(a.coord)) for a in conflict.accesses))
+        return replace(lp, name=name, coord=coord, first_conflict=conflict,
+                       dynamic_sites=tuple(replace(d, coord=where(d.coord))
+                                           for d in lp.dynamic_sites))
+    return replace(report, loops=tuple(loop(lp) for lp in report.loops))

@@ -9,7 +9,9 @@ wherever it allows a blank), indented one level deeper than the line.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
+from typing import Callable
 
 from ..errors import Coord, KernelError
 
@@ -127,3 +129,43 @@ def _line_breaks(data: bytes, start: int, end: int, spans) -> list[int]:
 
 def _width(line: bytes) -> int:
     return len(line.decode(errors="replace"))
+
+
+def origins(original: str, emitted: str) -> Callable[[int, int], tuple[int, int]]:
+    """Where ``(line, col)`` of ``emitted``, an edited copy of ``original``, comes from
+    in ``original`` (1-based): a line difflib finds unchanged keeps its column; a
+    changed line maps to the original line at its place in the replaced block, its
+    column through the characters the two lines share; a line arraypart inserted maps
+    to the start of the original line before it."""
+    old, new = original.splitlines(), emitted.splitlines()
+    source: dict[int, tuple[int, bool | None]] = {}  # new line -> (old line, changed)
+    opcodes = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
+    for tag, i1, i2, j1, j2 in opcodes:
+        for j in range(j1, j2):
+            if tag == "equal":
+                source[j] = (i1 + j - j1, False)
+            elif tag == "replace":
+                source[j] = (min(i1 + j - j1, i2 - 1), True)
+            else:
+                source[j] = (max(i1 - 1, 0), None)
+
+    def origin(line: int, col: int) -> tuple[int, int]:
+        at, changed = source.get(line - 1, (max(len(old) - 1, 0), None))
+        text = old[at] if at < len(old) else ""
+        if changed is None:
+            return at + 1, len(text) - len(text.lstrip()) + 1
+        if changed:
+            col = _shared_column(new[line - 1], text, col)
+        return at + 1, col
+
+    return origin
+
+
+def _shared_column(new_line: str, old_line: str, col: int) -> int:
+    """Column ``col`` of ``new_line`` in ``old_line``: through the matching block that
+    holds it, else the next block's start in ``old_line``."""
+    blocks = difflib.SequenceMatcher(None, new_line, old_line, autojunk=False)
+    for a, b, size in blocks.get_matching_blocks():
+        if col - 1 < a + size:
+            return b + max(col - 1 - a, 0) + 1
+    return len(old_line) + 1
