@@ -51,6 +51,9 @@ from . import ranges
 MEASURE_CELLS = 1 << 22
 #: Pairs of (write, access) instances compared to keep C's order; above, no rewrite.
 MAX_ORDER_PAIRS = 1 << 16
+#: Iterator points at which the pairs of one loop are compared when no constant tells
+#: two subscripts apart.
+MEET_POINTS = 1 << 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -420,7 +423,7 @@ def _group(loop: Loop, sol: ArraySolution, found: list[_Found], contexts) -> Gro
         by_ref.setdefault(f.access.ref_id, []).append(f.access.kind)
     if any(kinds not in (["read"], ["write"], ["read", "write"]) for kinds in by_ref.values()):
         return None
-    if not _order_kept(found):
+    if not _order_kept(found, contexts):
         return None
     reads, writes = [], []
     for f, guard in zip(found, guards):
@@ -428,12 +431,11 @@ def _group(loop: Loop, sol: ArraySolution, found: list[_Found], contexts) -> Gro
         first = sum(s.lanes for s in sites)
         dead = frozenset(lane for lane in range(f.lanes) if not _live(f, lane))
         sites.append(Site(f.access, f.loops, first, guard, dead))
-    capacity = _sites_per_bank(sol)
-    read_lanes = sum(s.lanes for s in reads)
-    write_lanes = sum(s.lanes for s in writes)
-    sites = (min(read_lanes, capacity), min(write_lanes, capacity))
-    if reads and writes:
-        sites = _measured_sites(sol.banking, reads, writes, contexts) or sites
+    sites = (min(sum(s.lanes for s in reads), _sites_per_bank(sol, "read")),
+             min(sum(s.lanes for s in writes), _sites_per_bank(sol, "write")))
+    measured = _measured_sites(sol.banking, reads, writes, contexts)
+    if measured is not None:
+        sites = (min(sites[0], measured[0]), min(sites[1], measured[1]))
     return Group(loop, sol.array, sol.banking, tuple(reads), tuple(writes), *sites)
 
 
@@ -485,20 +487,22 @@ def _measured_sites(banking: Banking, reads: list[Site], writes: list[Site],
     return counts[0], counts[1]
 
 
-def _order_kept(found: list[_Found]) -> bool:
+def _order_kept(found: list[_Found], contexts) -> bool:
     """Reads may move to the top of the body and writes to its end: no write instance
     comes, in program order, before a read or write instance of the same element.
     Instances are ordered by the iterations of the unrolled loops they share (outermost
     first), then by text; two are apart when some subscript differs by a non-zero
-    constant."""
+    constant, or when their subscripts differ at every point of the box of their
+    iterators' intervals (:func:`_never_meet`: ``(4*i + 1) % 64`` and ``4*i``)."""
     writes = [(f, lane) for f in found if f.access.kind == "write"
               for lane in range(f.lanes) if _live(f, lane)]
     others = [(f, lane) for f in found for lane in range(f.lanes) if _live(f, lane)]
     if len(writes) * len(others) > MAX_ORDER_PAIRS:
         return False
+    budget = [MEET_POINTS]
     for w in writes:
         for o in others:
-            if o != w and _before(w, o) and not _apart(w, o):
+            if o != w and _before(w, o) and not _apart(w, o, contexts, budget):
                 return False
     return True
 
@@ -549,11 +553,36 @@ def _before(a: tuple[_Found, int], b: tuple[_Found, int]) -> bool:
     return ia < ib or (ia == ib and fa.order < fb.order)
 
 
-def _apart(a: tuple[_Found, int], b: tuple[_Found, int]) -> bool:
+def _apart(a: tuple[_Found, int], b: tuple[_Found, int], contexts, budget: list[int]
+           ) -> bool:
     (fa, la), (fb, lb) = a, b
     env_a, env_b = lane_env(fa.loops, la), lane_env(fb.loops, lb)
-    return _differ([E.substitute(e, env_a) for e in fa.access.index],
-                   [E.substitute(e, env_b) for e in fb.access.index])
+    index_a = [E.substitute(e, env_a) for e in fa.access.index]
+    index_b = [E.substitute(e, env_b) for e in fb.access.index]
+    if _differ(index_a, index_b):
+        return True
+    intervals = {**contexts[fa.access.ref_id].env(), **contexts[fb.access.ref_id].env()}
+    return _never_meet(index_a, index_b, intervals, budget)
+
+
+def _never_meet(index_a, index_b, intervals, budget: list[int]) -> bool:
+    """At every point of the box of the intervals of the variables in the two
+    subscripts, some dimension differs (a box is a superset of the iterations, so the
+    answer is safe).  ``budget[0]``: the points left to evaluate, shared by every pair
+    of one loop (:data:`MEET_POINTS`); past it, False."""
+    names = sorted({v for e in index_a + index_b for v in E.variables(e)})
+    boxes = [intervals.get(v) for v in names]
+    if any(b is None for b in boxes):
+        return False
+    budget[0] -= prod(hi - lo + 1 for lo, hi in boxes)
+    if budget[0] < 0:
+        return False
+    grid = np.meshgrid(*[np.arange(lo, hi + 1) for lo, hi in boxes], indexing="ij")
+    env = {v: g.ravel() for v, g in zip(names, grid)}
+    meet = np.ones(prod(hi - lo + 1 for lo, hi in boxes), bool)
+    for x, y in zip(index_a, index_b):
+        meet &= np.asarray(E.evaluate(x, env) == E.evaluate(y, env))
+    return not meet.any()
 
 
 def _guard_c(guards: tuple[Guard, ...]) -> str | None | bool:
@@ -584,11 +613,13 @@ def _constraint_c(c: Constraint) -> str | None:
     return f"{text.replace('+ -', '- ')} {c.op} 0"
 
 
-def _sites_per_bank(sol: ArraySolution) -> int:
-    """Accesses one bank serves per iteration at the loop's II (ports x II)."""
-    capacity = sol.ports.capacity
+def _sites_per_bank(sol: ArraySolution, kind: str) -> int:
+    """Accesses of ``kind`` one bank serves per iteration at the loop's II: the ports
+    that serve that kind x II (a ram_1wnr or ram_s2p bank takes one write a cycle)."""
+    ports = sol.ports
+    dedicated = ports.write_only if kind == "write" else ports.read_only
     ii = max((ii for _, ii in sol.achieved_ii), default=1)
-    return (capacity or 1 << 30) * ii
+    return (1 << 30) if dedicated is None else (ports.read_write + dedicated) * ii
 
 
 # ---------------------------------------------------------------- rendering
