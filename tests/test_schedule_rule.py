@@ -232,3 +232,39 @@ void rmw(const int in[1024], int out[1024]) {
     compiled = api.compile_kernel(path)
     assert "a_bank" in compiled.files["rmw.cpp"]
     assert [lp["achieved_ii"] for lp in compiled.report.to_json()["loops"]] == [1, 1, 1]
+
+
+WRAPPED_WRITES = """
+void wrapped(const int in[64], int out[64]) {
+    int buf[64];
+#pragma HLS bind_storage variable=buf type=ram_s2p
+    for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+        for (int u = 0; u < 4; u++) {
+#pragma HLS unroll
+            buf[(4 * i + u + 1) % 64] = in[4 * i + u];
+        }
+    }
+    for (int i = 0; i < 64; i++) out[i] = buf[i];
+}
+"""
+
+
+def test_a_bank_of_a_wrapped_subscript_is_a_constant(tmp_path):
+    """((4i + u + 1) mod 64) mod 4 = (u + 1) mod 4, a constant in each lane under
+    cyclic 4: the references stay as written, with no routing logic, at II 1.  The
+    nested mod was taken for a rotating bank and the writes were routed."""
+    from arraypart.codegen import ranges
+    from arraypart import expr as E
+    i, u = E.var("i"), E.var("u")
+    wrapped = E.mod(E.add(E.scale(4, i), u, E.const(1)), 64)
+    assert ranges.reduce(E.mod(wrapped, 4), {"i": (0, 15), "u": (0, 3)}) == E.mod(
+        E.add(u, E.const(1)), 4)
+    assert ranges.reduce(E.mod(wrapped, 48), {"i": (0, 15), "u": (0, 3)}) == E.mod(wrapped, 48)
+    path = tmp_path / "wrapped.c"
+    path.write_text(WRAPPED_WRITES)
+    compiled = api.compile_kernel(path)
+    assert "routed" not in compiled.files["wrapped.cpp"]
+    assert "#pragma HLS array_partition variable=buf type=cyclic factor=4" in \
+        compiled.files["wrapped.cpp"]
+    assert [loop.achieved_ii for loop in compiled.report.scheduled.loops] == [1, 1]

@@ -9,6 +9,7 @@ an iterator interval that bounds ``r``:
     (p*t + r) mod p          = r mod p        (mod (p*t + r, p) drops multiples of p)
     floor((p*N*t + r)/p) mod N = floor(r/p) mod N
     floor((p*t + r)/p)       = t + floor(r/p)
+    (a mod k*p) mod p        = a mod p
     r mod p = r - p*q  and  floor(r/p) = q   when lo(r) and hi(r) share q = floor(./p)
 
 Iterator intervals come from the loop bounds (interval arithmetic, a superset of the
@@ -201,6 +202,8 @@ def _reduce_floordiv(arg: E.Expr, d: int, env) -> E.Expr:
 
 
 def _reduce_mod(arg: E.Expr, m: int, env, strides: Strides) -> E.Expr:
+    if isinstance(arg, E.Mod) and arg.modulus % m == 0:
+        return _reduce_mod(arg.arg, m, env, strides)  # (a mod k*m) mod m = a mod m
     if isinstance(arg, E.FloorDiv):
         return _reduce_mod_of_floordiv(arg, m, env, strides)
     r = _residue(arg, m, strides)
