@@ -481,3 +481,36 @@ void r(int in[512], int out[512], int rev[8]) {
     chosen = {a.array.name: a for a in banking.solve(model).arrays}["d"]
     assert chosen.banking.scheme.registers and chosen.conflict_free
     assert dict(chosen.achieved_ii) == {"L4": 1}
+
+
+CHAINED_LANES = """\
+void chained(const int in[72], int out[72]) {
+    int buf[72];
+    for (int i = 0; i < 72; i++) buf[i] = in[i];
+    for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+        for (int u = 0; u < 4; u++) {
+#pragma HLS unroll
+            buf[4 * i + u + 5] = buf[4 * i + u] + buf[4 * i + u + 2];
+        }
+    }
+    for (int i = 0; i < 72; i++) out[i] = buf[i];
+}
+"""
+
+
+def test_a_loop_that_cannot_be_routed_gets_the_cheapest_banking_at_its_ii(tmp_path):
+    """Lane 3 reads buf[4i + 5], which lane 0 writes in the same iteration, so the
+    reads cannot move above the writes and the references stay as written.  Cyclic 6
+    (conflict-free at II 1 on paper) rotates with i: each lane took a port of every
+    bank, II 5.  Banked again, a rotating candidate is now scored at the rule's II in
+    the pre-check, and the search that misses the target is run once more at the II
+    it reaches: cyclic 4 keeps every lane on one bank, II 2, no block RAM (on the way,
+    a flat scheme with 400% padding in 10 BRAM18K reached II 2 too)."""
+    path = tmp_path / "chained.c"
+    path.write_text(CHAINED_LANES)
+    report = arraypart.analyze(path)
+    buf = next(a for a in report.solution.arrays if a.array.name == "buf")
+    assert buf.banking.scheme.describe().startswith("per_dim cyclic 4")
+    assert buf.bram18k == 0
+    assert [loop.achieved_ii for loop in report.scheduled.loops] == [1, 2, 1]

@@ -41,6 +41,7 @@ from .proof import Proof, ProofTimeout, counted_proof, prove, prove_group
 from .sampling import refuted, sample_group, with_point
 from .solution import ArraySolution, Found, Solution
 from .space import (FLAT_BLOCKS, Cost, Family, alpha_rows, copy_assignments, copy_key,
+                    direct_flat_rule_ii, direct_rule_ii,
                     cost_floor, cost_of, crossbar_lanes, flat_block_floors, flat_crossbar,
                     per_dim_partitions, rule_lanes, rule_overloaded)
 
@@ -356,6 +357,9 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
                                                                budget=NOTE_CANDIDATES))
             except (ProofTimeout, _TimeUp):
                 pass  # the note compares with a flat scheme; the banking stands
+        if not proof.conflict_free and not cut_short:
+            banking, proof = _cheapest_at_reached_ii(am, search, banking, proof, families,
+                                                     options)
         if found.cut_short:
             notes.append(warning_text(array.coord, (
                 f"solver time limit of {options.time_limit:g} s reached while looking "
@@ -370,6 +374,34 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
                 f"lower bound {bound}" + _copies_evidence(am, banking))
     return replace(_solution(am, banking, proof, bound, start, evidence, tuple(notes)),
                    kept=kept, time_limited=cut_short)
+
+
+def _cheapest_at_reached_ii(am: ArrayModel, search: _Search, banking: Banking,
+                            proof: Proof, families: tuple[str, ...], options: _Options
+                            ) -> tuple[Banking, Proof]:
+    """A search that misses a target keeps the candidate with the least excess II in
+    the tiers it searched for the target, not the cheapest one at the II it reaches
+    (flat N=5 with 400% padding in block RAM, where cyclic 4 in LUT RAM reaches the same
+    II 2).  Search again with each missed group's target raised to the II it reaches;
+    that banking, proven against the real targets, is kept when it reaches no larger
+    II in any loop and costs less."""
+    reached = dict(proof.achieved_ii)
+    floors = {k: (reached[g.loop], "") for k, g in enumerate(am.groups)
+              if reached.get(g.loop, g.target_ii) > g.target_ii}
+    if not floors:
+        return banking, proof
+    at_reached = relaxed(am, floors)
+    shapes = [analyze_group(g, len(am.array.shape)) for g in at_reached.groups]
+    try:
+        again = _Search(at_reached, shapes, lower_bound_of(am.ports, shapes, am.array),
+                        options).run(families)
+        checked = search.prove(again.banking)
+    except (ProofTimeout, _TimeUp):
+        return banking, proof
+    if (again.proof.conflict_free and search.cost(again.banking) < search.cost(banking)
+            and all(ii <= reached.get(loop, ii) for loop, ii in checked.achieved_ii)):
+        return again.banking, checked
+    return banking, proof
 
 
 def _unpartitioned(am: ArrayModel, bound: int, start: float,
@@ -906,7 +938,8 @@ class _Search:
         if banking not in self.per_dim_scores:
             sets = self._lane_sets(family.copies, family.assignment)
             self.per_dim_scores[banking] = sum(
-                per_dim_ii(ls, banking.scheme, self.am.ports, s.group.target_ii)
+                max(per_dim_ii(ls, banking.scheme, self.am.ports, s.group.target_ii),
+                    self._rule_ii(banking.scheme, s))
                 - s.group.target_ii for ls, s in zip(sets, self.uniform))
         yield (lambda k: banking), np.array([self.per_dim_scores[banking]], dtype=np.int64)
 
@@ -923,11 +956,25 @@ class _Search:
             scores = np.zeros(len(rows), dtype=np.int64)
             for ls, s in zip(sets, self.uniform):
                 target = s.group.target_ii
-                scores += flat_ii(ls, rows, banks, block, self.am.ports, target,
-                                  tick=lambda: self._check_time(banks, len(rows))) - target
+                ideal = flat_ii(ls, rows, banks, block, self.am.ports, target,
+                                tick=lambda: self._check_time(banks, len(rows)))
+                if self.am.array.pragma_only:
+                    scores += ideal - target
+                else:
+                    rule = direct_flat_rule_ii(rows, banks * block, s, self.am.ports)
+                    scores += np.maximum(ideal, rule) - target
             yield (lambda k, rows=rows: Banking(
                 name, flat_scheme(shape, tuple(int(a) for a in rows[k]), banks, block),
                 family.copies, family.assignment)), scores
+
+    def _rule_ii(self, scheme, shape: GroupShape) -> int:
+        """What the pre-check charges a group for the scheduling rule: a ``direct``
+        group of an array whose references the emission routes when it can (not a
+        pragma-only one, whose rotating lanes are priced by ``Cost.rule_lanes`` and
+        may be phased) gets :func:`.space.direct_rule_ii`."""
+        if self.am.array.pragma_only:
+            return shape.group.target_ii
+        return direct_rule_ii(scheme, shape, self.am.ports)
 
     def _lane_sets(self, copies: int, assignment: tuple) -> list[list[LaneSet]]:
         """Per uniform group, per copy: the lanes its banks serve."""

@@ -16,10 +16,13 @@ from functools import lru_cache, reduce
 from math import gcd, prod
 from typing import Iterator
 
+import numpy as np
+
 from .. import expr as E
 from ..ir import PortModel
 from ..poly.model import ArrayModel
 from ..rtl.closed import lane_table
+from .precheck import INFEASIBLE_II
 from ..rtl.cost import estimate, flat_family_floors
 from ..scheme import Banking, DimPartition, Scheme
 from .bounds import bram18k
@@ -119,6 +122,43 @@ def rule_overloaded(scheme: Scheme, shapes: list[GroupShape], pragma_only: bool,
         if not ports.fits(distinct, len(s.lanes) - len(reads), s.group.target_ii):
             return True
     return False
+
+
+def direct_rule_ii(scheme: Scheme, shape: GroupShape, ports: PortModel) -> int:
+    """The II the scheduling rule leaves a ``direct`` group (the emission keeps its
+    references as written: :func:`arraypart.poly.model.with_direct_loops`) under
+    ``scheme``: its target when every lane's bank is constant (:func:`_static`) or the
+    banks are registers (no port), else the least II at which one bank serves all of
+    the group's distinct reads and writes, every lane taking a port of every bank."""
+    if not shape.group.direct or scheme.registers or _static(scheme, shape):
+        return shape.group.target_ii
+    return _every_lane_ii(shape, ports)
+
+
+def direct_flat_rule_ii(alphas, modulus: int, shape: GroupShape, ports: PortModel):
+    """:func:`direct_rule_ii` of flat schemes ``floor(alpha·x / B) mod N`` per row of
+    ``alphas`` (``modulus`` = N*B): a lane's bank is constant when alpha·step_t is a
+    multiple of N*B for every time variable t."""
+    import numpy as np
+    target = shape.group.target_ii
+    if not shape.group.direct:
+        return np.full(len(alphas), target, dtype=np.int64)
+    moves = np.asarray(alphas, np.int64) @ np.array(_steps(shape), np.int64).reshape(
+        len(shape.linear), len(shape.strides))
+    static = (moves % modulus == 0).all(axis=1)
+    return np.where(static, target, _every_lane_ii(shape, ports))
+
+
+def _every_lane_ii(shape: GroupShape, ports: PortModel) -> int:
+    reads = len({tuple(o) for o, a in zip(shape.offsets.tolist(), shape.lanes)
+                 if a.kind == "read"})
+    writes = sum(a.kind == "write" for a in shape.lanes)
+    if writes and not ports.writable:
+        return INFEASIBLE_II
+    ii = shape.group.target_ii
+    while not ports.fits(reads, writes, ii):
+        ii += 1
+    return ii
 
 
 def _rotating(scheme: Scheme, shapes: list[GroupShape],
