@@ -104,3 +104,21 @@ def assert_the_trace_agrees(compiled, tmp_path: Path, *, ports: int):
     judged = api.judge_trace(compiled.report, recorded, ports=ports)
     assert judged.disagreements == () and judged.addresses.compared, judged.format()
     return judged
+
+
+# A pipelined loop whose lane 3 reads buf[4i + 5], which lane 0 writes in the same
+# iteration: its reads cannot move above its writes, so its references stay as written.
+CHAINED_LANES = """\
+void chained(const int in[72], int out[72]) {
+    int buf[72];
+    for (int i = 0; i < 72; i++) buf[i] = in[i];
+    for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+        for (int u = 0; u < 4; u++) {
+#pragma HLS unroll
+            buf[4 * i + u + 5] = buf[4 * i + u] + buf[4 * i + u + 2];
+        }
+    }
+    for (int i = 0; i < 72; i++) out[i] = buf[i];
+}
+"""

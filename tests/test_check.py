@@ -8,12 +8,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arraypart import api
 from arraypart import expr as E
 from arraypart import ir
 from arraypart.check import (CheckReport, as_written_bankings, check_kernel, check_map)
 from arraypart.errors import Coord, KernelError
 from arraypart.scheme import (Banking, DimPartition, flat_scheme, none_scheme,
                               per_dim_scheme)
+
+from conftest import CHAINED_LANES
 
 FILE = "k.c"
 
@@ -651,28 +654,11 @@ def test_collapsed_trip_columns_of_one_row_weigh_every_row(monkeypatch, rule):
     assert check_kernel(kernel, {}, ports=2, rule=rule) == collapsed
 
 
-CHAINED_LANES = """\
-void chained(const int in[72], int out[72]) {
-    int buf[72];
-    for (int i = 0; i < 72; i++) buf[i] = in[i];
-    for (int i = 0; i < 16; i++) {
-#pragma HLS pipeline II=1
-        for (int u = 0; u < 4; u++) {
-#pragma HLS unroll
-            buf[4 * i + u + 5] = buf[4 * i + u] + buf[4 * i + u + 2];
-        }
-    }
-    for (int i = 0; i < 72; i++) out[i] = buf[i];
-}
-"""
-
-
 def test_check_reports_the_emitted_code_at_the_users_lines(tmp_path):
     """`check` replays the emitted code (comments and pragmas added above the loops),
     but names the positions of the user's file: the loop at 4:5, the references at
     8:13, 8:34 and 8:51.  They were the emitted text's (loop L11 at 11:5), under the
     user's file name."""
-    from arraypart import api
     path = tmp_path / "chained.cpp"
     path.write_text(CHAINED_LANES)
     _, _, result = api.check_kernel(path)

@@ -31,7 +31,7 @@ from arraypart.ir import PORT_MODELS, PartitionPragma
 from arraypart.report import Report
 from arraypart.scheme import Banking, DimPartition, flat_scheme, per_dim_scheme
 
-from conftest import ROOT
+from conftest import CHAINED_LANES, ROOT
 from test_banking import STENCILS, solve_one, stencil_model
 
 spec = importlib.util.spec_from_file_location("scaling", ROOT / "bench" / "scaling.py")
@@ -481,22 +481,6 @@ void r(int in[512], int out[512], int rev[8]) {
     chosen = {a.array.name: a for a in banking.solve(model).arrays}["d"]
     assert chosen.banking.scheme.registers and chosen.conflict_free
     assert dict(chosen.achieved_ii) == {"L4": 1}
-
-
-CHAINED_LANES = """\
-void chained(const int in[72], int out[72]) {
-    int buf[72];
-    for (int i = 0; i < 72; i++) buf[i] = in[i];
-    for (int i = 0; i < 16; i++) {
-#pragma HLS pipeline II=1
-        for (int u = 0; u < 4; u++) {
-#pragma HLS unroll
-            buf[4 * i + u + 5] = buf[4 * i + u] + buf[4 * i + u + 2];
-        }
-    }
-    for (int i = 0; i < 72; i++) out[i] = buf[i];
-}
-"""
 
 
 def test_a_loop_that_cannot_be_routed_gets_the_cheapest_banking_at_its_ii(tmp_path):
