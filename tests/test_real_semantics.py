@@ -1504,7 +1504,7 @@ def test_a_triangular_nest_whose_banks_rotate_is_routed_over_its_box(tmp_path):
     compiled = compile_text(tmp_path, "rotating", ROTATING_TRIANGLES)
     text = compiled.files["rotating.cpp"]
     assert "buf: 9 read and 0 write lane(s) routed" in text
-    assert "buf_ra[3*j + k] = ((j - k >= 0));" in text
+    assert "buf_ra[3*j + k] = (((long long)j - (long long)k >= 0));" in text
     assert "acc: 9 read and 9 write lane(s) routed" in text
     assert {loop["name"]: loop["achieved_ii"] for loop in loops(compiled)}["L8"] == 1
     assert checked_iis(compiled)["L8"] == 1
@@ -1567,6 +1567,31 @@ def test_lanes_that_never_meet_through_a_wrap_are_routed(tmp_path):
     if HAVE_GXX:
         assert_the_trace_agrees(compiled, tmp_path, ports=2)
         assert_the_testbench_passes(compiled, tmp_path)
+
+
+UNSIGNED_GUARD = """
+    #include <cstddef>
+    void unsigned_guard(int in[64], int out[64]) {
+        int buf[64];
+        for (size_t i = 0; i < 64; i++) buf[i] = in[i];
+        for (size_t i = 0; i < 64; i++) {
+    #pragma HLS pipeline II=1
+            int s = buf[i];
+            if (i > 0) s += buf[i - 1];
+            if (i + 1 < 64) s += buf[i + 1];
+            out[i] = s;
+        }
+    }"""
+
+
+@needs_gxx
+def test_a_routed_guard_over_an_unsigned_iterator_is_signed(tmp_path):
+    """A routed lane's guard was emitted as i - 1 >= 0 in the iterator's type,
+    size_t, so always true: at i = 0 the lane read word 0xFFFFFFFF of its bank (the
+    testbench died of SIGBUS).  Guard terms are now signed 64-bit."""
+    compiled = compile_text(tmp_path, "unsigned_guard", UNSIGNED_GUARD, suffix=".cpp")
+    assert "(long long)i - 1 >= 0" in compiled.files["unsigned_guard.cpp"]
+    assert_the_testbench_passes(compiled, tmp_path)
 
 
 def test_an_unrolled_loop_bounded_by_the_pipelined_iterator_is_refused(tmp_path):

@@ -605,8 +605,9 @@ def _constraint_c(c: Constraint) -> str | None:
     if form is None:
         return None
     coeffs, constant = form
-    terms = [v if k == 1 else f"-{v}" if k == -1 else f"{k}*{v}"
-             for v, k in sorted(coeffs.items()) if k]
+    # signed 64-bit terms: with an unsigned iterator, i - 1 >= 0 would always hold
+    terms = [(f"(long long){v}" if k == 1 else f"-(long long){v}" if k == -1
+              else f"{k}*(long long){v}") for v, k in sorted(coeffs.items()) if k]
     text = " + ".join(terms) or "0"
     if constant:
         text += f" + {constant}" if constant > 0 else f" - {-constant}"
