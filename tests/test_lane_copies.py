@@ -3,6 +3,8 @@ watermark table of Vitis_Accel_Examples' apply_watermark.cpp, read 16 times per
 pipelined iteration at data-dependent indices) spread over copies by its lane's
 iterator, proved by isl, replayed by the checker and the trace, built by g++."""
 
+from textwrap import dedent
+
 import pytest
 
 import arraypart
@@ -13,7 +15,8 @@ from arraypart.banking.proof import prove
 from arraypart.banking.space import copy_assignments
 from arraypart.scheme import Banking
 
-from conftest import array, assert_the_trace_agrees, needs_gxx, run_testbench, write
+from conftest import array, assert_the_testbench_passes, assert_the_trace_agrees, needs_gxx
+from conftest import run_testbench, write
 
 LANES = 16
 TABLE_INIT = "{" + ", ".join("{" + ", ".join(str((7 * r + 3 * c) % 23) for c in range(LANES))
@@ -209,3 +212,57 @@ def test_a_header_table_that_is_written_gets_no_rom(tmp_path):
     report = arraypart.analyze(write(tmp_path, "lookup.cpp", written))
     table = array(report, "table")
     assert table.banking.copies == 1 and not table.multi_port_rom
+
+
+@needs_gxx
+def test_a_lane_term_that_is_not_affine_stays_in_the_copy_read(tmp_path):
+    """``buf[i*i + (r & 1)]`` with i unrolled: the frontend evaluates i*i per lane, so
+    the first lane's subscript (i = 0) is no subscript of the reference.  The emitted
+    read used it and dropped the i*i term: every lane read buf[r & 1]."""
+    compiled = arraypart.compile_kernel(write(tmp_path, "squares.c", dedent("""\
+        void squares(int in[16], int out[8]) {
+            int buf[16];
+            for (int i = 0; i < 16; i++) buf[i] = in[i];
+            for (int r = 0; r < 8; r++) {
+        #pragma HLS pipeline II=1
+                int s = 0;
+                for (int i = 0; i < 4; i++)
+                    s += buf[i * i + (r & 1)];
+                out[r] = s;
+            }
+        }
+        """)))
+    assert array(compiled.report, "buf").banking.copies == 2
+    assert "[(i * i + (r & 1))]" in compiled.files["squares.cpp"]
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
+@needs_gxx
+def test_a_member_written_in_a_replicated_struct_array_is_written_in_every_copy(
+        tmp_path):
+    """``c[i].re = v`` where c is stored as read copies: the store was emitted into
+    copy 0 alone, so reads through the other copies saw stale members."""
+    compiled = arraypart.compile_kernel(write(tmp_path, "members.c", dedent("""\
+        typedef struct { short re; short im; } cpx;
+        void members(short in[128], int out[64]) {
+            cpx c[64];
+            for (int i = 0; i < 64; i++) {
+                c[i].re = in[2 * i];
+                c[i].im = in[2 * i + 1];
+            }
+            for (int i = 0; i < 32; i++) {
+        #pragma HLS pipeline II=1
+                cpx a = c[2 * i], b = c[2 * i + 1];
+                c[2 * i].re += b.re;
+                c[2 * i + 1].im = a.im - b.im;
+                out[i] = c[63 - i].re * c[i].im;
+            }
+            for (int i = 0; i < 32; i++) out[32 + i] = c[i].re + c[i + 32].im;
+        }
+        """)))
+    c = array(compiled.report, "c")
+    assert c.banking.copies > 1 and c.conflict_free
+    stores = " = ".join(f"c_bank[{k}][0][2*i].re" for k in range(c.banking.copies))
+    assert stores in " ".join(compiled.files["members.cpp"].split())
+    assert_the_testbench_passes(compiled, tmp_path)
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)

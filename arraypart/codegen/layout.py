@@ -25,7 +25,7 @@ from math import prod
 from .. import expr as E
 from ..errors import Coord, KernelError
 from ..frontend import cnodes as N
-from ..frontend.accesses import updated_element
+from ..frontend.accesses import MEMBER, updated_element
 from ..frontend.cexpr import AP_READERS
 from ..frontend.scalars import VALUE_CALLS
 from ..ir import Array
@@ -74,9 +74,11 @@ class _Address:
         return self.explicit.bank_name + "".join(f"[{t}]" for t in lead + [self.bank,
                                                                               self.offset])
 
-    def stores(self) -> str:
-        """``A_bank[0][b][o] = A_bank[1][b][o] = ...`` up to the last copy."""
-        return " = ".join(self.element(c) for c in range(self.explicit.banking.copies))
+    def stores(self, member: str = "") -> str:
+        """``A_bank[0][b][o].m = A_bank[1][b][o].m = ...`` up to the last copy, for
+        the ``member`` text (``.m``, or none for the whole element)."""
+        return " = ".join(self.element(c) + member
+                          for c in range(self.explicit.banking.copies))
 
 
 class ExplicitRewriter:
@@ -215,7 +217,8 @@ class ExplicitRewriter:
         return edits, covered
 
     def _writes(self, body: N.Node, addresses: dict[int, _Address]):
-        """Edits of the stores into replicated arrays, and the references they cover."""
+        """Edits of the stores into replicated arrays, and the references they cover.
+        A store into a member of an element stores that member of every copy."""
         edits: list[Edit] = []
         covered: set[int] = set()
         discarded = _statement_positions(body)
@@ -228,39 +231,56 @@ class ExplicitRewriter:
                                               f"'{name}' is written: write the whole "
                                               f"element (word = {name}[...]; word[k] = v; "
                                               f"{name}[...] = word;)")
-            if isinstance(node, N.Assignment) and id(node.lvalue) in addresses:
-                address = addresses[id(node.lvalue)]
-                if address.explicit.banking.copies == 1:
-                    continue
-                covered.add(id(node.lvalue))
+            if isinstance(node, N.Assignment):
+                target, element = node.lvalue, _stored_element(node.lvalue)
+            elif isinstance(node, N.UnaryOp):
+                target, element = node.expr, _stored_element(node.expr)
+            else:
+                continue
+            if element is None or id(element) not in addresses:
+                continue
+            address = addresses[id(element)]
+            if isinstance(node, N.UnaryOp) and node.op == "&":
+                raise KernelError(node.coord, "the address of an element of banked "
+                                              f"array '{address.explicit.array.name}' "
+                                              "is taken")
+            if address.explicit.banking.copies == 1 or (isinstance(node, N.UnaryOp)
+                                                         and node.op not in INCREMENTS):
+                continue
+            member = self._member_text(target, element, address)
+            covered.add(id(element))
+            stores = address.stores(member)
+            current = address.element(address.read_copy) + member
+            if isinstance(node, N.Assignment):
                 if node.op == "=":
-                    edits.append(Edit(node.lvalue.start, node.lvalue.end, address.stores()))
+                    edits.append(Edit(target.start, target.end, stores))
                     continue
                 value = isinstance(node.rvalue, PRIMARY)
-                head = (f"{address.stores()} = {address.element(address.read_copy)} "
-                        f"{node.op[:-1]} " + ("" if value else "("))
+                head = f"{stores} = {current} {node.op[:-1]} " + ("" if value else "(")
                 opened, closed = ("", "") if id(node) in discarded else ("(", ")")
-                edits.append(Edit(node.lvalue.start, node.rvalue.start, opened + head))
+                edits.append(Edit(target.start, node.rvalue.start, opened + head))
                 edits.append(Edit(node.end, node.end, ("" if value else ")") + closed))
-            elif isinstance(node, N.UnaryOp) and id(node.expr) in addresses:
-                address = addresses[id(node.expr)]
-                if node.op == "&":
-                    raise KernelError(node.coord, "the address of an element of banked "
-                                                  f"array '{address.explicit.array.name}' "
-                                                  "is taken")
-                if node.op not in INCREMENTS or address.explicit.banking.copies == 1:
-                    continue
-                if node.op.startswith("p") and id(node) not in discarded:
-                    raise KernelError(node.coord, "the value of a post-increment of "
-                                                  "replicated array "
-                                                  f"'{address.explicit.array.name}' is used")
-                covered.add(id(node.expr))
-                store = (f"{address.stores()} = {address.element(address.read_copy)} "
-                         f"{INCREMENTS[node.op]} 1")
-                if id(node) not in discarded:
-                    store = f"({store})"
-                edits.append(Edit(node.start, node.end, store))
+                continue
+            if node.op.startswith("p") and id(node) not in discarded:
+                raise KernelError(node.coord, "the value of a post-increment of "
+                                              "replicated array "
+                                              f"'{address.explicit.array.name}' is used")
+            store = f"{stores} = {current} {INCREMENTS[node.op]} 1"
+            edits.append(Edit(node.start, node.end,
+                              store if id(node) in discarded else f"({store})"))
         return edits, covered
+
+    def _member_text(self, target: N.Node, element: N.ArrayRef, address: _Address) -> str:
+        """The text of ``target`` after ``element`` (``.x``, ``.f[k]``), which each
+        copy's store repeats: it must be spelled in the kernel and free of side effects."""
+        if target is element:
+            return ""
+        if target.start < 0 or element.end < 0 or has_side_effects(target):
+            raise KernelError(target.coord, "a member of replicated array "
+                                            f"'{address.explicit.array.name}' is written "
+                                            "through a macro or an expression with side "
+                                            "effects, which every copy would repeat")
+        return self._data[element.end:target.end].decode()
 
     def _check_no_other_use(self, body: N.Node) -> None:
         for node in whole_uses(body):
@@ -373,6 +393,18 @@ def whole_uses(body: N.Node) -> list[N.Id]:
     bases = {id(N.ref_base_and_subscripts(r)[0]) for r in N.outer_array_refs(body)}
     return [n for n in N.walk(body, operands=True)
             if isinstance(n, N.Id) and id(n) not in bases]
+
+
+def _stored_element(target: N.Node) -> N.ArrayRef | None:
+    """The reference of the element a store through ``target`` changes: ``A[e]`` itself,
+    or the element whose member (or member's element) it is: ``A[e].x``, ``A[e].f[k]``."""
+    while True:
+        if isinstance(target, N.Other) and target.what == MEMBER and target.parts:
+            target = target.parts[0]
+        elif isinstance(target, N.ArrayRef) and N.ref_name(target) is None:
+            target = target.name
+        else:
+            return target if isinstance(target, N.ArrayRef) else None
 
 
 def has_side_effects(node: N.Node) -> bool:

@@ -44,7 +44,13 @@ class RefContext:
 
     @property
     def index(self) -> tuple[E.Expr | None, ...]:
-        return self.accesses[0].index
+        """The subscripts of every access made through the reference; None in a
+        dimension where they differ, as where the frontend evaluated a non-affine term
+        per unrolled lane (``A[i*i + r]``: lane i reads ``A[i*i + r]`` with i a
+        constant), so the subscript's own text must be used there."""
+        first = self.accesses[0].index
+        return tuple(e if all(a.index[d] == e for a in self.accesses) else None
+                     for d, e in enumerate(first))
 
     def env(self) -> dict[str, Interval | None]:
         return dict(self.intervals)
