@@ -457,7 +457,9 @@ class SourceUnit:
     the IR), in the order first called; ``local_decls``: the declaration of every array
     local to one of these functions, by its IR name (a sub-function's local may be
     renamed in the IR); ``own_main``: the byte offset of the file's own ``main``
-    definition (a test beside the kernel), None when it has none.
+    definition (a test beside the kernel), None when it has none; ``macros``: the
+    names of the macros that the file and its own headers (not system or Vitis ones)
+    define.
     """
 
     text: str
@@ -471,6 +473,7 @@ class SourceUnit:
     callees: Any = field(default=(), compare=False, repr=False)
     local_decls: Any = field(default_factory=dict, compare=False, repr=False)
     own_main: int | None = None
+    macros: tuple[str, ...] = ()
 
 
 def accesses(nodes: tuple[Node, ...]) -> Iterator[Access]:

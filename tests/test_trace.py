@@ -370,6 +370,23 @@ def test_a_name_only_the_command_line_defines_reaches_the_traced_build(tmp_path)
 
 
 @needs_gxx
+def test_macros_of_the_kernel_and_its_header_leave_the_generated_code_alone(tmp_path):
+    """``#define T`` and ``count(x)`` in the kernel's header, ``S`` in its text: the
+    testbench and the trace driver name template parameters T and S and a parameter
+    count, so g++ failed on both (an internal error from check --trace)."""
+    (tmp_path / "params.h").write_text("#define T 16\n#define count(x) (x)\n")
+    path = tmp_path / "macros.c"
+    path.write_text('#include "params.h"\n#define S 2\n'
+                    "void macros(const int in[T], int out[T]) {\n"
+                    "  for (int i = 0; i < T - 1; i++) {\n#pragma HLS pipeline II=1\n"
+                    "    out[i] = count(in[i]) * S + in[i + 1];\n  }\n}\n")
+    compiled = arraypart.compile_kernel(path)
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)
+
+
+@needs_gxx
 def test_a_loop_over_registers_counts_its_steps(tmp_path):
     """A loop that touches only a completely partitioned array (registers, no ports)
     still runs its steps; the replay used to count them from port uses alone (0)."""

@@ -136,6 +136,8 @@ def testbench_context(kernel: Kernel) -> dict:
         "top": kernel.top,
         "includes": list(source.includes),
         "defines": [f"#define {n} {v}" for n, v in source.extra_defines],
+        "undefines": [f"#undef {n}" for n in sorted(set(source.macros)
+                                                    | {n for n, _ in source.extra_defines})],
         "original": original_text(source.text, source),
         "prototype": _prototype(data, func),
         "params": params,

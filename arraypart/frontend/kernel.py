@@ -194,7 +194,8 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     source = SourceUnit(text, func, globals_, _includes(text),
                         tuple(sorted(extra.items())), unit.is_cxx, directives,
                         tuple(dict.fromkeys(searched)), lowered.callees,
-                        lowered.local_decls, _own_main(funcs))
+                        lowered.local_decls, _own_main(funcs),
+                        own_headers.macros(unit, user_end))
     return Kernel(Path(filename).stem, func.name, filename, lowered.arrays, body,
                   func.coord, tuple(sorted(values.items())), lowered.params, source,
                   tuple(misplaced) + lowered.warnings)
@@ -255,15 +256,25 @@ class _OwnHeaders:
     used: set[str]
     vitis: str
 
+    def own(self, location: ci.SourceLocation) -> bool:
+        """``location`` lies in the kernel's text or in a header of its own."""
+        return (location.file is not None and not location.is_in_system_header
+                and not os.path.abspath(location.file.name).startswith(self.vitis + os.sep))
+
+    def macros(self, unit: clangtu.Unit, user_end: int) -> tuple[str, ...]:
+        """The names of the macros that the kernel's text and its own headers define."""
+        return tuple(sorted({c.spelling for c in unit.tu.cursor.get_children()
+                             if c.kind == ci.CursorKind.MACRO_DEFINITION
+                             and self.own(c.location)
+                             and not (unit.in_main(c.location)
+                                      and c.location.offset >= user_end)}))
+
     def array(self, cursor: ci.Cursor) -> bool:
         """``cursor`` declares a file-scope array of fixed size in a header of the
         kernel's own (not a system or Vitis header) and the kernel's text names it."""
-        location = cursor.location
         return (cursor.kind == ci.CursorKind.VAR_DECL and cursor.spelling in self.used
                 and cursor.type.kind == ci.TypeKind.CONSTANTARRAY
-                and location.file is not None and not location.is_in_system_header
-                and not os.path.abspath(location.file.name).startswith(
-                    self.vitis + os.sep))
+                and self.own(cursor.location))
 
 
 def _check_cpp_keywords(unit: clangtu.Unit, user_end: int) -> None:
