@@ -272,9 +272,20 @@ void k(int A[64]) {
 #pragma HLS unroll off
     A[i] = 0;
   }
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline off=true
+#pragma HLS unroll off=true
+    A[i] = 0;
+  }
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline off=false
+#pragma HLS unroll factor=2 off=false
+    A[i] = 0;
+  }
 }"""
     loops = parse_source(src, "k.c").body
-    assert [(l.pipeline_ii, l.unroll) for l in loops] == [(1, 4), (3, None), (None, None)]
+    assert [(l.pipeline_ii, l.unroll) for l in loops] == [(1, 4), (3, None), (None, None),
+                                                          (None, None), (1, 2)]
     assert (loops[0].body[0].pipeline_ii, loops[0].body[0].unroll) == (None, 0)
 
 

@@ -641,7 +641,8 @@ class LoopLowering:
         marked as window reads where Vitis applies the pragma (:mod:`.stencil`); a
         located warning for each pragma it does not apply."""
         for pragma in (self._pragmas.parse(n) for n in header):
-            if pragma is None or pragma.kind != stencil.DIRECTIVE or "off" in pragma.flags:
+            if (pragma is None or pragma.kind != stencil.DIRECTIVE
+                    or self._pragmas.off(pragma)):
                 continue
             c_name = pragma.option("variable")
             why = self._stencil_refusal(loop, c_name, node)
@@ -699,7 +700,7 @@ class LoopLowering:
                                   f"duplicate #pragma HLS {pragma.kind} in one loop")
             read = self._pragmas.pipeline_ii if pragma.kind == "pipeline" else self._pragmas.unroll
             found[pragma.kind] = read(pragma)
-            off = off or (pragma.kind == "pipeline" and "off" in pragma.flags)
+            off = off or (pragma.kind == "pipeline" and self._pragmas.off(pragma))
         return found.get("pipeline"), found.get("unroll"), off
 
 

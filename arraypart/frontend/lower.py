@@ -555,7 +555,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         if pragma is None or pragma.kind not in LOOP_DIRECTIVES:
             return
         function = self._calls[-1]
-        if (pragma.kind == "pipeline" and "off" in pragma.flags
+        if (pragma.kind == "pipeline" and self._pragmas.off(pragma)
                 and any(n is node for n in function.body.items)):
             return  # the function is not pipelined: nothing to model
         raise KernelError(self._pragmas.coord(pragma),

@@ -177,20 +177,32 @@ class PragmaReader:
 
     def pipeline_ii(self, pragma: HlsPragma) -> int | None:
         """``pipeline [II=k] [off]``: the target II, None when off."""
-        if "off" in pragma.flags:
+        if self.off(pragma):
             return None
         if pragma.option("ii") is None:
             return DEFAULT_II
         return self.positive_int(pragma, "ii")
 
     def unroll(self, pragma: HlsPragma) -> int | None:
-        """``unroll [factor=k] [off]``: 0 complete, k > 1 partial, None not unrolled."""
-        if "off" in pragma.flags:
+        """``unroll [factor=k] [off[=true]]``: 0 complete, k > 1 partial, None not
+        unrolled."""
+        if self.off(pragma):
             return None
         if pragma.option("factor") is None:
             return COMPLETE_UNROLL
         factor = self.positive_int(pragma, "factor")
         return None if factor == 1 else factor
+
+    def off(self, pragma: HlsPragma) -> bool:
+        """``off``, or ``off=true`` as Vitis 2023's unroll spells it (``off=false``:
+        on)."""
+        value = pragma.option("off")
+        if value is None:
+            return "off" in pragma.flags
+        if value.lower() not in ("true", "false"):
+            self.error(pragma, f"off= of {pragma.kind} must be true or false, got "
+                               f"'{value}'", "off")
+        return value.lower() == "true"
 
     # ------------------------------------------------------------ array pragmas
 
