@@ -32,6 +32,36 @@ void k(const int x[64], int out[64]) {
                                "that the previous iteration writes at 7:5")
 
 
+SHIFT = """\
+void k(const int x[64], int out[64]) {
+  int sr[16] = {0};
+  for (int n = 0; n < 64; n++) {
+    for (int %s) {
+#pragma HLS pipeline II=1
+      sr[i] = sr[i %s 1]%s;
+    }
+    sr[0] = x[n];
+    out[n] = sr[15];
+  }
+}
+"""
+
+
+def test_the_next_iteration_of_a_loop_that_counts_down_is_the_smaller_index():
+    """A shift register: counting down, each iteration reads what no iteration has
+    written yet (no recurrence); counting up, it reads what the one before wrote.  The
+    next iteration was taken as the next larger index whatever the step, so the first
+    was warned of and the second was not."""
+    down = ("i = 15; i > 0; i--", "-", "")
+    up = ("i = 1; i < 16; i++", "-", "")
+    up_from_above = ("i = 0; i < 15; i++", "+", " * 3")
+    down_from_above = ("i = 14; i >= 0; i--", "+", " * 3")
+    assert _warnings(SHIFT % down) == _warnings(SHIFT % up_from_above) == []
+    for case in (up, down_from_above):
+        found = _warnings(SHIFT % case)
+        assert len(found) == 1 and found[0].startswith("k.c:6:15: warning: loop L4")
+
+
 def test_an_accumulator_in_memory_is_a_recurrence():
     found = _warnings("""\
 void k(const int x[64], int out[1]) {

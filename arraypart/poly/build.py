@@ -180,7 +180,7 @@ def _groups(found: Collector, arrays: Mapping[str, ir.Array],
                 frame.root.name, frame.root.coord, loop.target_ii, frame.time_vars,
                 frame.domain, tuple(m.access for m in view), loop.trip_count,
                 counts[key[:2]], keeps_direct_references(frame.root), members[0].path,
-                instance[id(frame.root)]))
+                instance[id(frame.root)], frame.descending))
     return tuple(groups)
 
 

@@ -50,7 +50,9 @@ class Lane:
 class Frame:
     """``root`` is the concurrent loop; ``chain`` the sequential loops inside it (for
     an unrolled root) whose iterators are time variables: one group per chain.
-    ``domain`` is the set of time vectors of the chain (before any guard)."""
+    ``domain`` is the set of time vectors of the chain (before any guard);
+    ``descending``: the last time variable falls from one step to the next (its loop
+    counts down)."""
 
     root: ir.Loop
     pipelined: bool
@@ -58,6 +60,7 @@ class Frame:
     chain: tuple[int, ...]
     lanes: tuple[Lane, ...]
     domain: isl.Set
+    descending: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -204,7 +207,7 @@ def _enter_in_time(frame: Frame, loop: ir.Loop, factor: int, *, chained: bool) -
                 G.lane_set(loop, space, loop.var, bounds, offset))))
     chain = frame.chain + ((id(loop),) if chained else ())
     return Frame(frame.root, frame.pipelined, frame.time_vars + (loop.var,), chain,
-                 tuple(lanes), domain)
+                 tuple(lanes), domain, loop.step < 0)
 
 
 def _unroll_fully(frame: Frame, loop: ir.Loop) -> Frame:

@@ -69,7 +69,8 @@ class CycleGroup:
     A disaggregated struct array has one group per member (``ir.member_views``).
     ``instance``: the ordinal of ``loop`` among the kernel's concurrent loops in program
     order (:attr:`PolyModel.loops`); a function's loop, inlined at each call, has one
-    instance per call, all of one name and coordinate.
+    instance per call, all of one name and coordinate.  ``descending``: the last time
+    variable falls from one iteration to the next (the loop counts down).
     """
 
     loop: str
@@ -83,6 +84,7 @@ class CycleGroup:
     direct: bool = False
     path: int = 0
     instance: int = 0
+    descending: bool = False
 
 
 @dataclass(frozen=True, eq=False)

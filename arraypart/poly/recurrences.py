@@ -16,6 +16,9 @@ and domain ``S``::
 
     next(P) = lexmin { P' in S : P'_k = P_k (k < last), P'_last > P_last }
 
+(``lexmax`` over ``P'_last < P_last`` for a loop that counts down: the next iteration
+is the next smaller value of its iterator).
+
 A write ``W`` and a read ``R`` of one array (each a reference: the union of its lanes)
 form a recurrence of distance 1 when the (iteration, element) pairs
 
@@ -91,7 +94,7 @@ def _recurrences(group: CycleGroup, tick) -> Iterator[tuple[LaneAccess, LaneAcce
     if not writes or not reads or len(writes) * len(reads) > MAX_PAIRS \
             or len(group.accesses) > MAX_LANES:
         return
-    following = _next_iteration(group.domain)
+    following = _next_iteration(group.domain, group.descending)
     order = {id(a): k for k, a in enumerate(group.accesses)}  # evaluation order
     maps = {ref: _union(lanes) for ref, lanes in writes.items()}
     read_maps = {ref: _union(lanes) for ref, lanes in reads.items()}
@@ -123,13 +126,16 @@ def _by_reference(lanes) -> dict[int, list[LaneAccess]]:
     return out
 
 
-def _next_iteration(domain: isl.Set) -> isl.Map:
-    """``P -> next(P)`` on ``domain``: the same outer iterators, the loop's next value."""
+def _next_iteration(domain: isl.Set, descending: bool) -> isl.Map:
+    """``P -> next(P)`` on ``domain``: the same outer iterators, the loop's next value
+    (the next smaller one when it counts down)."""
     last = domain.dim(isl.dim_type.set) - 1
-    after = isl.Map.lex_lt(domain.get_space())
+    order = isl.Map.lex_gt if descending else isl.Map.lex_lt
+    after = order(domain.get_space())
     for k in range(last):
         after = after.equate(isl.dim_type.in_, k, isl.dim_type.out, k)
-    return after.intersect_domain(domain).intersect_range(domain).lexmin()
+    after = after.intersect_domain(domain).intersect_range(domain)
+    return after.lexmax() if descending else after.lexmin()
 
 
 def _union(lanes: list[LaneAccess]) -> isl.Map | None:
