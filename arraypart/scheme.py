@@ -162,6 +162,13 @@ class Scheme:
             return E.mod(E.floordiv(linear, self.block), self.flat_banks)
         return E.const(0)
 
+    def bank_dims(self) -> frozenset[int]:
+        """The index dimensions the bank formula may read (a superset of its
+        variables: per_dim, the partitioned dimensions; flat, those of nonzero alpha)."""
+        if self.kind == "per_dim":
+            return frozenset(d for d, p in enumerate(self.dims) if p.type != "none")
+        return frozenset(d for d, a in enumerate(self.alpha) if a)
+
     def offset_expr(self) -> E.Expr:
         if self.kind == "per_dim":
             parts = [_dim_offset(p, n, index_var(d))

@@ -298,6 +298,23 @@ def test_irregular_read_goes_to_its_own_copy():
     assert not one_memory.conflict_free and "[?]" in one_memory.counterexample
 
 
+def test_a_read_regular_in_its_row_is_banked_by_its_row():
+    """The line buffer of Vitis-Tutorials' Window2D: rows 0..3 read at a column the
+    data choose, row 0 written there.  The row keeps each read in one bank, so 3 banks
+    serve the 5 accesses on two ports (4 copies of the whole buffer were chosen
+    when a lane irregular in one dimension counted as irregular in all), and
+    ``complete dim=1`` is proved conflict-free."""
+    spec = [("read", (E.const(r), None)) for r in range(4)] + [("write", (E.const(0), None))]
+    am = array_model([group("{ [n] : 0 <= n < 64 }", ("n",), spec)], (4, 64), "ram_t2p")
+    _, sol = solve_one(am)
+    assert sol.conflict_free and sol.banking.scheme.banks * sol.banking.copies == 3
+    rows = per_dim_scheme((4, 64), (DimPartition("complete", 4), DimPartition("none", 1)))
+    assert prove(am, Banking("A", rows)).conflict_free
+    cyclic_2 = per_dim_scheme((4, 64), (DimPartition("cyclic", 2), DimPartition("none", 1)))
+    refuted = prove(am, Banking("A", cyclic_2))
+    assert not refuted.conflict_free and "[0][?]" in refuted.counterexample
+
+
 def test_read_modify_write_of_one_address_needs_both_ports():
     spec = [("read", (E.var("i"),)), ("write", (E.var("i"),))]
     am = array_model([group("{ [i] : 0 <= i < 16 }", ("i",), spec)], (16,))

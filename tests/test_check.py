@@ -337,6 +337,24 @@ def test_irregular_access_counts_against_every_bank():
     assert (lp.achieved_ii, lp.first_conflict.bank, lp.first_conflict.reads) == (2, 0, 3)
 
 
+def test_a_row_known_with_its_column_unknown_stays_in_its_rows_bank():
+    """``buf[i][c]`` (c from the data) for rows 0..3 under ``complete dim=1``: the bank
+    is the row, known, so the four reads hit four banks.  An access irregular in one
+    dimension was taken as irregular in all (every read in every bank, II 2)."""
+    reads = [acc("buf", (aff(r), None), ref=r, col=r + 1) for r in range(4)]
+    write = acc("buf", (aff(0), None), "write", ref=4, col=9)
+    k = kernel([array("buf", (4, 64))], [loop("n", 0, 7, [stmt(*reads, write)], ii=1)])
+    rows = per_dim_scheme((4, 64), (DimPartition("complete", 4), DimPartition("none", 1)))
+    (lp,) = check_kernel(k, banked("buf", rows)).loops
+    assert (lp.achieved_ii, lp.first_conflict) == (1, None)
+    # two unknown columns of row 0 and the write there: three accesses on two ports
+    crowded = kernel([array("buf", (4, 64))],
+                     [loop("n", 0, 7, [stmt(*reads, reads[0], write)], ii=1)])
+    (lp,) = check_kernel(crowded, banked("buf", rows)).loops
+    c = lp.first_conflict
+    assert (lp.achieved_ii, c.bank, c.reads, c.writes) == (2, 0, 2, 1)
+
+
 def test_irregular_reads_cannot_exceed_the_elements_of_a_bank():
     # A LUT read at 9 data-dependent places per step: a bank of e elements serves at
     # most e distinct reads, so a complete partition (registers) needs no extra cycle.

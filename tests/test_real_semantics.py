@@ -420,6 +420,31 @@ def test_a_banked_subscript_may_call_min(tmp_path):
     assert run_project(compiled, tmp_path).returncode == 0
 
 
+@needs_gxx
+def test_a_line_buffer_read_at_a_data_column_is_banked_by_row(tmp_path):
+    """Vitis-Tutorials' Window2D line buffer: rows read at a column the data choose.
+    Each row keeps its reads in one bank, so fewer banks than rows serve them; the
+    emitted banks compute what the original does."""
+    text = """
+        void lines(int in[64], int out[64], int p[64]) {
+            static int buf[4][64];
+            for (int n = 0; n < 64; n++) {
+        #pragma HLS pipeline II=1
+                int c = p[n] & 63;
+                int s = 0;
+                for (int i = 0; i < 4; i++) s += buf[i][c];
+                buf[0][c] = in[n];
+                out[n] = s;
+            }
+        }"""
+    compiled = compile_text(tmp_path, "lines", text)
+    buf = next(a for a in compiled.report.solution.arrays if a.array.name == "buf")
+    assert buf.conflict_free and buf.banking.scheme.banks * buf.banking.copies == 3
+    assert [loop["achieved_ii"] for loop in loops(compiled)] == [1]
+    assert_the_testbench_passes(compiled, tmp_path)
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)
+
+
 def test_an_array_field_of_a_local_struct_is_said_to_be_unmodelled(tmp_path):
     """Vitis disaggregates a local struct: loc.v is a memory of its own, and three reads
     of it per cycle do not fit its two ports.  arraypart does not bank it and used to

@@ -79,7 +79,7 @@ def random_cells(rng, banking, rows, writable, steady):
             index = tuple(None if x is None else np.broadcast_to(x[:1], x.shape)
                           for x in index)
         bank = None
-        if all(index[d] is not None for d in rule.bank_dims(banking)):
+        if all(index[d] is not None for d in banking.scheme.bank_dims()):
             env = {index_var(d): x for d, x in enumerate(index) if x is not None}
             bank = np.broadcast_to(E.evaluate(banking.scheme.bank_expr(), env), (rows, lanes))
         mask = rng.random((rows, lanes)) < 0.8

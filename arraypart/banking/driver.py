@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import expr as E
 from ..errors import warning_text
-from ..poly.model import ArrayModel, PolyModel
+from ..poly.model import ArrayModel, LaneAccess, PolyModel
 from ..rtl.closed import lane_table
 from ..rtl.cost import estimate, flat_floors, scheme_floors
 from ..scheme import (Banking, DimPartition, flat_scheme, lane_copy, none_scheme,
@@ -527,6 +527,9 @@ class _Search:
         self.proofs: dict[Banking, Proof] = {}
         self.per_dim_scores: dict[Banking, int] = {}
         self.family_memo: dict[tuple, tuple[Family, ...]] = {}
+        self.wild_memo: dict[tuple, bool] = {}
+        self.partly_irregular = any(None in a.index and not all(e is None for e in a.index)
+                                    for a in lanes)
         self.samples = [sample_group(s) for s in shapes if not s.uniform]
 
     # ------------------------------------------------------------ driver
@@ -707,6 +710,19 @@ class _Search:
             self.proofs[banking] = prove(self.am, banking, deadline=self.options.deadline)
         return self.proofs[banking]
 
+    def _partly_wild(self, family: Family, bank_dims: np.ndarray) -> np.ndarray:
+        """Per row of ``bank_dims`` (booleans: the dimensions a candidate's bank
+        formula reads), 1 when :meth:`_wild_overload` refutes such a candidate of
+        ``family``, else 0; all 0 unless some lane is irregular in some dimensions
+        only (the family's own check took none of those)."""
+        if not self.partly_irregular:
+            return np.zeros(len(bank_dims), dtype=np.int64)
+        patterns, which = np.unique(bank_dims, axis=0, return_inverse=True)
+        wild = np.array([self._wild_overload(family.banks, family.copies, family.assignment,
+                                             frozenset(np.flatnonzero(p).tolist()))
+                         for p in patterns], dtype=np.int64)
+        return wild[which.reshape(-1)]
+
     def _routable(self, banking: Banking) -> bool:
         """The emitted code keeps the banking's II under the scheduling rule: the
         bank-centric emission routes lanes that change bank within one copy only, so
@@ -847,16 +863,27 @@ class _Search:
             self.samples[n] = with_point(self.samples[n], verdict.point)
         return verdict.ii == group.target_ii
 
-    def _wild_overload(self, banks: int, copies: int, assignment: tuple) -> bool:
-        """Some group's irregular lanes that run at every P may pick distinct elements
-        of one bank (some bank holds at least ceil(size / banks) elements): when that
-        many reads and writes do not fit one bank at the target II, no banking with
-        ``banks`` banks per copy (reads spread by ``assignment``: a read lane counts
-        in the copy its reference reads in that lane) serves the group."""
+    def _wild_overload(self, banks: int, copies: int, assignment: tuple,
+                       bank_dims: frozenset[int] | None = None) -> bool:
+        """Some group's lanes that may hit any element and run at every P may pick
+        distinct elements of one bank (some bank holds at least ceil(size / banks)
+        elements): when that many reads and writes do not fit one bank at the target
+        II, no banking with ``banks`` banks per copy (reads spread by ``assignment``:
+        a read lane counts in the copy its reference reads in that lane) whose bank
+        formula reads ``bank_dims`` serves the group.  A lane may hit any element when
+        one of its irregular dimensions is a bank dimension
+        (:func:`.islsets.lane_terms`); with ``bank_dims`` None (any banking), when it
+        is irregular in every dimension."""
+        key = (banks, copies, assignment, bank_dims)
+        if key not in self.wild_memo:
+            self.wild_memo[key] = self._wild_overloaded(banks, copies, assignment, bank_dims)
+        return self.wild_memo[key]
+
+    def _wild_overloaded(self, banks, copies, assignment, bank_dims) -> bool:
         elements = -(-self.am.array.size // banks)
         for shape in self.shapes:
             for copy in range(copies):
-                wild = [a for a in shape.lanes if not a.regular and (
+                wild = [a for a in shape.lanes if _anywhere(a, bank_dims) and (
                     a.kind == "write" or lane_copy(assignment, a.ref_id, a.lane) == copy)]
                 if len(wild) < 2 or not all(a.domain.is_equal(shape.group.domain)
                                             for a in wild):
@@ -937,10 +964,12 @@ class _Search:
                           family.copies, family.assignment)
         if banking not in self.per_dim_scores:
             sets = self._lane_sets(family.copies, family.assignment)
+            dims = np.array([[p.type != "none" for p in family.dims]])
             self.per_dim_scores[banking] = sum(
                 max(per_dim_ii(ls, banking.scheme, self.am.ports, s.group.target_ii),
                     self._rule_ii(banking.scheme, s))
-                - s.group.target_ii for ls, s in zip(sets, self.uniform))
+                - s.group.target_ii for ls, s in zip(sets, self.uniform)
+            ) + int(self._partly_wild(family, dims)[0])
         yield (lambda k: banking), np.array([self.per_dim_scores[banking]], dtype=np.int64)
 
     def _flat_batches(self, family: Family) -> Iterator[Batch]:
@@ -953,7 +982,7 @@ class _Search:
                             dtype=np.int64).reshape(-1, len(shape))
             if not len(rows):
                 return
-            scores = np.zeros(len(rows), dtype=np.int64)
+            scores = self._partly_wild(family, rows != 0)
             for ls, s in zip(sets, self.uniform):
                 target = s.group.target_ii
                 ideal = flat_ii(ls, rows, banks, block, self.am.ports, target,
@@ -988,3 +1017,12 @@ class _Search:
                     np.array([a.kind == "write" for a in s.lanes]),
                     np.array([lane_copy(assignment, a.ref_id, a.lane) for a in s.lanes]))]]
         return self.lane_sets[key]
+
+
+def _anywhere(lane: LaneAccess, bank_dims: frozenset[int] | None) -> bool:
+    """Whether ``lane`` may hit any element under a banking whose bank formula reads
+    ``bank_dims`` (None: under any banking)."""
+    irregular = {d for d, e in enumerate(lane.index) if e is None}
+    if bank_dims is None:
+        return len(irregular) == len(lane.index)
+    return bool(irregular & bank_dims)

@@ -1,8 +1,8 @@
 """The banking pass's isl glue: every isl set it builds is made here.
 
 Sets live in an anonymous space ``[p0, p1, ...]`` (the group's time vector, renamed
-so that no C identifier can clash with isl syntax).  Each index dimension of an
-irregular lane k becomes a variable ``z<k>_<d>`` ranging over the dimension: an extra
+so that no C identifier can clash with isl syntax).  Each irregular index dimension d
+of lane k becomes a variable ``z<k>_<d>`` ranging over it: an extra
 set dimension in the proof (:func:`with_irregular`), an existential elsewhere.
 """
 
@@ -38,14 +38,20 @@ class LaneTerms:
 
 
 def lane_terms(lane: LaneAccess, time_vars: tuple[str, ...], tag: int,
-               shape: tuple[int, ...]) -> LaneTerms:
-    """An irregular reference may hit any element of the array (DESIGN §1), so every
-    dimension of a lane with an irregular one becomes a free variable: the checker
-    and the generated crossbar make the same assumption."""
+               shape: tuple[int, ...], bank_dims: frozenset[int] = frozenset()
+               ) -> LaneTerms:
+    """An irregular index may be any index of its dimension (DESIGN §1).  A lane
+    whose irregular dimensions are none of ``bank_dims`` (those the bank formula
+    reads) keeps its regular ones, and so its bank (``A[i][idx[j]]`` banked on
+    dimension 0 stays in row i); any other lane with an irregular dimension may hit
+    any element.  The checker and the scheduling rule make the same assumption."""
     rename = {v: E.var(p) for v, p in zip(time_vars, time_names(len(time_vars)))}
+    irregular = {d for d, e in enumerate(lane.index) if e is None}
+    if irregular & bank_dims:
+        irregular = set(range(len(lane.index)))
     index, exists, bounds = [], [], []
     for d, e in enumerate(lane.index):
-        if not lane.regular:
+        if d in irregular:
             name = f"z{tag}_{d}"
             index.append(E.var(name))
             exists.append(name)

@@ -179,7 +179,8 @@ class _GroupProver:
         self.banking = banking
         self.ports: PortModel = array_model.ports
         shape = array_model.array.shape
-        self.terms = [S.lane_terms(a, group.time_vars, k, shape)
+        bank_dims = banking.scheme.bank_dims()
+        self.terms = [S.lane_terms(a, group.time_vars, k, shape, bank_dims)
                       for k, a in enumerate(group.accesses)]
         self.domains, self.members = [], []
         representative: dict[tuple, int] = {}

@@ -2,11 +2,13 @@
 
 A few real iterations P of the group (near the lexicographic ends of its domain)
 are evaluated in numpy: the lanes' banks and addresses give each bank's reads (one
-per distinct address) and writes.  Irregular lanes may pick any element (DESIGN §1,
-as the proof assumes): ``k`` irregular reads add min(k, elements of the bank not yet
-read) and every irregular write adds one.  Every load counted is realized by some
-cycle, so a load that does not fit refutes the candidate; passing proves nothing
-(isl decides).
+per distinct address) and writes.  A lane with an irregular dimension is taken as
+the proof takes it (:func:`.islsets.lane_terms`): when the bank formula reads none of
+its irregular dimensions it stays in the bank of its regular ones, as an access of
+its own (an address no other lane shares); otherwise it may pick any element
+(DESIGN §1): ``k`` such reads add min(k, elements of the bank not yet read) and every
+such write adds one.  Every load counted is realized by some cycle, so a load that
+does not fit refutes the candidate; passing proves nothing (isl decides).
 """
 
 from __future__ import annotations
@@ -36,14 +38,13 @@ MAX_LEARNED_POINTS = 256
 
 @dataclass(frozen=True, eq=False)
 class GroupSample:
-    """``index[k]``: lane k's index arrays over the sampled P (None: not fully
-    regular); ``active[k]``: where lane k runs; ``wild[k]``: lane k is irregular;
-    ``learned``: how many of the P are colliding cycles isl found (:func:`with_point`)."""
+    """``index[k][d]``: lane k's index array in dimension d over the sampled P (None:
+    irregular there); ``active[k]``: where lane k runs; ``learned``: how many of the
+    P are colliding cycles isl found (:func:`with_point`)."""
 
     shape: GroupShape
-    index: tuple[tuple[np.ndarray, ...] | None, ...]
+    index: tuple[tuple[np.ndarray | None, ...], ...]
     active: tuple[np.ndarray, ...]
-    wild: tuple[bool, ...]
     learned: int = 0
 
 
@@ -53,18 +54,20 @@ def sample_group(shape: GroupShape) -> GroupSample:
     points = S.points_near_extremes(S.plain(group.domain), span)
     grid = np.array(points, dtype=np.int64).reshape(len(points), len(group.time_vars))
     env = {p: grid[:, t] for t, p in enumerate(S.time_names(len(group.time_vars)))}
-    index, active, wild = [], [], []
-    for k, lane in enumerate(group.accesses):
+    index, active = [], []
+    for lane in group.accesses:
         inside = set(S.points_near_extremes(S.plain(lane.domain), span))
         active.append(np.array([p in inside for p in points], dtype=bool))
-        wild.append(not lane.regular)
-        if lane.regular:
-            terms = S.lane_terms(lane, group.time_vars, k, ())
-            index.append(tuple(np.broadcast_to(E.evaluate(e, env), (len(points),))
-                               for e in terms.index))
-        else:
-            index.append(None)
-    return GroupSample(shape, tuple(index), tuple(active), tuple(wild))
+        index.append(_evaluated(lane, group.time_vars, env, len(points)))
+    return GroupSample(shape, tuple(index), tuple(active))
+
+
+def _evaluated(lane, time_vars, env, count: int) -> tuple[np.ndarray | None, ...]:
+    """The lane's index arrays at the points of ``env`` (None where irregular)."""
+    rename = {v: E.var(p) for v, p in zip(time_vars, S.time_names(len(time_vars)))}
+    return tuple(None if e is None else
+                 np.broadcast_to(E.evaluate(E.substitute(e, rename), env), (count,))
+                 for e in lane.index)
 
 
 def with_point(sample: GroupSample, point: tuple[int, ...]) -> GroupSample:
@@ -81,14 +84,10 @@ def with_point(sample: GroupSample, point: tuple[int, ...]) -> GroupSample:
     for k, lane in enumerate(group.accesses):
         inside = not G.fixed(S.plain(lane.domain), point).is_empty()
         active.append(np.append(sample.active[k], inside))
-        if sample.index[k] is None:
-            index.append(None)
-            continue
-        terms = S.lane_terms(lane, group.time_vars, k, ())
-        index.append(tuple(np.append(old, np.broadcast_to(E.evaluate(e, env), (1,)))
-                           for old, e in zip(sample.index[k], terms.index)))
-    return GroupSample(sample.shape, tuple(index), tuple(active), sample.wild,
-                       sample.learned + 1)
+        added = _evaluated(lane, group.time_vars, env, 1)
+        index.append(tuple(None if old is None else np.append(old, new)
+                           for old, new in zip(sample.index[k], added)))
+    return GroupSample(sample.shape, tuple(index), tuple(active), sample.learned + 1)
 
 
 def refuted(sample: GroupSample, banking: Banking, ports: PortModel) -> bool:
@@ -99,18 +98,21 @@ def refuted(sample: GroupSample, banking: Banking, ports: PortModel) -> bool:
     scheme = banking.scheme
     shape = scheme.shape
     bank_expr = scheme.bank_expr()
+    bank_dims = scheme.bank_dims()
+    wild = [any(sample.index[k][d] is None for d in bank_dims) for k in range(len(lanes))]
     sizes = None
-    if any(sample.wild) and scheme.size <= MAX_COUNTED_ELEMENTS:
+    if any(wild) and scheme.size <= MAX_COUNTED_ELEMENTS:
         sizes = np.bincount(scheme.maps()[0].ravel(), minlength=scheme.banks)
     for copy in range(banking.copies):
         chosen = [k for k, a in enumerate(lanes)
                   if a.kind == "write" or banking.copy_of(a.ref_id, a.lane) == copy]
-        reads, writes = _regular_loads(sample, chosen, bank_expr, shape, scheme.banks)
+        reads, writes = _regular_loads(sample, [k for k in chosen if not wild[k]],
+                                       bank_expr, shape, scheme.banks)
         if sizes is not None:
             wild_reads = sum(sample.active[k] for k in chosen
-                             if sample.wild[k] and lanes[k].kind == "read")
+                             if wild[k] and lanes[k].kind == "read")
             wild_writes = sum(sample.active[k] for k in chosen
-                              if sample.wild[k] and lanes[k].kind == "write")
+                              if wild[k] and lanes[k].kind == "write")
             free = np.maximum(sizes[None, :] - reads, 0)
             reads = reads + np.minimum(np.asarray(wild_reads)[..., None], free)
             writes = writes + np.where(sizes[None, :] > 0,
@@ -123,26 +125,30 @@ def refuted(sample: GroupSample, banking: Banking, ports: PortModel) -> bool:
 
 def _regular_loads(sample: GroupSample, chosen: list[int], bank_expr: E.Expr,
                    shape: tuple[int, ...], banks: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per sampled P and bank: distinct read addresses and writes of regular lanes.
+    """Per sampled P and bank: distinct read addresses and writes of the ``chosen``
+    lanes, whose banks are known.
 
     A read counts where it is the first active lane of its row with its address (the
-    lanes' addresses are sorted per row, so this is O(lanes log lanes) per row)."""
+    lanes' addresses are sorted per row, so this is O(lanes log lanes) per row); a
+    lane with an irregular dimension has an address of its own, ``INACTIVE - 1 - k``."""
     count = len(sample.active[0])
     reads = np.zeros((count, banks), dtype=np.int64)
     writes = np.zeros((count, banks), dtype=np.int64)
     rows = np.arange(count)
     read_addr, read_bank = [], []
     for k in chosen:
-        if sample.index[k] is None:
-            continue
         idx = sample.index[k]
         bank = np.broadcast_to(E.evaluate(bank_expr, {index_var(d): v for d, v in
-                                                      enumerate(idx)}), (count,))
+                                                      enumerate(idx) if v is not None}),
+                               (count,))
         here = sample.active[k]
         if sample.shape.lanes[k].kind == "write":
             np.add.at(writes, (rows[here], bank[here]), 1)
             continue
-        addr = np.ravel_multi_index(idx, shape, mode="clip")
+        if any(v is None for v in idx):
+            addr = np.full(count, INACTIVE - 1 - k, dtype=np.int64)
+        else:
+            addr = np.ravel_multi_index(idx, shape, mode="clip")
         read_addr.append(np.where(here, addr, INACTIVE))
         read_bank.append(bank)
     if read_addr:

@@ -13,9 +13,12 @@ access as the ports see it (``ir.Array.counted_index``: the window reads of an
 ``array_stencil`` one element, a reshaped array's accesses their words).  A write goes
 to every copy; a read of reference
 r to copy ``Banking.copy_expr(r)`` evaluated at the instance's own iterator values (a
-constant, or a function of the unrolled iterators: each lane its copy).  An irregular access (an index of None) may hit any
-bank of its copy: it is added to every bank of that copy, in the worst case on an
-element not yet read, so a bank holding ``e`` elements gets
+constant, or a function of the unrolled iterators: each lane its copy).  An irregular
+dimension (an index of None) may be any index there.  An access whose bank formula
+reads only its regular dimensions (``A[i][idx[j]]`` banked on dimension 0) has a bank,
+and an address of its own that no other access shares.  Any other irregular access may
+hit any bank of its copy: it is added to every bank of that copy, in the worst case on
+an element not yet read, so a bank holding ``e`` elements gets
 
     reads = min(regular distinct reads + irregular reads, max(e, regular distinct reads))
 
@@ -65,8 +68,8 @@ class Cells:
 def cells(access: ir.Access, frame: Frame, banking: Banking) -> Cells:
     index = tuple(None if e is None else values(frame, e) for e in access.index)
     bank = None
-    if access.regular:
-        env = {index_var(d): x for d, x in enumerate(index)}
+    if all(index[d] is not None for d in banking.scheme.bank_dims()):
+        env = {index_var(d): x for d, x in enumerate(index) if x is not None}
         bank = np.broadcast_to(E.evaluate(banking.scheme.bank_expr(), env), frame.mask.shape)
     full = bool(frame.mask.all())
     ranges = tuple(_index_range(x, frame.mask, full) for x in index)
@@ -180,16 +183,23 @@ def _key_matrix(cs: list[Cells], banking: Banking, rows: int) -> tuple[np.ndarra
     the kind and the group are bit fields; returns the keys and ``shift``."""
     ndim = len(banking.scheme.shape)
     lows, extents = _address_radix(cs, ndim)
-    shift = max(0, (prod(extents) - 1).bit_length())
     strides = [prod(extents[d + 1:]) for d in range(ndim)]
+    addresses, spare = [], prod(extents)
+    for c in cs:  # an address with an irregular dimension: keys of its own per lane
+        if all(x is not None for x in c.index):
+            addresses.append(sum((x - lo) * s for x, lo, s in zip(c.index, lows, strides)))
+        else:
+            lanes = c.mask.shape[1]
+            addresses.append(np.broadcast_to(np.arange(spare, spare + lanes), c.mask.shape))
+            spare += lanes
+    shift = max(0, (spare - 1).bit_length())
     banks = banking.scheme.banks
     if ((banks * banking.copies * 2 + 1) << shift) >= UNUSED:
         raise ValueError("address keys overflow int64")
     columns = sum(c.mask.shape[1] * len(copies_of(c, banking)) for c in cs)
     key = np.empty((rows, columns), np.int64)
     col = 0
-    for c in cs:
-        address = sum((x - lo) * s for x, lo, s in zip(c.index, lows, strides))
+    for c, address in zip(cs, addresses):
         base = ((c.bank * 2 + (c.access.kind == "write")) << shift) + address
         width = c.mask.shape[1]
         for copy in copies_of(c, banking):
@@ -300,7 +310,8 @@ def first_overfull_bank(cs: list[Cells], banking: Banking, model: ir.PortModel,
     for copy, bank in _candidate_banks(slots, anywhere, sizes):
         items = list(dict.fromkeys(slots.get((copy, bank), []) + anywhere[copy]))
         regular = slots.get((copy, bank), [])
-        reads = len({a.address for a in regular if a.kind == "read"})
+        reads = len({a.address if None not in a.address else k
+                     for k, a in enumerate(regular) if a.kind == "read"})
         if anywhere[copy]:
             reads = int(capped_reads(reads, sum(a.kind == "read" for a in anywhere[copy]),
                                      int(sizes[bank])))

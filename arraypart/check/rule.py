@@ -54,11 +54,6 @@ BLOCK_KEYS = 1 << 22
 SiteKey = tuple[int, int]  # (id of the ir.Access, lane column)
 
 
-def bank_dims(banking: Banking) -> frozenset[int]:
-    """The index dimensions the bank formula reads."""
-    return frozenset(int(v[1:]) for v in E.variables(banking.scheme.bank_expr()))
-
-
 @dataclass(frozen=True, eq=False)
 class SiteCells:
     """The instances of one access in one run under the rule: ``bank`` is None when a
@@ -87,7 +82,7 @@ class SiteCells:
 def site_cells(access: ir.Access, frame: Frame, banking: Banking) -> SiteCells:
     index = tuple(None if e is None else values(frame, e) for e in access.index)
     bank = None
-    if all(index[d] is not None for d in bank_dims(banking)):
+    if all(index[d] is not None for d in banking.scheme.bank_dims()):
         env = {index_var(d): x for d, x in enumerate(index) if x is not None}
         bank = np.broadcast_to(E.evaluate(banking.scheme.bank_expr(), env), frame.mask.shape)
     return SiteCells(access, frame.mask, index, bank, read_copies(access, frame, banking))

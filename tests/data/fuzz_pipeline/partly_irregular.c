@@ -1,5 +1,5 @@
-// fuzz: a_buf[i * i][j] is irregular in one dimension: it may hit any element (DESIGN §1).
-// The solver once proved its per-dimension guess conflict-free; the checker disagreed.
+// fuzz: a_buf[i * i][j] may hit any element under a banking that reads dimension 0 (DESIGN
+// §1). The solver once proved such a banking conflict-free by keeping j; the checker did not.
 // (from mvt)
 #define N 48
 
