@@ -332,6 +332,11 @@ class Loop:
     ``pipeline_off``: ``#pragma HLS pipeline off`` keeps Vitis from pipelining it;
     ``pipeline_inferred``: no pragma pipelines it, Vitis does by default
     (:mod:`arraypart.frontend.pipelining`).
+    ``early_exit``: a ``break``, ``continue`` or ``return`` inside it, which the model
+    ignores (every iteration runs to the end of its body: a superset), may leave it
+    early: ``"iteration"``, an iteration may skip the rest of its body (a ``continue``,
+    or the exit of a loop or function inside it); ``"loop"``, a ``break`` of its own or
+    a ``return`` may end the loop before its last iteration.
     """
 
     var: str
@@ -345,6 +350,7 @@ class Loop:
     unroll: int | None = None
     pipeline_off: bool = False
     pipeline_inferred: bool = False
+    early_exit: str | None = None
 
     def __post_init__(self):
         if self.step == 0:

@@ -386,6 +386,38 @@ def test_macros_of_the_kernel_and_its_header_leave_the_generated_code_alone(tmp_
     assert_the_trace_agrees(compiled, tmp_path, ports=2)
 
 
+EXITS = """\
+int exits(const int in[32], int out[32]) {
+  for (int i = 0; i < 32; i++) {
+#pragma HLS pipeline II=1
+    %s
+    out[i] = in[i] * 2;
+  }
+  return -1;
+}
+"""
+
+
+@needs_gxx
+@pytest.mark.parametrize("exit, ends", [
+    ("if (in[i] < 0) continue;", False),
+    ("for (int k = 0; k < 4; k++) { if (in[(i + k) % 32] < 0) break; out[i] += k; }",
+     False),
+    ("if (in[i] == 7) break;", True),
+    ("if (in[i] == 7) return i;", True),
+])
+def test_accesses_after_an_early_exit_may_not_run(tmp_path, exit, ends):
+    """The model runs every iteration to the end of its body (a superset): after a
+    continue the program skips what the model predicts, after a break or return its
+    loop ends early.  The trace called both a disagreement; now the accesses after an
+    exit are looked up, and a loop an exit may end is named, not compared."""
+    path = tmp_path / "exits.c"
+    path.write_text(EXITS % exit)
+    for result in _agreeing(path, 2):
+        note = [s for s in result.addresses.skipped if "may end it before" in s]
+        assert bool(note) == ends and len(result.addresses.compared) == (not ends)
+
+
 @needs_gxx
 def test_a_loop_over_registers_counts_its_steps(tmp_path):
     """A loop that touches only a completely partitioned array (registers, no ports)

@@ -271,14 +271,17 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
                     windows=_window_keys(windows, loops.coords, inst))
     # Every path of a loop holds its accesses outside data-dependent ifs, compared on
     # the first path's groups; those inside them are looked up on every path's.
+    exiting, ended = _early_exits(kernel.body)
     by_loop = {n: mine for n, members in enumerate(loops.members) if len(members) == 1
                if n not in loops.nested
+               if (loops.coords[n].line, loops.coords[n].col) not in ended
                if (mine := [g for g in groups if g.instance == members[0]])}
     directions = {n: loops.instances[members[0]].signs
                   for n, members in enumerate(loops.members) if len(members) == 1}
     addresses = compare(path, inst.sites, loops.coords, by_loop, directions,
                         [(a.name, a.shape) for a in kernel.arrays],
-                        frozenset(place for is_loop, place in guarded if not is_loop),
+                        frozenset(place for is_loop, place in guarded if not is_loop)
+                        | exiting,
                         skipping, checkpoint, loops.labels,
                         frozenset((c.line, c.col) for c in inst.skipped)
                         | {site for _, site in windows} | _reshaped_places(kernel), sizes)
@@ -294,8 +297,11 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
                      "not compared" for a in kernel.arrays if a.stencil is not None)
     reshaped = tuple(f"{a.coord}: {a.name} is reshaped, so the model counts its words: "
                      "addresses not compared" for a in kernel.arrays if a.reshapes)
+    early = tuple(f"{coord}: a break or return may end it before its last iteration: "
+                  "addresses not compared" for coord in loops.coords
+                  if (coord.line, coord.col) in ended)
     addresses = replace(addresses, skipped=addresses.skipped + shared + nested + stencils
-                        + reshaped)
+                        + reshaped + early)
     claimed_places = {loops.instances[m].place for members in loops.members for m in members}
     untraced = tuple({i.place: c for c, i in zip(claims, loops.instances)
                       if i.place not in claimed_places}.values())
@@ -454,6 +460,21 @@ def _read_copies(kernel: ir.Kernel, inst: Instrumented,
             raise ValueError(f"{site.coord}: the run recorded read copy {site.copy}, the "
                              f"banking reads copy {_copy_text(copy)}: record it with them")
     return copies
+
+
+def _early_exits(nodes: tuple[ir.Node, ...]
+                 ) -> tuple[frozenset[tuple[int, int]], frozenset[tuple[int, int]]]:
+    """The ``(line, col)`` of every access inside a loop that a ``break``,
+    ``continue`` or ``return`` may leave early (``Loop.early_exit``), which may not run
+    where the model says it does (looked up, not summed); and of every loop that one
+    may end before its last iteration (its runs are shorter than the model's)."""
+    exiting, ended = set(), set()
+    for loop in ir.loops(nodes):
+        if loop.early_exit is not None:
+            exiting |= {(a.coord.line, a.coord.col) for a in ir.accesses(loop.body)}
+        if loop.early_exit == "loop":
+            ended.add((loop.coord.line, loop.coord.col))
+    return frozenset(exiting), frozenset(ended)
 
 
 def _data_guarded(nodes: tuple[ir.Node, ...], guarded: bool = False, inside: bool = False

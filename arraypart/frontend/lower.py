@@ -151,6 +151,8 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         self._pipelines = 0  # pipelined loops enclosing the current statement
         self._unrolled = 0  # unrolled loops (outside pipelines) enclosing it
         self._loops = 0  # loops enclosing it, in the current function
+        # each break, continue and early return met: (keyword, call depth, loop depth)
+        self._exits: list[tuple[str, int, int]] = []
         self._frame_start = 0  # where the current function's iterators start
         self._inlined_calls = 0
         self._function_pipeline: str | None = None
@@ -348,15 +350,16 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
             return self._items(node.items)
         if isinstance(node, N.Label):
             if isinstance(node.stmt, N.For):
-                return self._loop(node.stmt, node.name)
+                return self._exiting_loop(node.stmt, node.name)
             return self._statement(node.stmt)
         if isinstance(node, N.For):
-            return self._loop(node, None)
+            return self._exiting_loop(node, None)
         if isinstance(node, N.If):
             return self._inlined(node.cond) + self._if(node)
         if isinstance(node, N.Switch):
             return self._inlined(node.cond) + self._switch(node)
         if isinstance(node, N.Unsupported) and node.keyword in ESCAPES and self._loops:
+            self._exits.append((node.keyword, len(self._calls), self._loops))
             return []  # the model runs every iteration to its end: a superset
         if isinstance(node, N.Unsupported):
             raise KernelError(coord, f"'{node.keyword}' is not supported in the top "
@@ -381,6 +384,8 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         if isinstance(node, N.Empty):
             return []
         if isinstance(node, N.Return):
+            if not any(node is last for last in self._calls[-1].body.items[-1:]):
+                self._exits.append(("return", len(self._calls), self._loops))
             if node.expr is None:
                 return []
             return self._inlined(node.expr) + self._guarded_statements(node.expr, coord)
@@ -388,6 +393,22 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         stmts = self._guarded_statements(node, coord)
         self._apply_effects(node)
         return inlined + stmts
+
+    def _exiting_loop(self, node: N.For, label: str | None) -> list[Node]:
+        """:meth:`_loop`, its :class:`Loop` marked with how the ``break``,
+        ``continue`` and ``return`` statements met in it may leave it
+        (``Loop.early_exit``)."""
+        start = len(self._exits)
+        lowered = self._loop(node, label)
+        exits = self._exits[start:]
+        if not exits:
+            return lowered
+        calls, depth = len(self._calls), self._loops + 1
+        ends = any(c == calls and (kind == "return" or (kind == "break" and d == depth))
+                   for kind, c, d in exits)
+        how = "loop" if ends else "iteration"
+        return [replace(n, early_exit=how) if isinstance(n, Loop) and n.coord == node.coord
+                else n for n in lowered]
 
     # ------------------------------------------------------------ calls
 
