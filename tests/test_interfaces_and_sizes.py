@@ -253,6 +253,52 @@ def test_stream_kernel_builds_and_matches_the_original(tmp_path):
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
 
 
+@needs_gxx
+def test_streams_passed_by_pointer_are_passed_by_address(tmp_path):
+    """``hls::stream<int> *in``: the testbench passed the stream objects themselves,
+    so neither it nor the trace driver built."""
+    compiled = arraypart.compile_kernel(write(tmp_path, "reverse.cpp", """\
+#include <hls_stream.h>
+void reverse(hls::stream<int> *in, hls::stream<int> *out) {
+  int buf[8];
+  for (int i = 0; i < 8; i++) buf[i] = in->read();
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    out->write(buf[7 - i] + buf[i]);
+  }
+}
+"""))
+    assert "reverse(&expected_in, &expected_out);" in compiled.files["reverse_tb.cpp"]
+    assert_the_testbench_passes(compiled, tmp_path)
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)
+
+
+@needs_gxx
+def test_a_top_a_header_declares_may_be_called_in_its_file(tmp_path):
+    """A header declares the top function and its struct; a test in the kernel file
+    calls the top.  In the testbench that call found the original and, through the
+    struct's namespace (ADL), the banked one: an ambiguous call, no build."""
+    (tmp_path / "bump.h").write_text("struct pt { int v; };\n"
+                                     "void bump(pt a[8], pt b[8]);\n")
+    compiled = arraypart.compile_kernel(write(tmp_path, "bump.cpp", """\
+#include "bump.h"
+void bump(pt a[8], pt b[8]) {
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    b[i].v = a[i].v + a[7 - i].v;
+  }
+}
+int self_test() {
+  pt a[8], b[8];
+  for (int i = 0; i < 8; i++) a[i].v = i;
+  bump(a, b);
+  return b[7].v;
+}
+"""))
+    assert_the_testbench_passes(compiled, tmp_path)
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)
+
+
 # Streams written without hls:: (``using namespace hls``), one with a depth, and a
 # scalar output by reference that a callee writes through a pointer.
 UNQUALIFIED_STREAMS = """#include "hls_stream.h"

@@ -46,6 +46,8 @@ CALLS = 3
 # (2^20 elements of a 512-bit word are 64 MiB).
 MAX_STREAM_ELEMENTS = 1 << 20
 STREAM_PREFIX = "hls::stream<"
+# The original top function's name in the testbench and the trace driver.
+ORIGINAL_PREFIX = "arraypart_original_"
 
 _FLOAT_WORDS = ("float", "double")
 _FIXED_PREFIXES = ("ap_fixed<", "ap_ufixed<")
@@ -90,7 +92,8 @@ class TbScalar:
 
 @dataclass(frozen=True, slots=True)
 class TbStream(_Shaped):
-    """An ``hls::stream`` parameter (``shape``: an array of ``count`` streams)."""
+    """An ``hls::stream`` parameter (``shape``: an array of ``count`` streams;
+    ``pointer``: passed as ``hls::stream<T>*``, one stream)."""
 
     name: str
     stream_type: str
@@ -98,6 +101,7 @@ class TbStream(_Shaped):
     shape: tuple[int, ...]
     elements: int
     generator: str
+    pointer: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,8 +133,8 @@ def testbench_context(kernel: Kernel) -> dict:
     data = source.text.encode()
     scope = "".join(f"{n}::" for n in func.namespaces)
     return {
-        "expected_call": _call(f"original::{scope}{kernel.top}", params, "expected_",
-                               return_type if returns else None),
+        "expected_call": _call(f"original::{scope}{ORIGINAL_PREFIX}{kernel.top}", params,
+                               "expected_", return_type if returns else None),
         "actual_call": _call(f"::{scope}{kernel.top}", params, "actual_",
                              return_type if returns else None),
         "top": kernel.top,
@@ -186,7 +190,17 @@ def original_text(text: str, source) -> str:
     before the first function definition.  Without these, a function that calls one
     defined further down would bind to the header's global declaration, which is the
     banked kernel's function (or nothing, in the trace driver)."""
-    return _internal_linkage(_without_includes(_with_prototypes(text, source)))
+    return _renamed_top(_internal_linkage(_without_includes(_with_prototypes(text, source))),
+                        source.func.name)
+
+
+def _renamed_top(text: str, top: str) -> str:
+    """``text`` with the top function's name, where it is not qualified (``ns::top``,
+    ``x.top``, ``p->top``), prefixed with :data:`ORIGINAL_PREFIX`: its definition and
+    the calls of it, which would otherwise also find the banked one that a header
+    declares (through the namespace of an argument's type), so g++ calls them
+    ambiguous."""
+    return re.sub(rf"(?<!::)(?<!\.)(?<!->)\b{re.escape(top)}\b", ORIGINAL_PREFIX + top, text)
 
 
 def _with_prototypes(text: str, source) -> str:
@@ -248,7 +262,8 @@ def _unqualified(spelling: str) -> str:
 def _call(function: str, params: list[TbParam], prefix: str,
           return_type: str | None) -> str:
     """``[T prefixreturn = ]function(args);`` with the arguments named ``prefix + name``."""
-    args = ", ".join(prefix + (p.array or p.scalar or p.stream).name for p in params)
+    args = ", ".join(("&" if p.stream is not None and p.stream.pointer else "") + prefix
+                     + (p.array or p.scalar or p.stream).name for p in params)
     result = f"{return_type} {prefix}return = " if return_type is not None else ""
     return f"{result}{function}({args});"
 
@@ -330,7 +345,8 @@ def _stream(p: N.Decl, kernel: Kernel) -> TbStream:
         s.name: (s.low, s.high) for s in kernel.params})))
     generator = (_random_value(value_type) if value_type.startswith(_AP_NUMBER_PREFIXES)
                  or value_type in _SCALAR_NAMES else f"random_bytes<{value_type}>()")
-    return TbStream(p.name, stream_type, value_type, shape, elements, generator)
+    pointer = _unqualified(p.ctype.canonical_spelling)[len(stream_type):].lstrip() == "*"
+    return TbStream(p.name, stream_type, value_type, shape, elements, generator, pointer)
 
 
 def _executions(nodes: tuple[ir.Node, ...], ranges: dict[str, tuple[int, int]]) -> int:
