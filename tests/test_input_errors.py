@@ -20,6 +20,16 @@ CASES = {
                           "1:12", "'class' is a C++ keyword"),
     "keyword_local": ("void k(int in[64], int out[64]) {\n  int new = 3;\n"
                       + LOOP % "in[i] + new" + "}\n", "2:7", "'new' is a C++ keyword"),
+    # C99 that C++ reads otherwise (the emitted kernel is C++)
+    "restrict_pointer": ("void k(int *restrict in, int out[64]) {\n" + LOOP % "in[i]" + "}\n",
+                         "1:13", "'restrict' is C only (write __restrict"),
+    "static_array_size": ("void k(int in[static 64], int out[64]) {\n" + LOOP % "in[i]"
+                          + "}\n", "1:15", "'static' in an array parameter's brackets"),
+    "bool_keyword": ("void k(int in[64], int out[64]) {\n  _Bool f = in[0] > 0;\n"
+                     + LOOP % "in[i] + f" + "}\n", "2:3", "'_Bool' is C only"),
+    "array_designator": ("void k(int in[64], int out[64]) {\n  int t[4] = {1, [3] = 7};\n"
+                         + LOOP % "in[i] + t[i % 4]" + "}\n", "2:18",
+                         "an array designator ([k] = v) is C only"),
     "top_named_main": ("void main(int in[64], int out[64]) {\n" + LOOP % "in[i]" + "}\n",
                        "1:1", "'main' must return 'int'"),
     "top_is_int_main": ("int main(void) {\n  int in[64], out[64];\n" + LOOP % "in[i]"

@@ -63,6 +63,12 @@ CPP_ONLY_KEYWORDS = frozenset("""
     reinterpret_cast requires static_assert static_cast template this thread_local
     throw true try typeid typename using virtual wchar_t xor xor_eq""".split())
 CPP_ONLY_WORD = re.compile(r"\b(?:" + "|".join(sorted(CPP_ONLY_KEYWORDS)) + r")\b")
+# C99 words C++ lacks, with what to write instead; C_ONLY finds them, qualifiers or
+# static in brackets, and array designators, in a kernel's text.
+C_ONLY_WORDS = {"restrict": "write __restrict, which C and C++ compilers read alike",
+                "_Bool": "write bool, with #include <stdbool.h>"}
+BRACKET_WORDS = frozenset({"static", "const", "volatile", "restrict"})
+C_ONLY = re.compile(r"\brestrict\b|\b_Bool\b|\[\s*(?:static|const|volatile)\b|[{,]\s*\[")
 # The testbench defines ``main``; C++ requires ``int main``, never a kernel.
 RESERVED_FUNCTIONS = frozenset({"main"})
 
@@ -278,20 +284,41 @@ class _OwnHeaders:
 
 
 def _check_cpp_keywords(unit: clangtu.Unit, user_end: int) -> None:
-    """A C identifier that C++ reserves (``class``, ``new``) is an error at its first
-    use: the emitted C++ would not compile.  A pragma's words are no identifiers
+    """What a C kernel writes that C++ reads otherwise is an error at its first use:
+    the emitted kernel is C++ and would not compile.  That is an identifier that C++
+    reserves (``class``, ``new``), and C99's ``restrict``, ``_Bool``, qualifiers or
+    ``static`` in an array parameter's brackets and array designators
+    (``{[3] = 7}``).  A pragma's words are no code
     (``#pragma HLS dependence variable=h inter false``)."""
-    if CPP_ONLY_WORD.search(unit.text) is None:
+    if CPP_ONLY_WORD.search(unit.text) is None and C_ONLY.search(unit.text) is None:
         return  # the common case, without asking clang for every token
     pragmas = [(p.start, p.end) for p in unit.pragmas if not p.directive]
+    previous = None
     for token in unit.tu.get_tokens(extent=unit.tu.cursor.extent):
         at = token.location.offset
-        if (token.kind == ci.TokenKind.IDENTIFIER and token.spelling in CPP_ONLY_KEYWORDS
-                and at < user_end and unit.in_main(token.location)
+        if (at < user_end and unit.in_main(token.location)
                 and not any(start <= at < end for start, end in pragmas)):
-            raise KernelError(unit.coord(token.location.offset),
-                              f"'{token.spelling}' is a C++ keyword: the emitted C++ "
-                              "would not compile (rename it)")
+            why = _not_cpp(token, previous)
+            if why is not None:
+                raise KernelError(unit.coord(at), why + ": the emitted C++ would not "
+                                                      "compile")
+        previous = token
+
+
+def _not_cpp(token: ci.Token, previous: ci.Token | None) -> str | None:
+    """Why ``token`` (after ``previous``) of a C kernel is no C++, or None."""
+    word = token.spelling
+    if token.kind == ci.TokenKind.IDENTIFIER and word in CPP_ONLY_KEYWORDS:
+        return f"'{word}' is a C++ keyword (rename it)"
+    before = previous.spelling if previous is not None else ""
+    if word in BRACKET_WORDS and before == "[":
+        return (f"'{word}' in an array parameter's brackets is C only (write the "
+                "size alone: [N])")
+    if word in C_ONLY_WORDS:
+        return f"'{word}' is C only ({C_ONLY_WORDS[word]})"
+    if word == "[" and before in ("{", ","):
+        return "an array designator ([k] = v) is C only (write every element in order)"
+    return None
 
 
 def _check_reserved_functions(funcs: list[N.FuncDef]) -> None:
