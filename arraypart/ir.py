@@ -120,7 +120,8 @@ class Array:
     that text is shared by every call, so the banking must be pragma-only
     (:attr:`pragma_only`).  ``header``: an array that a header of the kernel declares
     (at file scope, or inside a function body that includes it), whose declaration
-    arraypart does not rewrite: pragma-only too.  ``stencil``: the loop whose
+    arraypart does not rewrite: pragma-only too; so is a ``file_scope`` array of the
+    kernel's own text, which other functions of the file may use.  ``stencil``: the loop whose
     ``array_stencil`` window reads it (never partitioned: Vitis drops the window of a
     partitioned array).  ``fifo``: the streaming interface (``ap_fifo``, ``axis``) of an
     array argument of the top: a FIFO port, no memory (never partitioned, no BRAM).
@@ -147,6 +148,7 @@ class Array:
     partitionable: bool = True
     functions: tuple[str, ...] = ()
     header: bool = False
+    file_scope: bool = False
     stencil: str | None = None
     fifo: str | None = None
     reshapes: tuple[PartitionPragma, ...] = ()
@@ -174,8 +176,9 @@ class Array:
     def pragma_only(self) -> bool:
         """Its banking is emitted as ``array_partition`` pragmas alone (per_dim, no read
         copies, no rewritten references): the top's signature, a sub-function's text,
-        shared by all its calls, or a header's declaration must stay as written."""
-        return self.interface or bool(self.functions) or self.header
+        shared by all its calls, or a header's or the file's declaration must stay as
+        written."""
+        return self.interface or bool(self.functions) or self.header or self.file_scope
 
     def word_index(self, index: tuple[Expr | None, ...]) -> tuple[Expr | None, ...]:
         """The word that element ``index`` lies in, per dimension: ``array_reshape``

@@ -445,6 +445,28 @@ def test_a_line_buffer_read_at_a_data_column_is_banked_by_row(tmp_path):
     assert_the_trace_agrees(compiled, tmp_path, ports=2)
 
 
+@needs_gxx
+def test_an_array_at_file_scope_is_banked_by_pragma(tmp_path):
+    """Other functions of the file may use a file-scope array, so its declaration
+    stays: its banking is pragma-only.  One that needed explicit banks (its lanes
+    rotate) was an error, 'no local declaration of banked array'."""
+    text = """
+        int g[32];
+        void shift(int in[32], int out[32]) {
+            for (int i = 0; i < 32; i++) g[i] = in[i];
+            for (int i = 0; i < 30; i++) {
+        #pragma HLS pipeline II=1
+                out[i] = g[i] + g[i + 1] + g[i + 2];
+            }
+            out[30] = 0; out[31] = 0;
+        }"""
+    compiled = compile_text(tmp_path, "shift", text)
+    g = next(a for a in compiled.report.solution.arrays if a.array.name == "g")
+    assert g.array.pragma_only and g.banking.scheme.kind == "per_dim"
+    assert g.conflict_free and "int g[32];" in compiled.files["shift.cpp"]
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
 def test_an_array_field_of_a_local_struct_is_said_to_be_unmodelled(tmp_path):
     """Vitis disaggregates a local struct: loc.v is a memory of its own, and three reads
     of it per cycle do not fit its two ports.  arraypart does not bank it and used to

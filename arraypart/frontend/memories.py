@@ -125,7 +125,7 @@ class MemoryLowering:
             n.name for n in N.walk(self._func.body) if isinstance(n, N.Decl)}
         for node in self._globals:
             if node.is_array and not (node.start < 0 and node.name in shadowing):
-                self._add_array(node, interface=False)
+                self._add_array(node, interface=False, file_scope=True)
                 self._file_arrays[node.name] = Binding(node.name)
         for node in N.walk(self._func.body):
             if isinstance(node, N.Decl) and I.is_stream(node):
@@ -202,7 +202,7 @@ class MemoryLowering:
 
     def _add_array(self, decl: N.Decl, *, interface: bool, extent: int | None = None,
                    owner: str | None = None, taken: Mapping[str, Binding] = {},
-                   local: bool = False) -> str:
+                   local: bool = False, file_scope: bool = False) -> str:
         """Add the array ``decl`` declares (``extent``: its first size, for a pointer);
         its IR name: its own, or for a local of the sub-function ``owner`` whose name
         another array has, ``<name>_<owner>`` (numbered until free).  ``taken``: the
@@ -210,7 +210,8 @@ class MemoryLowering:
         body) may share its name with another local of its function, declared in
         another block: it is a memory of its own, the first one's IR name with ``_2``
         (``_3``, ...), which :meth:`_statement` binds to the name where its block
-        declares it."""
+        declares it.  A ``file_scope`` array of the kernel's text keeps its declaration
+        (``Array.file_scope``), as a header's does (``Array.header``)."""
         name, first = decl.name, None
         mine = name in self._arrays and (owner is None or name in taken)
         if mine:
@@ -229,6 +230,8 @@ class MemoryLowering:
         array = array_decl(decl, interface=interface, extent=extent)
         if decl.start < 0:  # declared in a header: its text is not rewritten
             array = replace(array, header=True)
+        elif file_scope:
+            array = replace(array, file_scope=True)
         self._arrays[name] = replace(array, name=name) if name != decl.name else array
         self._array_decls[name] = decl
         if local:
