@@ -146,10 +146,13 @@ class ExplicitRewriter:
             raise KernelError(ref.coord, f"array '{ex.array.name}' is banked: a reference "
                                          f"must subscript all {len(shape)} dimensions")
         _, subscripts = N.ref_base_and_subscripts(ref)
-        if any(has_side_effects(s) for s in subscripts):
-            raise KernelError(ref.coord, f"a subscript of banked array '{ex.array.name}' "
-                                         "has side effects; it would be evaluated more "
-                                         "than once")
+        effect = next((e for s in subscripts if (e := side_effect(s)) is not None), None)
+        if effect is not None:
+            raise KernelError(effect.coord, f"a subscript of banked array "
+                                            f"'{ex.array.name}' {_effect_text(effect)}, "
+                                            "and its banked form evaluates a subscript "
+                                            "more than once: assign it to a variable "
+                                            "first")
         context = self._contexts.get(ref_id)
         env = context.env() if context is not None else {}
         strides = dict(context.strides) if context is not None else {}
@@ -408,15 +411,26 @@ def _stored_element(target: N.Node) -> N.ArrayRef | None:
 
 
 def has_side_effects(node: N.Node) -> bool:
-    """Whether evaluating ``node`` may change state (assignment, ++/--, a call other
-    than ``min``, ``max`` and ``abs``, which the front end reads as values, and the
-    ``ap_[u]int`` members that read: ``x.range(5, 3)``, ``x.to_uint()``)."""
+    """Whether evaluating ``node`` may change state (:func:`side_effect`)."""
+    return side_effect(node) is not None
+
+
+def side_effect(node: N.Node) -> N.Node | None:
+    """The first part of ``node`` that may change state: an assignment, ++/--, or a
+    call other than ``min``, ``max`` and ``abs``, which the front end reads as values,
+    and the ``ap_[u]int`` members that read (``x.range(5, 3)``, ``x.to_uint()``)."""
     for n in N.walk(node):
         if isinstance(n, N.Assignment) or (isinstance(n, N.FuncCall) and not _pure(n)):
-            return True
+            return n
         if isinstance(n, N.UnaryOp) and n.op in INCREMENTS:
-            return True
-    return False
+            return n
+    return None
+
+
+def _effect_text(node: N.Node) -> str:
+    if isinstance(node, N.FuncCall):
+        return f"calls '{node.name}', which may have side effects"
+    return "has side effects"
 
 
 def _pure(call: N.FuncCall) -> bool:

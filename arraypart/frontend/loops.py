@@ -785,13 +785,14 @@ def check_unrollable(pipelined: Loop, nodes: tuple[Node, ...],
                      unrolled: frozenset[str] = frozenset()) -> None:
     """Every loop inside a pipelined loop is fully unrolled, so its trip count
     ``(bound - init) / step + 1`` must be a constant in each unrolled copy: one start,
-    one bound, and ``bound - init`` a constant or an affine form of the iterators of
-    the unrolled loops around it (``for (k = 0; k <= j; k++)`` in an unrolled j)."""
+    one bound, and ``bound - init`` a constant or a quasi-affine form of the iterators
+    of the unrolled loops around it (``for (k = 0; k <= j; k++)``, or odd-even
+    transposition's ``for (k = s % 2; ...)`` in an unrolled s)."""
     for node in nodes:
         if isinstance(node, Loop):
             span = E.add(node.bound[0], E.scale(-1, node.init[0]))
             if (len(node.init) != 1 or len(node.bound) != 1
-                    or E.affine_form(span) is None or not E.variables(span) <= unrolled):
+                    or not E.variables(span) <= unrolled):
                 raise KernelError(node.coord, f"loop '{node.name}' inside pipelined loop "
                                               f"'{pipelined.name}' is fully unrolled, so "
                                               "its trip count must be a constant")

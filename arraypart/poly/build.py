@@ -111,9 +111,10 @@ def check_bounds(relation: AccessRelation, array: ir.Array, guard: Coord | None 
             where = ", ".join(f"{v} = {x}" for v, x in point.items())
             at = f"at {where} " if where else ""
             hint = "" if guard is None else (
-                f"; it is under the data-dependent if at {guard}, which arraypart takes as "
-                "possibly true at every iteration: state the bound in the condition "
-                "(an affine test first, then '&&')")
+                f"; it is under the if at {guard}, whose condition arraypart cannot model "
+                "(it reads data, or is not affine in the iterators: C's % of a negative "
+                "value is not) and takes as possibly true at every iteration: state the "
+                "bound in the condition (an affine test first, then '&&')")
             raise KernelError(access.coord, f"{reference_text(access)} leaves {array.name} "
                               f"(dimension {dim} has size {size}): {at}the index is "
                               f"{value}{hint}")
