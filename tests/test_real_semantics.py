@@ -531,6 +531,31 @@ def test_an_array_field_of_a_local_struct_is_said_to_be_unmodelled(tmp_path):
                                                  "'loc.v' is an array inside struct 'loc'")
 
 
+@needs_gxx
+def test_a_partition_of_a_struct_member_is_kept_and_said(tmp_path):
+    """``array_partition variable=pix.ch`` (the member syntax of Vitis, in five public
+    CNN kernels) was an error, 'unknown array': the kernel could not be read at all."""
+    text = """
+        struct vec { int ch[8]; };
+        void members(const int in[64], int out[8]) {
+            for (int r = 0; r < 8; r++) {
+        #pragma HLS pipeline II=1
+                vec pix;
+        #pragma HLS array_partition variable=pix.ch complete dim=0
+                for (int c = 0; c < 8; c++) pix.ch[c] = in[8 * r + c];
+                int s = 0;
+                for (int c = 0; c < 8; c++) s += pix.ch[c];
+                out[r] = s;
+            }
+        }"""
+    compiled = compile_text(tmp_path, "members", text, suffix=".cpp")
+    said = [w for w in compiled.report.warnings if "stays as written" in w]
+    assert len(said) == 1 and ":7:29: warning: array_partition of member 'pix.ch'" in said[0]
+    assert "#pragma HLS array_partition variable=pix.ch complete dim=0" in \
+        compiled.files["members.cpp"]
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
 def test_a_struct_of_arrays_passed_to_an_unseen_function_is_said(tmp_path):
     """firmware-hls' DuplicateRemovalTop only calls a function defined in another file
     with structs holding arrays: the run reported nothing, with exit 0.  A struct

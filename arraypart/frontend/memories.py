@@ -287,6 +287,12 @@ class MemoryLowering:
                                             "sub-function: place it where the array is "
                                             "defined (Vitis carries it into the calls)",
                                     "variable")
+            variable = pragma.option("variable") or ""
+            if "." in variable and variable not in ranks:
+                self._warnings.append(warning_text(self._pragmas.coord(pragma, "variable"), (
+                    f"{pragma.kind} of member '{variable}' stays as written: arraypart "
+                    "does not bank an array inside a struct")))
+                continue
             name = seen[self._pragmas.target(pragma, ranks)].array
             array = self._arrays[name]
             if pragma.kind == "array_partition":
