@@ -453,6 +453,32 @@ def test_define_bounds_a_size(tmp_path):
                                                "bound_by": "-D ARRAYPART_MAX_n"}
 
 
+@needs_gxx
+def test_asserts_of_the_top_bound_its_sizes(tmp_path):
+    """Vitis reads ``assert`` as range information; the testbench drove a size the
+    asserts exclude (Vitis-Tutorials' Filter2D: height 65535 past its maximum), so the
+    original kernel aborted."""
+    text = """#include <assert.h>
+void frame(const int in[4096], int out[4096], int width, int height) {
+  assert(width <= 64 && height < 33);
+  assert(1 <= width);
+  for (int y = 0; y < height; y++)
+    for (int x = 0; x < width; x++) {
+#pragma HLS pipeline II=1
+      out[y * width + x] = in[y * width + x] * 2;
+    }
+}
+"""
+    compiled = arraypart.compile_kernel(write(tmp_path, "frame.c", text))
+    params = compiled.report.to_json()["params"]
+    assert params["width"] == {"range": [1, 64], "bound_by": f"the assert at {tmp_path}"
+                                                           "/frame.c:3:3"}
+    assert params["height"]["range"] == [0, 32]
+    tb = compiled.files["frame_tb.cpp"]
+    assert "expected_width(64);" in tb and "expected_height(32);" in tb
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
 def test_array_extent_bounds_a_size(tmp_path):
     text = """void scale(int a[256], int n) {
   for (int i = 0; i < n; i++) {

@@ -34,7 +34,7 @@ import clang.cindex as ci
 from .. import expr as E
 from ..errors import Coord, KernelError
 from . import cnodes as N
-from .cexpr import Bound, interval
+from .cexpr import Bound, Scope, fold, interval
 from .pragmas import HlsPragma, PragmaReader, pragma_int
 
 T = ci.TypeKind
@@ -45,6 +45,10 @@ DEFAULT_BUNDLE = "gmem0"  # UG1399: m_axi ports without bundle= share gmem0
 DEFAULT_UNSIZED_MODE = "m_axi"
 DEFAULT_SIZED_MODE = "ap_memory"
 MAX_DEFINE_PREFIX = "ARRAYPART_MAX_"
+# What C's headers make a failed assert call, by library (glibc, macOS, MSVC, newlib).
+ASSERT_FAILURES = frozenset({"__assert_fail", "__assert_rtn", "_assert", "__assert_func"})
+# A comparison with its operands swapped.
+MIRRORED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "=="}
 STREAM_TYPE_PREFIX = "hls::stream<"
 ASSIGNING_UNARY = ("p++", "++", "p--", "--", "&")
 # A size's type bounds it when the type is this narrow at most: its largest value is then
@@ -149,6 +153,66 @@ def define_bounds(defines: dict[str, int], names: list[str]) -> dict[str, int]:
     """``-D ARRAYPART_MAX_<name>=V`` for the given size parameters."""
     return {n: defines[MAX_DEFINE_PREFIX + n] for n in names
             if MAX_DEFINE_PREFIX + n in defines}
+
+
+def assert_bounds(body: N.Compound, constants: dict[str, int],
+                  names: list[str]) -> dict[str, tuple[int | None, int | None, Coord]]:
+    """The (low, high) that the ``assert`` statements among a function's own
+    statements give the sizes ``names``, with where the high is asserted:
+    ``assert(w <= 64 && h > 0)``
+    gives w at most 64 and h at least 1, as Vitis reads an assert as range
+    information.  Only comparisons of a size with a constant, joined by ``&&``,
+    count."""
+    found: dict[str, tuple[int | None, int | None, Coord]] = {}
+    for item in body.items:
+        for name, low, high in _comparisons(_asserted(item), constants, names):
+            known_low, known_high, where = found.get(name, (None, None, item.coord))
+            if high is not None and (known_high is None or high < known_high):
+                where = item.coord
+            found[name] = (extreme(max, low, known_low), extreme(min, high, known_high),
+                           where)
+    return found
+
+
+def extreme(pick, a: int | None, b: int | None) -> int | None:
+    """``pick(a, b)`` of those given (None when neither is): the tighter of two
+    bounds, ``None`` standing for no bound."""
+    given = [x for x in (a, b) if x is not None]
+    return pick(given) if given else None
+
+
+def _asserted(node: N.Node) -> N.Node | None:
+    """The condition of ``assert(c)``, which C's headers expand to
+    ``c ? (void)0 : __assert_fail(...)``; None for any other statement."""
+    if not isinstance(node, N.TernaryOp):
+        return None
+    failing = N.without_casts(node.iffalse)
+    if isinstance(failing, N.FuncCall) and failing.name in ASSERT_FAILURES:
+        return N.without_casts(node.cond)
+    return None
+
+
+def _comparisons(node: N.Node | None, constants: dict[str, int], names: list[str]):
+    """(size, low, high) of each ``size op constant`` (or ``constant op size``) in
+    the ``&&`` conjunction ``node``."""
+    if not isinstance(node, N.BinaryOp):
+        return
+    if node.op == "&&":
+        yield from _comparisons(N.without_casts(node.left), constants, names)
+        yield from _comparisons(N.without_casts(node.right), constants, names)
+        return
+    left, right = N.without_casts(node.left), N.without_casts(node.right)
+    op = node.op
+    if isinstance(right, N.Id) and right.name in names:
+        left, right, op = right, left, MIRRORED.get(op, op)
+    if not (isinstance(left, N.Id) and left.name in names) or op not in MIRRORED:
+        return
+    value = fold(right, Scope(frozenset(), constants))
+    if value is None:
+        return
+    yield {"<": (left.name, None, value - 1), "<=": (left.name, None, value),
+           ">": (left.name, value + 1, None), ">=": (left.name, value, None),
+           "==": (left.name, value, value)}[op]
 
 
 def tripcount(reader: PragmaReader, header: list[N.Node]) -> tuple[int, HlsPragma] | None:

@@ -41,7 +41,8 @@ class MemoryLowering:
 
     def _collect_sizes(self) -> None:
         """The run-time sizes (module :mod:`.interfaces`): at least 0, at most the
-        ``-D ARRAYPART_MAX_<name>`` value when one is given."""
+        ``-D ARRAYPART_MAX_<name>`` value when one is given, within the bounds of the
+        top's own ``assert`` statements."""
         for param in self._func.params:
             if param.name and param.name not in self._constants and I.is_size_candidate(
                     param, self._func.body):
@@ -56,6 +57,13 @@ class MemoryLowering:
         for name, high in I.define_bounds(self._constants, list(self._sizes)).items():
             self._ranges[name] = (0, high)
             self._size_sources[name] = f"-D {I.MAX_DEFINE_PREFIX}{name}"
+        asserted = I.assert_bounds(self._func.body, self._constants, list(self._sizes))
+        for name, (low, high, coord) in asserted.items():
+            known_low, known_high = self._ranges[name]
+            if high is not None and (known_high is None or high < known_high):
+                self._size_sources[name] = f"the assert at {coord}"
+            self._ranges[name] = (I.extreme(max, low, known_low),
+                                  I.extreme(min, high, known_high))
 
     def _params(self, body: tuple[Node, ...]) -> tuple[Param, ...]:
         """The sizes the IR uses, each with the range known so far (the polyhedral pass
