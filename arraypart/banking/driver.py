@@ -367,9 +367,9 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
                 f"is proven and kept")))
         if not proof.conflict_free:
             notes.append(warning_text(array.coord, (
-                f"no banking of {array.name} within {search.ceiling} banks is "
-                f"conflict-free{search.copies_note()}; using {banking.describe()}, achieved II "
-                f"{dict(proof.achieved_ii)}: {proof.counterexample}")))
+                f"no banking of {array.name} within {search.ceiling} banks "
+                f"{_what_fails(am)}{search.copies_note()}; using {banking.describe()}, "
+                f"achieved II {dict(proof.achieved_ii)}: {proof.counterexample}")))
     evidence = (f"{tried} candidates pre-checked, {proof.isl_checks} isl checks, "
                 f"lower bound {bound}" + _copies_evidence(am, banking))
     return replace(_solution(am, banking, proof, bound, start, evidence, tuple(notes)),
@@ -1026,3 +1026,16 @@ def _anywhere(lane: LaneAccess, bank_dims: frozenset[int] | None) -> bool:
     if bank_dims is None:
         return len(irregular) == len(lane.index)
     return bool(irregular & bank_dims)
+
+
+def _what_fails(am: ArrayModel) -> str:
+    """What no banking reached: conflict-free ports, or, where the emitted code keeps
+    some loop's references as written (``CycleGroup.direct``), the targets under the
+    scheduling rule (a lane whose bank changes with the iteration there takes a port
+    of every bank, so a banking conflict-free in ports alone may miss them)."""
+    direct = sorted({g.loop for g in am.groups if g.direct})
+    if not direct:
+        return "is conflict-free"
+    return (f"reaches every target II where the HLS tool sees the references as written "
+            f"(loop {', '.join(direct)}: a lane whose bank changes with the iteration "
+            "takes a port of every bank)")
