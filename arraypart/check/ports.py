@@ -178,20 +178,28 @@ def _address_radix(cs: list[Cells], ndim: int) -> tuple[list[int], list[int]]:
     return lows, extents
 
 
+def element_addresses(cs, lows: list[int], extents: list[int]) -> tuple[list, int]:
+    """Per cell (its ``index`` and ``mask``), its ``(rows, lanes)`` row-major address
+    over the box of indices from ``lows`` of ``extents``; a cell with an irregular
+    dimension gets one address of its own per lane, past the box, so it never merges
+    with another access.  Also the size of the address space."""
+    strides = [prod(extents[d + 1:]) for d in range(len(extents))]
+    out, spare = [], prod(extents)
+    for c in cs:
+        if all(x is not None for x in c.index):
+            out.append(sum((x - lo) * s for x, lo, s in zip(c.index, lows, strides)))
+        else:
+            lanes = c.mask.shape[1]
+            out.append(np.broadcast_to(np.arange(spare, spare + lanes), c.mask.shape))
+            spare += lanes
+    return out, spare
+
+
 def _key_matrix(cs: list[Cells], banking: Banking, rows: int) -> tuple[np.ndarray, int]:
     """Each row's keys (module doc), with ``span`` rounded up to ``2**shift`` so that
     the kind and the group are bit fields; returns the keys and ``shift``."""
-    ndim = len(banking.scheme.shape)
-    lows, extents = _address_radix(cs, ndim)
-    strides = [prod(extents[d + 1:]) for d in range(ndim)]
-    addresses, spare = [], prod(extents)
-    for c in cs:  # an address with an irregular dimension: keys of its own per lane
-        if all(x is not None for x in c.index):
-            addresses.append(sum((x - lo) * s for x, lo, s in zip(c.index, lows, strides)))
-        else:
-            lanes = c.mask.shape[1]
-            addresses.append(np.broadcast_to(np.arange(spare, spare + lanes), c.mask.shape))
-            spare += lanes
+    lows, extents = _address_radix(cs, len(banking.scheme.shape))
+    addresses, spare = element_addresses(cs, lows, extents)
     shift = max(0, (spare - 1).bit_length())
     banks = banking.scheme.banks
     if ((banks * banking.copies * 2 + 1) << shift) >= UNUSED:

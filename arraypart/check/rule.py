@@ -45,7 +45,8 @@ from .. import expr as E
 from .. import ir
 from ..scheme import Banking, index_var
 from .frames import Frame, values
-from .ports import UNUSED, BankUse, copies_of, key_groups, min_iis, read_copies
+from .ports import (UNUSED, BankUse, copies_of, element_addresses, key_groups, min_iis,
+                    read_copies)
 from .report import ConflictAccess
 
 #: Keys built at once per block of rows (rows x port uses), about 32 MB of int64.
@@ -127,17 +128,7 @@ def _addresses(cs: list[SiteCells], shape: tuple[int, ...]) -> tuple[list, int]:
         lo = min((s[0] for s in seen), default=0)
         lows.append(lo)
         extents.append(max((s[1] for s in seen), default=0) - lo + 1)
-    strides = [int(np.prod(extents[d + 1:])) for d in range(len(shape))]
-    regular_space = int(np.prod(extents))
-    out, spare = [], regular_space
-    for c in cs:
-        if all(x is not None for x in c.index):
-            out.append(sum((x - lo) * s for x, lo, s in zip(c.index, lows, strides)))
-        else:
-            lanes = c.mask.shape[1]
-            out.append(np.broadcast_to(np.arange(spare, spare + lanes), c.mask.shape))
-            spare += lanes
-    return out, spare
+    return element_addresses(cs, lows, extents)
 
 
 def _port_uses(cs: list[SiteCells], banking: Banking, static: frozenset[SiteKey]):
