@@ -873,7 +873,9 @@ class _Search:
         formula reads ``bank_dims`` serves the group.  A lane may hit any element when
         one of its irregular dimensions is a bank dimension
         (:func:`.islsets.lane_terms`); with ``bank_dims`` None (any banking), when it
-        is irregular in every dimension."""
+        is irregular in every dimension.  More bank dimensions make more lanes hit any
+        element, so a dimension refuted alone is refuted with any others (the flat
+        families leave it out of their alphas)."""
         key = (banks, copies, assignment, bank_dims)
         if key not in self.wild_memo:
             self.wild_memo[key] = self._wild_overloaded(banks, copies, assignment, bank_dims)
@@ -884,9 +886,9 @@ class _Search:
         for shape in self.shapes:
             for copy in range(copies):
                 wild = [a for a in shape.lanes if _anywhere(a, bank_dims) and (
-                    a.kind == "write" or lane_copy(assignment, a.ref_id, a.lane) == copy)]
-                if len(wild) < 2 or not all(a.domain.is_equal(shape.group.domain)
-                                            for a in wild):
+                    a.kind == "write" or lane_copy(assignment, a.ref_id, a.lane) == copy)
+                        and a.domain.is_equal(shape.group.domain)]
+                if len(wild) < 2:
                     continue
                 writes = sum(a.kind == "write" for a in wild)
                 reads = min(len(wild) - writes, elements)
@@ -976,7 +978,9 @@ class _Search:
         name, shape = self.am.array.name, self.am.array.shape
         banks, block = family.banks, family.block
         sets = self._lane_sets(family.copies, family.assignment)
-        rows_iter = alpha_rows(len(shape), self.varying, banks, block)
+        varying = frozenset(d for d in self.varying if not self._partly_wild(
+            family, np.array([[e == d for e in range(len(shape))]]))[0])
+        rows_iter = alpha_rows(len(shape), varying, banks, block)
         while True:
             rows = np.array([r for _, r in zip(range(ALPHA_BATCH), rows_iter)],
                             dtype=np.int64).reshape(-1, len(shape))
