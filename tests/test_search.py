@@ -502,3 +502,23 @@ def test_a_loop_that_cannot_be_routed_gets_the_cheapest_banking_at_its_ii(tmp_pa
     said = [w for w in buf.notes if "no banking of buf" in w]
     assert len(said) == 1 and "reaches every target II where the HLS tool sees the " \
         "references as written (loop L4" in said[0]
+
+
+def test_the_sample_of_a_deep_nest_stays_small(tmp_path):
+    """A 20-deep nest of two-trip loops sampled near its two lexicographic ends: at
+    most 2 * SAMPLE_POINTS points (the box of side 2 in every dimension held 2^20
+    points per end, and a 20-deep kernel took 78 s to bank one memory)."""
+    depth = 20
+    loops = "".join(f"for (int i{k} = 0; i{k} < 2; i{k}++)\n" for k in range(depth))
+    index = " + ".join(f"i{k}" for k in range(depth))
+    path = tmp_path / "deep.c"
+    path.write_text(f"void deep(int out[64]) {{\n  int buf[64];\n"
+                    f"  for (int i = 0; i < 64; i++) buf[i] = i;\n{loops}"
+                    f"  {{\n#pragma HLS pipeline II=1\n    out[{index}] = buf[{index}];\n  }}\n}}\n")
+    am = next(a for a in poly.build_model(frontend.parse_kernel(path), ports=2).arrays
+              if a.array.name == "buf")
+    deep = max(am.groups, key=lambda g: len(g.time_vars))
+    sample = sampling.sample_group(analyze_group(deep, 1))
+    assert len(deep.time_vars) == depth
+    assert 2 <= len(sample.active[0]) <= 2 * sampling.SAMPLE_POINTS
+    assert sampling.sample_spans(3) == (4, 4, 4)

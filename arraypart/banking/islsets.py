@@ -215,9 +215,10 @@ def _meet(domain: isl.Set, text: str) -> isl.Set:
     return domain.intersect(constraint)
 
 
-def points_near_extremes(domain: isl.Set, span: int) -> list[tuple[int, ...]]:
-    """The points of ``domain`` in the boxes of side ``span`` at its lexicographic
-    minimum and maximum (a small, deterministic sample of real iterations)."""
+def points_near_extremes(domain: isl.Set, spans: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """The points of ``domain`` in the boxes of side ``spans[k]`` in dimension k at its
+    lexicographic minimum and maximum (a small, deterministic sample of real
+    iterations: at most 2 * prod(spans) points)."""
     if domain.is_empty():
         return []
     names = time_names(domain.dim(isl.dim_type.set))
@@ -225,7 +226,7 @@ def points_near_extremes(domain: isl.Set, span: int) -> list[tuple[int, ...]]:
     found: set[tuple[int, ...]] = set()
     for corner, sign in ((sample(domain.lexmin()), 1), (sample(domain.lexmax()), -1)):
         box = plain(domain)
-        for n, c in zip(names, corner):
+        for n, c, span in zip(names, corner, spans):
             low, high = (c, c + span - 1) if sign > 0 else (c - span + 1, c)
             f = G.pw_aff(E.var(n), space)
             box = box.intersect(f.ge_set(G.constant(space, low))).intersect(

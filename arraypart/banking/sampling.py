@@ -50,16 +50,26 @@ class GroupSample:
 
 def sample_group(shape: GroupShape) -> GroupSample:
     group = shape.group
-    span = max(2, round(SAMPLE_POINTS ** (1 / max(1, len(group.time_vars)))))
-    points = S.points_near_extremes(S.plain(group.domain), span)
+    spans = sample_spans(len(group.time_vars))
+    points = S.points_near_extremes(S.plain(group.domain), spans)
     grid = np.array(points, dtype=np.int64).reshape(len(points), len(group.time_vars))
     env = {p: grid[:, t] for t, p in enumerate(S.time_names(len(group.time_vars)))}
     index, active = [], []
     for lane in group.accesses:
-        inside = set(S.points_near_extremes(S.plain(lane.domain), span))
+        inside = set(S.points_near_extremes(S.plain(lane.domain), spans))
         active.append(np.array([p in inside for p in points], dtype=bool))
         index.append(_evaluated(lane, group.time_vars, env, len(points)))
     return GroupSample(shape, tuple(index), tuple(active))
+
+
+def sample_spans(depth: int) -> tuple[int, ...]:
+    """The box sides per time dimension: the innermost v = min(depth, log2
+    SAMPLE_POINTS) dimensions vary over s = max(2, round(SAMPLE_POINTS^(1/v))) values
+    each, the outer ones stay at the corner, so a box holds at most about
+    SAMPLE_POINTS points however deep the nest (2^depth before)."""
+    varied = min(depth, SAMPLE_POINTS.bit_length() - 1)
+    side = max(2, round(SAMPLE_POINTS ** (1 / max(1, varied))))
+    return (1,) * (depth - varied) + (side,) * varied
 
 
 def _evaluated(lane, time_vars, env, count: int) -> tuple[np.ndarray | None, ...]:
