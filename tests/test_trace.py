@@ -1113,3 +1113,24 @@ def test_a_constexpr_helper_is_left_uninstrumented(tmp_path):
     for result in _agreeing(path, 1):
         steps = {loop.coord.line: loop.steps for loop in result.replay.loops}
         assert steps[12] == 32
+
+
+@needs_gxx
+def test_a_pipeline_pragma_of_a_loop_without_braces_is_its_own(tmp_path):
+    """``#pragma HLS pipeline`` between the header of a ``for`` without braces and its
+    statement pipelines that loop, in the trace as in the model (it was given to the
+    enclosing braced loop: a pipelined loop the model does not have, and nothing
+    compared)."""
+    path = tmp_path / "unbraced.cpp"
+    path.write_text("""void unbraced(float a[32][32], float b[32][32]) {
+  for (int t = 0; t < 2; t++) {
+    for (int i = 0; i < 32; i++)
+      for (int j = 0; j < 32; j++)
+#pragma HLS pipeline
+        a[i][j] = b[i][j] + a[i][j];
+  }
+}
+""")
+    judged, _ = _agreeing(path, 2)
+    assert [loop.claim.name for loop in judged.replay.loops] == ["L4"]
+    assert len(judged.addresses.compared) == 1 and judged.untraced == ()

@@ -339,20 +339,19 @@ def _model_pipelines(nodes: tuple[ir.Node, ...]) -> dict[tuple[int, int], int]:
 def _traced_loops(unit: clangtu.Unit, model: dict[tuple[int, int], int]
                   ) -> dict[int, tuple[ci.Cursor, int]]:
     """Start offset of each pipelined ``for`` (in text order) -> (its cursor, its
-    unroll factor); a pragma belongs to the innermost ``for`` whose braced body holds it,
+    unroll factor); a pragma belongs to the innermost ``for`` that holds it in its
+    region (:func:`_pragma_region`),
     and a ``for`` at a coordinate of ``model`` (the model's pipelined loops) is one too;
     a pipelined ``for`` inside another is not (Vitis unrolls it into the outer one's
     steps, as the model does)."""
     fors = [c for c in unit.tu.cursor.walk_preorder() if c.kind in LOOP_KINDS
             and unit.in_main(c.location) and _written_loop(c, unit.data)]
-    bodies = [(c, body) for c in fors
-              for body in [_loop_body(c)] if body.kind == K.COMPOUND_STMT]
+    regions = [(c, _pragma_region(c)) for c in fors]
     owners = []
     for pragma in unit.pragmas:
-        around = [(c, b) for c, b in bodies
-                  if b.extent.start.offset < pragma.start < b.extent.end.offset]
+        around = [(c, r) for c, r in regions if r[0] < pragma.start < r[1]]
         if around:
-            owners.append((pragma.text, max(around, key=lambda cb: cb[1].extent.start.offset)[0]))
+            owners.append((pragma.text, max(around, key=lambda cr: cr[1][0])[0]))
     pipelined = {loop.extent.start.offset: loop for text, loop in owners
                  if _PIPELINE.match(text)}
     factors = {loop.extent.start.offset: int(m.group(1)) for text, loop in owners
@@ -366,6 +365,16 @@ def _traced_loops(unit: clangtu.Unit, model: dict[tuple[int, int], int]
         other.extent.start.offset < key and c.extent.end.offset <= other.extent.end.offset
         for other in pipelined.values())}  # a pipeline inside one is unrolled into it
     return {key: (outermost[key], factors.get(key, 1)) for key in sorted(outermost)}
+
+
+def _pragma_region(loop: ci.Cursor) -> tuple[int, int]:
+    """Where a pragma of ``loop`` may be written: inside its body's braces, or for a
+    body without braces, between its header and its statement (the loop's start
+    stands for the header's end: a pragma line cannot be inside the header)."""
+    body = _loop_body(loop)
+    if body.kind == K.COMPOUND_STMT:
+        return body.extent.start.offset, body.extent.end.offset
+    return loop.extent.start.offset, body.extent.end.offset
 
 
 def _written_loop(cursor: ci.Cursor, data: bytes) -> bool:
