@@ -928,3 +928,39 @@ def test_a_templates_blocks_may_declare_one_name_in_two_shapes(tmp_path):
     shapes = {a.array.name: a.array.shape for a in compiled.report.solution.arrays}
     assert (shapes["t"], shapes["t_2"]) == ((16,), (8,))
     _build_and_run(outdir, "tblocks", tmp_path)
+
+
+WINDOW_HEADER = """#include "hls_stream.h"
+#include <cmath>
+template <int N>
+void window(hls::stream<int> &in, hls::stream<int> &out) {
+  int buf[4][N];
+  for (int i = 0; i < N; i++) {
+#pragma HLS pipeline II=1
+    for (int k = 0; k < 3; k++) buf[k][i] = buf[k + 1][i];
+    buf[3][i] = in.read();
+    out.write(buf[0][i] + buf[1][i] + buf[2][i] + buf[3][i]);
+  }
+}
+inline int twice(int x) { return 2 * x; }
+"""
+
+
+def test_a_callee_with_loops_in_a_header_of_the_kernels_own_is_a_warning(tmp_path):
+    """A function of a local header is not read (only the kernel file is): when its body
+    has a loop, its pipeline and arrays go unanalysed, and the call says so (a stream
+    kernel calling one was reported with no array and no loop, silently).  A loop-free
+    helper of that header and the system's and Vitis' headers are no concern."""
+    (tmp_path / "lib.h").write_text(WINDOW_HEADER)
+    path = _kernel_file(tmp_path, "streamed.cpp", """#include "lib.h"
+void streamed(hls::stream<int> &in, hls::stream<int> &out, int v[4]) {
+  v[0] = twice(v[1]) + (int)std::sqrt((float)v[2]);
+  window<64>(in, out);
+  window<64>(in, out);
+}
+""")
+    kernel = frontend.parse_kernel(path)
+    assert kernel.warnings == (
+        f"{path}:4:3: warning: 'window' is defined in lib.h:4, outside the kernel file: "
+        "arraypart does not see its loops, their pipelines and the arrays they access "
+        "(define it in the kernel file to have them analysed)",)

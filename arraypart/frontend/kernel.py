@@ -18,7 +18,7 @@ from typing import Mapping
 import clang.cindex as ci
 
 from .. import interrupts
-from ..errors import Coord, KernelError
+from ..errors import Coord, KernelError, warning_text
 from ..ir import Kernel, SourceUnit
 from . import clangtu
 from . import cnodes as N
@@ -27,6 +27,7 @@ from .cexpr import fold
 from .directives import Directive, anchored
 from .lower import lower_function
 from .pipelining import auto_pipeline
+from .templates import specialized_template
 
 BYTE_ORDER_MARK = "\ufeff"
 # Kernels, tables included, are tens of kilobytes; a megabyte bounds one parse.
@@ -204,7 +205,41 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
                         own_headers.macros(unit, user_end))
     return Kernel(Path(filename).stem, func.name, filename, lowered.arrays, body,
                   func.coord, tuple(sorted(values.items())), lowered.params, source,
-                  tuple(misplaced) + lowered.warnings)
+                  tuple(misplaced) + lowered.warnings
+                  + _unseen_loops(unit, user_end, own_headers))
+
+
+_LOOP_KINDS = (ci.CursorKind.FOR_STMT, ci.CursorKind.WHILE_STMT, ci.CursorKind.DO_STMT)
+
+
+def _unseen_loops(unit: clangtu.Unit, user_end: int,
+                  own_headers: "_OwnHeaders") -> tuple[str, ...]:
+    """A located warning at the first call of each function defined in a header of the
+    kernel's own whose body has a loop: arraypart reads the kernel file only, so that
+    loop's pipeline and the arrays it reads are not analysed (an array passed to such
+    a function is an error where the call is lowered)."""
+    calls, stack = [], [c for c in unit.tu.cursor.get_children()
+                        if unit.in_main(c.location) and c.location.offset < user_end]
+    while stack:
+        cursor = stack.pop()
+        stack.extend(cursor.get_children())
+        if cursor.kind == ci.CursorKind.CALL_EXPR and cursor.referenced is not None:
+            calls.append(cursor)
+    warned: dict[str, str] = {}
+    for call in sorted(calls, key=lambda c: c.extent.start.offset):
+        callee = specialized_template(call.referenced) or call.referenced
+        callee = callee.get_definition() or callee
+        if (callee.spelling in warned or unit.in_main(callee.location)
+                or not own_headers.own(callee.location)
+                or not any(c.kind in _LOOP_KINDS for c in callee.walk_preorder())):
+            continue
+        where = callee.location
+        warned[callee.spelling] = warning_text(unit.coord(call.extent.start.offset), (
+            f"'{callee.spelling}' is defined in {os.path.basename(where.file.name)}:"
+            f"{where.line}, outside the kernel file: arraypart does not see its loops, "
+            "their pipelines and the arrays they access (define it in the kernel file to "
+            "have them analysed)"))
+    return tuple(warned.values())
 
 
 def _apply_overrides(text: str, overrides: Mapping[str, int]) -> tuple[str, dict[str, int]]:
