@@ -143,6 +143,35 @@ def test_ap_memory_array_is_on_chip_and_banked_per_dimension(tmp_path):
     assert a.conflict_free and loop_ii(report) == [1]
 
 
+NEIGHBOURS = """void neighbours(float out[64], float img[64]) {
+#pragma HLS INTERFACE mode = ap_memory port = img storage_type = %s
+  for (int i = 1; i < 63; i++) {
+#pragma HLS pipeline II=1
+    out[i] = img[i - 1] + img[i + 1];
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("storage, banks", [("ram_1p", 2), ("ram_2p", 1)])
+def test_the_storage_type_of_an_ap_memory_port_is_its_port_model(tmp_path, storage, banks):
+    """UG1399's ``storage_type=`` on an ap_memory INTERFACE: two reads per cycle of a
+    single-port ``img`` need two banks (it was taken as true dual-port, one memory at a
+    claimed II 1)."""
+    path = write(tmp_path, "n.cpp", NEIGHBOURS % storage)
+    report = arraypart.analyze(path, ports=2)
+    img = array(report, "img")
+    assert img.array.storage == storage and img.banking.scheme.banks >= banks
+    assert (img.banking.scheme.banks == 1) == (banks == 1) and loop_ii(report) == [1]
+
+
+def test_an_unknown_storage_type_of_a_port_is_a_located_error(tmp_path):
+    path = write(tmp_path, "n.cpp", NEIGHBOURS % "ram_9p")
+    with pytest.raises(KernelError, match="unknown storage type 'ram_9p'") as raised:
+        arraypart.analyze(path)
+    assert (raised.value.coord.line, raised.value.coord.col) == (2, 51)
+
+
 def test_pointer_with_ap_memory_stays_one_memory(tmp_path):
     """Vitis cannot partition a pointer: on-chip, it keeps one memory and its II."""
     path = write(tmp_path, "four.cpp", FOUR_READS.format(mode="ap_memory", extra=""))

@@ -7,6 +7,8 @@ Per UG1399 ("Interfaces", "M_AXI Bundles"):
   carries the m_axi offset: the port stays ``m_axi``); without one, pointer and unsized array parameters (``int *a``,
   ``int a[]``, ``int a[][N]``) are ``m_axi`` (the kernel flow's default) and fixed-size
   arrays ``ap_memory``;
+- ``storage_type=`` (``ap_memory``) names the port model of the on-chip memory, as
+  ``bind_storage type=`` does for a local array;
 - ``m_axi``: off-chip memory behind the bundle's adapter (``gmem0`` unless ``bundle=``),
   never partitioned; ``ap_memory`` / ``bram``: on-chip block RAM, partitionable when the
   parameter is an array (a pointer keeps one memory);
@@ -66,6 +68,7 @@ class Interface:
     depth: int | None
     coord: Coord | None
     unread_depth: str | None = None  # a depth= value arraypart cannot read
+    storage: str | None = None  # ap_memory's storage_type=: the port model of its banks
 
     @property
     def off_chip(self) -> bool:
@@ -96,7 +99,8 @@ def interface_pragmas(func: N.FuncDef, reader: PragmaReader) -> dict[str, Interf
         unread = written if written is not None and depth is None else None
         if mode == REGISTER_MODE and port in found and found[port].off_chip:
             continue  # the m_axi port's offset register, the memory stays off-chip
-        found[port] = Interface(mode, bundle, depth, reader.coord(pragma), unread)
+        found[port] = Interface(mode, bundle, depth, reader.coord(pragma), unread,
+                                reader.storage_type(pragma, "storage_type"))
     return found
 
 

@@ -152,7 +152,7 @@ class MemoryLowering:
         array = self._arrays[param.name]
         self._arrays[param.name] = replace(
             array, bundle=iface.bundle if iface.off_chip else None,
-            fifo=iface.mode if iface.fifo else None,
+            fifo=iface.mode if iface.fifo else None, storage=iface.storage,
             partitionable=not (iface.off_chip or iface.fifo
                                or param.ctype.kind == POINTER_KIND))
 
