@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import glob
+import os
 from pathlib import Path
 
 import pytest
 
 from arraypart import expr as E
 from arraypart.errors import KernelError
+from arraypart.frontend import clangtu
 from arraypart.frontend import cnodes as N
 from arraypart.frontend import parse_kernel, parse_source
 from arraypart.ir import If, Loop, Stmt
@@ -647,3 +650,19 @@ def test_loop_directives_may_stand_anywhere_in_the_body():
              "  for (int i = 1; i < 8; i++) B[i] = A[i];\n}\n")
     (function,) = parse_source(whole, "k.c").body
     assert (function.name, function.pipeline_ii) == ("k", 1)
+
+
+@pytest.mark.skipif(not glob.glob(os.path.join(clangtu.GCC_BUILTIN_HEADERS, "omp.h")),
+                    reason="GCC's omp.h is not installed")
+def test_gccs_own_headers_parse_where_a_kernel_includes_them():
+    """GCC's folder of compiler headers stands in for clang's: its omp.h names a
+    deallocator in ``__malloc__(f)``, which clang refused (exit 2 on a kernel that
+    includes it when present, as parallel CPU versions of HLS kernels do)."""
+    kernel = parse_source("""#if __has_include(<omp.h>)
+#include <omp.h>
+#endif
+void k(int a[16], int b[16]) {
+  for (int i = 0; i < 16; i++) b[i] = a[i] + a[15 - i];
+}
+""", "k.cpp")
+    assert [a.name for a in kernel.arrays] == ["a", "b"]

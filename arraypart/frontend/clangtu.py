@@ -44,6 +44,9 @@ SYNTHESIS_DEFINE = "-D__SYNTHESIS__"
 # clang's own freestanding headers (stddef.h, stdbool.h, ...) are not in the libclang
 # wheel; GCC's serve the same purpose where it is installed.
 GCC_BUILTIN_HEADERS = "/usr/lib/gcc/*/*/include"
+# GCC 11's headers there (omp.h) name a deallocator in ``__attribute__((__malloc__(f)))``,
+# an error to clang: the macro drops the arguments (``__malloc__`` alone is left as is).
+GCC_ATTRIBUTE_DEFINES = ("-D__malloc__(...)=__malloc__",)
 ERROR_SEVERITY = ci.Diagnostic.Error
 # Errors of recent clang that the clang of Vitis HLS (and gcc) only warn about:
 # ``min(a, b)`` without a declaration is common in kernels.
@@ -240,7 +243,7 @@ def clang_arguments(filename: str, options: Options, kernel_dir: str | None) -> 
     args += [f"-I{d}" for d in options.include_dirs]
     args.append(f"-I{hls_include_dir(options.hls_include)}")
     for builtin in sorted(glob.glob(GCC_BUILTIN_HEADERS))[-1:]:
-        args += ["-isystem", builtin]
+        args += ["-isystem", builtin, *GCC_ATTRIBUTE_DEFINES]
     args.append(SYNTHESIS_DEFINE)
     args += [f"-D{name}={value}" for name, value in options.defines]
     return args
