@@ -106,3 +106,35 @@ def test_cli_reads_directives_and_continuation_lines(kernels, tmp_path, capsys):
     assert code == 0, capsys.readouterr().err
     assert '"name": "cols"' in capsys.readouterr().out
     assert cli.main(["analyze", str(plain), "--directives", str(tmp_path / "none.tcl")]) == 2
+
+
+SUMMED = """int summed(int mem[128]) {
+  int sum = 0;
+SUM_LOOP:
+  for (int i = 0; i < 128; ++i)%s
+    sum += mem[i];%s
+  return sum;
+}
+"""
+
+
+@pytest.mark.parametrize("braces", [("", ""), (" {", " }")])
+def test_an_unroll_directive_on_a_loop_written_as_blocks_is_not_kept(tmp_path, braces):
+    """``set_directive_unroll -factor 4`` on a loop pipelined by default, its body with
+    or without braces: the loop is written as blocks of 4 lanes, whose lane loop carries
+    the unroll, so the directive leaves directives.tcl (kept, Vitis would unroll the
+    block loop as well).  The directive was called a location the kernel lacks when the
+    body had no braces, and its text-less pragma overlapped the header's edit when it
+    had them."""
+    path = tmp_path / "summed.cpp"
+    path.write_text(SUMMED % braces)
+    tcl = tmp_path / "d.tcl"
+    tcl.write_text("set_directive_unroll -factor 4 summed/SUM_LOOP\n"
+                   "set_directive_loop_tripcount -max 128 summed/SUM_LOOP\n")
+    compiled = arraypart.compile_kernel(path, directives=str(tcl))
+    assert not any("ignored" in w for w in compiled.report.warnings)
+    emitted = compiled.files["summed.cpp"]
+    assert "i_blk < 32" in emitted and "#pragma HLS unroll\n" in emitted
+    assert compiled.files["directives.tcl"] == (
+        "set_directive_loop_tripcount -max 128 summed/SUM_LOOP\n")
+    assert [loop["achieved_ii"] for loop in compiled.report.to_json()["loops"]] == [1]

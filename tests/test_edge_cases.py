@@ -180,3 +180,72 @@ def test_irregular_reads_are_separated_only_by_duplication(tmp_path):
 @needs_gxx
 def test_irregular_duplicated_code_matches_original(tmp_path):
     assert_the_testbench_passes(compile_text(tmp_path, "irregular", IRREGULAR, ports=1), tmp_path)
+
+
+BRACELESS = {
+    "strip_mined": """\
+        int strip_mined(int mem[128]) {
+          int sum = 0;
+          for (int i = 0; i < 128; ++i)
+        #pragma HLS unroll factor=4
+            sum += mem[i];
+          return sum;
+        }
+        """,
+    "routed": """\
+        void routed(const int in[64], int out[62]) {
+          int buf[64];
+        #pragma HLS bind_storage variable=buf type=ram_1p
+          for (int i = 0; i < 64; i++)
+        #pragma HLS pipeline II=1
+            buf[i] = in[i];
+          for (int i = 0; i < 62; i++)
+        #pragma HLS pipeline II=1
+            out[i] = buf[i] + buf[i + 1] + buf[i + 2];
+        }
+        """,
+}
+
+
+@needs_gxx
+@pytest.mark.parametrize("name", sorted(BRACELESS))
+def test_a_loop_body_without_braces_is_rewritten_inside_braces(tmp_path, name):
+    """A body written without braces, its pragmas between the header and its one
+    statement: the lane loop of a partial unroll, or the routing of a bank-centric
+    loop, goes inside braces the emission adds (the edits were placed as if the
+    statement were a block: the emitted code did not parse, or two edits overlapped)."""
+    compiled = compile_text(tmp_path, name, BRACELESS[name])
+    emitted = compiled.files[f"{name}.cpp"]
+    assert emitted.count("{") == emitted.count("}") and "#pragma HLS unroll" in emitted
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
+CONDITIONED = """\
+    #define OPT %s
+    int conditioned(int a[16], int b[16]) {
+      int result = 0;
+      for (int i = 0; i < 16; i++) {
+    #pragma HLS if (OPT == 1 || OPT > 8) PIPELINE II=2
+    #pragma HLS if ((OPT - 1) * 2 == 2 && !(OPT != 2)) UNROLL factor=16
+        result += a[i] * b[i];
+      }
+      return result;
+    }
+    """
+
+
+@needs_gxx
+@pytest.mark.parametrize("opt, ii, unrolled, warned", [
+    ("1", 2, False, 0), ("2", 1, True, 0), ("3", 1, False, 0), ("x", 1, False, 2)])
+def test_a_conditional_pragma_applies_where_its_condition_holds(
+        tmp_path, opt, ii, unrolled, warned):
+    """UG1399's ``#pragma HLS if (condition) <directive>``: the directive applies where
+    the constant condition holds (it was an unknown directive, ignored: 1 memory per
+    array at II 1 where Vitis unrolls by 16); a condition arraypart cannot read is
+    said, and the pragma ignored."""
+    compiled = compile_text(tmp_path, "conditioned", CONDITIONED % opt)
+    (loop,) = compiled.report.to_json()["loops"]
+    assert loop["target_ii"] == ii and (loop["trip_count"] == 1) == unrolled
+    assert (solved(compiled, "a").banking.scheme.banks == 16) == unrolled
+    assert sum("conditional pragma" in w for w in compiled.report.warnings) == warned
+    assert_the_testbench_passes(compiled, tmp_path)

@@ -29,12 +29,15 @@ import textwrap
 from ..banking.solution import ArraySolution, Solution
 from ..errors import KernelError
 from ..frontend import cnodes as N
+from ..frontend.pragmas import CONDITION
 from ..ir import Kernel
 from . import bankcentric, phases
 from .layout import Explicit, ExplicitRewriter, whole_uses
 from .textedit import MAX_LINE, Edit, apply, statement_end
 
-_PRAGMA_KIND = re.compile(r"^\s*HLS\s+(\w+)", re.IGNORECASE)
+# A pragma's directive, past the condition of a conditional one (replaced whether
+# it holds or not: one that does not is off in Vitis too).
+_PRAGMA_KIND = re.compile(rf"^\s*HLS\s+(?:{CONDITION})?(\w+)", re.IGNORECASE)
 _PRAGMA_VARIABLE = re.compile(rb"(\bvariable\s*=\s*)(\w+)", re.IGNORECASE)
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _BANK_SUFFIX = "_bank"
@@ -115,6 +118,29 @@ def crossbars(kernel: Kernel, solution: Solution) -> dict[str, tuple[int, int]]:
         if lanes > out.get(g.array.name, (0, 0))[0]:
             out[g.array.name] = (lanes, g.banking.scheme.banks)
     return out
+
+
+def blocked_directives(kernel: Kernel, solution: Solution) -> frozenset:
+    """The coordinates of the ``--directives`` unroll commands on loops written as
+    blocks: the lane loop's own ``#pragma HLS unroll`` replaces them, and kept they
+    would unroll the block loop too."""
+    for_nodes = _for_nodes(kernel.source.func)
+    plan = _plan(kernel, solution, set(_IDENTIFIER.findall(kernel.source.text)),
+                 for_nodes, _local_array_decls(kernel.source, solution))
+    return frozenset(item.line.coord for u in plan.unrolled
+                     for item in _unroll_pragmas(for_nodes[u.loop.coord])
+                     if item.line.directive)
+
+
+def _unroll_pragmas(node: N.For) -> list[N.Pragma]:
+    return [item for item in _leading_pragmas(node)
+            if _directive(item.line.text) == "unroll"]
+
+
+def _directive(text: str) -> str | None:
+    """The directive of a pragma line's text (``pipeline``), lower-cased."""
+    found = _PRAGMA_KIND.match(text)
+    return None if found is None else found.group(2).lower()
 
 
 def _names(group: bankcentric.Group, ex: Explicit, taken: set[str]) -> bankcentric.Names:
@@ -216,8 +242,8 @@ def _write_blocks(data: bytes, node: N.For, unrolled, opening: list[str],
                                       "the kernel file")
     edits = [Edit(lo, hi, f"{type_name} {block} = 0; {block} < {unrolled.blocks}; "
                           f"{block}++", breakable=False)]
-    for item in _leading_pragmas(node):
-        if re.match(r"^\s*HLS\s+unroll\b", item.line.text, re.IGNORECASE):
+    for item in _unroll_pragmas(node):
+        if not item.line.directive:  # a directive: blocked_directives drops it
             a, b = _line_span(data, item.start, item.end)
             edits.append(Edit(a, b, ""))
     opening += [f"for ({type_name} {lane} = 0; {lane} < {factor}; {lane}++) {{",
@@ -253,6 +279,8 @@ def _wrap_body(data: bytes, node: N.For, head: list[str], tail: list[str]) -> li
     body = node.stmt
     if not head and not tail:
         return []
+    if isinstance(body, N.Compound) and not body.braced and body.start >= 0:
+        return _brace_body(data, body, head, tail)
     if isinstance(body, N.Compound) and body.start >= 0 and body.end > body.start:
         lead = _leading_pragmas(node)
         if lead:
@@ -274,6 +302,25 @@ def _wrap_body(data: bytes, node: N.For, head: list[str], tail: list[str]) -> li
     end = statement_end(data, body.end)
     return [Edit(body.start, body.start, "{\n" + "".join(f"{l}\n" for l in head), False),
             Edit(end, end, "\n" + "".join(f"{l}\n" for l in tail) + "}", False)]
+
+
+def _brace_body(data: bytes, body: N.Compound, head: list[str],
+                tail: list[str]) -> list[Edit]:
+    """Braces around a loop body written without them (its leading pragmas, then one
+    statement), ``head`` after the pragmas and ``tail`` after the statement (the
+    ``--directives`` commands among the pragmas have no text)."""
+    first = data.rfind(b"\n", 0, body.start) + 1
+    statement = body.items[-1]
+    line_start = data.rfind(b"\n", 0, statement.start) + 1
+    indent = data[line_start:statement.start].decode()
+    indent = indent if not indent.strip() else ""
+    written = [n for n in body.items[:-1] if not n.line.directive]
+    at = _line_span(data, written[-1].start, written[-1].end)[1] if written else first
+    end = statement_end(data, body.end)
+    return [Edit(first, first, f"{indent[:-2]}{{\n", False),
+            Edit(at, at, _block_text(head, at, data, indent), False),
+            Edit(end, end, _block_text(tail, end, data, indent)
+                 + f"{indent[:-2]}}}", False)]
 
 
 def _body_indent(data: bytes, body: N.Compound) -> str:
@@ -381,12 +428,12 @@ def _edit_function_pragmas(data: bytes, func: N.FuncDef, handled, own: dict[str,
     for node in N.walk(func.body):
         if not isinstance(node, N.Pragma) or node.line.directive:
             continue  # a --directives command: project.kept_directives decides
-        kind = _PRAGMA_KIND.match(node.line.text)
+        kind_name = _directive(node.line.text)
         raw = data[node.start:node.end]
         var = _PRAGMA_VARIABLE.search(raw)
-        if kind is None or var is None:
+        if kind_name is None or var is None:
             continue
-        kind_name, written = kind.group(1).lower(), var.group(2).decode()
+        written = var.group(2).decode()
         name = own.get(written, written)
         if kind_name == "array_partition" and written in parameters:
             edits.append(_drop(data, node))

@@ -269,7 +269,11 @@ class Pragma(Node):
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Compound(Node):
+    """``{ items }``; not ``braced``: a loop body written without braces, its leading
+    pragmas and its one statement (from the first pragma to the statement's end)."""
+
     items: tuple[Node, ...] = ()
+    braced: bool = True
 
     def children(self):
         return self.items
@@ -839,12 +843,13 @@ class Converter:
         if isinstance(body, Compound):
             return body
         lead = [Pragma(p.coord, p.start, p.end, p) for p in self._pragmas
-                if after < p.start < body.start]
+                if after < p.start < body.start or p.directive and p.start == body.start]
         for p in lead:
             self._pragmas.remove(p.line)
         if not lead:
             return body
-        return Compound(body.coord, body.start, body.end, tuple(lead) + (body,))
+        return Compound(body.coord, lead[0].start, body.end, tuple(lead) + (body,),
+                        braced=False)
 
     # ------------------------------------------------------------ expressions
 

@@ -178,7 +178,7 @@ def anchored(unit: Unit, directives: tuple[Directive, ...],
                 else f"loop labelled '{d.label}' in function '{d.function}'")
         known = ["/".join(filter(None, k)) for k in bodies]
         near = difflib.get_close_matches(d.location, known, n=1)
-        hint = f" (did you mean {near[0]}?)" if near else " (loop bodies need braces)"
+        hint = f" (did you mean {near[0]}?)" if near else ""
         warnings.append(f"{d.coord}: warning: set_directive_{d.kind} ignored: no {what} "
                         f"in {unit.filename}{hint}")
     return lines, warnings
@@ -214,8 +214,19 @@ def _labelled_loop_bodies(body: ci.Cursor):
         c = stack.pop()
         kids = list(c.get_children())
         if c.kind == K.LABEL_STMT and kids and kids[0].kind in loops:
-            loop_body = next((k for k in reversed(list(kids[0].get_children()))
-                              if k.kind == K.COMPOUND_STMT), None)
-            if loop_body is not None:
-                yield c.spelling, loop_body.extent.start.offset + 1
+            at = _body_start(kids[0])
+            if at is not None:
+                yield c.spelling, at
         stack.extend(kids)
+
+
+def _body_start(loop: ci.Cursor) -> int | None:
+    """Where a directive on ``loop`` applies: just inside the ``{`` of its body, or at
+    the start of a ``for`` or ``while`` body written without braces (the front end
+    takes a directive there as the body's leading pragma)."""
+    K = ci.CursorKind
+    kids = list(loop.get_children())
+    body = kids[0] if loop.kind == K.DO_STMT else kids[-1]
+    if body.kind == K.COMPOUND_STMT:
+        return body.extent.start.offset + 1
+    return None if loop.kind == K.DO_STMT else body.extent.start.offset

@@ -33,6 +33,11 @@ MAX_PRAGMA_VALUE = 2 ** 31 - 1  # Vitis reads pragma integers as a C int
 # Storage types Vitis accepts that arraypart has no port model for, and what they are.
 UNMODELLED_STORAGE = {"fifo": "a FIFO"}
 _OPTION_RE = re.compile(r"\s*=\s*")
+# ``#pragma HLS if (condition) <directive> ...`` (UG1399, "Conditional Control of
+# Pragmas"): the directive applies where the constant condition holds.  A condition
+# nests parentheses two deep at most here.
+CONDITION = r"if\s*\(((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)\s*"
+_CONDITIONED = re.compile(rf"^(\s*\w+\s+){CONDITION}", re.IGNORECASE)
 # Spaces around an operator inside a value (``max = c_size * c_size``) keep it one word.
 _OPERATOR_RE = re.compile(r"(?<=[\w)])\s*([*/+-])\s*(?=[\w(])")
 # Every directive Vitis HLS reads (UG1399, "HLS Pragmas"), the deprecated ones included.
@@ -74,6 +79,42 @@ def pragma_int(written: str, constants) -> int | None:
         return None
     value = _pragma_value(tree, constants)
     return value if value is not None and value >= 0 else None
+
+
+def pragma_condition(written: str, constants) -> bool | None:
+    """The truth of a conditional pragma's condition: integers and named constants
+    under ``+ - * / ( )``, the comparisons and ``&& || !`` (C's meaning); None when it
+    is anything else (a template parameter, a call)."""
+    python = written.replace("&&", " and ").replace("||", " or ")
+    python = re.sub(r"!(?!=)", " not ", python)
+    try:
+        tree = ast.parse(python.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    return _truth(tree, constants)
+
+
+def _truth(node: ast.AST, constants) -> bool | None:
+    if isinstance(node, ast.BoolOp):
+        values = [_truth(v, constants) for v in node.values]
+        if None in values:
+            return None
+        return all(values) if isinstance(node.op, ast.And) else any(values)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        value = _truth(node.operand, constants)
+        return None if value is None else not value
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 \
+            and type(node.ops[0]) in _COMPARISONS:
+        a = _pragma_value(node.left, constants)
+        b = _pragma_value(node.comparators[0], constants)
+        return None if a is None or b is None else _COMPARISONS[type(node.ops[0])](a, b)
+    value = _pragma_value(node, constants)
+    return None if value is None else value != 0
+
+
+_COMPARISONS = {ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b,
+                ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
+                ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b}
 
 
 def _c_divide(a: int, b: int) -> int | None:
@@ -135,8 +176,19 @@ class PragmaReader:
     # ------------------------------------------------------------ parsing
 
     def parse(self, node: N.Pragma) -> HlsPragma | None:
-        """The HLS pragma ``node`` holds, or None for a non-HLS pragma."""
-        words = _OPERATOR_RE.sub(r"\1", _OPTION_RE.sub("=", node.line.text)).split()
+        """The HLS pragma ``node`` holds, or None for a non-HLS pragma or a conditional
+        one whose condition is false (its kind ``if`` when arraypart cannot tell)."""
+        text = node.line.text
+        conditioned = _CONDITIONED.match(text)
+        if conditioned is not None and conditioned.group(1).strip().lower() in HLS_PREFIXES:
+            holds = pragma_condition(conditioned.group(2), self._constants)
+            if holds is None:
+                return HlsPragma("if", (("condition", conditioned.group(2).strip()),), (),
+                                 node)
+            if not holds:
+                return None
+            text = conditioned.group(1) + text[conditioned.end():]
+        words = _OPERATOR_RE.sub(r"\1", _OPTION_RE.sub("=", text)).split()
         if len(words) < 2 or words[0].lower() not in HLS_PREFIXES:
             return None
         options, flags = [], []
@@ -244,6 +296,11 @@ class PragmaReader:
         pragma), naming the nearest known directive; None for a known one."""
         if pragma.kind in KNOWN_DIRECTIVES:
             return None
+        if pragma.kind == "if":
+            return warning_text(self.coord(pragma), (
+                f"the condition ({pragma.option('condition')}) of this conditional pragma "
+                "is not a constant arraypart can read (integers, #define and const names): "
+                "the pragma is ignored"))
         close = difflib.get_close_matches(pragma.kind, KNOWN_DIRECTIVES, n=1,
                                           cutoff=SUGGESTION_CUTOFF)
         hint = f"; did you mean '{close[0]}'?" if close else ""
@@ -267,15 +324,23 @@ class PragmaReader:
 
     def storage(self, pragma: HlsPragma) -> tuple[str, str | None]:
         """``bind_storage type=<port model> [impl=...]``: (type, impl)."""
-        kind = pragma.option("type")
+        kind = self.storage_type(pragma, "type")
         if kind is None:
             self.error(pragma, "bind_storage needs type=<storage type>")
+        impl = pragma.option("impl")
+        return kind, None if impl is None else impl.lower()
+
+    def storage_type(self, pragma: HlsPragma, key: str) -> str | None:
+        """The port model ``key=`` names (``bind_storage type=``, ``INTERFACE
+        storage_type=``), lower-cased; None when the option is absent."""
+        kind = pragma.option(key)
+        if kind is None:
+            return None
         if kind.lower() in UNMODELLED_STORAGE:
             self.error(pragma, f"storage type '{kind}' ({UNMODELLED_STORAGE[kind.lower()]}) "
                                "has no port model in arraypart yet (it models "
-                               f"{', '.join(PORT_MODELS)})", "type")
+                               f"{', '.join(PORT_MODELS)})", key)
         if kind.lower() not in PORT_MODELS:
             self.error(pragma, f"unknown storage type '{kind}' (expected "
-                               f"{', '.join(PORT_MODELS)})", "type")
-        impl = pragma.option("impl")
-        return kind.lower(), None if impl is None else impl.lower()
+                               f"{', '.join(PORT_MODELS)})", key)
+        return kind.lower()
