@@ -793,9 +793,12 @@ def check_unrollable(pipelined: Loop, nodes: tuple[Node, ...],
             span = E.add(node.bound[0], E.scale(-1, node.init[0]))
             if (len(node.init) != 1 or len(node.bound) != 1
                     or not E.variables(span) <= unrolled):
-                raise KernelError(node.coord, f"loop '{node.name}' inside pipelined loop "
-                                              f"'{pipelined.name}' is fully unrolled, so "
-                                              "its trip count must be a constant")
+                raise KernelError(node.coord, (
+                    f"loop '{node.name}' inside pipelined loop '{pipelined.name}' is fully "
+                    "unrolled, so its trip count must be a constant (Vitis cannot unroll "
+                    f"it either, and leaves '{pipelined.name}' unpipelined): give it a "
+                    "constant bound and test the variable one inside (for (k = 0; k < MAX; "
+                    f"k++) if (k < n) ...), or pipeline '{node.name}' instead"))
             check_unrollable(pipelined, node.body, unrolled | {node.var})
         elif isinstance(node, If):
             check_unrollable(pipelined, node.then + node.orelse, unrolled)
