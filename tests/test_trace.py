@@ -1134,3 +1134,33 @@ def test_a_pipeline_pragma_of_a_loop_without_braces_is_its_own(tmp_path):
     judged, _ = _agreeing(path, 2)
     assert [loop.claim.name for loop in judged.replay.loops] == ["L4"]
     assert len(judged.addresses.compared) == 1 and judged.untraced == ()
+
+
+@needs_gxx
+def test_reads_of_local_elements_nothing_wrote_are_warnings(tmp_path):
+    """temp[0], temp[1] (and temp[30], temp[31]) are read but never written: their values
+    are undefined, so a testbench difference there is the kernel's.  The trace says so
+    at the first such read of each reference; an initialized or static local, and
+    elements written first, are not reported."""
+    path = tmp_path / "unwritten.cpp"
+    path.write_text("""void unwritten(float out[32], float img[32]) {
+  float temp[32];
+  float zeros[32] = {0};
+  static float kept[32];
+  for (int j = 1; j < 15; j++) {
+#pragma HLS pipeline
+    temp[2 * j] = img[j];
+    temp[2 * j + 1] = img[j] + img[j + 1];
+  }
+  for (int j = 0; j < 32; j++) {
+#pragma HLS pipeline
+    out[j] = temp[j] + temp[(j + 1) % 32] + zeros[j] + kept[j];
+  }
+}
+""")
+    judged, _ = _agreeing(path, 2)
+    assert judged.unwritten == tuple(
+        f"{path}:12:{col}: warning: on the testbench's inputs this reads {element} before "
+        "anything writes it: its value is undefined, so the original and the banked "
+        "kernel may differ there" for col, element in ((14, "temp[0]"), (24, "temp[1]")))
+    assert judged.to_json()["unwritten_reads"] == list(judged.unwritten)

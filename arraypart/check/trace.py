@@ -34,6 +34,7 @@ from .addresses import AddressCheck, compare
 from .instrument import Instrumented, instrument
 from .replay import (RECORDED, Claim, LoopReplay, Memory, Replay, no_checkpoint, replay,
                      window_key)
+from .unwritten import uninitialized_locals, unwritten_reads
 from .walk import is_concurrent, regions
 
 __all__ = ["Claim", "TraceCheck", "Trace", "check_trace", "driver_source", "record"]
@@ -168,6 +169,7 @@ class TraceCheck:
     rule: bool
     untraced: tuple[Claim, ...]
     labels: tuple[str, ...] = ()
+    unwritten: tuple[str, ...] = ()  # warnings: reads of undefined local elements
 
     @property
     def disagreements(self) -> tuple[str, ...]:
@@ -190,6 +192,7 @@ class TraceCheck:
                 "run_seconds": round(self.trace.run_seconds, 3), "loops": loops,
                 "untraced": [str(c.coord) for c in self.untraced],
                 "addresses_compared": [str(c) for c in self.addresses.compared],
+                "unwritten_reads": list(self.unwritten),
                 "disagreements": list(self.disagreements)}
 
     def format(self) -> str:
@@ -215,7 +218,7 @@ class TraceCheck:
         lines.append(f"  addresses compared with the polyhedral model in "
                      f"{len(self.addresses.compared)} loop(s)")
         lines += ["  " + note for note in self.addresses.skipped]
-        return "\n".join(lines + list(self.disagreements))
+        return "\n".join(lines + list(self.unwritten) + list(self.disagreements))
 
     def _labels(self) -> tuple[str, ...]:
         return self.labels or ("",) * len(self.replay.loops)
@@ -305,7 +308,12 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
     claimed_places = {loops.instances[m].place for members in loops.members for m in members}
     untraced = tuple({i.place: c for c, i in zip(claims, loops.instances)
                       if i.place not in claimed_places}.values())
-    return TraceCheck(trace, result, addresses, rule, untraced, loops.labels)
+    unwritten = tuple(
+        f"{inst.sites[u.site].coord}: warning: on the testbench's inputs this reads "
+        f"{u.array}{''.join(f'[{x}]' for x in u.index)} before anything writes it: its "
+        "value is undefined, so the original and the banked kernel may differ there"
+        for u in unwritten_reads(trace.path, uninitialized_locals(kernel), checkpoint))
+    return TraceCheck(trace, result, addresses, rule, untraced, loops.labels, unwritten)
 
 
 @dataclass(frozen=True, slots=True)
