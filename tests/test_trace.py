@@ -1164,3 +1164,29 @@ def test_reads_of_local_elements_nothing_wrote_are_warnings(tmp_path):
         "anything writes it: its value is undefined, so the original and the banked "
         "kernel may differ there" for col, element in ((14, "temp[0]"), (24, "temp[1]")))
     assert judged.to_json()["unwritten_reads"] == list(judged.unwritten)
+
+
+@needs_gxx
+def test_a_pipelined_loop_of_a_function_never_called_is_not_listed(tmp_path):
+    """The trace instruments every pipelined loop of the file; one of a function the top
+    never calls runs 0 steps and is no loop of the model: nothing to say of it (it was
+    listed as a pipelined loop the model does not have)."""
+    path = tmp_path / "uncalled.cpp"
+    path.write_text("""void spare(int a[8]) {
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    a[i] = a[i] + 1;
+  }
+}
+void uncalled(int a[8], int b[8]) {
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    b[i] = a[i] * 2;
+  }
+}
+""")
+    report = arraypart.analyze(path, top="uncalled")
+    recorded = trace.record(report.kernel, clangtu.Options(), tmp_path)
+    judged = api.judge_trace(report, recorded)
+    assert [loop.steps for loop in judged.replay.loops] == [0, 8]
+    assert "does not have" not in judged.format() and judged.disagreements == ()
