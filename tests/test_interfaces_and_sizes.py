@@ -979,3 +979,20 @@ def test_classes_with_private_fields_compare_bit_for_bit(tmp_path):
     assert "bool same(const int4&" not in compiled.files["twice_tb.cpp"]
     run = run_testbench(compiled, tmp_path)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+
+
+def test_an_m_axi_cache_is_said_to_be_unmodelled(tmp_path):
+    """``#pragma HLS cache`` changes how many transfers a bundle makes, which arraypart
+    does not model: the II it reports for the loop may be worse than Vitis gets."""
+    path = write(tmp_path, "c.cpp", """void c(const int *in, int out[64]) {
+#pragma HLS interface m_axi port=in depth=66
+#pragma HLS cache port=in lines=1 depth=128
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    out[i] = in[i] + in[i + 1] + in[i + 2];
+  }
+}
+""")
+    report = arraypart.analyze(path)
+    assert any(w.startswith(f"{path}:3:1: warning: the cache of port 'in' is not modelled")
+               for w in report.warnings) and loop_ii(report) == [3]

@@ -282,6 +282,12 @@ class MemoryLowering:
             elif pragma.kind == "dependence":
                 self._apply_dependence(pragma, seen)
                 continue
+            elif pragma.kind == "cache":
+                self._warnings.append(warning_text(self._pragmas.coord(pragma), (
+                    f"the cache of port '{pragma.option('port')}' is not modelled: each "
+                    "access counts as a transfer on its bundle, so a loop that the cache "
+                    "serves may reach a better II in Vitis than arraypart reports")))
+                continue
             elif pragma.kind not in ("array_partition", "array_reshape", "bind_storage"):
                 continue
             if pragma.option("variable") in self._streams:
