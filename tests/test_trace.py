@@ -1190,3 +1190,29 @@ void uncalled(int a[8], int b[8]) {
     judged = api.judge_trace(report, recorded)
     assert [loop.steps for loop in judged.replay.loops] == [0, 8]
     assert "does not have" not in judged.format() and judged.disagreements == ()
+
+
+@needs_gxx
+def test_a_pipeline_vitis_cannot_build_is_not_traced_as_one(tmp_path):
+    """``L4``'s pragma pipelines a loop that holds ``L7``, whose trip count the data
+    choose: Vitis cannot unroll ``L7`` and ignores that pipeline, the model does too
+    (``L7`` pipelined by default), and so does the trace (it took ``L4`` as the
+    pipeline, ``L7`` as untraced)."""
+    path = tmp_path / "variable.cpp"
+    path.write_text("""void variable(const int in[64], int out[64], const int len[64]) {
+  int buf[64];
+  for (int i = 0; i < 64; i++) buf[i] = in[i];
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    int s = 0;
+    for (int k = 0; k < len[i] % 64; k++) s += buf[k];
+    out[i] = s;
+  }
+}
+""")
+    judged, _ = _agreeing(path, 2)
+    assert [loop.claim.name for loop in judged.replay.loops] == ["L3", "L7"]
+    assert judged.untraced == ()
+    compiled = arraypart.compile_kernel(path)
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout

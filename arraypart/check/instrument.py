@@ -343,7 +343,8 @@ def _traced_loops(unit: clangtu.Unit, model: dict[tuple[int, int], int]
     region (:func:`_pragma_region`),
     and a ``for`` at a coordinate of ``model`` (the model's pipelined loops) is one too;
     a pipelined ``for`` inside another is not (Vitis unrolls it into the outer one's
-    steps, as the model does)."""
+    steps, as the model does), unless the outer one's pipeline is only its pragma's and
+    the inner one is the model's (Vitis could not unroll a loop between them)."""
     fors = [c for c in unit.tu.cursor.walk_preorder() if c.kind in LOOP_KINDS
             and unit.in_main(c.location) and _written_loop(c, unit.data)]
     regions = [(c, _pragma_region(c)) for c in fors]
@@ -356,11 +357,19 @@ def _traced_loops(unit: clangtu.Unit, model: dict[tuple[int, int], int]
                  if _PIPELINE.match(text)}
     factors = {loop.extent.start.offset: int(m.group(1)) for text, loop in owners
                for m in [_UNROLL_FACTOR.match(text)] if m}
+    modelled = {}
     for c in fors:
         at = unit.coord(c.extent.start.offset)
-        if (at.line, at.col) in model and c.extent.start.offset not in pipelined:
-            pipelined[c.extent.start.offset] = c
-            factors[c.extent.start.offset] = model[(at.line, at.col)]
+        if (at.line, at.col) in model:
+            modelled[c.extent.start.offset] = c
+            if c.extent.start.offset not in pipelined:
+                pipelined[c.extent.start.offset] = c
+                factors[c.extent.start.offset] = model[(at.line, at.col)]
+    # a pragma's pipeline around one the model has is one Vitis could not unroll (a
+    # loop of variable trip count inside): its pragma is ignored, as the model ignores it
+    pipelined = {key: c for key, c in pipelined.items() if key in modelled or not any(
+        key < inner.extent.start.offset and inner.extent.end.offset <= c.extent.end.offset
+        for inner in modelled.values())}
     outermost = {key: c for key, c in pipelined.items() if not any(
         other.extent.start.offset < key and c.extent.end.offset <= other.extent.end.offset
         for other in pipelined.values())}  # a pipeline inside one is unrolled into it

@@ -94,7 +94,7 @@ class LoopLowering:
         if var in self._frame_vars and not declared:
             raise KernelError(start.coord if node.init is None else node.init.coord,
                               f"loop iterator '{var}' is already used by an enclosing loop")
-        pipeline_ii, unroll, pipeline_off = self._loop_pragmas(items[:header])
+        pipeline_ii, unroll, pipeline_off = self._loop_pragmas(items[:header], at=coord)
         header_reads: list[Access] = []
         try:
             if bound_changes:  # C tests the condition again after every iteration
@@ -272,7 +272,7 @@ class LoopLowering:
         subscripts through them are irregular; the header's reads count on entry
         and in every iteration, its increment's at the end of each."""
         coord = node.coord
-        pipeline_ii, unroll, pipeline_off = self._loop_pragmas(items[:header])
+        pipeline_ii, unroll, pipeline_off = self._loop_pragmas(items[:header], at=coord)
         name = label or f"L{coord.line}"
         if len(self._calls) > 1:
             name = f"{self._calls[-1].name}/{name}"
@@ -681,10 +681,12 @@ class LoopLowering:
         ends = [self._ends[v] for v in self._iterators]
         return stencil.refusal(loop, array.name, ends)
 
-    def _loop_pragmas(self, header: list[N.Pragma], *, unroll: bool = True
-                      ) -> tuple[int | None, int | None, bool]:
+    def _loop_pragmas(self, header: list[N.Pragma], *, unroll: bool = True,
+                      at: Coord | None = None) -> tuple[int | None, int | None, bool]:
         """``(pipeline II, unroll, pipeline off)`` from the pragmas that open a loop
-        body (a function body, without ``unroll``: only ``pipeline``)."""
+        body (a function body, without ``unroll``: only ``pipeline``); the loop at
+        ``at`` is not pipelined when it is one Vitis cannot pipeline
+        (:class:`Unpipelinable`)."""
         found: dict[str, int | None] = {}
         off = False
         for node in header:
@@ -701,7 +703,20 @@ class LoopLowering:
             read = self._pragmas.pipeline_ii if pragma.kind == "pipeline" else self._pragmas.unroll
             found[pragma.kind] = read(pragma)
             off = off or (pragma.kind == "pipeline" and self._pragmas.off(pragma))
+        if at in self._unpipelined:
+            found.pop("pipeline", None)
         return found.get("pipeline"), found.get("unroll"), off
+
+
+class Unpipelinable(KernelError):
+    """A pipelined loop (at ``pipelined``) holds a loop whose trip count is no constant:
+    Vitis cannot unroll that loop, so it does not pipeline the outer one
+    (:func:`.lower.lower_function` lowers the function again without that pipeline)."""
+
+    def __init__(self, coord: Coord, message: str, pipelined: Coord, warning: str):
+        super().__init__(coord, message)
+        self.pipelined = pipelined
+        self.warning = warning
 
 
 class _Uncountable(KernelError):
@@ -793,12 +808,18 @@ def check_unrollable(pipelined: Loop, nodes: tuple[Node, ...],
             span = E.add(node.bound[0], E.scale(-1, node.init[0]))
             if (len(node.init) != 1 or len(node.bound) != 1
                     or not E.variables(span) <= unrolled):
-                raise KernelError(node.coord, (
+                raise Unpipelinable(node.coord, (
                     f"loop '{node.name}' inside pipelined loop '{pipelined.name}' is fully "
                     "unrolled, so its trip count must be a constant (Vitis cannot unroll "
                     f"it either, and leaves '{pipelined.name}' unpipelined): give it a "
                     "constant bound and test the variable one inside (for (k = 0; k < MAX; "
-                    f"k++) if (k < n) ...), or pipeline '{node.name}' instead"))
+                    f"k++) if (k < n) ...), or pipeline '{node.name}' instead"),
+                    pipelined.coord, warning_text(pipelined.coord, (
+                        f"loop '{pipelined.name}' is not pipelined: it holds loop "
+                        f"'{node.name}' ({node.coord.line}:{node.coord.col}), whose trip "
+                        "count is not a constant, so Vitis cannot unroll it and ignores the "
+                        "pipeline (give that loop a constant bound and test the variable "
+                        "one inside, or pipeline it instead)")))
             check_unrollable(pipelined, node.body, unrolled | {node.var})
         elif isinstance(node, If):
             check_unrollable(pipelined, node.then + node.orelse, unrolled)

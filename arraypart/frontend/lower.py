@@ -37,7 +37,7 @@ from . import scalars as S
 from . import stencil
 from . import switches
 from .declarations import array_decl, refuse_array_typedefs
-from .loops import ESCAPES, LoopLowering, check_unrollable
+from .loops import ESCAPES, LoopLowering, Unpipelinable, check_unrollable
 from .memories import MemoryLowering
 from .pragmas import LOOP_DIRECTIVES, PragmaReader
 
@@ -96,8 +96,20 @@ def lower_function(func: N.FuncDef, globals_: tuple[N.Decl, ...], filename: str,
                    lines: list[str], defines: Mapping[str, int],
                    callees: Mapping[str, N.FuncDef | None] = {}) -> Lowered:
     """``func`` lowered, every call of ``callees`` (the file's other function
-    definitions, by name) inlined; ``globals_`` are the file-scope variables."""
-    return _Lowering(func, globals_, filename, lines, defines, callees).run()
+    definitions, by name) inlined; ``globals_`` are the file-scope variables.  A
+    pipelined loop that holds a loop of variable trip count is not pipelined, as in
+    Vitis: the function is lowered again without that pipeline, and a warning says so."""
+    unpipelined: dict[Coord, str] = {}
+    while True:
+        try:
+            lowered = _Lowering(func, globals_, filename, lines, defines, callees,
+                                frozenset(unpipelined)).run()
+        except Unpipelinable as error:
+            if error.pipelined in unpipelined:
+                raise
+            unpipelined[error.pipelined] = error.warning
+            continue
+        return replace(lowered, warnings=tuple(unpipelined.values()) + lowered.warnings)
 
 
 class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
@@ -105,8 +117,9 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
     shared by the methods of its parts (:mod:`.memories`, :mod:`.accesses`,
     :mod:`.loops`)."""
 
-    def __init__(self, func, globals_, filename, lines, defines, callees):
+    def __init__(self, func, globals_, filename, lines, defines, callees, unpipelined):
         self._func = func
+        self._unpipelined: frozenset[Coord] = unpipelined  # loops Vitis cannot pipeline
         self._source = "\n".join(lines).encode()
         self._globals = globals_
         self._constants: dict[str, int] = dict(defines)
@@ -420,7 +433,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         header = 0
         while header < len(items) and isinstance(items[header], N.Pragma):
             header += 1
-        ii, _, _ = self._loop_pragmas(items[:header], unroll=False)
+        ii, _, _ = self._loop_pragmas(items[:header], unroll=False, at=func.coord)
         for node in items[:header]:
             self._check_stray_stencil(node)
         if ii is None or self._pipelines:
