@@ -210,6 +210,13 @@ static void vectors_math_axis() {
   axis_stream.write(in);
   ap_axiu<32, 0, 0, 0> back = axis_stream.read();
   CHECK(back.data == 42 && back.last);
+  qdma_axis<64, 0, 0, 0> q;
+  q.set_data(7);
+  q.keep_all();
+  q.set_last(1);
+  CHECK(q.get_data() == 7 && q.get_keep() == 255 && q.get_last() == 1);
+  qdma_axis<32, 0, 0, 0> r(5);
+  CHECK(r.get_keep() == 15 && r.get_last() == 0);
 }
 
 int main() {
