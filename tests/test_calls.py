@@ -964,3 +964,33 @@ void streamed(hls::stream<int> &in, hls::stream<int> &out, int v[4]) {
         f"{path}:4:3: warning: 'window' is defined in lib.h:4, outside the kernel file: "
         "arraypart does not see its loops, their pipelines and the arrays they access "
         "(define it in the kernel file to have them analysed)",)
+
+
+DENSE = """struct config1 {
+  static const unsigned n_in = 16;
+  static const unsigned reuse_factor = 2;
+};
+template <class CONFIG_T, int SHIFT>
+void dense(const int data[CONFIG_T::n_in], const int w[CONFIG_T::n_in], int res[1]) {
+  int acc = 0;
+  for (unsigned i = 0; i < CONFIG_T::n_in; i++) {
+#pragma HLS pipeline II=CONFIG_T::reuse_factor
+#pragma HLS unroll factor=CONFIG_T::n_in / CONFIG_T::reuse_factor / SHIFT
+    acc += data[i] * w[i];
+  }
+  res[0] = acc;
+}
+void top(const int data[16], const int w[16], int res[1]) { dense<config1, 2>(data, w, res); }
+"""
+
+
+@needs_gxx
+def test_pragma_values_may_name_the_template_parameters(tmp_path):
+    """hls4ml writes ``II=CONFIG_T::reuse_factor``: a pragma in a template's text names
+    its parameters, bound per instantiation (an integer parameter's value, a static
+    member of a class parameter); they were values arraypart could not read (exit 2).
+    Here II 2 with 16 / 2 / 2 = 4 lanes per step."""
+    compiled = arraypart.compile_kernel(_kernel_file(tmp_path, "dense.cpp", DENSE))
+    (loop,) = compiled.report.to_json()["loops"]
+    assert (loop["target_ii"], loop["trip_count"], loop["achieved_ii"]) == (2, 4, 2)
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)

@@ -362,9 +362,9 @@ def _traced_loops(unit: clangtu.Unit, model: dict[tuple[int, int], int]
         at = unit.coord(c.extent.start.offset)
         if (at.line, at.col) in model:
             modelled[c.extent.start.offset] = c
-            if c.extent.start.offset not in pipelined:
-                pipelined[c.extent.start.offset] = c
-                factors[c.extent.start.offset] = model[(at.line, at.col)]
+            pipelined.setdefault(c.extent.start.offset, c)
+            # a factor the pragma spells with names (a template's parameters) is the model's
+            factors.setdefault(c.extent.start.offset, model[(at.line, at.col)])
     # a pragma's pipeline around one the model has is one Vitis could not unroll (a
     # loop of variable trip count inside): its pragma is ignored, as the model ignores it
     pipelined = {key: c for key, c in pipelined.items() if key in modelled or not any(

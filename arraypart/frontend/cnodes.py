@@ -479,6 +479,8 @@ class FuncDef(Node):
     namespaces: tuple[str, ...] = ()  # the enclosing namespaces, outermost first
     extern_c: bool = False  # declared inside extern "C"
     instance: str | None = None
+    # an instantiation's template parameters by name -> value (templates.bound_constants)
+    template_constants: tuple[tuple[str, int], ...] = ()
     nodes: tuple[Node, ...] = field(default=(), repr=False)
     array_refs: tuple["ArrayRef", ...] = field(default=(), repr=False)
     declared_elsewhere: bool = False  # first declared outside the kernel file (a header)
@@ -621,7 +623,8 @@ class Converter:
             _, start, end = self._span(template)
             self._pragmas.extend(p for p in self._written if start <= p.start < end
                                  and p not in self._pragmas)
-            done.append(replace(self.function(function), instance=key))
+            done.append(replace(self.function(function), instance=key,
+                                template_constants=templates.bound_constants(function)))
         return done
 
     def decl(self, cursor: ci.Cursor, *, param: bool = False, stmt: ci.Cursor | None = None,

@@ -492,6 +492,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
             self._constants.clear()
             self._constants.update(self._file_constants)
             self._constants.update(args.constants)
+            self._constants.update(callee.template_constants)
             self._restore((args.values, {}))
             self._scalars = S.integer_scalars(callee.nodes)
             self._types = S.integer_types(list(callee.params) + list(callee.nodes))

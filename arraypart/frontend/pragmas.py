@@ -58,10 +58,11 @@ MEMORY_CORE = re.compile(r"(ram|rom)_(1p|2p|s2p|t2p|np)(?:_(\w+))?", re.IGNORECA
 def pragma_int(written: str, constants) -> int | None:
     """A pragma's integer value: an expression of literals and named constants with
     ``+ - * /`` and parentheses (``c_chunk_sz * c_chunk_sz / (c_size_max * c_size_max)``;
-    ``/`` truncates as C's does); None when it is anything else, divides by zero or is
-    negative.  The text is read token by token as C's: a number C does not read
+    ``/`` truncates as C's does; a name may be qualified, ``CONFIG_T::n_in``); None when
+    it is anything else, divides by zero or is negative.  The text is read token by token as C's: a number C does not read
     (``1_0``, which Python would) is no value."""
     parts, text, at = [], written.strip(), 0
+    qualified: dict[str, int | None] = {}  # CONFIG_T::n as a Python name of its own
     while at < len(text):
         token = _PRAGMA_TOKEN.match(text, at)
         if token is None:
@@ -70,8 +71,14 @@ def pragma_int(written: str, constants) -> int | None:
         value = None if number is None else int_text(number)
         if number is not None and value is None:
             return None
+        if name is not None and "::" in name:
+            qualified[name] = constants.get(name)
+            name = f"_qualified{list(qualified).index(name)}"
         parts.append(name or operator or str(value))
         at = token.end()
+    if qualified:
+        constants = {**constants, **{f"_qualified{k}": v
+                                     for k, v in enumerate(qualified.values())}}
     python = " ".join(parts)
     try:
         tree = ast.parse(python, mode="eval").body
@@ -129,7 +136,7 @@ _PRAGMA_OPERATORS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
                      ast.Mult: lambda a, b: a * b, ast.Div: _c_divide}
 # A pragma value's tokens: a name, a number (int_text reads C's: hex, octal, binary,
 # u/l suffixes), an operator or a parenthesis.
-_PRAGMA_TOKEN = re.compile(r"\s*(?:([A-Za-z_]\w*)|(\d\w*)|([-+*/()]))\s*")
+_PRAGMA_TOKEN = re.compile(r"\s*(?:([A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)|(\d\w*)|([-+*/()]))\s*")
 
 
 def _pragma_value(node: ast.AST, constants) -> int | None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import clang.cindex as ci
 
 from ..errors import Coord, KernelError
+from .clangtu import integer_value
 
 K = ci.CursorKind
 A = ci.TemplateArgumentKind
@@ -49,6 +50,30 @@ def instance_key(function: ci.Cursor, coord: Coord) -> str:
                                      "type template arguments only")
     params = ", ".join(a.type.get_canonical().spelling for a in function.get_arguments())
     return f"{_qualified(function)}<{', '.join(args)}>({params})"
+
+
+def bound_constants(function: ci.Cursor) -> tuple[tuple[str, int], ...]:
+    """What the template's parameters name in the instantiation ``function``, for the
+    pragmas of its text, which keep the parameters' names: a non-type parameter ``N``
+    its value; for a type parameter ``CONFIG_T`` bound to a class, ``CONFIG_T::m`` the
+    value of each static integer member m (hls4ml's ``II=CONFIG_T::reuse_factor``)."""
+    template = specialized_template(function)
+    if template is None:
+        return ()
+    params = [c for c in template.get_children() if c.kind in (
+        K.TEMPLATE_TYPE_PARAMETER, K.TEMPLATE_NON_TYPE_PARAMETER)]
+    found: list[tuple[str, int]] = []
+    for k, param in enumerate(params[:function.get_num_template_arguments()]):
+        kind = function.get_template_argument_kind(k)
+        if kind == A.INTEGRAL:
+            found.append((param.spelling, function.get_template_argument_value(k)))
+        elif kind == A.TYPE:
+            record = function.get_template_argument_type(k).get_canonical().get_declaration()
+            for member in record.get_children():
+                value = integer_value(member) if member.kind == K.VAR_DECL else None
+                if value is not None:
+                    found.append((f"{param.spelling}::{member.spelling}", value))
+    return tuple(found)
 
 
 def _qualified(function: ci.Cursor) -> str:
