@@ -294,7 +294,7 @@ def test_a_wrong_offset_is_caught_by_the_testbench(tmp_path):
     run = build_and_run(files, "lanes", tmp_path)
     assert run.returncode == 1
     lines = run.stdout.splitlines()
-    assert lines[-1].startswith("FAIL: lanes:")
+    assert lines[-2].startswith("FAIL: lanes:") and "check --trace" in lines[-1]
     assert re.match(r"  out\[\d+\]: expected -?\d+, got -?\d+", lines[0])
 
 
