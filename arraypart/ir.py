@@ -468,7 +468,8 @@ class SourceUnit:
     renamed in the IR); ``own_main``: the byte offset of the file's own ``main``
     definition (a test beside the kernel), None when it has none; ``macros``: the
     names of the macros that the file and its own headers (not system or Vitis ones)
-    define.
+    define; ``shared_types``: the file-scope definitions the testbench takes out of
+    ``namespace original`` (:mod:`arraypart.frontend.shared_types`).
     """
 
     text: str
@@ -483,6 +484,7 @@ class SourceUnit:
     local_decls: Any = field(default_factory=dict, compare=False, repr=False)
     own_main: int | None = None
     macros: tuple[str, ...] = ()
+    shared_types: tuple = ()
 
 
 def accesses(nodes: tuple[Node, ...]) -> Iterator[Access]:

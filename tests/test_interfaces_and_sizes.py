@@ -9,7 +9,7 @@ import pytest
 import arraypart
 from arraypart import KernelError, check, ir
 from arraypart.check.frames import checked_values
-from arraypart.frontend import parse_kernel
+from arraypart.frontend import parse_kernel, parse_source
 
 from conftest import (array, assert_the_testbench_passes, assert_the_trace_agrees, needs_gxx,
                       run_testbench, searched, write)
@@ -844,6 +844,76 @@ def test_struct_scalars_get_random_bytes_and_are_compared(tmp_path):
     assert 'compare("return value", &expected_return' in tb
     run = run_testbench(compiled, tmp_path)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+
+
+# The top's types defined in the kernel file, with C++ linkage: the testbench defines
+# them once, outside its ``namespace original``, so that the original top and the banked
+# one take the same types (else the banked top's declaration names types of the copy, and
+# the testbench does not link).  With a constant, an enum, a nested struct, a namespace
+# and a stream of the kernel's own struct.
+OWN_TYPES = """#include <hls_stream.h>
+const int W = 4;
+enum mode_t { ADD, SUB };
+struct inner { short v[W]; };
+struct px { inner in; int a; mode_t m; };
+namespace k {
+struct acc { int s; };
+void f(px in[16], mode_t m, acc &out, hls::stream<acc> &extra) {
+  int buf[16];
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    buf[i] = in[i].a + in[i].in.v[i % W];
+  }
+  int s = extra.read().s;
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    s += (m == ADD) ? buf[2 * i] + buf[2 * i + 1] : buf[2 * i] - buf[2 * i + 1];
+  }
+  out.s = s;
+}
+}
+"""
+
+# C: an anonymous struct named by a typedef.
+TYPEDEF_STRUCT = """typedef struct { int a; short b; } px;
+void g(px in[16], int out[8]) {
+  int buf[16];
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    buf[i] = in[i].a + in[i].b;
+  }
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[2 * i] + buf[2 * i + 1];
+  }
+}
+"""
+
+
+@needs_gxx
+@pytest.mark.parametrize("name, text", [("own.cpp", OWN_TYPES), ("tdef.c", TYPEDEF_STRUCT)],
+                         ids=["cpp-namespace-stream", "c-typedef"])
+def test_the_tops_own_types_are_shared_with_the_banked_kernel(tmp_path, name, text):
+    compiled = arraypart.compile_kernel(write(tmp_path, name, text), ports=1)
+    assert compiled.report.kernel.warnings == ()
+    assert_the_testbench_passes(compiled, tmp_path)
+    assert_the_trace_agrees(compiled, tmp_path, ports=1)
+
+
+# A method defined outside its class would be defined twice if the class left
+# ``namespace original``: the class stays, and the user is told the testbench cannot link.
+OUTSIDE_METHOD = """struct pt { int a; int get() const; };
+int pt::get() const { return a; }
+void f(const int in[16], pt p, int out[16]) {
+  for (int i = 0; i < 16; i++) out[i] = in[i] + p.get();
+}
+"""
+
+
+def test_a_type_that_cannot_be_shared_is_a_located_warning():
+    kernel = parse_source(OUTSIDE_METHOD, "pt.cpp")
+    assert any(":2:" in w and "'pt::get' is defined outside its class" in w
+               and "will not link" in w for w in kernel.warnings), kernel.warnings
 
 
 # A pointer to structs (off-chip): its elements get random bytes, as an array's do.

@@ -44,6 +44,7 @@ import clang.cindex as ci
 
 from .. import interrupts, ir
 from ..errors import Coord
+from ..codegen.testbench import shared_type_edits
 from ..frontend import clangtu
 
 K = ci.CursorKind
@@ -162,6 +163,8 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
               and all(p.kind == K.NAMESPACE for p in parents)):
             scope = "".join(f"{p.spelling}::" for p in parents)
             found_globals.append((ids[cursor.spelling], scope + cursor.spelling))
+    inserts += [_Insert(offset, False, 0, text)
+                for offset, text in shared_type_edits(kernel.source.shared_types)]
     text = _apply(data, inserts)
     traced = tuple(TracedLoop(unit.coord(c.extent.start.offset), u) for c, u in loops.values())
     return Instrumented(text, tuple(sites), traced, tuple(skipped), tuple(found_globals))

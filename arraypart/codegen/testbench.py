@@ -142,7 +142,7 @@ def testbench_context(kernel: Kernel) -> dict:
         "defines": [f"#define {n} {v}" for n, v in source.extra_defines],
         "undefines": [f"#undef {n}" for n in sorted(set(source.macros)
                                                     | {n for n, _ in source.extra_defines})],
-        "original": original_text(source.text, source),
+        "original": original_text(_with_shared_types(source), source),
         "prototype": _prototype(data, func),
         "params": params,
         "arrays": [p.array for p in params if p.array is not None],
@@ -192,6 +192,29 @@ def original_text(text: str, source) -> str:
     banked kernel's function (or nothing, in the trace driver)."""
     return _renamed_top(_internal_linkage(_without_includes(_with_prototypes(text, source))),
                         source.func.name)
+
+
+def _with_shared_types(source) -> str:
+    """The kernel's text with :func:`shared_type_edits` made."""
+    data = source.text.encode()
+    for offset, text in reversed(shared_type_edits(source.shared_types)):
+        data = data[:offset] + text.encode() + data[offset:]
+    return data.decode()
+
+
+def shared_type_edits(shared_types) -> list[tuple[int, str]]:
+    """(byte offset, text) insertions, in order, that take each of ``shared_types``
+    out of ``namespace original`` where it stands: the namespace is closed before it
+    and opened again after, on the same lines, seeing the namespace the definition
+    went to.  The original top then takes the banked one's types."""
+    edits = []
+    for span in shared_types:
+        opened = "".join(f"namespace {n} {{ " for n in span.namespaces)
+        closed = " }" * len(span.namespaces)
+        seen = f"using namespace ::{'::'.join(span.namespaces)}; " if span.namespaces else ""
+        edits.append((span.start, f"{'}' * (len(span.namespaces) + 1)} {opened}"))
+        edits.append((span.end, f"{closed} namespace original {{ {opened}{seen}"))
+    return edits
 
 
 def _renamed_top(text: str, top: str) -> str:
@@ -253,6 +276,18 @@ def _internal_linkage(text: str) -> str:
     return _EXTERN_C.sub("static", _EXTERN_C_BLOCK.sub("namespace {", text))
 
 
+_NAMESPACE_CHAIN = re.compile(r"(?<![\w:])(?=([A-Za-z_]\w*)::)")
+
+
+def _rooted(spelling: str, kernel: Kernel) -> str:
+    """``spelling`` with each name qualified by a namespace that a shared type left
+    (``source.shared_types``) rooted at the global namespace (``k::px`` to ``::k::px``):
+    with ``using namespace original``, ``k`` names both that namespace and its copy in
+    ``original``."""
+    left = {span.namespaces[0] for span in kernel.source.shared_types if span.namespaces}
+    return _NAMESPACE_CHAIN.sub(lambda m: "::" if m.group(1) in left else "", spelling)
+
+
 def _unqualified(spelling: str) -> str:
     for q in _QUALIFIERS:
         spelling = spelling.removeprefix(q)
@@ -280,13 +315,16 @@ def _param(p: N.Decl, kernel: Kernel, bounds: dict[str, int]) -> TbParam:
     if array is None or not array.interface:
         return TbParam(None, _scalar(p, kernel))
     elem_type = array.elem_type
+    if p.ctype.element_struct and "::" in p.ctype.element_spelling:
+        elem_type = _unqualified(p.ctype.element_spelling)  # its namespace, which the IR drops
     if p.name in bounds:
         generator = f"random_int<{elem_type}>(0, {bounds[p.name]})"
     elif p.ctype.element_struct:
         generator = f"random_bytes<{elem_type}>()"
     else:
         generator = _random_value(elem_type)
-    return TbParam(TbArray(p.name, elem_type, array.shape, generator), None)
+    return TbParam(TbArray(p.name, _rooted(elem_type, kernel), array.shape,
+                           _rooted(generator, kernel)), None)
 
 
 def _scalar(p: N.Decl, kernel: Kernel) -> TbScalar:
@@ -311,7 +349,7 @@ def _scalar(p: N.Decl, kernel: Kernel) -> TbScalar:
     else:
         value = _scalar_value(value_type)
     output = p.ctype.referent is not None and not held.const
-    return TbScalar(p.name, value_type, value, output)
+    return TbScalar(p.name, _rooted(value_type, kernel), _rooted(value, kernel), output)
 
 
 def _stream_type(p: N.Decl) -> str | None:
@@ -346,7 +384,8 @@ def _stream(p: N.Decl, kernel: Kernel) -> TbStream:
     generator = (_random_value(value_type) if value_type.startswith(_AP_NUMBER_PREFIXES)
                  or value_type in _SCALAR_NAMES else f"random_bytes<{value_type}>()")
     pointer = _unqualified(p.ctype.canonical_spelling)[len(stream_type):].lstrip() == "*"
-    return TbStream(p.name, stream_type, value_type, shape, elements, generator, pointer)
+    return TbStream(p.name, _rooted(stream_type, kernel), _rooted(value_type, kernel), shape,
+                    elements, _rooted(generator, kernel), pointer)
 
 
 def _executions(nodes: tuple[ir.Node, ...], ranges: dict[str, tuple[int, int]]) -> int:

@@ -27,6 +27,7 @@ from .cexpr import fold
 from .directives import Directive, anchored
 from .lower import lower_function
 from .pipelining import auto_pipeline
+from .shared_types import shared_types
 from .templates import specialized_template
 
 BYTE_ORDER_MARK = "\ufeff"
@@ -196,16 +197,18 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     body = auto_pipeline(lowered.body) if pipeline_loops else lowered.body
     for candidate in funcs + instances:
         N.release_types(candidate, globals_)
+    shared, unshared = shared_types(unit, func.start, user_end)
     searched = (os.path.dirname(os.path.abspath(filename)),) + tuple(
         os.path.abspath(d) for d in include_dirs)
     source = SourceUnit(text, func, globals_, _includes(text),
                         tuple(sorted(extra.items())), unit.is_cxx, directives,
                         tuple(dict.fromkeys(searched)), lowered.callees,
                         lowered.local_decls, _own_main(funcs),
-                        own_headers.macros(unit, user_end))
+                        own_headers.macros(unit, user_end),
+                        shared)
     return Kernel(Path(filename).stem, func.name, filename, lowered.arrays, body,
                   func.coord, tuple(sorted(values.items())), lowered.params, source,
-                  tuple(misplaced) + lowered.warnings
+                  tuple(misplaced) + lowered.warnings + unshared
                   + _unseen_loops(unit, user_end, own_headers))
 
 

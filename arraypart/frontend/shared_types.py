@@ -1,0 +1,222 @@
+"""The kernel file's own types that the top function's signature names.
+
+The testbench compiles the original kernel inside ``namespace original`` and links
+against the banked one, whose top takes the global ``::px`` where the original's takes
+``original::px``: the two signatures differ, and the banked top's declaration in the
+testbench would name a function that does not exist.  The testbench therefore moves the
+file-scope type definitions that the signature needs (and, transitively, the types
+and constants those name) out of ``namespace original``, to where the banked kernel's
+translation unit defines them too (:func:`arraypart.codegen.testbench.original_text`).
+
+A definition moves only when it can: a class with members defined outside its body,
+or a type naming a function or a variable that is not a constant, stays, and then
+nothing moves (the testbench is as before).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import clang.cindex as ci
+
+from ..errors import warning_text
+from . import clangtu
+
+TYPE_KINDS = frozenset((ci.CursorKind.STRUCT_DECL, ci.CursorKind.CLASS_DECL,
+                        ci.CursorKind.UNION_DECL, ci.CursorKind.ENUM_DECL,
+                        ci.CursorKind.TYPEDEF_DECL, ci.CursorKind.TYPE_ALIAS_DECL,
+                        ci.CursorKind.CLASS_TEMPLATE,
+                        ci.CursorKind.CLASS_TEMPLATE_PARTIAL_SPECIALIZATION,
+                        ci.CursorKind.TYPE_ALIAS_TEMPLATE_DECL))
+SCOPE_KINDS = frozenset((ci.CursorKind.TRANSLATION_UNIT, ci.CursorKind.NAMESPACE))
+_WRAPPER_TYPES = frozenset((ci.TypeKind.POINTER, ci.TypeKind.LVALUEREFERENCE,
+                            ci.TypeKind.RVALUEREFERENCE, ci.TypeKind.CONSTANTARRAY,
+                            ci.TypeKind.INCOMPLETEARRAY, ci.TypeKind.VARIABLEARRAY,
+                            ci.TypeKind.DEPENDENTSIZEDARRAY))
+
+
+class _Stays(Exception):
+    """A definition the signature needs cannot leave ``namespace original``: the
+    cursor where, and why."""
+
+    def __init__(self, cursor: ci.Cursor, why: str):
+        super().__init__(why)
+        self.cursor, self.why = cursor, why
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class SharedType:
+    """A file-scope definition the testbench moves: bytes ``[start, end)`` of the
+    kernel text (through its ``;``), inside ``namespaces`` (outermost first)."""
+
+    start: int
+    end: int
+    namespaces: tuple[str, ...]
+
+
+def shared_types(unit: clangtu.Unit, top_start: int,
+                 user_end: int) -> tuple[tuple[SharedType, ...], tuple[str, ...]]:
+    """The definitions of the kernel file that the parameter and return types of the
+    top (defined at byte ``top_start``) name, with the types and constants they name
+    in turn, in text order; none when the signature names none of the file's records
+    or enums.  When one cannot move, none, and a located warning that the testbench
+    will not link."""
+    top = _definition_at(unit, top_start)
+    if top is None:
+        return (), ()
+    wanted = [d for d in (_declaration(t) for t in _signature_types(top))
+              if d is not None and _own(unit, d, user_end)]
+    if not wanted:
+        return (), ()
+    try:
+        found = _closure(unit, wanted, user_end)
+        outermost = [d for d in found
+                     if not any(o != d and _within(d, o) for o in found)]
+        return tuple(sorted(_span(unit, d) for d in outermost)), ()
+    except _Stays as stays:
+        return (), (warning_text(unit.location_coord(stays.cursor.location), (
+            f"{stays.why}: the testbench cannot declare the banked top's types apart "
+            "from the original's, and will not link")),)
+
+
+def _definition_at(unit: clangtu.Unit, start: int) -> ci.Cursor | None:
+    stack = list(unit.tu.cursor.get_children())
+    while stack:
+        cursor = stack.pop()
+        if not unit.in_main(cursor.location):
+            continue
+        if cursor.kind in (ci.CursorKind.NAMESPACE, ci.CursorKind.LINKAGE_SPEC):
+            stack.extend(cursor.get_children())
+        elif cursor.kind == ci.CursorKind.FUNCTION_DECL and cursor.extent.start.offset == start:
+            return cursor
+    return None
+
+
+def _signature_types(top: ci.Cursor):
+    yield top.result_type
+    for param in top.get_arguments():
+        yield param.type
+
+
+def _declaration(kind: ci.Type) -> ci.Cursor | None:
+    """The record or enum that ``kind`` holds (through pointers, references, arrays
+    and typedefs), or None."""
+    kind = kind.get_canonical()
+    while kind.kind in _WRAPPER_TYPES:
+        kind = (kind.get_pointee() if kind.kind in (ci.TypeKind.POINTER,
+                                                    ci.TypeKind.LVALUEREFERENCE,
+                                                    ci.TypeKind.RVALUEREFERENCE)
+                else kind.element_type).get_canonical()
+    if kind.kind not in (ci.TypeKind.RECORD, ci.TypeKind.ENUM):
+        return None
+    declaration = kind.get_declaration()
+    template = ci.conf.lib.clang_getSpecializedCursorTemplate(declaration)
+    return template if template is not None and not template.kind.is_invalid() else declaration
+
+
+def _own(unit: clangtu.Unit, cursor: ci.Cursor, user_end: int) -> bool:
+    return unit.in_main(cursor.location) and cursor.location.offset < user_end
+
+
+def _file_scope(cursor: ci.Cursor) -> ci.Cursor | None:
+    """The file- or namespace-scope declaration that holds ``cursor`` (a member, an
+    enumerator, a template parameter), or None for a local one."""
+    while cursor is not None and cursor.semantic_parent is not None:
+        parent = cursor.semantic_parent
+        if parent.kind in SCOPE_KINDS:
+            return cursor
+        if parent.kind in (ci.CursorKind.FUNCTION_DECL, ci.CursorKind.CXX_METHOD):
+            return None
+        cursor = parent
+    return None
+
+
+def _closure(unit: clangtu.Unit, wanted: list[ci.Cursor], user_end: int) -> list[ci.Cursor]:
+    """``wanted`` and the kernel file's file-scope declarations they name, transitively;
+    raises :class:`_Stays` at one that cannot move."""
+    found: dict[tuple[int, int], ci.Cursor] = {}
+    stack = list(wanted)
+    while stack:
+        decl = stack.pop()
+        key = (decl.extent.start.offset, decl.extent.end.offset)
+        if key in found:
+            continue
+        if not _movable(decl):
+            raise _Stays(decl, f"the top's types name '{decl.spelling}', which is not a "
+                               "type or a constant")
+        found[key] = decl
+        stack.extend(_naming_typedefs(decl))
+        for inner in decl.walk_preorder():
+            target = inner.referenced
+            if target is None:
+                continue
+            holder = _file_scope(target)
+            if holder is not None and _own(unit, holder, user_end) and not _within(holder, decl):
+                stack.append(holder)
+    _check_no_outside_members(unit, list(found.values()), user_end)
+    return list(found.values())
+
+
+def _movable(decl: ci.Cursor) -> bool:
+    """A type, or a constant (its value known where the banked kernel defines it too)."""
+    if decl.kind in TYPE_KINDS:
+        return decl.is_definition() or decl.kind in (ci.CursorKind.TYPEDEF_DECL,
+                                                     ci.CursorKind.TYPE_ALIAS_DECL,
+                                                     ci.CursorKind.TYPE_ALIAS_TEMPLATE_DECL)
+    return (decl.kind == ci.CursorKind.VAR_DECL and decl.type.is_const_qualified()
+            and decl.storage_class != ci.StorageClass.EXTERN)
+
+
+def _naming_typedefs(decl: ci.Cursor) -> list[ci.Cursor]:
+    """The typedef whose text holds ``decl`` (``typedef struct {...} px;``): the two
+    move together."""
+    parent = decl.semantic_parent
+    if parent is None or decl.kind in (ci.CursorKind.TYPEDEF_DECL, ci.CursorKind.VAR_DECL):
+        return []
+    return [c for c in parent.get_children()
+            if c.kind == ci.CursorKind.TYPEDEF_DECL and _within(decl, c) and c != decl]
+
+
+def _within(inner: ci.Cursor, outer: ci.Cursor) -> bool:
+    return (outer.extent.start.offset <= inner.extent.start.offset
+            and inner.extent.end.offset <= outer.extent.end.offset)
+
+
+def _check_no_outside_members(unit: clangtu.Unit, found: list[ci.Cursor],
+                              user_end: int) -> None:
+    """A class whose methods or static members are defined outside its body stays: the
+    definition, moved, would be defined twice at link time."""
+    classes = {(d.extent.start.offset, d.extent.end.offset) for d in found
+               if d.kind not in (ci.CursorKind.VAR_DECL, ci.CursorKind.ENUM_DECL)}
+    stack = list(unit.tu.cursor.get_children())
+    while stack:
+        cursor = stack.pop()
+        if not _own(unit, cursor, user_end):
+            continue
+        if cursor.kind in (ci.CursorKind.NAMESPACE, ci.CursorKind.LINKAGE_SPEC):
+            stack.extend(cursor.get_children())
+            continue
+        parent = cursor.semantic_parent
+        if (parent is not None and parent != cursor.lexical_parent and _own(unit, parent, user_end)
+                and (parent.extent.start.offset, parent.extent.end.offset) in classes):
+            raise _Stays(cursor, f"'{parent.spelling}::{cursor.spelling}' is defined outside "
+                                 f"its class (define it inside '{parent.spelling}')")
+
+
+def _span(unit: clangtu.Unit, decl: ci.Cursor) -> SharedType:
+    """The bytes of ``decl`` through its ``;``; raises :class:`_Stays` when something
+    else follows it (``struct px {...} p;`` declares a variable too)."""
+    start, end = decl.extent.start.offset, decl.extent.end.offset
+    rest = unit.data[end:]
+    stripped = rest.lstrip()
+    if not stripped.startswith(b";"):
+        raise _Stays(decl, f"'{decl.spelling}' is declared with a variable (declare the "
+                           "variable apart)")
+    namespaces = []
+    parent = decl.lexical_parent  # an extern "C" block is a lexical parent only
+    while parent is not None and parent.kind == ci.CursorKind.NAMESPACE:
+        namespaces.append(parent.spelling)
+        parent = parent.lexical_parent
+    if parent is None or parent.kind != ci.CursorKind.TRANSLATION_UNIT:
+        raise _Stays(decl, f"'{decl.spelling}' is defined in an extern \"C\" block")
+    return SharedType(start, end + len(rest) - len(stripped) + 1, tuple(reversed(namespaces)))
