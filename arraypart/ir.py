@@ -469,7 +469,9 @@ class SourceUnit:
     definition (a test beside the kernel), None when it has none; ``macros``: the
     names of the macros that the file and its own headers (not system or Vitis ones)
     define; ``shared_types``: the file-scope definitions the testbench takes out of
-    ``namespace original`` (:mod:`arraypart.frontend.shared_types`).
+    ``namespace original`` (:mod:`arraypart.frontend.shared_types`); ``unsynthesized``:
+    the byte ranges of the text that conditional compilation leaves out when Vitis
+    synthesizes (``#ifndef __SYNTHESIS__`` blocks: C simulation only).
     """
 
     text: str
@@ -485,6 +487,7 @@ class SourceUnit:
     own_main: int | None = None
     macros: tuple[str, ...] = ()
     shared_types: tuple = ()
+    unsynthesized: tuple[tuple[int, int], ...] = ()
 
 
 def accesses(nodes: tuple[Node, ...]) -> Iterator[Access]:

@@ -11,6 +11,7 @@ import shutil
 import subprocess
 
 import pytest
+import arraypart
 from arraypart import expr as E
 from arraypart import ir
 from arraypart.banking.solution import ArraySolution, Solution
@@ -18,6 +19,8 @@ from arraypart.codegen import DEFAULT_CLOCK_NS, DEFAULT_PART, emit
 from arraypart.errors import Coord, KernelError
 from arraypart.frontend import parse_source
 from arraypart.scheme import Banking, DimPartition, flat_scheme, none_scheme, per_dim_scheme
+
+from conftest import assert_the_testbench_passes, assert_the_trace_agrees, write
 
 needs_gxx = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
 needs_tclsh = pytest.mark.skipif(shutil.which("tclsh") is None, reason="tclsh is not installed")
@@ -563,3 +566,53 @@ void near(int nl[32], double pos[16], double out[32]) {
     k = parse_kernel(path)
     files = emit(k, solve(build_model(k)))
     assert "random_int<int>(0, 16)" in files["near_tb.cpp"]
+
+
+# ---------------------------------------------------------------- C-simulation-only code
+
+# Three copies of buf (every read of the window needs its own on ram_1p): buf is stored as
+# explicit banks.  An assert in the pipeline reads it through the macro's argument, and
+# code that Vitis does not synthesize reads and stores it; both are rewritten where written.
+CSIM_ONLY = """#include <cassert>
+#include <cstdio>
+void csim(const int in[16][16], int out[15][15]) {
+    int buf[16][16];
+#pragma HLS bind_storage variable=buf type=ram_1p
+    for (int i = 0; i < 16; i++)
+        for (int j = 0; j < 16; j++) buf[i][j] = in[i][j] & 0xff;
+#ifndef __SYNTHESIS__
+    buf[3][4] = 7;
+#endif
+    for (int i = 0; i < 15; i++)
+        for (int j = 0; j < 15; j++) {
+#pragma HLS pipeline II=1
+            assert(buf[i][j] >= 0);
+            out[i][j] = buf[i][j] + buf[i][j+1] + buf[i+1][j];
+        }
+#ifndef __SYNTHESIS__
+    for (int k = 0; k < 4; k++) printf("%d %d\\n", buf[k][k + 1], buf [k] [010]);
+#endif
+}
+"""
+
+
+@needs_gxx
+@pytest.mark.parametrize("asserted, copies", [(True, 1), (False, 3)],
+                         ids=["flat-banks", "three-copies"])
+def test_c_simulation_code_reads_and_stores_explicit_banks(tmp_path, asserted, copies):
+    text = CSIM_ONLY if asserted else CSIM_ONLY.replace("assert(buf[i][j] >= 0);", "")
+    compiled = arraypart.compile_kernel(write(tmp_path, "csim.cpp", text), ports=1)
+    cpp = compiled.files["csim.cpp"]
+    assert "buf_bank" in cpp and re.search(r"\bbuf\s*\[", cpp) is None
+    assert ("assert(buf_" in cpp) == asserted
+    stores = next(line for line in cpp.splitlines() if line.rstrip().endswith("= 7;"))
+    assert stores.count("buf_bank[") == copies  # each copy
+    assert_the_testbench_passes(compiled, tmp_path)
+    assert_the_trace_agrees(compiled, tmp_path, ports=1)
+
+
+def test_an_update_in_place_in_c_simulation_code_is_a_located_error(tmp_path):
+    text = CSIM_ONLY.replace("buf[3][4] = 7;", "buf[3][4] += 7;")
+    with pytest.raises(KernelError, match="updates banked array 'buf' in place") as err:
+        arraypart.compile_kernel(write(tmp_path, "csim.cpp", text), ports=1)
+    assert (err.value.coord.line, err.value.coord.col) == (9, 5)

@@ -145,15 +145,15 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
                             else [])
             continue
         if _is_element(cursor, parents):
-            span = (cursor.extent.start.offset, cursor.extent.end.offset)
-            if not _written_here(cursor, data) or span in seen:
-                skipped.append(unit.coord(span[0]))
+            span = _written_span(unit, cursor, data)
+            if span is None or span in seen:
+                skipped.append(unit.coord(cursor.extent.start.offset))
                 continue
             seen.add(span)
             kind = _kind(cursor, parents)
             coord = unit.coord(span[0])
             copy = copies.get((coord.line, coord.col), "0")
-            inserts += _access_edits(cursor, len(sites), KINDS.index(kind), copy, data)
+            inserts += _access_edits(cursor, span, len(sites), KINDS.index(kind), copy, data)
             sites.append(Site(coord, kind, _conditional(cursor, parents), copy))
         elif cursor.kind in LOOP_KINDS and _written_loop(cursor, data):
             inserts += _loop_edits(cursor, loops, data)
@@ -289,16 +289,22 @@ def _conditional(cursor: ci.Cursor, parents: tuple) -> bool:
     return False
 
 
-def _written_here(cursor: ci.Cursor, data: bytes) -> bool:
-    """The access is spelled in the kernel text (not produced by a macro): a subscript
-    ends with its ``]``, a dereference starts with its ``*``."""
+def _written_span(unit: clangtu.Unit, cursor: ci.Cursor, data: bytes) -> tuple[int, int] | None:
+    """The bytes where the access is spelled in the kernel text, in a macro's argument
+    (``assert(buf[i] >= 0)``) or out of macros; None when a macro's body produces it.
+    Spelled out of macros, a subscript ends with its ``]``, a dereference starts with
+    its ``*``."""
+    written = unit.argument_span(cursor.extent)
+    if written is not None:
+        return written
     start, end = cursor.extent.start, cursor.extent.end
     spelled = (data[end.offset - 1:end.offset] == b"]"
                if cursor.kind == K.ARRAY_SUBSCRIPT_EXPR
                else data[start.offset:start.offset + 1] == b"*")
-    return (start.file is not None and end.file is not None
-            and start.file.name == end.file.name and start.offset < end.offset
-            and spelled)
+    if (start.file is not None and end.file is not None
+            and start.file.name == end.file.name and start.offset < end.offset and spelled):
+        return start.offset, end.offset
+    return None
 
 
 def _root(cursor: ci.Cursor) -> ci.Cursor:
@@ -312,9 +318,9 @@ def _root(cursor: ci.Cursor) -> ci.Cursor:
     return node
 
 
-def _access_edits(cursor: ci.Cursor, site: int, kind: int, copy: str,
+def _access_edits(cursor: ci.Cursor, span: tuple[int, int], site: int, kind: int, copy: str,
                   data: bytes) -> list[_Insert]:
-    start, end = cursor.extent.start.offset, cursor.extent.end.offset
+    start, end = span
     root = _root(cursor)
     name = root.spelling.encode()
     base = "nullptr"

@@ -70,7 +70,7 @@ def banked_source(kernel: Kernel, solution: Solution) -> str:
             lane_refs[site.access.ref_id] = ((register, write) if site.access.kind == "read"
                                              else (read, register))
     edits = ExplicitRewriter(text, func, explicit, contexts, kernel.coord,
-                             lane_refs).edits()
+                             lane_refs, source.unsynthesized).edits()
     edits += _loop_edits(data, for_nodes, plan, names)
     edits += phases.phase_edits(kernel, solution, contexts, taken, edits)
     edits += _edit_pragmas(data, source, solution, explicit, decls)

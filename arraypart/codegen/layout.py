@@ -19,6 +19,7 @@ the whole is parenthesized where its value is used, ``v`` unless it is a primary
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from math import prod
 
@@ -31,7 +32,7 @@ from ..frontend.scalars import VALUE_CALLS
 from ..ir import Array
 from ..scheme import Banking, index_var
 from . import ranges
-from .textedit import MAX_LINE, Edit
+from .textedit import MAX_LINE, Edit, coord_at
 
 INCREMENTS = {"++": "+", "p++": "+", "--": "-", "p--": "-"}
 # Right sides that need no parentheses after an operator.
@@ -86,8 +87,10 @@ class ExplicitRewriter:
 
     def __init__(self, text: str, func: N.FuncDef, explicit: dict[str, Explicit],
                  contexts: dict[int, ranges.RefContext], where: Coord,
-                 lane_refs: dict[int, tuple[str | None, str | None]] | None = None):
+                 lane_refs: dict[int, tuple[str | None, str | None]] | None = None,
+                 unsynthesized: tuple[tuple[int, int], ...] = ()):
         self._lane_refs = lane_refs or {}
+        self._unsynthesized = unsynthesized
         self._data = text.encode()
         self._func = func
         self._explicit = explicit
@@ -126,6 +129,7 @@ class ExplicitRewriter:
                 address = addresses[id(ref)]
                 edits.append(Edit(ref.start, ref.end, address.element(address.read_copy)))
         self._check_no_other_use(body)
+        edits += self._unsynthesized_edits()
         for ex in self._explicit.values():
             edits.append(self._declaration(ex))
         return edits
@@ -153,7 +157,15 @@ class ExplicitRewriter:
                                             "and its banked form evaluates a subscript "
                                             "more than once: assign it to a variable "
                                             "first")
-        context = self._contexts.get(ref_id)
+        return self._formulas(ex, texts, self._contexts.get(ref_id), ex.banking.copy_expr(ref_id),
+                              ref.coord)
+
+    def _formulas(self, ex: Explicit, texts: list[str], context: ranges.RefContext | None,
+                  copy: E.Expr, where: Coord) -> _Address:
+        """The address of ``ex.array[texts...]`` read from ``copy``: bank and offset
+        reduced over ``context`` (the loops around the reference), or over the array's
+        bounds alone without one."""
+        shape = ex.array.shape
         env = context.env() if context is not None else {}
         strides = dict(context.strides) if context is not None else {}
         index = context.index if context is not None else ()
@@ -162,6 +174,8 @@ class ExplicitRewriter:
             e = index[d] if len(index) == len(shape) else None
             if e is not None and E.variables(e) <= env.keys():
                 mapping[index_var(d)] = e
+            elif re.fullmatch(r"0|[1-9][0-9]*", texts[d]):
+                mapping[index_var(d)] = E.const(int(texts[d]))
             else:
                 mapping[index_var(d)] = E.var(f"{_PLACEHOLDER}{d}")
                 env[f"{_PLACEHOLDER}{d}"] = (0, n - 1)
@@ -172,14 +186,48 @@ class ExplicitRewriter:
         scheme = ex.banking.scheme
         bank = ranges.reduce(E.substitute(scheme.bank_expr(), mapping), env, strides)
         offset = ranges.reduce(E.substitute(scheme.offset_expr(), mapping), env, strides)
-        copy = ex.banking.copy_expr(ref_id)
         if not E.variables(copy) <= env.keys():
-            raise ValueError(f"read copy {E.pretty(copy)} of {ex.array.name} at {ref.coord}"
+            raise ValueError(f"read copy {E.pretty(copy)} of {ex.array.name} at {where}"
                              " uses a variable that is not a loop iterator around it")
         def c_text(e: E.Expr) -> str:
             return E.to_c(e, name_of, non_negative=lambda arg: ranges.non_negative(arg, env))
 
         return _Address(ex, c_text(bank), c_text(offset), c_text(copy))
+
+    def _unsynthesized_edits(self) -> list[Edit]:
+        """The references to explicit arrays in the top's C-simulation-only text
+        (``#ifndef __SYNTHESIS__`` blocks, which clang's tree leaves out), rewritten
+        from the text: a read of ``A[e]`` reads copy 0 of its bank, ``A[e] = v`` stores
+        into every copy; any other use is a located error."""
+        body = self._func.body
+        edits = []
+        for lo, hi in self._unsynthesized:
+            if not body.start <= lo < body.end:
+                continue
+            for name, ex in self._explicit.items():
+                for use in re.finditer(rb"(?<![\w.>])%s\b" % re.escape(name.encode()),
+                                       self._data[lo:hi]):
+                    edits.append(self._unsynthesized_edit(ex, lo + use.start()))
+        return edits
+
+    def _unsynthesized_edit(self, ex: Explicit, start: int) -> Edit:
+        where = coord_at(self._data, start, self._where.file)
+        texts, end = bracket_groups(self._data, start + len(ex.array.name))
+        if len(texts) != len(ex.array.shape):
+            raise KernelError(where, f"array '{ex.array.name}' is banked: in C-simulation "
+                                     f"code too, a reference must subscript all "
+                                     f"{len(ex.array.shape)} dimensions")
+        address = self._formulas(ex, texts, None, E.const(0), where)
+        after = self._data[end:end + 3].lstrip()
+        before = self._data[max(0, start - 2):start]
+        if after[:2] in (b"++", b"--") or before in (b"++", b"--") or (
+                after[:1] in b"+-*/%&|^<>" and after[:1] and _assigns(after)):
+            raise KernelError(where, f"C-simulation code updates banked array "
+                                     f"'{ex.array.name}' in place: assign it "
+                                     f"('{ex.array.name}[...] = ...') or read it only")
+        if after.startswith(b"=") and not after.startswith(b"=="):
+            return Edit(start, end, address.stores())
+        return Edit(start, end, address.element(address.read_copy))
 
     def _lane_writes(self, body: N.Node, lanes: dict[int, tuple[str | None, str | None]]):
         """Edits of the stores through lane registers, and the references they cover."""
@@ -454,24 +502,26 @@ def _statement_positions(body: N.Node) -> set[int]:
     return found
 
 
-def subscript_texts(ref: bytes) -> list[str] | None:
-    """The subscripts of ``A[e0][e1]`` as written: the contents of the bracket groups
-    that follow the array's name (None: not of that form)."""
-    k = 0
-    while k < len(ref) and (ref[k:k + 1].isalnum() or ref[k:k + 1] in b"_ \t\n"):
-        k += 1
-    texts = []
-    while k < len(ref):
-        if ref[k:k + 1] in b" \t\n":
-            k += 1
-            continue
-        if ref[k:k + 1] != b"[":
-            return None
-        depth, j = 0, k
-        while j < len(ref):
-            c = ref[j:j + 1]
+def _assigns(after: bytes) -> bool:
+    """``after`` (the text after a reference) starts with a compound assignment."""
+    return re.match(rb"(<<|>>|[-+*/%&|^])=", after) is not None
+
+
+def bracket_groups(data: bytes, k: int) -> tuple[list[str], int]:
+    """The contents of the bracket groups ``[e0][e1]...`` from byte ``k`` of ``data``
+    (blanks between them skipped) and the byte after the last one."""
+    texts, end = [], k
+    while True:
+        j = k
+        while data[j:j + 1] in (b" ", b"\t", b"\n"):
+            j += 1
+        if data[j:j + 1] != b"[":
+            return texts, end
+        depth, close = 0, j
+        while close < len(data):
+            c = data[close:close + 1]
             if c in (b'"', b"'"):
-                j = _skip_literal(ref, j)
+                close = _skip_literal(data, close)
                 continue
             if c in OPEN:
                 depth += 1
@@ -479,12 +529,21 @@ def subscript_texts(ref: bytes) -> list[str] | None:
                 depth -= 1
                 if depth == 0:
                     break
-            j += 1
-        if j >= len(ref):
-            return None
-        texts.append(" ".join(ref[k + 1:j].decode().split()))
-        k = j + 1
-    return texts
+            close += 1
+        if close >= len(data):
+            return texts, end
+        texts.append(" ".join(data[j + 1:close].decode().split()))
+        k = end = close + 1
+
+
+def subscript_texts(ref: bytes) -> list[str] | None:
+    """The subscripts of ``A[e0][e1]`` as written: the contents of the bracket groups
+    that follow the array's name (None: not of that form)."""
+    k = 0
+    while k < len(ref) and (ref[k:k + 1].isalnum() or ref[k:k + 1] in b"_ \t\n"):
+        k += 1
+    texts, end = bracket_groups(ref, k)
+    return texts if not ref[end:].strip() else None
 
 
 def _skip_literal(data: bytes, k: int) -> int:

@@ -46,7 +46,7 @@ def apply(text: str, edits: list[Edit], filename: str = "") -> str:
     ordered = [edits[k] for k in order]
     for a, b in zip(ordered, ordered[1:]):
         if b.start < a.end:
-            raise KernelError(_coord(data, b.start, filename),
+            raise KernelError(coord_at(data, b.start, filename),
                               "arraypart cannot rewrite this code: two edits overlap "
                               "(an array reference inside a rewritten one?)")
     pieces: list[bytes] = []
@@ -67,7 +67,8 @@ def apply(text: str, edits: list[Edit], filename: str = "") -> str:
     return _break_long_lines(b"".join(pieces), spans).decode()
 
 
-def _coord(data: bytes, offset: int, filename: str) -> Coord:
+def coord_at(data: bytes, offset: int, filename: str) -> Coord:
+    """The coordinate of byte ``offset`` of ``data`` (column in bytes)."""
     line_start = data.rfind(b"\n", 0, offset) + 1
     return Coord(filename, data.count(b"\n", 0, offset) + 1, offset - line_start + 1)
 

@@ -90,6 +90,8 @@ def _library():
             ci.SourceLocation, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
             ctypes.POINTER(ctypes.c_uint)]
         lib.clang_getExpansionLocation.restype = None
+        lib.clang_getFileLocation.argtypes = lib.clang_getExpansionLocation.argtypes
+        lib.clang_getFileLocation.restype = None
         lib.clang_Location_isFromMainFile.argtypes = [ci.SourceLocation]
         lib.clang_Location_isFromMainFile.restype = ctypes.c_int
         lib._arraypart_ready = True
@@ -109,6 +111,16 @@ def file_of(location: ci.SourceLocation) -> int | None:
     handle = ctypes.c_void_p()
     _library().clang_getExpansionLocation(location, ctypes.byref(handle), None, None, None)
     return handle.value
+
+
+def written_at(location: ci.SourceLocation) -> tuple[int | None, int]:
+    """(:func:`file_of`'s number, byte offset) of where ``location`` is written in a
+    file: in a macro's argument, where the argument is written; in a macro's body,
+    where the macro is used."""
+    handle, value = ctypes.c_void_p(), ctypes.c_uint()
+    _library().clang_getFileLocation(location, ctypes.byref(handle), None, None,
+                                     ctypes.byref(value))
+    return handle.value, value.value
 
 
 def _handle(tu: ci.TranslationUnit, path: str) -> int | None:
@@ -193,6 +205,16 @@ class Unit:
         if _library().clang_Location_isFromMainFile(location):
             return True  # the fast answer for text written in the file
         return self.main_file is not None and file_of(location) == self.main_file
+
+    def argument_span(self, extent: ci.SourceRange) -> tuple[int, int] | None:
+        """The bytes of the kernel text where an expression with ``extent``, inside a
+        macro's argument (``assert(buf[i] >= 0)``), is written; None when it is not
+        written whole in one argument."""
+        (first, start), (last, end) = written_at(extent.start), written_at(extent.end)
+        if (first != self.main_file or last != self.main_file or end <= start
+                or start == offset_of(extent.start) or end == offset_of(extent.end)):
+            return None  # a macro's body: written where the macro is used
+        return start, end
 
     def location_coord(self, location: ci.SourceLocation) -> Coord:
         if self.in_main(location):

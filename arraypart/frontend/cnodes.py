@@ -982,8 +982,12 @@ class Converter:
             return self._call(cursor, kids, coord, start, end)
         if kind == K.ARRAY_SUBSCRIPT_EXPR and len(kids) == 2:
             base, index = self.expression(kids[0]), self.expression(kids[1])
-            return ArrayRef(coord, start, end, base, index,
-                            start < 0 or self._in_macro(start))
+            in_macro = start < 0 or self._in_macro(start)
+            written = self.unit.argument_span(cursor.extent) if in_macro else None
+            if written is not None:  # in a macro's argument: rewritten where written
+                start, end, in_macro = written[0], written[1], False
+                coord = self.unit.coord(start)
+            return ArrayRef(coord, start, end, base, index, in_macro)
         if kind == K.INIT_LIST_EXPR:
             return InitList(coord, start, end, tuple(self.expression(k) for k in kids))
         if kind == K.LAMBDA_EXPR and _captures_by_reference(cursor):

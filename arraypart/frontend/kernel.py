@@ -205,7 +205,8 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
                         tuple(dict.fromkeys(searched)), lowered.callees,
                         lowered.local_decls, _own_main(funcs),
                         own_headers.macros(unit, user_end),
-                        shared)
+                        shared, tuple((lo, hi) for lo, hi in clangtu.skipped_ranges(unit)
+                                      if lo < user_end))
     return Kernel(Path(filename).stem, func.name, filename, lowered.arrays, body,
                   func.coord, tuple(sorted(values.items())), lowered.params, source,
                   tuple(misplaced) + lowered.warnings + unshared
