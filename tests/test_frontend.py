@@ -681,3 +681,29 @@ void k(int a[16], int b[16]) {
 }
 """, "k.cpp")
     assert [a.name for a in kernel.arrays] == ["a", "b"]
+
+
+# A std::array's operator[] is a call, no subscript: its reads are not modelled, and a
+# loop reading four of them per cycle was claimed at II 1 without a word.
+STD_ARRAYS = """#include <array>
+typedef std::array<std::array<float, 4>, 4> tile_t;
+struct S { std::array<int, 8> v; };
+void f(const std::array<int, 64> &in, int out[16]) {
+    tile_t t = {};
+    S s = {};
+    int plain[4] = {0, 1, 2, 3};
+    for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+        out[i] = in[4*i] + in[4*i+1] + (int)t[i%4][0] + s.v[i % 8] + plain[i % 4];
+    }
+}
+"""
+
+
+def test_each_std_array_declaration_is_a_located_warning():
+    kernel = parse_source(STD_ARRAYS, "std.cpp")
+    warned = [(w.split(":")[1], w.split("'")[1]) for w in kernel.warnings]
+    assert warned == [("3", "v"), ("4", "in"), ("5", "t")], kernel.warnings
+    assert all("is a std::array: arraypart does not model its accesses" in w
+               for w in kernel.warnings)
+    assert [a.name for a in kernel.arrays] == ["out", "plain"]

@@ -900,6 +900,32 @@ def test_the_tops_own_types_are_shared_with_the_banked_kernel(tmp_path, name, te
     assert_the_trace_agrees(compiled, tmp_path, ports=1)
 
 
+# References to arrays of fixed size are array parameters (they were "only arrays
+# declared with a fixed size can be indexed").
+ARRAY_REFERENCES = """void g(const int (&a)[16], int (&out)[4][4]) {
+  int buf[16];
+  for (int i = 0; i < 16; i++) buf[i] = a[i];
+  for (int i = 0; i < 4; i++) {
+#pragma HLS pipeline II=1
+    for (int j = 0; j < 4; j++) {
+#pragma HLS unroll
+      out[i][j] = buf[4 * i + j] + a[(4 * i + j + 1) % 16];
+    }
+  }
+}
+"""
+
+
+@needs_gxx
+def test_references_to_arrays_are_array_parameters(tmp_path):
+    compiled = arraypart.compile_kernel(write(tmp_path, "refs.cpp", ARRAY_REFERENCES))
+    assert array(compiled.report, "a").array.shape == (16,)
+    assert array(compiled.report, "out").array.shape == (4, 4)
+    assert array(compiled.report, "out").array.interface
+    assert_the_testbench_passes(compiled, tmp_path)
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)
+
+
 # A method defined outside its class would be defined twice if the class left
 # ``namespace original``: the class stays, and the user is told the testbench cannot link.
 OUTSIDE_METHOD = """struct pt { int a; int get() const; };

@@ -101,6 +101,8 @@ def array_decl(decl: N.Decl, *, interface: bool, extent: int | None = None) -> A
     coord = decl.coord
     shape = []
     t = decl.ctype.clang if decl.ctype is not None else None
+    if t is not None and t.kind in (T.LVALUEREFERENCE, T.RVALUEREFERENCE):
+        t = t.get_pointee()  # int (&a)[16]: the array it names
     d = 0
     if extent is not None:
         shape.append(extent)

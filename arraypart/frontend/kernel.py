@@ -210,7 +210,8 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     return Kernel(Path(filename).stem, func.name, filename, lowered.arrays, body,
                   func.coord, tuple(sorted(values.items())), lowered.params, source,
                   tuple(misplaced) + lowered.warnings + unshared
-                  + _unseen_loops(unit, user_end, own_headers))
+                  + _unseen_loops(unit, user_end, own_headers)
+                  + _unmodelled_std_arrays(unit, user_end))
 
 
 _LOOP_KINDS = (ci.CursorKind.FOR_STMT, ci.CursorKind.WHILE_STMT, ci.CursorKind.DO_STMT)
@@ -244,6 +245,41 @@ def _unseen_loops(unit: clangtu.Unit, user_end: int,
             "their pipelines and the arrays they access (define it in the kernel file to "
             "have them analysed)"))
     return tuple(warned.values())
+
+
+_STD_ARRAY = re.compile(r"(const )?std::(__1::)?array<")
+_DECLARATION_KINDS = (ci.CursorKind.VAR_DECL, ci.CursorKind.PARM_DECL, ci.CursorKind.FIELD_DECL)
+
+
+def _unmodelled_std_arrays(unit: clangtu.Unit, user_end: int) -> tuple[str, ...]:
+    """A located warning at each declaration of the kernel file whose type holds a
+    ``std::array``: its ``operator[]`` is a call, not a subscript, so its accesses,
+    their ports and the II of the loops that make them are not modelled."""
+    found, stack = [], [c for c in unit.tu.cursor.get_children()
+                        if unit.in_main(c.location) and c.location.offset < user_end]
+    while stack:
+        cursor = stack.pop()
+        stack.extend(cursor.get_children())
+        if cursor.kind in _DECLARATION_KINDS and _STD_ARRAY.match(
+                _held_type(cursor.type).get_canonical().spelling) and unit.in_main(
+                cursor.location):
+            found.append(cursor)
+    return tuple(warning_text(unit.coord(c.location.offset), (
+        f"'{c.spelling}' is a std::array: arraypart does not model its accesses (their "
+        "ports, the banks they need and the II of the loops that make them); declare it "
+        "as a C array to have it analysed and banked"))
+        for c in sorted(found, key=lambda c: c.location.offset))
+
+
+def _held_type(kind: ci.Type) -> ci.Type:
+    """``kind`` through references, pointers and C arrays."""
+    while kind.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE,
+                        ci.TypeKind.POINTER, ci.TypeKind.CONSTANTARRAY,
+                        ci.TypeKind.INCOMPLETEARRAY):
+        kind = (kind.element_type if kind.kind in (ci.TypeKind.CONSTANTARRAY,
+                                                   ci.TypeKind.INCOMPLETEARRAY)
+                else kind.get_pointee())
+    return kind
 
 
 def _apply_overrides(text: str, overrides: Mapping[str, int]) -> tuple[str, dict[str, int]]:

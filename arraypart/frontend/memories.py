@@ -127,7 +127,7 @@ class MemoryLowering:
         for param in self._func.params:
             if I.is_stream(param):
                 self._streams.add(param.name)
-            elif param.is_array or I.is_unsized(param):
+            elif param.is_array or I.is_unsized(param) or I.is_array_reference(param):
                 self._add_parameter(param)
         shadowing = {p.name for p in self._func.params} | {
             n.name for n in N.walk(self._func.body) if isinstance(n, N.Decl)}
