@@ -616,3 +616,18 @@ def test_an_update_in_place_in_c_simulation_code_is_a_located_error(tmp_path):
     with pytest.raises(KernelError, match="updates banked array 'buf' in place") as err:
         arraypart.compile_kernel(write(tmp_path, "csim.cpp", text), ports=1)
     assert (err.value.coord.line, err.value.coord.col) == (9, 5)
+
+
+def test_dead_code_is_rewritten_where_it_can_be_and_else_left_alone(tmp_path):
+    """Under ``#if 0`` nothing runs: a label named like the array (Vitis_Accel_Examples'
+    critical_path) and a whole use stay as written, without an error.  The ``#else``
+    of ``#ifdef __SYNTHESIS__`` is C-simulation code: its reference is rewritten."""
+    blocks = ("#ifdef __SYNTHESIS__\n    ;\n#else\n    buf[3][4] = 7;\n#endif\n"
+              "#if 0\nbuf:\n    use(buf);\n    buf[1] = 2;\n#endif\n")
+    text = CSIM_ONLY.replace("#ifndef __SYNTHESIS__\n    buf[3][4] = 7;\n#endif\n", blocks)
+    assert blocks in text
+    compiled = arraypart.compile_kernel(write(tmp_path, "csim.cpp", text), ports=1)
+    cpp = compiled.files["csim.cpp"]
+    assert "#ifdef __SYNTHESIS__\n    ;\n#else\n    buf_bank[" in cpp
+    assert "#if 0\nbuf:\n    use(buf);\n    buf[1] = 2;\n#endif" in cpp
+    assert_the_testbench_passes(compiled, tmp_path)

@@ -195,36 +195,46 @@ class ExplicitRewriter:
         return _Address(ex, c_text(bank), c_text(offset), c_text(copy))
 
     def _unsynthesized_edits(self) -> list[Edit]:
-        """The references to explicit arrays in the top's C-simulation-only text
-        (``#ifndef __SYNTHESIS__`` blocks, which clang's tree leaves out), rewritten
-        from the text: a read of ``A[e]`` reads copy 0 of its bank, ``A[e] = v`` stores
-        into every copy; any other use is a located error."""
+        """The references to explicit arrays in the top's text that conditional
+        compilation leaves out (clang's tree does not have them), rewritten from the
+        text: a read of ``A[e]`` reads copy 0 of its bank, ``A[e] = v`` stores into
+        every copy.  In C-simulation code (under a condition on ``__SYNTHESIS__``)
+        any other use is a located error; elsewhere (``#if 0``) it is left as is."""
         body = self._func.body
         edits = []
         for lo, hi in self._unsynthesized:
             if not body.start <= lo < body.end:
                 continue
+            simulated = b"__SYNTHESIS__" in _opening_condition(self._data, lo)
             for name, ex in self._explicit.items():
-                for use in re.finditer(rb"(?<![\w.>])%s\b" % re.escape(name.encode()),
-                                       self._data[lo:hi]):
-                    edits.append(self._unsynthesized_edit(ex, lo + use.start()))
+                for use in re.finditer(rb"(?<![\w.>])%s\b(?!\s*:(?!:))"
+                                       % re.escape(name.encode()), self._data[lo:hi]):
+                    edit = self._unsynthesized_edit(ex, lo + use.start(), simulated)
+                    if edit is not None:
+                        edits.append(edit)
         return edits
 
-    def _unsynthesized_edit(self, ex: Explicit, start: int) -> Edit:
+    def _unsynthesized_edit(self, ex: Explicit, start: int, strict: bool) -> Edit | None:
+        """The edit of the use of ``ex`` at byte ``start``; None (or, ``strict``, a
+        located error) when it is no full reference read or stored."""
         where = coord_at(self._data, start, self._where.file)
-        texts, end = bracket_groups(self._data, start + len(ex.array.name))
-        if len(texts) != len(ex.array.shape):
-            raise KernelError(where, f"array '{ex.array.name}' is banked: in C-simulation "
-                                     f"code too, a reference must subscript all "
-                                     f"{len(ex.array.shape)} dimensions")
-        address = self._formulas(ex, texts, None, E.const(0), where)
+        name = ex.array.name
+        texts, end = bracket_groups(self._data, start + len(name))
         after = self._data[end:end + 3].lstrip()
         before = self._data[max(0, start - 2):start]
-        if after[:2] in (b"++", b"--") or before in (b"++", b"--") or (
-                after[:1] in b"+-*/%&|^<>" and after[:1] and _assigns(after)):
-            raise KernelError(where, f"C-simulation code updates banked array "
-                                     f"'{ex.array.name}' in place: assign it "
-                                     f"('{ex.array.name}[...] = ...') or read it only")
+        problem = None
+        if len(texts) != len(ex.array.shape):
+            problem = (f"array '{name}' is banked: in C-simulation code too, a reference "
+                       f"must subscript all {len(ex.array.shape)} dimensions")
+        elif (after[:2] in (b"++", b"--") or before in (b"++", b"--")
+              or re.match(rb"(<<|>>|[-+*/%&|^])=", after)):
+            problem = (f"C-simulation code updates banked array '{name}' in place: "
+                       f"assign it ('{name}[...] = ...') or read it only")
+        if problem is not None:
+            if strict:
+                raise KernelError(where, problem)
+            return None
+        address = self._formulas(ex, texts, None, E.const(0), where)
         if after.startswith(b"=") and not after.startswith(b"=="):
             return Edit(start, end, address.stores())
         return Edit(start, end, address.element(address.read_copy))
@@ -502,9 +512,25 @@ def _statement_positions(body: N.Node) -> set[int]:
     return found
 
 
-def _assigns(after: bytes) -> bool:
-    """``after`` (the text after a reference) starts with a compound assignment."""
-    return re.match(rb"(<<|>>|[-+*/%&|^])=", after) is not None
+_CONDITIONAL = re.compile(rb"^[ \t]*#[ \t]*(if|ifdef|ifndef|elif|else|endif)\b[^\n]*",
+                          re.MULTILINE)
+
+
+def _opening_condition(data: bytes, at: int) -> bytes:
+    """The ``#if``/``#ifdef``/``#ifndef`` line of the conditional whose branch starts
+    at byte ``at`` (a skipped range starts at its directive: for ``#else`` or ``#elif``,
+    the ``#if`` it belongs to)."""
+    depth = 0
+    for line in reversed(list(_CONDITIONAL.finditer(data, 0, data.find(b"\n", at) + 1
+                                                    or len(data)))):
+        word = line.group(1)
+        if word == b"endif":
+            depth += 1
+        elif word.startswith(b"if"):
+            if depth == 0:
+                return line.group(0)
+            depth -= 1
+    return b""
 
 
 def bracket_groups(data: bytes, k: int) -> tuple[list[str], int]:
