@@ -631,3 +631,34 @@ def test_dead_code_is_rewritten_where_it_can_be_and_else_left_alone(tmp_path):
     assert "#ifdef __SYNTHESIS__\n    ;\n#else\n    buf_bank[" in cpp
     assert "#if 0\nbuf:\n    use(buf);\n    buf[1] = 2;\n#endif" in cpp
     assert_the_testbench_passes(compiled, tmp_path)
+
+
+# A loop with a geometric step (s >>= 1) holds one copy of its body per value of s: the
+# first steps i by 8, the last by 1.  A flat bank formula (x0 + 2*x1) mod 4 may use what
+# holds of i in every copy (i's range), never what holds in the first alone (i a
+# multiple of 8, so that i mod 4 would be 0).
+HALVING = r"""
+void halving(const int in[16][16], int out[16][16]) {
+    int buf[16][16];
+    for (int i = 0; i < 16; i++)
+        for (int j = 0; j < 16; j++) buf[i][j] = in[i][j];
+    for (int s = 8; s > 0; s >>= 1)
+        for (int i = 0; i < 16; i += s)
+            for (int j = 0; j < 16; j++) {
+#pragma HLS pipeline II=1
+                out[i][j] += buf[i][j];
+            }
+}
+"""
+
+
+@needs_gxx
+def test_a_reference_in_every_copy_of_a_geometric_loop_uses_what_holds_in_all(tmp_path):
+    k = parse_source(HALVING, "halving.c", top="halving")
+    sol = solution_of((k.array("in"), none_scheme((16, 16))),
+                      (k.array("out"), none_scheme((16, 16))),
+                      (k.array("buf"), flat_scheme((16, 16), (1, 2), 4)))
+    files = emit(k, sol)
+    assert "buf_bank[" in files["halving.cpp"]
+    run = build_and_run(files, "halving", tmp_path)
+    assert run.returncode == 0, run.stdout

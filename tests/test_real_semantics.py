@@ -1842,3 +1842,67 @@ def test_a_local_constexpr_from_a_constexpr_call_is_a_constant(tmp_path):
     assert not [w for w in compiled.report.warnings if "run-time size" in w]
     # its initializer runs while compiling: factorial's loop is no loop of the kernel
     assert [(l["name"], l["trip_count"]) for l in loops(compiled)] == [("L13", 25), ("L20", 24)]
+
+
+# ---------------------------------------------------------------- geometric steps
+
+# MachSuite sort/merge's passes: m doubles (m += m) and the inner loop steps by 2m.  The
+# outer loop runs log2(64) = 6 times, each pass a copy of its body with m a constant,
+# so the inner loop has a constant step in each; FFT's span >>= 1 with log++ beside it
+# likewise.  They were loops nobody could count: a located error at the inner step, or
+# every subscript through m irregular.
+GEOMETRIC = """
+    void geo(const int in[64], int out[64], int levels[8]) {
+        int buf[64];
+        for (int i = 0; i < 64; i++) buf[i] = in[i];
+        for (int m = 1; m < 64; m += m) {
+            for (int i = 0; i < 64; i += m + m) {
+    #pragma HLS pipeline II=1
+                int lo = buf[i], hi = buf[i + m];
+                buf[i] = lo + hi;
+                buf[i + m] = lo - hi;
+            }
+        }
+        int log = 0;
+        for (int span = 32; span; span >>= 1, log++) {
+            for (int j = 0; j < 2; j++) levels[log] = buf[span] + buf[span - j];
+        }
+        for (int i = 0; i < 64; i++) out[i] = buf[i];
+    }"""
+
+
+def test_a_loop_with_a_geometric_step_runs_a_copy_per_value(tmp_path):
+    compiled = compile_text(tmp_path, "geo", GEOMETRIC, suffix=".cpp")
+    doubling = next(n for n in compiled.report.kernel.body
+                    if isinstance(n, ir.Loop) and n.coord.line == 5)
+    assert (doubling.init, doubling.bound, doubling.step) == ((E.const(0),), (E.const(5),), 1)
+    inner = [n.then[0] for n in doubling.body]
+    assert [(l.step, l.bound) for l in inner] == [(2 << k, (E.const(63),)) for k in range(6)]
+    assert [(l["name"], l["trip_count"]) for l in loops(compiled)][1:7] == [
+        ("L6", 64 >> k) for k in range(1, 7)]
+    halving = next(n for n in compiled.report.kernel.body
+                   if isinstance(n, ir.Loop) and n.coord.line == 14)
+    writes = [a.index for a in ir.accesses(halving.body) if a.array == "levels"]
+    assert writes == [(E.const(k),) for k in range(6)]  # log is a constant in each copy
+    if HAVE_GXX:
+        assert_the_testbench_passes(compiled, tmp_path)
+        assert_the_trace_agrees(compiled, tmp_path, ports=2)
+
+
+@pytest.mark.parametrize("change", [
+    ("for (int j = 0; j < 2; j++) levels[log] = buf[span] + buf[span - j];",
+     "levels[log] = buf[span];"),  # no inner loop
+    ("for (int j = 0; j < 2; j++) levels[log]",
+     "if (in[log] > 5) break;\n            for (int j = 0; j < 2; j++) levels[log]"),
+    ("int span = 32; span;", "int span = in[0]; span;")],  # no constant start
+    ids=["innermost", "break", "data-start"])
+def test_other_geometric_loops_are_counted_as_before(tmp_path, change):
+    """Without a loop in its body (pipelined, its copies would be sites the emitted
+    code does not have), with a break, or from a start the data gives, the loop
+    keeps a counter of its own, as any loop arraypart cannot count."""
+    text = GEOMETRIC.replace(*change)
+    assert text != GEOMETRIC
+    compiled = compile_text(tmp_path, "geo", text, suffix=".cpp")
+    halving = next(n for n in compiled.report.kernel.body
+                   if isinstance(n, ir.Loop) and n.coord.line == 14)
+    assert halving.var.startswith("loop_n")

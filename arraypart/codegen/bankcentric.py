@@ -32,6 +32,7 @@ scheduler's serialization, which the report states).
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from math import prod
 from typing import Iterator
@@ -164,6 +165,10 @@ def plan(kernel: Kernel, solution: Solution, taken: set[str], declared: set,
     body = boxed(kernel.body)
     contexts = ranges.ref_contexts(body)
     solved = {s.array.name: s for s in solution.arrays}
+    # a loop the IR holds more than once (inside a loop with a geometric step) has one
+    # text for all its copies: it keeps its references
+    seen = Counter(loop.coord for loop in pipelined_loops(body))
+    declared = {coord for coord in declared if seen[coord] <= 1}
     unrolled = {}
     for loop in pipelined_loops(body):
         found = list(found_accesses(loop.body, (), (), iter(range(1 << 62))))
@@ -176,6 +181,8 @@ def plan(kernel: Kernel, solution: Solution, taken: set[str], declared: set,
     contexts = ranges.ref_contexts(body)
     groups = []
     for loop in pipelined_loops(body):
+        if seen[loop.coord] > 1:
+            continue
         found = list(found_accesses(loop.body, (), (), iter(range(1 << 62))))
         for name in dict.fromkeys(f.access.array for f in found):
             mine = [f for f in found if f.access.array == name]

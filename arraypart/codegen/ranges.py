@@ -65,13 +65,29 @@ class RefContext:
 
 
 def ref_contexts(body: tuple[Node, ...]) -> dict[int, RefContext]:
-    """``ref_id`` -> its :class:`RefContext`, for every access of the kernel body."""
+    """``ref_id`` -> its :class:`RefContext`, for every access of the kernel body.  A
+    reference the IR holds in several places (a loop with a geometric step is lowered
+    once per iterator value) gets what holds in all: each iterator's interval is the
+    hull of its intervals there, its stride kept only where it is the same."""
     found: dict[int, tuple[list[Access], dict, dict]] = {}
     for access, env, strides in _accesses(body, {}, {}):
-        found.setdefault(access.ref_id, ([], env, strides))[0].append(access)
+        if access.ref_id not in found:
+            found[access.ref_id] = ([access], dict(env), dict(strides))
+            continue
+        accesses, known, stepped = found[access.ref_id]
+        accesses.append(access)
+        for var in list(known):
+            known[var] = _hull(known[var], env.get(var)) if var in env else None
+        for var in list(stepped):
+            if strides.get(var) != stepped[var]:
+                del stepped[var]
     return {rid: RefContext(tuple(acc), tuple(sorted(env.items())),
                             tuple(sorted(strides.items())))
             for rid, (acc, env, strides) in found.items()}
+
+
+def _hull(a: Interval | None, b: Interval | None) -> Interval | None:
+    return None if a is None or b is None else (min(a[0], b[0]), max(a[1], b[1]))
 
 
 def _accesses(nodes: tuple[Node, ...], env: dict,

@@ -13,7 +13,7 @@ iteration, and to their exit value after the loop.  The state these methods shar
 from __future__ import annotations
 
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Mapping
 
 from .. import expr as E
@@ -38,6 +38,9 @@ MAX_FOLLOWED_LOOPS = 8
 # A fully unrolled loop lowered once per lane (LoopLowering._lanes_body) has
 # its body that many times in the IR; past this trip count it is lowered once.
 MAX_PER_LANE_TRIPS = 32
+# The most values a loop with a geometric step (m += m, span >>= 1) takes: each is a
+# copy of its body.
+MAX_GEOMETRIC_VALUES = 64
 # What Vitis reads anywhere in a loop body, as if it opened it.
 LOOP_BODY_DIRECTIVES = LOOP_DIRECTIVES + ("loop_tripcount", stencil.DIRECTIVE)
 
@@ -88,6 +91,9 @@ class LoopLowering:
             bound_changes = any(S.written(n, self._scalars, self._callees) & bound_names
                                 for n in body + tail)
         except _Uncountable:
+            geometric = self._geometric(node, items, header)
+            if geometric is not None:
+                return [self._geometric_loop(node, label, items, header, geometric)]
             return self._counter_loop(node, label, items, header)
         if node.next is None and counted_down is None:
             items = items[:-1]
@@ -315,6 +321,92 @@ class LoopLowering:
         if pipeline_ii is not None:
             check_unrollable(loop, loop.body)
         return entry + [self._stencils(loop, items[:header], node)]
+
+    def _geometric(self, node: N.For, items: list[N.Node], header: int
+                   ) -> "_Geometric | None":
+        """The iterator's values in a loop whose step multiplies or divides it by a
+        constant (``m += m``, ``m *= 2``, ``span >>= 1``) from a constant start, while
+        its condition holds: at most ``MAX_GEOMETRIC_VALUES`` of them, none twice.
+        None for any other loop, for one that may stop early or is inside another or
+        in a pipeline, and for one that runs no loop of its own: pipelined, its copies
+        would be sites of one step that the emitted code, which has one, does not have."""
+        body = items[header:]
+        if (self._geometric_depth or self._pipelines or node.init is None
+                or node.next is None or node.post_test or _escapes(body)
+                or self._loop_pragmas(items[:header], at=node.coord)[0] is not None
+                or not any(isinstance(n, N.For) for item in body for n in N.walk(item))):
+            return None
+        try:
+            var, start, declared = self._loop_init(node.init, node.cond)
+        except _Uncountable:
+            return None
+        parts = _comma_parts(node.next)
+        own = [p for p in parts if var in S.written(p, frozenset((var,)))]
+        first = quasi_affine(start, self._scope())
+        advance = _geometric_step(own[0], var, self._scope()) if len(own) == 1 else None
+        if (advance is None or not isinstance(first, E.Const)
+                or any(S.assigns(n, var) for n in body)):
+            return None
+        values, value = [], first.value
+        saved = self._state()
+        try:
+            while len(values) <= MAX_GEOMETRIC_VALUES:
+                self._bind(var, E.const(value), None)
+                holds = quasi_affine(_tested(node.cond), self._scope())
+                if not isinstance(holds, E.Const):
+                    return None
+                if not holds.value:
+                    break
+                if value in values:
+                    return None
+                values.append(value)
+                value = advance(value)
+        finally:
+            self._restore(saved)
+        if not values or len(values) > MAX_GEOMETRIC_VALUES:
+            return None
+        return _Geometric(var, declared, tuple(values), value,
+                          [p for p in parts if all(p is not o for o in own)])
+
+    def _geometric_loop(self, node: N.For, label: str | None, items: list[N.Node],
+                        header: int, geometric: "_Geometric") -> Loop:
+        """A loop over the iterator's values ``v_0 .. v_{K-1}`` (:meth:`_geometric`)
+        as a loop over their number ``0 <= k < K`` whose body is
+        ``if (k == j) body[i := v_j]`` for each ``j``, lowered in order: each copy
+        starts from the scalars the one before left, as the iterations run."""
+        coord = node.coord
+        pipeline_ii, unroll, pipeline_off = self._loop_pragmas(items[:header], at=coord)
+        name = label or f"L{coord.line}"
+        if len(self._calls) > 1:
+            name = f"{self._calls[-1].name}/{name}"
+        var, count = geometric.var, len(geometric.values)
+        counter = self._fresh_iterator(f"{var}_k{coord.line}")
+        init, bound = (E.const(0),), (E.const(count - 1),)
+        copies: list[Node] = []
+        self._blocks.append({})
+        self._geometric_depth += 1
+        try:
+            self._header_scalars(node.init, var, geometric.declared)
+            with self._loop_frame(counter, (0, count - 1), (init, bound, 1), pipeline_ii,
+                                  unroll):
+                for k, value in enumerate(geometric.values):
+                    self._bind(var, E.const(value), None)
+                    body = tuple(self._items(items[header:]))
+                    for part in geometric.others:
+                        body += tuple(self._statement(part))
+                    number = (Constraint(E.add(E.var(counter), E.const(-k)), "=="),)
+                    copies.append(If((number,), body, (), coord))
+        finally:
+            self._geometric_depth -= 1
+            for scalar, (value, opaque) in self._blocks.pop().items():
+                self._bind(scalar, value, opaque)
+        if not geometric.declared:
+            self._bind(var, E.const(geometric.exit_value), None)
+        loop = Loop(counter, init, bound, 1, tuple(copies), name, coord, pipeline_ii, unroll,
+                    pipeline_off)
+        if pipeline_ii is not None:
+            check_unrollable(loop, loop.body)
+        return self._stencils(loop, items[:header], node)
 
     def _counter(self, cond: N.Node, items: list[N.Node]) -> tuple[str, N.Node, bool]:
         """The counter of a loop without a start: the scalar its condition compares,
@@ -768,6 +860,56 @@ def _is_id(node: N.Node, name: str) -> bool:
     """Whether ``node`` is ``name``, as read or as compared (``i < 10u`` converts i)."""
     node = N.unconverted(node)
     return isinstance(node, N.Id) and node.name == name
+
+
+def _tested(cond: N.Node) -> N.Node:
+    """A condition without C++'s conversion to bool (``for (; span; ...)``): its value
+    is true where nonzero."""
+    if isinstance(cond, N.Cast) and cond.to is not None and cond.to.boolean:
+        return cond.expr
+    return cond
+
+
+@dataclass(frozen=True, slots=True)
+class _Geometric:
+    """A loop whose iterator ``var`` takes ``values`` (:meth:`LoopLowering._geometric`)
+    and ``exit_value`` after it; ``others``: the header's other increments."""
+
+    var: str
+    declared: bool
+    values: tuple[int, ...]
+    exit_value: int
+    others: list
+
+
+def _geometric_step(nxt: N.Node, var: str, scope: Scope):
+    """``v -> next v`` for ``i += i``, ``i *= c``, ``i <<= c``, ``i >>= c``, ``i /= c``
+    and ``i = i + i``, ``i = i * c``, ``i = c * i``, ``i = i << c``, ``i = i >> c``,
+    ``i = i / c`` (``c`` a constant that changes every positive ``i``); else None."""
+    if not (isinstance(nxt, N.Assignment) and _is_id(nxt.lvalue, var)):
+        return None
+    if nxt.op == "=":
+        rvalue = N.without_casts(nxt.rvalue)
+        if not isinstance(rvalue, N.BinaryOp):
+            return None
+        op, left, right = rvalue.op, rvalue.left, rvalue.right
+        if op in ("*", "+") and _is_id(right, var) and not _is_id(left, var):
+            left, right = right, left
+        if not _is_id(left, var):
+            return None
+    elif nxt.op.endswith("="):
+        op, right = nxt.op[:-1], nxt.rvalue
+    else:
+        return None
+    if op == "+":
+        return (lambda v: 2 * v) if _is_id(right, var) else None
+    folded = quasi_affine(right, scope)
+    c = folded.value if isinstance(folded, E.Const) else None
+    if c is None or not ({"*": c >= 2, "/": c >= 2}.get(op) or (
+            op in ("<<", ">>") and 1 <= c < 63)):
+        return None
+    return {"*": lambda v: v * c, "<<": lambda v: v << c, ">>": lambda v: v >> c,
+            "/": lambda v: abs(v) // c * (1 if v >= 0 else -1)}[op]
 
 
 def _step_of(nxt: N.Node, var: str, scope: Scope) -> int | None:
