@@ -8,6 +8,7 @@ import pytest
 
 import arraypart
 from arraypart import KernelError, check, ir
+from arraypart import expr as E
 from arraypart.check.frames import checked_values
 from arraypart.frontend import parse_kernel, parse_source
 
@@ -924,6 +925,49 @@ def test_references_to_arrays_are_array_parameters(tmp_path):
     assert array(compiled.report, "out").array.interface
     assert_the_testbench_passes(compiled, tmp_path)
     assert_the_trace_agrees(compiled, tmp_path, ports=2)
+
+
+# A reference to a row (const float (&r)[8] = buf[i]) denotes that row, as a pointer
+# to it would: r[k] is buf[i][k] (it was "arraypart cannot follow accesses through
+# it").  A sub-function's local and an interface array may be so named; a local of the
+# top, whose references the output may rewrite, is a located error saying so.
+ROW_REFERENCES = """static void sum_rows(const float m[8][8], float out[8]) {
+  float buf[8][8];
+  for (int i = 0; i < 8; i++)
+    for (int j = 0; j < 8; j++) buf[i][j] = m[i][j];
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    const float (&r)[8] = buf[i];
+    out[i] = r[0] + r[1] + r[2] + r[3];
+  }
+}
+void rows(const float in[8][8], float out[8]) {
+  const float (&top)[8] = in[2];
+  sum_rows(in, out);
+  out[0] += top[1];
+}
+"""
+
+
+@needs_gxx
+def test_a_reference_to_a_row_denotes_the_row(tmp_path):
+    compiled = arraypart.compile_kernel(write(tmp_path, "rows.cpp", ROW_REFERENCES))
+    buf = next(a for a in compiled.report.solution.arrays if a.array.name.endswith("buf"))
+    assert buf.banking.scheme.banks == 2 and buf.conflict_free  # 4 reads of one row
+    reads = [a.index for a in ir.accesses(compiled.report.kernel.body)
+             if a.array == "in" and a.kind == "read" and a.index[0] == E.const(2)]
+    assert reads, "top[1] is in[2][1]"
+    assert_the_testbench_passes(compiled, tmp_path)
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)
+
+
+def test_a_reference_into_a_local_of_the_top_is_a_located_error():
+    text = ROW_REFERENCES.replace("static void sum_rows", "void rows")
+    text = text[:text.index("void rows(const float in")]
+    with pytest.raises(KernelError, match="reference 'r' into local array 'buf': write "
+                                          r"buf\[\.\.\.\]") as err:
+        parse_source(text, "rows.cpp")
+    assert (err.value.coord.line, err.value.coord.col) == (7, 23)
 
 
 # A method defined outside its class would be defined twice if the class left

@@ -193,14 +193,15 @@ def pointer_binding(decl: N.Decl, nodes: tuple[N.Node, ...],
                     visible: Mapping[str, Binding], arrays: Mapping[str, Array], scope: Scope
                     ) -> tuple[Binding, tuple[N.Node, ...]] | None:
     """What a local pointer declared at memory denotes (``T *row = A[i];``,
-    ``T *p = &A[i][k];``, ``T *p = A + k;``), and the expressions its start evaluates
+    ``T *p = &A[i][k];``, ``T *p = A + k;``; a reference to a row, ``T (&row)[N] = A[i];``,
+    as the pointer ``row`` would), and the expressions its start evaluates
     (subscripts, offset): like an array parameter bound to that argument, ``row[e]``
     and ``*(row + e)`` are elements of ``A``.  None when ``decl`` is no pointer or its
     start is no memory of the kernel.  ``nodes``: those of the function it is declared in
     (:attr:`.cnodes.FuncDef.nodes`); a pointer they assign again (``p++``) is an error,
     since arraypart follows memory by the subscripts written on it."""
-    if decl.ctype is None or decl.ctype.canonical_kind != ci.TypeKind.POINTER \
-            or decl.init is None:
+    if decl.ctype is None or decl.init is None or not (
+            decl.ctype.canonical_kind == ci.TypeKind.POINTER or array_reference(decl)):
         return None
     memory = memory_argument(decl.init, visible, arrays)
     if memory is None:
@@ -212,6 +213,13 @@ def pointer_binding(decl: N.Decl, nodes: tuple[N.Node, ...],
                                        "follows memory by the subscripts written on it; "
                                        f"index it ({decl.name}[k]) instead")
     return memory.binding(scope), memory.nodes()
+
+
+def array_reference(decl: N.Decl) -> bool:
+    """``decl`` is a reference to an array of fixed size (``float (&row)[8]``)."""
+    t = decl.ctype.clang if decl.ctype is not None else None
+    return (t is not None and t.kind in (T.LVALUEREFERENCE, T.RVALUEREFERENCE)
+            and t.get_pointee().get_canonical().kind == T.CONSTANTARRAY)
 
 
 def memory_argument(arg: N.Node, visible: Mapping[str, Binding],

@@ -120,13 +120,6 @@ def is_stream(decl: N.Decl) -> bool:
     return t is not None and t.get_canonical().spelling.startswith(STREAM_TYPE_PREFIX)
 
 
-def is_array_reference(decl: N.Decl) -> bool:
-    """A reference to an array of fixed size (``int (&a)[16]``): an array parameter."""
-    t = decl.ctype.clang if decl.ctype is not None else None
-    return (t is not None and t.kind in (T.LVALUEREFERENCE, T.RVALUEREFERENCE)
-            and t.get_pointee().kind == T.CONSTANTARRAY)
-
-
 def is_unsized(decl: N.Decl) -> bool:
     """A pointer or an array whose first dimension has no size (``int a[]``)."""
     kind = decl.ctype.kind if decl.ctype is not None else None

@@ -230,7 +230,8 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
             return None
         binding, evaluated = found
         if self._rewrites(self._arrays[binding.array]):
-            raise KernelError(decl.coord, f"pointer '{decl.name}' into local array "
+            what = "reference" if calls.array_reference(decl) else "pointer"
+            raise KernelError(decl.coord, f"{what} '{decl.name}' into local array "
                                           f"'{binding.array}': write "
                                           f"{binding.array}[...] (arraypart rewrites the "
                                           "subscripts of the arrays it banks)")

@@ -21,7 +21,7 @@ import clang.cindex as ci
 from .. import expr as E
 from ..errors import KernelError, warning_text
 from ..ir import UNBOUNDED_SAMPLE, Access, If, Loop, Node, Param
-from .calls import Binding
+from .calls import Binding, array_reference
 from .cexpr import Bound, fold, interval
 from . import cnodes as N
 from . import fresh as F
@@ -127,7 +127,7 @@ class MemoryLowering:
         for param in self._func.params:
             if I.is_stream(param):
                 self._streams.add(param.name)
-            elif param.is_array or I.is_unsized(param) or I.is_array_reference(param):
+            elif param.is_array or I.is_unsized(param) or array_reference(param):
                 self._add_parameter(param)
         shadowing = {p.name for p in self._func.params} | {
             n.name for n in N.walk(self._func.body) if isinstance(n, N.Decl)}
