@@ -967,7 +967,7 @@ def test_a_reference_into_a_local_of_the_top_is_a_located_error():
     with pytest.raises(KernelError, match="reference 'r' into local array 'buf': write "
                                           r"buf\[\.\.\.\]") as err:
         parse_source(text, "rows.cpp")
-    assert (err.value.coord.line, err.value.coord.col) == (7, 23)
+    assert (err.value.coord.line, err.value.coord.col) == (7, 19)
 
 
 # A method defined outside its class would be defined twice if the class left
