@@ -1169,6 +1169,40 @@ def test_reads_of_local_elements_nothing_wrote_are_warnings(tmp_path):
 
 
 @needs_gxx
+@pytest.mark.parametrize("first", [
+    "  buf[0] = in[0];\n",
+    "  for (int i = 0; i < 1; i++) {\n    f(i);\n    buf[i] = in[i];\n  }\n"],
+    ids=["straight-line", "loop-with-a-call"])
+def test_a_local_written_where_the_run_records_nothing_is_not_called_unwritten(tmp_path,
+                                                                               first):
+    """The driver records the accesses of pipelined loops only: buf[0], written before
+    them, was reported read before anything wrote it (public kernels: harris, optical
+    flow, unsharp mask).  Such an array is left out of that warning."""
+    path = tmp_path / "prefix.cpp"
+    path.write_text("int f(int x) { int r = 0; for (int b = 0; b < 2; b++) r += x; return r; }\n"
+                    "void prefix(const int in[4], int out[4]) {\n  int buf[4];\n" + first +
+                    "  for (int i = 1; i < 4; i++) buf[i] = buf[i - 1] + in[i];\n"
+                    "  for (int i = 0; i < 4; i++) out[i] = buf[i];\n}\n")
+    judged, _ = _agreeing(path, 2)
+    assert judged.unwritten == ()
+
+
+@needs_gxx
+def test_c_simulation_code_that_g_plus_plus_rejects_is_a_located_error(tmp_path):
+    """Code under #ifndef __SYNTHESIS__ is never parsed by arraypart; when g++ rejects
+    it, the trace driver does not build: that is the kernel's error, at g++'s place
+    (it was an internal error)."""
+    path = tmp_path / "csim.cpp"
+    path.write_text("void csim(int a[4]) {\n#ifndef __SYNTHESIS__\n  assert(a);\n#endif\n"
+                    "  for (int i = 0; i < 4; i++) a[i] = i;\n}\n")
+    compiled = arraypart.compile_kernel(str(path))
+    with pytest.raises(KernelError, match="g\\+\\+ does not compile the kernel as C "
+                                          "simulation reads it") as err:
+        trace.record(compiled.report.kernel, clangtu.Options(), tmp_path)
+    assert (err.value.coord.line, err.value.coord.col) == (3, 3)
+
+
+@needs_gxx
 def test_a_pipelined_loop_of_a_function_never_called_is_not_listed(tmp_path):
     """The trace instruments every pipelined loop of the file; one of a function the top
     never calls runs 0 steps and is no loop of the model: nothing to say of it (it was

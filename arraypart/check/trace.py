@@ -10,6 +10,7 @@ once.  g++ builds it; the run writes the records that :mod:`.replay` reads.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -85,7 +86,8 @@ def record(kernel: ir.Kernel, options: clangtu.Options, workdir: Path,
            deadline: Deadline | None = None) -> Trace:
     """Instrument, build and run ``kernel`` in ``workdir``, each read recording the
     copy ``bankings`` give it (:func:`copy_texts`); raises KernelError when g++ is
-    missing or the compiled original crashes on the random inputs, RuntimeError when
+    missing, the original does not compile as C simulation reads it (without
+    ``__SYNTHESIS__``) or crashes on the random inputs, RuntimeError when
     the driver does not build or run otherwise (a bug), and
     :class:`TimeLimit` (stage :data:`STAGE`) when ``deadline`` passes first.  Nothing
     that g++ or the driver started outlives the call (:func:`_run`)."""
@@ -96,12 +98,38 @@ def record(kernel: ir.Kernel, options: clangtu.Options, workdir: Path,
     source.write_text(driver_source(kernel, instrumented), encoding="utf-8")
     binary, records = workdir.resolve() / "trace_driver", workdir.resolve() / "trace.bin"
     started = time.monotonic()
-    _run([COMPILER, *COMPILE_FLAGS, *_include_flags(kernel, options), "-o", str(binary),
-          str(source), "-lm"], workdir, BUILD_TIMEOUT, deadline, "g++ on the trace driver")
+    try:
+        _run([COMPILER, *COMPILE_FLAGS, *_include_flags(kernel, options), "-o", str(binary),
+              str(source), "-lm"], workdir, BUILD_TIMEOUT, deadline, "g++ on the trace driver")
+    except RuntimeError:
+        _check_the_original_builds(kernel, options, workdir, deadline)
+        raise
     built = time.monotonic()
     _run([str(binary), str(records)], workdir, RUN_TIMEOUT, deadline, "the trace driver",
          kernel=Coord(kernel.path), cwd=workdir)
     return Trace(records, instrumented, built - started, time.monotonic() - built)
+
+
+_GXX_ERROR = re.compile(r"^(.+?):(\d+):(\d+): error: (.*)$", re.MULTILINE)
+
+
+def _check_the_original_builds(kernel: ir.Kernel, options: clangtu.Options, workdir: Path,
+                               deadline: Deadline | None) -> None:
+    """A KernelError at g++'s first error when the kernel file itself does not compile
+    as C++ without ``__SYNTHESIS__`` (code only C simulation reads, which arraypart
+    never parsed): the user's fault, not the driver's."""
+    probe = workdir / "original_only.cpp"
+    probe.write_text(kernel.source.text, encoding="utf-8")
+    try:
+        _run([COMPILER, *COMPILE_FLAGS, "-fsyntax-only", *_include_flags(kernel, options),
+              str(probe)], workdir, BUILD_TIMEOUT, deadline, "g++ on the kernel")
+    except RuntimeError as failure:
+        found = _GXX_ERROR.search(str(failure))
+        line, col, message = ((int(found[2]), int(found[3]), found[4]) if found is not None
+                              else (0, 0, "it does not compile"))
+        raise KernelError(Coord(kernel.path, line, col), (
+            f"g++ does not compile the kernel as C simulation reads it (without "
+            f"__SYNTHESIS__): {message}")) from None
 
 
 def _include_flags(kernel: ir.Kernel, options: clangtu.Options) -> list[str]:

@@ -37,12 +37,31 @@ class UnwrittenRead:
 
 
 def uninitialized_locals(kernel: ir.Kernel) -> dict[int, ir.Array]:
-    """The kernel's local arrays (by array id) that start undefined: declared without
-    an initializer and not ``static``."""
+    """The kernel's local arrays (by array id) that start undefined (declared without
+    an initializer and not ``static``) and whose every write the run records: the
+    driver records the accesses of the loops the model pipelines only, so a write
+    elsewhere (``buf[0] = x;`` before a loop) would leave its reads called unwritten."""
     decls = kernel.source.local_decls
+    unrecorded = _written_outside_pipelines(kernel.body, False)
     return {n: a for n, a in enumerate(kernel.arrays)
             if a.name in decls and decls[a.name].init is None
-            and not (a.static or decls[a.name].static)}
+            and not (a.static or decls[a.name].static) and a.name not in unrecorded}
+
+
+def _written_outside_pipelines(nodes: tuple[ir.Node, ...], pipelined: bool) -> set[str]:
+    """The arrays that ``nodes`` write outside every pipelined loop."""
+    found: set[str] = set()
+    for n in nodes:
+        if isinstance(n, ir.Stmt):
+            if not pipelined:
+                found.update(a.array for a in n.accesses if a.kind != "read")
+        elif isinstance(n, ir.If):
+            if not pipelined:
+                found.update(a.array for a in n.cond_accesses if a.kind != "read")
+            found |= _written_outside_pipelines(n.then + n.orelse, pipelined)
+        else:
+            found |= _written_outside_pipelines(n.body, pipelined or n.pipeline_ii is not None)
+    return found
 
 
 def unwritten_reads(path: Path, arrays: Mapping[int, ir.Array],
