@@ -707,3 +707,18 @@ def test_each_std_array_declaration_is_a_located_warning():
     assert all("is a std::array: arraypart does not model its accesses" in w
                for w in kernel.warnings)
     assert [a.name for a in kernel.arrays] == ["out", "plain"]
+
+
+def test_a_static_const_member_defined_after_its_class_keeps_its_value():
+    """``const unsigned cfg::n;`` after the class (hls4ml writes it, as C++11 wants for
+    an odr-used member) is the declaration a use names, without the initializer: the
+    bound was no constant, so the function pipeline was dropped with a warning."""
+    kernel = parse_source("struct cfg { static const unsigned n = 4; };\n"
+                          "const unsigned cfg::n;\n"
+                          "void k(int a[4], int b[4]) {\n#pragma HLS pipeline\n"
+                          "  for (unsigned i = 0; i < cfg::n; i++) b[i] = a[i] * 2;\n}\n",
+                          "cfg.cpp")
+    assert kernel.warnings == ()
+    (call,) = kernel.body  # the function pipeline: one step per call
+    (loop,) = call.body
+    assert call.pipeline_ii is not None and loop.bound == (E.const(3),)

@@ -970,6 +970,47 @@ def test_a_reference_into_a_local_of_the_top_is_a_located_error():
     assert (err.value.coord.line, err.value.coord.col) == (7, 19)
 
 
+# Public kernels whose testbench did not build (a probe of pp4fpgas, hir-dev and
+# Vitis examples), each reduced: a line comment between the top's ')' and '{' (the
+# prototype's ';' went into it), a stream of the file's own struct, a top in a namespace
+# whose size is a constant of that namespace, a struct array whose field indexes memory
+# (random_int<S>), and ap_int bit references assigned an unsigned or a long (ambiguous
+# in the stand-in ap_common.h).
+UNBUILT = {
+    "comment": """void comment(int a[4], int b[4])  // note
+{
+  for (int i = 0; i < 4; i++) b[i] = a[i];
+}
+""",
+    "stream": """#include "hls_stream.h"
+struct pkt { int data; bool last; };
+void stream(hls::stream<pkt> &in, hls::stream<pkt> &out) { pkt p = in.read(); out.write(p); }
+""",
+    "spaced": """namespace acc { const int N = 4;
+void spaced(int a[N], int b[N]) { for (int i = 0; i < N; i++) b[i] = a[N - 1 - i]; } }
+""",
+    "fields": """struct S { int v; int w; };
+void fields(S in[8], int out[16]) {
+  for (int i = 0; i < 8; i++) out[in[i].v & 15] = i;
+}
+""",
+    "bits": """#include "ap_int.h"
+void bits(ap_int<2> out[4]) {
+  for (int i = 0; i < 4; i++) {
+    ap_int<2> d = 0; unsigned v = i & 1; long w = i >> 1;
+    d[1] = v; d[0] = w; out[i] = d;
+  }
+}
+"""}
+
+
+@needs_gxx
+@pytest.mark.parametrize("name", sorted(UNBUILT))
+def test_the_testbench_builds_and_passes(tmp_path, name):
+    compiled = arraypart.compile_kernel(write(tmp_path, f"{name}.cpp", UNBUILT[name]))
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
 # A method defined outside its class would be defined twice if the class left
 # ``namespace original``: the class stays, and the user is told the testbench cannot link.
 OUTSIDE_METHOD = """struct pt { int a; int get() const; };

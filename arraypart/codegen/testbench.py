@@ -167,12 +167,14 @@ def _structs(decls: list[N.Decl], params: list[TbParam]) -> list[TbStruct]:
         if decl.ctype is None:
             continue
         held = decl.ctype.referent or decl.ctype
-        fields = held.element_fields
+        fields = held.stream_fields if param.stream is not None else held.element_fields
         if not fields or not all(name for name, _ in fields):
             continue
         spelled = (param.array.elem_type if param.array is not None
-                   else param.scalar.value_type if param.scalar is not None else None)
-        canonical = _unqualified(held.element_spelling)
+                   else param.scalar.value_type if param.scalar is not None
+                   else param.stream.value_type)
+        canonical = spelled if param.stream is not None else _unqualified(
+            held.element_spelling)
         if spelled is None or canonical in found or spelled in spellings:
             continue
         test = " && ".join(f"a.{name} == b.{name}" if by_value else
@@ -257,7 +259,9 @@ def _prototype(data: bytes, func: N.FuncDef) -> str:
     if func.start < 0 or func.body is None or func.body.start < func.start:
         raise KernelError(func.coord, "the top function's definition must be written in "
                                       "the kernel file")
-    head = data[func.start:func.body.start].decode().rstrip() + ";"
+    head = data[func.start:func.body.start].decode().rstrip()
+    # after a line comment (void k(int a[4])  // note) the ';' goes on a line of its own
+    head += "\n;" if "//" in head.rsplit("\n", 1)[-1] else ";"
     if func.extern_c:
         head = f'extern "C" {head}'
     for name in reversed(func.namespaces):
@@ -317,10 +321,10 @@ def _param(p: N.Decl, kernel: Kernel, bounds: dict[str, int]) -> TbParam:
     elem_type = array.elem_type
     if p.ctype.element_struct and "::" in p.ctype.element_spelling:
         elem_type = _unqualified(p.ctype.element_spelling)  # its namespace, which the IR drops
-    if p.name in bounds:
-        generator = f"random_int<{elem_type}>(0, {bounds[p.name]})"
-    elif p.ctype.element_struct:
+    if p.ctype.element_struct:  # a field that indexes an array gets random bytes too
         generator = f"random_bytes<{elem_type}>()"
+    elif p.name in bounds:
+        generator = f"random_int<{elem_type}>(0, {bounds[p.name]})"
     else:
         generator = _random_value(elem_type)
     return TbParam(TbArray(p.name, _rooted(elem_type, kernel), array.shape,

@@ -291,11 +291,13 @@ class TypeInfo:
     structs other than those, whose direct fields ``element_fields`` lists as
     ``(name, by_value)``: integers, enums and bit-fields compare by value, anything else
     (floating point, arrays, structs) bit for bit; padding is no field (its bytes are
-    indeterminate after a copy); ``array_fields``: some direct field is an array."""
+    indeterminate after a copy); ``array_fields``: some direct field is an array;
+    ``stream_fields``: for an ``hls::stream`` of such structs, their fields."""
 
     __slots__ = ("clang", "kind", "canonical_kind", "spelling", "canonical_spelling",
                  "element_struct", "element_fields", "element_spelling", "referent",
-                 "ap_number", "const", "integer", "array_typedef", "array_fields")
+                 "ap_number", "const", "integer", "array_typedef", "array_fields",
+                 "stream_fields")
 
     def __init__(self, t: ci.Type):
         canonical = t.get_canonical()
@@ -321,6 +323,7 @@ class TypeInfo:
                          else None)
         self.integer = int_type(t)
         self.array_typedef = _names_an_array(t)
+        self.stream_fields = _stream_fields(element)
 
     def release(self) -> None:
         self.clang = None
@@ -329,6 +332,18 @@ class TypeInfo:
 
 
 AP_TYPE_NAMES = ("ap_int", "ap_uint", "ap_fixed", "ap_ufixed")
+
+
+def _stream_fields(element: ci.Type) -> tuple[tuple[str, bool], ...]:
+    """The fields (:func:`_fields`) of the struct an ``hls::stream`` carries; none for
+    any other type, or a stream of numbers or ``ap_`` types."""
+    if (element.kind != ci.TypeKind.RECORD or not element.spelling.startswith("hls::stream<")
+            or element.get_num_template_arguments() < 1):
+        return ()
+    value = element.get_template_argument_type(0).get_canonical()
+    if value.kind != ci.TypeKind.RECORD or value.get_declaration().spelling in AP_TYPE_NAMES:
+        return ()
+    return _fields(value)
 
 
 def _fields(record: ci.Type) -> tuple[tuple[str, bool], ...]:
@@ -1038,7 +1053,10 @@ def _constant_value(decl: ci.Cursor | None) -> int | None:
     if parent is not None and parent.kind in (K.FUNCTION_DECL, K.CXX_METHOD,
                                               K.FUNCTION_TEMPLATE) and not _constexpr(decl):
         return None
-    return clangtu.integer_value(decl)
+    value = clangtu.integer_value(decl)
+    if value is None and decl.canonical != decl:  # const unsigned cfg::n; after the class
+        value = clangtu.integer_value(decl.canonical)
+    return value
 
 
 def _constexpr(decl: ci.Cursor) -> bool:

@@ -59,15 +59,19 @@ def shared_types(unit: clangtu.Unit, top_start: int,
     """The definitions of the kernel file that the parameter and return types of the
     top (defined at byte ``top_start``) name, with the types and constants they name
     in turn, in text order; none when the signature names none of the file's records
-    or enums.  When one cannot move, none, and a located warning that the testbench
-    will not link."""
+    or enums (a top in a namespace: none of its declarations, as ``int a[N]``, which
+    ``using namespace original`` does not reach there).  When one cannot move, none,
+    and a located warning that the testbench will not link."""
     top = _definition_at(unit, top_start)
     if top is None:
         return (), ()
-    wanted = [d for d in (_declaration(t) for t in _signature_types(top))
-              if d is not None and _own(unit, d, user_end)]
-    if not wanted:
+    typed = [d for d in (_declaration(t) for t in _signature_types(top))
+             if d is not None and _own(unit, d, user_end)]
+    named = [d for d in _signature_names(top) if _own(unit, d, user_end)]
+    namespaced = top.semantic_parent.kind == ci.CursorKind.NAMESPACE
+    if not typed and not (namespaced and named):
         return (), ()
+    wanted = typed + named
     try:
         found = _closure(unit, wanted, user_end)
         outermost = [d for d in found
@@ -98,6 +102,18 @@ def _signature_types(top: ci.Cursor):
         yield param.type
 
 
+def _signature_names(top: ci.Cursor):
+    """The file- or namespace-scope declarations that the top's parameters name as
+    written (``hls::stream<pkt>``, ``int a[N]``)."""
+    for param in top.get_arguments():
+        for cursor in param.walk_preorder():
+            if cursor.kind in (ci.CursorKind.TYPE_REF, ci.CursorKind.TEMPLATE_REF,
+                               ci.CursorKind.DECL_REF_EXPR) and cursor.referenced is not None:
+                holder = _file_scope(cursor.referenced)
+                if holder is not None:
+                    yield holder
+
+
 def _declaration(kind: ci.Type) -> ci.Cursor | None:
     """The record or enum that ``kind`` holds (through pointers, references, arrays
     and typedefs), or None."""
@@ -109,6 +125,10 @@ def _declaration(kind: ci.Type) -> ci.Cursor | None:
                 else kind.element_type).get_canonical()
     if kind.kind not in (ci.TypeKind.RECORD, ci.TypeKind.ENUM):
         return None
+    for k in range(max(0, kind.get_num_template_arguments())):  # hls::stream<pkt>
+        argument = _declaration(kind.get_template_argument_type(k))
+        if argument is not None:
+            return argument
     declaration = kind.get_declaration()
     template = ci.conf.lib.clang_getSpecializedCursorTemplate(declaration)
     return template if template is not None and not template.kind.is_invalid() else declaration

@@ -403,7 +403,17 @@ class ap_bit_ref {
   operator bool() const { return p_.test(i_); }
   bool to_bool() const { return p_.test(i_); }
   ap_bit_ref& operator=(bool v) { p_.set_bit(i_, v); return *this; }
+  // one per integer type, as Vitis has them: an unsigned or a long is no ambiguous call
+  ap_bit_ref& operator=(char v) { p_.set_bit(i_, v != 0); return *this; }
+  ap_bit_ref& operator=(signed char v) { p_.set_bit(i_, v != 0); return *this; }
+  ap_bit_ref& operator=(unsigned char v) { p_.set_bit(i_, v != 0); return *this; }
+  ap_bit_ref& operator=(short v) { p_.set_bit(i_, v != 0); return *this; }
+  ap_bit_ref& operator=(unsigned short v) { p_.set_bit(i_, v != 0); return *this; }
   ap_bit_ref& operator=(int v) { p_.set_bit(i_, v != 0); return *this; }
+  ap_bit_ref& operator=(unsigned v) { p_.set_bit(i_, v != 0); return *this; }
+  ap_bit_ref& operator=(long v) { p_.set_bit(i_, v != 0); return *this; }
+  ap_bit_ref& operator=(unsigned long v) { p_.set_bit(i_, v != 0); return *this; }
+  ap_bit_ref& operator=(long long v) { p_.set_bit(i_, v != 0); return *this; }
   ap_bit_ref& operator=(unsigned long long v) { p_.set_bit(i_, v != 0); return *this; }
   ap_bit_ref& operator=(const ap_bit_ref& o) { p_.set_bit(i_, bool(o)); return *this; }
   template <int _AP_W2, bool _AP_S2> ap_bit_ref& operator=(const ap_bit_ref<_AP_W2, _AP_S2>& o) {
