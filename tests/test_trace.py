@@ -1203,6 +1203,27 @@ def test_c_simulation_code_that_g_plus_plus_rejects_is_a_located_error(tmp_path)
 
 
 @needs_gxx
+@pytest.mark.parametrize("text", [
+    "template <int N> struct V { int a[N]; int &operator[](int i) { return a[i]; } };\n"
+    "template <int N> void f(V<N> &v, const int in[N]) {\n"
+    "  for (int i = 0; i < N; i++) v[i] = in[i];\n}\n"
+    "void k(const int in[8], int out[8]) {\n  V<8> v;\n  f(v, in);\n"
+    "  for (int i = 0; i < 8; i++) out[i] = v[i];\n}\n",
+    "#include \"ap_int.h\"\n"
+    "template <typename T> T neg() { T x = 0; x[3] = 1; return x; }\n"
+    "void k(ap_int<8> out[4]) {\n  for (int i = 0; i < 4; i++) out[i] = neg<ap_int<8> >();\n}\n"],
+    ids=["operator-brackets", "bit-reference"])
+def test_a_subscript_whose_type_a_template_decides_builds(tmp_path, text):
+    """In a template, ``v[i]`` on a V<N> and ``x[3]`` on an ap_int are subscripts until
+    instantiated: the recorder got a struct as the array's address, or a temporary bit
+    reference as the element, and the driver did not build (an internal error; finn's
+    MVAU, hls4ml's padding).  They are recorded by address, and a temporary is none."""
+    path = tmp_path / "k.cpp"
+    path.write_text(text)
+    _agreeing(path, 2)
+
+
+@needs_gxx
 def test_a_pipelined_loop_of_a_function_never_called_is_not_listed(tmp_path):
     """The trace instruments every pipelined loop of the file; one of a function the top
     never calls runs 0 steps and is no loop of the model: nothing to say of it (it was

@@ -323,12 +323,27 @@ def _access_edits(cursor: ci.Cursor, span: tuple[int, int], site: int, kind: int
     start, end = span
     root = _root(cursor)
     name = root.spelling.encode()
-    base = "nullptr"
-    if root.kind == K.DECL_REF_EXPR and name and data.startswith(name, start):
+    base = "nullptr"  # a name that is no array or pointer (a template's V<N> &v): by address
+    if (root.kind == K.DECL_REF_EXPR and name and data.startswith(name, start)
+            and _memory_type(root.type)):
         base = name.decode()
     # the blank keeps '%' or '<' before the access from making a digraph ('%:' is '#')
     opener = f" {NAMESPACE}at({site}, {kind}, {copy}, {base}, "
     return [_Insert(start, True, -end, opener), _Insert(end, False, -start, ")")]
+
+
+_MEMORY_KINDS = (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY,
+                 ci.TypeKind.VARIABLEARRAY, ci.TypeKind.DEPENDENTSIZEDARRAY,
+                 ci.TypeKind.POINTER)
+
+
+def _memory_type(kind: ci.Type) -> bool:
+    """An array or a pointer (through a reference): a name that converts to the
+    ``const volatile void*`` that the recorder takes."""
+    kind = kind.get_canonical()
+    if kind.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE):
+        kind = kind.get_pointee().get_canonical()
+    return kind.kind in _MEMORY_KINDS
 
 
 def _model_pipelines(nodes: tuple[ir.Node, ...]) -> dict[tuple[int, int], int]:
