@@ -6,6 +6,7 @@ Each kernel is analysed, banked (isl-proved), checked cycle by cycle, emitted, b
 with g++ and compared with the original on random inputs, and its emitted text read
 back under the scheduling rule."""
 
+import json
 import subprocess
 
 import pytest
@@ -17,7 +18,7 @@ from arraypart.expr import pretty
 from arraypart.errors import KernelError
 from arraypart.ir import If, Loop, Stmt
 
-from conftest import assert_the_trace_agrees, needs_gxx, searched
+from conftest import assert_the_testbench_passes, assert_the_trace_agrees, needs_gxx, searched
 
 # A callee in a pipelined loop, given rows of two local buffers as 1-D arrays.
 DOT_ROWS = """\
@@ -993,4 +994,33 @@ def test_pragma_values_may_name_the_template_parameters(tmp_path):
     compiled = arraypart.compile_kernel(_kernel_file(tmp_path, "dense.cpp", DENSE))
     (loop,) = compiled.report.to_json()["loops"]
     assert (loop["target_ii"], loop["trip_count"], loop["achieved_ii"]) == (2, 4, 2)
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)
+
+
+# A class's static methods are functions of the file under Class::name (hls4ml calls
+# CONFIG_T::fill_buffer<...>::fill_buffer): inlined as any callee, defined in the class
+# or after it.  A member call obj.get() of another class is no call of twice::get.
+STATIC_METHODS = """struct filler {
+  static void fill(const int d[4], int b[4]) { for (int i = 0; i < 4; i++) b[i] = d[i]; }
+};
+struct twice { static int get(int x); };
+int twice::get(int x) { return 2 * x; }
+struct A { int v; int get() const { return v + 100; } };
+void methods(const int d[4], int r[4]) {
+  int buf[4];
+  A a;
+  a.v = 3;
+  filler::fill(d, buf);
+  for (int i = 0; i < 4; i++) r[i] = twice::get(buf[i]) + a.get();
+}
+"""
+
+
+@needs_gxx
+def test_static_methods_are_inlined_as_functions(tmp_path):
+    path = _kernel_file(tmp_path, "methods.cpp", STATIC_METHODS)
+    compiled = arraypart.compile_kernel(path)
+    names = [loop["name"] for loop in json.loads(compiled.files["report.json"])["loops"]]
+    assert names == ["filler::fill/L2", "L12"]
+    assert_the_testbench_passes(compiled, tmp_path)
     assert_the_trace_agrees(compiled, tmp_path, ports=2)

@@ -892,6 +892,7 @@ class Converter:
                         int_type(operand.type))
         callee = _callee_name(kids[0])
         if callee is not None and not _is_operator_call(kids):
+            callee = static_method_name(cursor.referenced) or callee
             head = _plain(kids[0])
             objects = [k for k in head.get_children() if k.kind.is_expression()] if (
                 head.kind == K.MEMBER_REF_EXPR) else []  # a.f(): a is evaluated too
@@ -1144,6 +1145,15 @@ def _plain(cursor: ci.Cursor) -> ci.Cursor:
             break
         cursor = kids[0]
     return cursor
+
+
+def static_method_name(cursor: ci.Cursor | None) -> str | None:
+    """``Class::name`` of a static method (called as ``filler::fill(d, b)``, a function
+    of the file under that name, apart from any method ``obj.fill()``), else None."""
+    if (cursor is None or cursor.kind != K.CXX_METHOD or not cursor.is_static_method()
+            or cursor.semantic_parent is None):
+        return None
+    return f"{cursor.semantic_parent.spelling}::{cursor.spelling}"
 
 
 def _callee_name(cursor: ci.Cursor) -> str | None:

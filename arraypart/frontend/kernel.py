@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Mapping
 
@@ -54,7 +54,9 @@ MAX_PROBED_DEPTH = 16  # of macros defined through other macros
 MAX_PROBES = 256
 FUNCTION_SCOPES = (ci.CursorKind.NAMESPACE, ci.CursorKind.LINKAGE_SPEC,
                    ci.CursorKind.UNEXPOSED_DECL)
-TOP_LEVEL_KINDS = FUNCTION_SCOPES + (ci.CursorKind.FUNCTION_DECL, ci.CursorKind.VAR_DECL)
+TOP_LEVEL_KINDS = FUNCTION_SCOPES + (ci.CursorKind.FUNCTION_DECL, ci.CursorKind.VAR_DECL,
+                                     ci.CursorKind.CXX_METHOD)
+CLASS_KINDS = (ci.CursorKind.STRUCT_DECL, ci.CursorKind.CLASS_DECL)
 # Words C++ (to C++20) reserves that C does not: a C kernel's output is C++, so a C name
 # spelled like one of these would make output that does not compile.
 CPP_ONLY_KEYWORDS = frozenset("""
@@ -184,7 +186,8 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
         _check_cpp_keywords(unit, user_end)
     own_headers = _OwnHeaders(set(IDENTIFIER.findall(text)),
                               os.path.abspath(clangtu.hls_include_dir(hls_include)))
-    funcs, globals_, probe_decls = _top_level(unit, converter, user_end, own_headers)
+    funcs, methods, globals_, probe_decls = _top_level(unit, converter, user_end,
+                                                       own_headers)
     if not funcs:
         raise _no_function(unit, filename)
     func = choose_top(funcs, filename, top)
@@ -193,9 +196,9 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     lines = text.split("\n")
     instances = converter.instances()
     lowered = lower_function(func, globals_, filename, lines, values,
-                             definitions(funcs + instances, func))
+                             definitions(funcs + methods + instances, func))
     body = auto_pipeline(lowered.body) if pipeline_loops else lowered.body
-    for candidate in funcs + instances:
+    for candidate in funcs + methods + instances:
         N.release_types(candidate, globals_)
     shared, unshared = shared_types(unit, func.start, user_end)
     searched = (os.path.dirname(os.path.abspath(filename)),) + tuple(
@@ -303,11 +306,12 @@ def _apply_overrides(text: str, overrides: Mapping[str, int]) -> tuple[str, dict
 
 def _top_level(unit: clangtu.Unit, converter: N.Converter, user_end: int,
                own_headers: "_OwnHeaders"):
-    """The kernel file's function definitions, file-scope variables and probes; with
-    the file-scope variables, the arrays of its own headers that its text names."""
-    funcs, globals_, probes = [], [], []
+    """The kernel file's function definitions, its classes' static methods (called as
+    functions: ``filler::fill(d, buf)``), file-scope variables and probes; with the
+    file-scope variables, the arrays of its own headers that its text names."""
+    funcs, methods, globals_, probes = [], [], [], []
     stack = [(c, (), False) for c in unit.tu.cursor.get_children()
-             if c.kind in TOP_LEVEL_KINDS]
+             if c.kind in TOP_LEVEL_KINDS + CLASS_KINDS]
     while stack:
         c, spaces, extern_c = stack.pop(0)
         if not unit.in_main(c.location):
@@ -318,7 +322,14 @@ def _top_level(unit: clangtu.Unit, converter: N.Converter, user_end: int,
             inner = spaces + ((c.spelling,) if c.kind == ci.CursorKind.NAMESPACE else ())
             linkage = extern_c or c.kind != ci.CursorKind.NAMESPACE
             stack[:0] = [(k, inner, linkage) for k in c.get_children()
-                         if k.kind in TOP_LEVEL_KINDS]
+                         if k.kind in TOP_LEVEL_KINDS + CLASS_KINDS]
+        elif c.kind in CLASS_KINDS:
+            stack[:0] = [(k, spaces, extern_c) for k in c.get_children()
+                         if k.kind in CLASS_KINDS + (ci.CursorKind.CXX_METHOD,)]
+        elif c.kind == ci.CursorKind.CXX_METHOD:
+            if c.is_static_method() and c.is_definition():
+                methods.append(replace(converter.function(c, spaces, extern_c),
+                                       name=N.static_method_name(c)))
         elif c.kind == ci.CursorKind.FUNCTION_DECL and c.is_definition():
             funcs.append(converter.function(c, spaces, extern_c))
         elif c.kind == ci.CursorKind.VAR_DECL:
@@ -326,7 +337,7 @@ def _top_level(unit: clangtu.Unit, converter: N.Converter, user_end: int,
                 probes.append(converter.probe(c))
             elif c.location.offset < user_end:
                 globals_.append(converter.decl(c, stmt=c))
-    return funcs, tuple(globals_), probes
+    return funcs, methods, tuple(globals_), probes
 
 
 @dataclass(frozen=True, slots=True)
