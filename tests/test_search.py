@@ -522,3 +522,52 @@ def test_the_sample_of_a_deep_nest_stays_small(tmp_path):
     assert len(deep.time_vars) == depth
     assert 2 <= len(sample.active[0]) <= 2 * sampling.SAMPLE_POINTS
     assert sampling.sample_spans(3) == (4, 4, 4)
+
+
+ROWS_OF_LANES = """
+void rows(const int idx[18], int out[16]) {
+  int a[4][16];
+  for (int s = 0; s < 4; s++)
+    for (int j = 0; j < 16; j++) a[s][j] = s * j;
+  for (int t = 0; t < 16; t++) {
+#pragma HLS pipeline II=1
+    int sum = 0;
+    for (int s = 0; s < 4; s++) {
+#pragma HLS unroll
+      sum += a[s][idx[t]] + a[s][idx[t + 1]] + a[s][idx[t + 2]];
+    }
+    out[t] = sum;
+  }
+}
+"""
+
+
+def test_lanes_that_share_a_row_refute_every_formula_of_the_row_at_once(
+        tmp_path, monkeypatch):
+    """Each lane s reads three elements of row s at table-chosen columns: under any
+    bank formula that reads the row alone, the three share a bank, three reads on
+    two ports.  That is decided once per family (the sampled cycles, grouped by
+    their rows), where each such flat candidate was refuted on the sample one by one
+    (15,000 of them took 24 s for the stages of an FFT); every one the search still
+    samples reads the column."""
+    path = tmp_path / "rows.c"
+    path.write_text(ROWS_OF_LANES)
+    am = next(a for a in poly.build_model(frontend.parse_kernel(path), ports=2).arrays
+              if a.array.name == "a")
+    (group,) = [analyze_group(g, 2) for g in am.groups if len(g.accesses) > 1]
+    sample = sampling.sample_group(group)
+    lanes = list(range(len(group.lanes)))
+    assert sampling.shared_banks_overloaded(sample, lanes, frozenset({0}), am.ports,
+                                            (4, 16))
+    assert all(sampling.refuted(sample, Banking("a", flat_scheme((4, 16), (a, 0), n)),
+                                am.ports) for a in range(1, 4) for n in range(2, 9))
+    # lanes irregular in a bank dimension are the wild count's, not placed here
+    assert not sampling.shared_banks_overloaded(sample, lanes, frozenset({0, 1}), am.ports,
+                                                (4, 16))
+    sampled = []
+    original = banking.driver.refuted
+    monkeypatch.setattr(banking.driver, "refuted", lambda sample, b, ports: (
+        sampled.append(b.scheme.bank_dims()), original(sample, b, ports))[1])
+    chosen = solve_one(am)[1]
+    assert chosen.conflict_free and 1 in chosen.banking.scheme.bank_dims()
+    assert sampled and all(1 in dims for dims in sampled)

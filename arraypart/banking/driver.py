@@ -18,6 +18,7 @@ report says so.
 from __future__ import annotations
 
 import heapq
+import itertools
 from dataclasses import dataclass, field, replace
 from math import prod
 from time import perf_counter
@@ -38,7 +39,7 @@ from .feasible import least_feasible_ii, relaxed
 from .groups import GroupShape, analyze_group, read_refs
 from .precheck import LaneSet, flat_ii, lane_set, per_dim_ii
 from .proof import Proof, ProofTimeout, counted_proof, prove, prove_group
-from .sampling import refuted, sample_group, with_point
+from .sampling import refuted, sample_group, shared_banks_overloaded, with_point
 from .solution import ArraySolution, Found, Solution
 from .space import (FLAT_BLOCKS, Cost, Family, alpha_rows, copy_assignments, copy_key,
                     direct_flat_rule_ii, direct_rule_ii,
@@ -710,18 +711,40 @@ class _Search:
             self.proofs[banking] = prove(self.am, banking, deadline=self.options.deadline)
         return self.proofs[banking]
 
-    def _partly_wild(self, family: Family, bank_dims: np.ndarray) -> np.ndarray:
+    def _dims_refuted(self, family: Family, bank_dims: np.ndarray) -> np.ndarray:
         """Per row of ``bank_dims`` (booleans: the dimensions a candidate's bank
-        formula reads), 1 when :meth:`_wild_overload` refutes such a candidate of
-        ``family``, else 0; all 0 unless some lane is irregular in some dimensions
-        only (the family's own check took none of those)."""
-        if not self.partly_irregular:
+        formula reads), 1 when no candidate of ``family`` whose formula reads those
+        dimensions serves the groups, else 0: :meth:`_wild_overload` (lanes
+        irregular in a bank dimension may hit any element) or
+        :meth:`_shared_overload` (lanes that agree on the bank dimensions share a
+        bank)."""
+        if not self.partly_irregular and not self.samples:
             return np.zeros(len(bank_dims), dtype=np.int64)
         patterns, which = np.unique(bank_dims, axis=0, return_inverse=True)
-        wild = np.array([self._wild_overload(family.banks, family.copies, family.assignment,
-                                             frozenset(np.flatnonzero(p).tolist()))
-                         for p in patterns], dtype=np.int64)
-        return wild[which.reshape(-1)]
+        found = []
+        for pattern in patterns:
+            dims = frozenset(np.flatnonzero(pattern).tolist())
+            found.append(self._wild_overload(family.banks, family.copies,
+                                             family.assignment, dims)
+                         or self._shared_overload(family.copies, family.assignment, dims))
+        return np.array(found, dtype=np.int64)[which.reshape(-1)]
+
+    def _shared_overload(self, copies: int, assignment: tuple,
+                         bank_dims: frozenset[int]) -> bool:
+        """Some sampled cycle of a non-uniform group overloads a bank under every
+        banking whose formula reads only ``bank_dims``
+        (:func:`.sampling.shared_banks_overloaded`).  Candidates of one family
+        differ in their formula, not in this, so a family whose formulas read such
+        dimensions is refuted once rather than candidate by candidate."""
+        key = ("shared", copies, assignment, bank_dims)
+        if key not in self.wild_memo:
+            self.wild_memo[key] = any(
+                shared_banks_overloaded(sample, [
+                    k for k, a in enumerate(sample.shape.lanes)
+                    if a.kind == "write" or lane_copy(assignment, a.ref_id, a.lane) == copy],
+                    bank_dims, self.am.ports, self.am.array.shape)
+                for sample in self.samples for copy in range(copies))
+        return self.wild_memo[key]
 
     def _routable(self, banking: Banking) -> bool:
         """The emitted code keeps the banking's II under the scheduling rule: the
@@ -971,22 +994,24 @@ class _Search:
                 max(per_dim_ii(ls, banking.scheme, self.am.ports, s.group.target_ii),
                     self._rule_ii(banking.scheme, s))
                 - s.group.target_ii for ls, s in zip(sets, self.uniform)
-            ) + int(self._partly_wild(family, dims)[0])
+            ) + int(self._dims_refuted(family, dims)[0])
         yield (lambda k: banking), np.array([self.per_dim_scores[banking]], dtype=np.int64)
 
     def _flat_batches(self, family: Family) -> Iterator[Batch]:
         name, shape = self.am.array.name, self.am.array.shape
         banks, block = family.banks, family.block
         sets = self._lane_sets(family.copies, family.assignment)
-        varying = frozenset(d for d in self.varying if not self._partly_wild(
-            family, np.array([[e == d for e in range(len(shape))]]))[0])
+        varying = frozenset(d for d in self.varying if not self._wild_overload(
+            banks, family.copies, family.assignment, frozenset([d])))
+        if self._every_formula_refuted(family, varying):
+            return
         rows_iter = alpha_rows(len(shape), varying, banks, block)
         while True:
             rows = np.array([r for _, r in zip(range(ALPHA_BATCH), rows_iter)],
                             dtype=np.int64).reshape(-1, len(shape))
             if not len(rows):
                 return
-            scores = self._partly_wild(family, rows != 0)
+            scores = self._dims_refuted(family, rows != 0)
             for ls, s in zip(sets, self.uniform):
                 target = s.group.target_ii
                 ideal = flat_ii(ls, rows, banks, block, self.am.ports, target,
@@ -999,6 +1024,16 @@ class _Search:
             yield (lambda k, rows=rows: Banking(
                 name, flat_scheme(shape, tuple(int(a) for a in rows[k]), banks, block),
                 family.copies, family.assignment)), scores
+
+    def _every_formula_refuted(self, family: Family, varying: frozenset[int]) -> bool:
+        """:meth:`_dims_refuted` refutes every set of ``varying`` dimensions a flat
+        formula of ``family`` may read: none of its candidates is worth enumerating
+        (none passes, and its per_dim rivals stand in as the fallback)."""
+        ndims = len(self.am.array.shape)
+        masks = [[d in dims for d in range(ndims)]
+                 for size in range(1, len(varying) + 1)
+                 for dims in itertools.combinations(sorted(varying), size)]
+        return bool(masks) and bool(self._dims_refuted(family, np.array(masks)).all())
 
     def _rule_ii(self, scheme, shape: GroupShape) -> int:
         """What the pre-check charges a group for the scheduling rule: a ``direct``

@@ -14,6 +14,7 @@ does not fit refutes the candidate; passing proves nothing (isl decides).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import prod
 
 import numpy as np
 
@@ -171,3 +172,48 @@ def _regular_loads(sample: GroupSample, chosen: list[int], bank_expr: E.Expr,
         bank = np.take_along_axis(np.stack(read_bank, axis=1), order, axis=1)
         np.add.at(reads, (row, bank[row, col]), 1)
     return reads, writes
+
+
+def shared_banks_overloaded(sample: GroupSample, chosen: list[int],
+                            bank_dims: frozenset[int], ports: PortModel,
+                            array_shape: tuple[int, ...]) -> bool:
+    """Some sampled cycle overloads a bank under every banking whose bank formula
+    reads only ``bank_dims``, serving the ``chosen`` lanes.
+
+    Lanes regular in those dimensions whose coordinates there agree at P share a
+    bank, whatever the formula makes of the coordinates; reads count once per
+    distinct address (a lane irregular in another dimension is an address of its
+    own), writes each.  That bank holds every element that agrees with them on
+    ``bank_dims``, F = prod(array_shape[d], d not in bank_dims) at least, so the
+    ``k`` reads of lanes irregular in a bank dimension (they may hit any element,
+    :func:`.islsets.lane_terms`) add min(k, F - reads) and their writes add one
+    each: every load counted is realized."""
+    lanes = sample.shape.lanes
+    wild = [k for k in chosen if any(sample.index[k][d] is None for d in bank_dims)]
+    placed = [k for k in chosen if k not in wild]
+    if not placed or len(placed) + len(wild) < 2:
+        return False
+    dims, target = sorted(bank_dims), sample.shape.group.target_ii
+    fiber = prod(n for d, n in enumerate(array_shape) if d not in bank_dims)
+    for p in range(len(sample.active[0])):
+        loads: dict[tuple[int, ...], tuple[set, list[int]]] = {}
+        for k in placed:
+            if not sample.active[k][p]:
+                continue
+            index = sample.index[k]
+            reads, writes = loads.setdefault(tuple(int(index[d][p]) for d in dims),
+                                             (set(), [0]))
+            if lanes[k].kind == "write":
+                writes[0] += 1
+            elif any(v is None for v in index):
+                reads.add(("lane", k))
+            else:
+                reads.add(tuple(int(v[p]) for v in index))
+        wild_reads = sum(bool(sample.active[k][p]) for k in wild if lanes[k].kind == "read")
+        wild_writes = sum(bool(sample.active[k][p]) for k in wild
+                          if lanes[k].kind == "write")
+        if any(not ports.fits(len(reads) + min(wild_reads, max(0, fiber - len(reads))),
+                              writes[0] + wild_writes, target)
+               for reads, writes in loads.values()):
+            return True
+    return False
