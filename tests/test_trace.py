@@ -1273,3 +1273,38 @@ def test_a_pipeline_vitis_cannot_build_is_not_traced_as_one(tmp_path):
     compiled = arraypart.compile_kernel(path)
     run = run_testbench(compiled, tmp_path)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout
+
+
+INSERTION_SORT = """\
+void isort(int A[16]) {
+  for (int i = 1; i < 16; i++) {
+    int item = A[i];
+    int j = i;
+    %s {
+#pragma HLS pipeline II=1
+      A[j] = A[j - 1];
+      %s
+    }
+    A[j] = item;
+  }
+}
+"""
+
+
+@needs_gxx
+@pytest.mark.parametrize("head, step", [
+    ("while (j > 0 && A[j - 1] > item)", "j--;"),
+    ("for (; j > 0 && A[j - 1] > item; j--)", ""),
+])
+def test_a_condition_that_reads_the_array_is_in_the_step_it_lets_run(tmp_path, head,
+                                                                       step):
+    """The insertion sort of pp4fpgas: each step reads A[j - 1] in its condition and
+    its body (one read) and writes A[j], on two ports.  The condition that lets the
+    next iteration run was recorded in the step before it, two reads and a write,
+    and the trace disagreed with the model (II 2 against 1; as a ``for`` the model
+    takes ``j`` as irregular and claims II 2 as written)."""
+    path = tmp_path / "isort.c"
+    path.write_text(INSERTION_SORT % (head, step))
+    for result in _agreeing(path, 2):
+        (loop,) = result.replay.loops
+        assert loop.traced_ii == 1

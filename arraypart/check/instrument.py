@@ -22,6 +22,9 @@ Edits are insertions at byte offsets of the text (nothing is removed):
   model) is wrapped in
   ``{ ::arraypart_trace::Scope s; for (...) { ::arraypart_trace::iter(LOOP, U); ... } }``:
   a block of ``U`` iterations (its ``unroll factor``, else 1) is one pipeline step;
+  where a ``for``'s or ``while``'s condition accesses an element, the ``iter`` call
+  goes into the condition instead, ``while ((iter(LOOP, U), cond))``: the check that
+  lets an iteration run belongs to its step;
 - every other ``for`` gets ``::arraypart_trace::bump()`` in its increment, so a
   record's *lane* (the count of inner-loop increments since its step began) tells the
   unrolled lanes of one step apart;
@@ -431,6 +434,12 @@ def _loop_edits(cursor: ci.Cursor, loops: dict, data: bytes) -> list[_Insert]:
         end = _statement_end(data, end)
         around = [_Insert(start, True, -end, "{ " + NAMESPACE + "Scope trace_scope; "),
                   _Insert(end, False, -start, " }")]
+        condition = _reading_condition(cursor)
+        if condition is not None:
+            # a step is one check of the condition and the body it lets run
+            first, last = condition
+            return around + [_Insert(first, True, -last - 1, "(" + step.strip()[:-1] + ", "),
+                             _Insert(last, False, -first + 1, ")")]
         if body.kind == K.COMPOUND_STMT:
             return around + [_Insert(body.extent.start.offset + 1, True, 0, step)]
         first = body.extent.start.offset
@@ -443,6 +452,33 @@ def _loop_edits(cursor: ci.Cursor, loops: dict, data: bytes) -> list[_Insert]:
     return [_Insert(offset, True, 0, f" {NAMESPACE}bump()" + ("" if empty else ","))]
 
 
+def _reading_condition(loop: ci.Cursor) -> tuple[int, int] | None:
+    """The span of a ``for``'s or ``while``'s condition when it accesses an array
+    element.  The condition that lets iteration k + 1 run is evaluated after body k,
+    in the pipeline step of iteration k + 1 (a pipelined ``while (j > 0 && A[j - 1] >
+    x)`` reads A[j - 1] once per iteration, with its body): the step starts there."""
+    if loop.kind == K.WHILE_STMT:
+        condition = next(iter(loop.get_children()), None)
+    elif loop.kind == K.FOR_STMT:
+        condition = _for_condition(loop)
+    else:
+        return None
+    if condition is None or condition.kind == K.VAR_DECL or not any(
+            _is_element(c, parents) for c, parents in _walk(condition, (condition,))):
+        return None
+    return condition.extent.start.offset, condition.extent.end.offset
+
+
+def _for_condition(loop: ci.Cursor) -> ci.Cursor | None:
+    """The child of a ``for`` written between the two ``;`` of its header (clang
+    leaves absent parts out of the children)."""
+    semicolons = _header_semicolons(loop)
+    if len(semicolons) < 2:
+        return None
+    return next((c for c in loop.get_children()
+                 if semicolons[0] <= c.extent.start.offset < semicolons[1]), None)
+
+
 def _statement_end(data: bytes, end: int) -> int:
     """The end of the statement whose extent ends at ``end``: past its ``;`` when
     clang's extent stops before it (an expression statement's does)."""
@@ -453,20 +489,28 @@ def _statement_end(data: bytes, end: int) -> int:
 def _increment_at(cursor: ci.Cursor) -> tuple[int, bool] | None:
     """Offset just after the header's second ``;`` and whether the increment is
     empty (None when the header is not plain tokens)."""
-    depth, semicolons = 0, 0
+    semicolons = _header_semicolons(cursor)
+    if len(semicolons) < 2:
+        return None
     tokens = list(cursor.get_tokens())
-    for n, token in enumerate(tokens):
+    after = next((t.spelling for t in tokens if t.extent.start.offset > semicolons[1]), "")
+    return semicolons[1] + 1, after == ")"
+
+
+def _header_semicolons(cursor: ci.Cursor) -> list[int]:
+    """Offsets of the ``;`` of a ``for`` header, in the header's parentheses."""
+    depth, found = 0, []
+    for token in cursor.get_tokens():
         spelling = token.spelling
         if spelling in ("(", "[", "{"):
             depth += 1
         elif spelling in (")", "]", "}"):
             depth -= 1
+            if depth == 0:
+                break
         elif spelling == ";" and depth == 1:
-            semicolons += 1
-            if semicolons == 2:
-                following = tokens[n + 1].spelling if n + 1 < len(tokens) else ""
-                return token.extent.end.offset, following == ")"
-    return None
+            found.append(token.extent.start.offset)
+    return found
 
 
 def _inclusion_lines(unit: clangtu.Unit) -> list[tuple[str, int]]:
