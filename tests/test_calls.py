@@ -371,6 +371,38 @@ def test_template_instantiations_bank_to_ii_1(tmp_path):
     _build_and_run(outdir, "taps", tmp_path)
 
 
+POINTER_TEMPLATE = """
+template <typename T>
+static void fill(T buf, int n) {
+  for (int i = 0; i < n; i++) {
+#pragma HLS pipeline II=1
+    buf[i] = 3 * i;
+  }
+}
+
+void pairs(int out[16]) {
+  int local[64];
+  fill(local, 64);
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    out[i] = local[4 * i] + local[4 * i + 1] + local[4 * i + 2] + local[4 * i + 3];
+  }
+}
+"""
+
+
+@needs_gxx
+def test_a_template_parameter_bound_to_a_pointer_is_an_array_parameter(tmp_path):
+    """``T buf`` with T deduced as ``int *`` takes the array (it was called a scalar, a
+    located error); the four reads a cycle bank to II 1 and the output computes what
+    the original does."""
+    compiled, outdir = _round_trip(_kernel_file(tmp_path, "pairs.cpp", POINTER_TEMPLATE),
+                                   tmp_path)
+    local = next(a for a in compiled.report.solution.arrays if a.array.name == "local")
+    assert local.banking.scheme.banks == local.lower_bound == 2 and local.conflict_free
+    _build_and_run(outdir, "pairs", tmp_path)
+
+
 @pytest.mark.parametrize("source, line, col, words", [
     ("int g[4];\ntemplate <int *P>\nstatic void f(int a[4]) {\n  a[0] = 1;\n}\n"
      "void k(int a[4]) {\n  f<g>(a);\n}\n", 7, 3,

@@ -334,6 +334,9 @@ def _declared_shape(param: N.Decl) -> tuple[int | None, ...] | None:
     t = param.ctype.clang if param.ctype is not None else None
     if t is None:
         return None
+    if t.kind not in N.ARRAY_TYPE_KINDS + (T.POINTER, T.LVALUEREFERENCE, T.RVALUEREFERENCE):
+        # a template parameter bound to a pointer (``T buf`` with T = int *), a typedef
+        t = t.get_canonical()
     if t.kind in (T.LVALUEREFERENCE, T.RVALUEREFERENCE):
         t = t.get_pointee()
     if t.kind == T.POINTER and t.get_pointee().kind not in N.ARRAY_TYPE_KINDS + (
