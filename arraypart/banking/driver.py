@@ -528,7 +528,7 @@ class _Search:
         self.proofs: dict[Banking, Proof] = {}
         self.per_dim_scores: dict[Banking, int] = {}
         self.family_memo: dict[tuple, tuple[Family, ...]] = {}
-        self.wild_memo: dict[tuple, bool] = {}
+        self.wild_memo: dict[tuple, object] = {}
         self.partly_irregular = any(None in a.index and not all(e is None for e in a.index)
                                     for a in lanes)
         self.samples = [sample_group(s) for s in shapes if not s.uniform]
@@ -906,18 +906,30 @@ class _Search:
 
     def _wild_overloaded(self, banks, copies, assignment, bank_dims) -> bool:
         elements = -(-self.am.array.size // banks)
-        for shape in self.shapes:
-            for copy in range(copies):
-                wild = [a for a in shape.lanes if _anywhere(a, bank_dims) and (
-                    a.kind == "write" or lane_copy(assignment, a.ref_id, a.lane) == copy)
-                        and a.domain.is_equal(shape.group.domain)]
-                if len(wild) < 2:
-                    continue
-                writes = sum(a.kind == "write" for a in wild)
-                reads = min(len(wild) - writes, elements)
-                if not self.am.ports.fits(reads, writes, shape.group.target_ii):
-                    return True
-        return False
+        return any(not self.am.ports.fits(min(reads, elements), writes, target)
+                   for reads, writes, target in self._wild_loads(copies, assignment,
+                                                                 bank_dims))
+
+    def _wild_loads(self, copies: int, assignment: tuple,
+                    bank_dims: frozenset[int] | None) -> list[tuple[int, int, int]]:
+        """(reads, writes, target II) per group and copy of its lanes that may hit any
+        element (:func:`_anywhere`) and run at every P, where there are two or more;
+        the same for every bank count (made once per search: an array with a
+        thousand lanes and a thousand tiers counted them a million times)."""
+        key = ("loads", copies, assignment, bank_dims)
+        if key not in self.wild_memo:
+            loads = []
+            for shape in self.shapes:
+                everywhere = [a for a in shape.lanes if _anywhere(a, bank_dims)
+                              and a.domain.is_equal(shape.group.domain)]
+                for copy in range(copies):
+                    wild = [a for a in everywhere if a.kind == "write"
+                            or lane_copy(assignment, a.ref_id, a.lane) == copy]
+                    if len(wild) >= 2:
+                        writes = sum(a.kind == "write" for a in wild)
+                        loads.append((len(wild) - writes, writes, shape.group.target_ii))
+            self.wild_memo[key] = loads
+        return self.wild_memo[key]
 
     # ------------------------------------------------------------ candidates
 
