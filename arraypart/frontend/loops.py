@@ -39,7 +39,8 @@ MAX_FOLLOWED_LOOPS = 8
 # its body that many times in the IR; past this trip count it is lowered once.
 MAX_PER_LANE_TRIPS = 32
 # The most values a loop with a geometric step (m += m, span >>= 1) takes: each is a
-# copy of its body.
+# copy of its body; and the most copies of one body nested such loops make (the
+# product of their value counts: a bitonic sort's stages and merges).
 MAX_GEOMETRIC_VALUES = 64
 # What Vitis reads anywhere in a loop body, as if it opened it.
 LOOP_BODY_DIRECTIVES = LOOP_DIRECTIVES + ("loop_tripcount", stencil.DIRECTIVE)
@@ -327,11 +328,14 @@ class LoopLowering:
         """The iterator's values in a loop whose step multiplies or divides it by a
         constant (``m += m``, ``m *= 2``, ``span >>= 1``) from a constant start, while
         its condition holds: at most ``MAX_GEOMETRIC_VALUES`` of them, none twice.
-        None for any other loop, for one that may stop early or is inside another or
-        in a pipeline, and for one that runs no loop of its own: pipelined, its copies
-        would be sites of one step that the emitted code, which has one, does not have."""
+        None for any other loop, for one that may stop early or is in a pipeline, for
+        one inside others that would make more than ``MAX_GEOMETRIC_VALUES`` copies of
+        its body with its own, and for one that runs no loop of its own: pipelined, its
+        copies would be sites of one step that the emitted code, which has one, does
+        not have.  Inside another, its start may be the other's iterator, a constant
+        in each copy (``for (j = k >> 1; j > 0; j >>= 1)`` in ``k <<= 1``)."""
         body = items[header:]
-        if (self._geometric_depth or self._pipelines or node.init is None
+        if (self._pipelines or node.init is None
                 or node.next is None or node.post_test or _escapes(body)
                 or self._loop_pragmas(items[:header], at=node.coord)[0] is not None
                 or not any(isinstance(n, N.For) for item in body for n in N.walk(item))):
@@ -363,7 +367,7 @@ class LoopLowering:
                 value = advance(value)
         finally:
             self._restore(saved)
-        if not values or len(values) > MAX_GEOMETRIC_VALUES:
+        if not values or len(values) * self._geometric_copies > MAX_GEOMETRIC_VALUES:
             return None
         return _Geometric(var, declared, tuple(values), value,
                           [p for p in parts if all(p is not o for o in own)])
@@ -384,7 +388,7 @@ class LoopLowering:
         init, bound = (E.const(0),), (E.const(count - 1),)
         copies: list[Node] = []
         self._blocks.append({})
-        self._geometric_depth += 1
+        self._geometric_copies *= count
         try:
             self._header_scalars(node.init, var, geometric.declared)
             with self._loop_frame(counter, (0, count - 1), (init, bound, 1), pipeline_ii,
@@ -397,7 +401,7 @@ class LoopLowering:
                     number = (Constraint(E.add(E.var(counter), E.const(-k)), "=="),)
                     copies.append(If((number,), body, (), coord))
         finally:
-            self._geometric_depth -= 1
+            self._geometric_copies //= count
             for scalar, (value, opaque) in self._blocks.pop().items():
                 self._bind(scalar, value, opaque)
         if not geometric.declared:

@@ -138,7 +138,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         self._blocks: list[dict[str, tuple]] = []  # per open block: outer bindings
         self._followed = 0  # loop iterations being followed without building IR
         self._per_lane = 0  # fully unrolled bodies being lowered once per lane
-        self._geometric_depth = 0  # loops with a geometric step being lowered
+        self._geometric_copies = 1  # copies of the body the geometric loops around make
         self._warnings: list[str] = []
         self._interfaces = I.interface_pragmas(func, self._pragmas)
         self._streams: set[str] = set()
