@@ -840,11 +840,33 @@ def test_struct_scalars_get_random_bytes_and_are_compared(tmp_path):
                                         ports=1)
     tb = compiled.files["tally_tb.cpp"]
     assert "acc expected_seed(random_bytes<acc>());" in tb
-    assert "mode expected_m(mode(3));" in tb
+    assert "mode expected_m(mode(0));" in tb  # an enumerator: KEEP is 2
     assert 'compare("a", &expected_a' in tb and 'compare("seed"' not in tb
     assert 'compare("return value", &expected_return' in tb
     run = run_testbench(compiled, tmp_path)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+
+
+ENUM_INDEX = """enum Mode { ADD, SUB };
+void en(const int a[8], Mode m, int out[8]) {
+  int buf[2][8];
+  for (int i = 0; i < 8; i++) { buf[0][i] = a[i]; buf[1][i] = -a[i]; }
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[m][i] + buf[1 - m][i] + buf[0][7 - i];
+  }
+}
+"""
+
+
+@needs_gxx
+def test_an_enum_parameter_takes_one_of_its_enumerators(tmp_path):
+    """A mode that selects a row: the testbench and the trace passed Mode(3), no value
+    of the enum, and the original itself indexed outside ``buf`` (a false FAIL)."""
+    compiled = arraypart.compile_kernel(write(tmp_path, "en.cpp", ENUM_INDEX))
+    assert "Mode expected_m(Mode(1));" in compiled.files["en_tb.cpp"]
+    assert_the_testbench_passes(compiled, tmp_path)
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)
 
 
 # The top's types defined in the kernel file, with C++ linkage: the testbench defines

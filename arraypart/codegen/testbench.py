@@ -349,7 +349,10 @@ def _scalar(p: N.Decl, kernel: Kernel) -> TbScalar:
     elif kind == RECORD_KIND and not held.ap_number:
         value = f"random_bytes<{value_type}>()"
     elif kind == ENUM_KIND:
-        value = f"{value_type}({SCALAR_INT})"  # C++ converts no int to an enum implicitly
+        # one of its enumerators (a kernel may index with it); C++ converts no int to
+        # an enum implicitly
+        values = held.enumerators or (SCALAR_INT,)
+        value = f"{value_type}({values[SCALAR_INT % len(values)]})"
     else:
         value = _scalar_value(value_type)
     output = p.ctype.referent is not None and not held.const

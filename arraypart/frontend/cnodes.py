@@ -292,12 +292,13 @@ class TypeInfo:
     ``(name, by_value)``: integers, enums and bit-fields compare by value, anything else
     (floating point, arrays, structs) bit for bit; padding is no field (its bytes are
     indeterminate after a copy); ``array_fields``: some direct field is an array;
-    ``stream_fields``: for an ``hls::stream`` of such structs, their fields."""
+    ``stream_fields``: for an ``hls::stream`` of such structs, their fields;
+    ``enumerators``: for an enum, the values of its enumerators, in order."""
 
     __slots__ = ("clang", "kind", "canonical_kind", "spelling", "canonical_spelling",
                  "element_struct", "element_fields", "element_spelling", "referent",
                  "ap_number", "const", "integer", "array_typedef", "array_fields",
-                 "stream_fields")
+                 "stream_fields", "enumerators")
 
     def __init__(self, t: ci.Type):
         canonical = t.get_canonical()
@@ -324,6 +325,9 @@ class TypeInfo:
         self.integer = int_type(t)
         self.array_typedef = _names_an_array(t)
         self.stream_fields = _stream_fields(element)
+        self.enumerators = tuple(
+            c.enum_value for c in canonical.get_declaration().get_children()
+            if c.kind == K.ENUM_CONSTANT_DECL) if canonical.kind == ci.TypeKind.ENUM else ()
 
     def release(self) -> None:
         self.clang = None
