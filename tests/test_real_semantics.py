@@ -1906,3 +1906,67 @@ def test_other_geometric_loops_are_counted_as_before(tmp_path, change):
     halving = next(n for n in compiled.report.kernel.body
                    if isinstance(n, ir.Loop) and n.coord.line == 14)
     assert halving.var.startswith("loop_n")
+
+
+# Loops whose condition reads data, inside loops that give each of their runs a count
+# of its own: the geometric copies of a reduction (i + m < 16), an insertion sort's
+# while (j >= 0 && ...), a length read from memory (j < n && i + j < 16).  Each makes
+# reads of ``c`` only in its longer runs.
+RUNS_OF_THEIR_OWN = {
+    "geometric": ("""
+void k(int c[16], int out[16]) {
+  for (int m = 1; m < 16; m *= 2) {
+    for (int i = 0; i + m < 16; i++) {
+#pragma HLS pipeline II=1
+      out[i + m] = i >= 10 ? c[i - 10] + c[i - 9] + c[i - 8] : 0;
+    }
+  }
+}
+""", 15),
+    "while": ("""
+void k(int buf[16], const int c[4], int &s) {
+  for (int i = 1; i < 16; i++) {
+    int key = buf[i];
+    int j = i - 1;
+    while (j >= 0 && buf[j] > key) {
+#pragma HLS pipeline II=1
+      if (j < i - 1) s += c[0] + c[1] + c[2];
+      j--;
+    }
+  }
+}
+""", 15),
+    "data_length": ("""
+void k(int x[16], const int len[8], const int c[4], int &s) {
+  for (int i = 0; i < 8; i++) {
+    int n = (len[i] & 1) + 14;
+    for (int j = 0; j < n && i + j < 16; j++) {
+#pragma HLS pipeline II=1
+      x[i + j] += 1;
+      if (j >= 10) s += c[0] + c[1] + c[2];
+    }
+  }
+}
+""", 16),
+}
+
+
+@needs_gxx
+@pytest.mark.parametrize("name", sorted(RUNS_OF_THEIR_OWN))
+def test_a_data_dependent_loop_keeps_the_iterations_of_its_longest_run(tmp_path, name):
+    """The loop's trip count is one fresh size for all its runs, and the arrays it
+    indexes bounded it by its shortest run (1 trip for the insertion sort): the model
+    lost the iterations that read ``c`` three times a cycle and claimed II 1 with
+    ``c`` one memory, which the trace refuted (II 2).  The condition's affine part now
+    guards each iteration, and the size reaches the longest run it allows."""
+    text, longest = RUNS_OF_THEIR_OWN[name]
+    compiled = compile_text(tmp_path, name, text, suffix=".cpp")
+    (trips,) = [p for p in compiled.report.kernel.params if p.name.startswith("trips of")]
+    assert trips.high == longest and "condition" in trips.source
+    c = next(a for a in compiled.report.solution.arrays if a.array.name == "c")
+    assert c.max_concurrent == 3 and c.conflict_free and c.banking.scheme.banks >= 2
+    assert_the_testbench_passes(compiled, tmp_path)
+    recorded = trace.record(compiled.report.kernel, clangtu.Options(), tmp_path,
+                            compiled.report.solution.emitted_bankings())
+    judged = api.judge_trace(compiled.report, recorded, ports=2)
+    assert judged.disagreements == (), judged.format()

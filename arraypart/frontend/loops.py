@@ -18,9 +18,9 @@ from typing import Mapping
 
 from .. import expr as E
 from ..errors import Coord, KernelError, warning_text
-from ..ir import Access, Constraint, If, Loop, Node, Stmt, accesses, loops
-from .cexpr import (COMPARISONS, FLIPPED, Bound, Scope, fold, interval, min_max_terms,
-                    quasi_affine)
+from ..ir import Access, Conjunction, Constraint, If, Loop, Node, Stmt, accesses, loops
+from .cexpr import (COMPARISONS, FLIPPED, Bound, Scope, condition_superset, fold, interval,
+                    min_max_terms, quasi_affine)
 from . import cnodes as N
 from . import fresh as F
 from . import interfaces as I
@@ -103,6 +103,7 @@ class LoopLowering:
                               f"loop iterator '{var}' is already used by an enclosing loop")
         pipeline_ii, unroll, pipeline_off = self._loop_pragmas(items[:header], at=coord)
         header_reads: list[Access] = []
+        guarded = False  # the condition's affine part guards each iteration
         try:
             if bound_changes:  # C tests the condition again after every iteration
                 raise _Uncountable(coord, "the body changes a scalar of the condition")
@@ -116,6 +117,7 @@ class LoopLowering:
             bound = (E.add(init[0], E.scale(step, E.add(trips, E.const(-1)))),)
             limit = node.cond
             header_reads = self._accesses(start) + self._accesses(limit)
+            guarded = not bound_changes and not node.post_test
         else:
             init, bound = self._loop_bounds(op, start, limit, step, node.cond,
                                             items[header:] + tail)
@@ -147,10 +149,14 @@ class LoopLowering:
             try:
                 with self._loop_frame(ir_var, self._iterator_range(init, bound, step),
                                       (init, bound, step), pipeline_ii, unroll):
+                    guard = self._condition_guard(node, trips.name, ir_var, init, step) \
+                        if guarded else None
                     body = self._loop_body(items[header:], tail, (var, ir_var), init,
                                            step, trip, name, coord, lanes)
                     if header_reads:
                         body = (Stmt(tuple(self._accesses(limit)), node.cond.coord),) + body
+                    if guard is not None and body:
+                        body = (If(guard, body, (), coord),)
             finally:
                 self._frame_vars.pop()
                 if ir_var != var:
@@ -257,6 +263,74 @@ class LoopLowering:
             pragma = self._pragmas.parse(n) if isinstance(n, N.Pragma) else None
             return pragma is not None and pragma.kind in kinds
         return [n for n in items if directive(n)] + [n for n in items if not directive(n)]
+
+    def _condition_guard(self, node: N.For, name: str, var: str, init: tuple[E.Expr, ...],
+                         step: int) -> tuple[Conjunction, ...] | None:
+        """The affine part of a data-dependent loop condition
+        (:func:`.cexpr.condition_superset`: ``j >= 0`` of ``j >= 0 && buf[j] > key``),
+        which holds at the start of every iteration: the model's iterations are those
+        of the fresh trip count that satisfy it.  The trip count is one size for every
+        run of the loop, while the condition lets each run of it (in each iteration of
+        the loops around it) take a count of its own: bounded by the arrays it indexes
+        it took the least of those (an insertion sort's inner loop 1 trip, not 15), and
+        the model lost the iterations of the other runs.  Its range is the most trips
+        the guard allows in any run (:meth:`_guarded_trips`)."""
+        guard = condition_superset(node.cond, self._scope())
+        if () in guard:
+            guard = None
+        most = None if guard is None else self._guarded_trips(guard, var, init, step)
+        seen = self._condition_trips.get(name, 0)
+        self._condition_trips[name] = None if None in (most, seen) else max(most, seen)
+        allowed = self._condition_trips[name]
+        low, known = self._ranges[name]
+        if allowed is not None and self._size_sources.get(name, "").startswith("LOOP_TRIP"):
+            allowed = min(allowed, known)
+        elif allowed is not None:
+            self._size_sources[name] = f"the loop's condition at {node.cond.coord}"
+        if allowed is not None:
+            self._ranges[name] = (low, allowed)
+        return guard
+
+    def _guarded_trips(self, guard: tuple[Conjunction, ...], var: str,
+                       init: tuple[E.Expr, ...], step: int) -> int | None:
+        """The most iterations a run of the loop may make while ``guard`` holds (None:
+        unbounded): counting up from ``s``, a constraint ``r - c*var >= 0`` (c > 0)
+        gives var <= max(r) / c, so at most (var_max - min(s)) / step + 1 trips;
+        counting down, ``c*var + r >= 0`` gives var >= -max(r) / c.  The ranges of
+        ``r`` are those of the loops around, over all their iterations."""
+        start = interval(init[0], self._ranges)
+        most = None
+        for conjunction in guard:
+            limits = []
+            for constraint in conjunction:
+                form = E.affine_form(constraint.expr)
+                if form is None:
+                    continue
+                coeffs, const = form
+                c = coeffs.get(var, 0)
+                sides = [1, -1] if constraint.op == "==" else [1]
+                for sign in sides:
+                    k = sign * c
+                    if k == 0 or (k < 0) != (step > 0):
+                        continue
+                    rest = E.affine({v: sign * a for v, a in coeffs.items() if v != var},
+                                    sign * const)
+                    high = interval(rest, self._ranges)[1]
+                    if high is None:
+                        continue
+                    limits.append(high // -k if step > 0 else -(high // k))
+            if not limits:
+                return None
+            if step > 0:
+                if start[0] is None:
+                    return None
+                trips = (min(limits) - start[0]) // step + 1
+            else:
+                if start[1] is None:
+                    return None
+                trips = (start[1] - max(limits)) // -step + 1
+            most = max(most or 0, trips, 0)
+        return most
 
     def _trips(self, node: N.For) -> E.Expr:
         """A fresh size for the number of iterations of a loop whose condition
