@@ -913,9 +913,24 @@ void g(px in[16], int out[8]) {
 """
 
 
+# A global top naming a struct of a namespace as ``img::Pix``: its prototype, after
+# ``using namespace original``, found ``img`` in two places (g++ rejected the testbench).
+QUALIFIED_TYPE = """namespace img {
+struct Pix { short r, g; };
+}
+void sig(const img::Pix in[16], int out[8]) {
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    out[i] = in[2 * i].r + in[2 * i + 1].g;
+  }
+}
+"""
+
+
 @needs_gxx
-@pytest.mark.parametrize("name, text", [("own.cpp", OWN_TYPES), ("tdef.c", TYPEDEF_STRUCT)],
-                         ids=["cpp-namespace-stream", "c-typedef"])
+@pytest.mark.parametrize("name, text", [("own.cpp", OWN_TYPES), ("tdef.c", TYPEDEF_STRUCT),
+                                        ("sig.cpp", QUALIFIED_TYPE)],
+                         ids=["cpp-namespace-stream", "c-typedef", "cpp-qualified"])
 def test_the_tops_own_types_are_shared_with_the_banked_kernel(tmp_path, name, text):
     compiled = arraypart.compile_kernel(write(tmp_path, name, text), ports=1)
     assert compiled.report.kernel.warnings == ()
