@@ -1308,3 +1308,43 @@ def test_a_condition_that_reads_the_array_is_in_the_step_it_lets_run(tmp_path, h
     for result in _agreeing(path, 2):
         (loop,) = result.replay.loops
         assert loop.traced_ii == 1
+
+
+SYNTHESIS_ONLY = """\
+#include <cstdio>
+void csim(const int a[8], int out[8]) {
+  int buf[8];
+  for (int i = 0; i < 8; i++) buf[i] = a[i];
+  for (int i = 0; i < 4; i++) {
+#pragma HLS pipeline II=1
+#ifndef __SYNTHESIS__
+    printf("%d\\n", buf[2 * i]);
+#else
+    out[7 - i] = buf[7 - i];
+#endif
+    out[i] = buf[2 * i] + buf[2 * i + 1];
+  }
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+#ifndef __SYNTHESIS__
+    if (i == 0) printf("start\\n");
+#endif
+    out[i] += buf[i];
+  }
+}
+"""
+
+
+@needs_gxx
+def test_a_loop_whose_synthesized_text_g_plus_plus_skips_is_not_traced(tmp_path):
+    """The model reads what Vitis synthesizes (``__SYNTHESIS__`` defined), g++ what C
+    simulation compiles: in the loop at line 5 the ``#else`` branch of ``#ifndef
+    __SYNTHESIS__`` is synthesis only, and each of its accesses was reported as one
+    the program does not make (exit 1).  That loop is named and not traced; the one
+    that only adds a printf under ``#ifndef`` still is."""
+    path = tmp_path / "csim.cpp"
+    path.write_text(SYNTHESIS_ONLY)
+    for result in _agreeing(path, 2):
+        assert [str(c.coord).rsplit(":", 2)[-2] for c in result.untraced] == ["5"]
+        assert "g++ does not compile" in result.format()
+        assert len(result.addresses.compared) == 2

@@ -89,13 +89,16 @@ class Instrumented:
     and ``loop`` ids; ``skipped`` the accesses left alone (macro text); ``globals``
     the IR's file-scope arrays as (array id, qualified name) for the driver to register:
     relative to the kernel's own text, or from ``::`` for a header's (the driver
-    includes headers outside the namespace that holds the kernel's text)."""
+    includes headers outside the namespace that holds the kernel's text);
+    ``synthesis_only``: the pipelined loops left untraced because code only synthesis
+    reads (``#ifdef __SYNTHESIS__``) stands in them, which g++ does not compile."""
 
     text: str
     sites: tuple[Site, ...]
     loops: tuple[TracedLoop, ...]
     skipped: tuple[Coord, ...]
     globals: tuple[tuple[int, str], ...]
+    synthesis_only: tuple[Coord, ...] = ()  # loops not traced: g++ compiles other text
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -124,6 +127,10 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
     unit = clangtu.parse(kernel.source.text, kernel.path, options)
     data = unit.data
     loops = _traced_loops(unit, _model_pipelines(kernel.body))
+    synthesis_only = clangtu.synthesis_only_ranges(unit, options)
+    differing = {key for key, (c, _) in loops.items() if any(
+        lo < c.extent.end.offset and c.extent.start.offset < hi for lo, hi in synthesis_only)}
+    loops = {key: value for key, value in loops.items() if key not in differing}
     ids = {a.name: n for n, a in enumerate(kernel.arrays) if not a.interface}
     # a local's id by its declaration's place: two blocks may declare one C name
     local_ids = {(d.coord.line, d.coord.col, d.name): ids[name]
@@ -170,7 +177,8 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
                 for offset, text in shared_type_edits(kernel.source.shared_types)]
     text = _apply(data, inserts)
     traced = tuple(TracedLoop(unit.coord(c.extent.start.offset), u) for c, u in loops.values())
-    return Instrumented(text, tuple(sites), traced, tuple(skipped), tuple(found_globals))
+    return Instrumented(text, tuple(sites), traced, tuple(skipped), tuple(found_globals),
+                        tuple(unit.coord(key) for key in sorted(differing)))
 
 
 def _walk(cursor: ci.Cursor, parents: tuple) -> Iterator[tuple[ci.Cursor, tuple]]:

@@ -239,10 +239,13 @@ class TraceCheck:
             verdict = "agrees" if loop.agrees else "DISAGREES"
             lines.append(f"  {loop.claim.name} ({where}): {loop.steps} steps, model "
                          f"II {loop.claim.claimed_ii}, traced II {loop.traced_ii}: {verdict}")
-        lines += [f"  {c.name} ({c.coord}): not traced (no pipelined `for` of the "
-                  "kernel's text there: a pipelined function, or a loop unrolled outside "
-                  "a pipeline, whose lanes the program runs one after another)"
-                  for c in self.untraced]
+        differing = set(self.trace.instrumented.synthesis_only)
+        lines += [f"  {c.name} ({c.coord}): not traced (" + (
+                  "code only synthesis reads stands in it, #ifdef __SYNTHESIS__, which "
+                  "g++ does not compile" if c.coord in differing else
+                  "no pipelined `for` of the kernel's text there: a pipelined function, "
+                  "or a loop unrolled outside a pipeline, whose lanes the program runs one "
+                  "after another") + ")" for c in self.untraced]
         lines += [f"  {coord}: access written in a macro, not traced"
                   for coord in dict.fromkeys(self.trace.instrumented.skipped)]
         lines.append(f"  addresses compared with the polyhedral model in "

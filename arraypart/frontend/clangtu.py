@@ -167,12 +167,14 @@ def integer_value(cursor: ci.Cursor) -> int | None:
 @dataclass(frozen=True, slots=True)
 class Options:
     """How to read a kernel: ``-D`` overrides, ``-I`` folders, the language standard
-    (None: C99 for ``.c`` files, else C++14) and the Vitis include folder."""
+    (None: C99 for ``.c`` files, else C++14), the Vitis include folder and whether
+    ``__SYNTHESIS__`` is defined."""
 
     defines: tuple[tuple[str, int], ...] = ()
     include_dirs: tuple[str, ...] = ()
     std: str | None = None
     hls_include: str | None = None
+    synthesis: bool = True  # define __SYNTHESIS__ (False: C simulation's view)
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,7 +268,8 @@ def clang_arguments(filename: str, options: Options, kernel_dir: str | None) -> 
     args.append(f"-I{hls_include_dir(options.hls_include)}")
     for builtin in sorted(glob.glob(GCC_BUILTIN_HEADERS))[-1:]:
         args += ["-isystem", builtin, *GCC_ATTRIBUTE_DEFINES]
-    args.append(SYNTHESIS_DEFINE)
+    if options.synthesis:
+        args.append(SYNTHESIS_DEFINE)
     args += [f"-D{name}={value}" for name, value in options.defines]
     return args
 
@@ -378,6 +381,21 @@ class PragmaLine:
 _ERROR_DIRECTIVE = re.compile(rb"error\b")
 _VITIS_HEADER = re.compile(r"(^|/)(ap_\w+|hls_\w+|etc/\w+)\.h$")
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
+
+
+def synthesis_only_ranges(unit: Unit, options: Options) -> list[tuple[int, int]]:
+    """Byte ranges of ``unit``'s text (read with ``__SYNTHESIS__``) that C simulation
+    leaves out (``#ifdef __SYNTHESIS__``, the ``#else`` of ``#ifndef``): the text
+    read again without it, its skipped ranges that ``unit`` compiles; none when
+    clang rejects that reading (g++'s build of it then says where)."""
+    if b"__SYNTHESIS__" not in unit.data:
+        return []
+    try:
+        simulated = parse(unit.text, unit.filename, replace(options, synthesis=False))
+    except KernelError:
+        return []
+    synthesized = set(skipped_ranges(unit))
+    return [r for r in skipped_ranges(simulated) if r not in synthesized]
 
 
 def skipped_ranges(unit: Unit) -> list[tuple[int, int]]:
