@@ -618,6 +618,17 @@ def test_an_update_in_place_in_c_simulation_code_is_a_located_error(tmp_path):
     assert (err.value.coord.line, err.value.coord.col) == (9, 5)
 
 
+@pytest.mark.parametrize("use", ["SHOW(buf, 3);", "printf(\"%zu\\n\", sizeof(buf));"])
+def test_a_banked_array_named_whole_in_c_simulation_code_is_a_located_error(tmp_path, use):
+    """A macro's argument or ``sizeof`` names the array without subscripts: the error
+    says so (it said a reference must subscript both dimensions, of text that did)."""
+    text = ("#define SHOW(arr, k) printf(\"%d\\n\", arr[k][k])\n"
+            + CSIM_ONLY.replace("    buf[3][4] = 7;\n", f"    {use}\n"))
+    with pytest.raises(KernelError, match="names it whole here") as err:
+        arraypart.compile_kernel(write(tmp_path, "csim.cpp", text), ports=1)
+    assert err.value.coord.line == 10
+
+
 def test_dead_code_is_rewritten_where_it_can_be_and_else_left_alone(tmp_path):
     """Under ``#if 0`` nothing runs: a label named like the array (Vitis_Accel_Examples'
     critical_path) and a whole use stay as written, without an error.  The ``#else``

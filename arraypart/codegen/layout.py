@@ -223,7 +223,12 @@ class ExplicitRewriter:
         after = self._data[end:end + 3].lstrip()
         before = self._data[max(0, start - 2):start]
         problem = None
-        if len(texts) != len(ex.array.shape):
+        if not texts:
+            problem = (f"array '{name}' is banked, and C-simulation code names it whole "
+                       "here (a macro's argument, sizeof, a range-for): arraypart rewrites "
+                       "only its elements there; write the subscripts out, or bank with "
+                       "--schemes vitis")
+        elif len(texts) != len(ex.array.shape):
             problem = (f"array '{name}' is banked: in C-simulation code too, a reference "
                        f"must subscript all {len(ex.array.shape)} dimensions")
         elif (after[:2] in (b"++", b"--") or before in (b"++", b"--")
