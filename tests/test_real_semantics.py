@@ -1910,8 +1910,9 @@ def test_other_geometric_loops_are_counted_as_before(tmp_path, change):
 
 # Loops whose condition reads data, inside loops that give each of their runs a count
 # of its own: the geometric copies of a reduction (i + m < 16), an insertion sort's
-# while (j >= 0 && ...), a length read from memory (j < n && i + j < 16).  Each makes
-# reads of ``c`` only in its longer runs.
+# while (j >= 0 && ...), a length read from memory (j < n && i + j < 16), a scan to a
+# zero (buf[4 * i + k] != 0, which every check reads inside buf).  Each makes reads of
+# ``c`` only in its longer runs.
 RUNS_OF_THEIR_OWN = {
     "geometric": ("""
 void k(int c[16], int out[16]) {
@@ -1948,6 +1949,21 @@ void k(int x[16], const int len[8], const int c[4], int &s) {
   }
 }
 """, 16),
+    "scan": ("""
+void k(const int a[32], const int c[4], int out[8]) {
+  int buf[33];
+  for (int i = 0; i < 32; i++) buf[i] = a[i];
+  buf[32] = 0;
+  for (int i = 0; i < 8; i++) {
+    int s = 0;
+    for (int k = 0; buf[i * 4 + k] != 0; k++) {
+#pragma HLS pipeline II=1
+      s += (k >= 8) ? c[0] + c[1] + c[2] : 1;
+    }
+    out[i] = s;
+  }
+}
+""", 33),
 }
 
 
@@ -1957,8 +1973,9 @@ def test_a_data_dependent_loop_keeps_the_iterations_of_its_longest_run(tmp_path,
     """The loop's trip count is one fresh size for all its runs, and the arrays it
     indexes bounded it by its shortest run (1 trip for the insertion sort): the model
     lost the iterations that read ``c`` three times a cycle and claimed II 1 with
-    ``c`` one memory, which the trace refuted (II 2).  The condition's affine part now
-    guards each iteration, and the size reaches the longest run it allows."""
+    ``c`` one memory, which the trace refuted (II 2).  The condition's affine part and
+    the extents of what every check reads now guard each iteration, and the size
+    reaches the longest run they allow."""
     text, longest = RUNS_OF_THEIR_OWN[name]
     compiled = compile_text(tmp_path, name, text, suffix=".cpp")
     (trips,) = [p for p in compiled.report.kernel.params if p.name.startswith("trips of")]

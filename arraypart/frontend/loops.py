@@ -267,15 +267,18 @@ class LoopLowering:
     def _condition_guard(self, node: N.For, name: str, var: str, init: tuple[E.Expr, ...],
                          step: int) -> tuple[Conjunction, ...] | None:
         """The affine part of a data-dependent loop condition
-        (:func:`.cexpr.condition_superset`: ``j >= 0`` of ``j >= 0 && buf[j] > key``),
-        which holds at the start of every iteration: the model's iterations are those
-        of the fresh trip count that satisfy it.  The trip count is one size for every
+        (:func:`.cexpr.condition_superset`: ``j >= 0`` of ``j >= 0 && buf[j] > key``)
+        and the extents of the elements every check reads (:meth:`_extent_guard`),
+        which hold at the start of every iteration: the model's iterations are those
+        of the fresh trip count that satisfy them.  The trip count is one size for every
         run of the loop, while the condition lets each run of it (in each iteration of
         the loops around it) take a count of its own: bounded by the arrays it indexes
         it took the least of those (an insertion sort's inner loop 1 trip, not 15), and
         the model lost the iterations of the other runs.  Its range is the most trips
         the guard allows in any run (:meth:`_guarded_trips`)."""
-        guard = condition_superset(node.cond, self._scope())
+        extents = self._extent_guard(node.cond)
+        guard = tuple(conjunction + extents
+                      for conjunction in condition_superset(node.cond, self._scope()))
         if () in guard:
             guard = None
         most = None if guard is None else self._guarded_trips(guard, var, init, step)
@@ -290,6 +293,27 @@ class LoopLowering:
         if allowed is not None:
             self._ranges[name] = (low, allowed)
         return guard
+
+    def _extent_guard(self, cond: N.Node) -> tuple[Constraint, ...]:
+        """``0 <= e <= n - 1`` for each regular subscript ``e`` (of a dimension of
+        ``n``) of the elements every evaluation of ``cond`` reads (not in the right
+        operand of ``&&`` or ``||``, nor in a branch of ``?:``): C gives a read outside
+        its array no meaning, so every check that lets an iteration run keeps them
+        (``a[4 * i + k] != 0``).  A pointer's first dimension, which its accesses
+        decide, gives none."""
+        found: list[Constraint] = []
+        for ref in _unconditional_refs(cond):
+            for access in self._accesses(ref):
+                array = self._arrays.get(access.array)
+                if array is None:
+                    continue
+                for d, (e, n) in enumerate(zip(access.index, array.shape)):
+                    if e is None or not E.variables(e) or (
+                            d == 0 and access.array in self._reached):
+                        continue
+                    found += [Constraint(e, ">="),
+                              Constraint(E.add(E.const(n - 1), E.scale(-1, e)), ">=")]
+        return tuple(found)
 
     def _guarded_trips(self, guard: tuple[Conjunction, ...], var: str,
                        init: tuple[E.Expr, ...], step: int) -> int | None:
@@ -946,6 +970,23 @@ def _tested(cond: N.Node) -> N.Node:
     if isinstance(cond, N.Cast) and cond.to is not None and cond.to.boolean:
         return cond.expr
     return cond
+
+
+def _unconditional_refs(node: N.Node | None):
+    """The outermost element reads of a condition that every evaluation of it makes:
+    not in the right operand of ``&&`` or ``||``, nor in a branch of ``?:``."""
+    if isinstance(node, N.BinaryOp):
+        yield from _unconditional_refs(node.left)
+        if node.op not in ("&&", "||"):
+            yield from _unconditional_refs(node.right)
+    elif isinstance(node, N.TernaryOp):
+        yield from _unconditional_refs(node.cond)
+    elif isinstance(node, N.UnaryOp) and node.op != "sizeof":
+        yield from _unconditional_refs(node.expr)
+    elif isinstance(node, N.Cast):
+        yield from _unconditional_refs(node.expr)
+    elif isinstance(node, N.ArrayRef):
+        yield node
 
 
 @dataclass(frozen=True, slots=True)
