@@ -1348,3 +1348,19 @@ def test_a_loop_whose_synthesized_text_g_plus_plus_skips_is_not_traced(tmp_path)
         assert [str(c.coord).rsplit(":", 2)[-2] for c in result.untraced] == ["5"]
         assert "g++ does not compile" in result.format()
         assert len(result.addresses.compared) == 2
+
+
+@needs_gxx
+def test_a_size_the_data_chose_leaves_the_loops_it_does_not_bound_compared(tmp_path):
+    """``m *= 2`` with no loop in its body runs over a counter of a fresh trip count,
+    whose value the run chooses: every group's domain has that size as a dimension,
+    and no loop's addresses were compared.  The copies around it do not depend on it."""
+    path = tmp_path / "plain.cpp"
+    path.write_text("void plain(const int in[16], int out[16]) {\n  int buf[16];\n"
+                    "  for (int i = 0; i < 16; i++) buf[i] = in[i];\n"
+                    "  for (int m = 1; m < 16; m *= 2) buf[m] += 1;\n"
+                    "  for (int i = 0; i < 16; i++) out[i] = buf[i];\n}\n")
+    for result in _agreeing(path, 2):
+        assert sorted(c.line for c in result.addresses.compared) == [3, 5]
+        assert any("plain.cpp:4:3: the model's steps were not enumerated" in s
+                   for s in result.addresses.skipped)

@@ -215,6 +215,8 @@ def _model(groups: Sequence[CycleGroup], directions: tuple[int, ...] | None,
     every path at the places of ``may`` (place -> its code); None when some domain has
     too many points or a size's value is not known."""
     time_vars = groups[0].time_vars
+    sizes = _free_sizes_fixed([groups[0].domain] + [lane.domain for g in groups
+                                                    for lane in g.accesses], sizes)
     lead = run_sizes(time_vars, sizes)
     if len({g.time_vars for g in groups}) != 1 or directions is None or lead is None \
             or lead + len(directions) != len(time_vars):
@@ -273,6 +275,33 @@ def _model(groups: Sequence[CycleGroup], directions: tuple[int, ...] | None,
     keys = (None if may_keys is None else np.unique(np.concatenate(may_keys)) if may_keys
             else np.empty(0, np.uint64))
     return _Model(points, groups[0].time_vars, sums, counts, tuple(lanes), keys)
+
+
+def _free_sizes_fixed(domains: Sequence[isl.Set],
+                      sizes: Mapping[str, int | None]) -> Mapping[str, int | None]:
+    """``sizes`` with each one the data chose (None) fixed at its least value where no
+    domain of ``domains`` depends on it: every value gives the same steps (a loop
+    that a data-dependent loop elsewhere leaves alone is still compared)."""
+    chosen = [name for name, value in sizes.items() if value is None]
+    if not chosen:
+        return sizes
+    fixed = dict(sizes)
+    for name in chosen:
+        if all(_independent(d, name) for d in domains) and not domains[0].is_empty():
+            fixed[name] = G.first_point(G.project_onto(domains[0], name))[name]
+    return fixed
+
+
+def _independent(domain: isl.Set, name: str) -> bool:
+    """``domain`` is the product of its values in dimension ``name`` and those of the
+    others: no constraint ties ``name`` to them."""
+    at = domain.space.find_dim_by_name(isl.dim_type.set, name)
+    if at < 0:
+        return True
+    n = domain.dim(isl.dim_type.set)
+    alone = domain.eliminate(isl.dim_type.set, at + 1, n - at - 1).eliminate(
+        isl.dim_type.set, 0, at)
+    return domain.eliminate(isl.dim_type.set, at, 1).intersect(alone).is_equal(domain)
 
 
 def _at_sizes(domain: isl.Set, time_vars: tuple[str, ...],
