@@ -204,6 +204,15 @@ BRACELESS = {
             out[i] = buf[i] + buf[i + 1] + buf[i + 2];
         }
         """,
+    "bare": """\
+        void bare(const int in[64], int out[16]) {
+          int buf[64];
+          for (int i = 0; i < 64; i++) buf[i] = in[i];
+          for (int i = 0; i < 16; i++)
+            out[i] = buf[4 * i] + buf[4 * i + 1] + buf[4 * i + 2] + buf[4 * i + 3]
+                     + buf[(4 * i + 5) % 64];
+        }
+        """,
 }
 
 
@@ -217,6 +226,10 @@ def test_a_loop_body_without_braces_is_rewritten_inside_braces(tmp_path, name):
     compiled = compile_text(tmp_path, name, BRACELESS[name])
     emitted = compiled.files[f"{name}.cpp"]
     assert emitted.count("{") == emitted.count("}") and "#pragma HLS unroll" in emitted
+    # inside the function every line but a directive is indented (the routing of a
+    # body without pragmas started at column 0)
+    body = emitted[emitted.index("{"):emitted.rindex("}")].splitlines()[1:]
+    assert all(line[:1] in ("", " ", "#") for line in body), emitted
     assert_the_testbench_passes(compiled, tmp_path)
 
 

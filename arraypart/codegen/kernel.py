@@ -300,8 +300,12 @@ def _wrap_body(data: bytes, node: N.For, head: list[str], tail: list[str]) -> li
         raise KernelError(node.coord, "a loop rewritten bank-centric needs its body "
                                       "written in the kernel file")
     end = statement_end(data, body.end)
-    return [Edit(body.start, body.start, "{\n" + "".join(f"{l}\n" for l in head), False),
-            Edit(end, end, "\n" + "".join(f"{l}\n" for l in tail) + "}", False)]
+    lead = data[data.rfind(b"\n", 0, body.start) + 1:body.start]
+    outer = lead.decode() if not lead.strip() else ""
+    inner = outer + "  "
+    return [Edit(body.start, body.start, "{\n" + _block_text(head, 0, data, inner) + inner,
+                 False),
+            Edit(end, end, "\n" + _block_text(tail, 0, data, inner) + outer + "}", False)]
 
 
 def _brace_body(data: bytes, body: N.Compound, head: list[str],
