@@ -192,10 +192,10 @@ def test_a_data_dependent_condition_counts_trips_over_a_regular_iterator(tmp_pat
     # i = trips - 1 at most, and a[i + 1] stays inside a[64]: at most 63 trips
     assert (trips.name, trips.low, trips.high) == ("trips of loop@2:3", 0, 63)
     (loop,) = [n for n in report.kernel.body if hasattr(n, "var")]
-    # every check reads a[i]: i stays inside a in each iteration the check lets run
+    # every check reads a[i] and every iteration a[i + 1]: both stay inside a
     (guard,) = loop.body
-    assert {(E.pretty(c.expr), c.op) for (conj,) in [guard.cond] for c in conj} == {
-        ("i", ">="), ("-1*i + 63", ">=")}
+    assert {(E.pretty(c.expr), c.op) for (conj,) in [guard.cond] for c in conj} >= {
+        ("i", ">="), ("-1*i + 63", ">="), ("-1*i + 62", ">=")}
     cond, stmt = guard.then
     assert [(a.array, a.index) for a in cond.accesses] == [("a", (E.var("i"),))]
     assert all(e is not None for a in stmt.accesses for e in a.index)  # still regular

@@ -1911,8 +1911,9 @@ def test_other_geometric_loops_are_counted_as_before(tmp_path, change):
 # Loops whose condition reads data, inside loops that give each of their runs a count
 # of its own: the geometric copies of a reduction (i + m < 16), an insertion sort's
 # while (j >= 0 && ...), a length read from memory (j < n && i + j < 16), a scan to a
-# zero (buf[4 * i + k] != 0, which every check reads inside buf).  Each makes reads of
-# ``c`` only in its longer runs.
+# zero (buf[4 * i + k] != 0, which every check reads inside buf), the bits of a word
+# (x != 0, x shifted in the body: only the store out[4 * i + k], which every iteration
+# makes, bounds k).  Each makes reads of ``c`` only in its longer runs.
 RUNS_OF_THEIR_OWN = {
     "geometric": ("""
 void k(int c[16], int out[16]) {
@@ -1964,6 +1965,18 @@ void k(const int a[32], const int c[4], int out[8]) {
   }
 }
 """, 33),
+    "bits": ("""
+void k(const int a[8], const int c[4], int out[37]) {
+  for (int i = 0; i < 8; i++) {
+    unsigned x = (unsigned)a[i] & (0xfffu >> (i / 2));
+    for (int k = 0; x != 0; k++) {
+#pragma HLS pipeline II=1
+      out[i * 4 + k] = (k >= 9) ? c[0] + c[1] + c[2] : (int)(x & 1u);
+      x = x >> 1;
+    }
+  }
+}
+""", 37),
 }
 
 
@@ -1974,8 +1987,8 @@ def test_a_data_dependent_loop_keeps_the_iterations_of_its_longest_run(tmp_path,
     indexes bounded it by its shortest run (1 trip for the insertion sort): the model
     lost the iterations that read ``c`` three times a cycle and claimed II 1 with
     ``c`` one memory, which the trace refuted (II 2).  The condition's affine part and
-    the extents of what every check reads now guard each iteration, and the size
-    reaches the longest run they allow."""
+    the extents of what every check and every iteration access now guard each
+    iteration, and the size reaches the longest run they allow."""
     text, longest = RUNS_OF_THEIR_OWN[name]
     compiled = compile_text(tmp_path, name, text, suffix=".cpp")
     (trips,) = [p for p in compiled.report.kernel.params if p.name.startswith("trips of")]

@@ -103,7 +103,7 @@ class LoopLowering:
                               f"loop iterator '{var}' is already used by an enclosing loop")
         pipeline_ii, unroll, pipeline_off = self._loop_pragmas(items[:header], at=coord)
         header_reads: list[Access] = []
-        guarded = False  # the condition's affine part guards each iteration
+        guarded = False  # a data-dependent condition: a guard on each iteration
         try:
             if bound_changes:  # C tests the condition again after every iteration
                 raise _Uncountable(coord, "the body changes a scalar of the condition")
@@ -117,7 +117,7 @@ class LoopLowering:
             bound = (E.add(init[0], E.scale(step, E.add(trips, E.const(-1)))),)
             limit = node.cond
             header_reads = self._accesses(start) + self._accesses(limit)
-            guarded = not bound_changes and not node.post_test
+            guarded = not node.post_test
         else:
             init, bound = self._loop_bounds(op, start, limit, step, node.cond,
                                             items[header:] + tail)
@@ -149,13 +149,18 @@ class LoopLowering:
             try:
                 with self._loop_frame(ir_var, self._iterator_range(init, bound, step),
                                       (init, bound, step), pipeline_ii, unroll):
-                    guard = self._condition_guard(node, trips.name, ir_var, init, step) \
-                        if guarded else None
+                    guard = self._condition_guard(node) if guarded and not bound_changes \
+                        else ((),)
                     body = self._loop_body(items[header:], tail, (var, ir_var), init,
                                            step, trip, name, coord, lanes)
+                    if guarded:
+                        extents = self._statement_extents(items[header:], body)
+                        guard = tuple(conjunction + extents for conjunction in guard)
+                        guard = None if () in guard else guard
+                        self._record_trips(node, trips.name, guard, ir_var, init, step)
                     if header_reads:
                         body = (Stmt(tuple(self._accesses(limit)), node.cond.coord),) + body
-                    if guard is not None and body:
+                    if guarded and guard is not None and body:
                         body = (If(guard, body, (), coord),)
             finally:
                 self._frame_vars.pop()
@@ -264,23 +269,58 @@ class LoopLowering:
             return pragma is not None and pragma.kind in kinds
         return [n for n in items if directive(n)] + [n for n in items if not directive(n)]
 
-    def _condition_guard(self, node: N.For, name: str, var: str, init: tuple[E.Expr, ...],
-                         step: int) -> tuple[Conjunction, ...] | None:
+    def _condition_guard(self, node: N.For) -> tuple[Conjunction, ...]:
         """The affine part of a data-dependent loop condition
         (:func:`.cexpr.condition_superset`: ``j >= 0`` of ``j >= 0 && buf[j] > key``)
-        and the extents of the elements every check reads (:meth:`_extent_guard`),
-        which hold at the start of every iteration: the model's iterations are those
-        of the fresh trip count that satisfy them.  The trip count is one size for every
-        run of the loop, while the condition lets each run of it (in each iteration of
-        the loops around it) take a count of its own: bounded by the arrays it indexes
-        it took the least of those (an insertion sort's inner loop 1 trip, not 15), and
-        the model lost the iterations of the other runs.  Its range is the most trips
-        the guard allows in any run (:meth:`_guarded_trips`)."""
-        extents = self._extent_guard(node.cond)
-        guard = tuple(conjunction + extents
-                      for conjunction in condition_superset(node.cond, self._scope()))
-        if () in guard:
-            guard = None
+        and the extents of the elements every check reads (:meth:`_extents`), which
+        hold at the start of every iteration (in the scope there: the body must not
+        change the condition's scalars)."""
+        extents = self._extents(self._accesses(ref) for ref in _unconditional_refs(node.cond))
+        return tuple(conjunction + extents
+                     for conjunction in condition_superset(node.cond, self._scope()))
+
+    def _statement_extents(self, items: list[N.Node], body: tuple[Node, ...]
+                           ) -> tuple[Constraint, ...]:
+        """The extents (:meth:`_extents`) of the elements every iteration accesses: the
+        target of each assignment at the top of the body and what it reads outside the
+        operands of ``&&``, ``||`` and ``?:``, and a declaration's initializer's, as
+        the lowered ``body`` indexes them (exact in every iteration); none when an
+        iteration may end early (``break``, ``continue``)."""
+        if _escapes(items):
+            return ()
+        places = {(ref.coord.line, ref.coord.col) for item in items
+                  for ref in _statement_refs(item)}
+        return self._extents([a for a in node.accesses
+                              if (a.coord.line, a.coord.col) in places]
+                             for node in body if isinstance(node, Stmt))
+
+    def _extents(self, groups) -> tuple[Constraint, ...]:
+        """``0 <= e <= n - 1`` for each regular subscript ``e`` (of a dimension of
+        ``n``) of the accesses of ``groups``, which the program makes: C gives an
+        access outside its array no meaning.  A pointer's first dimension, which its
+        accesses decide, gives none."""
+        found: list[Constraint] = []
+        for access in (a for group in groups for a in group):
+            array = self._arrays.get(access.array)
+            if array is None:
+                continue
+            for d, (e, n) in enumerate(zip(access.index, array.shape)):
+                if e is None or not E.variables(e) or (
+                        d == 0 and access.array in self._reached):
+                    continue
+                found += [Constraint(e, ">="),
+                          Constraint(E.add(E.const(n - 1), E.scale(-1, e)), ">=")]
+        return tuple(found)
+
+    def _record_trips(self, node: N.For, name: str, guard: tuple[Conjunction, ...] | None,
+                      var: str, init: tuple[E.Expr, ...], step: int) -> None:
+        """The fresh trip count ``name`` of a data-dependent loop is one size for
+        every run of the loop, while each run (in each iteration of the loops around
+        it) takes a count of its own: bounded by the arrays it indexes it took the
+        least of those (an insertion sort's inner loop 1 trip, not 15), and the model
+        lost the iterations of the other runs.  With the loop's ``guard`` on every
+        iteration its range is the most trips the guard allows in any run
+        (:meth:`_guarded_trips`), over every lowering of its text."""
         most = None if guard is None else self._guarded_trips(guard, var, init, step)
         seen = self._condition_trips.get(name, 0)
         self._condition_trips[name] = None if None in (most, seen) else max(most, seen)
@@ -289,31 +329,10 @@ class LoopLowering:
         if allowed is not None and self._size_sources.get(name, "").startswith("LOOP_TRIP"):
             allowed = min(allowed, known)
         elif allowed is not None:
-            self._size_sources[name] = f"the loop's condition at {node.cond.coord}"
+            self._size_sources[name] = (f"the loop's condition at {node.cond.coord} and "
+                                        "the elements its iterations access")
         if allowed is not None:
             self._ranges[name] = (low, allowed)
-        return guard
-
-    def _extent_guard(self, cond: N.Node) -> tuple[Constraint, ...]:
-        """``0 <= e <= n - 1`` for each regular subscript ``e`` (of a dimension of
-        ``n``) of the elements every evaluation of ``cond`` reads (not in the right
-        operand of ``&&`` or ``||``, nor in a branch of ``?:``): C gives a read outside
-        its array no meaning, so every check that lets an iteration run keeps them
-        (``a[4 * i + k] != 0``).  A pointer's first dimension, which its accesses
-        decide, gives none."""
-        found: list[Constraint] = []
-        for ref in _unconditional_refs(cond):
-            for access in self._accesses(ref):
-                array = self._arrays.get(access.array)
-                if array is None:
-                    continue
-                for d, (e, n) in enumerate(zip(access.index, array.shape)):
-                    if e is None or not E.variables(e) or (
-                            d == 0 and access.array in self._reached):
-                        continue
-                    found += [Constraint(e, ">="),
-                              Constraint(E.add(E.const(n - 1), E.scale(-1, e)), ">=")]
-        return tuple(found)
 
     def _guarded_trips(self, guard: tuple[Conjunction, ...], var: str,
                        init: tuple[E.Expr, ...], step: int) -> int | None:
@@ -970,6 +989,19 @@ def _tested(cond: N.Node) -> N.Node:
     if isinstance(cond, N.Cast) and cond.to is not None and cond.to.boolean:
         return cond.expr
     return cond
+
+
+def _statement_refs(item: N.Node):
+    """The element accesses a statement at the top of a loop body makes whenever it
+    runs: an assignment's target and the reads of :func:`_unconditional_refs` on its
+    value, a declaration's initializer's."""
+    if isinstance(item, N.Assignment):
+        target = N.without_casts(item.lvalue)
+        if isinstance(target, N.ArrayRef):
+            yield target
+        yield from _unconditional_refs(item.rvalue)
+    elif isinstance(item, N.Decl) and item.init is not None:
+        yield from _unconditional_refs(item.init)
 
 
 def _unconditional_refs(node: N.Node | None):
