@@ -1364,3 +1364,19 @@ def test_a_size_the_data_chose_leaves_the_loops_it_does_not_bound_compared(tmp_p
         assert sorted(c.line for c in result.addresses.compared) == [3, 5]
         assert any("plain.cpp:4:3: the model's steps were not enumerated" in s
                    for s in result.addresses.skipped)
+
+
+@needs_gxx
+def test_synthesis_only_code_in_a_called_function_leaves_the_loop_untraced(tmp_path):
+    """The same where the ``#ifdef __SYNTHESIS__`` stands in a function the pipelined
+    loop calls: the model's three reads of ``c`` were reported as not made (exit 1)."""
+    path = tmp_path / "callee.cpp"
+    path.write_text("static int get(const int c[8], int i) {\n#ifdef __SYNTHESIS__\n"
+                    "  return c[i & 7] + c[(i + 1) & 7] + c[(i + 2) & 7];\n#else\n"
+                    "  return c[i & 7];\n#endif\n}\n"
+                    "void callee(int a[32], int c[8], int out[32]) {\n"
+                    "  for (int i = 0; i < 32; i++) {\n#pragma HLS pipeline II=1\n"
+                    "    out[i] = a[i] + get(c, i);\n  }\n}\n")
+    for result in _agreeing(path, 2):
+        assert [c.coord.line for c in result.untraced] == [9]
+        assert "in a function it calls" in result.format()

@@ -91,7 +91,8 @@ class Instrumented:
     relative to the kernel's own text, or from ``::`` for a header's (the driver
     includes headers outside the namespace that holds the kernel's text);
     ``synthesis_only``: the pipelined loops left untraced because code only synthesis
-    reads (``#ifdef __SYNTHESIS__``) stands in them, which g++ does not compile."""
+    reads (``#ifdef __SYNTHESIS__``) stands in them or in a function they call, which
+    g++ does not compile."""
 
     text: str
     sites: tuple[Site, ...]
@@ -127,9 +128,8 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
     unit = clangtu.parse(kernel.source.text, kernel.path, options)
     data = unit.data
     loops = _traced_loops(unit, _model_pipelines(kernel.body))
-    synthesis_only = clangtu.synthesis_only_ranges(unit, options)
-    differing = {key for key, (c, _) in loops.items() if any(
-        lo < c.extent.end.offset and c.extent.start.offset < hi for lo, hi in synthesis_only)}
+    differing = _synthesis_only_loops(unit, loops,
+                                      clangtu.synthesis_only_ranges(unit, options))
     loops = {key: value for key, value in loops.items() if key not in differing}
     ids = {a.name: n for n, a in enumerate(kernel.arrays) if not a.interface}
     # a local's id by its declaration's place: two blocks may declare one C name
@@ -179,6 +179,33 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
     traced = tuple(TracedLoop(unit.coord(c.extent.start.offset), u) for c, u in loops.values())
     return Instrumented(text, tuple(sites), traced, tuple(skipped), tuple(found_globals),
                         tuple(unit.coord(key) for key in sorted(differing)))
+
+
+def _synthesis_only_loops(unit: clangtu.Unit, loops: dict,
+                          ranges: list[tuple[int, int]]) -> set[int]:
+    """The keys of ``loops`` in whose text, or in that of a function they call (at any
+    depth), code only synthesis reads stands (``ranges``)."""
+    if not ranges:
+        return set()
+
+    def holds(c: ci.Cursor) -> bool:
+        return any(lo < c.extent.end.offset and c.extent.start.offset < hi
+                   for lo, hi in ranges)
+
+    functions = [c for c in unit.tu.cursor.walk_preorder() if c.kind in _FUNCTIONS
+                 and c.is_definition() and unit.in_main(c.location)]
+    tainted = {f.spelling for f in functions if holds(f)}
+    grown = True
+    while grown:
+        found = {f.spelling for f in functions if f.spelling not in tainted
+                 and _calls_any(f, tainted)}
+        tainted |= found
+        grown = bool(found)
+    return {key for key, (c, _) in loops.items() if holds(c) or _calls_any(c, tainted)}
+
+
+def _calls_any(cursor: ci.Cursor, names: set[str]) -> bool:
+    return any(n.kind == K.CALL_EXPR and n.spelling in names for n in cursor.walk_preorder())
 
 
 def _walk(cursor: ci.Cursor, parents: tuple) -> Iterator[tuple[ci.Cursor, tuple]]:

@@ -241,8 +241,9 @@ class TraceCheck:
                          f"II {loop.claim.claimed_ii}, traced II {loop.traced_ii}: {verdict}")
         differing = set(self.trace.instrumented.synthesis_only)
         lines += [f"  {c.name} ({c.coord}): not traced (" + (
-                  "code only synthesis reads stands in it, #ifdef __SYNTHESIS__, which "
-                  "g++ does not compile" if c.coord in differing else
+                  "code only synthesis reads stands in it or in a function it calls, "
+                  "#ifdef __SYNTHESIS__, which g++ does not compile" if c.coord in differing
+                  else
                   "no pipelined `for` of the kernel's text there: a pipelined function, "
                   "or a loop unrolled outside a pipeline, whose lanes the program runs one "
                   "after another") + ")" for c in self.untraced]
