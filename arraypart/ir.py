@@ -386,6 +386,11 @@ UNBOUNDED_SAMPLE = 16
 # ``bound_by`` says that nothing bounds it.
 UNBOUNDED_REPORTED = 2**63 - 1
 
+# How a fresh trip count that its loop's guard bounds says so (its ``source`` begins with
+# it): the most trips of any run of the loop, a claim the arrays do not narrow
+# (:mod:`arraypart.poly.sizes`; frontend ``LoopLowering._record_trips``).
+GUARD_SOURCE = "the guard of its iterations: "
+
 
 @dataclass(frozen=True, slots=True)
 class Param:

@@ -2000,3 +2000,40 @@ def test_a_data_dependent_loop_keeps_the_iterations_of_its_longest_run(tmp_path,
                             compiled.report.solution.emitted_bankings())
     judged = api.judge_trace(compiled.report, recorded, ports=2)
     assert judged.disagreements == (), judged.format()
+
+
+RARELY_REACHED = """
+void k(const int in[33], const int c[4], int &s) {
+  int b[33], small[4];
+  for (int k = 0; k < 32; k++) b[k] = (in[k] & 1) ? 7 : 1;
+  b[32] = 0;
+  for (int k = 0; k < 4; k++) small[k] = k;
+  for (int k = 0; b[k] != 0; k++) {
+#pragma HLS pipeline II=1
+    if (b[k] == 7GUARD) s += small[k];
+    if (k >= 10) s += c[0] + c[1] + c[2];
+  }
+}
+"""
+
+
+@needs_gxx
+def test_an_array_read_under_a_data_dependent_if_does_not_cut_a_guarded_trip_count(
+        tmp_path):
+    """``small[k]`` under an ``if`` on data: the arrays cut the scan's trip count to 4
+    (the extent of ``small``), the model lost the iterations that read ``c``, and the
+    trace refuted its II.  A trip count the loop's guard bounds is not narrowed: with
+    the bound stated in the condition the scan keeps its 33 trips and ``c`` is banked;
+    without, ``small[k]`` past its array is the located error it is in any loop."""
+    compiled = compile_text(tmp_path, "rare", RARELY_REACHED.replace("GUARD", " && k < 4"),
+                            suffix=".cpp")
+    (trips,) = [p for p in compiled.report.kernel.params if p.name.startswith("trips of")]
+    assert trips.high == 33
+    c = next(a for a in compiled.report.solution.arrays if a.array.name == "c")
+    assert c.max_concurrent == 3 and c.banking.scheme.banks >= 2 and c.conflict_free
+    recorded = trace.record(compiled.report.kernel, clangtu.Options(), tmp_path,
+                            compiled.report.solution.emitted_bankings())
+    assert api.judge_trace(compiled.report, recorded, ports=2).disagreements == ()
+    with pytest.raises(KernelError, match="small.k. leaves small") as err:
+        compile_text(tmp_path, "bare", RARELY_REACHED.replace("GUARD", ""), suffix=".cpp")
+    assert (err.value.coord.line, err.value.coord.col) == (9, 25)

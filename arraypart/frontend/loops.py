@@ -18,7 +18,8 @@ from typing import Mapping
 
 from .. import expr as E
 from ..errors import Coord, KernelError, warning_text
-from ..ir import Access, Conjunction, Constraint, If, Loop, Node, Stmt, accesses, loops
+from ..ir import (GUARD_SOURCE, Access, Conjunction, Constraint, If, Loop, Node, Stmt,
+                  accesses, loops)
 from .cexpr import (COMPARISONS, FLIPPED, Bound, Scope, condition_superset, fold, interval,
                     min_max_terms, quasi_affine)
 from . import cnodes as N
@@ -329,8 +330,9 @@ class LoopLowering:
         if allowed is not None and self._size_sources.get(name, "").startswith("LOOP_TRIP"):
             allowed = min(allowed, known)
         elif allowed is not None:
-            self._size_sources[name] = (f"the loop's condition at {node.cond.coord} and "
-                                        "the elements its iterations access")
+            self._size_sources[name] = (f"{GUARD_SOURCE}the loop's condition at "
+                                        f"{node.cond.coord} and the elements its "
+                                        "iterations access")
         if allowed is not None:
             self._ranges[name] = (low, allowed)
 

@@ -208,8 +208,13 @@ def _with_next_values(open_sizes: list[ir.Param], bad, box: dict) -> dict:
 
 def _weakly_bounded(p: ir.Param) -> bool:
     """A size whose known range no one claimed (a fresh size's, a type's): the arrays
-    may narrow it, where a LOOP_TRIPCOUNT or -D that they contradict is an error."""
-    return FRESH_MARK in p.name or (p.source or "").startswith(TYPE_SOURCE)
+    may narrow it, where a LOOP_TRIPCOUNT or -D that they contradict is an error.  A
+    trip count its loop's guard bounds is the most of any run of the loop: the arrays
+    bound each run, not all of them, so they do not narrow it (an access under a
+    data-dependent ``if`` past its array is then the located error it is elsewhere)."""
+    source = p.source or ""
+    return (FRESH_MARK in p.name and not source.startswith(ir.GUARD_SOURCE)) or \
+        source.startswith(TYPE_SOURCE)
 
 
 def _within(bad, box: dict[str, tuple[int | None, int | None]], free: tuple[str, ...]):
