@@ -339,3 +339,22 @@ def test_a_nest_whose_sizes_are_not_yet_known_says_nothing_of_another(tmp_path):
     assert sizes["Q[r]"].unbounded and any(
         "loop start 'Q[r]@10:18'" in w and "banking holds for every value" in w
         for w in report.warnings)
+
+
+def test_a_halved_index_in_a_loop_condition_bounds_its_trips(tmp_path):
+    """``b[k >> 1]`` read by every check keeps 0 <= k < 66: the trip count was left
+    unbounded (exit 2, "nothing bounds it")."""
+    text = """void halved(const int in[32], const int c[4], int *s) {
+  int b[33];
+  for (int k = 0; k < 32; k++) b[k] = in[k] | 1;
+  b[32] = 0;
+  for (int k = 0; b[k >> 1] != 0; k++) {
+#pragma HLS pipeline II=1
+    if (k >= 10) *s += c[0] + c[1] + c[2];
+  }
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "halved.c", text))
+    (trips,) = report.kernel.params
+    assert (trips.low, trips.high) == (0, 66)
+    assert array(report, "c").conflict_free

@@ -298,8 +298,9 @@ class LoopLowering:
     def _extents(self, groups) -> tuple[Constraint, ...]:
         """``0 <= e <= n - 1`` for each regular subscript ``e`` (of a dimension of
         ``n``) of the accesses of ``groups``, which the program makes: C gives an
-        access outside its array no meaning.  A pointer's first dimension, which its
-        accesses decide, gives none."""
+        access outside its array no meaning (``floor(x / q)`` gives ``0 <= x < q*n``,
+        which bounds an iterator).  A pointer's first dimension, which its accesses
+        decide, gives none."""
         found: list[Constraint] = []
         for access in (a for group in groups for a in group):
             array = self._arrays.get(access.array)
@@ -309,6 +310,8 @@ class LoopLowering:
                 if e is None or not E.variables(e) or (
                         d == 0 and access.array in self._reached):
                     continue
+                if isinstance(e, E.FloorDiv):  # 0 <= floor(x / q) < n: 0 <= x < q * n
+                    e, n = e.arg, e.divisor * n
                 found += [Constraint(e, ">="),
                           Constraint(E.add(E.const(n - 1), E.scale(-1, e)), ">=")]
         return tuple(found)
