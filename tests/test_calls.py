@@ -999,6 +999,27 @@ void streamed(hls::stream<int> &in, hls::stream<int> &out, int v[4]) {
         "(define it in the kernel file to have them analysed)",)
 
 
+def test_a_header_function_with_static_state_is_a_warning(tmp_path):
+    """Vitis-HLS-Introductory's cpp_templates_for_multiple_instances keeps a running
+    total in a ``static`` of a header's template: the testbench's original and banked
+    kernels both call that one function and share the total, so it reports a
+    difference the banking did not make; the call now says so."""
+    (tmp_path / "acc.h").write_text("template <int ID>\nint accumulate(int x) {\n"
+                                    "  static int total = 0;\n  total += x;\n"
+                                    "  return total;\n}\n")
+    path = _kernel_file(tmp_path, "inst.cpp", """#include "acc.h"
+void inst(const int in[8], int out[8]) {
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    out[i] = accumulate<0>(in[i]) + accumulate<1>(2 * in[i]);
+  }
+}
+""")
+    (warning,) = frontend.parse_kernel(path).warnings
+    assert warning.startswith(f"{path}:5:14: warning: 'accumulate' is defined in acc.h:2, "
+                              "outside the kernel file, and keeps a static variable")
+
+
 DENSE = """struct config1 {
   static const unsigned n_in = 16;
   static const unsigned reuse_factor = 2;

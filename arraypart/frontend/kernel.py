@@ -225,7 +225,9 @@ def _unseen_loops(unit: clangtu.Unit, user_end: int,
     """A located warning at the first call of each function defined in a header of the
     kernel's own whose body has a loop: arraypart reads the kernel file only, so that
     loop's pipeline and the arrays it reads are not analysed (an array passed to such
-    a function is an error where the call is lowered)."""
+    a function is an error where the call is lowered); and at the first call of each
+    such function that keeps a ``static`` variable: the testbench's original and
+    banked kernels both call the header's one function, so they share its state."""
     calls, stack = [], [c for c in unit.tu.cursor.get_children()
                         if unit.in_main(c.location) and c.location.offset < user_end]
     while stack:
@@ -233,21 +235,32 @@ def _unseen_loops(unit: clangtu.Unit, user_end: int,
         stack.extend(cursor.get_children())
         if cursor.kind == ci.CursorKind.CALL_EXPR and cursor.referenced is not None:
             calls.append(cursor)
-    warned: dict[str, str] = {}
+    warned: dict[str, list[str]] = {}
     for call in sorted(calls, key=lambda c: c.extent.start.offset):
         callee = specialized_template(call.referenced) or call.referenced
         callee = callee.get_definition() or callee
         if (callee.spelling in warned or unit.in_main(callee.location)
-                or not own_headers.own(callee.location)
-                or not any(c.kind in _LOOP_KINDS for c in callee.walk_preorder())):
+                or not own_headers.own(callee.location)):
             continue
+        body = list(callee.walk_preorder())
         where = callee.location
-        warned[callee.spelling] = warning_text(unit.coord(call.extent.start.offset), (
-            f"'{callee.spelling}' is defined in {os.path.basename(where.file.name)}:"
-            f"{where.line}, outside the kernel file: arraypart does not see its loops, "
-            "their pipelines and the arrays they access (define it in the kernel file to "
-            "have them analysed)"))
-    return tuple(warned.values())
+        defined = (f"'{callee.spelling}' is defined in {os.path.basename(where.file.name)}:"
+                   f"{where.line}, outside the kernel file")
+        said = []
+        if any(c.kind in _LOOP_KINDS for c in body):
+            said.append(f"{defined}: arraypart does not see its loops, their pipelines "
+                        "and the arrays they access (define it in the kernel file to have "
+                        "them analysed)")
+        if any(c.kind == ci.CursorKind.VAR_DECL
+               and c.storage_class == ci.StorageClass.STATIC for c in body):
+            said.append(f"{defined}, and keeps a static variable: the testbench's original "
+                        "and banked kernels both call that one function and share its "
+                        "state, so they may differ where the banking changes nothing "
+                        "(define it in the kernel file to give each its own)")
+        if said:
+            warned[callee.spelling] = [warning_text(unit.coord(call.extent.start.offset),
+                                                    text) for text in said]
+    return tuple(text for texts in warned.values() for text in texts)
 
 
 _STD_ARRAY = re.compile(r"(const )?std::(__1::)?array<")
