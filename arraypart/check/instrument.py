@@ -464,7 +464,8 @@ def _loop_edits(cursor: ci.Cursor, loops: dict, data: bytes) -> list[_Insert]:
     start, end = cursor.extent.start.offset, cursor.extent.end.offset
     if start in loops:
         loop_id = list(loops).index(start)
-        step = f" {NAMESPACE}iter({loop_id}, {loops[start][1]});"
+        call = f"{NAMESPACE}iter({loop_id}, {loops[start][1]})"
+        step = f" {call};"
         body = _loop_body(cursor)
         end = _statement_end(data, end)
         around = [_Insert(start, True, -end, "{ " + NAMESPACE + "Scope trace_scope; "),
@@ -473,7 +474,7 @@ def _loop_edits(cursor: ci.Cursor, loops: dict, data: bytes) -> list[_Insert]:
         if condition is not None:
             # a step is one check of the condition and the body it lets run
             first, last = condition
-            return around + [_Insert(first, True, -last - 1, "(" + step.strip()[:-1] + ", "),
+            return around + [_Insert(first, True, -last - 1, f"({call}, "),
                              _Insert(last, False, -first + 1, ")")]
         if body.kind == K.COMPOUND_STMT:
             return around + [_Insert(body.extent.start.offset + 1, True, 0, step)]
