@@ -8,7 +8,7 @@ the ranges, the banking, the checker, and that a real conflict is still reported
 import pytest
 
 import arraypart
-from arraypart import KernelError, check
+from arraypart import KernelError, check, ir
 from arraypart import expr as E
 
 from conftest import array, searched, write
@@ -358,3 +358,26 @@ def test_a_halved_index_in_a_loop_condition_bounds_its_trips(tmp_path):
     (trips,) = report.kernel.params
     assert (trips.low, trips.high) == (0, 66)
     assert array(report, "c").conflict_free
+
+
+def test_an_iteration_a_return_may_end_takes_no_guard_from_its_statements(tmp_path):
+    """``out[4 * i + k]`` is not written in an iteration that returns first: its
+    extents guard nothing, and the trip count is the arrays' again."""
+    text = """void early(const int a[8], int out[40]) {
+  for (int i = 0; i < 8; i++) {
+    unsigned x = (unsigned)a[i] & 0xfffu;
+    for (int k = 0; x != 0; k++) {
+#pragma HLS pipeline II=1
+      if (x == 5u) return;
+      out[i * 4 + k] = (int)(x & 1u);
+      x = x >> 1;
+    }
+  }
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "early.c", text))
+    (trips,) = report.kernel.params
+    assert not trips.source.startswith(ir.GUARD_SOURCE)
+    (outer,) = [n for n in report.kernel.body if hasattr(n, "var")]
+    inner = next(n for n in outer.body if hasattr(n, "var"))
+    assert not any(hasattr(n, "then") and n.coord == inner.coord for n in inner.body)

@@ -286,8 +286,10 @@ class LoopLowering:
         target of each assignment at the top of the body and what it reads outside the
         operands of ``&&``, ``||`` and ``?:``, and a declaration's initializer's, as
         the lowered ``body`` indexes them (exact in every iteration); none when an
-        iteration may end early (``break``, ``continue``)."""
-        if _escapes(items):
+        iteration may end early (``break``, ``continue``, ``return``, ``goto``)."""
+        if _escapes(items) or any(
+                isinstance(n, N.Return) or (isinstance(n, N.Unsupported) and n.keyword == "goto")
+                for item in items for n in N.walk(item)):
             return ()
         places = {(ref.coord.line, ref.coord.col) for item in items
                   for ref in _statement_refs(item)}
@@ -324,20 +326,28 @@ class LoopLowering:
         least of those (an insertion sort's inner loop 1 trip, not 15), and the model
         lost the iterations of the other runs.  With the loop's ``guard`` on every
         iteration its range is the most trips the guard allows in any run
-        (:meth:`_guarded_trips`), over every lowering of its text."""
+        (:meth:`_guarded_trips`), over every lowering of its text; one lowering
+        without a bound gives the range back to the arrays, as before any guard."""
         most = None if guard is None else self._guarded_trips(guard, var, init, step)
-        seen = self._condition_trips.get(name, 0)
-        self._condition_trips[name] = None if None in (most, seen) else max(most, seen)
-        allowed = self._condition_trips[name]
-        low, known = self._ranges[name]
-        if allowed is not None and self._size_sources.get(name, "").startswith("LOOP_TRIP"):
-            allowed = min(allowed, known)
-        elif allowed is not None:
+        if name not in self._condition_trips:  # the range and source before any guard
+            self._condition_trips[name] = (0, self._ranges[name],
+                                           self._size_sources.get(name))
+        seen, (low, known), source = self._condition_trips[name]
+        most = None if None in (most, seen) else max(most, seen)
+        self._condition_trips[name] = (most, (low, known), source)
+        if most is None:  # some run is unguarded: as before any guard
+            self._ranges[name] = (low, known)
+            if source is None:
+                self._size_sources.pop(name, None)
+            else:
+                self._size_sources[name] = source
+        elif (source or "").startswith("LOOP_TRIP"):
+            self._ranges[name] = (low, min(most, known))
+        else:
+            self._ranges[name] = (low, most)
             self._size_sources[name] = (f"{GUARD_SOURCE}the loop's condition at "
                                         f"{node.cond.coord} and the elements its "
                                         "iterations access")
-        if allowed is not None:
-            self._ranges[name] = (low, allowed)
 
     def _guarded_trips(self, guard: tuple[Conjunction, ...], var: str,
                        init: tuple[E.Expr, ...], step: int) -> int | None:

@@ -145,8 +145,9 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         self._sizes: dict[str, Coord] = {}
         self._size_sources: dict[str, str] = {}
         # per fresh trip count of a loop guarded by its condition: the most trips any
-        # run of it makes (None: unbounded), over every lowering of its text
-        self._condition_trips: dict[str, int | None] = {}
+        # run of it makes (None: unbounded), over every lowering of its text, and its
+        # range and source before any guard
+        self._condition_trips: dict[str, tuple[int | None, tuple, str | None]] = {}
         # fresh sizes (.fresh): expression, scope, upper end, arrays it reads by C name
         self._fresh: dict[str, tuple[N.Node, Scope, bool, dict[str, str]]] = {}
         self._unbounded: set[str] = set()  # sizes replayed up to UNBOUNDED_SAMPLE
