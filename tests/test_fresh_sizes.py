@@ -362,7 +362,8 @@ def test_a_halved_index_in_a_loop_condition_bounds_its_trips(tmp_path):
 
 def test_an_iteration_a_return_may_end_takes_no_guard_from_its_statements(tmp_path):
     """``out[4 * i + k]`` is not written in an iteration that returns first: its
-    extents guard nothing, and the trip count is the arrays' again."""
+    extents guard no whole iteration, only the write itself, and the trip count is
+    the longest run in which it may be made (i = 0: 40 trips)."""
     text = """void early(const int a[8], int out[40]) {
   for (int i = 0; i < 8; i++) {
     unsigned x = (unsigned)a[i] & 0xfffu;
@@ -377,7 +378,9 @@ def test_an_iteration_a_return_may_end_takes_no_guard_from_its_statements(tmp_pa
 """
     report = arraypart.analyze(write(tmp_path, "early.c", text))
     (trips,) = report.kernel.params
-    assert not trips.source.startswith(ir.GUARD_SOURCE)
+    assert trips.source.startswith(ir.GUARD_SOURCE) and trips.high == 40
     (outer,) = [n for n in report.kernel.body if hasattr(n, "var")]
     inner = next(n for n in outer.body if hasattr(n, "var"))
     assert not any(hasattr(n, "then") and n.coord == inner.coord for n in inner.body)
+    (write_guard,) = [n for n in inner.body if hasattr(n, "then") and n.coord.line == 7]
+    assert [a.array for s in write_guard.then for a in s.accesses] == ["out"]

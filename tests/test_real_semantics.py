@@ -1913,7 +1913,9 @@ def test_other_geometric_loops_are_counted_as_before(tmp_path, change):
 # while (j >= 0 && ...), a length read from memory (j < n && i + j < 16), a scan to a
 # zero (buf[4 * i + k] != 0, which every check reads inside buf), the bits of a word
 # (x != 0, x shifted in the body: only the store out[4 * i + k], which every iteration
-# makes, bounds k).  Each makes reads of ``c`` only in its longer runs.
+# makes, bounds k), and the same with the store under an ``if`` (no iteration is sure
+# to make it: it bounds k only where it runs).  Each makes reads of ``c`` only in its
+# longer runs.
 RUNS_OF_THEIR_OWN = {
     "geometric": ("""
 void k(int c[16], int out[16]) {
@@ -1977,6 +1979,19 @@ void k(const int a[8], const int c[4], int out[37]) {
   }
 }
 """, 37),
+    "bits_under_ifs": ("""
+void k(const int a[4], const int c[4], int out[16], int &s) {
+  for (int i = 0; i < 4; i++) {
+    int x = (a[i] & ((1 << (11 - 3 * i)) - 1)) | (1 << (11 - 3 * i));
+    for (int k = 0; x != 0; k++) {
+#pragma HLS pipeline II=1
+      if (x & 1) out[4 * i + k] = k;
+      if (k >= 10) s += c[0] + c[1] + c[2];
+      x >>= 1;
+    }
+  }
+}
+""", 16),
 }
 
 
@@ -1988,7 +2003,8 @@ def test_a_data_dependent_loop_keeps_the_iterations_of_its_longest_run(tmp_path,
     lost the iterations that read ``c`` three times a cycle and claimed II 1 with
     ``c`` one memory, which the trace refuted (II 2).  The condition's affine part and
     the extents of what every check and every iteration access now guard each
-    iteration, and the size reaches the longest run they allow."""
+    iteration (else each access's extents guard it alone), and the size reaches the
+    longest run they allow."""
     text, longest = RUNS_OF_THEIR_OWN[name]
     compiled = compile_text(tmp_path, name, text, suffix=".cpp")
     (trips,) = [p for p in compiled.report.kernel.params if p.name.startswith("trips of")]

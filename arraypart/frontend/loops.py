@@ -154,15 +154,18 @@ class LoopLowering:
                         else ((),)
                     body = self._loop_body(items[header:], tail, (var, ir_var), init,
                                            step, trip, name, coord, lanes)
+                    if header_reads:
+                        body = (Stmt(tuple(self._accesses(limit)), node.cond.coord),) + body
                     if guarded:
                         extents = self._statement_extents(items[header:], body)
                         guard = tuple(conjunction + extents for conjunction in guard)
-                        guard = None if () in guard else guard
-                        self._record_trips(node, trips.name, guard, ir_var, init, step)
-                    if header_reads:
-                        body = (Stmt(tuple(self._accesses(limit)), node.cond.coord),) + body
-                    if guarded and guard is not None and body:
-                        body = (If(guard, body, (), coord),)
+                        most = self._guarded_trips(guard, ir_var, init, step, self._ranges)
+                        if most is None:
+                            body, most = self._guarded_accesses(body, guard, ir_var, init,
+                                                                step)
+                        self._record_trips(node, trips.name, most)
+                        if body and () not in guard:
+                            body = (If(guard, body, (), coord),)
             finally:
                 self._frame_vars.pop()
                 if ir_var != var:
@@ -318,17 +321,16 @@ class LoopLowering:
                           Constraint(E.add(E.const(n - 1), E.scale(-1, e)), ">=")]
         return tuple(found)
 
-    def _record_trips(self, node: N.For, name: str, guard: tuple[Conjunction, ...] | None,
-                      var: str, init: tuple[E.Expr, ...], step: int) -> None:
+    def _record_trips(self, node: N.For, name: str, most: int | None) -> None:
         """The fresh trip count ``name`` of a data-dependent loop is one size for
         every run of the loop, while each run (in each iteration of the loops around
         it) takes a count of its own: bounded by the arrays it indexes it took the
         least of those (an insertion sort's inner loop 1 trip, not 15), and the model
-        lost the iterations of the other runs.  With the loop's ``guard`` on every
-        iteration its range is the most trips the guard allows in any run
-        (:meth:`_guarded_trips`), over every lowering of its text; one lowering
-        without a bound gives the range back to the arrays, as before any guard."""
-        most = None if guard is None else self._guarded_trips(guard, var, init, step)
+        lost the iterations of the other runs.  Its range is the ``most`` trips in
+        which any run may access an element (:meth:`_guarded_trips`,
+        :meth:`_guarded_accesses`), over every lowering of its text; one lowering
+        without a bound (None) gives the range back to the arrays, as before any
+        guard."""
         if name not in self._condition_trips:  # the range and source before any guard
             self._condition_trips[name] = (0, self._ranges[name],
                                            self._size_sources.get(name))
@@ -349,14 +351,62 @@ class LoopLowering:
                                         f"{node.cond.coord} and the elements its "
                                         "iterations access")
 
+    def _guarded_accesses(self, body: tuple[Node, ...], guard: tuple[Conjunction, ...],
+                          var: str, init: tuple[E.Expr, ...], step: int
+                          ) -> tuple[tuple[Node, ...], int | None]:
+        """When no ``guard`` of whole iterations bounds ``var``: ``body`` with each
+        access ``a`` under its own extents ``X_a`` (an access that runs is inside its
+        array), and the most trips in which a run may make one,
+        ``max(1, max_a trips(guard and X_a))`` (:meth:`_guarded_trips`) over the
+        accesses that depend on ``var`` (or on an inner iterator whose ends do).  A
+        later iteration makes only the accesses that every iteration makes alike, so
+        no cycle's accesses are lost.  ``(body, None)`` when the extents of an access
+        that depends on ``var`` do not bound it."""
+        ranges = dict(self._ranges)
+        most = [1]
+
+        def guarded(access: Access, coord: Coord, tainted: frozenset[str]) -> list[Node]:
+            if not any(E.variables(e) & tainted for e in access.index if e is not None):
+                return [Stmt((access,), coord)]
+            extents = self._extents([(access,)])
+            trips = self._guarded_trips(tuple(c + extents for c in guard), var, init,
+                                        step, ranges)
+            if trips is None:
+                raise _Unguarded
+            most[0] = max(most[0], trips)
+            return [If((extents,), (Stmt((access,), coord),), (), coord)]
+
+        def nodes(items: tuple[Node, ...], tainted: frozenset[str]) -> tuple[Node, ...]:
+            out: list[Node] = []
+            for n in items:
+                if isinstance(n, Stmt):
+                    out += [g for a in n.accesses for g in guarded(a, n.coord, tainted)]
+                elif isinstance(n, If):
+                    out += [g for a in n.cond_accesses for g in guarded(a, n.coord, tainted)]
+                    out.append(replace(n, then=nodes(n.then, tainted),
+                                       orelse=nodes(n.orelse, tainted), cond_accesses=()))
+                else:
+                    ends = n.init + n.bound
+                    if any(E.variables(e) & tainted for e in ends):
+                        tainted |= {n.var}
+                    ranges[n.var] = _hull([interval(e, ranges) for e in ends])
+                    out.append(replace(n, body=nodes(n.body, tainted)))
+            return tuple(out)
+
+        try:
+            return nodes(body, frozenset((var,))), most[0]
+        except _Unguarded:
+            return body, None
+
     def _guarded_trips(self, guard: tuple[Conjunction, ...], var: str,
-                       init: tuple[E.Expr, ...], step: int) -> int | None:
+                       init: tuple[E.Expr, ...], step: int, ranges: Mapping[str, Bound]
+                       ) -> int | None:
         """The most iterations a run of the loop may make while ``guard`` holds (None:
         unbounded): counting up from ``s``, a constraint ``r - c*var >= 0`` (c > 0)
         gives var <= max(r) / c, so at most (var_max - min(s)) / step + 1 trips;
         counting down, ``c*var + r >= 0`` gives var >= -max(r) / c.  The ranges of
-        ``r`` are those of the loops around, over all their iterations."""
-        start = interval(init[0], self._ranges)
+        ``r`` are those of the loops around (``ranges``), over all their iterations."""
+        start = interval(init[0], ranges)
         most = None
         for conjunction in guard:
             limits = []
@@ -373,7 +423,7 @@ class LoopLowering:
                         continue
                     rest = E.affine({v: sign * a for v, a in coeffs.items() if v != var},
                                     sign * const)
-                    high = interval(rest, self._ranges)[1]
+                    high = interval(rest, ranges)[1]
                     if high is None:
                         continue
                     limits.append(high // -k if step > 0 else -(high // k))
@@ -945,6 +995,17 @@ class Unpipelinable(KernelError):
         super().__init__(coord, message)
         self.pipelined = pipelined
         self.warning = warning
+
+
+class _Unguarded(Exception):
+    """An access that depends on a data-dependent loop's iterator in a way its
+    extents do not bound (:meth:`_Lowering._guarded_accesses`)."""
+
+
+def _hull(bounds: list[Bound]) -> Bound:
+    """The least interval holding every one of ``bounds`` (None: unbounded)."""
+    lows, highs = [b[0] for b in bounds], [b[1] for b in bounds]
+    return (None if None in lows else min(lows), None if None in highs else max(highs))
 
 
 class _Uncountable(KernelError):
