@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, replace
 from functools import lru_cache, reduce
-from math import gcd, prod
+from math import gcd, isqrt, prod
 from typing import Iterator
 
 import numpy as np
@@ -367,11 +367,20 @@ def _factorizations(shape: tuple[int, ...], varies: tuple[bool, ...], banks: int
         if banks == 1:
             yield ()
         return
-    factors = [f for f in range(1, banks + 1) if banks % f == 0] if varies[0] else [1]
+    factors = _divisors(banks, shape[0]) if varies[0] else [1]
     for f in factors:
         for head in dim_options(shape[0], f):
             for tail in _factorizations(shape[1:], varies[1:], banks // f):
                 yield (head,) + tail
+
+
+def _divisors(n: int, most: int) -> list[int]:
+    """The divisors of ``n`` up to ``most``, ascending (a dimension of ``most``
+    elements takes no larger factor, :func:`dim_options`), by trial division up to
+    sqrt(n): the refinement asks for thousands of bank counts."""
+    small = [f for f in range(1, isqrt(n) + 1) if n % f == 0]
+    every = small + [n // f for f in reversed(small) if f * f != n]
+    return [f for f in every if f <= most]
 
 
 # ---------------------------------------------------------------- flat
