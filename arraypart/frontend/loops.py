@@ -357,23 +357,24 @@ class LoopLowering:
         """When no ``guard`` of whole iterations bounds ``var``: ``body`` with each
         access ``a`` under its own extents ``X_a`` (an access that runs is inside its
         array), and the most trips in which a run may make one,
-        ``max(1, max_a trips(guard and X_a))`` (:meth:`_guarded_trips`) over the
-        accesses that depend on ``var`` (or on an inner iterator whose ends do).  A
-        later iteration makes only the accesses that every iteration makes alike, so
-        no cycle's accesses are lost.  ``(body, None)`` when the extents of an access
-        that depends on ``var`` do not bound it."""
+        ``max_a trips(guard and X_a)`` (:meth:`_guarded_trips`) over the accesses
+        that depend on ``var`` (or on an inner iterator whose ends do).  A later
+        iteration makes only the accesses that every iteration makes alike, so no
+        cycle's accesses are lost.  ``(body, None)`` when no access depends on
+        ``var`` (nothing bounds it: :mod:`arraypart.poly.sizes` says so) or the
+        extents of one that does do not bound it."""
         ranges = dict(self._ranges)
-        most = [1]
+        trips: list[int] = []  # per access that depends on var
 
         def guarded(access: Access, coord: Coord, tainted: frozenset[str]) -> list[Node]:
             if not any(E.variables(e) & tainted for e in access.index if e is not None):
                 return [Stmt((access,), coord)]
             extents = self._extents([(access,)])
-            trips = self._guarded_trips(tuple(c + extents for c in guard), var, init,
-                                        step, ranges)
-            if trips is None:
+            most = self._guarded_trips(tuple(c + extents for c in guard), var, init,
+                                       step, ranges)
+            if most is None:
                 raise _Unguarded
-            most[0] = max(most[0], trips)
+            trips.append(most)
             return [If((extents,), (Stmt((access,), coord),), (), coord)]
 
         def nodes(items: tuple[Node, ...], tainted: frozenset[str]) -> tuple[Node, ...]:
@@ -394,9 +395,10 @@ class LoopLowering:
             return tuple(out)
 
         try:
-            return nodes(body, frozenset((var,))), most[0]
+            guarded_body = nodes(body, frozenset((var,)))
         except _Unguarded:
             return body, None
+        return (guarded_body, max(trips + [1])) if trips else (body, None)
 
     def _guarded_trips(self, guard: tuple[Conjunction, ...], var: str,
                        init: tuple[E.Expr, ...], step: int, ranges: Mapping[str, Bound]
