@@ -528,7 +528,8 @@ class _Search:
         self.proofs: dict[Banking, Proof] = {}
         self.per_dim_scores: dict[Banking, int] = {}
         self.family_memo: dict[tuple, tuple[Family, ...]] = {}
-        self.wild_memo: dict[tuple, object] = {}
+        self.overload_memo: dict[tuple, bool] = {}  # wild and shared overloads
+        self.loads_memo: dict[tuple, list[tuple[int, int, int]]] = {}
         self.partly_irregular = any(None in a.index and not all(e is None for e in a.index)
                                     for a in lanes)
         self.samples = [sample_group(s) for s in shapes if not s.uniform]
@@ -737,14 +738,14 @@ class _Search:
         differ in their formula, not in this, so a family whose formulas read such
         dimensions is refuted once rather than candidate by candidate."""
         key = ("shared", copies, assignment, bank_dims)
-        if key not in self.wild_memo:
-            self.wild_memo[key] = any(
+        if key not in self.overload_memo:
+            self.overload_memo[key] = any(
                 shared_banks_overloaded(sample, [
                     k for k, a in enumerate(sample.shape.lanes)
                     if a.kind == "write" or lane_copy(assignment, a.ref_id, a.lane) == copy],
                     bank_dims, self.am.ports, self.am.array.shape)
                 for sample in self.samples for copy in range(copies))
-        return self.wild_memo[key]
+        return self.overload_memo[key]
 
     def _routable(self, banking: Banking) -> bool:
         """The emitted code keeps the banking's II under the scheduling rule: the
@@ -900,9 +901,10 @@ class _Search:
         element, so a dimension refuted alone is refuted with any others (the flat
         families leave it out of their alphas)."""
         key = (banks, copies, assignment, bank_dims)
-        if key not in self.wild_memo:
-            self.wild_memo[key] = self._wild_overloaded(banks, copies, assignment, bank_dims)
-        return self.wild_memo[key]
+        if key not in self.overload_memo:
+            self.overload_memo[key] = self._wild_overloaded(banks, copies, assignment,
+                                                            bank_dims)
+        return self.overload_memo[key]
 
     def _wild_overloaded(self, banks, copies, assignment, bank_dims) -> bool:
         elements = -(-self.am.array.size // banks)
@@ -916,8 +918,8 @@ class _Search:
         element (:func:`_anywhere`) and run at every P, where there are two or more;
         the same for every bank count (made once per search: an array with a
         thousand lanes and a thousand tiers counted them a million times)."""
-        key = ("loads", copies, assignment, bank_dims)
-        if key not in self.wild_memo:
+        key = (copies, assignment, bank_dims)
+        if key not in self.loads_memo:
             loads = []
             for shape in self.shapes:
                 everywhere = [a for a in shape.lanes if _anywhere(a, bank_dims)
@@ -928,8 +930,8 @@ class _Search:
                     if len(wild) >= 2:
                         writes = sum(a.kind == "write" for a in wild)
                         loads.append((len(wild) - writes, writes, shape.group.target_ii))
-            self.wild_memo[key] = loads
-        return self.wild_memo[key]
+            self.loads_memo[key] = loads
+        return self.loads_memo[key]
 
     # ------------------------------------------------------------ candidates
 
