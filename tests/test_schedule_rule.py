@@ -12,6 +12,8 @@ from __future__ import annotations
 from arraypart import api, check, frontend
 from arraypart.cli import main
 
+from conftest import assert_the_testbench_passes, needs_gxx
+
 BOX3 = """\
 // a 3x3 box filter with the usual hand partitioning: cyclic 3 on both dimensions
 #define H 32
@@ -268,3 +270,43 @@ def test_a_bank_of_a_wrapped_subscript_is_a_constant(tmp_path):
     assert "#pragma HLS array_partition variable=buf type=cyclic factor=4" in \
         compiled.files["wrapped.cpp"]
     assert [loop.achieved_ii for loop in compiled.report.scheduled.loops] == [1, 1]
+
+
+STRUCT_MEMBERS = """
+#define N 16
+#define M 4
+struct S { int a; int b; };
+void members(const int in[N][M], int out[N]) {
+  S buf[N][M];
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < M; j++) {
+#pragma HLS pipeline II=1
+      buf[i][j].a = in[i][j];
+      buf[i][j].b = in[i][j] >> 2;
+    }
+  for (int i = 1; i < 13; i += 2) {
+#pragma HLS pipeline II=1
+    for (int u = 0; u < 2; u++) {
+      int x = i + u;
+      out[x] = buf[(x + 5) % N][x % M].b + buf[x][x % M].b + buf[x >> 1][1].a
+               + buf[(x + 3) % N][1].a;
+    }
+  }
+}
+"""
+
+
+@needs_gxx
+def test_a_struct_array_counted_per_member_is_not_routed_as_whole_elements(tmp_path):
+    """Each member of ``buf`` is a memory of its own, banked and counted apart: a bank
+    served two ``.a`` and two ``.b`` reads of different elements in one cycle.  The
+    bank-centric code routed whole elements through two sites per bank, so a third
+    element's rank indexed past the site registers (ASan: stack-buffer-overflow) and
+    the outputs differed.  Such loops keep their references; the emitted code's own
+    schedule then decides the banking."""
+    path = tmp_path / "members.cpp"
+    path.write_text(STRUCT_MEMBERS)
+    compiled = api.compile_kernel(path)
+    assert_the_testbench_passes(compiled, tmp_path)
+    assert "buf_q" not in compiled.files["members.cpp"]
+    assert [lp["achieved_ii"] for lp in compiled.report.to_json()["loops"]] == [1, 1]

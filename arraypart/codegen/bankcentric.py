@@ -43,7 +43,8 @@ import numpy as np
 
 from .. import expr as E
 from ..banking.solution import ArraySolution, Solution
-from ..ir import Access, Array, Conjunction, Constraint, If, Kernel, Loop, Node, Stmt
+from ..ir import (Access, Array, Conjunction, Constraint, If, Kernel, Loop, Node, Stmt,
+                  member_arrays)
 from ..scheme import Banking, index_var
 from . import ranges
 
@@ -416,9 +417,14 @@ def _rotates(found: list[_Found], banking: Banking, contexts) -> bool:
 
 
 def _group(loop: Loop, sol: ArraySolution, found: list[_Found], contexts) -> Group | None:
-    """The group, or None when the loop does not qualify (module doc)."""
+    """The group, or None when the loop does not qualify (module doc).  A struct
+    array whose accesses name two or more members is one memory per member
+    (:func:`arraypart.ir.member_views`), each banked and counted apart; a site routes
+    whole elements, every member of its word, so the sites a bank needs would be those
+    of all members at once, each taking a port of every member's memory: such loops
+    keep their references."""
     if (sol.array.pragma_only or loop.unroll is not None or sol.banking.copies > 1
-            or sol.kept
+            or sol.kept or member_arrays(sol.array, [f.access.field for f in found])
             or any(not f.access.regular for f in found)
             or not all(constant_loop(lp) for f in found for lp in f.loops)):
         return None
