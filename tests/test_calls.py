@@ -1077,3 +1077,44 @@ def test_static_methods_are_inlined_as_functions(tmp_path):
     assert names == ["filler::fill/L2", "L12"]
     assert_the_testbench_passes(compiled, tmp_path)
     assert_the_trace_agrees(compiled, tmp_path, ports=2)
+
+
+ROW_POINTERS = """
+#define C 16
+static void put2(int (*q)[C], int j, int v) {
+  q[0][j] = v;
+  q[1][j] = v + 1;
+}
+static int sum3(const int *p) {
+  return p[0] + p[1] + p[2];
+}
+void rows(const int in[8][C], int out[8][C]) {
+  int B[9][C];
+  for (int i = 0; i < 8; i++)
+    for (int j = 0; j < C; j++) {
+#pragma HLS pipeline II=1
+      put2(&B[i], j, in[i][j]);
+    }
+  for (int i = 0; i < 8; i++)
+    for (int j = 0; j < C - 3; j++) {
+#pragma HLS pipeline II=1
+      out[i][j] = sum3(B[i] + j - 1 + 2);
+    }
+}
+"""
+
+
+@needs_gxx
+def test_a_pointer_to_rows_and_a_chain_of_offsets_bind_the_callers_memory(tmp_path):
+    """``int (*q)[C]`` is the type C gives ``int q[][C]`` (it was "a scalar"), and
+    ``B[i] + j - 1 + 2``, C's ``((B[i] + j) - 1) + 2``, is ``&B[i][j + 1]`` (only
+    ``B[i] + (j + 1)`` was)."""
+    kernel = frontend.parse_source(ROW_POINTERS, "rows.c")
+    found = [(a.kind, tuple(pretty(E.simplify(e)) for e in a.index))
+             for a in _accesses(kernel.body) if a.array == "B"]
+    assert found == [("write", ("i", "j")), ("write", ("i + 1", "j")),
+                     ("read", ("i", "j + 1")), ("read", ("i", "j + 2")),
+                     ("read", ("i", "j + 3"))]
+    compiled = arraypart.compile_kernel(_kernel_file(tmp_path, "rows.cpp", ROW_POINTERS))
+    assert_the_testbench_passes(compiled, tmp_path)
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)

@@ -220,9 +220,48 @@ def test_pointer_without_extent_is_a_located_error(tmp_path):
 
 
 def test_streams_are_fifos_not_memories(tmp_path):
+    """A stream argument is a FIFO port, no memory: never banked, no BRAM; an array of
+    streams is none of the kernel's memories."""
     report = arraypart.analyze(write(tmp_path, "split.cpp", STREAMS), ports=1)
-    assert [a.array.name for a in report.solution.arrays] == ["buf"]
+    assert [a.array.name for a in report.solution.arrays] == ["in", "buf"]
+    fifo = array(report, "in")
+    assert (fifo.array.fifo, fifo.banking.scheme.kind, fifo.bram18k) == ("axis", "none", 0)
     assert array(report, "buf").banking.scheme.banks == 4 and loop_ii(report) == [1, 1]
+
+
+TWO_TRANSFERS = """#include "hls_stream.h"
+void twice(hls::stream<int> &in, hls::stream<int> &out) {
+  int buf[64];
+  for (int i = 0; i < 64; i += 2) {
+#pragma HLS pipeline II=1
+    buf[i] = in.read();
+    in >> buf[i + 1];
+  }
+  for (int i = 0; i < 64; i += 2) {
+#pragma HLS pipeline II=1
+    if (buf[i] > 0) out.write(buf[i]); else out << buf[i + 1];
+  }
+  for (int i = 0; i < 64; i += 2) {
+#pragma HLS pipeline II=1
+    put(out, buf[i] + buf[i + 1]);
+  }
+}
+"""
+
+
+def test_a_stream_transfers_one_element_per_cycle(tmp_path):
+    """Two reads of one stream in an iteration need two cycles, as two ``*in++`` of an
+    axis pointer do: the stream's transfers were no accesses and the loop claimed II 1
+    (exit 0).  One write in each branch of a data-dependent ``if`` is one per cycle;
+    a callee's writes are the stream its argument names."""
+    text = TWO_TRANSFERS.replace("void twice", """static void put(hls::stream<int> &s, int v) {
+  s.write(v);
+  s.write(-v);
+}
+void twice""")
+    report = arraypart.analyze(write(tmp_path, "twice.cpp", text))
+    assert loop_ii(report) == [2, 1, 2]
+    assert [a.kind for a in report.kernel.body[0].body[0].accesses] == ["read", "write"]
 
 
 # Two transfers in per iteration from a FIFO pointer stepped as stream code writes it.
@@ -355,7 +394,7 @@ void unq(stream<data_t> &in, stream<int, 4> lanes[2], data_t &out) {
 def test_unqualified_streams_and_an_output_written_by_a_callee(tmp_path):
     compiled = arraypart.compile_kernel(write(tmp_path, "unq.cpp", UNQUALIFIED_STREAMS),
                                         ports=1)
-    assert [a.array.name for a in compiled.report.solution.arrays] == ["buf"]
+    assert [a.array.name for a in compiled.report.solution.arrays] == ["in", "buf"]
     assert array(compiled.report, "buf").banking.scheme.banks == 4
     tb = compiled.files["unq_tb.cpp"]
     assert "hls::stream<int> expected_in;" in tb

@@ -314,7 +314,7 @@ def _param(p: N.Decl, kernel: Kernel, bounds: dict[str, int]) -> TbParam:
         array = kernel.array(p.name)
     except KeyError:
         array = None
-    if array is None and _stream_type(p) is not None:
+    if _stream_type(p) is not None:  # an hls::stream argument's FIFO model is no array
         return TbParam(None, None, _stream(p, kernel))
     if array is None or not array.interface:
         return TbParam(None, _scalar(p, kernel))

@@ -28,6 +28,8 @@ from .cexpr import condition_dnf, quasi_affine
 from . import cnodes as N
 
 MEMBER = "member ref expr"
+STREAM_READS = frozenset({"read", "read_nb", "operator>>"})
+STREAM_WRITES = frozenset({"write", "write_nb", "operator<<"})
 INCREMENTS = {"p++": 1, "++": 1, "p--": -1, "--": -1}
 # ap_int / ap_fixed part selects that an assignment may write through: ``A[i].range(h,
 # l) = v``, ``A[i](h, l) = v`` and ``A[i][k] = v`` write some bits of the element and
@@ -112,6 +114,8 @@ class AccessLowering:
             self._collect(node.cond, out)
             self._operand(node.cond, True, node.iftrue, out)
             self._operand(node.cond, False, node.iffalse, out)
+        elif self._stream_transfer(node) is not None:
+            self._transfer(node, *self._stream_transfer(node), out)
         elif _element_call(node, BIT_UPDATES):
             self._bit_update(_element_call(node, BIT_UPDATES), out)
         elif isinstance(node, N.FuncCall):
@@ -135,6 +139,39 @@ class AccessLowering:
             for child in node.children():
                 if child is not None:
                     self._collect(child, out)
+
+    def _stream_transfer(self, node: N.Node) -> tuple[str, str, tuple[N.Node, ...]] | None:
+        """(FIFO array, ``read`` or ``write``, the value's operands) of one transfer on
+        a stream that names a FIFO port: ``s.read()``, ``s.read(x)``, ``s >> x``,
+        ``s.read_nb(x)``, ``s.write(v)``, ``s << v``, ``s.write_nb(v)``."""
+        if isinstance(node, N.FuncCall) and node.method:
+            name, args = node.name, node.args
+        elif isinstance(node, N.BinaryOp) and node.op in (">>", "<<"):
+            name, args = f"operator{node.op}", (node.left, node.right)
+        else:
+            return None
+        kind = ("read" if name in STREAM_READS else "write" if name in STREAM_WRITES
+                else None)
+        stream = N.without_casts(args[0]) if args else None
+        if kind is None or not isinstance(stream, N.Id) or (
+                stream.name not in self._stream_ports):
+            return None
+        return self._stream_ports[stream.name], kind, tuple(args[1:])
+
+    def _transfer(self, node: N.Node, array: str, kind: str, values: tuple[N.Node, ...],
+                  out: list[Access]) -> None:
+        """One element through a FIFO port (:meth:`_stream_transfer`): a read stores
+        into its operand (``s >> A[i]`` writes ``A[i]``), a write reads its value."""
+        if kind == "write":
+            for value in values:
+                self._collect(value, out)
+        if id(node) not in self._ref_ids:
+            self._ref_ids[id(node)] = self._next_ref
+            self._next_ref += 1
+        out.append(Access(array, (None,), kind, self._ref_ids[id(node)], node.coord))
+        if kind == "read":
+            for value in values:
+                self._target(value, out, ("write",))
 
     def _call_arguments(self, call: N.FuncCall, out: list[Access]) -> None:
         """A call's arguments: an array (or row) passed down is no access here, only its
@@ -307,7 +344,7 @@ class AccessLowering:
         if self._fifo_pointer(stepped):
             self._fifo_element(node, stepped.name, out, kinds)
             return
-        terms = _signed_terms(node.expr, 1)
+        terms = calls.signed_terms(node.expr, 1)
         pointers = [n for n, (t, sign) in enumerate(terms) if sign > 0
                     and isinstance(t, N.Id) and t.name in self._visible]
         if len(pointers) != 1:
@@ -319,7 +356,7 @@ class AccessLowering:
                                               "subscripts (A[i][k])")
             return
         pointer = terms.pop(pointers[0])[0]
-        self._pointer_element(node, pointer.name, _sum(terms, node), out, kinds)
+        self._pointer_element(node, pointer.name, calls.term_sum(terms, node), out, kinds)
 
     def _fifo_pointer(self, node: N.Node) -> bool:
         """Whether ``node`` names a pointer argument of the top with a FIFO interface."""
@@ -368,23 +405,6 @@ class AccessLowering:
             self._next_ref += 1
         self._element(binding, [offset], self._ref_ids[id(node)], node.coord, out, kinds,
                       field)
-
-
-def _signed_terms(node: N.Node, sign: int) -> list[tuple[N.Node, int]]:
-    """The terms of a sum of ``+`` and ``-`` (casts dropped), each with its sign."""
-    node = N.without_casts(node)
-    if isinstance(node, N.BinaryOp) and node.op in ("+", "-"):
-        return (_signed_terms(node.left, sign)
-                + _signed_terms(node.right, sign if node.op == "+" else -sign))
-    return [(node, sign)]
-
-
-def _sum(terms: list[tuple[N.Node, int]], at: N.Node) -> N.Node:
-    """The node of ``term0 ± term1 ± ...`` (0 for none), placed at ``at``."""
-    total: N.Node = N.Constant(at.coord, -1, -1, 0)
-    for term, sign in terms:
-        total = N.BinaryOp(at.coord, -1, -1, "+" if sign > 0 else "-", total, term)
-    return total
 
 
 def _first(parts):

@@ -236,14 +236,35 @@ def memory_argument(arg: N.Node, visible: Mapping[str, Binding],
             return None if found is None else MemoryArgument(found[0], (), None)
         base, subscripts = found
         return MemoryArgument(base, subscripts[:-1], subscripts[-1])
-    if isinstance(arg, N.BinaryOp) and arg.op == "+":
-        for side, other in ((arg.left, arg.right), (arg.right, arg.left)):
-            found = _whole(side, visible, arrays)
+    if isinstance(arg, N.BinaryOp) and arg.op in ("+", "-"):
+        terms = signed_terms(arg, 1)  # A[i] + j + 1 is (A[i] + j) + 1
+        for k, (term, sign) in enumerate(terms):
+            found = _whole(term, visible, arrays) if sign > 0 else None
             if found is not None:
-                return MemoryArgument(found[0], found[1], other)
+                rest = terms[:k] + terms[k + 1:]
+                offset = rest[0][0] if len(rest) == 1 and rest[0][1] > 0 else term_sum(
+                    rest, arg)
+                return MemoryArgument(found[0], found[1], offset)
         return None
     found = _whole(arg, visible, arrays)
     return None if found is None else MemoryArgument(found[0], found[1], None)
+
+
+def signed_terms(node: N.Node, sign: int) -> list[tuple[N.Node, int]]:
+    """The terms of a sum of ``+`` and ``-`` (casts dropped), each with its sign."""
+    node = N.without_casts(node)
+    if isinstance(node, N.BinaryOp) and node.op in ("+", "-"):
+        return (signed_terms(node.left, sign)
+                + signed_terms(node.right, sign if node.op == "+" else -sign))
+    return [(node, sign)]
+
+
+def term_sum(terms: list[tuple[N.Node, int]], at: N.Node) -> N.Node:
+    """The node of ``term0 ± term1 ± ...`` (0 for none), placed at ``at``."""
+    total: N.Node = N.Constant(at.coord, -1, -1, 0)
+    for term, sign in terms:
+        total = N.BinaryOp(at.coord, -1, -1, "+" if sign > 0 else "-", total, term)
+    return total
 
 
 def _whole(node: N.Node, visible, arrays):
@@ -339,10 +360,14 @@ def _declared_shape(param: N.Decl) -> tuple[int | None, ...] | None:
         t = t.get_canonical()
     if t.kind in (T.LVALUEREFERENCE, T.RVALUEREFERENCE):
         t = t.get_pointee()
-    if t.kind == T.POINTER and t.get_pointee().kind not in N.ARRAY_TYPE_KINDS + (
-            T.POINTER,):
-        return (None,)
     sizes: list[int | None] = []
+    if t.kind == T.POINTER:
+        pointee = t.get_pointee()
+        if pointee.get_canonical().kind in N.ARRAY_TYPE_KINDS:
+            # int (*q)[C], the type C gives int q[][C]: rows, the first one unsized
+            sizes, t = [None], pointee.get_canonical()
+        elif pointee.kind not in N.ARRAY_TYPE_KINDS + (T.POINTER,):
+            return (None,)
     while t.kind in N.ARRAY_TYPE_KINDS:
         sizes.append(t.get_array_size() if t.kind == T.CONSTANTARRAY else None)
         t = t.element_type

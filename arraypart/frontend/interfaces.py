@@ -42,6 +42,7 @@ from .pragmas import HlsPragma, PragmaReader, pragma_int
 T = ci.TypeKind
 OFF_CHIP_MODES = ("m_axi",)
 FIFO_MODES = ("ap_fifo", "axis")  # streaming ports: one element per cycle, no memory
+STREAM_MODE = "axis"  # an hls::stream argument's port without an INTERFACE pragma
 REGISTER_MODE = "s_axilite"  # beside m_axi: where the offset goes (offset=slave)
 DEFAULT_BUNDLE = "gmem0"  # UG1399: m_axi ports without bundle= share gmem0
 DEFAULT_UNSIZED_MODE = "m_axi"
@@ -118,6 +119,19 @@ def is_stream(decl: N.Decl) -> bool:
             T.POINTER, T.LVALUEREFERENCE, T.RVALUEREFERENCE):
         t = t.element_type if t.kind in N.ARRAY_TYPE_KINDS else t.get_pointee()
     return t is not None and t.get_canonical().spelling.startswith(STREAM_TYPE_PREFIX)
+
+
+def stream_value_type(decl: N.Decl) -> ci.Type | None:
+    """``T`` of one ``hls::stream<T>`` that ``decl`` names (by reference or pointer);
+    None for an array of streams or anything else."""
+    t = decl.ctype.clang if decl.ctype is not None else None
+    if t is not None and t.kind in (T.POINTER, T.LVALUEREFERENCE, T.RVALUEREFERENCE):
+        t = t.get_pointee()
+    if t is None or not t.get_canonical().spelling.startswith(STREAM_TYPE_PREFIX):
+        return None
+    canonical = t.get_canonical()
+    return canonical.get_template_argument_type(0) if (
+        canonical.get_num_template_arguments() > 0) else None
 
 
 def is_unsized(decl: N.Decl) -> bool:

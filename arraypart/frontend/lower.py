@@ -142,6 +142,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         self._warnings: list[str] = []
         self._interfaces = I.interface_pragmas(func, self._pragmas)
         self._streams: set[str] = set()
+        self._stream_ports: dict[str, str] = {}  # visible stream names -> FIFO arrays
         self._sizes: dict[str, Coord] = {}
         self._size_sources: dict[str, str] = {}
         # per fresh trip count of a loop guarded by its condition: the most trips any
@@ -180,7 +181,8 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         self._collect_constants()
         self._collect_sizes()
         self._collect_arrays()
-        self._visible = {name: Binding(name) for name in self._arrays}
+        self._visible = {name: Binding(name) for name in self._arrays
+                         if name not in self._stream_ports}  # a stream is no array name
         self._apply_array_pragmas(self._func.body, self._visible)
         self._range_log = self._function_range_log(self._func)
         body = _bound_guards(self._function_body(self._func), self._value_ranges())
@@ -490,9 +492,10 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
                                           "arraypart inlines every call, so recursion "
                                           "cannot be modelled; write it as a loop")
         args = calls.bind(call, callee, self._visible, self._arrays, self._scope())
+        ports = self._bound_streams(call, callee)
         saved = (self._visible, self._state(), self._scalars, self._types, self._range_log,
-                 self._blocks,
-                 dict(self._constants), self._ref_ids, self._frame_start, self._frame_vars)
+                 self._blocks, dict(self._constants), self._ref_ids, self._frame_start,
+                 self._frame_vars, self._stream_ports)
         self._calls.append(callee)
         try:
             self._constants.clear()
@@ -508,6 +511,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
             self._add_constants(n for n in callee.nodes if isinstance(n, N.Decl))
             self._visible = {**self._file_arrays, **self._callee_locals(callee),
                              **args.arrays}
+            self._stream_ports = ports
             self._apply_parameter_partitions(callee, args.arrays)
             refs = callee.array_refs
             self._ref_ids = {id(r): self._next_ref + k for k, r in enumerate(refs)}
@@ -516,10 +520,23 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         finally:
             self._calls.pop()
             (self._visible, state, self._scalars, self._types, self._range_log, self._blocks,
-             constants, self._ref_ids, self._frame_start, self._frame_vars) = saved
+             constants, self._ref_ids, self._frame_start, self._frame_vars,
+             self._stream_ports) = saved
             self._restore(state)
             self._constants.clear()
             self._constants.update(constants)
+
+    def _bound_streams(self, call: N.FuncCall, callee: N.FuncDef) -> dict[str, str]:
+        """The callee's stream parameters that name a FIFO port of the top: each bound
+        to its argument's (a stream name, ``&s`` or ``*s``)."""
+        bound = {}
+        for param, arg in zip(callee.params, call.args):
+            while isinstance(arg, N.UnaryOp) and arg.op in ("&", "*"):
+                arg = arg.expr
+            arg = N.without_casts(arg)
+            if I.is_stream(param) and isinstance(arg, N.Id) and arg.name in self._stream_ports:
+                bound[param.name] = self._stream_ports[arg.name]
+        return bound
 
     def _callee_locals(self, callee: N.FuncDef) -> dict[str, Binding]:
         """The arrays ``callee`` declares (one memory per declaration, shared by every

@@ -20,13 +20,13 @@ import clang.cindex as ci
 
 from .. import expr as E
 from ..errors import KernelError, warning_text
-from ..ir import UNBOUNDED_SAMPLE, Access, If, Loop, Node, Param
+from ..ir import UNBOUNDED_SAMPLE, Access, Array, If, Loop, Node, Param
 from .calls import Binding, array_reference
 from .cexpr import Bound, fold, interval
 from . import cnodes as N
 from . import fresh as F
 from . import interfaces as I
-from .declarations import array_decl, integer_constant, refuse_array_typedefs
+from .declarations import array_decl, element_type, integer_constant, refuse_array_typedefs
 
 POINTER_KIND = ci.TypeKind.POINTER
 
@@ -35,6 +35,10 @@ POINTER_KIND = ci.TypeKind.POINTER
 # and the field of ir.Array that holds them.
 PARAMETER_PRAGMAS = {"array_partition": "partitions", "array_reshape": "reshapes"}
 
+
+# The elements a stream argument's FIFO model holds without a depth= (no storage: more
+# than any pipeline iteration transfers, so that each transfer is an element of its own).
+STREAM_EXTENT = 1024
 
 class MemoryLowering:
     """The arrays and run-time sizes of a :class:`.lower._Lowering` run."""
@@ -127,6 +131,7 @@ class MemoryLowering:
         for param in self._func.params:
             if I.is_stream(param):
                 self._streams.add(param.name)
+                self._add_stream(param)
             elif param.is_array or I.is_unsized(param) or array_reference(param):
                 self._add_parameter(param)
         shadowing = {p.name for p in self._func.params} | {
@@ -140,6 +145,28 @@ class MemoryLowering:
                 self._streams.add(node.name)
             elif isinstance(node, N.Decl) and node.is_array:
                 self._add_array(node, interface=False, local=True)
+
+    def _add_stream(self, param: N.Decl) -> None:
+        """An ``hls::stream<T>`` parameter of the top (by reference or pointer) is a
+        FIFO port (``Array.fifo``: its INTERFACE mode, ``axis`` by default), one
+        element per cycle in and out, as an ``axis`` pointer is; its transfers
+        (``read``, ``write``, ``>>``, ``<<``) are its accesses, at an element the model
+        does not follow, one of ``depth=`` (else :data:`STREAM_EXTENT`) elements, so
+        that the transfers of one iteration are distinct elements.  An array of
+        streams stays no memory."""
+        value = I.stream_value_type(param)
+        if value is None:
+            return
+        try:
+            elem_type, bits = element_type(value, param.name, param.coord)
+        except KernelError:  # a FIFO stores nothing arraypart prices
+            elem_type, bits = value.spelling, 1
+        iface = self._interfaces.get(param.name)
+        mode = iface.mode if iface is not None and iface.fifo else I.STREAM_MODE
+        extent = iface.depth if iface is not None and iface.depth else STREAM_EXTENT
+        self._arrays[param.name] = Array(param.name, (extent,), elem_type, bits, True,
+                                         param.coord, fifo=mode, partitionable=False)
+        self._stream_ports[param.name] = param.name
 
     def _add_parameter(self, param: N.Decl) -> None:
         """A pointer or array parameter by its interface: off-chip (m_axi) or on-chip;
