@@ -1079,7 +1079,7 @@ def test_static_methods_are_inlined_as_functions(tmp_path):
     assert_the_trace_agrees(compiled, tmp_path, ports=2)
 
 
-ROW_POINTERS = """
+ROW_POINTER_PARAMETERS = """
 #define C 16
 static void put2(int (*q)[C], int j, int v) {
   q[0][j] = v;
@@ -1109,12 +1109,13 @@ def test_a_pointer_to_rows_and_a_chain_of_offsets_bind_the_callers_memory(tmp_pa
     """``int (*q)[C]`` is the type C gives ``int q[][C]`` (it was "a scalar"), and
     ``B[i] + j - 1 + 2``, C's ``((B[i] + j) - 1) + 2``, is ``&B[i][j + 1]`` (only
     ``B[i] + (j + 1)`` was)."""
-    kernel = frontend.parse_source(ROW_POINTERS, "rows.c")
+    kernel = frontend.parse_source(ROW_POINTER_PARAMETERS, "rows.c")
     found = [(a.kind, tuple(pretty(E.simplify(e)) for e in a.index))
              for a in _accesses(kernel.body) if a.array == "B"]
     assert found == [("write", ("i", "j")), ("write", ("i + 1", "j")),
                      ("read", ("i", "j + 1")), ("read", ("i", "j + 2")),
                      ("read", ("i", "j + 3"))]
-    compiled = arraypart.compile_kernel(_kernel_file(tmp_path, "rows.cpp", ROW_POINTERS))
+    compiled = arraypart.compile_kernel(_kernel_file(tmp_path, "rows.cpp",
+                                                     ROW_POINTER_PARAMETERS))
     assert_the_testbench_passes(compiled, tmp_path)
     assert_the_trace_agrees(compiled, tmp_path, ports=2)
