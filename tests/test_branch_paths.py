@@ -114,11 +114,16 @@ def test_a_store_and_a_load_in_exclusive_arms_need_one_bank(tmp_path):
 
 
 def test_the_same_accesses_outside_the_arms_need_two_banks(tmp_path):
-    """The control: one store and one load in every iteration need two banks."""
+    """The control: one store and one load in every iteration need more than one
+    bank.  The store under a data-dependent ``if`` keeps its reference as written,
+    so banks that change with the iteration would take a port of each bank (two
+    blocks of 32 gave II 2): the search now knows before it emits, and the banking
+    it picks keeps II 1 under the scheduling rule."""
     text = STORE_OR_LOAD.replace("else out[i]", "out[i]")
     report = arraypart.analyze(write(tmp_path, "keep.c", text), ports=1)
     mem = array(report, "mem")
-    assert mem.banking.scheme.banks == 2 and mem.conflict_free
+    assert mem.banking.scheme.banks > 1 and mem.conflict_free
+    assert [loop["achieved_ii"] for loop in report.to_json()["loops"]] == [1, 1]
 
 
 @pytest.mark.parametrize("count, paths", [(2, 4), (4, 16), (5, 1)])

@@ -310,3 +310,83 @@ def test_a_struct_array_counted_per_member_is_not_routed_as_whole_elements(tmp_p
     assert_the_testbench_passes(compiled, tmp_path)
     assert "buf_q" not in compiled.files["members.cpp"]
     assert [lp["achieved_ii"] for lp in compiled.report.to_json()["loops"]] == [1, 1]
+
+
+GUARDED_LANES = """
+#define N 64
+void guarded(const int in[N], const int sel[N], int out[N]) {
+  int buf[N];
+  int acc[N];
+  for (int i = 0; i < N; i++) {
+#pragma HLS pipeline II=1
+    buf[i] = in[i];
+    acc[i] = 0;
+  }
+  for (int i = 0; i < N; i += 4) {
+#pragma HLS pipeline II=1
+    for (int k = 0; k < 4; k++) {
+      int a = buf[(i + k + 3) % N];
+      if (sel[i + k] > 0)
+        acc[(i + k + 1) % N] = a + buf[i + k];
+      else
+        acc[(i + k + 2) % N] = a - buf[(i + 63 - k) % N];
+    }
+  }
+  for (int i = 0; i < N; i++) {
+#pragma HLS pipeline II=1
+    out[i] = acc[i];
+  }
+}
+"""
+
+
+@needs_gxx
+def test_lanes_under_a_data_dependent_if_are_banked_for_the_references_kept(tmp_path):
+    """The reads of ``buf`` under a data-dependent ``if`` keep their references (the
+    emission routes lanes under affine guards only), and their subscripts wrap
+    (``% N``), so the group is sampled, not uniform.  The search knew neither: it
+    chose ``cyclic 8``, whose banks change with ``i``, and the emitted loop ran at
+    II 6, even after the retry that prices such lanes (samples never did).  The
+    user's own ``complete`` drew the advice that 8 banks suffice."""
+    path = tmp_path / "guarded.c"
+    path.write_text(GUARDED_LANES)
+    compiled = api.compile_kernel(path)
+    assert [lp["achieved_ii"] for lp in compiled.report.to_json()["loops"]] == [1, 1, 1]
+    assert_the_testbench_passes(compiled, tmp_path)
+    path.write_text(GUARDED_LANES.replace(
+        "int buf[N];", "int buf[N];\n#pragma HLS array_partition variable=buf complete"))
+    report, _, _ = api.check_kernel(path, as_written=True)
+    assert not any("suffice" in w for w in report.warnings), report.warnings
+
+
+ONE_ELEMENT_THRICE = """
+#define N 16
+void thrice(const int A[N][N], const int B[N][N], int out[N][N]) {
+  int C[N][N];
+#pragma HLS array_partition variable=C dim=2 complete
+  for (int i = 0; i < N; i++) {
+#pragma HLS pipeline II=1
+    for (int j = 0; j < N; j++) {
+      C[i][j] = 0;
+      for (int k = 0; k < 4; k++) C[i][j] = C[i][j] + A[i][k] * B[k][j];
+    }
+  }
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++) {
+#pragma HLS pipeline II=1
+      out[i][j] = C[i][j];
+    }
+}
+"""
+
+
+def test_pragmas_no_banking_improves_get_no_banking_advised(tmp_path):
+    """``C[i][j]`` is written five times and read four times in one iteration: no
+    banking separates accesses of one element.  The note advised a flat N=48 over a
+    dimension of 16, which conflicted as much; it now says that nothing it tried
+    does better."""
+    path = tmp_path / "thrice.c"
+    path.write_text(ONE_ELEMENT_THRICE)
+    report, _, _ = api.check_kernel(path, as_written=True)
+    (note,) = [w for w in report.warnings if "pragmas of C" in w]
+    assert note.endswith("; no banking arraypart tried does better"), note

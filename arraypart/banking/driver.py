@@ -39,7 +39,8 @@ from .feasible import least_feasible_ii, relaxed
 from .groups import GroupShape, analyze_group, read_refs
 from .precheck import LaneSet, flat_ii, lane_set, per_dim_ii
 from .proof import Proof, ProofTimeout, counted_proof, prove, prove_group
-from .sampling import refuted, sample_group, shared_banks_overloaded, with_point
+from .sampling import (refuted, rule_refuted, sample_group, shared_banks_overloaded,
+                       with_point)
 from .solution import ArraySolution, Found, Solution
 from .space import (FLAT_BLOCKS, Cost, Family, alpha_rows, copy_assignments, copy_key,
                     direct_flat_rule_ii, direct_rule_ii,
@@ -343,9 +344,9 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
         if not proof.conflict_free:
             notes.append(warning_text(array.partitions[0].coord, (
                 f"the array_partition pragmas of {array.name} ({banking.scheme.describe()}) "
-                f"conflict: {proof.counterexample}; a better banking is "
-                f"{better.banking.describe()}")))
-        elif _wasteful(search.cost(banking), better):
+                f"conflict: {proof.counterexample}{_suggestion(search, proof, better)}")))
+        elif _wasteful(search.cost(banking), better) and not search.rule_risky(
+                better.banking):
             notes.append(_waste_note(array, search.cost(banking), better, bound))
     else:
         found = search.run(families, report=True)
@@ -445,6 +446,20 @@ def _reshaped(am: ArrayModel, bound: int, start: float,
         f"pragmas as written, achieved II {dict(proof.achieved_ii)}: "
         f"{proof.counterexample}")),)
     return _solution(am, banking, proof, bound, start, "reshaped: kept as written", notes)
+
+
+def _suggestion(search: "_Search", kept: Proof, better: _Found) -> str:
+    """What the note on conflicting pragmas advises: the search's banking when it
+    does better than the pragmas (proven conflict-free, or a smaller II summed over
+    the loops) and keeps that II with every reference as written under the
+    scheduling rule (:meth:`_Search.rule_risky`); else where to look."""
+    total = [sum(ii for _, ii in p.achieved_ii) for p in (kept, better.proof)]
+    if not better.proof.conflict_free and total[1] >= total[0]:
+        return "; no banking arraypart tried does better"
+    if search.rule_risky(better.banking):
+        return ("; arraypart's own banking (--replace-partitions) is chosen under the "
+                "scheduling rule for the code it emits")
+    return f"; a better banking is {better.banking.describe()}"
 
 
 def _wasteful(kept: Cost, better: _Found) -> bool:
@@ -747,11 +762,30 @@ class _Search:
                 for sample in self.samples for copy in range(copies))
         return self.overload_memo[key]
 
+    def rule_risky(self, banking: Banking) -> bool:
+        """Some group whose references the emitted code keeps as written (every group
+        of a pragma-only array, a ``direct`` one of another) has lanes that change
+        bank and overload it under the scheduling rule (uniform groups:
+        :func:`.space.rule_overloaded`; the others on their samples:
+        :func:`.sampling.rule_refuted`): advice to use this banking could lower no
+        II."""
+        kept = self.am.array.pragma_only
+        return rule_overloaded(banking.scheme, self.uniform, kept, self.am.ports) or any(
+            rule_refuted(sample, banking, self.am.ports) for sample in self.samples
+            if kept or sample.shape.group.direct)
+
     def _routable(self, banking: Banking) -> bool:
         """The emitted code keeps the banking's II under the scheduling rule: the
         bank-centric emission routes lanes that change bank within one copy only, so
-        a banking with read copies must give every lane a constant bank."""
-        return banking.copies == 1 or crossbar_lanes(banking.scheme, self.shapes) == 0
+        a banking with read copies must give every lane a constant bank; and the
+        sampled cycles of a ``direct`` non-uniform group of an array the emission may
+        route (:meth:`_rule_ii` prices the uniform ones) are not refuted under the
+        rule (:func:`.sampling.rule_refuted`).  Asked before a candidate is priced."""
+        if banking.copies > 1 and crossbar_lanes(banking.scheme, self.shapes) > 0:
+            return False
+        return self.am.array.pragma_only or not any(
+            rule_refuted(sample, banking, self.am.ports)
+            for sample in self.samples if sample.shape.group.direct)
 
     def horizon(self, best: Banking, best_bram18k: int) -> int:
         """The most banks x copies :meth:`_refine` tries past ``best``: the largest

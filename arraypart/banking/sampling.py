@@ -134,6 +134,35 @@ def refuted(sample: GroupSample, banking: Banking, ports: PortModel) -> bool:
     return False
 
 
+def rule_refuted(sample: GroupSample, banking: Banking, ports: PortModel) -> bool:
+    """The scheduling rule on a ``direct`` group, whose references the emission keeps
+    as written (DESIGN §2): where some lane's bank differs between sampled cycles
+    (or its formula reads an irregular dimension), each lane takes a port of every
+    bank, as :func:`.space.direct_rule_ii` counts a uniform group, so one bank must
+    serve the group's distinct reads and its writes of a cycle at the target II.
+    Registers take no port.  A constant bank over the samples proves nothing: the
+    emitted code's schedule decides (:mod:`arraypart.check`)."""
+    scheme = banking.scheme
+    if scheme.registers or scheme.banks == 1 or not len(sample.active[0]):
+        return False
+    if not any(_bank_varies(sample, k, scheme) for k in range(len(sample.shape.lanes))):
+        return False
+    reads, writes = _regular_loads(sample, list(range(len(sample.shape.lanes))),
+                                   E.const(0), scheme.shape, 1)
+    target = sample.shape.group.target_ii
+    return bool((least_ii(ports, reads, writes, target) > target).any())
+
+
+def _bank_varies(sample: GroupSample, k: int, scheme) -> bool:
+    """Lane ``k``'s bank is not one value over the sampled cycles where it runs."""
+    index, here = sample.index[k], sample.active[k]
+    if any(index[d] is None for d in scheme.bank_dims()):
+        return True
+    bank = np.broadcast_to(E.evaluate(scheme.bank_expr(), {
+        index_var(d): v for d, v in enumerate(index) if v is not None}), here.shape)
+    return bool(here.any()) and bool((bank[here] != bank[here][0]).any())
+
+
 def _regular_loads(sample: GroupSample, chosen: list[int], bank_expr: E.Expr,
                    shape: tuple[int, ...], banks: int) -> tuple[np.ndarray, np.ndarray]:
     """Per sampled P and bank: distinct read addresses and writes of the ``chosen``

@@ -168,6 +168,7 @@ def _groups(found: Collector, arrays: Mapping[str, ir.Array],
         drafts.setdefault(key, []).append(f)
     info = {id(c.loop): c for c in found.loops}
     instance = {id(c.loop): n for n, c in enumerate(found.loops)}
+    unrouted = _unrouted(found)
     counts: dict[tuple, int] = {}
     groups = []
     for key, members in drafts.items():
@@ -180,9 +181,23 @@ def _groups(found: Collector, arrays: Mapping[str, ir.Array],
             groups.append(CycleGroup(
                 frame.root.name, frame.root.coord, loop.target_ii, frame.time_vars,
                 frame.domain, tuple(m.access for m in view), loop.trip_count,
-                counts[key[:2]], keeps_direct_references(frame.root), members[0].path,
+                counts[key[:2]], keeps_direct_references(frame.root)
+                or (id(frame.root), key[-1]) in unrouted, members[0].path,
                 instance[id(frame.root)], frame.descending))
     return tuple(groups)
+
+
+def _unrouted(found: Collector) -> set[tuple[int, str]]:
+    """(concurrent loop, array) pairs whose references the emitted code keeps as
+    written: an access of the array under a data-dependent ``if`` inside the loop
+    (:mod:`arraypart.codegen.bankcentric` routes lanes under affine guards only), so
+    under the scheduling rule its lanes that change bank take a port of every bank."""
+    guarded: dict[int, set[int]] = {}
+    for c in found.loops:
+        under = data_guards(c.loop.body)
+        guarded[id(c.loop)] = {a.ref_id for a in ir.accesses(c.loop.body) if id(a) in under}
+    return {(id(f.frame.root), f.access.array) for f in found.found
+            if f.access.ref_id in guarded.get(id(f.frame.root), ())}
 
 
 def keeps_direct_references(loop: ir.Loop) -> bool:
