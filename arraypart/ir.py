@@ -90,13 +90,15 @@ FIFO_PORTS = PortModel("fifo", 0, 1, 1)
 class PartitionPragma:
     """``#pragma HLS array_partition variable=A type=... factor=... dim=...`` as written.
 
-    ``dim = 0`` means every dimension; ``factor`` is 0 for ``complete``.
+    ``dim = 0`` means every dimension; ``factor`` is 0 for ``complete``.  ``off``:
+    ``off=true`` switches the partition of those dimensions off (one memory there).
     """
 
     type: str
     factor: int
     dim: int
     coord: Coord
+    off: bool = False
 
     def __post_init__(self):
         if self.type not in PARTITION_TYPES:

@@ -306,14 +306,16 @@ def flat_scheme(shape: tuple[int, ...], alpha: tuple[int, ...], banks: int,
 def scheme_from_pragmas(array: Array) -> Scheme:
     """The per_dim scheme that ``array``'s own ``array_partition`` pragmas describe
     (Vitis semantics: ``dim=0`` applies to every dimension, a later pragma on a dimension
-    overrides an earlier one, a factor is clipped to the dimension's size); no pragma is
-    one memory."""
+    overrides an earlier one, a factor is clipped to the dimension's size, ``off=true``
+    leaves the dimension whole); no pragma is one memory."""
     dims = [DimPartition("none", 1) for _ in array.shape]
     for pragma in array.partitions:
         targets = range(len(array.shape)) if pragma.dim == 0 else [pragma.dim - 1]
         for d in targets:
             n = array.shape[d]
-            if pragma.type == "complete" or pragma.factor >= n:
+            if pragma.off:
+                dims[d] = DimPartition("none", 1)
+            elif pragma.type == "complete" or pragma.factor >= n:
                 dims[d] = DimPartition("complete", n)
             elif pragma.factor > 1:
                 dims[d] = DimPartition(pragma.type, pragma.factor)

@@ -9,6 +9,8 @@ banks rotate with the iteration get bank-centric code that keeps their II.
 
 from __future__ import annotations
 
+import pytest
+
 from arraypart import api, check, frontend
 from arraypart.cli import main
 
@@ -390,3 +392,33 @@ def test_pragmas_no_banking_improves_get_no_banking_advised(tmp_path):
     report, _, _ = api.check_kernel(path, as_written=True)
     (note,) = [w for w in report.warnings if "pragmas of C" in w]
     assert note.endswith("; no banking arraypart tried does better"), note
+
+
+SWITCHED_OFF = """
+#define N 32
+void switched(const int in[N], int out[N]) {
+  int buf[N];
+#pragma HLS array_partition variable=buf type=cyclic factor=2 dim=1
+#pragma HLS array_partition variable=buf type=complete dim=1 OFF
+  for (int i = 0; i < N; i++) {
+#pragma HLS pipeline II=1
+    buf[i] = in[i];
+  }
+  for (int i = 0; i < N - 3; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[i] + buf[i + 1] + buf[i + 2] + buf[i + 3];
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("off", ["off=true", "off"])
+def test_a_partition_switched_off_leaves_one_memory(tmp_path, off):
+    """``off=true`` (or the bare flag) switches the dimension's partition off, the
+    earlier ``cyclic 2`` with it: one memory, four reads, II 2.  It was read as the
+    partition it switches off (``complete``), and the check said II 1."""
+    path = tmp_path / "switched.c"
+    path.write_text(SWITCHED_OFF.replace("OFF", off))
+    kernel = frontend.parse_kernel(path)
+    ruled = check.check_kernel(kernel, check.as_written_bankings(kernel), ports=2, rule=True)
+    assert [lp.achieved_ii for lp in ruled.loops] == [1, 2]

@@ -345,8 +345,9 @@ class MemoryLowering:
                     "FIFO), not an on-chip memory: ignored")))
             elif pragma.kind == "array_reshape":
                 reshape = self._pragmas.partition(pragma, len(array.shape))
-                self._arrays[name] = replace(array, reshapes=array.reshapes + (reshape,),
-                                             partitionable=False)
+                if not reshape.off:  # off=true: no reshape
+                    self._arrays[name] = replace(array, reshapes=array.reshapes + (reshape,),
+                                                 partitionable=False)
             else:
                 kind, impl = storage or self._pragmas.storage(pragma)
                 self._arrays[name] = replace(array, storage=kind, storage_impl=impl)

@@ -275,8 +275,8 @@ class PragmaReader:
         return name
 
     def partition(self, pragma: HlsPragma, rank: int) -> PartitionPragma:
-        """``array_partition [type=]cyclic|block|complete [factor=k] [dim=d]``, and
-        ``array_reshape`` with the same options."""
+        """``array_partition [type=]cyclic|block|complete [factor=k] [dim=d] [off=true]``,
+        and ``array_reshape`` with the same options."""
         kind = pragma.option("type")
         if kind is None:
             kind = next((f for f in pragma.flags if f in PARTITION_TYPES),
@@ -296,7 +296,7 @@ class PragmaReader:
             if dim > rank:
                 self.error(pragma, f"dim={dim} is beyond the {rank} dimension(s) of "
                                    f"'{pragma.option('variable')}'", "dim")
-        return PartitionPragma(kind, factor, dim, self.coord(pragma))
+        return PartitionPragma(kind, factor, dim, self.coord(pragma), self.off(pragma))
 
     def unknown_directive(self, pragma: HlsPragma) -> str | None:
         """A located warning for a directive Vitis HLS does not know (it ignores the
