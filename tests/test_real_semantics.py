@@ -2053,3 +2053,24 @@ def test_an_array_read_under_a_data_dependent_if_does_not_cut_a_guarded_trip_cou
     with pytest.raises(KernelError, match="small.k. leaves small") as err:
         compile_text(tmp_path, "bare", RARELY_REACHED.replace("GUARD", ""), suffix=".cpp")
     assert (err.value.coord.line, err.value.coord.col) == (9, 25)
+
+
+def test_a_file_scope_arrays_note_says_why_its_scheme_stays_per_dim(tmp_path):
+    """The note comparing a file-scope array's per_dim scheme with a cheaper flat one
+    named the functions sharing its text, of which it has none: "the text of ,
+    shared by every call"."""
+    text = """
+        int g[36];
+        void shift(const int in[32], int out[32]) {
+            for (int i = 0; i < 32; i++) {
+        #pragma HLS pipeline II=1
+                g[i] = in[i];
+            }
+            for (int i = 0; i < 30; i++) {
+        #pragma HLS pipeline II=1
+                out[i] = g[i] + g[i + 1] + g[i + 2] + g[i + 4];
+            }
+        }"""
+    compiled = compile_text(tmp_path, "shift", text)
+    (note,) = [w for w in compiled.report.warnings if "keeps a per_dim scheme" in w]
+    assert "its declaration at file scope, which other functions may use" in note, note

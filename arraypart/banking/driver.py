@@ -488,8 +488,14 @@ def _interface_note(am: ArrayModel, kept: _Found, free: _Found) -> list[str]:
     if not free.proof.conflict_free or (kept.proof.conflict_free and kept.cost <= free.cost):
         return []
     array = am.array
-    kept_text = ("the top function's signature is" if array.interface else
-                 f"the text of {', '.join(array.functions)}, shared by every call, is")
+    if array.interface:
+        kept_text = "the top function's signature is"
+    elif array.functions:
+        kept_text = f"the text of {', '.join(array.functions)}, shared by every call, is"
+    elif array.header:
+        kept_text = "its declaration in a header is"
+    else:
+        kept_text = "its declaration at file scope, which other functions may use, is"
     return [warning_text(array.coord, (
         f"{'interface ' if array.interface else ''}array {array.name} keeps a per_dim "
         f"scheme ({kept.banking.describe()}) so {kept_text} unchanged; a flat scheme would be "
