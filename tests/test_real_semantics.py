@@ -529,6 +529,15 @@ def test_an_array_field_of_a_local_struct_is_said_to_be_unmodelled(tmp_path):
     said = [w for w in report.warnings if "is an array inside struct" in w]
     assert len(said) == 1 and said[0].startswith(f"{tmp_path / 'fields.cpp'}:8:18: warning: "
                                                  "'loc.v' is an array inside struct 'loc'")
+    # said in each pipeline that reaches it: before, only in the first one
+    text = text.replace("for (int i = 0; i < 8; i++) loc.v[i]", """for (int i = 0; i < 8; i++) {
+        #pragma HLS pipeline II=1
+                loc.v[i] = in.v[i];
+            }
+            for (int i = 0; i < 8; i++) loc.v[i]""")
+    report = compile_text(tmp_path, "fields", text, suffix=".cpp").report
+    said = [w for w in report.warnings if "is an array inside struct" in w]
+    assert [w.split(": warning")[0].rsplit(":", 2)[1] for w in said] == ["7", "12"], said
 
 
 @needs_gxx

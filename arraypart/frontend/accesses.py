@@ -312,7 +312,8 @@ class AccessLowering:
         """Vitis disaggregates a local or global struct: its array field ``s.f`` is a
         memory of its own, whose ports a pipeline may overload where arraypart sees
         none of its accesses (the top's struct arguments stay aggregated: their array
-        fields are registers).  Said once per field, where a pipeline reads it."""
+        fields are registers).  Said once per field and pipeline, where the pipeline
+        first reaches it: each such loop's II is only assumed."""
         root = field
         while isinstance(root, N.Other) and root.what == MEMBER:
             root = _first(root.parts)
@@ -321,7 +322,10 @@ class AccessLowering:
                 or any(p.name == root.name for p in self._func.params)):
             return
         said = f"'{root.name}.{field.name}' is an array inside struct '{root.name}'"
-        if not any(said in w for w in self._warnings):
+        pipeline = (self._pipeline_coords[-1] if self._pipeline_coords
+                    else self._function_pipeline)
+        if (said, pipeline) not in self._unmodelled_said:
+            self._unmodelled_said.add((said, pipeline))
             self._warnings.append(warning_text(field.coord, (
                 f"{said}: Vitis implements it as a memory of its own (it disaggregates "
                 "local and global structs), but arraypart neither counts its accesses nor "

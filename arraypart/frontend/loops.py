@@ -149,7 +149,7 @@ class LoopLowering:
             lanes = unroll == 0 or (self._pipelines > 0 and pipeline_ii is None)
             try:
                 with self._loop_frame(ir_var, self._iterator_range(init, bound, step),
-                                      (init, bound, step), pipeline_ii, unroll):
+                                      (init, bound, step), pipeline_ii, unroll, coord):
                     guard = self._condition_guard(node) if guarded and not bound_changes \
                         else ((),)
                     body = self._loop_body(items[header:], tail, (var, ir_var), init,
@@ -242,12 +242,14 @@ class LoopLowering:
 
     @contextmanager
     def _loop_frame(self, ir_var: str, values: Bound, ends, pipeline_ii: int | None,
-                    unroll: int | None):
+                    unroll: int | None, coord: Coord):
         """Inside a loop over ``ir_var``: its range of ``values``, its (init, bound,
-        step) ``ends``, and the counts of enclosing pipelines, unrolled loops and loops,
-        restored on the way out."""
+        step) ``ends``, and the counts of enclosing pipelines (the ``coord`` of a
+        pipelined one), unrolled loops and loops, restored on the way out."""
         pipelined = pipeline_ii is not None
         self._iterators.append(ir_var)
+        if pipelined:
+            self._pipeline_coords.append(coord)
         self._ranges[ir_var] = values
         self._ends[ir_var] = ends
         self._pipelines += pipelined
@@ -258,6 +260,8 @@ class LoopLowering:
             yield
         finally:
             self._iterators.pop()
+            if pipelined:
+                self._pipeline_coords.pop()
             del self._ranges[ir_var]
             del self._ends[ir_var]
             self._pipelines -= pipelined
@@ -489,7 +493,8 @@ class LoopLowering:
             cond_reads = tuple(self._accesses(node.cond))
             if cond_reads and not node.post_test:
                 entry.append(Stmt(cond_reads, node.cond.coord))
-            with self._loop_frame(counter, (0, None), (init, bound, 1), pipeline_ii, unroll):
+            with self._loop_frame(counter, (0, None), (init, bound, 1), pipeline_ii, unroll,
+                                  coord):
                 body = tuple(self._items(items[header:]))
                 tail = tuple(self._statement(node.next)) if node.next is not None else ()
                 for scalar in sorted(changed):
@@ -576,7 +581,7 @@ class LoopLowering:
         try:
             self._header_scalars(node.init, var, geometric.declared)
             with self._loop_frame(counter, (0, count - 1), (init, bound, 1), pipeline_ii,
-                                  unroll):
+                                  unroll, coord):
                 for k, value in enumerate(geometric.values):
                     self._bind(var, E.const(value), None)
                     body = tuple(self._items(items[header:]))

@@ -168,6 +168,8 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         self._local_names: dict[Coord, str] = {}
         self._functions: dict[str, list[str]] = {}  # array -> functions whose text uses it
         self._pipelines = 0  # pipelined loops enclosing the current statement
+        self._pipeline_coords: list[Coord] = []  # where they are, outermost first
+        self._unmodelled_said: set[tuple[str, object]] = set()  # (struct field, pipeline)
         self._unrolled = 0  # unrolled loops (outside pipelines) enclosing it
         self._loops = 0  # loops enclosing it, in the current function
         # each break, continue and early return met: (keyword, call depth, loop depth)
