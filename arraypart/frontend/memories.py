@@ -40,6 +40,7 @@ PARAMETER_PRAGMAS = {"array_partition": "partitions", "array_reshape": "reshapes
 # than any pipeline iteration transfers, so that each transfer is an element of its own).
 STREAM_EXTENT = 1024
 
+
 class MemoryLowering:
     """The arrays and run-time sizes of a :class:`.lower._Lowering` run."""
 
