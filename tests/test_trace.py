@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import arraypart
-from arraypart import api, cli, frontend
+from arraypart import api, cli, frontend, ir
 from arraypart import expr as E
 from arraypart.banking.solution import Solution
 from arraypart.check import addresses, instrument, trace
@@ -25,7 +25,8 @@ from arraypart.frontend import clangtu
 from arraypart.limits import STAGE_FLOOR_S, Deadline, TimeLimit
 from arraypart.scheme import Banking, DimPartition, per_dim_scheme
 
-from conftest import HAVE_GXX, ROOT, assert_the_trace_agrees, needs_gxx, run_testbench
+from conftest import (HAVE_GXX, ROOT, assert_the_testbench_passes, assert_the_trace_agrees,
+                      needs_gxx, run_testbench)
 from kernelgen import random_kernels
 from test_c_division import div_kernels
 
@@ -1380,3 +1381,43 @@ def test_synthesis_only_code_in_a_called_function_leaves_the_loop_untraced(tmp_p
     for result in _agreeing(path, 2):
         assert [c.coord.line for c in result.untraced] == [9]
         assert "in a function it calls" in result.format()
+
+
+SWAPS = """#include <algorithm>
+#define N 16
+void swaps(const int in[N], int out[N]) {
+  int buf[N];
+  for (int i = 0; i < N; i++) {
+#pragma HLS pipeline II=1
+    buf[i] = in[i];
+  }
+  for (int s = 0; s < N; s++)
+    for (int k = (s & 1); k + 1 < N; k += 2) {
+#pragma HLS pipeline II=1
+      if (buf[k] > buf[k + 1]) std::swap(buf[k], buf[k + 1]);
+    }
+  for (int i = 0; i < N; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[i];
+  }
+}
+"""
+
+
+@needs_gxx
+def test_an_element_a_library_call_takes_by_reference_is_read_and_written(tmp_path):
+    """``std::swap(buf[k], buf[k + 1])`` writes both elements.  The front end read them
+    as values (two reads) and so did the trace: one memory at II 1 was claimed and
+    agreed with, where two reads and two writes a cycle need II 2 of its two ports.
+    Both now count each such argument as read and written."""
+    path = tmp_path / "swaps.cpp"
+    path.write_text(SWAPS)
+    compiled = arraypart.compile_kernel(path)
+    swap_line = [(a.kind, a.coord.col) for a in ir.accesses(compiled.report.kernel.body)
+                 if a.coord.line == 12 and a.coord.col > 30]
+    assert swap_line == [("read", 42), ("write", 42), ("read", 50), ("write", 50)]
+    assert_the_testbench_passes(compiled, tmp_path)
+    recorded = trace.record(compiled.report.kernel, clangtu.Options(), tmp_path,
+                            compiled.report.solution.emitted_bankings())
+    judged = api.judge_trace(compiled.report, recorded, as_written=True, ports=2)
+    assert [loop.traced_ii for loop in judged.replay.loops] == [1, 2, 1]

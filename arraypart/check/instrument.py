@@ -49,6 +49,7 @@ from .. import interrupts, ir
 from ..errors import Coord
 from ..codegen.testbench import shared_type_edits
 from ..frontend import clangtu
+from ..frontend import cnodes as N
 
 K = ci.CursorKind
 KINDS = ("read", "write", "update")
@@ -310,7 +311,22 @@ def _kind(cursor: ci.Cursor, parents: tuple) -> str:
     if user.kind == K.UNARY_OPERATOR and clangtu.unary_operator(user) in ("++", "--",
                                                                           "p++", "p--"):
         return "update"
+    if user.kind == K.CALL_EXPR and _bound_to_reference(cursor, user, parents):
+        return "update"
     return "read"
+
+
+def _bound_to_reference(cursor: ci.Cursor, user: ci.Cursor, parents: tuple) -> bool:
+    """``cursor`` (through wrappers) is an argument of the call ``user`` whose parameter
+    is a reference to non-const (``std::swap(A[i], A[j])``): the callee may read and
+    write it, as the front end counts it."""
+    callee = user.referenced
+    if callee is None:
+        return False
+    chain = list(parents) + [cursor]
+    below = chain[chain.index(user) + 1] if user in chain else cursor
+    return any(arg == below and N.mutable_reference(param.type)
+               for arg, param in zip(user.get_arguments(), callee.get_arguments()))
 
 
 def _conditional(cursor: ci.Cursor, parents: tuple) -> bool:

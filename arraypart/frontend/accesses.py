@@ -176,11 +176,14 @@ class AccessLowering:
     def _call_arguments(self, call: N.FuncCall, out: list[Access]) -> None:
         """A call's arguments: an array (or row) passed down is no access here, only its
         subscripts are read; a function arraypart cannot see may not receive one."""
-        for arg in call.args:
+        for k, arg in enumerate(call.args):
             memory = calls.memory_argument(arg, self._visible, self._arrays)
             if memory is None:
                 self._warn_unseen_struct(call, arg)
-                self._collect(arg, out)
+                if self._updated_element(call, k):
+                    self._target(arg, out, ("read", "write"))
+                else:
+                    self._collect(arg, out)
                 continue
             if call.key not in self._callees and call.name not in calls.MEMORY_ROUTINES:
                 raise KernelError(arg.coord, f"array '{memory.base.array}' is passed to "
@@ -191,6 +194,15 @@ class AccessLowering:
                                              "not in a header)")
             for node in memory.nodes():
                 self._collect(node, out)
+
+    def _updated_element(self, call: N.FuncCall, k: int) -> bool:
+        """Argument ``k`` is an array element (or a member of one) that binds a
+        reference to non-const of a function arraypart does not inline
+        (``std::swap(A[i], A[j])``): the callee may read and write it."""
+        arg = N.without_casts(call.args[k])
+        return (call.key not in self._callees and k < len(call.by_reference)
+                and call.by_reference[k]
+                and (isinstance(arg, N.ArrayRef) or _element_member(arg)))
 
     def _target(self, node: N.Node, out: list[Access], kinds: tuple[str, ...]) -> None:
         if isinstance(node, N.Id) and node.name in self._frame_vars:

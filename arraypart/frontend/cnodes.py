@@ -210,12 +210,15 @@ def without_casts(node: Node) -> Node:
 class FuncCall(Node):
     """``name(args)``; ``instance``: the instantiation called when ``name`` is a function
     template of the kernel file (:mod:`.templates`); ``method``: a member function
-    called on ``args[0]`` (``a.f(b)`` is ``f`` with args ``(a, b)``)."""
+    called on ``args[0]`` (``a.f(b)`` is ``f`` with args ``(a, b)``); ``by_reference``:
+    per argument of a function call (none for a method), whether its parameter is a
+    reference to non-const, through which the callee may write (``std::swap``)."""
 
     name: str | None = None
     args: tuple[Node, ...] = ()
     instance: str | None = None
     method: bool = False
+    by_reference: tuple[bool, ...] = ()
 
     @property
     def key(self) -> str | None:
@@ -902,7 +905,8 @@ class Converter:
                 head.kind == K.MEMBER_REF_EXPR) else []  # a.f(): a is evaluated too
             return FuncCall(coord, start, end, callee,
                             tuple(self.expression(k) for k in objects + kids[1:]),
-                            self._instance(cursor.referenced, coord), bool(objects))
+                            self._instance(cursor.referenced, coord), bool(objects),
+                            () if objects else _by_reference(cursor.referenced))
         operands = tuple(self.expression(k) for k in kids
                          if _callee_name(k) is None or not _callee_name(k).startswith(
                              "operator"))
@@ -1149,6 +1153,19 @@ def _plain(cursor: ci.Cursor) -> ci.Cursor:
             break
         cursor = kids[0]
     return cursor
+
+
+def _by_reference(function: ci.Cursor | None) -> tuple[bool, ...]:
+    """Per parameter of ``function``: a reference to non-const (``T &``, ``T &&``)."""
+    if function is None:
+        return ()
+    return tuple(mutable_reference(p.type) for p in function.get_arguments())
+
+
+def mutable_reference(t: ci.Type) -> bool:
+    """``T &`` with T not const, or ``T &&``: the callee may write what it names."""
+    return t.kind == ci.TypeKind.RVALUEREFERENCE or (
+        t.kind == ci.TypeKind.LVALUEREFERENCE and not t.get_pointee().is_const_qualified())
 
 
 def static_method_name(cursor: ci.Cursor | None) -> str | None:
