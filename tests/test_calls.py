@@ -1107,14 +1107,16 @@ void rows(const int in[8][C], int out[8][C]) {
 @needs_gxx
 def test_a_pointer_to_rows_and_a_chain_of_offsets_bind_the_callers_memory(tmp_path):
     """``int (*q)[C]`` is the type C gives ``int q[][C]`` (it was "a scalar"), and
-    ``B[i] + j - 1 + 2``, C's ``((B[i] + j) - 1) + 2``, is ``&B[i][j + 1]`` (only
-    ``B[i] + (j + 1)`` was)."""
-    kernel = frontend.parse_source(ROW_POINTER_PARAMETERS, "rows.c")
-    found = [(a.kind, tuple(pretty(E.simplify(e)) for e in a.index))
-             for a in _accesses(kernel.body) if a.array == "B"]
-    assert found == [("write", ("i", "j")), ("write", ("i + 1", "j")),
-                     ("read", ("i", "j + 1")), ("read", ("i", "j + 2")),
-                     ("read", ("i", "j + 3"))]
+    ``B[i] + j - 1 + 2``, C's ``((B[i] + j) - 1) + 2``, is ``&B[i][j + 1]``, as is
+    ``&B[i][2] + j - 1`` (only ``B[i] + (j + 1)`` was)."""
+    for offsets in ("B[i] + j - 1 + 2", "&B[i][2] + j - 1"):
+        text = ROW_POINTER_PARAMETERS.replace("B[i] + j - 1 + 2", offsets)
+        kernel = frontend.parse_source(text, "rows.c")
+        found = [(a.kind, tuple(pretty(E.simplify(e)) for e in a.index))
+                 for a in _accesses(kernel.body) if a.array == "B"]
+        assert found == [("write", ("i", "j")), ("write", ("i + 1", "j")),
+                         ("read", ("i", "j + 1")), ("read", ("i", "j + 2")),
+                         ("read", ("i", "j + 3"))], offsets
     compiled = arraypart.compile_kernel(_kernel_file(tmp_path, "rows.cpp",
                                                      ROW_POINTER_PARAMETERS))
     assert_the_testbench_passes(compiled, tmp_path)

@@ -240,14 +240,27 @@ def memory_argument(arg: N.Node, visible: Mapping[str, Binding],
         terms = signed_terms(arg, 1)  # A[i] + j + 1 is (A[i] + j) + 1
         for k, (term, sign) in enumerate(terms):
             found = _whole(term, visible, arrays) if sign > 0 else None
+            rest = terms[:k] + terms[k + 1:]
+            if found is None and sign > 0:
+                found = _address(term, visible)  # &A[i][1] + j is &A[i][1 + j]
+                rest = rest + [(found[1][-1], 1)] if found is not None else rest
+                found = None if found is None else (found[0], found[1][:-1])
             if found is not None:
-                rest = terms[:k] + terms[k + 1:]
                 offset = rest[0][0] if len(rest) == 1 and rest[0][1] > 0 else term_sum(
                     rest, arg)
                 return MemoryArgument(found[0], found[1], offset)
         return None
     found = _whole(arg, visible, arrays)
     return None if found is None else MemoryArgument(found[0], found[1], None)
+
+
+def _address(node: N.Node, visible: Mapping[str, Binding]):
+    """``(base, subscripts)`` of ``&A[e0]...[ek]`` (k >= 0) on a visible array name."""
+    node = N.without_casts(node)
+    if not (isinstance(node, N.UnaryOp) and node.op == "&"):
+        return None
+    found = _subscripted(node.expr, visible)
+    return found if found is not None and found[1] else None
 
 
 def signed_terms(node: N.Node, sign: int) -> list[tuple[N.Node, int]]:
