@@ -1253,3 +1253,28 @@ def test_an_m_axi_cache_is_said_to_be_unmodelled(tmp_path):
     report = arraypart.analyze(path)
     assert any(w.startswith(f"{path}:3:1: warning: the cache of port 'in' is not modelled")
                for w in report.warnings) and loop_ii(report) == [3]
+
+
+@pytest.mark.parametrize("signature, setup, first", [
+    ("hls::stream<int> *in", "", "(*in).read()"),
+    ("hls::stream<int> *in", "", "in[0].read()"),
+    ("hls::stream<int> &in", "hls::stream<int> &s = in;", "s.read()"),
+    ("hls::stream<int> &in", "hls::stream<int> *p = &in;", "p->read()"),
+], ids=["deref", "index-0", "reference", "pointer"])
+def test_a_stream_named_another_way_transfers_one_element_per_cycle(
+        tmp_path, signature, setup, first):
+    """The transfers through ``*p``, ``p[0]``, or a local reference or pointer to a
+    stream argument are its transfers: they were not counted, and two reads per
+    iteration claimed II 1."""
+    text = f"""#include "hls_stream.h"
+void named({signature}, hls::stream<int> &out) {{
+  {setup}
+  for (int i = 0; i < 16; i++) {{
+#pragma HLS pipeline II=1
+    int a = {first};
+    out.write(a + in{"->" if "*" in signature else "."}read());
+  }}
+}}
+"""
+    report = arraypart.analyze(write(tmp_path, "named.cpp", text))
+    assert loop_ii(report) == [2]

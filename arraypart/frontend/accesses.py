@@ -152,11 +152,8 @@ class AccessLowering:
             return None
         kind = ("read" if name in STREAM_READS else "write" if name in STREAM_WRITES
                 else None)
-        stream = N.without_casts(args[0]) if args else None
-        if kind is None or not isinstance(stream, N.Id) or (
-                stream.name not in self._stream_ports):
-            return None
-        return self._stream_ports[stream.name], kind, tuple(args[1:])
+        port = self._stream_port(args[0]) if kind is not None and args else None
+        return None if port is None else (port, kind, tuple(args[1:]))
 
     def _transfer(self, node: N.Node, array: str, kind: str, values: tuple[N.Node, ...],
                   out: list[Access]) -> None:

@@ -390,6 +390,9 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         if isinstance(node, N.DeclList):
             stmts = []
             for d in node.decls:
+                if I.is_stream(d):
+                    self._stream_alias(d)
+                    continue
                 pointer = self._pointer(d)
                 if pointer is not None:
                     stmts += pointer
@@ -530,15 +533,39 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
 
     def _bound_streams(self, call: N.FuncCall, callee: N.FuncDef) -> dict[str, str]:
         """The callee's stream parameters that name a FIFO port of the top: each bound
-        to its argument's (a stream name, ``&s`` or ``*s``)."""
+        to its argument's."""
         bound = {}
         for param, arg in zip(callee.params, call.args):
-            while isinstance(arg, N.UnaryOp) and arg.op in ("&", "*"):
-                arg = arg.expr
-            arg = N.without_casts(arg)
-            if I.is_stream(param) and isinstance(arg, N.Id) and arg.name in self._stream_ports:
-                bound[param.name] = self._stream_ports[arg.name]
+            port = self._stream_port(arg)
+            if I.is_stream(param) and port is not None:
+                bound[param.name] = port
         return bound
+
+    def _stream_alias(self, decl: N.Decl) -> None:
+        """A local stream declaration: a reference or pointer to a FIFO port of the
+        top (``hls::stream<int> &s = in;``, ``*p = &in``) names that port for the rest
+        of the function; any other is a stream of its own, no port of the top."""
+        port = None if decl.init is None else self._stream_port(decl.init)
+        if port is not None:
+            self._stream_ports = {**self._stream_ports, decl.name: port}
+        else:
+            self._stream_ports = {k: v for k, v in self._stream_ports.items()
+                                  if k != decl.name}
+
+    def _stream_port(self, node: N.Node) -> str | None:
+        """The FIFO port of the top that ``node`` names: a stream name, ``&s``,
+        ``*s`` or ``s[0]`` of one (a pointer to one stream)."""
+        while True:
+            node = N.without_casts(node)
+            if isinstance(node, N.UnaryOp) and node.op in ("&", "*"):
+                node = node.expr
+            elif isinstance(node, N.ArrayRef) and isinstance(
+                    N.without_casts(node.subscript), N.Constant) and (
+                    N.without_casts(node.subscript).value == 0):
+                node = node.name
+            else:
+                break
+        return self._stream_ports.get(node.name) if isinstance(node, N.Id) else None
 
     def _callee_locals(self, callee: N.FuncDef) -> dict[str, Binding]:
         """The arrays ``callee`` declares (one memory per declaration, shared by every
