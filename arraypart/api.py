@@ -261,7 +261,7 @@ def _without_idle_banks(kernel, model, solution, opts: Options, first):
     idle = {}
     for chosen in solution.arrays:
         loops = {name for name, _ in chosen.achieved_ii}
-        if (chosen.kept or not loops & missing
+        if (chosen.kept or not loops & missing or not chosen.array.partitionable
                 or chosen.banking.scheme.banks * chosen.banking.copies == 1):
             continue
         one = banking.cheaper_one_memory(model, chosen, (

@@ -127,6 +127,8 @@ class Array:
     ``array_stencil`` window reads it (never partitioned: Vitis drops the window of a
     partitioned array).  ``fifo``: the streaming interface (``ap_fifo``, ``axis``) of an
     array argument of the top: a FIFO port, no memory (never partitioned, no BRAM).
+    ``stream``: ``fifo`` is an ``hls::stream`` argument (or an array of them), whose
+    elements are transfers, not memory the program addresses.
     ``reshapes``: the user's ``array_reshape`` pragmas; the array is one memory of wide
     words (:meth:`word_index`), kept as written (never partitioned: a partition on top
     of a reshape conflicts).  ``independent``: a ``dependence variable=A inter false``
@@ -153,6 +155,7 @@ class Array:
     file_scope: bool = False
     stencil: str | None = None
     fifo: str | None = None
+    stream: bool = False
     reshapes: tuple[PartitionPragma, ...] = ()
     independent: bool = False
 

@@ -307,7 +307,10 @@ def scheme_from_pragmas(array: Array) -> Scheme:
     """The per_dim scheme that ``array``'s own ``array_partition`` pragmas describe
     (Vitis semantics: ``dim=0`` applies to every dimension, a later pragma on a dimension
     overrides an earlier one, a factor is clipped to the dimension's size, ``off=true``
-    leaves the dimension whole); no pragma is one memory."""
+    leaves the dimension whole); no pragma is one memory.  A FIFO port is as its
+    interface makes it (:func:`fifo_scheme`)."""
+    if array.fifo is not None:
+        return fifo_scheme(array.shape)
     dims = [DimPartition("none", 1) for _ in array.shape]
     for pragma in array.partitions:
         targets = range(len(array.shape)) if pragma.dim == 0 else [pragma.dim - 1]
@@ -320,6 +323,14 @@ def scheme_from_pragmas(array: Array) -> Scheme:
             elif pragma.factor > 1:
                 dims[d] = DimPartition(pragma.type, pragma.factor)
     return per_dim_scheme(array.shape, tuple(dims))
+
+
+def fifo_scheme(shape: tuple[int, ...]) -> Scheme:
+    """A FIFO port's: one FIFO (a bank of one port per direction) per stream of an
+    array of streams (its dimensions but the last, the elements a stream carries),
+    one for a single stream or a FIFO pointer."""
+    return per_dim_scheme(shape, tuple(DimPartition("complete", n) for n in shape[:-1])
+                          + (DimPartition("none", 1),))
 
 
 @dataclass(frozen=True, slots=True)

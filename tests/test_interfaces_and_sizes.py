@@ -223,7 +223,7 @@ def test_streams_are_fifos_not_memories(tmp_path):
     """A stream argument is a FIFO port, no memory: never banked, no BRAM; an array of
     streams is none of the kernel's memories."""
     report = arraypart.analyze(write(tmp_path, "split.cpp", STREAMS), ports=1)
-    assert [a.array.name for a in report.solution.arrays] == ["in", "buf"]
+    assert [a.array.name for a in report.solution.arrays] == ["in", "lanes", "buf"]
     fifo = array(report, "in")
     assert (fifo.array.fifo, fifo.banking.scheme.kind, fifo.bram18k) == ("axis", "none", 0)
     assert array(report, "buf").banking.scheme.banks == 4 and loop_ii(report) == [1, 1]
@@ -394,7 +394,7 @@ void unq(stream<data_t> &in, stream<int, 4> lanes[2], data_t &out) {
 def test_unqualified_streams_and_an_output_written_by_a_callee(tmp_path):
     compiled = arraypart.compile_kernel(write(tmp_path, "unq.cpp", UNQUALIFIED_STREAMS),
                                         ports=1)
-    assert [a.array.name for a in compiled.report.solution.arrays] == ["in", "buf"]
+    assert [a.array.name for a in compiled.report.solution.arrays] == ["in", "lanes", "buf"]
     assert array(compiled.report, "buf").banking.scheme.banks == 4
     tb = compiled.files["unq_tb.cpp"]
     assert "hls::stream<int> expected_in;" in tb
@@ -1278,3 +1278,21 @@ void named({signature}, hls::stream<int> &out) {{
 """
     report = arraypart.analyze(write(tmp_path, "named.cpp", text))
     assert loop_ii(report) == [2]
+
+
+@pytest.mark.parametrize("read, ii", [("in[u]", 1), ("in[0]", 4), ("in[u / 2]", 2)])
+def test_an_array_of_streams_is_one_fifo_per_stream(tmp_path, read, ii):
+    """Each stream of ``hls::stream<int> in[4]`` is a FIFO of its own: four lanes
+    reading four streams keep II 1, four reads of one stream need four cycles.  The
+    transfers of an array of streams were not counted: II 1 either way."""
+    text = f"""#include "hls_stream.h"
+void lanes(hls::stream<int> in[4], hls::stream<int> out[4]) {{
+  for (int i = 0; i < 16; i++) {{
+#pragma HLS pipeline II=1
+    for (int u = 0; u < 4; u++) out[u].write({read}.read() + 1);
+  }}
+}}
+"""
+    report = arraypart.analyze(write(tmp_path, "lanes.cpp", text))
+    assert loop_ii(report) == [ii]
+    assert array(report, "in").banking.scheme.banks == 4

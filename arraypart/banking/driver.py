@@ -31,8 +31,8 @@ from ..errors import warning_text
 from ..poly.model import ArrayModel, LaneAccess, PolyModel
 from ..rtl.closed import lane_table
 from ..rtl.cost import estimate, flat_floors, scheme_floors
-from ..scheme import (Banking, DimPartition, flat_scheme, lane_copy, none_scheme,
-                      per_dim_scheme, scheme_from_pragmas)
+from ..scheme import (Banking, DimPartition, fifo_scheme, flat_scheme, lane_copy,
+                      none_scheme, per_dim_scheme, scheme_from_pragmas)
 from .bounds import bram18k, counting_bound, lower_bound_of
 from .device import DEFAULT_SEARCH_BANKS, bram_budget
 from .feasible import least_feasible_ii, relaxed
@@ -409,9 +409,11 @@ def _cheapest_at_reached_ii(am: ArrayModel, search: _Search, banking: Banking,
 def _unpartitioned(am: ArrayModel, bound: int, start: float,
                    options: _Options) -> ArraySolution:
     """An off-chip array (its m_axi bundle's port), an array_stencil's array or an
-    on-chip pointer stays one memory; its accesses still count against its ports, proven like any banking."""
+    on-chip pointer stays one memory, an array of streams one FIFO per stream; its
+    accesses still count against its ports, proven like any banking."""
     array = am.array
-    banking = Banking(array.name, none_scheme(array.shape))
+    banking = Banking(array.name, none_scheme(array.shape) if array.fifo is None
+                      else fifo_scheme(array.shape))
     proof = prove(am, banking, deadline=options.deadline)
     if array.bundle is not None:
         where = f"off-chip (m_axi bundle {array.bundle})"

@@ -72,7 +72,7 @@ def driver_source(kernel: ir.Kernel, instrumented: Instrumented) -> str:
     """The driver's C++ text for ``kernel`` instrumented as ``instrumented``."""
     context = testbench_context(kernel)
     registered = [(n, f"expected_{a.name}") for n, a in enumerate(kernel.arrays)
-                  if a.interface]
+                  if a.interface and not a.stream]  # a stream's transfers are no addresses
     registered += [(n, name if name.startswith("::") else f"original::{name}")
                    for n, name in instrumented.globals]
     context.update(kernel=kernel.name, original=original_text(instrumented.text, kernel.source),

@@ -545,7 +545,7 @@ def _pragmas(s: ArraySolution, ex: Explicit | None, written: str | None) -> list
         count = len(ex.dims) - 1 - (ex.banking.scheme.banks == 1)
         out += [f"HLS array_partition variable={ex.bank_name} type=complete dim={d}"
                 for d in range(1, count + 1)]
-    elif s.banking.scheme.kind == "per_dim":
+    elif s.banking.scheme.kind == "per_dim" and s.array.fifo is None:
         for d, part in enumerate(s.banking.scheme.dims, start=1):
             if part.type == "complete":
                 out.append(f"HLS array_partition variable={array} "

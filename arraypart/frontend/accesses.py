@@ -140,9 +140,9 @@ class AccessLowering:
                 if child is not None:
                     self._collect(child, out)
 
-    def _stream_transfer(self, node: N.Node) -> tuple[str, str, tuple[N.Node, ...]] | None:
-        """(FIFO array, ``read`` or ``write``, the value's operands) of one transfer on
-        a stream that names a FIFO port: ``s.read()``, ``s.read(x)``, ``s >> x``,
+    def _stream_transfer(self, node: N.Node) -> tuple[object, str, tuple[N.Node, ...]] | None:
+        """(stream port, ``read`` or ``write``, the value's operands) of one transfer
+        on a stream of a FIFO argument: ``s.read()``, ``s.read(x)``, ``s >> x``,
         ``s.read_nb(x)``, ``s.write(v)``, ``s << v``, ``s.write_nb(v)``."""
         if isinstance(node, N.FuncCall) and node.method:
             name, args = node.name, node.args
@@ -155,17 +155,24 @@ class AccessLowering:
         port = self._stream_port(args[0]) if kind is not None and args else None
         return None if port is None else (port, kind, tuple(args[1:]))
 
-    def _transfer(self, node: N.Node, array: str, kind: str, values: tuple[N.Node, ...],
+    def _transfer(self, node: N.Node, port, kind: str, values: tuple[N.Node, ...],
                   out: list[Access]) -> None:
         """One element through a FIFO port (:meth:`_stream_transfer`): a read stores
-        into its operand (``s >> A[i]`` writes ``A[i]``), a write reads its value."""
+        into its operand (``s >> A[i]`` writes ``A[i]``), a write reads its value.  The
+        stream is the port's index (any, where it is not all known), the element any."""
+        for subscript in _subscripts(node.args[0] if isinstance(node, N.FuncCall)
+                                     else node.left):
+            self._collect(subscript, out)
         if kind == "write":
             for value in values:
                 self._collect(value, out)
         if id(node) not in self._ref_ids:
             self._ref_ids[id(node)] = self._next_ref
             self._next_ref += 1
-        out.append(Access(array, (None,), kind, self._ref_ids[id(node)], node.coord))
+        streams = len(self._arrays[port.array].shape) - 1
+        index = port.index if len(port.index) == streams else (None,) * streams
+        out.append(Access(port.array, index + (None,), kind, self._ref_ids[id(node)],
+                          node.coord))
         if kind == "read":
             for value in values:
                 self._target(value, out, ("write",))
@@ -418,6 +425,19 @@ class AccessLowering:
             self._next_ref += 1
         self._element(binding, [offset], self._ref_ids[id(node)], node.coord, out, kinds,
                       field)
+
+
+def _subscripts(node: N.Node) -> list[N.Node]:
+    """The subscripts written in a chain of ``[]`` (``s[k]`` of an array of streams)."""
+    found = []
+    node = N.without_casts(node)
+    while isinstance(node, (N.ArrayRef, N.UnaryOp)):
+        if isinstance(node, N.ArrayRef):
+            found.append(node.subscript)
+            node = N.without_casts(node.name)
+        else:
+            node = N.without_casts(node.expr)
+    return found
 
 
 def _first(parts):

@@ -74,6 +74,15 @@ class Binding:
 
 
 @dataclass(frozen=True, slots=True)
+class StreamPort:
+    """The streams a name reaches in the FIFO array of a stream argument of the top:
+    ``index`` the first of its stream dimensions (all of them: one stream)."""
+
+    array: str
+    index: tuple[E.Expr | None, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class MemoryArgument:
     """An argument that hands over memory, not a value: ``base[subscripts...] +
     offset`` with ``base`` a visible array name (``A``, ``A[i]``, ``A + k``,

@@ -121,17 +121,23 @@ def is_stream(decl: N.Decl) -> bool:
     return t is not None and t.get_canonical().spelling.startswith(STREAM_TYPE_PREFIX)
 
 
-def stream_value_type(decl: N.Decl) -> ci.Type | None:
-    """``T`` of one ``hls::stream<T>`` that ``decl`` names (by reference or pointer);
-    None for an array of streams or anything else."""
+def stream_value_type(decl: N.Decl) -> tuple[ci.Type, tuple[int, ...]] | None:
+    """``T`` of the ``hls::stream<T>`` that ``decl`` names (by reference or pointer),
+    and the sizes of the array of them it is (``()`` for one stream); None for
+    anything else (an array of streams of an unsized first dimension too)."""
     t = decl.ctype.clang if decl.ctype is not None else None
     if t is not None and t.kind in (T.POINTER, T.LVALUEREFERENCE, T.RVALUEREFERENCE):
         t = t.get_pointee()
+    sizes = []
+    while t is not None and t.kind == T.CONSTANTARRAY:
+        sizes.append(t.get_array_size())
+        t = t.element_type
     if t is None or not t.get_canonical().spelling.startswith(STREAM_TYPE_PREFIX):
         return None
     canonical = t.get_canonical()
-    return canonical.get_template_argument_type(0) if (
-        canonical.get_num_template_arguments() > 0) else None
+    if canonical.get_num_template_arguments() <= 0:
+        return None
+    return canonical.get_template_argument_type(0), tuple(sizes)
 
 
 def is_unsized(decl: N.Decl) -> bool:

@@ -29,7 +29,7 @@ from ..errors import Coord, KernelError, warning_text
 from ..ir import Array, Conjunction, If, Loop, Node, Param, Stmt
 from . import calls
 from .accesses import AccessLowering
-from .calls import Binding
+from .calls import Binding, StreamPort
 from .cexpr import Bound, Scope, condition_dnf, condition_superset, quasi_affine
 from . import cnodes as N
 from . import interfaces as I
@@ -142,7 +142,8 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         self._warnings: list[str] = []
         self._interfaces = I.interface_pragmas(func, self._pragmas)
         self._streams: set[str] = set()
-        self._stream_ports: dict[str, str] = {}  # visible stream names -> FIFO arrays
+        # visible stream names -> (FIFO array, the streams they name: a prefix of its index)
+        self._stream_ports: dict[str, StreamPort] = {}
         self._sizes: dict[str, Coord] = {}
         self._size_sources: dict[str, str] = {}
         # per fresh trip count of a loop guarded by its condition: the most trips any
@@ -531,7 +532,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
             self._constants.clear()
             self._constants.update(constants)
 
-    def _bound_streams(self, call: N.FuncCall, callee: N.FuncDef) -> dict[str, str]:
+    def _bound_streams(self, call: N.FuncCall, callee: N.FuncDef) -> dict[str, StreamPort]:
         """The callee's stream parameters that name a FIFO port of the top: each bound
         to its argument's."""
         bound = {}
@@ -552,20 +553,28 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
             self._stream_ports = {k: v for k, v in self._stream_ports.items()
                                   if k != decl.name}
 
-    def _stream_port(self, node: N.Node) -> str | None:
-        """The FIFO port of the top that ``node`` names: a stream name, ``&s``,
-        ``*s`` or ``s[0]`` of one (a pointer to one stream)."""
+    def _stream_port(self, node: N.Node) -> StreamPort | None:
+        """The streams of a FIFO argument of the top that ``node`` names: a stream
+        name, ``&s``, ``*s``, ``s[0]`` of a pointer to one stream, ``s[k]`` of an
+        array of them (its index, quasi-affine or None: any stream)."""
+        subscripts: list[N.Node] = []
         while True:
             node = N.without_casts(node)
             if isinstance(node, N.UnaryOp) and node.op in ("&", "*"):
                 node = node.expr
-            elif isinstance(node, N.ArrayRef) and isinstance(
-                    N.without_casts(node.subscript), N.Constant) and (
-                    N.without_casts(node.subscript).value == 0):
+            elif isinstance(node, N.ArrayRef):
+                subscripts.insert(0, node.subscript)
                 node = node.name
             else:
                 break
-        return self._stream_ports.get(node.name) if isinstance(node, N.Id) else None
+        bound = self._stream_ports.get(node.name) if isinstance(node, N.Id) else None
+        if bound is None:
+            return None
+        streams = len(self._arrays[bound.array].shape) - 1
+        index = bound.index + tuple(quasi_affine(s, self._scope()) for s in subscripts)
+        if len(index) == streams + 1 and index[-1] == E.const(0):
+            index = index[:-1]  # p[0] of a pointer to one stream
+        return StreamPort(bound.array, index) if len(index) <= streams else None
 
     def _callee_locals(self, callee: N.FuncDef) -> dict[str, Binding]:
         """The arrays ``callee`` declares (one memory per declaration, shared by every

@@ -21,7 +21,7 @@ import clang.cindex as ci
 from .. import expr as E
 from ..errors import KernelError, warning_text
 from ..ir import UNBOUNDED_SAMPLE, Access, Array, If, Loop, Node, Param
-from .calls import Binding, array_reference
+from .calls import Binding, StreamPort, array_reference
 from .cexpr import Bound, fold, interval
 from . import cnodes as N
 from . import fresh as F
@@ -154,10 +154,13 @@ class MemoryLowering:
         (``read``, ``write``, ``>>``, ``<<``) are its accesses, at an element the model
         does not follow, one of ``depth=`` (else :data:`STREAM_EXTENT`) elements, so
         that the transfers of one iteration are distinct elements.  An array of
-        streams stays no memory."""
-        value = I.stream_value_type(param)
-        if value is None:
+        streams (``hls::stream<int> in[4]``) is one such FIFO per stream: its first
+        dimensions index the streams, each a bank of its own
+        (:func:`arraypart.banking.driver._unpartitioned`)."""
+        found = I.stream_value_type(param)
+        if found is None:
             return
+        value, streams = found
         try:
             elem_type, bits = element_type(value, param.name, param.coord)
         except KernelError:  # a FIFO stores nothing arraypart prices
@@ -165,9 +168,10 @@ class MemoryLowering:
         iface = self._interfaces.get(param.name)
         mode = iface.mode if iface is not None and iface.fifo else I.STREAM_MODE
         extent = iface.depth if iface is not None and iface.depth else STREAM_EXTENT
-        self._arrays[param.name] = Array(param.name, (extent,), elem_type, bits, True,
-                                         param.coord, fifo=mode, partitionable=False)
-        self._stream_ports[param.name] = param.name
+        self._arrays[param.name] = Array(param.name, streams + (extent,), elem_type, bits,
+                                         True, param.coord, fifo=mode, stream=True,
+                                         partitionable=False)
+        self._stream_ports[param.name] = StreamPort(param.name)
 
     def _add_parameter(self, param: N.Decl) -> None:
         """A pointer or array parameter by its interface: off-chip (m_axi) or on-chip;
