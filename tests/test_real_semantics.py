@@ -1923,7 +1923,7 @@ def test_other_geometric_loops_are_counted_as_before(tmp_path, change):
 # zero (buf[4 * i + k] != 0, which every check reads inside buf), the bits of a word
 # (x != 0, x shifted in the body: only the store out[4 * i + k], which every iteration
 # makes, bounds k), and the same with the store under an ``if`` (no iteration is sure
-# to make it: it bounds k only where it runs).  Each makes reads of ``c`` only in its
+# to make it: it bounds k only where it runs), also through ``k / 2``.  Each makes reads of ``c`` only in its
 # longer runs.
 RUNS_OF_THEIR_OWN = {
     "geometric": ("""
@@ -2001,6 +2001,19 @@ void k(const int a[4], const int c[4], int out[16], int &s) {
   }
 }
 """, 16),
+    "halves_under_ifs": ("""
+void k(const int a[4], const int c[4], int out[16], int &s) {
+  for (int i = 0; i < 4; i++) {
+    int x = (a[i] & ((1 << (11 - 3 * i)) - 1)) | (1 << (11 - 3 * i));
+    for (int k = 0; x != 0; k++) {
+#pragma HLS pipeline II=1
+      if (x & 1) out[2 * i + k / 2] += k;
+      if (k >= 10) s += c[0] + c[1] + c[2];
+      x >>= 1;
+    }
+  }
+}
+""", 32),
 }
 
 

@@ -12,8 +12,11 @@ iteration, and to their exit value after the loop.  The state these methods shar
 
 from __future__ import annotations
 
+import math
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from fractions import Fraction
+from math import lcm
 from typing import Mapping
 
 from .. import expr as E
@@ -418,6 +421,8 @@ class LoopLowering:
             limits = []
             for constraint in conjunction:
                 form = E.affine_form(constraint.expr)
+                if form is None and constraint.op == ">=":
+                    form = _implied_affine(constraint.expr)
                 if form is None:
                     continue
                 coeffs, const = form
@@ -1002,6 +1007,52 @@ class Unpipelinable(KernelError):
         super().__init__(coord, message)
         self.pipelined = pipelined
         self.warning = warning
+
+
+def _implied_affine(e: E.Expr) -> tuple[dict[str, int], int] | None:
+    """An affine ``a`` (integer coefficients) with ``e >= 0`` implying ``a >= 0``: an
+    affine upper bound of ``e``, scaled to integers (``floor(x / q) <= x / q``,
+    ``floor(x / q) >= (x - q + 1) / q``, ``0 <= x mod q <= q - 1``), so that
+    ``i + floor(k / 2) <= n - 1`` bounds ``k``.  None where a term has no such
+    bound."""
+    bound = _upper_bound(e, Fraction(1))
+    if bound is None:
+        return None
+    coeffs, const = bound
+    scale = lcm(*(f.denominator for f in list(coeffs.values()) + [const]))
+    return ({v: int(k * scale) for v, k in coeffs.items() if k},
+            math.floor(const * scale))
+
+
+def _upper_bound(e: E.Expr, factor: Fraction
+                 ) -> tuple[dict[str, Fraction], Fraction] | None:
+    """An affine upper bound of ``factor * e`` (rational coefficients)."""
+    if isinstance(e, E.Const):
+        return {}, factor * e.value
+    if isinstance(e, E.Var):
+        return {e.name: factor}, Fraction(0)
+    if isinstance(e, E.Scale):
+        return _upper_bound(e.arg, factor * e.factor)
+    if isinstance(e, E.Add):
+        coeffs: dict[str, Fraction] = {}
+        const = Fraction(0)
+        for term in e.terms:
+            bound = _upper_bound(term, factor)
+            if bound is None:
+                return None
+            for v, k in bound[0].items():
+                coeffs[v] = coeffs.get(v, Fraction(0)) + k
+            const += bound[1]
+        return coeffs, const
+    if isinstance(e, E.FloorDiv):
+        bound = _upper_bound(e.arg, factor / e.divisor)
+        if bound is None:
+            return None
+        slack = -factor * (e.divisor - 1) / e.divisor if factor < 0 else Fraction(0)
+        return bound[0], bound[1] + slack
+    if isinstance(e, E.Mod):
+        return {}, factor * (e.modulus - 1) if factor > 0 else Fraction(0)
+    return None
 
 
 class _Unguarded(Exception):
