@@ -422,3 +422,32 @@ def test_a_partition_switched_off_leaves_one_memory(tmp_path, off):
     kernel = frontend.parse_kernel(path)
     ruled = check.check_kernel(kernel, check.as_written_bankings(kernel), ports=2, rule=True)
     assert [lp.achieved_ii for lp in ruled.loops] == [1, 2]
+
+
+DATA_CHOSEN_ROW = """
+void rows(int in[4][203], int sel[24], int out[24]) {
+  int a[4][203];
+#pragma HLS bind_storage variable=a type=ram_1p
+  for (int r = 0; r < 4; r++)
+    for (int i = 0; i < 203; i++) a[r][i] = in[r][i];
+  for (int i = 0; i < 24; i++) {
+#pragma HLS pipeline II=1
+    int r = sel[i] & 3;
+    int v = a[r][8*i + 2] + a[r][8*i + 3] + a[r][8*i + 1];
+    a[r][8*i + 2] = v;
+    out[i] = v;
+  }
+}
+"""
+
+
+def test_a_missed_target_keeps_the_least_ii_a_banking_reaches(tmp_path):
+    """No banking of ``a`` reaches II 1 (one element read and written on ram_1p), and
+    the search, which knows only missed or met for a group with a data-chosen row,
+    kept one memory at II 4 where two banks reach II 2 (the user's cyclic 4 did, so
+    --replace-partitions made the II worse).  Targets raised one step at a time find
+    it."""
+    path = tmp_path / "rows.c"
+    path.write_text(DATA_CHOSEN_ROW)
+    report = api.analyze(path)
+    assert [lp["achieved_ii"] for lp in report.to_json()["loops"]] == [1, 2]

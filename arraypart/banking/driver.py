@@ -378,32 +378,58 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
                    kept=kept, time_limited=cut_short)
 
 
+# Raised targets tried before the II a missed group reaches (each a search of its own).
+MAX_TARGET_RAISES = 3
+
+
 def _cheapest_at_reached_ii(am: ArrayModel, search: _Search, banking: Banking,
                             proof: Proof, families: tuple[str, ...], options: _Options
                             ) -> tuple[Banking, Proof]:
     """A search that misses a target keeps the candidate with the least excess II in
     the tiers it searched for the target, not the cheapest one at the II it reaches
     (flat N=5 with 400% padding in block RAM, where cyclic 4 in LUT RAM reaches the same
-    II 2).  Search again with each missed group's target raised to the II it reaches;
-    that banking, proven against the real targets, is kept when it reaches no larger
-    II in any loop and costs less."""
+    II 2), nor the one reaching the least II where the excess of groups that isl
+    judges is only known as missed or met (one memory at II 4 where cyclic 4 reaches
+    II 2).  Search again with each missed group's target raised by 1, 2, ... (up to
+    :data:`MAX_TARGET_RAISES` steps, then the II it reaches); the first banking that,
+    proven against the real targets, reaches no larger II in any loop and a smaller
+    total (or the same total at a lower cost) is kept."""
     reached = dict(proof.achieved_ii)
-    floors = {k: (reached[g.loop], "") for k, g in enumerate(am.groups)
+    missed = {k: g for k, g in enumerate(am.groups)
               if reached.get(g.loop, g.target_ii) > g.target_ii}
-    if not floors:
+    if not missed:
         return banking, proof
-    at_reached = relaxed(am, floors)
-    shapes = [analyze_group(g, len(am.array.shape)) for g in at_reached.groups]
-    try:
-        again = _Search(at_reached, shapes, lower_bound_of(am.ports, shapes, am.array),
-                        options).run(families)
-        checked = search.prove(again.banking)
-    except (ProofTimeout, _TimeUp):
-        return banking, proof
-    if (again.proof.conflict_free and search.cost(again.banking) < search.cost(banking)
-            and all(ii <= reached.get(loop, ii) for loop, ii in checked.achieved_ii)):
-        return again.banking, checked
+    gap = max(reached[g.loop] - g.target_ii for g in missed.values())
+    for raise_by in sorted({*range(1, min(gap, MAX_TARGET_RAISES)), gap}):
+        floors = {k: (min(reached[g.loop], g.target_ii + raise_by), "")
+                  for k, g in missed.items()}
+        found = _banked_at(am, search, floors, families, options)
+        if found is None:
+            continue
+        again, checked = found
+        ours = sum(ii for _, ii in checked.achieved_ii)
+        if all(ii <= reached.get(loop, ii) for loop, ii in checked.achieved_ii) and (
+                ours < sum(reached.values()) or (ours == sum(reached.values()) and
+                                                 search.cost(again) < search.cost(banking))):
+            return again, checked
     return banking, proof
+
+
+def _banked_at(am: ArrayModel, search: _Search, floors: dict, families: tuple[str, ...],
+               options: _Options) -> tuple[Banking, Proof] | None:
+    """The cheapest banking conflict-free with the groups' targets raised to
+    ``floors`` (:func:`.feasible.relaxed`) and its proof against the real targets;
+    None when there is none (or the time limit ends the search)."""
+    raised = relaxed(am, floors)
+    shapes = [analyze_group(g, len(am.array.shape)) for g in raised.groups]
+    try:
+        again = _Search(raised, shapes, lower_bound_of(am.ports, shapes, am.array),
+                        options).run(families)
+        if not again.proof.conflict_free:
+            return None
+        return again.banking, search.prove(again.banking)
+    except (ProofTimeout, _TimeUp):
+        return None
 
 
 def _unpartitioned(am: ArrayModel, bound: int, start: float,
