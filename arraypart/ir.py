@@ -264,7 +264,9 @@ class Access:
     (:func:`member_views`).  ``window``: a read served by the window buffer of an
     ``array_stencil`` pragma (:mod:`arraypart.frontend.stencil`): in one iteration of
     its pipelined loop every window read of the array together is ONE read of its
-    memory (the buffer's feed), whatever their indices.
+    memory (the buffer's feed), whatever their indices.  ``by_reference``: the element
+    is an argument bound to a reference to non-const (``std::swap(A[i], A[j])``),
+    read and written by the call, the reference itself passed on.
     """
 
     array: str
@@ -274,6 +276,7 @@ class Access:
     coord: Coord
     field: str | None = None
     window: bool = False
+    by_reference: bool = False
 
     def __post_init__(self):
         if self.kind not in ACCESS_KINDS:

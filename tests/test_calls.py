@@ -298,8 +298,6 @@ def test_dataflow_processes_share_one_banking_per_channel(tmp_path):
     ("static void f(int *p) {\n  p[0] = 1;\n}\nvoid k(int a[4][4]) {\n"
      "  f((int *)a);\n}\n", 5, 5,
      "'f' takes 'p' as a pointer, but the argument is 4x4 of array 'a'"),
-    ("static void f(int &x) {\n  x = 1;\n}\nvoid k(int a[4]) {\n  f(a[2]);\n}\n", 5, 5,
-     "takes 'x' by reference to an array element"),
     ("static int f(int a[4]) {\n  return a[0];\n}\nvoid k(int a[4]) {\n"
      "  for (int i = 0; i < f(a); i++)\n    a[i] = 0;\n}\n", 5, 23,
      "call of 'f' in a loop header"),

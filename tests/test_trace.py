@@ -1391,11 +1391,12 @@ void swaps(const int in[N], int out[N]) {
 #pragma HLS pipeline II=1
     buf[i] = in[i];
   }
-  for (int s = 0; s < N; s++)
-    for (int k = (s & 1); k + 1 < N; k += 2) {
+  for (int s = 0; s < N; s++) {
 #pragma HLS pipeline II=1
-      if (buf[k] > buf[k + 1]) std::swap(buf[k], buf[k + 1]);
+    for (int k = (s & 1); k + 1 < N; k += 2) {
+      std::swap(buf[k], buf[k + 1]);
     }
+  }
   for (int i = 0; i < N; i++) {
 #pragma HLS pipeline II=1
     out[i] = buf[i];
@@ -1404,18 +1405,30 @@ void swaps(const int in[N], int out[N]) {
 """
 
 
+CAS = """static void cas(int &a, int &b) {
+  if (a > b) { int t = a; a = b; b = t; }
+}
+"""
+
+
 @needs_gxx
-def test_an_element_a_library_call_takes_by_reference_is_read_and_written(tmp_path):
+@pytest.mark.parametrize("swap, cols", [("std::swap", (17, 25)), ("cas", (11, 19))])
+def test_an_element_a_call_takes_by_reference_is_read_and_written(tmp_path, swap, cols):
     """``std::swap(buf[k], buf[k + 1])`` writes both elements.  The front end read them
     as values (two reads) and so did the trace: one memory at II 1 was claimed and
     agreed with, where two reads and two writes a cycle need II 2 of its two ports.
-    Both now count each such argument as read and written."""
+    Both now count each such argument as read and written; so does the kernel's own
+    compare-and-swap ``cas(int &a, int &b)``, which was a located error, and a loop
+    passing an element by reference keeps its references (a routed read register
+    took the callee's writes)."""
     path = tmp_path / "swaps.cpp"
-    path.write_text(SWAPS)
+    path.write_text(SWAPS.replace("std::swap", swap).replace("#define N 16\n",
+                                                             "#define N 16\n" + CAS))
     compiled = arraypart.compile_kernel(path)
     swap_line = [(a.kind, a.coord.col) for a in ir.accesses(compiled.report.kernel.body)
-                 if a.coord.line == 12 and a.coord.col > 30]
-    assert swap_line == [("read", 42), ("write", 42), ("read", 50), ("write", 50)]
+                 if a.coord.line == 15]
+    assert swap_line == [("read", cols[0]), ("write", cols[0]),
+                         ("read", cols[1]), ("write", cols[1])]
     assert_the_testbench_passes(compiled, tmp_path)
     recorded = trace.record(compiled.report.kernel, clangtu.Options(), tmp_path,
                             compiled.report.solution.emitted_bankings())

@@ -422,9 +422,11 @@ def _group(loop: Loop, sol: ArraySolution, found: list[_Found], contexts) -> Gro
     (:func:`arraypart.ir.member_views`), each banked and counted apart; a site routes
     whole elements, every member of its word, so the sites a bank needs would be those
     of all members at once, each taking a port of every member's memory: such loops
-    keep their references."""
+    keep their references, as do those passing an element by reference (a register
+    would take the callee's writes)."""
     if (sol.array.pragma_only or loop.unroll is not None or sol.banking.copies > 1
             or sol.kept or member_arrays(sol.array, [f.access.field for f in found])
+            or any(f.access.by_reference for f in found)
             or any(not f.access.regular for f in found)
             or not all(constant_loop(lp) for f in found for lp in f.loops)):
         return None

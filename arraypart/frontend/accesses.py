@@ -18,7 +18,7 @@ condition they run wherever it may hold: a superset.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..errors import Coord, KernelError, warning_text
 from ..ir import Access, Conjunction, If, Node, Stmt
@@ -185,7 +185,10 @@ class AccessLowering:
             if memory is None:
                 self._warn_unseen_struct(call, arg)
                 if self._updated_element(call, k):
+                    first = len(out)
                     self._target(arg, out, ("read", "write"))
+                    out[first:] = [replace(a, by_reference=True) if a.ref_id ==
+                                   out[-1].ref_id else a for a in out[first:]]
                 else:
                     self._collect(arg, out)
                 continue
@@ -201,11 +204,11 @@ class AccessLowering:
 
     def _updated_element(self, call: N.FuncCall, k: int) -> bool:
         """Argument ``k`` is an array element (or a member of one) that binds a
-        reference to non-const of a function arraypart does not inline
-        (``std::swap(A[i], A[j])``): the callee may read and write it."""
+        reference to non-const (``std::swap(A[i], A[j])``, a compare-and-swap
+        ``cas(int &a, int &b)`` of the kernel, whose body sees a scalar): the call
+        reads and writes it."""
         arg = N.without_casts(call.args[k])
-        return (call.key not in self._callees and k < len(call.by_reference)
-                and call.by_reference[k]
+        return (k < len(call.by_reference) and call.by_reference[k]
                 and (isinstance(arg, N.ArrayRef) or _element_member(arg)))
 
     def _target(self, node: N.Node, out: list[Access], kinds: tuple[str, ...]) -> None:

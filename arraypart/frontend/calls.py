@@ -163,12 +163,6 @@ def bind(call: N.FuncCall, callee: N.FuncDef, visible: Mapping[str, Binding],
         if memory is not None:
             bound[param.name] = _array_binding(param, arg, memory.binding(scope), arrays,
                                                callee)
-        elif _by_reference(param) and any(isinstance(n, N.ArrayRef) and _subscripted(
-                n, visible) is not None for n in N.walk(arg)):
-            raise KernelError(arg.coord, f"'{callee.name}' takes '{param.name}' by "
-                                         "reference to an array element: arraypart "
-                                         "cannot follow accesses through it; pass the "
-                                         "array and the index")
         elif is_array_parameter(param) and any(
                 isinstance(n, N.Id) and n.name in visible for n in N.walk(arg)):
             raise KernelError(arg.coord, f"argument '{param.name}' of '{callee.name}' must "
