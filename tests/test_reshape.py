@@ -160,3 +160,18 @@ def test_a_reshape_of_an_interface_port_is_ignored_with_a_warning(tmp_path):
     assert any("array_reshape of a, which is an interface port" in w and "port.c:4:1" in w
                for w in report.warnings), report.warnings
     assert report.model.loops[0].bundle_ii == 2
+
+
+def test_a_conflict_on_a_reshaped_array_says_its_subscripts_are_words(tmp_path):
+    """``x[4 * i]`` and ``x[4 * i + 4]`` are words ``i`` and ``i + 1`` of a cyclic-4
+    reshape: the conflict listed ``x[0]`` and ``x[1]`` as if they were the elements
+    read, which the kernel never reads together."""
+    fields = {"type": "cyclic", "factor": 4, "trips": 15, "reads": "x[4 * i] + x[4 * i + 4]"}
+    result = compiled(tmp_path, "words", WORDS % fields)
+    report = result.report
+    bankings = check.as_written_bankings(report.kernel)
+    verdict = check.check_kernel(report.kernel, bankings, ports=2)
+    (loop,) = verdict.loops
+    assert "(reshaped: the subscripts below number its words)" in loop.first_conflict.format()
+    (note,) = [w for w in report.warnings if "is reshaped" in w]
+    assert note.endswith("(the subscripts number its words)")

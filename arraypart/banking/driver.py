@@ -472,7 +472,7 @@ def _reshaped(am: ArrayModel, bound: int, start: float,
     notes = () if proof.conflict_free else (warning_text(array.reshapes[0].coord, (
         f"{array.name} is reshaped ({banking.describe()}, in words): arraypart keeps its "
         f"pragmas as written, achieved II {dict(proof.achieved_ii)}: "
-        f"{proof.counterexample}")),)
+        f"{proof.counterexample} (the subscripts number its words)")),)
     return _solution(am, banking, proof, bound, start, "reshaped: kept as written", notes)
 
 

@@ -403,7 +403,8 @@ def _first_conflict(runs: list[_Run], memories: dict[str, _Memory], target: int,
             assert use is not None, "a step's need and its banks disagree"
             point = tuple((v, int(x[row])) for v, x in run.frame.point)
             return Conflict(ordinal, ordinal * target, point, name, use.copy, use.bank,
-                            use.accesses, use.reads, use.writes, m.model.name), key
+                            use.accesses, use.reads, use.writes, m.model.name,
+                            bool(m.array.reshapes)), key
     raise AssertionError("a late step without a late array")
 
 

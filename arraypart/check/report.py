@@ -44,7 +44,8 @@ class Conflict:
     ``iteration`` is the step's ordinal in execution order over the whole kernel run,
     ``cycle = iteration * target_ii``; ``point`` the iterators' values (lane 0 at the
     step's start); ``reads`` (distinct addresses) and ``writes`` what ``bank`` of
-    ``copy`` of ``array`` must serve, with ports ``ports``.
+    ``copy`` of ``array`` must serve, with ports ``ports``; ``words``: the array is
+    reshaped, so the accesses' subscripts number its wide words, not elements.
     """
 
     iteration: int
@@ -57,6 +58,7 @@ class Conflict:
     reads: int
     writes: int
     ports: str
+    words: bool = False
 
     def to_json(self) -> dict:
         return {"iteration": self.iteration, "cycle": self.cycle,
@@ -69,7 +71,9 @@ class Conflict:
         point = ", ".join(f"{v}={x}" for v, x in self.point) or "-"
         head = (f"first conflict: iteration {self.iteration} (cycle {self.cycle}), {point}: "
                 f"{self.array} copy {self.copy} bank {self.bank} ({self.ports}) "
-                f"gets {self.reads} read(s) and {self.writes} write(s)")
+                f"gets {self.reads} read(s) and {self.writes} write(s)"
+                + (" (reshaped: the subscripts below number its words)" if self.words
+                   else ""))
         return "\n".join([head] + ["  " + a.format(self.array) for a in self.accesses])
 
 
