@@ -31,6 +31,7 @@ from ..errors import KernelError
 from ..frontend import cnodes as N
 from ..frontend.pragmas import CONDITION
 from ..ir import Kernel
+from ..scheme import DimPartition
 from . import bankcentric, phases
 from .layout import Explicit, ExplicitRewriter, whole_uses
 from .textedit import MAX_LINE, Edit, apply, statement_end
@@ -545,9 +546,16 @@ def _pragmas(s: ArraySolution, ex: Explicit | None, written: str | None) -> list
         count = len(ex.dims) - 1 - (ex.banking.scheme.banks == 1)
         out += [f"HLS array_partition variable={ex.bank_name} type=complete dim={d}"
                 for d in range(1, count + 1)]
-    elif s.banking.scheme.kind == "per_dim" and s.array.fifo is None:
-        for d, part in enumerate(s.banking.scheme.dims, start=1):
-            if part.type == "complete":
+    elif s.banking.scheme.kind in ("none", "per_dim") and s.array.fifo is None:
+        dims = (s.banking.scheme.dims if s.banking.scheme.kind == "per_dim"
+                else [DimPartition("none", 1)] * len(s.array.shape))
+        for d, part in enumerate(dims, start=1):
+            if part.type == "none" and any(p.off and p.dim in (0, d)
+                                           for p in s.array.partitions):
+                # the user's off=true: Vitis's automatic partitioning stays off
+                out.append(f"HLS array_partition variable={array} type=complete "
+                           f"dim={d} off=true")
+            elif part.type == "complete":
                 out.append(f"HLS array_partition variable={array} "
                            f"type=complete dim={d}")
             elif part.type != "none":
