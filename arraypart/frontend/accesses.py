@@ -114,8 +114,8 @@ class AccessLowering:
             self._collect(node.cond, out)
             self._operand(node.cond, True, node.iftrue, out)
             self._operand(node.cond, False, node.iffalse, out)
-        elif self._stream_transfer(node) is not None:
-            self._transfer(node, *self._stream_transfer(node), out)
+        elif (transfer := self._stream_transfer(node)) is not None:
+            self._transfer(node, *transfer, out)
         elif _element_call(node, BIT_UPDATES):
             self._bit_update(_element_call(node, BIT_UPDATES), out)
         elif isinstance(node, N.FuncCall):
@@ -140,10 +140,12 @@ class AccessLowering:
                 if child is not None:
                     self._collect(child, out)
 
-    def _stream_transfer(self, node: N.Node) -> tuple[object, str, tuple[N.Node, ...]] | None:
-        """(stream port, ``read`` or ``write``, the value's operands) of one transfer
-        on a stream of a FIFO argument: ``s.read()``, ``s.read(x)``, ``s >> x``,
-        ``s.read_nb(x)``, ``s.write(v)``, ``s << v``, ``s.write_nb(v)``."""
+    def _stream_transfer(self, node: N.Node
+                         ) -> tuple[object, str, N.Node, tuple[N.Node, ...]] | None:
+        """(stream port, ``read`` or ``write``, the stream's expression, the value's
+        operands) of one transfer on a stream of a FIFO argument: ``s.read()``,
+        ``s.read(x)``, ``s >> x``, ``s.read_nb(x)``, ``s.write(v)``, ``s << v``,
+        ``s.write_nb(v)``."""
         if isinstance(node, N.FuncCall) and node.method:
             name, args = node.name, node.args
         elif isinstance(node, N.BinaryOp) and node.op in (">>", "<<"):
@@ -153,15 +155,14 @@ class AccessLowering:
         kind = ("read" if name in STREAM_READS else "write" if name in STREAM_WRITES
                 else None)
         port = self._stream_port(args[0]) if kind is not None and args else None
-        return None if port is None else (port, kind, tuple(args[1:]))
+        return None if port is None else (port, kind, args[0], tuple(args[1:]))
 
-    def _transfer(self, node: N.Node, port, kind: str, values: tuple[N.Node, ...],
-                  out: list[Access]) -> None:
+    def _transfer(self, node: N.Node, port, kind: str, stream: N.Node,
+                  values: tuple[N.Node, ...], out: list[Access]) -> None:
         """One element through a FIFO port (:meth:`_stream_transfer`): a read stores
         into its operand (``s >> A[i]`` writes ``A[i]``), a write reads its value.  The
         stream is the port's index (any, where it is not all known), the element any."""
-        for subscript in _subscripts(node.args[0] if isinstance(node, N.FuncCall)
-                                     else node.left):
+        for subscript in calls.reference_chain(stream)[1]:
             self._collect(subscript, out)
         if kind == "write":
             for value in values:
@@ -428,19 +429,6 @@ class AccessLowering:
             self._next_ref += 1
         self._element(binding, [offset], self._ref_ids[id(node)], node.coord, out, kinds,
                       field)
-
-
-def _subscripts(node: N.Node) -> list[N.Node]:
-    """The subscripts written in a chain of ``[]`` (``s[k]`` of an array of streams)."""
-    found = []
-    node = N.without_casts(node)
-    while isinstance(node, (N.ArrayRef, N.UnaryOp)):
-        if isinstance(node, N.ArrayRef):
-            found.append(node.subscript)
-            node = N.without_casts(node.name)
-        else:
-            node = N.without_casts(node.expr)
-    return found
 
 
 def _first(parts):

@@ -257,6 +257,22 @@ def memory_argument(arg: N.Node, visible: Mapping[str, Binding],
     return None if found is None else MemoryArgument(found[0], found[1], None)
 
 
+def reference_chain(node: N.Node) -> tuple[N.Node, list[N.Node]]:
+    """The node at the root of the ``&``, ``*`` and ``[]`` around it (casts dropped)
+    and the subscripts written on it, first dimension first (``s[k]`` of an array of
+    streams, ``(*p)``, ``&s``)."""
+    subscripts: list[N.Node] = []
+    while True:
+        node = N.without_casts(node)
+        if isinstance(node, N.UnaryOp) and node.op in ("&", "*"):
+            node = node.expr
+        elif isinstance(node, N.ArrayRef):
+            subscripts.insert(0, node.subscript)
+            node = node.name
+        else:
+            return node, subscripts
+
+
 def _address(node: N.Node, visible: Mapping[str, Binding]):
     """``(base, subscripts)`` of ``&A[e0]...[ek]`` (k >= 0) on a visible array name."""
     node = N.without_casts(node)

@@ -16,7 +16,7 @@ import math
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from fractions import Fraction
-from math import lcm
+from functools import reduce
 from typing import Mapping
 
 from .. import expr as E
@@ -397,7 +397,7 @@ class LoopLowering:
                     ends = n.init + n.bound
                     if any(E.variables(e) & tainted for e in ends):
                         tainted |= {n.var}
-                    ranges[n.var] = _hull([interval(e, ranges) for e in ends])
+                    ranges[n.var] = reduce(S.hull, [interval(e, ranges) for e in ends])
                     out.append(replace(n, body=nodes(n.body, tainted)))
             return tuple(out)
 
@@ -1019,7 +1019,7 @@ def _implied_affine(e: E.Expr) -> tuple[dict[str, int], int] | None:
     if bound is None:
         return None
     coeffs, const = bound
-    scale = lcm(*(f.denominator for f in list(coeffs.values()) + [const]))
+    scale = math.lcm(*(f.denominator for f in list(coeffs.values()) + [const]))
     return ({v: int(k * scale) for v, k in coeffs.items() if k},
             math.floor(const * scale))
 
@@ -1058,12 +1058,6 @@ def _upper_bound(e: E.Expr, factor: Fraction
 class _Unguarded(Exception):
     """An access that depends on a data-dependent loop's iterator in a way its
     extents do not bound (:meth:`_Lowering._guarded_accesses`)."""
-
-
-def _hull(bounds: list[Bound]) -> Bound:
-    """The least interval holding every one of ``bounds`` (None: unbounded)."""
-    lows, highs = [b[0] for b in bounds], [b[1] for b in bounds]
-    return (None if None in lows else min(lows), None if None in highs else max(highs))
 
 
 class _Uncountable(KernelError):

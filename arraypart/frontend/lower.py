@@ -557,16 +557,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         """The streams of a FIFO argument of the top that ``node`` names: a stream
         name, ``&s``, ``*s``, ``s[0]`` of a pointer to one stream, ``s[k]`` of an
         array of them (its index, quasi-affine or None: any stream)."""
-        subscripts: list[N.Node] = []
-        while True:
-            node = N.without_casts(node)
-            if isinstance(node, N.UnaryOp) and node.op in ("&", "*"):
-                node = node.expr
-            elif isinstance(node, N.ArrayRef):
-                subscripts.insert(0, node.subscript)
-                node = node.name
-            else:
-                break
+        node, subscripts = calls.reference_chain(node)
         bound = self._stream_ports.get(node.name) if isinstance(node, N.Id) else None
         if bound is None:
             return None
