@@ -154,8 +154,16 @@ class PolyModel:
 
 def with_direct_loops(model: PolyModel, loops: frozenset[str]) -> PolyModel:
     """``model`` with the cycle groups of ``loops`` marked ``direct``: the banking
-    search then prices lanes that change bank there as the scheduling rule does."""
-    arrays = tuple(replace(a, groups=tuple(replace(g, direct=True) if g.loop in loops else g
-                                           for g in a.groups))
-                   for a in model.arrays)
+    search then prices lanes that change bank there as the scheduling rule does.
+    A pragma-only array's groups are priced so already (its references all stay as
+    written); ``model`` itself when no group changes."""
+    def marked(a: ArrayModel) -> ArrayModel:
+        if a.array.pragma_only or not any(g.loop in loops and not g.direct
+                                          for g in a.groups):
+            return a
+        return replace(a, groups=tuple(replace(g, direct=True) if g.loop in loops else g
+                                       for g in a.groups))
+    arrays = tuple(marked(a) for a in model.arrays)
+    if all(new is old for new, old in zip(arrays, model.arrays)):
+        return model
     return replace(model, arrays=arrays)
