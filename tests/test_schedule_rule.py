@@ -455,3 +455,63 @@ def test_a_missed_target_keeps_the_least_ii_a_banking_reaches(tmp_path):
     path.write_text(DATA_CHOSEN_ROW)
     report = api.analyze(path)
     assert [lp["achieved_ii"] for lp in report.to_json()["loops"]] == [1, 2]
+
+
+WINDOW17 = """\
+#define N 64
+#define T 17
+void win17(const int a[N + T], int out[N]) {
+#pragma HLS resource variable=a core=RAM_1P_BRAM
+  for (int i = 0; i < N; i++) {
+#pragma HLS pipeline II=1
+    int s = 0;
+    for (int t = 0; t < T; t++) s += a[i + t];
+    out[i] = s;
+  }
+}
+"""
+
+
+@needs_gxx
+def test_a_target_met_on_paper_only_is_raised_under_the_rule(tmp_path):
+    """17 reads a cycle of an interface array on ram_1p: cyclic 17 serves them on
+    paper, but its banks rotate with i with period 17, more phases than the emission
+    writes, so the references kept as written take a port of every bank (II 17, and
+    one memory was kept).  The search now knows the II the rule leaves and raises
+    the target: cyclic 9 rotates with period 9, and its phase switch gives each read
+    a constant bank, two reads per bank at II 2."""
+    path = tmp_path / "win17.c"
+    path.write_text(WINDOW17)
+    compiled = api.compile_kernel(path)
+    a = next(s for s in compiled.report.solution.arrays if s.array.name == "a")
+    assert a.banking.scheme.describe().startswith("per_dim cyclic 9")
+    assert [lp["achieved_ii"] for lp in compiled.report.to_json()["loops"]] == [2]
+    assert "switch (i % 9)" in compiled.files["win17.cpp"]
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
+MIRRORED = """\
+void mirrored(int a[64], int b[64], int n) {
+#pragma HLS resource variable=a core=RAM_1P_BRAM
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    if (i < n) b[i] = a[i] + a[63 - i];
+  }
+}
+"""
+
+
+@needs_gxx
+def test_banks_a_phase_switch_fixes_come_before_banks_that_rotate(tmp_path):
+    """a[i] and a[63 - i] under a data-dependent guard, on ram_1p: block 2 and cyclic
+    2 both serve them on paper and both rotate with i, but cyclic 2 only with period
+    2, which a phase switch makes constant.  The search took block 2, which the rule
+    leaves at II 2 (so one memory was kept); counting the lanes a phase switch fixes
+    apart from those that rotate, it takes cyclic 2 at II 1."""
+    path = tmp_path / "mirrored.c"
+    path.write_text(MIRRORED)
+    compiled = api.compile_kernel(path)
+    a = next(s for s in compiled.report.solution.arrays if s.array.name == "a")
+    assert a.banking.scheme.describe().startswith("per_dim cyclic 2")
+    assert [lp["achieved_ii"] for lp in compiled.report.to_json()["loops"]] == [1]
+    assert_the_testbench_passes(compiled, tmp_path)

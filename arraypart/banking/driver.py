@@ -39,11 +39,11 @@ from .feasible import least_feasible_ii, relaxed
 from .groups import GroupShape, analyze_group, read_refs
 from .precheck import LaneSet, flat_ii, lane_set, per_dim_ii
 from .proof import Proof, ProofTimeout, counted_proof, prove, prove_group
-from .sampling import (refuted, rule_refuted, sample_group, shared_banks_overloaded,
+from .sampling import (refuted, sampled_rule_ii, sample_group, shared_banks_overloaded,
                        with_point)
 from .solution import ArraySolution, Found, Solution
 from .space import (FLAT_BLOCKS, Cost, Family, alpha_rows, copy_assignments, copy_key,
-                    direct_flat_rule_ii, direct_rule_ii,
+                    direct_flat_rule_ii, rule_ii, phased,
                     cost_floor, cost_of, crossbar_lanes, flat_block_floors, flat_crossbar,
                     per_dim_partitions, rule_lanes, rule_overloaded)
 
@@ -352,16 +352,11 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
         found = search.run(families, report=True)
         banking, proof, tried = found.banking, found.proof, found.tried
         cut_short = found.cut_short
-        if array.pragma_only and "flat" in options.families and not (
-                proof.conflict_free and found.cost < search.flat_floor(bound)):
-            try:
-                notes += _interface_note(am, found, search.run(options.families,
-                                                               budget=NOTE_CANDIDATES))
-            except (ProofTimeout, _TimeUp):
-                pass  # the note compares with a flat scheme; the banking stands
-        if not proof.conflict_free and not cut_short:
+        if not cut_short:
             banking, proof = _cheapest_at_reached_ii(am, search, banking, proof, families,
                                                      options)
+        if array.pragma_only and "flat" in options.families:
+            notes += _flat_note(am, search, banking, proof, options)
         if found.cut_short:
             notes.append(warning_text(array.coord, (
                 f"solver time limit of {options.time_limit:g} s reached while looking "
@@ -371,12 +366,16 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
             notes.append(warning_text(array.coord, (
                 f"no banking of {array.name} within {search.ceiling} banks "
                 f"{_what_fails(am)}{search.copies_note()}; using {banking.describe()}, "
-                f"achieved II {dict(proof.achieved_ii)}: {proof.counterexample}")))
+                f"achieved II {search.reached(banking, proof)}: {proof.counterexample}")))
     evidence = (f"{tried} candidates pre-checked, {proof.isl_checks} isl checks, "
                 f"lower bound {bound}" + _copies_evidence(am, banking))
     return replace(_solution(am, banking, proof, bound, start, evidence, tuple(notes)),
                    kept=kept, time_limited=cut_short)
 
+
+# Tiers searched past the first one at each new lowest BRAM18K floor
+# (:meth:`_Search._refine_tiers`).
+LEVEL_TIERS = 8
 
 # Raised targets tried before the II a missed group reaches (each a search of its own).
 MAX_TARGET_RAISES = 3
@@ -385,20 +384,24 @@ MAX_TARGET_RAISES = 3
 def _cheapest_at_reached_ii(am: ArrayModel, search: _Search, banking: Banking,
                             proof: Proof, families: tuple[str, ...], options: _Options
                             ) -> tuple[Banking, Proof]:
-    """A search that misses a target keeps the candidate with the least excess II in
-    the tiers it searched for the target, not the cheapest one at the II it reaches
-    (flat N=5 with 400% padding in block RAM, where cyclic 4 in LUT RAM reaches the same
-    II 2), nor the one reaching the least II where the excess of groups that isl
-    judges is only known as missed or met (one memory at II 4 where cyclic 4 reaches
-    II 2).  Search again with each missed group's target raised by 1, 2, ... (up to
-    :data:`MAX_TARGET_RAISES` steps, then the II it reaches); the first banking that,
-    proven against the real targets, reaches no larger II in any loop and a smaller
-    total (or the same total at a lower cost) is kept."""
-    reached = dict(proof.achieved_ii)
-    missed = {k: g for k, g in enumerate(am.groups)
-              if reached.get(g.loop, g.target_ii) > g.target_ii}
+    """A search that misses a target, in the proof or under the scheduling rule
+    (:meth:`_Search.reached`), keeps the candidate with the least excess II in the
+    tiers it searched for the target, not the cheapest one at the II it reaches (flat
+    N=5 with 400% padding in block RAM, where cyclic 4 in LUT RAM reaches the same II
+    2), nor the one reaching the least II where the excess of groups that isl judges
+    is only known as missed or met (one memory at II 4 where cyclic 4 reaches II 2),
+    nor one that meets the targets on paper only (a cyclic 1502 whose rotating lanes
+    take a port of every bank: II 1348, where cyclic 512 keeps every lane on its bank
+    at II 3).  Search again with each missed group's target raised by 1, 2, ... (up to
+    :data:`MAX_TARGET_RAISES` steps, then the II it reaches); of the bankings that,
+    proven against the real targets, reach no larger II in any loop, the one with the
+    least total II, then the least cost, is kept.  A banking that reaches every raised
+    target ends the search: raising them further only loosens them."""
+    reached = search.reached(banking, proof)
+    missed = {k: g for k, g in enumerate(am.groups) if reached[g.loop] > g.target_ii}
     if not missed:
         return banking, proof
+    best = (sum(reached.values()), search.cost(banking), banking, proof)
     gap = max(reached[g.loop] - g.target_ii for g in missed.values())
     for raise_by in sorted({*range(1, min(gap, MAX_TARGET_RAISES)), gap}):
         floors = {k: (min(reached[g.loop], g.target_ii + raise_by), "")
@@ -407,12 +410,14 @@ def _cheapest_at_reached_ii(am: ArrayModel, search: _Search, banking: Banking,
         if found is None:
             continue
         again, checked = found
-        ours = sum(ii for _, ii in checked.achieved_ii)
-        if all(ii <= reached.get(loop, ii) for loop, ii in checked.achieved_ii) and (
-                ours < sum(reached.values()) or (ours == sum(reached.values()) and
-                                                 search.cost(again) < search.cost(banking))):
-            return again, checked
-    return banking, proof
+        theirs = search.reached(again, checked)
+        if any(theirs[loop] > ii for loop, ii in reached.items()):
+            continue
+        best = min(best, (sum(theirs.values()), search.cost(again), again, checked),
+                   key=lambda entry: entry[:2])
+        if all(theirs[am.groups[k].loop] <= ii for k, (ii, _) in floors.items()):
+            break
+    return best[2], best[3]
 
 
 def _banked_at(am: ArrayModel, search: _Search, floors: dict, families: tuple[str, ...],
@@ -512,10 +517,32 @@ def _waste_note(array, kept: Cost, better: _Found, bound: int) -> str:
         f"{better.cost.lut} LUTs; --replace-partitions uses it"))
 
 
-def _interface_note(am: ArrayModel, kept: _Found, free: _Found) -> list[str]:
-    if not free.proof.conflict_free or (kept.proof.conflict_free and kept.cost <= free.cost):
+def _hardware(cost: Cost) -> Cost:
+    """``cost`` without the scheduling rule's lanes: what the banks themselves cost."""
+    return replace(cost, rule_lanes=0, phased_lanes=0)
+
+
+def _flat_note(am: ArrayModel, search: _Search, banking: Banking, proof: Proof,
+               options: _Options) -> list[str]:
+    """The note on a pragma-only array whose per_dim ``banking`` costs more banks and
+    logic than a flat scheme would if its text could change: the cheapest banking of
+    the array freed of that (not pragma-only: the emission would route its lanes),
+    compared without the scheduling rule's lanes, within :data:`NOTE_CANDIDATES`
+    pre-checked candidates."""
+    kept = _hardware(search.cost(banking))
+    if proof.conflict_free and kept < _hardware(search.flat_floor(search.bound)):
         return []
     array = am.array
+    free_array = replace(array, interface=False, functions=(), header=False,
+                         file_scope=False)
+    try:
+        free = _Search(replace(am, array=free_array), search.shapes, search.bound,
+                       options).run(options.families, budget=NOTE_CANDIDATES)
+    except (ProofTimeout, _TimeUp):
+        return []  # the note compares with a flat scheme; the banking stands
+    if (free.banking.scheme.kind != "flat" or not free.proof.conflict_free
+            or (proof.conflict_free and kept <= _hardware(free.cost))):
+        return []
     if array.interface:
         kept_text = "the top function's signature is"
     elif array.functions:
@@ -526,7 +553,7 @@ def _interface_note(am: ArrayModel, kept: _Found, free: _Found) -> list[str]:
         kept_text = "its declaration at file scope, which other functions may use, is"
     return [warning_text(array.coord, (
         f"{'interface ' if array.interface else ''}array {array.name} keeps a per_dim "
-        f"scheme ({kept.banking.describe()}) so {kept_text} unchanged; a flat scheme would be "
+        f"scheme ({banking.describe()}) so {kept_text} unchanged; a flat scheme would be "
         f"cheaper ({free.banking.describe()})"))]
 
 
@@ -734,15 +761,24 @@ class _Search:
         return _Found(*found, tried) if found is not None else replace(best, tried=tried)
 
     def _refine_tiers(self, best: _Found) -> Iterator[int]:
-        """The tiers :meth:`_refine` searches (see there).  Pricing a tier's families
-        is the refinement's cost before any pre-check (a thousand tiers for an array
-        with a thousand lanes), so the deadline is read at each tier."""
+        """The tiers :meth:`_refine` searches (see there), of those whose BRAM18K floor
+        is below ``best``'s only the first :data:`LEVEL_TIERS` at each new lowest floor:
+        past them, more banks at the same floor add banks, selects and address bits
+        (thousands of LUT-RAM tiers for a 16384-word array, each priced by the fitted
+        model, were most of its search), and tiers that change a lane's bank (boxes,
+        fewer rule lanes) are searched anyway.  Pricing a tier's families is the
+        refinement's cost before any pre-check (a thousand tiers for an array with a
+        thousand lanes), so the deadline is read at each tier."""
         first = best.cost.physical_banks
         boxes = {_box(s, self.am.array.shape) for s in self.uniform}
+        level, level_start = best.cost.bram18k, first
         for tier in range(first + 1, self.horizon(best.banking, best.cost.bram18k) + 1):
             self._check_time(tier, best.tried)
             floor = min(self.tier_floor(tier), self.options.bram_budget + 1)
-            if (tier in boxes or floor < best.cost.bram18k
+            if floor < level:
+                level, level_start = floor, tier
+            if (tier in boxes or (floor == level < best.cost.bram18k
+                                  and tier < level_start + LEVEL_TIERS)
                     or self._fewer_rule_lanes(tier, best.cost.rule_lanes)):
                 yield tier
 
@@ -801,12 +837,35 @@ class _Search:
         of a pragma-only array, a ``direct`` one of another) has lanes that change
         bank and overload it under the scheduling rule (uniform groups:
         :func:`.space.rule_overloaded`; the others on their samples:
-        :func:`.sampling.rule_refuted`): advice to use this banking could lower no
+        :func:`.sampling.sampled_rule_ii`): advice to use this banking could lower no
         II."""
         kept = self.am.array.pragma_only
         return rule_overloaded(banking.scheme, self.uniform, kept, self.am.ports) or any(
-            rule_refuted(sample, banking, self.am.ports) for sample in self.samples
+            self._sampled_rule_missed(sample, banking) for sample in self.samples
             if kept or sample.shape.group.direct)
+
+    def _sampled_rule_missed(self, sample, banking: Banking) -> bool:
+        """The scheduling rule leaves ``sample``'s group above its target."""
+        return sampled_rule_ii(sample, banking, self.am.ports) > sample.shape.group.target_ii
+
+    def reached(self, banking: Banking, proof: Proof) -> dict[str, int]:
+        """Per loop of the array's groups, the II ``banking`` leaves it in the emitted
+        code: the proof's (against the ideal port model), raised to the scheduling
+        rule's for groups whose references the emission keeps as written
+        (:func:`.space.rule_ii`; sampled non-uniform groups:
+        :func:`.sampling.sampled_rule_ii`).  A pragma-only array's banks that rotate
+        with a short period are made constant by the emission's phase switches
+        (:func:`.space.phased`)."""
+        kept = self.am.array.pragma_only
+        reached = {g.loop: g.target_ii for g in self.am.groups} | dict(proof.achieved_ii)
+        rule = [(s.group.loop, rule_ii(banking.scheme, s, self.am.ports, kept))
+                for s in self.uniform] + [
+            (sample.shape.group.loop, sampled_rule_ii(sample, banking, self.am.ports))
+            for sample in self.samples if (kept or sample.shape.group.direct) and not (
+                kept and phased(banking.scheme, sample.shape))]
+        for loop, ii in rule:
+            reached[loop] = max(reached[loop], ii)
+        return reached
 
     def _routable(self, banking: Banking) -> bool:
         """The emitted code keeps the banking's II under the scheduling rule: the
@@ -814,11 +873,11 @@ class _Search:
         a banking with read copies must give every lane a constant bank; and the
         sampled cycles of a ``direct`` non-uniform group of an array the emission may
         route (:meth:`_rule_ii` prices the uniform ones) are not refuted under the
-        rule (:func:`.sampling.rule_refuted`).  Asked before a candidate is priced."""
+        rule (:func:`.sampling.sampled_rule_ii`).  Asked before a candidate is priced."""
         if banking.copies > 1 and crossbar_lanes(banking.scheme, self.shapes) > 0:
             return False
         return self.am.array.pragma_only or not any(
-            rule_refuted(sample, banking, self.am.ports)
+            self._sampled_rule_missed(sample, banking)
             for sample in self.samples if sample.shape.group.direct)
 
     def horizon(self, best: Banking, best_bram18k: int) -> int:
@@ -1121,10 +1180,10 @@ class _Search:
         """What the pre-check charges a group for the scheduling rule: a ``direct``
         group of an array whose references the emission routes when it can (not a
         pragma-only one, whose rotating lanes are priced by ``Cost.rule_lanes`` and
-        may be phased) gets :func:`.space.direct_rule_ii`."""
+        may be phased) gets :func:`.space.rule_ii`."""
         if self.am.array.pragma_only:
             return shape.group.target_ii
-        return direct_rule_ii(scheme, shape, self.am.ports)
+        return rule_ii(scheme, shape, self.am.ports)
 
     def _lane_sets(self, copies: int, assignment: tuple) -> list[list[LaneSet]]:
         """Per uniform group, per copy: the lanes its banks serve."""
@@ -1153,8 +1212,9 @@ def _what_fails(am: ArrayModel) -> str:
     """What no banking reached: conflict-free ports, or, where the emitted code keeps
     some loop's references as written (``CycleGroup.direct``), the targets under the
     scheduling rule (a lane whose bank changes with the iteration there takes a port
-    of every bank, so a banking conflict-free in ports alone may miss them)."""
-    direct = sorted({g.loop for g in am.groups if g.direct})
+    of every bank, so a banking conflict-free in ports alone may miss them; every
+    loop of a pragma-only array)."""
+    direct = sorted({g.loop for g in am.groups if g.direct or am.array.pragma_only})
     if not direct:
         return "is conflict-free"
     return (f"reaches every target II where the HLS tool sees the references as written "

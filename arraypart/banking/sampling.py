@@ -134,23 +134,28 @@ def refuted(sample: GroupSample, banking: Banking, ports: PortModel) -> bool:
     return False
 
 
-def rule_refuted(sample: GroupSample, banking: Banking, ports: PortModel) -> bool:
-    """The scheduling rule on a ``direct`` group, whose references the emission keeps
-    as written (DESIGN §2): where some lane's bank differs between sampled cycles
-    (or its formula reads an irregular dimension), each lane takes a port of every
-    bank, as :func:`.space.direct_rule_ii` counts a uniform group, so one bank must
-    serve the group's distinct reads and its writes of a cycle at the target II.
-    Registers take no port.  A constant bank over the samples proves nothing: the
-    emitted code's schedule decides (:mod:`arraypart.check`)."""
+def sampled_rule_ii(sample: GroupSample, banking: Banking, ports: PortModel) -> int:
+    """The II the scheduling rule leaves a ``direct`` group, whose references the
+    emission keeps as written (DESIGN §2), in its sampled cycles: a lane whose bank
+    differs between them (or whose formula reads an irregular dimension) takes a port
+    of every bank, the others a port of their own bank, so bank b serves its constant
+    lanes' distinct reads and writes plus every varying lane's (as
+    :func:`.space.every_lane_ii` counts a uniform group whose lanes all rotate).
+    Registers take no port.  A constant bank over the samples proves nothing (the
+    group's target): the emitted code's schedule decides (:mod:`arraypart.check`)."""
     scheme = banking.scheme
-    if scheme.registers or scheme.banks == 1 or not len(sample.active[0]):
-        return False
-    if not any(_bank_varies(sample, k, scheme) for k in range(len(sample.shape.lanes))):
-        return False
-    reads, writes = _regular_loads(sample, list(range(len(sample.shape.lanes))),
-                                   E.const(0), scheme.shape, 1)
     target = sample.shape.group.target_ii
-    return bool((least_ii(ports, reads, writes, target) > target).any())
+    if scheme.registers or scheme.banks == 1 or not len(sample.active[0]):
+        return target
+    lanes = range(len(sample.shape.lanes))
+    varying = [k for k in lanes if _bank_varies(sample, k, scheme)]
+    if not varying:
+        return target
+    reads, writes = _regular_loads(sample, [k for k in lanes if k not in varying],
+                                   scheme.bank_expr(), scheme.shape, scheme.banks)
+    every_reads, every_writes = _regular_loads(sample, varying, E.const(0), scheme.shape, 1)
+    return int(least_ii(ports, reads + every_reads, writes + every_writes,
+                        target).max(initial=target))
 
 
 def _bank_varies(sample: GroupSample, k: int, scheme) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, replace
 from functools import lru_cache, reduce
-from math import gcd, isqrt, prod
+from math import gcd, isqrt, lcm, prod
 from typing import Iterator
 
 import numpy as np
@@ -39,6 +39,12 @@ SMALL_ALPHA = 8
 
 FAMILY_RANK = {"none": 0, "per_dim": 0, "flat": 1}
 
+# Most phases (cases of one switch) the emission writes to give a pragma-only array's
+# rotating banks constant values, and most copies of lanes (phases x lanes) it makes
+# for one loop (:mod:`arraypart.codegen.phases`).
+MAX_PHASES = 16
+MAX_LANE_PHASES = 1 << 12
+
 Assignment = tuple[tuple[int, E.Expr], ...]  # Banking.read_copy: ref_id -> copy
 
 
@@ -50,6 +56,8 @@ class Cost:
     - ``rule_lanes``: lanes whose bank changes with the iteration in code the emission
       keeps direct (:func:`rule_lanes`): the scheduling rule gives each a port of
       every bank, so the II the emitted code reaches is at stake;
+    - ``phased_lanes``: lanes of a pragma-only array whose banks rotate with a short
+      period (:func:`phased`): the emission copies their statement once per phase;
     - ``bram18k``: block RAMs of every bank and copy, counted per bank from the ports
       its lanes use (a true dual-port bank is at most 18 bits wide per RAMB18:
       :func:`arraypart.rtl.cost.bram18k`);
@@ -65,6 +73,7 @@ class Cost:
     """
 
     rule_lanes: int = 0
+    phased_lanes: int = 0
     bram18k: int = 0
     lut: int = 0
     ff: int = 0
@@ -88,8 +97,11 @@ def cost_of(banking: Banking, array_model: ArrayModel, shapes: list[GroupShape])
 def cost_floor(banking: Banking, array_model: ArrayModel, shapes: list[GroupShape]) -> Cost:
     """The parts of :func:`cost_of` that need no model; BRAM18K, LUT and FF 0."""
     scheme = banking.scheme
+    pragma_only = array_model.array.pragma_only
     return Cost(
-        rule_lanes=rule_lanes(scheme, shapes, array_model.array.pragma_only),
+        rule_lanes=rule_lanes(scheme, shapes, pragma_only),
+        phased_lanes=sum(len(s.lanes) for s in _rotating(scheme, shapes, pragma_only)
+                         if pragma_only and phased(scheme, s)),
         physical_banks=scheme.banks * banking.copies,
         storage_overhead=round(banking.copies * (1 + scheme.storage_overhead) - 1, 9),
         family=FAMILY_RANK[scheme.kind],
@@ -104,9 +116,10 @@ def crossbar_lanes(scheme: Scheme, shapes: list[GroupShape]) -> int:
 
 def rule_lanes(scheme: Scheme, shapes: list[GroupShape], pragma_only: bool) -> int:
     """Lanes whose bank varies with the iteration where the emitted code keeps the
-    references as written (:func:`_rotating`): under the scheduling rule each takes a
-    port of every bank."""
-    return sum(len(s.lanes) for s in _rotating(scheme, shapes, pragma_only))
+    references as written (:func:`_rotating`), unless phase switches make it constant
+    (:func:`phased`): under the scheduling rule each takes a port of every bank."""
+    return sum(len(s.lanes) for s in _rotating(scheme, shapes, pragma_only)
+               if not (pragma_only and phased(scheme, s)))
 
 
 def rule_overloaded(scheme: Scheme, shapes: list[GroupShape], pragma_only: bool,
@@ -114,31 +127,86 @@ def rule_overloaded(scheme: Scheme, shapes: list[GroupShape], pragma_only: bool,
     """Some group's lanes that rotate where the emitted code keeps the references as
     written (:func:`_rotating`) are more than one bank's ports serve at the group's
     target II: under the scheduling rule each takes a port of every bank, so the loop
-    misses its target (distinct regular reads count once: a broadcast)."""
-    for s in _rotating(scheme, shapes, pragma_only):
-        reads = [a for a in s.lanes if a.kind == "read"]
-        distinct = len({a.index for a in reads if a.regular}) + sum(
-            not a.regular for a in reads)
-        if not ports.fits(distinct, len(s.lanes) - len(reads), s.group.target_ii):
-            return True
-    return False
+    misses its target (:func:`every_lane_ii`)."""
+    return any(every_lane_ii(s, ports) > s.group.target_ii
+               for s in _rotating(scheme, shapes, pragma_only))
 
 
-def direct_rule_ii(scheme: Scheme, shape: GroupShape, ports: PortModel) -> int:
-    """The II the scheduling rule leaves a ``direct`` group (the emission keeps its
-    references as written: :func:`arraypart.poly.model.with_direct_loops`) under
-    ``scheme``: its target when every lane's bank is constant (:func:`_static`) or the
-    banks are registers (no port), else the least II at which one bank serves all of
-    the group's distinct reads and writes, every lane taking a port of every bank."""
-    if not shape.group.direct or scheme.registers or _static(scheme, shape):
+def rule_ii(scheme: Scheme, shape: GroupShape, ports: PortModel,
+            pragma_only: bool = False) -> int:
+    """The II the scheduling rule leaves a group under ``scheme``: its target when the
+    emission routes its lanes (a group that is not ``direct`` of an array that is not
+    ``pragma_only``), when every lane's bank is constant (:func:`_static`) or the banks
+    are registers (no port), or, for a pragma-only array, when the banks rotate with a
+    period the emission's phase switches make constant (:func:`phased`); else the least II at which one bank serves every
+    lane (:func:`every_lane_ii`), each taking a port of every bank."""
+    if not (pragma_only or shape.group.direct) or scheme.registers or _static(scheme, shape):
         return shape.group.target_ii
-    return _every_lane_ii(shape, ports)
+    if pragma_only and phased(scheme, shape):
+        return shape.group.target_ii
+    return every_lane_ii(shape, ports)
+
+
+def phased(scheme: Scheme, shape: GroupShape) -> bool:
+    """The emission's phase switches give every lane of a pragma-only array's group a
+    constant bank (:mod:`arraypart.codegen.phases`): its banks repeat within
+    :data:`MAX_PHASES` steps (:func:`phases`), and the copies of its lanes, phases x
+    lanes, are at most :data:`MAX_LANE_PHASES`."""
+    period = phases(scheme, shape)
+    return period <= MAX_PHASES and period * len(shape.lanes) <= MAX_LANE_PHASES
+
+
+def phases(scheme: Scheme, shape: GroupShape) -> float:
+    """After how many combined steps of the time variables every lane's bank repeats
+    under a per_dim ``scheme``: prod_t lcm F_d / gcd(a_dt * stride_t, F_d) over the
+    lanes and the cyclic dimensions d (factor F_d; a_dt: the coefficient of time
+    variable t in the lane's index there, one for all lanes of a uniform group:
+    :func:`_steps`); infinite when the scheme is not per_dim, or a lane's index in a
+    bank dimension is irregular or not affine, or moves in a block or complete
+    dimension (phase switches rotate cyclic banks only)."""
+    if scheme.kind != "per_dim":
+        return float("inf")
+    if shape.uniform:
+        rows = [_steps(shape)]
+        if any(_block_moves(scheme, shape, d, row) for d, row in enumerate(rows[0])):
+            return float("inf")
+    else:
+        rows = [_lane_steps(scheme, shape, lane) for lane in shape.lanes]
+        if any(row is None for row in rows):
+            return float("inf")
+    periods = [1] * len(shape.strides)
+    for steps in rows:
+        for p, row in zip(scheme.dims, steps):
+            if p.type == "cyclic":
+                periods = [lcm(period, p.factor // gcd(k, p.factor))
+                           for period, k in zip(periods, row)]
+    return prod(periods)
+
+
+def _lane_steps(scheme: Scheme, shape: GroupShape, lane) -> list[list[int]] | None:
+    """:func:`_steps` of one lane of a group that is not uniform, from its affine
+    index; None when its index in a partitioned dimension is irregular or not
+    affine, or moves in a block or complete one."""
+    steps = []
+    for p, index in zip(scheme.dims, lane.index):
+        form = None if index is None else E.affine_form(index)
+        if form is None:
+            if p.type != "none":
+                return None
+            steps.append([0] * len(shape.strides))
+            continue
+        row = [form[0].get(v, 0) * stride
+               for v, stride in zip(shape.group.time_vars, shape.strides)]
+        if p.type in ("block", "complete") and any(row):
+            return None
+        steps.append(row)
+    return steps
 
 
 def direct_flat_rule_ii(alphas, modulus: int, shape: GroupShape, ports: PortModel):
-    """:func:`direct_rule_ii` of flat schemes ``floor(alpha·x / B) mod N`` per row of
-    ``alphas`` (``modulus`` = N*B): a lane's bank is constant when alpha·step_t is a
-    multiple of N*B for every time variable t."""
+    """:func:`rule_ii` of flat schemes ``floor(alpha·x / B) mod N`` per row of
+    ``alphas`` (``modulus`` = N*B) on a ``direct`` group: a lane's bank is constant
+    when alpha·step_t is a multiple of N*B for every time variable t."""
     import numpy as np
     target = shape.group.target_ii
     if not shape.group.direct:
@@ -146,17 +214,26 @@ def direct_flat_rule_ii(alphas, modulus: int, shape: GroupShape, ports: PortMode
     moves = np.asarray(alphas, np.int64) @ np.array(_steps(shape), np.int64).reshape(
         len(shape.linear), len(shape.strides))
     static = (moves % modulus == 0).all(axis=1)
-    return np.where(static, target, _every_lane_ii(shape, ports))
+    return np.where(static, target, every_lane_ii(shape, ports))
 
 
-def _every_lane_ii(shape: GroupShape, ports: PortModel) -> int:
-    reads = len({tuple(o) for o, a in zip(shape.offsets.tolist(), shape.lanes)
-                 if a.kind == "read"})
-    writes = sum(a.kind == "write" for a in shape.lanes)
+def every_lane_ii(shape: GroupShape, ports: PortModel) -> int:
+    """The least II >= the group's target at which one bank serves all of its lanes
+    in a cycle (``INFEASIBLE_II`` when it writes a read-only bank): its distinct
+    reads (by offset in a uniform group; by subscript in another, where an
+    irregular read is distinct from every other) and its writes."""
+    reads = [k for k, a in enumerate(shape.lanes) if a.kind == "read"]
+    if shape.uniform:
+        distinct = len({tuple(shape.offsets[k].tolist()) for k in reads})
+    else:
+        lanes = [shape.lanes[k] for k in reads]
+        distinct = len({a.index for a in lanes if a.regular}) + sum(
+            not a.regular for a in lanes)
+    writes = len(shape.lanes) - len(reads)
     if writes and not ports.writable:
         return INFEASIBLE_II
     ii = shape.group.target_ii
-    while not ports.fits(reads, writes, ii):
+    while not ports.fits(distinct, writes, ii):
         ii += 1
     return ii
 
@@ -189,10 +266,17 @@ def _static(scheme: Scheme, shape: GroupShape) -> bool:
     for d, (p, row) in enumerate(zip(scheme.dims, steps)):
         if p.type == "cyclic" and any(k % p.factor for k in row):
             return False
-        if p.type in ("block", "complete") and any(row) and not _one_block(
-                shape, d, -(-scheme.shape[d] // p.factor) if p.type == "block" else 1):
+        if _block_moves(scheme, shape, d, row):
             return False
     return True
+
+
+def _block_moves(scheme: Scheme, shape: GroupShape, d: int, row: list[int]) -> bool:
+    """Dimension d is split into blocks (``block`` or ``complete``) and some lane's
+    index there leaves its block over the domain (``row``: its steps, :func:`_steps`)."""
+    p = scheme.dims[d]
+    return p.type in ("block", "complete") and any(row) and not _one_block(
+        shape, d, -(-scheme.shape[d] // p.factor) if p.type == "block" else 1)
 
 
 def _one_block(shape: GroupShape, d: int, block: int) -> bool:

@@ -42,6 +42,7 @@ from math import gcd, lcm, prod
 
 from .. import expr as E
 from ..banking.solution import ArraySolution, Solution
+from ..banking.space import MAX_LANE_PHASES, MAX_PHASES
 from ..errors import Coord
 from ..frontend import cnodes as N
 from ..ir import Kernel, Loop
@@ -51,10 +52,6 @@ from .bankcentric import (boxed, constant_loop, found_accesses, fresh, lane_env,
                           needs_routing, pipelined_loops_around)
 from .textedit import MAX_LINE, Edit, apply, statement_end
 
-#: Most cases in one phase switch (each is a copy of the statement).
-MAX_PERIOD = 16
-#: Most (lane, phase) pairs whose bank is reduced to prove a loop's phases constant.
-MAX_LANE_PHASES = 1 << 12
 _ESCAPES = ("break", "continue", "goto")
 _PHASE_QUOTIENT = "__phase_q"  # the new loop-free variable i/P in the constness check
 _PAD = "    "  # a case's statements are one level deeper than the switch (or a tab more)
@@ -176,7 +173,7 @@ def phased_loops(kernel: Kernel, solution: Solution, contexts) -> list[PhasedLoo
                                  for (c, d, k), a in coefficients.items() if k in kept),
                                 key=str)))
         lanes = sum(f.lanes for mine in chosen.values() for f in mine)
-        if chosen and 1 < phased.period <= MAX_PERIOD and \
+        if chosen and 1 < phased.period <= MAX_PHASES and \
                 phased.period * lanes <= MAX_LANE_PHASES and all(
                     _constant_banks(phased, mine, solved[name].banking.scheme, contexts)
                     for name, mine in chosen.items()):
