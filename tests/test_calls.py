@@ -838,6 +838,17 @@ def test_local_pointers_bank_and_trace_as_modelled(tmp_path):
      "cannot tell which element this '*' reaches"),
     ("void k(int a[4][4], int o[4]) {\n  o[0] = *(*(a + 1) + 2);\n}\n", 2, 12,
      "'*' on array 'a' of 2 dimensions"),
+    # a pointer cast to a smaller element: p[4 * i] is a byte of a[i], not a[4 * i]
+    ("void k(int a[64], int o[16]) {\n  char *p = (char *)&a[0];\n"
+     "  for (int i = 0; i < 16; i++) o[i] = p[4 * i];\n}\n", 2, 13,
+     "'p' reads array 'a' (int) as 'char'"),
+    ("static int f(const char *p) { return p[1]; }\n"
+     "void k(int a[64], int o[1]) {\n  o[0] = f((const char *)a);\n}\n", 3, 12,
+     "'p' reads array 'a' (int) as 'const char'"),
+    # UG1399's pointer_cast_native: given memory after its declaration, then moved
+    ("void k(int a[64], int o[1], int n) {\n  char *p;\n  p = (char *)(&a[n]);\n"
+     "  int r = 0;\n  for (int i = 0; i < 16; i++) {\n    r += *p;\n    p += 1;\n  }\n"
+     "  o[0] = r;\n}\n", 3, 3, "'p' is given memory of array 'a' after its declaration"),
 ])
 def test_pointers_arraypart_cannot_follow_are_located_errors(source, line, col, words):
     _assert_located_error(source, "k.c", line, col, words)

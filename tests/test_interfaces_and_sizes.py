@@ -1255,6 +1255,43 @@ def test_an_m_axi_cache_is_said_to_be_unmodelled(tmp_path):
                for w in report.warnings) and loop_ii(report) == [3]
 
 
+def test_a_loop_merge_is_said_to_be_unmodelled(tmp_path):
+    """Vitis merges the two loops of a ``loop_merge`` scope into one, whose iteration
+    reads buf[i] and buf[63 - i] on one port (II 2); arraypart banks them as two
+    loops, so it says that the IIs it reports need not hold."""
+    path = write(tmp_path, "m.cpp", """void m(int in[64], int out[64], int out2[64]) {
+    int buf[64];
+#pragma HLS bind_storage variable=buf type=ram_1p
+    for (int i = 0; i < 64; i++) buf[i] = in[i];
+    {
+#pragma HLS loop_merge
+        A: for (int i = 0; i < 64; i++) out[i] = buf[i];
+        B: for (int i = 0; i < 64; i++) out2[i] = buf[63 - i];
+    }
+}
+""")
+    report = arraypart.analyze(path)
+    assert any(w.startswith(f"{path}:6:1: warning: loop_merge is not modelled")
+               for w in report.warnings)
+
+
+def test_an_ap_bus_interface_is_a_located_error(tmp_path):
+    """Vitis HLS has no ap_bus (UG1399, Unsupported Features); it was taken for an
+    on-chip two-port memory."""
+    path = write(tmp_path, "bus.cpp", """void bus(int a[64], int out[64]) {
+#pragma HLS interface ap_bus port=a
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    out[i] = a[i] + a[63 - i];
+  }
+}
+""")
+    with pytest.raises(KernelError, match="INTERFACE mode ap_bus of 'a' is not supported"
+                       ) as raised:
+        arraypart.analyze(path)
+    assert str(raised.value).startswith(f"{path}:2:1: error:")
+
+
 @pytest.mark.parametrize("signature, setup, first", [
     ("hls::stream<int> *in", "", "(*in).read()"),
     ("hls::stream<int> *in", "", "in[0].read()"),

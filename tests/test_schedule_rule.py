@@ -515,3 +515,36 @@ def test_banks_a_phase_switch_fixes_come_before_banks_that_rotate(tmp_path):
     assert a.banking.scheme.describe().startswith("per_dim cyclic 2")
     assert [lp["achieved_ii"] for lp in compiled.report.to_json()["loops"]] == [1]
     assert_the_testbench_passes(compiled, tmp_path)
+
+
+ROTATING_CALLEE = """\
+static int tap(int h[32], int x, int i) {
+    int r = h[i] + h[i + 16];
+    h[i] = x;
+    h[i + 3] += 1;
+    return r;
+}
+void rot(int in[64], int out[64]) {
+    int hist[32];
+    for (int i = 0; i < 32; i++) hist[i] = 0;
+    for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+        out[i] = tap(hist, in[i], i % 16);
+    }
+}
+"""
+
+
+@needs_gxx
+def test_a_callees_rotating_array_of_32_becomes_registers(tmp_path):
+    """tap's text is shared, so hist's references stay as written and its banks
+    rotate with i % 16: any memory banks leave the loop at II 3 (three reads and two
+    writes, every one on every bank).  32 registers take no port: II 1, as the hand
+    partition `complete` gets (registers were tried up to 16 elements)."""
+    path = tmp_path / "rot.cpp"
+    path.write_text(ROTATING_CALLEE)
+    compiled = api.compile_kernel(path)
+    hist = next(s for s in compiled.report.solution.arrays if s.array.name == "hist")
+    assert hist.banking.scheme.registers
+    assert [lp["achieved_ii"] for lp in compiled.report.to_json()["loops"]] == [1, 1]
+    assert_the_testbench_passes(compiled, tmp_path)

@@ -170,9 +170,16 @@ class _Found:
     cut_short: bool = False  # the deadline ended the search for a cheaper one
 
 
-# Arrays up to this many elements may become registers when memory banks cannot
-# reach the target II (the selects of a larger register file cost more than an II).
+# Arrays up to this many elements may become registers when sharing one address
+# rules out memory banks at the target II, a fallback taken without comparing costs
+# (the selects of a larger register file cost more than an II).
 MAX_REGISTER_ELEMENTS = 16
+# Arrays up to this many elements (not the top's: their registers would be ports of
+# the IP) are searched as registers too where lanes that rotate in references kept as
+# written overload every memory banking under the scheduling rule; the search ranks
+# them with those bankings, by the lanes that rotate first, then by their fitted cost
+# (a callee's 32-word table: II 3 in any memory).
+MAX_ROTATING_REGISTER_ELEMENTS = 64
 
 
 class _TimeUp(Exception):
@@ -889,12 +896,14 @@ class _Search:
         1/(2·banks) of the array, not all of it) and may serve the lanes the copies do.
         When ``best``'s rotating lanes miss a target under the scheduling rule
         (:func:`.space.rule_overloaded`), an array of at most
-        :data:`MAX_REGISTER_ELEMENTS` may become registers, which take no port."""
+        :data:`MAX_ROTATING_REGISTER_ELEMENTS` (an interface array of at most
+        :data:`MAX_REGISTER_ELEMENTS`) may become registers, which take no port."""
         array = self.am.array
         physical = best.scheme.banks * best.copies
         box = max([physical * (2 if best.copies > 1 and best_bram18k > 0 else 1)]
                   + [_box(s, array.shape) for s in self.uniform])
-        if array.size <= MAX_REGISTER_ELEMENTS and rule_overloaded(
+        most = MAX_REGISTER_ELEMENTS if array.interface else MAX_ROTATING_REGISTER_ELEMENTS
+        if array.size <= most and rule_overloaded(
                 best.scheme, self.shapes, array.pragma_only, self.am.ports):
             box = max(box, array.size)
         return min(self.ceiling, box)

@@ -123,6 +123,7 @@ class AccessLowering:
         elif isinstance(node, N.ArrayRef):
             self._reference(node, out, ("read",))
         elif isinstance(node, N.Assignment):
+            self._pointer_assignment(node)
             self._collect(node.rvalue, out)
             kinds = ("write",) if node.op == "=" else ("read", "write")
             self._target(node.lvalue, out, kinds)
@@ -211,6 +212,20 @@ class AccessLowering:
         arg = N.without_casts(call.args[k])
         return (k < len(call.by_reference) and call.by_reference[k]
                 and (isinstance(arg, N.ArrayRef) or _element_member(arg)))
+
+    def _pointer_assignment(self, node: N.Assignment) -> None:
+        """``p = &A[k]`` (a pointer given memory after its declaration) is an error:
+        arraypart follows memory through the pointers it declares
+        (:func:`.calls.pointer_binding`), and ``*p`` would go uncounted."""
+        if not isinstance(N.without_casts(node.lvalue), N.Id):
+            return
+        memory = calls.memory_argument(node.rvalue, self._visible, self._arrays)
+        if memory is not None:
+            name = N.without_casts(node.lvalue).name
+            raise KernelError(node.coord, (
+                f"'{name}' is given memory of array '{memory.base.array}' after its "
+                "declaration: arraypart follows a pointer from the memory its declaration "
+                f"names; declare it there (T *{name} = ...) and index it ({name}[k])"))
 
     def _target(self, node: N.Node, out: list[Access], kinds: tuple[str, ...]) -> None:
         if isinstance(node, N.Id) and node.name in self._frame_vars:

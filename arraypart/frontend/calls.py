@@ -161,6 +161,7 @@ def bind(call: N.FuncCall, callee: N.FuncDef, visible: Mapping[str, Binding],
                                            "parameter by the subscripts written on it; "
                                            f"index it ({param.name}[k]) instead")
         if memory is not None:
+            _same_elements(param, arg, arrays.get(memory.base.array))
             bound[param.name] = _array_binding(param, arg, memory.binding(scope), arrays,
                                                callee)
         elif is_array_parameter(param) and any(
@@ -209,6 +210,7 @@ def pointer_binding(decl: N.Decl, nodes: tuple[N.Node, ...],
     memory = memory_argument(decl.init, visible, arrays)
     if memory is None:
         return None
+    _same_elements(decl, decl.init, arrays.get(memory.base.array))
     if decl.name in _assigned_names(nodes):
         moved = _assignment_of(nodes, decl.name)
         raise KernelError(moved.coord, f"pointer '{decl.name}' into array "
@@ -216,6 +218,23 @@ def pointer_binding(decl: N.Decl, nodes: tuple[N.Node, ...],
                                        "follows memory by the subscripts written on it; "
                                        f"index it ({decl.name}[k]) instead")
     return memory.binding(scope), memory.nodes()
+
+
+def _same_elements(decl: N.Decl, init: N.Node, array: Array | None) -> None:
+    """A pointer that a written cast points into ``array`` (``(char *)&A[0]``) must
+    step by ``array``'s elements: ``p[k]`` is then ``A[k]``, where a pointer to a
+    smaller or larger type would address parts or runs of elements."""
+    if array is None or not (isinstance(init, N.Cast) and not init.implicit):
+        return
+    t = decl.ctype.clang if decl.ctype is not None else None
+    if t is None or t.get_canonical().kind != T.POINTER:
+        return
+    pointee = t.get_canonical().get_pointee()
+    if pointee.get_size() * 8 != array.elem_bits:
+        raise KernelError(init.coord, (
+            f"'{decl.name}' reads array '{array.name}' ({array.elem_type}) as "
+            f"'{pointee.spelling}': arraypart follows memory by the elements of its own "
+            f"type; index '{array.name}' itself"))
 
 
 def array_reference(decl: N.Decl) -> bool:
@@ -229,7 +248,8 @@ def memory_argument(arg: N.Node, visible: Mapping[str, Binding],
                     arrays: Mapping[str, Array]) -> MemoryArgument | None:
     """The memory ``arg`` hands over (``A``, a row ``A[i]``, ``A + k``, ``&A[i][k]``,
     an array field ``A[i].buf``, ``p->key + k``), or None when it is a value (an
-    element, a scalar)."""
+    element, a scalar); casts dropped (``(char *)&A[0]`` hands over ``A``)."""
+    arg = N.without_casts(arg)
     field = _field_argument(arg, visible, arrays)
     if field is not None:
         return field

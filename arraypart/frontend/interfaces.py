@@ -44,6 +44,7 @@ OFF_CHIP_MODES = ("m_axi",)
 FIFO_MODES = ("ap_fifo", "axis")  # streaming ports: one element per cycle, no memory
 STREAM_MODE = "axis"  # an hls::stream argument's port without an INTERFACE pragma
 REGISTER_MODE = "s_axilite"  # beside m_axi: where the offset goes (offset=slave)
+REMOVED_MODES = ("ap_bus",)  # Vivado HLS modes Vitis HLS no longer has
 DEFAULT_BUNDLE = "gmem0"  # UG1399: m_axi ports without bundle= share gmem0
 DEFAULT_UNSIZED_MODE = "m_axi"
 DEFAULT_SIZED_MODE = "ap_memory"
@@ -95,6 +96,11 @@ def interface_pragmas(func: N.FuncDef, reader: PragmaReader) -> dict[str, Interf
         depth = None if written is None else pragma_int(written, reader.constants)
         bundle = pragma.option("bundle")
         mode = mode.lower()
+        if mode in REMOVED_MODES:
+            raise KernelError(reader.coord(pragma), (
+                f"INTERFACE mode {mode} of '{port}' is not supported by Vitis HLS (UG1399, "
+                "Unsupported Features: the INTERFACE pragma no longer has it); use m_axi for "
+                "memory behind a bus"))
         if mode in OFF_CHIP_MODES and bundle is None:
             bundle = DEFAULT_BUNDLE
         unread = written if written is not None and depth is None else None

@@ -320,6 +320,13 @@ class MemoryLowering:
                     "access counts as a transfer on its bundle, so a loop that the cache "
                     "serves may reach a better II in Vitis than arraypart reports")))
                 continue
+            elif pragma.kind == "loop_merge":
+                self._warnings.append(warning_text(self._pragmas.coord(pragma), (
+                    "loop_merge is not modelled: arraypart banks the loops of this scope "
+                    "as separate loops; where Vitis merges them, their accesses share an "
+                    "iteration and the IIs reported need not hold (merge them by hand to "
+                    "have them banked together)")))
+                continue
             elif pragma.kind not in ("array_partition", "array_reshape", "bind_storage"):
                 continue
             if pragma.option("variable") in self._streams:
