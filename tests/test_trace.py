@@ -435,6 +435,26 @@ def test_a_loop_over_registers_counts_its_steps(tmp_path):
 
 
 @needs_gxx
+def test_each_instantiation_of_a_template_steps_by_its_own_factor(tmp_path):
+    """``unroll factor=F`` in a template called as add<2> and add<4>: the traced
+    steps of each call are F iterations (4 and 2 steps).  The driver took one factor
+    for both, so every step landed in the first call and the trace disagreed."""
+    path = tmp_path / "tmpl.cpp"
+    path.write_text("""template <int F>
+void add(int a[8], int z[8]) {
+  L: for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+#pragma HLS unroll factor=F
+    z[i] = a[i] + 1;
+  }
+}
+void tmpl(int a[8], int b[8], int z[8], int y[8]) { add<2>(a, z); add<4>(b, y); }
+""")
+    for result in _agreeing(path, 2):
+        assert [loop.steps for loop in result.replay.loops] == [4, 2]
+
+
+@needs_gxx
 def test_accesses_in_a_called_function_are_modelled(tmp_path):
     path = tmp_path / "calls.cpp"
     path.write_text(CALL_IN_PIPELINE)

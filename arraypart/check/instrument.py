@@ -59,7 +59,11 @@ _WRAPPERS = frozenset((K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.MEMBER_REF_EXPR))
 # The loops a pipeline may be, by the keyword that starts them.
 LOOP_KINDS = {K.FOR_STMT: b"for", K.WHILE_STMT: b"while", K.DO_STMT: b"do"}
 _PIPELINE = re.compile(r"HLS\s+pipeline\b(?!.*\boff\b)", re.IGNORECASE)
-_UNROLL_FACTOR = re.compile(r"HLS\s+unroll\b.*\bfactor\s*=\s*(\d+)", re.IGNORECASE)
+# An unroll pragma's factor: a number, or a name or qualified name (a template's
+# parameter, a macro, ``CONFIG_T::n``) that the instrumented text evaluates in place,
+# so each instantiation of a template steps by its own factor.
+_UNROLL_FACTOR = re.compile(r"HLS\s+unroll\b.*\bfactor\s*=\s*(\d+|[A-Za-z_][\w:]*)\b",
+                            re.IGNORECASE)
 NAMESPACE = "::arraypart_trace::"
 _TERMINATOR = re.compile(rb"(?:\s|/\*.*?\*/|//[^\n]*\n)*;", re.DOTALL)
 
@@ -78,10 +82,11 @@ class Site:
 
 @dataclass(frozen=True, slots=True)
 class TracedLoop:
-    """A pipelined loop; ``unroll``: iterations per pipeline step."""
+    """A pipelined loop; ``unroll``: iterations per pipeline step (the C++ expression
+    the instrumented text evaluates)."""
 
     coord: Coord
-    unroll: int
+    unroll: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -415,7 +420,7 @@ def _model_pipelines(nodes: tuple[ir.Node, ...]) -> dict[tuple[int, int], int]:
 
 
 def _traced_loops(unit: clangtu.Unit, model: dict[tuple[int, int], int]
-                  ) -> dict[int, tuple[ci.Cursor, int]]:
+                  ) -> dict[int, tuple[ci.Cursor, str]]:
     """Start offset of each pipelined ``for`` (in text order) -> (its cursor, its
     unroll factor); a pragma belongs to the innermost ``for`` that holds it in its
     region (:func:`_pragma_region`),
@@ -433,7 +438,7 @@ def _traced_loops(unit: clangtu.Unit, model: dict[tuple[int, int], int]
             owners.append((pragma.text, max(around, key=lambda cr: cr[1][0])[0]))
     pipelined = {loop.extent.start.offset: loop for text, loop in owners
                  if _PIPELINE.match(text)}
-    factors = {loop.extent.start.offset: int(m.group(1)) for text, loop in owners
+    factors = {loop.extent.start.offset: m.group(1) for text, loop in owners
                for m in [_UNROLL_FACTOR.match(text)] if m}
     modelled = {}
     for c in fors:
@@ -441,8 +446,8 @@ def _traced_loops(unit: clangtu.Unit, model: dict[tuple[int, int], int]
         if (at.line, at.col) in model:
             modelled[c.extent.start.offset] = c
             pipelined.setdefault(c.extent.start.offset, c)
-            # a factor the pragma spells with names (a template's parameters) is the model's
-            factors.setdefault(c.extent.start.offset, model[(at.line, at.col)])
+            # a factor the pragma spells otherwise (an expression) is the model's
+            factors.setdefault(c.extent.start.offset, str(model[(at.line, at.col)]))
     # a pragma's pipeline around one the model has is one Vitis could not unroll (a
     # loop of variable trip count inside): its pragma is ignored, as the model ignores it
     pipelined = {key: c for key, c in pipelined.items() if key in modelled or not any(
@@ -451,7 +456,7 @@ def _traced_loops(unit: clangtu.Unit, model: dict[tuple[int, int], int]
     outermost = {key: c for key, c in pipelined.items() if not any(
         other.extent.start.offset < key and c.extent.end.offset <= other.extent.end.offset
         for other in pipelined.values())}  # a pipeline inside one is unrolled into it
-    return {key: (outermost[key], factors.get(key, 1)) for key in sorted(outermost)}
+    return {key: (outermost[key], factors.get(key, "1")) for key in sorted(outermost)}
 
 
 def _pragma_region(loop: ci.Cursor) -> tuple[int, int]:
