@@ -74,7 +74,7 @@ def test_instrumentation_finds_accesses_loops_and_lanes(tmp_path):
         (8, 5, "write", False), (8, 12, "read", False), (9, 5, "update", False),
         (9, 13, "read", False), (9, 24, "read", True), (10, 35, "update", False)]
     assert inst.skipped == (arraypart.errors.Coord(str(path), 9, 31),)  # AT(i): a macro
-    assert [(loop.coord.line, loop.unroll) for loop in inst.loops] == [(5, 2)]
+    assert [(loop.coord.line, loop.unroll) for loop in inst.loops] == [(5, "2")]
     assert "::arraypart_trace::iter(0, 2);" in inst.text
     assert "k < 2; ::arraypart_trace::bump(), k++" in inst.text
     assert "int m[8]; ::arraypart_trace::reg(" in inst.text
