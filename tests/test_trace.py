@@ -163,6 +163,19 @@ def test_the_command_line_exits_1_on_a_disagreement(monkeypatch, capsys):
     assert "L16 (" in out and "DISAGREES" in out
 
 
+@needs_gxx
+def test_a_call_of_a_function_defined_elsewhere_is_a_located_error(tmp_path, capsys):
+    """UG1399's rtl_as_blackbox: ext_model is declared, defined in no file the
+    kernel includes, so the trace driver cannot link; that was an internal error."""
+    path = tmp_path / "ext.cpp"
+    path.write_text("void ext_model(int a, int b, int &z);\n"
+                    "void ext(int a, int b, int &sigma) {\n"
+                    "  int t;\n  ext_model(a, b, t);\n  sigma = t + 1;\n}\n")
+    assert cli.main(["check", "--trace", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}:1:6: error: check --trace runs the original, which calls 'ext_model'" in err
+
+
 def _at_targets(report) -> list:
     """Claims that every loop of ``report`` reaches its target II."""
     return [trace.Claim(loop.name, loop.coord, loop.target_ii, loop.target_ii)

@@ -101,8 +101,9 @@ def record(kernel: ir.Kernel, options: clangtu.Options, workdir: Path,
     try:
         _run([COMPILER, *COMPILE_FLAGS, *_include_flags(kernel, options), "-o", str(binary),
               str(source), "-lm"], workdir, BUILD_TIMEOUT, deadline, "g++ on the trace driver")
-    except RuntimeError:
+    except RuntimeError as failure:
         _check_the_original_builds(kernel, options, workdir, deadline)
+        _check_every_call_is_defined(kernel, str(failure))
         raise
     built = time.monotonic()
     _run([str(binary), str(records)], workdir, RUN_TIMEOUT, deadline, "the trace driver",
@@ -130,6 +131,26 @@ def _check_the_original_builds(kernel: ir.Kernel, options: clangtu.Options, work
         raise KernelError(Coord(kernel.path, line, col), (
             f"g++ does not compile the kernel as C simulation reads it (without "
             f"__SYNTHESIS__): {message}")) from None
+
+
+_UNDEFINED = re.compile(r"undefined reference to [`'](?:original::)?([A-Za-z_]\w*)\(")
+
+
+def _check_every_call_is_defined(kernel: ir.Kernel, failure: str) -> None:
+    """A KernelError at the first mention of a function that the kernel calls and
+    declares but does not define (an RTL black box, a function of another file),
+    when that is why the driver does not link: the user's code, not the driver."""
+    found = _UNDEFINED.search(failure)
+    text = kernel.source.text
+    mention = None if found is None else re.search(rf"\b{found[1]}\s*\(", text)
+    if mention is None:
+        return
+    line = text.count("\n", 0, mention.start()) + 1
+    col = len(text[:mention.start()].rsplit("\n", 1)[-1].encode()) + 1
+    raise KernelError(Coord(kernel.path, line, col), (
+        f"check --trace runs the original, which calls '{found[1]}': the kernel file "
+        "declares it but no file arraypart reads defines it (a black box, or a function "
+        "of another file); define it in the kernel file or a header it includes"))
 
 
 def _include_flags(kernel: ir.Kernel, options: clangtu.Options) -> list[str]:
