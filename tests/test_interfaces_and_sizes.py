@@ -1275,6 +1275,25 @@ def test_a_loop_merge_is_said_to_be_unmodelled(tmp_path):
                for w in report.warnings)
 
 
+def test_a_struct_holding_a_stream_is_a_located_error(tmp_path):
+    """UG1399's auto-disaggregation example: a top argument whose struct holds an
+    hls::stream.  Its transfers went uncounted and the testbench, which copies the
+    struct, did not compile (the check --trace driver failed with an internal
+    error)."""
+    path = write(tmp_path, "agg.cpp", """#include "hls_stream.h"
+struct A { hls::stream<int> s_in; long arr[10]; };
+long agg(A &d) {
+  long sum = 0;
+  for (int i = 0; i < 4; i++) sum += d.s_in.read();
+  for (unsigned i = 0; i < 10; i++) sum += d.arr[i];
+  return sum;
+}
+""")
+    with pytest.raises(KernelError, match=r"'d' holds an hls::stream \(d.s_in\)") as raised:
+        arraypart.analyze(path)
+    assert str(raised.value).startswith(f"{path}:3:13: error:")
+
+
 def test_an_ap_bus_interface_is_a_located_error(tmp_path):
     """Vitis HLS has no ap_bus (UG1399, Unsupported Features); it was taken for an
     on-chip two-port memory."""

@@ -700,7 +700,11 @@ class _Search:
             if budget is not None and tried[0] >= budget:
                 raise _TimeUp(f"{tried[0]} candidates pre-checked, the budget")
             tried[0] += len(scores)
-            passed = [b for b in map(make, np.flatnonzero(scores == 0)) if self._routable(b)]
+            passed = []
+            for banking in map(make, np.flatnonzero(scores == 0)):
+                self._check_time(tier, tried[0])  # a sampled rule check may take 0.1 s
+                if self._routable(banking):
+                    passed.append(banking)
             for entry in self._priced(family, passed, len(pending)):
                 heapq.heappush(pending, entry)
             if len(scores) and scores.min() > 0:

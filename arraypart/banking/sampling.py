@@ -148,7 +148,8 @@ def sampled_rule_ii(sample: GroupSample, banking: Banking, ports: PortModel) -> 
     if scheme.registers or scheme.banks == 1 or not len(sample.active[0]):
         return target
     lanes = range(len(sample.shape.lanes))
-    varying = [k for k in lanes if _bank_varies(sample, k, scheme)]
+    varies = _banks_vary(sample, scheme)
+    varying = [k for k in lanes if varies[k]]
     if not varying:
         return target
     reads, writes = _regular_loads(sample, [k for k in lanes if k not in varying],
@@ -158,14 +159,24 @@ def sampled_rule_ii(sample: GroupSample, banking: Banking, ports: PortModel) -> 
                         target).max(initial=target))
 
 
-def _bank_varies(sample: GroupSample, k: int, scheme) -> bool:
-    """Lane ``k``'s bank is not one value over the sampled cycles where it runs."""
-    index, here = sample.index[k], sample.active[k]
-    if any(index[d] is None for d in scheme.bank_dims()):
-        return True
-    bank = np.broadcast_to(E.evaluate(scheme.bank_expr(), {
-        index_var(d): v for d, v in enumerate(index) if v is not None}), here.shape)
-    return bool(here.any()) and bool((bank[here] != bank[here][0]).any())
+def _banks_vary(sample: GroupSample, scheme) -> np.ndarray:
+    """Per lane, whether its bank is not one value over the sampled cycles where it
+    runs (a lane irregular in a bank dimension: always), all lanes evaluated at once."""
+    dims = scheme.bank_dims()
+    count = len(sample.active[0])
+    lanes = len(sample.shape.lanes)
+    varies = np.array([any(sample.index[k][d] is None for d in dims) for k in range(lanes)],
+                      dtype=bool)
+    regular = np.flatnonzero(~varies)
+    if not regular.size:
+        return varies
+    env = {index_var(d): np.stack([np.broadcast_to(sample.index[k][d], (count,))
+                                   for k in regular]) for d in dims}
+    bank = np.broadcast_to(E.evaluate(scheme.bank_expr(), env), (regular.size, count))
+    here = np.stack([sample.active[k] for k in regular])
+    first = bank[np.arange(regular.size), here.argmax(axis=1)]
+    varies[regular] = ((bank != first[:, None]) & here).any(axis=1)
+    return varies
 
 
 def _regular_loads(sample: GroupSample, chosen: list[int], bank_expr: E.Expr,

@@ -59,11 +59,13 @@ _WRAPPERS = frozenset((K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.MEMBER_REF_EXPR))
 # The loops a pipeline may be, by the keyword that starts them.
 LOOP_KINDS = {K.FOR_STMT: b"for", K.WHILE_STMT: b"while", K.DO_STMT: b"do"}
 _PIPELINE = re.compile(r"HLS\s+pipeline\b(?!.*\boff\b)", re.IGNORECASE)
-# An unroll pragma's factor: a number, or a name or qualified name (a template's
-# parameter, a macro, ``CONFIG_T::n``) that the instrumented text evaluates in place,
-# so each instantiation of a template steps by its own factor.
-_UNROLL_FACTOR = re.compile(r"HLS\s+unroll\b.*\bfactor\s*=\s*(\d+|[A-Za-z_][\w:]*)\b",
-                            re.IGNORECASE)
+# An unroll pragma's factor: an integer expression of numbers and names (a template's
+# parameters, macros, ``CONFIG_T::n / 2``) that the instrumented text evaluates in
+# place, so each instantiation of a template steps by its own factor; it ends where
+# the pragma's next option begins.
+_UNROLL_FACTOR = re.compile(
+    r"HLS\s+unroll\b.*\bfactor\s*=\s*([\w:()+\-*/% ]+?)\s*"
+    r"(?=$|\s(?:skip_exit_check|off)\b|\s\w+\s*=)", re.IGNORECASE)
 NAMESPACE = "::arraypart_trace::"
 _TERMINATOR = re.compile(rb"(?:\s|/\*.*?\*/|//[^\n]*\n)*;", re.DOTALL)
 
@@ -438,8 +440,8 @@ def _traced_loops(unit: clangtu.Unit, model: dict[tuple[int, int], int]
             owners.append((pragma.text, max(around, key=lambda cr: cr[1][0])[0]))
     pipelined = {loop.extent.start.offset: loop for text, loop in owners
                  if _PIPELINE.match(text)}
-    factors = {loop.extent.start.offset: m.group(1) for text, loop in owners
-               for m in [_UNROLL_FACTOR.match(text)] if m}
+    factors = {loop.extent.start.offset: _factor_text(m.group(1)) for text, loop in owners
+               for m in [_UNROLL_FACTOR.match(text.strip())] if m}
     modelled = {}
     for c in fors:
         at = unit.coord(c.extent.start.offset)
@@ -457,6 +459,12 @@ def _traced_loops(unit: clangtu.Unit, model: dict[tuple[int, int], int]
         other.extent.start.offset < key and c.extent.end.offset <= other.extent.end.offset
         for other in pipelined.values())}  # a pipeline inside one is unrolled into it
     return {key: (outermost[key], factors.get(key, "1")) for key in sorted(outermost)}
+
+
+def _factor_text(written: str) -> str:
+    """A factor as the instrumented text writes it: a number as it is, an expression
+    in parentheses."""
+    return written if written.isdigit() else f"({written})"
 
 
 def _pragma_region(loop: ci.Cursor) -> tuple[int, int]:

@@ -127,6 +127,29 @@ def is_stream(decl: N.Decl) -> bool:
     return t is not None and t.get_canonical().spelling.startswith(STREAM_TYPE_PREFIX)
 
 
+def stream_member(decl: N.Decl) -> str | None:
+    """The path (``s_in``, ``inner.s``) of an ``hls::stream`` member of the struct
+    that ``decl`` holds (by value, reference, pointer or array), None when there is
+    none."""
+    t = decl.ctype.clang if decl.ctype is not None else None
+    return None if t is None else _stream_field(t, 0)
+
+
+def _stream_field(t: ci.Type, depth: int) -> str | None:
+    while t.kind in N.ARRAY_TYPE_KINDS + (T.POINTER, T.LVALUEREFERENCE, T.RVALUEREFERENCE):
+        t = t.element_type if t.kind in N.ARRAY_TYPE_KINDS else t.get_pointee()
+    t = t.get_canonical()
+    if t.kind != T.RECORD or t.spelling.startswith(STREAM_TYPE_PREFIX) or depth > 8:
+        return None
+    for field in t.get_fields():
+        if field.type.get_canonical().spelling.startswith(STREAM_TYPE_PREFIX):
+            return field.spelling
+        inner = _stream_field(field.type, depth + 1)
+        if inner is not None:
+            return f"{field.spelling}.{inner}"
+    return None
+
+
 def stream_value_type(decl: N.Decl) -> tuple[ci.Type, tuple[int, ...]] | None:
     """``T`` of the ``hls::stream<T>`` that ``decl`` names (by reference or pointer),
     and the sizes of the array of them it is (``()`` for one stream); None for

@@ -130,6 +130,12 @@ class MemoryLowering:
         header's array that a name of the top shadows is none of the kernel's."""
         refuse_array_typedefs(self._func)
         for param in self._func.params:
+            member = I.stream_member(param)
+            if member is not None:
+                raise KernelError(param.coord, (
+                    f"'{param.name}' holds an hls::stream ({param.name}.{member}): "
+                    "arraypart does not model a stream inside a struct, and its testbench "
+                    "could not copy one; pass the stream as an argument of its own"))
             if I.is_stream(param):
                 self._streams.add(param.name)
                 self._add_stream(param)
