@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, replace
-from functools import lru_cache, reduce
+from functools import lru_cache
 from math import gcd, isqrt, lcm, prod
 from typing import Iterator
 
@@ -25,7 +25,6 @@ from ..rtl.closed import lane_table
 from .precheck import INFEASIBLE_II
 from ..rtl.cost import estimate, flat_family_floors
 from ..scheme import Banking, DimPartition, Scheme
-from .bounds import bram18k
 from .groups import GroupShape, ReadRef
 
 # Blocks B of the block-cyclic family: 1 (linear transformation) and the small powers
@@ -207,7 +206,6 @@ def direct_flat_rule_ii(alphas, modulus: int, shape: GroupShape, ports: PortMode
     """:func:`rule_ii` of flat schemes ``floor(alpha·x / B) mod N`` per row of
     ``alphas`` (``modulus`` = N*B) on a ``direct`` group: a lane's bank is constant
     when alpha·step_t is a multiple of N*B for every time variable t."""
-    import numpy as np
     target = shape.group.target_ii
     if not shape.group.direct:
         return np.full(len(alphas), target, dtype=np.int64)
