@@ -7,6 +7,7 @@ banks, a model whose addresses are wrong) that the replay must report, located."
 import dataclasses
 import os
 import re
+import subprocess
 import tempfile
 import time
 
@@ -25,8 +26,8 @@ from arraypart.frontend import clangtu
 from arraypart.limits import STAGE_FLOOR_S, Deadline, TimeLimit
 from arraypart.scheme import Banking, DimPartition, per_dim_scheme
 
-from conftest import (HAVE_GXX, ROOT, assert_the_testbench_passes, assert_the_trace_agrees,
-                      needs_gxx, run_testbench)
+from conftest import (HAVE_GXX, ROOT, STANDINS, assert_the_testbench_passes,
+                      assert_the_trace_agrees, needs_gxx, run_testbench)
 from kernelgen import random_kernels
 from test_c_division import div_kernels
 
@@ -174,6 +175,29 @@ def test_a_call_of_a_function_defined_elsewhere_is_a_located_error(tmp_path, cap
     assert cli.main(["check", "--trace", str(path)]) == 2
     err = capsys.readouterr().err
     assert f"{path}:1:6: error: check --trace runs the original, which calls 'ext_model'" in err
+
+
+@needs_gxx
+def test_a_function_defined_elsewhere_links_against_the_users_definition(tmp_path):
+    """The testbench compiled the prototype inside ``namespace original``, where
+    nothing could ever define it: it never linked, even with the defining file.  Moved
+    out, the original's call reaches the user's definition."""
+    path = tmp_path / "ext.cpp"
+    path.write_text("void ext_model(int a, int b, int &z);\n"
+                    "void ext(int a, int b, int &sigma) {\n"
+                    "  int t;\n  ext_model(a, b, t);\n  sigma = t + 1;\n}\n")
+    compiled = arraypart.compile_kernel(path)
+    assert any(w.startswith(f"{path}:1:6: warning: 'ext_model' is defined in no file")
+               for w in compiled.report.warnings)
+    outdir = arraypart.write_project(compiled, tmp_path / "out")
+    definition = tmp_path / "model.cpp"
+    definition.write_text("void ext_model(int a, int b, int &z) { z = a * b - 3; }\n")
+    binary = tmp_path / "tb"
+    subprocess.run(["g++", "-std=c++14", "-w", f"-I{STANDINS}", "-o", str(binary),
+                    str(outdir / "ext.cpp"), str(outdir / "ext_tb.cpp"), str(definition)],
+                   check=True)
+    run = subprocess.run([str(binary)], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout
 
 
 def _at_targets(report) -> list:

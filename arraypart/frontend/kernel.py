@@ -27,7 +27,7 @@ from .cexpr import fold
 from .directives import Directive, anchored
 from .lower import lower_function
 from .pipelining import auto_pipeline
-from .shared_types import shared_types
+from .shared_types import external_functions, shared_types
 from .templates import specialized_template
 
 BYTE_ORDER_MARK = "\ufeff"
@@ -201,6 +201,8 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     for candidate in funcs + methods + instances:
         N.release_types(candidate, globals_)
     shared, unshared = shared_types(unit, func.start, user_end)
+    external, undefined = external_functions(unit, user_end)
+    shared = tuple(sorted(shared + external))
     searched = (os.path.dirname(os.path.abspath(filename)),) + tuple(
         os.path.abspath(d) for d in include_dirs)
     source = SourceUnit(text, func, globals_, _includes(text),
@@ -212,7 +214,7 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
                                       if lo < user_end))
     return Kernel(Path(filename).stem, func.name, filename, lowered.arrays, body,
                   func.coord, tuple(sorted(values.items())), lowered.params, source,
-                  tuple(misplaced) + lowered.warnings + unshared
+                  tuple(misplaced) + lowered.warnings + unshared + undefined
                   + _unseen_loops(unit, user_end, own_headers)
                   + _unmodelled_std_arrays(unit, user_end))
 

@@ -16,6 +16,7 @@ nothing moves (the testbench is as before).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterator
 
 import clang.cindex as ci
 
@@ -33,6 +34,11 @@ _WRAPPER_TYPES = frozenset((ci.TypeKind.POINTER, ci.TypeKind.LVALUEREFERENCE,
                             ci.TypeKind.RVALUEREFERENCE, ci.TypeKind.CONSTANTARRAY,
                             ci.TypeKind.INCOMPLETEARRAY, ci.TypeKind.VARIABLEARRAY,
                             ci.TypeKind.DEPENDENTSIZEDARRAY))
+
+
+# What a prototype's text may name of the file's own (a type, a constant).
+_REFERENCES = frozenset((ci.CursorKind.TYPE_REF, ci.CursorKind.TEMPLATE_REF,
+                         ci.CursorKind.DECL_REF_EXPR))
 
 
 class _Stays(Exception):
@@ -81,6 +87,49 @@ def shared_types(unit: clangtu.Unit, top_start: int,
         return (), (warning_text(unit.location_coord(stays.cursor.location), (
             f"{stays.why}: the testbench cannot declare the banked top's types apart "
             "from the original's, and will not link")),)
+
+
+def external_functions(unit: clangtu.Unit, user_end: int
+                       ) -> tuple[tuple[SharedType, ...], tuple[str, ...]]:
+    """The file- or namespace-scope prototypes of the kernel text whose function no
+    file arraypart reads defines (an RTL black box, a function of another file), and a
+    located warning for each the kernel calls.  Inside ``namespace original`` such a
+    prototype would declare a function nothing defines; moved out (as a shared type
+    is), the original's calls reach the user's definition, which the testbench and the
+    trace link against.  A prototype whose types are the file's own stays (they would
+    have to move too), as does one in an ``extern "C"`` block."""
+    called = {c.referenced.get_usr() for c in unit.tu.cursor.walk_preorder()
+              if c.kind == ci.CursorKind.CALL_EXPR and c.referenced is not None
+              and unit.in_main(c.location)}
+    spans, warnings = [], []
+    for decl in _file_scope_functions(unit, user_end):
+        if decl.is_definition() or decl.get_definition() is not None or any(
+                ref.kind in _REFERENCES and ref.referenced is not None
+                and _own(unit, ref.referenced, user_end) for ref in decl.walk_preorder()):
+            continue
+        try:
+            spans.append(_span(unit, decl))
+        except _Stays:
+            continue
+        if decl.get_usr() in called:
+            warnings.append(warning_text(unit.location_coord(decl.location), (
+                f"'{decl.spelling}' is defined in no file arraypart reads: its effects "
+                "are not modelled (a scalar it may change through a reference is "
+                "irregular), and the testbench and check --trace link against your "
+                "definition (add its file to the testbench's build)")))
+    return tuple(spans), tuple(warnings)
+
+
+def _file_scope_functions(unit: clangtu.Unit, user_end: int) -> Iterator[ci.Cursor]:
+    stack = list(unit.tu.cursor.get_children())
+    while stack:
+        cursor = stack.pop()
+        if not _own(unit, cursor, user_end):
+            continue
+        if cursor.kind == ci.CursorKind.NAMESPACE:
+            stack.extend(cursor.get_children())
+        elif cursor.kind == ci.CursorKind.FUNCTION_DECL:
+            yield cursor
 
 
 def _definition_at(unit: clangtu.Unit, start: int) -> ci.Cursor | None:
