@@ -127,8 +127,9 @@ class Array:
     ``array_stencil`` window reads it (never partitioned: Vitis drops the window of a
     partitioned array).  ``fifo``: the streaming interface (``ap_fifo``, ``axis``) of an
     array argument of the top: a FIFO port, no memory (never partitioned, no BRAM).
-    ``stream``: ``fifo`` is an ``hls::stream`` argument (or an array of them), whose
-    elements are transfers, not memory the program addresses.
+    ``stream``: ``fifo`` is an ``hls::stream`` argument (or an array of them), or one
+    the top declares (a dataflow channel, not an interface), whose elements are
+    transfers, not memory the program addresses.
     ``reshapes``: the user's ``array_reshape`` pragmas; the array is one memory of wide
     words (:meth:`word_index`), kept as written (never partitioned: a partition on top
     of a reshape conflicts).  ``independent``: a ``dependence variable=A inter false``
@@ -168,10 +169,10 @@ class Array:
                              "interface")
         if self.reshapes and self.partitionable:
             raise ValueError(f"array {self.name}: a reshaped array is not partitioned")
-        if self.fifo is not None and (self.partitionable or not self.interface
-                                      or self.bundle is not None):
+        if self.fifo is not None and (self.partitionable or self.bundle is not None
+                                      or not (self.interface or self.stream)):
             raise ValueError(f"array {self.name}: a FIFO is an unpartitioned on-chip "
-                             "interface")
+                             "interface or a stream")
         if not self.shape or any(d <= 0 for d in self.shape):
             raise ValueError(f"array {self.name}: shape {self.shape}")
         if self.storage is not None and self.storage not in PORT_MODELS:

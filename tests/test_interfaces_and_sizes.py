@@ -464,8 +464,9 @@ void stages(const int in[16], int out[8], int incr) {
 def test_stream_array_elements_passed_to_callees(tmp_path):
     compiled = arraypart.compile_kernel(write(tmp_path, "stages.cpp", STREAM_STAGES),
                                         ports=1)
-    assert sorted(a.array.name for a in compiled.report.solution.arrays) == [
-        "buf", "in", "out"]
+    assert sorted(a.array.name for a in compiled.report.solution.arrays
+                  if a.array.memory) == ["buf", "in", "out"]
+    assert array(compiled.report, "fifo").array.fifo == "ap_fifo"  # the top's channels
     assert array(compiled.report, "buf").banking.scheme.banks == 2
     run = run_testbench(compiled, tmp_path)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
@@ -1273,6 +1274,44 @@ def test_a_loop_merge_is_said_to_be_unmodelled(tmp_path):
     report = arraypart.analyze(path)
     assert any(w.startswith(f"{path}:6:1: warning: loop_merge is not modelled")
                for w in report.warnings)
+
+
+CHANNEL = """#include "hls_stream.h"
+static void produce(const int in[64], hls::stream<int> &s) {
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    s.write(in[i]);
+  }
+}
+static void consume(hls::stream<int> &s, int out[32]) {
+  for (int i = 0; i < 32; i++) {
+#pragma HLS pipeline II=1
+    int a = s.read();
+    int b = s.read();
+    out[i] = a + b;
+  }
+}
+void channel(const int in[64], int out[32]) {
+#pragma HLS dataflow
+  hls::stream<int> s("s");
+  produce(in, s);
+  consume(s, out);
+}
+"""
+
+
+@needs_gxx
+def test_a_stream_between_dataflow_processes_transfers_one_element_per_cycle(tmp_path):
+    """The top's own stream, a channel between two processes, is a FIFO as a stream
+    argument is: consume reads it twice an iteration (II 2).  It was no array, and
+    both loops were claimed at II 1."""
+    compiled = arraypart.compile_kernel(write(tmp_path, "channel.cpp", CHANNEL))
+    assert loop_ii(compiled.report) == [1, 2]
+    s = array(compiled.report, "s")
+    assert (s.array.fifo, s.array.interface, s.banking.scheme.kind) == ("ap_fifo", False,
+                                                                        "none")
+    assert "variable=s" not in compiled.files["channel.cpp"]
+    assert_the_testbench_passes(compiled, tmp_path)
 
 
 def test_a_struct_holding_a_stream_is_a_located_error(tmp_path):

@@ -1523,8 +1523,8 @@ def test_a_pragma_value_may_be_a_constant_expression(tmp_path):
 
 def test_a_partition_of_an_array_of_streams_is_no_memory(tmp_path):
     """hls::stream<int> fifos[4] with array_partition complete (a common idiom): one
-    FIFO per element, as arraypart already reads such an array; it was 'unknown
-    array'."""
+    FIFO per element (no memory), as arraypart already reads such an array; it was
+    'unknown array'."""
     text = """
         #include "hls_stream.h"
         void fifos(int a[64], int b[64]) {
@@ -1540,7 +1540,9 @@ def test_a_partition_of_an_array_of_streams_is_no_memory(tmp_path):
             }
         }"""
     compiled = compile_text(tmp_path, "fifos", text, suffix=".cpp")
-    assert [a.name for a in compiled.report.kernel.arrays] == ["a", "b"]
+    assert [a.name for a in compiled.report.kernel.arrays if a.memory] == ["a", "b"]
+    (fifos,) = [a for a in compiled.report.kernel.arrays if not a.memory]
+    assert (fifos.name, fifos.stream, fifos.partitionable) == ("fifos", True, False)
 
 
 HALF = """

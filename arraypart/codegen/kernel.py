@@ -561,7 +561,7 @@ def _pragmas(s: ArraySolution, ex: Explicit | None, written: str | None) -> list
             elif part.type != "none":
                 out.append(f"HLS array_partition variable={array} "
                            f"type={part.type} factor={part.factor} dim={d}")
-    if not s.array.interface:
+    if not (s.array.interface or s.array.stream):  # a stream keeps its own storage
         name = ex.bank_name if ex is not None else array
         impl = f" impl={s.array.storage_impl}" if s.array.storage_impl else ""
         storage = "rom_np" if s.multi_port_rom else s.ports.name

@@ -545,8 +545,12 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
     def _stream_alias(self, decl: N.Decl) -> None:
         """A local stream declaration: a reference or pointer to a FIFO port of the
         top (``hls::stream<int> &s = in;``, ``*p = &in``) names that port for the rest
-        of the function; any other is a stream of its own, no port of the top."""
+        of the function; the top's own stream (a FIFO of its own, registered at its
+        declaration) is its own port; any other is a stream arraypart does not count."""
         port = None if decl.init is None else self._stream_port(decl.init)
+        own = self._arrays.get(decl.name)
+        if port is None and own is not None and own.stream and own.coord == decl.coord:
+            port = StreamPort(decl.name)
         if port is not None:
             self._stream_ports = {**self._stream_ports, decl.name: port}
         else:

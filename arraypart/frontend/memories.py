@@ -29,6 +29,11 @@ from . import interfaces as I
 from .declarations import array_decl, element_type, integer_constant, refuse_array_typedefs
 
 POINTER_KIND = ci.TypeKind.POINTER
+# A stream declared as a reference or a pointer names another (calls._stream_alias).
+_ALIAS_KINDS = (POINTER_KIND, ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE)
+# The FIFO a stream the top declares becomes (a dataflow channel): one element per
+# cycle in and out, as an ap_fifo port.
+LOCAL_STREAM_MODE = "ap_fifo"
 
 
 # The pragmas of a function's array parameter that apply to the array a call passes,
@@ -150,12 +155,16 @@ class MemoryLowering:
         for node in N.walk(self._func.body):
             if isinstance(node, N.Decl) and I.is_stream(node):
                 self._streams.add(node.name)
+                if node.ctype.clang.kind not in _ALIAS_KINDS:
+                    self._add_stream(node, local=True)
             elif isinstance(node, N.Decl) and node.is_array:
                 self._add_array(node, interface=False, local=True)
 
-    def _add_stream(self, param: N.Decl) -> None:
+    def _add_stream(self, param: N.Decl, local: bool = False) -> None:
         """An ``hls::stream<T>`` parameter of the top (by reference or pointer) is a
-        FIFO port (``Array.fifo``: its INTERFACE mode, ``axis`` by default), one
+        FIFO port (``Array.fifo``: its INTERFACE mode, ``axis`` by default); one the
+        top declares (``local``: a channel between dataflow processes) is a FIFO of
+        its own (:data:`LOCAL_STREAM_MODE`).  Either takes one
         element per cycle in and out, as an ``axis`` pointer is; its transfers
         (``read``, ``write``, ``>>``, ``<<``) are its accesses, at an element the model
         does not follow, one of ``depth=`` (else :data:`STREAM_EXTENT`) elements, so
@@ -171,11 +180,12 @@ class MemoryLowering:
             elem_type, bits = element_type(value, param.name, param.coord)
         except KernelError:  # a FIFO stores nothing arraypart prices
             elem_type, bits = value.spelling, 1
-        iface = self._interfaces.get(param.name)
-        mode = iface.mode if iface is not None and iface.fifo else I.STREAM_MODE
+        iface = None if local else self._interfaces.get(param.name)
+        mode = (LOCAL_STREAM_MODE if local else
+                iface.mode if iface is not None and iface.fifo else I.STREAM_MODE)
         extent = iface.depth if iface is not None and iface.depth else STREAM_EXTENT
         self._arrays[param.name] = Array(param.name, streams + (extent,), elem_type, bits,
-                                         True, param.coord, fifo=mode, stream=True,
+                                         not local, param.coord, fifo=mode, stream=True,
                                          partitionable=False)
         self._stream_ports[param.name] = StreamPort(param.name)
 
