@@ -845,6 +845,9 @@ def test_local_pointers_bank_and_trace_as_modelled(tmp_path):
     ("static int f(const char *p) { return p[1]; }\n"
      "void k(int a[64], int o[1]) {\n  o[0] = f((const char *)a);\n}\n", 3, 12,
      "'p' reads array 'a' (int) as 'const char'"),
+    ("static int f(const char b[64]) { return b[1]; }\n"
+     "void k(int a[64], int o[1]) {\n  o[0] = f((const char *)a);\n}\n", 3, 12,
+     "'b' reads array 'a' (int) as 'char'"),
     # UG1399's pointer_cast_native: given memory after its declaration, then moved
     ("void k(int a[64], int o[1], int n) {\n  char *p;\n  p = (char *)(&a[n]);\n"
      "  int r = 0;\n  for (int i = 0; i < 16; i++) {\n    r += *p;\n    p += 1;\n  }\n"

@@ -1274,6 +1274,8 @@ def test_a_loop_merge_is_said_to_be_unmodelled(tmp_path):
     report = arraypart.analyze(path)
     assert any(w.startswith(f"{path}:6:1: warning: loop_merge is not modelled")
                for w in report.warnings)
+    path.write_text(path.read_text().replace("loop_merge", "loop_merge off"))
+    assert not any("loop_merge" in w for w in arraypart.analyze(path).warnings)
 
 
 CHANNEL = """#include "hls_stream.h"

@@ -248,3 +248,33 @@ def test_references_nested_in_a_copied_reference_stay_as_written(tmp_path):
     assert _iis(compiled)["L4"] == 1
     run = run_testbench(compiled, tmp_path)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+
+
+SHADOWED = """\
+void shadowed(int a[64], int b[64], int n) {
+#pragma HLS resource variable=a core=RAM_1P_BRAM
+  for (int i = 0; i < 63; i++) {
+#pragma HLS pipeline II=1
+    {
+      int t = i;
+      {
+        int i = t + 1;
+        b[t] = a[i - 1] + a[63 - t];
+      }
+    }
+  }
+}
+"""
+
+
+@needs_gxx
+def test_a_body_that_declares_the_iterator_again_gets_no_phase_switch(tmp_path):
+    """The phased subscripts name the pipelined loop's iterator, which the inner
+    ``int i`` hides: the switch read the inner one, and the banked kernel indexed past
+    ``a`` (ASan) with a wrong result.  Such a loop keeps its references."""
+    path = tmp_path / "shadowed.c"
+    path.write_text(SHADOWED)
+    compiled = arraypart.compile_kernel(str(path))
+    assert "switch" not in compiled.files["shadowed.cpp"]
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr

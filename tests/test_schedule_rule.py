@@ -548,3 +548,26 @@ def test_a_callees_rotating_array_of_32_becomes_registers(tmp_path):
     assert hist.banking.scheme.registers
     assert [lp["achieved_ii"] for lp in compiled.report.to_json()["loops"]] == [1, 1]
     assert_the_testbench_passes(compiled, tmp_path)
+
+
+SKIPPING = """\
+void skipping(int a[16], int b[16], int n) {
+#pragma HLS resource variable=a core=RAM_1P_BRAM
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    if (i >= n) continue; else b[i] = a[i] + a[15 - i];
+  }
+}
+"""
+
+
+def test_a_small_array_gets_registers_rather_than_a_phase_switch(tmp_path):
+    """cyclic 2 serves a[i] and a[15 - i] with a phase switch of period 2, which the
+    emission cannot write around a ``continue``: ranked first, it left one memory at
+    II 2.  Registers, which need no switch, come before it for an array of 16."""
+    path = tmp_path / "skipping.c"
+    path.write_text(SKIPPING)
+    report = api.analyze(path)
+    a = next(s for s in report.solution.arrays if s.array.name == "a")
+    assert a.banking.scheme.registers
+    assert [lp["achieved_ii"] for lp in report.to_json()["loops"]] == [1]

@@ -174,7 +174,7 @@ def test_a_call_of_a_function_defined_elsewhere_is_a_located_error(tmp_path, cap
                     "  int t;\n  ext_model(a, b, t);\n  sigma = t + 1;\n}\n")
     assert cli.main(["check", "--trace", str(path)]) == 2
     err = capsys.readouterr().err
-    assert f"{path}:1:6: error: check --trace runs the original, which calls 'ext_model'" in err
+    assert f"{path}:1:6: error: check --trace runs the original, which uses 'ext_model'" in err
 
 
 @needs_gxx
@@ -489,6 +489,27 @@ void tmpl(int a[8], int b[8], int z[8], int y[8]) { add<2>(a, z); add<4>(b, y); 
 """)
     for result in _agreeing(path, 2):
         assert [loop.steps for loop in result.replay.loops] == [4, 2]
+
+
+@needs_gxx
+def test_a_factor_declared_in_the_loop_body_is_the_models(tmp_path):
+    """``const int U = 4; unroll factor=U`` in a template's loop: the name is
+    declared after the step's start, so the driver takes the model's value (pasting the
+    name there did not compile: an internal error)."""
+    path = tmp_path / "body.cpp"
+    path.write_text("""template <int R>
+void add(int a[16], int z[16]) {
+  L: for (int i = 0; i < 16; i++) {
+    const int U = 16 / R;
+#pragma HLS pipeline II=1
+#pragma HLS unroll factor=U
+    z[i] = a[i] + 1;
+  }
+}
+void body(int a[16], int z[16]) { add<4>(a, z); }
+""")
+    for result in _agreeing(path, 2):
+        assert [loop.steps for loop in result.replay.loops] == [4]
 
 
 @needs_gxx

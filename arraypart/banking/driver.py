@@ -174,12 +174,13 @@ class _Found:
 # rules out memory banks at the target II, a fallback taken without comparing costs
 # (the selects of a larger register file cost more than an II).
 MAX_REGISTER_ELEMENTS = 16
-# Arrays up to this many elements (not the top's: their registers would be ports of
-# the IP) are searched as registers too where lanes that rotate in references kept as
-# written overload every memory banking under the scheduling rule; the search ranks
-# them with those bankings, by the lanes that rotate first, then by their fitted cost
-# (a callee's 32-word table: II 3 in any memory).
+# Arrays up to this many elements and bits (not the top's: their registers would be
+# ports of the IP) are searched as registers too where lanes that rotate in references
+# kept as written overload every memory banking under the scheduling rule; the search
+# ranks them with those bankings, by the lanes that rotate first, then by their fitted
+# cost (a callee's 32-word table: II 3 in any memory).
 MAX_ROTATING_REGISTER_ELEMENTS = 64
+MAX_ROTATING_REGISTER_BITS = 64 * 32
 
 
 class _TimeUp(Exception):
@@ -791,17 +792,24 @@ class _Search:
                 level, level_start = floor, tier
             if (tier in boxes or (floor == level < best.cost.bram18k
                                   and tier < level_start + LEVEL_TIERS)
-                    or self._fewer_rule_lanes(tier, best.cost.rule_lanes)):
+                    or self._fewer_rule_lanes(
+                        tier, (best.cost.rule_lanes, best.cost.phased_lanes))):
                 yield tier
 
-    def _fewer_rule_lanes(self, tier: int, lanes: int) -> bool:
-        """Some per_dim partition into ``tier`` banks has fewer than ``lanes`` rule lanes
-        (counted without the fitted model, whose pricing of every partition of every
-        tier was most of the refinement's time on large arrays)."""
+    def _fewer_rule_lanes(self, tier: int, lanes: tuple[int, int]) -> bool:
+        """Some per_dim partition into ``tier`` banks has fewer rule lanes than
+        ``lanes`` (rotating, phased: :func:`.space.rule_lanes`), counted without the
+        fitted model, whose pricing of every partition of every tier was most of the
+        refinement's time on large arrays.  Phased lanes count for an array of at most
+        :data:`MAX_REGISTER_ELEMENTS`: its registers are tried where a phase switch was
+        the best so far (the emission may not be able to write one); a larger one's
+        phase switch stands against registers."""
         array = self.am.array
-        return lanes > 0 and any(
-            rule_lanes(per_dim_scheme(array.shape, dims), self.shapes, array.pragma_only)
-            < lanes for dims in per_dim_partitions(array.shape, self.varying, tier))
+        width = 2 if array.size <= MAX_REGISTER_ELEMENTS else 1
+        return lanes[:width] > (0, 0)[:width] and any(
+            rule_lanes(per_dim_scheme(array.shape, dims), self.shapes,
+                       array.pragma_only)[:width] < lanes[:width]
+            for dims in per_dim_partitions(array.shape, self.varying, tier))
 
     def prove(self, banking: Banking) -> Proof:
         """isl's proof of ``banking`` (:func:`.proof.prove`), made once per search."""
@@ -901,13 +909,16 @@ class _Search:
         1/(2·banks) of the array, not all of it) and may serve the lanes the copies do.
         When ``best``'s rotating lanes miss a target under the scheduling rule
         (:func:`.space.rule_overloaded`), an array of at most
-        :data:`MAX_ROTATING_REGISTER_ELEMENTS` (an interface array of at most
-        :data:`MAX_REGISTER_ELEMENTS`) may become registers, which take no port."""
+        :data:`MAX_ROTATING_REGISTER_ELEMENTS` and :data:`MAX_ROTATING_REGISTER_BITS` (an
+        interface array, or a wider one, of at most :data:`MAX_REGISTER_ELEMENTS`) may
+        become registers, which take no port."""
         array = self.am.array
         physical = best.scheme.banks * best.copies
         box = max([physical * (2 if best.copies > 1 and best_bram18k > 0 else 1)]
                   + [_box(s, array.shape) for s in self.uniform])
-        most = MAX_REGISTER_ELEMENTS if array.interface else MAX_ROTATING_REGISTER_ELEMENTS
+        most = (MAX_REGISTER_ELEMENTS if array.interface
+                or array.size * array.elem_bits > MAX_ROTATING_REGISTER_BITS
+                else MAX_ROTATING_REGISTER_ELEMENTS)
         if array.size <= most and rule_overloaded(
                 best.scheme, self.shapes, array.pragma_only, self.am.ports):
             box = max(box, array.size)

@@ -96,11 +96,10 @@ def cost_of(banking: Banking, array_model: ArrayModel, shapes: list[GroupShape])
 def cost_floor(banking: Banking, array_model: ArrayModel, shapes: list[GroupShape]) -> Cost:
     """The parts of :func:`cost_of` that need no model; BRAM18K, LUT and FF 0."""
     scheme = banking.scheme
-    pragma_only = array_model.array.pragma_only
+    rule, phased_count = rule_lanes(scheme, shapes, array_model.array.pragma_only)
     return Cost(
-        rule_lanes=rule_lanes(scheme, shapes, pragma_only),
-        phased_lanes=sum(len(s.lanes) for s in _rotating(scheme, shapes, pragma_only)
-                         if pragma_only and phased(scheme, s)),
+        rule_lanes=rule,
+        phased_lanes=phased_count,
         physical_banks=scheme.banks * banking.copies,
         storage_overhead=round(banking.copies * (1 + scheme.storage_overhead) - 1, 9),
         family=FAMILY_RANK[scheme.kind],
@@ -113,12 +112,19 @@ def crossbar_lanes(scheme: Scheme, shapes: list[GroupShape]) -> int:
     return sum(len(s.lanes) for s in shapes if not _static(scheme, s))
 
 
-def rule_lanes(scheme: Scheme, shapes: list[GroupShape], pragma_only: bool) -> int:
-    """Lanes whose bank varies with the iteration where the emitted code keeps the
-    references as written (:func:`_rotating`), unless phase switches make it constant
-    (:func:`phased`): under the scheduling rule each takes a port of every bank."""
-    return sum(len(s.lanes) for s in _rotating(scheme, shapes, pragma_only)
-               if not (pragma_only and phased(scheme, s)))
+def rule_lanes(scheme: Scheme, shapes: list[GroupShape],
+               pragma_only: bool) -> tuple[int, int]:
+    """(rotating, phased): the lanes whose bank varies with the iteration where the
+    emitted code keeps the references as written (:func:`_rotating`), split into those
+    that a phase switch makes constant (:func:`phased`, a pragma-only array's) and the
+    others, each of which the scheduling rule gives a port of every bank."""
+    rotating = phased_count = 0
+    for s in _rotating(scheme, shapes, pragma_only):
+        if pragma_only and phased(scheme, s):
+            phased_count += len(s.lanes)
+        else:
+            rotating += len(s.lanes)
+    return rotating, phased_count
 
 
 def rule_overloaded(scheme: Scheme, shapes: list[GroupShape], pragma_only: bool,

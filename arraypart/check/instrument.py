@@ -440,8 +440,10 @@ def _traced_loops(unit: clangtu.Unit, model: dict[tuple[int, int], int]
             owners.append((pragma.text, max(around, key=lambda cr: cr[1][0])[0]))
     pipelined = {loop.extent.start.offset: loop for text, loop in owners
                  if _PIPELINE.match(text)}
-    factors = {loop.extent.start.offset: _factor_text(m.group(1)) for text, loop in owners
-               for m in [_UNROLL_FACTOR.match(text.strip())] if m}
+    templates = _template_parameters(unit)
+    factors = {loop.extent.start.offset: factor for text, loop in owners
+               for m in [_UNROLL_FACTOR.match(text.strip())] if m
+               for factor in [_factor_text(m.group(1), loop, templates)] if factor}
     modelled = {}
     for c in fors:
         at = unit.coord(c.extent.start.offset)
@@ -461,10 +463,29 @@ def _traced_loops(unit: clangtu.Unit, model: dict[tuple[int, int], int]
     return {key: (outermost[key], factors.get(key, "1")) for key in sorted(outermost)}
 
 
-def _factor_text(written: str) -> str:
-    """A factor as the instrumented text writes it: a number as it is, an expression
-    in parentheses."""
-    return written if written.isdigit() else f"({written})"
+def _factor_text(written: str, loop: ci.Cursor,
+                 templates: list[tuple[int, int, frozenset[str]]]) -> str | None:
+    """A factor as the instrumented text writes it: a number as it is; an expression
+    of the parameters of the function template around ``loop`` (``F``,
+    ``CONFIG_T::n / 2``) in parentheses, evaluated per instantiation; None for any
+    other (a name declared in the body, a macro that ``__SYNTHESIS__`` changes: the
+    model's value, which synthesis sees, stands)."""
+    if written.isdigit():
+        return written
+    at = loop.extent.start.offset
+    names = {n for start, end, params in templates if start <= at < end for n in params}
+    used = set(re.findall(r"(?<![\w:])[A-Za-z_]\w*", written))
+    return f"({written})" if used and used <= names else None
+
+
+def _template_parameters(unit: clangtu.Unit) -> list[tuple[int, int, frozenset[str]]]:
+    """(start, end, parameter names) of each function template of the kernel text."""
+    kinds = (K.TEMPLATE_TYPE_PARAMETER, K.TEMPLATE_NON_TYPE_PARAMETER,
+             K.TEMPLATE_TEMPLATE_PARAMETER)
+    return [(c.extent.start.offset, c.extent.end.offset,
+             frozenset(p.spelling for p in c.get_children() if p.kind in kinds))
+            for c in unit.tu.cursor.walk_preorder()
+            if c.kind == K.FUNCTION_TEMPLATE and unit.in_main(c.location)]
 
 
 def _pragma_region(loop: ci.Cursor) -> tuple[int, int]:

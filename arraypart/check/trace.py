@@ -133,22 +133,29 @@ def _check_the_original_builds(kernel: ir.Kernel, options: clangtu.Options, work
             f"__SYNTHESIS__): {message}")) from None
 
 
-_UNDEFINED = re.compile(r"undefined reference to [`'](?:original::)?([A-Za-z_]\w*)\(")
+_UNDEFINED = re.compile(r"undefined reference to [`']([^'`]+)'")
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 
 
 def _check_every_call_is_defined(kernel: ir.Kernel, failure: str) -> None:
-    """A KernelError at the first mention of a function that the kernel calls and
-    declares but does not define (an RTL black box, a function of another file),
-    when that is why the driver does not link: the user's code, not the driver."""
+    """A KernelError at the first mention (outside comments) of a function or
+    variable that the kernel uses and declares but does not define (an RTL black box,
+    a function of another file), when that is why the driver does not link: the
+    user's code, not the driver."""
     found = _UNDEFINED.search(failure)
-    text = kernel.source.text
-    mention = None if found is None else re.search(rf"\b{found[1]}\s*\(", text)
+    if found is None:
+        return
+    symbol = re.sub(r"<.*>", "", found[1].split("(")[0]).split()  # ns::f<int>(int)
+    name = symbol[-1].rsplit("::", 1)[-1] if symbol else ""
+    text = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m[0]), kernel.source.text)
+    mention = re.search((r"\b" if name[:1].isalnum() or name[:1] == "_" else "")
+                        + re.escape(name), text) if name else None
     if mention is None:
         return
     line = text.count("\n", 0, mention.start()) + 1
     col = len(text[:mention.start()].rsplit("\n", 1)[-1].encode()) + 1
     raise KernelError(Coord(kernel.path, line, col), (
-        f"check --trace runs the original, which calls '{found[1]}': the kernel file "
+        f"check --trace runs the original, which uses '{name}': the kernel file "
         "declares it but no file arraypart reads defines it (a black box, or a function "
         "of another file); define it in the kernel file or a header it includes"))
 

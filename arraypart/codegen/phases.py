@@ -128,7 +128,8 @@ def phase_edits(kernel: Kernel, solution: Solution, contexts, taken: set[str],
 def _iterator_names(phased: PhasedLoop, for_nodes) -> tuple[str, ...] | None:
     """The names the text gives the phased loops' iterators; None when a loop has no
     ``for`` of the text, or one around the pipelined loop is not written around it in
-    the same function or has its iterator's name declared again inside it."""
+    the same function, or a loop's body declares its iterator's name again (the phased
+    subscripts would name the inner one)."""
     inner = for_nodes.get(phased.loop.coord)
     names = []
     for lp in phased.loops:
@@ -136,9 +137,8 @@ def _iterator_names(phased: PhasedLoop, for_nodes) -> tuple[str, ...] | None:
         name = None if node is None or node.start < 0 else _iterator_name(node)
         if name is None or not node.start <= inner.start < node.end:
             return None
-        if lp is not phased.loop and any(isinstance(n, N.Decl) and n.name == name
-                                         for n in N.walk(node.stmt)):
-            return None
+        if any(isinstance(n, N.Decl) and n.name == name for n in N.walk(node.stmt)):
+            return None  # a body that declares the name again hides the iterator
         names.append(name)
     return tuple(names)
 

@@ -35,6 +35,7 @@ from ..errors import KernelError
 from ..ir import Array
 from . import cnodes as N
 from .cexpr import Scope, quasi_affine
+from .declarations import element_type
 
 T = ci.TypeKind
 ASSIGNING = ("p++", "++", "p--", "--")
@@ -226,11 +227,15 @@ def _same_elements(decl: N.Decl, init: N.Node, array: Array | None) -> None:
     smaller or larger type would address parts or runs of elements."""
     if array is None or not (isinstance(init, N.Cast) and not init.implicit):
         return
-    t = decl.ctype.clang if decl.ctype is not None else None
-    if t is None or t.get_canonical().kind != T.POINTER:
+    t = decl.ctype.clang.get_canonical() if decl.ctype is not None else None
+    if t is None or t.kind not in (T.POINTER, T.CONSTANTARRAY, T.INCOMPLETEARRAY):
         return
-    pointee = t.get_canonical().get_pointee()
-    if pointee.get_size() * 8 != array.elem_bits:
+    pointee = t.get_pointee() if t.kind == T.POINTER else t.element_type
+    try:
+        bits = element_type(pointee, decl.name, init.coord)[1]
+    except KernelError:
+        bits = pointee.get_size() * 8
+    if bits != array.elem_bits:
         raise KernelError(init.coord, (
             f"'{decl.name}' reads array '{array.name}' ({array.elem_type}) as "
             f"'{pointee.spelling}': arraypart follows memory by the elements of its own "

@@ -337,6 +337,8 @@ class MemoryLowering:
                     "serves may reach a better II in Vitis than arraypart reports")))
                 continue
             elif pragma.kind == "loop_merge":
+                if self._pragmas.off(pragma):
+                    continue  # loop_merge off: the loops stay apart, as modelled
                 self._warnings.append(warning_text(self._pragmas.coord(pragma), (
                     "loop_merge is not modelled: arraypart banks the loops of this scope "
                     "as separate loops; where Vitis merges them, their accesses share an "
