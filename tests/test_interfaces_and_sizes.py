@@ -1316,6 +1316,34 @@ def test_a_stream_between_dataflow_processes_transfers_one_element_per_cycle(tmp
     assert_the_testbench_passes(compiled, tmp_path)
 
 
+def test_a_cascade_of_the_tops_streams_is_no_recurrence(tmp_path):
+    """Vitis's dataflow_stream_array: stage k reads s[k] and writes s[k + 1] in an
+    unrolled loop.  Counted as FIFOs, the streams' transfers read what an earlier lane
+    wrote, which the recurrence check took for memory read back (a missed II); a
+    stream is a channel."""
+    text = """#include "hls_stream.h"
+static void add(hls::stream<int> &in, hls::stream<int> &out, int n) {
+  for (int i = 0; i < n; i++) {
+#pragma HLS pipeline II=1
+    out.write(in.read() + 1);
+  }
+}
+void cascade(const int a[16], int b[16]) {
+#pragma HLS dataflow
+  static hls::stream<int> s[4];
+  for (int i = 0; i < 16; i++) s[0].write(a[i]);
+  for (int k = 0; k < 3; k++) {
+#pragma HLS unroll
+    add(s[k], s[k + 1], 16);
+  }
+  for (int i = 0; i < 16; i++) b[i] = s[3].read();
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "cascade.cpp", text))
+    assert not [w for w in report.warnings if "recurrence" in w or "reads what" in w]
+    assert report.goals_met
+
+
 def test_a_struct_holding_a_stream_is_a_located_error(tmp_path):
     """UG1399's auto-disaggregation example: a top argument whose struct holds an
     hls::stream.  Its transfers went uncounted and the testbench, which copies the

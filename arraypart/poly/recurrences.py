@@ -30,7 +30,8 @@ a window refilled before it is read) hands the read its own value instead.  isl
 decides it.  A pair with an irregular index (``hist[m] = hist[m] + w``, m read from
 data) may meet: it is a *possible* recurrence, which the HLS tool assumes too.  An
 array the user declares free of such dependences (``dependence ... inter false``,
-``ir.Array.independent``) has none.
+``ir.Array.independent``) has none, nor does a stream (``ir.Array.stream``), whose
+"elements" are transfers, no memory that a later iteration reads back.
 """
 
 from __future__ import annotations
@@ -56,8 +57,8 @@ def recurrences(arrays: tuple[ArrayModel, ...],
     (module doc)."""
     out: dict[tuple, Recurrence] = {}
     for am in arrays:
-        if am.array.independent:
-            continue
+        if am.array.independent or am.array.stream:
+            continue  # a stream's transfers are a channel's, no memory read back
         for group in am.groups:
             for write, read in _recurrences(group, tick):
                 found = Recurrence(group.loop, am.array.name, read.coord, write.coord)
