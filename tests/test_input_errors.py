@@ -129,3 +129,18 @@ def test_a_file_of_member_functions_is_told_why_it_has_no_top(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2 and err.startswith(f"{path}:6:8: error: the file defines member "
                                         "functions only (H::get)"), err
+
+
+def test_a_late_pragma_of_a_loop_written_as_blocks_is_a_located_error(tmp_path, capsys):
+    """``unroll factor=U`` after a declaration of the pipelined loop's body: the loop
+    is written as blocks of lanes, whose lane loop goes after the body's leading
+    pragmas, so this one stayed as a second unroll and the emitted kernel did not
+    parse (an internal error, exit 3)."""
+    path = tmp_path / "late.cpp"
+    path.write_text("void late(int a[64], int b[64]) {\n"
+                    "  for (int i = 0; i < 64; i++) {\n    const int U = 4;\n"
+                    "#pragma HLS pipeline II=1\n#pragma HLS unroll factor=U\n"
+                    "    b[i] = a[i] + a[63 - i];\n  }\n}\n")
+    assert cli.main(["analyze", str(path)]) == 2
+    assert f"{path}:4:1: error: loop L2: arraypart writes it as blocks of lanes" in (
+        capsys.readouterr().err)

@@ -241,6 +241,7 @@ def _write_blocks(data: bytes, node: N.For, unrolled, opening: list[str],
     if lo < 0:
         raise KernelError(node.coord, f"loop {loop.name}: its header is not written in "
                                       "the kernel file")
+    _pragmas_lead(node, loop.name)
     edits = [Edit(lo, hi, f"{type_name} {block} = 0; {block} < {unrolled.blocks}; "
                           f"{block}++", breakable=False)]
     for item in _unroll_pragmas(node):
@@ -262,6 +263,19 @@ def _type_text(data: bytes, decl: N.Decl) -> str:
     if decl.start >= 0 and decl.name_at > decl.start:
         return " ".join(data[decl.start:decl.name_at].decode().split())
     return decl.ctype.spelling
+
+
+def _pragmas_lead(node: N.For, name: str) -> None:
+    """A loop written as blocks gets its lane loop after the pragmas that open its
+    body; one written after a statement would stay in the block loop (a second
+    unroll, a pipeline of the lanes): a located error."""
+    items = node.stmt.items if isinstance(node.stmt, N.Compound) else ()
+    late = [item for item in items[len(_leading_pragmas(node)):]
+            if isinstance(item, N.Pragma) and _directive(item.line.text) is not None]
+    if late:
+        raise KernelError(late[0].coord, (
+            f"loop {name}: arraypart writes it as blocks of lanes, and this pragma follows "
+            "a statement of its body; write the loop's pragmas before its statements"))
 
 
 def _leading_pragmas(node: N.For) -> list[N.Pragma]:
