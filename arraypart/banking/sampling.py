@@ -147,13 +147,12 @@ def sampled_rule_ii(sample: GroupSample, banking: Banking, ports: PortModel) -> 
     target = sample.shape.group.target_ii
     if scheme.registers or scheme.banks == 1 or not len(sample.active[0]):
         return target
-    lanes = range(len(sample.shape.lanes))
     varies = _banks_vary(sample, scheme)
-    varying = [k for k in lanes if varies[k]]
+    varying, constant = np.flatnonzero(varies).tolist(), np.flatnonzero(~varies).tolist()
     if not varying:
         return target
-    reads, writes = _regular_loads(sample, [k for k in lanes if k not in varying],
-                                   scheme.bank_expr(), scheme.shape, scheme.banks)
+    reads, writes = _regular_loads(sample, constant, scheme.bank_expr(), scheme.shape,
+                                   scheme.banks)
     every_reads, every_writes = _regular_loads(sample, varying, E.const(0), scheme.shape, 1)
     return int(least_ii(ports, reads + every_reads, writes + every_writes,
                         target).max(initial=target))

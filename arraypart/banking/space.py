@@ -143,8 +143,9 @@ def rule_ii(scheme: Scheme, shape: GroupShape, ports: PortModel,
     emission routes its lanes (a group that is not ``direct`` of an array that is not
     ``pragma_only``), when every lane's bank is constant (:func:`_static`) or the banks
     are registers (no port), or, for a pragma-only array, when the banks rotate with a
-    period the emission's phase switches make constant (:func:`phased`); else the least II at which one bank serves every
-    lane (:func:`every_lane_ii`), each taking a port of every bank."""
+    period the emission's phase switches make constant (:func:`phased`); else the
+    least II at which one bank serves every lane (:func:`every_lane_ii`), each taking
+    a port of every bank."""
     if not (pragma_only or shape.group.direct) or scheme.registers or _static(scheme, shape):
         return shape.group.target_ii
     if pragma_only and phased(scheme, shape):

@@ -98,26 +98,27 @@ def external_functions(unit: clangtu.Unit, user_end: int
     is), the original's calls reach the user's definition, which the testbench and the
     trace link against.  A prototype whose types are the file's own stays (they would
     have to move too), as does one in an ``extern "C"`` block."""
-    called = {c.referenced.get_usr() for c in unit.tu.cursor.walk_preorder()
-              if c.kind == ci.CursorKind.CALL_EXPR and c.referenced is not None
-              and unit.in_main(c.location)}
-    spans, warnings = [], []
+    external = []
     for decl in _file_scope_functions(unit, user_end):
         if decl.is_definition() or decl.get_definition() is not None or any(
                 ref.kind in _REFERENCES and ref.referenced is not None
                 and _own(unit, ref.referenced, user_end) for ref in decl.walk_preorder()):
             continue
         try:
-            spans.append(_span(unit, decl))
+            external.append((decl, _span(unit, decl)))
         except _Stays:
             continue
-        if decl.get_usr() in called:
-            warnings.append(warning_text(unit.location_coord(decl.location), (
-                f"'{decl.spelling}' is defined in no file arraypart reads: its effects "
-                "are not modelled (a scalar it may change through a reference is "
-                "irregular), and the testbench and check --trace link against your "
-                "definition (add its file to the testbench's build)")))
-    return tuple(spans), tuple(warnings)
+    if not external:  # the kernel's calls are walked only when some prototype is external
+        return (), ()
+    called = {c.referenced.get_usr() for top in unit.tu.cursor.get_children()
+              if _own(unit, top, user_end) for c in top.walk_preorder()
+              if c.kind == ci.CursorKind.CALL_EXPR and c.referenced is not None}
+    warnings = [warning_text(unit.location_coord(decl.location), (
+        f"'{decl.spelling}' is defined in no file arraypart reads: its effects are not "
+        "modelled (a scalar it may change through a reference is irregular), and the "
+        "testbench and check --trace link against your definition (add its file to the "
+        "testbench's build)")) for decl, _ in external if decl.get_usr() in called]
+    return tuple(span for _, span in external), tuple(warnings)
 
 
 def _file_scope_functions(unit: clangtu.Unit, user_end: int) -> Iterator[ci.Cursor]:
