@@ -278,3 +278,39 @@ def test_a_body_that_declares_the_iterator_again_gets_no_phase_switch(tmp_path):
     assert "switch" not in compiled.files["shadowed.cpp"]
     run = run_testbench(compiled, tmp_path)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+
+
+WINDOW_DECLARED = """\
+void window(const int a[72], int out[64], int n) {
+#pragma HLS resource variable=a core=RAM_1P_BRAM
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    int s = a[i] + a[i + 1] + a[i + 2] + a[i + 3] + a[i + 4] + a[i + 5] + a[i + 6]
+          + a[i + 7];
+    int t = 0;
+    for (int k = 0; k < 8; k++) {
+      if (k > n) continue;
+      t += a[i + k];
+    }
+    out[i] = s - t;
+  }
+}
+"""
+
+
+@needs_gxx
+def test_a_declaration_and_a_loop_that_continues_itself_are_phased(tmp_path):
+    """``int s = <window>;`` is split (``int s;`` before the switch, ``s = ...`` in
+    each case: the name outlives the cases), and the inner loop's ``continue`` stays
+    its own inside a case.  Both statements used to be refused a switch, which left
+    the interface as one memory at II 8."""
+    path = tmp_path / "window.c"
+    path.write_text(WINDOW_DECLARED)
+    compiled = arraypart.compile_kernel(str(path))
+    emitted = compiled.files["window.cpp"]
+    assert emitted.count("switch (i % ") == 2 and "    int s;\n" in emitted
+    assert _iis(compiled) == {"L3": 1}  # 8 elements read, one per one-port bank
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)
+

@@ -28,9 +28,12 @@ suffix (a label is unique in its function).
 A statement qualifies when no other edit of the emitted text falls inside it (its
 references to other arrays are copied into every case as written: one site per phase,
 and one phase runs per iteration), its phased references are written out (not in a
-macro's text), it calls none of the file's functions, is no declaration (its names would not outlive the case), declares no
-``static`` (each copy would be its own), and holds no ``break``, ``continue``,
-``goto`` or ``return`` (a ``switch`` would capture or change them).
+macro's text), it calls none of the file's functions (each case would inline its own
+copy), declares no ``static`` (each copy would be its own), and holds no ``goto``,
+``return``, or ``break`` or ``continue`` of a loop or ``switch`` around it (a
+``switch`` would capture or change them).  A declaration qualifies when it declares
+one scalar, ``T v = e;``: ``T v;`` goes before the switch and ``v = e;`` in each
+case, so that ``v`` outlives the cases.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from ..banking.solution import ArraySolution, Solution
 from ..banking.space import MAX_LANE_PHASES, MAX_PHASES
 from ..errors import Coord
 from ..frontend import cnodes as N
+from ..frontend.declarations import SCALAR_KINDS
 from ..ir import Kernel, Loop
 from ..scheme import Scheme, index_var
 from . import ranges
@@ -52,7 +56,6 @@ from .bankcentric import (boxed, constant_loop, found_accesses, fresh, lane_env,
                           needs_routing, pipelined_loops_around)
 from .textedit import MAX_LINE, Edit, apply, statement_end
 
-_ESCAPES = ("break", "continue", "goto")
 _PHASE_QUOTIENT = "__phase_q"  # the new loop-free variable i/P in the constness check
 _PAD = "    "  # a case's statements are one level deeper than the switch (or a tab more)
 
@@ -269,11 +272,13 @@ def _covered(statements: list[N.Node], phased: PhasedLoop) -> bool:
 
 def _qualifies(statement: N.Node, phased: PhasedLoop, called: set[str],
                data: bytes) -> bool:
-    if statement.start < 0 or isinstance(statement, (N.DeclList, N.Decl, N.Pragma)):
+    if statement.start < 0 or isinstance(statement, N.Pragma) or (
+            isinstance(statement, (N.DeclList, N.Decl))
+            and _split_declaration(statement, data) is None):
+        return False
+    if _escapes(statement):
         return False
     for n in N.walk(statement):
-        if isinstance(n, N.Unsupported) and n.keyword in _ESCAPES:
-            return False
         if isinstance(n, (N.Return, N.Case)) or (isinstance(n, N.Decl) and n.static):
             return False
         if isinstance(n, N.FuncCall) and n.key in called:
@@ -285,6 +290,47 @@ def _qualifies(statement: N.Node, phased: PhasedLoop, called: set[str],
     return all(not ref.in_macro and ref.start >= 0 for ref in phased_refs) and not any(
         other is not ref and other.start <= ref.start < other.end
         for ref in phased_refs for other in refs)
+
+
+def _escapes(statement: N.Node) -> bool:
+    """Whether a ``goto``, or a ``break`` or ``continue`` that leaves ``statement``
+    (not one of a loop, or a ``break`` of a ``switch``, inside it), is in it."""
+    stack = [(statement, False, False)]  # (node, inside a loop, inside a switch)
+    while stack:
+        n, in_loop, in_switch = stack.pop()
+        if isinstance(n, N.Unsupported) and (n.keyword == "goto" or (
+                n.keyword == "continue" and not in_loop) or (
+                n.keyword == "break" and not (in_loop or in_switch))):
+            return True
+        if isinstance(n, N.For):
+            stack += [(c, c is n.stmt, False) for c in n.children()]
+            continue
+        in_switch = in_switch or isinstance(n, N.Switch)
+        stack += [(c, in_loop, in_switch) for c in n.children()]
+    return False
+
+
+def _split_declaration(statement: N.Node, data: bytes) -> tuple[int, int] | None:
+    """For a declaration ``T v = e;`` of one scalar (arithmetic or ``ap_`` number, not
+    const, no reference), (the end of ``T v``, the offset of ``v``): its switch declares
+    ``T v;`` before it and assigns ``v = e;`` in each case, so ``v`` outlives the
+    cases.  None for any other declaration."""
+    decls = statement.decls if isinstance(statement, N.DeclList) else (statement,)
+    if len(decls) != 1:
+        return None
+    decl = decls[0]
+    ctype = decl.ctype
+    if (decl.static or decl.dims or decl.init is None or isinstance(decl.init, N.InitList)
+            or decl.name_at < statement.start or ctype is None or ctype.const
+            or ctype.referent is not None
+            or not (ctype.ap_number or ctype.canonical_kind in SCALAR_KINDS)):
+        return None
+    name_end = decl.name_at + len(decl.name)
+    if data[name_end:decl.init.start].strip() != b"=" or any(
+            word in data[statement.start:decl.name_at].split()
+            for word in (b"auto", b"constexpr", b"static")):
+        return None
+    return name_end, decl.name_at
 
 
 def _edited(statement: N.Node, others: list[Edit], data: bytes) -> bool:
@@ -310,6 +356,8 @@ def _phase_switch(data: bytes, statement: N.Node, phased: PhasedLoop,
     precede it) by its switch over the phases."""
     start, end = _span(data, statement)
     indent = data[start:statement.start].decode()
+    split = _split_declaration(statement, data) if isinstance(
+        statement, (N.DeclList, N.Decl)) else None
     labels = [n for n in N.walk(statement) if isinstance(n, N.Label)]
     periods = ", ".join(str(p) for p in phased.periods)
     comment = (f"arraypart: the banks of {', '.join(phased.arrays)} rotate with "
@@ -317,13 +365,15 @@ def _phase_switch(data: bytes, statement: N.Node, phased: PhasedLoop,
                f"{periods}): one case per phase, each bank index a compile-time value")
     lines = [f"{indent}// {line}" for line in
              textwrap.wrap(comment, MAX_LINE - len(indent) - 3, break_on_hyphens=False)]
+    if split is not None:
+        lines.append(f"{indent}{data[statement.start:split[0]].decode()};")
     lines.append(f"{indent}switch ({_case_expression(iterators, phased.periods)}) {{")
     for case in range(phased.period):
         renamed = {label.name: fresh(f"{label.name}_p{case}", taken) for label in labels
                    } if case else {}
-        lines += [f"{indent}case {case}: {{",
-                  _phase_text(data, statement, (start, end), phased, iterators,
-                              phased.phase(case), renamed),
+        text = _phase_text(data, statement, (start, end) if split is None else (
+            split[1], end), phased, iterators, phased.phase(case), renamed, indent)
+        lines += [f"{indent}case {case}: {{", text if split is None else indent + text,
                   f"{_pad(indent)}{indent}break;", f"{indent}}}"]
     lines.append(f"{indent}}}")
     return Edit(start, end, "\n".join(lines), False)
@@ -356,14 +406,15 @@ def _pad(indent: str) -> str:
 
 def _phase_text(data: bytes, statement: N.Node, span: tuple[int, int],
                 phased: PhasedLoop, iterators: tuple[str, ...], residues: tuple[int, ...],
-                renamed: dict[str, str]) -> str:
-    """The text ``data[span]`` (``statement`` and the blanks before it) in the phase
-    where the iterators leave ``residues``,
-    one level deeper (but preprocessor lines): phased references' subscripts rewritten
-    (long lines broken inside them), labels renamed."""
+                renamed: dict[str, str], indent: str) -> str:
+    """The text ``data[span]`` (``statement`` and the blanks before it, or the
+    assignment ``v = e;`` of a split declaration) in the phase where the iterators
+    leave ``residues``, one level deeper than ``indent`` (but preprocessor lines):
+    phased references' subscripts rewritten (long lines broken inside them), labels
+    renamed."""
     start, end = span
     lines = data[start:end].split(b"\n")
-    pad = _pad(data[start:statement.start].decode()).encode()
+    pad = _pad(indent).encode()
     pads = [b"" if line.startswith(b"#") else pad for line in lines]
     line_starts = [start]
     for line in lines[:-1]:
