@@ -314,3 +314,55 @@ def test_a_declaration_and_a_loop_that_continues_itself_are_phased(tmp_path):
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
     assert_the_trace_agrees(compiled, tmp_path, ports=2)
 
+
+UNROLLED_WINDOW = """\
+void window(const int a[81], int out[64]) {
+#pragma HLS resource variable=a core=RAM_1P_BRAM
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+#pragma HLS unroll factor=2
+    int s = 0;
+    for (int t = 0; t < 17; t++) s += a[i + t];
+    out[i] = s;
+  }
+}
+"""
+
+
+def test_a_window_unrolled_by_two_keeps_its_lanes_on_cyclic_2(tmp_path):
+    """A 17-tap window unrolled by 2 on a one-port interface: its loop gets no phase
+    switch, so every banking but one whose lanes stay on their bank rotates to II 18.
+    Targets raised 1, 2, 4, 8, ... reach cyclic 2 at the raised target 9, where each
+    lane ``i + u + t`` (``i`` even) keeps bank ``(u + t) mod 2``: II 9 (the targets
+    raised by 1, 2 and then the whole gap found only one memory, II 18)."""
+    path = tmp_path / "window.c"
+    path.write_text(UNROLLED_WINDOW)
+    compiled = arraypart.compile_kernel(str(path))
+    a = next(s for s in compiled.report.solution.arrays if s.array.name == "a")
+    assert a.banking.scheme.describe().startswith("per_dim cyclic 2:")
+    assert _iis(compiled) == {"L3": 9}
+
+
+TABLE_IN_A_CALLEE = """\
+static int win4(const int h[35], int i) { return h[i] + h[i + 1] + h[i + 2] + h[i + 3]; }
+void window(int in[35], int out[32]) {
+  int h[35];
+  for (int i = 0; i < 35; i++) h[i] = in[i];
+  for (int i = 0; i < 32; i++) {
+#pragma HLS pipeline II=1
+    out[i] = win4(h, i);
+  }
+}
+"""
+
+
+def test_a_switch_the_emission_cannot_write_is_searched_without(tmp_path):
+    """``h``'s four reads are in a sub-function's text, where no phase switch is
+    written: cyclic 4, chosen for its period-4 rotation, left II 2 under the rule.  The
+    search again without phase switches in that loop takes registers: II 1."""
+    path = tmp_path / "window.c"
+    path.write_text(TABLE_IN_A_CALLEE)
+    compiled = arraypart.compile_kernel(str(path))
+    h = next(s for s in compiled.report.solution.arrays if s.array.name == "h")
+    assert h.banking.scheme.registers
+    assert set(_iis(compiled).values()) == {1}

@@ -385,10 +385,6 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
 # (:meth:`_Search._refine_tiers`).
 LEVEL_TIERS = 8
 
-# Raised targets tried before the II a missed group reaches (each a search of its own).
-MAX_TARGET_RAISES = 3
-
-
 def _cheapest_at_reached_ii(am: ArrayModel, search: _Search, banking: Banking,
                             proof: Proof, families: tuple[str, ...], options: _Options
                             ) -> tuple[Banking, Proof]:
@@ -400,8 +396,10 @@ def _cheapest_at_reached_ii(am: ArrayModel, search: _Search, banking: Banking,
     is only known as missed or met (one memory at II 4 where cyclic 4 reaches II 2),
     nor one that meets the targets on paper only (a cyclic 1502 whose rotating lanes
     take a port of every bank: II 1348, where cyclic 512 keeps every lane on its bank
-    at II 3).  Search again with each missed group's target raised by 1, 2, ... (up to
-    :data:`MAX_TARGET_RAISES` steps, then the II it reaches); of the bankings that,
+    at II 3).  Search again with each missed group's target raised by 1, 2, 4, ...
+    below the gap to the II it reaches, then by the gap (log2 gap + 1 searches; a
+    17-tap window unrolled by 2 whose cyclic 18 rotates to II 18 is met by cyclic 2,
+    static, at the raised target 9); of the bankings that,
     proven against the real targets, reach no larger II in any loop, the one with the
     least total II, then the least cost, is kept.  A banking that reaches every raised
     target ends the search: raising them further only loosens them."""
@@ -411,7 +409,7 @@ def _cheapest_at_reached_ii(am: ArrayModel, search: _Search, banking: Banking,
         return banking, proof
     best = (sum(reached.values()), search.cost(banking), banking, proof)
     gap = max(reached[g.loop] - g.target_ii for g in missed.values())
-    for raise_by in sorted({*range(1, min(gap, MAX_TARGET_RAISES)), gap}):
+    for raise_by in sorted({1 << k for k in range(gap.bit_length())} | {gap}):
         floors = {k: (min(reached[g.loop], g.target_ii + raise_by), "")
                   for k, g in missed.items()}
         found = _banked_at(am, search, floors, families, options)

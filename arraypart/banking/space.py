@@ -157,7 +157,10 @@ def phased(scheme: Scheme, shape: GroupShape) -> bool:
     """The emission's phase switches give every lane of a pragma-only array's group a
     constant bank (:mod:`arraypart.codegen.phases`): its banks repeat within
     :data:`MAX_PHASES` steps (:func:`phases`), and the copies of its lanes, phases x
-    lanes, are at most :data:`MAX_LANE_PHASES`."""
+    lanes, are at most :data:`MAX_LANE_PHASES`; never in a group that is not
+    ``phasable``."""
+    if not shape.group.phasable:
+        return False
     period = phases(scheme, shape)
     return period <= MAX_PHASES and period * len(shape.lanes) <= MAX_LANE_PHASES
 

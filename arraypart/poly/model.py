@@ -63,7 +63,10 @@ class CycleGroup:
     number of points of ``domain``.  ``direct``: the loop is pipelined with an unroll
     factor of its own, so the emitted code keeps its references as written (no
     bank-centric routing): under the scheduling rule a lane whose bank changes with
-    the iteration takes a port of every bank.  ``path``: which path through the
+    the iteration takes a port of every bank.  ``phasable``: the emission may write
+    phase switches for a pragma-only array's references in the loop
+    (:mod:`arraypart.codegen.phases`: not in a loop with an unroll factor, nor once
+    its emitted code was found to keep them rotating).  ``path``: which path through the
     loop's data-dependent ifs the group holds (:func:`ir.branch_paths`; a loop with
     several paths has one group per path and array, and a banking must serve each).
     A disaggregated struct array has one group per member (``ir.member_views``).
@@ -82,6 +85,7 @@ class CycleGroup:
     trip_count: int
     total_iterations: int
     direct: bool = False
+    phasable: bool = True
     path: int = 0
     instance: int = 0
     descending: bool = False
@@ -154,15 +158,14 @@ class PolyModel:
 
 def with_direct_loops(model: PolyModel, loops: frozenset[str]) -> PolyModel:
     """``model`` with the cycle groups of ``loops`` marked ``direct``: the banking
-    search then prices lanes that change bank there as the scheduling rule does.
-    A pragma-only array's groups are priced so already (its references all stay as
-    written); ``model`` itself when no group changes."""
+    search then prices lanes that change bank there as the scheduling rule does,
+    and assumes no phase switch for a pragma-only array's (the emission could not
+    write one there); ``model`` itself when no group changes."""
     def marked(a: ArrayModel) -> ArrayModel:
-        if a.array.pragma_only or not any(g.loop in loops and not g.direct
-                                          for g in a.groups):
+        if not any(g.loop in loops and (g.phasable or not g.direct) for g in a.groups):
             return a
-        return replace(a, groups=tuple(replace(g, direct=True) if g.loop in loops else g
-                                       for g in a.groups))
+        return replace(a, groups=tuple(replace(g, direct=True, phasable=False)
+                                       if g.loop in loops else g for g in a.groups))
     arrays = tuple(marked(a) for a in model.arrays)
     if all(new is old for new, old in zip(arrays, model.arrays)):
         return model
