@@ -67,7 +67,7 @@ def test_rotating_lanes_in_shared_text_get_one_case_per_phase(compiled):
     assert buf.banking.scheme.describe().startswith("per_dim cyclic 8:")
     text = compiled.files["unpack_sum.cpp"]
     assert "switch (i % 2) {" in text and "case 1: {" in text
-    assert "8*(i / 2) + 4 + (4 * i + j - 4*i)" in text  # phase 1: banks 4..7
+    assert "8*(i / 2) + 4 + ((4 * i + j) - 4*i)" in text  # phase 1: banks 4..7
     assert "LANES_p1: for" in text and text.count("LANES: for") == 1
     body = text[text.index("static void unpack"):text.index("static int sum16")]
     assert max(len(line) for line in body.splitlines()) <= 100
@@ -202,7 +202,7 @@ def test_a_stencil_rotating_with_two_iterators_gets_a_case_per_phase_pair(tmp_pa
     assert a.banking.scheme.describe().startswith("per_dim cyclic 2 x cyclic 2:")
     emitted = compiled.files["stencil.cpp"]
     assert "switch ((i % 2) * 2 + j % 2) {" in emitted and "case 3: {" in emitted
-    assert "+ 1 + (i - 1 - i)][2*(j / 2) + 1 + (j - j)]" in emitted  # case 3
+    assert "((i - 1) - i)][2*(j / 2) + 1 + ((j) - j)]" in emitted  # case 3
     assert _iis(compiled) == {"L4": 1}
     run = run_testbench(compiled, tmp_path)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
@@ -366,3 +366,29 @@ def test_a_switch_the_emission_cannot_write_is_searched_without(tmp_path):
     h = next(s for s in compiled.report.solution.arrays if s.array.name == "h")
     assert h.banking.scheme.registers
     assert set(_iis(compiled).values()) == {1}
+
+
+PRECEDENCE = """\
+#define N 8
+void precedence(int a[48], int b[16]) {
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    b[i] = a[i << 1] + a[(i << 1) + 1] + a[(i << 1) + 2] + a[(i << 1) + 3]
+         + a[N > 4 ? i : i + 1] + a[i + 32];
+  }
+}
+"""
+
+
+@needs_gxx
+def test_a_phased_subscript_keeps_its_operators_precedence(tmp_path):
+    """The phase of ``a[i << 1]`` was written ``(i << 1 - 2*i)``, a shift by a
+    negative amount (SEGV), and that of ``a[N > 4 ? i : i + 1]`` ``(N > 4 ? i : i + 1
+    - i)``: the subscript as written now goes in parentheses."""
+    path = tmp_path / "precedence.c"
+    path.write_text(PRECEDENCE)
+    compiled = arraypart.compile_kernel(str(path))
+    emitted = compiled.files["precedence.cpp"]
+    assert "((i << 1) + 1) - 2*i)" in emitted and "((N > 4 ? i : i + 1) - i)" in emitted
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr

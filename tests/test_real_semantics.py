@@ -1661,7 +1661,7 @@ def test_a_triangular_nest_over_an_interface_array_is_split_by_phase(tmp_path):
                             replace_partitions=True)
     text = compiled.files["interface_triangle.cpp"]
     assert "switch (r % 4)" in text
-    assert "for (int k = 0; k <= j; k++) s += in[4*(r / 4) + 3 + (r + j * 5 + k - r)];" in text
+    assert "for (int k = 0; k <= j; k++) s += in[4*(r / 4) + 3 + ((r + j * 5 + k) - r)];" in text
     assert checked_iis(compiled)["L4"] == 1
     if HAVE_GXX:
         assert_the_trace_agrees(compiled, tmp_path, ports=2)

@@ -389,14 +389,16 @@ def _case_expression(iterators: tuple[str, ...], periods: tuple[int, ...]) -> st
 
 def _subscript(written: str, terms: list[tuple[str, int, int, int]]) -> str:
     """A subscript ``written`` in one phase, ``terms`` (iterator, a, P, residue) for
-    each phased iterator it holds: ``a*P*(i/P) + a*residue + ... + (written - a*i -
-    ...)`` (module doc)."""
+    each phased iterator it holds: ``a*P*(i/P) + a*residue + ... + ((written) - a*i -
+    ...)`` (module doc; ``written`` in parentheses, whatever its operators)."""
     parts = []
     for name, a, period, residue in terms:
-        parts.append(f"{a * period}*({name} / {period})" + (f" + {a * residue}"
-                                                              if residue else ""))
-    minus = "".join(f" - {'' if a == 1 else f'{a}*'}{name}" for name, a, _, _ in terms)
-    return " + ".join(parts) + f" + ({written}{minus})"
+        shift = a * residue
+        parts.append(f"{a * period}*({name} / {period})" + (
+            f" {'+' if shift > 0 else '-'} {abs(shift)}" if shift else ""))
+    minus = "".join(f" {'-' if a > 0 else '+'} {'' if abs(a) == 1 else f'{abs(a)}*'}{name}"
+                    for name, a, _, _ in terms)
+    return " + ".join(parts) + f" + (({written}){minus})"
 
 
 def _pad(indent: str) -> str:
