@@ -526,6 +526,12 @@ def loops(nodes: tuple[Node, ...]) -> Iterator[Loop]:
             yield from loops(n.then + n.orelse)
 
 
+def exits_early(loop: Loop) -> bool:
+    """Some iteration of ``loop`` may skip the rest of its body: it, or a loop inside
+    it, has an ``early_exit``."""
+    return any(lp.early_exit is not None for lp in (loop, *loops(loop.body)))
+
+
 def header_variables(node: Node) -> frozenset[str]:
     """The variables ``node`` itself reads, not its body's: a loop's start and bound, an
     ``if``'s condition and guard accesses' indices, a statement's access indices."""

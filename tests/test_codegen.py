@@ -673,3 +673,49 @@ def test_a_reference_in_every_copy_of_a_geometric_loop_uses_what_holds_in_all(tm
     assert "buf_bank[" in files["halving.cpp"]
     run = build_and_run(files, "halving", tmp_path)
     assert run.returncode == 0, run.stdout
+
+
+EXIT_AFTER_A_WRITE = """\
+void exits(const int in[32], int out[32], int last[32]) {
+  int t[68];
+  for (int i = 0; i < 68; i++) t[i] = i;
+  for (int i = 0; i < 32; i++) {
+#pragma HLS pipeline II=1
+    int x = in[i];
+    t[i + 36] = x;
+    if (x & 1) EXIT;
+    out[i] = t[i] + t[i + 1] + t[i + 2] + t[i + 3];
+  }
+  for (int i = 0; i < 32; i++) last[i] = t[i + 36];
+}
+"""
+
+BREAK_IN_BLOCKS = """\
+void exits(const int in[64], int out[64], int lim) {
+  int t[64];
+  for (int i = 0; i < 64; i++) t[i] = in[i];
+  for (int i = 0; i < 64; i++) out[i] = 0;
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+#pragma HLS unroll factor=4
+    if (t[i] > lim) break;
+    out[i] = t[i] + t[63 - i];
+  }
+}
+"""
+
+
+@needs_gxx
+@pytest.mark.parametrize("text", [EXIT_AFTER_A_WRITE.replace("EXIT", "continue"),
+                                  EXIT_AFTER_A_WRITE.replace("EXIT", "break"),
+                                  BREAK_IN_BLOCKS], ids=["continue", "break", "blocks"])
+def test_an_exit_keeps_the_writes_before_it(tmp_path, text):
+    """Bank-centric code writes the banks at the end of the body, where a
+    ``continue`` or ``break`` taken after ``t[i + 36] = x`` skipped the write (17
+    values differed); a loop unrolled by a factor, written as blocks of lanes, turned
+    its ``break`` into one of the lane loop (22 values differed).  Such writes keep
+    their references (here on read copies, each lane on its copy: II 1 still), and
+    such a loop is not written as blocks."""
+    compiled = arraypart.compile_kernel(write(tmp_path, "exits.c", text))
+    assert all(loop["achieved_ii"] == 1 for loop in compiled.report.to_json()["loops"])
+    assert_the_testbench_passes(compiled, tmp_path)
