@@ -1316,6 +1316,28 @@ def test_a_stream_between_dataflow_processes_transfers_one_element_per_cycle(tmp
     assert_the_testbench_passes(compiled, tmp_path)
 
 
+SUB_CHANNEL = CHANNEL.replace("void channel(", "static void stage(") + """void channel(const int in[64], int out[32], int s[1]) {
+  s[0] = in[0];
+  stage(in, out);
+}
+"""
+
+
+@needs_gxx
+def test_a_stream_a_sub_function_declares_transfers_one_element_per_cycle(tmp_path):
+    """The same channel declared in a dataflow sub-function: it was no array, and
+    consume's two reads an iteration were claimed at II 1 (exit 0, no warning).  Its
+    FIFO takes the callee's name after its own where the top's argument ``s`` has
+    it."""
+    compiled = arraypart.compile_kernel(write(tmp_path, "channel.cpp", SUB_CHANNEL))
+    assert loop_ii(compiled.report) == [1, 2]
+    fifo = array(compiled.report, "s_stage")
+    assert (fifo.array.fifo, fifo.array.interface) == ("ap_fifo", False)
+    assert any("s_stage is a stream the kernel declares" in w
+               for w in compiled.report.warnings)
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
 def test_a_cascade_of_the_tops_streams_is_no_recurrence(tmp_path):
     """Vitis's dataflow_stream_array: stage k reads s[k] and writes s[k + 1] in an
     unrolled loop.  Counted as FIFOs, the streams' transfers read what an earlier lane

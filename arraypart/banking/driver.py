@@ -456,7 +456,7 @@ def _unpartitioned(am: ArrayModel, bound: int, start: float,
         where = f"off-chip (m_axi bundle {array.bundle})"
     elif array.fifo is not None:
         where = (f"a FIFO interface ({array.fifo})" if array.interface
-                 else "a stream the top declares, a FIFO")
+                 else "a stream the kernel declares, a FIFO")
     elif array.stencil is not None:
         where = (f"read through the array_stencil window of loop {array.stencil}, which "
                  "Vitis drops on a partitioned array")

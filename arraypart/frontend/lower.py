@@ -38,7 +38,7 @@ from . import stencil
 from . import switches
 from .declarations import array_decl, refuse_array_typedefs
 from .loops import ESCAPES, LoopLowering, Unpipelinable, check_unrollable
-from .memories import MemoryLowering
+from .memories import MemoryLowering, stream_alias
 from .pragmas import LOOP_DIRECTIVES, PragmaReader
 
 # Inlining copies a callee per call: a chain of calls deeper than this (C compilers nest
@@ -144,6 +144,8 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         self._streams: set[str] = set()
         # visible stream names -> (FIFO array, the streams they name: a prefix of its index)
         self._stream_ports: dict[str, StreamPort] = {}
+        # a stream the top or a callee declares (by its place) -> its FIFO's IR name
+        self._stream_names: dict[Coord, str] = {}
         self._sizes: dict[str, Coord] = {}
         self._size_sources: dict[str, str] = {}
         # per fresh trip count of a loop guarded by its condition: the most trips any
@@ -545,12 +547,13 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
     def _stream_alias(self, decl: N.Decl) -> None:
         """A local stream declaration: a reference or pointer to a FIFO port of the
         top (``hls::stream<int> &s = in;``, ``*p = &in``) names that port for the rest
-        of the function; the top's own stream (a FIFO of its own, registered at its
-        declaration) is its own port; any other is a stream arraypart does not count."""
+        of the function; a stream the top or a callee declares (a FIFO of its own,
+        registered with the function's arrays) is its own port; any other is a stream
+        arraypart does not count."""
         port = None if decl.init is None else self._stream_port(decl.init)
-        own = self._arrays.get(decl.name)
-        if port is None and own is not None and own.stream and own.coord == decl.coord:
-            port = StreamPort(decl.name)
+        own = self._stream_names.get(decl.coord)
+        if port is None and own is not None:
+            port = StreamPort(own)
         if port is not None:
             self._stream_ports = {**self._stream_ports, decl.name: port}
         else:
@@ -582,6 +585,8 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
             for node in N.walk(callee.body):
                 if isinstance(node, N.Decl) and I.is_stream(node):
                     self._streams.add(node.name)
+                    if not stream_alias(node):
+                        self._add_stream(node, local=True, owner=callee.name)
                 elif isinstance(node, N.Decl) and node.is_array:
                     found[node.name] = Binding(self._add_array(
                         node, interface=False, owner=callee.name, taken=found, local=True))

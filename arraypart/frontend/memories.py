@@ -29,9 +29,9 @@ from . import interfaces as I
 from .declarations import array_decl, element_type, integer_constant, refuse_array_typedefs
 
 POINTER_KIND = ci.TypeKind.POINTER
-# A stream declared as a reference or a pointer names another (calls._stream_alias).
+# A stream declared as a reference or a pointer names another (lower._stream_alias).
 _ALIAS_KINDS = (POINTER_KIND, ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE)
-# The FIFO a stream the top declares becomes (a dataflow channel): one element per
+# The FIFO a stream the kernel declares becomes (a dataflow channel): one element per
 # cycle in and out, as an ap_fifo port.
 LOCAL_STREAM_MODE = "ap_fifo"
 
@@ -155,16 +155,19 @@ class MemoryLowering:
         for node in N.walk(self._func.body):
             if isinstance(node, N.Decl) and I.is_stream(node):
                 self._streams.add(node.name)
-                if node.ctype.clang.kind not in _ALIAS_KINDS:
+                if not stream_alias(node):
                     self._add_stream(node, local=True)
             elif isinstance(node, N.Decl) and node.is_array:
                 self._add_array(node, interface=False, local=True)
 
-    def _add_stream(self, param: N.Decl, local: bool = False) -> None:
+    def _add_stream(self, param: N.Decl, local: bool = False,
+                    owner: str | None = None) -> None:
         """An ``hls::stream<T>`` parameter of the top (by reference or pointer) is a
         FIFO port (``Array.fifo``: its INTERFACE mode, ``axis`` by default); one the
-        top declares (``local``: a channel between dataflow processes) is a FIFO of
-        its own (:data:`LOCAL_STREAM_MODE`).  Either takes one
+        top or its sub-function ``owner`` declares (``local``: a channel between
+        dataflow processes) is a FIFO of its own (:data:`LOCAL_STREAM_MODE`), one for
+        every call of the function's text, named ``<name>_<owner>`` (numbered) where
+        another array has its name.  Either takes one
         element per cycle in and out, as an ``axis`` pointer is; its transfers
         (``read``, ``write``, ``>>``, ``<<``) are its accesses, at an element the model
         does not follow, one of ``depth=`` (else :data:`STREAM_EXTENT`) elements, so
@@ -184,10 +187,17 @@ class MemoryLowering:
         mode = (LOCAL_STREAM_MODE if local else
                 iface.mode if iface is not None and iface.fifo else I.STREAM_MODE)
         extent = iface.depth if iface is not None and iface.depth else STREAM_EXTENT
-        self._arrays[param.name] = Array(param.name, streams + (extent,), elem_type, bits,
-                                         not local, param.coord, fifo=mode, stream=True,
-                                         partitionable=False)
-        self._stream_ports[param.name] = StreamPort(param.name)
+        name, k = param.name, 1
+        while owner is not None and name in self._arrays:
+            k += 1
+            name = f"{param.name}_{owner}" + (f"{k - 1}" if k > 2 else "")
+        self._arrays[name] = Array(name, streams + (extent,), elem_type, bits,
+                                   not local, param.coord, fifo=mode, stream=True,
+                                   partitionable=False)
+        if local:
+            self._stream_names[param.coord] = name
+        if owner is None:
+            self._stream_ports[name] = StreamPort(name)
 
     def _add_parameter(self, param: N.Decl) -> None:
         """A pointer or array parameter by its interface: off-chip (m_axi) or on-chip;
@@ -473,6 +483,11 @@ class MemoryLowering:
                 N.ref_name(r) for r in N.outer_array_refs(node)) if c_name in self._visible}
             self._fresh[name] = (node, self._scope(), upper, arrays)
         return (E.var(name),)
+
+
+def stream_alias(decl: N.Decl) -> bool:
+    """A declared stream is a reference or pointer to another (no FIFO of its own)."""
+    return decl.ctype.clang.kind in _ALIAS_KINDS
 
 
 def _used_variables(nodes: tuple[Node, ...]) -> set[str]:
