@@ -220,11 +220,14 @@ def _missed_loops(report: Report) -> frozenset[str]:
 
 def _retry(kernel, model, solution, missed: frozenset[str], opts: Options, first):
     """Bank again with the lanes that change bank in ``missed`` priced as the
-    scheduling rule prices them (:func:`poly.with_direct_loops`; not when it changes
+    scheduling rule prices them, and with no phase switch assumed for the arrays
+    whose II there relied on one (:func:`poly.with_direct_loops`; not when it changes
     nothing), and keep whichever
     emitted code reaches the smaller total II (the first on a tie).  Both searches
     count in ``solve_seconds``."""
-    retry_model = poly.with_direct_loops(model, missed)
+    unphased = frozenset((s.array.name, loop) for s in solution.arrays
+                         for loop in s.phased_loops if loop in missed)
+    retry_model = poly.with_direct_loops(model, missed, unphased)
     if retry_model is model:
         return model, solution, *first  # the search priced those lanes already
     retry = _solve(retry_model, opts, None, kernel.path)

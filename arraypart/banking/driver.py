@@ -43,7 +43,7 @@ from .sampling import (refuted, sampled_rule_ii, sample_group, shared_banks_over
                        with_point)
 from .solution import ArraySolution, Found, Solution
 from .space import (FLAT_BLOCKS, Cost, Family, alpha_rows, copy_assignments, copy_key,
-                    direct_flat_rule_ii, rule_ii, phased,
+                    direct_flat_rule_ii, rule_ii, phased, phased_loops,
                     cost_floor, cost_of, crossbar_lanes, flat_block_floors, flat_crossbar,
                     per_dim_partitions, rule_lanes, rule_overloaded)
 
@@ -378,7 +378,8 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
     evidence = (f"{tried} candidates pre-checked, {proof.isl_checks} isl checks, "
                 f"lower bound {bound}" + _copies_evidence(am, banking))
     return replace(_solution(am, banking, proof, bound, start, evidence, tuple(notes)),
-                   kept=kept, time_limited=cut_short)
+                   kept=kept, time_limited=cut_short,
+                   phased_loops=phased_loops(banking.scheme, shapes, array.pragma_only))
 
 
 # Tiers searched past the first one at each new lowest BRAM18K floor

@@ -21,7 +21,8 @@ class ArraySolution:
     isl checks made).  ``notes``: located warnings about this array.  ``kept``: the
     banking is the user's own array_partition pragmas, kept as written.
     ``time_limited``: the time limit ended the search (the banking is the best proven
-    by then).
+    by then).  ``phased_loops``: the loops where a pragma-only array's banks rotate
+    and the II assumes the emission's phase switches (:func:`.space.phased_loops`).
     """
 
     array: Array
@@ -37,6 +38,7 @@ class ArraySolution:
     notes: tuple[str, ...] = ()
     kept: bool = False
     time_limited: bool = False
+    phased_loops: tuple[str, ...] = ()
 
     @property
     def multi_port_rom(self) -> bool:

@@ -127,6 +127,17 @@ def rule_lanes(scheme: Scheme, shapes: list[GroupShape],
     return rotating, phased_count
 
 
+def phased_loops(scheme: Scheme, shapes: list[GroupShape],
+                 pragma_only: bool) -> tuple[str, ...]:
+    """The loops of the groups whose lanes rotate over ``scheme``'s banks where the
+    emitted code keeps the references as written, and that a phase switch makes
+    constant (:func:`phased`): their II holds only if the emission writes it."""
+    if not pragma_only:
+        return ()
+    return tuple(sorted({s.group.loop for s in _rotating(scheme, shapes, pragma_only)
+                         if phased(scheme, s)}))
+
+
 def rule_overloaded(scheme: Scheme, shapes: list[GroupShape], pragma_only: bool,
                     ports: PortModel) -> bool:
     """Some group's lanes that rotate where the emitted code keeps the references as

@@ -156,16 +156,25 @@ class PolyModel:
         raise KeyError(name)
 
 
-def with_direct_loops(model: PolyModel, loops: frozenset[str]) -> PolyModel:
+def with_direct_loops(model: PolyModel, loops: frozenset[str],
+                      unphased: frozenset[tuple[str, str]] = frozenset()) -> PolyModel:
     """``model`` with the cycle groups of ``loops`` marked ``direct``: the banking
-    search then prices lanes that change bank there as the scheduling rule does,
-    and assumes no phase switch for a pragma-only array's (the emission could not
-    write one there); ``model`` itself when no group changes."""
+    search then prices lanes that change bank there as the scheduling rule does (a
+    pragma-only array's are priced so already: its references all stay as written);
+    and those of the (array, loop) pairs ``unphased`` not ``phasable``: the search
+    assumes no phase switch there (the emission wrote none).  ``model`` itself when
+    no group changes."""
+    def new_group(a: ArrayModel, g: CycleGroup) -> CycleGroup:
+        direct = g.direct or (g.loop in loops and not a.array.pragma_only)
+        phasable = g.phasable and (a.array.name, g.loop) not in unphased
+        if (direct, phasable) == (g.direct, g.phasable):
+            return g
+        return replace(g, direct=direct, phasable=phasable)
+
     def marked(a: ArrayModel) -> ArrayModel:
-        if not any(g.loop in loops and (g.phasable or not g.direct) for g in a.groups):
-            return a
-        return replace(a, groups=tuple(replace(g, direct=True, phasable=False)
-                                       if g.loop in loops else g for g in a.groups))
+        groups = tuple(new_group(a, g) for g in a.groups)
+        return a if all(new is old for new, old in zip(groups, a.groups)) else replace(
+            a, groups=groups)
     arrays = tuple(marked(a) for a in model.arrays)
     if all(new is old for new, old in zip(arrays, model.arrays)):
         return model
