@@ -266,3 +266,31 @@ def test_a_member_written_in_a_replicated_struct_array_is_written_in_every_copy(
     assert stores in " ".join(compiled.files["members.cpp"].split())
     assert_the_testbench_passes(compiled, tmp_path)
     assert_the_trace_agrees(compiled, tmp_path, ports=2)
+
+
+SBOX_ROUNDS = """\
+static const int T[256] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17};
+void rounds(const unsigned char d[16][40], int out[16]) {
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    int s = 0;
+    for (int k = 0; k < 5; k++) {
+      s ^= T[d[i][8 * k + 0]] ^ T[d[i][8 * k + 1]] ^ T[d[i][8 * k + 2]] ^ T[d[i][8 * k + 3]];
+      s ^= T[d[i][8 * k + 4]] ^ T[d[i][8 * k + 5]] ^ T[d[i][8 * k + 6]] ^ T[d[i][8 * k + 7]];
+    }
+    out[i] = s;
+  }
+}
+"""
+
+
+def test_references_and_lanes_interleave_over_the_copies_of_a_rom(tmp_path):
+    """Eight references in five unrolled lanes (an AES round's table lookups), 40
+    reads a cycle on dual-port copies: by reference the 8 copies took five reads each
+    (warned II 3, while the emitted ``rom_np`` loop was scheduled at II 1 and exit 1);
+    interleaved, ``(8*k + r) mod 20`` gives each of 20 copies two reads, proven."""
+    compiled = arraypart.compile_kernel(write(tmp_path, "rounds.c", SBOX_ROUNDS))
+    table = array(compiled.report, "T")
+    assert table.multi_port_rom and table.conflict_free and table.banking.copies == 20
+    assert "(8*k + 1) mod 20" in table.proof
+    assert not any("no banking of T" in w for w in compiled.report.warnings)

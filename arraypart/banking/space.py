@@ -531,7 +531,10 @@ def copy_assignments(refs: tuple[ReadRef, ...], copies: int) -> list[Assignment]
       suffice): a reference whose lanes are numbered (``ReadRef.lane_index`` n, its
       ``step`` g, m numbers) reads copy ``floor(n / s) mod C`` in each lane, s = g
       (round robin over its lanes) or s = g*ceil(m / C) (runs); the other references
-      round robin by reference."""
+      round robin by reference;
+    - interleaved, under the same condition: the k-th of R references reads copy
+      ``(R * floor(n / g) + k) mod C`` in each numbered lane (eight references in five
+      lanes on 20 copies: two reads a copy)."""
     run = -(-len(refs) // copies)
     ways = [tuple((r.ref_id, E.const(k % copies)) for k, r in enumerate(refs)),
             tuple((r.ref_id, E.const(k // run)) for k, r in enumerate(refs))]
@@ -541,6 +544,11 @@ def copy_assignments(refs: tuple[ReadRef, ...], copies: int) -> list[Assignment]
                                   for r in refs if r.lane_index is not None]
                                  + [(r.ref_id, E.const(k % copies))
                                     for k, r in enumerate(fixed)])))
+    if len(fixed) < len(refs) < copies:
+        ways.append(tuple((r.ref_id, E.const(k % copies) if r.lane_index is None else
+                           E.mod(E.add(E.scale(len(refs), E.floordiv(r.lane_index, r.step)),
+                                       E.const(k)), copies))
+                          for k, r in enumerate(refs)))
     return sorted({w for w in ways if _reached(refs, w, copies) == copies},
                   key=copy_key)
 
