@@ -467,9 +467,37 @@ def test_dereferences_through_callee_pointers_bank_to_ii_1(tmp_path):
      "  f(a);\n}\n", 3, 3, "'f' moves its array parameter 'p'"),
     ("static void f(int p[2][2]) {\n  **p = 2;\n}\nvoid k(int a[2][2]) {\n  f(a);\n}\n",
      2, 4, "'*' on array 'p' of 2 dimensions"),
+    ("void k(int a[8]) {\n  int t[8];\n  (t + 4)[1] = a[0];\n  a[1] = t[5];\n}\n", 3, 3,
+     "'(p + e)[k]' on local array 't': write t[...]"),
 ])
 def test_dereferences_arraypart_cannot_follow_are_located_errors(source, line, col, words):
     _assert_located_error(source, "k.c", line, col, words)
+
+
+OFFSET_POINTERS = """\
+void offsets(int in[48], int out[16]) {
+#pragma HLS resource variable=in core=RAM_1P_BRAM
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    out[i] = (in + 16)[i] + in[i] + (in - 4 + 36)[i];
+  }
+}
+"""
+
+
+@needs_gxx
+def test_an_offset_pointer_indexed_is_an_element_access(tmp_path):
+    """``(in + 16)[i]`` (ESP's AES reads its key through such a macro) was refused as
+    if ``in`` had no fixed size; it is ``in[16 + i]``, as ``*(in + 16 + i)`` is.
+    Three reads a cycle on a one-port interface: block 3, each lane on its bank."""
+    path = _kernel_file(tmp_path, "offsets.c", OFFSET_POINTERS)
+    compiled = arraypart.compile_kernel(path)
+    reads = sorted(pretty(E.simplify(a.index[0])) for a in _accesses(
+        compiled.report.kernel.body) if a.array == "in")
+    assert reads == ["i", "i + 16", "i + 32"]
+    assert [lp["achieved_ii"] for lp in compiled.report.to_json()["loops"]] == [1]
+    assert_the_testbench_passes(compiled, tmp_path)
+    assert_the_trace_agrees(compiled, tmp_path, ports=1)
 
 
 # A table in a header of the kernel's own, read four taps per cycle: its declaration

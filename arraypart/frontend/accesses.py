@@ -287,6 +287,12 @@ class AccessLowering:
         while isinstance(base, N.ArrayRef):
             subscripts.insert(0, base.subscript)
             base = base.name
+        offset = self._offset_pointer(base) if len(subscripts) == 1 else None
+        if offset is not None:  # (p + e)[k] is *(p + e + k)
+            pointer, terms = offset
+            self._pointer_element(node, pointer, calls.term_sum(
+                terms + [(subscripts[0], 1)], node), out, kinds, field)
+            return
         for subscript in subscripts:
             self._collect(subscript, out)
         coord = node.coord
@@ -309,6 +315,16 @@ class AccessLowering:
                                      f"indexed with {len(subscripts)} subscript(s)")
         self._element(binding, subscripts, self._ref_ids[id(node)], coord, out, kinds,
                       field)
+
+    def _offset_pointer(self, base: N.Node) -> tuple[str, list] | None:
+        """For the base of ``(p + e1 - e2 ...)[k]``, a sum with one visible array name
+        added: that name and the other terms; None for any other base."""
+        terms = calls.signed_terms(base, 1)
+        pointers = [n for n, (t, sign) in enumerate(terms) if sign > 0
+                    and isinstance(t, N.Id) and t.name in self._visible]
+        if len(terms) < 2 or len(pointers) != 1:
+            return None
+        return terms.pop(pointers[0])[0].name, terms
 
     def _element(self, binding: Binding, subscripts: list[N.Node], ref_id: int,
                  coord: Coord, out: list[Access], kinds: tuple[str, ...],
@@ -423,13 +439,14 @@ class AccessLowering:
                          out: list[Access], kinds: tuple[str, ...],
                          field: str | None = None) -> None:
         """The element ``name[offset]`` (``offset`` None: 0), or its member ``field``,
-        that ``node`` reaches (``*(p + e)``, ``p->f``), of a one-dimensional array or a struct's
+        that ``node`` reaches (``*(p + e)``, ``(p + e)[k]``, ``p->f``), of a one-dimensional array or a struct's
         array field (:class:`.calls.Binding`).  Code generation rewrites subscripts only, so
         where it would have to rewrite this one (a banked local of the top, outside a
         function pipeline) it is an error."""
         binding = self._visible[name]
         array = self._arrays[binding.array]
-        what = "'*'" if isinstance(node, N.UnaryOp) else "'->'"
+        what = ("'*'" if isinstance(node, N.UnaryOp) else "'(p + e)[k]'"
+                if isinstance(node, N.ArrayRef) else "'->'")
         rank = len(array.shape) - len(binding.prefix)
         if rank != 1 and not binding.field:
             raise KernelError(node.coord, f"{what} on array '{name}' of {rank} "
