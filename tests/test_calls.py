@@ -469,6 +469,8 @@ def test_dereferences_through_callee_pointers_bank_to_ii_1(tmp_path):
      2, 4, "'*' on array 'p' of 2 dimensions"),
     ("void k(int a[8]) {\n  int t[8];\n  (t + 4)[1] = a[0];\n  a[1] = t[5];\n}\n", 3, 3,
      "'(p + e)[k]' on local array 't': write t[...]"),
+    ("void k(int A[4][8], int out[4]) {\n  int *p = (int *)A;\n  out[0] = p[9];\n}\n", 2, 8,
+     "pointer 'p' views 2-dimensional array 'A' as one dimension"),
 ])
 def test_dereferences_arraypart_cannot_follow_are_located_errors(source, line, col, words):
     _assert_located_error(source, "k.c", line, col, words)

@@ -400,6 +400,14 @@ ARRAY_TYPE_KINDS = (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY,
                     ci.TypeKind.VARIABLEARRAY, ci.TypeKind.DEPENDENTSIZEDARRAY)
 
 
+def points_at_elements(ctype: "TypeInfo") -> bool:
+    """``ctype`` is a pointer (not a reference) to something other than an array: its
+    subscript indexes one dimension."""
+    canonical = ctype.clang.get_canonical()
+    return (canonical.kind == ci.TypeKind.POINTER
+            and canonical.get_pointee().kind not in ARRAY_TYPE_KINDS)
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class DeclList(Node):
     decls: tuple[Decl, ...] = ()

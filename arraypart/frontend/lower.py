@@ -240,6 +240,14 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         if found is None:
             return None
         binding, evaluated = found
+        rank = len(self._arrays[binding.array].shape) - len(binding.prefix)
+        if rank > 1 and not binding.field and N.points_at_elements(decl.ctype):
+            raise KernelError(decl.coord, (
+                f"pointer '{decl.name}' views {rank}-dimensional array "
+                f"'{binding.array}' as one dimension (a cast flattens it): arraypart "
+                f"cannot tell its elements; write {binding.array}[...][...], or point "
+                f"at a row ({decl.ctype.canonical_spelling.rstrip(' *')} "
+                f"(*{decl.name})[...])"))
         if self._rewrites(self._arrays[binding.array]):
             what = "reference" if calls.array_reference(decl) else "pointer"
             raise KernelError(decl.coord, f"{what} '{decl.name}' into local array "
