@@ -887,6 +887,35 @@ def test_pointers_arraypart_cannot_follow_are_located_errors(source, line, col, 
     _assert_located_error(source, "k.c", line, col, words)
 
 
+CXX_CASTS = """\
+void casts(const int in[32], int out[16]) {
+  int *p = const_cast<int *>(in);
+  const int *q = reinterpret_cast<const int *>(in);
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    out[i] = p[i] + q[i + 16];
+  }
+}
+"""
+
+
+@needs_gxx
+def test_cxx_casts_to_the_arrays_own_type_are_pointers_into_it(tmp_path):
+    """``const_cast`` and ``reinterpret_cast`` were no casts to the front end: the
+    pointers they start were refused as arrays of no fixed size.  To the array's own
+    element type they point into it; to another size they are the cast error."""
+    compiled, outdir = _round_trip(_kernel_file(tmp_path, "casts.cpp", CXX_CASTS),
+                                   tmp_path)
+    reads = sorted(pretty(E.simplify(a.index[0])) for a in _accesses(
+        compiled.report.kernel.body) if a.array == "in")
+    assert reads == ["i", "i + 16"]
+    _build_and_run(outdir, "casts", tmp_path)
+    _assert_located_error(
+        "void k(const int a[8], int o[1]) {\n"
+        "  const char *p = reinterpret_cast<const char *>(a);\n  o[0] = p[1];\n}\n",
+        "k.cpp", 2, 19, "'p' reads array 'a' (int) as 'const char'")
+
+
 BLOCKS_OF_A_CALLEE = """\
 static void f(const int a[16], int b[16]) {
   {

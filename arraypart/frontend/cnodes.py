@@ -32,7 +32,8 @@ TRANSPARENT = (K.UNEXPOSED_EXPR, K.PAREN_EXPR)
 DEFAULT_ARGUMENT = "default argument"
 COMPOUND_OPERATORS = tuple(f"operator{op}=" for op in ("+", "-", "*", "/", "%", "&", "|",
                                                        "^", "<<", ">>"))
-CASTS = (K.CSTYLE_CAST_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR, K.CXX_STATIC_CAST_EXPR)
+CASTS = (K.CSTYLE_CAST_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR, K.CXX_STATIC_CAST_EXPR,
+         K.CXX_CONST_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXPR)
 # Operators that ap_int overloads, read as the built-in ones on its values.
 OVERLOADED_BINARY = ("+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", "<=", ">",
                      ">=", "==", "!=", "&&", "||")
