@@ -348,7 +348,10 @@ class Loop:
     ignores (every iteration runs to the end of its body: a superset), may leave it
     early: ``"iteration"``, an iteration may skip the rest of its body (a ``continue``,
     or the exit of a loop or function inside it); ``"loop"``, a ``break`` of its own or
-    a ``return`` may end the loop before its last iteration.
+    a ``return`` may end the loop before its last iteration.  ``skips``: a ``break``
+    or ``continue`` of its own, or a ``return``, may skip the rest of its body (an exit
+    of a loop inside it skips that loop's body only); ``breaks``: a ``break`` of its
+    own is among them.
     """
 
     var: str
@@ -363,6 +366,8 @@ class Loop:
     pipeline_off: bool = False
     pipeline_inferred: bool = False
     early_exit: str | None = None
+    skips: bool = False
+    breaks: bool = False
 
     def __post_init__(self):
         if self.step == 0:
@@ -526,10 +531,12 @@ def loops(nodes: tuple[Node, ...]) -> Iterator[Loop]:
             yield from loops(n.then + n.orelse)
 
 
-def exits_early(loop: Loop) -> bool:
-    """Some iteration of ``loop`` may skip the rest of its body: it, or a loop inside
-    it, has an ``early_exit``."""
-    return any(lp.early_exit is not None for lp in (loop, *loops(loop.body)))
+def skippable_writes(loop: Loop) -> frozenset[int]:
+    """The ``ref_id`` of each write of ``loop`` that a ``break``, ``continue`` or
+    ``return`` may skip: each in the body of it or of a loop inside it that ``skips``
+    (a ``return`` marks every loop around it)."""
+    return frozenset(a.ref_id for lp in (loop, *loops(loop.body)) if lp.skips
+                     for a in accesses(lp.body) if a.kind == "write")
 
 
 def header_variables(node: Node) -> frozenset[str]:

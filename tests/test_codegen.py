@@ -719,3 +719,45 @@ def test_an_exit_keeps_the_writes_before_it(tmp_path, text):
     compiled = arraypart.compile_kernel(write(tmp_path, "exits.c", text))
     assert all(loop["achieved_ii"] == 1 for loop in compiled.report.to_json()["loops"])
     assert_the_testbench_passes(compiled, tmp_path)
+
+
+RETURN_IN_BLOCKS = BREAK_IN_BLOCKS.replace("break;", "return;").replace(
+    "out[i] = t[i] + t[63 - i];", "out[i] = t[i] + t[63 - i];\n    t[i] = 0;")
+
+WRITES_AFTER_A_SEARCH = """\
+void exits(const int in[256], int out[192], int key) {
+  int w[192];
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    int pos = 0;
+    for (int k = 0; k < 4; k++) {
+#pragma HLS unroll
+      if (in[4 * i + k] == key) break;
+      pos++;
+    }
+    for (int u = 0; u < 3; u++) {
+#pragma HLS unroll
+      w[3 * i + u] = pos + u;
+    }
+  }
+  for (int j = 0; j < 192; j++) out[j] = w[j];
+}
+"""
+
+
+@needs_gxx
+def test_only_writes_an_exit_may_skip_keep_their_references(tmp_path):
+    """A ``return`` in a loop written as blocks leaves the function from the lane loop
+    as from the loop (only a ``break`` would end the block alone): it is written as
+    blocks again.  The writes after an inner loop's ``break`` run in every iteration:
+    routed, on cyclic 2 (they took cyclic 3 when every write of the loop was kept)."""
+    compiled = arraypart.compile_kernel(write(tmp_path, "exits.c", RETURN_IN_BLOCKS))
+    assert "for (int i_blk = 0; i_blk < 16; i_blk++)" in compiled.files["exits.cpp"]
+    assert_the_testbench_passes(compiled, tmp_path)
+    (tmp_path / "w").mkdir()
+    compiled = arraypart.compile_kernel(write(tmp_path / "w", "exits.c",
+                                              WRITES_AFTER_A_SEARCH))
+    w = next(s for s in compiled.report.solution.arrays if s.array.name == "w")
+    assert w.banking.scheme.describe().startswith("per_dim cyclic 2:")
+    assert all(loop["achieved_ii"] == 1 for loop in compiled.report.to_json()["loops"])
+    assert_the_testbench_passes(compiled, tmp_path / "w")

@@ -392,3 +392,44 @@ def test_a_phased_subscript_keeps_its_operators_precedence(tmp_path):
     assert "((i << 1) + 1) - 2*i)" in emitted and "((N > 4 ? i : i + 1) - i)" in emitted
     run = run_testbench(compiled, tmp_path)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+
+
+PIPELINED_FUNCTION = """\
+static void step(const int a[68], int out[64], int i) {
+#pragma HLS pipeline II=1
+  out[i] = a[i] + a[i + 1] + a[i + 2] + a[i + 3];
+}
+void top(const int a[68], int out[64]) {
+#pragma HLS resource variable=a core=RAM_1P_BRAM
+  for (int i = 0; i < 64; i++) {
+    step(a, out, i);
+  }
+}
+"""
+
+LABELLED_DECLARATION = """\
+void window(const int a[72], int out[64]) {
+#pragma HLS resource variable=a core=RAM_1P_BRAM
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    here: int s = a[i] + a[i + 1] + a[i + 2] + a[i + 3];
+    out[i] = s;
+  }
+}
+"""
+
+
+@needs_gxx
+@pytest.mark.parametrize("name, text", [("top.c", PIPELINED_FUNCTION),
+                                        ("window.cpp", LABELLED_DECLARATION)])
+def test_statements_no_switch_can_hold_keep_their_text(tmp_path, name, text):
+    """A pipelined function's body has no ``for`` whose iterator a switch could read
+    (an internal error), and C++'s ``here: int s = ...;`` declares ``s`` for the
+    statements after it (the switch hid it from ``out[i] = s``: the emitted kernel
+    did not compile).  Both keep their references as written."""
+    path = tmp_path / name
+    path.write_text(text)
+    compiled = arraypart.compile_kernel(str(path))
+    assert "switch (" not in compiled.files[name.split(".")[0] + ".cpp"]
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr

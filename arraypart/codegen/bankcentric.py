@@ -23,7 +23,7 @@ most ``S`` read sites and ``S`` write sites, each with the constant bank ``k``.
 
 Reads move to the top of the body and writes to its end, so a loop qualifies only
 when that keeps C's order: no ``break``, ``continue`` or ``return`` may skip a write
-(:func:`arraypart.ir.exits_early`), in program order no read of the array follows one of its
+(:func:`arraypart.ir.skippable_writes`), in program order no read of the array follows one of its
 writes, no unrolled inner loop holds both, the references are plain (a read, or the
 left side of ``=``), affine, under affine guards, and inner loop bounds are constants
 or affine in the unrolled iterators around them (a triangular nest is routed over its
@@ -45,7 +45,7 @@ import numpy as np
 from .. import expr as E
 from ..banking.solution import ArraySolution, Solution
 from ..ir import (Access, Array, Conjunction, Constraint, If, Kernel, Loop, Node, Stmt,
-                  exits_early, member_arrays)
+                  member_arrays, skippable_writes)
 from ..scheme import Banking, index_var
 from . import ranges
 
@@ -207,10 +207,10 @@ def needs_routing(loop: Loop, found: list[_Found], name: str, solved, contexts) 
 
 def _blockable(loop: Loop) -> bool:
     """A pipelined loop unrolled by a factor that the emission may write as blocks of
-    lanes: constant bounds, and no ``break`` or ``return`` of its own (in the lane loop
-    it would end the block only)."""
+    lanes: constant bounds, and no ``break`` of its own (in the lane loop it would end
+    the block only)."""
     return (loop.unroll is not None and loop.unroll > 1 and constant_loop(loop)
-            and _trip(loop) > 0 and loop.early_exit != "loop")
+            and _trip(loop) > 0 and not loop.breaks)
 
 
 def fresh(base: str, taken: set[str]) -> str:
@@ -234,7 +234,8 @@ def _as_blocks(loop: Loop, taken: set[str]) -> Unrolled:
             value, E.scale(-1, last))
         body = (If(((Constraint(E.simplify(left), ">="),),), body, (), loop.coord),)
     inner = Loop(lane, (E.const(0),), (E.const(factor - 1),), 1, body, loop.name,
-                 loop.coord, None, 0, early_exit=loop.early_exit)
+                 loop.coord, None, 0, early_exit=loop.early_exit, skips=loop.skips,
+                 breaks=loop.breaks)
     blocks = -(-_trip(loop) // factor)
     view = Loop(block, (E.const(0),), (E.const(blocks - 1),), 1, (inner,),
                 loop.name, loop.coord, loop.pipeline_ii, None)
@@ -432,7 +433,7 @@ def _group(loop: Loop, sol: ArraySolution, found: list[_Found], contexts) -> Gro
             or sol.kept or member_arrays(sol.array, [f.access.field for f in found])
             or any(f.access.by_reference for f in found)
             or any(not f.access.regular for f in found)
-            or (exits_early(loop) and any(f.access.kind == "write" for f in found))
+            or any(f.access.ref_id in skippable_writes(loop) for f in found)
             or not all(constant_loop(lp) for f in found for lp in f.loops)):
         return None
     guards = [_guard_c(f.guards) for f in found]

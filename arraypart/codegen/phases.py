@@ -130,10 +130,12 @@ def phase_edits(kernel: Kernel, solution: Solution, contexts, taken: set[str],
 
 def _iterator_names(phased: PhasedLoop, for_nodes) -> tuple[str, ...] | None:
     """The names the text gives the phased loops' iterators; None when a loop has no
-    ``for`` of the text, or one around the pipelined loop is not written around it in
+    ``for`` of the text (the pipelined one may be a function body), or one around the pipelined loop is not written around it in
     the same function, or a loop's body declares its iterator's name again (the phased
     subscripts would name the inner one)."""
     inner = for_nodes.get(phased.loop.coord)
+    if inner is None:
+        return None  # a pipelined function body: no iterator of its own
     names = []
     for lp in phased.loops:
         node = for_nodes.get(lp.coord)
@@ -276,6 +278,11 @@ def _qualifies(statement: N.Node, phased: PhasedLoop, called: set[str],
             isinstance(statement, (N.DeclList, N.Decl))
             and _split_declaration(statement, data) is None):
         return False
+    labelled = statement
+    while isinstance(labelled, N.Label):
+        labelled = labelled.stmt
+    if labelled is not statement and isinstance(labelled, (N.DeclList, N.Decl)):
+        return False  # C++'s 'here: int v = e;' declares v for the statements after
     if _escapes(statement):
         return False
     for n in N.walk(statement):

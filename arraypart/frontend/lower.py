@@ -434,18 +434,19 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
     def _exiting_loop(self, node: N.For, label: str | None) -> list[Node]:
         """:meth:`_loop`, its :class:`Loop` marked with how the ``break``,
         ``continue`` and ``return`` statements met in it may leave it
-        (``Loop.early_exit``)."""
+        (``Loop.early_exit``, ``skips``, ``breaks``)."""
         start = len(self._exits)
         lowered = self._loop(node, label)
         exits = self._exits[start:]
         if not exits:
             return lowered
         calls, depth = len(self._calls), self._loops + 1
-        ends = any(c == calls and (kind == "return" or (kind == "break" and d == depth))
-                   for kind, c, d in exits)
-        how = "loop" if ends else "iteration"
-        return [replace(n, early_exit=how) if isinstance(n, Loop) and n.coord == node.coord
-                else n for n in lowered]
+        mine = [kind for kind, c, d in exits
+                if c == calls and (kind == "return" or d == depth)]
+        breaks = "break" in mine
+        how = "loop" if breaks or "return" in mine else "iteration"
+        return [replace(n, early_exit=how, skips=bool(mine), breaks=breaks)
+                if isinstance(n, Loop) and n.coord == node.coord else n for n in lowered]
 
     # ------------------------------------------------------------ calls
 

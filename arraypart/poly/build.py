@@ -191,30 +191,29 @@ def _unrouted(found: Collector) -> set[tuple[int, str]]:
     """(concurrent loop, array) pairs whose references the emitted code keeps as
     written: an access of the array under a data-dependent ``if`` inside the loop
     (:mod:`arraypart.codegen.bankcentric` routes lanes under affine guards only), or
-    a write in a loop that a ``break``, ``continue`` or ``return`` may leave early
-    (routed writes go to the end of the body), so under the scheduling rule its lanes
+    a write that a ``break``, ``continue`` or ``return`` may skip (routed writes go to
+    the end of the body: :func:`ir.skippable_writes`), so under the scheduling rule its lanes
     that change bank take a port of every bank."""
     guarded: dict[int, set[int]] = {}
     for c in found.loops:
         under = data_guards(c.loop.body)
         guarded[id(c.loop)] = {a.ref_id for a in ir.accesses(c.loop.body) if id(a) in under}
-    exiting = {id(c.loop) for c in found.loops if ir.exits_early(c.loop)}
+    skippable = {id(c.loop): ir.skippable_writes(c.loop) for c in found.loops}
     return {(id(f.frame.root), f.access.array) for f in found.found
-            if f.access.ref_id in guarded.get(id(f.frame.root), ())} | {
-        (id(f.frame.root), f.access.array) for f in found.found
-        if id(f.frame.root) in exiting and f.access.kind == "write"}
+            if f.access.ref_id in guarded.get(id(f.frame.root), ())
+            or f.access.ref_id in skippable.get(id(f.frame.root), ())}
 
 
 def keeps_direct_references(loop: ir.Loop) -> bool:
     """Whether the emitted code keeps a pipelined loop's references as written: code
     generation rewrites a loop with an unroll factor of its own as blocks (whose lanes
-    it can route bank by bank) only when its bounds are constants and no ``break`` or
-    ``return`` may end it (in the lane loop it would end the block only)."""
+    it can route bank by bank) only when its bounds are constants and no ``break`` of
+    its own may end it (in the lane loop it would end the block only)."""
     if loop.pipeline_ii is None or loop.unroll is None:
         return False
     constant = (len(loop.init) == 1 and len(loop.bound) == 1
                 and all(isinstance(e, E.Const) for e in (loop.init[0], loop.bound[0])))
-    return not (constant and loop.unroll > 1 and loop.early_exit != "loop")
+    return not (constant and loop.unroll > 1 and not loop.breaks)
 
 
 def _loop_infos(found: Collector, kernel: ir.Kernel) -> tuple[LoopInfo, ...]:
