@@ -1338,6 +1338,45 @@ def test_a_stream_a_sub_function_declares_transfers_one_element_per_cycle(tmp_pa
     assert_the_testbench_passes(compiled, tmp_path)
 
 
+STREAM_THEN_ARRAY = """#include "hls_stream.h"
+static void f1(const int in[64], int out[32]) {
+#pragma HLS dataflow
+  hls::stream<int> buf;
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    buf.write(in[i]);
+  }
+  for (int i = 0; i < 32; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf.read();
+  }
+}
+static void f2(const int in[66], int out[32]) {
+  int buf[66];
+  for (int i = 0; i < 66; i++) buf[i] = in[i];
+  for (int i = 0; i < 32; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[2*i] + buf[2*i+1] + buf[2*i+2] + buf[2*i+3];
+  }
+}
+void top(const int in[66], int out[32], int o2[32]) {
+  f1(in, out);
+  f2(in, o2);
+}
+"""
+
+
+@needs_gxx
+def test_a_stream_name_is_its_own_functions(tmp_path):
+    """f1's stream ``buf`` made every later ``buf[...]`` a FIFO transfer, so f2's own
+    array lost its four reads a cycle (one memory claimed at II 1, exit 0).  Stream
+    names are now each function's own."""
+    compiled = arraypart.compile_kernel(write(tmp_path, "top.cpp", STREAM_THEN_ARRAY))
+    buf = array(compiled.report, "buf_f2")
+    assert buf.banking.scheme.banks == 2 and dict(buf.achieved_ii)["f2/L17"] == 1
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
 def test_a_cascade_of_the_tops_streams_is_no_recurrence(tmp_path):
     """Vitis's dataflow_stream_array: stage k reads s[k] and writes s[k + 1] in an
     unrolled loop.  Counted as FIFOs, the streams' transfers read what an earlier lane

@@ -141,7 +141,8 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         self._geometric_copies = 1  # copies of the body the geometric loops around make
         self._warnings: list[str] = []
         self._interfaces = I.interface_pragmas(func, self._pragmas)
-        self._streams: set[str] = set()
+        self._streams: frozenset[str] = frozenset()  # the current function's streams
+        self._callee_streams: dict[int, frozenset[str]] = {}  # per function text
         # visible stream names -> (FIFO array, the streams they name: a prefix of its index)
         self._stream_ports: dict[str, StreamPort] = {}
         # a stream the top or a callee declares (by its place) -> its FIFO's IR name
@@ -512,7 +513,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         ports = self._bound_streams(call, callee)
         saved = (self._visible, self._state(), self._scalars, self._types, self._range_log,
                  self._blocks, dict(self._constants), self._ref_ids, self._frame_start,
-                 self._frame_vars, self._stream_ports)
+                 self._frame_vars, self._stream_ports, self._streams)
         self._calls.append(callee)
         try:
             self._constants.clear()
@@ -528,6 +529,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
             self._add_constants(n for n in callee.nodes if isinstance(n, N.Decl))
             self._visible = {**self._file_arrays, **self._callee_locals(callee),
                              **args.arrays}
+            self._streams = self._callee_streams[callee.start]
             self._stream_ports = ports
             self._apply_parameter_partitions(callee, args.arrays)
             refs = callee.array_refs
@@ -538,7 +540,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
             self._calls.pop()
             (self._visible, state, self._scalars, self._types, self._range_log, self._blocks,
              constants, self._ref_ids, self._frame_start, self._frame_vars,
-             self._stream_ports) = saved
+             self._stream_ports, self._streams) = saved
             self._restore(state)
             self._constants.clear()
             self._constants.update(constants)
@@ -586,20 +588,23 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
     def _callee_locals(self, callee: N.FuncDef) -> dict[str, Binding]:
         """The arrays ``callee`` declares (one memory per declaration, shared by every
         call: the one text is banked once), added with their pragmas on first use; its
-        streams, local or parameters, are FIFOs, no memories."""
+        streams, local or parameters, are FIFOs, no memories (their names, in
+        ``_callee_streams``, are the function's own: an array of another function may
+        have one)."""
         if callee.start not in self._callee_arrays:
             found: dict[str, Binding] = {}
-            self._streams.update(p.name for p in callee.params if I.is_stream(p))
+            streams = {p.name for p in callee.params if I.is_stream(p)}
             refuse_array_typedefs(callee)
             for node in N.walk(callee.body):
                 if isinstance(node, N.Decl) and I.is_stream(node):
-                    self._streams.add(node.name)
+                    streams.add(node.name)
                     if not stream_alias(node):
                         self._add_stream(node, local=True, owner=callee.name)
                 elif isinstance(node, N.Decl) and node.is_array:
                     found[node.name] = Binding(self._add_array(
                         node, interface=False, owner=callee.name, taken=found, local=True))
             self._callee_arrays[callee.start] = (callee, found)
+            self._callee_streams[callee.start] = self._streams = frozenset(streams)
             self._apply_array_pragmas(callee.body, {**self._file_arrays, **found}, frozenset(
                 p.name for p in callee.params if calls.is_array_parameter(p)))
         first, found = self._callee_arrays[callee.start]

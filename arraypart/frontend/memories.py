@@ -142,7 +142,7 @@ class MemoryLowering:
                     "arraypart does not model a stream inside a struct, and its testbench "
                     "could not copy one; pass the stream as an argument of its own"))
             if I.is_stream(param):
-                self._streams.add(param.name)
+                self._streams |= {param.name}
                 self._add_stream(param)
             elif param.is_array or I.is_unsized(param) or array_reference(param):
                 self._add_parameter(param)
@@ -154,7 +154,7 @@ class MemoryLowering:
                 self._file_arrays[node.name] = Binding(node.name)
         for node in N.walk(self._func.body):
             if isinstance(node, N.Decl) and I.is_stream(node):
-                self._streams.add(node.name)
+                self._streams |= {node.name}
                 if not stream_alias(node):
                     self._add_stream(node, local=True)
             elif isinstance(node, N.Decl) and node.is_array:
