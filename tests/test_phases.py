@@ -433,3 +433,15 @@ def test_statements_no_switch_can_hold_keep_their_text(tmp_path, name, text):
     assert "switch (" not in compiled.files[name.split(".")[0] + ".cpp"]
     run = run_testbench(compiled, tmp_path)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+
+
+def test_a_time_limit_during_the_raised_searches_is_reported(tmp_path):
+    """A 257-tap window unrolled by 2: the searches at raised targets outlast a 2 s
+    limit.  They ended silently (``time_limit_reached`` false, no warning), and the
+    banking they left became one memory with only the note that its banks lowered
+    nothing."""
+    path = tmp_path / "window.c"
+    path.write_text(UNROLLED_WINDOW.replace("a[81]", "a[321]").replace("t < 17", "t < 257"))
+    report = arraypart.analyze(str(path), time_limit=2)
+    assert report.to_json()["time_limit_reached"] is True
+    assert any("solver time limit" in w for w in report.warnings)

@@ -105,8 +105,9 @@ def cheaper_one_memory(model: PolyModel, chosen: ArraySolution,
     """``chosen``'s array as one memory when that costs less in the search's ranking
     (:class:`.space.Cost`: rule lanes, then BRAM18K, then LUTs), proven by isl like any
     banking (its ``achieved_ii``: per loop, the least II one bank allows), with the
-    located note ``why`` in place of the notes that name ``chosen``'s scheme; None
-    when the banks cost no more."""
+    located note ``why`` in place of the notes that name ``chosen``'s scheme (and one
+    that the time limit cut ``chosen``'s search short, if it did); None when the banks
+    cost no more."""
     am = model.array(chosen.array.name)
     banking = Banking(am.array.name, none_scheme(am.array.shape))
     shapes = [analyze_group(g, len(am.array.shape)) for g in am.groups]
@@ -115,9 +116,15 @@ def cheaper_one_memory(model: PolyModel, chosen: ArraySolution,
     start = perf_counter()
     proof = prove(am, banking)
     named = chosen.banking.scheme.describe()
-    kept = tuple(note for note in chosen.notes if named not in note)
-    return _solution(am, banking, proof, chosen.lower_bound, start,
-                     f"one memory, proven: {why}", kept + (warning_text(am.array.coord, why),))
+    kept = tuple(note for note in chosen.notes if named not in note) + (
+        warning_text(am.array.coord, why),)
+    if chosen.time_limited:
+        kept += (warning_text(am.array.coord, (
+            f"solver time limit reached while looking for a banking of "
+            f"{am.array.name} that lowers the II; a longer --time-limit may find one")),)
+    return replace(_solution(am, banking, proof, chosen.lower_bound, start,
+                             f"one memory, proven: {why}", kept),
+                   time_limited=chosen.time_limited)
 
 
 def may_be_multi_port_rom(am: ArrayModel) -> bool:
@@ -361,11 +368,11 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
         banking, proof, tried = found.banking, found.proof, found.tried
         cut_short = found.cut_short
         if not cut_short:
-            banking, proof = _cheapest_at_reached_ii(am, search, banking, proof, families,
-                                                     options)
+            banking, proof, cut_short = _cheapest_at_reached_ii(am, search, banking, proof,
+                                                                families, options)
         if array.pragma_only and "flat" in options.families:
             notes += _flat_note(am, search, banking, proof, options)
-        if found.cut_short:
+        if cut_short:
             notes.append(warning_text(array.coord, (
                 f"solver time limit of {options.time_limit:g} s reached while looking "
                 f"for a cheaper banking of {array.name} than {banking.describe()}, which "
@@ -388,7 +395,7 @@ LEVEL_TIERS = 8
 
 def _cheapest_at_reached_ii(am: ArrayModel, search: _Search, banking: Banking,
                             proof: Proof, families: tuple[str, ...], options: _Options
-                            ) -> tuple[Banking, Proof]:
+                            ) -> tuple[Banking, Proof, bool]:
     """A search that misses a target, in the proof or under the scheduling rule
     (:meth:`_Search.reached`), keeps the candidate with the least excess II in the
     tiers it searched for the target, not the cheapest one at the II it reaches (flat
@@ -403,45 +410,49 @@ def _cheapest_at_reached_ii(am: ArrayModel, search: _Search, banking: Banking,
     static, at the raised target 9); of the bankings that,
     proven against the real targets, reach no larger II in any loop, the one with the
     least total II, then the least cost, is kept.  A banking that reaches every raised
-    target ends the search: raising them further only loosens them."""
+    target ends the search: raising them further only loosens them.  The time limit
+    ends it too (the third value says so: the best so far is kept)."""
     reached = search.reached(banking, proof)
     missed = {k: g for k, g in enumerate(am.groups) if reached[g.loop] > g.target_ii}
     if not missed:
-        return banking, proof
+        return banking, proof, False
     best = (sum(reached.values()), search.cost(banking), banking, proof)
     gap = max(reached[g.loop] - g.target_ii for g in missed.values())
     for raise_by in sorted({1 << k for k in range(gap.bit_length())} | {gap}):
         floors = {k: (min(reached[g.loop], g.target_ii + raise_by), "")
                   for k, g in missed.items()}
-        found = _banked_at(am, search, floors, families, options)
+        try:
+            found = _banked_at(am, search, floors, families, options)
+        except (ProofTimeout, _TimeUp):
+            return best[2], best[3], True
         if found is None:
             continue
-        again, checked = found
+        again, checked, cut_short = found
         theirs = search.reached(again, checked)
-        if any(theirs[loop] > ii for loop, ii in reached.items()):
-            continue
-        best = min(best, (sum(theirs.values()), search.cost(again), again, checked),
-                   key=lambda entry: entry[:2])
+        if all(theirs[loop] <= ii for loop, ii in reached.items()):
+            best = min(best, (sum(theirs.values()), search.cost(again), again, checked),
+                       key=lambda entry: entry[:2])
+        if cut_short:
+            return best[2], best[3], True
         if all(theirs[am.groups[k].loop] <= ii for k, (ii, _) in floors.items()):
             break
-    return best[2], best[3]
+    return best[2], best[3], False
 
 
 def _banked_at(am: ArrayModel, search: _Search, floors: dict, families: tuple[str, ...],
                options: _Options) -> tuple[Banking, Proof] | None:
     """The cheapest banking conflict-free with the groups' targets raised to
     ``floors`` (:func:`.feasible.relaxed`) and its proof against the real targets;
-    None when there is none (or the time limit ends the search)."""
+    None when there is none; and whether the time limit ended the search for a
+    cheaper one.  Raises :class:`_TimeUp` (or ``ProofTimeout``) when it ends the
+    search before one is found."""
     raised = relaxed(am, floors)
     shapes = [analyze_group(g, len(am.array.shape)) for g in raised.groups]
-    try:
-        again = _Search(raised, shapes, lower_bound_of(am.ports, shapes, am.array),
-                        options).run(families)
-        if not again.proof.conflict_free:
-            return None
-        return again.banking, search.prove(again.banking)
-    except (ProofTimeout, _TimeUp):
+    again = _Search(raised, shapes, lower_bound_of(am.ports, shapes, am.array),
+                    options).run(families)
+    if not again.proof.conflict_free:
         return None
+    return again.banking, search.prove(again.banking), again.cut_short
 
 
 def _unpartitioned(am: ArrayModel, bound: int, start: float,
