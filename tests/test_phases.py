@@ -445,3 +445,17 @@ def test_a_time_limit_during_the_raised_searches_is_reported(tmp_path):
     report = arraypart.analyze(str(path), time_limit=2)
     assert report.to_json()["time_limit_reached"] is True
     assert any("solver time limit" in w for w in report.warnings)
+
+
+@needs_gxx
+def test_an_ap_number_declaration_is_split_too(tmp_path):
+    """``ap_uint<5> s = ...;``: clang's initializer of a class type starts at the
+    name, so the split found no ``=`` between them and refused it (II 4)."""
+    path = tmp_path / "window.cpp"
+    path.write_text("#include <ap_int.h>\n" + WINDOW_DECLARED.replace(
+        "int s = ", "ap_uint<5> s = "))
+    compiled = arraypart.compile_kernel(str(path))
+    assert "    ap_uint<5> s;\n" in compiled.files["window.cpp"]
+    assert _iis(compiled) == {"L4": 1}
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr

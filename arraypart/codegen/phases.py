@@ -333,7 +333,8 @@ def _split_declaration(statement: N.Node, data: bytes) -> tuple[int, int] | None
             or not (ctype.ap_number or ctype.canonical_kind in SCALAR_KINDS)):
         return None
     name_end = decl.name_at + len(decl.name)
-    if data[name_end:decl.init.start].strip() != b"=" or any(
+    after = data[name_end:statement.end].lstrip()  # an ap_ number's init starts at v
+    if not after.startswith(b"=") or after.startswith(b"==") or any(
             word in data[statement.start:decl.name_at].split()
             for word in (b"auto", b"constexpr", b"static")):
         return None
