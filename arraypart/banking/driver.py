@@ -393,6 +393,7 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
 # (:meth:`_Search._refine_tiers`).
 LEVEL_TIERS = 8
 
+
 def _cheapest_at_reached_ii(am: ArrayModel, search: _Search, banking: Banking,
                             proof: Proof, families: tuple[str, ...], options: _Options
                             ) -> tuple[Banking, Proof, bool]:
@@ -440,7 +441,7 @@ def _cheapest_at_reached_ii(am: ArrayModel, search: _Search, banking: Banking,
 
 
 def _banked_at(am: ArrayModel, search: _Search, floors: dict, families: tuple[str, ...],
-               options: _Options) -> tuple[Banking, Proof] | None:
+               options: _Options) -> tuple[Banking, Proof, bool] | None:
     """The cheapest banking conflict-free with the groups' targets raised to
     ``floors`` (:func:`.feasible.relaxed`) and its proof against the real targets;
     None when there is none; and whether the time limit ended the search for a
