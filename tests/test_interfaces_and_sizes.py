@@ -1377,6 +1377,50 @@ def test_a_stream_name_is_its_own_functions(tmp_path):
     assert_the_testbench_passes(compiled, tmp_path)
 
 
+BLOCKS_OF_ONE_NAME = """#include "hls_stream.h"
+#define N 64
+void blocks(int a[N], int o[N], hls::stream<int> &out) {
+  {
+    hls::stream<int> tmp;
+    W: for (int i = 0; i < N; i++) {
+#pragma HLS pipeline II=1
+      tmp.write(a[i]);
+    }
+    X: for (int i = 0; i < N; i++) {
+#pragma HLS pipeline II=1
+      out.write(tmp.read());
+    }
+  }
+  {
+    int tmp[N];
+    for (int i = 0; i < N; i++) tmp[i] = a[i] * 3;
+    R: for (int i = 0; i < N / 4; i++) {
+#pragma HLS pipeline II=1
+      o[i] = tmp[4 * i] + tmp[4 * i + 1] + tmp[4 * i + 2] + tmp[4 * i + 3];
+    }
+  }
+}
+"""
+
+
+@needs_gxx
+@pytest.mark.parametrize("top", [True, False], ids=["top", "callee"])
+def test_a_stream_and_an_array_of_one_name_in_two_blocks(tmp_path, top):
+    """A stream ``tmp`` in one block and an array ``tmp`` in the next: in the top the
+    array's declaration was an internal error (the stream held its name), in a callee
+    its four reads a cycle were dropped as FIFO transfers (II 1 claimed on one
+    memory), and the emitted pragma of the array was skipped as a stream's."""
+    text = BLOCKS_OF_ONE_NAME if top else BLOCKS_OF_ONE_NAME.replace(
+        "void blocks(", "static void f(") + (
+        "void blocks(int a[N], int o[N], hls::stream<int> &out) { f(a, o, out); }\n")
+    compiled = arraypart.compile_kernel(write(tmp_path, "blocks.cpp", text))
+    banked = [a for a in compiled.report.solution.arrays
+              if a.array.name.startswith("tmp") and not a.array.stream]
+    assert len(banked) == 1 and banked[0].banking.scheme.banks == 2
+    assert all(loop["achieved_ii"] == 1 for loop in compiled.report.to_json()["loops"])
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
 def test_a_cascade_of_the_tops_streams_is_no_recurrence(tmp_path):
     """Vitis's dataflow_stream_array: stage k reads s[k] and writes s[k + 1] in an
     unrolled loop.  Counted as FIFOs, the streams' transfers read what an earlier lane

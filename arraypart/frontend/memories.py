@@ -166,8 +166,8 @@ class MemoryLowering:
         FIFO port (``Array.fifo``: its INTERFACE mode, ``axis`` by default); one the
         top or its sub-function ``owner`` declares (``local``: a channel between
         dataflow processes) is a FIFO of its own (:data:`LOCAL_STREAM_MODE`), one for
-        every call of the function's text, named ``<name>_<owner>`` (numbered) where
-        another array has its name.  Either takes one
+        every call of the function's text, named ``<name>_<owner>`` (``<name>_fifo``
+        in the top; numbered) where another array has its name.  Either takes one
         element per cycle in and out, as an ``axis`` pointer is; its transfers
         (``read``, ``write``, ``>>``, ``<<``) are its accesses, at an element the model
         does not follow, one of ``depth=`` (else :data:`STREAM_EXTENT`) elements, so
@@ -188,16 +188,16 @@ class MemoryLowering:
                 iface.mode if iface is not None and iface.fifo else I.STREAM_MODE)
         extent = iface.depth if iface is not None and iface.depth else STREAM_EXTENT
         name, k = param.name, 1
-        while owner is not None and name in self._arrays:
+        while local and name in self._arrays:  # an array of another block has its name
             k += 1
-            name = f"{param.name}_{owner}" + (f"{k - 1}" if k > 2 else "")
+            name = f"{param.name}_{owner or 'fifo'}" + (f"{k - 1}" if k > 2 else "")
         self._arrays[name] = Array(name, streams + (extent,), elem_type, bits,
                                    not local, param.coord, fifo=mode, stream=True,
                                    partitionable=False)
         if local:
             self._stream_names[param.coord] = name
         if owner is None:
-            self._stream_ports[name] = StreamPort(name)
+            self._stream_ports[param.name] = StreamPort(name)
 
     def _add_parameter(self, param: N.Decl) -> None:
         """A pointer or array parameter by its interface: off-chip (m_axi) or on-chip;
@@ -279,7 +279,8 @@ class MemoryLowering:
         declares it.  A ``file_scope`` array of the kernel's text keeps its declaration
         (``Array.file_scope``), as a header's does (``Array.header``)."""
         name, first = decl.name, None
-        mine = name in self._arrays and (owner is None or name in taken)
+        mine = (name in self._arrays and not self._arrays[name].stream
+                and (owner is None or name in taken))
         if mine:
             first = taken[name].array if name in taken else name
             if not (local and first in self._local_names.values()):
@@ -357,7 +358,9 @@ class MemoryLowering:
                 continue
             elif pragma.kind not in ("array_partition", "array_reshape", "bind_storage"):
                 continue
-            if pragma.option("variable") in self._streams:
+            if pragma.option("variable") in self._streams and not (
+                    pragma.option("variable") in seen and not self._arrays[
+                        seen[pragma.option("variable")].array].stream):
                 continue  # an array of FIFOs: one FIFO per element whatever its pragmas
             if pragma.option("variable") in parameters and pragma.kind in (
                     "array_partition", "array_reshape"):
