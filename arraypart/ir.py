@@ -446,6 +446,9 @@ class Kernel:
     :class:`SourceUnit` (for code generation; nothing else may look inside).
     ``warnings`` are the front end's located warnings (``file:line:col: warning: ...``:
     constructs modelled conservatively, pragmas and directives ignored).
+    ``returns_early``: a ``return`` before the end of a function (the top or a
+    sub-function) may skip the statements after it, which the model runs anyway (a
+    superset).
     """
 
     name: str
@@ -458,6 +461,7 @@ class Kernel:
     params: tuple[Param, ...] = ()
     source: Any = field(default=None, compare=False, repr=False)
     warnings: tuple[str, ...] = ()
+    returns_early: bool = False
     # ``arrays`` by name, derived at construction (a kernel may have thousands of
     # arrays, and passes look one up per access)
     by_name: Mapping[str, Array] = field(init=False, compare=False, repr=False)

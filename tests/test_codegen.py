@@ -12,12 +12,13 @@ import subprocess
 
 import pytest
 import arraypart
+from arraypart import api, ir
 from arraypart import expr as E
-from arraypart import ir
+from arraypart.check import trace
 from arraypart.banking.solution import ArraySolution, Solution
 from arraypart.codegen import DEFAULT_CLOCK_NS, DEFAULT_PART, emit
 from arraypart.errors import Coord, KernelError
-from arraypart.frontend import parse_source
+from arraypart.frontend import clangtu, parse_source
 from arraypart.scheme import Banking, DimPartition, flat_scheme, none_scheme, per_dim_scheme
 
 from conftest import assert_the_testbench_passes, assert_the_trace_agrees, write
@@ -761,3 +762,32 @@ def test_only_writes_an_exit_may_skip_keep_their_references(tmp_path):
     assert w.banking.scheme.describe().startswith("per_dim cyclic 2:")
     assert all(loop["achieved_ii"] == 1 for loop in compiled.report.to_json()["loops"])
     assert_the_testbench_passes(compiled, tmp_path / "w")
+
+
+RETURN_BEFORE_A_LOOP = """\
+#define N 32
+void exits(int in[N], int out[N]) {
+  L: for (int i = 0; i < N; i++) {
+#pragma HLS pipeline II=1
+    if (in[i] < 0) return;
+    out[i] = in[i] + 1;
+  }
+  M: for (int i = 0; i < N; i++) {
+#pragma HLS pipeline II=1
+    out[i] += 2;
+  }
+}
+"""
+
+
+@needs_gxx
+def test_the_trace_allows_the_loops_a_return_skips(tmp_path):
+    """A ``return`` in loop L leaves the function, so loop M may never run; the
+    model runs it anyway (a superset), and ``check --trace`` said the program did not
+    make M's accesses: a false disagreement, exit 1."""
+    compiled = arraypart.compile_kernel(write(tmp_path, "exits.c", RETURN_BEFORE_A_LOOP))
+    assert compiled.report.kernel.returns_early
+    recorded = trace.record(compiled.report.kernel, clangtu.Options(), tmp_path,
+                            compiled.report.solution.emitted_bankings())
+    judged = api.judge_trace(compiled.report, recorded, ports=2)
+    assert judged.disagreements == () and not judged.addresses.mismatches, judged.format()

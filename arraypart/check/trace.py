@@ -319,6 +319,8 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
                 for n, a in enumerate(kernel.arrays)}
     guarded = tuple(_data_guarded(kernel.body))
     skipping = frozenset(place for is_loop, place in guarded if is_loop)
+    if kernel.returns_early:  # a return may skip any loop: each matched run by run
+        skipping |= {(lp.coord.line, lp.coord.col) for lp in ir.loops(kernel.body)}
     sizes = size_values(kernel)
     loops = _traced_loops(kernel, inst, groups, skipping, sizes)
     if len(claims) != len(loops.instances):

@@ -216,7 +216,7 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
                   func.coord, tuple(sorted(values.items())), lowered.params, source,
                   tuple(misplaced) + lowered.warnings + unshared + undefined
                   + _unseen_loops(unit, user_end, own_headers)
-                  + _unmodelled_std_arrays(unit, user_end))
+                  + _unmodelled_std_arrays(unit, user_end), lowered.returns_early)
 
 
 _LOOP_KINDS = (ci.CursorKind.FOR_STMT, ci.CursorKind.WHILE_STMT, ci.CursorKind.DO_STMT)

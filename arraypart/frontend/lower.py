@@ -82,7 +82,8 @@ class Lowered:
     locals; ``body``: the loop tree with every call inlined; ``callees``: the
     sub-functions reached, in the order first called; ``local_decls``: the IR name of
     every array declared in a function body -> its declaration; ``params``: the
-    run-time sizes the IR uses; ``warnings``: the lowering's located warnings."""
+    run-time sizes the IR uses; ``warnings``: the lowering's located warnings;
+    ``returns_early``: as :attr:`arraypart.ir.Kernel.returns_early`."""
 
     arrays: tuple[Array, ...]
     body: tuple[Node, ...]
@@ -90,6 +91,7 @@ class Lowered:
     local_decls: dict[str, N.Decl]
     params: tuple[Param, ...] = ()
     warnings: tuple[str, ...] = ()
+    returns_early: bool = False
 
 
 def lower_function(func: N.FuncDef, globals_: tuple[N.Decl, ...], filename: str,
@@ -200,8 +202,9 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         reached = tuple(first for first, _ in self._callee_arrays.values())
         local = {name: d for name, d in self._array_decls.items()
                  if not self._arrays[name].interface and name not in self._file_arrays}
+        returns_early = any(kind == "return" for kind, _, _ in self._exits)
         return Lowered(arrays, body, reached, local, self._params(body),
-                       tuple(self._warnings))
+                       tuple(self._warnings), returns_early)
 
     def _scope(self) -> Scope:
         """What names mean in the current function: its own iterators (a callee's may
