@@ -23,11 +23,11 @@ most ``S`` read sites and ``S`` write sites, each with the constant bank ``k``.
 
 Reads move to the top of the body and writes to its end, so a loop qualifies only
 when that keeps C's order: no ``break``, ``continue`` or ``return`` may skip a write
-(:func:`arraypart.ir.skippable_writes`), in program order no read of the array follows one of its
-writes, no unrolled inner loop holds both, the references are plain (a read, or the
-left side of ``=``), affine, under affine guards, and inner loop bounds are constants
-or affine in the unrolled iterators around them (a triangular nest is routed over its
-bounding box, :func:`boxed`).  Other loops keep their direct references (and the
+(:func:`arraypart.ir.skippable_writes`), in program order no read of the array follows
+one of its writes, no unrolled inner loop holds both, the references are plain (a read,
+or the left side of ``=``), affine, under affine guards, and inner loop bounds are
+constants or affine in the unrolled iterators around them (a triangular nest is routed
+over its bounding box, :func:`boxed`).  Other loops keep their direct references (and the
 scheduler's serialization, which the report states).
 """
 

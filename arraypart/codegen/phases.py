@@ -130,9 +130,10 @@ def phase_edits(kernel: Kernel, solution: Solution, contexts, taken: set[str],
 
 def _iterator_names(phased: PhasedLoop, for_nodes) -> tuple[str, ...] | None:
     """The names the text gives the phased loops' iterators; None when a loop has no
-    ``for`` of the text (the pipelined one may be a function body), or one around the pipelined loop is not written around it in
-    the same function, or a loop's body declares its iterator's name again (the phased
-    subscripts would name the inner one)."""
+    ``for`` of the text (the pipelined one may be a function body), or one around the
+    pipelined loop is not written around it in the same function, or a loop's body
+    declares its iterator's name again (the phased subscripts would name the inner
+    one)."""
     inner = for_nodes.get(phased.loop.coord)
     if inner is None:
         return None  # a pipelined function body: no iterator of its own

@@ -441,7 +441,8 @@ class AccessLowering:
                          out: list[Access], kinds: tuple[str, ...],
                          field: str | None = None) -> None:
         """The element ``name[offset]`` (``offset`` None: 0), or its member ``field``,
-        that ``node`` reaches (``*(p + e)``, ``(p + e)[k]``, ``p->f``), of a one-dimensional array or a struct's
+        that ``node`` reaches (``*(p + e)``, ``(p + e)[k]``, ``p->f``), of a
+        one-dimensional array or a struct's
         array field (:class:`.calls.Binding`).  Code generation rewrites subscripts only, so
         where it would have to rewrite this one (a banked local of the top, outside a
         function pipeline) it is an error."""

@@ -192,8 +192,8 @@ def _unrouted(found: Collector) -> set[tuple[int, str]]:
     written: an access of the array under a data-dependent ``if`` inside the loop
     (:mod:`arraypart.codegen.bankcentric` routes lanes under affine guards only), or
     a write that a ``break``, ``continue`` or ``return`` may skip (routed writes go to
-    the end of the body: :func:`ir.skippable_writes`), so under the scheduling rule its lanes
-    that change bank take a port of every bank."""
+    the end of the body: :func:`ir.skippable_writes`), so under the scheduling rule its
+    lanes that change bank take a port of every bank."""
     guarded: dict[int, set[int]] = {}
     for c in found.loops:
         under = data_guards(c.loop.body)
