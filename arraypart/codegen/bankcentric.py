@@ -433,7 +433,7 @@ def _group(loop: Loop, sol: ArraySolution, found: list[_Found], contexts) -> Gro
             or sol.kept or member_arrays(sol.array, [f.access.field for f in found])
             or any(f.access.by_reference for f in found)
             or any(not f.access.regular for f in found)
-            or any(f.access.ref_id in skippable_writes(loop) for f in found)
+            or not skippable_writes(loop).isdisjoint(f.access.ref_id for f in found)
             or not all(constant_loop(lp) for f in found for lp in f.loops)):
         return None
     guards = [_guard_c(f.guards) for f in found]
