@@ -303,10 +303,8 @@ class AccessLowering:
             self._target(base, out, kinds)
             return
         name = base.name if isinstance(base, N.Id) else None
-        binding = self._visible.get(name)
-        if name in self._streams and (binding is None
-                                      or self._arrays[binding.array].stream):
-            return  # a FIFO: s[k].read() is no memory access (an array of the name is)
+        if self._names_fifo(name, self._visible):
+            return  # a FIFO: s[k].read() is no memory access
         if name not in self._visible:
             raise KernelError(coord, "only arrays declared with a fixed size can be "
                                      "indexed" + (f" ('{name}' is not one)" if name else ""))

@@ -199,6 +199,14 @@ class MemoryLowering:
         if owner is None:
             self._stream_ports[param.name] = StreamPort(name)
 
+    def _names_fifo(self, name: str | None, bindings: Mapping[str, Binding]) -> bool:
+        """``name`` denotes a stream of the current function where ``bindings`` are the
+        arrays in scope: one of its stream names that no array there takes (an array
+        of another block may have the name)."""
+        binding = bindings.get(name)
+        return name in self._streams and (binding is None
+                                          or self._arrays[binding.array].stream)
+
     def _add_parameter(self, param: N.Decl) -> None:
         """A pointer or array parameter by its interface: off-chip (m_axi) or on-chip;
         a pointer's first dimension is its extent, fixed after the body is lowered."""
@@ -358,9 +366,7 @@ class MemoryLowering:
                 continue
             elif pragma.kind not in ("array_partition", "array_reshape", "bind_storage"):
                 continue
-            if pragma.option("variable") in self._streams and not (
-                    pragma.option("variable") in seen and not self._arrays[
-                        seen[pragma.option("variable")].array].stream):
+            if self._names_fifo(pragma.option("variable"), seen):
                 continue  # an array of FIFOs: one FIFO per element whatever its pragmas
             if pragma.option("variable") in parameters and pragma.kind in (
                     "array_partition", "array_reshape"):
