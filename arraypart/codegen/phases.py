@@ -284,9 +284,11 @@ def _qualifies(statement: N.Node, phased: PhasedLoop, called: set[str],
         labelled = labelled.stmt
     if labelled is not statement and isinstance(labelled, (N.DeclList, N.Decl)):
         return False  # C++'s 'here: int v = e;' declares v for the statements after
-    if _escapes(statement):
+    if N.leaves(statement):
         return False
     for n in N.walk(statement):
+        if isinstance(n, N.Unsupported) and n.keyword == "goto":
+            return False
         if isinstance(n, (N.Return, N.Case)) or (isinstance(n, N.Decl) and n.static):
             return False
         if isinstance(n, N.FuncCall) and n.key in called:
@@ -298,24 +300,6 @@ def _qualifies(statement: N.Node, phased: PhasedLoop, called: set[str],
     return all(not ref.in_macro and ref.start >= 0 for ref in phased_refs) and not any(
         other is not ref and other.start <= ref.start < other.end
         for ref in phased_refs for other in refs)
-
-
-def _escapes(statement: N.Node) -> bool:
-    """Whether a ``goto``, or a ``break`` or ``continue`` that leaves ``statement``
-    (not one of a loop, or a ``break`` of a ``switch``, inside it), is in it."""
-    stack = [(statement, False, False)]  # (node, inside a loop, inside a switch)
-    while stack:
-        n, in_loop, in_switch = stack.pop()
-        if isinstance(n, N.Unsupported) and (n.keyword == "goto" or (
-                n.keyword == "continue" and not in_loop) or (
-                n.keyword == "break" and not (in_loop or in_switch))):
-            return True
-        if isinstance(n, N.For):
-            stack += [(c, c is n.stmt, False) for c in n.children()]
-            continue
-        in_switch = in_switch or isinstance(n, N.Switch)
-        stack += [(c, in_loop, in_switch) for c in n.children()]
-    return False
 
 
 def _split_declaration(statement: N.Node, data: bytes) -> tuple[int, int] | None:

@@ -542,6 +542,24 @@ def walk(node: Node, *, operands: bool = False):
         stack.extend(reversed([c for c in kids if c is not None]))
 
 
+def leaves(node: Node) -> bool:
+    """Whether a ``break`` or ``continue`` that leaves ``node`` is in it: not one of
+    a loop inside it, nor a ``break`` of a ``switch`` inside it."""
+    stack = [(node, False, False)]  # (node, inside a loop, inside a switch)
+    while stack:
+        n, in_loop, in_switch = stack.pop()
+        if isinstance(n, Unsupported) and (
+                (n.keyword == "continue" and not in_loop)
+                or (n.keyword == "break" and not (in_loop or in_switch))):
+            return True
+        if isinstance(n, For):
+            stack += [(c, c is n.stmt, False) for c in n.children()]
+            continue
+        in_switch = in_switch or isinstance(n, Switch)
+        stack += [(c, in_loop, in_switch) for c in n.children() if c is not None]
+    return False
+
+
 def outer_array_refs(node: Node) -> list[ArrayRef]:
     """Every outermost ``ArrayRef`` below ``node`` in pre-order: ``A[i][j]`` is one
     reference (its inner ``A[i]`` is not listed); references inside subscripts are.

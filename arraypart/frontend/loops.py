@@ -1068,14 +1068,7 @@ class _Uncountable(KernelError):
 def _escapes(items) -> bool:
     """Whether a ``break`` or ``continue`` of this loop (not of a loop inside it) is
     among ``items``: then an iteration may skip the rest of its body."""
-    stack = list(items)
-    while stack:
-        n = stack.pop()
-        if isinstance(n, N.Unsupported) and n.keyword in ESCAPES:
-            return True
-        if not isinstance(n, (N.For, N.Switch)) and n is not None:
-            stack.extend(c for c in n.children() if c is not None)
-    return False
+    return any(item is not None and N.leaves(item) for item in items)
 
 
 def _comma_parts(node: N.Node) -> list[N.Node]:
