@@ -12,6 +12,7 @@ share is :class:`.lower._Lowering`'s, documented there.
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import replace
 from typing import Iterator, Mapping
@@ -187,10 +188,8 @@ class MemoryLowering:
         mode = (LOCAL_STREAM_MODE if local else
                 iface.mode if iface is not None and iface.fifo else I.STREAM_MODE)
         extent = iface.depth if iface is not None and iface.depth else STREAM_EXTENT
-        name, k = param.name, 1
-        while local and name in self._arrays:  # an array of another block has its name
-            k += 1
-            name = f"{param.name}_{owner or 'fifo'}" + (f"{k - 1}" if k > 2 else "")
+        name = param.name if not local else self._unused_name(  # another array's name
+            param.name, _numbered(f"{param.name}_{owner or 'fifo'}"))
         self._arrays[name] = Array(name, streams + (extent,), elem_type, bits,
                                    not local, param.coord, fifo=mode, stream=True,
                                    partitionable=False)
@@ -198,6 +197,11 @@ class MemoryLowering:
             self._stream_names[param.coord] = name
         if owner is None:
             self._stream_ports[param.name] = StreamPort(name)
+
+    def _unused_name(self, name: str, candidates: Iterator[str]) -> str:
+        """``name`` when no array has it, else the first of ``candidates`` none has."""
+        return name if name not in self._arrays else next(
+            c for c in candidates if c not in self._arrays)
 
     def _names_fifo(self, name: str | None, bindings: Mapping[str, Binding]) -> bool:
         """``name`` denotes a stream of the current function where ``bindings`` are the
@@ -297,11 +301,9 @@ class MemoryLowering:
                 raise KernelError(decl.coord, f"array '{decl.name}' is declared twice{where}: "
                                               "a function's arrays, its parameters and the "
                                               "file's arrays need distinct names")
-        stem = first if mine else decl.name if owner is None else f"{decl.name}_{owner}"
-        k = 1
-        while name in self._arrays:
-            k += 1
-            name = f"{stem}_{k}" if mine else stem + (f"{k - 1}" if k > 2 else "")
+        name = self._unused_name(name, (f"{first}_{k}" for k in itertools.count(2)) if mine
+                                 else _numbered(decl.name if owner is None
+                                                else f"{decl.name}_{owner}"))
         array = array_decl(decl, interface=interface, extent=extent)
         if decl.start < 0:  # declared in a header: its text is not rewritten
             array = replace(array, header=True)
@@ -492,6 +494,12 @@ class MemoryLowering:
                 N.ref_name(r) for r in N.outer_array_refs(node)) if c_name in self._visible}
             self._fresh[name] = (node, self._scope(), upper, arrays)
         return (E.var(name),)
+
+
+def _numbered(stem: str) -> Iterator[str]:
+    """``stem``, ``stem2``, ``stem3``, ..."""
+    yield stem
+    yield from (f"{stem}{k}" for k in itertools.count(2))
 
 
 def stream_alias(decl: N.Decl) -> bool:
