@@ -135,7 +135,9 @@ class Array:
     of a reshape conflicts).  ``independent``: a ``dependence variable=A inter false``
     pragma (or ``type=inter dependent=false``) states that no pipeline iteration
     reads what an earlier one writes (:mod:`arraypart.poly.recurrences` then warns of
-    none).
+    none).  ``kept_reference``: why one of its references must stay as written (a
+    subscript changes state, ``buf[w++]``, which a rewritten reference would
+    evaluate more than once or not at all): pragma-only too.
     """
 
     name: str
@@ -159,6 +161,7 @@ class Array:
     stream: bool = False
     reshapes: tuple[PartitionPragma, ...] = ()
     independent: bool = False
+    kept_reference: str | None = None
 
     def __post_init__(self):
         if self.bundle is not None and (self.partitionable or not self.interface):
@@ -183,8 +186,9 @@ class Array:
         """Its banking is emitted as ``array_partition`` pragmas alone (per_dim, no read
         copies, no rewritten references): the top's signature, a sub-function's text,
         shared by all its calls, or a header's or the file's declaration must stay as
-        written."""
-        return self.interface or bool(self.functions) or self.header or self.file_scope
+        written, and so must a reference that could not be rewritten."""
+        return (self.interface or bool(self.functions) or self.header or self.file_scope
+                or self.kept_reference is not None)
 
     def word_index(self, index: tuple[Expr | None, ...]) -> tuple[Expr | None, ...]:
         """The word that element ``index`` lies in, per dimension: ``array_reshape``

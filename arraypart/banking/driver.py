@@ -554,7 +554,7 @@ def _flat_note(am: ArrayModel, search: _Search, banking: Banking, proof: Proof,
         return []
     array = am.array
     free_array = replace(array, interface=False, functions=(), header=False,
-                         file_scope=False)
+                         file_scope=False, kept_reference=None)
     try:
         free = _Search(replace(am, array=free_array), search.shapes, search.bound,
                        options).run(options.families, budget=NOTE_CANDIDATES)
@@ -563,7 +563,11 @@ def _flat_note(am: ArrayModel, search: _Search, banking: Banking, proof: Proof,
     if (free.banking.scheme.kind != "flat" or not free.proof.conflict_free
             or (proof.conflict_free and kept <= _hardware(free.cost))):
         return []
-    if array.interface:
+    if array.kept_reference is not None:
+        kept_text = (f"its references stay as written ({array.kept_reference}: "
+                     "assign that subscript to a variable first to let arraypart rewrite "
+                     "them), and that is")
+    elif array.interface:
         kept_text = "the top function's signature is"
     elif array.functions:
         kept_text = f"the text of {', '.join(array.functions)}, shared by every call, is"

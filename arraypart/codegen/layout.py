@@ -27,8 +27,7 @@ from .. import expr as E
 from ..errors import Coord, KernelError
 from ..frontend import cnodes as N
 from ..frontend.accesses import MEMBER, updated_element
-from ..frontend.cexpr import AP_READERS
-from ..frontend.scalars import VALUE_CALLS
+from ..frontend.scalars import side_effect
 from ..ir import Array
 from ..scheme import Banking, index_var
 from . import ranges
@@ -149,14 +148,6 @@ class ExplicitRewriter:
         if texts is None or len(texts) != len(shape):
             raise KernelError(ref.coord, f"array '{ex.array.name}' is banked: a reference "
                                          f"must subscript all {len(shape)} dimensions")
-        _, subscripts = N.ref_base_and_subscripts(ref)
-        effect = next((e for s in subscripts if (e := side_effect(s)) is not None), None)
-        if effect is not None:
-            raise KernelError(effect.coord, f"a subscript of banked array "
-                                            f"'{ex.array.name}' {_effect_text(effect)}, "
-                                            "and its banked form evaluates a subscript "
-                                            "more than once: assign it to a variable "
-                                            "first")
         return self._formulas(ex, texts, self._contexts.get(ref_id), ex.banking.copy_expr(ref_id),
                               ref.coord)
 
@@ -341,7 +332,7 @@ class ExplicitRewriter:
         copy's store repeats: it must be spelled in the kernel and free of side effects."""
         if target is element:
             return ""
-        if target.start < 0 or element.end < 0 or has_side_effects(target):
+        if target.start < 0 or element.end < 0 or side_effect(target) is not None:
             raise KernelError(target.coord, "a member of replicated array "
                                             f"'{address.explicit.array.name}' is written "
                                             "through a macro or an expression with side "
@@ -471,35 +462,6 @@ def _stored_element(target: N.Node) -> N.ArrayRef | None:
             target = target.name
         else:
             return target if isinstance(target, N.ArrayRef) else None
-
-
-def has_side_effects(node: N.Node) -> bool:
-    """Whether evaluating ``node`` may change state (:func:`side_effect`)."""
-    return side_effect(node) is not None
-
-
-def side_effect(node: N.Node) -> N.Node | None:
-    """The first part of ``node`` that may change state: an assignment, ++/--, or a
-    call other than ``min``, ``max`` and ``abs``, which the front end reads as values,
-    and the ``ap_[u]int`` members that read (``x.range(5, 3)``, ``x.to_uint()``)."""
-    for n in N.walk(node):
-        if isinstance(n, N.Assignment) or (isinstance(n, N.FuncCall) and not _pure(n)):
-            return n
-        if isinstance(n, N.UnaryOp) and n.op in INCREMENTS:
-            return n
-    return None
-
-
-def _effect_text(node: N.Node) -> str:
-    if isinstance(node, N.FuncCall):
-        return f"calls '{node.name}', which may have side effects"
-    return "has side effects"
-
-
-def _pure(call: N.FuncCall) -> bool:
-    """A call that only reads: one the front end reads as a value, or an ap_[u]int
-    member that reads its object."""
-    return call.name in VALUE_CALLS or (call.method and call.name in AP_READERS)
 
 
 def _statement_positions(body: N.Node) -> set[int]:

@@ -25,6 +25,7 @@ from ..ir import Access, Conjunction, If, Node, Stmt
 from . import calls
 from .calls import Binding
 from .cexpr import condition_dnf, quasi_affine
+from . import scalars as S
 from . import cnodes as N
 
 MEMBER = "member ref expr"
@@ -313,8 +314,22 @@ class AccessLowering:
         if len(subscripts) != rank and not binding.field:
             raise KernelError(coord, f"array '{name}' has {rank} dimension(s) but is "
                                      f"indexed with {len(subscripts)} subscript(s)")
+        self._keep_if_unrewritable(binding.array, subscripts)
         self._element(binding, subscripts, self._ref_ids[id(node)], coord, out, kinds,
                       field)
+
+    def _keep_if_unrewritable(self, array: str, subscripts: list[N.Node]) -> None:
+        """Records a subscript of ``ref`` that changes state (``buf[w++]``, a call),
+        which a rewritten reference would evaluate more than once (an explicit
+        banking's bank and offset) or not at all (a lane routed to its bank), so that
+        ``array`` keeps its references as written: pragma-only
+        (:attr:`arraypart.ir.Array.kept_reference`)."""
+        if array in self._kept_references or not self._rewrites(self._arrays[array]):
+            return
+        effect = next((e for s in subscripts if (e := S.side_effect(s)) is not None), None)
+        if effect is not None:
+            self._kept_references[array] = (f"a subscript at {effect.coord} "
+                                            f"{S.effect_text(effect)}")
 
     def _offset_pointer(self, base: N.Node) -> tuple[str, list] | None:
         """For the base of ``(p + e1 - e2 ...)[k]``, a sum with one visible array name

@@ -37,6 +37,7 @@ from . import cnodes as N
 
 MIN_NAMES = ("min", "MIN")
 MAX_NAMES = ("max", "MAX")
+INCREMENT_STEPS = {"p++": 1, "++": 1, "p--": -1, "--": -1}
 COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
 NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
@@ -62,13 +63,17 @@ class Scope:
     a temporary's value is the one its writes compute without wrapping, and reading
     such a scalar converts it to its type (:func:`converted`): ``+ - *`` commute with
     the reduction modulo 2^w, so the reductions C makes at each ``k += 3`` or ``k++``
-    are one reduction at the read."""
+    are one reduction at the read.
+    ``increments``: the temporaries that the expression being read steps once, in
+    sequence (:func:`.scalars.sequenced_increments`): ``w++`` there is the value
+    before the step, ``++w`` the value after it."""
 
     iterators: frozenset[str] = frozenset()
     constants: Mapping[str, int] = field(default_factory=dict)
     ranges: Mapping[str, Bound] = field(default_factory=dict)
     temporaries: Mapping[str, E.Expr] = field(default_factory=dict)
     narrow: Mapping[str, N.IntType] = field(default_factory=dict)
+    increments: frozenset[str] = frozenset()
 
     def constant(self, name: str) -> int | None:
         return self.constants.get(name)
@@ -229,6 +234,8 @@ def _ap_reader(name: str | None, args, scope: Scope) -> E.Expr | None:
 
 
 def _unary(node: N.UnaryOp, scope: Scope) -> E.Expr | None:
+    if node.op in INCREMENT_STEPS:
+        return _stepped(node, scope)
     inner = quasi_affine(node.expr, scope)
     if inner is None:
         return None
@@ -245,6 +252,20 @@ def _unary(node: N.UnaryOp, scope: Scope) -> E.Expr | None:
     if result is None or node.wraps is None:
         return result
     return converted(result, node.wraps, None, scope)  # unsigned arithmetic wraps
+
+
+def _stepped(node: N.UnaryOp, scope: Scope) -> E.Expr | None:
+    """The value of ``w++``/``w--`` (w's value before the step) or ``++w``/``--w`` (after
+    it, converted to w's type when that wraps), for w in ``scope.increments``."""
+    if (not isinstance(node.expr, N.Id) or node.expr.name not in scope.increments
+            or node.expr.name not in scope.temporaries):
+        return None
+    if node.op.startswith("p"):
+        return quasi_affine(node.expr, scope)
+    name = node.expr.name
+    value = E.add(scope.temporaries[name], E.const(INCREMENT_STEPS[node.op]))
+    narrow = scope.narrow.get(name)
+    return value if narrow is None else converted(value, narrow, None, scope)
 
 
 def _binary(node: N.BinaryOp, scope: Scope) -> E.Expr | None:

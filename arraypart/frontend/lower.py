@@ -21,6 +21,7 @@ parameters; a callee's accesses through a parameter bound to one count for its e
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Mapping
 
@@ -173,6 +174,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         # declare arrays in two blocks of a function, each its own memory
         self._local_names: dict[Coord, str] = {}
         self._functions: dict[str, list[str]] = {}  # array -> functions whose text uses it
+        self._kept_references: dict[str, str] = {}  # array -> why a reference stays
         self._pipelines = 0  # pipelined loops enclosing the current statement
         self._pipeline_coords: list[Coord] = []  # where they are, outermost first
         self._unmodelled_said: set[tuple[str, object]] = set()  # (struct field, pipeline)
@@ -184,6 +186,8 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         self._inlined_calls = 0
         self._function_pipeline: str | None = None
         self._windows: dict[str, str] = {}  # array -> the loop of its array_stencil window
+        # the scalars that the expression being read steps in sequence (buf[w++])
+        self._increments: frozenset[str] = frozenset()
 
     def run(self):
         self._collect_constants()
@@ -197,6 +201,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         self._fix_extents()
         arrays = tuple(replace(a, functions=tuple(self._functions.get(a.name, ())),
                                stencil=self._windows.get(a.name),
+                               kept_reference=self._kept_references.get(a.name),
                                partitionable=a.partitionable and a.name not in self._windows)
                        for a in self._arrays.values())
         reached = tuple(first for first, _ in self._callee_arrays.values())
@@ -213,7 +218,17 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         sizes = frozenset(self._sizes) if len(self._calls) == 1 else frozenset()
         return Scope(frozenset(self._iterators[self._frame_start:]) | sizes,
                      self._constants, dict(self._ranges), dict(self._temporaries),
-                     S.narrow(self._types))
+                     S.narrow(self._types), self._increments)
+
+    @contextmanager
+    def _stepping(self, node: N.Node):
+        """Reads inside ``node`` see the scalars it steps in sequence
+        (:func:`.scalars.sequenced_increments`) at their values before its writes."""
+        self._increments = S.sequenced_increments(node, self._scalars)
+        try:
+            yield
+        finally:
+            self._increments = frozenset()
 
 
     # ------------------------------------------------------------ statements
@@ -310,14 +325,15 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
             self._declare(decl.name, None, S.Opaque("is declared without a value",
                                                     decl.coord))
             return
-        self._apply_effects(decl.init)
+        with self._stepping(decl):
+            value = quasi_affine(decl.init, self._scope())
+        self._apply_effects(decl)
         if decl.static and not decl.ctype.const:
             # the initializer gives the first call's value only
             self._declare(decl.name, None, S.Opaque(
                 "is static (each call starts from the value the last call left)",
                 decl.coord))
             return
-        value = quasi_affine(decl.init, self._scope())
         self._declare(decl.name, value, None if value is not None else S.Opaque(
             "is initialized with a value that is not affine", decl.coord))
 
@@ -414,8 +430,9 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
                     continue
                 if not d.is_array and d.init is not None:
                     self._check_reference(d)
-                    stmts += self._inlined(d.init)
-                    stmts += self._guarded_statements(d.init, d.coord)
+                    with self._stepping(d):
+                        stmts += self._inlined(d.init)
+                        stmts += self._guarded_statements(d.init, d.coord)
                 if not d.is_array:
                     self._declare_scalar(d)
                 elif d.coord in self._local_names:  # in scope until its block ends
@@ -430,8 +447,9 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
             if node.expr is None:
                 return []
             return self._inlined(node.expr) + self._guarded_statements(node.expr, coord)
-        inlined = self._inlined(node)
-        stmts = self._guarded_statements(node, coord)
+        with self._stepping(node):
+            inlined = self._inlined(node)
+            stmts = self._guarded_statements(node, coord)
         self._apply_effects(node)
         return inlined + stmts
 

@@ -37,12 +37,12 @@ from .. import expr as E
 from ..errors import Coord
 from . import cnodes as N
 from ..ir import Conjunction, Constraint
-from .cexpr import COMPARISONS, Bound, Scope, interval, quasi_affine
+from .cexpr import (AP_READERS, COMPARISONS, INCREMENT_STEPS, Bound, Scope, interval,
+                    quasi_affine)
 
 ENTRY_MARK = "@"  # cannot occur in a C name: an iteration's entry symbols never clash
 RANGE_MARK = "#"  # cannot occur in a C name either: the symbol of a scalar's value range
 STEP_OPS = {"+=": 1, "-=": -1}
-INCREMENT_STEPS = {"p++": 1, "++": 1, "p--": -1, "--": -1}
 # Calls that take their arguments by value whatever the language (min/max macros and
 # functions of the kernels' own idiom).
 VALUE_CALLS = ("min", "max", "MIN", "MAX", "abs")
@@ -198,23 +198,30 @@ def statement_effects(node: N.Node, names: frozenset[str], scope: Scope,
             visit(n.left)
             visit(n.right)
             return
+        stepped = sequenced_increments(n, names)
         target = write_target(n)
         if target in names:
-            for inner in N.walk(n.rvalue if isinstance(n, N.Assignment) else n.expr):
-                _nested(inner)
+            # the value is read before the nested writes land: only the sequenced
+            # steps keep their names readable (w++ is w's value before its step)
+            here = replace(scope, temporaries={
+                k: v for k, v in values.items()
+                if k in stepped or k not in written(n, names, callees) - {target}},
+                increments=stepped)
+            value = None if _steps(n) and target not in values else _new_value(n, here)
+            _nested(n.rvalue if isinstance(n, N.Assignment) else n.expr, stepped)
             if _steps(n) and target not in values:
                 return  # stepping an opaque scalar keeps it opaque, for the same reason
-            here = replace(scope, temporaries=dict(values))
-            value = _new_value(n, here)
             record(target, value if value is not None else Opaque(
                 "is assigned a value that is not affine", n.coord))
             return
-        _nested(n)
+        _nested(n, stepped)
 
-    def _nested(n: N.Node) -> None:
+    def _nested(n: N.Node, stepped: frozenset[str]) -> None:
         for inner in N.walk(n):
             target = write_target(inner)
-            if target in names:
+            if target in stepped and target in values:
+                record(target, E.add(values[target], E.const(INCREMENT_STEPS[inner.op])))
+            elif target in names:
                 record(target, Opaque("is written inside an expression", inner.coord))
             for name in sorted(_escaped(inner, names, callees)):
                 record(name, Opaque("may be changed through its address or a reference",
@@ -222,6 +229,57 @@ def statement_effects(node: N.Node, names: frozenset[str], scope: Scope,
 
     visit(node)
     return out
+
+
+def side_effect(node: N.Node) -> N.Node | None:
+    """The first part of ``node`` that may change state: an assignment, ++/--, or a
+    call other than ``min``, ``max`` and ``abs``, which are read as values, and the
+    ``ap_[u]int`` members that read (``x.range(5, 3)``, ``x.to_uint()``)."""
+    for n in N.walk(node):
+        if isinstance(n, N.Assignment) or (isinstance(n, N.FuncCall) and not _pure(n)):
+            return n
+        if isinstance(n, N.UnaryOp) and n.op in INCREMENT_STEPS:
+            return n
+    return None
+
+
+def effect_text(node: N.Node) -> str:
+    """What the part :func:`side_effect` found does, for a message."""
+    if isinstance(node, N.FuncCall):
+        return f"calls '{node.name}', which may have side effects"
+    return "has side effects"
+
+
+def _pure(call: N.FuncCall) -> bool:
+    """A call that only reads: one read as a value, or an ap_[u]int member that reads
+    its object."""
+    return call.name in VALUE_CALLS or (call.method and call.name in AP_READERS)
+
+
+def sequenced_increments(node: N.Node, names: frozenset[str]) -> frozenset[str]:
+    """The scalars of ``names`` that the expression ``node`` steps by one ``++``/``--``
+    nested in it (``buf[w++] = x``), where that step is the name's only occurrence in
+    ``node`` and runs whenever ``node`` does (not under ``?:``, ``&&`` or ``||``): its
+    value there is the name's value before (``w++``) or after (``++w``) the step, and
+    ``node`` leaves it stepped by 1.  Any other read of the name in ``node`` would be
+    unsequenced with the step, or ordered by rules of C++17 that are not modelled
+    (``a[w] = b[w++]``), so those names are left out (their writes stay opaque)."""
+    occurrences: dict[str, int] = {}
+    steps: set[str] = set()
+
+    def visit(n: N.Node, conditional: bool, top: bool) -> None:
+        if isinstance(n, N.Id) and n.name in names:
+            occurrences[n.name] = occurrences.get(n.name, 0) + 1
+        if (isinstance(n, N.UnaryOp) and n.op in INCREMENT_STEPS
+                and isinstance(n.expr, N.Id) and not conditional and not top):
+            steps.add(n.expr.name)
+        branches = (isinstance(n, N.TernaryOp)
+                    or isinstance(n, N.BinaryOp) and n.op in ("&&", "||"))
+        for k, child in enumerate(c for c in n.children() if c is not None):
+            visit(child, conditional or (branches and k > 0), False)
+
+    visit(node, False, True)
+    return frozenset(name for name in steps if occurrences.get(name) == 1)
 
 
 def _steps(node: N.Node) -> bool:
