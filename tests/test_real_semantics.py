@@ -2229,3 +2229,48 @@ def test_a_file_scope_arrays_note_says_why_its_scheme_stays_per_dim(tmp_path):
     compiled = compile_text(tmp_path, "shift", text)
     (note,) = [w for w in compiled.report.warnings if "keeps a per_dim scheme" in w]
     assert "its declaration at file scope, which other functions may use" in note, note
+
+
+@needs_gxx
+@pytest.mark.parametrize("update", ["tab[k].a += adj;", "tab[k].a++;", "tab[k].a = adj;"])
+def test_a_member_written_through_a_routed_reference_keeps_the_other_members(
+        update, tmp_path):
+    """Routed lanes write whole elements from write registers: a member update wrote
+    ``tab_rv[0].a += adj`` and then stored ``tab_wv[0]``, which nothing had assigned
+    (probe 25, item 2).  Loops that write a member keep their references."""
+    text = f"""
+        struct cw {{ short a; short b; }};
+        void members(const cw tab_in[8], int y[32], short adj) {{
+            cw tab[8];
+        #pragma HLS bind_storage variable=tab type=ram_1p
+            for (int k = 0; k < 8; k++) tab[k] = tab_in[k];
+            for (int k = 0; k < 8; k++) {update}
+            for (int i = 0; i < 32; i++) {{
+        #pragma HLS pipeline II=1
+                int s = 0;
+                for (int k = 0; k < 8; k++) s += 2 * tab[(i + k) % 8].a + tab[k].b;
+                y[i] = s;
+            }}
+        }}"""
+    compiled = compile_text(tmp_path, "members", text, suffix=".cpp")
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
+@pytest.mark.parametrize("statement", ["v = tab[i].a;", "v += tab[i].b + tab[i].a;",
+                                       "v = 1 + tab[i].b;"])
+def test_a_scalar_assigned_a_member_of_an_element_is_no_pointer(statement, tmp_path):
+    """``v = tab[i].a`` was refused as a pointer given memory after its declaration
+    (probe 25, item 4): the member was taken for an array field handed over."""
+    text = f"""
+        struct cw {{ short a; short b; }};
+        void member_value(const cw tab[16], int out[16]) {{
+            for (int i = 0; i < 16; i++) {{
+        #pragma HLS pipeline II=1
+                int v = 0;
+                {statement}
+                out[i] = v;
+            }}
+        }}"""
+    compiled = compile_text(tmp_path, "member_value", text, suffix=".cpp")
+    reads = [a for a in ir.accesses(compiled.report.kernel.body) if a.array == "tab"]
+    assert reads and all(a.kind == "read" and a.regular for a in reads)

@@ -428,10 +428,13 @@ def _group(loop: Loop, sol: ArraySolution, found: list[_Found], contexts) -> Gro
     whole elements, every member of its word, so the sites a bank needs would be those
     of all members at once, each taking a port of every member's memory: such loops
     keep their references, as do those passing an element by reference (a register
-    would take the callee's writes)."""
+    would take the callee's writes) and those writing a member of an element (its
+    write register would hold that member only, and the store would write the whole
+    element)."""
     if (sol.array.pragma_only or loop.unroll is not None or sol.banking.copies > 1
             or sol.kept or member_arrays(sol.array, [f.access.field for f in found])
             or any(f.access.by_reference for f in found)
+            or any(f.access.kind == "write" and f.access.field is not None for f in found)
             or any(not f.access.regular for f in found)
             or not skippable_writes(loop).isdisjoint(f.access.ref_id for f in found)
             or not all(constant_loop(lp) for f in found for lp in f.loops)):

@@ -218,7 +218,7 @@ class AccessLowering:
         """``p = &A[k]`` (a pointer given memory after its declaration) is an error:
         arraypart follows memory through the pointers it declares
         (:func:`.calls.pointer_binding`), and ``*p`` would go uncounted."""
-        if not isinstance(N.without_casts(node.lvalue), N.Id) or any(
+        if not node.pointer or not isinstance(N.without_casts(node.lvalue), N.Id) or any(
                 sign < 0 and calls.memory_argument(term, self._visible, self._arrays)
                 for term, sign in calls.signed_terms(node.rvalue, 1)):
             return  # &A[k] - &A[0] is a number of elements, no pointer

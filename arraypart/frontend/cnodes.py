@@ -110,9 +110,12 @@ class BinaryOp(Node):
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Assignment(Node):
+    """``lvalue op rvalue``; ``pointer``: the target is a pointer (``p = &A[k]``)."""
+
     op: str = "="
     lvalue: Node | None = None
     rvalue: Node | None = None
+    pointer: bool = False
 
     def children(self):
         return (self.lvalue, self.rvalue)
@@ -1005,7 +1008,8 @@ class Converter:
             op = clangtu.binary_operator(cursor)
             left, right = self.expression(kids[0]), self.expression(kids[1])
             if op == "=":
-                return Assignment(coord, start, end, op, left, right)
+                pointer = cursor.type.get_canonical().kind == ci.TypeKind.POINTER
+                return Assignment(coord, start, end, op, left, right, pointer)
             result = int_type(cursor.type) if op in WRAPPING_OPERATORS else None
             return BinaryOp(coord, start, end, op, left, right,
                             result if result is not None and not result.signed else None)
