@@ -138,6 +138,9 @@ class Array:
     none).  ``kept_reference``: why one of its references must stay as written (a
     subscript changes state, ``buf[w++]``, which a rewritten reference would
     evaluate more than once or not at all): pragma-only too.
+    ``written_by_reference``: an element is bound to a reference to non-const
+    (:attr:`Access.by_reference`), through which a callee writes one memory: the
+    array takes no read copies, whose stores must reach every copy.
     """
 
     name: str
@@ -162,6 +165,7 @@ class Array:
     reshapes: tuple[PartitionPragma, ...] = ()
     independent: bool = False
     kept_reference: str | None = None
+    written_by_reference: bool = False
 
     def __post_init__(self):
         if self.bundle is not None and (self.partitionable or not self.interface):

@@ -2274,3 +2274,75 @@ def test_a_scalar_assigned_a_member_of_an_element_is_no_pointer(statement, tmp_p
     compiled = compile_text(tmp_path, "member_value", text, suffix=".cpp")
     reads = [a for a in ir.accesses(compiled.report.kernel.body) if a.array == "tab"]
     assert reads and all(a.kind == "read" and a.regular for a in reads)
+
+
+@pytest.mark.parametrize("store, column", [("(in[i] > 0 ? t[2 * i] : t[2 * i + 1]) = in[i];", 10),
+                                           ("(in[i] > 0 ? t[i] : x) += 1;", 10),
+                                           ("(x = 1, t[i]) = in[i];", 10)])
+def test_a_store_through_a_conditional_or_comma_is_a_located_error(store, column,
+                                                                    tmp_path):
+    """The store was modelled as reads alone, and the emission assigned into the read
+    registers: nothing was written (probe 25, item 1)."""
+    text = f"""
+        void conditional_store(const int in[32], int out[32]) {{
+            int t[65];
+            int x = 0;
+            for (int i = 0; i < 32; i++) {{
+        #pragma HLS pipeline II=1
+                {store}
+            }}
+            for (int i = 0; i < 32; i++) out[i] = t[2 * i] + t[2 * i + 1] + x;
+        }}"""
+    with pytest.raises(KernelError) as caught:
+        compile_text(tmp_path, "conditional_store", text, suffix=".cpp")
+    assert (caught.value.coord.line, caught.value.coord.col) == (7, column)
+    assert "write the store in an if" in caught.value.message
+
+
+def test_an_element_written_through_a_reference_takes_no_read_copies(tmp_path):
+    """``set_entry(lut[pos], val)`` bound copy 0's element: the other copies kept the
+    old value (probe 25, item 3).  Such an array takes no read copies."""
+    text = """
+        static void set_entry(int &e, int v) { e = v; }
+        void lut_ref(const int lut_in[256], const unsigned char idx[256], int out[64],
+                     unsigned char pos, int val) {
+            int lut[256];
+            for (int k = 0; k < 256; k++) lut[k] = lut_in[k];
+            set_entry(lut[pos], val);
+            for (int i = 0; i < 64; i++) {
+        #pragma HLS pipeline II=1
+                out[i] = lut[idx[4 * i]] + lut[idx[4 * i + 1]] + lut[idx[4 * i + 2]]
+                         + lut[idx[4 * i + 3]];
+            }
+        }"""
+    compiled = compile_text(tmp_path, "lut_ref", text, suffix=".cpp")
+    lut = next(a for a in compiled.report.solution.arrays if a.array.name == "lut")
+    assert lut.array.written_by_reference and lut.banking.copies == 1
+    if HAVE_GXX:
+        assert_the_testbench_passes(compiled, tmp_path)
+
+
+@needs_gxx
+@pytest.mark.parametrize("update", ["tab[k][b] = 1;", "tab[k].range(15, 12) = 0xA;"])
+def test_a_bit_update_as_a_loop_body_without_braces_is_routed(update, tmp_path):
+    """The brace opened before a routed loop's one statement went after the update's
+    own edit at the same offset: '(tab_wv[0] = tab_rv[0], {', an internal error
+    (probe 25, item 5)."""
+    text = f"""
+        #include <ap_int.h>
+        void bits(const ap_uint<16> tab_in[8], const ap_uint<16> x[72], ap_uint<16> y[64],
+                  ap_uint<3> b) {{
+            ap_uint<16> tab[8];
+        #pragma HLS bind_storage variable=tab type=ram_1p
+            for (int k = 0; k < 8; k++) tab[k] = tab_in[k];
+            for (int k = 0; k < 8; k++) {update}
+            for (int i = 0; i < 64; i++) {{
+        #pragma HLS pipeline II=1
+                ap_uint<16> s = 0;
+                for (int k = 0; k < 8; k++) s ^= tab[(i + k) % 8] & x[i + k];
+                y[i] = s;
+            }}
+        }}"""
+    compiled = compile_text(tmp_path, "bits", text, suffix=".cpp")
+    assert "(tab_wv[0] = tab_rv[0], " in compiled.files["bits.cpp"]
+    assert_the_testbench_passes(compiled, tmp_path)

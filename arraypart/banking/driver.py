@@ -617,8 +617,9 @@ class _Search:
                                       shapes, am.array.shape)
         self.refs = read_refs(shapes)
         lanes = [a for s in shapes for a in s.lanes]
-        self.duplicable = may_be_multi_port_rom(am) if am.array.pragma_only else sum(
-            a.kind == "read" for a in lanes) > sum(a.kind == "write" for a in lanes)
+        self.duplicable = not am.array.written_by_reference and (
+            may_be_multi_port_rom(am) if am.array.pragma_only else sum(
+                a.kind == "read" for a in lanes) > sum(a.kind == "write" for a in lanes))
         self.uniform = [s for s in shapes if s.uniform]
         self.loads = [(len({tuple(d) for d, a in zip(s.offsets, s.lanes) if a.kind == "read"}),
                        sum(a.kind == "write" for a in s.lanes), s.group.target_ii)

@@ -70,9 +70,11 @@ def banked_source(kernel: Kernel, solution: Solution) -> str:
             register = bankcentric.reference(g, site, names[id(g)])
             lane_refs[site.access.ref_id] = ((register, write) if site.access.kind == "read"
                                              else (read, register))
-    edits = ExplicitRewriter(text, func, explicit, contexts, kernel.coord,
-                             lane_refs, source.unsynthesized).edits()
-    edits += _loop_edits(data, for_nodes, plan, names)
+    # the loop edits first: a brace opened before a body's one statement goes before
+    # that statement's own edit at the same offset
+    edits = _loop_edits(data, for_nodes, plan, names)
+    edits += ExplicitRewriter(text, func, explicit, contexts, kernel.coord,
+                              lane_refs, source.unsynthesized).edits()
     edits += phases.phase_edits(kernel, solution, contexts, taken, edits)
     edits += _edit_pragmas(data, source, solution, explicit, decls)
     interface_lines = []

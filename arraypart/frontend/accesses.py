@@ -231,6 +231,13 @@ class AccessLowering:
                 f"names; declare it there (T *{name} = ...) and index it ({name}[k])"))
 
     def _target(self, node: N.Node, out: list[Access], kinds: tuple[str, ...]) -> None:
+        node = N.without_casts(node)
+        if isinstance(node, N.TernaryOp) or (isinstance(node, N.BinaryOp)
+                                             and node.op == ","):
+            # the store would go uncounted, and the emission cannot route it
+            raise KernelError(node.coord, "a conditional (?:) or comma expression is "
+                                          "assigned to: write the store in an if "
+                                          "(if (c) A[i] = v; else A[j] = v;)")
         if isinstance(node, N.Id) and node.name in self._frame_vars:
             raise KernelError(node.coord,
                               f"assignment to loop iterator '{node.name}' inside its loop")

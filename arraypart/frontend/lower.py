@@ -27,6 +27,7 @@ from typing import Mapping
 
 from .. import expr as E
 from ..errors import Coord, KernelError, warning_text
+from .. import ir
 from ..ir import Array, Conjunction, If, Loop, Node, Param, Stmt
 from . import calls
 from .accesses import AccessLowering
@@ -199,7 +200,9 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         self._range_log = self._function_range_log(self._func)
         body = _bound_guards(self._function_body(self._func), self._value_ranges())
         self._fix_extents()
+        by_reference = {a.array for a in ir.accesses(body) if a.by_reference}
         arrays = tuple(replace(a, functions=tuple(self._functions.get(a.name, ())),
+                               written_by_reference=a.name in by_reference,
                                stencil=self._windows.get(a.name),
                                kept_reference=self._kept_references.get(a.name),
                                partitionable=a.partitionable and a.name not in self._windows)
