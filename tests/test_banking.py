@@ -414,10 +414,15 @@ def test_user_partition_is_kept_and_warned_when_it_conflicts():
     assert replaced.banking.scheme.banks == 4 and replaced.conflict_free
 
 
-def test_user_partition_that_fits_is_kept_silently():
+def test_user_partition_that_fits_is_kept_and_its_rotating_banks_are_named():
+    """Cyclic 6 over the six rows is conflict-free and kept; its references stay as
+    written and their banks rotate with the row, so the note gives the scheduling
+    rule's II and the banking that --replace-partitions routes instead."""
     pragma = PartitionPragma("cyclic", 6, 1, Coord("k.c", 2, 9))
     _, sol = solve_one(stencil_model(STENCILS["MOTION_LV"][0], partitions=(pragma,)))
-    assert sol.conflict_free and sol.notes == () and sol.banking.scheme.banks == 6
+    assert sol.conflict_free and sol.banking.scheme.banks == 6
+    assert len(sol.notes) == 1 and "Vitis schedules L1 at II 6; --replace-partitions" in (
+        sol.notes[0])
 
 
 def test_no_conflict_free_scheme_within_limit_picks_least_ii():

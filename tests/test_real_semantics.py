@@ -2346,3 +2346,28 @@ def test_a_bit_update_as_a_loop_body_without_braces_is_routed(update, tmp_path):
     compiled = compile_text(tmp_path, "bits", text, suffix=".cpp")
     assert "(tab_wv[0] = tab_rv[0], " in compiled.files["bits.cpp"]
     assert_the_testbench_passes(compiled, tmp_path)
+
+
+def test_kept_pragmas_whose_banks_rotate_say_what_the_rule_costs(tmp_path):
+    """The user's cyclic 4 is conflict-free, but its references stay as written and
+    rotate: L6 reaches II 3, without a word (probe 25, item 6); and a conflicting
+    cyclic 2 was told 'a better banking is per_dim cyclic 4', which as a pragma gets
+    II 3 too (item 7)."""
+    text = """
+        void kept(const int in[32], int out[32]) {
+            int t[36];
+        #pragma HLS array_partition variable=t type=cyclic factor=FACTOR
+            for (int i = 0; i < 36; i++) t[i] = i;
+            L6: for (int i = 0; i < 32; i++) {
+        #pragma HLS pipeline II=1
+                out[i] = t[i] + t[i + 1] + t[i + 2] + t[i + 3];
+                t[i] = in[i];
+            }
+        }"""
+    four = compile_text(tmp_path, "kept", text.replace("FACTOR", "4"))
+    assert [loop["achieved_ii"] for loop in loops(four) if loop["name"] == "L6"] == [3]
+    said = [w for w in four.report.warnings if "are conflict-free, but" in w]
+    assert len(said) == 1 and "L6 at II 3; --replace-partitions banks it as" in said[0]
+    two = compile_text(tmp_path, "kept", text.replace("FACTOR", "2"))
+    assert any("(as a pragma alone it would not reach that II)" in w
+               for w in two.report.warnings)

@@ -43,7 +43,7 @@ from .sampling import (refuted, sampled_rule_ii, sample_group, shared_banks_over
                        with_point)
 from .solution import ArraySolution, Found, Solution
 from .space import (FLAT_BLOCKS, Cost, Family, alpha_rows, copy_assignments, copy_key,
-                    direct_flat_rule_ii, rule_ii, phased, phased_loops,
+                    as_written_ii, direct_flat_rule_ii, rule_ii, phased, phased_loops,
                     cost_floor, cost_of, crossbar_lanes, flat_block_floors, flat_crossbar,
                     per_dim_partitions, rule_lanes, rule_overloaded)
 
@@ -363,6 +363,7 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
         elif _wasteful(search.cost(banking), better) and not search.rule_risky(
                 better.banking):
             notes.append(_waste_note(array, search.cost(banking), better, bound))
+        notes += _rule_note(am, search, banking, proof, better)
     else:
         found = search.run(families, report=True)
         banking, proof, tried = found.banking, found.proof, found.tried
@@ -512,7 +513,31 @@ def _suggestion(search: "_Search", kept: Proof, better: _Found) -> str:
     if search.rule_risky(better.banking):
         return ("; arraypart's own banking (--replace-partitions) is chosen under the "
                 "scheduling rule for the code it emits")
+    if rule_overloaded(better.banking.scheme, search.uniform, True, search.am.ports):
+        return (f"; --replace-partitions uses a better banking, "
+                f"{better.banking.describe()}, and routes the lanes whose banks change "
+                "(as a pragma alone it would not reach that II)")
     return f"; a better banking is {better.banking.describe()}"
+
+
+def _rule_note(am: ArrayModel, search: "_Search", kept: Banking, proof: Proof,
+               better: _Found) -> list[str]:
+    """The note on conflict-free pragmas whose references, which the emission keeps as
+    written (never routed; phased only in a pragma-only array), change bank with the
+    iteration, so that the scheduling rule leaves a loop above its target."""
+    reached = (search.reached if am.array.pragma_only else search.as_written)(kept, proof)
+    missed = {g.loop: reached[g.loop] for g in am.groups if reached[g.loop] > g.target_ii}
+    if not proof.conflict_free or not missed:
+        return []
+    loops = ", ".join(f"{loop} at II {ii}" for loop, ii in sorted(missed.items()))
+    fix = (f"; --replace-partitions banks it as {better.banking.describe()}, routing "
+           "those lanes" if better.proof.conflict_free and not any(
+               search.reached(better.banking, better.proof)[loop] > ii
+               for loop, ii in missed.items()) else "")
+    return [warning_text(am.array.partitions[0].coord, (
+        f"the array_partition pragmas of {am.array.name} are conflict-free, but its "
+        "references stay as written and the banks of some change with the iteration: "
+        f"under the scheduling rule Vitis schedules {loops}{fix}"))]
 
 
 def _wasteful(kept: Cost, better: _Found) -> bool:
@@ -899,6 +924,20 @@ class _Search:
             (sample.shape.group.loop, sampled_rule_ii(sample, banking, self.am.ports))
             for sample in self.samples if (kept or sample.shape.group.direct) and not (
                 kept and phased(banking.scheme, sample.shape))]
+        for loop, ii in rule:
+            reached[loop] = max(reached[loop], ii)
+        return reached
+
+    def as_written(self, banking: Banking, proof: Proof) -> dict[str, int]:
+        """Per loop, the II ``banking`` leaves it when every reference stays as
+        written and no phase switch is emitted (the user's pragmas, kept): the proof's,
+        raised to the scheduling rule's (:func:`.space.as_written_ii`;
+        sampled groups: :func:`.sampling.sampled_rule_ii`)."""
+        reached = {g.loop: g.target_ii for g in self.am.groups} | dict(proof.achieved_ii)
+        rule = [(s.group.loop, as_written_ii(banking.scheme, s, self.am.ports))
+                for s in self.uniform] + [
+            (sample.shape.group.loop, sampled_rule_ii(sample, banking, self.am.ports))
+            for sample in self.samples]
         for loop, ii in rule:
             reached[loop] = max(reached[loop], ii)
         return reached

@@ -157,9 +157,16 @@ def rule_ii(scheme: Scheme, shape: GroupShape, ports: PortModel,
     period the emission's phase switches make constant (:func:`phased`); else the
     least II at which one bank serves every lane (:func:`every_lane_ii`), each taking
     a port of every bank."""
-    if not (pragma_only or shape.group.direct) or scheme.registers or _static(scheme, shape):
+    if not (pragma_only or shape.group.direct) or (pragma_only and phased(scheme, shape)):
         return shape.group.target_ii
-    if pragma_only and phased(scheme, shape):
+    return as_written_ii(scheme, shape, ports)
+
+
+def as_written_ii(scheme: Scheme, shape: GroupShape, ports: PortModel) -> int:
+    """The II the scheduling rule leaves a group whose references stay as written,
+    with no phase switch: its target when every lane's bank is constant or the banks
+    are registers, else :func:`every_lane_ii`."""
+    if scheme.registers or _static(scheme, shape):
         return shape.group.target_ii
     return every_lane_ii(shape, ports)
 
