@@ -1512,3 +1512,29 @@ def test_an_element_a_call_takes_by_reference_is_read_and_written(tmp_path, swap
                             compiled.report.solution.emitted_bankings())
     judged = api.judge_trace(compiled.report, recorded, as_written=True, ports=2)
     assert [loop.traced_ii for loop in judged.replay.loops] == [1, 2, 1]
+
+
+@needs_gxx
+def test_a_loop_the_testbench_never_runs_is_said_to_be_unchecked(tmp_path):
+    """A loop that the testbench's fixed scalar arguments skip was reported '0 steps,
+    model II 1, traced II 1: agrees' (probe 25, item 11): nothing had been checked."""
+    path = tmp_path / "moded.c"
+    path.write_text("""\
+void moded(const int in[32], int out[32], int mode) {
+  if (mode == 7) {
+    M: for (int i = 0; i < 31; i++) {
+#pragma HLS pipeline II=1
+      out[i] = in[i] + in[i + 1];
+    }
+  }
+  R: for (int i = 0; i < 32; i++) {
+#pragma HLS pipeline II=1
+    out[i] += 1;
+  }
+}
+""")
+    judged = assert_the_trace_agrees(arraypart.compile_kernel(str(path)), tmp_path,
+                                     ports=2)
+    said = judged.format().replace(f"{tmp_path}/", "")
+    assert "M (moded.c:3:8): never ran on the testbench's inputs" in said
+    assert "R (moded.c:8:6): 32 steps, model II 1, traced II 1: agrees" in said
