@@ -2371,3 +2371,28 @@ def test_kept_pragmas_whose_banks_rotate_say_what_the_rule_costs(tmp_path):
     two = compile_text(tmp_path, "kept", text.replace("FACTOR", "2"))
     assert any("(as a pragma alone it would not reach that II)" in w
                for w in two.report.warnings)
+
+
+@pytest.mark.parametrize("exit_statement, affine", [("continue;", True), ("break;", False)])
+def test_a_header_increment_past_a_continue_is_still_an_induction_variable(
+        exit_statement, affine, tmp_path):
+    """``for (i = 0, j = 0; ...; i++, j += 2)``: a ``continue`` still runs the header's
+    increments, so j is 2i in every iteration; it was opaque (probe 24c, probe 25
+    item 12).  After a ``break`` the loop's exit value is unknown: j stays opaque."""
+    text = f"""
+        void ij(const int in[68], int out[33]) {{
+            int i, j;
+            for (i = 0, j = 0; i < 32; i++, j += 2) {{
+        #pragma HLS pipeline II=1
+                if (in[j] < 0) {exit_statement}
+                out[i] = in[j] + in[j + 1] + in[j + 2] + in[j + 3];
+            }}
+            out[32] = j;
+        }}"""
+    compiled = compile_text(tmp_path, "ij", text)
+    regular = [a.regular for a in ir.accesses(compiled.report.kernel.body) if a.array == "in"]
+    assert regular == [affine] * 5
+    if HAVE_GXX:
+        assert_the_testbench_passes(compiled, tmp_path)
+    if HAVE_GXX and affine:  # past a break addresses are not compared
+        assert_the_trace_agrees(compiled, tmp_path, ports=2)

@@ -545,13 +545,13 @@ def walk(node: Node, *, operands: bool = False):
         stack.extend(reversed([c for c in kids if c is not None]))
 
 
-def leaves(node: Node) -> bool:
-    """Whether a ``break`` or ``continue`` that leaves ``node`` is in it: not one of
-    a loop inside it, nor a ``break`` of a ``switch`` inside it."""
+def leaves(node: Node, keywords: tuple[str, ...] = ("break", "continue")) -> bool:
+    """Whether a ``break`` or ``continue`` (of ``keywords``) that leaves ``node`` is in
+    it: not one of a loop inside it, nor a ``break`` of a ``switch`` inside it."""
     stack = [(node, False, False)]  # (node, inside a loop, inside a switch)
     while stack:
         n, in_loop, in_switch = stack.pop()
-        if isinstance(n, Unsupported) and (
+        if isinstance(n, Unsupported) and n.keyword in keywords and (
                 (n.keyword == "continue" and not in_loop)
                 or (n.keyword == "break" and not (in_loop or in_switch))):
             return True

@@ -771,29 +771,35 @@ class LoopLowering:
     def _iteration_deltas(self, items, tail, var) -> dict[str, int | None]:
         """What one iteration adds to each scalar the loop may change: the body and
         the header's ``tail`` are followed (lowered, the result dropped) from
-        symbolic start values; None where the change is not a constant."""
+        symbolic start values; None where the change is not a constant.  Past a
+        ``break`` no change is one constant; past a ``continue`` only the changes of
+        the scalars that the body leaves alone are (the ``tail`` still runs: ``for
+        (i = 0, j = 0; ...; i++, j += 2)``)."""
         changed = set()
         for node in list(items) + list(tail):
             changed |= S.written(node, self._scalars, self._callees)
         changed.discard(var)
         changed -= self._body_locals(items)
-        if not changed or self._followed >= MAX_FOLLOWED_LOOPS or _escapes(items):
-            # past a break or continue an iteration's change is not one constant
+        skipping = _escapes(items)
+        if not changed or self._followed >= MAX_FOLLOWED_LOOPS or _escapes(items, ("break",)):
             return dict.fromkeys(sorted(changed))
+        in_body = set().union(*(S.written(n, self._scalars, self._callees)
+                                for n in items)) if skipping else set()
         saved = self._state()
         symbols = {name: S.entry_symbol(name, self._followed) for name in sorted(changed)}
         for name, symbol in symbols.items():
             self._bind(name, symbol, None)
         self._followed += 1
         try:
-            self._items(items)
+            if not skipping:
+                self._items(items)
             for part in tail:
                 self._apply_effects(part)
             end = dict(self._temporaries)
         finally:
             self._followed -= 1
             self._restore(saved)
-        return {name: S.iteration_delta(end.get(name), symbol)
+        return {name: None if name in in_body else S.iteration_delta(end.get(name), symbol)
                 for name, symbol in symbols.items()}
 
     def _body_locals(self, items) -> set[str]:
@@ -1065,10 +1071,11 @@ class _Uncountable(KernelError):
     over a counter of its own instead (:meth:`_Lowering._counter_loop`)."""
 
 
-def _escapes(items) -> bool:
-    """Whether a ``break`` or ``continue`` of this loop (not of a loop inside it) is
-    among ``items``: then an iteration may skip the rest of its body."""
-    return any(item is not None and N.leaves(item) for item in items)
+def _escapes(items, keywords: tuple[str, ...] = ("break", "continue")) -> bool:
+    """Whether a ``break`` or ``continue`` (of ``keywords``) of this loop (not of a
+    loop inside it) is among ``items``: then an iteration may skip the rest of its
+    body."""
+    return any(item is not None and N.leaves(item, keywords) for item in items)
 
 
 def _comma_parts(node: N.Node) -> list[N.Node]:
