@@ -2396,3 +2396,29 @@ def test_a_header_increment_past_a_continue_is_still_an_induction_variable(
         assert_the_testbench_passes(compiled, tmp_path)
     if HAVE_GXX and affine:  # past a break addresses are not compared
         assert_the_trace_agrees(compiled, tmp_path, ports=2)
+
+
+def test_a_template_reference_bound_to_an_array_is_that_array(tmp_path):
+    """``template <class T> void clear(T &x)`` called with ``int buf[32]`` was refused:
+    'takes x as a scalar, but the argument is 32 of array buf' (probe 24c, probe 25
+    item 12): the reference's type is T, whose canonical type is the array's."""
+    text = """
+        template <typename T> void clear(T &x) { for (int k = 0; k < 32; k++) x[k] = 0; }
+        template <typename T> int sum4(const T &x, int i) {
+            return x[i] + x[i + 1] + x[i + 2] + x[i + 3];
+        }
+        void tarr(const int in[32], int out[28]) {
+            int buf[32];
+            clear(buf);
+            for (int i = 0; i < 32; i++) buf[i] += in[i];
+            for (int i = 0; i < 28; i++) {
+        #pragma HLS pipeline II=1
+                out[i] = sum4(buf, i);
+            }
+        }"""
+    compiled = compile_text(tmp_path, "tarr", text, suffix=".cpp")
+    kinds = {a.kind for a in ir.accesses(compiled.report.kernel.body) if a.array == "buf"}
+    assert kinds == {"read", "write"}
+    if HAVE_GXX:
+        assert_the_testbench_passes(compiled, tmp_path)
+        assert_the_trace_agrees(compiled, tmp_path, ports=2)

@@ -417,6 +417,8 @@ def _declared_shape(param: N.Decl) -> tuple[int | None, ...] | None:
         t = t.get_canonical()
     if t.kind in (T.LVALUEREFERENCE, T.RVALUEREFERENCE):
         t = t.get_pointee()
+        if t.kind not in N.ARRAY_TYPE_KINDS + (T.POINTER,):
+            t = t.get_canonical()  # T &x with T = int[32], a typedef of an array
     sizes: list[int | None] = []
     if t.kind == T.POINTER:
         pointee = t.get_pointee()
