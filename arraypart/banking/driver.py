@@ -556,10 +556,10 @@ def _waste_note(array, kept: Cost, better: _Found, bound: int) -> str:
     return warning_text(array.partitions[0].coord, (
         f"the array_partition pragmas of {array.name} use {kept.physical_banks} banks "
         f"({scheme_from_pragmas(array).describe().split(':')[0]}) and cost "
-        f"{kept.bram18k} BRAM18K and {kept.lut} LUTs (fitted model) where "
-        f"{better.cost.physical_banks} suffice (lower bound {bound}): "
-        f"{better.banking.describe()} costs {better.cost.bram18k} BRAM18K and "
-        f"{better.cost.lut} LUTs; --replace-partitions uses it"))
+        f"{kept.bram18k} BRAM18K and {kept.lut} LUTs (fitted model); "
+        f"{better.banking.describe()}, with {better.cost.physical_banks} banks (lower "
+        f"bound {bound}), costs {better.cost.bram18k} BRAM18K and {better.cost.lut} "
+        "LUTs; --replace-partitions uses it"))
 
 
 def _hardware(cost: Cost) -> Cost:
