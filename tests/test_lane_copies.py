@@ -297,3 +297,36 @@ def test_references_and_lanes_interleave_over_the_copies_of_a_rom(tmp_path):
     assert table.multi_port_rom and table.conflict_free and table.banking.copies == 20
     assert "(8*k + 1) mod 20" in table.proof
     assert not any("no banking of T" in w for w in compiled.report.warnings)
+
+
+# A table read by references in lanes of different counts: one fixed read, two
+# references in five lanes, one in three (14 reads a cycle).
+UNEVEN_LANES = """\
+static const int T[256] = {137,582,867,821,782,64,261,120,507,779,460,483,667,388,807,214,96,499,29,914,855,399,443,622,780,785,2,712,456,272,738,821,234,605,967,104,923,325,31,22,26,665,554,9,961,902,390,702,221,992,432,743,29,540,227,782,448,961,507,566,238,353,236,693,224,779,470,975,296,948,22,426,857,938,569,944,657,102,190,644,741,880,303,123,760,340,917,738,996,728,512,958,990,432,519,849,932,686,194,310,290,601,996,903,511,866,963,517,402,603,873,35,491,248,761,816,413,424,680,177,375,561,903,719,794,690,755,383,88,449,679,520,110,797,167,533,860,402,379,501,750,30,480,44,315,720,868,629,607,592,403,662,174,172,514,232,12,789,204,552,942,880,561,237,414,526,352,975,867,591,361,470,931,275,675,561,623,980,746,5,392,802,877,840,977,907,960,758,524,828,132,531,796,574,210,436,972,57,492,890,373,583,567,204,963,516,423,496,832,365,424,354,1,551,553,638,805,627,339,469,614,28,823,235,650,181,563,598,185,881,93,817,564,816,871,836,953,261,33,861,966,689,72,85,888,17,463,14,772,773,287,255,275,112,816,639};
+void uneven(unsigned char in[64][8], int out[64]) {
+  L: for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    int s = T[in[i][7]];
+    for (int u = 0; u < 5; u++) {
+      s += T[in[i][u]] ^ T[(in[i][u] + 1) & 255];
+    }
+    for (int v = 0; v < 3; v++) {
+      s += T[(in[i][v] * 3) & 255];
+    }
+    out[i] = s;
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("ports, copies", [(1, 14), (2, 7)])
+def test_lanes_of_uneven_counts_pack_the_copies_of_a_rom(tmp_path, ports, copies):
+    """Packed, each reference takes a run of copies as long as its lanes: 14 reads on
+    14 one-port or 7 two-port copies, the lower bound.  No other way reached it: on
+    one port 10 copies were warned at II 2 while the emitted rom_np loop was
+    scheduled at II 1 (probe 24c, F5)."""
+    compiled = arraypart.compile_kernel(write(tmp_path, "uneven.c", UNEVEN_LANES),
+                                        ports=ports)
+    table = array(compiled.report, "T")
+    assert table.multi_port_rom and table.conflict_free and table.banking.copies == copies
+    assert not any("no banking of T" in w for w in compiled.report.warnings)

@@ -541,7 +541,11 @@ def copy_assignments(refs: tuple[ReadRef, ...], copies: int) -> list[Assignment]
       round robin by reference;
     - interleaved, under the same condition: the k-th of R references reads copy
       ``(R * floor(n / g) + k) mod C`` in each numbered lane (eight references in five
-      lanes on 20 copies: two reads a copy)."""
+      lanes on 20 copies: two reads a copy);
+    - packed, under the same condition: each reference takes the next run of copies,
+      as many as its lanes, copy ``(b_k + floor(n / g) - floor(n_0 / g)) mod C`` with
+      b_k the lanes of the references before it (n_0 its first lane): one reference
+      in one lane plus two in five and one in three read 14 copies once each."""
     run = -(-len(refs) // copies)
     ways = [tuple((r.ref_id, E.const(k % copies)) for k, r in enumerate(refs)),
             tuple((r.ref_id, E.const(k // run)) for k, r in enumerate(refs))]
@@ -556,8 +560,25 @@ def copy_assignments(refs: tuple[ReadRef, ...], copies: int) -> list[Assignment]
                            E.mod(E.add(E.scale(len(refs), E.floordiv(r.lane_index, r.step)),
                                        E.const(k)), copies))
                           for k, r in enumerate(refs)))
+    if len(fixed) < len(refs) < copies:
+        ways.append(_packed(refs, copies))
     return sorted({w for w in ways if _reached(refs, w, copies) == copies},
                   key=copy_key)
+
+
+def _packed(refs: tuple[ReadRef, ...], copies: int) -> Assignment:
+    """The packed way of :func:`copy_assignments`."""
+    way, base = [], 0
+    for r in refs:
+        if r.lane_index is None:
+            way.append((r.ref_id, E.const(base % copies)))
+            base += 1
+            continue
+        first, last = r.values[0] // r.step, r.values[-1] // r.step
+        way.append((r.ref_id, E.mod(E.add(E.floordiv(r.lane_index, r.step),
+                                          E.const(base - first)), copies)))
+        base += last - first + 1
+    return tuple(way)
 
 
 def copy_key(assignment: Assignment) -> tuple[tuple[int, str], ...]:
