@@ -459,3 +459,29 @@ def test_an_ap_number_declaration_is_split_too(tmp_path):
     assert _iis(compiled) == {"L4": 1}
     run = run_testbench(compiled, tmp_path)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+
+
+SHORT_LOOP_AROUND = """\
+void taps(const int x[34][34], int y[32][32]) {
+  for (int kw = 0; kw < 3; kw++)
+    for (int i = 0; i < 32; i++) {
+#pragma HLS pipeline II=1
+      for (int j = 0; j < 32; j++)
+        y[i][j] += x[i][j + kw];
+    }
+}
+"""
+
+
+def test_a_loop_shorter_than_its_period_gets_a_case_per_reached_phase(tmp_path):
+    """Depthwise convolution's taps: 32 lanes on interface ``x`` take cyclic 16, whose
+    banks rotate with ``kw`` (period 16).  ``kw`` only takes 0..2: the switch had 16
+    cases, 13 of which no iteration reaches (probe 25, item 13)."""
+    path = tmp_path / "taps.c"
+    path.write_text(SHORT_LOOP_AROUND)
+    compiled = arraypart.compile_kernel(str(path))
+    emitted = compiled.files["taps.cpp"]
+    assert "switch (kw % 16) {" in emitted
+    assert [c for c in range(16) if f"case {c}: {{" in emitted] == [0, 1, 2]
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr

@@ -87,6 +87,15 @@ class PhasedLoop:
         reference at ``coord`` (0: none there)."""
         return dict(self.coefficients).get((coord, dim, k), 0)
 
+    @property
+    def cases(self) -> tuple[int, ...]:
+        """The cases some iteration reaches: each iterator's residues modulo its period
+        over its loop's values, where the loop's bounds are constants (a loop from 0 to
+        2 under period 16 reaches 3 phases); every case otherwise."""
+        reached = [_residues(loop, period) for loop, period in zip(self.loops, self.periods)]
+        return tuple(case for case in range(self.period)
+                     if all(r is None or p in r for r, p in zip(reached, self.phase(case))))
+
     def phase(self, case: int) -> tuple[int, ...]:
         """Each iterator's residue in ``case`` (mixed radix, the last loop fastest)."""
         out = []
@@ -94,6 +103,17 @@ class PhasedLoop:
             out.append(case % period)
             case //= period
         return tuple(reversed(out))
+
+
+def _residues(loop: Loop, period: int) -> frozenset[int] | None:
+    """``{v mod period}`` over the values of ``loop``'s iterator when its start and
+    bound are constants (the first ``period`` values repeat them), else None."""
+    if len(loop.init) != 1 or len(loop.bound) != 1 or not all(
+            isinstance(e, E.Const) for e in (loop.init[0], loop.bound[0])):
+        return None
+    start, bound = loop.init[0].value, loop.bound[0].value
+    trips = max(0, (bound - start) // loop.step + 1)
+    return frozenset((start + k * loop.step) % period for k in range(min(trips, period)))
 
 
 def phase_edits(kernel: Kernel, solution: Solution, contexts, taken: set[str],
@@ -361,9 +381,9 @@ def _phase_switch(data: bytes, statement: N.Node, phased: PhasedLoop,
     if split is not None:
         lines.append(f"{indent}{data[statement.start:split[0]].decode()};")
     lines.append(f"{indent}switch ({_case_expression(iterators, phased.periods)}) {{")
-    for case in range(phased.period):
+    for n, case in enumerate(phased.cases):
         renamed = {label.name: fresh(f"{label.name}_p{case}", taken) for label in labels
-                   } if case else {}
+                   } if n else {}
         text = _phase_text(data, statement, (start, end) if split is None else (
             split[1], end), phased, iterators, phased.phase(case), renamed, indent)
         lines += [f"{indent}case {case}: {{", text if split is None else indent + text,
