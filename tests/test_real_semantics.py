@@ -2422,3 +2422,28 @@ def test_a_template_reference_bound_to_an_array_is_that_array(tmp_path):
     if HAVE_GXX:
         assert_the_testbench_passes(compiled, tmp_path)
         assert_the_trace_agrees(compiled, tmp_path, ports=2)
+
+
+def test_a_stepped_subscript_in_c_simulation_code_is_a_located_error(tmp_path):
+    """Code only C simulation compiles is rewritten from its text: ``buf[w++]`` became
+    ``buf_bank[(w++)%3u][(w++)/3u]``, stepping w twice (probe 25b, item 3)."""
+    text = """
+        void sim(const int in[66], int out[64]) {
+            int buf[66];
+        #pragma HLS bind_storage variable=buf type=ram_1p
+            for (int k = 0; k < 66; k++) buf[k] = in[k];
+            int w = 0;
+            long dbg = 0;
+            L: for (int i = 0; i < 64; i++) {
+        #pragma HLS pipeline II=1
+                out[i] = buf[i] + buf[i + 1] + buf[i + 2];
+        #ifndef __SYNTHESIS__
+                dbg += buf[w++];
+        #endif
+            }
+            out[0] = (int)dbg;
+        }"""
+    with pytest.raises(KernelError) as caught:
+        compile_text(tmp_path, "sim", text, suffix=".cpp")
+    assert (caught.value.coord.line, caught.value.coord.col) == (12, 16)
+    assert "may have side effects" in caught.value.message

@@ -34,6 +34,9 @@ from . import ranges
 from .textedit import MAX_LINE, Edit, coord_at
 
 INCREMENTS = {"++": "+", "p++": "+", "--": "-", "p--": "-"}
+# What may change state in a subscript's text that clang's tree does not have
+# (C-simulation code): a step, an assignment, or a call.
+_SIMULATED_EFFECT = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)|\w\s*\(")
 # Right sides that need no parentheses after an operator.
 PRIMARY = (N.Id, N.Constant, N.ArrayRef, N.FuncCall)
 _PLACEHOLDER = "@"
@@ -226,6 +229,10 @@ class ExplicitRewriter:
               or re.match(rb"(<<|>>|[-+*/%&|^])=", after)):
             problem = (f"C-simulation code updates banked array '{name}' in place: "
                        f"assign it ('{name}[...] = ...') or read it only")
+        elif any(_SIMULATED_EFFECT.search(t) for t in texts):
+            problem = (f"a subscript of banked array '{name}' in C-simulation code may "
+                       "have side effects, and its banked form evaluates a subscript more "
+                       "than once: assign it to a variable first")
         if problem is not None:
             if strict:
                 raise KernelError(where, problem)
