@@ -2447,3 +2447,24 @@ def test_a_stepped_subscript_in_c_simulation_code_is_a_located_error(tmp_path):
         compile_text(tmp_path, "sim", text, suffix=".cpp")
     assert (caught.value.coord.line, caught.value.coord.col) == (12, 16)
     assert "may have side effects" in caught.value.message
+
+
+@pytest.mark.parametrize("steps", ["b++; b++;", "b += 1; b += 1;", "tmp[b++] = 1;"])
+def test_a_bool_counter_is_not_an_induction_variable(steps, tmp_path):
+    """C converts what a bool is given to 0 or 1: after two steps b is 1, not 2.  It was
+    followed as an integer (probe 25b, item 2): the model read buf[2i + 2]."""
+    text = f"""
+        void flag(const int in[72], int out[32]) {{
+            int buf[72], tmp[4];
+            for (int k = 0; k < 72; k++) buf[k] = in[k];
+            for (int i = 0; i < 32; i++) {{
+        #pragma HLS pipeline II=1
+                bool b = false;
+                {steps}
+                out[i] = buf[2 * i + b] + buf[2 * i + b + 1];
+            }}
+        }}"""
+    compiled = compile_text(tmp_path, "flag", text, suffix=".cpp")
+    reads = [a for a in ir.accesses(compiled.report.kernel.body)
+             if a.array == "buf" and a.kind == "read"]
+    assert reads and not any(a.regular for a in reads)
