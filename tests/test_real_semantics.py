@@ -2468,3 +2468,28 @@ def test_a_bool_counter_is_not_an_induction_variable(steps, tmp_path):
     reads = [a for a in ir.accesses(compiled.report.kernel.body)
              if a.array == "buf" and a.kind == "read"]
     assert reads and not any(a.regular for a in reads)
+
+
+@pytest.mark.parametrize("call", ["bump(in[k] > 0 ? b[k] : b[k + 1]);",
+                                  "std::swap(in[k] > 0 ? b[k] : b[k + 1], x);",
+                                  "bump((x++, b[k]));"])
+def test_a_choice_bound_to_a_written_reference_is_a_located_error(call, tmp_path):
+    """The routed read registers were bound to the callee's reference: its store was
+    lost, and the model counted reads only (probe 25b, item 1)."""
+    text = f"""
+        #include <utility>
+        static void bump(int &e) {{ e += 1000; }}
+        void chosen(const int in[256], int out[64]) {{
+            int b[256];
+            int x = 0;
+            for (int k = 0; k < 256; k++) b[k] = in[k];
+            for (int k = 0; k < 255; k++) {call}
+            for (int i = 0; i < 64; i++) {{
+        #pragma HLS pipeline II=1
+                out[i] = b[i] + b[i + 1] + b[i + 2] + x;
+            }}
+        }}"""
+    with pytest.raises(KernelError) as caught:
+        compile_text(tmp_path, "chosen", text, suffix=".cpp")
+    assert caught.value.coord.line == 8
+    assert "bound to a reference the callee may write" in caught.value.message

@@ -187,6 +187,9 @@ class AccessLowering:
             memory = calls.memory_argument(arg, self._visible, self._arrays)
             if memory is None:
                 self._warn_unseen_struct(call, arg)
+                if k < len(call.by_reference) and call.by_reference[k]:
+                    _refuse_chosen_target(N.without_casts(arg),
+                                          "bound to a reference the callee may write")
                 if self._updated_element(call, k):
                     first = len(out)
                     self._target(arg, out, ("read", "write"))
@@ -232,12 +235,7 @@ class AccessLowering:
 
     def _target(self, node: N.Node, out: list[Access], kinds: tuple[str, ...]) -> None:
         node = N.without_casts(node)
-        if isinstance(node, N.TernaryOp) or (isinstance(node, N.BinaryOp)
-                                             and node.op == ","):
-            # the store would go uncounted, and the emission cannot route it
-            raise KernelError(node.coord, "a conditional (?:) or comma expression is "
-                                          "assigned to: write the store in an if "
-                                          "(if (c) A[i] = v; else A[j] = v;)")
+        _refuse_chosen_target(node, "assigned to or stepped")
         if isinstance(node, N.Id) and node.name in self._frame_vars:
             raise KernelError(node.coord,
                               f"assignment to loop iterator '{node.name}' inside its loop")
@@ -515,6 +513,16 @@ def _element_call(node: N.Node, names: frozenset[str]) -> tuple[N.Node, ...] | N
                                    or _element_member(args[0])):
         return tuple(args)
     return None
+
+
+def _refuse_chosen_target(node: N.Node, how: str) -> None:
+    """A conditional or comma expression written through (``(c ? t[i] : t[j]) = v``,
+    ``bump(c ? t[i] : t[j])``) is a located error: its store would go uncounted, and
+    the emission, which routes each reference, cannot route a choice of them."""
+    if isinstance(node, N.TernaryOp) or (isinstance(node, N.BinaryOp) and node.op == ","):
+        raise KernelError(node.coord, f"a conditional (?:) or comma expression is {how}: "
+                                      "write the store in an if (if (c) A[i] = v; "
+                                      "else A[j] = v;)")
 
 
 def updated_element(node: N.Node) -> N.ArrayRef | None:
