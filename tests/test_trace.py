@@ -1538,3 +1538,4 @@ void moded(const int in[32], int out[32], int mode) {
     said = judged.format().replace(f"{tmp_path}/", "")
     assert "M (moded.c:3:8): never ran on the testbench's inputs" in said
     assert "R (moded.c:8:6): 32 steps, model II 1, traced II 1: agrees" in said
+    assert "addresses compared with the polyhedral model in 1 loop(s)" in said
