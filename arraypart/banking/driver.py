@@ -522,10 +522,13 @@ def _suggestion(search: "_Search", kept: Proof, better: _Found) -> str:
 
 def _rule_note(am: ArrayModel, search: "_Search", kept: Banking, proof: Proof,
                better: _Found) -> list[str]:
-    """The note on conflict-free pragmas whose references, which the emission keeps as
-    written (never routed; phased only in a pragma-only array), change bank with the
-    iteration, so that the scheduling rule leaves a loop above its target."""
-    reached = (search.reached if am.array.pragma_only else search.as_written)(kept, proof)
+    """The note on conflict-free pragmas of an array that is not pragma-only, whose
+    references the emission keeps as written (neither routed nor phased) and whose
+    banks change with the iteration, so that the scheduling rule leaves a loop above
+    its target."""
+    if am.array.pragma_only:
+        return []  # its phase switches may serve some lanes: the loop table says
+    reached = search.as_written(kept, proof)
     missed = {g.loop: reached[g.loop] for g in am.groups if reached[g.loop] > g.target_ii}
     if not proof.conflict_free or not missed:
         return []

@@ -208,7 +208,11 @@ def phased_loops(kernel: Kernel, solution: Solution, contexts) -> list[PhasedLoo
 
 
 def _phasable_array(sol: ArraySolution) -> bool:
-    return (sol.array.pragma_only and not sol.multi_port_rom and sol.banking.copies == 1
+    """A pragma-only per_dim array without copies, not kept for a subscript that
+    changes state (its phased text, ``(w++) - i``, is constant only to a tool that
+    proves w = i)."""
+    return (sol.array.pragma_only and sol.array.kept_reference is None
+            and not sol.multi_port_rom and sol.banking.copies == 1
             and sol.banking.scheme.kind == "per_dim")
 
 

@@ -182,7 +182,8 @@ def _groups(found: Collector, arrays: Mapping[str, ir.Array],
                 frame.root.name, frame.root.coord, loop.target_ii, frame.time_vars,
                 frame.domain, tuple(m.access for m in view), loop.trip_count,
                 counts[key[:2]], keeps_direct_references(frame.root)
-                or (id(frame.root), key[-1]) in unrouted, frame.root.unroll is None,
+                or (id(frame.root), key[-1]) in unrouted,
+                frame.root.unroll is None and arrays[key[-1]].kept_reference is None,
                 members[0].path, instance[id(frame.root)], frame.descending))
     return tuple(groups)
 
