@@ -485,3 +485,27 @@ def test_a_loop_shorter_than_its_period_gets_a_case_per_reached_phase(tmp_path):
     assert [c for c in range(16) if f"case {c}: {{" in emitted] == [0, 1, 2]
     run = run_testbench(compiled, tmp_path)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+
+
+MACRO_ARGUMENTS = """\
+#define ADD3(a, b, c) ((a) + (b) + (c))
+void sum3(const int buf[66], int out[64]) {
+#pragma HLS bind_storage variable=buf type=ram_1p
+  L: for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    out[i] = ADD3(buf[i], buf[i + 1], buf[i + 2]);
+  }
+}
+"""
+
+
+def test_references_in_a_macros_arguments_keep_their_text(tmp_path):
+    """clang may place the parts of a reference written as a macro's argument in the
+    expansion: their text was pasted as empty, ``ADD3([3*(i / 3) + (() - i)], ...)``,
+    and the emitted kernel did not parse (exit 3; probe 25b, item 4)."""
+    path = tmp_path / "sum3.c"
+    path.write_text(MACRO_ARGUMENTS)
+    compiled = arraypart.compile_kernel(str(path))
+    assert "ADD3(buf[i], buf[i + 1], buf[i + 2])" in compiled.files["sum3.cpp"]
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr

@@ -321,9 +321,22 @@ def _qualifies(statement: N.Node, phased: PhasedLoop, called: set[str],
             return False
     refs = N.outer_array_refs(statement)
     phased_refs = [ref for ref in refs if ref.coord in phased.places]
-    return all(not ref.in_macro and ref.start >= 0 for ref in phased_refs) and not any(
+    return all(not ref.in_macro and _spelled_out(ref) for ref in phased_refs) and not any(
         other is not ref and other.start <= ref.start < other.end
         for ref in phased_refs for other in refs)
+
+
+def _spelled_out(ref: N.ArrayRef) -> bool:
+    """``ref``'s base and subscripts lie in its own text: a reference written as a
+    macro's argument has its span, but clang may place its parts in the expansion
+    (their text was pasted as empty: ``ADD3([3*(i / 3) + (() - i)], ...)``)."""
+    node: N.Node = ref
+    while isinstance(node, N.ArrayRef):
+        sub = node.subscript
+        if not ref.start <= sub.start < sub.end <= ref.end:
+            return False
+        node = node.name
+    return ref.start <= node.start < node.end <= ref.end
 
 
 def _split_declaration(statement: N.Node, data: bytes) -> tuple[int, int] | None:
