@@ -305,8 +305,10 @@ def schedule_emitted(kernel, files: dict[str, str], ports: int,
     name = f"{kernel.name}.cpp"
     opts = opts or Options()
     folder = os.path.dirname(os.path.abspath(kernel.path))
+    # named in the kernel's folder: clang looks for a quoted include there first
+    emitted_path = os.path.join(folder, name)
     try:
-        emitted = frontend.parse_source(files[name], name, top=kernel.top,
+        emitted = frontend.parse_source(files[name], emitted_path, top=kernel.top,
                                         include_dirs=(folder,) + opts.include_dirs,
                                         hls_include=opts.hls_include,
                                         directives=frontend.parse_directives(
@@ -318,8 +320,9 @@ def schedule_emitted(kernel, files: dict[str, str], ports: int,
     emitted = poly.with_sizes_of(emitted, kernel)  # replayed at the same sizes
     result = check.check_kernel(emitted, check.as_written_bankings(emitted), ports=ports,
                                 rule=True, deadline=deadline)
-    return check.relocated(result, partial(_in_original, kernel, name, textedit.origins(
-        kernel.source.text, files[name])))
+    return check.relocated(result, partial(_in_original, kernel, emitted_path,
+                                           textedit.origins(kernel.source.text,
+                                                            files[name])))
 
 
 def _in_original(kernel, emitted_name: str, origin, coord: Coord) -> Coord:

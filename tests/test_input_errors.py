@@ -7,7 +7,7 @@ import pytest
 import arraypart
 from arraypart import cli
 
-from conftest import needs_gxx, run_testbench
+from conftest import HAVE_GXX, needs_gxx, run_testbench
 
 LOOP = """  for (int i = 0; i < 64; i++) {
 #pragma HLS pipeline II=1
@@ -71,18 +71,41 @@ def test_located_error_at_input(name, tmp_path, capsys):
     assert "Traceback" not in err and not (tmp_path / "out").exists()
 
 
-def test_includes_anywhere_and_unused_self_reference_are_fine(tmp_path, capsys):
+def test_includes_anywhere_and_unused_self_reference_are_fine(tmp_path, monkeypatch):
     """clang opens includes (also through a macro, also inside an initializer) and the
-    emitted text keeps them as written."""
-    (tmp_path / "table.inc").write_text("1, 2\n")
-    path = tmp_path / "k.cpp"
+    emitted text keeps them as written.  The testbench hoisted every include above
+    the original (``#include HDR`` before its ``#define``, the table's include out of
+    its initializer) and did not compile; and a ``table.inc`` in the working folder
+    was read for the emitted kernel's (exit 3; the issue-13 audit of 2026-12-06)."""
+    kernel_dir = tmp_path / "kernel"
+    kernel_dir.mkdir()
+    (kernel_dir / "table.inc").write_text("1, 2\n")
+    (tmp_path / "table.inc").write_text("1, 2, 3, 4\n")  # not the kernel's
+    monkeypatch.chdir(tmp_path)
+    path = kernel_dir / "k.cpp"
     path.write_text('#include <stdint.h>\n#define UNUSED UNUSED\n#define HDR "ap_int.h"\n'
                     'const int t[2] = {\n#include "table.inc"\n};\n'
                     '#include HDR\nvoid k(int in[64], int out[64]) {\n'
                     + LOOP % "in[i] + t[i % 2]" + "}\n")
-    assert cli.main(["compile", str(path), "-o", str(tmp_path / "out")]) == 0
-    emitted = (tmp_path / "out" / "k.cpp").read_text()
+    compiled = arraypart.compile_kernel(str(path))
+    emitted = compiled.files["k.cpp"]
     assert '#include "table.inc"' in emitted and "#include HDR" in emitted
+    testbench = compiled.files["k_tb.cpp"]
+    assert '#include "ap_int.h"' in testbench and "#include HDR" not in testbench
+    if HAVE_GXX:
+        run = run_testbench(compiled, tmp_path)
+        assert run.returncode == 0 and "PASS" in run.stdout, run.stdout[-2000:]
+
+
+def test_a_file_scope_name_original_is_a_located_error(tmp_path):
+    """The testbench holds the original kernel in ``namespace original``: a top named
+    ``original`` compiled, and its testbench did not (the issue-13 audit)."""
+    path = tmp_path / "original.c"
+    path.write_text("void original(int in[64], int out[64]) {\n" + LOOP % "in[i]" + "}\n")
+    with pytest.raises(arraypart.KernelError) as caught:
+        arraypart.compile_kernel(str(path))
+    assert (caught.value.coord.line, caught.value.coord.col) == (1, 6)
+    assert "names the namespace in which the testbench runs" in caught.value.message
 
 
 def test_a_pragma_word_that_cpp_reserves_is_no_identifier(tmp_path, capsys):

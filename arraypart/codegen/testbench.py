@@ -24,6 +24,7 @@ from .. import ir
 from ..errors import KernelError
 from ..frontend import cnodes as N
 from ..frontend.cexpr import fold
+from ..frontend.kernel import file_level_includes
 from ..ir import Kernel
 
 # Any fixed seed: a testbench run is reproducible, under g++ and under csim.
@@ -243,14 +244,16 @@ def _with_prototypes(text: str, source) -> str:
     return text[:at] + "".join(f"{w}\n" for w in wanted) + text[at:]
 
 
-_INCLUDE_LINE = re.compile(r"^[ \t]*#[ \t]*include\b[^\n]*", re.MULTILINE)
 _QUALIFIERS = ("const ", "volatile ")
 
 
 def _without_includes(text: str) -> str:
-    """The kernel's text with its ``#include`` lines blanked (the testbench includes
-    them once, before the ``original`` namespace)."""
-    return _INCLUDE_LINE.sub("", text)
+    """The kernel's text with its file-level ``#include`` lines blanked (the testbench
+    includes them once, before the ``original`` namespace); one inside braces (a
+    table's initializer) stays where it is."""
+    for m in reversed(file_level_includes(text)):
+        text = text[:m.start()] + text[m.end():]
+    return text
 
 
 def _prototype(data: bytes, func: N.FuncDef) -> str:

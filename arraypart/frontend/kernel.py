@@ -75,6 +75,7 @@ BRACKET_WORDS = frozenset({"static", "const", "volatile", "restrict"})
 C_ONLY = re.compile(r"\brestrict\b|\b_Bool\b|\[\s*(?:static|const|volatile)\b|[{,]\s*\[")
 # The testbench defines ``main``; C++ requires ``int main``, never a kernel.
 RESERVED_FUNCTIONS = frozenset({"main"})
+TESTBENCH_NAMESPACE = "original"  # templates/testbench.cpp.j2, trace_driver.cpp.j2
 
 
 def parse_kernel(path: str | Path, *, defines: Mapping[str, int] | None = None,
@@ -192,6 +193,7 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
         raise _no_function(unit, filename)
     func = choose_top(funcs, filename, top)
     _check_reserved_functions([func])
+    _check_testbench_namespace(unit)
     values = _define_values(probe_decls)
     lines = text.split("\n")
     instances = converter.instances()
@@ -205,7 +207,7 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     shared = tuple(sorted(shared + external))
     searched = (os.path.dirname(os.path.abspath(filename)),) + tuple(
         os.path.abspath(d) for d in include_dirs)
-    source = SourceUnit(text, func, globals_, _includes(text),
+    source = SourceUnit(text, func, globals_, _includes(text, unit),
                         tuple(sorted(extra.items())), unit.is_cxx, directives,
                         tuple(dict.fromkeys(searched)), lowered.callees,
                         lowered.local_decls, _own_main(funcs),
@@ -429,6 +431,17 @@ def _check_reserved_functions(funcs: list[N.FuncDef]) -> None:
                                        "the emitted C++ would not compile (rename it)")
 
 
+def _check_testbench_namespace(unit: clangtu.Unit) -> None:
+    """A file-scope name ``original`` is a located error: the testbench and the trace
+    driver hold the original kernel in ``namespace original``, beside the banked one,
+    and the two names would clash."""
+    for c in unit.tu.cursor.get_children():
+        if c.spelling == TESTBENCH_NAMESPACE and unit.in_main(c.location):
+            raise KernelError(unit.coord(c.location.offset), (
+                f"'{TESTBENCH_NAMESPACE}' names the namespace in which the testbench "
+                "runs the original kernel: the emitted C++ would not compile (rename it)"))
+
+
 def _own_main(funcs: list[N.FuncDef]) -> int | None:
     """Where the file defines its own ``main`` (a test beside the kernel): the byte
     offset of that definition, which the emitted kernel makes weak so that the
@@ -451,9 +464,46 @@ def _define_values(probes: list[tuple[str, N.Node | None]]) -> dict[str, int]:
     return values
 
 
-def _includes(text: str) -> tuple[str, ...]:
-    """The kernel's ``#include`` lines, verbatim, in order."""
-    return tuple(m.group(0).strip() for m in INCLUDE_LINE.finditer(text))
+# One token of C text as far as braces and directives go: a comment, a string or
+# character literal, a directive line (its continuation lines too), or a brace.
+_BRACE_SCAN = re.compile(r"""//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'"""
+                         r"|^[ \t]*#(?:\\\n|[^\n])*|[{}]", re.MULTILINE | re.DOTALL)
+_INCLUDE_DIRECTIVE = re.compile(r"[ \t]*#[ \t]*include\b")
+
+
+def file_level_includes(text: str) -> list[re.Match]:
+    """The ``#include`` directives of ``text`` outside every pair of braces: the file's
+    own, not one inside a declaration (``const int t[] = {`` / ``#include "t.inc"`` /
+    ``};``), a namespace or an ``extern "C"`` block, which must stay where it is."""
+    depth, found = 0, []
+    for m in _BRACE_SCAN.finditer(text):
+        token = m.group(0)
+        if token == "{":
+            depth += 1
+        elif token == "}":
+            depth = max(0, depth - 1)
+        elif depth == 0 and _INCLUDE_DIRECTIVE.match(token):
+            found.append(m)
+    return found
+
+
+def _includes(text: str, unit: clangtu.Unit) -> tuple[str, ...]:
+    """The kernel's file-level ``#include`` lines (:func:`file_level_includes`), in
+    order, as the testbench writes them above the original: verbatim, or for a file
+    named through a macro (``#include HDR``, whose definition the testbench has not
+    seen there) with the name clang opened, quoted."""
+    opened = {c.location.offset: c.spelling for c in unit.tu.cursor.get_children()
+              if c.kind == ci.CursorKind.INCLUSION_DIRECTIVE and unit.in_main(c.location)}
+    lines = []
+    for m in file_level_includes(text):
+        line = m.group(0).strip()
+        target = line.split("include", 1)[1].lstrip()
+        if not target.startswith(('"', "<")):
+            start, end = (len(text[:k].encode()) for k in (m.start(), m.end()))
+            name = next((n for at, n in opened.items() if start <= at < end), None)
+            line = line if name is None else f'#include "{name}"'
+        lines.append(line)
+    return tuple(lines)
 
 
 def _pragma_value_names(text: str, directives: tuple[Directive, ...]) -> set[str]:
