@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from ..ir import PORT_MODELS, Array, PortModel
 from ..scheme import Banking
@@ -39,6 +40,12 @@ class ArraySolution:
     kept: bool = False
     time_limited: bool = False
     phased_loops: tuple[str, ...] = ()
+
+    @cached_property
+    def worst_ii(self) -> int:
+        """The largest of ``achieved_ii`` (1 without loops), computed once: code
+        generation asks it for every loop that touches the array."""
+        return max((ii for _, ii in self.achieved_ii), default=1)
 
     @property
     def multi_port_rom(self) -> bool:

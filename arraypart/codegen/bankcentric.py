@@ -400,9 +400,8 @@ def _direct_fits(loop: Loop, found: list[_Found], sol: ArraySolution) -> bool:
     for f in found:
         lanes[f.access.kind] += prod(_trip(lp) for lp in f.loops) if all(
             constant_loop(lp) for lp in f.loops) else 1 << 30
-    ii = max((ii for _, ii in sol.achieved_ii), default=1)
     own = loop.unroll or 1 if loop.unroll != 0 else 1 << 30
-    return sol.ports.fits(lanes["read"] * own, lanes["write"] * own, ii)
+    return sol.ports.fits(lanes["read"] * own, lanes["write"] * own, sol.worst_ii)
 
 
 def _rotates(found: list[_Found], banking: Banking, contexts) -> bool:
@@ -643,7 +642,7 @@ def _sites_per_bank(sol: ArraySolution, kind: str) -> int:
     that serve that kind x II (a ram_1wnr or ram_s2p bank takes one write a cycle)."""
     ports = sol.ports
     dedicated = ports.write_only if kind == "write" else ports.read_only
-    ii = max((ii for _, ii in sol.achieved_ii), default=1)
+    ii = sol.worst_ii
     return (1 << 30) if dedicated is None else (ports.read_write + dedicated) * ii
 
 
