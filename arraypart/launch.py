@@ -10,10 +10,25 @@ interrupted), so the worker holds signals back until the import is done.
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
-from typing import NoReturn
 
-from . import interrupts, supervisor
+
+def _end_before_the_run(signum: int, frame) -> None:
+    """A signal while the supervisor itself is imported: no run has begun, nothing was
+    written; end with the status a signal gives, without a traceback."""
+    os.write(2, b"arraypart: interrupted before the run began; nothing was written\n")
+    os._exit(128 + signum)
+
+
+# first of all, before the imports below (a Ctrl-C there printed a traceback)
+for _signal in (signal.SIGINT, signal.SIGTERM):
+    signal.signal(_signal, _end_before_the_run)
+
+from typing import NoReturn  # noqa: E402 - after the handlers, on purpose
+
+from . import interrupts, supervisor  # noqa: E402
 
 INTERNAL_ERROR = 3  # DESIGN §4 (cli.EXIT_INTERNAL, which may be what failed to import)
 

@@ -337,3 +337,20 @@ def test_an_interruption_inside_an_isl_point_walk_stays_an_interruption():
     with pytest.raises(KeyboardInterrupt):
         each_point(isl.Set("{ [i] : 0 <= i < 100 }"), take)
     assert len(seen) == 3
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_the_supervisor_is_imported_ends_without_a_traceback(signum):
+    """The console script installs its handlers as its first statement: a Ctrl-C
+    some 70 ms after start, while the supervisor was being imported, printed a
+    traceback (the issue-13 audit).  Here the signal comes right after that import,
+    before any handler of the supervisor's own is installed."""
+    code = ("import os, signal, time\n"
+            "import arraypart.launch\n"
+            f"os.kill(os.getpid(), {int(signum)})\n"
+            "time.sleep(5)\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60)
+    assert run.returncode == 128 + signum
+    assert "Traceback" not in run.stderr
+    assert run.stderr.startswith("arraypart: interrupted before the run began")
