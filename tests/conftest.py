@@ -8,12 +8,24 @@ import sys
 from contextlib import contextmanager
 from pathlib import Path
 
+import os
+
 import pytest
+from hypothesis import Phase, settings
 
 import arraypart
 from arraypart import api
 from arraypart.check import trace
 from arraypart.frontend import clangtu
+
+# The long fuzzing runs, behind these variables (README, "Tests"), report a failure
+# as found, unshrunk: shrinking a kernel re-runs the compiler and g++ for each
+# smaller candidate, and could take longer than the run itself.  The default run
+# (few examples, derandomized) shrinks as Hypothesis does.
+LONG_FUZZING = ("ARRAYPART_EXAMPLES", "ARRAYPART_FUZZ_EXAMPLES", "ARRAYPART_TRACE_EXAMPLES")
+settings.register_profile("arraypart", phases=tuple(
+    p for p in Phase if p != Phase.shrink or not any(v in os.environ for v in LONG_FUZZING)))
+settings.load_profile("arraypart")
 
 ROOT = Path(__file__).resolve().parent.parent
 STANDINS = ROOT / "arraypart" / "include"
