@@ -2518,3 +2518,28 @@ def test_an_array_kept_for_a_stepped_subscript_assumes_no_phase_switch(tmp_path)
     assert achieved["L"] == max(ii for _, ii in buf.achieved_ii)
     assert achieved["L"] == 1 or any("no banking of buf" in w
                                      for w in compiled.report.warnings)
+
+
+@needs_gxx
+def test_a_template_reference_bound_to_a_2d_array_is_traced_by_rows(tmp_path):
+    """``x[r][c] = v`` through ``T &x`` (T = int[4][8]): the trace recorded the row
+    ``x[r]``, whose type is dependent in the template's text, as a read of m[r][0]
+    (probe 25b, item 6)."""
+    text = """
+        template <class T> static void clr(T &x, int v) {
+            for (int r = 0; r < 4; r++)
+                for (int c = 0; c < 8; c++) x[r][c] = v + r - c;
+        }
+        void rows(const int in[32], int out[32]) {
+            int m[4][8];
+            clr(m, in[0]);
+            L: for (int i = 0; i < 8; i++) {
+        #pragma HLS pipeline II=1
+                out[i] = m[0][i] + m[1][i] + m[2][i] + m[3][i];
+            }
+            for (int i = 8; i < 32; i++) out[i] = m[i / 8][i % 8];
+        }"""
+    compiled = compile_text(tmp_path, "rows", text, suffix=".cpp")
+    assert_the_testbench_passes(compiled, tmp_path)
+    judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    assert judged.unwritten == ()
