@@ -2543,3 +2543,26 @@ def test_a_template_reference_bound_to_a_2d_array_is_traced_by_rows(tmp_path):
     assert_the_testbench_passes(compiled, tmp_path)
     judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
     assert judged.unwritten == ()
+
+
+@needs_gxx
+def test_a_loop_start_that_steps_a_scalar_is_counted_as_a_superset(tmp_path):
+    """``for (k = w++; k < w + 3; k++)``: the start's step was never applied, so the
+    condition and everything after read the old w (the trace's addresses disagreed,
+    probe 25b item 8).  Such a loop is counted over a fresh number of trips, with the
+    scalars it changes opaque."""
+    text = """
+        void stepped_start(const int in[64], int out[64]) {
+            int b[96];
+            for (int k = 0; k < 96; k++) b[k] = k * 7 + in[k % 64];
+            int w = 0;
+            L: for (int i = 0; i < 16; i++) {
+        #pragma HLS pipeline II=1
+                int s = 0;
+                for (int k = w++; k < w + 3; k++) s += b[k + 4 * i];
+                out[i] = s + b[w + 50];
+            }
+        }"""
+    compiled = compile_text(tmp_path, "stepped_start", text)
+    assert_the_testbench_passes(compiled, tmp_path)
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)

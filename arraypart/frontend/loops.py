@@ -85,6 +85,8 @@ class LoopLowering:
                     var, start, declared = self._counter(node.cond, items[header:])
                 else:
                     var, start, declared = self._loop_init(node.init, node.cond)
+                    if S.side_effect(start) is not None:  # for (k = w++; k < w + 3; ...)
+                        raise _Uncountable(coord, "the loop's start changes a scalar")
                 body = items[header:-1] if node.next is None else items[header:]
                 if node.next is None:
                     step, tail = self._last_step(items[header:], var, coord), []
