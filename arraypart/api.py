@@ -271,7 +271,7 @@ def _without_idle_banks(kernel, model, solution, opts: Options, first):
                 or chosen.banking.scheme.banks * chosen.banking.copies == 1):
             continue
         one = banking.cheaper_one_memory(model, chosen, (
-            f"{chosen.array.name} keeps one memory: {chosen.banking.scheme.describe()} "
+            f"{chosen.array.name} keeps one memory: {chosen.banking.describe()} "
             f"would not lower the II of {', '.join(sorted(loops))} under the scheduling "
             "rule"))
         if one is not None and all(ii <= reached[name] for name, ii in one.achieved_ii):
