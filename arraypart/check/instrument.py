@@ -255,22 +255,9 @@ def _is_element(cursor: ci.Cursor, parents: tuple) -> bool:
     if cursor.type.get_canonical().kind in _ARRAY_TYPES or \
             _root(cursor).kind == K.MEMBER_REF_EXPR:
         return False
-    if cursor.type.kind == ci.TypeKind.DEPENDENT and _subscripted_further(cursor, parents):
-        return False  # a row of a template's T &x bound to an array: x[r] in x[r][c]
     user = _user(cursor, parents)
     return not (user is not None and user.kind == K.UNARY_OPERATOR
                 and clangtu.unary_operator(user) == "&")
-
-
-def _subscripted_further(cursor: ci.Cursor, parents: tuple) -> bool:
-    """``cursor`` is (through wrappers) the base of a subscript: ``x[r]`` in ``x[r][c]``."""
-    below = cursor
-    for parent in reversed(parents):
-        if parent.kind not in _WRAPPERS:
-            return (parent.kind == K.ARRAY_SUBSCRIPT_EXPR
-                    and next(iter(parent.get_children()), None) == below)
-        below = parent
-    return False
 
 
 def _user(cursor: ci.Cursor, parents: tuple) -> ci.Cursor | None:

@@ -393,6 +393,13 @@ def _array_binding(param: N.Decl, arg: N.Node, binding: Binding,
         return binding  # the field's own shape is the struct's business
     array = arrays[binding.array]
     rest = array.shape[len(binding.prefix):]
+    if len(rest) > 1 and _template_reference(param):
+        written = "".join(f"[{n}]" for n in rest)
+        raise KernelError(arg.coord, (
+            f"'{callee.name}' takes '{param.name}' as a template's reference, bound here "
+            f"to {len(rest)} dimensions of array '{array.name}': in the template's text "
+            f"{param.name}[i] may be a row or an element, which check --trace cannot tell "
+            f"apart (write the type: {array.elem_type} (&{param.name}){written})"))
     declared = _declared_shape(param)
     if not rest or declared is None or len(declared) != len(rest) or any(
             d is not None and d != r for d, r in zip(declared[1:], rest[1:])):
@@ -404,6 +411,14 @@ def _array_binding(param: N.Decl, arg: N.Node, binding: Binding,
                                      f"'{array.name}': pass an array or row of the "
                                      "parameter's shape")
     return binding
+
+
+def _template_reference(param: N.Decl) -> bool:
+    """``param`` is ``T &x`` with ``T`` a template parameter (its pointee's type is
+    dependent in the template's text)."""
+    t = param.ctype.clang if param.ctype is not None else None
+    return (t is not None and t.kind in (T.LVALUEREFERENCE, T.RVALUEREFERENCE)
+            and t.get_pointee().kind == T.UNEXPOSED)
 
 
 def _declared_shape(param: N.Decl) -> tuple[int | None, ...] | None:
