@@ -489,7 +489,9 @@ class SourceUnit:
     ``#define`` lines); ``func`` is the top function's syntax tree
     (:class:`arraypart.frontend.cnodes.FuncDef`, with byte ranges into ``text``) and
     ``globals`` the file-scope variables; ``includes`` are the file's ``#include``
-    lines, verbatim, in order; ``extra_defines`` the ``-D`` values the file never
+    lines as the testbench writes them above the original, in order (verbatim, or one
+    named through a macro by the file clang opened), and ``nested_includes`` those
+    inside a declaration (a table's initializer), which stay where they are; ``extra_defines`` the ``-D`` values the file never
     defines; ``cxx``: the text was read as C++; ``directives`` the ``--directives``
     commands (:class:`arraypart.frontend.directives.Directive`); ``include_dirs`` the
     folders its includes were searched in (absolute: the kernel's own folder first);
@@ -519,6 +521,7 @@ class SourceUnit:
     macros: tuple[str, ...] = ()
     shared_types: tuple = ()
     unsynthesized: tuple[tuple[int, int], ...] = ()
+    nested_includes: tuple[str, ...] = ()
 
 
 def accesses(nodes: tuple[Node, ...]) -> Iterator[Access]:

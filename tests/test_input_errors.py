@@ -167,3 +167,23 @@ def test_a_late_pragma_of_a_loop_written_as_blocks_is_a_located_error(tmp_path, 
     assert cli.main(["analyze", str(path)]) == 2
     assert f"{path}:4:1: error: loop L2: arraypart writes it as blocks of lanes" in (
         capsys.readouterr().err)
+
+
+@needs_gxx
+@pytest.mark.parametrize("head", [
+    'extern "C" {\n#include <math.h>\n#include <stdlib.h>\n}\n',
+    "#define WIDE 1\n#if WIDE\nstatic int f(long x) {\n#else\nstatic int f(int x) {\n"
+    "#endif\n  return (int)x + 1;\n}\n#include <cmath>\n"])
+def test_includes_in_blocks_and_after_conditional_braces_are_hoisted(head, tmp_path):
+    """An include in an ``extern "C"`` block, and one after braces that both branches
+    of an ``#if`` open, are the file's: kept in the original's text they put
+    ``<cmath>`` inside ``namespace original`` and the testbench did not build (probe
+    25c, items 1-2, regressions of the same day)."""
+    path = tmp_path / "k.cpp"
+    path.write_text(head + "void k(int a[64], int out[16]) {\n  int buf[64];\n"
+                    "  for (int i = 0; i < 64; i++) buf[i] = a[i] + (int)fabs(1.0 * i);\n"
+                    "  for (int i = 0; i < 16; i++) {\n#pragma HLS pipeline II=1\n"
+                    "    out[i] = buf[4*i] + buf[4*i+1] + buf[4*i+2] + buf[4*i+3];\n  }\n}\n")
+    compiled = arraypart.compile_kernel(str(path))
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout[-2000:]

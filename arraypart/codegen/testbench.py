@@ -24,7 +24,6 @@ from .. import ir
 from ..errors import KernelError
 from ..frontend import cnodes as N
 from ..frontend.cexpr import fold
-from ..frontend.kernel import file_level_includes
 from ..ir import Kernel
 
 # Any fixed seed: a testbench run is reproducible, under g++ and under csim.
@@ -193,8 +192,8 @@ def original_text(text: str, source) -> str:
     before the first function definition.  Without these, a function that calls one
     defined further down would bind to the header's global declaration, which is the
     banked kernel's function (or nothing, in the trace driver)."""
-    return _renamed_top(_internal_linkage(_without_includes(_with_prototypes(text, source))),
-                        source.func.name)
+    return _renamed_top(_internal_linkage(_without_includes(
+        _with_prototypes(text, source), source.nested_includes)), source.func.name)
 
 
 def _with_shared_types(source) -> str:
@@ -247,13 +246,15 @@ def _with_prototypes(text: str, source) -> str:
 _QUALIFIERS = ("const ", "volatile ")
 
 
-def _without_includes(text: str) -> str:
-    """The kernel's text with its file-level ``#include`` lines blanked (the testbench
-    includes them once, before the ``original`` namespace); one inside braces (a
-    table's initializer) stays where it is."""
-    for m in reversed(file_level_includes(text)):
-        text = text[:m.start()] + text[m.end():]
-    return text
+_INCLUDE_LINE = re.compile(r"^[ \t]*#[ \t]*include\b[^\n]*", re.MULTILINE)
+
+
+def _without_includes(text: str, nested: tuple[str, ...]) -> str:
+    """The kernel's text with its ``#include`` lines blanked (the testbench includes
+    them once, before the ``original`` namespace), but for those inside a declaration
+    (``nested``: a table's initializer), which stay where they are."""
+    return _INCLUDE_LINE.sub(lambda m: m.group(0) if m.group(0).strip() in nested else "",
+                             text)
 
 
 def _prototype(data: bytes, func: N.FuncDef) -> str:

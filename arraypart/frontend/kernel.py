@@ -207,13 +207,14 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     shared = tuple(sorted(shared + external))
     searched = (os.path.dirname(os.path.abspath(filename)),) + tuple(
         os.path.abspath(d) for d in include_dirs)
-    source = SourceUnit(text, func, globals_, _includes(text, unit),
+    hoisted, nested = _includes(text, unit)
+    source = SourceUnit(text, func, globals_, hoisted,
                         tuple(sorted(extra.items())), unit.is_cxx, directives,
                         tuple(dict.fromkeys(searched)), lowered.callees,
                         lowered.local_decls, _own_main(funcs),
                         own_headers.macros(unit, user_end),
                         shared, tuple((lo, hi) for lo, hi in clangtu.skipped_ranges(unit)
-                                      if lo < user_end))
+                                      if lo < user_end), nested)
     return Kernel(Path(filename).stem, func.name, filename, lowered.arrays, body,
                   func.coord, tuple(sorted(values.items())), lowered.params, source,
                   tuple(misplaced) + lowered.warnings + unshared + undefined
@@ -464,46 +465,46 @@ def _define_values(probes: list[tuple[str, N.Node | None]]) -> dict[str, int]:
     return values
 
 
-# One token of C text as far as braces and directives go: a comment, a string or
-# character literal, a directive line (its continuation lines too), or a brace.
-_BRACE_SCAN = re.compile(r"""//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'"""
-                         r"|^[ \t]*#(?:\\\n|[^\n])*|[{}]", re.MULTILINE | re.DOTALL)
-_INCLUDE_DIRECTIVE = re.compile(r"[ \t]*#[ \t]*include\b")
-
-
-def file_level_includes(text: str) -> list[re.Match]:
-    """The ``#include`` directives of ``text`` outside every pair of braces: the file's
-    own, not one inside a declaration (``const int t[] = {`` / ``#include "t.inc"`` /
-    ``};``), a namespace or an ``extern "C"`` block, which must stay where it is."""
-    depth, found = 0, []
-    for m in _BRACE_SCAN.finditer(text):
-        token = m.group(0)
-        if token == "{":
-            depth += 1
-        elif token == "}":
-            depth = max(0, depth - 1)
-        elif depth == 0 and _INCLUDE_DIRECTIVE.match(token):
-            found.append(m)
-    return found
-
-
-def _includes(text: str, unit: clangtu.Unit) -> tuple[str, ...]:
-    """The kernel's file-level ``#include`` lines (:func:`file_level_includes`), in
-    order, as the testbench writes them above the original: verbatim, or for a file
-    named through a macro (``#include HDR``, whose definition the testbench has not
-    seen there) with the name clang opened, quoted."""
-    opened = {c.location.offset: c.spelling for c in unit.tu.cursor.get_children()
-              if c.kind == ci.CursorKind.INCLUSION_DIRECTIVE and unit.in_main(c.location)}
-    lines = []
-    for m in file_level_includes(text):
+def _includes(text: str, unit: clangtu.Unit) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(hoisted, nested): the kernel's ``#include`` lines in order, as the testbench
+    writes them above the original (verbatim, or for a file named through a macro,
+    ``#include HDR``, whose definition the testbench has not seen there, with the name
+    clang opened, quoted), and, verbatim, those inside a declaration (``const int t[]
+    = {`` / ``#include "t.inc"`` / ``};``, a function body), which stay where they are.
+    Those in a namespace or an ``extern "C"`` block are hoisted, as are those in code
+    that conditional compilation leaves out."""
+    opened = [c for c in unit.tu.cursor.get_children()
+              if c.kind == ci.CursorKind.INCLUSION_DIRECTIVE and unit.in_main(c.location)]
+    inside = _declaration_extents(unit)
+    hoisted, nested = [], []
+    for m in INCLUDE_LINE.finditer(text):
         line = m.group(0).strip()
+        start, end = (len(text[:k].encode()) for k in (m.start(), m.end()))
+        directive = next((c for c in opened if start <= c.location.offset < end), None)
+        at = directive.location.offset if directive is not None else start
+        if any(lo < at < hi for lo, hi in inside):
+            nested.append(line)
+            continue
         target = line.split("include", 1)[1].lstrip()
-        if not target.startswith(('"', "<")):
-            start, end = (len(text[:k].encode()) for k in (m.start(), m.end()))
-            name = next((n for at, n in opened.items() if start <= at < end), None)
-            line = line if name is None else f'#include "{name}"'
-        lines.append(line)
-    return tuple(lines)
+        if directive is not None and not target.startswith(('"', "<")):
+            line = f'#include "{directive.spelling}"'
+        hoisted.append(line)
+    return tuple(hoisted), tuple(nested)
+
+
+def _declaration_extents(unit: clangtu.Unit) -> list[tuple[int, int]]:
+    """The byte ranges of the kernel file's declarations (in namespaces and
+    ``extern "C"`` blocks too, not those blocks themselves)."""
+    extents, stack = [], list(unit.tu.cursor.get_children())
+    while stack:
+        c = stack.pop()
+        if not unit.in_main(c.location) or c.kind == ci.CursorKind.INCLUSION_DIRECTIVE:
+            continue
+        if c.kind in (ci.CursorKind.NAMESPACE, ci.CursorKind.LINKAGE_SPEC):
+            stack.extend(c.get_children())
+        elif c.extent.start.file is not None:
+            extents.append((c.extent.start.offset, c.extent.end.offset))
+    return extents
 
 
 def _pragma_value_names(text: str, directives: tuple[Directive, ...]) -> set[str]:
