@@ -276,6 +276,8 @@ class Access:
     memory (the buffer's feed), whatever their indices.  ``by_reference``: the element
     is an argument bound to a reference to non-const (``std::swap(A[i], A[j])``),
     read and written by the call, the reference itself passed on.
+    ``changes_state``: a subscript changes state (``buf[w++]``): its text, phased,
+    has a constant bank only for a tool that proves the counter's value.
     """
 
     array: str
@@ -286,6 +288,7 @@ class Access:
     field: str | None = None
     window: bool = False
     by_reference: bool = False
+    changes_state: bool = False
 
     def __post_init__(self):
         if self.kind not in ACCESS_KINDS:

@@ -509,3 +509,34 @@ def test_references_in_a_macros_arguments_keep_their_text(tmp_path):
     assert "ADD3(buf[i], buf[i + 1], buf[i + 2])" in compiled.files["sum3.cpp"]
     run = run_testbench(compiled, tmp_path)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+
+
+COUNTED_DOWN = """\
+void counted(const int in[64], int out[64]) {
+  int buf[64], rev[65];
+  int w = 63, r = 64;
+  L: for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    buf[w--] = in[i];
+    rev[--r] = in[i] * 2;
+  }
+  M: for (int i = 0; i < 32; i++) {
+#pragma HLS pipeline II=1
+    out[2 * i] = buf[2 * i] + buf[2 * i + 1] + rev[i] + w;
+    out[2 * i + 1] = rev[63 - i] + rev[i + 32] + r;
+  }
+}
+"""
+
+
+def test_a_loop_without_the_stepped_subscript_keeps_its_phase_switch(tmp_path):
+    """``rev[--r]`` keeps rev's references as written, and its own statement gets no
+    phase switch; loop M, which does not step r, still does: it went from II 1 to
+    II 2 when every loop of such an array lost its switches (probe 25c, item 8)."""
+    path = tmp_path / "counted.c"
+    path.write_text(COUNTED_DOWN)
+    compiled = arraypart.compile_kernel(str(path))
+    assert compiled.files["counted.cpp"].count("switch (") >= 1
+    assert _iis(compiled) == {"L": 1, "M": 1}
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr

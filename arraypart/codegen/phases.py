@@ -48,6 +48,7 @@ from ..banking.solution import ArraySolution, Solution
 from ..banking.space import MAX_LANE_PHASES, MAX_PHASES
 from ..errors import Coord
 from ..frontend import cnodes as N
+from ..frontend import scalars as S
 from ..frontend.declarations import SCALAR_KINDS
 from ..ir import Kernel, Loop
 from ..scheme import Scheme, index_var
@@ -208,11 +209,7 @@ def phased_loops(kernel: Kernel, solution: Solution, contexts) -> list[PhasedLoo
 
 
 def _phasable_array(sol: ArraySolution) -> bool:
-    """A pragma-only per_dim array without copies, not kept for a subscript that
-    changes state (its phased text, ``(w++) - i``, is constant only to a tool that
-    proves w = i)."""
-    return (sol.array.pragma_only and sol.array.kept_reference is None
-            and not sol.multi_port_rom and sol.banking.copies == 1
+    return (sol.array.pragma_only and not sol.multi_port_rom and sol.banking.copies == 1
             and sol.banking.scheme.kind == "per_dim")
 
 
@@ -321,7 +318,10 @@ def _qualifies(statement: N.Node, phased: PhasedLoop, called: set[str],
             return False
     refs = N.outer_array_refs(statement)
     phased_refs = [ref for ref in refs if ref.coord in phased.places]
-    return all(not ref.in_macro and _spelled_out(ref) for ref in phased_refs) and not any(
+    # a subscript that changes state (w++): its phased text is constant only to a tool
+    # that proves the counter's value
+    return all(not ref.in_macro and _spelled_out(ref) and S.side_effect(ref) is None
+               for ref in phased_refs) and not any(
         other is not ref and other.start <= ref.start < other.end
         for ref in phased_refs for other in refs)
 

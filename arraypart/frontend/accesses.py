@@ -361,8 +361,10 @@ class AccessLowering:
         user = self._calls[-1].name if len(self._calls) > 1 else self._function_pipeline
         if user is not None and user not in self._functions.setdefault(binding.array, []):
             self._functions[binding.array].append(user)
+        stepped = any(S.side_effect(s) is not None for s in subscripts)
         for kind in kinds:
-            out.append(Access(binding.array, index, kind, ref_id, coord, field))
+            out.append(Access(binding.array, index, kind, ref_id, coord, field,
+                              changes_state=stepped))
 
     def _warn_unseen_struct(self, call: N.FuncCall, arg: N.Node) -> None:
         """A struct with an array field, passed to a function the kernel file does not

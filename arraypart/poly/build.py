@@ -169,6 +169,9 @@ def _groups(found: Collector, arrays: Mapping[str, ir.Array],
     info = {id(c.loop): c for c in found.loops}
     instance = {id(c.loop): n for n, c in enumerate(found.loops)}
     unrouted = _unrouted(found)
+    # references whose subscript changes state (w++): no phase switch serves them
+    stepped = {a.ref_id for c in found.loops for a in ir.accesses(c.loop.body)
+               if a.changes_state}
     counts: dict[tuple, int] = {}
     groups = []
     for key, members in drafts.items():
@@ -183,7 +186,8 @@ def _groups(found: Collector, arrays: Mapping[str, ir.Array],
                 frame.domain, tuple(m.access for m in view), loop.trip_count,
                 counts[key[:2]], keeps_direct_references(frame.root)
                 or (id(frame.root), key[-1]) in unrouted,
-                frame.root.unroll is None and arrays[key[-1]].kept_reference is None,
+                frame.root.unroll is None and not any(m.access.ref_id in stepped
+                                                      for m in view),
                 members[0].path, instance[id(frame.root)], frame.descending))
     return tuple(groups)
 

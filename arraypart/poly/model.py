@@ -65,9 +65,9 @@ class CycleGroup:
     bank-centric routing): under the scheduling rule a lane whose bank changes with
     the iteration takes a port of every bank.  ``phasable``: the emission may write
     phase switches for a pragma-only array's references in the loop
-    (:mod:`arraypart.codegen.phases`: not in a loop with an unroll factor, not for an
-    array kept for a subscript that changes state, whose phased text, ``w++ - i``, no
-    tool reads as a constant, nor once its emitted code was found to keep them
+    (:mod:`arraypart.codegen.phases`: not in a loop with an unroll factor, not where a
+    subscript changes state, whose phased text, ``(w++) - i``, is constant only to a
+    tool that proves w = i, nor once its emitted code was found to keep them
     rotating).  ``path``: which path through the
     loop's data-dependent ifs the group holds (:func:`ir.branch_paths`; a loop with
     several paths has one group per path and array, and a banking must serve each).
