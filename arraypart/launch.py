@@ -22,9 +22,11 @@ def _end_before_the_run(signum: int, frame) -> None:
     os._exit(128 + signum)
 
 
-# first of all, before the imports below (a Ctrl-C there printed a traceback)
+# first of all, before the imports below (a Ctrl-C there printed a traceback); a
+# signal the caller ignores (bash's background jobs ignore SIGINT) stays ignored
 for _signal in (signal.SIGINT, signal.SIGTERM):
-    signal.signal(_signal, _end_before_the_run)
+    if signal.getsignal(_signal) is not signal.SIG_IGN:
+        signal.signal(_signal, _end_before_the_run)
 
 from typing import NoReturn  # noqa: E402 - after the handlers, on purpose
 

@@ -354,3 +354,17 @@ def test_a_signal_while_the_supervisor_is_imported_ends_without_a_traceback(sign
     assert run.returncode == 128 + signum
     assert "Traceback" not in run.stderr
     assert run.stderr.startswith("arraypart: interrupted before the run began")
+
+
+def test_a_sigint_the_caller_ignores_stays_ignored(tmp_path):
+    """bash starts a script's background jobs with SIGINT ignored; the handlers the
+    console script installs first replaced that, and such a run was killed by a
+    Ctrl-C meant for the script (probe 25c, item 9)."""
+    code = ("import os, signal, sys\n"
+            "import arraypart.launch\n"
+            "os.kill(os.getpid(), signal.SIGINT)\n"
+            "sys.exit(7)\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    assert run.returncode == 7 and run.stderr == ""
