@@ -97,15 +97,24 @@ def test_includes_anywhere_and_unused_self_reference_are_fine(tmp_path, monkeypa
         assert run.returncode == 0 and "PASS" in run.stdout, run.stdout[-2000:]
 
 
-def test_a_file_scope_name_original_is_a_located_error(tmp_path):
+def test_a_top_named_original_is_a_located_error(tmp_path):
     """The testbench holds the original kernel in ``namespace original``: a top named
-    ``original`` compiled, and its testbench did not (the issue-13 audit)."""
+    ``original`` compiled, and its testbench did not (the issue-13 audit).  Other
+    names of the kernel's own text live inside the namespace and stay fine (probe
+    25c, item 10)."""
     path = tmp_path / "original.c"
     path.write_text("void original(int in[64], int out[64]) {\n" + LOOP % "in[i]" + "}\n")
     with pytest.raises(arraypart.KernelError) as caught:
         arraypart.compile_kernel(str(path))
     assert (caught.value.coord.line, caught.value.coord.col) == (1, 6)
     assert "names the namespace in which the testbench runs" in caught.value.message
+    fine = tmp_path / "k.c"
+    fine.write_text("const int original = 2;\nvoid k(int in[64], int out[64]) {\n"
+                    + LOOP % "in[i] * original" + "}\n")
+    compiled = arraypart.compile_kernel(str(fine))
+    if HAVE_GXX:
+        run = run_testbench(compiled, tmp_path)
+        assert run.returncode == 0 and "PASS" in run.stdout, run.stdout[-2000:]
 
 
 def test_a_pragma_word_that_cpp_reserves_is_no_identifier(tmp_path, capsys):

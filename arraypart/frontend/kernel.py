@@ -193,7 +193,7 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
         raise _no_function(unit, filename)
     func = choose_top(funcs, filename, top)
     _check_reserved_functions([func])
-    _check_testbench_namespace(unit)
+    _check_testbench_namespace(unit, func)
     values = _define_values(probe_decls)
     lines = text.split("\n")
     instances = converter.instances()
@@ -432,15 +432,28 @@ def _check_reserved_functions(funcs: list[N.FuncDef]) -> None:
                                        "the emitted C++ would not compile (rename it)")
 
 
-def _check_testbench_namespace(unit: clangtu.Unit) -> None:
-    """A file-scope name ``original`` is a located error: the testbench and the trace
-    driver hold the original kernel in ``namespace original``, beside the banked one,
-    and the two names would clash."""
+def _check_testbench_namespace(unit: clangtu.Unit, top: N.FuncDef) -> None:
+    """The testbench and the trace driver hold the original kernel's text in
+    ``namespace original``, beside the banked top's prototype and the kernel's headers
+    at file scope: a top named ``original``, a namespace or a macro of that name, or
+    a header's file-scope declaration of it would clash with it (located errors); a
+    name of the kernel file's own text is inside the namespace and does not."""
+    clash = None
+    if top.name == TESTBENCH_NAMESPACE and not top.namespaces:
+        clash = top.coord
     for c in unit.tu.cursor.get_children():
-        if c.spelling == TESTBENCH_NAMESPACE and unit.in_main(c.location):
-            raise KernelError(unit.coord(c.location.offset), (
-                f"'{TESTBENCH_NAMESPACE}' names the namespace in which the testbench "
-                "runs the original kernel: the emitted C++ would not compile (rename it)"))
+        if clash is not None:
+            break
+        if c.spelling != TESTBENCH_NAMESPACE or c.location.file is None:
+            continue
+        if (c.kind in (ci.CursorKind.NAMESPACE, ci.CursorKind.NAMESPACE_ALIAS,
+                       ci.CursorKind.MACRO_DEFINITION) or not unit.in_main(c.location)):
+            clash = (unit.coord(c.location.offset) if unit.in_main(c.location) else
+                     Coord(c.location.file.name, c.location.line, c.location.column))
+    if clash is not None:
+        raise KernelError(clash, (
+            f"'{TESTBENCH_NAMESPACE}' names the namespace in which the testbench runs "
+            "the original kernel: the emitted C++ would not compile (rename it)"))
 
 
 def _own_main(funcs: list[N.FuncDef]) -> int | None:
