@@ -518,13 +518,21 @@ def _element_call(node: N.Node, names: frozenset[str]) -> tuple[N.Node, ...] | N
 
 
 def _refuse_chosen_target(node: N.Node, how: str) -> None:
-    """A conditional or comma expression written through (``(c ? t[i] : t[j]) = v``,
-    ``bump(c ? t[i] : t[j])``) is a located error: its store would go uncounted, and
-    the emission, which routes each reference, cannot route a choice of them."""
-    if isinstance(node, N.TernaryOp) or (isinstance(node, N.BinaryOp) and node.op == ","):
-        raise KernelError(node.coord, f"a conditional (?:) or comma expression is {how}: "
-                                      "write the store in an if (if (c) A[i] = v; "
-                                      "else A[j] = v;)")
+    """A conditional or comma expression over array elements written through
+    (``(c ? t[i] : t[j]) = v``, ``bump(c ? t[i] : t[j])``) is a located error: its
+    store would go uncounted, and the emission, which routes each reference, cannot
+    route a choice of them.  One over scalars is left to the scalar rules."""
+    if isinstance(node, N.TernaryOp):
+        chosen = (node.iftrue, node.iffalse)
+    elif isinstance(node, N.BinaryOp) and node.op == ",":
+        chosen = (node.right,)
+    else:
+        return
+    if any(isinstance(n, N.ArrayRef) or (isinstance(n, N.UnaryOp) and n.op == "*")
+           for part in chosen for n in N.walk(part)):
+        raise KernelError(node.coord, f"a conditional (?:) or comma expression over array "
+                                      f"elements is {how}: write it in an if (if (c) "
+                                      "A[i] = v; else A[j] = v;)")
 
 
 def updated_element(node: N.Node) -> N.ArrayRef | None:
