@@ -2577,3 +2577,27 @@ def test_a_choice_of_scalars_written_through_is_no_array_store(call, tmp_path):
             out[0] += x + y;
         }}"""
     compile_text(tmp_path, "scalars", text, suffix=".cpp")
+
+
+def test_a_c_simulation_subscript_through_a_macro_or_sizeof_is_rewritten(tmp_path):
+    """Only a step or an assignment in C-simulation code's subscripts is refused: a
+    function-like macro, ``sizeof`` and a reading member were too (probe 25c, 12)."""
+    text = """
+        #define IDX(k) ((k) + 1)
+        void simread(const int in[66], int out[64]) {
+            int buf[66];
+        #pragma HLS bind_storage variable=buf type=ram_1p
+            for (int k = 0; k < 66; k++) buf[k] = in[k];
+            long dbg = 0;
+            L: for (int i = 0; i < 64; i++) {
+        #pragma HLS pipeline II=1
+                out[i] = buf[i] + buf[i + 1] + buf[i + 2];
+        #ifndef __SYNTHESIS__
+                dbg += buf[IDX(9)] + buf[sizeof(int)] + buf[i == 3];
+        #endif
+            }
+            out[0] += (int)dbg;
+        }"""
+    compiled = compile_text(tmp_path, "simread", text, suffix=".cpp")
+    if HAVE_GXX:
+        assert_the_testbench_passes(compiled, tmp_path)

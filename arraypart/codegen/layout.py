@@ -34,9 +34,10 @@ from . import ranges
 from .textedit import MAX_LINE, Edit, coord_at
 
 INCREMENTS = {"++": "+", "p++": "+", "--": "-", "p--": "-"}
-# What may change state in a subscript's text that clang's tree does not have
-# (C-simulation code): a step, an assignment, or a call.
-_SIMULATED_EFFECT = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)|\w\s*\(")
+# What changes state in a subscript's text that clang's tree does not have
+# (C-simulation code): a step or an assignment (a call, often a macro's or a
+# member's that reads, is taken to read).
+_SIMULATED_EFFECT = re.compile(r"\+\+|--|(?<![=!<>])=(?!=)")
 # Right sides that need no parentheses after an operator.
 PRIMARY = (N.Id, N.Constant, N.ArrayRef, N.FuncCall)
 _PLACEHOLDER = "@"
