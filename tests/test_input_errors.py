@@ -196,3 +196,16 @@ def test_includes_in_blocks_and_after_conditional_braces_are_hoisted(head, tmp_p
     compiled = arraypart.compile_kernel(str(path))
     run = run_testbench(compiled, tmp_path)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout[-2000:]
+
+
+def test_stdbool_words_in_a_c_kernel_are_fine(tmp_path):
+    """With ``<stdbool.h>``, C's ``true`` and ``false`` are macros for what C++'s
+    keywords mean; ``bool f = true;`` was refused as a C++ keyword, although the
+    ``_Bool`` error asks for exactly that (probe 25c, item 17)."""
+    path = tmp_path / "k.c"
+    path.write_text("#include <stdbool.h>\nvoid k(int in[64], int out[64]) {\n"
+                    "  bool f = true;\n  bool g = false;\n" + LOOP % "in[i] + f + g" + "}\n")
+    compiled = arraypart.compile_kernel(str(path))
+    if HAVE_GXX:
+        run = run_testbench(compiled, tmp_path)
+        assert run.returncode == 0 and "PASS" in run.stdout, run.stdout[-2000:]

@@ -72,6 +72,8 @@ CPP_ONLY_WORD = re.compile(r"\b(?:" + "|".join(sorted(CPP_ONLY_KEYWORDS)) + r")\
 C_ONLY_WORDS = {"restrict": "write __restrict, which C and C++ compilers read alike",
                 "_Bool": "write bool, with #include <stdbool.h>"}
 BRACKET_WORDS = frozenset({"static", "const", "volatile", "restrict"})
+STDBOOL_INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]*[<\"]stdbool\.h[>\"]", re.MULTILINE)
+STDBOOL_WORDS = frozenset({"true", "false"})
 C_ONLY = re.compile(r"\brestrict\b|\b_Bool\b|\[\s*(?:static|const|volatile)\b|[{,]\s*\[")
 # The testbench defines ``main``; C++ requires ``int main``, never a kernel.
 RESERVED_FUNCTIONS = frozenset({"main"})
@@ -397,10 +399,12 @@ def _check_cpp_keywords(unit: clangtu.Unit, user_end: int) -> None:
     if CPP_ONLY_WORD.search(unit.text) is None and C_ONLY.search(unit.text) is None:
         return  # the common case, without asking clang for every token
     pragmas = [(p.start, p.end) for p in unit.pragmas if not p.directive]
+    # <stdbool.h>'s macros are C++'s keywords of the same meaning
+    stdbool = STDBOOL_WORDS if STDBOOL_INCLUDE.search(unit.text) else frozenset()
     previous = None
     for token in unit.tu.get_tokens(extent=unit.tu.cursor.extent):
         at = token.location.offset
-        if (at < user_end and unit.in_main(token.location)
+        if (at < user_end and unit.in_main(token.location) and token.spelling not in stdbool
                 and not any(start <= at < end for start, end in pragmas)):
             why = _not_cpp(token, previous)
             if why is not None:
