@@ -2601,3 +2601,22 @@ def test_a_c_simulation_subscript_through_a_macro_or_sizeof_is_rewritten(tmp_pat
     compiled = compile_text(tmp_path, "simread", text, suffix=".cpp")
     if HAVE_GXX:
         assert_the_testbench_passes(compiled, tmp_path)
+
+
+def test_a_bool_a_constant_initializes_and_nothing_writes_is_followed(tmp_path):
+    """``bool b = true;`` read in a subscript and never written: its value is 1.  It
+    was irregular once bools were no longer followed (probe 25c, item 13)."""
+    text = """
+        void flag(const int in[72], int out[32]) {
+            int buf[72];
+            for (int k = 0; k < 72; k++) buf[k] = in[k];
+            for (int i = 0; i < 32; i++) {
+        #pragma HLS pipeline II=1
+                bool b = true;
+                out[i] = buf[2 * i + b] + buf[2 * i + b + 1];
+            }
+        }"""
+    compiled = compile_text(tmp_path, "flag", text, suffix=".cpp")
+    reads = [a for a in ir.accesses(compiled.report.kernel.body)
+             if a.array == "buf" and a.kind == "read"]
+    assert reads and all(a.regular for a in reads)

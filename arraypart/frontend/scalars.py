@@ -80,15 +80,22 @@ def integer_scalars(nodes: Iterable[N.Node]) -> frozenset[str]:
     integer types (typedefs included) and ``ap_[u]int<W>``, whose values wrap at their
     width as a narrow C type's do (:func:`narrow`).  An ``ap_[u]int`` written through a
     member (``x.range(3, 0) = v``, ``x[2] = 1``) passes itself to a call, which makes
-    its value opaque (:func:`written`).  ``bool`` is none of them: C converts what it
-    is given to 0 or 1 (``b++`` and ``b += 1`` leave 1), which no affine step models,
-    so a subscript through one is irregular."""
+    its value opaque (:func:`written`).  A ``bool`` is one only when a constant
+    initializes it and nothing assigns or steps it after: C converts what a bool is
+    given to 0 or 1 (``b++`` and ``b += 1`` leave 1), which no affine step models."""
+    nodes = list(nodes)
+    assigned = {write_target(n) for n in nodes} - {None}
     return frozenset(d.name for d in nodes if isinstance(d, N.Decl)
                      and not d.is_array and d.ctype is not None
-                     and d.ctype.canonical_kind != ci.TypeKind.BOOL
-                     and not (d.ctype.integer is not None and d.ctype.integer.boolean)
                      and (d.ctype.canonical_kind in N.INTEGER_TYPE_KINDS
-                          or d.ctype.integer is not None))
+                          or d.ctype.integer is not None)
+                     and (not _boolean(d) or (isinstance(d.init, N.Constant)
+                                               and d.name not in assigned)))
+
+
+def _boolean(decl: N.Decl) -> bool:
+    return decl.ctype.canonical_kind == ci.TypeKind.BOOL or (
+        decl.ctype.integer is not None and decl.ctype.integer.boolean)
 
 
 def integer_types(nodes: Iterable[N.Node]) -> dict[str, N.IntType]:
