@@ -209,3 +209,18 @@ def test_stdbool_words_in_a_c_kernel_are_fine(tmp_path):
     if HAVE_GXX:
         run = run_testbench(compiled, tmp_path)
         assert run.returncode == 0 and "PASS" in run.stdout, run.stdout[-2000:]
+
+
+def test_a_macro_that_uses_its_argument_twice_is_named(tmp_path):
+    """``SQ(buf[i])`` expands its argument twice: two references with one text, which
+    the error called 'two edits overlap (an array reference inside a rewritten
+    one?)' (probe 25c, item 16)."""
+    path = tmp_path / "k.c"
+    path.write_text("#define SQ(x) ((x) * (x))\nvoid k(const int in[66], int out[64]) {\n"
+                    "  int buf[66];\n  for (int k = 0; k < 66; k++) buf[k] = in[k];\n"
+                    "  for (int i = 0; i < 64; i++) {\n#pragma HLS pipeline II=1\n"
+                    "    out[i] = SQ(buf[i]) + buf[i + 1] + buf[i + 2];\n  }\n}\n")
+    with pytest.raises(arraypart.KernelError) as caught:
+        arraypart.compile_kernel(str(path))
+    assert (caught.value.coord.line, caught.value.coord.col) == (7, 17)
+    assert "a macro that uses its argument twice" in caught.value.message

@@ -45,6 +45,12 @@ def apply(text: str, edits: list[Edit], filename: str = "") -> str:
     order = sorted(range(len(edits)), key=lambda k: (edits[k].start, edits[k].end, k))
     ordered = [edits[k] for k in order]
     for a, b in zip(ordered, ordered[1:]):
+        if (a.start, a.end) == (b.start, b.end) and a.start < a.end:
+            raise KernelError(coord_at(data, b.start, filename),
+                              "arraypart cannot rewrite this code: its text stands for "
+                              "two references (a macro that uses its argument twice, "
+                              "SQ(buf[i])?): write the reference out of the macro, or "
+                              "assign it to a variable first")
         if b.start < a.end:
             raise KernelError(coord_at(data, b.start, filename),
                               "arraypart cannot rewrite this code: two edits overlap "
