@@ -544,15 +544,15 @@ def _rule_note(am: ArrayModel, search: "_Search", kept: Banking, proof: Proof,
     its target."""
     if am.array.pragma_only:
         return []  # its phase switches may serve some lanes: the loop table says
-    reached = search.as_written(kept, proof)
+    reached = search.reached(kept, proof, as_written=True)
     missed = {g.loop: reached[g.loop] for g in am.groups if reached[g.loop] > g.target_ii}
     if not proof.conflict_free or not missed:
         return []
     loops = ", ".join(f"{loop} at II {ii}" for loop, ii in sorted(missed.items()))
+    routed = search.reached(better.banking, better.proof)
     fix = (f"; --replace-partitions banks it as {better.banking.describe()}, routing "
            "those lanes" if better.proof.conflict_free and not any(
-               search.reached(better.banking, better.proof)[loop] > ii
-               for loop, ii in missed.items()) else "")
+               routed[loop] > ii for loop, ii in missed.items()) else "")
     return [warning_text(am.array.partitions[0].coord, (
         f"the array_partition pragmas of {am.array.name} are conflict-free, but its "
         "references stay as written and the banks of some change with the iteration: "
@@ -928,35 +928,26 @@ class _Search:
         """The scheduling rule leaves ``sample``'s group above its target."""
         return sampled_rule_ii(sample, banking, self.am.ports) > sample.shape.group.target_ii
 
-    def reached(self, banking: Banking, proof: Proof) -> dict[str, int]:
+    def reached(self, banking: Banking, proof: Proof, *,
+                as_written: bool = False) -> dict[str, int]:
         """Per loop of the array's groups, the II ``banking`` leaves it in the emitted
         code: the proof's (against the ideal port model), raised to the scheduling
         rule's for groups whose references the emission keeps as written
         (:func:`.space.rule_ii`; sampled non-uniform groups:
         :func:`.sampling.sampled_rule_ii`).  A pragma-only array's banks that rotate
         with a short period are made constant by the emission's phase switches
-        (:func:`.space.phased`)."""
+        (:func:`.space.phased`).  ``as_written``: every reference stays as written and
+        no phase switch is emitted (the user's pragmas, kept;
+        :func:`.space.as_written_ii`)."""
         kept = self.am.array.pragma_only
         reached = {g.loop: g.target_ii for g in self.am.groups} | dict(proof.achieved_ii)
-        rule = [(s.group.loop, rule_ii(banking.scheme, s, self.am.ports, kept))
+        rule = [(s.group.loop, as_written_ii(banking.scheme, s, self.am.ports) if as_written
+                 else rule_ii(banking.scheme, s, self.am.ports, kept))
                 for s in self.uniform] + [
             (sample.shape.group.loop, sampled_rule_ii(sample, banking, self.am.ports))
-            for sample in self.samples if (kept or sample.shape.group.direct) and not (
-                kept and phased(banking.scheme, sample.shape))]
-        for loop, ii in rule:
-            reached[loop] = max(reached[loop], ii)
-        return reached
-
-    def as_written(self, banking: Banking, proof: Proof) -> dict[str, int]:
-        """Per loop, the II ``banking`` leaves it when every reference stays as
-        written and no phase switch is emitted (the user's pragmas, kept): the proof's,
-        raised to the scheduling rule's (:func:`.space.as_written_ii`;
-        sampled groups: :func:`.sampling.sampled_rule_ii`)."""
-        reached = {g.loop: g.target_ii for g in self.am.groups} | dict(proof.achieved_ii)
-        rule = [(s.group.loop, as_written_ii(banking.scheme, s, self.am.ports))
-                for s in self.uniform] + [
-            (sample.shape.group.loop, sampled_rule_ii(sample, banking, self.am.ports))
-            for sample in self.samples]
+            for sample in self.samples if as_written or (
+                (kept or sample.shape.group.direct)
+                and not (kept and phased(banking.scheme, sample.shape)))]
         for loop, ii in rule:
             reached[loop] = max(reached[loop], ii)
         return reached
