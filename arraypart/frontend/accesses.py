@@ -319,20 +319,16 @@ class AccessLowering:
         if len(subscripts) != rank and not binding.field:
             raise KernelError(coord, f"array '{name}' has {rank} dimension(s) but is "
                                      f"indexed with {len(subscripts)} subscript(s)")
-        self._keep_if_unrewritable(binding.array, subscripts)
         self._element(binding, subscripts, self._ref_ids[id(node)], coord, out, kinds,
                       field)
 
-    def _keep_if_unrewritable(self, array: str, subscripts: list[N.Node]) -> None:
-        """Records a subscript of ``ref`` that changes state (``buf[w++]``, a call),
-        which a rewritten reference would evaluate more than once (an explicit
+    def _keep_as_written(self, array: str, effect: N.Node) -> None:
+        """Records ``effect``, a subscript's part that changes state (``buf[w++]``, a
+        call), which a rewritten reference would evaluate more than once (an explicit
         banking's bank and offset) or not at all (a lane routed to its bank), so that
         ``array`` keeps its references as written: pragma-only
         (:attr:`arraypart.ir.Array.kept_reference`)."""
-        if array in self._kept_references or not self._rewrites(self._arrays[array]):
-            return
-        effect = next((e for s in subscripts if (e := S.side_effect(s)) is not None), None)
-        if effect is not None:
+        if array not in self._kept_references and self._rewrites(self._arrays[array]):
             self._kept_references[array] = (f"a subscript at {effect.coord} "
                                             f"{S.effect_text(effect)}")
 
@@ -361,10 +357,12 @@ class AccessLowering:
         user = self._calls[-1].name if len(self._calls) > 1 else self._function_pipeline
         if user is not None and user not in self._functions.setdefault(binding.array, []):
             self._functions[binding.array].append(user)
-        stepped = any(S.side_effect(s) is not None for s in subscripts)
+        effect = next((e for s in subscripts if (e := S.side_effect(s)) is not None), None)
+        if effect is not None:
+            self._keep_as_written(binding.array, effect)
         for kind in kinds:
             out.append(Access(binding.array, index, kind, ref_id, coord, field,
-                              changes_state=stepped))
+                              changes_state=effect is not None))
 
     def _warn_unseen_struct(self, call: N.FuncCall, arg: N.Node) -> None:
         """A struct with an array field, passed to a function the kernel file does not
