@@ -135,6 +135,30 @@ def affine_form(e: Expr) -> tuple[dict[str, int], int] | None:
     return None
 
 
+def difference(e: Expr, name: str, step: int) -> int | None:
+    """``e(name + step) - e(name)`` when it is one integer at every point, else None.
+
+    Exact by structure: sums and scalings carry the difference through;
+    ``floor((a + q*d) / d) = floor(a / d) + q`` and ``(a + q*d) mod d = a mod d``, so a
+    floor or mod whose argument moves by a multiple q*d of its divisor moves by q or
+    0; any other move of a floor or mod depends on the point (None)."""
+    if isinstance(e, Const):
+        return 0
+    if isinstance(e, Var):
+        return step if e.name == name else 0
+    if isinstance(e, Add):
+        moves = [difference(t, name, step) for t in e.terms]
+        return None if None in moves else sum(moves)
+    inner = difference(e.arg, name, step)
+    if inner is None:
+        return None
+    if isinstance(e, Scale):
+        return e.factor * inner
+    if isinstance(e, FloorDiv):
+        return inner // e.divisor if inner % e.divisor == 0 else None
+    return 0 if inner % e.modulus == 0 else None
+
+
 def variables(e: Expr) -> frozenset[str]:
     if isinstance(e, Var):
         return frozenset((e.name,))

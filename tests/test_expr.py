@@ -42,6 +42,20 @@ def test_isl_and_numpy_renderings_agree(e):
     assert relation.is_equal(expected)
 
 
+@settings(max_examples=150, deadline=None)
+@given(expressions(), st.integers(-6, 6))
+def test_difference_is_the_move_at_every_point(e, step):
+    """Where :func:`difference` gives a number, ``e(i + step) - e(i)`` is that number
+    at every point; a floor whose argument moves by a multiple of its divisor is one."""
+    grid_i, grid_j = np.meshgrid(np.arange(-9, 10), np.arange(-4, 5), indexing="ij")
+    at = lambda i: np.zeros(grid_i.shape, np.int64) + E.evaluate(e, {"i": i, "j": grid_j})
+    move = E.difference(e, "i", step)
+    if move is not None:
+        assert (at(grid_i + step) - at(grid_i) == move).all()
+    assert E.difference(E.floordiv(E.add(E.var("i"), E.const(3)), 2), "i", 6) == 3
+    assert E.difference(E.floordiv(E.var("i"), 2), "i", 3) is None
+
+
 def test_c_rendering_matches_numpy_on_non_negative_arguments():
     e = E.add(E.mod(E.floordiv(E.affine({"i": 1, "j": 3}), 2), 4), E.scale(-2, E.var("j")))
     for i in range(6):

@@ -238,6 +238,28 @@ def test_lanes_the_emission_keeps_direct_stay_on_one_bank():
     assert all(loop.achieved_ii == loop.target_ii for loop in report.scheduled.loops)
 
 
+@pytest.mark.parametrize("ports", [1, 2])
+def test_floored_lanes_that_keep_their_bank_are_not_rotating(tmp_path, ports):
+    """``out[i / 2]`` with ``i += 2`` unrolled by 3 on an interface array: the lanes
+    ``floor((i + 2u) / 2)`` move by 3 per step, so cyclic 3 gives each a constant
+    bank.  Counted as rotating (the group is not uniform), two ports did worse than
+    one: cyclic 3 was never searched past the bound of 2 banks and one memory was
+    kept at II 2 (the long fuzz of test_random_kernels)."""
+    path = tmp_path / "halves.c"
+    path.write_text(
+        "void halves(int in[34], int out[17]) {\n"
+        "  for (int i = 0; i < 34; i += 2) {\n"
+        "#pragma HLS pipeline II=1\n"
+        "#pragma HLS unroll factor=3\n"
+        "    out[i / 2] = in[i];\n"
+        "  }\n"
+        "}\n")
+    report = arraypart.analyze(path, ports=ports)
+    out = next(a for a in report.solution.arrays if a.array.name == "out")
+    assert out.banking.scheme.describe().startswith("per_dim cyclic 3")
+    assert all(loop.achieved_ii == loop.target_ii == 1 for loop in report.scheduled.loops)
+
+
 def test_loops_the_emission_slows_are_banked_again(tmp_path):
     """integral_image unrolled by 2: the cheapest banking of sat (cyclic 3 over rows)
     rotates in a loop whose emitted code cannot route it (II 2 under the scheduling

@@ -45,7 +45,7 @@ from .solution import ArraySolution, Found, Solution
 from .space import (FLAT_BLOCKS, Cost, Family, alpha_rows, copy_assignments, copy_key,
                     as_written_ii, direct_flat_rule_ii, rule_ii, phased, phased_loops,
                     cost_floor, cost_of, crossbar_lanes, flat_block_floors, flat_crossbar,
-                    per_dim_partitions, rule_lanes, rule_overloaded)
+                    per_dim_partitions, rule_lanes, rule_overloaded, static_box)
 
 FAMILIES = ("per_dim", "flat")
 SCHEME_CHOICES = {"all": FAMILIES, "vitis": ("per_dim",)}
@@ -972,7 +972,8 @@ class _Search:
         search ceiling.  Read copies that take block RAM extend it to twice their banks
         x copies: one copy in that many banks needs fewer BRAM18K (each bank holds
         1/(2·banks) of the array, not all of it) and may serve the lanes the copies do.
-        When ``best``'s rotating lanes miss a target under the scheduling rule
+        A group that is not uniform extends it to its :func:`.space.static_box`, the
+        most banks that leave each of its lanes on one bank.  When ``best``'s rotating lanes miss a target under the scheduling rule
         (:func:`.space.rule_overloaded`), an array of at most
         :data:`MAX_ROTATING_REGISTER_ELEMENTS` and :data:`MAX_ROTATING_REGISTER_BITS` (an
         interface array, or a wider one, of at most :data:`MAX_REGISTER_ELEMENTS`) may
@@ -980,7 +981,8 @@ class _Search:
         array = self.am.array
         physical = best.scheme.banks * best.copies
         box = max([physical * (2 if best.copies > 1 and best_bram18k > 0 else 1)]
-                  + [_box(s, array.shape) for s in self.uniform])
+                  + [_box(s, array.shape) for s in self.uniform]
+                  + [static_box(s, array.shape) for s in self.shapes if not s.uniform])
         most = (MAX_REGISTER_ELEMENTS if array.interface
                 or array.size * array.elem_bits > MAX_ROTATING_REGISTER_BITS
                 else MAX_ROTATING_REGISTER_ELEMENTS)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import lru_cache, reduce
 from math import gcd, isqrt, lcm, prod
 from typing import Iterator
 
@@ -283,7 +283,7 @@ def _static(scheme: Scheme, shape: GroupShape) -> bool:
     if scheme.kind == "none":
         return True
     if not shape.uniform:
-        return False
+        return all(_lane_static(scheme, shape, lane) for lane in shape.lanes)
     steps = _steps(shape)
     if scheme.kind == "flat":
         modulus = scheme.flat_banks * scheme.block
@@ -295,6 +295,46 @@ def _static(scheme: Scheme, shape: GroupShape) -> bool:
         if _block_moves(scheme, shape, d, row):
             return False
     return True
+
+
+def _lane_static(scheme: Scheme, shape: GroupShape, lane) -> bool:
+    """One lane of a group that is not uniform keeps its bank at every P: in each bank
+    dimension its index moves by a constant per step of every time variable
+    (:func:`.expr.difference`, exact through floors and mods), a multiple of the
+    cyclic factor, zero in a block or complete dimension; a flat scheme's
+    ``alpha·move`` is a multiple of N*B."""
+    moves = []
+    for d in scheme.bank_dims():
+        index = lane.index[d]
+        row = [None if index is None else E.difference(index, v, stride)
+               for v, stride in zip(shape.group.time_vars, shape.strides)]
+        if None in row:
+            return False
+        moves.append((d, row))
+    if scheme.kind == "flat":
+        modulus = scheme.flat_banks * scheme.block
+        return all(sum(scheme.alpha[d] * row[t] for d, row in moves) % modulus == 0
+                   for t in range(len(shape.strides)))
+    return all(not any(k % scheme.dims[d].factor if scheme.dims[d].type == "cyclic" else k
+                       for k in row)
+               for d, row in moves)
+
+
+def static_box(shape: GroupShape, array_shape: tuple[int, ...]) -> int:
+    """The most banks of a per_dim cyclic scheme under which every lane of a group
+    that is not uniform keeps its bank (:func:`_lane_static`): per dimension, the gcd
+    of the lanes' moves per time step (the whole dimension when none moves there), so
+    cyclic over it or a divisor gives each lane a constant bank; 1 when some lane's
+    move is not one integer (a floor that rounds differently from step to step)."""
+    factors = []
+    for d, extent in enumerate(array_shape):
+        moves = [None if lane.index[d] is None else E.difference(lane.index[d], v, stride)
+                 for lane in shape.lanes
+                 for v, stride in zip(shape.group.time_vars, shape.strides)]
+        if None in moves:
+            return 1
+        factors.append(min(extent, reduce(gcd, moves, 0) or extent))
+    return prod(factors)
 
 
 def _block_moves(scheme: Scheme, shape: GroupShape, d: int, row: list[int]) -> bool:
