@@ -491,10 +491,11 @@ class SourceUnit:
     ``text`` is the kernel's text as clang read it (``-D`` overrides applied to its
     ``#define`` lines); ``func`` is the top function's syntax tree
     (:class:`arraypart.frontend.cnodes.FuncDef`, with byte ranges into ``text``) and
-    ``globals`` the file-scope variables; ``includes`` are the file's ``#include``
-    lines as the testbench writes them above the original, in order (verbatim, or one
-    named through a macro by the file clang opened), and ``nested_includes`` those
-    inside a declaration (a table's initializer), which stay where they are; ``extra_defines`` the ``-D`` values the file never
+    ``globals`` the file-scope variables; ``preamble`` are the file's directives
+    that the testbench repeats above the original, in order (its includes with the
+    conditionals and macros they are read under, :func:`.frontend.kernel._preamble`),
+    and ``nested_includes`` the includes inside a declaration (a table's
+    initializer), which stay where they are; ``extra_defines`` the ``-D`` values the file never
     defines; ``cxx``: the text was read as C++; ``directives`` the ``--directives``
     commands (:class:`arraypart.frontend.directives.Directive`); ``include_dirs`` the
     folders its includes were searched in (absolute: the kernel's own folder first);
@@ -513,7 +514,7 @@ class SourceUnit:
     text: str
     func: Any = field(compare=False, repr=False)
     globals: Any = field(default=(), compare=False, repr=False)
-    includes: tuple[str, ...] = ()
+    preamble: tuple[str, ...] = ()
     extra_defines: tuple[tuple[str, int], ...] = ()
     cxx: bool = False
     directives: tuple = ()

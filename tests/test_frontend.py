@@ -91,7 +91,7 @@ def test_loop_forms_structure():
         ("A", (16, 16), "int32_t", 32, True), ("x", (16,), "float", 32, True),
         ("idx", (16,), "int", 32, True)]
     assert k.defines == (("N", 16),)
-    assert k.source.includes == ("#include <stdint.h>",)
+    assert k.source.preamble == ("#include <stdint.h>",)
 
 
 def test_stencil_pragmas_and_conditions():
@@ -119,7 +119,7 @@ def test_stencil_pragmas_and_conditions():
 def test_source_unit():
     k = parse_kernel(DATA / "stencil.c")
     unit = k.source
-    assert unit.includes == ("#include <math.h>",)
+    assert unit.preamble == ("#include <math.h>",)
     assert unit.func.name == "stencil" and not unit.cxx
     assert unit.text == (DATA / "stencil.c").read_text()
     body = unit.text.encode()[unit.func.body.start:unit.func.body.end]
@@ -318,7 +318,7 @@ void k(char a[2], unsigned b[2], long long c[2], double d[2], uint8_t e[2], bool
         ("table", (3,), "int", 32, False, True, True),
         ("loc", (4, 3), "int", 32, False, False, False),
         ("cf", (2,), "float", 32, False, True, False)]
-    assert k.source.includes == ("#include <stdint.h>", "#include <stdbool.h>")
+    assert k.source.preamble == ("#include <stdint.h>", "#include <stdbool.h>")
 
 
 def test_preprocessor_defines_conditionals_and_overrides():
@@ -567,7 +567,7 @@ def test_namespaces_and_local_headers(tmp_path):
         "  for (int i = 0; i < ROWS; i++) A[i] = 0;\n}\n}\n")
     k = parse_kernel(tmp_path / "k.cpp")
     assert (k.top, k.source.func.namespaces, k.array("A").shape) == ("k", ("hw",), (4,))
-    assert k.array("A").elem_type == "short" and k.source.includes == ('#include "sizes.h"',)
+    assert k.array("A").elem_type == "short" and k.source.preamble == ('#include "sizes.h"',)
 
 
 def test_command_line_defines_rewrite_the_files_own():

@@ -5,7 +5,7 @@ import subprocess
 import pytest
 
 import arraypart
-from arraypart import cli
+from arraypart import api, cli
 
 from conftest import HAVE_GXX, needs_gxx, run_testbench
 
@@ -196,6 +196,38 @@ def test_includes_in_blocks_and_after_conditional_braces_are_hoisted(head, tmp_p
     compiled = arraypart.compile_kernel(str(path))
     run = run_testbench(compiled, tmp_path)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout[-2000:]
+
+
+@needs_gxx
+@pytest.mark.parametrize("head,defines", [
+    ('#ifdef USE_MISSING\n#include "missing.h"\n#endif\n#include "h.h"\n', {}),
+    ('#define HDR "missing.h"\n#ifdef USE_MISSING\n#include HDR\n#endif\n#include "h.h"\n',
+     {}),
+    ('#define N 64\n#include "usesn.h"\n', {}),
+    ('#include "usesn.h"\n', {"N": 64}),
+    ('#ifndef GUARD_K\n#define GUARD_K\n#include <cmath> /* for\n std::abs */\n'
+     '#define MUL 1 // one\n#include "h.h"\n', {})])
+def test_headers_are_read_under_their_conditions_and_macros(head, defines, tmp_path):
+    """The testbench reads the original's headers above ``namespace original``, each
+    under the conditionals and macros it is read under in the kernel: hoisted alone,
+    an include in an untaken ``#ifdef`` named a missing file, ``#include HDR`` lost
+    its macro, a header lost the ``N`` that a ``#define`` or ``-D`` gives (the
+    testbench did not build, check --trace exited 3; probe 25c, item 4).  A kernel
+    file's own include guard still lets its text in, and a comment that an include
+    opens stays whole."""
+    (tmp_path / "h.h").write_text("#pragma once\nconst int SCALE = 3;\n")
+    (tmp_path / "usesn.h").write_text("#pragma once\nconst int SCALE = N / 16;\n")
+    path = tmp_path / "k.cpp"
+    path.write_text(head + "void k(int a[64], int out[16]) {\n  int buf[64];\n"
+                    "  for (int i = 0; i < 64; i++) buf[i] = a[i] * SCALE;\n"
+                    "  for (int i = 0; i < 16; i++) {\n#pragma HLS pipeline II=1\n"
+                    "    out[i] = buf[4*i] + buf[4*i+1] + buf[4*i+2] + buf[4*i+3];\n  }\n}\n"
+                    + ("#endif\n" if "GUARD" in head else ""))
+    compiled = arraypart.compile_kernel(str(path), defines=defines)
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout[-2000:]
+    _, traced = api.trace_kernel(str(path), defines=defines)
+    assert traced.disagreements == () and traced.replay.loops, traced.format()
 
 
 def test_stdbool_words_in_a_c_kernel_are_fine(tmp_path):

@@ -141,7 +141,7 @@ def _cflags(kernel: Kernel) -> str:
     folder whose name Tcl or the cfg reader would split is an error."""
     source = kernel.source
     local = any(line.split("include", 1)[1].lstrip().startswith('"')
-                for line in source.includes)
+                for line in source.preamble if re.match(r"#\s*include", line))
     folders = source.include_dirs if local else source.include_dirs[1:]
     for folder in folders:
         if not TCL_BARE.fullmatch(folder):

@@ -138,7 +138,7 @@ def testbench_context(kernel: Kernel) -> dict:
         "actual_call": _call(f"::{scope}{kernel.top}", params, "actual_",
                              return_type if returns else None),
         "top": kernel.top,
-        "includes": list(source.includes),
+        "preamble": list(source.preamble),
         "defines": [f"#define {n} {v}" for n, v in source.extra_defines],
         "undefines": [f"#undef {n}" for n in sorted(set(source.macros)
                                                     | {n for n, _ in source.extra_defines})],
@@ -246,15 +246,17 @@ def _with_prototypes(text: str, source) -> str:
 _QUALIFIERS = ("const ", "volatile ")
 
 
-_INCLUDE_LINE = re.compile(r"^[ \t]*#[ \t]*include\b[^\n]*", re.MULTILINE)
+_INCLUDE_LINE = re.compile(r"^[ \t]*#[ \t]*include\b[ \t]*(?:<[^>\n]*>|\"[^\"\n]*\"|\w+)"
+                           r"(?P<rest>[^\n]*)", re.MULTILINE)
 
 
 def _without_includes(text: str, nested: tuple[str, ...]) -> str:
-    """The kernel's text with its ``#include`` lines blanked (the testbench includes
-    them once, before the ``original`` namespace), but for those inside a declaration
-    (``nested``: a table's initializer), which stay where they are."""
-    return _INCLUDE_LINE.sub(lambda m: m.group(0) if m.group(0).strip() in nested else "",
-                             text)
+    """The kernel's text with its ``#include`` directives blanked (the testbench
+    includes them once, before the ``original`` namespace), but for those inside a
+    declaration (``nested``: a table's initializer), which stay where they are.  What
+    follows a blanked one's file name stays: a comment it opens may end lines later."""
+    return _INCLUDE_LINE.sub(lambda m: m.group(0) if m.group(0).strip() in nested
+                             else m.group("rest"), text)
 
 
 def _prototype(data: bytes, func: N.FuncDef) -> str:

@@ -559,6 +559,56 @@ def _starts_line(data: bytes, offset: int) -> bool:
     return not data[start:offset].strip()
 
 
+# The directives the testbench repeats above the original (frontend.kernel's preamble):
+# comments and literals are consumed whole, as in _SCAN.
+_PREAMBLE_SCAN = re.compile(rb"""
+    //[^\n]*
+  | /\*.*?(?:\*/|\Z)
+  | "(?:\\.|[^"\\\n])*"?
+  | '(?:\\.|[^'\\\n])*'?
+  | ^[ \t]*\#[ \t]*(?P<keyword>include|define|undef|ifdef|ifndef|if|elif|else|endif)\b
+""", re.MULTILINE | re.DOTALL | re.VERBOSE)
+
+
+@dataclass(frozen=True, slots=True)
+class DirectiveLine:
+    """A conditional, macro or include directive of the kernel file: ``keyword``
+    (``ifdef``, ``define``, ...), its byte range (from its line's start to the end of
+    its logical line) and its text with comments blanked."""
+
+    keyword: str
+    start: int
+    end: int
+    text: str
+
+
+def directive_lines(unit: Unit) -> list[DirectiveLine]:
+    """The kernel file's conditional, macro and include directives in text order,
+    outside comments and literals.  A block comment that starts on a directive's line
+    and ends on a later one continues the directive to that line's end (the
+    preprocessor reads the comment as one blank)."""
+    data = unit.data
+    comments, found = [], []
+    for m in _PREAMBLE_SCAN.finditer(data):
+        if m.group("keyword") is None:
+            if m.group(0)[:2] in (b"//", b"/*"):
+                comments.append((m.start(), m.end()))
+        elif not (m.start() >= 2 and data[m.start() - 2:m.start()] == b"\\\n"):
+            found.append((m.group("keyword").decode(), m.start(), m.end()))
+    lines = []
+    for keyword, start, after in found:
+        end = _logical_line_end(data, after)
+        for lo, hi in comments:
+            if lo < end < hi:
+                end = _logical_line_end(data, hi)
+        text = bytearray(data[start:end])
+        for lo, hi in comments:
+            if start <= lo < end:
+                text[lo - start:min(hi, end) - start] = b" " * (min(hi, end) - lo)
+        lines.append(DirectiveLine(keyword, start, end, text.decode(errors="replace").rstrip()))
+    return lines
+
+
 def _logical_line_end(data: bytes, offset: int) -> int:
     end = data.find(b"\n", offset)
     while end > 0 and data[end - 1:end] == b"\\":

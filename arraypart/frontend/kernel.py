@@ -39,7 +39,6 @@ PROBE_PREFIX = "__arraypart_probe_"
 PROBE = "\nstatic const long long " + PROBE_PREFIX + "{name} = ({name});"
 DEFINE_LINE = re.compile(r"^[ \t]*#[ \t]*(define|undef)[ \t]+([A-Za-z_]\w*)(\(?)"
                          r"(?:[^\n]*\\\n)*[^\n]*", re.MULTILINE)
-INCLUDE_LINE = re.compile(r"^[ \t]*#[ \t]*include\b[^\n]*", re.MULTILINE)
 MACRO_TOKEN = re.compile(r"[A-Za-z_]\w*|\S")
 PRAGMA_LINE = re.compile(r"^[ \t]*#[ \t]*pragma[ \t]+HLS\b[^\n]*", re.MULTILINE | re.IGNORECASE)
 PRAGMA_OPTION = re.compile(r"(\w+)\s*=\s*([^\s=]+)")
@@ -209,8 +208,8 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     shared = tuple(sorted(shared + external))
     searched = (os.path.dirname(os.path.abspath(filename)),) + tuple(
         os.path.abspath(d) for d in include_dirs)
-    hoisted, nested = _includes(text, unit)
-    source = SourceUnit(text, func, globals_, hoisted,
+    preamble, nested = _preamble(unit)
+    source = SourceUnit(text, func, globals_, preamble,
                         tuple(sorted(extra.items())), unit.is_cxx, directives,
                         tuple(dict.fromkeys(searched)), lowered.callees,
                         lowered.local_decls, _own_main(funcs),
@@ -482,31 +481,61 @@ def _define_values(probes: list[tuple[str, N.Node | None]]) -> dict[str, int]:
     return values
 
 
-def _includes(text: str, unit: clangtu.Unit) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(hoisted, nested): the kernel's ``#include`` lines in order, as the testbench
-    writes them above the original (verbatim, or for a file named through a macro,
-    ``#include HDR``, whose definition the testbench has not seen there, with the name
-    clang opened, quoted), and, verbatim, those inside a declaration (``const int t[]
-    = {`` / ``#include "t.inc"`` / ``};``, a function body), which stay where they are.
-    Those in a namespace or an ``extern "C"`` block are hoisted, as are those in code
-    that conditional compilation leaves out."""
+def _preamble(unit: clangtu.Unit) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(preamble, nested): the kernel file's directives that the testbench repeats
+    above ``namespace original``, and, verbatim, the ``#include`` lines inside a
+    declaration (``const int t[] = {`` / ``#include "t.inc"`` / ``};``, a function
+    body), which stay where they are.
+
+    The preamble is, in order, every ``#include``, ``#define`` and ``#undef`` outside
+    a declaration (in a namespace or an ``extern "C"`` block too) and every
+    conditional group (``#if`` ... ``#endif``, whole) opened outside one, so that each
+    header is read under the conditions and macros it is read under in the kernel
+    (``#ifdef X`` / ``#include "x.h"``; ``#define N 8`` / ``#include "uses_n.h"``);
+    (macros defined after the last include are left out, no header reads them);
+    then ``#undef`` of each macro it defined: the original's own text defines them
+    again in order, and an include guard of the kernel file itself must not hide it.
+    A file named through a macro that clang opened is named as clang opened it."""
     opened = [c for c in unit.tu.cursor.get_children()
               if c.kind == ci.CursorKind.INCLUSION_DIRECTIVE and unit.in_main(c.location)]
     inside = _declaration_extents(unit)
-    hoisted, nested = [], []
-    for m in INCLUDE_LINE.finditer(text):
-        line = m.group(0).strip()
-        start, end = (len(text[:k].encode()) for k in (m.start(), m.end()))
-        directive = next((c for c in opened if start <= c.location.offset < end), None)
-        at = directive.location.offset if directive is not None else start
-        if any(lo < at < hi for lo, hi in inside):
-            nested.append(line)
-            continue
-        target = line.split("include", 1)[1].lstrip()
-        if directive is not None and not target.startswith(('"', "<")):
-            line = f'#include "{directive.spelling}"'
-        hoisted.append(line)
-    return tuple(hoisted), tuple(nested)
+    kept_lines, nested, groups = [], [], []
+    for d in clangtu.directive_lines(unit):
+        declared = any(lo < d.start < hi for lo, hi in inside)
+        if d.keyword.startswith("if"):
+            groups.append(not declared)
+            kept = groups[-1]
+        elif d.keyword in ("elif", "else"):
+            kept = bool(groups) and groups[-1]
+        elif d.keyword == "endif":
+            kept = bool(groups) and groups.pop()
+        else:
+            kept = not declared
+        if d.keyword == "include" and not kept:
+            nested.append(unit.data[d.start:d.end].decode().split("\n")[0].strip())
+        elif kept:
+            kept_lines.append(d)
+    last = max((k for k, d in enumerate(kept_lines) if d.keyword == "include"), default=-1)
+    kept_lines = [d for k, d in enumerate(kept_lines)
+                  if k < last or d.keyword not in ("define", "undef")]
+    defined = [d.text.split("define", 1)[1].split("(")[0].split()[0]
+               for d in kept_lines if d.keyword == "define"]
+    return (tuple(_as_opened(d, opened) for d in kept_lines)
+            + tuple(f"#undef {name}" for name in dict.fromkeys(defined)), tuple(nested))
+
+
+def _as_opened(directive: clangtu.DirectiveLine, opened: list[ci.Cursor]) -> str:
+    """A directive's text; an ``#include`` of a name a macro gives (``#include HDR``)
+    that clang opened as the file it opened, quoted."""
+    line = directive.text.strip()
+    if directive.keyword != "include":
+        return line
+    target = line.split("include", 1)[1].lstrip()
+    found = next((c for c in opened if directive.start <= c.location.offset < directive.end),
+                 None)
+    if found is not None and not target.startswith(('"', "<")):
+        return f'#include "{found.spelling}"'
+    return line
 
 
 def _declaration_extents(unit: clangtu.Unit) -> list[tuple[int, int]]:
