@@ -243,6 +243,14 @@ def _retry(kernel, model, solution, missed: frozenset[str], opts: Options, first
     return model, replace(solution, seconds=seconds), *first
 
 
+def _kept_reason(array) -> str:
+    """Why an array that is not an interface keeps its references as written, for a
+    note on the II they leave (empty when nothing the user wrote decides it)."""
+    if array.kept_reference is None:
+        return ""
+    return f" (its references stay as written: {array.kept_reference})"
+
+
 def _without_idle_banks(kernel, model, solution, opts: Options, first):
     """Arrays whose banks lower no loop's II become one memory (issue 12: no array gets
     banks that leave its II unchanged).  An array with a loop that misses its target
@@ -273,7 +281,7 @@ def _without_idle_banks(kernel, model, solution, opts: Options, first):
         one = banking.cheaper_one_memory(model, chosen, (
             f"{chosen.array.name} keeps one memory: {chosen.banking.describe()} "
             f"would not lower the II of {', '.join(sorted(loops))} under the scheduling "
-            "rule"))
+            "rule" + _kept_reason(chosen.array)))
         if one is not None and all(ii <= reached[name] for name, ii in one.achieved_ii):
             idle[chosen.array.name] = one
     if not idle:

@@ -137,7 +137,8 @@ class Array:
     reads what an earlier one writes (:mod:`arraypart.poly.recurrences` then warns of
     none).  ``kept_reference``: why one of its references must stay as written (a
     subscript changes state, ``buf[w++]``, which a rewritten reference would
-    evaluate more than once or not at all): pragma-only too.
+    evaluate more than once or not at all; the reference has no text of its own in
+    the kernel file), and what the user may do: pragma-only too.
     ``written_by_reference``: an element is bound to a reference to non-const
     (:attr:`Access.by_reference`), through which a callee writes one memory: the
     array takes no read copies, whose stores must reach every copy.

@@ -230,6 +230,58 @@ def test_headers_are_read_under_their_conditions_and_macros(head, defines, tmp_p
     assert traced.disagreements == () and traced.replay.loops, traced.format()
 
 
+NESTED_MACRO = """\
+#define ADD3(a, b, c) ((a) + (b) + (c))
+#define AT(i) buf[(i)]
+void k(const int in[66], int out[64]) {
+  int buf[66];
+  for (int k = 0; k < 66; k++) buf[k] = in[k];
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    out[i] = ADD3(AT(i), AT(i + 1), buf[i + 2]);
+  }
+}
+"""
+BODY_INCLUDE = """\
+void k(const int in[64], int out[8]) {
+  int buf[8][8];
+  for (int i = 0; i < 8; i++)
+    for (int j = 0; j < 8; j++) buf[i][j] = in[i * 8 + j];
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    int s = 0;
+    for (int j = 0; j < 4; j++) {
+#include "body.inc"
+    }
+    out[i] = s;
+  }
+}
+"""
+
+
+@needs_gxx
+@pytest.mark.parametrize("text,ports", [(NESTED_MACRO, 1), (BODY_INCLUDE, 2)],
+                         ids=["nested_macro", "body_include"])
+def test_references_with_no_text_of_their_own_stay_as_written(text, ports, tmp_path):
+    """``AT(i)`` inside ``ADD3(...)`` and ``buf[i][j] * buf[j][i]`` in a ``.inc`` a
+    loop body includes have no text of their own in the kernel file: a lane routed to
+    its bank, or an explicit bank and offset, had nowhere to go (exit 3: the emitted
+    code did not parse, "edit range -1..-1"; probe 25c, items 14-15).  The array keeps
+    its references as written, and says why; check --trace lists the included
+    accesses as not traced instead of disagreeing with the model (item 7)."""
+    (tmp_path / "body.inc").write_text("      s += buf[i][j] * buf[j][i];\n")
+    path = tmp_path / "k.cpp"
+    path.write_text(text)
+    compiled = arraypart.compile_kernel(str(path), ports=ports)
+    buf = next(a for a in compiled.report.solution.arrays if a.array.name == "buf")
+    assert "let arraypart rewrite it" in buf.array.kept_reference
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout[-2000:]
+    _, traced = api.trace_kernel(str(path), ports=ports)
+    assert traced.disagreements == (), traced.format()
+    assert bool(traced.trace.instrumented.included) == (text is BODY_INCLUDE)
+
+
 def test_stdbool_words_in_a_c_kernel_are_fine(tmp_path):
     """With ``<stdbool.h>``, C's ``true`` and ``false`` are macros for what C++'s
     keywords mean; ``bool f = true;`` was refused as a C++ keyword, although the

@@ -632,7 +632,9 @@ def test_a_call_in_a_subscript_keeps_its_references_as_written(tmp_path):
     compiled = compile_text(tmp_path, "clamped", text)
     buf = next(a for a in compiled.report.solution.arrays if a.array.name == "buf")
     assert buf.array.kept_reference == (f"a subscript at {tmp_path / 'clamped.c'}:8:22 "
-                                        "calls 'clampi', which may have side effects")
+                                        "calls 'clampi', which may have side effects: "
+                                        "assign that subscript to a variable first to let "
+                                        "arraypart rewrite it")
     assert buf.banking.scheme.kind == "per_dim" and buf.conflict_free
     if HAVE_GXX:
         assert_the_testbench_passes(compiled, tmp_path)

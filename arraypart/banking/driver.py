@@ -608,9 +608,7 @@ def _flat_note(am: ArrayModel, search: _Search, banking: Banking, proof: Proof,
             or (proof.conflict_free and kept <= _hardware(free.cost))):
         return []
     if array.kept_reference is not None:
-        kept_text = (f"its references stay as written ({array.kept_reference}: "
-                     "assign that subscript to a variable first to let arraypart rewrite "
-                     "them), and that is")
+        kept_text = f"its references stay as written ({array.kept_reference}), and that is"
     elif array.interface:
         kept_text = "the top function's signature is"
     elif array.functions:

@@ -94,7 +94,8 @@ class TracedLoop:
 @dataclass(frozen=True, slots=True)
 class Instrumented:
     """The instrumented text; ``sites[i]`` and ``loops[i]`` are the records' ``site``
-    and ``loop`` ids; ``skipped`` the accesses left alone (macro text); ``globals``
+    and ``loop`` ids; ``skipped`` the accesses left alone (macro text) and
+    ``included`` those in a file a function body includes, not edited; ``globals``
     the IR's file-scope arrays as (array id, qualified name) for the driver to register:
     relative to the kernel's own text, or from ``::`` for a header's (the driver
     includes headers outside the namespace that holds the kernel's text);
@@ -108,6 +109,7 @@ class Instrumented:
     skipped: tuple[Coord, ...]
     globals: tuple[tuple[int, str], ...]
     synthesis_only: tuple[Coord, ...] = ()  # loops not traced: g++ compiles other text
+    included: tuple[Coord, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -146,6 +148,7 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
     inserts: list[_Insert] = []
     sites: list[Site] = []
     skipped: list[Coord] = []
+    in_headers: list[Coord] = []
     seen: set[tuple[int, int]] = set()
     found_globals: list[tuple[int, str]] = []
     headers = {a.name for a in kernel.arrays if a.header}
@@ -161,6 +164,9 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
                 at = _after_inclusion(included, cursor, parents[-1])
                 inserts += (_register_edits(cursor, ids, local_ids, at) if at is not None
                             else [])
+            elif _is_element(cursor, parents) and any(unit.in_main(p.location)
+                                                      for p in parents):
+                in_headers.append(unit.location_coord(cursor.location))
             continue
         if _is_element(cursor, parents):
             span = _written_span(unit, cursor, data)
@@ -186,7 +192,7 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
     text = _apply(data, inserts)
     traced = tuple(TracedLoop(unit.coord(c.extent.start.offset), u) for c, u in loops.values())
     return Instrumented(text, tuple(sites), traced, tuple(skipped), tuple(found_globals),
-                        tuple(unit.coord(key) for key in sorted(differing)))
+                        tuple(unit.coord(key) for key in sorted(differing)), tuple(in_headers))
 
 
 def _synthesis_only_loops(unit: clangtu.Unit, loops: dict,

@@ -281,6 +281,8 @@ class TraceCheck:
                   "after another") + ")" for c in self.untraced]
         lines += [f"  {coord}: access written in a macro, not traced"
                   for coord in dict.fromkeys(self.trace.instrumented.skipped)]
+        lines += [f"  {coord}: access in a file a function body includes, not traced"
+                  for coord in dict.fromkeys(self.trace.instrumented.included)]
         idle = {loop.coord for loop in self.replay.loops if loop.steps == 0}
         lines.append(f"  addresses compared with the polyhedral model in "
                      f"{len([c for c in self.addresses.compared if c not in idle])} "
@@ -356,7 +358,7 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
                         frozenset(place for is_loop, place in guarded if not is_loop)
                         | exiting,
                         skipping, checkpoint, loops.labels,
-                        frozenset((c.line, c.col) for c in inst.skipped)
+                        frozenset((c.line, c.col) for c in inst.skipped + inst.included)
                         | {site for _, site in windows} | _reshaped_places(kernel), sizes)
     shared = tuple(f"{coord}: its text runs in {len(members)} calls, whose steps were not "
                    "told apart (a call under a data-dependent if, or one the model cannot "

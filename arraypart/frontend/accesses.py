@@ -319,18 +319,23 @@ class AccessLowering:
         if len(subscripts) != rank and not binding.field:
             raise KernelError(coord, f"array '{name}' has {rank} dimension(s) but is "
                                      f"indexed with {len(subscripts)} subscript(s)")
+        if node.start < 0 or node.end <= node.start:
+            self._keep_as_written(binding.array, (
+                f"the reference at {coord} is written in {_where_written(node)}: "
+                "write it in the kernel file to let arraypart rewrite it"))
         self._element(binding, subscripts, self._ref_ids[id(node)], coord, out, kinds,
                       field)
 
-    def _keep_as_written(self, array: str, effect: N.Node) -> None:
-        """Records ``effect``, a subscript's part that changes state (``buf[w++]``, a
-        call), which a rewritten reference would evaluate more than once (an explicit
-        banking's bank and offset) or not at all (a lane routed to its bank), so that
-        ``array`` keeps its references as written: pragma-only
-        (:attr:`arraypart.ir.Array.kept_reference`)."""
+    def _keep_as_written(self, array: str, why: str) -> None:
+        """Records ``why`` a reference to ``array`` cannot be rewritten, so that the
+        array keeps its references as written: pragma-only
+        (:attr:`arraypart.ir.Array.kept_reference`).  A subscript's part that changes
+        state (``buf[w++]``, a call) would be evaluated more than once (an explicit
+        banking's bank and offset) or not at all (a lane routed to its bank); a
+        reference with no text of its own in the kernel file (in an included file, in
+        a macro's body used in another macro's argument) has nothing to rewrite."""
         if array not in self._kept_references and self._rewrites(self._arrays[array]):
-            self._kept_references[array] = (f"a subscript at {effect.coord} "
-                                            f"{S.effect_text(effect)}")
+            self._kept_references[array] = why
 
     def _offset_pointer(self, base: N.Node) -> tuple[str, list] | None:
         """For the base of ``(p + e1 - e2 ...)[k]``, a sum with one visible array name
@@ -359,7 +364,9 @@ class AccessLowering:
             self._functions[binding.array].append(user)
         effect = next((e for s in subscripts if (e := S.side_effect(s)) is not None), None)
         if effect is not None:
-            self._keep_as_written(binding.array, effect)
+            self._keep_as_written(binding.array, (
+                f"a subscript at {effect.coord} {S.effect_text(effect)}: assign that "
+                "subscript to a variable first to let arraypart rewrite it"))
         for kind in kinds:
             out.append(Access(binding.array, index, kind, ref_id, coord, field,
                               changes_state=effect is not None))
@@ -531,6 +538,13 @@ def _refuse_chosen_target(node: N.Node, how: str) -> None:
         raise KernelError(node.coord, f"a conditional (?:) or comma expression over array "
                                       f"elements is {how}: write it in an if (if (c) "
                                       "A[i] = v; else A[j] = v;)")
+
+
+def _where_written(node: N.ArrayRef) -> str:
+    """Where a reference with no text of its own in the kernel file is written."""
+    if node.start < 0:
+        return f"{node.coord.file}, which the kernel file includes"
+    return "a macro's body, used in another macro's argument"
 
 
 def updated_element(node: N.Node) -> N.ArrayRef | None:
