@@ -23,7 +23,7 @@ from rich.table import Table
 from . import api, bench, interrupts
 from .frontend import clangtu
 from .errors import KernelError
-from .limits import TimeLimit
+from .limits import MemoryLimit, TimeLimit, default_memory_limit, memory_limit
 from .report import check_json
 from .supervisor import Resume
 
@@ -47,6 +47,24 @@ def _define(text: str) -> tuple[str, int]:
         raise argparse.ArgumentTypeError(f"-D {text!r}: VALUE must be an integer") from None
 
 
+_SIZE_UNITS = {"": 1 << 20, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+
+
+def _size(text: str) -> int:
+    """``4G``, ``512M``, ``65536K`` or a number of MiB, in bytes."""
+    number, unit = text.strip().upper().rstrip("B").rstrip("I"), ""
+    if number[-1:] in _SIZE_UNITS:
+        number, unit = number[:-1], number[-1]
+    try:
+        size = float(number) * _SIZE_UNITS[unit]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--memory-limit {text!r}: expected a size such as 4G or 512M") from None
+    if size < 1 << 20:
+        raise argparse.ArgumentTypeError(f"--memory-limit {text!r}: at least 1M")
+    return int(size)
+
+
 def _kernel_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("kernel", help="the kernel's C or C++ file")
     parser.add_argument("--top", help="the top function (default: the only function, "
@@ -65,6 +83,9 @@ def _kernel_options(parser: argparse.ArgumentParser) -> None:
                         help="replace the kernel's own array_partition pragmas")
     parser.add_argument("--time-limit", type=float, default=30.0, metavar="S",
                         help="solver time budget in seconds (default 30)")
+    parser.add_argument("--memory-limit", type=_size, default=None, metavar="SIZE",
+                        help="the most memory the run may take, e.g. 4G (default: 3/4 of "
+                             "the machine's)")
     parser.add_argument("-D", dest="defines", type=_define, action="append", default=[],
                         metavar="NAME=VALUE", help="define a constant (wins over #define)")
     parser.add_argument("-I", dest="include_dirs", action="append", default=[],
@@ -290,6 +311,22 @@ COMMANDS = {"analyze": _run_analyze, "compile": _run_compile, "check": _run_chec
             "bench": _run_bench}
 
 
+class _NoThread(RuntimeError):
+    """A thread's stack (the progress display's) did not fit in the memory limit."""
+
+
+@contextmanager
+def _threads_need_memory():
+    """Python says a thread whose stack the memory limit refuses "can't start new
+    thread": that is the memory limit too."""
+    try:
+        yield
+    except RuntimeError as error:
+        if "can't start new thread" in str(error):
+            raise _NoThread(str(error)) from None
+        raise
+
+
 def main(argv: list[str] | None = None, resume: Resume | None = None) -> int:
     """The command's exit status.  ``resume``: the supervisor's hand-over after it
     killed a run inside one call of the solver (:mod:`arraypart.supervisor`): the run
@@ -310,8 +347,10 @@ def main(argv: list[str] | None = None, resume: Resume | None = None) -> int:
     width = shutil.get_terminal_size((TABLE_WIDTH, 24)).columns
     # messages are never wrapped: a file:line:col must stay on one line for editors
     out, err = Console(width=width), Console(stderr=True, width=width, soft_wrap=True)
+    limit = getattr(args, "memory_limit", None) or default_memory_limit()
     try:
-        return COMMANDS[args.command](args, out, err)
+        with memory_limit(limit), _threads_need_memory():
+            return COMMANDS[args.command](args, out, err)
     except KernelError as error:
         print(error, file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -319,6 +358,16 @@ def main(argv: list[str] | None = None, resume: Resume | None = None) -> int:
         print(f"arraypart: {getattr(args, 'kernel', 'bench')}: time limit of "
               f"{limit.seconds:g} s reached while "
               f"{limit.stage}; nothing was written (--time-limit S gives it more time)",
+              file=sys.stderr)
+        return EXIT_GOAL_MISSED
+    except (MemoryLimit, MemoryError, _NoThread) as error:
+        stage = f" while {error.stage}" if isinstance(error, MemoryLimit) else ""
+        done = (f"{args.written} was written whole" if args.written is not None
+                else "nothing was written")
+        size = (f"{limit / (1 << 30):.1f} GiB" if limit >= 1 << 30
+                else f"{limit >> 20} MiB")
+        print(f"arraypart: {getattr(args, 'kernel', 'bench')}: memory limit of {size} "
+              f"reached{stage}; {done} (--memory-limit SIZE gives it more)",
               file=sys.stderr)
         return EXIT_GOAL_MISSED
     except KeyboardInterrupt as error:

@@ -14,6 +14,8 @@ one call the checks cannot see into (isl, clang) runs past the deadline.
 
 from __future__ import annotations
 
+import os
+import resource
 from contextlib import contextmanager
 from dataclasses import dataclass
 from time import perf_counter, process_time
@@ -38,6 +40,47 @@ class TimeLimit(Exception):
         super().__init__(f"{stage}: time limit of {seconds:g} s reached")
         self.stage = stage
         self.seconds = seconds
+
+
+class MemoryLimit(Exception):
+    """``stage`` needed more memory than the run's limit of ``limit`` bytes."""
+
+    def __init__(self, stage: str, limit: int | None):
+        super().__init__(f"{stage}: memory limit reached")
+        self.stage = stage
+        self.limit = limit
+
+
+#: The share of the machine's memory a command may use by default: past it a run ends
+#: with a message rather than swapping or meeting the kernel's OOM killer.
+DEFAULT_MEMORY_SHARE = 0.75
+
+
+def default_memory_limit() -> int:
+    """:data:`DEFAULT_MEMORY_SHARE` of the machine's physical memory, in bytes."""
+    return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+               * DEFAULT_MEMORY_SHARE)
+
+
+def memory_in_use_limit() -> int | None:
+    """The soft limit on this process's data memory (None: unlimited)."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_DATA)
+    return None if soft == resource.RLIM_INFINITY else soft
+
+
+@contextmanager
+def memory_limit(limit: int):
+    """The block runs with its process's data memory (heap and anonymous mappings:
+    numpy's arrays, isl's and clang's allocations) limited to ``limit`` bytes, or to
+    the hard limit when that is lower: an allocation past it fails (``MemoryError``
+    in Python) instead of swapping the machine.  The soft limit is restored after."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_DATA)
+    wanted = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
+    resource.setrlimit(resource.RLIMIT_DATA, (wanted, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_DATA, (soft, hard))
 
 
 @dataclass(frozen=True)
@@ -92,5 +135,7 @@ def stage(name: str, deadline: Deadline, where: str, *, resumable: bool = False)
                              "resumable": resumable})
     try:
         yield deadline
+    except MemoryError:
+        raise MemoryLimit(name, memory_in_use_limit()) from None
     finally:
         supervisor.announce({"stage": None})

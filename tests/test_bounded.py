@@ -1,6 +1,8 @@
 """Bounded resources (issue 13, point 4): work and memory that grow with the input
 only as they must.  Sizes are small but telling; no wall-clock assertions."""
 
+import subprocess
+import sys
 import tracemalloc
 from functools import partial
 
@@ -21,6 +23,16 @@ from arraypart.scheme import Scheme, flat_scheme
 from conftest import alarm, bench_module
 
 bounded = bench_module("bounded")
+
+FOUR_READS = """void k(const int in[64], int out[16]) {
+  int buf[64];
+  for (int i = 0; i < 64; i++) buf[i] = in[i];
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[4 * i] + buf[4 * i + 1] + buf[4 * i + 2] + buf[4 * i + 3];
+  }
+}
+"""
 
 
 def test_codegen_is_linear_in_the_number_of_arrays(tmp_path, monkeypatch):
@@ -387,3 +399,40 @@ def test_a_deep_nest_is_lowered_once_per_loop(monkeypatch):
     kernel = frontend.parse_source(deep_nest(depth), "deep.c", pipeline_loops=False)
     assert len(lowered) == depth + 1  # the copy loop and the nest
     assert kernel.body[-1].var == "i0"
+
+
+def test_an_array_whose_search_runs_out_of_memory_keeps_one_memory(tmp_path, monkeypatch):
+    """An allocation past the memory limit (``MemoryError``) in one array's search
+    ends that search as the time limit does: one memory, proven by counting, a
+    warning, exit 1; the other arrays are banked as usual."""
+    from arraypart.banking import driver as solver
+    searched = solver._solve_array
+
+    def hungry(am, options):
+        if am.array.name == "buf":
+            raise MemoryError
+        return searched(am, options)
+
+    monkeypatch.setattr(solver, "_solve_array", hungry)
+    path = tmp_path / "k.c"
+    path.write_text(FOUR_READS)
+    report = arraypart.analyze(path)
+    buf = next(a for a in report.solution.arrays if a.array.name == "buf")
+    assert buf.banking.scheme.banks == 1 and buf.time_limited
+    assert any("memory limit (--memory-limit) reached while banking buf" in note
+               for note in buf.notes)
+    assert report.time_limited and not report.goals_met
+
+
+def test_past_the_memory_limit_a_run_ends_with_exit_1_and_writes_nothing(tmp_path):
+    """``--memory-limit`` bounds the worker's data memory: past it the run ends with a
+    one-line message and exit 1, writes nothing, and prints no traceback."""
+    path = tmp_path / "k.c"
+    path.write_text(FOUR_READS)
+    run = subprocess.run([sys.executable, "-m", "arraypart", "compile", str(path), "-o",
+                          str(tmp_path / "out"), "--memory-limit", "40M"],
+                         capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode == 1, run.stderr
+    assert "memory limit of 40 MiB reached" in run.stderr and "Traceback" not in run.stderr
+    assert not (tmp_path / "out").exists()
+    assert cli._size("4G") == 4 << 30 and cli._size("512m") == 512 << 20

@@ -275,6 +275,10 @@ def _solve_within_time(am: ArrayModel, options: _Options) -> ArraySolution:
         solution = _solve_array(relaxed(am, floors) if floors else am, options)
     except (ProofTimeout, _TimeUp):
         return _time_limited(am, options, start)
+    except MemoryError:
+        solution = None  # out of the handler: its traceback holds the search's memory
+    if solution is None:
+        return _time_limited(am, options, start, out_of_memory=True)
     if not floors:
         return solution
     notes = tuple(warning_text(am.array.coord, (
@@ -332,13 +336,17 @@ def _resumed(am: ArrayModel, found: Found | None, options: _Options) -> ArraySol
     return replace(solution, kept=kept, time_limited=not found.complete)
 
 
-def _time_limited(am: ArrayModel, options: _Options, start: float) -> ArraySolution:
+def _time_limited(am: ArrayModel, options: _Options, start: float, *,
+                  out_of_memory: bool = False) -> ArraySolution:
     """One memory, proven by counting, reported with the array's lower bound (which
-    the search had, and the report states beside its concurrent accesses)."""
+    the search had, and the report states beside its concurrent accesses): the
+    search ran out of time, or ``out_of_memory`` (past the run's memory limit)."""
     banking = Banking(am.array.name, none_scheme(am.array.shape))
     proof = counted_proof(am, banking)
+    limit = ("the memory limit (--memory-limit)" if out_of_memory
+             else f"solver time limit of {options.time_limit:g} s")
     note = warning_text(am.array.coord, (
-        f"solver time limit of {options.time_limit:g} s reached while banking "
+        f"{limit} reached while banking "
         f"{am.array.name}: no banking was proven within it, so it keeps one memory "
         f"(achieved II {dict(proof.achieved_ii)}, proven by counting)"))
     shapes = [analyze_group(g, len(am.array.shape)) for g in am.groups]
