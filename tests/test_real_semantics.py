@@ -2474,14 +2474,21 @@ def test_a_bool_counter_is_not_an_induction_variable(steps, tmp_path):
 
 @pytest.mark.parametrize("call", ["bump(in[k] > 0 ? b[k] : b[k + 1]);",
                                   "std::swap(in[k] > 0 ? b[k] : b[k + 1], x);",
-                                  "bump((x++, b[k]));"])
+                                  "bump((x++, b[k]));",
+                                  "tally(in[k] > 0 ? b[k] : b[k + 1]);",
+                                  "flag(in[k] > 0 ? p[k] : p[k + 1]);"])
 def test_a_choice_bound_to_a_written_reference_is_a_located_error(call, tmp_path):
     """The routed read registers were bound to the callee's reference: its store was
     lost, and the model counted reads only (probe 25b, item 1)."""
     text = f"""
         #include <utility>
+        struct px {{ int v; }};
         static void bump(int &e) {{ e += 1000; }}
+        static int seen[4];
+        template <class T> void tally(T &e) {{ seen[e & 3] = 1; int &r = e; r++; }}
+        template <class T> void flag(T &e) {{ e.v = 1; }}
         void chosen(const int in[256], int out[64]) {{
+            px p[256];
             int b[256];
             int x = 0;
             for (int k = 0; k < 256; k++) b[k] = in[k];
@@ -2493,8 +2500,31 @@ def test_a_choice_bound_to_a_written_reference_is_a_located_error(call, tmp_path
         }}"""
     with pytest.raises(KernelError) as caught:
         compile_text(tmp_path, "chosen", text, suffix=".cpp")
-    assert caught.value.coord.line == 8
+    assert caught.value.coord.line == 13
     assert "bound to a reference the callee may write" in caught.value.message
+
+
+def test_a_reference_the_callee_only_reads_is_a_read(tmp_path):
+    """A template's ``T &x`` that only reads may take a choice of elements, and an
+    element bound to it is read, not written (it was refused, and counted as a
+    write: probe 25c); the trace records it the same way."""
+    text = """
+        template <class T> int twice(T &x) { return x + x; }
+        void ro(const int in[64], const int sel[32], int out[32]) {
+            int b[64];
+            for (int k = 0; k < 64; k++) b[k] = in[k];
+            for (int k = 0; k < 32; k++) {
+        #pragma HLS pipeline II=1
+                out[k] = twice(sel[k] ? b[2 * k] : b[2 * k + 1]) + twice(b[2 * k]);
+            }
+        }"""
+    compiled = compile_text(tmp_path, "ro", text, suffix=".cpp")
+    assert not any(a.array == "b" and a.kind == "write" and a.coord.line == 8
+                   for a in ir.accesses(compiled.report.kernel.body))
+    if HAVE_GXX:
+        assert_the_testbench_passes(compiled, tmp_path)
+        _, traced = api.trace_kernel(str(tmp_path / "ro.cpp"))
+        assert traced.disagreements == (), traced.format()
 
 
 def test_an_array_kept_for_a_stepped_subscript_assumes_no_phase_switch(tmp_path):

@@ -152,6 +152,7 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
     seen: set[tuple[int, int]] = set()
     found_globals: list[tuple[int, str]] = []
     headers = {a.name for a in kernel.arrays if a.header}
+    bound = {(a.coord.line, a.coord.col) for a in ir.accesses(kernel.body) if a.by_reference}
     included = _inclusion_lines(unit)
     for cursor, parents in _walk(unit.tu.cursor, ()):
         if not unit.in_main(cursor.location):
@@ -174,8 +175,8 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
                 skipped.append(unit.coord(cursor.extent.start.offset))
                 continue
             seen.add(span)
-            kind = _kind(cursor, parents)
             coord = unit.coord(span[0])
+            kind = _kind(cursor, parents, (coord.line, coord.col) in bound)
             copy = copies.get((coord.line, coord.col), "0")
             inserts += _access_edits(cursor, span, len(sites), KINDS.index(kind), copy, data)
             sites.append(Site(coord, kind, _conditional(cursor, parents), copy))
@@ -299,9 +300,12 @@ _OVERLOADED_UPDATES = frozenset(f"operator{op}=" for op in
                                 ("+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>"))
 
 
-def _kind(cursor: ci.Cursor, parents: tuple) -> str:
+def _kind(cursor: ci.Cursor, parents: tuple, written_through: bool = True) -> str:
     """read, write (left of ``=``) or update (left of ``op=``, under ``++``/``--``),
-    for built-in operators and for the overloaded ones of class types (``ap_int``)."""
+    for built-in operators and for the overloaded ones of class types (``ap_int``);
+    an argument bound to a reference to non-const is an update where the front end
+    found that the callee may write through it (``written_through``: its
+    ``Access.by_reference``; a template's ``T &x`` that only reads does not)."""
     user = _user(cursor, parents)
     if user is None:
         return "read"
@@ -309,7 +313,7 @@ def _kind(cursor: ci.Cursor, parents: tuple) -> str:
         if user.spelling in _PART_SELECTS:
             # A[i].range(h, l) = v keeps the bits outside the selection: an update
             above = tuple(parents[:list(parents).index(user)])
-            return "read" if _kind(user, above) == "read" else "update"
+            return "read" if _kind(user, above, written_through) == "read" else "update"
         if user.spelling == "operator=":
             return "write"
         if user.spelling in _BIT_UPDATES:
@@ -324,7 +328,8 @@ def _kind(cursor: ci.Cursor, parents: tuple) -> str:
     if user.kind == K.UNARY_OPERATOR and clangtu.unary_operator(user) in ("++", "--",
                                                                           "p++", "p--"):
         return "update"
-    if user.kind == K.CALL_EXPR and _bound_to_reference(cursor, user, parents):
+    if (written_through and user.kind == K.CALL_EXPR
+            and _bound_to_reference(cursor, user, parents)):
         return "update"
     return "read"
 

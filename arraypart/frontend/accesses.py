@@ -187,7 +187,7 @@ class AccessLowering:
             memory = calls.memory_argument(arg, self._visible, self._arrays)
             if memory is None:
                 self._warn_unseen_struct(call, arg)
-                if k < len(call.by_reference) and call.by_reference[k]:
+                if self._may_write(call, k):
                     _refuse_chosen_target(N.without_casts(arg),
                                           "bound to a reference the callee may write")
                 if self._updated_element(call, k):
@@ -208,14 +208,26 @@ class AccessLowering:
             for node in memory.nodes():
                 self._collect(node, out)
 
+    def _may_write(self, call: N.FuncCall, k: int) -> bool:
+        """Argument ``k`` binds a reference to non-const that the callee may write
+        through: any such of a function the kernel file does not define; of one it
+        defines, unless its body only reads the parameter
+        (:func:`.scalars.never_written`: a template's ``T &x`` that only reads)."""
+        if not (k < len(call.by_reference) and call.by_reference[k]):
+            return False
+        callee = self._callees.get(call.key)
+        if callee is None or callee.body is None or k >= len(callee.params):
+            return True
+        return not S.never_written(callee.body, callee.params[k].name, self._callees)
+
     def _updated_element(self, call: N.FuncCall, k: int) -> bool:
         """Argument ``k`` is an array element (or a member of one) that binds a
-        reference to non-const (``std::swap(A[i], A[j])``, a compare-and-swap
-        ``cas(int &a, int &b)`` of the kernel, whose body sees a scalar): the call
-        reads and writes it."""
+        reference to non-const the callee may write through (``std::swap(A[i],
+        A[j])``, a compare-and-swap ``cas(int &a, int &b)`` of the kernel, whose body
+        sees a scalar; :meth:`_may_write`): the call reads and writes it."""
         arg = N.without_casts(call.args[k])
-        return (k < len(call.by_reference) and call.by_reference[k]
-                and (isinstance(arg, N.ArrayRef) or _element_member(arg)))
+        return self._may_write(call, k) and (isinstance(arg, N.ArrayRef)
+                                             or _element_member(arg))
 
     def _pointer_assignment(self, node: N.Assignment) -> None:
         """``p = &A[k]`` (a pointer given memory after its declaration) is an error:

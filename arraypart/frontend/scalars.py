@@ -165,6 +165,42 @@ def write_target(node: N.Node) -> str | None:
     return None
 
 
+def never_written(body: N.Node, name: str,
+                  callees: Mapping[str, N.FuncDef | None] = {}) -> bool:
+    """Whether ``body`` only reads what ``name`` (a reference parameter) names: no
+    assignment, step or ``&`` of an expression that mentions it, no reference to
+    non-const bound to one, no call that may take one by reference (a file's own
+    function only where the parameter is a reference; a method unless it only reads
+    its ap_[u]int object; any other call).  Conservative: ``a[x] = 1`` counts."""
+    def mentions(n: N.Node | None) -> bool:
+        return n is not None and any(isinstance(m, N.Id) and m.name == name
+                                     for m in N.walk(n))
+
+    for n in N.walk(body):
+        if isinstance(n, N.Assignment) and mentions(n.lvalue):
+            return False
+        if (isinstance(n, N.UnaryOp) and (n.op in INCREMENT_STEPS or n.op == "&")
+                and mentions(n.expr)):
+            return False
+        if (isinstance(n, N.Decl) and n.ctype is not None and n.ctype.kind in REFERENCE_KINDS
+                and not n.ctype.referent.const and mentions(n.init)):
+            return False
+        if isinstance(n, N.FuncCall) and n.name not in VALUE_CALLS:
+            callee = callees.get(n.key)
+            if n.method and not (n.name in AP_READERS) and mentions(n.args[0]):
+                return False
+            args = n.args[1:] if n.method else n.args
+            if callee is not None and not n.method:
+                args = [a for a, p in zip(n.args, callee.params)
+                        if p.ctype is None or p.ctype.kind in REFERENCE_KINDS]
+            if any(mentions(a) for a in args):
+                return False
+        if isinstance(n, N.Other) and n.what.startswith("call of") and any(
+                mentions(a) for a in n.parts):
+            return False
+    return True
+
+
 def _escaped(node: N.Node, names: frozenset[str],
              callees: Mapping[str, N.FuncDef | None]) -> set[str]:
     """Scalars whose address ``node`` takes, that it binds to a reference through
