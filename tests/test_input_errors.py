@@ -206,7 +206,12 @@ def test_includes_in_blocks_and_after_conditional_braces_are_hoisted(head, tmp_p
     ('#define N 64\n#include "usesn.h"\n', {}),
     ('#include "usesn.h"\n', {"N": 64}),
     ('#ifndef GUARD_K\n#define GUARD_K\n#include <cmath> /* for\n std::abs */\n'
-     '#define MUL 1 // one\n#include "h.h"\n', {})])
+     '#define MUL 1 // one\n#include "h.h"\n', {}),
+    ('#include "n16.h"\n#ifndef N\n#define N 8\n#endif\n#include "h.h"\n', {}),
+    ('#include <cassert>\n#ifdef __SYNTHESIS__\n#define assert(x)\n#endif\n#include "h.h"\n',
+     {}),
+    ('#define M 4  // see C:\\docs\\\n   the docs folder\n#include "h.h"\n', {}),
+    ('#if 0\n#define\n#endif\n#include "h.h"\n', {})])
 def test_headers_are_read_under_their_conditions_and_macros(head, defines, tmp_path):
     """The testbench reads the original's headers above ``namespace original``, each
     under the conditionals and macros it is read under in the kernel: hoisted alone,
@@ -214,14 +219,20 @@ def test_headers_are_read_under_their_conditions_and_macros(head, defines, tmp_p
     its macro, a header lost the ``N`` that a ``#define`` or ``-D`` gives (the
     testbench did not build, check --trace exited 3; probe 25c, item 4).  A kernel
     file's own include guard still lets its text in, and a comment that an include
-    opens stays whole."""
+    opens stays whole.  The original's own macros take up where the preamble left
+    them: undefining them all made ``#ifndef N`` / ``#define N 8`` after a header's
+    ``N`` give 8, and ``assert`` vanish (probe 26b, items 1-2); a line comment
+    continued by ``\\`` and a nameless ``#define`` in ``#if 0`` stay as written."""
     (tmp_path / "h.h").write_text("#pragma once\nconst int SCALE = 3;\n")
     (tmp_path / "usesn.h").write_text("#pragma once\nconst int SCALE = N / 16;\n")
+    (tmp_path / "n16.h").write_text("#pragma once\n#define N 16\n")
     path = tmp_path / "k.cpp"
     path.write_text(head + "void k(int a[64], int out[16]) {\n  int buf[64];\n"
                     "  for (int i = 0; i < 64; i++) buf[i] = a[i] * SCALE;\n"
                     "  for (int i = 0; i < 16; i++) {\n#pragma HLS pipeline II=1\n"
-                    "    out[i] = buf[4*i] + buf[4*i+1] + buf[4*i+2] + buf[4*i+3];\n  }\n}\n"
+                    + ("  assert(i < 16);\n" if "assert" in head else "")
+                    + "    out[i] = buf[4*i] + buf[4*i+1] + buf[4*i+2] + buf[4*i+3]"
+                    + (" + N" if "#ifndef N" in head else "") + ";\n  }\n}\n"
                     + ("#endif\n" if "GUARD" in head else ""))
     compiled = arraypart.compile_kernel(str(path), defines=defines)
     run = run_testbench(compiled, tmp_path)

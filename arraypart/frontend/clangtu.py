@@ -562,7 +562,7 @@ def _starts_line(data: bytes, offset: int) -> bool:
 # The directives the testbench repeats above the original (frontend.kernel's preamble):
 # comments and literals are consumed whole, as in _SCAN.
 _PREAMBLE_SCAN = re.compile(rb"""
-    //[^\n]*
+    //(?:[^\n]*\\\n)*[^\n]*                   # a line comment, spliced lines too
   | /\*.*?(?:\*/|\Z)
   | "(?:\\.|[^"\\\n])*"?
   | '(?:\\.|[^'\\\n])*'?

@@ -492,9 +492,11 @@ def _preamble(unit: clangtu.Unit) -> tuple[tuple[str, ...], tuple[str, ...]]:
     conditional group (``#if`` ... ``#endif``, whole) opened outside one, so that each
     header is read under the conditions and macros it is read under in the kernel
     (``#ifdef X`` / ``#include "x.h"``; ``#define N 8`` / ``#include "uses_n.h"``);
-    (macros defined after the last include are left out, no header reads them);
-    then ``#undef`` of each macro it defined: the original's own text defines them
-    again in order, and an include guard of the kernel file itself must not hide it.
+    (macros defined after the last include are left out, no header reads them).
+    The original's text then starts from the macros the preamble leaves, which its
+    own directives, replayed, keep (``#ifndef N`` / ``#define N 8`` after a header's
+    ``N``; ``#define assert(x)`` under ``__SYNTHESIS__``); only the kernel file's own
+    include guard is undefined (:func:`_include_guard`), or its text would be skipped.
     A file named through a macro that clang opened is named as clang opened it."""
     opened = [c for c in unit.tu.cursor.get_children()
               if c.kind == ci.CursorKind.INCLUSION_DIRECTIVE and unit.in_main(c.location)]
@@ -518,10 +520,33 @@ def _preamble(unit: clangtu.Unit) -> tuple[tuple[str, ...], tuple[str, ...]]:
     last = max((k for k, d in enumerate(kept_lines) if d.keyword == "include"), default=-1)
     kept_lines = [d for k, d in enumerate(kept_lines)
                   if k < last or d.keyword not in ("define", "undef")]
-    defined = [d.text.split("define", 1)[1].split("(")[0].split()[0]
-               for d in kept_lines if d.keyword == "define"]
+    guard = _include_guard(kept_lines)
     return (tuple(_as_opened(d, opened) for d in kept_lines)
-            + tuple(f"#undef {name}" for name in dict.fromkeys(defined)), tuple(nested))
+            + ((f"#undef {guard}",) if guard else ()), tuple(nested))
+
+
+_GUARD_OPEN = re.compile(r"#\s*(?:ifndef\s+(\w+)|if\s+!\s*defined\s*\(?\s*(\w+)\s*\)?)\s*$")
+_GUARD_DEFINE = re.compile(r"#\s*define\s+(\w+)\b")
+
+
+def _include_guard(lines: list[clangtu.DirectiveLine]) -> str | None:
+    """The kernel file's own include guard, ``#ifndef G`` / ``#define G`` first and
+    the ``#endif`` that closes it last: the preamble defines G, so the original's text
+    in ``namespace original``, whose macros take up where the preamble left them,
+    would be skipped without an ``#undef G``."""
+    if len(lines) < 3 or lines[-1].keyword != "endif":
+        return None
+    opened = _GUARD_OPEN.match(lines[0].text.strip())
+    defined = _GUARD_DEFINE.match(lines[1].text.strip())
+    name = opened and (opened.group(1) or opened.group(2))
+    if not name or not defined or defined.group(1) != name:
+        return None
+    depth = 0
+    for k, d in enumerate(lines):
+        depth += d.keyword.startswith("if") - (d.keyword == "endif")
+        if depth == 0:
+            return name if k == len(lines) - 1 else None
+    return None
 
 
 def _as_opened(directive: clangtu.DirectiveLine, opened: list[ci.Cursor]) -> str:
