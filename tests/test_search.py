@@ -260,6 +260,28 @@ def test_floored_lanes_that_keep_their_bank_are_not_rotating(tmp_path, ports):
     assert all(loop.achieved_ii == loop.target_ii == 1 for loop in report.scheduled.loops)
 
 
+@pytest.mark.parametrize("step,unroll,banks", [(3, 3, 9), (2, 2, 4)])
+def test_strided_lanes_find_the_banks_that_keep_them_static(tmp_path, step, unroll, banks):
+    """``dst[i]`` with ``i += step`` unrolled by ``unroll`` on interface arrays (their
+    references stay as written): lanes ``i + step*u`` move by step*unroll per
+    iteration, so cyclic step*unroll keeps each on one bank.  The refinement stopped
+    at the offsets' box (step*(unroll-1) + 1 banks, which rotate) and the loop ran
+    at II 3 or 2 (probe 26b, item 10)."""
+    path = tmp_path / "strided.c"
+    path.write_text(
+        f"void strided(int src[54], int dst[54]) {{\n"
+        f"  for (int i = 0; i < 54 - {step * unroll}; i += {step}) {{\n"
+        "#pragma HLS pipeline II=1\n"
+        f"#pragma HLS unroll factor={unroll}\n"
+        "    dst[i] = src[i] + 1;\n"
+        "  }\n"
+        "}\n")
+    report = arraypart.analyze(path, ports=1)
+    dst = next(a for a in report.solution.arrays if a.array.name == "dst")
+    assert dst.banking.scheme.describe().startswith(f"per_dim cyclic {banks}")
+    assert all(loop.achieved_ii == loop.target_ii == 1 for loop in report.scheduled.loops)
+
+
 def test_loops_the_emission_slows_are_banked_again(tmp_path):
     """integral_image unrolled by 2: the cheapest banking of sat (cyclic 3 over rows)
     rotates in a loop whose emitted code cannot route it (II 2 under the scheduling

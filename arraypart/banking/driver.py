@@ -978,8 +978,9 @@ class _Search:
         search ceiling.  Read copies that take block RAM extend it to twice their banks
         x copies: one copy in that many banks needs fewer BRAM18K (each bank holds
         1/(2·banks) of the array, not all of it) and may serve the lanes the copies do.
-        A group that is not uniform extends it to its :func:`.space.static_box`, the
-        most banks that leave each of its lanes on one bank.  When ``best``'s rotating lanes miss a target under the scheduling rule
+        A group's :func:`.space.static_box`, the most banks that leave each of its
+        lanes on one bank, extends it (``dst[i]``, ``dst[i + 2]`` with ``i += 4``:
+        cyclic 4 keeps them apart and static, past the offsets' box of 3).  When ``best``'s rotating lanes miss a target under the scheduling rule
         (:func:`.space.rule_overloaded`), an array of at most
         :data:`MAX_ROTATING_REGISTER_ELEMENTS` and :data:`MAX_ROTATING_REGISTER_BITS` (an
         interface array, or a wider one, of at most :data:`MAX_REGISTER_ELEMENTS`) may
@@ -988,7 +989,7 @@ class _Search:
         physical = best.scheme.banks * best.copies
         box = max([physical * (2 if best.copies > 1 and best_bram18k > 0 else 1)]
                   + [_box(s, array.shape) for s in self.uniform]
-                  + [static_box(s, array.shape) for s in self.shapes if not s.uniform])
+                  + [static_box(s, array.shape) for s in self.shapes])
         most = (MAX_REGISTER_ELEMENTS if array.interface
                 or array.size * array.elem_bits > MAX_ROTATING_REGISTER_BITS
                 else MAX_ROTATING_REGISTER_ELEMENTS)

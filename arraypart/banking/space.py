@@ -322,7 +322,7 @@ def _lane_static(scheme: Scheme, shape: GroupShape, lane) -> bool:
 
 def static_box(shape: GroupShape, array_shape: tuple[int, ...]) -> int:
     """The most banks of a per_dim cyclic scheme under which every lane of a group
-    that is not uniform keeps its bank (:func:`_lane_static`): per dimension, the gcd
+    keeps its bank (:func:`_lane_static`): per dimension, the gcd
     of the lanes' moves per time step (the whole dimension when none moves there), so
     cyclic over it or a divisor gives each lane a constant bank; 1 when some lane's
     move is not one integer (a floor that rounds differently from step to step)."""
