@@ -574,3 +574,31 @@ def test_a_small_array_gets_registers_rather_than_a_phase_switch(tmp_path):
     a = next(s for s in report.solution.arrays if s.array.name == "a")
     assert a.banking.scheme.registers
     assert [lp["achieved_ii"] for lp in report.to_json()["loops"]] == [1]
+
+
+RUN_TIME_OFFSET = """
+void offset(int S[64], const int v[16], int sy) {
+#pragma HLS array_partition variable=S type=cyclic factor=2
+    for (int i = 0; i < 4; i++) {
+#pragma HLS pipeline II=1
+        for (int j = 0; j < 4; j++) {
+            S[sy + 4 * i + j] = v[4 * i + j];
+        }
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("pragma", [True, False])
+def test_a_bank_that_moves_with_a_run_time_size_is_no_compile_time_value(tmp_path, pragma):
+    """``S[sy + 4*i + j]`` under cyclic 2: each lane's bank, ``(sy + j) mod 2``, is one
+    value in a run, but not at compile time, so each of the four sites takes a port of
+    both banks (II 2).  The model took it for phase-switched (the emission switches
+    over iterators only) and the checker for static, both claiming II 1 (probe 26,
+    item 1)."""
+    path = tmp_path / "offset.c"
+    path.write_text(RUN_TIME_OFFSET if pragma else RUN_TIME_OFFSET.replace(
+        "#pragma HLS array_partition variable=S type=cyclic factor=2\n", ""))
+    report, _, checked = api.check_kernel(path, as_written=pragma)
+    assert [loop.achieved_ii for loop in checked.loops] == [2]
+    assert [lp["achieved_ii"] for lp in report.to_json()["loops"]] == [2]

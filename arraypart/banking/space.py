@@ -190,7 +190,8 @@ def phases(scheme: Scheme, shape: GroupShape) -> float:
     variable t in the lane's index there, one for all lanes of a uniform group:
     :func:`_steps`); infinite when the scheme is not per_dim, or a lane's index in a
     bank dimension is irregular or not affine, or moves in a block or complete
-    dimension (phase switches rotate cyclic banks only)."""
+    dimension (phase switches rotate cyclic banks only), or a run-time size moves a
+    cyclic bank (``S[sy + 4*i + j]``: the emission switches over iterators only)."""
     if scheme.kind != "per_dim":
         return float("inf")
     if shape.uniform:
@@ -201,9 +202,13 @@ def phases(scheme: Scheme, shape: GroupShape) -> float:
         rows = [_lane_steps(scheme, shape, lane) for lane in shape.lanes]
         if any(row is None for row in rows):
             return float("inf")
+    sized = [v in shape.group.sizes for v in shape.group.time_vars]
     periods = [1] * len(shape.strides)
     for steps in rows:
         for p, row in zip(scheme.dims, steps):
+            if p.type == "cyclic" and any(k % p.factor for k, size in zip(row, sized)
+                                          if size):
+                return float("inf")  # a run-time size's residue: no phase is its
             if p.type == "cyclic":
                 periods = [lcm(period, p.factor // gcd(k, p.factor))
                            for period, k in zip(periods, row)]

@@ -35,7 +35,8 @@ from . import frames as F
 from .maps import check_map
 from .ports import Cells, bank_sizes, cells, first_overfull_bank, row_needs
 from .report import CheckReport, Conflict, DynamicSite, LoopCheck
-from .rule import BankSpan, overfull_bank, rule_needs, site_cells, sites_summary
+from .rule import (BankSpan, moves_with_sizes, overfull_bank, rule_needs, site_cells,
+                   sites_summary)
 from .walk import (TRIPS, Emitted, Region, collapsed, entries, is_concurrent, regions,
                    root_blocks, root_pieces, walk_steps, weights)
 
@@ -249,7 +250,8 @@ def _check_region(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory
 def _check_path(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
                 totals: _Totals, rule: bool, deadline: Deadline | None) -> LoopCheck:
     target = region.target_ii
-    static = _static_sites(region, memories, deadline) if rule else None
+    sizes = frozenset(p.name for p in kernel.params)
+    static = _static_sites(region, memories, sizes, deadline) if rule else None
     steps, need, conflict, key, trip = 0, target, None, None, 0
     dynamic: dict[ir.Access, int] = {}
     for root, emitted, entry_trip in _chunks(region, deadline):
@@ -271,16 +273,22 @@ def _check_path(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
                      steps * need, steps * (need - target), conflict, sites)
 
 
-def _static_sites(region: Region, memories: dict[str, _Memory],
+def _static_sites(region: Region, memories: dict[str, _Memory], sizes: frozenset[str],
                   deadline: Deadline | None) -> frozenset:
-    """The sites (access, lane) whose bank is one value over the region's whole run."""
+    """The sites (access, lane) whose bank is one value over the region's whole run
+    and does not move with a run-time size (``S[sy + 4*i + j]``: one value in this
+    run, but no compile-time value for the scheduler; :func:`moves_with_sizes`)."""
     span = BankSpan()
+    moving = set()
     for _, emitted, _ in _chunks(region, deadline):
         for e in emitted:
             for a in e.accesses:
                 memory = memories[a.array]
-                span.add(site_cells(memory.counted(a), e.frame, memory.banking))
-    return span.static()
+                counted = memory.counted(a)
+                span.add(site_cells(counted, e.frame, memory.banking))
+                if moves_with_sizes(counted, memory.banking, sizes):
+                    moving.add(id(counted))
+    return frozenset(key for key in span.static() if key[0] not in moving)
 
 
 def _count_dynamic(run: _Run, static: frozenset, dynamic: dict[ir.Access, int]) -> None:

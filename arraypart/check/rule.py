@@ -89,6 +89,18 @@ def site_cells(access: ir.Access, frame: Frame, banking: Banking) -> SiteCells:
     return SiteCells(access, frame.mask, index, bank, read_copies(access, frame, banking))
 
 
+def moves_with_sizes(access: ir.Access, banking: Banking, sizes: frozenset[str]) -> bool:
+    """Whether ``access``'s bank under ``banking`` moves with a run-time size: its bank
+    formula over the access's index changes, at some point, when a size in it steps
+    by one (:func:`.expr.difference`; a move it cannot tell counts)."""
+    dims = banking.scheme.bank_dims()
+    if any(access.index[d] is None for d in dims):
+        return False  # irregular: dynamic already
+    bank = E.substitute(banking.scheme.bank_expr(),
+                        {index_var(d): access.index[d] for d in dims})
+    return any(E.difference(bank, name, 1) != 0 for name in E.variables(bank) & sizes)
+
+
 @dataclass
 class BankSpan:
     """Smallest and largest bank each site took so far (over every chunk of a run)."""

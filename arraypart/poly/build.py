@@ -50,7 +50,7 @@ def build_model(kernel: ir.Kernel, *, ports: int = 2,
         check_bounds(relation, by_name[relation.access.array], guards.get(id(relation.access)))
         check_writable(relation.access, by_name[relation.access.array])
     found = counted_addresses(collect(kernel, tick=tick), by_name)
-    groups = _groups(found, by_name, tick)
+    groups = _groups(found, by_name, frozenset(p.name for p in kernel.params), tick)
     touched = {r.access.array for r in relations}
     written = {r.access.array for r in relations if r.access.kind == "write"}
     arrays = tuple(_array_model(a, ports, groups, a.name in touched, a.name not in written)
@@ -157,11 +157,12 @@ def counted_addresses(found: Collector, arrays: Mapping[str, ir.Array]) -> Colle
         for f in found.found])
 
 
-def _groups(found: Collector, arrays: Mapping[str, ir.Array],
+def _groups(found: Collector, arrays: Mapping[str, ir.Array], sizes: frozenset[str],
             tick: Callable[[], None]) -> tuple[CycleGroup, ...]:
     """One group per (concurrent loop, chain of sequential inner loops, path through
     the loop's data-dependent ifs, array, member view of a disaggregated struct
-    array), in the order the walk first meets them."""
+    array), in the order the walk first meets them; ``sizes``: the kernel's run-time
+    sizes (those of its time variables are the group's ``sizes``)."""
     drafts: dict[tuple, list[Found]] = {}
     for f in found.found:
         key = (id(f.frame.root), f.frame.chain, f.path, f.access.array)
@@ -188,7 +189,8 @@ def _groups(found: Collector, arrays: Mapping[str, ir.Array],
                 or (id(frame.root), key[-1]) in unrouted,
                 frame.root.unroll is None and not any(m.access.ref_id in stepped
                                                       for m in view),
-                members[0].path, instance[id(frame.root)], frame.descending))
+                members[0].path, instance[id(frame.root)], frame.descending,
+                frozenset(frame.time_vars) & sizes))
     return tuple(groups)
 
 

@@ -75,7 +75,10 @@ class CycleGroup:
     ``instance``: the ordinal of ``loop`` among the kernel's concurrent loops in program
     order (:attr:`PolyModel.loops`); a function's loop, inlined at each call, has one
     instance per call, all of one name and coordinate.  ``descending``: the last time
-    variable falls from one iteration to the next (the loop counts down).
+    variable falls from one iteration to the next (the loop counts down).  ``sizes``:
+    the time variables that are run-time sizes (one value per run, but none at compile
+    time: a bank that moves with one is no compile-time value, and no phase switch,
+    which rotates over iterators, makes it one).
     """
 
     loop: str
@@ -91,6 +94,7 @@ class CycleGroup:
     path: int = 0
     instance: int = 0
     descending: bool = False
+    sizes: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, eq=False)
