@@ -413,8 +413,9 @@ def judge_trace(report: Report, recorded: trace.Trace, *, as_written: bool = Fal
         bankings, storage = (report.solution.emitted_bankings(),
                              report.solution.emitted_ports())
         claims = [trace.Claim(loop.name, loop.coord, loop.target_ii,
-                              report.planned_ii(loop.name, loop.target_ii))
-                  for loop in report.model.loops]
+                              report.planned_ii(loop.name, loop.target_ii),
+                              report.loop_achieved_ii(n, loop.name, loop.target_ii))
+                  for n, loop in enumerate(report.model.loops)]
     groups = [g for a in report.model.arrays for g in a.groups]
     return trace.check_trace(kernel, recorded, bankings, claims, groups, ports=ports,
                              storage=storage, rule=as_written, deadline=deadline)

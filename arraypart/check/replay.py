@@ -67,12 +67,16 @@ class Memory:
 
 @dataclass(frozen=True, slots=True)
 class Claim:
-    """What the model says of a loop: it reaches ``claimed_ii`` (target ``target_ii``)."""
+    """What the model says of a loop: it reaches ``claimed_ii`` (target ``target_ii``);
+    ``emitted_ii``: the II the emitted code reaches under the scheduling rule, where
+    the claim is the banking proof's in the ideal port model (references the emission
+    keeps as written may raise it; None when the claim is the rule's own)."""
 
     name: str
     coord: Coord
     target_ii: int
     claimed_ii: int
+    emitted_ii: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -241,6 +241,7 @@ class TraceCheck:
                   "traced_ii": loop.traced_ii,
                   "name": loop.claim.name if loop.claim else None,
                   "claimed_ii": loop.claim.claimed_ii if loop.claim else None,
+                  "emitted_ii": loop.claim.emitted_ii if loop.claim else None,
                   "agrees": loop.agrees}
                  for loop, label in zip(self.replay.loops, self._labels())]
         return {"records": self.replay.records, "port_model": "rule" if self.rule else "ideal",
@@ -270,7 +271,8 @@ class TraceCheck:
                 continue
             verdict = "agrees" if loop.agrees else "DISAGREES"
             lines.append(f"  {loop.claim.name} ({where}): {loop.steps} steps, model "
-                         f"II {loop.claim.claimed_ii}, traced II {loop.traced_ii}: {verdict}")
+                         f"II {loop.claim.claimed_ii}, traced II {loop.traced_ii}: {verdict}"
+                         + _emitted_note(loop.claim))
         differing = set(self.trace.instrumented.synthesis_only)
         lines += [f"  {c.name} ({c.coord}): not traced (" + (
                   "code only synthesis reads stands in it or in a function it calls, "
@@ -484,6 +486,17 @@ def size_values(kernel: ir.Kernel) -> dict[str, int | None]:
     read from memory) has none."""
     arguments = {p.name for p in kernel.source.func.params}
     return {p.name: p.high if p.name in arguments else None for p in kernel.params}
+
+
+def _emitted_note(claim: Claim) -> str:
+    """What the emitted code reaches, where the scheduling rule raises it above the
+    banking proof's II that the trace checks (references kept as written whose banks
+    rotate: the II compile reports)."""
+    if claim.emitted_ii is None or claim.emitted_ii <= claim.claimed_ii:
+        return ""
+    return (f" (the banking's proof; the emitted code keeps references whose banks "
+            f"rotate, and reaches II {claim.emitted_ii} under the scheduling rule: "
+            "arraypart check)")
 
 
 def _claim(claims: Sequence[Claim]) -> Claim:
