@@ -48,7 +48,7 @@ def test_an_impossible_ii_is_recognised_before_any_search(tmp_path, capsys):
     assert code == 1 and not acc["conflict_free"] and acc["banks"] == acc["lower_bound_banks"]
     loop = next(lp for lp in report["loops"] if lp["line"] == 5)
     assert loop["target_ii"] == 1 and loop["achieved_ii"] == 2
-    assert any(f"{path}:7:14 and {path}:7:5" in w and "II 1 is impossible, the least is 2" in w
+    assert any(f"{path}:7:14 and {path}:7:5" in w and "II 1 is impossible for memory banks, the least is 2" in w
                for w in report["warnings"])
 
 
@@ -84,3 +84,61 @@ def test_a_written_rom_is_a_located_error(tmp_path, capsys):
         code, report, err, path = analyze(tmp_path, "rom", ROM, capsys)
     assert code == 2 and report is None
     assert err.startswith(f"{path}:6:5: error: t[i] writes t") and "rom_1p" in err
+
+
+HISTOGRAM = """void hist(const unsigned char d[64], const int h[16], int out[64]) {
+  int loc[16];
+  loc[0] = 0;
+  for (int i = 0; i < 15; i++) {
+#pragma HLS pipeline II=1
+    loc[i + 1] = loc[i] + h[i];
+  }
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    int digit = d[i] & 15;
+    out[i] = loc[digit];
+    ++loc[digit];
+  }
+}
+"""
+
+ACCUMULATE = """void acc(const int in[32][64], int out[32]) {
+#pragma HLS array_partition variable=out complete
+  for (int i = 0; i < 32; i += 4) {
+    for (int j = 0; j < 64; j += 8) {
+#pragma HLS pipeline II=1
+      for (int k = 0; k < 4; k++) out[i + k] += in[i + k][j];
+    }
+  }
+}
+"""
+
+
+def test_an_element_updated_at_a_data_chosen_index_makes_a_small_array_registers(
+        tmp_path, capsys):
+    """``++loc[digit]`` reads and writes one element whatever ``digit`` is: on one
+    port no memory banking reaches II 1, so 16 elements become registers (II 1).  The
+    floor looked at regular lanes only, and the search kept two copies at II 2 with
+    "no banking ... is conflict-free" (probe 26, item 3)."""
+    code, report, err, _ = analyze(tmp_path, "hist", HISTOGRAM, capsys, "--ports", "1")
+    loc = next(a for a in report["arrays"] if a["name"] == "loc")
+    assert loc["scheme"]["banks"] == 16 and loc["conflict_free"]
+    assert code == 0 and [lp["achieved_ii"] for lp in report["loops"]] == [1, 1]
+
+
+def test_the_users_registers_meet_a_target_no_memory_banking_can(tmp_path, capsys):
+    """The user's ``complete`` on ``out``, updated in place on one port: registers
+    reach II 1, which no memory banking can.  The floor relaxed the target anyway: the
+    report said II 1 was impossible, called the user's registers wasteful and advised
+    cyclic 4, which reaches II 2 (probe 26, item 3).  Without the pragma the note
+    says what would reach it."""
+    code, report, err, _ = analyze(tmp_path, "acc", ACCUMULATE, capsys, "--ports", "1")
+    out = next(a for a in report["arrays"] if a["name"] == "out")
+    assert code == 0 and out["conflict_free"] and out["scheme"]["banks"] == 32
+    assert not any("impossible" in w or "--replace-partitions uses" in w
+                   for w in report["warnings"])
+    code, report, err, _ = analyze(tmp_path, "acc", ACCUMULATE.replace(
+        "#pragma HLS array_partition variable=out complete\n", ""), capsys, "--ports", "1")
+    assert code == 1 and any(
+        "II 1 is impossible for memory banks, the least is 2 (a complete partition, "
+        "registers, would reach it)" in w for w in report["warnings"])

@@ -271,6 +271,8 @@ def _solve_within_time(am: ArrayModel, options: _Options) -> ArraySolution:
     floors = least_feasible_ii(am)
     if floors and _registers_within_reach(am, options):
         return _registers(am, start)
+    if floors and _kept_registers(am, options):
+        floors = {}  # the floors bind memory banks: the user's registers take no port
     try:
         solution = _solve_array(relaxed(am, floors) if floors else am, options)
     except (ProofTimeout, _TimeUp):
@@ -281,10 +283,19 @@ def _solve_within_time(am: ArrayModel, options: _Options) -> ArraySolution:
         return _time_limited(am, options, start, out_of_memory=True)
     if not floors:
         return solution
-    notes = tuple(warning_text(am.array.coord, (
-        f"{why}: II {am.groups[k].target_ii} is impossible, the least is {ii}"))
-        for k, (ii, why) in sorted(floors.items()))
+    registers = (" (a complete partition, registers, would reach it)"
+                 if am.array.partitionable else "")
+    notes = tuple(dict.fromkeys(warning_text(am.array.coord, (  # one per path: once
+        f"{why}: II {am.groups[k].target_ii} is impossible for memory banks, the least "
+        f"is {ii}{registers}")) for k, (ii, why) in sorted(floors.items())))
     return replace(solution, conflict_free=False, notes=solution.notes + notes)
+
+
+def _kept_registers(am: ArrayModel, options: _Options) -> bool:
+    """The array keeps the user's partition pragmas, and they make it registers."""
+    array = am.array
+    return (bool(array.partitions) and not options.replace_partitions
+            and scheme_from_pragmas(array).registers)
 
 
 def _registers_within_reach(am: ArrayModel, options: _Options) -> bool:

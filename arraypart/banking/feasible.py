@@ -33,8 +33,10 @@ def least_feasible_ii(array_model: ArrayModel) -> dict[int, tuple[int, str]]:
     out = {}
     for position, group in enumerate(array_model.groups):
         found = _group_floor(array_model.ports, group, array_model.array.shape)
-        if found is not None:
-            out[position] = found
+        found += _updated_in_place(array_model.ports, group)
+        found += _written_many_times(array_model.ports, group)
+        if found:
+            out[position] = max(found, key=lambda n: n[0])
     return out
 
 
@@ -46,13 +48,14 @@ def relaxed(array_model: ArrayModel, floors: dict[int, tuple[int, str]]) -> Arra
 
 
 def _group_floor(ports: PortModel, group: CycleGroup,
-                 shape: tuple[int, ...]) -> tuple[int, str] | None:
+                 shape: tuple[int, ...]) -> list[tuple[int, str]]:
+    """The floors of the pairs of regular lanes that meet at one address."""
     lanes = [a for a in group.accesses if a.regular]
     writes = [k for k, a in enumerate(lanes) if a.kind == "write"]
     # each write pairs with every other lane except the writes after it
     count = len(writes) * (len(lanes) - 1) - len(writes) * (len(writes) - 1) // 2
     if not writes or count > MAX_PAIRS:
-        return None
+        return []
     pairs = [(a, b) for b in writes for a in range(len(lanes))
              if a != b and not (lanes[a].kind == "write" and a > b)]
     terms = [S.lane_terms(a, group.time_vars, k, shape) for k, a in enumerate(lanes)]
@@ -78,4 +81,50 @@ def _group_floor(ports: PortModel, group: CycleGroup,
         needed.append((ii, f"loop {group.loop}: one element of {lanes[b].array}{members} "
                            f"is {what} in one iteration ({lanes[a].coord} and "
                            f"{lanes[b].coord}), which no banking separates on {ports.name}"))
-    return max(needed, key=lambda n: n[0]) if needed else None
+    return needed
+
+
+def _written_many_times(ports: PortModel, group: CycleGroup) -> list[tuple[int, str]]:
+    """The floors of the elements that more than two lanes of one subscript (equal
+    index expressions, so one address at every P) write in one iteration where all
+    of them run (``ret[4*j] = ...; ret[4*j] ^= ...; ret[4*j] ^= ...``): that element's
+    bank serves its writes and one read, which pairs alone undercount."""
+    classes: dict[tuple, list] = {}
+    for a in group.accesses:
+        if a.regular:
+            classes.setdefault((a.index, a.lane), []).append(a)
+    needed = []
+    for lanes in classes.values():
+        writes = sum(a.kind == "write" for a in lanes)
+        reads = int(writes < len(lanes))
+        if writes < 3 or ports.fits(reads, writes, group.target_ii):
+            continue
+        domain = S.plain(lanes[0].domain)
+        for a in lanes[1:]:
+            domain = domain.intersect(S.plain(a.domain))
+        if domain.is_empty():
+            continue
+        ii = next((k for k in range(group.target_ii, MAX_II + 1)
+                   if ports.fits(reads, writes, k)), MAX_II)
+        needed.append((ii, f"loop {group.loop}: one element of {lanes[0].array} is written "
+                           f"{writes} times in one iteration (at {lanes[0].coord}), which no "
+                           f"banking separates on {ports.name}"))
+    return needed
+
+
+def _updated_in_place(ports: PortModel, group: CycleGroup) -> list[tuple[int, str]]:
+    """The floors of irregular elements that one reference reads and writes (``++h[d]``
+    with ``d`` from the data): its read and write lanes of one unrolled lane share an
+    address whatever it is, so that element's bank serves both."""
+    if ports.fits(1, 1, group.target_ii):
+        return []
+    reads = {(a.ref_id, a.lane, a.index) for a in group.accesses
+             if a.kind == "read" and not a.regular}
+    updated = [a for a in group.accesses if a.kind == "write" and not a.regular
+               and (a.ref_id, a.lane, a.index) in reads]
+    if not updated:
+        return []
+    ii = next((k for k in range(group.target_ii, MAX_II + 1) if ports.fits(1, 1, k)), MAX_II)
+    return [(ii, f"loop {group.loop}: the element of {updated[0].array} that "
+                 f"{updated[0].coord} updates is read and written in one iteration, which "
+                 f"no banking separates on {ports.name}")]
