@@ -616,3 +616,24 @@ def test_lanes_that_share_a_row_refute_every_formula_of_the_row_at_once(
     assert chosen.conflict_free and (1 in chosen.banking.scheme.bank_dims()
                                      or chosen.banking.copies > 1)
     assert sampled and all(1 in dims for dims, copies in sampled if copies == 1)
+
+
+def test_a_missed_target_is_traded_for_fewer_cycles(tmp_path):
+    """``top`` is written 40 lanes a step for 16 steps (i += 40) and updated 16 lanes
+    a step for 1,280 steps (n += 16): no banking reaches II 1 in both.  Cyclic 20 kept
+    the short loop at II 1 and the long one at II 16 (20,496 cycles), because targets
+    were only ever raised in the loops that missed; cyclic 16 costs the short loop
+    II 2 and gives the long one II 1 (1,312 cycles; probe 26, item 5)."""
+    path = tmp_path / "rot.c"
+    path.write_text(
+        "void rot(int top[640]) {\n"
+        "  for (int i = 0; i < 640; i += 40) {\n#pragma HLS pipeline\n"
+        "    for (int j = 0; j < 40; j++) top[i + j] = i + j;\n  }\n"
+        "  for (int n = 0; n < 640; n += 16) {\n"
+        "    for (int c = 0; c < 32; c++) {\n#pragma HLS pipeline\n"
+        "      for (int nn = 0; nn < 16; nn++) top[n + nn] += c * nn;\n    }\n  }\n}\n")
+    report = arraypart.analyze(path)
+    top = next(a for a in report.solution.arrays if a.array.name == "top")
+    assert top.banking.scheme.describe().startswith("per_dim cyclic 16")
+    assert [(loop.achieved_ii, loop.iterations) for loop in report.scheduled.loops] == [
+        (2, 16), (1, 1280)]

@@ -45,7 +45,8 @@ from .solution import ArraySolution, Found, Solution
 from .space import (FLAT_BLOCKS, Cost, Family, alpha_rows, copy_assignments, copy_key,
                     as_written_ii, direct_flat_rule_ii, rule_ii, phased, phased_loops,
                     cost_floor, cost_of, crossbar_lanes, flat_block_floors, flat_crossbar,
-                    per_dim_partitions, rule_lanes, rule_overloaded, static_box)
+                    per_dim_partitions, rule_lanes, rule_overloaded, static_box,
+                    static_factors)
 
 FAMILIES = ("per_dim", "flat")
 SCHEME_CHOICES = {"all": FAMILIES, "vitis": ("per_dim",)}
@@ -448,7 +449,8 @@ def _cheapest_at_reached_ii(am: ArrayModel, search: _Search, banking: Banking,
     proven against the real targets, reach no larger II in any loop, the one with the
     least total II, then the least cost, is kept.  A banking that reaches every raised
     target ends the search: raising them further only loosens them.  The time limit
-    ends it too (the third value says so: the best so far is kept)."""
+    ends it too (the third value says so: the best so far is kept).  Last, a banking
+    that keeps one group's lanes static may take fewer cycles (:func:`_fewest_cycles`)."""
     reached = search.reached(banking, proof)
     missed = {k: g for k, g in enumerate(am.groups) if reached[g.loop] > g.target_ii}
     if not missed:
@@ -473,7 +475,36 @@ def _cheapest_at_reached_ii(am: ArrayModel, search: _Search, banking: Banking,
             return best[2], best[3], True
         if all(theirs[am.groups[k].loop] <= ii for k, (ii, _) in floors.items()):
             break
-    return best[2], best[3], False
+    return (*_fewest_cycles(am, search, best[2], best[3]), False)
+
+
+def _fewest_cycles(am: ArrayModel, search: _Search, banking: Banking,
+                   proof: Proof) -> tuple[Banking, Proof]:
+    """Of ``banking`` and the per_dim bankings that keep one group's lanes each on one
+    bank (:func:`.space.static_factors`: cyclic by the gcd of their moves), the one
+    whose loops take the fewest cycles, sum over loops of iterations x II
+    (:meth:`_Search.reached`); ``banking`` on a tie.  A banking whose lanes rotate
+    in one loop (II 16 over 1,024 iterations) may be worse than one that rotates in
+    another (II 20 over 16), which the II-by-II comparison never trades."""
+    iterations: dict[str, int] = {}
+    for g in am.groups:
+        iterations[g.loop] = max(iterations.get(g.loop, 0), g.total_iterations)
+
+    def cycles(b: Banking, p: Proof) -> int:
+        return sum(ii * iterations.get(loop, 1) for loop, ii in search.reached(b, p).items())
+
+    best = (cycles(banking, proof), banking, proof)
+    for shape in search.shapes:
+        factors = static_factors(shape, am.array.shape)
+        if factors is None or not 1 < prod(factors) <= search.ceiling:
+            continue
+        other = Banking(am.array.name, per_dim_scheme(am.array.shape, tuple(
+            DimPartition("cyclic", f) if f > 1 else DimPartition("none", 1)
+            for f in factors)))
+        if other != banking:
+            checked = search.prove(other)
+            best = min(best, (cycles(other, checked), other, checked), key=lambda e: e[0])
+    return best[1], best[2]
 
 
 def _banked_at(am: ArrayModel, search: _Search, floors: dict, families: tuple[str, ...],

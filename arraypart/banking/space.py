@@ -327,19 +327,27 @@ def _lane_static(scheme: Scheme, shape: GroupShape, lane) -> bool:
 
 def static_box(shape: GroupShape, array_shape: tuple[int, ...]) -> int:
     """The most banks of a per_dim cyclic scheme under which every lane of a group
-    keeps its bank (:func:`_lane_static`): per dimension, the gcd
-    of the lanes' moves per time step (the whole dimension when none moves there), so
-    cyclic over it or a divisor gives each lane a constant bank; 1 when some lane's
-    move is not one integer (a floor that rounds differently from step to step)."""
+    keeps its bank: the product of :func:`static_factors` (1 without them)."""
+    factors = static_factors(shape, array_shape)
+    return prod(factors) if factors is not None else 1
+
+
+def static_factors(shape: GroupShape, array_shape: tuple[int, ...]
+                   ) -> tuple[int, ...] | None:
+    """Per dimension, the largest cyclic factor under which every lane of a group
+    keeps its bank (:func:`_lane_static`): the gcd of the lanes' moves per time step
+    (the whole dimension when none moves there), so cyclic over it or a divisor gives
+    each lane a constant bank; None when some lane's move is not one integer (a floor
+    that rounds differently from step to step) or a dimension is irregular."""
     factors = []
     for d, extent in enumerate(array_shape):
         moves = [None if lane.index[d] is None else E.difference(lane.index[d], v, stride)
                  for lane in shape.lanes
                  for v, stride in zip(shape.group.time_vars, shape.strides)]
         if None in moves:
-            return 1
+            return None
         factors.append(min(extent, reduce(gcd, moves, 0) or extent))
-    return prod(factors)
+    return tuple(factors)
 
 
 def _block_moves(scheme: Scheme, shape: GroupShape, d: int, row: list[int]) -> bool:
