@@ -84,7 +84,7 @@ def solve(model: PolyModel, *, max_banks: int | None = None, part: str | None = 
     start = perf_counter()
     options = _Options(max_banks, bram_budget(part), SCHEME_CHOICES[schemes],
                        start + time_limit, time_limit, replace_partitions,
-                       found or _ignore)
+                       found or _ignore, _shared_loops(model))
     solved: dict[int, ArraySolution] = {}
     for done, index in enumerate(_easiest_first(model.arrays)):
         am = model.arrays[index]
@@ -101,6 +101,16 @@ def solve(model: PolyModel, *, max_banks: int | None = None, part: str | None = 
     arrays = tuple(solved[k] for k in range(len(model.arrays)))
     warnings = tuple(note for a in arrays for note in a.notes)
     return Solution(arrays, warnings, perf_counter() - start, best_found is not None)
+
+
+def _shared_loops(model: PolyModel) -> frozenset[str]:
+    """The loops whose groups hold more than one array: another array may bound the
+    II of such a loop whatever this one's banking (:func:`_fewest_cycles`)."""
+    arrays: dict[str, set[str]] = {}
+    for am in model.arrays:
+        for g in am.groups:
+            arrays.setdefault(g.loop, set()).add(am.array.name)
+    return frozenset(loop for loop, names in arrays.items() if len(names) > 1)
 
 
 def _solve_cut_short_again(model: PolyModel, solved: dict[int, ArraySolution],
@@ -181,6 +191,7 @@ class _Options:
     time_limit: float
     replace_partitions: bool
     found: Callable[[Found], None] = _ignore
+    shared_loops: frozenset[str] = frozenset()  # loops of more than one array
 
 
 @dataclass(frozen=True, slots=True)
@@ -485,7 +496,10 @@ def _fewest_cycles(am: ArrayModel, search: _Search, banking: Banking,
     whose loops take the fewest cycles, sum over loops of iterations x II
     (:meth:`_Search.reached`); ``banking`` on a tie.  A banking whose lanes rotate
     in one loop (II 16 over 1,024 iterations) may be worse than one that rotates in
-    another (II 20 over 16), which the II-by-II comparison never trades."""
+    another (II 20 over 16), which the II-by-II comparison never trades.  Only loops
+    of this array alone may change II: in a loop another array shares, that one may
+    hold the II (stencil3d's boundary loops, bound by orig), and the trade buys
+    nothing for what it costs elsewhere."""
     iterations: dict[str, int] = {}
     for g in am.groups:
         iterations[g.loop] = max(iterations.get(g.loop, 0), g.total_iterations)
@@ -501,9 +515,14 @@ def _fewest_cycles(am: ArrayModel, search: _Search, banking: Banking,
         other = Banking(am.array.name, per_dim_scheme(am.array.shape, tuple(
             DimPartition("cyclic", f) if f > 1 else DimPartition("none", 1)
             for f in factors)))
-        if other != banking:
-            checked = search.prove(other)
-            best = min(best, (cycles(other, checked), other, checked), key=lambda e: e[0])
+        if other == banking:
+            continue
+        checked = search.prove(other)
+        ours, theirs = search.reached(banking, proof), search.reached(other, checked)
+        if any(theirs[loop] != ii for loop, ii in ours.items()
+               if loop in search.options.shared_loops):
+            continue  # another array there may bound the II: the trade is not this one's
+        best = min(best, (cycles(other, checked), other, checked), key=lambda e: e[0])
     return best[1], best[2]
 
 
