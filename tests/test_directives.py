@@ -138,3 +138,16 @@ def test_an_unroll_directive_on_a_loop_written_as_blocks_is_not_kept(tmp_path, b
     assert compiled.files["directives.tcl"] == (
         "set_directive_loop_tripcount -max 128 summed/SUM_LOOP\n")
     assert [loop["achieved_ii"] for loop in compiled.report.to_json()["loops"]] == [1]
+
+
+def test_bind_op_and_dependence_take_their_variables_as_vitis_writes_them():
+    """``set_directive_bind_op [OPTIONS] <location> <variable>`` was refused (every
+    HLSDSE directive file has it; probe 26, item 9), and ``set_directive_dependence``
+    names its variable with ``-variable``, not after the location."""
+    bind, dependence = parse_directives(
+        "set_directive_bind_op -op dmul -impl fabric -latency -1 bo/loop mult\n"
+        "set_directive_dependence -variable buf -type inter -dependent false bo/loop\n",
+        "d.tcl")
+    assert bind.pragma_text() == "HLS bind_op op=dmul impl=fabric latency=-1 variable=mult"
+    assert bind.cfg_line() == "syn.directive.bind_op=bo/loop mult op=dmul impl=fabric latency=-1"
+    assert dependence.pragma_text() == "HLS dependence variable=buf type=inter dependent=false"

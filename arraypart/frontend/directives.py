@@ -34,9 +34,9 @@ FLAGS = frozenset({"off", "rewind", "enable_flush", "skip_exit_check", "region",
                    "recursive", "register", "disable_start_propagation"})
 # Directives whose last word names a variable (``port`` for interfaces).
 VARIABLE_KEY = {"array_partition": "variable", "array_reshape": "variable",
-                "bind_storage": "variable", "resource": "variable", "stream": "variable",
-                "aggregate": "variable", "disaggregate": "variable",
-                "dependence": "variable", "interface": "port"}
+                "bind_storage": "variable", "bind_op": "variable", "resource": "variable",
+                "stream": "variable", "aggregate": "variable", "disaggregate": "variable",
+                "interface": "port"}  # set_directive_dependence names it by -variable
 # Directives on an array that arraypart's banking replaces (dropped from the output's
 # directives for the arrays it banks, as their pragmas are).
 ARRAY_DIRECTIVES = ("array_partition", "bind_storage", "resource")
