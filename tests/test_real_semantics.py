@@ -2652,3 +2652,25 @@ def test_a_bool_a_constant_initializes_and_nothing_writes_is_followed(tmp_path):
     reads = [a for a in ir.accesses(compiled.report.kernel.body)
              if a.array == "buf" and a.kind == "read"]
     assert reads and all(a.regular for a in reads)
+
+
+def test_banked_arrays_declared_with_others_keep_their_declaration(tmp_path):
+    """``int c = 0, a[8] = {...}, b[64], d = 1;``: a banked array declared beside
+    others had to be declared on its own (exit 2, even for Vitis_Libraries'
+    ``digit_histogram[RADIX], digit_location[RADIX]``; probe 26, item 6).  Its own
+    declarator, initializer included, becomes the bank array's."""
+    text = """
+        void md(const int in[64], int out[60]) {
+            int c = 0, a[8] = {1, 2, 3, 4, 5, 6, 7, 8}, b[64], d = 1;
+            for (int i = 0; i < 64; i++) b[i] = in[i] * 2;
+            for (int i = 0; i < 60; i++) {
+        #pragma HLS pipeline II=1
+                out[i] = a[i % 8] + a[(i + 1) % 8] + b[i] + b[i + 1] + b[i + 3] + c + d;
+            }
+        }"""
+    compiled = compile_text(tmp_path, "md", text)
+    emitted = compiled.files["md.cpp"]
+    assert "int c = 0, a[8] = {1, 2, 3, 4, 5, 6, 7, 8}, b_bank[" in emitted
+    assert "], d = 1;" in emitted
+    if HAVE_GXX:
+        assert_the_testbench_passes(compiled, tmp_path)

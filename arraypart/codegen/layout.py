@@ -363,12 +363,11 @@ class ExplicitRewriter:
         if decl is None or decl.name_at < 0 or decl.stmt_end < 0:
             raise KernelError(ex.array.coord,
                               f"no local declaration of banked array '{ex.array.name}'")
-        if decl.shared:
-            raise KernelError(decl.coord, f"banked array '{ex.array.name}' must be "
-                                          "declared in a declaration of its own")
         text = ex.declaration_text()
         if decl.init is not None:
             text += " = " + self._relaid_init(decl, ex)
+        if decl.shared:  # int a[64], b[64];: its own declarator, initializer included
+            return Edit(decl.name_at, decl.end, text)
         end = decl.stmt_end
         if self._data[end - 1:end] == b";":
             end -= 1
