@@ -2674,3 +2674,28 @@ def test_banked_arrays_declared_with_others_keep_their_declaration(tmp_path):
     assert "], d = 1;" in emitted
     if HAVE_GXX:
         assert_the_testbench_passes(compiled, tmp_path)
+
+
+@pytest.mark.parametrize("escape", ["break", "continue"])
+def test_an_affine_guard_before_break_protects_what_follows(tmp_path, escape):
+    """``if (j - k < 0) break; acc += h[k] * r[j - k];``: the read runs only where
+    j >= k.  The guard was ignored (the model runs every iteration to its end), so
+    r[-1] was 'outside the array' (exit 2; TACLeBench filterbank, probe 26, item 7)."""
+    text = f"""
+        void brk(const int r[64], const int h[8], int y[64]) {{
+            for (int j = 0; j < 64; j++) {{
+        #pragma HLS pipeline
+                int acc = 0;
+                for (int k = 0; k < 8; k++) {{
+                    if (j - k < 0) {escape};
+                    acc += h[k] * r[j - k];
+                }}
+                y[j] = acc;
+            }}
+        }}"""
+    compiled = compile_text(tmp_path, "brk", text)
+    assert [lp["achieved_ii"] for lp in compiled.report.to_json()["loops"]] == [1]
+    if HAVE_GXX:
+        assert_the_testbench_passes(compiled, tmp_path)
+        _, traced = api.trace_kernel(str(tmp_path / "brk.c"))
+        assert traced.disagreements == (), traced.format()

@@ -242,14 +242,34 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         self._blocks.append({})
         visible = self._visible
         nodes: list[Node] = []
+        items = list(items or ())
         try:
-            for item in items or ():
+            for k, item in enumerate(items):
+                guard = self._escape_guard(item)
                 nodes.extend(self._statement(item))
+                if guard is not None:  # the rest runs where the guard does not hold
+                    rest = tuple(n for later in items[k + 1:] for n in self._statement(later))
+                    nodes.append(If(guard, (), rest, item.coord))
+                    break
         finally:
             for name, (value, opaque) in self._blocks.pop().items():
                 self._bind(name, value, opaque)
             self._visible = visible
         return nodes
+
+    def _escape_guard(self, item: N.Node) -> tuple[Conjunction, ...] | None:
+        """The affine condition of ``if (cond) break;`` (or ``continue``) in a loop:
+        the statements after it in the block run only where it does not hold
+        (``if (j - k < 0) break; acc += r[j - k];`` reads r inside it).  Later
+        iterations after a ``break`` are still modelled as running (a superset)."""
+        if not (isinstance(item, N.If) and item.iffalse is None and self._loops):
+            return None
+        escape = item.iftrue
+        while isinstance(escape, N.Compound) and len(escape.items) == 1:
+            escape = escape.items[0]
+        if not (isinstance(escape, N.Unsupported) and escape.keyword in ESCAPES):
+            return None
+        return condition_dnf(item.cond, self._scope())
 
     def _pointer(self, decl: N.Decl) -> list[Node] | None:
         """When ``decl`` is a pointer into memory (:func:`.calls.pointer_binding`), the
