@@ -418,8 +418,8 @@ ERRORS = [
      "does not match"),
     ("loop-ne-step", LOOP_OK + "  for (int i = 0; i != 8; i += 2) A[i] = 0;\n}\n", 2, 19,
      "'!='"),
-    ("loop-bound", "void k(int A[8], int n) {\n  for (int i = 0; i < n * n - 1; i++) {"
-     " A[i] = 0; n--; }\n}\n", 2, 23, "loop bound 'n * n - 1' is not affine and the loop "
+    ("loop-start", "void k(int A[8], int n) {\n  for (int i = n * n; i < 8; i++) {"
+     " A[i] = 0; n--; }\n}\n", 2, 16, "loop start 'n * n' is not affine and the loop "
      "changes 'n'"),
     ("loop-init", LOOP_OK + "  for (; ; ) A[0] = 0;\n}\n", 2, 3, "needs a condition"),
     ("size", "void k(int A[0]) {\n  A[0] = 1;\n}\n", 1, 14, "positive integer constant"),

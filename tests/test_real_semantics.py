@@ -2699,3 +2699,27 @@ def test_an_affine_guard_before_break_protects_what_follows(tmp_path, escape):
         assert_the_testbench_passes(compiled, tmp_path)
         _, traced = api.trace_kernel(str(tmp_path / "brk.c"))
         assert traced.disagreements == (), traced.format()
+
+
+def test_a_parameter_assigned_a_constant_is_followed(tmp_path):
+    """``off = 2;`` and ``width = 32;`` on scalar parameters: after them ``a[i + off]``
+    is regular and the loop runs width - 2 times.  Parameters were no tracked
+    scalars, so the subscript was irregular (II 2) and the bound a fresh size (Xilinx's
+    convolution example, exit 2; probe 26, item 8)."""
+    text = """
+        void rj(int off, int width, const int a[64], int out[60]) {
+            off = 2;
+            width = 32;
+            for (int i = 0; i < width - 2; i++) {
+        #pragma HLS pipeline II=1
+        #pragma HLS unroll factor=2
+                out[i] = a[i] + a[i + off];
+            }
+        }"""
+    compiled = compile_text(tmp_path, "rj", text)
+    reads = [a for a in ir.accesses(compiled.report.kernel.body) if a.array == "a"]
+    assert reads and all(a.regular for a in reads)
+    (loop,) = compiled.report.to_json()["loops"]
+    assert loop["achieved_ii"] == 1 and loop["trip_count"] == 15
+    if HAVE_GXX:
+        assert_the_testbench_passes(compiled, tmp_path)

@@ -136,7 +136,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         self._ranges: dict[str, Bound] = {}
         self._temporaries: S.Values = {}  # scalars with an affine value here
         self._opaque: S.Opaques = {}  # scalars without one, and why
-        self._scalars = S.integer_scalars(func.nodes)
+        self._scalars = S.integer_scalars(list(func.params) + list(func.nodes))
         self._types = S.integer_types(list(func.params) + list(func.nodes))
         self._range_logs: dict[int, _RangeLog] = {}  # by id of the function's FuncDef
         self._blocks: list[dict[str, tuple]] = []  # per open block: outer bindings
