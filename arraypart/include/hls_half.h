@@ -5,6 +5,7 @@
 #define ARRAYPART_HLS_HALF_H
 
 #include <cmath>
+#include <cstdint>  // Vitis's headers bring the fixed-width types in
 
 #ifdef __FLT16_MAX__
 typedef _Float16 half;

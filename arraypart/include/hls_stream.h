@@ -7,6 +7,7 @@
 #define ARRAYPART_HLS_STREAM_H
 
 #include <cstddef>
+#include <cstdint>  // Vitis's headers bring the fixed-width types in
 #include <cstdio>
 #include <deque>
 

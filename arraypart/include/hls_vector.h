@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>  // Vitis's headers bring the fixed-width types in
 #include <initializer_list>
 #include <iosfwd>
 
