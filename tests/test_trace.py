@@ -1561,3 +1561,21 @@ def test_the_trace_names_the_ii_the_emitted_code_reaches(tmp_path):
     assert emitted == 3 == report.loop_achieved_ii(1, "L5", 1)
     assert "reaches II 3 under the scheduling rule" in result.format()
     assert result.disagreements == ()
+
+
+@needs_gxx
+def test_a_store_in_an_included_file_is_no_unwritten_read(tmp_path):
+    """The loop that fills ``buf`` includes its store from ``body.inc``, which the
+    trace does not record: its reads were then said to read elements nothing wrote
+    (probe 26b, item 8)."""
+    (tmp_path / "body.inc").write_text("      buf[i * 4 + u] = in[i * 4 + u] * 3;\n")
+    path = tmp_path / "inc.cpp"
+    path.write_text(
+        "void inc(const int in[64], int out[64]) {\n  int buf[64];\n"
+        "  for (int i = 0; i < 16; i++) {\n#pragma HLS pipeline II=1\n"
+        "    for (int u = 0; u < 4; u++) {\n#include \"body.inc\"\n    }\n  }\n"
+        "  for (int i = 0; i < 16; i++) {\n#pragma HLS pipeline II=1\n"
+        "    for (int u = 0; u < 4; u++) out[i * 4 + u] = buf[i * 4 + u] + 1;\n  }\n}\n")
+    _, traced = api.trace_kernel(str(path))
+    assert traced.unwritten == () and traced.disagreements == (), traced.format()
+    assert traced.trace.instrumented.included

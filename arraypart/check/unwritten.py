@@ -39,10 +39,13 @@ class UnwrittenRead:
 def uninitialized_locals(kernel: ir.Kernel) -> dict[int, ir.Array]:
     """The kernel's local arrays (by array id) that start undefined (declared without
     an initializer and not ``static``) and whose every write the run records: the
-    driver records the accesses of the loops the model pipelines only, so a write
-    elsewhere (``buf[0] = x;`` before a loop) would leave its reads called unwritten."""
+    driver records the accesses of the loops the model pipelines only, and none in a
+    file a function body includes, so a write elsewhere (``buf[0] = x;`` before a
+    loop, a store in a ``.inc``) would leave its reads called unwritten."""
     decls = kernel.source.local_decls
-    unrecorded = _written_outside_pipelines(kernel.body, False)
+    unrecorded = _written_outside_pipelines(kernel.body, False) | {
+        a.array for a in ir.accesses(kernel.body)
+        if a.kind != "read" and a.coord.file != kernel.path}  # in an included file
     return {n: a for n, a in enumerate(kernel.arrays)
             if a.name in decls and decls[a.name].init is None
             and not (a.static or decls[a.name].static) and a.name not in unrecorded}
