@@ -1579,3 +1579,17 @@ def test_a_store_in_an_included_file_is_no_unwritten_read(tmp_path):
     _, traced = api.trace_kernel(str(path))
     assert traced.unwritten == () and traced.disagreements == (), traced.format()
     assert traced.trace.instrumented.included
+
+
+@needs_gxx
+def test_an_argument_a_macro_expands_twice_is_left_out_of_both_sides(tmp_path):
+    """``MAX(in[i], in[i + 1])`` expands each argument twice, in the condition and in
+    a branch: the trace records one of them at the argument's place, the model both,
+    and check --trace called the difference a disagreement (probe 26b, item 7)."""
+    path = tmp_path / "mx.cpp"
+    path.write_text(
+        "#define MAX(p, q) ((p) > (q) ? (p) : (q))\n"
+        "void mx(int in[32], int o2[16]) {\n  for (int i = 0; i < 32; i += 2) {\n"
+        "#pragma HLS pipeline II=1\n    o2[i / 2] = MAX(in[i], in[i + 1]);\n  }\n}\n")
+    _, traced = api.trace_kernel(str(path))
+    assert traced.disagreements == (), traced.format()

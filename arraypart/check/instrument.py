@@ -172,7 +172,10 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
         if _is_element(cursor, parents):
             span = _written_span(unit, cursor, data)
             if span is None or span in seen:
-                skipped.append(unit.coord(cursor.extent.start.offset))
+                # a macro's body, or an argument it expands twice (MAX(a[i], b)): the
+                # place's accesses are left out on both sides
+                skipped.append(unit.coord(cursor.extent.start.offset if span is None
+                                          else span[0]))
                 continue
             seen.add(span)
             coord = unit.coord(span[0])
