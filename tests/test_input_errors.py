@@ -319,3 +319,23 @@ def test_a_macro_that_uses_its_argument_twice_is_named(tmp_path):
         arraypart.compile_kernel(str(path))
     assert (caught.value.coord.line, caught.value.coord.col) == (7, 17)
     assert "a macro that uses its argument twice" in caught.value.message
+
+
+@needs_gxx
+@pytest.mark.parametrize("head,signature", [
+    ("#define WIDE\n", "#ifdef WIDE\nvoid k(long a[16], long b[16])\n#else\n"
+                       "void k(int a[16], int b[16])\n#endif\n"),
+    ('#ifndef __SYNTHESIS__\nstatic const int golden[2] = {\n#include "tab.inc"\n};\n'
+     "#endif\n", "void k(int a[16], int b[16])\n")])
+def test_conditional_text_around_a_top_or_a_table_builds(head, signature, tmp_path):
+    """``#ifdef`` around the top's signature went into the testbench's prototype
+    (``#else without #if``); a table under ``#ifndef __SYNTHESIS__`` whose initializer
+    includes a file had that include hoisted out of it (probe 26b, item 9)."""
+    (tmp_path / "tab.inc").write_text("1, 2\n")
+    path = tmp_path / "k.cpp"
+    path.write_text(head + signature + "{\n  for (int i = 0; i < 16; i += 2) {\n"
+                    "#pragma HLS pipeline II=1\n    b[i] = a[i] + a[i + 1];\n"
+                    "    b[i + 1] = a[i] - a[i + 1];\n  }\n}\n")
+    compiled = arraypart.compile_kernel(str(path))
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout[-2000:]

@@ -265,7 +265,7 @@ def _prototype(data: bytes, func: N.FuncDef) -> str:
     if func.start < 0 or func.body is None or func.body.start < func.start:
         raise KernelError(func.coord, "the top function's definition must be written in "
                                       "the kernel file")
-    head = data[func.start:func.body.start].decode().rstrip()
+    head = _active_head(data[func.start:func.body.start].decode()).rstrip()
     # after a line comment (void k(int a[4])  // note) the ';' goes on a line of its own
     head += "\n;" if "//" in head.rsplit("\n", 1)[-1] else ";"
     if func.extern_c:
@@ -273,6 +273,18 @@ def _prototype(data: bytes, func: N.FuncDef) -> str:
     for name in reversed(func.namespaces):
         head = f"namespace {name} {{\n{head}\n}}"
     return head
+
+
+_DIRECTIVE_LINE = re.compile(r"^[ \t]*#", re.MULTILINE)
+
+
+def _active_head(head: str) -> str:
+    """A definition's head up to the first preprocessor line in it: clang's extent
+    starts at the signature the preprocessor kept, and ``#else`` / ``void f(int a[N])``
+    / ``#endif`` after it belong to a conditional group the prototype must not take
+    (``#else without #if``)."""
+    found = _DIRECTIVE_LINE.search(head)
+    return head if found is None else head[:found.start()]
 
 
 _EXTERN_C_BLOCK = re.compile(r'\bextern\s*"C"\s*\{')

@@ -501,9 +501,11 @@ def _preamble(unit: clangtu.Unit) -> tuple[tuple[str, ...], tuple[str, ...]]:
     opened = [c for c in unit.tu.cursor.get_children()
               if c.kind == ci.CursorKind.INCLUSION_DIRECTIVE and unit.in_main(c.location)]
     inside = _declaration_extents(unit)
+    skipped = clangtu.skipped_ranges(unit)
     kept_lines, nested, groups = [], [], []
     for d in clangtu.directive_lines(unit):
-        declared = any(lo < d.start < hi for lo, hi in inside)
+        declared = any(lo < d.start < hi for lo, hi in inside) or (
+            d.keyword == "include" and _within_braces(unit.data, skipped, d.start))
         if d.keyword.startswith("if"):
             groups.append(not declared)
             kept = groups[-1]
@@ -547,6 +549,14 @@ def _include_guard(lines: list[clangtu.DirectiveLine]) -> str | None:
         if depth == 0:
             return name if k == len(lines) - 1 else None
     return None
+
+
+def _within_braces(data: bytes, skipped: list[tuple[int, int]], at: int) -> bool:
+    """``at`` lies in text conditional compilation leaves out (which has no
+    declarations to go by) after more ``{`` than ``}`` of that text: an include in a
+    table's initializer under ``#ifndef __SYNTHESIS__``, which stays where it is."""
+    return any(lo <= at < hi and data.count(b"{", lo, at) > data.count(b"}", lo, at)
+               for lo, hi in skipped)
 
 
 def _as_opened(directive: clangtu.DirectiveLine, opened: list[ci.Cursor]) -> str:
