@@ -339,3 +339,21 @@ def test_conditional_text_around_a_top_or_a_table_builds(head, signature, tmp_pa
     compiled = arraypart.compile_kernel(str(path))
     run = run_testbench(compiled, tmp_path)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout[-2000:]
+
+
+@needs_gxx
+def test_a_c_kernel_that_guards_c_linkage_for_cxx_links(tmp_path):
+    """``#ifdef __cplusplus`` / ``extern "C" {`` / ``#endif`` around a C kernel: read
+    as C++, the emitted kernel has C linkage, and the testbench's prototype of it did
+    not (an undefined reference at link time; probe 26b, item 9)."""
+    path = tmp_path / "k.c"
+    path.write_text('#ifdef __cplusplus\nextern "C" {\n#endif\n'
+                    "void k(int a[16], int b[16]) {\n  for (int i = 0; i < 16; i += 2) {\n"
+                    "#pragma HLS pipeline II=1\n    b[i] = a[i] + a[i + 1];\n"
+                    "    b[i + 1] = a[i] - a[i + 1];\n  }\n}\n"
+                    "#ifdef __cplusplus\n}\n#endif\n")
+    compiled = arraypart.compile_kernel(str(path))
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout[-2000:]
+    _, traced = api.trace_kernel(str(path))
+    assert traced.disagreements == (), traced.format()

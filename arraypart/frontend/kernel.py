@@ -193,6 +193,8 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     if not funcs:
         raise _no_function(unit, filename)
     func = choose_top(funcs, filename, top)
+    if not unit.is_cxx and _linked_as_c_in_cxx(unit, func.start):
+        func = replace(func, extern_c=True)
     _check_reserved_functions([func])
     _check_testbench_namespace(unit, func)
     values = _define_values(probe_decls)
@@ -549,6 +551,28 @@ def _include_guard(lines: list[clangtu.DirectiveLine]) -> str | None:
         if depth == 0:
             return name if k == len(lines) - 1 else None
     return None
+
+
+_EXTERN_C_OPEN = re.compile(rb'extern\s*"C"\s*\{')
+
+
+def _linked_as_c_in_cxx(unit: clangtu.Unit, at: int) -> bool:
+    """A C kernel's definition at ``at`` lies in ``#ifdef __cplusplus`` / ``extern "C"
+    {`` / ``#endif``, not yet closed by a ``}`` in another such group: read as C++ (the
+    emitted kernel, the testbench) it has C linkage, which the testbench's prototype of
+    it must say too, or the two do not link."""
+    lines = clangtu.directive_lines(unit)
+    blocks = 0
+    for d, after in zip(lines, lines[1:]):
+        if d.start > at:
+            break
+        if d.keyword in ("if", "ifdef") and "__cplusplus" in d.text:
+            body = unit.data[d.end:after.start]
+            if _EXTERN_C_OPEN.search(body):
+                blocks += 1
+            elif body.strip() == b"}":
+                blocks -= 1
+    return blocks > 0
 
 
 def _within_braces(data: bytes, skipped: list[tuple[int, int]], at: int) -> bool:
