@@ -178,6 +178,13 @@ def test_a_late_pragma_of_a_loop_written_as_blocks_is_a_located_error(tmp_path, 
         capsys.readouterr().err)
 
 
+def assert_the_testbench_builds_and_passes(path, tmp_path, **options) -> None:
+    """``path`` compiled with ``options``; its testbench builds with g++ and passes."""
+    compiled = arraypart.compile_kernel(str(path), **options)
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout[-2000:]
+
+
 @needs_gxx
 @pytest.mark.parametrize("head", [
     'extern "C" {\n#include <math.h>\n#include <stdlib.h>\n}\n',
@@ -193,9 +200,7 @@ def test_includes_in_blocks_and_after_conditional_braces_are_hoisted(head, tmp_p
                     "  for (int i = 0; i < 64; i++) buf[i] = a[i] + (int)fabs(1.0 * i);\n"
                     "  for (int i = 0; i < 16; i++) {\n#pragma HLS pipeline II=1\n"
                     "    out[i] = buf[4*i] + buf[4*i+1] + buf[4*i+2] + buf[4*i+3];\n  }\n}\n")
-    compiled = arraypart.compile_kernel(str(path))
-    run = run_testbench(compiled, tmp_path)
-    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout[-2000:]
+    assert_the_testbench_builds_and_passes(path, tmp_path)
 
 
 @needs_gxx
@@ -234,9 +239,7 @@ def test_headers_are_read_under_their_conditions_and_macros(head, defines, tmp_p
                     + "    out[i] = buf[4*i] + buf[4*i+1] + buf[4*i+2] + buf[4*i+3]"
                     + (" + N" if "#ifndef N" in head else "") + ";\n  }\n}\n"
                     + ("#endif\n" if "GUARD" in head else ""))
-    compiled = arraypart.compile_kernel(str(path), defines=defines)
-    run = run_testbench(compiled, tmp_path)
-    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout[-2000:]
+    assert_the_testbench_builds_and_passes(path, tmp_path, defines=defines)
     _, traced = api.trace_kernel(str(path), defines=defines)
     assert traced.disagreements == () and traced.replay.loops, traced.format()
 
@@ -336,9 +339,7 @@ def test_conditional_text_around_a_top_or_a_table_builds(head, signature, tmp_pa
     path.write_text(head + signature + "{\n  for (int i = 0; i < 16; i += 2) {\n"
                     "#pragma HLS pipeline II=1\n    b[i] = a[i] + a[i + 1];\n"
                     "    b[i + 1] = a[i] - a[i + 1];\n  }\n}\n")
-    compiled = arraypart.compile_kernel(str(path))
-    run = run_testbench(compiled, tmp_path)
-    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout[-2000:]
+    assert_the_testbench_builds_and_passes(path, tmp_path)
 
 
 @needs_gxx
@@ -352,8 +353,6 @@ def test_a_c_kernel_that_guards_c_linkage_for_cxx_links(tmp_path):
                     "#pragma HLS pipeline II=1\n    b[i] = a[i] + a[i + 1];\n"
                     "    b[i + 1] = a[i] - a[i + 1];\n  }\n}\n"
                     "#ifdef __cplusplus\n}\n#endif\n")
-    compiled = arraypart.compile_kernel(str(path))
-    run = run_testbench(compiled, tmp_path)
-    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout[-2000:]
+    assert_the_testbench_builds_and_passes(path, tmp_path)
     _, traced = api.trace_kernel(str(path))
     assert traced.disagreements == (), traced.format()
