@@ -43,12 +43,11 @@ class TimeLimit(Exception):
 
 
 class MemoryLimit(Exception):
-    """``stage`` needed more memory than the run's limit of ``limit`` bytes."""
+    """``stage`` needed more memory than the run's limit (:func:`memory_limit`)."""
 
-    def __init__(self, stage: str, limit: int | None):
+    def __init__(self, stage: str):
         super().__init__(f"{stage}: memory limit reached")
         self.stage = stage
-        self.limit = limit
 
 
 #: The share of the machine's memory a command may use by default: past it a run ends
@@ -60,12 +59,6 @@ def default_memory_limit() -> int:
     """:data:`DEFAULT_MEMORY_SHARE` of the machine's physical memory, in bytes."""
     return int(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
                * DEFAULT_MEMORY_SHARE)
-
-
-def memory_in_use_limit() -> int | None:
-    """The soft limit on this process's data memory (None: unlimited)."""
-    soft, _ = resource.getrlimit(resource.RLIMIT_DATA)
-    return None if soft == resource.RLIM_INFINITY else soft
 
 
 @contextmanager
@@ -136,6 +129,6 @@ def stage(name: str, deadline: Deadline, where: str, *, resumable: bool = False)
     try:
         yield deadline
     except MemoryError:
-        raise MemoryLimit(name, memory_in_use_limit()) from None
+        raise MemoryLimit(name) from None
     finally:
         supervisor.announce({"stage": None})

@@ -504,10 +504,11 @@ def _fewest_cycles(am: ArrayModel, search: _Search, banking: Banking,
     for g in am.groups:
         iterations[g.loop] = max(iterations.get(g.loop, 0), g.total_iterations)
 
-    def cycles(b: Banking, p: Proof) -> int:
-        return sum(ii * iterations.get(loop, 1) for loop, ii in search.reached(b, p).items())
+    def cycles(reached: dict[str, int]) -> int:
+        return sum(ii * iterations.get(loop, 1) for loop, ii in reached.items())
 
-    best = (cycles(banking, proof), banking, proof)
+    ours = search.reached(banking, proof)
+    best = (cycles(ours), banking, proof)
     for shape in search.shapes:
         factors = static_factors(shape, am.array.shape)
         if factors is None or not 1 < prod(factors) <= search.ceiling:
@@ -518,11 +519,11 @@ def _fewest_cycles(am: ArrayModel, search: _Search, banking: Banking,
         if other == banking:
             continue
         checked = search.prove(other)
-        ours, theirs = search.reached(banking, proof), search.reached(other, checked)
+        theirs = search.reached(other, checked)
         if any(theirs[loop] != ii for loop, ii in ours.items()
                if loop in search.options.shared_loops):
             continue  # another array there may bound the II: the trade is not this one's
-        best = min(best, (cycles(other, checked), other, checked), key=lambda e: e[0])
+        best = min(best, (cycles(theirs), other, checked), key=lambda e: e[0])
     return best[1], best[2]
 
 
@@ -1041,7 +1042,8 @@ class _Search:
         1/(2·banks) of the array, not all of it) and may serve the lanes the copies do.
         A group's :func:`.space.static_box`, the most banks that leave each of its
         lanes on one bank, extends it (``dst[i]``, ``dst[i + 2]`` with ``i += 4``:
-        cyclic 4 keeps them apart and static, past the offsets' box of 3).  When ``best``'s rotating lanes miss a target under the scheduling rule
+        cyclic 4 keeps them apart and static, past the offsets' box of 3).  When
+        ``best``'s rotating lanes miss a target under the scheduling rule
         (:func:`.space.rule_overloaded`), an array of at most
         :data:`MAX_ROTATING_REGISTER_ELEMENTS` and :data:`MAX_ROTATING_REGISTER_BITS` (an
         interface array, or a wider one, of at most :data:`MAX_REGISTER_ELEMENTS`) may

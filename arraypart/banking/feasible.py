@@ -72,8 +72,7 @@ def _group_floor(ports: PortModel, group: CycleGroup,
             domain = S.same_address_set(domain, terms[a], terms[b])
         if domain.is_empty():
             continue
-        ii = next((k for k in range(group.target_ii, MAX_II + 1)
-                   if ports.fits(reads, 2 - reads, k)), MAX_II)
+        ii = _least_ii(ports, reads, 2 - reads, group.target_ii)
         what = "read and written" if reads else "written twice"
         fields = {lanes[a].field, lanes[b].field}
         members = f" (members {' and '.join(sorted(fields))})" if (
@@ -104,8 +103,7 @@ def _written_many_times(ports: PortModel, group: CycleGroup) -> list[tuple[int, 
             domain = domain.intersect(S.plain(a.domain))
         if domain.is_empty():
             continue
-        ii = next((k for k in range(group.target_ii, MAX_II + 1)
-                   if ports.fits(reads, writes, k)), MAX_II)
+        ii = _least_ii(ports, reads, writes, group.target_ii)
         needed.append((ii, f"loop {group.loop}: one element of {lanes[0].array} is written "
                            f"{writes} times in one iteration (at {lanes[0].coord}), which no "
                            f"banking separates on {ports.name}"))
@@ -124,7 +122,13 @@ def _updated_in_place(ports: PortModel, group: CycleGroup) -> list[tuple[int, st
                and (a.ref_id, a.lane, a.index) in reads]
     if not updated:
         return []
-    ii = next((k for k in range(group.target_ii, MAX_II + 1) if ports.fits(1, 1, k)), MAX_II)
-    return [(ii, f"loop {group.loop}: the element of {updated[0].array} that "
+    return [(_least_ii(ports, 1, 1, group.target_ii), f"loop {group.loop}: the element of {updated[0].array} that "
                  f"{updated[0].coord} updates is read and written in one iteration, which "
                  f"no banking separates on {ports.name}")]
+
+
+def _least_ii(ports: PortModel, reads: int, writes: int, target: int) -> int:
+    """The least II from ``target`` up (at most :data:`MAX_II`) at which one bank's
+    ports serve ``reads`` reads and ``writes`` writes of one element."""
+    return next((k for k in range(target, MAX_II + 1) if ports.fits(reads, writes, k)),
+                MAX_II)

@@ -308,14 +308,9 @@ def _lane_static(scheme: Scheme, shape: GroupShape, lane) -> bool:
     (:func:`.expr.difference`, exact through floors and mods), a multiple of the
     cyclic factor, zero in a block or complete dimension; a flat scheme's
     ``alpha·move`` is a multiple of N*B."""
-    moves = []
-    for d in scheme.bank_dims():
-        index = lane.index[d]
-        row = [None if index is None else E.difference(index, v, stride)
-               for v, stride in zip(shape.group.time_vars, shape.strides)]
-        if None in row:
-            return False
-        moves.append((d, row))
+    moves = [(d, _lane_moves(shape, lane, d)) for d in scheme.bank_dims()]
+    if any(None in row for _, row in moves):
+        return False
     if scheme.kind == "flat":
         modulus = scheme.flat_banks * scheme.block
         return all(sum(scheme.alpha[d] * row[t] for d, row in moves) % modulus == 0
@@ -323,6 +318,15 @@ def _lane_static(scheme: Scheme, shape: GroupShape, lane) -> bool:
     return all(not any(k % scheme.dims[d].factor if scheme.dims[d].type == "cyclic" else k
                        for k in row)
                for d, row in moves)
+
+
+def _lane_moves(shape: GroupShape, lane, d: int) -> list[int | None]:
+    """Per time variable t, how far the lane's index in dimension d moves when t takes
+    its next value (:func:`.expr.difference` by ``stride_t``); None where it is not one
+    integer at every point (or the dimension is irregular)."""
+    index = lane.index[d]
+    return [None if index is None else E.difference(index, v, stride)
+            for v, stride in zip(shape.group.time_vars, shape.strides)]
 
 
 def static_box(shape: GroupShape, array_shape: tuple[int, ...]) -> int:
@@ -341,9 +345,7 @@ def static_factors(shape: GroupShape, array_shape: tuple[int, ...]
     that rounds differently from step to step) or a dimension is irregular."""
     factors = []
     for d, extent in enumerate(array_shape):
-        moves = [None if lane.index[d] is None else E.difference(lane.index[d], v, stride)
-                 for lane in shape.lanes
-                 for v, stride in zip(shape.group.time_vars, shape.strides)]
+        moves = [k for lane in shape.lanes for k in _lane_moves(shape, lane, d)]
         if None in moves:
             return None
         factors.append(min(extent, reduce(gcd, moves, 0) or extent))

@@ -245,8 +245,9 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         items = list(items or ())
         try:
             for k, item in enumerate(items):
-                guard = self._escape_guard(item)
-                nodes.extend(self._statement(item))
+                lowered = self._statement(item)
+                nodes.extend(lowered)
+                guard = lowered[-1].cond if self._escape_guard(item) else None
                 if guard is not None:  # the rest runs where the guard does not hold
                     rest = tuple(n for later in items[k + 1:] for n in self._statement(later))
                     nodes.append(If(guard, (), rest, item.coord))
@@ -257,19 +258,18 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
             self._visible = visible
         return nodes
 
-    def _escape_guard(self, item: N.Node) -> tuple[Conjunction, ...] | None:
-        """The affine condition of ``if (cond) break;`` (or ``continue``) in a loop:
-        the statements after it in the block run only where it does not hold
-        (``if (j - k < 0) break; acc += r[j - k];`` reads r inside it).  Later
-        iterations after a ``break`` are still modelled as running (a superset)."""
+    def _escape_guard(self, item: N.Node) -> bool:
+        """``item`` is ``if (cond) break;`` (or ``continue``) in a loop: the statements
+        after it in the block run only where its condition, when affine (the lowered
+        ``If``'s), does not hold (``if (j - k < 0) break; acc += r[j - k];`` reads r
+        inside it).  Later iterations after a ``break`` are still modelled as running
+        (a superset)."""
         if not (isinstance(item, N.If) and item.iffalse is None and self._loops):
-            return None
+            return False
         escape = item.iftrue
         while isinstance(escape, N.Compound) and len(escape.items) == 1:
             escape = escape.items[0]
-        if not (isinstance(escape, N.Unsupported) and escape.keyword in ESCAPES):
-            return None
-        return condition_dnf(item.cond, self._scope())
+        return isinstance(escape, N.Unsupported) and escape.keyword in ESCAPES
 
     def _pointer(self, decl: N.Decl) -> list[Node] | None:
         """When ``decl`` is a pointer into memory (:func:`.calls.pointer_binding`), the
