@@ -15,6 +15,7 @@ four ways: :func:`to_isl` (proofs), :func:`evaluate` (numpy: maps and the checke
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Callable, Mapping, Union
 
@@ -157,6 +158,37 @@ def difference(e: Expr, name: str, step: int) -> int | None:
     if isinstance(e, FloorDiv):
         return inner // e.divisor if inner % e.divisor == 0 else None
     return 0 if inner % e.modulus == 0 else None
+
+
+def period(e: Expr, name: str) -> int | None:
+    """A ``P > 0`` with ``e(name + P) = e(name)`` at every point (1 when ``e`` does not
+    use ``name``), or None when ``e`` moves with ``name``.
+
+    Built from the shift ``e(name + P) = e(name) + delta`` of each part: a sum shifts by
+    the sum of its terms' shifts over the lcm of their P; ``floor(a / d)`` and
+    ``a mod d`` take ``k = d / gcd(d, delta_a)`` of ``a``'s shifts, after which ``a``
+    has moved by a multiple of ``d`` (:func:`difference`), so they move by
+    ``k * delta_a / d`` and 0."""
+    step, move = _shift(e, name)
+    return step if move == 0 else None
+
+
+def _shift(e: Expr, name: str) -> tuple[int, int]:
+    """``(P, delta)`` with ``e(name + P) = e(name) + delta`` everywhere (see :func:`period`)."""
+    if isinstance(e, Const):
+        return 1, 0
+    if isinstance(e, Var):
+        return 1, int(e.name == name)
+    if isinstance(e, Add):
+        shifts = [_shift(t, name) for t in e.terms]
+        step = math.lcm(*(s for s, _ in shifts))
+        return step, sum(move * (step // s) for s, move in shifts)
+    step, move = _shift(e.arg, name)
+    if isinstance(e, Scale):
+        return step, e.factor * move
+    divisor = e.divisor if isinstance(e, FloorDiv) else e.modulus
+    times = divisor // math.gcd(divisor, move)
+    return step * times, (times * move // divisor if isinstance(e, FloorDiv) else 0)
 
 
 def variables(e: Expr) -> frozenset[str]:

@@ -56,6 +56,23 @@ def test_difference_is_the_move_at_every_point(e, step):
     assert E.difference(E.floordiv(E.var("i"), 2), "i", 3) is None
 
 
+@settings(max_examples=150, deadline=None)
+@given(expressions())
+def test_period_is_a_shift_that_leaves_every_point_unchanged(e):
+    """Where :func:`period` gives ``P``, ``e(i + P) = e(i)`` at every point; a mod of
+    ``i`` plus anything else has one."""
+    grid_i, grid_j = np.meshgrid(np.arange(-9, 10), np.arange(-4, 5), indexing="ij")
+    at = lambda i: np.zeros(grid_i.shape, np.int64) + E.evaluate(e, {"i": i, "j": grid_j})
+    step = E.period(e, "i")
+    if step is not None:
+        assert step > 0 and (at(grid_i + step) == at(grid_i)).all()
+    i, j = E.var("i"), E.var("j")
+    assert E.period(E.mod(E.add(E.scale(6, i), j), 16), "i") == 8
+    assert E.period(E.floordiv(E.mod(E.add(i, j), 16), 4), "i") == 16
+    assert E.period(E.add(E.mod(i, 4), E.mod(E.floordiv(i, 2), 3)), "i") == 12
+    assert E.period(E.floordiv(i, 4), "i") is None and E.period(j, "i") == 1
+
+
 def test_c_rendering_matches_numpy_on_non_negative_arguments():
     e = E.add(E.mod(E.floordiv(E.affine({"i": 1, "j": 3}), 2), 4), E.scale(-2, E.var("j")))
     for i in range(6):

@@ -656,6 +656,40 @@ def test_a_size_no_on_chip_access_depends_on_may_stay_unbounded(tmp_path):
     assert one.loops[0].achieved_ii == 2  # a real conflict is still found
 
 
+def test_a_size_that_reaches_on_chip_accesses_only_through_mods_is_replayed_over_its_period(
+        tmp_path):
+    """``(start + i) & 15`` is ``(start + i) mod 16``: the values ``v`` and ``v + 16``
+    of ``start`` give the same accesses, so one period of it proves every value."""
+    text = """void ring(const int in[64], int out[64], int start, int n) {
+  int buf[16];
+  for (int i = 0; i < 16; i++) buf[i] = in[i];
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[(start + i) & 15] + buf[(start + 2 * i + 1) & 15];
+  }
+  for (int i = 0; i < n; i++) {
+#pragma HLS pipeline II=1
+    buf[(2 * i + n) % 4] = i;
+  }
+}
+"""
+    path = write(tmp_path, "ring.c", text)
+    report = arraypart.analyze(path, ports=1, defines={"ARRAYPART_MAX_n": "30"})
+    params = report.to_json()["params"]
+    assert params["start"]["range"] == [0, 2**63 - 1]
+    assert "repeat every 16 values" in params["start"]["bound_by"]
+    assert any("'start': nothing bounds it" in w and "up to 16" in w
+               for w in report.warnings)
+    assert params["n"]["range"] == [0, 30]  # n also moves buf's index: not periodic
+    result = check.check_kernel(report.kernel, report.solution.bankings(), ports=1)
+    assert all(l.first_conflict is None for l in result.loops)
+    one = check.check_kernel(report.kernel, check.as_written_bankings(report.kernel),
+                             ports=1)
+    assert one.loops[1].achieved_ii == 2  # two reads of one single-port memory
+    with pytest.raises(KernelError, match="nothing bounds it"):
+        arraypart.analyze(path, ports=1)  # n's period is not one
+
+
 def test_a_narrow_parameter_type_bounds_its_size(tmp_path):
     text = """int pick(const int a[64], unsigned char count) {
   int s = 0;

@@ -20,6 +20,7 @@ over-approximation for every value of it.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 from .. import expr as E
@@ -32,6 +33,9 @@ from .domains import Context, access_relations
 DEFINE_PREFIX = "ARRAYPART_MAX_"  # the -D that bounds a size (frontend.interfaces)
 FRESH_MARK = "@"  # in the name of a fresh size (frontend.fresh.NAME_MARK)
 TYPE_SOURCE = "its type "  # a size bounded by its type (frontend.interfaces.type_bound)
+# The longest period (:func:`_period_of`) of a size that is replayed over one period
+# instead of bounded: the checker replays each value, so a ``& 0xffff`` asks for a bound.
+PERIOD_LIMIT = 1024
 
 
 def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
@@ -39,7 +43,7 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
     size that nothing bounds."""
     kernel = _without_guard_sizes(kernel)
     for p in kernel.params:
-        if p.unbounded and not _banking_free_of(kernel, p.name):
+        if p.unbounded and _period_of(kernel, p.name) != 1:
             raise KernelError(p.coord, (
                 f"run-time size '{p.name}' bounds an off-chip pointer's extent and an "
                 "on-chip access depends on it, but nothing bounds it: add '#pragma HLS "
@@ -83,12 +87,12 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
             f"run-time size '{p.name}': {_witness(witnesses, box, ())} is exceeded for "
             f"every value from {box[p.name][0]} up"))
     bounded = {}
-    free = {p.name for p in open_sizes if _banking_free_of(kernel, p.name)}
+    periods = {p.name: _period_of(kernel, p.name) for p in open_sizes}
     for p in sorted(open_sizes, key=lambda p: p.lower_end):  # a start widens last
         values = G.project_onto(_within(bad, box, (p.name,)), p.name)
         _check_loop_keeps_iterations(p, values, box, witnesses)
         bounded[p.name] = _bounded(p, values, box[p.name][0], witnesses, box,
-                                   p.name in free)
+                                   periods[p.name])
         box[p.name] = (bounded[p.name].low, bounded[p.name].high)
     params = tuple(bounded.get(p.name, p) for p in kernel.params)
     return _with_unbounded_warnings(replace(kernel, params=params))
@@ -106,11 +110,17 @@ def _reopened(p: ir.Param, bad, box: dict) -> ir.Param:
 
 def _with_unbounded_warnings(kernel: ir.Kernel) -> ir.Kernel:
     """``kernel`` with a warning per size that nothing bounds (:data:`ir.UNBOUNDED_SAMPLE`)."""
-    found = tuple(_unbounded_warning(p) for p in kernel.params if p.unbounded)
+    found = tuple(_unbounded_warning(p, _period_of(kernel, p.name))
+                  for p in kernel.params if p.unbounded)
     return replace(kernel, warnings=kernel.warnings + found) if found else kernel
 
 
-def _unbounded_warning(p: ir.Param) -> str:
+def _unbounded_warning(p: ir.Param, period: int) -> str:
+    if period > 1:
+        return warning_text(p.coord, (
+            f"run-time size '{p.name}': nothing bounds it, but the on-chip accesses "
+            f"repeat every {period} values of it, so the banking holds for every value; "
+            f"the checker and the testbench replay it from {p.low} up to {p.high}"))
     if p.lower_end:
         return warning_text(p.coord, (
             f"loop start '{p.name}': nothing bounds it, but no on-chip access depends "
@@ -122,37 +132,45 @@ def _unbounded_warning(p: ir.Param) -> str:
         f"testbench replay it up to {p.high} (add LOOP_TRIPCOUNT max= to bound it)"))
 
 
-def _banking_free_of(kernel: ir.Kernel, name: str) -> bool:
-    """Whether no access to an on-chip array (nor any guard) depends on the size
-    ``name``: neither on it nor on the iterator of a loop whose bounds depend on it
-    (transitively).  Then every value of it gives the same accesses per cycle."""
+def _period_of(kernel: ir.Kernel, name: str) -> int | None:
+    """The ``P`` by which the size ``name`` may grow with every on-chip access and
+    every guard unchanged (:func:`arraypart.expr.period`): 1 when none depends on it
+    (nor on the iterator of a loop whose bounds depend on it, transitively), then
+    every value of it gives the same accesses per cycle; ``P > 1`` when it reaches them
+    only through mods (``buf[(start + i) & 15]``), then the values ``v`` and
+    ``v + P`` give the same ones; None otherwise."""
     on_chip = {a.name for a in kernel.arrays if a.memory}
+    periods = [1]
 
-    def free(nodes: tuple[ir.Node, ...], tainted: frozenset[str]) -> bool:
+    def exprs_keep(exprs, tainted: frozenset[str]) -> bool:
+        for e in exprs:
+            step = E.period(e, name)
+            if step is None or E.variables(e) & (tainted - {name}):
+                return False
+            periods.append(step)
+        return True
+
+    def indices(accesses):
+        return (e for a in accesses if a.array in on_chip for e in a.index if e is not None)
+
+    def keep(nodes: tuple[ir.Node, ...], tainted: frozenset[str]) -> bool:
         for node in nodes:
             if isinstance(node, ir.Loop):
                 ends = set().union(*(E.variables(e) for e in node.init + node.bound))
                 inner = tainted | {node.var} if ends & tainted else tainted
-                if not free(node.body, inner):
+                if not keep(node.body, inner):
                     return False
             elif isinstance(node, ir.If):
-                if any(E.variables(c.expr) & tainted for conj in node.cond or ()
-                       for c in conj):
+                guards = (c.expr for conj in node.cond or () for c in conj)
+                if not (exprs_keep(guards, tainted)
+                        and exprs_keep(indices(node.cond_accesses), tainted)
+                        and keep(node.then + node.orelse, tainted)):
                     return False
-                if not _accesses_free(node.cond_accesses, on_chip, tainted):
-                    return False
-                if not free(node.then + node.orelse, tainted):
-                    return False
-            elif not _accesses_free(node.accesses, on_chip, tainted):
+            elif not exprs_keep(indices(node.accesses), tainted):
                 return False
         return True
 
-    return free(kernel.body, frozenset((name,)))
-
-
-def _accesses_free(accesses, on_chip: set[str], tainted: frozenset[str]) -> bool:
-    return not any(a.array in on_chip and e is not None and E.variables(e) & tainted
-                   for a in accesses for e in a.index)
+    return math.lcm(*periods) if keep(kernel.body, frozenset((name,))) else None
 
 
 def _witness(witnesses, box, free: tuple[str, ...], at: tuple[str, int] | None = None
@@ -261,22 +279,34 @@ def _good_values(p: ir.Param, bad, box: dict, low: int):
     return values.complement().intersect(G.range_set(values.space, p.name, low, p.high))
 
 
-def _bounded(p: ir.Param, values, anchor: int, witnesses, box, free: bool) -> ir.Param:
+def _free_source(period: int) -> str:
+    """What bounds a size that stays unbounded (``Param.source``)."""
+    if period == 1:
+        return "nothing (no on-chip access depends on it)"
+    return f"nothing (the on-chip accesses repeat every {period} values of it)"
+
+
+def _bounded(p: ir.Param, values, anchor: int, witnesses, box, period: int | None
+             ) -> ir.Param:
     """``p`` with its open ends set: from ``anchor`` (a value for which no access
     leaves its array) up and down to the nearest ``values`` (those for which one
     does, the sizes bounded before held in their ranges).  A fresh start that no
     array bounds above keeps its least value: a larger one only shortens its loop.
-    ``free``: no on-chip access depends on ``p``, which may then stay unbounded
-    (:data:`arraypart.ir.UNBOUNDED_SAMPLE`)."""
+    ``period`` (:func:`_period_of`): 1 when no on-chip access depends on ``p``, which
+    may then stay unbounded (replayed up to :data:`arraypart.ir.UNBOUNDED_SAMPLE`);
+    up to :data:`PERIOD_LIMIT` when they repeat every ``period`` values of it, which
+    may stay unbounded too, replayed over at least one period."""
     low, high, source = p.low, p.high, p.source
     above = values.intersect(G.range_set(values.space, p.name, anchor + 1, high))
     if not above.is_empty():
         first = G.first_point(above)[p.name]
         high = first - 1  # for a size bounded already: a fresh one, the arrays say less
         source = _witness(witnesses, box, (p.name,), (p.name, first))
-    elif high is None and free and not p.lower_end:
-        return replace(p, high=max(p.low or 0, ir.UNBOUNDED_SAMPLE), unbounded=True,
-                       low=p.low or 0, source="nothing (no on-chip access depends on it)")
+    elif high is None and period is not None and period <= PERIOD_LIMIT and \
+            not p.lower_end:
+        low = p.low or 0
+        return replace(p, low=low, high=max(low + period - 1, ir.UNBOUNDED_SAMPLE),
+                       unbounded=True, source=_free_source(period))
     elif high is None and not p.lower_end:
         define = f", or give -D {DEFINE_PREFIX}{p.name}=<largest value>" if (
             p.name.isidentifier()) else ""
@@ -286,9 +316,9 @@ def _bounded(p: ir.Param, values, anchor: int, witnesses, box, free: bool) -> ir
             f"bounds{define}"))
     if low is None:
         below = values.intersect(G.range_set(values.space, p.name, None, anchor - 1))
-        if below.is_empty() and free:  # a start: any value runs the loop some times
+        if below.is_empty() and period == 1:  # a start: any value runs the loop
             return replace(p, low=anchor, high=max(anchor, high or anchor), unbounded=True,
-                           source="nothing (no on-chip access depends on it)")
+                           source=_free_source(period))
         if below.is_empty():
             raise KernelError(p.coord, (
                 f"loop start '{p.name}' is not affine and nothing bounds it below (no "
