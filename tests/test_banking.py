@@ -442,6 +442,25 @@ def test_time_limit_keeps_one_memory_proven_by_counting():
     assert sol.notes[0].startswith("k.c:3:5: warning: solver time limit of 1e-09 s reached")
 
 
+@pytest.mark.parametrize("reshaped", [False, True])
+def test_time_limit_keeps_the_users_pragmas(reshaped):
+    """A time limit keeps what the user wrote, proven by counting, rather than one
+    memory that drops it: a partition (unless --replace-partitions), and a reshaped
+    array's partition even then (a reshape is always kept)."""
+    pragma = PartitionPragma("cyclic", 3, 2, Coord("k.c", 2, 9))
+    fields = {"partitions": (pragma,)} | (
+        {"reshapes": (PartitionPragma("block", 2, 1, Coord("k.c", 3, 9)),),
+         "partitionable": False} if reshaped else {})
+    solution, sol = solve_one(stencil_model(STENCILS["SOBEL"][0], **fields),
+                              time_limit=1e-9, replace_partitions=reshaped)
+    assert solution.time_limited and sol.time_limited and sol.kept == (not reshaped)
+    assert sol.banking.scheme.banks == 3
+    assert "keeps its pragmas as written (per_dim" in sol.notes[0]
+    replaced = solve_one(stencil_model(STENCILS["SOBEL"][0], partitions=(pragma,)),
+                         time_limit=1e-9, replace_partitions=True)[1]
+    assert replaced.banking.scheme.banks == 1 and not replaced.kept
+
+
 def test_untouched_array_is_one_memory():
     solution = solve(PolyModel((array_model([], (8,)),), (), ()))
     sol = solution.arrays[0]

@@ -305,9 +305,8 @@ def _solve_within_time(am: ArrayModel, options: _Options) -> ArraySolution:
 
 def _kept_registers(am: ArrayModel, options: _Options) -> bool:
     """The array keeps the user's partition pragmas, and they make it registers."""
-    array = am.array
-    return (bool(array.partitions) and not options.replace_partitions
-            and scheme_from_pragmas(array).registers)
+    return (_keeps_partitions(am.array, options)
+            and scheme_from_pragmas(am.array).registers)
 
 
 def _registers_within_reach(am: ArrayModel, options: _Options) -> bool:
@@ -352,7 +351,7 @@ def _resumed(am: ArrayModel, found: Found | None, options: _Options) -> ArraySol
         f"cannot be interrupted while banking {array.name}: it keeps {banking.describe()}, "
         f"the best banking found when time ran out, proven again (achieved II "
         f"{dict(proof.achieved_ii)})")),)
-    kept = (bool(array.partitions) and not options.replace_partitions
+    kept = (_keeps_partitions(array, options)
             and banking == Banking(array.name, scheme_from_pragmas(array)))
     solution = _solution(am, banking, proof, bound, start,
                          "found before the time limit ended the search; proven again", notes)
@@ -361,22 +360,34 @@ def _resumed(am: ArrayModel, found: Found | None, options: _Options) -> ArraySol
 
 def _time_limited(am: ArrayModel, options: _Options, start: float, *,
                   out_of_memory: bool = False) -> ArraySolution:
-    """One memory, proven by counting, reported with the array's lower bound (which
-    the search had, and the report states beside its concurrent accesses): the
-    search ran out of time, or ``out_of_memory`` (past the run's memory limit)."""
-    banking = Banking(am.array.name, none_scheme(am.array.shape))
+    """The user's pragmas when the array keeps them (reshaped, or
+    :func:`_keeps_partitions`), else one memory; proven by counting, reported with the
+    array's lower bound (which the search had, and the report states beside its
+    concurrent accesses): the search ran out of time, or ``out_of_memory`` (past the
+    run's memory limit)."""
+    array = am.array
+    as_written = bool(array.reshapes) or _keeps_partitions(array, options)
+    banking = Banking(array.name, scheme_from_pragmas(array) if as_written
+                      else none_scheme(array.shape))
     proof = counted_proof(am, banking)
     limit = ("the memory limit (--memory-limit)" if out_of_memory
              else f"solver time limit of {options.time_limit:g} s")
-    note = warning_text(am.array.coord, (
+    keeps = (f"its pragmas as written ({banking.describe()})" if as_written
+             else "one memory")
+    note = warning_text(array.coord, (
         f"{limit} reached while banking "
-        f"{am.array.name}: no banking was proven within it, so it keeps one memory "
+        f"{array.name}: no banking was proven within it, so it keeps {keeps} "
         f"(achieved II {dict(proof.achieved_ii)}, proven by counting)"))
-    shapes = [analyze_group(g, len(am.array.shape)) for g in am.groups]
-    bound = lower_bound_of(am.ports, shapes, am.array) if shapes else 1
+    shapes = [analyze_group(g, len(array.shape)) for g in am.groups]
+    bound = lower_bound_of(am.ports, shapes, array) if shapes else 1
     solution = _solution(am, banking, proof, bound, start,
-                         "time limit reached; one memory, proven by counting", (note,))
-    return replace(solution, time_limited=True)
+                         f"time limit reached; {keeps}, proven by counting", (note,))
+    return replace(solution, time_limited=True, kept=_keeps_partitions(array, options))
+
+
+def _keeps_partitions(array, options: _Options) -> bool:
+    """Whether the array keeps the user's array_partition pragmas as written."""
+    return bool(array.partitions) and not options.replace_partitions
 
 
 def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
@@ -395,7 +406,7 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
     search = _Search(am, shapes, bound, options)
     notes: list[str] = []
     families = ("per_dim",) if array.pragma_only else options.families
-    kept = bool(array.partitions) and not options.replace_partitions
+    kept = _keeps_partitions(array, options)
     cut_short = False
     if kept:
         banking = Banking(array.name, scheme_from_pragmas(array))
