@@ -1267,6 +1267,32 @@ def test_a_local_written_where_the_run_records_nothing_is_not_called_unwritten(t
 
 
 @needs_gxx
+def test_a_write_the_run_does_not_record_hides_only_the_elements_it_writes(tmp_path):
+    """line[65] = 7 (outside the pipelines) made the whole of line unchecked, and the
+    testbench's unwritten line[0] and line[64] went unnamed (AFOCL's sobel): now only
+    the elements such writes may write are presumed written."""
+    path = tmp_path / "lines.cpp"
+    path.write_text("""void lines(const int in[64], int out[65]) {
+  int line[66];
+  for (int i = 0; i < 21; i++) {
+#pragma HLS pipeline II=1
+    for (int k = 0; k < 3; k++) line[3 * i + k + 1] = in[3 * i + k];
+  }
+  line[65] = 7;
+  for (int r = 0; r < 2; r++) line[r + 63] = r;
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    out[i] = line[i] + line[i + 2];
+  }
+  out[64] = line[65];
+}
+""")
+    judged, _ = _agreeing(path, 2)
+    assert [u.split(" warning: ")[0] + " " + u.split(" reads ")[1].split()[0]
+            for u in judged.unwritten] == [f"{path}:11:14: line[0]"]
+
+
+@needs_gxx
 def test_c_simulation_code_that_g_plus_plus_rejects_is_a_located_error(tmp_path):
     """Code under #ifndef __SYNTHESIS__ is never parsed by arraypart; when g++ rejects
     it, the trace driver does not build: that is the kernel's error, at g++'s place

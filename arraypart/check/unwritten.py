@@ -10,7 +10,8 @@ before p:
     unwritten(p) = kind(p) = read  and  not written_before_chunk[x]
                    and first_write_in_chunk[x] > p
 
-and after each chunk every element it writes joins ``written``.  The first such read
+and after each chunk every element it writes joins ``written``, which starts with the
+elements that writes the run does not record (outside the pipelined loops) may write.  The first such read
 of each site is kept (the run's first call shows it; later calls of a function see
 what earlier ones left, as its locals are then, in practice, too).
 """
@@ -24,6 +25,8 @@ from typing import Callable, Mapping
 import numpy as np
 
 from .. import ir
+from ..poly.domains import AccessRelation, access_relations
+from ..poly.points import lex_points
 from .replay import READ, WRITE, chunks, no_checkpoint
 
 
@@ -36,46 +39,89 @@ class UnwrittenRead:
     index: tuple[int, ...]
 
 
-def uninitialized_locals(kernel: ir.Kernel) -> dict[int, ir.Array]:
+@dataclass(frozen=True, eq=False)
+class UndefinedLocal:
+    """A local array that starts undefined, and ``presumed_written``: per flat element,
+    whether a write the run does not record may write it (taken as written from the
+    start: a read of it is never called unwritten, a read of any other element still is)."""
+
+    array: ir.Array
+    presumed_written: np.ndarray
+
+
+def uninitialized_locals(kernel: ir.Kernel) -> dict[int, UndefinedLocal]:
     """The kernel's local arrays (by array id) that start undefined (declared without
-    an initializer and not ``static``) and whose every write the run records: the
-    driver records the accesses of the loops the model pipelines only, and none in a
-    file a function body includes, so a write elsewhere (``buf[0] = x;`` before a
-    loop, a store in a ``.inc``) would leave its reads called unwritten."""
+    an initializer and not ``static``).  The driver records the accesses of the loops
+    the model pipelines only, and none in a file a function body includes: the
+    elements that other writes (``buf[0] = x;`` before a loop, a store in a ``.inc``)
+    may write are presumed written, and an array such a write reaches at an index the
+    data choose is left out."""
     decls = kernel.source.local_decls
-    unrecorded = _written_outside_pipelines(kernel.body, False) | {
-        a.array for a in ir.accesses(kernel.body)
-        if a.kind != "read" and a.coord.file != kernel.path}  # in an included file
-    return {n: a for n, a in enumerate(kernel.arrays)
-            if a.name in decls and decls[a.name].init is None
-            and not (a.static or decls[a.name].static) and a.name not in unrecorded}
-
-
-def _written_outside_pipelines(nodes: tuple[ir.Node, ...], pipelined: bool) -> set[str]:
-    """The arrays that ``nodes`` write outside every pipelined loop."""
-    found: set[str] = set()
-    for n in nodes:
-        if isinstance(n, ir.Stmt):
-            if not pipelined:
-                found.update(a.array for a in n.accesses if a.kind != "read")
-        elif isinstance(n, ir.If):
-            if not pipelined:
-                found.update(a.array for a in n.cond_accesses if a.kind != "read")
-            found |= _written_outside_pipelines(n.then + n.orelse, pipelined)
-        else:
-            found |= _written_outside_pipelines(n.body, pipelined or n.pipeline_ii is not None)
+    unrecorded = _unrecorded_writes(kernel)
+    found = {}
+    for n, array in enumerate(kernel.arrays):
+        decl = decls.get(array.name)
+        if decl is None or decl.init is not None or array.static or decl.static:
+            continue
+        presumed = _presumed_written(array, unrecorded.get(array.name, ()))
+        if presumed is not None:
+            found[n] = UndefinedLocal(array, presumed)
     return found
 
 
-def unwritten_reads(path: Path, arrays: Mapping[int, ir.Array],
+def _unrecorded_writes(kernel: ir.Kernel) -> dict[str, list[AccessRelation]]:
+    """Per array, the relations of its writes that the run does not record: outside
+    every pipelined loop, or in a file a function body includes."""
+    outside = {id(a) for a in _writes_outside_pipelines(kernel.body, False)}
+    found: dict[str, list[AccessRelation]] = {}
+    for relation in access_relations(kernel):
+        a = relation.access
+        if a.kind != "read" and (id(a) in outside or a.coord.file != kernel.path):
+            found.setdefault(a.array, []).append(relation)
+    return found
+
+
+def _writes_outside_pipelines(nodes: tuple[ir.Node, ...], pipelined: bool
+                              ) -> list[ir.Access]:
+    """The writes of ``nodes`` outside every pipelined loop."""
+    found: list[ir.Access] = []
+    for n in nodes:
+        if isinstance(n, ir.Stmt):
+            found += [a for a in n.accesses if a.kind != "read" and not pipelined]
+        elif isinstance(n, ir.If):
+            found += [a for a in n.cond_accesses if a.kind != "read" and not pipelined]
+            found += _writes_outside_pipelines(n.then + n.orelse, pipelined)
+        else:
+            found += _writes_outside_pipelines(n.body, pipelined or n.pipeline_ii is not None)
+    return found
+
+
+def _presumed_written(array: ir.Array, relations) -> np.ndarray | None:
+    """Per flat element of ``array``, whether one of ``relations`` writes it somewhere
+    in its domain (the image of the domain, enumerated); None when one writes at an
+    index the data choose, or its image is too large to enumerate."""
+    presumed = np.zeros(array.size, bool)
+    for relation in relations:
+        if not relation.access.regular:
+            return None
+        points = lex_points(relation.access_map.range(), array.size)
+        if points is None:
+            return None
+        inside = np.all((points >= 0) & (points < np.array(array.shape)), axis=1)
+        presumed[np.ravel_multi_index(points[inside].T, array.shape)] = True
+    return presumed
+
+
+def unwritten_reads(path: Path, arrays: Mapping[int, UndefinedLocal],
                     checkpoint: Callable[[], None] = no_checkpoint
                     ) -> tuple[UnwrittenRead, ...]:
     """The first unwritten read of each site (module doc) of ``arrays`` in the records
     at ``path``, in site order."""
-    written = {a: np.zeros(array.size, bool) for a, array in arrays.items()}
+    written = {a: local.presumed_written.copy() for a, local in arrays.items()}
     found: dict[int, UnwrittenRead] = {}
     for rows in chunks(path, checkpoint=checkpoint):
-        for a, array in arrays.items():
+        for a, local in arrays.items():
+            array = local.array
             mine = rows[(rows["array"] == a) & (rows["flat"] >= 0)
                         & (rows["flat"] < array.size)]
             for site, flat in _unwritten(mine, written[a]):
