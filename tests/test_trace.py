@@ -1293,6 +1293,32 @@ def test_a_write_the_run_does_not_record_hides_only_the_elements_it_writes(tmp_p
 
 
 @needs_gxx
+@pytest.mark.parametrize("struct, named", [
+    ("struct acc_t { int sum = 0; bool seen = false; };", False),
+    ("struct acc_t { int sum; bool seen; acc_t() : sum(0), seen(false) {} };", False),
+    ("struct acc_t { int sum; bool seen; acc_t() = default; };", True),
+    ("struct acc_t { int sum; bool seen; };", True)],
+    ids=["member-initializers", "constructor", "defaulted", "plain"])
+def test_a_struct_that_initializes_itself_is_no_unwritten_read(tmp_path, struct, named):
+    """acc[k].sum += x reads what the struct's default construction set: no undefined
+    value (probe 26 item 13); a struct that sets nothing on construction still is."""
+    path = tmp_path / "acc.cpp"
+    path.write_text(struct + """
+void acc(const int in[64], int out[8]) {
+  acc_t acc[8];
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    acc[i % 8].sum += in[i];
+    acc[i % 8].seen = true;
+  }
+  for (int k = 0; k < 8; k++) out[k] = acc[k].seen ? acc[k].sum : -1;
+}
+""")
+    judged, _ = _agreeing(path, 2)
+    assert bool(judged.unwritten) == named
+
+
+@needs_gxx
 def test_c_simulation_code_that_g_plus_plus_rejects_is_a_located_error(tmp_path):
     """Code under #ifndef __SYNTHESIS__ is never parsed by arraypart; when g++ rejects
     it, the trace driver does not build: that is the kernel's error, at g++'s place

@@ -1,6 +1,7 @@
 """Reads of a local array's elements that nothing wrote before, in a recorded run.
 
-A local array without an initializer (and not ``static``, which C zero-fills) holds
+A local array without an initializer (and not ``static``, which C zero-fills, nor of a
+struct whose default construction sets its fields) holds
 undefined values until written: a read of such an element gives the original kernel
 and the banked one whatever their memories held, so the testbench may report a
 difference that is the kernel's, not the banking's.  In the records' order (the
@@ -51,7 +52,7 @@ class UndefinedLocal:
 
 def uninitialized_locals(kernel: ir.Kernel) -> dict[int, UndefinedLocal]:
     """The kernel's local arrays (by array id) that start undefined (declared without
-    an initializer and not ``static``).  The driver records the accesses of the loops
+    an initializer, not ``static``, and of no struct that initializes itself).  The driver records the accesses of the loops
     the model pipelines only, and none in a file a function body includes: the
     elements that other writes (``buf[0] = x;`` before a loop, a store in a ``.inc``)
     may write are presumed written, and an array such a write reaches at an index the
@@ -61,7 +62,8 @@ def uninitialized_locals(kernel: ir.Kernel) -> dict[int, UndefinedLocal]:
     found = {}
     for n, array in enumerate(kernel.arrays):
         decl = decls.get(array.name)
-        if decl is None or decl.init is not None or array.static or decl.static:
+        if (decl is None or decl.init is not None or array.static or decl.static
+                or decl.ctype.element_initialized):
             continue
         presumed = _presumed_written(array, unrecorded.get(array.name, ()))
         if presumed is not None:

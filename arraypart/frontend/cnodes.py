@@ -300,12 +300,14 @@ class TypeInfo:
     (floating point, arrays, structs) bit for bit; padding is no field (its bytes are
     indeterminate after a copy); ``array_fields``: some direct field is an array;
     ``stream_fields``: for an ``hls::stream`` of such structs, their fields;
+    ``element_initialized``: such a struct sets fields of its own when default
+    constructed (a default member initializer, or a default constructor the user wrote);
     ``enumerators``: for an enum, the values of its enumerators, in order."""
 
     __slots__ = ("clang", "kind", "canonical_kind", "spelling", "canonical_spelling",
                  "element_struct", "element_fields", "element_spelling", "referent",
                  "ap_number", "const", "integer", "array_typedef", "array_fields",
-                 "stream_fields", "enumerators")
+                 "stream_fields", "element_initialized", "enumerators")
 
     def __init__(self, t: ci.Type):
         canonical = t.get_canonical()
@@ -324,6 +326,7 @@ class TypeInfo:
         self.element_fields = _fields(element) if self.element_struct else ()
         self.array_fields = self.element_struct and any(
             f.type.get_canonical().kind in ARRAY_TYPE_KINDS for f in element.get_fields())
+        self.element_initialized = self.element_struct and _initializes_itself(element)
         self.element_spelling = element.spelling
         self.ap_number = ap_record and element == canonical
         self.const = t.is_const_qualified()
@@ -343,6 +346,18 @@ class TypeInfo:
 
 
 AP_TYPE_NAMES = ("ap_int", "ap_uint", "ap_fixed", "ap_ufixed")
+
+
+def _initializes_itself(record: ci.Type) -> bool:
+    """Whether default construction of the struct ``record`` sets some field: one has
+    a default member initializer (``int sum = 0;``), or the user wrote its default
+    constructor (not ``= default``)."""
+    if any(any(c.kind.is_expression() for c in f.get_children())
+           for f in record.get_fields()):
+        return True
+    return any(c.kind == K.CONSTRUCTOR and c.is_default_constructor()
+               and not c.is_default_method() and not c.is_deleted_method()
+               for c in record.get_declaration().get_children())
 
 
 def _stream_fields(element: ci.Type) -> tuple[tuple[str, bool], ...]:
