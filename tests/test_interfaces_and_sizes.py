@@ -623,6 +623,28 @@ def test_unbounded_size_is_a_located_error_when_an_on_chip_access_depends_on_it(
     assert "LOOP_TRIPCOUNT" in str(info.value) and "ARRAYPART_MAX_n" in str(info.value)
 
 
+def test_an_access_that_leaves_its_array_at_the_sizes_least_values_is_the_error_place(
+        tmp_path):
+    """H.264's predict_intra4x4 (probe 26 item 12): the guard of S[sx + 7][sy - 1] is
+    data dependent (blk, av & 1), so at sy = 0 it reads row -1.  The error blamed
+    'av', the first size, at its declaration; it is the access, at these values."""
+    text = """void b3(unsigned char out[2], const unsigned char S[64][64], unsigned char av,
+        int sx, int sy, unsigned blk) {
+  unsigned char d = 0, e, i;
+  if (av & 1) d = S[sx][sy - 1];
+  if (blk == 3 || !(av & 1) || sx + 4 >= 64 || sy == 0) e = d;
+  else e = S[sx + 7][sy - 1];
+  if (av & 2) i = S[sx - 1][sy]; else i = 128;
+  out[0] = e; out[1] = i;
+}
+"""
+    with pytest.raises(KernelError) as info:
+        arraypart.analyze(write(tmp_path, "b3.cpp", text))
+    assert (info.value.coord.line, info.value.coord.col) == (6, 12)
+    assert "may leave S with the run-time sizes that nothing bounds at the least " \
+           "values they may take (av = 0, sx = 0, sy = 0)" in str(info.value)
+
+
 def test_a_size_no_on_chip_access_depends_on_may_stay_unbounded(tmp_path):
     text = """void reps(const int a[64], int out[16], int *far, int reps, int n) {
   int buf[16];

@@ -54,7 +54,7 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
         return _with_unbounded_warnings(kernel)
     names = tuple(p.name for p in kernel.params)
     bad = G.empty(names)
-    witnesses: list[tuple[str, object]] = []  # (which extent, its bad size vectors)
+    witnesses: list[tuple[str, object, ir.Access]] = []  # (which extent, bad sizes, by)
     sizes_space = Context.top(kernel.params).domain
     for relation in access_relations(kernel):
         array = kernel.array(relation.access.array)
@@ -68,7 +68,7 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
                 continue  # left for every size: build_model's located error says so
             if not sizes.is_empty():
                 witnesses.append((f"the extent of {array.name} at {relation.access.coord}",
-                                  sizes))
+                                  sizes, relation.access))
                 bad = bad.union(sizes)
     box = {p.name: (p.low, p.high) for p in kernel.params}
     for p in open_sizes:
@@ -82,10 +82,7 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
     if inside.is_empty():
         box = _with_next_values(open_sizes, bad, box)
     if not inside.is_empty():
-        p = next(p for p in open_sizes if not G.project_onto(inside, p.name).is_empty())
-        raise KernelError(p.coord, (
-            f"run-time size '{p.name}': {_witness(witnesses, box, ())} is exceeded for "
-            f"every value from {box[p.name][0]} up"))
+        raise _left_at_least_values(witnesses, box, open_sizes)
     bounded = {}
     periods = {p.name: _period_of(kernel, p.name) for p in open_sizes}
     for p in sorted(open_sizes, key=lambda p: p.lower_end):  # a start widens last
@@ -177,13 +174,32 @@ def _witness(witnesses, box, free: tuple[str, ...], at: tuple[str, int] | None =
              ) -> str:
     """The first extent left by some size vector in ``box`` (``at``: with one size at
     one value)."""
-    for text, sizes in witnesses:
+    for text, sizes, _ in witnesses:
         inside = _within(sizes, box, free)
         if at is not None:
             inside = inside.intersect(G.range_set(inside.space, at[0], at[1], at[1]))
         if not inside.is_empty():
             return text
     return "an array's extent"
+
+
+def _left_at_least_values(witnesses, box, open_sizes: list[ir.Param]) -> KernelError:
+    """The error, at the access, when the open sizes at the least values they may take
+    (each one's least, or least clear of the extents that depend on it alone) already
+    send an access out of its array: no range of them keeps every access inside."""
+    for _, sizes, access in witnesses:
+        inside = _within(sizes, box, ())
+        if inside.is_empty():
+            continue
+        point = G.first_point(inside)
+        values = ", ".join(f"{p.name} = {point[p.name]}" for p in open_sizes
+                           if FRESH_MARK not in p.name)
+        return KernelError(access.coord, (
+            f"this access may leave {access.array} with the run-time sizes that nothing bounds "
+            f"at the least values they may take ({values}), so no range of them keeps it "
+            f"inside: bound them (a LOOP_TRIPCOUNT max= or -D {DEFINE_PREFIX}<name>=) or "
+            f"guard the access with a condition on them"))
+    raise AssertionError("no extent is left inside the box")
 
 
 def _check_loop_keeps_iterations(p: ir.Param, values, box, witnesses) -> None:
@@ -249,7 +265,7 @@ def _anchor(p: ir.Param, bad, box, witnesses) -> tuple[int, int]:
     Only the extents whose bad sizes depend on ``p`` count: one that other sizes
     alone exceed (another loop nest's, its sizes not yet known) says nothing of p."""
     own = G.empty(G.dim_names(bad))
-    for _, sizes in witnesses:
+    for _, sizes, _ in witnesses:
         if _depends_on(sizes, p.name):
             own = own.union(sizes)
     good = _good_values(p, own, box, 0)
