@@ -31,7 +31,7 @@ from arraypart.ir import PORT_MODELS, PartitionPragma
 from arraypart.report import Report
 from arraypart.scheme import Banking, DimPartition, flat_scheme, per_dim_scheme
 
-from conftest import CHAINED_LANES, ROOT
+from conftest import CHAINED_LANES, ROOT, write
 from test_banking import STENCILS, solve_one, stencil_model
 
 spec = importlib.util.spec_from_file_location("scaling", ROOT / "bench" / "scaling.py")
@@ -637,3 +637,35 @@ def test_a_missed_target_is_traded_for_fewer_cycles(tmp_path):
     assert top.banking.scheme.describe().startswith("per_dim cyclic 16")
     assert [(loop.achieved_ii, loop.iterations) for loop in report.scheduled.loops] == [
         (2, 16), (1, 1280)]
+
+
+@pytest.mark.parametrize("replace", [False, True])
+def test_lanes_on_a_constant_bank_are_counted_on_their_own_bank(tmp_path, replace):
+    """BlockPU's DW_CONV3x3: lane co reads in[co][h + i][w + j] with counters for h, w,
+    i, j (irregular there).  With 16 lanes at two sites isl is past its irregular
+    budget and counting put all of them in one bank: the user's complete dim=1 was
+    called conflicting and --replace-partitions fell back to one memory at II 16.
+    Each lane's bank (co) is a constant, so each bank counts its own two reads."""
+    text = """void dw(const int in[16][10][10], const int w8[16][3][3], int out[16][4][4]) {
+#pragma HLS array_partition variable=in dim=1 complete
+#pragma HLS array_partition variable=w8 dim=1 complete
+  unsigned short i = 0, j = 0, h = 0, w = 0;
+  for (unsigned short cnt = 0; cnt < 144; cnt++) {
+#pragma HLS pipeline II=1
+    for (int co = 0; co < 16; co++) {
+#pragma HLS unroll
+      if (cnt % 9 == 0) out[co][h][w] = w8[co][i][j] * in[co][h + i][w + j];
+      else out[co][h][w] = w8[co][i][j] + in[co][h + i][w + j];
+    }
+    if (j == 2) { j = 0; if (i == 2) { i = 0; if (w == 3) { w = 0; h++; } else w++; }
+                  else i++; } else j++;
+  }
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "dw.c", text),
+                               replace_partitions=replace)
+    for name in ("in", "w8"):
+        sol = next(s for s in report.solution.arrays if s.array.name == name)
+        assert sol.conflict_free and sol.achieved_ii == (("L5", 1),)
+        assert sol.banking.scheme.describe().startswith("per_dim complete x none x none")
+        assert not sol.notes

@@ -42,7 +42,7 @@ import numpy as np
 from .. import expr as E
 from ..ir import PortModel
 from ..poly.model import ArrayModel, CycleGroup
-from ..scheme import Banking, DimPartition, Scheme, per_dim_scheme
+from ..scheme import Banking, DimPartition, Scheme, index_var, per_dim_scheme
 from . import islsets as S
 from .precheck import INFEASIBLE_II
 
@@ -127,7 +127,9 @@ def prove_group(array_model: ArrayModel, group: CycleGroup, banking: Banking,
     if banking.scheme.registers:
         return GroupVerdict(group.target_ii, None, 0)
     limit = group.target_ii + len(group.accesses) if max_ii is None else max_ii
-    irregular_dims = sum(len(a.index) for a in group.accesses if not a.regular)
+    bank_dims = banking.scheme.bank_dims()
+    irregular_dims = sum(len(S.lane_terms(a, (), 0, array_model.array.shape, bank_dims).exists)
+                         for a in group.accesses if not a.regular)
     if irregular_dims > MAX_IRREGULAR_DIMS or (
             banking.scheme.banks * banking.copies == 1
             and len(group.accesses) > MAX_WALKED_ONE_BANK):
@@ -145,27 +147,45 @@ def prove_group(array_model: ArrayModel, group: CycleGroup, banking: Banking,
 def _counted_verdict(array_model: ArrayModel, group: CycleGroup, banking: Banking,
                      limit: int) -> GroupVerdict:
     """The verdict by counting alone, for groups with too many irregular values for
-    isl or too many lanes in one memory: per copy, assume every access meets in one bank, whose distinct reads are at
+    isl or too many lanes in one memory.  Per copy and bank, the accesses that may
+    meet there are those whose bank is that one at every P (:func:`_fixed_bank`: the
+    index is a constant in every bank dimension, ``in[co][h + i][w + j]`` with ``co``
+    unrolled) and every access whose bank is not known; its distinct reads are at
     most its ``bank_depth`` elements.  Sound (no bank can carry more), coarse."""
     needed, failure = group.target_ii, None
     if banking.scheme.registers:
         return GroupVerdict(needed, None, 0)
     depth = banking.scheme.bank_depth
+    banks = [_fixed_bank(banking.scheme, a) for a in group.accesses]
     for copy in range(banking.copies):
-        lanes = [a for a in group.accesses if a.kind == "write"
-                 or banking.copy_of(a.ref_id, a.lane) == copy]
-        writes = sum(a.kind == "write" for a in lanes)
-        regular = {a.index for a in lanes if a.kind == "read" and a.regular}
-        irregular = sum(a.kind == "read" and not a.regular for a in lanes)
-        reads = min(len(regular) + irregular, depth)
-        ii = next((k for k in range(group.target_ii, limit + 1)
-                   if array_model.ports.fits(reads, writes, k)), INFEASIBLE_II)
-        if ii > group.target_ii and failure is None:
-            failure = (f"loop {group.loop}: by counting, {reads} reads and {writes} "
-                       f"writes may meet in one bank (copy {copy}; {irregular} of the "
-                       f"accesses irregular)")
-        needed = max(needed, ii)
+        mine = [k for k, a in enumerate(group.accesses) if a.kind == "write"
+                or banking.copy_of(a.ref_id, a.lane) == copy]
+        for bank in sorted({banks[k] for k in mine}, key=lambda b: (b is None, b or 0)):
+            lanes = [group.accesses[k] for k in mine if banks[k] in (bank, None)]
+            writes = sum(a.kind == "write" for a in lanes)
+            regular = {a.index for a in lanes if a.kind == "read" and a.regular}
+            irregular = sum(a.kind == "read" and not a.regular for a in lanes)
+            reads = min(len(regular) + irregular, depth)
+            ii = next((k for k in range(group.target_ii, limit + 1)
+                       if array_model.ports.fits(reads, writes, k)), INFEASIBLE_II)
+            if ii > group.target_ii and failure is None:
+                failure = (f"loop {group.loop}: by counting, {reads} reads and {writes} "
+                           f"writes may meet in one bank (copy {copy}; {irregular} of "
+                           f"the accesses irregular)")
+            needed = max(needed, ii)
     return GroupVerdict(needed, failure, 0)
+
+
+def _fixed_bank(scheme: Scheme, access) -> int | None:
+    """The bank ``access`` reaches at every P when its index is a constant in every
+    dimension the bank formula reads; None otherwise (it may reach any bank)."""
+    values = {}
+    for d in scheme.bank_dims():
+        e = access.index[d]
+        if not isinstance(e, E.Const):
+            return None
+        values[index_var(d)] = e.value
+    return int(E.evaluate(scheme.bank_expr(), values))
 
 
 class _GroupProver:
