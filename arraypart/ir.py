@@ -332,6 +332,10 @@ class If:
     None when the condition is not affine (data dependent): then both branches are
     taken as possibly executing (a safe over-approximation for banking).
     ``cond_accesses`` are the array reads in the condition itself.
+    ``lane_key``: for a data-dependent condition inside the unrolled loops of a
+    pipelined loop that takes one value in all their lanes (it reads no array, calls
+    nothing, and names none of their iterators nor a scalar their bodies declare or
+    write), a key that every lane's copy of this ``if`` shares; None otherwise.
     """
 
     cond: tuple[Conjunction, ...] | None
@@ -339,6 +343,7 @@ class If:
     orelse: tuple["Node", ...]
     coord: Coord
     cond_accesses: tuple[Access, ...] = ()
+    lane_key: tuple | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -622,18 +627,65 @@ def branch_paths(loop: Loop) -> tuple[Loop, ...]:
     operations share a port; a store in one branch and a load in the other schedule
     at II 1).  A path keeps one branch of each such ``if`` (the other emptied, its
     condition's reads kept); the iteration's accesses are those of the worst path.
-    Only an ``if`` with one instance per iteration qualifies: the loop is pipelined
-    with no unroll factor of its own and the ``if`` is outside its inner loops (each
-    unrolled lane of those has an instance of its own).  A branch without accesses
-    adds no path (the other branch's path issues a superset).  Returns ``(loop,)``
-    when there is one path or more than :data:`MAX_BRANCH_PATHS`.
+    Only an ``if`` with one instance per iteration qualifies, or one whose every
+    instance takes the same branch: the loop is pipelined with no unroll factor of
+    its own, and the ``if`` is outside its inner loops (each unrolled lane of those
+    has an instance of its own) or its condition is one value in all their lanes
+    (``If.lane_key``: one choice for every copy).  A branch without accesses adds no
+    path (the other branch's path issues a superset).  Returns ``(loop,)`` when there
+    is one path or more than :data:`MAX_BRANCH_PATHS`.
     """
     if loop.pipeline_ii is None or loop.unroll is not None:
         return (loop,)
-    count = _path_count(loop.body)
+    bodies = [_chosen(loop.body, dict(setting)) for setting in _lane_settings(loop.body)]
+    count = sum(_path_count(body) for body in bodies)
     if count == 1 or count > MAX_BRANCH_PATHS:
         return (loop,)
-    return tuple(replace(loop, body=body) for body in _paths(loop.body))
+    return tuple(replace(loop, body=path) for body in bodies for path in _paths(body))
+
+
+def _lane_settings(nodes: tuple[Node, ...]) -> list[tuple[tuple[tuple, str], ...]]:
+    """Every choice of one branch per ``lane_key`` (a branch that touches an array in
+    some copy; with none, no choice); ``[()]`` when there is no such ``if``."""
+    sides: dict[tuple, set[str]] = {}
+    for node in _ifs(nodes):
+        if node.lane_key is not None:
+            found = sides.setdefault(node.lane_key, set())
+            found.update(side for side, branch in (("then", node.then), ("else", node.orelse))
+                         if _touches(branch))
+    keys = [k for k, found in sides.items() if found]
+    if len(keys) > MAX_BRANCH_PATHS:
+        return [()]
+    choices = [[(k, side) for side in sorted(sides[k])] for k in keys]
+    settings = list(product(*choices))
+    return settings if len(settings) <= MAX_BRANCH_PATHS else [()]
+
+
+def _ifs(nodes: tuple[Node, ...]) -> Iterator[If]:
+    for node in nodes:
+        if isinstance(node, If):
+            yield node
+            yield from _ifs(node.then + node.orelse)
+        elif isinstance(node, Loop):
+            yield from _ifs(node.body)
+
+
+def _chosen(nodes: tuple[Node, ...], setting: dict[tuple, str]) -> tuple[Node, ...]:
+    """``nodes`` with each ``if`` whose ``lane_key`` ``setting`` holds keeping the
+    chosen branch only (the other emptied)."""
+    if not setting:
+        return nodes
+    out = []
+    for node in nodes:
+        if isinstance(node, Loop):
+            node = replace(node, body=_chosen(node.body, setting))
+        elif isinstance(node, If):
+            side = setting.get(node.lane_key) if node.lane_key is not None else None
+            then, orelse = _chosen(node.then, setting), _chosen(node.orelse, setting)
+            node = replace(node, then=() if side == "else" else then,
+                           orelse=() if side == "then" else orelse)
+        out.append(node)
+    return tuple(out)
 
 
 def _path_count(nodes: tuple[Node, ...]) -> int:

@@ -141,6 +141,57 @@ def test_paths_are_enumerated_up_to_the_limit(tmp_path, count, paths):
     assert _achieved(report, loop) == -(-(writes + 1) // 2)
 
 
+# BlockPU's DW_CONV3x3 shape: every unrolled channel co either starts (=) or adds to
+# (+=) its accumulator, on a counter the whole iteration shares.
+CHANNELS = """
+void channels(const int in[16][8], int out[16][8]) {
+  unsigned short phase = 0, h = 0;
+  for (unsigned short t = 0; t < 72; t++) {
+#pragma HLS pipeline II=1
+    for (int co = 0; co < 16; co++) {
+#pragma HLS unroll
+      DECLARE
+      if (COND) out[co][h] = in[co][h];
+      else out[co][h] += in[co][h];
+    }
+    if (phase == 8) { phase = 0; h++; } else phase++;
+  }
+}
+"""
+
+
+@needs_gxx
+@pytest.mark.parametrize("declare, cond, exclusive", [
+    ("", "phase == 0", True),
+    ("", "phase == 0 && t > 3", True),
+    ("", "phase == co", False),  # an iterator of the lanes
+    ("int x = in[co][0];", "x > 0", False),  # a scalar each lane declares
+    ("phase += co;", "phase == 0", False),  # a scalar the lanes write
+    ("", "in[co][0] > 0", False)],  # an array read
+    ids=["shared", "shared-conjunction", "iterator", "lane-local", "lane-written", "read"])
+def test_a_condition_all_lanes_share_makes_their_branches_exclusive(
+        tmp_path, declare, cond, exclusive):
+    """One value of the condition in every lane: each lane runs the same branch, so
+    per channel a write, or a read and a write: II 1 on two ports with one bank per
+    channel.  A condition that may differ between lanes leaves every branch counted
+    (II 2 on those banks), and the checker agrees with each claim."""
+    text = CHANNELS.replace("DECLARE", declare).replace("COND", cond)
+    compiled = arraypart.compile_kernel(write(tmp_path, "channels.cpp", text),
+                                        replace_partitions=True)
+    report = compiled.report
+    out = array(report, "out")
+    assert out.conflict_free == exclusive
+    if exclusive:
+        assert out.banking.scheme.banks == 16  # one bank per channel
+    checked = check.check_kernel(report.kernel, report.solution.bankings(), ports=2)
+    assert [lp.achieved_ii for lp in checked.loops] == [
+        1 if exclusive else max(ii for _, ii in out.achieved_ii)]
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    assert max(loop.traced_ii for loop in judged.replay.loops) == 1
+
+
 # Members of a local struct array (Rosetta's 3d-rendering writes three members of
 # one pixel per cycle): Vitis makes each member an array of its own.
 PIXELS = """

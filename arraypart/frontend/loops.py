@@ -152,6 +152,11 @@ class LoopLowering:
                 self._temporaries[var] = E.var(ir_var)  # the callee's name for it
             # Vitis unrolls every loop inside a pipelined one, whatever its pragma
             lanes = unroll == 0 or (self._pipelines > 0 and pipeline_ii is None)
+            outer_lanes = self._lane_loops
+            if pipeline_ii is not None:
+                self._lane_loops = []
+            elif lanes and self._pipelines > 0:
+                self._lane_loops = outer_lanes + [(var, items[header:])]
             try:
                 with self._loop_frame(ir_var, self._iterator_range(init, bound, step),
                                       (init, bound, step), pipeline_ii, unroll, coord):
@@ -172,6 +177,7 @@ class LoopLowering:
                         if body and () not in guard:
                             body = (If(guard, body, (), coord),)
             finally:
+                self._lane_loops = outer_lanes
                 self._frame_vars.pop()
                 if ir_var != var:
                     self._temporaries.pop(var, None)

@@ -49,6 +49,10 @@ from .pragmas import LOOP_DIRECTIVES, PragmaReader
 MAX_CALL_DEPTH = 64
 MAX_INLINED_CALLS = 4096
 FUNCTION_BODY_DIRECTIVES = ("pipeline",)
+# What a condition that is one value in every lane may hold (:meth:`_lane_key`): no
+# array read, call, member or pointer access, assignment or increment.
+_LANE_FREE_NODES = (N.Id, N.Constant, N.UnaryOp, N.BinaryOp, N.Cast, N.TernaryOp)
+_LANE_FREE_UNARY = frozenset(("-", "+", "!", "~"))
 
 
 @dataclass(slots=True)
@@ -180,6 +184,8 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         self._pipeline_coords: list[Coord] = []  # where they are, outermost first
         self._unmodelled_said: set[tuple[str, object]] = set()  # (struct field, pipeline)
         self._unrolled = 0  # unrolled loops (outside pipelines) enclosing it
+        # the unrolled loops inside the innermost pipeline around it: (C iterator, body)
+        self._lane_loops: list[tuple[str, list[N.Node]]] = []
         self._loops = 0  # loops enclosing it, in the current function
         # each break, continue and early return met: (keyword, call depth, loop depth)
         self._exits: list[tuple[str, int, int]] = []
@@ -557,8 +563,9 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         ports = self._bound_streams(call, callee)
         saved = (self._visible, self._state(), self._scalars, self._types, self._range_log,
                  self._blocks, dict(self._constants), self._ref_ids, self._frame_start,
-                 self._frame_vars, self._stream_ports, self._streams)
+                 self._frame_vars, self._stream_ports, self._streams, self._lane_loops)
         self._calls.append(callee)
+        self._lane_loops = []  # the callee's conditions name its own scalars
         try:
             self._constants.clear()
             self._constants.update(self._file_constants)
@@ -584,7 +591,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
             self._calls.pop()
             (self._visible, state, self._scalars, self._types, self._range_log, self._blocks,
              constants, self._ref_ids, self._frame_start, self._frame_vars,
-             self._stream_ports, self._streams) = saved
+             self._stream_ports, self._streams, self._lane_loops) = saved
             self._restore(state)
             self._constants.clear()
             self._constants.update(constants)
@@ -740,7 +747,28 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         orelse = () if node.iffalse is None else _inside(
             within[1], tuple(self._statement(node.iffalse)), node.coord)
         self._merge_paths([after_then, self._state()], node.coord, "if")
-        return guarded + [If(cond, then, orelse, node.coord, cond_accesses)]
+        lane_key = self._lane_key(node.cond) if cond is None and not cond_accesses else None
+        return guarded + [If(cond, then, orelse, node.coord, cond_accesses, lane_key)]
+
+    def _lane_key(self, cond: N.Node) -> tuple | None:
+        """For a data-dependent condition inside unrolled loops of a pipeline that is
+        one value in all their lanes (``ir.If.lane_key``): the ``if``'s place and the
+        first reference number of the function text being inlined (every lane's copy
+        shares both; another call of the function has its own); None otherwise."""
+        if not self._lane_loops or any(not isinstance(n, _LANE_FREE_NODES) or (
+                isinstance(n, N.UnaryOp) and n.op not in _LANE_FREE_UNARY)
+                for n in N.walk(cond)):
+            return None
+        names = frozenset(n.name for n in N.walk(cond) if isinstance(n, N.Id))
+        body = self._lane_loops[0][1]
+        lane_names = {var for var, _ in self._lane_loops} | {
+            d.name for item in body for d in N.walk(item) if isinstance(d, N.Decl)}
+        lane_names |= set().union(*(S.written(item, names) for item in body))
+        if names & lane_names or any(  # a call may write a global the condition names
+                isinstance(n, N.FuncCall) and n.name not in S.VALUE_CALLS
+                for item in body for n in N.walk(item)):
+            return None
+        return cond.coord, next(iter(self._ref_ids.values()), None)
 
     def _switch(self, node: N.Switch) -> list[Node]:
         """A ``switch`` as the if / else-if chain of its arms (:mod:`.switches`), the
