@@ -313,16 +313,16 @@ def _kind(cursor: ci.Cursor, parents: tuple, written_through: bool = True) -> st
     if user is None:
         return "read"
     if user.kind == K.CALL_EXPR and _first_operand_path(cursor, user, parents):
-        if user.spelling in _PART_SELECTS:
+        called = _called_name(user)
+        if called in _PART_SELECTS:
             # A[i].range(h, l) = v keeps the bits outside the selection: an update
             above = tuple(parents[:list(parents).index(user)])
             return "read" if _kind(user, above, written_through) == "read" else "update"
-        if user.spelling == "operator=":
+        if called == "operator=":
             return "write"
-        if user.spelling in _BIT_UPDATES:
+        if called in _BIT_UPDATES:
             return "update"
-        if user.spelling in _OVERLOADED_UPDATES or user.spelling in ("operator++",
-                                                                     "operator--"):
+        if called in _OVERLOADED_UPDATES or called in ("operator++", "operator--"):
             return "update"
     if user.kind == K.BINARY_OPERATOR and clangtu.binary_operator(user) == "=":
         return "write" if _first_operand_path(cursor, user, parents) else "read"
@@ -335,6 +335,17 @@ def _kind(cursor: ci.Cursor, parents: tuple, written_through: bool = True) -> st
             and _bound_to_reference(cursor, user, parents)):
         return "update"
     return "read"
+
+
+def _called_name(call: ci.Cursor) -> str:
+    """The name a call calls; in a template, clang leaves a call on an object whose
+    type is dependent unnamed, and its member expression names it
+    (:func:`arraypart.frontend.clangtu.member_name`)."""
+    if call.spelling:
+        return call.spelling
+    member = next(iter(call.get_children()), None)
+    return clangtu.member_name(member) if (
+        member is not None and member.kind == K.MEMBER_REF_EXPR) else ""
 
 
 def _bound_to_reference(cursor: ci.Cursor, user: ci.Cursor, parents: tuple) -> bool:

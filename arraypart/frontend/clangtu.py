@@ -144,6 +144,16 @@ def binary_operator(cursor: ci.Cursor) -> str:
     return ci._CXString.from_result(lib.clang_getBinaryOperatorKindSpelling(kind))
 
 
+def member_name(cursor: ci.Cursor) -> str:
+    """The name a ``MEMBER_REF_EXPR`` names: its spelling, or in a template where the
+    object's type depends on a template parameter (``buf[j].range(W - 1, 0)``), which
+    clang leaves unnamed, the expression's last token."""
+    if cursor.spelling:
+        return cursor.spelling
+    tokens = [t.spelling for t in cursor.get_tokens()]
+    return tokens[-1] if tokens and tokens[-1].isidentifier() else ""
+
+
 def unary_operator(cursor: ci.Cursor) -> str | None:
     return UNARY_OPERATORS.get(_library().clang_getCursorUnaryOperatorKind(cursor))
 

@@ -1229,7 +1229,9 @@ def _callee_name(cursor: ci.Cursor) -> str | None:
         if len(kids) != 1:
             return None
         cursor = kids[0]
-    if cursor.kind in (K.DECL_REF_EXPR, K.MEMBER_REF_EXPR, K.OVERLOADED_DECL_REF):
+    if cursor.kind == K.MEMBER_REF_EXPR:
+        return clangtu.member_name(cursor)
+    if cursor.kind in (K.DECL_REF_EXPR, K.OVERLOADED_DECL_REF):
         return cursor.spelling
     return None
 
