@@ -12,6 +12,7 @@ import itertools
 import json
 import math
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -282,20 +283,46 @@ def test_strided_lanes_find_the_banks_that_keep_them_static(tmp_path, step, unro
     assert all(loop.achieved_ii == loop.target_ii == 1 for loop in report.scheduled.loops)
 
 
-def test_loops_the_emission_slows_are_banked_again(tmp_path):
-    """integral_image unrolled by 2: the cheapest banking of sat (cyclic 3 over rows)
-    rotates in a loop whose emitted code cannot route it (II 2 under the scheduling
-    rule).  The emitted code is checked, the loop banked again with its rotating lanes
-    priced as the rule prices them, and the code that keeps II 1 is the one kept."""
-    path = tmp_path / "integral_image.c"
-    path.write_text((ROOT / "kernels" / "integral_image.c").read_text().replace(
-        "unroll factor=4", "unroll factor=2"))
+def _first_emission(path: Path):
+    """The first banking of ``path`` on two ports, its emitted code scheduled, and the
+    loops that code leaves above the banking's II."""
     kernel = frontend.parse_kernel(path)
     model = poly.build_model(kernel, ports=2)
     first = banking.solve(model)
-    files = codegen.emit(kernel, first)
-    scheduled = api.schedule_emitted(kernel, files, 2)
-    missed = api._missed_loops(Report(kernel, model, first, scheduled, {}))
+    scheduled = api.schedule_emitted(kernel, codegen.emit(kernel, first), 2)
+    return first, scheduled, api._missed_loops(Report(kernel, model, first, scheduled, {}))
+
+
+def _integral_image_by_2(tmp_path: Path) -> Path:
+    path = tmp_path / "integral_image.c"
+    path.write_text((ROOT / "kernels" / "integral_image.c").read_text().replace(
+        "unroll factor=4", "unroll factor=2"))
+    return path
+
+
+def test_the_sites_of_routed_lanes_are_priced_before_emission(tmp_path):
+    """integral_image unrolled by 2: cyclic 3 over the rows of sat gives each bank two
+    reads or two writes a cycle, which ram_t2p serves at II 1 in the ideal port model;
+    its bank-centric code holds two read and two write sites per bank, each issuing
+    every iteration: II 2 under the scheduling rule.  The search prices the sites
+    (:func:`arraypart.banking.sampling.routed_ii`), so the first emission keeps II 1."""
+    first, scheduled, missed = _first_emission(_integral_image_by_2(tmp_path))
+    assert not missed and all(loop.achieved_ii == 1 for loop in scheduled.loops)
+    sat = next(a for a in first.arrays if a.array.name == "sat").banking.scheme
+    assert sat != per_dim_scheme((48, 64), (DimPartition("cyclic", 3),
+                                            DimPartition("none", 1)))
+
+
+def test_loops_the_emission_slows_are_banked_again(tmp_path, monkeypatch):
+    """With the routed sites unpriced (as a search that missed them would), the
+    cheapest banking of sat rotates in a loop whose emitted code reaches II 2.  The
+    emitted code is checked, the loop banked again with its rotating lanes priced as
+    the rule prices them, and the code that keeps II 1 is the one kept."""
+    from arraypart.banking import driver
+    monkeypatch.setattr(driver, "routed_ii",
+                        lambda sample, banking, ports: sample.shape.group.target_ii)
+    path = _integral_image_by_2(tmp_path)
+    first, scheduled, missed = _first_emission(path)
     assert missed and max(loop.achieved_ii for loop in scheduled.loops) == 2
     report = arraypart.analyze(path)
     assert all(loop.achieved_ii == loop.target_ii for loop in report.scheduled.loops)

@@ -39,8 +39,8 @@ from .feasible import least_feasible_ii, relaxed
 from .groups import GroupShape, analyze_group, read_refs
 from .precheck import LaneSet, flat_ii, lane_set, per_dim_ii
 from .proof import Proof, ProofTimeout, counted_proof, prove, prove_group
-from .sampling import (refuted, sampled_rule_ii, sample_group, shared_banks_overloaded,
-                       with_point)
+from .sampling import (refuted, routed_ii, sampled_rule_ii, sample_group,
+                       shared_banks_overloaded, with_point)
 from .solution import ArraySolution, Found, Solution
 from .space import (FLAT_BLOCKS, Cost, Family, alpha_rows, copy_assignments, copy_key,
                     as_written_ii, direct_flat_rule_ii, rule_ii, phased, phased_loops,
@@ -757,6 +757,8 @@ class _Search:
         self.partly_irregular = any(None in a.index and not all(e is None for e in a.index)
                                     for a in lanes)
         self.samples = [sample_group(s) for s in shapes if not s.uniform]
+        self.routed_memo: dict[Banking, dict[str, int]] = {}
+        self.sample_memo: dict[int, object] = {}
 
     # ------------------------------------------------------------ driver
 
@@ -1027,22 +1029,59 @@ class _Search:
             for sample in self.samples if as_written or (
                 (kept or sample.shape.group.direct)
                 and not (kept and phased(banking.scheme, sample.shape)))]
+        if not (as_written or kept):
+            rule += list(self.routed(banking).items())
         for loop, ii in rule:
             reached[loop] = max(reached[loop], ii)
         return reached
+
+    def routed(self, banking: Banking) -> dict[str, int]:
+        """Per loop of a group whose lanes the emission routes (not ``direct``, of an
+        array that is not pragma-only, its lanes overloading a bank as written), the
+        II its bank-centric code reaches under the scheduling rule
+        (:func:`.sampling.routed_ii`)."""
+        if banking in self.routed_memo:
+            return self.routed_memo[banking]
+        found: dict[str, int] = {}
+        ports = self.am.ports
+        for shape in ([] if self.am.array.pragma_only else self.shapes):
+            target = shape.group.target_ii
+            if shape.group.direct or (
+                    as_written_ii(banking.scheme, shape, ports) <= target if shape.uniform
+                    else sampled_rule_ii(self._sample(shape), banking, ports) <= target):
+                continue  # kept as written, or fits as written: nothing is routed
+            ii = routed_ii(self._sample(shape), banking, ports)
+            found[shape.group.loop] = max(found.get(shape.group.loop, 0), ii)
+        self.routed_memo[banking] = found
+        return found
+
+    def _sample(self, shape: GroupShape):
+        """The sampled cycles of ``shape``'s group (a uniform one's made on demand)."""
+        key = id(shape)
+        if key not in self.sample_memo:
+            self.sample_memo[key] = next(
+                (s for s in self.samples if s.shape is shape), None) or sample_group(shape)
+        return self.sample_memo[key]
 
     def _routable(self, banking: Banking) -> bool:
         """The emitted code keeps the banking's II under the scheduling rule: the
         bank-centric emission routes lanes that change bank within one copy only, so
         a banking with read copies must give every lane a constant bank; and the
         sampled cycles of a ``direct`` non-uniform group of an array the emission may
-        route (:meth:`_rule_ii` prices the uniform ones) are not refuted under the
-        rule (:func:`.sampling.sampled_rule_ii`).  Asked before a candidate is priced."""
+        route (:meth:`_rule_ii` prices the uniform ones) are not refuted under the rule
+        (:func:`.sampling.sampled_rule_ii`).  Asked before a candidate is priced (the
+        routed groups' sites are asked before its proof: :meth:`_routed_ok`)."""
         if banking.copies > 1 and crossbar_lanes(banking.scheme, self.shapes) > 0:
             return False
         return self.am.array.pragma_only or not any(
             self._sampled_rule_missed(sample, banking)
             for sample in self.samples if sample.shape.group.direct)
+
+    def _routed_ok(self, banking: Banking) -> bool:
+        """The sites of the groups the emission routes fit their targets
+        (:meth:`routed`); asked when a candidate comes up for its proof."""
+        targets = {g.loop: g.target_ii for g in self.am.groups}
+        return not any(ii > targets[loop] for loop, ii in self.routed(banking).items())
 
     def horizon(self, best: Banking, best_bram18k: int) -> int:
         """The most banks x copies :meth:`_refine` tries past ``best``: the largest
@@ -1155,7 +1194,7 @@ class _Search:
                                                 exact=True))
                 continue
             self._check_time(tier, tried)
-            if self._isl_groups_ok(entry.banking):
+            if self._routed_ok(entry.banking) and self._isl_groups_ok(entry.banking):
                 proof = self.prove(entry.banking)
                 if proof.conflict_free:
                     return (entry.banking, proof, entry.cost), fallback

@@ -158,6 +158,46 @@ def sampled_rule_ii(sample: GroupSample, banking: Banking, ports: PortModel) -> 
                         target).max(initial=target))
 
 
+def routed_ii(sample: GroupSample, banking: Banking, ports: PortModel) -> int:
+    """The II the scheduling rule leaves a group whose lanes the emission routes
+    (:mod:`arraypart.codegen.bankcentric`), in its sampled cycles: each bank gets as
+    many read sites as the most distinct reads, and as many write sites as the most
+    writes, any bank takes in one cycle, and every site issues in every iteration, so
+    the two maxima add up even where no cycle meets both (``m[i] = f(m[i - 2]) +
+    m[i - 7] + ...`` under cyclic 3: a bank takes two reads, or a read and the write,
+    yet holds 2 + 1 sites).  Its target when no lane changes bank (nothing is routed),
+    with read copies (the emission routes within one copy only) or an irregular lane
+    (whose references stay as written: :func:`sampled_rule_ii` prices them)."""
+    scheme = banking.scheme
+    target = sample.shape.group.target_ii
+    count, lanes = len(sample.active[0]), len(sample.shape.lanes)
+    if (scheme.registers or scheme.banks == 1 or banking.copies > 1 or not count
+            or any(v is None for idx in sample.index for v in idx)):
+        return target
+    index = [np.stack([np.broadcast_to(sample.index[k][d], (count,)) for k in range(lanes)])
+             for d in range(len(scheme.shape))]  # per dimension: lanes x points
+    bank = np.broadcast_to(E.evaluate(scheme.bank_expr(), {
+        index_var(d): x for d, x in enumerate(index)}), (lanes, count))
+    active = np.stack(sample.active)
+    first = bank[np.arange(lanes), active.argmax(axis=1)]
+    if not ((bank != first[:, None]) & active).any():
+        return target
+    writes = np.array([a.kind == "write" for a in sample.shape.lanes])
+    points = np.broadcast_to(np.arange(count), (lanes, count))
+    written = np.zeros((count, scheme.banks), np.int64)
+    chosen = active & writes[:, None]
+    np.add.at(written, (points[chosen], bank[chosen]), 1)
+    key = bank * scheme.size + np.ravel_multi_index(index, scheme.shape, mode="clip")
+    key = np.where(active & ~writes[:, None], key, -1).T  # points x lanes
+    key.sort(axis=1)
+    fresh = key >= 0
+    fresh[:, 1:] &= key[:, 1:] != key[:, :-1]
+    read = np.zeros((count, scheme.banks), np.int64)
+    row, col = np.nonzero(fresh)
+    np.add.at(read, (row, key[row, col] // scheme.size), 1)
+    return int(least_ii(ports, read.max(initial=0), written.max(initial=0), target))
+
+
 def _banks_vary(sample: GroupSample, scheme) -> np.ndarray:
     """Per lane, whether its bank is not one value over the sampled cycles where it
     runs (a lane irregular in a bank dimension: always), all lanes evaluated at once."""
