@@ -500,8 +500,10 @@ class SourceUnit:
     ``globals`` the file-scope variables; ``preamble`` are the file's directives
     that the testbench repeats above the original, in order (its includes with the
     conditionals and macros they are read under, :func:`.frontend.kernel._preamble`),
-    and ``nested_includes`` the includes inside a declaration (a table's
-    initializer), which stay where they are; ``extra_defines`` the ``-D`` values the file never
+    ``nested_includes`` the includes inside a declaration (a table's
+    initializer), which stay where they are, and ``hoisted_blocks`` the namespace
+    blocks that hold only directives (``namespace lib {`` / ``#include "ns.h"`` /
+    ``}``), which the preamble repeats whole and the original leaves out; ``extra_defines`` the ``-D`` values the file never
     defines; ``cxx``: the text was read as C++; ``directives`` the ``--directives``
     commands (:class:`arraypart.frontend.directives.Directive`); ``include_dirs`` the
     folders its includes were searched in (absolute: the kernel's own folder first);
@@ -532,6 +534,7 @@ class SourceUnit:
     shared_types: tuple = ()
     unsynthesized: tuple[tuple[int, int], ...] = ()
     nested_includes: tuple[str, ...] = ()
+    hoisted_blocks: tuple[str, ...] = ()
 
 
 def accesses(nodes: tuple[Node, ...]) -> Iterator[Access]:

@@ -186,6 +186,29 @@ def assert_the_testbench_builds_and_passes(path, tmp_path, **options) -> None:
 
 
 @needs_gxx
+@pytest.mark.parametrize("block", [
+    'namespace lib {\n#include "ns.h"\n}\n',
+    'namespace lib {  // the header names its types in lib\n#ifndef NO_NS\n'
+    '#include "ns.h"\n#endif\n}\n'], ids=["include", "conditional"])
+def test_a_namespace_block_of_includes_is_repeated_whole(block, tmp_path):
+    """``namespace lib { #include "ns.h" }``: the include went above ``namespace
+    original`` on its own and the empty ``lib`` left in the original hid the header's
+    names (probe 26b, item 9).  The block is repeated whole, at global scope."""
+    (tmp_path / "ns.h").write_text("#ifndef NS_H\n#define NS_H\ntypedef int elem_t;\n"
+                                   "struct pair_t { int a, b; };\nconst int SCALE = 3;\n"
+                                   "#endif\n")
+    path = tmp_path / "k1.cpp"
+    path.write_text(block + "#define N 32\n"
+                    "void k1(lib::elem_t in[N], lib::pair_t out[N]) {\n"
+                    "  lib::elem_t buf[N];\n"
+                    "  for (int i = 0; i < N; i++) buf[i] = in[i] * lib::SCALE;\n"
+                    "  for (int i = 0; i < N; i += 2) {\n#pragma HLS pipeline II=1\n"
+                    "    out[i].a = buf[i] + buf[i + 1];\n    out[i].b = buf[i] - buf[i + 1];\n"
+                    "    out[i + 1].a = buf[i];\n    out[i + 1].b = buf[i + 1];\n  }\n}\n")
+    assert_the_testbench_builds_and_passes(path, tmp_path)
+
+
+@needs_gxx
 @pytest.mark.parametrize("head", [
     'extern "C" {\n#include <math.h>\n#include <stdlib.h>\n}\n',
     "#define WIDE 1\n#if WIDE\nstatic int f(long x) {\n#else\nstatic int f(int x) {\n"

@@ -210,14 +210,14 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     shared = tuple(sorted(shared + external))
     searched = (os.path.dirname(os.path.abspath(filename)),) + tuple(
         os.path.abspath(d) for d in include_dirs)
-    preamble, nested = _preamble(unit)
+    preamble, nested, hoisted = _preamble(unit)
     source = SourceUnit(text, func, globals_, preamble,
                         tuple(sorted(extra.items())), unit.is_cxx, directives,
                         tuple(dict.fromkeys(searched)), lowered.callees,
                         lowered.local_decls, _own_main(funcs),
                         own_headers.macros(unit, user_end),
                         shared, tuple((lo, hi) for lo, hi in clangtu.skipped_ranges(unit)
-                                      if lo < user_end), nested)
+                                      if lo < user_end), nested, hoisted)
     return Kernel(Path(filename).stem, func.name, filename, lowered.arrays, body,
                   func.coord, tuple(sorted(values.items())), lowered.params, source,
                   tuple(misplaced) + lowered.warnings + unshared + undefined
@@ -483,11 +483,15 @@ def _define_values(probes: list[tuple[str, N.Node | None]]) -> dict[str, int]:
     return values
 
 
-def _preamble(unit: clangtu.Unit) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(preamble, nested): the kernel file's directives that the testbench repeats
-    above ``namespace original``, and, verbatim, the ``#include`` lines inside a
+def _preamble(unit: clangtu.Unit
+              ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """(preamble, nested, hoisted): the kernel file's directives that the testbench
+    repeats above ``namespace original``; verbatim, the ``#include`` lines inside a
     declaration (``const int t[] = {`` / ``#include "t.inc"`` / ``};``, a function
-    body), which stay where they are.
+    body), which stay where they are; and the namespace blocks that hold only
+    directives (:func:`_directive_blocks`), which the preamble repeats whole, so that
+    the header's names are ``lib::`` ones at global scope, as the banked kernel sees
+    them, and the original leaves out.
 
     The preamble is, in order, every ``#include``, ``#define`` and ``#undef`` outside
     a declaration (in a namespace or an ``extern "C"`` block too) and every
@@ -504,8 +508,15 @@ def _preamble(unit: clangtu.Unit) -> tuple[tuple[str, ...], tuple[str, ...]]:
               if c.kind == ci.CursorKind.INCLUSION_DIRECTIVE and unit.in_main(c.location)]
     inside = _declaration_extents(unit)
     skipped = clangtu.skipped_ranges(unit)
+    blocks = _directive_blocks(unit)
     kept_lines, nested, groups = [], [], []
     for d in clangtu.directive_lines(unit):
+        block = next(((lo, hi) for lo, hi in blocks if lo < d.start < hi), None)
+        if block is not None:
+            if not kept_lines or kept_lines[-1].start != block[0]:
+                kept_lines.append(clangtu.DirectiveLine(
+                    "namespace", *block, unit.data[block[0]:block[1]].decode()))
+            continue
         declared = any(lo < d.start < hi for lo, hi in inside) or (
             d.keyword == "include" and _within_braces(unit.data, skipped, d.start))
         if d.keyword.startswith("if"):
@@ -521,12 +532,24 @@ def _preamble(unit: clangtu.Unit) -> tuple[tuple[str, ...], tuple[str, ...]]:
             nested.append(unit.data[d.start:d.end].decode().split("\n")[0].strip())
         elif kept:
             kept_lines.append(d)
-    last = max((k for k, d in enumerate(kept_lines) if d.keyword == "include"), default=-1)
+    last = max((k for k, d in enumerate(kept_lines) if d.keyword in ("include", "namespace")),
+               default=-1)
     kept_lines = [d for k, d in enumerate(kept_lines)
                   if k < last or d.keyword not in ("define", "undef")]
     guard = _include_guard(kept_lines)
+    hoisted = tuple(d.text for d in kept_lines if d.keyword == "namespace")
     return (tuple(_as_opened(d, opened) for d in kept_lines)
-            + ((f"#undef {guard}",) if guard else ()), tuple(nested))
+            + ((f"#undef {guard}",) if guard else ()), tuple(nested), hoisted)
+
+
+def _directive_blocks(unit: clangtu.Unit) -> list[tuple[int, int]]:
+    """The byte ranges of the kernel file's namespace blocks at file scope that declare
+    nothing in the file itself: their text is directives (``namespace lib {`` /
+    ``#include "ns.h"`` / ``}``), whatever the headers declare in them."""
+    return [(c.extent.start.offset, c.extent.end.offset)
+            for c in unit.tu.cursor.get_children()
+            if c.kind == ci.CursorKind.NAMESPACE and unit.in_main(c.location)
+            and not any(unit.in_main(k.location) for k in c.get_children())]
 
 
 _GUARD_OPEN = re.compile(r"#\s*(?:ifndef\s+(\w+)|if\s+!\s*defined\s*\(?\s*(\w+)\s*\)?)\s*$")
