@@ -331,10 +331,15 @@ class AccessLowering:
         if len(subscripts) != rank and not binding.field:
             raise KernelError(coord, f"array '{name}' has {rank} dimension(s) but is "
                                      f"indexed with {len(subscripts)} subscript(s)")
-        if node.start < 0 or node.end <= node.start:
+        if node.start < 0 or node.end <= node.start or node.in_macro:
             self._keep_as_written(binding.array, (
                 f"the reference at {coord} is written in {_where_written(node)}: "
                 "write it in the kernel file to let arraypart rewrite it"))
+        elif self._spans.setdefault((node.start, node.end), id(node)) != id(node):
+            self._keep_as_written(binding.array, (
+                f"the text at {coord} stands for two references (a macro that uses its "
+                "argument twice, SQ(buf[i])?): write the reference out of the macro, or "
+                "assign it to a variable first, to let arraypart rewrite it"))
         self._element(binding, subscripts, self._ref_ids[id(node)], coord, out, kinds,
                       field)
 
@@ -556,6 +561,8 @@ def _where_written(node: N.ArrayRef) -> str:
     """Where a reference with no text of its own in the kernel file is written."""
     if node.start < 0:
         return f"{node.coord.file}, which the kernel file includes"
+    if node.in_macro:
+        return "a macro's body"
     return "a macro's body, used in another macro's argument"
 
 
