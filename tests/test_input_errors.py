@@ -186,6 +186,23 @@ def assert_the_testbench_builds_and_passes(path, tmp_path, **options) -> None:
 
 
 @needs_gxx
+def test_an_included_file_that_defines_state_stays_in_the_original(tmp_path):
+    """``#include "hist.inc"`` defining ``int hist[16];`` and a function: repeated
+    above ``namespace original`` they were defined in the testbench and in the banked
+    kernel, which did not link (probe 26b, item 9), and the original would have
+    shared the banked kernel's state."""
+    (tmp_path / "hist.inc").write_text("#include <stdint.h>\nint hist[16];\n"
+                                       "int scale(int x) { return 2 * x; }\n")
+    path = tmp_path / "p10.cpp"
+    path.write_text('#include "hist.inc"\nvoid p10(int a[16], int b[16]) {\n'
+                    "  for (int i = 0; i < 16; i++) hist[i] = scale(a[i]);\n"
+                    "  for (int i = 0; i < 16; i += 2) {\n#pragma HLS pipeline II=1\n"
+                    "    b[i] = hist[i] + hist[i + 1];\n    b[i + 1] = hist[i] - hist[i + 1];\n"
+                    "  }\n}\n")
+    assert_the_testbench_builds_and_passes(path, tmp_path)
+
+
+@needs_gxx
 def test_names_a_header_reads_are_repeated_before_it(tmp_path):
     """``typedef int data_t;`` / ``const int K = 3;`` / ``#include "ops.h"``, whose
     functions use both: the header went above ``namespace original`` without them and

@@ -518,7 +518,8 @@ def _preamble(unit: clangtu.Unit
                     "namespace", *block, unit.data[block[0]:block[1]].decode()))
             continue
         declared = any(lo < d.start < hi for lo, hi in inside) or (
-            d.keyword == "include" and _within_braces(unit.data, skipped, d.start))
+            d.keyword == "include" and (_within_braces(unit.data, skipped, d.start)
+                                        or _defines_objects(unit, d, opened)))
         if d.keyword.startswith("if"):
             groups.append(not declared)
             kept = groups[-1]
@@ -543,6 +544,37 @@ def _preamble(unit: clangtu.Unit
     hoisted = tuple(d.text for d in kept_lines if d.keyword in ("namespace", "declaration"))
     return (tuple(_as_opened(d, opened) for d in kept_lines)
             + ((f"#undef {guard}",) if guard else ()), tuple(nested), hoisted)
+
+
+def _defines_objects(unit: clangtu.Unit, directive: clangtu.DirectiveLine,
+                     opened: list[ci.Cursor]) -> bool:
+    """The file an ``#include`` opens defines a variable or function of external
+    linkage (``int hist[16];`` in an ``.inc``): repeated above ``namespace original``
+    it would be defined in the testbench and in the banked kernel, which do not link,
+    and the original would share the banked kernel's state; it stays in place."""
+    found = next((c for c in opened if directive.start <= c.location.offset < directive.end),
+                 None)
+    included = found.get_included_file() if found is not None else None
+    if included is None:
+        return False
+    for c in unit.tu.cursor.get_children():
+        if c.location.file is None or c.location.file.name != included.name:
+            continue
+        if c.kind in (ci.CursorKind.VAR_DECL, ci.CursorKind.FUNCTION_DECL) and (
+                c.is_definition() and c.linkage == ci.LinkageKind.EXTERNAL
+                and not (c.kind == ci.CursorKind.FUNCTION_DECL and _inline(c))):
+            return True
+    return False
+
+
+def _inline(function: ci.Cursor) -> bool:
+    """Whether a function definition says ``inline`` before its name."""
+    for token in function.get_tokens():
+        if token.spelling == function.spelling:
+            return False
+        if token.spelling == "inline":
+            return True
+    return False
 
 
 def _names_headers_read(unit: clangtu.Unit, before: int) -> list[clangtu.DirectiveLine]:
