@@ -503,7 +503,9 @@ class SourceUnit:
     ``nested_includes`` the includes inside a declaration (a table's
     initializer), which stay where they are, and ``hoisted_blocks`` the namespace
     blocks that hold only directives (``namespace lib {`` / ``#include "ns.h"`` /
-    ``}``), which the preamble repeats whole and the original leaves out; ``extra_defines`` the ``-D`` values the file never
+    ``}``), which the preamble repeats whole and the original leaves out, and
+    ``macros_at_top`` the ``#define`` lines that restore, for the testbench's
+    declaration of the top, the macros the file changes after it; ``extra_defines`` the ``-D`` values the file never
     defines; ``cxx``: the text was read as C++; ``directives`` the ``--directives``
     commands (:class:`arraypart.frontend.directives.Directive`); ``include_dirs`` the
     folders its includes were searched in (absolute: the kernel's own folder first);
@@ -535,6 +537,7 @@ class SourceUnit:
     unsynthesized: tuple[tuple[int, int], ...] = ()
     nested_includes: tuple[str, ...] = ()
     hoisted_blocks: tuple[str, ...] = ()
+    macros_at_top: tuple[str, ...] = ()
 
 
 def accesses(nodes: tuple[Node, ...]) -> Iterator[Access]:

@@ -203,6 +203,20 @@ def test_an_included_file_that_defines_state_stays_in_the_original(tmp_path):
 
 
 @needs_gxx
+@pytest.mark.parametrize("tail", ["#undef N\n", "#undef N\n#define N 4\n"])
+def test_a_macro_the_file_changes_after_the_top_keeps_its_value_for_its_declaration(
+        tail, tmp_path):
+    """``#undef N`` at the file's end: the testbench declares the banked top after the
+    original's text, where N was gone, and did not build (probe 26b, item 9)."""
+    path = tmp_path / "pu.cpp"
+    path.write_text("#include <stdint.h>\n#define N 16\nvoid pu(int32_t a[2][N], int32_t b[N]) {\n"
+                    "  for (int i = 0; i < N; i += 2) {\n#pragma HLS pipeline II=1\n"
+                    "    b[i] = a[0][i] + a[1][i + 1];\n    b[i + 1] = a[1][i] - a[0][i + 1];\n"
+                    "  }\n}\n" + tail)
+    assert_the_testbench_builds_and_passes(path, tmp_path)
+
+
+@needs_gxx
 def test_names_a_header_reads_are_repeated_before_it(tmp_path):
     """``typedef int data_t;`` / ``const int K = 3;`` / ``#include "ops.h"``, whose
     functions use both: the header went above ``namespace original`` without them and

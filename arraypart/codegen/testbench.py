@@ -143,7 +143,8 @@ def testbench_context(kernel: Kernel) -> dict:
         "undefines": [f"#undef {n}" for n in sorted(set(source.macros)
                                                     | {n for n, _ in source.extra_defines})],
         "original": original_text(_with_shared_types(source), source),
-        "prototype": _rooted(_prototype(data, func), kernel),
+        "prototype": "\n".join(source.macros_at_top
+                               + (_rooted(_prototype(data, func), kernel),)),
         "params": params,
         "arrays": [p.array for p in params if p.array is not None],
         "scalars": [p.scalar for p in params if p.scalar is not None],

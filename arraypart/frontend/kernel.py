@@ -211,13 +211,14 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     searched = (os.path.dirname(os.path.abspath(filename)),) + tuple(
         os.path.abspath(d) for d in include_dirs)
     preamble, nested, hoisted = _preamble(unit)
+    preamble_top = _macros_at(unit, func.start)
     source = SourceUnit(text, func, globals_, preamble,
                         tuple(sorted(extra.items())), unit.is_cxx, directives,
                         tuple(dict.fromkeys(searched)), lowered.callees,
                         lowered.local_decls, _own_main(funcs),
                         own_headers.macros(unit, user_end),
                         shared, tuple((lo, hi) for lo, hi in clangtu.skipped_ranges(unit)
-                                      if lo < user_end), nested, hoisted)
+                                      if lo < user_end), nested, hoisted, preamble_top)
     return Kernel(Path(filename).stem, func.name, filename, lowered.arrays, body,
                   func.coord, tuple(sorted(values.items())), lowered.params, source,
                   tuple(misplaced) + lowered.warnings + unshared + undefined
@@ -595,6 +596,30 @@ def _names_headers_read(unit: clangtu.Unit, before: int) -> list[clangtu.Directi
         found.append(clangtu.DirectiveLine("declaration", start, end + 1,
                                            unit.data[start:end + 1].decode()))
     return found
+
+
+def _macros_at(unit: clangtu.Unit, at: int) -> tuple[str, ...]:
+    """The ``#define`` lines that give the macros the file undefines or defines again
+    after offset ``at`` (the top function) the values they have at it (``#undef N``
+    at the file's end): the testbench declares the banked top after the original's
+    text, with the top's signature as written, which may use them."""
+    lines = clangtu.directive_lines(unit)
+    later = {_macro_name(d) for d in lines
+             if d.start > at and d.keyword in ("define", "undef")} - {None}
+    found: dict[str, str] = {}
+    for c in unit.tu.cursor.get_children():
+        if (c.kind == ci.CursorKind.MACRO_DEFINITION and c.spelling in later
+                and unit.in_main(c.location) and c.location.offset < at):
+            line = next((d for d in lines if d.start <= c.location.offset < d.end), None)
+            if line is not None:
+                found[c.spelling] = line.text.strip()
+    return tuple(f"#undef {name}\n{text}" for name, text in found.items())
+
+
+def _macro_name(directive: clangtu.DirectiveLine) -> str | None:
+    """The name a ``#define`` or ``#undef`` line names (None when it names none)."""
+    match = re.match(r"\s*#\s*(?:define|undef)\s+(\w+)", directive.text)
+    return match.group(1) if match else None
 
 
 def _directive_blocks(unit: clangtu.Unit) -> list[tuple[int, int]]:
