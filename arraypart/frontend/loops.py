@@ -789,7 +789,10 @@ class LoopLowering:
         changed.discard(var)
         changed -= self._body_locals(items)
         skipping = _escapes(items)
-        if not changed or self._followed >= MAX_FOLLOWED_LOOPS or _escapes(items, ("break",)):
+        if (not changed or self._followed >= MAX_FOLLOWED_LOOPS or _escapes(items, ("break",))
+                or not any(name in self._temporaries for name in changed)):
+            # no entry value: a scalar the loop changes stays without one whatever its
+            # step (:meth:`_loop_body`), so the body need not be followed
             return dict.fromkeys(sorted(changed))
         in_body = set().union(*(S.written(n, self._scalars, self._callees)
                                 for n in items)) if skipping else set()
