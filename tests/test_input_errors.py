@@ -186,6 +186,26 @@ def assert_the_testbench_builds_and_passes(path, tmp_path, **options) -> None:
 
 
 @needs_gxx
+def test_a_local_initialized_from_an_included_file_is_banked_with_pragmas(tmp_path):
+    """``const int coef[8] = {`` / ``#include "coef.inc"`` / ``};`` banked: bank arrays
+    need each element's text, which lies in the included file ("an initializer of a
+    banked array is spelled inside a macro", exit 2; probe 26b, item 11).  The array
+    keeps its declaration, and says why."""
+    (tmp_path / "coef.inc").write_text("1, 2, 3, 4, 5, 6, 7, 8\n")
+    path = tmp_path / "km5.cpp"
+    path.write_text("void km5(const int in[64], int out[64]) {\n  const int coef[8] = {\n"
+                    '#include "coef.inc"\n  };\n  for (int i = 0; i < 64; i += 4) {\n'
+                    "#pragma HLS pipeline II=1\n    for (int u = 0; u < 4; u++) {\n"
+                    "#pragma HLS unroll\n      out[i + u] = in[i + u] * coef[(i + u) % 8];\n"
+                    "    }\n  }\n}\n")
+    compiled = arraypart.compile_kernel(str(path))
+    coef = next(a for a in compiled.report.solution.arrays if a.array.name == "coef")
+    assert "its initializer at" in coef.array.kept_reference and coef.conflict_free
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout[-2000:]
+
+
+@needs_gxx
 def test_an_included_file_that_defines_state_stays_in_the_original(tmp_path):
     """``#include "hist.inc"`` defining ``int hist[16];`` and a function: repeated
     above ``namespace original`` they were defined in the testbench and in the banked

@@ -159,7 +159,12 @@ class MemoryLowering:
                 if not stream_alias(node):
                     self._add_stream(node, local=True)
             elif isinstance(node, N.Decl) and node.is_array:
-                self._add_array(node, interface=False, local=True)
+                name = self._add_array(node, interface=False, local=True)
+                if node.init is not None and _untexted(node.init):
+                    self._keep_as_written(name, (
+                        f"its initializer at {node.coord} is written in an included file "
+                        "or a macro's body: write it in the kernel file to let arraypart "
+                        "spread it over bank arrays"))
 
     def _add_stream(self, param: N.Decl, local: bool = False,
                     owner: str | None = None) -> None:
@@ -500,6 +505,14 @@ def _numbered(stem: str) -> Iterator[str]:
     """``stem``, ``stem2``, ``stem3``, ..."""
     yield stem
     yield from (f"{stem}{k}" for k in itertools.count(2))
+
+
+def _untexted(init: N.Node) -> bool:
+    """Some element of the initializer ``init`` has no text of its own in the kernel
+    file (``{`` / ``#include "coef.inc"`` / ``}``, a macro's body)."""
+    if isinstance(init, N.InitList):
+        return any(_untexted(item) for item in init.exprs)
+    return init.start < 0 or init.end <= init.start
 
 
 def stream_alias(decl: N.Decl) -> bool:
