@@ -7,6 +7,7 @@ import pytest
 
 import arraypart
 from arraypart import check, ir
+from arraypart.poly import model
 
 from conftest import array, assert_the_trace_agrees, needs_gxx, run_testbench, write
 
@@ -190,6 +191,42 @@ def test_a_condition_all_lanes_share_makes_their_branches_exclusive(
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
     assert max(loop.traced_ii for loop in judged.replay.loops) == 1
+
+
+RELU6 = """
+void relu6(const int in[64], int out[64]) {
+  int buf[64];
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+#pragma HLS unroll factor=2
+    int x = in[i];
+    if (x > 6) buf[i] = 6;
+    else if (x < 0) buf[i] = 0;
+    else buf[i] = x;
+  }
+  for (int i = 0; i < 64; i++) out[i] = buf[i];
+}
+"""
+
+
+def test_writes_in_exclusive_branches_of_a_lane_set_no_floor(tmp_path):
+    """In each lane of ``unroll factor=2`` one of the three writes of buf[i] runs: the
+    floor called II 1 impossible for memory banks ('written 3 times in one
+    iteration').  The lanes carry their branches, and the floors count only writes
+    that may run together; those of different lanes still do."""
+    report = arraypart.analyze(write(tmp_path, "relu6.cpp", RELU6))
+    assert not any("impossible" in w for w in report.warnings)
+    am = report.model.array("buf")
+    group = next(g for g in am.groups if len(g.accesses) == 6)
+    writes = [a for a in group.accesses if a.kind == "write"]
+    by_lane = {}
+    for a in writes:  # lane 0 writes buf[i], lane 1 buf[i + 1]
+        by_lane.setdefault(a.index, []).append(a)
+    assert sorted(len(lane) for lane in by_lane.values()) == [3, 3]
+    first, second = by_lane.values()
+    assert all(model.exclusive(a, b) for lane in (first, second)
+               for a in lane for b in lane if a is not b)
+    assert not any(model.exclusive(a, b) for a in first for b in second)
 
 
 # Members of a local struct array (Rosetta's 3d-rendering writes three members of

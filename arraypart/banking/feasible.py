@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..ir import PortModel
-from ..poly.model import ArrayModel, CycleGroup
+from ..poly.model import ArrayModel, CycleGroup, exclusive
 from . import islsets as S
 
 # Each pair costs one isl emptiness check; a pipeline iteration with more pairs than
@@ -57,7 +57,8 @@ def _group_floor(ports: PortModel, group: CycleGroup,
     if not writes or count > MAX_PAIRS:
         return []
     pairs = [(a, b) for b in writes for a in range(len(lanes))
-             if a != b and not (lanes[a].kind == "write" and a > b)]
+             if a != b and not (lanes[a].kind == "write" and a > b)
+             and not exclusive(lanes[a], lanes[b])]
     terms = [S.lane_terms(a, group.time_vars, k, shape) for k, a in enumerate(lanes)]
     needed = []
     for a, b in pairs:
@@ -94,6 +95,7 @@ def _written_many_times(ports: PortModel, group: CycleGroup) -> list[tuple[int, 
             classes.setdefault((a.index, a.lane), []).append(a)
     needed = []
     for lanes in classes.values():
+        lanes = _together(lanes)
         writes = sum(a.kind == "write" for a in lanes)
         reads = int(writes < len(lanes))
         if writes < 3 or ports.fits(reads, writes, group.target_ii):
@@ -108,6 +110,17 @@ def _written_many_times(ports: PortModel, group: CycleGroup) -> list[tuple[int, 
                            f"{writes} times in one iteration (at {lanes[0].coord}), which no "
                            f"banking separates on {ports.name}"))
     return needed
+
+
+def _together(lanes: list) -> list:
+    """Lanes of ``lanes`` that may all run in one iteration: each one kept unless it
+    lies in another branch of an ``if`` than one kept before it (:func:`exclusive`;
+    the writes of ``if (c) x[i] = a; else x[i] = b;`` are one write)."""
+    kept: list = []
+    for lane in lanes:
+        if not any(exclusive(lane, other) for other in kept):
+            kept.append(lane)
+    return kept
 
 
 def _updated_in_place(ports: PortModel, group: CycleGroup) -> list[tuple[int, str]]:

@@ -132,31 +132,44 @@ def _start(loop: ir.Loop, ctx: Context, out: Collector) -> None:
         _walk_lanes(variant.body, frame, ctx.enter_loop(loop), out, path)
 
 
+# A data-dependent ``if`` around an access: the ``if`` node's id, the branch, and the
+# variables its lanes are told apart by where it stands (:func:`_record`).
+Branch = tuple[int, str, frozenset[str]]
+
+
 def _walk_lanes(body: tuple[ir.Node, ...], frame: Frame, ctx: Context,
-                out: Collector, path: int) -> None:
+                out: Collector, path: int, branches: tuple[Branch, ...] = ()) -> None:
     for node in body:
         if isinstance(node, ir.Stmt):
-            _record(node.accesses, frame, out, path)
+            _record(node.accesses, frame, out, path, branches)
         elif isinstance(node, ir.If):
-            _record(node.cond_accesses, frame, out, path)
+            _record(node.cond_accesses, frame, out, path, branches)
             then_frame, else_frame = _branches(frame, node)
             then_ctx, else_ctx = ctx.branches(node)
-            _walk_lanes(node.then, then_frame, then_ctx, out, path)
-            _walk_lanes(node.orelse, else_frame, else_ctx, out, path)
+            known = frozenset(frame.lanes[0].env) if frame.lanes else frozenset()
+            sides = ((("then", id(node), known),), (("else", id(node), known),)) if (
+                node.cond is None) else ((), ())
+            _walk_lanes(node.then, then_frame, then_ctx, out, path,
+                        branches + tuple((i, s, k) for s, i, k in sides[0]))
+            _walk_lanes(node.orelse, else_frame, else_ctx, out, path,
+                        branches + tuple((i, s, k) for s, i, k in sides[1]))
         elif frame.pipelined or node.unroll == 0:
             _walk_lanes(node.body, _unroll_fully(frame, node), ctx.enter_loop(node), out,
-                        path)
+                        path, branches)
         else:
             # A pipelined loop inside an unrolled one runs in lockstep in every lane
             # of it (DESIGN §2: the lanes are concurrent); its inner loops unroll fully.
             inner = _enter_in_time(frame, node, node.unroll or 1, chained=True)
             if node.pipeline_ii is not None:
                 inner = replace(inner, pipelined=True)
-            _walk_lanes(node.body, inner, ctx.enter_loop(node), out, path)
+            _walk_lanes(node.body, inner, ctx.enter_loop(node), out, path, branches)
 
 
 def _record(accesses: tuple[ir.Access, ...], frame: Frame, out: Collector,
-            path: int) -> None:
+            path: int, branches: tuple[Branch, ...] = ()) -> None:
+    """Each access at each lane.  Its ``branches`` name each ``if``'s instance by the
+    ``if`` and the lane's values of the variables known where it stands (a lane of
+    an unrolled loop inside the branch shares its instance; lanes around it do not)."""
     for access in accesses:
         for lane in frame.lanes:
             out.tick()
@@ -164,9 +177,11 @@ def _record(accesses: tuple[ir.Access, ...], frame: Frame, out: Collector,
                 continue
             index = tuple(None if e is None else E.simplify(E.substitute(e, lane.env))
                           for e in access.index)
+            marks = tuple(((node, frozenset((v, lane.env[v]) for v in known)), side)
+                          for node, side, known in branches)
             out.found.append(Found(frame, LaneAccess(
                 access.array, access.kind, index, access.ref_id, access.coord,
-                lane.values, lane.domain, access.field, access.window), path))
+                lane.values, lane.domain, access.field, access.window, marks), path))
 
 
 def _substituted(exprs: tuple[E.Expr, ...], env: Mapping[str, E.Expr]) -> tuple[E.Expr, ...]:

@@ -34,7 +34,11 @@ class LaneAccess:
     ``domain`` is an isl set over the group's time space: the P where the lane runs.
     ``field``: the struct member it reads or writes (``ir.Access.field``); ``window``:
     a read of an ``array_stencil`` window (``ir.Access.window``), addressed as the
-    buffer's one feed read (:func:`.build.counted_addresses`).
+    buffer's one feed read (:func:`.build.counted_addresses`).  ``branches``: per
+    data-dependent ``if`` around it in the iteration that the group's path does not
+    decide (one inside unrolled lanes), the ``if``'s instance in this lane and the
+    branch taken: two lanes with one instance and different branches never run in one
+    iteration (:func:`exclusive`).
     """
 
     array: str
@@ -46,10 +50,18 @@ class LaneAccess:
     domain: isl.Set
     field: str | None = None
     window: bool = False
+    branches: tuple[tuple[object, str], ...] = ()
 
     @property
     def regular(self) -> bool:
         return all(e is not None for e in self.index)
+
+
+def exclusive(a: LaneAccess, b: LaneAccess) -> bool:
+    """``a`` and ``b`` lie in different branches of one instance of a data-dependent
+    ``if``: they never run in one iteration."""
+    sides = dict(a.branches)
+    return any(sides.get(instance, side) != side for instance, side in b.branches)
 
 
 @dataclass(frozen=True, eq=False)
