@@ -237,21 +237,6 @@ def test_a_macro_the_file_changes_after_the_top_keeps_its_value_for_its_declarat
 
 
 @needs_gxx
-def test_names_a_header_reads_are_repeated_before_it(tmp_path):
-    """``typedef int data_t;`` / ``const int K = 3;`` / ``#include "ops.h"``, whose
-    functions use both: the header went above ``namespace original`` without them and
-    the testbench did not build (probe 26b, item 9)."""
-    (tmp_path / "ops.h").write_text("static inline data_t twice(data_t x) { return K * x; }\n")
-    path = tmp_path / "p33.cpp"
-    path.write_text("typedef int data_t;\nconst int K = 3;\n#include \"ops.h\"\n#define N 16\n"
-                    "void p33(data_t a[N], data_t b[N]) {\n"
-                    "  for (int i = 0; i < N; i += 2) {\n#pragma HLS pipeline II=1\n"
-                    "    b[i] = twice(a[i]) + a[i + 1];\n    b[i + 1] = a[i] - a[i + 1];\n"
-                    "  }\n}\n")
-    assert_the_testbench_builds_and_passes(path, tmp_path)
-
-
-@needs_gxx
 @pytest.mark.parametrize("block", [
     'namespace lib {\n#include "ns.h"\n}\n',
     'namespace lib {  // the header names its types in lib\n#ifndef NO_NS\n'

@@ -538,11 +538,8 @@ def _preamble(unit: clangtu.Unit
                default=-1)
     kept_lines = [d for k, d in enumerate(kept_lines)
                   if k < last or d.keyword not in ("define", "undef")]
-    if last >= 0:
-        kept_lines = sorted(kept_lines + _names_headers_read(unit, kept_lines[last].start),
-                            key=lambda d: d.start)
     guard = _include_guard(kept_lines)
-    hoisted = tuple(d.text for d in kept_lines if d.keyword in ("namespace", "declaration"))
+    hoisted = tuple(d.text for d in kept_lines if d.keyword == "namespace")
     return (tuple(_as_opened(d, opened) for d in kept_lines)
             + ((f"#undef {guard}",) if guard else ()), tuple(nested), hoisted)
 
@@ -576,26 +573,6 @@ def _inline(function: ci.Cursor) -> bool:
         if token.spelling == "inline":
             return True
     return False
-
-
-def _names_headers_read(unit: clangtu.Unit, before: int) -> list[clangtu.DirectiveLine]:
-    """The file-scope typedefs, aliases and scalar constants before offset ``before`` (the
-    last include the preamble repeats), with their ``;``: a header after them may use
-    them (``typedef int data_t;`` / ``#include "ops.h"``), so the preamble repeats them
-    in place and the original leaves them out (the original's names are then these)."""
-    found = []
-    for c in unit.tu.cursor.get_children():
-        if not unit.in_main(c.location) or c.extent.end.offset >= before or not (
-                c.kind in (ci.CursorKind.TYPEDEF_DECL, ci.CursorKind.TYPE_ALIAS_DECL)
-                or (c.kind == ci.CursorKind.VAR_DECL and c.type.is_const_qualified()
-                    and c.type.get_canonical().kind not in N.ARRAY_TYPE_KINDS)):
-            continue
-        start, end = c.extent.start.offset, unit.data.find(b";", c.extent.end.offset)
-        if end < 0 or unit.data[c.extent.end.offset:end].strip():
-            continue
-        found.append(clangtu.DirectiveLine("declaration", start, end + 1,
-                                           unit.data[start:end + 1].decode()))
-    return found
 
 
 def _macros_at(unit: clangtu.Unit, at: int) -> tuple[str, ...]:
