@@ -149,6 +149,7 @@ void channels(const int in[16][8], int out[16][8]) {
   unsigned short phase = 0, h = 0;
   for (unsigned short t = 0; t < 72; t++) {
 #pragma HLS pipeline II=1
+    BEFORE
     for (int co = 0; co < 16; co++) {
 #pragma HLS unroll
       DECLARE
@@ -168,15 +169,21 @@ void channels(const int in[16][8], int out[16][8]) {
     ("", "phase == co", False),  # an iterator of the lanes
     ("int x = in[co][0];", "x > 0", False),  # a scalar each lane declares
     ("phase += co;", "phase == 0", False),  # a scalar the lanes write
-    ("", "in[co][0] > 0", False)],  # an array read
-    ids=["shared", "shared-conjunction", "iterator", "lane-local", "lane-written", "read"])
+    ("", "in[co][0] > 0", False),  # an array read
+    ("r ^= co;", "phase == 0", False),  # through a reference bound before the lanes
+    ("*p ^= co;", "phase == 0", False)],  # through a pointer
+    ids=["shared", "shared-conjunction", "iterator", "lane-local", "lane-written", "read",
+         "reference", "pointer"])
 def test_a_condition_all_lanes_share_makes_their_branches_exclusive(
         tmp_path, declare, cond, exclusive):
     """One value of the condition in every lane: each lane runs the same branch, so
     per channel a write, or a read and a write: II 1 on two ports with one bank per
     channel.  A condition that may differ between lanes leaves every branch counted
     (II 2 on those banks), and the checker agrees with each claim."""
-    text = CHANNELS.replace("DECLARE", declare).replace("COND", cond)
+    before = ("unsigned short &r = phase;" if "r ^=" in declare else
+              "unsigned short *p = &phase;" if "*p" in declare else "")
+    text = CHANNELS.replace("BEFORE", before).replace("DECLARE", declare).replace(
+        "COND", cond)
     compiled = arraypart.compile_kernel(write(tmp_path, "channels.cpp", text),
                                         replace_partitions=True)
     report = compiled.report

@@ -156,7 +156,7 @@ class LoopLowering:
             if pipeline_ii is not None:
                 self._lane_loops = []
             elif lanes and self._pipelines > 0:
-                self._lane_loops = outer_lanes + [(var, items[header:])]
+                self._lane_loops = outer_lanes + [(var, node)]
             try:
                 with self._loop_frame(ir_var, self._iterator_range(init, bound, step),
                                       (init, bound, step), pipeline_ii, unroll, coord):

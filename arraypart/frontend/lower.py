@@ -185,8 +185,8 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         self._pipeline_coords: list[Coord] = []  # where they are, outermost first
         self._unmodelled_said: set[tuple[str, object]] = set()  # (struct field, pipeline)
         self._unrolled = 0  # unrolled loops (outside pipelines) enclosing it
-        # the unrolled loops inside the innermost pipeline around it: (C iterator, body)
-        self._lane_loops: list[tuple[str, list[N.Node]]] = []
+        # the unrolled loops inside the innermost pipeline around it: (C iterator, loop)
+        self._lane_loops: list[tuple[str, N.For]] = []
         self._loops = 0  # loops enclosing it, in the current function
         # each break, continue and early return met: (keyword, call depth, loop depth)
         self._exits: list[tuple[str, int, int]] = []
@@ -755,19 +755,29 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         """For a data-dependent condition inside unrolled loops of a pipeline that is
         one value in all their lanes (``ir.If.lane_key``): the ``if``'s place and the
         first reference number of the function text being inlined (every lane's copy
-        shares both; another call of the function has its own); None otherwise."""
-        if not self._lane_loops or any(not isinstance(n, _LANE_FREE_NODES) or (
-                isinstance(n, N.UnaryOp) and n.op not in _LANE_FREE_UNARY)
+        shares both); None otherwise.  One value: it reads no array, calls nothing,
+        and names only the top's own integer scalars, none of which the function
+        lets anything else write (an address taken, a reference bound, an argument
+        that may be one) nor the outermost such loop declares or writes (header
+        included), and that loop calls nothing (a call may write what it names).
+        Not in an inlined callee, whose lanes may be the caller's too."""
+        if not self._lane_loops or len(self._calls) > 1 or any(
+                not isinstance(n, _LANE_FREE_NODES) or (
+                    isinstance(n, N.UnaryOp) and n.op not in _LANE_FREE_UNARY)
                 for n in N.walk(cond)):
             return None
         names = frozenset(n.name for n in N.walk(cond) if isinstance(n, N.Id))
-        body = self._lane_loops[0][1]
-        lane_names = {var for var, _ in self._lane_loops} | {
-            d.name for item in body for d in N.walk(item) if isinstance(d, N.Decl)}
-        lane_names |= set().union(*(S.written(item, names) for item in body))
-        if names & lane_names or any(  # a call may write a global the condition names
-                isinstance(n, N.FuncCall) and n.name not in S.VALUE_CALLS
-                for item in body for n in N.walk(item)):
+        func = self._calls[-1]
+        lanes = self._lane_loops[0][1]
+        references = {p.name for p in func.params
+                      if p.ctype is None or p.ctype.kind in N.POINTER_TYPE_KINDS}
+        lane_names = ({var for var, _ in self._lane_loops} | references
+                      | {d.name for d in N.walk(lanes) if isinstance(d, N.Decl)}
+                      | S.written(lanes, names) | S.escaped(func.body, names))
+        if not names <= self._scalars or names & lane_names or any(
+                isinstance(n, N.FuncCall) or (isinstance(n, N.Other)
+                                              and n.what.startswith("call of"))
+                for n in N.walk(lanes)):
             return None
         return cond.coord, next(iter(self._ref_ids.values()), None)
 

@@ -201,6 +201,12 @@ def never_written(body: N.Node, name: str,
     return True
 
 
+def escaped(node: N.Node, names: frozenset[str]) -> set[str]:
+    """The scalars of ``names`` that something under ``node`` may write other than by
+    name (:func:`_escaped`; every call's argument counts)."""
+    return set().union(*(_escaped(n, names, {}) for n in N.walk(node)))
+
+
 def _escaped(node: N.Node, names: frozenset[str],
              callees: Mapping[str, N.FuncDef | None]) -> set[str]:
     """Scalars whose address ``node`` takes, that it binds to a reference through
