@@ -448,6 +448,10 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
                    phased_loops=phased_loops(banking.scheme, shapes, array.pragma_only))
 
 
+# Candidates set aside for their routed groups' sites (:meth:`_Search._routed_ok`)
+# after which a search stops pricing the sites.
+MAX_ROUTED_REFUTED = 2048
+
 # Tiers searched past the first one at each new lowest BRAM18K floor
 # (:meth:`_Search._refine_tiers`).
 LEVEL_TIERS = 8
@@ -758,6 +762,7 @@ class _Search:
                                     for a in lanes)
         self.samples = [sample_group(s) for s in shapes if not s.uniform]
         self.routed_memo: dict[Banking, dict[str, int]] = {}
+        self.routed_refuted = 0  # candidates set aside for their routed sites
         self.sample_memo: dict[int, object] = {}
 
     # ------------------------------------------------------------ driver
@@ -1079,9 +1084,18 @@ class _Search:
 
     def _routed_ok(self, banking: Banking) -> bool:
         """The sites of the groups the emission routes fit their targets
-        (:meth:`routed`); asked when a candidate comes up for its proof."""
+        (:meth:`routed`); asked when a candidate comes up for its proof, for the first
+        :data:`MAX_ROUTED_REFUTED` refuted ones only: where no routing keeps the target
+        (a read and a write site per bank on one port), the search would otherwise
+        walk every tier to its deadline, and the emitted code's schedule, banked again
+        where it misses (:func:`arraypart.api._retry`), decides instead."""
+        if self.routed_refuted >= MAX_ROUTED_REFUTED:
+            return True
         targets = {g.loop: g.target_ii for g in self.am.groups}
-        return not any(ii > targets[loop] for loop, ii in self.routed(banking).items())
+        if any(ii > targets[loop] for loop, ii in self.routed(banking).items()):
+            self.routed_refuted += 1
+            return False
+        return True
 
     def horizon(self, best: Banking, best_bram18k: int) -> int:
         """The most banks x copies :meth:`_refine` tries past ``best``: the largest
