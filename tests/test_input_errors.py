@@ -360,6 +360,23 @@ ARGUMENT_TWICE = NESTED_MACRO.replace(
 
 
 @needs_gxx
+def test_an_accessor_macro_of_one_reference_is_rewritten(tmp_path):
+    """``#define AT(k) buf[(k)]``: the macro's text is exactly one reference, which
+    the emission rewrites where it is used (probe 27b: keeping such arrays as written
+    left a 4096-element one at II 2)."""
+    path = tmp_path / "k.cpp"
+    path.write_text(MACRO_BODY.replace(
+        "#define SUM3(i) (buf[(i)] + buf[(i) + 1] + buf[(i) + 2])",
+        "#define AT(k) buf[(k)]").replace("SUM3(i)", "AT(i) + AT(i + 1) + AT(i + 2)"))
+    compiled = arraypart.compile_kernel(str(path), ports=1)
+    buf = next(a for a in compiled.report.solution.arrays if a.array.name == "buf")
+    assert buf.array.kept_reference is None and buf.conflict_free
+    assert buf.banking.scheme.banks == 3
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout[-2000:]
+
+
+@needs_gxx
 @pytest.mark.parametrize("text,ports", [
     (NESTED_MACRO, 1), (BODY_INCLUDE, 2), (MACRO_BODY, 1), (MACRO_STORE, 1),
     (ARGUMENT_TWICE, 1)],

@@ -108,6 +108,8 @@ class AccessLowering:
                                           "result to a variable first")
 
     def _collect(self, node: N.Node, out: list) -> None:
+        if not isinstance(node, (N.ArrayRef, N.Cast)):  # text a macro's reference may share
+            self._expression_spans.add((node.start, node.end))
         if isinstance(node, N.BinaryOp) and node.op in ("&&", "||"):
             self._collect(node.left, out)
             self._operand(node.left, node.op == "&&", node.right, out)
@@ -331,15 +333,17 @@ class AccessLowering:
         if len(subscripts) != rank and not binding.field:
             raise KernelError(coord, f"array '{name}' has {rank} dimension(s) but is "
                                      f"indexed with {len(subscripts)} subscript(s)")
-        if node.start < 0 or node.end <= node.start or node.in_macro:
+        span = (node.start, node.end)
+        if node.start < 0 or node.end <= node.start:
             self._keep_as_written(binding.array, (
                 f"the reference at {coord} is written in {_where_written(node)}: "
                 "write it in the kernel file to let arraypart rewrite it"))
-        elif self._spans.setdefault((node.start, node.end), id(node)) != id(node):
+        elif self._spans.setdefault(span, id(node)) != id(node) or (
+                node.in_macro and span in self._expression_spans):
             self._keep_as_written(binding.array, (
-                f"the text at {coord} stands for two references (a macro that uses its "
-                "argument twice, SQ(buf[i])?): write the reference out of the macro, or "
-                "assign it to a variable first, to let arraypart rewrite it"))
+                f"the text at {coord} stands for more than this reference (a macro: "
+                "SQ(buf[i]), SUM3(i), STORE(i, v)?): write the reference out of the "
+                "macro, or assign it to a variable first, to let arraypart rewrite it"))
         self._element(binding, subscripts, self._ref_ids[id(node)], coord, out, kinds,
                       field)
 
@@ -561,8 +565,6 @@ def _where_written(node: N.ArrayRef) -> str:
     """Where a reference with no text of its own in the kernel file is written."""
     if node.start < 0:
         return f"{node.coord.file}, which the kernel file includes"
-    if node.in_macro:
-        return "a macro's body"
     return "a macro's body, used in another macro's argument"
 
 

@@ -181,6 +181,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         self._functions: dict[str, list[str]] = {}  # array -> functions whose text uses it
         self._kept_references: dict[str, str] = {}  # array -> why a reference stays
         self._spans: dict[tuple[int, int], int] = {}  # a reference's text -> its node's id
+        self._expression_spans: set[tuple[int, int]] = set()  # other expressions' texts
         self._pipelines = 0  # pipelined loops enclosing the current statement
         self._pipeline_coords: list[Coord] = []  # where they are, outermost first
         self._unmodelled_said: set[tuple[str, object]] = set()  # (struct field, pipeline)
