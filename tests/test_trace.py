@@ -1267,6 +1267,20 @@ def test_a_local_written_where_the_run_records_nothing_is_not_called_unwritten(t
 
 
 @needs_gxx
+def test_an_array_a_call_may_fill_is_no_unwritten_read(tmp_path):
+    """``memset(buf, 0, sizeof(buf))`` writes every element where the run records
+    nothing; with ``buf[0] = in[0]`` after it the array's reads were called
+    unwritten (probe 27b, item 5)."""
+    path = tmp_path / "filled.cpp"
+    path.write_text("#include <string.h>\nvoid filled(const int in[16], int out[16]) {\n"
+                    "  int buf[16];\n  memset(buf, 0, sizeof(buf));\n  buf[0] = in[0];\n"
+                    "  for (int i = 0; i < 15; i++) {\n#pragma HLS pipeline II=1\n"
+                    "    out[i] = buf[i] + buf[i + 1] + in[i];\n  }\n}\n")
+    judged, _ = _agreeing(path, 2)
+    assert judged.unwritten == ()
+
+
+@needs_gxx
 def test_a_write_the_run_does_not_record_hides_only_the_elements_it_writes(tmp_path):
     """line[65] = 7 (outside the pipelines) made the whole of line unchecked, and the
     testbench's unwritten line[0] and line[64] went unnamed (AFOCL's sobel): now only

@@ -26,6 +26,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from .. import ir
+from ..codegen.layout import whole_uses
 from ..poly.domains import AccessRelation, access_relations
 from ..poly.points import lex_points
 from .replay import READ, WRITE, chunks, no_checkpoint
@@ -56,14 +57,17 @@ def uninitialized_locals(kernel: ir.Kernel) -> dict[int, UndefinedLocal]:
     the model pipelines only, and none in a file a function body includes: the
     elements that other writes (``buf[0] = x;`` before a loop, a store in a ``.inc``)
     may write are presumed written, and an array such a write reaches at an index the
-    data choose is left out."""
+    data choose is left out, as is an array named whole (``memset(buf, 0, n)``), which
+    a call may fill."""
     decls = kernel.source.local_decls
     unrecorded = _unrecorded_writes(kernel)
+    whole = {n.name for f in (kernel.source.func, *kernel.source.callees)
+             for n in whole_uses(f.body)}
     found = {}
     for n, array in enumerate(kernel.arrays):
         decl = decls.get(array.name)
         if (decl is None or decl.init is not None or array.static or decl.static
-                or decl.ctype.element_initialized):
+                or decl.ctype.element_initialized or decl.name in whole):
             continue
         presumed = _presumed_written(array, unrecorded.get(array.name, ()))
         if presumed is not None:
