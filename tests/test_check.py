@@ -688,3 +688,21 @@ def test_check_reports_the_emitted_code_at_the_users_lines(tmp_path):
     assert {(a.coord.file, a.coord.line, a.coord.col)
             for a in missed.first_conflict.accesses} <= sites
     assert {(d.coord.file, d.coord.line, d.coord.col) for d in missed.dynamic_sites} <= sites
+
+
+def test_the_emitted_codes_loops_keep_the_original_names(tmp_path):
+    """The emitted file starts with two comment lines, so its loops stand two lines
+    lower; a sub-function's loop was reported as ``pack/L6`` by check and as
+    ``pack/L4`` by compile (probe 27b, item 7)."""
+    path = tmp_path / "k.cpp"
+    path.write_text("void pack(int buf[16], const int in[64]) {\n"
+                    "  for (int i = 0; i < 16; i++) {\n#pragma HLS pipeline II=1\n"
+                    "    buf[i] = in[4 * i] + in[4 * i + 1] + in[4 * i + 2];\n  }\n}\n"
+                    "void k(const int in[64], int out[16]) {\n  int buf[16];\n"
+                    "  pack(buf, in);\n"
+                    "  for (int i = 0; i < 16; i++) {\n#pragma HLS pipeline II=1\n"
+                    "    out[i] = buf[i];\n  }\n}\n")
+    report = api.analyze(str(path))
+    assert [loop.name for loop in report.scheduled.loops] == ["pack/L2", "L10"]
+    assert [loop.name for loop in report.scheduled.loops] == [
+        loop.name for loop in report.model.loops]

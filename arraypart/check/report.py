@@ -186,10 +186,12 @@ class CheckReport:
 def relocated(report: CheckReport, where: Callable[[Coord], Coord]) -> CheckReport:
     """``report`` with every loop and access coordinate passed through ``where`` (the
     emitted code's positions as the user's file has them); a loop named after its line
-    (``L<line>``) is named after the new one."""
+    (``L<line>``, ``f/L<line>`` in a sub-function) is named after the new one."""
     def loop(lp: LoopCheck) -> LoopCheck:
         coord = where(lp.coord)
-        name = f"L{coord.line}" if lp.name == f"L{lp.coord.line}" else lp.name
+        scope, _, own = lp.name.rpartition("/")
+        name = (f"{scope}/" if scope else "") + f"L{coord.line}" \
+            if own == f"L{lp.coord.line}" else lp.name
         conflict = lp.first_conflict
         if conflict is not None:
             conflict = replace(conflict, accesses=tuple(
