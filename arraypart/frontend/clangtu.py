@@ -144,6 +144,17 @@ def binary_operator(cursor: ci.Cursor) -> str:
     return ci._CXString.from_result(lib.clang_getBinaryOperatorKindSpelling(kind))
 
 
+def says_before_name(declaration: ci.Cursor, word: str) -> bool:
+    """Whether a declaration spells ``word`` (``constexpr``, ``inline``) before its
+    name."""
+    for token in declaration.get_tokens():
+        if token.spelling == declaration.spelling:
+            return False
+        if token.spelling == word:
+            return True
+    return False
+
+
 def member_name(cursor: ci.Cursor) -> str:
     """The name a ``MEMBER_REF_EXPR`` names: its spelling, or in a template where the
     object's type depends on a template parameter (``buf[j].range(W - 1, 0)``), which

@@ -716,7 +716,7 @@ class Converter:
                 else:
                     dims.append(node)
         dims.sort(key=lambda n: n.start)
-        if scalar and init is not None and _constexpr(cursor):
+        if scalar and init is not None and clangtu.says_before_name(cursor, "constexpr"):
             # compile-time: its value, not its initializer's calls, is what runs
             value = clangtu.integer_value(cursor)
             if value is not None:
@@ -1106,22 +1106,12 @@ def _constant_value(decl: ci.Cursor | None) -> int | None:
         return None
     parent = decl.semantic_parent
     if parent is not None and parent.kind in (K.FUNCTION_DECL, K.CXX_METHOD,
-                                              K.FUNCTION_TEMPLATE) and not _constexpr(decl):
+                                              K.FUNCTION_TEMPLATE) and not clangtu.says_before_name(decl, "constexpr"):
         return None
     value = clangtu.integer_value(decl)
     if value is None and decl.canonical != decl:  # const unsigned cfg::n; after the class
         value = clangtu.integer_value(decl.canonical)
     return value
-
-
-def _constexpr(decl: ci.Cursor) -> bool:
-    """A declaration spelt ``constexpr`` (before its name)."""
-    for token in decl.get_tokens():
-        if token.spelling == decl.spelling:
-            return False
-        if token.spelling == "constexpr":
-            return True
-    return False
 
 
 WRAPPING_OPERATORS = ("+", "-", "*", "<<")

@@ -560,17 +560,8 @@ def _defines_objects(unit: clangtu.Unit, directive: clangtu.DirectiveLine,
             continue
         if c.kind in (ci.CursorKind.VAR_DECL, ci.CursorKind.FUNCTION_DECL) and (
                 c.is_definition() and c.linkage == ci.LinkageKind.EXTERNAL
-                and not (c.kind == ci.CursorKind.FUNCTION_DECL and _inline(c))):
-            return True
-    return False
-
-
-def _inline(function: ci.Cursor) -> bool:
-    """Whether a function definition says ``inline`` before its name."""
-    for token in function.get_tokens():
-        if token.spelling == function.spelling:
-            return False
-        if token.spelling == "inline":
+                and not (c.kind == ci.CursorKind.FUNCTION_DECL
+                         and clangtu.says_before_name(c, "inline"))):
             return True
     return False
 
