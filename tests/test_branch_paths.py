@@ -171,9 +171,10 @@ void channels(const int in[16][8], int out[16][8]) {
     ("phase += co;", "phase == 0", False),  # a scalar the lanes write
     ("", "in[co][0] > 0", False),  # an array read
     ("r ^= co;", "phase == 0", False),  # through a reference bound before the lanes
-    ("*p ^= co;", "phase == 0", False)],  # through a pointer
+    ("*p ^= co;", "phase == 0", False),  # through a pointer
+    ("static_cast<unsigned short &>(phase) ^= co;", "phase == 0", False)],  # a cast target
     ids=["shared", "shared-conjunction", "iterator", "lane-local", "lane-written", "read",
-         "reference", "pointer"])
+         "reference", "pointer", "cast"])
 def test_a_condition_all_lanes_share_makes_their_branches_exclusive(
         tmp_path, declare, cond, exclusive):
     """One value of the condition in every lane: each lane runs the same branch, so

@@ -206,6 +206,23 @@ def test_a_local_initialized_from_an_included_file_is_banked_with_pragmas(tmp_pa
 
 
 @needs_gxx
+@pytest.mark.parametrize("write", [
+    "static_cast<int &>(s) += 2;", "(s += 1) += 1;", "++s += 1;", "int t; (t = 0, s) += 2;",
+    "int t = 0; (i > 70 ? t : s) += 2;", "struct R { int &r; } w{s}; w.r += 2;"],
+    ids=["cast", "assignment", "increment", "comma", "conditional", "reference-member"])
+def test_a_scalar_written_through_an_expression_is_not_followed(write, tmp_path):
+    """``int s = i; static_cast<int &>(s) += 2; a[s]``: the write went unseen, the
+    model and the emitted code took ``s = i``, and the testbench failed (probe 27c)."""
+    path = tmp_path / "k.cpp"
+    path.write_text("void k(const int in[64], int out[64]) {\n  int a[64];\n"
+                    "  for (int i = 0; i < 64; i++) a[i] = in[i] * 3 + i;\n"
+                    "  for (int i = 0; i < 62; i++) {\n#pragma HLS pipeline II=1\n"
+                    f"    int s = i;\n    {write}\n"
+                    "    out[i] = a[s] + a[i] * 5 + a[i + 1] * 7;\n  }\n}\n")
+    assert_the_testbench_builds_and_passes(path, tmp_path, ports=1)
+
+
+@needs_gxx
 def test_an_included_file_that_defines_state_stays_in_the_original(tmp_path):
     """``#include "hist.inc"`` defining ``int hist[16];`` and a function: repeated
     above ``namespace original`` they were defined in the testbench and in the banked
@@ -360,18 +377,24 @@ ARGUMENT_TWICE = NESTED_MACRO.replace(
 
 
 @needs_gxx
-def test_an_accessor_macro_of_one_reference_is_rewritten(tmp_path):
+@pytest.mark.parametrize("body, rewritten", [
+    ("buf[(k)]", True), ("(short)buf[(k)]", False), ("static_cast<char>(buf[(k)])", False)],
+    ids=["reference", "c-cast", "static-cast"])
+def test_an_accessor_macro_of_one_reference_is_rewritten(body, rewritten, tmp_path):
     """``#define AT(k) buf[(k)]``: the macro's text is exactly one reference, which
     the emission rewrites where it is used (probe 27b: keeping such arrays as written
-    left a 4096-element one at II 2)."""
+    left a 4096-element one at II 2).  A macro that casts the reference holds more
+    than it: rewritten, the cast was lost and the testbench failed (probe 27c)."""
     path = tmp_path / "k.cpp"
     path.write_text(MACRO_BODY.replace(
         "#define SUM3(i) (buf[(i)] + buf[(i) + 1] + buf[(i) + 2])",
-        "#define AT(k) buf[(k)]").replace("SUM3(i)", "AT(i) + AT(i + 1) + AT(i + 2)"))
+        f"#define AT(k) {body}").replace("SUM3(i)", "AT(i) + AT(i + 1) + AT(i + 2)")
+        .replace("buf[k] = in[k];", "buf[k] = in[k] * 1000;"))
     compiled = arraypart.compile_kernel(str(path), ports=1)
     buf = next(a for a in compiled.report.solution.arrays if a.array.name == "buf")
-    assert buf.array.kept_reference is None and buf.conflict_free
-    assert buf.banking.scheme.banks == 3
+    assert (buf.array.kept_reference is None) == rewritten
+    if rewritten:
+        assert buf.banking.scheme.banks == 3 and buf.conflict_free
     run = run_testbench(compiled, tmp_path)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout[-2000:]
 

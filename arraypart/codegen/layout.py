@@ -146,8 +146,9 @@ class ExplicitRewriter:
         shape = ex.array.shape
         if ref.in_macro or ref.start < 0:
             raise KernelError(ref.coord, f"a reference to banked array '{ex.array.name}' "
-                                         "is spelled inside a macro: write it out in the "
-                                         "kernel, or bank with --schemes vitis")
+                                         "is spelled inside a macro, and its bank arrays "
+                                         "need its subscripts: write the reference out of "
+                                         "the macro (buf[i] for AT(i))")
         texts = subscript_texts(self._data[ref.start:ref.end])
         if texts is None or len(texts) != len(shape):
             raise KernelError(ref.coord, f"array '{ex.array.name}' is banked: a reference "

@@ -108,7 +108,7 @@ class AccessLowering:
                                           "result to a variable first")
 
     def _collect(self, node: N.Node, out: list) -> None:
-        if not isinstance(node, (N.ArrayRef, N.Cast)):  # text a macro's reference may share
+        if not isinstance(node, N.ArrayRef):  # text a macro's reference may share
             self._expression_spans.add((node.start, node.end))
         if isinstance(node, N.BinaryOp) and node.op in ("&&", "||"):
             self._collect(node.left, out)

@@ -754,9 +754,10 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
 
     def _lane_key(self, cond: N.Node) -> tuple | None:
         """For a data-dependent condition inside unrolled loops of a pipeline that is
-        one value in all their lanes (``ir.If.lane_key``): the ``if``'s place and the
+        one value in all their lanes (``ir.If.lane_key``): the ``if``'s place, the
+        outermost such loop (a macro or an ``.inc`` may write two at one place) and the
         first reference number of the function text being inlined (every lane's copy
-        shares both); None otherwise.  One value: it reads no array, calls nothing,
+        shares them); None otherwise.  One value: it reads no array, calls nothing,
         and names only the top's own integer scalars, none of which the function
         lets anything else write (an address taken, a reference bound, an argument
         that may be one) nor the outermost such loop declares or writes (header
@@ -780,7 +781,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
                                               and n.what.startswith("call of"))
                 for n in N.walk(lanes)):
             return None
-        return cond.coord, next(iter(self._ref_ids.values()), None)
+        return cond.coord, id(lanes), next(iter(self._ref_ids.values()), None)
 
     def _switch(self, node: N.Switch) -> list[Node]:
         """A ``switch`` as the if / else-if chain of its arms (:mod:`.switches`), the

@@ -137,8 +137,32 @@ def written(node: N.Node, names: frozenset[str],
         target = write_target(n)
         if target is not None and target in names:
             found.add(target)
-        found |= _escaped(n, names, callees)
+        found |= _escaped(n, names, callees) | _lvalue_names(n, names)
     return found
+
+
+def _lvalue_names(node: N.Node, names: frozenset[str]) -> set[str]:
+    """The scalars of ``names`` that an assignment or step whose target is no plain
+    name may write: those named in the target outside subscripts
+    (``static_cast<int&>(s) += 2``, ``(c ? s : t) = 1``, ``++s += 1``)."""
+    if isinstance(node, N.Assignment):
+        target = node.lvalue
+    elif isinstance(node, N.UnaryOp) and node.op in INCREMENT_STEPS:
+        target = node.expr
+    else:
+        return set()
+    if target is None or isinstance(target, N.Id):
+        return set()
+    found, stack = set(), [target]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, N.Id):
+            found.add(n.name)
+        elif isinstance(n, N.ArrayRef):
+            stack.append(n.name)  # the element is written, not its subscript's scalars
+        else:
+            stack.extend(c for c in n.children() if c is not None)
+    return found & names
 
 
 def assigns(node: N.Node, name: str) -> bool:
@@ -216,7 +240,9 @@ def _escaped(node: N.Node, names: frozenset[str],
     if isinstance(node, N.UnaryOp) and node.op == "&" and isinstance(node.expr, N.Id):
         return {node.expr.name} & names
     if (isinstance(node, N.Decl) and node.init is not None and node.ctype is not None
-            and node.ctype.kind in REFERENCE_KINDS and not node.ctype.referent.const):
+            and ((node.ctype.kind in REFERENCE_KINDS and not node.ctype.referent.const)
+                 or node.ctype.canonical_kind == ci.TypeKind.RECORD)):
+        # a struct's initializer may bind a reference member (struct R { int &r; })
         return {n.name for n in N.walk(node.init) if isinstance(n, N.Id)} & names
     if isinstance(node, N.FuncCall) and node.name not in VALUE_CALLS:
         callee = callees.get(node.key)
@@ -279,6 +305,8 @@ def statement_effects(node: N.Node, names: frozenset[str], scope: Scope,
             for name in sorted(_escaped(inner, names, callees)):
                 record(name, Opaque("may be changed through its address or a reference",
                                     inner.coord))
+            for name in sorted(_lvalue_names(inner, names)):
+                record(name, Opaque("is written through an expression", inner.coord))
 
     visit(node)
     return out
