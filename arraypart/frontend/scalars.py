@@ -241,8 +241,8 @@ def _escaped(node: N.Node, names: frozenset[str],
         return {node.expr.name} & names
     if (isinstance(node, N.Decl) and node.init is not None and node.ctype is not None
             and ((node.ctype.kind in REFERENCE_KINDS and not node.ctype.referent.const)
-                 or node.ctype.canonical_kind == ci.TypeKind.RECORD)):
-        # a struct's initializer may bind a reference member (struct R { int &r; })
+                 or (node.ctype.element_struct and isinstance(node.init, N.InitList)))):
+        # a struct's braced initializer may bind a reference member (struct R { int &r; })
         return {n.name for n in N.walk(node.init) if isinstance(n, N.Id)} & names
     if isinstance(node, N.FuncCall) and node.name not in VALUE_CALLS:
         callee = callees.get(node.key)
