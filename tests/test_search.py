@@ -21,7 +21,7 @@ import arraypart
 from arraypart import api, banking, check, codegen, frontend, poly, rtl
 from arraypart.banking.baselines import vitis_manual
 from arraypart.banking.device import DEFAULT_SEARCH_BANKS, bram_budget, part_bram18k
-from arraypart.banking import precheck, sampling
+from arraypart.banking import feasible, precheck, sampling
 from arraypart.banking.groups import analyze_group
 from arraypart.banking.precheck import INFEASIBLE_II
 from arraypart.banking.proof import prove_group
@@ -696,3 +696,28 @@ def test_lanes_on_a_constant_bank_are_counted_on_their_own_bank(tmp_path, replac
         assert sol.conflict_free and sol.achieved_ii == (("L5", 1),)
         assert sol.banking.scheme.describe().startswith("per_dim complete x none x none")
         assert not sol.notes
+
+
+def test_one_element_updated_in_every_unrolled_lane_sets_a_floor(tmp_path):
+    """BlockPU's CONV1x1 shape: ``out[c] += in[tn][c] * w[tn]`` in 8 unrolled lanes
+    writes one element 8 times a cycle.  The floor grouped the writes by lane as well
+    as by address, so it saw one write per lane, and the search ended at one memory
+    with II 5, blaming 'a lane whose bank changes with the iteration' (probe 27 item
+    5).  By address alone, II 1 is impossible for memory banks, and the 16-element
+    array becomes registers at II 1."""
+    path = write(tmp_path, "acc.cpp", """void acc(int in[8][16], int w[8], int out[16]) {
+  for (int c = 0; c < 16; c++) {
+#pragma HLS pipeline II=1
+    for (int tn = 0; tn < 8; tn++) {
+#pragma HLS unroll
+      out[c] += in[tn][c] * w[tn];
+    }
+  }
+}
+""")
+    model = poly.build_model(frontend.parse_kernel(path), ports=2)
+    floors = feasible.least_feasible_ii(model.array("out"))
+    assert [(ii, "written 8 times" in why) for ii, why in floors.values()] == [(5, True)]
+    report = arraypart.analyze(path)
+    out = next(s for s in report.solution.arrays if s.array.name == "out")
+    assert out.banking.scheme.registers and out.conflict_free

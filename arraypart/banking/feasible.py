@@ -86,13 +86,14 @@ def _group_floor(ports: PortModel, group: CycleGroup,
 
 def _written_many_times(ports: PortModel, group: CycleGroup) -> list[tuple[int, str]]:
     """The floors of the elements that more than two lanes of one subscript (equal
-    index expressions, so one address at every P) write in one iteration where all
-    of them run (``ret[4*j] = ...; ret[4*j] ^= ...; ret[4*j] ^= ...``): that element's
-    bank serves its writes and one read, which pairs alone undercount."""
+    index expressions, so one address at every P, whichever unrolled lane they are
+    in) write in one iteration where all of them run (``ret[4*j] = ...; ret[4*j] ^=
+    ...``, ``out[c] += ...`` in every lane of an unrolled loop): that element's bank
+    serves its writes and one read, which pairs alone undercount."""
     classes: dict[tuple, list] = {}
     for a in group.accesses:
         if a.regular:
-            classes.setdefault((a.index, a.lane), []).append(a)
+            classes.setdefault(a.index, []).append(a)
     needed = []
     for lanes in classes.values():
         lanes = _together(lanes)
