@@ -136,9 +136,10 @@ def _updated_in_place(ports: PortModel, group: CycleGroup) -> list[tuple[int, st
                and (a.ref_id, a.lane, a.index) in reads]
     if not updated:
         return []
-    return [(_least_ii(ports, 1, 1, group.target_ii), f"loop {group.loop}: the element of {updated[0].array} that "
-                 f"{updated[0].coord} updates is read and written in one iteration, which "
-                 f"no banking separates on {ports.name}")]
+    why = (f"loop {group.loop}: the element of {updated[0].array} that "
+           f"{updated[0].coord} updates is read and written in one iteration, which no "
+           f"banking separates on {ports.name}")
+    return [(_least_ii(ports, 1, 1, group.target_ii), why)]
 
 
 def _least_ii(ports: PortModel, reads: int, writes: int, target: int) -> int:

@@ -170,32 +170,14 @@ def routed_ii(sample: GroupSample, banking: Banking, ports: PortModel) -> int:
     (whose references stay as written: :func:`sampled_rule_ii` prices them)."""
     scheme = banking.scheme
     target = sample.shape.group.target_ii
-    count, lanes = len(sample.active[0]), len(sample.shape.lanes)
-    if (scheme.registers or scheme.banks == 1 or banking.copies > 1 or not count
-            or any(v is None for idx in sample.index for v in idx)):
+    if (scheme.registers or scheme.banks == 1 or banking.copies > 1
+            or not len(sample.active[0])
+            or any(v is None for idx in sample.index for v in idx)
+            or not _banks_vary(sample, scheme).any()):
         return target
-    index = [np.stack([np.broadcast_to(sample.index[k][d], (count,)) for k in range(lanes)])
-             for d in range(len(scheme.shape))]  # per dimension: lanes x points
-    bank = np.broadcast_to(E.evaluate(scheme.bank_expr(), {
-        index_var(d): x for d, x in enumerate(index)}), (lanes, count))
-    active = np.stack(sample.active)
-    first = bank[np.arange(lanes), active.argmax(axis=1)]
-    if not ((bank != first[:, None]) & active).any():
-        return target
-    writes = np.array([a.kind == "write" for a in sample.shape.lanes])
-    points = np.broadcast_to(np.arange(count), (lanes, count))
-    written = np.zeros((count, scheme.banks), np.int64)
-    chosen = active & writes[:, None]
-    np.add.at(written, (points[chosen], bank[chosen]), 1)
-    key = bank * scheme.size + np.ravel_multi_index(index, scheme.shape, mode="clip")
-    key = np.where(active & ~writes[:, None], key, -1).T  # points x lanes
-    key.sort(axis=1)
-    fresh = key >= 0
-    fresh[:, 1:] &= key[:, 1:] != key[:, :-1]
-    read = np.zeros((count, scheme.banks), np.int64)
-    row, col = np.nonzero(fresh)
-    np.add.at(read, (row, key[row, col] // scheme.size), 1)
-    return int(least_ii(ports, read.max(initial=0), written.max(initial=0), target))
+    reads, writes = _regular_loads(sample, list(range(len(sample.shape.lanes))),
+                                   scheme.bank_expr(), scheme.shape, scheme.banks)
+    return int(least_ii(ports, reads.max(initial=0), writes.max(initial=0), target))
 
 
 def _banks_vary(sample: GroupSample, scheme) -> np.ndarray:

@@ -12,9 +12,10 @@ before p:
                    and first_write_in_chunk[x] > p
 
 and after each chunk every element it writes joins ``written``, which starts with the
-elements that writes the run does not record (outside the pipelined loops) may write.  The first such read
-of each site is kept (the run's first call shows it; later calls of a function see
-what earlier ones left, as its locals are then, in practice, too).
+elements that writes the run does not record (outside the pipelined loops) may
+write.  The first such read of each site is kept (the run's first call shows it;
+later calls of a function see what earlier ones left, as its locals are then, in
+practice, too).
 """
 
 from __future__ import annotations
@@ -53,8 +54,9 @@ class UndefinedLocal:
 
 def uninitialized_locals(kernel: ir.Kernel) -> dict[int, UndefinedLocal]:
     """The kernel's local arrays (by array id) that start undefined (declared without
-    an initializer, not ``static``, and of no struct that initializes itself).  The driver records the accesses of the loops
-    the model pipelines only, and none in a file a function body includes: the
+    an initializer, not ``static``, and of no struct that initializes itself).  The
+    driver records the accesses of the loops the model pipelines only, and none in a
+    file a function body includes: the
     elements that other writes (``buf[0] = x;`` before a loop, a store in a ``.inc``)
     may write are presumed written, and an array such a write reaches at an index the
     data choose is left out, as is an array named whole (``memset(buf, 0, n)``), which

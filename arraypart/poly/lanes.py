@@ -147,12 +147,11 @@ def _walk_lanes(body: tuple[ir.Node, ...], frame: Frame, ctx: Context,
             then_frame, else_frame = _branches(frame, node)
             then_ctx, else_ctx = ctx.branches(node)
             known = frozenset(frame.lanes[0].env) if frame.lanes else frozenset()
-            sides = ((("then", id(node), known),), (("else", id(node), known),)) if (
-                node.cond is None) else ((), ())
-            _walk_lanes(node.then, then_frame, then_ctx, out, path,
-                        branches + tuple((i, s, k) for s, i, k in sides[0]))
-            _walk_lanes(node.orelse, else_frame, else_ctx, out, path,
-                        branches + tuple((i, s, k) for s, i, k in sides[1]))
+            then_marks, else_marks = (((id(node), "then", known),),
+                                      ((id(node), "else", known),)) if node.cond is None \
+                else ((), ())
+            _walk_lanes(node.then, then_frame, then_ctx, out, path, branches + then_marks)
+            _walk_lanes(node.orelse, else_frame, else_ctx, out, path, branches + else_marks)
         elif frame.pipelined or node.unroll == 0:
             _walk_lanes(node.body, _unroll_fully(frame, node), ctx.enter_loop(node), out,
                         path, branches)
