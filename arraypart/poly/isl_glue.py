@@ -32,23 +32,23 @@ SET = isl.dim_type.set
 
 def each_point(s: isl.Set, take: Callable[[isl.Point], None]) -> None:
     """``s.foreach_point(take)``, except that an exception ``take`` raises (Ctrl-C
-    among them) propagates: islpy turns it into a failed isl call, and an
-    interruption would then end the run as an internal error."""
+    among them) propagates once the walk ends: raised inside the callback, islpy
+    would print its traceback and turn it into a failed isl call (an interruption
+    would end the run as an internal error), so the callback keeps it and passes over
+    the points that remain."""
     raised: list[BaseException] = []
 
     def guarded(point: isl.Point) -> None:
+        if raised:
+            return
         try:
             take(point)
         except BaseException as error:
             raised.append(error)
-            raise
 
-    try:
-        s.foreach_point(guarded)
-    except isl.Error:
-        if raised:
-            raise raised[0] from None
-        raise
+    s.foreach_point(guarded)
+    if raised:
+        raise raised[0]
 
 
 def set_space(names: Sequence[str]) -> isl.Space:
