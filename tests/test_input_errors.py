@@ -208,11 +208,14 @@ def test_a_local_initialized_from_an_included_file_is_banked_with_pragmas(tmp_pa
 @needs_gxx
 @pytest.mark.parametrize("write", [
     "static_cast<int &>(s) += 2;", "(s += 1) += 1;", "++s += 1;", "int t; (t = 0, s) += 2;",
-    "int t = 0; (i > 70 ? t : s) += 2;", "struct R { int &r; } w{s}; w.r += 2;"],
-    ids=["cast", "assignment", "increment", "comma", "conditional", "reference-member"])
+    "int t = 0; (i > 70 ? t : s) += 2;", "struct R { int &r; } w{s}; w.r += 2;",
+    "struct R { int &r; R(int &x) : r(x) {} }; R w(s); w.r += 2;"],
+    ids=["cast", "assignment", "increment", "comma", "conditional", "reference-member",
+         "constructor"])
 def test_a_scalar_written_through_an_expression_is_not_followed(write, tmp_path):
     """``int s = i; static_cast<int &>(s) += 2; a[s]``: the write went unseen, the
-    model and the emitted code took ``s = i``, and the testbench failed (probe 27c)."""
+    model and the emitted code took ``s = i``, and the testbench failed (probe 27c; a
+    user constructor's argument was read as its callee's name)."""
     path = tmp_path / "k.cpp"
     path.write_text("void k(const int in[64], int out[64]) {\n  int a[64];\n"
                     "  for (int i = 0; i < 64; i++) a[i] = in[i] * 3 + i;\n"

@@ -942,6 +942,11 @@ class Converter:
             operand = _conversion_operand(cursor, kids)
             return Cast(coord, start, end, to, self.expression(operand),
                         int_type(operand.type))
+        if cursor.referenced is not None and cursor.referenced.kind == K.CONSTRUCTOR:
+            # ``Rc w(s);``: every child is an argument (a constructor may bind it to a
+            # reference member), none names the callee
+            return Other(coord, start, end, f"call of {cursor.spelling}",
+                         tuple(self.expression(k) for k in kids))
         callee = _callee_name(kids[0])
         if callee is not None and not _is_operator_call(kids):
             callee = static_method_name(cursor.referenced) or callee
