@@ -505,7 +505,9 @@ class SourceUnit:
     blocks that hold only directives (``namespace lib {`` / ``#include "ns.h"`` /
     ``}``), which the preamble repeats whole and the original leaves out, and
     ``macros_at_top`` the ``#define`` lines that restore, for the testbench's
-    declaration of the top, the macros the file changes after it; ``extra_defines`` the ``-D`` values the file never
+    declaration of the top, the macros the file changes after it, and
+    ``preamble_macros`` the ``#define`` / ``#undef`` lines the preamble runs before its
+    last include, which the original leaves out; ``extra_defines`` the ``-D`` values the file never
     defines; ``cxx``: the text was read as C++; ``directives`` the ``--directives``
     commands (:class:`arraypart.frontend.directives.Directive`); ``include_dirs`` the
     folders its includes were searched in (absolute: the kernel's own folder first);
@@ -538,6 +540,7 @@ class SourceUnit:
     nested_includes: tuple[str, ...] = ()
     hoisted_blocks: tuple[str, ...] = ()
     macros_at_top: tuple[str, ...] = ()
+    preamble_macros: tuple[str, ...] = ()
 
 
 def accesses(nodes: tuple[Node, ...]) -> Iterator[Access]:

@@ -257,6 +257,21 @@ def test_a_macro_the_file_changes_after_the_top_keeps_its_value_for_its_declarat
 
 
 @needs_gxx
+def test_a_macro_a_header_defines_again_keeps_the_headers_value(tmp_path):
+    """``#define SCALE 3`` / ``#include "h.h"`` where h.h makes SCALE 5: the testbench
+    ran the file's ``#define SCALE 3`` again after the header, so its original
+    computed with 3 and the banked kernel with 5 (FAIL; an earlier probe's p35)."""
+    (tmp_path / "h.h").write_text("#undef SCALE\n#define SCALE 5\n")
+    path = tmp_path / "hk.cpp"
+    path.write_text('#define SCALE 3\n#include "h.h"\n'
+                    "void hk(const int in[64], int out[64]) {\n  int buf[64];\n"
+                    "  for (int i = 0; i < 64; i++) buf[i] = in[i];\n"
+                    "  for (int i = 0; i < 63; i++) {\n#pragma HLS pipeline II=1\n"
+                    "    out[i] = (buf[i] + buf[i + 1]) * SCALE;\n  }\n}\n")
+    assert_the_testbench_builds_and_passes(path, tmp_path)
+
+
+@needs_gxx
 @pytest.mark.parametrize("block", [
     'namespace lib {\n#include "ns.h"\n}\n',
     'namespace lib {  // the header names its types in lib\n#ifndef NO_NS\n'

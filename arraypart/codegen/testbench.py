@@ -194,8 +194,8 @@ def original_text(text: str, source) -> str:
     defined further down would bind to the header's global declaration, which is the
     banked kernel's function (or nothing, in the trace driver)."""
     return _renamed_top(_internal_linkage(_without_includes(
-        _with_prototypes(text, source), source.nested_includes, source.hoisted_blocks)),
-        source.func.name)
+        _with_prototypes(text, source), source.nested_includes, source.hoisted_blocks,
+        source.preamble_macros)), source.func.name)
 
 
 def _with_shared_types(source) -> str:
@@ -252,16 +252,26 @@ _INCLUDE_LINE = re.compile(r"^[ \t]*#[ \t]*include\b[ \t]*(?:<[^>\n]*>|\"[^\"\n]
                            r"(?P<rest>[^\n]*)", re.MULTILINE)
 
 
-def _without_includes(text: str, nested: tuple[str, ...], hoisted: tuple[str, ...]) -> str:
+def _without_includes(text: str, nested: tuple[str, ...], hoisted: tuple[str, ...],
+                      ran: tuple[str, ...] = ()) -> str:
     """The kernel's text with its ``#include`` directives blanked (the testbench
     includes them once, before the ``original`` namespace), but for those inside a
     declaration (``nested``: a table's initializer), which stay where they are, and
-    the namespace blocks of directives the preamble repeats (``hoisted``) left out (a
+    the namespace blocks of directives the preamble repeats (``hoisted``) and the
+    macro lines it ran before its headers (``ran``, in text order) left out (a
     ``namespace lib {}`` left in ``original`` would hide the global ``lib`` the
-    header fills).  What follows a blanked one's file name stays: a comment it opens
-    may end lines later."""
+    header fills; a ``#define N 64`` run again would undo a header's ``#define N
+    32``).  What follows a blanked one's file name stays: a comment it opens may end
+    lines later."""
     for block in hoisted:
         text = text.replace(block, "\n" * block.count("\n"), 1)
+    at = 0
+    for line in ran:
+        found = re.compile(r"^" + re.escape(line), re.MULTILINE).search(text, at)
+        if found is not None:
+            text = (text[:found.start()] + "\n" * line.count("\n")
+                    + text[found.end():])
+            at = found.start()
     return _INCLUDE_LINE.sub(lambda m: m.group(0) if m.group(0).strip() in nested
                              else m.group("rest"), text)
 

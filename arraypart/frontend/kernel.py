@@ -210,7 +210,7 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     shared = tuple(sorted(shared + external))
     searched = (os.path.dirname(os.path.abspath(filename)),) + tuple(
         os.path.abspath(d) for d in include_dirs)
-    preamble, nested, hoisted = _preamble(unit)
+    preamble, nested, hoisted, replayed = _preamble(unit)
     preamble_top = _macros_at(unit, func.start)
     source = SourceUnit(text, func, globals_, preamble,
                         tuple(sorted(extra.items())), unit.is_cxx, directives,
@@ -218,7 +218,8 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
                         lowered.local_decls, _own_main(funcs),
                         own_headers.macros(unit, user_end),
                         shared, tuple((lo, hi) for lo, hi in clangtu.skipped_ranges(unit)
-                                      if lo < user_end), nested, hoisted, preamble_top)
+                                      if lo < user_end), nested, hoisted, preamble_top,
+                        replayed)
     return Kernel(Path(filename).stem, func.name, filename, lowered.arrays, body,
                   func.coord, tuple(sorted(values.items())), lowered.params, source,
                   tuple(misplaced) + lowered.warnings + unshared + undefined
@@ -485,14 +486,17 @@ def _define_values(probes: list[tuple[str, N.Node | None]]) -> dict[str, int]:
 
 
 def _preamble(unit: clangtu.Unit
-              ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
-    """(preamble, nested, hoisted): the kernel file's directives that the testbench
+              ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """(preamble, nested, hoisted, ran): the kernel file's directives that the testbench
     repeats above ``namespace original``; verbatim, the ``#include`` lines inside a
     declaration (``const int t[] = {`` / ``#include "t.inc"`` / ``};``, a function
     body), which stay where they are; and the namespace blocks that hold only
     directives (:func:`_directive_blocks`), which the preamble repeats whole, so that
     the header's names are ``lib::`` ones at global scope, as the banked kernel sees
-    them, and the original leaves out.
+    them, and the original leaves out; and the ``#define`` and ``#undef`` lines (as
+    written) that the preamble runs before its last include, which the original
+    leaves out too: run again after the headers, ``#define N 64`` would undo a
+    header's ``#undef N`` / ``#define N 32``, which the kernel sees.
 
     The preamble is, in order, every ``#include``, ``#define`` and ``#undef`` outside
     a declaration (in a namespace or an ``extern "C"`` block too) and every
@@ -501,7 +505,7 @@ def _preamble(unit: clangtu.Unit
     (``#ifdef X`` / ``#include "x.h"``; ``#define N 8`` / ``#include "uses_n.h"``);
     (macros defined after the last include are left out, no header reads them).
     The original's text then starts from the macros the preamble leaves, which its
-    own directives, replayed, keep (``#ifndef N`` / ``#define N 8`` after a header's
+    own later directives, replayed, keep (``#ifndef N`` / ``#define N 8`` after a header's
     ``N``; ``#define assert(x)`` under ``__SYNTHESIS__``); only the kernel file's own
     include guard is undefined (:func:`_include_guard`), or its text would be skipped.
     A file named through a macro that clang opened is named as clang opened it."""
@@ -540,8 +544,10 @@ def _preamble(unit: clangtu.Unit
                   if k < last or d.keyword not in ("define", "undef")]
     guard = _include_guard(kept_lines)
     hoisted = tuple(d.text for d in kept_lines if d.keyword == "namespace")
+    ran = tuple(unit.data[d.start:d.end].decode() for d in kept_lines
+                if d.keyword in ("define", "undef") and _macro_name(d) != guard)
     return (tuple(_as_opened(d, opened) for d in kept_lines)
-            + ((f"#undef {guard}",) if guard else ()), tuple(nested), hoisted)
+            + ((f"#undef {guard}",) if guard else ()), tuple(nested), hoisted, ran)
 
 
 def _defines_objects(unit: clangtu.Unit, directive: clangtu.DirectiveLine,
