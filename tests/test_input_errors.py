@@ -257,6 +257,24 @@ def test_a_macro_the_file_changes_after_the_top_keeps_its_value_for_its_declarat
 
 
 @needs_gxx
+def test_an_include_in_a_namespace_that_declares_names_stays_in_it(tmp_path):
+    """``namespace app {`` / ``#include "types.h"`` / ``const int N = 32;`` / ``}``: the
+    include went above ``namespace original`` on its own, so ``app::elem_t`` was not
+    in the original's ``app`` and the testbench did not build (an earlier probe's
+    k9).  The include stays in its block."""
+    (tmp_path / "types.h").write_text("#ifndef T_H\n#define T_H\ntypedef int elem_t;\n"
+                                      "#endif\n")
+    path = tmp_path / "k9.cpp"
+    path.write_text('namespace app {\n#include "types.h"\nconst int N = 32;\n}\n'
+                    "void k9(app::elem_t in[app::N], app::elem_t out[app::N]) {\n"
+                    "  app::elem_t buf[app::N];\n"
+                    "  for (int i = 0; i < app::N; i++) buf[i] = in[i];\n"
+                    "  for (int i = 0; i < app::N - 1; i++) {\n#pragma HLS pipeline II=1\n"
+                    "    out[i] = buf[i] + buf[i + 1];\n  }\n}\n")
+    assert_the_testbench_builds_and_passes(path, tmp_path)
+
+
+@needs_gxx
 def test_a_macro_a_header_defines_again_keeps_the_headers_value(tmp_path):
     """``#define SCALE 3`` / ``#include "h.h"`` where h.h makes SCALE 5: the testbench
     ran the file's ``#define SCALE 3`` again after the header, so its original

@@ -490,7 +490,9 @@ def _preamble(unit: clangtu.Unit
     """(preamble, nested, hoisted, ran): the kernel file's directives that the testbench
     repeats above ``namespace original``; verbatim, the ``#include`` lines inside a
     declaration (``const int t[] = {`` / ``#include "t.inc"`` / ``};``, a function
-    body), which stay where they are; and the namespace blocks that hold only
+    body) or in a namespace block that declares names of its own (``namespace app {``
+    / ``#include "types.h"`` / ``const int N = 32;`` / ``}``: the header's names are
+    ``app::`` ones beside the block's), which stay where they are; and the namespace blocks that hold only
     directives (:func:`_directive_blocks`), which the preamble repeats whole, so that
     the header's names are ``lib::`` ones at global scope, as the banked kernel sees
     them, and the original leaves out; and the ``#define`` and ``#undef`` lines (as
@@ -524,7 +526,8 @@ def _preamble(unit: clangtu.Unit
             continue
         declared = any(lo < d.start < hi for lo, hi in inside) or (
             d.keyword == "include" and (_within_braces(unit.data, skipped, d.start)
-                                        or _defines_objects(unit, d, opened)))
+                                        or _defines_objects(unit, d, opened)
+                                        or _in_a_namespace(unit, d.start)))
         if d.keyword.startswith("if"):
             groups.append(not declared)
             kept = groups[-1]
@@ -548,6 +551,13 @@ def _preamble(unit: clangtu.Unit
                 if d.keyword in ("define", "undef") and _macro_name(d) != guard)
     return (tuple(_as_opened(d, opened) for d in kept_lines)
             + ((f"#undef {guard}",) if guard else ()), tuple(nested), hoisted, ran)
+
+
+def _in_a_namespace(unit: clangtu.Unit, offset: int) -> bool:
+    """Whether ``offset`` lies in a namespace block of the kernel file."""
+    return any(c.kind == ci.CursorKind.NAMESPACE and unit.in_main(c.location)
+               and c.extent.start.offset < offset < c.extent.end.offset
+               for c in unit.tu.cursor.get_children())
 
 
 def _defines_objects(unit: clangtu.Unit, directive: clangtu.DirectiveLine,
