@@ -275,6 +275,22 @@ def test_an_include_in_a_namespace_that_declares_names_stays_in_it(tmp_path):
 
 
 @needs_gxx
+def test_an_include_that_reads_an_earlier_typedef_stays_in_place(tmp_path):
+    """``typedef int data_t;`` / ``#include "proc.h"`` where proc.h defines ``data_t
+    scale(data_t)``: the include went above ``namespace original`` without the typedef
+    and the testbench did not build (probe 26b item 9; reverted fix ddd37a2 moved the
+    typedefs instead).  The include stays where it is."""
+    (tmp_path / "proc.h").write_text("static inline data_t scale(data_t x) { return 3 * x; }\n")
+    path = tmp_path / "td.cpp"
+    path.write_text('typedef int data_t;\n#include "proc.h"\n'
+                    "void td(const data_t in[64], data_t out[64]) {\n  data_t buf[64];\n"
+                    "  for (int i = 0; i < 64; i++) buf[i] = in[i];\n"
+                    "  for (int i = 0; i < 63; i++) {\n#pragma HLS pipeline II=1\n"
+                    "    out[i] = scale(buf[i] + buf[i + 1]);\n  }\n}\n")
+    assert_the_testbench_builds_and_passes(path, tmp_path)
+
+
+@needs_gxx
 def test_a_macro_a_header_defines_again_keeps_the_headers_value(tmp_path):
     """``#define SCALE 3`` / ``#include "h.h"`` where h.h makes SCALE 5: the testbench
     ran the file's ``#define SCALE 3`` again after the header, so its original

@@ -511,8 +511,8 @@ def _preamble(unit: clangtu.Unit
     ``N``; ``#define assert(x)`` under ``__SYNTHESIS__``); only the kernel file's own
     include guard is undefined (:func:`_include_guard`), or its text would be skipped.
     A file named through a macro that clang opened is named as clang opened it."""
-    opened = [c for c in unit.tu.cursor.get_children()
-              if c.kind == ci.CursorKind.INCLUSION_DIRECTIVE and unit.in_main(c.location)]
+    scope = _FileScope.of(unit)
+    opened = [c for c in scope.main if c.kind == ci.CursorKind.INCLUSION_DIRECTIVE]
     inside = _declaration_extents(unit)
     skipped = clangtu.skipped_ranges(unit)
     blocks = _directive_blocks(unit)
@@ -526,8 +526,7 @@ def _preamble(unit: clangtu.Unit
             continue
         declared = any(lo < d.start < hi for lo, hi in inside) or (
             d.keyword == "include" and (_within_braces(unit.data, skipped, d.start)
-                                        or _defines_objects(unit, d, opened)
-                                        or _in_a_namespace(unit, d.start)))
+                                        or _stays_in_place(unit, scope, d)))
         if d.keyword.startswith("if"):
             groups.append(not declared)
             kept = groups[-1]
@@ -553,27 +552,79 @@ def _preamble(unit: clangtu.Unit
             + ((f"#undef {guard}",) if guard else ()), tuple(nested), hoisted, ran)
 
 
-def _in_a_namespace(unit: clangtu.Unit, offset: int) -> bool:
-    """Whether ``offset`` lies in a namespace block of the kernel file."""
-    return any(c.kind == ci.CursorKind.NAMESPACE and unit.in_main(c.location)
-               and c.extent.start.offset < offset < c.extent.end.offset
-               for c in unit.tu.cursor.get_children())
+@dataclass(frozen=True)
+class _FileScope:
+    """The translation unit's file-scope declarations, read once: per file name those
+    of each file, and the kernel file's own (``main``)."""
+
+    by_file: dict[str, list[ci.Cursor]]
+    main: list[ci.Cursor]
+
+    @staticmethod
+    def of(unit: clangtu.Unit) -> "_FileScope":
+        by_file: dict[str, list[ci.Cursor]] = {}
+        main = []
+        for c in unit.tu.cursor.get_children():
+            if unit.in_main(c.location):
+                main.append(c)
+            elif c.location.file is not None:
+                by_file.setdefault(c.location.file.name, []).append(c)
+        return _FileScope(by_file, main)
+
+    def included(self, directive: clangtu.DirectiveLine) -> list[ci.Cursor]:
+        """The file-scope declarations of the file ``directive`` (an include) opens."""
+        found = next((c for c in self.main if c.kind == ci.CursorKind.INCLUSION_DIRECTIVE
+                      and directive.start <= c.location.offset < directive.end), None)
+        included = found.get_included_file() if found is not None else None
+        return self.by_file.get(included.name, []) if included is not None else []
 
 
-def _defines_objects(unit: clangtu.Unit, directive: clangtu.DirectiveLine,
-                     opened: list[ci.Cursor]) -> bool:
-    """The file an ``#include`` opens defines a variable or function of external
-    linkage (``int hist[16];`` in an ``.inc``): repeated above ``namespace original``
-    it would be defined in the testbench and in the banked kernel, which do not link,
-    and the original would share the banked kernel's state; it stays in place."""
-    found = next((c for c in opened if directive.start <= c.location.offset < directive.end),
-                 None)
-    included = found.get_included_file() if found is not None else None
-    if included is None:
+def _stays_in_place(unit: clangtu.Unit, scope: _FileScope,
+                    directive: clangtu.DirectiveLine) -> bool:
+    """An ``#include`` that the testbench cannot repeat above ``namespace original``:
+    in a namespace block of the file, or opening a file that defines objects or reads
+    the file's earlier names (:func:`_defines_objects`, :func:`_reads_earlier_names`)."""
+    return (any(c.kind == ci.CursorKind.NAMESPACE
+                and c.extent.start.offset < directive.start < c.extent.end.offset
+                for c in scope.main)
+            or _defines_objects(scope.included(directive))
+            or _reads_earlier_names(unit, scope, directive))
+
+
+def _reads_earlier_names(unit: clangtu.Unit, scope: _FileScope,
+                         directive: clangtu.DirectiveLine) -> bool:
+    """The file an ``#include`` opens names something the kernel file declares before
+    it (``typedef int data_t;`` / ``#include "proc.h"`` with ``data_t scale(data_t)``):
+    repeated above ``namespace original``, without the declaration, it would not build;
+    it stays in place.  Only a file whose text spells one of those names is walked."""
+    earlier = {c.spelling for c in scope.main
+               if c.spelling and c.location.offset < directive.start}
+    cursors = scope.included(directive)
+    if not earlier or not cursors:
         return False
-    for c in unit.tu.cursor.get_children():
-        if c.location.file is None or c.location.file.name != included.name:
-            continue
+    try:
+        text = Path(cursors[0].location.file.name).read_text(errors="replace")
+    except OSError:
+        return False
+    if not re.search(r"\b(?:" + "|".join(map(re.escape, sorted(earlier))) + r")\b", text):
+        return False
+    for top in cursors:
+        for c in top.walk_preorder():
+            target = c.referenced if c.kind.is_reference() or c.kind.is_expression() else None
+            if (target is not None and target.location.file is not None
+                    and unit.in_main(target.location)
+                    and target.location.offset < directive.start):
+                return True
+    return False
+
+
+def _defines_objects(cursors: list[ci.Cursor]) -> bool:
+    """The file an ``#include`` opens (its declarations ``cursors``) defines a variable
+    or function of external linkage (``int hist[16];`` in an ``.inc``): repeated above
+    ``namespace original`` it would be defined in the testbench and in the banked
+    kernel, which do not link, and the original would share the banked kernel's state;
+    it stays in place."""
+    for c in cursors:
         if c.kind in (ci.CursorKind.VAR_DECL, ci.CursorKind.FUNCTION_DECL) and (
                 c.is_definition() and c.linkage == ci.LinkageKind.EXTERNAL
                 and not (c.kind == ci.CursorKind.FUNCTION_DECL
