@@ -171,18 +171,21 @@ def _run(path: str | os.PathLike, opts: Options,
         model = poly.build_model(kernel, ports=opts.ports, deadline=deadline)
     solution = _solve(model, opts, progress, kernel.path)
     files = codegen.emit(kernel, solution, part=opts.part, clock_ns=opts.clock_ns)
+    # one deadline for every replay of the run: a retry and the idle-bank check share
+    # what the first replay left (before, each had the whole limit again)
+    scheduling = stage_deadline(opts.time_limit)
     try:
-        scheduled, limited = _scheduled(kernel, files, opts), ()
+        scheduled, limited = _scheduled(kernel, files, opts, scheduling), ()
     except TimeLimit as limit:
         scheduled, limited = None, (_unscheduled_note(kernel, limit),)
     missed = () if scheduled is None else _missed_loops(
         Report(kernel, model, solution, scheduled, {}))
     if missed and opts.best_found is None:
         model, solution, files, scheduled = _retry(kernel, model, solution, missed, opts,
-                                                   (files, scheduled))
+                                                   (files, scheduled), scheduling)
     if scheduled is not None:
         solution, files, scheduled = _without_idle_banks(kernel, model, solution, opts,
-                                                         (files, scheduled))
+                                                         (files, scheduled), scheduling)
     crossbars = codegen.crossbars(kernel, solution)
     return Report(kernel, model, solution, scheduled, crossbars, limited=limited), files
 
@@ -218,7 +221,8 @@ def _missed_loops(report: Report) -> frozenset[str]:
                      > report.planned_ii(loop.name, loop.target_ii))
 
 
-def _retry(kernel, model, solution, missed: frozenset[str], opts: Options, first):
+def _retry(kernel, model, solution, missed: frozenset[str], opts: Options, first,
+           scheduling: Deadline):
     """Bank again with the lanes that change bank in ``missed`` priced as the
     scheduling rule prices them, and with no phase switch assumed for the arrays
     whose II there relied on one (:func:`poly.with_direct_loops`; not when it changes
@@ -233,7 +237,7 @@ def _retry(kernel, model, solution, missed: frozenset[str], opts: Options, first
     retry = _solve(retry_model, opts, None, kernel.path)
     files = codegen.emit(kernel, retry, part=opts.part, clock_ns=opts.clock_ns)
     try:
-        scheduled = _scheduled(kernel, files, opts)
+        scheduled = _scheduled(kernel, files, opts, scheduling)
     except TimeLimit:
         return model, solution, *first  # the retry is not confirmed: keep the first
     seconds = solution.seconds + retry.seconds
@@ -251,7 +255,7 @@ def _kept_reason(array) -> str:
     return f" (its references stay as written: {array.kept_reference})"
 
 
-def _without_idle_banks(kernel, model, solution, opts: Options, first):
+def _without_idle_banks(kernel, model, solution, opts: Options, first, scheduling: Deadline):
     """Arrays whose banks lower no loop's II become one memory (issue 12: no array gets
     banks that leave its II unchanged).  An array with a loop that misses its target
     under the scheduling rule is examined, proven in the ideal port model or not (lanes
@@ -291,7 +295,7 @@ def _without_idle_banks(kernel, model, solution, opts: Options, first):
                         warnings=tuple(note for a in arrays for note in a.notes))
     candidate_files = codegen.emit(kernel, candidate, part=opts.part, clock_ns=opts.clock_ns)
     try:
-        checked = _scheduled(kernel, candidate_files, opts)
+        checked = _scheduled(kernel, candidate_files, opts, scheduling)
     except TimeLimit:
         return solution, files, scheduled  # not confirmed: keep the banks
     if all(b.achieved_ii <= a.achieved_ii for a, b in zip(scheduled.loops, checked.loops)):
@@ -299,8 +303,9 @@ def _without_idle_banks(kernel, model, solution, opts: Options, first):
     return solution, files, scheduled
 
 
-def _scheduled(kernel, files: dict[str, str], opts: Options) -> check.CheckReport:
-    with stage(SCHEDULING, stage_deadline(opts.time_limit), kernel.path) as deadline:
+def _scheduled(kernel, files: dict[str, str], opts: Options,
+               deadline: Deadline) -> check.CheckReport:
+    with stage(SCHEDULING, deadline, kernel.path):
         return schedule_emitted(kernel, files, opts.ports, opts, deadline=deadline)
 
 

@@ -436,3 +436,23 @@ def test_past_the_memory_limit_a_run_ends_with_exit_1_and_writes_nothing(tmp_pat
     assert "memory limit of 40 MiB reached" in run.stderr and "Traceback" not in run.stderr
     assert not (tmp_path / "out").exists()
     assert cli._size("4G") == 4 << 30 and cli._size("512m") == 512 << 20
+
+
+def test_every_replay_of_a_run_shares_one_deadline(tmp_path, monkeypatch):
+    """The scheduling rule's replay runs again after a retry and for the idle-bank
+    check; each had the whole ``--time-limit`` (probe 28: 41 s at the default 30 s on a
+    512x512 matrix product).  Every replay of one run now gets the same deadline."""
+    from conftest import CHAINED_LANES
+    deadlines = []
+    replay = api.schedule_emitted
+
+    def spy(*args, deadline=None, **kwargs):
+        deadlines.append(deadline)
+        return replay(*args, deadline=deadline, **kwargs)
+
+    monkeypatch.setattr(api, "schedule_emitted", spy)
+    path = tmp_path / "chained.c"
+    path.write_text(CHAINED_LANES)
+    api.analyze(path, ports=1)
+    assert len(deadlines) == 2  # the first replay and the retry's
+    assert deadlines[0] is deadlines[1]
