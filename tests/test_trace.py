@@ -200,6 +200,21 @@ def test_a_function_defined_elsewhere_links_against_the_users_definition(tmp_pat
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout
 
 
+def test_a_function_a_header_only_declares_is_warned_about(tmp_path):
+    """The same prototype in one of the user's headers, called by another function of
+    the file: no warning, and the testbench did not link (probe 28, F8)."""
+    (tmp_path / "helper.hpp").write_text("void helper_elsewhere(unsigned d[], unsigned n);\n")
+    path = tmp_path / "uh.cpp"
+    path.write_text('#include "helper.hpp"\n'
+                    "void uh(int in[16], int out[16]) {\n"
+                    "  for (int i = 0; i < 16; i++) out[i] = in[i] + 1;\n}\n"
+                    "int self_test() {\n  unsigned d[4] = {3, 2, 1, 0};\n"
+                    "  helper_elsewhere(d, 4);\n  return d[0];\n}\n")
+    report = arraypart.analyze(path, top="uh")
+    assert [w for w in report.warnings if "'helper_elsewhere' is defined in no file" in w] == [
+        next(w for w in report.warnings if w.startswith(f"{path}:7:3: warning: "))]
+
+
 def _at_targets(report) -> list:
     """Claims that every loop of ``report`` reaches its target II."""
     return [trace.Claim(loop.name, loop.coord, loop.target_ii, loop.target_ii)

@@ -206,7 +206,7 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     for candidate in funcs + methods + instances:
         N.release_types(candidate, globals_)
     shared, unshared = shared_types(unit, func.start, user_end)
-    external, undefined = external_functions(unit, user_end)
+    external, undefined = external_functions(unit, user_end, own_headers.own)
     shared = tuple(sorted(shared + external))
     searched = (os.path.dirname(os.path.abspath(filename)),) + tuple(
         os.path.abspath(d) for d in include_dirs)

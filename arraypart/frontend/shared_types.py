@@ -16,7 +16,7 @@ nothing moves (the testbench is as before).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Callable, Iterator
 
 import clang.cindex as ci
 
@@ -89,15 +89,20 @@ def shared_types(unit: clangtu.Unit, top_start: int,
             "from the original's, and will not link")),)
 
 
-def external_functions(unit: clangtu.Unit, user_end: int
+def external_functions(unit: clangtu.Unit, user_end: int,
+                       own_header: Callable[[ci.SourceLocation], bool]
                        ) -> tuple[tuple[SharedType, ...], tuple[str, ...]]:
     """The file- or namespace-scope prototypes of the kernel text whose function no
     file arraypart reads defines (an RTL black box, a function of another file), and a
-    located warning for each the kernel calls.  Inside ``namespace original`` such a
+    located warning for each the kernel calls, or that one of the user's own headers
+    (``own_header``) declares and the kernel calls.  Inside ``namespace original`` such a
     prototype would declare a function nothing defines; moved out (as a shared type
     is), the original's calls reach the user's definition, which the testbench and the
     trace link against.  A prototype whose types are the file's own stays (they would
     have to move too), as does one in an ``extern "C"`` block."""
+    calls = list(_own_calls(unit, user_end))
+    warnings = [_undefined_warning(unit.location_coord(call.location), decl.spelling)
+                for decl, call in _header_prototypes_called(unit, calls, own_header)]
     external = []
     for decl in _file_scope_functions(unit, user_end):
         if decl.is_definition() or decl.get_definition() is not None or any(
@@ -108,17 +113,45 @@ def external_functions(unit: clangtu.Unit, user_end: int
             external.append((decl, _span(unit, decl)))
         except _Stays:
             continue
-    if not external:  # the kernel's calls are walked only when some prototype is external
-        return (), ()
-    called = {c.referenced.get_usr() for top in unit.tu.cursor.get_children()
-              if _own(unit, top, user_end) for c in top.walk_preorder()
-              if c.kind == ci.CursorKind.CALL_EXPR and c.referenced is not None}
-    warnings = [warning_text(unit.location_coord(decl.location), (
-        f"'{decl.spelling}' is defined in no file arraypart reads: its effects are not "
+    if not external:
+        return (), tuple(warnings)
+    called = {c.referenced.get_usr() for c in calls}
+    warnings += [_undefined_warning(unit.location_coord(decl.location), decl.spelling)
+                 for decl, _ in external if decl.get_usr() in called]
+    return tuple(span for _, span in external), tuple(warnings)
+
+
+def _undefined_warning(coord, name: str) -> str:
+    return warning_text(coord, (
+        f"'{name}' is defined in no file arraypart reads: its effects are not "
         "modelled (a scalar it may change through a reference is irregular), and the "
         "testbench and check --trace link against your definition (add its file to the "
-        "testbench's build)")) for decl, _ in external if decl.get_usr() in called]
-    return tuple(span for _, span in external), tuple(warnings)
+        "testbench's build)"))
+
+
+def _own_calls(unit: clangtu.Unit, user_end: int) -> Iterator[ci.Cursor]:
+    """The calls written in the kernel's text (those with a known callee)."""
+    for top in unit.tu.cursor.get_children():
+        if _own(unit, top, user_end):
+            for c in top.walk_preorder():
+                if c.kind == ci.CursorKind.CALL_EXPR and c.referenced is not None:
+                    yield c
+
+
+def _header_prototypes_called(unit: clangtu.Unit, calls: list[ci.Cursor],
+                              own_header: Callable[[ci.SourceLocation], bool]
+                              ) -> list[tuple[ci.Cursor, ci.Cursor]]:
+    """(declaration, first call) of each function that the kernel's text calls
+    (``calls``), that one of the user's own headers declares and that no file arraypart
+    reads defines."""
+    found: dict[str, tuple[ci.Cursor, ci.Cursor]] = {}
+    for call in calls:
+        decl = call.referenced
+        if (decl.kind == ci.CursorKind.FUNCTION_DECL and not unit.in_main(decl.location)
+                and own_header(decl.location) and not decl.is_definition()
+                and decl.get_definition() is None and decl.get_usr() not in found):
+            found[decl.get_usr()] = (decl, call)
+    return list(found.values())
 
 
 def _file_scope_functions(unit: clangtu.Unit, user_end: int) -> Iterator[ci.Cursor]:
