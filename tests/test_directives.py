@@ -151,3 +151,14 @@ def test_bind_op_and_dependence_take_their_variables_as_vitis_writes_them():
     assert bind.pragma_text() == "HLS bind_op op=dmul impl=fabric latency=-1 variable=mult"
     assert bind.cfg_line() == "syn.directive.bind_op=bo/loop mult op=dmul impl=fabric latency=-1"
     assert dependence.pragma_text() == "HLS dependence variable=buf type=inter dependent=false"
+
+
+def test_an_interface_directive_without_a_port_is_the_block_protocol():
+    """``set_directive_interface -mode s_axilite -bundle CRTL_BUS "top"``, as Vivado HLS
+    2019 writes it (hououin/CNN-FPGA), was refused for naming no port (probe 28, F6):
+    it sets the function's block-level protocol, ``port=return``."""
+    block, none = parse_directives(
+        'set_directive_interface -mode s_axilite -bundle CRTL_BUS "top"\n'
+        'set_directive_interface -mode ap_ctrl_none "top"\n', "d.tcl")
+    assert block.pragma_text() == "HLS interface mode=s_axilite bundle=CRTL_BUS port=return"
+    assert none.cfg_line() == "syn.directive.interface=top return mode=ap_ctrl_none"

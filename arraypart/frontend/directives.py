@@ -138,6 +138,9 @@ def _directive(command: str, coord: Coord) -> Directive:
         else:
             positional.append(word)
     want = 2 if kind in VARIABLE_KEY else 1
+    if kind == "interface" and len(positional) == 1:
+        # the block-level protocol, as Vivado HLS writes it: the function's ``return``
+        positional.append("return")
     if len(positional) != want:
         shape = "<location> <variable>" if want == 2 else "<location>"
         raise KernelError(coord, f"{words[0]}: expected {shape} after the options, got "
