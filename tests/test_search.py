@@ -721,3 +721,19 @@ def test_one_element_updated_in_every_unrolled_lane_sets_a_floor(tmp_path):
     report = arraypart.analyze(path)
     out = next(s for s in report.solution.arrays if s.array.name == "out")
     assert out.banking.scheme.registers and out.conflict_free
+
+
+def test_an_interface_array_takes_the_fewest_banks_that_serve_it(tmp_path):
+    """Each bank of an interface array is a port of the IP and a memory the caller
+    provides: a 24x36 array that a function pipelined at II 36 reads whole took 864
+    register banks (864 scalar ports) because they cost the fewest LUTs inside the IP,
+    where 24 memories serve (probe 28, F5: GlobalCorrelator_HLS's bhv_find_pv)."""
+    path = tmp_path / "hist.cpp"
+    path.write_text("int hist_top(int hist[24][36]) {\n#pragma HLS pipeline II=36\n"
+                    "#pragma HLS bind_storage variable=hist type=ram_1p\n  int best = 0;\n"
+                    "  for (int i = 0; i < 36; ++i) {\n    int sum = 0;\n"
+                    "    for (int s = 0; s < 24; ++s) sum += hist[s][i] & 511;\n"
+                    "    if (sum > best) best = sum;\n  }\n  return best;\n}\n")
+    report = arraypart.analyze(path)
+    hist = next(a for a in report.solution.arrays if a.array.name == "hist")
+    assert hist.conflict_free and hist.banking.scheme.banks * hist.banking.copies == 24

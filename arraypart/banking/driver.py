@@ -45,8 +45,8 @@ from .solution import ArraySolution, Found, Solution
 from .space import (FLAT_BLOCKS, Cost, Family, alpha_rows, copy_assignments, copy_key,
                     as_written_ii, direct_flat_rule_ii, rule_ii, phased, phased_loops,
                     cost_floor, cost_of, crossbar_lanes, flat_block_floors, flat_crossbar,
-                    per_dim_partitions, rule_lanes, rule_overloaded, static_box,
-                    static_factors)
+                    interface_ports, per_dim_partitions, rule_lanes, rule_overloaded,
+                    static_box, static_factors)
 
 FAMILIES = ("per_dim", "flat")
 SCHEME_CHOICES = {"all": FAMILIES, "vitis": ("per_dim",)}
@@ -879,7 +879,8 @@ class _Search:
                   and crossbar_lanes(e.banking.scheme, self.shapes) <= family.crossbar]
         if not rivals:
             return floor
-        return max(floor, replace(min(rivals), physical_banks=floor.physical_banks,
+        return max(floor, replace(min(rivals), interface_ports=floor.interface_ports,
+                                  physical_banks=floor.physical_banks,
                                   storage_overhead=floor.storage_overhead,
                                   family=floor.family, key=()))
 
@@ -1166,7 +1167,8 @@ class _Search:
     def flat_floor(self, banks: int, copies: int = 1) -> Cost:
         """No flat scheme with ``banks`` banks and ``copies`` copies costs less."""
         if not self.varying or banks < 2:
-            return Cost(bram18k=0, physical_banks=banks * copies, family=1)
+            return Cost(interface_ports=interface_ports(self.am, banks * copies), bram18k=0,
+                        physical_banks=banks * copies, family=1)
         return min(f.floor for f in self._flat_families(banks, copies, ()))
 
     def _better(self, current: _Fallback | None, score: int, banking: Banking) -> _Fallback:

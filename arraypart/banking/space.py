@@ -57,6 +57,9 @@ class Cost:
       every bank, so the II the emitted code reaches is at stake;
     - ``phased_lanes``: lanes of a pragma-only array whose banks rotate with a short
       period (:func:`phased`): the emission copies their statement once per phase;
+    - ``interface_ports``: banks x copies of an interface array, 0 for any other:
+      each bank is a port of the IP, and a memory the caller provides (864 scalar
+      ports for a 24x36 array read by 24 lanes, where 24 memories serve);
     - ``bram18k``: block RAMs of every bank and copy, counted per bank from the ports
       its lanes use (a true dual-port bank is at most 18 bits wide per RAMB18:
       :func:`arraypart.rtl.cost.bram18k`);
@@ -73,6 +76,7 @@ class Cost:
 
     rule_lanes: int = 0
     phased_lanes: int = 0
+    interface_ports: int = 0
     bram18k: int = 0
     lut: int = 0
     ff: int = 0
@@ -100,11 +104,17 @@ def cost_floor(banking: Banking, array_model: ArrayModel, shapes: list[GroupShap
     return Cost(
         rule_lanes=rule,
         phased_lanes=phased_count,
+        interface_ports=interface_ports(array_model, scheme.banks * banking.copies),
         physical_banks=scheme.banks * banking.copies,
         storage_overhead=round(banking.copies * (1 + scheme.storage_overhead) - 1, 9),
         family=FAMILY_RANK[scheme.kind],
         key=(tuple((p.type, p.factor) for p in scheme.dims), scheme.alpha, scheme.block,
              scheme.fence_dim))
+
+
+def interface_ports(array_model: ArrayModel, physical_banks: int) -> int:
+    """:attr:`Cost.interface_ports` of ``physical_banks`` banks x copies."""
+    return physical_banks if array_model.array.interface else 0
 
 
 def crossbar_lanes(scheme: Scheme, shapes: list[GroupShape]) -> int:
@@ -457,6 +467,7 @@ def flat_block_floors(array_model: ArrayModel, varying: frozenset[int], banks: i
     floors = flat_family_floors(table, banks, tuple(blocks), tuple(dynamics), varying,
                                 tuple(-(-w // banks) for w in words))
     return tuple(Cost(rule_lanes=rule, bram18k=bram, lut=lut, ff=ff,
+                      interface_ports=interface_ports(array_model, banks * copies),
                       physical_banks=banks * copies,
                       storage_overhead=round(copies * w / size - 1, 9),
                       family=FAMILY_RANK["flat"])
