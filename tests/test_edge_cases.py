@@ -259,6 +259,7 @@ def test_a_conditional_pragma_applies_where_its_condition_holds(
     compiled = compile_text(tmp_path, "conditioned", CONDITIONED % opt)
     (loop,) = compiled.report.to_json()["loops"]
     assert loop["target_ii"] == ii and (loop["trip_count"] == 1) == unrolled
-    assert (solved(compiled, "a").banking.scheme.banks == 16) == unrolled
+    # unrolled, 16 reads a cycle: the bound's 8 dual-port banks (a is an interface)
+    assert solved(compiled, "a").banking.scheme.banks == (8 if unrolled else 1)
     assert sum("conditional pragma" in w for w in compiled.report.warnings) == warned
     assert_the_testbench_passes(compiled, tmp_path)
