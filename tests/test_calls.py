@@ -1150,6 +1150,42 @@ def test_static_methods_are_inlined_as_functions(tmp_path):
     assert_the_trace_agrees(compiled, tmp_path, ports=2)
 
 
+# hls4ml's conv layers call CONFIG_T::template fill_buffer<T, CONFIG>::fill_buffer: a
+# static method of a class template's specialization, whose parameter N (and a
+# pragma's factor) the class's arguments bind, one callee per specialization.
+CLASS_TEMPLATE_METHOD = """template <int N> struct filler {
+  static void fill(const int d[16], int b[4], unsigned p) {
+    for (int k = 0; k < 4; k++) {
+#pragma HLS unroll factor=N
+      b[k] = d[4 * p + k] + N;
+    }
+  }
+};
+struct config { template <int N> using fill_t = filler<N>; };
+void tmethods(const int d[16], int r[4]) {
+  int buf[4], two[4];
+  for (unsigned p = 0; p < 4; p++) {
+#pragma HLS pipeline II=1
+    config::template fill_t<4>::fill(d, buf, p);
+    filler<2>::fill(d, two, p);
+    r[p] = buf[0] + buf[1] + buf[2] + buf[3] - two[p];
+  }
+}
+"""
+
+
+@needs_gxx
+def test_static_methods_of_class_templates_are_inlined_per_specialization(tmp_path):
+    """``filler<1>::fill(...)`` was "not in the kernel file" (probe 28, F3): a class
+    template's static method is now an instantiation like a function template's."""
+    path = _kernel_file(tmp_path, "tmethods.cpp", CLASS_TEMPLATE_METHOD)
+    compiled = arraypart.compile_kernel(path)
+    buf = next(a for a in compiled.report.solution.arrays if a.array.name == "buf")
+    assert buf.max_concurrent == 4 and buf.conflict_free  # fill<4>'s lanes, one cycle
+    assert_the_testbench_passes(compiled, tmp_path)
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)
+
+
 ROW_POINTER_PARAMETERS = """
 #define C 16
 static void put2(int (*q)[C], int j, int v) {

@@ -686,7 +686,7 @@ class Converter:
             key = next(k for k in self._instances if k not in converted)
             converted.add(key)
             function = self._instances[key]
-            template = templates.specialized_template(function)
+            template = templates.instantiated_template(function)
             _, start, end = self._span(template)
             self._pragmas.extend(p for p in self._written if start <= p.start < end
                                  and p not in self._pragmas)
@@ -980,7 +980,7 @@ class Converter:
     def _instance(self, function: ci.Cursor | None, coord: Coord) -> str | None:
         """The key of the instantiation ``function`` of a template defined in the
         kernel file (noted for :meth:`instances`), or None."""
-        template = templates.specialized_template(function)
+        template = templates.instantiated_template(function)
         if template is None or not self.unit.in_main(template.location) or not any(
                 c.kind == K.COMPOUND_STMT for c in function.get_children()):
             return None

@@ -32,18 +32,39 @@ def specialized_template(function: ci.Cursor) -> ci.Cursor | None:
         else None
 
 
+def instantiated_template(function: ci.Cursor) -> ci.Cursor | None:
+    """The template whose text ``function`` instantiates: a function template
+    (:func:`specialized_template`), or the class template of a static method of one of
+    its specializations (``filler<1>::fill``, as hls4ml's ``fill_buffer`` is called),
+    whose parameters the class's arguments bind; None for neither."""
+    found = specialized_template(function)
+    if found is not None or function is None or function.kind != K.CXX_METHOD \
+            or not function.is_static_method():
+        return found
+    owner = function.semantic_parent
+    template = ci.conf.lib.clang_getSpecializedCursorTemplate(owner) if owner else None
+    return template if template is not None and template.kind == K.CLASS_TEMPLATE else None
+
+
+def _arguments_holder(function: ci.Cursor) -> ci.Cursor:
+    """The declaration whose template arguments bind ``function``'s template: the
+    function itself, or the class specialization of a static method."""
+    return function if function.kind == K.FUNCTION_DECL else function.semantic_parent
+
+
 def instance_key(function: ci.Cursor, coord: Coord) -> str:
     """``ns::name<arg, ...>(param types)``: the instantiation's qualified name with its
     template arguments (an integral one by value, a type one by its canonical spelling)
     and its parameter types (overloaded templates may share the arguments); an argument
     of another kind (a pack, a template, a pointer) is a located error at the call."""
     args = []
-    for k in range(function.get_num_template_arguments()):
-        kind = function.get_template_argument_kind(k)
+    holder = _arguments_holder(function)
+    for k in range(holder.get_num_template_arguments()):
+        kind = holder.get_template_argument_kind(k)
         if kind == A.INTEGRAL:
-            args.append(str(function.get_template_argument_value(k)))
+            args.append(str(holder.get_template_argument_value(k)))
         elif kind == A.TYPE:
-            args.append(function.get_template_argument_type(k).get_canonical().spelling)
+            args.append(holder.get_template_argument_type(k).get_canonical().spelling)
         else:
             raise KernelError(coord, f"template argument {k + 1} of '{function.spelling}' "
                                      f"is a {kind.name.lower()}: arraypart binds integer and "
@@ -57,18 +78,19 @@ def bound_constants(function: ci.Cursor) -> tuple[tuple[str, int], ...]:
     pragmas of its text, which keep the parameters' names: a non-type parameter ``N``
     its value; for a type parameter ``CONFIG_T`` bound to a class, ``CONFIG_T::m`` the
     value of each static integer member m (hls4ml's ``II=CONFIG_T::reuse_factor``)."""
-    template = specialized_template(function)
+    template = instantiated_template(function)
     if template is None:
         return ()
     params = [c for c in template.get_children() if c.kind in (
         K.TEMPLATE_TYPE_PARAMETER, K.TEMPLATE_NON_TYPE_PARAMETER)]
+    holder = _arguments_holder(function)
     found: list[tuple[str, int]] = []
-    for k, param in enumerate(params[:function.get_num_template_arguments()]):
-        kind = function.get_template_argument_kind(k)
+    for k, param in enumerate(params[:holder.get_num_template_arguments()]):
+        kind = holder.get_template_argument_kind(k)
         if kind == A.INTEGRAL:
-            found.append((param.spelling, function.get_template_argument_value(k)))
+            found.append((param.spelling, holder.get_template_argument_value(k)))
         elif kind == A.TYPE:
-            record = function.get_template_argument_type(k).get_canonical().get_declaration()
+            record = holder.get_template_argument_type(k).get_canonical().get_declaration()
             for member in record.get_children():
                 value = integer_value(member) if member.kind == K.VAR_DECL else None
                 if value is not None:
