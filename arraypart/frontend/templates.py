@@ -1,4 +1,5 @@
-"""Function templates of the kernel file: one callee per instantiation (DESIGN §1).
+"""Function templates of the kernel file, and static methods of its class templates:
+one callee per instantiation (DESIGN §1).
 
 A call of a function template names one *instantiation*: the template with its
 template arguments bound (``load<32, float>`` for ``load(buf, in)`` with
@@ -9,7 +10,9 @@ there), so an instantiation is converted like an ordinary function definition an
 inlined at its calls like one.  Its key (:func:`instance_key`) is the template's name
 with the arguments spelled out: two calls with the same arguments reach one callee,
 two with other arguments two callees (which share the template's text, so the lowering
-gives the arrays that text declares one banking for all of them).
+gives the arrays that text declares one banking for all of them).  A static method of
+a class template's specialization (``filler<4>::fill``) is an instantiation the same
+way, its arguments those of the class.
 """
 
 from __future__ import annotations
