@@ -215,6 +215,39 @@ def test_a_function_a_header_only_declares_is_warned_about(tmp_path):
         next(w for w in report.warnings if w.startswith(f"{path}:7:3: warning: "))]
 
 
+UNROLLED_CALLS = """void step(int in[16], int out[16]) {
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    out[i] = in[i] + in[15 - i];
+  }
+}
+void unrolled_calls(int A[16], int B[16]) {
+  int temp[3][16];
+#pragma HLS array_partition variable=temp complete dim=1
+  step(A, temp[0]);
+  for (int s = 1; s < 3; s++) {
+#pragma HLS unroll
+    step(temp[s - 1], temp[s]);
+  }
+  step(temp[2], B);
+}
+"""
+
+
+@needs_gxx
+def test_a_callee_loop_that_also_runs_as_lanes_is_held_to_both_claims(tmp_path, capsys):
+    """step's pipelined loop runs on its own and as lanes of the unrolled L11 (pp4fpgas
+    merge_sort_parallel): the trace records all of it under step's ``for``, and held
+    those steps to step/L2's II 1 where L11's as written is 2, a false disagreement
+    (probe 28, F2).  The steps are held to the larger claim."""
+    path = tmp_path / "unrolled_calls.cpp"
+    path.write_text(UNROLLED_CALLS)
+    cli.main(["check", "--trace", "--as-written", str(path)])  # 1: temp's pragmas conflict
+    out, err = capsys.readouterr()
+    assert "step/L2 (" in out and "traced II 2: agrees" in out
+    assert "DISAGREES" not in out and "trace disagrees" not in out + err
+
+
 def _at_targets(report) -> list:
     """Claims that every loop of ``report`` reaches its target II."""
     return [trace.Claim(loop.name, loop.coord, loop.target_ii, loop.target_ii)

@@ -341,6 +341,11 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
         calls.rewrite(trace.path, path, loops.splits, loops.renumber, checkpoint)
     claimed = {n: _claim([claims[m] for m in members])
                for n, members in enumerate(loops.members) if members}
+    for n, (outer, _) in loops.nested.items():
+        # steps of its own run and lanes of the outer loop, not told apart: each is
+        # held to its loop's claim, so together to the larger one
+        if claims[outer].claimed_ii > claimed[n].claimed_ii:
+            claimed[n] = replace(claimed[n], claimed_ii=claims[outer].claimed_ii)
     windows = window_places(kernel)
     result = replay(path, inst.sites, loops.coords, memories,
                     _read_copies(kernel, inst, memories), claimed, rule=rule,
@@ -368,7 +373,8 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
                    for coord, members in zip(loops.coords, loops.members) if len(members) > 1)
     nested = tuple(f"{loops.coords[n]}: its text also runs as steps of the concurrent loop "
                    f"{name} (a call in its body), whose steps the trace records under this "
-                   "`for`: addresses not compared" for n, name in loops.nested.items())
+                   "`for`: addresses not compared, and its II held to the larger of the "
+                   "two loops' claims" for n, (_, name) in loops.nested.items())
     stencils = tuple(f"{a.coord}: {a.name}'s reads in loop {a.stencil} come from its "
                      "array_stencil window (one read of the array per step): addresses "
                      "not compared" for a in kernel.arrays if a.stencil is not None)
@@ -396,7 +402,8 @@ class _TracedLoops:
     (indices into ``instances``) it stands for and a label naming its call;
     ``renumber[lid]`` the loop of the trace's loop ``lid`` and ``splits`` those split
     into calls (:func:`calls.rewrite`); ``nested``: the loops whose text also runs
-    inside another concurrent loop (by loop, that loop's name)."""
+    inside another concurrent loop (by loop, that loop's index among ``instances``
+    and its name)."""
 
     instances: tuple[calls.Instance, ...]
     coords: tuple[Coord, ...]
@@ -404,7 +411,7 @@ class _TracedLoops:
     labels: tuple[str, ...]
     renumber: np.ndarray
     splits: dict[int, tuple[int, calls.Split]]
-    nested: dict[int, str]
+    nested: dict[int, tuple[int, str]]
 
 
 def _traced_loops(kernel: ir.Kernel, inst: Instrumented, groups: Sequence[CycleGroup],
@@ -429,7 +436,7 @@ def _traced_loops(kernel: ir.Kernel, inst: Instrumented, groups: Sequence[CycleG
                else None)
         renumber[lid] = len(coords)
         if place in inside:
-            nested[len(coords)] = inside[place][1]
+            nested[len(coords)] = inside[place]
         if cut is None:
             coords.append(loop.coord)
             # a text that only runs inside a concurrent loop is judged by its claim: one
