@@ -162,6 +162,17 @@ class Scheme:
             return E.mod(E.floordiv(linear, self.block), self.flat_banks)
         return E.const(0)
 
+    def bank_digits(self) -> tuple[tuple[int, int, int, E.Expr], ...]:
+        """Per partitioned dimension d of a per_dim scheme, ``(d, factor, stride,
+        digit)``: ``bank = sum stride * digit`` with ``digit`` (over ``x_d``) in
+        ``[0, factor)`` and the strides row-major over the factors; () otherwise."""
+        if self.kind != "per_dim":
+            return ()
+        factors = [p.factor for p in self.dims]
+        return tuple((d, p.factor, prod(factors[d + 1:]), _dim_bank(p, n, index_var(d)))
+                     for d, (p, n) in enumerate(zip(self.dims, self.shape))
+                     if p.type != "none")
+
     def bank_dims(self) -> frozenset[int]:
         """The index dimensions the bank formula may read (a superset of its
         variables: per_dim, the partitioned dimensions; flat, those of nonzero alpha)."""

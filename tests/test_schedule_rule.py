@@ -605,3 +605,39 @@ def test_a_bank_that_moves_with_a_run_time_size_is_no_compile_time_value(tmp_pat
     report, _, checked = api.check_kernel(path, as_written=pragma)
     assert [loop.achieved_ii for loop in checked.loops] == [2]
     assert [lp["achieved_ii"] for lp in report.to_json()["loops"]] == [2]
+
+
+LANE_OWN_BANKS = """
+void lanes(int in[64], int sel[64], int out[64]) {
+  int buf[2][2][64];
+#pragma HLS array_partition variable=buf complete dim=1
+#pragma HLS array_partition variable=buf complete dim=2
+#pragma HLS bind_storage variable=buf type=ram_1p
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    int b = sel[i] & 1;
+    for (int v = 0; v < 2; v++) {
+#pragma HLS unroll
+      buf[V][b][i] = in[i] + v;
+    }
+  }
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[0][0][i] + buf[1][1][i];
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("lane, ii", [("v", 1), ("0", 2)], ids=["own-banks", "shared"])
+def test_a_rotating_site_takes_ports_only_of_the_banks_its_constant_digits_allow(
+        tmp_path, lane, ii):
+    """``buf[v][b][i]``, v unrolled, b from the data, under complete x complete: each
+    lane reaches the two banks of its v alone, as Vitis selects among the sub-arrays
+    of a constant first index; the rule gave each a port of all four banks and judged
+    the user's pragmas II 2 (probe 28, F4: FINN's MMV window generator).  Both lanes
+    on buf[0][b][i] share their two banks (II 2 on ram_1p): the control."""
+    path = tmp_path / "lanes.c"
+    path.write_text(LANE_OWN_BANKS.replace("buf[V]", f"buf[{lane}]"))
+    _, _, checked = api.check_kernel(path, as_written=True)
+    assert [loop.achieved_ii for loop in checked.loops] == [ii, 1]

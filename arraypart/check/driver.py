@@ -35,8 +35,8 @@ from . import frames as F
 from .maps import check_map
 from .ports import Cells, bank_sizes, cells, first_overfull_bank, row_needs
 from .report import CheckReport, Conflict, DynamicSite, LoopCheck
-from .rule import (BankSpan, moves_with_sizes, overfull_bank, rule_needs, site_cells,
-                   sites_summary)
+from .rule import (BankSpan, RuleSites, moves_with_sizes, overfull_bank, rule_needs,
+                   site_cells, sites_summary)
 from .walk import (TRIPS, Emitted, Region, collapsed, entries, is_concurrent, regions,
                    root_blocks, root_pieces, walk_steps, weights)
 
@@ -274,10 +274,11 @@ def _check_path(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
 
 
 def _static_sites(region: Region, memories: dict[str, _Memory], sizes: frozenset[str],
-                  deadline: Deadline | None) -> frozenset:
+                  deadline: Deadline | None) -> RuleSites:
     """The sites (access, lane) whose bank is one value over the region's whole run
     and does not move with a run-time size (``S[sy + 4*i + j]``: one value in this
-    run, but no compile-time value for the scheduler; :func:`moves_with_sizes`)."""
+    run, but no compile-time value for the scheduler; :func:`moves_with_sizes`), and
+    per array the digits its other sites keep (:meth:`BankSpan.fixed`)."""
     span = BankSpan()
     moving = set()
     for _, emitted, _ in _chunks(region, deadline):
@@ -285,22 +286,24 @@ def _static_sites(region: Region, memories: dict[str, _Memory], sizes: frozenset
             for a in e.accesses:
                 memory = memories[a.array]
                 counted = memory.counted(a)
-                span.add(site_cells(counted, e.frame, memory.banking))
+                span.add(site_cells(counted, e.frame, memory.banking), memory.banking)
                 if moves_with_sizes(counted, memory.banking, sizes):
                     moving.add(id(counted))
-    return frozenset(key for key in span.static() if key[0] not in moving)
+    static = frozenset(key for key in span.static() if key[0] not in moving)
+    bankings = {name: m.banking for name, m in memories.items()}
+    return RuleSites(static, span.fixed(static, bankings, moving))
 
 
-def _count_dynamic(run: _Run, static: frozenset, dynamic: dict[ir.Access, int]) -> None:
+def _count_dynamic(run: _Run, sites: RuleSites, dynamic: dict[ir.Access, int]) -> None:
     """Add the run's dynamic lanes per access."""
     for name, cs in run.cells.items():
-        for access, (_, lanes) in sites_summary(cs, static).items():
+        for access, (_, lanes) in sites_summary(cs, sites.static).items():
             if lanes:
                 dynamic[access] = max(dynamic.get(access, 0), lanes)
 
 
 def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory],
-          totals: _Totals, static: frozenset | None,
+          totals: _Totals, static: RuleSites | None,
           deadline: Deadline | None) -> list[_Run]:
     runs = []
     for run, parts in _by_run(emitted).items():
@@ -341,7 +344,7 @@ def _run_order(frame: F.Frame, run: int) -> tuple[np.ndarray, ...]:
     return tuple(frame.order) + (np.full(frame.rows, run, np.int64),)
 
 
-def _needs(cs: list, memory: _Memory, rows: int, static: frozenset | None,
+def _needs(cs: list, memory: _Memory, rows: int, static: RuleSites | None,
            deadline: Deadline | None) -> np.ndarray:
     """Per step, the least II at which every member view of the array
     (``ir.member_views``: a disaggregated struct array is one memory per member)
@@ -351,8 +354,8 @@ def _needs(cs: list, memory: _Memory, rows: int, static: frozenset | None,
         if static is None:
             view_need = row_needs(view, memory.banking, memory.model, rows, memory.sizes)
         else:
-            view_need = rule_needs(view, memory.banking, memory.model, rows, static,
-                                   checkpoint=None if deadline is None else
+            view_need = rule_needs(view, memory.banking, memory.model, rows, static.static,
+                                   static.kept_by(memory.array.name), checkpoint=None if deadline is None else
                                    lambda: deadline.check("checker"))
         need = np.maximum(need, view_need)
     return need
@@ -386,7 +389,7 @@ def _tally(cs: list[Cells], array: ir.Array, totals: _Totals,
 
 
 def _first_conflict(runs: list[_Run], memories: dict[str, _Memory], target: int,
-                    steps_before: int, static: frozenset | None
+                    steps_before: int, static: RuleSites | None
                     ) -> tuple[Conflict | None, tuple[int, ...] | None]:
     """The earliest step (by order key) over all runs whose need exceeds ``target``,
     and its order key."""
@@ -405,7 +408,8 @@ def _first_conflict(runs: list[_Run], memories: dict[str, _Memory], target: int,
             m = memories[name]
             uses = (first_overfull_bank(view, m.banking, m.model, row, target, m.sizes)
                     if static is None
-                    else overfull_bank(view, m.banking, m.model, row, target, static)
+                    else overfull_bank(view, m.banking, m.model, row, target, static.static,
+                                       static.kept_by(name))
                     for view in _views(cs, m))
             use = next((u for u in uses if u is not None), None)
             assert use is not None, "a step's need and its banks disagree"

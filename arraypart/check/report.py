@@ -93,7 +93,8 @@ class DynamicSite:
 
     def format(self) -> str:
         return (f"{self.coord}: {self.kind} of {self.array}: bank varies with the "
-                f"iteration in {self.lanes} lane(s): a port of every bank each")
+                f"iteration in {self.lanes} lane(s): a port of every bank each (of its "
+                "constant indices' sub-array, under per-dimension pragmas)")
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,11 +32,21 @@ each use becomes one key at its home bank (:class:`_KeyLayout`; a dynamic use wh
 bank is unknown gets a home of its own), never one per bank, and a row's sorted keys
 give every count above.  Addresses that are unknown (an irregular dimension) get keys
 of their own, so they never merge with another access.
+
+Under a per_dim scheme a dynamic site reaches only the banks whose digits it keeps:
+after unrolling, ``buf[v][b][i]`` with ``v`` a lane constant and ``b`` from the data
+selects among the sub-arrays of its ``v`` alone (FINN's MMV window generator).  When
+every dynamic site of an array keeps the digits of some dimensions D over the whole
+run (:meth:`BankSpan.fixed`), the banks split into classes by those digits, each a
+copy of its own for the counts above: a class's dynamic uses take a port of each bank
+of that class only (:func:`_by_class`).  Dimensions some dynamic site does not keep
+are left out of D, which can only count more ports.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from math import prod
 from typing import Callable, Iterable, Mapping
 
 import numpy as np
@@ -60,13 +70,15 @@ class SiteCells:
     """The instances of one access in one run under the rule: ``bank`` is None when a
     dimension the bank formula reads is irregular; ``address`` is the row-major
     element index (None when some dimension is irregular); ``copy`` the copy a read
-    instance reads (:func:`.ports.read_copies`)."""
+    instance reads (:func:`.ports.read_copies`); ``layers``, set by :func:`_by_class`,
+    the (copy, class) layers its instances use, each ``(rows, lanes)``."""
 
     access: ir.Access
     mask: np.ndarray
     index: tuple[np.ndarray | None, ...]
     bank: np.ndarray | None
     copy: np.ndarray
+    layers: tuple[np.ndarray, ...] | None = None
 
     @property
     def count(self) -> int:
@@ -101,24 +113,55 @@ def moves_with_sizes(access: ir.Access, banking: Banking, sizes: frozenset[str])
     return any(E.difference(bank, name, 1) != 0 for name in E.variables(bank) & sizes)
 
 
+@dataclass(frozen=True)
+class RuleSites:
+    """What a region's whole run tells of its sites: the static ones, and per array
+    the dimensions whose digits its dynamic sites keep (:meth:`BankSpan.fixed`)."""
+
+    static: frozenset[SiteKey]
+    kept: Mapping[str, frozenset[int]]
+
+    def kept_by(self, array: str) -> frozenset[int]:
+        return self.kept.get(array, frozenset())
+
+
 @dataclass
 class BankSpan:
-    """Smallest and largest bank each site took so far (over every chunk of a run)."""
+    """Smallest and largest bank each site took so far (over every chunk of a run),
+    and under a per_dim scheme the same of each partitioned dimension's digit (keyed
+    ``(site, d)``), with the array of each site."""
 
     low: dict[SiteKey, int] = field(default_factory=dict)
     high: dict[SiteKey, int] = field(default_factory=dict)
     unknown: set[SiteKey] = field(default_factory=set)
+    digits: "BankSpan | None" = None
+    arrays: dict[SiteKey, str] = field(default_factory=dict)
 
-    def add(self, c: SiteCells) -> None:
+    def add(self, c: SiteCells, banking: Banking | None = None) -> None:
         """Widen the spans by the banks ``c``'s running lanes take (one numpy
-        reduction per access, then a dict update per running lane)."""
+        reduction per access, then a dict update per running lane); with
+        ``banking``, also by the digits of its bank's dimensions."""
         ran = np.flatnonzero(c.mask.any(axis=0)).tolist()
         keys = [(id(c.access), lane) for lane in ran]
-        if c.bank is None:
+        self._widen(keys, ran, c.mask, c.bank)
+        if banking is None:
+            return
+        self.arrays.update((key, c.access.array) for key in keys)
+        if self.digits is None:
+            self.digits = BankSpan()
+        for d, _, _, digit in banking.scheme.bank_digits():
+            x = c.index[d]
+            value = None if x is None else np.broadcast_to(
+                E.evaluate(digit, {index_var(d): x}), c.mask.shape)
+            self.digits._widen([(key, d) for key in keys], ran, c.mask, value)
+
+    def _widen(self, keys: list, ran: list[int], mask: np.ndarray,
+               value: np.ndarray | None) -> None:
+        if value is None:
             self.unknown.update(keys)
             return
-        lows = np.where(c.mask, c.bank, UNUSED).min(axis=0, initial=UNUSED)[ran].tolist()
-        highs = np.where(c.mask, c.bank, -1).max(axis=0, initial=-1)[ran].tolist()
+        lows = np.where(mask, value, UNUSED).min(axis=0, initial=UNUSED)[ran].tolist()
+        highs = np.where(mask, value, -1).max(axis=0, initial=-1)[ran].tolist()
         for key, lo, hi in zip(keys, lows, highs):
             self.low[key] = min(lo, self.low.get(key, lo))
             self.high[key] = max(hi, self.high.get(key, hi))
@@ -126,6 +169,23 @@ class BankSpan:
     def static(self) -> frozenset[SiteKey]:
         return frozenset(k for k, lo in self.low.items()
                          if k not in self.unknown and self.high[k] == lo)
+
+    def fixed(self, static: frozenset[SiteKey], bankings: Mapping[str, Banking],
+              moving: set[int]) -> dict[str, frozenset[int]]:
+        """Per array with dynamic sites: the partitioned dimensions whose digit every
+        one of them keeps over the run (module doc); a site whose bank moves with a
+        run-time size (``moving``, by access) keeps none at compile time."""
+        kept = self.digits.static() if self.digits is not None else frozenset()
+        out: dict[str, frozenset[int]] = {}
+        for key, array in self.arrays.items():
+            if key in static:
+                continue
+            dims = out.get(array)
+            if dims is None:
+                dims = frozenset(d for d, *_ in bankings[array].scheme.bank_digits())
+            out[array] = frozenset(d for d in dims
+                                   if (key, d) in kept and key[0] not in moving)
+        return {array: dims for array, dims in out.items() if dims}
 
 
 def _addresses(cs: list[SiteCells], shape: tuple[int, ...]) -> tuple[list, int]:
@@ -143,15 +203,84 @@ def _addresses(cs: list[SiteCells], shape: tuple[int, ...]) -> tuple[list, int]:
     return element_addresses(cs, lows, extents)
 
 
-def _port_uses(cs: list[SiteCells], banking: Banking, static: frozenset[SiteKey]):
-    """Per (cell, lane, copy layer: ``(rows, lanes)`` copies): None for a static site
-    (a port of its own bank), else the banks it takes a port of (all of them)."""
-    banks = banking.scheme.banks
+@dataclass(frozen=True)
+class _Space:
+    """The (layer, bank) grid the counts run over: ``copies`` layers of ``banks``
+    banks.  Without classes a layer is a copy and a bank the scheme's; with ``count``
+    classes (:func:`_by_class`) layer ``copy * count + class`` holds the class's
+    banks, numbered row-major over the digits outside it."""
+
+    banking: Banking
+    banks: int
+    copies: int
+    count: int = 1
+    fixed: tuple[tuple[int, int, int], ...] = ()  # (d, factor, stride) of class digits
+    free: tuple[tuple[int, int, int], ...] = ()  # the same of the other digits
+
+    def layers(self, c: SiteCells) -> tuple[np.ndarray, ...]:
+        return c.layers if c.layers is not None else copies_of(c, self.banking)
+
+    def original(self, layer: int, bank: int) -> tuple[int, int]:
+        """The (copy, bank) of the scheme that ``(layer, bank)`` of this grid is."""
+        if self.count == 1:
+            return layer, bank
+        copy, klass = divmod(layer, self.count)
+        return copy, (_compose(klass, self.fixed) + _compose(bank, self.free))
+
+
+def _compose(index: int, digits: tuple[tuple[int, int, int], ...]) -> int:
+    """The scheme bank part of ``index``, row-major over ``digits``' factors."""
+    bank = 0
+    for _, factor, stride in reversed(digits):
+        index, digit = divmod(index, factor)
+        bank += digit * stride
+    return bank
+
+
+def _row_major(values: list[np.ndarray], factors: list[int]) -> np.ndarray | int:
+    out: np.ndarray | int = 0
+    for value, factor in zip(values, factors):
+        out = out * factor + value
+    return out
+
+
+def _by_class(cs: list[SiteCells], banking: Banking, fixed: frozenset[int]
+              ) -> tuple[list[SiteCells], _Space]:
+    """``cs`` over the classes of the digits of ``fixed`` (module doc): each cell's
+    bank renumbered within its class and its layers ``copy * count + class``; the
+    grid unchanged when there are none (or some cell lacks a class digit)."""
+    plain = _Space(banking, banking.scheme.banks, banking.copies)
+    digits = banking.scheme.bank_digits()
+    kept = [(d, f, s) for d, f, s, _ in digits if d in fixed]
+    free = [(d, f, s) for d, f, s, _ in digits if d not in fixed]
+    if not kept or any(c.index[d] is None for c in cs for d, _, _ in kept):
+        return cs, plain
+    count = prod(f for _, f, _ in kept)
+    space = _Space(banking, banking.scheme.banks // count, banking.copies * count, count,
+                   tuple(kept), tuple(free))
+    exprs = {d: e for d, _, _, e in digits}
+    out = []
+    for c in cs:
+        value = {d: np.broadcast_to(E.evaluate(exprs[d], {index_var(d): c.index[d]}),
+                                    c.mask.shape)
+                 for d, _, _ in kept + free if c.index[d] is not None}
+        klass = _row_major([value[d] for d, _, _ in kept], [f for _, f, _ in kept])
+        bank = None if c.bank is None else _row_major([value[d] for d, _, _ in free],
+                                                      [f for _, f, _ in free])
+        layers = tuple(layer * count + klass for layer in copies_of(c, banking))
+        out.append(replace(c, bank=None if bank is None else np.broadcast_to(
+            bank, c.mask.shape), layers=layers))
+    return out, space
+
+
+def _port_uses(cs: list[SiteCells], space: _Space, static: frozenset[SiteKey]):
+    """Per (cell, lane, layer: ``(rows, lanes)`` layers): None for a static site (a
+    port of its own bank), else the banks it takes a port of (all of its layer's)."""
     for i, c in enumerate(cs):
         for lane in range(c.mask.shape[1]):
             fixed = c.bank is not None and (id(c.access), lane) in static
-            for copy in copies_of(c, banking):
-                targets = None if fixed else range(banks)
+            for copy in space.layers(c):
+                targets = None if fixed else range(space.banks)
                 yield i, lane, copy, targets
 
 
@@ -186,20 +315,21 @@ class _KeyLayout:
 
 
 def rule_needs(cs: list[SiteCells], banking: Banking, model: ir.PortModel, rows: int,
-               static: frozenset[SiteKey],
+               static: frozenset[SiteKey], kept: frozenset[int] = frozenset(),
                checkpoint: Callable[[], None] | None = None) -> np.ndarray:
     """The least II each of ``rows`` steps needs for this array under the rule (module
-    doc), ``BLOCK_KEYS`` keys at a time; ``checkpoint`` runs before each block."""
+    doc; ``kept``: the dimensions whose digits its dynamic sites keep), ``BLOCK_KEYS``
+    keys at a time; ``checkpoint`` runs before each block."""
     if banking.scheme.registers or not cs or not rows:
         return np.ones(rows, np.int64)
+    cs, grid = _by_class(cs, banking, kept)
     addresses, space = _addresses(cs, banking.scheme.shape)
-    layout = _KeyLayout(banking.scheme.banks, banking.copies,
-                        max(1, (space - 1).bit_length()))
+    layout = _KeyLayout(grid.banks, grid.copies, max(1, (space - 1).bit_length()))
     fixed = [_fixed_lanes(c, static) for c in cs]
-    columns = sum(c.mask.shape[1] * len(copies_of(c, banking)) for c in cs)
+    columns = sum(c.mask.shape[1] * len(grid.layers(c)) for c in cs)
     dynamic = not all(f.all() for f in fixed)
     kinds = {c.access.kind for c in cs}
-    steady = None if dynamic else _lane_groups(cs, banking)
+    steady = None if dynamic else _lane_groups(cs, grid)
     need = np.ones(rows, np.int64)
     block = max(1, BLOCK_KEYS // columns)
     for lo in range(0, rows, block):
@@ -207,22 +337,22 @@ def rule_needs(cs: list[SiteCells], banking: Banking, model: ir.PortModel, rows:
             checkpoint()
         here = slice(lo, min(rows, lo + block))
         if steady is not None:
-            need[here] = steady.needs(cs, banking, model, here)
+            need[here] = steady.needs(cs, grid, model, here)
             continue
-        key = _block_keys(cs, addresses, fixed, banking, layout, here, columns)
+        key = _block_keys(cs, addresses, fixed, grid, layout, here, columns)
         need[here] = (_block_needs(key, layout, model) if dynamic
                       else _static_needs(key, layout, model, kinds))
     return need
 
 
 def _block_keys(cs: list[SiteCells], addresses: list, fixed: list[np.ndarray],
-                banking: Banking, layout: _KeyLayout, rows: slice, columns: int
+                grid: _Space, layout: _KeyLayout, rows: slice, columns: int
                 ) -> np.ndarray:
     """Every use's key in ``rows`` (:class:`_KeyLayout`), ``(rows, columns)``."""
     key = np.empty((rows.stop - rows.start, columns), np.int64)
     col = 0
     for c, address, lanes in zip(cs, addresses, fixed):
-        for part in _use_keys(c, address, lanes, banking, layout, rows):
+        for part in _use_keys(c, address, lanes, grid, layout, rows):
             key[:, col:col + part.shape[1]] = part
             col += part.shape[1]
     return key
@@ -235,14 +365,14 @@ def _fixed_lanes(c: SiteCells, static: frozenset[SiteKey]) -> np.ndarray:
                      for lane in lanes], bool)
 
 
-def _use_keys(c: SiteCells, address: np.ndarray, fixed: np.ndarray, banking: Banking,
+def _use_keys(c: SiteCells, address: np.ndarray, fixed: np.ndarray, grid: _Space,
               layout: _KeyLayout, rows: slice):
     """The keys of ``c``'s uses in ``rows``, one ``(rows, lanes)`` block per copy
     layer (:class:`_KeyLayout`)."""
     home = layout.banks if c.bank is None else c.bank[rows]
     kind = int(c.access.kind == "write")
     low = (((home * 2 + kind) << layout.shift) + address[rows]) * 2 + fixed
-    for copy in copies_of(c, banking):
+    for copy in grid.layers(c):
         value = low + ((copy[rows] * layout.homes * 2) << (layout.shift + 1))
         yield np.where(c.mask[rows], value, UNUSED)
 
@@ -269,10 +399,10 @@ class _LaneGroups:
     starts: np.ndarray
     is_read: np.ndarray
 
-    def needs(self, cs: list[SiteCells], banking: Banking, model: ir.PortModel,
+    def needs(self, cs: list[SiteCells], grid: _Space, model: ir.PortModel,
               rows: slice) -> np.ndarray:
         """Per row in ``rows``: the least II at which every group fits."""
-        running = np.concatenate([c.mask[rows] for c in cs for _ in copies_of(c, banking)],
+        running = np.concatenate([c.mask[rows] for c in cs for _ in grid.layers(c)],
                                  axis=1)
         running = running[:, self.order]
         reads = np.add.reduceat(running & self.is_read, self.starts, axis=1, dtype=np.int64)
@@ -280,13 +410,13 @@ class _LaneGroups:
         return min_iis(model, reads.ravel(), writes.ravel()).reshape(reads.shape).max(axis=1)
 
 
-def _lane_groups(cs: list[SiteCells], banking: Banking) -> _LaneGroups | None:
+def _lane_groups(cs: list[SiteCells], grid: _Space) -> _LaneGroups | None:
     """The :class:`_LaneGroups` of all-static ``cs``, or None when some column's
     (copy, bank) varies or two read columns share one (then keys are sorted)."""
     groups, is_read = [], []
     for c in cs:
-        for copy in copies_of(c, banking):
-            group = copy * banking.scheme.banks + c.bank
+        for copy in grid.layers(c):
+            group = copy * grid.banks + c.bank
             low = np.where(c.mask, group, UNUSED).min(axis=0, initial=UNUSED)
             high = np.where(c.mask, group, -1).max(axis=0, initial=-1)
             ran = high >= 0
@@ -366,15 +496,18 @@ def _cell_totals(cell: np.ndarray, per_group: np.ndarray, cells: int) -> np.ndar
 
 
 def overfull_bank(cs: list[SiteCells], banking: Banking, model: ir.PortModel, row: int,
-                  ii: int, static: frozenset[SiteKey]) -> BankUse | None:
+                  ii: int, static: frozenset[SiteKey], kept: frozenset[int] = frozenset()
+                  ) -> BankUse | None:
     """The first (copy, bank) whose port uses in step ``row`` do not fit at ``ii``.  A
-    dynamic use takes a port of every bank of its copy: it is kept once per copy and
-    joins each bank's own uses when that bank is judged (reads of one address count
-    once, whichever sites make them)."""
+    dynamic use takes a port of every bank of its copy (of its class, with ``kept``
+    digits: :func:`_by_class`): it is kept once per layer and joins each bank's own
+    uses when that bank is judged (reads of one address count once, whichever sites
+    make them)."""
+    cs, grid = _by_class(cs, banking, kept)
     addresses, _ = _addresses(cs, banking.scheme.shape)
     own: dict[tuple[int, int], list[tuple[int, ConflictAccess, int]]] = {}
     roaming: dict[int, list[tuple[int, ConflictAccess, int]]] = {}
-    for order, (i, lane, copy, targets) in enumerate(_port_uses(cs, banking, static)):
+    for order, (i, lane, copy, targets) in enumerate(_port_uses(cs, grid, static)):
         c = cs[i]
         if not c.mask[row, lane]:
             continue
@@ -389,8 +522,7 @@ def overfull_bank(cs: list[SiteCells], banking: Banking, model: ir.PortModel, ro
     shared = {layer: ({a for _, item, a in uses if item.kind == "read"},
                       sum(item.kind == "write" for _, item, _ in uses))
               for layer, uses in roaming.items()}
-    slots = set(own) | {(layer, bank) for layer in roaming
-                        for bank in range(banking.scheme.banks)}
+    slots = set(own) | {(layer, bank) for layer in roaming for bank in range(grid.banks)}
     for copy, bank in sorted(slots):
         mine = own.get((copy, bank), [])
         reads_roaming, writes_roaming = shared.get(copy, (set(), 0))
@@ -399,7 +531,7 @@ def overfull_bank(cs: list[SiteCells], banking: Banking, model: ir.PortModel, ro
         if not model.fits(reads, writes, ii):
             uses = sorted(mine + roaming.get(copy, []), key=lambda u: u[0])
             shown = tuple(dict.fromkeys(item for _, item, _ in uses))
-            return BankUse(copy, bank, reads, writes, shown)
+            return BankUse(*grid.original(copy, bank), reads, writes, shown)
     return None
 
 
