@@ -225,6 +225,22 @@ def test_a_scalar_written_through_an_expression_is_not_followed(write, tmp_path)
     assert_the_testbench_builds_and_passes(path, tmp_path, ports=1)
 
 
+def test_a_scalar_passed_by_value_to_a_constructor_stays_regular(tmp_path):
+    """``P p(s);`` with ``P(int x)``: a copy of s, which the constructor cannot bind to
+    a reference; every constructor argument was taken as escaping, and ``a[s]`` became
+    irregular (probe 28b)."""
+    path = tmp_path / "k.cpp"
+    path.write_text("void k(const int in[64], int out[64]) {\n  int a[64];\n"
+                    "  for (int i = 0; i < 64; i++) a[i] = in[i];\n"
+                    "  for (int i = 0; i < 62; i++) {\n#pragma HLS pipeline II=1\n"
+                    "    int s = i;\n    struct P { int v; P(int x) : v(x) {} };\n"
+                    "    P p(s);\n    out[i] = a[s] + a[s + 1] + p.v;\n  }\n}\n")
+    report = arraypart.analyze(path, ports=1)
+    assert not any("may be changed" in w for w in report.warnings), report.warnings
+    a = next(x for x in report.solution.arrays if x.array.name == "a")
+    assert a.conflict_free and a.banking.scheme.banks == 2
+
+
 @needs_gxx
 def test_an_included_file_that_defines_state_stays_in_the_original(tmp_path):
     """``#include "hist.inc"`` defining ``int hist[16];`` and a function: repeated

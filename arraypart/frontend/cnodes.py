@@ -256,11 +256,14 @@ class InitList(Node):
 @dataclass(frozen=True, slots=True, eq=False)
 class Other(Node):
     """Any other expression (member access, a C++ construct): ``what`` names it;
-    ``name`` is the member a member access names."""
+    ``name`` is the member a member access names; ``by_reference``, for a constructor
+    call, per argument whether its parameter is a reference to non-const (empty:
+    unknown, every argument may be bound to one)."""
 
     what: str = ""
     parts: tuple[Node, ...] = ()
     name: str = ""
+    by_reference: tuple[bool, ...] = ()
 
     def children(self):
         return self.parts
@@ -943,10 +946,11 @@ class Converter:
             return Cast(coord, start, end, to, self.expression(operand),
                         int_type(operand.type))
         if cursor.referenced is not None and cursor.referenced.kind == K.CONSTRUCTOR:
-            # ``Rc w(s);``: every child is an argument (a constructor may bind it to a
-            # reference member), none names the callee
+            # ``Rc w(s);``: every child is an argument (a constructor may bind one it
+            # takes by reference to a reference member), none names the callee
             return Other(coord, start, end, f"call of {cursor.spelling}",
-                         tuple(self.expression(k) for k in kids))
+                         tuple(self.expression(k) for k in kids), "",
+                         _by_reference(cursor.referenced))
         callee = _callee_name(kids[0])
         if callee is not None and not _is_operator_call(kids):
             callee = static_method_name(cursor.referenced) or callee

@@ -251,7 +251,10 @@ def _escaped(node: N.Node, names: frozenset[str],
             if p.ctype is None or p.ctype.kind in REFERENCE_KINDS]
         return {a.name for a in args if isinstance(a, N.Id)} & names
     if isinstance(node, N.Other) and node.what.startswith("call of"):
-        return {a.name for a in node.parts if isinstance(a, N.Id)} & names
+        flags = node.by_reference or (True,) * len(node.parts)
+        flags += (True,) * (len(node.parts) - len(flags))  # past the parameters
+        return {a.name for a, ref in zip(node.parts, flags)
+                if ref and isinstance(a, N.Id)} & names
     return set()
 
 
