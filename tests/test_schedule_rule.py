@@ -12,6 +12,8 @@ from __future__ import annotations
 import pytest
 
 from arraypart import api, check, frontend
+from arraypart.banking import prove
+from arraypart.scheme import Banking, scheme_from_pragmas
 from arraypart.cli import main
 
 from conftest import assert_the_testbench_passes, needs_gxx
@@ -631,7 +633,7 @@ void lanes(int in[64], int sel[64], int out[64]) {
 
 @pytest.mark.parametrize("lane, ii", [("v", 1), ("0", 2)], ids=["own-banks", "shared"])
 def test_a_rotating_site_takes_ports_only_of_the_banks_its_constant_digits_allow(
-        tmp_path, lane, ii):
+        tmp_path, capsys, lane, ii):
     """``buf[v][b][i]``, v unrolled, b from the data, under complete x complete: each
     lane reaches the two banks of its v alone, as Vitis selects among the sub-arrays
     of a constant first index; the rule gave each a port of all four banks and judged
@@ -639,5 +641,50 @@ def test_a_rotating_site_takes_ports_only_of_the_banks_its_constant_digits_allow
     on buf[0][b][i] share their two banks (II 2 on ram_1p): the control."""
     path = tmp_path / "lanes.c"
     path.write_text(LANE_OWN_BANKS.replace("buf[V]", f"buf[{lane}]"))
-    _, _, checked = api.check_kernel(path, as_written=True)
+    report, _, checked = api.check_kernel(path, as_written=True)
     assert [loop.achieved_ii for loop in checked.loops] == [ii, 1]
+    # the proof of the user's pragmas reads the lanes so too: the irregular b leaves
+    # each write in the banks of its v (it took every dimension as irregular, and
+    # called the pragmas conflicting: "hit bank ? together")
+    model = report.model.array("buf")
+    kept = prove(model, Banking("buf", scheme_from_pragmas(model.array)))
+    assert kept.conflict_free == (ii == 1)
+    assert not any("pragmas of buf" in w and "conflict" in w and ii == 1
+                   for w in report.warnings)
+    # the recorded run, replayed under the rule, counts the sub-arrays alike
+    main(["check", "--trace", "--as-written", str(path)])
+    out, err = capsys.readouterr()
+    assert "traced II" in out and "DISAGREES" not in out and "disagrees" not in err
+
+
+GEOMETRIC_COPIES = """
+void copies(int in[64], int sel[64], int out[64]) {
+  int buf[8][2][64];
+#pragma HLS array_partition variable=buf complete dim=1
+#pragma HLS array_partition variable=buf complete dim=2
+#pragma HLS bind_storage variable=buf type=ram_1p
+  for (int m = 1; m < 8; m += m) {
+    for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+      int b = sel[i] & 1;
+      buf[m][b][i] = in[i];
+      buf[m - 1][b][i] = in[i] + 1;
+    }
+  }
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[0][0][i] + buf[1][1][i];
+  }
+}
+"""
+
+
+def test_a_constant_of_a_geometric_loops_copy_selects_no_sub_array(tmp_path):
+    """``buf[m][b][i]`` in a loop ``m += m`` that the HLS tool does not unroll: m is
+    a constant in each of arraypart's copies, but a run-time value to the scheduler,
+    so each write takes a port of all 16 banks (II 2 on ram_1p; the first version of
+    the sub-array rule claimed II 1, probe 28b)."""
+    path = tmp_path / "copies.c"
+    path.write_text(GEOMETRIC_COPIES)
+    _, _, checked = api.check_kernel(path, as_written=True)
+    assert [loop.achieved_ii for loop in checked.loops] == [2, 2, 2, 1]

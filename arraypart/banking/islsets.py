@@ -38,17 +38,20 @@ class LaneTerms:
 
 
 def lane_terms(lane: LaneAccess, time_vars: tuple[str, ...], tag: int,
-               shape: tuple[int, ...], bank_dims: frozenset[int] = frozenset()
-               ) -> LaneTerms:
+               shape: tuple[int, ...], bank_dims: frozenset[int] = frozenset(),
+               kept: frozenset[int] = frozenset()) -> LaneTerms:
     """An irregular index may be any index of its dimension (DESIGN §1).  A lane
     whose irregular dimensions are none of ``bank_dims`` (those the bank formula
     reads) keeps its regular ones, and so its bank (``A[i][idx[j]]`` banked on
     dimension 0 stays in row i); any other lane with an irregular dimension may hit
-    any element.  The checker and the scheduling rule make the same assumption."""
+    any element whose index in ``kept`` is its own (under a per_dim scheme, the
+    dimensions every irregular lane of the group knows: ``buf[v][idx][i]`` reaches the
+    banks of its ``v``).  The checker and the scheduling rule make the same assumption
+    (:func:`arraypart.check.ports.by_class`)."""
     rename = {v: E.var(p) for v, p in zip(time_vars, time_names(len(time_vars)))}
     irregular = {d for d, e in enumerate(lane.index) if e is None}
     if irregular & bank_dims:
-        irregular = set(range(len(lane.index)))
+        irregular = set(range(len(lane.index))) - kept
     index, exists, bounds = [], [], []
     for d, e in enumerate(lane.index):
         if d in irregular:

@@ -24,6 +24,7 @@ from ..scheme import Banking, index_var
 from ..poly import isl_glue as G
 from . import islsets as S
 from .groups import GroupShape
+from .space import sub_arrays
 from .precheck import least_ii
 
 # About this many iterations are sampled near each end of a domain.
@@ -140,7 +141,8 @@ def sampled_rule_ii(sample: GroupSample, banking: Banking, ports: PortModel) -> 
     differs between them (or whose formula reads an irregular dimension) takes a port
     of every bank, the others a port of their own bank, so bank b serves its constant
     lanes' distinct reads and writes plus every varying lane's (as
-    :func:`.space.every_lane_ii` counts a uniform group whose lanes all rotate).
+    :func:`.space.every_lane_ii` counts a uniform group whose lanes all rotate), a
+    varying lane only of the banks of its sub-array (:func:`.space.sub_arrays`).
     Registers take no port.  A constant bank over the samples proves nothing (the
     group's target): the emitted code's schedule decides (:mod:`arraypart.check`)."""
     scheme = banking.scheme
@@ -148,14 +150,21 @@ def sampled_rule_ii(sample: GroupSample, banking: Banking, ports: PortModel) -> 
     if scheme.registers or scheme.banks == 1 or not len(sample.active[0]):
         return target
     varies = _banks_vary(sample, scheme)
-    varying, constant = np.flatnonzero(varies).tolist(), np.flatnonzero(~varies).tolist()
-    if not varying:
+    if not varies.any():
         return target
-    reads, writes = _regular_loads(sample, constant, scheme.bank_expr(), scheme.shape,
-                                   scheme.banks)
-    every_reads, every_writes = _regular_loads(sample, varying, E.const(0), scheme.shape, 1)
-    return int(least_ii(ports, reads + every_reads, writes + every_writes,
-                        target).max(initial=target))
+    worst = target
+    for lanes in sub_arrays(scheme, sample.shape):
+        varying = [k for k in lanes if varies[k]]
+        if not varying:
+            continue
+        constant = [k for k in lanes if not varies[k]]
+        reads, writes = _regular_loads(sample, constant, scheme.bank_expr(), scheme.shape,
+                                       scheme.banks)
+        every_reads, every_writes = _regular_loads(sample, varying, E.const(0),
+                                                   scheme.shape, 1)
+        worst = max(worst, int(least_ii(ports, reads + every_reads, writes + every_writes,
+                                        target).max(initial=target)))
+    return worst
 
 
 def routed_ii(sample: GroupSample, banking: Banking, ports: PortModel) -> int:

@@ -24,7 +24,7 @@ from ..poly.model import ArrayModel
 from ..rtl.closed import lane_table
 from .precheck import INFEASIBLE_II
 from ..rtl.cost import estimate, flat_family_floors
-from ..scheme import Banking, DimPartition, Scheme
+from ..scheme import Banking, DimPartition, Scheme, index_var
 from .groups import GroupShape, ReadRef
 
 # Blocks B of the block-cyclic family: 1 (linear transformation) and the small powers
@@ -175,10 +175,28 @@ def rule_ii(scheme: Scheme, shape: GroupShape, ports: PortModel,
 def as_written_ii(scheme: Scheme, shape: GroupShape, ports: PortModel) -> int:
     """The II the scheduling rule leaves a group whose references stay as written,
     with no phase switch: its target when every lane's bank is constant or the banks
-    are registers, else :func:`every_lane_ii`."""
+    are registers, else :func:`every_lane_ii` of each class of lanes that share the
+    digits of the dimensions every lane indexes by a constant (a per_dim scheme's
+    sub-arrays: ``buf[v][b][i]``, ``v`` unrolled, reaches the banks of its ``v``; as
+    the checker's rule counts them, :func:`arraypart.check.ports.by_class`)."""
     if scheme.registers or _static(scheme, shape):
         return shape.group.target_ii
-    return every_lane_ii(shape, ports)
+    return max(every_lane_ii(shape, ports, lanes) for lanes in sub_arrays(scheme, shape))
+
+
+def sub_arrays(scheme: Scheme, shape: GroupShape) -> list[list[int]]:
+    """The group's lanes (positions) by the digits of the partitioned dimensions that
+    every lane, a lane of unrolled loops, indexes by a constant; one class of all
+    lanes when there are none (a constant outside unrolled lanes, a geometric loop's
+    copy or an inlined call's argument, may be a run-time value to the HLS tool)."""
+    constant = [(d, digit) for d, _, _, digit in scheme.bank_digits()
+                if all(a.lane and isinstance(a.index[d], E.Const) for a in shape.lanes)]
+    classes: dict[tuple, list[int]] = {}
+    for k, a in enumerate(shape.lanes):
+        key = tuple(int(E.evaluate(digit, {index_var(d): a.index[d].value}))
+                    for d, digit in constant)
+        classes.setdefault(key, []).append(k)
+    return list(classes.values())
 
 
 def phased(scheme: Scheme, shape: GroupShape) -> bool:
@@ -258,19 +276,22 @@ def direct_flat_rule_ii(alphas, modulus: int, shape: GroupShape, ports: PortMode
     return np.where(static, target, every_lane_ii(shape, ports))
 
 
-def every_lane_ii(shape: GroupShape, ports: PortModel) -> int:
+def every_lane_ii(shape: GroupShape, ports: PortModel,
+                  lanes: list[int] | None = None) -> int:
     """The least II >= the group's target at which one bank serves all of its lanes
-    in a cycle (``INFEASIBLE_II`` when it writes a read-only bank): its distinct
-    reads (by offset in a uniform group; by subscript in another, where an
-    irregular read is distinct from every other) and its writes."""
-    reads = [k for k, a in enumerate(shape.lanes) if a.kind == "read"]
+    (those at positions ``lanes``, default all) in a cycle (``INFEASIBLE_II`` when it
+    writes a read-only bank): its distinct reads (by offset in a uniform group; by
+    subscript in another, where an irregular read is distinct from every other) and
+    its writes."""
+    positions = range(len(shape.lanes)) if lanes is None else lanes
+    reads = [k for k in positions if shape.lanes[k].kind == "read"]
     if shape.uniform:
         distinct = len({tuple(shape.offsets[k].tolist()) for k in reads})
     else:
         lanes = [shape.lanes[k] for k in reads]
         distinct = len({a.index for a in lanes if a.regular}) + sum(
             not a.regular for a in lanes)
-    writes = len(shape.lanes) - len(reads)
+    writes = len(positions) - len(reads)
     if writes and not ports.writable:
         return INFEASIBLE_II
     ii = shape.group.target_ii

@@ -28,7 +28,7 @@ largest over its groups of ``min { ii >= 1 : PortModel.fits(reads, writes, ii) }
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import prod
 
 import numpy as np
@@ -59,6 +59,7 @@ class Cells:
     ranges: tuple[tuple[int, int] | None, ...]
     full: bool
     copy: np.ndarray
+    layers: tuple[np.ndarray, ...] | None = None
 
     @property
     def count(self) -> int:
@@ -93,10 +94,86 @@ def _index_range(x: np.ndarray | None, mask: np.ndarray,
 
 def copies_of(c: Cells, banking: Banking) -> tuple[np.ndarray, ...]:
     """The copies the instances of ``c`` use, one ``(rows, lanes)`` layer each: a write
-    every copy, a read the copy each instance reads."""
+    every copy, a read the copy each instance reads (the layers :func:`by_class` gave
+    it, when it did)."""
+    if c.layers is not None:
+        return c.layers
     if c.access.kind == "write":
         return tuple(np.broadcast_to(np.int64(k), c.mask.shape) for k in range(banking.copies))
     return (c.copy,)
+
+
+@dataclass(frozen=True)
+class Grid:
+    """The (layer, bank) grid the counts run over: ``copies`` layers of ``banks``
+    banks.  Without classes a layer is a copy and a bank the scheme's; with ``count``
+    classes (:func:`by_class`) layer ``copy * count + class`` holds the class's banks,
+    numbered row-major over the digits outside it."""
+
+    banking: Banking
+    banks: int
+    copies: int
+    count: int = 1
+    kept: tuple[tuple[int, int, int], ...] = ()  # (d, factor, stride) of class digits
+    free: tuple[tuple[int, int, int], ...] = ()  # the same of the other digits
+
+    def layers(self, c) -> tuple[np.ndarray, ...]:
+        return copies_of(c, self.banking)
+
+    def original(self, layer: int, bank: int) -> tuple[int, int]:
+        """The (copy, bank) of the scheme that ``(layer, bank)`` of this grid is."""
+        if self.count == 1:
+            return layer, bank
+        copy, klass = divmod(layer, self.count)
+        return copy, _compose(klass, self.kept) + _compose(bank, self.free)
+
+
+def _compose(index: int, digits: tuple[tuple[int, int, int], ...]) -> int:
+    """The scheme bank part of ``index``, row-major over ``digits``' factors."""
+    bank = 0
+    for _, factor, stride in reversed(digits):
+        index, digit = divmod(index, factor)
+        bank += digit * stride
+    return bank
+
+
+def _row_major(values: list, factors: list[int]):
+    out = 0
+    for value, factor in zip(values, factors):
+        out = out * factor + value
+    return out
+
+
+def by_class(cs: list, banking: Banking, dims: frozenset[int]) -> tuple[list, Grid]:
+    """Under a per_dim scheme, ``cs`` (:class:`Cells` or the rule's site cells) over the
+    classes of the digits of ``dims``: an access whose index is known in those
+    dimensions reaches only the banks with its digits there (Vitis selects the
+    sub-array of those indices), so each class counts as a copy of its own.  Each
+    cell's bank is renumbered within its class, its layers become ``copy * count +
+    class``; the grid is unchanged when ``dims`` holds no partitioned dimension or some
+    cell lacks a class digit."""
+    plain = Grid(banking, banking.scheme.banks, banking.copies)
+    digits = banking.scheme.bank_digits()
+    kept = [(d, f, s) for d, f, s, _ in digits if d in dims]
+    free = [(d, f, s) for d, f, s, _ in digits if d not in dims]
+    if not kept or any(c.index[d] is None for c in cs for d, _, _ in kept):
+        return cs, plain
+    count = prod(f for _, f, _ in kept)
+    grid = Grid(banking, banking.scheme.banks // count, banking.copies * count, count,
+                tuple(kept), tuple(free))
+    exprs = {d: e for d, _, _, e in digits}
+    out = []
+    for c in cs:
+        value = {d: np.broadcast_to(E.evaluate(exprs[d], {index_var(d): c.index[d]}),
+                                    c.mask.shape)
+                 for d, _, _ in kept + free if c.index[d] is not None}
+        klass = _row_major([value[d] for d, _, _ in kept], [f for _, f, _ in kept])
+        bank = None if c.bank is None else np.broadcast_to(
+            _row_major([value[d] for d, _, _ in free], [f for _, f, _ in free]),
+            c.mask.shape)
+        layers = tuple(layer * count + klass for layer in copies_of(c, banking))
+        out.append(replace(c, bank=bank, layers=layers))
+    return out, grid
 
 
 def min_ii(model: ir.PortModel, reads: int, writes: int) -> int:
@@ -120,16 +197,28 @@ def min_iis(model: ir.PortModel, reads: np.ndarray, writes: np.ndarray) -> np.nd
     return table[keys]
 
 
-def irregular_counts(cs: list[Cells], banking: Banking, rows: int):
-    """``(reads, writes)`` ``(rows, copies)`` of the irregular accesses per copy."""
-    reads = np.zeros((rows, banking.copies), np.int64)
-    writes = np.zeros((rows, banking.copies), np.int64)
+def irregular_counts(cs: list[Cells], grid: Grid, rows: int):
+    """``(reads, writes)`` ``(rows, layers)`` of the irregular accesses per layer of
+    ``grid`` (a copy, or a copy's class)."""
+    reads = np.zeros((rows, grid.copies), np.int64)
+    writes = np.zeros((rows, grid.copies), np.int64)
     for c in cs:
         counts = writes if c.access.kind == "write" else reads
-        for layer in copies_of(c, banking):
-            for copy in range(banking.copies):
+        for layer in grid.layers(c):
+            for copy in range(grid.copies):
                 counts[:, copy] += np.count_nonzero(c.mask & (layer == copy), axis=1)
     return reads, writes
+
+
+def known_digits(cs: list[Cells], banking: Banking) -> frozenset[int]:
+    """The partitioned dimensions whose index every irregular access of ``cs`` knows:
+    under a per_dim scheme each reaches only the banks of its digits there
+    (:func:`by_class`; the proof reads such a lane so too)."""
+    dims = frozenset(d for d, *_ in banking.scheme.bank_digits())
+    for c in cs:
+        if c.bank is None:
+            dims = frozenset(d for d in dims if c.index[d] is not None)
+    return dims
 
 
 def bank_sizes(banking: Banking) -> np.ndarray:
@@ -152,16 +241,17 @@ def row_needs(cs: list[Cells], banking: Banking, model: ir.PortModel, rows: int,
               sizes: np.ndarray | None) -> np.ndarray:
     """The least II each of ``rows`` steps needs for this array (module doc);
     ``sizes``: :func:`bank_sizes`, needed only when some access is irregular."""
+    cs, grid = by_class(cs, banking, known_digits(cs, banking))
     regular = [c for c in cs if c.bank is not None]
-    irr_reads, irr_writes = irregular_counts([c for c in cs if c.bank is None], banking, rows)
+    irr_reads, irr_writes = irregular_counts([c for c in cs if c.bank is None], grid, rows)
     need = np.ones(rows, np.int64)
     if irr_reads.any() or irr_writes.any():
         largest = int(sizes.max())
-        for copy in range(banking.copies):
+        for copy in range(grid.copies):
             reads = capped_reads(0, irr_reads[:, copy], largest)
             need = np.maximum(need, min_iis(model, reads, irr_writes[:, copy]))
     if regular and rows:
-        need = np.maximum(need, _regular_needs(regular, banking, model, rows,
+        need = np.maximum(need, _regular_needs(regular, grid, model, rows,
                                                (irr_reads, irr_writes, sizes)))
     return need
 
@@ -195,39 +285,49 @@ def element_addresses(cs, lows: list[int], extents: list[int]) -> tuple[list, in
     return out, spare
 
 
-def _key_matrix(cs: list[Cells], banking: Banking, rows: int) -> tuple[np.ndarray, int]:
-    """Each row's keys (module doc), with ``span`` rounded up to ``2**shift`` so that
-    the kind and the group are bit fields; returns the keys and ``shift``."""
-    lows, extents = _address_radix(cs, len(banking.scheme.shape))
+def _key_matrix(cs: list[Cells], grid: Grid, rows: int) -> tuple[np.ndarray, int]:
+    """Each row's keys (module doc, a layer of ``grid`` for a copy), with ``span``
+    rounded up to ``2**shift`` so that the kind and the group are bit fields; returns
+    the keys and ``shift``."""
+    lows, extents = _address_radix(cs, len(grid.banking.scheme.shape))
     addresses, spare = element_addresses(cs, lows, extents)
     shift = max(0, (spare - 1).bit_length())
-    banks = banking.scheme.banks
-    if ((banks * banking.copies * 2 + 1) << shift) >= UNUSED:
+    banks = grid.banks
+    if ((banks * grid.copies * 2 + 1) << shift) >= UNUSED:
         raise ValueError("address keys overflow int64")
-    columns = sum(c.mask.shape[1] * len(copies_of(c, banking)) for c in cs)
+    columns = sum(c.mask.shape[1] * len(grid.layers(c)) for c in cs)
     key = np.empty((rows, columns), np.int64)
     col = 0
     for c, address in zip(cs, addresses):
         base = ((c.bank * 2 + (c.access.kind == "write")) << shift) + address
         width = c.mask.shape[1]
-        for copy in copies_of(c, banking):
+        for copy in grid.layers(c):
             value = base + ((copy * banks * 2) << shift)
             key[:, col:col + width] = value if c.full else np.where(c.mask, value, UNUSED)
             col += width
     return key, shift
 
 
-def _regular_needs(cs, banking, model, rows, irregular) -> np.ndarray:
-    key, shift = _key_matrix(cs, banking, rows)
+def _regular_needs(cs, grid: Grid, model, rows, irregular) -> np.ndarray:
+    key, shift = _key_matrix(cs, grid, rows)
     groups = key_groups(key, shift, {c.access.kind for c in cs})
     reads, writes = groups.reads, groups.writes
     irr_reads, irr_writes, sizes = irregular
     if irr_reads.any() or irr_writes.any():
-        copy = np.where(groups.used, groups.group // banking.scheme.banks, 0)
-        bank = np.where(groups.used, groups.group % banking.scheme.banks, 0)
-        reads = capped_reads(reads, irr_reads[groups.row, copy], sizes[bank])
+        copy = np.where(groups.used, groups.group // grid.banks, 0)
+        bank = np.where(groups.used, groups.group % grid.banks, 0)
+        reads = capped_reads(reads, irr_reads[groups.row, copy],
+                             sizes[_scheme_banks(grid)[copy, bank]])
         writes = writes + irr_writes[groups.row, copy]
     return groups.row_max(min_iis(model, reads, writes))
+
+
+def _scheme_banks(grid: Grid) -> np.ndarray:
+    """The scheme's bank of each (layer, bank) of ``grid``."""
+    if grid.count == 1:
+        return np.broadcast_to(np.arange(grid.banks), (grid.copies, grid.banks))
+    return np.array([[grid.original(layer, b)[1] for b in range(grid.banks)]
+                     for layer in range(grid.copies)], np.int64)
 
 
 @dataclass(frozen=True, eq=False)
@@ -305,9 +405,11 @@ def _instances(c: Cells, row: int):
 
 def first_overfull_bank(cs: list[Cells], banking: Banking, model: ir.PortModel,
                         row: int, ii: int, sizes: np.ndarray | None) -> BankUse | None:
-    """The first (copy, bank) whose accesses in step ``row`` do not fit at ``ii``."""
+    """The first (copy, bank) whose accesses in step ``row`` do not fit at ``ii`` (an
+    irregular access in every bank of its layer: :func:`by_class`)."""
+    cs, grid = by_class(cs, banking, known_digits(cs, banking))
     slots: dict[tuple[int, int], list] = {}
-    anywhere: dict[int, list] = {c: [] for c in range(banking.copies)}
+    anywhere: dict[int, list] = {c: [] for c in range(grid.copies)}
     for c in cs:
         for lane, address, bank in _instances(c, row):
             item = ConflictAccess(c.access.kind, c.access.coord, address)
@@ -315,28 +417,29 @@ def first_overfull_bank(cs: list[Cells], banking: Banking, model: ir.PortModel,
                 copy = int(layer[row, lane])
                 target = anywhere[copy] if bank is None else slots.setdefault((copy, bank), [])
                 target.append(item)
-    for copy, bank in _candidate_banks(slots, anywhere, sizes):
+    for copy, bank in _candidate_banks(slots, anywhere, grid, sizes):
         items = list(dict.fromkeys(slots.get((copy, bank), []) + anywhere[copy]))
         regular = slots.get((copy, bank), [])
         reads = len({a.address if None not in a.address else k
                      for k, a in enumerate(regular) if a.kind == "read"})
         if anywhere[copy]:
             reads = int(capped_reads(reads, sum(a.kind == "read" for a in anywhere[copy]),
-                                     int(sizes[bank])))
+                                     int(sizes[grid.original(copy, bank)[1]])))
         writes = sum(a.kind == "write" for a in regular + anywhere[copy])
         if not model.fits(reads, writes, ii):
-            return BankUse(copy, bank, reads, writes, tuple(items))
+            return BankUse(*grid.original(copy, bank), reads, writes, tuple(items))
     return None
 
 
-def _candidate_banks(slots, anywhere, sizes) -> list[tuple[int, int]]:
-    """Banks hit by regular accesses, plus, per copy with irregular accesses, the
-    largest bank no regular access hits (the lowest such); in (copy, bank) order."""
+def _candidate_banks(slots, anywhere, grid: Grid, sizes) -> list[tuple[int, int]]:
+    """Banks hit by regular accesses, plus, per layer with irregular accesses, the
+    largest bank no regular access hits (the lowest such); in (layer, bank) order."""
     found = set(slots)
     for copy, items in anywhere.items():
         if items:
             hit = {b for c, b in slots if c == copy}
-            free = [b for b in range(sizes.size) if b not in hit]
+            free = [b for b in range(grid.banks) if b not in hit]
             if free:
-                found.add((copy, max(free, key=lambda b: (sizes[b], -b))))
+                found.add((copy, max(free, key=lambda b: (
+                    sizes[grid.original(copy, b)[1]], -b))))
     return sorted(found)

@@ -18,7 +18,9 @@ Two port models, the checker's (:mod:`.driver`):
   bank-centric code ``compile`` emits gets;
 - *rule* (``rule=True``, the scheduling rule): a (loop, site, lane, kind) whose bank is
   one value over the whole run is static and uses its bank; any other takes a port of
-  EVERY bank of its copy.
+  EVERY bank of its copy, under a per_dim scheme of every bank with its digits in the
+  dimensions whose digit every such key of the array keeps over the run (the rule's
+  sub-arrays, :func:`.ports.by_class`).
 
 In both, an array whose every bank holds one element is registers (no ports).  A
 reshaped array's elements of one word are one address, and so are the window reads of
@@ -33,6 +35,7 @@ so a run whose last steps access no array (or only in a macro's text) counts the
 from __future__ import annotations
 
 from dataclasses import dataclass
+from math import prod
 from pathlib import Path
 from typing import Callable, Iterator, Mapping
 
@@ -187,7 +190,7 @@ def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
     :func:`window_key` of each (loop, site) whose reads come from an array_stencil
     window, all of them one read of the buffer's feed in a step (``ir.Access.window``)."""
     counted = {a: m for a, m in memories.items() if not m.banking.scheme.registers}
-    dynamic = _dynamic_keys(path, counted, checkpoint) if rule else None
+    dynamic = _Dynamic.of(path, counted, checkpoint) if rule else None
     state = _State(len(loops), claims)
     outside: dict[tuple[int, int], OutOfBounds] = {}
     total = 0
@@ -270,28 +273,79 @@ def _site_keys(rows: np.ndarray) -> np.ndarray:
     return (((key << LANE_BITS) | rows["lane"]) << 1) | rows["kind"]
 
 
-def _dynamic_keys(path: Path, memories: Mapping[int, Memory],
-                  checkpoint: Callable[[], None]) -> np.ndarray:
+@dataclass(frozen=True)
+class _Dynamic:
     """The site keys (loop, site, lane, kind) whose bank takes more than one value in
-    the run, sorted."""
-    low: dict[int, int] = {}
-    high: dict[int, int] = {}
-    for rows in chunks(path, checkpoint=checkpoint):
+    the run, sorted, and per array the partitioned dimensions whose digit each of its
+    keys keeps over the run (``(d, factor, stride)``, as ``Scheme.bank_digits``)."""
+
+    keys: np.ndarray
+    kept: dict[int, tuple[tuple[int, int, int], ...]]
+
+    @staticmethod
+    def of(path: Path, memories: Mapping[int, Memory],
+           checkpoint: Callable[[], None]) -> "_Dynamic":
+        spans: dict[tuple[int, int], list[int]] = {}  # (key, -1 bank or d) -> [lo, hi]
+        arrays: dict[int, int] = {}
+        for rows in chunks(path, checkpoint=checkpoint):
+            for a, m in memories.items():
+                mine = rows[(rows["array"] == a) & (rows["flat"] >= 0)
+                            & (rows["flat"] < m.array.size)]
+                if not mine.size:
+                    continue
+                keys, inverse = np.unique(_site_keys(mine), return_inverse=True)
+                arrays.update(dict.fromkeys(keys.tolist(), a))
+                values = [(-1, bank_of(m.banking, mine["flat"]))] + [
+                    (d, x) for d, x in digits_of(m.banking, mine["flat"])]
+                for d, value in values:
+                    lo = np.full(keys.size, np.iinfo(np.int64).max)
+                    hi = np.full(keys.size, -1)
+                    np.minimum.at(lo, inverse, value)
+                    np.maximum.at(hi, inverse, value)
+                    for key, a_lo, a_hi in zip(keys.tolist(), lo.tolist(), hi.tolist()):
+                        span = spans.setdefault((key, d), [a_lo, a_hi])
+                        span[0], span[1] = min(span[0], a_lo), max(span[1], a_hi)
+        dynamic = sorted(k for (k, d), (lo, hi) in spans.items() if d == -1 and lo != hi)
+        kept: dict[int, tuple[tuple[int, int, int], ...]] = {}
         for a, m in memories.items():
-            mine = rows[(rows["array"] == a) & (rows["flat"] >= 0)
-                        & (rows["flat"] < m.array.size)]
-            if not mine.size:
-                continue
-            keys, inverse = np.unique(_site_keys(mine), return_inverse=True)
-            bank = bank_of(m.banking, mine["flat"])
-            lo = np.full(keys.size, np.iinfo(np.int64).max)
-            hi = np.full(keys.size, -1)
-            np.minimum.at(lo, inverse, bank)
-            np.maximum.at(hi, inverse, bank)
-            for key, a_lo, a_hi in zip(keys.tolist(), lo.tolist(), hi.tolist()):
-                low[key] = min(a_lo, low.get(key, a_lo))
-                high[key] = max(a_hi, high.get(key, a_hi))
-    return np.array(sorted(k for k in low if high[k] != low[k]), np.int64)
+            mine = [k for k in dynamic if arrays[k] == a]
+            kept[a] = tuple((d, f, stride) for d, f, stride, _ in
+                            m.banking.scheme.bank_digits() if mine and all(
+                                spans[k, d][0] == spans[k, d][1] for k in mine))
+        return _Dynamic(np.array(dynamic, np.int64), kept)
+
+    def banks(self, a: int, banking: Banking, flat: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+        """For dynamic records of array ``a`` (elements ``flat``): how many banks each
+        takes a port of, its bank's part from its own digits in the kept dimensions,
+        and the part of its k-th port's bank from the other digits (all values)."""
+        kept = self.kept.get(a, ())
+        fixed = np.zeros(flat.shape, np.int64)
+        known = dict(digits_of(banking, flat)) if kept else {}
+        for d, _, stride in kept:
+            fixed = fixed + known[d] * stride
+        free = [(d, f, stride) for d, f, stride, _ in banking.scheme.bank_digits()
+                if (d, f, stride) not in kept] or [(0, banking.scheme.banks, 1)]
+
+        def rest(ramp: np.ndarray) -> np.ndarray:
+            part = np.zeros(ramp.shape, np.int64)
+            for _, factor, stride in reversed(free):
+                ramp, digit = np.divmod(ramp, factor)
+                part = part + digit * stride
+            return part
+        count = banking.scheme.banks // prod(f for _, f, _ in kept)
+        return np.full(flat.shape, count, np.int64), fixed, rest
+
+
+def digits_of(banking: Banking, flat: np.ndarray) -> list[tuple[int, np.ndarray]]:
+    """Per partitioned dimension of a per_dim scheme, the digit of each row-major
+    element offset (``Scheme.bank_digits``)."""
+    digits = banking.scheme.bank_digits()
+    if not digits:
+        return []
+    index = np.unravel_index(flat, banking.scheme.shape)
+    return [(d, np.broadcast_to(np.asarray(E.evaluate(expr, {index_var(d): index[d].astype(
+        np.int64)}), np.int64), flat.shape)) for d, _, _, expr in digits]
 
 
 def _member_views(array: ir.Array, site: np.ndarray, site_fields: tuple[str | None, ...]
@@ -308,7 +362,7 @@ def _member_views(array: ir.Array, site: np.ndarray, site_fields: tuple[str | No
 
 
 def _uses(rows: np.ndarray, memories: Mapping[int, Memory], read_copies: np.ndarray,
-          dynamic: np.ndarray | None, site_fields: tuple[str | None, ...] = ()
+          dynamic: "_Dynamic | None", site_fields: tuple[str | None, ...] = ()
           ) -> dict[str, np.ndarray]:
     """Port uses as columns: a record per member view it reaches, per copy it reaches
     (writes: all), and under the rule a dynamic record per bank of its copy."""
@@ -332,10 +386,13 @@ def _uses(rows: np.ndarray, memories: Mapping[int, Memory], read_copies: np.ndar
         cols = {k: np.repeat(np.asarray(v, np.int64), reps) for k, v in cols.items()}
         cols["copy"] = np.repeat(copy, reps) + _ramp(reps)
         if dynamic is not None:
-            spread = np.repeat(np.isin(_site_keys(mine), dynamic), reps)
-            banks = np.where(spread, m.banking.scheme.banks, 1)
+            spread = np.repeat(np.isin(_site_keys(mine), dynamic.keys), reps)
+            reach, fixed, rest = dynamic.banks(a, m.banking, cols["flat"])
+            banks = np.where(spread, reach, 1)
             cols = {k: np.repeat(v, banks) for k, v in cols.items()}
-            cols["bank"] = np.where(np.repeat(spread, banks), _ramp(banks), cols["bank"])
+            cols["bank"] = np.where(np.repeat(spread, banks),
+                                    np.repeat(fixed, banks) + rest(_ramp(banks)),
+                                    cols["bank"])
         parts.append(cols)
     names = ("loop", "step", "array", "view", "copy", "bank", "kind", "flat", "site")
     if not parts:

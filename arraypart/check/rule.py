@@ -39,14 +39,13 @@ selects among the sub-arrays of its ``v`` alone (FINN's MMV window generator).  
 every dynamic site of an array keeps the digits of some dimensions D over the whole
 run (:meth:`BankSpan.fixed`), the banks split into classes by those digits, each a
 copy of its own for the counts above: a class's dynamic uses take a port of each bank
-of that class only (:func:`_by_class`).  Dimensions some dynamic site does not keep
+of that class only (:func:`.ports.by_class`).  Dimensions some dynamic site does not keep
 are left out of D, which can only count more ports.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from math import prod
+from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping
 
 import numpy as np
@@ -55,8 +54,8 @@ from .. import expr as E
 from .. import ir
 from ..scheme import Banking, index_var
 from .frames import Frame, values
-from .ports import (UNUSED, BankUse, copies_of, element_addresses, key_groups, min_iis,
-                    read_copies)
+from .ports import (UNUSED, BankUse, Grid, by_class, copies_of, element_addresses,
+                    key_groups, min_iis, read_copies)
 from .report import ConflictAccess
 
 #: Keys built at once per block of rows (rows x port uses), about 32 MB of int64.
@@ -70,7 +69,7 @@ class SiteCells:
     """The instances of one access in one run under the rule: ``bank`` is None when a
     dimension the bank formula reads is irregular; ``address`` is the row-major
     element index (None when some dimension is irregular); ``copy`` the copy a read
-    instance reads (:func:`.ports.read_copies`); ``layers``, set by :func:`_by_class`,
+    instance reads (:func:`.ports.read_copies`); ``layers``, set by :func:`.ports.by_class`,
     the (copy, class) layers its instances use, each ``(rows, lanes)``."""
 
     access: ir.Access
@@ -150,7 +149,10 @@ class BankSpan:
         if self.digits is None:
             self.digits = BankSpan()
         for d, _, _, digit in banking.scheme.bank_digits():
-            x = c.index[d]
+            # a digit the source spells as a constant may be a run-time value to the
+            # HLS tool (a geometric loop's copy, an inlined call's argument): only an
+            # index over the lanes' iterators keeps one it sees
+            x = c.index[d] if E.variables(c.access.index[d] or E.const(0)) else None
             value = None if x is None else np.broadcast_to(
                 E.evaluate(digit, {index_var(d): x}), c.mask.shape)
             self.digits._widen([(key, d) for key in keys], ran, c.mask, value)
@@ -203,77 +205,7 @@ def _addresses(cs: list[SiteCells], shape: tuple[int, ...]) -> tuple[list, int]:
     return element_addresses(cs, lows, extents)
 
 
-@dataclass(frozen=True)
-class _Space:
-    """The (layer, bank) grid the counts run over: ``copies`` layers of ``banks``
-    banks.  Without classes a layer is a copy and a bank the scheme's; with ``count``
-    classes (:func:`_by_class`) layer ``copy * count + class`` holds the class's
-    banks, numbered row-major over the digits outside it."""
-
-    banking: Banking
-    banks: int
-    copies: int
-    count: int = 1
-    fixed: tuple[tuple[int, int, int], ...] = ()  # (d, factor, stride) of class digits
-    free: tuple[tuple[int, int, int], ...] = ()  # the same of the other digits
-
-    def layers(self, c: SiteCells) -> tuple[np.ndarray, ...]:
-        return c.layers if c.layers is not None else copies_of(c, self.banking)
-
-    def original(self, layer: int, bank: int) -> tuple[int, int]:
-        """The (copy, bank) of the scheme that ``(layer, bank)`` of this grid is."""
-        if self.count == 1:
-            return layer, bank
-        copy, klass = divmod(layer, self.count)
-        return copy, (_compose(klass, self.fixed) + _compose(bank, self.free))
-
-
-def _compose(index: int, digits: tuple[tuple[int, int, int], ...]) -> int:
-    """The scheme bank part of ``index``, row-major over ``digits``' factors."""
-    bank = 0
-    for _, factor, stride in reversed(digits):
-        index, digit = divmod(index, factor)
-        bank += digit * stride
-    return bank
-
-
-def _row_major(values: list[np.ndarray], factors: list[int]) -> np.ndarray | int:
-    out: np.ndarray | int = 0
-    for value, factor in zip(values, factors):
-        out = out * factor + value
-    return out
-
-
-def _by_class(cs: list[SiteCells], banking: Banking, fixed: frozenset[int]
-              ) -> tuple[list[SiteCells], _Space]:
-    """``cs`` over the classes of the digits of ``fixed`` (module doc): each cell's
-    bank renumbered within its class and its layers ``copy * count + class``; the
-    grid unchanged when there are none (or some cell lacks a class digit)."""
-    plain = _Space(banking, banking.scheme.banks, banking.copies)
-    digits = banking.scheme.bank_digits()
-    kept = [(d, f, s) for d, f, s, _ in digits if d in fixed]
-    free = [(d, f, s) for d, f, s, _ in digits if d not in fixed]
-    if not kept or any(c.index[d] is None for c in cs for d, _, _ in kept):
-        return cs, plain
-    count = prod(f for _, f, _ in kept)
-    space = _Space(banking, banking.scheme.banks // count, banking.copies * count, count,
-                   tuple(kept), tuple(free))
-    exprs = {d: e for d, _, _, e in digits}
-    out = []
-    for c in cs:
-        value = {d: np.broadcast_to(E.evaluate(exprs[d], {index_var(d): c.index[d]}),
-                                    c.mask.shape)
-                 for d, _, _ in kept + free if c.index[d] is not None}
-        klass = _row_major([value[d] for d, _, _ in kept], [f for _, f, _ in kept])
-        bank = None if c.bank is None else _row_major([value[d] for d, _, _ in free],
-                                                      [f for _, f, _ in free])
-        layers = tuple(layer * count + klass for layer in copies_of(c, banking))
-        out.append(replace(c, bank=None if bank is None else np.broadcast_to(
-            bank, c.mask.shape), layers=layers))
-    return out, space
-
-
-def _port_uses(cs: list[SiteCells], space: _Space, static: frozenset[SiteKey]):
+def _port_uses(cs: list[SiteCells], space: Grid, static: frozenset[SiteKey]):
     """Per (cell, lane, layer: ``(rows, lanes)`` layers): None for a static site (a
     port of its own bank), else the banks it takes a port of (all of its layer's)."""
     for i, c in enumerate(cs):
@@ -322,7 +254,7 @@ def rule_needs(cs: list[SiteCells], banking: Banking, model: ir.PortModel, rows:
     keys at a time; ``checkpoint`` runs before each block."""
     if banking.scheme.registers or not cs or not rows:
         return np.ones(rows, np.int64)
-    cs, grid = _by_class(cs, banking, kept)
+    cs, grid = by_class(cs, banking, kept)
     addresses, space = _addresses(cs, banking.scheme.shape)
     layout = _KeyLayout(grid.banks, grid.copies, max(1, (space - 1).bit_length()))
     fixed = [_fixed_lanes(c, static) for c in cs]
@@ -346,7 +278,7 @@ def rule_needs(cs: list[SiteCells], banking: Banking, model: ir.PortModel, rows:
 
 
 def _block_keys(cs: list[SiteCells], addresses: list, fixed: list[np.ndarray],
-                grid: _Space, layout: _KeyLayout, rows: slice, columns: int
+                grid: Grid, layout: _KeyLayout, rows: slice, columns: int
                 ) -> np.ndarray:
     """Every use's key in ``rows`` (:class:`_KeyLayout`), ``(rows, columns)``."""
     key = np.empty((rows.stop - rows.start, columns), np.int64)
@@ -365,7 +297,7 @@ def _fixed_lanes(c: SiteCells, static: frozenset[SiteKey]) -> np.ndarray:
                      for lane in lanes], bool)
 
 
-def _use_keys(c: SiteCells, address: np.ndarray, fixed: np.ndarray, grid: _Space,
+def _use_keys(c: SiteCells, address: np.ndarray, fixed: np.ndarray, grid: Grid,
               layout: _KeyLayout, rows: slice):
     """The keys of ``c``'s uses in ``rows``, one ``(rows, lanes)`` block per copy
     layer (:class:`_KeyLayout`)."""
@@ -399,7 +331,7 @@ class _LaneGroups:
     starts: np.ndarray
     is_read: np.ndarray
 
-    def needs(self, cs: list[SiteCells], grid: _Space, model: ir.PortModel,
+    def needs(self, cs: list[SiteCells], grid: Grid, model: ir.PortModel,
               rows: slice) -> np.ndarray:
         """Per row in ``rows``: the least II at which every group fits."""
         running = np.concatenate([c.mask[rows] for c in cs for _ in grid.layers(c)],
@@ -410,7 +342,7 @@ class _LaneGroups:
         return min_iis(model, reads.ravel(), writes.ravel()).reshape(reads.shape).max(axis=1)
 
 
-def _lane_groups(cs: list[SiteCells], grid: _Space) -> _LaneGroups | None:
+def _lane_groups(cs: list[SiteCells], grid: Grid) -> _LaneGroups | None:
     """The :class:`_LaneGroups` of all-static ``cs``, or None when some column's
     (copy, bank) varies or two read columns share one (then keys are sorted)."""
     groups, is_read = [], []
@@ -500,10 +432,10 @@ def overfull_bank(cs: list[SiteCells], banking: Banking, model: ir.PortModel, ro
                   ) -> BankUse | None:
     """The first (copy, bank) whose port uses in step ``row`` do not fit at ``ii``.  A
     dynamic use takes a port of every bank of its copy (of its class, with ``kept``
-    digits: :func:`_by_class`): it is kept once per layer and joins each bank's own
+    digits: :func:`.ports.by_class`): it is kept once per layer and joins each bank's own
     uses when that bank is judged (reads of one address count once, whichever sites
     make them)."""
-    cs, grid = _by_class(cs, banking, kept)
+    cs, grid = by_class(cs, banking, kept)
     addresses, _ = _addresses(cs, banking.scheme.shape)
     own: dict[tuple[int, int], list[tuple[int, ConflictAccess, int]]] = {}
     roaming: dict[int, list[tuple[int, ConflictAccess, int]]] = {}
