@@ -506,8 +506,9 @@ class SourceUnit:
     ``}``), which the preamble repeats whole and the original leaves out, and
     ``macros_at_top`` the ``#define`` lines that restore, for the testbench's
     declaration of the top, the macros the file changes after it, and
-    ``preamble_macros`` the ``#define`` / ``#undef`` lines the preamble runs before its
-    last include, which the original leaves out; ``extra_defines`` the ``-D`` values the file never
+    ``preamble_macros`` the positions, among the file's directive lines
+    (``clangtu.scan_directives``), of the ``#define`` / ``#undef`` lines the preamble
+    runs before its last include, which the original leaves out; ``extra_defines`` the ``-D`` values the file never
     defines; ``cxx``: the text was read as C++; ``directives`` the ``--directives``
     commands (:class:`arraypart.frontend.directives.Directive`); ``include_dirs`` the
     folders its includes were searched in (absolute: the kernel's own folder first);
@@ -540,7 +541,7 @@ class SourceUnit:
     nested_includes: tuple[str, ...] = ()
     hoisted_blocks: tuple[str, ...] = ()
     macros_at_top: tuple[str, ...] = ()
-    preamble_macros: tuple[str, ...] = ()
+    preamble_macros: tuple[int, ...] = ()
 
 
 def accesses(nodes: tuple[Node, ...]) -> Iterator[Access]:

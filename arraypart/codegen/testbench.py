@@ -24,6 +24,7 @@ from .. import ir
 from ..errors import KernelError
 from ..frontend import cnodes as N
 from ..frontend.cexpr import fold
+from ..frontend.clangtu import scan_directives
 from ..ir import Kernel
 
 # Any fixed seed: a testbench run is reproducible, under g++ and under csim.
@@ -253,25 +254,27 @@ _INCLUDE_LINE = re.compile(r"^[ \t]*#[ \t]*include\b[ \t]*(?:<[^>\n]*>|\"[^\"\n]
 
 
 def _without_includes(text: str, nested: tuple[str, ...], hoisted: tuple[str, ...],
-                      ran: tuple[str, ...] = ()) -> str:
+                      ran: tuple[int, ...] = ()) -> str:
     """The kernel's text with its ``#include`` directives blanked (the testbench
     includes them once, before the ``original`` namespace), but for those inside a
     declaration (``nested``: a table's initializer), which stay where they are, and
     the namespace blocks of directives the preamble repeats (``hoisted``) and the
-    macro lines it ran before its headers (``ran``, in text order) left out (a
+    macro lines it ran before its headers (``ran``: their positions among the text's
+    directive lines, which neither the prototypes nor the instrumentation add to) left
+    out (a
     ``namespace lib {}`` left in ``original`` would hide the global ``lib`` the
     header fills; a ``#define N 64`` run again would undo a header's ``#define N
     32``).  What follows a blanked one's file name stays: a comment it opens may end
     lines later."""
+    data = text.encode()
+    lines = scan_directives(data)
+    for k in sorted(ran, reverse=True):
+        if k < len(lines):
+            line = data[lines[k].start:lines[k].end]
+            data = data[:lines[k].start] + b"\n" * line.count(b"\n") + data[lines[k].end:]
+    text = data.decode()
     for block in hoisted:
         text = text.replace(block, "\n" * block.count("\n"), 1)
-    at = 0
-    for line in ran:
-        found = re.compile(r"^" + re.escape(line), re.MULTILINE).search(text, at)
-        if found is not None:
-            text = (text[:found.start()] + "\n" * line.count("\n")
-                    + text[found.end():])
-            at = found.start()
     return _INCLUDE_LINE.sub(lambda m: m.group(0) if m.group(0).strip() in nested
                              else m.group("rest"), text)
 

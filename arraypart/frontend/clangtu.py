@@ -604,11 +604,15 @@ class DirectiveLine:
 
 
 def directive_lines(unit: Unit) -> list[DirectiveLine]:
-    """The kernel file's conditional, macro and include directives in text order,
-    outside comments and literals.  A block comment that starts on a directive's line
-    and ends on a later one continues the directive to that line's end (the
-    preprocessor reads the comment as one blank)."""
-    data = unit.data
+    """The kernel file's directives (:func:`scan_directives`)."""
+    return scan_directives(unit.data)
+
+
+def scan_directives(data: bytes) -> list[DirectiveLine]:
+    """The conditional, macro and include directives of the text ``data`` in text
+    order, outside comments and literals.  A block comment that starts on a
+    directive's line and ends on a later one continues the directive to that line's
+    end (the preprocessor reads the comment as one blank)."""
     comments, found = [], []
     for m in _PREAMBLE_SCAN.finditer(data):
         if m.group("keyword") is None:

@@ -486,7 +486,7 @@ def _define_values(probes: list[tuple[str, N.Node | None]]) -> dict[str, int]:
 
 
 def _preamble(unit: clangtu.Unit
-              ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+              ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[int, ...]]:
     """(preamble, nested, hoisted, ran): the kernel file's directives that the testbench
     repeats above ``namespace original``; verbatim, the ``#include`` lines inside a
     declaration (``const int t[] = {`` / ``#include "t.inc"`` / ``};``, a function
@@ -495,9 +495,9 @@ def _preamble(unit: clangtu.Unit
     ``app::`` ones beside the block's), which stay where they are; and the namespace blocks that hold only
     directives (:func:`_directive_blocks`), which the preamble repeats whole, so that
     the header's names are ``lib::`` ones at global scope, as the banked kernel sees
-    them, and the original leaves out; and the ``#define`` and ``#undef`` lines (as
-    written) that the preamble runs before its last include, which the original
-    leaves out too: run again after the headers, ``#define N 64`` would undo a
+    them, and the original leaves out; and the ``#define`` and ``#undef`` lines (their
+    positions among the file's directive lines) that the preamble runs before its last
+    include, which the original leaves out too: run again after the headers, ``#define N 64`` would undo a
     header's ``#undef N`` / ``#define N 32``, which the kernel sees.
 
     The preamble is, in order, every ``#include``, ``#define`` and ``#undef`` outside
@@ -546,7 +546,8 @@ def _preamble(unit: clangtu.Unit
                   if k < last or d.keyword not in ("define", "undef")]
     guard = _include_guard(kept_lines)
     hoisted = tuple(d.text for d in kept_lines if d.keyword == "namespace")
-    ran = tuple(unit.data[d.start:d.end].decode() for d in kept_lines
+    order = {d.start: k for k, d in enumerate(clangtu.directive_lines(unit))}
+    ran = tuple(order[d.start] for d in kept_lines
                 if d.keyword in ("define", "undef") and _macro_name(d) != guard)
     return (tuple(_as_opened(d, opened) for d in kept_lines)
             + ((f"#undef {guard}",) if guard else ()), tuple(nested), hoisted, ran)
