@@ -295,8 +295,12 @@ def test_an_include_that_reads_an_earlier_typedef_stays_in_place(tmp_path):
     """``typedef int data_t;`` / ``#include "proc.h"`` where proc.h defines ``data_t
     scale(data_t)``: the include went above ``namespace original`` without the typedef
     and the testbench did not build (probe 26b item 9; reverted fix ddd37a2 moved the
-    typedefs instead).  The include stays where it is."""
-    (tmp_path / "proc.h").write_text("static inline data_t scale(data_t x) { return 3 * x; }\n")
+    typedefs instead).  The include stays where it is, and the system headers it
+    includes are read before it (``<cmath>`` expanded in ``namespace original`` did not
+    build; probe 28b)."""
+    (tmp_path / "proc.h").write_text(
+        "#include <cmath>\n#include <ap_int.h>\n"
+        "static inline data_t scale(data_t x) { return 3 * x + (ap_uint<2>)std::abs(1); }\n")
     path = tmp_path / "td.cpp"
     path.write_text('typedef int data_t;\n#include "proc.h"\n'
                     "void td(const data_t in[64], data_t out[64]) {\n  data_t buf[64];\n"

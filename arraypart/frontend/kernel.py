@@ -538,6 +538,10 @@ def _preamble(unit: clangtu.Unit
             kept = not declared
         if d.keyword == "include" and not kept:
             nested.append(unit.data[d.start:d.end].decode().split("\n")[0].strip())
+            if not any(lo < d.start < hi for lo, hi in inside):
+                # read inside namespace original, its system headers would be too
+                kept_lines += [clangtu.DirectiveLine("include", d.start, d.start, line)
+                               for line in _system_includes(scope.included(d))]
         elif kept:
             kept_lines.append(d)
     last = max((k for k, d in enumerate(kept_lines) if d.keyword in ("include", "namespace")),
@@ -617,6 +621,16 @@ def _reads_earlier_names(unit: clangtu.Unit, scope: _FileScope,
                     and target.location.offset < directive.start):
                 return True
     return False
+
+
+def _system_includes(cursors: list[ci.Cursor]) -> list[str]:
+    """The ``#include <...>`` lines among the declarations ``cursors`` of an included
+    file: the preamble reads them before the file, which stays in place, so that in
+    ``namespace original`` their guards make them empty (``<cmath>`` expanded there
+    does not build)."""
+    return [f"#include <{c.spelling}>" for c in cursors
+            if c.kind == ci.CursorKind.INCLUSION_DIRECTIVE
+            and [t.spelling for t in c.get_tokens()][2:3] == ["<"]]
 
 
 def _defines_objects(cursors: list[ci.Cursor]) -> bool:
