@@ -162,3 +162,5 @@ def test_an_interface_directive_without_a_port_is_the_block_protocol():
         'set_directive_interface -mode ap_ctrl_none "top"\n', "d.tcl")
     assert block.pragma_text() == "HLS interface mode=s_axilite bundle=CRTL_BUS port=return"
     assert none.cfg_line() == "syn.directive.interface=top return mode=ap_ctrl_none"
+    with pytest.raises(KernelError, match="names no port"):
+        parse_directives('set_directive_interface -mode ap_memory "top"\n', "d.tcl")

@@ -203,16 +203,20 @@ def test_a_function_defined_elsewhere_links_against_the_users_definition(tmp_pat
 def test_a_function_a_header_only_declares_is_warned_about(tmp_path):
     """The same prototype in one of the user's headers, called by another function of
     the file: no warning, and the testbench did not link (probe 28, F8)."""
-    (tmp_path / "helper.hpp").write_text("void helper_elsewhere(unsigned d[], unsigned n);\n")
+    (tmp_path / "helper.hpp").write_text("void helper_elsewhere(unsigned d[], unsigned n);\n"
+                                         "struct S { int m(int x); };\n")
     path = tmp_path / "uh.cpp"
     path.write_text('#include "helper.hpp"\n'
                     "void uh(int in[16], int out[16]) {\n"
                     "  for (int i = 0; i < 16; i++) out[i] = in[i] + 1;\n}\n"
                     "int self_test() {\n  unsigned d[4] = {3, 2, 1, 0};\n"
-                    "  helper_elsewhere(d, 4);\n  return d[0];\n}\n")
+                    "  helper_elsewhere(d, 4);\n  S s;\n  return d[0] + s.m(1);\n}\n")
     report = arraypart.analyze(path, top="uh")
     assert [w for w in report.warnings if "'helper_elsewhere' is defined in no file" in w] == [
         next(w for w in report.warnings if w.startswith(f"{path}:7:3: warning: "))]
+    # a method the header only declares, too (probe 28b)
+    assert any(w.startswith(f"{path}:9:")
+               and "'m' is defined in no file" in w for w in report.warnings)
 
 
 UNROLLED_CALLS = """void step(int in[16], int out[16]) {

@@ -37,6 +37,8 @@ VARIABLE_KEY = {"array_partition": "variable", "array_reshape": "variable",
                 "bind_storage": "variable", "bind_op": "variable", "resource": "variable",
                 "stream": "variable", "aggregate": "variable", "disaggregate": "variable",
                 "interface": "port"}  # set_directive_dependence names it by -variable
+# The -mode values of set_directive_interface on a function's return port alone.
+BLOCK_PROTOCOLS = frozenset({"ap_ctrl_none", "ap_ctrl_hs", "ap_ctrl_chain", "s_axilite"})
 # Directives on an array that arraypart's banking replaces (dropped from the output's
 # directives for the arrays it banks, as their pragmas are).
 ARRAY_DIRECTIVES = ("array_partition", "bind_storage", "resource")
@@ -140,6 +142,11 @@ def _directive(command: str, coord: Coord) -> Directive:
     want = 2 if kind in VARIABLE_KEY else 1
     if kind == "interface" and len(positional) == 1:
         # the block-level protocol, as Vivado HLS writes it: the function's ``return``
+        mode = next((v for k, v in options if k.lower() == "mode"), None)
+        if mode not in BLOCK_PROTOCOLS:
+            raise KernelError(coord, f"{words[0]}: -mode {mode or '(none)'} names no port; "
+                                     "a location alone takes a block protocol ("
+                                     + ", ".join(sorted(BLOCK_PROTOCOLS)) + ")")
         positional.append("return")
     if len(positional) != want:
         shape = "<location> <variable>" if want == 2 else "<location>"

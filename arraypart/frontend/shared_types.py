@@ -141,13 +141,14 @@ def _own_calls(unit: clangtu.Unit, user_end: int) -> Iterator[ci.Cursor]:
 def _header_prototypes_called(unit: clangtu.Unit, calls: list[ci.Cursor],
                               own_header: Callable[[ci.SourceLocation], bool]
                               ) -> list[tuple[ci.Cursor, ci.Cursor]]:
-    """(declaration, first call) of each function that the kernel's text calls
-    (``calls``), that one of the user's own headers declares and that no file arraypart
-    reads defines."""
+    """(declaration, first call) of each function or method that the kernel's text
+    calls (``calls``), that one of the user's own headers declares and that no file
+    arraypart reads defines."""
     found: dict[str, tuple[ci.Cursor, ci.Cursor]] = {}
     for call in calls:
         decl = call.referenced
-        if (decl.kind == ci.CursorKind.FUNCTION_DECL and not unit.in_main(decl.location)
+        if (decl.kind in (ci.CursorKind.FUNCTION_DECL, ci.CursorKind.CXX_METHOD)
+                and not unit.in_main(decl.location)
                 and own_header(decl.location) and not decl.is_definition()
                 and decl.get_definition() is None and decl.get_usr() not in found):
             found[decl.get_usr()] = (decl, call)
