@@ -214,10 +214,12 @@ def known_digits(cs: list[Cells], banking: Banking) -> frozenset[int]:
     """The partitioned dimensions whose index every irregular access of ``cs`` knows:
     under a per_dim scheme each reaches only the banks of its digits there
     (:func:`by_class`; the proof reads such a lane so too)."""
+    irregular = [c for c in cs if c.bank is None]
+    if not irregular:
+        return frozenset()  # every access has its bank: no class to split
     dims = frozenset(d for d, *_ in banking.scheme.bank_digits())
-    for c in cs:
-        if c.bank is None:
-            dims = frozenset(d for d in dims if c.index[d] is not None)
+    for c in irregular:
+        dims = frozenset(d for d in dims if c.index[d] is not None)
     return dims
 
 
