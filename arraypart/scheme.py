@@ -173,6 +173,18 @@ class Scheme:
                      for d, (p, n) in enumerate(zip(self.dims, self.shape))
                      if p.type != "none")
 
+    def known_digits(self, indexes) -> frozenset[int]:
+        """The partitioned dimensions (:meth:`bank_digits`) in which every index of
+        ``indexes`` (tuples, None where irregular) is known; empty when there are no
+        indexes.  Under a per_dim scheme an access knowing them reaches only the banks
+        of its digits there, its sub-array."""
+        dims = None
+        for index in indexes:
+            if dims is None:
+                dims = frozenset(d for d, *_ in self.bank_digits())
+            dims = frozenset(d for d in dims if index[d] is not None)
+        return dims or frozenset()
+
     def bank_dims(self) -> frozenset[int]:
         """The index dimensions the bank formula may read (a superset of its
         variables: per_dim, the partitioned dimensions; flat, those of nonzero alpha)."""

@@ -128,7 +128,7 @@ def prove_group(array_model: ArrayModel, group: CycleGroup, banking: Banking,
         return GroupVerdict(group.target_ii, None, 0)
     limit = group.target_ii + len(group.accesses) if max_ii is None else max_ii
     bank_dims = banking.scheme.bank_dims()
-    kept = known_digits(group, banking)
+    kept = _known_digits(group, banking)
     irregular_dims = sum(len(S.lane_terms(a, (), 0, array_model.array.shape, bank_dims,
                                           kept).exists)
                          for a in group.accesses if not a.regular)
@@ -146,15 +146,10 @@ def prove_group(array_model: ArrayModel, group: CycleGroup, banking: Banking,
     return GroupVerdict(INFEASIBLE_II, first_failure, prover.checks, prover.first_point)
 
 
-def known_digits(group: CycleGroup, banking: Banking) -> frozenset[int]:
-    """Under a per_dim scheme, the partitioned dimensions whose index every irregular
-    lane of ``group`` knows: each such lane reaches only the banks of its digits there
-    (:func:`.islsets.lane_terms`, as the checker counts it)."""
-    dims = frozenset(d for d, *_ in banking.scheme.bank_digits())
-    for a in group.accesses:
-        if not a.regular:
-            dims = frozenset(d for d in dims if a.index[d] is not None)
-    return dims
+def _known_digits(group: CycleGroup, banking: Banking) -> frozenset[int]:
+    """The dimensions every irregular lane of ``group`` knows (:func:`.islsets.lane_terms`
+    keeps them, as the checker counts such a lane: ``Scheme.known_digits``)."""
+    return banking.scheme.known_digits(a.index for a in group.accesses if not a.regular)
 
 
 def _counted_verdict(array_model: ArrayModel, group: CycleGroup, banking: Banking,
@@ -213,7 +208,7 @@ class _GroupProver:
         self.ports: PortModel = array_model.ports
         shape = array_model.array.shape
         bank_dims = banking.scheme.bank_dims()
-        kept = known_digits(group, banking)
+        kept = _known_digits(group, banking)
         self.terms = [S.lane_terms(a, group.time_vars, k, shape, bank_dims, kept)
                       for k, a in enumerate(group.accesses)]
         self.domains, self.members = [], []

@@ -355,7 +355,8 @@ def _needs(cs: list, memory: _Memory, rows: int, static: RuleSites | None,
             view_need = row_needs(view, memory.banking, memory.model, rows, memory.sizes)
         else:
             view_need = rule_needs(view, memory.banking, memory.model, rows, static.static,
-                                   static.kept_by(memory.array.name), checkpoint=None if deadline is None else
+                                   static.kept_by(memory.array.name),
+                                   checkpoint=None if deadline is None else
                                    lambda: deadline.check("checker"))
         need = np.maximum(need, view_need)
     return need

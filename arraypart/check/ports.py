@@ -120,20 +120,22 @@ class Grid:
     def layers(self, c) -> tuple[np.ndarray, ...]:
         return copies_of(c, self.banking)
 
-    def original(self, layer: int, bank: int) -> tuple[int, int]:
-        """The (copy, bank) of the scheme that ``(layer, bank)`` of this grid is."""
+    def original(self, layer, bank):
+        """The (copy, bank) of the scheme that ``(layer, bank)`` of this grid is (ints
+        or arrays alike)."""
         if self.count == 1:
             return layer, bank
         copy, klass = divmod(layer, self.count)
-        return copy, _compose(klass, self.kept) + _compose(bank, self.free)
+        return copy, compose_digits(klass, self.kept) + compose_digits(bank, self.free)
 
 
-def _compose(index: int, digits: tuple[tuple[int, int, int], ...]) -> int:
-    """The scheme bank part of ``index``, row-major over ``digits``' factors."""
+def compose_digits(index, digits: tuple[tuple[int, int, int], ...]):
+    """The scheme bank part of ``index`` (an int or an array), read row-major over the
+    factors of ``digits`` (``(d, factor, stride)``): sum of digit * stride."""
     bank = 0
     for _, factor, stride in reversed(digits):
         index, digit = divmod(index, factor)
-        bank += digit * stride
+        bank = bank + digit * stride
     return bank
 
 
@@ -210,17 +212,10 @@ def irregular_counts(cs: list[Cells], grid: Grid, rows: int):
     return reads, writes
 
 
-def known_digits(cs: list[Cells], banking: Banking) -> frozenset[int]:
-    """The partitioned dimensions whose index every irregular access of ``cs`` knows:
-    under a per_dim scheme each reaches only the banks of its digits there
-    (:func:`by_class`; the proof reads such a lane so too)."""
-    irregular = [c for c in cs if c.bank is None]
-    if not irregular:
-        return frozenset()  # every access has its bank: no class to split
-    dims = frozenset(d for d, *_ in banking.scheme.bank_digits())
-    for c in irregular:
-        dims = frozenset(d for d in dims if c.index[d] is not None)
-    return dims
+def _irregular_knows(cs: list[Cells], banking: Banking) -> frozenset[int]:
+    """The dimensions every irregular access of ``cs`` knows (``Scheme.known_digits``;
+    the proof reads such a lane so too)."""
+    return banking.scheme.known_digits(c.index for c in cs if c.bank is None)
 
 
 def bank_sizes(banking: Banking) -> np.ndarray:
@@ -243,7 +238,7 @@ def row_needs(cs: list[Cells], banking: Banking, model: ir.PortModel, rows: int,
               sizes: np.ndarray | None) -> np.ndarray:
     """The least II each of ``rows`` steps needs for this array (module doc);
     ``sizes``: :func:`bank_sizes`, needed only when some access is irregular."""
-    cs, grid = by_class(cs, banking, known_digits(cs, banking))
+    cs, grid = by_class(cs, banking, _irregular_knows(cs, banking))
     regular = [c for c in cs if c.bank is not None]
     irr_reads, irr_writes = irregular_counts([c for c in cs if c.bank is None], grid, rows)
     need = np.ones(rows, np.int64)
@@ -319,17 +314,9 @@ def _regular_needs(cs, grid: Grid, model, rows, irregular) -> np.ndarray:
         copy = np.where(groups.used, groups.group // grid.banks, 0)
         bank = np.where(groups.used, groups.group % grid.banks, 0)
         reads = capped_reads(reads, irr_reads[groups.row, copy],
-                             sizes[_scheme_banks(grid)[copy, bank]])
+                             sizes[grid.original(copy, bank)[1]])
         writes = writes + irr_writes[groups.row, copy]
     return groups.row_max(min_iis(model, reads, writes))
-
-
-def _scheme_banks(grid: Grid) -> np.ndarray:
-    """The scheme's bank of each (layer, bank) of ``grid``."""
-    if grid.count == 1:
-        return np.broadcast_to(np.arange(grid.banks), (grid.copies, grid.banks))
-    return np.array([[grid.original(layer, b)[1] for b in range(grid.banks)]
-                     for layer in range(grid.copies)], np.int64)
 
 
 @dataclass(frozen=True, eq=False)
@@ -409,7 +396,7 @@ def first_overfull_bank(cs: list[Cells], banking: Banking, model: ir.PortModel,
                         row: int, ii: int, sizes: np.ndarray | None) -> BankUse | None:
     """The first (copy, bank) whose accesses in step ``row`` do not fit at ``ii`` (an
     irregular access in every bank of its layer: :func:`by_class`)."""
-    cs, grid = by_class(cs, banking, known_digits(cs, banking))
+    cs, grid = by_class(cs, banking, _irregular_knows(cs, banking))
     slots: dict[tuple[int, int], list] = {}
     anywhere: dict[int, list] = {c: [] for c in range(grid.copies)}
     for c in cs:

@@ -46,7 +46,7 @@ from .. import ir
 from ..errors import Coord
 from ..scheme import Banking, index_var
 from .instrument import Site
-from .ports import min_ii
+from .ports import compose_digits, min_ii
 
 RECORD = np.dtype([("site", "<i4"), ("lane", "<i4"), ("loop", "<i4"), ("array", "<i2"),
                    ("kind", "i1"), ("copy", "i1"), ("step", "<i8"), ("flat", "<i8")])
@@ -324,17 +324,11 @@ class _Dynamic:
         known = dict(digits_of(banking, flat)) if kept else {}
         for d, _, stride in kept:
             fixed = fixed + known[d] * stride
-        free = [(d, f, stride) for d, f, stride, _ in banking.scheme.bank_digits()
-                if (d, f, stride) not in kept] or [(0, banking.scheme.banks, 1)]
-
-        def rest(ramp: np.ndarray) -> np.ndarray:
-            part = np.zeros(ramp.shape, np.int64)
-            for _, factor, stride in reversed(free):
-                ramp, digit = np.divmod(ramp, factor)
-                part = part + digit * stride
-            return part
+        free = tuple((d, f, stride) for d, f, stride, _ in banking.scheme.bank_digits()
+                     if (d, f, stride) not in kept) or ((0, banking.scheme.banks, 1),)
         count = banking.scheme.banks // prod(f for _, f, _ in kept)
-        return np.full(flat.shape, count, np.int64), fixed, rest
+        return (np.full(flat.shape, count, np.int64), fixed,
+                lambda ramp: compose_digits(ramp, free))
 
 
 def digits_of(banking: Banking, flat: np.ndarray) -> list[tuple[int, np.ndarray]]:

@@ -492,13 +492,14 @@ def _preamble(unit: clangtu.Unit
     declaration (``const int t[] = {`` / ``#include "t.inc"`` / ``};``, a function
     body) or in a namespace block that declares names of its own (``namespace app {``
     / ``#include "types.h"`` / ``const int N = 32;`` / ``}``: the header's names are
-    ``app::`` ones beside the block's), which stay where they are; and the namespace blocks that hold only
-    directives (:func:`_directive_blocks`), which the preamble repeats whole, so that
-    the header's names are ``lib::`` ones at global scope, as the banked kernel sees
-    them, and the original leaves out; and the ``#define`` and ``#undef`` lines (their
-    positions among the file's directive lines) that the preamble runs before its last
-    include, which the original leaves out too: run again after the headers, ``#define N 64`` would undo a
-    header's ``#undef N`` / ``#define N 32``, which the kernel sees.
+    ``app::`` ones beside the block's), which stay where they are; and the namespace
+    blocks that hold only directives (:func:`_directive_blocks`), which the preamble
+    repeats whole, so that the header's names are ``lib::`` ones at global scope, as
+    the banked kernel sees them, and the original leaves out; and the ``#define`` and
+    ``#undef`` lines (their positions among the file's directive lines) that the
+    preamble runs before its last include, which the original leaves out too: run
+    again after the headers, ``#define N 64`` would undo a header's ``#undef N`` /
+    ``#define N 32``, which the kernel sees.
 
     The preamble is, in order, every ``#include``, ``#define`` and ``#undef`` outside
     a declaration (in a namespace or an ``extern "C"`` block too) and every
