@@ -688,3 +688,79 @@ def test_a_constant_of_a_geometric_loops_copy_selects_no_sub_array(tmp_path):
     path.write_text(GEOMETRIC_COPIES)
     _, _, checked = api.check_kernel(path, as_written=True)
     assert [loop.achieved_ii for loop in checked.loops] == [2, 2, 2, 1]
+
+
+STATIC_IN_EACH_COPY = """
+void each(int in[64], int out[64]) {
+  int buf[8][64];
+#pragma HLS array_partition variable=buf complete dim=1
+#pragma HLS bind_storage variable=buf type=ram_1p
+  for (int m = 1; m < 8; m += m) {
+    for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+      buf[m][i] = in[i];
+      buf[m - 1][i] = in[i] + 1;
+    }
+  }
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[0][i] + buf[1][i];
+  }
+}
+"""
+
+
+def test_a_bank_constant_in_each_geometric_copy_but_not_in_all_moves(tmp_path, capsys):
+    """``buf[m][i]`` and ``buf[m - 1][i]`` under ``m += m``: each copy writes two
+    fixed banks, but the HLS tool has one loop body in which m is a run-time value:
+    both writes take a port of all 8 banks, II 2 on ram_1p.  The checker, the solver
+    and the replay of the recorded run all claimed II 1 (probe 28b, f2.c)."""
+    path = tmp_path / "each.c"
+    path.write_text(STATIC_IN_EACH_COPY)
+    _, _, checked = api.check_kernel(path, as_written=True)
+    assert [loop.achieved_ii for loop in checked.loops] == [2, 2, 2, 1]
+    main(["check", "--trace", "--as-written", str(path)])
+    out, err = capsys.readouterr()
+    assert out.count("traced II 2: agrees") == 3 and "disagrees" not in err
+    assert "pragmas of buf" in err and "L7 at II 2" in err
+    # the cheaper banking keeps the text as written too (one text for three copies)
+    compiled = api.compile_kernel(path, replace_partitions=True)
+    assert [loop.achieved_ii for loop in compiled.report.scheduled.loops][:3] == [2, 2, 2]
+
+
+CALLS = """
+static void wr(int buf[4][64], const int in[64], int v) {
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    buf[v][i] = in[i];
+    buf[v + 1][i] = in[i] + 1;
+  }
+}
+void calls(int in[64], int out[64]) {
+  int buf[4][64];
+#pragma HLS array_partition variable=buf TYPE dim=1
+#pragma HLS bind_storage variable=buf type=ram_1p
+  wr(buf, in, 0);
+  wr(buf, in, 2);
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[0][i] + buf[3][i];
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("partition, ii", [("complete", 2), ("cyclic factor=2", 1)],
+                         ids=["moves", "same-banks"])
+def test_a_function_loop_is_one_site_in_every_call(tmp_path, capsys, partition, ii):
+    """``wr(buf, in, 0); wr(buf, in, 2)`` with ``buf[v]`` and ``buf[v + 1]``: under
+    complete dim=1 the calls write banks 0, 1 and 2, 3, so v's bank is a run-time
+    value in the one text of wr (II 2 on ram_1p).  Under cyclic 2, both calls write
+    banks 0 and 1: the same in every call, so II 1 (the control)."""
+    path = tmp_path / "calls.c"
+    path.write_text(CALLS.replace("TYPE", partition))
+    _, _, checked = api.check_kernel(path, as_written=True)
+    assert [loop.achieved_ii for loop in checked.loops] == [ii, ii, 1]
+    main(["check", "--trace", "--as-written", str(path)])
+    out, err = capsys.readouterr()
+    assert out.count(f"traced II {ii}: agrees") >= 2 and "disagrees" not in err

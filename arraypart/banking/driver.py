@@ -635,9 +635,10 @@ def _rule_note(am: ArrayModel, search: "_Search", kept: Banking, proof: Proof,
         return []
     loops = ", ".join(f"{loop} at II {ii}" for loop, ii in sorted(missed.items()))
     routed = search.reached(better.banking, better.proof)
+    helps = (not any(routed[loop] > ii for loop, ii in missed.items())
+             and any(routed[loop] < ii for loop, ii in missed.items()))
     fix = (f"; --replace-partitions banks it as {better.banking.describe()}, routing "
-           "those lanes" if better.proof.conflict_free and not any(
-               routed[loop] > ii for loop, ii in missed.items()) else "")
+           "those lanes" if better.proof.conflict_free and helps else "")
     return [warning_text(am.array.partitions[0].coord, (
         f"the array_partition pragmas of {am.array.name} are conflict-free, but its "
         "references stay as written and the banks of some change with the iteration: "

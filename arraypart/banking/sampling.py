@@ -24,7 +24,7 @@ from ..scheme import Banking, index_var
 from ..poly import isl_glue as G
 from . import islsets as S
 from .groups import GroupShape
-from .space import sub_arrays
+from .space import lane_agrees, sub_arrays
 from .precheck import least_ii
 
 # About this many iterations are sampled near each end of a domain.
@@ -191,12 +191,13 @@ def routed_ii(sample: GroupSample, banking: Banking, ports: PortModel) -> int:
 
 def _banks_vary(sample: GroupSample, scheme) -> np.ndarray:
     """Per lane, whether its bank is not one value over the sampled cycles where it
-    runs (a lane irregular in a bank dimension: always), all lanes evaluated at once."""
+    runs (a lane irregular in a bank dimension, or whose bank differs between the
+    instances of its loop: always), all lanes evaluated at once."""
     dims = scheme.bank_dims()
     count = len(sample.active[0])
-    lanes = len(sample.shape.lanes)
-    varies = np.array([any(sample.index[k][d] is None for d in dims) for k in range(lanes)],
-                      dtype=bool)
+    varies = np.array([any(sample.index[k][d] is None for d in dims)
+                       or not lane_agrees(scheme, lane)
+                       for k, lane in enumerate(sample.shape.lanes)], dtype=bool)
     regular = np.flatnonzero(~varies)
     if not regular.size:
         return varies

@@ -186,11 +186,14 @@ def as_written_ii(scheme: Scheme, shape: GroupShape, ports: PortModel) -> int:
 
 def sub_arrays(scheme: Scheme, shape: GroupShape) -> list[list[int]]:
     """The group's lanes (positions) by the digits of the partitioned dimensions that
-    every lane, a lane of unrolled loops, indexes by a constant; one class of all
+    every lane, a lane of unrolled loops, indexes by one constant in every instance
+    of its loop; one class of all
     lanes when there are none (a constant outside unrolled lanes, a geometric loop's
     copy or an inlined call's argument, may be a run-time value to the HLS tool)."""
     constant = [(d, digit) for d, _, _, digit in scheme.bank_digits()
-                if all(a.lane and isinstance(a.index[d], E.Const) for a in shape.lanes)]
+                if all(a.lane and isinstance(a.index[d], E.Const)
+                       and all(other[d] == a.index[d] for other in a.instances)
+                       for a in shape.lanes)]
     classes: dict[tuple, list[int]] = {}
     for k, a in enumerate(shape.lanes):
         key = tuple(int(E.evaluate(digit, {index_var(d): a.index[d].value}))
@@ -205,7 +208,7 @@ def phased(scheme: Scheme, shape: GroupShape) -> bool:
     :data:`MAX_PHASES` steps (:func:`phases`), and the copies of its lanes, phases x
     lanes, are at most :data:`MAX_LANE_PHASES`; never in a group that is not
     ``phasable``."""
-    if not shape.group.phasable:
+    if not shape.group.phasable or not instances_agree(scheme, shape):
         return False
     period = phases(scheme, shape)
     return period <= MAX_PHASES and period * len(shape.lanes) <= MAX_LANE_PHASES
@@ -318,6 +321,8 @@ def _static(scheme: Scheme, shape: GroupShape) -> bool:
     in dimension d moves the bank by k*stride_t there."""
     if scheme.kind == "none":
         return True
+    if not instances_agree(scheme, shape):
+        return False
     if not shape.uniform:
         return all(_lane_static(scheme, shape, lane) for lane in shape.lanes)
     steps = _steps(shape)
@@ -331,6 +336,19 @@ def _static(scheme: Scheme, shape: GroupShape) -> bool:
         if _block_moves(scheme, shape, d, row):
             return False
     return True
+
+
+def instances_agree(scheme: Scheme, shape: GroupShape) -> bool:
+    """Every lane reaches the same bank in every instance of its loop
+    (``LaneAccess.instances``; :meth:`Scheme.same_bank`): else the HLS tool, which has
+    one piece of code for them all, sees a bank that changes at run time, and no
+    phase switch (over the iterators) makes it constant."""
+    return all(lane_agrees(scheme, lane) for lane in shape.lanes)
+
+
+def lane_agrees(scheme: Scheme, lane) -> bool:
+    """:func:`instances_agree` for one lane."""
+    return all(scheme.same_bank(lane.index, other) for other in lane.instances)
 
 
 def _lane_static(scheme: Scheme, shape: GroupShape, lane) -> bool:

@@ -16,8 +16,9 @@ Two port models: the *ideal* one (``rule=False``: an access takes a port of the 
 its address lies in, what the banking pass proves) and the HLS *scheduling rule*
 (``rule=True``, :mod:`.rule`: a site whose bank varies takes a port of every bank),
 which is what a scheduler reading the source gets.  Under the rule a site is static
-only if its bank is one value over the whole run, so each region is walked twice: once
-to find the static sites, once to count.
+only if its bank is one value over the whole run of every instance of its loop (a
+function's loop in each call, a geometric loop's copies: one piece of code to the HLS
+tool), so each region is walked twice: once to find the static sites, once to count.
 """
 
 from __future__ import annotations
@@ -72,8 +73,11 @@ def check_kernel(kernel: ir.Kernel, bankings: Mapping[str, Banking], *,
                                 a, position)
                 for position, a in enumerate(kernel.arrays)}
     totals = _Totals()
-    loops = tuple(_check_region(r, kernel, memories, totals, rule, deadline)
-                  for r in regions(kernel))
+    found = tuple(regions(kernel))
+    sites = _rule_sites(found, kernel, memories, deadline) if rule else {}
+    loops = tuple(_check_region(r, kernel, memories, totals, sites.get(r.loop.coord),
+                                deadline)
+                  for r in found)
     maps = tuple(check_map(a, full[a.name]) for a in kernel.arrays if a.name in bankings)
     return CheckReport(loops, maps, totals.accesses, totals.out_of_bounds_notes())
 
@@ -231,11 +235,13 @@ def _entry_rows(depth: int) -> int:
 
 
 def _check_region(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
-                  totals: _Totals, rule: bool, deadline: Deadline | None) -> LoopCheck:
+                  totals: _Totals, static: RuleSites | None,
+                  deadline: Deadline | None) -> LoopCheck:
     """The region checked once per path through its loop's data-dependent ifs
     (:func:`ir.branch_paths`: two branches never issue together); each iteration
-    needs what its worst path needs."""
-    checks = [_check_path(replace(region, loop=variant), kernel, memories, totals, rule,
+    needs what its worst path needs.  ``static``: under the scheduling rule, what
+    :func:`_rule_sites` found of its loop's sites (None: the ideal port model)."""
+    checks = [_check_path(replace(region, loop=variant), kernel, memories, totals, static,
                           deadline)
               for variant in ir.branch_paths(region.loop)]
     worst = max(checks, key=lambda c: c.achieved_ii)
@@ -248,10 +254,9 @@ def _check_region(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory
 
 
 def _check_path(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
-                totals: _Totals, rule: bool, deadline: Deadline | None) -> LoopCheck:
+                totals: _Totals, static: RuleSites | None,
+                deadline: Deadline | None) -> LoopCheck:
     target = region.target_ii
-    sizes = frozenset(p.name for p in kernel.params)
-    static = _static_sites(region, memories, sizes, deadline) if rule else None
     steps, need, conflict, key, trip = 0, target, None, None, 0
     dynamic: dict[ir.Access, int] = {}
     for root, emitted, entry_trip in _chunks(region, deadline):
@@ -273,25 +278,64 @@ def _check_path(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
                      steps * need, steps * (need - target), conflict, sites)
 
 
-def _static_sites(region: Region, memories: dict[str, _Memory], sizes: frozenset[str],
-                  deadline: Deadline | None) -> RuleSites:
-    """The sites (access, lane) whose bank is one value over the region's whole run
-    and does not move with a run-time size (``S[sy + 4*i + j]``: one value in this
-    run, but no compile-time value for the scheduler; :func:`moves_with_sizes`), and
-    per array the digits its other sites keep (:meth:`BankSpan.fixed`)."""
+def _rule_sites(found: tuple[Region, ...], kernel: ir.Kernel, memories: dict[str, _Memory],
+                deadline: Deadline | None) -> dict:
+    """Per concurrent loop (by coordinate), :func:`_static_sites` over all its
+    instances together: a loop with a geometric step lowered once per value, a
+    function's loop inlined once per call.  The HLS tool has one piece of code for
+    them, so a bank constant in each instance but not the same in all moves at run
+    time (``buf[m][i]`` under ``for (m = 1; m < 8; m += m)``)."""
+    sizes = frozenset(p.name for p in kernel.params)
+    instances: dict = {}
+    for region in found:
+        instances.setdefault(region.loop.coord, []).append(region)
+    return {coord: _static_sites(mine, memories, sizes, deadline)
+            for coord, mine in instances.items()}
+
+
+def _static_sites(instances: list[Region], memories: dict[str, _Memory],
+                  sizes: frozenset[str], deadline: Deadline | None) -> RuleSites:
+    """The sites (access, lane) whose bank is one value over the whole run of every
+    instance of one loop and does not move with a run-time size (``S[sy + 4*i + j]``:
+    one value in this run, but no compile-time value for the scheduler;
+    :func:`moves_with_sizes`), and per array the digits its other sites keep
+    (:meth:`BankSpan.fixed`).  An access is one site in every instance
+    (:func:`_site_names`)."""
     span = BankSpan()
     moving = set()
-    for _, emitted, _ in _chunks(region, deadline):
-        for e in emitted:
-            for a in e.accesses:
-                memory = memories[a.array]
-                counted = memory.counted(a)
-                span.add(site_cells(counted, e.frame, memory.banking), memory.banking)
-                if moves_with_sizes(counted, memory.banking, sizes):
-                    moving.add(id(counted))
+    members: dict = {}  # site name -> ids of its (counted) accesses
+    for region in instances:
+        names = _site_names(region)
+        for _, emitted, _ in _chunks(region, deadline):
+            for e in emitted:
+                for a in e.accesses:
+                    memory = memories[a.array]
+                    counted = memory.counted(a)
+                    name = names.get(id(a), id(a))
+                    members.setdefault(name, set()).add(id(counted))
+                    span.add(site_cells(counted, e.frame, memory.banking), memory.banking,
+                             name)
+                    if moves_with_sizes(counted, memory.banking, sizes):
+                        moving.add(name)
     static = frozenset(key for key in span.static() if key[0] not in moving)
     bankings = {name: m.banking for name, m in memories.items()}
-    return RuleSites(static, span.fixed(static, bankings, moving))
+    return RuleSites(frozenset((access, lane) for name, lane in static
+                               for access in members[name]),
+                     span.fixed(static, bankings, moving))
+
+
+def _site_names(region: Region) -> dict[int, tuple]:
+    """Per access of the region's loop (by id), its name as a site: the reference's
+    coordinate, kind, array and member, and its ordinal among the loop's accesses of
+    those (a macro puts several references at one coordinate); the same in every
+    instance of the loop."""
+    seen: dict[tuple, int] = {}
+    names = {}
+    for a in ir.accesses(region.loop.body):
+        base = (a.coord, a.kind, a.array, a.field)
+        seen[base] = seen.get(base, -1) + 1
+        names[id(a)] = base + (seen[base],)
+    return names
 
 
 def _count_dynamic(run: _Run, sites: RuleSites, dynamic: dict[ir.Access, int]) -> None:

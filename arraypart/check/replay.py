@@ -17,7 +17,8 @@ Two port models, the checker's (:mod:`.driver`):
 - *ideal* (``rule=False``): an access uses a port of its element's bank, what the
   bank-centric code ``compile`` emits gets;
 - *rule* (``rule=True``, the scheduling rule): a (loop, site, lane, kind) whose bank is
-  one value over the whole run is static and uses its bank; any other takes a port of
+  one value over the whole run, of every call of the loop together (one piece of code
+  to the HLS tool), is static and uses its bank; any other takes a port of
   EVERY bank of its copy, under a per_dim scheme of every bank with its digits in the
   dimensions whose digit every such key of the array keeps over the run (the rule's
   sub-arrays, :func:`.ports.by_class`).
@@ -182,15 +183,20 @@ def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
            claims: Mapping[int, Claim], *, rule: bool,
            site_fields: tuple[str | None, ...] = (),
            checkpoint: Callable[[], None] = no_checkpoint,
-           windows: np.ndarray | None = None) -> Replay:
+           windows: np.ndarray | None = None,
+           sources: np.ndarray | None = None) -> Replay:
     """Replay the records at ``path``; ``memories`` by array id (arrays missing are
     not counted), ``read_copies[site]`` the copy a site's reads use (``RECORDED``:
     the record's own), ``claims`` by loop id, ``site_fields[site]`` the struct member
     a site names (``ir.Access.field``; empty: none does); ``windows``: the
     :func:`window_key` of each (loop, site) whose reads come from an array_stencil
-    window, all of them one read of the buffer's feed in a step (``ir.Access.window``)."""
+    window, all of them one read of the buffer's feed in a step (``ir.Access.window``);
+    ``sources[loop]``: the loop's text, one for the calls a loop is split into (by
+    default each loop its own)."""
     counted = {a: m for a, m in memories.items() if not m.banking.scheme.registers}
-    dynamic = _Dynamic.of(path, counted, checkpoint) if rule else None
+    if sources is None:
+        sources = np.arange(len(loops), dtype=np.int64)
+    dynamic = _Dynamic.of(path, counted, sources, checkpoint) if rule else None
     state = _State(len(loops), claims)
     outside: dict[tuple[int, int], OutOfBounds] = {}
     total = 0
@@ -267,34 +273,35 @@ def window_key(loop, site):
     return (np.asarray(loop, np.int64) << SITE_BITS) | site
 
 
-def _site_keys(rows: np.ndarray) -> np.ndarray:
-    """(loop, site, lane, kind) of each record as one integer."""
-    key = (rows["loop"].astype(np.int64) << SITE_BITS) | rows["site"]
+def _site_keys(rows: np.ndarray, sources: np.ndarray) -> np.ndarray:
+    """(loop's text, site, lane, kind) of each record as one integer."""
+    key = (sources[rows["loop"]].astype(np.int64) << SITE_BITS) | rows["site"]
     return (((key << LANE_BITS) | rows["lane"]) << 1) | rows["kind"]
 
 
 @dataclass(frozen=True)
 class _Dynamic:
-    """The site keys (loop, site, lane, kind) whose bank takes more than one value in
-    the run, sorted, and per array the partitioned dimensions whose digit each of its
-    keys keeps over the run (``(d, factor, stride)``, as ``Scheme.bank_digits``)."""
+    """Per array, the site keys (loop's text, site, lane, kind, :func:`_site_keys`)
+    whose bank takes more than one value in the run, sorted, and the partitioned
+    dimensions whose digit each of them keeps over the run (``(d, factor, stride)``,
+    as ``Scheme.bank_digits``)."""
 
-    keys: np.ndarray
+    keys: dict[int, np.ndarray]
     kept: dict[int, tuple[tuple[int, int, int], ...]]
+    sources: np.ndarray
 
     @staticmethod
-    def of(path: Path, memories: Mapping[int, Memory],
+    def of(path: Path, memories: Mapping[int, Memory], sources: np.ndarray,
            checkpoint: Callable[[], None]) -> "_Dynamic":
-        spans: dict[tuple[int, int], list[int]] = {}  # (key, -1 bank or d) -> [lo, hi]
-        arrays: dict[int, int] = {}
+        # (array, key, -1 bank or d) -> [lo, hi]
+        spans: dict[tuple[int, int, int], list[int]] = {}
         for rows in chunks(path, checkpoint=checkpoint):
             for a, m in memories.items():
                 mine = rows[(rows["array"] == a) & (rows["flat"] >= 0)
                             & (rows["flat"] < m.array.size)]
                 if not mine.size:
                     continue
-                keys, inverse = np.unique(_site_keys(mine), return_inverse=True)
-                arrays.update(dict.fromkeys(keys.tolist(), a))
+                keys, inverse = np.unique(_site_keys(mine, sources), return_inverse=True)
                 values = [(-1, bank_of(m.banking, mine["flat"]))] + [
                     (d, x) for d, x in digits_of(m.banking, mine["flat"])]
                 for d, value in values:
@@ -303,16 +310,20 @@ class _Dynamic:
                     np.minimum.at(lo, inverse, value)
                     np.maximum.at(hi, inverse, value)
                     for key, a_lo, a_hi in zip(keys.tolist(), lo.tolist(), hi.tolist()):
-                        span = spans.setdefault((key, d), [a_lo, a_hi])
+                        span = spans.setdefault((a, key, d), [a_lo, a_hi])
                         span[0], span[1] = min(span[0], a_lo), max(span[1], a_hi)
-        dynamic = sorted(k for (k, d), (lo, hi) in spans.items() if d == -1 and lo != hi)
+        dynamic: dict[int, list[int]] = {a: [] for a in memories}
+        for (a, k, d), (lo, hi) in spans.items():
+            if d == -1 and lo != hi:
+                dynamic[a].append(k)
         kept: dict[int, tuple[tuple[int, int, int], ...]] = {}
         for a, m in memories.items():
-            mine = [k for k in dynamic if arrays[k] == a]
+            mine = dynamic[a]
             kept[a] = tuple((d, f, stride) for d, f, stride, _ in
                             m.banking.scheme.bank_digits() if mine and all(
-                                spans[k, d][0] == spans[k, d][1] for k in mine))
-        return _Dynamic(np.array(dynamic, np.int64), kept)
+                                spans[a, k, d][0] == spans[a, k, d][1] for k in mine))
+        return _Dynamic({a: np.array(sorted(ks), np.int64) for a, ks in dynamic.items()},
+                        kept, sources)
 
     def banks(self, a: int, banking: Banking, flat: np.ndarray
               ) -> tuple[np.ndarray, np.ndarray, Callable[[np.ndarray], np.ndarray]]:
@@ -380,7 +391,8 @@ def _uses(rows: np.ndarray, memories: Mapping[int, Memory], read_copies: np.ndar
         cols = {k: np.repeat(np.asarray(v, np.int64), reps) for k, v in cols.items()}
         cols["copy"] = np.repeat(copy, reps) + _ramp(reps)
         if dynamic is not None:
-            spread = np.repeat(np.isin(_site_keys(mine), dynamic.keys), reps)
+            spread = np.repeat(np.isin(_site_keys(mine, dynamic.sources), dynamic.keys[a]),
+                               reps)
             reach, fixed, rest = dynamic.banks(a, m.banking, cols["flat"])
             banks = np.where(spread, reach, 1)
             cols = {k: np.repeat(v, banks) for k, v in cols.items()}

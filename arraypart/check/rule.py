@@ -136,12 +136,16 @@ class BankSpan:
     digits: "BankSpan | None" = None
     arrays: dict[SiteKey, str] = field(default_factory=dict)
 
-    def add(self, c: SiteCells, banking: Banking | None = None) -> None:
+    def add(self, c: SiteCells, banking: Banking | None = None,
+            site: int | None = None) -> None:
         """Widen the spans by the banks ``c``'s running lanes take (one numpy
         reduction per access, then a dict update per running lane); with
-        ``banking``, also by the digits of its bank's dimensions."""
+        ``banking``, also by the digits of its bank's dimensions.  ``site`` names the
+        access in the keys (default ``id(c.access)``): one name for the access in
+        every instance of its loop makes the spans theirs together."""
         ran = np.flatnonzero(c.mask.any(axis=0)).tolist()
-        keys = [(id(c.access), lane) for lane in ran]
+        site = id(c.access) if site is None else site
+        keys = [(site, lane) for lane in ran]
         self._widen(keys, ran, c.mask, c.bank)
         if banking is None:
             return

@@ -309,6 +309,13 @@ def _overfull_text(loop: LoopReplay, label: str) -> str:
                      + ["  " + a.format(first.array) for a in first.accesses])
 
 
+def _sources(coords: Sequence[Coord]) -> np.ndarray:
+    """Per loop id, the first id of its coordinate: the calls a loop is split into
+    are one piece of code (the scheduling rule's static sites span them all)."""
+    first: dict[Coord, int] = {}
+    return np.array([first.setdefault(c, n) for n, c in enumerate(coords)], np.int64)
+
+
 def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking],
                 claims: Sequence[Claim], groups: Sequence[CycleGroup], *, ports: int = 2,
                 storage: Mapping[str, ir.PortModel] | None = None, rule: bool = False,
@@ -350,7 +357,8 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
     result = replay(path, inst.sites, loops.coords, memories,
                     _read_copies(kernel, inst, memories), claimed, rule=rule,
                     site_fields=_site_fields(kernel, inst), checkpoint=checkpoint,
-                    windows=_window_keys(windows, loops.coords, inst))
+                    windows=_window_keys(windows, loops.coords, inst),
+                    sources=_sources(loops.coords))
     # Every path of a loop holds its accesses outside data-dependent ifs, compared on
     # the first path's groups; those inside them are looked up on every path's.
     exiting, ended = _early_exits(kernel.body)

@@ -7,6 +7,7 @@ pipelined (or unrolled) loop into cycle groups (:mod:`.lanes`).
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 from typing import Callable, Iterable, Mapping
 
@@ -170,6 +171,10 @@ def _groups(found: Collector, arrays: Mapping[str, ir.Array], sizes: frozenset[s
     info = {id(c.loop): c for c in found.loops}
     instance = {id(c.loop): n for n, c in enumerate(found.loops)}
     unrouted = _unrouted(found)
+    # a loop the IR holds more than once (a geometric loop's copies, a function's loop
+    # in each call) has one text, which the emission keeps as written
+    repeated = {coord for coord, n in Counter(c.loop.coord for c in found.loops).items()
+                if n > 1}
     # references whose subscript changes state (w++): no phase switch serves them
     stepped = {a.ref_id for c in found.loops for a in ir.accesses(c.loop.body)
                if a.changes_state}
@@ -186,12 +191,40 @@ def _groups(found: Collector, arrays: Mapping[str, ir.Array], sizes: frozenset[s
                 frame.root.name, frame.root.coord, loop.target_ii, frame.time_vars,
                 frame.domain, tuple(m.access for m in view), loop.trip_count,
                 counts[key[:2]], keeps_direct_references(frame.root)
-                or (id(frame.root), key[-1]) in unrouted,
+                or (id(frame.root), key[-1]) in unrouted or frame.root.coord in repeated,
                 frame.root.unroll is None and not any(m.access.ref_id in stepped
                                                       for m in view),
                 members[0].path, instance[id(frame.root)], frame.descending,
                 frozenset(frame.time_vars) & sizes))
-    return tuple(groups)
+    return site_instances(groups)
+
+
+def site_instances(groups: list[CycleGroup]) -> tuple[CycleGroup, ...]:
+    """``groups`` with each lane access's ``instances``: the distinct indexes the same
+    site takes in the other instances of its loop.  A site is one reference text at
+    one lane: (loop, array, member, reference coordinate, kind, lane values) and its
+    ordinal among the group's accesses of that key (a macro puts several references
+    at one coordinate).  Instances are the groups of one loop coordinate, whatever
+    their ``instance`` number."""
+    indexes: dict[tuple, dict] = {}
+    keyed = [_site_keys(g) for g in groups]
+    for g, keys in zip(groups, keyed):
+        for key, a in zip(keys, g.accesses):
+            indexes.setdefault(key, {})[a.index] = None
+    return tuple(replace(g, accesses=tuple(
+        replace(a, instances=tuple(i for i in indexes[key] if i != a.index))
+        if len(indexes[key]) > 1 else a for key, a in zip(keys, g.accesses)))
+        for g, keys in zip(groups, keyed))
+
+
+def _site_keys(group: CycleGroup) -> list[tuple]:
+    seen: dict[tuple, int] = {}
+    keys = []
+    for a in group.accesses:
+        key = (group.coord, a.array, a.field, a.coord, a.kind, a.lane)
+        seen[key] = seen.get(key, -1) + 1
+        keys.append(key + (seen[key],))
+    return keys
 
 
 def _unrouted(found: Collector) -> set[tuple[int, str]]:

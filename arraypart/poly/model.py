@@ -38,7 +38,12 @@ class LaneAccess:
     data-dependent ``if`` around it in the iteration that the group's path does not
     decide (one inside unrolled lanes), the ``if``'s instance in this lane and the
     branch taken: two lanes with one instance and different branches never run in one
-    iteration (:func:`exclusive`).
+    iteration (:func:`exclusive`).  ``instances``: the site's other indexes in the
+    other instances of its loop (a loop with a geometric step lowered once per value,
+    a function's loop inlined once per call; :func:`.build.site_instances`), where
+    they differ from ``index``: the HLS tool has one piece of code for all of them,
+    so a bank constant in each instance but not the same in all is no compile-time
+    value.
     """
 
     array: str
@@ -51,6 +56,7 @@ class LaneAccess:
     field: str | None = None
     window: bool = False
     branches: tuple[tuple[object, str], ...] = ()
+    instances: tuple[tuple[Expr | None, ...], ...] = ()
 
     @property
     def regular(self) -> bool:
@@ -75,7 +81,9 @@ class CycleGroup:
     number of points of ``domain``.  ``direct``: the loop is pipelined with an unroll
     factor of its own, so the emitted code keeps its references as written (no
     bank-centric routing): under the scheduling rule a lane whose bank changes with
-    the iteration takes a port of every bank.  ``phasable``: the emission may write
+    the iteration takes a port of every bank; so does a loop the IR holds more than
+    once (a geometric loop's copies, a function's loop in each call), whose one text
+    the emission keeps.  ``phasable``: the emission may write
     phase switches for a pragma-only array's references in the loop
     (:mod:`arraypart.codegen.phases`: not in a loop with an unroll factor, not where a
     subscript changes state, whose phased text, ``(w++) - i``, is constant only to a
