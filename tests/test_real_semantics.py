@@ -2723,3 +2723,46 @@ def test_a_parameter_assigned_a_constant_is_followed(tmp_path):
     assert loop["achieved_ii"] == 1 and loop["trip_count"] == 15
     if HAVE_GXX:
         assert_the_testbench_passes(compiled, tmp_path)
+
+
+# Sorting-algorithms' bitonic stage (STEP = 2): the j loop runs never (i = 0) or once
+# (i = 1), so `gs >>= 1` in it halves gs exactly once; the k loop then steps by a
+# constant in each of i's lanes.  `gs >>= 1` was not followed (only += and -= were),
+# and a loop of one trip was followed by induction, which a shift has not: the k loop
+# had no constant trip count and the pipeline was dropped with a false warning.
+BITONIC_STAGE = """
+static void swapcmp(unsigned int *a, unsigned int *b) {
+  if (*a > *b) { unsigned int t = *b; *b = *a; *a = t; }
+}
+void stage(unsigned int in[16], unsigned int out[16]) {
+  for (int b = 0; b < 4; b++) {
+#pragma HLS pipeline II=1
+    unsigned int d[4];
+#pragma HLS array_partition variable=d complete dim=1
+    for (int j = 0; j < 4; j++) d[j] = in[4 * b + j];
+    for (unsigned int i = 0; i < 2; i++) {
+      unsigned int si = 1 << i;
+      unsigned int gs = si << 1;
+      for (unsigned int j = 1; j <= i; j++) {
+        gs >>= 1;
+        si SHRINK;
+        for (unsigned int k = 0; k < 4; k += gs)
+          for (unsigned int l = 0; l < si; l++) swapcmp(&d[k + l], &d[k + l + si]);
+      }
+    }
+    for (int j = 0; j < 4; j++) out[4 * b + j] = d[j];
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("shrink", [">>= 1", "/= 2"])
+def test_a_shift_assignment_in_a_loop_of_one_trip_keeps_the_pipeline(tmp_path, shrink):
+    compiled = compile_text(tmp_path, "stage", BITONIC_STAGE.replace("SHRINK", shrink))
+    report = compiled.report
+    assert not any("not pipelined" in w for w in report.warnings), report.warnings
+    assert [(loop.name, loop.target_ii) for loop in report.model.loops] == [("L6", 1)]
+    assert not report.kernel.params  # no run-time trip count or size left
+    if HAVE_GXX:
+        assert_the_testbench_passes(compiled, tmp_path)
+        assert_the_trace_agrees(compiled, tmp_path, ports=2)

@@ -671,6 +671,8 @@ class LoopLowering:
         opaque.  ``names``: the iterator's C name and its IR name (a callee's may be
         renamed).  The body of a fully unrolled loop (``lanes``) may be lowered
         once per iterator value (:meth:`_lanes_body`)."""
+        if isinstance(trip, E.Const) and trip.value <= 1 and len(init) == 1:
+            return self._single_pass(items, tail, names, init[0], trip.value)
         var, ir_var = names
         deltas = self._iteration_deltas(items, tail, var)
         number = S.iteration_number(ir_var, init, step)
@@ -695,6 +697,27 @@ class LoopLowering:
                 self._bind(scalar, None, entry[1].get(scalar, changed))
             else:
                 self._bind(scalar, E.add(known, E.scale(delta, trip)), None)
+        return body
+
+    def _single_pass(self, items, tail, names, start: E.Expr, trip: int
+                     ) -> tuple[Node, ...]:
+        """The body of a loop that runs once (``trip`` 1) or never (0), as straight
+        code with the iterator at its ``start``: the scalars flow from the entry
+        through the one iteration, exact where no induction value is (``gs >>= 1`` in
+        ``for (j = 1; j <= i; j++)`` at i = 1, a bitonic sort's stage); when it never
+        runs they keep their entry values (its accesses have an empty domain)."""
+        var, ir_var = names
+        entry = self._state()
+        self._temporaries = {name: E.substitute(e, {ir_var: start})
+                             for name, e in self._temporaries.items()}
+        self._temporaries[var] = start
+        body = tuple(self._items(items))
+        for part in tail:
+            body += tuple(self._statement(part))
+        if trip == 0:
+            self._restore(entry)
+        else:
+            self._temporaries.pop(var, None)
         return body
 
     def _lane_values(self, init: tuple[E.Expr, ...], trip: E.Expr | None,

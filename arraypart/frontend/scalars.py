@@ -43,6 +43,9 @@ from .cexpr import (AP_READERS, COMPARISONS, INCREMENT_STEPS, Bound, Scope, inte
 ENTRY_MARK = "@"  # cannot occur in a C name: an iteration's entry symbols never clash
 RANGE_MARK = "#"  # cannot occur in a C name either: the symbol of a scalar's value range
 STEP_OPS = {"+=": 1, "-=": -1}
+#: Compound assignments whose result lies within the target's type whatever it
+#: holds (``>>=``, ``/=``, ``%=``, ``&=``): their new value is the plain operation's.
+SHRINKING_OPS = frozenset({">>=", "/=", "%=", "&="})
 # Calls that take their arguments by value whatever the language (min/max macros and
 # functions of the kernels' own idiom).
 VALUE_CALLS = ("min", "max", "MIN", "MAX", "abs")
@@ -381,6 +384,11 @@ def _new_value(node: N.Node, scope: Scope) -> E.Expr | None:
         old = scope.temporaries.get(node.expr.name)
         return None if old is None else E.add(old, E.const(INCREMENT_STEPS[node.op]))
     name, rvalue = node.lvalue.name, node.rvalue
+    if node.op in SHRINKING_OPS and name in scope.temporaries:
+        # a op= b is a = a op b; these never leave the target's range, so no
+        # conversion back to its type is lost (a narrow a reads reduced)
+        return quasi_affine(N.BinaryOp(node.coord, node.start, node.end, node.op[:-1],
+                                       node.lvalue, rvalue), scope)
     narrow = scope.narrow.get(name)
     if (narrow is not None and isinstance(rvalue, N.Cast) and rvalue.implicit
             and rvalue.to == narrow and _ring_of(rvalue.expr, name)):
