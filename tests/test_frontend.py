@@ -709,6 +709,34 @@ def test_each_std_array_declaration_is_a_located_warning():
     assert [a.name for a in kernel.arrays] == ["out", "plain"]
 
 
+# Lea-Fu/fpga-parallelism's arr_t: an array member read and written through the
+# class's own operator[], a call.  Nothing was said: the loop was claimed at II 1 with
+# 16 reads and 16 writes a cycle of one memory (probe 29, F1).
+OPERATOR_INDEX = """template <int size> struct arr_t {
+    int a[size];
+    int &operator[](int i) { return a[i]; }
+};
+struct plain_t { int a[16]; int get(int i) { return a[i]; } };
+void top(int in[16], int out[16]) {
+    arr_t<16> v;
+    plain_t p;
+    for (int i = 0; i < 16; i++) v[i] = in[i];
+    for (int i = 0; i < 16; i++) p.a[i] = in[i];
+    for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+        out[i] = v[i] + p.get(i);
+    }
+}
+"""
+
+
+def test_an_array_member_behind_a_user_operator_index_is_a_located_warning():
+    kernel = parse_source(OPERATOR_INDEX, "opindex.cpp")
+    said = [w for w in kernel.warnings if "operator[]" in w]
+    assert len(said) == 1 and said[0].startswith("opindex.cpp:7:") and "'a'" in said[0], \
+        kernel.warnings
+
+
 def test_a_static_const_member_defined_after_its_class_keeps_its_value():
     """``const unsigned cfg::n;`` after the class (hls4ml writes it, as C++11 wants for
     an odr-used member) is the declaration a use names, without the initializer: the

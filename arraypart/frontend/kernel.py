@@ -224,7 +224,7 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
                   func.coord, tuple(sorted(values.items())), lowered.params, source,
                   tuple(misplaced) + lowered.warnings + unshared + undefined
                   + _unseen_loops(unit, user_end, own_headers)
-                  + _unmodelled_std_arrays(unit, user_end), lowered.returns_early)
+                  + _unmodelled_containers(unit, user_end), lowered.returns_early)
 
 
 _LOOP_KINDS = (ci.CursorKind.FOR_STMT, ci.CursorKind.WHILE_STMT, ci.CursorKind.DO_STMT)
@@ -277,24 +277,47 @@ _STD_ARRAY = re.compile(r"(const )?std::(__1::)?array<")
 _DECLARATION_KINDS = (ci.CursorKind.VAR_DECL, ci.CursorKind.PARM_DECL, ci.CursorKind.FIELD_DECL)
 
 
-def _unmodelled_std_arrays(unit: clangtu.Unit, user_end: int) -> tuple[str, ...]:
+def _unmodelled_containers(unit: clangtu.Unit, user_end: int) -> tuple[str, ...]:
     """A located warning at each declaration of the kernel file whose type holds a
-    ``std::array``: its ``operator[]`` is a call, not a subscript, so its accesses,
-    their ports and the II of the loops that make them are not modelled."""
+    ``std::array``, or a class with an array member whose ``operator[]`` the kernel file
+    calls (``struct arr_t { int a[16]; int &operator[](int i) { return a[i]; } }``):
+    that operator is a call, not a subscript, so the accesses, their ports and the II
+    of the loops that make them are not modelled."""
     found, stack = [], [c for c in unit.tu.cursor.get_children()
                         if unit.in_main(c.location) and c.location.offset < user_end]
+    subscripted: set[str] = set()
     while stack:
         cursor = stack.pop()
         stack.extend(cursor.get_children())
-        if cursor.kind in _DECLARATION_KINDS and _STD_ARRAY.match(
-                _held_type(cursor.type).get_canonical().spelling) and unit.in_main(
-                cursor.location):
+        if not unit.in_main(cursor.location):
+            continue
+        if cursor.kind == ci.CursorKind.CALL_EXPR and cursor.spelling == "operator[]":
+            target = next(cursor.get_children(), None)
+            if target is not None:
+                subscripted.add(_held_type(target.type).get_canonical().spelling)
+        elif cursor.kind in _DECLARATION_KINDS:
             found.append(cursor)
-    return tuple(warning_text(unit.coord(c.location.offset), (
-        f"'{c.spelling}' is a std::array: arraypart does not model its accesses (their "
-        "ports, the banks they need and the II of the loops that make them); declare it "
-        "as a C array to have it analysed and banked"))
-        for c in sorted(found, key=lambda c: c.location.offset))
+    said = []
+    for c in sorted(found, key=lambda c: c.location.offset):
+        held = _held_type(c.type).get_canonical()
+        if _STD_ARRAY.match(held.spelling):
+            said.append(warning_text(unit.coord(c.location.offset), (
+                f"'{c.spelling}' is a std::array: arraypart does not model its accesses "
+                "(their ports, the banks they need and the II of the loops that make them); "
+                "declare it as a C array to have it analysed and banked")))
+        elif held.spelling in subscripted and (member := _array_member(held)):
+            said.append(warning_text(unit.coord(c.location.offset), (
+                f"'{c.spelling}' (a {held.spelling}) holds the array '{member}' and the "
+                "kernel calls its operator[]: arraypart does not model accesses "
+                "through that call (their ports, the banks they need and the II of the "
+                f"loops that make them); subscript '{member}' itself to have it analysed")))
+    return tuple(said)
+
+
+def _array_member(record: ci.Type) -> str | None:
+    """The first member of ``record`` that is a C array, if any."""
+    return next((f.spelling for f in record.get_fields() if f.type.get_canonical().kind
+                 in (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY)), None)
 
 
 def _held_type(kind: ci.Type) -> ci.Type:
