@@ -2766,3 +2766,33 @@ def test_a_shift_assignment_in_a_loop_of_one_trip_keeps_the_pipeline(tmp_path, s
     if HAVE_GXX:
         assert_the_testbench_passes(compiled, tmp_path)
         assert_the_trace_agrees(compiled, tmp_path, ports=2)
+
+
+# Xilinx's line-buffer convolution starts convolution_strm with `width = 240;
+# height = 135;`, assigning its by-value parameters.  An assigned parameter was bound
+# to nothing: it became a run-time size of the top (exit 2 "nothing bounds it", or a
+# trip count of 16 where the loop runs 100 times; probe 29, F4).
+REASSIGNED_PARAMETER = """
+static void work(int width, const int in[256], int out[256]) {
+    width = WIDTH;
+    L: for (int i = 0; i < width; i++) {
+#pragma HLS pipeline II=1
+        out[i] = in[i] + in[i + 1];
+    }
+}
+void top(int width, const int in[256], int out[256]) {
+    work(ARG, in, out);
+}
+"""
+
+
+@pytest.mark.parametrize("value, arg", [("100", "width"), ("240", "100"), ("width + 4", "100")])
+def test_a_parameter_the_callee_assigns_follows_its_assignments(tmp_path, value, arg):
+    text = REASSIGNED_PARAMETER.replace("WIDTH", value).replace("ARG", arg)
+    compiled = compile_text(tmp_path, "top", text, ".cpp")
+    trips = eval(value, {"width": int(arg) if arg.isdigit() else None})
+    assert [loop.trip_count for loop in compiled.report.model.loops] == [trips]
+    assert not compiled.report.kernel.params or arg == "width"
+    if HAVE_GXX:
+        assert_the_testbench_passes(compiled, tmp_path)
+        assert_the_trace_agrees(compiled, tmp_path, ports=2)

@@ -16,7 +16,9 @@ rest of the array's shape (its first size may be left out or be any, as C decays
 
 A scalar parameter that the callee never assigns is its argument's value: a constant
 when the argument folds to one, else its quasi-affine expression over the caller's
-iterators (or unknown: indices through it are irregular).  A pointer parameter given
+iterators (or unknown: indices through it are irregular).  One that it assigns is a
+scalar of the callee that starts at that value and follows its assignments
+(``width = 240;`` before the loops, as Xilinx's line-buffer convolution writes).  A pointer parameter given
 no array of the kernel (``&x`` of a scalar) is a scalar's address: indexing it is
 then an error where it is indexed.  An element of an array of ``hls::stream`` passed
 by reference (``f(s[k])``) is a FIFO, no memory: only elements of the kernel's arrays
@@ -170,12 +172,12 @@ def bind(call: N.FuncCall, callee: N.FuncDef, visible: Mapping[str, Binding],
             raise KernelError(arg.coord, f"argument '{param.name}' of '{callee.name}' must "
                                          "be an array of the kernel, a row of one or a "
                                          "pointer into one (A, A[i], A + k, &A[i][k])")
-        elif param.name not in assigned:
+        else:
             value = quasi_affine(arg, scope)
-            if isinstance(value, E.Const):
+            if isinstance(value, E.Const) and param.name not in assigned:
                 constants[param.name] = value.value
             elif value is not None:
-                values[param.name] = value
+                values[param.name] = value  # a scalar's start, which assignments follow
     return Arguments(bound, constants, values)
 
 

@@ -574,7 +574,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
             self._constants.update(args.constants)
             self._constants.update(callee.template_constants)
             self._restore((args.values, {}))
-            self._scalars = S.integer_scalars(callee.nodes)
+            self._scalars = S.integer_scalars(list(callee.params) + list(callee.nodes))
             self._types = S.integer_types(list(callee.params) + list(callee.nodes))
             self._range_log = self._function_range_log(callee)
             self._blocks = []
