@@ -383,7 +383,9 @@ def test_includes_in_blocks_and_after_conditional_braces_are_hoisted(head, tmp_p
     ('#include <cassert>\n#ifdef __SYNTHESIS__\n#define assert(x)\n#endif\n#include "h.h"\n',
      {}),
     ('#define M 4  // see C:\\docs\\\n   the docs folder\n#include "h.h"\n', {}),
-    ('#if 0\n#define\n#endif\n#include "h.h"\n', {})])
+    ('#if 0\n#define\n#endif\n#include "h.h"\n', {}),
+    ('#include "n16.h"\n#ifndef HELPERS_H\n#define HELPERS_H\n#include <cassert>\n'
+     'const int SCALE = 3;\n#endif\n', {})])
 def test_headers_are_read_under_their_conditions_and_macros(head, defines, tmp_path):
     """The testbench reads the original's headers above ``namespace original``, each
     under the conditionals and macros it is read under in the kernel: hoisted alone,
@@ -394,7 +396,9 @@ def test_headers_are_read_under_their_conditions_and_macros(head, defines, tmp_p
     opens stays whole.  The original's own macros take up where the preamble left
     them: undefining them all made ``#ifndef N`` / ``#define N 8`` after a header's
     ``N`` give 8, and ``assert`` vanish (probe 26b, items 1-2); a line comment
-    continued by ``\\`` and a nameless ``#define`` in ``#if 0`` stay as written."""
+    continued by ``\\`` and a nameless ``#define`` in ``#if 0`` stay as written.  A
+    header's guard pasted into the file after a local include lets its text in too
+    (the original skipped it: the testbench did not build; probe 29, F2)."""
     (tmp_path / "h.h").write_text("#pragma once\nconst int SCALE = 3;\n")
     (tmp_path / "usesn.h").write_text("#pragma once\nconst int SCALE = N / 16;\n")
     (tmp_path / "n16.h").write_text("#pragma once\n#define N 16\n")

@@ -532,8 +532,9 @@ def _preamble(unit: clangtu.Unit
     (macros defined after the last include are left out, no header reads them).
     The original's text then starts from the macros the preamble leaves, which its
     own later directives, replayed, keep (``#ifndef N`` / ``#define N 8`` after a header's
-    ``N``; ``#define assert(x)`` under ``__SYNTHESIS__``); only the kernel file's own
-    include guard is undefined (:func:`_include_guard`), or its text would be skipped.
+    ``N``; ``#define assert(x)`` under ``__SYNTHESIS__``); only include guards, the kernel
+    file's own and a header's pasted into it, are undefined (:func:`_include_guards`),
+    or their text would be skipped.
     A file named through a macro that clang opened is named as clang opened it."""
     scope = _FileScope.of(unit)
     opened = [c for c in scope.main if c.kind == ci.CursorKind.INCLUSION_DIRECTIVE]
@@ -572,13 +573,13 @@ def _preamble(unit: clangtu.Unit
                default=-1)
     kept_lines = [d for k, d in enumerate(kept_lines)
                   if k < last or d.keyword not in ("define", "undef")]
-    guard = _include_guard(kept_lines)
+    guards = _include_guards(kept_lines)
     hoisted = tuple(d.text for d in kept_lines if d.keyword == "namespace")
     order = {d.start: k for k, d in enumerate(clangtu.directive_lines(unit))}
     ran = tuple(order[d.start] for d in kept_lines
-                if d.keyword in ("define", "undef") and _macro_name(d) != guard)
+                if d.keyword in ("define", "undef") and _macro_name(d) not in guards)
     return (tuple(_as_opened(d, opened) for d in kept_lines)
-            + ((f"#undef {guard}",) if guard else ()), tuple(nested), hoisted, ran)
+            + tuple(f"#undef {guard}" for guard in guards), tuple(nested), hoisted, ran)
 
 
 @dataclass(frozen=True)
@@ -710,23 +711,37 @@ _GUARD_OPEN = re.compile(r"#\s*(?:ifndef\s+(\w+)|if\s+!\s*defined\s*\(?\s*(\w+)\
 _GUARD_DEFINE = re.compile(r"#\s*define\s+(\w+)\b")
 
 
-def _include_guard(lines: list[clangtu.DirectiveLine]) -> str | None:
-    """The kernel file's own include guard, ``#ifndef G`` / ``#define G`` first and
-    the ``#endif`` that closes it last: the preamble defines G, so the original's text
-    in ``namespace original``, whose macros take up where the preamble left them,
-    would be skipped without an ``#undef G``."""
-    if len(lines) < 3 or lines[-1].keyword != "endif":
-        return None
-    opened = _GUARD_OPEN.match(lines[0].text.strip())
-    defined = _GUARD_DEFINE.match(lines[1].text.strip())
-    name = opened and (opened.group(1) or opened.group(2))
-    if not name or not defined or defined.group(1) != name:
-        return None
+def _include_guards(lines: list[clangtu.DirectiveLine]) -> tuple[str, ...]:
+    """The include guards among the preamble's lines: a conditional group opened by
+    ``#ifndef G`` (or ``#if !defined(G)``) whose next line is ``#define G``, closed
+    by its own ``#endif``.  The preamble defines G, so the original's text in
+    ``namespace original``, whose macros take up where the preamble left them, would
+    skip the guarded code without an ``#undef G``: the kernel file's own guard
+    (around all of it, ``#define G`` with a value or not), and a header's pasted into
+    the file among other code (``#define G`` alone: a valued ``#ifndef N`` /
+    ``#define N 64`` gives a default, which a header may have set first)."""
+    found = []
+    for k in range(len(lines) - 1):
+        opened = _GUARD_OPEN.match(lines[k].text.strip())
+        defined = _GUARD_DEFINE.match(lines[k + 1].text.strip())
+        name = opened and (opened.group(1) or opened.group(2))
+        if not name or not defined or defined.group(1) != name:
+            continue
+        end = _group_end(lines, k)
+        whole = k == 0 and end == len(lines) - 1
+        if end is not None and (whole or not lines[k + 1].text.strip()[
+                defined.end():].strip()):
+            found.append(name)
+    return tuple(dict.fromkeys(found))
+
+
+def _group_end(lines: list[clangtu.DirectiveLine], start: int) -> int | None:
+    """The position of the ``#endif`` that closes the group opened at ``start``."""
     depth = 0
-    for k, d in enumerate(lines):
-        depth += d.keyword.startswith("if") - (d.keyword == "endif")
+    for k in range(start, len(lines)):
+        depth += lines[k].keyword.startswith("if") - (lines[k].keyword == "endif")
         if depth == 0:
-            return name if k == len(lines) - 1 else None
+            return k
     return None
 
 
