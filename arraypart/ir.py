@@ -368,7 +368,12 @@ class Loop:
     a ``return`` may end the loop before its last iteration.  ``skips``: a ``break``
     or ``continue`` of its own, or a ``return``, may skip the rest of its body (an exit
     of a loop inside it skips that loop's body only); ``breaks``: a ``break`` of its
-    own is among them.
+    own is among them.  ``text``: which text of the HLS tool holds a function's loop
+    (:func:`text_key`): None or ``()`` for the function's one text, shared by all its
+    calls (its arguments are run-time values there); a key of its own for a template
+    instantiation, and for each call of a function that ``#pragma HLS inline`` or
+    ``function_instantiate`` copies per call (its constant arguments are constants
+    there).
     """
 
     var: str
@@ -385,6 +390,7 @@ class Loop:
     early_exit: str | None = None
     skips: bool = False
     breaks: bool = False
+    text: tuple | None = None
 
     def __post_init__(self):
         if self.step == 0:
@@ -627,6 +633,26 @@ def member_arrays(array: Array, fields: list[str | None]) -> list[str]:
 # (DESIGN §2: the accesses of two branches never issue together); a loop with more
 # counts every branch at once, an over-approximation.
 MAX_BRANCH_PATHS = 16
+
+
+def text_key(loop: Loop) -> tuple:
+    """The loop's text (``Loop.text``): loops of one coordinate and one key are one
+    piece of code to the HLS tool, whatever constants the IR's copies hold."""
+    return (loop.coord, loop.text or ())
+
+
+def in_text(nodes: tuple[Node, ...], key: tuple) -> tuple[Node, ...]:
+    """``nodes`` with ``key`` as the text of every loop whose text is not decided yet
+    (those of the functions it calls have theirs)."""
+    out = []
+    for n in nodes:
+        if isinstance(n, Loop):
+            n = replace(n, body=in_text(n.body, key),
+                        text=key if n.text is None else n.text)
+        elif isinstance(n, If):
+            n = replace(n, then=in_text(n.then, key), orelse=in_text(n.orelse, key))
+        out.append(n)
+    return tuple(out)
 
 
 def branch_paths(loop: Loop) -> tuple[Loop, ...]:

@@ -187,34 +187,13 @@ class Scheme:
 
     def same_bank(self, x: tuple, y: tuple) -> bool:
         """Whether indexes ``x`` and ``y`` (tuples of expressions, None where
-        irregular) surely reach one bank at every point: in each dimension the bank
-        reads, equal, or differing by a constant ``delta_d`` that keeps the digit
-        (cyclic f: ``delta ≡ 0 (mod f)``; block or complete: 0, or two constants of
-        one digit); flat: ``sum alpha_d*delta_d ≡ 0 (mod N*B)`` (then
-        ``floor(alpha·x / B) mod N`` is the same).  False where it cannot tell."""
-        deltas = {}
-        for d in self.bank_dims():
-            if x[d] == y[d]:
-                continue
-            if x[d] is None or y[d] is None:
-                return False
-            form = E.affine_form(E.add(x[d], E.scale(-1, y[d])))
-            if form is None or form[0]:
-                return False
-            deltas[d] = form[1]
-        if self.kind == "flat":
-            total = sum(self.alpha[d] * delta for d, delta in deltas.items())
-            return total % (self.flat_banks * self.block) == 0
-        for d, factor, _, digit in self.bank_digits():
-            if d not in deltas:
-                continue
-            if self.dims[d].type == "cyclic" and deltas[d] % factor == 0:
-                continue
-            constant = isinstance(x[d], E.Const) and isinstance(y[d], E.Const)
-            if not constant or (E.evaluate(digit, {index_var(d): x[d].value})
-                                != E.evaluate(digit, {index_var(d): y[d].value})):
-                return False
-        return True
+        irregular) are one expression in every dimension the bank reads: only then
+        does the HLS tool, given one text for both (a function called twice, a
+        geometric loop's copies), know the bank at compile time.  ``buf[v]`` at
+        ``v = 0`` and ``v = 2`` under cyclic 2 reach one bank, but through
+        ``v % 2``, a run-time value in that text."""
+        return len(x) == len(y) and all(x[d] == y[d] and x[d] is not None
+                                        for d in self.bank_dims())
 
     def bank_dims(self) -> frozenset[int]:
         """The index dimensions the bank formula may read (a superset of its

@@ -741,7 +741,7 @@ void calls(int in[64], int out[64]) {
 #pragma HLS array_partition variable=buf TYPE dim=1
 #pragma HLS bind_storage variable=buf type=ram_1p
   wr(buf, in, 0);
-  wr(buf, in, 2);
+  wr(buf, in, SECOND);
   for (int i = 0; i < 64; i++) {
 #pragma HLS pipeline II=1
     out[i] = buf[0][i] + buf[3][i];
@@ -750,17 +750,71 @@ void calls(int in[64], int out[64]) {
 """
 
 
-@pytest.mark.parametrize("partition, ii", [("complete", 2), ("cyclic factor=2", 1)],
-                         ids=["moves", "same-banks"])
-def test_a_function_loop_is_one_site_in_every_call(tmp_path, capsys, partition, ii):
+@pytest.mark.parametrize("partition, second, ii", [
+    ("complete", 2, 2), ("cyclic factor=2", 2, 2), ("complete", 0, 1)],
+    ids=["moves", "same-banks", "same-subscript"])
+def test_a_function_loop_is_one_site_in_every_call(tmp_path, capsys, partition, second,
+                                                   ii):
     """``wr(buf, in, 0); wr(buf, in, 2)`` with ``buf[v]`` and ``buf[v + 1]``: under
     complete dim=1 the calls write banks 0, 1 and 2, 3, so v's bank is a run-time
-    value in the one text of wr (II 2 on ram_1p).  Under cyclic 2, both calls write
-    banks 0 and 1: the same in every call, so II 1 (the control)."""
+    value in the one text of wr (II 2 on ram_1p).  Under cyclic 2 both calls write
+    banks 0 and 1, but through ``v % 2``, a run-time value in that text too (the
+    first version called it II 1, probe 29b item 2).  Called twice with 0, the text's
+    v is the constant both calls give: II 1 (the control)."""
     path = tmp_path / "calls.c"
-    path.write_text(CALLS.replace("TYPE", partition))
+    path.write_text(CALLS.replace("TYPE", partition).replace("SECOND", str(second)))
     _, _, checked = api.check_kernel(path, as_written=True)
     assert [loop.achieved_ii for loop in checked.loops] == [ii, ii, 1]
     main(["check", "--trace", "--as-written", str(path)])
     out, err = capsys.readouterr()
     assert out.count(f"traced II {ii}: agrees") >= 2 and "disagrees" not in err
+
+
+INLINED_CALLS = """
+#ifdef TEMPLATE
+template <int v>
+static void wr(int buf[4][64], const int in[64]) {
+#else
+static void wr(int buf[4][64], const int in[64], int v) {
+#endif
+  PRAGMA
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    buf[v][i] = in[i];
+    buf[v + 1][i] = in[i] + 1;
+  }
+}
+void calls(int in[64], int out[64]) {
+  int buf[4][64];
+#pragma HLS array_partition variable=buf complete dim=1
+#pragma HLS bind_storage variable=buf type=ram_1p
+#ifdef TEMPLATE
+  wr<0>(buf, in);
+  wr<2>(buf, in);
+#else
+  wr(buf, in, 0);
+  wr(buf, in, 2);
+#endif
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[0][i] + buf[3][i];
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("head, pragma", [
+    ("", "#pragma HLS inline"), ("", "#pragma HLS function_instantiate variable=v"),
+    ("#define TEMPLATE\n", "")], ids=["inline", "function_instantiate", "template"])
+def test_a_call_the_tool_copies_is_a_text_of_its_own(tmp_path, capsys, head, pragma):
+    """A function inlined by pragma or instantiated per call, and each instantiation
+    of a template, is its own text with v a constant: buf[v] and buf[v + 1] are fixed
+    banks in each, II 1 on ram_1p.  The first version of the one-text rule merged
+    them and claimed II 2 (probe 29b, items 4-5)."""
+    path = tmp_path / "calls.cpp"
+    path.write_text(head + INLINED_CALLS.replace("PRAGMA", pragma))
+    _, _, checked = api.check_kernel(path, as_written=True)
+    assert [loop.achieved_ii for loop in checked.loops] == [1, 1, 1]
+    main(["check", "--trace", "--as-written", str(path)])
+    out, err = capsys.readouterr()
+    assert out.count("traced II 1: agrees") == 3 and "disagrees" not in err

@@ -75,7 +75,7 @@ def check_kernel(kernel: ir.Kernel, bankings: Mapping[str, Banking], *,
     totals = _Totals()
     found = tuple(regions(kernel))
     sites = _rule_sites(found, kernel, memories, deadline) if rule else {}
-    loops = tuple(_check_region(r, kernel, memories, totals, sites.get(r.loop.coord),
+    loops = tuple(_check_region(r, kernel, memories, totals, sites.get(ir.text_key(r.loop)),
                                 deadline)
                   for r in found)
     maps = tuple(check_map(a, full[a.name]) for a in kernel.arrays if a.name in bankings)
@@ -280,15 +280,15 @@ def _check_path(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
 
 def _rule_sites(found: tuple[Region, ...], kernel: ir.Kernel, memories: dict[str, _Memory],
                 deadline: Deadline | None) -> dict:
-    """Per concurrent loop (by coordinate), :func:`_static_sites` over all its
-    instances together: a loop with a geometric step lowered once per value, a
+    """Per concurrent loop text (:func:`ir.text_key`), :func:`_static_sites` over all
+    its instances together: a loop with a geometric step lowered once per value, a
     function's loop inlined once per call.  The HLS tool has one piece of code for
     them, so a bank constant in each instance but not the same in all moves at run
     time (``buf[m][i]`` under ``for (m = 1; m < 8; m += m)``)."""
     sizes = frozenset(p.name for p in kernel.params)
     instances: dict = {}
     for region in found:
-        instances.setdefault(region.loop.coord, []).append(region)
+        instances.setdefault(ir.text_key(region.loop), []).append(region)
     return {coord: _static_sites(mine, memories, sizes, deadline)
             for coord, mine in instances.items()}
 
@@ -300,10 +300,12 @@ def _static_sites(instances: list[Region], memories: dict[str, _Memory],
     one value in this run, but no compile-time value for the scheduler;
     :func:`moves_with_sizes`), and per array the digits its other sites keep
     (:meth:`BankSpan.fixed`).  An access is one site in every instance
-    (:func:`_site_names`)."""
+    (:func:`_site_names`), and a site whose subscript differs between instances in a
+    dimension the bank reads is no static one (``Scheme.same_bank``)."""
     span = BankSpan()
     moving = set()
     members: dict = {}  # site name -> ids of its (counted) accesses
+    texts: dict = {}  # site name -> its index in the bank's dimensions, per instance
     for region in instances:
         names = _site_names(region)
         for _, emitted, _ in _chunks(region, deadline):
@@ -313,10 +315,15 @@ def _static_sites(instances: list[Region], memories: dict[str, _Memory],
                     counted = memory.counted(a)
                     name = names.get(id(a), id(a))
                     members.setdefault(name, set()).add(id(counted))
+                    texts.setdefault(name, set()).add(tuple(
+                        counted.index[d] for d in sorted(memory.banking.scheme.bank_dims())))
                     span.add(site_cells(counted, e.frame, memory.banking), memory.banking,
                              name)
                     if moves_with_sizes(counted, memory.banking, sizes):
                         moving.add(name)
+    # one text, two subscripts (buf[v] at v = 0 and 2): the bank is a run-time value
+    # of that text even where the instances' banks coincide
+    moving.update(name for name, seen in texts.items() if len(seen) > 1)
     static = frozenset(key for key in span.static() if key[0] not in moving)
     bankings = {name: m.banking for name, m in memories.items()}
     return RuleSites(frozenset((access, lane) for name, lane in static

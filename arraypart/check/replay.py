@@ -184,7 +184,8 @@ def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
            site_fields: tuple[str | None, ...] = (),
            checkpoint: Callable[[], None] = no_checkpoint,
            windows: np.ndarray | None = None,
-           sources: np.ndarray | None = None) -> Replay:
+           sources: np.ndarray | None = None,
+           moving: np.ndarray | None = None) -> Replay:
     """Replay the records at ``path``; ``memories`` by array id (arrays missing are
     not counted), ``read_copies[site]`` the copy a site's reads use (``RECORDED``:
     the record's own), ``claims`` by loop id, ``site_fields[site]`` the struct member
@@ -192,11 +193,14 @@ def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
     :func:`window_key` of each (loop, site) whose reads come from an array_stencil
     window, all of them one read of the buffer's feed in a step (``ir.Access.window``);
     ``sources[loop]``: the loop's text, one for the calls a loop is split into (by
-    default each loop its own)."""
+    default each loop its own); ``moving``: sites whose subscript differs between the
+    calls of one text where the bank reads it (``buf[v]`` at v = 0 and 2), dynamic
+    under the rule whatever values a run shows."""
     counted = {a: m for a, m in memories.items() if not m.banking.scheme.registers}
     if sources is None:
         sources = np.arange(len(loops), dtype=np.int64)
-    dynamic = _Dynamic.of(path, counted, sources, checkpoint) if rule else None
+    moving = np.zeros(0, np.int64) if moving is None else moving
+    dynamic = _Dynamic.of(path, counted, sources, moving, checkpoint) if rule else None
     state = _State(len(loops), claims)
     outside: dict[tuple[int, int], OutOfBounds] = {}
     total = 0
@@ -289,18 +293,22 @@ class _Dynamic:
     keys: dict[int, np.ndarray]
     kept: dict[int, tuple[tuple[int, int, int], ...]]
     sources: np.ndarray
+    moving: np.ndarray
 
     @staticmethod
     def of(path: Path, memories: Mapping[int, Memory], sources: np.ndarray,
-           checkpoint: Callable[[], None]) -> "_Dynamic":
+           moving: np.ndarray, checkpoint: Callable[[], None]) -> "_Dynamic":
         # (array, key, -1 bank or d) -> [lo, hi]
         spans: dict[tuple[int, int, int], list[int]] = {}
+        unknowing: set[int] = set()  # arrays a moving site reaches: no digit is kept
         for rows in chunks(path, checkpoint=checkpoint):
             for a, m in memories.items():
                 mine = rows[(rows["array"] == a) & (rows["flat"] >= 0)
                             & (rows["flat"] < m.array.size)]
                 if not mine.size:
                     continue
+                if np.isin(mine["site"], moving).any():
+                    unknowing.add(a)
                 keys, inverse = np.unique(_site_keys(mine, sources), return_inverse=True)
                 values = [(-1, bank_of(m.banking, mine["flat"]))] + [
                     (d, x) for d, x in digits_of(m.banking, mine["flat"])]
@@ -320,10 +328,10 @@ class _Dynamic:
         for a, m in memories.items():
             mine = dynamic[a]
             kept[a] = tuple((d, f, stride) for d, f, stride, _ in
-                            m.banking.scheme.bank_digits() if mine and all(
-                                spans[a, k, d][0] == spans[a, k, d][1] for k in mine))
+                            m.banking.scheme.bank_digits() if mine and a not in unknowing
+                            and all(spans[a, k, d][0] == spans[a, k, d][1] for k in mine))
         return _Dynamic({a: np.array(sorted(ks), np.int64) for a, ks in dynamic.items()},
-                        kept, sources)
+                        kept, sources, moving)
 
     def banks(self, a: int, banking: Banking, flat: np.ndarray
               ) -> tuple[np.ndarray, np.ndarray, Callable[[np.ndarray], np.ndarray]]:
@@ -391,8 +399,8 @@ def _uses(rows: np.ndarray, memories: Mapping[int, Memory], read_copies: np.ndar
         cols = {k: np.repeat(np.asarray(v, np.int64), reps) for k, v in cols.items()}
         cols["copy"] = np.repeat(copy, reps) + _ramp(reps)
         if dynamic is not None:
-            spread = np.repeat(np.isin(_site_keys(mine, dynamic.sources), dynamic.keys[a]),
-                               reps)
+            spread = np.repeat(np.isin(_site_keys(mine, dynamic.sources), dynamic.keys[a])
+                               | np.isin(mine["site"], dynamic.moving), reps)
             reach, fixed, rest = dynamic.banks(a, m.banking, cols["flat"])
             banks = np.where(spread, reach, 1)
             cols = {k: np.repeat(v, banks) for k, v in cols.items()}

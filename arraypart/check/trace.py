@@ -32,7 +32,7 @@ from ..poly.model import CycleGroup
 from ..scheme import Banking, none_scheme
 from . import calls
 from .addresses import AddressCheck, compare
-from .instrument import Instrumented, instrument
+from .instrument import Instrumented, Site, instrument
 from .replay import (RECORDED, Claim, LoopReplay, Memory, Replay, no_checkpoint, replay,
                      window_key)
 from .unwritten import uninitialized_locals, unwritten_reads
@@ -309,11 +309,28 @@ def _overfull_text(loop: LoopReplay, label: str) -> str:
                      + ["  " + a.format(first.array) for a in first.accesses])
 
 
-def _sources(coords: Sequence[Coord]) -> np.ndarray:
-    """Per loop id, the first id of its coordinate: the calls a loop is split into
-    are one piece of code (the scheduling rule's static sites span them all)."""
-    first: dict[Coord, int] = {}
-    return np.array([first.setdefault(c, n) for n, c in enumerate(coords)], np.int64)
+def _moving_sites(sites: Sequence[Site], groups: Sequence[CycleGroup],
+                  bankings: Mapping[str, Banking]) -> np.ndarray:
+    """The sites at a reference whose subscript differs between the instances of its
+    loop's text where the bank reads it (``LaneAccess.instances``,
+    ``Scheme.same_bank``): the run shows each call's values, not that the text's
+    bank is a run-time value there."""
+    places = {a.coord for g in groups for a in g.accesses
+              if a.array in bankings and not all(
+                  bankings[a.array].scheme.same_bank(a.index, other) for other in a.instances)}
+    return np.array([n for n, site in enumerate(sites) if site.coord in places], np.int64)
+
+
+def _sources(coords: Sequence[Coord], members: Sequence[Sequence[int]],
+             groups: Sequence[CycleGroup]) -> np.ndarray:
+    """Per loop id, the first id of its text (its coordinate and the model's
+    ``CycleGroup.text`` of its instances): the calls a loop is split into are one
+    piece of code unless a pragma or a template gives each its own (the scheduling
+    rule's static sites span every call of one text)."""
+    text = {g.instance: g.text for g in groups}
+    keys = [(c, text.get(mine[0], ()) if mine else ()) for c, mine in zip(coords, members)]
+    first: dict = {}
+    return np.array([first.setdefault(k, n) for n, k in enumerate(keys)], np.int64)
 
 
 def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking],
@@ -358,7 +375,8 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
                     _read_copies(kernel, inst, memories), claimed, rule=rule,
                     site_fields=_site_fields(kernel, inst), checkpoint=checkpoint,
                     windows=_window_keys(windows, loops.coords, inst),
-                    sources=_sources(loops.coords))
+                    sources=_sources(loops.coords, loops.members, groups),
+                    moving=_moving_sites(inst.sites, groups, bankings))
     # Every path of a loop holds its accesses outside data-dependent ifs, compared on
     # the first path's groups; those inside them are looked up on every path's.
     exiting, ended = _early_exits(kernel.body)

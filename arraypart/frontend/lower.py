@@ -588,7 +588,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
             refs = callee.array_refs
             self._ref_ids = {id(r): self._next_ref + k for k, r in enumerate(refs)}
             self._next_ref += len(refs)
-            return list(self._function_body(callee))
+            return list(ir.in_text(self._function_body(callee), self._text_of(callee)))
         finally:
             self._calls.pop()
             (self._visible, state, self._scalars, self._types, self._range_log, self._blocks,
@@ -597,6 +597,20 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
             self._restore(state)
             self._constants.clear()
             self._constants.update(constants)
+
+    def _text_of(self, callee: N.FuncDef) -> tuple:
+        """The key of the text the HLS tool schedules this call's copy of ``callee`` in
+        (``ir.Loop.text``): its own per call when a pragma among those that open its
+        body inlines or instantiates it, the instantiation's for a template, else the
+        function's one text."""
+        for node in callee.body.items if callee.body is not None else ():
+            if not isinstance(node, N.Pragma):
+                continue
+            pragma = self._pragmas.parse(node)
+            if pragma is not None and (pragma.kind == "function_instantiate" or (
+                    pragma.kind == "inline" and not self._pragmas.off(pragma))):
+                return ("call", self._inlined_calls)
+        return ("instance", callee.instance) if callee.instance else ()
 
     def _bound_streams(self, call: N.FuncCall, callee: N.FuncDef) -> dict[str, StreamPort]:
         """The callee's stream parameters that name a FIFO port of the top: each bound

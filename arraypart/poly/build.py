@@ -195,7 +195,7 @@ def _groups(found: Collector, arrays: Mapping[str, ir.Array], sizes: frozenset[s
                 frame.root.unroll is None and not any(m.access.ref_id in stepped
                                                       for m in view),
                 members[0].path, instance[id(frame.root)], frame.descending,
-                frozenset(frame.time_vars) & sizes))
+                frozenset(frame.time_vars) & sizes, frame.root.text or ()))
     return site_instances(groups)
 
 
@@ -204,8 +204,8 @@ def site_instances(groups: list[CycleGroup]) -> tuple[CycleGroup, ...]:
     site takes in the other instances of its loop.  A site is one reference text at
     one lane: (loop, array, member, reference coordinate, kind, lane values) and its
     ordinal among the group's accesses of that key (a macro puts several references
-    at one coordinate).  Instances are the groups of one loop coordinate, whatever
-    their ``instance`` number."""
+    at one coordinate).  Instances are the groups of one loop coordinate and text
+    (``CycleGroup.text``), whatever their ``instance`` number."""
     indexes: dict[tuple, dict] = {}
     keyed = [_site_keys(g) for g in groups]
     for g, keys in zip(groups, keyed):
@@ -221,7 +221,7 @@ def _site_keys(group: CycleGroup) -> list[tuple]:
     seen: dict[tuple, int] = {}
     keys = []
     for a in group.accesses:
-        key = (group.coord, a.array, a.field, a.coord, a.kind, a.lane)
+        key = (group.coord, group.text, a.array, a.field, a.coord, a.kind, a.lane)
         seen[key] = seen.get(key, -1) + 1
         keys.append(key + (seen[key],))
     return keys

@@ -39,8 +39,8 @@ class LaneAccess:
     decide (one inside unrolled lanes), the ``if``'s instance in this lane and the
     branch taken: two lanes with one instance and different branches never run in one
     iteration (:func:`exclusive`).  ``instances``: the site's other indexes in the
-    other instances of its loop (a loop with a geometric step lowered once per value,
-    a function's loop inlined once per call; :func:`.build.site_instances`), where
+    other instances of its loop's text (a loop with a geometric step lowered once per
+    value, a function's loop inlined once per call; :func:`.build.site_instances`), where
     they differ from ``index``: the HLS tool has one piece of code for all of them,
     so a bank constant in each instance but not the same in all is no compile-time
     value.
@@ -98,7 +98,9 @@ class CycleGroup:
     variable falls from one iteration to the next (the loop counts down).  ``sizes``:
     the time variables that are run-time sizes (one value per run, but none at compile
     time: a bank that moves with one is no compile-time value, and no phase switch,
-    which rotates over iterators, makes it one).
+    which rotates over iterators, makes it one).  ``text``: the loop's ``ir.Loop.text``
+    (``()``: its function's one text); the groups of one coordinate and text are one
+    piece of code to the HLS tool (``LaneAccess.instances``).
     """
 
     loop: str
@@ -115,6 +117,7 @@ class CycleGroup:
     instance: int = 0
     descending: bool = False
     sizes: frozenset[str] = frozenset()
+    text: tuple = ()
 
 
 @dataclass(frozen=True, eq=False)
