@@ -489,13 +489,17 @@ AP_INT_BINOP(^, logic, for (int i = 0; i < _AP_R::_AP_NW; ++i) r.w_[i] = a.word(
 #undef AP_INT_BINOP
 
 namespace ap_detail {
-// Truncating signed or unsigned division of a by b at n words (C semantics).
-template <int _AP_N>
+// Truncating signed or unsigned division of a by b, _AP_W-bit values in n words (C
+// semantics).  A negative operand's magnitude is its negation at _AP_W bits: the words
+// above _AP_W hold zeros, not the sign.
+template <int _AP_N, int _AP_W>
 inline void divide(const uint64_t* a, bool an, const uint64_t* b, bool bn, uint64_t* q,
                    uint64_t* r) {
   uint64_t ua[_AP_N], ub[_AP_N];
   if (an) negate(a, ua, _AP_N); else for (int i = 0; i < _AP_N; ++i) ua[i] = a[i];
   if (bn) negate(b, ub, _AP_N); else for (int i = 0; i < _AP_N; ++i) ub[i] = b[i];
+  ua[_AP_N - 1] &= top_mask(_AP_W);
+  ub[_AP_N - 1] &= top_mask(_AP_W);
   bool zero = true;
   for (int i = 0; i < _AP_N; ++i) zero = zero && ub[i] == 0;
   if (zero) {  // division by zero: 0, as undefined behaviour needs some value
@@ -516,7 +520,8 @@ inline typename ap_detail::rtype<_AP_RA::width, _AP_RA::sign_flag, _AP_RB::width
 operator/(const _AP_A& a_in, const _AP_B& b_in) {
   typedef ap_int_base<ap_detail::ap_cap(ap_detail::ap_max(_AP_RA::width, _AP_RB::width) + 2), true> _AP_T;
   _AP_T a{_AP_RA(a_in)}, b{_AP_RB(b_in)}, q, r;
-  ap_detail::divide<_AP_T::_AP_NW>(a.w_, a.is_neg(), b.w_, b.is_neg(), q.w_, r.w_);
+  ap_detail::divide<_AP_T::_AP_NW, _AP_T::width>(a.w_, a.is_neg(), b.w_, b.is_neg(), q.w_,
+                                                  r.w_);
   q.normalize();
   return q;
 }
@@ -526,7 +531,8 @@ inline typename ap_detail::rtype<_AP_RA::width, _AP_RA::sign_flag, _AP_RB::width
 operator%(const _AP_A& a_in, const _AP_B& b_in) {
   typedef ap_int_base<ap_detail::ap_cap(ap_detail::ap_max(_AP_RA::width, _AP_RB::width) + 2), true> _AP_T;
   _AP_T a{_AP_RA(a_in)}, b{_AP_RB(b_in)}, q, r;
-  ap_detail::divide<_AP_T::_AP_NW>(a.w_, a.is_neg(), b.w_, b.is_neg(), q.w_, r.w_);
+  ap_detail::divide<_AP_T::_AP_NW, _AP_T::width>(a.w_, a.is_neg(), b.w_, b.is_neg(), q.w_,
+                                                  r.w_);
   r.normalize();
   return r;
 }

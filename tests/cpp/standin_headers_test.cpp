@@ -51,6 +51,11 @@ static void integers() {
   CHECK(ap_int<8>(200) == -56);
   CHECK(ap_uint<8>(3.9) == 3 && ap_int<8>(-3.9) == -3);
   CHECK(ap_int<8>(-7) / 2 == -3 && ap_int<8>(-7) % 2 == -1);  // C truncation
+  // a negative divisor: its magnitude is taken at the operands' width (it was taken
+  // over whole words, 10 / -2 gave 0; probe 29b)
+  CHECK(ap_int<8>(10) / -2 == -5 && ap_int<8>(10) / ap_int<8>(-2) == -5);
+  CHECK(ap_int<16>(-100) / -3 == 33 && ap_int<8>(10) % -3 == 1);
+  CHECK(ap_int<100>(-1000) / ap_int<70>(-7) == 142 && ap_int<100>(1000) % -7 == 6);
   CHECK((ap_uint<8>(0x81) << 1) == 2);                        // shifts keep the type
   CHECK((ap_int<8>(-128) >> 1) == -64);                       // arithmetic shift
   CHECK((ap_uint<8>(0xF0) | ap_uint<8>(0x0F)) == 0xFF);
