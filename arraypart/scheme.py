@@ -185,7 +185,7 @@ class Scheme:
             dims = frozenset(d for d in dims if index[d] is not None)
         return dims or frozenset()
 
-    def same_bank(self, x: tuple, y: tuple) -> bool:
+    def same_subscript(self, x: tuple, y: tuple) -> bool:
         """Whether indexes ``x`` and ``y`` (tuples of expressions, None where
         irregular) are one expression in every dimension the bank reads: only then
         does the HLS tool, given one text for both (a function called twice, a

@@ -339,16 +339,16 @@ def _static(scheme: Scheme, shape: GroupShape) -> bool:
 
 
 def instances_agree(scheme: Scheme, shape: GroupShape) -> bool:
-    """Every lane reaches the same bank in every instance of its loop
-    (``LaneAccess.instances``; :meth:`Scheme.same_bank`): else the HLS tool, which has
-    one piece of code for them all, sees a bank that changes at run time, and no
-    phase switch (over the iterators) makes it constant."""
+    """Every lane has one subscript, where the bank reads it, in every instance of its
+    loop's text (``LaneAccess.instances``; :meth:`Scheme.same_subscript`): else the HLS
+    tool, which has one piece of code for them all, sees a bank that changes at run
+    time, and no phase switch (over the iterators) makes it constant."""
     return all(lane_agrees(scheme, lane) for lane in shape.lanes)
 
 
 def lane_agrees(scheme: Scheme, lane) -> bool:
     """:func:`instances_agree` for one lane."""
-    return all(scheme.same_bank(lane.index, other) for other in lane.instances)
+    return all(scheme.same_subscript(lane.index, other) for other in lane.instances)
 
 
 def _lane_static(scheme: Scheme, shape: GroupShape, lane) -> bool:

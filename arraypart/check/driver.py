@@ -301,7 +301,7 @@ def _static_sites(instances: list[Region], memories: dict[str, _Memory],
     :func:`moves_with_sizes`), and per array the digits its other sites keep
     (:meth:`BankSpan.fixed`).  An access is one site in every instance
     (:func:`_site_names`), and a site whose subscript differs between instances in a
-    dimension the bank reads is no static one (``Scheme.same_bank``)."""
+    dimension the bank reads is no static one (``Scheme.same_subscript``)."""
     span = BankSpan()
     moving = set()
     members: dict = {}  # site name -> ids of its (counted) accesses
