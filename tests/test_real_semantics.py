@@ -2796,3 +2796,33 @@ def test_a_parameter_the_callee_assigns_follows_its_assignments(tmp_path, value,
     if HAVE_GXX:
         assert_the_testbench_passes(compiled, tmp_path)
         assert_the_trace_agrees(compiled, tmp_path, ports=2)
+
+
+# A macro's statement written as do { ... } while (0): its body runs once.  It was a
+# loop of a fresh trip count, with an uncountable-loop warning, a run-time size and
+# every subscript through its scalars irregular (probe 29b item 10).
+DO_WHILE_ZERO = """
+#define SWAP(a, b) do { int t = (a); (a) = (b); (b) = t; } while (0)
+#define BUMP(x) do { x += 3; } while (0)
+void dw(const int A[64], int out[16]) {
+  int lo = 0, hi = 1;
+  SWAP(lo, hi);
+  BUMP(hi);
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    out[i] = A[2 * i + lo] + A[2 * i + hi];
+  }
+}
+"""
+
+
+def test_do_while_zero_is_straight_code(tmp_path):
+    compiled = compile_text(tmp_path, "dw", DO_WHILE_ZERO)
+    report = compiled.report
+    assert not report.kernel.params and not report.warnings, report.warnings
+    assert [loop.name for loop in report.model.loops] == ["L8"]
+    reads = [a for g in report.model.array("A").groups for a in g.accesses]
+    assert all(a.regular for a in reads) and len(reads) == 2
+    if HAVE_GXX:
+        assert_the_testbench_passes(compiled, tmp_path)
+        assert_the_trace_agrees(compiled, tmp_path, ports=2)

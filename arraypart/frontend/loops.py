@@ -73,6 +73,11 @@ class LoopLowering:
         header = 0
         while header < len(items) and isinstance(items[header], N.Pragma):
             header += 1
+        if (node.post_test and header == 0 and not _escapes(items)
+                and S.side_effect(node.cond) is None
+                and quasi_affine(node.cond, self._scope()) == E.const(0)):
+            # do { ... } while (0), a macro's statement: its body runs once, straight
+            return list(self._statement(node.stmt))
         counted_down = _counted_down(node.cond) if node.next is None else None
         if node.post_test and counted_down is None:
             return self._counter_loop(node, label, items, header)
