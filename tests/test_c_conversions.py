@@ -354,6 +354,26 @@ def test_an_iterator_that_wraps_before_its_loop_ends_is_a_located_error(header, 
         error.value)
 
 
+@pytest.mark.parametrize("header, located", [
+    ("uint8_t i = 255; i != 0; i++", True), ("int i = 3; i != -1; i--", False),
+    ("int i = 2; i != 1; i--", False), ("uint8_t i = 0; i != 3; i--", True)])
+def test_a_not_equal_loop_that_starts_past_its_bound_is_a_located_error(header, located,
+                                                                        tmp_path):
+    """``for (uint8_t i = 255; i != 0; i++)`` runs once, until i wraps to 0; it was
+    read as ``i < 0``, no trip, and its pipeline's reads were never counted (check
+    claimed II 1 where the recorded run needs II 4; probe 29b item 7)."""
+    path = tmp_path / "ne.c"
+    path.write_text("#include <stdint.h>\nvoid ne(int a[512], int out[512]) {\n"
+                    f"  for ({header}) {{\n#pragma HLS pipeline II=1\n"
+                    "    out[3 * i + 4] = a[i + 4] + a[i + 5];\n  }\n}\n")
+    if not located:
+        arraypart.analyze(path)
+        return
+    with pytest.raises(KernelError) as error:
+        arraypart.analyze(path)
+    assert error.value.coord.line == 3 and "wrapping around" in str(error.value)
+
+
 def test_an_iterator_whose_type_holds_its_end_value_is_fine(tmp_path):
     path = tmp_path / "fits.c"
     path.write_text("#include <stdint.h>\nvoid fits(int a[512], int out[512]) {\n"

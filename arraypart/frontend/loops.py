@@ -949,7 +949,8 @@ class LoopLowering:
         a start or limit that is none of these, a fresh size (:meth:`_fresh_size`).
         ``body``: the loop's statements and header steps."""
         increasing = step > 0
-        if op == "!=":
+        different = op == "!="
+        if different:
             if step not in UNIT_STEPS:
                 raise KernelError(cond.coord, "a '!=' loop condition needs a step "
                                                     "of +1 or -1")
@@ -968,6 +969,8 @@ class LoopLowering:
             bound = self._fresh_size(limit, "bound", body, upper=increasing)
         if step not in UNIT_STEPS and len(init) != 1:
             raise KernelError(start.coord, "a strided loop needs a single start")
+        if different:
+            _check_reaches(init, bound, increasing, cond)
         shift = {"<": -1, ">": 1}.get(op, 0)
         return init, tuple(E.add(b, E.const(shift)) for b in bound)
 
@@ -1115,6 +1118,23 @@ def _escapes(items, keywords: tuple[str, ...] = ("break", "continue")) -> bool:
     loop inside it) is among ``items``: then an iteration may skip the rest of its
     body."""
     return any(item is not None and N.leaves(item, keywords) for item in items)
+
+
+def _check_reaches(init: tuple[E.Expr, ...], bound: tuple[E.Expr, ...], increasing: bool,
+                   cond: N.Node) -> None:
+    """A ``!=`` loop whose constant start lies past its constant bound in the direction
+    of its step (``for (uint8_t j = 255; j != 0; j++)``) reaches the bound only when
+    the iterator wraps around (or never): a located error, not the ``<`` loop of no
+    trip it would be read as."""
+    if len(init) != 1 or len(bound) != 1 or not all(
+            isinstance(e, E.Const) for e in (init[0], bound[0])):
+        return
+    start, stop = init[0].value, bound[0].value
+    if (start > stop) if increasing else (start < stop):
+        raise KernelError(cond.coord, (
+            f"this '!=' loop starts at {start}, past {stop} in the direction of its step: "
+            "the iterator reaches it only by wrapping around its type (or never), which "
+            "arraypart does not model; write the loop over the values it runs"))
 
 
 def _comma_parts(node: N.Node) -> list[N.Node]:
