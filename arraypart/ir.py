@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from itertools import product
 from math import prod
-from typing import Any, Callable, Iterator, Mapping, TypeVar, Union
+from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar, Union
 
 from .errors import Coord
 from .expr import Expr, const, floordiv, mod, variables as expr_variables
@@ -633,6 +633,19 @@ def member_arrays(array: Array, fields: list[str | None]) -> list[str]:
 # (DESIGN §2: the accesses of two branches never issue together); a loop with more
 # counts every branch at once, an over-approximation.
 MAX_BRANCH_PATHS = 16
+
+
+def ordinal_keys(items: Iterable, key: Callable[[object], tuple]) -> list[tuple]:
+    """``key(item)`` of each item with its ordinal among the items of that key: one
+    reference's name in every copy of its loop's text (a macro puts several
+    references at one coordinate, told apart by their order)."""
+    seen: dict[tuple, int] = {}
+    out = []
+    for item in items:
+        base = key(item)
+        seen[base] = seen.get(base, -1) + 1
+        out.append(base + (seen[base],))
+    return out
 
 
 def text_key(loop: Loop) -> tuple:

@@ -289,8 +289,8 @@ def _rule_sites(found: tuple[Region, ...], kernel: ir.Kernel, memories: dict[str
     instances: dict = {}
     for region in found:
         instances.setdefault(ir.text_key(region.loop), []).append(region)
-    return {coord: _static_sites(mine, memories, sizes, deadline)
-            for coord, mine in instances.items()}
+    return {text: _static_sites(mine, memories, sizes, deadline)
+            for text, mine in instances.items()}
 
 
 def _static_sites(instances: list[Region], memories: dict[str, _Memory],
@@ -336,13 +336,9 @@ def _site_names(region: Region) -> dict[int, tuple]:
     coordinate, kind, array and member, and its ordinal among the loop's accesses of
     those (a macro puts several references at one coordinate); the same in every
     instance of the loop."""
-    seen: dict[tuple, int] = {}
-    names = {}
-    for a in ir.accesses(region.loop.body):
-        base = (a.coord, a.kind, a.array, a.field)
-        seen[base] = seen.get(base, -1) + 1
-        names[id(a)] = base + (seen[base],)
-    return names
+    accesses = list(ir.accesses(region.loop.body))
+    return dict(zip(map(id, accesses), ir.ordinal_keys(
+        accesses, lambda a: (a.coord, a.kind, a.array, a.field))))
 
 
 def _count_dynamic(run: _Run, sites: RuleSites, dynamic: dict[ir.Access, int]) -> None:

@@ -207,7 +207,8 @@ def site_instances(groups: list[CycleGroup]) -> tuple[CycleGroup, ...]:
     at one coordinate).  Instances are the groups of one loop coordinate and text
     (``CycleGroup.text``), whatever their ``instance`` number."""
     indexes: dict[tuple, dict] = {}
-    keyed = [_site_keys(g) for g in groups]
+    keyed = [ir.ordinal_keys(g.accesses, lambda a, g=g: (
+        g.coord, g.text, a.array, a.field, a.coord, a.kind, a.lane)) for g in groups]
     for g, keys in zip(groups, keyed):
         for key, a in zip(keys, g.accesses):
             indexes.setdefault(key, {})[a.index] = None
@@ -216,15 +217,6 @@ def site_instances(groups: list[CycleGroup]) -> tuple[CycleGroup, ...]:
         if len(indexes[key]) > 1 else a for key, a in zip(keys, g.accesses)))
         for g, keys in zip(groups, keyed))
 
-
-def _site_keys(group: CycleGroup) -> list[tuple]:
-    seen: dict[tuple, int] = {}
-    keys = []
-    for a in group.accesses:
-        key = (group.coord, group.text, a.array, a.field, a.coord, a.kind, a.lane)
-        seen[key] = seen.get(key, -1) + 1
-        keys.append(key + (seen[key],))
-    return keys
 
 
 def _unrouted(found: Collector) -> set[tuple[int, str]]:
