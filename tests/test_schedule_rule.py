@@ -818,3 +818,86 @@ def test_a_call_the_tool_copies_is_a_text_of_its_own(tmp_path, capsys, head, pra
     main(["check", "--trace", "--as-written", str(path)])
     out, err = capsys.readouterr()
     assert out.count("traced II 1: agrees") == 3 and "disagrees" not in err
+
+
+SOME_CALLS = """
+static void rd(int buf[4][64], int out[64], int v, int n, int extra) {
+  for (int i = 0; i < n; i++) {
+#pragma HLS pipeline II=1
+#pragma HLS loop_tripcount max=64
+    int s = buf[0][i];
+    if (extra) s += buf[v][i];
+    out[i] = s;
+  }
+}
+void some(int in[64], int o1[64], int o2[64]) {
+  int buf[4][64];
+#pragma HLS array_partition variable=buf complete dim=1
+#pragma HLS bind_storage variable=buf type=ram_1p
+  for (int r = 0; r < 4; r++)
+    for (int i = 0; i < 64; i++) buf[r][i] = in[i] + r;
+  rd(buf, o1, 1, 64, 1);
+  rd(buf, o2, 3, SECOND);
+}
+"""
+
+
+@pytest.mark.parametrize("second", ["64, 0", "0, 1"], ids=["pruned", "zero-trip"])
+def test_a_site_that_runs_in_one_call_only_is_a_run_time_bank(tmp_path, capsys, second):
+    """``buf[v][i]`` runs in the first call only: an ``if`` on a constant argument
+    prunes it from the second, or the second's loop runs no iteration.  Its bank is 1
+    wherever it runs, but rd's one text holds ``buf[v]`` with v a run-time value: it
+    takes a port of every bank, bank 0 gets it and ``buf[0][i]``, II 2 on ram_1p,
+    and the one schedule serves both calls.  The checker and the replay claimed
+    II 1 (probe 29b item 1)."""
+    path = tmp_path / "some.c"
+    path.write_text(SOME_CALLS.replace("SECOND", second))
+    _, _, checked = api.check_kernel(path, as_written=True)
+    assert [loop.achieved_ii for loop in checked.loops] == [1, 2, 2]
+    assert "one piece of code with call 1 of 2" in checked.loops[2].format()
+    main(["check", "--trace", "--as-written", str(path)])
+    out, err = capsys.readouterr()
+    assert "traced II 2: agrees" in out and "disagrees" not in err
+
+
+TWO_ARRAYS = """
+static void wr(int buf[4][64], const int in[64], int v) {
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    buf[v][i] = in[i];
+    buf[v + 1][i] = in[i] + 1;
+  }
+}
+void two(int in[64], int out[64]) {
+  int a[4][64];
+  int b[4][64];
+#pragma HLS array_partition variable=a complete dim=1
+#pragma HLS array_partition variable=b complete dim=1
+#pragma HLS bind_storage variable=a type=ram_1p
+#pragma HLS bind_storage variable=b type=ram_1p
+  wr(a, in, 0);
+  wr(b, in, SECOND);
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    out[i] = a[0][i] + a[1][i] + b[2][i] + b[3][i];
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("second, ii", [(2, 2), (0, 1)], ids=["moves", "same-subscript"])
+def test_one_function_text_is_one_site_whichever_array_it_is_given(tmp_path, capsys,
+                                                                   second, ii):
+    """``wr(a, in, 0); wr(b, in, 2)``: one text of wr, whose ``buf[v]`` is a run-time
+    bank whichever array the call wires to it, as for ``wr(buf, 0); wr(buf, 2)``:
+    II 2 on ram_1p.  Each call was judged alone per array and claimed II 1 (probe
+    29b item 3).  With v = 0 in both calls the text's v is that constant: II 1."""
+    path = tmp_path / "two.c"
+    path.write_text(TWO_ARRAYS.replace("SECOND", str(second)))
+    _, _, checked = api.check_kernel(path, as_written=True)
+    assert [loop.achieved_ii for loop in checked.loops] == [ii, ii, 1]
+    main(["check", "--trace", "--as-written", str(path)])
+    out, err = capsys.readouterr()
+    for call in (1, 2):
+        assert f"call {call} of 2): 64 steps, model II {ii}, traced II {ii}: agrees" in out
+    assert "disagrees" not in err

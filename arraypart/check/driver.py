@@ -23,6 +23,7 @@ tool), so each region is walked twice: once to find the static sites, once to co
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Iterator, Mapping
 
@@ -78,8 +79,33 @@ def check_kernel(kernel: ir.Kernel, bankings: Mapping[str, Banking], *,
     loops = tuple(_check_region(r, kernel, memories, totals, sites.get(ir.text_key(r.loop)),
                                 deadline)
                   for r in found)
+    loops = one_ii_per_text(found, loops)
     maps = tuple(check_map(a, full[a.name]) for a in kernel.arrays if a.name in bankings)
     return CheckReport(loops, maps, totals.accesses, totals.out_of_bounds_notes())
+
+
+def one_ii_per_text(found: tuple[Region, ...], loops: tuple[LoopCheck, ...]
+                    ) -> tuple[LoopCheck, ...]:
+    """``loops`` with every instance of one loop text (:func:`ir.text_key`: a
+    geometric loop's copies, a function's loop in each call) at the II of the worst:
+    the HLS tool schedules that text once, whatever each call would need alone, so
+    ``II = max over the instances``, ``cycles = iterations * II``."""
+    texts: dict[tuple, list[int]] = {}
+    for n, region in enumerate(found):
+        texts.setdefault(ir.text_key(region.loop), []).append(n)
+    out = list(loops)
+    for members in texts.values():
+        worst = max(members, key=lambda n: loops[n].achieved_ii)
+        w = loops[worst]
+        for n in members:
+            loop = loops[n]
+            if loop.achieved_ii < w.achieved_ii:
+                out[n] = replace(
+                    loop, achieved_ii=w.achieved_ii, cycles=loop.iterations * w.achieved_ii,
+                    stall_cycles=loop.iterations * (w.achieved_ii - loop.target_ii),
+                    first_conflict=w.first_conflict, dynamic_sites=w.dynamic_sites,
+                    text_call=(members.index(worst) + 1, len(members)))
+    return tuple(out)
 
 
 def _complete(kernel: ir.Kernel, bankings: Mapping[str, Banking]) -> dict[str, Banking]:
@@ -305,7 +331,6 @@ def _static_sites(instances: list[Region], memories: dict[str, _Memory],
     span = BankSpan()
     moving = set()
     members: dict = {}  # site name -> ids of its (counted) accesses
-    texts: dict = {}  # site name -> its index in the bank's dimensions, per instance
     for region in instances:
         names = _site_names(region)
         for _, emitted, _ in _chunks(region, deadline):
@@ -315,15 +340,14 @@ def _static_sites(instances: list[Region], memories: dict[str, _Memory],
                     counted = memory.counted(a)
                     name = names.get(id(a), id(a))
                     members.setdefault(name, set()).add(id(counted))
-                    texts.setdefault(name, set()).add(tuple(
-                        counted.index[d] for d in sorted(memory.banking.scheme.bank_dims())))
                     span.add(site_cells(counted, e.frame, memory.banking), memory.banking,
                              name)
                     if moves_with_sizes(counted, memory.banking, sizes):
                         moving.add(name)
-    # one text, two subscripts (buf[v] at v = 0 and 2): the bank is a run-time value
-    # of that text even where the instances' banks coincide
-    moving.update(name for name, seen in texts.items() if len(seen) > 1)
+    # one text, two subscripts (buf[v] at v = 0 and 2), or a subscript some instance
+    # lacks (pruned there by a constant): the bank is a run-time value of that text
+    # even where the instances' banks coincide
+    moving.update(_text_variants(instances, memories))
     static = frozenset(key for key in span.static() if key[0] not in moving)
     bankings = {name: m.banking for name, m in memories.items()}
     return RuleSites(frozenset((access, lane) for name, lane in static
@@ -331,14 +355,36 @@ def _static_sites(instances: list[Region], memories: dict[str, _Memory],
                      span.fixed(static, bankings, moving))
 
 
+def _text_variants(instances: list[Region], memories: dict[str, _Memory]) -> set[tuple]:
+    """The site names of one loop text whose subscript, where the bank reads it, is
+    not one expression in the IR of every instance (``Scheme.same_subscript``), or
+    that some instance lacks: an ``if`` on a constant argument pruned it there, so
+    what the one text holds (``buf[v][i]``, ``v`` an argument) no instance shows.
+    The IR, not the run: an instance whose loop runs no iteration still holds its
+    subscripts."""
+    texts: dict = {}  # site name -> per instance, its (dimension, index) where banked
+    for region in instances:
+        names = _site_names(region)
+        for a in ir.accesses(region.loop.body):
+            memory = memories[a.array]
+            index = memory.counted(a).index
+            texts.setdefault(names[id(a)], set()).add(tuple(
+                (d, index[d]) for d in sorted(memory.banking.scheme.bank_dims())))
+    present = Counter(name for region in instances
+                      for name in set(_site_names(region).values()))
+    return {name for name, seen in texts.items()
+            if len(seen) > 1 or present[name] < len(instances)}
+
+
 def _site_names(region: Region) -> dict[int, tuple]:
     """Per access of the region's loop (by id), its name as a site: the reference's
-    coordinate, kind, array and member, and its ordinal among the loop's accesses of
-    those (a macro puts several references at one coordinate); the same in every
-    instance of the loop."""
+    coordinate, kind and member, and its ordinal among the loop's accesses of those
+    (a macro puts several references at one coordinate); the same in every instance
+    of the loop.  No array: a function called with ``a`` and then ``b`` has one text,
+    whose reference reaches whichever array the call wires to it."""
     accesses = list(ir.accesses(region.loop.body))
     return dict(zip(map(id, accesses), ir.ordinal_keys(
-        accesses, lambda a: (a.coord, a.kind, a.array, a.field))))
+        accesses, lambda a: (a.coord, a.kind, a.field))))
 
 
 def _count_dynamic(run: _Run, sites: RuleSites, dynamic: dict[ir.Access, int]) -> None:

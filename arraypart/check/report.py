@@ -100,7 +100,9 @@ class DynamicSite:
 @dataclass(frozen=True, slots=True)
 class LoopCheck:
     """One concurrent loop: ``iterations`` steps over the whole run, each taking
-    ``achieved_ii`` cycles; ``trip_count`` steps per entry of the loop (the largest)."""
+    ``achieved_ii`` cycles; ``trip_count`` steps per entry of the loop (the largest).
+    ``text_call``: (k, n) when the II and conflict are those of the k-th of the n
+    instances of the loop's one text (:func:`.driver.one_ii_per_text`)."""
 
     name: str
     coord: Coord
@@ -112,6 +114,7 @@ class LoopCheck:
     stall_cycles: int
     first_conflict: Conflict | None
     dynamic_sites: tuple[DynamicSite, ...] = ()
+    text_call: tuple[int, int] | None = None
 
     @property
     def ok(self) -> bool:
@@ -132,6 +135,10 @@ class LoopCheck:
                 f"achieved II {self.achieved_ii}, {self.iterations} iterations, "
                 f"{self.cycles} cycles ({self.stall_cycles} stall)")
         lines = [head]
+        if self.text_call is not None:
+            k, n = self.text_call
+            lines.append(f"  one piece of code with call {k} of {n} of this loop, whose "
+                         "conflict below sets the II of all")
         if self.first_conflict is not None:
             lines += ["  " + line for line in self.first_conflict.format().splitlines()]
         if self.dynamic_sites and not self.ok:

@@ -128,13 +128,14 @@ class RuleSites:
 class BankSpan:
     """Smallest and largest bank each site took so far (over every chunk of a run),
     and under a per_dim scheme the same of each partitioned dimension's digit (keyed
-    ``(site, d)``), with the array of each site."""
+    ``(site, d)``), with the arrays of each site (a function's reference reaches
+    each array a call wires to it)."""
 
     low: dict[SiteKey, int] = field(default_factory=dict)
     high: dict[SiteKey, int] = field(default_factory=dict)
     unknown: set[SiteKey] = field(default_factory=set)
     digits: "BankSpan | None" = None
-    arrays: dict[SiteKey, str] = field(default_factory=dict)
+    arrays: dict[SiteKey, set[str]] = field(default_factory=dict)
 
     def add(self, c: SiteCells, banking: Banking | None = None,
             site: int | None = None) -> None:
@@ -149,7 +150,8 @@ class BankSpan:
         self._widen(keys, ran, c.mask, c.bank)
         if banking is None:
             return
-        self.arrays.update((key, c.access.array) for key in keys)
+        for key in keys:
+            self.arrays.setdefault(key, set()).add(c.access.array)
         if self.digits is None:
             self.digits = BankSpan()
         for d, _, _, digit in banking.scheme.bank_digits():
@@ -183,14 +185,15 @@ class BankSpan:
         run-time size (``moving``, by access) keeps none at compile time."""
         kept = self.digits.static() if self.digits is not None else frozenset()
         out: dict[str, frozenset[int]] = {}
-        for key, array in self.arrays.items():
+        for key, arrays in self.arrays.items():
             if key in static:
                 continue
-            dims = out.get(array)
-            if dims is None:
-                dims = frozenset(d for d, *_ in bankings[array].scheme.bank_digits())
-            out[array] = frozenset(d for d in dims
-                                   if (key, d) in kept and key[0] not in moving)
+            for array in arrays:
+                dims = out.get(array)
+                if dims is None:
+                    dims = frozenset(d for d, *_ in bankings[array].scheme.bank_digits())
+                out[array] = frozenset(d for d in dims
+                                       if (key, d) in kept and key[0] not in moving)
         return {array: dims for array, dims in out.items() if dims}
 
 

@@ -196,27 +196,45 @@ def _groups(found: Collector, arrays: Mapping[str, ir.Array], sizes: frozenset[s
                                                       for m in view),
                 members[0].path, instance[id(frame.root)], frame.descending,
                 frozenset(frame.time_vars) & sizes, frame.root.text or ()))
-    return site_instances(groups)
+    return site_instances(groups, found.loops)
 
 
-def site_instances(groups: list[CycleGroup]) -> tuple[CycleGroup, ...]:
+def site_instances(groups: list[CycleGroup], loops: list) -> tuple[CycleGroup, ...]:
     """``groups`` with each lane access's ``instances``: the distinct indexes the same
     site takes in the other instances of its loop.  A site is one reference text at
-    one lane: (loop, array, member, reference coordinate, kind, lane values) and its
-    ordinal among the group's accesses of that key (a macro puts several references
-    at one coordinate).  Instances are the groups of one loop coordinate and text
-    (``CycleGroup.text``), whatever their ``instance`` number."""
+    one lane: (loop, member, reference coordinate, kind, lane values) and its ordinal
+    among the group's accesses of that key (a macro puts several references at one
+    coordinate).  Instances are the concurrent ``loops`` (``ConcurrentLoop``) of one
+    coordinate and text (``CycleGroup.text``), whatever their ``instance`` number.
+
+    The array is no part of the key: a function called with ``a`` and then ``b`` has
+    one text, whose subscript reaches whichever array the call wires to it.  A site
+    that some instance lacks (an ``if`` on a constant argument pruned it there, or that
+    instance's loop runs no iteration) gets an irregular instance: what it is in the
+    one text, the other instances do not show (``if (extra) s += buf[v][i]`` with
+    ``v`` an argument), so its bank counts as a run-time value."""
+    texts = Counter(ir.text_key(c.loop) for c in loops)
     indexes: dict[tuple, dict] = {}
+    present: dict[tuple, set[int]] = {}
     keyed = [ir.ordinal_keys(g.accesses, lambda a, g=g: (
-        g.coord, g.text, a.array, a.field, a.coord, a.kind, a.lane)) for g in groups]
+        g.coord, g.text, a.field, a.coord, a.kind, a.lane)) for g in groups]
     for g, keys in zip(groups, keyed):
         for key, a in zip(keys, g.accesses):
             indexes.setdefault(key, {})[a.index] = None
+            present.setdefault(key, set()).add(g.instance)
+    for key, seen in present.items():
+        if len(seen) < texts[key[:2]]:
+            indexes[key][None] = None
     return tuple(replace(g, accesses=tuple(
-        replace(a, instances=tuple(i for i in indexes[key] if i != a.index))
+        replace(a, instances=tuple(_unknown(a.index) if i is None else i
+                                   for i in indexes[key] if i != a.index))
         if len(indexes[key]) > 1 else a for key, a in zip(keys, g.accesses)))
         for g, keys in zip(groups, keyed))
 
+
+def _unknown(index: tuple) -> tuple[None, ...]:
+    """An irregular index of ``index``'s rank."""
+    return (None,) * len(index)
 
 
 def _unrouted(found: Collector) -> set[tuple[int, str]]:
