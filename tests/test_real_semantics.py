@@ -2826,3 +2826,35 @@ def test_do_while_zero_is_straight_code(tmp_path):
     if HAVE_GXX:
         assert_the_testbench_passes(compiled, tmp_path)
         assert_the_trace_agrees(compiled, tmp_path, ports=2)
+
+
+COND_SIDE_EFFECT = """
+void k(int A[64], int out[32]) {
+  int off = 0;
+  for (int j = 0; off++, j < 1; j++) {
+    out[0] = 1;
+  }
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    out[i] = A[2 * i + off] + A[2 * i + off + 1];
+  }
+}
+"""
+
+
+def test_a_loop_condition_that_changes_a_scalar_is_no_counted_loop(tmp_path):
+    """``for (j = 0; off++, j < 1; j++)`` tests its condition twice, so off ends at 2.
+    The condition's step was dropped: the model read A[0] and A[1] where the program
+    reads A[2] and A[3] (probe 29b item 8).  Now the loop keeps a counter of its own,
+    as any loop arraypart cannot count, and off is opaque after it, said with its
+    location."""
+    compiled = compile_text(tmp_path, "k", COND_SIDE_EFFECT)
+    kernel = compiled.report.kernel
+    first = next(n for n in kernel.body if isinstance(n, ir.Loop))
+    assert first.var.startswith("loop_n")
+    reads = [a.index for a in ir.accesses(kernel.body) if a.array == "A"]
+    assert reads == [(None,), (None,)]
+    assert any(":9:" in w and "'off' changes in loop" in w for w in kernel.warnings)
+    if HAVE_GXX:
+        assert_the_testbench_passes(compiled, tmp_path)
+        assert_the_trace_agrees(compiled, tmp_path, ports=2)

@@ -82,6 +82,8 @@ class LoopLowering:
         if node.post_test and counted_down is None:
             return self._counter_loop(node, label, items, header)
         try:
+            if S.side_effect(node.cond) is not None:  # for (...; off++, j < n; ...)
+                raise _Uncountable(coord, "the condition changes a scalar")
             if counted_down is not None:
                 var, start, declared = self._counted_down_start(node, *counted_down)
                 body, step, tail = items[header:], -1, []
