@@ -343,6 +343,42 @@ def test_a_window_unrolled_by_two_keeps_its_lanes_on_cyclic_2(tmp_path):
     assert _iis(compiled) == {"L3": 9}
 
 
+UNROLLED_3X3 = """\
+void top(float A[64][64], float B[64][64], float f[9]) {
+#pragma HLS INTERFACE mode=ap_memory port=A storage_type=ram_s2p
+#pragma HLS INTERFACE mode=ap_memory port=B storage_type=ram_s2p
+#pragma HLS INTERFACE mode=ap_memory port=f storage_type=ram_s2p
+#pragma HLS ARRAY_PARTITION variable=A type=cyclic factor=4 dim=2
+  for (int r = 0; r < 62; r++) {
+    lp2: for (int c = 0; c < 62; c++) {
+#pragma HLS PIPELINE
+#pragma HLS UNROLL factor=4
+      float t = 0;
+      for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++)
+          t += f[3 * a + b] * A[r + a][c + b];
+      B[r][c] = t;
+    }
+  }
+}
+"""
+
+
+def test_replacing_partitions_finds_the_ii_between_two_raised_targets(tmp_path):
+    """A 3x3 window unrolled by 4 on interfaces (hierarchical-gnn-for-hls's stencil
+    directives): the user's cyclic 4 on A keeps every lane on its bank, 6 reads a
+    bank, II 6.  ``--replace-partitions`` raised the targets to 2, 3, 5 (missed) and
+    9, where it took the cheaper cyclic 2: II 9, worse than the pragmas it replaced
+    (probe 29 F5).  A bisection between 5 and 9 reaches cyclic 4 at II 6."""
+    path = tmp_path / "window.c"
+    path.write_text(UNROLLED_3X3)
+    kept = arraypart.compile_kernel(str(path))
+    replaced = arraypart.compile_kernel(str(path), replace_partitions=True)
+    assert _iis(kept) == _iis(replaced) == {"lp2": 6}
+    a = next(s for s in replaced.report.solution.arrays if s.array.name == "A")
+    assert a.banking.scheme.describe().startswith("per_dim none x cyclic 4:")
+
+
 TABLE_IN_A_CALLEE = """\
 static int win4(const int h[35], int i) { return h[i] + h[i + 1] + h[i + 2] + h[i + 3]; }
 void window(int in[35], int out[32]) {

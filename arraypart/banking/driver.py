@@ -474,39 +474,60 @@ def _cheapest_at_reached_ii(am: ArrayModel, search: _Search, banking: Banking,
     nor one that meets the targets on paper only (a cyclic 1502 whose rotating lanes
     take a port of every bank: II 1348, where cyclic 512 keeps every lane on its bank
     at II 3).  Search again with each missed group's target raised by 1, 2, 4, ...
-    below the gap to the II it reaches, then by the gap (log2 gap + 1 searches; a
-    17-tap window unrolled by 2 whose cyclic 18 rotates to II 18 is met by cyclic 2,
-    static, at the raised target 9); of the bankings that,
-    proven against the real targets, reach no larger II in any loop, the one with the
-    least total II, then the least cost, is kept.  A banking that reaches every raised
-    target ends the search: raising them further only loosens them.  The time limit
-    ends it too (the third value says so: the best so far is kept).  Last, a banking
-    that keeps one group's lanes static may take fewer cycles (:func:`_fewest_cycles`)."""
+    below the gap to the II it reaches, then by the gap, until a banking reaches the
+    raised targets (a 17-tap window unrolled by 2 whose cyclic 18 rotates to II 18 is
+    met by cyclic 2, static, at the raised target 9); then bisect between the last
+    raise missed and the first met (a 3x3 window unrolled by 4 whose cyclic 2 reaches
+    II 9 at the raise to 9, where cyclic 4 reaches II 6, met at the raise to 7 but
+    not at 5).  Of the bankings that, proven against the real targets, reach no
+    larger II in any loop, the one with the least total II, then the least cost, is
+    kept.  The time limit ends the search (the third value says so: the best so far
+    is kept).  Last, a banking that keeps one group's lanes static may take fewer
+    cycles (:func:`_fewest_cycles`)."""
     reached = search.reached(banking, proof)
     missed = {k: g for k, g in enumerate(am.groups) if reached[g.loop] > g.target_ii}
     if not missed:
         return banking, proof, False
-    best = (sum(reached.values()), search.cost(banking), banking, proof)
+    best = [(sum(reached.values()), search.cost(banking), banking, proof)]
     gap = max(reached[g.loop] - g.target_ii for g in missed.values())
-    for raise_by in sorted({1 << k for k in range(gap.bit_length())} | {gap}):
+
+    def met_at(raise_by: int) -> bool | None:
+        """Search at the targets raised by ``raise_by``, keep what it finds in
+        ``best`` if it is no worse anywhere; whether it meets the raised targets
+        (None: the time limit cut the search)."""
         floors = {k: (min(reached[g.loop], g.target_ii + raise_by), "")
                   for k, g in missed.items()}
         try:
             found = _banked_at(am, search, floors, families, options)
         except (ProofTimeout, _TimeUp):
-            return best[2], best[3], True
+            return None
         if found is None:
-            continue
+            return False
         again, checked, cut_short = found
         theirs = search.reached(again, checked)
         if all(theirs[loop] <= ii for loop, ii in reached.items()):
-            best = min(best, (sum(theirs.values()), search.cost(again), again, checked),
-                       key=lambda entry: entry[:2])
+            best[0] = min(best[0], (sum(theirs.values()), search.cost(again), again,
+                                    checked), key=lambda entry: entry[:2])
         if cut_short:
-            return best[2], best[3], True
-        if all(theirs[am.groups[k].loop] <= ii for k, (ii, _) in floors.items()):
+            return None
+        return all(theirs[am.groups[k].loop] <= ii for k, (ii, _) in floors.items())
+
+    low, high = 0, None
+    for raise_by in sorted({1 << k for k in range(gap.bit_length())} | {gap}):
+        met = met_at(raise_by)
+        if met is None:
+            return best[0][2], best[0][3], True
+        if met:
+            high = raise_by
             break
-    return (*_fewest_cycles(am, search, best[2], best[3]), False)
+        low = raise_by
+    while high is not None and high - low > 1:
+        middle = (low + high) // 2
+        met = met_at(middle)
+        if met is None:
+            return best[0][2], best[0][3], True
+        low, high = (low, middle) if met else (middle, high)
+    return (*_fewest_cycles(am, search, best[0][2], best[0][3]), False)
 
 
 def _fewest_cycles(am: ArrayModel, search: _Search, banking: Banking,
