@@ -82,7 +82,8 @@ class LoopLowering:
         if node.post_test and counted_down is None:
             return self._counter_loop(node, label, items, header)
         try:
-            if S.side_effect(node.cond) is not None:  # for (...; off++, j < n; ...)
+            if counted_down is None and S.side_effect(node.cond) is not None:
+                # for (...; off++, j < n; ...): while (n--) counts down, counted
                 raise _Uncountable(coord, "the condition changes a scalar")
             if counted_down is not None:
                 var, start, declared = self._counted_down_start(node, *counted_down)
