@@ -1,12 +1,19 @@
 """Sweep of yosys syntheses of banked memories, and the fit of arraypart's cost model.
 
     python bench/rtl_sweep.py run [--points 160] [--jobs 2] [--out bench/rtl_sweep.jsonl]
+    python bench/rtl_sweep.py run --registers --points 40
+    python bench/rtl_sweep.py run --buffers --points 24
     python bench/rtl_sweep.py fit [--data bench/rtl_sweep.jsonl] [--write]
 
 ``run`` draws design points (seeded): array shapes (1-D, 2-D, 3-D, powers of two and
 not), schemes (per_dim cyclic/block, flat with N, B, alpha), window-shaped lanes (up to
 16, optionally one written, optionally strided like unrolled lanes), port models and
-element widths; builds each memory's RTL (``arraypart.rtl``), synthesizes it with yosys
+element widths (``--registers``: small arrays whose banks hold fewer words than one LUT
+RAM, so they are built of flip-flops, filled by a loop of their own and then read and
+written by the window's lanes; ``--buffers``: a kernel's local buffer of registers,
+filled by one loop, read and updated by a loop unrolled U times, copied out by a
+third); builds each
+memory's RTL (``arraypart.rtl``), synthesizes it with yosys
 (cached, so a rerun only synthesizes new points) and appends one JSON line per point.
 
 ``fit`` computes every point's features (``arraypart.rtl.cost.features``), fits the
@@ -43,15 +50,56 @@ PORTS = ["ram_1p", "ram_t2p", "ram_t2p", "ram_s2p", "ram_2p", "rom_2p"]
 WIDTHS = [8, 16, 32]
 MAX_LANES = 16
 MAX_BANKS = 16
+#: Shapes of the register regime (``--registers``).
+SMALL_SHAPES = {1: [(16,), (48,), (120,)], 2: [(8, 8), (6, 10), (16, 12)], 3: [(4, 4, 4)]}
+#: Buffer lengths, unroll factors and port models of the buffer regime (``--buffers``).
+BUFFER_LENGTHS = [24, 40, 48, 64, 96, 120]
+BUFFER_UNROLL = [2, 3, 4, 5, 6]
+BUFFER_PORTS = ["ram_t2p", "ram_t2p", "ram_2p", "ram_s2p", "ram_1p"]
 HOLD_OUT = 0.25
 #: Points per yosys run: the cell library is read once per run.
 BATCH = 6
 
 
-def draw(rng: np.random.Generator) -> dict:
-    """One design point as plain data."""
+def draw(rng: np.random.Generator, registers: bool = False) -> dict:
+    """One design point as plain data; with ``registers``, one whose banks are built of
+    flip-flops (fewer words than ``LUTRAM_MIN_DEPTH``), filled first (``fill``), and
+    written by up to two of the window's lanes."""
+    while True:
+        point = _draw(rng, SMALL_SHAPES if registers else SHAPES)
+        if not registers:
+            return point
+        if build(point).ram_style == "registers" and not point["ports"].startswith("rom"):
+            point["writes"] = int(rng.choice([0, 1, 2]))
+            point["fill"] = True
+            return point
+
+
+def draw_buffer(rng: np.random.Generator) -> dict:
+    """One point of the buffer regime, the suite's register arrays (atax ``y_buf``,
+    jacobi_1d ``a_buf``): a 1-D buffer of N words filled one a cycle (``fill``), read by
+    a loop unrolled U times at ``U*i + o`` for a window of K >= U offsets, its first U
+    lanes written back half the time (``y[j] += ...``), and read out one a cycle
+    (``drain``); cyclic F banks with F = U (static lanes), U + 1 or K (lanes that reach
+    every bank), kept only where a bank holds fewer words than one LUT RAM."""
+    while True:
+        n = int(rng.choice(BUFFER_LENGTHS))
+        u = int(rng.choice(BUFFER_UNROLL))
+        k = u + int(rng.choice([0, 0, 2]))
+        f = int(rng.choice([u, u, u + 1, k]))
+        rmw = bool(rng.random() < 0.5)
+        offsets = ([[o] for o in range(u)] if rmw else []) + [[o] for o in range(k)]
+        point = {"shape": [n], "scheme": {"kind": "per_dim", "dims": [["cyclic", f]]},
+                 "ports": str(rng.choice(BUFFER_PORTS)), "elem_bits": int(rng.choice([16, 32])),
+                 "offsets": offsets, "writes": u if rmw else 0, "steps": [u],
+                 "fill": True, "drain": True}
+        if build(point).ram_style == "registers":
+            return point
+
+
+def _draw(rng: np.random.Generator, shapes: dict) -> dict:
     ndim = int(rng.choice([1, 2, 2, 2, 3]))
-    shape = SHAPES[ndim][int(rng.integers(len(SHAPES[ndim])))]
+    shape = shapes[ndim][int(rng.integers(len(shapes[ndim])))]
     extent = [int(rng.integers(1, {1: 9, 2: 5, 3: 3}[ndim])) for _ in shape]
     window = [tuple(int(v) for v in o) for o in np.ndindex(*extent)]
     if len(window) > 2 and rng.random() < 0.3:
@@ -97,7 +145,8 @@ def build(point: dict):
         scheme = none_scheme(shape)
     return stencil_memory("sweep", shape, Banking("sweep", scheme), point["ports"],
                           point["elem_bits"], tuple(tuple(o) for o in point["offsets"]),
-                          writes=point["writes"], steps=tuple(point["steps"]))
+                          writes=point["writes"], steps=tuple(point["steps"]),
+                          fill=point.get("fill", False), drain=point.get("drain", False))
 
 
 def _synth(batch: list[dict]) -> list[dict]:
@@ -116,12 +165,13 @@ def _synth(batch: list[dict]) -> list[dict]:
     return [{**p, "measured": r, "seconds": seconds} for p, r in zip(batch, results)]
 
 
-def run(points: int, jobs: int, out: Path) -> None:
-    rng = np.random.default_rng(SEED)
+def run(points: int, jobs: int, out: Path, registers: bool = False,
+        buffers: bool = False) -> None:
+    rng = np.random.default_rng([SEED, 2] if buffers else [SEED, 1] if registers else SEED)
     todo = []
     seen = set()
     while len(todo) < points:
-        p = draw(rng)
+        p = draw_buffer(rng) if buffers else draw(rng, registers)
         key = json.dumps(p, sort_keys=True)
         if key not in seen:
             seen.add(key)
@@ -146,7 +196,9 @@ def run(points: int, jobs: int, out: Path) -> None:
 def fit(data: Path, write: bool) -> None:
     rows = [json.loads(line) for line in data.read_text().splitlines() if line.strip()]
     rows = [r for r in rows if "error" not in r["measured"]]
-    feats = np.array([cost.feature_vector(build(r)) for r in rows], dtype=float)
+    mems = [build(r) for r in rows]
+    feats = np.array([cost.feature_vector(m) for m in mems], dtype=float)
+    registers = np.array([m.ram_style == "registers" for m in mems])
     lut = np.array([r["measured"]["lut"] for r in rows], dtype=float)
     ff = np.array([r["measured"]["ff"] for r in rows], dtype=float)
     bram = np.array([r["measured"]["bram18k"] for r in rows])
@@ -154,6 +206,7 @@ def fit(data: Path, write: bool) -> None:
     test = rng.random(len(rows)) < HOLD_OUT
     coef = {}
     report = {}
+    regimes = {}
     for name, y in (("lut", lut), ("ff", ff)):
         c = cost.nnls(feats[~test], y[~test])
         coef[name] = [round(float(v), 6) for v in c]
@@ -162,9 +215,13 @@ def fit(data: Path, write: bool) -> None:
         report[name] = {"median_rel_error_heldout": round(float(np.median(rel[test])), 4),
                         "median_rel_error_train": round(float(np.median(rel[~test])), 4),
                         "p90_rel_error_heldout": round(float(np.percentile(rel[test], 90)), 4)}
-    bram_est = np.array([cost.bram18k(build(r)) for r in rows])
+        for regime, mask in (("memory", ~registers), ("registers", registers)):
+            regimes.setdefault(regime, {"heldout": int((test & mask).sum())})[
+                f"{name}_median_rel_error_heldout"] = round(float(np.median(rel[test & mask])), 4)
+    bram_est = np.array([cost.bram18k(m) for m in mems])
     report["bram18k_exact"] = round(float(np.mean(bram_est == bram)), 4)
     report["points"] = {"train": int((~test).sum()), "heldout": int(test.sum())}
+    report["by_regime"] = regimes
     print(json.dumps(report, indent=2))
     if write:
         model = {"features": list(cost.FEATURES), "lut": coef["lut"], "ff": coef["ff"],
@@ -178,6 +235,10 @@ def main() -> None:
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("run")
     p.add_argument("--points", type=int, default=160)
+    p.add_argument("--registers", action="store_true",
+                   help="draw from the register regime (small banks, written lanes)")
+    p.add_argument("--buffers", action="store_true",
+                   help="draw from the buffer regime (filled, updated, drained registers)")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--out", type=Path, default=ROOT / "bench" / "rtl_sweep.jsonl")
     p = sub.add_parser("fit")
@@ -185,7 +246,7 @@ def main() -> None:
     p.add_argument("--write", action="store_true")
     args = parser.parse_args()
     if args.command == "run":
-        run(args.points, args.jobs, args.out)
+        run(args.points, args.jobs, args.out, args.registers, args.buffers)
     else:
         fit(args.data, args.write)
 

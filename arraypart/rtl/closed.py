@@ -40,7 +40,9 @@ from .model import (LUTRAM_MIN_DEPTH, PORT_PER_READER, PORT_ROLES, group_port, i
                     port_roles, renamed_indices, replicas_of, static_bank, time_ranges)
 
 FEATURES = ("rb_mux", "rb_sel", "addr_mux", "din_mux", "request", "priority", "arith",
-            "divider", "lutram", "regfile", "regbits", "banks", "const")
+            "divider", "lutram", "regbits", "regfile", "regwrite", "regrom", "banks", "const")
+#: The features of register banks (:func:`register_features`).
+REGISTER_FEATURES = ("regbits", "regfile", "regwrite", "regrom")
 #: Bits per LUT RAM primitive (RAM64X1: 64 words of one bit).
 LUTRAM_PRIMITIVE_BITS = 64
 #: The widest word of a true dual-port RAMB18 (x18); simple dual-port reaches x36.
@@ -333,9 +335,34 @@ def features(banking: Banking, table: LaneTable,
     if style == "distributed":
         f["lutram"] = bits * read_ports / LUTRAM_PRIMITIVE_BITS
     elif style == "registers":
-        f["regfile"] = float(bits * read_ports)
-        f["regbits"] = float(bits)
+        found = register_features(table.ports, bool((~table.is_read).any()), depth, w,
+                                  counts.nr, counts.nw, read_capable, bits)
+        f.update({name: float(v) for name, v in zip(REGISTER_FEATURES, found)})
     return f
+
+
+def register_features(ports: str, written: bool, depth, w: int, nr: np.ndarray,
+                      nw: np.ndarray, read_capable: np.ndarray, bits) -> tuple:
+    """(regbits, regfile, regwrite, regrom) of register banks (:mod:`.cost`'s doc)
+    from per-bank candidate reads ``nr`` and writes ``nw`` and read-capable ports,
+    shaped (..., copies, banks); ``depth`` and ``bits`` (all banks' bits) are scalars
+    or per leading index.  A written array's banks are flip-flops; an array no lane
+    writes is a table of constants, one LUT per bit of each read port."""
+    read = np.where(nr > 0, read_capable, 0).sum(axis=(-2, -1))
+    if not written:
+        zero = 0 * read
+        return zero, zero, zero, w * read
+    extra = np.maximum(write_ports(ports, nw) - 1, 0).sum(axis=(-2, -1))
+    return bits + 0 * read, depth * w * read, depth * w * extra, 0 * read
+
+
+def write_ports(ports: str, writers: np.ndarray) -> np.ndarray:
+    """Per bank with ``writers`` candidate write lanes, the ports that write it: its
+    write-capable roles (:data:`.model.PORT_ROLES`), none when nothing writes it."""
+    out = np.zeros(writers.shape, np.int64)
+    for n in set(writers[writers > 0].ravel().tolist()):
+        out[writers == n] = sum("w" in r for r in _roles(ports, int(n)))
+    return out
 
 
 def _port_features(f: dict, ports: str, counts: BankCounts, aw: int, w: int):
@@ -513,7 +540,7 @@ def flat_family_features(table: LaneTable, banks: int, blocks: tuple[int, ...],
     last = np.where(full, banks - 1, 0)
     f, bram = _batch_features(table, np.zeros_like(first, bool), first, last, banks,
                               np.array(depths, np.int64))
-    for name in ("lutram", "regfile", "regbits"):
+    for name in ("lutram", *REGISTER_FEATURES):
         f[:, FEATURES.index(name)] = 0.0
     return f, bram
 
@@ -563,8 +590,10 @@ def _batch_features(table: LaneTable, static: np.ndarray, first: np.ndarray,
     style = np.array([ram_style(int(d), w) for d in depths])
     dist, regs = style == "distributed", style == "registers"
     f[dist, col["lutram"]] = bits[dist] * read_ports[dist] / LUTRAM_PRIMITIVE_BITS
-    f[regs, col["regfile"]] = bits[regs] * read_ports[regs]
-    f[regs, col["regbits"]] = bits[regs]
+    found = register_features(table.ports, bool((~table.is_read).any()), depths, w, nr, nw,
+                              read_capable, bits)
+    for name, v in zip(REGISTER_FEATURES, found):
+        f[regs, col[name]] = np.broadcast_to(v, depths.shape)[regs]
     return f, _batch_bram(table, readers, nw, depths, style == "block")
 
 

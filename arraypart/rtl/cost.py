@@ -26,10 +26,25 @@ non-negative least squares to yosys syntheses of a sweep of design points
     divider    adder bits of the reciprocal multiplications of non-power-of-two
                divisions and modulos
     lutram     bits of distributed-RAM banks (LUT RAM) times their read ports / 64
-    regfile    bits of register banks (below one LUT RAM's depth) times read ports
-    regbits    bits of register banks (their flip-flops)
+    regbits    bits of the banks of a written register array (fewer words than one
+               LUT RAM, :attr:`.model.Memory.ram_style`): their flip-flops
+    regfile    sum over those banks that some lane reads of depth x width x read
+               ports: a depth-to-one select per bit of each read port
+    regwrite   sum over those banks that some lane writes of depth x width x (write
+               ports - 1): each flip-flop's select between its ports' data
+    regrom     sum over the register banks of an array no lane writes (a table of
+               constants) of width x read ports: one LUT per bit of each read port
     banks      banks x copies that some lane reaches
     const      1
+
+With D words of W bits in B banks, a written register array costs about
+``c_bits*B*D*W + c_file*D*W*sum(read ports) + c_write*D*W*sum(write ports - 1)``
+LUTs besides its crossbar, a read-only one ``c_rom*W*sum(read ports)``: yosys builds
+a register bank's read ports as D-to-1 selects and, with two write ports, gives each
+flip-flop a select between them (``synth_xilinx -flatten`` then merges the crossbar's
+selects into those per-bit selects, so this regime's error is larger: the fit records
+it per regime).  Read ports are the bank's read-capable ports (one for the
+port-per-reader models, whose readers the crossbar features count).
 
 BRAM18K is counted, not fitted: per block-RAM bank, the fewest 18Kb blocks over the
 aspect ratios the bank's port use allows (36-bit words only in simple dual-port or
@@ -195,10 +210,15 @@ def features(mem: Memory) -> dict[str, float]:
     aw, w = address_bits(mem), mem.elem_bits
     kinds = [lane.kind[0] for lane in mem.lanes]
     sources = [0] * len(mem.lanes)
-    read_ports = 1
+    read_ports, read, extra_writes = 1, 0, 0
     for (c, cands), count in _bank_classes(mem).items():
         roles = _roles(mem, cands)
         read_ports = max(read_ports, sum("r" in r for r in roles))
+        if any(kinds[k] == "r" for k in cands):  # the port-per-reader models: one
+            read += count * (1 if mem.ports in PORT_PER_READER else
+                             sum("r" in r for r in roles))
+        if any(kinds[k] == "w" for k in cands):
+            extra_writes += count * max(0, sum("w" in r for r in roles) - 1)
         f["request"] += count * sum(not mem.lanes[k].static for k in cands)
         f["banks"] += count if cands else 0
         port_lanes = lanes_per_port(mem.ports, cands, *mem.kinds_and_groups(cands))
@@ -225,9 +245,12 @@ def features(mem: Memory) -> dict[str, float]:
     bits = mem.banks * mem.copies * mem.depth * w
     if mem.ram_style == "distributed":
         f["lutram"] = bits * read_ports / LUTRAM_PRIMITIVE_BITS
-    elif mem.ram_style == "registers":
-        f["regfile"] = bits * read_ports
+    elif mem.ram_style == "registers" and mem.writes:
         f["regbits"] = bits
+        f["regfile"] = mem.depth * w * read
+        f["regwrite"] = mem.depth * w * extra_writes
+    elif mem.ram_style == "registers":
+        f["regrom"] = w * read
     return f
 
 

@@ -354,11 +354,15 @@ def bank_bits(mem: Memory) -> int:
 
 def stencil_memory(name: str, shape: tuple[int, ...], banking: Banking, ports: str,
                    elem_bits: int, offsets: tuple[tuple[int, ...], ...], *,
-                   writes: int = 0, steps: tuple[int, ...] | None = None) -> Memory:
+                   writes: int = 0, steps: tuple[int, ...] | None = None,
+                   fill: bool = False, drain: bool = False) -> Memory:
     """A memory read by one loop nest at ``x = step * it + offset`` per lane (``it``
     the iterator vector, ``steps`` per dimension, default 1), with the first ``writes``
     offsets written instead of read: the shape of the kernels' windows and unrolled
-    lanes, for sweeps and tests without a kernel."""
+    lanes, for sweeps and tests without a kernel.  ``fill``: a second loop writes every
+    element, one a cycle (``x = it``), as a kernel fills a buffer before it reads it
+    (a bank nothing writes holds constants, which synthesis folds away); ``drain``: a
+    further loop reads every element, one a cycle, as a kernel copies a buffer out."""
     scheme = banking.scheme
     formulas = (scheme.bank_expr(), scheme.offset_expr())
     steps = steps or (1,) * len(shape)
@@ -376,12 +380,23 @@ def stencil_memory(name: str, shape: tuple[int, ...], banking: Banking, ports: s
         copies = tuple(range(banking.copies)) if kind == "write" else (0,)
         lanes.append(Lane(0, kind, index, copies, (n,),
                           static_bank(scheme, index, formulas[0]), ()))
-    mem = Memory(name, tuple(shape), elem_bits, ports, banking, (group,), (), ranges,
+    groups = (group,)
+    for kind in ("write",) * fill + ("read",) * drain:
+        g = len(groups)
+        groups += (GroupInputs("fill" if kind == "write" else "drain", 1,
+                               tuple((group_port(g, f"i{d}"), f"i{d}")
+                                     for d in range(len(shape))), ((1, 0),) * len(shape)),)
+        ranges.update({group_port(g, f"i{d}"): (0, n - 1) for d, n in enumerate(shape)})
+        index = tuple(E.var(group_port(g, f"i{d}")) for d in range(len(shape)))
+        copies = tuple(range(banking.copies)) if kind == "write" else (0,)
+        lanes.append(Lane(g, kind, index, copies, (0,),
+                          static_bank(scheme, index, formulas[0]), ()))
+    mem = Memory(name, tuple(shape), elem_bits, ports, banking, groups, (), ranges,
                  *formulas)
     resolved = tuple(Lane(lane.group, lane.kind, lane.index, lane.copies, lane.accesses,
                           lane.static_bank, _reach(lane, mem, scheme.banks))
                      for lane in lanes)
-    return Memory(name, tuple(shape), elem_bits, ports, banking, (group,), resolved, ranges,
+    return Memory(name, tuple(shape), elem_bits, ports, banking, groups, resolved, ranges,
                   *formulas)
 
 
