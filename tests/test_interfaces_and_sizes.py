@@ -12,8 +12,8 @@ from arraypart import expr as E
 from arraypart.check.frames import checked_values
 from arraypart.frontend import parse_kernel, parse_source
 
-from conftest import (array, assert_the_testbench_passes, assert_the_trace_agrees, needs_gxx,
-                      run_testbench, searched, write)
+from conftest import (HAVE_GXX, array, assert_the_testbench_passes, assert_the_trace_agrees,
+                      needs_gxx, run_testbench, searched, write)
 
 # Four reads of one array per iteration: off-chip, they queue on the bundle's one read
 # channel; on-chip, a banking serves them in one cycle.
@@ -1582,3 +1582,34 @@ void lanes(hls::stream<int> in[4], hls::stream<int> out[4]) {{
     report = arraypart.analyze(write(tmp_path, "lanes.cpp", text))
     assert loop_ii(report) == [ii]
     assert array(report, "in").banking.scheme.banks == 4
+
+
+GUARD_FLAG = """
+void flag(int A[64], int v[16], FLAG left, int x) {
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline
+    v[i] = A[x + i];
+    if (GUARD)
+      v[i] += A[x - 1];
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("flag_type, guard", [("bool", "left"),
+                                              ("unsigned char", "left % 2")])
+def test_a_flag_that_only_guards_is_no_size_the_arrays_narrow(tmp_path, flag_type, guard):
+    """``if (left) v[i] += A[x - 1]``: ``left`` bounded by its type only, and guarding
+    a reference past A at x = 0, was narrowed to [0, 0]; the branch left the model and
+    a one-port A was claimed at II 1 (probe 30 F1, H.264's ``avaiMode``).  A scalar
+    that no loop bound or subscript uses is no size: its ``if`` is data dependent,
+    both branches count, and x is narrowed instead: two reads of A a cycle, II 2."""
+    path = tmp_path / "flag.cpp"
+    path.write_text(GUARD_FLAG.replace("FLAG", flag_type).replace("GUARD", guard))
+    compiled = arraypart.compile_kernel(str(path), ports=1)
+    assert [p.name for p in compiled.report.kernel.params] == ["x"]
+    assert compiled.report.kernel.params[0].low == 1
+    assert compiled.report.to_json()["loops"][0]["achieved_ii"] == 2
+    if HAVE_GXX:
+        assert_the_testbench_passes(compiled, tmp_path)
+        assert_the_trace_agrees(compiled, tmp_path, ports=1)

@@ -13,8 +13,8 @@ the least value from 0 up outside ``Bad``), and each size in turn widens to
 
 (``low`` only where it is open), so the box stays clear of ``Bad`` at every step.
 
-A size that only ``if`` conditions use (``if (i < n)``) and nothing bounds is dropped
-instead: the conditions on it become data dependent (both branches may run), a safe
+A size that only ``if`` conditions use (``if (i < n)``) and nothing but its type bounds
+is dropped instead: the conditions on it become data dependent (both branches may run), a safe
 over-approximation for every value of it.
 """
 
@@ -400,11 +400,15 @@ def _renamed(nodes: tuple[ir.Node, ...], mapping) -> tuple[ir.Node, ...]:
 
 
 def _without_guard_sizes(kernel: ir.Kernel) -> ir.Kernel:
-    """``kernel`` without the unbounded sizes that no loop bound or index uses, their
-    conditions made data dependent (module doc)."""
+    """``kernel`` without the sizes that no loop bound or index uses and no one
+    bounded but their type, their conditions made data dependent (module doc): a
+    ``bool`` or ``unsigned char`` mode flag that guards a reference past its array at
+    some other size is no size for the arrays to narrow (``if (left) v[i] +=
+    A[x - 1]`` would leave ``left`` only 0, and the branch out of the model)."""
     used = _bound_or_index_variables(kernel.body)
     dropped = {p.name for p in kernel.params
-               if None in (p.low, p.high) and p.name not in used}
+               if (None in (p.low, p.high) or (p.source or "").startswith(TYPE_SOURCE))
+               and p.name not in used}
     if not dropped:
         return kernel
     return replace(kernel, body=_forget(kernel.body, dropped),
