@@ -601,6 +601,34 @@ void k(int A[64]) {
     assert k.array("A").partitions == ()
 
 
+def test_pragma_macros_of_a_header_as_spector_hls_writes_them(tmp_path):
+    """``PRAGMA_HLS`` defined in an included ``params.h`` (Spector-HLS), with a factor
+    another header defines: every pragma written through it was dropped with no word,
+    and a factor naming a header's macro was refused (probe 30 F2)."""
+    (tmp_path / "params.h").write_text(
+        "#define PRAGMA_SUB(x) _Pragma (#x)\n#define PRAGMA_HLS(x) PRAGMA_SUB(x)\n")
+    (tmp_path / "uf.h").write_text("#define UF 4\n")
+    (tmp_path / "k.cpp").write_text("""#include "params.h"
+#include "uf.h"
+void k(int a[64], int b[64]) {
+  int buf[64];
+PRAGMA_HLS(HLS array_partition variable=buf type=block factor=2)
+  for (int i = 0; i < 64; i++) {
+PRAGMA_HLS(HLS unroll factor=UF)
+    buf[i] = a[i];
+  }
+  for (int i = 0; i < 64; i++) {
+PRAGMA_HLS(HLS pipeline II=2)
+    b[i] = buf[i];
+  }
+}
+""")
+    k = parse_kernel(tmp_path / "k.cpp", pipeline_loops=False)
+    assert [(l.pipeline_ii, l.unroll) for l in k.body if isinstance(l, Loop)] == [
+        (None, 4), (2, None)]
+    assert [(p.type, p.factor) for p in k.array("buf").partitions] == [("block", 2)]
+
+
 CXX_ERRORS = [
     ("reference", "void k(int A[4]) {\n  int &r = A[1];\n  r = 2;\n}\n", 2, 8,
      "reference 'r' to an element of array 'A'"),

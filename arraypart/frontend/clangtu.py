@@ -465,6 +465,32 @@ def _pragma_macros(data: bytes) -> dict[bytes, tuple[list[bytes] | None, bytes]]
     return found
 
 
+def _header_pragma_macros(unit: Unit) -> dict[bytes, tuple[list[bytes] | None, bytes]]:
+    """The macros that included headers define and that expand to ``_Pragma``
+    (``#define PRAGMA_SUB(x) _Pragma(#x)`` in a ``params.h``) or pass their arguments
+    on to another macro, as :func:`_pragma_macros` gives the file's: read from each
+    definition's text in its header (clang's record of the definitions)."""
+    texts: dict[str, bytes] = {}
+    found: dict[bytes, tuple[list[bytes] | None, bytes]] = {}
+    for c in unit.tu.cursor.get_children():
+        if c.kind != ci.CursorKind.MACRO_DEFINITION or unit.in_main(c.location):
+            continue
+        start, end = c.extent.start, c.extent.end
+        if start.file is None:
+            continue  # a builtin or command-line macro
+        name = start.file.name
+        if name not in texts:
+            try:
+                with open(name, "rb") as f:
+                    texts[name] = f.read()
+            except OSError:
+                texts[name] = b""
+        body = texts[name][start.offset:end.offset]
+        if b"_Pragma" in body or b"(" in body:
+            found.update(_pragma_macros(b"#define " + body))
+    return found
+
+
 def _macro_pragma(macros, name: bytes, args: list[bytes], depth: int = 0) -> bytes | None:
     """The pragma text a use of macro ``name`` expands to (``_Pragma("...")``,
     ``_Pragma(#x)`` with its argument, or another such macro), else None."""
@@ -568,7 +594,8 @@ def pragma_lines(unit: Unit, user_end: int | None = None) -> list[PragmaLine]:
             text = literal.replace('\\"', '"').replace("\\\\", "\\")
             at = m.start() + m.group(0).index(b"_Pragma")
             found.append(PragmaLine(text.strip(), at, m.end(), unit.coord(at)))
-    for start, stop, text in _macro_uses(data, _pragma_macros(data), end_of_user):
+    macros = {**_header_pragma_macros(unit), **_pragma_macros(data)}
+    for start, stop, text in _macro_uses(data, macros, end_of_user):
         if not any(lo <= start < hi for lo, hi in skipped + hidden):
             found.append(PragmaLine(text.decode(errors="replace").strip(), start, stop,
                                     unit.coord(start)))

@@ -174,12 +174,14 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     text = _normalize_lines(text, filename)
     overrides = dict(defines or {})
     text, extra = _apply_overrides(text, overrides)
-    names = sorted(_probed_macros(text, filename) | set(overrides)
-                   | _pragma_value_names(text, directives))
-    probes = "".join(PROBE.format(name=n) for n in names)
+    names = (_probed_macros(text, filename) | set(overrides)
+             | _pragma_value_names(PRAGMA_LINE.findall(text), directives))
     options = clangtu.Options(tuple(sorted(overrides.items())), tuple(include_dirs), std,
                               hls_include)
-    unit = clangtu.parse(text + "\n" + probes, filename, options, user_end=len(text.encode()))
+    unit = _parse_probed(text, filename, options, names)
+    through_macros = _pragma_value_names([p.text for p in unit.pragmas], ()) - names
+    if through_macros:  # a pragma macro of a header names them: ask clang again
+        unit = _parse_probed(text, filename, options, names | through_macros)
     user_end = len(text.encode())
     placed, misplaced = anchored(unit, directives, user_end)
     pragmas = list(unit.pragmas) + placed
@@ -804,11 +806,20 @@ def _declaration_extents(unit: clangtu.Unit) -> list[tuple[int, int]]:
     return extents
 
 
-def _pragma_value_names(text: str, directives: tuple[Directive, ...]) -> set[str]:
-    """Names given as integer values of pragmas (``factor=L_VECTOR_SIZE``) and
-    directives: clang is asked for their value as for macros, so a constant from a
-    header serves as Vitis lets it (a name that is no constant is left unresolved)."""
-    values = [m.group(2) for line in PRAGMA_LINE.findall(text)
+def _parse_probed(text: str, filename: str, options: clangtu.Options,
+                  names: set[str]) -> clangtu.Unit:
+    """The kernel text parsed with a probe of each of ``names`` after it (:data:`PROBE`:
+    clang gives their values)."""
+    probes = "".join(PROBE.format(name=n) for n in sorted(names))
+    return clangtu.parse(text + "\n" + probes, filename, options, user_end=len(text.encode()))
+
+
+def _pragma_value_names(pragmas: list[str], directives: tuple[Directive, ...]) -> set[str]:
+    """Names given as integer values of the ``pragmas`` (their texts) and directives
+    (``factor=L_VECTOR_SIZE``): clang is asked for their value as for macros, so a
+    constant from a header serves as Vitis lets it (a name that is no constant is left
+    unresolved)."""
+    values = [m.group(2) for line in pragmas
               for m in PRAGMA_OPTION.finditer(line) if m.group(1).lower() in INTEGER_KEYS]
     values += [v for d in directives for k, v in d.options if k.lower() in INTEGER_KEYS]
     return {v for v in values if IDENTIFIER.fullmatch(v)}
