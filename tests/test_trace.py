@@ -1701,3 +1701,32 @@ def test_an_argument_a_macro_expands_twice_is_left_out_of_both_sides(tmp_path):
         "#pragma HLS pipeline II=1\n    o2[i / 2] = MAX(in[i], in[i + 1]);\n  }\n}\n")
     _, traced = api.trace_kernel(str(path))
     assert traced.disagreements == (), traced.format()
+
+
+KEPT_AT_THE_TIME_LIMIT = """
+void k(int A[64], int out[32]) {
+  int buf[64];
+#pragma HLS array_partition variable=buf cyclic factor=2
+  for (int i = 0; i < 64; i++) buf[i] = A[i];
+  for (int i = 0; i < 32; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[2 * i] + buf[2 * i + 1];
+  }
+}
+"""
+
+
+def test_a_pragma_kept_at_the_time_limit_is_claimed_at_what_the_code_reaches(tmp_path):
+    """At the time limit buf keeps its cyclic 2, proven by counting, which cannot
+    tell that ``buf[2 * i]`` and ``buf[2 * i + 1]`` stay on banks 0 and 1: II at most
+    2 on ram_1p, while the emitted code reaches II 1.  The replay held the loop to
+    the coarse 2, so a run at II 2 would have agreed (probe 30 F4, AFOCL's nonmax at
+    33 for II 1); the claim is now the lesser, and the warning says it is a bound."""
+    path = tmp_path / "k.c"
+    path.write_text(KEPT_AT_THE_TIME_LIMIT)
+    compiled = arraypart.compile_kernel(str(path), time_limit=1e-9, ports=1)
+    report = compiled.report
+    buf = next(a for a in report.solution.arrays if a.array.name == "buf")
+    assert max(dict(buf.achieved_ii).values()) == 2 and "II at most" in buf.notes[0]
+    assert [c.claimed_ii for c in (api._ideal_claim(report, n, loop)
+                                   for n, loop in enumerate(report.model.loops))] == [1, 1]

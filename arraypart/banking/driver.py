@@ -379,10 +379,13 @@ def _time_limited(am: ArrayModel, options: _Options, start: float, *,
              else f"solver time limit of {options.time_limit:g} s")
     keeps = (f"its pragmas as written ({banking.describe()})" if as_written
              else "one memory")
+    # counting is exact for one memory; for banks it counts lanes that may meet
+    reached = (f"II at most {dict(proof.achieved_ii)}, proven by counting: the checker "
+               "gives the II it reaches" if as_written
+               else f"achieved II {dict(proof.achieved_ii)}, proven by counting")
     note = warning_text(array.coord, (
         f"{limit} reached while banking "
-        f"{array.name}: no banking was proven within it, so it keeps {keeps} "
-        f"(achieved II {dict(proof.achieved_ii)}, proven by counting)"))
+        f"{array.name}: no banking was proven within it, so it keeps {keeps} ({reached})"))
     shapes = [analyze_group(g, len(array.shape)) for g in am.groups]
     bound = lower_bound_of(am.ports, shapes, array) if shapes else 1
     solution = _solution(am, banking, proof, bound, start,
