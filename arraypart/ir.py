@@ -654,6 +654,43 @@ def text_key(loop: Loop) -> tuple:
     return (loop.coord, loop.text or ())
 
 
+def site_names(loop: Loop) -> dict[int, tuple]:
+    """Per access of ``loop`` (by id), its name as a site: the reference's coordinate,
+    kind and member, and its ordinal among the loop's accesses of those (a macro puts
+    several references at one coordinate); the same in every instance of the loop's
+    text.  No array: a function called with ``a`` and then ``b`` has one text, whose
+    reference reaches whichever array the call wires to it."""
+    found = list(accesses(loop.body))
+    return dict(zip(map(id, found), ordinal_keys(found, lambda a: (a.coord, a.kind,
+                                                                    a.field))))
+
+
+def text_variants(instances: Iterable[Loop],
+                  index_of: Callable[[Access], tuple] = lambda a: a.index
+                  ) -> dict[tuple, frozenset[int]]:
+    """Per site name (:func:`site_names`) of the ``instances`` of one loop text, the
+    dimensions where its subscript (``index_of``) is not one expression in the IR of
+    every instance; every dimension where some instance lacks the site.  The HLS
+    tool has one text for them all, so there the bank is a run-time value even where
+    each instance's is a constant (``buf[v][i]`` in ``wr(buf, 0); wr(buf, 2)``).  The
+    IR, not a run: an instance whose loop runs no iteration, or whose ``if`` on a
+    constant argument never runs, still holds its subscripts."""
+    instances = list(instances)
+    seen: dict[tuple, list[tuple]] = {}
+    for loop in instances:
+        names = site_names(loop)
+        for a in accesses(loop.body):
+            seen.setdefault(names[id(a)], []).append(index_of(a))
+    out = {}
+    for name, indexes in seen.items():
+        if len(indexes) < len(instances) or len({len(x) for x in indexes}) > 1:
+            out[name] = frozenset(range(max(len(x) for x in indexes)))
+        else:
+            out[name] = frozenset(d for d in range(len(indexes[0]))
+                                  if len({x[d] for x in indexes}) > 1)
+    return {name: dims for name, dims in out.items() if dims}
+
+
 def in_text(nodes: tuple[Node, ...], key: tuple) -> tuple[Node, ...]:
     """``nodes`` with ``key`` as the text of every loop whose text is not decided yet
     (those of the functions it calls have theirs)."""

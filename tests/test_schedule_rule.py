@@ -842,22 +842,31 @@ void some(int in[64], int o1[64], int o2[64]) {
 """
 
 
-@pytest.mark.parametrize("second", ["64, 0", "0, 1"], ids=["pruned", "zero-trip"])
-def test_a_site_that_runs_in_one_call_only_is_a_run_time_bank(tmp_path, capsys, second):
+@pytest.mark.parametrize("second, site, ii", [
+    ("64, 0", "buf[v][i]", 2), ("0, 1", "buf[v][i]", 2), ("64, 0", "buf[2][i]", 1),
+    ("0, 1", "buf[2][i]", 1)],
+    ids=["pruned", "zero-trip", "pruned-literal", "zero-trip-literal"])
+def test_a_site_that_runs_in_one_call_only_is_a_run_time_bank(tmp_path, capsys, second,
+                                                              site, ii):
     """``buf[v][i]`` runs in the first call only: an ``if`` on a constant argument
     prunes it from the second, or the second's loop runs no iteration.  Its bank is 1
     wherever it runs, but rd's one text holds ``buf[v]`` with v a run-time value: it
     takes a port of every bank, bank 0 gets it and ``buf[0][i]``, II 2 on ram_1p,
     and the one schedule serves both calls.  The checker and the replay claimed
-    II 1 (probe 29b item 1)."""
+    II 1 (probe 29b item 1).  The IR of the second call still holds the site (v = 3
+    there), and a literal ``buf[2][i]`` is one subscript in both: II 1 (the first fix
+    called it a run-time bank, probe 30b F1)."""
     path = tmp_path / "some.c"
-    path.write_text(SOME_CALLS.replace("SECOND", second))
+    path.write_text(SOME_CALLS.replace("SECOND", second).replace("buf[v][i]", site))
     _, _, checked = api.check_kernel(path, as_written=True)
-    assert [loop.achieved_ii for loop in checked.loops] == [1, 2, 2]
-    assert "one piece of code with call 1 of 2" in checked.loops[2].format()
+    assert [loop.achieved_ii for loop in checked.loops] == [1, ii, ii]
+    if ii == 2:
+        assert "one piece of code with call 1 of 2" in checked.loops[2].format()
     main(["check", "--trace", "--as-written", str(path)])
     out, err = capsys.readouterr()
-    assert "traced II 2: agrees" in out and "disagrees" not in err
+    assert f"traced II {ii}: agrees" in out and "disagrees" not in err
+    compiled = api.compile_kernel(path, replace_partitions=True)
+    assert [loop.achieved_ii for loop in compiled.report.scheduled.loops][1:] == [ii, ii]
 
 
 TWO_ARRAYS = """

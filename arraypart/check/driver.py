@@ -326,13 +326,13 @@ def _static_sites(instances: list[Region], memories: dict[str, _Memory],
     one value in this run, but no compile-time value for the scheduler;
     :func:`moves_with_sizes`), and per array the digits its other sites keep
     (:meth:`BankSpan.fixed`).  An access is one site in every instance
-    (:func:`_site_names`), and a site whose subscript differs between instances in a
+    (:func:`ir.site_names`), and a site whose subscript differs between instances in a
     dimension the bank reads is no static one (``Scheme.same_subscript``)."""
     span = BankSpan()
     moving = set()
     members: dict = {}  # site name -> ids of its (counted) accesses
     for region in instances:
-        names = _site_names(region)
+        names = ir.site_names(region.loop)
         for _, emitted, _ in _chunks(region, deadline):
             for e in emitted:
                 for a in e.accesses:
@@ -344,47 +344,21 @@ def _static_sites(instances: list[Region], memories: dict[str, _Memory],
                              name)
                     if moves_with_sizes(counted, memory.banking, sizes):
                         moving.add(name)
-    # one text, two subscripts (buf[v] at v = 0 and 2), or a subscript some instance
-    # lacks (pruned there by a constant): the bank is a run-time value of that text
-    # even where the instances' banks coincide
-    moving.update(_text_variants(instances, memories))
+    # one text, two subscripts (buf[v] at v = 0 and 2), or a reference some
+    # instance's IR lacks: the bank is a run-time value of that text even where the
+    # instances' banks coincide
+    variants = ir.text_variants((r.loop for r in instances),
+                                lambda a: memories[a.array].counted(a).index)
+    for region in instances:
+        names = ir.site_names(region.loop)
+        moving.update(names[id(a)] for a in ir.accesses(region.loop.body)
+                      if variants.get(names[id(a)], frozenset())
+                      & memories[a.array].banking.scheme.bank_dims())
     static = frozenset(key for key in span.static() if key[0] not in moving)
     bankings = {name: m.banking for name, m in memories.items()}
     return RuleSites(frozenset((access, lane) for name, lane in static
                                for access in members[name]),
                      span.fixed(static, bankings, moving))
-
-
-def _text_variants(instances: list[Region], memories: dict[str, _Memory]) -> set[tuple]:
-    """The site names of one loop text whose subscript, where the bank reads it, is
-    not one expression in the IR of every instance (``Scheme.same_subscript``), or
-    that some instance lacks: an ``if`` on a constant argument pruned it there, so
-    what the one text holds (``buf[v][i]``, ``v`` an argument) no instance shows.
-    The IR, not the run: an instance whose loop runs no iteration still holds its
-    subscripts."""
-    texts: dict = {}  # site name -> per instance, its (dimension, index) where banked
-    for region in instances:
-        names = _site_names(region)
-        for a in ir.accesses(region.loop.body):
-            memory = memories[a.array]
-            index = memory.counted(a).index
-            texts.setdefault(names[id(a)], set()).add(tuple(
-                (d, index[d]) for d in sorted(memory.banking.scheme.bank_dims())))
-    present = Counter(name for region in instances
-                      for name in set(_site_names(region).values()))
-    return {name for name, seen in texts.items()
-            if len(seen) > 1 or present[name] < len(instances)}
-
-
-def _site_names(region: Region) -> dict[int, tuple]:
-    """Per access of the region's loop (by id), its name as a site: the reference's
-    coordinate, kind and member, and its ordinal among the loop's accesses of those
-    (a macro puts several references at one coordinate); the same in every instance
-    of the loop.  No array: a function called with ``a`` and then ``b`` has one text,
-    whose reference reaches whichever array the call wires to it."""
-    accesses = list(ir.accesses(region.loop.body))
-    return dict(zip(map(id, accesses), ir.ordinal_keys(
-        accesses, lambda a: (a.coord, a.kind, a.field))))
 
 
 def _count_dynamic(run: _Run, sites: RuleSites, dynamic: dict[ir.Access, int]) -> None:

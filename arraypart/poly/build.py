@@ -196,45 +196,44 @@ def _groups(found: Collector, arrays: Mapping[str, ir.Array], sizes: frozenset[s
                                                       for m in view),
                 members[0].path, instance[id(frame.root)], frame.descending,
                 frozenset(frame.time_vars) & sizes, frame.root.text or ()))
-    return site_instances(groups, found.loops)
+    return site_instances(groups, found.loops, arrays)
 
 
-def site_instances(groups: list[CycleGroup], loops: list) -> tuple[CycleGroup, ...]:
-    """``groups`` with each lane access's ``instances``: the distinct indexes the same
-    site takes in the other instances of its loop.  A site is one reference text at
-    one lane: (loop, member, reference coordinate, kind, lane values) and its ordinal
-    among the group's accesses of that key (a macro puts several references at one
-    coordinate).  Instances are the concurrent ``loops`` (``ConcurrentLoop``) of one
-    coordinate and text (``CycleGroup.text``), whatever their ``instance`` number.
-
-    The array is no part of the key: a function called with ``a`` and then ``b`` has
-    one text, whose subscript reaches whichever array the call wires to it.  A site
-    that some instance lacks (an ``if`` on a constant argument pruned it there, or that
-    instance's loop runs no iteration) gets an irregular instance: what it is in the
-    one text, the other instances do not show (``if (extra) s += buf[v][i]`` with
-    ``v`` an argument), so its bank counts as a run-time value."""
-    texts = Counter(ir.text_key(c.loop) for c in loops)
-    indexes: dict[tuple, dict] = {}
-    present: dict[tuple, set[int]] = {}
-    keyed = [ir.ordinal_keys(g.accesses, lambda a, g=g: (
-        g.coord, g.text, a.field, a.coord, a.kind, a.lane)) for g in groups]
-    for g, keys in zip(groups, keyed):
-        for key, a in zip(keys, g.accesses):
-            indexes.setdefault(key, {})[a.index] = None
-            present.setdefault(key, set()).add(g.instance)
-    for key, seen in present.items():
-        if len(seen) < texts[key[:2]]:
-            indexes[key][None] = None
+def site_instances(groups: list[CycleGroup], loops: list,
+                   arrays: Mapping[str, ir.Array]) -> tuple[CycleGroup, ...]:
+    """``groups`` with each lane access's ``instances``: where its site's subscript is
+    not one expression in every instance of its loop's text (:func:`ir.text_variants`
+    over the concurrent ``loops`` of one coordinate and text, ``CycleGroup.text``),
+    an index of None in those dimensions.  The HLS tool has one piece of code for all
+    the instances, so a bank constant in each but not the same in all is no
+    compile-time value there.  A lane access finds its site through its reference
+    (``ref_id``, kind, member) in its own instance's IR."""
+    by_text: dict[tuple, list] = {}
+    for c in loops:
+        by_text.setdefault(ir.text_key(c.loop), []).append(c.loop)
+    variants: dict[int, dict[tuple, frozenset[int]]] = {}  # instance -> ref -> dims
+    for n, c in enumerate(loops):
+        mine = by_text[ir.text_key(c.loop)]
+        if len(mine) < 2:
+            continue
+        varying = ir.text_variants(mine, lambda a: arrays[a.array].counted_index(
+            a.index, a.window))
+        names = ir.site_names(c.loop)
+        refs: dict[tuple, frozenset[int]] = {}
+        for a in ir.accesses(c.loop.body):
+            key = (a.ref_id, a.kind, a.field)
+            refs[key] = refs.get(key, frozenset()) | varying.get(names[id(a)], frozenset())
+        variants[n] = refs
     return tuple(replace(g, accesses=tuple(
-        replace(a, instances=tuple(_unknown(a.index) if i is None else i
-                                   for i in indexes[key] if i != a.index))
-        if len(indexes[key]) > 1 else a for key, a in zip(keys, g.accesses)))
-        for g, keys in zip(groups, keyed))
+        _with_instances(a, variants.get(g.instance, {}).get((a.ref_id, a.kind, a.field)))
+        for a in g.accesses)) for g in groups)
 
 
-def _unknown(index: tuple) -> tuple[None, ...]:
-    """An irregular index of ``index``'s rank."""
-    return (None,) * len(index)
+def _with_instances(access: LaneAccess, dims: frozenset[int] | None) -> LaneAccess:
+    if not dims:
+        return access
+    return replace(access, instances=(tuple(None if d in dims else e
+                                            for d, e in enumerate(access.index)),))
 
 
 def _unrouted(found: Collector) -> set[tuple[int, str]]:

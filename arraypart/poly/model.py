@@ -38,10 +38,10 @@ class LaneAccess:
     data-dependent ``if`` around it in the iteration that the group's path does not
     decide (one inside unrolled lanes), the ``if``'s instance in this lane and the
     branch taken: two lanes with one instance and different branches never run in one
-    iteration (:func:`exclusive`).  ``instances``: the site's other indexes in the
-    other instances of its loop's text (a loop with a geometric step lowered once per
-    value, a function's loop inlined once per call; :func:`.build.site_instances`), where
-    they differ from ``index``: the HLS tool has one piece of code for all of them,
+    iteration (:func:`exclusive`).  ``instances``: where the site's subscript is not one expression in every
+    instance of its loop's text (a loop with a geometric step lowered once per value,
+    a function's loop inlined once per call; :func:`.build.site_instances`), one index
+    with None in those dimensions: the HLS tool has one piece of code for all of them,
     so a bank constant in each instance but not the same in all is no compile-time
     value.
     """
