@@ -73,6 +73,9 @@ class LoopLowering:
         header = 0
         while header < len(items) and isinstance(items[header], N.Pragma):
             header += 1
+        split = self._condition_effects(node, label, items, header)
+        if split is not None:
+            return split
         if (node.post_test and header == 0 and not _escapes(items)
                 and S.side_effect(node.cond) is None
                 and quasi_affine(node.cond, self._scope()) == E.const(0)):
@@ -204,6 +207,31 @@ class LoopLowering:
         if header_reads:
             return [Stmt(tuple(header_reads), coord), loop]
         return [loop]
+
+    def _condition_effects(self, node: N.For, label: str | None, items: list[N.Node],
+                           header: int) -> list[Node] | None:
+        """``for (init; e1, ..., test; next) body`` whose leading parts change scalars
+        that ``test`` and ``next`` do not read, and touch no array, as C runs it: the
+        parts at the start of every iteration, then once more as ``test`` ends the
+        loop (``off++, j < n`` leaves ``off`` n + 1 higher).  None for any other
+        loop, and for a body that may leave early (the last test would not run):
+        a condition that changes a scalar then makes the loop one arraypart cannot
+        count."""
+        parts = _comma_parts(node.cond)
+        if len(parts) < 2 or node.post_test or _escapes(items[header:]):
+            return None
+        effects, test = parts[:-1], parts[-1]
+        read = {n.name for part in (test, node.next) if part is not None
+                for n in N.walk(part) if isinstance(n, N.Id)}
+        written = set().union(*(S.written(e, self._scalars, self._callees)
+                                for e in effects))
+        if written & read or any(isinstance(n, (N.ArrayRef, N.FuncCall))
+                                 for e in effects for n in N.walk(e)):
+            return None
+        body = N.Compound(node.stmt.coord, node.stmt.start, node.stmt.end,
+                          tuple(items[:header]) + tuple(effects) + tuple(items[header:]))
+        loop = self._loop(replace(node, cond=test, stmt=body), label)
+        return loop + [n for e in effects for n in self._statement(e)]
 
     def _counted_down_start(self, node: N.For, var: str, stop: int
                             ) -> tuple[str, N.Node, bool]:
