@@ -374,3 +374,28 @@ def test_ram_1wnr_loops_share_their_read_ports(tmp_path):
     table = closed.lane_table(am, banking.copies, banking.read_copy)
     assert closed.bram18k(banking, table) == cost.bram18k(mem) == 4
     assert rtl.synthesize(mem, cache=tmp_path).bram18k == 4
+
+
+RUN_TIME_TRIPS = """
+void fresh(int A[64], int out[64], int len[1]) {
+  int n = len[0];
+  for (int i = 0; i < n; i++) {
+#pragma HLS pipeline II=1
+#pragma HLS loop_tripcount max=32
+    out[i] = A[2 * i] + A[2 * i + 1];
+  }
+}
+"""
+
+
+@needs_yosys
+def test_a_run_time_trip_count_is_a_verilog_port(tmp_path):
+    """A loop bound read from memory is a fresh size named ``n@...``; its name went
+    into the RTL model's port list as written, so yosys rejected the Verilog and
+    ``compile --synth`` exited 2 at line 0 (probe 30b F5).  Ports are escaped."""
+    path = tmp_path / "fresh.c"
+    path.write_text(RUN_TIME_TRIPS)
+    [(_, am, _)] = [t for t in _kernel_arrays(path) if t[1].array.name == "A"]
+    assert any("@" in v for g in am.groups for v in g.time_vars)
+    mem = rtl.memory(am, Banking("A", flat_scheme((64,), (1,), 2)))
+    assert rtl.synthesize(mem, cache=tmp_path).source == "yosys"

@@ -24,6 +24,8 @@ same banks, one loop at a time.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -180,7 +182,10 @@ class Memory:
 
 
 def group_port(group: int, var: str) -> str:
-    return f"g{group}_{var}"
+    """The input carrying time variable ``var`` of group ``group``: a Verilog
+    identifier, each character of ``var`` that cannot be in one written as ``__`` and
+    its code in hex (a fresh size is named ``trips of loop@3:3``)."""
+    return f"g{group}_" + re.sub(r"[^A-Za-z0-9_]", lambda m: f"__{ord(m.group(0)):x}", var)
 
 
 def irregular_port(group: int, position: int, dim: int) -> str:

@@ -65,7 +65,8 @@ class Resources:
 
 
 class SynthesisError(RuntimeError):
-    """yosys failed or is not installed."""
+    """yosys is not installed (a failed synthesis of arraypart's own Verilog is an
+    internal error)."""
 
 
 def cache_dir() -> Path:
@@ -173,9 +174,9 @@ def _run_yosys(designs: dict[str, _Design]) -> dict[str, str]:
         script = SCRIPT.format(file="design.v", top="ap_batch", stat="stat.txt")
         run = subprocess.run(["yosys", "-q", "-p", script], cwd=tmp, capture_output=True,
                              text=True)
-        if run.returncode != 0:
-            raise SynthesisError(f"yosys failed: "
-                                 f"{(run.stderr or run.stdout).strip()[-2000:]}")
+        if run.returncode != 0:  # arraypart's own Verilog: an internal error
+            raise RuntimeError(f"yosys rejected arraypart's RTL model: "
+                               f"{(run.stderr or run.stdout).strip()[-2000:]}")
         stat = (tmp / "stat.txt").read_text()
     sections = re.split(r"^=== (.+) ===$", stat, flags=re.M)
     found = {sections[i]: sections[i + 1] for i in range(1, len(sections) - 1, 2)}
