@@ -279,6 +279,9 @@ class Access:
     read and written by the call, the reference itself passed on.
     ``changes_state``: a subscript changes state (``buf[w++]``): its text, phased,
     has a constant bank only for a tool that proves the counter's value.
+    ``foreign``: the dimensions whose subscript reads an iterator of an unrolled loop
+    around a call whose one text holds the reference (``wr(buf, v)`` in a loop over
+    v unrolled: each lane's v is a constant, but wr's text has v on a port).
     """
 
     array: str
@@ -290,6 +293,7 @@ class Access:
     window: bool = False
     by_reference: bool = False
     changes_state: bool = False
+    foreign: frozenset[int] = frozenset()
 
     def __post_init__(self):
         if self.kind not in ACCESS_KINDS:
@@ -670,11 +674,12 @@ def text_variants(instances: Iterable[Loop],
                   ) -> dict[tuple, frozenset[int]]:
     """Per site name (:func:`site_names`) of the ``instances`` of one loop text, the
     dimensions where its subscript (``index_of``) is not one expression in the IR of
-    every instance; every dimension where some instance lacks the site.  The HLS
-    tool has one text for them all, so there the bank is a run-time value even where
-    each instance's is a constant (``buf[v][i]`` in ``wr(buf, 0); wr(buf, 2)``).  The
-    IR, not a run: an instance whose loop runs no iteration, or whose ``if`` on a
-    constant argument never runs, still holds its subscripts."""
+    every instance; every dimension where some instance lacks the site; and its
+    ``Access.foreign`` dimensions.  The HLS tool has one text for them all, so there
+    the bank is a run-time value even where each instance's is a constant
+    (``buf[v][i]`` in ``wr(buf, 0); wr(buf, 2)``).  The IR, not a run: an instance
+    whose loop runs no iteration, or whose ``if`` on a constant argument never runs,
+    still holds its subscripts."""
     instances = list(instances)
     seen: dict[tuple, list[tuple]] = {}
     for loop in instances:
@@ -688,6 +693,10 @@ def text_variants(instances: Iterable[Loop],
         else:
             out[name] = frozenset(d for d in range(len(indexes[0]))
                                   if len({x[d] for x in indexes}) > 1)
+    for loop in instances:
+        names = site_names(loop)
+        for a in accesses(loop.body):
+            out[names[id(a)]] = out[names[id(a)]] | a.foreign
     return {name: dims for name, dims in out.items() if dims}
 
 

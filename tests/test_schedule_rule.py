@@ -910,3 +910,46 @@ def test_one_function_text_is_one_site_whichever_array_it_is_given(tmp_path, cap
     for call in (1, 2):
         assert f"call {call} of 2): 64 steps, model II {ii}, traced II {ii}: agrees" in out
     assert "disagrees" not in err
+
+
+UNROLLED_CALLS = """
+static void wr(int buf[4][64], const int in[64], int v) {
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    buf[v][i] = in[i];
+    buf[v + 1][i] = in[i] + 1;
+  }
+}
+void calls(int in[64], int out[64]) {
+  int buf[4][64];
+#pragma HLS array_partition variable=buf complete dim=1
+#pragma HLS bind_storage variable=buf type=ram_1p
+  for (int v = 0; v < 4; v += 2) {
+#pragma HLS unroll
+    CALL;
+  }
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[0][i] + buf[3][i];
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("call, ii", [("wr(buf, in, v)", 4), ("wr(buf, in, 0)", 2)],
+                         ids=["lane-argument", "constant-argument"])
+def test_a_call_in_unrolled_lanes_is_one_text_for_them(tmp_path, capsys, call, ii):
+    """``wr(buf, in, v)`` in a loop over v = 0, 2 unrolled: each lane's v is a
+    constant, but wr's one text has v on a port, so ``buf[v]`` and ``buf[v + 1]``
+    take a port of every bank in both lanes, which run together: 4 writes a bank, II
+    4 on ram_1p.  Each lane was judged with its own v: II 1, where the replay of the
+    calls one after another found II 2 (probe 29b item 6, probe 30b F4).  With a
+    constant argument the text's v is that constant: the lanes' two writes meet on
+    banks 0 and 1, II 2 (the control, the same before)."""
+    path = tmp_path / "calls.c"
+    path.write_text(UNROLLED_CALLS.replace("CALL", call))
+    _, _, checked = api.check_kernel(path, as_written=True)
+    assert [loop.achieved_ii for loop in checked.loops] == [ii, 1]
+    main(["check", "--trace", "--as-written", str(path)])
+    out, err = capsys.readouterr()
+    assert "disagrees" not in err and "DISAGREES" not in out

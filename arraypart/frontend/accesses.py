@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from .. import expr as E
 from ..errors import Coord, KernelError, warning_text
 from ..ir import Access, Conjunction, If, Node, Stmt
 from . import calls
@@ -373,7 +374,10 @@ class AccessLowering:
                  field: str | None = None) -> None:
         """The accesses of one element of ``binding``, ``subscripts`` written on it."""
         scope = self._scope()
-        index = binding.index(tuple(quasi_affine(s, scope) for s in subscripts))
+        own = tuple(quasi_affine(s, scope) for s in subscripts)
+        index = binding.index(own)
+        foreign = frozenset(len(binding.prefix) + d for d, e in enumerate(own)
+                            if e is not None and E.variables(e) & self._foreign_lanes)
         for subscript, e in zip(subscripts, index[len(binding.prefix):]):
             if e is None:
                 self._warn_opaque(subscript)
@@ -390,7 +394,7 @@ class AccessLowering:
                 "subscript to a variable first to let arraypart rewrite it"))
         for kind in kinds:
             out.append(Access(binding.array, index, kind, ref_id, coord, field,
-                              changes_state=effect is not None))
+                              changes_state=effect is not None, foreign=foreign))
 
     def _warn_unseen_struct(self, call: N.FuncCall, arg: N.Node) -> None:
         """A struct with an array field, passed to a function the kernel file does not

@@ -301,7 +301,8 @@ class LoopLowering:
         self._ends[ir_var] = ends
         self._pipelines += pipelined
         unrolled = unroll is not None and not self._pipelines
-        self._unrolled += unrolled
+        if unrolled:
+            self._unrolled.append(ir_var)
         self._loops += 1
         try:
             yield
@@ -312,7 +313,8 @@ class LoopLowering:
             del self._ranges[ir_var]
             del self._ends[ir_var]
             self._pipelines -= pipelined
-            self._unrolled -= unrolled
+            if unrolled:
+                self._unrolled.pop()
             self._loops -= 1
 
     def _directives_first(self, items: list[N.Node], kinds: tuple[str, ...]

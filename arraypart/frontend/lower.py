@@ -185,7 +185,11 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         self._pipelines = 0  # pipelined loops enclosing the current statement
         self._pipeline_coords: list[Coord] = []  # where they are, outermost first
         self._unmodelled_said: set[tuple[str, object]] = set()  # (struct field, pipeline)
-        self._unrolled = 0  # unrolled loops (outside pipelines) enclosing it
+        # the iterators of the unrolled loops (outside pipelines) enclosing it
+        self._unrolled: list[str] = []
+        # the iterators of the unrolled loops around the calls whose shared text the
+        # current statement is in: run-time values there (ir.Access.foreign)
+        self._foreign_lanes: frozenset[str] = frozenset()
         # the unrolled loops inside the innermost pipeline around it: (C iterator, loop)
         self._lane_loops: list[tuple[str, N.For]] = []
         self._loops = 0  # loops enclosing it, in the current function
@@ -565,7 +569,11 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         ports = self._bound_streams(call, callee)
         saved = (self._visible, self._state(), self._scalars, self._types, self._range_log,
                  self._blocks, dict(self._constants), self._ref_ids, self._frame_start,
-                 self._frame_vars, self._stream_ports, self._streams, self._lane_loops)
+                 self._frame_vars, self._stream_ports, self._streams, self._lane_loops,
+                 self._foreign_lanes)
+        text = self._text_of(callee)
+        if text[:1] != ("call",):  # one text for every lane of the loops around
+            self._foreign_lanes = self._foreign_lanes | frozenset(self._unrolled)
         self._calls.append(callee)
         self._lane_loops = []  # the callee's conditions name its own scalars
         try:
@@ -588,12 +596,12 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
             refs = callee.array_refs
             self._ref_ids = {id(r): self._next_ref + k for k, r in enumerate(refs)}
             self._next_ref += len(refs)
-            return list(ir.in_text(self._function_body(callee), self._text_of(callee)))
+            return list(ir.in_text(self._function_body(callee), text))
         finally:
             self._calls.pop()
             (self._visible, state, self._scalars, self._types, self._range_log, self._blocks,
              constants, self._ref_ids, self._frame_start, self._frame_vars,
-             self._stream_ports, self._streams, self._lane_loops) = saved
+             self._stream_ports, self._streams, self._lane_loops, self._foreign_lanes) = saved
             self._restore(state)
             self._constants.clear()
             self._constants.update(constants)

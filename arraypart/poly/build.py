@@ -214,7 +214,7 @@ def site_instances(groups: list[CycleGroup], loops: list,
     variants: dict[int, dict[tuple, frozenset[int]]] = {}  # instance -> ref -> dims
     for n, c in enumerate(loops):
         mine = by_text[ir.text_key(c.loop)]
-        if len(mine) < 2:
+        if len(mine) < 2 and not any(a.foreign for a in ir.accesses(c.loop.body)):
             continue
         varying = ir.text_variants(mine, lambda a: arrays[a.array].counted_index(
             a.index, a.window))
