@@ -902,7 +902,9 @@ def test_scalar_parameters_and_outputs_are_driven_and_compared(tmp_path):
     assert array(compiled.report, "buf").banking.scheme.banks == 2
     assert loop_ii(compiled.report) == [1, 1]
     tb = compiled.files["scale_tb.cpp"]
-    assert "ap_uint<4> expected_shift(3);" in tb and "gain_t expected_return" in tb
+    # a scalar that is no run-time size changes with the call
+    assert "ap_uint<4> expected_shift((call == 1 ? 3 : call - 1));" in tb
+    assert "gain_t expected_return" in tb
     compared = {name for name in ("gain", "shift", "peak", "total", "last")
                 if f'compare("{name}"' in tb}
     assert compared == {"peak", "total", "last"}  # inputs by value or const & aside
@@ -1610,6 +1612,10 @@ def test_a_flag_that_only_guards_is_no_size_the_arrays_narrow(tmp_path, flag_typ
     assert [p.name for p in compiled.report.kernel.params] == ["x"]
     assert compiled.report.kernel.params[0].low == 1
     assert compiled.report.to_json()["loops"][0]["achieved_ii"] == 2
+    # the testbench drives both branches: a bool true, false, true; a char 3, 1, 2
+    tb = compiled.files["flag_tb.cpp"]
+    assert ("expected_left((call % 2 == 1))" if flag_type == "bool"
+            else "expected_left((call == 1 ? 3 : call - 1))") in tb
     if HAVE_GXX:
         assert_the_testbench_passes(compiled, tmp_path)
         assert_the_trace_agrees(compiled, tmp_path, ports=1)

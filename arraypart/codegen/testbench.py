@@ -4,8 +4,8 @@ The testbench (``templates/testbench.cpp.j2``) runs the original kernel and the 
 one on the same inputs and compares every interface array bit for bit, in
 :data:`CALLS` calls.  This module describes each parameter: interface arrays with their
 element type, shape and how to fill them (a pointer's shape is its extent); scalars (C
-numbers, ``ap_[u]int``, ``ap_[u]fixed``: a fixed value; structs: random bytes; run-time
-sizes: their largest value), by value or by reference, as one variable per run, the ones
+numbers, ``ap_[u]int``, ``ap_[u]fixed``: a small value, which for integers and bools
+changes with the call; structs: random bytes; run-time sizes: their largest value), by value or by reference, as one variable per run, the ones
 passed by non-const reference (outputs) compared afterwards like the return value;
 ``hls::stream`` parameters (and arrays of them) with the same random elements in both
 runs, enough for every statement execution to read one, and what is left in them
@@ -33,9 +33,13 @@ SEED = 0x2545F491
 # (unsigned): sums and products of a few of them stay far from overflow, which is
 # undefined behaviour for signed types and would make the comparison meaningless.
 SMALL_INT = 16
-# Scalar parameters: one fixed value each (small, so that loop bounds or scale factors
-# passed by value stay reasonable).
+# Scalar parameters: small values, so that loop bounds or scale factors passed by value
+# stay reasonable; an integer one that is no run-time size (a mode flag, which the
+# model reads as data) takes SCALAR_INT in the first call, then 1, 2, ... (never 0, a
+# divisor's bane), a bool true, false, true: each call another branch.
 SCALAR_INT = 3
+SCALAR_BY_CALL = f"(call == 1 ? {SCALAR_INT} : call - 1)"
+BOOL_BY_CALL = "(call % 2 == 1)"
 SCALAR_FLOAT = "0.5"
 # The testbench prints at most this many differing elements.
 MAX_REPORTED = 10
@@ -475,7 +479,9 @@ def _is_unsigned(elem_type: str) -> bool:
 def _scalar_value(elem_type: str) -> str:
     if _is_float(elem_type) or elem_type.startswith(_FIXED_PREFIXES):
         return SCALAR_FLOAT
-    return str(SCALAR_INT)
+    if elem_type in ("bool", "_Bool"):
+        return BOOL_BY_CALL
+    return SCALAR_BY_CALL
 
 
 def _random_value(elem_type: str) -> str:
