@@ -625,9 +625,10 @@ def test_unbounded_size_is_a_located_error_when_an_on_chip_access_depends_on_it(
 
 def test_an_access_that_leaves_its_array_at_the_sizes_least_values_is_the_error_place(
         tmp_path):
-    """H.264's predict_intra4x4 (probe 26 item 12): the guard of S[sx + 7][sy - 1] is
-    data dependent (blk, av & 1), so at sy = 0 it reads row -1.  The error blamed
-    'av', the first size, at its declaration; it is the access, at these values."""
+    """H.264's predict_intra4x4 (probe 26 item 12): the guards of S[sx][sy - 1] and
+    S[sx + 7][sy - 1] are data dependent (``av``, a flag only ``if``s read, is no size:
+    probe 30 F1), so at sy = 0 they read row -1.  The error blamed 'av', the first
+    size, at its declaration; it is the first such access, at these values."""
     text = """void b3(unsigned char out[2], const unsigned char S[64][64], unsigned char av,
         int sx, int sy, unsigned blk) {
   unsigned char d = 0, e, i;
@@ -640,9 +641,9 @@ def test_an_access_that_leaves_its_array_at_the_sizes_least_values_is_the_error_
 """
     with pytest.raises(KernelError) as info:
         arraypart.analyze(write(tmp_path, "b3.cpp", text))
-    assert (info.value.coord.line, info.value.coord.col) == (6, 12)
+    assert (info.value.coord.line, info.value.coord.col) == (4, 19)
     assert "may leave S with the run-time sizes that nothing bounds at the least " \
-           "values they may take (av = 0, sx = 0, sy = 0)" in str(info.value)
+           "values they may take (sx = 0, sy = 0)" in str(info.value)
 
 
 def test_a_size_no_on_chip_access_depends_on_may_stay_unbounded(tmp_path):

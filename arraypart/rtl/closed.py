@@ -347,11 +347,12 @@ def register_features(ports: str, written: bool, depth, w: int, nr: np.ndarray,
     from per-bank candidate reads ``nr`` and writes ``nw`` and read-capable ports,
     shaped (..., copies, banks); ``depth`` and ``bits`` (all banks' bits) are scalars
     or per leading index.  A written array's banks are flip-flops; an array no lane
-    writes is a table of constants, one LUT per bit of each read port."""
+    writes is a table of constants, one LUT per bit of each read port that selects
+    among more than one word (a bank of one word is its constant: nothing to select)."""
     read = np.where(nr > 0, read_capable, 0).sum(axis=(-2, -1))
     if not written:
         zero = 0 * read
-        return zero, zero, zero, w * read
+        return zero, zero, zero, w * read * (np.asarray(depth) > 1)
     extra = np.maximum(write_ports(ports, nw) - 1, 0).sum(axis=(-2, -1))
     return bits + 0 * read, depth * w * read, depth * w * extra, 0 * read
 

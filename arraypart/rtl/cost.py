@@ -32,8 +32,9 @@ non-negative least squares to yosys syntheses of a sweep of design points
                ports: a depth-to-one select per bit of each read port
     regwrite   sum over those banks that some lane writes of depth x width x (write
                ports - 1): each flip-flop's select between its ports' data
-    regrom     sum over the register banks of an array no lane writes (a table of
-               constants) of width x read ports: one LUT per bit of each read port
+    regrom     sum over the register banks of more than one word of an array no lane
+               writes (a table of constants) of width x read ports: one LUT per bit
+               of each read port (a bank of one word is its constant)
     banks      banks x copies that some lane reaches
     const      1
 
@@ -249,7 +250,7 @@ def features(mem: Memory) -> dict[str, float]:
         f["regbits"] = bits
         f["regfile"] = mem.depth * w * read
         f["regwrite"] = mem.depth * w * extra_writes
-    elif mem.ram_style == "registers":
+    elif mem.ram_style == "registers" and mem.depth > 1:
         f["regrom"] = w * read
     return f
 
