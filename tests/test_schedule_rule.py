@@ -728,7 +728,8 @@ def test_a_bank_constant_in_each_geometric_copy_but_not_in_all_moves(tmp_path, c
     assert [loop.achieved_ii for loop in compiled.report.scheduled.loops][:3] == [2, 2, 2]
 
 
-CALLS = """
+# one function text that writes rows v and v + 1 of its array
+WR = """
 static void wr(int buf[4][64], const int in[64], int v) {
   for (int i = 0; i < 64; i++) {
 #pragma HLS pipeline II=1
@@ -736,7 +737,9 @@ static void wr(int buf[4][64], const int in[64], int v) {
     buf[v + 1][i] = in[i] + 1;
   }
 }
-void calls(int in[64], int out[64]) {
+"""
+
+CALLS = WR + """void calls(int in[64], int out[64]) {
   int buf[4][64];
 #pragma HLS array_partition variable=buf TYPE dim=1
 #pragma HLS bind_storage variable=buf type=ram_1p
@@ -869,15 +872,7 @@ def test_a_site_that_runs_in_one_call_only_is_a_run_time_bank(tmp_path, capsys, 
     assert [loop.achieved_ii for loop in compiled.report.scheduled.loops][1:] == [ii, ii]
 
 
-TWO_ARRAYS = """
-static void wr(int buf[4][64], const int in[64], int v) {
-  for (int i = 0; i < 64; i++) {
-#pragma HLS pipeline II=1
-    buf[v][i] = in[i];
-    buf[v + 1][i] = in[i] + 1;
-  }
-}
-void two(int in[64], int out[64]) {
+TWO_ARRAYS = WR + """void two(int in[64], int out[64]) {
   int a[4][64];
   int b[4][64];
 #pragma HLS array_partition variable=a complete dim=1
@@ -912,15 +907,7 @@ def test_one_function_text_is_one_site_whichever_array_it_is_given(tmp_path, cap
     assert "disagrees" not in err
 
 
-UNROLLED_CALLS = """
-static void wr(int buf[4][64], const int in[64], int v) {
-  for (int i = 0; i < 64; i++) {
-#pragma HLS pipeline II=1
-    buf[v][i] = in[i];
-    buf[v + 1][i] = in[i] + 1;
-  }
-}
-void calls(int in[64], int out[64]) {
+UNROLLED_CALLS = WR + """void calls(int in[64], int out[64]) {
   int buf[4][64];
 #pragma HLS array_partition variable=buf complete dim=1
 #pragma HLS bind_storage variable=buf type=ram_1p
