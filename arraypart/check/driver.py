@@ -23,7 +23,6 @@ tool), so each region is walked twice: once to find the static sites, once to co
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Iterator, Mapping
 
