@@ -2870,3 +2870,38 @@ def test_a_loop_condition_that_steps_its_bound_is_no_counted_loop(tmp_path):
     first = next(n for n in kernel.body if isinstance(n, ir.Loop))
     assert first.var.startswith("loop_n")
     assert [a.index for a in ir.accesses(kernel.body) if a.array == "A"] == [(None,), (None,)]
+
+
+LANE_BLOCK_EFFECT = """
+void k(int in[80], int out[40]) {
+  int buf[80];
+  for (int i = 0; i < 80; i++) buf[i] = in[i];
+  int off = 0;
+  int *pj = &off;
+  for (int j = 0; EFFECT, j < 32; j++) {
+#pragma HLS pipeline II=1
+PRAGMA
+    out[j] = buf[off] + buf[off + 1];
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("effect, pragma", [
+    ("off += 2", "#pragma HLS unroll factor=2"), ("(*pj)++", "")],
+    ids=["lane-blocks", "through-a-pointer"])
+def test_a_condition_effect_the_split_cannot_keep_leaves_the_loop_uncounted(
+        tmp_path, effect, pragma):
+    """Rewritten as lane blocks (an unroll factor of its own), a loop's header is
+    written anew, so a condition's ``off += 2`` moved into the body was dropped from
+    the emitted code: the testbench failed (probe 30c, f00b); a part that writes
+    through a pointer or reference (``(*pj)++``, which may be the iterator) was taken
+    for a scalar's step (f00, f12).  Neither is split: the loop is uncounted, as any
+    loop whose condition changes a scalar, and the emitted code computes what the
+    original does."""
+    text = LANE_BLOCK_EFFECT.replace("EFFECT", effect).replace("PRAGMA", pragma)
+    compiled = compile_text(tmp_path, "k", text)
+    loops = [n for n in compiled.report.kernel.body if isinstance(n, ir.Loop)]
+    assert loops[1].var.startswith("loop_n")
+    if HAVE_GXX:
+        assert_the_testbench_passes(compiled, tmp_path)

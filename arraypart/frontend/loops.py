@@ -23,7 +23,7 @@ from .. import expr as E
 from ..errors import Coord, KernelError, warning_text
 from ..ir import (GUARD_SOURCE, Access, Conjunction, Constraint, If, Loop, Node, Stmt,
                   accesses, loops)
-from .cexpr import (COMPARISONS, FLIPPED, Bound, Scope, condition_superset, interval,
+from .cexpr import (COMPARISONS, FLIPPED, INCREMENT_STEPS, Bound, Scope, condition_superset, interval,
                     min_max_terms, quasi_affine)
 from . import cnodes as N
 from . import fresh as F
@@ -220,18 +220,36 @@ class LoopLowering:
         parts = _comma_parts(node.cond)
         if len(parts) < 2 or node.post_test or _escapes(items[header:]):
             return None
+        if self._pipelines or self._loop_pragmas(items[:header], at=node.coord)[1]:
+            return None  # lanes: the emission writes their blocks' headers anew
         effects, test = parts[:-1], parts[-1]
         read = {n.name for part in (test, node.next) if part is not None
                 for n in N.walk(part) if isinstance(n, N.Id)}
         written = set().union(*(S.written(e, self._scalars, self._callees)
                                 for e in effects))
-        if written & read or any(isinstance(n, (N.ArrayRef, N.FuncCall))
-                                 for e in effects for n in N.walk(e)):
+        if written & read or not all(map(self._plain_effect, effects)):
             return None
         body = N.Compound(node.stmt.coord, node.stmt.start, node.stmt.end,
                           tuple(items[:header]) + tuple(effects) + tuple(items[header:]))
         loop = self._loop(replace(node, cond=test, stmt=body), label)
         return loop + [n for e in effects for n in self._statement(e)]
+
+    def _plain_effect(self, part: N.Node) -> bool:
+        """``part`` steps or assigns integer scalars by name from names and constants
+        (``off++``, ``c += 2``): no pointer, reference, member, array or call, so
+        that what it writes is what it names."""
+        for n in N.walk(part):
+            if isinstance(n, N.Assignment) and not (
+                    isinstance(n.lvalue, N.Id) and n.lvalue.name in self._scalars):
+                return False
+            if isinstance(n, N.UnaryOp) and (
+                    n.op not in ("-", "+", "~", "!", *INCREMENT_STEPS)
+                    or n.op in INCREMENT_STEPS and not (
+                        isinstance(n.expr, N.Id) and n.expr.name in self._scalars)):
+                return False
+            if not isinstance(n, (N.Id, N.Constant, N.BinaryOp, N.UnaryOp, N.Assignment)):
+                return False
+        return True
 
     def _counted_down_start(self, node: N.For, var: str, stop: int
                             ) -> tuple[str, N.Node, bool]:
