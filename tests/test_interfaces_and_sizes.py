@@ -904,7 +904,7 @@ def test_scalar_parameters_and_outputs_are_driven_and_compared(tmp_path):
     assert loop_ii(compiled.report) == [1, 1]
     tb = compiled.files["scale_tb.cpp"]
     # a scalar that is no run-time size changes with the call
-    assert "ap_uint<4> expected_shift((call == 1 ? 3 : call - 1));" in tb
+    assert "ap_uint<4> expected_shift((3 + call - 1));" in tb
     assert "gain_t expected_return" in tb
     compared = {name for name in ("gain", "shift", "peak", "total", "last")
                 if f'compare("{name}"' in tb}
@@ -1613,10 +1613,37 @@ def test_a_flag_that_only_guards_is_no_size_the_arrays_narrow(tmp_path, flag_typ
     assert [p.name for p in compiled.report.kernel.params] == ["x"]
     assert compiled.report.kernel.params[0].low == 1
     assert compiled.report.to_json()["loops"][0]["achieved_ii"] == 2
-    # the testbench drives both branches: a bool true, false, true; a char 3, 1, 2
+    # the testbench drives both branches: a bool true, false, true; a char 3, 4, 5
     tb = compiled.files["flag_tb.cpp"]
     assert ("expected_left((call % 2 == 1))" if flag_type == "bool"
-            else "expected_left((call == 1 ? 3 : call - 1))") in tb
+            else "expected_left((3 + call - 1))") in tb
     if HAVE_GXX:
         assert_the_testbench_passes(compiled, tmp_path)
         assert_the_trace_agrees(compiled, tmp_path, ports=1)
+
+
+SCALARS_WITH_PRECONDITIONS = """#include <assert.h>
+#include "ap_int.h"
+void pre(int in[64], int out[64], int scale, ap_uint<1> half) {
+  assert(scale > 1);
+  int d = half + 0;
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    out[i] = in[i] * scale / d;
+  }
+}
+"""
+
+
+@needs_gxx
+def test_scalars_that_change_by_call_keep_to_their_least_value(tmp_path):
+    """The first version of scalars that change by call passed 3, 1, 2: a kernel
+    asserting ``scale > 1`` aborted in the second call, and a one-bit divisor was 0
+    in the third (probe 30c f07, f08).  Integers take 3, 4, 5; one of at most two
+    bits keeps 3."""
+    compiled = arraypart.compile_kernel(write(tmp_path, "pre.cpp", SCALARS_WITH_PRECONDITIONS))
+    tb = compiled.files["pre_tb.cpp"]
+    assert "int expected_scale((3 + call - 1));" in tb
+    assert "ap_uint<1> expected_half(3);" in tb
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr

@@ -5,7 +5,7 @@ one on the same inputs and compares every interface array bit for bit, in
 :data:`CALLS` calls.  This module describes each parameter: interface arrays with their
 element type, shape and how to fill them (a pointer's shape is its extent); scalars (C
 numbers, ``ap_[u]int``, ``ap_[u]fixed``: a small value, which for integers and bools
-changes with the call; structs: random bytes; run-time sizes: their largest value), by value or by reference, as one variable per run, the ones
+changes with the call (:data:`SCALAR_BY_CALL`); structs: random bytes; run-time sizes: their largest value), by value or by reference, as one variable per run, the ones
 passed by non-const reference (outputs) compared afterwards like the return value;
 ``hls::stream`` parameters (and arrays of them) with the same random elements in both
 runs, enough for every statement execution to read one, and what is left in them
@@ -35,11 +35,14 @@ SEED = 0x2545F491
 SMALL_INT = 16
 # Scalar parameters: small values, so that loop bounds or scale factors passed by value
 # stay reasonable; an integer one that is no run-time size (a mode flag, which the
-# model reads as data) takes SCALAR_INT in the first call, then 1, 2, ... (never 0, a
-# divisor's bane), a bool true, false, true: each call another branch.
+# model reads as data) takes SCALAR_INT, SCALAR_INT + 1, ... in the calls (never below
+# it: a kernel may assert a least value, and 0 may divide), one of at most two bits
+# SCALAR_INT always (its next values wrap to 0), a bool true, false, true: each call
+# another branch.
 SCALAR_INT = 3
-SCALAR_BY_CALL = f"(call == 1 ? {SCALAR_INT} : call - 1)"
+SCALAR_BY_CALL = f"({SCALAR_INT} + call - 1)"
 BOOL_BY_CALL = "(call % 2 == 1)"
+NARROWEST_STEPPED = 3  # bits of the narrowest ap_[u]int whose scalar steps by call
 SCALAR_FLOAT = "0.5"
 # The testbench prints at most this many differing elements.
 MAX_REPORTED = 10
@@ -481,6 +484,9 @@ def _scalar_value(elem_type: str) -> str:
         return SCALAR_FLOAT
     if elem_type in ("bool", "_Bool"):
         return BOOL_BY_CALL
+    width = re.match(r"ap_u?int<(\d+)>", elem_type)
+    if width is not None and int(width.group(1)) < NARROWEST_STEPPED:
+        return str(SCALAR_INT)
     return SCALAR_BY_CALL
 
 
