@@ -604,9 +604,11 @@ void k(int A[64]) {
 def test_pragma_macros_of_a_header_as_spector_hls_writes_them(tmp_path):
     """``PRAGMA_HLS`` defined in an included ``params.h`` (Spector-HLS), with a factor
     another header defines: every pragma written through it was dropped with no word,
-    and a factor naming a header's macro was refused (probe 30 F2)."""
+    and a factor naming a header's macro was refused (probe 30 F2); a macro passing
+    its parameter on (``UNR(f)``) kept ``f`` unsubstituted (probe 30c f09)."""
     (tmp_path / "params.h").write_text(
-        "#define PRAGMA_SUB(x) _Pragma (#x)\n#define PRAGMA_HLS(x) PRAGMA_SUB(x)\n")
+        "#define PRAGMA_SUB(x) _Pragma (#x)\n#define PRAGMA_HLS(x) PRAGMA_SUB(x)\n"
+        "#define UNR(f) PRAGMA_HLS(HLS unroll factor=f)\n")
     (tmp_path / "uf.h").write_text("#define UF 4\n")
     (tmp_path / "k.cpp").write_text("""#include "params.h"
 #include "uf.h"
@@ -614,7 +616,7 @@ void k(int a[64], int b[64]) {
   int buf[64];
 PRAGMA_HLS(HLS array_partition variable=buf type=block factor=2)
   for (int i = 0; i < 64; i++) {
-PRAGMA_HLS(HLS unroll factor=UF)
+UNR(UF)
     buf[i] = a[i];
   }
   for (int i = 0; i < 64; i++) {

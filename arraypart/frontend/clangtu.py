@@ -506,11 +506,20 @@ def _macro_pragma(macros, name: bytes, args: list[bytes], depth: int = 0) -> byt
         return bound.get(stringized.group(1))
     call = _MACRO_CALL.match(body)
     if call is not None:
-        inner = [bound.get(a.strip(), a.strip()) for a in _split_args(call.group(2))]
+        inner = [_substituted(a.strip(), bound) for a in _split_args(call.group(2))]
         return _macro_pragma(macros, call.group(1), inner, depth + 1)
     if body in macros:
         return _macro_pragma(macros, body, [], depth + 1)
     return None
+
+
+def _substituted(text: bytes, bound: dict[bytes, bytes]) -> bytes:
+    """``text`` with each parameter of ``bound`` replaced by its argument, as the
+    preprocessor does (``UNR(f) PRAGMA_HLS(HLS unroll factor=f)``)."""
+    if not bound:
+        return text
+    names = re.compile(rb"\b(" + b"|".join(map(re.escape, bound)) + rb")\b")
+    return names.sub(lambda m: bound[m.group(1)], text)
 
 
 def _split_args(text: bytes) -> list[bytes]:
