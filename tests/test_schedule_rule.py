@@ -940,3 +940,45 @@ def test_a_call_in_unrolled_lanes_is_one_text_for_them(tmp_path, capsys, call, i
     main(["check", "--trace", "--as-written", str(path)])
     out, err = capsys.readouterr()
     assert "disagrees" not in err and "DISAGREES" not in out
+
+
+THROUGH_CONTROL = """
+static void wr(int buf[4][64], const int in[64], int v) {
+  BODY
+}
+void calls(int in[64], int out[64]) {
+  int buf[4][64];
+#pragma HLS array_partition variable=buf complete dim=1
+#pragma HLS bind_storage variable=buf type=ram_1p
+  for (int v = 0; v < 2; v++) {
+#pragma HLS unroll
+    wr(buf, in, v);
+  }
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[0][i] + buf[1][i];
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("body", [
+    """for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    if (v == 0) buf[0][i] = in[i]; else buf[1][i] = in[i] + 1;
+  }""",
+    """for (int i = v; i < 64; i += 2) {
+#pragma HLS pipeline II=1
+    buf[i % 2][i] = in[i];
+  }"""], ids=["if", "loop-start"])
+def test_a_lane_value_that_reaches_a_shared_text_through_control_is_run_time(
+        tmp_path, body):
+    """The lane's v reaches wr's one text through ``if (v == 0)`` or a loop start
+    ``i = v``, not a subscript: each lane's copy wrote one fixed bank, so II 1 was
+    claimed (probe 30c f01, f02).  In the one text v is a run-time value: the ``if``
+    is data dependent and ``i % 2`` a run-time bank, so the lanes meet on a bank: II
+    2 on ram_1p."""
+    path = tmp_path / "calls.c"
+    path.write_text(THROUGH_CONTROL.replace("BODY", body))
+    _, _, checked = api.check_kernel(path, as_written=True)
+    assert [loop.achieved_ii for loop in checked.loops] == [2, 1]

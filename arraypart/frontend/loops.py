@@ -168,6 +168,10 @@ class LoopLowering:
                 self._lane_loops = []
             elif lanes and self._pipelines > 0:
                 self._lane_loops = outer_lanes + [(var, node)]
+            foreign = self._foreign_lanes
+            if any(E.variables(e) & foreign for e in init):
+                # it starts at a lane's value in a text all lanes share: run-time there
+                self._foreign_lanes = foreign | {ir_var}
             try:
                 with self._loop_frame(ir_var, self._iterator_range(init, bound, step),
                                       (init, bound, step), pipeline_ii, unroll, coord):
@@ -188,6 +192,7 @@ class LoopLowering:
                         if body and () not in guard:
                             body = (If(guard, body, (), coord),)
             finally:
+                self._foreign_lanes = foreign
                 self._lane_loops = outer_lanes
                 self._frame_vars.pop()
                 if ir_var != var:

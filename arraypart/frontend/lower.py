@@ -753,14 +753,20 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         inlined before it (:meth:`_statement`): the condition runs whichever branch is
         taken; an operand that ``&&``, ``||`` or ``?:`` skips where an affine condition
         fails runs under an ``if`` on it, before (:meth:`_guarded_statements`), one they
-        skip on the data is counted as run (a superset)."""
+        skip on the data is counted as run (a superset).  A condition on an unrolled
+        lane's value inside a call text the lanes share (``ir.Access.foreign``) is data
+        dependent: in the one text it is a run-time value."""
         cond = condition_dnf(node.cond, self._scope())
+        foreign = cond is not None and any(E.variables(c.expr) & self._foreign_lanes
+                                           for conjunction in cond for c in conjunction)
+        if foreign:
+            cond = None  # a lane's value in a text all lanes share: run-time there
         guarded: list[Node] = []
         cond_accesses: tuple = ()
         if cond is None:
             reads, *guarded = self._guarded_statements(node.cond, node.coord)
             cond_accesses = reads.accesses
-        within = (None, None) if cond is not None else tuple(
+        within = (None, None) if cond is not None or foreign else tuple(
             condition_superset(node.cond, self._range_scope(), negate)
             for negate in (False, True))
         self._apply_effects(node.cond)
