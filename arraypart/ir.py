@@ -15,7 +15,8 @@ from math import prod
 from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar, Union
 
 from .errors import Coord
-from .expr import Expr, const, floordiv, mod, variables as expr_variables
+from .expr import (Expr, const, floordiv, mod, substitute, var as expr_var,
+                   variables as expr_variables)
 
 T = TypeVar("T")
 
@@ -684,8 +685,10 @@ def text_variants(instances: Iterable[Loop],
     seen: dict[tuple, list[tuple]] = {}
     for loop in instances:
         names = site_names(loop)
+        own = _own_iterators(loop)
         for a in accesses(loop.body):
-            seen.setdefault(names[id(a)], []).append(index_of(a))
+            seen.setdefault(names[id(a)], []).append(tuple(
+                None if e is None else substitute(e, own) for e in index_of(a)))
     out = {}
     for name, indexes in seen.items():
         if len(indexes) < len(instances) or len({len(x) for x in indexes}) > 1:
@@ -698,6 +701,24 @@ def text_variants(instances: Iterable[Loop],
         for a in accesses(loop.body):
             out[names[id(a)]] = out[names[id(a)]] | a.foreign
     return {name: dims for name, dims in out.items() if dims}
+
+
+def _own_iterators(loop: Loop) -> dict[str, Expr]:
+    """The iterators of ``loop`` and the loops in it, in pre-order, each to a name of
+    its place (``#0``, ``#1``, ...): a callee's iterator is renamed where a caller's
+    loop already uses its name (``i`` in one call, ``i_1`` in another), and is the
+    same iterator of the one text."""
+    found = [loop.var] + [n.var for n in _nested_loops(loop.body)]
+    return {name: expr_var(f"#{k}") for k, name in enumerate(dict.fromkeys(found))}
+
+
+def _nested_loops(nodes: tuple[Node, ...]) -> Iterator[Loop]:
+    for n in nodes:
+        if isinstance(n, Loop):
+            yield n
+            yield from _nested_loops(n.body)
+        elif isinstance(n, If):
+            yield from _nested_loops(n.then + n.orelse)
 
 
 def in_text(nodes: tuple[Node, ...], key: tuple) -> tuple[Node, ...]:

@@ -982,3 +982,41 @@ def test_a_lane_value_that_reaches_a_shared_text_through_control_is_run_time(
     path.write_text(THROUGH_CONTROL.replace("BODY", body))
     _, _, checked = api.check_kernel(path, as_written=True)
     assert [loop.achieved_ii for loop in checked.loops] == [2, 1]
+
+
+RENAMED_ITERATOR = """
+static void wr(int buf[64], const int in[64]) {
+  for (int i = 0; i < 32; i++) {
+#pragma HLS pipeline II=1
+    buf[2 * i] = in[i];
+    buf[2 * i + 1] = in[i] + 1;
+  }
+}
+void calls(int in[64], int out[64]) {
+  int buf[64];
+#pragma HLS array_partition variable=buf cyclic factor=2
+#pragma HLS bind_storage variable=buf type=ram_1p
+  wr(buf, in);
+  for (int i = 0; i < 2; i++) {
+    wr(buf, in);
+  }
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[i];
+  }
+}
+"""
+
+
+def test_a_callee_iterator_renamed_in_one_call_is_the_same_subscript(tmp_path, capsys):
+    """Called inside a caller's loop over ``i``, wr's iterator is renamed ``i_1``:
+    ``buf[2 * i]`` and ``buf[2 * i_1]`` were two subscripts of one text, a run-time
+    bank, II 2 (probe 30c f05).  The text's own iterators are compared by their place
+    in its nest: banks 0 and 1 in both calls, II 1."""
+    path = tmp_path / "calls.c"
+    path.write_text(RENAMED_ITERATOR)
+    _, _, checked = api.check_kernel(path, as_written=True)
+    assert [loop.achieved_ii for loop in checked.loops] == [1, 1, 1]
+    main(["check", "--trace", "--as-written", str(path)])
+    out, err = capsys.readouterr()
+    assert "disagrees" not in err and "DISAGREES" not in out
