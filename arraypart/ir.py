@@ -708,17 +708,8 @@ def _own_iterators(loop: Loop) -> dict[str, Expr]:
     its place (``#0``, ``#1``, ...): a callee's iterator is renamed where a caller's
     loop already uses its name (``i`` in one call, ``i_1`` in another), and is the
     same iterator of the one text."""
-    found = [loop.var] + [n.var for n in _nested_loops(loop.body)]
+    found = [loop.var] + [n.var for n in loops(loop.body)]
     return {name: expr_var(f"#{k}") for k, name in enumerate(dict.fromkeys(found))}
-
-
-def _nested_loops(nodes: tuple[Node, ...]) -> Iterator[Loop]:
-    for n in nodes:
-        if isinstance(n, Loop):
-            yield n
-            yield from _nested_loops(n.body)
-        elif isinstance(n, If):
-            yield from _nested_loops(n.then + n.orelse)
 
 
 def in_text(nodes: tuple[Node, ...], key: tuple) -> tuple[Node, ...]:
