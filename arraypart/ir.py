@@ -683,23 +683,22 @@ def text_variants(instances: Iterable[Loop],
     still holds its subscripts."""
     instances = list(instances)
     seen: dict[tuple, list[tuple]] = {}
+    foreign: dict[tuple, frozenset[int]] = {}
     for loop in instances:
         names = site_names(loop)
         own = _own_iterators(loop)
         for a in accesses(loop.body):
-            seen.setdefault(names[id(a)], []).append(tuple(
+            name = names[id(a)]
+            seen.setdefault(name, []).append(tuple(
                 None if e is None else substitute(e, own) for e in index_of(a)))
+            foreign[name] = foreign.get(name, frozenset()) | a.foreign
     out = {}
     for name, indexes in seen.items():
         if len(indexes) < len(instances) or len({len(x) for x in indexes}) > 1:
             out[name] = frozenset(range(max(len(x) for x in indexes)))
         else:
             out[name] = frozenset(d for d in range(len(indexes[0]))
-                                  if len({x[d] for x in indexes}) > 1)
-    for loop in instances:
-        names = site_names(loop)
-        for a in accesses(loop.body):
-            out[names[id(a)]] = out[names[id(a)]] | a.foreign
+                                  if len({x[d] for x in indexes}) > 1) | foreign[name]
     return {name: dims for name, dims in out.items() if dims}
 
 

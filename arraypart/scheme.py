@@ -195,6 +195,11 @@ class Scheme:
         return len(x) == len(y) and all(x[d] == y[d] and x[d] is not None
                                         for d in self.bank_dims())
 
+    def same_in_every_instance(self, index: tuple, instances: tuple) -> bool:
+        """:meth:`same_subscript` of ``index`` and each of ``instances`` (a lane's
+        subscripts in the other instances of its loop's text)."""
+        return all(self.same_subscript(index, other) for other in instances)
+
     def bank_dims(self) -> frozenset[int]:
         """The index dimensions the bank formula may read (a superset of its
         variables: per_dim, the partitioned dimensions; flat, those of nonzero alpha)."""

@@ -348,7 +348,7 @@ def instances_agree(scheme: Scheme, shape: GroupShape) -> bool:
 
 def lane_agrees(scheme: Scheme, lane) -> bool:
     """:func:`instances_agree` for one lane."""
-    return all(scheme.same_subscript(lane.index, other) for other in lane.instances)
+    return scheme.same_in_every_instance(lane.index, lane.instances)
 
 
 def _lane_static(scheme: Scheme, shape: GroupShape, lane) -> bool:

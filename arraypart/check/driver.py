@@ -330,8 +330,8 @@ def _static_sites(instances: list[Region], memories: dict[str, _Memory],
     span = BankSpan()
     moving = set()
     members: dict = {}  # site name -> ids of its (counted) accesses
-    for region in instances:
-        names = ir.site_names(region.loop)
+    named = [(region, ir.site_names(region.loop)) for region in instances]
+    for region, names in named:
         for _, emitted, _ in _chunks(region, deadline):
             for e in emitted:
                 for a in e.accesses:
@@ -348,8 +348,7 @@ def _static_sites(instances: list[Region], memories: dict[str, _Memory],
     # instances' banks coincide
     variants = ir.text_variants((r.loop for r in instances),
                                 lambda a: memories[a.array].counted(a).index)
-    for region in instances:
-        names = ir.site_names(region.loop)
+    for region, names in named:
         moving.update(names[id(a)] for a in ir.accesses(region.loop.body)
                       if variants.get(names[id(a)], frozenset())
                       & memories[a.array].banking.scheme.bank_dims())

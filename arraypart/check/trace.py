@@ -315,10 +315,8 @@ def _moving_sites(sites: Sequence[Site], groups: Sequence[CycleGroup],
     loop's text where the bank reads it (``LaneAccess.instances``,
     ``Scheme.same_subscript``): the run shows each call's values, not that the text's
     bank is a run-time value there."""
-    places = {a.coord for g in groups for a in g.accesses
-              if a.array in bankings and not all(
-                  bankings[a.array].scheme.same_subscript(a.index, other)
-                  for other in a.instances)}
+    places = {a.coord for g in groups for a in g.accesses if a.array in bankings
+              and not bankings[a.array].scheme.same_in_every_instance(a.index, a.instances)}
     return np.array([n for n, site in enumerate(sites) if site.coord in places], np.int64)
 
 

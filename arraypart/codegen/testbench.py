@@ -5,7 +5,8 @@ one on the same inputs and compares every interface array bit for bit, in
 :data:`CALLS` calls.  This module describes each parameter: interface arrays with their
 element type, shape and how to fill them (a pointer's shape is its extent); scalars (C
 numbers, ``ap_[u]int``, ``ap_[u]fixed``: a small value, which for integers and bools
-changes with the call (:data:`SCALAR_BY_CALL`); structs: random bytes; run-time sizes: their largest value), by value or by reference, as one variable per run, the ones
+changes with the call (:data:`SCALAR_BY_CALL`); structs: random bytes; run-time sizes:
+their largest value), by value or by reference, as one variable per run, the ones
 passed by non-const reference (outputs) compared afterwards like the return value;
 ``hls::stream`` parameters (and arrays of them) with the same random elements in both
 runs, enough for every statement execution to read one, and what is left in them

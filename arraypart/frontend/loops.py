@@ -23,8 +23,8 @@ from .. import expr as E
 from ..errors import Coord, KernelError, warning_text
 from ..ir import (GUARD_SOURCE, Access, Conjunction, Constraint, If, Loop, Node, Stmt,
                   accesses, loops)
-from .cexpr import (COMPARISONS, FLIPPED, INCREMENT_STEPS, Bound, Scope, condition_superset, interval,
-                    min_max_terms, quasi_affine)
+from .cexpr import (COMPARISONS, FLIPPED, INCREMENT_STEPS, Bound, Scope, condition_superset,
+                    interval, min_max_terms, quasi_affine)
 from . import cnodes as N
 from . import fresh as F
 from . import interfaces as I

@@ -211,18 +211,22 @@ def site_instances(groups: list[CycleGroup], loops: list,
     by_text: dict[tuple, list] = {}
     for c in loops:
         by_text.setdefault(ir.text_key(c.loop), []).append(c.loop)
+    varying: dict[tuple, dict[tuple, frozenset[int]]] = {}  # text -> site -> dims
     variants: dict[int, dict[tuple, frozenset[int]]] = {}  # instance -> ref -> dims
     for n, c in enumerate(loops):
-        mine = by_text[ir.text_key(c.loop)]
+        text = ir.text_key(c.loop)
+        mine = by_text[text]
         if len(mine) < 2 and not any(a.foreign for a in ir.accesses(c.loop.body)):
             continue
-        varying = ir.text_variants(mine, lambda a: arrays[a.array].counted_index(
-            a.index, a.window))
+        if text not in varying:
+            varying[text] = ir.text_variants(mine, lambda a: arrays[a.array].counted_index(
+                a.index, a.window))
         names = ir.site_names(c.loop)
         refs: dict[tuple, frozenset[int]] = {}
         for a in ir.accesses(c.loop.body):
             key = (a.ref_id, a.kind, a.field)
-            refs[key] = refs.get(key, frozenset()) | varying.get(names[id(a)], frozenset())
+            refs[key] = refs.get(key, frozenset()) | varying[text].get(names[id(a)],
+                                                                       frozenset())
         variants[n] = refs
     return tuple(replace(g, accesses=tuple(
         _with_instances(a, variants.get(g.instance, {}).get((a.ref_id, a.kind, a.field)))
