@@ -631,6 +631,30 @@ PRAGMA_HLS(HLS pipeline II=2)
     assert [(p.type, p.factor) for p in k.array("buf").partitions] == [("block", 2)]
 
 
+
+@pytest.mark.parametrize("in_header", [False, True])
+def test_a_macro_of_several_pragmas_gives_each(tmp_path, in_header):
+    """A macro that expands to two ``_Pragma``s, directly or through other pragma
+    macros: only the first was read, so a loop pipelined and unrolled by 4 was
+    modelled at one lane, II 1 claimed (probe 30c f10)."""
+    macros = ('#define PRAGMA_SUB(x) _Pragma (#x)\n'
+              '#define PIPE_UNROLL(f) _Pragma("HLS pipeline II=1") '
+              'PRAGMA_SUB(HLS unroll factor=f)\n'
+              '#define BOTH PIPE_UNROLL(4) \\\n  PRAGMA_SUB(HLS loop_tripcount max=64)\n')
+    if in_header:
+        (tmp_path / "p.h").write_text(macros)
+        macros = '#include "p.h"\n'
+    (tmp_path / "k.cpp").write_text(macros + """void k(int a[64], int b[64]) {
+  for (int i = 0; i < 64; i++) {
+BOTH
+    b[i] = a[i];
+  }
+}
+""")
+    k = parse_kernel(tmp_path / "k.cpp", pipeline_loops=False)
+    assert [(l.pipeline_ii, l.unroll) for l in k.body] == [(1, 4)]
+
+
 CXX_ERRORS = [
     ("reference", "void k(int A[4]) {\n  int &r = A[1];\n  r = 2;\n}\n", 2, 8,
      "reference 'r' to an element of array 'A'"),

@@ -448,9 +448,9 @@ _SCAN = re.compile(rb"""
 
 _MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)(\([^)]*\))?[ \t]*((?:[^\n]*\\\n)*[^\n]*)",
                     re.MULTILINE)
-_LITERAL_PRAGMA = re.compile(rb'^_Pragma\s*\(\s*("(?:\\.|[^"\\])*")\s*\)\s*$')
-_STRINGIZED_PRAGMA = re.compile(rb"^_Pragma\s*\(\s*#\s*(\w+)\s*\)\s*$")
-_MACRO_CALL = re.compile(rb"^(\w+)\s*\((.*)\)\s*$", re.DOTALL)
+_LITERAL_PRAGMA = re.compile(rb'_Pragma\s*\(\s*("(?:\\.|[^"\\])*")\s*\)')
+_STRINGIZED_PRAGMA = re.compile(rb"_Pragma\s*\(\s*#\s*(\w+)\s*\)")
+_MACRO_NAME = re.compile(rb"\s*(\w+)\s*")
 MAX_PRAGMA_MACRO_DEPTH = 8
 
 
@@ -491,25 +491,60 @@ def _header_pragma_macros(unit: Unit) -> dict[bytes, tuple[list[bytes] | None, b
     return found
 
 
-def _macro_pragma(macros, name: bytes, args: list[bytes], depth: int = 0) -> bytes | None:
-    """The pragma text a use of macro ``name`` expands to (``_Pragma("...")``,
-    ``_Pragma(#x)`` with its argument, or another such macro), else None."""
+def _macro_pragmas(macros, name: bytes, args: list[bytes], depth: int = 0
+                   ) -> list[bytes] | None:
+    """The pragma texts a use of macro ``name`` expands to, in order, else None: its
+    body is a sequence of ``_Pragma("...")``, ``_Pragma(#x)`` with its argument, and
+    uses of other such macros (``_Pragma("HLS pipeline") _Pragma("HLS unroll
+    factor=4")`` is two pragmas)."""
     if name not in macros or depth > MAX_PRAGMA_MACRO_DEPTH:
         return None
     params, body = macros[name]
-    literal = _LITERAL_PRAGMA.match(body)
-    if literal is not None:
-        return literal.group(1)[1:-1].replace(b'\\"', b'"').replace(b"\\\\", b"\\")
     bound = dict(zip(params or [], args))
-    stringized = _STRINGIZED_PRAGMA.match(body)
+    texts, at = [], 0
+    while body[at:].strip():
+        found = _pragma_item(macros, body, at, bound, depth)
+        if found is None:
+            return None
+        more, at = found
+        texts += more
+    return texts or None
+
+
+def _pragma_item(macros, body: bytes, at: int, bound: dict[bytes, bytes], depth: int
+                 ) -> tuple[list[bytes], int] | None:
+    """The pragma texts of the item of a macro ``body`` that starts at ``at`` (after
+    blanks), and where the next begins; None when it is no pragma."""
+    at += len(body[at:]) - len(body[at:].lstrip())
+    literal = _LITERAL_PRAGMA.match(body, at)
+    if literal is not None:
+        text = literal.group(1)[1:-1].replace(b'\\"', b'"').replace(b"\\\\", b"\\")
+        return [text], literal.end()
+    stringized = _STRINGIZED_PRAGMA.match(body, at)
     if stringized is not None:
-        return bound.get(stringized.group(1))
-    call = _MACRO_CALL.match(body)
-    if call is not None:
-        inner = [_substituted(a.strip(), bound) for a in _split_args(call.group(2))]
-        return _macro_pragma(macros, call.group(1), inner, depth + 1)
-    if body in macros:
-        return _macro_pragma(macros, body, [], depth + 1)
+        text = bound.get(stringized.group(1))
+        return None if text is None else ([text], stringized.end())
+    name = _MACRO_NAME.match(body, at)
+    if name is None:
+        return None
+    stop, args = name.end(), []
+    if body[stop:stop + 1] == b"(":
+        close = _closing(body, stop)
+        if close is None:
+            return None
+        args = [_substituted(a.strip(), bound) for a in _split_args(body[stop + 1:close])]
+        stop = close + 1
+    texts = _macro_pragmas(macros, name.group(1), args, depth + 1)
+    return None if texts is None else (texts, stop)
+
+
+def _closing(text: bytes, opening: int) -> int | None:
+    """The offset of the parenthesis that closes the one at ``opening``."""
+    depth = 0
+    for k in range(opening, len(text)):
+        depth += {ord("("): 1, ord(")"): -1}.get(text[k], 0)
+        if depth == 0:
+            return k
     return None
 
 
@@ -537,8 +572,9 @@ def _split_args(text: bytes) -> list[bytes]:
 
 
 def _macro_uses(data: bytes, macros, end: int) -> list[tuple[int, int, bytes]]:
-    """``(start, end, pragma text)`` of the uses of pragma macros before ``end``."""
-    names = [n for n in macros if _macro_pragma(macros, n, [b"HLS"] * 8) is not None]
+    """``(start, end, pragma text)`` of the uses of pragma macros before ``end``, one
+    per pragma a use expands to."""
+    names = [n for n in macros if _macro_pragmas(macros, n, [b"HLS"] * 8) is not None]
     if not names:
         return []
     use = re.compile(rb"(?<![\w#])(" + b"|".join(map(re.escape, names)) + rb")\b")
@@ -554,15 +590,11 @@ def _macro_uses(data: bytes, macros, end: int) -> list[tuple[int, int, bytes]]:
             if not opened.startswith(b"("):
                 continue
             at = m.end() + len(rest) - len(opened)
-            depth, k = 0, at
-            while k < end:
-                depth += {ord("("): 1, ord(")"): -1}.get(data[k], 0)
-                if depth == 0:
-                    break
-                k += 1
+            k = _closing(data[:end], at)
+            if k is None:
+                continue
             args, stop = [a.strip() for a in _split_args(data[at + 1:k])], k + 1
-        text = _macro_pragma(macros, m.group(1), args)
-        if text is not None:
+        for text in _macro_pragmas(macros, m.group(1), args) or []:
             found.append((m.start(), stop, text))
     return found
 
