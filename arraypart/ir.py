@@ -283,6 +283,11 @@ class Access:
     ``foreign``: the dimensions whose subscript reads an iterator of an unrolled loop
     around a call whose one text holds the reference (``wr(buf, v)`` in a loop over
     v unrolled: each lane's v is a constant, but wr's text has v on a port).
+    ``arguments``: ``(dimension, parameter, value)`` for each scalar parameter of the
+    enclosing call bound to a constant that the dimension's subscript names (``buf[v -
+    w]`` in ``rd(buf, 3, 1)``): the call's one text has the parameter on a port, so
+    two calls with other values are two subscripts there even where their
+    differences agree (:func:`text_variants`).
     """
 
     array: str
@@ -295,6 +300,7 @@ class Access:
     by_reference: bool = False
     changes_state: bool = False
     foreign: frozenset[int] = frozenset()
+    arguments: tuple[tuple[int, str, int], ...] = ()
 
     def __post_init__(self):
         if self.kind not in ACCESS_KINDS:
@@ -675,8 +681,9 @@ def text_variants(instances: Iterable[Loop],
                   ) -> dict[tuple, frozenset[int]]:
     """Per site name (:func:`site_names`) of the ``instances`` of one loop text, the
     dimensions where its subscript (``index_of``) is not one expression in the IR of
-    every instance; every dimension where some instance lacks the site; and its
-    ``Access.foreign`` dimensions.  The HLS tool has one text for them all, so there
+    every instance, or whose subscript names a parameter that the calls bind to other
+    constants (``Access.arguments``); every dimension where some instance lacks the
+    site; and its ``Access.foreign`` dimensions.  The HLS tool has one text for them all, so there
     the bank is a run-time value even where each instance's is a constant
     (``buf[v][i]`` in ``wr(buf, 0); wr(buf, 2)``).  The IR, not a run: an instance
     whose loop runs no iteration, or whose ``if`` on a constant argument never runs,
@@ -690,7 +697,9 @@ def text_variants(instances: Iterable[Loop],
         for a in accesses(loop.body):
             name = names[id(a)]
             seen.setdefault(name, []).append(tuple(
-                None if e is None else substitute(e, own) for e in index_of(a)))
+                None if e is None else (substitute(e, own),
+                                        tuple(x for x in a.arguments if x[0] == d))
+                for d, e in enumerate(index_of(a))))
             foreign[name] = foreign.get(name, frozenset()) | a.foreign
     out = {}
     for name, indexes in seen.items():

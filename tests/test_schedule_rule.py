@@ -1020,3 +1020,39 @@ def test_a_callee_iterator_renamed_in_one_call_is_the_same_subscript(tmp_path, c
     main(["check", "--trace", "--as-written", str(path)])
     out, err = capsys.readouterr()
     assert "disagrees" not in err and "DISAGREES" not in out
+
+
+ARGUMENT_DIFFERENCE = """
+static void rd(int buf[4][64], int out[64], int v, int w) {
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[0][i] + buf[v - w][i];
+  }
+}
+void args(int in[64], int o1[64], int o2[64]) {
+  int buf[4][64];
+#pragma HLS array_partition variable=buf complete dim=1
+#pragma HLS bind_storage variable=buf type=ram_1p
+  for (int r = 0; r < 4; r++)
+    for (int i = 0; i < 64; i++) buf[r][i] = in[i] + r;
+  rd(buf, o1, 3, 1);
+  rd(buf, o2, SECOND);
+}
+"""
+
+
+@pytest.mark.parametrize("second, ii", [("4, 2", 2), ("3, 1", 1)],
+                         ids=["other-arguments", "same-arguments"])
+def test_calls_whose_arguments_differ_are_two_subscripts_of_one_text(tmp_path, capsys,
+                                                                     second, ii):
+    """``rd(buf, o1, 3, 1); rd(buf, o2, 4, 2)`` with ``buf[v - w]``: both calls read
+    row 2, but rd's one text has v and w on ports, a run-time bank that takes a port
+    of row 0's bank as well: II 2 (claimed II 1, probe 30b F3).  The same arguments
+    twice are one constant subscript: II 1 (the control)."""
+    path = tmp_path / "args.c"
+    path.write_text(ARGUMENT_DIFFERENCE.replace("SECOND", second))
+    _, _, checked = api.check_kernel(path, as_written=True)
+    assert sorted(loop.achieved_ii for loop in checked.loops) == [1, ii, ii]
+    main(["check", "--trace", "--as-written", str(path)])
+    out, err = capsys.readouterr()
+    assert out.count(f"traced II {ii}: agrees") >= 2 and "disagrees" not in err

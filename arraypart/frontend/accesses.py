@@ -378,6 +378,10 @@ class AccessLowering:
         index = binding.index(own)
         foreign = frozenset(len(binding.prefix) + d for d, e in enumerate(own)
                             if e is not None and E.variables(e) & self._foreign_lanes)
+        arguments = tuple((len(binding.prefix) + d, name, self._arguments[name])
+                          for d, s in enumerate(subscripts)
+                          for name in sorted({n.name for n in N.walk(s)
+                                              if isinstance(n, N.Id)} & set(self._arguments)))
         for subscript, e in zip(subscripts, index[len(binding.prefix):]):
             if e is None:
                 self._warn_opaque(subscript)
@@ -394,7 +398,8 @@ class AccessLowering:
                 "subscript to a variable first to let arraypart rewrite it"))
         for kind in kinds:
             out.append(Access(binding.array, index, kind, ref_id, coord, field,
-                              changes_state=effect is not None, foreign=foreign))
+                              changes_state=effect is not None, foreign=foreign,
+                              arguments=arguments))
 
     def _warn_unseen_struct(self, call: N.FuncCall, arg: N.Node) -> None:
         """A struct with an array field, passed to a function the kernel file does not

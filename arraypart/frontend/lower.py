@@ -190,6 +190,9 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         # the iterators of the unrolled loops around the calls whose shared text the
         # current statement is in: run-time values there (ir.Access.foreign)
         self._foreign_lanes: frozenset[str] = frozenset()
+        # the scalar parameters of the current call bound to constants, and their values
+        # (ir.Access.arguments)
+        self._arguments: dict[str, int] = {}
         # the unrolled loops inside the innermost pipeline around it: (C iterator, loop)
         self._lane_loops: list[tuple[str, N.For]] = []
         self._loops = 0  # loops enclosing it, in the current function
@@ -570,7 +573,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         saved = (self._visible, self._state(), self._scalars, self._types, self._range_log,
                  self._blocks, dict(self._constants), self._ref_ids, self._frame_start,
                  self._frame_vars, self._stream_ports, self._streams, self._lane_loops,
-                 self._foreign_lanes)
+                 self._foreign_lanes, self._arguments)
         text = self._text_of(callee)
         if text[:1] != ("call",):  # one text for every lane of the loops around
             self._foreign_lanes = self._foreign_lanes | frozenset(self._unrolled)
@@ -580,6 +583,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
             self._constants.clear()
             self._constants.update(self._file_constants)
             self._constants.update(args.constants)
+            self._arguments = dict(args.constants)
             self._constants.update(callee.template_constants)
             self._restore((args.values, {}))
             self._scalars = S.integer_scalars(list(callee.params) + list(callee.nodes))
@@ -601,7 +605,8 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
             self._calls.pop()
             (self._visible, state, self._scalars, self._types, self._range_log, self._blocks,
              constants, self._ref_ids, self._frame_start, self._frame_vars,
-             self._stream_ports, self._streams, self._lane_loops, self._foreign_lanes) = saved
+             self._stream_ports, self._streams, self._lane_loops, self._foreign_lanes,
+             self._arguments) = saved
             self._restore(state)
             self._constants.clear()
             self._constants.update(constants)
