@@ -44,10 +44,14 @@ def lower_bound(array_model: ArrayModel) -> int:
     return lower_bound_of(array_model.ports, shapes, array_model.array)
 
 
-def lower_bound_of(ports: PortModel, shapes: list[GroupShape], array: Array) -> int:
+def lower_bound_of(ports: PortModel, shapes: list[GroupShape], array: Array, *,
+                   exhaustive: bool = True) -> int:
     """The bound over every group of ``array``, never above its element count when it
-    may be partitioned: one register per element serves any pattern (DESIGN §2)."""
-    bound = max([1] + [_group_bound(ports, s, array.size) for s in shapes])
+    may be partitioned: one register per element serves any pattern (DESIGN §2).
+    Without ``exhaustive``, lanes count as distinct addresses only where they differ
+    by constants or at a sample point, never by an isl search that may take minutes
+    (a weaker bound, for a run that the time limit already ended once)."""
+    bound = max([1] + [_group_bound(ports, s, array.size, exhaustive) for s in shapes])
     return min(bound, array.size) if array.partitionable else bound
 
 
@@ -62,12 +66,13 @@ def counting_bound(ports: PortModel, reads: int, writes: int, ii: int) -> int:
     return max(bounds)
 
 
-def _group_bound(ports: PortModel, shape: GroupShape, elements: int) -> int:
+def _group_bound(ports: PortModel, shape: GroupShape, elements: int,
+                 exhaustive: bool) -> int:
     ii = shape.group.target_ii
     single = ports.capacity is not None and ii * ports.capacity == 1
     best = 1
     for cell, lanes in _cells(shape):
-        reads, writes = _distinct_accesses(shape, cell, lanes, elements)
+        reads, writes = _distinct_accesses(shape, cell, lanes, elements, exhaustive)
         best = max(best, counting_bound(ports, reads, writes, ii))
         if single and shape.uniform:
             best = max(best, _clique_bound(shape, cell, lanes))
@@ -89,8 +94,9 @@ def _cells(shape: GroupShape) -> list[tuple[isl.Set, tuple[int, ...]]]:
 
 
 def _distinct_accesses(shape: GroupShape, cell: isl.Set, lanes: tuple[int, ...],
-                       elements: int) -> tuple[int, int]:
-    """(distinct read addresses, writes) at some P of ``cell`` (a valid under-count).
+                       elements: int, exhaustive: bool) -> tuple[int, int]:
+    """(distinct read addresses, writes) at some P of ``cell`` (a valid under-count;
+    ``exhaustive``: :func:`lower_bound_of`).
 
     An irregular read may be steered by the data to any element, so the irregular
     reads add their number of distinct addresses, up to the array's size."""
@@ -106,7 +112,8 @@ def _distinct_accesses(shape: GroupShape, cell: isl.Set, lanes: tuple[int, ...],
         group = shape.group
         terms = [S.lane_terms(shape.lanes[k], group.time_vars, k, ())
                  for k in regular.values()]
-        if not S.all_differ_set(cell, terms).is_empty():
+        if S.differ_at_a_point(cell, terms) or (
+                exhaustive and not S.all_differ_set(cell, terms).is_empty()):
             distinct = len(regular)
     return min(distinct + irregular, elements), writes
 

@@ -350,7 +350,7 @@ def _resumed(am: ArrayModel, found: Found | None, options: _Options) -> ArraySol
     except ProofTimeout:
         return _time_limited(am, options, start)
     shapes = [analyze_group(g, len(array.shape)) for g in am.groups]
-    bound = lower_bound_of(am.ports, shapes, array) if shapes else 1
+    bound = lower_bound_of(am.ports, shapes, array, exhaustive=False) if shapes else 1
     notes = found.notes if found.complete else (warning_text(array.coord, (
         f"solver time limit of {options.time_limit:g} s reached inside one call that "
         f"cannot be interrupted while banking {array.name}: it keeps {banking.describe()}, "
@@ -387,7 +387,7 @@ def _time_limited(am: ArrayModel, options: _Options, start: float, *,
         f"{limit} reached while banking "
         f"{array.name}: no banking was proven within it, so it keeps {keeps} ({reached})"))
     shapes = [analyze_group(g, len(array.shape)) for g in am.groups]
-    bound = lower_bound_of(am.ports, shapes, array) if shapes else 1
+    bound = lower_bound_of(am.ports, shapes, array, exhaustive=False) if shapes else 1
     solution = _solution(am, banking, proof, bound, start,
                          f"time limit reached; {keeps}, proven by counting", (note,))
     return replace(solution, time_limited=True, kept=_keeps_partitions(array, options))

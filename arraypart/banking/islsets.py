@@ -9,6 +9,7 @@ set dimension in the proof (:func:`with_irregular`), an existential elsewhere.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import islpy as isl
 import numpy as np
@@ -30,11 +31,12 @@ def plain(domain: isl.Set) -> isl.Set:
 
 @dataclass(frozen=True, slots=True)
 class LaneTerms:
-    """A lane's index over ``p*`` names, its existentials and their bounds."""
+    """A lane's index over ``p*`` names, its existentials and their extents (each
+    ranges over ``0 <= z < extent``)."""
 
     index: tuple[E.Expr, ...]
     exists: tuple[str, ...]
-    bounds: tuple[str, ...]
+    extents: tuple[int, ...]
 
 
 def lane_terms(lane: LaneAccess, time_vars: tuple[str, ...], tag: int,
@@ -52,16 +54,16 @@ def lane_terms(lane: LaneAccess, time_vars: tuple[str, ...], tag: int,
     irregular = {d for d, e in enumerate(lane.index) if e is None}
     if irregular & bank_dims:
         irregular = set(range(len(lane.index))) - kept
-    index, exists, bounds = [], [], []
+    index, exists, extents = [], [], []
     for d, e in enumerate(lane.index):
         if d in irregular:
             name = f"z{tag}_{d}"
             index.append(E.var(name))
             exists.append(name)
-            bounds.append(f"0 <= {name} < {shape[d]}")
+            extents.append(shape[d])
         else:
             index.append(E.substitute(e, rename))
-    return LaneTerms(tuple(index), tuple(exists), tuple(bounds))
+    return LaneTerms(tuple(index), tuple(exists), tuple(extents))
 
 
 def bank_of(bank_expr: E.Expr, terms: LaneTerms) -> E.Expr:
@@ -75,12 +77,12 @@ class Irregular:
     and the ``bounds`` that keep each inside its array dimension."""
 
     names: tuple[str, ...]
-    bounds: tuple[str, ...]
+    extents: tuple[int, ...]
 
 
 def irregular_dims(terms: list[LaneTerms]) -> Irregular:
     return Irregular(tuple(n for t in terms for n in t.exists),
-                     tuple(c for t in terms for c in t.bounds))
+                     tuple(x for t in terms for x in t.extents))
 
 
 def with_irregular(domain: isl.Set, extra: Irregular) -> tuple[isl.Set, tuple[str, ...]]:
@@ -92,18 +94,34 @@ def with_irregular(domain: isl.Set, extra: Irregular) -> tuple[isl.Set, tuple[st
     if not extra.names:
         return domain, names
     wider = domain.add_dims(isl.dim_type.set, len(extra.names))
-    return _meet(wider, _set_text(names, (), extra.bounds)), names
+    return _meet(wider, _box(names, extra.names, extra.extents)), names
+
+
+@lru_cache(maxsize=64)
+def _box(names: tuple[str, ...], ranged: tuple[str, ...],
+         extents: tuple[int, ...]) -> isl.Set:
+    """{ [names] : 0 <= ranged[k] < extents[k] } (one per group's lanes: every lane's
+    domain meets it)."""
+    space = G.set_space(names)
+    box = isl.Set.universe(space)
+    for name, extent in zip(ranged, extents):
+        box = box.intersect(G.range_set(space, name, 0, extent - 1))
+    return box
 
 
 def collision_set(domain: isl.Set, names: tuple[str, ...], a: LaneTerms, b: LaneTerms,
                   bank_expr: E.Expr, both_reads: bool) -> isl.Set:
     """S_ab = { P in domain : bank(f_a(P)) = bank(f_b(P)) and
     not (both reads and f_a(P) = f_b(P)) }, over the dimensions ``names``."""
-    conds = [f"{E.to_isl(bank_of(bank_expr, a))} = {E.to_isl(bank_of(bank_expr, b))}"]
+    space = G.set_space(names)
+    found = G.pw_aff(bank_of(bank_expr, a), space).eq_set(
+        G.pw_aff(bank_of(bank_expr, b), space))
     if both_reads:
-        differ = [f"{E.to_isl(x)} != {E.to_isl(y)}" for x, y in zip(a.index, b.index)]
-        conds.append("(" + " or ".join(differ) + ")")
-    return _meet(domain, _set_text(names, (), tuple(conds)))
+        differ = isl.Set.empty(space)
+        for x, y in zip(a.index, b.index):
+            differ = differ.union(G.pw_aff(x, space).ne_set(G.pw_aff(y, space)))
+        found = found.intersect(differ)
+    return _meet(domain, found)
 
 
 def shift_collision_set(shape: tuple[int, ...], bank_expr: E.Expr,
@@ -158,15 +176,30 @@ def all_differ_set(domain: isl.Set, terms: list[LaneTerms]) -> isl.Set:
                       if not isinstance(d, E.Const)]
             conds["(" + " or ".join(differ) + ")" if differ else "false"] = None
     exists = tuple(n for t in terms for n in t.exists)
-    bounds = tuple(c for t in terms for c in t.bounds)
-    return _meet(domain, _set_text(names, exists, bounds + tuple(conds)))
+    bounds = tuple(f"0 <= {n} < {x}" for t in terms for n, x in zip(t.exists, t.extents))
+    return _meet(domain, isl.Set(_set_text(names, exists, bounds + tuple(conds))))
+
+
+def differ_at_a_point(domain: isl.Set, terms: list[LaneTerms]) -> bool:
+    """Whether the lanes' indices are pairwise different at one sample point of
+    ``domain`` (a witness that :func:`all_differ_set` is not empty, found without
+    building it: its pairwise disjunctions grow exponentially in isl)."""
+    names = set(time_names(domain.dim(isl.dim_type.set)))
+    if domain.is_empty() or any(t.exists or not E.variables(e) <= names
+                                for t in terms for e in t.index):
+        return False
+    point = sample(domain)
+    addresses = {tuple(evaluate_at(e, point) for e in t.index) for t in terms}
+    return len(addresses) == len(terms)
 
 
 def same_address_set(domain: isl.Set, a: LaneTerms, b: LaneTerms) -> isl.Set:
     """{ P in domain : f_a(P) = f_b(P) } for two regular lanes."""
-    names = time_names(domain.dim(isl.dim_type.set))
-    conds = tuple(f"{E.to_isl(x)} = {E.to_isl(y)}" for x, y in zip(a.index, b.index))
-    return _meet(domain, _set_text(names, (), conds))
+    space = G.set_space(time_names(domain.dim(isl.dim_type.set)))
+    found = isl.Set.universe(space)
+    for x, y in zip(a.index, b.index):
+        found = found.intersect(G.pw_aff(x, space).eq_set(G.pw_aff(y, space)))
+    return _meet(domain, found)
 
 
 def image(domain: isl.Set, rows: tuple[E.Expr, ...]) -> isl.Set:
@@ -211,8 +244,9 @@ def _set_text(names: tuple[str, ...], exists: tuple[str, ...],
     return f"{{ [{', '.join(names)}] : {body} }}"
 
 
-def _meet(domain: isl.Set, text: str) -> isl.Set:
-    constraint = isl.Set(text)
+def _meet(domain: isl.Set, constraint: isl.Set) -> isl.Set:
+    """``domain`` ∩ ``constraint`` (a set on the space of ``domain``'s dimensions by
+    position, without its parameters)."""
     if domain.dim(isl.dim_type.param):
         constraint = constraint.align_params(domain.get_space())
     return domain.intersect(constraint)
