@@ -212,6 +212,8 @@ class Unit:
     pragmas: tuple["PragmaLine", ...] = ()
     data: bytes = b""  # the text, encoded (offsets are into it)
     main_file: int | None = None  # clang's handle of ``main`` (:func:`file_of`)
+    top: tuple[ci.Cursor, ...] = ()  # the tree's top-level cursors, headers' too
+    own_top: tuple[ci.Cursor, ...] = ()  # those of ``top`` in the kernel file
 
     def coord(self, offset: int) -> Coord:
         """The coordinate of byte ``offset`` of the kernel text (column in characters)."""
@@ -318,6 +320,9 @@ def parse(text: str, filename: str, options: Options, user_end: int | None = Non
         pos = data.find(b"\n", pos + 1)
     unit = Unit(tu, main, text, filename, args[1] == "c++", tuple(starts), tuple(args),
                 data=data, main_file=_handle(tu, main))
+    # listed once: every pass walks them, thousands for a file that includes ap_int.h
+    top = tuple(tu.cursor.get_children())
+    unit = replace(unit, top=top, own_top=tuple(c for c in top if unit.in_main(c.location)))
     end = len(data) if user_end is None else user_end
     unit = replace(unit, pragmas=tuple(pragma_lines(unit, end)))
     _raise_first_error(unit, end)
@@ -337,7 +342,7 @@ def _raise_first_error(unit: Unit, user_end: int) -> None:
                     unit.main, args=list(unit.tu_args), unsaved_files=[
                         (unit.main, unit.text.encode()[:user_end].decode())],
                     options=PARSE_OPTIONS)
-                _raise_first_error(replace(unit, tu=alone, text=unit.data[
+                _raise_first_error(replace(unit, tu=alone, top=(), own_top=(), text=unit.data[
                     :user_end].decode(), data=unit.data[:user_end]), user_end)
             return
         where = unit.location_coord(diag.location)
@@ -472,7 +477,7 @@ def _header_pragma_macros(unit: Unit) -> dict[bytes, tuple[list[bytes] | None, b
     definition's text in its header (clang's record of the definitions)."""
     texts: dict[str, bytes] = {}
     found: dict[bytes, tuple[list[bytes] | None, bytes]] = {}
-    for c in unit.tu.cursor.get_children():
+    for c in unit.top:
         if c.kind != ci.CursorKind.MACRO_DEFINITION or unit.in_main(c.location):
             continue
         start, end = c.extent.start, c.extent.end

@@ -1262,7 +1262,7 @@ def _macro_ranges(unit: Unit) -> list[tuple[int, int]]:
     """Byte ranges of the macro uses in the kernel text (a reference starting inside
     one is spelled in the macro, not in the text)."""
     found = []
-    for c in unit.tu.cursor.get_children():
-        if c.kind == K.MACRO_INSTANTIATION and unit.in_main(c.location):
+    for c in unit.own_top:
+        if c.kind == K.MACRO_INSTANTIATION:
             found.append((c.extent.start.offset, c.extent.end.offset))
     return found

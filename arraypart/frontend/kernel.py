@@ -240,8 +240,8 @@ def _unseen_loops(unit: clangtu.Unit, user_end: int,
     a function is an error where the call is lowered); and at the first call of each
     such function that keeps a ``static`` variable: the testbench's original and
     banked kernels both call the header's one function, so they share its state."""
-    calls, stack = [], [c for c in unit.tu.cursor.get_children()
-                        if unit.in_main(c.location) and c.location.offset < user_end]
+    calls, stack = [], [c for c in unit.own_top
+                        if c.location.offset < user_end]
     while stack:
         cursor = stack.pop()
         stack.extend(cursor.get_children())
@@ -285,8 +285,8 @@ def _unmodelled_containers(unit: clangtu.Unit, user_end: int) -> tuple[str, ...]
     calls (``struct arr_t { int a[16]; int &operator[](int i) { return a[i]; } }``):
     that operator is a call, not a subscript, so the accesses, their ports and the II
     of the loops that make them are not modelled."""
-    found, stack = [], [c for c in unit.tu.cursor.get_children()
-                        if unit.in_main(c.location) and c.location.offset < user_end]
+    found, stack = [], [c for c in unit.own_top
+                        if c.location.offset < user_end]
     subscripted: set[str] = set()
     while stack:
         cursor = stack.pop()
@@ -358,7 +358,7 @@ def _top_level(unit: clangtu.Unit, converter: N.Converter, user_end: int,
     functions: ``filler::fill(d, buf)``), file-scope variables and probes; with the
     file-scope variables, the arrays of its own headers that its text names."""
     funcs, methods, globals_, probes = [], [], [], []
-    stack = [(c, (), False) for c in unit.tu.cursor.get_children()
+    stack = [(c, (), False) for c in unit.top
              if c.kind in TOP_LEVEL_KINDS + CLASS_KINDS]
     while stack:
         c, spaces, extern_c = stack.pop(0)
@@ -403,7 +403,7 @@ class _OwnHeaders:
 
     def macros(self, unit: clangtu.Unit, user_end: int) -> tuple[str, ...]:
         """The names of the macros that the kernel's text and its own headers define."""
-        return tuple(sorted({c.spelling for c in unit.tu.cursor.get_children()
+        return tuple(sorted({c.spelling for c in unit.top
                              if c.kind == ci.CursorKind.MACRO_DEFINITION
                              and self.own(c.location)
                              and not (unit.in_main(c.location)
@@ -473,7 +473,7 @@ def _check_testbench_namespace(unit: clangtu.Unit, top: N.FuncDef) -> None:
     clash = None
     if top.name == TESTBENCH_NAMESPACE and not top.namespaces:
         clash = top.coord
-    for c in unit.tu.cursor.get_children():
+    for c in unit.top:
         if clash is not None:
             break
         if c.spelling != TESTBENCH_NAMESPACE or c.location.file is None:
@@ -596,7 +596,7 @@ class _FileScope:
     def of(unit: clangtu.Unit) -> "_FileScope":
         by_file: dict[str, list[ci.Cursor]] = {}
         main = []
-        for c in unit.tu.cursor.get_children():
+        for c in unit.top:
             if unit.in_main(c.location):
                 main.append(c)
             elif c.location.file is not None:
@@ -684,9 +684,9 @@ def _macros_at(unit: clangtu.Unit, at: int) -> tuple[str, ...]:
     later = {_macro_name(d) for d in lines
              if d.start > at and d.keyword in ("define", "undef")} - {None}
     found: dict[str, str] = {}
-    for c in unit.tu.cursor.get_children():
+    for c in unit.own_top:
         if (c.kind == ci.CursorKind.MACRO_DEFINITION and c.spelling in later
-                and unit.in_main(c.location) and c.location.offset < at):
+                and c.location.offset < at):
             line = next((d for d in lines if d.start <= c.location.offset < d.end), None)
             if line is not None:
                 found[c.spelling] = line.text.strip()
@@ -704,8 +704,8 @@ def _directive_blocks(unit: clangtu.Unit) -> list[tuple[int, int]]:
     nothing in the file itself: their text is directives (``namespace lib {`` /
     ``#include "ns.h"`` / ``}``), whatever the headers declare in them."""
     return [(c.extent.start.offset, c.extent.end.offset)
-            for c in unit.tu.cursor.get_children()
-            if c.kind == ci.CursorKind.NAMESPACE and unit.in_main(c.location)
+            for c in unit.own_top
+            if c.kind == ci.CursorKind.NAMESPACE
             and not any(unit.in_main(k.location) for k in c.get_children())]
 
 
@@ -794,7 +794,7 @@ def _as_opened(directive: clangtu.DirectiveLine, opened: list[ci.Cursor]) -> str
 def _declaration_extents(unit: clangtu.Unit) -> list[tuple[int, int]]:
     """The byte ranges of the kernel file's declarations (in namespaces and
     ``extern "C"`` blocks too, not those blocks themselves)."""
-    extents, stack = [], list(unit.tu.cursor.get_children())
+    extents, stack = [], list(unit.top)
     while stack:
         c = stack.pop()
         if not unit.in_main(c.location) or c.kind == ci.CursorKind.INCLUSION_DIRECTIVE:
