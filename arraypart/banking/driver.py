@@ -58,6 +58,10 @@ ALPHA_BATCH = 4096
 # arrays that search cost most of a compile (Rosetta 3d-rendering: 25 of 38 s, no note
 # found).  A count, not a time, so the output stays deterministic.
 NOTE_CANDIDATES = ALPHA_BATCH
+# ... and of those, the note's search proves at most this many (each costs its model
+# price, routing and samples: 2,130 took 8 s on a 16-lane depthwise convolution, and
+# no note came of them; the notes found in the suite took one).
+NOTE_PROOFS = 64
 # A user's array_partition is called wasteful when it needs more BRAM18K than
 # arraypart's conflict-free banking, or more than this many times its LUTs or banks x
 # copies (smaller differences are within the fitted model's error, ~6%, and a user's
@@ -707,7 +711,7 @@ def _flat_note(am: ArrayModel, search: _Search, banking: Banking, proof: Proof,
     logic than a flat scheme would if its text could change: the cheapest banking of
     the array freed of that (not pragma-only: the emission would route its lanes),
     compared without the scheduling rule's lanes, within :data:`NOTE_CANDIDATES`
-    pre-checked candidates."""
+    pre-checked candidates and :data:`NOTE_PROOFS` proven."""
     kept = _hardware(search.cost(banking))
     if proof.conflict_free and kept < _hardware(search.flat_floor(search.bound)):
         return []
@@ -716,7 +720,7 @@ def _flat_note(am: ArrayModel, search: _Search, banking: Banking, proof: Proof,
                          file_scope=False, kept_reference=None)
     try:
         free = _Search(replace(am, array=free_array), search.shapes, search.bound,
-                       options).run(options.families, budget=NOTE_CANDIDATES)
+                       options, NOTE_PROOFS).run(options.families, budget=NOTE_CANDIDATES)
     except (ProofTimeout, _TimeUp):
         return []  # the note compares with a flat scheme; the banking stands
     if (free.banking.scheme.kind != "flat" or not free.proof.conflict_free
@@ -767,8 +771,9 @@ class _Search:
     pre-check lane sets and isl verdicts of this array, computed once)."""
 
     def __init__(self, am: ArrayModel, shapes: list[GroupShape], bound: int,
-                 options: _Options):
+                 options: _Options, proofs: int | None = None):
         self.am, self.shapes, self.bound, self.options = am, shapes, bound, options
+        self.proofs_left = proofs  # candidates :meth:`_confirm` may still try (None: any)
         self.varying = frozenset().union(*(s.varying for s in shapes))
         self.ceiling = search_ceiling(options.max_banks, options.bram_budget, bound,
                                       shapes, am.array.shape)
@@ -1240,12 +1245,20 @@ class _Search:
                                                 exact=True))
                 continue
             self._check_time(tier, tried)
+            self._spend_proof(tier, tried)
             if self._routed_ok(entry.banking) and self._isl_groups_ok(entry.banking):
                 proof = self.prove(entry.banking)
                 if proof.conflict_free:
                     return (entry.banking, proof, entry.cost), fallback
             fallback = self._better(fallback, 1, entry.banking)
         return None, fallback
+
+    def _spend_proof(self, tier: int, tried: int) -> None:
+        if self.proofs_left is not None:
+            self.proofs_left -= 1
+            if self.proofs_left < 0:
+                raise _TimeUp(f"{tried} candidates pre-checked, at {tier} banks, "
+                              "its candidates to prove spent")
 
     def _check_time(self, tier: int, tried: int) -> None:
         if perf_counter() > self.options.deadline:
