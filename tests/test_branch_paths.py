@@ -129,17 +129,20 @@ def test_the_same_accesses_outside_the_arms_need_two_banks(tmp_path):
 
 @pytest.mark.parametrize("count, paths", [(2, 4), (4, 16), (5, 1)])
 def test_paths_are_enumerated_up_to_the_limit(tmp_path, count, paths):
-    """Past MAX_BRANCH_PATHS the loop is one group with every branch counted: each
-    if's two writes of one element then meet, as they do in no run."""
+    """Past MAX_BRANCH_PATHS the loop is one group holding every branch; each if's
+    two writes of one element are still one write (``merged_writes``), as in every
+    run."""
     assert ir.MAX_BRANCH_PATHS == 16
     report = arraypart.analyze(write(tmp_path, "many.c", _ifs(count)), ports=2)
     groups = report.model.array("mem").groups
     assert len(groups) == paths
     writes = max(sum(a.kind == "write" for a in g.accesses) for g in groups)
     assert writes == (count if paths > 1 else 2 * count)
-    # every access is to mem[i]: the writes and the read take ceil((w + 1) / 2) cycles
+    assert all(len(g.merged_writes) == (0 if paths > 1 else count) for g in groups)
+    # every access is to mem[i]: the count writes and the read take
+    # ceil((count + 1) / 2) cycles
     loop = report.model.loops[0].name
-    assert _achieved(report, loop) == -(-(writes + 1) // 2)
+    assert _achieved(report, loop) == -(-(count + 1) // 2)
 
 
 # BlockPU's DW_CONV3x3 shape: every unrolled channel co either starts (=) or adds to
@@ -327,3 +330,4 @@ def test_a_member_of_a_member_assigned_is_a_write(tmp_path):
 def test_nested_member_writes_trace_as_modelled(tmp_path):
     compiled = arraypart.compile_kernel(write(tmp_path, "nested.cpp", NESTED), ports=1)
     assert_the_trace_agrees(compiled, tmp_path, ports=1)
+
