@@ -184,7 +184,8 @@ class _Cluster:
 
     ``offsets[k]`` is the k-th distinct address minus ``base``; ``reads[k]`` is 1 when it
     is read (reads of one address in one cycle are one access), ``writes[k]`` counts its
-    writes (those that are one write, ``CycleGroup.merged_writes``, once).  ``fits[r, w]``: r reads and w writes fit one bank in the group's II ``ii``.
+    writes (those that are one write, ``CycleGroup.merged_writes``, once).
+    ``fits[r, w]``: r reads and w writes fit one bank in the group's II ``ii``.
     """
 
     base: tuple[E.Expr, ...]

@@ -22,6 +22,7 @@ from .. import expr as E
 from ..ir import PortModel
 from ..scheme import Banking, index_var
 from ..poly import isl_glue as G
+from ..poly.model import CycleGroup
 from . import islsets as S
 from .groups import GroupShape
 from .space import lane_agrees, sub_arrays
@@ -42,8 +43,9 @@ MAX_LEARNED_POINTS = 256
 class GroupSample:
     """``index[k][d]``: lane k's index array in dimension d over the sampled P (None:
     irregular there); ``active[k]``: where lane k runs (never, for a write that is
-    one write with an earlier one, which runs for it: :func:`_one_write`); ``learned``: how many of the
-    P are colliding cycles isl found (:func:`with_point`)."""
+    one write with an earlier one, which runs for it: :func:`_one_write`);
+    ``learned``: how many of the P are colliding cycles isl found
+    (:func:`with_point`)."""
 
     shape: GroupShape
     index: tuple[tuple[np.ndarray | None, ...], ...]
@@ -65,7 +67,7 @@ def sample_group(shape: GroupShape) -> GroupSample:
     return GroupSample(shape, tuple(index), _one_write(group, active))
 
 
-def _one_write(group, active: list[np.ndarray]) -> tuple[np.ndarray, ...]:
+def _one_write(group: CycleGroup, active: list[np.ndarray]) -> tuple[np.ndarray, ...]:
     """``active`` with each write that is one write with an earlier one
     (``CycleGroup.merged_writes``) never active, its first write active wherever
     one of them runs: every load counts it once."""
