@@ -9,7 +9,8 @@ import arraypart
 from arraypart import check, ir
 from arraypart.poly import model
 
-from conftest import array, assert_the_trace_agrees, needs_gxx, run_testbench, write
+from conftest import (array, assert_the_testbench_passes, assert_the_trace_agrees, needs_gxx,
+                      run_testbench, write)
 
 # One row of Needleman-Wunsch's fill (MachSuite's nw writes its traceback pointer in
 # the three arms of one if-chain), written for this test.
@@ -129,17 +130,20 @@ def test_the_same_accesses_outside_the_arms_need_two_banks(tmp_path):
 
 @pytest.mark.parametrize("count, paths", [(2, 4), (4, 16), (5, 1)])
 def test_paths_are_enumerated_up_to_the_limit(tmp_path, count, paths):
-    """Past MAX_BRANCH_PATHS the loop is one group with every branch counted: each
-    if's two writes of one element then meet, as they do in no run."""
+    """Past MAX_BRANCH_PATHS the loop is one group holding every branch; each if's
+    two writes of one element are still one write (``merged_writes``), as in every
+    run."""
     assert ir.MAX_BRANCH_PATHS == 16
     report = arraypart.analyze(write(tmp_path, "many.c", _ifs(count)), ports=2)
     groups = report.model.array("mem").groups
     assert len(groups) == paths
     writes = max(sum(a.kind == "write" for a in g.accesses) for g in groups)
     assert writes == (count if paths > 1 else 2 * count)
-    # every access is to mem[i]: the writes and the read take ceil((w + 1) / 2) cycles
+    assert all(len(g.merged_writes) == (0 if paths > 1 else count) for g in groups)
+    # every access is to mem[i]: the count writes and the read take
+    # ceil((count + 1) / 2) cycles
     loop = report.model.loops[0].name
-    assert _achieved(report, loop) == -(-(writes + 1) // 2)
+    assert _achieved(report, loop) == -(-(count + 1) // 2)
 
 
 # BlockPU's DW_CONV3x3 shape: every unrolled channel co either starts (=) or adds to
@@ -327,3 +331,116 @@ def test_a_member_of_a_member_assigned_is_a_write(tmp_path):
 def test_nested_member_writes_trace_as_modelled(tmp_path):
     compiled = arraypart.compile_kernel(write(tmp_path, "nested.cpp", NESTED), ports=1)
     assert_the_trace_agrees(compiled, tmp_path, ports=1)
+
+
+# probe 30 F3 (issue #13): H.264's predict_intra16x16_luma_NonField clamps each pixel
+# of predL in an if / else if / else, inside an unrolled loop, so ir.branch_paths
+# keeps one group and the lanes record their branches.
+CLAMP = """
+void clamp(int out[64][4], int in[64][4]) {
+  for (int k = 0; k < 64; k++) {
+#pragma HLS pipeline
+    for (int j = 0; j < LANES; j++) {
+      int tmp = in[k][0] * (j + 1) - 3;
+      if (tmp < 0) out[k][j] = 0;
+      else if (tmp > 255) out[k][j] = 255;
+      else out[k][j] = tmp;
+    }
+  }
+}
+"""
+
+
+def _write_lanes(report, name: str) -> list:
+    """The groups of ``name`` with writes, one per path."""
+    return [g for g in report.model.array(name).groups
+            if any(a.kind == "write" for a in g.accesses)]
+
+
+@needs_gxx
+@pytest.mark.parametrize("lanes, ports, banks", [(1, 2, 1), (4, 2, 2), (4, 1, 4)])
+def test_clamp_writes_of_one_subscript_are_one_write(tmp_path, lanes, ports, banks):
+    """Per lane one of the three writes of out[k][j] runs, which Vitis makes one store
+    of a select: the lanes' writes are ``lanes`` writes of different elements, so
+    ceil(lanes / ports) banks reach II 1 (the bound); the model, the checker of the
+    emitted code, the ideal checker and the recorded run all say II 1, and no warning
+    says the clamp's writes hit a bank together."""
+    text = CLAMP.replace("LANES", str(lanes))
+    compiled = arraypart.compile_kernel(write(tmp_path, "clamp.cpp", text), ports=ports)
+    report = compiled.report
+    (group,) = _write_lanes(report, "out")
+    assert len(group.merged_writes) == 2 * lanes
+    out = array(report, "out")
+    assert out.conflict_free and (out.lower_bound, out.banking.scheme.banks) == (banks, banks)
+    assert _achieved(report, "L3") == 1
+    checked = check.check_kernel(report.kernel, report.solution.bankings(), ports=ports)
+    assert [(lp.achieved_ii, lp.first_conflict) for lp in checked.loops] == [(1, None)]
+    assert checked.accesses_checked == 64 * lanes * 4  # every reference still counted
+    assert not any("together" in w for w in report.warnings)
+    assert_the_testbench_passes(compiled, tmp_path)
+    judged = assert_the_trace_agrees(compiled, tmp_path, ports=ports)
+    assert max(loop.traced_ii for loop in judged.replay.loops) == 1
+
+
+# w1 in A-then, w2 in A-else and B-then, w3 in A-else and C-then, one subscript: w2
+# and w3 run together when A fails and B and C hold.  Keeping a write unless it is
+# exclusive with one kept before it would keep w1 only.
+NESTED_BRANCHES = """
+void nested(const int a[64], const int b[64], const int c[64], int out[64][1]) {
+  for (int k = 0; k < 64; k++) {
+#pragma HLS pipeline
+    for (int j = 0; j < 1; j++) {
+      if (a[k] + j > 0) {
+        out[k][j] = 1;
+      } else {
+        if (b[k] + j > 0) out[k][j] = 2;
+        if (c[k] + j > 0) out[k][j] = 3;
+      }
+    }
+  }
+}
+"""
+
+
+def test_two_writes_one_path_runs_stay_two(tmp_path):
+    """On one port the most writes of out[k][0] one path runs, two, need II 2: the
+    model merges w2 into w1 only, and the checker counts the same."""
+    report = arraypart.analyze(write(tmp_path, "branches.cpp", NESTED_BRANCHES), ports=1)
+    (group,) = _write_lanes(report, "out")
+    writes = [k for k, a in enumerate(group.accesses) if a.kind == "write"]
+    assert group.merged_writes == {writes[1]: writes[0]}
+    assert dict(array(report, "out").achieved_ii) == {"L3": 2}
+    assert _achieved(report, "L3") == 2
+    checked = check.check_kernel(report.kernel, report.solution.bankings(), ports=1)
+    assert [lp.achieved_ii for lp in checked.loops] == [2]
+
+
+def _twice(tmp_path, body: str):
+    """The clamp kernel with two lanes and ``body`` for the j loop's, analyzed on one
+    port, its write group and the ideal checker's II."""
+    text = CLAMP.replace("LANES", "2")
+    start = text.index("      int tmp")
+    end = text.index("    }\n  }\n}")
+    report = arraypart.analyze(write(tmp_path, "twice.cpp", text[:start] + body + text[end:]),
+                               ports=1)
+    (group,) = _write_lanes(report, "out")
+    checked = check.check_kernel(report.kernel, report.solution.bankings(), ports=1)
+    return report, group, [lp.achieved_ii for lp in checked.loops]
+
+
+def test_writes_of_one_subscript_outside_exclusive_branches_stay_two(tmp_path):
+    """The control: ``if (c) x = 1; x = 2;`` may run both writes."""
+    report, group, checked = _twice(tmp_path, "      if (in[k][j] > 0) out[k][j] = 1;\n"
+                                              "      out[k][j] = 2;\n")
+    assert group.merged_writes == {}
+    assert dict(array(report, "out").achieved_ii) == {"L3": 2} and checked == [2]
+
+
+def test_exclusive_writes_of_two_subscripts_stay_two(tmp_path):
+    """out[k][j] and out[k][2 * j] are one element in lane j = 0, in exclusive
+    branches, so at most one runs; but they are two subscripts, and the model and the
+    checker count both (pessimistic, in agreement): II 2 on one port."""
+    report, group, checked = _twice(tmp_path, "      if (in[k][j] > 0) out[k][j] = 1;\n"
+                                              "      else out[k][2 * j] = 2;\n")
+    assert group.merged_writes == {}
+    assert dict(array(report, "out").achieved_ii) == {"L3": 2} and checked == [2]

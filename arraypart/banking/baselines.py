@@ -184,7 +184,8 @@ class _Cluster:
 
     ``offsets[k]`` is the k-th distinct address minus ``base``; ``reads[k]`` is 1 when it
     is read (reads of one address in one cycle are one access), ``writes[k]`` counts its
-    writes.  ``fits[r, w]``: r reads and w writes fit one bank in the group's II ``ii``.
+    writes (those that are one write, ``CycleGroup.merged_writes``, once).
+    ``fits[r, w]``: r reads and w writes fit one bank in the group's II ``ii``.
     """
 
     base: tuple[E.Expr, ...]
@@ -199,7 +200,8 @@ def _clusters(model: ArrayModel) -> list[_Cluster]:
     """Every group's constant-difference clusters of at least two addresses."""
     clusters = []
     for group in model.groups:
-        accesses = [a for a in group.accesses if a.regular]
+        accesses = [a for k, a in enumerate(group.accesses)
+                    if a.regular and k not in group.merged_writes]
         members: list[tuple[tuple[E.Expr, ...], dict[tuple[int, ...], list[int]]]] = []
         for a in accesses:
             for base, addresses in members:

@@ -99,8 +99,10 @@ def _distinct_accesses(shape: GroupShape, cell: isl.Set, lanes: tuple[int, ...],
     ``exhaustive``: :func:`lower_bound_of`).
 
     An irregular read may be steered by the data to any element, so the irregular
-    reads add their number of distinct addresses, up to the array's size."""
-    writes = sum(shape.lanes[k].kind == "write" for k in lanes)
+    reads add their number of distinct addresses, up to the array's size; writes that
+    are one write (``CycleGroup.merged_writes``) count once."""
+    writes = sum(shape.lanes[k].kind == "write" and k not in shape.group.merged_writes
+                 for k in lanes)
     reads = [k for k in lanes if shape.lanes[k].kind == "read"]
     if shape.uniform:
         return len({tuple(shape.offsets[k]) for k in reads}), writes

@@ -781,10 +781,10 @@ class _Search:
         lanes = [a for s in shapes for a in s.lanes]
         self.duplicable = not am.array.written_by_reference and (
             may_be_multi_port_rom(am) if am.array.pragma_only else sum(
-                a.kind == "read" for a in lanes) > sum(a.kind == "write" for a in lanes))
+                a.kind == "read" for a in lanes) > sum(_writes(s) for s in shapes))
         self.uniform = [s for s in shapes if s.uniform]
         self.loads = [(len({tuple(d) for d, a in zip(s.offsets, s.lanes) if a.kind == "read"}),
-                       sum(a.kind == "write" for a in s.lanes), s.group.target_ii)
+                       _writes(s), s.group.target_ii)
                       for s in self.uniform]
         self.lane_sets: dict[tuple, list[list[LaneSet]]] = {}
         self.isl_ok: dict[Banking, bool] = {}
@@ -1320,7 +1320,8 @@ class _Search:
         if key not in self.loads_memo:
             loads = []
             for shape in self.shapes:
-                everywhere = [a for a in shape.lanes if _anywhere(a, bank_dims)
+                everywhere = [a for k, a in enumerate(shape.lanes) if _anywhere(a, bank_dims)
+                              and k not in shape.group.merged_writes
                               and a.domain.is_equal(shape.group.domain)]
                 for copy in range(copies):
                     wild = [a for a in everywhere if a.kind == "write"
@@ -1460,14 +1461,26 @@ class _Search:
         """Per uniform group, per copy: the lanes its banks serve."""
         key = (copies, assignment)
         if key not in self.lane_sets:
-            self.lane_sets[key] = [
-                [lane_set(s.offsets[mask], is_write[mask]) for mask in
-                 (is_write | (copy_ids == c) for c in range(copies))]
-                for s in self.uniform
-                for is_write, copy_ids in [(
-                    np.array([a.kind == "write" for a in s.lanes]),
-                    np.array([lane_copy(assignment, a.ref_id, a.lane) for a in s.lanes]))]]
+            self.lane_sets[key] = [_copy_lane_sets(s, copies, assignment)
+                                   for s in self.uniform]
         return self.lane_sets[key]
+
+
+def _copy_lane_sets(shape: GroupShape, copies: int, assignment: tuple) -> list[LaneSet]:
+    """Per copy, the lanes of a uniform group its banks serve: every write (those
+    that are one write, ``CycleGroup.merged_writes``, once) and the copy's reads."""
+    is_write = np.array([a.kind == "write" for a in shape.lanes], dtype=bool)
+    copy_ids = np.array([lane_copy(assignment, a.ref_id, a.lane) for a in shape.lanes])
+    counted = np.array([k not in shape.group.merged_writes for k in range(len(shape.lanes))],
+                       dtype=bool)
+    return [lane_set(shape.offsets[mask], is_write[mask])
+            for mask in ((is_write | (copy_ids == c)) & counted for c in range(copies))]
+
+
+def _writes(shape: GroupShape) -> int:
+    """The writes of a group's iteration, those that are one write
+    (``CycleGroup.merged_writes``) once."""
+    return sum(a.kind == "write" for a in shape.lanes) - len(shape.group.merged_writes)
 
 
 def _anywhere(lane: LaneAccess, bank_dims: frozenset[int] | None) -> bool:

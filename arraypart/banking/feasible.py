@@ -89,16 +89,19 @@ def _written_many_times(ports: PortModel, group: CycleGroup) -> list[tuple[int, 
     index expressions, so one address at every P, whichever unrolled lane they are
     in) write in one iteration where all of them run (``ret[4*j] = ...; ret[4*j] ^=
     ...``, ``out[c] += ...`` in every lane of an unrolled loop): that element's bank
-    serves its writes and one read, which pairs alone undercount."""
-    classes: dict[tuple, list] = {}
-    for a in group.accesses:
+    serves its writes and one read, which pairs alone undercount.  Writes that are
+    one write with another (``CycleGroup.merged_writes``: ``if (c) x[i] = a; else
+    x[i] = b;``) count once."""
+    classes: dict[tuple, list[int]] = {}
+    for k, a in enumerate(group.accesses):
         if a.regular:
-            classes.setdefault(a.index, []).append(a)
+            classes.setdefault(a.index, []).append(k)
     needed = []
-    for lanes in classes.values():
-        lanes = _together(lanes)
-        writes = sum(a.kind == "write" for a in lanes)
-        reads = int(writes < len(lanes))
+    for positions in classes.values():
+        lanes = [group.accesses[k] for k in positions]
+        writes = sum(lanes[n].kind == "write" and k not in group.merged_writes
+                     for n, k in enumerate(positions))
+        reads = int(any(a.kind == "read" for a in lanes))
         if writes < 3 or ports.fits(reads, writes, group.target_ii):
             continue
         domain = S.plain(lanes[0].domain)
@@ -111,17 +114,6 @@ def _written_many_times(ports: PortModel, group: CycleGroup) -> list[tuple[int, 
                            f"{writes} times in one iteration (at {lanes[0].coord}), which no "
                            f"banking separates on {ports.name}"))
     return needed
-
-
-def _together(lanes: list) -> list:
-    """Lanes of ``lanes`` that may all run in one iteration: each one kept unless it
-    lies in another branch of an ``if`` than one kept before it (:func:`exclusive`;
-    the writes of ``if (c) x[i] = a; else x[i] = b;`` are one write)."""
-    kept: list = []
-    for lane in lanes:
-        if not any(exclusive(lane, other) for other in kept):
-            kept.append(lane)
-    return kept
 
 
 def _updated_in_place(ports: PortModel, group: CycleGroup) -> list[tuple[int, str]]:

@@ -12,8 +12,9 @@ At a cycle P the accesses of one bank that count (reads of one address are one) 
 a clique C of the *may-collide* graph (edges: nonempty S_ab) with P in the joint set
 J(C) = ∩_{a,b in C} S_ab (for |C| = 1, dom_a).  An irregular index is an extra
 dimension of every set, bounded by the array, so J(C) fixes it once per lane.
-Reads with the same index expression (and copy) are merged first (one access
-wherever both run, on the union of their domains), and two lanes whose banks are
+Reads with the same index expression (and copy), and writes that are one write
+(``CycleGroup.merged_writes``), are merged first (one access wherever one of them
+runs, on the union of their domains), and two lanes whose banks are
 constants are decided without isl.  The banking fits at II k iff every
 clique whose composition does not fit ``PortModel.fits(reads, writes, k)`` has an
 empty J(C).  A depth-first walk over cliques in increasing lane order computes J
@@ -159,15 +160,16 @@ def _counted_verdict(array_model: ArrayModel, group: CycleGroup, banking: Bankin
     meet there are those whose bank is that one at every P (:func:`_fixed_bank`: the
     index is a constant in every bank dimension, ``in[co][h + i][w + j]`` with ``co``
     unrolled) and every access whose bank is not known; its distinct reads are at
-    most its ``bank_depth`` elements.  Sound (no bank can carry more), coarse."""
+    most its ``bank_depth`` elements, and writes that are one write count once.
+    Sound (no bank can carry more), coarse."""
     needed, failure = group.target_ii, None
     if banking.scheme.registers:
         return GroupVerdict(needed, None, 0)
     depth = banking.scheme.bank_depth
     banks = [_fixed_bank(banking.scheme, a) for a in group.accesses]
     for copy in range(banking.copies):
-        mine = [k for k, a in enumerate(group.accesses) if a.kind == "write"
-                or banking.copy_of(a.ref_id, a.lane) == copy]
+        mine = [k for k, a in enumerate(group.accesses) if k not in group.merged_writes
+                and (a.kind == "write" or banking.copy_of(a.ref_id, a.lane) == copy)]
         for bank in sorted({banks[k] for k in mine}, key=lambda b: (b is None, b or 0)):
             lanes = [group.accesses[k] for k in mine if banks[k] in (bank, None)]
             writes = sum(a.kind == "write" for a in lanes)
@@ -220,8 +222,8 @@ class _GroupProver:
             self.domains.append(domain)
             key = (a.index, banking.copy_of(a.ref_id, a.lane))
             mergeable = a.kind == "read" and a.regular
-            if mergeable and key in representative:
-                first = representative[key]
+            first = group.merged_writes.get(k, representative.get(key) if mergeable else None)
+            if first is not None:
                 self.domains[first] = self.domains[first].union(domain)
                 continue
             if mergeable:

@@ -22,6 +22,7 @@ from .. import expr as E
 from ..ir import PortModel
 from ..scheme import Banking, index_var
 from ..poly import isl_glue as G
+from ..poly.model import CycleGroup
 from . import islsets as S
 from .groups import GroupShape
 from .space import lane_agrees, sub_arrays
@@ -41,8 +42,10 @@ MAX_LEARNED_POINTS = 256
 @dataclass(frozen=True, eq=False)
 class GroupSample:
     """``index[k][d]``: lane k's index array in dimension d over the sampled P (None:
-    irregular there); ``active[k]``: where lane k runs; ``learned``: how many of the
-    P are colliding cycles isl found (:func:`with_point`)."""
+    irregular there); ``active[k]``: where lane k runs (never, for a write that is
+    one write with an earlier one, which runs for it: :func:`_one_write`);
+    ``learned``: how many of the P are colliding cycles isl found
+    (:func:`with_point`)."""
 
     shape: GroupShape
     index: tuple[tuple[np.ndarray | None, ...], ...]
@@ -61,7 +64,17 @@ def sample_group(shape: GroupShape) -> GroupSample:
         inside = set(S.points_near_extremes(S.plain(lane.domain), spans))
         active.append(np.array([p in inside for p in points], dtype=bool))
         index.append(_evaluated(lane, group.time_vars, env, len(points)))
-    return GroupSample(shape, tuple(index), tuple(active))
+    return GroupSample(shape, tuple(index), _one_write(group, active))
+
+
+def _one_write(group: CycleGroup, active: list[np.ndarray]) -> tuple[np.ndarray, ...]:
+    """``active`` with each write that is one write with an earlier one
+    (``CycleGroup.merged_writes``) never active, its first write active wherever
+    one of them runs: every load counts it once."""
+    for k, first in group.merged_writes.items():
+        active[first] = active[first] | active[k]
+        active[k] = np.zeros_like(active[k])
+    return tuple(active)
 
 
 def sample_spans(depth: int) -> tuple[int, ...]:
@@ -99,7 +112,8 @@ def with_point(sample: GroupSample, point: tuple[int, ...]) -> GroupSample:
         added = _evaluated(lane, group.time_vars, env, 1)
         index.append(tuple(None if old is None else np.append(old, new)
                            for old, new in zip(sample.index[k], added)))
-    return GroupSample(sample.shape, tuple(index), tuple(active), sample.learned + 1)
+    return GroupSample(sample.shape, tuple(index), _one_write(group, active),
+                       sample.learned + 1)
 
 
 def refuted(sample: GroupSample, banking: Banking, ports: PortModel) -> bool:

@@ -285,8 +285,9 @@ def every_lane_ii(shape: GroupShape, ports: PortModel,
     (those at positions ``lanes``, default all) in a cycle (``INFEASIBLE_II`` when it
     writes a read-only bank): its distinct reads (by offset in a uniform group; by
     subscript in another, where an irregular read is distinct from every other) and
-    its writes."""
-    positions = range(len(shape.lanes)) if lanes is None else lanes
+    its writes, those that are one write (``CycleGroup.merged_writes``) once."""
+    positions = [k for k in (range(len(shape.lanes)) if lanes is None else lanes)
+                 if k not in shape.group.merged_writes]
     reads = [k for k in positions if shape.lanes[k].kind == "read"]
     if shape.uniform:
         distinct = len({tuple(shape.offsets[k].tolist()) for k in reads})

@@ -40,6 +40,7 @@ from .rule import (BankSpan, RuleSites, moves_with_sizes, overfull_bank, rule_ne
                    site_cells, sites_summary)
 from .walk import (TRIPS, Emitted, Region, collapsed, entries, is_concurrent, regions,
                    root_blocks, root_pieces, walk_steps, weights)
+from .writes import one_write, subscript_key
 
 # Access instances (steps x lanes x accesses) simulated at once: each is a few int64
 # table cells (bank, address, need), so a chunk takes some tens of MB whatever the
@@ -204,7 +205,9 @@ class _Totals:
 
 @dataclass(frozen=True, eq=False)
 class _Run:
-    """One run of a chunk: its steps' order keys and each array's per-step need."""
+    """One run of a chunk: its steps' order keys, each array's cells as the ports
+    count them (writes that are one write merged, :func:`.writes.one_write`) and
+    per-step need."""
 
     frame: F.Frame
     order: tuple[np.ndarray, ...]
@@ -374,25 +377,29 @@ def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory
     for run, parts in _by_run(emitted).items():
         frame = parts[0].frame
         per_array: dict[str, list] = {}
+        classes: dict[str, tuple[list, list]] = {}  # per array: subscript keys, marks
         for e in parts:
             for a in e.accesses:
                 banking = memories[a.array].banking
+                keys, marks = classes.setdefault(a.array, ([], []))
+                keys.append(subscript_key(a, e.scope, e.marks))
+                marks.append(e.marks)
                 a = memories[a.array].counted(a)
                 per_array.setdefault(a.array, []).append(
                     cells(a, e.frame, banking) if static is None
                     else site_cells(a, e.frame, banking))
         order = _run_order(frame, run)
         arrays = sorted(per_array, key=lambda name: memories[name].position)
-        needs = {name: _needs(per_array[name], memories[name], frame.rows, static,
-                              deadline)
-                 for name in arrays}
         weight = weights(frame)
         for name in arrays:
             _tally(per_array[name], memories[name].array, totals, weight)
+        counted = {name: one_write(per_array[name], *classes[name]) for name in arrays}
+        needs = {name: _needs(counted[name], memories[name], frame.rows, static, deadline)
+                 for name in arrays}
         need = np.ones(frame.rows, np.int64)
         for array_need in needs.values():
             need = np.maximum(need, array_need)
-        runs.append(_Run(frame, order, {n: per_array[n] for n in arrays}, needs, need))
+        runs.append(_Run(frame, order, counted, needs, need))
     return runs
 
 

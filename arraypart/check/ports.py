@@ -65,6 +65,13 @@ class Cells:
     def count(self) -> int:
         return self.mask.size if self.full else int(np.count_nonzero(self.mask))
 
+    def masked(self, mask: np.ndarray) -> "Cells":
+        """These cells where ``mask`` holds (indices and banks are known in every
+        cell of the frame, run or not)."""
+        full = bool(mask.all())
+        return replace(self, mask=mask, full=full,
+                       ranges=tuple(_index_range(x, mask, full) for x in self.index))
+
 
 def cells(access: ir.Access, frame: Frame, banking: Banking) -> Cells:
     index = tuple(None if e is None else values(frame, e) for e in access.index)

@@ -45,7 +45,7 @@ are left out of D, which can only count more ports.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Mapping
 
 import numpy as np
@@ -82,6 +82,11 @@ class SiteCells:
     @property
     def count(self) -> int:
         return int(np.count_nonzero(self.mask))
+
+    def masked(self, mask: np.ndarray) -> "SiteCells":
+        """These cells where ``mask`` holds (indices and banks are known in every
+        cell of the frame, run or not)."""
+        return replace(self, mask=mask)
 
     @property
     def ranges(self) -> tuple[tuple[int, int] | None, ...]:

@@ -66,11 +66,20 @@ class Region:
 
 @dataclass(frozen=True, eq=False)
 class Emitted:
-    """The accesses of one statement (or guard) and the frame they execute in."""
+    """The accesses of one statement (or guard) and the frame they execute in.
+
+    ``scope`` numbers the loop entry whose lanes the frame's columns are (0: the
+    concurrent loop's own); ``marks``: the branches ``(id(if), side)`` of the
+    data-dependent ``if``s entered since then, outermost first (an affine ``if`` only
+    narrows the mask).  Two emissions of one scope lie in different branches of one
+    ``if`` instance in a cell (row, lane) when their marks name one ``if`` with two
+    sides."""
 
     run: int
     frame: F.Frame
     accesses: tuple[ir.Access, ...]
+    scope: int = 0
+    marks: tuple[tuple[int, str], ...] = ()
 
 
 def is_concurrent(loop: ir.Loop) -> bool:
@@ -220,6 +229,9 @@ class _Walk:
         self.run: int | None = None
         self.emitted: list[Emitted] = []
         self.cells = 0  # table cells of every frame entered (a chunk's memory)
+        self.scopes = 0  # loop entries so far
+        self.scope = 0
+        self.marks: tuple[tuple[int, str], ...] = ()
 
     def nodes(self, nodes: tuple[ir.Node, ...], frame: F.Frame, pipelined: bool) -> None:
         for n in nodes:
@@ -229,29 +241,41 @@ class _Walk:
             elif isinstance(n, ir.If):
                 self.emit(frame, n.cond_accesses)
                 then, orelse = _branches(frame, n)
-                self.nodes(n.then, then, pipelined)
-                self.nodes(n.orelse, orelse, pipelined)
+                self.branch(n, "then", then, pipelined)
+                self.branch(n, "else", orelse, pipelined)
             else:
                 self.loop(n, frame, pipelined)
+
+    def branch(self, node: ir.If, side: str, frame: F.Frame, pipelined: bool) -> None:
+        outer = self.marks
+        if node.cond is None:
+            self.marks = outer + ((id(node), side),)
+        self.nodes(node.then if side == "then" else node.orelse, frame, pipelined)
+        self.marks = outer
 
     def emit(self, frame: F.Frame, accesses: tuple[ir.Access, ...]) -> None:
         self.cells += frame.rows * frame.lanes * len(accesses)
         if self.run is None:
             self.run = self.position
-        self.emitted.append(Emitted(self.run, frame, accesses))
+        self.emitted.append(Emitted(self.run, frame, accesses, self.scope, self.marks))
 
     def loop(self, loop: ir.Loop, frame: F.Frame, pipelined: bool) -> None:
+        outer = (self.scope, self.marks)
+        self.scopes += 1
+        self.scope, self.marks = self.scopes, ()
         if pipelined or loop.unroll == 0:
             inner = F.enter(frame, loop, None, keep_rows=True)
             self.cells += inner.rows * inner.lanes * (len(inner.env) + 1)
             self.nodes(loop.body, inner, pipelined or loop.pipeline_ii is not None)
-            return
-        width = loop.unroll or 1
-        inner = F.enter(F.with_order(frame, self.position), loop, width, keep_rows=True)
-        self.cells += inner.rows * inner.lanes * (len(inner.env) + 1)
-        self.run = None
-        self.nodes(loop.body, inner, loop.pipeline_ii is not None)
-        self.run = None
+        else:
+            width = loop.unroll or 1
+            inner = F.enter(F.with_order(frame, self.position), loop, width,
+                            keep_rows=True)
+            self.cells += inner.rows * inner.lanes * (len(inner.env) + 1)
+            self.run = None
+            self.nodes(loop.body, inner, loop.pipeline_ii is not None)
+            self.run = None
+        self.scope, self.marks = outer
 
 
 def walk(region: Region, entry: F.Frame) -> tuple[F.Frame, list[Emitted]]:

@@ -138,37 +138,44 @@ Branch = tuple[int, str, frozenset[str]]
 
 
 def _walk_lanes(body: tuple[ir.Node, ...], frame: Frame, ctx: Context,
-                out: Collector, path: int, branches: tuple[Branch, ...] = ()) -> None:
+                out: Collector, path: int, branches: tuple[Branch, ...] = (),
+                scope: int = 0) -> None:
+    """``scope``: the innermost loop entered inside the concurrent loop (its id; 0
+    for the concurrent loop itself), which the accesses' ``subscript`` names."""
     for node in body:
         if isinstance(node, ir.Stmt):
-            _record(node.accesses, frame, out, path, branches)
+            _record(node.accesses, frame, out, path, branches, scope)
         elif isinstance(node, ir.If):
-            _record(node.cond_accesses, frame, out, path, branches)
+            _record(node.cond_accesses, frame, out, path, branches, scope)
             then_frame, else_frame = _branches(frame, node)
             then_ctx, else_ctx = ctx.branches(node)
             known = frozenset(frame.lanes[0].env) if frame.lanes else frozenset()
             then_marks, else_marks = (((id(node), "then", known),),
                                       ((id(node), "else", known),)) if node.cond is None \
                 else ((), ())
-            _walk_lanes(node.then, then_frame, then_ctx, out, path, branches + then_marks)
-            _walk_lanes(node.orelse, else_frame, else_ctx, out, path, branches + else_marks)
+            _walk_lanes(node.then, then_frame, then_ctx, out, path, branches + then_marks,
+                        scope)
+            _walk_lanes(node.orelse, else_frame, else_ctx, out, path, branches + else_marks,
+                        scope)
         elif frame.pipelined or node.unroll == 0:
             _walk_lanes(node.body, _unroll_fully(frame, node), ctx.enter_loop(node), out,
-                        path, branches)
+                        path, branches, id(node))
         else:
             # A pipelined loop inside an unrolled one runs in lockstep in every lane
             # of it (DESIGN §2: the lanes are concurrent); its inner loops unroll fully.
             inner = _enter_in_time(frame, node, node.unroll or 1, chained=True)
             if node.pipeline_ii is not None:
                 inner = replace(inner, pipelined=True)
-            _walk_lanes(node.body, inner, ctx.enter_loop(node), out, path, branches)
+            _walk_lanes(node.body, inner, ctx.enter_loop(node), out, path, branches,
+                        id(node))
 
 
 def _record(accesses: tuple[ir.Access, ...], frame: Frame, out: Collector,
-            path: int, branches: tuple[Branch, ...] = ()) -> None:
+            path: int, branches: tuple[Branch, ...] = (), scope: int = 0) -> None:
     """Each access at each lane.  Its ``branches`` name each ``if``'s instance by the
     ``if`` and the lane's values of the variables known where it stands (a lane of
-    an unrolled loop inside the branch shares its instance; lanes around it do not)."""
+    an unrolled loop inside the branch shares its instance; lanes around it do not);
+    its ``subscript`` is ``scope`` and its index as written."""
     for access in accesses:
         for lane in frame.lanes:
             out.tick()
@@ -180,7 +187,8 @@ def _record(accesses: tuple[ir.Access, ...], frame: Frame, out: Collector,
                           for node, side, known in branches)
             out.found.append(Found(frame, LaneAccess(
                 access.array, access.kind, index, access.ref_id, access.coord,
-                lane.values, lane.domain, access.field, access.window, marks), path))
+                lane.values, lane.domain, access.field, access.window, marks,
+                (scope, access.index)), path))
 
 
 def _substituted(exprs: tuple[E.Expr, ...], env: Mapping[str, E.Expr]) -> tuple[E.Expr, ...]:

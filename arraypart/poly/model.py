@@ -15,6 +15,8 @@ accesses whose ``domain`` contains P.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
+from itertools import zip_longest
 
 import islpy as isl
 
@@ -38,7 +40,11 @@ class LaneAccess:
     data-dependent ``if`` around it in the iteration that the group's path does not
     decide (one inside unrolled lanes), the ``if``'s instance in this lane and the
     branch taken: two lanes with one instance and different branches never run in one
-    iteration (:func:`exclusive`).  ``instances``: where the site's subscript is not one expression in every
+    iteration (:func:`exclusive`).  ``subscript``: the innermost loop around the
+    reference within its concurrent loop (its id) and the reference's index as
+    written (``ir.Access.index``): writes of one subscript in different branches of
+    one ``if`` instance are one write (:func:`merged_writes`).
+    ``instances``: where the site's subscript is not one expression in every
     instance of its loop's text (a loop with a geometric step lowered once per value,
     a function's loop inlined once per call; :func:`.build.site_instances`), one index
     with None in those dimensions: the HLS tool has one piece of code for all of them,
@@ -56,6 +62,7 @@ class LaneAccess:
     field: str | None = None
     window: bool = False
     branches: tuple[tuple[object, str], ...] = ()
+    subscript: tuple = ()
     instances: tuple[tuple[Expr | None, ...], ...] = ()
 
     @property
@@ -68,6 +75,50 @@ def exclusive(a: LaneAccess, b: LaneAccess) -> bool:
     ``if``: they never run in one iteration."""
     sides = dict(a.branches)
     return any(sides.get(instance, side) != side for instance, side in b.branches)
+
+
+def merged_writes(accesses: tuple[LaneAccess, ...]) -> dict[int, int]:
+    """Each regular write that is one write with an earlier one, by position in
+    ``accesses``, mapped to that one's position.
+
+    Writes of one subscript and member (``LaneAccess.subscript``: one expression in
+    one loop, so one address in one lane, and one ``if`` instance under that loop
+    holds one lane) in different branches of one ``if`` instance never run in one
+    iteration, and the HLS tool if-converts them into one store (UG1399: mutually
+    exclusive operations share a port).  Of such writes, at most as many run in one
+    iteration as :func:`_exclusive_classes` makes classes; each class counts as its
+    first member, which runs wherever one of them runs (where the members' domains
+    differ, a class may count at a P where only members exclusive with another
+    class's run: pessimistic, never below the checker's count per cell).  Writes of
+    different subscripts in exclusive branches still count apart (pessimistic; the
+    checker, :mod:`arraypart.check.writes`, counts alike)."""
+    by_subscript: dict[tuple, list[tuple[int, tuple]]] = {}
+    for k, a in enumerate(accesses):
+        if a.kind == "write" and a.regular and a.branches and a.subscript:
+            by_subscript.setdefault((a.subscript, a.field), []).append((k, a.branches))
+    return {k: min(c) for items in by_subscript.values() if len(items) > 1
+            for c in _exclusive_classes(items) for k in c if k != min(c)}
+
+
+def _exclusive_classes(items: list[tuple[int, tuple]]) -> list[list[int]]:
+    """A partition of the positions of ``items`` (position, branches outermost first)
+    into the fewest classes of pairwise exclusive items, as many as the most items
+    one path through the branches runs: an item without branches is a class of its
+    own; the items under one ``if`` instance do not meet those under another (their
+    counts add), and under one instance the i-th classes of its sides merge (the
+    most of one side runs).  (Dropping each item exclusive with one kept before it
+    undercounts: w1 in A-then, w2 in A-else/B-then, w3 in A-else/C-then run two.)"""
+    classes = [[k] for k, marks in items if not marks]
+    sides: dict[object, dict[str, list[tuple[int, tuple]]]] = {}
+    for k, marks in items:
+        if marks:
+            (instance, side), tail = marks[0], marks[1:]
+            sides.setdefault(instance, {}).setdefault(side, []).append((k, tail))
+    for by_side in sides.values():
+        per_side = [_exclusive_classes(tails) for tails in by_side.values()]
+        classes += [[k for c in merged for k in c]
+                    for merged in zip_longest(*per_side, fillvalue=[])]
+    return classes
 
 
 @dataclass(frozen=True, eq=False)
@@ -118,6 +169,12 @@ class CycleGroup:
     descending: bool = False
     sizes: frozenset[str] = frozenset()
     text: tuple = ()
+
+    @cached_property
+    def merged_writes(self) -> dict[int, int]:
+        """:func:`merged_writes` of ``accesses``: every counter of ports skips these
+        writes (their lanes stay, for the code, the RTL and the recurrences)."""
+        return merged_writes(self.accesses)
 
 
 @dataclass(frozen=True, eq=False)
