@@ -154,7 +154,7 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
     headers = {a.name for a in kernel.arrays if a.header}
     bound = {(a.coord.line, a.coord.col) for a in ir.accesses(kernel.body) if a.by_reference}
     included = _inclusion_lines(unit)
-    for cursor, parents in _walk(unit.tu.cursor, ()):
+    for cursor, parents in _unit_cursors(unit):
         if not unit.in_main(cursor.location):
             if (cursor.kind == K.VAR_DECL and cursor.spelling in headers
                     and cursor.spelling in ids and not parents):
@@ -210,7 +210,7 @@ def _synthesis_only_loops(unit: clangtu.Unit, loops: dict,
         return any(lo < c.extent.end.offset and c.extent.start.offset < hi
                    for lo, hi in ranges)
 
-    functions = [c for c in unit.tu.cursor.walk_preorder() if c.kind in _FUNCTIONS
+    functions = [c for c in clangtu.own_cursors(unit) if c.kind in _FUNCTIONS
                  and c.is_definition() and unit.in_main(c.location)]
     tainted = {f.spelling for f in functions if holds(f)}
     grown = True
@@ -224,6 +224,17 @@ def _synthesis_only_loops(unit: clangtu.Unit, loops: dict,
 
 def _calls_any(cursor: ci.Cursor, names: set[str]) -> bool:
     return any(n.kind == K.CALL_EXPR and n.spelling in names for n in cursor.walk_preorder())
+
+
+def _unit_cursors(unit: clangtu.Unit) -> Iterator[tuple[ci.Cursor, tuple]]:
+    """:func:`_walk` of the whole unit, without descending into the top-level cursors
+    whose trees hold none of the kernel file's code (``Unit.own_trees``: the headers'
+    own declarations, thousands for ap_int.h)."""
+    own = {c.hash for c in unit.own_trees}
+    for top in unit.top:
+        yield top, ()
+        if top.hash in own and not _compile_time(top):
+            yield from _walk(top, (top,))
 
 
 def _walk(cursor: ci.Cursor, parents: tuple) -> Iterator[tuple[ci.Cursor, tuple]]:
@@ -455,7 +466,7 @@ def _traced_loops(unit: clangtu.Unit, model: dict[tuple[int, int], int]
     a pipelined ``for`` inside another is not (Vitis unrolls it into the outer one's
     steps, as the model does), unless the outer one's pipeline is only its pragma's and
     the inner one is the model's (Vitis could not unroll a loop between them)."""
-    fors = [c for c in unit.tu.cursor.walk_preorder() if c.kind in LOOP_KINDS
+    fors = [c for c in clangtu.own_cursors(unit) if c.kind in LOOP_KINDS
             and unit.in_main(c.location) and _written_loop(c, unit.data)]
     regions = [(c, _pragma_region(c)) for c in fors]
     owners = []
@@ -509,7 +520,7 @@ def _template_parameters(unit: clangtu.Unit) -> list[tuple[int, int, frozenset[s
              K.TEMPLATE_TEMPLATE_PARAMETER)
     return [(c.extent.start.offset, c.extent.end.offset,
              frozenset(p.spelling for p in c.get_children() if p.kind in kinds))
-            for c in unit.tu.cursor.walk_preorder()
+            for c in clangtu.own_cursors(unit)
             if c.kind == K.FUNCTION_TEMPLATE and unit.in_main(c.location)]
 
 

@@ -16,7 +16,7 @@ import os
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Iterator
 
 import clang.cindex as ci
 
@@ -214,6 +214,9 @@ class Unit:
     main_file: int | None = None  # clang's handle of ``main`` (:func:`file_of`)
     top: tuple[ci.Cursor, ...] = ()  # the tree's top-level cursors, headers' too
     own_top: tuple[ci.Cursor, ...] = ()  # those of ``top`` in the kernel file
+    # those of ``top`` whose trees may hold the kernel file's code: ``own_top`` and a
+    # namespace a header opens and the file closes (``#include "ns.h"`` ... ``}``)
+    own_trees: tuple[ci.Cursor, ...] = ()
 
     def coord(self, offset: int) -> Coord:
         """The coordinate of byte ``offset`` of the kernel text (column in characters)."""
@@ -322,7 +325,9 @@ def parse(text: str, filename: str, options: Options, user_end: int | None = Non
                 data=data, main_file=_handle(tu, main))
     # listed once: every pass walks them, thousands for a file that includes ap_int.h
     top = tuple(tu.cursor.get_children())
-    unit = replace(unit, top=top, own_top=tuple(c for c in top if unit.in_main(c.location)))
+    unit = replace(unit, top=top, own_top=tuple(c for c in top if unit.in_main(c.location)),
+                   own_trees=tuple(c for c in top if unit.in_main(c.location)
+                                   or file_of(c.extent.end) == unit.main_file))
     end = len(data) if user_end is None else user_end
     unit = replace(unit, pragmas=tuple(pragma_lines(unit, end)))
     _raise_first_error(unit, end)
@@ -342,7 +347,7 @@ def _raise_first_error(unit: Unit, user_end: int) -> None:
                     unit.main, args=list(unit.tu_args), unsaved_files=[
                         (unit.main, unit.text.encode()[:user_end].decode())],
                     options=PARSE_OPTIONS)
-                _raise_first_error(replace(unit, tu=alone, top=(), own_top=(), text=unit.data[
+                _raise_first_error(replace(unit, tu=alone, top=(), own_top=(), own_trees=(), text=unit.data[
                     :user_end].decode(), data=unit.data[:user_end]), user_end)
             return
         where = unit.location_coord(diag.location)
@@ -720,6 +725,14 @@ def _in_directive(data: bytes, offset: int) -> bool:
     while start > 1 and data[start - 2:start - 1] == b"\\":
         start = data.rfind(b"\n", 0, start - 2) + 1
     return data[start:offset].lstrip().startswith(b"#")
+
+
+def own_cursors(unit: Unit) -> Iterator[ci.Cursor]:
+    """Every cursor of the trees that may hold the kernel file's code
+    (``Unit.own_trees``), in pre-order: the headers' own declarations, thousands for
+    ap_int.h, are not walked."""
+    for top in unit.own_trees:
+        yield from top.walk_preorder()
 
 
 def cursors(cursor: ci.Cursor) -> Iterable[ci.Cursor]:

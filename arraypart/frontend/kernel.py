@@ -871,7 +871,7 @@ def _probed_macros(text: str, filename: str) -> set[str]:
 def _no_function(unit: clangtu.Unit, filename: str) -> KernelError:
     """The error for a file that defines no function arraypart can take for the top: it
     may define member functions only (a class's .cc file), which are never a top."""
-    methods = [c for c in unit.tu.cursor.walk_preorder()
+    methods = [c for c in clangtu.own_cursors(unit)
                if c.kind in (ci.CursorKind.CXX_METHOD, ci.CursorKind.CONSTRUCTOR)
                and c.is_definition() and unit.in_main(c.location)]
     if not methods:
