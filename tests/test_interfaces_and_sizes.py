@@ -4,8 +4,6 @@ bounded by LOOP_TRIPCOUNT, -D or the arrays they index), each on a small kernel:
 report, the proof over every size, the checker at several sizes, and the emitted
 project built with g++ and compared with the original."""
 
-from dataclasses import replace
-
 import pytest
 
 import arraypart
@@ -547,8 +545,7 @@ void frame(const int in[4096], int out[4096], int width, int height) {
                                                            "/frame.c:3:3"}
     assert params["height"]["range"] == [0, 32]
     tb = compiled.files["frame_tb.cpp"]
-    assert ("expected_width((call == 1 ? 64 : call == 2 ? 1 : 32));" in tb
-            and "expected_height((call == 1 ? 32 : call == 2 ? 0 : 16));" in tb)
+    assert "expected_width(64);" in tb and "expected_height(32);" in tb
     assert_the_testbench_passes(compiled, tmp_path)
 
 
@@ -1650,34 +1647,3 @@ def test_scalars_that_change_by_call_keep_to_their_least_value(tmp_path):
     assert "ap_uint<1> expected_half(3);" in tb
     run = run_testbench(compiled, tmp_path)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
-
-
-RUNTIME_START = """#include <assert.h>
-void start(const int a[64], int out[64], int s) {
-  assert(s >= 0 && s <= 61);
-  int buf[64];
-  for (int i = 0; i < 64; i++) buf[i] = a[i];
-  for (int i = s; i < 62; i++) {
-#pragma HLS pipeline II=1
-    out[i] = buf[i] + buf[i + 1] + buf[i + 2];
-  }
-}
-"""
-
-
-@needs_gxx
-def test_the_testbench_drives_a_run_time_size_at_its_least_and_middle_value(tmp_path):
-    """``for (i = s; i < 62; i++)`` with s in [0, 61]: at its largest value the loop
-    runs once, so routing that depends on the start's parity was never run (probe 31
-    F2).  The calls pass 61, 0 and 30: a banked kernel that errs only where s = 0
-    fails the testbench."""
-    path = tmp_path / "start.c"
-    path.write_text(RUNTIME_START)
-    compiled = arraypart.compile_kernel(path)
-    assert_the_testbench_passes(compiled, tmp_path / "right")
-    kernel = compiled.files["start.cpp"]
-    body = kernel.index("{", kernel.index("void start(")) + 1
-    wrong = kernel[:body] + "\n  if (s == 0) out[63] += 1;" + kernel[body:]
-    run = run_testbench(replace(compiled, files={**compiled.files, "start.cpp": wrong}),
-                        tmp_path / "wrong")
-    assert run.returncode != 0 and "PASS" not in run.stdout

@@ -6,7 +6,7 @@ one on the same inputs and compares every interface array bit for bit, in
 element type, shape and how to fill them (a pointer's shape is its extent); scalars (C
 numbers, ``ap_[u]int``, ``ap_[u]fixed``: a small value, which for integers and bools
 changes with the call (:data:`SCALAR_BY_CALL`); structs: random bytes; run-time sizes:
-their largest, least and middle value in the three calls), by value or by reference, as one variable per run, the ones
+their largest value), by value or by reference, as one variable per run, the ones
 passed by non-const reference (outputs) compared afterwards like the return value;
 ``hls::stream`` parameters (and arrays of them) with the same random elements in both
 runs, enough for every statement execution to read one, and what is left in them
@@ -391,7 +391,7 @@ def _scalar(p: N.Decl, kernel: Kernel) -> TbScalar:
     value_type = _unqualified(held.canonical_spelling)
     size = next((s for s in kernel.params if s.name == p.name), None)
     if size is not None:
-        value = _size_by_call(size)
+        value = str(size.high)
     elif kind == RECORD_KIND and not held.ap_number:
         value = f"random_bytes<{value_type}>()"
     elif kind == ENUM_KIND:
@@ -403,18 +403,6 @@ def _scalar(p: N.Decl, kernel: Kernel) -> TbScalar:
         value = _scalar_value(value_type)
     output = p.ctype.referent is not None and not held.const
     return TbScalar(p.name, _rooted(value_type, kernel), _rooted(value, kernel), output)
-
-
-def _size_by_call(size: ir.Param) -> str:
-    """A run-time size's argument: its largest value in the first call (the one the
-    trace driver replays, :func:`arraypart.check.trace.size_values`), its least and
-    its middle value in the next two, as the checker replays it: a size that starts a
-    loop runs the fewest iterations at its largest value, none at all where that
-    value is the loop's end."""
-    low, high = size.low, size.high
-    if low is None or low == high:
-        return str(high)
-    return f"(call == 1 ? {high} : call == 2 ? {low} : {(low + high) // 2})"
 
 
 def _stream_type(p: N.Decl) -> str | None:
