@@ -655,6 +655,42 @@ BOTH
     assert [(l.pipeline_ii, l.unroll) for l in k.body] == [(1, 4)]
 
 
+
+MACRO_IN_FORCE = {
+    "header-sequence": ('#include "p.h"\n', '#define PIPE _Pragma("HLS pipeline II=1")\n'
+                        '#define UNR4 _Pragma("HLS unroll factor=4")\n'
+                        '#define OPT PIPE UNR4\n'),
+    "skipped-else": ('#ifndef SLOW\n#define OPT _Pragma("HLS pipeline II=1") '
+                     '_Pragma("HLS unroll factor=4")\n#else\n'
+                     '#define OPT _Pragma("HLS pipeline II=1")\n#endif\n', ""),
+    "redefined-after": ('#define OPT _Pragma("HLS pipeline II=1") _Pragma("HLS unroll '
+                        'factor=4")\n', ""),
+    "variadic": ('#define PRAGMA(...) _Pragma(#__VA_ARGS__)\n#define OPT PRAGMA(HLS '
+                 'pipeline II=1) PRAGMA(HLS unroll factor=4)\n', ""),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MACRO_IN_FORCE))
+def test_a_pragma_macro_is_read_as_the_preprocessor_expands_it(tmp_path, case):
+    """The definition in force where the macro is used, not the file's last one (a
+    skipped ``#else`` or a redefinition after the top), a header's macro whose body
+    names other pragma macros, and a variadic one: each was dropped or misread, the
+    unroll lost and II 1 claimed (probe 31b F3, F6, F7)."""
+    head, header = MACRO_IN_FORCE[case]
+    (tmp_path / "p.h").write_text(header)
+    tail = ('#undef OPT\n#define OPT _Pragma("HLS pipeline II=1")\n'
+            if case == "redefined-after" else "")
+    (tmp_path / "k.cpp").write_text(head + """void k(int a[64], int b[64]) {
+  for (int i = 0; i < 64; i++) {
+    OPT
+    b[i] = a[i];
+  }
+}
+""" + tail)
+    k = parse_kernel(tmp_path / "k.cpp", pipeline_loops=False)
+    assert [(l.pipeline_ii, l.unroll) for l in k.body] == [(1, 4)]
+
+
 CXX_ERRORS = [
     ("reference", "void k(int A[4]) {\n  int &r = A[1];\n  r = 2;\n}\n", 2, 8,
      "reference 'r' to an element of array 'A'"),

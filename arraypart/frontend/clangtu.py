@@ -456,32 +456,72 @@ _SCAN = re.compile(rb"""
 """, re.MULTILINE | re.DOTALL | re.VERBOSE)
 
 
-_MACRO = re.compile(rb"^[ \t]*#[ \t]*define[ \t]+(\w+)(\([^)]*\))?[ \t]*((?:[^\n]*\\\n)*[^\n]*)",
-                    re.MULTILINE)
+_MACRO = re.compile(rb"^[ \t]*#[ \t]*(?:define[ \t]+(\w+)(\([^)]*\))?[ \t]*((?:[^\n]*\\\n)*[^\n]*)"
+                    rb"|undef[ \t]+(\w+))", re.MULTILINE)
 _LITERAL_PRAGMA = re.compile(rb'_Pragma\s*\(\s*("(?:\\.|[^"\\])*")\s*\)')
 _STRINGIZED_PRAGMA = re.compile(rb"_Pragma\s*\(\s*#\s*(\w+)\s*\)")
 _MACRO_NAME = re.compile(rb"\s*(\w+)\s*")
 MAX_PRAGMA_MACRO_DEPTH = 8
 
 
-def _pragma_macros(data: bytes) -> dict[bytes, tuple[list[bytes] | None, bytes]]:
-    """Macros of the file: name -> (parameters or None, body)."""
-    found = {}
+Definition = tuple[list[bytes] | None, bytes] | None  # (parameters, body); None: #undef
+
+
+class _Macros:
+    """The macro definitions of the kernel file and its headers, in text order: a use
+    at byte ``at`` of the file sees the last ``#define`` or ``#undef`` of its name
+    before it (a header's, which comes first, then the file's), as the preprocessor
+    does; definitions in code that conditional compilation skips do not count."""
+
+    def __init__(self, header: dict[bytes, Definition],
+                 own: dict[bytes, list[tuple[int, Definition]]]):
+        self.header, self.own = header, own
+
+    def at(self, offset: int) -> dict[bytes, tuple[list[bytes] | None, bytes]]:
+        """The definitions in force at byte ``offset`` of the kernel file."""
+        found = dict(self.header)
+        for name, definitions in self.own.items():
+            before = [d for at, d in definitions if at < offset]
+            if before:
+                found[name] = before[-1]
+        return {name: d for name, d in found.items() if d is not None}
+
+    def names(self) -> set[bytes]:
+        return set(self.header) | set(self.own)
+
+
+def _definitions(data: bytes, skipped: list[tuple[int, int]] = ()
+                 ) -> list[tuple[int, bytes, Definition]]:
+    """``(offset, name, definition)`` of each ``#define`` and ``#undef`` of ``data``
+    outside ``skipped`` ranges, in text order."""
+    found = []
     for m in _MACRO.finditer(data):
+        if any(lo <= m.start() < hi for lo, hi in skipped):
+            continue
+        if m.group(4) is not None:
+            found.append((m.start(), m.group(4), None))
+            continue
         params = None
         if m.group(2) is not None:
             params = [p.strip() for p in m.group(2)[1:-1].split(b",") if p.strip()]
-        found[m.group(1)] = (params, m.group(3).replace(b"\\\n", b" ").strip())
+        found.append((m.start(), m.group(1), (params, m.group(3).replace(b"\\\n", b" ").strip())))
     return found
 
 
-def _header_pragma_macros(unit: Unit) -> dict[bytes, tuple[list[bytes] | None, bytes]]:
-    """The macros that included headers define and that expand to ``_Pragma``
-    (``#define PRAGMA_SUB(x) _Pragma(#x)`` in a ``params.h``) or pass their arguments
-    on to another macro, as :func:`_pragma_macros` gives the file's: read from each
-    definition's text in its header (clang's record of the definitions)."""
+def _file_macros(unit: Unit, skipped: list[tuple[int, int]]) -> _Macros:
+    """The kernel file's macros (:class:`_Macros`) and its headers'."""
+    own: dict[bytes, list[tuple[int, Definition]]] = {}
+    for at, name, definition in _definitions(unit.data, skipped):
+        own.setdefault(name, []).append((at, definition))
+    return _Macros(_header_macros(unit), own)
+
+
+def _header_macros(unit: Unit) -> dict[bytes, Definition]:
+    """The macros that included headers define (``#define PRAGMA_SUB(x) _Pragma(#x)``
+    in a ``params.h``), read from each definition's text in its header (clang's
+    record of the definitions, which holds the ones in force)."""
     texts: dict[str, bytes] = {}
-    found: dict[bytes, tuple[list[bytes] | None, bytes]] = {}
+    found: dict[bytes, Definition] = {}
     for c in unit.top:
         if c.kind != ci.CursorKind.MACRO_DEFINITION or unit.in_main(c.location):
             continue
@@ -496,8 +536,7 @@ def _header_pragma_macros(unit: Unit) -> dict[bytes, tuple[list[bytes] | None, b
             except OSError:
                 texts[name] = b""
         body = texts[name][start.offset:end.offset]
-        if b"_Pragma" in body or b"(" in body:
-            found.update(_pragma_macros(b"#define " + body))
+        found.update((n, d) for _, n, d in _definitions(b"#define " + body))
     return found
 
 
@@ -511,8 +550,10 @@ def _macro_pragmas(macros, name: bytes, args: list[bytes], depth: int = 0
         return None
     params, body = macros[name]
     bound = dict(zip(params or [], args))
+    if params and params[-1] == b"...":  # variadic: __VA_ARGS__ is the rest, commas kept
+        bound[b"__VA_ARGS__"] = b", ".join(args[len(params) - 1:])
     texts, at = [], 0
-    while body[at:].strip():
+    while body[at:].strip(b" \t;"):
         found = _pragma_item(macros, body, at, bound, depth)
         if found is None:
             return None
@@ -525,7 +566,7 @@ def _pragma_item(macros, body: bytes, at: int, bound: dict[bytes, bytes], depth:
                  ) -> tuple[list[bytes], int] | None:
     """The pragma texts of the item of a macro ``body`` that starts at ``at`` (after
     blanks), and where the next begins; None when it is no pragma."""
-    at += len(body[at:]) - len(body[at:].lstrip())
+    at += len(body[at:]) - len(body[at:].lstrip(b" \t;"))  # an empty statement between
     literal = _LITERAL_PRAGMA.match(body, at)
     if literal is not None:
         text = literal.group(1)[1:-1].replace(b'\\"', b'"').replace(b"\\\\", b"\\")
@@ -581,18 +622,18 @@ def _split_args(text: bytes) -> list[bytes]:
     return args
 
 
-def _macro_uses(data: bytes, macros, end: int) -> list[tuple[int, int, bytes]]:
+def _macro_uses(data: bytes, macros: _Macros, end: int) -> list[tuple[int, int, bytes]]:
     """``(start, end, pragma text)`` of the uses of pragma macros before ``end``, one
-    per pragma a use expands to."""
-    names = [n for n in macros if _macro_pragmas(macros, n, [b"HLS"] * 8) is not None]
-    if not names:
-        return []
-    use = re.compile(rb"(?<![\w#])(" + b"|".join(map(re.escape, names)) + rb")\b")
+    per pragma a use expands to, under the definitions in force where it stands."""
+    known = macros.names()
     found = []
-    for m in use.finditer(data, 0, end):
-        if _in_directive(data, m.start()):
+    for m in re.finditer(rb"(?<![\w#])[A-Za-z_]\w*", data[:end]):
+        if m.group(0) not in known or _in_directive(data, m.start()):
             continue
-        params, _ = macros[m.group(1)]
+        in_force = macros.at(m.start())
+        if m.group(0) not in in_force:
+            continue
+        params, _ = in_force[m.group(0)]
         args, stop = [], m.end()
         if params is not None:
             rest = data[m.end():end]
@@ -604,7 +645,7 @@ def _macro_uses(data: bytes, macros, end: int) -> list[tuple[int, int, bytes]]:
             if k is None:
                 continue
             args, stop = [a.strip() for a in _split_args(data[at + 1:k])], k + 1
-        for text in _macro_pragmas(macros, m.group(1), args) or []:
+        for text in _macro_pragmas(in_force, m.group(0), args) or []:
             found.append((m.start(), stop, text))
     return found
 
@@ -645,8 +686,7 @@ def pragma_lines(unit: Unit, user_end: int | None = None) -> list[PragmaLine]:
             text = literal.replace('\\"', '"').replace("\\\\", "\\")
             at = m.start() + m.group(0).index(b"_Pragma")
             found.append(PragmaLine(text.strip(), at, m.end(), unit.coord(at)))
-    macros = {**_header_pragma_macros(unit), **_pragma_macros(data)}
-    for start, stop, text in _macro_uses(data, macros, end_of_user):
+    for start, stop, text in _macro_uses(data, _file_macros(unit, skipped), end_of_user):
         if not any(lo <= start < hi for lo, hi in skipped + hidden):
             found.append(PragmaLine(text.decode(errors="replace").strip(), start, stop,
                                     unit.coord(start)))
