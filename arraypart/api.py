@@ -23,6 +23,7 @@ import zipfile
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
+from time import perf_counter
 from typing import BinaryIO, Callable
 
 import numpy as np
@@ -285,7 +286,8 @@ def _without_idle_banks(kernel, model, solution, opts: Options, first, schedulin
         one = banking.cheaper_one_memory(model, chosen, (
             f"{chosen.array.name} keeps one memory: {chosen.banking.describe()} "
             f"would not lower the II of {', '.join(sorted(loops))} under the scheduling "
-            "rule" + _kept_reason(chosen.array)))
+            "rule" + _kept_reason(chosen.array)),
+            deadline=perf_counter() + scheduling.at - scheduling.clock())
         if one is not None and all(ii <= reached[name] for name, ii in one.achieved_ii):
             idle[chosen.array.name] = one
     if not idle:

@@ -2,6 +2,7 @@
 only as they must.  Sizes are small but telling; no wall-clock assertions."""
 
 import subprocess
+import time
 import sys
 import tracemalloc
 from functools import partial
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 import arraypart
-from arraypart import api, check, cli, codegen, frontend, poly
+from arraypart import api, banking, check, cli, codegen, frontend, poly
 from arraypart.banking import bounds
 from arraypart.check import driver, maps
 from arraypart.check import frames as F
@@ -505,3 +506,41 @@ def test_a_bound_without_search_never_asks_isl(monkeypatch):
         raise AssertionError("all_differ_set built")
     monkeypatch.setattr(bounds.S, "all_differ_set", refuse)
     assert bounds.lower_bound_of(model.ports, shapes, model.array, exhaustive=False) in (1, 2)
+
+
+def test_the_idle_bank_check_gives_up_at_its_deadline(tmp_path):
+    """Whether one memory would reach the II the banks reach is an isl proof run after
+    the search, within the scheduling stage's time; it had no deadline, so a kernel of
+    floor and mod subscripts (probe 31b F4) was killed there and nothing was written.
+    Past its deadline the check keeps the banks (None), before it one memory is
+    proven (the control)."""
+    path = tmp_path / "four.c"
+    path.write_text(FOUR_READS.replace("64", "4096").replace("16", "1024"))
+    report = arraypart.analyze(path, ports=1)
+    chosen = next(a for a in report.solution.arrays if a.array.name == "buf")
+    assert chosen.banking.scheme.banks > 1
+    one = banking.cheaper_one_memory(report.model, chosen, "why")
+    assert one is not None and one.banking.scheme.banks == 1
+    past = time.perf_counter() - 1
+    assert banking.cheaper_one_memory(report.model, chosen, "why", deadline=past) is None
+
+
+def test_lanes_that_always_meet_are_one_address_of_the_bound(monkeypatch):
+    """``buf[i]`` and ``buf[(i + 8) % 8]`` meet at every i in 0..7, ``buf[7 - i]``
+    never meets them (i = 7 - i has no integer solution): two distinct addresses a
+    cycle, so one port needs two banks.  All three were required to differ, so the
+    bound was 1, found by an isl search of pairwise disjunctions that hung on floor
+    and mod subscripts (probe 31b F4); sample points and one small isl set per
+    meeting pair give 2 without it."""
+    source = ("void k(const int in[8], int out[8]) {\n  int buf[8];\n"
+              "  for (int i = 0; i < 8; i++) buf[i] = in[i];\n"
+              "  for (int i = 0; i < 8; i++) {\n#pragma HLS pipeline II=1\n"
+              "    out[i] = buf[i] + buf[(i + 8) % 8] + buf[7 - i];\n  }\n}\n")
+    kernel = frontend.parse_source(source, "k.c")
+    model = next(am for am in poly.build_model(kernel, ports=1).arrays
+                 if am.array.name == "buf")
+
+    def refuse(*_):
+        raise AssertionError("all_differ_set built")
+    monkeypatch.setattr(bounds.S, "all_differ_set", refuse)
+    assert bounds.lower_bound(model) == 2

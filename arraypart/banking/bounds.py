@@ -114,10 +114,41 @@ def _distinct_accesses(shape: GroupShape, cell: isl.Set, lanes: tuple[int, ...],
         group = shape.group
         terms = [S.lane_terms(shape.lanes[k], group.time_vars, k, ())
                  for k in regular.values()]
-        if S.differ_at_a_point(cell, terms) or (
-                exhaustive and not S.all_differ_set(cell, terms).is_empty()):
-            distinct = len(regular)
+        distinct = max(distinct, _distinct_regular(cell, terms, exhaustive))
     return min(distinct + irregular, elements), writes
+
+
+def _distinct_regular(cell: isl.Set, terms: list[S.LaneTerms], exhaustive: bool) -> int:
+    """The most distinct addresses of the regular lanes ``terms`` at one P of ``cell``
+    that is shown without an isl search of minutes, or with it when ``exhaustive``.
+
+    At a few sample points the lanes' distinct addresses are witnesses.  Lanes that
+    meet at all of them and at every P (isl: one small set per such pair) are one
+    address; when a witness has as many as there are such classes, no P has more.
+    Otherwise only the exhaustive search, on one lane per class, shows whether all
+    classes differ somewhere."""
+    samples = S.addresses_at_points(cell, terms)
+    witness = max([1] + [len(set(at)) for at in samples])
+    if witness == len(terms):
+        return witness
+    classes = _address_classes(cell, terms, samples)
+    if witness == len(classes):
+        return witness
+    if exhaustive and not S.all_differ_set(cell, classes).is_empty():
+        return len(classes)
+    return witness
+
+
+def _address_classes(cell: isl.Set, terms: list[S.LaneTerms],
+                     samples: list[list[tuple[int, ...]]]) -> list[S.LaneTerms]:
+    """One lane of each class of lanes that address one element at every P of
+    ``cell`` (only lanes that meet at every sample point may)."""
+    kept: list[int] = []
+    for k, t in enumerate(terms):
+        if not any(all(at[j] == at[k] for at in samples)
+                   and S.same_everywhere(cell, terms[j], t) for j in kept):
+            kept.append(k)
+    return [terms[k] for k in kept]
 
 
 def _distinct_offsets(lanes: list[LaneAccess]) -> int:

@@ -131,21 +131,24 @@ def _solve_cut_short_again(model: PolyModel, solved: dict[int, ArraySolution],
         options.found(Found(ended.banking, not ended.time_limited, ended.notes))
 
 
-def cheaper_one_memory(model: PolyModel, chosen: ArraySolution,
-                       why: str) -> ArraySolution | None:
+def cheaper_one_memory(model: PolyModel, chosen: ArraySolution, why: str, *,
+                       deadline: float | None = None) -> ArraySolution | None:
     """``chosen``'s array as one memory when that costs less in the search's ranking
     (:class:`.space.Cost`: rule lanes, then BRAM18K, then LUTs), proven by isl like any
     banking (its ``achieved_ii``: per loop, the least II one bank allows), with the
     located note ``why`` in place of the notes that name ``chosen``'s scheme (and one
     that the time limit cut ``chosen``'s search short, if it did); None when the banks
-    cost no more."""
+    cost no more, or when the proof passes ``deadline`` (a ``perf_counter`` time)."""
     am = model.array(chosen.array.name)
     banking = Banking(am.array.name, none_scheme(am.array.shape))
     shapes = [analyze_group(g, len(am.array.shape)) for g in am.groups]
     if not cost_of(banking, am, shapes) < cost_of(chosen.banking, am, shapes):
         return None
     start = perf_counter()
-    proof = prove(am, banking)
+    try:
+        proof = prove(am, banking, deadline=deadline)
+    except ProofTimeout:
+        return None
     named = chosen.banking.scheme.describe()
     kept = tuple(note for note in chosen.notes if named not in note) + (
         warning_text(am.array.coord, why),)

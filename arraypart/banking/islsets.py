@@ -180,17 +180,29 @@ def all_differ_set(domain: isl.Set, terms: list[LaneTerms]) -> isl.Set:
     return _meet(domain, isl.Set(_set_text(names, exists, bounds + tuple(conds))))
 
 
-def differ_at_a_point(domain: isl.Set, terms: list[LaneTerms]) -> bool:
-    """Whether the lanes' indices are pairwise different at one sample point of
-    ``domain`` (a witness that :func:`all_differ_set` is not empty, found without
-    building it: its pairwise disjunctions grow exponentially in isl)."""
-    names = set(time_names(domain.dim(isl.dim_type.set)))
-    if domain.is_empty() or any(t.exists or not E.variables(e) <= names
-                                for t in terms for e in t.index):
-        return False
-    point = sample(domain)
-    addresses = {tuple(evaluate_at(e, point) for e in t.index) for t in terms}
-    return len(addresses) == len(terms)
+# Sample points of a cell whose lanes' addresses witness distinct accesses: boxes of this
+# side in its two innermost dimensions, at its lexicographic minimum and maximum.
+WITNESS_SPAN = 4
+
+
+def addresses_at_points(domain: isl.Set, terms: list[LaneTerms]
+                        ) -> list[list[tuple[int, ...]]]:
+    """The lanes' indices (in lane order) at a few real points of ``domain``
+    (:func:`points_near_extremes`), found without isl's sets of pairwise disjunctions,
+    which grow exponentially; none when an index is not a function of the time vector
+    alone."""
+    count = domain.dim(isl.dim_type.set)
+    names = set(time_names(count))
+    if any(t.exists or not E.variables(e) <= names for t in terms for e in t.index):
+        return []
+    spans = tuple(WITNESS_SPAN if k >= count - 2 else 1 for k in range(count))
+    return [[tuple(evaluate_at(e, point) for e in t.index) for t in terms]
+            for point in points_near_extremes(domain, spans)]
+
+
+def same_everywhere(domain: isl.Set, a: LaneTerms, b: LaneTerms) -> bool:
+    """Whether two regular lanes address one element at every P of ``domain``."""
+    return domain.is_subset(same_address_set(domain, a, b))
 
 
 def same_address_set(domain: isl.Set, a: LaneTerms, b: LaneTerms) -> isl.Set:
