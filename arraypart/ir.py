@@ -283,11 +283,12 @@ class Access:
     ``foreign``: the dimensions whose subscript reads an iterator of an unrolled loop
     around a call whose one text holds the reference (``wr(buf, v)`` in a loop over
     v unrolled: each lane's v is a constant, but wr's text has v on a port).
-    ``arguments``: ``(dimension, parameter, value)`` for each scalar parameter of the
-    enclosing call bound to a constant that the dimension's subscript names (``buf[v -
-    w]`` in ``rd(buf, 3, 1)``): the call's one text has the parameter on a port, so
-    two calls with other values are two subscripts there even where their
-    differences agree (:func:`text_variants`).
+    ``arguments``: ``(dimension, parameter, value)`` for each scalar parameter bound
+    to a constant that the dimension's subscript takes its value from (``buf[v - w]``
+    in ``rd(buf, 3, 1)``; through a local, ``int k = v - w``, or a caller's parameter
+    passed on): the call's one text has the parameter on a port, so two calls with
+    other values are two subscripts there even where their differences agree
+    (:func:`text_variants`).
     """
 
     array: str

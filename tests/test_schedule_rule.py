@@ -1056,3 +1056,57 @@ def test_calls_whose_arguments_differ_are_two_subscripts_of_one_text(tmp_path, c
     main(["check", "--trace", "--as-written", str(path)])
     out, err = capsys.readouterr()
     assert out.count(f"traced II {ii}: agrees") >= 2 and "disagrees" not in err
+
+
+ARGUMENT_SOURCES = {
+    "local": """
+static void rd(int buf[4][64], int out[64], int v, int w) {
+  int k = v - w;
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[0][i] + buf[k][i];
+  }
+}
+void args(int in[64], int o1[64], int o2[64]) {
+  int buf[4][64];
+#pragma HLS array_partition variable=buf complete dim=1
+#pragma HLS bind_storage variable=buf type=ram_1p
+  for (int r = 0; r < 4; r++)
+    for (int i = 0; i < 64; i++) buf[r][i] = in[i] + r;
+  rd(buf, o1, 3, 1);
+  rd(buf, o2, SECOND);
+}
+""",
+    "caller": """
+static void rd(int buf[4][64], int out[64], int k) {
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[0][i] + buf[k][i];
+  }
+}
+static void mid(int buf[4][64], int out[64], int v, int w) { rd(buf, out, v - w); }
+void args(int in[64], int o1[64], int o2[64]) {
+  int buf[4][64];
+#pragma HLS array_partition variable=buf complete dim=1
+#pragma HLS bind_storage variable=buf type=ram_1p
+  for (int r = 0; r < 4; r++)
+    for (int i = 0; i < 64; i++) buf[r][i] = in[i] + r;
+  mid(buf, o1, 3, 1);
+  mid(buf, o2, SECOND);
+}
+"""}
+
+
+@pytest.mark.parametrize("source", sorted(ARGUMENT_SOURCES))
+@pytest.mark.parametrize("second, ii", [("4, 2", 2), ("3, 1", 1)],
+                         ids=["other-arguments", "same-arguments"])
+def test_arguments_reaching_a_subscript_indirectly_are_part_of_it(tmp_path, source,
+                                                                  second, ii):
+    """The arguments reach ``buf[k]`` through a local (``int k = v - w``) or through
+    the caller's expression (``rd(buf, out, v - w)`` in mid's one text): both calls
+    read row 2, a constant in each, yet a run-time value of the text (claimed II 1,
+    probe 31b F1).  The same arguments twice: II 1 (the control)."""
+    path = tmp_path / "args.c"
+    path.write_text(ARGUMENT_SOURCES[source].replace("SECOND", second))
+    _, _, checked = api.check_kernel(path, as_written=True)
+    assert sorted(loop.achieved_ii for loop in checked.loops) == [1, ii, ii]

@@ -378,10 +378,11 @@ class AccessLowering:
         index = binding.index(own)
         foreign = frozenset(len(binding.prefix) + d for d, e in enumerate(own)
                             if e is not None and E.variables(e) & self._foreign_lanes)
-        arguments = tuple((len(binding.prefix) + d, name, self._arguments[name])
+        arguments = tuple((len(binding.prefix) + d, name, value)
                           for d, s in enumerate(subscripts)
-                          for name in sorted({n.name for n in N.walk(s)
-                                              if isinstance(n, N.Id)} & set(self._arguments)))
+                          for name, value in sorted(frozenset().union(
+                              *(self._arguments[n] for n in calls.named(s)
+                                if n in self._arguments))))
         for subscript, e in zip(subscripts, index[len(binding.prefix):]):
             if e is None:
                 self._warn_opaque(subscript)

@@ -155,7 +155,7 @@ def bind(call: N.FuncCall, callee: N.FuncDef, visible: Mapping[str, Binding],
     """The parameters of ``callee`` bound to the arguments of ``call`` (module doc)."""
     bound, constants, values = {}, {}, {}
     assigned = _assigned_names(callee.nodes)
-    for param, arg in zip(callee.params, _arguments(call, callee)):
+    for param, arg in zip(callee.params, call_arguments(call, callee)):
         memory = memory_argument(arg, visible, arrays)
         if memory is not None and param.name in assigned:
             moved = _assignment_of(callee.nodes, param.name)
@@ -181,7 +181,12 @@ def bind(call: N.FuncCall, callee: N.FuncDef, visible: Mapping[str, Binding],
     return Arguments(bound, constants, values)
 
 
-def _arguments(call: N.FuncCall, callee: N.FuncDef) -> tuple[N.Node, ...]:
+def named(node: N.Node) -> set[str]:
+    """The identifiers ``node`` reads."""
+    return {n.name for n in N.walk(node) if isinstance(n, N.Id)}
+
+
+def call_arguments(call: N.FuncCall, callee: N.FuncDef) -> tuple[N.Node, ...]:
     """The call's arguments, the parameter's default (``int n = N``, in the definition
     or its first declaration) where the call leaves it out (clang passes such an
     argument without text, :data:`.cnodes.DEFAULT_ARGUMENT`)."""

@@ -190,9 +190,10 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         # the iterators of the unrolled loops around the calls whose shared text the
         # current statement is in: run-time values there (ir.Access.foreign)
         self._foreign_lanes: frozenset[str] = frozenset()
-        # the scalar parameters of the current call bound to constants, and their values
-        # (ir.Access.arguments)
-        self._arguments: dict[str, int] = {}
+        # per scalar of the current call whose constant value comes from the call's
+        # constant arguments, the (parameter, value) pairs it comes from, the callers'
+        # too (ir.Access.arguments)
+        self._arguments: dict[str, frozenset[tuple[str, int]]] = {}
         # the unrolled loops inside the innermost pipeline around it: (C iterator, loop)
         self._lane_loops: list[tuple[str, N.For]] = []
         self._loops = 0  # loops enclosing it, in the current function
@@ -345,8 +346,12 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         if node is None or not self._scalars:
             return
         self._log_writes(node)
+        sources = [self._arguments[n] for n in calls.named(node) if n in self._arguments]
         for name, value in S.statement_effects(node, self._scalars, self._scope(),
                                                  self._callees):
+            if sources:  # k = v - w: k's value may come from the call's arguments
+                self._arguments[name] = self._arguments.get(name, frozenset()).union(
+                    *sources)
             if isinstance(value, S.Opaque):
                 self._bind(name, None, value)
             else:
@@ -366,6 +371,11 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         with self._stepping(decl):
             value = quasi_affine(decl.init, self._scope())
         self._apply_effects(decl)
+        sources = [self._arguments[n] for n in calls.named(decl.init) if n in self._arguments]
+        if sources:  # int k = v - w: k's value comes from the call's arguments
+            self._arguments[decl.name] = frozenset().union(*sources)
+        else:
+            self._arguments.pop(decl.name, None)
         if decl.static and not decl.ctype.const:
             # the initializer gives the first call's value only
             self._declare(decl.name, None, S.Opaque(
@@ -574,6 +584,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
                  self._blocks, dict(self._constants), self._ref_ids, self._frame_start,
                  self._frame_vars, self._stream_ports, self._streams, self._lane_loops,
                  self._foreign_lanes, self._arguments)
+        arguments = self._argument_sources(call, callee, args.constants)
         text = self._text_of(callee)
         if text[:1] != ("call",):  # one text for every lane of the loops around
             self._foreign_lanes = self._foreign_lanes | frozenset(self._unrolled)
@@ -583,7 +594,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
             self._constants.clear()
             self._constants.update(self._file_constants)
             self._constants.update(args.constants)
-            self._arguments = dict(args.constants)
+            self._arguments = arguments
             self._constants.update(callee.template_constants)
             self._restore((args.values, {}))
             self._scalars = S.integer_scalars(list(callee.params) + list(callee.nodes))
@@ -610,6 +621,16 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
             self._restore(state)
             self._constants.clear()
             self._constants.update(constants)
+
+    def _argument_sources(self, call: N.FuncCall, callee: N.FuncDef,
+                          constants: dict[str, int]) -> dict[str, frozenset]:
+        """Per parameter of ``callee`` that ``call`` binds to a constant, the
+        (parameter, value) pairs it comes from: its own, and those of the caller's
+        scalars its argument names (``rd(buf, v - w)`` in a function given v and w)."""
+        return {param.name: frozenset({(param.name, constants[param.name])}).union(
+                    *(self._arguments[n] for n in calls.named(arg) if n in self._arguments))
+                for param, arg in zip(callee.params, calls.call_arguments(call, callee))
+                if param.name in constants}
 
     def _text_of(self, callee: N.FuncDef) -> tuple:
         """The key of the text the HLS tool schedules this call's copy of ``callee`` in
