@@ -1647,3 +1647,27 @@ def test_scalars_that_change_by_call_keep_to_their_least_value(tmp_path):
     assert "ap_uint<1> expected_half(3);" in tb
     run = run_testbench(compiled, tmp_path)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+
+
+def test_a_size_cut_short_by_a_gap_of_bad_values_is_named(tmp_path):
+    """``for (i = 0; i < n; i += 2)`` with lanes reading ``A[n - 1 - i - u]``: odd n
+    read A[-1], so n is taken as [0, 0], although every even n up to 128 is a valid
+    call; nothing said so (probe 31b F5).  A size whose range stops at the first bad
+    value, with good ones past it, is named with an example."""
+    text = """void param(int A[128], int B[128], int n) {
+  for (int i = 0; i < n; i += 2) {
+#pragma HLS pipeline II=1
+    for (int u = 0; u < 2; u++) {
+#pragma HLS unroll
+      B[i + u] = A[n - 1 - i - u] + A[i + u];
+    }
+  }
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "param.c", text))
+    assert report.to_json()["params"]["n"]["range"] == [0, 0]
+    assert [w for w in report.warnings
+            if "'n' is taken as [0, 0]" in w and "larger values such as 2" in w]
+    whole = text.replace("A[n - 1 - i - u]", "A[127 - i - u]")  # n in [0, 128]
+    assert not [w for w in arraypart.analyze(write(tmp_path, "whole.c", whole)).warnings
+                if "is taken as" in w]

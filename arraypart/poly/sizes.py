@@ -83,16 +83,44 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
         box = _with_next_values(open_sizes, bad, box)
     if not inside.is_empty():
         raise _left_at_least_values(witnesses, box, open_sizes)
-    bounded = {}
+    bounded, gaps = {}, []
     periods = {p.name: _period_of(kernel, p.name) for p in open_sizes}
     for p in sorted(open_sizes, key=lambda p: p.lower_end):  # a start widens last
         values = G.project_onto(_within(bad, box, (p.name,)), p.name)
         _check_loop_keeps_iterations(p, values, box, witnesses)
         bounded[p.name] = _bounded(p, values, box[p.name][0], witnesses, box,
                                    periods[p.name])
+        gaps += _gap_warning(p, bounded[p.name], values)
         box[p.name] = (bounded[p.name].low, bounded[p.name].high)
     params = tuple(bounded.get(p.name, p) for p in kernel.params)
-    return _with_unbounded_warnings(replace(kernel, params=params))
+    kernel = replace(kernel, params=params, warnings=kernel.warnings + tuple(gaps))
+    return _with_unbounded_warnings(kernel)
+
+
+# How far past a size's inferred range :func:`_gap_warning` looks for values that keep
+# every access inside its array.
+GAP_REACH = 4096
+
+
+def _gap_warning(p: ir.Param, bounded: ir.Param, values) -> list[str]:
+    """A warning when ``bounded``'s range, the values from its least one up to the
+    first that takes an access outside its array (``values``: those that do), stops
+    short of larger values that take none (``for (i = 0; i < n; i += 2)`` reading
+    ``A[n - 1 - i]``: odd n read A[-1], so n is [0, 0] though every even n is a valid
+    call): the banking is proven, checked and tested over that range only."""
+    if bounded.unbounded or bounded.high is None or bounded.high == p.high:
+        return []
+    reach = p.high if p.high is not None else bounded.high + GAP_REACH
+    beyond = G.range_set(values.space, p.name, bounded.high + 2, reach).subtract(values)
+    if beyond.is_empty():
+        return []
+    example = G.first_point(beyond)[p.name]
+    return [warning_text(p.coord, (
+        f"run-time size '{p.name}' is taken as [{bounded.low}, {bounded.high}] "
+        f"({bounded.source}: the next value takes an access outside its array), yet "
+        f"larger values such as {example} take none; the banking is proven, checked and "
+        f"tested over [{bounded.low}, {bounded.high}] only: state the values the kernel "
+        f"takes (an assert, LOOP_TRIPCOUNT, or -D {DEFINE_PREFIX}{p.name}=<largest>)"))]
 
 
 def _reopened(p: ir.Param, bad, box: dict) -> ir.Param:
