@@ -18,7 +18,7 @@ def test_wheel_installs_into_a_fresh_venv_and_compiles(tmp_path):
                    check=True, capture_output=True, cwd=tmp_path)
     wheel = next(wheel_dir.glob("arraypart-*.whl"))
     env_dir = tmp_path / "venv"
-    venv.create(env_dir, with_pip=True)
+    venv.create(env_dir, with_pip=False)  # the running pip installs into it (--python)
     python = env_dir / "bin" / "python"
     # The running environment's packages provide the dependencies (no network): its
     # site directories go on the new venv's path after the venv's own, as plain path
@@ -28,8 +28,8 @@ def test_wheel_installs_into_a_fresh_venv_and_compiles(tmp_path):
                                 capture_output=True, text=True, check=True).stdout.strip()
     outer_sites = [*site.getsitepackages(), sysconfig.get_paths()["purelib"]]
     (Path(inner_site) / "outer_env.pth").write_text("\n".join(dict.fromkeys(outer_sites)))
-    subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index",
-                    str(wheel)], check=True, capture_output=True)
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q",
+                    "--no-deps", "--no-index", str(wheel)], check=True, capture_output=True)
     where = subprocess.run([str(python), "-c", "import arraypart; print(arraypart.__file__)"],
                            capture_output=True, text=True, cwd=tmp_path, check=True)
     assert str(env_dir) in where.stdout
