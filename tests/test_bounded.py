@@ -472,15 +472,32 @@ MASKED_ACCUMULATOR = """void acc(const int size, int out[32]) {
 """
 
 
+def _refuse_all_differ(monkeypatch) -> None:
+    """The lower bound's exhaustive isl search, made an error."""
+    def refuse(*_):
+        raise AssertionError("all_differ_set built")
+    monkeypatch.setattr(bounds.S, "all_differ_set", refuse)
+
+
+def _buf_model(trips: int, reads: str):
+    """The one-port model of ``buf`` in a kernel copying ``in`` to it, then summing
+    ``reads`` of it per pipelined iteration over ``i < trips``."""
+    source = (f"void k(const int in[64], int out[64]) {{\n  int buf[64];\n"
+              f"  for (int i = 0; i < 64; i++) buf[i] = in[i];\n"
+              f"  for (int i = 0; i < {trips}; i++) {{\n#pragma HLS pipeline II=1\n"
+              f"    out[i] = {reads};\n  }}\n}}\n")
+    kernel = frontend.parse_source(source, "k.c")
+    return next(am for am in poly.build_model(kernel, ports=1).arrays
+                if am.array.name == "buf")
+
+
 def test_lanes_distinct_at_a_sample_point_need_no_isl_disjunction(tmp_path, monkeypatch):
     """``buf[i & 31] += 1`` under unroll factor 32 (ACRi's simple-accum): the lower
     bound proved the 32 lanes pairwise distinct with one isl set of 496 disjunctions
     per cell of the run-time bound, 1.4 s each, so the default time limit ended the
     run with nothing written (probe 31 F1).  One sample point where they differ is a
     witness: the set is never built, and the bound is still 32."""
-    def refuse(*_):
-        raise AssertionError("all_differ_set built")
-    monkeypatch.setattr(bounds.S, "all_differ_set", refuse)
+    _refuse_all_differ(monkeypatch)
     path = tmp_path / "acc.c"
     path.write_text(MASKED_ACCUMULATOR)
     report = arraypart.analyze(path)
@@ -492,19 +509,10 @@ def test_a_bound_without_search_never_asks_isl(monkeypatch):
     """``buf[i]`` and ``buf[i / 2 * 2]`` meet at every even i, so unless isl's sample
     point is odd only isl shows them distinct; a run the time limit ended once asks
     for no such search (``exhaustive=False``): its bound may be the weaker one."""
-    source = ("void k(const int in[64], int out[32]) {\n  int buf[64];\n"
-              "  for (int i = 0; i < 64; i++) buf[i] = in[i];\n"
-              "  for (int i = 0; i < 32; i++) {\n#pragma HLS pipeline II=1\n"
-              "    out[i] = buf[i] + buf[i / 2 * 2];\n  }\n}\n")
-    kernel = frontend.parse_source(source, "k.c")
-    model = next(am for am in poly.build_model(kernel, ports=1).arrays
-                 if am.array.name == "buf")
+    model = _buf_model(32, "buf[i] + buf[i / 2 * 2]")
     shapes = [bounds.analyze_group(g, 1) for g in model.groups]
     assert bounds.lower_bound_of(model.ports, shapes, model.array) == 2
-
-    def refuse(*_):
-        raise AssertionError("all_differ_set built")
-    monkeypatch.setattr(bounds.S, "all_differ_set", refuse)
+    _refuse_all_differ(monkeypatch)
     assert bounds.lower_bound_of(model.ports, shapes, model.array, exhaustive=False) in (1, 2)
 
 
@@ -532,15 +540,6 @@ def test_lanes_that_always_meet_are_one_address_of_the_bound(monkeypatch):
     bound was 1, found by an isl search of pairwise disjunctions that hung on floor
     and mod subscripts (probe 31b F4); sample points and one small isl set per
     meeting pair give 2 without it."""
-    source = ("void k(const int in[8], int out[8]) {\n  int buf[8];\n"
-              "  for (int i = 0; i < 8; i++) buf[i] = in[i];\n"
-              "  for (int i = 0; i < 8; i++) {\n#pragma HLS pipeline II=1\n"
-              "    out[i] = buf[i] + buf[(i + 8) % 8] + buf[7 - i];\n  }\n}\n")
-    kernel = frontend.parse_source(source, "k.c")
-    model = next(am for am in poly.build_model(kernel, ports=1).arrays
-                 if am.array.name == "buf")
-
-    def refuse(*_):
-        raise AssertionError("all_differ_set built")
-    monkeypatch.setattr(bounds.S, "all_differ_set", refuse)
+    model = _buf_model(8, "buf[i] + buf[(i + 8) % 8] + buf[7 - i]")
+    _refuse_all_differ(monkeypatch)
     assert bounds.lower_bound(model) == 2

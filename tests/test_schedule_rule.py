@@ -1022,43 +1022,18 @@ def test_a_callee_iterator_renamed_in_one_call_is_the_same_subscript(tmp_path, c
     assert "disagrees" not in err and "DISAGREES" not in out
 
 
-ARGUMENT_DIFFERENCE = """
+# rd's text reaches a row through its arguments: written in the subscript, through a
+# local, or through the caller's expression (mid's one text passes v - w on).
+ARGUMENT_TEXTS = {
+    "direct": """
 static void rd(int buf[4][64], int out[64], int v, int w) {
   for (int i = 0; i < 64; i++) {
 #pragma HLS pipeline II=1
     out[i] = buf[0][i] + buf[v - w][i];
   }
 }
-void args(int in[64], int o1[64], int o2[64]) {
-  int buf[4][64];
-#pragma HLS array_partition variable=buf complete dim=1
-#pragma HLS bind_storage variable=buf type=ram_1p
-  for (int r = 0; r < 4; r++)
-    for (int i = 0; i < 64; i++) buf[r][i] = in[i] + r;
-  rd(buf, o1, 3, 1);
-  rd(buf, o2, SECOND);
-}
-"""
-
-
-@pytest.mark.parametrize("second, ii", [("4, 2", 2), ("3, 1", 1)],
-                         ids=["other-arguments", "same-arguments"])
-def test_calls_whose_arguments_differ_are_two_subscripts_of_one_text(tmp_path, capsys,
-                                                                     second, ii):
-    """``rd(buf, o1, 3, 1); rd(buf, o2, 4, 2)`` with ``buf[v - w]``: both calls read
-    row 2, but rd's one text has v and w on ports, a run-time bank that takes a port
-    of row 0's bank as well: II 2 (claimed II 1, probe 30b F3).  The same arguments
-    twice are one constant subscript: II 1 (the control)."""
-    path = tmp_path / "args.c"
-    path.write_text(ARGUMENT_DIFFERENCE.replace("SECOND", second))
-    _, _, checked = api.check_kernel(path, as_written=True)
-    assert sorted(loop.achieved_ii for loop in checked.loops) == [1, ii, ii]
-    main(["check", "--trace", "--as-written", str(path)])
-    out, err = capsys.readouterr()
-    assert out.count(f"traced II {ii}: agrees") >= 2 and "disagrees" not in err
-
-
-ARGUMENT_SOURCES = {
+#define CALL rd
+""",
     "local": """
 static void rd(int buf[4][64], int out[64], int v, int w) {
   int k = v - w;
@@ -1067,15 +1042,7 @@ static void rd(int buf[4][64], int out[64], int v, int w) {
     out[i] = buf[0][i] + buf[k][i];
   }
 }
-void args(int in[64], int o1[64], int o2[64]) {
-  int buf[4][64];
-#pragma HLS array_partition variable=buf complete dim=1
-#pragma HLS bind_storage variable=buf type=ram_1p
-  for (int r = 0; r < 4; r++)
-    for (int i = 0; i < 64; i++) buf[r][i] = in[i] + r;
-  rd(buf, o1, 3, 1);
-  rd(buf, o2, SECOND);
-}
+#define CALL rd
 """,
     "caller": """
 static void rd(int buf[4][64], int out[64], int k) {
@@ -1085,28 +1052,36 @@ static void rd(int buf[4][64], int out[64], int k) {
   }
 }
 static void mid(int buf[4][64], int out[64], int v, int w) { rd(buf, out, v - w); }
+#define CALL mid
+"""}
+ARGUMENTS_TOP = """
 void args(int in[64], int o1[64], int o2[64]) {
   int buf[4][64];
 #pragma HLS array_partition variable=buf complete dim=1
 #pragma HLS bind_storage variable=buf type=ram_1p
   for (int r = 0; r < 4; r++)
     for (int i = 0; i < 64; i++) buf[r][i] = in[i] + r;
-  mid(buf, o1, 3, 1);
-  mid(buf, o2, SECOND);
+  CALL(buf, o1, 3, 1);
+  CALL(buf, o2, SECOND);
 }
-"""}
+"""
 
 
-@pytest.mark.parametrize("source", sorted(ARGUMENT_SOURCES))
+@pytest.mark.parametrize("text", sorted(ARGUMENT_TEXTS))
 @pytest.mark.parametrize("second, ii", [("4, 2", 2), ("3, 1", 1)],
                          ids=["other-arguments", "same-arguments"])
-def test_arguments_reaching_a_subscript_indirectly_are_part_of_it(tmp_path, source,
-                                                                  second, ii):
-    """The arguments reach ``buf[k]`` through a local (``int k = v - w``) or through
-    the caller's expression (``rd(buf, out, v - w)`` in mid's one text): both calls
-    read row 2, a constant in each, yet a run-time value of the text (claimed II 1,
-    probe 31b F1).  The same arguments twice: II 1 (the control)."""
+def test_calls_whose_arguments_differ_are_two_subscripts_of_one_text(tmp_path, capsys,
+                                                                     text, second, ii):
+    """``rd(buf, o1, 3, 1); rd(buf, o2, 4, 2)`` reading ``buf[v - w]``: both calls read
+    row 2, but rd's one text has v and w on ports, a run-time bank that takes a port
+    of row 0's bank as well: II 2 (claimed II 1, probe 30b F3).  So through a local
+    (``int k = v - w``) or the caller's expression (``rd(buf, out, v - w)`` in mid's
+    one text; probe 31b F1).  The same arguments twice are one constant subscript:
+    II 1 (the control).  The trace agrees."""
     path = tmp_path / "args.c"
-    path.write_text(ARGUMENT_SOURCES[source].replace("SECOND", second))
+    path.write_text(ARGUMENT_TEXTS[text] + ARGUMENTS_TOP.replace("SECOND", second))
     _, _, checked = api.check_kernel(path, as_written=True)
     assert sorted(loop.achieved_ii for loop in checked.loops) == [1, ii, ii]
+    main(["check", "--trace", "--as-written", str(path)])
+    out, err = capsys.readouterr()
+    assert out.count(f"traced II {ii}: agrees") >= 2 and "disagrees" not in err
