@@ -131,7 +131,8 @@ def _distinct_regular(cell: isl.Set, terms: list[S.LaneTerms], exhaustive: bool)
     witness = max([1] + [len(set(at)) for at in samples])
     if witness == len(terms):
         return witness
-    classes = _address_classes(cell, terms, samples)
+    # without samples (an index reads a run-time size) no pair is known to meet
+    classes = _address_classes(cell, terms, samples) if samples else terms
     if witness == len(classes):
         return witness
     if exhaustive and not S.all_differ_set(cell, classes).is_empty():

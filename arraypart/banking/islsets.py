@@ -74,7 +74,7 @@ def bank_of(bank_expr: E.Expr, terms: LaneTerms) -> E.Expr:
 @dataclass(frozen=True, slots=True)
 class Irregular:
     """Every lane's irregular index values as extra set dimensions: their ``names``
-    and the ``bounds`` that keep each inside its array dimension."""
+    and their ``extents``: each ranges over its array dimension."""
 
     names: tuple[str, ...]
     extents: tuple[int, ...]

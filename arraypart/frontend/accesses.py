@@ -380,9 +380,7 @@ class AccessLowering:
                             if e is not None and E.variables(e) & self._foreign_lanes)
         arguments = tuple((len(binding.prefix) + d, name, value)
                           for d, s in enumerate(subscripts)
-                          for name, value in sorted(frozenset().union(
-                              *(self._arguments[n] for n in calls.named(s)
-                                if n in self._arguments))))
+                          for name, value in sorted(self._argument_sources_of(s)))
         for subscript, e in zip(subscripts, index[len(binding.prefix):]):
             if e is None:
                 self._warn_opaque(subscript)

@@ -181,11 +181,6 @@ def bind(call: N.FuncCall, callee: N.FuncDef, visible: Mapping[str, Binding],
     return Arguments(bound, constants, values)
 
 
-def named(node: N.Node) -> set[str]:
-    """The identifiers ``node`` reads."""
-    return {n.name for n in N.walk(node) if isinstance(n, N.Id)}
-
-
 def call_arguments(call: N.FuncCall, callee: N.FuncDef) -> tuple[N.Node, ...]:
     """The call's arguments, the parameter's default (``int n = N``, in the definition
     or its first declaration) where the call leaves it out (clang passes such an

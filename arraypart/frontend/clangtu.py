@@ -347,8 +347,9 @@ def _raise_first_error(unit: Unit, user_end: int) -> None:
                     unit.main, args=list(unit.tu_args), unsaved_files=[
                         (unit.main, unit.text.encode()[:user_end].decode())],
                     options=PARSE_OPTIONS)
-                _raise_first_error(replace(unit, tu=alone, top=(), own_top=(), own_trees=(), text=unit.data[
-                    :user_end].decode(), data=unit.data[:user_end]), user_end)
+                _raise_first_error(replace(unit, tu=alone, top=(), own_top=(), own_trees=(),
+                                           text=unit.data[:user_end].decode(),
+                                           data=unit.data[:user_end]), user_end)
             return
         where = unit.location_coord(diag.location)
         message = diag.spelling

@@ -550,6 +550,11 @@ def release_types(func: FuncDef, globals_) -> None:
             node.ctype.release()
 
 
+def identifiers(node: Node) -> set[str]:
+    """The names of the identifiers in ``node`` (:func:`walk`)."""
+    return {n.name for n in walk(node) if isinstance(n, Id)}
+
+
 def walk(node: Node, *, operands: bool = False):
     """Every node below ``node`` (itself included), pre-order; with ``operands`` also
     the unevaluated operands of ``sizeof``."""

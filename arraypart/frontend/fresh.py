@@ -138,7 +138,7 @@ def changed_names(node: N.Node, body: list[N.Node], scalars: frozenset[str],
                   callees: Mapping[str, N.FuncDef | None]) -> list[str]:
     """The variables and arrays ``node`` reads that ``body`` (a loop's statements and
     header steps) may write, sorted."""
-    ids = {n.name for n in N.walk(node) if isinstance(n, N.Id)}
+    ids = N.identifiers(node)
     arrays = {N.ref_name(r) for r in N.outer_array_refs(node)} | {
         n.parts[0].name for n in N.walk(node)
         if isinstance(n, N.Other) and n.parts and isinstance(n.parts[0], N.Id)}

@@ -105,7 +105,7 @@ class LoopLowering:
                     step, tail = self._loop_step(node.next, var, body)
             if any(S.assigns(n, var) for n in body):
                 raise _Uncountable(coord, f"the body changes the iterator '{var}'")
-            bound_names = {n.name for n in N.walk(node.cond) if isinstance(n, N.Id)} - {var}
+            bound_names = N.identifiers(node.cond) - {var}
             bound_changes = any(S.written(n, self._scalars, self._callees) & bound_names
                                 for n in body + tail)
         except _Uncountable:
@@ -228,8 +228,8 @@ class LoopLowering:
         if self._pipelines or self._loop_pragmas(items[:header], at=node.coord)[1]:
             return None  # lanes: the emission writes their blocks' headers anew
         effects, test = parts[:-1], parts[-1]
-        read = {n.name for part in (test, node.next) if part is not None
-                for n in N.walk(part) if isinstance(n, N.Id)}
+        read = set().union(*(N.identifiers(part) for part in (test, node.next)
+                             if part is not None))
         written = set().union(*(S.written(e, self._scalars, self._callees)
                                 for e in effects))
         if written & read or not all(map(self._plain_effect, effects)):
@@ -976,7 +976,7 @@ class LoopLowering:
         others = [p for p in parts if all(p is not o for o in own)]
         step = None
         if len(own) == 1:
-            read = {n.name for n in N.walk(own[0]) if isinstance(n, N.Id)} - {var}
+            read = N.identifiers(own[0]) - {var}
             steady = not any(S.written(n, self._scalars, self._callees) & read
                              for n in body + others)
             step = _step_of(own[0], var, self._scope() if steady

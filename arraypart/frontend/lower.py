@@ -346,12 +346,11 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         if node is None or not self._scalars:
             return
         self._log_writes(node)
-        sources = [self._arguments[n] for n in calls.named(node) if n in self._arguments]
+        sources = self._argument_sources_of(node)
         for name, value in S.statement_effects(node, self._scalars, self._scope(),
                                                  self._callees):
             if sources:  # k = v - w: k's value may come from the call's arguments
-                self._arguments[name] = self._arguments.get(name, frozenset()).union(
-                    *sources)
+                self._arguments[name] = self._arguments.get(name, frozenset()) | sources
             if isinstance(value, S.Opaque):
                 self._bind(name, None, value)
             else:
@@ -371,9 +370,9 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         with self._stepping(decl):
             value = quasi_affine(decl.init, self._scope())
         self._apply_effects(decl)
-        sources = [self._arguments[n] for n in calls.named(decl.init) if n in self._arguments]
+        sources = self._argument_sources_of(decl.init)
         if sources:  # int k = v - w: k's value comes from the call's arguments
-            self._arguments[decl.name] = frozenset().union(*sources)
+            self._arguments[decl.name] = sources
         else:
             self._arguments.pop(decl.name, None)
         if decl.static and not decl.ctype.const:
@@ -627,10 +626,18 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         """Per parameter of ``callee`` that ``call`` binds to a constant, the
         (parameter, value) pairs it comes from: its own, and those of the caller's
         scalars its argument names (``rd(buf, v - w)`` in a function given v and w)."""
-        return {param.name: frozenset({(param.name, constants[param.name])}).union(
-                    *(self._arguments[n] for n in calls.named(arg) if n in self._arguments))
+        return {param.name: self._argument_sources_of(arg) | {(param.name,
+                                                               constants[param.name])}
                 for param, arg in zip(callee.params, calls.call_arguments(call, callee))
                 if param.name in constants}
+
+    def _argument_sources_of(self, node: N.Node) -> frozenset[tuple[str, int]]:
+        """The (parameter, value) pairs the scalars that ``node`` names come from
+        (none, without a walk, outside a call bound to constants)."""
+        if not self._arguments:
+            return frozenset()
+        return frozenset().union(*(self._arguments[n] for n in N.identifiers(node)
+                                   if n in self._arguments))
 
     def _text_of(self, callee: N.FuncDef) -> tuple:
         """The key of the text the HLS tool schedules this call's copy of ``callee`` in

@@ -246,7 +246,7 @@ def _escaped(node: N.Node, names: frozenset[str],
             and ((node.ctype.kind in REFERENCE_KINDS and not node.ctype.referent.const)
                  or (node.ctype.element_struct and isinstance(node.init, N.InitList)))):
         # a struct's braced initializer may bind a reference member (struct R { int &r; })
-        return {n.name for n in N.walk(node.init) if isinstance(n, N.Id)} & names
+        return N.identifiers(node.init) & names
     if isinstance(node, N.FuncCall) and node.name not in VALUE_CALLS:
         callee = callees.get(node.key)
         args = node.args if callee is None else [
