@@ -632,6 +632,16 @@ PRAGMA_HLS(HLS pipeline II=2)
 
 
 
+# A loop whose pragmas come from the macro OPT, on its own line in the body.
+MACRO_LOOP = """void k(int a[64], int b[64]) {
+  for (int i = 0; i < 64; i++) {
+    OPT
+    b[i] = a[i];
+  }
+}
+"""
+
+
 @pytest.mark.parametrize("in_header", [False, True])
 def test_a_macro_of_several_pragmas_gives_each(tmp_path, in_header):
     """A macro that expands to two ``_Pragma``s, directly or through other pragma
@@ -644,16 +654,9 @@ def test_a_macro_of_several_pragmas_gives_each(tmp_path, in_header):
     if in_header:
         (tmp_path / "p.h").write_text(macros)
         macros = '#include "p.h"\n'
-    (tmp_path / "k.cpp").write_text(macros + """void k(int a[64], int b[64]) {
-  for (int i = 0; i < 64; i++) {
-BOTH
-    b[i] = a[i];
-  }
-}
-""")
+    (tmp_path / "k.cpp").write_text(macros + MACRO_LOOP.replace("OPT", "BOTH"))
     k = parse_kernel(tmp_path / "k.cpp", pipeline_loops=False)
     assert [(l.pipeline_ii, l.unroll) for l in k.body] == [(1, 4)]
-
 
 
 MACRO_IN_FORCE = {
@@ -680,13 +683,7 @@ def test_a_pragma_macro_is_read_as_the_preprocessor_expands_it(tmp_path, case):
     (tmp_path / "p.h").write_text(header)
     tail = ('#undef OPT\n#define OPT _Pragma("HLS pipeline II=1")\n'
             if case == "redefined-after" else "")
-    (tmp_path / "k.cpp").write_text(head + """void k(int a[64], int b[64]) {
-  for (int i = 0; i < 64; i++) {
-    OPT
-    b[i] = a[i];
-  }
-}
-""" + tail)
+    (tmp_path / "k.cpp").write_text(head + MACRO_LOOP + tail)
     k = parse_kernel(tmp_path / "k.cpp", pipeline_loops=False)
     assert [(l.pipeline_ii, l.unroll) for l in k.body] == [(1, 4)]
 
