@@ -1,20 +1,15 @@
-"""``emit``: the HLS project files for one banked kernel, rendered from jinja2 templates.
-
-The templates ship as the package ``arraypart.templates`` (the repository's
-``templates/`` folder) and are read through :mod:`importlib.resources`, so they load
-from an installed wheel as well as from a checkout.
-"""
+"""``emit``: the HLS project files for one banked kernel, rendered from jinja2 templates
+(:mod:`arraypart.templating`)."""
 
 from __future__ import annotations
 
 import re
-from importlib import resources
-
 import jinja2
 
 from ..banking.solution import Solution
 from ..errors import Coord, KernelError
 from ..ir import Kernel
+from ..templating import environment
 from ..frontend.directives import ARRAY_DIRECTIVES
 from .kernel import banked_source, blocked_directives
 from .testbench import testbench_context
@@ -44,10 +39,6 @@ _TEMPLATES = {
 }
 
 
-def _load(name: str) -> str:
-    return resources.files("arraypart.templates").joinpath(name).read_text(encoding="utf-8")
-
-
 def tcl_word(text: str) -> str:
     """``text`` as one literal Tcl word: bare when it holds nothing Tcl reads
     specially, else in braces (literal in Tcl when they hold no brace, backslash or
@@ -75,13 +66,7 @@ def check_names(kernel: Kernel) -> None:
 
 
 def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(loader=jinja2.FunctionLoader(_load),
-                             undefined=jinja2.StrictUndefined, trim_blocks=True,
-                             lstrip_blocks=True, keep_trailing_newline=True,
-                             autoescape=False)
-    env.filters["tcl"] = tcl_word
-    env.filters["comment"] = comment_text
-    return env
+    return environment((("tcl", tcl_word), ("comment", comment_text)))
 
 
 def render(template: str, context: dict) -> str:

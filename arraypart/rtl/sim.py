@@ -33,7 +33,8 @@ from ..ir import PORT_MODELS
 from ..poly.isl_glue import each_point
 from ..poly.model import ArrayModel
 from .model import Memory, irregular_port
-from .verilog import environment, module_name, port_list, render
+from ..templating import environment
+from .verilog import module_name, port_list, render
 
 #: Steps simulated per cycle group: enough to pass every lane through several banks.
 SAMPLE_STEPS = 48

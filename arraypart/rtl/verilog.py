@@ -11,12 +11,9 @@ enable, write data and read data.  The selection rule is in :mod:`.model`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from importlib import resources
-
-import jinja2
-
 from .. import expr as E
 from ..scheme import index_var
+from ..templating import environment
 from .model import Memory, address_bits, bank_bits
 
 
@@ -41,17 +38,6 @@ class BankInstance:
 
 def module_name(mem: Memory) -> str:
     return f"ap_mem_{mem.name}"
-
-
-def _load(name: str) -> str:
-    return resources.files("arraypart.templates").joinpath(name).read_text(encoding="utf-8")
-
-
-def environment() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FunctionLoader(_load),
-                              undefined=jinja2.StrictUndefined, trim_blocks=True,
-                              lstrip_blocks=True, keep_trailing_newline=True,
-                              autoescape=False)
 
 
 def port_list(mem: Memory, *, observe: bool = False) -> list[tuple[str, int, str]]:
