@@ -103,6 +103,11 @@ def _library():
 UNARY_OPERATORS = {1: "p++", 2: "p--", 3: "++", 4: "--", 5: "&", 6: "*", 7: "+", 8: "-",
                    9: "~", 10: "!"}
 EVAL_INT = 1  # CXEval_Int
+# The preprocessing record's cursors (most of a unit's top level: ap_int.h brings
+# thousands of macro uses); they hold no code.
+PREPROCESSING_KINDS = frozenset((ci.CursorKind.MACRO_DEFINITION,
+                                 ci.CursorKind.MACRO_INSTANTIATION,
+                                 ci.CursorKind.INCLUSION_DIRECTIVE))
 
 
 def file_of(location: ci.SourceLocation) -> int | None:
@@ -126,9 +131,19 @@ def written_at(location: ci.SourceLocation) -> tuple[int | None, int]:
 def _handle(tu: ci.TranslationUnit, path: str) -> int | None:
     """:func:`file_of`'s number for the file ``path`` of ``tu``."""
     try:
-        return ctypes.cast(tu.get_file(path).obj, ctypes.c_void_p).value
+        return handle_of(tu.get_file(path))
     except AssertionError:  # cindex asserts on a null handle: no such file
         return None
+
+
+def handle_of(file: ci.File) -> int | None:
+    """:func:`file_of`'s number for clang's ``file``."""
+    return ctypes.cast(file.obj, ctypes.c_void_p).value
+
+
+def file_name(handle: int) -> str:
+    """The name of the file whose :func:`file_of` number is ``handle``."""
+    return ci.File(ctypes.cast(handle, ci.c_object_p)).name
 
 
 def offset_of(location: ci.SourceLocation) -> int:
@@ -214,6 +229,8 @@ class Unit:
     main_file: int | None = None  # clang's handle of ``main`` (:func:`file_of`)
     top: tuple[ci.Cursor, ...] = ()  # the tree's top-level cursors, headers' too
     own_top: tuple[ci.Cursor, ...] = ()  # those of ``top`` in the kernel file
+    header_top: tuple[ci.Cursor, ...] = ()  # the others: the headers' (in_main is false)
+    header_files: tuple[int | None, ...] = ()  # :func:`file_of` of each of ``header_top``
     # those of ``top`` whose trees may hold the kernel file's code: ``own_top`` and a
     # namespace a header opens and the file closes (``#include "ns.h"`` ... ``}``)
     own_trees: tuple[ci.Cursor, ...] = ()
@@ -325,9 +342,15 @@ def parse(text: str, filename: str, options: Options, user_end: int | None = Non
                 data=data, main_file=_handle(tu, main))
     # listed once: every pass walks them, thousands for a file that includes ap_int.h
     top = tuple(tu.cursor.get_children())
-    unit = replace(unit, top=top, own_top=tuple(c for c in top if unit.in_main(c.location)),
-                   own_trees=tuple(c for c in top if unit.in_main(c.location)
-                                   or file_of(c.extent.end) == unit.main_file))
+    files = [file_of(c.location) for c in top]
+    own = [f == unit.main_file if unit.main_file is not None else unit.in_main(c.location)
+           for c, f in zip(top, files)]
+    unit = replace(unit, top=top, own_top=tuple(c for c, o in zip(top, own) if o),
+                   header_top=tuple(c for c, o in zip(top, own) if not o),
+                   header_files=tuple(f for f, o in zip(files, own) if not o),
+                   own_trees=tuple(c for c, o in zip(top, own) if o or (
+                       c.kind not in PREPROCESSING_KINDS
+                       and file_of(c.extent.end) == unit.main_file)))
     end = len(data) if user_end is None else user_end
     unit = replace(unit, pragmas=tuple(pragma_lines(unit, end)))
     _raise_first_error(unit, end)
@@ -347,7 +370,8 @@ def _raise_first_error(unit: Unit, user_end: int) -> None:
                     unit.main, args=list(unit.tu_args), unsaved_files=[
                         (unit.main, unit.text.encode()[:user_end].decode())],
                     options=PARSE_OPTIONS)
-                _raise_first_error(replace(unit, tu=alone, top=(), own_top=(), own_trees=(),
+                _raise_first_error(replace(unit, tu=alone, top=(), own_top=(), header_top=(),
+                                           header_files=(), own_trees=(),
                                            text=unit.data[:user_end].decode(),
                                            data=unit.data[:user_end]), user_end)
             return
@@ -521,22 +545,20 @@ def _header_macros(unit: Unit) -> dict[bytes, Definition]:
     """The macros that included headers define (``#define PRAGMA_SUB(x) _Pragma(#x)``
     in a ``params.h``), read from each definition's text in its header (clang's
     record of the definitions, which holds the ones in force)."""
-    texts: dict[str, bytes] = {}
+    texts: dict[int, bytes] = {}
     found: dict[bytes, Definition] = {}
-    for c in unit.top:
-        if c.kind != ci.CursorKind.MACRO_DEFINITION or unit.in_main(c.location):
+    for c, handle in zip(unit.header_top, unit.header_files):
+        if c.kind != ci.CursorKind.MACRO_DEFINITION:
             continue
-        start, end = c.extent.start, c.extent.end
-        if start.file is None:
+        if handle is None:
             continue  # a builtin or command-line macro
-        name = start.file.name
-        if name not in texts:
+        if handle not in texts:
             try:
-                with open(name, "rb") as f:
-                    texts[name] = f.read()
+                with open(file_name(handle), "rb") as f:
+                    texts[handle] = f.read()
             except OSError:
-                texts[name] = b""
-        body = texts[name][start.offset:end.offset]
+                texts[handle] = b""
+        body = texts[handle][offset_of(c.extent.start):offset_of(c.extent.end)]
         found.update((n, d) for _, n, d in _definitions(b"#define " + body))
     return found
 

@@ -199,7 +199,7 @@ def _bodies(unit: Unit, user_end: int) -> dict[tuple[str, str | None], int]:
     that function (label None) or of the loop under that label."""
     K = ci.CursorKind
     found: dict[tuple[str, str | None], int] = {}
-    stack = list(unit.top)
+    stack = list(unit.own_top)
     while stack:
         c = stack.pop()
         if not unit.in_main(c.location) or c.location.offset >= user_end:

@@ -476,8 +476,9 @@ def _check_testbench_namespace(unit: clangtu.Unit, top: N.FuncDef) -> None:
     for c in unit.top:
         if clash is not None:
             break
-        if c.spelling != TESTBENCH_NAMESPACE or c.location.file is None:
-            continue
+        if (c.kind in (ci.CursorKind.MACRO_INSTANTIATION, ci.CursorKind.INCLUSION_DIRECTIVE)
+                or c.spelling != TESTBENCH_NAMESPACE or c.location.file is None):
+            continue  # (a macro's use or an include declares no name)
         if (c.kind in (ci.CursorKind.NAMESPACE, ci.CursorKind.NAMESPACE_ALIAS,
                        ci.CursorKind.MACRO_DEFINITION) or not unit.in_main(c.location)):
             clash = (unit.coord(c.location.offset) if unit.in_main(c.location) else
@@ -589,26 +590,24 @@ class _FileScope:
     """The translation unit's file-scope declarations, read once: per file name those
     of each file, and the kernel file's own (``main``)."""
 
-    by_file: dict[str, list[ci.Cursor]]
+    by_file: dict[int, list[ci.Cursor]]  # by clangtu.file_of's number
     main: list[ci.Cursor]
 
     @staticmethod
     def of(unit: clangtu.Unit) -> "_FileScope":
-        by_file: dict[str, list[ci.Cursor]] = {}
-        main = []
-        for c in unit.top:
-            if unit.in_main(c.location):
-                main.append(c)
-            elif c.location.file is not None:
-                by_file.setdefault(c.location.file.name, []).append(c)
-        return _FileScope(by_file, main)
+        by_file: dict[int, list[ci.Cursor]] = {}
+        for c, handle in zip(unit.header_top, unit.header_files):
+            if handle is not None:
+                by_file.setdefault(handle, []).append(c)
+        return _FileScope(by_file, list(unit.own_top))
 
     def included(self, directive: clangtu.DirectiveLine) -> list[ci.Cursor]:
         """The file-scope declarations of the file ``directive`` (an include) opens."""
         found = next((c for c in self.main if c.kind == ci.CursorKind.INCLUSION_DIRECTIVE
                       and directive.start <= c.location.offset < directive.end), None)
         included = found.get_included_file() if found is not None else None
-        return self.by_file.get(included.name, []) if included is not None else []
+        return (self.by_file.get(clangtu.handle_of(included), []) if included is not None
+                else [])
 
 
 def _stays_in_place(unit: clangtu.Unit, scope: _FileScope,
@@ -794,7 +793,7 @@ def _as_opened(directive: clangtu.DirectiveLine, opened: list[ci.Cursor]) -> str
 def _declaration_extents(unit: clangtu.Unit) -> list[tuple[int, int]]:
     """The byte ranges of the kernel file's declarations (in namespaces and
     ``extern "C"`` blocks too, not those blocks themselves)."""
-    extents, stack = [], list(unit.top)
+    extents, stack = [], list(unit.own_top)
     while stack:
         c = stack.pop()
         if not unit.in_main(c.location) or c.kind == ci.CursorKind.INCLUSION_DIRECTIVE:

@@ -131,8 +131,8 @@ def _undefined_warning(coord, name: str) -> str:
 
 def _own_calls(unit: clangtu.Unit, user_end: int) -> Iterator[ci.Cursor]:
     """The calls written in the kernel's text (those with a known callee)."""
-    for top in unit.top:
-        if _own(unit, top, user_end):
+    for top in unit.own_top:
+        if top.location.offset < user_end:
             for c in top.walk_preorder():
                 if c.kind == ci.CursorKind.CALL_EXPR and c.referenced is not None:
                     yield c
@@ -156,7 +156,7 @@ def _header_prototypes_called(unit: clangtu.Unit, calls: list[ci.Cursor],
 
 
 def _file_scope_functions(unit: clangtu.Unit, user_end: int) -> Iterator[ci.Cursor]:
-    stack = list(unit.top)
+    stack = list(unit.own_top)
     while stack:
         cursor = stack.pop()
         if not _own(unit, cursor, user_end):
@@ -168,7 +168,7 @@ def _file_scope_functions(unit: clangtu.Unit, user_end: int) -> Iterator[ci.Curs
 
 
 def _definition_at(unit: clangtu.Unit, start: int) -> ci.Cursor | None:
-    stack = list(unit.top)
+    stack = list(unit.own_top)
     while stack:
         cursor = stack.pop()
         if not unit.in_main(cursor.location):
@@ -292,7 +292,7 @@ def _check_no_outside_members(unit: clangtu.Unit, found: list[ci.Cursor],
     definition, moved, would be defined twice at link time."""
     classes = {(d.extent.start.offset, d.extent.end.offset) for d in found
                if d.kind not in (ci.CursorKind.VAR_DECL, ci.CursorKind.ENUM_DECL)}
-    stack = list(unit.top)
+    stack = list(unit.own_top)
     while stack:
         cursor = stack.pop()
         if not _own(unit, cursor, user_end):
