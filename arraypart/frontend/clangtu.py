@@ -486,6 +486,7 @@ _MACRO = re.compile(rb"^[ \t]*#[ \t]*(?:define[ \t]+(\w+)(\([^)]*\))?[ \t]*((?:[
 _LITERAL_PRAGMA = re.compile(rb'_Pragma\s*\(\s*("(?:\\.|[^"\\])*")\s*\)')
 _STRINGIZED_PRAGMA = re.compile(rb"_Pragma\s*\(\s*#\s*(\w+)\s*\)")
 _MACRO_NAME = re.compile(rb"\s*(\w+)\s*")
+_IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
 MAX_PRAGMA_MACRO_DEPTH = 8
 
 
@@ -538,20 +539,26 @@ def _file_macros(unit: Unit, skipped: list[tuple[int, int]]) -> _Macros:
     own: dict[bytes, list[tuple[int, Definition]]] = {}
     for at, name, definition in _definitions(unit.data, skipped):
         own.setdefault(name, []).append((at, definition))
-    return _Macros(_header_macros(unit), own)
+    return _Macros(_header_macros(unit, set(_IDENTIFIER.findall(unit.data))), own)
 
 
-def _header_macros(unit: Unit) -> dict[bytes, Definition]:
+def _header_macros(unit: Unit, used: set[bytes]) -> dict[bytes, Definition]:
     """The macros that included headers define (``#define PRAGMA_SUB(x) _Pragma(#x)``
-    in a ``params.h``), read from each definition's text in its header (clang's
-    record of the definitions, which holds the ones in force)."""
+    in a ``params.h``) and that the kernel's text reaches: those it names (``used``),
+    and those their bodies name, and so on.  Each is read from its text in its header,
+    the last one clang recorded (clang's record holds the definitions in force)."""
+    last: dict[str, tuple[ci.Cursor, int]] = {}
+    for c, handle in zip(unit.header_top, unit.header_files):
+        if c.kind == ci.CursorKind.MACRO_DEFINITION and handle is not None:
+            last[c.spelling] = (c, handle)  # (no file: a builtin or command-line macro)
     texts: dict[int, bytes] = {}
     found: dict[bytes, Definition] = {}
-    for c, handle in zip(unit.header_top, unit.header_files):
-        if c.kind != ci.CursorKind.MACRO_DEFINITION:
+    todo = [name for name in used if name.decode() in last]
+    while todo:
+        name = todo.pop()
+        if name in found:
             continue
-        if handle is None:
-            continue  # a builtin or command-line macro
+        c, handle = last[name.decode()]
         if handle not in texts:
             try:
                 with open(file_name(handle), "rb") as f:
@@ -559,7 +566,10 @@ def _header_macros(unit: Unit) -> dict[bytes, Definition]:
             except OSError:
                 texts[handle] = b""
         body = texts[handle][offset_of(c.extent.start):offset_of(c.extent.end)]
-        found.update((n, d) for _, n, d in _definitions(b"#define " + body))
+        for _, defined, definition in _definitions(b"#define " + body):
+            found[defined] = definition
+            todo.extend(n for n in _IDENTIFIER.findall(definition[1])
+                        if n not in found and n.decode() in last)
     return found
 
 

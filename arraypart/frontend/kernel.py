@@ -403,11 +403,16 @@ class _OwnHeaders:
 
     def macros(self, unit: clangtu.Unit, user_end: int) -> tuple[str, ...]:
         """The names of the macros that the kernel's text and its own headers define."""
-        return tuple(sorted({c.spelling for c in unit.top
-                             if c.kind == ci.CursorKind.MACRO_DEFINITION
-                             and self.own(c.location)
-                             and not (unit.in_main(c.location)
-                                      and c.location.offset >= user_end)}))
+        names = {c.spelling for c in unit.own_top
+                 if c.kind == ci.CursorKind.MACRO_DEFINITION and c.location.offset < user_end}
+        own_file: dict[int, bool] = {}  # (a header is one of the kernel's own or not)
+        for c, handle in zip(unit.header_top, unit.header_files):
+            if c.kind == ci.CursorKind.MACRO_DEFINITION and handle is not None:
+                if handle not in own_file:
+                    own_file[handle] = self.own(c.location)
+                if own_file[handle]:
+                    names.add(c.spelling)
+        return tuple(sorted(names))
 
     def array(self, cursor: ci.Cursor) -> bool:
         """``cursor`` declares a file-scope array of fixed size in a header of the
