@@ -716,7 +716,8 @@ def _flat_note(am: ArrayModel, search: _Search, banking: Banking, proof: Proof,
     compared without the scheduling rule's lanes, within :data:`NOTE_CANDIDATES`
     pre-checked candidates and :data:`NOTE_PROOFS` proven."""
     kept = _hardware(search.cost(banking))
-    if proof.conflict_free and kept < _hardware(search.flat_floor(search.bound)):
+    # a flat scheme has two banks or more (one bank is no scheme of its own)
+    if proof.conflict_free and kept < _hardware(search.flat_floor(max(search.bound, 2))):
         return []
     array = am.array
     free_array = replace(array, interface=False, functions=(), header=False,
