@@ -345,8 +345,10 @@ def main(argv: list[str] | None = None, resume: Resume | None = None) -> int:
             args.options = replace(args.options,
                                    best_found=tuple(found[name] for name in sorted(found)))
     width = shutil.get_terminal_size((TABLE_WIDTH, 24)).columns
-    # messages are never wrapped: a file:line:col must stay on one line for editors
-    out, err = Console(width=width), Console(stderr=True, width=width, soft_wrap=True)
+    # messages are never wrapped: a file:line:col must stay on one line for editors;
+    # no emoji codes either (rich reads ":100:" in "k.c:100:3" as one)
+    out = Console(width=width, emoji=False)
+    err = Console(stderr=True, width=width, soft_wrap=True, emoji=False)
     limit = getattr(args, "memory_limit", None) or default_memory_limit()
     try:
         with memory_limit(limit), _threads_need_memory():

@@ -184,3 +184,20 @@ def test_an_output_path_that_is_a_file_is_never_replaced(tmp_path, capsys):
     code, _, err = run(["compile", DENOISE, "-o", str(target)], capsys)
     assert code == 2 and "not a directory" in err
     assert target.read_text() == "keep me" and sorted(tmp_path.iterdir()) == [target]
+
+
+def test_a_warning_at_line_100_keeps_its_location(tmp_path, capsys):
+    """rich printed ``k.c:100:7`` as ``k.c💯7`` (its emoji code ``:100:``), also when
+    piped (probe 32, F6); and the warning gave the loop's II as a Python dict (F7)."""
+    path = tmp_path / "k.c"
+    path.write_text("void k(const int in[16], int out[16]) {\n" + "\n" * 98
+                    + "  int buf[16];\n"
+                    "  for (int i = 0; i < 16; i++) buf[i] = in[i];\n"
+                    "  for (int i = 0; i < 16; i++) {\n"
+                    "#pragma HLS pipeline II=1\n"
+                    "    out[i] = buf[i] + buf[15 - i];\n"
+                    "  }\n}\n")
+    cli.main(["analyze", str(path), "--ports", "1", "--max-banks", "1"])
+    err = capsys.readouterr().err
+    assert f"{path}:100:7: warning: no banking of buf" in err
+    assert "achieved II 1 in loop L101, 2 in loop L102:" in err and "{" not in err

@@ -22,7 +22,7 @@ import itertools
 from dataclasses import dataclass, field, replace
 from math import prod
 from time import perf_counter
-from typing import Callable, Iterator, Mapping
+from typing import Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 
@@ -362,7 +362,7 @@ def _resumed(am: ArrayModel, found: Found | None, options: _Options) -> ArraySol
         f"solver time limit of {options.time_limit:g} s reached inside one call that "
         f"cannot be interrupted while banking {array.name}: it keeps {banking.describe()}, "
         f"the best banking found when time ran out, proven again (achieved II "
-        f"{dict(proof.achieved_ii)})")),)
+        f"{_ii_text(proof.achieved_ii)})")),)
     kept = (_keeps_partitions(array, options)
             and banking == Banking(array.name, scheme_from_pragmas(array)))
     solution = _solution(am, banking, proof, bound, start,
@@ -387,9 +387,9 @@ def _time_limited(am: ArrayModel, options: _Options, start: float, *,
     keeps = (f"its pragmas as written ({banking.describe()})" if as_written
              else "one memory")
     # counting is exact for one memory; for banks it counts lanes that may meet
-    reached = (f"II at most {dict(proof.achieved_ii)}, proven by counting: the checker "
+    reached = (f"II at most {_ii_text(proof.achieved_ii)}, proven by counting: the checker "
                "gives the II it reaches" if as_written
-               else f"achieved II {dict(proof.achieved_ii)}, proven by counting")
+               else f"achieved II {_ii_text(proof.achieved_ii)}, proven by counting")
     note = warning_text(array.coord, (
         f"{limit} reached while banking "
         f"{array.name}: no banking was proven within it, so it keeps {keeps} ({reached})"))
@@ -455,7 +455,7 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
             notes.append(warning_text(array.coord, (
                 f"no banking of {array.name} within {search.ceiling} banks "
                 f"{_what_fails(am)}{search.copies_note()}; using {banking.describe()}, "
-                f"achieved II {search.reached(banking, proof)}: {proof.counterexample}")))
+                f"achieved II {_ii_text(search.reached(banking, proof).items())}: {proof.counterexample}")))
     evidence = (f"{tried} candidates pre-checked, {proof.isl_checks} isl checks, "
                 f"lower bound {bound}" + _copies_evidence(am, banking))
     return replace(_solution(am, banking, proof, bound, start, evidence, tuple(notes)),
@@ -616,7 +616,7 @@ def _unpartitioned(am: ArrayModel, bound: int, start: float,
     kept = ("one element per cycle" if array.fifo is not None
             else f"it keeps one memory with {am.ports.name} ports")
     notes = () if proof.conflict_free else (warning_text(array.coord, (
-        f"{array.name} is {where}: {kept}, achieved II {dict(proof.achieved_ii)}: "
+        f"{array.name} is {where}: {kept}, achieved II {_ii_text(proof.achieved_ii)}: "
         f"{proof.counterexample}")),)
     notes += tuple(warning_text(p.coord, (
         f"array_partition of {array.name} is dropped: {array.name} is {where}"))
@@ -634,7 +634,7 @@ def _reshaped(am: ArrayModel, bound: int, start: float,
     proof = prove(am, banking, deadline=options.deadline)
     notes = () if proof.conflict_free else (warning_text(array.reshapes[0].coord, (
         f"{array.name} is reshaped ({banking.describe()}, in words): arraypart keeps its "
-        f"pragmas as written, achieved II {dict(proof.achieved_ii)}: "
+        f"pragmas as written, achieved II {_ii_text(proof.achieved_ii)}: "
         f"{proof.counterexample} (the subscripts number its words)")),)
     return _solution(am, banking, proof, bound, start, "reshaped: kept as written", notes)
 
@@ -701,6 +701,11 @@ def _waste_note(array, kept: Cost, better: _Found, bound: int) -> str:
         f"{better.banking.describe()}, with {better.cost.physical_banks} banks (lower "
         f"bound {bound}), costs {better.cost.bram18k} BRAM18K and {better.cost.lut} "
         "LUTs; --replace-partitions uses it"))
+
+
+def _ii_text(achieved: Iterable[tuple[str, int]]) -> str:
+    """Per-loop IIs in prose: ``4 in loop L95``, ``2 in loop a, 32 in loop b``."""
+    return ", ".join(f"{ii} in loop {loop}" for loop, ii in achieved)
 
 
 def _hardware(cost: Cost) -> Cost:
