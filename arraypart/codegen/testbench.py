@@ -368,7 +368,7 @@ def _param(p: N.Decl, kernel: Kernel, bounds: dict[str, int]) -> TbParam:
     if p.ctype.element_struct and "::" in p.ctype.element_spelling:
         elem_type = _unqualified(p.ctype.element_spelling)  # its namespace, which the IR drops
     if p.ctype.element_struct:  # a field that indexes an array gets random bytes too
-        generator = f"random_bytes<{elem_type}>()"
+        generator = _random_struct(elem_type, p.ctype.element_ap_fields)
     elif p.name in bounds:
         generator = f"random_int<{elem_type}>(0, {bounds[p.name]})"
     else:
@@ -393,7 +393,7 @@ def _scalar(p: N.Decl, kernel: Kernel) -> TbScalar:
     if size is not None:
         value = str(size.high)
     elif kind == RECORD_KIND and not held.ap_number:
-        value = f"random_bytes<{value_type}>()"
+        value = _random_struct(value_type, held.element_ap_fields)
     elif kind == ENUM_KIND:
         # one of its enumerators (a kernel may index with it); C++ converts no int to
         # an enum implicitly
@@ -435,7 +435,8 @@ def _stream(p: N.Decl, kernel: Kernel) -> TbStream:
     elements = min(MAX_STREAM_ELEMENTS, max(1, _executions(kernel.body, {
         s.name: (s.low, s.high) for s in kernel.params})))
     generator = (_random_value(value_type) if value_type.startswith(_AP_NUMBER_PREFIXES)
-                 or value_type in _SCALAR_NAMES else f"random_bytes<{value_type}>()")
+                 or value_type in _SCALAR_NAMES
+                 else _random_struct(value_type, p.ctype.stream_ap_fields))
     pointer = _unqualified(p.ctype.canonical_spelling)[len(stream_type):].lstrip() == "*"
     return TbStream(p.name, _rooted(stream_type, kernel), _rooted(value_type, kernel), shape,
                     elements, _rooted(generator, kernel), pointer)
@@ -489,6 +490,23 @@ def _scalar_value(elem_type: str) -> str:
     if width is not None and int(width.group(1)) < NARROWEST_STEPPED:
         return str(SCALAR_INT)
     return SCALAR_BY_CALL
+
+
+def _random_struct(type_name: str, ap_fields: tuple[tuple[str, str, tuple[int, ...]], ...]
+                   ) -> str:
+    """An expression giving a struct of ``type_name`` random bytes, then each of its
+    ``ap_`` number fields (:attr:`TypeInfo.element_ap_fields`) a random value of its
+    width: random bytes would set bits past the width, which no ``ap_[u]int`` holds
+    (an ``ap_uint<8>`` index past 255 overruns a 256-entry table)."""
+    if not ap_fields:
+        return f"random_bytes<{type_name}>()"
+    sets = []
+    for path, ap_type, dims in ap_fields:
+        loops = "".join(f"for (long k{d} = 0; k{d} < {n}; ++k{d}) " for d, n in enumerate(dims))
+        element = path + "".join(f"[k{d}]" for d in range(len(dims)))
+        sets.append(f"{loops}value.{element} = {_random_value(ap_type)};")
+    return (f"[]() {{ {type_name} value = random_bytes<{type_name}>(); {' '.join(sets)} "
+            "return value; }()")
 
 
 def _random_value(elem_type: str) -> str:

@@ -303,6 +303,8 @@ class TypeInfo:
     (floating point, arrays, structs) bit for bit; padding is no field (its bytes are
     indeterminate after a copy); ``array_fields``: some direct field is an array;
     ``stream_fields``: for an ``hls::stream`` of such structs, their fields;
+    ``element_ap_fields`` and ``stream_ap_fields``: the ``ap_`` number fields of those
+    structs (:func:`_ap_fields`), which random bytes would fill past their width;
     ``element_initialized``: such a struct sets fields of its own when default
     constructed (a default member initializer, or a default constructor the user wrote);
     ``enumerators``: for an enum, the values of its enumerators, in order."""
@@ -310,7 +312,8 @@ class TypeInfo:
     __slots__ = ("clang", "kind", "canonical_kind", "spelling", "canonical_spelling",
                  "element_struct", "element_fields", "element_spelling", "referent",
                  "ap_number", "const", "integer", "array_typedef", "array_fields",
-                 "stream_fields", "element_initialized", "enumerators")
+                 "stream_fields", "element_ap_fields", "stream_ap_fields",
+                 "element_initialized", "enumerators")
 
     def __init__(self, t: ci.Type):
         canonical = t.get_canonical()
@@ -327,6 +330,7 @@ class TypeInfo:
                      and element.get_declaration().spelling in AP_TYPE_NAMES)
         self.element_struct = element.kind == ci.TypeKind.RECORD and not ap_record
         self.element_fields = _fields(element) if self.element_struct else ()
+        self.element_ap_fields = _ap_fields(element) if self.element_struct else ()
         self.array_fields = self.element_struct and any(
             f.type.get_canonical().kind in ARRAY_TYPE_KINDS for f in element.get_fields())
         self.element_initialized = self.element_struct and _initializes_itself(element)
@@ -338,6 +342,8 @@ class TypeInfo:
         self.integer = int_type(t)
         self.array_typedef = _names_an_array(t)
         self.stream_fields = _stream_fields(element)
+        streamed = _streamed_record(element)
+        self.stream_ap_fields = _ap_fields(streamed) if streamed is not None else ()
         self.enumerators = tuple(
             c.enum_value for c in canonical.get_declaration().get_children()
             if c.kind == K.ENUM_CONSTANT_DECL) if canonical.kind == ci.TypeKind.ENUM else ()
@@ -366,13 +372,50 @@ def _initializes_itself(record: ci.Type) -> bool:
 def _stream_fields(element: ci.Type) -> tuple[tuple[str, bool], ...]:
     """The fields (:func:`_fields`) of the struct an ``hls::stream`` carries; none for
     any other type, or a stream of numbers or ``ap_`` types."""
+    value = _streamed_record(element)
+    return _fields(value) if value is not None else ()
+
+
+def _streamed_record(element: ci.Type) -> ci.Type | None:
+    """The struct an ``hls::stream`` type ``element`` carries, if it carries one (not a
+    number or an ``ap_`` type)."""
     if (element.kind != ci.TypeKind.RECORD or not element.spelling.startswith("hls::stream<")
             or element.get_num_template_arguments() < 1):
-        return ()
+        return None
     value = element.get_template_argument_type(0).get_canonical()
     if value.kind != ci.TypeKind.RECORD or value.get_declaration().spelling in AP_TYPE_NAMES:
-        return ()
-    return _fields(value)
+        return None
+    return value
+
+
+#: How deep :func:`_ap_fields` looks into structs within structs.
+MAX_FIELD_DEPTH = 4
+
+
+def _ap_fields(record: ci.Type, prefix: str = "", depth: int = 0
+               ) -> tuple[tuple[str, str, tuple[int, ...]], ...]:
+    """``(path, type, dims)`` of the ``ap_`` number fields of the struct ``record``,
+    public and not const, also in its struct fields (``path`` ``hdr.len``): ``type``
+    the field's element type (``ap_uint<8>``), ``dims`` the sizes of the arrays it is
+    an element of (``ap_uint<8> data[4]``: ``(4,)``).  The testbench sets them to
+    values of their width after filling the struct's bytes."""
+    found = []
+    for f in record.get_fields():
+        if not f.spelling or f.access_specifier not in (ci.AccessSpecifier.PUBLIC,
+                                                        ci.AccessSpecifier.INVALID):
+            continue
+        t, dims = f.type, []
+        while t.get_canonical().kind == ci.TypeKind.CONSTANTARRAY:
+            dims.append(t.get_canonical().element_count)
+            t = t.get_canonical().element_type
+        t = t.get_canonical()
+        if t.kind != ci.TypeKind.RECORD or t.is_const_qualified():
+            continue
+        if t.get_declaration().spelling in AP_TYPE_NAMES:
+            found.append((prefix + f.spelling, t.spelling, tuple(dims)))
+        elif not dims and depth < MAX_FIELD_DEPTH:
+            found.extend(_ap_fields(t, f"{prefix}{f.spelling}.", depth + 1))
+    return tuple(found)
 
 
 def _fields(record: ci.Type) -> tuple[tuple[str, bool], ...]:
