@@ -142,19 +142,87 @@ def test_cells_are_counted_like_vivados_utilization():
     assert count_cells(STAT) == rtl.Resources(lut=13, ff=6, bram18k=5, dsp=1, source="yosys")
 
 
-@needs_yosys
-def test_synthesis_counts_and_caches(tmp_path):
+def _stencil_memory():
     shape = (64, 64)
     scheme = flat_scheme(shape, (1, 3), 4, 2)
-    mem = stencil_memory("s", shape, Banking("s", scheme), "ram_1p", 32,
-                         ((1, 1), (0, 1), (1, 0), (1, 2), (2, 1)), writes=1)
-    first = rtl.synthesize(mem, cache=tmp_path)
+    return stencil_memory("s", shape, Banking("s", scheme), "ram_1p", 32,
+                          ((1, 1), (0, 1), (1, 0), (1, 2), (2, 1)), writes=1)
+
+
+def _wnr_memory():
+    """Three readers and a writer of one 1024-word bank."""
+    shape = (1024,)
+    return stencil_memory("s", shape, Banking("s", flat_scheme(shape, (1,), 1)), "ram_1wnr",
+                          32, ((0,), (1,), (2,), (3,)), writes=1)
+
+
+TWO_LOOPS_OF_READERS = """
+void readers(const int in[1024], int out[512]) {
+    int buf[1024];
+#pragma HLS bind_storage variable=buf type=ram_1wnr
+    for (int i = 0; i < 1024; i++) buf[i] = in[i];
+    for (int i = 0; i < 256; i++) {
+#pragma HLS pipeline II=1
+        out[i] = buf[i] + buf[1023 - i];
+    }
+    for (int i = 0; i < 256; i++) {
+#pragma HLS pipeline II=1
+        out[i + 256] = buf[2 * i] - buf[2 * i + 512];
+    }
+}
+"""
+
+
+def _readers(folder):
+    """``buf`` of TWO_LOOPS_OF_READERS, one memory: (array model, banking, memory)."""
+    path = folder / "readers.c"
+    path.write_text(TWO_LOOPS_OF_READERS)
+    [(_, am, _)] = [t for t in _kernel_arrays(path) if t[1].array.name == "buf"]
+    banking = Banking("buf", none_scheme((1024,)))
+    return am, banking, rtl.memory(am, banking)
+
+
+RUN_TIME_TRIPS = """
+void fresh(int A[64], int out[64], int len[1]) {
+  int n = len[0];
+  for (int i = 0; i < n; i++) {
+#pragma HLS pipeline II=1
+#pragma HLS loop_tripcount max=32
+    out[i] = A[2 * i] + A[2 * i + 1];
+  }
+}
+"""
+
+
+def _fresh(folder):
+    """``A`` of RUN_TIME_TRIPS in two banks: (array model, memory)."""
+    path = folder / "fresh.c"
+    path.write_text(RUN_TIME_TRIPS)
+    [(_, am, _)] = [t for t in _kernel_arrays(path) if t[1].array.name == "A"]
+    return am, rtl.memory(am, Banking("A", flat_scheme((64,), (1,), 2)))
+
+
+@pytest.fixture(scope="module")
+def synthesized(tmp_path_factory):
+    """The yosys counts of this file's memories, from one yosys run (its start, which
+    reads the cell library, costs seconds), and the cache folder they went to."""
+    folder = tmp_path_factory.mktemp("synth")
+    mems = {"stencil": _stencil_memory(), "wnr": _wnr_memory(),
+            "readers": _readers(folder)[2], "fresh": _fresh(folder)[1]}
+    counts = rtl.synthesize_many(list(mems.values()), cache=folder)
+    return dict(zip(mems, counts)), folder
+
+
+@needs_yosys
+def test_synthesis_counts_and_caches(synthesized):
+    counts, cache = synthesized
+    first = counts["stencil"]
     assert first.source == "yosys" and first.lut > 0 and first.dsp == 0
-    assert first.bram18k == cost.bram18k(mem) == 8
-    entries = list((tmp_path / "synth").glob("*.json"))
-    assert len(entries) == 1
-    assert rtl.synthesize(mem, cache=tmp_path) == first
-    assert json.loads(entries[0].read_text())["resources"] == first.to_json()
+    assert first.bram18k == cost.bram18k(_stencil_memory()) == 8
+    entries = list((cache / "synth").glob("*.json"))
+    assert len(entries) == len(counts)
+    assert rtl.synthesize(_stencil_memory(), cache=cache) == first
+    assert first.to_json() in [json.loads(e.read_text())["resources"] for e in entries]
 
 
 def test_the_shipped_cost_model_meets_its_error_target():
@@ -189,9 +257,12 @@ def test_report_json_resources_come_from_the_model(capsys):
 @needs_yosys
 def test_compile_synth_writes_yosys_counts(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("ARRAYPART_CACHE", str(tmp_path / "cache"))
-    out = tmp_path / "out"
-    code = cli.main(["compile", str(ROOT / "kernels" / "downsample2.c"), "-o", str(out),
-                     "--synth"])
+    out, kernel = tmp_path / "out", tmp_path / "pairs.c"
+    kernel.write_text("void pairs(const int in[32], int out[16]) {\n  int buf[32];\n"
+                      "  for (int i = 0; i < 32; i++) buf[i] = in[i];\n"
+                      "  for (int i = 0; i < 16; i++) {\n#pragma HLS pipeline II=1\n"
+                      "    out[i] = buf[2 * i] + buf[2 * i + 1];\n  }\n}\n")
+    code = cli.main(["compile", str(kernel), "-o", str(out), "--synth"])
     capsys.readouterr()
     assert code == 0
     report = json.loads((out / "report.json").read_text())
@@ -333,69 +404,31 @@ def test_closed_form_features_equal_the_rtl_models_on_ram_1wnr(tmp_path):
 
 
 @needs_yosys
-def test_ram_1wnr_keeps_a_block_ram_per_read_port(tmp_path):
+def test_ram_1wnr_keeps_a_block_ram_per_read_port(synthesized):
     """Three readers and a writer of one 1024-word bank: three simple dual-port copies
     of two BRAM18K each, as yosys maps the memory's three read ports."""
-    shape = (1024,)
-    mem = stencil_memory("s", shape, Banking("s", flat_scheme(shape, (1,), 1)), "ram_1wnr",
-                         32, ((0,), (1,), (2,), (3,)), writes=1)
+    mem = _wnr_memory()
     assert mem.roles(0, 0) == ("w", "r", "r", "r")
-    assert cost.bram18k(mem) == rtl.synthesize(mem, cache=tmp_path).bram18k == 6
-
-
-TWO_LOOPS_OF_READERS = """
-void readers(const int in[1024], int out[512]) {
-    int buf[1024];
-#pragma HLS bind_storage variable=buf type=ram_1wnr
-    for (int i = 0; i < 1024; i++) buf[i] = in[i];
-    for (int i = 0; i < 256; i++) {
-#pragma HLS pipeline II=1
-        out[i] = buf[i] + buf[1023 - i];
-    }
-    for (int i = 0; i < 256; i++) {
-#pragma HLS pipeline II=1
-        out[i + 256] = buf[2 * i] - buf[2 * i + 512];
-    }
-}
-"""
+    assert cost.bram18k(mem) == synthesized[0]["wnr"].bram18k == 6
 
 
 @needs_yosys
-def test_ram_1wnr_loops_share_their_read_ports(tmp_path):
+def test_ram_1wnr_loops_share_their_read_ports(tmp_path, synthesized):
     """Two loops with two readers each: two read ports, not four (the loops never
     run in one cycle), so two simple dual-port copies of two BRAM18K each, as yosys
     maps them; the closed form, which the solver ranks by, agrees."""
-    path = tmp_path / "readers.c"
-    path.write_text(TWO_LOOPS_OF_READERS)
-    [(_, am, _)] = [t for t in _kernel_arrays(path) if t[1].array.name == "buf"]
-    banking = Banking("buf", none_scheme((1024,)))
-    mem = rtl.memory(am, banking)
+    am, banking, mem = _readers(tmp_path)
     assert mem.roles(0, 0) == ("w", "r", "r")
     table = closed.lane_table(am, banking.copies, banking.read_copy)
     assert closed.bram18k(banking, table) == cost.bram18k(mem) == 4
-    assert rtl.synthesize(mem, cache=tmp_path).bram18k == 4
-
-
-RUN_TIME_TRIPS = """
-void fresh(int A[64], int out[64], int len[1]) {
-  int n = len[0];
-  for (int i = 0; i < n; i++) {
-#pragma HLS pipeline II=1
-#pragma HLS loop_tripcount max=32
-    out[i] = A[2 * i] + A[2 * i + 1];
-  }
-}
-"""
+    assert synthesized[0]["readers"].bram18k == 4
 
 
 @needs_yosys
-def test_a_run_time_trip_count_is_a_verilog_port(tmp_path):
+def test_a_run_time_trip_count_is_a_verilog_port(tmp_path, synthesized):
     """A loop bound read from memory is a fresh size named ``n@...``; its name went
     into the RTL model's port list as written, so yosys rejected the Verilog and
     ``compile --synth`` exited 2 at line 0 (probe 30b F5).  Ports are escaped."""
-    path = tmp_path / "fresh.c"
-    path.write_text(RUN_TIME_TRIPS)
-    [(_, am, _)] = [t for t in _kernel_arrays(path) if t[1].array.name == "A"]
+    am, _ = _fresh(tmp_path)
     assert any("@" in v for g in am.groups for v in g.time_vars)
-    mem = rtl.memory(am, Banking("A", flat_scheme((64,), (1,), 2)))
-    assert rtl.synthesize(mem, cache=tmp_path).source == "yosys"
+    assert synthesized[0]["fresh"].source == "yosys"
