@@ -5,9 +5,11 @@
 // AP_RND_INF, AP_RND_CONV, AP_TRN_ZERO) and handles overflow with O (AP_WRAP by default;
 // AP_SAT, AP_SAT_ZERO, AP_SAT_SYM; AP_WRAP_SM is taken as AP_WRAP; N is ignored).
 //
-// Documented approximation: arithmetic between fixed-point values (+ - * /) is computed in
-// double and quantized when assigned, where Vitis keeps a full-precision fixed result, so
-// results agree with Vitis while the exact result fits in 53 significant bits. Conversions
+// Documented approximation: arithmetic (+ - * /) between a fixed-point value and another or
+// an integer is computed in long double and held in Vitis' full-precision result format
+// (a product of ap_fixed<W1, I1> and ap_fixed<W2, I2> is an ap_fixed<W1 + W2, I1 + I2>, so
+// (x * x) >> 1 shifts it), so results agree with Vitis while the exact result fits in 64
+// significant bits; with a floating-point operand it is computed in double. Conversions
 // between formats go through long double (exact up to 64 significant bits). Shifts (<< >>)
 // keep the type, as in Vitis. The raw bits are an ap_int_base<W, S> (range(), operator[]).
 #ifndef ARRAYPART_AP_FIXED_H
@@ -165,16 +167,26 @@ template <int _AP_W, int _AP_I, bool _AP_S, ap_q_mode _AP_Q, ap_o_mode _AP_O, in
 inline long double real_of(const ap_fixed_base<_AP_W, _AP_I, _AP_S, _AP_Q, _AP_O, _AP_N>& v) { return v.to_long_double(); }
 }  // namespace ap_detail
 
-// Arithmetic with a fixed-point operand: computed in double (see the top of this file).
-#define AP_FIXED_OP(_AP_OP, _AP_RET)                                                                \
+namespace ap_detail {
+// A fixed-point operand with a floating-point one: the C arithmetic on double.
+template <class _AP_A, class _AP_B> struct fixed_float_pair {
+  static constexpr bool value = fixed_pair<_AP_A, _AP_B>::value &&
+      (std::is_floating_point<_AP_A>::value || std::is_floating_point<_AP_B>::value);
+};
+}  // namespace ap_detail
+
+// Comparisons, and arithmetic with a floating-point operand: computed in double.
+#define AP_FIXED_OP(_AP_OP, _AP_RET, _AP_PAIR)                                                      \
   template <class _AP_A, class _AP_B,                                                               \
-            typename std::enable_if<ap_detail::fixed_pair<_AP_A, _AP_B>::value, int>::type = 0>    \
-  inline _AP_RET operator _AP_OP(const _AP_A& a, const _AP_B& b) {                                          \
+            typename std::enable_if<ap_detail::_AP_PAIR<_AP_A, _AP_B>::value, int>::type = 0>      \
+  inline _AP_RET operator _AP_OP(const _AP_A& a, const _AP_B& b) {                                  \
     return (_AP_RET)(ap_detail::real_of(a) _AP_OP ap_detail::real_of(b));                           \
   }
-AP_FIXED_OP(+, double) AP_FIXED_OP(-, double) AP_FIXED_OP(*, double) AP_FIXED_OP(/, double)
-AP_FIXED_OP(==, bool) AP_FIXED_OP(!=, bool) AP_FIXED_OP(<, bool) AP_FIXED_OP(<=, bool)
-AP_FIXED_OP(>, bool) AP_FIXED_OP(>=, bool)
+AP_FIXED_OP(+, double, fixed_float_pair) AP_FIXED_OP(-, double, fixed_float_pair)
+AP_FIXED_OP(*, double, fixed_float_pair) AP_FIXED_OP(/, double, fixed_float_pair)
+AP_FIXED_OP(==, bool, fixed_pair) AP_FIXED_OP(!=, bool, fixed_pair)
+AP_FIXED_OP(<, bool, fixed_pair) AP_FIXED_OP(<=, bool, fixed_pair)
+AP_FIXED_OP(>, bool, fixed_pair) AP_FIXED_OP(>=, bool, fixed_pair)
 #undef AP_FIXED_OP
 
 namespace ap_detail {
@@ -219,6 +231,59 @@ class ap_ufixed : public ap_fixed_base<_AP_W, _AP_I, false, _AP_Q, _AP_O, _AP_N>
   template <int _AP_W2, int _AP_I2, bool _AP_S2, ap_q_mode _AP_Q2, ap_o_mode _AP_O2, int _AP_N2>
   ap_ufixed(const ap_fixed_base<_AP_W2, _AP_I2, _AP_S2, _AP_Q2, _AP_O2, _AP_N2>& o) : ap_fixed_base<_AP_W, _AP_I, false, _AP_Q, _AP_O, _AP_N>(o) {}
 };
+
+namespace ap_detail {
+// The format of an exact operand: a fixed-point value's, an integer's (no fraction bits).
+template <class _AP_B> struct format;
+template <int _AP_W, int _AP_I, bool _AP_S, ap_q_mode _AP_Q, ap_o_mode _AP_O, int _AP_N>
+struct format<ap_fixed_base<_AP_W, _AP_I, _AP_S, _AP_Q, _AP_O, _AP_N> > {
+  static constexpr int w = _AP_W, i = _AP_I;
+  static constexpr bool s = _AP_S;
+};
+template <int _AP_W, bool _AP_S> struct format<ap_int_base<_AP_W, _AP_S> > {
+  static constexpr int w = _AP_W, i = _AP_W;
+  static constexpr bool s = _AP_S;
+};
+template <class _AP_T, class = void> struct format_of : format<typename int_of<_AP_T>::type> {};
+template <class _AP_T>
+struct format_of<_AP_T, typename std::enable_if<is_ap_fixed<_AP_T>::value>::type>
+    : format<decltype(fixed_base_of((_AP_T*)nullptr))> {};
+// A fixed-point operand with a fixed-point or integer one: the result is exact (Vitis).
+template <class _AP_A, class _AP_B> struct fixed_exact_pair {
+  static constexpr bool value = fixed_pair<_AP_A, _AP_B>::value &&
+      !std::is_floating_point<_AP_A>::value && !std::is_floating_point<_AP_B>::value;
+};
+template <int _AP_W, int _AP_I, bool _AP_S>
+using fixed_of = typename std::conditional<_AP_S, ap_fixed<ap_cap(_AP_W), ap_cap(_AP_I)>,
+                                           ap_ufixed<ap_cap(_AP_W), ap_cap(_AP_I)> >::type;
+// Vitis' full-precision formats: F = W - I fraction bits; a sum keeps the larger
+// fraction and one more integer bit than the larger integer part (two if only the other
+// operand is signed); a quotient keeps the dividend's fraction plus the divisor's.
+template <class _AP_A, class _AP_B> struct result {
+  typedef format_of<_AP_A> a;
+  typedef format_of<_AP_B> b;
+  static constexpr int fa = a::w - a::i, fb = b::w - b::i, f = ap_max(fa, fb);
+  static constexpr int plus_i = ap_max(a::i + (!a::s && b::s), b::i + (!b::s && a::s)) + 1;
+  static constexpr bool s = a::s || b::s;
+  typedef fixed_of<plus_i + f, plus_i, s> plus;
+  typedef fixed_of<plus_i + f, plus_i, true> minus;
+  typedef fixed_of<a::w + b::w, a::i + b::i, s> mult;
+  typedef fixed_of<a::w + ap_max(fb, 0) + b::s, a::i + fb + b::s, s> div;
+};
+}  // namespace ap_detail
+
+// Arithmetic of a fixed-point value with another or an integer: long double, held in
+// the full-precision result format (see the top of this file).
+#define AP_FIXED_EXACT(_AP_OP, _AP_KIND)                                                            \
+  template <class _AP_A, class _AP_B,                                                               \
+            typename std::enable_if<ap_detail::fixed_exact_pair<_AP_A, _AP_B>::value, int>::type = 0> \
+  inline typename ap_detail::result<_AP_A, _AP_B>::_AP_KIND operator _AP_OP(const _AP_A& a,        \
+                                                                           const _AP_B& b) {       \
+    return typename ap_detail::result<_AP_A, _AP_B>::_AP_KIND(                                      \
+        ap_detail::real_of(a) _AP_OP ap_detail::real_of(b));                                        \
+  }
+AP_FIXED_EXACT(+, plus) AP_FIXED_EXACT(-, minus) AP_FIXED_EXACT(*, mult) AP_FIXED_EXACT(/, div)
+#undef AP_FIXED_EXACT
 
 template <class _AP_C, class _AP_T, int _AP_W, int _AP_I, bool _AP_S, ap_q_mode _AP_Q, ap_o_mode _AP_O, int _AP_N>
 inline std::basic_ostream<_AP_C, _AP_T>& operator<<(std::basic_ostream<_AP_C, _AP_T>& os,

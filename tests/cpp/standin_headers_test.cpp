@@ -160,6 +160,14 @@ static void fixed_point() {
   ap_fixed<16, 5> negative_masked = (ap_fixed<16, 5>)-x & 7;  // ...11100.11 & 111
   CHECK(negative_masked == 4);
   CHECK((x | ap_fixed<8, 4>(0.5)) == 3.75);
+  // with a fixed-point or integer operand the result keeps Vitis' full-precision
+  // format, so it shifts: (x * x) >> 1 (probe 32, F5)
+  CHECK(decltype(x * x)::width == 32 && decltype(x * x)::iwidth == 10);
+  CHECK(((x * x) >> 1) == 5.28125);
+  CHECK(decltype(f + g)::width == 9 && decltype(f - ap_ufixed<8, 4>(1))::iwidth == 6);
+  CHECK((ap_ufixed<8, 4>(3.5) - f) == 0.375 && (f - x) == -0.125);
+  CHECK(decltype(f * 3)::width == 40 && f * 3 == 9.375 && f / 2 == 1.5625);
+  CHECK(x * 0.5 == 1.625);  // a floating-point operand: double
 }
 
 static void streams() {
