@@ -394,3 +394,29 @@ def test_out_of_bounds_from_c_source_is_located():
     assert (info.value.coord.file, info.value.coord.line) == ("oob.c", 5)
     assert info.value.message == ("A[i + 1] leaves A (dimension 0 has size 64): "
                                   "at i = 63 the index is 64")
+
+
+DIAGONAL_COPIES = """\
+void diagonal(int logit[16][16], int out[16][16]) {
+  for (int k = 0; k < 46; ++k)
+    for (int c = 4; c > 0; --c) {
+#pragma HLS unroll
+      for (int i = c * 4 - 1; i > (c - 1) * 4 - 1; --i) {
+#pragma HLS pipeline II=1
+        for (int j = 15; j >= 0; --j)
+          out[i][j] = (k - i - j >= 0 && k - i - j < 16) ? logit[i][k - i - j] : 0;
+      }
+    }
+}
+"""
+
+
+def test_concurrency_of_lockstep_copies_is_the_busiest_step():
+    """The 4 copies of the pipelined ``i`` loop run in lockstep at i = 4c - 1 - s;
+    copy c reads 16 - |k - i - 15| elements of ``logit`` in row i, at most 16, and
+    the four together at most 64 - 16 = 48 (k - 3 + s in [7, 11]).  Their 64 lanes
+    live on 28 distinct domains, which the concurrency refines exactly (it used to
+    count every lane past 16 domains: 64)."""
+    model = build_model(frontend.parse_source(DIAGONAL_COPIES, "diagonal.c"))
+    assert model.array("logit").max_concurrent == 48
+    assert model.array("out").max_concurrent == 64

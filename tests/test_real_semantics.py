@@ -1453,6 +1453,38 @@ def test_lanes_with_a_loop_of_their_own_share_its_steps(tmp_path, index, regular
     assert searched(compiled.report, "a").max_concurrent == 2
 
 
+SHIFTED_COPIES = """
+void copies(int a[8][4], int b[8]) {
+  for (int c = 0; c < 2; c++) {
+#pragma HLS unroll
+    for (int i = 4 * c; i < 4 * c + 4; i++) {
+#pragma HLS pipeline II=1
+      int s = 0;
+      for (int j = 0; j < 4; j++)
+        s += a[i][j];
+      b[i] = s;
+    }
+  }
+}"""
+
+
+def test_copies_of_a_pipelined_loop_with_their_own_start_run_together(tmp_path):
+    """Both copies of the pipelined ``i`` loop run their n-th iteration in step n
+    (DESIGN §2), copy c at i = 4c + n: 2 x 4 distinct reads of ``a`` per step, so one
+    two-port memory needs II 4.  The model used to align the copies by the value of
+    ``i`` (0..3 and 4..7 never meet): 4 reads, bound 2 and a warned II 2, where the
+    loop table, replaying the emitted code, gave II 4."""
+    compiled = compile_text(tmp_path, "copies", SHIFTED_COPIES, max_banks=1)
+    report = compiled.report
+    (a,) = [s for s in report.solution.arrays if s.array.name == "a"]
+    assert (a.max_concurrent, a.lower_bound, dict(a.achieved_ii)) == (8, 4, {"L3": 4})
+    assert [(lp["name"], lp["achieved_ii"]) for lp in report.to_json()["loops"]] == [
+        ("L3", 4)]
+    assert any("using none: one memory, achieved II 4 in loop L3" in w
+               for w in report.to_json()["warnings"])
+    assert checked_iis(compiled) == {"L3": 4}
+
+
 def test_an_unrolled_loop_whose_body_is_exact_is_lowered_once(tmp_path):
     compiled = compile_text(tmp_path, "window", """
     void k(int a[64], int b[64]) {

@@ -209,27 +209,49 @@ def _branches(frame: Frame, node: ir.If) -> tuple[Frame, Frame]:
 
 
 def _enter_in_time(frame: Frame, loop: ir.Loop, factor: int, *, chained: bool) -> Frame:
-    """``loop``'s iterator becomes a time variable walking blocks of ``factor``."""
+    """``loop``'s iterator becomes a time variable walking blocks of ``factor``.
+
+    The lanes run in lockstep (DESIGN §2): at step n every lane runs its own n-th
+    iteration, ``start_l + n*step``.  The time variable ``v`` is lane 0's value
+    ``start_0 + n*step``, so lane l's iterator is ``v + (start_l - start_0)``
+    (:func:`_lockstep_shifts`) and it runs where that value meets its own bounds."""
     lanes: list[Lane] = []
     domain = G.empty(frame.time_vars + (loop.var,))
-    for lane in frame.lanes:
+    for lane, shift in zip(frame.lanes, _lockstep_shifts(frame, loop)):
         extended = G.add_dim(lane.domain, loop.var)
         space = extended.space
-        bounds = _substituted(loop.bound, lane.env)
-        blocks = extended.intersect(G.loop_set(
-            loop, space, loop.var, _substituted(loop.init, lane.env), bounds, factor))
+        back = E.scale(-1, shift)
+        bounds = tuple(E.add(e, back) for e in _substituted(loop.bound, lane.env))
+        inits = tuple(E.add(e, back) for e in _substituted(loop.init, lane.env))
+        blocks = extended.intersect(G.loop_set(loop, space, loop.var, inits, bounds, factor))
         domain = domain.union(blocks)
-        if factor == 1:
-            lanes.append(Lane(lane.env, lane.values, blocks))
-            continue
         for k in range(factor):
             offset = k * loop.step
-            env = {**lane.env, loop.var: E.add(E.var(loop.var), E.const(offset))}
-            lanes.append(Lane(env, lane.values, blocks.intersect(
+            env = {**lane.env, loop.var: E.add(E.var(loop.var), shift, E.const(offset))}
+            lanes.append(Lane(env, lane.values, blocks if factor == 1 else blocks.intersect(
                 G.lane_set(loop, space, loop.var, bounds, offset))))
     chain = frame.chain + ((id(loop),) if chained else ())
     return Frame(frame.root, frame.pipelined, frame.time_vars + (loop.var,), chain,
                  tuple(lanes), domain, loop.step < 0)
+
+
+def _lockstep_shifts(frame: Frame, loop: ir.Loop) -> list[E.Expr]:
+    """Per lane of ``frame``, ``start_l - start_0``: how far its first value of
+    ``loop`` lies from lane 0's (0 where the lanes share one start expression, or
+    where some lane's start is a varying min/max of its ``init`` expressions, which
+    no expression gives: then the lanes are aligned by value, not by step)."""
+    starts = []
+    for lane in frame.lanes:
+        inits = _substituted(loop.init, lane.env)
+        if len(inits) == 1:
+            starts.append(inits[0])
+            continue
+        start = G.loop_start(loop, lane.domain.space, inits)
+        starts.append(next((e for e in inits
+                            if lane.domain.is_subset(G.equal_set(e, start))), None))
+    if None in starts:
+        return [E.const(0)] * len(starts)
+    return [E.add(s, E.scale(-1, starts[0])) for s in starts]
 
 
 def _unroll_fully(frame: Frame, loop: ir.Loop) -> Frame:
