@@ -397,9 +397,10 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
                    "enumerate): addresses not compared"
                    for coord, members in zip(loops.coords, loops.members) if len(members) > 1)
     nested = tuple(f"{loops.coords[n]}: its text also runs as steps of the concurrent loop "
-                   f"{name} (a call in its body), whose steps the trace records under this "
-                   "`for`: addresses not compared, and its II held to the larger of the "
-                   "two loops' claims" for n, (_, name) in loops.nested.items())
+                   f"{name}, which holds it (in its body or in a function it calls), "
+                   "whose steps the trace records under this `for`: addresses not "
+                   "compared, and its II held to the larger of the two loops' claims"
+                   for n, (_, name) in loops.nested.items())
     stencils = tuple(f"{a.coord}: {a.name}'s reads in loop {a.stencil} come from its "
                      "array_stencil window (one read of the array per step): addresses "
                      "not compared" for a in kernel.arrays if a.stencil is not None)
