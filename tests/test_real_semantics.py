@@ -1259,6 +1259,60 @@ def test_operands_that_c_skips_build_run_and_trace_as_modelled(tmp_path, case):
     assert_the_trace_agrees(compiled, tmp_path / "trace", ports=2)
 
 
+# A window that starts 4 iterations late (HLSFactory's flat_systolic_array holds its
+# guards in `bool active = ...`): the read a[f - 4] runs only where the test holds.
+HELD_GUARD = """
+#define N 16
+void held(int a[N], int out[N]) {
+  for (int f = 0; f < 2 * N; f++) {
+#pragma HLS pipeline II=1
+    BODY
+  }
+}"""
+HELD_GUARDS = {
+    "ternary_int.c": "int active = (f - 4 >= 0 && f - 4 < N);\n"
+                     "    out[f % N] = active ? a[f - 4] : 0;",
+    "if_bool.cpp": "bool active = (f >= 4 && f < N + 4);\n    int v = 0;\n"
+                   "    if (active) v = a[f - 4];\n    out[f % N] = v;",
+    "if_int.cpp": "int active = f >= 4 && f < N + 4;\n    int v = 0;\n"
+                  "    if (active) v = a[f - 4];\n    out[f % N] = v;",
+    "negated.c": "int idle = f < 4 || f >= N + 4;\n    int v = 0;\n"
+                 "    if (!idle) v = a[f - 4];\n    out[f % N] = v;",
+    "else.cpp": "bool idle = !(f >= 4 && f < N + 4);\n    int v;\n"
+                "    if (idle) v = 0; else v = a[f - 4];\n    out[f % N] = v;",
+    "and.cpp": "bool started = f >= 4;\n    const bool active = started && f < N + 4;\n"
+               "    out[f % N] = active && f % 2 == 0 ? a[f - 4] : 1;",
+}
+
+
+@pytest.mark.parametrize("case", sorted(HELD_GUARDS))
+def test_a_scalar_that_holds_an_affine_test_guards_as_the_test_written_inline(
+        tmp_path, case):
+    """``bool active = f >= 4 && f < N + 4; if (active) ... a[f - 4]``: a local that only
+    its declaration sets holds that test (an ``int`` holds it as 0 or 1) at every read,
+    so as the condition of an ``if`` or ``?:``, under ``!`` or ``&&``, it restricts the
+    read's iterations as the test written there would: ``a[f - 4]`` never leaves ``a``,
+    and one read a cycle keeps II 1."""
+    name, suffix = case.split(".")
+    compiled = compile_text(tmp_path, name, HELD_GUARD.replace("BODY", HELD_GUARDS[case]),
+                            suffix="." + suffix)
+    assert [l["achieved_ii"] for l in loops(compiled)] == [1]
+    reads = [a for a in ir.accesses(compiled.report.kernel.body) if a.array == "a"]
+    assert len(reads) == 1 and reads[0].regular
+
+
+@needs_gxx
+@pytest.mark.parametrize("case", ["ternary_int.c", "if_bool.cpp"])
+def test_a_scalar_that_holds_an_affine_test_builds_runs_and_traces_as_modelled(
+        tmp_path, case):
+    name, suffix = case.split(".")
+    compiled = compile_text(tmp_path, name, HELD_GUARD.replace("BODY", HELD_GUARDS[case]),
+                            suffix="." + suffix)
+    assert_the_testbench_passes(compiled, tmp_path)
+    (tmp_path / "trace").mkdir()
+    assert_the_trace_agrees(compiled, tmp_path / "trace", ports=2)
+
+
 TWO_BLOCKS = """
 void k(int a[16], int b[16]) {
   for (int i = 0; i < 4; i++) {
