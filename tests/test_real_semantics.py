@@ -1313,6 +1313,44 @@ def test_a_scalar_that_holds_an_affine_test_builds_runs_and_traces_as_modelled(
     assert_the_trace_agrees(compiled, tmp_path / "trace", ports=2)
 
 
+HELD_GUARDS_LOST = {
+    # C semantics: active is 1 at the read, so a[f - 4] runs at f = 0
+    "reassigned.c": ("int active = (f >= 4 && f < N + 4);\n    active = 1;\n"
+                     "    out[f % N] = active ? a[f - 4] : 0;", ""),
+    "on_a_branch.c": ("int active = (f >= 4 && f < N + 4);\n    if (a[f % N] > 0) active = 1;\n"
+                      "    int v = 0;\n    if (active) v = a[f - 4];\n    out[f % N] = v;",
+                      "reads 'active', which is written after its declaration at "),
+    "after_the_read.cpp": ("bool active = (f >= 4 && f < N + 4);\n    int v = 0;\n"
+                           "    if (active) v = a[f - 4];\n    active = false;\n"
+                           "    out[f % N] = v + active;",
+                           "reads 'active', which is written after its declaration at "),
+    "address.cpp": ("bool active = (f >= 4 && f < N + 4);\n    bool *p = &active;\n"
+                    "    int v = 0;\n    if (*p && active) v = a[f - 4];\n    out[f % N] = v;",
+                    "reads 'active', which may be written after its declaration"),
+    "data.cpp": ("bool active = f >= 4 && a[f % N] > 0;\n    int v = 0;\n"
+                 "    if (active) v = a[f - 4];\n    out[f % N] = v;",
+                 "reads 'active', which holds a test arraypart cannot model"),
+    "shadowed.cpp": ("bool active = (f >= 4 && f < N + 4);\n    int v = 0;\n"
+                     "    {\n      bool active = a[f % N] > 0;\n"
+                     "      if (active) v = a[f - 4];\n    }\n    out[f % N] = v;",
+                     "reads 'active', which holds a test arraypart cannot model"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HELD_GUARDS_LOST))
+def test_a_scalar_whose_test_may_not_hold_at_the_read_guards_nothing(tmp_path, case):
+    """Soundness: a scalar set again (on any path, before or after the read, through
+    its address), set from data, or shadowed by one that is, stands for no test: the
+    read a[f - 4] counts at f = 0, and the error names the scalar and why."""
+    name, suffix = case.split(".")
+    body, words = HELD_GUARDS_LOST[case]
+    with pytest.raises(KernelError) as caught:
+        compile_text(tmp_path, name, HELD_GUARD.replace("BODY", body), suffix="." + suffix)
+    text = str(caught.value)
+    assert "a[f - 4] leaves a" in text and "at f = 0 the index is -4" in text, text
+    assert words in text, text
+
+
 TWO_BLOCKS = """
 void k(int a[16], int b[16]) {
   for (int i = 0; i < 4; i++) {

@@ -838,7 +838,34 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
             within[1], tuple(self._statement(node.iffalse)), node.coord)
         self._merge_paths([after_then, self._state()], node.coord, "if")
         lane_key = self._lane_key(node.cond) if cond is None and not cond_accesses else None
-        return guarded + [If(cond, then, orelse, node.coord, cond_accesses, lane_key)]
+        reads = "" if cond is not None or foreign else self._unmodelled_reads(node.cond)
+        return guarded + [If(cond, then, orelse, node.coord, cond_accesses, lane_key, reads)]
+
+    def _unmodelled_reads(self, cond: N.Node) -> str:
+        """The local integer and ``bool`` scalars that the data-dependent ``cond``
+        reads with neither an affine value nor a condition they hold, each with why
+        (:attr:`arraypart.ir.If.reads`); '' when it reads none."""
+        func = self._calls[-1]
+        scalars = {d.name for d in func.nodes if isinstance(d, N.Decl) and S.plain_integer(d)}
+        names = dict.fromkeys(n.name for n in N.walk(cond) if isinstance(n, N.Id)
+                              and n.name in scalars and n.name not in self._temporaries)
+        return ", ".join(self._unmodelled(name, func) for name in names)
+
+    def _unmodelled(self, name: str, func: N.FuncDef) -> str:
+        """Why the local scalar ``name`` of ``func`` stands for no value or test here."""
+        why = self._opaque.get(name)
+        if name in self._condition_holders():
+            if why is not None:
+                return f"'{name}', which {why.reason} at {why.coord}"
+            return (f"'{name}', which holds a test arraypart cannot model (its "
+                    "initializer reads data, or is not affine in the iterators)")
+        site = next((n for n in func.nodes if S.write_target(n) == name), None)
+        if site is not None:
+            return f"'{name}', which is written after its declaration at {site.coord}"
+        if why is not None:
+            return f"'{name}', which {why.reason} at {why.coord}"
+        return (f"'{name}', which may be written after its declaration (through its "
+                "address, a reference or a call)")
 
     def _lane_key(self, cond: N.Node) -> tuple | None:
         """For a data-dependent condition inside unrolled loops of a pipeline that is
