@@ -348,6 +348,9 @@ class If:
     pipelined loop that takes one value in all their lanes (it reads no array, calls
     nothing, and names none of their iterators nor a scalar their bodies declare or
     write), a key that every lane's copy of this ``if`` shares; None otherwise.
+    ``reads``: for a data-dependent condition, the scalars it reads that hold no affine
+    value nor a condition the front end models, each with why (for a message), else
+    empty.
     """
 
     cond: tuple[Conjunction, ...] | None
@@ -356,6 +359,7 @@ class If:
     coord: Coord
     cond_accesses: tuple[Access, ...] = ()
     lane_key: tuple | None = None
+    reads: str = ""
 
 
 @dataclass(frozen=True, slots=True)

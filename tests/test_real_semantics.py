@@ -1259,6 +1259,98 @@ def test_operands_that_c_skips_build_run_and_trace_as_modelled(tmp_path, case):
     assert_the_trace_agrees(compiled, tmp_path / "trace", ports=2)
 
 
+# A window that starts 4 iterations late (HLSFactory's flat_systolic_array holds its
+# guards in `bool active = ...`): the read a[f - 4] runs only where the test holds.
+HELD_GUARD = """
+#define N 16
+void held(int a[N], int out[N]) {
+  for (int f = 0; f < 2 * N; f++) {
+#pragma HLS pipeline II=1
+    BODY
+  }
+}"""
+HELD_GUARDS = {
+    "ternary_int.c": "int active = (f - 4 >= 0 && f - 4 < N);\n"
+                     "    out[f % N] = active ? a[f - 4] : 0;",
+    "if_bool.cpp": "bool active = (f >= 4 && f < N + 4);\n    int v = 0;\n"
+                   "    if (active) v = a[f - 4];\n    out[f % N] = v;",
+    "if_int.cpp": "int active = f >= 4 && f < N + 4;\n    int v = 0;\n"
+                  "    if (active) v = a[f - 4];\n    out[f % N] = v;",
+    "negated.c": "int idle = f < 4 || f >= N + 4;\n    int v = 0;\n"
+                 "    if (!idle) v = a[f - 4];\n    out[f % N] = v;",
+    "else.cpp": "bool idle = !(f >= 4 && f < N + 4);\n    int v;\n"
+                "    if (idle) v = 0; else v = a[f - 4];\n    out[f % N] = v;",
+    "and.cpp": "bool started = f >= 4;\n    const bool active = started && f < N + 4;\n"
+               "    out[f % N] = active && f % 2 == 0 ? a[f - 4] : 1;",
+}
+
+
+@pytest.mark.parametrize("case", sorted(HELD_GUARDS))
+def test_a_scalar_that_holds_an_affine_test_guards_as_the_test_written_inline(
+        tmp_path, case):
+    """``bool active = f >= 4 && f < N + 4; if (active) ... a[f - 4]``: a local that only
+    its declaration sets holds that test (an ``int`` holds it as 0 or 1) at every read,
+    so as the condition of an ``if`` or ``?:``, under ``!`` or ``&&``, it restricts the
+    read's iterations as the test written there would: ``a[f - 4]`` never leaves ``a``,
+    and one read a cycle keeps II 1."""
+    name, suffix = case.split(".")
+    compiled = compile_text(tmp_path, name, HELD_GUARD.replace("BODY", HELD_GUARDS[case]),
+                            suffix="." + suffix)
+    assert [l["achieved_ii"] for l in loops(compiled)] == [1]
+    reads = [a for a in ir.accesses(compiled.report.kernel.body) if a.array == "a"]
+    assert len(reads) == 1 and reads[0].regular
+
+
+@needs_gxx
+@pytest.mark.parametrize("case", ["ternary_int.c", "if_bool.cpp"])
+def test_a_scalar_that_holds_an_affine_test_builds_runs_and_traces_as_modelled(
+        tmp_path, case):
+    name, suffix = case.split(".")
+    compiled = compile_text(tmp_path, name, HELD_GUARD.replace("BODY", HELD_GUARDS[case]),
+                            suffix="." + suffix)
+    assert_the_testbench_passes(compiled, tmp_path)
+    (tmp_path / "trace").mkdir()
+    assert_the_trace_agrees(compiled, tmp_path / "trace", ports=2)
+
+
+HELD_GUARDS_LOST = {
+    # C semantics: active is 1 at the read, so a[f - 4] runs at f = 0
+    "reassigned.c": ("int active = (f >= 4 && f < N + 4);\n    active = 1;\n"
+                     "    out[f % N] = active ? a[f - 4] : 0;", ""),
+    "on_a_branch.c": ("int active = (f >= 4 && f < N + 4);\n    if (a[f % N] > 0) active = 1;\n"
+                      "    int v = 0;\n    if (active) v = a[f - 4];\n    out[f % N] = v;",
+                      "reads 'active', which is written after its declaration at "),
+    "after_the_read.cpp": ("bool active = (f >= 4 && f < N + 4);\n    int v = 0;\n"
+                           "    if (active) v = a[f - 4];\n    active = false;\n"
+                           "    out[f % N] = v + active;",
+                           "reads 'active', which is written after its declaration at "),
+    "address.cpp": ("bool active = (f >= 4 && f < N + 4);\n    bool *p = &active;\n"
+                    "    int v = 0;\n    if (*p && active) v = a[f - 4];\n    out[f % N] = v;",
+                    "reads 'active', which may be written after its declaration"),
+    "data.cpp": ("bool active = f >= 4 && a[f % N] > 0;\n    int v = 0;\n"
+                 "    if (active) v = a[f - 4];\n    out[f % N] = v;",
+                 "reads 'active', which holds a test arraypart cannot model"),
+    "shadowed.cpp": ("bool active = (f >= 4 && f < N + 4);\n    int v = 0;\n"
+                     "    {\n      bool active = a[f % N] > 0;\n"
+                     "      if (active) v = a[f - 4];\n    }\n    out[f % N] = v;",
+                     "reads 'active', which holds a test arraypart cannot model"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HELD_GUARDS_LOST))
+def test_a_scalar_whose_test_may_not_hold_at_the_read_guards_nothing(tmp_path, case):
+    """Soundness: a scalar set again (on any path, before or after the read, through
+    its address), set from data, or shadowed by one that is, stands for no test: the
+    read a[f - 4] counts at f = 0, and the error names the scalar and why."""
+    name, suffix = case.split(".")
+    body, words = HELD_GUARDS_LOST[case]
+    with pytest.raises(KernelError) as caught:
+        compile_text(tmp_path, name, HELD_GUARD.replace("BODY", body), suffix="." + suffix)
+    text = str(caught.value)
+    assert "a[f - 4] leaves a" in text and "at f = 0 the index is -4" in text, text
+    assert words in text, text
+
+
 TWO_BLOCKS = """
 void k(int a[16], int b[16]) {
   for (int i = 0; i < 4; i++) {

@@ -50,6 +50,17 @@ NUMBER_FIELDS = {E.Const: "value", E.Scale: "factor", E.FloorDiv: "divisor",
 
 
 Bound = tuple[int | None, int | None]  # an integer interval [low, high]; None: unbounded
+Dnf = tuple[Conjunction, ...]  # a disjunction of conjunctions: () is false, ((),) true
+
+
+@dataclass(frozen=True, slots=True)
+class Truth:
+    """The condition a scalar holds as C's 0 or 1 (``bool on = i >= 4 && i < n``):
+    ``holds`` is where it is 1, ``fails`` where it is 0, each over the iterators and
+    sizes as they were when it was set (:func:`.scalars.condition_holders`)."""
+
+    holds: Dnf
+    fails: Dnf
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +77,10 @@ class Scope:
     are one reduction at the read.
     ``increments``: the temporaries that the expression being read steps once, in
     sequence (:func:`.scalars.sequenced_increments`): ``w++`` there is the value
-    before the step, ``++w`` the value after it."""
+    before the step, ``++w`` the value after it.
+    ``conditions``: the scalars that hold a condition here (:class:`Truth`); as the
+    condition of an ``if``, a ``?:``, ``!`` or ``&&`` they stand for it.  They have no
+    value as an integer (their 0 or 1 is no affine expression)."""
 
     iterators: frozenset[str] = frozenset()
     constants: Mapping[str, int] = field(default_factory=dict)
@@ -74,6 +88,7 @@ class Scope:
     temporaries: Mapping[str, E.Expr] = field(default_factory=dict)
     narrow: Mapping[str, N.IntType] = field(default_factory=dict)
     increments: frozenset[str] = frozenset()
+    conditions: Mapping[str, Truth] = field(default_factory=dict)
 
     def constant(self, name: str) -> int | None:
         return self.constants.get(name)
@@ -469,6 +484,7 @@ def condition_dnf(node: N.Node, scope: Scope,
                   negate: bool = False) -> tuple[Conjunction, ...] | None:
     """``node`` (negated if asked) as a disjunction of conjunctions of affine
     constraints, or None when it is not affine.  ``()`` is false, ``((),)`` true."""
+    node = _tested(node, scope)
     if isinstance(node, N.UnaryOp) and node.op == "!":
         return condition_dnf(node.expr, scope, not negate)
     if isinstance(node, N.BinaryOp) and node.op in ("&&", "||"):
@@ -486,6 +502,7 @@ def condition_superset(node: N.Node, scope: Scope,
     may hold: :func:`condition_dnf` where that is affine, and each comparison or value
     that is not taken as true (so ``i < n && x[i] > 0`` gives ``i < n``; pushing the
     negation to the leaves first keeps this a superset for either branch)."""
+    node = _tested(node, scope)
     if isinstance(node, N.UnaryOp) and node.op == "!":
         return condition_superset(node.expr, scope, not negate)
     if isinstance(node, N.BinaryOp) and node.op in ("&&", "||"):
@@ -493,6 +510,41 @@ def condition_superset(node: N.Node, scope: Scope,
                         condition_superset(node.right, scope, negate))
     exact = _atom_dnf(node, scope, negate)
     return ((),) if exact is None else exact
+
+
+def held_truth(node: N.Node, scope: Scope, boolean: bool) -> Truth | None:
+    """The condition a scalar that ``node`` initializes holds: for a ``bool``
+    (``boolean``) ``node != 0`` (C11 6.3.1.2); for another integer type only where
+    ``node`` is 0 or 1 (:func:`_zero_or_one`), which every integer type keeps zero or
+    nonzero (1, or -1 in a signed 1-bit ``ap_int``).  None when that is not affine."""
+    if not boolean and not _zero_or_one(node, scope):
+        return None
+    holds = condition_dnf(node, scope)
+    fails = condition_dnf(node, scope, negate=True)
+    return None if holds is None or fails is None else Truth(holds, fails)
+
+
+def _zero_or_one(node: N.Node, scope: Scope) -> bool:
+    """Whether ``node``'s value is 0 or 1 whatever it reads: a comparison, ``!``,
+    ``&&``, ``||`` (C11 6.5.3.3, 6.5.8, 6.5.9, 6.5.13, 6.5.14), a conversion to
+    ``bool``, a scalar holding a condition, or an integer conversion of one of them."""
+    if isinstance(node, N.Cast) and node.to is not None:
+        return node.to.boolean or _zero_or_one(node.expr, scope)
+    if isinstance(node, N.BinaryOp):
+        return node.op in COMPARISONS or node.op in ("&&", "||")
+    if isinstance(node, N.UnaryOp):
+        return node.op == "!"
+    return isinstance(node, N.Id) and node.name in scope.conditions
+
+
+def _tested(node: N.Node, scope: Scope) -> N.Node:
+    """What testing ``node`` against 0 tests: the operand of a conversion to ``bool``
+    (``(bool)e`` is ``e != 0``), or of an integer conversion of a value that is 0 or
+    1 (:func:`_zero_or_one`; an ``int`` compared in C++, ``(char)(i < n)``)."""
+    while isinstance(node, N.Cast) and node.to is not None and (
+            node.to.boolean or _zero_or_one(node.expr, scope)):
+        node = node.expr
+    return node
 
 
 def _connect(op: str, negate: bool, left: tuple[Conjunction, ...],
@@ -504,7 +556,11 @@ def _connect(op: str, negate: bool, left: tuple[Conjunction, ...],
 
 
 def _atom_dnf(node: N.Node, scope: Scope, negate: bool) -> tuple[Conjunction, ...] | None:
-    """A comparison, or a value taken as ``!= 0``, as DNF; None when not affine."""
+    """A comparison, a scalar holding a condition, or a value taken as ``!= 0``, as
+    DNF; None when not affine."""
+    if isinstance(node, N.Id) and node.name in scope.conditions:
+        truth = scope.conditions[node.name]
+        return truth.fails if negate else truth.holds
     if isinstance(node, N.BinaryOp) and node.op in COMPARISONS:
         left = quasi_affine(node.left, scope)
         right = quasi_affine(node.right, scope)

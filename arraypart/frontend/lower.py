@@ -32,7 +32,8 @@ from ..ir import Array, Conjunction, If, Loop, Node, Param, Stmt
 from . import calls
 from .accesses import AccessLowering
 from .calls import Binding, StreamPort
-from .cexpr import Bound, Scope, condition_dnf, condition_superset, quasi_affine
+from .cexpr import (Bound, Scope, condition_dnf, condition_superset, held_truth,
+                    quasi_affine)
 from . import cnodes as N
 from . import interfaces as I
 from . import scalars as S
@@ -143,6 +144,8 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         self._scalars = S.integer_scalars(list(func.params) + list(func.nodes))
         self._types = S.integer_types(list(func.params) + list(func.nodes))
         self._range_logs: dict[int, _RangeLog] = {}  # by id of the function's FuncDef
+        # the scalars that only their declarations write, by id of the FuncDef
+        self._holders: dict[int, frozenset[str]] = {}
         self._blocks: list[dict[str, tuple]] = []  # per open block: outer bindings
         self._followed = 0  # loop iterations being followed without building IR
         self._per_lane = 0  # fully unrolled bodies being lowered once per lane
@@ -237,7 +240,9 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         sizes = frozenset(self._sizes) if len(self._calls) == 1 else frozenset()
         return Scope(frozenset(self._iterators[self._frame_start:]) | sizes,
                      self._constants, dict(self._ranges), dict(self._temporaries),
-                     S.narrow(self._types), self._increments)
+                     S.narrow(self._types), self._increments,
+                     {name: why.truth for name, why in self._opaque.items()
+                      if why.truth is not None})
 
     @contextmanager
     def _stepping(self, node: N.Node):
@@ -357,10 +362,13 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
                 self._bind(name, value, None)
 
     def _declare_scalar(self, decl: N.Decl) -> None:
+        truth = self._held_truth(decl)
         if decl.name not in self._scalars:
             # its initializer's writes (float t = k++), and a reference's aliasing
             # (int &r = k: k may change through r)
             self._apply_effects(decl)
+            if decl.name in self._condition_holders():
+                self._declare(decl.name, None, truth)
             return
         self._log_writes(decl)
         if decl.init is None:
@@ -381,8 +389,27 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
                 "is static (each call starts from the value the last call left)",
                 decl.coord))
             return
-        self._declare(decl.name, value, None if value is not None else S.Opaque(
+        self._declare(decl.name, value, None if value is not None else truth or S.Opaque(
             "is initialized with a value that is not affine", decl.coord))
+
+    def _held_truth(self, decl: N.Decl) -> S.Opaque | None:
+        """Why a scalar that only its declaration writes (:func:`.scalars.condition_holders`)
+        has no affine value, with the condition its initializer gives it
+        (:func:`.cexpr.held_truth`); None for any other declaration, or one whose
+        condition is not affine."""
+        if decl.init is None or decl.name not in self._condition_holders():
+            return None
+        truth = held_truth(decl.init, self._scope(), S.boolean(decl))
+        return None if truth is None else S.Opaque(
+            "holds a condition (0 or 1), not an affine value", decl.coord, truth)
+
+    def _condition_holders(self) -> frozenset[str]:
+        """:func:`.scalars.condition_holders` of the function text being lowered."""
+        func = self._calls[-1]
+        if id(func) not in self._holders:
+            self._holders[id(func)] = S.condition_holders(func.body, func.nodes,
+                                                          self._callees)
+        return self._holders[id(func)]
 
     def _function_range_log(self, func: N.FuncDef) -> _RangeLog:
         """The value-range log of ``func``'s text (one per definition reached)."""
@@ -811,7 +838,34 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
             within[1], tuple(self._statement(node.iffalse)), node.coord)
         self._merge_paths([after_then, self._state()], node.coord, "if")
         lane_key = self._lane_key(node.cond) if cond is None and not cond_accesses else None
-        return guarded + [If(cond, then, orelse, node.coord, cond_accesses, lane_key)]
+        reads = "" if cond is not None or foreign else self._unmodelled_reads(node.cond)
+        return guarded + [If(cond, then, orelse, node.coord, cond_accesses, lane_key, reads)]
+
+    def _unmodelled_reads(self, cond: N.Node) -> str:
+        """The local integer and ``bool`` scalars that the data-dependent ``cond``
+        reads with neither an affine value nor a condition they hold, each with why
+        (:attr:`arraypart.ir.If.reads`); '' when it reads none."""
+        func = self._calls[-1]
+        scalars = {d.name for d in func.nodes if isinstance(d, N.Decl) and S.plain_integer(d)}
+        names = dict.fromkeys(n.name for n in N.walk(cond) if isinstance(n, N.Id)
+                              and n.name in scalars and n.name not in self._temporaries)
+        return ", ".join(self._unmodelled(name, func) for name in names)
+
+    def _unmodelled(self, name: str, func: N.FuncDef) -> str:
+        """Why the local scalar ``name`` of ``func`` stands for no value or test here."""
+        why = self._opaque.get(name)
+        if name in self._condition_holders():
+            if why is not None:
+                return f"'{name}', which {why.reason} at {why.coord}"
+            return (f"'{name}', which holds a test arraypart cannot model (its "
+                    "initializer reads data, or is not affine in the iterators)")
+        site = next((n for n in func.nodes if S.write_target(n) == name), None)
+        if site is not None:
+            return f"'{name}', which is written after its declaration at {site.coord}"
+        if why is not None:
+            return f"'{name}', which {why.reason} at {why.coord}"
+        return (f"'{name}', which may be written after its declaration (through its "
+                "address, a reference or a call)")
 
     def _lane_key(self, cond: N.Node) -> tuple | None:
         """For a data-dependent condition inside unrolled loops of a pipeline that is

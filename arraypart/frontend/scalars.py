@@ -37,7 +37,7 @@ from .. import expr as E
 from ..errors import Coord
 from . import cnodes as N
 from ..ir import Conjunction, Constraint
-from .cexpr import (AP_READERS, COMPARISONS, INCREMENT_STEPS, Bound, Scope, interval,
+from .cexpr import (AP_READERS, COMPARISONS, INCREMENT_STEPS, Bound, Scope, Truth, interval,
                     quasi_affine)
 
 ENTRY_MARK = "@"  # cannot occur in a C name: an iteration's entry symbols never clash
@@ -65,10 +65,13 @@ RANGE_ROUNDS = 8
 
 @dataclass(frozen=True, slots=True)
 class Opaque:
-    """Why a scalar has no affine value here, and where that happened."""
+    """Why a scalar has no affine value here, and where that happened; ``truth``: the
+    condition it holds as 0 or 1, for a scalar that only its declaration writes
+    (:func:`condition_holders`), else None."""
 
     reason: str
     coord: Coord
+    truth: Truth | None = None
 
     def describe(self, name: str) -> str:
         return f"'{name}' {self.reason} at {self.coord}"
@@ -92,11 +95,35 @@ def integer_scalars(nodes: Iterable[N.Node]) -> frozenset[str]:
                      and not d.is_array and d.ctype is not None
                      and (d.ctype.canonical_kind in N.INTEGER_TYPE_KINDS
                           or d.ctype.integer is not None)
-                     and (not _boolean(d) or (isinstance(d.init, N.Constant)
+                     and (not boolean(d) or (isinstance(d.init, N.Constant)
                                                and d.name not in assigned)))
 
 
-def _boolean(decl: N.Decl) -> bool:
+def condition_holders(body: N.Node, nodes: Iterable[N.Node],
+                      callees: Mapping[str, N.FuncDef | None] = {}) -> frozenset[str]:
+    """The names of the local integer and ``bool`` scalars of a function (``body``,
+    ``nodes`` its nodes) that nothing writes but their declarations' initializers
+    (:func:`written`: no assignment, step, address, reference or argument a callee
+    may write; ``static`` ones keep the last call's value).  Each declaration of one
+    runs before every read in its scope, so where it is initialized with an affine
+    condition it holds that condition, as its declaration computed it, at every read
+    (:class:`.cexpr.Truth`).  A name that also declares anything else (an array, a
+    reference, a ``static``) is left out."""
+    decls = [d for d in nodes if isinstance(d, N.Decl)]
+    plain = {d.name for d in decls if plain_integer(d)}
+    declared = frozenset(plain - {d.name for d in decls if not plain_integer(d)})
+    return declared - written(body, declared, callees)
+
+
+def plain_integer(decl: N.Decl) -> bool:
+    """An integer or ``bool`` scalar that is no reference and not ``static``."""
+    return (not decl.is_array and not decl.static and decl.ctype is not None
+            and decl.ctype.kind not in REFERENCE_KINDS
+            and (decl.ctype.canonical_kind in N.INTEGER_TYPE_KINDS
+                 or decl.ctype.integer is not None))
+
+
+def boolean(decl: N.Decl) -> bool:
     return decl.ctype.canonical_kind == ci.TypeKind.BOOL or (
         decl.ctype.integer is not None and decl.ctype.integer.boolean)
 

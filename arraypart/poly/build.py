@@ -15,7 +15,7 @@ import islpy as isl
 
 from .. import expr as E
 from .. import ir
-from ..errors import Coord, KernelError, warning_text
+from ..errors import KernelError, warning_text
 from ..limits import Deadline
 from . import isl_glue as G
 from .domains import AccessRelation, access_relations
@@ -80,23 +80,23 @@ def check_writable(access: ir.Access, array: ir.Array) -> None:
             f"a ROM ({array.storage}): a ROM has no write port (bind it to a ram_* type)"))
 
 
-def data_guards(body: tuple[ir.Node, ...], guard: Coord | None = None) -> dict[int, Coord]:
+def data_guards(body: tuple[ir.Node, ...], guard: ir.If | None = None) -> dict[int, ir.If]:
     """id(access) -> the innermost data-dependent ``if`` whose branch holds it."""
-    out: dict[int, Coord] = {}
+    out: dict[int, ir.If] = {}
     for node in body:
         if isinstance(node, ir.Stmt) and guard is not None:
             out.update((id(a), guard) for a in node.accesses)
         elif isinstance(node, ir.If):
             if guard is not None:  # its condition's reads run where its branch may
                 out.update((id(a), guard) for a in node.cond_accesses)
-            inner = node.coord if node.cond is None else guard
+            inner = node if node.cond is None else guard
             out.update(data_guards(node.then + node.orelse, inner))
         elif isinstance(node, ir.Loop):
             out.update(data_guards(node.body, guard))
     return out
 
 
-def check_bounds(relation: AccessRelation, array: ir.Array, guard: Coord | None = None) -> None:
+def check_bounds(relation: AccessRelation, array: ir.Array, guard: ir.If | None = None) -> None:
     """Raise a located error when a regular dimension of the reference leaves
     ``[0, size)`` for some point of its domain; the example is the lexicographically
     first such iteration.  ``guard``: the data-dependent ``if`` that holds the
@@ -114,14 +114,26 @@ def check_bounds(relation: AccessRelation, array: ir.Array, guard: Coord | None 
             value = int(E.evaluate(e, point))
             where = ", ".join(f"{v} = {x}" for v, x in point.items())
             at = f"at {where} " if where else ""
-            hint = "" if guard is None else (
-                f"; it is under the if at {guard}, whose condition arraypart cannot model "
-                "(it reads data, or is not affine in the iterators: C's % of a negative "
-                "value is not) and takes as possibly true at every iteration: state the "
-                "bound in the condition (an affine test first, then '&&')")
+            hint = "" if guard is None else _guard_hint(guard)
             raise KernelError(access.coord, f"{reference_text(access)} leaves {array.name} "
                               f"(dimension {dim} has size {size}): {at}the index is "
                               f"{value}{hint}")
+
+
+def _guard_hint(guard: ir.If) -> str:
+    """What an out-of-bounds error says of the data-dependent ``if`` around the
+    reference: its condition counts as possibly true at every iteration, why, and the
+    way out."""
+    if guard.reads:
+        return (f"; it is under the if at {guard.coord}, whose condition reads "
+                f"{guard.reads}, so arraypart takes it as possibly true at every "
+                "iteration (a scalar stands for the test it holds only when its "
+                "declaration sets it to an affine test and nothing else writes it): "
+                "write the test inline (an affine test first, then '&&')")
+    return (f"; it is under the if at {guard.coord}, whose condition arraypart cannot "
+            "model (it reads data, or is not affine in the iterators: C's % of a "
+            "negative value is not) and takes as possibly true at every iteration: "
+            "state the bound in the condition (an affine test first, then '&&')")
 
 
 def outside_set(e: E.Expr, size: int, space) -> isl.Set:
