@@ -817,8 +817,9 @@ class _Search:
         (:meth:`_first_tier`), then cheaper per_dim bankings with more banks
         (:meth:`_refine`).  With ``report`` (the search for the banking the array
         gets) the first tier's is reported as found before the refinement.  With a
-        ``budget``, past that many candidates pre-checked the first tier raises
-        :class:`_TimeUp`."""
+        ``budget`` (a note's search, which compares conflict-free bankings only), past
+        that many candidates pre-checked, or when no candidate is conflict-free, the
+        first tier raises :class:`_TimeUp`."""
         found = self._first_tier(families, budget)
         if not found.proof.conflict_free:
             return found
@@ -857,6 +858,8 @@ class _Search:
             found, fallback = self._confirm(pending, None, fallback, tier, tried[0])
             if found is not None:
                 return _Found(*found, tried[0])
+        if budget is not None:
+            raise _TimeUp  # (proving the fallback and one memory would tell it nothing)
         banking = self._kept_when_missed(fallback)
         return _Found(banking, self.prove(banking), self.cost(banking), tried[0])
 
