@@ -117,6 +117,20 @@ def test_a_top_named_original_is_a_located_error(tmp_path):
         assert run.returncode == 0 and "PASS" in run.stdout, run.stdout[-2000:]
 
 
+def test_a_header_using_a_command_line_macro_named_original_is_a_located_error(tmp_path):
+    """``-D original=3`` that only a header reads (a use of the macro, no declaration)
+    clashes with the testbench's namespace too; it was located, then an internal
+    error once macro uses in headers were skipped (probe 32b, F4)."""
+    (tmp_path / "use.h").write_text("inline int helper(int x) { return x + original; }\n")
+    path = tmp_path / "k.cpp"
+    path.write_text('#include "use.h"\nvoid k(int in[64], int out[64]) {\n'
+                    + LOOP % "helper(in[i])" + "}\n")
+    with pytest.raises(arraypart.KernelError) as caught:
+        arraypart.compile_kernel(str(path), defines={"original": 3})
+    assert caught.value.coord.file.endswith("use.h") and caught.value.coord.line == 1
+    assert "names the namespace in which the testbench runs" in caught.value.message
+
+
 def test_a_pragma_word_that_cpp_reserves_is_no_identifier(tmp_path, capsys):
     """#pragma HLS dependence variable=buf inter false in a C kernel: 'false' is a
     pragma word, not a C identifier the emitted C++ would reject (it was refused)."""

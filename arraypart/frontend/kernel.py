@@ -481,9 +481,8 @@ def _check_testbench_namespace(unit: clangtu.Unit, top: N.FuncDef) -> None:
     for c in unit.top:
         if clash is not None:
             break
-        if (c.kind in (ci.CursorKind.MACRO_INSTANTIATION, ci.CursorKind.INCLUSION_DIRECTIVE)
-                or c.spelling != TESTBENCH_NAMESPACE or c.location.file is None):
-            continue  # (a macro's use or an include declares no name)
+        if c.spelling != TESTBENCH_NAMESPACE or c.location.file is None:
+            continue
         if (c.kind in (ci.CursorKind.NAMESPACE, ci.CursorKind.NAMESPACE_ALIAS,
                        ci.CursorKind.MACRO_DEFINITION) or not unit.in_main(c.location)):
             clash = (unit.coord(c.location.offset) if unit.in_main(c.location) else
