@@ -258,7 +258,9 @@ using fixed_of = typename std::conditional<_AP_S, ap_fixed<ap_cap(_AP_W), ap_cap
                                            ap_ufixed<ap_cap(_AP_W), ap_cap(_AP_I)> >::type;
 // Vitis' full-precision formats: F = W - I fraction bits; a sum keeps the larger
 // fraction and one more integer bit than the larger integer part (two if only the other
-// operand is signed); a quotient keeps the dividend's fraction plus the divisor's.
+// operand is signed); a quotient keeps the dividend's fraction bits, with as many more
+// integer bits as the divisor has fraction bits (and its sign bit), and is truncated
+// toward zero (Vitis divides the raw values).
 template <class _AP_A, class _AP_B> struct result {
   typedef format_of<_AP_A> a;
   typedef format_of<_AP_B> b;
@@ -270,6 +272,9 @@ template <class _AP_A, class _AP_B> struct result {
   typedef fixed_of<a::w + b::w, a::i + b::i, s> mult;
   typedef fixed_of<a::w + ap_max(fb, 0) + b::s, a::i + fb + b::s, s> div;
 };
+template <class _AP_R> _AP_R toward_zero(long double q) {
+  return _AP_R(std::ldexp(std::trunc(std::ldexp(q, _AP_R::fwidth)), -_AP_R::fwidth));
+}
 }  // namespace ap_detail
 
 // Arithmetic of a fixed-point value with another or an integer: long double, held in
@@ -282,8 +287,14 @@ template <class _AP_A, class _AP_B> struct result {
     return typename ap_detail::result<_AP_A, _AP_B>::_AP_KIND(                                      \
         ap_detail::real_of(a) _AP_OP ap_detail::real_of(b));                                        \
   }
-AP_FIXED_EXACT(+, plus) AP_FIXED_EXACT(-, minus) AP_FIXED_EXACT(*, mult) AP_FIXED_EXACT(/, div)
+AP_FIXED_EXACT(+, plus) AP_FIXED_EXACT(-, minus) AP_FIXED_EXACT(*, mult)
 #undef AP_FIXED_EXACT
+template <class _AP_A, class _AP_B,
+          typename std::enable_if<ap_detail::fixed_exact_pair<_AP_A, _AP_B>::value, int>::type = 0>
+inline typename ap_detail::result<_AP_A, _AP_B>::div operator/(const _AP_A& a, const _AP_B& b) {
+  return ap_detail::toward_zero<typename ap_detail::result<_AP_A, _AP_B>::div>(
+      ap_detail::real_of(a) / ap_detail::real_of(b));
+}
 
 template <class _AP_C, class _AP_T, int _AP_W, int _AP_I, bool _AP_S, ap_q_mode _AP_Q, ap_o_mode _AP_O, int _AP_N>
 inline std::basic_ostream<_AP_C, _AP_T>& operator<<(std::basic_ostream<_AP_C, _AP_T>& os,

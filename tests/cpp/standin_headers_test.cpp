@@ -167,6 +167,7 @@ static void fixed_point() {
   CHECK(decltype(f + g)::width == 9 && decltype(f - ap_ufixed<8, 4>(1))::iwidth == 6);
   CHECK((ap_ufixed<8, 4>(3.5) - f) == 0.375 && (f - x) == -0.125);
   CHECK(decltype(f * 3)::width == 40 && f * 3 == 9.375 && f / 2 == 1.5625);
+  CHECK((ap_int<8>(-3) / ap_fixed<8, 4>(3.25)) == 0 && g / 3 == -0.3125);  // toward zero
   CHECK(x * 0.5 == 1.625);  // a floating-point operand: double
 }
 
