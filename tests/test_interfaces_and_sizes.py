@@ -433,7 +433,9 @@ def test_a_stream_of_packets_gets_random_bytes_and_fields_of_their_width(tmp_pat
 # correct kernel, which check --trace blamed on the kernel).
 AP_FIELD_INDEX = """#include "ap_axi_sdata.h"
 #include "hls_stream.h"
-struct hit { int w; struct { ap_uint<4> idx[2]; } at; };
+struct base { ap_uint<4> tag; };
+struct part { int w; ap_uint<4> idx; };
+struct hit : base { int w; struct { ap_uint<4> idx[2]; } at; part parts[2]; };
 void fields(hls::stream<ap_axiu<8, 1, 1, 1> > &in, const hit hits[16], int histo[256],
             int bins[16]) {
   for (int i = 0; i < 16; i++) {
@@ -441,6 +443,7 @@ void fields(hls::stream<ap_axiu<8, 1, 1, 1> > &in, const hit hits[16], int histo
     ap_axiu<8, 1, 1, 1> p = in.read();
     histo[p.data] += 1;
     bins[hits[i].at.idx[1]] += 1;
+    histo[hits[i].parts[1].idx + 16 * hits[i].tag] += 2;
   }
 }
 """
@@ -452,6 +455,8 @@ def test_ap_fields_of_packets_and_structs_get_values_of_their_width(tmp_path):
     compiled = arraypart.compile_kernel(path)
     tb = compiled.files["fields_tb.cpp"]
     assert "for (long k0 = 0; k0 < 2; ++k0) value.at.idx[k0] = random_int<ap_uint<4>>(" in tb
+    assert "value.tag = random_int<ap_uint<4>>(" in tb  # a base class's (probe 32b F1)
+    assert "for (long k0 = 0; k0 < 2; ++k0) value.parts[k0].idx = random_int<" in tb
     run = run_testbench(compiled, tmp_path)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
     (tmp_path / "trace").mkdir()

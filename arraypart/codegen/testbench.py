@@ -501,9 +501,8 @@ def _random_struct(type_name: str, ap_fields: tuple[tuple[str, str, tuple[int, .
     if not ap_fields:
         return f"random_bytes<{type_name}>()"
     sets = []
-    for path, ap_type, dims in ap_fields:
+    for element, ap_type, dims in ap_fields:
         loops = "".join(f"for (long k{d} = 0; k{d} < {n}; ++k{d}) " for d, n in enumerate(dims))
-        element = path + "".join(f"[k{d}]" for d in range(len(dims)))
         sets.append(f"{loops}value.{element} = {_random_value(ap_type)};")
     return (f"[]() {{ {type_name} value = random_bytes<{type_name}>(); {' '.join(sets)} "
             "return value; }()")

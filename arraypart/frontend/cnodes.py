@@ -392,29 +392,36 @@ def _streamed_record(element: ci.Type) -> ci.Type | None:
 MAX_FIELD_DEPTH = 4
 
 
-def _ap_fields(record: ci.Type, prefix: str = "", depth: int = 0
-               ) -> tuple[tuple[str, str, tuple[int, ...]], ...]:
-    """``(path, type, dims)`` of the ``ap_`` number fields of the struct ``record``,
-    public and not const, also in its struct fields (``path`` ``hdr.len``): ``type``
-    the field's element type (``ap_uint<8>``), ``dims`` the sizes of the arrays it is
-    an element of (``ap_uint<8> data[4]``: ``(4,)``).  The testbench sets them to
-    values of their width after filling the struct's bytes."""
+_PUBLIC = (ci.AccessSpecifier.PUBLIC, ci.AccessSpecifier.INVALID)
+
+
+def _ap_fields(record: ci.Type, prefix: str = "", dims: tuple[int, ...] = (),
+               depth: int = 0) -> tuple[tuple[str, str, tuple[int, ...]], ...]:
+    """``(element, type, dims)`` of the ``ap_`` number fields of the struct ``record``,
+    public and not const, also in its public base classes and struct fields:
+    ``element`` names one element, indexed by ``k0``, ``k1``, ... (``parts[k0].idx``,
+    ``data[k0]``), ``dims`` the ranges of those indices, ``type`` the element type
+    (``ap_uint<8>``).  The testbench sets them to values of their width after filling
+    the struct's bytes."""
     found = []
+    for base in record.get_declaration().get_children():
+        if (base.kind == K.CXX_BASE_SPECIFIER and base.access_specifier in _PUBLIC
+                and depth < MAX_FIELD_DEPTH):
+            found.extend(_ap_fields(base.type.get_canonical(), prefix, dims, depth + 1))
     for f in record.get_fields():
-        if not f.spelling or f.access_specifier not in (ci.AccessSpecifier.PUBLIC,
-                                                        ci.AccessSpecifier.INVALID):
+        if not f.spelling or f.access_specifier not in _PUBLIC:
             continue
-        t, dims = f.type, []
-        while t.get_canonical().kind == ci.TypeKind.CONSTANTARRAY:
-            dims.append(t.get_canonical().element_count)
-            t = t.get_canonical().element_type
-        t = t.get_canonical()
+        t, own = f.type.get_canonical(), []
+        while t.kind == ci.TypeKind.CONSTANTARRAY:
+            own.append(t.element_count)
+            t = t.element_type.get_canonical()
         if t.kind != ci.TypeKind.RECORD or t.is_const_qualified():
             continue
+        element = prefix + f.spelling + "".join(f"[k{len(dims) + d}]" for d in range(len(own)))
         if t.get_declaration().spelling in AP_TYPE_NAMES:
-            found.append((prefix + f.spelling, t.spelling, tuple(dims)))
-        elif not dims and depth < MAX_FIELD_DEPTH:
-            found.extend(_ap_fields(t, f"{prefix}{f.spelling}.", depth + 1))
+            found.append((element, t.spelling, dims + tuple(own)))
+        elif depth < MAX_FIELD_DEPTH:
+            found.extend(_ap_fields(t, element + ".", dims + tuple(own), depth + 1))
     return tuple(found)
 
 
