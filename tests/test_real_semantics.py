@@ -1351,6 +1351,28 @@ def test_a_scalar_whose_test_may_not_hold_at_the_read_guards_nothing(tmp_path, c
     assert words in text, text
 
 
+# Writes that reach a scalar through an expression, not as a plain argument (probe 32c
+# F1: each one let `active` stand for its first test, and a[f - 4] ran at f = 0).
+HELD_ESCAPES = {
+    "cast": "set(static_cast<bool&>(active));",
+    "ternary": "set(f > 100 ? active : other);",
+    "comma": "set((other, active));",
+    "typedef": "bref r = active;\n    r = true;",
+}
+
+
+@pytest.mark.parametrize("case", sorted(HELD_ESCAPES))
+def test_a_scalar_written_through_an_expression_guards_nothing(tmp_path, case):
+    body = ("bool active = (f >= 4 && f < N + 4);\n    bool other = false;\n    "
+            + HELD_ESCAPES[case] + "\n    int v = 0;\n    if (active) v = a[f - 4];\n"
+            "    out[f % N] = v + other;")
+    text = ("typedef bool &bref;\nstatic void set(bool &b) { b = true; }\n"
+            + HELD_GUARD.replace("BODY", body))
+    with pytest.raises(KernelError) as caught:
+        compile_text(tmp_path, "held", text, suffix=".cpp")
+    assert "at f = 0 the index is -4" in str(caught.value), str(caught.value)
+
+
 TWO_BLOCKS = """
 void k(int a[16], int b[16]) {
   for (int i = 0; i < 4; i++) {

@@ -108,11 +108,48 @@ def condition_holders(body: N.Node, nodes: Iterable[N.Node],
     runs before every read in its scope, so where it is initialized with an affine
     condition it holds that condition, as its declaration computed it, at every read
     (:class:`.cexpr.Truth`).  A name that also declares anything else (an array, a
-    reference, a ``static``) is left out."""
+    reference, a ``static``) is left out, and so is one that the function names
+    anywhere but as an operand whose value is read (:func:`_beyond_reads`): a write
+    through a cast, a ``?:`` or a comma would escape :func:`written`."""
     decls = [d for d in nodes if isinstance(d, N.Decl)]
     plain = {d.name for d in decls if plain_integer(d)}
     declared = frozenset(plain - {d.name for d in decls if not plain_integer(d)})
-    return declared - written(body, declared, callees)
+    return declared - written(body, declared, callees) - _beyond_reads(body, declared)
+
+
+def _beyond_reads(body: N.Node, names: frozenset[str]) -> set[str]:
+    """The scalars of ``names`` that ``body`` names anywhere but where only their value
+    is read: the condition of an ``if``, ``for`` or ``?:``, an operand of ``!``, unary
+    ``-``, ``+``, ``~`` or of a binary operator other than the comma, an implicit value
+    conversion, a subscript, the value assigned or the initializer of a plain integer.
+    Any other place (a call's argument, a cast written out, a ``?:`` branch, a comma, a
+    brace list, a ``return``) may make it an lvalue that something writes."""
+    found = set()
+    for parent in N.walk(body):
+        for child in parent.children():
+            if (isinstance(child, N.Id) and child.name in names
+                    and not _reads_value(parent, child)):
+                found.add(child.name)
+    return found
+
+
+def _reads_value(parent: N.Node, child: N.Node) -> bool:
+    """Whether ``parent`` only reads the value of its operand ``child``."""
+    if isinstance(parent, (N.If, N.TernaryOp, N.For)):
+        return child is parent.cond
+    if isinstance(parent, N.UnaryOp):
+        return parent.op in ("!", "-", "+", "~")
+    if isinstance(parent, N.BinaryOp):
+        return parent.op != ","
+    if isinstance(parent, N.Cast):
+        return parent.implicit
+    if isinstance(parent, N.ArrayRef):
+        return child is parent.subscript
+    if isinstance(parent, N.Assignment):
+        return child is parent.rvalue
+    if isinstance(parent, N.Decl):
+        return child is parent.init and plain_integer(parent)
+    return False
 
 
 def plain_integer(decl: N.Decl) -> bool:
@@ -270,7 +307,8 @@ def _escaped(node: N.Node, names: frozenset[str],
     if isinstance(node, N.UnaryOp) and node.op == "&" and isinstance(node.expr, N.Id):
         return {node.expr.name} & names
     if (isinstance(node, N.Decl) and node.init is not None and node.ctype is not None
-            and ((node.ctype.kind in REFERENCE_KINDS and not node.ctype.referent.const)
+            and ((node.ctype.canonical_kind in REFERENCE_KINDS
+                  and not (node.ctype.referent is not None and node.ctype.referent.const))
                  or (node.ctype.element_struct and isinstance(node.init, N.InitList)))):
         # a struct's braced initializer may bind a reference member (struct R { int &r; })
         return N.identifiers(node.init) & names
@@ -279,12 +317,29 @@ def _escaped(node: N.Node, names: frozenset[str],
         args = node.args if callee is None else [
             a for a, p in zip(node.args, callee.params)
             if p.ctype is None or p.ctype.kind in REFERENCE_KINDS]
-        return {a.name for a in args if isinstance(a, N.Id)} & names
+        return set().union(*map(_lvalue_roots, args)) & names
     if isinstance(node, N.Other) and node.what.startswith("call of"):
         flags = node.by_reference or (True,) * len(node.parts)
         flags += (True,) * (len(node.parts) - len(flags))  # past the parameters
-        return {a.name for a, ref in zip(node.parts, flags)
-                if ref and isinstance(a, N.Id)} & names
+        return set().union(*(_lvalue_roots(a) for a, ref in zip(node.parts, flags)
+                             if ref)) & names
+    return set()
+
+
+def _lvalue_roots(arg: N.Node) -> set[str]:
+    """The scalars an argument may pass as an lvalue: a name, and the names that a cast
+    written out, a ``?:`` branch, a comma's right operand or a brace list may pass on
+    (``set(static_cast<int&>(k))``, ``set(c ? k : j)``, ``set(R{k})``)."""
+    if isinstance(arg, N.Id):
+        return {arg.name}
+    if isinstance(arg, N.Cast) and not arg.implicit:
+        return _lvalue_roots(arg.expr)
+    if isinstance(arg, N.TernaryOp):
+        return _lvalue_roots(arg.iftrue) | _lvalue_roots(arg.iffalse)
+    if isinstance(arg, N.BinaryOp) and arg.op == ",":
+        return _lvalue_roots(arg.right)
+    if isinstance(arg, (N.InitList, N.FuncCall)):
+        return set().union(*map(_lvalue_roots, arg.children()))
     return set()
 
 
