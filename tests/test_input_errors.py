@@ -129,6 +129,12 @@ def test_a_header_using_a_command_line_macro_named_original_is_a_located_error(t
         arraypart.compile_kernel(str(path), defines={"original": 3})
     assert caught.value.coord.file.endswith("use.h") and caught.value.coord.line == 1
     assert "names the namespace in which the testbench runs" in caught.value.message
+    # used in the kernel's own text: at that use (probe 32c, F4)
+    path.write_text("void k(int in[64], int out[64]) {\n" + LOOP % "in[i] + original" + "}\n")
+    with pytest.raises(arraypart.KernelError) as caught:
+        arraypart.compile_kernel(str(path), defines={"original": 3})
+    assert caught.value.coord.file == str(path) and caught.value.coord.line > 1
+    assert "names the namespace in which the testbench runs" in caught.value.message
 
 
 def test_a_pragma_word_that_cpp_reserves_is_no_identifier(tmp_path, capsys):

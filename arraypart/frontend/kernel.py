@@ -484,7 +484,8 @@ def _check_testbench_namespace(unit: clangtu.Unit, top: N.FuncDef) -> None:
         if c.spelling != TESTBENCH_NAMESPACE or c.location.file is None:
             continue
         if (c.kind in (ci.CursorKind.NAMESPACE, ci.CursorKind.NAMESPACE_ALIAS,
-                       ci.CursorKind.MACRO_DEFINITION) or not unit.in_main(c.location)):
+                       ci.CursorKind.MACRO_DEFINITION, ci.CursorKind.MACRO_INSTANTIATION)
+                or not unit.in_main(c.location)):
             clash = (unit.coord(c.location.offset) if unit.in_main(c.location) else
                      Coord(c.location.file.name, c.location.line, c.location.column))
     if clash is not None:
