@@ -433,7 +433,7 @@ def test_a_stream_of_packets_gets_random_bytes_and_fields_of_their_width(tmp_pat
 # correct kernel, which check --trace blamed on the kernel).
 AP_FIELD_INDEX = """#include "ap_axi_sdata.h"
 #include "hls_stream.h"
-struct base { ap_uint<4> tag; };
+struct base { ap_uint<4> tag; bool on; };
 struct part { int w; ap_uint<4> idx; };
 struct hit : base { int w; struct { ap_uint<4> idx[2]; } at; part parts[2]; };
 void fields(hls::stream<ap_axiu<8, 1, 1, 1> > &in, const hit hits[16], int histo[256],
@@ -456,6 +456,7 @@ def test_ap_fields_of_packets_and_structs_get_values_of_their_width(tmp_path):
     tb = compiled.files["fields_tb.cpp"]
     assert "for (long k0 = 0; k0 < 2; ++k0) value.at.idx[k0] = random_int<ap_uint<4>>(" in tb
     assert "value.tag = random_int<ap_uint<4>>(" in tb  # a base class's (probe 32b F1)
+    assert "value.on = random_int<bool>(0, 2);" in tb  # a byte past 1 is no bool (32c F6)
     assert "for (long k0 = 0; k0 < 2; ++k0) value.parts[k0].idx = random_int<" in tb
     run = run_testbench(compiled, tmp_path)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr

@@ -397,12 +397,12 @@ _PUBLIC = (ci.AccessSpecifier.PUBLIC, ci.AccessSpecifier.INVALID)
 
 def _ap_fields(record: ci.Type, prefix: str = "", dims: tuple[int, ...] = (),
                depth: int = 0) -> tuple[tuple[str, str, tuple[int, ...]], ...]:
-    """``(element, type, dims)`` of the ``ap_`` number fields of the struct ``record``,
-    public and not const, also in its public base classes and struct fields:
+    """``(element, type, dims)`` of the ``ap_`` number and ``bool`` fields of the struct
+    ``record``, public and not const, also in its public base classes and struct fields:
     ``element`` names one element, indexed by ``k0``, ``k1``, ... (``parts[k0].idx``,
     ``data[k0]``), ``dims`` the ranges of those indices, ``type`` the element type
-    (``ap_uint<8>``).  The testbench sets them to values of their width after filling
-    the struct's bytes."""
+    (``ap_uint<8>``).  The testbench sets them to values of their width (0 or 1 for a
+    ``bool``) after filling the struct's bytes."""
     found = []
     for base in record.get_declaration().get_children():
         if (base.kind == K.CXX_BASE_SPECIFIER and base.access_specifier in _PUBLIC
@@ -415,10 +415,12 @@ def _ap_fields(record: ci.Type, prefix: str = "", dims: tuple[int, ...] = (),
         while t.kind == ci.TypeKind.CONSTANTARRAY:
             own.append(t.element_count)
             t = t.element_type.get_canonical()
-        if t.kind != ci.TypeKind.RECORD or t.is_const_qualified():
+        if t.kind not in (ci.TypeKind.RECORD, ci.TypeKind.BOOL) or t.is_const_qualified():
             continue
         element = prefix + f.spelling + "".join(f"[k{len(dims) + d}]" for d in range(len(own)))
-        if t.get_declaration().spelling in AP_TYPE_NAMES:
+        if t.kind == ci.TypeKind.BOOL:  # a byte other than 0 or 1 is no bool
+            found.append((element, "bool", dims + tuple(own)))
+        elif t.get_declaration().spelling in AP_TYPE_NAMES:
             found.append((element, t.spelling, dims + tuple(own)))
         elif depth < MAX_FIELD_DEPTH:
             found.extend(_ap_fields(t, element + ".", dims + tuple(own), depth + 1))
