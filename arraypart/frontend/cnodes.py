@@ -302,9 +302,11 @@ class TypeInfo:
     ``(name, by_value)``: integers, enums and bit-fields compare by value, anything else
     (floating point, arrays, structs) bit for bit; padding is no field (its bytes are
     indeterminate after a copy); ``array_fields``: some direct field is an array;
-    ``stream_fields``: for an ``hls::stream`` of such structs, their fields;
-    ``element_ap_fields`` and ``stream_ap_fields``: the ``ap_`` number fields of those
-    structs (:func:`_ap_fields`), which random bytes would fill past their width;
+    ``stream_fields``: for an ``hls::stream`` of such structs (:func:`_streamed_record`),
+    their fields;
+    ``element_ap_fields`` and ``stream_ap_fields``: the ``ap_`` number and ``bool``
+    fields of those structs (:func:`_ap_fields`), which random bytes would fill past
+    their width;
     ``element_initialized``: such a struct sets fields of its own when default
     constructed (a default member initializer, or a default constructor the user wrote);
     ``enumerators``: for an enum, the values of its enumerators, in order."""
@@ -341,8 +343,8 @@ class TypeInfo:
                          else None)
         self.integer = int_type(t)
         self.array_typedef = _names_an_array(t)
-        self.stream_fields = _stream_fields(element)
         streamed = _streamed_record(element)
+        self.stream_fields = _fields(streamed) if streamed is not None else ()
         self.stream_ap_fields = _ap_fields(streamed) if streamed is not None else ()
         self.enumerators = tuple(
             c.enum_value for c in canonical.get_declaration().get_children()
@@ -367,13 +369,6 @@ def _initializes_itself(record: ci.Type) -> bool:
     return any(c.kind == K.CONSTRUCTOR and c.is_default_constructor()
                and not c.is_default_method() and not c.is_deleted_method()
                for c in record.get_declaration().get_children())
-
-
-def _stream_fields(element: ci.Type) -> tuple[tuple[str, bool], ...]:
-    """The fields (:func:`_fields`) of the struct an ``hls::stream`` carries; none for
-    any other type, or a stream of numbers or ``ap_`` types."""
-    value = _streamed_record(element)
-    return _fields(value) if value is not None else ()
 
 
 def _streamed_record(element: ci.Type) -> ci.Type | None:
@@ -432,8 +427,7 @@ def _fields(record: ci.Type) -> tuple[tuple[str, bool], ...]:
     class with a field that is not public (``hls::vector``: code outside cannot name
     it)."""
     fields = list(record.get_fields())
-    if any(f.access_specifier not in (ci.AccessSpecifier.PUBLIC,
-                                      ci.AccessSpecifier.INVALID) for f in fields):
+    if any(f.access_specifier not in _PUBLIC for f in fields):
         return ()
     by_value_kinds = INTEGER_TYPE_KINDS | {ci.TypeKind.ENUM}
     return tuple((f.spelling, f.is_bitfield()
