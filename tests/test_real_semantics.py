@@ -1567,6 +1567,29 @@ def test_lanes_with_a_loop_of_their_own_share_its_steps(tmp_path, index, regular
     assert searched(compiled.report, "a").max_concurrent == 2
 
 
+@pytest.mark.parametrize("start", ["c * n", "c * c", "1 << c"])
+def test_lanes_whose_loop_starts_only_copies_lower_are_refused(tmp_path, start):
+    """``for (i = c * n; ...)`` under an unrolled ``c``: only a copy per lane lowers
+    the start, and those copies ran one after another in the model (one lane's two
+    reads a cycle: II 1 claimed), where in lockstep copy 1 reads ``a[n + t]`` and
+    ``a[n + t + 1]`` beside copy 0's two, four reads on two ports (probe 32b F3).
+    The general body's located error stands."""
+    text = f"""
+void pshift(int a[256], int b[256], int n) {{
+  for (int c = 0; c < 2; c++) {{
+#pragma HLS unroll
+    for (int i = {start}; i < {start} + 16; i++) {{
+#pragma HLS pipeline II=1
+      b[i] = a[i] + a[i + 1];
+    }}
+  }}
+}}"""
+    with pytest.raises(KernelError, match="not affine and the loop lies in an "
+                       "unrolled loop") as error:
+        compile_text(tmp_path, "shifted", text)
+    assert (error.value.coord.line, error.value.coord.col) == (5, 18)
+
+
 SHIFTED_COPIES = """
 void copies(int a[8][4], int b[8]) {
   for (int c = 0; c < 2; c++) {

@@ -803,24 +803,29 @@ class LoopLowering:
         chosen when the copies' imprecision is below the general body's times the
         number of copies (the general body stands for every lane).  Outside a
         pipeline a body with a loop of its own that is not unrolled is lowered once:
-        the lanes run its steps in lockstep, and copies would run one after another.
-        Both are the same accesses in the same cycles, since every lane of a fully
+        the lanes run its steps in lockstep, and copies would run one after another
+        (when only copies lower, the general body's error stands: ``for (i = c * n;
+        ...)`` under an unrolled ``c``).  Both are the same accesses in the same cycles, since every lane of a fully
         unrolled loop runs its body with the iterator a constant; the trials are
         lowered as followed iterations are (:meth:`_iteration_deltas`), without
         warnings or logs, and dropped."""
         if values is not None:
             general = self._trial(items, names, None, coord)
-            if general is not None and not self._pipelines and any(
-                    loop.unroll != 0 for loop in loops(general)):
-                # lanes in lockstep share the steps of a loop of theirs (DESIGN §2):
-                # a copy per lane would run them one after another
+            if general is not None and self._in_lockstep(general):
                 return tuple(self._items(items))
             if general is None or imprecision(general) > 0:
                 lanes = self._trial(items, names, values, coord)
-                if lanes is not None and (general is None or imprecision(lanes)
-                                          < len(values) * imprecision(general)):
+                if lanes is not None and not self._in_lockstep(lanes) and (
+                        general is None
+                        or imprecision(lanes) < len(values) * imprecision(general)):
                     return self._per_value(items, names, values, coord)
         return tuple(self._items(items))
+
+    def _in_lockstep(self, body: tuple[Node, ...]) -> bool:
+        """Whether the lanes of an unrolled loop outside any pipeline share the steps
+        of a loop in ``body`` that is not unrolled (DESIGN §2): a copy per lane
+        would run them one after another."""
+        return not self._pipelines and any(loop.unroll != 0 for loop in loops(body))
 
     def _trial(self, items, names, values: range | None, coord: Coord
                ) -> tuple[Node, ...] | None:
