@@ -1590,6 +1590,45 @@ void pshift(int a[256], int b[256], int n) {{
     assert (error.value.coord.line, error.value.coord.col) == (5, 18)
 
 
+CLAMPED_COPIES = """
+#define MAX(x, y) ((x) > (y) ? (x) : (y))
+void clamped(int a[64], int b[64]) {
+  for (int t = 0; t < 8; t++) {
+    for (int c = 0; c < 4; c++) {
+#pragma HLS unroll
+      for (int i = MAX(t, 8 * c); i < 8 * c + 8; i++) {
+#pragma HLS pipeline II=1
+        b[i] STATEMENT a[i];
+      }
+    }
+  }
+}"""
+
+
+@pytest.mark.parametrize("statement", ["=", "+="])
+def test_lanes_that_stay_in_one_block_over_their_domain_keep_their_bank(tmp_path,
+                                                                         statement):
+    """Copy c of the pipelined loop runs ``i`` from ``max(t, 8c)`` to ``8c + 7``: lane
+    0's index is the time variable, lane c's ``i - t + 8c``, so the group is not
+    uniform and every lane's index moves with ``i``.  Under a block partition of 16
+    (or 8) elements each lane still stays in one bank over its own domain, a
+    compile-time bank for the HLS tool, so the interface arrays reach II 1 where the
+    references stay as written.  Each lane used to count as rotating (a port of every
+    bank): one memory at II 2 with a false 'no banking within 64 banks' warning
+    (probe 32b F2), and II 4 with ``+=``."""
+    compiled = compile_text(tmp_path, "clamped",
+                            CLAMPED_COPIES.replace("STATEMENT", statement))
+    report = compiled.report
+    assert [(lp["name"], lp["achieved_ii"]) for lp in loops(compiled)] == [("L5", 1)]
+    assert not any("no banking" in w for w in report.to_json()["warnings"])
+    for solution in report.solution.arrays:
+        assert solution.banking.scheme.kind == "per_dim"
+        assert solution.banking.scheme.dims[0].type == "block"
+    ruled = check.check_kernel(report.kernel, report.solution.bankings(), ports=2,
+                               rule=True)
+    assert {lp.name: lp.achieved_ii for lp in ruled.loops} == {"L5": 1}
+
+
 SHIFTED_COPIES = """
 void copies(int a[8][4], int b[8]) {
   for (int c = 0; c < 2; c++) {

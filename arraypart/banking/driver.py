@@ -1159,7 +1159,10 @@ class _Search:
         (:func:`.space.rule_overloaded`), an array of at most
         :data:`MAX_ROTATING_REGISTER_ELEMENTS` and :data:`MAX_ROTATING_REGISTER_BITS` (an
         interface array, or a wider one, of at most :data:`MAX_REGISTER_ELEMENTS`) may
-        become registers, which take no port."""
+        become registers, which take no port; a larger one is searched up to the
+        ceiling short of registers, where a block partition may hold each lane in one
+        bank (lane c of ``a[i]``, ``i`` from ``max(t, 8c)`` to ``8c + 7``, under block 8:
+        :meth:`_refine_tiers` takes only the tiers with fewer rotating lanes)."""
         array = self.am.array
         physical = best.scheme.banks * best.copies
         box = max([physical * (2 if best.copies > 1 and best_bram18k > 0 else 1)]
@@ -1168,9 +1171,8 @@ class _Search:
         most = (MAX_REGISTER_ELEMENTS if array.interface
                 or array.size * array.elem_bits > MAX_ROTATING_REGISTER_BITS
                 else MAX_ROTATING_REGISTER_ELEMENTS)
-        if array.size <= most and rule_overloaded(
-                best.scheme, self.shapes, array.pragma_only, self.am.ports):
-            box = max(box, array.size)
+        if rule_overloaded(best.scheme, self.shapes, array.pragma_only, self.am.ports):
+            box = max(box, array.size if array.size <= most else array.size - 1)
         return min(self.ceiling, box)
 
     def tier_floor(self, tier: int) -> int:

@@ -19,6 +19,7 @@ from typing import Iterator
 import numpy as np
 
 from .. import expr as E
+from ..poly import isl_glue as G
 from ..ir import PortModel
 from ..poly.model import ArrayModel
 from ..rtl.closed import lane_table
@@ -356,7 +357,9 @@ def _lane_static(scheme: Scheme, shape: GroupShape, lane) -> bool:
     """One lane of a group that is not uniform keeps its bank at every P: in each bank
     dimension its index moves by a constant per step of every time variable
     (:func:`.expr.difference`, exact through floors and mods), a multiple of the
-    cyclic factor, zero in a block or complete dimension; a flat scheme's
+    cyclic factor; in a block or complete dimension zero, or the index stays in one
+    block over the lane's domain (:func:`_lane_in_one_block`: lane c of ``a[i]`` with
+    ``i`` from ``max(t, 8c)`` to ``8c + 7`` under block 8); a flat scheme's
     ``alpha·move`` is a multiple of N*B."""
     moves = [(d, _lane_moves(shape, lane, d)) for d in scheme.bank_dims()]
     if any(None in row for _, row in moves):
@@ -365,9 +368,31 @@ def _lane_static(scheme: Scheme, shape: GroupShape, lane) -> bool:
         modulus = scheme.flat_banks * scheme.block
         return all(sum(scheme.alpha[d] * row[t] for d, row in moves) % modulus == 0
                    for t in range(len(shape.strides)))
-    return all(not any(k % scheme.dims[d].factor if scheme.dims[d].type == "cyclic" else k
-                       for k in row)
+    return all(not any(k % scheme.dims[d].factor for k in row)
+               if scheme.dims[d].type == "cyclic"
+               else not any(row) or _lane_in_one_block(lane, d, _block_elements(scheme, d))
                for d, row in moves)
+
+
+@lru_cache(maxsize=4096)
+def _lane_in_one_block(lane, d: int, block: int) -> bool:
+    """The lane's index in dimension d stays in one block of ``block`` elements over
+    its domain: ``floor(lo / block) = floor(hi / block)`` for the least and greatest
+    values there (a lane is compared by identity: one per model; one that never runs
+    stays)."""
+    domain = lane.domain
+    if domain.is_empty():
+        return True
+    f = G.pw_aff(lane.index[d], domain.space).intersect_domain(domain)
+    low, high = f.min_val(), f.max_val()
+    return (low.is_int() and high.is_int()
+            and low.to_python() // block == high.to_python() // block)
+
+
+def _block_elements(scheme: Scheme, d: int) -> int:
+    """Elements per bank along dimension d of a ``block`` or ``complete`` partition."""
+    p = scheme.dims[d]
+    return -(-scheme.shape[d] // p.factor) if p.type == "block" else 1
 
 
 def _lane_moves(shape: GroupShape, lane, d: int) -> list[int | None]:
@@ -405,9 +430,8 @@ def static_factors(shape: GroupShape, array_shape: tuple[int, ...]
 def _block_moves(scheme: Scheme, shape: GroupShape, d: int, row: list[int]) -> bool:
     """Dimension d is split into blocks (``block`` or ``complete``) and some lane's
     index there leaves its block over the domain (``row``: its steps, :func:`_steps`)."""
-    p = scheme.dims[d]
-    return p.type in ("block", "complete") and any(row) and not _one_block(
-        shape, d, -(-scheme.shape[d] // p.factor) if p.type == "block" else 1)
+    return scheme.dims[d].type in ("block", "complete") and any(row) and not _one_block(
+        shape, d, _block_elements(scheme, d))
 
 
 def _one_block(shape: GroupShape, d: int, block: int) -> bool:
