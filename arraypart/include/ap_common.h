@@ -1,8 +1,12 @@
 // arraypart stand-in for the Vitis HLS arbitrary-precision integer core (our own code,
 // written from the documented behaviour, not from Xilinx's headers).
 //
-// ap_int_base<W, S> is a W-bit two's complement integer (S: signed) stored in
-// ceil(W/64) 64-bit words; bits above W are kept zero. Every width is exact: add, sub,
+// ap_int_base<W, S> is a W-bit two's complement integer (S: signed), laid out as Vitis
+// HLS's C simulation lays it out (so sizeof and pointer casts agree): up to 64 bits in one
+// integer of the bytes W needs rounded up to 1, 2, 4 or 8, above that in ceil(W/64)
+// 64-bit words; the stored bits above W copy the sign (signed) or are zero, and every
+// read masks them, so bytes written through a cast are read as W bits. Every width is
+// exact: add, sub,
 // mul, div, mod, shifts, logic and comparisons work word by word. Results widen as in
 // Vitis HLS (a + b has max(Wa, Wb) + 1 bits, a * b has Wa + Wb bits); only assignment
 // wraps to the destination width. Enough for clang to parse kernels and for g++
@@ -39,6 +43,24 @@ constexpr int ap_min(int a, int b) { return a < b ? a : b; }
 constexpr int ap_cap(int w) { return w > AP_INT_MAX_W ? AP_INT_MAX_W : w; }
 constexpr int words(int w) { return w <= 0 ? 1 : (w + 63) / 64; }
 inline uint64_t top_mask(int w) { return w % 64 == 0 ? ~0ULL : ((1ULL << (w % 64)) - 1); }
+
+// The storage of a W-bit value: words(W) 64-bit words, or for W <= 64 one unsigned
+// integer of 1, 2, 4 or 8 bytes (what the value's bytes round up to).
+template <int _AP_W, bool _AP_WIDE = (_AP_W > 64)> struct bits {
+  uint64_t w_[words(_AP_W)];
+  uint64_t get(int i) const { return w_[i]; }
+  void put(int i, uint64_t v) { w_[i] = v; }
+};
+template <int _AP_W> struct bits<_AP_W, false> {
+  typedef typename std::conditional<
+      (_AP_W <= 8), uint8_t, typename std::conditional<
+      (_AP_W <= 16), uint16_t,
+      typename std::conditional<(_AP_W <= 32), uint32_t, uint64_t>::type>::type>::type
+      word_type;
+  word_type w_;
+  uint64_t get(int) const { return w_; }
+  void put(int, uint64_t v) { w_ = (word_type)v; }
+};
 
 // Word-array primitives on n little-endian 64-bit words (results modulo 2^(64 n)).
 inline void add(const uint64_t* a, const uint64_t* b, uint64_t* out, int n) {
@@ -164,7 +186,7 @@ class ap_int_base {
   static constexpr int width = _AP_W;
   static constexpr bool sign_flag = _AP_S;
   static constexpr int _AP_NW = ap_detail::words(_AP_W);
-  uint64_t w_[_AP_NW];
+  ap_detail::bits<_AP_W> bits_;
 
   // Construction: zero, C integers (sign-extended), floating point (truncated toward
   // zero, wrapped), other widths (sign- or zero-extended, then wrapped), strings.
@@ -177,7 +199,7 @@ class ap_int_base {
   ap_int_base(_AP_T v) { set_int((uint64_t)(long long)v, (long long)v < 0); }
   template <int _AP_W2, bool _AP_S2>
   ap_int_base(const ap_int_base<_AP_W2, _AP_S2>& o) {
-    for (int i = 0; i < _AP_NW; ++i) w_[i] = o.word(i);
+    for (int i = 0; i < _AP_NW; ++i) bits_.put(i, o.word(i));
     normalize();
   }
   template <int _AP_W2, bool _AP_S2>
@@ -198,11 +220,26 @@ class ap_int_base {
   uint64_t word(int i) const {
     uint64_t ext = is_neg() ? ~0ULL : 0;
     if (i >= _AP_NW) return ext;
-    if (i == _AP_NW - 1) return w_[i] | (ext & ~ap_detail::top_mask(_AP_W));
-    return w_[i];
+    if (i == _AP_NW - 1) return raw(i) | (ext & ~ap_detail::top_mask(_AP_W));
+    return raw(i);
   }
-  bool is_neg() const { return _AP_S && ap_detail::bit(w_, _AP_W - 1); }
-  void normalize() { w_[_AP_NW - 1] &= ap_detail::top_mask(_AP_W); }
+  // Word i of the W bits, the bits above W zero.
+  uint64_t raw(int i) const {
+    return i == _AP_NW - 1 ? bits_.get(i) & ap_detail::top_mask(_AP_W) : bits_.get(i);
+  }
+  void load(uint64_t* out) const {
+    for (int i = 0; i < _AP_NW; ++i) out[i] = raw(i);
+  }
+  void store(const uint64_t* in) {
+    for (int i = 0; i < _AP_NW; ++i) bits_.put(i, in[i]);
+    normalize();
+  }
+  bool is_neg() const { return _AP_S && ((raw((_AP_W - 1) / 64) >> ((_AP_W - 1) % 64)) & 1); }
+  // The stored bits above W: copies of the sign bit (signed) or zeros.
+  void normalize() {
+    uint64_t top = raw(_AP_NW - 1);
+    bits_.put(_AP_NW - 1, is_neg() ? top | ~ap_detail::top_mask(_AP_W) : top);
+  }
 
   // Conversions.
   long long to_int64() const { return (long long)word(0); }
@@ -219,7 +256,9 @@ class ap_int_base {
       ap_detail::negate(full, m, _AP_NW + 1);
       return -magnitude(m, _AP_NW + 1);
     }
-    return magnitude(w_, _AP_NW);
+    uint64_t m[_AP_NW];
+    load(m);
+    return magnitude(m, _AP_NW);
   }
   double to_double() const { return (double)to_long_double(); }
   float to_float() const { return (float)to_long_double(); }
@@ -230,15 +269,16 @@ class ap_int_base {
   int length() const { return _AP_W; }
   bool iszero() const {
     for (int i = 0; i < _AP_NW; ++i)
-      if (w_[i]) return false;
+      if (raw(i)) return false;
     return true;
   }
   bool is_zero() const { return iszero(); }
-  bool test(int i) const { return ap_detail::bit(w_, i); }
+  bool test(int i) const { return (raw(i / 64) >> (i % 64)) & 1; }
   bool get_bit(int i) const { return test(i); }
   void set_bit(int i, bool v) {
     uint64_t m = 1ULL << (i % 64);
-    w_[i / 64] = v ? (w_[i / 64] | m) : (w_[i / 64] & ~m);
+    bits_.put(i / 64, v ? (raw(i / 64) | m) : (raw(i / 64) & ~m));
+    normalize();
   }
   void set(int i) { set_bit(i, true); }
   void clear(int i) { set_bit(i, false); }
@@ -261,9 +301,10 @@ class ap_int_base {
       for (int k = 0; k <= lo - hi; ++k) r.set_bit(k, test(lo - k));
       return r;
     }
-    uint64_t t[_AP_NW];
-    ap_detail::shr(w_, lo, 0, t, _AP_NW);
-    for (int i = 0; i < _AP_NW; ++i) r.w_[i] = t[i];
+    uint64_t a[_AP_NW], t[_AP_NW];
+    load(a);
+    ap_detail::shr(a, lo, 0, t, _AP_NW);
+    r.store(t);
     for (int i = hi - lo + 1; i < _AP_W; ++i) r.set_bit(i, false);
     return r;
   }
@@ -318,14 +359,15 @@ class ap_int_base {
   template <class _AP_T> ap_int_base operator>>(const _AP_T& n) const { return shift(-shift_amount(n)); }
   ap_int_base shift(long long n) const {
     ap_int_base r;
+    uint64_t t[_AP_NW], out[_AP_NW];
     if (n >= 0) {
-      ap_detail::shl(w_, n >= _AP_W ? _AP_W : (int)n, r.w_, _AP_NW);
+      load(t);
+      ap_detail::shl(t, n >= _AP_W ? _AP_W : (int)n, out, _AP_NW);
     } else {
-      uint64_t t[_AP_NW];
       for (int i = 0; i < _AP_NW; ++i) t[i] = word(i);
-      ap_detail::shr(t, -n >= _AP_W ? _AP_W : (int)-n, is_neg() ? ~0ULL : 0, r.w_, _AP_NW);
+      ap_detail::shr(t, -n >= _AP_W ? _AP_W : (int)-n, is_neg() ? ~0ULL : 0, out, _AP_NW);
     }
-    r.normalize();
+    r.store(out);
     return r;
   }
 
@@ -335,8 +377,9 @@ class ap_int_base {
   ap_int_base operator+() const { return *this; }
   ap_int_base operator~() const {
     ap_int_base r;
-    for (int i = 0; i < _AP_NW; ++i) r.w_[i] = ~w_[i];
-    r.normalize();
+    uint64_t out[_AP_NW];
+    for (int i = 0; i < _AP_NW; ++i) out[i] = ~raw(i);
+    r.store(out);
     return r;
   }
   bool operator!() const { return iszero(); }
@@ -349,25 +392,28 @@ class ap_int_base {
     return v;
   }
   void set_int(uint64_t v, bool neg) {
-    w_[0] = v;
-    for (int i = 1; i < _AP_NW; ++i) w_[i] = neg ? ~0ULL : 0;
-    normalize();
+    uint64_t t[_AP_NW];
+    t[0] = v;
+    for (int i = 1; i < _AP_NW; ++i) t[i] = neg ? ~0ULL : 0;
+    store(t);
   }
   void set_real(long double v) {
     v = std::trunc(v);
     if (std::isnan(v)) v = 0;
     bool neg = v < 0;
     long double m = neg ? -v : v;
+    uint64_t t[_AP_NW];
     for (int i = 0; i < _AP_NW; ++i) {
       long double q = std::floor(m / 18446744073709551616.0L);
-      w_[i] = (uint64_t)(m - q * 18446744073709551616.0L);
+      t[i] = (uint64_t)(m - q * 18446744073709551616.0L);
       m = q;
     }
-    if (neg) ap_detail::negate(w_, w_, _AP_NW);
-    normalize();
+    if (neg) ap_detail::negate(t, t, _AP_NW);
+    store(t);
   }
   void set_text(const char* s, int radix) {
-    set_int(0, false);
+    uint64_t acc[_AP_NW];
+    for (int i = 0; i < _AP_NW; ++i) acc[i] = 0;
     bool neg = false;
     if (*s == '-') { neg = true; ++s; }
     if (radix == 0) {
@@ -387,11 +433,11 @@ class ap_int_base {
       for (int i = 0; i < _AP_NW; ++i) digit[i] = base[i] = 0;
       digit[0] = (uint64_t)d;
       base[0] = (uint64_t)radix;
-      ap_detail::mul(w_, base, r, _AP_NW);
-      ap_detail::add(r, digit, w_, _AP_NW);
+      ap_detail::mul(acc, base, r, _AP_NW);
+      ap_detail::add(r, digit, acc, _AP_NW);
     }
-    if (neg) ap_detail::negate(w_, w_, _AP_NW);
-    normalize();
+    if (neg) ap_detail::negate(acc, acc, _AP_NW);
+    store(acc);
   }
 };
 
@@ -474,18 +520,21 @@ template <int _AP_W, bool _AP_S> double as_double(const ap_int_base<_AP_W, _AP_S
     typedef typename ap_detail::rtype<_AP_RA::width, _AP_RA::sign_flag, _AP_RB::width,                   \
                                       _AP_RB::sign_flag>::_AP_KIND _AP_R;                                \
     _AP_R a(a_in), b(b_in), r;                                                                   \
+    uint64_t x[_AP_R::_AP_NW], y[_AP_R::_AP_NW], z[_AP_R::_AP_NW];                              \
+    a.load(x);                                                                                   \
+    b.load(y);                                                                                   \
     _AP_BODY;                                                                                    \
-    r.normalize();                                                                           \
+    r.store(z);                                                                              \
     return r;                                                                                \
   }
 
-AP_INT_BINOP(+, plus, ap_detail::add(a.w_, b.w_, r.w_, _AP_R::_AP_NW))
-AP_INT_BINOP(-, minus, { uint64_t nb[_AP_R::_AP_NW]; ap_detail::negate(b.w_, nb, _AP_R::_AP_NW);
-                         ap_detail::add(a.w_, nb, r.w_, _AP_R::_AP_NW); })
-AP_INT_BINOP(*, mult, ap_detail::mul(a.w_, b.w_, r.w_, _AP_R::_AP_NW))
-AP_INT_BINOP(&, logic, for (int i = 0; i < _AP_R::_AP_NW; ++i) r.w_[i] = a.word(i) & b.word(i))
-AP_INT_BINOP(|, logic, for (int i = 0; i < _AP_R::_AP_NW; ++i) r.w_[i] = a.word(i) | b.word(i))
-AP_INT_BINOP(^, logic, for (int i = 0; i < _AP_R::_AP_NW; ++i) r.w_[i] = a.word(i) ^ b.word(i))
+AP_INT_BINOP(+, plus, ap_detail::add(x, y, z, _AP_R::_AP_NW))
+AP_INT_BINOP(-, minus, { uint64_t ny[_AP_R::_AP_NW]; ap_detail::negate(y, ny, _AP_R::_AP_NW);
+                         ap_detail::add(x, ny, z, _AP_R::_AP_NW); })
+AP_INT_BINOP(*, mult, ap_detail::mul(x, y, z, _AP_R::_AP_NW))
+AP_INT_BINOP(&, logic, for (int i = 0; i < _AP_R::_AP_NW; ++i) z[i] = x[i] & y[i])
+AP_INT_BINOP(|, logic, for (int i = 0; i < _AP_R::_AP_NW; ++i) z[i] = x[i] | y[i])
+AP_INT_BINOP(^, logic, for (int i = 0; i < _AP_R::_AP_NW; ++i) z[i] = x[i] ^ y[i])
 #undef AP_INT_BINOP
 
 namespace ap_detail {
@@ -519,10 +568,12 @@ template <class _AP_A, class _AP_B, typename std::enable_if<ap_detail::int_pair<
 inline typename ap_detail::rtype<_AP_RA::width, _AP_RA::sign_flag, _AP_RB::width, _AP_RB::sign_flag>::div
 operator/(const _AP_A& a_in, const _AP_B& b_in) {
   typedef ap_int_base<ap_detail::ap_cap(ap_detail::ap_max(_AP_RA::width, _AP_RB::width) + 2), true> _AP_T;
-  _AP_T a{_AP_RA(a_in)}, b{_AP_RB(b_in)}, q, r;
-  ap_detail::divide<_AP_T::_AP_NW, _AP_T::width>(a.w_, a.is_neg(), b.w_, b.is_neg(), q.w_,
-                                                  r.w_);
-  q.normalize();
+  _AP_T a{_AP_RA(a_in)}, b{_AP_RB(b_in)}, q;
+  uint64_t x[_AP_T::_AP_NW], y[_AP_T::_AP_NW], qw[_AP_T::_AP_NW], rw[_AP_T::_AP_NW];
+  a.load(x);
+  b.load(y);
+  ap_detail::divide<_AP_T::_AP_NW, _AP_T::width>(x, a.is_neg(), y, b.is_neg(), qw, rw);
+  q.store(qw);
   return q;
 }
 template <class _AP_A, class _AP_B, typename std::enable_if<ap_detail::int_pair<_AP_A, _AP_B>::value, int>::type = 0,
@@ -530,10 +581,12 @@ template <class _AP_A, class _AP_B, typename std::enable_if<ap_detail::int_pair<
 inline typename ap_detail::rtype<_AP_RA::width, _AP_RA::sign_flag, _AP_RB::width, _AP_RB::sign_flag>::mod
 operator%(const _AP_A& a_in, const _AP_B& b_in) {
   typedef ap_int_base<ap_detail::ap_cap(ap_detail::ap_max(_AP_RA::width, _AP_RB::width) + 2), true> _AP_T;
-  _AP_T a{_AP_RA(a_in)}, b{_AP_RB(b_in)}, q, r;
-  ap_detail::divide<_AP_T::_AP_NW, _AP_T::width>(a.w_, a.is_neg(), b.w_, b.is_neg(), q.w_,
-                                                  r.w_);
-  r.normalize();
+  _AP_T a{_AP_RA(a_in)}, b{_AP_RB(b_in)}, r;
+  uint64_t x[_AP_T::_AP_NW], y[_AP_T::_AP_NW], qw[_AP_T::_AP_NW], rw[_AP_T::_AP_NW];
+  a.load(x);
+  b.load(y);
+  ap_detail::divide<_AP_T::_AP_NW, _AP_T::width>(x, a.is_neg(), y, b.is_neg(), qw, rw);
+  r.store(rw);
   return r;
 }
 
@@ -547,8 +600,11 @@ operator%(const _AP_A& a_in, const _AP_B& b_in) {
     typedef typename ap_detail::rtype<_AP_RA::width, _AP_RA::sign_flag, _AP_RB::width,                    \
                                       _AP_RB::sign_flag>::cmp _AP_R;                                  \
     _AP_R a{_AP_RA(a_in)}, b{_AP_RB(b_in)};                                                               \
+    uint64_t x[_AP_R::_AP_NW], y[_AP_R::_AP_NW];                                                   \
+    a.load(x);                                                                                    \
+    b.load(y);                                                                                    \
     int c = a.is_neg() != b.is_neg() ? (a.is_neg() ? -1 : 1)                                  \
-                                     : ap_detail::ucmp(a.w_, b.w_, _AP_R::_AP_NW);                    \
+                                     : ap_detail::ucmp(x, y, _AP_R::_AP_NW);                          \
     return c _AP_OP 0;                                                                            \
   }
 AP_INT_CMP(==) AP_INT_CMP(!=) AP_INT_CMP(<) AP_INT_CMP(<=) AP_INT_CMP(>) AP_INT_CMP(>=)

@@ -4,6 +4,7 @@
 // Prints each failed check and exits non-zero when any fails.
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -233,7 +234,31 @@ static void vectors_math_axis() {
   CHECK(r.get_keep() == 15 && r.get_last() == 0);
 }
 
+// Sizes and layout as in Vitis HLS's C simulation: the bytes of the width rounded up to
+// 1, 2, 4 or 8, then 64-bit words; a kernel that unpacks a wide word through a pointer
+// cast reads its fields there (probe 32 F4).
+static void layout() {
+  CHECK(sizeof(ap_uint<1>) == 1 && sizeof(ap_int<8>) == 1 && sizeof(ap_int<12>) == 2);
+  CHECK(sizeof(ap_uint<16>) == 2 && sizeof(ap_int<24>) == 4 && sizeof(ap_uint<33>) == 8);
+  CHECK(sizeof(ap_uint<64>) == 8 && sizeof(ap_uint<65>) == 16 && sizeof(ap_uint<512>) == 64);
+  CHECK(sizeof(ap_fixed<16, 5>) == 2 && sizeof(ap_ufixed<8, 8>) == 1);
+  ap_uint<512> wide = 0;
+  for (int j = 0; j < 32; ++j) *((ap_fixed<16, 5>*)&wide + j) = ap_fixed<16, 5>(j * 0.25 - 3);
+  CHECK(wide.range(15, 0) == 0xE800 && wide.range(511, 496) == 0x2600);  // -3 and 4.75
+  double sum = 0;
+  for (int j = 0; j < 32; ++j) sum += *((ap_fixed<16, 5>*)&wide + j);
+  CHECK(sum == 28);
+  ap_int<12> narrow = -5;
+  unsigned short bytes;
+  std::memcpy(&bytes, &narrow, sizeof bytes);
+  CHECK(bytes == 0xFFFB);  // the bits above the width copy the sign
+  bytes = 0xF00B;          // and are not read
+  std::memcpy(static_cast<void*>(&narrow), &bytes, sizeof bytes);
+  CHECK(narrow == 11 && narrow + 1 == 12 && !(narrow < 0));
+}
+
 int main() {
+  layout();
   integers();
   wide_integers();
   fixed_point();
