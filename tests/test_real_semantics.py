@@ -3113,3 +3113,30 @@ def test_a_condition_effect_the_split_cannot_keep_leaves_the_loop_uncounted(
     assert loops[1].var.startswith("loop_n")
     if HAVE_GXX:
         assert_the_testbench_passes(compiled, tmp_path)
+
+
+WIDE_WORD_UNPACKED = """
+#include <ap_int.h>
+#include <ap_fixed.h>
+typedef ap_fixed<16, 5> fixed_t;
+void unpack(ap_uint<512> in[4], fixed_t out[4][32]) {
+  fixed_t buf[4][32];
+  for (int i = 0; i < 4; i++) {
+#pragma HLS pipeline II=1
+    ap_uint<512> w = in[i];
+    for (int j = 0; j < 32; j++) buf[i][j] = *((fixed_t *)&w + j);
+  }
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 32; j++) out[i][j] = buf[i][j];
+}"""
+
+
+@needs_gxx
+def test_a_wide_word_unpacked_through_a_pointer_cast_stays_inside_it(tmp_path):
+    """``*((fixed_t *)&w + j)`` reads the j-th 16-bit field of a 512-bit word, as in
+    Vitis' C simulation, where ``ap_fixed<16, 5>`` takes 2 bytes.  The stand-in kept 8
+    bytes per value, so the testbench overran ``w`` and the trace blamed the kernel
+    (probe 32 F4, from HLSFactory's lab kernels)."""
+    compiled = compile_text(tmp_path, "unpack", WIDE_WORD_UNPACKED, suffix=".cpp")
+    assert_the_testbench_passes(compiled, tmp_path)
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)
