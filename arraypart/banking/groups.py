@@ -47,6 +47,12 @@ class GroupShape:
         return self.group.accesses
 
     @cached_property
+    def instanced_lanes(self) -> tuple[LaneAccess, ...]:
+        """The lanes whose site has a subscript of its own in other instances of its
+        loop's text (``LaneAccess.instances``): the others agree under any scheme."""
+        return tuple(a for a in self.lanes if a.instances)
+
+    @cached_property
     def linear_ranges(self) -> tuple[tuple[int, int] | None, ...]:
         """Per dimension, the least and greatest value of ``L·P`` over the domain
         (None: unbounded, or the group is empty or not uniform)."""

@@ -345,7 +345,7 @@ def instances_agree(scheme: Scheme, shape: GroupShape) -> bool:
     loop's text (``LaneAccess.instances``; :meth:`Scheme.same_subscript`): else the HLS
     tool, which has one piece of code for them all, sees a bank that changes at run
     time, and no phase switch (over the iterators) makes it constant."""
-    return all(lane_agrees(scheme, lane) for lane in shape.lanes)
+    return all(lane_agrees(scheme, lane) for lane in shape.instanced_lanes)
 
 
 def lane_agrees(scheme: Scheme, lane) -> bool:
