@@ -430,20 +430,24 @@ def test_a_stream_of_packets_gets_random_bytes_and_fields_of_their_width(tmp_pat
 
 # ap_uint fields of packets and structs that index a table: random bytes set bits past
 # their width, and histo[p.data] read far outside histo (probe 32, F1: a SEGV of a
-# correct kernel, which check --trace blamed on the kernel).
+# correct kernel, which check --trace blamed on the kernel).  A base's field hidden by
+# a derived one of the same name (shadow::part::idx) keeps its random bytes, which the
+# stand-in reads as 4 bits, as Vitis' C simulation lays them out (probe 32c F5).
 AP_FIELD_INDEX = """#include "ap_axi_sdata.h"
 #include "hls_stream.h"
 struct base { ap_uint<4> tag; bool on; };
 struct part { int w; ap_uint<4> idx; };
 struct hit : base { int w; struct { ap_uint<4> idx[2]; } at; part parts[2]; };
+struct shadow : part { ap_uint<8> idx; };
 void fields(hls::stream<ap_axiu<8, 1, 1, 1> > &in, const hit hits[16], int histo[256],
-            int bins[16]) {
+            int bins[16], const shadow shadows[16]) {
   for (int i = 0; i < 16; i++) {
 #pragma HLS pipeline II=1
     ap_axiu<8, 1, 1, 1> p = in.read();
     histo[p.data] += 1;
     bins[hits[i].at.idx[1]] += 1;
     histo[hits[i].parts[1].idx + 16 * hits[i].tag] += 2;
+    bins[shadows[i].part::idx] += 3;
   }
 }
 """
