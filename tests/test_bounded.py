@@ -543,3 +543,51 @@ def test_lanes_that_always_meet_are_one_address_of_the_bound(monkeypatch):
     model = _buf_model(8, "buf[i] + buf[(i + 8) % 8] + buf[7 - i]")
     _refuse_all_differ(monkeypatch)
     assert bounds.lower_bound(model) == 2
+
+
+# probe 31b's dup.c: lanes u = 0 and u = 3 of the second read always meet, and the
+# floor and mod terms of eight lanes made one intersection of the one-memory proof's
+# clique walk run for about a minute, inside one isl call the deadline cannot reach.
+ALWAYS_MEETING = """void dup(int a[64][8], int b[64]) {
+  for (int i = 0; i < 64; i += 4) {
+#pragma HLS pipeline II=1
+    for (int u = 0; u < 4; u++) {
+#pragma HLS unroll
+      b[i + u] = a[(i + u) / 3][(i + u) % 8] + a[(i + u) >> 2][(i + u) % 3];
+    }
+  }
+}
+"""
+
+
+def test_a_proof_step_past_isls_operation_budget_is_judged_by_counting(tmp_path,
+                                                                       monkeypatch):
+    """isl counts its elementary operations; a step of the clique walk past
+    ``MAX_STEP_OPERATIONS`` fails instead of running on, and the group is judged by
+    counting (sound, coarse: the eight reads of one memory on two ports need II 4).
+    isl's own limit is restored after, and a budget that is not spent changes no
+    verdict (the control: the same proof with the default budget on a simple
+    group)."""
+    from arraypart.banking import proof
+    from arraypart.scheme import Banking, none_scheme
+    path = tmp_path / "dup.c"
+    path.write_text(ALWAYS_MEETING)
+    report = arraypart.analyze(path)
+    model = report.model.array("a")
+    (group,) = model.groups
+    one = Banking("a", none_scheme((64, 8)))
+    monkeypatch.setattr(proof, "MAX_STEP_OPERATIONS", 1000)
+    verdict = proof.prove_group(model, group, one)
+    assert verdict.ii == 4 and "by counting, 8 reads" in verdict.counterexample
+    assert isl.DEFAULT_CONTEXT.get_max_operations() == 0
+    thirds = isl.Set("{ [i, j] : exists (e, f: i = 3e + 1 and j = 5f + 2 and "
+                     "0 <= i < 1000 and 0 <= j < 1000) }")
+    sevenths = isl.Set("{ [i, j] : exists (e: i + j = 7e + 3) and i < j }")
+    with G.operation_budget(10):
+        with pytest.raises(isl.Error) as error:
+            thirds.intersect(sevenths)
+    assert G.out_of_operations(error.value)
+    monkeypatch.setattr(proof, "MAX_STEP_OPERATIONS", 5_000_000)
+    b_model = report.model.array("b")
+    walked = proof.prove_group(b_model, b_model.groups[0], Banking("b", none_scheme((64,))))
+    assert walked.ii == 2 and walked.isl_checks > 0

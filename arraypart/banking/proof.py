@@ -36,12 +36,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from time import perf_counter
+from typing import Callable
 
 import islpy as isl
 import numpy as np
 
 from .. import expr as E
 from ..ir import PortModel
+from ..poly import isl_glue as G
 from ..poly.model import ArrayModel, CycleGroup
 from ..scheme import Banking, DimPartition, Scheme, index_var, per_dim_scheme
 from . import islsets as S
@@ -60,6 +62,11 @@ MAX_IRREGULAR_DIMS = 32
 # that does not fit (exponential in the lanes); past this many lanes one memory is
 # judged by counting its distinct index expressions (exact when they never meet).
 MAX_WALKED_ONE_BANK = 64
+# isl operations one step of the clique walk (an intersection, an emptiness test) may
+# take, about 2 s: past them the group is judged by counting (_counted_verdict), sound
+# and coarse.  Lanes that always share an element, with floor and mod terms (probe 31b's
+# dup.c, ``a[(i + u) >> 2][(i + u) % 3]``), made one intersection run for a minute.
+MAX_STEP_OPERATIONS = 5_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +144,18 @@ def prove_group(array_model: ArrayModel, group: CycleGroup, banking: Banking,
             banking.scheme.banks * banking.copies == 1
             and len(group.accesses) > MAX_WALKED_ONE_BANK):
         return _counted_verdict(array_model, group, banking, limit)
-    prover = _GroupProver(array_model, group, banking, deadline)
+    try:
+        with G.operation_budget(MAX_STEP_OPERATIONS) as restart:
+            return _walked_verdict(_GroupProver(array_model, group, banking, deadline,
+                                                restart), group, limit)
+    except isl.Error as error:
+        if not G.out_of_operations(error):
+            raise
+        return _counted_verdict(array_model, group, banking, limit)
+
+
+def _walked_verdict(prover: "_GroupProver", group: CycleGroup, limit: int) -> GroupVerdict:
+    """The least II in [target, limit] at which the clique walk finds no collision."""
     first_failure = None
     for ii in range(group.target_ii, limit + 1):
         failure = prover.failure_at(ii)
@@ -203,9 +221,10 @@ class _GroupProver:
     II scan (local to one :func:`prove_group` call)."""
 
     def __init__(self, array_model: ArrayModel, group: CycleGroup, banking: Banking,
-                 deadline: float | None):
+                 deadline: float | None, restart: Callable[[], None] = lambda: None):
         self.group = group
         self.deadline = deadline
+        self.restart = restart  # isl's operation budget, for one step of the walk
         self.banking = banking
         self.ports: PortModel = array_model.ports
         shape = array_model.array.shape
@@ -260,8 +279,11 @@ class _GroupProver:
         return self.group.accesses[k].regular
 
     def _check_deadline(self) -> None:
+        """Raise :class:`ProofTimeout` past the deadline; else a new step begins, with
+        isl's operation budget afresh."""
         if self.deadline is not None and perf_counter() > self.deadline:
             raise ProofTimeout
+        self.restart()
 
     def _empty(self, points: isl.Set) -> bool:
         self._check_deadline()
@@ -466,6 +488,7 @@ class _GroupProver:
         for pos, k in enumerate(rest):
             if not self._fits_in_bank(clique + [k]):
                 continue
+            self._check_deadline()
             grown = joint
             for j in clique:
                 if self._regular(j) and self._regular(k):

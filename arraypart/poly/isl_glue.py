@@ -20,7 +20,8 @@ and for step < 0 the mirror image ``var <= min(init)``, ``var >= max(bound)``,
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, Sequence
+from contextlib import contextmanager
+from typing import Callable, Iterable, Iterator, Sequence
 
 import islpy as isl
 
@@ -28,6 +29,31 @@ from .. import expr as E
 from ..ir import Conjunction, Constraint, Loop
 
 SET = isl.dim_type.set
+#: What isl's error says when a call ran past :func:`operation_budget`'s limit.
+OUT_OF_OPERATIONS = "maximal number of operations exceeded"
+
+
+@contextmanager
+def operation_budget(limit: int) -> Iterator[Callable[[], None]]:
+    """Within the block an isl call that runs more than ``limit`` of isl's elementary
+    operations since the last ``restart()`` (the value yielded) fails with
+    :class:`isl.Error` (:func:`out_of_operations`) instead of running on: isl cannot be
+    interrupted inside a call, and one intersection of sets with many floor and mod
+    terms can take minutes.  The context's own limit is restored after."""
+    ctx = isl.DEFAULT_CONTEXT
+    previous = ctx.get_max_operations()
+    ctx.set_max_operations(limit)
+    ctx.reset_operations()
+    try:
+        yield ctx.reset_operations
+    finally:
+        ctx.set_max_operations(previous)
+        ctx.reset_operations()
+
+
+def out_of_operations(error: isl.Error) -> bool:
+    """``error`` is :func:`operation_budget`'s, not a fault."""
+    return OUT_OF_OPERATIONS in str(error)
 
 
 def each_point(s: isl.Set, take: Callable[[isl.Point], None]) -> None:
