@@ -11,8 +11,8 @@
 // and ap_fixed<W2, I2> is an ap_fixed<W1 + W2, I1 + I2>, so (x * x) >> 1 shifts it; a
 // quotient divides the raw bits, truncating toward zero). Conversions between formats
 // and from integers quantize and handle overflow exactly, on the raw bits. With a
-// floating-point operand the arithmetic is computed in double, and a floating-point
-// value is converted through long double (exact: 64 significant bits). Shifts (<< >>)
+// floating-point operand the arithmetic is computed in double; a floating-point value
+// is converted exactly (through long double, 64 significant bits). Shifts (<< >>)
 // keep the type, as in Vitis. The raw bits are an ap_int_base<W, S> (range(),
 // operator[]). Approximations: unary minus and bitwise operators give a double; formats
 // wider than AP_INT_MAX_W are capped (see fixed_of).
@@ -46,24 +46,6 @@ template <int _AP_W, bool _AP_S> inline long double real_of(const ap_int_base<_A
   return v.to_long_double();
 }
 
-// The integer nearest to x under quantization mode q.
-inline long double quantize(long double x, ap_q_mode q) {
-  long double f = std::floor(x);
-  long double frac = x - f;
-  switch (q) {
-    case AP_TRN: return f;
-    case AP_TRN_ZERO: return std::trunc(x);
-    case AP_RND: return frac >= 0.5L ? f + 1 : f;           // half toward plus infinity
-    case AP_RND_MIN_INF: return frac > 0.5L ? f + 1 : f;    // half toward minus infinity
-    case AP_RND_ZERO:                                        // half toward zero
-      return frac == 0.5L ? (x < 0 ? f + 1 : f) : std::round(x);
-    case AP_RND_INF: return std::round(x);                   // half away from zero
-    case AP_RND_CONV:                                        // half to even
-      return frac == 0.5L ? (std::fmod(f, 2.0L) == 0 ? f : f + 1) : std::round(x);
-  }
-  return f;
-}
-
 // Whether quantization mode q rounds a value up to the next multiple of the LSB: the value
 // is negative or not, the truncated (floor) raw value is odd or not, the first dropped
 // bit (worth half an LSB) is set or not, and the bits below it are all zero or not.
@@ -95,22 +77,6 @@ ap_int_base<_AP_W, _AP_S> in_range(const ap_int_base<_AP_W2, true>& x, ap_o_mode
   return lo;
 }
 
-// An integer value r brought into the range of a W-bit integer under overflow mode o.
-inline long double overflow(long double r, int w, bool s, ap_o_mode o) {
-  long double span = std::ldexp(1.0L, w);
-  long double lo = s ? -std::ldexp(1.0L, w - 1) : 0.0L;
-  long double hi = s ? std::ldexp(1.0L, w - 1) - 1 : span - 1;
-  if (r >= lo && r <= hi) return r;
-  switch (o) {
-    case AP_SAT: return r < lo ? lo : hi;
-    case AP_SAT_ZERO: return 0;
-    case AP_SAT_SYM: return r < lo ? (s ? -hi : 0) : hi;
-    default: {
-      long double m = r - std::floor((r - lo) / span) * span;
-      return m;
-    }
-  }
-}
 }  // namespace ap_detail
 
 template <int _AP_W, int _AP_I, bool _AP_S, ap_q_mode _AP_Q, ap_o_mode _AP_O, int _AP_N>
@@ -204,30 +170,38 @@ class ap_fixed_base {
   // range by O, exactly (integer arithmetic at a width that holds v aligned to this
   // format, capped at AP_INT_MAX_W).
   template <int _AP_F2, int _AP_W2, bool _AP_S2> void set_raw(const ap_int_base<_AP_W2, _AP_S2>& v) {
-    typedef ap_int_base<ap_detail::ap_cap(ap_detail::ap_max(_AP_W2 + ap_detail::ap_max(fwidth - _AP_F2, 0), _AP_W) + 2), true> wide;
+    constexpr int up = fwidth - _AP_F2;
+    set_scaled<ap_detail::ap_cap(ap_detail::ap_max(_AP_W2 + ap_detail::ap_max(up, 0), _AP_W) + 2)>(v, up);
+  }
+  // A real value: x = m * 2^(e - 64) with a 64-bit integer m (long double has 64
+  // significant bits), then exactly as raw bits.
+  void set_real(long double x) {
+    if (std::isnan(x)) x = 0;
+    if (std::isinf(x)) x = std::copysign(std::ldexp(1.0L, 16000), x);
+    int e = 0;
+    const long double m = std::frexp(x, &e);
+    ap_int_base<65, true> raw((unsigned long long)std::ldexp(std::fabs(m), 64));
+    if (m < 0) raw = ap_int_base<65, true>(-raw);
+    // bits shifted past the width of the format are all zero: shifting further changes nothing
+    set_scaled<ap_detail::ap_cap(_AP_W + 68)>(raw, ap_detail::ap_min(e - 64 + fwidth, _AP_W + 1));
+  }
+  // The raw bits v * 2^up (up < 0: a right shift, quantized by Q), brought into range by
+  // O; computed at _AP_T bits, which hold v shifted by up.
+  template <int _AP_T, int _AP_W2, bool _AP_S2> void set_scaled(const ap_int_base<_AP_W2, _AP_S2>& v, int up) {
+    typedef ap_int_base<_AP_T, true> wide;
     wide x(v);
-    const int drop = _AP_F2 - fwidth;  // fraction bits this format has not
-    if (drop <= 0) {
-      x = x.shift(-drop);
+    if (up >= 0) {
+      x = x.shift(up);
     } else {
-      wide q = x.shift(-drop);  // floor
-      const int below = drop - 1;  // the dropped bit worth half an LSB
+      wide q = x.shift(up);       // floor
+      const int below = -up - 1;  // the dropped bit worth half an LSB
       bool half = below < wide::width ? x.test(below) : x.is_neg();
       bool rest = below == 0 ? false : below < wide::width ? !x.shift(wide::width - below).iszero()
                                                            : !x.iszero();
-      bool up = ap_detail::rounds_up(_AP_Q, x.is_neg(), q.test(0), half, rest);
-      x = up ? wide(q + 1) : q;
+      bool up_one = ap_detail::rounds_up(_AP_Q, x.is_neg(), q.test(0), half, rest);
+      x = up_one ? wide(q + 1) : q;
     }
     _AP_V = ap_detail::in_range<_AP_W, _AP_S>(x, _AP_O);
-  }
-
-  // Quantize a real value into this format.
-  void set_real(long double x) {
-    if (std::isnan(x)) x = 0;
-    long double scaled = std::ldexp(x, fwidth);
-    long double r = ap_detail::quantize(scaled, _AP_Q);
-    r = ap_detail::overflow(r, _AP_W, _AP_S, _AP_O);
-    _AP_V = ap_int_base<_AP_W, _AP_S>(r);
   }
 };
 

@@ -187,6 +187,8 @@ static void fixed_point() {
   CHECK((big + tiny) - big == tiny && (big + tiny) > big && ap_int<66>(big + tiny) == (ap_int<65>(1) << 63));
   ap_fixed<8, 4, AP_RND_CONV, AP_SAT> even_sat = ap_fixed<16, 8>(7.96875);  // rounds to 8, saturates
   CHECK(even_sat.range(7, 0).to_int() == 127);
+  ap_ufixed<100, 0, AP_RND, AP_SAT> saturated = 4194304.0;  // a double past 64 bits of range
+  CHECK(saturated.range(99, 0) == ~ap_uint<100>(0));
 }
 
 static void streams() {
