@@ -267,7 +267,8 @@ def convert_case(rng: random.Random) -> Case:
 
 def unary_case(rng: random.Random) -> Case:
     """-a (one bit wider, signed) and ~a (a's type) of an integer; a fixed-point value's
-    to_int64() (truncated toward zero, wrapped to 64 bits); a double (exact, of 53
+    to_int64() (truncated toward zero, wrapped to 64 bits) and negation (one more
+    integer bit, signed); a double (exact, of 53
     significant bits at most) assigned to a fixed-point type."""
     a, f = random_fmt(rng, "int"), random_fmt(rng, "fixed")
     va, vf = random_raw(rng, a), random_raw(rng, f)
@@ -276,11 +277,12 @@ def unary_case(rng: random.Random) -> Case:
     d = random_fmt(rng, "fixed")
     x = vf * lsb(f)
     code = (f"{{ {declare('a', a, va)} {declare('f', f, vf)} show(-a); show(~a); "
-            f'printf("n %lld\\n", f.to_int64()); '
+            f'printf("n %lld\\n", f.to_int64()); show(-f); '
             f"{type_name(d)} d = std::ldexp({mantissa}.0, {exponent}); show(d); }}")
     minus = Fmt(a.w + 1, a.w + 1, True)
     return Case(code, [show(minus, wrap(-va, minus.w, True)), show(a, wrap(~va, a.w, a.s)),
                        f"n {wrap(trunc_div(x.numerator, x.denominator), 64, True)}",
+                       show(Fmt(f.w + 1, f.i + 1, True, fixed=True), -vf),
                        show(d, assign(Fraction(mantissa) * Fraction(2) ** exponent, d))])
 
 

@@ -14,7 +14,7 @@
 // floating-point operand the arithmetic is computed in double; a floating-point value
 // is converted exactly (through long double, 64 significant bits). Shifts (<< >>)
 // keep the type, as in Vitis. The raw bits are an ap_int_base<W, S> (range(),
-// operator[]). Approximations: unary minus and bitwise operators give a double; formats
+// operator[]). Approximations: bitwise operators give a double; formats
 // wider than AP_INT_MAX_W are capped (see fixed_of).
 #ifndef ARRAYPART_AP_FIXED_H
 #define ARRAYPART_AP_FIXED_H
@@ -162,7 +162,14 @@ class ap_fixed_base {
   template <int _AP_W2, bool _AP_S2> ap_fixed_base operator>>(const ap_int_base<_AP_W2, _AP_S2>& n) const {
     return *this >> (int)n.to_int64();
   }
-  double operator-() const { return -to_double(); }
+  // Negation: one more integer bit, signed (as Vitis); exact.
+  typedef ap_fixed_base<ap_detail::ap_cap(_AP_W + 1), _AP_I + 1 - (_AP_W + 1 - ap_detail::ap_cap(_AP_W + 1)),
+                        true, AP_TRN, AP_WRAP, 0> negated;
+  negated operator-() const {
+    negated r;
+    r._AP_V = -_AP_V;
+    return r;
+  }
   ap_fixed_base operator+() const { return *this; }
   bool operator!() const { return _AP_V.iszero(); }
 
