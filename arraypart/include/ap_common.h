@@ -207,14 +207,13 @@ class ap_int_base {
   template <int _AP_W2, bool _AP_S2>
   ap_int_base(const ap_bit_ref<_AP_W2, _AP_S2>& b) { set_int(bool(b), false); }
   ap_int_base(const char* text, int radix = 0) { set_text(text, radix); }
-  // From any other number type with to_long_double() (the fixed-point types): the
-  // integer part, truncated toward zero.
+  // From any other number type with to_ap_int_base() (the fixed-point types): the
+  // integer part, truncated toward zero, then wrapped.
   template <class _AP_T, typename std::enable_if<
                          std::is_class<_AP_T>::value && !ap_detail::is_ap_int<_AP_T>::value &&
-                             std::is_same<decltype(std::declval<const _AP_T&>().to_long_double()),
-                                          long double>::value,
+                             ap_detail::is_ap_int<decltype(std::declval<const _AP_T&>().to_ap_int_base())>::value,
                          int>::type = 0>
-  ap_int_base(const _AP_T& v) { set_real(v.to_long_double()); }
+  ap_int_base(const _AP_T& v) : ap_int_base(v.to_ap_int_base()) {}
 
   // Words of the value sign- or zero-extended to any length.
   uint64_t word(int i) const {

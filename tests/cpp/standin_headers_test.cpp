@@ -170,6 +170,25 @@ static void fixed_point() {
   CHECK(decltype(f * 3)::width == 40 && f * 3 == 9.375 && f / 2 == 1.5625);
   CHECK((ap_int<8>(-3) / ap_fixed<8, 4>(3.25)) == 0 && g / 3 == -0.3125);  // toward zero
   CHECK(x * 0.5 == 1.625);  // a floating-point operand: double
+  // exact on the raw bits: a wide quotient truncates (probe 32c), a product of formats
+  // past AP_INT_MAX_W keeps its fraction bits (probe 32b F5), wide sums keep every bit
+  ap_fixed<63, 31> dividend;
+  dividend.range(62, 0) = 1152921505680605184LL;
+  ap_fixed<32, 16> divisor;
+  divisor.range(31, 0) = 1073741825LL;
+  ap_fixed<63, 31> quotient = dividend / divisor;
+  CHECK(quotient.range(62, 0).to_int64() == 70368744177664LL);
+  ap_fixed<2100, 2090> half_wide = 0.5;
+  ap_fixed<2100, 2090> quarter = half_wide * half_wide, sum = half_wide + half_wide * half_wide;
+  CHECK(quarter == 0.25 && sum == 0.75);
+  ap_fixed<130, 65> big = ap_int<65>(1) << 63;
+  ap_fixed<130, 65> tiny;
+  tiny.range(129, 0) = 1;  // 2^-65
+  CHECK((big + tiny) - big == tiny && (big + tiny) > big && ap_int<66>(big + tiny) == (ap_int<65>(1) << 63));
+  ap_fixed<8, 4, AP_RND_CONV, AP_SAT> even_sat = ap_fixed<16, 8>(7.96875);  // rounds to 8, saturates
+  CHECK(even_sat.range(7, 0).to_int() == 127);
+  ap_ufixed<100, 0, AP_RND, AP_SAT> saturated = 4194304.0;  // a double past 64 bits of range
+  CHECK(saturated.range(99, 0) == ~ap_uint<100>(0));
 }
 
 static void streams() {
