@@ -1282,6 +1282,11 @@ HELD_GUARDS = {
                 "    if (idle) v = 0; else v = a[f - 4];\n    out[f % N] = v;",
     "and.cpp": "bool started = f >= 4;\n    const bool active = started && f < N + 4;\n"
                "    out[f % N] = active && f % 2 == 0 ? a[f - 4] : 1;",
+    # bitwise & and | of tests are && and || (Vitis' median filter tutorial, probe 33 F4)
+    "bitand.cpp": "int v = 0;\n    if ((f >= 4) & (f < N + 4)) v = a[f - 4];\n"
+                  "    out[f % N] = v;",
+    "bitor.c": "int idle = (f < 4) | (f >= N + 4);\n"
+               "    out[f % N] = idle ? 0 : a[f - 4];",
 }
 
 
@@ -1302,7 +1307,7 @@ def test_a_scalar_that_holds_an_affine_test_guards_as_the_test_written_inline(
 
 
 @needs_gxx
-@pytest.mark.parametrize("case", ["ternary_int.c", "if_bool.cpp"])
+@pytest.mark.parametrize("case", ["ternary_int.c", "if_bool.cpp", "bitand.cpp"])
 def test_a_scalar_that_holds_an_affine_test_builds_runs_and_traces_as_modelled(
         tmp_path, case):
     name, suffix = case.split(".")

@@ -487,13 +487,29 @@ def condition_dnf(node: N.Node, scope: Scope,
     node = _tested(node, scope)
     if isinstance(node, N.UnaryOp) and node.op == "!":
         return condition_dnf(node.expr, scope, not negate)
-    if isinstance(node, N.BinaryOp) and node.op in ("&&", "||"):
+    op = _logical(node, scope)
+    if op is not None:
         left = condition_dnf(node.left, scope, negate)
         right = condition_dnf(node.right, scope, negate)
         if left is None or right is None:
             return None
-        return _connect(node.op, negate, left, right)
+        return _connect(op, negate, left, right)
     return _atom_dnf(node, scope, negate)
+
+
+def _logical(node: N.Node, scope: Scope) -> str | None:
+    """``&&`` or ``||`` when ``node`` is one, or a bitwise ``&`` or ``|`` of two
+    operands that are 0 or 1 (:func:`_zero_or_one`: ``(row >= 1) & (col >= 1)``, in
+    Vitis' median filter tutorial), which has the same value (both operands are
+    evaluated, which only the accesses in them tell apart: :mod:`.accesses`)."""
+    if not isinstance(node, N.BinaryOp):
+        return None
+    if node.op in ("&&", "||"):
+        return node.op
+    if node.op in ("&", "|") and _zero_or_one(node.left, scope) and _zero_or_one(
+            node.right, scope):
+        return node.op * 2
+    return None
 
 
 def condition_superset(node: N.Node, scope: Scope,
@@ -505,8 +521,9 @@ def condition_superset(node: N.Node, scope: Scope,
     node = _tested(node, scope)
     if isinstance(node, N.UnaryOp) and node.op == "!":
         return condition_superset(node.expr, scope, not negate)
-    if isinstance(node, N.BinaryOp) and node.op in ("&&", "||"):
-        return _connect(node.op, negate, condition_superset(node.left, scope, negate),
+    op = _logical(node, scope)
+    if op is not None:
+        return _connect(op, negate, condition_superset(node.left, scope, negate),
                         condition_superset(node.right, scope, negate))
     exact = _atom_dnf(node, scope, negate)
     return ((),) if exact is None else exact
@@ -527,9 +544,12 @@ def held_truth(node: N.Node, scope: Scope, boolean: bool) -> Truth | None:
 def _zero_or_one(node: N.Node, scope: Scope) -> bool:
     """Whether ``node``'s value is 0 or 1 whatever it reads: a comparison, ``!``,
     ``&&``, ``||`` (C11 6.5.3.3, 6.5.8, 6.5.9, 6.5.13, 6.5.14), a conversion to
-    ``bool``, a scalar holding a condition, or an integer conversion of one of them."""
+    ``bool``, a scalar holding a condition, an integer conversion of one of them, or
+    ``&`` or ``|`` of two of them."""
     if isinstance(node, N.Cast) and node.to is not None:
         return node.to.boolean or _zero_or_one(node.expr, scope)
+    if isinstance(node, N.BinaryOp) and node.op in ("&", "|"):
+        return _zero_or_one(node.left, scope) and _zero_or_one(node.right, scope)
     if isinstance(node, N.BinaryOp):
         return node.op in COMPARISONS or node.op in ("&&", "||")
     if isinstance(node, N.UnaryOp):
