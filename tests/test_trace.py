@@ -82,6 +82,38 @@ def test_instrumentation_finds_accesses_loops_and_lanes(tmp_path):
     assert "&a[1]" in inst.text  # an address taken is not an access
 
 
+STREAM_READS = """#include "hls_stream.h"
+void sread(hls::stream<int> &s, int out[64]) {
+  int buf[64];
+  for (int i = 0; i < 32; i++) {
+#pragma HLS pipeline II=1
+    s >> buf[2 * i];
+    s.read(buf[2 * i + 1]);
+  }
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[i];
+  }
+}
+"""
+
+
+def test_a_stream_read_into_an_element_is_traced_as_its_write(tmp_path):
+    """``s >> buf[i]`` and ``s.read(buf[i])`` store into ``buf[i]``, as the model says;
+    the trace took them as reads, so ``check --trace`` reported addresses the model
+    does not predict and reads before any write (probe 33 F2, SDAccel's sketch)."""
+    path = tmp_path / "sread.cpp"
+    path.write_text(STREAM_READS)
+    kernel = frontend.parse_kernel(path)
+    inst = instrument.instrument(kernel, clangtu.Options())
+    assert [(s.coord.line, s.kind) for s in inst.sites] == [
+        (6, "write"), (7, "write"), (11, "write"), (11, "read")]
+    if HAVE_GXX:
+        compiled = arraypart.compile_kernel(path)
+        judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
+        assert not judged.unwritten
+
+
 @needs_gxx
 def test_a_banking_with_too_few_banks_is_a_traced_conflict(denoise, denoise_trace):
     """Two cyclic banks on the columns of a ram_1p buffer read four times a cycle: the

@@ -50,6 +50,7 @@ from ..errors import Coord
 from ..codegen.testbench import shared_type_edits
 from ..frontend import clangtu
 from ..frontend import cnodes as N
+from ..frontend.accesses import STREAM_READS
 
 K = ci.CursorKind
 KINDS = ("read", "write", "update")
@@ -335,6 +336,8 @@ def _kind(cursor: ci.Cursor, parents: tuple, written_through: bool = True) -> st
             return "update"
         if called in _OVERLOADED_UPDATES or called in ("operator++", "operator--"):
             return "update"
+    if user.kind == K.CALL_EXPR and _stream_read(user):
+        return "read" if _first_operand_path(cursor, user, parents) else "write"
     if user.kind == K.BINARY_OPERATOR and clangtu.binary_operator(user) == "=":
         return "write" if _first_operand_path(cursor, user, parents) else "read"
     if user.kind == K.COMPOUND_ASSIGNMENT_OPERATOR:
@@ -346,6 +349,18 @@ def _kind(cursor: ci.Cursor, parents: tuple, written_through: bool = True) -> st
             and _bound_to_reference(cursor, user, parents)):
         return "update"
     return "read"
+
+
+def _stream_read(call: ci.Cursor) -> bool:
+    """``call`` reads an ``hls::stream`` into its argument: ``s >> A[i]``,
+    ``s.read(A[i])``, ``s.read_nb(A[i])`` store into ``A[i]`` (as the front end models
+    them: :data:`arraypart.frontend.accesses.STREAM_READS`)."""
+    method = call.referenced
+    if method is None or method.spelling not in STREAM_READS:
+        return False
+    owner = method.semantic_parent
+    return (owner is not None and owner.spelling == "stream"
+            and owner.semantic_parent is not None and owner.semantic_parent.spelling == "hls")
 
 
 def _called_name(call: ci.Cursor) -> str:
