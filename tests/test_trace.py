@@ -1601,6 +1601,31 @@ def test_synthesis_only_code_in_a_called_function_leaves_the_loop_untraced(tmp_p
         assert "in a function it calls" in result.format()
 
 
+@needs_gxx
+def test_a_loop_naming_a_synthesis_only_declaration_is_left_untraced(tmp_path):
+    """``int buf[64]`` under ``#ifdef __SYNTHESIS__``, a ``malloc``'d pointer in C
+    simulation (SDAccel's linear search): the loops that name ``buf`` hold no
+    synthesis-only code, so they were traced, every access the model predicts was
+    reported as not made (exit 1), and the loops were said to agree (probe 33 F3).
+    The loop that names only the interface arrays is still traced."""
+    path = tmp_path / "decl.cpp"
+    path.write_text("#include <stdlib.h>\n"
+                    "void decl(const int in[64], int out[64], int copy[64]) {\n"
+                    "#ifdef __SYNTHESIS__\n  int buf[64];\n#else\n"
+                    "  int *buf = (int *)malloc(64 * sizeof(int));\n#endif\n"
+                    "  for (int i = 0; i < 64; i++) {\n#pragma HLS pipeline II=1\n"
+                    "    buf[i] = in[i];\n  }\n"
+                    "  for (int i = 0; i < 64; i++) {\n#pragma HLS pipeline II=1\n"
+                    "    out[i] = buf[i];\n  }\n"
+                    "  for (int i = 0; i < 64; i++) {\n#pragma HLS pipeline II=1\n"
+                    "    copy[i] = in[i];\n  }\n"
+                    "#ifndef __SYNTHESIS__\n  free(buf);\n#endif\n}\n")
+    for result in _agreeing(path, 2):
+        assert [c.coord.line for c in result.untraced] == [8, 12]
+        assert "in a declaration it names" in result.format()
+        assert [c.line for c in result.addresses.compared] == [16]
+
+
 SWAPS = """#include <algorithm>
 #define N 16
 void swaps(const int in[N], int out[N]) {

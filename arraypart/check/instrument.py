@@ -203,13 +203,21 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
 def _synthesis_only_loops(unit: clangtu.Unit, loops: dict,
                           ranges: list[tuple[int, int]]) -> set[int]:
     """The keys of ``loops`` in whose text, or in that of a function they call (at any
-    depth), code only synthesis reads stands (``ranges``)."""
+    depth), code only synthesis reads stands (``ranges``), or that name a variable
+    declared there (``int buf[64]`` under ``#ifdef __SYNTHESIS__``, a ``malloc``'d
+    pointer for C simulation: SDAccel's linear search)."""
     if not ranges:
         return set()
 
-    def holds(c: ci.Cursor) -> bool:
+    def within(c: ci.Cursor) -> bool:
         return any(lo < c.extent.end.offset and c.extent.start.offset < hi
                    for lo, hi in ranges)
+
+    def holds(c: ci.Cursor) -> bool:
+        return within(c) or any(
+            n.kind == K.DECL_REF_EXPR and n.referenced is not None
+            and n.referenced.kind == K.VAR_DECL and unit.in_main(n.referenced.location)
+            and within(n.referenced) for n in c.walk_preorder())
 
     functions = [c for c in clangtu.own_cursors(unit) if c.kind in _FUNCTIONS
                  and c.is_definition() and unit.in_main(c.location)]

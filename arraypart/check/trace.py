@@ -275,8 +275,9 @@ class TraceCheck:
                          + _emitted_note(loop.claim))
         differing = set(self.trace.instrumented.synthesis_only)
         lines += [f"  {c.name} ({c.coord}): not traced (" + (
-                  "code only synthesis reads stands in it or in a function it calls, "
-                  "#ifdef __SYNTHESIS__, which g++ does not compile" if c.coord in differing
+                  "code only synthesis reads stands in it, in a declaration it names or "
+                  "in a function it calls, #ifdef __SYNTHESIS__, which g++ does not "
+                  "compile" if c.coord in differing
                   else
                   "no pipelined `for` of the kernel's text there: a pipelined function, "
                   "or a loop unrolled outside a pipeline, whose lanes the program runs one "
