@@ -53,6 +53,39 @@ def test_a_scalar_with_two_values_bounds_its_loops_as_a_fresh_size(tmp_path):
     assert one.loops[1].achieved_ii == 2 and one.loops[1].first_conflict is not None
 
 
+# The odd-even sort of Vitis' median filter tutorial: k is 0 or 1 on two paths.
+ODD_EVEN = """#define N 9
+void oddeven(const int in[N], int out[N]) {
+  int z[N];
+  int i, k, stage;
+  for (i = 0; i < N; i++) z[i] = in[i];
+  for (stage = 1; stage <= N; stage++) {
+    if ((stage % 2) == 1) k = 0;
+    if ((stage % 2) == 0) k = 1;
+    for (i = k; i < N - 1; i = i + 2) {
+#pragma HLS PIPELINE II=1
+      int a = z[i], b = z[i + 1];
+      z[i] = a < b ? a : b;
+      z[i + 1] = a < b ? b : a;
+    }
+  }
+  for (i = 0; i < N; i++) out[i] = z[i];
+}
+"""
+
+
+def test_a_start_read_from_an_opaque_scalar_ranges_over_its_values(tmp_path):
+    """A start that is a scalar the paths set to 0 or 1 ranges over the scalar's value
+    range, [0, 1]; it was left to the arrays, which gave [0, 0] with a warning that
+    larger values were fine, so the model held only the even passes (probe 33 F5)."""
+    report = arraypart.analyze(write(tmp_path, "oddeven.cpp", ODD_EVEN))
+    params = report.to_json()["params"]
+    assert params["k@9:14"]["range"] == [0, 1]
+    assert params["k@9:14"]["bound_by"] == "the values 'k' takes"
+    assert not any("is taken as" in w for w in report.to_json()["warnings"])
+    assert {l.name: l.achieved_ii for l in checked(report).loops}["L9"] == 1
+
+
 def test_a_computed_bound_is_ranged_by_interval_arithmetic(tmp_path):
     text = """void blocks(const int a[64], int out[64], int size) {
   for (int b = 0; b < (size - 1) / 16 + 1; b++) {

@@ -98,12 +98,13 @@ class MemoryLowering:
 
     def _fresh_range(self, name: str, written: set[str]) -> None:
         """A fresh size's range: its expression's interval over the sizes' final
-        ranges and the values of the tables it reads (arrays not among those
-        ``written``), within what a LOOP_TRIPCOUNT said; the least value of an upper
-        end (:mod:`.fresh`) at least 0."""
+        ranges, the value ranges of the opaque scalars it reads and the values of the
+        tables it reads (arrays not among those ``written``), within what a
+        LOOP_TRIPCOUNT said; the least value of an upper end (:mod:`.fresh`) at least
+        0."""
         node, scope, upper, arrays = self._fresh[name]
-        ranges = {**scope.ranges, **{n: self._ranges[n] for n in self._sizes
-                                     if n != name}}
+        ranges = {**scope.ranges, **self._value_ranges(),
+                  **{n: self._ranges[n] for n in self._sizes if n != name}}
         tables = {c_name: F.table_interval(self._array_decls[array].init,
                                            math.prod(self._arrays[array].shape))
                   for c_name, array in arrays.items() if array not in written}
@@ -497,7 +498,8 @@ class MemoryLowering:
             self._ranges[name] = (0, None) if upper else (None, None)
             arrays = {c_name: self._visible[c_name].array for c_name in (
                 N.ref_name(r) for r in N.outer_array_refs(node)) if c_name in self._visible}
-            self._fresh[name] = (node, self._scope(), upper, arrays)
+            # an opaque scalar reads as its value range (k = 0 or k = 1 on two paths)
+            self._fresh[name] = (node, self._range_scope(), upper, arrays)
         return (E.var(name),)
 
 
