@@ -791,3 +791,41 @@ def test_the_trace_allows_the_loops_a_return_skips(tmp_path):
                             compiled.report.solution.emitted_bankings())
     judged = api.judge_trace(compiled.report, recorded, ports=2)
     assert judged.disagreements == () and not judged.addresses.mismatches, judged.format()
+
+
+# SDx-era kernels open a loop body with a block of its own (SDAccel's linear search).
+BLOCK_BODIES = """void blocks(const int in[64], int out[64]) {
+  int buf[64];
+  for (int i = 0; i < 64; i++) {
+    { buf[i] = in[i]; }
+  }
+  for (int i = 0; i < 61; i++) {
+    {
+#pragma HLS PIPELINE II=1
+      out[i] = buf[i] + buf[i + 1] + buf[i + 2] + buf[i + 3];
+    }
+  }
+  for (int i = 0; i < 64; i++) {
+    {
+#pragma HLS PIPELINE II=1
+#pragma HLS UNROLL factor=4
+      buf[i] = 2 * buf[i];
+    }
+  }
+}
+"""
+
+
+def test_a_block_that_is_a_loops_only_statement_is_its_body(tmp_path):
+    """``for (...) { { #pragma HLS PIPELINE ... } }``: the block stands for the loop's
+    body, so its pragmas are the loop's (they were refused as standing "in a block
+    inside it", probe 33 F6); the routed reads and the unrolled loop's lanes are
+    written inside that block, and the emitted code computes what the original
+    does."""
+    compiled = arraypart.compile_kernel(write(tmp_path, "blocks.cpp", BLOCK_BODIES))
+    loops = compiled.report.to_json()["loops"]
+    assert [(lp["target_ii"], lp["achieved_ii"]) for lp in loops] == [(1, 1)] * 3
+    cpp = compiled.files["blocks.cpp"]
+    assert "      for (int i_u = 0; i_u < 4; i_u++) {" in cpp  # inside the inner block
+    if shutil.which("g++"):
+        assert_the_testbench_passes(compiled, tmp_path)

@@ -271,7 +271,7 @@ def _pragmas_lead(node: N.For, name: str) -> None:
     """A loop written as blocks gets its lane loop after the pragmas that open its
     body; one written after a statement would stay in the block loop (a second
     unroll, a pipeline of the lanes): a located error."""
-    items = node.stmt.items if isinstance(node.stmt, N.Compound) else ()
+    items = N.body_items(node.stmt) if isinstance(node.stmt, N.Compound) else ()
     late = [item for item in items[len(_leading_pragmas(node)):]
             if isinstance(item, N.Pragma) and _directive(item.line.text) is not None]
     if late:
@@ -281,7 +281,7 @@ def _pragmas_lead(node: N.For, name: str) -> None:
 
 
 def _leading_pragmas(node: N.For) -> list[N.Pragma]:
-    items = node.stmt.items if isinstance(node.stmt, N.Compound) else ()
+    items = N.body_items(node.stmt) if isinstance(node.stmt, N.Compound) else ()
     lead = []
     for item in items:
         if not isinstance(item, N.Pragma):
@@ -292,8 +292,9 @@ def _leading_pragmas(node: N.For) -> list[N.Pragma]:
 
 def _wrap_body(data: bytes, node: N.For, head: list[str], tail: list[str]) -> list[Edit]:
     """Insert ``head`` after the leading pragmas of the loop's body and ``tail`` at its
-    end (a body without braces gets them)."""
-    body = node.stmt
+    end (a body without braces gets them; a block that is the body's only statement
+    takes them: :func:`.cnodes.loop_body`)."""
+    body = N.loop_body(node.stmt)
     if not head and not tail:
         return []
     if isinstance(body, N.Compound) and not body.braced and body.start >= 0:

@@ -601,6 +601,23 @@ def identifiers(node: Node) -> set[str]:
     return {n.name for n in walk(node) if isinstance(n, Id)}
 
 
+def loop_body(stmt: Node) -> Node:
+    """The node that holds a loop body's statements: ``stmt``, or the innermost of
+    blocks each of which is the only statement of the one around it (``for (...) {
+    { #pragma HLS pipeline ... } }``, as SDx-era kernels wrote it)."""
+    while (isinstance(stmt, Compound) and stmt.braced and len(stmt.items) == 1
+           and isinstance(stmt.items[0], Compound) and stmt.items[0].braced):
+        stmt = stmt.items[0]
+    return stmt
+
+
+def body_items(stmt: Node) -> tuple[Node, ...]:
+    """The statements of a loop body (:func:`loop_body`); one statement without braces
+    alone."""
+    body = loop_body(stmt)
+    return body.items if isinstance(body, Compound) else (body,)
+
+
 def walk(node: Node, *, operands: bool = False):
     """Every node below ``node`` (itself included), pre-order; with ``operands`` also
     the unevaluated operands of ``sizeof``."""

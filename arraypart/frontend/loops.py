@@ -68,7 +68,7 @@ class LoopLowering:
                                      "with a bound")
         for part in (node.init, node.cond, node.next):
             self._no_calls(part, "a loop header")
-        items = node.stmt.items if isinstance(node.stmt, N.Compound) else [node.stmt]
+        items = N.body_items(node.stmt)
         items = self._directives_first(list(items or ()), LOOP_BODY_DIRECTIVES)
         header = 0
         while header < len(items) and isinstance(items[header], N.Pragma):

@@ -109,8 +109,7 @@ def perfect_nest(body: N.Compound, loop: N.For) -> bool:
               and n.start <= loop.start and loop.end <= n.end]
     around.sort(key=lambda n: n.start)
     for outer, inner in zip(around, around[1:] + [loop]):
-        stmt = outer.stmt
-        items = stmt.items if isinstance(stmt, N.Compound) else (stmt,)
+        items = N.body_items(outer.stmt)
         kept = [n for n in items if not isinstance(n, (N.Pragma, N.Empty))]
         if kept != [inner]:
             return False
