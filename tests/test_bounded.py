@@ -14,15 +14,15 @@ import pytest
 import arraypart
 from arraypart import api, banking, check, cli, codegen, frontend, poly
 from arraypart.banking import bounds
-from arraypart.check import driver, maps
+from arraypart.check import driver, maps, trace
 from arraypart.check import frames as F
-from arraypart.frontend import cnodes
+from arraypart.frontend import clangtu, cnodes
 from arraypart import limits
 from arraypart.limits import Deadline, TimeLimit
 from arraypart.poly import isl_glue as G
 from arraypart.scheme import Scheme, flat_scheme
 
-from conftest import alarm, bench_module
+from conftest import alarm, bench_module, needs_gxx
 
 bounded = bench_module("bounded")
 
@@ -591,3 +591,48 @@ def test_a_proof_step_past_isls_operation_budget_is_judged_by_counting(tmp_path,
     b_model = report.model.array("b")
     walked = proof.prove_group(b_model, b_model.groups[0], Banking("b", none_scheme((64,))))
     assert walked.ii == 2 and walked.isl_checks > 0
+
+
+# probe 33 F1: a 2-D array complete on its rows, filled row by row: under the rule each
+# write's bank changes with the iteration, so it takes a port of every one of 32 banks.
+FILLED_ROWS = """void rows(const int image[32 * 64], int out[64]) {
+  int lcl[32][64];
+#pragma HLS ARRAY_PARTITION variable=lcl complete dim=1
+  for (int i = 0; i < 32; i++)
+    for (int j = 0; j < 64; j++) {
+#pragma HLS PIPELINE II=1
+      lcl[i][j] = image[i * 64 + j];
+    }
+  for (int x = 0; x < 64; x++) {
+#pragma HLS PIPELINE II=1
+    int s = 0;
+    for (int c = 0; c < 32; c++) s += lcl[c][x];
+    out[x] = s;
+  }
+}
+"""
+
+
+@needs_gxx
+def test_the_rule_replay_holds_a_chunk_of_port_uses_not_of_records(tmp_path,
+                                                                    monkeypatch):
+    """Under the scheduling rule a record whose bank moves becomes a port use of
+    every bank of its copy: chunks of records grew 32-fold here (96 banks over 280k
+    steps took 7 GB).  A chunk now holds CHUNK_RECORDS port uses (past one step), with
+    the verdict of the unchunked replay."""
+    from arraypart.check import replay
+    path = tmp_path / "rows.cpp"
+    path.write_text(FILLED_ROWS)
+    report = api.analyze(path)
+    recorded = trace.record(report.kernel, clangtu.Options(), tmp_path,
+                            report.solution.emitted_bankings())
+    whole = api.judge_trace(report, recorded, as_written=True, ports=2)
+    monkeypatch.setattr(replay, "CHUNK_RECORDS", 256)
+    sizes = []
+    uses = replay._uses
+    monkeypatch.setattr(replay, "_uses", lambda *a, **k: sizes.append(
+        len(uses(*a, **k)["loop"])) or uses(*a, **k))
+    chunked = api.judge_trace(report, recorded, as_written=True, ports=2)
+    assert [l.traced_ii for l in chunked.replay.loops] == [
+        l.traced_ii for l in whole.replay.loops]
+    assert len(sizes) > 100 and max(sizes) <= 256 + 32
