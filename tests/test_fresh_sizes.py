@@ -57,7 +57,7 @@ def test_a_scalar_with_two_values_bounds_its_loops_as_a_fresh_size(tmp_path):
 ODD_EVEN = """#define N 9
 void oddeven(const int in[N], int out[N]) {
   int z[N];
-  int i, k, stage;
+  TYPE i, k, stage;
   for (i = 0; i < N; i++) z[i] = in[i];
   for (stage = 1; stage <= N; stage++) {
     if ((stage % 2) == 1) k = 0;
@@ -74,11 +74,15 @@ void oddeven(const int in[N], int out[N]) {
 """
 
 
-def test_a_start_read_from_an_opaque_scalar_ranges_over_its_values(tmp_path):
+@pytest.mark.parametrize("ctype", ["int", "char"])
+def test_a_start_read_from_an_opaque_scalar_ranges_over_its_values(tmp_path, ctype):
     """A start that is a scalar the paths set to 0 or 1 ranges over the scalar's value
     range, [0, 1]; it was left to the arrays, which gave [0, 0] with a warning that
-    larger values were fine, so the model held only the even passes (probe 33 F5)."""
-    report = arraypart.analyze(write(tmp_path, "oddeven.cpp", ODD_EVEN))
+    larger values were fine, so the model held only the even passes (probe 33 F5).
+    A ``char`` (as in the tutorial) is assigned the conversion of 0 and 1, which keeps
+    them."""
+    report = arraypart.analyze(write(tmp_path, "oddeven.cpp",
+                                     ODD_EVEN.replace("TYPE", ctype)))
     params = report.to_json()["params"]
     assert params["k@9:14"]["range"] == [0, 1]
     assert params["k@9:14"]["bound_by"] == "the values 'k' takes"

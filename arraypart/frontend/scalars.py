@@ -618,10 +618,18 @@ def value_interval(node: N.Node, scope: Scope, known: Mapping[str, Bound | None]
     """Interval arithmetic over the C expression ``node``: literals, iterators (their
     loops' ranges), scalars with an affine value here, tracked scalars (``known``),
     ``+ - *``, ``& % >>`` by a literal, unary minus, ``?:`` (the hull of its arms),
-    comparisons and logic ([0, 1]); :data:`UNBOUNDED` for anything else (a division, a
-    cast, a call)."""
+    comparisons and logic ([0, 1]), a conversion to an integer type (the operand's
+    interval where the type holds it, else the type's: ``char k = 0`` converts 0);
+    :data:`UNBOUNDED` for anything else (a division, a call)."""
     if isinstance(node, N.Constant) and node.value is not None:
         return node.value, node.value
+    if isinstance(node, N.Cast):
+        inner = value_interval(node.expr, scope, known)
+        if node.to is None or inner is None:
+            return None if inner is None else UNBOUNDED
+        if None not in inner and node.to.keeps(*inner):
+            return inner
+        return node.to.low, node.to.high
     if isinstance(node, N.Id):
         return _name_interval(node.name, scope, known)
     if isinstance(node, N.UnaryOp) and node.op in ("-", "+") and node.expr is not None:
