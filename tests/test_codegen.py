@@ -829,3 +829,29 @@ def test_a_block_that_is_a_loops_only_statement_is_its_body(tmp_path):
     assert "      for (int i_u = 0; i_u < 4; i_u++) {" in cpp  # inside the inner block
     if shutil.which("g++"):
         assert_the_testbench_passes(compiled, tmp_path)
+
+
+# The same body in a sub-function, whose banks rotate: the emission writes the
+# statement once per bank phase (probe 33b F1: the whole block, pragma included, went
+# into each case, and the emitted file did not parse).
+PHASED_BLOCK = """#define N 64
+static void stage(int a[N], int b[N]) {
+  for (int i = 0; i < N - 4; i++) { {
+#pragma HLS pipeline II=1
+    b[i] = a[i] + a[i + 1] + a[i + 2] + a[i + 3];
+  } }
+}
+void phased(int in[N], int out[N]) {
+  int a[N];
+  for (int i = 0; i < N; i++) a[i] = in[i];
+  stage(a, out);
+}
+"""
+
+
+def test_a_block_body_of_a_phased_loop_is_switched_statement_by_statement(tmp_path):
+    compiled = arraypart.compile_kernel(write(tmp_path, "phased.cpp", PHASED_BLOCK))
+    assert [lp["achieved_ii"] for lp in compiled.report.to_json()["loops"]] == [1, 1]
+    assert compiled.files["phased.cpp"].count("#pragma HLS pipeline II=1") == 1
+    if shutil.which("g++"):
+        assert_the_testbench_passes(compiled, tmp_path)

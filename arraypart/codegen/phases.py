@@ -280,10 +280,9 @@ def _iterator_name(node: N.For) -> str | None:
 
 
 def _statements(node: N.For, phased: PhasedLoop) -> list[N.Node]:
-    """The statements of the loop body that hold a reference of a phased array."""
-    body = node.stmt
-    items = body.items if isinstance(body, N.Compound) else (body,)
-    return [item for item in items if any(
+    """The statements of the loop body (:func:`.cnodes.body_items`) that hold a
+    reference of a phased array."""
+    return [item for item in N.body_items(node.stmt) if any(
         ref.coord in phased.places for ref in N.outer_array_refs(item))]
 
 
