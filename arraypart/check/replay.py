@@ -428,6 +428,25 @@ def _uses(rows: np.ndarray, memories: Mapping[int, Memory], read_copies: np.ndar
     return {k: np.concatenate([p[k] for p in parts]) for k in names}
 
 
+def _packed(columns: Mapping[str, np.ndarray], names: tuple[str, ...]) -> np.ndarray | None:
+    """One int64 key per row that orders the rows as ``names``' columns do
+    lexicographically (mixed radix over each column's span in these rows), so one
+    sort key replaces several; None when the spans' product passes 2^62."""
+    key = np.zeros(columns[names[0]].size, np.int64)
+    room = 1
+    for name in names:
+        column = columns[name]
+        if not column.size:
+            return key
+        low = int(column.min())
+        span = int(column.max()) - low + 1
+        room *= span
+        if room > 1 << 62:
+            return None
+        key = key * span + (column - low)
+    return key
+
+
 def _ramp(counts: np.ndarray) -> np.ndarray:
     """0, 1, ..., c-1 for each count c, concatenated."""
     counts = np.asarray(counts, np.int64)
@@ -464,10 +483,19 @@ class _State:
 
     def add(self, uses: dict[str, np.ndarray], memories: Mapping[int, Memory],
             sites: tuple[Site, ...]) -> None:
-        order = np.lexsort(tuple(uses[k] for k in reversed(GROUP + ("kind", "flat"))))
+        group = _packed(uses, GROUP)
+        element = _packed(uses, ("kind", "flat"))
+        if group is None or element is None:
+            order = np.lexsort(tuple(uses[k] for k in reversed(GROUP + ("kind", "flat"))))
+        else:
+            order = np.lexsort((element, group))
         u = {k: v[order] for k, v in uses.items()}
         new = np.ones(order.size, bool)
-        new[1:] = np.any([u[k][1:] != u[k][:-1] for k in GROUP], axis=0)
+        if group is None:
+            new[1:] = np.any([u[k][1:] != u[k][:-1] for k in GROUP], axis=0)
+        else:
+            sorted_group = group[order]
+            new[1:] = sorted_group[1:] != sorted_group[:-1]
         starts = np.flatnonzero(new)
         read = u["kind"] == READ
         fresh_read = read.copy()
