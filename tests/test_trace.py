@@ -1787,3 +1787,19 @@ def test_a_pragma_kept_at_the_time_limit_is_claimed_at_what_the_code_reaches(tmp
     assert max(dict(buf.achieved_ii).values()) == 2 and "II at most" in buf.notes[0]
     assert [c.claimed_ii for c in (api._ideal_claim(report, n, loop)
                                    for n, loop in enumerate(report.model.loops))] == [1, 1]
+
+
+def test_packed_replay_keys_order_rows_as_the_columns_do():
+    """The replay sorts a chunk by (loop, step, array, view, copy, bank) and then by
+    (kind, flat), each packed into one key in mixed radix; the order is the eight-column
+    lexicographic one, and spans too wide to pack give None (the eight-key sort)."""
+    from arraypart.check import replay
+    rng = np.random.default_rng(7)
+    names = replay.GROUP + ("kind", "flat")
+    columns = {k: rng.integers(-3, 4, 500).astype(np.int64) for k in names}
+    full = np.lexsort(tuple(columns[k] for k in reversed(names)))
+    packed = np.lexsort((replay._packed(columns, ("kind", "flat")),
+                         replay._packed(columns, replay.GROUP)))
+    assert (packed == full).all()
+    wide = {"a": np.array([0, 1 << 40]), "b": np.array([0, 1 << 30])}
+    assert replay._packed(wide, ("a", "b")) is None
