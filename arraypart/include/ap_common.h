@@ -560,33 +560,34 @@ inline void divide(const uint64_t* a, bool an, const uint64_t* b, bool bn, uint6
 }
 }  // namespace ap_detail
 
-// Division and modulo work one word wider than both operands so that the magnitude of the
-// most negative value fits.
+namespace ap_detail {
+// a / b, or a % b with ``remainder``, of the operands converted to _AP_RA and _AP_RB,
+// worked one word wider than both so that the magnitude of the most negative value fits.
+template <class _AP_RA, class _AP_RB, class _AP_A, class _AP_B>
+inline ap_int_base<ap_cap(ap_max(_AP_RA::width, _AP_RB::width) + 2), true> quotient_or_remainder(
+    const _AP_A& a_in, const _AP_B& b_in, bool remainder) {
+  typedef ap_int_base<ap_cap(ap_max(_AP_RA::width, _AP_RB::width) + 2), true> _AP_T;
+  _AP_T a{_AP_RA(a_in)}, b{_AP_RB(b_in)}, out;
+  uint64_t x[_AP_T::_AP_NW], y[_AP_T::_AP_NW], q[_AP_T::_AP_NW], r[_AP_T::_AP_NW];
+  a.load(x);
+  b.load(y);
+  divide<_AP_T::_AP_NW, _AP_T::width>(x, a.is_neg(), y, b.is_neg(), q, r);
+  out.store(remainder ? r : q);
+  return out;
+}
+}  // namespace ap_detail
+
 template <class _AP_A, class _AP_B, typename std::enable_if<ap_detail::int_pair<_AP_A, _AP_B>::value, int>::type = 0,
           class _AP_RA = typename ap_detail::int_of<_AP_A>::type, class _AP_RB = typename ap_detail::int_of<_AP_B>::type>
 inline typename ap_detail::rtype<_AP_RA::width, _AP_RA::sign_flag, _AP_RB::width, _AP_RB::sign_flag>::div
 operator/(const _AP_A& a_in, const _AP_B& b_in) {
-  typedef ap_int_base<ap_detail::ap_cap(ap_detail::ap_max(_AP_RA::width, _AP_RB::width) + 2), true> _AP_T;
-  _AP_T a{_AP_RA(a_in)}, b{_AP_RB(b_in)}, q;
-  uint64_t x[_AP_T::_AP_NW], y[_AP_T::_AP_NW], qw[_AP_T::_AP_NW], rw[_AP_T::_AP_NW];
-  a.load(x);
-  b.load(y);
-  ap_detail::divide<_AP_T::_AP_NW, _AP_T::width>(x, a.is_neg(), y, b.is_neg(), qw, rw);
-  q.store(qw);
-  return q;
+  return ap_detail::quotient_or_remainder<_AP_RA, _AP_RB>(a_in, b_in, false);
 }
 template <class _AP_A, class _AP_B, typename std::enable_if<ap_detail::int_pair<_AP_A, _AP_B>::value, int>::type = 0,
           class _AP_RA = typename ap_detail::int_of<_AP_A>::type, class _AP_RB = typename ap_detail::int_of<_AP_B>::type>
 inline typename ap_detail::rtype<_AP_RA::width, _AP_RA::sign_flag, _AP_RB::width, _AP_RB::sign_flag>::mod
 operator%(const _AP_A& a_in, const _AP_B& b_in) {
-  typedef ap_int_base<ap_detail::ap_cap(ap_detail::ap_max(_AP_RA::width, _AP_RB::width) + 2), true> _AP_T;
-  _AP_T a{_AP_RA(a_in)}, b{_AP_RB(b_in)}, r;
-  uint64_t x[_AP_T::_AP_NW], y[_AP_T::_AP_NW], qw[_AP_T::_AP_NW], rw[_AP_T::_AP_NW];
-  a.load(x);
-  b.load(y);
-  ap_detail::divide<_AP_T::_AP_NW, _AP_T::width>(x, a.is_neg(), y, b.is_neg(), qw, rw);
-  r.store(rw);
-  return r;
+  return ap_detail::quotient_or_remainder<_AP_RA, _AP_RB>(a_in, b_in, true);
 }
 
 // Comparisons at a signed width that holds both operands.
