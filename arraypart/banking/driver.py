@@ -700,7 +700,8 @@ def _waste_note(array, kept: Cost, better: _Found, bound: int) -> str:
         f"{kept.bram18k} BRAM18K and {kept.lut} LUTs (fitted model); "
         f"{better.banking.describe()}, with {better.cost.physical_banks} banks (lower "
         f"bound {bound}), costs {better.cost.bram18k} BRAM18K and {better.cost.lut} "
-        "LUTs; --replace-partitions uses it"))
+        "LUTs; --replace-partitions uses it, or one memory where the emitted code's "
+        "II is no lower with banks"))
 
 
 def _ii_text(achieved: Iterable[tuple[str, int]]) -> str:
