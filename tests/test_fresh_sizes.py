@@ -421,3 +421,28 @@ def test_an_iteration_a_return_may_end_takes_no_guard_from_its_statements(tmp_pa
     assert not any(hasattr(n, "then") and n.coord == inner.coord for n in inner.body)
     (write_guard,) = [n for n in inner.body if hasattr(n, "then") and n.coord.line == 7]
     assert [a.array for s in write_guard.then for a in s.accesses] == ["out"]
+
+
+@pytest.mark.parametrize("ctype", ["unsigned char", "unsigned short", "unsigned"])
+def test_an_unsigned_scalar_bounds_a_loop_by_its_value_range(tmp_path, ctype):
+    """``u8 total_round = last ? 41 : 21`` in Groestl (ARC-2015 SHA-3 designs) bounds
+    the round loop: unsigned scalars have value ranges too, [21, 41] here; they had
+    none, so nothing bounded the size and the kernel was refused (probe 33c F2)."""
+    report = arraypart.analyze(write(tmp_path, "rounds.c", f"""typedef {ctype} u8;
+void rounds(u8 data[8], u8 out[8], int last) {{
+  u8 s[8];
+  u8 round, total_round;
+  for (int i = 0; i < 8; i++) s[i] = data[i];
+  if (last == 1)
+    total_round = 41;
+  else
+    total_round = 21;
+  for (round = 0; round < total_round; round++)
+    for (int i = 0; i < 8; i++) {{
+#pragma HLS UNROLL
+      s[i] ^= round;
+    }}
+  for (int i = 0; i < 8; i++) out[i] = s[i];
+}}
+"""))
+    assert report.to_json()["params"]["total_round@10:27"]["range"] == [21, 41]

@@ -50,13 +50,17 @@ SHRINKING_OPS = frozenset({">>=", "/=", "%=", "&="})
 # functions of the kernels' own idiom).
 VALUE_CALLS = ("min", "max", "MIN", "MAX", "abs")
 REFERENCE_KINDS = (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE)
-# Signed integer types of at most 32 bits, by width: the scalars whose value ranges are
-# tracked.  C computes + - * in a type at least as wide (int, or wider), wrapping modulo
-# 2^k (k >= 32) or overflowing (undefined); either way the result is congruent to the
-# mathematical value modulo 2^32, and the conversion to the target keeps it modulo its
-# width, so where the mathematical value fits the target's range it is the value.
-TRACKED_WIDTHS = {ci.TypeKind.SCHAR: 8, ci.TypeKind.CHAR_S: 8, ci.TypeKind.SHORT: 16,
-                  ci.TypeKind.INT: 32}
+# Integer types of at most 32 bits, by their ranges: the scalars whose value ranges are
+# tracked.  C computes + - * in a type at least as wide (int, unsigned, or wider),
+# wrapping modulo 2^k (k >= 32) or overflowing (undefined); either way the result is
+# congruent to the mathematical value modulo 2^32, and the conversion to the target
+# keeps it modulo its width, so where the mathematical value fits the target's range it
+# is the value (an unsigned 0 - 1 leaves [0, 255] and so the range: unbounded).
+TRACKED_RANGES = {ci.TypeKind.SCHAR: (-2 ** 7, 2 ** 7 - 1), ci.TypeKind.CHAR_S: (-2 ** 7, 2 ** 7 - 1),
+                  ci.TypeKind.SHORT: (-2 ** 15, 2 ** 15 - 1),
+                  ci.TypeKind.INT: (-2 ** 31, 2 ** 31 - 1),
+                  ci.TypeKind.UCHAR: (0, 2 ** 8 - 1), ci.TypeKind.CHAR_U: (0, 2 ** 8 - 1),
+                  ci.TypeKind.USHORT: (0, 2 ** 16 - 1), ci.TypeKind.UINT: (0, 2 ** 32 - 1)}
 UNBOUNDED: Bound = (None, None)
 # Rounds in which a scalar's range may grow before it is taken as unbounded (a widening:
 # ``x++`` in a loop grows it every round).
@@ -556,23 +560,23 @@ def trip_count(init: tuple[E.Expr, ...], bound: tuple[E.Expr, ...], step: int,
 
 def tracked_scalars(nodes: Iterable[N.Node], excluded: frozenset[str]) -> dict[str, Bound]:
     """The scalars declared among a function body's ``nodes`` whose value ranges are
-    followed, each with the range of its type (the narrowest, where blocks declare the name more
-    than once): every declaration of the name is a signed integer of :data:`TRACKED_WIDTHS`,
-    and it is none of ``excluded`` (the function's parameters and the file's variables,
-    whose first value no write of the body gives)."""
-    widths: dict[str, int] = {}
+    followed, each with the range of its type (the values every type holds, where blocks
+    declare the name more than once): every declaration of the name is an integer of
+    :data:`TRACKED_RANGES`, and it is none of ``excluded`` (the function's parameters and
+    the file's variables, whose first value no write of the body gives)."""
+    ranges: dict[str, Bound] = {}
     other: set[str] = set(excluded)
     for d in nodes:
         if not isinstance(d, N.Decl):
             continue
-        width = None if d.is_array or d.ctype is None else TRACKED_WIDTHS.get(
+        kept = None if d.is_array or d.ctype is None else TRACKED_RANGES.get(
             d.ctype.canonical_kind)
-        if width is None:
+        if kept is None:
             other.add(d.name)
         else:
-            widths[d.name] = min(width, widths.get(d.name, width))
-    return {name: (-2 ** (w - 1), 2 ** (w - 1) - 1) for name, w in widths.items()
-            if name not in other}
+            low, high = ranges.get(d.name, kept)
+            ranges[d.name] = (max(low, kept[0]), min(high, kept[1]))
+    return {name: bound for name, bound in ranges.items() if name not in other}
 
 
 def write_sites(nodes: Iterable[N.Node], names: frozenset[str],
@@ -619,7 +623,8 @@ def value_interval(node: N.Node, scope: Scope, known: Mapping[str, Bound | None]
     loops' ranges), scalars with an affine value here, tracked scalars (``known``),
     ``+ - *``, ``& % >>`` by a literal, unary minus, ``?:`` (the hull of its arms),
     comparisons and logic ([0, 1]), a conversion to an integer type (the operand's
-    interval where the type holds it, else the type's: ``char k = 0`` converts 0);
+    interval where the type keeps it, :meth:`.cnodes.IntType.keeps`, else the
+    type's: ``char k = 0`` converts 0);
     :data:`UNBOUNDED` for anything else (a division, a call)."""
     if isinstance(node, N.Constant) and node.value is not None:
         return node.value, node.value
@@ -627,9 +632,7 @@ def value_interval(node: N.Node, scope: Scope, known: Mapping[str, Bound | None]
         inner = value_interval(node.expr, scope, known)
         if node.to is None or inner is None:
             return None if inner is None else UNBOUNDED
-        if None not in inner and node.to.keeps(*inner):
-            return inner
-        return node.to.low, node.to.high
+        return inner if node.to.keeps(*inner) else (node.to.low, node.to.high)
     if isinstance(node, N.Id):
         return _name_interval(node.name, scope, known)
     if isinstance(node, N.UnaryOp) and node.op in ("-", "+") and node.expr is not None:
