@@ -1803,3 +1803,22 @@ def test_packed_replay_keys_order_rows_as_the_columns_do():
     assert (packed == full).all()
     wide = {"a": np.array([0, 1 << 40]), "b": np.array([0, 1 << 30])}
     assert replay._packed(wide, ("a", "b")) is None
+
+
+@needs_gxx
+def test_a_traced_ii_below_the_models_says_what_the_trace_does_not_see(tmp_path):
+    """Eight stream writes a step hold the loop at II 8; the trace records no FIFO
+    transfer, so it measured II 1 from no access, and said only "agrees" (probe 33c
+    F4).  The line now says why a lower traced II confirms only that the model is not
+    optimistic."""
+    path = tmp_path / "fifo.cpp"
+    path.write_text('#include "hls_stream.h"\n'
+                    "void fifo(const int in[16], hls::stream<int> &s) {\n"
+                    "  for (int i = 0; i < 16; i++) {\n#pragma HLS pipeline II=1\n"
+                    "    for (int k = 0; k < 8; k++) s.write(in[i] + k);\n  }\n}\n")
+    report = api.analyze(path)
+    recorded = trace.record(report.kernel, clangtu.Options(), tmp_path,
+                            report.solution.emitted_bankings())
+    text = api.judge_trace(report, recorded, ports=2).format()
+    assert "model II 8, traced II 1: agrees (below the model's: the trace records no " \
+           "FIFO transfer" in text
