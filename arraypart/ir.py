@@ -234,6 +234,12 @@ class Array:
         """The dimensions ``reshape`` applies to (``dim=0``: every one)."""
         return range(len(self.shape)) if reshape.dim == 0 else (reshape.dim - 1,)
 
+    def reshaped_dims(self, kind: str | None = None) -> frozenset[int]:
+        """The dimensions (0-based) some ``array_reshape`` (of type ``kind``, when
+        given) applies to."""
+        return frozenset(d for r in self.reshapes if kind in (None, r.type)
+                         for d in self._reshaped_dims(r))
+
     def counted_index(self, index: tuple[Expr | None, ...],
                       window: bool = False) -> tuple[Expr | None, ...]:
         """The address the ports see for an access of ``index``: element 0 for every

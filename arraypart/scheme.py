@@ -345,8 +345,10 @@ def scheme_from_pragmas(array: Array) -> Scheme:
     """The per_dim scheme that ``array``'s own ``array_partition`` pragmas describe
     (Vitis semantics: ``dim=0`` applies to every dimension, a later pragma on a dimension
     overrides an earlier one, a factor is clipped to the dimension's size, ``off=true``
-    leaves the dimension whole); no pragma is one memory.  A FIFO port is as its
-    interface makes it (:func:`fifo_scheme`)."""
+    leaves the dimension whole); no pragma is one memory.  An array whose
+    ``array_reshape complete`` (with complete partitions) leaves each bank one wide word
+    is registers, complete on every dimension.  A FIFO port is as its interface makes
+    it (:func:`fifo_scheme`)."""
     if array.fifo is not None:
         return fifo_scheme(array.shape)
     dims = [DimPartition("none", 1) for _ in array.shape]
@@ -360,6 +362,11 @@ def scheme_from_pragmas(array: Array) -> Scheme:
                 dims[d] = DimPartition("complete", n)
             elif pragma.factor > 1:
                 dims[d] = DimPartition(pragma.type, pragma.factor)
+    whole = array.reshaped_dims("complete")
+    if whole and all(d in whole or p.type == "complete" for d, p in enumerate(dims)):
+        # each bank is one wide word, which Vitis makes a register (no port), as it
+        # makes registers of one-element banks
+        dims = [DimPartition("complete", n) for n in array.shape]
     return per_dim_scheme(array.shape, tuple(dims))
 
 

@@ -175,3 +175,35 @@ def test_a_conflict_on_a_reshaped_array_says_its_subscripts_are_words(tmp_path):
     assert "(reshaped: the subscripts below number its words)" in loop.first_conflict.format()
     (note,) = [w for w in report.warnings if "is reshaped" in w]
     assert note.endswith("(the subscripts number its words)")
+
+
+# ARC-2015's HLS SHA-3 designs (Keccak, Groestl, BLAKE, Skein) reshape their state into
+# one word and write every element of it in each round.
+ONE_WORD = """
+void rounds(int in[64][8], int out[64]) {
+  int s[8];
+#pragma HLS ARRAY_RESHAPE variable=s complete dim=1
+  for (int t = 0; t < 64; t++) {
+#pragma HLS PIPELINE II=1
+    for (int i = 0; i < 8; i++) s[i] = in[t][i] + 1;
+    int acc = 0;
+    for (int i = 0; i < 8; i++) acc += s[i];
+    out[t] = acc;
+  }
+}
+"""
+
+
+def test_an_array_reshaped_into_one_word_is_a_register(tmp_path):
+    """A one-word array is a register, which takes no port: its eight element writes
+    a step were counted as eight writes of one word (II 5, with a warning that "one
+    element" was written eight times; probe 33c F1).  The reshape stays as written,
+    with no partition or storage binding added."""
+    result = compiled(tmp_path, "rounds", ONE_WORD)
+    (s,) = [a for a in result.report.solution.arrays if a.array.name == "s"]
+    assert s.banking.scheme.registers and s.conflict_free and s.bram18k == 0
+    assert [lp["achieved_ii"] for lp in result.report.to_json()["loops"]] == [1]
+    assert checked_iis(result) == [1]
+    text = result.files["rounds.cpp"]
+    assert "ARRAY_RESHAPE variable=s complete dim=1" in text
+    assert "array_partition variable=s" not in text and "bind_storage variable=s" not in text

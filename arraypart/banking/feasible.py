@@ -31,10 +31,12 @@ def least_feasible_ii(array_model: ArrayModel) -> dict[int, tuple[int, str]]:
     """For each group (by position) whose target II no banking can reach: the least
     II the address-sharing pairs allow and a sentence saying why."""
     out = {}
+    # a reshaped array's lanes address its words (ir.Array.counted_index)
+    unit = "word" if array_model.array.reshapes else "element"
     for position, group in enumerate(array_model.groups):
-        found = _group_floor(array_model.ports, group, array_model.array.shape)
+        found = _group_floor(array_model.ports, group, array_model.array.shape, unit)
         found += _updated_in_place(array_model.ports, group)
-        found += _written_many_times(array_model.ports, group)
+        found += _written_many_times(array_model.ports, group, unit)
         if found:
             out[position] = max(found, key=lambda n: n[0])
     return out
@@ -47,8 +49,8 @@ def relaxed(array_model: ArrayModel, floors: dict[int, tuple[int, str]]) -> Arra
     return replace(array_model, groups=groups)
 
 
-def _group_floor(ports: PortModel, group: CycleGroup,
-                 shape: tuple[int, ...]) -> list[tuple[int, str]]:
+def _group_floor(ports: PortModel, group: CycleGroup, shape: tuple[int, ...],
+                 unit: str = "element") -> list[tuple[int, str]]:
     """The floors of the pairs of regular lanes that meet at one address."""
     lanes = [a for a in group.accesses if a.regular]
     writes = [k for k, a in enumerate(lanes) if a.kind == "write"]
@@ -78,13 +80,14 @@ def _group_floor(ports: PortModel, group: CycleGroup,
         fields = {lanes[a].field, lanes[b].field}
         members = f" (members {' and '.join(sorted(fields))})" if (
             len(fields) == 2 and None not in fields) else ""
-        needed.append((ii, f"loop {group.loop}: one element of {lanes[b].array}{members} "
+        needed.append((ii, f"loop {group.loop}: one {unit} of {lanes[b].array}{members} "
                            f"is {what} in one iteration ({lanes[a].coord} and "
                            f"{lanes[b].coord}), which no banking separates on {ports.name}"))
     return needed
 
 
-def _written_many_times(ports: PortModel, group: CycleGroup) -> list[tuple[int, str]]:
+def _written_many_times(ports: PortModel, group: CycleGroup,
+                        unit: str = "element") -> list[tuple[int, str]]:
     """The floors of the elements that more than two lanes of one subscript (equal
     index expressions, so one address at every P, whichever unrolled lane they are
     in) write in one iteration where all of them run (``ret[4*j] = ...; ret[4*j] ^=
@@ -110,7 +113,7 @@ def _written_many_times(ports: PortModel, group: CycleGroup) -> list[tuple[int, 
         if domain.is_empty():
             continue
         ii = _least_ii(ports, reads, writes, group.target_ii)
-        needed.append((ii, f"loop {group.loop}: one element of {lanes[0].array} is written "
+        needed.append((ii, f"loop {group.loop}: one {unit} of {lanes[0].array} is written "
                            f"{writes} times in one iteration (at {lanes[0].coord}), which no "
                            f"banking separates on {ports.name}"))
     return needed

@@ -566,7 +566,10 @@ def _pragmas(s: ArraySolution, ex: Explicit | None, written: str | None) -> list
     elif s.banking.scheme.kind in ("none", "per_dim") and s.array.fifo is None:
         dims = (s.banking.scheme.dims if s.banking.scheme.kind == "per_dim"
                 else [DimPartition("none", 1)] * len(s.array.shape))
+        reshaped = s.array.reshaped_dims()  # the user's array_reshape stays for them
         for d, part in enumerate(dims, start=1):
+            if d - 1 in reshaped:
+                continue
             if part.type == "none" and any(p.off and p.dim in (0, d)
                                            for p in s.array.partitions):
                 # the user's off=true: Vitis's automatic partitioning stays off
@@ -578,7 +581,8 @@ def _pragmas(s: ArraySolution, ex: Explicit | None, written: str | None) -> list
             elif part.type != "none":
                 out.append(f"HLS array_partition variable={array} "
                            f"type={part.type} factor={part.factor} dim={d}")
-    if not (s.array.interface or s.array.stream):  # a stream keeps its own storage
+    if not (s.array.interface or s.array.stream  # a stream keeps its own storage
+            or (s.array.reshapes and s.banking.scheme.registers)):  # one word: a register
         name = ex.bank_name if ex is not None else array
         impl = f" impl={s.array.storage_impl}" if s.array.storage_impl else ""
         storage = "rom_np" if s.multi_port_rom else s.ports.name
