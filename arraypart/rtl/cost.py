@@ -89,11 +89,12 @@ def estimate(banking: Banking, array_model: ArrayModel) -> Resources:
     """The fitted cost of ``array_model``'s array banked by ``banking``: the features
     in closed form (:mod:`.closed`, no RTL model built) dotted with the shipped
     coefficients (read once).  Memoised per banking and lane table.  A reshaped array's
-    BRAM18K are counted over its wide words (``ir.Array.word_geometry``)."""
+    BRAM18K are counted over its wide words (``ir.Array.word_geometry``), none where
+    each bank is one word (a register: :func:`arraypart.scheme.scheme_from_pragmas`)."""
     found = _estimate(banking, closed.lane_table(array_model, banking.copies,
                                                  banking.read_copy))
     array = array_model.array
-    if not array.reshapes:
+    if not array.reshapes or banking.scheme.registers:  # one-word banks: registers
         return found
     # a reshaped array's banks hold wide words: its BRAM18K count those words
     words, width = array.word_geometry()
