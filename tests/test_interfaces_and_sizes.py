@@ -1712,3 +1712,28 @@ def test_a_size_cut_short_by_a_gap_of_bad_values_is_named(tmp_path):
     whole = text.replace("A[n - 1 - i - u]", "A[127 - i - u]")  # n in [0, 128]
     assert not [w for w in arraypart.analyze(write(tmp_path, "whole.c", whole)).warnings
                 if "is taken as" in w]
+
+
+HUGE_DEPTH = """void huge(float *mem, float out[1]) {
+#pragma HLS INTERFACE m_axi port=mem depth=2147483648 offset=slave
+  float acc = 0;
+  for (int i = 0; i < 64; i++) {
+#pragma HLS PIPELINE II=1
+    acc += mem[i] * mem[64 + i];
+  }
+  out[0] = acc;
+}
+"""
+
+
+def test_a_depth_no_testbench_can_declare_gives_way_to_the_indices_reached(tmp_path):
+    """``depth=2147483648`` (ECE1373 assignment kernels): the testbench declared an
+    8 GB buffer and did not link, and the trace spent half a minute on it and read
+    wrapped addresses (probe 33c F6).  Past MAX_DECLARED_DEPTH, where every access's
+    largest index is known, the extent is one past it; the user's pragma stays."""
+    compiled = arraypart.compile_kernel(write(tmp_path, "huge.cpp", HUGE_DEPTH))
+    (mem,) = [a for a in compiled.report.solution.arrays if a.array.name == "mem"]
+    assert mem.array.shape == (128,)
+    assert "depth=2147483648" in compiled.files["huge.cpp"]
+    if HAVE_GXX:
+        assert_the_testbench_passes(compiled, tmp_path)

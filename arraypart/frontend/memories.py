@@ -45,6 +45,10 @@ PARAMETER_PRAGMAS = {"array_partition": "partitions", "array_reshape": "reshapes
 # The elements a stream argument's FIFO model holds without a depth= (no storage: more
 # than any pipeline iteration transfers, so that each transfer is an element of its own).
 STREAM_EXTENT = 1024
+# A depth= past this many elements (2^31 in student kernels) is no buffer the testbench
+# can declare (it did not link): where every access's largest index is known, the
+# extent is one past the largest (the kernel reaches no element beyond it).
+MAX_DECLARED_DEPTH = 1 << 24
 
 
 class MemoryLowering:
@@ -233,16 +237,19 @@ class MemoryLowering:
                                or param.ctype.kind == POINTER_KIND))
 
     def _fix_extents(self) -> None:
-        """Each pointer or unsized parameter's first dimension: its INTERFACE depth, else
-        one past the largest index its accesses reach (1 when it is only dereferenced,
-        or unused); accesses in callees count, through the parameters bound to it."""
+        """Each pointer or unsized parameter's first dimension: its INTERFACE depth
+        (where it passes :data:`MAX_DECLARED_DEPTH`, the largest index reached when
+        known), else one past the largest index its accesses reach (1 when it is only
+        dereferenced, or unused); accesses in callees count, through the parameters
+        bound to it."""
         for name, accesses in self._reached.items():
             param = next(p for p in self._func.params if p.name == name)
             iface = self._interfaces.get(name) or I.default_interface(param)
             highs = self._index_highs(accesses, {})
             if None in highs and iface.off_chip and iface.depth is None:
                 highs = self._sampled_highs(accesses)
-            if iface.depth is not None:
+            known = bool(highs) and None not in highs
+            if iface.depth is not None and not (iface.depth > MAX_DECLARED_DEPTH and known):
                 extent = iface.depth
             elif None in highs or not (highs or _only_dereferenced(self._func.body, name)):
                 raise I.unknown_extent(name, iface.coord or param.coord, iface)
