@@ -694,6 +694,27 @@ def test_a_partition_of_a_struct_member_is_kept_and_said(tmp_path):
     assert_the_testbench_passes(compiled, tmp_path)
 
 
+def test_a_partition_of_a_struct_variable_is_kept_and_said(tmp_path):
+    """``array_partition variable=bias dim=0`` on a struct that holds an array
+    (deephealth's eddl kernels): Vitis partitions the arrays it holds; it was an
+    error, 'unknown array' (probe 33c F5)."""
+    text = """
+        struct pix_t { float pixel[4]; };
+        void structs(const float in[64], float out[64]) {
+          pix_t p;
+        #pragma HLS ARRAY_PARTITION variable=p dim=0
+          for (int i = 0; i < 16; i++) {
+        #pragma HLS PIPELINE II=1
+            for (int c = 0; c < 4; c++) p.pixel[c] = in[4 * i + c];
+            for (int c = 0; c < 4; c++) out[4 * i + c] = p.pixel[3 - c];
+          }
+        }"""
+    compiled = compile_text(tmp_path, "structs", text, suffix=".cpp")
+    said = [w for w in compiled.report.warnings if "stays as written" in w]
+    assert len(said) == 1 and "array_partition of struct 'p' stays as written" in said[0]
+    assert "#pragma HLS ARRAY_PARTITION variable=p dim=0" in compiled.files["structs.cpp"]
+
+
 def test_a_struct_of_arrays_passed_to_an_unseen_function_is_said(tmp_path):
     """firmware-hls' DuplicateRemovalTop only calls a function defined in another file
     with structs holding arrays: the run reported nothing, with exit 0.  A struct

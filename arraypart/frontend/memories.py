@@ -30,6 +30,7 @@ from . import interfaces as I
 from .declarations import array_decl, element_type, integer_constant, refuse_array_typedefs
 
 POINTER_KIND = ci.TypeKind.POINTER
+RECORD_TYPE_KIND = ci.TypeKind.RECORD
 # A stream declared as a reference or a pointer names another (lower._stream_alias).
 _ALIAS_KINDS = (POINTER_KIND, ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE)
 # The FIFO a stream the kernel declares becomes (a dataflow channel): one element per
@@ -393,10 +394,11 @@ class MemoryLowering:
                                             "defined (Vitis carries it into the calls)",
                                     "variable")
             variable = pragma.option("variable") or ""
-            if "." in variable and variable not in ranks:
+            if variable not in ranks and ("." in variable or self._struct_variable(variable)):
                 self._warnings.append(warning_text(self._pragmas.coord(pragma, "variable"), (
-                    f"{pragma.kind} of member '{variable}' stays as written: arraypart "
-                    "does not bank an array inside a struct")))
+                    f"{pragma.kind} of {'member' if '.' in variable else 'struct'} "
+                    f"'{variable}' stays as written: arraypart does not bank an array "
+                    "inside a struct")))
                 continue
             name = seen[self._pragmas.target(pragma, ranks)].array
             array = self._arrays[name]
@@ -415,6 +417,13 @@ class MemoryLowering:
             else:
                 kind, impl = storage or self._pragmas.storage(pragma)
                 self._arrays[name] = replace(array, storage=kind, storage_impl=impl)
+
+    def _struct_variable(self, name: str) -> bool:
+        """``name`` is declared in the function as a struct that is no array (Vitis
+        partitions the arrays it holds: eddl's ``pixel_out_t bias`` with ``dim=0``)."""
+        return any(isinstance(n, N.Decl) and n.name == name and not n.is_array
+                   and n.ctype is not None and n.ctype.canonical_kind == RECORD_TYPE_KIND
+                   for n in N.walk(self._func.body))
 
     def _apply_parameter_partitions(self, callee: N.FuncDef,
                                     bound: Mapping[str, Binding]) -> None:
