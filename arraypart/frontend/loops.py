@@ -805,10 +805,10 @@ class LoopLowering:
         pipeline a body with a loop of its own that is not unrolled is lowered once:
         the lanes run its steps in lockstep, and copies would run one after another
         (when only copies lower, the general body's error stands: ``for (i = c * n;
-        ...)`` under an unrolled ``c``).  Both are the same accesses in the same cycles, since every lane of a fully
-        unrolled loop runs its body with the iterator a constant; the trials are
-        lowered as followed iterations are (:meth:`_iteration_deltas`), without
-        warnings or logs, and dropped."""
+        ...)`` under an unrolled ``c``).  Both are the same accesses in the same
+        cycles, since every lane of a fully unrolled loop runs its body with the
+        iterator a constant; the trials are lowered as followed iterations are
+        (:meth:`_iteration_deltas`), without warnings or logs, and dropped."""
         if values is not None:
             general = self._trial(items, names, None, coord)
             if general is not None and self._in_lockstep(general):

@@ -56,11 +56,11 @@ REFERENCE_KINDS = (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE)
 # congruent to the mathematical value modulo 2^32, and the conversion to the target
 # keeps it modulo its width, so where the mathematical value fits the target's range it
 # is the value (an unsigned 0 - 1 leaves [0, 255] and so the range: unbounded).
-TRACKED_RANGES = {ci.TypeKind.SCHAR: (-2 ** 7, 2 ** 7 - 1), ci.TypeKind.CHAR_S: (-2 ** 7, 2 ** 7 - 1),
-                  ci.TypeKind.SHORT: (-2 ** 15, 2 ** 15 - 1),
-                  ci.TypeKind.INT: (-2 ** 31, 2 ** 31 - 1),
-                  ci.TypeKind.UCHAR: (0, 2 ** 8 - 1), ci.TypeKind.CHAR_U: (0, 2 ** 8 - 1),
-                  ci.TypeKind.USHORT: (0, 2 ** 16 - 1), ci.TypeKind.UINT: (0, 2 ** 32 - 1)}
+TRACKED_RANGES = {
+    ci.TypeKind.SCHAR: (-2 ** 7, 2 ** 7 - 1), ci.TypeKind.CHAR_S: (-2 ** 7, 2 ** 7 - 1),
+    ci.TypeKind.SHORT: (-2 ** 15, 2 ** 15 - 1), ci.TypeKind.INT: (-2 ** 31, 2 ** 31 - 1),
+    ci.TypeKind.UCHAR: (0, 2 ** 8 - 1), ci.TypeKind.CHAR_U: (0, 2 ** 8 - 1),
+    ci.TypeKind.USHORT: (0, 2 ** 16 - 1), ci.TypeKind.UINT: (0, 2 ** 32 - 1)}
 UNBOUNDED: Bound = (None, None)
 # Rounds in which a scalar's range may grow before it is taken as unbounded (a widening:
 # ``x++`` in a loop grows it every round).
