@@ -1100,7 +1100,8 @@ void nest(const int a[8][8], int out[8]) {
 def test_an_original_that_crashes_on_the_random_inputs_is_a_located_error(tmp_path):
     """The compiled original reads far outside ``a`` for every input (as Rosetta
     3d-rendering overruns ``fragment`` on random triangles): a located error that
-    names the signal, not an internal error.  The offset (2^62 bytes and more) leaves
+    names the signal at the top function (it was placed at ``wild.c:0:0``, probe 33c),
+    not an internal error.  The offset (2^62 bytes and more) leaves
     the canonical x86-64 addresses, so the read faults whatever the memory layout
     (``idx[i] | 0x10000000`` could land in mapped memory and pass, rarely)."""
     path = tmp_path / "wild.c"
@@ -1113,7 +1114,7 @@ void wild(const int a[8], const int idx[8], int out[8]) {
 }
 """)
     report = arraypart.analyze(path)
-    with pytest.raises(KernelError, match=r"wild\.c:0:0: error: check --trace: the compiled "
+    with pytest.raises(KernelError, match=r"wild\.c:1:6: error: check --trace: the compiled "
                        "original ended with SIG(SEGV|BUS) on the testbench's random inputs"):
         trace.record(report.kernel, clangtu.Options(), tmp_path)
 

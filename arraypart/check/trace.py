@@ -107,7 +107,7 @@ def record(kernel: ir.Kernel, options: clangtu.Options, workdir: Path,
         raise
     built = time.monotonic()
     _run([str(binary), str(records)], workdir, RUN_TIMEOUT, deadline, "the trace driver",
-         kernel=Coord(kernel.path), cwd=workdir)
+         kernel=kernel.coord, cwd=workdir)
     return Trace(records, instrumented, built - started, time.monotonic() - built)
 
 
