@@ -1204,6 +1204,32 @@ def test_a_type_that_cannot_be_shared_is_a_located_warning():
                and "will not link" in w for w in kernel.warnings), kernel.warnings
 
 
+# A top and its struct in one extern "C" block: the struct stays in the original's
+# copy, and the testbench's C-linkage prototype links against the banked top anyway.
+EXTERN_C_BLOCK = """extern "C" {
+struct px_t { float v[4]; };
+void ec(px_t *in, px_t *out) {
+#pragma HLS INTERFACE m_axi port=in depth=16
+#pragma HLS INTERFACE m_axi port=out depth=16
+  for (int i = 0; i < 16; i++) {
+#pragma HLS PIPELINE II=1
+    out[i] = in[i];
+  }
+}
+}
+"""
+
+
+def test_a_c_linkage_top_whose_types_stay_links_without_a_warning(tmp_path):
+    """The block's struct cannot leave ``namespace original``, which was warned as a
+    testbench that "will not link" (a scope named ''); a C-linkage top links by name,
+    so the testbench links and passes (probe 33c F8)."""
+    compiled = arraypart.compile_kernel(write(tmp_path, "ec.cpp", EXTERN_C_BLOCK))
+    assert not any("will not link" in w for w in compiled.report.warnings)
+    if HAVE_GXX:
+        assert_the_testbench_passes(compiled, tmp_path)
+
+
 # A pointer to structs (off-chip): its elements get random bytes, as an array's do.
 STRUCT_POINTER = """struct rgb { unsigned char r, g, b; };
 extern "C" void gray(const rgb *in, unsigned char out[16]) {
