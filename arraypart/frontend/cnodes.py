@@ -161,6 +161,11 @@ class IntType:
             return self.width >= 32
         return self.low <= low and high <= self.high
 
+    def converted(self, low: int | None, high: int | None) -> tuple[int | None, int | None]:
+        """An interval holding the conversion to this type of every value in
+        ``low..high``: the interval itself where it :meth:`keeps` it, else the type's."""
+        return (low, high) if self.keeps(low, high) else (self.low, self.high)
+
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Cast(Node):

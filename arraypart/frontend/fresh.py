@@ -64,7 +64,7 @@ def node_interval(node: N.Node, scope: Scope, ranges: Mapping[str, Bound],
         return tables[N.ref_name(node)]
     if isinstance(node, N.Cast) and node.to is not None:  # as cexpr.converted reads it
         inner = node_interval(node.expr, scope, ranges, tables)
-        return inner if node.to.keeps(*inner) else (node.to.low, node.to.high)
+        return node.to.converted(*inner)
     if isinstance(node, N.TernaryOp):
         a = node_interval(node.iftrue, scope, ranges, tables)
         b = node_interval(node.iffalse, scope, ranges, tables)

@@ -632,7 +632,7 @@ def value_interval(node: N.Node, scope: Scope, known: Mapping[str, Bound | None]
         inner = value_interval(node.expr, scope, known)
         if node.to is None or inner is None:
             return None if inner is None else UNBOUNDED
-        return inner if node.to.keeps(*inner) else (node.to.low, node.to.high)
+        return node.to.converted(*inner)
     if isinstance(node, N.Id):
         return _name_interval(node.name, scope, known)
     if isinstance(node, N.UnaryOp) and node.op in ("-", "+") and node.expr is not None:
