@@ -16,7 +16,9 @@ UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f\x85\u2028\u2029]")
 
 @dataclass(frozen=True, slots=True)
 class Coord:
-    """A position in a source file; ``line`` and ``col`` count from 1 (0 = unknown)."""
+    """A position in a source file; ``line`` and ``col`` count from 1 (0 = unknown).
+    It prints as compilers print it: ``file:line:col``, ``file`` alone when the line is
+    unknown (an error about a whole file or folder)."""
 
     file: str
     line: int = 0
@@ -25,6 +27,8 @@ class Coord:
     def __str__(self) -> str:
         shown = UNPRINTABLE.sub(lambda m: m.group().encode("unicode_escape").decode(),
                                 self.file)
+        if self.line == 0:
+            return shown
         return f"{shown}:{self.line}:{self.col}"
 
 

@@ -85,17 +85,18 @@ def searched(report, name):
     return next(a for a in banking.solve(report.model).arrays if a.array.name == name)
 
 
-def run_testbench(compiled, tmp_path: Path) -> subprocess.CompletedProcess:
+def run_testbench(compiled, tmp_path: Path,
+                  flags: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
     """The compiled project written under ``tmp_path``, its kernel and testbench built
-    with g++ (which must succeed; the kernel's own folder on the include path, as in
-    run_hls.tcl) and run."""
+    with g++ and ``flags`` (which must succeed; the kernel's own folder on the include
+    path, as in run_hls.tcl) and run."""
     name = compiled.report.kernel.name
     outdir = arraypart.write_project(compiled, tmp_path / "out")
     binary = tmp_path / "tb"
     folder = Path(compiled.report.kernel.path).resolve().parent
     build = subprocess.run(
-        ["g++", "-std=c++14", "-O1", "-w", f"-I{STANDINS}", f"-I{folder}", "-o", str(binary),
-         str(outdir / f"{name}.cpp"), str(outdir / f"{name}_tb.cpp"), "-lm"],
+        ["g++", "-std=c++14", "-O1", "-w", *flags, f"-I{STANDINS}", f"-I{folder}", "-o",
+         str(binary), str(outdir / f"{name}.cpp"), str(outdir / f"{name}_tb.cpp"), "-lm"],
         capture_output=True, text=True)
     assert build.returncode == 0, build.stderr[-3000:]
     return subprocess.run([str(binary)], capture_output=True, text=True, timeout=120)

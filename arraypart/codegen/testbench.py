@@ -15,7 +15,7 @@ afterwards compared in order.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import prod
 
 import re
@@ -27,6 +27,7 @@ from ..frontend import cnodes as N
 from ..frontend.cexpr import fold
 from ..frontend.clangtu import scan_directives
 from ..ir import Kernel
+from .drive import driven_values
 
 # Any fixed seed: a testbench run is reproducible, under g++ and under csim.
 SEED = 0x2545F491
@@ -136,7 +137,7 @@ def testbench_context(kernel: Kernel) -> dict:
     source = kernel.source
     func = source.func
     bounds = _index_bounds(kernel)
-    params = [_param(p, kernel, bounds) for p in func.params]
+    params = _sizes_kept_in_range([_param(p, kernel, bounds) for p in func.params], kernel)
     return_type = _unqualified(func.return_type)
     returns = return_type != "void"
     data = source.text.encode()
@@ -164,6 +165,25 @@ def testbench_context(kernel: Kernel) -> dict:
         "max_reported": MAX_REPORTED,
         "calls": CALLS,
     }
+
+
+def _sizes_kept_in_range(params: list[TbParam], kernel: Kernel) -> list[TbParam]:
+    """``params`` with the stepped scalars that a run-time size's expression reads
+    lowered where it would leave the size's range (:func:`.drive.driven_values`)."""
+    stepped = frozenset(p.scalar.name for p in params
+                        if p.scalar is not None and p.scalar.value == SCALAR_BY_CALL)
+    driven = driven_values(kernel, stepped, CALLS, SCALAR_INT)
+    return [p if p.scalar is None or p.scalar.name not in driven else replace(
+        p, scalar=replace(p.scalar, value=_by_call(driven[p.scalar.name])))
+        for p in params]
+
+
+def _by_call(values: tuple[int, ...]) -> str:
+    """A C expression that is ``values[call - 1]`` in call ``call``."""
+    chosen = str(values[-1])
+    for call, value in reversed(list(enumerate(values[:-1], 1))):
+        chosen = f"call == {call} ? {value} : {chosen}"
+    return f"({chosen})"
 
 
 def _structs(decls: list[N.Decl], params: list[TbParam]) -> list[TbStruct]:

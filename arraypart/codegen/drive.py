@@ -1,0 +1,114 @@
+"""The testbench's values of the top's integer scalars that run-time sizes read.
+
+A run-time size may stand for an expression over the top's scalars: a product ``H*W``
+(named by it) or a fresh size ``(n - 1) / 2 + 1@4:23`` (:mod:`..frontend.fresh`).  The
+model holds the size's values ``low <= s <= high`` (:class:`..ir.Param`), and the
+extents of pointers, hence the testbench's buffers, follow that range; so in every call
+the scalars must give each such expression, evaluated with C's semantics, a value in
+``[low, high]``.  Call ``c`` drives a scalar with ``SCALAR_INT + c - 1`` and a size with
+its ``high``; where an expression leaves its range, its free scalars are lowered
+together to the largest common value under which it fits (down to 0).  A scalar the
+top writes anywhere is not free: the value the loop reads is not the one passed.
+An expression that reads anything else (a local, a callee's parameter) is left as is.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Mapping
+
+from ..errors import KernelError
+from ..frontend import cnodes as N
+from ..frontend import fresh as F
+from ..frontend import scalars as S
+from ..frontend.cexpr import Scope, fold
+from ..ir import Kernel, Param
+
+Evaluate = Callable[[Mapping[str, int]], "int | None"]
+
+
+@dataclass(frozen=True, slots=True)
+class _SizeExpression:
+    """A size's expression: the scalars it reads and its value given theirs."""
+
+    param: Param
+    names: frozenset[str]
+    evaluate: Evaluate
+
+    def fits(self, values: Mapping[str, int]) -> bool:
+        try:
+            value = self.evaluate(values)
+        except KernelError:  # a division by zero
+            return False
+        low, high = self.param.low, self.param.high
+        return value is not None and (low is None or value >= low) and (
+            high is None or value <= high)
+
+
+def driven_values(kernel: Kernel, stepped: frozenset[str], calls: int,
+                  first: int) -> dict[str, tuple[int, ...]]:
+    """Scalar name -> its value in calls 1..``calls``, for the scalars of ``stepped``
+    (driven ``first + c - 1`` by default) that a size's expression makes smaller; the
+    others keep their default."""
+    free = stepped - _written(kernel, stepped)
+    sizes = {p.name: p.high for p in kernel.params if p.name in _parameter_names(kernel)}
+    expressions = [e for e in map(lambda p: _expression(kernel, p, free | set(sizes)),
+                                  kernel.params) if e is not None and e.names & free]
+    lowered: dict[str, list[int]] = {}
+    for call in range(1, calls + 1):
+        values = {name: first + call - 1 for name in free} | {
+            name: high for name, high in sizes.items() if high is not None}
+        for expression in expressions:
+            _fit(expression, values, expression.names & free)
+        for name in free:
+            lowered.setdefault(name, []).append(values[name])
+    return {name: tuple(values) for name, values in lowered.items()
+            if values != [first + c for c in range(calls)]}
+
+
+def _fit(expression: _SizeExpression, values: dict[str, int], free: set[str]) -> None:
+    """Lower the ``free`` scalars of ``values`` to the largest common value ``v`` (each
+    keeps ``min(its value, v)``) under which ``expression`` fits; unchanged when none
+    does."""
+    if expression.fits(values):
+        return
+    for v in range(max(values[name] for name in free) - 1, -1, -1):
+        tried = values | {name: min(values[name], v) for name in free}
+        if expression.fits(tried):
+            values.update(tried)
+            return
+
+
+def _expression(kernel: Kernel, param: Param, known: set[str]) -> _SizeExpression | None:
+    """``param``'s expression when it reads only names of ``known`` and constants."""
+    if F.NAME_MARK in param.name:
+        node = _fresh_node(kernel, param.name)
+        if node is None or not N.identifiers(node) <= known:
+            return None
+        return _SizeExpression(param, frozenset(N.identifiers(node)),
+                               lambda values: fold(node, Scope(constants=values)))
+    words = param.name.split("*")
+    if len(words) < 2:
+        return None
+    names = frozenset(w for w in words if not w.isdigit())
+    if not names <= known:
+        return None
+    return _SizeExpression(param, names, lambda values: math.prod(
+        int(w) if w.isdigit() else values[w] for w in words))
+
+
+def _fresh_node(kernel: Kernel, name: str) -> N.Node | None:
+    """The expression in the top's body that the fresh size ``name`` stands for."""
+    data = kernel.source.text.encode()
+    return next((n for n in N.walk(kernel.source.func.body)
+                 if F.size_name(n, data) == name), None)
+
+
+def _parameter_names(kernel: Kernel) -> set[str]:
+    return {p.name for p in kernel.source.func.params if p.name}
+
+
+def _written(kernel: Kernel, names: frozenset[str]) -> set[str]:
+    callees = {f.name: f for f in kernel.source.callees}
+    return S.written(kernel.source.func.body, names, callees)
