@@ -414,7 +414,9 @@ def judge_trace(report: Report, recorded: trace.Trace, *, as_written: bool = Fal
         bankings = check.as_written_bankings(kernel)
         checked = check.check_kernel(kernel, bankings, ports=ports, rule=True,
                                      deadline=deadline)
-        claims = [trace.Claim(loop.name, loop.coord, loop.target_ii, loop.achieved_ii)
+        bundle_ii = {loop.coord: loop.bundle_ii for loop in report.model.loops}
+        claims = [trace.Claim(loop.name, loop.coord, loop.target_ii, loop.achieved_ii,
+                              bundle_ii=bundle_ii.get(loop.coord, 1))
                   for loop in checked.loops]
     else:
         bankings, storage = (report.solution.emitted_bankings(),
@@ -435,7 +437,7 @@ def _ideal_claim(report: Report, position: int, loop) -> trace.Claim:
     emitted = report.loop_achieved_ii(position, loop.name, loop.target_ii)
     return trace.Claim(loop.name, loop.coord, loop.target_ii,
                        min(planned, emitted) if report.scheduled is not None else planned,
-                       emitted)
+                       emitted, loop.bundle_ii)
 
 
 def _synthesized(report: Report) -> dict[str, rtl.Resources]:

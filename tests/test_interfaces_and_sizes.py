@@ -201,6 +201,49 @@ void add(const int *x, const int *y, int *z, int n) {{
     two = arraypart.analyze(write(tmp_path, "two.cpp", shared.format(y="gmem1")))
     assert loop_ii(one) == [2]  # x and y: two reads on gmem0's read channel
     assert loop_ii(two) == [1]  # a read and a write per bundle: one cycle
+    # the checker counts the bundle too, on its own: compile and check agree
+    checked = check.check_kernel(one.kernel, one.solution.bankings())
+    loop = checked.loops[0]
+    assert loop.achieved_ii == 2 and not loop.ok
+    conflict = loop.first_conflict
+    assert (conflict.array, conflict.reads, conflict.writes) == ("bundle gmem0", 2, 1)
+    assert {a.array for a in conflict.accesses} == {"x", "y", "z"}
+    assert "bundle gmem0 (m_axi) gets 2 read(s) and 1 write(s)" in conflict.format()
+    assert "read y[0]" in conflict.format()
+    checked = check.check_kernel(two.kernel, two.solution.bankings())
+    assert checked.loops[0].achieved_ii == 1 and checked.loops[0].ok
+
+
+def test_exclusive_branches_take_one_transfer_of_their_bundle(tmp_path):
+    """Two writes through an irregular index in the two arms of an ``if`` on the
+    iterators: one runs per iteration, so the bundle's write channel takes one a cycle
+    (probe 34 F8: II 2 from compile, II 1 from check)."""
+    text = """void k(const float *in, float *out, int w) {
+#pragma HLS INTERFACE m_axi port=in depth=4096 bundle=g0
+#pragma HLS INTERFACE m_axi port=out depth=4096 bundle=g0
+  for (int r = 0; r < 8; r++) {
+    for (int c = 0; c < 8; c++) {
+#pragma HLS PIPELINE II=1
+      int index = r * w + c;
+      float v = in[index];
+      if (c == 0)
+        out[index] = 0;
+      else
+        out[index] = v;
+    }
+  }
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "k.cpp", text), ports=1,
+                               defines=(("ARRAYPART_MAX_w", 64),))
+    assert loop_ii(report) == [1]
+    assert [loop.bundle_ii for loop in report.model.loops] == [1]
+    checked = check.check_kernel(report.kernel, report.solution.bankings())
+    assert checked.loops[0].achieved_ii == 1 and checked.loops[0].ok
+    both = text.replace("      if (c == 0)\n        out[index] = 0;\n      else\n", "      out[index + 1] = 0;\n")
+    report = arraypart.analyze(write(tmp_path, "both.cpp", both), ports=1,
+                               defines=(("ARRAYPART_MAX_w", 64),))
+    assert loop_ii(report) == [2]
 
 
 def test_pointer_extent_from_depth(tmp_path):

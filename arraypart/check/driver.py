@@ -34,7 +34,8 @@ from ..limits import Deadline
 from ..scheme import Banking, none_scheme, scheme_from_pragmas
 from . import frames as F
 from .maps import check_map
-from .ports import Cells, bank_sizes, cells, first_overfull_bank, row_needs
+from .ports import (Cells, bank_sizes, cells, first_overfull_bank, min_iis, row_accesses,
+                    row_needs, transfer_counts)
 from .report import CheckReport, Conflict, DynamicSite, LoopCheck
 from .rule import (BankSpan, RuleSites, moves_with_sizes, overfull_bank, rule_needs,
                    site_cells, sites_summary)
@@ -204,15 +205,30 @@ class _Totals:
 
 
 @dataclass(frozen=True, eq=False)
+class _BundleUse:
+    """The off-chip arrays of one m_axi bundle in one run: their cells (ideal, writes
+    that are one write merged) and, per step, their reads and writes together."""
+
+    cells: dict[str, list[Cells]]
+    reads: np.ndarray
+    writes: np.ndarray
+
+    @property
+    def need(self) -> np.ndarray:
+        return min_iis(ir.M_AXI_PORTS, self.reads, self.writes)
+
+
+@dataclass(frozen=True, eq=False)
 class _Run:
     """One run of a chunk: its steps' order keys, each array's cells as the ports
-    count them (writes that are one write merged, :func:`.writes.one_write`) and
-    per-step need."""
+    count them (writes that are one write merged, :func:`.writes.one_write`), the
+    bundles that several of its arrays share, and per-step need."""
 
     frame: F.Frame
     order: tuple[np.ndarray, ...]
     cells: dict[str, list[Cells]]
     needs: dict[str, np.ndarray]
+    bundles: dict[str, _BundleUse]
     need: np.ndarray
 
 
@@ -377,6 +393,7 @@ def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory
     for run, parts in _by_run(emitted).items():
         frame = parts[0].frame
         per_array: dict[str, list] = {}
+        off_chip: dict[str, list] = {}  # the ideal cells of off-chip arrays
         classes: dict[str, tuple[list, list]] = {}  # per array: subscript keys, marks
         for e in parts:
             for a in e.accesses:
@@ -388,6 +405,10 @@ def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory
                 per_array.setdefault(a.array, []).append(
                     cells(a, e.frame, banking) if static is None
                     else site_cells(a, e.frame, banking))
+                if memories[a.array].array.bundle is not None:
+                    off_chip.setdefault(a.array, []).append(
+                        per_array[a.array][-1] if static is None
+                        else cells(a, e.frame, banking))
         order = _run_order(frame, run)
         arrays = sorted(per_array, key=lambda name: memories[name].position)
         weight = weights(frame)
@@ -396,11 +417,31 @@ def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory
         counted = {name: one_write(per_array[name], *classes[name]) for name in arrays}
         needs = {name: _needs(counted[name], memories[name], frame.rows, static, deadline)
                  for name in arrays}
+        bundles = _shared_bundles({name: one_write(cs, *classes[name])
+                                   for name, cs in off_chip.items()}, memories, frame.rows)
         need = np.ones(frame.rows, np.int64)
-        for array_need in needs.values():
+        for array_need in [*needs.values(), *(b.need for b in bundles.values())]:
             need = np.maximum(need, array_need)
-        runs.append(_Run(frame, order, counted, needs, need))
+        runs.append(_Run(frame, order, counted, needs, bundles, need))
     return runs
+
+
+def _shared_bundles(off_chip: dict[str, list[Cells]], memories: dict[str, _Memory],
+                    rows: int) -> dict[str, _BundleUse]:
+    """The bundles that several arrays of ``off_chip`` share: a bundle's adapter
+    serves one read and one write per cycle for all of them (DESIGN §2), so a step
+    needs ``max(sum of reads, sum of writes)`` cycles of it."""
+    names_of: dict[str, list[str]] = {}
+    for name in sorted(off_chip, key=lambda n: memories[n].position):
+        names_of.setdefault(memories[name].array.bundle, []).append(name)
+    shared = {}
+    for bundle, names in names_of.items():
+        if len(names) > 1:
+            counts = [transfer_counts(off_chip[n], memories[n].banking, rows,
+                                      memories[n].sizes) for n in names]
+            shared[bundle] = _BundleUse({n: off_chip[n] for n in names},
+                                        sum(r for r, _ in counts), sum(w for _, w in counts))
+    return shared
 
 
 def _by_run(emitted: list[Emitted]) -> dict[int, list[Emitted]]:
@@ -490,7 +531,15 @@ def _first_conflict(runs: list[_Run], memories: dict[str, _Memory], target: int,
             return Conflict(ordinal, ordinal * target, point, name, use.copy, use.bank,
                             use.accesses, use.reads, use.writes, m.model.name,
                             bool(m.array.reshapes)), key
-    raise AssertionError("a late step without a late array")
+    for bundle, use in run.bundles.items():
+        if use.need[row] > target:
+            point = tuple((v, int(x[row])) for v, x in run.frame.point)
+            accesses = tuple(replace(a, array=name) for name, cs in use.cells.items()
+                             for a in row_accesses(cs, row))
+            return Conflict(ordinal, ordinal * target, point, f"bundle {bundle}", 0, 0,
+                            accesses, int(use.reads[row]), int(use.writes[row]),
+                            ir.M_AXI_PORTS.name, shared=True), key
+    raise AssertionError("a late step without a late array or bundle")
 
 
 def _steps_before(region: Region, key: tuple[int, ...], deadline: Deadline | None) -> int:

@@ -260,6 +260,32 @@ def row_needs(cs: list[Cells], banking: Banking, model: ir.PortModel, rows: int,
     return need
 
 
+def transfer_counts(cs: list[Cells], banking: Banking, rows: int,
+                    sizes: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Per step, the distinct reads and the writes of a one-memory array (one bank,
+    one copy: an off-chip array, whose bundle's channels its counts share), counted as
+    :func:`row_needs` counts them."""
+    assert banking.scheme.banks == 1 and banking.copies == 1, "a banked off-chip array"
+    grid = Grid(banking, 1, 1)
+    regular = [c for c in cs if c.bank is not None]
+    irr_reads, irr_writes = irregular_counts([c for c in cs if c.bank is None], grid, rows)
+    reads, writes = np.zeros(rows, np.int64), np.zeros(rows, np.int64)
+    if regular and rows:
+        key, shift = _key_matrix(regular, grid, rows)
+        groups = key_groups(key, shift, {c.access.kind for c in regular})
+        np.add.at(reads, groups.row, groups.reads)
+        np.add.at(writes, groups.row, groups.writes)
+    if irr_reads.any():
+        reads = capped_reads(reads, irr_reads[:, 0], int(sizes.max()))
+    return reads, writes + irr_writes[:, 0]
+
+
+def row_accesses(cs: list[Cells], row: int) -> list[ConflictAccess]:
+    """The accesses ``cs`` make in step ``row``, for a conflict's listing."""
+    return [ConflictAccess(c.access.kind, c.access.coord, address)
+            for c in cs for _, address, _ in _instances(c, row)]
+
+
 def _address_radix(cs: list[Cells], ndim: int) -> tuple[list[int], list[int]]:
     """Per dimension, the smallest index seen and the extent of the indices seen."""
     lows, extents = [], []

@@ -76,13 +76,17 @@ class Claim:
     """What the model says of a loop: it reaches ``claimed_ii`` (target ``target_ii``);
     ``emitted_ii``: the II the emitted code reaches under the scheduling rule, where
     the claim is the banking proof's in the ideal port model (references the emission
-    keeps as written may raise it; None when the claim is the rule's own)."""
+    keeps as written may raise it, and so may an m_axi bundle that several arrays
+    share; None when the claim is the rule's own); ``bundle_ii``: the II the loop's
+    m_axi bundles allow (:class:`..poly.model.LoopInfo`), which the replay, counting
+    each array's ports, does not check."""
 
     name: str
     coord: Coord
     target_ii: int
     claimed_ii: int
     emitted_ii: int | None = None
+    bundle_ii: int = 1
 
 
 @dataclass(frozen=True, slots=True)

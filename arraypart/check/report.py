@@ -23,18 +23,22 @@ def _address_text(address: tuple[int | None, ...]) -> str:
 @dataclass(frozen=True, slots=True)
 class ConflictAccess:
     """One access in a conflicting bank; ``address`` is its index vector (None in an
-    irregular dimension: any index)."""
+    irregular dimension: any index); ``array``: its array, when the conflict is a
+    bundle's that several arrays share (else the conflict's)."""
 
     kind: str
     coord: Coord
     address: tuple[int | None, ...]
+    array: str | None = None
 
     def to_json(self) -> dict:
         return {"kind": self.kind, "coord": _coord_json(self.coord),
-                "address": list(self.address)}
+                "address": list(self.address)} | (
+                    {} if self.array is None else {"array": self.array})
 
     def format(self, array: str) -> str:
-        return f"{self.coord}: {self.kind} {array}{_address_text(self.address)}"
+        return (f"{self.coord}: {self.kind} {self.array or array}"
+                f"{_address_text(self.address)}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +49,9 @@ class Conflict:
     ``cycle = iteration * target_ii``; ``point`` the iterators' values (lane 0 at the
     step's start); ``reads`` (distinct addresses) and ``writes`` what ``bank`` of
     ``copy`` of ``array`` must serve, with ports ``ports``; ``words``: the array is
-    reshaped, so the accesses' subscripts number its wide words, not elements.
+    reshaped, so the accesses' subscripts number its wide words, not elements;
+    ``shared``: ``array`` names an m_axi bundle whose arrays share its channels (no
+    copy or bank), each access naming its own array.
     """
 
     iteration: int
@@ -59,6 +65,7 @@ class Conflict:
     writes: int
     ports: str
     words: bool = False
+    shared: bool = False
 
     def to_json(self) -> dict:
         return {"iteration": self.iteration, "cycle": self.cycle,
@@ -70,8 +77,9 @@ class Conflict:
     def format(self) -> str:
         point = ", ".join(f"{v}={x}" for v, x in self.point) or "-"
         head = (f"first conflict: iteration {self.iteration} (cycle {self.cycle}), {point}: "
-                f"{self.array} copy {self.copy} bank {self.bank} ({self.ports}) "
-                f"gets {self.reads} read(s) and {self.writes} write(s)"
+                + (f"{self.array} ({self.ports}) " if self.shared else
+                   f"{self.array} copy {self.copy} bank {self.bank} ({self.ports}) ")
+                + f"gets {self.reads} read(s) and {self.writes} write(s)"
                 + (" (reshaped: the subscripts below number its words)" if self.words
                    else ""))
         return "\n".join([head] + ["  " + a.format(self.array) for a in self.accesses])

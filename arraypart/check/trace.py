@@ -301,9 +301,14 @@ def _below_note(loop: LoopReplay) -> str:
     """Why a traced II below the model's confirms only that the model is not
     optimistic: the trace records no FIFO transfer (``hls::stream``), and the model may
     count more than a run makes (probe 33c F4: model II 8 from eight stream writes a
-    step, traced II 1 from no access at all)."""
+    step, traced II 1 from no access at all), nor a bundle's channels that several
+    m_axi arrays share."""
     if not loop.agrees or loop.traced_ii >= loop.claim.claimed_ii:
         return ""
+    if loop.claim.bundle_ii >= loop.claim.claimed_ii:
+        return (f" (below the model's: the loop's m_axi bundle, whose arrays share one "
+                f"read and one write a cycle, holds it at II {loop.claim.bundle_ii}, "
+                "which the replay does not count)")
     return (" (below the model's: the trace records no FIFO transfer, and the model "
             "may count accesses this run does not make)")
 
@@ -534,11 +539,15 @@ def size_values(kernel: ir.Kernel) -> dict[str, int | None]:
 
 
 def _emitted_note(claim: Claim) -> str:
-    """What the emitted code reaches, where the scheduling rule raises it above the
-    banking proof's II that the trace checks (references kept as written whose banks
-    rotate: the II compile reports)."""
+    """What the emitted code reaches, where it is above the banking proof's II that the
+    trace checks: an m_axi bundle its arrays share, or the scheduling rule (references
+    kept as written whose banks rotate); the II compile reports."""
     if claim.emitted_ii is None or claim.emitted_ii <= claim.claimed_ii:
         return ""
+    if claim.bundle_ii >= claim.emitted_ii:
+        return (f" (the banking's proof; the loop's m_axi bundle, whose arrays share one "
+                f"read and one write a cycle, holds it at II {claim.bundle_ii}, which "
+                "the replay does not count: arraypart check)")
     return (f" (the banking's proof; the emitted code keeps references whose banks "
             f"rotate, and reaches II {claim.emitted_ii} under the scheduling rule: "
             "arraypart check)")

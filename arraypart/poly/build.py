@@ -7,6 +7,8 @@ pipelined (or unrolled) loop into cycle groups (:mod:`.lanes`).
 
 from __future__ import annotations
 
+import functools
+
 from collections import Counter
 from dataclasses import replace
 from typing import Callable, Iterable, Mapping
@@ -308,14 +310,29 @@ def _bundle_warnings(loops: tuple[LoopInfo, ...]) -> tuple[str, ...]:
 
 
 def _bundle_ii(accesses: list[LaneAccess], kernel: ir.Kernel) -> int:
-    """The least II one pipeline iteration's off-chip accesses allow (LoopInfo)."""
-    demand: dict[tuple[str, str], set] = {}
+    """The least II one pipeline iteration's off-chip accesses allow (LoopInfo): per
+    bundle and kind, the most distinct addresses live at one time vector
+    (:func:`_most_live`), so accesses under exclusive conditions (``if (c == 0)
+    out[k] = 0; else out[k] = v;``) count once."""
+    demand: dict[tuple[str, str], dict[tuple, list[isl.Set]]] = {}
     for position, access in enumerate(accesses):
         bundle = kernel.array(access.array).bundle
         if bundle is not None:
             key = (access.array, _address_key(access, position))
-            demand.setdefault((bundle, access.kind), set()).add(key)
-    return max((len(keys) for keys in demand.values()), default=1)
+            demand.setdefault((bundle, access.kind), {}).setdefault(key, []).append(
+                access.domain)
+    return max((_most_live(live) for live in demand.values()), default=1)
+
+
+def _most_live(live: dict[tuple, list[isl.Set]]) -> int:
+    """The most address classes of ``live`` (class -> the domains it is live on) live
+    at one time vector; every class when their domains lie in different spaces
+    (accesses of different chains of inner loops, never compared)."""
+    domains = [d for ds in live.values() for d in ds]
+    if any(not d.get_space().is_equal(domains[0].get_space()) for d in domains):
+        return len(live)
+    union = {key: functools.reduce(isl.Set.union, ds) for key, ds in live.items()}
+    return _heaviest_cell(functools.reduce(isl.Set.union, union.values()), union)
 
 
 def _array_model(array: ir.Array, ports: int, groups: tuple[CycleGroup, ...],
@@ -335,33 +352,37 @@ def _address_key(access: LaneAccess, position: int) -> tuple:
 
 
 def group_concurrency(group: CycleGroup) -> int:
-    """The largest number of distinct addresses live at one time vector of ``group``.
-
-    Each address class is live on the union of its lane accesses' domains; classes
-    with equal live domains are merged into a weight, then the group domain is refined
-    into cells by each live domain, and the answer is the heaviest cell (every class,
-    an upper bound, when that takes more than ``MAX_REFINING_SPLITS`` splits).
-    """
+    """The largest number of distinct addresses live at one time vector of ``group``:
+    each address class is live on the union of its lane accesses' domains
+    (:func:`_heaviest_cell`)."""
     live: dict[tuple, isl.Set] = {}
     for position, access in enumerate(group.accesses):
         key = _address_key(access, position)
         live[key] = live[key].union(access.domain) if key in live else access.domain
+    return _heaviest_cell(group.domain, live)
+
+
+def _heaviest_cell(domain: isl.Set, live: dict[tuple, isl.Set]) -> int:
+    """The most classes of ``live`` (class -> where it is live) whose sets share a
+    point of ``domain``: classes with equal sets are merged into a weight, ``domain``
+    is refined into cells by each set, and the answer is the heaviest cell (every
+    class, an upper bound, when that takes more than ``MAX_REFINING_SPLITS`` splits)."""
     weighted: list[list] = []
-    for domain in live.values():
+    for where in live.values():
         for entry in weighted:
-            if entry[0].is_equal(domain):
+            if entry[0].is_equal(where):
                 entry[1] += 1
                 break
         else:
-            weighted.append([domain, 1])
-    cells: list[tuple[isl.Set, int]] = [(group.domain, 0)]
+            weighted.append([where, 1])
+    cells: list[tuple[isl.Set, int]] = [(domain, 0)]
     splits = 0
-    for domain, weight in weighted:
+    for where, weight in weighted:
         splits += len(cells)
         if splits > MAX_REFINING_SPLITS:
             return len(live)
         refined = []
         for cell, n in cells:
-            refined += [(cell.intersect(domain), n + weight), (cell.subtract(domain), n)]
+            refined += [(cell.intersect(where), n + weight), (cell.subtract(where), n)]
         cells = [(c, n) for c, n in refined if not c.is_empty()]
     return max((n for _, n in cells), default=0)
