@@ -299,10 +299,11 @@ class TraceCheck:
 
 def _below_note(loop: LoopReplay) -> str:
     """Why a traced II below the model's confirms only that the model is not
-    optimistic: the trace records no FIFO transfer (``hls::stream``), and the model may
-    count more than a run makes (probe 33c F4: model II 8 from eight stream writes a
-    step, traced II 1 from no access at all), nor a bundle's channels that several
-    m_axi arrays share."""
+    optimistic: the trace records no FIFO transfer (``hls::stream``: probe 33c F4,
+    model II 8 from eight stream writes a step, traced II 1 from no access at all), nor
+    a bundle's channels that several m_axi arrays share; and the model may count more
+    than a run makes (a read through an index it cannot read is a distinct element of
+    any bank, even one that another read of the same subscript reads: probe 34 F7)."""
     if not loop.agrees or loop.traced_ii >= loop.claim.claimed_ii:
         return ""
     if loop.claim.bundle_ii >= loop.claim.claimed_ii:
@@ -310,7 +311,8 @@ def _below_note(loop: LoopReplay) -> str:
                 f"read and one write a cycle, holds it at II {loop.claim.bundle_ii}, "
                 "which the replay does not count)")
     return (" (below the model's: the trace records no FIFO transfer, and the model "
-            "may count accesses this run does not make)")
+            "may count accesses this run does not make, or count reads through an index "
+            "it cannot read as reads of distinct elements)")
 
 
 def _overfull_text(loop: LoopReplay, label: str) -> str:
