@@ -143,6 +143,10 @@ class Array:
     ``written_by_reference``: an element is bound to a reference to non-const
     (:attr:`Access.by_reference`), through which a callee writes one memory: the
     array takes no read copies, whose stores must reach every copy.
+    ``implied_bundle``: an off-chip array whose ``m_axi`` comes from no INTERFACE
+    pragma but from the Vitis kernel flow's default, which the model assumes; the
+    emitted kernel states it, since the project's Vivado flow would give the pointer
+    ``ap_memory`` or a register port instead.
     """
 
     name: str
@@ -168,6 +172,7 @@ class Array:
     independent: bool = False
     kept_reference: str | None = None
     written_by_reference: bool = False
+    implied_bundle: bool = False
 
     def __post_init__(self):
         if self.bundle is not None and (self.partitionable or not self.interface):

@@ -104,6 +104,30 @@ def test_m_axi_pointer_is_off_chip_and_never_partitioned(tmp_path):
     assert any("m_axi" in w and "need II 4" in w for w in report.warnings)
 
 
+def test_a_pointer_that_is_m_axi_by_default_is_stated_m_axi_in_the_emitted_kernel(tmp_path):
+    """The model gives a pointer without an INTERFACE pragma the kernel flow's m_axi;
+    the project's Vivado flow would make it ap_memory or a register port, so the
+    emitted kernel says m_axi (probe 34 F6); a pointer with a pragma keeps its own."""
+    text = """void p(const int *x, int *z, int *last) {
+#pragma HLS INTERFACE m_axi port=z bundle=out offset=slave
+  for (int i = 0; i < 64; i++) {
+#pragma HLS PIPELINE II=1
+    z[i] = x[i] + 1;
+  }
+  *last = x[63];
+}
+"""
+    compiled = arraypart.compile_kernel(write(tmp_path, "p.cpp", text))
+    emitted = compiled.files["p.cpp"]
+    assert "#pragma HLS INTERFACE m_axi port=x bundle=gmem0 depth=64\n" in emitted
+    assert "#pragma HLS INTERFACE m_axi port=last bundle=gmem0 depth=1\n" in emitted
+    assert emitted.count("port=z") == 1
+    assert "-flow_target vivado" in compiled.files["run_hls.tcl"]
+    again = arraypart.analyze(write(tmp_path, "again.cpp", emitted))
+    assert [(a.name, a.bundle, a.shape) for a in again.kernel.arrays] == [
+        (a.name, a.bundle, a.shape) for a in compiled.report.kernel.arrays]
+
+
 
 @pytest.mark.parametrize("order", ["m_axi first", "s_axilite first"])
 def test_s_axilite_beside_m_axi_keeps_the_array_off_chip(tmp_path, order):

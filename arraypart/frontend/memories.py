@@ -225,7 +225,8 @@ class MemoryLowering:
     def _add_parameter(self, param: N.Decl) -> None:
         """A pointer or array parameter by its interface: off-chip (m_axi) or on-chip;
         a pointer's first dimension is its extent, fixed after the body is lowered."""
-        iface = self._interfaces.get(param.name) or I.default_interface(param)
+        given = self._interfaces.get(param.name)
+        iface = given or I.default_interface(param)
         unsized = I.is_unsized(param)
         if unsized:
             self._reached[param.name] = []
@@ -235,7 +236,8 @@ class MemoryLowering:
             array, bundle=iface.bundle if iface.off_chip else None,
             fifo=iface.mode if iface.fifo else None, storage=iface.storage,
             partitionable=not (iface.off_chip or iface.fifo
-                               or param.ctype.kind == POINTER_KIND))
+                               or param.ctype.kind == POINTER_KIND),
+            implied_bundle=given is None and iface.off_chip)
 
     def _fix_extents(self) -> None:
         """Each pointer or unsized parameter's first dimension: its INTERFACE depth
