@@ -300,6 +300,12 @@ class Access:
     passed on): the call's one text has the parameter on a port, so two calls with
     other values are two subscripts there even where their differences agree
     (:func:`text_variants`).
+    ``same_value``: for a read with an irregular dimension, what every read of the
+    same element in one iteration shares: the memory, the subscripts' trees and, per
+    name they read, how many writes it has had and its affine value where it has one
+    (``X[lo]`` twice, ``lo`` unchanged between: one element, which the HLS tool reads
+    once).  Two reads with one key in one lane of one step read one element; None
+    when nothing tells (a subscript that reads an array or calls a function).
     """
 
     array: str
@@ -313,6 +319,7 @@ class Access:
     changes_state: bool = False
     foreign: frozenset[int] = frozenset()
     arguments: tuple[tuple[int, str, int], ...] = ()
+    same_value: tuple | None = None
 
     def __post_init__(self):
         if self.kind not in ACCESS_KINDS:

@@ -763,6 +763,7 @@ def _copies_evidence(am: ArrayModel, banking: Banking) -> str:
 
 def _solution(am: ArrayModel, banking: Banking, proof: Proof, bound: int, start: float,
               evidence: str, notes: tuple[str, ...] = ()) -> ArraySolution:
+    banking = _aliases_read_alike(am, banking)
     return ArraySolution(
         array=am.array, ports=am.ports, banking=banking, lower_bound=bound,
         conflict_free=proof.conflict_free, achieved_ii=proof.achieved_ii,
@@ -771,6 +772,16 @@ def _solution(am: ArrayModel, banking: Banking, proof: Proof, bound: int, start:
         proof=evidence + (f"; counterexample: {proof.counterexample}"
                           if proof.counterexample else ""),
         notes=notes)
+
+
+def _aliases_read_alike(am: ArrayModel, banking: Banking) -> Banking:
+    """``banking`` with each read merged into another of its element
+    (``LaneAccess.aliases``) reading that one's copy: the model counted them as one."""
+    copy = dict(banking.read_copy)
+    extra = tuple((alias, copy[a.ref_id]) for g in am.groups for a in g.accesses
+                  if a.ref_id in copy for alias in a.aliases if alias not in copy)
+    return replace(banking, read_copy=banking.read_copy + tuple(dict(extra).items())) \
+        if extra else banking
 
 
 Batch = tuple[Callable[[int], Banking], np.ndarray]  # (make candidate k, excess II scores)

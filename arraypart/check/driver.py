@@ -34,8 +34,8 @@ from ..limits import Deadline
 from ..scheme import Banking, none_scheme, scheme_from_pragmas
 from . import frames as F
 from .maps import check_map
-from .ports import (Cells, bank_sizes, cells, first_overfull_bank, min_iis, row_accesses,
-                    row_needs, transfer_counts)
+from .ports import (Cells, bank_sizes, cells, first_overfull_bank, min_iis, read_either,
+                    row_accesses, row_needs, transfer_counts)
 from .report import CheckReport, Conflict, DynamicSite, LoopCheck
 from .rule import (BankSpan, RuleSites, moves_with_sizes, overfull_bank, rule_needs,
                    site_cells, sites_summary)
@@ -392,23 +392,7 @@ def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory
     runs = []
     for run, parts in _by_run(emitted).items():
         frame = parts[0].frame
-        per_array: dict[str, list] = {}
-        off_chip: dict[str, list] = {}  # the ideal cells of off-chip arrays
-        classes: dict[str, tuple[list, list]] = {}  # per array: subscript keys, marks
-        for e in parts:
-            for a in e.accesses:
-                banking = memories[a.array].banking
-                keys, marks = classes.setdefault(a.array, ([], []))
-                keys.append(subscript_key(a, e.scope, e.marks))
-                marks.append(e.marks)
-                a = memories[a.array].counted(a)
-                per_array.setdefault(a.array, []).append(
-                    cells(a, e.frame, banking) if static is None
-                    else site_cells(a, e.frame, banking))
-                if memories[a.array].array.bundle is not None:
-                    off_chip.setdefault(a.array, []).append(
-                        per_array[a.array][-1] if static is None
-                        else cells(a, e.frame, banking))
+        per_array, off_chip, classes = _run_cells(parts, memories, static is not None)
         order = _run_order(frame, run)
         arrays = sorted(per_array, key=lambda name: memories[name].position)
         weight = weights(frame)
@@ -424,6 +408,41 @@ def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory
             need = np.maximum(need, array_need)
         runs.append(_Run(frame, order, counted, needs, bundles, need))
     return runs
+
+
+def _run_cells(parts: list[Emitted], memories: dict[str, _Memory], rule: bool
+               ) -> tuple[dict[str, list], dict[str, list], dict[str, tuple[list, list]]]:
+    """One run's cells per array (the rule's site cells under the ``rule``), the ideal
+    cells of its off-chip arrays, and per array the subscript keys and marks of the
+    cells (:func:`.writes.one_write`).  Reads of one element in one scope and branch
+    (``ir.Access.same_value``, one copy) are one cell, run where either runs."""
+    per_array: dict[str, list] = {}
+    off_chip: dict[str, list] = {}
+    classes: dict[str, tuple[list, list]] = {}
+    alike: dict[tuple, int] = {}  # a read's element key -> its cell's position
+    for e in parts:
+        for a in e.accesses:
+            memory = memories[a.array]
+            counted = memory.counted(a)
+            cell = (site_cells if rule else cells)(counted, e.frame, memory.banking)
+            ideal = cell if not rule else cells(counted, e.frame, memory.banking)
+            mine = per_array.setdefault(a.array, [])
+            key = None if a.same_value is None else (a.same_value, e.scope, e.marks)
+            if key in alike and (merged := read_either(mine[alike[key]], cell)) is not None:
+                mine[alike[key]] = merged
+                if memory.array.bundle is not None:
+                    off_chip[a.array][alike[key]] = read_either(off_chip[a.array][alike[key]],
+                                                                ideal)
+                continue
+            if key is not None:
+                alike[key] = len(mine)
+            keys, marks = classes.setdefault(a.array, ([], []))
+            keys.append(subscript_key(a, e.scope, e.marks))
+            marks.append(e.marks)
+            mine.append(cell)
+            if memory.array.bundle is not None:
+                off_chip.setdefault(a.array, []).append(ideal)
+    return per_array, off_chip, classes
 
 
 def _shared_bundles(off_chip: dict[str, list[Cells]], memories: dict[str, _Memory],

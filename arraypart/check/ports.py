@@ -85,6 +85,21 @@ def cells(access: ir.Access, frame: Frame, banking: Banking) -> Cells:
                  read_copies(access, frame, banking))
 
 
+def read_either(a, b):
+    """One read's cells (:class:`Cells` or the rule's site cells) where ``a`` or ``b``
+    runs: two reads of one element in one step and lane (``ir.Access.same_value``);
+    None when they read different copies, which the ports count apart."""
+    shape = a.mask.shape
+    if not np.array_equal(np.broadcast_to(a.copy, shape), np.broadcast_to(b.copy, shape)):
+        return None
+    mask = a.mask | b.mask
+    if not isinstance(a, Cells):
+        return replace(a, mask=mask)
+    full = bool(mask.all())
+    return replace(a, mask=mask, full=full,
+                   ranges=tuple(_index_range(x, mask, full) for x in a.index))
+
+
 def read_copies(access: ir.Access, frame: Frame, banking: Banking) -> np.ndarray:
     """The copy each instance of ``access`` reads, ``(rows, lanes)``: its reference's
     copy expression at the frame's iterator values."""

@@ -410,7 +410,8 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
                         | exiting,
                         skipping, checkpoint, loops.labels,
                         frozenset((c.line, c.col) for c in inst.skipped + inst.included)
-                        | {site for _, site in windows} | _reshaped_places(kernel), sizes)
+                        | {site for _, site in windows} | _reshaped_places(kernel)
+                        | _irregular_places(kernel), sizes)
     shared = tuple(f"{coord}: its text runs in {len(members)} calls, whose steps were not "
                    "told apart (a call under a data-dependent if, or one the model cannot "
                    "enumerate): addresses not compared"
@@ -522,6 +523,13 @@ def _reshaped_places(kernel: ir.Kernel) -> frozenset[tuple[int, int]]:
     reshaped = {a.name for a in kernel.arrays if a.reshapes}
     return frozenset((a.coord.line, a.coord.col) for a in ir.accesses(kernel.body)
                      if a.array in reshaped)
+
+
+def _irregular_places(kernel: ir.Kernel) -> frozenset[tuple[int, int]]:
+    """(line, col) of every access with an irregular dimension, which the model's
+    groups leave out where it merged reads of one element (``LaneAccess.aliases``)."""
+    return frozenset((a.coord.line, a.coord.col) for a in ir.accesses(kernel.body)
+                     if not a.regular)
 
 
 def _window_keys(places, loops: Sequence[Coord], inst: Instrumented) -> np.ndarray:

@@ -25,7 +25,7 @@ from ..errors import Coord, KernelError, warning_text
 from ..ir import Access, Conjunction, If, Node, Stmt
 from . import calls
 from .calls import Binding
-from .cexpr import condition_dnf, quasi_affine
+from .cexpr import condition_dnf, quasi_affine, tree_key
 from . import scalars as S
 from . import cnodes as N
 
@@ -395,10 +395,33 @@ class AccessLowering:
             self._keep_as_written(binding.array, (
                 f"a subscript at {effect.coord} {S.effect_text(effect)}: assign that "
                 "subscript to a variable first to let arraypart rewrite it"))
+        same = None if effect is not None or None not in index else self._same_value(
+            binding, subscripts, field)
         for kind in kinds:
             out.append(Access(binding.array, index, kind, ref_id, coord, field,
                               changes_state=effect is not None, foreign=foreign,
-                              arguments=arguments))
+                              arguments=arguments,
+                              same_value=same if kind == "read" else None))
+
+    def _same_value(self, binding: Binding, subscripts: list[N.Node],
+                    field: str | None) -> tuple | None:
+        """:attr:`ir.Access.same_value` of a read of ``binding`` through ``subscripts``:
+        None where a subscript reads an array or calls a function (what it reads may
+        change unseen)."""
+        for s in subscripts:
+            if N.outer_array_refs(s) or any(
+                    isinstance(n, N.FuncCall) or (isinstance(n, N.Other)
+                                                  and n.what.startswith("call of"))
+                    for n in N.walk(s)):
+                return None
+        names = sorted(set().union(*map(N.identifiers, subscripts)))
+        key = (binding, field, tuple(map(tree_key, subscripts)),
+               tuple((n, self._writes.get(n, 0), self._temporaries.get(n)) for n in names))
+        try:
+            hash(key)
+        except TypeError:  # a node field without a value to compare by
+            return None
+        return key
 
     def _warn_unseen_struct(self, call: N.FuncCall, arg: N.Node) -> None:
         """A struct with an array field, passed to a function the kernel file does not

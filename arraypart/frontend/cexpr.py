@@ -459,22 +459,24 @@ def _ternary_min_max(node: N.TernaryOp):
 
 def same_tree(a: N.Node | None, b: N.Node | None) -> bool:
     """Structural equality of two expression trees (positions ignored)."""
-    if a is None or b is None:
-        return a is b
-    if type(a) is not type(b):
-        return False
-    for f in fields(a):
-        name = f.name
-        x, y = getattr(a, name), getattr(b, name)
-        if isinstance(x, N.Node) or isinstance(y, N.Node):
-            if not same_tree(x, y):
-                return False
-        elif isinstance(x, tuple) and x and isinstance(x[0], N.Node):
-            if len(x) != len(y) or not all(same_tree(p, q) for p, q in zip(x, y)):
-                return False
-        elif name not in ("coord", "start", "end", "in_macro") and x != y:
-            return False
-    return True
+    return tree_key(a) == tree_key(b)
+
+
+def tree_key(node: N.Node | None) -> tuple | None:
+    """An expression tree as nested tuples of its node types and fields, positions
+    ignored: equal for trees that read alike (hashable where the fields are)."""
+    if node is None:
+        return None
+    parts: list = [type(node).__name__]
+    for f in fields(node):
+        value = getattr(node, f.name)
+        if isinstance(value, N.Node):
+            parts.append(tree_key(value))
+        elif isinstance(value, tuple) and value and isinstance(value[0], N.Node):
+            parts.append(tuple(tree_key(v) for v in value))
+        elif f.name not in ("coord", "start", "end", "in_macro"):
+            parts.append(value)
+    return tuple(parts)
 
 
 # ---------------------------------------------------------------- conditions

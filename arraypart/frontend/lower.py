@@ -140,6 +140,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         self._frame_vars: list[str] = []  # the C names of the current function's ones
         self._ranges: dict[str, Bound] = {}
         self._temporaries: S.Values = {}  # scalars with an affine value here
+        self._writes: dict[str, int] = {}  # per name, the bindings it has had so far
         self._opaque: S.Opaques = {}  # scalars without one, and why
         self._scalars = S.integer_scalars(list(func.params) + list(func.nodes))
         self._types = S.integer_types(list(func.params) + list(func.nodes))
@@ -328,6 +329,7 @@ class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
         for an iterator, which is no scalar while its loop runs)."""
         self._temporaries.pop(name, None)
         self._opaque.pop(name, None)
+        self._writes[name] = self._writes.get(name, 0) + 1
         if value is not None:
             self._temporaries[name] = value
         elif opaque is not None:

@@ -185,6 +185,7 @@ def _groups(found: Collector, arrays: Mapping[str, ir.Array], sizes: frozenset[s
     for f in found.found:
         key = (id(f.frame.root), f.frame.chain, f.path, f.access.array)
         drafts.setdefault(key, []).append(f)
+    drafts = {key: one_read_per_element(members) for key, members in drafts.items()}
     info = {id(c.loop): c for c in found.loops}
     instance = {id(c.loop): n for n, c in enumerate(found.loops)}
     unrouted = _unrouted(found)
@@ -248,6 +249,29 @@ def site_instances(groups: list[CycleGroup], loops: list,
     return tuple(replace(g, accesses=tuple(
         _with_instances(a, variants.get(g.instance, {}).get((a.ref_id, a.kind, a.field)))
         for a in g.accesses)) for g in groups)
+
+
+def one_read_per_element(members: list[Found]) -> list[Found]:
+    """``members`` with the reads of one element in one lane (one
+    ``ir.Access.same_value``, the same lane and branches: ``X[lo]`` twice, ``lo``
+    unchanged) as one lane access, live where any of them is, the others its
+    ``aliases``: the HLS tool reads the element once (DESIGN §2: identical reads count
+    once), and the banking gives them one copy."""
+    first: dict[tuple, int] = {}
+    out: list[Found] = []
+    for f in members:
+        a = f.access
+        key = None if a.same_value is None else (a.same_value, a.lane, a.branches)
+        if key not in first:
+            if key is not None:
+                first[key] = len(out)
+            out.append(f)
+            continue
+        kept = out[first[key]]
+        out[first[key]] = replace(kept, access=replace(
+            kept.access, domain=kept.access.domain.union(a.domain).coalesce(),
+            aliases=kept.access.aliases + (a.ref_id,)))
+    return out
 
 
 def _with_instances(access: LaneAccess, dims: frozenset[int] | None) -> LaneAccess:

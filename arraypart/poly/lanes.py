@@ -188,7 +188,16 @@ def _record(accesses: tuple[ir.Access, ...], frame: Frame, out: Collector,
             out.found.append(Found(frame, LaneAccess(
                 access.array, access.kind, index, access.ref_id, access.coord,
                 lane.values, lane.domain, access.field, access.window, marks,
-                (scope, access.index)), path))
+                (scope, access.index), same_value=_in_lane(access.same_value, lane)),
+                path))
+
+
+def _in_lane(same_value: tuple | None, lane: Lane) -> tuple | None:
+    """``ir.Access.same_value`` of one lane: the key and the lane's values of the
+    unrolled iterators (two lanes read one text's subscript at other values)."""
+    if same_value is None:
+        return None
+    return same_value, tuple(sorted((name, E.pretty(e)) for name, e in lane.env.items()))
 
 
 def _substituted(exprs: tuple[E.Expr, ...], env: Mapping[str, E.Expr]) -> tuple[E.Expr, ...]:

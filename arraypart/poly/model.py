@@ -49,7 +49,10 @@ class LaneAccess:
     a function's loop inlined once per call; :func:`.build.site_instances`), one index
     with None in those dimensions: the HLS tool has one piece of code for all of them,
     so a bank constant in each instance but not the same in all is no compile-time
-    value.
+    value.  ``same_value``: ``ir.Access.same_value`` with the lane's values of the
+    unrolled iterators (None where the access has none); ``aliases``: the read references
+    of this lane that read the same element (one ``same_value``, the same branches),
+    merged into this one (:func:`.build.one_read_per_element`): they read its copy.
     """
 
     array: str
@@ -64,6 +67,8 @@ class LaneAccess:
     branches: tuple[tuple[object, str], ...] = ()
     subscript: tuple = ()
     instances: tuple[tuple[Expr | None, ...], ...] = ()
+    same_value: tuple | None = None
+    aliases: tuple[int, ...] = ()
 
     @property
     def regular(self) -> bool:

@@ -1,0 +1,90 @@
+"""Reads of one element through one irregular subscript in one iteration count once
+(DESIGN §2: identical reads of a step are one port use; the HLS tool loads the element
+once), as regular ones always did (probe 34 F7: an FFT's ``X[i]`` and ``X[lo]``, each
+read twice, held every stage at II 2)."""
+
+import arraypart
+from arraypart import check
+
+from conftest import (array, assert_the_testbench_passes, assert_the_trace_agrees,
+                      needs_gxx, write)
+
+# X[lo] twice and X[i] twice, lo and i unchanged between: two elements a step.
+BUTTERFLY = """void k(const float X[64], float O[64]) {
+  int i = 0;
+  for (int j = 0; j < 32; j++) {
+#pragma HLS PIPELINE II=1
+    int lo = i + 1;
+    float t = X[lo] * 2.0f + X[lo];
+    O[lo] = X[i] - t;
+    O[i] = X[i] + t;
+    i = (i >= 60) ? i - 59 : i + 2;
+  }
+}
+"""
+
+# Three elements of buf a step, five reads: two copies of a two-port memory.
+THREE_OF_FIVE = """void d(const int in[64], const int idx[32], int out[32]) {
+  int buf[64];
+  for (int i = 0; i < 64; i++) {
+#pragma HLS PIPELINE II=1
+    buf[i] = in[i] * 3;
+  }
+  for (int j = 0; j < 32; j++) {
+#pragma HLS PIPELINE II=1
+    int a = idx[j] & 63;
+    int b = (idx[j] >> 6) & 63;
+    int e = (idx[j] >> 12) & 63;
+    out[j] = buf[e] - buf[a] * buf[b] + buf[a] + buf[b];
+  }
+}
+"""
+
+
+def _loop_iis(report) -> list[int]:
+    return [loop["achieved_ii"] for loop in report.to_json()["loops"]]
+
+
+def test_reads_of_one_irregular_element_count_once(tmp_path):
+    report = arraypart.analyze(write(tmp_path, "k.cpp", BUTTERFLY))
+    assert _loop_iis(report) == [1]
+    x = array(report, "X")
+    assert x.max_concurrent == 2 and x.banking.scheme.banks == 1 and x.conflict_free
+    checked = check.check_kernel(report.kernel, report.solution.bankings())
+    assert [(loop.achieved_ii, loop.ok) for loop in checked.loops] == [(1, True)]
+
+
+def test_a_write_between_two_reads_makes_them_two_elements(tmp_path):
+    text = BUTTERFLY.replace("    O[lo] = X[i] - t;\n",
+                             "    O[lo] = X[i] - t;\n    i = i ^ 5;\n")
+    report = arraypart.analyze(write(tmp_path, "k.cpp", text))
+    assert array(report, "X").max_concurrent == 3
+    one_port = arraypart.analyze(write(tmp_path, "k.cpp", BUTTERFLY), ports=1)
+    assert _loop_iis(one_port) == [2]  # X[lo] and X[i]: two elements on one port
+    assert check.check_kernel(one_port.kernel, one_port.solution.bankings(),
+                              ports=1).loops[0].achieved_ii == 2
+
+
+def test_reads_of_one_element_read_one_copy(tmp_path):
+    compiled = arraypart.compile_kernel(write(tmp_path, "d.cpp", THREE_OF_FIVE))
+    assert _loop_iis(compiled.report) == [1, 1]
+    buf = array(compiled.report, "buf").banking
+    assert buf.copies == 2
+    refs = {a.coord.col: a.ref_id for a in arraypart.ir.accesses(compiled.report.kernel.body)
+            if a.array == "buf" and a.kind == "read"}
+    first_a, first_b, second_a, second_b = refs[23], refs[32], refs[41], refs[50]
+    assert buf.copy_expr(second_a) == buf.copy_expr(first_a)
+    assert buf.copy_expr(second_b) == buf.copy_expr(first_b)
+    assert buf.copy_expr(first_a) != buf.copy_expr(first_b)  # one of them is not copy 0
+    checked = check.check_kernel(compiled.report.kernel, compiled.report.solution.bankings())
+    assert [loop.achieved_ii for loop in checked.loops] == [1, 1]
+
+
+@needs_gxx
+def test_merged_reads_build_run_and_trace(tmp_path):
+    for name, text in (("k.cpp", BUTTERFLY), ("d.cpp", THREE_OF_FIVE)):
+        folder = tmp_path / name.split(".")[0]
+        folder.mkdir()
+        compiled = arraypart.compile_kernel(write(folder, name, text))
+        assert_the_testbench_passes(compiled, folder)
+        assert_the_trace_agrees(compiled, folder, ports=2)
