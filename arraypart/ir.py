@@ -548,8 +548,10 @@ class SourceUnit:
     declaration of the top, the macros the file changes after it, and
     ``preamble_macros`` the positions, among the file's directive lines
     (``clangtu.scan_directives``), of the ``#define`` / ``#undef`` lines the preamble
-    runs before its last include, which the original leaves out; ``extra_defines`` the ``-D`` values the file never
-    defines; ``cxx``: the text was read as C++; ``directives`` the ``--directives``
+    runs before its last include, which the original leaves out; ``redeclared`` the
+    functions the file defines and a header declares first
+    (:class:`arraypart.frontend.redeclared.Redeclared`); ``extra_defines`` the ``-D``
+    values the file never defines; ``cxx``: the text was read as C++; ``directives`` the ``--directives``
     commands (:class:`arraypart.frontend.directives.Directive`); ``include_dirs`` the
     folders its includes were searched in (absolute: the kernel's own folder first);
     ``callees``: the syntax trees of the sub-functions the top reaches (inlined into
@@ -582,6 +584,7 @@ class SourceUnit:
     hoisted_blocks: tuple[str, ...] = ()
     macros_at_top: tuple[str, ...] = ()
     preamble_macros: tuple[int, ...] = ()
+    redeclared: tuple = ()
 
 
 def accesses(nodes: tuple[Node, ...]) -> Iterator[Access]:

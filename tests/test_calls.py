@@ -401,6 +401,49 @@ def test_a_template_parameter_bound_to_a_pointer_is_an_array_parameter(tmp_path)
     _build_and_run(outdir, "pairs", tmp_path)
 
 
+# A template that a header declares and the kernel file defines after its caller
+# (FPGA-ANNS' vadd.hpp declares every template, vadd.cpp defines them after the top).
+DECLARED_TEMPLATE = "template <int N> void fill(int a[N], const int *src);\n"
+TEMPLATE_DEFINED_AFTER_USE = """\
+#include "fill.h"
+
+void late(const int src[64], int out[16]) {
+  int buf[64];
+  fill<64>(buf, src);
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[4 * i] + buf[4 * i + 1] + buf[4 * i + 2] + buf[4 * i + 3];
+  }
+}
+
+template <int N> void fill(int a[N], const int *src) {
+  for (int i = 0; i < N; i++) {
+#pragma HLS pipeline II=1
+    a[i] = src[i];
+  }
+}
+"""
+
+
+@needs_gxx
+def test_a_template_a_header_declares_is_found_defined_after_its_call(tmp_path):
+    """clang names the header's declaration as the template a call instantiates; the
+    definition further down the kernel file was not looked for, and the whole kernel
+    was rejected ("'fill', whose definition is not in the kernel file", probe 34 F5).
+    Found, its loop keeps its pragma, buf banks to II 1, and the testbench and the
+    trace run the original's own template."""
+    (tmp_path / "fill.h").write_text(DECLARED_TEMPLATE)
+    compiled = arraypart.compile_kernel(_kernel_file(tmp_path, "late.cpp",
+                                                     TEMPLATE_DEFINED_AFTER_USE))
+    kernel = compiled.report.kernel
+    assert [(loop.name, loop.pipeline_ii, loop.pipeline_inferred)
+            for loop in _loops(kernel.body)] == [("fill/L13", 1, False), ("L6", 1, False)]
+    buf = next(a for a in compiled.report.solution.arrays if a.array.name == "buf")
+    assert buf.banking.scheme.banks == 2 and buf.conflict_free
+    assert_the_testbench_passes(compiled, tmp_path)
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)
+
+
 @pytest.mark.parametrize("source, line, col, words", [
     ("int g[4];\ntemplate <int *P>\nstatic void f(int a[4]) {\n  a[0] = 1;\n}\n"
      "void k(int a[4]) {\n  f<g>(a);\n}\n", 7, 3,

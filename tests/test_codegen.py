@@ -19,6 +19,7 @@ from arraypart.banking.solution import ArraySolution, Solution
 from arraypart.codegen import DEFAULT_CLOCK_NS, DEFAULT_PART, emit
 from arraypart.errors import Coord, KernelError
 from arraypart.frontend import clangtu, parse_source
+from arraypart.frontend.redeclared import Redeclared
 from arraypart.scheme import Banking, DimPartition, flat_scheme, none_scheme, per_dim_scheme
 
 from conftest import assert_the_testbench_passes, assert_the_trace_agrees, write
@@ -393,6 +394,42 @@ def test_testbench_holds_the_original_kernel_and_compares_everything():
     for name in ("data", "idx", "out"):
         assert f'compare("{name}"' in tb
     assert 'compare("return value", &expected_return, &actual_return' in tb
+
+
+@needs_gxx
+def test_the_original_renames_the_sub_functions_only_its_file_defines(tmp_path):
+    """The original's copy renames a sub-function that a header declares (ADL would
+    also find the header's global one, the banked kernel's) and declares it first as
+    the header does, with its default argument; ``twice`` keeps its name, as the
+    header declares an overload of it that the file does not define (renamed, a call
+    of that one would find nothing)."""
+    write(tmp_path, "k.h", "#define LIMIT 8\nvoid helper(int a[8], int n = LIMIT);\n"
+                           "void twice(int a[8]);\nvoid twice(float x);\n"
+                           "void k(int a[8]);\n")
+    path = write(tmp_path, "k.cpp", """\
+#include "k.h"
+void k(int a[8]) {
+  helper(a);
+  twice(a);
+}
+void helper(int a[8], int n) {
+  for (int i = 0; i < n; i++) a[i] += 1;
+}
+void twice(int a[8]) {
+  for (int i = 0; i < 8; i++) a[i] *= 2;
+}
+""")
+    compiled = arraypart.compile_kernel(path)
+    assert compiled.report.kernel.source.redeclared == (
+        Redeclared("helper", "void helper(int a[8], int n = LIMIT);", True),
+        Redeclared("twice", "void twice(int a[8]);", False))
+    tb = compiled.files["k_tb.cpp"]
+    original = tb[tb.index("namespace original {"):tb.index("}  // namespace original")]
+    assert original.startswith("namespace original {\n"
+                               "void arraypart_original_helper(int a[8], int n = LIMIT);\n"
+                               "void twice(int a[8]);\n")
+    assert "  arraypart_original_helper(a);\n  twice(a);\n" in original
+    assert_the_testbench_passes(compiled, tmp_path)
 
 
 def test_scalar_parameters_get_fixed_values():

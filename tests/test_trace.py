@@ -1149,6 +1149,132 @@ void stage(const int in[8], int out[8]) {
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
 
 
+# The "header declares every function" layout with arguments of a global class (an
+# ap_int, a C struct): in namespace original, argument-dependent lookup also found the
+# header's global declaration of the sub-function (the banked kernel's), and g++ called
+# the original's call ambiguous (2 of 11 real kernels, probe 34 F3).  Beside it, what
+# a header may give a sub-function: a default argument, static linkage, a template
+# defined after its call.
+HEADER_DECLARED = {
+    "ap_int": ("k.cpp", """\
+#include <ap_int.h>
+typedef ap_int<16> data_t;
+void helper(data_t a[8], data_t *o);
+void k(data_t a[8], data_t *o);
+""", """\
+#include "k.h"
+void helper(data_t a[8], data_t *o) {
+  data_t s = 0;
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    s += a[i];
+  }
+  *o = s;
+}
+void k(data_t a[8], data_t *o) { helper(a, o); }
+"""),
+    "c_struct": ("k.c", """\
+typedef struct { int v; } pt;
+void helper(pt a[8], pt *o);
+void k(pt a[8], pt *o);
+""", """\
+#include "k.h"
+void k(pt a[8], pt *o) { helper(a, o); }
+void helper(pt a[8], pt *o) {
+  int s = 0;
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    s += a[i].v;
+  }
+  o->v = s;
+}
+"""),
+    "default_static_template": ("k.cpp", """\
+#include <ap_fixed.h>
+typedef ap_fixed<16, 8> data_t;
+void scale(data_t a[8], int by = 3);
+static void bump(data_t a[8]);
+template <int N> void total(const data_t a[N], data_t *o);
+void k(data_t a[8], data_t *o);
+""", """\
+#include "k.h"
+void k(data_t a[8], data_t *o) {
+  scale(a);
+  bump(a);
+  total<8>(a, o);
+}
+template <int N> void total(const data_t a[N], data_t *o) {
+  data_t s = 0;
+  for (int i = 0; i < N; i++) {
+#pragma HLS pipeline II=1
+    s += a[i];
+  }
+  *o = s;
+}
+void scale(data_t a[8], int by) {
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    a[i] = a[i] * by;
+  }
+}
+static void bump(data_t a[8]) {
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    a[i] += 1;
+  }
+}
+"""),
+}
+
+
+@needs_gxx
+@pytest.mark.parametrize("name", HEADER_DECLARED)
+def test_sub_functions_a_header_declares_run_the_originals_own(tmp_path, name):
+    """The original's copy renames the sub-functions a header declares, as it renames
+    the top, and declares them first as the header does: the testbench builds and
+    passes, and the trace (which links no banked kernel) runs."""
+    filename, header, text = HEADER_DECLARED[name]
+    (tmp_path / "k.h").write_text(header)
+    path = tmp_path / filename
+    path.write_text(text)
+    compiled = arraypart.compile_kernel(str(path), top="k")
+    assert_the_testbench_passes(compiled, tmp_path)
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)
+
+
+@needs_gxx
+def test_header_prototypes_stay_out_of_a_template_head(tmp_path):
+    """The file's first definition is a template: the prototype of the sub-function
+    the header declares went between ``template <int N>`` and its function, and
+    neither the testbench nor the trace driver compiled (FPGA-ANNS' vadd.cpp, probe 34
+    F4)."""
+    (tmp_path / "k.h").write_text("void helper(int a[16]);\nvoid k(int a[16]);\n")
+    path = tmp_path / "k.cpp"
+    path.write_text("""\
+#include "k.h"
+// scales by 3
+template <int N> void scale(int a[N]) {
+  for (int i = 0; i < N; i++) {
+#pragma HLS pipeline II=1
+    a[i] = a[i] * 3;
+  }
+}
+void helper(int a[16]) {
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    a[i] += 1;
+  }
+}
+void k(int a[16]) {
+  scale<16>(a);
+  helper(a);
+}
+""")
+    compiled = arraypart.compile_kernel(str(path), top="k")
+    assert_the_testbench_passes(compiled, tmp_path)
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)
+
+
 @needs_gxx
 def test_files_the_kernel_writes_land_in_the_scratch_folder(tmp_path, monkeypatch):
     """Vitis HLS' hier_func4 writes ``Out_apb_006.dat`` as it runs: the trace driver

@@ -26,6 +26,7 @@ from ..errors import KernelError
 from ..frontend import cnodes as N
 from ..frontend.cexpr import fold
 from ..frontend.clangtu import scan_directives
+from ..frontend.redeclared import declaration
 from ..ir import Kernel
 from .drive import driven_values
 
@@ -218,13 +219,16 @@ def _structs(decls: list[N.Decl], params: list[TbParam]) -> list[TbStruct]:
 def original_text(text: str, source) -> str:
     """A kernel's text (``source.text``, or an instrumented copy of it) as the testbench
     includes it in ``namespace original``: without its ``#include`` lines, with
-    internal linkage, and with prototypes of the sub-functions a header declares
-    before the first function definition.  Without these, a function that calls one
-    defined further down would bind to the header's global declaration, which is the
-    banked kernel's function (or nothing, in the trace driver)."""
-    return _renamed_top(_internal_linkage(_without_includes(
+    internal linkage, preceded by the declarations of the functions a header declares
+    and the file defines (``source.redeclared``), and with the top and those of them
+    it may (:mod:`arraypart.frontend.redeclared`) renamed.  Without these, a call of
+    one of them would also find, or find alone, the header's global declaration, which
+    is the banked kernel's function (or nothing, in the trace driver)."""
+    renamed = (source.func.name, *dict.fromkeys(r.name for r in source.redeclared
+                                                if r.renamed))
+    return _renamed(_internal_linkage(_without_includes(
         _with_prototypes(text, source), source.nested_includes, source.hoisted_blocks,
-        source.preamble_macros)), source.func.name)
+        source.preamble_macros)), renamed)
 
 
 def _with_shared_types(source) -> str:
@@ -250,28 +254,21 @@ def shared_type_edits(shared_types) -> list[tuple[int, str]]:
     return edits
 
 
-def _renamed_top(text: str, top: str) -> str:
-    """``text`` with the top function's name, where it is not qualified (``ns::top``,
-    ``x.top``, ``p->top``), prefixed with :data:`ORIGINAL_PREFIX`: its definition and
-    the calls of it, which would otherwise also find the banked one that a header
-    declares (through the namespace of an argument's type), so g++ calls them
-    ambiguous."""
-    return re.sub(rf"(?<!::)(?<!\.)(?<!->)\b{re.escape(top)}\b", ORIGINAL_PREFIX + top, text)
+def _renamed(text: str, names: tuple[str, ...]) -> str:
+    """``text`` with each of ``names``, where it is not qualified (``ns::f``, ``x.f``,
+    ``p->f``), prefixed with :data:`ORIGINAL_PREFIX`: their definitions and the calls
+    of them, which would otherwise also find the banked ones that a header declares
+    (through the namespace of an argument's type), so g++ calls them ambiguous."""
+    either = "|".join(re.escape(n) for n in names)
+    return re.sub(rf"(?<!::)(?<!\.)(?<!->)\b(?:{either})\b",
+                  lambda m: ORIGINAL_PREFIX + m[0], text)
 
 
 def _with_prototypes(text: str, source) -> str:
-    data = source.text.encode()
-    functions = [f for f in (source.func, *source.callees)
-                 if f.start >= 0 and f.body is not None and f.body.start > f.start]
-    wanted = [_prototype(data, f) for f in functions
-              if f is not source.func and f.declared_elsewhere and f.instance is None
-              and not f.namespaces and not f.extern_c]
-    wanted = [w for w in wanted if "=" not in w]  # a default argument may be given once
-    heads = [data[f.start:f.body.start].decode().rstrip() for f in functions]
-    at = min((k for k in (text.find(h) for h in heads) if k >= 0), default=-1)
-    if not wanted or at < 0:
-        return text
-    return text[:at] + "".join(f"{w}\n" for w in wanted) + text[at:]
+    """``text`` after the header's declarations of ``source.redeclared``: a header's
+    declaration names what comes before it only, so they stand before all of the
+    file's code."""
+    return "".join(f"{r.prototype}\n" for r in source.redeclared) + text
 
 
 _QUALIFIERS = ("const ", "volatile ")
@@ -313,26 +310,12 @@ def _prototype(data: bytes, func: N.FuncDef) -> str:
     if func.start < 0 or func.body is None or func.body.start < func.start:
         raise KernelError(func.coord, "the top function's definition must be written in "
                                       "the kernel file")
-    head = _active_head(data[func.start:func.body.start].decode()).rstrip()
-    # after a line comment (void k(int a[4])  // note) the ';' goes on a line of its own
-    head += "\n;" if "//" in head.rsplit("\n", 1)[-1] else ";"
+    head = declaration(data[func.start:func.body.start].decode())
     if func.extern_c:
         head = f'extern "C" {head}'
     for name in reversed(func.namespaces):
         head = f"namespace {name} {{\n{head}\n}}"
     return head
-
-
-_DIRECTIVE_LINE = re.compile(r"^[ \t]*#", re.MULTILINE)
-
-
-def _active_head(head: str) -> str:
-    """A definition's head up to the first preprocessor line in it: clang's extent
-    starts at the signature the preprocessor kept, and ``#else`` / ``void f(int a[N])``
-    / ``#endif`` after it belong to a conditional group the prototype must not take
-    (``#else without #if``)."""
-    found = _DIRECTIVE_LINE.search(head)
-    return head if found is None else head[:found.start()]
 
 
 _EXTERN_C_BLOCK = re.compile(r'\bextern\s*"C"\s*\{')

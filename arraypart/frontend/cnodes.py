@@ -586,7 +586,6 @@ class FuncDef(Node):
     template_constants: tuple[tuple[str, int], ...] = ()
     nodes: tuple[Node, ...] = field(default=(), repr=False)
     array_refs: tuple["ArrayRef", ...] = field(default=(), repr=False)
-    declared_elsewhere: bool = False  # first declared outside the kernel file (a header)
 
     @property
     def key(self) -> str:
@@ -744,13 +743,10 @@ class Converter:
         body = self.statement(body_cursor) if body_cursor is not None else None
         if not isinstance(body, Compound):
             body = Compound(coord, start, end, ())
-        first = cursor.canonical
         return FuncDef(self.unit.location_coord(cursor.location), start, end, cursor.spelling,
                        params, body, cursor.result_type.spelling, None, namespaces,
                        extern_c, nodes=tuple(walk(body)),
-                       array_refs=tuple(outer_array_refs(body)),
-                       declared_elsewhere=first != cursor and not self.unit.in_main(
-                           first.location))
+                       array_refs=tuple(outer_array_refs(body)))
 
     def instances(self) -> list[FuncDef]:
         """The instantiations of the file's function templates that the converted

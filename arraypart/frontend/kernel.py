@@ -27,6 +27,7 @@ from .cexpr import fold
 from .directives import Directive, anchored
 from .lower import lower_function
 from .pipelining import auto_pipeline
+from .redeclared import redeclared
 from .shared_types import external_functions, shared_types
 from .templates import specialized_template
 
@@ -225,7 +226,7 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
                         own_headers.macros(unit, user_end),
                         shared, tuple((lo, hi) for lo, hi in clangtu.skipped_ranges(unit)
                                       if lo < user_end), nested, hoisted, preamble_top,
-                        replayed)
+                        replayed, redeclared(unit, user_end, func.name))
     return Kernel(Path(filename).stem, func.name, filename, lowered.arrays, body,
                   func.coord, tuple(sorted(values.items())), lowered.params, source,
                   tuple(misplaced) + lowered.warnings + unshared + undefined

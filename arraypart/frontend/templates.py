@@ -36,17 +36,26 @@ def specialized_template(function: ci.Cursor) -> ci.Cursor | None:
 
 
 def instantiated_template(function: ci.Cursor) -> ci.Cursor | None:
-    """The template whose text ``function`` instantiates: a function template
-    (:func:`specialized_template`), or the class template of a static method of one of
-    its specializations (``filler<1>::fill``, as hls4ml's ``fill_buffer`` is called),
-    whose parameters the class's arguments bind; None for neither."""
+    """The template whose text ``function`` instantiates, by its definition
+    (:func:`_defining`): a function template (:func:`specialized_template`), or the
+    class template of a static method of one of its specializations
+    (``filler<1>::fill``, as hls4ml's ``fill_buffer`` is called), whose parameters the
+    class's arguments bind; None for neither."""
     found = specialized_template(function)
     if found is not None or function is None or function.kind != K.CXX_METHOD \
             or not function.is_static_method():
-        return found
+        return _defining(found)
     owner = function.semantic_parent
     template = ci.conf.lib.clang_getSpecializedCursorTemplate(owner) if owner else None
-    return template if template is not None and template.kind == K.CLASS_TEMPLATE else None
+    return _defining(template) if template is not None \
+        and template.kind == K.CLASS_TEMPLATE else None
+
+
+def _defining(template: ci.Cursor | None) -> ci.Cursor | None:
+    """The declaration of ``template`` that defines it, where one does: clang names
+    the first declaration, which a header may give (``template <int N> void fill(int
+    a[N]);``) while the kernel file defines it, after its callers or before."""
+    return None if template is None else template.get_definition() or template
 
 
 def _arguments_holder(function: ci.Cursor) -> ci.Cursor:
