@@ -10,11 +10,30 @@ BRAM18K_ASPECTS = ((16384, 1), (8192, 2), (4096, 4), (2048, 9), (1024, 18), (512
 # Vivado infers distributed RAM / registers, not BRAM, for memories this small
 # (a 64x16 bank is a handful of LUTRAM cells); such banks cost no BRAM.
 LUTRAM_BITS = 1024
+#: The shallowest distributed RAM primitive of UltraScale+ (RAM32M16: 32 words).
+LUTRAM_MIN_DEPTH = 32
+#: The ram_style of the banks of an array whose ``bind_storage impl=`` (or legacy
+#: ``resource core=RAM_2P_BRAM`` suffix) names their primitive: Vitis builds every bank
+#: as that primitive whatever its size, so the user's choice wins over the size rule.
+IMPL_STYLES = {"bram": "block", "uram": "ultra", "lutram": "distributed"}
 
 
-def bram18k(bank_depth: int, elem_bits: int, banks: int, copies: int) -> int:
-    """Σ over banks and copies of min over aspects of ceil(d/depth)·ceil(w/width)."""
-    if bank_depth * elem_bits <= LUTRAM_BITS:
+def ram_style(depth: int, elem_bits: int, impl: str | None = None) -> str:
+    """Vivado's ram_style of banks ``depth`` words of ``elem_bits`` deep: the one
+    ``impl`` names (:data:`IMPL_STYLES`), else block RAM above :data:`LUTRAM_BITS`,
+    distributed RAM from :data:`LUTRAM_MIN_DEPTH` words, registers below."""
+    if impl in IMPL_STYLES:
+        return IMPL_STYLES[impl]
+    if depth * elem_bits > LUTRAM_BITS:
+        return "block"
+    return "distributed" if depth >= LUTRAM_MIN_DEPTH else "registers"
+
+
+def bram18k(bank_depth: int, elem_bits: int, banks: int, copies: int,
+            impl: str | None = None) -> int:
+    """Σ over banks and copies of min over aspects of ceil(d/depth)·ceil(w/width); 0
+    when the banks are no block RAM (:func:`ram_style`)."""
+    if ram_style(bank_depth, elem_bits, impl) != "block":
         return 0
     per_bank = min(ceil(bank_depth / depth) * ceil(elem_bits / width)
                    for depth, width in BRAM18K_ASPECTS)

@@ -509,6 +509,15 @@ def test_bram18k_picks_the_best_aspect_ratio():
     assert bram18k(32, 32, 16, 1) == 0         # 1 Kb banks: LUTRAM
 
 
+def test_bram18k_honours_the_users_impl():
+    """bind_storage impl= names the primitive every bank becomes, whatever its size
+    (probe 34 F9): impl=bram makes even a 1 Kb bank a block RAM; lutram and uram
+    banks are no BRAM18K."""
+    assert bram18k(32, 32, 16, 1, "bram") == 16 and bram18k(8, 32, 16, 2, "bram") == 32
+    assert bram18k(1024, 32, 4, 1, "lutram") == 0 and bram18k(1024, 32, 4, 1, "uram") == 0
+    assert bram18k(1024, 32, 4, 1, "auto") == 8
+
+
 # ---------------------------------------------------------------- suite kernels
 
 

@@ -1501,6 +1501,33 @@ def test_a_loop_merge_is_said_to_be_unmodelled(tmp_path):
     assert not any("loop_merge" in w for w in arraypart.analyze(path).warnings)
 
 
+def test_an_array_map_is_said_to_be_unmodelled(tmp_path):
+    """``ARRAY_MAP ... horizontal`` makes a and b one memory in Vivado HLS, so each loop
+    makes two accesses of one ram_1p memory per cycle (II 2); arraypart banks them as
+    two memories and reports II 1, so it says at each pragma that the II need not hold
+    (probe 34 F2), and keeps the pragma."""
+    path = write(tmp_path, "am.cpp", """void am(const int in[64], int out[64]) {
+  int a[64], b[64];
+#pragma HLS ARRAY_MAP variable=a instance=ab horizontal
+#pragma HLS ARRAY_MAP variable=b instance=ab horizontal
+  for (int i = 0; i < 64; i++) {
+#pragma HLS PIPELINE II=1
+    a[i] = in[i];
+    b[i] = in[i] + 1;
+  }
+  for (int i = 0; i < 64; i++) {
+#pragma HLS PIPELINE II=1
+    out[i] = a[i] * b[i];
+  }
+}
+""")
+    compiled = arraypart.compile_kernel(path, ports=1)
+    assert [w.split(" is not")[0] for w in compiled.report.warnings if "array_map" in w] == [
+        f"{path}:3:1: warning: array_map of 'a' into 'ab'",
+        f"{path}:4:1: warning: array_map of 'b' into 'ab'"]
+    assert compiled.files["am.cpp"].count("#pragma HLS ARRAY_MAP") == 2
+
+
 CHANNEL = """#include "hls_stream.h"
 static void produce(const int in[64], hls::stream<int> &s) {
   for (int i = 0; i < 64; i++) {

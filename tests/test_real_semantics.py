@@ -984,7 +984,9 @@ def test_legacy_resource_pragma_sets_the_port_model(tmp_path):
     array = {a.array.name: a for a in legacy.report.solution.arrays}["buf"]
     assert (array.ports.name, array.array.storage_impl) == ("ram_1p", "bram")
     assert schemes(legacy) == schemes(bound)
-    assert schemes(legacy)["buf"][0]["banks"] == 2
+    # two ram_1p memories serve the two reads: banks, or (impl=bram makes 32-word banks
+    # block RAM, 2 BRAM18K either way) read copies, which need no selects
+    assert array.banking.scheme.banks * array.banking.copies == 2
 
 
 @pytest.mark.parametrize("prefix", ["AP", "AUTOPILOT", "ap"])

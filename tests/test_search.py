@@ -213,6 +213,43 @@ def test_banks_pay_off_when_they_save_bram18k():
     assert sol.bram18k <= rtl.estimate(vitis_manual(am), am).bram18k
 
 
+IMPL_BRAM = """void k(const int in[128], int out[8]) {
+  int buf[128];
+#pragma HLS bind_storage variable=buf type=ram_2p impl=bram
+  for (int i = 0; i < 128; i++) {
+#pragma HLS PIPELINE II=1
+    buf[i] = in[i];
+  }
+  for (int i = 0; i < 8; i++) {
+#pragma HLS PIPELINE II=1
+    int s = 0;
+    for (int u = 0; u < 16; u++) s += buf[16 * i + u];
+    out[i] = s;
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("pragma", ["bind_storage variable=buf type=ram_2p impl=bram",
+                                    "resource variable=buf core=RAM_2P_BRAM"])
+def test_a_users_impl_bram_is_costed_as_block_ram(tmp_path, pragma):
+    """With impl=bram (kept in the emitted kernel) every bank is a block RAM however
+    small: 16 banks of 8 words were priced as LUT RAM and reported as 0 BRAM18K (probe
+    34 F9); priced as block RAM, cyclic 8 (ram_2p: two reads per bank) meets II 1
+    with half the banks, and the report counts its block RAMs."""
+    path = tmp_path / "k.cpp"
+    path.write_text(IMPL_BRAM.replace("bind_storage variable=buf type=ram_2p impl=bram", pragma))
+    report = arraypart.analyze(path)
+    sol = next(a for a in report.solution.arrays if a.array.name == "buf")
+    assert sol.banking.scheme.banks == 8 and sol.conflict_free
+    assert sol.bram18k == rtl.estimate(sol.banking, report.model.array("buf")).bram18k > 0
+    entry = next(a for a in report.to_json()["arrays"] if a["name"] == "buf")
+    assert entry["bram18k"] == entry["resources"]["bram18k"] == sol.bram18k
+    path.write_text(IMPL_BRAM.replace(" impl=bram", ""))
+    default = next(a for a in arraypart.analyze(path).solution.arrays if a.array.name == "buf")
+    assert default.bram18k == 0  # no impl: small banks are LUT RAM, as before
+
+
 def test_a_bank_per_lane_is_tried_where_it_costs_fewer_luts():
     """atax's x_buf: 5 reads per cycle (j unrolled by 5, dual-port), bound 3 banks.
     Cyclic 3 rotates each lane over the banks (a select per lane); cyclic 5, the

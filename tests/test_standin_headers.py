@@ -9,11 +9,17 @@ import zipfile
 
 import pytest
 
-from conftest import ROOT, needs_gxx
+import arraypart
+from arraypart.check import trace
+from arraypart.errors import KernelError
+from arraypart.frontend import clangtu
+
+from conftest import (ROOT, assert_the_testbench_passes, assert_the_trace_agrees, needs_gxx,
+                      write)
 
 INCLUDE = ROOT / "arraypart" / "include"
 HEADERS = ("ap_int.h", "ap_fixed.h", "hls_stream.h", "hls_vector.h", "hls_math.h",
-           "ap_axi_sdata.h", "ap_common.h", "hls_half.h")
+           "ap_axi_sdata.h", "ap_common.h", "ap_concat.h", "hls_half.h")
 PROGRAM = ROOT / "tests" / "cpp" / "standin_headers_test.cpp"
 
 
@@ -84,3 +90,69 @@ def test_wheel_ships_the_headers(tmp_path):
     wheel = next(tmp_path.glob("arraypart-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {f"arraypart/include/{h}" for h in HEADERS} <= names
+
+
+CONCAT_KERNEL = """\
+#include <ap_int.h>
+void k(const int in[16], int out[16]) {
+  int buf[16];
+  for (int i = 0; i < 4; i++) {
+    for (int j = 0; j < 4; j++) {
+#pragma HLS PIPELINE II=1
+      ap_uint<2> hi = i, lo = j;
+      ap_uint<4> idx = (hi, lo);
+      buf[idx] = in[4 * i + j];
+    }
+  }
+  for (int k = 0; k < 16; k++) out[k] = buf[k];
+}
+"""
+
+
+@needs_gxx
+def test_a_concatenation_runs_as_vitis_runs_it(tmp_path):
+    """``(hi, lo)`` of ap integers is Vitis' bit concatenation, not C's comma (which
+    yields ``lo``, so only buf[0..3] were written and the testbench compared two
+    kernels that both read undefined elements; probe 34 F11): the traced run writes
+    every element before it is read. The analysis takes the subscript as irregular."""
+    compiled = arraypart.compile_kernel(write(tmp_path, "k.cpp", CONCAT_KERNEL))
+    assert any("k.cpp:9:7: warning: buf[?]" in w for w in compiled.report.warnings)
+    judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    assert not judged.unwritten
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
+MISSING_MEMBER = """\
+#include <ap_int.h>
+ap_uint<32> m(ap_uint<32> x) {
+  ap_uint<32> t = x;
+  t.rrotate(7);
+  t.frobnicate(7);
+  return t;
+}
+"""
+
+
+def test_a_member_the_standins_lack_points_to_hls_include(tmp_path):
+    """Valid Vitis code may use a member the stand-ins do not declare: the error says
+    so and names --hls-include rather than clang's bare message (probe 34 F11)."""
+    with pytest.raises(KernelError) as info:
+        arraypart.analyze(write(tmp_path, "m.cpp", MISSING_MEMBER))
+    assert (info.value.coord.line, info.value.coord.col) == (5, 5)
+    assert "no member named 'frobnicate' in 'ap_uint<32>'" in info.value.message
+    assert "stand-in Vitis headers" in info.value.message
+    assert "--hls-include" in info.value.message
+
+
+@needs_gxx
+def test_gxx_missing_a_member_of_the_standins_points_to_hls_include(tmp_path):
+    """Code only C simulation compiles (``#ifndef __SYNTHESIS__``) reaches g++ alone in
+    ``check --trace``: its message for a member the stand-ins lack says the same."""
+    path = write(tmp_path, "m2.cpp", "#include <ap_int.h>\nvoid m2(int a[8]) {\n"
+                 "#ifndef __SYNTHESIS__\n  ap_uint<8> t = 3;\n  t.frobnicate();\n#endif\n"
+                 "  for (int i = 0; i < 8; i++) {\n#pragma HLS PIPELINE\n    a[i] = i;\n  }\n}\n")
+    compiled = arraypart.compile_kernel(path)
+    with pytest.raises(KernelError) as info:
+        trace.record(compiled.report.kernel, clangtu.Options(), tmp_path)
+    assert (info.value.coord.line, info.value.coord.col) == (5, 5)
+    assert "frobnicate" in info.value.message and "--hls-include" in info.value.message

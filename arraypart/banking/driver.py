@@ -1192,7 +1192,7 @@ class _Search:
         holds at least ceil(elements / banks) words (:func:`.bounds.bram18k`, any port
         use)."""
         array = self.am.array
-        return bram18k(-(-array.size // tier), array.elem_bits, tier, 1)
+        return bram18k(-(-array.size // tier), array.elem_bits, tier, 1, array.storage_impl)
 
     def _least_excess(self, tier: int) -> int:
         """A lower bound on the excess II (summed over uniform groups, as the pre-check
@@ -1210,7 +1210,7 @@ class _Search:
         """Why read copies were not offered, when the device's BRAM is the reason."""
         array = self.am.array
         banks = max(1, self.bound // 2)
-        need = bram18k(-(-array.size // banks), array.elem_bits, banks, 2)
+        need = bram18k(-(-array.size // banks), array.elem_bits, banks, 2, array.storage_impl)
         if not self.duplicable or need <= self.options.bram_budget:
             return ""
         return (f" (two read copies would need {need} BRAM18K, more than the device's "
@@ -1372,7 +1372,7 @@ class _Search:
             if tier % copies or (copies > 1 and not self.duplicable):
                 continue
             if copies > 1 and bram18k(-(-array.size // banks), array.elem_bits, banks,
-                                      copies) > self.options.bram_budget:
+                                      copies, array.storage_impl) > self.options.bram_budget:
                 continue
             for assignment in ([()] if copies == 1 else copy_assignments(self.refs, copies)):
                 if self._wild_overload(banks, copies, assignment):

@@ -128,9 +128,10 @@ def _check_the_original_builds(kernel: ir.Kernel, options: clangtu.Options, work
         found = _GXX_ERROR.search(str(failure))
         line, col, message = ((int(found[2]), int(found[3]), found[4]) if found is not None
                               else (0, 0, "it does not compile"))
+        hint = clangtu.standin_hint(message, clangtu.hls_include_dir(options.hls_include))
         raise KernelError(Coord(kernel.path, line, col), (
             f"g++ does not compile the kernel as C simulation reads it (without "
-            f"__SYNTHESIS__): {message}")) from None
+            f"__SYNTHESIS__): {message}{hint}")) from None
 
 
 _UNDEFINED = re.compile(r"undefined reference to [`']([^'`]+)'")

@@ -300,6 +300,24 @@ def hls_include_dir(option: str | None) -> str:
     return str(BUNDLED_INCLUDE)
 
 
+#: A compiler's message that a Vitis type has no such member (clang: "no member named 'm'
+#: in 'ap_uint<32>'"; g++: "'class ap_uint<32>' has no member named 'm'", in a UTF-8
+#: locale with typographic quotes).
+_MISSING_MEMBER = re.compile(
+    r"no member named \S+ in ['\u2018](?:const )?(?:hls::|ap_)"
+    r"|['\u2018](?:const )?(?:class |struct )?(?:hls::|ap_)[^'\u2019]*['\u2019] has no member named")
+
+
+def standin_hint(message: str, headers: str) -> str:
+    """A clause to add to a compiler's ``message`` when it says a Vitis type lacks a
+    member and ``headers`` (the Vitis headers' folder in use) are arraypart's stand-ins,
+    which declare only part of Vitis' API: how to use the real headers; else ''."""
+    if headers != str(BUNDLED_INCLUDE) or not _MISSING_MEMBER.search(message):
+        return ""
+    return (f" (arraypart's stand-in Vitis headers in {BUNDLED_INCLUDE} do not have it: pass "
+            f"--hls-include with your Vitis install's include folder, or set ${XILINX_ENV})")
+
+
 def clang_arguments(filename: str, options: Options, kernel_dir: str | None) -> list[str]:
     std = standard_of(filename, options.std)
     is_cxx = std.startswith("c++")
@@ -376,7 +394,8 @@ def _raise_first_error(unit: Unit, user_end: int) -> None:
                                            data=unit.data[:user_end]), user_end)
             return
         where = unit.location_coord(diag.location)
-        message = diag.spelling
+        headers = str(BUNDLED_INCLUDE) if f"-I{BUNDLED_INCLUDE}" in unit.tu_args else ""
+        message = diag.spelling + standin_hint(diag.spelling, headers)
         if unit.in_main(diag.location) and _ERROR_DIRECTIVE.match(
                 unit.text.encode(), diag.location.offset):
             message = f"#error {message}"

@@ -373,6 +373,9 @@ class MemoryLowering:
                     "access counts as a transfer on its bundle, so a loop that the cache "
                     "serves may reach a better II in Vitis than arraypart reports")))
                 continue
+            elif pragma.kind == "array_map":
+                self._warnings.append(_array_map_warning(self._pragmas.coord(pragma), pragma))
+                continue
             elif pragma.kind == "loop_merge":
                 if self._pragmas.off(pragma):
                     continue  # loop_merge off: the loops stay apart, as modelled
@@ -519,6 +522,20 @@ class MemoryLowering:
             # an opaque scalar reads as its value range (k = 0 or k = 1 on two paths)
             self._fresh[name] = (node, self._range_scope(), upper, arrays)
         return (E.var(name),)
+
+
+def _array_map_warning(coord, pragma) -> str:
+    """ARRAY_MAP (Vivado HLS; later Vitis releases dropped it) makes several arrays one
+    memory, whose ports their accesses then share: arraypart banks each array as its
+    own memory, so an II it reports for a loop that uses two of them may not hold."""
+    variable = pragma.option("variable") or "?"
+    instance = pragma.option("instance") or "?"
+    return warning_text(coord, (
+        f"array_map of '{variable}' into '{instance}' is not modelled: arraypart banks "
+        f"'{variable}' as a memory of its own and keeps the pragma; where Vivado HLS maps "
+        f"the arrays into one memory, a loop that accesses two of them shares its ports, "
+        f"so the II reported for it need not hold (remove the array_map to have each "
+        f"array banked as reported)"))
 
 
 def _numbered(stem: str) -> Iterator[str]:

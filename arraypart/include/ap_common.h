@@ -35,6 +35,7 @@ enum ap_o_mode { AP_SAT, AP_SAT_ZERO, AP_SAT_SYM, AP_WRAP, AP_WRAP_SM };
 template <int _AP_W, bool _AP_S> class ap_int_base;
 template <int _AP_W, bool _AP_S> class ap_range_ref;
 template <int _AP_W, bool _AP_S> class ap_bit_ref;
+template <class _AP_H, class _AP_L> class ap_concat_ref;  // ap_concat.h
 
 namespace ap_detail {
 
@@ -147,6 +148,9 @@ struct rtype {
 // The ap_int_base a type stands for in mixed arithmetic: itself (or its base) for the
 // arbitrary-precision integers, the same-width integer for a C integer type.
 template <int _AP_W, bool _AP_S> ap_int_base<_AP_W, _AP_S> base_of(const ap_int_base<_AP_W, _AP_S>*);
+// A concatenation takes part in arithmetic and comparisons as its unsigned value.
+template <class _AP_H, class _AP_L>
+ap_int_base<ap_concat_ref<_AP_H, _AP_L>::width, false> base_of(const ap_concat_ref<_AP_H, _AP_L>*);
 void base_of(...);
 template <class _AP_T, class = void> struct int_of {};
 template <class _AP_T>
@@ -174,6 +178,11 @@ template <class _AP_A, class _AP_B> struct int_float_pair {
                                 (std::is_floating_point<_AP_A>::value && is_ap_int<_AP_B>::value);
 };
 template <class _AP_T> double as_double(const _AP_T& v) { return double(v); }
+// v < 0, without comparing an unsigned or bool value with 0 (a -Wextra warning).
+template <class _AP_T, typename std::enable_if<std::is_signed<_AP_T>::value, int>::type = 0>
+constexpr bool negative(_AP_T v) { return v < 0; }
+template <class _AP_T, typename std::enable_if<!std::is_signed<_AP_T>::value, int>::type = 0>
+constexpr bool negative(_AP_T) { return false; }
 
 }  // namespace ap_detail
 
@@ -192,7 +201,7 @@ class ap_int_base {
   // zero, wrapped), other widths (sign- or zero-extended, then wrapped), strings.
   ap_int_base() { set_int(0, false); }
   template <class _AP_T, typename std::enable_if<std::is_integral<_AP_T>::value, int>::type = 0>
-  ap_int_base(_AP_T v) { set_int((uint64_t)v, std::is_signed<_AP_T>::value && v < 0); }
+  ap_int_base(_AP_T v) { set_int((uint64_t)v, ap_detail::negative(v)); }
   template <class _AP_T, typename std::enable_if<std::is_floating_point<_AP_T>::value, int>::type = 0>
   ap_int_base(_AP_T v) { set_real(v); }
   template <class _AP_T, typename std::enable_if<std::is_enum<_AP_T>::value, int>::type = 0>
@@ -206,6 +215,8 @@ class ap_int_base {
   ap_int_base(const ap_range_ref<_AP_W2, _AP_S2>& r) : ap_int_base(r.get()) {}
   template <int _AP_W2, bool _AP_S2>
   ap_int_base(const ap_bit_ref<_AP_W2, _AP_S2>& b) { set_int(bool(b), false); }
+  template <class _AP_H, class _AP_L>
+  ap_int_base(const ap_concat_ref<_AP_H, _AP_L>& c) : ap_int_base(c.get()) {}
   ap_int_base(const char* text, int radix = 0) { set_text(text, radix); }
   // From any other number type with to_ap_int_base() (the fixed-point types): the
   // integer part, truncated toward zero, then wrapped.
@@ -280,6 +291,7 @@ class ap_int_base {
     normalize();
   }
   void set(int i) { set_bit(i, true); }
+  void set(int i, bool v) { set_bit(i, v); }
   void clear(int i) { set_bit(i, false); }
   void invert(int i) { set_bit(i, !test(i)); }
   ap_bit_ref<_AP_W, _AP_S> operator[](int i) { return ap_bit_ref<_AP_W, _AP_S>(*this, i); }
@@ -327,10 +339,19 @@ class ap_int_base {
   bool nand_reduce() const { return !and_reduce(); }
   bool nor_reduce() const { return !or_reduce(); }
   bool xnor_reduce() const { return !xor_reduce(); }
-  void reverse() {
+  ap_int_base& reverse() {
     ap_int_base t(*this);
     for (int i = 0; i < _AP_W; ++i) set_bit(i, t.test(_AP_W - 1 - i));
+    return *this;
   }
+  // Rotations in place by n places, 0 <= n < W (Vitis asserts that range).
+  void lrotate(int n) {
+    n %= _AP_W;
+    *this = ap_int_base(shift(n) | ap_int_base<_AP_W, false>(*this).shift(n - _AP_W));
+  }
+  void rrotate(int n) { lrotate((_AP_W - n % _AP_W) % _AP_W); }
+  void b_not() { *this = ~*this; }
+  bool sign() const { return is_neg(); }
   int countLeadingZeros() const {
     int n = 0;
     for (int i = _AP_W - 1; i >= 0 && !test(i); --i) ++n;
@@ -445,6 +466,7 @@ template <int _AP_W, bool _AP_S>
 class ap_bit_ref {
  public:
   ap_bit_ref(ap_int_base<_AP_W, _AP_S>& p, int i) : p_(p), i_(i) {}
+  ap_bit_ref(const ap_bit_ref&) = default;  // a concatenation holds a copy
   operator bool() const { return p_.test(i_); }
   bool to_bool() const { return p_.test(i_); }
   ap_bit_ref& operator=(bool v) { p_.set_bit(i_, v); return *this; }
@@ -479,6 +501,7 @@ template <int _AP_W, bool _AP_S>
 class ap_range_ref {
  public:
   ap_range_ref(ap_int_base<_AP_W, _AP_S>& p, int hi, int lo) : p_(p), hi_(hi), lo_(lo) {}
+  ap_range_ref(const ap_range_ref&) = default;  // a concatenation holds a copy
   ap_int_base<_AP_W, false> get() const { return p_.get_range(hi_, lo_); }
   operator unsigned long long() const { return get().to_uint64(); }
   unsigned long long to_uint64() const { return get().to_uint64(); }
@@ -658,5 +681,7 @@ inline std::basic_ostream<_AP_C, _AP_T>& operator<<(std::basic_ostream<_AP_C, _A
                                             const ap_range_ref<_AP_W, _AP_S>& v) {
   return os << v.get();
 }
+
+#include "ap_concat.h"
 
 #endif  // ARRAYPART_AP_COMMON_H

@@ -33,10 +33,10 @@ from math import ceil
 import numpy as np
 
 from .. import expr as E
-from ..bram import BRAM18K_ASPECTS, LUTRAM_BITS
+from ..bram import BRAM18K_ASPECTS, ram_style
 from ..poly.model import ArrayModel
 from ..scheme import Banking, Scheme, index_var, lane_copy
-from .model import (LUTRAM_MIN_DEPTH, PORT_PER_READER, PORT_ROLES, group_port, irregular_port,
+from .model import (PORT_PER_READER, PORT_ROLES, group_port, irregular_port,
                     port_roles, renamed_indices, replicas_of, static_bank, time_ranges)
 
 FEATURES = ("rb_mux", "rb_sel", "addr_mux", "din_mux", "request", "priority", "arith",
@@ -77,6 +77,7 @@ class LaneTable:
     index_adds: int
     index_divs: int
     width_class: np.ndarray
+    impl: str | None = None  # the primitive bind_storage names (bram, uram, lutram)
 
 
 @lru_cache(maxsize=256)
@@ -129,7 +130,8 @@ def lane_table(array_model: ArrayModel, copies: int,
                      copies, tuple(index for *_, index in lanes),
                      np.array([lane[0] for lane in lanes], np.int64),
                      np.array([lane[1] == "read" for lane in lanes], bool), in_copy,
-                     lo, hi, coeffs, const, affine, index_adds, index_divs, width_class)
+                     lo, hi, coeffs, const, affine, index_adds, index_divs, width_class,
+                     impl=array_model.array.storage_impl)
 
 
 def bounds(e: E.Expr, lo: dict[str, np.ndarray], hi: dict[str, np.ndarray]
@@ -331,7 +333,7 @@ def features(banking: Banking, table: LaneTable,
     f["rb_sel"] = float(sources[many].sum())
     f["arith"], f["divider"] = map(float, _arithmetic(scheme, table, counts.static))
     bits = scheme.banks * banking.copies * depth * w
-    style = ram_style(depth, w)
+    style = ram_style(depth, w, table.impl)
     if style == "distributed":
         f["lutram"] = bits * read_ports / LUTRAM_PRIMITIVE_BITS
     elif style == "registers":
@@ -417,18 +419,11 @@ def _formula_bits(formula: E.Expr, xr: tuple[tuple[int, int], ...]) -> tuple[int
     return a, d
 
 
-def ram_style(depth: int, elem_bits: int) -> str:
-    """:attr:`.model.Memory.ram_style` of banks ``depth`` words deep."""
-    if depth * elem_bits > LUTRAM_BITS:
-        return "block"
-    return "distributed" if depth >= LUTRAM_MIN_DEPTH else "registers"
-
-
 def bram18k(banking: Banking, table: LaneTable, counts: BankCounts | None = None) -> int:
     """:func:`.cost.bram18k`: per block-RAM bank, the fewest RAMB18 over the aspect
     ratios its used ports allow (true dual-port: at most :data:`TDP_MAX_WIDTH` bits)."""
     scheme = banking.scheme
-    if ram_style(scheme.bank_depth, table.elem_bits) != "block":
+    if ram_style(scheme.bank_depth, table.elem_bits, table.impl) != "block":
         return 0
     counts = counts or bank_counts(scheme, table)
     kinds = Counter(zip(counts.port_readers(table.ports).ravel().tolist(),
@@ -588,7 +583,7 @@ def _batch_features(table: LaneTable, static: np.ndarray, first: np.ndarray,
     f[:, col["rb_mux"]] = w * np.where(many, sources - 1, 0).sum(1)
     f[:, col["rb_sel"]] = np.where(many, sources, 0).sum(1)
     bits = banks * table.copies * depths * w
-    style = np.array([ram_style(int(d), w) for d in depths])
+    style = np.array([ram_style(int(d), w, table.impl) for d in depths])
     dist, regs = style == "distributed", style == "registers"
     f[dist, col["lutram"]] = bits[dist] * read_ports[dist] / LUTRAM_PRIMITIVE_BITS
     found = register_features(table.ports, bool((~table.is_read).any()), depths, w, nr, nw,

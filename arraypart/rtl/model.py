@@ -32,7 +32,7 @@ from functools import lru_cache
 import islpy as isl
 
 from .. import expr as E
-from ..bram import LUTRAM_BITS
+from ..bram import ram_style
 from ..poly import isl_glue as G
 from ..poly.model import ArrayModel, CycleGroup
 from ..scheme import Banking, index_var
@@ -56,8 +56,6 @@ PORT_PER_READER = frozenset({"rom_np", "ram_1wnr"})
 #: The range given to an iterator whose bounds are run-time parameters without a
 #: LOOP_TRIPCOUNT: 16-bit counters, as HLS sizes a loop variable of unknown trip count.
 UNBOUNDED_RANGE = (0, (1 << 16) - 1)
-#: The shallowest distributed RAM primitive of UltraScale+ (RAM32M16: 32 words).
-LUTRAM_MIN_DEPTH = 32
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +109,7 @@ class Memory:
     ranges: dict[str, tuple[int, int]]
     bank_formula: E.Expr = E.Const(0)
     offset_formula: E.Expr = E.Const(0)
+    impl: str | None = None  # the primitive bind_storage names (bram, uram, lutram)
 
     @property
     def banks(self) -> int:
@@ -126,12 +125,8 @@ class Memory:
 
     @property
     def ram_style(self) -> str:
-        """Block RAM when a bank is too large for distributed RAM (the rule of
-        :func:`arraypart.banking.bram18k`), distributed RAM from the depth of one LUT
-        RAM, registers below it."""
-        if self.depth * self.elem_bits > LUTRAM_BITS:
-            return "block"
-        return "distributed" if self.depth >= LUTRAM_MIN_DEPTH else "registers"
+        """:func:`arraypart.bram.ram_style` of the banks (the user's ``impl`` first)."""
+        return ram_style(self.depth, self.elem_bits, self.impl)
 
     @property
     def writes(self) -> bool:
@@ -209,14 +204,14 @@ def memory(array_model: ArrayModel, banking: Banking, *,
             env_ranges[port] = (ranges or {}).get(port) or found
         lanes.extend(_group_lanes(g, group, banking, env_ranges, formulas))
     mem = Memory(array.name, array.shape, array.elem_bits, array_model.ports.name, banking,
-                 tuple(groups), (), env_ranges, *formulas)
+                 tuple(groups), (), env_ranges, *formulas, impl=array.storage_impl)
     resolved = []
     for lane in lanes:
         reach = _reach(lane, mem, scheme.banks)
         resolved.append(Lane(lane.group, lane.kind, lane.index, lane.copies, lane.accesses,
                              lane.static_bank, reach))
     return Memory(array.name, array.shape, array.elem_bits, array_model.ports.name, banking,
-                  tuple(groups), tuple(resolved), env_ranges, *formulas)
+                  tuple(groups), tuple(resolved), env_ranges, *formulas, impl=array.storage_impl)
 
 
 @lru_cache(maxsize=4096)

@@ -79,11 +79,53 @@ static void integers() {
   ap_uint<8> rev = 1;
   rev.reverse();
   CHECK(rev == 128);
+  ap_uint<32> rot = 0x80000001;
+  rot.rrotate(1);
+  CHECK(rot == 0xC0000000u);
+  rot.lrotate(4);
+  CHECK(rot == 0xC);
+  ap_int<8> srot = -128;
+  srot.lrotate(1);
+  CHECK(srot == 1);
+  srot.b_not();
+  CHECK(srot == -2 && srot.sign());
+  srot.set(0, true);
+  CHECK(srot == -1);
   CHECK(ap_uint<16>(0xBEEF).to_string(16) == "0xbeef");
   CHECK(ap_int<8>(-42).to_string() == "-42");
   std::ostringstream out;
   out << ap_int<8>(-3) << ' ' << ap_uint<8>(7);
   CHECK(out.str() == "-3 7");
+}
+
+// Concatenation (UG1399): (hi, lo) has hi in the high bits and the summed width; on
+// the left of = it splits the value; a C integer counts with its own width.
+static void concatenation() {
+  ap_uint<32> a = 0x11111111, b = 0x22222222;
+  ap_uint<64> ab = (a, b);
+  CHECK(ab.to_uint64() == 0x1111111122222222ULL);
+  ap_int<3> v1 = -3;
+  ap_int<7> v2 = 54;
+  ap_uint<10> r = (v2, v1);
+  CHECK(r == 0x1B5);
+  (v1, v2) = 0xAB;
+  CHECK(v1 == 1 && v2 == 43);
+  ap_uint<8> x = 0xAB;
+  CHECK((x, 5).width == 40 && (x, 5).to_uint64() == 0xAB00000005ULL);
+  CHECK((5, x).width == 40 && (5, x) == 0x5AB && (x, true) == 0x157);
+  ap_uint<16> y = 0xBEEF;
+  CHECK((x.range(3, 0), y.range(15, 12)) == 0xBB && (x[7], y) == 0x1BEEF);
+  (x.range(3, 0), y.range(15, 12)) = 0x12;
+  CHECK(x == 0xA1 && y == 0x2EEF);
+  ap_uint<4> p = 1, q = 2, s = 3;
+  CHECK((p, q, s) == 0x123 && (p, q) + 1 == 0x13 && ((p, q) << 4) == 0x20);
+  (p, q, s) = 0x456;
+  CHECK(p == 4 && q == 5 && s == 6);
+  int table[256] = {0};
+  table[(p, q)] = 7;  // usable as an array index
+  CHECK(table[0x45] == 7);
+  ap_uint<512> wide = (ap_uint<256>(1), ap_uint<256>(2));
+  CHECK(wide[256] && wide[1] && wide.range(511, 257) == 0);
 }
 
 static void wide_integers() {
@@ -279,6 +321,7 @@ static void layout() {
 int main() {
   layout();
   integers();
+  concatenation();
   wide_integers();
   fixed_point();
   streams();
