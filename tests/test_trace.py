@@ -1949,3 +1949,31 @@ def test_a_traced_ii_below_the_models_says_what_the_trace_does_not_see(tmp_path)
     text = api.judge_trace(report, recorded, ports=2).format()
     assert "model II 8, traced II 1: agrees (below the model's: the trace records no " \
            "FIFO transfer" in text
+
+
+@needs_gxx
+def test_writes_to_an_array_of_streams_in_a_template_are_no_memory_accesses(tmp_path):
+    """``out[j].write(v)`` on an array of streams that a template takes by reference:
+    its subscript's type is dependent, so it was recorded as an access of the stream
+    array, every lane at one flat address of its first stream, and FPGA-ANNS'
+    broadcast loop was traced at II 32 against the model's II 1 (probe 34).  A stream
+    is a FIFO, whose transfers the trace does not record."""
+    path = tmp_path / "b.cpp"
+    path.write_text('#include "hls_stream.h"\n'
+                    "template <int N, int S>\n"
+                    "void spread(const float *src, hls::stream<float> (&out)[S]) {\n"
+                    "  for (int i = 0; i < N / S; i++) {\n#pragma HLS PIPELINE II=1\n"
+                    "    for (int j = 0; j < S; j++)\n#pragma HLS UNROLL\n"
+                    "      out[j].write(src[i * S + j] * 2.0f);\n  }\n}\n"
+                    "void b(const float src[64], float dst[64]) {\n"
+                    "  hls::stream<float> lanes[8];\n"
+                    "#pragma HLS array_partition variable=lanes dim=1\n"
+                    "  spread<64, 8>(src, lanes);\n"
+                    "  for (int i = 0; i < 8; i++)\n    for (int j = 0; j < 8; j++)\n"
+                    "      dst[i * 8 + j] = lanes[j].read();\n}\n")
+    report = api.analyze(path)
+    recorded = trace.record(report.kernel, clangtu.Options(), tmp_path,
+                            report.solution.emitted_bankings())
+    judged = api.judge_trace(report, recorded, ports=2)
+    assert judged.disagreements == (), judged.format()
+    assert "128 accesses recorded" in judged.format()  # src and dst: no stream transfer

@@ -53,6 +53,7 @@ from ..frontend import cnodes as N
 from ..frontend.accesses import STREAM_READS
 
 K = ci.CursorKind
+STREAM_TYPE = "hls::stream<"  # clang's canonical spelling of a stream, whatever was written
 KINDS = ("read", "write", "update")
 _ARRAY_TYPES = frozenset((ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY,
                           ci.TypeKind.VARIABLEARRAY, ci.TypeKind.DEPENDENTSIZEDARRAY))
@@ -277,10 +278,14 @@ def _is_element(cursor: ci.Cursor, parents: tuple) -> bool:
     runtime finds the array that ``p + e`` points into, if any): not an array (a row),
     not the base of another subscript, not an operand of ``&``, not in a struct's array
     field (``s.f[k]``, ``A[i].f[k]``: part of the struct's value, whose own access
-    ``A[i]`` is the one recorded)."""
+    ``A[i]`` is the one recorded), not an ``hls::stream`` of an array of them (a FIFO,
+    whose transfers the trace does not record: ``s[j].write(v)``)."""
     dereference = (cursor.kind == K.UNARY_OPERATOR
                    and clangtu.unary_operator(cursor) == "*")
     if not (cursor.kind == K.ARRAY_SUBSCRIPT_EXPR or dereference):
+        return False
+    if any(t.get_canonical().spelling.startswith(STREAM_TYPE)
+           for t in (cursor.type, _root(cursor).type)):  # the root's in a template too
         return False
     if cursor.type.get_canonical().kind in _ARRAY_TYPES or \
             _root(cursor).kind == K.MEMBER_REF_EXPR:
