@@ -121,12 +121,13 @@ def _written_many_times(ports: PortModel, group: CycleGroup,
 
 def _updated_in_place(ports: PortModel, group: CycleGroup) -> list[tuple[int, str]]:
     """The floors of irregular elements that one reference reads and writes (``++h[d]``
-    with ``d`` from the data): its read and write lanes of one unrolled lane share an
+    with ``d`` from the data, its read perhaps merged into another read of the element,
+    ``LaneAccess.aliases``): its read and write lanes of one unrolled lane share an
     address whatever it is, so that element's bank serves both."""
     if ports.fits(1, 1, group.target_ii):
         return []
-    reads = {(a.ref_id, a.lane, a.index) for a in group.accesses
-             if a.kind == "read" and not a.regular}
+    reads = {(ref, a.lane, a.index) for a in group.accesses
+             if a.kind == "read" and not a.regular for ref in (a.ref_id,) + a.aliases}
     updated = [a for a in group.accesses if a.kind == "write" and not a.regular
                and (a.ref_id, a.lane, a.index) in reads]
     if not updated:
