@@ -33,7 +33,7 @@ from ..errors import KernelError, warning_text
 from ..ir import Access
 from . import calls
 from . import cnodes as N
-from .calls import Binding, MemoryArgument
+from .calls import Binding
 from .cexpr import Bound, interval, quasi_affine
 
 T = ci.TypeKind
@@ -123,64 +123,86 @@ class RoutineLowering:
                 self._collect(node, out)
         size = quasi_affine(count, self._scope())
         n_bytes = size.value if isinstance(size, E.Const) else None
-        for arg, memory, kind in ((src, memories[1], "read"), (dst, memories[0], "write")):
-            if memory is not None:
-                self._routine_elements(call, arg, memory, kind, n_bytes, out)
+        touched = [(arg, memory.binding(self._scope()), kind, memory.base.prefix)
+                   for arg, memory, kind in ((src, memories[1], "read"),
+                                             (dst, memories[0], "write"))
+                   if memory is not None]
+        unknown = {binding.array: why for arg, binding, _, _ in touched
+                   for count, why in [self._element_count(binding, arg, n_bytes)]
+                   if count is None}
+        if unknown:
+            self._open_routine(call, unknown)
+        for arg, binding, kind, base in touched:
+            self._keep_as_written(binding.array, (
+                f"'{call.name}' at {call.coord} reaches it through a pointer, which "
+                "arraypart does not rewrite"))
+            self._routine_elements(arg, binding, kind, base, n_bytes, out)
 
-    def _routine_elements(self, call: N.FuncCall, arg: N.Node, memory: MemoryArgument,
-                          kind: str, n_bytes: int | None, out: list[Access]) -> None:
-        """The accesses of one memory argument ``arg`` of ``call`` (``kind``: what the
-        routine does with its elements), ``n_bytes`` the count (None: not a
-        constant)."""
-        binding = memory.binding(self._scope())
-        array = self._arrays[binding.array]
-        self._keep_as_written(binding.array, (
-            f"'{call.name}' at {call.coord} reaches it through a pointer, which "
-            "arraypart does not rewrite"))
+    def _element_count(self, binding: Binding, arg: N.Node, n_bytes: int | None
+                       ) -> tuple[int | None, str]:
+        """How many elements of ``binding`` the routine's ``n_bytes`` cover (the
+        whole struct element for an array field, whose bytes are part of its value);
+        None, and why, when that is unknown or past :data:`MAX_ROUTINE_ELEMENTS`."""
+        if binding.field:
+            return 1, ""
+        size = self._element_bytes(binding.array)
+        if n_bytes is None:
+            return None, "a byte count that is not a constant"
+        if size is None or _cast_stepped(arg):
+            return None, "a pointer cast to another element type, stepped"
+        count = -(-n_bytes // size)
+        if count > MAX_ROUTINE_ELEMENTS:
+            return None, f"{count} elements (over {MAX_ROUTINE_ELEMENTS})"
+        return count, ""
+
+    def _element_bytes(self, array: str) -> int | None:
+        return element_bytes(self._array_decls[array].ctype.clang)
+
+    def _routine_elements(self, arg: N.Node, binding: Binding, kind: str,
+                          base: tuple, n_bytes: int | None, out: list[Access]) -> None:
+        """The accesses of one memory argument ``arg`` that denotes ``binding`` (the
+        caller's part ``base`` of its prefix), ``kind`` what the routine does with its
+        elements: one per element, a written one that the bytes cover in part read
+        and written (so is a field's struct element); one at any element when their
+        number is unknown."""
         if id(arg) not in self._ref_ids:
             self._ref_ids[id(arg)] = self._next_ref
             self._next_ref += 1
-        ref_id = self._ref_ids[id(arg)]
-        size = None if binding.field or _cast_stepped(arg) else element_bytes(
-            self._array_decls[binding.array].ctype.clang)
-        count = None if size is None or n_bytes is None else -(-n_bytes // size)
-        if binding.field:
-            count = 1  # a field's bytes are part of the struct element's value
-        elif count is not None and count > MAX_ROUTINE_ELEMENTS:
-            count = None
+        ref_id, shape = self._ref_ids[id(arg)], self._arrays[binding.array].shape
+        count, _ = self._element_count(binding, arg, n_bytes)
         if count is None:
-            self._open_routine(call, arg, binding, kind, ref_id, out)
+            self._add_element(Access(binding.array, (None,) * len(shape), kind, ref_id,
+                                     arg.coord), (kind,), out)
             return
-        partial = size is not None and n_bytes is not None and n_bytes % size != 0
+        partial = not binding.field and n_bytes % self._element_bytes(binding.array) != 0
         for k in range(count):
             index = (binding.index(()) if binding.field
-                     else element_index(binding, array.shape, k, self._ranges))
+                     else element_index(binding, shape, k, self._ranges))
             kinds = (("read", "write") if kind == "write" and (
                 binding.field or (partial and k == count - 1)) else (kind,))
-            foreign = self._foreign_dims(index, 0) - frozenset(range(len(
-                memory.base.prefix)))
+            foreign = self._foreign_dims(index, 0) - frozenset(range(len(base)))
             self._add_element(Access(binding.array, index, kinds[0], ref_id, arg.coord,
                                      foreign=foreign), kinds, out)
 
-    def _open_routine(self, call: N.FuncCall, arg: N.Node, binding: Binding, kind: str,
-                      ref_id: int, out: list[Access]) -> None:
-        """A routine whose count in elements is unknown or past
-        :data:`MAX_ROUTINE_ELEMENTS`: an error inside a pipelined or unrolled loop;
-        elsewhere one access of ``kind`` at any element of the array, and a warning."""
+    def _open_routine(self, call: N.FuncCall, unknown: Mapping[str, str]) -> None:
+        """A routine that reaches an unknown number of elements of the arrays
+        ``unknown`` (each with why, :meth:`_element_count`): an error inside a
+        pipelined or unrolled loop, whose II would depend on it; elsewhere a
+        warning."""
+        reasons: dict[str, list[str]] = {}
+        for array, reason in unknown.items():
+            reasons.setdefault(reason, []).append(f"'{array}'")
+        why = "; ".join(f"{reason}, on {' and '.join(arrays)}"
+                        for reason, arrays in reasons.items())
         if self._pipelines or self._function_pipeline is not None or self._unrolled:
-            raise KernelError(call.args[2].coord, (
-                f"'{call.name}' inside a pipelined or unrolled loop copies a number of "
-                "elements that is not a constant (or over "
-                f"{MAX_ROUTINE_ELEMENTS}): Vitis unrolls it into one access per "
-                "element, so the loop's II depends on it; give it a constant byte count "
-                "(n * sizeof(T)), or write the copy as a loop"))
-        rank = len(self._arrays[binding.array].shape)
-        self._add_element(Access(binding.array, (None,) * rank, kind, ref_id, arg.coord),
-                          (kind,), out)
-        text = warning_text(arg.coord, (
-            f"'{call.name}' copies a number of elements of '{binding.array}' that is not "
-            f"a constant (or over {MAX_ROUTINE_ELEMENTS}): arraypart assumes it may "
-            "reach any element (outside a pipeline, it shares no cycle with other "
-            "accesses)"))
+            raise KernelError(call.coord, (
+                f"'{call.name}' inside a pipelined or unrolled loop: arraypart cannot "
+                f"tell how many elements it reaches ({why}), and Vitis makes it one "
+                "access per element, so the loop's II depends on it; give it a "
+                "constant byte count (n * sizeof(T)), or write the copy as a loop"))
+        text = warning_text(call.coord, (
+            f"'{call.name}': arraypart cannot tell how many elements it reaches ({why}) "
+            "and assumes it may reach any (outside a pipelined loop, it shares no "
+            "cycle with other accesses)"))
         if text not in self._warnings:
             self._warnings.append(text)
