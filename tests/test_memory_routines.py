@@ -114,6 +114,33 @@ void callee(int in[64], int out[64]) {
 }
 """
 
+# std::memcpy of struct and ap_uint elements, and of a struct's array field (an access
+# of the struct element r[i], which the argument itself reads).
+TYPED = """#include <cstring>
+#include "ap_int.h"
+struct pt { int x, y; };
+struct rec { int buf[4]; short tag; };
+void typed(const pt in[16], pt out[16], const ap_uint<8> bytes[32], ap_uint<8> obytes[32],
+           rec r[4], int res[16]) {
+  pt a[16];
+  ap_uint<8> b[32];
+  for (int i = 0; i < 4; i++) {
+#pragma HLS pipeline II=1
+    std::memcpy(a + 4 * i, in + 4 * i, 4 * sizeof(pt));
+    std::memcpy(&b[8 * i], &bytes[8 * i], 8 * sizeof(ap_uint<8>));
+    std::memcpy(&res[4 * i], r[i].buf, sizeof(r[i].buf));
+  }
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    out[i] = a[i];
+  }
+  for (int i = 0; i < 32; i++) {
+#pragma HLS pipeline II=1
+    obytes[i] = b[i];
+  }
+}
+"""
+
 BURST = """#include <string.h>
 void burst(int *in, int *out) {
 #pragma HLS INTERFACE m_axi port=in offset=slave bundle=gmem
@@ -208,14 +235,15 @@ def test_a_row_copied_is_the_row_elements(tmp_path):
 @needs_gxx
 @pytest.mark.parametrize("name, text, iis", [
     ("rows", ROWS, [8, 1]), ("across", ACROSS_ROWS, [4, 1]),
-    ("partial", PARTIAL, [1, 8, 1]), ("callee", IN_A_CALLEE, [8, 1])],
-    ids=["rows", "across-rows", "partial-element", "callee-lanes"])
+    ("partial", PARTIAL, [1, 8, 1]), ("callee", IN_A_CALLEE, [8, 1]),
+    ("typed", TYPED, [4, 1, 1])],
+    ids=["rows", "across-rows", "partial-element", "callee-lanes", "struct-ap-field"])
 def test_the_trace_of_a_routine_agrees_with_the_model(tmp_path, name, text, iis):
     """Rows, a copy that runs on into the next row (C's layout: A[i][4..7] then
     A[i + 1][0..3]), bytes that cover an element in part (8 reads of in, 15 writes
     of buf), a memmove in a sub-function's unrolled loop: g++'s addresses are the
     model's, the II the rule gives the trace is the checker's, and the banked kernel
-    computes the same."""
+    computes the same; struct and ap_uint elements, a struct's array field."""
     compiled = arraypart.compile_kernel(write(tmp_path, f"{name}.cpp", text))
     assert as_written_iis(compiled.report) == iis
     assert traced_as_written(compiled.report, tmp_path / "trace") == iis
@@ -269,3 +297,20 @@ def test_an_off_chip_copy_in_a_pipeline_counts_as_transfers_on_its_bundle(tmp_pa
         "#pragma HLS INTERFACE m_axi port=in bundle=gmem depth=64"))
     report = arraypart.analyze(path)
     assert [lp.bundle_ii for lp in report.model.loops] == [16, 1]
+
+
+def test_sizeof_folds_to_the_bytes_clang_gives_it(tmp_path):
+    """``i < sizeof(buf) / sizeof(buf[0])`` is 64 trips, a constant (it was a run-time
+    size that the checker replayed at 96 trips)."""
+    path = write(tmp_path, "sized.cpp", """void sized(int in[64], int out[64]) {
+  int buf[64];
+  for (unsigned i = 0; i < sizeof(buf) / sizeof(buf[0]); i++) {
+#pragma HLS pipeline II=1
+    buf[i] = in[i];
+  }
+  for (int i = 0; i < 64; i++) out[i] = buf[i];
+}
+""")
+    report = arraypart.analyze(path)
+    assert report.kernel.params == ()
+    assert [(lp.name, lp.trip_count) for lp in report.model.loops] == [("L3", 64), ("L7", 64)]

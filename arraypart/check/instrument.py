@@ -228,8 +228,9 @@ def _routine_edits(cursor: ci.Cursor, unit: clangtu.Unit, first_site: int
     its arguments): ``memcpy(d, s, n)`` becomes
     ``routine(W, R, memcpy(d, source(s), count(n)))``, which records, once the call
     has run, a read of each element of the source and a write of each of the
-    destination that the bytes cover (``R`` -1 for ``memset``, which reads a value);
-    sites W and R are the destination's and the source's places."""
+    destination that the bytes cover (``R`` -1 for ``memset``, which reads a value,
+    and either -1 for a struct's array field, :func:`_field_memory`); sites W and R
+    are the destination's and the source's places."""
     data = unit.data
     start, end = cursor.extent.start.offset, cursor.extent.end.offset
     args = [_unwrapped(a) for a in cursor.get_arguments()]
@@ -241,18 +242,33 @@ def _routine_edits(cursor: ci.Cursor, unit: clangtu.Unit, first_site: int
                    for a, (lo, hi) in zip(args, spans))):
         return None
     copying = cursor.spelling in _COPYING
-    sites = [Site(unit.coord(spans[0][0]), "write", False)]
-    read_site = -1
-    if copying:
-        read_site = first_site + 1
-        sites.append(Site(unit.coord(spans[1][0]), "read", False))
-    inserts = [_Insert(start, True, -end,
-                       f" {NAMESPACE}routine({first_site}, {read_site}, "),
+    sites = [Site(unit.coord(lo), kind, _field_memory(arg))
+             for arg, (lo, _), kind in zip(args, spans, ("write", "read")[:1 + copying])]
+    recorded = [-1 if site.conditional else first_site + n for n, site in enumerate(sites)]
+    inserts = [_Insert(start, True, -end, f" {NAMESPACE}routine({recorded[0]}, "
+                                          f"{(recorded + [-1])[1]}, "),
                _Insert(end, False, -start, ")")]
     wrapped = ((spans[1], "source"), (spans[2], "count")) if copying else ((spans[2], "count"),)
     for (lo, hi), what in wrapped:
         inserts += [_Insert(lo, True, -hi, f"{NAMESPACE}{what}("), _Insert(hi, False, -lo, ")")]
     return inserts, sites
+
+
+def _field_memory(arg: ci.Cursor) -> bool:
+    """``r[i].buf`` (``&r[i].buf[k]``, ``p->key + k``): an array field of a struct,
+    whose bytes the front end counts as an access of the struct element, which the
+    argument may or may not record itself (:func:`_is_element`).  The routine records
+    nothing for it, and its place is a *may* place (:class:`Site`): every access the
+    run makes there must be one the model allows."""
+    node = arg
+    while node.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.CSTYLE_CAST_EXPR,
+                        K.ARRAY_SUBSCRIPT_EXPR, K.BINARY_OPERATOR) or (
+            node.kind == K.UNARY_OPERATOR and clangtu.unary_operator(node) == "&"):
+        kids = [k for k in node.get_children() if k.kind.is_expression()]
+        if not kids:
+            return False
+        node = kids[0]
+    return node.kind == K.MEMBER_REF_EXPR
 
 
 def _unwrapped(cursor: ci.Cursor) -> ci.Cursor:
