@@ -223,6 +223,24 @@ def test_a_pipelined_memset_writes_each_element(tmp_path):
     assert traced_as_written(compiled.report, tmp_path / "trace") == [4, 1]
 
 
+@needs_gxx
+def test_a_routine_a_macro_writes_is_not_traced_and_its_writes_count(tmp_path):
+    """``COPY(d, s)`` expands to a memcpy the instrumentation cannot edit: it is listed
+    as not traced, and the elements it writes are not called unwritten."""
+    path = write(tmp_path, "copied.cpp", COPIED.replace(
+        "#include <string.h>\n",
+        "#include <string.h>\n#define COPY(d, s) memcpy(d, s, 16 * sizeof(int))\n").replace(
+        "memcpy(&buf[16 * i], &in[16 * i], 16 * sizeof(int));",
+        "COPY(&buf[16 * i], &in[16 * i]);"))
+    report = arraypart.analyze(path)
+    (tmp_path / "trace").mkdir()
+    recorded = trace.record(report.kernel, clangtu.Options(), tmp_path / "trace",
+                            report.solution.emitted_bankings())
+    judged = api.judge_trace(report, recorded, ports=2)
+    assert judged.disagreements == () and judged.unwritten == ()
+    assert f"  {path}:7:5: access written in a macro, not traced" in judged.format()
+
+
 def test_a_row_copied_is_the_row_elements(tmp_path):
     """``memcpy(A[i], in[i], sizeof(A[i]))``: the 16 elements of row i of each."""
     report = arraypart.analyze(write(tmp_path, "rows.cpp", ROWS))

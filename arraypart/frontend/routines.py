@@ -12,9 +12,11 @@ bytes cover in part keeps its other bytes: it is read and written.  An argument 
 is no array of the kernel (a scalar's address) is a value: its own reads only.
 
 A count that does not fold to a constant (or more than :data:`MAX_ROUTINE_ELEMENTS`
-elements) is a located error inside a pipelined or unrolled loop, whose II would
-depend on it; outside them the routine's accesses share no cycle with others, and
-the elements it reaches are left open (an irregular access of each array).
+elements, or an argument that a written pointer cast steps by another type:
+``(char *)buf + 3``) is a located error inside a pipelined or unrolled loop, whose II
+would depend on it; outside them the routine's accesses share no cycle with others,
+and the elements it reaches are left open (an irregular access of each array, and a
+warning).
 
 Code generation rewrites an array's references by their subscripts, never a memory
 argument, so an array that a routine touches keeps its references as written (its
@@ -41,7 +43,8 @@ T = ci.TypeKind
 COPYING = frozenset(("memcpy", "memmove"))
 #: The most elements one routine call is modelled element by element: past it, a copy
 #: inside a pipeline is refused (an iteration of that many accesses is no design), and
-#: one outside is left open (the model would hold an access per element).
+#: one outside is left open (the model holds an access per element: a copy of 16 K
+#: elements each way outside pipelines adds about 2 s to building the model).
 MAX_ROUTINE_ELEMENTS = 1 << 14
 _POINTING = (T.POINTER, T.LVALUEREFERENCE, T.RVALUEREFERENCE)
 _ARRAYS = (T.CONSTANTARRAY, T.INCOMPLETEARRAY, T.VARIABLEARRAY, T.DEPENDENTSIZEDARRAY)
@@ -50,9 +53,9 @@ _ARRAYS = (T.CONSTANTARRAY, T.INCOMPLETEARRAY, T.VARIABLEARRAY, T.DEPENDENTSIZED
 def element_index(binding: Binding, shape: tuple[int, ...], k: int,
                   ranges: Mapping[str, Bound]) -> tuple[E.Expr | None, ...]:
     """The index of the element ``k`` elements past the start of ``binding`` (an
-    array, a row ``A[i]``, a pointer ``&A[i][j]``) in row-major order.  From a row's
-    start the copy runs along the dimensions after the prefix (``A[i]`` + k is
-    ``A[i + k // C][k % C]``); from a pointer into a row, ``A[i][j + k]`` while
+    array, a row ``A[i]``, a pointer ``&A[i][j]``) in row-major order.  From an
+    array's or a row's start the copy runs along the dimensions after the prefix
+    (``A`` + k is ``A[k // C][k % C]``); from a pointer into a row, ``A[i][j + k]`` while
     ``j + k`` stays in the row for every value of the iterators in ``ranges``, else the
     index of the flat position ``L = i * C + j + k`` (``floor(L / C)``, ``L mod C``):
     C's layout, which the copy runs along across rows."""
