@@ -69,6 +69,10 @@ _UNROLL_FACTOR = re.compile(
     r"HLS\s+unroll\b.*\bfactor\s*=\s*([\w:()+\-*/% ]+?)\s*"
     r"(?=$|\s(?:skip_exit_check|off)\b|\s\w+\s*=)", re.IGNORECASE)
 NAMESPACE = "::arraypart_trace::"
+# The C library's routines that copy or fill memory, and those of them that read a
+# source (:mod:`arraypart.frontend.routines`).
+_ROUTINES = frozenset(("memcpy", "memmove", "memset"))
+_COPYING = frozenset(("memcpy", "memmove"))
 _TERMINATOR = re.compile(rb"(?:\s|/\*.*?\*/|//[^\n]*\n)*;", re.DOTALL)
 
 
@@ -185,6 +189,13 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
             copy = copies.get((coord.line, coord.col), "0")
             inserts += _access_edits(cursor, span, len(sites), KINDS.index(kind), copy, data)
             sites.append(Site(coord, kind, _conditional(cursor, parents), copy))
+        elif _is_routine(cursor, unit):
+            found = _routine_edits(cursor, unit, len(sites))
+            if found is None:
+                skipped.append(unit.coord(cursor.extent.start.offset))
+                continue
+            inserts += found[0]
+            sites += found[1]
         elif cursor.kind in LOOP_KINDS and _written_loop(cursor, data):
             inserts += _loop_edits(cursor, loops, data)
         elif cursor.kind == K.DECL_STMT and parents and parents[-1].kind == K.COMPOUND_STMT:
@@ -199,6 +210,76 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
     traced = tuple(TracedLoop(unit.coord(c.extent.start.offset), u) for c, u in loops.values())
     return Instrumented(text, tuple(sites), traced, tuple(skipped), tuple(found_globals),
                         tuple(unit.coord(key) for key in sorted(differing)), tuple(in_headers))
+
+
+def _is_routine(cursor: ci.Cursor, unit: clangtu.Unit) -> bool:
+    """A call of the C library's ``memcpy``, ``memmove`` or ``memset`` (not one the
+    kernel file defines), as the front end models it
+    (:mod:`arraypart.frontend.routines`)."""
+    if cursor.kind != K.CALL_EXPR or cursor.spelling not in _ROUTINES:
+        return False
+    called = cursor.referenced
+    return called is None or not unit.in_main(called.location)
+
+
+def _routine_edits(cursor: ci.Cursor, unit: clangtu.Unit, first_site: int
+                   ) -> tuple[list[_Insert], list[Site]] | None:
+    """The edits and sites of a routine call (None when a macro writes it, or one of
+    its arguments): ``memcpy(d, s, n)`` becomes
+    ``routine(W, R, memcpy(d, source(s), count(n)))``, which records, once the call
+    has run, a read of each element of the source and a write of each of the
+    destination that the bytes cover (``R`` -1 for ``memset``, which reads a value,
+    and either -1 for a struct's array field, :func:`_field_memory`); sites W and R
+    are the destination's and the source's places."""
+    data = unit.data
+    start, end = cursor.extent.start.offset, cursor.extent.end.offset
+    args = [_unwrapped(a) for a in cursor.get_arguments()]
+    spans = [(a.extent.start.offset, a.extent.end.offset) for a in args]
+    if (len(args) != 3 or not data[start:end].endswith(b")")
+            or not re.match(rb"(::)?(std::)?" + cursor.spelling.encode() + rb"\b",
+                            data[start:end])
+            or any(not (start < lo < hi < end) or not unit.in_main(a.extent.start)
+                   for a, (lo, hi) in zip(args, spans))):
+        return None
+    copying = cursor.spelling in _COPYING
+    sites = [Site(unit.coord(lo), kind, _field_memory(arg))
+             for arg, (lo, _), kind in zip(args, spans, ("write", "read")[:1 + copying])]
+    recorded = [-1 if site.conditional else first_site + n for n, site in enumerate(sites)]
+    inserts = [_Insert(start, True, -end, f" {NAMESPACE}routine({recorded[0]}, "
+                                          f"{(recorded + [-1])[1]}, "),
+               _Insert(end, False, -start, ")")]
+    wrapped = ((spans[1], "source"), (spans[2], "count")) if copying else ((spans[2], "count"),)
+    for (lo, hi), what in wrapped:
+        inserts += [_Insert(lo, True, -hi, f"{NAMESPACE}{what}("), _Insert(hi, False, -lo, ")")]
+    return inserts, sites
+
+
+def _field_memory(arg: ci.Cursor) -> bool:
+    """``r[i].buf`` (``&r[i].buf[k]``, ``p->key + k``): an array field of a struct,
+    whose bytes the front end counts as an access of the struct element, which the
+    argument may or may not record itself (:func:`_is_element`).  The routine records
+    nothing for it, and its place is a *may* place (:class:`Site`): every access the
+    run makes there must be one the model allows."""
+    node = arg
+    while node.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.CSTYLE_CAST_EXPR,
+                        K.ARRAY_SUBSCRIPT_EXPR, K.BINARY_OPERATOR) or (
+            node.kind == K.UNARY_OPERATOR and clangtu.unary_operator(node) == "&"):
+        kids = [k for k in node.get_children() if k.kind.is_expression()]
+        if not kids:
+            return False
+        node = kids[0]
+    return node.kind == K.MEMBER_REF_EXPR
+
+
+def _unwrapped(cursor: ci.Cursor) -> ci.Cursor:
+    """``cursor`` without the implicit conversions and parentheses around it (where
+    the front end places an expression)."""
+    while cursor.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
+        kids = list(cursor.get_children())
+        if len(kids) != 1:
+            break
+        cursor = kids[0]
+    return cursor
 
 
 def _synthesis_only_loops(unit: clangtu.Unit, loops: dict,

@@ -439,7 +439,8 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
         f"{inst.sites[u.site].coord}: warning: on the testbench's inputs this reads "
         f"{u.array}{''.join(f'[{x}]' for x in u.index)} before anything writes it: its "
         "value is undefined, so the original and the banked kernel may differ there"
-        for u in unwritten_reads(trace.path, uninitialized_locals(kernel), checkpoint))
+        for u in unwritten_reads(trace.path, uninitialized_locals(
+            kernel, frozenset((c.line, c.col) for c in inst.skipped)), checkpoint))
     return TraceCheck(trace, result, addresses, rule, untraced, loops.labels, unwritten)
 
 

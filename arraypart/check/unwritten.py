@@ -52,17 +52,19 @@ class UndefinedLocal:
     presumed_written: np.ndarray
 
 
-def uninitialized_locals(kernel: ir.Kernel) -> dict[int, UndefinedLocal]:
+def uninitialized_locals(kernel: ir.Kernel, skipped: frozenset[tuple[int, int]]
+                         ) -> dict[int, UndefinedLocal]:
     """The kernel's local arrays (by array id) that start undefined (declared without
     an initializer, not ``static``, and of no struct that initializes itself).  The
     driver records the accesses of the loops the model pipelines only, and none in a
     file a function body includes: the
     elements that other writes (``buf[0] = x;`` before a loop, a store in a ``.inc``)
-    may write are presumed written, and an array such a write reaches at an index the
-    data choose is left out, as is an array named whole (``memset(buf, 0, n)``), which
-    a call may fill."""
+    may write are presumed written, and so are those of the writes at ``skipped``, the
+    (line, col) of the accesses the instrumentation leaves alone (written in a macro);
+    an array such a write reaches at an index the data choose is left out, as is an
+    array named whole (``memset(buf, 0, n)``), which a call may fill."""
     decls = kernel.source.local_decls
-    unrecorded = _unrecorded_writes(kernel)
+    unrecorded = _unrecorded_writes(kernel, skipped)
     whole = {n.name for f in (kernel.source.func, *kernel.source.callees)
              for n in whole_uses(f.body)}
     found = {}
@@ -77,14 +79,16 @@ def uninitialized_locals(kernel: ir.Kernel) -> dict[int, UndefinedLocal]:
     return found
 
 
-def _unrecorded_writes(kernel: ir.Kernel) -> dict[str, list[AccessRelation]]:
+def _unrecorded_writes(kernel: ir.Kernel, skipped: frozenset[tuple[int, int]]
+                       ) -> dict[str, list[AccessRelation]]:
     """Per array, the relations of its writes that the run does not record: outside
-    every pipelined loop, or in a file a function body includes."""
+    every pipelined loop, in a file a function body includes, or at ``skipped``."""
     outside = {id(a) for a in _writes_outside_pipelines(kernel.body, False)}
     found: dict[str, list[AccessRelation]] = {}
     for relation in access_relations(kernel):
         a = relation.access
-        if a.kind != "read" and (id(a) in outside or a.coord.file != kernel.path):
+        if a.kind != "read" and (id(a) in outside or a.coord.file != kernel.path
+                                 or (a.coord.line, a.coord.col) in skipped):
             found.setdefault(a.array, []).append(relation)
     return found
 

@@ -122,6 +122,9 @@ class AccessLowering:
             self._transfer(node, *transfer, out)
         elif _element_call(node, BIT_UPDATES):
             self._bit_update(_element_call(node, BIT_UPDATES), out)
+        elif (isinstance(node, N.FuncCall) and not node.method
+              and node.name in calls.MEMORY_ROUTINES and node.key not in self._callees):
+            self._memory_routine(node, out)
         elif isinstance(node, N.FuncCall):
             self._call_arguments(node, out)
         elif isinstance(node, N.ArrayRef):
@@ -201,7 +204,7 @@ class AccessLowering:
                 else:
                     self._collect(arg, out)
                 continue
-            if call.key not in self._callees and call.name not in calls.MEMORY_ROUTINES:
+            if call.key not in self._callees:
                 raise KernelError(arg.coord, f"array '{memory.base.array}' is passed to "
                                              f"'{call.name or 'a function'}', whose "
                                              "definition is not in the kernel file: "
@@ -376,20 +379,12 @@ class AccessLowering:
         scope = self._scope()
         own = tuple(quasi_affine(s, scope) for s in subscripts)
         index = binding.index(own)
-        foreign = frozenset(len(binding.prefix) + d for d, e in enumerate(own)
-                            if e is not None and E.variables(e) & self._foreign_lanes)
         arguments = tuple((len(binding.prefix) + d, name, value)
                           for d, s in enumerate(subscripts)
                           for name, value in sorted(self._argument_sources_of(s)))
         for subscript, e in zip(subscripts, index[len(binding.prefix):]):
             if e is None:
                 self._warn_opaque(subscript)
-        if binding.array in self._reached and not self._followed:
-            self._reached[binding.array].append((index[0], dict(self._ranges),
-                                                 dict(self._ends)))
-        user = self._calls[-1].name if len(self._calls) > 1 else self._function_pipeline
-        if user is not None and user not in self._functions.setdefault(binding.array, []):
-            self._functions[binding.array].append(user)
         effect = next((e for s in subscripts if (e := S.side_effect(s)) is not None), None)
         if effect is not None:
             self._keep_as_written(binding.array, (
@@ -397,11 +392,11 @@ class AccessLowering:
                 "subscript to a variable first to let arraypart rewrite it"))
         same = None if effect is not None or None not in index else self._same_value(
             binding, subscripts, field)
-        for kind in kinds:
-            out.append(Access(binding.array, index, kind, ref_id, coord, field,
-                              changes_state=effect is not None, foreign=foreign,
-                              arguments=arguments,
-                              same_value=same if kind == "read" else None))
+        template = Access(binding.array, index, kinds[0], ref_id, coord, field,
+                          changes_state=effect is not None,
+                          foreign=self._foreign_dims(own, len(binding.prefix)),
+                          arguments=arguments, same_value=same)
+        self._add_element(template, kinds, out)
 
     def _same_value(self, binding: Binding, subscripts: list[N.Node],
                     field: str | None) -> tuple | None:
@@ -423,11 +418,33 @@ class AccessLowering:
             return None
         return key
 
+    def _foreign_dims(self, own: tuple[E.Expr | None, ...], first: int) -> frozenset[int]:
+        """The dimensions, ``own`` written from dimension ``first`` on, whose index
+        reads an iterator of an unrolled loop around the call whose text holds it
+        (:attr:`arraypart.ir.Access.foreign`)."""
+        return frozenset(first + d for d, e in enumerate(own)
+                         if e is not None and E.variables(e) & self._foreign_lanes)
+
+    def _add_element(self, template: Access, kinds: tuple[str, ...],
+                     out: list[Access]) -> None:
+        """``template``'s access once per kind in ``kinds`` (its ``same_value`` for a
+        read only); its first index reaches a pointer argument's extent, and the
+        function whose text holds it uses the array
+        (:attr:`arraypart.ir.Array.functions`)."""
+        array = template.array
+        if array in self._reached and not self._followed:
+            self._reached[array].append((template.index[0], dict(self._ranges),
+                                         dict(self._ends)))
+        user = self._calls[-1].name if len(self._calls) > 1 else self._function_pipeline
+        if user is not None and user not in self._functions.setdefault(array, []):
+            self._functions[array].append(user)
+        out.extend(replace(template, kind=kind, same_value=template.same_value
+                           if kind == "read" else None) for kind in kinds)
+
     def _warn_unseen_struct(self, call: N.FuncCall, arg: N.Node) -> None:
         """A struct with an array field, passed to a function the kernel file does not
         define: whatever it does with those arrays is unseen (said once per call)."""
-        if (call.key in self._callees or call.name in calls.MEMORY_ROUTINES
-                or not isinstance(arg, N.Id) or self._followed):
+        if call.key in self._callees or not isinstance(arg, N.Id) or self._followed:
             return
         decl = next((d for d in list(self._func.params) + list(self._func.nodes)
                      if isinstance(d, N.Decl) and d.name == arg.name), None)

@@ -249,6 +249,8 @@ def _ap_reader(name: str | None, args, scope: Scope) -> E.Expr | None:
 
 
 def _unary(node: N.UnaryOp, scope: Scope) -> E.Expr | None:
+    if node.op == "sizeof":
+        return None if node.size is None else E.const(node.size)
     if node.op in INCREMENT_STEPS:
         return _stepped(node, scope)
     inner = quasi_affine(node.expr, scope)

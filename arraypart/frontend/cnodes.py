@@ -81,11 +81,13 @@ class Constant(Node):
 @dataclass(frozen=True, slots=True, eq=False)
 class UnaryOp(Node):
     """``op expr``; ``wraps``: for ``-`` and ``~``, the unsigned or ``ap_[u]int`` type
-    whose arithmetic computes it (as :class:`BinaryOp`'s)."""
+    whose arithmetic computes it (as :class:`BinaryOp`'s); ``size``: for ``sizeof``,
+    the bytes clang gives it (None where it depends on a template's parameter)."""
 
     op: str = ""
     expr: Node | None = None
     wraps: IntType | None = None
+    size: int | None = None
 
     def children(self):
         return (self.expr,) if self.op != "sizeof" and self.expr is not None else ()
@@ -1119,7 +1121,8 @@ class Converter:
         if kind == K.CXX_UNARY_EXPR:
             operand = next((k for k in kids if k.kind.is_expression()), None)
             return UnaryOp(coord, start, end, "sizeof",
-                           self.expression(operand) if operand is not None else None)
+                           self.expression(operand) if operand is not None else None,
+                           size=clangtu.integer_value(cursor))
         if kind == K.CONDITIONAL_OPERATOR and len(kids) == 3:
             a, b, c = (self.expression(k) for k in kids)
             return TernaryOp(coord, start, end, a, b, c)

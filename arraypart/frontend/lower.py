@@ -43,6 +43,7 @@ from .declarations import array_decl, refuse_array_typedefs
 from .loops import ESCAPES, LoopLowering, Unpipelinable, check_unrollable
 from .memories import MemoryLowering, stream_alias
 from .pragmas import LOOP_DIRECTIVES, PragmaReader
+from .routines import RoutineLowering
 
 # Inlining copies a callee per call: a chain of calls deeper than this (C compilers nest
 # far less in practice) or more inlined calls in all, each call doubling the next
@@ -121,7 +122,7 @@ def lower_function(func: N.FuncDef, globals_: tuple[N.Decl, ...], filename: str,
         return replace(lowered, warnings=tuple(unpipelined.values()) + lowered.warnings)
 
 
-class _Lowering(MemoryLowering, AccessLowering, LoopLowering):
+class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
     """One lowering run; its mutable state (drafts, enclosing iterators) is private,
     shared by the methods of its parts (:mod:`.memories`, :mod:`.accesses`,
     :mod:`.loops`)."""

@@ -1,0 +1,211 @@
+"""Library routines that copy or fill memory: part of :class:`.lower._Lowering`.
+
+``memcpy(dst, src, n)`` and ``memmove(dst, src, n)`` read the elements of ``src`` and
+write those of ``dst`` that their ``n`` bytes cover; ``memset(dst, v, n)`` writes those
+of ``dst``.  Vitis HLS turns a routine whose byte count is a constant into one access
+per element, all in one step of the pipeline around it (a fully unrolled copy), and
+so does the model: a memory argument of array A (:func:`.calls.memory_argument`)
+makes ``ceil(n / sizeof(A's element))`` accesses of A (the two arrays need not share
+an element type: each counts its own elements), the elements ``0, 1, ...`` past its
+start in C's row-major layout (:func:`element_index`).  A written element that the
+bytes cover in part keeps its other bytes: it is read and written.  An argument that
+is no array of the kernel (a scalar's address) is a value: its own reads only.
+
+A count that does not fold to a constant (or more than :data:`MAX_ROUTINE_ELEMENTS`
+elements, or an argument that a written pointer cast steps by another type:
+``(char *)buf + 3``) is a located error inside a pipelined or unrolled loop, whose II
+would depend on it; outside them the routine's accesses share no cycle with others,
+and the elements it reaches are left open (an irregular access of each array, and a
+warning).
+
+Code generation rewrites an array's references by their subscripts, never a memory
+argument, so an array that a routine touches keeps its references as written (its
+partition pragmas carry the banking: :meth:`.accesses.AccessLowering._keep_as_written`).
+"""
+
+from __future__ import annotations
+
+from math import prod
+from typing import Mapping
+
+import clang.cindex as ci
+
+from .. import expr as E
+from ..errors import KernelError, warning_text
+from ..ir import Access
+from . import calls
+from . import cnodes as N
+from .calls import Binding
+from .cexpr import Bound, interval, quasi_affine
+
+T = ci.TypeKind
+#: The routines that read their second argument's memory (``memset`` reads a value).
+COPYING = frozenset(("memcpy", "memmove"))
+#: The most elements one routine call is modelled element by element: past it, a copy
+#: inside a pipeline is refused (an iteration of that many accesses is no design), and
+#: one outside is left open (the model holds an access per element: a copy of 16 K
+#: elements each way outside pipelines adds about 2 s to building the model).
+MAX_ROUTINE_ELEMENTS = 1 << 14
+_POINTING = (T.POINTER, T.LVALUEREFERENCE, T.RVALUEREFERENCE)
+_ARRAYS = (T.CONSTANTARRAY, T.INCOMPLETEARRAY, T.VARIABLEARRAY, T.DEPENDENTSIZEDARRAY)
+
+
+def element_index(binding: Binding, shape: tuple[int, ...], k: int,
+                  ranges: Mapping[str, Bound]) -> tuple[E.Expr | None, ...]:
+    """The index of the element ``k`` elements past the start of ``binding`` (an
+    array, a row ``A[i]``, a pointer ``&A[i][j]``) in row-major order.  From an
+    array's or a row's start the copy runs along the dimensions after the prefix
+    (``A`` + k is ``A[k // C][k % C]``); from a pointer into a row, ``A[i][j + k]`` while
+    ``j + k`` stays in the row for every value of the iterators in ``ranges``, else the
+    index of the flat position ``L = i * C + j + k`` (``floor(L / C)``, ``L mod C``):
+    C's layout, which the copy runs along across rows."""
+    prefix, rest = binding.prefix, shape[len(binding.prefix):]
+    first = None if binding.offset is None else E.add(binding.offset,
+                                                      E.const(k // prod(rest[1:])))
+    digits = tuple(E.const(k // prod(rest[d + 1:]) % rest[d]) for d in range(1, len(rest)))
+    index = prefix + (first,) + digits
+    if not prefix or (first is not None and _within(first, rest[0], ranges)):
+        return index
+    return _carried(index, shape)
+
+
+def _within(e: E.Expr, size: int, ranges: Mapping[str, Bound]) -> bool:
+    low, high = interval(e, ranges)
+    return low is not None and high is not None and 0 <= low and high < size
+
+
+def _carried(index: tuple[E.Expr | None, ...], shape: tuple[int, ...]
+             ) -> tuple[E.Expr | None, ...]:
+    """``index`` with each dimension's overflow carried into the one before it, as
+    the flat position it names in C's layout (any index where one is unknown)."""
+    if any(e is None for e in index):
+        return (None,) * len(shape)
+    strides = [prod(shape[d + 1:]) for d in range(len(shape))]
+    flat = E.add(*(E.scale(s, e) for s, e in zip(strides, index)))
+    return (E.floordiv(flat, strides[0]),) + tuple(
+        E.mod(E.floordiv(flat, strides[d]), shape[d]) for d in range(1, len(shape)))
+
+
+def _cast_stepped(arg: N.Node) -> bool:
+    """``(char *)buf + k``: pointer arithmetic on a written pointer cast steps by the
+    cast type's elements, not by the array's (its element is not ``buf[k]``)."""
+    node = arg
+    while isinstance(node, N.Cast):
+        node = node.expr
+    if not (isinstance(node, N.BinaryOp) and node.op in ("+", "-")):
+        return False
+    return any((isinstance(side, N.Cast) and not side.implicit and side.to is None)
+               or _cast_stepped(side) for side in (node.left, node.right))
+
+
+def element_bytes(t: ci.Type) -> int | None:
+    """``sizeof`` the element of the array (or pointer, or reference to either) of
+    type ``t``; None when clang cannot tell (a template's dependent type)."""
+    t = t.get_canonical()
+    while t.kind in _POINTING + _ARRAYS:
+        t = (t.get_pointee() if t.kind in _POINTING else t.element_type).get_canonical()
+    size = t.get_size()
+    return size if size > 0 else None
+
+
+class RoutineLowering:
+    """The accesses of ``memcpy``, ``memmove`` and ``memset`` calls (module doc)."""
+
+    def _memory_routine(self, call: N.FuncCall, out: list[Access]) -> None:
+        """The accesses of the routine ``call``: its arguments' own reads, then the
+        source's elements read, then the destination's written."""
+        if len(call.args) != 3:
+            raise KernelError(call.coord, f"'{call.name}' with {len(call.args)} "
+                                          "argument(s): expected 3")
+        copying = call.name.rsplit("::", 1)[-1] in COPYING
+        dst, src, count = call.args
+        memories = [calls.memory_argument(arg, self._visible, self._arrays)
+                    if copying or arg is dst else None for arg in (dst, src)]
+        for arg, memory in zip(call.args, memories + [None]):
+            for node in (arg,) if memory is None else memory.nodes():
+                self._collect(node, out)
+        size = quasi_affine(count, self._scope())
+        n_bytes = size.value if isinstance(size, E.Const) else None
+        touched = [(arg, memory.binding(self._scope()), kind, memory.base.prefix)
+                   for arg, memory, kind in ((src, memories[1], "read"),
+                                             (dst, memories[0], "write"))
+                   if memory is not None]
+        unknown = {binding.array: why for arg, binding, _, _ in touched
+                   for count, why in [self._element_count(binding, arg, n_bytes)]
+                   if count is None}
+        if unknown:
+            self._open_routine(call, unknown)
+        for arg, binding, kind, base in touched:
+            self._keep_as_written(binding.array, (
+                f"'{call.name}' at {call.coord} reaches it through a pointer, which "
+                "arraypart does not rewrite"))
+            self._routine_elements(arg, binding, kind, base, n_bytes, out)
+
+    def _element_count(self, binding: Binding, arg: N.Node, n_bytes: int | None
+                       ) -> tuple[int | None, str]:
+        """How many elements of ``binding`` the routine's ``n_bytes`` cover (the
+        whole struct element for an array field, whose bytes are part of its value);
+        None, and why, when that is unknown or past :data:`MAX_ROUTINE_ELEMENTS`."""
+        if binding.field:
+            return 1, ""
+        size = self._element_bytes(binding.array)
+        if n_bytes is None:
+            return None, "a byte count that is not a constant"
+        if size is None or _cast_stepped(arg):
+            return None, "a pointer cast to another element type, stepped"
+        count = -(-n_bytes // size)
+        if count > MAX_ROUTINE_ELEMENTS:
+            return None, f"{count} elements (over {MAX_ROUTINE_ELEMENTS})"
+        return count, ""
+
+    def _element_bytes(self, array: str) -> int | None:
+        return element_bytes(self._array_decls[array].ctype.clang)
+
+    def _routine_elements(self, arg: N.Node, binding: Binding, kind: str,
+                          base: tuple, n_bytes: int | None, out: list[Access]) -> None:
+        """The accesses of one memory argument ``arg`` that denotes ``binding`` (the
+        caller's part ``base`` of its prefix), ``kind`` what the routine does with its
+        elements: one per element, a written one that the bytes cover in part read
+        and written (so is a field's struct element); one at any element when their
+        number is unknown."""
+        if id(arg) not in self._ref_ids:
+            self._ref_ids[id(arg)] = self._next_ref
+            self._next_ref += 1
+        ref_id, shape = self._ref_ids[id(arg)], self._arrays[binding.array].shape
+        count, _ = self._element_count(binding, arg, n_bytes)
+        if count is None:
+            self._add_element(Access(binding.array, (None,) * len(shape), kind, ref_id,
+                                     arg.coord), (kind,), out)
+            return
+        partial = not binding.field and n_bytes % self._element_bytes(binding.array) != 0
+        for k in range(count):
+            index = (binding.index(()) if binding.field
+                     else element_index(binding, shape, k, self._ranges))
+            kinds = (("read", "write") if kind == "write" and (
+                binding.field or (partial and k == count - 1)) else (kind,))
+            foreign = self._foreign_dims(index, 0) - frozenset(range(len(base)))
+            self._add_element(Access(binding.array, index, kinds[0], ref_id, arg.coord,
+                                     foreign=foreign), kinds, out)
+
+    def _open_routine(self, call: N.FuncCall, unknown: Mapping[str, str]) -> None:
+        """A routine that reaches an unknown number of elements of the arrays
+        ``unknown`` (each with why, :meth:`_element_count`): an error inside a
+        pipelined or unrolled loop, whose II would depend on it; elsewhere a
+        warning."""
+        reasons: dict[str, list[str]] = {}
+        for array, reason in unknown.items():
+            reasons.setdefault(reason, []).append(f"'{array}'")
+        why = "; ".join(f"{reason}, on {' and '.join(arrays)}"
+                        for reason, arrays in reasons.items())
+        if self._pipelines or self._function_pipeline is not None or self._unrolled:
+            raise KernelError(call.coord, (
+                f"'{call.name}' inside a pipelined or unrolled loop: arraypart cannot "
+                f"tell how many elements it reaches ({why}), and Vitis makes it one "
+                "access per element, so the loop's II depends on it; give it a "
+                "constant byte count (n * sizeof(T)), or write the copy as a loop"))
+        text = warning_text(call.coord, (
+            f"'{call.name}': arraypart cannot tell how many elements it reaches ({why}) "
+            "and assumes it may reach any (outside a pipelined loop, it shares no "
+            "cycle with other accesses)"))
+        if text not in self._warnings:
+            self._warnings.append(text)
