@@ -572,8 +572,8 @@ def test_a_proof_step_past_isls_operation_budget_is_judged_by_counting(tmp_path,
     from arraypart.scheme import Banking, none_scheme
     path = tmp_path / "dup.c"
     path.write_text(ALWAYS_MEETING)
-    report = arraypart.analyze(path)
-    model = report.model.array("a")
+    built = poly.build_model(frontend.parse_kernel(str(path)))
+    model = built.array("a")
     (group,) = model.groups
     one = Banking("a", none_scheme((64, 8)))
     monkeypatch.setattr(proof, "MAX_STEP_OPERATIONS", 1000)
@@ -588,7 +588,7 @@ def test_a_proof_step_past_isls_operation_budget_is_judged_by_counting(tmp_path,
             thirds.intersect(sevenths)
     assert G.out_of_operations(error.value)
     monkeypatch.setattr(proof, "MAX_STEP_OPERATIONS", 5_000_000)
-    b_model = report.model.array("b")
+    b_model = built.array("b")
     walked = proof.prove_group(b_model, b_model.groups[0], Banking("b", none_scheme((64,))))
     assert walked.ii == 2 and walked.isl_checks > 0
 

@@ -88,3 +88,27 @@ def test_merged_reads_build_run_and_trace(tmp_path):
         compiled = arraypart.compile_kernel(write(folder, name, text))
         assert_the_testbench_passes(compiled, folder)
         assert_the_trace_agrees(compiled, folder, ports=2)
+
+
+def test_a_scalar_written_through_its_address_gives_no_match(tmp_path):
+    """``*p = ...`` writes k under another name: the two reads of X[k] around it may
+    read two elements, as may reads through a pointer's target or a member."""
+    text = """void k(const float X[64], const int idx[32], float O[32]) {
+  int k = 0;
+  int *p = &k;
+  for (int j = 0; j < 32; j++) {
+#pragma HLS PIPELINE II=1
+    k = idx[j] & 63;
+    float t = X[k];
+    *p = (k * 7) & 63;
+    O[j] = t + X[k];
+  }
+}
+"""
+    plain_text = text.replace("  int *p = &k;\n", "").replace("    *p = (k * 7) & 63;\n", "")
+    for name, source, elements in (("k.cpp", text, 2), ("plain.cpp", plain_text, 1)):
+        report = arraypart.analyze(write(tmp_path, name, source), ports=1)
+        assert array(report, "X").max_concurrent == elements
+        as_written = check.check_kernel(report.kernel,
+                                        check.as_written_bankings(report.kernel), ports=1)
+        assert as_written.loops[0].achieved_ii == elements  # on one rom_1p

@@ -401,22 +401,35 @@ class AccessLowering:
     def _same_value(self, binding: Binding, subscripts: list[N.Node],
                     field: str | None) -> tuple | None:
         """:attr:`ir.Access.same_value` of a read of ``binding`` through ``subscripts``:
-        None where a subscript reads an array or calls a function (what it reads may
-        change unseen)."""
-        for s in subscripts:
-            if N.outer_array_refs(s) or any(
-                    isinstance(n, N.FuncCall) or (isinstance(n, N.Other)
-                                                  and n.what.startswith("call of"))
-                    for n in N.walk(s)):
-                return None
-        names = sorted(set().union(*map(N.identifiers, subscripts)))
+        None where a subscript reads anything but the current function's integer
+        scalars, iterators and constants (an array, a call, a member, a pointer's
+        target, a file-scope variable), or a scalar whose address or a reference to it
+        the function takes (written then by a name that is not its own)."""
+        if any(isinstance(n, (N.ArrayRef, N.FuncCall, N.Other))
+               or (isinstance(n, N.UnaryOp) and n.op in ("*", "&"))
+               for s in subscripts for n in N.walk(s)):
+            return None
+        names = set().union(*map(N.identifiers, subscripts))
+        if not names <= (self._scalars | set(self._frame_vars) | set(self._constants)) \
+                or names & self._aliased_scalars():
+            return None
         key = (binding, field, tuple(map(tree_key, subscripts)),
-               tuple((n, self._writes.get(n, 0), self._temporaries.get(n)) for n in names))
+               tuple((n, self._writes.get(n, 0), self._temporaries.get(n))
+                     for n in sorted(names)))
         try:
             hash(key)
         except TypeError:  # a node field without a value to compare by
             return None
         return key
+
+    def _aliased_scalars(self) -> frozenset[str]:
+        """The current function's scalars that something may write other than by name
+        (:func:`.scalars.escaped`), once per function text."""
+        function = self._calls[-1]
+        if id(function) not in self._aliased:
+            self._aliased[id(function)] = frozenset(
+                S.escaped(function.body, frozenset(self._scalars)))
+        return self._aliased[id(function)]
 
     def _foreign_dims(self, own: tuple[E.Expr | None, ...], first: int) -> frozenset[int]:
         """The dimensions, ``own`` written from dimension ``first`` on, whose index

@@ -142,6 +142,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         self._ranges: dict[str, Bound] = {}
         self._temporaries: S.Values = {}  # scalars with an affine value here
         self._writes: dict[str, int] = {}  # per name, the bindings it has had so far
+        self._aliased: dict[int, frozenset[str]] = {}  # by function: scalars written aliased
         self._opaque: S.Opaques = {}  # scalars without one, and why
         self._scalars = S.integer_scalars(list(func.params) + list(func.nodes))
         self._types = S.integer_types(list(func.params) + list(func.nodes))
