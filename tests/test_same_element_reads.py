@@ -3,6 +3,8 @@
 once), as regular ones always did (probe 34 F7: an FFT's ``X[i]`` and ``X[lo]``, each
 read twice, held every stage at II 2)."""
 
+import pytest
+
 import arraypart
 from arraypart import check
 
@@ -112,3 +114,40 @@ def test_a_scalar_written_through_its_address_gives_no_match(tmp_path):
         as_written = check.check_kernel(report.kernel,
                                         check.as_written_bankings(report.kernel), ports=1)
         assert as_written.loops[0].achieved_ii == elements  # on one rom_1p
+
+
+# Two reads of A whose subscripts read alike but whose elements may differ: a helper
+# before the top, the statements of one pipelined iteration (probe 34b F1-F3).
+DIFFERENT_ELEMENTS = {
+    "a callee's calls": ("int rd(const int *A, int k) { return A[k]; }\n",
+                         "out[i] = rd(A, a[i] & 63) + rd(A, b[i] & 63);"),
+    "a pointer bound anew": ("int rd0(const int *p) { return p[0]; }\n",
+                             "int j = a[i] & 63; int t = rd0(A + j); j = b[i] & 63;\n"
+                             "    out[i] = t + rd0(A + j);"),
+    "a struct member": ("struct S { int k; };\n",
+                        "S s; s.k = a[i] & 63; int t = A[s.k]; s.k = b[i] & 63;\n"
+                        "    out[i] = t + A[s.k];"),
+    "a comma": ("", "int k = a[i] & 63; int t;\n"
+                    "    out[i] = (t = A[k], k = b[i] & 63, t + A[k]);"),
+    "a flipped condition": ("", "int k = a[i] & 63; int m = b[i] & 63; bool c = in[i] > 0;\n"
+                                "    int t = A[c ? k : m]; c = !c; out[i] = t + A[c ? k : m];"),
+    "a global a callee reads": ("int g; int rdg(const int *A) { return A[g]; }\n",
+                                "g = a[i] & 63; int t = rdg(A); g = b[i] & 63;\n"
+                                "    out[i] = t + rdg(A);"),
+    "a reference": ("", "int k = a[i] & 63; int &r = k; int t = A[k]; r = b[i] & 63;\n"
+                        "    out[i] = t + A[k];"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DIFFERENT_ELEMENTS))
+def test_reads_that_may_differ_are_never_one(tmp_path, case):
+    helper, body = DIFFERENT_ELEMENTS[case]
+    text = (helper + "void K(const int a[64], const int b[64], const int in[64], "
+            "int out[64]) {\n  int A[64];\n"
+            "  for (int i = 0; i < 64; i++) A[i] = in[i] * 3;\n"
+            "  for (int i = 0; i < 64; i++) {\n#pragma HLS pipeline II=1\n"
+            f"    {body}\n  }}\n}}\n")
+    report = arraypart.analyze(write(tmp_path, "K.cpp", text), ports=1)
+    assert array(report, "A").max_concurrent == 2
+    one = check.check_kernel(report.kernel, check.as_written_bankings(report.kernel), ports=1)
+    assert one.loops[1].achieved_ii == 2  # A as one memory on one port: two elements a step

@@ -400,20 +400,24 @@ class AccessLowering:
 
     def _same_value(self, binding: Binding, subscripts: list[N.Node],
                     field: str | None) -> tuple | None:
-        """:attr:`ir.Access.same_value` of a read of ``binding`` through ``subscripts``:
-        None where a subscript reads anything but the current function's integer
-        scalars, iterators and constants (an array, a call, a member, a pointer's
-        target, a file-scope variable), or a scalar whose address or a reference to it
-        the function takes (written then by a name that is not its own)."""
-        if any(isinstance(n, (N.ArrayRef, N.FuncCall, N.Other))
-               or (isinstance(n, N.UnaryOp) and n.op in ("*", "&"))
-               for s in subscripts for n in N.walk(s)):
+        """:attr:`ir.Access.same_value` of a read of ``binding`` through ``subscripts``,
+        in the current inlined call (a callee's two calls bind its parameters anew):
+        None where the binding is not one known part of its array (``p = A + j``, j
+        from the data), where a subscript reads anything but the current function's
+        integer scalars, iterators and constants (an array, a call, a member, a
+        pointer's target, a file-scope variable), or a scalar whose address or a
+        reference to it the function takes (written then by another name) or that its
+        statement writes (``(t = A[k], k = m, A[k])``)."""
+        if binding.offset is None or None in binding.prefix or any(
+                isinstance(n, (N.ArrayRef, N.FuncCall, N.Other))
+                or (isinstance(n, N.UnaryOp) and n.op in ("*", "&"))
+                for s in subscripts for n in N.walk(s)):
             return None
         names = set().union(*map(N.identifiers, subscripts))
         if not names <= (self._scalars | set(self._frame_vars) | set(self._constants)) \
-                or names & self._aliased_scalars():
+                or names & (self._aliased_scalars() | self._statement_writes):
             return None
-        key = (binding, field, tuple(map(tree_key, subscripts)),
+        key = (self._call_id, binding, field, tuple(map(tree_key, subscripts)),
                tuple((n, self._writes.get(n, 0), self._temporaries.get(n))
                      for n in sorted(names)))
         try:

@@ -143,6 +143,8 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         self._temporaries: S.Values = {}  # scalars with an affine value here
         self._writes: dict[str, int] = {}  # per name, the bindings it has had so far
         self._aliased: dict[int, frozenset[str]] = {}  # by function: scalars written aliased
+        self._statement_writes: frozenset[str] = frozenset()  # see _stepping
+        self._call_id = 0  # which inlined call the current text is lowered for (0: the top)
         self._opaque: S.Opaques = {}  # scalars without one, and why
         self._scalars = S.integer_scalars(list(func.params) + list(func.nodes))
         self._types = S.integer_types(list(func.params) + list(func.nodes))
@@ -250,12 +252,16 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
     @contextmanager
     def _stepping(self, node: N.Node):
         """Reads inside ``node`` see the scalars it steps in sequence
-        (:func:`.scalars.sequenced_increments`) at their values before its writes."""
+        (:func:`.scalars.sequenced_increments`) at their values before its writes;
+        ``_statement_writes``: the scalars it writes anywhere (a read there may come
+        after such a write: ``(t = A[k], k = m, A[k])``)."""
         self._increments = S.sequenced_increments(node, self._scalars)
+        self._statement_writes = frozenset(S.written(node, self._scalars, self._callees))
         try:
             yield
         finally:
             self._increments = frozenset()
+            self._statement_writes = frozenset()
 
 
     # ------------------------------------------------------------ statements
@@ -355,6 +361,8 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         if node is None or not self._scalars:
             return
         self._log_writes(node)
+        for name in S.written(node, self._scalars, self._callees):
+            self._writes[name] = self._writes.get(name, 0) + 1
         sources = self._argument_sources_of(node)
         for name, value in S.statement_effects(node, self._scalars, self._scope(),
                                                  self._callees):
@@ -619,6 +627,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         if text[:1] != ("call",):  # one text for every lane of the loops around
             self._foreign_lanes = self._foreign_lanes | frozenset(self._unrolled)
         self._calls.append(callee)
+        caller_id, self._call_id = self._call_id, self._inlined_calls
         self._lane_loops = []  # the callee's conditions name its own scalars
         try:
             self._constants.clear()
@@ -644,6 +653,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
             return list(ir.in_text(self._function_body(callee), text))
         finally:
             self._calls.pop()
+            self._call_id = caller_id
             (self._visible, state, self._scalars, self._types, self._range_log, self._blocks,
              constants, self._ref_ids, self._frame_start, self._frame_vars,
              self._stream_ports, self._streams, self._lane_loops, self._foreign_lanes,
