@@ -899,6 +899,39 @@ def test_the_testbench_keeps_sizes_of_scalar_expressions_inside_their_range(tmp_
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
 
 
+@needs_gxx
+def test_sizes_a_product_reads_are_lowered_together(tmp_path):
+    """H and W are each at most 32, their product at most 256: the testbench passed 32
+    and 32, and the H * W loop overran buf (probe 34b F4); they now run at 16 x 16,
+    and the trace replays the model at those values."""
+    text = """void r4(const int *a, int *b, int H, int W) {
+#pragma HLS INTERFACE m_axi port=a depth=256
+#pragma HLS INTERFACE m_axi port=b depth=256
+  int buf[256];
+  for (int i = 0; i < H * W; i++) {
+#pragma HLS LOOP_TRIPCOUNT max=256
+#pragma HLS pipeline II=1
+    buf[i] = a[i];
+  }
+  for (int y = 0; y < H; y++) {
+#pragma HLS LOOP_TRIPCOUNT max=32
+    for (int x = 0; x < W; x++) {
+#pragma HLS LOOP_TRIPCOUNT max=32
+#pragma HLS pipeline II=1
+      b[y * W + x] = buf[y * W + x] + 1;
+    }
+  }
+}
+"""
+    compiled = arraypart.compile_kernel(write(tmp_path, "r4.cpp", text))
+    assert driven_values(compiled.report.kernel, frozenset(), 3, 3) == {
+        "H": (16, 16, 16), "W": (16, 16, 16)}
+    run = run_testbench(compiled, tmp_path, ("-fsanitize=address", "-g"))
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+    judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    assert "256 steps" in judged.format()
+
+
 def test_a_size_only_guards_use_stays_a_data_dependent_condition(tmp_path):
     text = """void head(int a[64], int b[64], int n) {
   for (int i = 0; i < 64; i++) {

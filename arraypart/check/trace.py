@@ -24,7 +24,7 @@ import numpy as np
 from .. import expr as E
 from .. import ir
 from ..codegen.project import render
-from ..codegen.testbench import original_text, testbench_context
+from ..codegen.testbench import first_call_sizes, original_text, testbench_context
 from ..errors import Coord, KernelError
 from ..frontend import clangtu
 from ..limits import Deadline, TimeLimit
@@ -543,11 +543,14 @@ def _window_keys(places, loops: Sequence[Coord], inst: Instrumented) -> np.ndarr
 
 
 def size_values(kernel: ir.Kernel) -> dict[str, int | None]:
-    """Each run-time size's value in the recorded run: the testbench passes a size
-    argument of the top its largest value; a size that the data choose (a loop bound
-    read from memory) has none."""
+    """Each run-time size's value in the recorded run (the testbench's first call): a
+    size argument of the top its largest value, or less where a product of sizes
+    needs it (:func:`..codegen.testbench.first_call_sizes`); a size that the data
+    choose (a loop bound read from memory) has none."""
     arguments = {p.name for p in kernel.source.func.params}
-    return {p.name: p.high if p.name in arguments else None for p in kernel.params}
+    passed = first_call_sizes(kernel)
+    return {p.name: passed.get(p.name) if p.name in arguments else None
+            for p in kernel.params}
 
 
 def _emitted_note(claim: Claim) -> str:

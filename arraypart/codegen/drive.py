@@ -6,8 +6,9 @@ model holds the size's values ``low <= s <= high`` (:class:`..ir.Param`), and th
 extents of pointers, hence the testbench's buffers, follow that range; so in every call
 the scalars must give each such expression, evaluated with C's semantics, a value in
 ``[low, high]``.  Call ``c`` drives a scalar with ``SCALAR_INT + c - 1`` and a size with
-its ``high``; where an expression leaves its range, its free scalars are lowered
-together to the largest common value under which it fits (down to 0).  A scalar the
+its ``high``; where an expression leaves its range, the scalars and sizes it reads are
+lowered together to the largest common value under which it fits (a size not below
+its ``low``, a scalar down to 0): ``H, W <= 32`` with ``H*W <= 256`` run at 16 x 16.  A scalar the
 top writes anywhere is not free: the value the loop reads is not the one passed.
 An expression that reads anything else (a local, a callee's parameter) is left as is.
 """
@@ -48,33 +49,44 @@ class _SizeExpression:
 
 def driven_values(kernel: Kernel, stepped: frozenset[str], calls: int,
                   first: int) -> dict[str, tuple[int, ...]]:
-    """Scalar name -> its value in calls 1..``calls``, for the scalars of ``stepped``
-    (driven ``first + c - 1`` by default) that a size's expression makes smaller; the
-    others keep their default."""
-    free = stepped - _written(kernel, stepped)
-    sizes = {p.name: p.high for p in kernel.params if p.name in _parameter_names(kernel)}
-    expressions = [e for e in map(lambda p: _expression(kernel, p, free | set(sizes)),
-                                  kernel.params) if e is not None and e.names & free]
-    lowered: dict[str, list[int]] = {}
+    """Scalar name -> its value in calls 1..``calls``, for the scalars a size's
+    expression would otherwise take out of its range: those of ``stepped`` (driven
+    ``first + c - 1`` by default) and the run-time sizes among the top's parameters
+    (driven at their ``high``, never below their ``low``); the others keep their
+    default."""
+    sizes = {p.name: p for p in kernel.params
+             if p.name in _parameter_names(kernel) and p.high is not None}
+    adjustable = frozenset(stepped | set(sizes))
+    adjustable -= _written(kernel, adjustable)
+    floors = {name: max(0, sizes[name].low or 0) if name in sizes else 0
+              for name in adjustable}
+    expressions = [e for p in kernel.params
+                   if (e := _expression(kernel, p, set(adjustable) | set(sizes))) is not None
+                   and e.names & adjustable]
+    driven: dict[str, list[int]] = {}
+    changed: set[str] = set()
     for call in range(1, calls + 1):
-        values = {name: first + call - 1 for name in free} | {
-            name: high for name, high in sizes.items() if high is not None}
+        default = {name: first + call - 1 for name in stepped} | {
+            name: p.high for name, p in sizes.items()}
+        values = dict(default)
         for expression in expressions:
-            _fit(expression, values, expression.names & free)
-        for name in free:
-            lowered.setdefault(name, []).append(values[name])
-    return {name: tuple(values) for name, values in lowered.items()
-            if values != [first + c for c in range(calls)]}
+            _fit(expression, values, expression.names & adjustable, floors)
+        for name in adjustable:
+            driven.setdefault(name, []).append(values[name])
+            if values[name] != default[name]:
+                changed.add(name)
+    return {name: tuple(driven[name]) for name in changed}
 
 
-def _fit(expression: _SizeExpression, values: dict[str, int], free: set[str]) -> None:
+def _fit(expression: _SizeExpression, values: dict[str, int], free: set[str],
+         floors: Mapping[str, int]) -> None:
     """Lower the ``free`` scalars of ``values`` to the largest common value ``v`` (each
-    keeps ``min(its value, v)``) under which ``expression`` fits; unchanged when none
-    does."""
+    keeps ``min(its value, v)``, not below its floor) under which ``expression``
+    fits; unchanged when none does."""
     if expression.fits(values):
         return
     for v in range(max(values[name] for name in free) - 1, -1, -1):
-        tried = values | {name: min(values[name], v) for name in free}
+        tried = values | {name: max(floors[name], min(values[name], v)) for name in free}
         if expression.fits(tried):
             values.update(tried)
             return

@@ -169,14 +169,29 @@ def testbench_context(kernel: Kernel) -> dict:
 
 
 def _sizes_kept_in_range(params: list[TbParam], kernel: Kernel) -> list[TbParam]:
-    """``params`` with the stepped scalars that a run-time size's expression reads
-    lowered where it would leave the size's range (:func:`.drive.driven_values`)."""
-    stepped = frozenset(p.scalar.name for p in params
-                        if p.scalar is not None and p.scalar.value == SCALAR_BY_CALL)
-    driven = driven_values(kernel, stepped, CALLS, SCALAR_INT)
+    """``params`` with the stepped scalars and the sizes that a run-time size's
+    expression reads lowered where it would leave the size's range
+    (:func:`.drive.driven_values`)."""
+    driven = driven_values(kernel, _stepped(params), CALLS, SCALAR_INT)
     return [p if p.scalar is None or p.scalar.name not in driven else replace(
         p, scalar=replace(p.scalar, value=_by_call(driven[p.scalar.name])))
         for p in params]
+
+
+def _stepped(params: list[TbParam]) -> frozenset[str]:
+    return frozenset(p.scalar.name for p in params
+                     if p.scalar is not None and p.scalar.value == SCALAR_BY_CALL)
+
+
+def first_call_sizes(kernel: Kernel) -> dict[str, int]:
+    """The value the testbench's first call passes to each run-time size that is an
+    argument of the top: its ``high``, or lower where another size's expression
+    needs it (:func:`_sizes_kept_in_range`)."""
+    bounds = _index_bounds(kernel)
+    params = [_param(p, kernel, bounds) for p in kernel.source.func.params]
+    driven = driven_values(kernel, _stepped(params), CALLS, SCALAR_INT)
+    return {p.name: driven[p.name][0] if p.name in driven else p.high
+            for p in kernel.params if p.high is not None}
 
 
 def _by_call(values: tuple[int, ...]) -> str:
