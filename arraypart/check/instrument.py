@@ -216,7 +216,7 @@ def _is_routine(cursor: ci.Cursor, unit: clangtu.Unit) -> bool:
     """A call of the C library's ``memcpy``, ``memmove`` or ``memset`` (not one the
     kernel file defines), as the front end models it
     (:mod:`arraypart.frontend.routines`)."""
-    if cursor.kind != K.CALL_EXPR or cursor.spelling not in _ROUTINES:
+    if cursor.kind != K.CALL_EXPR or _called_name(cursor) not in _ROUTINES:
         return False
     called = cursor.referenced
     return called is None or not unit.in_main(called.location)
@@ -236,12 +236,12 @@ def _routine_edits(cursor: ci.Cursor, unit: clangtu.Unit, first_site: int
     args = [_unwrapped(a) for a in cursor.get_arguments()]
     spans = [(a.extent.start.offset, a.extent.end.offset) for a in args]
     if (len(args) != 3 or not data[start:end].endswith(b")")
-            or not re.match(rb"(::)?(std::)?" + cursor.spelling.encode() + rb"\b",
+            or not re.match(rb"(::)?(std::)?" + _called_name(cursor).encode() + rb"\b",
                             data[start:end])
             or any(not (start < lo < hi < end) or not unit.in_main(a.extent.start)
                    for a, (lo, hi) in zip(args, spans))):
         return None
-    copying = cursor.spelling in _COPYING
+    copying = _called_name(cursor) in _COPYING
     sites = [Site(unit.coord(lo), kind, _field_memory(arg))
              for arg, (lo, _), kind in zip(args, spans, ("write", "read")[:1 + copying])]
     recorded = [-1 if site.conditional else first_site + n for n, site in enumerate(sites)]
@@ -460,12 +460,17 @@ def _stream_read(call: ci.Cursor) -> bool:
 def _called_name(call: ci.Cursor) -> str:
     """The name a call calls; in a template, clang leaves a call on an object whose
     type is dependent unnamed, and its member expression names it
-    (:func:`arraypart.frontend.clangtu.member_name`)."""
+    (:func:`arraypart.frontend.clangtu.member_name`), and a call of a function whose
+    arguments are dependent unresolved, its overload set naming it."""
     if call.spelling:
         return call.spelling
-    member = next(iter(call.get_children()), None)
-    return clangtu.member_name(member) if (
-        member is not None and member.kind == K.MEMBER_REF_EXPR) else ""
+    callee = next(iter(call.get_children()), None)
+    if callee is not None and callee.kind == K.MEMBER_REF_EXPR:
+        return clangtu.member_name(callee)
+    if callee is not None and callee.kind == K.DECL_REF_EXPR and callee.referenced is not None \
+            and callee.referenced.kind == K.OVERLOADED_DECL_REF:
+        return callee.referenced.spelling  # memcpy(d, s, n * sizeof(T)): not yet resolved
+    return ""
 
 
 def _bound_to_reference(cursor: ci.Cursor, user: ci.Cursor, parents: tuple) -> bool:
