@@ -1224,6 +1224,18 @@ static void bump(data_t a[8]) {
   }
 }
 """),
+    # the copy's original::util::clip needs the header's default too (probe 34b F5)
+    "namespaced_default": ("k.cpp", """namespace util { int clip(int x, int hi = 100); }
+void k(const int in[64], int out[64]);
+""", """#include "k.h"
+namespace util { int clip(int x, int hi) { return x > hi ? hi : x; } }
+void k(const int in[64], int out[64]) {
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    out[i] = util::clip(in[i]);
+  }
+}
+"""),
 }
 
 

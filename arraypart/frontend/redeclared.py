@@ -30,34 +30,48 @@ _DIRECTIVE_LINE = re.compile(r"^[ \t]*#", re.MULTILINE)
 
 @dataclass(frozen=True, slots=True)
 class Redeclared:
-    """A global function or function template that the kernel file defines and a
-    header declares first.  ``prototype``: that declaration's text and its ``;`` (the
-    definition's head when the header's declares no parameters, C's ``void f();``);
-    ``renamed``: the copy may rename ``name``, because every file-scope declaration of
-    that name in the translation unit is of a function the kernel file defines (no
-    header's overload, type, variable or macro shares it)."""
+    """A function or function template that the kernel file defines and a header
+    declares first.  ``prototype``: that declaration's text and its ``;`` (the
+    definition's head when the header's declares no parameters, C's ``void f();``),
+    inside the namespaces it is declared in (``namespace util { int clip(int x, int
+    hi = 100); }``: the copy's ``original::util::clip`` needs the header's default
+    arguments too); ``renamed``: the copy may rename ``name``, because it is global
+    and every file-scope declaration of that name in the translation unit is of a
+    function the kernel file defines (no header's overload, type, variable or macro
+    shares it)."""
 
     name: str
     prototype: str
     renamed: bool = False
+    namespaces: tuple[str, ...] = ()
 
 
 def redeclared(unit: clangtu.Unit, user_end: int, top: str) -> tuple[Redeclared, ...]:
     """The functions of the module doc, in text order, but for those named ``top`` (the
-    testbench renames the top itself) and those of a namespace or an ``extern "C"``
-    block of the kernel file."""
+    testbench renames the top itself) and those of an ``extern "C"`` block or a class
+    of the kernel file; those of a namespace are declared in it, never renamed."""
     found = []
-    for c in unit.own_top:
-        if (c.kind in FUNCTION_KINDS and c.is_definition() and c.spelling != top
-                and c.location.offset < user_end
-                and c.semantic_parent.kind == K.TRANSLATION_UNIT
+    for c, namespaces in _file_scope_functions(unit.own_top, ()):
+        if (c.is_definition() and c.spelling != top and c.location.offset < user_end
                 and not unit.in_main(c.canonical.location)):
             body = next((k for k in c.get_children() if k.kind == K.COMPOUND_STMT), None)
             if body is not None:  # not ``= delete``
-                found.append(Redeclared(c.spelling, _prototype(unit, c, body)))
-    names = {r.name for r in found}
+                opened = "".join(f"namespace {n} {{ " for n in namespaces)
+                prototype = opened + _prototype(unit, c, body) + " }" * len(namespaces)
+                found.append(Redeclared(c.spelling, prototype, namespaces=namespaces))
+    names = {r.name for r in found if not r.namespaces}
     kept = names - _shared_names(unit, names, user_end)
-    return tuple(replace(r, renamed=r.name in kept) for r in found)
+    return tuple(replace(r, renamed=r.name in kept and not r.namespaces) for r in found)
+
+
+def _file_scope_functions(cursors, namespaces: tuple[str, ...]):
+    """(function, the namespaces around it) for each function (template) among
+    ``cursors`` and in the named namespaces among them."""
+    for c in cursors:
+        if c.kind in FUNCTION_KINDS:
+            yield c, namespaces
+        elif c.kind == K.NAMESPACE and c.spelling:
+            yield from _file_scope_functions(c.get_children(), namespaces + (c.spelling,))
 
 
 def _shared_names(unit: clangtu.Unit, names: set[str], user_end: int) -> set[str]:
