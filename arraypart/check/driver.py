@@ -425,12 +425,13 @@ def _run_cells(parts: list[Emitted], memories: dict[str, _Memory], rule: bool
             memory = memories[a.array]
             counted = memory.counted(a)
             cell = (site_cells if rule else cells)(counted, e.frame, memory.banking)
-            ideal = cell if not rule else cells(counted, e.frame, memory.banking)
+            off = memory.array.bundle is not None
+            ideal = cells(counted, e.frame, memory.banking) if off and rule else cell
             mine = per_array.setdefault(a.array, [])
             key = None if a.same_value is None else (a.same_value, e.scope, e.marks)
             if key in alike and (merged := read_either(mine[alike[key]], cell)) is not None:
                 mine[alike[key]] = merged
-                if memory.array.bundle is not None:
+                if off:
                     off_chip[a.array][alike[key]] = read_either(off_chip[a.array][alike[key]],
                                                                 ideal)
                 continue
@@ -440,7 +441,7 @@ def _run_cells(parts: list[Emitted], memories: dict[str, _Memory], rule: bool
             keys.append(subscript_key(a, e.scope, e.marks))
             marks.append(e.marks)
             mine.append(cell)
-            if memory.array.bundle is not None:
+            if off:
                 off_chip.setdefault(a.array, []).append(ideal)
     return per_array, off_chip, classes
 

@@ -415,7 +415,9 @@ class AccessLowering:
             return None
         names = set().union(*map(N.identifiers, subscripts))
         if not names <= (self._scalars | set(self._frame_vars) | set(self._constants)) \
-                or names & (self._aliased_scalars() | self._statement_writes):
+                or names & self._aliased_scalars() or (
+                    self._current_statement is not None and names & S.written(
+                        self._current_statement, self._scalars, self._callees)):
             return None
         key = (self._call_id, binding, field, tuple(map(tree_key, subscripts)),
                tuple((n, self._writes.get(n, 0), self._temporaries.get(n))
@@ -424,6 +426,7 @@ class AccessLowering:
             hash(key)
         except TypeError:  # a node field without a value to compare by
             return None
+        self._keyed = True
         return key
 
     def _aliased_scalars(self) -> frozenset[str]:

@@ -143,7 +143,8 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         self._temporaries: S.Values = {}  # scalars with an affine value here
         self._writes: dict[str, int] = {}  # per name, the bindings it has had so far
         self._aliased: dict[int, frozenset[str]] = {}  # by function: scalars written aliased
-        self._statement_writes: frozenset[str] = frozenset()  # see _stepping
+        self._current_statement: N.Node | None = None  # see _stepping
+        self._keyed = False  # some read has had a same_value key (accesses._same_value)
         self._call_id = 0  # which inlined call the current text is lowered for (0: the top)
         self._opaque: S.Opaques = {}  # scalars without one, and why
         self._scalars = S.integer_scalars(list(func.params) + list(func.nodes))
@@ -253,15 +254,15 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
     def _stepping(self, node: N.Node):
         """Reads inside ``node`` see the scalars it steps in sequence
         (:func:`.scalars.sequenced_increments`) at their values before its writes;
-        ``_statement_writes``: the scalars it writes anywhere (a read there may come
-        after such a write: ``(t = A[k], k = m, A[k])``)."""
+        ``_current_statement``: the statement, whose writes a read in it may come after
+        (``(t = A[k], k = m, A[k])``)."""
         self._increments = S.sequenced_increments(node, self._scalars)
-        self._statement_writes = frozenset(S.written(node, self._scalars, self._callees))
+        self._current_statement = node
         try:
             yield
         finally:
             self._increments = frozenset()
-            self._statement_writes = frozenset()
+            self._current_statement = None
 
 
     # ------------------------------------------------------------ statements
@@ -361,8 +362,9 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         if node is None or not self._scalars:
             return
         self._log_writes(node)
-        for name in S.written(node, self._scalars, self._callees):
-            self._writes[name] = self._writes.get(name, 0) + 1
+        if self._keyed:  # a read keyed before this statement is told from one after it
+            for name in S.written(node, self._scalars, self._callees):
+                self._writes[name] = self._writes.get(name, 0) + 1
         sources = self._argument_sources_of(node)
         for name, value in S.statement_effects(node, self._scalars, self._scope(),
                                                  self._callees):
