@@ -21,7 +21,7 @@ from arraypart import check
 
 from conftest import HAVE_GXX, ROOT, assert_the_testbench_passes, needs_gxx
 
-EXAMPLES = int(os.environ.get("ARRAYPART_EXAMPLES", "15"))
+EXAMPLES = int(os.environ.get("ARRAYPART_EXAMPLES", "10"))
 PORTS = {1: 1, 2: 2}  # --ports -> accesses one bank serves per cycle (reads only here)
 
 
