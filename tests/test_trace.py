@@ -1983,9 +1983,5 @@ def test_writes_to_an_array_of_streams_in_a_template_are_no_memory_accesses(tmp_
                     "  spread<64, 8>(src, lanes);\n"
                     "  for (int i = 0; i < 8; i++)\n    for (int j = 0; j < 8; j++)\n"
                     "      dst[i * 8 + j] = lanes[j].read();\n}\n")
-    report = api.analyze(path)
-    recorded = trace.record(report.kernel, clangtu.Options(), tmp_path,
-                            report.solution.emitted_bankings())
-    judged = api.judge_trace(report, recorded, ports=2)
-    assert judged.disagreements == (), judged.format()
+    judged, _ = _agreeing(path, 2)
     assert "128 accesses recorded" in judged.format()  # src and dst: no stream transfer

@@ -470,12 +470,10 @@ class AccessLowering:
                      if isinstance(d, N.Decl) and d.name == arg.name), None)
         if decl is None or decl.ctype is None or not decl.ctype.array_fields:
             return
-        text = warning_text(arg.coord, (
+        self._warn_once(arg.coord, (
             f"'{arg.name}' holds arrays and is passed to '{call.name}', which the kernel "
             "file does not define: arraypart does not see what it does with them (define "
             "it in the kernel file to have them analysed)"))
-        if text not in self._warnings:
-            self._warnings.append(text)
 
     def _warn_unmodelled_field(self, field: N.Other) -> None:
         """Vitis disaggregates a local or global struct: its array field ``s.f`` is a

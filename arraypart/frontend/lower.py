@@ -476,12 +476,17 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
             why = self._opaque.get(n.name) if isinstance(n, N.Id) else None
             if why is None:
                 continue
-            text = warning_text(n.coord, f"{why.describe(n.name)}, so this subscript is "
-                                         "not affine (assign it once per iteration from "
-                                         "iterators and constants, or step it by a "
-                                         "constant, to make it regular)")
-            if text not in self._warnings:
-                self._warnings.append(text)
+            self._warn_once(n.coord, f"{why.describe(n.name)}, so this subscript is not "
+                                     "affine (assign it once per iteration from iterators "
+                                     "and constants, or step it by a constant, to make it "
+                                     "regular)")
+
+    def _warn_once(self, coord: Coord, message: str) -> None:
+        """A located warning, unless the same one was given already (a function's
+        text is lowered at each of its calls)."""
+        text = warning_text(coord, message)
+        if text not in self._warnings:
+            self._warnings.append(text)
 
     def _statement(self, node: N.Node) -> list[Node]:
         coord = node.coord

@@ -31,7 +31,7 @@ from typing import Mapping
 import clang.cindex as ci
 
 from .. import expr as E
-from ..errors import KernelError, warning_text
+from ..errors import KernelError
 from ..ir import Access
 from . import calls
 from . import cnodes as N
@@ -203,9 +203,7 @@ class RoutineLowering:
                 f"tell how many elements it reaches ({why}), and Vitis makes it one "
                 "access per element, so the loop's II depends on it; give it a "
                 "constant byte count (n * sizeof(T)), or write the copy as a loop"))
-        text = warning_text(call.coord, (
+        self._warn_once(call.coord, (
             f"'{call.name}': arraypart cannot tell how many elements it reaches ({why}) "
             "and assumes it may reach any (outside a pipelined loop, it shares no "
             "cycle with other accesses)"))
-        if text not in self._warnings:
-            self._warnings.append(text)
