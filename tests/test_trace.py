@@ -1224,6 +1224,21 @@ static void bump(data_t a[8]) {
   }
 }
 """),
+    # a header class's method defined in the file: not in namespace original (34b F6)
+    "header_class_method": ("k.cpp", """\
+struct Acc { int v; int get() const; };
+void k(const int in[64], int out[64]);
+""", """\
+#include "k.h"
+int Acc::get() const { return v + 1; }
+void k(const int in[64], int out[64]) {
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    Acc a{in[i]};
+    out[i] = a.get();
+  }
+}
+"""),
     # the copy's original::util::clip needs the header's default too (probe 34b F5)
     "namespaced_default": ("k.cpp", """namespace util { int clip(int x, int hi = 100); }
 void k(const int in[64], int out[64]);

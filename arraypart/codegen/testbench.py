@@ -264,7 +264,8 @@ def shared_type_edits(shared_types) -> list[tuple[int, str]]:
         opened = "".join(f"namespace {n} {{ " for n in span.namespaces)
         closed = " }" * len(span.namespaces)
         seen = f"using namespace ::{'::'.join(span.namespaces)}; " if span.namespaces else ""
-        edits.append((span.start, f"{'}' * (len(span.namespaces) + 1)} {opened}"))
+        edits.append((span.start, f"{'}' * (len(span.namespaces) + 1)} {opened}"
+                                  + ("inline " if span.inline else "")))
         edits.append((span.end, f"{closed} namespace original {{ {opened}{seen}"))
     return edits
 

@@ -28,7 +28,7 @@ from .directives import Directive, anchored
 from .lower import lower_function
 from .pipelining import auto_pipeline
 from .redeclared import redeclared
-from .shared_types import external_functions, shared_types
+from .shared_types import external_functions, header_methods, shared_types
 from .templates import specialized_template
 
 BYTE_ORDER_MARK = "\ufeff"
@@ -214,7 +214,7 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
         # link matches names, not types, so types that stay behind link anyway
         unshared = ()
     external, undefined = external_functions(unit, user_end, own_headers.own)
-    shared = tuple(sorted(shared + external))
+    shared = tuple(sorted(shared + external + header_methods(unit, user_end)))
     searched = (os.path.dirname(os.path.abspath(filename)),) + tuple(
         os.path.abspath(d) for d in include_dirs)
     preamble, nested, hoisted, replayed = _preamble(unit)

@@ -53,11 +53,14 @@ class _Stays(Exception):
 @dataclass(frozen=True, slots=True, order=True)
 class SharedType:
     """A file-scope definition the testbench moves: bytes ``[start, end)`` of the
-    kernel text (through its ``;``), inside ``namespaces`` (outermost first)."""
+    kernel text (through its ``;``), inside ``namespaces`` (outermost first);
+    ``inline``: it becomes ``inline`` there (a method defined again beside the banked
+    kernel's own definition: :func:`header_methods`)."""
 
     start: int
     end: int
     namespaces: tuple[str, ...]
+    inline: bool = False
 
 
 def shared_types(unit: clangtu.Unit, top_start: int,
@@ -119,6 +122,37 @@ def external_functions(unit: clangtu.Unit, user_end: int,
     warnings += [_undefined_warning(unit.location_coord(decl.location), decl.spelling)
                  for decl, _ in external if decl.get_usr() in called]
     return tuple(span for _, span in external), tuple(warnings)
+
+
+METHOD_KINDS = frozenset((ci.CursorKind.CXX_METHOD, ci.CursorKind.CONSTRUCTOR,
+                          ci.CursorKind.DESTRUCTOR, ci.CursorKind.CONVERSION_FUNCTION))
+
+
+def header_methods(unit: clangtu.Unit, user_end: int) -> tuple[SharedType, ...]:
+    """The kernel file's out-of-line definitions of the methods of a class that a
+    header declares (``int Acc::get() const { ... }``): C++ takes them only in a
+    namespace around the class, never in ``namespace original``, so the testbench
+    moves them out, ``inline`` (the banked kernel defines them too, and the trace
+    driver, which links none, has this one)."""
+    found = []
+    stack = list(unit.own_top)
+    while stack:
+        cursor = stack.pop()
+        if not _own(unit, cursor, user_end):
+            continue
+        if cursor.kind == ci.CursorKind.NAMESPACE:
+            stack.extend(cursor.get_children())
+        elif (cursor.kind in METHOD_KINDS and cursor.is_definition()
+              and not unit.in_main(cursor.semantic_parent.location)):
+            start, end = cursor.extent.start.offset, cursor.extent.end.offset
+            namespaces = []
+            parent = cursor.lexical_parent
+            while parent is not None and parent.kind == ci.CursorKind.NAMESPACE:
+                namespaces.append(parent.spelling)
+                parent = parent.lexical_parent
+            inline = not unit.data[start:end].lstrip().startswith(b"inline")
+            found.append(SharedType(start, end, tuple(reversed(namespaces)), inline))
+    return tuple(sorted(found))
 
 
 def _undefined_warning(coord, name: str) -> str:
