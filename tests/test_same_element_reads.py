@@ -136,6 +136,14 @@ DIFFERENT_ELEMENTS = {
                                 "    out[i] = t + rdg(A);"),
     "a reference": ("", "int k = a[i] & 63; int &r = k; int t = A[k]; r = b[i] & 63;\n"
                         "    out[i] = t + A[k];"),
+    # probe 34c: a file's own MIN by reference, float literals, an array's initializer
+    "the file's own MIN": ("static int MIN(int &x, int y) { x = y; return x; }\n",
+                           "int k = a[i] & 63; int t = A[k]; MIN(k, b[i] & 63);\n"
+                           "    out[i] = t + A[k];"),
+    "float literals": ("", "out[i] = A[(int)(i * 1.5f) & 63] + A[(int)(i * 2.5f) & 63];"),
+    "an array's initializer": ("", "int k = a[i] & 63; int t = A[k];\n"
+                                   "    int tmp[1] = {(k = b[i] & 63)};\n"
+                                   "    out[i] = t + A[k];"),
 }
 
 
@@ -151,3 +159,47 @@ def test_reads_that_may_differ_are_never_one(tmp_path, case):
     assert array(report, "A").max_concurrent == 2
     one = check.check_kernel(report.kernel, check.as_written_bankings(report.kernel), ports=1)
     assert one.loops[1].achieved_ii == 2  # A as one memory on one port: two elements a step
+
+
+@needs_gxx
+def test_a_scalar_a_stream_extracts_into_is_written(tmp_path):
+    """``in >> k`` writes k through hls::stream's operator>>, which takes it by
+    reference: X[k] and X[k ^ 1] before and after are four elements (probe 34c F4:
+    two, and II 2 on one port where the trace measured 4)."""
+    text = """#include "hls_stream.h"
+void strm2(int X[1024], hls::stream<int> &in, int out[128]) {
+  int k = 0;
+  for (int j = 0; j < 128; j++) {
+#pragma HLS pipeline II=1
+    in >> k;
+    k &= 1023;
+    int a = X[k] + X[k ^ 1];
+    in >> k;
+    k &= 1023;
+    out[j] = a + X[k] + X[k ^ 1];
+  }
+}
+"""
+    compiled = arraypart.compile_kernel(write(tmp_path, "strm2.cpp", text), ports=1)
+    assert array(compiled.report, "X").max_concurrent == 4
+    assert_the_trace_agrees(compiled, tmp_path, ports=1)
+
+
+def test_reads_in_a_local_arrays_initializer_are_counted(tmp_path):
+    """``int w[3] = {in[i], in[i + 1], in[i + 2]};`` in a pipeline reads three elements
+    of in and writes w's three (probe 34c F5: in showed no access at all)."""
+    text = """void winit(const int in[1026], int out[1024]) {
+  for (int i = 0; i < 1024; i++) {
+#pragma HLS pipeline II=1
+    int w[3] = {in[i], in[i + 1], in[i + 2]};
+    out[i] = w[0] + 2 * w[1] + w[2];
+  }
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "winit.cpp", text))
+    assert array(report, "in").max_concurrent == 3 and array(report, "w").max_concurrent == 3
+    one = check.check_kernel(report.kernel, check.as_written_bankings(report.kernel))
+    assert one.loops[0].achieved_ii == 3  # w as one memory: three writes, three reads
+    # w becomes registers; in's reads rotate over any banks, and a declaration's
+    # initializer is no statement the emitted code rewrites: II 2, as the rule gives
+    assert _loop_iis(report) == [2]

@@ -412,7 +412,7 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
                         skipping, checkpoint, loops.labels,
                         frozenset((c.line, c.col) for c in inst.skipped + inst.included)
                         | {site for _, site in windows} | _reshaped_places(kernel)
-                        | _irregular_places(kernel), sizes)
+                        | _irregular_places(kernel) | _initialized_places(kernel), sizes)
     shared = tuple(f"{coord}: its text runs in {len(members)} calls, whose steps were not "
                    "told apart (a call under a data-dependent if, or one the model cannot "
                    "enumerate): addresses not compared"
@@ -525,6 +525,13 @@ def _reshaped_places(kernel: ir.Kernel) -> frozenset[tuple[int, int]]:
     reshaped = {a.name for a in kernel.arrays if a.reshapes}
     return frozenset((a.coord.line, a.coord.col) for a in ir.accesses(kernel.body)
                      if a.array in reshaped)
+
+
+def _initialized_places(kernel: ir.Kernel) -> frozenset[tuple[int, int]]:
+    """(line, col) of each local array declaration with an initializer, whose element
+    writes the model counts (in a pipeline) and the run does not record."""
+    return frozenset((d.coord.line, d.coord.col) for d in kernel.source.local_decls.values()
+                     if d.init is not None)
 
 
 def _irregular_places(kernel: ir.Kernel) -> frozenset[tuple[int, int]]:

@@ -411,6 +411,7 @@ class AccessLowering:
         if binding.offset is None or None in binding.prefix or any(
                 isinstance(n, (N.ArrayRef, N.FuncCall, N.Other))
                 or (isinstance(n, N.UnaryOp) and n.op in ("*", "&"))
+                or (isinstance(n, N.Constant) and n.value is None)  # 1.5f: no value kept
                 for s in subscripts for n in N.walk(s)):
             return None
         names = set().union(*map(N.identifiers, subscripts))

@@ -105,6 +105,8 @@ class BinaryOp(Node):
     left: Node | None = None
     right: Node | None = None
     wraps: IntType | None = None
+    writes_right: bool = False  # an overloaded operator that takes ``right`` by mutable
+    # reference and may write it: ``in >> k`` on a stream
 
     def children(self):
         return (self.left, self.right)
@@ -1044,7 +1046,8 @@ class Converter:
         op = name[len("operator"):] if name and name.startswith("operator") else None
         result = ap_type(cursor.type) if op in AP_ARITHMETIC else None
         if op in OVERLOADED_BINARY and len(operands) == 2:
-            return BinaryOp(coord, start, end, op, operands[0], operands[1], result)
+            return BinaryOp(coord, start, end, op, operands[0], operands[1], result,
+                            _writes_right(cursor.referenced))
         if op in ("++", "--") and operands:  # the postfix form has a dummy int operand
             return UnaryOp(coord, start, end, op if len(operands) == 1 else "p" + op,
                            operands[0])
@@ -1270,6 +1273,14 @@ def _plain(cursor: ci.Cursor) -> ci.Cursor:
             break
         cursor = kids[0]
     return cursor
+
+
+def _writes_right(operator: ci.Cursor | None) -> bool:
+    """An overloaded binary operator whose right operand binds to a reference to
+    non-const: a member's first parameter, a free function's second."""
+    flags = _by_reference(operator)
+    right = 0 if operator is not None and operator.kind == K.CXX_METHOD else 1
+    return len(flags) > right and flags[right]
 
 
 def _by_reference(function: ci.Cursor | None) -> tuple[bool, ...]:

@@ -21,6 +21,8 @@ parameters; a callee's accesses through a parameter bound to one count for its e
 
 from __future__ import annotations
 
+import itertools
+
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Mapping
@@ -28,7 +30,7 @@ from typing import Mapping
 from .. import expr as E
 from ..errors import Coord, KernelError, warning_text
 from .. import ir
-from ..ir import Array, Conjunction, If, Loop, Node, Param, Stmt
+from ..ir import Access, Array, Conjunction, If, Loop, Node, Param, Stmt
 from . import calls
 from .accesses import AccessLowering
 from .calls import Binding, StreamPort
@@ -521,16 +523,24 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
                 if pointer is not None:
                     stmts += pointer
                     continue
-                if not d.is_array and d.init is not None:
+                if d.init is not None and not d.is_array:
                     self._check_reference(d)
                     with self._stepping(d):
                         stmts += self._inlined(d.init)
                         stmts += self._guarded_statements(d.init, d.coord)
+                elif d.init is not None and not self._set_once(d):
+                    with self._stepping(d):  # what an array's initializer reads
+                        stmts += self._inlined(d.init)
+                        stmts += [n for n in self._guarded_statements(d.init, d.coord)
+                                  if not (isinstance(n, Stmt) and not n.accesses)]
+                    self._apply_effects(d.init)
                 if not d.is_array:
                     self._declare_scalar(d)
                 elif d.coord in self._local_names:  # in scope until its block ends
                     self._visible = {**self._visible,
                                      d.name: Binding(self._local_names[d.coord])}
+                    if d.init is not None:
+                        stmts += self._initialized(d)
             return stmts
         if isinstance(node, N.Empty):
             return []
@@ -545,6 +555,31 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
             stmts = self._guarded_statements(node, coord)
         self._apply_effects(node)
         return inlined + stmts
+
+    def _set_once(self, decl: N.Decl) -> bool:
+        """A local array that is ``static`` (or not the IR's): its initializer runs
+        once, before the kernel."""
+        name = self._local_names.get(decl.coord)
+        return name is None or self._arrays[name].static
+
+    def _initialized(self, decl: N.Decl) -> list[Node]:
+        """The writes of every element that a local array's initializer makes (C fills
+        those it does not list with zeros), where they share cycles: in a pipelined
+        or unrolled loop, or a pipelined function (``int w[3] = {in[i], in[i + 1],
+        in[i + 2]};``), unless the array is ``static`` (set once) or ``const`` (a
+        ROM's contents).  The declaration's text stays, so its references do too."""
+        name = self._local_names[decl.coord]
+        array = self._arrays[name]
+        if not (self._pipelines or self._unrolled or self._function_pipeline) \
+                or self._followed or self._set_once(decl) or array.const:
+            return []  # a const array is a ROM's contents
+        self._keep_as_written(name, f"its declaration at {decl.coord} initializes it")
+        ref_id, self._next_ref = self._next_ref, self._next_ref + 1
+        shape = array.shape
+        return [Stmt(tuple(Access(name, tuple(E.const(i) for i in index), "write", ref_id,
+                                  decl.coord)
+                           for index in itertools.product(*map(range, shape))),
+                     decl.coord)]
 
     def _exiting_loop(self, node: N.For, label: str | None) -> list[Node]:
         """:meth:`_loop`, its :class:`Loop` marked with how the ``break``,

@@ -280,7 +280,9 @@ def never_written(body: N.Node, name: str,
         if (isinstance(n, N.Decl) and n.ctype is not None and n.ctype.kind in REFERENCE_KINDS
                 and not n.ctype.referent.const and mentions(n.init)):
             return False
-        if isinstance(n, N.FuncCall) and n.name not in VALUE_CALLS:
+        if isinstance(n, N.BinaryOp) and n.writes_right and mentions(n.right):
+            return False
+        if isinstance(n, N.FuncCall) and not _value_call(n, callees):
             callee = callees.get(n.key)
             if n.method and not (n.name in AP_READERS) and mentions(n.args[0]):
                 return False
@@ -316,7 +318,9 @@ def _escaped(node: N.Node, names: frozenset[str],
                  or (node.ctype.element_struct and isinstance(node.init, N.InitList)))):
         # a struct's braced initializer may bind a reference member (struct R { int &r; })
         return N.identifiers(node.init) & names
-    if isinstance(node, N.FuncCall) and node.name not in VALUE_CALLS:
+    if isinstance(node, N.BinaryOp) and node.writes_right:
+        return _lvalue_roots(node.right) & names
+    if isinstance(node, N.FuncCall) and not _value_call(node, callees):
         callee = callees.get(node.key)
         args = node.args if callee is None else [
             a for a, p in zip(node.args, callee.params)
@@ -421,6 +425,13 @@ def effect_text(node: N.Node) -> str:
     if isinstance(node, N.FuncCall):
         return f"calls '{node.name}', which may have side effects"
     return "has side effects"
+
+
+def _value_call(call: N.FuncCall, callees: Mapping[str, N.FuncDef | None]) -> bool:
+    """A library ``min``/``max``/``abs`` (:data:`VALUE_CALLS`), which takes its
+    arguments by value: not one the kernel defines, whose parameters may be
+    references it writes (``void MIN(int &a, int b)``)."""
+    return call.name in VALUE_CALLS and call.key not in callees
 
 
 def _pure(call: N.FuncCall) -> bool:
