@@ -135,23 +135,12 @@ def header_methods(unit: clangtu.Unit, user_end: int) -> tuple[SharedType, ...]:
     moves them out, ``inline`` (the banked kernel defines them too, and the trace
     driver, which links none, has this one)."""
     found = []
-    stack = list(unit.own_top)
-    while stack:
-        cursor = stack.pop()
-        if not _own(unit, cursor, user_end):
-            continue
-        if cursor.kind == ci.CursorKind.NAMESPACE:
-            stack.extend(cursor.get_children())
-        elif (cursor.kind in METHOD_KINDS and cursor.is_definition()
-              and not unit.in_main(cursor.semantic_parent.location)):
+    for cursor in _file_scope_declarations(unit, user_end):
+        if (cursor.kind in METHOD_KINDS and cursor.is_definition()
+                and not unit.in_main(cursor.semantic_parent.location)):
             start, end = cursor.extent.start.offset, cursor.extent.end.offset
-            namespaces = []
-            parent = cursor.lexical_parent
-            while parent is not None and parent.kind == ci.CursorKind.NAMESPACE:
-                namespaces.append(parent.spelling)
-                parent = parent.lexical_parent
             inline = not unit.data[start:end].lstrip().startswith(b"inline")
-            found.append(SharedType(start, end, tuple(reversed(namespaces)), inline))
+            found.append(SharedType(start, end, _lexical_namespaces(cursor)[0], inline))
     return tuple(sorted(found))
 
 
@@ -190,6 +179,12 @@ def _header_prototypes_called(unit: clangtu.Unit, calls: list[ci.Cursor],
 
 
 def _file_scope_functions(unit: clangtu.Unit, user_end: int) -> Iterator[ci.Cursor]:
+    return (c for c in _file_scope_declarations(unit, user_end)
+            if c.kind == ci.CursorKind.FUNCTION_DECL)
+
+
+def _file_scope_declarations(unit: clangtu.Unit, user_end: int) -> Iterator[ci.Cursor]:
+    """The kernel text's declarations at file scope and in its namespaces."""
     stack = list(unit.own_top)
     while stack:
         cursor = stack.pop()
@@ -197,7 +192,7 @@ def _file_scope_functions(unit: clangtu.Unit, user_end: int) -> Iterator[ci.Curs
             continue
         if cursor.kind == ci.CursorKind.NAMESPACE:
             stack.extend(cursor.get_children())
-        elif cursor.kind == ci.CursorKind.FUNCTION_DECL:
+        else:
             yield cursor
 
 
@@ -350,11 +345,18 @@ def _span(unit: clangtu.Unit, decl: ci.Cursor) -> SharedType:
     if not stripped.startswith(b";"):
         raise _Stays(decl, f"'{decl.spelling}' is declared with a variable (declare the "
                            "variable apart)")
+    namespaces, parent = _lexical_namespaces(decl)
+    if parent is None or parent.kind != ci.CursorKind.TRANSLATION_UNIT:
+        raise _Stays(decl, f"'{decl.spelling}' is defined in an extern \"C\" block")
+    return SharedType(start, end + len(rest) - len(stripped) + 1, namespaces)
+
+
+def _lexical_namespaces(decl: ci.Cursor) -> tuple[tuple[str, ...], ci.Cursor | None]:
+    """The namespaces written around ``decl``, outermost first, and what is around
+    them (an ``extern "C"`` block is a lexical parent only)."""
     namespaces = []
-    parent = decl.lexical_parent  # an extern "C" block is a lexical parent only
+    parent = decl.lexical_parent
     while parent is not None and parent.kind == ci.CursorKind.NAMESPACE:
         namespaces.append(parent.spelling)
         parent = parent.lexical_parent
-    if parent is None or parent.kind != ci.CursorKind.TRANSLATION_UNIT:
-        raise _Stays(decl, f"'{decl.spelling}' is defined in an extern \"C\" block")
-    return SharedType(start, end + len(rest) - len(stripped) + 1, tuple(reversed(namespaces)))
+    return tuple(reversed(namespaces)), parent
