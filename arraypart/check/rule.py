@@ -54,7 +54,7 @@ from .. import expr as E
 from .. import ir
 from ..scheme import Banking, index_var
 from .frames import Frame, values
-from .ports import (UNUSED, BankUse, Grid, by_class, copies_of, element_addresses,
+from .ports import (UNUSED, BankUse, Grid, by_class, element_addresses,
                     key_groups, min_iis, read_copies)
 from .report import ConflictAccess
 
