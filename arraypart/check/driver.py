@@ -401,7 +401,8 @@ def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory
         counted = {name: one_write(per_array[name], *classes[name]) for name in arrays}
         needs = {name: _needs(counted[name], memories[name], frame.rows, static, deadline)
                  for name in arrays}
-        bundles = _shared_bundles({name: one_write(cs, *classes[name])
+        bundles = _shared_bundles({name: counted[name] if static is None
+                                   else one_write(cs, *classes[name])
                                    for name, cs in off_chip.items()}, memories, frame.rows)
         need = np.ones(frame.rows, np.int64)
         for array_need in [*needs.values(), *(b.need for b in bundles.values())]:

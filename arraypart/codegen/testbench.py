@@ -137,8 +137,7 @@ def testbench_context(kernel: Kernel) -> dict:
     """The template variables of the testbench."""
     source = kernel.source
     func = source.func
-    bounds = _index_bounds(kernel)
-    params = _sizes_kept_in_range([_param(p, kernel, bounds) for p in func.params], kernel)
+    params = _with_driven(*_driven_params(kernel))
     return_type = _unqualified(func.return_type)
     returns = return_type != "void"
     data = source.text.encode()
@@ -168,28 +167,30 @@ def testbench_context(kernel: Kernel) -> dict:
     }
 
 
-def _sizes_kept_in_range(params: list[TbParam], kernel: Kernel) -> list[TbParam]:
-    """``params`` with the stepped scalars and the sizes that a run-time size's
-    expression reads lowered where it would leave the size's range
-    (:func:`.drive.driven_values`)."""
-    driven = driven_values(kernel, _stepped(params), CALLS, SCALAR_INT)
+def _driven_params(kernel: Kernel) -> tuple[list[TbParam], dict[str, tuple[int, ...]]]:
+    """The top's parameters as the testbench drives them, and the values per call of
+    the stepped scalars and the sizes that a run-time size's expression reads where it
+    would otherwise leave the size's range (:func:`.drive.driven_values`)."""
+    bounds = _index_bounds(kernel)
+    params = [_param(p, kernel, bounds) for p in kernel.source.func.params]
+    stepped = frozenset(p.scalar.name for p in params
+                        if p.scalar is not None and p.scalar.value == SCALAR_BY_CALL)
+    return params, driven_values(kernel, stepped, CALLS, SCALAR_INT)
+
+
+def _with_driven(params: list[TbParam], driven: dict[str, tuple[int, ...]]
+                 ) -> list[TbParam]:
+    """``params`` with each scalar of ``driven`` taking its values by call."""
     return [p if p.scalar is None or p.scalar.name not in driven else replace(
         p, scalar=replace(p.scalar, value=_by_call(driven[p.scalar.name])))
         for p in params]
 
 
-def _stepped(params: list[TbParam]) -> frozenset[str]:
-    return frozenset(p.scalar.name for p in params
-                     if p.scalar is not None and p.scalar.value == SCALAR_BY_CALL)
-
-
 def first_call_sizes(kernel: Kernel) -> dict[str, int]:
     """The value the testbench's first call passes to each run-time size that is an
     argument of the top: its ``high``, or lower where another size's expression
-    needs it (:func:`_sizes_kept_in_range`)."""
-    bounds = _index_bounds(kernel)
-    params = [_param(p, kernel, bounds) for p in kernel.source.func.params]
-    driven = driven_values(kernel, _stepped(params), CALLS, SCALAR_INT)
+    needs it (:func:`_driven_params`)."""
+    driven = _driven_params(kernel)[1]
     return {p.name: driven[p.name][0] if p.name in driven else p.high
             for p in kernel.params if p.high is not None}
 

@@ -338,25 +338,32 @@ def _bundle_ii(accesses: list[LaneAccess], kernel: ir.Kernel) -> int:
     bundle and kind, the most distinct addresses live at one time vector
     (:func:`_most_live`), so accesses under exclusive conditions (``if (c == 0)
     out[k] = 0; else out[k] = v;``) count once."""
-    demand: dict[tuple[str, str], dict[tuple, list[isl.Set]]] = {}
+    demand: dict[tuple[str, str], list[tuple[tuple, isl.Set]]] = {}
     for position, access in enumerate(accesses):
         bundle = kernel.array(access.array).bundle
         if bundle is not None:
-            key = (access.array, _address_key(access, position))
-            demand.setdefault((bundle, access.kind), {}).setdefault(key, []).append(
-                access.domain)
-    return max((_most_live(live) for live in demand.values()), default=1)
+            demand.setdefault((bundle, access.kind), []).append(
+                ((access.array, _address_key(access, position)), access.domain))
+    return max((_most_live(pairs) for pairs in demand.values()), default=1)
 
 
-def _most_live(live: dict[tuple, list[isl.Set]]) -> int:
-    """The most address classes of ``live`` (class -> the domains it is live on) live
-    at one time vector; every class when their domains lie in different spaces
-    (accesses of different chains of inner loops, never compared)."""
-    domains = [d for ds in live.values() for d in ds]
-    if any(not d.get_space().is_equal(domains[0].get_space()) for d in domains):
-        return len(live)
-    union = {key: functools.reduce(isl.Set.union, ds) for key, ds in live.items()}
-    return _heaviest_cell(functools.reduce(isl.Set.union, union.values()), union)
+def _most_live(pairs: list[tuple[tuple, isl.Set]]) -> int:
+    """The most address classes of ``pairs`` (class, a domain it is live on) live at
+    one time vector; every class when the domains lie in different spaces (accesses
+    of different chains of inner loops, never compared)."""
+    space = pairs[0][1].get_space()
+    if any(not domain.get_space().is_equal(space) for _, domain in pairs):
+        return len({key for key, _ in pairs})
+    live = _live(pairs)
+    return _heaviest_cell(functools.reduce(isl.Set.union, live.values()), live)
+
+
+def _live(pairs: Iterable[tuple[tuple, isl.Set]]) -> dict[tuple, isl.Set]:
+    """Address class -> the union of the domains it is live on."""
+    live: dict[tuple, isl.Set] = {}
+    for key, domain in pairs:
+        live[key] = live[key].union(domain) if key in live else domain
+    return live
 
 
 def _array_model(array: ir.Array, ports: int, groups: tuple[CycleGroup, ...],
@@ -379,11 +386,9 @@ def group_concurrency(group: CycleGroup) -> int:
     """The largest number of distinct addresses live at one time vector of ``group``:
     each address class is live on the union of its lane accesses' domains
     (:func:`_heaviest_cell`)."""
-    live: dict[tuple, isl.Set] = {}
-    for position, access in enumerate(group.accesses):
-        key = _address_key(access, position)
-        live[key] = live[key].union(access.domain) if key in live else access.domain
-    return _heaviest_cell(group.domain, live)
+    return _heaviest_cell(group.domain, _live(
+        (_address_key(access, position), access.domain)
+        for position, access in enumerate(group.accesses)))
 
 
 def _heaviest_cell(domain: isl.Set, live: dict[tuple, isl.Set]) -> int:
