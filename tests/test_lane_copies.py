@@ -209,6 +209,35 @@ def test_a_read_only_header_table_becomes_a_multi_port_rom(tmp_path):
     assert_the_trace_agrees(compiled, tmp_path, ports=2)
 
 
+IN_TIME_LOOKUP = """\
+#include "table.h"
+
+void lookup(const unsigned char idx[256], int out[256]) {
+    for (int j = 0; j < 256; j++) {
+#pragma HLS pipeline
+#pragma HLS unroll factor=8
+        out[j] = table[idx[j] & 63];
+    }
+}
+"""
+
+
+@needs_gxx
+def test_lanes_unrolled_in_time_spread_over_a_multi_port_rom(tmp_path):
+    """``unroll factor=8`` on the pipelined loop itself (CSE237's DFT coefficient
+    lookups): its eight lanes share one reference, whose emitted text stays, so only
+    a multi-port ROM spreads them; numbered by their lane ``j'`` they read four
+    dual-port copies (II 4 on one memory before)."""
+    (tmp_path / "table.h").write_text(TABLE_HEADER)
+    compiled = arraypart.compile_kernel(write(tmp_path, "lookup.cpp", IN_TIME_LOOKUP))
+    table = array(compiled.report, "table")
+    assert table.multi_port_rom and table.banking.copies == 4 and table.conflict_free
+    assert "#pragma HLS bind_storage variable=table type=rom_np" in compiled.files["lookup.cpp"]
+    assert [loop["achieved_ii"] for loop in compiled.report.to_json()["loops"]] == [1]
+    assert_the_testbench_passes(compiled, tmp_path)
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)
+
+
 def test_a_header_table_that_is_written_gets_no_rom(tmp_path):
     (tmp_path / "table.h").write_text(TABLE_HEADER)
     written = LOOKUP % "\n            table[u] = r;"

@@ -798,11 +798,11 @@ class _Search:
         self.varying = frozenset().union(*(s.varying for s in shapes))
         self.ceiling = search_ceiling(options.max_banks, options.bram_budget, bound,
                                       shapes, am.array.shape)
-        self.refs = read_refs(shapes)
         lanes = [a for s in shapes for a in s.lanes]
         self.duplicable = not am.array.written_by_reference and (
             may_be_multi_port_rom(am) if am.array.pragma_only else sum(
                 a.kind == "read" for a in lanes) > sum(_writes(s) for s in shapes))
+        self.refs = read_refs(shapes, in_time=self.duplicable and am.array.pragma_only)
         self.uniform = [s for s in shapes if s.uniform]
         self.loads = [(len({tuple(d) for d, a in zip(s.offsets, s.lanes) if a.kind == "read"}),
                        _writes(s), s.group.target_ii)
@@ -1053,7 +1053,7 @@ class _Search:
             self.overload_memo[key] = any(
                 shared_banks_overloaded(sample, [
                     k for k, a in enumerate(sample.shape.lanes)
-                    if a.kind == "write" or lane_copy(assignment, a.ref_id, a.lane) == copy],
+                    if a.kind == "write" or lane_copy(assignment, a.ref_id, a.copy_lane) == copy],
                     bank_dims, self.am.ports, self.am.array.shape)
                 for sample in self.samples for copy in range(copies))
         return self.overload_memo[key]
@@ -1351,7 +1351,7 @@ class _Search:
                               and a.domain.is_equal(shape.group.domain)]
                 for copy in range(copies):
                     wild = [a for a in everywhere if a.kind == "write"
-                            or lane_copy(assignment, a.ref_id, a.lane) == copy]
+                            or lane_copy(assignment, a.ref_id, a.copy_lane) == copy]
                     if len(wild) >= 2:
                         writes = sum(a.kind == "write" for a in wild)
                         loads.append((len(wild) - writes, writes, shape.group.target_ii))
@@ -1496,7 +1496,7 @@ def _copy_lane_sets(shape: GroupShape, copies: int, assignment: tuple) -> list[L
     """Per copy, the lanes of a uniform group its banks serve: every write (those
     that are one write, ``CycleGroup.merged_writes``, once) and the copy's reads."""
     is_write = np.array([a.kind == "write" for a in shape.lanes], dtype=bool)
-    copy_ids = np.array([lane_copy(assignment, a.ref_id, a.lane) for a in shape.lanes])
+    copy_ids = np.array([lane_copy(assignment, a.ref_id, a.copy_lane) for a in shape.lanes])
     counted = np.array([k not in shape.group.merged_writes for k in range(len(shape.lanes))],
                        dtype=bool)
     return [lane_set(shape.offsets[mask], is_write[mask])

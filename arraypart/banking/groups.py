@@ -144,13 +144,15 @@ class ReadRef:
     lanes: tuple[tuple[tuple[str, int], ...], ...] = ()
 
 
-def read_refs(shapes: list[GroupShape]) -> tuple[ReadRef, ...]:
-    """The read references of an array, in ``ref_id`` order."""
+def read_refs(shapes: list[GroupShape], *, in_time: bool) -> tuple[ReadRef, ...]:
+    """The read references of an array, in ``ref_id`` order; with ``in_time`` (a
+    multi-port ROM, whose copies no emitted code selects) the lanes of loops unrolled in
+    time number them too (``LaneAccess.copy_lane``)."""
     lanes: dict[int, list[tuple[tuple[str, int], ...]]] = {}
     for s in shapes:
         for a in s.lanes:
             if a.kind == "read":
-                lanes.setdefault(a.ref_id, []).append(tuple(a.lane))
+                lanes.setdefault(a.ref_id, []).append(a.copy_lane if in_time else a.lane)
     return tuple(_read_ref(r, lanes[r]) for r in sorted(lanes))
 
 

@@ -187,7 +187,7 @@ def _counted_verdict(array_model: ArrayModel, group: CycleGroup, banking: Bankin
     banks = [_fixed_bank(banking.scheme, a) for a in group.accesses]
     for copy in range(banking.copies):
         mine = [k for k, a in enumerate(group.accesses) if k not in group.merged_writes
-                and (a.kind == "write" or banking.copy_of(a.ref_id, a.lane) == copy)]
+                and (a.kind == "write" or banking.copy_of(a.ref_id, a.copy_lane) == copy)]
         for bank in sorted({banks[k] for k in mine}, key=lambda b: (b is None, b or 0)):
             lanes = [group.accesses[k] for k in mine if banks[k] in (bank, None)]
             writes = sum(a.kind == "write" for a in lanes)
@@ -239,7 +239,7 @@ class _GroupProver:
             self._check_deadline()  # one set per lane: thousands for a big unroll
             domain, self.names = S.with_irregular(S.plain(a.domain), irregular)
             self.domains.append(domain)
-            key = (a.index, banking.copy_of(a.ref_id, a.lane))
+            key = (a.index, banking.copy_of(a.ref_id, a.copy_lane))
             mergeable = a.kind == "read" and a.regular
             first = group.merged_writes.get(k, representative.get(key) if mergeable else None)
             if first is not None:
@@ -264,7 +264,7 @@ class _GroupProver:
     def _copy(self, k: int) -> int:
         """The copy read lane ``k`` reads."""
         lane = self.group.accesses[k]
-        return self.banking.copy_of(lane.ref_id, lane.lane)
+        return self.banking.copy_of(lane.ref_id, lane.copy_lane)
 
     def _is_write(self, k: int) -> bool:
         return self.group.accesses[k].kind == "write"

@@ -131,7 +131,7 @@ def refuted(sample: GroupSample, banking: Banking, ports: PortModel) -> bool:
         sizes = np.bincount(scheme.maps()[0].ravel(), minlength=scheme.banks)
     for copy in range(banking.copies):
         chosen = [k for k, a in enumerate(lanes)
-                  if a.kind == "write" or banking.copy_of(a.ref_id, a.lane) == copy]
+                  if a.kind == "write" or banking.copy_of(a.ref_id, a.copy_lane) == copy]
         reads, writes = _regular_loads(sample, [k for k in chosen if not wild[k]],
                                        bank_expr, shape, scheme.banks)
         if sizes is not None:

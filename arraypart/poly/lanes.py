@@ -18,7 +18,10 @@ quasi-affine expressions over ``P`` plus the sub-domain of ``P`` where the lane 
 A lane records the value of each fully unrolled iterator that is one constant in it
 (``LaneAccess.lane``): a compile-time value in the emitted code, which a read copy may
 depend on.  An iterator whose value depends on ``P`` (a varying start, or a loop
-unrolled in time) is not recorded.
+unrolled in time) is not recorded there; a lane of a loop unrolled in time records its
+number ``l`` instead, as ``v'`` (``LaneAccess.in_time``): no name in the emitted code,
+which keeps that loop as written, but a multi-port ROM spreads its reads over copies
+by it.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ class Lane:
     env: Mapping[str, E.Expr]
     values: tuple[tuple[str, int], ...]
     domain: isl.Set
+    in_time: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True, eq=False)
@@ -188,8 +192,8 @@ def _record(accesses: tuple[ir.Access, ...], frame: Frame, out: Collector,
             out.found.append(Found(frame, LaneAccess(
                 access.array, access.kind, index, access.ref_id, access.coord,
                 lane.values, lane.domain, access.field, access.window, marks,
-                (scope, access.index), same_value=_in_lane(access.same_value, lane)),
-                path))
+                (scope, access.index), same_value=_in_lane(access.same_value, lane),
+                in_time=lane.in_time), path))
 
 
 def _in_lane(same_value: tuple | None, lane: Lane) -> tuple | None:
@@ -237,8 +241,9 @@ def _enter_in_time(frame: Frame, loop: ir.Loop, factor: int, *, chained: bool) -
         for k in range(factor):
             offset = k * loop.step
             env = {**lane.env, loop.var: E.add(E.var(loop.var), shift, E.const(offset))}
+            numbered = lane.in_time + ((f"{loop.var}'", k),) if factor > 1 else lane.in_time
             lanes.append(Lane(env, lane.values, blocks if factor == 1 else blocks.intersect(
-                G.lane_set(loop, space, loop.var, bounds, offset))))
+                G.lane_set(loop, space, loop.var, bounds, offset)), numbered))
     chain = frame.chain + ((id(loop),) if chained else ())
     return Frame(frame.root, frame.pipelined, frame.time_vars + (loop.var,), chain,
                  tuple(lanes), domain, loop.step < 0)
@@ -281,7 +286,7 @@ def _unroll_fully(frame: Frame, loop: ir.Loop) -> Frame:
             value = E.add(start, E.const(k * loop.step))
             known = ((loop.var, value.value),) if isinstance(value, E.Const) else ()
             lanes.append(Lane({**lane.env, loop.var: value}, lane.values + known,
-                              lane.domain))
+                              lane.domain, lane.in_time))
     return replace(frame, lanes=tuple(lanes))
 
 

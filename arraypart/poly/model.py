@@ -53,6 +53,9 @@ class LaneAccess:
     unrolled iterators (None where the access has none); ``aliases``: the read references
     of this lane that read the same element (one ``same_value``, the same branches),
     merged into this one (:func:`.build.one_read_per_element`): they read its copy.
+    ``in_time``: per loop unrolled in time around it (``unroll factor=u`` on a
+    pipelined loop), the lane's number ``0 <= l < u`` there, named ``v'`` after the
+    loop's iterator v (:mod:`.lanes`).
     """
 
     array: str
@@ -69,6 +72,13 @@ class LaneAccess:
     instances: tuple[tuple[Expr | None, ...], ...] = ()
     same_value: tuple | None = None
     aliases: tuple[int, ...] = ()
+    in_time: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def copy_lane(self) -> tuple[tuple[str, int], ...]:
+        """``lane`` and ``in_time``: the values a read copy rule may use (only a
+        multi-port ROM's rule uses ``in_time``, which no emitted code names)."""
+        return self.lane + self.in_time
 
     @property
     def regular(self) -> bool:

@@ -94,7 +94,7 @@ def lane_table(array_model: ArrayModel, copies: int,
             ranges[group_port(g, v)] = found
         for position, (access, index) in enumerate(zip(group.accesses, renamed_indices(group, g))):
             lane_copies = (tuple(range(copies)) if access.kind == "write"
-                           else (lane_copy(read_copy, access.ref_id, access.lane),))
+                           else (lane_copy(read_copy, access.ref_id, access.copy_lane),))
             for d, e in enumerate(access.index):
                 if e is None:
                     ranges[irregular_port(g, position, d)] = (0, shape[d] - 1)

@@ -260,7 +260,7 @@ def _group_lanes(g: int, group: CycleGroup, banking: Banking, ranges: dict[str, 
     indexes: dict[tuple, tuple[E.Expr, ...]] = {}
     for position, (access, index) in enumerate(zip(group.accesses, renamed_indices(group, g))):
         copies = (tuple(range(banking.copies)) if access.kind == "write"
-                  else (banking.copy_of(access.ref_id, access.lane),))
+                  else (banking.copy_of(access.ref_id, access.copy_lane),))
         for d, e in enumerate(access.index):
             if e is None:
                 ranges[irregular_port(g, position, d)] = (0, shape[d] - 1)
