@@ -107,12 +107,13 @@ def test_m_axi_pointer_is_off_chip_and_never_partitioned(tmp_path):
 def test_a_pointer_that_is_m_axi_by_default_is_stated_m_axi_in_the_emitted_kernel(tmp_path):
     """The model gives a pointer without an INTERFACE pragma the kernel flow's m_axi;
     the project's Vivado flow would make it ap_memory or a register port, so the
-    emitted kernel says m_axi (probe 34 F6); a pointer with a pragma keeps its own."""
-    text = """void p(const int *x, int *z, int *last) {
+    emitted kernel says m_axi (probe 34 F6) with a depth in the pointer's own elements
+    (rows of ``rows[][16]``); a pointer with a pragma keeps its own."""
+    text = """void p(const int *x, int *z, int *last, const int rows[][16]) {
 #pragma HLS INTERFACE m_axi port=z bundle=out offset=slave
   for (int i = 0; i < 64; i++) {
 #pragma HLS PIPELINE II=1
-    z[i] = x[i] + 1;
+    z[i] = x[i] + rows[i][3];
   }
   *last = x[63];
 }
@@ -121,6 +122,7 @@ def test_a_pointer_that_is_m_axi_by_default_is_stated_m_axi_in_the_emitted_kerne
     emitted = compiled.files["p.cpp"]
     assert "#pragma HLS INTERFACE m_axi port=x bundle=gmem0 depth=64\n" in emitted
     assert "#pragma HLS INTERFACE m_axi port=last bundle=gmem0 depth=1\n" in emitted
+    assert "#pragma HLS INTERFACE m_axi port=rows bundle=gmem0 depth=64\n" in emitted
     assert emitted.count("port=z") == 1
     assert "-flow_target vivado" in compiled.files["run_hls.tcl"]
     again = arraypart.analyze(write(tmp_path, "again.cpp", emitted))

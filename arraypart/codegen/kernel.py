@@ -559,8 +559,9 @@ def _pragmas(s: ArraySolution, ex: Explicit | None, written: str | None) -> list
     out = []
     array = written or s.array.name
     if s.array.implied_bundle:
-        depth = f" depth={s.array.shape[0]}" if len(s.array.shape) == 1 else ""
-        out.append(f"HLS INTERFACE m_axi port={array} bundle={s.array.bundle}{depth}")
+        # depth counts the pointer's own elements: rows of ``int b[][16]``
+        out.append(f"HLS INTERFACE m_axi port={array} bundle={s.array.bundle} "
+                   f"depth={s.array.shape[0]}")
     if ex is not None:
         # every dimension but the words of a bank; a single bank needs no partition
         count = len(ex.dims) - 1 - (ex.banking.scheme.banks == 1)
