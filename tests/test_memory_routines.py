@@ -269,19 +269,36 @@ void p2c(const short in[64], short out[64]) {
 """
 
 
+# The compiler's built-in forms and std:: names are the same routines (g++ and clang
+# turn ``memcpy`` into ``__builtin_memcpy``; some HLS code calls that directly).
+SPELLED = """#include <cstring>
+void spelled(const int in[64], int out[64]) {
+  int buf[16];
+  for (int r = 0; r < 4; r++) {
+#pragma HLS pipeline II=1
+    __builtin_memcpy(buf, in + 16 * r, 16 * sizeof(int));
+    std::memset(out + 16 * r, 0, 8 * sizeof(int));
+    __builtin_memmove(out + 16 * r + 8, buf + 4, 8 * sizeof(int));
+  }
+}
+"""
+
+
 @needs_gxx
 @pytest.mark.parametrize("name, text, iis", [
     ("rows", ROWS, [8, 1]), ("across", ACROSS_ROWS, [4, 1]),
     ("partial", PARTIAL, [1, 8, 1]), ("callee", IN_A_CALLEE, [8, 1]),
-    ("typed", TYPED, [4, 1, 1]), ("template", IN_A_TYPE_TEMPLATE, [1, 4, 4])],
+    ("typed", TYPED, [4, 1, 1]), ("template", IN_A_TYPE_TEMPLATE, [1, 4, 4]),
+    ("spelled", SPELLED, [12])],
     ids=["rows", "across-rows", "partial-element", "callee-lanes", "struct-ap-field",
-         "type-template"])
+         "type-template", "builtin-and-std"])
 def test_the_trace_of_a_routine_agrees_with_the_model(tmp_path, name, text, iis):
     """Rows, a copy that runs on into the next row (C's layout: A[i][4..7] then
     A[i + 1][0..3]), bytes that cover an element in part (8 reads of in, 15 writes
     of buf), a memmove in a sub-function's unrolled loop: g++'s addresses are the
     model's, the II the rule gives the trace is the checker's, and the banked kernel
-    computes the same; struct and ap_uint elements, a struct's array field."""
+    computes the same; struct and ap_uint elements, a struct's array field; the
+    ``__builtin_`` and ``std::`` spellings."""
     compiled = arraypart.compile_kernel(write(tmp_path, f"{name}.cpp", text))
     assert as_written_iis(compiled.report) == iis
     assert traced_as_written(compiled.report, tmp_path / "trace") == iis

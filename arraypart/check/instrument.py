@@ -69,8 +69,9 @@ _UNROLL_FACTOR = re.compile(
     r"HLS\s+unroll\b.*\bfactor\s*=\s*([\w:()+\-*/% ]+?)\s*"
     r"(?=$|\s(?:skip_exit_check|off)\b|\s\w+\s*=)", re.IGNORECASE)
 NAMESPACE = "::arraypart_trace::"
-# The C library's routines that copy or fill memory, and those of them that read a
-# source (:mod:`arraypart.frontend.routines`).
+# The C library's routines that copy or fill memory (also as the compiler's
+# ``__builtin_`` forms), and those of them that read a source
+# (:mod:`arraypart.frontend.routines`).
 _ROUTINES = frozenset(("memcpy", "memmove", "memset"))
 _COPYING = frozenset(("memcpy", "memmove"))
 _TERMINATOR = re.compile(rb"(?:\s|/\*.*?\*/|//[^\n]*\n)*;", re.DOTALL)
@@ -213,13 +214,15 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
 
 
 def _is_routine(cursor: ci.Cursor, unit: clangtu.Unit) -> bool:
-    """A call of the C library's ``memcpy``, ``memmove`` or ``memset`` (not one the
-    kernel file defines), as the front end models it
+    """A call of the C library's ``memcpy``, ``memmove`` or ``memset`` or their
+    ``__builtin_`` forms (not one the kernel file defines), as the front end models it
     (:mod:`arraypart.frontend.routines`)."""
-    if cursor.kind != K.CALL_EXPR or _called_name(cursor) not in _ROUTINES:
+    if cursor.kind != K.CALL_EXPR or _routine_name(cursor) not in _ROUTINES:
         return False
     called = cursor.referenced
-    return called is None or not unit.in_main(called.location)
+    # the compiler declares ``__builtin_memcpy`` where it is first called
+    defined = None if called is None else called.get_definition()
+    return defined is None or not unit.in_main(defined.location)
 
 
 def _routine_edits(cursor: ci.Cursor, unit: clangtu.Unit, first_site: int
@@ -241,7 +244,7 @@ def _routine_edits(cursor: ci.Cursor, unit: clangtu.Unit, first_site: int
             or any(not (start < lo < hi < end) or not unit.in_main(a.extent.start)
                    for a, (lo, hi) in zip(args, spans))):
         return None
-    copying = _called_name(cursor) in _COPYING
+    copying = _routine_name(cursor) in _COPYING
     sites = [Site(unit.coord(lo), kind, _field_memory(arg))
              for arg, (lo, _), kind in zip(args, spans, ("write", "read")[:1 + copying])]
     recorded = [-1 if site.conditional else first_site + n for n, site in enumerate(sites)]
@@ -455,6 +458,11 @@ def _stream_read(call: ci.Cursor) -> bool:
     owner = method.semantic_parent
     return (owner is not None and owner.spelling == "stream"
             and owner.semantic_parent is not None and owner.semantic_parent.spelling == "hls")
+
+
+def _routine_name(call: ci.Cursor) -> str:
+    """The name a call calls, without a ``__builtin_`` prefix."""
+    return _called_name(call).removeprefix("__builtin_")
 
 
 def _called_name(call: ci.Cursor) -> str:

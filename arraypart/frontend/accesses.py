@@ -123,7 +123,7 @@ class AccessLowering:
         elif _element_call(node, BIT_UPDATES):
             self._bit_update(_element_call(node, BIT_UPDATES), out)
         elif (isinstance(node, N.FuncCall) and not node.method
-              and node.name in calls.MEMORY_ROUTINES and node.key not in self._callees):
+              and calls.memory_routine(node.name) and node.key not in self._callees):
             self._memory_routine(node, out)
         elif isinstance(node, N.FuncCall):
             self._call_arguments(node, out)

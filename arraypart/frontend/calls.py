@@ -42,7 +42,14 @@ from .declarations import element_type
 T = ci.TypeKind
 ASSIGNING = ("p++", "++", "p--", "--")
 # Library routines that copy or fill memory: the statement lowering models them.
-MEMORY_ROUTINES = frozenset(("memcpy", "memset", "memmove", "std::memcpy"))
+MEMORY_ROUTINES = frozenset(("memcpy", "memset", "memmove"))
+
+
+def memory_routine(name: str) -> str | None:
+    """The routine of :data:`MEMORY_ROUTINES` that ``name`` calls (``std::memcpy`` and
+    the compiler's ``__builtin_memcpy`` are ``memcpy``), None for any other name."""
+    base = name.removeprefix("std::").removeprefix("__builtin_")
+    return base if base in MEMORY_ROUTINES else None
 MEMBER = "member ref expr"  # what a field access is (cnodes.Other.what)
 
 

@@ -117,7 +117,7 @@ class RoutineLowering:
         if len(call.args) != 3:
             raise KernelError(call.coord, f"'{call.name}' with {len(call.args)} "
                                           "argument(s): expected 3")
-        copying = call.name.rsplit("::", 1)[-1] in COPYING
+        copying = calls.memory_routine(call.name) in COPYING
         dst, src, count = call.args
         memories = [calls.memory_argument(arg, self._visible, self._arrays)
                     if copying or arg is dst else None for arg in (dst, src)]
