@@ -10,11 +10,13 @@
 // concatenation of those) the result is an ap_concat_ref and (a, b) = v assigns v's
 // high bits to a and its low lo.length() bits to b. Otherwise (a const or temporary ap
 // integer, a C integer) it is a const value: assigning to it does not compile, where
-// Vitis would write through a const_cast. Concatenations with ap_fixed are not modelled.
+// Vitis would write through a const_cast. An ap_fixed operand is read only.
 #ifndef ARRAYPART_AP_CONCAT_H
 #define ARRAYPART_AP_CONCAT_H
 
 #include "ap_common.h"
+
+template <int _AP_W, int _AP_I, bool _AP_S, ap_q_mode _AP_Q, ap_o_mode _AP_O, int _AP_N> class ap_fixed_base;
 
 namespace ap_detail {
 
@@ -38,6 +40,11 @@ ap_int_base<ap_concat_ref<_AP_H, _AP_L>::width, false> concat_bits(const ap_conc
 template <class _AP_T, typename std::enable_if<std::is_integral<_AP_T>::value, int>::type = 0>
 ap_int_base<int_of<_AP_T>::type::width, false> concat_bits(_AP_T v) {
   return ap_int_base<int_of<_AP_T>::type::width, false>(v);
+}
+// An ap_fixed operand gives its raw bits (its value times 2^(W - I)), as Vitis' does.
+template <int _AP_W, int _AP_I, bool _AP_S, ap_q_mode _AP_Q, ap_o_mode _AP_O, int _AP_N>
+ap_int_base<_AP_W, false> concat_bits(const ap_fixed_base<_AP_W, _AP_I, _AP_S, _AP_Q, _AP_O, _AP_N>& v) {
+  return v.range();
 }
 // An unscoped enum takes the C type it promotes to (int), as Vitis' int overload does.
 template <class _AP_T, typename std::enable_if<std::is_enum<_AP_T>::value &&

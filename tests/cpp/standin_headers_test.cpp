@@ -126,6 +126,9 @@ static void concatenation() {
   CHECK(table[0x45] == 7);
   ap_uint<512> wide = (ap_uint<256>(1), ap_uint<256>(2));
   CHECK(wide[256] && wide[1] && wide.range(511, 257) == 0);
+  ap_fixed<8, 4> fa = 1.5, fb = -0.25;  // raw bits 0x18 and 0xFC
+  CHECK((fa, fb).width == 16 && (fa, fb) == 0x18FC && (fa, ap_uint<4>(5)) == 0x185);
+  CHECK((ap_uint<4>(5), fa) == 0x518 && (fb, true) == 0x1F9);
 }
 
 static void wide_integers() {
