@@ -430,13 +430,14 @@ def judge_trace(report: Report, recorded: trace.Trace, *, as_written: bool = Fal
 def _ideal_claim(report: Report, position: int, loop) -> trace.Claim:
     """The claim of the ``position``-th loop in the ideal port model: the II its
     banking proofs give, or the II the emitted code reaches under the scheduling rule
-    (checked: never below the ideal port model's) where that is less.  A proof by
+    (checked: never below the ideal port model's) where that is less, and at least the
+    II its m_axi bundles allow, which the replay counts too.  A proof by
     counting, after a time limit, is a coarse bound (cyclic 64 counted at II 33 where
     the checker finds II 1, probe 30 F4): the replay would accept anything up to it."""
     planned = report.planned_ii(loop.name, loop.target_ii)
     emitted = report.loop_achieved_ii(position, loop.name, loop.target_ii)
-    return trace.Claim(loop.name, loop.coord, loop.target_ii,
-                       min(planned, emitted) if report.scheduled is not None else planned,
+    banked = min(planned, emitted) if report.scheduled is not None else planned
+    return trace.Claim(loop.name, loop.coord, loop.target_ii, max(banked, loop.bundle_ii),
                        emitted, loop.bundle_ii)
 
 

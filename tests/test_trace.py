@@ -2000,3 +2000,32 @@ def test_writes_to_an_array_of_streams_in_a_template_are_no_memory_accesses(tmp_
                     "      dst[i * 8 + j] = lanes[j].read();\n}\n")
     judged, _ = _agreeing(path, 2)
     assert "128 accesses recorded" in judged.format()  # src and dst: no stream transfer
+
+
+SHARED_BUNDLE = """\
+void shared(const int *x, const int *y, int *z) {
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    z[i] = x[i] + (i % 4 == 0 ? y[i] : 0);
+  }
+}
+"""
+
+
+@needs_gxx
+def test_the_arrays_of_one_bundle_share_its_channels_in_the_replay(tmp_path):
+    """x and y are both in gmem0 (the kernel flow's default), whose adapter serves one
+    read a cycle for both: the run reads both in every fourth step, so the replay
+    needs II 2 there, disagrees with a claim of II 1, names the bundle and lists the
+    step's transfers (z's write too); it agrees with the model's claim (II 2: the model counts the arm y is read
+    in), and says that the run made fewer transfers than the model counts."""
+    path, report, recorded = _recorded(tmp_path, "shared.c", SHARED_BUNDLE)
+    groups = [g for a in report.model.arrays for g in a.groups]
+    result = trace.check_trace(report.kernel, recorded, {}, _at_targets(report), groups)
+    assert [loop.traced_ii for loop in result.replay.loops] == [2]
+    (text,) = result.disagreements
+    assert "first at step 0 (cycle 0): m_axi bundle gmem0 (m_axi) gets 2 read(s)" in text
+    assert [line.split(": ", 1)[1] for line in text.splitlines()[1:]] == [
+        "read x[0]", "read y[0]", "write z[0]"]
+    modelled = arraypart.api.judge_trace(report, recorded)
+    assert modelled.disagreements == () and "traced II 2: agrees" in modelled.format()

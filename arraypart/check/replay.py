@@ -78,8 +78,7 @@ class Claim:
     the claim is the banking proof's in the ideal port model (references the emission
     keeps as written may raise it, and so may an m_axi bundle that several arrays
     share; None when the claim is the rule's own); ``bundle_ii``: the II the loop's
-    m_axi bundles allow (:class:`..poly.model.LoopInfo`), which the replay, counting
-    each array's ports, does not check."""
+    m_axi bundles allow (:class:`..poly.model.LoopInfo`), at most ``claimed_ii``."""
 
     name: str
     coord: Coord
@@ -93,16 +92,18 @@ class Claim:
 class TracedAccess:
     coord: Coord
     kind: str
+    array: str
     index: tuple[int, ...]
 
-    def format(self, array: str) -> str:
-        return f"{self.coord}: {self.kind} {array}" + "".join(f"[{x}]" for x in self.index)
+    def format(self) -> str:
+        return f"{self.coord}: {self.kind} {self.array}" + "".join(f"[{x}]" for x in self.index)
 
 
 @dataclass(frozen=True, slots=True)
 class Overfull:
     """The first step of a loop whose ports do not fit the claimed II: ``step`` is its
-    ordinal in the loop's run, ``cycle = step * claimed II``."""
+    ordinal in the loop's run, ``cycle = step * claimed II``; ``bundle``: the m_axi
+    bundle whose channels its arrays share (None: one array's bank)."""
 
     step: int
     cycle: int
@@ -113,6 +114,13 @@ class Overfull:
     writes: int
     ports: str
     accesses: tuple[TracedAccess, ...]
+    bundle: str | None = None
+
+    def memory(self) -> str:
+        """What is overfull, for a message."""
+        if self.bundle is not None:
+            return f"m_axi bundle {self.bundle} ({self.ports})"
+        return f"{self.array} copy {self.copy} bank {self.bank} ({self.ports})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,13 +209,14 @@ def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
     ``sources[loop]``: the loop's text, one for the calls a loop is split into (by
     default each loop its own); ``moving``: sites whose subscript differs between the
     calls of one text where the bank reads it (``buf[v]`` at v = 0 and 2), dynamic
-    under the rule whatever values a run shows."""
+    under the rule whatever values a run shows.  The arrays of one m_axi bundle count
+    together (:func:`counting_units`)."""
     counted = {a: m for a, m in memories.items() if not m.banking.scheme.registers}
     if sources is None:
         sources = np.arange(len(loops), dtype=np.int64)
     moving = np.zeros(0, np.int64) if moving is None else moving
     dynamic = _Dynamic.of(path, counted, sources, moving, checkpoint) if rule else None
-    state = _State(len(loops), claims)
+    state = _State(len(loops), claims, counting_units(counted))
     outside: dict[tuple[int, int], OutOfBounds] = {}
     total = 0
     for rows in chunks(path, chunk_records(counted, rule), checkpoint=checkpoint,
@@ -220,6 +229,20 @@ def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
         if uses["loop"].size:
             state.add(uses, counted, sites)
     return Replay(tuple(state.result(loops)), tuple(outside.values()), total)
+
+
+def counting_units(memories: Mapping[int, Memory]) -> dict[int, int]:
+    """Per array id, the memory whose ports its accesses take: its own, or for the
+    arrays of an m_axi bundle that several of them share, the bundle's (named by its
+    first array's id): one read and one write a cycle for all of them (DESIGN §2)."""
+    members: dict[str, list[int]] = {}
+    for a, m in sorted(memories.items()):
+        if m.array.bundle is not None:
+            members.setdefault(m.array.bundle, []).append(a)
+    units = {a: a for a in memories}
+    for ids in members.values():
+        units.update((a, ids[0]) for a in ids)
+    return units
 
 
 def chunk_records(memories: Mapping[int, Memory], rule: bool) -> int:
@@ -470,15 +493,20 @@ def least_ii(model: ir.PortModel, reads: np.ndarray, writes: np.ndarray) -> np.n
     return table[inverse]
 
 
-GROUP = ("loop", "step", "array", "view", "copy", "bank")
+GROUP = ("loop", "step", "unit", "view", "copy", "bank")
+ELEMENT = ("array", "kind", "flat")
 
 
 class _State:
     """Per loop: steps seen, largest need, first step above its claim (the replay's
-    accumulator over chunks)."""
+    accumulator over chunks); ``units``: :func:`counting_units`."""
 
-    def __init__(self, loops: int, claims: Mapping[int, Claim]) -> None:
+    def __init__(self, loops: int, claims: Mapping[int, Claim],
+                 units: Mapping[int, int]) -> None:
         self.claims = claims
+        self.units = np.zeros(max(units, default=0) + 1, np.int64)
+        self.units[list(units)] = list(units.values())
+        self.shared = {u for u in units.values() if list(units.values()).count(u) > 1}
         self.limit = np.array([claims[n].claimed_ii if n in claims else np.iinfo(np.int64).max
                                for n in range(loops)], np.int64)
         self.need = np.ones(loops, np.int64)
@@ -487,10 +515,11 @@ class _State:
 
     def add(self, uses: dict[str, np.ndarray], memories: Mapping[int, Memory],
             sites: tuple[Site, ...]) -> None:
+        uses = {**uses, "unit": self.units[uses["array"]]}
         group = _packed(uses, GROUP)
-        element = _packed(uses, ("kind", "flat"))
+        element = _packed(uses, ELEMENT)
         if group is None or element is None:
-            order = np.lexsort(tuple(uses[k] for k in reversed(GROUP + ("kind", "flat"))))
+            order = np.lexsort(tuple(uses[k] for k in reversed(GROUP + ELEMENT)))
         else:
             order = np.lexsort((element, group))
         u = {k: v[order] for k, v in uses.items()}
@@ -503,11 +532,12 @@ class _State:
         starts = np.flatnonzero(new)
         read = u["kind"] == READ
         fresh_read = read.copy()
-        fresh_read[1:] &= new[1:] | (u["flat"][1:] != u["flat"][:-1]) | ~read[:-1]
+        fresh_read[1:] &= (new[1:] | (u["flat"][1:] != u["flat"][:-1])
+                           | (u["array"][1:] != u["array"][:-1]) | ~read[:-1])
         reads = np.add.reduceat(fresh_read.astype(np.int64), starts)
         writes = np.add.reduceat((~read).astype(np.int64), starts)
         need = np.ones(starts.size, np.int64)
-        group_array = u["array"][starts]
+        group_array = u["unit"][starts]
         for a, m in memories.items():
             mine = group_array == a
             need[mine] = least_ii(m.model, reads[mine], writes[mine])
@@ -526,19 +556,22 @@ class _State:
             if lid in self.first:
                 continue
             end = starts[g + 1] if g + 1 < starts.size else u["loop"].size
-            m = memories[int(u["array"][starts[g]])]
-            shape = m.banking.scheme.shape
+            unit = int(u["unit"][starts[g]])
+            m = memories[unit]
             accesses = dict.fromkeys(
                 TracedAccess(sites[s].coord, "write" if k == WRITE else "read",
-                             tuple(int(x) for x in np.unravel_index(f, shape)))
-                for s, k, f in zip(u["site"][starts[g]:end].tolist(),
-                                   u["kind"][starts[g]:end].tolist(),
-                                   u["flat"][starts[g]:end].tolist()))
+                             memories[a].array.name, tuple(int(x) for x in np.unravel_index(
+                                 f, memories[a].banking.scheme.shape)))
+                for s, k, a, f in zip(u["site"][starts[g]:end].tolist(),
+                                      u["kind"][starts[g]:end].tolist(),
+                                      u["array"][starts[g]:end].tolist(),
+                                      u["flat"][starts[g]:end].tolist()))
             step = int(u["step"][starts[g]])
             self.first[lid] = Overfull(step, step * self.claims[lid].claimed_ii,
                                        m.array.name, int(u["copy"][starts[g]]),
                                        int(u["bank"][starts[g]]), int(reads[g]),
-                                       int(writes[g]), m.model.name, tuple(accesses))
+                                       int(writes[g]), m.model.name, tuple(accesses),
+                                       m.array.bundle if unit in self.shared else None)
 
     def result(self, loops: tuple[Coord, ...]) -> Iterator[LoopReplay]:
         for lid, coord in enumerate(loops):

@@ -301,16 +301,17 @@ class TraceCheck:
 def _below_note(loop: LoopReplay) -> str:
     """Why a traced II below the model's confirms only that the model is not
     optimistic: the trace records no FIFO transfer (``hls::stream``: probe 33c F4,
-    model II 8 from eight stream writes a step, traced II 1 from no access at all), nor
-    a bundle's channels that several m_axi arrays share; and the model may count more
-    than a run makes (a read through an index it cannot read is a distinct element of
-    any bank, even one that another read of the same subscript reads: probe 34 F7)."""
+    model II 8 from eight stream writes a step, traced II 1 from no access at all); and
+    the model may count more than a run makes (a read through an index it cannot read
+    is a distinct element of any bank, even one that another read of the same
+    subscript reads: probe 34 F7; an m_axi bundle's transfers in every arm a run may
+    take)."""
     if not loop.agrees or loop.traced_ii >= loop.claim.claimed_ii:
         return ""
     if loop.claim.bundle_ii >= loop.claim.claimed_ii:
-        return (f" (below the model's: the loop's m_axi bundle, whose arrays share one "
-                f"read and one write a cycle, holds it at II {loop.claim.bundle_ii}, "
-                "which the replay does not count)")
+        return (f" (below the model's: the model counts the transfers of the loop's m_axi "
+                f"bundle, whose arrays share one read and one write a cycle, at "
+                f"II {loop.claim.bundle_ii}, for accesses this run does not all make)")
     return (" (below the model's: the trace records no FIFO transfer, and the model "
             "may count accesses this run does not make, or count reads through an index "
             "it cannot read as reads of distinct elements)")
@@ -324,9 +325,9 @@ def _overfull_text(loop: LoopReplay, label: str) -> str:
     if first is None:
         return head
     return "\n".join([head + f"; first at step {first.step} (cycle {first.cycle}): "
-                      f"{first.array} copy {first.copy} bank {first.bank} ({first.ports}) "
+                      f"{first.memory()} "
                       f"gets {first.reads} read(s) and {first.writes} write(s)"]
-                     + ["  " + a.format(first.array) for a in first.accesses])
+                     + ["  " + a.format() for a in first.accesses])
 
 
 def _moving_sites(sites: Sequence[Site], groups: Sequence[CycleGroup],
@@ -562,14 +563,10 @@ def size_values(kernel: ir.Kernel) -> dict[str, int | None]:
 
 def _emitted_note(claim: Claim) -> str:
     """What the emitted code reaches, where it is above the banking proof's II that the
-    trace checks: an m_axi bundle its arrays share, or the scheduling rule (references
-    kept as written whose banks rotate); the II compile reports."""
+    trace checks (references kept as written whose banks rotate); the II compile
+    reports."""
     if claim.emitted_ii is None or claim.emitted_ii <= claim.claimed_ii:
         return ""
-    if claim.bundle_ii >= claim.emitted_ii:
-        return (f" (the banking's proof; the loop's m_axi bundle, whose arrays share one "
-                f"read and one write a cycle, holds it at II {claim.bundle_ii}, which "
-                "the replay does not count: arraypart check)")
     return (f" (the banking's proof; the emitted code keeps references whose banks "
             f"rotate, and reaches II {claim.emitted_ii} under the scheduling rule: "
             "arraypart check)")
