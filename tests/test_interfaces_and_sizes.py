@@ -10,6 +10,8 @@ import arraypart
 from arraypart import KernelError, check, ir
 from arraypart import expr as E
 from arraypart.check.frames import checked_values
+from arraypart.check.replay import Claim, LoopReplay
+from arraypart.check.trace import _below_note
 from arraypart.codegen.drive import driven_values
 from arraypart.frontend import parse_kernel, parse_source
 
@@ -1976,3 +1978,16 @@ def test_a_depth_no_testbench_can_declare_gives_way_to_the_indices_reached(tmp_p
     assert "depth=2147483648" in compiled.files["huge.cpp"]
     if HAVE_GXX:
         assert_the_testbench_passes(compiled, tmp_path)
+
+
+def test_a_trace_below_a_banking_proof_is_not_blamed_on_the_bundle():
+    """``f ? b[i] : (g ? c[i] : b[i + 64])``: the banking's proof counts both reads of b
+    (II 2), the run makes one; the bundle (II 3) is not why the trace is below the
+    proof, which counts b alone (probe 34b F9).  Where the claim is the checker's
+    (``emitted_ii`` None), which counts the bundle, it is."""
+    coord = ir.Coord("k.cpp", 2, 3)
+    proof = LoopReplay(coord, Claim("L2", coord, 1, 2, 3, 3), 64, 1, None)
+    assert "bundle" not in _below_note(proof)
+    assert "accesses this run does not make" in _below_note(proof)
+    checker = LoopReplay(coord, Claim("L2", coord, 1, 3, None, 3), 64, 1, None)
+    assert "m_axi bundle" in _below_note(checker)

@@ -304,10 +304,13 @@ def _below_note(loop: LoopReplay) -> str:
     model II 8 from eight stream writes a step, traced II 1 from no access at all), nor
     a bundle's channels that several m_axi arrays share; and the model may count more
     than a run makes (a read through an index it cannot read is a distinct element of
-    any bank, even one that another read of the same subscript reads: probe 34 F7)."""
+    any bank, even one that another read of the same subscript reads: probe 34 F7).
+    The bundle explains it only where the claim is the checker's, which counts the
+    bundle (``emitted_ii`` None); a banking's proof counts each array alone (both
+    operands of ``?:`` on the data, of which a run makes one: probe 34b F9)."""
     if not loop.agrees or loop.traced_ii >= loop.claim.claimed_ii:
         return ""
-    if loop.claim.bundle_ii >= loop.claim.claimed_ii:
+    if loop.claim.emitted_ii is None and loop.claim.bundle_ii >= loop.claim.claimed_ii:
         return (f" (below the model's: the loop's m_axi bundle, whose arrays share one "
                 f"read and one write a cycle, holds it at II {loop.claim.bundle_ii}, "
                 "which the replay does not count)")
