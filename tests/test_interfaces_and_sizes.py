@@ -272,6 +272,62 @@ def test_exclusive_branches_take_one_transfer_of_their_bundle(tmp_path):
     assert loop_ii(report) == [2]
 
 
+
+# b and c share gmem0; each unrolled lane of the loop body BODY reads one of them.
+LANES_ON_ONE_BUNDLE = """void k(const int *b, const int *c, const int f[64], int out[64]) {
+  int fl[64];
+  for (int i = 0; i < 64; i++) fl[i] = f[i];
+  for (int i = 0; i < 32; i++) {
+#pragma HLS pipeline II=1
+    for (int u = 0; u < 2; u++) {
+      int s = 0;
+BODY
+      out[2 * i + u] = s;
+    }
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("body, ii", [
+    # one transfer per lane: exclusive arms of each lane's own ``if`` (probe 34b F9: 4)
+    ("if (fl[2 * i + u] > 0) s = b[2 * i + u]; else s = c[2 * i + u];", 2),
+    # one arm reads two: two per lane
+    ("if (fl[2 * i + u] > 0) s = b[2 * i + u] + c[2 * i + u]; else s = c[64 - u];", 4),
+    # a loop inside an arm: its reads lie outside the arm for both counts (the
+    # checker marks branches within one loop's lanes), three a lane
+    ("if (fl[2 * i + u] > 0) { for (int k = 0; k < 2; k++) s += b[2 * (2 * i + u) + k]; }"
+     " else s = c[2 * i + u];", 6),
+])
+def test_exclusive_arms_share_a_transfer_per_unrolled_lane(tmp_path, body, ii):
+    """A data-dependent ``if`` in each unrolled lane of a pipeline runs one arm per
+    lane: the arms' accesses on one bundle count as the most one path runs, per ``if``
+    instance, and compile and check agree."""
+    path = write(tmp_path, "k.cpp", LANES_ON_ONE_BUNDLE.replace("BODY", body))
+    report = arraypart.analyze(path)
+    assert [loop.bundle_ii for loop in report.model.loops] == [1, ii]
+    assert loop_ii(report) == [1, ii]
+    checked = check.check_kernel(report.kernel, report.solution.bankings())
+    assert [loop.achieved_ii for loop in checked.loops] == [1, ii]
+
+
+def test_exclusive_arms_share_a_transfer_per_lane_outside_a_pipeline(tmp_path):
+    """Sixteen lanes of an unrolled loop, each reading b or c of one bundle: sixteen
+    transfers, not 32 (probe 34b F9)."""
+    text = """void k(const int *b, const int *c, const int f[64], int out[64]) {
+  for (int i = 0; i < 16; i++) {
+#pragma HLS unroll
+    int s;
+    if (f[i] > 0) s = b[i]; else s = c[i];
+    out[i] = s;
+  }
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "k.cpp", text))
+    assert [loop.bundle_ii for loop in report.model.loops] == [16]
+    checked = check.check_kernel(report.kernel, report.solution.bankings())
+    assert [loop.achieved_ii for loop in checked.loops] == [16]
+
 def test_pointer_extent_from_depth(tmp_path):
     path = write(tmp_path, "four.cpp", FOUR_READS.format(mode="m_axi", extra="depth=1000"))
     assert array(arraypart.analyze(path), "a").array.shape == (1000,)

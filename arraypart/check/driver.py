@@ -41,7 +41,7 @@ from .rule import (BankSpan, RuleSites, moves_with_sizes, overfull_bank, rule_ne
                    site_cells, sites_summary)
 from .walk import (TRIPS, Emitted, Region, collapsed, entries, is_concurrent, regions,
                    root_blocks, root_pieces, walk_steps, weights)
-from .writes import one_write, subscript_key
+from .writes import Marks, most_per_cell, one_write, subscript_key
 
 # Access instances (steps x lanes x accesses) simulated at once: each is a few int64
 # table cells (bank, address, need), so a chunk takes some tens of MB whatever the
@@ -392,7 +392,8 @@ def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory
     runs = []
     for run, parts in _by_run(emitted).items():
         frame = parts[0].frame
-        per_array, off_chip, classes = _run_cells(parts, memories, static is not None)
+        per_array, off_chip, classes, places = _run_cells(parts, memories,
+                                                          static is not None)
         order = _run_order(frame, run)
         arrays = sorted(per_array, key=lambda name: memories[name].position)
         weight = weights(frame)
@@ -401,8 +402,10 @@ def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory
         counted = {name: one_write(per_array[name], *classes[name]) for name in arrays}
         needs = {name: _needs(counted[name], memories[name], frame.rows, static, deadline)
                  for name in arrays}
-        bundles = _shared_bundles({name: counted[name] if static is None
-                                   else one_write(cs, *classes[name])
+        bundles = _shared_bundles({name: (counted[name] if static is None
+                                          else one_write(cs, *classes[name]))
+                                   for name, cs in off_chip.items()},
+                                  {name: list(zip(cs, places[name]))
                                    for name, cs in off_chip.items()}, memories, frame.rows)
         need = np.ones(frame.rows, np.int64)
         for array_need in [*needs.values(), *(b.need for b in bundles.values())]:
@@ -412,14 +415,17 @@ def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory
 
 
 def _run_cells(parts: list[Emitted], memories: dict[str, _Memory], rule: bool
-               ) -> tuple[dict[str, list], dict[str, list], dict[str, tuple[list, list]]]:
+               ) -> tuple[dict[str, list], dict[str, list], dict[str, tuple[list, list]],
+                          dict[str, list[tuple[int, Marks]]]]:
     """One run's cells per array (the rule's site cells under the ``rule``), the ideal
-    cells of its off-chip arrays, and per array the subscript keys and marks of the
-    cells (:func:`.writes.one_write`).  Reads of one element in one scope and branch
-    (``ir.Access.same_value``, one copy) are one cell, run where either runs."""
+    cells of its off-chip arrays, per array the subscript keys and marks of the
+    cells (:func:`.writes.one_write`), and per off-chip array each ideal cell's scope
+    and marks.  Reads of one element in one scope and branch (``ir.Access.same_value``,
+    one copy) are one cell, run where either runs."""
     per_array: dict[str, list] = {}
     off_chip: dict[str, list] = {}
     classes: dict[str, tuple[list, list]] = {}
+    places: dict[str, list[tuple[int, Marks]]] = {}
     alike: dict[tuple, int] = {}  # a read's element key -> its cell's position
     for e in parts:
         for a in e.accesses:
@@ -444,14 +450,18 @@ def _run_cells(parts: list[Emitted], memories: dict[str, _Memory], rule: bool
             mine.append(cell)
             if off:
                 off_chip.setdefault(a.array, []).append(ideal)
-    return per_array, off_chip, classes
+                places.setdefault(a.array, []).append((e.scope, e.marks))
+    return per_array, off_chip, classes, places
 
 
-def _shared_bundles(off_chip: dict[str, list[Cells]], memories: dict[str, _Memory],
-                    rows: int) -> dict[str, _BundleUse]:
+def _shared_bundles(off_chip: dict[str, list[Cells]],
+                    placed: dict[str, list[tuple[Cells, tuple[int, Marks]]]],
+                    memories: dict[str, _Memory], rows: int) -> dict[str, _BundleUse]:
     """The bundles that several arrays of ``off_chip`` share: a bundle's adapter
     serves one read and one write per cycle for all of them (DESIGN §2), so a step
-    needs ``max(sum of reads, sum of writes)`` cycles of it."""
+    needs ``max(reads, writes)`` cycles of it, each the fewer of the arrays' summed
+    counts and of the most instances one path through the data-dependent ``if``s
+    runs (:func:`_one_path`, from ``placed``: each cell with its scope and marks)."""
     names_of: dict[str, list[str]] = {}
     for name in sorted(off_chip, key=lambda n: memories[n].position):
         names_of.setdefault(memories[name].array.bundle, []).append(name)
@@ -460,9 +470,28 @@ def _shared_bundles(off_chip: dict[str, list[Cells]], memories: dict[str, _Memor
         if len(names) > 1:
             counts = [transfer_counts(off_chip[n], memories[n].banking, rows,
                                       memories[n].sizes) for n in names]
-            shared[bundle] = _BundleUse({n: off_chip[n] for n in names},
-                                        sum(r for r, _ in counts), sum(w for _, w in counts))
+            mine = [item for n in names for item in placed[n]]
+            shared[bundle] = _BundleUse(
+                {n: off_chip[n] for n in names},
+                np.minimum(sum(r for r, _ in counts), _one_path(mine, "read", rows)),
+                np.minimum(sum(w for _, w in counts), _one_path(mine, "write", rows)))
     return shared
+
+
+def _one_path(placed: list[tuple[Cells, tuple[int, Marks]]], kind: str,
+              rows: int) -> np.ndarray:
+    """Per step, the most ``kind`` instances of ``placed`` (cells, their scope and
+    marks) that one path through the data-dependent ``if``s runs: the arms of one
+    ``if`` instance, one per scope and cell (row, lane), never run together
+    (:func:`.writes.most_per_cell`); scopes and lanes add."""
+    by_scope: dict[int, list[tuple[np.ndarray, Marks]]] = {}
+    for c, (scope, marks) in placed:
+        if c.access.kind == kind:
+            by_scope.setdefault(scope, []).append((c.mask, marks))
+    total = np.zeros(rows, np.int64)
+    for items in by_scope.values():
+        total += most_per_cell(items).reshape(rows, -1).sum(axis=1)
+    return total
 
 
 def _by_run(emitted: list[Emitted]) -> dict[int, list[Emitted]]:

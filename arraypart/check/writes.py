@@ -39,7 +39,7 @@ def subscript_key(access: ir.Access, scope: int, marks: Marks) -> tuple | None:
 def one_write(cs: list, keys: list[tuple | None], marks: list[Marks]) -> list:
     """``cs`` (cells with ``mask`` and ``masked``) with the writes of each key
     (:func:`subscript_key`, one per cell) replaced, where the first of them stands,
-    by the first one's cells where :func:`_most` is at least 1, 2, ..."""
+    by the first one's cells where :func:`most_per_cell` is at least 1, 2, ..."""
     members: dict[tuple, list[int]] = {}
     for k, key in enumerate(keys):
         if key is not None:
@@ -50,12 +50,12 @@ def one_write(cs: list, keys: list[tuple | None], marks: list[Marks]) -> list:
         if len(mine) == 1:
             out.append(c)
         elif mine[0] == k:
-            most = _most([(cs[m].mask, marks[m]) for m in mine])
+            most = most_per_cell([(cs[m].mask, marks[m]) for m in mine])
             out += [c.masked(most >= n) for n in range(1, int(most.max(initial=0)) + 1)]
     return out
 
 
-def _most(items: list[tuple[np.ndarray, Marks]]) -> np.ndarray:
+def most_per_cell(items: list[tuple[np.ndarray, Marks]]) -> np.ndarray:
     """Per cell, the most of ``items`` (mask, branches outermost first) that one path
     through the branches runs (module doc)."""
     total = np.zeros(np.broadcast_shapes(*(mask.shape for mask, _ in items)), np.int64)
@@ -67,5 +67,5 @@ def _most(items: list[tuple[np.ndarray, Marks]]) -> np.ndarray:
         else:
             total = total + mask
     for by_side in sides.values():
-        total = total + reduce(np.maximum, (_most(tails) for tails in by_side.values()))
+        total = total + reduce(np.maximum, (most_per_cell(tails) for tails in by_side.values()))
     return total

@@ -22,7 +22,7 @@ from ..limits import Deadline
 from . import isl_glue as G
 from .domains import AccessRelation, access_relations
 from .lanes import Collector, Found, collect
-from .model import ArrayModel, CycleGroup, LaneAccess, LoopInfo, PolyModel
+from .model import ArrayModel, CycleGroup, LaneAccess, LoopInfo, PolyModel, most_on_one_path
 from .recurrences import recurrences
 
 # Refining a group's domain by which address classes are live at once may split every
@@ -335,27 +335,37 @@ def _bundle_warnings(loops: tuple[LoopInfo, ...]) -> tuple[str, ...]:
 
 def _bundle_ii(accesses: list[LaneAccess], kernel: ir.Kernel) -> int:
     """The least II one pipeline iteration's off-chip accesses allow (LoopInfo): per
-    bundle and kind, the most distinct addresses live at one time vector
-    (:func:`_most_live`), so accesses under exclusive conditions (``if (c == 0)
-    out[k] = 0; else out[k] = v;``) count once."""
-    demand: dict[tuple[str, str], list[tuple[tuple, isl.Set]]] = {}
+    bundle and kind, the most transfers at one time vector (:func:`_most_transfers`),
+    so accesses under exclusive conditions (``if (c == 0) out[k] = 0; else out[k] =
+    v;``, or a data-dependent ``if`` in each unrolled lane) share one."""
+    demand: dict[tuple[str, str], list[tuple[int, LaneAccess]]] = {}
     for position, access in enumerate(accesses):
         bundle = kernel.array(access.array).bundle
         if bundle is not None:
-            demand.setdefault((bundle, access.kind), []).append(
-                ((access.array, _address_key(access, position)), access.domain))
-    return max((_most_live(pairs) for pairs in demand.values()), default=1)
+            demand.setdefault((bundle, access.kind), []).append((position, access))
+    return max((_most_transfers(items) for items in demand.values()), default=1)
 
 
-def _most_live(pairs: list[tuple[tuple, isl.Set]]) -> int:
-    """The most address classes of ``pairs`` (class, a domain it is live on) live at
-    one time vector; every class when the domains lie in different spaces (accesses
-    of different chains of inner loops, never compared)."""
-    space = pairs[0][1].get_space()
-    if any(not domain.get_space().is_equal(space) for _, domain in pairs):
-        return len({key for key, _ in pairs})
-    live = _live(pairs)
-    return _heaviest_cell(functools.reduce(isl.Set.union, live.values()), live)
+def _most_transfers(items: list[tuple[int, LaneAccess]]) -> int:
+    """The most transfers ``items`` (position, access of one kind on one bundle) make
+    at one time vector: of the accesses live there, the fewer of their distinct
+    addresses and of the most that one path through the data-dependent ``if``s of
+    their loops runs (:func:`.model.most_on_one_path`: the arms of one ``if``
+    instance never run together; both bound what one iteration issues).  All the
+    accesses count as live together when their domains lie in different spaces
+    (different chains of inner loops, never compared)."""
+    address = {p: (a.array, _address_key(a, p)) for p, a in items}
+    marks = {p: a.scope_branches for p, a in items}
+
+    def transfers(live: list[int]) -> int:
+        return min(len({address[p] for p in live}),
+                   most_on_one_path([marks[p] for p in live]))
+
+    space = items[0][1].domain.get_space()
+    if any(not a.domain.get_space().is_equal(space) for _, a in items):
+        return transfers([p for p, _ in items])
+    live = {p: a.domain for p, a in items}
+    return _heaviest_cell(functools.reduce(isl.Set.union, live.values()), live, transfers)
 
 
 def _live(pairs: Iterable[tuple[tuple, isl.Set]]) -> dict[tuple, isl.Set]:
@@ -391,27 +401,28 @@ def group_concurrency(group: CycleGroup) -> int:
         for position, access in enumerate(group.accesses)))
 
 
-def _heaviest_cell(domain: isl.Set, live: dict[tuple, isl.Set]) -> int:
-    """The most classes of ``live`` (class -> where it is live) whose sets share a
-    point of ``domain``: classes with equal sets are merged into a weight, ``domain``
-    is refined into cells by each set, and the answer is the heaviest cell (every
-    class, an upper bound, when that takes more than ``MAX_REFINING_SPLITS`` splits)."""
-    weighted: list[list] = []
-    for where in live.values():
-        for entry in weighted:
+def _heaviest_cell(domain: isl.Set, live: dict, weight: Callable[[list], int] = len) -> int:
+    """The largest ``weight`` of the classes of ``live`` (class -> where it is live)
+    whose sets share a point of ``domain`` (by default their number): classes with
+    equal sets are taken together, ``domain`` is refined into cells by each set, and
+    the answer is the heaviest cell (the weight of every class, an upper bound, when
+    that takes more than ``MAX_REFINING_SPLITS`` splits)."""
+    together: list[tuple[isl.Set, list]] = []
+    for key, where in live.items():
+        for entry in together:
             if entry[0].is_equal(where):
-                entry[1] += 1
+                entry[1].append(key)
                 break
         else:
-            weighted.append([where, 1])
-    cells: list[tuple[isl.Set, int]] = [(domain, 0)]
+            together.append((where, [key]))
+    cells: list[tuple[isl.Set, list]] = [(domain, [])]
     splits = 0
-    for where, weight in weighted:
+    for where, keys in together:
         splits += len(cells)
         if splits > MAX_REFINING_SPLITS:
-            return len(live)
+            return weight(list(live))
         refined = []
-        for cell, n in cells:
-            refined += [(cell.intersect(where), n + weight), (cell.subtract(where), n)]
-        cells = [(c, n) for c, n in refined if not c.is_empty()]
-    return max((n for _, n in cells), default=0)
+        for cell, held in cells:
+            refined += [(cell.intersect(where), held + keys), (cell.subtract(where), held)]
+        cells = [(c, held) for c, held in refined if not c.is_empty()]
+    return max((weight(held) for _, held in cells), default=0)

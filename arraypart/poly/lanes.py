@@ -143,14 +143,15 @@ Branch = tuple[int, str, frozenset[str]]
 
 def _walk_lanes(body: tuple[ir.Node, ...], frame: Frame, ctx: Context,
                 out: Collector, path: int, branches: tuple[Branch, ...] = (),
-                scope: int = 0) -> None:
+                scope: int = 0, scope_from: int = 0) -> None:
     """``scope``: the innermost loop entered inside the concurrent loop (its id; 0
-    for the concurrent loop itself), which the accesses' ``subscript`` names."""
+    for the concurrent loop itself), which the accesses' ``subscript`` names;
+    ``branches[scope_from:]``: the ``if``s entered inside it."""
     for node in body:
         if isinstance(node, ir.Stmt):
-            _record(node.accesses, frame, out, path, branches, scope)
+            _record(node.accesses, frame, out, path, branches, scope, scope_from)
         elif isinstance(node, ir.If):
-            _record(node.cond_accesses, frame, out, path, branches, scope)
+            _record(node.cond_accesses, frame, out, path, branches, scope, scope_from)
             then_frame, else_frame = _branches(frame, node)
             then_ctx, else_ctx = ctx.branches(node)
             known = frozenset(frame.lanes[0].env) if frame.lanes else frozenset()
@@ -158,12 +159,12 @@ def _walk_lanes(body: tuple[ir.Node, ...], frame: Frame, ctx: Context,
                                       ((id(node), "else", known),)) if node.cond is None \
                 else ((), ())
             _walk_lanes(node.then, then_frame, then_ctx, out, path, branches + then_marks,
-                        scope)
+                        scope, scope_from)
             _walk_lanes(node.orelse, else_frame, else_ctx, out, path, branches + else_marks,
-                        scope)
+                        scope, scope_from)
         elif frame.pipelined or node.unroll == 0:
             _walk_lanes(node.body, _unroll_fully(frame, node), ctx.enter_loop(node), out,
-                        path, branches, id(node))
+                        path, branches, id(node), len(branches))
         else:
             # A pipelined loop inside an unrolled one runs in lockstep in every lane
             # of it (DESIGN §2: the lanes are concurrent); its inner loops unroll fully.
@@ -171,15 +172,17 @@ def _walk_lanes(body: tuple[ir.Node, ...], frame: Frame, ctx: Context,
             if node.pipeline_ii is not None:
                 inner = replace(inner, pipelined=True)
             _walk_lanes(node.body, inner, ctx.enter_loop(node), out, path, branches,
-                        id(node))
+                        id(node), len(branches))
 
 
 def _record(accesses: tuple[ir.Access, ...], frame: Frame, out: Collector,
-            path: int, branches: tuple[Branch, ...] = (), scope: int = 0) -> None:
+            path: int, branches: tuple[Branch, ...] = (), scope: int = 0,
+            scope_from: int = 0) -> None:
     """Each access at each lane.  Its ``branches`` name each ``if``'s instance by the
     ``if`` and the lane's values of the variables known where it stands (a lane of
     an unrolled loop inside the branch shares its instance; lanes around it do not);
-    its ``subscript`` is ``scope`` and its index as written."""
+    its ``subscript`` is ``scope`` and its index as written, and ``scope_from``
+    where the ``if``s inside ``scope`` start among its ``branches``."""
     for access in accesses:
         for lane in frame.lanes:
             out.tick()
@@ -193,7 +196,7 @@ def _record(accesses: tuple[ir.Access, ...], frame: Frame, out: Collector,
                 access.array, access.kind, index, access.ref_id, access.coord,
                 lane.values, lane.domain, access.field, access.window, marks,
                 (scope, access.index), same_value=_in_lane(access.same_value, lane),
-                in_time=lane.in_time), path))
+                in_time=lane.in_time, scope_from=scope_from), path))
 
 
 def _in_lane(same_value: tuple | None, lane: Lane) -> tuple | None:

@@ -55,7 +55,9 @@ class LaneAccess:
     merged into this one (:func:`.build.one_read_per_element`): they read its copy.
     ``in_time``: per loop unrolled in time around it (``unroll factor=u`` on a
     pipelined loop), the lane's number ``0 <= l < u`` there, named ``v'`` after the
-    loop's iterator v (:mod:`.lanes`).
+    loop's iterator v (:mod:`.lanes`).  ``scope_from``: ``branches[scope_from:]``
+    are the ``if``s inside the subscript's loop (``scope_branches``; the checker
+    marks only these, :class:`..check.walk.Emitted`).
     """
 
     array: str
@@ -73,6 +75,11 @@ class LaneAccess:
     same_value: tuple | None = None
     aliases: tuple[int, ...] = ()
     in_time: tuple[tuple[str, int], ...] = ()
+    scope_from: int = 0
+
+    @property
+    def scope_branches(self) -> tuple[tuple[object, str], ...]:
+        return self.branches[self.scope_from:]
 
     @property
     def copy_lane(self) -> tuple[tuple[str, int], ...]:
@@ -113,6 +120,13 @@ def merged_writes(accesses: tuple[LaneAccess, ...]) -> dict[int, int]:
             by_subscript.setdefault((a.subscript, a.field), []).append((k, a.branches))
     return {k: min(c) for items in by_subscript.values() if len(items) > 1
             for c in _exclusive_classes(items) for k in c if k != min(c)}
+
+
+def most_on_one_path(marks: list[tuple]) -> int:
+    """The most of the accesses whose branches (outermost first) ``marks`` lists
+    that one path through their data-dependent ``if``s runs: per ``if`` instance, the
+    most of one side (:func:`_exclusive_classes`)."""
+    return len(_exclusive_classes(list(enumerate(marks))))
 
 
 def _exclusive_classes(items: list[tuple[int, tuple]]) -> list[list[int]]:
