@@ -378,6 +378,18 @@ def fifo_scheme(shape: tuple[int, ...]) -> Scheme:
                           + (DimPartition("none", 1),))
 
 
+def lane_number(var: str) -> str:
+    """The name of a lane's number ``0 <= l < u`` in the unroll in time of the loop
+    over ``var`` (``unroll factor=u`` on a pipelined loop, ``LaneAccess.in_time``):
+    ``var'``, which names nothing in C."""
+    return f"{var}'"
+
+
+def is_lane_number(name: str) -> bool:
+    """``name`` is a :func:`lane_number`."""
+    return name.endswith("'")
+
+
 @dataclass(frozen=True, slots=True)
 class Banking:
     """The storage arraypart gives one array: a scheme, replicated ``copies`` times.
@@ -386,7 +398,9 @@ class Banking:
     reads copy ``read_copy[r](u)``, an expression over the fully unrolled iterators u
     around r that is a compile-time value in each lane: a constant c (one copy for the
     whole reference) or ``floor(u / run) mod copies`` (the lanes of r spread over the
-    copies).  References not listed read copy 0.
+    copies).  u may include a lane's number in a loop unrolled in time
+    (:func:`lane_number`), which only a multi-port ROM realizes.  References not
+    listed read copy 0.
     """
 
     array: str
@@ -408,7 +422,19 @@ class Banking:
         copies = f" x {self.copies} copies" if self.copies > 1 else ""
         rules = self.lane_rules()
         lanes = f" (unrolled lanes read {', '.join(rules)})" if rules else ""
+        numbered = sorted({v for _, e in self.read_copy for v in E.variables(e)
+                           if is_lane_number(v)})
+        if numbered:
+            lanes = lanes[:-1] + "; " + ", ".join(
+                f"{v} is the lane's number in {v[:-1]}'s unroll factor" for v in numbered) + ")"
         return f"{self.scheme.describe()}{copies}{lanes}"
+
+    @property
+    def copies_by_lane_number(self) -> bool:
+        """Some read's copy depends on a lane's number in a loop unrolled in time
+        (:func:`lane_number`): no emitted code can name it, so only a multi-port ROM,
+        whose text stays, realizes these copies."""
+        return by_lane_number(self.read_copy)
 
     def copy_expr(self, ref_id: int) -> E.Expr:
         """The copy the read reference ``ref_id`` reads, over its unrolled iterators."""
@@ -428,6 +454,11 @@ class Banking:
 def copy_expr(read_copy: tuple[tuple[int, E.Expr], ...], ref_id: int) -> E.Expr:
     """``read_copy[ref_id]`` (:class:`Banking`), copy 0 when it is not listed."""
     return dict(read_copy).get(ref_id, E.const(0))
+
+
+def by_lane_number(read_copy: tuple[tuple[int, E.Expr], ...]) -> bool:
+    """Some copy of ``read_copy`` (:class:`Banking`) depends on a :func:`lane_number`."""
+    return any(is_lane_number(v) for _, e in read_copy for v in E.variables(e))
 
 
 def lane_copy(read_copy: tuple[tuple[int, E.Expr], ...], ref_id: int,

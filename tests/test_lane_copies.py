@@ -212,27 +212,36 @@ def test_a_read_only_header_table_becomes_a_multi_port_rom(tmp_path):
 IN_TIME_LOOKUP = """\
 #include "table.h"
 
-void lookup(const unsigned char idx[256], int out[256]) {
+void lookup(const unsigned char idx[256], int out[256]) {%s
     for (int j = 0; j < 256; j++) {
 #pragma HLS pipeline
 #pragma HLS unroll factor=8
-        out[j] = table[idx[j] & 63];
+        out[j] = %s[idx[j] & 63];
     }
 }
 """
+LOCAL_TABLE = "\n    static const int local[64] = {%s};" % ", ".join(
+    str((5 * k) % 29) for k in range(64))
 
 
 @needs_gxx
-def test_lanes_unrolled_in_time_spread_over_a_multi_port_rom(tmp_path):
+@pytest.mark.parametrize("declared, name", [("", "table"), (LOCAL_TABLE, "local")],
+                         ids=["header-table", "top-local-static-const"])
+def test_lanes_unrolled_in_time_spread_over_a_multi_port_rom(tmp_path, declared, name):
     """``unroll factor=8`` on the pipelined loop itself (CSE237's DFT coefficient
-    lookups): its eight lanes share one reference, whose emitted text stays, so only
-    a multi-port ROM spreads them; numbered by their lane ``j'`` they read four
-    dual-port copies (II 4 on one memory before)."""
+    lookups): its eight lanes share one reference, which stays as written in the
+    emitted loop, so only a multi-port ROM spreads them, a header's table or a local
+    one alike; numbered by their lane ``j'`` they read four dual-port copies (II 4 on
+    one memory before)."""
     (tmp_path / "table.h").write_text(TABLE_HEADER)
-    compiled = arraypart.compile_kernel(write(tmp_path, "lookup.cpp", IN_TIME_LOOKUP))
-    table = array(compiled.report, "table")
+    compiled = arraypart.compile_kernel(write(tmp_path, "lookup.cpp",
+                                              IN_TIME_LOOKUP % (declared, name)))
+    table = array(compiled.report, name)
     assert table.multi_port_rom and table.banking.copies == 4 and table.conflict_free
-    assert "#pragma HLS bind_storage variable=table type=rom_np" in compiled.files["lookup.cpp"]
+    assert "j' is the lane's number in j's unroll factor" in table.banking.describe()
+    text = compiled.files["lookup.cpp"]
+    assert f"#pragma HLS bind_storage variable={name} type=rom_np" in text
+    assert f"out[j] = {name}[idx[j] & 63];" in text
     assert [loop["achieved_ii"] for loop in compiled.report.to_json()["loops"]] == [1]
     assert_the_testbench_passes(compiled, tmp_path)
     assert_the_trace_agrees(compiled, tmp_path, ports=2)

@@ -31,8 +31,8 @@ from ..errors import warning_text
 from ..poly.model import ArrayModel, LaneAccess, PolyModel
 from ..rtl.closed import lane_table
 from ..rtl.cost import estimate, flat_floors, scheme_floors
-from ..scheme import (Banking, DimPartition, fifo_scheme, flat_scheme, lane_copy,
-                      none_scheme, per_dim_scheme, scheme_from_pragmas)
+from ..scheme import (Banking, DimPartition, by_lane_number, fifo_scheme, flat_scheme,
+                      lane_copy, none_scheme, per_dim_scheme, scheme_from_pragmas)
 from .bounds import bram18k, counting_bound, lower_bound_of
 from .device import DEFAULT_SEARCH_BANKS, bram_budget
 from .feasible import least_feasible_ii, relaxed
@@ -802,7 +802,7 @@ class _Search:
         self.duplicable = not am.array.written_by_reference and (
             may_be_multi_port_rom(am) if am.array.pragma_only else sum(
                 a.kind == "read" for a in lanes) > sum(_writes(s) for s in shapes))
-        self.refs = read_refs(shapes, in_time=self.duplicable and am.array.pragma_only)
+        self.refs = read_refs(shapes, in_time=self.duplicable and may_be_multi_port_rom(am))
         self.uniform = [s for s in shapes if s.uniform]
         self.loads = [(len({tuple(d) for d, a in zip(s.offsets, s.lanes) if a.kind == "read"}),
                        _writes(s), s.group.target_ii)
@@ -1378,7 +1378,8 @@ class _Search:
                 if self._wild_overload(banks, copies, assignment):
                     continue
                 yield from self._per_dim_families(banks, copies, assignment)
-                if "flat" in families and banks > 1 and self.varying:
+                if ("flat" in families and banks > 1 and self.varying
+                        and not by_lane_number(assignment)):
                     yield from self._flat_families(banks, copies, assignment)
 
     def _per_dim_families(self, banks: int, copies: int,

@@ -49,10 +49,12 @@ class ArraySolution:
 
     @property
     def multi_port_rom(self) -> bool:
-        """Read copies of a pragma-only array, whose text stays: the emitted code makes
-        it a multi-port ROM (``bind_storage type=rom_np``, a port for every read), and
-        the copies its lanes read stand for what that costs."""
-        return self.banking.copies > 1 and self.array.pragma_only
+        """Read copies of a pragma-only array, whose text stays, or copies that lanes
+        unrolled in time pick (no emitted code names their lane numbers): the emitted
+        code makes the array a multi-port ROM (``bind_storage type=rom_np``, a port for
+        every read), and the copies its lanes read stand for what that costs."""
+        return self.banking.copies > 1 and (self.array.pragma_only
+                                            or self.banking.copies_by_lane_number)
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ import islpy as isl
 from .. import expr as E
 from .. import ir
 from ..errors import KernelError
+from ..scheme import lane_number
 from . import isl_glue as G
 from .domains import Context
 from .model import LaneAccess
@@ -244,7 +245,8 @@ def _enter_in_time(frame: Frame, loop: ir.Loop, factor: int, *, chained: bool) -
         for k in range(factor):
             offset = k * loop.step
             env = {**lane.env, loop.var: E.add(E.var(loop.var), shift, E.const(offset))}
-            numbered = lane.in_time + ((f"{loop.var}'", k),) if factor > 1 else lane.in_time
+            numbered = lane.in_time + ((lane_number(loop.var), k),) if factor > 1 \
+                else lane.in_time
             lanes.append(Lane(env, lane.values, blocks if factor == 1 else blocks.intersect(
                 G.lane_set(loop, space, loop.var, bounds, offset)), numbered))
     chain = frame.chain + ((id(loop),) if chained else ())
