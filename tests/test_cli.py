@@ -155,6 +155,35 @@ def test_hand_written_partitions_are_kept_with_a_warning_or_replaced(tmp_path, c
     assert code == 1 and "achieved II 4" in out and "arraypart would choose" in out
 
 
+UNPIPELINED_PARTITION = """\
+void d(const int in[1024], int out[1024]) {
+#pragma HLS ARRAY_PARTITION variable=out type=cyclic dim=1 factor=16
+  for (int i = 0; i < 1024; i++) {
+#pragma HLS PIPELINE OFF
+    out[i] = in[i] * 3;
+  }
+}
+"""
+
+
+def test_a_partition_no_concurrent_loop_uses_is_kept_with_a_note(tmp_path, capsys):
+    """No pipelined or unrolled loop touches ``out``: the user's cyclic 16 (which
+    shapes the top's ports) stays as written, and a note says it lowers no II
+    (HLStrans cordic's and gaussian_blur's partitions were dropped silently, probe 35
+    F2); --replace-partitions makes it one memory."""
+    kernel = tmp_path / "d.cpp"
+    kernel.write_text(UNPIPELINED_PARTITION)
+    code, _, err = run(["compile", str(kernel), "-o", str(tmp_path / "kept")], capsys)
+    assert code == 0
+    assert "d.cpp:2:1: warning: the array_partition pragmas of out (per_dim cyclic 16" in err
+    assert "lower no II" in err
+    assert "type=cyclic factor=16 dim=1" in (tmp_path / "kept" / "d.cpp").read_text()
+    code, _, err = run(["compile", str(kernel), "-o", str(tmp_path / "replaced"),
+                        "--replace-partitions"], capsys)
+    assert code == 0 and "lower no II" not in err
+    assert "array_partition" not in (tmp_path / "replaced" / "d.cpp").read_text()
+
+
 def test_check_json_is_the_report_with_the_checkers_loop_fields(capsys):
     code, out, _ = run(["check", DENOISE, "--as-written", "--json"], capsys)
     assert code == 1

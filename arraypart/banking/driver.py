@@ -400,6 +400,25 @@ def _time_limited(am: ArrayModel, options: _Options, start: float, *,
     return replace(solution, time_limited=True, kept=_keeps_partitions(array, options))
 
 
+def _without_concurrency(am: ArrayModel, options: _Options, start: float) -> ArraySolution:
+    """An array no concurrent loop touches: one memory serves it at every II, and the
+    user's partition or reshape pragmas, when it keeps them, stay as written (they
+    shape a top's ports), with a note that they buy no II."""
+    array = am.array
+    kept = _keeps_partitions(array, options)
+    as_written = bool(array.reshapes) or kept
+    scheme = scheme_from_pragmas(array) if as_written else none_scheme(array.shape)
+    notes = ()
+    if kept and scheme.banks > 1:
+        notes = (warning_text(array.partitions[0].coord, (
+            f"the array_partition pragmas of {array.name} ({scheme.describe()}) lower no "
+            f"II: no pipelined or unrolled loop touches {array.name}, and one memory "
+            "serves it; --replace-partitions uses one memory")),)
+    solution = _solution(am, Banking(array.name, scheme), Proof(True, (), None, 0), 1,
+                         start, "no concurrent accesses", notes)
+    return replace(solution, kept=kept)
+
+
 def _keeps_partitions(array, options: _Options) -> bool:
     """Whether the array keeps the user's array_partition pragmas as written."""
     return bool(array.partitions) and not options.replace_partitions
@@ -410,9 +429,7 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
     array = am.array
     shapes = [analyze_group(g, len(array.shape)) for g in am.groups]
     if not shapes:
-        banking = Banking(array.name, none_scheme(array.shape))
-        return _solution(am, banking, Proof(True, (), None, 0), 1, start,
-                         "no concurrent accesses")
+        return _without_concurrency(am, options, start)
     bound = lower_bound_of(am.ports, shapes, am.array)
     if array.reshapes:
         return _reshaped(am, bound, start, options)
