@@ -3,6 +3,7 @@ watermark table of Vitis_Accel_Examples' apply_watermark.cpp, read 16 times per
 pipelined iteration at data-dependent indices) spread over copies by its lane's
 iterator, proved by isl, replayed by the checker and the trace, built by g++."""
 
+from dataclasses import replace
 from textwrap import dedent
 
 import pytest
@@ -57,6 +58,20 @@ def test_a_reference_whose_lanes_share_an_iterator_is_spread_by_lane():
     assert ((3, E.mod(u, 8)),) in ways
     assert ((3, E.mod(E.floordiv(u, 2), 8)),) in ways
     assert copy_assignments((ReadRef(3),), 8) == []
+
+
+def test_references_of_different_loops_are_spread_by_lane_over_fewer_copies():
+    """Two loops read the table through one reference each, four lanes a cycle (probe
+    35 F6): by reference each loop keeps to one copy, so the lanes must spread;
+    as many references as copies no longer rules that out when no loop reads them
+    all (3 copies were taken where 2 serve)."""
+    lanes = tuple((("j'", v),) for v in range(4))
+    refs = (ReadRef(1, E.var("j'"), 1, tuple(range(4)), lanes, frozenset({0})),
+            ReadRef(2, E.var("j'"), 1, tuple(range(4)), lanes, frozenset({1})))
+    spread = ((1, E.mod(E.var("j'"), 2)), (2, E.mod(E.var("j'"), 2)))
+    assert spread in copy_assignments(refs, 2)
+    together = tuple(replace(r, groups=frozenset({0})) for r in refs)
+    assert spread not in copy_assignments(together, 2)
 
 
 @pytest.fixture(scope="module", params=[2, 1], ids=["ram_t2p", "ram_1p"])

@@ -10,7 +10,7 @@ irregular indices) are left to isl.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, reduce
 from math import gcd
 
@@ -135,13 +135,15 @@ class ReadRef:
     (mixed radix, so distinct lanes get distinct numbers); with one such iterator it is
     u itself and ``step`` g (so ``floor(lane_index / step)`` numbers consecutively).
     ``values``: lane_index over the lanes (sorted, at least two); ``lanes``: the
-    lanes' iterator values.  None and empty when no iterator qualifies."""
+    lanes' iterator values.  None and empty when no iterator qualifies.  ``groups``:
+    the cycle groups (by position) it reads in."""
 
     ref_id: int
     lane_index: E.Expr | None = None
     step: int = 1
     values: tuple[int, ...] = ()
     lanes: tuple[tuple[tuple[str, int], ...], ...] = ()
+    groups: frozenset[int] = frozenset()
 
 
 def read_refs(shapes: list[GroupShape], *, in_time: bool) -> tuple[ReadRef, ...]:
@@ -149,11 +151,14 @@ def read_refs(shapes: list[GroupShape], *, in_time: bool) -> tuple[ReadRef, ...]
     multi-port ROM, whose copies no emitted code selects) the lanes of loops unrolled in
     time number them too (``LaneAccess.copy_lane``)."""
     lanes: dict[int, list[tuple[tuple[str, int], ...]]] = {}
-    for s in shapes:
+    groups: dict[int, set[int]] = {}
+    for g, s in enumerate(shapes):
         for a in s.lanes:
             if a.kind == "read":
                 lanes.setdefault(a.ref_id, []).append(a.copy_lane if in_time else a.lane)
-    return tuple(_read_ref(r, lanes[r]) for r in sorted(lanes))
+                groups.setdefault(a.ref_id, set()).add(g)
+    return tuple(replace(_read_ref(r, lanes[r]), groups=frozenset(groups[r]))
+                 for r in sorted(lanes))
 
 
 def _read_ref(ref_id: int, lanes: list[tuple[tuple[str, int], ...]]) -> ReadRef:

@@ -663,9 +663,10 @@ def copy_assignments(refs: tuple[ReadRef, ...], copies: int) -> list[Assignment]
 
     - by reference (in ``ref_id`` order): round robin ``k mod C`` and contiguous runs
       ``floor(k / ceil(R / C))`` of the k-th of R references;
-    - by lane, only when there are fewer references than copies (so the ways by
-      reference leave a copy unread, and the search meets no more families where they
-      suffice): a reference whose lanes are numbered (``ReadRef.lane_index`` n, its
+    - by lane, only when some cycle group reads fewer references than copies (so the
+      ways by reference leave a copy unread in it, and the search meets no more
+      families where they suffice; two loops reading one reference each over two
+      copies): a reference whose lanes are numbered (``ReadRef.lane_index`` n, its
       ``step`` g, m numbers) reads copy ``floor(n / s) mod C`` in each lane, s = g
       (round robin over its lanes) or s = g*ceil(m / C) (runs); the other references
       round robin by reference;
@@ -680,20 +681,29 @@ def copy_assignments(refs: tuple[ReadRef, ...], copies: int) -> list[Assignment]
     ways = [tuple((r.ref_id, E.const(k % copies)) for k, r in enumerate(refs)),
             tuple((r.ref_id, E.const(k // run)) for k, r in enumerate(refs))]
     fixed = [r for r in refs if r.lane_index is None]
-    for runs in ((False, True) if len(fixed) < len(refs) < copies else ()):
+    by_lane = len(fixed) < len(refs) and _fewest_per_group(refs) < copies
+    for runs in ((False, True) if by_lane else ()):
         ways.append(tuple(sorted([(r.ref_id, _lane_rule(r, copies, runs))
                                   for r in refs if r.lane_index is not None]
                                  + [(r.ref_id, E.const(k % copies))
                                     for k, r in enumerate(fixed)])))
-    if len(fixed) < len(refs) < copies:
+    if by_lane:
         ways.append(tuple((r.ref_id, E.const(k % copies) if r.lane_index is None else
                            E.mod(E.add(E.scale(len(refs), E.floordiv(r.lane_index, r.step)),
                                        E.const(k)), copies))
                           for k, r in enumerate(refs)))
-    if len(fixed) < len(refs) < copies:
         ways.append(_packed(refs, copies))
     return sorted({w for w in ways if _reached(refs, w, copies) == copies},
                   key=copy_key)
+
+
+def _fewest_per_group(refs: tuple[ReadRef, ...]) -> int:
+    """The fewest references any cycle group reads (all of them where the references
+    name no groups)."""
+    groups = set().union(*(r.groups for r in refs))
+    if not groups:
+        return len(refs)
+    return min(sum(g in r.groups for r in refs) for g in groups)
 
 
 def _packed(refs: tuple[ReadRef, ...], copies: int) -> Assignment:
