@@ -38,7 +38,8 @@ from .device import DEFAULT_SEARCH_BANKS, bram_budget
 from .feasible import least_feasible_ii, relaxed
 from .groups import GroupShape, analyze_group, read_refs
 from .precheck import LaneSet, flat_ii, lane_set, per_dim_ii
-from .proof import Proof, ProofTimeout, counted_proof, prove, prove_group
+from .proof import (Proof, ProofTimeout, at_raised_targets, counted_proof, prove,
+                    prove_group)
 from .sampling import (refuted, routed_ii, sampled_rule_ii, sample_group,
                        shared_banks_overloaded, with_point)
 from .solution import ArraySolution, Found, Solution
@@ -588,7 +589,7 @@ def _banked_at(am: ArrayModel, search: _Search, floors: dict, families: tuple[st
     raised = relaxed(am, floors)
     shapes = [analyze_group(g, len(am.array.shape)) for g in raised.groups]
     again = _Search(raised, shapes, lower_bound_of(am.ports, shapes, am.array),
-                    options).run(families)
+                    options, base=search).run(families)
     if not again.proof.conflict_free:
         return None
     return again.banking, search.prove(again.banking), again.cut_short
@@ -789,12 +790,15 @@ Batch = tuple[Callable[[int], Banking], np.ndarray]  # (make candidate k, excess
 
 class _Search:
     """One array's candidate search (state local to one :func:`solve` call: the
-    pre-check lane sets and isl verdicts of this array, computed once)."""
+    pre-check lane sets and isl verdicts of this array, computed once).  A search at
+    targets raised from those of a ``base`` search (:func:`_banked_at`) takes its
+    proofs from that one's (:meth:`prove`)."""
 
     def __init__(self, am: ArrayModel, shapes: list[GroupShape], bound: int,
-                 options: _Options, proofs: int | None = None):
+                 options: _Options, proofs: int | None = None, base: _Search | None = None):
         self.am, self.shapes, self.bound, self.options = am, shapes, bound, options
         self.proofs_left = proofs  # candidates :meth:`_confirm` may still try (None: any)
+        self.base = base
         self.varying = frozenset().union(*(s.varying for s in shapes))
         self.ceiling = search_ceiling(options.max_banks, options.bram_budget, bound,
                                       shapes, am.array.shape)
@@ -811,7 +815,9 @@ class _Search:
         self.isl_ok: dict[Banking, bool] = {}
         self.proofs: dict[Banking, Proof] = {}
         self.per_dim_scores: dict[Banking, int] = {}
-        self.family_memo: dict[tuple, tuple[Family, ...]] = {}
+        # families and their floors do not depend on the targets: shared with ``base``
+        self.family_memo: dict[tuple, tuple[Family, ...]] = (
+            {} if base is None else base.family_memo)
         self.overload_memo: dict[tuple, bool] = {}  # wild and shared overloads
         self.loads_memo: dict[tuple, list[tuple[int, int, int]]] = {}
         self.partly_irregular = any(None in a.index and not all(e is None for e in a.index)
@@ -1018,9 +1024,17 @@ class _Search:
             for dims in per_dim_partitions(array.shape, self.varying, tier))
 
     def prove(self, banking: Banking) -> Proof:
-        """isl's proof of ``banking`` (:func:`.proof.prove`), made once per search."""
+        """isl's proof of ``banking`` (:func:`.proof.prove`), made once per search; in a
+        search at raised targets, the ``base`` search's proof at its targets read at
+        the raised ones (:func:`.proof.at_raised_targets`): the raise-and-bisect of
+        :func:`_cheapest_at_reached_ii` proves each banking it finds at the real
+        targets anyway, and meets the same bankings at several raises."""
         if banking not in self.proofs:
-            self.proofs[banking] = prove(self.am, banking, deadline=self.options.deadline)
+            found = None if self.base is None else at_raised_targets(
+                self.base.prove(banking), self.am.groups)
+            if found is None:
+                found = prove(self.am, banking, deadline=self.options.deadline)
+            self.proofs[banking] = found
         return self.proofs[banking]
 
     def _dims_refuted(self, family: Family, bank_dims: np.ndarray) -> np.ndarray:
