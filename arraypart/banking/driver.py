@@ -37,7 +37,7 @@ from .bounds import bram18k, counting_bound, lower_bound_of
 from .device import DEFAULT_SEARCH_BANKS, bram_budget
 from .feasible import least_feasible_ii, relaxed
 from .groups import GroupShape, analyze_group, read_refs
-from .precheck import LaneSet, flat_ii, lane_set, per_dim_ii
+from .precheck import LaneSet, flat_fits_at_zero, flat_ii, lane_set, per_dim_ii
 from .proof import (Proof, ProofTimeout, at_raised_targets, counted_proof, prove,
                     prove_group)
 from .sampling import (refuted, routed_ii, sampled_rule_ii, sample_group,
@@ -1464,19 +1464,61 @@ class _Search:
                             dtype=np.int64).reshape(-1, len(shape))
             if not len(rows):
                 return
-            scores = self._dims_refuted(family, rows != 0)
-            for ls, s in zip(sets, self.uniform):
-                target = s.group.target_ii
-                ideal = flat_ii(ls, rows, banks, block, self.am.ports, target,
-                                tick=lambda: self._check_time(banks, len(rows)))
-                if self.am.array.pragma_only:
-                    scores += ideal - target
-                else:
-                    rule = direct_flat_rule_ii(rows, banks * block, s, self.am.ports)
-                    scores += np.maximum(ideal, rule) - target
             yield (lambda k, rows=rows: Banking(
                 name, flat_scheme(shape, tuple(int(a) for a in rows[k]), banks, block),
-                family.copies, family.assignment)), scores
+                family.copies, family.assignment)), self._flat_scores(family, sets, rows)
+
+    def _flat_scores(self, family: Family, sets: list[list[LaneSet]],
+                     rows: np.ndarray) -> np.ndarray:
+        """The pre-check's excess II of each alpha of ``rows`` (:meth:`_flat_excess`),
+        exact where it is 0 and everywhere when none is 0 (the fallback takes the
+        least); elsewhere 1, a lower bound.  For B > 1 the rows that miss a target
+        already at the residue t = 0 (:meth:`_flat_may_pass`, B times cheaper) are
+        not counted at every residue: most rows (a 15x15 window at N = 113, B = 4:
+        all but 480 of 201,600)."""
+        if family.block == 1:
+            return self._flat_excess(family, sets, rows)
+        maybe = np.flatnonzero(self._flat_may_pass(family, sets, rows))
+        scores = np.ones(len(rows), dtype=np.int64)
+        if len(maybe):
+            scores[maybe] = self._flat_excess(family, sets, rows[maybe])
+        if not len(maybe) or scores[maybe].min() > 0:
+            return self._flat_excess(family, sets, rows)
+        return scores
+
+    def _flat_excess(self, family: Family, sets: list[list[LaneSet]],
+                     rows: np.ndarray) -> np.ndarray:
+        """Per alpha of ``rows``: the excess II over the uniform groups' targets of
+        :func:`.precheck.flat_ii`, under the scheduling rule where the emission keeps
+        the references, plus 1 where :meth:`_dims_refuted` refutes its bank
+        dimensions."""
+        banks, block = family.banks, family.block
+        scores = self._dims_refuted(family, rows != 0)
+        for ls, s in zip(sets, self.uniform):
+            target = s.group.target_ii
+            ideal = flat_ii(ls, rows, banks, block, self.am.ports, target,
+                            tick=lambda: self._check_time(banks, len(rows)))
+            if self.am.array.pragma_only:
+                scores += ideal - target
+            else:
+                rule = direct_flat_rule_ii(rows, banks * block, s, self.am.ports)
+                scores += np.maximum(ideal, rule) - target
+        return scores
+
+    def _flat_may_pass(self, family: Family, sets: list[list[LaneSet]],
+                       rows: np.ndarray) -> np.ndarray:
+        """Per alpha of ``rows``: whether :meth:`_flat_excess` may be 0: no bank
+        dimension refuted, and every uniform group meets its target at the residue
+        t = 0 (:func:`.precheck.flat_fits_at_zero`) and under the scheduling rule."""
+        banks, block = family.banks, family.block
+        may = self._dims_refuted(family, rows != 0) == 0
+        for ls, s in zip(sets, self.uniform):
+            target = s.group.target_ii
+            may &= flat_fits_at_zero(ls, rows, banks, block, self.am.ports, target,
+                                     tick=lambda: self._check_time(banks, len(rows)))
+            if not self.am.array.pragma_only:
+                may &= direct_flat_rule_ii(rows, banks * block, s, self.am.ports) == target
+        return may
 
     def _every_formula_refuted(self, family: Family, varying: frozenset[int]) -> bool:
         """:meth:`_dims_refuted` refutes every set of ``varying`` dimensions a flat
