@@ -103,14 +103,20 @@ def _bank_loads_ii(ports: PortModel, banks: np.ndarray, is_write: np.ndarray,
     size = rows * nbanks
     slot = np.arange(rows, dtype=np.int64)[:, None] * nbanks + banks
     slot = np.where(weight.astype(bool)[:, None], slot, size)
-    reads = np.bincount(slot[:, ~is_write].ravel(), minlength=size + 1)[:size]
-    writes = np.bincount(slot[:, is_write].ravel(), minlength=size + 1)[:size]
+    reads = np.bincount(_columns(slot, ~is_write), minlength=size + 1)[:size]
+    writes = np.bincount(_columns(slot, is_write), minlength=size + 1)[:size]
     needed = np.full(size, target, dtype=np.int64)
     busy = np.flatnonzero((reads + writes > 1) | ((writes > 0) & (not ports.writable)))
     over = busy[~_fits(ports, reads[busy], writes[busy], np.int64(target))]
     if len(over):
         needed[over] = least_ii(ports, reads[over], writes[over], target)
     return needed.reshape(rows, nbanks).max(1)
+
+
+def _columns(table: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The columns of ``table`` that ``mask`` selects, flattened (``np.take`` by
+    position: many times faster than a boolean index on a wide table)."""
+    return np.take(table, np.flatnonzero(mask), axis=1).ravel()
 
 
 def flat_ii(lane_sets: list[LaneSet], alphas: np.ndarray, banks: int, block: int,
@@ -139,6 +145,50 @@ def flat_ii(lane_sets: list[LaneSet], alphas: np.ndarray, banks: int, block: int
             worst[lo:lo + rows] = np.maximum(worst[lo:lo + rows],
                                              needed.reshape(len(part), block).max(1))
     return worst
+
+
+def flat_fits_at_zero(lane_sets: list[LaneSet], alphas: np.ndarray, banks: int, block: int,
+                     ports: PortModel, target: int, *,
+                     tick: Callable[[], None] = lambda: None) -> np.ndarray:
+    """Per row of ``alphas``: whether bank = floor(alpha·x/B) mod N serves every copy's
+    lane set at the ``target`` II at the residue t = 0 alone (always reachable).  A
+    necessary condition of :func:`flat_ii` returning ``target``, B times cheaper, and
+    without its search for the least II of each bank."""
+    fits = np.ones(len(alphas), dtype=bool)
+    for offsets, is_write in lane_sets:
+        if len(offsets) < 2 and not is_write.any():
+            continue
+        rows = max(1, ELEMENT_BUDGET // (len(offsets) + banks))
+        for lo in range(0, len(alphas), rows):
+            tick()
+            bank = (alphas[lo:lo + rows] @ offsets.T // block) % banks
+            fits[lo:lo + rows] &= _banks_fit(ports, bank, is_write, banks, target)
+    return fits
+
+
+def _banks_fit(ports: PortModel, banks: np.ndarray, is_write: np.ndarray, nbanks: int,
+               target: int) -> np.ndarray:
+    """Per row of ``banks`` (as :func:`_bank_loads_ii` takes them, every row reachable):
+    whether every bank fits at ``target`` (:func:`_bank_loads_ii`'s value is
+    ``target``)."""
+    rows = len(banks)
+    size = rows * nbanks
+    slot = np.arange(rows, dtype=np.int64)[:, None] * nbanks + banks
+    reads = np.bincount(_columns(slot, ~is_write), minlength=size)
+    writes = np.bincount(_columns(slot, is_write), minlength=size)
+    table = _fit_table(ports, int(reads.max(initial=0)), int(writes.max(initial=0)), target)
+    return table[reads, writes].reshape(rows, nbanks).all(1)
+
+
+def _fit_table(ports: PortModel, most_reads: int, most_writes: int,
+               target: int) -> np.ndarray:
+    """``fit[r, w]``: whether a bank with r reads and w writes fits at ``target`` as
+    :func:`_bank_loads_ii` decides it (one access alone, not a write to a read-only
+    bank, always does); looked up per bank rather than computed per bank."""
+    reads = np.arange(most_reads + 1, dtype=np.int64)[:, None]
+    writes = np.arange(most_writes + 1, dtype=np.int64)[None, :]
+    busy = (reads + writes > 1) | ((writes > 0) & (not ports.writable))
+    return ~busy | _fits(ports, reads, writes, np.int64(target))
 
 
 def per_dim_ii(lane_sets: list[LaneSet], scheme: Scheme, ports: PortModel,

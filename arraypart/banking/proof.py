@@ -73,12 +73,14 @@ MAX_STEP_OPERATIONS = 5_000_000
 class Proof:
     """isl's verdict on a banking: conflict-free at every loop's target II; the least
     II each loop achieves (``INFEASIBLE_II``: none); one colliding cycle when not
-    conflict-free; the number of isl emptiness checks made."""
+    conflict-free; the number of isl emptiness checks made; the least II of each
+    group (in the array model's order; empty when not recorded)."""
 
     conflict_free: bool
     achieved_ii: tuple[tuple[str, int], ...]
     counterexample: str | None
     isl_checks: int
+    group_ii: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,15 +104,36 @@ def prove(array_model: ArrayModel, banking: Banking, *,
     """Prove ``banking`` on every cycle group of ``array_model`` (see module doc);
     raises :class:`ProofTimeout` past ``deadline`` (a ``perf_counter`` time)."""
     achieved: dict[str, int] = {}
-    counterexample, checks, free = None, 0, True
+    counterexample, checks, free, least = None, 0, True, []
     for group in array_model.groups:
         verdict = prove_group(array_model, group, banking, deadline=deadline)
         checks += verdict.isl_checks
+        least.append(verdict.ii)
         achieved[group.loop] = max(achieved.get(group.loop, 0), verdict.ii)
         if verdict.ii > group.target_ii:
             free = False
             counterexample = counterexample or verdict.counterexample
-    return Proof(free, tuple(sorted(achieved.items())), counterexample, checks)
+    return Proof(free, tuple(sorted(achieved.items())), counterexample, checks, tuple(least))
+
+
+def at_raised_targets(proof: Proof, raised: tuple[CycleGroup, ...]) -> Proof | None:
+    """What :func:`prove` finds at the targets of ``raised`` (the groups ``proof`` was
+    made for, in order, each target no lower), from ``proof``'s least II per group,
+    without isl.  A group that fits at II k fits at every larger II (a clique of
+    accesses that does not fit at k + 1 does not fit at k), so from a target t its
+    least II is max(t, k).  Its counterexample, when it is not conflict-free, is
+    ``proof``'s (a real colliding cycle, at the lower targets); it counts no isl check.
+    None when ``proof`` recorded no least II per group or some group fits at no II
+    its scan reached (that scan ended below the raised one's end)."""
+    if len(proof.group_ii) != len(raised) or INFEASIBLE_II in proof.group_ii:
+        return None
+    least = tuple(max(g.target_ii, ii) for g, ii in zip(raised, proof.group_ii))
+    achieved: dict[str, int] = {}
+    for group, ii in zip(raised, least):
+        achieved[group.loop] = max(achieved.get(group.loop, 0), ii)
+    free = all(ii == g.target_ii for g, ii in zip(raised, least))
+    return Proof(free, tuple(sorted(achieved.items())),
+                 None if free else proof.counterexample, 0, least)
 
 
 def counted_proof(array_model: ArrayModel, banking: Banking) -> Proof:
@@ -257,6 +280,7 @@ class _GroupProver:
         self.form_arrays: tuple[np.ndarray, np.ndarray] | None = None
         self.dim_verdicts: dict[int, np.ndarray] = {}
         self.lane_banks: dict[int, E.Expr] = {}
+        self.functions: dict[int, S.LaneFunctions] = {}
         self.pair_sets: dict[tuple[int, int], isl.Set] = {}
         self.nonempty: dict[tuple[int, int], bool] = {}
         self.checks = 0
@@ -303,9 +327,15 @@ class _GroupProver:
             if decided is not None:
                 self.pair_sets[a, b] = domain if decided else isl.Set.empty(domain.space)
                 return self.pair_sets[a, b]
-            self.pair_sets[a, b] = S.collision_set(domain, self.names, self.terms[a],
-                                                   self.terms[b], self.bank_expr, both_reads)
+            self.pair_sets[a, b] = S.collision_set(domain, self._functions(a),
+                                                   self._functions(b), both_reads)
         return self.pair_sets[a, b]
+
+    def _functions(self, k: int) -> S.LaneFunctions:
+        """Lane ``k``'s bank and index as isl functions, built once per proof."""
+        if k not in self.functions:
+            self.functions[k] = S.lane_functions(self.names, self.terms[k], self.bank_expr)
+        return self.functions[k]
 
     def _difference(self, a: int, b: int) -> tuple[int, ...] | None:
         """``f_b - f_a`` when both lanes are ``L·P + d`` with the same ``L``."""
