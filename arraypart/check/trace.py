@@ -475,7 +475,7 @@ def _traced_loops(kernel: ir.Kernel, inst: Instrumented, groups: Sequence[CycleG
     for n, i in enumerate(instances):
         at.setdefault(i.place, []).append(n)
     coords, members, labels, splits, nested = [], [], [], {}, {}
-    inside = _nested_places(kernel)
+    inside = _nested_places(kernel, frozenset((t.coord.line, t.coord.col) for t in inst.loops))
     renumber = np.zeros(max(1, len(inst.loops)), np.int64)
     for lid, loop in enumerate(inst.loops):
         place = (loop.coord.line, loop.coord.col)
@@ -502,13 +502,18 @@ def _traced_loops(kernel: ir.Kernel, inst: Instrumented, groups: Sequence[CycleG
                         splits, nested)
 
 
-def _nested_places(kernel: ir.Kernel) -> dict[tuple[int, int], tuple[int, str]]:
-    """The (line, col) of every loop inside a concurrent loop (a pipelined loop of a
-    function called in an unrolled loop's body), with that concurrent loop's index
-    among :func:`calls.instances` and its name: the program runs it as a ``for`` of
-    its own, the model as steps of the enclosing loop."""
+def _nested_places(kernel: ir.Kernel, traced: frozenset[tuple[int, int]]
+                   ) -> dict[tuple[int, int], tuple[int, str]]:
+    """The (line, col) of every loop inside a concurrent loop that is not traced (a
+    pipelined loop of a function called in an unrolled loop's body), with that
+    concurrent loop's index among :func:`calls.instances` and its name: the program
+    runs it as a ``for`` of its own, the model as steps of the enclosing loop.  Inside
+    a traced loop (``traced``: their (line, col)) the trace counts it as the model
+    does, as lanes of the enclosing loop's step (``Scope`` in trace_driver.cpp.j2)."""
     found: dict[tuple[int, int], tuple[int, str]] = {}
     for n, region in enumerate(regions(kernel)):
+        if (region.loop.coord.line, region.loop.coord.col) in traced:
+            continue
         for node in ir.loops(region.loop.body):
             found.setdefault((node.coord.line, node.coord.col), (n, region.loop.name))
     return found
