@@ -30,6 +30,7 @@ from ..frontend import clangtu
 from ..limits import Deadline, TimeLimit
 from ..poly.model import CycleGroup
 from ..scheme import Banking, none_scheme
+from ..sourcetext import KEEP_BYTES
 from . import calls
 from .addresses import AddressCheck, compare
 from .instrument import Instrumented, Site, instrument
@@ -95,7 +96,8 @@ def record(kernel: ir.Kernel, options: clangtu.Options, workdir: Path,
         raise KernelError(Coord(kernel.path), f"check --trace needs {COMPILER} on the PATH")
     instrumented = instrument(kernel, options, copy_texts(kernel, bankings or {}))
     source = workdir / f"{kernel.name}_trace.cpp"
-    source.write_text(driver_source(kernel, instrumented), encoding="utf-8")
+    source.write_text(driver_source(kernel, instrumented), encoding="utf-8",
+                      errors=KEEP_BYTES)
     binary, records = workdir.resolve() / "trace_driver", workdir.resolve() / "trace.bin"
     started = time.monotonic()
     try:
@@ -120,7 +122,7 @@ def _check_the_original_builds(kernel: ir.Kernel, options: clangtu.Options, work
     as C++ without ``__SYNTHESIS__`` (code only C simulation reads, which arraypart
     never parsed): the user's fault, not the driver's."""
     probe = workdir / "original_only.cpp"
-    probe.write_text(kernel.source.text, encoding="utf-8")
+    probe.write_text(kernel.source.text, encoding="utf-8", errors=KEEP_BYTES)
     try:
         _run([COMPILER, *COMPILE_FLAGS, "-fsyntax-only", *_include_flags(kernel, options),
               str(probe)], workdir, BUILD_TIMEOUT, deadline, "g++ on the kernel")
@@ -154,7 +156,7 @@ def _check_every_call_is_defined(kernel: ir.Kernel, failure: str) -> None:
     if mention is None:
         return
     line = text.count("\n", 0, mention.start()) + 1
-    col = len(text[:mention.start()].rsplit("\n", 1)[-1].encode()) + 1
+    col = len(text[:mention.start()].rsplit("\n", 1)[-1].encode(errors=KEEP_BYTES)) + 1
     raise KernelError(Coord(kernel.path, line, col), (
         f"check --trace runs the original, which uses '{name}': the kernel file "
         "declares it but no file arraypart reads defines it (a black box, or a function "
