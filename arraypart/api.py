@@ -36,6 +36,7 @@ from .frontend import clangtu
 from .errors import Coord, KernelError, warning_text
 from .limits import Deadline, TimeLimit, child_stage_deadline, stage, stage_deadline
 from .report import Report
+from .sourcetext import KEEP_BYTES
 
 #: ``--dump-maps`` refuses arrays above this many elements: two int64 maps of 2^24
 #: elements are 256 MiB, about what a user expects a dump to cost at most.
@@ -491,7 +492,7 @@ def write_project(compiled: Compiled, outdir: str | os.PathLike, *,
     """Write every file into ``outdir``, whole or not at all, touching only arraypart's
     own files there (see :mod:`arraypart.output`); ``force`` writes into a folder that
     holds other files too (they stay)."""
-    files: dict[str, output.Content] = {name: text.encode("utf-8")
+    files: dict[str, output.Content] = {name: text.encode(errors=KEEP_BYTES)
                                         for name, text in compiled.files.items()}
     files.update({f"maps/{array}.npz": data for array, data in compiled.maps.items()})
     return output.write_tree(files, outdir, force=force)

@@ -489,11 +489,11 @@ def test_file_errors(tmp_path):
         parse_kernel(binary)
     assert (info.value.coord.line, info.value.coord.col) == (2, 5)
     latin = tmp_path / "latin.c"
-    latin.write_bytes(b"// caf\xe9\nvoid k() {}\n")
+    latin.write_bytes(b"void k() {}\nint caf\xe9;\n")  # clang accepts it in comments only
     with pytest.raises(KernelError) as info:
         parse_kernel(latin)
-    assert (info.value.coord.line, info.value.coord.col, info.value.message[:9]) == (
-        1, 7, "not UTF-8")
+    assert (info.value.coord.line, info.value.coord.col) == (2, 8)
+    assert "not valid UTF-8" in info.value.message
     empty = tmp_path / "empty.c"
     empty.write_text("")
     with pytest.raises(KernelError) as info:

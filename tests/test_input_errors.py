@@ -7,7 +7,7 @@ import pytest
 import arraypart
 from arraypart import api, cli
 
-from conftest import HAVE_GXX, needs_gxx, run_testbench
+from conftest import HAVE_GXX, assert_the_testbench_passes, needs_gxx, run_testbench
 
 LOOP = """  for (int i = 0; i < 64; i++) {
 #pragma HLS pipeline II=1
@@ -572,3 +572,40 @@ def test_a_c_kernel_that_guards_c_linkage_for_cxx_links(tmp_path):
     assert_the_testbench_builds_and_passes(path, tmp_path)
     _, traced = api.trace_kernel(str(path))
     assert traced.disagreements == (), traced.format()
+
+
+# buf's comments are GBK (缓存, 和), not UTF-8, as in much public HLS code.
+GBK_COMMENTS = (b"void gbk(const int in[64], int out[16]) {\n"
+                b"    int buf[64];  // \xbb\xba\xb4\xe6\n"
+                b"    for (int i = 0; i < 64; i++) buf[i] = in[i];\n"
+                b"    for (int i = 0; i < 16; i++) {\n"
+                b"#pragma HLS pipeline II=1\n"
+                b"        out[i] = buf[4 * i] + buf[4 * i + 1]  /* \xba\xcd */\n"
+                b"                 + buf[4 * i + 2] + buf[4 * i + 3];\n"
+                b"    }\n"
+                b"}\n")
+
+
+@needs_gxx
+def test_bytes_that_are_not_utf8_in_comments_are_kept(tmp_path):
+    """g++ and clang accept a comment in GBK or Big5; arraypart refused the file as
+    "not UTF-8 text" (probe 35, F3).  It is banked, its emitted kernel holds the user's
+    bytes unchanged, and the testbench passes."""
+    path = tmp_path / "gbk.cpp"
+    path.write_bytes(GBK_COMMENTS)
+    compiled = arraypart.compile_kernel(path)
+    outdir = arraypart.write_project(compiled, tmp_path / "out")
+    emitted = (outdir / "gbk.cpp").read_bytes()
+    assert b"// \xbb\xba\xb4\xe6\n" in emitted and b"/* \xba\xcd */\n" in emitted
+    assert b"array_partition variable=buf" in emitted
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
+def test_a_column_after_bytes_that_are_not_utf8_counts_each_byte_once(tmp_path):
+    """Columns count one per byte that is not UTF-8, as g++ counts them."""
+    path = tmp_path / "late.cpp"
+    path.write_bytes(b"void late(int out[4]) {\n  /* \xbb\xba */ out[0] = missing;\n}\n")
+    with pytest.raises(arraypart.KernelError) as info:
+        arraypart.compile_kernel(path)
+    assert (info.value.coord.line, info.value.coord.col) == (2, 21)
+    assert "missing" in info.value.message

@@ -284,6 +284,38 @@ def test_a_callee_loop_that_also_runs_as_lanes_is_held_to_both_claims(tmp_path, 
     assert "DISAGREES" not in out and "trace disagrees" not in out + err
 
 
+# inc's loop has a pipeline of its own, and k calls inc in its pipelined loop.
+PIPELINED_CALLEE = """\
+static void inc(int a[4]) {
+    for (int i = 0; i < 4; i++) {
+#pragma HLS PIPELINE
+        a[i] = a[i] + 1;
+    }
+}
+
+void k(int a[4]) {
+    for (int r = 0; r < 8; r++) {
+#pragma HLS PIPELINE
+        inc(a);
+    }
+}
+"""
+
+
+@needs_gxx
+def test_a_pipelined_callee_loop_inside_a_pipeline_is_lanes_of_its_step(tmp_path):
+    """Vitis unrolls a pipelined loop into the pipeline that calls it, as the model
+    does; the trace recorded inc's accesses as steps of inc's own ``for``, so k's
+    steps looked empty: "trace disagrees with the model's addresses" (probe 35, F1,
+    HLStrans AES_Encrypt).  They are lanes of k's step, compared with the model."""
+    path = tmp_path / "pipelined_callee.cpp"
+    path.write_text(PIPELINED_CALLEE)
+    judged = assert_the_trace_agrees(arraypart.compile_kernel(path, top="k"), tmp_path,
+                                     ports=2)
+    assert [loop.steps for loop in judged.replay.loops if loop.steps] == [8]
+    assert judged.replay.records == 8 * 4 * 2 and judged.addresses.skipped == ()
+
+
 def _at_targets(report) -> list:
     """Claims that every loop of ``report`` reaches its target II."""
     return [trace.Claim(loop.name, loop.coord, loop.target_ii, loop.target_ii)

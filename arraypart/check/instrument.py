@@ -51,6 +51,7 @@ from ..codegen.testbench import shared_type_edits
 from ..frontend import clangtu
 from ..frontend import cnodes as N
 from ..frontend.accesses import STREAM_READS
+from ..sourcetext import KEEP_BYTES
 
 K = ci.CursorKind
 STREAM_TYPE = "hls::stream<"  # clang's canonical spelling of a stream, whatever was written
@@ -541,11 +542,11 @@ def _access_edits(cursor: ci.Cursor, span: tuple[int, int], site: int, kind: int
                   data: bytes) -> list[_Insert]:
     start, end = span
     root = _root(cursor)
-    name = root.spelling.encode()
+    name = root.spelling.encode(errors=KEEP_BYTES)
     base = "nullptr"  # a name that is no array or pointer (a template's V<N> &v): by address
     if (root.kind == K.DECL_REF_EXPR and name and data.startswith(name, start)
             and _memory_type(root.type)):
-        base = name.decode()
+        base = name.decode(errors=KEEP_BYTES)
     # the blank keeps '%' or '<' before the access from making a digraph ('%:' is '#')
     opener = f" {NAMESPACE}at({site}, {kind}, {copy}, {base}, "
     return [_Insert(start, True, -end, opener), _Insert(end, False, -start, ")")]
@@ -804,7 +805,7 @@ def _apply(data: bytes, inserts: list[_Insert]) -> str:
     out, last = [], 0
     for ins in sorted(inserts):
         out.append(data[last:ins.offset])
-        out.append(ins.text.encode())
+        out.append(ins.text.encode(errors=KEEP_BYTES))
         last = ins.offset
     out.append(data[last:])
-    return b"".join(out).decode()
+    return b"".join(out).decode(errors=KEEP_BYTES)

@@ -30,6 +30,7 @@ from ..frontend import clangtu
 from ..limits import Deadline, TimeLimit
 from ..poly.model import CycleGroup
 from ..scheme import Banking, none_scheme
+from ..sourcetext import KEEP_BYTES
 from . import calls
 from .addresses import AddressCheck, compare
 from .instrument import Instrumented, Site, instrument
@@ -95,7 +96,8 @@ def record(kernel: ir.Kernel, options: clangtu.Options, workdir: Path,
         raise KernelError(Coord(kernel.path), f"check --trace needs {COMPILER} on the PATH")
     instrumented = instrument(kernel, options, copy_texts(kernel, bankings or {}))
     source = workdir / f"{kernel.name}_trace.cpp"
-    source.write_text(driver_source(kernel, instrumented), encoding="utf-8")
+    source.write_text(driver_source(kernel, instrumented), encoding="utf-8",
+                      errors=KEEP_BYTES)
     binary, records = workdir.resolve() / "trace_driver", workdir.resolve() / "trace.bin"
     started = time.monotonic()
     try:
@@ -120,7 +122,7 @@ def _check_the_original_builds(kernel: ir.Kernel, options: clangtu.Options, work
     as C++ without ``__SYNTHESIS__`` (code only C simulation reads, which arraypart
     never parsed): the user's fault, not the driver's."""
     probe = workdir / "original_only.cpp"
-    probe.write_text(kernel.source.text, encoding="utf-8")
+    probe.write_text(kernel.source.text, encoding="utf-8", errors=KEEP_BYTES)
     try:
         _run([COMPILER, *COMPILE_FLAGS, "-fsyntax-only", *_include_flags(kernel, options),
               str(probe)], workdir, BUILD_TIMEOUT, deadline, "g++ on the kernel")
@@ -154,7 +156,7 @@ def _check_every_call_is_defined(kernel: ir.Kernel, failure: str) -> None:
     if mention is None:
         return
     line = text.count("\n", 0, mention.start()) + 1
-    col = len(text[:mention.start()].rsplit("\n", 1)[-1].encode()) + 1
+    col = len(text[:mention.start()].rsplit("\n", 1)[-1].encode(errors=KEEP_BYTES)) + 1
     raise KernelError(Coord(kernel.path, line, col), (
         f"check --trace runs the original, which uses '{name}': the kernel file "
         "declares it but no file arraypart reads defines it (a black box, or a function "
@@ -475,7 +477,7 @@ def _traced_loops(kernel: ir.Kernel, inst: Instrumented, groups: Sequence[CycleG
     for n, i in enumerate(instances):
         at.setdefault(i.place, []).append(n)
     coords, members, labels, splits, nested = [], [], [], {}, {}
-    inside = _nested_places(kernel)
+    inside = _nested_places(kernel, frozenset((t.coord.line, t.coord.col) for t in inst.loops))
     renumber = np.zeros(max(1, len(inst.loops)), np.int64)
     for lid, loop in enumerate(inst.loops):
         place = (loop.coord.line, loop.coord.col)
@@ -502,13 +504,18 @@ def _traced_loops(kernel: ir.Kernel, inst: Instrumented, groups: Sequence[CycleG
                         splits, nested)
 
 
-def _nested_places(kernel: ir.Kernel) -> dict[tuple[int, int], tuple[int, str]]:
-    """The (line, col) of every loop inside a concurrent loop (a pipelined loop of a
-    function called in an unrolled loop's body), with that concurrent loop's index
-    among :func:`calls.instances` and its name: the program runs it as a ``for`` of
-    its own, the model as steps of the enclosing loop."""
+def _nested_places(kernel: ir.Kernel, traced: frozenset[tuple[int, int]]
+                   ) -> dict[tuple[int, int], tuple[int, str]]:
+    """The (line, col) of every loop inside a concurrent loop that is not traced (a
+    pipelined loop of a function called in an unrolled loop's body), with that
+    concurrent loop's index among :func:`calls.instances` and its name: the program
+    runs it as a ``for`` of its own, the model as steps of the enclosing loop.  Inside
+    a traced loop (``traced``: their (line, col)) the trace counts it as the model
+    does, as lanes of the enclosing loop's step (``Scope`` in trace_driver.cpp.j2)."""
     found: dict[tuple[int, int], tuple[int, str]] = {}
     for n, region in enumerate(regions(kernel)):
+        if (region.loop.coord.line, region.loop.coord.col) in traced:
+            continue
         for node in ir.loops(region.loop.body):
             found.setdefault((node.coord.line, node.coord.col), (n, region.loop.name))
     return found

@@ -25,6 +25,7 @@ from ..frontend import fresh as F
 from ..frontend import scalars as S
 from ..frontend.cexpr import Scope, fold
 from ..ir import Kernel, Param
+from ..sourcetext import KEEP_BYTES
 
 Evaluate = Callable[[Mapping[str, int]], "int | None"]
 
@@ -112,7 +113,7 @@ def _expression(kernel: Kernel, param: Param, known: set[str]) -> _SizeExpressio
 
 def _fresh_node(kernel: Kernel, name: str) -> N.Node | None:
     """The expression in the top's body that the fresh size ``name`` stands for."""
-    data = kernel.source.text.encode()
+    data = kernel.source.text.encode(errors=KEEP_BYTES)
     return next((n for n in N.walk(kernel.source.func.body)
                  if F.size_name(n, data) == name), None)
 

@@ -32,6 +32,7 @@ from ..frontend import cnodes as N
 from ..frontend.pragmas import CONDITION
 from ..ir import Kernel
 from ..scheme import DimPartition
+from ..sourcetext import KEEP_BYTES
 from . import bankcentric, phases
 from .layout import Explicit, ExplicitRewriter, whole_uses
 from .textedit import MAX_LINE, Edit, apply, statement_end
@@ -52,7 +53,7 @@ def banked_source(kernel: Kernel, solution: Solution) -> str:
     """The kernel's text with the banking applied."""
     source = kernel.source
     text, func = source.text, source.func
-    data = text.encode()
+    data = text.encode(errors=KEEP_BYTES)
     taken = set(_IDENTIFIER.findall(text))
     for_nodes = _for_nodes(func)
     decls = _local_array_decls(source, solution)
@@ -105,7 +106,7 @@ def _weak_main(data: bytes, start: int) -> Edit:
     line = data.rfind(b"\n", 0, start) + 1
     note = ("// arraypart: weak, so that the testbench's main links beside it\n"
             if not data[line:start].strip() else "")
-    return Edit(start, start, f"{note}{data[line:start].decode() if note else ''}"
+    return Edit(start, start, f"{note}{data[line:start].decode(errors=KEEP_BYTES) if note else ''}"
                               "__attribute__((weak)) ", False)
 
 
@@ -263,7 +264,7 @@ def _write_blocks(data: bytes, node: N.For, unrolled, opening: list[str],
 def _type_text(data: bytes, decl: N.Decl) -> str:
     """The declared type of a for loop's iterator as written (``int``, ``unsigned``)."""
     if decl.start >= 0 and decl.name_at > decl.start:
-        return " ".join(data[decl.start:decl.name_at].decode().split())
+        return " ".join(data[decl.start:decl.name_at].decode(errors=KEEP_BYTES).split())
     return decl.ctype.spelling
 
 
@@ -319,7 +320,7 @@ def _wrap_body(data: bytes, node: N.For, head: list[str], tail: list[str]) -> li
                                       "written in the kernel file")
     end = statement_end(data, body.end)
     lead = data[data.rfind(b"\n", 0, body.start) + 1:body.start]
-    outer = lead.decode() if not lead.strip() else ""
+    outer = lead.decode(errors=KEEP_BYTES) if not lead.strip() else ""
     inner = outer + "  "
     return [Edit(body.start, body.start, "{\n" + _block_text(head, 0, data, inner) + inner,
                  False),
@@ -334,7 +335,7 @@ def _brace_body(data: bytes, body: N.Compound, head: list[str],
     first = data.rfind(b"\n", 0, body.start) + 1
     statement = body.items[-1]
     line_start = data.rfind(b"\n", 0, statement.start) + 1
-    indent = data[line_start:statement.start].decode()
+    indent = data[line_start:statement.start].decode(errors=KEEP_BYTES)
     indent = indent if not indent.strip() else ""
     written = [n for n in body.items[:-1] if not n.line.directive]
     at = _line_span(data, written[-1].start, written[-1].end)[1] if written else first
@@ -353,10 +354,10 @@ def _body_indent(data: bytes, body: N.Compound) -> str:
         line_start = data.rfind(b"\n", 0, first.start) + 1
         lead = data[line_start:first.start]
         if not lead.strip():
-            return lead.decode()
+            return lead.decode(errors=KEEP_BYTES)
     line_start = data.rfind(b"\n", 0, body.start) + 1
     lead = data[line_start:body.start]
-    return (lead[:len(lead) - len(lead.lstrip())]).decode() + "    "
+    return (lead[:len(lead) - len(lead.lstrip())]).decode(errors=KEEP_BYTES) + "    "
 
 
 def _block_text(lines: list[str], at: int, data: bytes, indent: str = "") -> str:
@@ -455,7 +456,7 @@ def _edit_function_pragmas(data: bytes, func: N.FuncDef, handled, own: dict[str,
         var = _PRAGMA_VARIABLE.search(raw)
         if kind_name is None or var is None:
             continue
-        written = var.group(2).decode()
+        written = var.group(2).decode(errors=KEEP_BYTES)
         name = own.get(written, written)
         if kind_name == "array_partition" and written in parameters:
             edits.append(_drop(data, node))
@@ -500,7 +501,7 @@ def _after_open_brace(data: bytes, brace: int, lines: list[str]) -> Edit:
     line_end = data.find(b"\n", at)
     if line_end >= 0 and not data[at:line_end].strip():
         following = data[line_end + 1:data.find(b"\n", line_end + 1)]
-        indent = following[:len(following) - len(following.lstrip())].decode()
+        indent = following[:len(following) - len(following.lstrip())].decode(errors=KEEP_BYTES)
         text = "".join(f"{indent if l.startswith(_COMMENT) else ''}{l}\n" for l in lines)
         return Edit(line_end + 1, line_end + 1, text, False)
     return Edit(at, at, "\n" + "".join(f"{l}\n" for l in lines), False)
@@ -521,7 +522,7 @@ def _after_declaration(data: bytes, decl: N.Decl, lines: list[str]) -> list[Edit
     lo, hi = _line_span(data, decl.stmt_start, decl.stmt_end)
     edits = []
     if not data[lo:decl.stmt_start].strip():
-        indent = data[lo:decl.stmt_start].decode()
+        indent = data[lo:decl.stmt_start].decode(errors=KEEP_BYTES)
         edits.append(Edit(lo, lo, "".join(f"{indent}{c}\n" for c in comments), False))
     else:
         pragmas = comments + pragmas

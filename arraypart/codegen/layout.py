@@ -30,6 +30,7 @@ from ..frontend.accesses import MEMBER, updated_element
 from ..frontend.scalars import side_effect
 from ..ir import Array
 from ..scheme import Banking, index_var
+from ..sourcetext import KEEP_BYTES
 from . import ranges
 from .textedit import MAX_LINE, Edit, coord_at
 
@@ -94,7 +95,7 @@ class ExplicitRewriter:
                  unsynthesized: tuple[tuple[int, int], ...] = ()):
         self._lane_refs = lane_refs or {}
         self._unsynthesized = unsynthesized
-        self._data = text.encode()
+        self._data = text.encode(errors=KEEP_BYTES)
         self._func = func
         self._explicit = explicit
         self._contexts = contexts
@@ -140,7 +141,7 @@ class ExplicitRewriter:
     # ------------------------------------------------------------ references
 
     def _text(self, node: N.Node) -> str:
-        return self._data[node.start:node.end].decode()
+        return self._data[node.start:node.end].decode(errors=KEEP_BYTES)
 
     def _address(self, ref: N.ArrayRef, ref_id: int, ex: Explicit) -> _Address:
         shape = ex.array.shape
@@ -346,7 +347,7 @@ class ExplicitRewriter:
                                             f"'{address.explicit.array.name}' is written "
                                             "through a macro or an expression with side "
                                             "effects, which every copy would repeat")
-        return self._data[element.end:target.end].decode()
+        return self._data[element.end:target.end].decode(errors=KEEP_BYTES)
 
     def _check_no_other_use(self, body: N.Node) -> None:
         for node in whole_uses(body):
@@ -533,7 +534,7 @@ def bracket_groups(data: bytes, k: int) -> tuple[list[str], int]:
             close += 1
         if close >= len(data):
             return texts, end
-        texts.append(" ".join(data[j + 1:close].decode().split()))
+        texts.append(" ".join(data[j + 1:close].decode(errors=KEEP_BYTES).split()))
         k = end = close + 1
 
 

@@ -52,6 +52,7 @@ from ..frontend import scalars as S
 from ..frontend.declarations import SCALAR_KINDS
 from ..ir import Kernel, Loop
 from ..scheme import Scheme, index_var
+from ..sourcetext import KEEP_BYTES
 from . import ranges
 from .bankcentric import (boxed, constant_loop, found_accesses, fresh, lane_env,
                           needs_routing, pipelined_loops_around)
@@ -122,7 +123,7 @@ def phase_edits(kernel: Kernel, solution: Solution, contexts, taken: set[str],
     """The edits that emit each phased statement once per phase (module doc), none
     overlapping the edits ``others``."""
     source = kernel.source
-    data = source.text.encode()
+    data = source.text.encode(errors=KEEP_BYTES)
     functions = (source.func,) + tuple(source.callees)
     for_nodes = {n.coord: n for f in functions for n in N.walk(f.body)
                  if isinstance(n, N.For)}
@@ -384,7 +385,7 @@ def _phase_switch(data: bytes, statement: N.Node, phased: PhasedLoop,
     """The edit that replaces ``statement`` (from its line's start when only blanks
     precede it) by its switch over the phases."""
     start, end = _span(data, statement)
-    indent = data[start:statement.start].decode()
+    indent = data[start:statement.start].decode(errors=KEEP_BYTES)
     split = _split_declaration(statement, data) if isinstance(
         statement, (N.DeclList, N.Decl)) else None
     labels = [n for n in N.walk(statement) if isinstance(n, N.Label)]
@@ -395,7 +396,7 @@ def _phase_switch(data: bytes, statement: N.Node, phased: PhasedLoop,
     lines = [f"{indent}// {line}" for line in
              textwrap.wrap(comment, MAX_LINE - len(indent) - 3, break_on_hyphens=False)]
     if split is not None:
-        lines.append(f"{indent}{data[statement.start:split[0]].decode()};")
+        lines.append(f"{indent}{data[statement.start:split[0]].decode(errors=KEEP_BYTES)};")
     lines.append(f"{indent}switch ({_case_expression(iterators, phased.periods)}) {{")
     for n, case in enumerate(phased.cases):
         renamed = {label.name: fresh(f"{label.name}_p{case}", taken) for label in labels
@@ -445,7 +446,7 @@ def _phase_text(data: bytes, statement: N.Node, span: tuple[int, int],
     renamed."""
     start, end = span
     lines = data[start:end].split(b"\n")
-    pad = _pad(indent).encode()
+    pad = _pad(indent).encode(errors=KEEP_BYTES)
     pads = [b"" if line.startswith(b"#") else pad for line in lines]
     line_starts = [start]
     for line in lines[:-1]:
@@ -460,7 +461,7 @@ def _phase_text(data: bytes, statement: N.Node, span: tuple[int, int],
         base, subscripts = N.ref_base_and_subscripts(ref)
         texts = []
         for d, sub in enumerate(subscripts):
-            written = data[sub.start:sub.end].decode()
+            written = data[sub.start:sub.end].decode(errors=KEEP_BYTES)
             terms = [(name, phased.coefficient(ref.coord, d, k), period, residue)
                      for k, (name, period, residue)
                      in enumerate(zip(iterators, phased.periods, residues))]
@@ -468,7 +469,7 @@ def _phase_text(data: bytes, statement: N.Node, span: tuple[int, int],
             texts.append(_subscript(written, terms) if terms else written)
         if ref.coord not in phased.places:
             continue  # copied as written (a reference inside it may be phased)
-        head = data[ref.start:base.end].decode()
+        head = data[ref.start:base.end].decode(errors=KEEP_BYTES)
         edits.append(Edit(at(ref.start), at(ref.end),
                           head + "".join(f"[{t}]" for t in texts)))
     for label in N.walk(statement):
@@ -476,5 +477,5 @@ def _phase_text(data: bytes, statement: N.Node, span: tuple[int, int],
             edits.append(Edit(at(label.start), at(label.start + len(label.name)),
                               renamed[label.name], False))
     indented = b"\n".join(pad + line for pad, line in zip(pads, lines))
-    text = apply(indented.decode(), edits)
+    text = apply(indented.decode(errors=KEEP_BYTES), edits)
     return "\n".join(line if line.strip() else "" for line in text.split("\n"))

@@ -28,6 +28,7 @@ from ..frontend.cexpr import fold
 from ..frontend.clangtu import scan_directives
 from ..frontend.redeclared import declaration
 from ..ir import Kernel
+from ..sourcetext import KEEP_BYTES
 from .drive import driven_values
 
 # Any fixed seed: a testbench run is reproducible, under g++ and under csim.
@@ -140,7 +141,7 @@ def testbench_context(kernel: Kernel) -> dict:
     params = _with_driven(*_driven_params(kernel))
     return_type = _unqualified(func.return_type)
     returns = return_type != "void"
-    data = source.text.encode()
+    data = source.text.encode(errors=KEEP_BYTES)
     scope = "".join(f"{n}::" for n in func.namespaces)
     return {
         "expected_call": _call(f"original::{scope}{ORIGINAL_PREFIX}{kernel.top}", params,
@@ -249,10 +250,10 @@ def original_text(text: str, source) -> str:
 
 def _with_shared_types(source) -> str:
     """The kernel's text with :func:`shared_type_edits` made."""
-    data = source.text.encode()
+    data = source.text.encode(errors=KEEP_BYTES)
     for offset, text in reversed(shared_type_edits(source.shared_types)):
-        data = data[:offset] + text.encode() + data[offset:]
-    return data.decode()
+        data = data[:offset] + text.encode(errors=KEEP_BYTES) + data[offset:]
+    return data.decode(errors=KEEP_BYTES)
 
 
 def shared_type_edits(shared_types) -> list[tuple[int, str]]:
@@ -308,13 +309,13 @@ def _without_includes(text: str, nested: tuple[str, ...], hoisted: tuple[str, ..
     header fills; a ``#define N 64`` run again would undo a header's ``#define N
     32``).  What follows a blanked one's file name stays: a comment it opens may end
     lines later."""
-    data = text.encode()
+    data = text.encode(errors=KEEP_BYTES)
     lines = scan_directives(data)
     for k in sorted(ran, reverse=True):
         if k < len(lines):
             line = data[lines[k].start:lines[k].end]
             data = data[:lines[k].start] + b"\n" * line.count(b"\n") + data[lines[k].end:]
-    text = data.decode()
+    text = data.decode(errors=KEEP_BYTES)
     for block in hoisted:
         text = text.replace(block, "\n" * block.count("\n"), 1)
     return _INCLUDE_LINE.sub(lambda m: m.group(0) if m.group(0).strip() in nested
@@ -327,7 +328,7 @@ def _prototype(data: bytes, func: N.FuncDef) -> str:
     if func.start < 0 or func.body is None or func.body.start < func.start:
         raise KernelError(func.coord, "the top function's definition must be written in "
                                       "the kernel file")
-    head = declaration(data[func.start:func.body.start].decode())
+    head = declaration(data[func.start:func.body.start].decode(errors=KEEP_BYTES))
     if func.extern_c:
         head = f'extern "C" {head}'
     for name in reversed(func.namespaces):

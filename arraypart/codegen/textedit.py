@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from ..errors import Coord, KernelError
+from ..sourcetext import KEEP_BYTES
 
 MAX_LINE = 100  # DESIGN §4: no emitted line over 100 characters
 INDENT = "    "
@@ -41,7 +42,7 @@ def statement_end(data: bytes, end: int) -> int:
 
 def apply(text: str, edits: list[Edit], filename: str = "") -> str:
     """``text`` with ``edits`` applied (see the module doc)."""
-    data = text.encode()
+    data = text.encode(errors=KEEP_BYTES)
     order = sorted(range(len(edits)), key=lambda k: (edits[k].start, edits[k].end, k))
     ordered = [edits[k] for k in order]
     for a, b in zip(ordered, ordered[1:]):
@@ -63,14 +64,14 @@ def apply(text: str, edits: list[Edit], filename: str = "") -> str:
         chunk = data[pos:e.start]
         pieces.append(chunk)
         out_len += len(chunk)
-        new = e.text.encode()
+        new = e.text.encode(errors=KEEP_BYTES)
         if e.breakable:
             spans.append((out_len, out_len + len(new)))
         pieces.append(new)
         out_len += len(new)
         pos = e.end
     pieces.append(data[pos:])
-    return _break_long_lines(b"".join(pieces), spans).decode()
+    return _break_long_lines(b"".join(pieces), spans).decode(errors=KEEP_BYTES)
 
 
 def coord_at(data: bytes, offset: int, filename: str) -> Coord:
@@ -96,7 +97,7 @@ def _break_long_lines(data: bytes, spans: list[tuple[int, int]]) -> bytes:
         line_start = data.rfind(b"\n", 0, b) + 1
         line = data[line_start:b]
         indent = line[:len(line) - len(line.lstrip())]
-        out += [data[pos:b], b"\n", indent, INDENT.encode()]
+        out += [data[pos:b], b"\n", indent, INDENT.encode(errors=KEEP_BYTES)]
         pos = b + 1
     out.append(data[pos:])
     return b"".join(out)
@@ -135,7 +136,7 @@ def _line_breaks(data: bytes, start: int, end: int, spans) -> list[int]:
 
 
 def _width(line: bytes) -> int:
-    return len(line.decode(errors="replace"))
+    return len(line.decode(errors=KEEP_BYTES))
 
 
 def origins(original: str, emitted: str) -> Callable[[int, int], tuple[int, int]]:

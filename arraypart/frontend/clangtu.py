@@ -21,6 +21,7 @@ from typing import Iterable, Iterator
 import clang.cindex as ci
 
 from ..errors import Coord, KernelError
+from ..sourcetext import KEEP_BYTES
 
 # Type kinds of clang's Index.h that the Python bindings (libclang 18) leave out;
 # without them a kernel that uses _Float16 (hls_half.h's half) stops every TypeKind
@@ -242,7 +243,7 @@ class Unit:
         raw = self.data[start:offset]
         if raw.isascii():
             return Coord(self.filename, line, len(raw) + 1)
-        return Coord(self.filename, line, len(raw.decode(errors="replace")) + 1)
+        return Coord(self.filename, line, len(raw.decode(errors=KEEP_BYTES)) + 1)
 
     def in_main(self, location: ci.SourceLocation) -> bool:
         """Whether ``location`` (where a macro use expands, for macro text) is in the
@@ -345,13 +346,13 @@ def parse(text: str, filename: str, options: Options, user_end: int | None = Non
     main = os.path.join(kernel_dir or os.getcwd(), MAIN_STEM + suffix)
     args = clang_arguments(filename, options, kernel_dir)
     index = ci.Index.create()
+    data = text.encode(errors=KEEP_BYTES)
     try:
-        tu = index.parse(main, args=args, unsaved_files=[(main, text)],
+        tu = index.parse(main, args=args, unsaved_files=[(main, data)],
                          options=PARSE_OPTIONS)
     except ci.TranslationUnitLoadError as exc:
         raise KernelError(Coord(filename, 1, 1), f"clang cannot read the kernel ({exc})")
     starts = [0]
-    data = text.encode()
     pos = data.find(b"\n")
     while pos >= 0:
         starts.append(pos + 1)
@@ -383,21 +384,21 @@ def _raise_first_error(unit: Unit, user_end: int) -> None:
         if diag.severity < ERROR_SEVERITY:
             continue
         if unit.in_main(diag.location) and diag.location.offset >= user_end:
-            if user_end < len(unit.text.encode()):
+            if user_end < len(unit.data):
                 alone = unit.tu.index.parse(
-                    unit.main, args=list(unit.tu_args), unsaved_files=[
-                        (unit.main, unit.text.encode()[:user_end].decode())],
+                    unit.main, args=list(unit.tu_args),
+                    unsaved_files=[(unit.main, unit.data[:user_end])],
                     options=PARSE_OPTIONS)
                 _raise_first_error(replace(unit, tu=alone, top=(), own_top=(), header_top=(),
                                            header_files=(), own_trees=(),
-                                           text=unit.data[:user_end].decode(),
+                                           text=unit.data[:user_end].decode(errors=KEEP_BYTES),
                                            data=unit.data[:user_end]), user_end)
             return
         where = unit.location_coord(diag.location)
         headers = str(BUNDLED_INCLUDE) if f"-I{BUNDLED_INCLUDE}" in unit.tu_args else ""
         message = diag.spelling + standin_hint(diag.spelling, headers)
         if unit.in_main(diag.location) and _ERROR_DIRECTIVE.match(
-                unit.text.encode(), diag.location.offset):
+                unit.data, diag.location.offset):
             message = f"#error {message}"
         included = None if unit.in_main(diag.location) else _included_at(unit, diag.location)
         if included is not None:
@@ -572,12 +573,12 @@ def _header_macros(unit: Unit, used: set[bytes]) -> dict[bytes, Definition]:
             last[c.spelling] = (c, handle)  # (no file: a builtin or command-line macro)
     texts: dict[int, bytes] = {}
     found: dict[bytes, Definition] = {}
-    todo = [name for name in used if name.decode() in last]
+    todo = [name for name in used if name.decode(errors=KEEP_BYTES) in last]
     while todo:
         name = todo.pop()
         if name in found:
             continue
-        c, handle = last[name.decode()]
+        c, handle = last[name.decode(errors=KEEP_BYTES)]
         if handle not in texts:
             try:
                 with open(file_name(handle), "rb") as f:
@@ -588,7 +589,7 @@ def _header_macros(unit: Unit, used: set[bytes]) -> dict[bytes, Definition]:
         for _, defined, definition in _definitions(b"#define " + body):
             found[defined] = definition
             todo.extend(n for n in _IDENTIFIER.findall(definition[1])
-                        if n not in found and n.decode() in last)
+                        if n not in found and n.decode(errors=KEEP_BYTES) in last)
     return found
 
 
@@ -789,7 +790,7 @@ def scan_directives(data: bytes) -> list[DirectiveLine]:
             if m.group(0)[:2] in (b"//", b"/*"):
                 comments.append((m.start(), m.end()))
         elif not (m.start() >= 2 and data[m.start() - 2:m.start()] == b"\\\n"):
-            found.append((m.group("keyword").decode(), m.start(), m.end()))
+            found.append((m.group("keyword").decode(errors=KEEP_BYTES), m.start(), m.end()))
     lines = []
     for keyword, start, after in found:
         end = _logical_line_end(data, after)

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
+from ..sourcetext import KEEP_BYTES
 from . import cnodes as N
 from . import scalars as S
 from .cexpr import MAX_NAMES, MIN_NAMES, Bound, Scope, fold, interval, quasi_affine
@@ -46,7 +47,7 @@ def size_name(node: N.Node, source: bytes) -> str:
     isl refuses a name that ``strtol`` would read a number from."""
     text = ""
     if 0 <= node.start < node.end <= len(source):
-        text = " ".join(source[node.start:node.end].decode("utf-8", "replace").split())
+        text = " ".join(source[node.start:node.end].decode(errors=KEEP_BYTES).split())
     if text[:1].isdigit() or text[:1] in ("+", "-", "."):
         text = f"({text})"
     return f"{text or 'expression'}{NAME_MARK}{node.coord.line}:{node.coord.col}"

@@ -20,6 +20,7 @@ import clang.cindex as ci
 from .. import interrupts
 from ..errors import Coord, KernelError, warning_text
 from ..ir import Kernel, SourceUnit
+from ..sourcetext import KEEP_BYTES
 from . import clangtu
 from . import cnodes as N
 from .calls import definitions
@@ -98,8 +99,10 @@ def parse_kernel(path: str | Path, *, defines: Mapping[str, int] | None = None,
 
 
 def read_source(path: str | Path) -> str:
-    """The text of a C source file; a missing, binary, non-UTF-8 or oversized file (or
-    an endless one, such as a device) is an error."""
+    """The text of a C source file; a missing, binary or oversized file (or an endless
+    one, such as a device) is an error.  Bytes that are not UTF-8 (a GBK comment) are
+    kept as they are (:mod:`arraypart.sourcetext`): clang accepts them in comments and
+    literals, and locates them where it does not."""
     name = str(path)
     try:
         with open(path, "rb") as stream:
@@ -112,11 +115,7 @@ def read_source(path: str | Path) -> str:
     if nul >= 0:
         raise KernelError(_byte_coord(name, data, nul),
                           "binary file (NUL byte): expected C source text")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise KernelError(_byte_coord(name, data, exc.start),
-                          "not UTF-8 text: expected C source text")
+    return data.decode(errors=KEEP_BYTES)
 
 
 def _too_large(name: str) -> KernelError:
@@ -168,7 +167,8 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     text = text.removeprefix(BYTE_ORDER_MARK)
     nul = text.find("\0")
     if nul >= 0:
-        raise KernelError(_byte_coord(filename, text.encode(), len(text[:nul].encode())),
+        data = text[:nul].encode(errors=KEEP_BYTES)
+        raise KernelError(_byte_coord(filename, data, len(data)),
                           "binary file (NUL byte): expected C source text")
     if not text.strip():
         raise KernelError(Coord(filename, 1, 1), "empty file: expected a C kernel")
@@ -183,7 +183,7 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     through_macros = _pragma_value_names([p.text for p in unit.pragmas], ()) - names
     if through_macros:  # a pragma macro of a header names them: ask clang again
         unit = _parse_probed(text, filename, options, names | through_macros)
-    user_end = len(text.encode())
+    user_end = len(text.encode(errors=KEEP_BYTES))
     placed, misplaced = anchored(unit, directives, user_end)
     pragmas = list(unit.pragmas) + placed
     converter = N.Converter(unit, pragmas)
@@ -560,7 +560,8 @@ def _preamble(unit: clangtu.Unit
         if block is not None:
             if not kept_lines or kept_lines[-1].start != block[0]:
                 kept_lines.append(clangtu.DirectiveLine(
-                    "namespace", *block, unit.data[block[0]:block[1]].decode()))
+                    "namespace", *block,
+                    unit.data[block[0]:block[1]].decode(errors=KEEP_BYTES)))
             continue
         declared = any(lo < d.start < hi for lo, hi in inside) or (
             d.keyword == "include" and (_within_braces(unit.data, skipped, d.start)
@@ -575,7 +576,8 @@ def _preamble(unit: clangtu.Unit
         else:
             kept = not declared
         if d.keyword == "include" and not kept:
-            nested.append(unit.data[d.start:d.end].decode().split("\n")[0].strip())
+            written = unit.data[d.start:d.end].decode(errors=KEEP_BYTES)
+            nested.append(written.split("\n")[0].strip())
             if not any(lo < d.start < hi for lo, hi in inside):
                 # read inside namespace original, its system headers would be too
                 kept_lines += [clangtu.DirectiveLine("include", d.start, d.start, line)
@@ -820,7 +822,8 @@ def _parse_probed(text: str, filename: str, options: clangtu.Options,
     """The kernel text parsed with a probe of each of ``names`` after it (:data:`PROBE`:
     clang gives their values)."""
     probes = "".join(PROBE.format(name=n) for n in sorted(names))
-    return clangtu.parse(text + "\n" + probes, filename, options, user_end=len(text.encode()))
+    return clangtu.parse(text + "\n" + probes, filename, options,
+                         user_end=len(text.encode(errors=KEEP_BYTES)))
 
 
 def _pragma_value_names(pragmas: list[str], directives: tuple[Directive, ...]) -> set[str]:

@@ -31,6 +31,7 @@ from .. import expr as E
 from ..errors import Coord, KernelError, warning_text
 from .. import ir
 from ..ir import Access, Array, Conjunction, If, Loop, Node, Param, Stmt
+from ..sourcetext import KEEP_BYTES
 from . import calls
 from .accesses import AccessLowering
 from .calls import Binding, StreamPort
@@ -132,7 +133,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
     def __init__(self, func, globals_, filename, lines, defines, callees, unpipelined):
         self._func = func
         self._unpipelined: frozenset[Coord] = unpipelined  # loops Vitis cannot pipeline
-        self._source = "\n".join(lines).encode()
+        self._source = "\n".join(lines).encode(errors=KEEP_BYTES)
         self._globals = globals_
         self._constants: dict[str, int] = dict(defines)
         self._pragmas = PragmaReader(filename, lines, self._constants)

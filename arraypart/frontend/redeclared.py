@@ -21,6 +21,7 @@ from pathlib import Path
 
 import clang.cindex as ci
 
+from ..sourcetext import KEEP_BYTES
 from . import clangtu
 
 K = ci.CursorKind
@@ -105,7 +106,7 @@ def _prototype(unit: clangtu.Unit, definition: ci.Cursor, body: ci.Cursor) -> st
     if first.type.kind == ci.TypeKind.FUNCTIONNOPROTO or handle is None \
             or handle != clangtu.file_of(extent.end):
         start = clangtu.offset_of(definition.extent.start)
-        text = unit.data[start:clangtu.offset_of(body.extent.start)].decode()
+        text = unit.data[start:clangtu.offset_of(body.extent.start)].decode(errors=KEEP_BYTES)
     else:
         data = Path(clangtu.file_name(handle)).read_bytes()
         text = data[clangtu.offset_of(extent.start):clangtu.offset_of(extent.end)].decode(
