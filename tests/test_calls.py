@@ -1093,24 +1093,120 @@ inline int twice(int x) { return 2 * x; }
 """
 
 
-def test_a_callee_with_loops_in_a_header_of_the_kernels_own_is_a_warning(tmp_path):
-    """A function of a local header is not read (only the kernel file is): when its body
-    has a loop, its pipeline and arrays go unanalysed, and the call says so (a stream
-    kernel calling one was reported with no array and no loop, silently).  A loop-free
-    helper of that header and the system's and Vitis' headers are no concern."""
-    (tmp_path / "lib.h").write_text(WINDOW_HEADER)
+def test_a_method_with_loops_in_a_header_of_the_kernels_own_is_a_warning(tmp_path):
+    """A class's method of a local header is not analysed (a function or function
+    template of that header is): when its body has a loop, its pipeline and arrays go
+    unanalysed, and the call says so.  The template ``window`` of the same header, a
+    loop-free helper, and the system's and Vitis' headers are no concern."""
+    (tmp_path / "lib.h").write_text(WINDOW_HEADER + "struct Doubler {\n"
+                                    "  void run(hls::stream<int> &s) {\n"
+                                    "    for (int i = 0; i < 4; i++) s.write(2 * i);\n"
+                                    "  }\n};\n")
     path = _kernel_file(tmp_path, "streamed.cpp", """#include "lib.h"
 void streamed(hls::stream<int> &in, hls::stream<int> &out, int v[4]) {
+  Doubler d;
   v[0] = twice(v[1]) + (int)std::sqrt((float)v[2]);
   window<64>(in, out);
-  window<64>(in, out);
+  d.run(out);
 }
 """)
     kernel = frontend.parse_kernel(path)
     assert kernel.warnings == (
-        f"{path}:4:3: warning: 'window' is defined in lib.h:4, outside the kernel file: "
+        f"{path}:6:3: warning: 'run' is defined in lib.h:15, outside the kernel file: "
         "arraypart does not see its loops, their pipelines and the arrays they access "
         "(define it in the kernel file to have them analysed)",)
+    assert [loop.name for loop in _loops(kernel.body)] == ["window/L6", "window/L8"]
+
+
+FIR_HEADER = """#pragma once
+template <typename T, int N>
+inline T fir(T x, T (&sr)[N], const T (&c)[N]) {
+#pragma HLS pipeline
+    T acc = 0;
+    for (int i = N - 1; i != 0; i--) {
+        sr[i] = sr[i - 1];
+        acc += sr[i] * c[i];
+    }
+    sr[0] = x;
+    return acc + x * c[0];
+}
+inline void sum4(const int a[64], int b[16]) {
+    for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+        b[i] = a[4 * i] + a[4 * i + 1] + a[4 * i + 2] + a[4 * i + 3];
+    }
+}
+"""
+FIR_KERNEL = """static const int coeffs[8] = {1, 2, 3, 4, 4, 3, 2, 1};
+void k(const int in[64], int out[64]) {
+    static int sr[8];
+#pragma HLS ARRAY_PARTITION variable=sr complete
+    for (int n = 0; n < 64; n++) {
+        out[n] = fir(in[n], sr, coeffs);
+    }
+}
+"""
+
+
+@needs_gxx
+def test_a_template_defined_in_a_header_of_the_kernels_own_is_analysed(tmp_path):
+    """A header-only HLS helper (mobilinkd's fir_filter.hpp: a function template with a
+    pipeline pragma) was refused when the kernel passed it an array ("whose
+    definition is not in the kernel file", probe 35 F4).  Its text is now read like
+    the kernel file's, pragmas included, at the header's coordinates: the kernel
+    reaches the II that the same code pasted into one file does, the arrays it
+    reaches keep their references as written (pragma-only), the emitted kernel
+    keeps the include, and the testbench passes."""
+    (tmp_path / "fir.hpp").write_text(FIR_HEADER)
+    (tmp_path / "pasted").mkdir()
+    pasted = arraypart.compile_kernel(_kernel_file(tmp_path / "pasted", "k.cpp",
+                                                   FIR_HEADER + FIR_KERNEL))
+    compiled = arraypart.compile_kernel(_kernel_file(tmp_path, "k.cpp",
+                                                     '#include "fir.hpp"\n' + FIR_KERNEL))
+    assert ([(l["name"], l["target_ii"], l["achieved_ii"]) for l in _report_loops(compiled)]
+            == [(l["name"], l["target_ii"], l["achieved_ii"]) for l in _report_loops(pasted)]
+            == [("fir", 1, 1)])
+    (loop,) = compiled.report.model.loops
+    assert str(loop.coord) == f"{tmp_path / 'fir.hpp'}:3:10"
+    solution = {s.array.name: s for s in compiled.report.solution.arrays}
+    assert solution["sr"].array.functions == ("fir",) and solution["sr"].array.pragma_only
+    assert solution["sr"].conflict_free
+    text = compiled.files["k.cpp"]
+    assert text.startswith(_header_comment(text)) and '#include "fir.hpp"' in text
+    assert "#pragma HLS array_partition variable=sr type=complete dim=1" in text
+    assert compiled.report.kernel.warnings == ()
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
+def _header_comment(text):
+    return text[:text.index("#include")]
+
+
+def _report_loops(compiled):
+    return json.loads(compiled.files["report.json"])["loops"]
+
+
+@needs_gxx
+def test_a_pipelined_loop_of_a_header_function_is_reported_not_traced(tmp_path):
+    """``check --trace`` instruments the kernel file only: a pipelined loop of a
+    header's function is said not to be traced, never a disagreement, while the
+    kernel file's loops are compared."""
+    (tmp_path / "fir.hpp").write_text(FIR_HEADER)
+    compiled = arraypart.compile_kernel(_kernel_file(tmp_path, "s.cpp", """\
+#include "fir.hpp"
+void s(const int in[64], int out[64], int b[16]) {
+    int t[64];
+    for (int i = 0; i < 64; i++) t[i] = in[i] + 1;
+    sum4(t, b);
+    for (int i = 0; i < 64; i++) out[i] = t[i];
+}
+"""))
+    assert {l["name"]: l["achieved_ii"] for l in _report_loops(compiled)}["sum4/L14"] == 1
+    loops = {loop.name: loop for loop in compiled.report.model.loops}
+    assert str(loops["sum4/L14"].coord).startswith(f"{tmp_path / 'fir.hpp'}:14:")
+    judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    assert "sum4/L14 (" in judged.format() and "not traced" in judged.format()
+    assert_the_testbench_passes(compiled, tmp_path)
 
 
 def test_a_header_function_with_static_state_is_a_warning(tmp_path):

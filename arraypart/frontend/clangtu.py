@@ -474,10 +474,11 @@ def synthesis_only_ranges(unit: Unit, options: Options) -> list[tuple[int, int]]
     return [r for r in skipped_ranges(simulated) if r not in synthesized]
 
 
-def skipped_ranges(unit: Unit) -> list[tuple[int, int]]:
-    """Byte ranges of the kernel text that conditional compilation left out."""
+def skipped_ranges(unit: Unit, file: ci.File | None = None) -> list[tuple[int, int]]:
+    """Byte ranges of the kernel text (or of the header ``file``) that conditional
+    compilation left out."""
     lib = _library()
-    file = unit.tu.get_file(unit.main)
+    file = unit.tu.get_file(unit.main) if file is None else file
     found = lib.clang_getSkippedRanges(unit.tu, file)
     if not found:
         return []
@@ -744,6 +745,39 @@ def pragma_lines(unit: Unit, user_end: int | None = None) -> list[PragmaLine]:
             found.append(PragmaLine(text.decode(errors="replace").strip(), start, stop,
                                     unit.coord(start)))
     return sorted(found, key=lambda p: p.start)
+
+
+def header_pragma_lines(unit: Unit, file: ci.File) -> list[tuple[int, PragmaLine]]:
+    """The ``#pragma`` lines and ``_Pragma("...")`` of the header ``file`` (one of the
+    kernel's own, whose functions are analysed), outside comments and skipped
+    conditional code, each with its byte offset in the header: the lines have no text
+    in the kernel file (``start`` and ``end`` -1), so nothing ever edits them, and
+    their coordinates are the header's.  Macros that expand to a pragma are not
+    followed there."""
+    data = Path(file.name).read_bytes()
+    skipped = skipped_ranges(unit, file)
+    found = []
+    for m in _SCAN.finditer(data):
+        at = m.start()
+        if (m.group("directive") != b"pragma" and m.group("operand") is None
+                or any(lo <= at < hi for lo, hi in skipped)):
+            continue
+        if m.group("directive") is not None:
+            if at >= 2 and data[at - 2:at] == b"\\\n":
+                continue  # continues the line before: not a directive
+            at = data.index(b"#", at)
+            text = data[m.end():_logical_line_end(data, m.end())].decode(errors="replace")
+            text = _COMMENT.sub(lambda c: " " * len(c.group()), text).replace("\\\n", "  ")
+        elif _in_directive(data, at):
+            continue
+        else:
+            literal = m.group("operand").decode(errors="replace")[1:-1]
+            text = literal.replace('\\"', '"').replace("\\\\", "\\")
+            at += m.group(0).index(b"_Pragma")
+        line = data.count(b"\n", 0, at) + 1
+        column = len(data[data.rfind(b"\n", 0, at) + 1:at].decode(errors="replace")) + 1
+        found.append((at, PragmaLine(text.strip(), -1, -1, Coord(file.name, line, column))))
+    return found
 
 
 def _starts_line(data: bytes, offset: int) -> bool:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Callable
 
 import clang.cindex as ci
 
@@ -691,14 +691,25 @@ def ref_name(ref: ArrayRef) -> str | None:
 # ---------------------------------------------------------------- conversion
 
 
+def definition_site(definition: ci.Cursor) -> tuple[str, int]:
+    """Where a header's ``definition`` is written: its file's name and byte offset."""
+    return definition.location.file.name, definition.location.offset
+
+
 class Converter:
     """clang cursors of one translation unit -> nodes."""
 
-    def __init__(self, unit: Unit, pragmas: list[PragmaLine]):
+    def __init__(self, unit: Unit, pragmas: list[PragmaLine],
+                 own_header: Callable[[ci.SourceLocation], bool] = lambda location: False):
         self.unit = unit
         self._pragmas = pragmas
         self._written = tuple(pragmas)
+        self._own_header = own_header
         self._instances: dict[str, ci.Cursor] = {}  # instantiations called, by key
+        self._header_functions: dict[str, ci.Cursor] = {}  # a header's functions called
+        self._header_pragmas: dict[str, list[tuple[int, PragmaLine]]] = {}  # by file
+        #: the :func:`definition_site` of each definition of an own header analysed
+        self.header_definitions: set[tuple[str, int]] = set()
         self._macro_ranges = _macro_ranges(unit)
         self._depth = 0
 
@@ -753,12 +764,18 @@ class Converter:
                        array_refs=tuple(outer_array_refs(body)))
 
     def instances(self) -> list[FuncDef]:
-        """The instantiations of the file's function templates that the converted
-        functions call, and those that these call in turn, each converted once with the
-        pragmas its template's text holds."""
+        """The instantiations of the function templates of the file and of its own
+        headers that the converted functions call, the functions of its own headers
+        they call, and those that these call in turn, each converted once with the
+        pragmas its (template's) text holds."""
         done: list[FuncDef] = []
         converted: set[str] = set()
-        while len(converted) < len(self._instances):
+        while len(converted) < len(self._instances) + len(self._header_functions):
+            key = next((k for k in self._header_functions if k not in converted), None)
+            if key is not None:
+                converted.add(key)
+                done.append(self.function(self._header_functions[key]))
+                continue
             key = next(k for k in self._instances if k not in converted)
             converted.add(key)
             function = self._instances[key]
@@ -890,6 +907,8 @@ class Converter:
         return Unsupported(coord, start, end, _kind_words(kind))
 
     def _compound(self, cursor, coord, start, end) -> Compound:
+        if start < 0 and self._in_own_header(cursor):
+            return self._header_compound(cursor, coord)
         items = [self.statement(c) for c in cursor.get_children()]
         taken = [(n.start, n.end) for n in items if n.start >= 0]
         pragmas = [Pragma(p.coord, p.start, p.end, p) for p in self._pragmas
@@ -900,6 +919,30 @@ class Converter:
             for p in pragmas:
                 self._pragmas.remove(p.line)
         return Compound(coord, start, end, tuple(items))
+
+    def _in_own_header(self, cursor: ci.Cursor) -> bool:
+        """``cursor`` is written in one of the kernel's own headers (not in a macro's
+        expansion, whose pragmas the kernel file's scan finds)."""
+        first = cursor.extent.start
+        return (first.file is not None and not self.unit.in_main(first)
+                and self._own_header(first) and cursor.location.file is not None
+                and cursor.location.file.name == first.file.name)
+
+    def _header_compound(self, cursor, coord) -> Compound:
+        """A compound statement of a header's function: its pragmas (without text in
+        the kernel file) placed among its statements by their offsets in the header."""
+        file = cursor.extent.start.file
+        if file.name not in self._header_pragmas:
+            self._header_pragmas[file.name] = clangtu.header_pragma_lines(self.unit, file)
+        lo, hi = cursor.extent.start.offset, cursor.extent.end.offset
+        children = list(cursor.get_children())
+        spans = [(c.extent.start.offset, c.extent.end.offset) for c in children]
+        placed = [(at, Pragma(line.coord, -1, -1, line))
+                  for at, line in self._header_pragmas[file.name]
+                  if lo < at < hi and not any(a <= at < b for a, b in spans)]
+        items = [(a, self.statement(c)) for (a, _), c in zip(spans, children)]
+        ordered = sorted(items + placed, key=lambda item: item[0])
+        return Compound(coord, -1, -1, tuple(node for _, node in ordered))
 
     def _decl_stmt(self, cursor, coord, start, end) -> Node:
         decls = [c for c in cursor.get_children() if c.kind == K.VAR_DECL]
@@ -1030,9 +1073,12 @@ class Converter:
             head = _plain(kids[0])
             objects = [k for k in head.get_children() if k.kind.is_expression()] if (
                 head.kind == K.MEMBER_REF_EXPR) else []  # a.f(): a is evaluated too
+            instance = self._instance(cursor.referenced, coord)
+            if instance is None and not objects:
+                self._header_function(cursor.referenced, callee)
             return FuncCall(coord, start, end, callee,
                             tuple(self.expression(k) for k in objects + kids[1:]),
-                            self._instance(cursor.referenced, coord), bool(objects),
+                            instance, bool(objects),
                             () if objects else _by_reference(cursor.referenced))
         operands = tuple(self.expression(k) for k in kids
                          if _callee_name(k) is None or not _callee_name(k).startswith(
@@ -1055,15 +1101,35 @@ class Converter:
             return UnaryOp(coord, start, end, op, operands[0], result)
         return Other(coord, start, end, f"call of {name}", operands)
 
+    def _readable(self, location: ci.SourceLocation) -> bool:
+        """``location`` lies in the kernel file or in a header of its own, whose
+        definitions are analysed like the file's (DESIGN §1: every function reachable
+        from the top), though only the kernel file is ever edited."""
+        return self.unit.in_main(location) or self._own_header(location)
+
+    def _header_function(self, function: ci.Cursor | None, name: str) -> None:
+        """Note for :meth:`instances` the definition that a call of ``function`` (not
+        a template's) reaches when one of the kernel's own headers holds it."""
+        if function is None or function.kind != K.FUNCTION_DECL:
+            return
+        definition = function.get_definition()
+        if (definition is not None and not self.unit.in_main(definition.location)
+                and self._own_header(definition.location)):
+            self._header_functions.setdefault(name, definition)
+            self.header_definitions.add(definition_site(definition))
+
     def _instance(self, function: ci.Cursor | None, coord: Coord) -> str | None:
         """The key of the instantiation ``function`` of a template defined in the
-        kernel file (noted for :meth:`instances`), or None."""
+        kernel file or in one of its own headers (noted for :meth:`instances`), or
+        None."""
         template = templates.instantiated_template(function)
-        if template is None or not self.unit.in_main(template.location) or not any(
+        if template is None or not self._readable(template.location) or not any(
                 c.kind == K.COMPOUND_STMT for c in function.get_children()):
             return None
         key = templates.instance_key(function, coord)
         self._instances.setdefault(key, function)
+        if not self.unit.in_main(template.location):
+            self.header_definitions.add(definition_site(template))
         return key
 
     def expression(self, cursor: ci.Cursor) -> Node:

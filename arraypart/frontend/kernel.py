@@ -186,11 +186,11 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     user_end = len(text.encode(errors=KEEP_BYTES))
     placed, misplaced = anchored(unit, directives, user_end)
     pragmas = list(unit.pragmas) + placed
-    converter = N.Converter(unit, pragmas)
-    if not unit.is_cxx:
-        _check_cpp_keywords(unit, user_end)
     own_headers = _OwnHeaders(set(IDENTIFIER.findall(text)),
                               os.path.abspath(clangtu.hls_include_dir(hls_include)))
+    converter = N.Converter(unit, pragmas, own_headers.own)
+    if not unit.is_cxx:
+        _check_cpp_keywords(unit, user_end)
     funcs, methods, globals_, probe_decls = _top_level(unit, converter, user_end,
                                                        own_headers)
     if not funcs:
@@ -230,19 +230,20 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     return Kernel(Path(filename).stem, func.name, filename, lowered.arrays, body,
                   func.coord, tuple(sorted(values.items())), lowered.params, source,
                   tuple(misplaced) + lowered.warnings + unshared + undefined
-                  + _unseen_loops(unit, user_end, own_headers)
+                  + _unseen_loops(unit, user_end, own_headers, converter.header_definitions)
                   + _unmodelled_containers(unit, user_end), lowered.returns_early)
 
 
 _LOOP_KINDS = (ci.CursorKind.FOR_STMT, ci.CursorKind.WHILE_STMT, ci.CursorKind.DO_STMT)
 
 
-def _unseen_loops(unit: clangtu.Unit, user_end: int,
-                  own_headers: "_OwnHeaders") -> tuple[str, ...]:
+def _unseen_loops(unit: clangtu.Unit, user_end: int, own_headers: "_OwnHeaders",
+                  analysed: set[tuple[str, int]]) -> tuple[str, ...]:
     """A located warning at the first call of each function defined in a header of the
-    kernel's own whose body has a loop: arraypart reads the kernel file only, so that
-    loop's pipeline and the arrays it reads are not analysed (an array passed to such
-    a function is an error where the call is lowered); and at the first call of each
+    kernel's own whose body has a loop and that the analysis did not read (its site
+    is not in ``analysed``: a class's method, a call through a pointer): that loop's
+    pipeline and the arrays it reads are not analysed (an array passed to such a
+    function is an error where the call is lowered); and at the first call of each
     such function that keeps a ``static`` variable: the testbench's original and
     banked kernels both call the header's one function, so they share its state."""
     calls, stack = [], [c for c in unit.own_top
@@ -264,7 +265,8 @@ def _unseen_loops(unit: clangtu.Unit, user_end: int,
         defined = (f"'{callee.spelling}' is defined in {os.path.basename(where.file.name)}:"
                    f"{where.line}, outside the kernel file")
         said = []
-        if any(c.kind in _LOOP_KINDS for c in body):
+        if (any(c.kind in _LOOP_KINDS for c in body)
+                and N.definition_site(callee) not in analysed):
             said.append(f"{defined}: arraypart does not see its loops, their pipelines "
                         "and the arrays they access (define it in the kernel file to have "
                         "them analysed)")

@@ -162,7 +162,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         self._warnings: list[str] = []
         self._interfaces = I.interface_pragmas(func, self._pragmas)
         self._streams: frozenset[str] = frozenset()  # the current function's streams
-        self._callee_streams: dict[int, frozenset[str]] = {}  # per function text
+        self._callee_streams: dict[Coord, frozenset[str]] = {}  # per function text
         # visible stream names -> (FIFO array, the streams they name: a prefix of its index)
         self._stream_ports: dict[str, StreamPort] = {}
         # a stream the top or a callee declares (by its place) -> its FIFO's IR name
@@ -183,9 +183,10 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         self._visible: dict[str, Binding] = {}  # C array names -> the memory they denote
         self._file_constants: dict[str, int] = {}
         self._file_arrays: dict[str, Binding] = {}
-        # per function text, by its offset (a template's instantiations share theirs):
-        # the first definition reached and its arrays
-        self._callee_arrays: dict[int, tuple[N.FuncDef, dict[str, Binding]]] = {}
+        # per function text, by its coordinate (a template's instantiations share
+        # theirs; a header's text has no offset): the first definition reached and its
+        # arrays
+        self._callee_arrays: dict[Coord, tuple[N.FuncDef, dict[str, Binding]]] = {}
         self._array_decls: dict[str, N.Decl] = {}
         # a local array's declaration (by its place) -> its IR name: one C name may
         # declare arrays in two blocks of a function, each its own memory
@@ -687,7 +688,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
             self._add_constants(n for n in callee.nodes if isinstance(n, N.Decl))
             self._visible = {**self._file_arrays, **self._callee_locals(callee),
                              **args.arrays}
-            self._streams = self._callee_streams[callee.start]
+            self._streams = self._callee_streams[callee.coord]
             self._stream_ports = ports
             self._apply_parameter_partitions(callee, args.arrays)
             refs = callee.array_refs
@@ -783,7 +784,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         streams, local or parameters, are FIFOs, no memories (their names, in
         ``_callee_streams``, are the function's own: an array of another function may
         have one)."""
-        if callee.start not in self._callee_arrays:
+        if callee.coord not in self._callee_arrays:
             found: dict[str, Binding] = {}
             streams = {p.name for p in callee.params if I.is_stream(p)}
             refuse_array_typedefs(callee)
@@ -795,14 +796,25 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
                 elif isinstance(node, N.Decl) and node.is_array:
                     found[node.name] = Binding(self._add_array(
                         node, interface=False, owner=callee.name, taken=found, local=True))
-            self._callee_arrays[callee.start] = (callee, found)
-            self._callee_streams[callee.start] = self._streams = frozenset(streams)
+            self._callee_arrays[callee.coord] = (callee, found)
+            self._callee_streams[callee.coord] = self._streams = frozenset(streams)
             self._apply_array_pragmas(callee.body, {**self._file_arrays, **found}, frozenset(
                 p.name for p in callee.params if calls.is_array_parameter(p)))
-        first, found = self._callee_arrays[callee.start]
+            if callee.start < 0:
+                self._fix_header_locals(found)
+        first, found = self._callee_arrays[callee.coord]
         if first is not callee:
             self._check_shared_locals(callee, first, found)
         return found
+
+    def _fix_header_locals(self, found: Mapping[str, Binding]) -> None:
+        """The arrays that a header's function declares keep the memory it gives them:
+        arraypart edits the kernel file only, and no pragma written there can reach a
+        local of another function's body."""
+        for binding in found.values():
+            array = self._arrays[binding.array]
+            if not array.partitions:
+                self._arrays[binding.array] = replace(array, partitionable=False)
 
     def _check_shared_locals(self, callee: N.FuncDef, first: N.FuncDef,
                              found: Mapping[str, Binding]) -> None:
