@@ -147,6 +147,9 @@ class Array:
     pragma but from the Vitis kernel flow's default, which the model assumes; the
     emitted kernel states it, since the project's Vivado flow would give the pointer
     ``ap_memory`` or a register port instead.
+    ``header_function``: a local of a function that a user header defines, whose
+    text arraypart does not edit: no pragma written in the kernel file reaches it, so
+    its banking is what that text's own pragmas give (never searched, nothing emitted).
     """
 
     name: str
@@ -173,6 +176,7 @@ class Array:
     kept_reference: str | None = None
     written_by_reference: bool = False
     implied_bundle: bool = False
+    header_function: bool = False
 
     def __post_init__(self):
         if self.bundle is not None and (self.partitionable or not self.interface):

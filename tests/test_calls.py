@@ -1205,7 +1205,52 @@ void s(const int in[64], int out[64], int b[16]) {
     loops = {loop.name: loop for loop in compiled.report.model.loops}
     assert str(loops["sum4/L14"].coord).startswith(f"{tmp_path / 'fir.hpp'}:14:")
     judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
-    assert "sum4/L14 (" in judged.format() and "not traced" in judged.format()
+    assert ("sum4/L14 (" in judged.format()
+            and "not traced (it lies in a header's text" in judged.format())
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
+HEADER_LOCAL = """\
+#pragma once
+template <int N>
+inline int win(const int x[N]) {
+  int buf[4][N];%s
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < N; j++) buf[i][j] = x[j] + i;
+  int s = 0;
+  for (int j = 0; j < N; j++) {
+#pragma HLS pipeline II=1
+    s += buf[0][j] + buf[1][j] + buf[2][j] + buf[3][j];
+  }
+  return s;
+}
+"""
+
+
+@needs_gxx
+@pytest.mark.parametrize("partition, ii", [
+    ("", 2), ("\n#pragma HLS array_partition variable=buf dim=1 type=complete", 1)],
+    ids=["none", "its-own-partition"])
+def test_a_local_of_a_header_function_keeps_the_headers_banking(tmp_path, partition, ii):
+    """No pragma of the kernel file reaches a local of a header's function: it keeps
+    what its text's pragmas give, emits nothing (a bind_storage of it landed in the
+    top's body, naming no variable there), and a note says so where that misses the
+    target; --replace-partitions changes nothing of it."""
+    (tmp_path / "h.hpp").write_text(HEADER_LOCAL % partition)
+    path = _kernel_file(tmp_path, "k.cpp", """\
+#include "h.hpp"
+void k(const int in[16], int out[1]) {
+  out[0] = win<16>(in);
+}
+""")
+    compiled = arraypart.compile_kernel(path, replace_partitions=True)
+    buf = next(s for s in compiled.report.solution.arrays if s.array.name == "buf")
+    assert buf.array.header_function and buf.kept
+    assert buf.banking.scheme.banks == (4 if partition else 1)
+    assert max(l["achieved_ii"] for l in _report_loops(compiled)) == ii
+    assert "buf" not in compiled.files["k.cpp"]
+    noted = [w for w in compiled.report.warnings if "which arraypart does not edit" in w]
+    assert len(noted) == (ii > 1)
     assert_the_testbench_passes(compiled, tmp_path)
 
 

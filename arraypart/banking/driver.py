@@ -420,6 +420,24 @@ def _without_concurrency(am: ArrayModel, options: _Options, start: float) -> Arr
     return replace(solution, kept=kept)
 
 
+def _header_function_local(am: ArrayModel, shapes: list[GroupShape],
+                           start: float) -> ArraySolution:
+    """A local of a user header's function (``ir.Array.header_function``): the banking
+    its text's pragmas give, proven; a note where it misses a target."""
+    array = am.array
+    banking = Banking(array.name, scheme_from_pragmas(array))
+    proof = prove(am, banking)
+    notes = () if proof.conflict_free else (warning_text(array.coord, (
+        f"{array.name} is declared in the text of a function of {array.coord.file}, "
+        f"which arraypart does not edit: it keeps {banking.describe()} as that text "
+        f"gives it, achieved II {_ii_text(proof.achieved_ii)}: {proof.counterexample} "
+        "(define the function in the kernel file to let arraypart bank it)")),)
+    bound = lower_bound_of(am.ports, shapes, array) if shapes else 1
+    solution = _solution(am, banking, proof, bound, start,
+                         "its header's own pragmas", notes)
+    return replace(solution, kept=True)
+
+
 def _keeps_partitions(array, options: _Options) -> bool:
     """Whether the array keeps the user's array_partition pragmas as written."""
     return bool(array.partitions) and not options.replace_partitions
@@ -429,6 +447,8 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
     start = perf_counter()
     array = am.array
     shapes = [analyze_group(g, len(array.shape)) for g in am.groups]
+    if array.header_function:
+        return _header_function_local(am, shapes, start)
     if not shapes:
         return _without_concurrency(am, options, start)
     bound = lower_bound_of(am.ports, shapes, am.array)

@@ -229,6 +229,7 @@ class TraceCheck:
     untraced: tuple[Claim, ...]
     labels: tuple[str, ...] = ()
     unwritten: tuple[str, ...] = ()  # warnings: reads of undefined local elements
+    in_headers: tuple[Coord, ...] = ()  # untraced loops of a header's text
 
     @property
     def disagreements(self) -> tuple[str, ...]:
@@ -281,6 +282,8 @@ class TraceCheck:
                   "code only synthesis reads stands in it, in a declaration it names or "
                   "in a function it calls, #ifdef __SYNTHESIS__, which g++ does not "
                   "compile" if c.coord in differing
+                  else "it lies in a header's text: the trace instruments the kernel "
+                  "file only" if c.coord in self.in_headers
                   else
                   "no pipelined `for` of the kernel's text there: a pipelined function, "
                   "or a loop unrolled outside a pipeline, whose lanes the program runs one "
@@ -444,7 +447,9 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
         "value is undefined, so the original and the banked kernel may differ there"
         for u in unwritten_reads(trace.path, uninitialized_locals(
             kernel, frozenset((c.line, c.col) for c in inst.skipped)), checkpoint))
-    return TraceCheck(trace, result, addresses, rule, untraced, loops.labels, unwritten)
+    in_headers = tuple(c.coord for c in untraced if c.coord.file != kernel.coord.file)
+    return TraceCheck(trace, result, addresses, rule, untraced, loops.labels, unwritten,
+                      in_headers)
 
 
 @dataclass(frozen=True, slots=True)

@@ -80,6 +80,8 @@ def banked_source(kernel: Kernel, solution: Solution) -> str:
     edits += _edit_pragmas(data, source, solution, explicit, decls)
     interface_lines = []
     for s in solution.arrays:
+        if s.array.header_function:
+            continue  # no line of the kernel file reaches it
         ex = explicit.get(s.array.name)
         lines = _lines(s, ex, decls[s.array.name].name if s.array.name in decls else None)
         if s.array.interface or (ex is None and s.array.name not in decls):

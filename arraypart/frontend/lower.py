@@ -813,8 +813,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         local of another function's body."""
         for binding in found.values():
             array = self._arrays[binding.array]
-            if not array.partitions:
-                self._arrays[binding.array] = replace(array, partitionable=False)
+            self._arrays[binding.array] = replace(array, header_function=True)
 
     def _check_shared_locals(self, callee: N.FuncDef, first: N.FuncDef,
                              found: Mapping[str, Binding]) -> None:
