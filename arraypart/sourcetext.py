@@ -10,3 +10,12 @@ kernel's text and its bytes passes ``errors=KEEP_BYTES``.
 """
 
 KEEP_BYTES = "surrogateescape"
+
+
+def clang_view(data: bytes) -> bytes:
+    """``data`` as libclang is given it: each byte that is not UTF-8 replaced by one
+    ``?``, at the same offset.  libclang's Python bindings decode every spelling as
+    strict UTF-8, so a token holding such a byte (a GBK string literal) ended in an
+    internal error; arraypart itself reads and edits ``data``, never the view."""
+    text = data.decode(errors=KEEP_BYTES)
+    return text.encode(errors="replace") if not text.isascii() else data

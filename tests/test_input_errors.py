@@ -5,6 +5,7 @@ import subprocess
 import pytest
 
 import arraypart
+from arraypart.sourcetext import KEEP_BYTES
 from arraypart import api, cli
 
 from conftest import HAVE_GXX, assert_the_testbench_passes, needs_gxx, run_testbench
@@ -599,6 +600,23 @@ def test_bytes_that_are_not_utf8_in_comments_are_kept(tmp_path):
     assert b"// \xbb\xba\xb4\xe6\n" in emitted and b"/* \xba\xcd */\n" in emitted
     assert b"array_partition variable=buf" in emitted
     assert_the_testbench_passes(compiled, tmp_path)
+
+
+@needs_gxx
+def test_bytes_that_are_not_utf8_in_a_string_literal_are_kept(tmp_path):
+    """libclang's bindings decode every token strictly as UTF-8: a GBK string
+    literal in code ended in an internal error (exit 3).  clang now reads a view with
+    '?' for those bytes; the model, the emitted kernel and the trace keep the user's."""
+    path = tmp_path / "lit.cpp"
+    path.write_bytes(b"void lit(int a[64]) {\n"
+                     b"  for (int i = 0; i < 61 + (int)sizeof(\"\xbb\xba\"); i++) {\n"
+                     b"#pragma HLS pipeline II=1\n    a[i] = i;\n  }\n}\n")
+    compiled = arraypart.compile_kernel(path)
+    assert b'sizeof("\xbb\xba")' in compiled.files["lit.cpp"].encode(errors=KEEP_BYTES)
+    assert [loop.trip_count for loop in compiled.report.model.loops] == [64]
+    assert_the_testbench_passes(compiled, tmp_path)
+    _, traced = api.trace_kernel(str(path))
+    assert traced.disagreements == (), traced.format()
 
 
 def test_a_column_after_bytes_that_are_not_utf8_counts_each_byte_once(tmp_path):

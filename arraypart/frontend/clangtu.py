@@ -21,7 +21,7 @@ from typing import Iterable, Iterator
 import clang.cindex as ci
 
 from ..errors import Coord, KernelError
-from ..sourcetext import KEEP_BYTES
+from ..sourcetext import KEEP_BYTES, clang_view
 
 # Type kinds of clang's Index.h that the Python bindings (libclang 18) leave out;
 # without them a kernel that uses _Float16 (hls_half.h's half) stops every TypeKind
@@ -348,7 +348,7 @@ def parse(text: str, filename: str, options: Options, user_end: int | None = Non
     index = ci.Index.create()
     data = text.encode(errors=KEEP_BYTES)
     try:
-        tu = index.parse(main, args=args, unsaved_files=[(main, data)],
+        tu = index.parse(main, args=args, unsaved_files=[(main, clang_view(data))],
                          options=PARSE_OPTIONS)
     except ci.TranslationUnitLoadError as exc:
         raise KernelError(Coord(filename, 1, 1), f"clang cannot read the kernel ({exc})")
@@ -387,7 +387,7 @@ def _raise_first_error(unit: Unit, user_end: int) -> None:
             if user_end < len(unit.data):
                 alone = unit.tu.index.parse(
                     unit.main, args=list(unit.tu_args),
-                    unsaved_files=[(unit.main, unit.data[:user_end])],
+                    unsaved_files=[(unit.main, clang_view(unit.data[:user_end]))],
                     options=PARSE_OPTIONS)
                 _raise_first_error(replace(unit, tu=alone, top=(), own_top=(), header_top=(),
                                            header_files=(), own_trees=(),
@@ -400,12 +400,21 @@ def _raise_first_error(unit: Unit, user_end: int) -> None:
         if unit.in_main(diag.location) and _ERROR_DIRECTIVE.match(
                 unit.data, diag.location.offset):
             message = f"#error {message}"
+        if unit.in_main(diag.location) and _not_utf8_at(unit.data, diag.location.offset):
+            message = ("source file is not valid UTF-8 here: a byte of another encoding "
+                       f"outside a comment or string literal (clang: {message})")
         included = None if unit.in_main(diag.location) else _included_at(unit, diag.location)
         if included is not None:
             hint = ("; the Vitis headers are C++: name the kernel .cpp or pass --std c++14"
                     if not unit.is_cxx and _VITIS_HEADER.search(where.file) else "")
             where, message = included, f"in {where} (included here): {message}{hint}"
         raise KernelError(where, message)
+
+
+def _not_utf8_at(data: bytes, offset: int) -> bool:
+    """The byte at ``offset`` is one that is not UTF-8, which clang read as ``?``
+    (:func:`..sourcetext.clang_view`)."""
+    return 0 <= offset < len(data) and clang_view(data)[offset] != data[offset]
 
 
 def _included_at(unit: Unit, location: ci.SourceLocation) -> Coord | None:
