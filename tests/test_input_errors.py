@@ -619,6 +619,19 @@ def test_bytes_that_are_not_utf8_in_a_string_literal_are_kept(tmp_path):
     assert traced.disagreements == (), traced.format()
 
 
+def test_a_header_function_with_bytes_that_are_not_utf8_is_read(tmp_path):
+    """A header of the kernel's folder whose function (read like the kernel's) holds
+    a GBK literal: clang reads it through the same view."""
+    (tmp_path / "h.h").write_bytes(
+        b"#pragma once\ninline void fill(int a[64]) {\n"
+        b"  for (int i = 0; i < 61 + (int)sizeof(\"\xbb\xba\"); i++) {\n"
+        b"#pragma HLS pipeline II=1\n    a[i] = i;\n  }\n}\n")
+    path = tmp_path / "k.cpp"
+    path.write_text('#include "h.h"\nvoid k(int a[64]) { fill(a); }\n')
+    report = arraypart.analyze(path)
+    assert [(loop.name, loop.trip_count) for loop in report.model.loops] == [("fill/L3", 64)]
+
+
 def test_a_column_after_bytes_that_are_not_utf8_counts_each_byte_once(tmp_path):
     """Columns count one per byte that is not UTF-8, as g++ counts them."""
     path = tmp_path / "late.cpp"

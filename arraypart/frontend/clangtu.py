@@ -347,9 +347,13 @@ def parse(text: str, filename: str, options: Options, user_end: int | None = Non
     args = clang_arguments(filename, options, kernel_dir)
     index = ci.Index.create()
     data = text.encode(errors=KEEP_BYTES)
+    unsaved = [(main, clang_view(data))]
     try:
-        tu = index.parse(main, args=args, unsaved_files=[(main, clang_view(data))],
-                         options=PARSE_OPTIONS)
+        tu = index.parse(main, args=args, unsaved_files=unsaved, options=PARSE_OPTIONS)
+        headers = _header_views(tu, [kernel_dir or os.getcwd(), *options.include_dirs])
+        if headers:
+            tu = index.parse(main, args=args, unsaved_files=unsaved + headers,
+                             options=PARSE_OPTIONS)
     except ci.TranslationUnitLoadError as exc:
         raise KernelError(Coord(filename, 1, 1), f"clang cannot read the kernel ({exc})")
     starts = [0]
@@ -374,6 +378,24 @@ def parse(text: str, filename: str, options: Options, user_end: int | None = Non
     unit = replace(unit, pragmas=tuple(pragma_lines(unit, end)))
     _raise_first_error(unit, end)
     return unit
+
+
+def _header_views(tu: ci.TranslationUnit, folders: list[str]) -> list[tuple[str, bytes]]:
+    """The headers of the user's folders that ``tu`` includes and that hold bytes that
+    are not UTF-8, each with its :func:`..sourcetext.clang_view` (their functions'
+    tokens are read too)."""
+    roots = tuple(os.path.join(os.path.abspath(f), "") for f in folders)
+    out = []
+    for name in dict.fromkeys(i.include.name for i in tu.get_includes()):
+        if not os.path.abspath(name).startswith(roots):
+            continue
+        try:
+            data = Path(name).read_bytes()
+        except OSError:
+            continue
+        if clang_view(data) != data:
+            out.append((name, clang_view(data)))
+    return out
 
 
 def _raise_first_error(unit: Unit, user_end: int) -> None:
