@@ -184,6 +184,28 @@ def test_a_partition_no_concurrent_loop_uses_is_kept_with_a_note(tmp_path, capsy
     assert "array_partition" not in (tmp_path / "replaced" / "d.cpp").read_text()
 
 
+UNROLL_FIRST = """\
+void s07(const int a[256], int out[256]) {
+    for (int j = 0; j < 256; j++) {
+#pragma HLS unroll factor=4
+#pragma HLS pipeline II=1
+        out[j] = a[j] * 3;
+    }
+}
+"""
+
+
+def test_check_names_a_loop_written_as_blocks_as_compile_does(tmp_path, capsys):
+    """The emitted loop header ``for (int j_blk ...`` replaces the original's header
+    and its unroll pragma: check located it at the pragma (L3 at 3:20) while compile
+    and the trace said L2 (probe 35b F2)."""
+    kernel = tmp_path / "s07.cpp"
+    kernel.write_text(UNROLL_FIRST)
+    code, out, _ = run(["check", str(kernel), "--json"], capsys)
+    assert code == 0
+    assert [(loop["name"], loop["line"]) for loop in json.loads(out)["loops"]] == [("L2", 2)]
+
+
 def test_check_json_is_the_report_with_the_checkers_loop_fields(capsys):
     code, out, _ = run(["check", DENOISE, "--as-written", "--json"], capsys)
     assert code == 1

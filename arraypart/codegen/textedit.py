@@ -142,9 +142,11 @@ def _width(line: bytes) -> int:
 def origins(original: str, emitted: str) -> Callable[[int, int], tuple[int, int]]:
     """Where ``(line, col)`` of ``emitted``, an edited copy of ``original``, comes from
     in ``original`` (1-based): a line difflib finds unchanged keeps its column; a
-    changed line maps to the original line at its place in the replaced block, its
-    column through the characters the two lines share; a line arraypart inserted maps
-    to the start of the original line before it."""
+    changed line maps to the original line of the replaced block that it resembles
+    most (:func:`_likest`: a loop header written as blocks, ``for (int j_blk ...``, to
+    the original ``for`` rather than to a pragma the block replaced too), its column
+    through the characters the two lines share; a line arraypart inserted maps to the
+    start of the original line before it."""
     old, new = original.splitlines(), emitted.splitlines()
     source: dict[int, tuple[int, bool | None]] = {}  # new line -> (old line, changed)
     opcodes = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
@@ -153,7 +155,7 @@ def origins(original: str, emitted: str) -> Callable[[int, int], tuple[int, int]
             if tag == "equal":
                 source[j] = (i1 + j - j1, False)
             elif tag == "replace":
-                source[j] = (min(i1 + j - j1, i2 - 1), True)
+                source[j] = (_likest(new[j], old, i1, i2, min(i1 + j - j1, i2 - 1)), True)
             else:
                 source[j] = (max(i1 - 1, 0), None)
 
@@ -167,6 +169,27 @@ def origins(original: str, emitted: str) -> Callable[[int, int], tuple[int, int]
         return at + 1, col
 
     return origin
+
+
+#: Replaced blocks up to this many original lines are searched for the likest line.
+LIKEST_SEARCH = 64
+#: The least similarity (difflib ratio) at which a line counts as rewritten from another.
+LIKEST_RATIO = 0.6
+
+
+def _likest(line: str, old: list[str], i1: int, i2: int, at: int) -> int:
+    """The line of ``old[i1:i2]`` most like ``line``, where one is more than
+    :data:`LIKEST_RATIO` alike (the first on ties), else ``at``."""
+    if i2 - i1 > LIKEST_SEARCH:
+        return at
+    matcher = difflib.SequenceMatcher(None, autojunk=False)
+    matcher.set_seq2(line.strip())
+    best, best_ratio = at, LIKEST_RATIO
+    for i in range(i1, i2):
+        matcher.set_seq1(old[i].strip())
+        if matcher.real_quick_ratio() > best_ratio and matcher.ratio() > best_ratio:
+            best, best_ratio = i, matcher.ratio()
+    return best
 
 
 def _shared_column(new_line: str, old_line: str, col: int) -> int:
