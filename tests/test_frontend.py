@@ -409,7 +409,7 @@ ERRORS = [
     ("pointer", "void k(int *p, int q[4]) {\n  p[q[0]] = 1;\n}\n", 1, 13,
      "pointer parameter 'p': its extent is unknown"),
     ("unsized-param", "void k(int A[][4], int q[4]) {\n  A[q[0]][0] = 1;\n}\n", 1, 12,
-     "'#pragma HLS INTERFACE m_axi port=A depth=<elements>'"),
+     "'#pragma HLS INTERFACE m_axi port=A depth=<rows>'"),  # depth counts rows
     ("pipeline-misplaced", LOOP_OK + "  if (A[0]) {\n#pragma HLS pipeline\n  A[1] = 1;\n  }\n}\n",
      3, 1, "must stand in a loop body itself"),
     ("pipeline-in-block", LOOP_OK + "  for (int i = 0; i < 8; i++) {\n    A[i] = 0;\n"

@@ -301,7 +301,9 @@ def tripcount_bound(span: E.Expr, param: str, step: int, trips: int,
     return (trips * abs(step) - 1 - high) // a
 
 
-def unknown_extent(name: str, coord: Coord, iface: Interface) -> KernelError:
+def unknown_extent(name: str, coord: Coord, iface: Interface, rows: bool) -> KernelError:
+    """The extent of pointer ``name`` is unknown; ``rows``: it points to rows
+    (``a[][N]``), which its depth counts."""
     if iface.unread_depth is not None:
         return KernelError(coord, (
             f"pointer parameter '{name}': its extent is unknown and its depth="
@@ -311,5 +313,5 @@ def unknown_extent(name: str, coord: Coord, iface: Interface) -> KernelError:
         f"pointer parameter '{name}': its extent is unknown (an index that is not affine "
         f"in loop iterators and bounded sizes, or a use other than {name}[...] and "
         f"*{name}); give it with '#pragma HLS INTERFACE {iface.mode} port={name} "
-        f"depth=<elements>', or bound the sizes its index uses with "
+        f"depth=<{'rows' if rows else 'elements'}>', or bound the sizes its index uses with "
         f"LOOP_TRIPCOUNT max= or -D {MAX_DEFINE_PREFIX}<size>"))

@@ -255,7 +255,8 @@ class MemoryLowering:
             if iface.depth is not None and not (iface.depth > MAX_DECLARED_DEPTH and known):
                 extent = iface.depth
             elif None in highs or not (highs or _only_dereferenced(self._func.body, name)):
-                raise I.unknown_extent(name, iface.coord or param.coord, iface)
+                raise I.unknown_extent(name, iface.coord or param.coord, iface,
+                                       rows=len(self._arrays[name].shape) > 1)
             else:
                 extent = max([h + 1 for h in highs] + [1])
             array = self._arrays[name]
