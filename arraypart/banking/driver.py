@@ -671,8 +671,6 @@ def _on_one_path(am: ArrayModel, proof: Proof) -> Proof:
     lane, but one lane's exclusive arms never run together (the bundle counts them
     so).  A group lowered to its target is conflict-free; one still above it is
     described by its counts."""
-    if len(proof.group_ii) != len(am.groups):
-        return proof
     least, counterexample = [], None
     for group, ii in zip(am.groups, proof.group_ii):
         reads, writes = path_transfers(group)

@@ -355,7 +355,7 @@ def path_transfers(group: CycleGroup) -> tuple[int, int]:
     data-dependent ``if``s runs (:func:`_most_transfers`).  An off-chip array is one
     memory whose m_axi port serves one read and one write per cycle, so this is its
     need, as its bundle's (:func:`_bundle_ii`); the checker counts alike
-    (``check.driver._off_chip_needs``)."""
+    (``check.driver._runs``)."""
     merged = group.merged_writes
     counts = []
     for kind in ("read", "write"):
