@@ -311,6 +311,59 @@ def test_exclusive_arms_share_a_transfer_per_unrolled_lane(tmp_path, body, ii):
     assert [loop.achieved_ii for loop in checked.loops] == [1, ii]
 
 
+# Each of two unrolled lanes writes z[x] or z[x + 64] (reads b[x] or b[63 - x]) in the
+# arms of a data-dependent if: one array alone on its bundle (probe 35b F1).
+SAME_ARRAY_ARMS = {
+    "lanes.cpp": """void lanes(const int f[64], int *z) {
+  for (int i = 0; i < 32; i++) {
+#pragma HLS pipeline II=1
+    for (int u = 0; u < 2; u++) {
+      int x = 2 * i + u;
+      if (f[x] > 0) z[x] = 1; else z[x + 64] = 2;
+    }
+  }
+}
+""",
+    "lanes_b.cpp": """void lanes_b(const int f[64], const int *b, int out[64]) {
+  for (int i = 0; i < 32; i++) {
+#pragma HLS pipeline II=1
+    for (int u = 0; u < 2; u++) {
+      int x = 2 * i + u;
+      int s;
+      if (f[x] > 0) s = b[x]; else s = b[63 - x];
+      out[x] = s;
+    }
+  }
+}
+""",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAME_ARRAY_ARMS))
+def test_exclusive_arms_on_one_off_chip_array_share_a_transfer(tmp_path, name):
+    """The per-array count of an off-chip array takes one arm per lane, as its bundle
+    count does: II 2 for two lanes (both arms may run, in different lanes), in the
+    array's proof, the loop table and the checker."""
+    report = arraypart.analyze(write(tmp_path, name, SAME_ARRAY_ARMS[name]))
+    off_chip = next(a for a in report.solution.arrays if a.array.bundle is not None)
+    assert off_chip.achieved_ii == (("L2", 2),)
+    assert [loop.bundle_ii for loop in report.model.loops] == [2]
+    assert loop_ii(report) == [2]
+    checked = check.check_kernel(report.kernel, report.solution.bankings())
+    assert [loop.achieved_ii for loop in checked.loops] == [2]
+    conflict = checked.loops[0].first_conflict
+    assert (conflict.reads + conflict.writes, conflict.on_one_path) == (2, True)
+
+
+@needs_gxx
+@pytest.mark.parametrize("name", sorted(SAME_ARRAY_ARMS))
+def test_exclusive_arms_on_one_off_chip_array_agree_with_the_trace(tmp_path, name):
+    compiled = arraypart.compile_kernel(write(tmp_path, name, SAME_ARRAY_ARMS[name]))
+    (tmp_path / "trace").mkdir()
+    judged = assert_the_trace_agrees(compiled, tmp_path / "trace", ports=2)
+    assert [(loop.claim.claimed_ii, loop.traced_ii) for loop in judged.replay.loops] == [(2, 2)]
+
+
 def test_exclusive_arms_share_a_transfer_per_lane_outside_a_pipeline(tmp_path):
     """Sixteen lanes of an unrolled loop, each reading b or c of one bundle: sixteen
     transfers, not 32 (probe 34b F9)."""

@@ -28,6 +28,7 @@ import numpy as np
 
 from .. import expr as E
 from ..errors import warning_text
+from ..poly.build import path_transfers
 from ..poly.model import ArrayModel, LaneAccess, PolyModel
 from ..rtl.closed import lane_table
 from ..rtl.cost import estimate, flat_floors, scheme_floors
@@ -642,6 +643,7 @@ def _unpartitioned(am: ArrayModel, bound: int, start: float,
                       else fifo_scheme(array.shape))
     proof = prove(am, banking, deadline=options.deadline)
     if array.bundle is not None:
+        proof = _on_one_path(am, proof)
         where = f"off-chip (m_axi bundle {array.bundle})"
     elif array.fifo is not None:
         where = (f"a FIFO interface ({array.fifo})" if array.interface
@@ -660,6 +662,34 @@ def _unpartitioned(am: ArrayModel, bound: int, start: float,
         f"array_partition of {array.name} is dropped: {array.name} is {where}"))
         for p in array.partitions)
     return _solution(am, banking, proof, bound, start, f"{where}: never partitioned", notes)
+
+
+def _on_one_path(am: ArrayModel, proof: Proof) -> Proof:
+    """``proof`` of an off-chip array (one memory, m_axi ports) with each group's II
+    lowered to what one path through its data-dependent ``if``s needs
+    (:func:`.build.path_transfers`): the proof counts every arm of every unrolled
+    lane, but one lane's exclusive arms never run together (the bundle counts them
+    so).  A group lowered to its target is conflict-free; one still above it is
+    described by its counts."""
+    least, counterexample = [], None
+    for group, ii in zip(am.groups, proof.group_ii):
+        reads, writes = path_transfers(group)
+        lowered = max(group.target_ii, reads, writes)
+        if lowered < ii:
+            ii = lowered
+            if ii > group.target_ii and counterexample is None:
+                counterexample = (f"loop {group.loop}: one path through its data-dependent "
+                                  f"ifs makes {reads} reads and {writes} writes of "
+                                  f"{am.array.name} in one iteration")
+        elif ii > group.target_ii and counterexample is None:
+            counterexample = proof.counterexample
+        least.append(ii)
+    achieved: dict[str, int] = {}
+    for group, ii in zip(am.groups, least):
+        achieved[group.loop] = max(achieved.get(group.loop, 0), ii)
+    free = all(ii <= g.target_ii for g, ii in zip(am.groups, least))
+    return replace(proof, conflict_free=free, achieved_ii=tuple(sorted(achieved.items())),
+                   counterexample=None if free else counterexample, group_ii=tuple(least))
 
 
 def _reshaped(am: ArrayModel, bound: int, start: float,

@@ -222,7 +222,8 @@ class _BundleUse:
 class _Run:
     """One run of a chunk: its steps' order keys, each array's cells as the ports
     count them (writes that are one write merged, :func:`.writes.one_write`), the
-    bundles that several of its arrays share, and per-step need."""
+    bundles that several of its arrays share, each off-chip array's own transfers
+    (``alone``, :func:`_off_chip_needs`), and per-step need."""
 
     frame: F.Frame
     order: tuple[np.ndarray, ...]
@@ -230,6 +231,7 @@ class _Run:
     needs: dict[str, np.ndarray]
     bundles: dict[str, _BundleUse]
     need: np.ndarray
+    alone: dict[str, _BundleUse]
 
 
 class _Budget:
@@ -402,15 +404,17 @@ def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory
         counted = {name: one_write(per_array[name], *classes[name]) for name in arrays}
         needs = {name: _needs(counted[name], memories[name], frame.rows, static, deadline)
                  for name in arrays}
-        bundles = _shared_bundles({name: (counted[name] if static is None
-                                          else one_write(cs, *classes[name]))
-                                   for name, cs in off_chip.items()},
-                                  {name: list(zip(cs, places[name]))
-                                   for name, cs in off_chip.items()}, memories, frame.rows)
+        ideal = {name: (counted[name] if static is None else one_write(cs, *classes[name]))
+                 for name, cs in off_chip.items()}
+        placed = {name: list(zip(cs, places[name])) for name, cs in off_chip.items()}
+        alone = {name: _bundle_use([name], ideal, placed, memories, frame.rows)
+                 for name in ideal}
+        needs.update({name: np.minimum(needs[name], use.need) for name, use in alone.items()})
+        bundles = _shared_bundles(ideal, placed, memories, frame.rows)
         need = np.ones(frame.rows, np.int64)
         for array_need in [*needs.values(), *(b.need for b in bundles.values())]:
             need = np.maximum(need, array_need)
-        runs.append(_Run(frame, order, counted, needs, bundles, need))
+        runs.append(_Run(frame, order, counted, needs, bundles, need, alone))
     return runs
 
 
@@ -465,17 +469,24 @@ def _shared_bundles(off_chip: dict[str, list[Cells]],
     names_of: dict[str, list[str]] = {}
     for name in sorted(off_chip, key=lambda n: memories[n].position):
         names_of.setdefault(memories[name].array.bundle, []).append(name)
-    shared = {}
-    for bundle, names in names_of.items():
-        if len(names) > 1:
-            counts = [transfer_counts(off_chip[n], memories[n].banking, rows,
-                                      memories[n].sizes) for n in names]
-            mine = [item for n in names for item in placed[n]]
-            shared[bundle] = _BundleUse(
-                {n: off_chip[n] for n in names},
-                np.minimum(sum(r for r, _ in counts), _one_path(mine, "read", rows)),
-                np.minimum(sum(w for _, w in counts), _one_path(mine, "write", rows)))
-    return shared
+    return {bundle: _bundle_use(names, off_chip, placed, memories, rows)
+            for bundle, names in names_of.items() if len(names) > 1}
+
+
+def _bundle_use(names: list[str], off_chip: dict[str, list[Cells]],
+                placed: dict[str, list[tuple[Cells, tuple[int, Marks]]]],
+                memories: dict[str, _Memory], rows: int) -> _BundleUse:
+    """What the off-chip arrays ``names`` transfer per step (:func:`_shared_bundles`):
+    per kind the fewer of their summed counts and of the most one path runs.  One
+    array alone bounds its own need on its m_axi port (:func:`_runs`: the per-array
+    count takes every arm of every lane, but one lane's exclusive arms never run
+    together; ``poly.build.path_transfers``)."""
+    counts = [transfer_counts(off_chip[n], memories[n].banking, rows, memories[n].sizes)
+              for n in names]
+    mine = [item for n in names for item in placed[n]]
+    return _BundleUse({n: off_chip[n] for n in names},
+                      np.minimum(sum(r for r, _ in counts), _one_path(mine, "read", rows)),
+                      np.minimum(sum(w for _, w in counts), _one_path(mine, "write", rows)))
 
 
 def _one_path(placed: list[tuple[Cells, tuple[int, Marks]]], kind: str,
@@ -578,9 +589,14 @@ def _first_conflict(runs: list[_Run], memories: dict[str, _Memory], target: int,
             use = next((u for u in uses if u is not None), None)
             assert use is not None, "a step's need and its banks disagree"
             point = tuple((v, int(x[row])) for v, x in run.frame.point)
+            reads, writes = use.reads, use.writes
+            if name in run.alone:
+                reads = min(reads, int(run.alone[name].reads[row]))
+                writes = min(writes, int(run.alone[name].writes[row]))
             return Conflict(ordinal, ordinal * target, point, name, use.copy, use.bank,
-                            use.accesses, use.reads, use.writes, m.model.name,
-                            bool(m.array.reshapes)), key
+                            use.accesses, reads, writes, m.model.name,
+                            bool(m.array.reshapes),
+                            on_one_path=(reads, writes) != (use.reads, use.writes)), key
     for bundle, use in run.bundles.items():
         if use.need[row] > target:
             point = tuple((v, int(x[row])) for v, x in run.frame.point)

@@ -51,7 +51,10 @@ class Conflict:
     ``copy`` of ``array`` must serve, with ports ``ports``; ``words``: the array is
     reshaped, so the accesses' subscripts number its wide words, not elements;
     ``shared``: ``array`` names an m_axi bundle whose arrays share its channels (no
-    copy or bank), each access naming its own array.
+    copy or bank), each access naming its own array; ``on_one_path``: ``reads`` and
+    ``writes`` are the most that one path through the data-dependent ``if``s makes
+    (an off-chip array, whose exclusive arms in one lane share a transfer), fewer than
+    the accesses listed.
     """
 
     iteration: int
@@ -66,6 +69,7 @@ class Conflict:
     ports: str
     words: bool = False
     shared: bool = False
+    on_one_path: bool = False
 
     def to_json(self) -> dict:
         return {"iteration": self.iteration, "cycle": self.cycle,
@@ -80,6 +84,8 @@ class Conflict:
                 + (f"{self.array} ({self.ports}) " if self.shared else
                    f"{self.array} copy {self.copy} bank {self.bank} ({self.ports}) ")
                 + f"gets {self.reads} read(s) and {self.writes} write(s)"
+                + (" on one path through its data-dependent ifs" if self.on_one_path
+                   else "")
                 + (" (reshaped: the subscripts below number its words)" if self.words
                    else ""))
         return "\n".join([head] + ["  " + a.format(self.array) for a in self.accesses])

@@ -343,18 +343,37 @@ def _bundle_ii(accesses: list[LaneAccess], kernel: ir.Kernel) -> int:
         bundle = kernel.array(access.array).bundle
         if bundle is not None:
             demand.setdefault((bundle, access.kind), []).append((position, access))
-    return max((_most_transfers(items) for items in demand.values()), default=1)
+    return max((_most_transfers(items, {p: (a.array, _address_key(a, p)) for p, a in items})
+                for items in demand.values()), default=1)
 
 
-def _most_transfers(items: list[tuple[int, LaneAccess]]) -> int:
-    """The most transfers ``items`` (position, access of one kind on one bundle) make
-    at one time vector: of the accesses live there, the fewer of their distinct
-    addresses and of the most that one path through the data-dependent ``if``s of
-    their loops runs (:func:`.model.most_on_one_path`: the arms of one ``if``
-    instance never run together; both bound what one iteration issues).  All the
-    accesses count as live together when their domains lie in different spaces
-    (different chains of inner loops, never compared)."""
-    address = {p: (a.array, _address_key(a, p)) for p, a in items}
+def path_transfers(group: CycleGroup) -> tuple[int, int]:
+    """The most reads and the most writes one pipeline iteration of ``group`` makes at
+    one time vector, each the fewer of what the array's own proof counts on one
+    memory (distinct read addresses; writes, those that are one write counted once:
+    ``CycleGroup.merged_writes``) and of the most that one path through the
+    data-dependent ``if``s runs (:func:`_most_transfers`).  An off-chip array is one
+    memory whose m_axi port serves one read and one write per cycle, so this is its
+    need, as its bundle's (:func:`_bundle_ii`); the checker counts alike
+    (``check.driver._runs``)."""
+    merged = group.merged_writes
+    counts = []
+    for kind in ("read", "write"):
+        items = [(p, a) for p, a in enumerate(group.accesses) if a.kind == kind]
+        key = ({p: _address_key(a, p) for p, a in items} if kind == "read"
+               else {p: merged.get(p, p) for p, _ in items})
+        counts.append(_most_transfers(items, key) if items else 0)
+    return counts[0], counts[1]
+
+
+def _most_transfers(items: list[tuple[int, LaneAccess]], address: dict[int, object]) -> int:
+    """The most transfers ``items`` (position, access of one kind on one bundle or
+    array) make at one time vector: of the accesses live there, the fewer of their
+    distinct ``address`` keys and of the most that one path through the
+    data-dependent ``if``s of their loops runs (:func:`.model.most_on_one_path`: the
+    arms of one ``if`` instance never run together; both bound what one iteration
+    issues).  All the accesses count as live together when their domains lie in
+    different spaces (different chains of inner loops, never compared)."""
     marks = {p: a.scope_branches for p, a in items}
 
     def transfers(live: list[int]) -> int:
