@@ -20,8 +20,7 @@ import arraypart
 from arraypart.errors import KernelError
 from arraypart import expr as E
 
-from conftest import (HAVE_GXX, assert_the_testbench_passes, assert_the_trace_agrees, needs_gxx,
-                      run_testbench)
+from conftest import HAVE_GXX, assert_the_testbench_passes, assert_the_trace_agrees, needs_gxx
 
 TRIPS = 200
 

@@ -12,14 +12,13 @@ import math
 import os
 from dataclasses import dataclass
 
-import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import arraypart
 from arraypart import check
 
-from conftest import HAVE_GXX, ROOT, assert_the_testbench_passes, needs_gxx
+from conftest import HAVE_GXX, assert_the_testbench_passes, needs_gxx
 
 EXAMPLES = int(os.environ.get("ARRAYPART_EXAMPLES", "10"))
 PORTS = {1: 1, 2: 2}  # --ports -> accesses one bank serves per cycle (reads only here)

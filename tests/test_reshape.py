@@ -10,7 +10,7 @@ import pytest
 import arraypart
 from arraypart import check
 
-from conftest import assert_the_testbench_passes, assert_the_trace_agrees, needs_gxx, run_testbench
+from conftest import assert_the_testbench_passes, assert_the_trace_agrees, needs_gxx
 
 # Parallel Programming for FPGAs, ch. 7: a row of A and a column of B in one word each.
 MATMUL = """

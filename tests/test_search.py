@@ -376,9 +376,9 @@ def brute_flat_ii(lane_sets, alpha, banks, block, ports, target):
     for offsets, is_write in lane_sets:
         for r in range(0, modulus, step):
             loads = {}
-            for d, write in zip(offsets.tolist(), is_write.tolist()):
+            for d, writing in zip(offsets.tolist(), is_write.tolist()):
                 bank = (r + sum(a * x for a, x in zip(alpha, d))) // block % banks
-                loads.setdefault(bank, [0, 0])[write] += 1
+                loads.setdefault(bank, [0, 0])[writing] += 1
             for reads, writes in loads.values():
                 if reads + writes <= 1 and (not writes or ports.writable):
                     continue

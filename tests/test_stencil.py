@@ -11,7 +11,7 @@ import pytest
 import arraypart
 from arraypart import check
 
-from conftest import assert_the_testbench_passes, assert_the_trace_agrees, needs_gxx, run_testbench
+from conftest import assert_the_testbench_passes, assert_the_trace_agrees, needs_gxx
 
 # A 1 x 3 window over rows (using_array_stencil_1d), its array on single-port block RAM:
 # three reads of `in` per iteration would need II 3 in one memory.
