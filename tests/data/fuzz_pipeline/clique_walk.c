@@ -1,5 +1,5 @@
 // fuzz: one bank, 64 distinct reads a cycle (a_buf[j][k] and a_buf[i][k] meet at i == j):
-// proving the least II walked cliques for minutes, then hit the time limit; now seconds (N = 2:
+// proving the least II walked cliques for minutes once; now about a second (N = 2:
 #define N 2 // at N = 1 loops of one trip are straight code, i = j = 0, one read)
 #define M 32
 
