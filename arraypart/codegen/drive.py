@@ -5,10 +5,11 @@ A run-time size may stand for an expression over the top's scalars: a product ``
 model holds the size's values ``low <= s <= high`` (:class:`..ir.Param`), and the
 extents of pointers, hence the testbench's buffers, follow that range; so in every call
 the scalars must give each such expression, evaluated with C's semantics, a value in
-``[low, high]``.  Call ``c`` drives a scalar with ``SCALAR_INT + c - 1`` and a size with
-its ``high``; where an expression leaves its range, the scalars and sizes it reads are
-lowered together to the largest common value under which it fits (a size not below
-its ``low``, a scalar down to 0): ``H, W <= 32`` with ``H*W <= 256`` run at 16 x 16.  A scalar the
+``[low, high]``.  Call ``c`` drives a scalar with ``SCALAR_INT + c - 1`` and a size
+with its ``high``, then its ``low``, then midway (:func:`_size_in_call`); where an
+expression leaves its range, the scalars and sizes it reads are lowered together to
+the largest common value under which it fits (a size not below its ``low``, a scalar
+down to 0): ``H, W <= 32`` with ``H*W <= 256`` run at 16 x 16 first.  A scalar the
 top writes anywhere is not free: the value the loop reads is not the one passed.
 An expression that reads anything else (a local, a callee's parameter) is left as is.
 """
@@ -53,8 +54,8 @@ def driven_values(kernel: Kernel, stepped: frozenset[str], calls: int,
     """Scalar name -> its value in calls 1..``calls``, for the scalars a size's
     expression would otherwise take out of its range: those of ``stepped`` (driven
     ``first + c - 1`` by default) and the run-time sizes among the top's parameters
-    (driven at their ``high``, never below their ``low``); the others keep their
-    default."""
+    (driven at :func:`_size_in_call`'s values, never below their ``low``); the others
+    keep their default."""
     sizes = {p.name: p for p in kernel.params
              if p.name in _parameter_names(kernel) and p.high is not None}
     adjustable = frozenset(stepped | set(sizes))
@@ -68,15 +69,26 @@ def driven_values(kernel: Kernel, stepped: frozenset[str], calls: int,
     changed: set[str] = set()
     for call in range(1, calls + 1):
         default = {name: first + call - 1 for name in stepped} | {
-            name: p.high for name, p in sizes.items()}
+            name: _size_in_call(p, floors[name] if name in floors else 0, call)
+            for name, p in sizes.items()}
         values = dict(default)
         for expression in expressions:
             _fit(expression, values, expression.names & adjustable, floors)
         for name in adjustable:
             driven.setdefault(name, []).append(values[name])
-            if values[name] != default[name]:
+            if values[name] != (default[name] if name in stepped else sizes[name].high):
                 changed.add(name)
     return {name: tuple(driven[name]) for name in changed}
+
+
+def _size_in_call(size: Param, floor: int, call: int) -> int:
+    """A run-time size's value in call ``call``: its ``high`` first (the longest run,
+    which ``check --trace`` records), then its least value (a loop it starts runs
+    last and shortest there), then midway; a size without a ``low`` keeps ``high``."""
+    if size.low is None:
+        return size.high
+    low = max(size.low, floor)
+    return (size.high, low, (low + size.high) // 2)[(call - 1) % 3]
 
 
 def _fit(expression: _SizeExpression, values: dict[str, int], free: set[str],
