@@ -744,33 +744,13 @@ def pragma_lines(unit: Unit, user_end: int | None = None) -> list[PragmaLine]:
     data = unit.data
     end_of_user = len(data) if user_end is None else user_end
     found = []
-    hidden = []  # comments and literals: no macro use there
-    for m in _SCAN.finditer(data, 0, end_of_user):
-        if m.group("directive") is None and m.group("operand") is None:
-            hidden.append((m.start(), m.end()))
-            continue
-        offset = m.start()
-        if any(lo <= offset < hi for lo, hi in skipped):
-            continue
-        if m.group("directive") is not None:
-            if offset >= 2 and data[offset - 2:offset] == b"\\\n":
-                continue  # continues the line before: not a directive
-            hash_at = data.index(b"#", offset)
-            if m.group("directive") != b"pragma":
-                raise KernelError(unit.coord(hash_at), "#line directives are not supported: "
-                                                       "arraypart reports positions in the "
-                                                       "kernel file itself")
-            body_start = m.end()
-            end = _logical_line_end(data, body_start)
-            text = data[body_start:end].decode(errors="replace")
-            text = _COMMENT.sub(lambda c: " " * len(c.group()), text)
-            text = text.replace("\\\n", "  ")
-            found.append(PragmaLine(text.strip(), hash_at, end, unit.coord(hash_at)))
-        elif not _in_directive(data, offset):
-            literal = m.group("operand").decode(errors="replace")[1:-1]
-            text = literal.replace('\\"', '"').replace("\\\\", "\\")
-            at = m.start() + m.group(0).index(b"_Pragma")
-            found.append(PragmaLine(text.strip(), at, m.end(), unit.coord(at)))
+    hidden: list[tuple[int, int]] = []  # comments and literals: no macro use there
+    for directive, start, end, text in _scanned_pragmas(data, skipped, end_of_user, hidden):
+        if directive == b"line":
+            raise KernelError(unit.coord(start), "#line directives are not supported: "
+                                                 "arraypart reports positions in the "
+                                                 "kernel file itself")
+        found.append(PragmaLine(text, start, end, unit.coord(start)))
     for start, stop, text in _macro_uses(data, _file_macros(unit, skipped), end_of_user):
         if not any(lo <= start < hi for lo, hi in skipped + hidden):
             found.append(PragmaLine(text.decode(errors="replace").strip(), start, stop,
@@ -786,29 +766,43 @@ def header_pragma_lines(unit: Unit, file: ci.File) -> list[tuple[int, PragmaLine
     their coordinates are the header's.  Macros that expand to a pragma are not
     followed there."""
     data = Path(file.name).read_bytes()
-    skipped = skipped_ranges(unit, file)
     found = []
-    for m in _SCAN.finditer(data):
-        at = m.start()
-        if (m.group("directive") != b"pragma" and m.group("operand") is None
-                or any(lo <= at < hi for lo, hi in skipped)):
+    for directive, at, _, text in _scanned_pragmas(data, skipped_ranges(unit, file), len(data)):
+        if directive == b"line":
+            continue
+        line = data.count(b"\n", 0, at) + 1
+        column = len(data[data.rfind(b"\n", 0, at) + 1:at].decode(errors=KEEP_BYTES)) + 1
+        found.append((at, PragmaLine(text, -1, -1, Coord(file.name, line, column))))
+    return found
+
+
+def _scanned_pragmas(data: bytes, skipped: list[tuple[int, int]], stop: int,
+                     hidden: list[tuple[int, int]] | None = None
+                     ) -> Iterator[tuple[bytes, int, int, str]]:
+    """The ``#pragma`` and ``#line`` directives and ``_Pragma("...")`` operators of
+    ``data[:stop]`` outside comments, literals and the ``skipped`` ranges, as
+    (directive, start, end, text): the directive ``b"pragma"``, ``b"line"`` or ``b""``
+    for ``_Pragma``; ``start`` the ``#`` or ``_Pragma``; ``text`` without comments
+    and line continuations.  The comments and literals passed go to ``hidden``."""
+    for m in _SCAN.finditer(data, 0, stop):
+        if m.group("directive") is None and m.group("operand") is None:
+            if hidden is not None:
+                hidden.append((m.start(), m.end()))
+            continue
+        offset = m.start()
+        if any(lo <= offset < hi for lo, hi in skipped):
             continue
         if m.group("directive") is not None:
-            if at >= 2 and data[at - 2:at] == b"\\\n":
+            if offset >= 2 and data[offset - 2:offset] == b"\\\n":
                 continue  # continues the line before: not a directive
-            at = data.index(b"#", at)
-            text = data[m.end():_logical_line_end(data, m.end())].decode(errors="replace")
+            end = _logical_line_end(data, m.end())
+            text = data[m.end():end].decode(errors="replace")
             text = _COMMENT.sub(lambda c: " " * len(c.group()), text).replace("\\\n", "  ")
-        elif _in_directive(data, at):
-            continue
-        else:
+            yield m.group("directive"), data.index(b"#", offset), end, text.strip()
+        elif not _in_directive(data, offset):
             literal = m.group("operand").decode(errors="replace")[1:-1]
             text = literal.replace('\\"', '"').replace("\\\\", "\\")
-            at += m.group(0).index(b"_Pragma")
-        line = data.count(b"\n", 0, at) + 1
-        column = len(data[data.rfind(b"\n", 0, at) + 1:at].decode(errors="replace")) + 1
-        found.append((at, PragmaLine(text.strip(), -1, -1, Coord(file.name, line, column))))
-    return found
+            yield b"", offset + m.group(0).index(b"_Pragma"), m.end(), text.strip()
 
 
 def _starts_line(data: bytes, offset: int) -> bool:
