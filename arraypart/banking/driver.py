@@ -380,7 +380,7 @@ def _time_limited(am: ArrayModel, options: _Options, start: float, *,
     concurrent accesses): the search ran out of time, or ``out_of_memory`` (past the
     run's memory limit)."""
     array = am.array
-    as_written = bool(array.reshapes) or _keeps_partitions(array, options)
+    as_written = _as_written(array, options)
     banking = Banking(array.name, scheme_from_pragmas(array) if as_written
                       else none_scheme(array.shape))
     proof = counted_proof(am, banking)
@@ -408,8 +408,8 @@ def _without_concurrency(am: ArrayModel, options: _Options, start: float) -> Arr
     shape a top's ports), with a note that they buy no II."""
     array = am.array
     kept = _keeps_partitions(array, options)
-    as_written = bool(array.reshapes) or kept
-    scheme = scheme_from_pragmas(array) if as_written else none_scheme(array.shape)
+    scheme = scheme_from_pragmas(array) if _as_written(array, options) \
+        else none_scheme(array.shape)
     notes = ()
     if kept and scheme.banks > 1:
         notes = (warning_text(array.partitions[0].coord, (
@@ -442,6 +442,12 @@ def _header_function_local(am: ArrayModel, shapes: list[GroupShape],
 def _keeps_partitions(array, options: _Options) -> bool:
     """Whether the array keeps the user's array_partition pragmas as written."""
     return bool(array.partitions) and not options.replace_partitions
+
+
+def _as_written(array, options: _Options) -> bool:
+    """Whether the array keeps its pragmas as written when no search decides: it is
+    reshaped (a reshape is never replaced), or it keeps its partitions."""
+    return bool(array.reshapes) or _keeps_partitions(array, options)
 
 
 def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
@@ -1542,16 +1548,18 @@ class _Search:
         exact where it is 0 and everywhere when none is 0 (the fallback takes the
         least); elsewhere 1, a lower bound.  For B > 1 the rows that miss a target
         already at the residue t = 0 (:meth:`_flat_may_pass`, B times cheaper) are
-        not counted at every residue: most rows (a 15x15 window at N = 113, B = 4:
-        all but 480 of 201,600)."""
+        not counted at every residue unless none passes, and none is counted twice:
+        most rows (a 15x15 window at N = 113, B = 4: all but 480 of 201,600)."""
         if family.block == 1:
             return self._flat_excess(family, sets, rows)
-        maybe = np.flatnonzero(self._flat_may_pass(family, sets, rows))
+        may = self._flat_may_pass(family, sets, rows)
         scores = np.ones(len(rows), dtype=np.int64)
-        if len(maybe):
-            scores[maybe] = self._flat_excess(family, sets, rows[maybe])
-        if not len(maybe) or scores[maybe].min() > 0:
-            return self._flat_excess(family, sets, rows)
+        if may.any():
+            scores[may] = self._flat_excess(family, sets, rows[may])
+            if scores[may].min() == 0:
+                return scores
+        if not may.all():  # none passes: every excess exact, the fallback takes the least
+            scores[~may] = self._flat_excess(family, sets, rows[~may])
         return scores
 
     def _flat_excess(self, family: Family, sets: list[list[LaneSet]],
