@@ -407,10 +407,12 @@ def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory
         ideal = {name: (counted[name] if static is None else one_write(cs, *classes[name]))
                  for name, cs in off_chip.items()}
         placed = {name: list(zip(cs, places[name])) for name, cs in off_chip.items()}
-        alone = {name: _bundle_use([name], ideal, placed, memories, frame.rows)
+        transfers = {name: transfer_counts(cs, memories[name].banking, frame.rows,
+                                           memories[name].sizes) for name, cs in ideal.items()}
+        alone = {name: _bundle_use([name], ideal, transfers, placed, frame.rows)
                  for name in ideal}
         needs.update({name: np.minimum(needs[name], use.need) for name, use in alone.items()})
-        bundles = _shared_bundles(ideal, placed, memories, frame.rows)
+        bundles = _shared_bundles(ideal, transfers, placed, memories, frame.rows)
         need = np.ones(frame.rows, np.int64)
         for array_need in [*needs.values(), *(b.need for b in bundles.values())]:
             need = np.maximum(need, array_need)
@@ -459,6 +461,7 @@ def _run_cells(parts: list[Emitted], memories: dict[str, _Memory], rule: bool
 
 
 def _shared_bundles(off_chip: dict[str, list[Cells]],
+                    transfers: dict[str, tuple[np.ndarray, np.ndarray]],
                     placed: dict[str, list[tuple[Cells, tuple[int, Marks]]]],
                     memories: dict[str, _Memory], rows: int) -> dict[str, _BundleUse]:
     """The bundles that several arrays of ``off_chip`` share: a bundle's adapter
@@ -469,20 +472,21 @@ def _shared_bundles(off_chip: dict[str, list[Cells]],
     names_of: dict[str, list[str]] = {}
     for name in sorted(off_chip, key=lambda n: memories[n].position):
         names_of.setdefault(memories[name].array.bundle, []).append(name)
-    return {bundle: _bundle_use(names, off_chip, placed, memories, rows)
+    return {bundle: _bundle_use(names, off_chip, transfers, placed, rows)
             for bundle, names in names_of.items() if len(names) > 1}
 
 
 def _bundle_use(names: list[str], off_chip: dict[str, list[Cells]],
+                transfers: dict[str, tuple[np.ndarray, np.ndarray]],
                 placed: dict[str, list[tuple[Cells, tuple[int, Marks]]]],
-                memories: dict[str, _Memory], rows: int) -> _BundleUse:
+                rows: int) -> _BundleUse:
     """What the off-chip arrays ``names`` transfer per step (:func:`_shared_bundles`):
-    per kind the fewer of their summed counts and of the most one path runs.  One
+    per kind the fewer of their summed counts (``transfers``, each array's
+    :func:`.ports.transfer_counts`) and of the most one path runs.  One
     array alone bounds its own need on its m_axi port (:func:`_runs`: the per-array
     count takes every arm of every lane, but one lane's exclusive arms never run
     together; ``poly.build.path_transfers``)."""
-    counts = [transfer_counts(off_chip[n], memories[n].banking, rows, memories[n].sizes)
-              for n in names]
+    counts = [transfers[n] for n in names]
     mine = [item for n in names for item in placed[n]]
     return _BundleUse({n: off_chip[n] for n in names},
                       np.minimum(sum(r for r, _ in counts), _one_path(mine, "read", rows)),
