@@ -37,6 +37,7 @@ so a run whose last steps access no array (or only in a macro's text) counts the
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from math import prod
 from pathlib import Path
@@ -506,7 +507,7 @@ class _State:
         self.claims = claims
         self.units = np.zeros(max(units, default=0) + 1, np.int64)
         self.units[list(units)] = list(units.values())
-        self.shared = {u for u in units.values() if list(units.values()).count(u) > 1}
+        self.shared = {u for u, n in Counter(units.values()).items() if n > 1}
         self.limit = np.array([claims[n].claimed_ii if n in claims else np.iinfo(np.int64).max
                                for n in range(loops)], np.int64)
         self.need = np.ones(loops, np.int64)

@@ -8,7 +8,6 @@ pipelined (or unrolled) loop into cycle groups (:mod:`.lanes`).
 from __future__ import annotations
 
 import functools
-
 from collections import Counter
 from dataclasses import replace
 from typing import Callable, Iterable, Mapping
