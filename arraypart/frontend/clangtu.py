@@ -746,7 +746,7 @@ def pragma_lines(unit: Unit, user_end: int | None = None) -> list[PragmaLine]:
     found = []
     hidden: list[tuple[int, int]] = []  # comments and literals: no macro use there
     for directive, start, end, text in _scanned_pragmas(data, skipped, end_of_user, hidden):
-        if directive == b"line":
+        if directive not in (b"pragma", None):  # #line, or a line marker (# 12 "f.c")
             raise KernelError(unit.coord(start), "#line directives are not supported: "
                                                  "arraypart reports positions in the "
                                                  "kernel file itself")
@@ -768,7 +768,7 @@ def header_pragma_lines(unit: Unit, file: ci.File) -> list[tuple[int, PragmaLine
     data = Path(file.name).read_bytes()
     found = []
     for directive, at, _, text in _scanned_pragmas(data, skipped_ranges(unit, file), len(data)):
-        if directive == b"line":
+        if directive not in (b"pragma", None):
             continue
         line = data.count(b"\n", 0, at) + 1
         column = len(data[data.rfind(b"\n", 0, at) + 1:at].decode(errors=KEEP_BYTES)) + 1
@@ -778,11 +778,11 @@ def header_pragma_lines(unit: Unit, file: ci.File) -> list[tuple[int, PragmaLine
 
 def _scanned_pragmas(data: bytes, skipped: list[tuple[int, int]], stop: int,
                      hidden: list[tuple[int, int]] | None = None
-                     ) -> Iterator[tuple[bytes, int, int, str]]:
-    """The ``#pragma`` and ``#line`` directives and ``_Pragma("...")`` operators of
-    ``data[:stop]`` outside comments, literals and the ``skipped`` ranges, as
-    (directive, start, end, text): the directive ``b"pragma"``, ``b"line"`` or ``b""``
-    for ``_Pragma``; ``start`` the ``#`` or ``_Pragma``; ``text`` without comments
+                     ) -> Iterator[tuple[bytes | None, int, int, str]]:
+    """The ``#pragma`` and ``#line`` directives (and line markers) and ``_Pragma("...")``
+    operators of ``data[:stop]`` outside comments, literals and the ``skipped`` ranges,
+    as (directive, start, end, text): the directive ``b"pragma"``, ``b"line"``, a
+    marker's first digit, or None for ``_Pragma``; ``start`` the ``#`` or ``_Pragma``; ``text`` without comments
     and line continuations.  The comments and literals passed go to ``hidden``."""
     for m in _SCAN.finditer(data, 0, stop):
         if m.group("directive") is None and m.group("operand") is None:
@@ -802,7 +802,7 @@ def _scanned_pragmas(data: bytes, skipped: list[tuple[int, int]], stop: int,
         elif not _in_directive(data, offset):
             literal = m.group("operand").decode(errors="replace")[1:-1]
             text = literal.replace('\\"', '"').replace("\\\\", "\\")
-            yield b"", offset + m.group(0).index(b"_Pragma"), m.end(), text.strip()
+            yield None, offset + m.group(0).index(b"_Pragma"), m.end(), text.strip()
 
 
 def _starts_line(data: bytes, offset: int) -> bool:
