@@ -92,7 +92,7 @@ class Report:
                                    self.crossbars.get(a.array.name, (0, 0)),
                                    self.measured.get(a.array.name))
                        for a in self.solution.arrays],
-            "loops": [{"name": loop.name, "line": loop.coord.line,
+            "loops": [{"name": loop.name, "file": loop.coord.file, "line": loop.coord.line,
                        "target_ii": loop.target_ii,
                        "achieved_ii": self.loop_achieved_ii(n, loop.name, loop.target_ii),
                        "trip_count": loop.trip_count,

@@ -16,7 +16,7 @@ REPORT_KEYS = {"kernel", "top", "source", "solve_seconds", "arrays", "loops", "w
 ARRAY_KEYS = {"name", "shape", "elem_bits", "interface", "ports", "scheme", "banks", "copies",
               "bank_depth", "storage_overhead", "max_concurrent", "lower_bound_banks",
               "conflict_free", "bram18k"}
-LOOP_KEYS = {"name", "line", "target_ii", "achieved_ii", "trip_count"}
+LOOP_KEYS = {"name", "file", "line", "target_ii", "achieved_ii", "trip_count"}
 
 
 def run(argv, capsys):

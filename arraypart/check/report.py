@@ -135,7 +135,8 @@ class LoopCheck:
         return self.first_conflict is None
 
     def to_json(self) -> dict:
-        return {"name": self.name, "coord": _coord_json(self.coord), "line": self.coord.line,
+        return {"name": self.name, "coord": _coord_json(self.coord), "file": self.coord.file,
+                "line": self.coord.line,
                 "target_ii": self.target_ii, "achieved_ii": self.achieved_ii,
                 "trip_count": self.trip_count, "iterations": self.iterations,
                 "cycles": self.cycles, "stall_cycles": self.stall_cycles,

@@ -230,6 +230,7 @@ class TraceCheck:
     labels: tuple[str, ...] = ()
     unwritten: tuple[str, ...] = ()  # warnings: reads of undefined local elements
     in_headers: tuple[Coord, ...] = ()  # untraced loops of a header's text
+    header_accesses: tuple[Coord, ...] = ()  # accesses of a header's functions
 
     @property
     def disagreements(self) -> tuple[str, ...]:
@@ -292,6 +293,8 @@ class TraceCheck:
                   for coord in dict.fromkeys(self.trace.instrumented.skipped)]
         lines += [f"  {coord}: access in a file a function body includes, not traced"
                   for coord in dict.fromkeys(self.trace.instrumented.included)]
+        lines += [f"  {coord}: access in a function a header defines, not traced"
+                  for coord in self.header_accesses]
         idle = {loop.coord for loop in self.replay.loops if loop.steps == 0}
         lines.append(f"  addresses compared with the polyhedral model in "
                      f"{len([c for c in self.addresses.compared if c not in idle])} "
@@ -306,7 +309,8 @@ class TraceCheck:
 def _below_note(loop: LoopReplay) -> str:
     """Why a traced II below the model's confirms only that the model is not
     optimistic: the trace records no FIFO transfer (``hls::stream``: probe 33c F4,
-    model II 8 from eight stream writes a step, traced II 1 from no access at all); and
+    model II 8 from eight stream writes a step, traced II 1 from no access at all) nor
+    an access in a macro's text or a header's function; and
     the model may count more than a run makes (a read through an index it cannot read
     is a distinct element of any bank, even one that another read of the same
     subscript reads: probe 34 F7; an m_axi bundle's transfers in every arm a run may
@@ -317,8 +321,8 @@ def _below_note(loop: LoopReplay) -> str:
         return (f" (below the model's: the model counts the transfers of the loop's m_axi "
                 f"bundle, whose arrays share one read and one write a cycle, at "
                 f"II {loop.claim.bundle_ii}, for accesses this run does not all make)")
-    return (" (below the model's: the trace records no FIFO transfer, and the model "
-            "may count accesses this run does not make, or count reads through an index "
+    return (" (below the model's: the trace records no FIFO transfer nor an access "
+            "listed below as not traced, and the model may count accesses this run does not make, or count reads through an index "
             "it cannot read as reads of distinct elements)")
 
 
@@ -396,6 +400,7 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
         if claims[outer].claimed_ii > claimed[n].claimed_ii:
             claimed[n] = replace(claimed[n], claimed_ii=claims[outer].claimed_ii)
     windows = window_places(kernel)
+    header_accesses = _header_accesses(kernel)
     result = replay(path, inst.sites, loops.coords, memories,
                     _read_copies(kernel, inst, memories), claimed, rule=rule,
                     site_fields=_site_fields(kernel, inst), checkpoint=checkpoint,
@@ -418,7 +423,8 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
                         skipping, checkpoint, loops.labels,
                         frozenset((c.line, c.col) for c in inst.skipped + inst.included)
                         | {site for _, site in windows} | _reshaped_places(kernel)
-                        | _irregular_places(kernel) | _initialized_places(kernel), sizes)
+                        | _irregular_places(kernel) | _initialized_places(kernel)
+                        | {(c.line, c.col) for c in header_accesses}, sizes)
     shared = tuple(f"{coord}: its text runs in {len(members)} calls, whose steps were not "
                    "told apart (a call under a data-dependent if, or one the model cannot "
                    "enumerate): addresses not compared"
@@ -449,7 +455,7 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
             kernel, frozenset((c.line, c.col) for c in inst.skipped)), checkpoint))
     in_headers = tuple(c.coord for c in untraced if c.coord.file != kernel.coord.file)
     return TraceCheck(trace, result, addresses, rule, untraced, loops.labels, unwritten,
-                      in_headers)
+                      in_headers, header_accesses)
 
 
 @dataclass(frozen=True, slots=True)
@@ -545,6 +551,13 @@ def _initialized_places(kernel: ir.Kernel) -> frozenset[tuple[int, int]]:
     writes the model counts (in a pipeline) and the run does not record."""
     return frozenset((d.coord.line, d.coord.col) for d in kernel.source.local_decls.values()
                      if d.init is not None)
+
+
+def _header_accesses(kernel: ir.Kernel) -> tuple[Coord, ...]:
+    """The accesses of functions a header defines (:attr:`ir.Array.header_function`),
+    which the run does not record: the instrumentation edits the kernel file only."""
+    return tuple(dict.fromkeys(a.coord for a in ir.accesses(kernel.body)
+                               if a.coord.file != kernel.coord.file))
 
 
 def _irregular_places(kernel: ir.Kernel) -> frozenset[tuple[int, int]]:
