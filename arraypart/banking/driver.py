@@ -893,6 +893,7 @@ class _Search:
             {} if base is None else base.family_memo)
         self.overload_memo: dict[tuple, bool] = {}  # wild and shared overloads
         self.loads_memo: dict[tuple, list[tuple[int, int, int]]] = {}
+        self.served_memo: dict[tuple, list[list[list[int]]]] = {}
         self.partly_irregular = any(None in a.index and not all(e is None for e in a.index)
                                     for a in lanes)
         self.samples = [sample_group(s) for s in shapes if not s.uniform]
@@ -1138,12 +1139,20 @@ class _Search:
         key = ("shared", copies, assignment, bank_dims)
         if key not in self.overload_memo:
             self.overload_memo[key] = any(
-                shared_banks_overloaded(sample, [
-                    k for k, a in enumerate(sample.shape.lanes)
-                    if a.kind == "write" or lane_copy(assignment, a.ref_id, a.copy_lane) == copy],
-                    bank_dims, self.am.ports, self.am.array.shape)
-                for sample in self.samples for copy in range(copies))
+                shared_banks_overloaded(sample, served, bank_dims, self.am.ports,
+                                        self.am.array.shape)
+                for sample, per_copy in zip(self.samples, self._served(copies, assignment))
+                for served in per_copy)
         return self.overload_memo[key]
+
+    def _served(self, copies: int, assignment: tuple) -> list[list[list[int]]]:
+        """Per sampled group and copy, the lanes its banks serve: every write and the
+        copy's reads (the same for every bank-dimension pattern: made once)."""
+        key = (copies, assignment)
+        if key not in self.served_memo:
+            self.served_memo[key] = [_served_by_copy(sample.shape.lanes, copies, assignment)
+                                     for sample in self.samples]
+        return self.served_memo[key]
 
     def rule_risky(self, banking: Banking) -> bool:
         """Some group whose references the emitted code keeps as written (every group
@@ -1622,6 +1631,13 @@ class _Search:
             self.lane_sets[key] = [_copy_lane_sets(s, copies, assignment)
                                    for s in self.uniform]
         return self.lane_sets[key]
+
+
+def _served_by_copy(lanes, copies: int, assignment: tuple) -> list[list[int]]:
+    """Per copy, the positions in ``lanes`` of every write and of the copy's reads."""
+    copy_ids = [lane_copy(assignment, a.ref_id, a.copy_lane) for a in lanes]
+    return [[k for k, a in enumerate(lanes) if a.kind == "write" or copy_ids[k] == copy]
+            for copy in range(copies)]
 
 
 def _copy_lane_sets(shape: GroupShape, copies: int, assignment: tuple) -> list[LaneSet]:

@@ -283,27 +283,46 @@ def shared_banks_overloaded(sample: GroupSample, chosen: list[int],
     placed = [k for k in chosen if k not in wild]
     if not placed or len(placed) + len(wild) < 2:
         return False
-    dims, target = sorted(bank_dims), sample.shape.group.target_ii
+    dims, count = sorted(bank_dims), len(sample.active[0])
     fiber = prod(n for d, n in enumerate(array_shape) if d not in bank_dims)
-    for p in range(len(sample.active[0])):
-        loads: dict[tuple[int, ...], tuple[set, list[int]]] = {}
-        for k in placed:
-            if not sample.active[k][p]:
-                continue
-            index = sample.index[k]
-            reads, writes = loads.setdefault(tuple(int(index[d][p]) for d in dims),
-                                             (set(), [0]))
-            if lanes[k].kind == "write":
-                writes[0] += 1
-            elif any(v is None for v in index):
-                reads.add(("lane", k))
-            else:
-                reads.add(tuple(int(v[p]) for v in index))
-        wild_reads = sum(bool(sample.active[k][p]) for k in wild if lanes[k].kind == "read")
-        wild_writes = sum(bool(sample.active[k][p]) for k in wild
-                          if lanes[k].kind == "write")
-        if any(not ports.fits(len(reads) + min(wild_reads, max(0, fiber - len(reads))),
-                              writes[0] + wild_writes, target)
-               for reads, writes in loads.values()):
-            return True
-    return False
+    wild_reads, wild_writes = (
+        sum((sample.active[k].astype(np.int64) for k in wild if lanes[k].kind == kind),
+            np.zeros(count, np.int64)) for kind in ("read", "write"))
+    reads, writes = _placed_rows(sample, placed, dims)
+    # the (P, bank coordinates) cells, with each one's distinct reads and its writes
+    cells, inverse = np.unique(np.concatenate([reads[:, :len(dims) + 1],
+                                               writes]), axis=0, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    read_count = np.bincount(inverse[:len(reads)], minlength=len(cells))
+    write_count = np.bincount(inverse[len(reads):], minlength=len(cells))
+    p = cells[:, 0]
+    load = read_count + np.minimum(wild_reads[p], np.maximum(0, fiber - read_count))
+    target = sample.shape.group.target_ii
+    return bool((least_ii(ports, load, write_count + wild_writes[p], target) > target).any())
+
+
+def _placed_rows(sample: GroupSample, placed: list[int], dims: list[int]
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """The accesses of the ``placed`` lanes at the sampled P where they run, as rows
+    ``(P, index in dims..., tag, address...)``: the distinct reads (tag 0 and the
+    element's index; a lane irregular in some dimension is an address of its own, tag
+    ``k + 1`` and zeros) and, per write, ``(P, index in dims...)``."""
+    reads, writes = [], []
+    for k in placed:
+        index, runs = sample.index[k], np.flatnonzero(sample.active[k])
+        cell = [runs] + [index[d][runs] for d in dims]
+        if sample.shape.lanes[k].kind == "write":
+            writes.append(np.stack(cell, axis=1))
+        elif any(v is None for v in index):
+            own = np.zeros((len(runs), 1 + len(index)), np.int64)
+            own[:, 0] = k + 1
+            reads.append(np.concatenate([np.stack(cell, axis=1), own], axis=1))
+        else:
+            tag = np.zeros(len(runs), np.int64)
+            reads.append(np.stack(cell + [tag] + [v[runs] for v in index], axis=1))
+    width = len(dims) + 2 + len(sample.index[placed[0]])
+    read_rows = (np.unique(np.concatenate(reads).astype(np.int64), axis=0) if reads
+                 else np.zeros((0, width), np.int64))
+    write_rows = (np.concatenate(writes).astype(np.int64) if writes
+                  else np.zeros((0, len(dims) + 1), np.int64))
+    return read_rows, write_rows
