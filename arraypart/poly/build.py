@@ -419,20 +419,40 @@ def group_concurrency(group: CycleGroup) -> int:
         for position, access in enumerate(group.accesses)))
 
 
-def _heaviest_cell(domain: isl.Set, live: dict, weight: Callable[[list], int] = len) -> int:
-    """The largest ``weight`` of the classes of ``live`` (class -> where it is live)
-    whose sets share a point of ``domain`` (by default their number): classes with
-    equal sets are taken together, ``domain`` is refined into cells by each set, and
-    the answer is the heaviest cell (the weight of every class, an upper bound, when
-    that takes more than ``MAX_REFINING_SPLITS`` splits)."""
+def _equal_sets_together(live: dict) -> list[tuple[isl.Set, list]]:
+    """The classes of ``live`` (class -> set) grouped by equal sets, in first-seen
+    order.  Equal sets without parameters have one lexmin and one lexmax point, so
+    only sets with the same ends are compared (a stencil's 225 reads, each live on
+    its own box, were 25,000 ``is_equal`` calls); sets with parameters are all
+    compared."""
     together: list[tuple[isl.Set, list]] = []
+    buckets: dict[object, list[int]] = {}
     for key, where in live.items():
-        for entry in together:
-            if entry[0].is_equal(where):
-                entry[1].append(key)
+        ends = (None if where.dim(isl.dim_type.param)
+                else (str(where.lexmin()), str(where.lexmax())))
+        bucket = buckets.setdefault(ends, [])
+        for n in bucket:
+            if together[n][0].is_equal(where):
+                together[n][1].append(key)
                 break
         else:
+            bucket.append(len(together))
             together.append((where, [key]))
+    return together
+
+
+def _heaviest_cell(domain: isl.Set, live: dict, weight: Callable[[list], int] = len) -> int:
+    """The largest ``weight`` of the classes of ``live`` (class -> where it is live)
+    whose sets share a point of ``domain`` (by default their number); ``weight`` is
+    monotone (a superset weighs no less), so where every set shares a point of
+    ``domain`` the answer is the weight of every class.  Otherwise classes with equal
+    sets are taken together, ``domain`` is refined into cells by each set, and the
+    answer is the heaviest cell (the weight of every class, an upper bound, when that
+    takes more than ``MAX_REFINING_SPLITS`` splits)."""
+    everywhere = functools.reduce(isl.Set.intersect, live.values(), domain)
+    if not everywhere.is_empty():
+        return weight(list(live))  # the heaviest cell holds every class
+    together = _equal_sets_together(live)
     cells: list[tuple[isl.Set, list]] = [(domain, [])]
     splits = 0
     for where, keys in together:
