@@ -411,7 +411,10 @@ class Loop:
     calls (its arguments are run-time values there); a key of its own for a template
     instantiation, and for each call of a function that ``#pragma HLS inline`` or
     ``function_instantiate`` copies per call (its constant arguments are constants
-    there).
+    there).  ``process``: the dataflow processes the loop is part of, outermost first:
+    ``(region, k)`` for the k-th statement of a function body under ``#pragma HLS
+    dataflow`` (``region`` numbers each lowering of such a body); the loops of two
+    processes of one region run at the same time.
     """
 
     var: str
@@ -429,6 +432,7 @@ class Loop:
     skips: bool = False
     breaks: bool = False
     text: tuple | None = None
+    process: tuple[tuple[int, int], ...] = ()
 
     def __post_init__(self):
         if self.step == 0:
@@ -762,6 +766,20 @@ def in_text(nodes: tuple[Node, ...], key: tuple) -> tuple[Node, ...]:
             n = replace(n, then=in_text(n.then, key), orelse=in_text(n.orelse, key))
         out.append(n)
     return tuple(out)
+
+
+def in_process(nodes: Iterable[Node], key: tuple[int, int]) -> list[Node]:
+    """``nodes`` with the dataflow process ``key`` (``Loop.process``) outside the
+    processes of every loop in them."""
+    out = []
+    for n in nodes:
+        if isinstance(n, Loop):
+            n = replace(n, body=tuple(in_process(n.body, key)), process=(key,) + n.process)
+        elif isinstance(n, If):
+            n = replace(n, then=tuple(in_process(n.then, key)),
+                        orelse=tuple(in_process(n.orelse, key)))
+        out.append(n)
+    return out
 
 
 def branch_paths(loop: Loop) -> tuple[Loop, ...]:

@@ -177,11 +177,56 @@ def test_a_partition_no_concurrent_loop_uses_is_kept_with_a_note(tmp_path, capsy
     assert code == 0
     assert "d.cpp:2:1: warning: the array_partition pragmas of out (per_dim cyclic 16" in err
     assert "lower no II" in err
-    assert "type=cyclic factor=16 dim=1" in (tmp_path / "kept" / "d.cpp").read_text()
+    assert ("#pragma HLS ARRAY_PARTITION variable=out type=cyclic dim=1 factor=16\n"
+            in (tmp_path / "kept" / "d.cpp").read_text())
     code, _, err = run(["compile", str(kernel), "-o", str(tmp_path / "replaced"),
                         "--replace-partitions"], capsys)
     assert code == 0 and "lower no II" not in err
     assert "array_partition" not in (tmp_path / "replaced" / "d.cpp").read_text()
+
+
+KEPT_UNNORMALISED = """\
+void p03(const int in[64], int out[64]) {
+  int buf[64];
+#pragma HLS array_partition variable=buf type=cyclic factor=128 dim=1
+  int sq[4][4];
+#pragma HLS array_partition variable=sq complete dim=0
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline off
+    buf[i] = in[i] + 1;
+    sq[i % 4][i / 16] = in[i];
+  }
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline off
+    out[i] = buf[63 - i] + sq[i % 4][i / 16];
+  }
+}
+"""
+
+
+def test_a_kept_partition_keeps_its_text(tmp_path, capsys):
+    """A partition kept as written keeps the user's text: ``cyclic factor=128`` on a
+    64-element array and ``complete dim=0`` came out as ``type=complete dim=1`` (probe
+    35b F4), equivalent but not what the warning said was kept; so does a
+    ``--directives`` command, which the output's directives file keeps in place of a
+    pragma of ours."""
+    kernel = tmp_path / "p03.cpp"
+    kernel.write_text(KEPT_UNNORMALISED)
+    code, _, err = run(["compile", str(kernel), "-o", str(tmp_path / "out")], capsys)
+    assert code == 0 and err.count("lower no II") == 2
+    text = (tmp_path / "out" / "p03.cpp").read_text()
+    assert [l for l in text.splitlines() if "array_partition" in l] == [
+        "#pragma HLS array_partition variable=buf type=cyclic factor=128 dim=1",
+        "#pragma HLS array_partition variable=sq complete dim=0"]
+    tcl = tmp_path / "d.tcl"
+    tcl.write_text('set_directive_array_partition -type cyclic -factor 128 -dim 1 "p03" buf\n')
+    kernel.write_text(KEPT_UNNORMALISED.replace(
+        "#pragma HLS array_partition variable=buf type=cyclic factor=128 dim=1\n", ""))
+    code, _, err = run(["compile", str(kernel), "--directives", str(tcl),
+                        "-o", str(tmp_path / "tcl")], capsys)
+    assert code == 0 and err.count("lower no II") == 2
+    assert "array_partition variable=buf" not in (tmp_path / "tcl" / "p03.cpp").read_text()
+    assert (tmp_path / "tcl" / "directives.tcl").read_text() == tcl.read_text()
 
 
 UNROLL_FIRST = """\

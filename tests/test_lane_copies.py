@@ -383,3 +383,52 @@ def test_lanes_of_uneven_counts_pack_the_copies_of_a_rom(tmp_path, ports, copies
     table = array(compiled.report, "T")
     assert table.multi_port_rom and table.conflict_free and table.banking.copies == copies
     assert not any("no banking of T" in w for w in compiled.report.warnings)
+
+
+DATAFLOW_ROM = """\
+static const int ta[64] = {%s};
+static void p1(const unsigned char idx[256], int out[256]) {
+    for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+        for (int u = 0; u < 4; u++) {
+#pragma HLS unroll
+            out[4*i+u] = ta[idx[4*i+u] & 63];
+        }
+    }
+}
+static void p2(const unsigned char idx[256], int out[256]) {
+    for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+        for (int u = 0; u < 4; u++) {
+#pragma HLS unroll
+            out[4*i+u] = ta[(idx[4*i+u] >> 1) & 63] + ta[(idx[4*i+u] >> 2) & 63];
+        }
+    }
+}
+void k(const unsigned char a[256], const unsigned char b[256], int out[256], int o2[256]) {%s
+    p1(a, out);
+    p2(b, o2);
+}
+""" % (", ".join(str((5 * k) % 29) for k in range(64)), "%s")
+
+
+@needs_gxx
+@pytest.mark.parametrize("region, copies, bram18k, concurrent", [
+    ("\n#pragma HLS dataflow", 6, 12, 12), ("", 4, 8, 8)], ids=["dataflow", "sequential"])
+def test_dataflow_processes_read_copies_of_their_own(tmp_path, region, copies, bram18k,
+                                                     concurrent):
+    """Two processes read a multi-port ROM 4 and 8 times a cycle.  Under ``dataflow``
+    they run at once, so the ROM serves 12 reads a cycle: 2 + 4 dual-port copies,
+    12 BRAM18K (the copies of the busiest loop, 4, were reported before: probe 35b
+    F3).  Called one after the other, the loops share the busiest one's 4 copies.
+    The II is 1 either way, the trace agrees."""
+    compiled = arraypart.compile_kernel(write(tmp_path, "k.cpp", DATAFLOW_ROM % region))
+    ta = array(compiled.report, "ta")
+    assert ta.multi_port_rom and ta.conflict_free
+    assert (ta.banking.copies, ta.bram18k, ta.lower_bound, ta.max_concurrent) == (
+        copies, bram18k, copies, concurrent)
+    (entry,) = [a for a in compiled.report.to_json()["arrays"] if a["name"] == "ta"]
+    assert (entry["copies"], entry["bram18k"]) == (copies, bram18k)
+    assert f"a multi-port ROM (rom_np), as {copies} copies of rom_2p" in compiled.files["k.cpp"]
+    assert [loop["achieved_ii"] for loop in compiled.report.to_json()["loops"]] == [1, 1]
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)

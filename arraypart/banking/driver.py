@@ -34,6 +34,7 @@ from ..rtl.closed import lane_table
 from ..rtl.cost import estimate, flat_floors, scheme_floors
 from ..scheme import (Banking, DimPartition, by_lane_number, fifo_scheme, flat_scheme,
                       lane_copy, none_scheme, per_dim_scheme, scheme_from_pragmas)
+from . import dataflow
 from .bounds import bram18k, counting_bound, lower_bound_of
 from .device import DEFAULT_SEARCH_BANKS, bram_budget
 from .feasible import least_feasible_ii, relaxed
@@ -100,7 +101,7 @@ def solve(model: PolyModel, *, max_banks: int | None = None, part: str | None = 
         if best_found is not None:
             solved[index] = _resumed(am, best_found.get(am.array.name), share)
         else:
-            ended = solved[index] = _solve_within_time(am, share)
+            ended = solved[index] = _processes_apart(am, _solve_within_time(am, share), share)
             options.found(Found(ended.banking, not ended.time_limited, ended.notes))
     if best_found is None:
         _solve_cut_short_again(model, solved, options)
@@ -129,7 +130,8 @@ def _solve_cut_short_again(model: PolyModel, solved: dict[int, ArraySolution],
         if perf_counter() >= options.deadline:
             return
         am = model.arrays[index]
-        ended = solved[index] = _solve_within_time(am, _share(options, len(again) - done))
+        share = _share(options, len(again) - done)
+        ended = solved[index] = _processes_apart(am, _solve_within_time(am, share), share)
         options.found(Found(ended.banking, not ended.time_limited, ended.notes))
 
 
@@ -161,6 +163,21 @@ def cheaper_one_memory(model: PolyModel, chosen: ArraySolution, why: str, *,
     return replace(_solution(am, banking, proof, chosen.lower_bound, start,
                              f"one memory, proven: {why}", kept),
                    time_limited=chosen.time_limited)
+
+
+def _processes_apart(am: ArrayModel, solution: ArraySolution,
+                     options: _Options) -> ArraySolution:
+    """``solution`` with the concurrent dataflow processes that read a multi-port ROM
+    on copies of their own, each process's searched alone (:mod:`.dataflow`)."""
+    alone = replace(options, found=_ignore)
+    placed = dataflow.side_by_side(am, solution, lambda part: _solve_within_time(part, alone))
+    if placed is None:
+        return solution
+    return replace(solution, banking=placed.banking, lower_bound=placed.lower_bound,
+                   max_concurrent=placed.max_concurrent,
+                   bram18k=estimate(placed.banking, am).bram18k,
+                   proof=f"{solution.proof}; dataflow processes run at once, each on copies "
+                         f"of its own{_copies_evidence(am, placed.banking)}")
 
 
 def may_be_multi_port_rom(am: ArrayModel) -> bool:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 
 from ..ir import PORT_MODELS, Array, PortModel
-from ..scheme import Banking
+from ..scheme import Banking, scheme_from_pragmas
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,6 +46,13 @@ class ArraySolution:
         """The largest of ``achieved_ii`` (1 without loops), computed once: code
         generation asks it for every loop that touches the array."""
         return max((ii for _, ii in self.achieved_ii), default=1)
+
+    @property
+    def partitions_as_written(self) -> bool:
+        """The array keeps the user's array_partition pragmas (``kept``) and its banking
+        is what they say: the emitted code can leave their text as written."""
+        return (bool(self.array.partitions) and self.kept
+                and self.banking == Banking(self.array.name, scheme_from_pragmas(self.array)))
 
     @property
     def multi_port_rom(self) -> bool:

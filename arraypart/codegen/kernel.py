@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import re
 import textwrap
+from dataclasses import dataclass
+from typing import Iterator
 
 from ..banking.solution import ArraySolution, Solution
 from ..errors import KernelError
@@ -77,13 +79,16 @@ def banked_source(kernel: Kernel, solution: Solution) -> str:
     edits += ExplicitRewriter(text, func, explicit, contexts, kernel.coord,
                               lane_refs, source.unsynthesized).edits()
     edits += phases.phase_edits(kernel, solution, contexts, taken, edits)
-    edits += _edit_pragmas(data, source, solution, explicit, decls)
+    pragmas = list(_array_pragmas(data, source, decls))
+    verbatim = _verbatim(kernel, solution, pragmas)
+    edits += _edit_pragmas(data, pragmas, solution, explicit, verbatim)
     interface_lines = []
     for s in solution.arrays:
         if s.array.header_function:
             continue  # no line of the kernel file reaches it
         ex = explicit.get(s.array.name)
-        lines = _lines(s, ex, decls[s.array.name].name if s.array.name in decls else None)
+        lines = _lines(s, ex, decls[s.array.name].name if s.array.name in decls else None,
+                       s.array.name in verbatim)
         if s.array.interface or (ex is None and s.array.name not in decls):
             interface_lines += lines  # interface and file-scope arrays: top of the body
         elif s.array.name not in decls:
@@ -429,48 +434,88 @@ def _functions(source) -> tuple[N.FuncDef, ...]:
     return (source.func,) + tuple(source.callees)
 
 
-def _edit_pragmas(data: bytes, source, solution: Solution,
-                  explicit: dict[str, Explicit], decls: dict[str, N.Decl]) -> list[Edit]:
-    """Drop the user's pragmas that ours replace; point the rest of the pragmas on an
-    explicit array at its banks.  A pragma names an array as its function's text does
-    (a sub-function's local may have another name in the IR).  A sub-function's
-    array parameter stands for the arrays its calls pass, which the front end gave its
-    partition pragmas: each of them gets ours, so those are dropped too."""
-    handled = {s.array.name: s.array for s in solution.arrays}
-    edits = []
+@dataclass(frozen=True)
+class _ArrayPragma:
+    """A pragma of the kernel file's text that names an array with ``variable=``:
+    ``written`` as the text spells it (at byte ``at``), ``name`` the IR array it
+    names; ``parameter``: an array_partition on a sub-function's array parameter."""
+
+    node: N.Pragma
+    kind: str
+    written: str
+    at: int
+    name: str
+    parameter: bool
+
+
+def _array_pragmas(data: bytes, source, decls: dict[str, N.Decl]) -> Iterator[_ArrayPragma]:
+    """The pragmas of the top's and the sub-functions' bodies that name an array (a
+    sub-function's local may have another name in the IR); not the ``--directives``
+    commands, which :func:`.project.kept_directives` decides."""
     for func in _functions(source):
         own = {d.name: name for name, d in decls.items()
                if func.body.start <= d.start < func.body.end}
         parameters = frozenset() if func is source.func else _array_parameters(func)
-        edits += _edit_function_pragmas(data, func, handled, own, explicit, parameters)
-    return edits
+        for node in N.walk(func.body):
+            if not isinstance(node, N.Pragma) or node.line.directive:
+                continue
+            kind_name = _directive(node.line.text)
+            var = _PRAGMA_VARIABLE.search(data[node.start:node.end])
+            if kind_name is None or var is None:
+                continue
+            written = var.group(2).decode(errors=KEEP_BYTES)
+            yield _ArrayPragma(node, kind_name, written, node.start + var.start(2),
+                               own.get(written, written),
+                               kind_name == "array_partition" and written in parameters)
 
 
-def _edit_function_pragmas(data: bytes, func: N.FuncDef, handled, own: dict[str, str],
-                           explicit: dict[str, Explicit],
-                           parameters: frozenset[str]) -> list[Edit]:
+def verbatim_arrays(kernel: Kernel, solution: Solution) -> frozenset[str]:
+    """The arrays whose array_partition pragmas (or ``--directives`` commands) the
+    output keeps as the user wrote them (:func:`_verbatim`)."""
+    source = kernel.source
+    decls = _local_array_decls(source, solution)
+    pragmas = list(_array_pragmas(source.text.encode(errors=KEEP_BYTES), source, decls))
+    return _verbatim(kernel, solution, pragmas)
+
+
+def _verbatim(kernel: Kernel, solution: Solution,
+              pragmas: list[_ArrayPragma]) -> frozenset[str]:
+    """The arrays whose array_partition pragmas stay as the user wrote them: the
+    banking is what they say (:attr:`ArraySolution.partitions_as_written`) and each is a
+    pragma of the kernel file on the array itself or a ``--directives`` command on an
+    array of the top.  One on a sub-function's parameter moves to the array's
+    definition, so then ours say the same banking for all of them."""
+    own: dict[str, set] = {}
+    for p in pragmas:
+        if p.kind == "array_partition" and not p.parameter:
+            own.setdefault(p.name, set()).add(p.node.coord)
+    for d in kernel.source.directives:
+        if d.kind == "array_partition" and d.function == kernel.top:
+            own.setdefault(d.variable, set()).add(d.coord)
+    return frozenset(s.array.name for s in solution.arrays
+                     if s.partitions_as_written and not _needs_explicit(s)
+                     and {q.coord for q in s.array.partitions} <= own.get(s.array.name, set()))
+
+
+def _edit_pragmas(data: bytes, pragmas: list[_ArrayPragma], solution: Solution,
+                  explicit: dict[str, Explicit], verbatim: frozenset[str]) -> list[Edit]:
+    """Drop the user's pragmas that ours replace (array_partition, but on the
+    ``verbatim`` arrays, and bind_storage on a local); point the rest of the pragmas on
+    an explicit array at its banks.  A sub-function's array parameter stands for the
+    arrays its calls pass, which the front end gave its partition pragmas: each of them
+    gets ours, so those are dropped too."""
+    handled = {s.array.name: s.array for s in solution.arrays}
     edits = []
-    for node in N.walk(func.body):
-        if not isinstance(node, N.Pragma) or node.line.directive:
-            continue  # a --directives command: project.kept_directives decides
-        kind_name = _directive(node.line.text)
-        raw = data[node.start:node.end]
-        var = _PRAGMA_VARIABLE.search(raw)
-        if kind_name is None or var is None:
+    for p in pragmas:
+        if p.parameter:
+            edits.append(_drop(data, p.node))
+        elif p.name not in handled:
             continue
-        written = var.group(2).decode(errors=KEEP_BYTES)
-        name = own.get(written, written)
-        if kind_name == "array_partition" and written in parameters:
-            edits.append(_drop(data, node))
-            continue
-        if name not in handled:
-            continue
-        if kind_name == "array_partition" or (
-                kind_name == "bind_storage" and not handled[name].interface):
-            edits.append(_drop(data, node))
-        elif name in explicit:
-            at = node.start + var.start(2)
-            edits.append(Edit(at, at + len(written), explicit[name].bank_name))
+        elif (p.kind == "array_partition" and p.name not in verbatim) or (
+                p.kind == "bind_storage" and not handled[p.name].interface):
+            edits.append(_drop(data, p.node))
+        elif p.name in explicit:
+            edits.append(Edit(p.at, p.at + len(p.written), explicit[p.name].bank_name))
     return edits
 
 
@@ -488,13 +533,15 @@ def _drop(data: bytes, node: N.Pragma) -> Edit:
     return Edit(lo, hi, "")
 
 
-def _lines(s: ArraySolution, ex: Explicit | None, written: str | None) -> list[str]:
+def _lines(s: ArraySolution, ex: Explicit | None, written: str | None,
+           verbatim: bool) -> list[str]:
     """The scheme comment (wrapped) and our pragma lines for one array, named
-    ``written`` (as its declaration spells it) or by its IR name."""
+    ``written`` (as its declaration spells it) or by its IR name; none of ours for its
+    partitions when the user's stay ``verbatim``."""
     comment = textwrap.wrap(_comment(s, ex, written), COMMENT_WIDTH, subsequent_indent="  ",
                             break_on_hyphens=False)
     return [_COMMENT + c for c in comment] + [f"#pragma {p}"
-                                              for p in _pragmas(s, ex, written)]
+                                              for p in _pragmas(s, ex, written, verbatim)]
 
 
 def _after_open_brace(data: bytes, brace: int, lines: list[str]) -> Edit:
@@ -556,9 +603,10 @@ def _comment(s: ArraySolution, ex: Explicit | None, written: str | None) -> str:
     return text
 
 
-def _pragmas(s: ArraySolution, ex: Explicit | None, written: str | None) -> list[str]:
+def _pragmas(s: ArraySolution, ex: Explicit | None, written: str | None,
+             verbatim: bool) -> list[str]:
     """Our pragma strings (without ``#pragma``) for one array, named ``written`` or by
-    its IR name."""
+    its IR name; no array_partition where the user's stay ``verbatim``."""
     out = []
     array = written or s.array.name
     if s.array.implied_bundle:
@@ -570,7 +618,8 @@ def _pragmas(s: ArraySolution, ex: Explicit | None, written: str | None) -> list
         count = len(ex.dims) - 1 - (ex.banking.scheme.banks == 1)
         out += [f"HLS array_partition variable={ex.bank_name} type=complete dim={d}"
                 for d in range(1, count + 1)]
-    elif s.banking.scheme.kind in ("none", "per_dim") and s.array.fifo is None:
+    elif s.banking.scheme.kind in ("none", "per_dim") and s.array.fifo is None \
+            and not verbatim:
         dims = (s.banking.scheme.dims if s.banking.scheme.kind == "per_dim"
                 else [DimPartition("none", 1)] * len(s.array.shape))
         reshaped = s.array.reshaped_dims()  # the user's array_reshape stays for them

@@ -11,7 +11,7 @@ from ..errors import Coord, KernelError
 from ..ir import Kernel
 from ..templating import environment
 from ..frontend.directives import ARRAY_DIRECTIVES
-from .kernel import banked_source, blocked_directives
+from .kernel import banked_source, blocked_directives, verbatim_arrays
 from .testbench import testbench_context
 
 # A current AMD part (Alveo U250, UltraScale+) that Vitis examples and the banking
@@ -104,18 +104,22 @@ def emit(kernel: Kernel, solution: Solution, *, part: str = DEFAULT_PART,
 
 def kept_directives(kernel: Kernel, solution: Solution) -> tuple:
     """The kernel's ``--directives`` commands that the output keeps: all but those that
-    arraypart's banking replaces (``array_partition`` on an array it banks, and
-    ``bind_storage`` / ``resource`` on such an array when it is local), as for pragmas,
-    and the unroll of a loop written as blocks of lanes."""
+    arraypart's banking replaces (``array_partition`` on an array it banks, unless it
+    keeps them as written, and ``bind_storage`` / ``resource`` on such an array when it
+    is local), as for pragmas, and the unroll of a loop written as blocks of lanes."""
     handled = {s.array.name: s.array for s in solution.arrays}
     blocked = blocked_directives(kernel, solution)
+    verbatim = verbatim_arrays(kernel, solution)
 
     def replaced(d) -> bool:
         if d.coord in blocked:
             return True
         array = handled.get(d.variable) if d.function == kernel.top else None
-        return array is not None and (d.kind == "array_partition" or (
-            d.kind in ARRAY_DIRECTIVES and not array.interface))
+        if array is None:
+            return False
+        if d.kind == "array_partition":
+            return d.variable not in verbatim
+        return d.kind in ARRAY_DIRECTIVES and not array.interface
 
     return tuple(d for d in kernel.source.directives if not replaced(d))
 

@@ -214,6 +214,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         self._exits: list[tuple[str, int, int]] = []
         self._frame_start = 0  # where the current function's iterators start
         self._inlined_calls = 0
+        self._dataflow_regions = 0  # the function bodies lowered under #pragma HLS dataflow
         self._function_pipeline: str | None = None
         self._windows: dict[str, str] = {}  # array -> the loop of its array_stencil window
         # the scalars that the expression being read steps in sequence (buf[w++])
@@ -271,20 +272,27 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
 
     # ------------------------------------------------------------ statements
 
-    def _items(self, items) -> list[Node]:
+    def _items(self, items, region: int | None = None) -> list[Node]:
         """A block's statements; the scalars and pointers declared in it end with it
-        (an outer scalar of the same name gets its binding back)."""
+        (an outer scalar of the same name gets its binding back).  In a dataflow
+        ``region`` each statement is a process of its own (``ir.Loop.process``)."""
         self._blocks.append({})
         visible = self._visible
         nodes: list[Node] = []
         items = list(items or ())
+
+        def lowered_at(k: int) -> list[Node]:
+            lowered = self._statement(items[k])
+            return lowered if region is None else ir.in_process(lowered, (region, k))
+
         try:
             for k, item in enumerate(items):
-                lowered = self._statement(item)
+                lowered = lowered_at(k)
                 nodes.extend(lowered)
                 guard = lowered[-1].cond if self._escape_guard(item) else None
                 if guard is not None:  # the rest runs where the guard does not hold
-                    rest = tuple(n for later in items[k + 1:] for n in self._statement(later))
+                    rest = tuple(n for later in range(k + 1, len(items))
+                                 for n in lowered_at(later))
                     nodes.append(If(guard, (), rest, item.coord))
                     break
         finally:
@@ -614,7 +622,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         for node in items[:header]:
             self._check_stray_stencil(node)
         if ii is None or self._pipelines:
-            return tuple(self._items(items[header:]))
+            return tuple(self._items(items[header:], self._dataflow_region(items)))
         var = self._fresh_iterator(f"{func.name}_call")
         outer = self._function_pipeline
         self._iterators.append(var)
@@ -631,6 +639,16 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         loop = Loop(var, (E.const(0),), (E.const(0),), 1, body, func.name, func.coord, ii)
         check_unrollable(loop, loop.body)
         return (loop,)
+
+    def _dataflow_region(self, items: list[N.Node]) -> int | None:
+        """A new region's number when ``#pragma HLS dataflow`` is among a function
+        body's statements ``items`` (Vitis reads it anywhere there) and no pipeline
+        holds the call (one pipeline iteration runs the whole body); else None."""
+        pragmas = (self._pragmas.parse(n) for n in items if isinstance(n, N.Pragma))
+        if self._pipelines or not any(p is not None and p.kind == "dataflow" for p in pragmas):
+            return None
+        self._dataflow_regions += 1
+        return self._dataflow_regions
 
     def _inlined(self, node: N.Node) -> list[Node]:
         """The inlined bodies of the calls of the file's own functions in ``node``."""

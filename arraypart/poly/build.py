@@ -212,7 +212,8 @@ def _groups(found: Collector, arrays: Mapping[str, ir.Array], sizes: frozenset[s
                 frame.root.unroll is None and not any(m.access.ref_id in stepped
                                                       for m in view),
                 members[0].path, instance[id(frame.root)], frame.descending,
-                frozenset(frame.time_vars) & sizes, frame.root.text or ()))
+                frozenset(frame.time_vars) & sizes, frame.root.text or (),
+                frame.root.process))
     return site_instances(groups, found.loops, arrays)
 
 

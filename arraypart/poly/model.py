@@ -180,7 +180,8 @@ class CycleGroup:
     time: a bank that moves with one is no compile-time value, and no phase switch,
     which rotates over iterators, makes it one).  ``text``: the loop's ``ir.Loop.text``
     (``()``: its function's one text); the groups of one coordinate and text are one
-    piece of code to the HLS tool (``LaneAccess.instances``).
+    piece of code to the HLS tool (``LaneAccess.instances``).  ``process``: the
+    loop's dataflow processes (``ir.Loop.process``).
     """
 
     loop: str
@@ -198,6 +199,7 @@ class CycleGroup:
     descending: bool = False
     sizes: frozenset[str] = frozenset()
     text: tuple = ()
+    process: tuple[tuple[int, int], ...] = ()
 
     @cached_property
     def merged_writes(self) -> dict[int, int]:
