@@ -499,9 +499,10 @@ def test_a_dimension_whose_lanes_may_hit_anything_is_left_out_of_flat_alphas():
 def test_one_bank_of_sixty_four_reads_a_cycle_is_proven_within_the_limit():
     """Proving the least II of 64 distinct reads a cycle on one single-port bank
     walked cliques for minutes once; it now solves in about 1.3 s on an idle machine,
-    so a 2 s limit met it only under load (a time-limit test of it was flaky): it is
-    proven, at II 64 where a_buf[j][k] and a_buf[i][k] differ (i != j)."""
-    compiled = regression("clique_walk.c", ports=1, max_banks=1)
+    so a 2 s limit met it only under load (a time-limit test of it was flaky), and the
+    suite's 5 s not always on a loaded machine either: under a limit no run nears, it
+    is proven, at II 64 where a_buf[j][k] and a_buf[i][k] differ (i != j)."""
+    compiled = regression("clique_walk.c", ports=1, max_banks=1, time_limit=60)
     assert not compiled.report.solution.time_limited
     a_buf = solved(compiled, "a_buf")
     assert dict(a_buf.achieved_ii) == {"L11": 1, "L18": 64}

@@ -1439,7 +1439,7 @@ def test_arrays_of_one_name_in_two_blocks_are_two_memories(tmp_path):
     text = compiled.files["two_blocks.cpp"]
     first, second = (text.index("int t[16];"), text.rindex("int t[16];"))
     cyclic = text.index("variable=t type=cyclic factor=2")
-    complete = text.index("variable=t type=complete")
+    complete = text.index("#pragma HLS array_partition variable=t complete")
     assert first < cyclic < second < complete
     assert "// arraypart: t (t_2 in the report): per_dim complete" in text
 

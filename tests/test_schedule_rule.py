@@ -430,10 +430,12 @@ def test_a_partition_switched_off_leaves_one_memory(tmp_path, off):
     kernel = frontend.parse_kernel(path)
     ruled = check.check_kernel(kernel, check.as_written_bankings(kernel), ports=2, rule=True)
     assert [lp.achieved_ii for lp in ruled.loops] == [1, 2]
-    # kept in what compile emits where its banking leaves the dimension whole, so that
-    # Vitis's automatic partitioning stays off there (the pragma was dropped)
+    # compile's banking is the pragmas' (one memory), so they stay as written, and
+    # Vitis's automatic partitioning stays off there (the switch was dropped once)
     emitted = api.compile_kernel(path).files["switched.cpp"]
-    assert "array_partition variable=buf type=complete dim=1 off=true" in emitted
+    assert ("#pragma HLS array_partition variable=buf type=cyclic factor=2 dim=1\n"
+            f"#pragma HLS array_partition variable=buf type=complete dim=1 {off}\n"
+            in emitted)
 
 
 DATA_CHOSEN_ROW = """
