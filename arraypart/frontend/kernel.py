@@ -24,6 +24,7 @@ from ..sourcetext import KEEP_BYTES
 from . import clangtu
 from . import cnodes as N
 from .calls import definitions
+from .carried import carried_warnings
 from .cexpr import fold
 from .directives import Directive, anchored
 from .lower import lower_function
@@ -231,7 +232,8 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
                   func.coord, tuple(sorted(values.items())), lowered.params, source,
                   tuple(misplaced) + lowered.warnings + unshared + undefined
                   + _unseen_loops(unit, user_end, own_headers, converter.header_definitions)
-                  + _unmodelled_containers(unit, user_end), lowered.returns_early)
+                  + _unmodelled_containers(unit, user_end)
+                  + carried_warnings(unit, user_end, body), lowered.returns_early)
 
 
 _LOOP_KINDS = (ci.CursorKind.FOR_STMT, ci.CursorKind.WHILE_STMT, ci.CursorKind.DO_STMT)

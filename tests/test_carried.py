@@ -1,0 +1,63 @@
+"""Floating-point values carried across pipelined iterations (probe 36 F5): the II
+arraypart reports counts memory ports, so a loop whose iteration updates a float from the
+previous iteration's value (which the HLS tool schedules at the operation's latency, HLS
+200-880) gets a located warning at the update; a value each iteration starts afresh,
+an integer, or a loop nobody pipelines gets none."""
+
+import pytest
+
+from arraypart import frontend
+
+CARRIED = "is a floating-point value carried from one iteration to the next"
+
+
+def warnings_of(tmp_path, body: str, params: str = "const float a[64]") -> list[str]:
+    path = tmp_path / "k.cpp"
+    path.write_text(f"float k({params}) {{\n{body}}}\n")
+    return [w for w in frontend.parse_kernel(path).warnings if CARRIED in w]
+
+
+@pytest.mark.parametrize("body, at, name", [
+    ("  float s = 0;\n  for (int i = 0; i < 64; i++) {\n#pragma HLS pipeline II=1\n"
+     "    s += a[i] * a[i];\n  }\n  return s;\n", "5:5", "s"),
+    ("  double p = 1;\n  for (int i = 0; i < 64; i++) {\n#pragma HLS pipeline II=2\n"
+     "    p = a[i] * p;\n  }\n  return p;\n", "5:5", "p"),
+    ("  float s = 0;\n  for (int i = 0; i < 16; i++) {\n#pragma HLS pipeline II=1\n"
+     "    for (int u = 0; u < 4; u++) s -= a[4 * i + u];\n  }\n  return s;\n", "5:33", "s"),
+], ids=["add", "multiply-self-read", "unrolled-lanes"])
+def test_a_float_updated_from_the_last_iteration_is_a_warning(tmp_path, body, at, name):
+    (found,) = warnings_of(tmp_path, body)
+    ii = "2" if "II=2" in body else "1"
+    assert found.startswith(f"{tmp_path / 'k.cpp'}:{at}: warning: loop L3: {name} {CARRIED}")
+    assert f"so II {ii} holds only if that operation fits in it" in found
+    assert "the II reported counts memory ports only" in found
+
+
+def test_a_reference_parameter_accumulated_is_a_warning(tmp_path):
+    found = warnings_of(tmp_path, "  for (int i = 0; i < 64; i++) {\n#pragma HLS pipeline\n"
+                        "    acc += a[i];\n  }\n  return acc;\n",
+                        "const float a[64], float &acc")
+    assert len(found) == 1 and "loop L2: acc " in found[0]
+
+
+@pytest.mark.parametrize("body", [
+    # declared in the iteration: each starts afresh
+    "  float t = 0;\n  for (int i = 0; i < 16; i++) {\n#pragma HLS pipeline II=1\n"
+    "    float s = 0;\n    for (int u = 0; u < 4; u++) s += a[4 * i + u];\n"
+    "    t = s;\n  }\n  return t;\n",
+    # set afresh by the body's first statement
+    "  float s, t = 0;\n  for (int i = 0; i < 16; i++) {\n#pragma HLS pipeline II=1\n"
+    "    s = a[4 * i];\n    for (int u = 1; u < 4; u++) s += a[4 * i + u];\n"
+    "    t = s;\n  }\n  return t;\n",
+    # an integer's add fits in a cycle
+    "  int s = 0;\n  for (int i = 0; i < 64; i++) {\n#pragma HLS pipeline II=1\n"
+    "    s += (int)a[i];\n  }\n  return s;\n",
+    # not pipelined
+    "  float s = 0;\n  for (int i = 0; i < 64; i++) {\n#pragma HLS pipeline off\n"
+    "    s += a[i];\n  }\n  return s;\n",
+    # read from the last iteration but not updated from it
+    "  float s = 0, t = 0;\n  for (int i = 0; i < 64; i++) {\n#pragma HLS pipeline II=1\n"
+    "    t = s + a[i];\n    s = a[i];\n  }\n  return t;\n",
+], ids=["iteration-local", "set-afresh", "integer", "not-pipelined", "delayed-only"])
+def test_a_value_each_iteration_sets_afresh_or_no_float_is_no_warning(tmp_path, body):
+    assert warnings_of(tmp_path, body) == []
