@@ -150,6 +150,8 @@ class Array:
     ``header_function``: a local of a function that a user header defines, whose
     text arraypart does not edit: no pragma written in the kernel file reaches it, so
     its banking is what that text's own pragmas give (never searched, nothing emitted).
+    ``volatile``: its elements are ``volatile``: the HLS tool makes every access that
+    the text makes (no store forwarding, no dead store: :mod:`arraypart.poly.forwarding`).
     """
 
     name: str
@@ -177,6 +179,7 @@ class Array:
     written_by_reference: bool = False
     implied_bundle: bool = False
     header_function: bool = False
+    volatile: bool = False
 
     def __post_init__(self):
         if self.bundle is not None and (self.partitionable or not self.interface):

@@ -20,6 +20,7 @@ from ..errors import KernelError, warning_text
 from ..limits import Deadline
 from . import isl_glue as G
 from .domains import AccessRelation, access_relations
+from .forwarding import forwarding_array, forwarding_loop, free_accesses
 from .lanes import Collector, Found, collect
 from .model import ArrayModel, CycleGroup, LaneAccess, LoopInfo, PolyModel, most_on_one_path
 from .recurrences import recurrences
@@ -184,7 +185,8 @@ def _groups(found: Collector, arrays: Mapping[str, ir.Array], sizes: frozenset[s
     for f in found.found:
         key = (id(f.frame.root), f.frame.chain, f.path, f.access.array)
         drafts.setdefault(key, []).append(f)
-    drafts = {key: one_read_per_element(members) for key, members in drafts.items()}
+    drafts = {key: one_read_per_element(members)
+              for key, members in without_free(drafts, arrays).items()}
     info = {id(c.loop): c for c in found.loops}
     instance = {id(c.loop): n for n, c in enumerate(found.loops)}
     unrouted = _unrouted(found)
@@ -214,6 +216,21 @@ def _groups(found: Collector, arrays: Mapping[str, ir.Array], sizes: frozenset[s
                 members[0].path, instance[id(frame.root)], frame.descending,
                 frozenset(frame.time_vars) & sizes, frame.root.text or ()))
     return site_instances(groups, found.loops, arrays)
+
+
+def without_free(drafts: dict[tuple, list[Found]], arrays: Mapping[str, ir.Array]
+                 ) -> dict[tuple, list[Found]]:
+    """``drafts`` (per concurrent loop, chain, path and array) without the lane
+    accesses that take no port (:mod:`.forwarding`: forwarded reads, dead stores),
+    found over every path of the loop together."""
+    iterations: dict[tuple, list[Found]] = {}
+    for (root, chain, _, name), members in drafts.items():
+        frame = members[0].frame
+        if not chain and forwarding_loop(frame.root) and forwarding_array(arrays[name]):
+            iterations.setdefault((root, name), []).extend(members)
+    free = {key: free_accesses(members) for key, members in iterations.items()}
+    return {key: [f for f in members if f.order not in free.get((key[0], key[3]), ())]
+            for key, members in drafts.items()}
 
 
 def site_instances(groups: list[CycleGroup], loops: list,

@@ -1,0 +1,102 @@
+"""Store forwarding and dead stores within one pipeline iteration (DESIGN §2, the rule).
+
+Before it schedules a pipelined loop, the HLS tool (LLVM's GVN and dead-store
+elimination, on the body with its inner loops unrolled) keeps an element that the
+iteration writes in a register.  In the program order of one iteration (lane 0's
+body, then lane 1's, ...; a statement's reads before its writes, so ``x += e``
+reads, then writes):
+
+- a **read** of an element that the iteration already wrote takes no port (it is
+  forwarded) when the last write of the array before it is a write of that element:
+  a write of the array at another subscript in between may alias, and blocks;
+- a **write** that a later write of the same element overwrites takes no port (a
+  dead store) when no read of the array that is not forwarded lies in between.
+
+"Same element": one array and member, and subscripts with one affine form after the
+lane's unrolled iterators are substituted (so equal in every iteration); an
+irregular subscript never is.  Only *plain* accesses qualify (``lanes.Found.plain``:
+no ``if``, ``?:`` or condition around them in the iteration, so they run whenever
+their lane does), in a loop pipelined without an unroll factor whose iteration no
+``break``, ``continue`` or ``return`` cuts short, of an on-chip array that is not
+``volatile`` and that no sub-function's text touches (the tool may keep a call,
+across which it forwards nothing).  Every other access still counts, and still
+blocks: a conditional write between, on any path through the iteration's
+data-dependent ``if``s, ends forwarding.  When in doubt an access is counted.
+
+Code generation keeps such an array's references as written in that loop (a write
+followed by an access of the same element is what ``codegen.bankcentric`` never
+routes: ``_order_kept``), so the tool sees the text it forwards in.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from .. import expr as E
+from .. import ir
+from .lanes import Found
+
+
+def forwarding_loop(loop: ir.Loop) -> bool:
+    """Whether one iteration of the concurrent ``loop`` is one straight body the tool
+    forwards in: pipelined with no unroll factor of its own, and no ``break``,
+    ``continue`` or ``return`` in it or in a loop inside it."""
+    return (loop.pipeline_ii is not None and loop.unroll is None
+            and not any(lp.skips or lp.early_exit is not None
+                        for lp in (loop, *ir.loops(loop.body))))
+
+
+def forwarding_array(array: ir.Array) -> bool:
+    """Whether the tool forwards ``array``'s elements: an on-chip memory (no m_axi
+    bundle, FIFO, stencil window or reshaped words), not ``volatile``, whose every
+    reference is the kernel's own text (no sub-function, no header function)."""
+    return not (array.volatile or array.bundle is not None or array.fifo is not None
+                or array.stencil is not None or array.reshapes or array.functions
+                or array.header_function)
+
+
+def free_accesses(found: Iterable[Found]) -> frozenset[tuple[int, ...]]:
+    """The ``order`` of each lane access of ``found`` that takes no port (module
+    doc).  ``found``: the lane accesses of one array in one iteration of one
+    :func:`forwarding_loop`, on every path through its data-dependent ``if``s (a
+    path's group lacks the other paths' conditional accesses, which still block)."""
+    iteration = sorted({f.order: f for f in found}.values(), key=lambda f: f.order)
+    free: set[tuple[int, ...]] = set()
+    last_write: Found | None = None
+    for f in iteration:
+        if f.access.kind == "write":
+            last_write = f
+        elif (last_write is not None and _qualifies(f) and _qualifies(last_write)
+              and element(last_write) == element(f)):
+            free.add(f.order)
+    overwritten: set[tuple] = set()
+    for f in reversed(iteration):
+        if f.access.kind == "read":
+            if f.order not in free:
+                overwritten.clear()
+        elif _qualifies(f):
+            if element(f) in overwritten:
+                free.add(f.order)
+            overwritten.add(element(f))
+    return frozenset(free)
+
+
+def _qualifies(f: Found) -> bool:
+    """A plain, regular lane access that runs on its frame's whole domain."""
+    return (f.plain and f.access.regular
+            and f.access.domain.is_equal(f.frame.domain))
+
+
+def element(f: Found) -> tuple:
+    """The element a regular lane access names, as a value equal for two accesses
+    exactly when their subscripts have one affine form (quasi-affine ones: one
+    simplified tree), with its member."""
+    return f.access.field, tuple(_form(e) for e in f.access.index)
+
+
+def _form(e: E.Expr) -> tuple:
+    form = E.affine_form(e)
+    if form is None:
+        return ("tree", E.simplify(e))
+    coeffs, constant = form
+    return ("affine", tuple(sorted((v, k) for v, k in coeffs.items() if k)), constant)
