@@ -41,6 +41,7 @@ from .rule import (BankSpan, RuleSites, moves_with_sizes, overfull_bank, rule_ne
                    site_cells, sites_summary)
 from .walk import (TRIPS, Emitted, Region, collapsed, entries, is_concurrent, regions,
                    root_blocks, root_pieces, walk_steps, weights)
+from .forwarding import without_free
 from .writes import Marks, most_per_cell, one_write, subscript_key
 
 # Access instances (steps x lanes x accesses) simulated at once: each is a few int64
@@ -288,7 +289,7 @@ def _check_region(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory
     needs what its worst path needs.  ``static``: under the scheduling rule, what
     :func:`_rule_sites` found of its loop's sites (None: the ideal port model)."""
     checks = [_check_path(replace(region, loop=variant), kernel, memories, totals, static,
-                          deadline)
+                          deadline, region.loop)
               for variant in ir.branch_paths(region.loop)]
     worst = max(checks, key=lambda c: c.achieved_ii)
     dynamic: dict[tuple, DynamicSite] = {}
@@ -301,12 +302,19 @@ def _check_region(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory
 
 def _check_path(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
                 totals: _Totals, static: RuleSites | None,
-                deadline: Deadline | None) -> LoopCheck:
+                deadline: Deadline | None, whole: ir.Loop) -> LoopCheck:
+    """One path of the region (``region.loop``, a path of ``whole``: the loop with
+    every branch, whose accesses that take no port the path leaves out,
+    :mod:`.forwarding`)."""
     target = region.target_ii
     steps, need, conflict, key, trip = 0, target, None, None, 0
     dynamic: dict[ir.Access, int] = {}
+    arrays = {name: m.array for name, m in memories.items()}
     for root, emitted, entry_trip in _chunks(region, deadline):
         trip = max(trip, entry_trip)
+        iteration = emitted if region.loop is whole else walk_steps(
+            replace(region, loop=whole), root)[0]
+        emitted = without_free(emitted, iteration, whole, arrays)
         runs = _runs(emitted, kernel, memories, totals, static, deadline)
         for run in runs:
             need = max(need, int(run.need.max(initial=1)))

@@ -28,14 +28,16 @@ from ..codegen.testbench import first_call_sizes, original_text, testbench_conte
 from ..errors import Coord, KernelError
 from ..frontend import clangtu
 from ..limits import Deadline, TimeLimit
+from ..poly.forwarding import forwarding_array, forwarding_loop
+from ..poly.lanes import plain_reference
 from ..poly.model import CycleGroup
 from ..scheme import Banking, none_scheme
 from ..sourcetext import KEEP_BYTES
 from . import calls
 from .addresses import AddressCheck, compare
 from .instrument import Instrumented, Site, instrument
-from .replay import (RECORDED, Claim, LoopReplay, Memory, Replay, no_checkpoint, replay,
-                     window_key)
+from .replay import (RECORDED, Claim, Forwarding, LoopReplay, Memory, Replay, no_checkpoint,
+                     replay, window_key)
 from .unwritten import uninitialized_locals, unwritten_reads
 from .walk import is_concurrent, regions
 
@@ -401,7 +403,9 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
                     site_fields=_site_fields(kernel, inst), checkpoint=checkpoint,
                     windows=_window_keys(windows, loops.coords, inst),
                     sources=_sources(loops.coords, loops.members, groups),
-                    moving=_moving_sites(inst.sites, groups, bankings))
+                    moving=_moving_sites(inst.sites, groups, bankings),
+                    forwarding=_forwarding(kernel, inst.sites, loops.coords,
+                                           frozenset(loops.nested)))
     # Every path of a loop holds its accesses outside data-dependent ifs, compared on
     # the first path's groups; those inside them are looked up on every path's.
     exiting, ended = _early_exits(kernel.body)
@@ -638,6 +642,45 @@ def _read_copies(kernel: ir.Kernel, inst: Instrumented,
             raise ValueError(f"{site.coord}: the run recorded read copy {site.copy}, the "
                              f"banking reads copy {_copy_text(copy)}: record it with them")
     return copies
+
+
+def _forwarding(kernel: ir.Kernel, sites: Sequence[Site], coords: Sequence[Coord],
+                nested: frozenset[int]) -> Forwarding:
+    """Where the replay leaves out the records that take no port (``Forwarding``):
+    the traced loops (not those whose steps a concurrent loop around shares) at whose
+    place every concurrent loop is a :func:`forwarding_loop`, the sites at whose place
+    every reference is plain in such a loop (``lanes.plain_reference``, regular, in
+    no ``if``) and the site itself conditional on no ``?:`` or ``&&``, and the
+    :func:`forwarding_array` arrays."""
+    loop_ok: dict[tuple[int, int], bool] = {}
+    place_ok: dict[tuple[int, int], bool] = {}
+    for region in regions(kernel):
+        place = (region.loop.coord.line, region.loop.coord.col)
+        fits = forwarding_loop(region.loop)
+        loop_ok[place] = loop_ok.get(place, True) and fits
+        for a, plain in _placed_accesses(region.loop.body):
+            where = (a.coord.line, a.coord.col)
+            place_ok[where] = place_ok.get(where, True) and fits and plain and (
+                plain_reference(a) and a.regular)
+    return Forwarding(
+        np.array([n not in nested and loop_ok.get((c.line, c.col), False)
+                  for n, c in enumerate(coords)], bool),
+        np.array([not s.conditional and place_ok.get((s.coord.line, s.coord.col), False)
+                  for s in sites], bool),
+        np.array([forwarding_array(a) for a in kernel.arrays], bool))
+
+
+def _placed_accesses(nodes: tuple[ir.Node, ...], plain: bool = True
+                     ) -> Iterator[tuple[ir.Access, bool]]:
+    """Each access in ``nodes`` with whether no ``if`` holds it (nor its condition)."""
+    for n in nodes:
+        if isinstance(n, ir.Stmt):
+            yield from ((a, plain) for a in n.accesses)
+        elif isinstance(n, ir.If):
+            yield from ((a, False) for a in n.cond_accesses)
+            yield from _placed_accesses(n.then + n.orelse, False)
+        else:
+            yield from _placed_accesses(n.body, plain)
 
 
 def _early_exits(nodes: tuple[ir.Node, ...]

@@ -185,8 +185,10 @@ def _groups(found: Collector, arrays: Mapping[str, ir.Array], sizes: frozenset[s
     for f in found.found:
         key = (id(f.frame.root), f.frame.chain, f.path, f.access.array)
         drafts.setdefault(key, []).append(f)
-    drafts = {key: one_read_per_element(members)
-              for key, members in without_free(drafts, arrays).items()}
+    found_of = dict(drafts)
+    free = free_lanes(drafts, arrays)
+    drafts = {key: one_read_per_element([f for f in members if f.order not in free[key]])
+              for key, members in drafts.items()}
     info = {id(c.loop): c for c in found.loops}
     instance = {id(c.loop): n for n, c in enumerate(found.loops)}
     unrouted = _unrouted(found)
@@ -205,32 +207,35 @@ def _groups(found: Collector, arrays: Mapping[str, ir.Array], sizes: frozenset[s
         if key[:2] not in counts:
             counts[key[:2]] = G.count(frame.domain)
         loop = info[id(frame.root)]
-        for view in ir.member_views(arrays[key[-1]], members, lambda f: f.access.field):
+        freed = [f for f in found_of[key] if f.order in free[key]]
+        for view in ir.member_views(arrays[key[-1]], members + freed,
+                                    lambda f: f.access.field):
             groups.append(CycleGroup(
                 frame.root.name, frame.root.coord, loop.target_ii, frame.time_vars,
-                frame.domain, tuple(m.access for m in view), loop.trip_count,
+                frame.domain, tuple(m.access for m in view if m.order not in free[key]),
+                loop.trip_count,
                 counts[key[:2]], keeps_direct_references(frame.root)
                 or (id(frame.root), key[-1]) in unrouted or frame.root.coord in repeated,
                 frame.root.unroll is None and not any(m.access.ref_id in stepped
                                                       for m in view),
                 members[0].path, instance[id(frame.root)], frame.descending,
-                frozenset(frame.time_vars) & sizes, frame.root.text or ()))
+                frozenset(frame.time_vars) & sizes, frame.root.text or (),
+                tuple(m.access for m in view if m.order in free[key])))
     return site_instances(groups, found.loops, arrays)
 
 
-def without_free(drafts: dict[tuple, list[Found]], arrays: Mapping[str, ir.Array]
-                 ) -> dict[tuple, list[Found]]:
-    """``drafts`` (per concurrent loop, chain, path and array) without the lane
-    accesses that take no port (:mod:`.forwarding`: forwarded reads, dead stores),
-    found over every path of the loop together."""
+def free_lanes(drafts: dict[tuple, list[Found]], arrays: Mapping[str, ir.Array]
+               ) -> dict[tuple, frozenset[tuple[int, ...]]]:
+    """Per key of ``drafts`` (concurrent loop, chain, path, array), the ``order`` of
+    its lane accesses that take no port (:mod:`.forwarding`: forwarded reads, dead
+    stores), found over every path of the loop together."""
     iterations: dict[tuple, list[Found]] = {}
     for (root, chain, _, name), members in drafts.items():
-        frame = members[0].frame
-        if not chain and forwarding_loop(frame.root) and forwarding_array(arrays[name]):
+        if not chain and forwarding_loop(members[0].frame.root) and forwarding_array(
+                arrays[name]):
             iterations.setdefault((root, name), []).extend(members)
     free = {key: free_accesses(members) for key, members in iterations.items()}
-    return {key: [f for f in members if f.order not in free.get((key[0], key[3]), ())]
-            for key, members in drafts.items()}
+    return {key: free.get((key[0], key[3]), frozenset()) for key in drafts}
 
 
 def site_instances(groups: list[CycleGroup], loops: list,

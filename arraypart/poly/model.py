@@ -180,7 +180,11 @@ class CycleGroup:
     time: a bank that moves with one is no compile-time value, and no phase switch,
     which rotates over iterators, makes it one).  ``text``: the loop's ``ir.Loop.text``
     (``()``: its function's one text); the groups of one coordinate and text are one
-    piece of code to the HLS tool (``LaneAccess.instances``).
+    piece of code to the HLS tool (``LaneAccess.instances``).  ``free``: the lane
+    accesses that take no port (:mod:`.forwarding`: reads the iteration forwards from
+    its own write, stores a later one overwrites), left out of ``accesses``, which
+    every port count, proof and recurrence reads; the trace's address check compares
+    them too (:attr:`issued`).
     """
 
     loop: str
@@ -198,6 +202,12 @@ class CycleGroup:
     descending: bool = False
     sizes: frozenset[str] = frozenset()
     text: tuple = ()
+    free: tuple[LaneAccess, ...] = ()
+
+    @property
+    def issued(self) -> tuple[LaneAccess, ...]:
+        """Every lane access the program makes in an iteration, ``free`` ones too."""
+        return self.accesses + self.free
 
     @cached_property
     def merged_writes(self) -> dict[int, int]:
