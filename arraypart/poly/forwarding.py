@@ -12,7 +12,7 @@ reads, then writes):
 - a **write** that a later write of the same element overwrites takes no port (a
   dead store) when no read of the array that is not forwarded lies in between.
 
-"Same element": one array and member, and subscripts with one affine form after the
+"Same element": one array (a whole element, never a struct member), and subscripts with one affine form after the
 lane's unrolled iterators are substituted (so equal in every iteration); an
 irregular subscript never is.  Only *plain* accesses qualify (``lanes.Found.plain``:
 no ``if``, ``?:`` or condition around them in the iteration, so they run whenever
@@ -49,10 +49,12 @@ def forwarding_loop(loop: ir.Loop) -> bool:
 def forwarding_array(array: ir.Array) -> bool:
     """Whether the tool forwards ``array``'s elements: an on-chip memory (no m_axi
     bundle, FIFO, stencil window or reshaped words), not ``volatile``, whose every
-    reference is the kernel's own text (no sub-function, no header function)."""
+    reference is the kernel's own text (no sub-function, no header function) and a
+    plain one (no ``kept_reference``: a pointer a routine writes part of an element
+    through, a subscript that changes state)."""
     return not (array.volatile or array.bundle is not None or array.fifo is not None
                 or array.stencil is not None or array.reshapes or array.functions
-                or array.header_function)
+                or array.header_function or array.kept_reference is not None)
 
 
 def free_accesses(found: Iterable[Found]) -> frozenset[tuple[int, ...]]:
