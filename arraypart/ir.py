@@ -313,6 +313,9 @@ class Access:
     (``X[lo]`` twice, ``lo`` unchanged between: one element, which the HLS tool reads
     once).  Two reads with one key in one lane of one step read one element; None
     when nothing tells (a subscript that reads an array or calls a function).
+    ``conditional``: an operand of ``?:``, ``&&`` or ``||`` whose condition is not
+    affine holds it, so it runs on the data's values only (still counted wherever it
+    may run; it never takes part in store forwarding, :mod:`arraypart.poly.forwarding`).
     """
 
     array: str
@@ -327,6 +330,7 @@ class Access:
     foreign: frozenset[int] = frozenset()
     arguments: tuple[tuple[int, str, int], ...] = ()
     same_value: tuple | None = None
+    conditional: bool = False
 
     def __post_init__(self):
         if self.kind not in ACCESS_KINDS:

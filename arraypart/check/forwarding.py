@@ -8,8 +8,8 @@ then reads before writes within a statement), are swept:
 
 - a read takes no port when the last write of the array before it is a write of
   the same element;
-- a write takes no port when a later write of the same element follows with no read
-  of the array in between that takes a port.
+- a write takes no port when a later write of the same element, in another
+  statement, follows with no read of the array in between that takes a port.
 
 Only an instance that runs in every step and is *plain* (no ``if`` around it in the
 loop, a plain reference) may be forwarded, forward, be overwritten or overwrite;
@@ -99,16 +99,16 @@ def _swept(instances: list[tuple]) -> list[tuple[ir.Access, int, int]]:
             last_write = element
         elif element is not None and element == last_write:
             free.add(n)
-    overwritten: set = set()
+    overwritten: dict[tuple, set[tuple]] = {}  # element -> statements writing it
     for n in range(len(instances) - 1, -1, -1):
-        _, a, _, _, element = instances[n]
+        order, a, _, _, element = instances[n]
         if a.kind == "read":
             if n not in free:
                 overwritten.clear()
         elif element is not None:
-            if element in overwritten:
+            if overwritten.get(element, set()) - {order[:-2]}:
                 free.add(n)
-            overwritten.add(element)
+            overwritten.setdefault(element, set()).add(order[:-2])
     return [instances[n][1:4] for n in sorted(free)]
 
 

@@ -9,8 +9,9 @@ reads, then writes):
 - a **read** of an element that the iteration already wrote takes no port (it is
   forwarded) when the last write of the array before it is a write of that element:
   a write of the array at another subscript in between may alias, and blocks;
-- a **write** that a later write of the same element overwrites takes no port (a
-  dead store) when no read of the array that is not forwarded lies in between.
+- a **write** that a later write of the same element, in a later statement,
+  overwrites takes no port (a dead store) when no read of the array that is not
+  forwarded lies in between.
 
 "Same element": one array (a whole element, never a struct member), and subscripts with one affine form after the
 lane's unrolled iterators are substituted (so equal in every iteration); an
@@ -71,16 +72,22 @@ def free_accesses(found: Iterable[Found]) -> frozenset[tuple[int, ...]]:
         elif (last_write is not None and _qualifies(f) and _qualifies(last_write)
               and element(last_write) == element(f)):
             free.add(f.order)
-    overwritten: set[tuple] = set()
+    overwritten: dict[tuple, set[tuple[int, ...]]] = {}  # element -> statements
     for f in reversed(iteration):
         if f.access.kind == "read":
             if f.order not in free:
                 overwritten.clear()
         elif _qualifies(f):
-            if element(f) in overwritten:
+            if overwritten.get(element(f), set()) - {statement(f.order)}:
                 free.add(f.order)
-            overwritten.add(element(f))
+            overwritten.setdefault(element(f), set()).add(statement(f.order))
     return frozenset(free)
+
+
+def statement(order: tuple[int, ...]) -> tuple[int, ...]:
+    """The statement an access's ``order`` lies in (two writes of one statement,
+    ``A[0] = A[0] = x``, have no order C fixes: neither overwrites the other)."""
+    return order[:-2]
 
 
 def _qualifies(f: Found) -> bool:

@@ -240,13 +240,15 @@ def _record(accesses: tuple[ir.Access, ...], frame: Frame, out: Collector,
 
 
 def plain_reference(access: ir.Access) -> bool:
-    """A reference the tool sees as one load or store of its whole element: not bound
-    to a reference parameter, not a window read, no subscript that changes state or
-    comes from a call's parameter (a call's text may stay a call), no struct member
-    (``Access.field`` names the first level only: ``c[i].v.lo`` and ``c[i].v.hi``
-    look alike)."""
+    """A reference the tool sees as one load or store of its whole element that runs
+    wherever its statement does: not bound to a reference parameter, not a window
+    read, no subscript that changes state or comes from a call's parameter (a call's
+    text may stay a call), no struct member (``Access.field`` names the first level
+    only: ``c[i].v.lo`` and ``c[i].v.hi`` look alike), not in an operand of ``?:``,
+    ``&&`` or ``||`` that the data decides (``Access.conditional``)."""
     return not (access.by_reference or access.window or access.changes_state
-                or access.foreign or access.arguments or access.field is not None)
+                or access.foreign or access.arguments or access.field is not None
+                or access.conditional)
 
 
 def _in_lane(same_value: tuple | None, lane: Lane) -> tuple | None:
