@@ -121,6 +121,8 @@ def test_forwarded_reads_and_dead_stores_take_no_port(tmp_path, body, taken):
     ("a[i] = x[i];\na[idx[i] & 31] = 5;\ny[i] = a[i];", (3, 3, 3)),
     # another affine subscript between blocks too
     ("a[i] = x[i];\na[i + 1] = 5;\ny[i] = a[i];", (3, 3, 3)),
+    # C writes a[idx[i] & 31] before it reads a[i] in one statement
+    ("a[i] = x[i];\na[idx[i] & 31] = 5, y[i] = a[i];", (3, 3, 3)),
     # a read of another element between keeps the first store
     ("a[i] = 1;\ny[i] = a[i + 1];\na[i] = x[i];", (3, 3, 3)),
     # a write in a data-dependent if: neither forwards nor overwrites

@@ -310,11 +310,12 @@ def _check_path(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
     steps, need, conflict, key, trip = 0, target, None, None, 0
     dynamic: dict[ir.Access, int] = {}
     arrays = {name: m.array for name, m in memories.items()}
+    elements: dict = {}  # without_free's cache over the chunks
     for root, emitted, entry_trip in _chunks(region, deadline):
         trip = max(trip, entry_trip)
         iteration = emitted if region.loop is whole else walk_steps(
             replace(region, loop=whole), root)[0]
-        emitted = without_free(emitted, iteration, whole, arrays)
+        emitted = without_free(emitted, iteration, whole, arrays, elements)
         runs = _runs(emitted, kernel, memories, totals, static, deadline)
         for run in runs:
             need = max(need, int(run.need.max(initial=1)))

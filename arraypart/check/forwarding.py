@@ -6,8 +6,9 @@ the access instances of one on-chip, non-volatile array that only the kernel's o
 text touches, in program order (``Emitted.at`` with each column's lane ordinals,
 then reads before writes within a statement), are swept:
 
-- a read takes no port when the last write of the array before it is a write of
-  the same element;
+- a read takes no port when the last write of the array before it, and every write
+  of its own statement (which the order puts after its reads, C not always), is a
+  write of the same element;
 - a write takes no port when a later write of the same element, in another
   statement, follows with no read of the array in between that takes a port.
 
@@ -36,13 +37,16 @@ from .walk import Digit, Emitted
 
 
 def without_free(emitted: list[Emitted], iteration: list[Emitted], loop: ir.Loop,
-                 arrays: Mapping[str, ir.Array]) -> list[Emitted]:
+                 arrays: Mapping[str, ir.Array], elements: dict | None = None
+                 ) -> list[Emitted]:
     """``emitted`` (one path's) with the instances that take no port masked out, each
     access that has some in an emission of its own; ``iteration``: every path's
-    emissions of the same steps (``emitted`` itself for a loop of one path)."""
+    emissions of the same steps (``emitted`` itself for a loop of one path);
+    ``elements``: a cache of each (access, column)'s element over the chunks of one
+    loop (a column's lane is one in every chunk)."""
     if not forwarding_loop(loop):
         return emitted
-    free = free_columns(iteration, arrays)
+    free = free_columns(iteration, arrays, {} if elements is None else elements)
     if not free:
         return emitted
     out = []
@@ -56,16 +60,19 @@ def without_free(emitted: list[Emitted], iteration: list[Emitted], loop: ir.Loop
     return out
 
 
-def free_columns(iteration: list[Emitted], arrays: Mapping[str, ir.Array]
-                 ) -> dict[int, np.ndarray]:
-    """Per ``id(access)``, the columns (lanes) of its emission that take no port."""
+def free_columns(iteration: list[Emitted], arrays: Mapping[str, ir.Array],
+                 elements: dict) -> dict[int, np.ndarray]:
+    """Per ``id(access)``, the columns (lanes) of its emission that take no port (an
+    array the iteration does not write has none); ``elements``: see
+    :func:`without_free`."""
+    written = {a.array for e in iteration for a in e.accesses if a.kind == "write"}
     instances: dict[str, list[tuple]] = {}
     seen: dict[int, int] = {}
     for e in iteration:
         for k, a in enumerate(e.accesses):
-            if forwarding_array(arrays[a.array]):
+            if a.array in written and forwarding_array(arrays[a.array]):
                 seen[id(a)] = seen.get(id(a), 0) + 1
-                instances.setdefault(a.array, []).extend(_instances(e, k, a))
+                instances.setdefault(a.array, []).extend(_instances(e, k, a, elements))
     free: dict[int, np.ndarray] = {}
     for mine in instances.values():
         for a, column, lanes in _swept(sorted(mine, key=lambda x: x[0])):
@@ -74,7 +81,7 @@ def free_columns(iteration: list[Emitted], arrays: Mapping[str, ir.Array]
     return free
 
 
-def _instances(e: Emitted, k: int, a: ir.Access) -> list[tuple]:
+def _instances(e: Emitted, k: int, a: ir.Access, elements: dict) -> list[tuple]:
     """(order, access, column, lanes, element or None) of each column of ``e`` that
     runs in some step; the element only where the instance qualifies."""
     live = e.frame.mask.any(axis=0)
@@ -85,19 +92,27 @@ def _instances(e: Emitted, k: int, a: ir.Access) -> list[tuple]:
         digits = _digits(column, e.widths)
         order = tuple(digits[s.loop + 1] if isinstance(s, Digit) else s for s in e.at)
         qualifies = e.plain and bool(every[column]) and plain_reference(a) and a.regular
-        element = _element(a, e.unrolled, digits[1:]) if qualifies else None
+        key = (id(a), column, e.widths)
+        if qualifies and key not in elements:
+            elements[key] = _element(a, e.unrolled, digits[1:])
+        element = elements[key] if qualifies else None
         out.append((order + (kind, k), a, column, e.frame.lanes, element))
     return out
 
 
 def _swept(instances: list[tuple]) -> list[tuple[ir.Access, int, int]]:
     """(access, column, lanes) of the instances (in program order) that take no port."""
+    stores: dict[tuple, list] = {}  # statement -> the elements it writes
+    for order, a, _, _, element in instances:
+        if a.kind == "write":
+            stores.setdefault(order[:-2], []).append(element)
     free: set[int] = set()
     last_write = None
-    for n, (_, a, _, _, element) in enumerate(instances):
+    for n, (order, a, _, _, element) in enumerate(instances):
         if a.kind == "write":
             last_write = element
-        elif element is not None and element == last_write:
+        elif element is not None and element == last_write and all(
+                e == element for e in stores.get(order[:-2], ())):
             free.add(n)
     overwritten: dict[tuple, set[tuple]] = {}  # element -> statements writing it
     for n in range(len(instances) - 1, -1, -1):

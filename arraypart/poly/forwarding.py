@@ -8,7 +8,8 @@ reads, then writes):
 
 - a **read** of an element that the iteration already wrote takes no port (it is
   forwarded) when the last write of the array before it is a write of that element:
-  a write of the array at another subscript in between may alias, and blocks;
+  a write of the array at another subscript in between (its own statement's
+  included) may alias, and blocks;
 - a **write** that a later write of the same element, in a later statement,
   overwrites takes no port (a dead store) when no read of the array that is not
   forwarded lies in between.
@@ -26,7 +27,10 @@ data-dependent ``if``s, ends forwarding.  When in doubt an access is counted.
 
 Code generation keeps such an array's references as written in that loop (a write
 followed by an access of the same element is what ``codegen.bankcentric`` never
-routes: ``_order_kept``), so the tool sees the text it forwards in.
+routes: ``_order_kept``), so the tool sees the text it forwards in.  Where it writes a
+phase switch around them instead (a pragma-only array), the accesses in its cases are
+under an ``if`` and the checker, reading the emitted code back, counts them all: the
+II a compile reports is the emitted code's.
 """
 
 from __future__ import annotations
@@ -64,13 +68,19 @@ def free_accesses(found: Iterable[Found]) -> frozenset[tuple[int, ...]]:
     :func:`forwarding_loop`, on every path through its data-dependent ``if``s (a
     path's group lacks the other paths' conditional accesses, which still block)."""
     iteration = sorted({f.order: f for f in found}.values(), key=lambda f: f.order)
+    stores: dict[tuple[int, ...], list[tuple | None]] = {}  # statement -> its writes
+    for f in iteration:
+        if f.access.kind == "write":
+            stores.setdefault(statement(f.order), []).append(
+                element(f) if _qualifies(f) else None)
     free: set[tuple[int, ...]] = set()
     last_write: Found | None = None
     for f in iteration:
         if f.access.kind == "write":
             last_write = f
         elif (last_write is not None and _qualifies(f) and _qualifies(last_write)
-              and element(last_write) == element(f)):
+              and element(last_write) == element(f)
+              and all(e == element(f) for e in stores.get(statement(f.order), ()))):
             free.add(f.order)
     overwritten: dict[tuple, set[tuple[int, ...]]] = {}  # element -> statements
     for f in reversed(iteration):
@@ -85,8 +95,11 @@ def free_accesses(found: Iterable[Found]) -> frozenset[tuple[int, ...]]:
 
 
 def statement(order: tuple[int, ...]) -> tuple[int, ...]:
-    """The statement an access's ``order`` lies in (two writes of one statement,
-    ``A[0] = A[0] = x``, have no order C fixes: neither overwrites the other)."""
+    """The statement an access's ``order`` lies in.  ``order`` puts a statement's
+    reads before its writes, which C does not always do (``a[k] = 5, t = a[i];``), so
+    a read is forwarded only when every write of its own statement is of its element,
+    and two writes of one statement (``A[0] = A[0] = x``) never overwrite each
+    other."""
     return order[:-2]
 
 
