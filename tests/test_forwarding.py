@@ -136,9 +136,23 @@ def test_what_may_not_be_forwarded_is_counted(tmp_path, blocked, taken):
     assert _ports_taken(tmp_path, blocked) == taken
 
 
-def test_a_volatile_array_makes_every_access(tmp_path):
+@pytest.mark.parametrize("decl", ["volatile int", "static int"])
+def test_an_array_something_else_may_reach_makes_every_access(tmp_path, decl):
+    """A volatile array's accesses are all made; a static one is a global, which a
+    pointer argument may alias."""
     assert _ports_taken(tmp_path, FORWARDED) == (1, 1, 1)
-    assert _ports_taken(tmp_path, FORWARDED, "volatile int") == (4, 3, 3)
+    assert _ports_taken(tmp_path, FORWARDED, decl) == (4, 3, 3)
+
+
+def test_an_interface_array_makes_every_access(tmp_path):
+    """Another argument may alias an interface array."""
+    text = SMALL.replace("DECL a[32];", "int a[32];").replace("BODY", FORWARDED)
+    local = arraypart.analyze(write(tmp_path, "k.cpp", text), ports=1)
+    interface = arraypart.analyze(write(tmp_path, "k.cpp", text.replace(
+        "int y[16]) {\n  int a[32];", "int y[16], int a[32]) {")), ports=1)
+    counts = [max(len(g.accesses) for g in r.model.array("a").groups if g.loop == loop)
+              for r in (local, interface) for loop in [r.model.loops[1].name]]
+    assert counts == [1, 4]
 
 
 @needs_gxx

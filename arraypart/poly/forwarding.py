@@ -19,9 +19,9 @@ lane's unrolled iterators are substituted (so equal in every iteration); an
 irregular subscript never is.  Only *plain* accesses qualify (``lanes.Found.plain``:
 no ``if``, ``?:`` or condition around them in the iteration, so they run whenever
 their lane does), in a loop pipelined without an unroll factor whose iteration no
-``break``, ``continue`` or ``return`` cuts short, of an on-chip array that is not
-``volatile`` and that no sub-function's text touches (the tool may keep a call,
-across which it forwards nothing).  Every other access still counts, and still
+``break``, ``continue`` or ``return`` cuts short, of a local array of the top's own
+text that is not ``volatile`` (:func:`forwarding_array`: no other memory may alias
+it, and no call the tool may keep touches it).  Every other access still counts, and still
 blocks: a conditional write between, on any path through the iteration's
 data-dependent ``if``s, ends forwarding.  When in doubt an access is counted.
 
@@ -52,14 +52,16 @@ def forwarding_loop(loop: ir.Loop) -> bool:
 
 
 def forwarding_array(array: ir.Array) -> bool:
-    """Whether the tool forwards ``array``'s elements: an on-chip memory (no m_axi
-    bundle, FIFO, stencil window or reshaped words), not ``volatile``, whose every
-    reference is the kernel's own text (no sub-function, no header function) and a
-    plain one (no ``kept_reference``: a pointer a routine writes part of an element
-    through, a subscript that changes state)."""
-    return not (array.volatile or array.bundle is not None or array.fifo is not None
-                or array.stencil is not None or array.reshapes or array.functions
-                or array.header_function or array.kept_reference is not None)
+    """Whether the tool forwards ``array``'s elements, which nothing but its own
+    references may touch: a local of the top function's own text (not an interface,
+    which another argument may alias; not ``static`` nor at file scope, a global that
+    a pointer may reach; no header's, no sub-function's, none with a kept reference:
+    a routine writing part of an element), an on-chip memory (no FIFO, no reshaped
+    words), not ``volatile``."""
+    return not (array.volatile or array.interface or array.static or array.file_scope
+                or array.header or array.header_function or array.fifo is not None
+                or array.reshapes or array.functions or array.kept_reference is not None
+                or not array.partitionable)
 
 
 def free_accesses(found: Iterable[Found]) -> frozenset[tuple[int, ...]]:
