@@ -23,6 +23,7 @@ tool), so each region is walked twice: once to find the static sites, once to co
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Iterator, Mapping
 
@@ -78,8 +79,9 @@ def check_kernel(kernel: ir.Kernel, bankings: Mapping[str, Banking], *,
     totals = _Totals()
     found = tuple(regions(kernel))
     sites = _rule_sites(found, kernel, memories, deadline) if rule else {}
+    copies = Counter(r.loop.coord for r in found)
     loops = tuple(_check_region(r, kernel, memories, totals, sites.get(ir.text_key(r.loop)),
-                                deadline)
+                                deadline, copies[r.loop.coord] == 1)
                   for r in found)
     loops = one_ii_per_text(found, loops)
     maps = tuple(check_map(a, full[a.name]) for a in kernel.arrays if a.name in bankings)
@@ -283,13 +285,15 @@ def _entry_rows(depth: int) -> int:
 
 def _check_region(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
                   totals: _Totals, static: RuleSites | None,
-                  deadline: Deadline | None) -> LoopCheck:
+                  deadline: Deadline | None, own_text: bool = True) -> LoopCheck:
     """The region checked once per path through its loop's data-dependent ifs
     (:func:`ir.branch_paths`: two branches never issue together); each iteration
     needs what its worst path needs.  ``static``: under the scheduling rule, what
-    :func:`_rule_sites` found of its loop's sites (None: the ideal port model)."""
+    :func:`_rule_sites` found of its loop's sites (None: the ideal port model);
+    ``own_text``: no other region has its coordinate (else no access is forwarded:
+    one text for copies whose subscripts may differ, :mod:`.forwarding`)."""
     checks = [_check_path(replace(region, loop=variant), kernel, memories, totals, static,
-                          deadline, region.loop)
+                          deadline, region.loop if own_text else None)
               for variant in ir.branch_paths(region.loop)]
     worst = max(checks, key=lambda c: c.achieved_ii)
     dynamic: dict[tuple, DynamicSite] = {}
@@ -302,10 +306,10 @@ def _check_region(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory
 
 def _check_path(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
                 totals: _Totals, static: RuleSites | None,
-                deadline: Deadline | None, whole: ir.Loop) -> LoopCheck:
+                deadline: Deadline | None, whole: ir.Loop | None) -> LoopCheck:
     """One path of the region (``region.loop``, a path of ``whole``: the loop with
     every branch, whose accesses that take no port the path leaves out,
-    :mod:`.forwarding`)."""
+    :mod:`.forwarding`; None: none is left out)."""
     target = region.target_ii
     steps, need, conflict, key, trip = 0, target, None, None, 0
     dynamic: dict[ir.Access, int] = {}
@@ -313,9 +317,10 @@ def _check_path(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
     elements: dict = {}  # without_free's cache over the chunks
     for root, emitted, entry_trip in _chunks(region, deadline):
         trip = max(trip, entry_trip)
-        iteration = emitted if region.loop is whole else walk_steps(
-            replace(region, loop=whole), root)[0]
-        emitted = without_free(emitted, iteration, whole, arrays, elements)
+        if whole is not None:
+            iteration = emitted if region.loop is whole else walk_steps(
+                replace(region, loop=whole), root)[0]
+            emitted = without_free(emitted, iteration, whole, arrays, elements)
         runs = _runs(emitted, kernel, memories, totals, static, deadline)
         for run in runs:
             need = max(need, int(run.need.max(initial=1)))

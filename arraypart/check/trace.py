@@ -648,7 +648,7 @@ def _forwarding(kernel: ir.Kernel, sites: Sequence[Site], coords: Sequence[Coord
                 nested: frozenset[int]) -> Forwarding:
     """Where the replay leaves out the records that take no port (``Forwarding``):
     the traced loops (not those whose steps a concurrent loop around shares) at whose
-    place every concurrent loop is a :func:`forwarding_loop`, the sites at whose place
+    place the IR holds one concurrent loop, a :func:`forwarding_loop`, the sites at whose place
     every reference is plain in such a loop (``lanes.plain_reference``, regular, in
     no ``if``) and the site itself conditional on no ``?:`` or ``&&``, and the
     :func:`forwarding_array` arrays."""
@@ -656,8 +656,8 @@ def _forwarding(kernel: ir.Kernel, sites: Sequence[Site], coords: Sequence[Coord
     place_ok: dict[tuple[int, int], bool] = {}
     for region in regions(kernel):
         place = (region.loop.coord.line, region.loop.coord.col)
-        fits = forwarding_loop(region.loop)
-        loop_ok[place] = loop_ok.get(place, True) and fits
+        fits = forwarding_loop(region.loop) and place not in loop_ok  # one copy
+        loop_ok[place] = fits
         for a, plain in _placed_accesses(region.loop.body):
             where = (a.coord.line, a.coord.col)
             place_ok[where] = place_ok.get(where, True) and fits and plain and (

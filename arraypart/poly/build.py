@@ -186,16 +186,16 @@ def _groups(found: Collector, arrays: Mapping[str, ir.Array], sizes: frozenset[s
         key = (id(f.frame.root), f.frame.chain, f.path, f.access.array)
         drafts.setdefault(key, []).append(f)
     found_of = dict(drafts)
-    free = free_lanes(drafts, arrays)
+    # a loop the IR holds more than once (a geometric loop's copies, a function's loop
+    # in each call) has one text, which the emission keeps as written
+    repeated = {coord for coord, n in Counter(c.loop.coord for c in found.loops).items()
+                if n > 1}
+    free = free_lanes(drafts, arrays, repeated)
     drafts = {key: one_read_per_element([f for f in members if f.order not in free[key]])
               for key, members in drafts.items()}
     info = {id(c.loop): c for c in found.loops}
     instance = {id(c.loop): n for n, c in enumerate(found.loops)}
     unrouted = _unrouted(found)
-    # a loop the IR holds more than once (a geometric loop's copies, a function's loop
-    # in each call) has one text, which the emission keeps as written
-    repeated = {coord for coord, n in Counter(c.loop.coord for c in found.loops).items()
-                if n > 1}
     # references whose subscript changes state (w++): no phase switch serves them
     stepped = {a.ref_id for c in found.loops for a in ir.accesses(c.loop.body)
                if a.changes_state}
@@ -224,15 +224,18 @@ def _groups(found: Collector, arrays: Mapping[str, ir.Array], sizes: frozenset[s
     return site_instances(groups, found.loops, arrays)
 
 
-def free_lanes(drafts: dict[tuple, list[Found]], arrays: Mapping[str, ir.Array]
-               ) -> dict[tuple, frozenset[tuple[int, ...]]]:
+def free_lanes(drafts: dict[tuple, list[Found]], arrays: Mapping[str, ir.Array],
+               repeated: set) -> dict[tuple, frozenset[tuple[int, ...]]]:
     """Per key of ``drafts`` (concurrent loop, chain, path, array), the ``order`` of
     its lane accesses that take no port (:mod:`.forwarding`: forwarded reads, dead
-    stores), found over every path of the loop together."""
+    stores), found over every path of the loop together; none in a loop whose
+    coordinate is ``repeated`` (one text for copies whose subscripts may differ:
+    ``buf[i + m - 1]`` is ``buf[i]`` in one copy only)."""
     iterations: dict[tuple, list[Found]] = {}
     for (root, chain, _, name), members in drafts.items():
-        if not chain and forwarding_loop(members[0].frame.root) and forwarding_array(
-                arrays[name]):
+        loop = members[0].frame.root
+        if (not chain and loop.coord not in repeated and forwarding_loop(loop)
+                and forwarding_array(arrays[name])):
             iterations.setdefault((root, name), []).extend(members)
     free = {key: free_accesses(members) for key, members in iterations.items()}
     return {key: free.get((key[0], key[3]), frozenset()) for key in drafts}
