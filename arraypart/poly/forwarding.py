@@ -14,23 +14,24 @@ reads, then writes):
   overwrites takes no port (a dead store) when no read of the array that is not
   forwarded lies in between.
 
-"Same element": one array (a whole element, never a struct member), and subscripts with one affine form after the
-lane's unrolled iterators are substituted (so equal in every iteration); an
-irregular subscript never is.  Only *plain* accesses qualify (``lanes.Found.plain``:
-no ``if``, ``?:`` or condition around them in the iteration, so they run whenever
-their lane does), in a loop pipelined without an unroll factor whose iteration no
-``break``, ``continue`` or ``return`` cuts short, of a local array of the top's own
-text that is not ``volatile`` (:func:`forwarding_array`: no other memory may alias
-it, and no call the tool may keep touches it).  Every other access still counts, and still
+"Same element": one array (a whole element, never a struct member), and subscripts
+with one affine form after the lane's unrolled iterators are substituted (so equal
+in every iteration); an irregular subscript never is.  Only *plain* accesses qualify
+(``lanes.Found.plain``: no ``if``, no condition, no operand of ``?:``, ``&&`` or
+``||`` the data decides, so they run whenever their lane does), in a loop pipelined
+without an unroll factor whose iteration no ``break``, ``continue`` or ``return``
+cuts short and whose text the IR holds once, of a local array of the top's own text
+that is not ``volatile`` (:func:`forwarding_array`: no other memory may alias it, and
+no call the tool may keep touches it).  Every other access still counts, and still
 blocks: a conditional write between, on any path through the iteration's
 data-dependent ``if``s, ends forwarding.  When in doubt an access is counted.
 
-Code generation keeps such an array's references as written in that loop (a write
+Code generation keeps such an array's references as written in that loop: a write
 followed by an access of the same element is what ``codegen.bankcentric`` never
-routes: ``_order_kept``), so the tool sees the text it forwards in.  Where it writes a
-phase switch around them instead (a pragma-only array), the accesses in its cases are
-under an ``if`` and the checker, reading the emitted code back, counts them all: the
-II a compile reports is the emitted code's.
+routes (``_order_kept``), and phase switches are written for pragma-only arrays only,
+which never qualify.  So the tool sees the text it forwards in; and the II a compile
+reports is the checker's on the emitted code read back, which applies the rule on its
+own (:mod:`arraypart.check.forwarding`).
 """
 
 from __future__ import annotations
