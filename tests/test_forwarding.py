@@ -169,3 +169,57 @@ def test_the_trace_agrees_on_what_is_forwarded(tmp_path):
         traced = judged.replay.loops[1]
         assert traced.traced_ii == (ii or traced.claim.claimed_ii), body
         assert_the_testbench_passes(compiled, folder)
+
+
+# UG1399: a non-volatile pointer's accesses in one call merge into one write
+POINTER = """\
+const int tab[8] = {3, 1, 4, 1, 5, 9, 2, 6};
+void k(int x, int *out) {
+#pragma HLS PIPELINE II=1
+  *out = 0;
+  for (int i = 0; i < 8; i++) {
+#pragma HLS UNROLL
+    *out += tab[i] * x;
+  }
+}
+"""
+
+# The same accumulation in a pipelined loop over an m_axi array.
+OFF_CHIP = """\
+const int tab[8] = {3, 1, 4, 1, 5, 9, 2, 6};
+void kl(int x, int out[16]) {
+#pragma HLS INTERFACE m_axi port=out offset=slave bundle=gmem0 depth=16
+  for (int j = 0; j < 16; j++) {
+#pragma HLS PIPELINE II=1
+    out[j] = 0;
+    for (int i = 0; i < 8; i++) {
+#pragma HLS UNROLL
+      out[j] += tab[i] * (x + j);
+    }
+  }
+}
+"""
+
+
+def test_a_pointer_argument_alone_is_forwarded(tmp_path):
+    compiled = arraypart.compile_kernel(write(tmp_path, "k.cpp", POINTER))
+    assert _loop_iis(compiled.report) == [1]
+
+
+@needs_gxx
+def test_an_off_chip_accumulator_takes_one_write_and_traces(tmp_path):
+    compiled = arraypart.compile_kernel(write(tmp_path, "kl.cpp", OFF_CHIP))
+    assert _loop_iis(compiled.report) == [1]
+    judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    assert [loop.traced_ii for loop in judged.replay.loops] == [1]
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
+def test_an_argument_another_may_alias_makes_every_access(tmp_path):
+    """A read of another argument between two stores may read the first one (the
+    pointers may be one), and a write of another may be the element read back."""
+    forwarded = arraypart.analyze(write(tmp_path, "kl.cpp", OFF_CHIP))
+    aliased = arraypart.analyze(write(tmp_path, "kl.cpp", OFF_CHIP.replace(
+        "void kl(int x, int out[16]) {", "void kl(const int x[16], int out[16]) {").replace(
+        "(x + j)", "x[j]")))
+    assert (_loop_iis(forwarded), _loop_iis(aliased)) == ([1], [9])

@@ -1,9 +1,9 @@
 """The checker's side of store forwarding and dead stores (``poly.forwarding``).
 
 From the walk's own records (:class:`.walk.Emitted`): within one step of a loop
-pipelined without an unroll factor (no ``break``, ``continue`` or ``return`` in it),
-the access instances of one on-chip, non-volatile array that only the kernel's own
-text touches, in program order (``Emitted.at`` with each column's lane ordinals,
+pipelined without an unroll factor (no ``break``, ``continue`` or ``return`` in it,
+its text held once), the access instances of one array that no other name may reach
+there (``poly.forwarding.forwarding_arrays``), in program order (``Emitted.at`` with each column's lane ordinals,
 then reads before writes within a statement), are swept:
 
 - a read takes no port when the last write of the array before it, and every write
@@ -24,29 +24,25 @@ others' conditional accesses, which still block).
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Mapping
 
 import numpy as np
 
 from .. import expr as E
 from .. import ir
-from ..poly.forwarding import forwarding_array, forwarding_loop
 from ..poly.lanes import plain_reference
 from . import frames as F
 from .walk import Digit, Emitted
 
 
-def without_free(emitted: list[Emitted], iteration: list[Emitted], loop: ir.Loop,
-                 arrays: Mapping[str, ir.Array], elements: dict | None = None
+def without_free(emitted: list[Emitted], iteration: list[Emitted],
+                 forwarded: frozenset[str], elements: dict | None = None
                  ) -> list[Emitted]:
-    """``emitted`` (one path's) with the instances that take no port masked out, each
-    access that has some in an emission of its own; ``iteration``: every path's
-    emissions of the same steps (``emitted`` itself for a loop of one path);
-    ``elements``: a cache of each (access, column)'s element over the chunks of one
-    loop (a column's lane is one in every chunk)."""
-    if not forwarding_loop(loop):
-        return emitted
-    free = free_columns(iteration, arrays, {} if elements is None else elements)
+    """``emitted`` (one path's) with the instances of the arrays ``forwarded`` that
+    take no port masked out, each access that has some in an emission of its own;
+    ``iteration``: every path's emissions of the same steps (``emitted`` itself for a
+    loop of one path); ``elements``: a cache of each (access, column)'s element over
+    the chunks of one loop (a column's lane is one in every chunk)."""
+    free = free_columns(iteration, forwarded, {} if elements is None else elements)
     if not free:
         return emitted
     out = []
@@ -60,7 +56,7 @@ def without_free(emitted: list[Emitted], iteration: list[Emitted], loop: ir.Loop
     return out
 
 
-def free_columns(iteration: list[Emitted], arrays: Mapping[str, ir.Array],
+def free_columns(iteration: list[Emitted], forwarded: frozenset[str],
                  elements: dict) -> dict[int, np.ndarray]:
     """Per ``id(access)``, the columns (lanes) of its emission that take no port (an
     array the iteration does not write has none); ``elements``: see
@@ -70,7 +66,7 @@ def free_columns(iteration: list[Emitted], arrays: Mapping[str, ir.Array],
     seen: dict[int, int] = {}
     for e in iteration:
         for k, a in enumerate(e.accesses):
-            if a.array in written and forwarding_array(arrays[a.array]):
+            if a.array in written and a.array in forwarded:
                 seen[id(a)] = seen.get(id(a), 0) + 1
                 instances.setdefault(a.array, []).extend(_instances(e, k, a, elements))
     free: dict[int, np.ndarray] = {}

@@ -75,14 +75,13 @@ class Memory:
 @dataclass(frozen=True, slots=True)
 class Forwarding:
     """Where the replay applies store forwarding and dead stores (:func:`free_records`):
-    ``loops[lid]``, a loop pipelined with no unroll factor and no early exit;
-    ``sites[site]``, a plain reference there (no ``if``, ``?:`` or condition around it
-    in its loop); ``arrays[id]``, an on-chip array that is not volatile and that only
-    the kernel's own text touches (``poly.forwarding``)."""
+    ``pairs[lid, array]``, the loop forwards the array's elements (``poly.forwarding``:
+    a loop pipelined with no unroll factor and no early exit, an array no other name
+    may reach there); ``sites[site]``, a plain reference (no ``if``, ``?:`` or
+    condition around it in its loop)."""
 
-    loops: np.ndarray
+    pairs: np.ndarray
     sites: np.ndarray
-    arrays: np.ndarray
 
 
 @dataclass(frozen=True, slots=True)
@@ -261,8 +260,12 @@ def free_records(rows: np.ndarray, forwarding: Forwarding) -> np.ndarray:
     out = np.zeros(rows.size, bool)
     if not rows.size:
         return out
-    chosen = np.flatnonzero(_flag(forwarding.loops, rows["loop"])
-                            & _flag(forwarding.arrays, rows["array"]))
+    loops, arrays = forwarding.pairs.shape
+    loop = rows["loop"].astype(np.int64)
+    array = rows["array"].astype(np.int64)
+    inside = (loop >= 0) & (loop < loops) & (array >= 0) & (array < arrays)
+    chosen = np.flatnonzero(inside & forwarding.pairs[np.where(inside, loop, 0),
+                                                      np.where(inside, array, 0)])
     if not chosen.size:
         return out
     mine = rows[chosen]

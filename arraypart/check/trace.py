@@ -10,6 +10,7 @@ once.  g++ builds it; the run writes the records that :mod:`.replay` reads.
 from __future__ import annotations
 
 import os
+from collections import Counter
 import re
 import shutil
 import signal
@@ -28,7 +29,7 @@ from ..codegen.testbench import first_call_sizes, original_text, testbench_conte
 from ..errors import Coord, KernelError
 from ..frontend import clangtu
 from ..limits import Deadline, TimeLimit
-from ..poly.forwarding import forwarding_array, forwarding_loop
+from ..poly.forwarding import forwarding_arrays, forwarding_loop
 from ..poly.lanes import plain_reference
 from ..poly.model import CycleGroup
 from ..scheme import Banking, none_scheme
@@ -647,27 +648,34 @@ def _read_copies(kernel: ir.Kernel, inst: Instrumented,
 def _forwarding(kernel: ir.Kernel, sites: Sequence[Site], coords: Sequence[Coord],
                 nested: frozenset[int]) -> Forwarding:
     """Where the replay leaves out the records that take no port (``Forwarding``):
-    the traced loops (not those whose steps a concurrent loop around shares) at whose
-    place the IR holds one concurrent loop, a :func:`forwarding_loop`, the sites at whose place
-    every reference is plain in such a loop (``lanes.plain_reference``, regular, in
-    no ``if``) and the site itself conditional on no ``?:`` or ``&&``, and the
-    :func:`forwarding_array` arrays."""
-    loop_ok: dict[tuple[int, int], bool] = {}
+    per traced loop (not one whose steps a concurrent loop around shares) at whose
+    place the IR holds one concurrent loop, a :func:`forwarding_loop`, the
+    :func:`forwarding_arrays` of that loop; the sites at whose place every reference
+    is plain in such a loop (``lanes.plain_reference``, regular, in no ``if``) and
+    the site itself conditional on no ``?:`` or ``&&``."""
+    found = list(regions(kernel))
+    copies = Counter((r.loop.coord.line, r.loop.coord.col) for r in found)
+    names = {a.name: a for a in kernel.arrays}
+    ids = {a.name: n for n, a in enumerate(kernel.arrays)}
+    forwarded: dict[tuple[int, int], frozenset[str]] = {}
     place_ok: dict[tuple[int, int], bool] = {}
-    for region in regions(kernel):
+    for region in found:
         place = (region.loop.coord.line, region.loop.coord.col)
-        fits = forwarding_loop(region.loop) and place not in loop_ok  # one copy
-        loop_ok[place] = fits
+        fits = copies[place] == 1 and forwarding_loop(region.loop)
+        if fits:
+            forwarded[place] = forwarding_arrays(names, {a.array for a in ir.accesses(
+                region.loop.body)}, kernel.top)
         for a, plain in _placed_accesses(region.loop.body):
             where = (a.coord.line, a.coord.col)
             place_ok[where] = place_ok.get(where, True) and fits and plain and (
                 plain_reference(a) and a.regular)
-    return Forwarding(
-        np.array([n not in nested and loop_ok.get((c.line, c.col), False)
-                  for n, c in enumerate(coords)], bool),
-        np.array([not s.conditional and place_ok.get((s.coord.line, s.coord.col), False)
-                  for s in sites], bool),
-        np.array([forwarding_array(a) for a in kernel.arrays], bool))
+    pairs = np.zeros((len(coords), len(kernel.arrays)), bool)
+    for n, c in enumerate(coords):
+        if n not in nested:
+            pairs[n, [ids[name] for name in forwarded.get((c.line, c.col), ())]] = True
+    return Forwarding(pairs, np.array(
+        [not s.conditional and place_ok.get((s.coord.line, s.coord.col), False)
+         for s in sites], bool))
 
 
 def _placed_accesses(nodes: tuple[ir.Node, ...], plain: bool = True

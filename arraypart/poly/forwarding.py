@@ -20,23 +20,23 @@ in every iteration); an irregular subscript never is.  Only *plain* accesses qua
 (``lanes.Found.plain``: no ``if``, no condition, no operand of ``?:``, ``&&`` or
 ``||`` the data decides, so they run whenever their lane does), in a loop pipelined
 without an unroll factor whose iteration no ``break``, ``continue`` or ``return``
-cuts short and whose text the IR holds once, of a local array of the top's own text
-that is not ``volatile`` (:func:`forwarding_array`: no other memory may alias it, and
-no call the tool may keep touches it).  Every other access still counts, and still
+cuts short and whose text the IR holds once, of an array that is not ``volatile``
+and that no other name may reach there (:func:`forwarding_arrays`: a local, or the
+loop's only argument or global; no call the tool may keep touches it).  Every other access still counts, and still
 blocks: a conditional write between, on any path through the iteration's
 data-dependent ``if``s, ends forwarding.  When in doubt an access is counted.
 
 Code generation keeps such an array's references as written in that loop: a write
 followed by an access of the same element is what ``codegen.bankcentric`` never
-routes (``_order_kept``), and phase switches are written for pragma-only arrays only,
-which never qualify.  So the tool sees the text it forwards in; and the II a compile
-reports is the checker's on the emitted code read back, which applies the rule on its
-own (:mod:`arraypart.check.forwarding`).
+routes (``_order_kept``).  A phase switch (:mod:`arraypart.codegen.phases`, for an
+interface or global) puts its references in the cases of a ``switch``: the checker,
+which reads the emitted code back for the II a compile reports, then counts them all,
+applying the rule on its own (:mod:`arraypart.check.forwarding`).
 """
 
 from __future__ import annotations
 
-from typing import Iterable
+from typing import Iterable, Mapping
 
 from .. import expr as E
 from .. import ir
@@ -52,17 +52,39 @@ def forwarding_loop(loop: ir.Loop) -> bool:
                         for lp in (loop, *ir.loops(loop.body))))
 
 
-def forwarding_array(array: ir.Array) -> bool:
-    """Whether the tool forwards ``array``'s elements, which nothing but its own
-    references may touch: a local of the top function's own text (not an interface,
-    which another argument may alias; not ``static`` nor at file scope, a global that
-    a pointer may reach; no header's, no sub-function's, none with a kept reference:
-    a routine writing part of an element), an on-chip memory (no FIFO, no reshaped
-    words), not ``volatile``."""
-    return not (array.volatile or array.interface or array.static or array.file_scope
-                or array.header or array.header_function or array.fifo is not None
-                or array.reshapes or array.functions or array.kept_reference is not None
-                or not array.partitionable)
+def forwarding_arrays(arrays: Mapping[str, ir.Array], touched: Iterable[str],
+                      top: str) -> frozenset[str]:
+    """The arrays among ``touched`` (every array one concurrent loop accesses) whose
+    elements the tool forwards there, which nothing but their own references may
+    touch: a local of the top's text; or an argument or global (which a pointer may
+    reach: an interface, a ``static`` or file-scope array) that is the only such array
+    the loop touches, constant tables aside (no write may reach one).  Each also
+    :func:`_forwarded`."""
+    names = set(touched)
+    reachable = [n for n in names if _reachable(arrays[n])]
+    return frozenset(n for n in names if _forwarded(arrays[n], top)
+                     and (not _reachable(arrays[n]) or reachable == [n]))
+
+
+def _reachable(array: ir.Array) -> bool:
+    """Another name (a pointer argument, a global) may reach ``array``'s memory: an
+    interface, or a ``static``, file-scope or header array that is not a constant
+    table."""
+    return array.interface or (
+        (array.static or array.file_scope or array.header) and not array.const)
+
+
+def _forwarded(array: ir.Array, top: str) -> bool:
+    """``array``'s references are all plain text of the top (no sub-function's, no
+    header function's, none kept as written: a routine writing part of an element,
+    a subscript that changes state), it is a memory the program addresses (no FIFO,
+    no reshaped words, no stencil window; a local one not reached by a pointer of
+    its own), not ``volatile``."""
+    return not (array.volatile or array.fifo is not None or array.stencil is not None
+                or array.reshapes or array.header_function
+                or any(f != top for f in array.functions)
+                or array.kept_reference is not None
+                or not (array.partitionable or array.interface))
 
 
 def free_accesses(found: Iterable[Found]) -> frozenset[tuple[int, ...]]:
