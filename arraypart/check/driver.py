@@ -32,6 +32,7 @@ import numpy as np
 from .. import ir
 from ..errors import KernelError, warning_text
 from ..limits import Deadline
+from ..poly.forwarding import forwarding_arrays, forwarding_loop
 from ..scheme import Banking, none_scheme, scheme_from_pragmas
 from . import frames as F
 from .maps import check_map
@@ -42,7 +43,6 @@ from .rule import (BankSpan, RuleSites, moves_with_sizes, overfull_bank, rule_ne
                    site_cells, sites_summary)
 from .walk import (TRIPS, Emitted, Region, collapsed, entries, is_concurrent, regions,
                    root_blocks, root_pieces, walk_steps, weights)
-from ..poly.forwarding import forwarding_arrays, forwarding_loop
 from .forwarding import without_free
 from .writes import Marks, most_per_cell, one_write, subscript_key
 
@@ -299,13 +299,13 @@ def _entry_rows(depth: int) -> int:
 
 def _check_region(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
                   totals: _Totals, static: RuleSites | None,
-                  deadline: Deadline | None, forwarded: frozenset[str] = frozenset()
-                  ) -> LoopCheck:
+                  deadline: Deadline | None, forwarded: frozenset[str]) -> LoopCheck:
     """The region checked once per path through its loop's data-dependent ifs
     (:func:`ir.branch_paths`: two branches never issue together); each iteration
     needs what its worst path needs.  ``static``: under the scheduling rule, what
     :func:`_rule_sites` found of its loop's sites (None: the ideal port model);
-    ``forwarded``: the arrays whose elements the loop forwards (:func:`forwarded_arrays`)."""
+    ``forwarded``: the arrays whose elements the loop forwards
+    (:func:`forwarded_arrays`)."""
     checks = [_check_path(replace(region, loop=variant), kernel, memories, totals, static,
                           deadline, region.loop, forwarded)
               for variant in ir.branch_paths(region.loop)]

@@ -3,8 +3,8 @@
 From the walk's own records (:class:`.walk.Emitted`): within one step of a loop
 pipelined without an unroll factor (no ``break``, ``continue`` or ``return`` in it,
 its text held once), the access instances of one array that no other name may reach
-there (``poly.forwarding.forwarding_arrays``), in program order (``Emitted.at`` with each column's lane ordinals,
-then reads before writes within a statement), are swept:
+there (``poly.forwarding.forwarding_arrays``), in program order (``Emitted.at`` with
+each column's lane ordinals, then reads before writes within a statement), are swept:
 
 - a read takes no port when the last write of the array before it, and every write
   of its own statement (which the order puts after its reads, C not always), is a

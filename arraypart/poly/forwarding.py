@@ -22,9 +22,10 @@ in every iteration); an irregular subscript never is.  Only *plain* accesses qua
 without an unroll factor whose iteration no ``break``, ``continue`` or ``return``
 cuts short and whose text the IR holds once, of an array that is not ``volatile``
 and that no other name may reach there (:func:`forwarding_arrays`: a local, or the
-loop's only argument or global; no call the tool may keep touches it).  Every other access still counts, and still
-blocks: a conditional write between, on any path through the iteration's
-data-dependent ``if``s, ends forwarding.  When in doubt an access is counted.
+loop's only argument or global; no call the tool may keep touches it).  Every other
+access still counts, and still blocks: a conditional write between, on any path
+through the iteration's data-dependent ``if``s, ends forwarding.  When in doubt an
+access is counted.
 
 Code generation keeps such an array's references as written in that loop: a write
 followed by an access of the same element is what ``codegen.bankcentric`` never
