@@ -150,6 +150,8 @@ class Array:
     ``header_function``: a local of a function that a user header defines, whose
     text arraypart does not edit: no pragma written in the kernel file reaches it, so
     its banking is what that text's own pragmas give (never searched, nothing emitted).
+    ``volatile``: its elements are ``volatile``: the HLS tool makes every access that
+    the text makes (no store forwarding, no dead store: :mod:`arraypart.poly.forwarding`).
     """
 
     name: str
@@ -177,6 +179,7 @@ class Array:
     written_by_reference: bool = False
     implied_bundle: bool = False
     header_function: bool = False
+    volatile: bool = False
 
     def __post_init__(self):
         if self.bundle is not None and (self.partitionable or not self.interface):
@@ -310,6 +313,9 @@ class Access:
     (``X[lo]`` twice, ``lo`` unchanged between: one element, which the HLS tool reads
     once).  Two reads with one key in one lane of one step read one element; None
     when nothing tells (a subscript that reads an array or calls a function).
+    ``conditional``: an operand of ``?:``, ``&&`` or ``||`` whose condition is not
+    affine holds it, so it runs on the data's values only (still counted wherever it
+    may run; it never takes part in store forwarding, :mod:`arraypart.poly.forwarding`).
     """
 
     array: str
@@ -324,6 +330,7 @@ class Access:
     foreign: frozenset[int] = frozenset()
     arguments: tuple[tuple[int, str, int], ...] = ()
     same_value: tuple | None = None
+    conditional: bool = False
 
     def __post_init__(self):
         if self.kind not in ACCESS_KINDS:

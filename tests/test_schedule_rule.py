@@ -369,7 +369,7 @@ def test_lanes_under_a_data_dependent_if_are_banked_for_the_references_kept(tmp_
 ONE_ELEMENT_THRICE = """
 #define N 16
 void thrice(const int A[N][N], const int B[N][N], int out[N][N]) {
-  int C[N][N];
+  volatile int C[N][N];
 #pragma HLS array_partition variable=C dim=2 complete
   for (int i = 0; i < N; i++) {
 #pragma HLS pipeline II=1
@@ -388,8 +388,9 @@ void thrice(const int A[N][N], const int B[N][N], int out[N][N]) {
 
 
 def test_pragmas_no_banking_improves_get_no_banking_advised(tmp_path):
-    """``C[i][j]`` is written five times and read four times in one iteration: no
-    banking separates accesses of one element.  The note advised a flat N=48 over a
+    """``C[i][j]`` is written five times and read four times in one iteration, each
+    access made (C is volatile: no store forwarding): no banking separates accesses of
+    one element.  The note advised a flat N=48 over a
     dimension of 16, which conflicted as much; the floor now says that memory banks
     cannot reach II 1 (the writes of the unrolled ``k`` lanes count together) and no
     banking is advised."""

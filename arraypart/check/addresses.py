@@ -158,7 +158,7 @@ def compare(path: Path, sites: Sequence[Site], loops: Sequence[Coord],
     (written in a macro's text), left out of the model's side too; ``sizes``: the run's
     value of each run-time size (None: the data chose it)."""
     irregular = {(a.coord.line, a.coord.col) for gs in groups.values() for g in gs
-                 for a in g.accesses if not a.regular}
+                 for a in g.issued if not a.regular}
     conditional = {(s.coord.line, s.coord.col) for s in sites if s.conditional}
     left_out = may_places | irregular | conditional | unrecorded
     may = {place: code for code, place in enumerate(sorted((may_places | conditional)
@@ -216,7 +216,7 @@ def _model(groups: Sequence[CycleGroup], directions: tuple[int, ...] | None,
     too many points or a size's value is not known."""
     time_vars = groups[0].time_vars
     sizes = _free_sizes_fixed([groups[0].domain] + [lane.domain for g in groups
-                                                    for lane in g.accesses], sizes)
+                                                    for lane in g.issued], sizes)
     lead = run_sizes(time_vars, sizes)
     if len({g.time_vars for g in groups}) != 1 or directions is None or lead is None \
             or lead + len(directions) != len(time_vars):
@@ -238,7 +238,7 @@ def _model(groups: Sequence[CycleGroup], directions: tuple[int, ...] | None,
     lanes, may_keys, may_total = [], [], 0
     seen: set[int] = set()
     for g in groups:
-        for lane in g.accesses:
+        for lane in g.issued:
             place = (lane.coord.line, lane.coord.col)
             compared = g.path == 0 and place not in left_out and id(lane) not in seen
             if not compared and place not in may:

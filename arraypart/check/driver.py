@@ -23,6 +23,7 @@ tool), so each region is walked twice: once to find the static sites, once to co
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Iterator, Mapping
 
@@ -31,6 +32,7 @@ import numpy as np
 from .. import ir
 from ..errors import KernelError, warning_text
 from ..limits import Deadline
+from ..poly.forwarding import forwarding_arrays, forwarding_loop
 from ..scheme import Banking, none_scheme, scheme_from_pragmas
 from . import frames as F
 from .maps import check_map
@@ -41,6 +43,7 @@ from .rule import (BankSpan, RuleSites, moves_with_sizes, overfull_bank, rule_ne
                    site_cells, sites_summary)
 from .walk import (TRIPS, Emitted, Region, collapsed, entries, is_concurrent, regions,
                    root_blocks, root_pieces, walk_steps, weights)
+from .forwarding import without_free
 from .writes import Marks, most_per_cell, one_write, subscript_key
 
 # Access instances (steps x lanes x accesses) simulated at once: each is a few int64
@@ -68,6 +71,7 @@ def check_kernel(kernel: ir.Kernel, bankings: Mapping[str, Banking], *,
     full = _complete(kernel, bankings)
     models = {a.name: ir.port_model(a, ports) for a in kernel.arrays}
     _check_writable(kernel.body, models)
+    forwarded = forwarded_arrays(kernel)
     kernel = _without_registers(kernel, {n for n, b in full.items() if b.scheme.registers})
     irregular = {a.array for a in ir.accesses(kernel.body) if not a.regular}
     memories = {a.name: _Memory(full[a.name], models[a.name],
@@ -78,11 +82,24 @@ def check_kernel(kernel: ir.Kernel, bankings: Mapping[str, Banking], *,
     found = tuple(regions(kernel))
     sites = _rule_sites(found, kernel, memories, deadline) if rule else {}
     loops = tuple(_check_region(r, kernel, memories, totals, sites.get(ir.text_key(r.loop)),
-                                deadline)
+                                deadline, forwarded.get(r.loop.coord, frozenset()))
                   for r in found)
     loops = one_ii_per_text(found, loops)
     maps = tuple(check_map(a, full[a.name]) for a in kernel.arrays if a.name in bankings)
     return CheckReport(loops, maps, totals.accesses, totals.out_of_bounds_notes())
+
+
+def forwarded_arrays(kernel: ir.Kernel) -> dict:
+    """Per coordinate of a concurrent loop where the tool forwards (:mod:`.forwarding`:
+    a :func:`forwarding_loop` that the IR holds once), the arrays it forwards there
+    (:func:`forwarding_arrays` of every array the loop touches, registers included:
+    another name may reach those too)."""
+    found = list(regions(kernel))
+    copies = Counter(r.loop.coord for r in found)
+    arrays = {a.name: a for a in kernel.arrays}
+    return {r.loop.coord: forwarding_arrays(arrays, {a.array for a in ir.accesses(
+        r.loop.body)}, kernel.top) for r in found
+            if copies[r.loop.coord] == 1 and forwarding_loop(r.loop)}
 
 
 def one_ii_per_text(found: tuple[Region, ...], loops: tuple[LoopCheck, ...]
@@ -282,13 +299,15 @@ def _entry_rows(depth: int) -> int:
 
 def _check_region(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
                   totals: _Totals, static: RuleSites | None,
-                  deadline: Deadline | None) -> LoopCheck:
+                  deadline: Deadline | None, forwarded: frozenset[str]) -> LoopCheck:
     """The region checked once per path through its loop's data-dependent ifs
     (:func:`ir.branch_paths`: two branches never issue together); each iteration
     needs what its worst path needs.  ``static``: under the scheduling rule, what
-    :func:`_rule_sites` found of its loop's sites (None: the ideal port model)."""
+    :func:`_rule_sites` found of its loop's sites (None: the ideal port model);
+    ``forwarded``: the arrays whose elements the loop forwards
+    (:func:`forwarded_arrays`)."""
     checks = [_check_path(replace(region, loop=variant), kernel, memories, totals, static,
-                          deadline)
+                          deadline, region.loop, forwarded)
               for variant in ir.branch_paths(region.loop)]
     worst = max(checks, key=lambda c: c.achieved_ii)
     dynamic: dict[tuple, DynamicSite] = {}
@@ -301,12 +320,21 @@ def _check_region(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory
 
 def _check_path(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
                 totals: _Totals, static: RuleSites | None,
-                deadline: Deadline | None) -> LoopCheck:
+                deadline: Deadline | None, whole: ir.Loop,
+                forwarded: frozenset[str]) -> LoopCheck:
+    """One path of the region (``region.loop``, a path of ``whole``: the loop with
+    every branch), without the accesses of the arrays ``forwarded`` that take no port
+    (:mod:`.forwarding`)."""
     target = region.target_ii
     steps, need, conflict, key, trip = 0, target, None, None, 0
     dynamic: dict[ir.Access, int] = {}
+    elements: dict = {}  # without_free's cache over the chunks
     for root, emitted, entry_trip in _chunks(region, deadline):
         trip = max(trip, entry_trip)
+        if forwarded:
+            iteration = emitted if region.loop is whole else walk_steps(
+                replace(region, loop=whole), root)[0]
+            emitted = without_free(emitted, iteration, forwarded, elements)
         runs = _runs(emitted, kernel, memories, totals, static, deadline)
         for run in runs:
             need = max(need, int(run.need.max(initial=1)))

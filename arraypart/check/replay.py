@@ -73,6 +73,18 @@ class Memory:
 
 
 @dataclass(frozen=True, slots=True)
+class Forwarding:
+    """Where the replay applies store forwarding and dead stores (:func:`free_records`):
+    ``pairs[lid, array]``, the loop forwards the array's elements (``poly.forwarding``:
+    a loop pipelined with no unroll factor and no early exit, an array no other name
+    may reach there); ``sites[site]``, a plain reference (no ``if``, ``?:`` or
+    condition around it in its loop)."""
+
+    pairs: np.ndarray
+    sites: np.ndarray
+
+
+@dataclass(frozen=True, slots=True)
 class Claim:
     """What the model says of a loop: it reaches ``claimed_ii`` (target ``target_ii``);
     ``emitted_ii``: the II the emitted code reaches under the scheduling rule, where
@@ -200,7 +212,8 @@ def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
            checkpoint: Callable[[], None] = no_checkpoint,
            windows: np.ndarray | None = None,
            sources: np.ndarray | None = None,
-           moving: np.ndarray | None = None) -> Replay:
+           moving: np.ndarray | None = None,
+           forwarding: Forwarding | None = None) -> Replay:
     """Replay the records at ``path``; ``memories`` by array id (arrays missing are
     not counted), ``read_copies[site]`` the copy a site's reads use (``RECORDED``:
     the record's own), ``claims`` by loop id, ``site_fields[site]`` the struct member
@@ -210,8 +223,9 @@ def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
     ``sources[loop]``: the loop's text, one for the calls a loop is split into (by
     default each loop its own); ``moving``: sites whose subscript differs between the
     calls of one text where the bank reads it (``buf[v]`` at v = 0 and 2), dynamic
-    under the rule whatever values a run shows.  The arrays of one m_axi bundle count
-    together (:func:`counting_units`)."""
+    under the rule whatever values a run shows; ``forwarding``: where the records that
+    take no port are left out (:func:`free_records`; None: nowhere).  The arrays of
+    one m_axi bundle count together (:func:`counting_units`)."""
     counted = {a: m for a, m in memories.items() if not m.banking.scheme.registers}
     if sources is None:
         sources = np.arange(len(loops), dtype=np.int64)
@@ -226,10 +240,76 @@ def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
         rows = rows[rows["site"] != RUN_END]
         total += rows.size
         rows = _as_counted(_inside(rows, memories, sites, outside), memories, windows)
+        if forwarding is not None:
+            rows = rows[~free_records(rows, forwarding)]
         uses = _uses(rows, counted, read_copies, dynamic, site_fields)
         if uses["loop"].size:
             state.add(uses, counted, sites)
     return Replay(tuple(state.result(loops)), tuple(outside.values()), total)
+
+
+def free_records(rows: np.ndarray, forwarding: Forwarding) -> np.ndarray:
+    """Which ``rows`` (records in execution order, no step split) take no port, per
+    step of a loop and array that ``forwarding`` admits, from the addresses the run
+    made: a read of a plain site whose array's last write in the step before it is a
+    plain site's write of the same address (forwarded); a plain site's write that a
+    later plain write of the same address in the step overwrites with no read of the
+    array between that takes a port (a dead store).  Conditional sites only block,
+    and only where they ran: the run sees no branch it did not take, so this may
+    find more than the model, never less on the same accesses."""
+    out = np.zeros(rows.size, bool)
+    if not rows.size:
+        return out
+    loops, arrays = forwarding.pairs.shape
+    loop = rows["loop"].astype(np.int64)
+    array = rows["array"].astype(np.int64)
+    inside = (loop >= 0) & (loop < loops) & (array >= 0) & (array < arrays)
+    chosen = np.flatnonzero(inside & forwarding.pairs[np.where(inside, loop, 0),
+                                                      np.where(inside, array, 0)])
+    if not chosen.size:
+        return out
+    mine = rows[chosen]
+    order = np.lexsort((np.arange(mine.size), mine["array"], mine["step"], mine["loop"]))
+    r = mine[order]
+    n = r.size
+    new = np.ones(n, bool)
+    new[1:] = ((r["loop"][1:] != r["loop"][:-1]) | (r["step"][1:] != r["step"][:-1])
+               | (r["array"][1:] != r["array"][:-1]))
+    start = np.maximum.accumulate(np.where(new, np.arange(n), 0))
+    plain = _flag(forwarding.sites, r["site"])
+    write = r["kind"] == WRITE
+    flat = r["flat"]
+    # the last write before each record, within its step and array
+    last = np.maximum.accumulate(np.where(write, np.arange(n), -1))
+    before = np.concatenate([[-1], last[:-1]])
+    before = np.where(before >= start, before, -1)
+    source = np.clip(before, 0, None)
+    forwarded = (~write & plain & (before >= 0) & plain[source] & write[source]
+                 & (flat[source] == flat))
+    # the next read that takes a port after each record (a later step's is farther
+    # than any write of this one)
+    counted = np.where(~write & ~forwarded, np.arange(n), n)
+    after = np.concatenate([np.minimum.accumulate(counted[::-1])[::-1][1:], [n]])
+    step_of = np.cumsum(new)
+    writes = np.flatnonzero(write & plain)
+    by_address = writes[np.lexsort((writes, flat[writes], step_of[writes]))]
+    follows = np.zeros(by_address.size, bool)
+    follows[:-1] = ((step_of[by_address[1:]] == step_of[by_address[:-1]])
+                    & (flat[by_address[1:]] == flat[by_address[:-1]])
+                    & (by_address[1:] < after[by_address[:-1]]))
+    dead = np.zeros(n, bool)
+    dead[by_address[follows]] = True
+    free = np.zeros(n, bool)
+    free[order] = forwarded | dead
+    out[chosen] = free
+    return out
+
+
+def _flag(table: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """``table[ids]``, False where an id lies outside the table."""
+    ids = ids.astype(np.int64)
+    inside = (ids >= 0) & (ids < table.size)
+    return inside & table[np.where(inside, ids, 0)] if table.size else inside
 
 
 def counting_units(memories: Mapping[int, Memory]) -> dict[int, int]:

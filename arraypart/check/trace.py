@@ -10,6 +10,7 @@ once.  g++ builds it; the run writes the records that :mod:`.replay` reads.
 from __future__ import annotations
 
 import os
+from collections import Counter
 import re
 import shutil
 import signal
@@ -28,14 +29,16 @@ from ..codegen.testbench import first_call_sizes, original_text, testbench_conte
 from ..errors import Coord, KernelError
 from ..frontend import clangtu
 from ..limits import Deadline, TimeLimit
+from ..poly.forwarding import forwarding_arrays, forwarding_loop
+from ..poly.lanes import plain_reference
 from ..poly.model import CycleGroup
 from ..scheme import Banking, none_scheme
 from ..sourcetext import KEEP_BYTES
 from . import calls
 from .addresses import AddressCheck, compare
 from .instrument import Instrumented, Site, instrument
-from .replay import (RECORDED, Claim, LoopReplay, Memory, Replay, no_checkpoint, replay,
-                     window_key)
+from .replay import (RECORDED, Claim, Forwarding, LoopReplay, Memory, Replay, no_checkpoint,
+                     replay, window_key)
 from .unwritten import uninitialized_locals, unwritten_reads
 from .walk import is_concurrent, regions
 
@@ -406,7 +409,9 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
                     site_fields=_site_fields(kernel, inst), checkpoint=checkpoint,
                     windows=_window_keys(windows, loops.coords, inst),
                     sources=_sources(loops.coords, loops.members, groups),
-                    moving=_moving_sites(inst.sites, groups, bankings))
+                    moving=_moving_sites(inst.sites, groups, bankings),
+                    forwarding=_forwarding(kernel, inst.sites, loops.coords,
+                                           frozenset(loops.nested)))
     # Every path of a loop holds its accesses outside data-dependent ifs, compared on
     # the first path's groups; those inside them are looked up on every path's.
     exiting, ended = _early_exits(kernel.body)
@@ -651,6 +656,52 @@ def _read_copies(kernel: ir.Kernel, inst: Instrumented,
             raise ValueError(f"{site.coord}: the run recorded read copy {site.copy}, the "
                              f"banking reads copy {_copy_text(copy)}: record it with them")
     return copies
+
+
+def _forwarding(kernel: ir.Kernel, sites: Sequence[Site], coords: Sequence[Coord],
+                nested: frozenset[int]) -> Forwarding:
+    """Where the replay leaves out the records that take no port (``Forwarding``):
+    per traced loop (not one whose steps a concurrent loop around shares) at whose
+    place the IR holds one concurrent loop, a :func:`forwarding_loop`, the
+    :func:`forwarding_arrays` of that loop; the sites at whose place every reference
+    is plain in such a loop (``lanes.plain_reference``, regular, in no ``if``) and
+    the site itself conditional on no ``?:`` or ``&&``."""
+    found = list(regions(kernel))
+    copies = Counter((r.loop.coord.line, r.loop.coord.col) for r in found)
+    names = {a.name: a for a in kernel.arrays}
+    ids = {a.name: n for n, a in enumerate(kernel.arrays)}
+    forwarded: dict[tuple[int, int], frozenset[str]] = {}
+    place_ok: dict[tuple[int, int], bool] = {}
+    for region in found:
+        place = (region.loop.coord.line, region.loop.coord.col)
+        fits = copies[place] == 1 and forwarding_loop(region.loop)
+        if fits:
+            forwarded[place] = forwarding_arrays(names, {a.array for a in ir.accesses(
+                region.loop.body)}, kernel.top)
+        for a, plain in _placed_accesses(region.loop.body):
+            where = (a.coord.line, a.coord.col)
+            place_ok[where] = place_ok.get(where, True) and fits and plain and (
+                plain_reference(a) and a.regular)
+    pairs = np.zeros((len(coords), len(kernel.arrays)), bool)
+    for n, c in enumerate(coords):
+        if n not in nested:
+            pairs[n, [ids[name] for name in forwarded.get((c.line, c.col), ())]] = True
+    return Forwarding(pairs, np.array(
+        [not s.conditional and place_ok.get((s.coord.line, s.coord.col), False)
+         for s in sites], bool))
+
+
+def _placed_accesses(nodes: tuple[ir.Node, ...], plain: bool = True
+                     ) -> Iterator[tuple[ir.Access, bool]]:
+    """Each access in ``nodes`` with whether no ``if`` holds it (nor its condition)."""
+    for n in nodes:
+        if isinstance(n, ir.Stmt):
+            yield from ((a, plain) for a in n.accesses)
+        elif isinstance(n, ir.If):
+            yield from ((a, False) for a in n.cond_accesses)
+            yield from _placed_accesses(n.then + n.orelse, False)
+        else:
+            yield from _placed_accesses(n.body, plain)
 
 
 def _early_exits(nodes: tuple[ir.Node, ...]

@@ -73,13 +73,29 @@ class Emitted:
     data-dependent ``if``s entered since then, outermost first (an affine ``if`` only
     narrows the mask).  Two emissions of one scope lie in different branches of one
     ``if`` instance in a cell (row, lane) when their marks name one ``if`` with two
-    sides."""
+    sides.  ``at``: the statement's place in the iteration's program order, body
+    positions from the concurrent loop down, with a :class:`Digit` after each loop
+    unrolled in ``unrolled`` (the frame's columns are their lanes, outermost loop
+    most significant, ``widths`` lanes each after the concurrent loop's own
+    ``widths[0]``); ``plain``: inside no ``if`` of the concurrent loop
+    (:mod:`.forwarding`)."""
 
     run: int
     frame: F.Frame
     accesses: tuple[ir.Access, ...]
     scope: int = 0
     marks: tuple[tuple[int, str], ...] = ()
+    at: tuple = ()
+    unrolled: tuple[ir.Loop, ...] = ()
+    widths: tuple[int, ...] = (1,)
+    plain: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Digit:
+    """In :attr:`Emitted.at`, a column's lane ordinal in ``Emitted.unrolled[loop]``."""
+
+    loop: int
 
 
 def is_concurrent(loop: ir.Loop) -> bool:
@@ -232,32 +248,43 @@ class _Walk:
         self.scopes = 0  # loop entries so far
         self.scope = 0
         self.marks: tuple[tuple[int, str], ...] = ()
+        # the program-order place (Emitted.at, unrolled, widths, plain)
+        self.at: tuple = ()
+        self.unrolled: tuple[ir.Loop, ...] = ()
+        self.widths: tuple[int, ...] = (1,)
+        self.plain = True
 
     def nodes(self, nodes: tuple[ir.Node, ...], frame: F.Frame, pipelined: bool) -> None:
-        for n in nodes:
+        outer = (self.at, self.plain)
+        for k, n in enumerate(nodes):
             self.position += 1
+            self.at = outer[0] + (k,)
             if isinstance(n, ir.Stmt):
                 self.emit(frame, n.accesses)
             elif isinstance(n, ir.If):
+                self.plain = False
                 self.emit(frame, n.cond_accesses)
                 then, orelse = _branches(frame, n)
                 self.branch(n, "then", then, pipelined)
                 self.branch(n, "else", orelse, pipelined)
             else:
                 self.loop(n, frame, pipelined)
+            self.at, self.plain = outer
 
     def branch(self, node: ir.If, side: str, frame: F.Frame, pipelined: bool) -> None:
-        outer = self.marks
+        outer = self.marks, self.at
         if node.cond is None:
-            self.marks = outer + ((id(node), side),)
+            self.marks = outer[0] + ((id(node), side),)
+        self.at = outer[1] + (0 if side == "then" else 1,)
         self.nodes(node.then if side == "then" else node.orelse, frame, pipelined)
-        self.marks = outer
+        self.marks, self.at = outer
 
     def emit(self, frame: F.Frame, accesses: tuple[ir.Access, ...]) -> None:
         self.cells += frame.rows * frame.lanes * len(accesses)
         if self.run is None:
             self.run = self.position
-        self.emitted.append(Emitted(self.run, frame, accesses, self.scope, self.marks))
+        self.emitted.append(Emitted(self.run, frame, accesses, self.scope, self.marks,
+                                    self.at, self.unrolled, self.widths, self.plain))
 
     def loop(self, loop: ir.Loop, frame: F.Frame, pipelined: bool) -> None:
         outer = (self.scope, self.marks)
@@ -266,15 +293,21 @@ class _Walk:
         if pipelined or loop.unroll == 0:
             inner = F.enter(frame, loop, None, keep_rows=True)
             self.cells += inner.rows * inner.lanes * (len(inner.env) + 1)
+            around = (self.at, self.unrolled, self.widths)
+            self.at += (Digit(len(self.unrolled)),)
+            self.unrolled += (loop,)
+            self.widths += (inner.lanes // max(1, frame.lanes),)
             self.nodes(loop.body, inner, pipelined or loop.pipeline_ii is not None)
+            self.at, self.unrolled, self.widths = around
         else:
             width = loop.unroll or 1
             inner = F.enter(F.with_order(frame, self.position), loop, width,
                             keep_rows=True)
             self.cells += inner.rows * inner.lanes * (len(inner.env) + 1)
             self.run = None
+            plain, self.plain = self.plain, False
             self.nodes(loop.body, inner, loop.pipeline_ii is not None)
-            self.run = None
+            self.run, self.plain = None, plain
         self.scope, self.marks = outer
 
 
@@ -291,5 +324,6 @@ def walk_steps(region: Region, steps: F.Frame) -> tuple[list[Emitted], int]:
     of its own frame, :func:`root_pieces`), and the table cells the walk built (the
     frames of the loops it entered and the access instances it emitted)."""
     w = _Walk()
+    w.widths = (steps.lanes,)
     w.nodes(region.loop.body, steps, region.loop.pipeline_ii is not None)
     return w.emitted, w.cells

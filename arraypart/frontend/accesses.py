@@ -52,6 +52,14 @@ class Guarded:
     accesses: tuple["Access | Guarded", ...]
 
 
+def _conditional(found: list) -> list:
+    """``found`` with every access marked ``conditional`` (an operand that runs on
+    values the model does not know, yet counted wherever it may run)."""
+    return [replace(item, conditional=True) if isinstance(item, Access)
+            else replace(item, accesses=tuple(_conditional(list(item.accesses))))
+            for item in found]
+
+
 def flatten(found) -> list[Access]:
     """Every access of ``found``, guarded or not, in evaluation order."""
     out: list[Access] = []
@@ -95,7 +103,7 @@ class AccessLowering:
         self._collect(operand, inner)
         dnf = condition_dnf(cond, self._scope())
         if dnf is None:
-            out.extend(inner)
+            out.extend(_conditional(inner))
         elif inner:
             out.append(Guarded(dnf, holds, tuple(inner)))
 

@@ -131,7 +131,8 @@ def array_decl(decl: N.Decl, *, interface: bool, extent: int | None = None) -> A
                                  f"the {MAX_ARRAY_BYTES} (2^48) a compiler accepts with "
                                  "room for banking")
     return Array(decl.name, tuple(shape), elem_type, bits, interface, coord,
-                 const=t.is_const_qualified(), static=decl.static)
+                 const=t.is_const_qualified(), static=decl.static,
+                 volatile=t.is_volatile_qualified())
 
 
 def _check_initializer_count(decl: N.Decl, shape: list[int]) -> None:

@@ -20,6 +20,7 @@ from ..errors import KernelError, warning_text
 from ..limits import Deadline
 from . import isl_glue as G
 from .domains import AccessRelation, access_relations
+from .forwarding import forwarding_arrays, forwarding_loop, free_accesses
 from .lanes import Collector, Found, collect
 from .model import ArrayModel, CycleGroup, LaneAccess, LoopInfo, PolyModel, most_on_one_path
 from .recurrences import recurrences
@@ -55,12 +56,13 @@ def build_model(kernel: ir.Kernel, *, ports: int = 2,
         check_bounds(relation, by_name[relation.access.array], guards.get(id(relation.access)))
         check_writable(relation.access, by_name[relation.access.array])
     found = counted_addresses(collect(kernel, tick=tick), by_name)
-    groups = _groups(found, by_name, frozenset(p.name for p in kernel.params), tick)
+    free = free_lanes(found, by_name, kernel.top)
+    groups = _groups(found, by_name, frozenset(p.name for p in kernel.params), tick, free)
     touched = {r.access.array for r in relations}
     written = {r.access.array for r in relations if r.access.kind == "write"}
     arrays = tuple(_array_model(a, ports, groups, a.name in touched, a.name not in written)
                    for a in kernel.arrays)
-    loops = _loop_infos(found, kernel)
+    loops = _loop_infos(found, kernel, free)
     return PolyModel(arrays, loops, kernel.warnings + _warnings(relations, by_name)
                      + _bundle_warnings(loops), recurrences(arrays, tick))
 
@@ -175,23 +177,25 @@ def counted_addresses(found: Collector, arrays: Mapping[str, ir.Array]) -> Colle
 
 
 def _groups(found: Collector, arrays: Mapping[str, ir.Array], sizes: frozenset[str],
-            tick: Callable[[], None]) -> tuple[CycleGroup, ...]:
+            tick: Callable[[], None], free: frozenset[int]) -> tuple[CycleGroup, ...]:
     """One group per (concurrent loop, chain of sequential inner loops, path through
     the loop's data-dependent ifs, array, member view of a disaggregated struct
     array), in the order the walk first meets them; ``sizes``: the kernel's run-time
-    sizes (those of its time variables are the group's ``sizes``)."""
+    sizes (those of its time variables are the group's ``sizes``); ``free``: the lane
+    accesses (by id) that take no port (:func:`free_lanes`), the groups' ``free``."""
     drafts: dict[tuple, list[Found]] = {}
     for f in found.found:
         key = (id(f.frame.root), f.frame.chain, f.path, f.access.array)
         drafts.setdefault(key, []).append(f)
-    drafts = {key: one_read_per_element(members) for key, members in drafts.items()}
+    found_of = dict(drafts)
+    drafts = {key: one_read_per_element([f for f in members if id(f) not in free])
+              for key, members in drafts.items()}
     info = {id(c.loop): c for c in found.loops}
     instance = {id(c.loop): n for n, c in enumerate(found.loops)}
     unrouted = _unrouted(found)
     # a loop the IR holds more than once (a geometric loop's copies, a function's loop
     # in each call) has one text, which the emission keeps as written
-    repeated = {coord for coord, n in Counter(c.loop.coord for c in found.loops).items()
-                if n > 1}
+    repeated = _repeated(found)
     # references whose subscript changes state (w++): no phase switch serves them
     stepped = {a.ref_id for c in found.loops for a in ir.accesses(c.loop.body)
                if a.changes_state}
@@ -203,18 +207,51 @@ def _groups(found: Collector, arrays: Mapping[str, ir.Array], sizes: frozenset[s
         if key[:2] not in counts:
             counts[key[:2]] = G.count(frame.domain)
         loop = info[id(frame.root)]
-        for view in ir.member_views(arrays[key[-1]], members, lambda f: f.access.field):
+        freed = [f for f in found_of[key] if id(f) in free]
+        for view in ir.member_views(arrays[key[-1]], members + freed,
+                                    lambda f: f.access.field):
             groups.append(CycleGroup(
                 frame.root.name, frame.root.coord, loop.target_ii, frame.time_vars,
-                frame.domain, tuple(m.access for m in view), loop.trip_count,
+                frame.domain, tuple(m.access for m in view if id(m) not in free),
+                loop.trip_count,
                 counts[key[:2]], keeps_direct_references(frame.root)
                 or (id(frame.root), key[-1]) in unrouted or frame.root.coord in repeated,
                 frame.root.unroll is None and not any(m.access.ref_id in stepped
                                                       for m in view),
                 members[0].path, instance[id(frame.root)], frame.descending,
                 frozenset(frame.time_vars) & sizes, frame.root.text or (),
-                frame.root.process))
+                frame.root.process, tuple(m.access for m in view if id(m) in free)))
     return site_instances(groups, found.loops, arrays)
+
+
+def free_lanes(found: Collector, arrays: Mapping[str, ir.Array], top: str
+               ) -> frozenset[int]:
+    """The lane accesses of ``found`` (by id) that take no port (:mod:`.forwarding`:
+    forwarded reads, dead stores), found per concurrent loop and array over every
+    path of the loop together; none in a loop whose coordinate the IR holds more than
+    once (one text for copies whose subscripts may differ: ``buf[i + m - 1]`` is
+    ``buf[i]`` in one copy only)."""
+    repeated = _repeated(found)
+    by_root: dict[int, list[Found]] = {}
+    for f in found.found:
+        by_root.setdefault(id(f.frame.root), []).append(f)
+    free: set[int] = set()
+    for members in by_root.values():
+        loop = members[0].frame.root
+        if loop.coord in repeated or not forwarding_loop(loop):
+            continue
+        for name in forwarding_arrays(arrays, {f.access.array for f in members}, top):
+            mine = [f for f in members if f.access.array == name]
+            orders = free_accesses(mine)
+            free.update(id(f) for f in mine if f.order in orders)
+    return frozenset(free)
+
+
+def _repeated(found: Collector) -> set:
+    """The coordinates of the loops the IR holds more than once (a geometric loop's
+    copies, a function's loop in each call): one text to the HLS tool."""
+    return {coord for coord, n in Counter(c.loop.coord for c in found.loops).items()
+            if n > 1}
 
 
 def site_instances(groups: list[CycleGroup], loops: list,
@@ -310,12 +347,15 @@ def keeps_direct_references(loop: ir.Loop) -> bool:
     return not (constant and loop.unroll > 1 and not loop.breaks)
 
 
-def _loop_infos(found: Collector, kernel: ir.Kernel) -> tuple[LoopInfo, ...]:
+def _loop_infos(found: Collector, kernel: ir.Kernel, free: frozenset[int]
+                ) -> tuple[LoopInfo, ...]:
+    """Each concurrent loop's report entry; its bundle II from the lane accesses that
+    take a port (not those of ``free``, :func:`free_lanes`)."""
     infos = []
     for c in found.loops:
         paths: dict[int, list[LaneAccess]] = {}
         for f in found.found:
-            if f.frame.root is c.loop:
+            if f.frame.root is c.loop and id(f) not in free:
                 paths.setdefault(f.path, []).append(f.access)
         used = {a.array for mine in paths.values() for a in mine}
         arrays = tuple(a.name for a in kernel.arrays if a.name in used)

@@ -49,6 +49,7 @@ class Lane:
     values: tuple[tuple[str, int], ...]
     domain: isl.Set
     in_time: tuple[tuple[str, int], ...] = ()
+    place: tuple[int, ...] = ()  # the lane's ordinal in each loop it unrolls
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,11 +72,25 @@ class Frame:
 @dataclass(frozen=True, eq=False)
 class Found:
     """A lane access, the frame that issued it, and the path through the loop's
-    data-dependent ifs it was found on (:func:`ir.branch_paths`)."""
+    data-dependent ifs it was found on (:func:`ir.branch_paths`).  ``order``: its
+    place in the program order of one iteration (lanes of an unrolled loop in turn,
+    a statement's reads before its writes; tuples compare as the order does);
+    ``plain``: no ``if`` (affine or not), ``?:`` or condition around it inside the
+    concurrent loop, so it runs wherever its lane does (:mod:`.forwarding`)."""
 
     frame: Frame
     access: LaneAccess
     path: int = 0
+    order: tuple[int, ...] = ()
+    plain: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Slot:
+    """In an order prefix, the lane's ordinal in the loop it unrolls at ``depth``
+    (``Lane.place[depth]``)."""
+
+    depth: int
 
 
 @dataclass(frozen=True, eq=False)
@@ -142,17 +157,33 @@ def _start(loop: ir.Loop, ctx: Context, out: Collector) -> None:
 Branch = tuple[int, str, frozenset[str]]
 
 
+@dataclass(frozen=True)
+class _Place:
+    """Where the walk stands in the concurrent loop's iteration: ``at``, the order
+    prefix (body positions, and a :class:`_Slot` after each unrolled loop);
+    ``plain``: inside no ``if``."""
+
+    at: tuple = (_Slot(0),)
+    plain: bool = True
+
+    def nested(self, *steps, plain: bool = True) -> "_Place":
+        return _Place(self.at + steps, self.plain and plain)
+
+
 def _walk_lanes(body: tuple[ir.Node, ...], frame: Frame, ctx: Context,
                 out: Collector, path: int, branches: tuple[Branch, ...] = (),
-                scope: int = 0, scope_from: int = 0) -> None:
+                scope: int = 0, scope_from: int = 0, place: _Place = _Place()) -> None:
     """``scope``: the innermost loop entered inside the concurrent loop (its id; 0
     for the concurrent loop itself), which the accesses' ``subscript`` names;
-    ``branches[scope_from:]``: the ``if``s entered inside it."""
-    for node in body:
+    ``branches[scope_from:]``: the ``if``s entered inside it; ``place``: where the
+    walk stands (:class:`_Place`)."""
+    for n, node in enumerate(body):
         if isinstance(node, ir.Stmt):
-            _record(node.accesses, frame, out, path, branches, scope, scope_from)
+            _record(node.accesses, frame, out, path, branches, scope, scope_from,
+                    place.nested(n))
         elif isinstance(node, ir.If):
-            _record(node.cond_accesses, frame, out, path, branches, scope, scope_from)
+            _record(node.cond_accesses, frame, out, path, branches, scope, scope_from,
+                    place.nested(n, plain=False))
             then_frame, else_frame = _branches(frame, node)
             then_ctx, else_ctx = ctx.branches(node)
             known = frozenset(frame.lanes[0].env) if frame.lanes else frozenset()
@@ -160,12 +191,14 @@ def _walk_lanes(body: tuple[ir.Node, ...], frame: Frame, ctx: Context,
                                       ((id(node), "else", known),)) if node.cond is None \
                 else ((), ())
             _walk_lanes(node.then, then_frame, then_ctx, out, path, branches + then_marks,
-                        scope, scope_from)
+                        scope, scope_from, place.nested(n, 0, plain=False))
             _walk_lanes(node.orelse, else_frame, else_ctx, out, path, branches + else_marks,
-                        scope, scope_from)
+                        scope, scope_from, place.nested(n, 1, plain=False))
         elif frame.pipelined or node.unroll == 0:
+            depth = len(frame.lanes[0].place) if frame.lanes else 0
             _walk_lanes(node.body, _unroll_fully(frame, node), ctx.enter_loop(node), out,
-                        path, branches, id(node), len(branches))
+                        path, branches, id(node), len(branches),
+                        place.nested(n, _Slot(depth)))
         else:
             # A pipelined loop inside an unrolled one runs in lockstep in every lane
             # of it (DESIGN §2: the lanes are concurrent); its inner loops unroll fully.
@@ -173,18 +206,22 @@ def _walk_lanes(body: tuple[ir.Node, ...], frame: Frame, ctx: Context,
             if node.pipeline_ii is not None:
                 inner = replace(inner, pipelined=True)
             _walk_lanes(node.body, inner, ctx.enter_loop(node), out, path, branches,
-                        id(node), len(branches))
+                        id(node), len(branches), place.nested(n, plain=False))
 
 
 def _record(accesses: tuple[ir.Access, ...], frame: Frame, out: Collector,
             path: int, branches: tuple[Branch, ...] = (), scope: int = 0,
-            scope_from: int = 0) -> None:
+            scope_from: int = 0, place: _Place = _Place(plain=False)) -> None:
     """Each access at each lane.  Its ``branches`` name each ``if``'s instance by the
     ``if`` and the lane's values of the variables known where it stands (a lane of
     an unrolled loop inside the branch shares its instance; lanes around it do not);
     its ``subscript`` is ``scope`` and its index as written, and ``scope_from``
-    where the ``if``s inside ``scope`` start among its ``branches``."""
-    for access in accesses:
+    where the ``if``s inside ``scope`` start among its ``branches``; ``place``:
+    the statement's (:class:`_Place`), each access's ``order`` that with the lane's
+    ordinals, then 0 for a read and 1 for a write (C reads a statement's operands
+    before it stores), then its position in the statement."""
+    for k, access in enumerate(accesses):
+        kind = 0 if access.kind == "read" else 1
         for lane in frame.lanes:
             out.tick()
             if lane.domain.is_empty():
@@ -197,7 +234,21 @@ def _record(accesses: tuple[ir.Access, ...], frame: Frame, out: Collector,
                 access.array, access.kind, index, access.ref_id, access.coord,
                 lane.values, lane.domain, access.field, access.window, marks,
                 (scope, access.index), same_value=_in_lane(access.same_value, lane),
-                in_time=lane.in_time, scope_from=scope_from), path))
+                in_time=lane.in_time, scope_from=scope_from), path,
+                tuple(lane.place[s.depth] if isinstance(s, _Slot) else s for s in place.at)
+                + (kind, k), place.plain and plain_reference(access)))
+
+
+def plain_reference(access: ir.Access) -> bool:
+    """A reference the tool sees as one load or store of its whole element that runs
+    wherever its statement does: not bound to a reference parameter, not a window
+    read, no subscript that changes state or comes from a call's parameter (a call's
+    text may stay a call), no struct member (``Access.field`` names the first level
+    only: ``c[i].v.lo`` and ``c[i].v.hi`` look alike), not in an operand of ``?:``,
+    ``&&`` or ``||`` that the data decides (``Access.conditional``)."""
+    return not (access.by_reference or access.window or access.changes_state
+                or access.foreign or access.arguments or access.field is not None
+                or access.conditional)
 
 
 def _in_lane(same_value: tuple | None, lane: Lane) -> tuple | None:
@@ -248,7 +299,8 @@ def _enter_in_time(frame: Frame, loop: ir.Loop, factor: int, *, chained: bool) -
             numbered = lane.in_time + ((lane_number(loop.var), k),) if factor > 1 \
                 else lane.in_time
             lanes.append(Lane(env, lane.values, blocks if factor == 1 else blocks.intersect(
-                G.lane_set(loop, space, loop.var, bounds, offset)), numbered))
+                G.lane_set(loop, space, loop.var, bounds, offset)), numbered,
+                lane.place + (k,)))
     chain = frame.chain + ((id(loop),) if chained else ())
     return Frame(frame.root, frame.pipelined, frame.time_vars + (loop.var,), chain,
                  tuple(lanes), domain, loop.step < 0)
@@ -291,7 +343,7 @@ def _unroll_fully(frame: Frame, loop: ir.Loop) -> Frame:
             value = E.add(start, E.const(k * loop.step))
             known = ((loop.var, value.value),) if isinstance(value, E.Const) else ()
             lanes.append(Lane({**lane.env, loop.var: value}, lane.values + known,
-                              lane.domain, lane.in_time))
+                              lane.domain, lane.in_time, lane.place + (k,)))
     return replace(frame, lanes=tuple(lanes))
 
 

@@ -181,7 +181,11 @@ class CycleGroup:
     which rotates over iterators, makes it one).  ``text``: the loop's ``ir.Loop.text``
     (``()``: its function's one text); the groups of one coordinate and text are one
     piece of code to the HLS tool (``LaneAccess.instances``).  ``process``: the
-    loop's dataflow processes (``ir.Loop.process``).
+    loop's dataflow processes (``ir.Loop.process``).  ``free``: the lane
+    accesses that take no port (:mod:`.forwarding`: reads the iteration forwards from
+    its own write, stores a later one overwrites), left out of ``accesses``, which
+    every port count, proof and recurrence reads; the trace's address check compares
+    them too (:attr:`issued`).
     """
 
     loop: str
@@ -200,6 +204,12 @@ class CycleGroup:
     sizes: frozenset[str] = frozenset()
     text: tuple = ()
     process: tuple[tuple[int, int], ...] = ()
+    free: tuple[LaneAccess, ...] = ()
+
+    @property
+    def issued(self) -> tuple[LaneAccess, ...]:
+        """Every lane access the program makes in an iteration, ``free`` ones too."""
+        return self.accesses + self.free
 
     @cached_property
     def merged_writes(self) -> dict[int, int]:

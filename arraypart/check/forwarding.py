@@ -1,0 +1,159 @@
+"""The checker's side of store forwarding and dead stores (``poly.forwarding``).
+
+From the walk's own records (:class:`.walk.Emitted`): within one step of a loop
+pipelined without an unroll factor (no ``break``, ``continue`` or ``return`` in it,
+its text held once), the access instances of one array that no other name may reach
+there (``poly.forwarding.forwarding_arrays``), in program order (``Emitted.at`` with
+each column's lane ordinals, then reads before writes within a statement), are swept:
+
+- a read takes no port when the last write of the array before it, and every write
+  of its own statement (which the order puts after its reads, C not always), is a
+  write of the same element;
+- a write takes no port when a later write of the same element, in another
+  statement, follows with no read of the array in between that takes a port.
+
+Only an instance that runs in every step and is *plain* (no ``if`` around it in the
+loop, a plain reference) may be forwarded, forward, be overwritten or overwrite;
+others only block.  Same element: the index as written, with each unrolled loop's
+iterator replaced by its value in the column (``start + ordinal * step``, the start
+substituted likewise), gives one affine form per dimension.  The instances of every
+path through the loop's data-dependent ``if``s are swept together (a path lacks the
+others' conditional accesses, which still block).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from .. import expr as E
+from .. import ir
+from ..poly.lanes import plain_reference
+from . import frames as F
+from .walk import Digit, Emitted
+
+
+def without_free(emitted: list[Emitted], iteration: list[Emitted],
+                 forwarded: frozenset[str], elements: dict | None = None
+                 ) -> list[Emitted]:
+    """``emitted`` (one path's) with the instances of the arrays ``forwarded`` that
+    take no port masked out, each access that has some in an emission of its own;
+    ``iteration``: every path's emissions of the same steps (``emitted`` itself for a
+    loop of one path); ``elements``: a cache of each (access, column)'s element over
+    the chunks of one loop (a column's lane is one in every chunk)."""
+    free = free_columns(iteration, forwarded, {} if elements is None else elements)
+    if not free:
+        return emitted
+    out = []
+    for e in emitted:
+        if not any(id(a) in free for a in e.accesses):
+            out.append(e)
+            continue
+        for a in e.accesses:
+            frame = e.frame if id(a) not in free else F.restrict(e.frame, ~free[id(a)][None, :])
+            out.append(replace(e, frame=frame, accesses=(a,)))
+    return out
+
+
+def free_columns(iteration: list[Emitted], forwarded: frozenset[str],
+                 elements: dict) -> dict[int, np.ndarray]:
+    """Per ``id(access)``, the columns (lanes) of its emission that take no port (an
+    array the iteration does not write has none); ``elements``: see
+    :func:`without_free`."""
+    written = {a.array for e in iteration for a in e.accesses if a.kind == "write"}
+    instances: dict[str, list[tuple]] = {}
+    seen: dict[int, int] = {}
+    for e in iteration:
+        for k, a in enumerate(e.accesses):
+            if a.array in written and a.array in forwarded:
+                seen[id(a)] = seen.get(id(a), 0) + 1
+                instances.setdefault(a.array, []).extend(_instances(e, k, a, elements))
+    free: dict[int, np.ndarray] = {}
+    for mine in instances.values():
+        for a, column, lanes in _swept(sorted(mine, key=lambda x: x[0])):
+            if seen[id(a)] == 1:  # an access emitted twice has no one place
+                free.setdefault(id(a), np.zeros(lanes, bool))[column] = True
+    return free
+
+
+def _instances(e: Emitted, k: int, a: ir.Access, elements: dict) -> list[tuple]:
+    """(order, access, column, lanes, element or None) of each column of ``e`` that
+    runs in some step; the element only where the instance qualifies."""
+    live = e.frame.mask.any(axis=0)
+    every = e.frame.mask.all(axis=0)
+    kind = 0 if a.kind == "read" else 1
+    out = []
+    for column in np.flatnonzero(live).tolist():
+        digits = _digits(column, e.widths)
+        order = tuple(digits[s.loop + 1] if isinstance(s, Digit) else s for s in e.at)
+        qualifies = e.plain and bool(every[column]) and plain_reference(a) and a.regular
+        key = (id(a), column, e.widths)
+        if qualifies and key not in elements:
+            elements[key] = _element(a, e.unrolled, digits[1:])
+        element = elements[key] if qualifies else None
+        out.append((order + (kind, k), a, column, e.frame.lanes, element))
+    return out
+
+
+def _swept(instances: list[tuple]) -> list[tuple[ir.Access, int, int]]:
+    """(access, column, lanes) of the instances (in program order) that take no port."""
+    stores: dict[tuple, list] = {}  # statement -> the elements it writes
+    for order, a, _, _, element in instances:
+        if a.kind == "write":
+            stores.setdefault(order[:-2], []).append(element)
+    free: set[int] = set()
+    last_write = None
+    for n, (order, a, _, _, element) in enumerate(instances):
+        if a.kind == "write":
+            last_write = element
+        elif element is not None and element == last_write and all(
+                e == element for e in stores.get(order[:-2], ())):
+            free.add(n)
+    overwritten: dict[tuple, set[tuple]] = {}  # element -> statements writing it
+    for n in range(len(instances) - 1, -1, -1):
+        order, a, _, _, element = instances[n]
+        if a.kind == "read":
+            if n not in free:
+                overwritten.clear()
+        elif element is not None:
+            if overwritten.get(element, set()) - {order[:-2]}:
+                free.add(n)
+            overwritten.setdefault(element, set()).add(order[:-2])
+    return [instances[n][1:4] for n in sorted(free)]
+
+
+def _digits(column: int, widths: tuple[int, ...]) -> list[int]:
+    """``column``'s lane ordinal per level (the concurrent loop's, then each unrolled
+    loop's), outermost most significant."""
+    out = []
+    for width in reversed(widths):
+        column, digit = divmod(column, width)
+        out.append(digit)
+    return out[::-1]
+
+
+def _element(a: ir.Access, unrolled: tuple[ir.Loop, ...], ordinals: list[int]
+             ) -> tuple | None:
+    """The element ``a`` names in the lane of ``ordinals`` (one per loop of
+    ``unrolled``): its member and the affine form of each subscript, or None when a
+    subscript reads an iterator whose start is a min/max of several expressions."""
+    env: dict[str, E.Expr] = {}
+    unknown: set[str] = set()
+    for loop, ordinal in zip(unrolled, ordinals):
+        if len(loop.init) != 1:
+            unknown.add(loop.var)
+            continue
+        start = E.substitute(loop.init[0], env)
+        env[loop.var] = E.simplify(E.add(start, E.const(ordinal * loop.step)))
+        if E.variables(start) & unknown:
+            unknown.add(loop.var)
+    forms = []
+    for e in a.index:
+        if E.variables(e) & unknown:
+            return None
+        value = E.simplify(E.substitute(e, env))
+        form = E.affine_form(value)
+        forms.append(("tree", value) if form is None else (
+            "affine", tuple(sorted((v, c) for v, c in form[0].items() if c)), form[1]))
+    return a.field, tuple(forms)

@@ -1,0 +1,150 @@
+"""Store forwarding and dead stores within one pipeline iteration (DESIGN §2, the rule).
+
+Before it schedules a pipelined loop, the HLS tool (LLVM's GVN and dead-store
+elimination, on the body with its inner loops unrolled) keeps an element that the
+iteration writes in a register.  In the program order of one iteration (lane 0's
+body, then lane 1's, ...; a statement's reads before its writes, so ``x += e``
+reads, then writes):
+
+- a **read** of an element that the iteration already wrote takes no port (it is
+  forwarded) when the last write of the array before it is a write of that element:
+  a write of the array at another subscript in between (its own statement's
+  included) may alias, and blocks;
+- a **write** that a later write of the same element, in a later statement,
+  overwrites takes no port (a dead store) when no read of the array that is not
+  forwarded lies in between.
+
+"Same element": one array (a whole element, never a struct member), and subscripts
+with one affine form after the lane's unrolled iterators are substituted (so equal
+in every iteration); an irregular subscript never is.  Only *plain* accesses qualify
+(``lanes.Found.plain``: no ``if``, no condition, no operand of ``?:``, ``&&`` or
+``||`` the data decides, so they run whenever their lane does), in a loop pipelined
+without an unroll factor whose iteration no ``break``, ``continue`` or ``return``
+cuts short and whose text the IR holds once, of an array that is not ``volatile``
+and that no other name may reach there (:func:`forwarding_arrays`: a local, or the
+loop's only argument or global; no call the tool may keep touches it).  Every other
+access still counts, and still blocks: a conditional write between, on any path
+through the iteration's data-dependent ``if``s, ends forwarding.  When in doubt an
+access is counted.
+
+Code generation keeps such an array's references as written in that loop: a write
+followed by an access of the same element is what ``codegen.bankcentric`` never
+routes (``_order_kept``).  A phase switch (:mod:`arraypart.codegen.phases`, for an
+interface or global) puts its references in the cases of a ``switch``: the checker,
+which reads the emitted code back for the II a compile reports, then counts them all,
+applying the rule on its own (:mod:`arraypart.check.forwarding`).
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Mapping
+
+from .. import expr as E
+from .. import ir
+from .lanes import Found
+
+
+def forwarding_loop(loop: ir.Loop) -> bool:
+    """Whether one iteration of the concurrent ``loop`` is one straight body the tool
+    forwards in: pipelined with no unroll factor of its own, and no ``break``,
+    ``continue`` or ``return`` in it or in a loop inside it."""
+    return (loop.pipeline_ii is not None and loop.unroll is None
+            and not any(lp.skips or lp.early_exit is not None
+                        for lp in (loop, *ir.loops(loop.body))))
+
+
+def forwarding_arrays(arrays: Mapping[str, ir.Array], touched: Iterable[str],
+                      top: str) -> frozenset[str]:
+    """The arrays among ``touched`` (every array one concurrent loop accesses) whose
+    elements the tool forwards there, which nothing but their own references may
+    touch: a local of the top's text; or an argument or global (which a pointer may
+    reach: an interface, a ``static`` or file-scope array) that is the only such array
+    the loop touches, constant tables aside (no write may reach one).  Each also
+    :func:`_forwarded`."""
+    names = set(touched)
+    reachable = [n for n in names if _reachable(arrays[n])]
+    return frozenset(n for n in names if _forwarded(arrays[n], top)
+                     and (not _reachable(arrays[n]) or reachable == [n]))
+
+
+def _reachable(array: ir.Array) -> bool:
+    """Another name (a pointer argument, a global) may reach ``array``'s memory: an
+    interface, or a ``static``, file-scope or header array that is not a constant
+    table."""
+    return array.interface or (
+        (array.static or array.file_scope or array.header) and not array.const)
+
+
+def _forwarded(array: ir.Array, top: str) -> bool:
+    """``array``'s references are all plain text of the top (no sub-function's, no
+    header function's, none kept as written: a routine writing part of an element,
+    a subscript that changes state), it is a memory the program addresses (no FIFO,
+    no reshaped words, no stencil window; a local one not reached by a pointer of
+    its own), not ``volatile``."""
+    return not (array.volatile or array.fifo is not None or array.stencil is not None
+                or array.reshapes or array.header_function
+                or any(f != top for f in array.functions)
+                or array.kept_reference is not None
+                or not (array.partitionable or array.interface))
+
+
+def free_accesses(found: Iterable[Found]) -> frozenset[tuple[int, ...]]:
+    """The ``order`` of each lane access of ``found`` that takes no port (module
+    doc).  ``found``: the lane accesses of one array in one iteration of one
+    :func:`forwarding_loop`, on every path through its data-dependent ``if``s (a
+    path's group lacks the other paths' conditional accesses, which still block)."""
+    iteration = sorted({f.order: f for f in found}.values(), key=lambda f: f.order)
+    stores: dict[tuple[int, ...], list[tuple | None]] = {}  # statement -> its writes
+    for f in iteration:
+        if f.access.kind == "write":
+            stores.setdefault(statement(f.order), []).append(
+                element(f) if _qualifies(f) else None)
+    free: set[tuple[int, ...]] = set()
+    last_write: Found | None = None
+    for f in iteration:
+        if f.access.kind == "write":
+            last_write = f
+        elif (last_write is not None and _qualifies(f) and _qualifies(last_write)
+              and element(last_write) == element(f)
+              and all(e == element(f) for e in stores.get(statement(f.order), ()))):
+            free.add(f.order)
+    overwritten: dict[tuple, set[tuple[int, ...]]] = {}  # element -> statements
+    for f in reversed(iteration):
+        if f.access.kind == "read":
+            if f.order not in free:
+                overwritten.clear()
+        elif _qualifies(f):
+            if overwritten.get(element(f), set()) - {statement(f.order)}:
+                free.add(f.order)
+            overwritten.setdefault(element(f), set()).add(statement(f.order))
+    return frozenset(free)
+
+
+def statement(order: tuple[int, ...]) -> tuple[int, ...]:
+    """The statement an access's ``order`` lies in.  ``order`` puts a statement's
+    reads before its writes, which C does not always do (``a[k] = 5, t = a[i];``), so
+    a read is forwarded only when every write of its own statement is of its element,
+    and two writes of one statement (``A[0] = A[0] = x``) never overwrite each
+    other."""
+    return order[:-2]
+
+
+def _qualifies(f: Found) -> bool:
+    """A plain, regular lane access that runs on its frame's whole domain."""
+    return (f.plain and f.access.regular
+            and f.access.domain.is_equal(f.frame.domain))
+
+
+def element(f: Found) -> tuple:
+    """The element a regular lane access names, as a value equal for two accesses
+    exactly when their subscripts have one affine form (quasi-affine ones: one
+    simplified tree), with its member."""
+    return f.access.field, tuple(_form(e) for e in f.access.index)
+
+
+def _form(e: E.Expr) -> tuple:
+    form = E.affine_form(e)
+    if form is None:
+        return ("tree", E.simplify(e))
+    coeffs, constant = form
+    return ("affine", tuple(sorted((v, k) for v, k in coeffs.items() if k)), constant)

@@ -1,0 +1,225 @@
+"""Store forwarding and dead stores within one pipeline iteration (issue 13).
+
+The HLS tool keeps an element that one iteration writes in a register: a read of it
+after the write, with no write of the array at another subscript between, takes no
+port, nor does a store a later one overwrites with no read between that takes one
+(:mod:`arraypart.poly.forwarding`).  The model, the checker and the trace's replay
+apply the rule each on their own; every access it does not cover still counts."""
+
+import pytest
+
+import arraypart
+from arraypart import check
+
+from conftest import assert_the_testbench_passes, assert_the_trace_agrees, needs_gxx, write
+
+# SDAccel's cpu_to_fpga/04_partition_c (Vitis reaches II 1): lc[i][j] is written by
+# its init and by each of 64 unrolled lanes, and read by each lane.
+ACC = """\
+#define N 64
+void acc(const int a[N][N], const int b[N][N], int c[N][N]) {
+    int la[N][N], lb[N][N], lc[N][N];
+#pragma HLS ARRAY_PARTITION variable=la dim=2 complete
+#pragma HLS ARRAY_PARTITION variable=lb dim=1 complete
+#pragma HLS ARRAY_PARTITION variable=lc dim=2 complete
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++) {
+#pragma HLS PIPELINE II=1
+            la[i][j] = a[i][j];
+            lb[i][j] = b[i][j];
+        }
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++) {
+#pragma HLS PIPELINE II=1
+            lc[i][j] = 0;
+            for (int k = 0; k < N; k++) {
+#pragma HLS UNROLL
+                lc[i][j] += la[i][k] * lb[k][j];
+            }
+        }
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++) {
+#pragma HLS PIPELINE II=1
+            c[i][j] = lc[i][j];
+        }
+}
+"""
+
+# One pipelined loop over a one-port local array; BODY is the iteration.
+SMALL = """\
+void k(const int x[16], const int idx[16], int y[16]) {
+  DECL a[32];
+  for (int i = 0; i < 32; i++) a[i] = 0;
+  for (int i = 0; i < 16; i++) {
+#pragma HLS PIPELINE II=1
+BODY
+  }
+}
+"""
+
+# a[i] written, read back, written again, read back: one write takes a port
+FORWARDED = "a[i] = x[i];\na[i] = a[i] + 1;\ny[i] = a[i];"
+
+
+def _loop_iis(report) -> list[int]:
+    return [loop["achieved_ii"] for loop in report.to_json()["loops"]]
+
+
+def _ports_taken(tmp_path, body: str, decl: str = "int") -> tuple[int, int, int]:
+    """The pipelined loop's accesses of ``a`` in the model, the checker's II and the
+    scheduling rule's II with ``a`` one single-port memory (each access a cycle)."""
+    path = write(tmp_path, "k.cpp", SMALL.replace("DECL", decl).replace("BODY", body))
+    report = arraypart.analyze(path, ports=1)
+    loop = report.model.loops[1].name
+    model = max(len(g.accesses) for g in report.model.array("a").groups if g.loop == loop)
+    one = check.as_written_bankings(report.kernel)
+    iis = [check.check_kernel(report.kernel, one, ports=1, rule=rule).loops[1].achieved_ii
+           for rule in (False, True)]
+    return model, *iis
+
+
+def test_the_accumulated_element_takes_one_write_port(tmp_path):
+    compiled = arraypart.compile_kernel(write(tmp_path, "acc.cpp", ACC))
+    assert _loop_iis(compiled.report) == [1, 1, 1]
+    lc = compiled.report.model.array("lc").groups
+    (group,) = [g for g in lc if g.loop == "L14"]
+    assert [a.kind for a in group.accesses] == ["write"]
+    assert len(group.free) == 64 + 64  # the init and 63 lanes' writes, 64 reads
+    checked = check.check_kernel(compiled.report.kernel, compiled.report.solution.bankings(),
+                                 rule=True)
+    assert [lp.achieved_ii for lp in checked.loops] == [1, 1, 1]
+    as_written = check.check_kernel(compiled.report.kernel,
+                                    check.as_written_bankings(compiled.report.kernel),
+                                    rule=True)
+    assert [lp.achieved_ii for lp in as_written.loops] == [1, 1, 1]
+    # a write followed by an access of the same element is never routed bank by bank
+    # (codegen.bankcentric): the tool sees the text it forwards in
+    assert "lc[i][j] += la[i][k] * lb[k][j];" in compiled.files["acc.cpp"]
+
+
+@needs_gxx
+def test_the_accumulator_traces_and_computes_as_the_original(tmp_path):
+    compiled = arraypart.compile_kernel(write(tmp_path, "acc.cpp", ACC))
+    judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    assert [loop.traced_ii for loop in judged.replay.loops] == [1, 1, 1]
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
+@pytest.mark.parametrize("body, taken", [
+    (FORWARDED, (1, 1, 1)),
+    # a dead store: the read between is forwarded
+    ("a[i] = 1;\ny[i] = a[i];\na[i] = x[i];", (1, 1, 1)),
+    # a read before any write still reads, once (two reads of one element)
+    ("y[i] = a[i] + a[i];\na[i] = 1;\na[i] = x[i];", (3, 2, 2)),
+])
+def test_forwarded_reads_and_dead_stores_take_no_port(tmp_path, body, taken):
+    assert _ports_taken(tmp_path, body) == taken
+
+
+@pytest.mark.parametrize("blocked, taken", [
+    # a write at an irregular subscript between may be the element
+    ("a[i] = x[i];\na[idx[i] & 31] = 5;\ny[i] = a[i];", (3, 3, 3)),
+    # another affine subscript between blocks too
+    ("a[i] = x[i];\na[i + 1] = 5;\ny[i] = a[i];", (3, 3, 3)),
+    # C writes a[idx[i] & 31] before it reads a[i] in one statement
+    ("a[i] = x[i];\na[idx[i] & 31] = 5, y[i] = a[i];", (3, 3, 3)),
+    # a read of another element between keeps the first store
+    ("a[i] = 1;\ny[i] = a[i + 1];\na[i] = x[i];", (3, 3, 3)),
+    # a write in a data-dependent if: neither forwards nor overwrites
+    ("a[i] = 0;\nif (x[i] > 0) a[i] = 1;\ny[i] = a[i];", (3, 3, 3)),
+    ("if (x[i] > 0) a[i] = 1;\ny[i] = a[i];", (2, 2, 2)),
+    # an operand of ?: the data decides
+    ("a[i] = x[i];\nx[i] > 0 ? (a[i] = 2) : 0;\ny[i] = a[i];", (3, 3, 3)),
+])
+def test_what_may_not_be_forwarded_is_counted(tmp_path, blocked, taken):
+    assert _ports_taken(tmp_path, FORWARDED) == (1, 1, 1)
+    assert _ports_taken(tmp_path, blocked) == taken
+
+
+@pytest.mark.parametrize("decl", ["volatile int", "static int"])
+def test_an_array_something_else_may_reach_makes_every_access(tmp_path, decl):
+    """A volatile array's accesses are all made; a static one is a global, which a
+    pointer argument may alias."""
+    assert _ports_taken(tmp_path, FORWARDED) == (1, 1, 1)
+    assert _ports_taken(tmp_path, FORWARDED, decl) == (4, 3, 3)
+
+
+def test_an_interface_array_makes_every_access(tmp_path):
+    """Another argument may alias an interface array."""
+    text = SMALL.replace("DECL a[32];", "int a[32];").replace("BODY", FORWARDED)
+    local = arraypart.analyze(write(tmp_path, "k.cpp", text), ports=1)
+    interface = arraypart.analyze(write(tmp_path, "k.cpp", text.replace(
+        "int y[16]) {\n  int a[32];", "int y[16], int a[32]) {")), ports=1)
+    counts = [max(len(g.accesses) for g in r.model.array("a").groups if g.loop == loop)
+              for r in (local, interface) for loop in [r.model.loops[1].name]]
+    assert counts == [1, 4]
+
+
+@needs_gxx
+def test_the_trace_agrees_on_what_is_forwarded(tmp_path):
+    for n, (body, ii) in enumerate([
+            (FORWARDED, 1),
+            ("a[i] = x[i];\na[idx[i] & 31] = 5;\ny[i] = a[i];", None),
+            ("a[i] = 0;\nif (x[i] > 0) a[i] = 1;\ny[i] = a[i];", None)]):
+        folder = tmp_path / str(n)
+        folder.mkdir()
+        path = write(folder, "k.cpp", SMALL.replace("DECL", "int").replace("BODY", body))
+        compiled = arraypart.compile_kernel(path, ports=1)
+        judged = assert_the_trace_agrees(compiled, folder, ports=1)
+        traced = judged.replay.loops[1]
+        assert traced.traced_ii == (ii or traced.claim.claimed_ii), body
+        assert_the_testbench_passes(compiled, folder)
+
+
+# UG1399: a non-volatile pointer's accesses in one call merge into one write
+POINTER = """\
+const int tab[8] = {3, 1, 4, 1, 5, 9, 2, 6};
+void k(int x, int *out) {
+#pragma HLS PIPELINE II=1
+  *out = 0;
+  for (int i = 0; i < 8; i++) {
+#pragma HLS UNROLL
+    *out += tab[i] * x;
+  }
+}
+"""
+
+# The same accumulation in a pipelined loop over an m_axi array.
+OFF_CHIP = """\
+const int tab[8] = {3, 1, 4, 1, 5, 9, 2, 6};
+void kl(int x, int out[16]) {
+#pragma HLS INTERFACE m_axi port=out offset=slave bundle=gmem0 depth=16
+  for (int j = 0; j < 16; j++) {
+#pragma HLS PIPELINE II=1
+    out[j] = 0;
+    for (int i = 0; i < 8; i++) {
+#pragma HLS UNROLL
+      out[j] += tab[i] * (x + j);
+    }
+  }
+}
+"""
+
+
+def test_a_pointer_argument_alone_is_forwarded(tmp_path):
+    compiled = arraypart.compile_kernel(write(tmp_path, "k.cpp", POINTER))
+    assert _loop_iis(compiled.report) == [1]
+
+
+@needs_gxx
+def test_an_off_chip_accumulator_takes_one_write_and_traces(tmp_path):
+    compiled = arraypart.compile_kernel(write(tmp_path, "kl.cpp", OFF_CHIP))
+    assert _loop_iis(compiled.report) == [1]
+    judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    assert [loop.traced_ii for loop in judged.replay.loops] == [1]
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
+def test_an_argument_another_may_alias_makes_every_access(tmp_path):
+    """A read of another argument between two stores may read the first one (the
+    pointers may be one), and a write of another may be the element read back."""
+    forwarded = arraypart.analyze(write(tmp_path, "kl.cpp", OFF_CHIP))
+    aliased = arraypart.analyze(write(tmp_path, "kl.cpp", OFF_CHIP.replace(
+        "void kl(int x, int out[16]) {", "void kl(const int x[16], int out[16]) {").replace(
+        "(x + j)", "x[j]")))
+    assert (_loop_iis(forwarded), _loop_iis(aliased)) == ([1], [9])
