@@ -330,11 +330,17 @@ def _check_path(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
     steps, need, conflict, key, trip = 0, target, None, None, 0
     dynamic: dict[ir.Access, int] = {}
     elements: dict = {}  # without_free's cache over the chunks
+    known_epochs: dict = {}  # read_epochs' cache over the chunks
+    kinds: dict[str, set[str]] = {}
+    for a in ir.accesses(whole.body):
+        kinds.setdefault(a.array, set()).add(a.kind)
+    # a step needs every path's emissions only when some array is read and written
+    every_path = forwarded or any(len(k) == 2 for k in kinds.values())
     for root, emitted, entry_trip in _chunks(region, deadline):
         trip = max(trip, entry_trip)
-        iteration = emitted if region.loop is whole else walk_steps(
+        iteration = emitted if region.loop is whole or not every_path else walk_steps(
             replace(region, loop=whole), root)[0]
-        epochs = read_epochs(iteration)
+        epochs = read_epochs(iteration, known_epochs)
         if forwarded:
             emitted = without_free(emitted, iteration, forwarded, elements)
         runs = _runs(emitted, kernel, memories, totals, static, deadline, epochs)
