@@ -207,3 +207,40 @@ def test_an_array_reshaped_into_one_word_is_a_register(tmp_path):
     text = result.files["rounds.cpp"]
     assert "ARRAY_RESHAPE variable=s complete dim=1" in text
     assert "array_partition variable=s" not in text and "bind_storage variable=s" not in text
+
+
+def test_a_variable_list_is_one_pragma_per_array(tmp_path):
+    """``variable=din,dout`` (Xilinx's SSR FIR app note): Vitis HLS's front end splits
+    the list into one pragma per array (``getSubExprOfVariable`` in its
+    ParseXlxPragma.cpp); it was rejected as "unknown array 'din,dout'"."""
+    result = compiled(tmp_path, "fir", """
+    void fir(int din[4], int dout[4]) {
+    #pragma HLS PIPELINE II=1
+    #pragma HLS ARRAY_RESHAPE variable=din, dout complete
+      for (int i = 0; i < 4; i++) dout[i] = din[i] * 3;
+    }""")
+    arrays = {s.array.name: s.array for s in result.report.solution.arrays}
+    assert [r.type for r in arrays["din"].reshapes] == ["complete"]
+    assert [r.type for r in arrays["dout"].reshapes] == ["complete"]
+    assert "#pragma HLS ARRAY_RESHAPE variable=din, dout complete" in result.files["fir.cpp"]
+
+
+def test_a_list_pragma_is_split_where_one_array_loses_it(tmp_path):
+    """``bind_storage variable=in,a``: arraypart writes its own bind_storage of the
+    local ``a``, so the user's keeps only ``in`` (the whole line was dropped, losing
+    ``in``'s ram_1p)."""
+    result = compiled(tmp_path, "two", """
+    void two(int in[64], int out[16]) {
+      int a[64];
+    #pragma HLS bind_storage variable=in,a type=ram_1p
+      for (int i = 0; i < 64; i++) a[i] = in[i];
+      for (int i = 0; i < 16; i++) {
+    #pragma HLS pipeline II=1
+        out[i] = a[4 * i] + a[4 * i + 1] + in[i];
+      }
+    }""")
+    arrays = {s.array.name: s.array for s in result.report.solution.arrays}
+    assert arrays["in"].storage == arrays["a"].storage == "ram_1p"
+    text = result.files["two.cpp"]
+    assert "#pragma HLS bind_storage variable=in type=ram_1p" in text
+    assert "variable=in,a" not in text and text.count("bind_storage variable=a ") == 1
