@@ -244,3 +244,67 @@ def test_a_list_pragma_is_split_where_one_array_loses_it(tmp_path):
     text = result.files["two.cpp"]
     assert "#pragma HLS bind_storage variable=in type=ram_1p" in text
     assert "variable=in,a" not in text and text.count("bind_storage variable=a ") == 1
+
+
+def test_a_partition_of_a_reshaped_dimension_is_dropped_with_a_warning(tmp_path):
+    """``array_partition block 2`` and ``array_reshape cyclic 2`` of one dimension: the
+    emitted kernel kept only the reshape while the report, the kernel's comment and the
+    model gave the partition (block 2 applied to the words, bank 1 never used; probe 36
+    F4).  Now the partition is dropped with a warning at its line, and every output
+    says the same: one memory of words, ram_1p, II 2 for two distinct words."""
+    path = tmp_path / "pr3.c"
+    path.write_text(dedent("""
+    void pr3(const int in[256], int out[64]) {
+        int a[256];
+    #pragma HLS bind_storage variable=a type=ram_1p
+    #pragma HLS array_partition variable=a type=block factor=2
+    #pragma HLS array_reshape variable=a type=cyclic factor=2
+        for (int t = 0; t < 256; t++) {
+    #pragma HLS pipeline
+            a[t] = in[t];
+        }
+        for (int i = 0; i < 64; i++) {
+    #pragma HLS pipeline
+            out[i] = a[2 * i] + a[2 * i + 1] + a[2 * i + 128] + a[2 * i + 129];
+        }
+    }"""))
+    result = arraypart.compile_kernel(path)
+    report = result.report
+    (dropped,) = [w for w in report.warnings if "array_partition of a is dropped" in w]
+    assert dropped.startswith(f"{path}:5:1:") and "array_reshape at" in dropped
+    a = next(s for s in report.solution.arrays if s.array.name == "a")
+    assert a.array.partitions == () and a.banking.scheme.banks == 1
+    text = result.files["pr3.cpp"]
+    assert "array_partition" not in text and "// arraypart: a: none" in text
+    achieved = [report.loop_achieved_ii(n, loop.name, loop.target_ii)
+                for n, loop in enumerate(report.model.loops)]
+    assert achieved == [1, 2] == checked_iis(result)
+    written = check.check_kernel(report.kernel, check.as_written_bankings(report.kernel),
+                                 ports=2)
+    assert [loop.achieved_ii for loop in written.loops] == [1, 2]
+
+
+def test_of_a_reshaped_arrays_partitions_only_the_reshaped_dimensions_go(tmp_path):
+    """The partition of dimension 2 stays beside a reshape of dimension 1, as written;
+    another of dimension 1 goes, from the kernel and from a ``--directives`` file."""
+    path = tmp_path / "both.c"
+    path.write_text(dedent("""
+    void both(int a[8][16], int out[8]) {
+      for (int i = 0; i < 8; i++) {
+    #pragma HLS pipeline II=1
+        out[i] = a[i][0] + a[i][1] + a[i][2] + a[i][3];
+      }
+    }"""))
+    tcl = tmp_path / "dirs.tcl"
+    tcl.write_text("set_directive_array_reshape -type cyclic -factor 2 -dim 1 both a\n"
+                   "set_directive_array_partition -type cyclic -factor 4 -dim 2 both a\n"
+                   "set_directive_array_partition -type block -factor 2 -dim 1 both a\n")
+    result = arraypart.compile_kernel(path, directives=tcl)
+    a = next(s for s in result.report.solution.arrays if s.array.name == "a")
+    assert [(p.type, p.dim) for p in a.array.partitions] == [("cyclic", 2)]
+    assert any(w.startswith(f"{tcl}:3:1: warning: array_partition of a is dropped")
+               for w in result.report.warnings), result.report.warnings
+    kernel, tcl_out = result.files["both.cpp"], result.files["directives.tcl"]
+    assert "array_partition variable=a type=cyclic factor=4 dim=2" in kernel
+    assert "block" not in kernel and "array_partition" not in tcl_out
+    assert checked_iis(result) == [1]

@@ -515,7 +515,8 @@ def _edit_pragmas(data: bytes, pragmas: list[_ArrayPragma], solution: Solution,
     edits = []
     for p in pragmas:
         if p.parameter or (p.name in handled and (
-                (p.kind == "array_partition" and p.name not in verbatim) or (
+                (p.kind == "array_partition" and not kept_partition(p.node.coord, p.name,
+                                                           handled, verbatim)) or (
                 p.kind == "bind_storage" and not handled[p.name].interface))):
             name = None
         elif p.name in explicit:
@@ -533,6 +534,13 @@ def _edit_pragmas(data: bytes, pragmas: list[_ArrayPragma], solution: Solution,
         if names != list(lists[start].listed):
             edits.append(_split_list(data, lists[start], names))
     return edits
+
+
+def kept_partition(coord, name: str, arrays: dict, verbatim: frozenset[str]) -> bool:
+    """Whether the user's array_partition at ``coord`` on array ``name`` stays: the
+    array's partitions stay ``verbatim`` and the front end kept this one (not one of a
+    reshaped dimension, :meth:`.memories.MemoryLowering._set_partitioning`)."""
+    return name in verbatim and coord in {q.coord for q in arrays[name].partitions}
 
 
 def _split_list(data: bytes, p: _ArrayPragma, names: list[str | None]) -> Edit:

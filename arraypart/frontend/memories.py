@@ -416,7 +416,7 @@ class MemoryLowering:
         array = self._arrays[name]
         if pragma.kind == "array_partition":
             partition = self._pragmas.partition(pragma, len(array.shape))
-            self._arrays[name] = replace(array, partitions=array.partitions + (partition,))
+            self._set_partitioning(replace(array, partitions=array.partitions + (partition,)))
         elif pragma.kind == "array_reshape" and not array.memory:
             self._warnings.append(warning_text(self._pragmas.coord(pragma), (
                 f"array_reshape of {name}, which is an interface port (m_axi or a "
@@ -424,8 +424,8 @@ class MemoryLowering:
         elif pragma.kind == "array_reshape":
             reshape = self._pragmas.partition(pragma, len(array.shape))
             if not reshape.off:  # off=true: no reshape
-                self._arrays[name] = replace(array, reshapes=array.reshapes + (reshape,),
-                                             partitionable=False)
+                self._set_partitioning(replace(array, reshapes=array.reshapes + (reshape,),
+                                               partitionable=False))
         else:
             kind, impl = storage or self._pragmas.storage(pragma)
             self._arrays[name] = replace(array, storage=kind, storage_impl=impl)
@@ -474,7 +474,33 @@ class MemoryLowering:
             changes = {field: given + (partition,)}
             if field == "reshapes":
                 changes["partitionable"] = False
-            self._arrays[binding.array] = replace(array, **changes)
+            self._set_partitioning(replace(array, **changes))
+
+    def _set_partitioning(self, array: Array) -> None:
+        """Record ``array`` with its partitions and reshapes, less each array_partition
+        of a dimension that an array_reshape also takes, with a located warning: Vitis
+        applies one of the two to a dimension, and arraypart models the reshape's words
+        alone, so the partition leaves the model and the emitted code (the report, the
+        kernel's comment and the emitted pragmas named it while only the reshape was
+        emitted, probe 36 F4).  A partition ``off=true`` asks for no banks: it stays."""
+        reshaped = array.reshaped_dims()
+        dims = range(len(array.shape))
+        kept = []
+        for p in array.partitions:
+            taken = sorted(reshaped & frozenset(dims if p.dim == 0 else (p.dim - 1,)))
+            if p.off or not taken:
+                kept.append(p)
+                continue
+            reshape = next(r for r in array.reshapes
+                           if r.dim == 0 or r.dim - 1 in taken)
+            what = "dimension" if len(taken) == 1 else "dimensions"
+            self._warnings.append(warning_text(p.coord, (
+                f"array_partition of {array.name} is dropped: {array.name} is also "
+                f"reshaped on {what} {', '.join(str(d + 1) for d in taken)} "
+                f"(array_reshape at {reshape.coord}), and Vitis applies one of the two "
+                "per dimension; arraypart keeps the reshape, models its words alone and "
+                "leaves this partition out of the emitted code")))
+        self._arrays[array.name] = replace(array, partitions=tuple(kept))
 
     def _product_size(self, node: N.Node) -> tuple[E.Expr] | None:
         """A bound ``a * b`` of sizes (and constants) is not affine; its value is a size
