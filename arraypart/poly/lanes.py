@@ -54,7 +54,11 @@ class Lane:
 @dataclass(frozen=True, eq=False)
 class Frame:
     """``root`` is the concurrent loop; ``chain`` the sequential loops inside it (for
-    an unrolled root) whose iterators are time variables: one group per chain.
+    an unrolled root) whose iterators are time variables, and ``("after", id)`` where
+    the frame's statements follow timed loop ``id`` at that level (or one inside an
+    ``if`` or a fully unrolled loop there): one group per chain.  Statements on either
+    side of a timed loop never issue in one cycle, since it takes steps of its own
+    between them (the checker's runs, :mod:`..check.walk`).
     ``domain`` is the set of time vectors of the chain (before any guard);
     ``descending``: the last time variable falls from one step to the next (its loop
     counts down)."""
@@ -144,10 +148,14 @@ Branch = tuple[int, str, frozenset[str]]
 
 def _walk_lanes(body: tuple[ir.Node, ...], frame: Frame, ctx: Context,
                 out: Collector, path: int, branches: tuple[Branch, ...] = (),
-                scope: int = 0, scope_from: int = 0) -> None:
+                scope: int = 0, scope_from: int = 0) -> tuple:
     """``scope``: the innermost loop entered inside the concurrent loop (its id; 0
     for the concurrent loop itself), which the accesses' ``subscript`` names;
-    ``branches[scope_from:]``: the ``if``s entered inside it."""
+    ``branches[scope_from:]``: the ``if``s entered inside it.  Returns the chain of
+    the statements that follow ``body``: after a timed loop walked in it (also in a
+    branch, or in a fully unrolled loop), a run of their own (``Frame.chain``), in
+    walk order as the checker's runs start."""
+    level = frame.chain
     for node in body:
         if isinstance(node, ir.Stmt):
             _record(node.accesses, frame, out, path, branches, scope, scope_from)
@@ -159,13 +167,15 @@ def _walk_lanes(body: tuple[ir.Node, ...], frame: Frame, ctx: Context,
             then_marks, else_marks = (((id(node), "then", known),),
                                       ((id(node), "else", known),)) if node.cond is None \
                 else ((), ())
-            _walk_lanes(node.then, then_frame, then_ctx, out, path, branches + then_marks,
-                        scope, scope_from)
-            _walk_lanes(node.orelse, else_frame, else_ctx, out, path, branches + else_marks,
-                        scope, scope_from)
+            chain = _walk_lanes(node.then, then_frame, then_ctx, out, path,
+                                branches + then_marks, scope, scope_from)
+            chain = _walk_lanes(node.orelse, replace(else_frame, chain=chain), else_ctx, out,
+                                path, branches + else_marks, scope, scope_from)
+            frame = replace(frame, chain=chain)
         elif frame.pipelined or node.unroll == 0:
-            _walk_lanes(node.body, _unroll_fully(frame, node), ctx.enter_loop(node), out,
-                        path, branches, id(node), len(branches))
+            frame = replace(frame, chain=_walk_lanes(
+                node.body, _unroll_fully(frame, node), ctx.enter_loop(node), out, path,
+                branches, id(node), len(branches)))
         else:
             # A pipelined loop inside an unrolled one runs in lockstep in every lane
             # of it (DESIGN §2: the lanes are concurrent); its inner loops unroll fully.
@@ -174,6 +184,8 @@ def _walk_lanes(body: tuple[ir.Node, ...], frame: Frame, ctx: Context,
                 inner = replace(inner, pipelined=True)
             _walk_lanes(node.body, inner, ctx.enter_loop(node), out, path, branches,
                         id(node), len(branches))
+            frame = replace(frame, chain=level + (("after", id(node)),))
+    return frame.chain
 
 
 def _record(accesses: tuple[ir.Access, ...], frame: Frame, out: Collector,
