@@ -614,6 +614,15 @@ def accesses(nodes: tuple[Node, ...]) -> Iterator[Access]:
             yield from accesses(n.body)
 
 
+def bundle_reads_merge(loop: Loop, array: Array) -> bool:
+    """Whether the reads of one element in one iteration of ``loop`` (one
+    ``Access.same_value``) are one transfer of ``array``'s m_axi bundle: where the
+    loop writes no element of it (a read after a store may see the store, so the
+    store is issued between the two reads; probe 36 F1)."""
+    return array.bundle is None or not any(
+        a.array == array.name and a.kind == "write" for a in accesses(loop.body))
+
+
 def loops(nodes: tuple[Node, ...]) -> Iterator[Loop]:
     """Every loop under ``nodes`` (loop bodies and both branches of ifs), outer first."""
     for n in nodes:

@@ -446,3 +446,27 @@ void rounds(u8 data[8], u8 out[8], int last) {{
 }}
 """))
     assert report.to_json()["params"]["total_round@10:27"]["range"] == [21, 41]
+
+
+def test_a_csr_row_start_is_held_at_its_least_value_without_a_false_reason(tmp_path):
+    """``for (k = rowPtr[0]; k < rowPtr[1]; k++)``: the start is modelled at 0, the
+    least value the arrays allow, which covers every larger start (it only shortens
+    the loop).  A warning said start 1 "takes an access outside its array" (false)
+    and advised ``-D ARRAYPART_MAX_rowPtr[0]@2:18=...``, which the command line
+    refuses (probe 36 F7)."""
+    path = write(tmp_path, "one.cpp", """void one(const int values[9], int out[9],
+         const int rowPtr[2]) {
+  for (int k = rowPtr[0]; k < rowPtr[1]; k++) {
+#pragma HLS pipeline
+    out[k] = values[k];
+  }
+}
+""")
+    report = arraypart.analyze(path)
+    assert not [w for w in report.warnings if "rowPtr" in w], report.warnings
+    params = report.to_json()["params"]
+    start = params["rowPtr[0]@3:16"]
+    assert start["range"] == [0, 0]
+    assert start["bound_by"].startswith("its least value (a larger start only shortens")
+    assert "below which the extent of values at" in start["bound_by"]
+    assert params["rowPtr[1]@3:31"]["range"] == [0, 9]

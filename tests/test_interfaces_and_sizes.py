@@ -272,6 +272,48 @@ def test_exclusive_branches_take_one_transfer_of_their_bundle(tmp_path):
     assert loop_ii(report) == [2]
 
 
+# rpao[v] and rpao[v + 1], each read twice in one iteration (bfs's bfs_stage2, probe 36
+# F3); STORE is a statement of the loop body after the reads.
+REREAD_OFF_CHIP = """#include <hls_stream.h>
+void dup(int *rpao, hls::stream<int> &in, hls::stream<long> &out, int n) {
+#pragma HLS INTERFACE m_axi port=rpao depth=1024 offset=slave bundle=gmem3
+  for (int t = 0; t < n; t++) {
+#pragma HLS pipeline
+#pragma HLS LOOP_TRIPCOUNT max=64
+    int v = in.read();
+    long item = rpao[v] + ((long)rpao[v + 1] << 32);
+STORE
+    int dist = rpao[v + 1] - rpao[v];
+    out << item + dist;
+  }
+}
+"""
+
+
+def test_reads_of_one_off_chip_element_are_one_transfer(tmp_path):
+    """Four reads of two elements of a read-only m_axi array: two transfers, so II 2 in
+    the loop table, the bundle warning and the checker alike (probe 36 F3: the table
+    said II 4, the checker II 2)."""
+    path = write(tmp_path, "dup.cpp", REREAD_OFF_CHIP.replace("STORE\n", ""))
+    report = arraypart.analyze(path)
+    assert loop_ii(report) == [2]
+    assert [loop.bundle_ii for loop in report.model.loops] == [2]
+    assert any("off-chip (m_axi) accesses need II 2" in w for w in report.warnings)
+    checked = check.check_kernel(report.kernel, report.solution.bankings())
+    assert checked.loops[0].achieved_ii == 2
+
+
+def test_a_store_keeps_off_chip_reads_of_one_element_apart(tmp_path):
+    """Where the loop also stores to the array, a read after the store may see it, so
+    the bundle reads the element again: the four reads are four transfers, in the
+    model and the checker alike (probe 36 F1's rule, kept for the bundle)."""
+    path = write(tmp_path, "dup.cpp", REREAD_OFF_CHIP.replace("STORE", "    rpao[v ^ 3] = t;"))
+    report = arraypart.analyze(path)
+    assert [loop.bundle_ii for loop in report.model.loops] == [4]
+    assert loop_ii(report) == [4]
+    checked = check.check_kernel(report.kernel, report.solution.bankings())
+    assert checked.loops[0].achieved_ii == 4
+
 
 # b and c share gmem0; each unrolled lane of the loop body BODY reads one of them.
 LANES_ON_ONE_BUNDLE = """void k(const int *b, const int *c, const int f[64], int out[64]) {

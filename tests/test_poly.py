@@ -6,8 +6,9 @@ from pathlib import Path
 import islpy as isl
 import pytest
 
+import arraypart
+from arraypart import check, frontend, ir
 from arraypart import expr as E
-from arraypart import frontend, ir
 from arraypart.errors import Coord, KernelError
 from arraypart.poly import access_relations, build_model
 
@@ -420,3 +421,62 @@ def test_concurrency_of_lockstep_copies_is_the_busiest_step():
     model = build_model(frontend.parse_source(DIAGONAL_COPIES, "diagonal.c"))
     assert model.array("logit").max_concurrent == 48
     assert model.array("out").max_concurrent == 64
+
+
+ROWS_AROUND_A_PIPELINE = """
+void ell(const int nz[100], int out[10]) {
+#pragma HLS array_partition variable=out type=block factor=2
+    for (int i = 0; i < 10; i++) {
+#pragma HLS unroll factor=2
+        int sum = out[i];
+        for (int j = 0; j < 10; j++) {
+#pragma HLS pipeline
+            sum += nz[j + i * 10];
+        }
+        out[i] = sum;
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("ports, ii", [(2, 1), (1, 2)])
+def test_statements_either_side_of_a_timed_loop_are_not_one_cycle(tmp_path, ports, ii):
+    """The two lanes of ``i`` read ``out[i]`` and ``out[i + 1]`` (bank 0 of block 2
+    at i = 0) before their pipelined ``j`` loop and write them after it: the reads
+    and the writes are steps of their own, as the checker's runs have them, so
+    block 2 serves the reads on its two ports (probe 36 F2, MachSuite spmv/ellpack:
+    the model lumped them into one cycle, three accesses of bank 0, and failed the
+    user's partition that the checker passed); on one port it misses, in both."""
+    kernel = frontend.parse_source(ROWS_AROUND_A_PIPELINE, "ell.c")
+    model = build_model(kernel, ports=ports)
+    out = model.array("out")
+    assert sorted(sorted(a.kind for a in g.accesses) for g in out.groups) == [
+        ["read", "read"], ["write", "write"]]
+    assert out.max_concurrent == 2
+    path = tmp_path / "ell.c"
+    path.write_text(ROWS_AROUND_A_PIPELINE)
+    report = arraypart.analyze(path, ports=ports)
+    solved = next(a for a in report.solution.arrays if a.array.name == "out")
+    assert solved.banking.scheme.describe().startswith("per_dim block 2")
+    assert solved.conflict_free == (ii == 1)
+    assert [lp["achieved_ii"] for lp in report.to_json()["loops"]] == [ii]
+    checked = check.check_kernel(report.kernel, report.solution.bankings(), ports=ports)
+    assert [loop.achieved_ii for loop in checked.loops] == [ii]
+
+
+def test_an_off_chip_array_read_either_side_of_a_timed_loop_is_two_steps(tmp_path):
+    """Each of two lanes reads ``p`` before its pipelined loop and again after it:
+    two reads of the bundle per step, II 2 in the bundle count, the loop table and
+    the checker (the bundle count took the four reads as one cycle: II 4)."""
+    path = tmp_path / "mx.c"
+    path.write_text(ROWS_AROUND_A_PIPELINE.replace(
+        "void ell(const int nz[100], int out[10]) {",
+        "void ell(const int *p, const int nz[100], int out[10]) {\n"
+        "#pragma HLS INTERFACE m_axi port=p depth=64 bundle=gmem").replace(
+        "int sum = out[i];", "int sum = p[i];").replace(
+        "out[i] = sum;", "out[i] = sum + p[i + 20];"))
+    report = arraypart.analyze(path)
+    assert [loop.bundle_ii for loop in report.model.loops] == [2]
+    assert [lp["achieved_ii"] for lp in report.to_json()["loops"]] == [2]
+    checked = check.check_kernel(report.kernel, report.solution.bankings())
+    assert [loop.achieved_ii for loop in checked.loops] == [2]

@@ -207,3 +207,104 @@ def test_an_array_reshaped_into_one_word_is_a_register(tmp_path):
     text = result.files["rounds.cpp"]
     assert "ARRAY_RESHAPE variable=s complete dim=1" in text
     assert "array_partition variable=s" not in text and "bind_storage variable=s" not in text
+
+
+def test_a_variable_list_is_one_pragma_per_array(tmp_path):
+    """``variable=din,dout`` (Xilinx's SSR FIR app note): Vitis HLS's front end splits
+    the list into one pragma per array (``getSubExprOfVariable`` in its
+    ParseXlxPragma.cpp); it was rejected as "unknown array 'din,dout'"."""
+    result = compiled(tmp_path, "fir", """
+    void fir(int din[4], int dout[4]) {
+    #pragma HLS PIPELINE II=1
+    #pragma HLS ARRAY_RESHAPE variable=din, dout complete
+      for (int i = 0; i < 4; i++) dout[i] = din[i] * 3;
+    }""")
+    arrays = {s.array.name: s.array for s in result.report.solution.arrays}
+    assert [r.type for r in arrays["din"].reshapes] == ["complete"]
+    assert [r.type for r in arrays["dout"].reshapes] == ["complete"]
+    assert "#pragma HLS ARRAY_RESHAPE variable=din, dout complete" in result.files["fir.cpp"]
+
+
+def test_a_list_pragma_is_split_where_one_array_loses_it(tmp_path):
+    """``bind_storage variable=in,a``: arraypart writes its own bind_storage of the
+    local ``a``, so the user's keeps only ``in`` (the whole line was dropped, losing
+    ``in``'s ram_1p)."""
+    result = compiled(tmp_path, "two", """
+    void two(int in[64], int out[16]) {
+      int a[64];
+    #pragma HLS bind_storage variable=in,a type=ram_1p
+      for (int i = 0; i < 64; i++) a[i] = in[i];
+      for (int i = 0; i < 16; i++) {
+    #pragma HLS pipeline II=1
+        out[i] = a[4 * i] + a[4 * i + 1] + in[i];
+      }
+    }""")
+    arrays = {s.array.name: s.array for s in result.report.solution.arrays}
+    assert arrays["in"].storage == arrays["a"].storage == "ram_1p"
+    text = result.files["two.cpp"]
+    assert "#pragma HLS bind_storage variable=in type=ram_1p" in text
+    assert "variable=in,a" not in text and text.count("bind_storage variable=a ") == 1
+
+
+def test_a_partition_of_a_reshaped_dimension_is_dropped_with_a_warning(tmp_path):
+    """``array_partition block 2`` and ``array_reshape cyclic 2`` of one dimension: the
+    emitted kernel kept only the reshape while the report, the kernel's comment and the
+    model gave the partition (block 2 applied to the words, bank 1 never used; probe 36
+    F4).  Now the partition is dropped with a warning at its line, and every output
+    says the same: one memory of words, ram_1p, II 2 for two distinct words."""
+    path = tmp_path / "pr3.c"
+    path.write_text(dedent("""
+    void pr3(const int in[256], int out[64]) {
+        int a[256];
+    #pragma HLS bind_storage variable=a type=ram_1p
+    #pragma HLS array_partition variable=a type=block factor=2
+    #pragma HLS array_reshape variable=a type=cyclic factor=2
+        for (int t = 0; t < 256; t++) {
+    #pragma HLS pipeline
+            a[t] = in[t];
+        }
+        for (int i = 0; i < 64; i++) {
+    #pragma HLS pipeline
+            out[i] = a[2 * i] + a[2 * i + 1] + a[2 * i + 128] + a[2 * i + 129];
+        }
+    }"""))
+    result = arraypart.compile_kernel(path)
+    report = result.report
+    (dropped,) = [w for w in report.warnings if "array_partition of a is dropped" in w]
+    assert dropped.startswith(f"{path}:5:1:") and "array_reshape at" in dropped
+    a = next(s for s in report.solution.arrays if s.array.name == "a")
+    assert a.array.partitions == () and a.banking.scheme.banks == 1
+    text = result.files["pr3.cpp"]
+    assert "array_partition" not in text and "// arraypart: a: none" in text
+    achieved = [report.loop_achieved_ii(n, loop.name, loop.target_ii)
+                for n, loop in enumerate(report.model.loops)]
+    assert achieved == [1, 2] == checked_iis(result)
+    written = check.check_kernel(report.kernel, check.as_written_bankings(report.kernel),
+                                 ports=2)
+    assert [loop.achieved_ii for loop in written.loops] == [1, 2]
+
+
+def test_of_a_reshaped_arrays_partitions_only_the_reshaped_dimensions_go(tmp_path):
+    """The partition of dimension 2 stays beside a reshape of dimension 1, as written;
+    another of dimension 1 goes, from the kernel and from a ``--directives`` file."""
+    path = tmp_path / "both.c"
+    path.write_text(dedent("""
+    void both(int a[8][16], int out[8]) {
+      for (int i = 0; i < 8; i++) {
+    #pragma HLS pipeline II=1
+        out[i] = a[i][0] + a[i][1] + a[i][2] + a[i][3];
+      }
+    }"""))
+    tcl = tmp_path / "dirs.tcl"
+    tcl.write_text("set_directive_array_reshape -type cyclic -factor 2 -dim 1 both a\n"
+                   "set_directive_array_partition -type cyclic -factor 4 -dim 2 both a\n"
+                   "set_directive_array_partition -type block -factor 2 -dim 1 both a\n")
+    result = arraypart.compile_kernel(path, directives=tcl)
+    a = next(s for s in result.report.solution.arrays if s.array.name == "a")
+    assert [(p.type, p.dim) for p in a.array.partitions] == [("cyclic", 2)]
+    assert any(w.startswith(f"{tcl}:3:1: warning: array_partition of a is dropped")
+               for w in result.report.warnings), result.report.warnings
+    kernel, tcl_out = result.files["both.cpp"], result.files["directives.tcl"]
+    assert "array_partition variable=a type=cyclic factor=4 dim=2" in kernel
+    assert "block" not in kernel and "array_partition" not in tcl_out
+    assert checked_iis(result) == [1]

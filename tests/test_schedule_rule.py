@@ -1088,3 +1088,48 @@ def test_calls_whose_arguments_differ_are_two_subscripts_of_one_text(tmp_path, c
     main(["check", "--trace", "--as-written", str(path)])
     out, err = capsys.readouterr()
     assert out.count(f"traced II {ii}: agrees") >= 2 and "disagrees" not in err
+
+
+ROW_TIMES_COLUMN = """
+void mm(const int a[256], const int b[256], int c[256]) {
+    int A[256], B[256];
+#pragma HLS ARRAY_PARTITION variable=A dim=1 cyclic factor=16
+#pragma HLS ARRAY_PARTITION variable=B dim=1 block factor=16
+    for (int i = 0; i < 256; i++) {
+#pragma HLS PIPELINE II=1
+        A[i] = a[i];
+        B[i] = b[i];
+    }
+    for (int i = 0; i < 16; i++) {
+        for (int j = 0; j < 16; j++) {
+            int r = 0;
+            inner: for (int k = 0; k < 16; k++) {
+#pragma HLS UNROLL factor=FACTOR
+                r += A[i * 16 + k] * B[k * 16 + j];
+            }
+            c[i * 16 + j] = r;
+        }
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("factor, ii", [(16, 1), (8, 4)])
+def test_an_unroll_factor_that_covers_the_trip_count_keeps_each_lanes_bank(
+        tmp_path, factor, ii):
+    """``unroll factor=16`` over 16 trips: k's block start is 0 alone, so lane l reads
+    ``A[16i + l]``, bank l of cyclic 16, and ``B[16l + j]``, block l, in every
+    iteration: the note on the kept pragmas, the loop table and ``check --as-written``
+    all say II 1 (probe 36 F6: the note said Vitis schedules inner at II 8, taking the
+    block start for a variable that moves by 1).  With factor 8 the block start takes
+    0 and 8, the banks rotate, and all three say II 4."""
+    path = tmp_path / "mm.c"
+    path.write_text(ROW_TIMES_COLUMN.replace("FACTOR", str(factor)))
+    compiled = api.compile_kernel(path)
+    loops = {lp["name"]: lp["achieved_ii"] for lp in compiled.report.to_json()["loops"]}
+    assert loops["inner"] == ii
+    scheduled = [w for w in compiled.report.warnings if "Vitis schedules" in w]
+    assert [w.split("Vitis schedules ")[1].split(";")[0] for w in scheduled] == (
+        [] if ii == 1 else [f"inner at II {ii}"] * 2)
+    _, _, checked = api.check_kernel(path, as_written=True)
+    assert {loop.name: loop.achieved_ii for loop in checked.loops}["inner"] == ii

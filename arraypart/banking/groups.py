@@ -79,13 +79,18 @@ def analyze_group(group: CycleGroup, ndims: int) -> GroupShape:
 
 def _strides(group: CycleGroup) -> tuple[int, ...]:
     """isl's stride of each time variable when its offset is a constant (t = c + s*y);
-    1 when the offset depends on other variables (the lattice is not a box)."""
+    1 when the offset depends on other variables (the lattice is not a box); 0 when
+    it takes one constant value (the block start of ``unroll factor=16`` over 16
+    trips: isl's stride is 1 there, yet no lane's bank moves with it)."""
     domain = group.domain
     count = len(group.time_vars)
     if domain.is_empty():
         return (1,) * count
     strides = []
     for t in range(count):
+        if G.one_value(domain, t):
+            strides.append(0)
+            continue
         info = domain.get_stride_info(t)
         offset = info.get_offset()
         boxed = (not offset.involves_dims(isl.dim_type.in_, 0, count)

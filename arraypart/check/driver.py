@@ -307,8 +307,10 @@ def _check_region(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory
     :func:`_rule_sites` found of its loop's sites (None: the ideal port model);
     ``forwarded``: the arrays whose elements the loop forwards
     (:func:`forwarded_arrays`)."""
+    apart = frozenset(name for name, memory in memories.items()
+                      if not ir.bundle_reads_merge(region.loop, memory.array))
     checks = [_check_path(replace(region, loop=variant), kernel, memories, totals, static,
-                          deadline, region.loop, forwarded)
+                          deadline, region.loop, forwarded, apart)
               for variant in ir.branch_paths(region.loop)]
     worst = max(checks, key=lambda c: c.achieved_ii)
     dynamic: dict[tuple, DynamicSite] = {}
@@ -322,10 +324,12 @@ def _check_region(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory
 def _check_path(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
                 totals: _Totals, static: RuleSites | None,
                 deadline: Deadline | None, whole: ir.Loop,
-                forwarded: frozenset[str]) -> LoopCheck:
+                forwarded: frozenset[str], apart: frozenset[str]) -> LoopCheck:
     """One path of the region (``region.loop``, a path of ``whole``: the loop with
     every branch), without the accesses of the arrays ``forwarded`` that take no port
-    (:mod:`.forwarding`), each access in its epoch over every path (:mod:`.epochs`)."""
+    (:mod:`.forwarding`), each access in its epoch over every path (:mod:`.epochs`);
+    ``apart``: the off-chip arrays whose reads of one element count apart
+    (``ir.bundle_reads_merge``, decided on the whole loop as the model decides it)."""
     target = region.target_ii
     steps, need, conflict, key, trip = 0, target, None, None, 0
     dynamic: dict[ir.Access, int] = {}
@@ -343,7 +347,7 @@ def _check_path(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
         epochs = read_epochs(iteration, known_epochs)
         if forwarded:
             emitted = without_free(emitted, iteration, forwarded, elements)
-        runs = _runs(emitted, kernel, memories, totals, static, deadline, epochs)
+        runs = _runs(emitted, kernel, memories, totals, static, deadline, apart, epochs)
         for run in runs:
             need = max(need, int(run.need.max(initial=1)))
             if static is not None:
@@ -426,13 +430,15 @@ def _count_dynamic(run: _Run, sites: RuleSites, dynamic: dict[ir.Access, int]) -
 
 def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory],
           totals: _Totals, static: RuleSites | None,
-          deadline: Deadline | None, epochs: dict[int, np.ndarray]) -> list[_Run]:
+          deadline: Deadline | None, apart: frozenset[str],
+          epochs: dict[int, np.ndarray]) -> list[_Run]:
     """``epochs``: :func:`.epochs.read_epochs` of the step's emissions."""
     runs = []
     for run, parts in _by_run(emitted).items():
         frame = parts[0].frame
         per_array, off_chip, classes, places = _run_cells(parts, memories,
-                                                          static is not None, epochs)
+                                                          static is not None, apart,
+                                                          epochs)
         order = _run_order(frame, run)
         arrays = sorted(per_array, key=lambda name: memories[name].position)
         weight = weights(frame)
@@ -458,7 +464,7 @@ def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory
 
 
 def _run_cells(parts: list[Emitted], memories: dict[str, _Memory], rule: bool,
-               epochs: dict[int, np.ndarray]
+               apart: frozenset[str], epochs: dict[int, np.ndarray]
                ) -> tuple[dict[str, list], dict[str, list], dict[str, tuple[list, list]],
                           dict[str, list[tuple[int, Marks]]]]:
     """One run's cells per array (the rule's site cells under the ``rule``), each in
@@ -466,7 +472,8 @@ def _run_cells(parts: list[Emitted], memories: dict[str, _Memory], rule: bool,
     cells of its off-chip arrays, per array the subscript keys and marks of the
     cells (:func:`.writes.one_write`), and per off-chip array each ideal cell's scope
     and marks.  Reads of one element in one scope, branch and epoch
-    (``ir.Access.same_value``, one copy) are one cell, run where either runs."""
+    (``ir.Access.same_value``, one copy) are one cell, run where either runs, but for
+    the arrays ``apart``."""
     per_array: dict[str, list] = {}
     off_chip: dict[str, list] = {}
     classes: dict[str, tuple[list, list]] = {}
@@ -483,8 +490,9 @@ def _run_cells(parts: list[Emitted], memories: dict[str, _Memory], rule: bool,
             ideal = (replace(cells(counted, e.frame, memory.banking), epoch=epoch)
                      if off and rule else cell)
             mine = per_array.setdefault(a.array, [])
-            key = None if a.same_value is None else (
-                a.same_value, e.scope, e.marks, tuple(np.atleast_1d(epoch).tolist()))
+            key = (None if a.same_value is None or a.array in apart
+                   else (a.same_value, e.scope, e.marks,
+                         tuple(np.atleast_1d(epoch).tolist())))
             if key in alike and (merged := read_either(mine[alike[key]], cell)) is not None:
                 mine[alike[key]] = merged
                 if off:

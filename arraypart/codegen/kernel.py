@@ -42,7 +42,9 @@ from .textedit import MAX_LINE, Edit, apply, statement_end
 # A pragma's directive, past the condition of a conditional one (replaced whether
 # it holds or not: one that does not is off in Vitis too).
 _PRAGMA_KIND = re.compile(rf"^\s*HLS\s+(?:{CONDITION})?(\w+)", re.IGNORECASE)
-_PRAGMA_VARIABLE = re.compile(rb"(\bvariable\s*=\s*)(\w+)", re.IGNORECASE)
+# ``variable=A`` or a list, ``variable=din, dout`` (one pragma on each array to Vitis)
+_PRAGMA_VARIABLE = re.compile(rb"(\bvariable\s*=\s*)(\w+(?:\s*,\s*\w+)*)", re.IGNORECASE)
+_LIST_COMMA = re.compile(r"\s*,\s*")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _BANK_SUFFIX = "_bank"
 _COMMENT = "// "
@@ -446,6 +448,8 @@ class _ArrayPragma:
     at: int
     name: str
     parameter: bool
+    listed: tuple[str, ...] = ()  # every name of a ``variable=din,dout`` list
+    list_end: int = 0  # the byte after that list
 
 
 def _array_pragmas(data: bytes, source, decls: dict[str, N.Decl]) -> Iterator[_ArrayPragma]:
@@ -463,10 +467,12 @@ def _array_pragmas(data: bytes, source, decls: dict[str, N.Decl]) -> Iterator[_A
             var = _PRAGMA_VARIABLE.search(data[node.start:node.end])
             if kind_name is None or var is None:
                 continue
-            written = var.group(2).decode(errors=KEEP_BYTES)
-            yield _ArrayPragma(node, kind_name, written, node.start + var.start(2),
-                               own.get(written, written),
-                               kind_name == "array_partition" and written in parameters)
+            listed = tuple(_LIST_COMMA.split(var.group(2).decode(errors=KEEP_BYTES)))
+            for written in listed:
+                yield _ArrayPragma(node, kind_name, written, node.start + var.start(2),
+                                   own.get(written, written),
+                                   kind_name == "array_partition" and written in parameters,
+                                   listed, node.start + var.end(2))
 
 
 def verbatim_arrays(kernel: Kernel, solution: Solution) -> frozenset[str]:
@@ -505,18 +511,50 @@ def _edit_pragmas(data: bytes, pragmas: list[_ArrayPragma], solution: Solution,
     arrays its calls pass, which the front end gave its partition pragmas: each of them
     gets ours, so those are dropped too."""
     handled = {s.array.name: s.array for s in solution.arrays}
+    kept: dict[int, list[str | None]] = {}
     edits = []
     for p in pragmas:
-        if p.parameter:
-            edits.append(_drop(data, p.node))
-        elif p.name not in handled:
-            continue
-        elif (p.kind == "array_partition" and p.name not in verbatim) or (
-                p.kind == "bind_storage" and not handled[p.name].interface):
-            edits.append(_drop(data, p.node))
+        if p.parameter or (p.name in handled and (
+                (p.kind == "array_partition" and not kept_partition(p.node.coord, p.name,
+                                                           handled, verbatim)) or (
+                p.kind == "bind_storage" and not handled[p.name].interface))):
+            name = None
         elif p.name in explicit:
-            edits.append(Edit(p.at, p.at + len(p.written), explicit[p.name].bank_name))
+            name = explicit[p.name].bank_name
+        else:
+            name = p.written
+        if len(p.listed) > 1:
+            kept.setdefault(p.node.start, []).append(name)
+        elif name is None:
+            edits.append(_drop(data, p.node))
+        elif name != p.written:
+            edits.append(Edit(p.at, p.at + len(p.written), name))
+    lists = {p.node.start: p for p in pragmas if len(p.listed) > 1}
+    for start, names in kept.items():
+        if names != list(lists[start].listed):
+            edits.append(_split_list(data, lists[start], names))
     return edits
+
+
+def kept_partition(coord, name: str, arrays: dict, verbatim: frozenset[str]) -> bool:
+    """Whether the user's array_partition at ``coord`` on array ``name`` stays: the
+    array's partitions stay ``verbatim`` and the front end kept this one (not one of a
+    reshaped dimension, :meth:`.memories.MemoryLowering._set_partitioning`)."""
+    return name in verbatim and coord in {q.coord for q in arrays[name].partitions}
+
+
+def _split_list(data: bytes, p: _ArrayPragma, names: list[str | None]) -> Edit:
+    """A ``variable=`` list pragma some of whose arrays lose it or are renamed: one
+    pragma per array that keeps it, under its (new) name; none left: dropped."""
+    names = [n for n in names if n is not None]
+    if not names:
+        return _drop(data, p.node)
+    head = data[p.node.start:p.at].decode(errors=KEEP_BYTES)
+    tail = data[p.list_end:p.node.end].decode(errors=KEEP_BYTES)
+    lo = _line_span(data, p.node.start, p.node.end)[0]
+    indent = "\n" + data[lo:p.node.start].decode(errors=KEEP_BYTES)
+    return Edit(p.node.start, p.node.end,
+                indent.join(f"{head}{n}{tail}" for n in names), False)
 
 
 def _array_parameters(func: N.FuncDef) -> frozenset[str]:

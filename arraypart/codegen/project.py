@@ -11,7 +11,7 @@ from ..errors import Coord, KernelError
 from ..ir import Kernel
 from ..templating import environment
 from ..frontend.directives import ARRAY_DIRECTIVES
-from .kernel import banked_source, blocked_directives, verbatim_arrays
+from .kernel import banked_source, blocked_directives, kept_partition, verbatim_arrays
 from .testbench import testbench_context
 
 # A current AMD part (Alveo U250, UltraScale+) that Vitis examples and the banking
@@ -118,7 +118,7 @@ def kept_directives(kernel: Kernel, solution: Solution) -> tuple:
         if array is None:
             return False
         if d.kind == "array_partition":
-            return d.variable not in verbatim
+            return not kept_partition(d.coord, d.variable, handled, verbatim)
         return d.kind in ARRAY_DIRECTIVES and not array.interface
 
     return tuple(d for d in kernel.source.directives if not replaced(d))

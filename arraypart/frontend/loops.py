@@ -1039,8 +1039,10 @@ class LoopLowering:
         """``loop`` with the reads of each array its ``array_stencil`` pragmas name
         marked as window reads where Vitis applies the pragma (:mod:`.stencil`); a
         located warning for each pragma it does not apply."""
-        for pragma in (self._pragmas.parse(n) for n in header):
-            if (pragma is None or pragma.kind != stencil.DIRECTIVE
+        parsed = (self._pragmas.parse(n) for n in header)
+        for pragma in (one for p in parsed if p is not None
+                       for one in self._pragmas.each_variable(p)):
+            if (pragma.kind != stencil.DIRECTIVE
                     or self._pragmas.off(pragma)):
                 continue
             c_name = pragma.option("variable")

@@ -356,73 +356,79 @@ class MemoryLowering:
             pragma = self._pragmas.parse(node)
             if pragma is None:
                 continue
-            ranks = {c_name: len(self._arrays[b.array].shape) for c_name, b in seen.items()}
             unknown = self._pragmas.unknown_directive(pragma)
             if unknown is not None:
                 self._warnings.append(unknown)
-            storage = None
-            if pragma.kind == "resource" and pragma.option("variable") in ranks:
-                storage = self._pragmas.resource_storage(pragma)
-                if storage is None:
-                    continue
-            elif pragma.kind == "dependence":
-                self._apply_dependence(pragma, seen)
-                continue
-            elif pragma.kind == "cache":
-                self._warnings.append(warning_text(self._pragmas.coord(pragma), (
-                    f"the cache of port '{pragma.option('port')}' is not modelled: each "
-                    "access counts as a transfer on its bundle, so a loop that the cache "
-                    "serves may reach a better II in Vitis than arraypart reports")))
-                continue
-            elif pragma.kind == "array_map":
-                self._warnings.append(_array_map_warning(self._pragmas.coord(pragma), pragma))
-                continue
-            elif pragma.kind == "loop_merge":
-                if self._pragmas.off(pragma):
-                    continue  # loop_merge off: the loops stay apart, as modelled
-                self._warnings.append(warning_text(self._pragmas.coord(pragma), (
-                    "loop_merge is not modelled: arraypart banks the loops of this scope "
-                    "as separate loops; where Vitis merges them, their accesses share an "
-                    "iteration and the IIs reported need not hold (merge them by hand to "
-                    "have them banked together)")))
-                continue
-            elif pragma.kind not in ("array_partition", "array_reshape", "bind_storage"):
-                continue
-            if self._names_fifo(pragma.option("variable"), seen):
-                continue  # an array of FIFOs: one FIFO per element whatever its pragmas
-            if pragma.option("variable") in parameters and pragma.kind in (
-                    "array_partition", "array_reshape"):
-                continue
-            if pragma.option("variable") in parameters:
-                self._pragmas.error(pragma, f"{pragma.kind} on array parameter "
-                                            f"'{pragma.option('variable')}' of a "
-                                            "sub-function: place it where the array is "
-                                            "defined (Vitis carries it into the calls)",
-                                    "variable")
-            variable = pragma.option("variable") or ""
-            if variable not in ranks and ("." in variable or self._struct_variable(variable)):
-                self._warnings.append(warning_text(self._pragmas.coord(pragma, "variable"), (
-                    f"{pragma.kind} of {'member' if '.' in variable else 'struct'} "
-                    f"'{variable}' stays as written: arraypart does not bank an array "
-                    "inside a struct")))
-                continue
-            name = seen[self._pragmas.target(pragma, ranks)].array
-            array = self._arrays[name]
-            if pragma.kind == "array_partition":
-                partition = self._pragmas.partition(pragma, len(array.shape))
-                self._arrays[name] = replace(array, partitions=array.partitions + (partition,))
-            elif pragma.kind == "array_reshape" and not array.memory:
-                self._warnings.append(warning_text(self._pragmas.coord(pragma), (
-                    f"array_reshape of {name}, which is an interface port (m_axi or a "
-                    "FIFO), not an on-chip memory: ignored")))
-            elif pragma.kind == "array_reshape":
-                reshape = self._pragmas.partition(pragma, len(array.shape))
-                if not reshape.off:  # off=true: no reshape
-                    self._arrays[name] = replace(array, reshapes=array.reshapes + (reshape,),
-                                                 partitionable=False)
-            else:
-                kind, impl = storage or self._pragmas.storage(pragma)
-                self._arrays[name] = replace(array, storage=kind, storage_impl=impl)
+            for one in self._pragmas.each_variable(pragma):
+                self._apply_array_pragma(one, seen, parameters)
+
+    def _apply_array_pragma(self, pragma, seen: Mapping[str, Binding],
+                            parameters: frozenset) -> None:
+        """One pragma of :meth:`_apply_array_pragmas` on (at most) one array."""
+        ranks = {c_name: len(self._arrays[b.array].shape) for c_name, b in seen.items()}
+        storage = None
+        if pragma.kind == "resource" and pragma.option("variable") in ranks:
+            storage = self._pragmas.resource_storage(pragma)
+            if storage is None:
+                return
+        elif pragma.kind == "dependence":
+            self._apply_dependence(pragma, seen)
+            return
+        elif pragma.kind == "cache":
+            self._warnings.append(warning_text(self._pragmas.coord(pragma), (
+                f"the cache of port '{pragma.option('port')}' is not modelled: each "
+                "access counts as a transfer on its bundle, so a loop that the cache "
+                "serves may reach a better II in Vitis than arraypart reports")))
+            return
+        elif pragma.kind == "array_map":
+            self._warnings.append(_array_map_warning(self._pragmas.coord(pragma), pragma))
+            return
+        elif pragma.kind == "loop_merge":
+            if self._pragmas.off(pragma):
+                return  # loop_merge off: the loops stay apart, as modelled
+            self._warnings.append(warning_text(self._pragmas.coord(pragma), (
+                "loop_merge is not modelled: arraypart banks the loops of this scope "
+                "as separate loops; where Vitis merges them, their accesses share an "
+                "iteration and the IIs reported need not hold (merge them by hand to "
+                "have them banked together)")))
+            return
+        elif pragma.kind not in ("array_partition", "array_reshape", "bind_storage"):
+            return
+        if self._names_fifo(pragma.option("variable"), seen):
+            return  # an array of FIFOs: one FIFO per element whatever its pragmas
+        if pragma.option("variable") in parameters and pragma.kind in (
+                "array_partition", "array_reshape"):
+            return
+        if pragma.option("variable") in parameters:
+            self._pragmas.error(pragma, f"{pragma.kind} on array parameter "
+                                        f"'{pragma.option('variable')}' of a "
+                                        "sub-function: place it where the array is "
+                                        "defined (Vitis carries it into the calls)",
+                                "variable")
+        variable = pragma.option("variable") or ""
+        if variable not in ranks and ("." in variable or self._struct_variable(variable)):
+            self._warnings.append(warning_text(self._pragmas.coord(pragma, "variable"), (
+                f"{pragma.kind} of {'member' if '.' in variable else 'struct'} "
+                f"'{variable}' stays as written: arraypart does not bank an array "
+                "inside a struct")))
+            return
+        name = seen[self._pragmas.target(pragma, ranks)].array
+        array = self._arrays[name]
+        if pragma.kind == "array_partition":
+            partition = self._pragmas.partition(pragma, len(array.shape))
+            self._set_partitioning(replace(array, partitions=array.partitions + (partition,)))
+        elif pragma.kind == "array_reshape" and not array.memory:
+            self._warnings.append(warning_text(self._pragmas.coord(pragma), (
+                f"array_reshape of {name}, which is an interface port (m_axi or a "
+                "FIFO), not an on-chip memory: ignored")))
+        elif pragma.kind == "array_reshape":
+            reshape = self._pragmas.partition(pragma, len(array.shape))
+            if not reshape.off:  # off=true: no reshape
+                self._set_partitioning(replace(array, reshapes=array.reshapes + (reshape,),
+                                               partitionable=False))
+        else:
+            kind, impl = storage or self._pragmas.storage(pragma)
+            self._arrays[name] = replace(array, storage=kind, storage_impl=impl)
 
     def _struct_variable(self, name: str) -> bool:
         """``name`` is declared in the function as a struct that is no array (Vitis
@@ -438,10 +444,10 @@ class MemoryLowering:
         to the caller's array: the whole array (a row or a pointer into one cannot be
         partitioned alone); the same pragma twice is one, and one that another pragma
         of its kind contradicts is an error."""
-        for node in callee.nodes:
-            pragma = self._pragmas.parse(node) if isinstance(node, N.Pragma) else None
-            if pragma is None or pragma.kind not in PARAMETER_PRAGMAS or (
-                    pragma.option("variable") not in bound):
+        parsed = (self._pragmas.parse(n) for n in callee.nodes if isinstance(n, N.Pragma))
+        for pragma in (one for p in parsed if p is not None
+                       for one in self._pragmas.each_variable(p)):
+            if pragma.kind not in PARAMETER_PRAGMAS or pragma.option("variable") not in bound:
                 continue
             variable = pragma.option("variable")
             binding = bound[variable]
@@ -468,7 +474,33 @@ class MemoryLowering:
             changes = {field: given + (partition,)}
             if field == "reshapes":
                 changes["partitionable"] = False
-            self._arrays[binding.array] = replace(array, **changes)
+            self._set_partitioning(replace(array, **changes))
+
+    def _set_partitioning(self, array: Array) -> None:
+        """Record ``array`` with its partitions and reshapes, less each array_partition
+        of a dimension that an array_reshape also takes, with a located warning: Vitis
+        applies one of the two to a dimension, and arraypart models the reshape's words
+        alone, so the partition leaves the model and the emitted code (the report, the
+        kernel's comment and the emitted pragmas named it while only the reshape was
+        emitted, probe 36 F4).  A partition ``off=true`` asks for no banks: it stays."""
+        reshaped = array.reshaped_dims()
+        dims = range(len(array.shape))
+        kept = []
+        for p in array.partitions:
+            taken = sorted(reshaped & frozenset(dims if p.dim == 0 else (p.dim - 1,)))
+            if p.off or not taken:
+                kept.append(p)
+                continue
+            reshape = next(r for r in array.reshapes
+                           if r.dim == 0 or r.dim - 1 in taken)
+            what = "dimension" if len(taken) == 1 else "dimensions"
+            self._warnings.append(warning_text(p.coord, (
+                f"array_partition of {array.name} is dropped: {array.name} is also "
+                f"reshaped on {what} {', '.join(str(d + 1) for d in taken)} "
+                f"(array_reshape at {reshape.coord}), and Vitis applies one of the two "
+                "per dimension; arraypart keeps the reshape, models its words alone and "
+                "leaves this partition out of the emitted code")))
+        self._arrays[array.name] = replace(array, partitions=tuple(kept))
 
     def _product_size(self, node: N.Node) -> tuple[E.Expr] | None:
         """A bound ``a * b`` of sizes (and constants) is not affine; its value is a size

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import difflib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Mapping
 
 from ..errors import Coord, KernelError, warning_text
@@ -33,6 +33,8 @@ MAX_PRAGMA_VALUE = 2 ** 31 - 1  # Vitis reads pragma integers as a C int
 # Storage types Vitis accepts that arraypart has no port model for, and what they are.
 UNMODELLED_STORAGE = {"fifo": "a FIFO"}
 _OPTION_RE = re.compile(r"\s*=\s*")
+# ``variable=din, dout``: blanks around a list's commas keep it one word.
+_LIST_COMMA_RE = re.compile(r"\s*,\s*")
 # ``#pragma HLS if (condition) <directive> ...`` (UG1399, "Conditional Control of
 # Pragmas"): the directive applies where the constant condition holds.  A condition
 # nests parentheses two deep at most here.
@@ -195,7 +197,8 @@ class PragmaReader:
             if not holds:
                 return None
             text = conditioned.group(1) + text[conditioned.end():]
-        words = _OPERATOR_RE.sub(r"\1", _OPTION_RE.sub("=", text)).split()
+        words = _OPERATOR_RE.sub(r"\1", _LIST_COMMA_RE.sub(",", _OPTION_RE.sub("=", text)))
+        words = words.split()
         if len(words) < 2 or words[0].lower() not in HLS_PREFIXES:
             return None
         options, flags = [], []
@@ -206,6 +209,19 @@ class PragmaReader:
             else:
                 flags.append(word.lower())
         return HlsPragma(words[1].lower(), tuple(options), tuple(flags), node)
+
+    @staticmethod
+    def each_variable(pragma: HlsPragma) -> tuple[HlsPragma, ...]:
+        """``pragma`` once per name of its ``variable=`` list: Vitis HLS reads
+        ``variable=din,dout`` as one pragma on each (its clang front end,
+        ``getSubExprOfVariable`` in ParseXlxPragma.cpp, splits the comma expression);
+        ``(pragma,)`` when it names one array or none."""
+        listed = pragma.option("variable")
+        if listed is None or "," not in listed:
+            return (pragma,)
+        return tuple(replace(pragma, options=tuple(
+            (k, name if k == "variable" else v) for k, v in pragma.options))
+            for name in listed.split(",") if name)
 
     def coord(self, pragma: HlsPragma, key: str | None = None) -> Coord:
         """Where ``key=`` (or, without a key, the ``#``) of ``pragma`` is written."""

@@ -372,14 +372,24 @@ def keeps_direct_references(loop: ir.Loop) -> bool:
 
 def _loop_infos(found: Collector, kernel: ir.Kernel, free: frozenset[int]
                 ) -> tuple[LoopInfo, ...]:
-    """Each concurrent loop's report entry; its bundle II from the lane accesses that
-    take a port (not those of ``free``, :func:`free_lanes`)."""
+    """Each concurrent loop's LoopInfo.  Its bundle II counts the lane accesses that
+    take a port (not those of ``free``, :func:`free_lanes`) of each path and chain
+    (``lanes.Frame.chain``: the statements on either side of a timed loop never share
+    a cycle; the checker's runs), with the reads of one element in one lane as one,
+    per array as :func:`_groups` takes them (:func:`one_read_per_element`), where
+    ``ir.bundle_reads_merge`` lets them: an m_axi port, like a bank, reads the element
+    once, and the checker counts so too (``check.driver._run_cells``)."""
     infos = []
     for c in found.loops:
-        paths: dict[int, list[LaneAccess]] = {}
+        drafts: dict[tuple, list[Found]] = {}
         for f in found.found:
             if f.frame.root is c.loop and id(f) not in free:
-                paths.setdefault(f.path, []).append(f.access)
+                drafts.setdefault((f.path, f.frame.chain, f.access.array), []).append(f)
+        paths: dict[tuple, list[LaneAccess]] = {}
+        for (path, chain, name), members in drafts.items():
+            if ir.bundle_reads_merge(c.loop, kernel.array(name)):
+                members = one_read_per_element(members)
+            paths.setdefault((path, chain), []).extend(f.access for f in members)
         used = {a.array for mine in paths.values() for a in mine}
         arrays = tuple(a.name for a in kernel.arrays if a.name in used)
         bundle_ii = max((_bundle_ii(mine, kernel) for mine in paths.values()), default=1)

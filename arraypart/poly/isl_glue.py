@@ -237,6 +237,15 @@ def stride(s: isl.Set, name: str) -> int:
     return max(1, info.get_stride().to_python())
 
 
+def one_value(s: isl.Set, position: int) -> bool:
+    """Set dimension ``position`` of ``s`` takes one constant value over ``s``, the
+    same whatever the parameters (``k = 0``; not ``k = N``)."""
+    count = s.dim(SET)
+    alone = s.project_out(SET, position + 1, count - position - 1).project_out(
+        SET, 0, position)
+    return not alone.detect_equalities().plain_get_val_if_fixed(SET, 0).is_nan()
+
+
 def fixed(domain: isl.Set, values: Sequence[int]) -> isl.Set:
     """``domain`` with its first ``len(values)`` dimensions fixed at ``values``."""
     for d, value in enumerate(values):

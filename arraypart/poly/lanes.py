@@ -55,7 +55,11 @@ class Lane:
 @dataclass(frozen=True, eq=False)
 class Frame:
     """``root`` is the concurrent loop; ``chain`` the sequential loops inside it (for
-    an unrolled root) whose iterators are time variables: one group per chain.
+    an unrolled root) whose iterators are time variables, and ``("after", id)`` where
+    the frame's statements follow timed loop ``id`` at that level (or one inside an
+    ``if`` or a fully unrolled loop there): one group per chain.  Statements on either
+    side of a timed loop never issue in one cycle, since it takes steps of its own
+    between them (the checker's runs, :mod:`..check.walk`).
     ``domain`` is the set of time vectors of the chain (before any guard);
     ``descending``: the last time variable falls from one step to the next (its loop
     counts down)."""
@@ -172,11 +176,15 @@ class _Place:
 
 def _walk_lanes(body: tuple[ir.Node, ...], frame: Frame, ctx: Context,
                 out: Collector, path: int, branches: tuple[Branch, ...] = (),
-                scope: int = 0, scope_from: int = 0, place: _Place = _Place()) -> None:
+                scope: int = 0, scope_from: int = 0, place: _Place = _Place()) -> tuple:
     """``scope``: the innermost loop entered inside the concurrent loop (its id; 0
     for the concurrent loop itself), which the accesses' ``subscript`` names;
     ``branches[scope_from:]``: the ``if``s entered inside it; ``place``: where the
-    walk stands (:class:`_Place`)."""
+    walk stands (:class:`_Place`).  Returns the chain of the statements that follow
+    ``body``: after a timed loop walked in it (also in a branch, or in a fully
+    unrolled loop), a run of their own (``Frame.chain``), in walk order as the
+    checker's runs start."""
+    level = frame.chain
     for n, node in enumerate(body):
         if isinstance(node, ir.Stmt):
             _record(node.accesses, frame, out, path, branches, scope, scope_from,
@@ -190,15 +198,18 @@ def _walk_lanes(body: tuple[ir.Node, ...], frame: Frame, ctx: Context,
             then_marks, else_marks = (((id(node), "then", known),),
                                       ((id(node), "else", known),)) if node.cond is None \
                 else ((), ())
-            _walk_lanes(node.then, then_frame, then_ctx, out, path, branches + then_marks,
-                        scope, scope_from, place.nested(n, 0, plain=False))
-            _walk_lanes(node.orelse, else_frame, else_ctx, out, path, branches + else_marks,
-                        scope, scope_from, place.nested(n, 1, plain=False))
+            chain = _walk_lanes(node.then, then_frame, then_ctx, out, path,
+                                branches + then_marks, scope, scope_from,
+                                place.nested(n, 0, plain=False))
+            chain = _walk_lanes(node.orelse, replace(else_frame, chain=chain), else_ctx, out,
+                                path, branches + else_marks, scope, scope_from,
+                                place.nested(n, 1, plain=False))
+            frame = replace(frame, chain=chain)
         elif frame.pipelined or node.unroll == 0:
             depth = len(frame.lanes[0].place) if frame.lanes else 0
-            _walk_lanes(node.body, _unroll_fully(frame, node), ctx.enter_loop(node), out,
-                        path, branches, id(node), len(branches),
-                        place.nested(n, _Slot(depth)))
+            frame = replace(frame, chain=_walk_lanes(
+                node.body, _unroll_fully(frame, node), ctx.enter_loop(node), out, path,
+                branches, id(node), len(branches), place.nested(n, _Slot(depth))))
         else:
             # A pipelined loop inside an unrolled one runs in lockstep in every lane
             # of it (DESIGN §2: the lanes are concurrent); its inner loops unroll fully.
@@ -207,6 +218,8 @@ def _walk_lanes(body: tuple[ir.Node, ...], frame: Frame, ctx: Context,
                 inner = replace(inner, pipelined=True)
             _walk_lanes(node.body, inner, ctx.enter_loop(node), out, path, branches,
                         id(node), len(branches), place.nested(n, plain=False))
+            frame = replace(frame, chain=level + (("after", id(node)),))
+    return frame.chain
 
 
 def _record(accesses: tuple[ir.Access, ...], frame: Frame, out: Collector,

@@ -107,8 +107,11 @@ def _gap_warning(p: ir.Param, bounded: ir.Param, values) -> list[str]:
     first that takes an access outside its array (``values``: those that do), stops
     short of larger values that take none (``for (i = 0; i < n; i += 2)`` reading
     ``A[n - 1 - i]``: odd n read A[-1], so n is [0, 0] though every even n is a valid
-    call): the banking is proven, checked and tested over that range only."""
-    if bounded.unbounded or bounded.high is None or bounded.high == p.high:
+    call): the banking is proven, checked and tested over that range only.  None for
+    the start of a loop counting up (``Param.lower_end``): held at its least value,
+    its domain holds the domain of every larger start, which only shortens the loop
+    (before, ``for (k = rowPtr[0]; ...)`` was said to leave its array at start 1)."""
+    if bounded.unbounded or bounded.high is None or bounded.high == p.high or p.lower_end:
         return []
     reach = p.high if p.high is not None else bounded.high + GAP_REACH
     beyond = G.range_set(values.space, p.name, bounded.high + 2, reach).subtract(values)
@@ -373,7 +376,8 @@ def _bounded(p: ir.Param, values, anchor: int, witnesses, box, period: int | Non
         source = source or _witness(witnesses, box, (p.name,), (p.name, last))
     if high is None:
         high = low
-        source = source or "its least value (a larger start only shortens the loop)"
+        least = "its least value (a larger start only shortens the loop)"
+        source = least if source is None else f"{least}, below which {source} is left"
     return replace(p, low=low, high=high, source=source)
 
 
