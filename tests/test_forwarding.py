@@ -139,9 +139,10 @@ def test_what_may_not_be_forwarded_is_counted(tmp_path, blocked, taken):
 @pytest.mark.parametrize("decl", ["volatile int", "static int"])
 def test_an_array_something_else_may_reach_makes_every_access(tmp_path, decl):
     """A volatile array's accesses are all made; a static one is a global, which a
-    pointer argument may alias."""
+    pointer argument may alias.  Its two reads of a[i] are two loads: a write of a
+    lies between them (probe 36 F1; they counted as one before 2026-12-07)."""
     assert _ports_taken(tmp_path, FORWARDED) == (1, 1, 1)
-    assert _ports_taken(tmp_path, FORWARDED, decl) == (4, 3, 3)
+    assert _ports_taken(tmp_path, FORWARDED, decl) == (4, 4, 4)
 
 
 def test_an_interface_array_makes_every_access(tmp_path):

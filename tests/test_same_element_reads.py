@@ -203,3 +203,116 @@ def test_reads_in_a_local_arrays_initializer_are_counted(tmp_path):
     # w becomes registers; in's reads rotate over any banks, and a declaration's
     # initializer is no statement the emitted code rewrites: II 2, as the rule gives
     assert _loop_iis(report) == [2]
+
+
+# x = X[lo]; X[hi] = i; y = X[lo]: X[hi] may be X[lo], so the second read is a load of
+# its own (the HLS tool cannot merge it with the first across a store that may alias).
+READ_WRITE_READ = """void rwr(const int lo_in[64], const int hi_in[64], const int init[64],
+         int out[64]) {
+    int X[64];
+STORAGE
+    for (int t = 0; t < 64; t++) {
+#pragma HLS pipeline
+        X[t] = init[t];
+    }
+    for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline
+#pragma HLS dependence variable=X type=inter dependent=false
+        int lo = lo_in[i] & 63;
+        int hi = hi_in[i] & 63;
+        BODY
+    }
+}
+"""
+RWR = "int x = X[lo];\n        X[hi] = i;\n        int y = X[lo];\n        out[i] = x + y;"
+RAM_1P = "#pragma HLS bind_storage variable=X type=ram_1p"
+
+
+def _rwr(tmp_path, body: str = RWR, storage: str = ""):
+    """The kernel with X one memory (``max_banks=1``), compiled; and the loop's II in
+    the model, in the checker on the emitted bankings, and in the trace."""
+    text = READ_WRITE_READ.replace("STORAGE", storage).replace("BODY", body)
+    compiled = arraypart.compile_kernel(write(tmp_path, "rwr.cpp", text), max_banks=1)
+    report = compiled.report
+    checked = check.check_kernel(report.kernel, report.solution.bankings())
+    judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    return compiled, (_loop_iis(report)[1], checked.loops[1].achieved_ii,
+                      judged.replay.loops[1].traced_ii)
+
+
+@needs_gxx
+@pytest.mark.parametrize("storage, ii", [("", 2), (RAM_1P, 3)])
+def test_a_write_of_the_array_between_two_reads_makes_them_two_loads(tmp_path, storage, ii):
+    """Probe 36 F1: read, write, read of X is three port uses (II 2 on ram_t2p, 3 on
+    ram_1p); the two X[lo] counted as one read gave II 1 and 2, in the model, the
+    checker and the trace alike."""
+    compiled, iis = _rwr(tmp_path, storage=storage)
+    assert iis == (ii, ii, ii)
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
+@needs_gxx
+@pytest.mark.parametrize("storage, ii", [("", 1), (RAM_1P, 2)])
+def test_two_reads_with_no_write_between_still_count_once(tmp_path, storage, ii):
+    """The negative control: x = X[lo] + X[lo] reads one element once (II 1), and so
+    do two reads after the write, in one epoch (the write and one read: II ``ii``);
+    with the write between them, they are two loads again."""
+    assert _rwr(tmp_path, "out[i] = X[lo] + X[lo];", storage)[1] == (1, 1, 1)
+    after = "X[hi] = i;\n        out[i] = X[lo] + X[lo];"
+    assert _rwr(tmp_path, after, storage)[1] == (ii, ii, ii)
+    between = "int x = X[lo];\n        X[hi] = i;\n        out[i] = x + X[lo];"
+    assert _rwr(tmp_path, between, storage)[1] == (ii + 1,) * 3
+
+
+# Regular subscripts, and a callee's write: at i == 32 (hi_in[i] == i) y must see it.
+REGULAR = """void rwr_reg(const int init[64], int out[64]) {
+    int X[64];
+    for (int t = 0; t < 64; t++) {
+#pragma HLS pipeline
+        X[t] = init[t];
+    }
+    for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline
+        int x = X[i];
+        X[32] = i;
+        int y = X[i];
+        out[i] = x + y;
+    }
+}
+"""
+CALLEE = """static void poke(int X[64], int k, int v) {
+#pragma HLS inline
+    X[k] = v;
+}
+void rwr_call(const int init[64], const int hi_in[64], int out[64]) {
+    int X[64];
+    for (int t = 0; t < 64; t++) {
+#pragma HLS pipeline
+        X[t] = init[t];
+    }
+    for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline
+#pragma HLS dependence variable=X type=inter dependent=false
+        int x = X[i];
+        poke(X, hi_in[i] & 63, i);
+        int y = X[i];
+        out[i] = x + y;
+    }
+}
+"""
+
+
+@needs_gxx
+@pytest.mark.parametrize("name, text", [("rwr_reg", REGULAR), ("rwr_call", CALLEE)])
+def test_a_write_between_two_regular_reads_makes_them_two_loads(tmp_path, name, text):
+    """Probe 36 F1 with X[i] read twice around a write of X[32], or of X[k] in an
+    inlined callee: no banking separates X[i] from itself, so X keeps one memory at
+    II 2 (the merged reads claimed II 1)."""
+    compiled = arraypart.compile_kernel(write(tmp_path, f"{name}.cpp", text))
+    report = compiled.report
+    assert _loop_iis(report) == [1, 2]
+    checked = check.check_kernel(report.kernel, report.solution.bankings())
+    assert [loop.achieved_ii for loop in checked.loops] == [1, 2]
+    judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    assert [loop.traced_ii for loop in judged.replay.loops] == [1, 2]
+    assert_the_testbench_passes(compiled, tmp_path)

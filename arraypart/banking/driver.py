@@ -898,7 +898,8 @@ class _Search:
                 a.kind == "read" for a in lanes) > sum(_writes(s) for s in shapes))
         self.refs = read_refs(shapes, in_time=self.duplicable and may_be_multi_port_rom(am))
         self.uniform = [s for s in shapes if s.uniform]
-        self.loads = [(len({tuple(d) for d, a in zip(s.offsets, s.lanes) if a.kind == "read"}),
+        self.loads = [(len({a.read_key(tuple(d)) for d, a in zip(s.offsets, s.lanes)
+                            if a.kind == "read"}),
                        _writes(s), s.group.target_ii)
                       for s in self.uniform]
         self.lane_sets: dict[tuple, list[list[LaneSet]]] = {}
@@ -1664,7 +1665,8 @@ def _copy_lane_sets(shape: GroupShape, copies: int, assignment: tuple) -> list[L
     copy_ids = np.array([lane_copy(assignment, a.ref_id, a.copy_lane) for a in shape.lanes])
     counted = np.array([k not in shape.group.merged_writes for k in range(len(shape.lanes))],
                        dtype=bool)
-    return [lane_set(shape.offsets[mask], is_write[mask])
+    epochs = np.array([a.epoch for a in shape.lanes], dtype=np.int64)
+    return [lane_set(shape.offsets[mask], is_write[mask], epochs[mask])
             for mask in ((is_write | (copy_ids == c)) & counted for c in range(copies))]
 
 

@@ -19,7 +19,8 @@ r of g reaches): B residues per candidate instead of N*B.
 Taking every residue as reachable over-approximates the cycles (and so does taking
 every lane as active), so a candidate that passes here is conflict-free; one that
 fails may still be fine on a small domain, which only costs optimality.  Per residue
-and bank, reads of one offset are one access and every write counts; the loads are
+and bank, reads of one offset in one epoch (``LaneAccess.epoch``: no write of the
+array between them) are one access and every write counts; the loads are
 counted per (residue, bank) bucket, so a candidate costs O(residues x (lanes + banks)),
 linear in the accesses.
 """
@@ -47,10 +48,13 @@ PYTHON_TALLY = 4096
 LaneSet = tuple[np.ndarray, np.ndarray]  # (offsets: lanes x dims, is_write: lanes)
 
 
-def lane_set(offsets: np.ndarray, is_write: np.ndarray) -> LaneSet:
-    """The accesses one copy's banks serve: distinct read offsets plus every write."""
-    distinct = sorted({tuple(row) for row in offsets[~is_write].tolist()})
-    reads = np.array(distinct, dtype=np.int64).reshape(len(distinct), offsets.shape[1])
+def lane_set(offsets: np.ndarray, is_write: np.ndarray, epochs: np.ndarray) -> LaneSet:
+    """The accesses one copy's banks serve: distinct read offsets of each epoch
+    (``epochs``, per lane) plus every write."""
+    distinct = sorted({(epoch, *row) for row, epoch in zip(offsets[~is_write].tolist(),
+                                                           epochs[~is_write].tolist())})
+    reads = np.array([row[1:] for row in distinct], dtype=np.int64).reshape(
+        len(distinct), offsets.shape[1])
     writes = offsets[is_write]
     both = np.concatenate([reads, writes]).reshape(-1, offsets.shape[1])
     kinds = np.concatenate([np.zeros(len(reads), bool), np.ones(len(writes), bool)])

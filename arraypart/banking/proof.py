@@ -6,13 +6,15 @@ reference at the lane's unrolled iterator values, a constant per lane, so two re
 in different copies never compete) let
 
     S_ab = { P in dom_a ∩ dom_b : bank(f_a(P)) = bank(f_b(P))
-                                  and not (a, b reads and f_a(P) = f_b(P)) }.
+                                  and not (a, b reads of one epoch and f_a(P) = f_b(P)) }.
 
-At a cycle P the accesses of one bank that count (reads of one address are one) are
+(``LaneAccess.epoch``: a write of the array between two reads makes the tool load
+the element again.)  At a cycle P the accesses of one bank that count (reads of one
+address in one epoch are one) are
 a clique C of the *may-collide* graph (edges: nonempty S_ab) with P in the joint set
 J(C) = ∩_{a,b in C} S_ab (for |C| = 1, dom_a).  An irregular index is an extra
 dimension of every set, bounded by the array, so J(C) fixes it once per lane.
-Reads with the same index expression (and copy), and writes that are one write
+Reads with the same index expression (and copy and epoch), and writes that are one write
 (``CycleGroup.merged_writes``), are merged first (one access wherever one of them
 runs, on the union of their domains), and two lanes whose banks are
 constants are decided without isl.  The banking fits at II k iff every
@@ -27,12 +29,14 @@ sets: their pairwise "different address" conditions are disjunctions over free
 dimensions, and intersecting many of them grows isl sets exponentially.  The joint set
 computed is then a superset of the true one, so the proof stays sound (it may report a
 conflict that cannot happen, never the opposite).  What keeps it sharp is counting:
-the reads of a clique have pairwise different addresses in one bank, and a bank holds
-at most ``bank_depth`` elements, so a clique with more reads than that is empty.
+the reads of one epoch in a clique have pairwise different addresses in one bank, and
+a bank holds at most ``bank_depth`` elements, so a clique with more reads of one epoch
+than that is empty.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from time import perf_counter
@@ -201,7 +205,7 @@ def _counted_verdict(array_model: ArrayModel, group: CycleGroup, banking: Bankin
     meet there are those whose bank is that one at every P (:func:`_fixed_bank`: the
     index is a constant in every bank dimension, ``in[co][h + i][w + j]`` with ``co``
     unrolled) and every access whose bank is not known; its distinct reads are at
-    most its ``bank_depth`` elements, and writes that are one write count once.
+    most its ``bank_depth`` elements per epoch, and writes that are one write count once.
     Sound (no bank can carry more), coarse."""
     needed, failure = group.target_ii, None
     if banking.scheme.registers:
@@ -214,9 +218,11 @@ def _counted_verdict(array_model: ArrayModel, group: CycleGroup, banking: Bankin
         for bank in sorted({banks[k] for k in mine}, key=lambda b: (b is None, b or 0)):
             lanes = [group.accesses[k] for k in mine if banks[k] in (bank, None)]
             writes = sum(a.kind == "write" for a in lanes)
-            regular = {a.index for a in lanes if a.kind == "read" and a.regular}
+            regular = {a.read_key(a.index) for a in lanes
+                       if a.kind == "read" and a.regular}
             irregular = sum(a.kind == "read" and not a.regular for a in lanes)
-            reads = min(len(regular) + irregular, depth)
+            epochs = len({a.epoch for a in lanes if a.kind == "read"})
+            reads = min(len(regular) + irregular, depth * epochs)
             ii = next((k for k in range(group.target_ii, limit + 1)
                        if array_model.ports.fits(reads, writes, k)), INFEASIBLE_II)
             if ii > group.target_ii and failure is None:
@@ -262,7 +268,7 @@ class _GroupProver:
             self._check_deadline()  # one set per lane: thousands for a big unroll
             domain, self.names = S.with_irregular(S.plain(a.domain), irregular)
             self.domains.append(domain)
-            key = (a.index, banking.copy_of(a.ref_id, a.copy_lane))
+            key = (a.read_key(a.index), banking.copy_of(a.ref_id, a.copy_lane))
             mergeable = a.kind == "read" and a.regular
             first = group.merged_writes.get(k, representative.get(key) if mergeable else None)
             if first is not None:
@@ -294,10 +300,16 @@ class _GroupProver:
         return self.group.accesses[k].kind == "write"
 
     def _fits_in_bank(self, clique: list[int]) -> bool:
-        """Whether one bank holds enough elements for the clique's reads, which all
-        have different addresses."""
-        reads = sum(not self._is_write(k) for k in clique)
-        return reads <= self.banking.scheme.bank_depth
+        """Whether one bank holds enough elements for the clique's reads, which
+        have different addresses within each epoch."""
+        reads = Counter(self.group.accesses[k].epoch for k in clique
+                        if not self._is_write(k))
+        return max(reads.values(), default=0) <= self.banking.scheme.bank_depth
+
+    def _one_read(self, a: int, b: int) -> bool:
+        """Lanes ``a`` and ``b`` are reads of one epoch: at one address, one access."""
+        first, second = self.group.accesses[a], self.group.accesses[b]
+        return (first.kind == second.kind == "read") and first.epoch == second.epoch
 
     def _regular(self, k: int) -> bool:
         return self.group.accesses[k].regular
@@ -316,7 +328,7 @@ class _GroupProver:
 
     def pair(self, a: int, b: int) -> isl.Set:
         if (a, b) not in self.pair_sets:
-            both_reads = not (self._is_write(a) or self._is_write(b))
+            both_reads = self._one_read(a, b)
             domain = self.domains[a].intersect(self.domains[b])
             delta = self._difference(a, b)
             if delta is not None:

@@ -2,7 +2,7 @@
 
 A few real iterations P of the group (near the lexicographic ends of its domain)
 are evaluated in numpy: the lanes' banks and addresses give each bank's reads (one
-per distinct address) and writes.  A lane with an irregular dimension is taken as
+per distinct address of one epoch, ``LaneAccess.epoch``) and writes.  A lane with an irregular dimension is taken as
 the proof takes it (:func:`.islsets.lane_terms`): when the bank formula reads none of
 its irregular dimensions it stays in the bank of its regular ones, as an access of
 its own (an address no other lane shares); otherwise it may pick any element
@@ -230,8 +230,9 @@ def _regular_loads(sample: GroupSample, chosen: list[int], bank_expr: E.Expr,
     lanes, whose banks are known.
 
     A read counts where it is the first active lane of its row with its address (the
-    lanes' addresses are sorted per row, so this is O(lanes log lanes) per row); a
-    lane with an irregular dimension has an address of its own, ``INACTIVE - 1 - k``."""
+    lanes' addresses are sorted per row, so this is O(lanes log lanes) per row), an
+    address of each epoch (``LaneAccess.epoch``) its own; a lane with an irregular
+    dimension has an address of its own, ``INACTIVE - 1 - k``."""
     count = len(sample.active[0])
     reads = np.zeros((count, banks), dtype=np.int64)
     writes = np.zeros((count, banks), dtype=np.int64)
@@ -249,7 +250,8 @@ def _regular_loads(sample: GroupSample, chosen: list[int], bank_expr: E.Expr,
         if any(v is None for v in idx):
             addr = np.full(count, INACTIVE - 1 - k, dtype=np.int64)
         else:
-            addr = np.ravel_multi_index(idx, shape, mode="clip")
+            addr = (np.ravel_multi_index(idx, shape, mode="clip")
+                    + sample.shape.lanes[k].epoch * prod(shape))
         read_addr.append(np.where(here, addr, INACTIVE))
         read_bank.append(bank)
     if read_addr:
@@ -304,9 +306,10 @@ def shared_banks_overloaded(sample: GroupSample, chosen: list[int],
 def _placed_rows(sample: GroupSample, placed: list[int], dims: list[int]
                  ) -> tuple[np.ndarray, np.ndarray]:
     """The accesses of the ``placed`` lanes at the sampled P where they run, as rows
-    ``(P, index in dims..., tag, address...)``: the distinct reads (tag 0 and the
-    element's index; a lane irregular in some dimension is an address of its own, tag
-    ``k + 1`` and zeros) and, per write, ``(P, index in dims...)``."""
+    ``(P, index in dims..., tag, address...)``: the distinct reads (tag ``-epoch``,
+    ``LaneAccess.epoch``, and the element's index; a lane irregular in some dimension
+    is an address of its own, tag ``k + 1`` and zeros) and, per write, ``(P, index in
+    dims...)``."""
     reads, writes = [], []
     for k in placed:
         index, runs = sample.index[k], np.flatnonzero(sample.active[k])
@@ -318,7 +321,7 @@ def _placed_rows(sample: GroupSample, placed: list[int], dims: list[int]
             own[:, 0] = k + 1
             reads.append(np.concatenate([np.stack(cell, axis=1), own], axis=1))
         else:
-            tag = np.zeros(len(runs), np.int64)
+            tag = np.full(len(runs), -sample.shape.lanes[k].epoch, np.int64)
             reads.append(np.stack(cell + [tag] + [v[runs] for v in index], axis=1))
     width = len(dims) + 2 + len(sample.index[placed[0]])
     read_rows = (np.unique(np.concatenate(reads).astype(np.int64), axis=0) if reads

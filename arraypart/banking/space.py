@@ -286,15 +286,17 @@ def every_lane_ii(shape: GroupShape, ports: PortModel,
     (those at positions ``lanes``, default all) in a cycle (``INFEASIBLE_II`` when it
     writes a read-only bank): its distinct reads (by offset in a uniform group; by
     subscript in another, where an irregular read is distinct from every other) and
-    its writes, those that are one write (``CycleGroup.merged_writes``) once."""
+    its writes, those that are one write (``CycleGroup.merged_writes``) once; reads of
+    one address in different epochs (``LaneAccess.epoch``) are distinct."""
     positions = [k for k in (range(len(shape.lanes)) if lanes is None else lanes)
                  if k not in shape.group.merged_writes]
     reads = [k for k in positions if shape.lanes[k].kind == "read"]
     if shape.uniform:
-        distinct = len({tuple(shape.offsets[k].tolist()) for k in reads})
+        distinct = len({shape.lanes[k].read_key(tuple(shape.offsets[k].tolist()))
+                        for k in reads})
     else:
         lanes = [shape.lanes[k] for k in reads]
-        distinct = len({a.index for a in lanes if a.regular}) + sum(
+        distinct = len({a.read_key(a.index) for a in lanes if a.regular}) + sum(
             not a.regular for a in lanes)
     writes = len(positions) - len(reads)
     if writes and not ports.writable:

@@ -35,6 +35,8 @@ from ..limits import Deadline
 from ..poly.forwarding import forwarding_arrays, forwarding_loop
 from ..scheme import Banking, none_scheme, scheme_from_pragmas
 from . import frames as F
+from .epochs import read_epochs
+from .forwarding import without_free
 from .maps import check_map
 from .ports import (Cells, bank_sizes, cells, first_overfull_bank, min_iis, read_either,
                     row_accesses, row_needs, transfer_counts)
@@ -43,7 +45,6 @@ from .rule import (BankSpan, RuleSites, moves_with_sizes, overfull_bank, rule_ne
                    site_cells, sites_summary)
 from .walk import (TRIPS, Emitted, Region, collapsed, entries, is_concurrent, regions,
                    root_blocks, root_pieces, walk_steps, weights)
-from .forwarding import without_free
 from .writes import Marks, most_per_cell, one_write, subscript_key
 
 # Access instances (steps x lanes x accesses) simulated at once: each is a few int64
@@ -326,20 +327,27 @@ def _check_path(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
                 forwarded: frozenset[str], apart: frozenset[str]) -> LoopCheck:
     """One path of the region (``region.loop``, a path of ``whole``: the loop with
     every branch), without the accesses of the arrays ``forwarded`` that take no port
-    (:mod:`.forwarding`); ``apart``: the off-chip arrays whose reads of one element
-    count apart (``ir.bundle_reads_merge``, decided on the whole loop as the model
-    decides it)."""
+    (:mod:`.forwarding`), each access in its epoch over every path (:mod:`.epochs`);
+    ``apart``: the off-chip arrays whose reads of one element count apart
+    (``ir.bundle_reads_merge``, decided on the whole loop as the model decides it)."""
     target = region.target_ii
     steps, need, conflict, key, trip = 0, target, None, None, 0
     dynamic: dict[ir.Access, int] = {}
     elements: dict = {}  # without_free's cache over the chunks
+    known_epochs: dict = {}  # read_epochs' cache over the chunks
+    kinds: dict[str, set[str]] = {}
+    for a in ir.accesses(whole.body):
+        kinds.setdefault(a.array, set()).add(a.kind)
+    # a step needs every path's emissions only when some array is read and written
+    every_path = forwarded or any(len(k) == 2 for k in kinds.values())
     for root, emitted, entry_trip in _chunks(region, deadline):
         trip = max(trip, entry_trip)
+        iteration = emitted if region.loop is whole or not every_path else walk_steps(
+            replace(region, loop=whole), root)[0]
+        epochs = read_epochs(iteration, known_epochs)
         if forwarded:
-            iteration = emitted if region.loop is whole else walk_steps(
-                replace(region, loop=whole), root)[0]
             emitted = without_free(emitted, iteration, forwarded, elements)
-        runs = _runs(emitted, kernel, memories, totals, static, deadline, apart)
+        runs = _runs(emitted, kernel, memories, totals, static, deadline, apart, epochs)
         for run in runs:
             need = max(need, int(run.need.max(initial=1)))
             if static is not None:
@@ -422,12 +430,15 @@ def _count_dynamic(run: _Run, sites: RuleSites, dynamic: dict[ir.Access, int]) -
 
 def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory],
           totals: _Totals, static: RuleSites | None,
-          deadline: Deadline | None, apart: frozenset[str]) -> list[_Run]:
+          deadline: Deadline | None, apart: frozenset[str],
+          epochs: dict[int, np.ndarray]) -> list[_Run]:
+    """``epochs``: :func:`.epochs.read_epochs` of the step's emissions."""
     runs = []
     for run, parts in _by_run(emitted).items():
         frame = parts[0].frame
         per_array, off_chip, classes, places = _run_cells(parts, memories,
-                                                          static is not None, apart)
+                                                          static is not None, apart,
+                                                          epochs)
         order = _run_order(frame, run)
         arrays = sorted(per_array, key=lambda name: memories[name].position)
         weight = weights(frame)
@@ -453,14 +464,16 @@ def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory
 
 
 def _run_cells(parts: list[Emitted], memories: dict[str, _Memory], rule: bool,
-               apart: frozenset[str]
+               apart: frozenset[str], epochs: dict[int, np.ndarray]
                ) -> tuple[dict[str, list], dict[str, list], dict[str, tuple[list, list]],
                           dict[str, list[tuple[int, Marks]]]]:
-    """One run's cells per array (the rule's site cells under the ``rule``), the ideal
+    """One run's cells per array (the rule's site cells under the ``rule``), each in
+    its epochs (``epochs``, per access: :mod:`.epochs`), the ideal
     cells of its off-chip arrays, per array the subscript keys and marks of the
     cells (:func:`.writes.one_write`), and per off-chip array each ideal cell's scope
-    and marks.  Reads of one element in one scope and branch (``ir.Access.same_value``,
-    one copy) are one cell, run where either runs, but for the arrays ``apart``."""
+    and marks.  Reads of one element in one scope, branch and epoch
+    (``ir.Access.same_value``, one copy) are one cell, run where either runs, but for
+    the arrays ``apart``."""
     per_array: dict[str, list] = {}
     off_chip: dict[str, list] = {}
     classes: dict[str, tuple[list, list]] = {}
@@ -470,12 +483,16 @@ def _run_cells(parts: list[Emitted], memories: dict[str, _Memory], rule: bool,
         for a in e.accesses:
             memory = memories[a.array]
             counted = memory.counted(a)
-            cell = (site_cells if rule else cells)(counted, e.frame, memory.banking)
+            epoch = epochs.get(id(a), 0)
+            cell = replace((site_cells if rule else cells)(counted, e.frame, memory.banking),
+                           epoch=epoch)
             off = memory.array.bundle is not None
-            ideal = cells(counted, e.frame, memory.banking) if off and rule else cell
+            ideal = (replace(cells(counted, e.frame, memory.banking), epoch=epoch)
+                     if off and rule else cell)
             mine = per_array.setdefault(a.array, [])
             key = (None if a.same_value is None or a.array in apart
-                   else (a.same_value, e.scope, e.marks))
+                   else (a.same_value, e.scope, e.marks,
+                         tuple(np.atleast_1d(epoch).tolist())))
             if key in alike and (merged := read_either(mine[alike[key]], cell)) is not None:
                 mine[alike[key]] = merged
                 if off:

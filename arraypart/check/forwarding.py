@@ -80,19 +80,28 @@ def free_columns(iteration: list[Emitted], forwarded: frozenset[str],
 def _instances(e: Emitted, k: int, a: ir.Access, elements: dict) -> list[tuple]:
     """(order, access, column, lanes, element or None) of each column of ``e`` that
     runs in some step; the element only where the instance qualifies."""
-    live = e.frame.mask.any(axis=0)
     every = e.frame.mask.all(axis=0)
-    kind = 0 if a.kind == "read" else 1
     out = []
-    for column in np.flatnonzero(live).tolist():
-        digits = _digits(column, e.widths)
-        order = tuple(digits[s.loop + 1] if isinstance(s, Digit) else s for s in e.at)
+    for order, column in instance_orders(e, k, a):
         qualifies = e.plain and bool(every[column]) and plain_reference(a) and a.regular
         key = (id(a), column, e.widths)
         if qualifies and key not in elements:
-            elements[key] = _element(a, e.unrolled, digits[1:])
+            elements[key] = _element(a, e.unrolled, _digits(column, e.widths)[1:])
         element = elements[key] if qualifies else None
-        out.append((order + (kind, k), a, column, e.frame.lanes, element))
+        out.append((order, a, column, e.frame.lanes, element))
+    return out
+
+
+def instance_orders(e: Emitted, k: int, a: ir.Access) -> list[tuple[tuple, int]]:
+    """(order, column) of each column of ``e`` that runs in some step, ``a`` its
+    ``k``-th access: the place in the iteration's program order (``Emitted.at`` with
+    the column's lane ordinals, then 0 for a read and 1 for a write, then ``k``)."""
+    kind = 0 if a.kind == "read" else 1
+    out = []
+    for column in np.flatnonzero(e.frame.mask.any(axis=0)).tolist():
+        digits = _digits(column, e.widths)
+        order = tuple(digits[s.loop + 1] if isinstance(s, Digit) else s for s in e.at)
+        out.append((order + (kind, k), column))
     return out
 
 

@@ -6,7 +6,8 @@ becomes a key
     key = ((copy * banks + bank) * 2 + kind) * 2**shift + address     (kind: 0 read, 1 write)
 
 where ``address`` < 2**shift is the row-major index of the element over the index
-ranges seen (so distinct elements get distinct keys, in bounds or not).  Sorting
+ranges seen (so distinct elements get distinct keys, in bounds or not), one range
+per epoch (:mod:`.epochs`: a read after a write of the array is a new access).  Sorting
 each row's keys groups them by (copy, bank); within a group, reads = distinct read
 keys (a broadcast is one access), writes = all write keys.  The checker gives each
 access as the ports see it (``ir.Array.counted_index``: the window reads of an
@@ -50,7 +51,9 @@ class Cells:
     per dimension (None: irregular), ``bank`` (None when irregular), ``copy`` (the
     copy a read instance reads), broadcastable;
     ``ranges[d]``: (min, max) of the executed indices of dimension d (None when the
-    dimension is irregular or no lane runs); ``full``: every lane runs."""
+    dimension is irregular or no lane runs); ``full``: every lane runs; ``epoch``:
+    per lane, the writes of the array before it in the step (:mod:`.epochs`), whose
+    addresses are its own (:func:`element_addresses`)."""
 
     access: ir.Access
     mask: np.ndarray
@@ -60,6 +63,7 @@ class Cells:
     full: bool
     copy: np.ndarray
     layers: tuple[np.ndarray, ...] | None = None
+    epoch: np.ndarray | int = 0
 
     @property
     def count(self) -> int:
@@ -314,15 +318,19 @@ def _address_radix(cs: list[Cells], ndim: int) -> tuple[list[int], list[int]]:
 
 
 def element_addresses(cs, lows: list[int], extents: list[int]) -> tuple[list, int]:
-    """Per cell (its ``index`` and ``mask``), its ``(rows, lanes)`` row-major address
-    over the box of indices from ``lows`` of ``extents``; a cell with an irregular
-    dimension gets one address of its own per lane, past the box, so it never merges
-    with another access.  Also the size of the address space."""
+    """Per cell (its ``index``, ``mask`` and ``epoch``), its ``(rows, lanes)`` row-major
+    address over the box of indices from ``lows`` of ``extents``, one box per epoch
+    (reads of one element with a write of the array between are two accesses,
+    :mod:`.epochs`); a cell with an irregular dimension gets one address of its own
+    per lane, past the boxes, so it never merges with another access.  Also the size
+    of the address space."""
     strides = [prod(extents[d + 1:]) for d in range(len(extents))]
-    out, spare = [], prod(extents)
+    box = prod(extents)
+    out, spare = [], box * (1 + max((int(np.max(c.epoch)) for c in cs), default=0))
     for c in cs:
         if all(x is not None for x in c.index):
-            out.append(sum((x - lo) * s for x, lo, s in zip(c.index, lows, strides)))
+            out.append(sum((x - lo) * s for x, lo, s in zip(c.index, lows, strides))
+                       + c.epoch * box)
         else:
             lanes = c.mask.shape[1]
             out.append(np.broadcast_to(np.arange(spare, spare + lanes), c.mask.shape))
@@ -443,26 +451,28 @@ def _instances(c: Cells, row: int):
 def first_overfull_bank(cs: list[Cells], banking: Banking, model: ir.PortModel,
                         row: int, ii: int, sizes: np.ndarray | None) -> BankUse | None:
     """The first (copy, bank) whose accesses in step ``row`` do not fit at ``ii`` (an
-    irregular access in every bank of its layer: :func:`by_class`)."""
+    irregular access in every bank of its layer: :func:`by_class`; reads of one
+    address count once per epoch, ``Cells.epoch``)."""
     cs, grid = by_class(cs, banking, _irregular_knows(cs, banking))
     slots: dict[tuple[int, int], list] = {}
     anywhere: dict[int, list] = {c: [] for c in range(grid.copies)}
     for c in cs:
+        epochs = np.broadcast_to(c.epoch, c.mask.shape[1:])
         for lane, address, bank in _instances(c, row):
-            item = ConflictAccess(c.access.kind, c.access.coord, address)
+            item = (ConflictAccess(c.access.kind, c.access.coord, address), int(epochs[lane]))
             for layer in copies_of(c, banking):
                 copy = int(layer[row, lane])
                 target = anywhere[copy] if bank is None else slots.setdefault((copy, bank), [])
                 target.append(item)
     for copy, bank in _candidate_banks(slots, anywhere, grid, sizes):
-        items = list(dict.fromkeys(slots.get((copy, bank), []) + anywhere[copy]))
         regular = slots.get((copy, bank), [])
-        reads = len({a.address if None not in a.address else k
-                     for k, a in enumerate(regular) if a.kind == "read"})
+        items = list(dict.fromkeys(a for a, _ in regular + anywhere[copy]))
+        reads = len({(epoch, a.address) if None not in a.address else k
+                     for k, (a, epoch) in enumerate(regular) if a.kind == "read"})
         if anywhere[copy]:
-            reads = int(capped_reads(reads, sum(a.kind == "read" for a in anywhere[copy]),
+            reads = int(capped_reads(reads, sum(a.kind == "read" for a, _ in anywhere[copy]),
                                      int(sizes[grid.original(copy, bank)[1]])))
-        writes = sum(a.kind == "write" for a in regular + anywhere[copy])
+        writes = sum(a.kind == "write" for a, _ in regular + anywhere[copy])
         if not model.fits(reads, writes, ii):
             return BankUse(*grid.original(copy, bank), reads, writes, tuple(items))
     return None

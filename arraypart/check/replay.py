@@ -4,7 +4,8 @@ Every record is one access the compiled original made: (site, lane, loop, array,
 kind, step, flat), ``flat`` the row-major offset g++ computed.  For each pipeline step
 (loop, step) and each (array, copy, bank) its accesses use (DESIGN §2):
 
-    reads  = number of distinct flat addresses read    (identical reads count once)
+    reads  = number of distinct flat addresses read    (identical reads count once,
+             when no write of the array lies between them: :func:`record_epochs`)
     writes = number of writes
     need   = min { ii >= 1 : PortModel.fits(reads, writes, ii) }
 
@@ -240,9 +241,11 @@ def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
         rows = rows[rows["site"] != RUN_END]
         total += rows.size
         rows = _as_counted(_inside(rows, memories, sites, outside), memories, windows)
+        epochs = record_epochs(rows)
         if forwarding is not None:
-            rows = rows[~free_records(rows, forwarding)]
-        uses = _uses(rows, counted, read_copies, dynamic, site_fields)
+            taken = ~free_records(rows, forwarding)
+            rows, epochs = rows[taken], epochs[taken]
+        uses = _uses(rows, counted, read_copies, dynamic, site_fields, epochs)
         if uses["loop"].size:
             state.add(uses, counted, sites)
     return Replay(tuple(state.result(loops)), tuple(outside.values()), total)
@@ -302,6 +305,29 @@ def free_records(rows: np.ndarray, forwarding: Forwarding) -> np.ndarray:
     free = np.zeros(n, bool)
     free[order] = forwarded | dead
     out[chosen] = free
+    return out
+
+
+def record_epochs(rows: np.ndarray) -> np.ndarray:
+    """Per record of ``rows`` (in execution order, no step split), how many writes of
+    its array its step made before it: its epoch.  The HLS tool merges a load with an
+    earlier load of one address only when no store that may alias lies between
+    (``x = X[lo]; X[hi] = i; y = X[lo];`` is load, store, load: probe 36 F1), so
+    reads of one address count once only within one epoch (the model's
+    ``LaneAccess.epoch``, which counts the writes of every path; the run sees only
+    the writes it made)."""
+    out = np.zeros(rows.size, np.int64)
+    if not rows.size:
+        return out
+    order = np.lexsort((np.arange(rows.size), rows["array"], rows["step"], rows["loop"]))
+    r = rows[order]
+    new = np.ones(r.size, bool)
+    new[1:] = ((r["loop"][1:] != r["loop"][:-1]) | (r["step"][1:] != r["step"][:-1])
+               | (r["array"][1:] != r["array"][:-1]))
+    write = (r["kind"] == WRITE).astype(np.int64)
+    before = np.cumsum(write) - write
+    start = np.maximum.accumulate(np.where(new, np.arange(r.size), 0))
+    out[order] = before - before[start]
     return out
 
 
@@ -497,17 +523,21 @@ def _member_views(array: ir.Array, site: np.ndarray, site_fields: tuple[str | No
 
 
 def _uses(rows: np.ndarray, memories: Mapping[int, Memory], read_copies: np.ndarray,
-          dynamic: "_Dynamic | None", site_fields: tuple[str | None, ...] = ()
-          ) -> dict[str, np.ndarray]:
+          dynamic: "_Dynamic | None", site_fields: tuple[str | None, ...] = (),
+          epochs: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """Port uses as columns: a record per member view it reaches, per copy it reaches
-    (writes: all), and under the rule a dynamic record per bank of its copy."""
+    (writes: all), and under the rule a dynamic record per bank of its copy; each
+    with its epoch (``epochs``, per record: :func:`record_epochs`; None: all 0)."""
     parts = []
+    if epochs is None:
+        epochs = np.zeros(rows.size, np.int64)
     for a, m in memories.items():
-        mine = rows[rows["array"] == a]
+        chosen = rows["array"] == a
+        mine, epoch = rows[chosen], epochs[chosen]
         if not mine.size:
             continue
         first_view, views = _member_views(m.array, mine["site"], site_fields)
-        mine = np.repeat(mine, views)
+        mine, epoch = np.repeat(mine, views), np.repeat(epoch, views)
         view = np.repeat(first_view, views) + _ramp(views)
         bank = bank_of(m.banking, mine["flat"])
         copies = m.banking.copies
@@ -517,7 +547,7 @@ def _uses(rows: np.ndarray, memories: Mapping[int, Memory], read_copies: np.ndar
         reps = np.where(write, copies, 1)
         cols = {"loop": mine["loop"], "step": mine["step"], "flat": mine["flat"],
                 "kind": mine["kind"], "site": mine["site"], "bank": bank,
-                "array": np.full(mine.size, a), "view": view}
+                "array": np.full(mine.size, a), "view": view, "epoch": epoch}
         cols = {k: np.repeat(np.asarray(v, np.int64), reps) for k, v in cols.items()}
         cols["copy"] = np.repeat(copy, reps) + _ramp(reps)
         if dynamic is not None:
@@ -530,7 +560,8 @@ def _uses(rows: np.ndarray, memories: Mapping[int, Memory], read_copies: np.ndar
                                     np.repeat(fixed, banks) + rest(_ramp(banks)),
                                     cols["bank"])
         parts.append(cols)
-    names = ("loop", "step", "array", "view", "copy", "bank", "kind", "flat", "site")
+    names = ("loop", "step", "array", "view", "copy", "bank", "kind", "flat", "site",
+             "epoch")
     if not parts:
         return {k: np.empty(0, np.int64) for k in names}
     return {k: np.concatenate([p[k] for p in parts]) for k in names}
@@ -575,7 +606,7 @@ def least_ii(model: ir.PortModel, reads: np.ndarray, writes: np.ndarray) -> np.n
 
 
 GROUP = ("loop", "step", "unit", "view", "copy", "bank")
-ELEMENT = ("array", "kind", "flat")
+ELEMENT = ("array", "epoch", "kind", "flat")
 
 
 class _State:
@@ -614,7 +645,8 @@ class _State:
         read = u["kind"] == READ
         fresh_read = read.copy()
         fresh_read[1:] &= (new[1:] | (u["flat"][1:] != u["flat"][:-1])
-                           | (u["array"][1:] != u["array"][:-1]) | ~read[:-1])
+                           | (u["array"][1:] != u["array"][:-1])
+                           | (u["epoch"][1:] != u["epoch"][:-1]) | ~read[:-1])
         reads = np.add.reduceat(fresh_read.astype(np.int64), starts)
         writes = np.add.reduceat((~read).astype(np.int64), starts)
         need = np.ones(starts.size, np.int64)

@@ -10,7 +10,9 @@ run of a concurrent loop:
 - any other site is *dynamic* (its bank varies, or depends on an irregular index): the
   scheduler reads every bank and multiplexes, so it takes one port of EVERY bank of its
   copy;
-- identical reads of one element in one step count once (equal keys below);
+- identical reads of one element in one step count once (equal keys below) when no
+  write of the array lies between them (each epoch has addresses of its own,
+  :mod:`.epochs`);
 - an array whose every bank holds one element is registers: no port limit.
 
 The bank of a site needs only the index dimensions its scheme's bank formula uses, so
@@ -70,7 +72,8 @@ class SiteCells:
     dimension the bank formula reads is irregular; ``address`` is the row-major
     element index (None when some dimension is irregular); ``copy`` the copy a read
     instance reads (:func:`.ports.read_copies`); ``layers``, set by :func:`.ports.by_class`,
-    the (copy, class) layers its instances use, each ``(rows, lanes)``."""
+    the (copy, class) layers its instances use, each ``(rows, lanes)``; ``epoch``:
+    ``.ports.Cells.epoch``."""
 
     access: ir.Access
     mask: np.ndarray
@@ -78,6 +81,7 @@ class SiteCells:
     bank: np.ndarray | None
     copy: np.ndarray
     layers: tuple[np.ndarray, ...] | None = None
+    epoch: np.ndarray | int = 0
 
     @property
     def count(self) -> int:

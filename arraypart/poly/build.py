@@ -8,6 +8,7 @@ pipelined (or unrolled) loop into cycle groups (:mod:`.lanes`).
 from __future__ import annotations
 
 import functools
+from bisect import bisect_left
 from collections import Counter
 from dataclasses import replace
 from typing import Callable, Iterable, Mapping
@@ -55,7 +56,7 @@ def build_model(kernel: ir.Kernel, *, ports: int = 2,
         tick()
         check_bounds(relation, by_name[relation.access.array], guards.get(id(relation.access)))
         check_writable(relation.access, by_name[relation.access.array])
-    found = counted_addresses(collect(kernel, tick=tick), by_name)
+    found = with_epochs(counted_addresses(collect(kernel, tick=tick), by_name))
     free = free_lanes(found, by_name, kernel.top)
     groups = _groups(found, by_name, frozenset(p.name for p in kernel.params), tick, free)
     touched = {r.access.array for r in relations}
@@ -176,6 +177,27 @@ def counted_addresses(found: Collector, arrays: Mapping[str, ir.Array]) -> Colle
         for f in found.found])
 
 
+def with_epochs(found: Collector) -> Collector:
+    """``found`` with each lane access's ``epoch`` (``LaneAccess.epoch``): how many
+    places (``Found.order``) of writes of its array in its concurrent loop, on any
+    path through the loop's data-dependent ``if``s, come before its own.  The HLS
+    tool (LLVM) merges a load with an earlier load of the same address only when no
+    store that may alias lies between (``x = X[lo]; X[hi] = i; y = X[lo];`` is load,
+    store, load: probe 36 F1), so reads of one element count once only within one
+    epoch.  Conservative: any write of the array between separates them, even one
+    isl could prove to be another element; a read after a write *of the same
+    element* is forwarded and takes no port (:mod:`.forwarding`)."""
+    writes: dict[tuple[int, str], set[tuple[int, ...]]] = {}
+    for f in found.found:
+        if f.access.kind == "write":
+            writes.setdefault((id(f.frame.root), f.access.array), set()).add(f.order)
+    ordered = {key: sorted(orders) for key, orders in writes.items()}
+    return replace(found, found=[
+        replace(f, access=replace(f.access, epoch=bisect_left(ordered[key], f.order)))
+        if (key := (id(f.frame.root), f.access.array)) in ordered else f
+        for f in found.found])
+
+
 def _groups(found: Collector, arrays: Mapping[str, ir.Array], sizes: frozenset[str],
             tick: Callable[[], None], free: frozenset[int]) -> tuple[CycleGroup, ...]:
     """One group per (concurrent loop, chain of sequential inner loops, path through
@@ -290,15 +312,16 @@ def site_instances(groups: list[CycleGroup], loops: list,
 
 def one_read_per_element(members: list[Found]) -> list[Found]:
     """``members`` with the reads of one element in one lane (one
-    ``ir.Access.same_value``, the same lane and branches: ``X[lo]`` twice, ``lo``
-    unchanged) as one lane access, live where any of them is, the others its
+    ``ir.Access.same_value``, the same lane, branches and epoch: ``X[lo]`` twice, ``lo``
+    unchanged, no write of ``X`` between) as one lane access, live where any of them is, the others its
     ``aliases``: the HLS tool reads the element once (DESIGN §2: identical reads count
     once), and the banking gives them one copy."""
     first: dict[tuple, int] = {}
     out: list[Found] = []
     for f in members:
         a = f.access
-        key = None if a.same_value is None else (a.same_value, a.lane, a.branches)
+        key = None if a.same_value is None else (a.read_key(a.same_value), a.lane,
+                                                  a.branches)
         if key not in first:
             if key is not None:
                 first[key] = len(out)
@@ -393,15 +416,16 @@ def _bundle_ii(accesses: list[LaneAccess], kernel: ir.Kernel) -> int:
         bundle = kernel.array(access.array).bundle
         if bundle is not None:
             demand.setdefault((bundle, access.kind), []).append((position, access))
-    return max((_most_transfers(items, {p: (a.array, _address_key(a, p)) for p, a in items})
+    return max((_most_transfers(items, {p: (a.array, _transfer_key(a, p))
+                                        for p, a in items})
                 for items in demand.values()), default=1)
 
 
 def path_transfers(group: CycleGroup) -> tuple[int, int]:
     """The most reads and the most writes one pipeline iteration of ``group`` makes at
     one time vector, each the fewer of what the array's own proof counts on one
-    memory (distinct read addresses; writes, those that are one write counted once:
-    ``CycleGroup.merged_writes``) and of the most that one path through the
+    memory (distinct read addresses of each epoch; writes, those that are one write
+    counted once: ``CycleGroup.merged_writes``) and of the most that one path through the
     data-dependent ``if``s runs (:func:`_most_transfers`).  An off-chip array is one
     memory whose m_axi port serves one read and one write per cycle, so this is its
     need, as its bundle's (:func:`_bundle_ii`); the checker counts alike
@@ -410,7 +434,7 @@ def path_transfers(group: CycleGroup) -> tuple[int, int]:
     counts = []
     for kind in ("read", "write"):
         items = [(p, a) for p, a in enumerate(group.accesses) if a.kind == kind]
-        key = ({p: _address_key(a, p) for p, a in items} if kind == "read"
+        key = ({p: _transfer_key(a, p) for p, a in items} if kind == "read"
                else {p: merged.get(p, p) for p, _ in items})
         counts.append(_most_transfers(items, key) if items else 0)
     return counts[0], counts[1]
@@ -461,10 +485,20 @@ def _address_key(access: LaneAccess, position: int) -> tuple:
     return ("index", access.index) if access.regular else ("irregular", position)
 
 
+def _transfer_key(access: LaneAccess, position: int) -> tuple:
+    """What one transfer of ``access``'s kind serves: its address, for a read in its
+    epoch (``LaneAccess.read_key``: a write of the array between two reads of one
+    element makes them two loads)."""
+    address = _address_key(access, position)
+    return access.read_key(address) if access.kind == "read" else address
+
+
 def group_concurrency(group: CycleGroup) -> int:
     """The largest number of distinct addresses live at one time vector of ``group``:
     each address class is live on the union of its lane accesses' domains
-    (:func:`_heaviest_cell`)."""
+    (:func:`_heaviest_cell`).  An element read in two epochs (``LaneAccess.epoch``)
+    is one address here: no banking separates it from itself, so the lower bound on
+    banks (DESIGN §2) counts it once; the port counts take each epoch's read."""
     return _heaviest_cell(group.domain, _live(
         (_address_key(access, position), access.domain)
         for position, access in enumerate(group.accesses)))
