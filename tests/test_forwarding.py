@@ -224,3 +224,57 @@ def test_an_argument_another_may_alias_makes_every_access(tmp_path):
         "void kl(int x, int out[16]) {", "void kl(const int x[16], int out[16]) {").replace(
         "(x + j)", "x[j]")))
     assert (_loop_iis(forwarded), _loop_iis(aliased)) == ([1], [9])
+
+
+# probe 36b: three false claims the first rule made
+RETURNS = """\
+void k(int x, int out[64]) {
+#pragma HLS PIPELINE II=1
+  out[1] = x;
+  EXIT
+  out[1] = x * 3;
+}
+"""
+
+
+@pytest.mark.parametrize("exit_", ["if (x < 0) return;",
+                                   "switch (x & 3) { case 0: return; default: break; }"],
+                         ids=["if-return", "switch-return"])
+def test_a_return_in_a_pipelined_function_keeps_the_first_store(tmp_path, exit_):
+    """Where the call returns between them, the first store is the final value: it is
+    no dead store (probe 36b F3, II 1 claimed on ram_1p)."""
+    path = write(tmp_path, "k.cpp", RETURNS.replace("EXIT", exit_))
+    report = arraypart.analyze(path, ports=1)
+    assert _loop_iis(report) == [2]
+    ruled = check.check_kernel(report.kernel, report.solution.bankings(), ports=1)
+    assert [loop.achieved_ii for loop in ruled.loops] == [2]
+
+
+REFERENCED = """\
+void k(int a[32], int &s) {
+  for (int i = 0; i < 32; i++) {
+#pragma HLS PIPELINE II=1
+    a[i] = i;
+    s += 1;
+    a[i] = 2 * i;
+  }
+}
+"""
+
+
+def test_a_reference_parameter_may_name_an_element_of_an_argument(tmp_path):
+    """``k(a, a[3])`` binds ``s`` to an element of ``a``, so a write of ``s`` between
+    two stores of ``a[i]`` keeps both (probe 36b F1, II 1 claimed); a value
+    parameter names nothing of the caller's."""
+    referenced = arraypart.analyze(write(tmp_path, "k.cpp", REFERENCED), ports=1)
+    by_value = arraypart.analyze(write(tmp_path, "k.cpp", REFERENCED.replace(
+        "int &s", "int s")), ports=1)
+    assert (_loop_iis(referenced), _loop_iis(by_value)) == ([2], [1])
+
+
+def test_volatile_through_a_typedef_makes_every_access(tmp_path):
+    """``typedef volatile int vint; vint a[32];`` is volatile as the direct spelling
+    is (probe 36b F2: the typedef's qualifier was not seen, II 1 claimed)."""
+    path = write(tmp_path, "k.cpp", "typedef volatile int vint;\n"
+                 + SMALL.replace("DECL", "vint").replace("BODY", FORWARDED))
+    assert arraypart.analyze(path).kernel.array("a").volatile

@@ -99,7 +99,7 @@ def forwarded_arrays(kernel: ir.Kernel) -> dict:
     copies = Counter(r.loop.coord for r in found)
     arrays = {a.name: a for a in kernel.arrays}
     return {r.loop.coord: forwarding_arrays(arrays, {a.array for a in ir.accesses(
-        r.loop.body)}, kernel.top) for r in found
+        r.loop.body)}, kernel) for r in found
             if copies[r.loop.coord] == 1 and forwarding_loop(r.loop)}
 
 

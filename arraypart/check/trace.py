@@ -677,7 +677,7 @@ def _forwarding(kernel: ir.Kernel, sites: Sequence[Site], coords: Sequence[Coord
         fits = copies[place] == 1 and forwarding_loop(region.loop)
         if fits:
             forwarded[place] = forwarding_arrays(names, {a.array for a in ir.accesses(
-                region.loop.body)}, kernel.top)
+                region.loop.body)}, kernel)
         for a, plain in _placed_accesses(region.loop.body):
             where = (a.coord.line, a.coord.col)
             place_ok[where] = place_ok.get(where, True) and fits and plain and (

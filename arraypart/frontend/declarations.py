@@ -130,9 +130,12 @@ def array_decl(decl: N.Decl, *, interface: bool, extent: int | None = None) -> A
         raise KernelError(coord, f"array '{decl.name}' takes {size_bytes} bytes, more than "
                                  f"the {MAX_ARRAY_BYTES} (2^48) a compiler accepts with "
                                  "room for banking")
+    # qualifiers a typedef carries (typedef volatile int vint) are the canonical type's
+    canonical = t.get_canonical()
     return Array(decl.name, tuple(shape), elem_type, bits, interface, coord,
-                 const=t.is_const_qualified(), static=decl.static,
-                 volatile=t.is_volatile_qualified())
+                 const=t.is_const_qualified() or canonical.is_const_qualified(),
+                 static=decl.static,
+                 volatile=t.is_volatile_qualified() or canonical.is_volatile_qualified())
 
 
 def _check_initializer_count(decl: N.Decl, shape: list[int]) -> None:

@@ -629,6 +629,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         self._ranges[var] = (0, 0)
         self._pipelines += 1
         self._function_pipeline = func.name
+        start = len(self._exits)
         try:
             body = tuple(self._items(items[header:]))
         finally:
@@ -636,7 +637,11 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
             del self._ranges[var]
             self._pipelines -= 1
             self._function_pipeline = outer
-        loop = Loop(var, (E.const(0),), (E.const(0),), 1, body, func.name, func.coord, ii)
+        # a return before the body's end skips the rest of the call's one iteration
+        returns = any(kind == "return" and calls == len(self._calls)
+                      for kind, calls, _ in self._exits[start:])
+        loop = Loop(var, (E.const(0),), (E.const(0),), 1, body, func.name, func.coord, ii,
+                    early_exit="iteration" if returns else None, skips=returns)
         check_unrollable(loop, loop.body)
         return (loop,)
 

@@ -57,7 +57,7 @@ def build_model(kernel: ir.Kernel, *, ports: int = 2,
         check_bounds(relation, by_name[relation.access.array], guards.get(id(relation.access)))
         check_writable(relation.access, by_name[relation.access.array])
     found = with_epochs(counted_addresses(collect(kernel, tick=tick), by_name))
-    free = free_lanes(found, by_name, kernel.top)
+    free = free_lanes(found, by_name, kernel)
     groups = _groups(found, by_name, frozenset(p.name for p in kernel.params), tick, free)
     touched = {r.access.array for r in relations}
     written = {r.access.array for r in relations if r.access.kind == "write"}
@@ -246,7 +246,7 @@ def _groups(found: Collector, arrays: Mapping[str, ir.Array], sizes: frozenset[s
     return site_instances(groups, found.loops, arrays)
 
 
-def free_lanes(found: Collector, arrays: Mapping[str, ir.Array], top: str
+def free_lanes(found: Collector, arrays: Mapping[str, ir.Array], kernel: ir.Kernel
                ) -> frozenset[int]:
     """The lane accesses of ``found`` (by id) that take no port (:mod:`.forwarding`:
     forwarded reads, dead stores), found per concurrent loop and array over every
@@ -262,7 +262,7 @@ def free_lanes(found: Collector, arrays: Mapping[str, ir.Array], top: str
         loop = members[0].frame.root
         if loop.coord in repeated or not forwarding_loop(loop):
             continue
-        for name in forwarding_arrays(arrays, {f.access.array for f in members}, top):
+        for name in forwarding_arrays(arrays, {f.access.array for f in members}, kernel):
             mine = [f for f in members if f.access.array == name]
             orders = free_accesses(mine)
             free.update(id(f) for f in mine if f.order in orders)

@@ -39,6 +39,8 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping
 
+import clang.cindex as ci
+
 from .. import expr as E
 from .. import ir
 from .lanes import Found
@@ -54,17 +56,33 @@ def forwarding_loop(loop: ir.Loop) -> bool:
 
 
 def forwarding_arrays(arrays: Mapping[str, ir.Array], touched: Iterable[str],
-                      top: str) -> frozenset[str]:
+                      kernel: ir.Kernel) -> frozenset[str]:
     """The arrays among ``touched`` (every array one concurrent loop accesses) whose
     elements the tool forwards there, which nothing but their own references may
     touch: a local of the top's text; or an argument or global (which a pointer may
     reach: an interface, a ``static`` or file-scope array) that is the only such array
-    the loop touches, constant tables aside (no write may reach one).  Each also
-    :func:`_forwarded`."""
+    the loop touches, constant tables aside (no write may reach one), where no
+    reference parameter of the top may name one of its elements
+    (:func:`aliasing_reference`).  Each also :func:`_forwarded`."""
     names = set(touched)
     reachable = [n for n in names if _reachable(arrays[n])]
-    return frozenset(n for n in names if _forwarded(arrays[n], top)
-                     and (not _reachable(arrays[n]) or reachable == [n]))
+    params = kernel.source.func.params if kernel.source is not None else ()
+    alone = not any(aliasing_reference(p) for p in params)
+    return frozenset(n for n in names if _forwarded(arrays[n], kernel.top)
+                     and (not _reachable(arrays[n]) or (alone and reachable == [n])))
+
+
+def aliasing_reference(parameter) -> bool:
+    """A parameter (``cnodes.Decl``) that is a reference to a scalar or an object, not
+    to an array or an ``hls::stream``: ``k(a, a[3])`` binds ``int &s`` to an element of
+    ``a``, so a write or read of ``s`` between two accesses of ``a`` may be one of
+    its (probe 36b F1)."""
+    t = parameter.ctype
+    if t is None or t.canonical_kind not in (ci.TypeKind.LVALUEREFERENCE,
+                                             ci.TypeKind.RVALUEREFERENCE):
+        return False
+    spelled = t.canonical_spelling
+    return "hls::stream<" not in spelled and "[" not in spelled
 
 
 def _reachable(array: ir.Array) -> bool:
