@@ -11,8 +11,10 @@ located warning at the update.
 Found on the kernel file's text with libclang: in the body of a pipelined loop, a
 compound assignment ``s op= e`` (op in ``+ - * /``) or an assignment ``s = e`` whose
 ``e`` reads ``s``, of a floating-point variable declared outside the loop (or
-``static``); unless one of the body's own statements, before it in program order, sets
-``s`` from a value that does not read it (each iteration then starts afresh).
+``static``); unless one of the body's own statements sets ``s`` from a value that does
+not read it (before the update, each iteration starts afresh; after it, the next one
+does).  Not found (no warning, a miss): a carry through a temporary, a struct member,
+``std::complex`` or a callee's reference parameter.
 """
 
 from __future__ import annotations
@@ -70,18 +72,17 @@ def _loop_cursors(unit: clangtu.Unit, user_end: int) -> Iterator[ci.Cursor]:
 
 def _carried(body: ci.Cursor) -> Iterator[tuple[str, ci.Cursor]]:
     """(variable, update) for each floating-point variable declared outside ``body``
-    (or static) that an update in ``body`` reads before the body's own statements set
-    it afresh."""
+    (or static) that an update in ``body`` reads, unless one of the body's own
+    statements sets it afresh: before the update each iteration starts from that
+    value, after it the next iteration does."""
     statements = list(body.get_children()) if body.kind == K.COMPOUND_STMT else [body]
-    fresh: set[str] = set()
+    fresh = {variable.get_usr() for variable in map(_set_afresh, statements)
+             if variable is not None}
     for statement in statements:
         for cursor in statement.walk_preorder():
             variable = _updated(cursor, body)
             if variable is not None and variable.get_usr() not in fresh:
                 yield variable.spelling, cursor
-        variable = _set_afresh(statement)
-        if variable is not None:
-            fresh.add(variable.get_usr())
 
 
 def _updated(cursor: ci.Cursor, body: ci.Cursor) -> ci.Cursor | None:
