@@ -443,8 +443,10 @@ def test_past_the_memory_limit_a_run_ends_with_exit_1_and_writes_nothing(tmp_pat
 def test_every_replay_of_a_run_shares_one_deadline(tmp_path, monkeypatch):
     """The scheduling rule's replay runs again after a retry and for the idle-bank
     check; each had the whole ``--time-limit`` (probe 28: 41 s at the default 30 s on a
-    512x512 matrix product).  Every replay of one run now gets the same deadline."""
-    from conftest import CHAINED_LANES
+    512x512 matrix product).  Every replay of one run now gets the same deadline
+    (BOX3 on single-port banks is retried; the chained lanes this used were no longer
+    after 2026-12-07, their reads across writes now banked as loads of their own)."""
+    from test_schedule_rule import BOX3
     deadlines = []
     replay = api.schedule_emitted
 
@@ -453,8 +455,8 @@ def test_every_replay_of_a_run_shares_one_deadline(tmp_path, monkeypatch):
         return replay(*args, deadline=deadline, **kwargs)
 
     monkeypatch.setattr(api, "schedule_emitted", spy)
-    path = tmp_path / "chained.c"
-    path.write_text(CHAINED_LANES)
+    path = tmp_path / "box3.c"
+    path.write_text(BOX3)
     api.analyze(path, ports=1)
     assert len(deadlines) == 2  # the first replay and the retry's
     assert deadlines[0] is deadlines[1]

@@ -215,9 +215,13 @@ def test_banking_a_memcpy_reaches_ii_1_and_the_emitted_copy_computes_the_same(tm
 
 @needs_gxx
 def test_a_pipelined_memset_writes_each_element(tmp_path):
-    """8 writes of buf per iteration: II 4 on one memory; the testbench passes."""
+    """8 writes of buf per iteration: II 4 on one memory; the testbench passes.  The
+    second loop reads buf[i], writes it and reads it again: the second read is a load
+    of its own (a write between, probe 36 F1's rule), and buf, which a routine writes,
+    is forwarded nowhere, so one dual-port memory takes II 2 (it took II 1, the two
+    reads counted as one, before 2026-12-07)."""
     compiled = arraypart.compile_kernel(write(tmp_path, "filled.cpp", FILLED))
-    assert as_written_iis(compiled.report) == [4, 1]
+    assert as_written_iis(compiled.report) == [4, 2]
     assert all(lp.achieved_ii == 1 for lp in compiled.report.scheduled.loops)
     assert_the_testbench_passes(compiled, tmp_path)
     assert traced_as_written(compiled.report, tmp_path / "trace") == [4, 1]

@@ -5,6 +5,7 @@ written in the style of the public kernels that use the construct."""
 
 import dataclasses
 import json
+import re
 from textwrap import dedent
 
 import pytest
@@ -365,10 +366,12 @@ def test_the_testbench_compares_the_state_statics_carry_into_later_calls(tmp_pat
     compiled = compile_text(tmp_path, "running", text)
     assert run_project(compiled, tmp_path / "kept").returncode == 0
     emitted = compiled.files["running.cpp"]
-    assert emitted.count("static int acc[32];") == 1
+    # acc[i] is read, written and read again: the write between makes two loads, so
+    # its banks come in copies (acc_bank[3][2][16], before 2026-12-07 acc kept its text)
+    (declared,) = re.findall(r"static int (acc\w*(?:\[\d+\])+);", emitted)
     forgetful = dataclasses.replace(compiled, files={
-        **compiled.files, "running.cpp": emitted.replace("static int acc[32];",
-                                                         "int acc[32] = {};")})
+        **compiled.files, "running.cpp": emitted.replace(f"static int {declared};",
+                                                         f"int {declared} = {{}};")})
     run = run_project(forgetful, tmp_path / "forgot")
     assert run.returncode == 1
     assert "FAIL: running: call 2 of 3:" in run.stdout
@@ -2052,10 +2055,13 @@ def test_lanes_that_never_meet_through_a_wrap_are_routed(tmp_path):
     """Lane u writes buf[4i + u] after lane u - 1 reads buf[(4i + u) % 64]: no constant
     tells the two subscripts apart, but over i's interval they never name one element
     when the write comes first, so the reads may move up.  The loop was left unrouted
-    at II 5 with nothing said."""
+    at II 5 with nothing said; it was then routed at II 1.  Since 2026-12-07 lane u's
+    read of buf[4i + u] comes after lane u - 1's write of buf: a write of the array
+    between, so it is a load of its own, not the one lane u - 1 made of that element
+    (probe 36 F1's rule, which does not tell constant offsets apart): 8 loads and
+    4 stores on 4 dual-port banks, II 2, and the trace agrees."""
     compiled = compile_text(tmp_path, "wrapped", WRAPPED_NEIGHBOUR)
-    assert "buf: 8 read and 4 write lane(s) routed" in compiled.files["wrapped.cpp"]
-    assert {loop["name"]: loop["achieved_ii"] for loop in loops(compiled)}["L5"] == 1
+    assert {loop["name"]: loop["achieved_ii"] for loop in loops(compiled)}["L5"] == 2
     if HAVE_GXX:
         assert_the_trace_agrees(compiled, tmp_path, ports=2)
         assert_the_testbench_passes(compiled, tmp_path)
