@@ -224,7 +224,7 @@ def test_a_pipelined_memset_writes_each_element(tmp_path):
     assert as_written_iis(compiled.report) == [4, 2]
     assert all(lp.achieved_ii == 1 for lp in compiled.report.scheduled.loops)
     assert_the_testbench_passes(compiled, tmp_path)
-    assert traced_as_written(compiled.report, tmp_path / "trace") == [4, 1]
+    assert traced_as_written(compiled.report, tmp_path / "trace") == [4, 2]
 
 
 @needs_gxx
