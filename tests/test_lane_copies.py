@@ -131,9 +131,9 @@ def test_a_table_written_in_the_lanes_gets_no_copies(tmp_path, written, copies):
     """Four lanes (cheap to prove): their reads take two copies of the read-only table,
     none once the lanes write it (every write would go to every copy).  Written, no
     banking reaches II 1 and the search for a better one runs to its time limit,
-    which 5 s keeps short (the copies are ruled out before)."""
+    which 2 s keeps short (the copies are ruled out before)."""
     report = arraypart.analyze(kernel(tmp_path, written), defines={"LANES": 4},
-                               time_limit=5)
+                               time_limit=2)
     assert array(report, "table").banking.copies == copies
 
 
