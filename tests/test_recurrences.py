@@ -158,7 +158,7 @@ def test_a_read_and_write_at_indices_the_data_choose_may_be_a_recurrence():
     said nothing: the pair was left out as irregular."""
     (found,) = _warnings(HISTOGRAM % "")
     assert found.startswith("k.c:8:15: warning: loop L4: hist is read here and written "
-                            "at 8:5, one of them at an index the data choose")
+                            "at 8:5, one of them at an index arraypart does not follow")
     assert "dependence variable=hist type=inter dependent=false" in found
 
 

@@ -74,7 +74,8 @@ def recurrence_warning(r: Recurrence) -> str:
     if r.possible:
         return warning_text(r.read, (
             f"loop {r.loop}: {r.array} is read here and written at {r.write.line}:"
-            f"{r.write.col}, one of them at an index the data choose, so this read may "
+            f"{r.write.col}, one of them at an index arraypart does not follow (the data "
+            "choose it, or C arithmetic such as a truncating division), so this read may "
             "be of the element the previous iteration writes (a possible recurrence "
             "through memory): the HLS tool assumes it is and "
             "issues the read after that write, so the II may exceed the one the ports "
