@@ -2076,3 +2076,16 @@ def test_a_depth_no_testbench_can_declare_gives_way_to_the_indices_reached(tmp_p
     assert "depth=2147483648" in compiled.files["huge.cpp"]
     if HAVE_GXX:
         assert_the_testbench_passes(compiled, tmp_path)
+
+
+def test_a_bound_for_a_size_the_kernel_lacks_is_a_warning(tmp_path):
+    """``-D ARRAYPART_MAX_<name>`` bounds the size ``name``; one naming no run-time
+    size (misspelt, or a scalar no loop uses) changed nothing without a word."""
+    path = write(tmp_path, "k.cpp", "void k(const int a[64], int b[64], int n) {\n"
+                 "  for (int i = 0; i < n; i++) {\n#pragma HLS pipeline II=1\n"
+                 "    b[i] = a[i];\n  }\n}\n")
+    said = [w for w in parse_kernel(
+        path, defines={"ARRAYPART_MAX_lo": 8, "ARRAYPART_MAX_n": 64}).warnings
+        if "ARRAYPART_MAX" in w]
+    assert said == [f"{path}: warning: -D ARRAYPART_MAX_lo=8 bounds no run-time size of "
+                    "the kernel (its sizes: n): it changes nothing"]

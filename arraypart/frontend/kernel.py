@@ -27,6 +27,7 @@ from .calls import definitions
 from .carried import carried_warnings
 from .cexpr import fold
 from .directives import Directive, anchored
+from .interfaces import MAX_DEFINE_PREFIX
 from .lower import lower_function
 from .pipelining import auto_pipeline
 from .redeclared import redeclared
@@ -233,7 +234,23 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
                   tuple(misplaced) + lowered.warnings + unshared + undefined
                   + _unseen_loops(unit, user_end, own_headers, converter.header_definitions)
                   + _unmodelled_containers(unit, user_end)
-                  + carried_warnings(unit, user_end, body), lowered.returns_early)
+                  + carried_warnings(unit, user_end, body)
+                  + _unused_bounds(filename, overrides, lowered.params),
+                  lowered.returns_early)
+
+
+def _unused_bounds(filename: str, defines: Mapping[str, int],
+                   params: tuple) -> tuple[str, ...]:
+    """A warning per ``-D ARRAYPART_MAX_<name>=V`` that bounds no run-time size of
+    the kernel (a misspelt or absent name changed nothing without a word)."""
+    sizes = [p.name for p in params]
+    return tuple(warning_text(Coord(filename), (
+        f"-D {name}={value} bounds no run-time size of the kernel ("
+        + (f"its sizes: {', '.join(sizes)}" if sizes else "it has none")
+        + "): it changes nothing"))
+        for name, value in sorted(defines.items())
+        if name.startswith(MAX_DEFINE_PREFIX)
+        and name[len(MAX_DEFINE_PREFIX):] not in sizes)
 
 
 _LOOP_KINDS = (ci.CursorKind.FOR_STMT, ci.CursorKind.WHILE_STMT, ci.CursorKind.DO_STMT)
