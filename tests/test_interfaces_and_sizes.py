@@ -2089,3 +2089,23 @@ def test_a_bound_for_a_size_the_kernel_lacks_is_a_warning(tmp_path):
         if "ARRAYPART_MAX" in w]
     assert said == [f"{path}: warning: -D ARRAYPART_MAX_lo=8 bounds no run-time size of "
                     "the kernel (its sizes: n): it changes nothing"]
+
+
+def test_an_interface_pragma_may_name_several_ports(tmp_path):
+    """``port=a,b`` is one INTERFACE pragma per port, as Vitis's front end splits the
+    list: a and b share bundle shared (two reads a cycle on one bundle, II 2), c has
+    gmem1."""
+    path = write(tmp_path, "k.cpp", """\
+void k(const int *a, const int *b, int *c) {
+#pragma HLS INTERFACE mode=m_axi port=a, b bundle=shared depth=64
+#pragma HLS INTERFACE mode=m_axi port=c bundle=gmem1 depth=64
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    c[i] = a[i] + b[i];
+  }
+}
+""")
+    report = arraypart.analyze(path)
+    assert {a.name: (a.bundle, a.shape) for a in report.kernel.arrays} == {
+        "a": ("shared", (64,)), "b": ("shared", (64,)), "c": ("gmem1", (64,))}
+    assert loop_ii(report) == [2]

@@ -82,7 +82,8 @@ class Interface:
 
 
 def interface_pragmas(func: N.FuncDef, reader: PragmaReader) -> dict[str, Interface]:
-    """The INTERFACE pragmas of the top function's body, by port name."""
+    """The INTERFACE pragmas of the top function's body, by port name (each name of a
+    ``port=a,b`` list its own)."""
     found: dict[str, Interface] = {}
     for node in N.walk(func.body):
         pragma = reader.parse(node) if isinstance(node, N.Pragma) else None
@@ -104,10 +105,12 @@ def interface_pragmas(func: N.FuncDef, reader: PragmaReader) -> dict[str, Interf
         if mode in OFF_CHIP_MODES and bundle is None:
             bundle = DEFAULT_BUNDLE
         unread = written if written is not None and depth is None else None
-        if mode == REGISTER_MODE and port in found and found[port].off_chip:
-            continue  # the m_axi port's offset register, the memory stays off-chip
-        found[port] = Interface(mode, bundle, depth, reader.coord(pragma), unread,
-                                reader.storage_type(pragma, "storage_type"))
+        # port=a,b: one pragma per port, as Vitis's front end splits the list
+        for name in filter(None, port.split(",")):
+            if mode == REGISTER_MODE and name in found and found[name].off_chip:
+                continue  # the m_axi port's offset register, the memory stays off-chip
+            found[name] = Interface(mode, bundle, depth, reader.coord(pragma), unread,
+                                    reader.storage_type(pragma, "storage_type"))
     return found
 
 
