@@ -60,9 +60,13 @@ def sample_group(shape: GroupShape) -> GroupSample:
     grid = np.array(points, dtype=np.int64).reshape(len(points), len(group.time_vars))
     env = {p: grid[:, t] for t, p in enumerate(S.time_names(len(group.time_vars)))}
     index, active = [], []
+    near: dict[str, frozenset] = {}  # by domain: lanes mostly share a few
     for lane in group.accesses:
-        inside = set(S.points_near_extremes(S.plain(lane.domain), spans))
-        active.append(np.array([p in inside for p in points], dtype=bool))
+        domain = S.plain(lane.domain)
+        key = str(domain)
+        if key not in near:
+            near[key] = frozenset(S.points_near_extremes(domain, spans))
+        active.append(np.array([p in near[key] for p in points], dtype=bool))
         index.append(_evaluated(lane, group.time_vars, env, len(points)))
     return GroupSample(shape, tuple(index), _one_write(group, active))
 
