@@ -27,6 +27,21 @@ settings.register_profile("arraypart", phases=tuple(
     p for p in Phase if p != Phase.shrink or not any(v in os.environ for v in LONG_FUZZING)))
 settings.load_profile("arraypart")
 
+# The files that take longest (`--durations=0`, 2026-12-07), collected first: xdist's
+# loadfile hands whole files to its workers in collection order, and a long file
+# handed out last keeps one worker busy while the other idles (longest first keeps the
+# two within a few seconds; alphabetical order cost about 10 s on 2 cores).
+LONGEST_FILES = ("test_real_semantics.py", "test_fuzz_pipeline.py", "test_trace.py",
+                 "test_end_to_end.py", "test_interfaces_and_sizes.py",
+                 "test_c_conversions.py", "test_interruptible.py", "test_search.py",
+                 "test_rtl.py", "test_banking.py")
+
+
+def pytest_collection_modifyitems(items):
+    rank = {name: n for n, name in enumerate(LONGEST_FILES)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+
+
 ROOT = Path(__file__).resolve().parent.parent
 STANDINS = ROOT / "arraypart" / "include"
 KERNELS = sorted((ROOT / "kernels").glob("*.c"))
