@@ -272,13 +272,9 @@ def free_records(rows: np.ndarray, forwarding: Forwarding) -> np.ndarray:
     if not chosen.size:
         return out
     mine = rows[chosen]
-    order = np.lexsort((np.arange(mine.size), mine["array"], mine["step"], mine["loop"]))
+    order, new, start = _step_arrays(mine)
     r = mine[order]
     n = r.size
-    new = np.ones(n, bool)
-    new[1:] = ((r["loop"][1:] != r["loop"][:-1]) | (r["step"][1:] != r["step"][:-1])
-               | (r["array"][1:] != r["array"][:-1]))
-    start = np.maximum.accumulate(np.where(new, np.arange(n), 0))
     plain = _flag(forwarding.sites, r["site"])
     write = r["kind"] == WRITE
     flat = r["flat"]
@@ -319,16 +315,24 @@ def record_epochs(rows: np.ndarray) -> np.ndarray:
     out = np.zeros(rows.size, np.int64)
     if not rows.size:
         return out
+    order, _, start = _step_arrays(rows)
+    write = (rows["kind"][order] == WRITE).astype(np.int64)
+    before = np.cumsum(write) - write
+    out[order] = before - before[start]
+    return out
+
+
+def _step_arrays(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``rows`` grouped by (loop, step, array), execution order kept within a group:
+    the sorting ``order``, and per sorted record whether it is ``new`` (its group's
+    first) and the position of its group's first (``start``)."""
     order = np.lexsort((np.arange(rows.size), rows["array"], rows["step"], rows["loop"]))
     r = rows[order]
     new = np.ones(r.size, bool)
     new[1:] = ((r["loop"][1:] != r["loop"][:-1]) | (r["step"][1:] != r["step"][:-1])
                | (r["array"][1:] != r["array"][:-1]))
-    write = (r["kind"] == WRITE).astype(np.int64)
-    before = np.cumsum(write) - write
     start = np.maximum.accumulate(np.where(new, np.arange(r.size), 0))
-    out[order] = before - before[start]
-    return out
+    return order, new, start
 
 
 def _flag(table: np.ndarray, ids: np.ndarray) -> np.ndarray:
