@@ -23,7 +23,6 @@ tool), so each region is walked twice: once to find the static sites, once to co
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Iterator, Mapping
 
@@ -32,11 +31,10 @@ import numpy as np
 from .. import ir
 from ..errors import KernelError, warning_text
 from ..limits import Deadline
-from ..poly.forwarding import forwarding_arrays, forwarding_loop
 from ..scheme import Banking, none_scheme, scheme_from_pragmas
 from . import frames as F
 from .epochs import read_epochs
-from .forwarding import without_free
+from .forwarding import forwarded_arrays, without_free
 from .maps import check_map
 from .ports import (Cells, bank_sizes, cells, first_overfull_bank, min_iis, read_either,
                     row_accesses, row_needs, transfer_counts)
@@ -88,19 +86,6 @@ def check_kernel(kernel: ir.Kernel, bankings: Mapping[str, Banking], *,
     loops = one_ii_per_text(found, loops)
     maps = tuple(check_map(a, full[a.name]) for a in kernel.arrays if a.name in bankings)
     return CheckReport(loops, maps, totals.accesses, totals.out_of_bounds_notes())
-
-
-def forwarded_arrays(kernel: ir.Kernel) -> dict:
-    """Per coordinate of a concurrent loop where the tool forwards (:mod:`.forwarding`:
-    a :func:`forwarding_loop` that the IR holds once), the arrays it forwards there
-    (:func:`forwarding_arrays` of every array the loop touches, registers included:
-    another name may reach those too)."""
-    found = list(regions(kernel))
-    copies = Counter(r.loop.coord for r in found)
-    arrays = {a.name: a for a in kernel.arrays}
-    return {r.loop.coord: forwarding_arrays(arrays, {a.array for a in ir.accesses(
-        r.loop.body)}, kernel) for r in found
-            if copies[r.loop.coord] == 1 and forwarding_loop(r.loop)}
 
 
 def one_ii_per_text(found: tuple[Region, ...], loops: tuple[LoopCheck, ...]
@@ -306,7 +291,7 @@ def _check_region(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory
     needs what its worst path needs.  ``static``: under the scheduling rule, what
     :func:`_rule_sites` found of its loop's sites (None: the ideal port model);
     ``forwarded``: the arrays whose elements the loop forwards
-    (:func:`forwarded_arrays`)."""
+    (:func:`.forwarding.forwarded_arrays`)."""
     apart = frozenset(name for name, memory in memories.items()
                       if not ir.bundle_reads_merge(region.loop, memory.array))
     checks = [_check_path(replace(region, loop=variant), kernel, memories, totals, static,

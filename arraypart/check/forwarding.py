@@ -23,15 +23,17 @@ others' conditional accesses, which still block).
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 
 import numpy as np
 
 from .. import expr as E
 from .. import ir
+from ..poly.forwarding import forwarding_arrays, forwarding_loop
 from ..poly.lanes import plain_reference
 from . import frames as F
-from .walk import Digit, Emitted
+from .walk import Digit, Emitted, regions
 
 
 def without_free(emitted: list[Emitted], iteration: list[Emitted],
@@ -166,3 +168,16 @@ def _element(a: ir.Access, unrolled: tuple[ir.Loop, ...], ordinals: list[int]
         forms.append(("tree", value) if form is None else (
             "affine", tuple(sorted((v, c) for v, c in form[0].items() if c)), form[1]))
     return a.field, tuple(forms)
+
+
+def forwarded_arrays(kernel: ir.Kernel) -> dict:
+    """Per coordinate of a concurrent loop where the tool forwards (:mod:`.forwarding`:
+    a :func:`forwarding_loop` that the IR holds once), the arrays it forwards there
+    (:func:`forwarding_arrays` of every array the loop touches, registers included:
+    another name may reach those too)."""
+    found = list(regions(kernel))
+    copies = Counter(r.loop.coord for r in found)
+    arrays = {a.name: a for a in kernel.arrays}
+    return {r.loop.coord: forwarding_arrays(arrays, {a.array for a in ir.accesses(
+        r.loop.body)}, kernel) for r in found
+            if copies[r.loop.coord] == 1 and forwarding_loop(r.loop)}

@@ -10,7 +10,6 @@ once.  g++ builds it; the run writes the records that :mod:`.replay` reads.
 from __future__ import annotations
 
 import os
-from collections import Counter
 import re
 import shutil
 import signal
@@ -29,13 +28,13 @@ from ..codegen.testbench import first_call_sizes, original_text, testbench_conte
 from ..errors import Coord, KernelError
 from ..frontend import clangtu
 from ..limits import Deadline, TimeLimit
-from ..poly.forwarding import forwarding_arrays, forwarding_loop
 from ..poly.lanes import plain_reference
 from ..poly.model import CycleGroup
 from ..scheme import Banking, none_scheme
 from ..sourcetext import KEEP_BYTES
 from . import calls
 from .addresses import AddressCheck, compare
+from .forwarding import forwarded_arrays
 from .instrument import Instrumented, Site, instrument
 from .replay import (RECORDED, Claim, Forwarding, LoopReplay, Memory, Replay, no_checkpoint,
                      replay, window_key)
@@ -661,23 +660,15 @@ def _read_copies(kernel: ir.Kernel, inst: Instrumented,
 def _forwarding(kernel: ir.Kernel, sites: Sequence[Site], coords: Sequence[Coord],
                 nested: frozenset[int]) -> Forwarding:
     """Where the replay leaves out the records that take no port (``Forwarding``):
-    per traced loop (not one whose steps a concurrent loop around shares) at whose
-    place the IR holds one concurrent loop, a :func:`forwarding_loop`, the
-    :func:`forwarding_arrays` of that loop; the sites at whose place every reference
-    is plain in such a loop (``lanes.plain_reference``, regular, in no ``if``) and
-    the site itself conditional on no ``?:`` or ``&&``."""
-    found = list(regions(kernel))
-    copies = Counter((r.loop.coord.line, r.loop.coord.col) for r in found)
-    names = {a.name: a for a in kernel.arrays}
+    per traced loop (not one whose steps a concurrent loop around shares), the arrays
+    the checker forwards there (:func:`.forwarding.forwarded_arrays`); the sites at
+    whose place every reference is plain in such a loop (``lanes.plain_reference``,
+    regular, in no ``if``) and the site itself conditional on no ``?:`` or ``&&``."""
+    forwarded = {(c.line, c.col): names for c, names in forwarded_arrays(kernel).items()}
     ids = {a.name: n for n, a in enumerate(kernel.arrays)}
-    forwarded: dict[tuple[int, int], frozenset[str]] = {}
     place_ok: dict[tuple[int, int], bool] = {}
-    for region in found:
-        place = (region.loop.coord.line, region.loop.coord.col)
-        fits = copies[place] == 1 and forwarding_loop(region.loop)
-        if fits:
-            forwarded[place] = forwarding_arrays(names, {a.array for a in ir.accesses(
-                region.loop.body)}, kernel)
+    for region in regions(kernel):
+        fits = (region.loop.coord.line, region.loop.coord.col) in forwarded
         for a, plain in _placed_accesses(region.loop.body):
             where = (a.coord.line, a.coord.col)
             place_ok[where] = place_ok.get(where, True) and fits and plain and (
