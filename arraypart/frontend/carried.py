@@ -62,12 +62,8 @@ def carried_warnings(unit: clangtu.Unit, user_end: int,
 
 
 def _loop_cursors(unit: clangtu.Unit, user_end: int) -> Iterator[ci.Cursor]:
-    stack = [c for c in unit.own_top if c.location.offset < user_end]
-    while stack:
-        cursor = stack.pop()
-        stack.extend(cursor.get_children())
-        if cursor.kind in _LOOPS and unit.in_main(cursor.location):
-            yield cursor
+    return (c for c in unit.own_cursors(user_end)
+            if c.kind in _LOOPS and unit.in_main(c.location))
 
 
 def _carried(body: ci.Cursor) -> Iterator[tuple[str, ci.Cursor]]:

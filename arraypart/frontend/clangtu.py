@@ -252,6 +252,15 @@ class Unit:
             return True  # the fast answer for text written in the file
         return self.main_file is not None and file_of(location) == self.main_file
 
+    def own_cursors(self, user_end: int) -> Iterator[ci.Cursor]:
+        """Every cursor under the kernel file's own top-level declarations before byte
+        ``user_end`` (the user's text, not what arraypart appends), depth first."""
+        stack = [c for c in self.own_top if c.location.offset < user_end]
+        while stack:
+            cursor = stack.pop()
+            stack.extend(cursor.get_children())
+            yield cursor
+
     def argument_span(self, extent: ci.SourceRange) -> tuple[int, int] | None:
         """The bytes of the kernel text where an expression with ``extent``, inside a
         macro's argument (``assert(buf[i] >= 0)``), is written; None when it is not

@@ -265,13 +265,8 @@ def _unseen_loops(unit: clangtu.Unit, user_end: int, own_headers: "_OwnHeaders",
     function is an error where the call is lowered); and at the first call of each
     such function that keeps a ``static`` variable: the testbench's original and
     banked kernels both call the header's one function, so they share its state."""
-    calls, stack = [], [c for c in unit.own_top
-                        if c.location.offset < user_end]
-    while stack:
-        cursor = stack.pop()
-        stack.extend(cursor.get_children())
-        if cursor.kind == ci.CursorKind.CALL_EXPR and cursor.referenced is not None:
-            calls.append(cursor)
+    calls = [c for c in unit.own_cursors(user_end)
+             if c.kind == ci.CursorKind.CALL_EXPR and c.referenced is not None]
     warned: dict[str, list[str]] = {}
     for call in sorted(calls, key=lambda c: c.extent.start.offset):
         callee = specialized_template(call.referenced) or call.referenced
@@ -311,12 +306,9 @@ def _unmodelled_containers(unit: clangtu.Unit, user_end: int) -> tuple[str, ...]
     calls (``struct arr_t { int a[16]; int &operator[](int i) { return a[i]; } }``):
     that operator is a call, not a subscript, so the accesses, their ports and the II
     of the loops that make them are not modelled."""
-    found, stack = [], [c for c in unit.own_top
-                        if c.location.offset < user_end]
+    found: list[ci.Cursor] = []
     subscripted: set[str] = set()
-    while stack:
-        cursor = stack.pop()
-        stack.extend(cursor.get_children())
+    for cursor in unit.own_cursors(user_end):
         if not unit.in_main(cursor.location):
             continue
         if cursor.kind == ci.CursorKind.CALL_EXPR and cursor.spelling == "operator[]":
