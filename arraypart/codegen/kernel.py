@@ -31,7 +31,7 @@ from typing import Iterator
 from ..banking.solution import ArraySolution, Solution
 from ..errors import KernelError
 from ..frontend import cnodes as N
-from ..frontend.pragmas import CONDITION
+from ..frontend.pragmas import CONDITION, LIST_COMMA
 from ..ir import Kernel
 from ..scheme import DimPartition
 from ..sourcetext import KEEP_BYTES
@@ -44,7 +44,6 @@ from .textedit import MAX_LINE, Edit, apply, statement_end
 _PRAGMA_KIND = re.compile(rf"^\s*HLS\s+(?:{CONDITION})?(\w+)", re.IGNORECASE)
 # ``variable=A`` or a list, ``variable=din, dout`` (one pragma on each array to Vitis)
 _PRAGMA_VARIABLE = re.compile(rb"(\bvariable\s*=\s*)(\w+(?:\s*,\s*\w+)*)", re.IGNORECASE)
-_LIST_COMMA = re.compile(r"\s*,\s*")
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _BANK_SUFFIX = "_bank"
 _COMMENT = "// "
@@ -467,7 +466,7 @@ def _array_pragmas(data: bytes, source, decls: dict[str, N.Decl]) -> Iterator[_A
             var = _PRAGMA_VARIABLE.search(data[node.start:node.end])
             if kind_name is None or var is None:
                 continue
-            listed = tuple(_LIST_COMMA.split(var.group(2).decode(errors=KEEP_BYTES)))
+            listed = tuple(LIST_COMMA.split(var.group(2).decode(errors=KEEP_BYTES)))
             for written in listed:
                 yield _ArrayPragma(node, kind_name, written, node.start + var.start(2),
                                    own.get(written, written),

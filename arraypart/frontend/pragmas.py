@@ -33,8 +33,9 @@ MAX_PRAGMA_VALUE = 2 ** 31 - 1  # Vitis reads pragma integers as a C int
 # Storage types Vitis accepts that arraypart has no port model for, and what they are.
 UNMODELLED_STORAGE = {"fifo": "a FIFO"}
 _OPTION_RE = re.compile(r"\s*=\s*")
-# ``variable=din, dout``: blanks around a list's commas keep it one word.
-_LIST_COMMA_RE = re.compile(r"\s*,\s*")
+# ``variable=din, dout``: blanks around a list's commas keep it one word (and code
+# generation splits such a list at them).
+LIST_COMMA = re.compile(r"\s*,\s*")
 # ``#pragma HLS if (condition) <directive> ...`` (UG1399, "Conditional Control of
 # Pragmas"): the directive applies where the constant condition holds.  A condition
 # nests parentheses two deep at most here.
@@ -197,7 +198,7 @@ class PragmaReader:
             if not holds:
                 return None
             text = conditioned.group(1) + text[conditioned.end():]
-        words = _OPERATOR_RE.sub(r"\1", _LIST_COMMA_RE.sub(",", _OPTION_RE.sub("=", text)))
+        words = _OPERATOR_RE.sub(r"\1", LIST_COMMA.sub(",", _OPTION_RE.sub("=", text)))
         words = words.split()
         if len(words) < 2 or words[0].lower() not in HLS_PREFIXES:
             return None
