@@ -86,32 +86,37 @@ def interface_pragmas(func: N.FuncDef, reader: PragmaReader) -> dict[str, Interf
     ``port=a,b`` list its own)."""
     found: dict[str, Interface] = {}
     for node in N.walk(func.body):
-        pragma = reader.parse(node) if isinstance(node, N.Pragma) else None
-        if pragma is None or pragma.kind != "interface":
+        parsed = reader.parse(node) if isinstance(node, N.Pragma) else None
+        if parsed is None or parsed.kind != "interface":
             continue
-        port = pragma.option("port")
-        mode = pragma.option("mode") or next(iter(pragma.flags), None)
-        if port is None or mode is None:
-            continue  # Vitis itself reports an incomplete INTERFACE pragma
-        written = pragma.option("depth")
-        depth = None if written is None else pragma_int(written, reader.constants)
-        bundle = pragma.option("bundle")
-        mode = mode.lower()
-        if mode in REMOVED_MODES:
-            raise KernelError(reader.coord(pragma), (
-                f"INTERFACE mode {mode} of '{port}' is not supported by Vitis HLS (UG1399, "
-                "Unsupported Features: the INTERFACE pragma no longer has it); use m_axi for "
-                "memory behind a bus"))
-        if mode in OFF_CHIP_MODES and bundle is None:
-            bundle = DEFAULT_BUNDLE
-        unread = written if written is not None and depth is None else None
-        # port=a,b: one pragma per port, as Vitis's front end splits the list
-        for name in filter(None, port.split(",")):
-            if mode == REGISTER_MODE and name in found and found[name].off_chip:
-                continue  # the m_axi port's offset register, the memory stays off-chip
-            found[name] = Interface(mode, bundle, depth, reader.coord(pragma), unread,
-                                    reader.storage_type(pragma, "storage_type"))
+        for pragma in reader.each_variable(parsed, "port"):
+            _read_interface(pragma, reader, found)
     return found
+
+
+def _read_interface(pragma: HlsPragma, reader: PragmaReader,
+                    found: dict[str, Interface]) -> None:
+    """One port's INTERFACE pragma (``port=`` names one), into ``found``."""
+    port = pragma.option("port")
+    mode = pragma.option("mode") or next(iter(pragma.flags), None)
+    if port is None or mode is None:
+        return  # Vitis itself reports an incomplete INTERFACE pragma
+    written = pragma.option("depth")
+    depth = None if written is None else pragma_int(written, reader.constants)
+    bundle = pragma.option("bundle")
+    mode = mode.lower()
+    if mode in REMOVED_MODES:
+        raise KernelError(reader.coord(pragma), (
+            f"INTERFACE mode {mode} of '{port}' is not supported by Vitis HLS (UG1399, "
+            "Unsupported Features: the INTERFACE pragma no longer has it); use m_axi for "
+            "memory behind a bus"))
+    if mode in OFF_CHIP_MODES and bundle is None:
+        bundle = DEFAULT_BUNDLE
+    unread = written if written is not None and depth is None else None
+    if mode == REGISTER_MODE and port in found and found[port].off_chip:
+        return  # the m_axi port's offset register, the memory stays off-chip
+    found[port] = Interface(mode, bundle, depth, reader.coord(pragma), unread,
+                            reader.storage_type(pragma, "storage_type"))
 
 
 def default_interface(decl: N.Decl) -> Interface:

@@ -212,16 +212,16 @@ class PragmaReader:
         return HlsPragma(words[1].lower(), tuple(options), tuple(flags), node)
 
     @staticmethod
-    def each_variable(pragma: HlsPragma) -> tuple[HlsPragma, ...]:
-        """``pragma`` once per name of its ``variable=`` list: Vitis HLS reads
-        ``variable=din,dout`` as one pragma on each (its clang front end,
-        ``getSubExprOfVariable`` in ParseXlxPragma.cpp, splits the comma expression);
-        ``(pragma,)`` when it names one array or none."""
-        listed = pragma.option("variable")
+    def each_variable(pragma: HlsPragma, key: str = "variable") -> tuple[HlsPragma, ...]:
+        """``pragma`` once per name of its ``variable=`` list (or ``key=``'s:
+        INTERFACE's ``port=``): Vitis HLS reads ``variable=din,dout`` as one pragma on
+        each (its clang front end, ``getSubExprOfVariable`` in ParseXlxPragma.cpp,
+        splits the comma expression); ``(pragma,)`` when it names one or none."""
+        listed = pragma.option(key)
         if listed is None or "," not in listed:
             return (pragma,)
         return tuple(replace(pragma, options=tuple(
-            (k, name if k == "variable" else v) for k, v in pragma.options))
+            (k, name if k == key else v) for k, v in pragma.options))
             for name in listed.split(",") if name)
 
     def coord(self, pragma: HlsPragma, key: str | None = None) -> Coord:
