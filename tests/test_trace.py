@@ -316,6 +316,54 @@ def test_a_pipelined_callee_loop_inside_a_pipeline_is_lanes_of_its_step(tmp_path
     assert judged.replay.records == 8 * 4 * 2 and judged.addresses.skipped == ()
 
 
+# A function pipelined as a whole, called from two places in a loop, and a top that is.
+PIPELINED_FUNCTIONS = """\
+static void acc(const int a[32], int out[32], int k) {
+#pragma HLS pipeline II=1
+#pragma HLS inline off
+    int s = 0;
+    for (int u = 0; u < 4; u++) s += a[(k + u) % 32];
+    out[k % 32] = s;
+}
+
+void twice(const int in[32], int out[32], int o2[32]) {
+    int a[32];
+    for (int i = 0; i < 32; i++) a[i] = in[i];
+    for (int k = 0; k < 28; k++) {
+        acc(a, out, k);
+        acc(a, o2, k + 1);
+    }
+}
+"""
+PIPELINED_TOP = """\
+void whole(const int a[64], int out[2]) {
+#pragma HLS pipeline II=1
+    int s = 0;
+    for (int u = 0; u < 8; u++) s += a[u * 8];
+    out[0] = s;
+    out[1] = a[3] + a[5];
+}
+"""
+
+
+@needs_gxx
+@pytest.mark.parametrize("name, text, expected", [
+    ("twice", PIPELINED_FUNCTIONS, [(1, 28, 1, 2), (1, 28, 1, 2), (11, 32, 1, 1)]),
+    ("whole", PIPELINED_TOP, [(1, 1, 1, 5)]),
+], ids=["called_twice", "top"])
+def test_a_pipelined_function_is_traced_call_by_call(tmp_path, name, text, expected):
+    """Each call of a function the model pipelines as a whole is one step of its own
+    traced loop (it was listed as not traced): per traced loop, (line, steps, traced
+    II with arraypart's banking, traced II as written: acc's four reads of a on two
+    ports, whole's ten reads of a), each call told apart and compared by address."""
+    path = tmp_path / f"{name}.cpp"
+    path.write_text(text)
+    banked, written = _agreeing(path, 2)
+    assert [(loop.coord.line, loop.steps, loop.traced_ii, w.traced_ii)
+            for loop, w in zip(banked.replay.loops, written.replay.loops)] == expected
+    assert len(banked.addresses.compared) == len(expected)
+
+
 def _at_targets(report) -> list:
     """Claims that every loop of ``report`` reaches its target II."""
     return [trace.Claim(loop.name, loop.coord, loop.target_ii, loop.target_ii)

@@ -25,6 +25,8 @@ Edits are insertions at byte offsets of the text (nothing is removed):
   where a ``for``'s or ``while``'s condition accesses an element, the ``iter`` call
   goes into the condition instead, ``while ((iter(LOOP, U), cond))``: the check that
   lets an iteration run belongs to its step;
+- a function the model pipelines as a whole (``#pragma HLS pipeline`` in its body,
+  outside any loop) opens with ``Scope`` and ``iter(LOOP, 1)``: each call one step;
 - every other ``for`` gets ``::arraypart_trace::bump()`` in its increment, so a
   record's *lane* (the count of inner-loop increments since its step began) tells the
   unrolled lanes of one step apart;
@@ -200,6 +202,8 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
             sites += found[1]
         elif cursor.kind in LOOP_KINDS and _written_loop(cursor, data):
             inserts += _loop_edits(cursor, loops, data)
+        elif cursor.kind in _FUNCTIONS and cursor.extent.start.offset in loops:
+            inserts += _function_edits(cursor, loops)
         elif cursor.kind == K.DECL_STMT and parents and parents[-1].kind == K.COMPOUND_STMT:
             inserts += _register_edits(cursor, ids, local_ids)
         elif (cursor.kind == K.VAR_DECL and cursor.spelling in ids
@@ -209,7 +213,9 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
     inserts += [_Insert(offset, False, 0, text)
                 for offset, text in shared_type_edits(kernel.source.shared_types)]
     text = _apply(data, inserts)
-    traced = tuple(TracedLoop(unit.coord(c.extent.start.offset), u) for c, u in loops.values())
+    traced = tuple(TracedLoop(unit.coord(c.extent.start.offset) if c.kind in LOOP_KINDS
+                              else unit.location_coord(c.location), u)
+                   for c, u in loops.values())
     return Instrumented(text, tuple(sites), traced, tuple(skipped), tuple(found_globals),
                         tuple(unit.coord(key) for key in sorted(differing)), tuple(in_headers))
 
@@ -586,6 +592,7 @@ def _traced_loops(unit: clangtu.Unit, model: dict[tuple[int, int], int]
     unroll factor); a pragma belongs to the innermost ``for`` that holds it in its
     region (:func:`_pragma_region`),
     and a ``for`` at a coordinate of ``model`` (the model's pipelined loops) is one too;
+    so is a function the model pipelines as a whole (:func:`_pipelined_functions`);
     a pipelined ``for`` inside another is not (Vitis unrolls it into the outer one's
     steps, as the model does), unless the outer one's pipeline is only its pragma's and
     the inner one is the model's (Vitis could not unroll a loop between them)."""
@@ -611,6 +618,8 @@ def _traced_loops(unit: clangtu.Unit, model: dict[tuple[int, int], int]
             pipelined.setdefault(c.extent.start.offset, c)
             # a factor the pragma spells otherwise (an expression) is the model's
             factors.setdefault(c.extent.start.offset, str(model[(at.line, at.col)]))
+    for key, function in _pipelined_functions(unit, model).items():
+        modelled[key] = pipelined[key] = function
     # a pragma's pipeline around one the model has is one Vitis could not unroll (a
     # loop of variable trip count inside): its pragma is ignored, as the model ignores it
     pipelined = {key: c for key, c in pipelined.items() if key in modelled or not any(
@@ -620,6 +629,16 @@ def _traced_loops(unit: clangtu.Unit, model: dict[tuple[int, int], int]
         other.extent.start.offset < key and c.extent.end.offset <= other.extent.end.offset
         for other in pipelined.values())}  # a pipeline inside one is unrolled into it
     return {key: (outermost[key], factors.get(key, "1")) for key in sorted(outermost)}
+
+
+def _pipelined_functions(unit: clangtu.Unit, model: dict[tuple[int, int], int]
+                         ) -> dict[int, ci.Cursor]:
+    """Start offset of each function definition of the kernel text that the model
+    pipelines as a whole (a loop of one iteration at the function's name: each call
+    one step) -> its cursor."""
+    return {c.extent.start.offset: c for c in clangtu.own_cursors(unit)
+            if c.kind in _FUNCTIONS and c.is_definition() and unit.in_main(c.location)
+            for at in [unit.location_coord(c.location)] if (at.line, at.col) in model}
 
 
 def _factor_text(written: str, loop: ci.Cursor,
@@ -695,6 +714,15 @@ def _loop_edits(cursor: ci.Cursor, loops: dict, data: bytes) -> list[_Insert]:
         return []
     offset, empty = where
     return [_Insert(offset, True, 0, f" {NAMESPACE}bump()" + ("" if empty else ","))]
+
+
+def _function_edits(cursor: ci.Cursor, loops: dict) -> list[_Insert]:
+    """A pipelined function's body opens with a ``Scope`` and one ``iter``: each call
+    is one step (the destructor ends it at any ``return``)."""
+    loop_id = list(loops).index(cursor.extent.start.offset)
+    body = next(c for c in cursor.get_children() if c.kind == K.COMPOUND_STMT)
+    return [_Insert(body.extent.start.offset + 1, True, 0,
+                    f" {NAMESPACE}Scope trace_scope; {NAMESPACE}iter({loop_id}, 1);")]
 
 
 def _reading_condition(loop: ci.Cursor) -> tuple[int, int] | None:
