@@ -238,8 +238,8 @@ def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
     moving = np.zeros(0, np.int64) if moving is None else moving
     dynamic = _Dynamic.of(path, counted, sources, moving, checkpoint) if rule else None
     state = _State(len(loops), claims, counting_units(counted))
-    shapes = None if regular is None else Shapes.of(chunks(path, checkpoint=checkpoint),
-                                                    regular)
+    shapes = None if regular is None or not regular.any() else Shapes.of(
+        chunks(path, checkpoint=checkpoint), regular)
     outside: dict[tuple[int, int], OutOfBounds] = {}
     total = 0
     for rows in chunks(path, chunk_records(counted, rule), checkpoint=checkpoint,

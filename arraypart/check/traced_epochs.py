@@ -137,6 +137,8 @@ def record_epochs(rows: np.ndarray, shapes: np.ndarray | None = None) -> np.ndar
     in_shape = _writes_before((group, shape), write)
     in_address = _writes_before((group, shape, flat), write)
     reads = np.flatnonzero(~write)
+    if not reads.size:
+        return out
     chain = reads[np.lexsort((reads, flat[reads], group[reads]))]
     later, earlier = chain[1:], chain[:-1]
     same = (group[later] == group[earlier]) & (flat[later] == flat[earlier])
