@@ -444,8 +444,9 @@ def test_every_replay_of_a_run_shares_one_deadline(tmp_path, monkeypatch):
     """The scheduling rule's replay runs again after a retry and for the idle-bank
     check; each had the whole ``--time-limit`` (probe 28: 41 s at the default 30 s on a
     512x512 matrix product).  Every replay of one run now gets the same deadline
-    (BOX3 on single-port banks is retried; the chained lanes this used were no longer
-    after 2026-12-07, their reads across writes now banked as loads of their own)."""
+    (BOX3 on single-port banks is retried; so are the chained lanes it used before,
+    except under the first one-epoch rule of 2026-12-07, which banked their reads
+    across writes a constant away as loads of their own)."""
     from test_schedule_rule import BOX3
     deadlines = []
     replay = api.schedule_emitted

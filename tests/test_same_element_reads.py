@@ -3,6 +3,7 @@
 once), as regular ones always did (probe 34 F7: an FFT's ``X[i]`` and ``X[lo]``, each
 read twice, held every stage at II 2)."""
 
+import numpy as np
 import pytest
 
 import arraypart
@@ -316,3 +317,154 @@ def test_a_write_between_two_regular_reads_makes_them_two_loads(tmp_path, name, 
     judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
     assert [loop.traced_ii for loop in judged.replay.loops] == [1, 2]
     assert_the_testbench_passes(compiled, tmp_path)
+
+
+# x = X[f]; X[f + c] = v; y = X[f] with c a nonzero constant: LLVM's BasicAA proves the
+# store apart from the loads (one variable part, two constants), so GVN merges them.
+APART = """void apart(const int init[SIZE], int out[64]) {
+    int X[SIZE];
+    for (int t = 0; t < SIZE; t++) {
+#pragma HLS pipeline
+        X[t] = init[t];
+    }
+    for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline
+#pragma HLS dependence variable=X type=inter dependent=false
+        int x = X[READ];
+        X[WRITE] = x + i;
+        int y = X[READ];
+        out[i] = x + y;
+    }
+}
+"""
+APART_2D = """void apart(const int init[8][9], int out[8][8]) {
+    int X[8][9];
+    for (int r = 0; r < 8; r++) {
+        for (int t = 0; t < 9; t++) {
+#pragma HLS pipeline
+            X[r][t] = init[r][t];
+        }
+    }
+    for (int i = 0; i < 8; i++) {
+        for (int j = 0; j < 8; j++) {
+#pragma HLS pipeline
+#pragma HLS dependence variable=X type=inter dependent=false
+            int x = X[i][j];
+            X[i][j + 1] = x + j;
+            int y = X[i][j];
+            out[i][j] = x + y;
+        }
+    }
+}
+"""
+# Two lanes, each reading X[2i + u] twice around its write of X[2i + u + 2]: no write
+# names an element either lane reads, so two loads and two stores, not four and two.
+APART_LANES = """void apart(int X[130], int out[64]) {
+    for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline
+#pragma HLS dependence variable=X type=inter dependent=false
+        int s = 0;
+        for (int u = 0; u < 2; u++) {
+#pragma HLS unroll
+            int x = X[2 * i + u];
+            X[2 * i + u + 2] = x + u;
+            s += x + X[2 * i + u];
+        }
+        out[i] = s;
+    }
+}
+"""
+APART_CASES = {
+    "1-D": (APART.replace("SIZE", "65").replace("READ", "i").replace("WRITE", "i + 1"),
+            (1, 1, 1)),
+    "stride 2": (APART.replace("SIZE", "128").replace("READ", "2 * i")
+                 .replace("WRITE", "2 * i + 1"), (1, 1, 1)),
+    "2-D": (APART_2D, (1, 1, 1)),
+    "lanes": (APART_LANES, (2, 2, 2)),
+}
+
+
+def _iis(compiled, tmp_path, ports: int = 2) -> tuple[int, int, int]:
+    """The last loop's II in the model, in the checker on the emitted bankings, and in
+    the trace (which must agree)."""
+    report = compiled.report
+    checked = check.check_kernel(report.kernel, report.solution.bankings(), ports=ports)
+    judged = assert_the_trace_agrees(compiled, tmp_path, ports=ports)
+    return (_loop_iis(report)[-1], checked.loops[-1].achieved_ii,
+            judged.replay.loops[-1].traced_ii)
+
+
+@needs_gxx
+@pytest.mark.parametrize("case", sorted(APART_CASES))
+def test_a_write_a_constant_away_does_not_separate_two_reads(tmp_path, case):
+    """X[i + 1], X[2i + 1], X[i][j + 1] or lane u's X[2i + u + 2] written between two
+    reads of X[i], X[2i], X[i][j] or X[2i + u] names another element in every
+    iteration, as the HLS tool's alias analysis proves: the reads are one load, so X
+    as one dual-port memory reaches II 1 (the lanes: two loads and two stores, II 2),
+    where every write of X separating them gave II 2 (the lanes: 3), in the model,
+    the checker and the trace alike."""
+    text, iis = APART_CASES[case]
+    compiled = arraypart.compile_kernel(write(tmp_path, "apart.cpp", text), max_banks=1)
+    assert _iis(compiled, tmp_path) == iis
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
+# Lane 0 writes X[i + 1 + OFFSET - 1]; both lanes read X[i + 1] first.  OFFSET 1: lane
+# 0's write is the element lane 1 reads next, a second load (X is an argument beside
+# out, so nothing is forwarded); OFFSET 2: another element, one load.
+LANE_HIT = """void hit(int X[67], int out[64]) {
+    for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline
+#pragma HLS dependence variable=X type=inter dependent=false
+        int s = 0;
+        for (int u = 0; u < 2; u++) {
+#pragma HLS unroll
+            s += X[i + 1];
+            X[i + u + OFFSET] = s;
+        }
+        out[i] = s;
+    }
+}
+"""
+
+
+@needs_gxx
+@pytest.mark.parametrize("offset, ii", [(1, 4), (2, 3)])
+def test_a_lane_whose_write_hits_another_lanes_read_separates_it(tmp_path, offset, ii):
+    """With the lanes' unrolled iterators in place, lane 0's X[i + 1] and lane 1's
+    X[i + 1] are one element: two loads and two stores on one single-port memory,
+    II 4; lane 0 writing X[i + 2] instead leaves one load, II 3."""
+    text = LANE_HIT.replace("OFFSET", str(offset))
+    compiled = arraypart.compile_kernel(write(tmp_path, "hit.cpp", text), max_banks=1,
+                                        ports=1)
+    assert _iis(compiled, tmp_path, ports=1) == (ii, ii, ii)
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
+def _records(read_flats, write_flats):
+    """One step per entry: site 0 reads, site 1 writes, site 2 reads."""
+    from arraypart.check.replay import RECORD, READ, WRITE
+    rows = []
+    for step, (r, w) in enumerate(zip(read_flats, write_flats)):
+        rows += [(0, 0, 0, 0, READ, 0, step, r), (1, 0, 0, 0, WRITE, 0, step, w),
+                 (2, 0, 0, 0, READ, 0, step, r)]
+    return np.array(rows, RECORD)
+
+
+@pytest.mark.parametrize("writes, regular, one_load", [
+    ([1, 2, 3], True, True),     # always one element further: apart
+    ([1, 2, 4], True, False),    # a varying distance: may alias
+    ([1, 2, 3], False, False),   # a data-decided write site: may alias, whatever its run
+    ([0, 1, 2], True, False),    # the read's own element
+])
+def test_the_trace_tells_a_write_apart_only_by_one_distance_over_the_run(
+        writes, regular, one_load):
+    """The replay's epochs (``check.traced_epochs``): a read, a write and a read of the
+    read's element per step; the reads are one load only when the write's site is a
+    plain regular reference whose address stayed one nonzero distance from the
+    read's in every step."""
+    from arraypart.check.traced_epochs import Shapes, record_epochs
+    rows = _records([0, 1, 2], writes)
+    shapes = Shapes.of([rows], np.array([True, regular, True]))
+    epochs = record_epochs(rows, shapes.of_records(rows))
+    assert epochs.tolist() == [0, 0, 0 if one_load else 1] * 3

@@ -133,7 +133,8 @@ def collision_set(domain: isl.Set, a: LaneFunctions, b: LaneFunctions,
     """S_ab = { P in domain : bank(f_a(P)) = bank(f_b(P)) and
     not (both reads and f_a(P) = f_b(P)) }, over the dimensions the functions are
     built on (:func:`lane_functions`); ``both_reads``: a and b are reads of one epoch
-    (``LaneAccess.epoch``: reads with a write between are two accesses)."""
+    (``LaneAccess.epoch``: reads with a write that may alias them between are
+    two accesses)."""
     found = a.bank.eq_set(b.bank)
     if both_reads:
         differ = isl.Set.empty(a.bank.get_domain_space())

@@ -20,7 +20,7 @@ Taking every residue as reachable over-approximates the cycles (and so does taki
 every lane as active), so a candidate that passes here is conflict-free; one that
 fails may still be fine on a small domain, which only costs optimality.  Per residue
 and bank, reads of one offset in one epoch (``LaneAccess.epoch``: no write of the
-array between them) are one access and every write counts; the loads are
+array that may alias them between) are one access and every write counts; the loads are
 counted per (residue, bank) bucket, so a candidate costs O(residues x (lanes + banks)),
 linear in the accesses.
 """

@@ -8,9 +8,9 @@ in different copies never compete) let
     S_ab = { P in dom_a ∩ dom_b : bank(f_a(P)) = bank(f_b(P))
                                   and not (a, b reads of one epoch and f_a(P) = f_b(P)) }.
 
-(``LaneAccess.epoch``: a write of the array between two reads makes the tool load
-the element again.)  At a cycle P the accesses of one bank that count (reads of one
-address in one epoch are one) are
+(``LaneAccess.epoch``: a write of the array that may alias them, between two reads,
+makes the tool load the element again.)  At a cycle P the accesses of one bank that
+count (reads of one address in one epoch are one) are
 a clique C of the *may-collide* graph (edges: nonempty S_ab) with P in the joint set
 J(C) = ∩_{a,b in C} S_ab (for |C| = 1, dom_a).  An irregular index is an extra
 dimension of every set, bounded by the array, so J(C) fixes it once per lane.

@@ -320,6 +320,7 @@ def _check_path(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
     dynamic: dict[ir.Access, int] = {}
     elements: dict = {}  # without_free's cache over the chunks
     known_epochs: dict = {}  # read_epochs' cache over the chunks
+    arrays = {a.name: a for a in kernel.arrays}
     kinds: dict[str, set[str]] = {}
     for a in ir.accesses(whole.body):
         kinds.setdefault(a.array, set()).add(a.kind)
@@ -329,7 +330,7 @@ def _check_path(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
         trip = max(trip, entry_trip)
         iteration = emitted if region.loop is whole or not every_path else walk_steps(
             replace(region, loop=whole), root)[0]
-        epochs = read_epochs(iteration, known_epochs)
+        epochs = read_epochs(iteration, arrays, known_epochs)
         if forwarded:
             emitted = without_free(emitted, iteration, forwarded, elements)
         runs = _runs(emitted, kernel, memories, totals, static, deadline, apart, epochs)

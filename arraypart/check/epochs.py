@@ -1,74 +1,135 @@
-"""The checker's epochs: reads of one element count once only with no write between.
+"""The checker's epochs: reads of one element count once only with no write between
+that may alias them.
 
 The HLS tool (LLVM) merges a load with an earlier load of the same address only when
 no store that may alias lies between them, so ``x = X[lo]; X[hi] = i; y = X[lo];`` is
-load, store, load (probe 36 F1).  An access instance's *epoch* is how many write
-instances of its array come before it in the program order of one step
-(:func:`.forwarding.instance_orders`: lanes in turn, a statement's reads before its
-writes), over every path through the loop's data-dependent ``if``s (a write on
-another path still separates, as in the model: ``poly.build.with_epochs``).  The port
-counts give each epoch its own addresses (:func:`.ports.element_addresses`), and
-reads of one ``ir.Access.same_value`` are one cell only within one epoch.  Only reads
-of an array the step writes need one (a write always counts; elsewhere it is 0).
+load, store, load (probe 36 F1), while ``X[i + 1] = v`` between two reads of ``X[i]``
+is no obstacle: BasicAA proves two offsets off one base apart when they have one
+variable part and different constants.  The checker decides that from its own
+reading of the IR's subscripts (:func:`.forwarding.element_instances`: each lane's
+unrolled iterators substituted, one affine form per dimension, for a plain regular
+reference in no ``if`` that runs in every step): a write instance may alias a read
+instance unless both have such forms whose row-major sums have equal coefficients
+and different constants (a reshaped array's words: always may alias).  An access
+instance's *epoch* names the set of write instances of its array that come before
+it in the program order of one step (:func:`.forwarding.instance_orders`: lanes in
+turn, a statement's reads before its writes) and may alias it, over every path
+through the loop's data-dependent ``if``s (a write on another path still separates,
+as in the model: ``poly.build.with_epochs``).  The port counts give each epoch its
+own addresses (:func:`.ports.element_addresses`), and reads of one
+``ir.Access.same_value`` are one cell only within one epoch.  Only reads of an array
+the step writes need one (elsewhere it is 0).
 """
 
 from __future__ import annotations
 
 from bisect import bisect_left
+from math import prod
+from typing import Mapping
 
 import numpy as np
 
-from .forwarding import instance_orders
+from .. import ir
+from .forwarding import element_instances
 from .walk import Emitted
 
 
-def read_epochs(iteration: list[Emitted], cache: dict | None = None
-                ) -> dict[int, np.ndarray]:
+def read_epochs(iteration: list[Emitted], arrays: Mapping[str, ir.Array],
+                cache: dict | None = None) -> dict[int, np.ndarray]:
     """Per ``id(access)`` of a read of an array that ``iteration`` (every path's
     emissions of the same steps) writes, its epoch per lane column (0 where it never
     runs); other accesses have epoch 0 and are left out.  An access emitted more than
     once has no one place: it gets an epoch of its own, past every other, so it
-    shares an address with no other access (conservative).  ``cache``: results by
-    the places and live columns of those accesses (one for every chunk of a loop
-    whose lanes all run)."""
+    shares an address with no other access (conservative).  ``arrays``: the
+    kernel's, by name; ``cache``: results by the places and live columns of those
+    accesses (one for every chunk of a loop whose lanes all run)."""
     written = {a.array for e in iteration for a in e.accesses if a.kind == "write"}
     mine = [(e, k, a, e.frame.mask.any(axis=0)) for e in iteration
             for k, a in enumerate(e.accesses) if a.array in written]
     key = tuple((id(a), e.at, e.widths, live.tobytes()) for e, _, a, live in mine)
     if cache is not None and key in cache:
         return cache[key]
-    out = _epochs(mine)
+    out = _epochs(mine, arrays)
     if cache is not None:
         cache[key] = out
     return out
 
 
-def _epochs(mine: list[tuple]) -> dict[int, np.ndarray]:
+def _epochs(mine: list[tuple], arrays: Mapping[str, ir.Array]) -> dict[int, np.ndarray]:
     """:func:`read_epochs` of the (emission, position, access, live columns) of the
     written arrays."""
-    writes: dict[str, list[tuple]] = {}
-    reads: dict[int, list[tuple[tuple, int, int]]] = {}  # access -> (order, column, lanes)
+    writes: dict[str, dict[tuple, tuple | None]] = {}  # array -> order -> flat form
+    reads: dict[int, list[tuple]] = {}  # access -> (order, column, lanes, flat form)
     seen: dict[int, int] = {}
-    arrays: dict[int, str] = {}
+    arrays_of: dict[int, str] = {}
+    elements: dict = {}
     for e, k, a, _ in mine:
-        orders = instance_orders(e, k, a)
+        array = arrays[a.array]
+        found = [(order, column, lanes, None if array.reshapes else _flat(element, array))
+                 for order, _, column, lanes, element in element_instances(e, k, a, elements)]
         if a.kind == "write":
-            writes.setdefault(a.array, []).extend(o for o, _ in orders)
+            writes.setdefault(a.array, {}).update((o, form) for o, _, _, form in found)
             continue
         seen[id(a)] = seen.get(id(a), 0) + 1
-        arrays[id(a)] = a.array
-        reads.setdefault(id(a), []).extend((o, c, e.frame.lanes) for o, c in orders)
-    ordered = {name: sorted(set(orders)) for name, orders in writes.items()}
-    apart = sum(map(len, ordered.values())) + 1
+        arrays_of[id(a)] = a.array
+        reads.setdefault(id(a), []).extend(found)
+    aliasing = {name: _Aliasing(sorted(orders.items())) for name, orders in writes.items()}
+    sets = {access: [aliasing[arrays_of[access]].before(order, form)
+                     for order, _, _, form in instances]
+            for access, instances in reads.items()}
+    numbers: dict[str, dict[int, int]] = {}
+    for access, masks in sets.items():
+        numbers.setdefault(arrays_of[access], {}).update(dict.fromkeys(masks, 0))
+    for known in numbers.values():  # the empty set (no write) is epoch 0
+        known.update((mask, n) for n, mask in enumerate(sorted(known)))
+    apart = sum(map(len, numbers.values())) + 1
     out: dict[int, np.ndarray] = {}
     for n, (access, instances) in enumerate(reads.items()):
         if not instances:
             continue
-        epoch = np.zeros(max(lanes for _, _, lanes in instances), np.int64)
+        epoch = np.zeros(max(lanes for _, _, lanes, _ in instances), np.int64)
         if seen[access] > 1:
             epoch[:] = apart + n
         else:
-            for order, column, _ in instances:
-                epoch[column] = bisect_left(ordered[arrays[access]], order)
+            for (_, column, _, _), mask in zip(instances, sets[access]):
+                epoch[column] = numbers[arrays_of[access]][mask]
         out[access] = epoch
     return out
+
+
+def _flat(element: tuple | None, array: ir.Array) -> tuple[tuple, int] | None:
+    """The row-major offset of an element (``.forwarding``'s (member, per-dimension
+    forms)) as (sorted nonzero coefficients, constant); None unless every dimension
+    is affine."""
+    if element is None or any(form[0] != "affine" for form in element[1]):
+        return None
+    coeffs: dict[str, int] = {}
+    constant = 0
+    for d, (_, terms, c) in enumerate(element[1]):
+        stride = prod(array.shape[d + 1:])
+        for v, k in terms:
+            coeffs[v] = coeffs.get(v, 0) + k * stride
+        constant += c * stride
+    return tuple(sorted((v, k) for v, k in coeffs.items() if k)), constant
+
+
+class _Aliasing:
+    """The write instances of one array in one step, in program order, as bits: the
+    set of those before a read that may alias it (:meth:`before`)."""
+
+    def __init__(self, writes: list[tuple[tuple, tuple | None]]) -> None:
+        self.orders = [o for o, _ in writes]
+        self.by_part: dict[tuple, int] = {}  # variable part -> its writes' bits
+        self.by_form: dict[tuple, int] = {}
+        for n, (_, form) in enumerate(writes):
+            if form is not None:
+                self.by_part[form[0]] = self.by_part.get(form[0], 0) | 1 << n
+                self.by_form[form] = self.by_form.get(form, 0) | 1 << n
+
+    def before(self, order: tuple, form: tuple | None) -> int:
+        """The writes before ``order`` but those whose form has ``form``'s variable
+        part and another constant (never one element with it)."""
+        prefix = (1 << bisect_left(self.orders, order)) - 1
+        if form is None:
+            return prefix
+        return prefix & ~(self.by_part.get(form[0], 0) & ~self.by_form.get(form, 0))

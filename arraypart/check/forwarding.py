@@ -70,7 +70,7 @@ def free_columns(iteration: list[Emitted], forwarded: frozenset[str],
         for k, a in enumerate(e.accesses):
             if a.array in written and a.array in forwarded:
                 seen[id(a)] = seen.get(id(a), 0) + 1
-                instances.setdefault(a.array, []).extend(_instances(e, k, a, elements))
+                instances.setdefault(a.array, []).extend(element_instances(e, k, a, elements))
     free: dict[int, np.ndarray] = {}
     for mine in instances.values():
         for a, column, lanes in _swept(sorted(mine, key=lambda x: x[0])):
@@ -79,7 +79,7 @@ def free_columns(iteration: list[Emitted], forwarded: frozenset[str],
     return free
 
 
-def _instances(e: Emitted, k: int, a: ir.Access, elements: dict) -> list[tuple]:
+def element_instances(e: Emitted, k: int, a: ir.Access, elements: dict) -> list[tuple]:
     """(order, access, column, lanes, element or None) of each column of ``e`` that
     runs in some step; the element only where the instance qualifies."""
     every = e.frame.mask.all(axis=0)

@@ -7,8 +7,8 @@ becomes a key
 
 where ``address`` < 2**shift is the row-major index of the element over the index
 ranges seen (so distinct elements get distinct keys, in bounds or not), one range
-per epoch (:mod:`.epochs`: a read after a write of the array is a new access).  Sorting
-each row's keys groups them by (copy, bank); within a group, reads = distinct read
+per epoch (:mod:`.epochs`: a read after a write that may alias it is a new access).
+Sorting each row's keys groups them by (copy, bank); within a group, reads = distinct read
 keys (a broadcast is one access), writes = all write keys.  The checker gives each
 access as the ports see it (``ir.Array.counted_index``: the window reads of an
 ``array_stencil`` one element, a reshaped array's accesses their words).  A write goes
@@ -320,7 +320,7 @@ def _address_radix(cs: list[Cells], ndim: int) -> tuple[list[int], list[int]]:
 def element_addresses(cs, lows: list[int], extents: list[int]) -> tuple[list, int]:
     """Per cell (its ``index``, ``mask`` and ``epoch``), its ``(rows, lanes)`` row-major
     address over the box of indices from ``lows`` of ``extents``, one box per epoch
-    (reads of one element with a write of the array between are two accesses,
+    (reads of one element with a write that may alias it between are two accesses,
     :mod:`.epochs`); a cell with an irregular dimension gets one address of its own
     per lane, past the boxes, so it never merges with another access.  Also the size
     of the address space."""

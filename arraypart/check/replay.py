@@ -5,7 +5,8 @@ kind, step, flat), ``flat`` the row-major offset g++ computed.  For each pipelin
 (loop, step) and each (array, copy, bank) its accesses use (DESIGN §2):
 
     reads  = number of distinct flat addresses read    (identical reads count once,
-             when no write of the array lies between them: :func:`record_epochs`)
+             when no write that may alias them lies between:
+             :func:`.traced_epochs.record_epochs`)
     writes = number of writes
     need   = min { ii >= 1 : PortModel.fits(reads, writes, ii) }
 
@@ -52,12 +53,12 @@ from ..errors import Coord
 from ..scheme import Banking, index_var
 from .instrument import Site
 from .ports import compose_digits, min_ii
+from .traced_epochs import READ, WRITE, Shapes, flag, record_epochs, step_arrays
 
 RECORD = np.dtype([("site", "<i4"), ("lane", "<i4"), ("loop", "<i4"), ("array", "<i2"),
                    ("kind", "i1"), ("copy", "i1"), ("step", "<i8"), ("flat", "<i8")])
 #: Records read at once: 2^20 records are 32 MB, with the sort's copies about 200 MB.
 CHUNK_RECORDS = 1 << 20
-READ, WRITE = 0, 1
 #: A site's copy in ``read_copies`` when each record carries it (its ``copy`` field).
 RECORDED = -1
 #: The site of the record that ends a run of a loop (no access).
@@ -214,7 +215,8 @@ def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
            windows: np.ndarray | None = None,
            sources: np.ndarray | None = None,
            moving: np.ndarray | None = None,
-           forwarding: Forwarding | None = None) -> Replay:
+           forwarding: Forwarding | None = None,
+           regular: np.ndarray | None = None) -> Replay:
     """Replay the records at ``path``; ``memories`` by array id (arrays missing are
     not counted), ``read_copies[site]`` the copy a site's reads use (``RECORDED``:
     the record's own), ``claims`` by loop id, ``site_fields[site]`` the struct member
@@ -225,14 +227,19 @@ def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
     default each loop its own); ``moving``: sites whose subscript differs between the
     calls of one text where the bank reads it (``buf[v]`` at v = 0 and 2), dynamic
     under the rule whatever values a run shows; ``forwarding``: where the records that
-    take no port are left out (:func:`free_records`; None: nowhere).  The arrays of
-    one m_axi bundle count together (:func:`counting_units`)."""
+    take no port are left out (:func:`free_records`; None: nowhere); ``regular[site]``:
+    the site is a plain regular reference, whose writes may be told apart from a
+    read by the run's addresses (:mod:`.traced_epochs`; None: no site, every write
+    of the array separates two reads).  The arrays of one m_axi bundle count
+    together (:func:`counting_units`)."""
     counted = {a: m for a, m in memories.items() if not m.banking.scheme.registers}
     if sources is None:
         sources = np.arange(len(loops), dtype=np.int64)
     moving = np.zeros(0, np.int64) if moving is None else moving
     dynamic = _Dynamic.of(path, counted, sources, moving, checkpoint) if rule else None
     state = _State(len(loops), claims, counting_units(counted))
+    shapes = None if regular is None or not regular.any() else Shapes.of(
+        chunks(path, checkpoint=checkpoint), regular)
     outside: dict[tuple[int, int], OutOfBounds] = {}
     total = 0
     for rows in chunks(path, chunk_records(counted, rule), checkpoint=checkpoint,
@@ -241,7 +248,7 @@ def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
         rows = rows[rows["site"] != RUN_END]
         total += rows.size
         rows = _as_counted(_inside(rows, memories, sites, outside), memories, windows)
-        epochs = record_epochs(rows)
+        epochs = record_epochs(rows, None if shapes is None else shapes.of_records(rows))
         if forwarding is not None:
             taken = ~free_records(rows, forwarding)
             rows, epochs = rows[taken], epochs[taken]
@@ -272,10 +279,10 @@ def free_records(rows: np.ndarray, forwarding: Forwarding) -> np.ndarray:
     if not chosen.size:
         return out
     mine = rows[chosen]
-    order, new, start = _step_arrays(mine)
+    order, new, start = step_arrays(mine)
     r = mine[order]
     n = r.size
-    plain = _flag(forwarding.sites, r["site"])
+    plain = flag(forwarding.sites, r["site"])
     write = r["kind"] == WRITE
     flat = r["flat"]
     # the last write before each record, within its step and array
@@ -302,44 +309,6 @@ def free_records(rows: np.ndarray, forwarding: Forwarding) -> np.ndarray:
     free[order] = forwarded | dead
     out[chosen] = free
     return out
-
-
-def record_epochs(rows: np.ndarray) -> np.ndarray:
-    """Per record of ``rows`` (in execution order, no step split), how many writes of
-    its array its step made before it: its epoch.  The HLS tool merges a load with an
-    earlier load of one address only when no store that may alias lies between
-    (``x = X[lo]; X[hi] = i; y = X[lo];`` is load, store, load: probe 36 F1), so
-    reads of one address count once only within one epoch (the model's
-    ``LaneAccess.epoch``, which counts the writes of every path; the run sees only
-    the writes it made)."""
-    out = np.zeros(rows.size, np.int64)
-    if not rows.size:
-        return out
-    order, _, start = _step_arrays(rows)
-    write = (rows["kind"][order] == WRITE).astype(np.int64)
-    before = np.cumsum(write) - write
-    out[order] = before - before[start]
-    return out
-
-
-def _step_arrays(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``rows`` grouped by (loop, step, array), execution order kept within a group:
-    the sorting ``order``, and per sorted record whether it is ``new`` (its group's
-    first) and the position of its group's first (``start``)."""
-    order = np.lexsort((np.arange(rows.size), rows["array"], rows["step"], rows["loop"]))
-    r = rows[order]
-    new = np.ones(r.size, bool)
-    new[1:] = ((r["loop"][1:] != r["loop"][:-1]) | (r["step"][1:] != r["step"][:-1])
-               | (r["array"][1:] != r["array"][:-1]))
-    start = np.maximum.accumulate(np.where(new, np.arange(r.size), 0))
-    return order, new, start
-
-
-def _flag(table: np.ndarray, ids: np.ndarray) -> np.ndarray:
-    """``table[ids]``, False where an id lies outside the table."""
-    ids = ids.astype(np.int64)
-    inside = (ids >= 0) & (ids < table.size)
-    return inside & table[np.where(inside, ids, 0)] if table.size else inside
 
 
 def counting_units(memories: Mapping[int, Memory]) -> dict[int, int]:
@@ -531,7 +500,8 @@ def _uses(rows: np.ndarray, memories: Mapping[int, Memory], read_copies: np.ndar
           epochs: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """Port uses as columns: a record per member view it reaches, per copy it reaches
     (writes: all), and under the rule a dynamic record per bank of its copy; each
-    with its epoch (``epochs``, per record: :func:`record_epochs`; None: all 0)."""
+    with its epoch (``epochs``, per record: :func:`.traced_epochs.record_epochs`;
+    None: all 0)."""
     parts = []
     if epochs is None:
         epochs = np.zeros(rows.size, np.int64)

@@ -11,7 +11,7 @@ run of a concurrent loop:
   scheduler reads every bank and multiplexes, so it takes one port of EVERY bank of its
   copy;
 - identical reads of one element in one step count once (equal keys below) when no
-  write of the array lies between them (each epoch has addresses of its own,
+  write that may alias them lies between (each epoch has addresses of its own,
   :mod:`.epochs`);
 - an array whose every bank holds one element is registers: no port limit.
 

@@ -17,7 +17,7 @@ import subprocess
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterator, Mapping, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -410,7 +410,8 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
                     sources=_sources(loops.coords, loops.members, groups),
                     moving=_moving_sites(inst.sites, groups, bankings),
                     forwarding=_forwarding(kernel, inst.sites, loops.coords,
-                                           frozenset(loops.nested)))
+                                           frozenset(loops.nested)),
+                    regular=_regular_sites(kernel, inst.sites))
     # Every path of a loop holds its accesses outside data-dependent ifs, compared on
     # the first path's groups; those inside them are looked up on every path's.
     exiting, ended = _early_exits(kernel.body)
@@ -666,20 +667,46 @@ def _forwarding(kernel: ir.Kernel, sites: Sequence[Site], coords: Sequence[Coord
     regular, in no ``if``) and the site itself conditional on no ``?:`` or ``&&``."""
     forwarded = {(c.line, c.col): names for c, names in forwarded_arrays(kernel).items()}
     ids = {a.name: n for n, a in enumerate(kernel.arrays)}
-    place_ok: dict[tuple[int, int], bool] = {}
-    for region in regions(kernel):
-        fits = (region.loop.coord.line, region.loop.coord.col) in forwarded
-        for a, plain in _placed_accesses(region.loop.body):
-            where = (a.coord.line, a.coord.col)
-            place_ok[where] = place_ok.get(where, True) and fits and plain and (
-                plain_reference(a) and a.regular)
+    place_ok = _plain_places(kernel, lambda loop: (loop.coord.line, loop.coord.col)
+                             in forwarded)
     pairs = np.zeros((len(coords), len(kernel.arrays)), bool)
     for n, c in enumerate(coords):
         if n not in nested:
             pairs[n, [ids[name] for name in forwarded.get((c.line, c.col), ())]] = True
-    return Forwarding(pairs, np.array(
-        [not s.conditional and place_ok.get((s.coord.line, s.coord.col), False)
-         for s in sites], bool))
+    return Forwarding(pairs, _site_flags(sites, place_ok))
+
+
+def _regular_sites(kernel: ir.Kernel, sites: Sequence[Site]) -> np.ndarray:
+    """Per site, whether it is a plain regular reference wherever its place is
+    (``lanes.plain_reference``, every subscript affine, in no ``if``, conditional on
+    no ``?:`` or ``&&``) of an array that is not reshaped: the run's addresses may
+    tell its writes apart from a read (:mod:`.traced_epochs`)."""
+    arrays = {a.name: a for a in kernel.arrays}
+    reshaped = {(a.coord.line, a.coord.col) for a in ir.accesses(kernel.body)
+                if arrays[a.array].reshapes}
+    place_ok = _plain_places(kernel, lambda loop: True)
+    return _site_flags(sites, {p: ok and p not in reshaped for p, ok in place_ok.items()})
+
+
+def _plain_places(kernel: ir.Kernel, fits: Callable[[ir.Loop], bool]
+                  ) -> dict[tuple[int, int], bool]:
+    """Per ``(line, col)`` of an access in a concurrent loop, whether every
+    reference there is plain (``lanes.plain_reference``, regular, in no ``if``) in
+    a loop that ``fits``."""
+    place_ok: dict[tuple[int, int], bool] = {}
+    for region in regions(kernel):
+        loop_fits = fits(region.loop)
+        for a, plain in _placed_accesses(region.loop.body):
+            where = (a.coord.line, a.coord.col)
+            place_ok[where] = place_ok.get(where, True) and loop_fits and plain and (
+                plain_reference(a) and a.regular)
+    return place_ok
+
+
+def _site_flags(sites: Sequence[Site], place_ok: dict[tuple[int, int], bool]) -> np.ndarray:
+    """Per site, not conditional and its place ok."""
+    return np.array([not s.conditional and place_ok.get((s.coord.line, s.coord.col), False)
+                     for s in sites], bool)
 
 
 def _placed_accesses(nodes: tuple[ir.Node, ...], plain: bool = True

@@ -21,6 +21,7 @@ from ..errors import KernelError, warning_text
 from ..limits import Deadline
 from . import isl_glue as G
 from .domains import AccessRelation, access_relations
+from .aliasing import flat_form
 from .forwarding import forwarding_arrays, forwarding_loop, free_accesses
 from .lanes import Collector, Found, collect
 from .model import ArrayModel, CycleGroup, LaneAccess, LoopInfo, PolyModel, most_on_one_path
@@ -56,7 +57,7 @@ def build_model(kernel: ir.Kernel, *, ports: int = 2,
         tick()
         check_bounds(relation, by_name[relation.access.array], guards.get(id(relation.access)))
         check_writable(relation.access, by_name[relation.access.array])
-    found = with_epochs(counted_addresses(collect(kernel, tick=tick), by_name))
+    found = with_epochs(counted_addresses(collect(kernel, tick=tick), by_name), by_name)
     free = free_lanes(found, by_name, kernel)
     groups = _groups(found, by_name, frozenset(p.name for p in kernel.params), tick, free)
     touched = {r.access.array for r in relations}
@@ -177,25 +178,64 @@ def counted_addresses(found: Collector, arrays: Mapping[str, ir.Array]) -> Colle
         for f in found.found])
 
 
-def with_epochs(found: Collector) -> Collector:
-    """``found`` with each lane access's ``epoch`` (``LaneAccess.epoch``): how many
-    places (``Found.order``) of writes of its array in its concurrent loop, on any
-    path through the loop's data-dependent ``if``s, come before its own.  The HLS
-    tool (LLVM) merges a load with an earlier load of the same address only when no
-    store that may alias lies between (``x = X[lo]; X[hi] = i; y = X[lo];`` is load,
-    store, load: probe 36 F1), so reads of one element count once only within one
-    epoch.  Conservative: any write of the array between separates them, even one
-    isl could prove to be another element; a read after a write *of the same
-    element* is forwarded and takes no port (:mod:`.forwarding`)."""
-    writes: dict[tuple[int, str], set[tuple[int, ...]]] = {}
+def with_epochs(found: Collector, arrays: Mapping[str, ir.Array]) -> Collector:
+    """``found`` with each read's ``epoch`` (``LaneAccess.epoch``): which writes of
+    its array in its concurrent loop, on any path through the loop's data-dependent
+    ``if``s, come before it (``Found.order``) and may alias it
+    (:mod:`.aliasing`), numbered per loop and array (0: none).  The HLS tool (LLVM)
+    merges a load with an earlier load of the same address only when no store that
+    may alias lies between (``x = X[lo]; X[hi] = i; y = X[lo];`` is load, store,
+    load: probe 36 F1), so reads of one element count once only within one epoch;
+    ``X[i + 1] = v`` between two reads of ``X[i]`` separates nothing.  An epoch
+    names the *set* of such writes, not their number: two reads of one address
+    with equal sets have no write between them that may alias the later one (equal
+    numbers might hide one behind a write that aliases only the earlier).  A read
+    after a write *of the same element* is forwarded and takes no port
+    (:mod:`.forwarding`).  Writes keep epoch 0 (only reads merge)."""
+    writes: dict[tuple[int, str], dict[tuple[int, ...], Found]] = {}
     for f in found.found:
         if f.access.kind == "write":
-            writes.setdefault((id(f.frame.root), f.access.array), set()).add(f.order)
-    ordered = {key: sorted(orders) for key, orders in writes.items()}
+            writes.setdefault((id(f.frame.root), f.access.array), {})[f.order] = f
+    before = {key: _aliasing_writes(sorted(mine.items()), arrays[key[1]].shape)
+              for key, mine in writes.items()}
+    numbers: dict[tuple, dict[int, int]] = {}
+    sets: dict[int, int] = {}
+    for f in found.found:
+        key = (id(f.frame.root), f.access.array)
+        if f.access.kind == "read" and key in before:
+            sets[id(f)] = before[key](f)
+            numbers.setdefault(key, {})[sets[id(f)]] = 0
+    for known in numbers.values():  # the empty set (no write) is epoch 0
+        known.update((s, n) for n, s in enumerate(sorted(known)))
     return replace(found, found=[
-        replace(f, access=replace(f.access, epoch=bisect_left(ordered[key], f.order)))
-        if (key := (id(f.frame.root), f.access.array)) in ordered else f
-        for f in found.found])
+        replace(f, access=replace(f.access, epoch=numbers[
+            id(f.frame.root), f.access.array][sets[id(f)]]))
+        if id(f) in sets else f for f in found.found])
+
+
+def _aliasing_writes(writes: list[tuple[tuple[int, ...], Found]], shape: tuple[int, ...]
+                     ) -> Callable[[Found], int]:
+    """For the ``writes`` of one array in one concurrent loop, sorted by ``order``:
+    a function giving a read the set (a bit per write, in that order) of those
+    before it that may alias it (:mod:`.aliasing`: all but the writes whose
+    :func:`.aliasing.flat_form` has the read's variable part and another constant)."""
+    orders = [o for o, _ in writes]
+    forms = [flat_form(w, shape) for _, w in writes]
+    by_part: dict[tuple, int] = {}  # variable part -> its writes' bits
+    by_form: dict[tuple, int] = {}
+    for n, form in enumerate(forms):
+        if form is not None:
+            by_part[form[0]] = by_part.get(form[0], 0) | 1 << n
+            by_form[form] = by_form.get(form, 0) | 1 << n
+
+    def aliasing(read: Found) -> int:
+        prefix = (1 << bisect_left(orders, read.order)) - 1
+        form = flat_form(read, shape)
+        if form is None:
+            return prefix
+        apart = by_part.get(form[0], 0) & ~by_form.get(form, 0)
+        return prefix & ~apart
+    return aliasing
 
 
 def _groups(found: Collector, arrays: Mapping[str, ir.Array], sizes: frozenset[str],

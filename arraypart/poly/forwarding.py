@@ -116,13 +116,13 @@ def free_accesses(found: Iterable[Found]) -> frozenset[tuple[int, ...]]:
     for f in iteration:
         if f.access.kind == "write":
             stores.setdefault(statement(f.order), []).append(
-                element(f) if _qualifies(f) else None)
+                element(f) if qualifies(f) else None)
     free: set[tuple[int, ...]] = set()
     last_write: Found | None = None
     for f in iteration:
         if f.access.kind == "write":
             last_write = f
-        elif (last_write is not None and _qualifies(f) and _qualifies(last_write)
+        elif (last_write is not None and qualifies(f) and qualifies(last_write)
               and element(last_write) == element(f)
               and all(e == element(f) for e in stores.get(statement(f.order), ()))):
             free.add(f.order)
@@ -131,7 +131,7 @@ def free_accesses(found: Iterable[Found]) -> frozenset[tuple[int, ...]]:
         if f.access.kind == "read":
             if f.order not in free:
                 overwritten.clear()
-        elif _qualifies(f):
+        elif qualifies(f):
             if overwritten.get(element(f), set()) - {statement(f.order)}:
                 free.add(f.order)
             overwritten.setdefault(element(f), set()).add(statement(f.order))
@@ -147,7 +147,7 @@ def statement(order: tuple[int, ...]) -> tuple[int, ...]:
     return order[:-2]
 
 
-def _qualifies(f: Found) -> bool:
+def qualifies(f: Found) -> bool:
     """A plain, regular lane access that runs on its frame's whole domain."""
     return (f.plain and f.access.regular
             and f.access.domain.is_equal(f.frame.domain))

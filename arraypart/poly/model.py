@@ -57,11 +57,11 @@ class LaneAccess:
     pipelined loop), the lane's number ``0 <= l < u`` there, named ``v'`` after the
     loop's iterator v (:mod:`.lanes`).  ``scope_from``: ``branches[scope_from:]``
     are the ``if``s inside the subscript's loop (``scope_branches``; the checker
-    marks only these, :class:`..check.walk.Emitted`).  ``epoch``: how many writes of
-    the array lie before it in the program order of one iteration, on any path
-    (:func:`.build.with_epochs`): reads of one address are one access only within one
-    epoch (:meth:`read_key`), since a write between may change the element and the
-    HLS tool loads it again.
+    marks only these, :class:`..check.walk.Emitted`).  ``epoch``: the set of writes
+    of the array that lie before it in the program order of one iteration, on any
+    path, and may alias it (:mod:`.aliasing`), numbered (:func:`.build.with_epochs`):
+    reads of one address are one access only within one epoch (:meth:`read_key`),
+    since a write between may change the element and the HLS tool loads it again.
     """
 
     array: str

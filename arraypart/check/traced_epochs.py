@@ -1,0 +1,190 @@
+"""The trace's epochs: which recorded reads of one element are one load.
+
+The HLS tool (LLVM's GVN) merges a load with an earlier load of the same address
+only when no store that *may alias* lies between them (``x = X[lo]; X[hi] = i;
+y = X[lo];`` is load, store, load: probe 36 F1); BasicAA proves a store apart when
+its offset and the load's have one variable part and different constants
+(``X[i + 1] = v`` between two reads of ``X[i]``).  The replay decides this from the
+run's own addresses, not from the model's forms (``poly.aliasing``) nor the
+checker's (``check.epochs``):
+
+- a *key* is one (loop, site, lane) of the records; it has a *shape* when its site is
+  a plain regular reference (the site table's ``regular``: no ``if``, ``?:`` or
+  condition around it, every subscript affine, no member, no reshaped array) and it
+  made at most one record a step.  Two keys have one shape when they ran in the same
+  steps and their addresses differ by one constant in every one of them (checked by
+  a hash over the steps: with ``R(s)`` a 64-bit mix of (loop, step),
+  ``G = sum R(s)`` and ``H = sum R(s) * (flat(s) - flat(first step))``, modulo 2^64,
+  are equal; :class:`Shapes`);
+- a write never aliases a read when both have one shape and their addresses differ
+  (then by the same nonzero constant in every step); any other write may alias it.
+  A data-decided subscript has no shape, so a run whose data happened to keep two
+  addresses a constant apart merges nothing;
+- two reads of one address in a step are one load (one *epoch*,
+  :func:`record_epochs`) when no write between them may alias either.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+import numpy as np
+
+READ, WRITE = 0, 1
+_MASK64 = (1 << 64) - 1
+# splitmix64's constants (Steele, Lea and Flood, OOPSLA 2014): a step's weight R(s)
+_GOLDEN, _MIX1, _MIX2 = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
+_STEP_BITS = 40  # a loop's steps below 2^40: (loop, step) is one 64-bit word
+
+
+@dataclass(frozen=True)
+class Shapes:
+    """Per key (``keys``, packed by :meth:`_pack` over ``sites`` and ``lanes``,
+    sorted), its shape's number (``shape``; -1: none)."""
+
+    keys: np.ndarray
+    shape: np.ndarray
+    sites: int
+    lanes: int
+
+    @staticmethod
+    def of(chunks: Iterable[np.ndarray], regular: np.ndarray) -> "Shapes":
+        """The shapes of the records in ``chunks`` (the run, in order); ``regular[site]``:
+        the site is a plain regular reference."""
+        sums: dict[tuple[int, int, int], list[int]] = {}  # key -> [G, H, first flat, ok]
+        for rows in chunks:
+            mine = rows[flag(regular, rows["site"]) & (rows["loop"] >= 0)]
+            if mine.size:
+                _accumulate(mine, sums)
+        lanes = 1 + max((k[2] for k in sums), default=0)
+        signatures: dict[tuple[int, int], int] = {}
+        keys, shape = [], []
+        for (loop, site, lane), (g, h, first, ok) in sorted(sums.items()):
+            keys.append((loop * regular.size + site) * lanes + lane)
+            signature = (g, (h - first * g) & _MASK64)
+            shape.append(signatures.setdefault(signature, len(signatures)) if ok else -1)
+        return Shapes(np.array(keys, np.int64), np.array(shape, np.int64),
+                      regular.size, lanes)
+
+    def of_records(self, rows: np.ndarray) -> np.ndarray:
+        """Each record's shape (-1: none)."""
+        if not self.keys.size:
+            return np.full(rows.size, -1, np.int64)
+        packed = ((rows["loop"].astype(np.int64) * self.sites + rows["site"]) * self.lanes
+                  + rows["lane"])
+        at = np.minimum(np.searchsorted(self.keys, packed), self.keys.size - 1)
+        known = ((rows["site"] >= 0) & (rows["site"] < self.sites) & (rows["lane"] >= 0)
+                 & (rows["lane"] < self.lanes) & (self.keys[at] == packed))
+        return np.where(known, self.shape[at], -1)
+
+
+def _accumulate(rows: np.ndarray, sums: dict) -> None:
+    """Add the records' step weights and weighted addresses to ``sums`` per key; a
+    key with two records in one step loses its shape."""
+    loop = rows["loop"].astype(np.int64)
+    step = rows["step"].astype(np.int64)
+    weight = _mix(((loop << _STEP_BITS) + step).astype(np.uint64))
+    columns = np.stack([loop, rows["site"].astype(np.int64), rows["lane"].astype(np.int64)])
+    keys, first, inverse = np.unique(columns, axis=1, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    g = np.zeros(keys.shape[1], np.uint64)
+    h = np.zeros(keys.shape[1], np.uint64)
+    np.add.at(g, inverse, weight)
+    np.add.at(h, inverse, weight * rows["flat"].astype(np.int64).astype(np.uint64))
+    twice = np.zeros(keys.shape[1], bool)
+    pairs = np.unique(np.stack([inverse, step]), axis=1)
+    twice[np.flatnonzero(np.bincount(pairs[0], minlength=keys.shape[1])
+                         < np.bincount(inverse, minlength=keys.shape[1]))] = True
+    flats = rows["flat"][first].tolist()
+    for n, key in enumerate(map(tuple, keys.T.tolist())):
+        known = sums.get(key)
+        if known is None:
+            sums[key] = [int(g[n]), int(h[n]), flats[n], not twice[n]]
+        else:
+            known[0] = (known[0] + int(g[n])) & _MASK64
+            known[1] = (known[1] + int(h[n])) & _MASK64
+            known[3] = known[3] and not twice[n]
+
+
+def _mix(x: np.ndarray) -> np.ndarray:
+    """splitmix64 of each word (wrapping uint64 arithmetic)."""
+    with np.errstate(over="ignore"):
+        z = x + np.uint64(_GOLDEN)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(_MIX1)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(_MIX2)
+        return z ^ (z >> np.uint64(31))
+
+
+def record_epochs(rows: np.ndarray, shapes: np.ndarray | None = None) -> np.ndarray:
+    """Per record of ``rows`` (in execution order, no step split), its epoch: reads
+    of one address in one (loop, step, array) share one exactly when no write
+    between them may alias either (module doc); ``shapes``: each record's shape
+    (:meth:`Shapes.of_records`; None: none has one, every write separates).
+    Meaningful only between reads of one address; writes get 0."""
+    out = np.zeros(rows.size, np.int64)
+    if not rows.size:
+        return out
+    order, new, _ = step_arrays(rows)
+    r = rows[order]
+    n = r.size
+    group = np.cumsum(new) - 1
+    write = r["kind"] == WRITE
+    flat = r["flat"].astype(np.int64)
+    shape = np.full(n, -1, np.int64) if shapes is None else shapes[order]
+    shape = np.where(shape >= 0, shape, shape.max(initial=0) + 1 + np.arange(n))
+    writes_before = np.cumsum(write) - write
+    in_shape = _writes_before((group, shape), write)
+    in_address = _writes_before((group, shape, flat), write)
+    reads = np.flatnonzero(~write)
+    if not reads.size:
+        return out
+    chain = reads[np.lexsort((reads, flat[reads], group[reads]))]
+    later, earlier = chain[1:], chain[:-1]
+    same = (group[later] == group[earlier]) & (flat[later] == flat[earlier])
+    between = writes_before[later] - writes_before[earlier]
+    apart = ((in_shape[later] - in_shape[earlier])
+             - (in_address[later] - in_address[earlier]))
+    cut = np.concatenate([[True], ~same | (between > np.where(
+        shape[later] == shape[earlier], apart, 0))])
+    starts = np.concatenate([[True], ~same])
+    count = np.cumsum(cut)
+    epoch = count - count[np.maximum.accumulate(np.where(starts, np.arange(chain.size), 0))]
+    sorted_epoch = np.zeros(n, np.int64)
+    sorted_epoch[chain] = epoch
+    out[order] = sorted_epoch
+    return out
+
+
+def _writes_before(keys: tuple[np.ndarray, ...], write: np.ndarray) -> np.ndarray:
+    """Per record, the writes before it (in position) with its values of ``keys``."""
+    n = write.size
+    order = np.lexsort((np.arange(n),) + tuple(reversed(keys)))
+    new = np.ones(n, bool)
+    new[1:] = np.any([k[order][1:] != k[order][:-1] for k in keys], axis=0)
+    w = write[order].astype(np.int64)
+    before = np.cumsum(w) - w
+    start = np.maximum.accumulate(np.where(new, np.arange(n), 0))
+    out = np.zeros(n, np.int64)
+    out[order] = before - before[start]
+    return out
+
+
+def step_arrays(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``rows`` grouped by (loop, step, array), execution order kept within a group:
+    the sorting ``order``, and per sorted record whether it is ``new`` (its group's
+    first) and the position of its group's first (``start``)."""
+    order = np.lexsort((np.arange(rows.size), rows["array"], rows["step"], rows["loop"]))
+    r = rows[order]
+    new = np.ones(r.size, bool)
+    new[1:] = ((r["loop"][1:] != r["loop"][:-1]) | (r["step"][1:] != r["step"][:-1])
+               | (r["array"][1:] != r["array"][:-1]))
+    start = np.maximum.accumulate(np.where(new, np.arange(r.size), 0))
+    return order, new, start
+
+
+def flag(table: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """``table[ids]``, False where an id lies outside the table."""
+    ids = ids.astype(np.int64)
+    inside = (ids >= 0) & (ids < table.size)
+    return inside & table[np.where(inside, ids, 0)] if table.size else inside
