@@ -74,10 +74,12 @@ CPP_ONLY_WORD = re.compile(r"\b(?:" + "|".join(sorted(CPP_ONLY_KEYWORDS)) + r")\
 # static in brackets, and array designators, in a kernel's text.
 C_ONLY_WORDS = {"restrict": "write __restrict, which C and C++ compilers read alike",
                 "_Bool": "write bool, with #include <stdbool.h>"}
-BRACKET_WORDS = frozenset({"static", "const", "volatile", "restrict"})
+BRACKET_WORDS = frozenset({"static", "const", "volatile", "restrict", "__restrict",
+                           "__restrict__"})
 STDBOOL_INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]*[<\"]stdbool\.h[>\"]", re.MULTILINE)
 STDBOOL_WORDS = frozenset({"true", "false"})
-C_ONLY = re.compile(r"\brestrict\b|\b_Bool\b|\[\s*(?:static|const|volatile)\b|[{,]\s*\[")
+C_ONLY = re.compile(r"\brestrict\b|\b_Bool\b|\[\s*(?:static|const|volatile|__restrict(?:__)?)\b"
+                    r"|[{,]\s*\[")
 # The testbench defines ``main``; C++ requires ``int main``, never a kernel.
 RESERVED_FUNCTIONS = frozenset({"main"})
 TESTBENCH_NAMESPACE = "original"  # templates/testbench.cpp.j2, trace_driver.cpp.j2
@@ -471,8 +473,9 @@ def _not_cpp(token: ci.Token, previous: ci.Token | None) -> str | None:
         return f"'{word}' is a C++ keyword (rename it)"
     before = previous.spelling if previous is not None else ""
     if word in BRACKET_WORDS and before == "[":
-        return (f"'{word}' in an array parameter's brackets is C only (write the "
-                "size alone: [N])")
+        instead = ("a restrict pointer: T *__restrict a" if "restrict" in word
+                   else "the size alone: [N]")
+        return f"'{word}' in an array parameter's brackets is C only (write {instead})"
     if word in C_ONLY_WORDS:
         return f"'{word}' is C only ({C_ONLY_WORDS[word]})"
     if word == "[" and before in ("{", ","):
