@@ -33,6 +33,7 @@ from .pipelining import auto_pipeline
 from .redeclared import redeclared
 from .shared_types import external_functions, header_methods, shared_types
 from .templates import specialized_template
+from .unaliased import mark_unaliased
 
 BYTE_ORDER_MARK = "\ufeff"
 # Kernels, tables included, are tens of kilobytes; a megabyte bounds one parse.
@@ -210,6 +211,7 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     lowered = lower_function(func, globals_, filename, lines, values,
                              definitions(funcs + methods + instances, func))
     body = auto_pipeline(lowered.body) if pipeline_loops else lowered.body
+    arrays = mark_unaliased(lowered.arrays, unit, func, own_headers.own)
     for candidate in funcs + methods + instances:
         N.release_types(candidate, globals_)
     shared, unshared = shared_types(unit, func.start, user_end)
@@ -231,7 +233,7 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
                         shared, tuple((lo, hi) for lo, hi in clangtu.skipped_ranges(unit)
                                       if lo < user_end), nested, hoisted, preamble_top,
                         replayed, redeclared(unit, user_end, func.name))
-    return Kernel(Path(filename).stem, func.name, filename, lowered.arrays, body,
+    return Kernel(Path(filename).stem, func.name, filename, arrays, body,
                   func.coord, tuple(sorted(values.items())), lowered.params, source,
                   tuple(misplaced) + lowered.warnings + unshared + undefined
                   + _unseen_loops(unit, user_end, own_headers, converter.header_definitions)
