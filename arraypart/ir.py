@@ -152,6 +152,10 @@ class Array:
     its banking is what that text's own pragmas give (never searched, nothing emitted).
     ``volatile``: its elements are ``volatile``: the HLS tool makes every access that
     the text makes (no store forwarding, no dead store: :mod:`arraypart.poly.forwarding`).
+    ``unaliased``: no name but its own may reach its memory in a call of the top (a
+    ``__restrict`` pointer argument; a ``static`` array whose only references are plain
+    subscripts in the top's text: :mod:`arraypart.frontend.unaliased`), so forwarding
+    treats it as a local.
     """
 
     name: str
@@ -180,6 +184,7 @@ class Array:
     implied_bundle: bool = False
     header_function: bool = False
     volatile: bool = False
+    unaliased: bool = False
 
     def __post_init__(self):
         if self.bundle is not None and (self.partitionable or not self.interface):

@@ -68,7 +68,12 @@ def _loop_iis(report) -> list[int]:
 def _ports_taken(tmp_path, body: str, decl: str = "int") -> tuple[int, int, int]:
     """The pipelined loop's accesses of ``a`` in the model, the checker's II and the
     scheduling rule's II with ``a`` one single-port memory (each access a cycle)."""
-    path = write(tmp_path, "k.cpp", SMALL.replace("DECL", decl).replace("BODY", body))
+    return _ports_taken_in(tmp_path, SMALL.replace("DECL", decl), body)
+
+
+def _ports_taken_in(tmp_path, text: str, body: str = FORWARDED) -> tuple[int, int, int]:
+    """:func:`_ports_taken` of the kernel ``text`` (its DECL filled in)."""
+    path = write(tmp_path, "k.cpp", text.replace("BODY", body))
     report = arraypart.analyze(path, ports=1)
     loop = report.model.loops[1].name
     model = max(len(g.accesses) for g in report.model.array("a").groups if g.loop == loop)
@@ -136,13 +141,108 @@ def test_what_may_not_be_forwarded_is_counted(tmp_path, blocked, taken):
     assert _ports_taken(tmp_path, blocked) == taken
 
 
-@pytest.mark.parametrize("decl", ["volatile int", "static int"])
-def test_an_array_something_else_may_reach_makes_every_access(tmp_path, decl):
-    """A volatile array's accesses are all made; a static one is a global, which a
-    pointer argument may alias.  Its two reads of a[i] are two loads: a write of a
-    lies between them (probe 36 F1; they counted as one before 2026-12-07)."""
+def test_a_volatile_array_makes_every_access(tmp_path):
+    """A volatile array's accesses are all made.  Its two reads of a[i] are two loads:
+    a write of a lies between them (probe 36 F1; they counted as one before
+    2026-12-07)."""
     assert _ports_taken(tmp_path, FORWARDED) == (1, 1, 1)
-    assert _ports_taken(tmp_path, FORWARDED, decl) == (4, 4, 4)
+    assert _ports_taken(tmp_path, FORWARDED, "volatile int") == (4, 4, 4)
+
+
+# The SMALL kernel's array a, which only plain subscripts of the top name, declared so
+# that no other name may reach it (issue 13: LLVM's GlobalsAA, C's restrict): the
+# kernel's text with DECL and BODY filled in.
+UNALIASED = {
+    "static local": SMALL.replace("DECL", "static int"),
+    "static file-scope": "static int a[32];\n" + SMALL.replace("  DECL a[32];\n", ""),
+    "restrict argument": SMALL.replace("int y[16]) {\n  DECL a[32];",
+                                       "int y[16], int *__restrict a) {"),
+}
+
+# The same arrays where another name may reach them: every access is made (four
+# cycles of one port; the pointer argument's memory has two).
+ALIASED = {
+    "static local whose element a callee binds": (
+        "int *kept;\nvoid keep(int &v) { kept = &v; }\n"
+        + SMALL.replace("DECL a[32];", "static int a[32];\n  keep(a[0]);"), (4, 4, 4)),
+    "static file-scope whose address a global holds": (
+        "static int a[32];\nint *const escaped = a;\n"
+        + SMALL.replace("  DECL a[32];\n", ""), (4, 4, 4)),
+    "static file-scope another function returns": (
+        "static int a[32];\nint *leak() { return a; }\n"
+        + SMALL.replace("  DECL a[32];\n", ""), (4, 4, 4)),
+    "file-scope with external linkage": (
+        "int a[32];\n" + SMALL.replace("  DECL a[32];\n", ""), (4, 4, 4)),
+    "unqualified argument": (
+        SMALL.replace("int y[16]) {\n  DECL a[32];", "int y[16], int *a) {"), (4, 2, 2)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(UNALIASED))
+def test_an_array_no_other_name_reaches_is_forwarded(tmp_path, case):
+    """A static array that only plain subscripts of the top name (an internal global
+    whose address is not taken: LLVM's GlobalsAA), or a restrict argument beside
+    another written argument (y), is forwarded as a local is: one write takes a port
+    (it took four before issue 13's fix, as an array a pointer argument may alias)."""
+    assert _ports_taken_in(tmp_path, UNALIASED[case]) == (1, 1, 1)
+
+
+@pytest.mark.parametrize("case", sorted(ALIASED))
+def test_an_array_another_name_may_reach_makes_every_access(tmp_path, case):
+    """Where the array's address (or an element's) leaves the top, another function
+    names it, it has external linkage (a caller may pass its address), or an argument
+    is not restrict, a pointer argument may be it: every access is made."""
+    text, taken = ALIASED[case]
+    assert _ports_taken_in(tmp_path, text) == taken
+
+
+# A static array's references: whether they keep it unaliased (no address of it or of
+# an element leaves the top; a function of the kernel's text could keep one it is given
+# by reference, a library's keeps none).
+REFERENCES = """\
+#include <ap_int.h>
+int twice(int v) { return 2 * v; }
+int peek(const int &v) { return v; }
+RESULT k(const int x[16], int y[16]) {
+  static TYPE a[32];
+  for (int i = 0; i < 16; i++) {
+#pragma HLS PIPELINE II=1
+    a[i] = x[i];
+    USE
+  }
+  RETURN
+}
+"""
+
+
+@pytest.mark.parametrize("element, use, unaliased", [
+    ("int", "y[i] = twice(a[i]);", True),  # by value
+    ("int", "y[i] = peek(a[i]);", False),  # bound to a reference the callee could keep
+    ("int", "y[i] = sizeof(a);", False),  # the array itself, not an element
+    ("ap_int<12>", "a[i] += x[i];\n    y[i] = a[i];", True),  # the ap_int operators
+])
+def test_which_references_keep_a_static_array_unaliased(tmp_path, element, use, unaliased):
+    text = REFERENCES.replace("TYPE", element).replace("USE", use)
+    path = write(tmp_path, "k.cpp", text.replace("RESULT", "void").replace("RETURN", ""))
+    assert arraypart.analyze(path).kernel.array("a").unaliased is unaliased
+
+
+def test_an_element_returned_by_value_keeps_a_static_array_unaliased(tmp_path):
+    text = REFERENCES.replace("TYPE", "int").replace("USE", "")
+    path = write(tmp_path, "k.cpp", text.replace("RESULT", "int").replace(
+        "RETURN", "return a[0];"))
+    assert arraypart.analyze(path).kernel.array("a").unaliased
+
+
+@needs_gxx
+@pytest.mark.parametrize("case", sorted(UNALIASED))
+def test_an_unaliased_array_traces_and_computes_as_the_original(tmp_path, case):
+    path = write(tmp_path, "k.cpp", UNALIASED[case].replace("BODY", FORWARDED))
+    compiled = arraypart.compile_kernel(path, ports=1)
+    assert _loop_iis(compiled.report)[1] == 1
+    judged = assert_the_trace_agrees(compiled, tmp_path, ports=1)
+    assert judged.replay.loops[1].traced_ii == 1
+    assert_the_testbench_passes(compiled, tmp_path)
 
 
 def test_an_interface_array_makes_every_access(tmp_path):

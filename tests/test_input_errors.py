@@ -26,6 +26,12 @@ CASES = {
                          "1:13", "'restrict' is C only (write __restrict"),
     "static_array_size": ("void k(int in[static 64], int out[64]) {\n" + LOOP % "in[i]"
                           + "}\n", "1:15", "'static' in an array parameter's brackets"),
+    # clang reads it in C only, and the emitted C++ would not compile (it was an
+    # internal error)
+    "restrict_array_parameter": ("void k(int in[__restrict 64], int out[64]) {\n"
+                                 + LOOP % "in[i]" + "}\n", "1:15",
+                                 "'__restrict' in an array parameter's brackets is C only "
+                                 "(write a restrict pointer: T *__restrict a)"),
     "bool_keyword": ("void k(int in[64], int out[64]) {\n  _Bool f = in[0] > 0;\n"
                      + LOOP % "in[i] + f" + "}\n", "2:3", "'_Bool' is C only"),
     "array_designator": ("void k(int in[64], int out[64]) {\n  int t[4] = {1, [3] = 7};\n"

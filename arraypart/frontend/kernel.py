@@ -33,6 +33,7 @@ from .pipelining import auto_pipeline
 from .redeclared import redeclared
 from .shared_types import external_functions, header_methods, shared_types
 from .templates import specialized_template
+from .unaliased import mark_unaliased
 
 BYTE_ORDER_MARK = "\ufeff"
 # Kernels, tables included, are tens of kilobytes; a megabyte bounds one parse.
@@ -74,10 +75,12 @@ CPP_ONLY_WORD = re.compile(r"\b(?:" + "|".join(sorted(CPP_ONLY_KEYWORDS)) + r")\
 # static in brackets, and array designators, in a kernel's text.
 C_ONLY_WORDS = {"restrict": "write __restrict, which C and C++ compilers read alike",
                 "_Bool": "write bool, with #include <stdbool.h>"}
-BRACKET_WORDS = frozenset({"static", "const", "volatile", "restrict"})
+BRACKET_WORDS = frozenset({"static", "const", "volatile", "restrict", "__restrict",
+                           "__restrict__"})
 STDBOOL_INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]*[<\"]stdbool\.h[>\"]", re.MULTILINE)
 STDBOOL_WORDS = frozenset({"true", "false"})
-C_ONLY = re.compile(r"\brestrict\b|\b_Bool\b|\[\s*(?:static|const|volatile)\b|[{,]\s*\[")
+C_ONLY = re.compile(r"\brestrict\b|\b_Bool\b|\[\s*(?:static|const|volatile|__restrict(?:__)?)\b"
+                    r"|[{,]\s*\[")
 # The testbench defines ``main``; C++ requires ``int main``, never a kernel.
 RESERVED_FUNCTIONS = frozenset({"main"})
 TESTBENCH_NAMESPACE = "original"  # templates/testbench.cpp.j2, trace_driver.cpp.j2
@@ -208,6 +211,7 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     lowered = lower_function(func, globals_, filename, lines, values,
                              definitions(funcs + methods + instances, func))
     body = auto_pipeline(lowered.body) if pipeline_loops else lowered.body
+    arrays = mark_unaliased(lowered.arrays, unit, func, own_headers.own)
     for candidate in funcs + methods + instances:
         N.release_types(candidate, globals_)
     shared, unshared = shared_types(unit, func.start, user_end)
@@ -229,7 +233,7 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
                         shared, tuple((lo, hi) for lo, hi in clangtu.skipped_ranges(unit)
                                       if lo < user_end), nested, hoisted, preamble_top,
                         replayed, redeclared(unit, user_end, func.name))
-    return Kernel(Path(filename).stem, func.name, filename, lowered.arrays, body,
+    return Kernel(Path(filename).stem, func.name, filename, arrays, body,
                   func.coord, tuple(sorted(values.items())), lowered.params, source,
                   tuple(misplaced) + lowered.warnings + unshared + undefined
                   + _unseen_loops(unit, user_end, own_headers, converter.header_definitions)
@@ -471,8 +475,9 @@ def _not_cpp(token: ci.Token, previous: ci.Token | None) -> str | None:
         return f"'{word}' is a C++ keyword (rename it)"
     before = previous.spelling if previous is not None else ""
     if word in BRACKET_WORDS and before == "[":
-        return (f"'{word}' in an array parameter's brackets is C only (write the "
-                "size alone: [N])")
+        instead = ("a restrict pointer: T *__restrict a" if "restrict" in word
+                   else "the size alone: [N]")
+        return f"'{word}' in an array parameter's brackets is C only (write {instead})"
     if word in C_ONLY_WORDS:
         return f"'{word}' is C only ({C_ONLY_WORDS[word]})"
     if word == "[" and before in ("{", ","):

@@ -21,11 +21,12 @@ in every iteration); an irregular subscript never is.  Only *plain* accesses qua
 ``||`` the data decides, so they run whenever their lane does), in a loop pipelined
 without an unroll factor whose iteration no ``break``, ``continue`` or ``return``
 cuts short and whose text the IR holds once, of an array that is not ``volatile``
-and that no other name may reach there (:func:`forwarding_arrays`: a local, or the
-loop's only argument or global; no call the tool may keep touches it).  Every other
-access still counts, and still blocks: a conditional write between, on any path
-through the iteration's data-dependent ``if``s, ends forwarding.  When in doubt an
-access is counted.
+and that no other name may reach there (:func:`forwarding_arrays`: a local, a
+``__restrict`` argument, a ``static`` array that only plain subscripts of the top name
+(``ir.Array.unaliased``), or the loop's only other argument or global; no call the
+tool may keep touches it).  Every other access still counts, and still blocks: a
+conditional write between, on any path through the iteration's data-dependent
+``if``s, ends forwarding.  When in doubt an access is counted.
 
 Code generation keeps such an array's references as written in that loop: a write
 followed by an access of the same element is what ``codegen.bankcentric`` never
@@ -59,10 +60,11 @@ def forwarding_arrays(arrays: Mapping[str, ir.Array], touched: Iterable[str],
                       kernel: ir.Kernel) -> frozenset[str]:
     """The arrays among ``touched`` (every array one concurrent loop accesses) whose
     elements the tool forwards there, which nothing but their own references may
-    touch: a local of the top's text; or an argument or global (which a pointer may
-    reach: an interface, a ``static`` or file-scope array) that is the only such array
-    the loop touches, constant tables aside (no write may reach one), where no
-    reference parameter of the top may name one of its elements
+    touch: a local of the top's text, or an argument or global that C guarantees no
+    other name reaches (``ir.Array.unaliased``); or an argument or global (which a
+    pointer may reach: an interface, a ``static`` or file-scope array) that is the only
+    such array the loop touches, constant tables aside (no write may reach one), where
+    no reference parameter of the top may name one of its elements
     (:func:`aliasing_reference`).  Each also :func:`_forwarded`."""
     names = set(touched)
     reachable = [n for n in names if _reachable(arrays[n])]
@@ -88,9 +90,10 @@ def aliasing_reference(parameter) -> bool:
 def _reachable(array: ir.Array) -> bool:
     """Another name (a pointer argument, a global) may reach ``array``'s memory: an
     interface, or a ``static``, file-scope or header array that is not a constant
-    table."""
-    return array.interface or (
-        (array.static or array.file_scope or array.header) and not array.const)
+    table, unless C guarantees that none does (``ir.Array.unaliased``: a ``__restrict``
+    argument, a ``static`` array that only plain subscripts of the top name)."""
+    return not array.unaliased and (array.interface or (
+        (array.static or array.file_scope or array.header) and not array.const))
 
 
 def _forwarded(array: ir.Array, top: str) -> bool:
