@@ -193,6 +193,18 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
             copy = copies.get((coord.line, coord.col), "0")
             inserts += _access_edits(cursor, span, len(sites), KINDS.index(kind), copy, data)
             sites.append(Site(coord, kind, _conditional(cursor, parents), copy))
+        elif _is_arrow_object(cursor, parents) and unit.in_main(cursor.location):
+            span = _name_span(unit, cursor, data)
+            if span is None or span in seen:
+                skipped.append(unit.coord(cursor.extent.start.offset if span is None
+                                          else span[0]))
+                continue
+            seen.add(span)
+            coord = unit.coord(span[0])
+            kind = _kind(cursor, parents, (coord.line, coord.col) in bound)
+            copy = copies.get((coord.line, coord.col), "0")
+            inserts += _arrow_edits(span, len(sites), KINDS.index(kind), copy, data)
+            sites.append(Site(coord, kind, _conditional(cursor, parents), copy))
         elif _is_routine(cursor, unit):
             found = _routine_edits(cursor, unit, len(sites))
             if found is None:
@@ -384,6 +396,48 @@ def _is_element(cursor: ci.Cursor, parents: tuple) -> bool:
     user = _user(cursor, parents)
     return not (user is not None and user.kind == K.UNARY_OPERATOR
                 and clangtu.unary_operator(user) == "&")
+
+
+def _is_arrow_object(cursor: ci.Cursor, parents: tuple) -> bool:
+    """A pointer or array name ``p`` that a member access ``p->f`` goes through: the
+    access of the element ``*p`` (as ``(*p).f`` and ``p[0].f`` are), unless the member
+    is an array that decays there (``g(p->buf)``: the callee's subscripts are the
+    accesses) or the whole is an operand of ``&``."""
+    if cursor.kind != K.DECL_REF_EXPR or not _memory_type(cursor.type):
+        return False
+    chain = [p for p in parents if p.kind not in (K.UNEXPOSED_EXPR, K.PAREN_EXPR)]
+    if not chain or chain[-1].kind != K.MEMBER_REF_EXPR:
+        return False
+    member = chain[-1]
+    if member.type.get_canonical().kind in _ARRAY_TYPES:
+        above = chain[-2] if len(chain) > 1 else None
+        if not (above is not None and above.kind == K.ARRAY_SUBSCRIPT_EXPR
+                and _root(above) == member):
+            return False
+    user = _user(cursor, parents)
+    return not (user is not None and user.kind == K.UNARY_OPERATOR
+                and clangtu.unary_operator(user) == "&")
+
+
+def _name_span(unit: clangtu.Unit, cursor: ci.Cursor, data: bytes) -> tuple[int, int] | None:
+    """The bytes of a name as the kernel text spells it (in a macro's argument or out
+    of macros); None when a macro's body produces it."""
+    written = unit.argument_span(cursor.extent)
+    if written is not None:
+        return written
+    start, end = cursor.extent.start.offset, cursor.extent.end.offset
+    name = cursor.spelling.encode(errors=KEEP_BYTES)
+    return (start, end) if name and data[start:end] == name else None
+
+
+def _arrow_edits(span: tuple[int, int], site: int, kind: int, copy: str,
+                 data: bytes) -> list[_Insert]:
+    """``p->f`` becomes ``(&at(SITE, KIND, COPY, p, *p))->f``: the element ``*p`` is
+    logged and its address goes on to the member access."""
+    start, end = span
+    name = data[start:end].decode(errors=KEEP_BYTES)
+    opener = f" (&{NAMESPACE}at({site}, {kind}, {copy}, {name}, *"
+    return [_Insert(start, True, -end, opener), _Insert(end, False, -start, "))")]
 
 
 def _user(cursor: ci.Cursor, parents: tuple) -> ci.Cursor | None:
