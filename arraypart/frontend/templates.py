@@ -38,12 +38,11 @@ def specialized_template(function: ci.Cursor) -> ci.Cursor | None:
 def instantiated_template(function: ci.Cursor) -> ci.Cursor | None:
     """The template whose text ``function`` instantiates, by its definition
     (:func:`_defining`): a function template (:func:`specialized_template`), or the
-    class template of a static method of one of its specializations
-    (``filler<1>::fill``, as hls4ml's ``fill_buffer`` is called), whose parameters the
-    class's arguments bind; None for neither."""
+    class template of a method of one of its specializations (``filler<1>::fill``, as
+    hls4ml's ``fill_buffer`` is called; ``w.dot(h)`` on a ``Window<8> w``), whose
+    parameters the class's arguments bind; None for neither."""
     found = specialized_template(function)
-    if found is not None or function is None or function.kind != K.CXX_METHOD \
-            or not function.is_static_method():
+    if found is not None or function is None or function.kind != K.CXX_METHOD:
         return _defining(found)
     owner = function.semantic_parent
     template = ci.conf.lib.clang_getSpecializedCursorTemplate(owner) if owner else None
