@@ -8,7 +8,9 @@ Edits are insertions at byte offsets of the text (nothing is removed):
 
 - an element access ``E`` (an ``ARRAY_SUBSCRIPT_EXPR``, or a dereference ``*p``,
   whose type is not an array, not the base of another subscript, not under ``&``, not
-  into a struct's array field) becomes
+  into a struct's array field unless the struct is a method's ``this``; or a field of
+  ``this`` that is no array: found by address, a struct element's member is that
+  element, as the front end inlines the method on it) becomes
   ``::arraypart_trace::at(SITE, KIND, COPY, BASE, E)``, which logs and returns the
   same lvalue; ``BASE`` is the array variable at the root of the subscript chain (the
   runtime finds the array from it, so an out-of-bounds index still gets its array);
