@@ -8,7 +8,9 @@ Edits are insertions at byte offsets of the text (nothing is removed):
 
 - an element access ``E`` (an ``ARRAY_SUBSCRIPT_EXPR``, or a dereference ``*p``,
   whose type is not an array, not the base of another subscript, not under ``&``, not
-  into a struct's array field) becomes
+  into a struct's array field unless the struct is a method's ``this``; or a field of
+  ``this`` that is no array: found by address, a struct element's member is that
+  element, as the front end inlines the method on it) becomes
   ``::arraypart_trace::at(SITE, KIND, COPY, BASE, E)``, which logs and returns the
   same lvalue; ``BASE`` is the array variable at the root of the subscript chain (the
   runtime finds the array from it, so an out-of-bounds index still gets its array);
@@ -179,8 +181,9 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
                                                       for p in parents):
                 in_headers.append(unit.location_coord(cursor.location))
             continue
-        if _is_element(cursor, parents):
-            span = _written_span(unit, cursor, data)
+        arrow = _is_arrow_object(cursor, parents)
+        if arrow or _is_element(cursor, parents):
+            span = (_name_span if arrow else _written_span)(unit, cursor, data)
             if span is None or span in seen:
                 # a macro's body, or an argument it expands twice (MAX(a[i], b)): the
                 # place's accesses are left out on both sides
@@ -189,22 +192,11 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
                 continue
             seen.add(span)
             coord = unit.coord(span[0])
-            kind = _kind(cursor, parents, (coord.line, coord.col) in bound)
+            kind = KINDS.index(_kind(cursor, parents, (coord.line, coord.col) in bound))
             copy = copies.get((coord.line, coord.col), "0")
-            inserts += _access_edits(cursor, span, len(sites), KINDS.index(kind), copy, data)
-            sites.append(Site(coord, kind, _conditional(cursor, parents), copy))
-        elif _is_arrow_object(cursor, parents) and unit.in_main(cursor.location):
-            span = _name_span(unit, cursor, data)
-            if span is None or span in seen:
-                skipped.append(unit.coord(cursor.extent.start.offset if span is None
-                                          else span[0]))
-                continue
-            seen.add(span)
-            coord = unit.coord(span[0])
-            kind = _kind(cursor, parents, (coord.line, coord.col) in bound)
-            copy = copies.get((coord.line, coord.col), "0")
-            inserts += _arrow_edits(span, len(sites), KINDS.index(kind), copy, data)
-            sites.append(Site(coord, kind, _conditional(cursor, parents), copy))
+            inserts += (_arrow_edits(span, len(sites), kind, copy, data) if arrow
+                        else _access_edits(cursor, span, len(sites), kind, copy, data))
+            sites.append(Site(coord, KINDS[kind], _conditional(cursor, parents), copy))
         elif _is_routine(cursor, unit):
             found = _routine_edits(cursor, unit, len(sites))
             if found is None:
@@ -385,22 +377,27 @@ def _is_element(cursor: ci.Cursor, parents: tuple) -> bool:
     whose transfers the trace does not record: ``s[j].write(v)``)."""
     dereference = (cursor.kind == K.UNARY_OPERATOR
                    and clangtu.unary_operator(cursor) == "*")
+    if cursor.kind == K.MEMBER_REF_EXPR:
+        return _own_field(cursor, parents)
     if not (cursor.kind == K.ARRAY_SUBSCRIPT_EXPR or dereference):
         return False
     if any(t.get_canonical().spelling.startswith(STREAM_TYPE)
            for t in (cursor.type, _root(cursor).type)):  # the root's in a template too
         return False
-    if cursor.type.get_canonical().kind in _ARRAY_TYPES or \
-            _root(cursor).kind == K.MEMBER_REF_EXPR:
+    if cursor.type.get_canonical().kind in _ARRAY_TYPES or (
+            _root(cursor).kind == K.MEMBER_REF_EXPR and not _of_this(_root(cursor))):
         return False
     user = _user(cursor, parents)
+    if user is not None and _inlined_method(user) and _first_operand_path(cursor, user,
+                                                                          parents):
+        return False  # W[i].f(): the method's member accesses are the element's
     return not (user is not None and user.kind == K.UNARY_OPERATOR
                 and clangtu.unary_operator(user) == "&")
 
 
 def _is_arrow_object(cursor: ci.Cursor, parents: tuple) -> bool:
-    """A pointer or array name ``p`` that a member access ``p->f`` goes through: the
-    access of the element ``*p`` (as ``(*p).f`` and ``p[0].f`` are), unless the member
+    """A pointer or array name ``p`` that a field access ``p->f`` goes through: the
+    access of the element ``*p`` (as ``(*p).f`` and ``p[0].f`` are), unless the field
     is an array that decays there (``g(p->buf)``: the callee's subscripts are the
     accesses) or the whole is an operand of ``&``."""
     if cursor.kind != K.DECL_REF_EXPR or not _memory_type(cursor.type):
@@ -409,6 +406,8 @@ def _is_arrow_object(cursor: ci.Cursor, parents: tuple) -> bool:
     if not chain or chain[-1].kind != K.MEMBER_REF_EXPR:
         return False
     member = chain[-1]
+    if member.referenced is None or member.referenced.kind != K.FIELD_DECL:
+        return False  # p->f(): an inlined method's member accesses are the element's
     if member.type.get_canonical().kind in _ARRAY_TYPES:
         above = chain[-2] if len(chain) > 1 else None
         if not (above is not None and above.kind == K.ARRAY_SUBSCRIPT_EXPR
@@ -438,6 +437,46 @@ def _arrow_edits(span: tuple[int, int], site: int, kind: int, copy: str,
     name = data[start:end].decode(errors=KEEP_BYTES)
     opener = f" (&{NAMESPACE}at({site}, {kind}, {copy}, {name}, *"
     return [_Insert(start, True, -end, opener), _Insert(end, False, -start, "))")]
+
+
+def _inlined_method(call: ci.Cursor) -> bool:
+    """``call`` calls a non-static method that the kernel file defines, which the front
+    end inlines on its object (:func:`arraypart.frontend.calls.implicit_object`)."""
+    method = call.referenced if call.kind == K.CALL_EXPR else None
+    if method is None or method.kind != K.CXX_METHOD or method.is_static_method():
+        return False
+    definition = method.get_definition()
+    return (definition is not None and definition.location.file is not None
+            and definition.location.file.name == call.translation_unit.spelling)
+
+
+def _of_this(member: ci.Cursor) -> bool:
+    """``member`` (a member access, through members: ``inner.buf``) is of ``this``,
+    written or implicit: in a method, its object's member, which the runtime finds by
+    address (a struct element of an array: that element, as the front end models it)."""
+    node = member
+    while node.kind in _WRAPPERS:
+        kids = [k for k in node.get_children() if k.kind.is_expression()]
+        if not kids:
+            return node.kind == K.MEMBER_REF_EXPR  # implicit this
+        node = kids[0]
+    return node.kind == K.CXX_THIS_EXPR
+
+
+def _own_field(cursor: ci.Cursor, parents: tuple) -> bool:
+    """A member access that is an element access of its own: a field of ``this`` that
+    is no array (``total += v``, ``inner.x`` in a method) and not the object of a
+    further field access (``inner`` of ``inner.x``), whose whole value is read or
+    written as the front end models ``A[i].x``."""
+    if (cursor.referenced is None or cursor.referenced.kind != K.FIELD_DECL
+            or cursor.type.get_canonical().kind in _ARRAY_TYPES or not _of_this(cursor)):
+        return False
+    for parent in reversed(parents):
+        if parent.kind == K.MEMBER_REF_EXPR:
+            return parent.referenced is None or parent.referenced.kind != K.FIELD_DECL
+        if parent.kind not in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
+            return True
+    return True
 
 
 def _user(cursor: ci.Cursor, parents: tuple) -> ci.Cursor | None:
@@ -573,14 +612,18 @@ def _written_span(unit: clangtu.Unit, cursor: ci.Cursor, data: bytes) -> tuple[i
     """The bytes where the access is spelled in the kernel text, in a macro's argument
     (``assert(buf[i] >= 0)``) or out of macros; None when a macro's body produces it.
     Spelled out of macros, a subscript ends with its ``]``, a dereference starts with
-    its ``*``."""
+    its ``*``, a member access ends with the member's name."""
     written = unit.argument_span(cursor.extent)
     if written is not None:
         return written
     start, end = cursor.extent.start, cursor.extent.end
-    spelled = (data[end.offset - 1:end.offset] == b"]"
-               if cursor.kind == K.ARRAY_SUBSCRIPT_EXPR
-               else data[start.offset:start.offset + 1] == b"*")
+    if cursor.kind == K.ARRAY_SUBSCRIPT_EXPR:
+        spelled = data[end.offset - 1:end.offset] == b"]"
+    elif cursor.kind == K.MEMBER_REF_EXPR:
+        name = cursor.spelling.encode(errors=KEEP_BYTES)
+        spelled = bool(name) and data[end.offset - len(name):end.offset] == name
+    else:
+        spelled = data[start.offset:start.offset + 1] == b"*"
     if (start.file is not None and end.file is not None
             and start.file.name == end.file.name and start.offset < end.offset and spelled):
         return start.offset, end.offset

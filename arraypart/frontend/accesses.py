@@ -151,6 +151,9 @@ class AccessLowering:
         elif self._pointer_member(node) is not None:
             self._pointer_element(node, self._pointer_member(node), None, out, ("read",),
                                   node.name or None)
+        elif self._element_object(node) is not None:
+            self._element(self._element_object(node), [], self._node_ref(node), node.coord,
+                          out, ("read",), _outer_member(node))
         else:
             for child in node.children():
                 if child is not None:
@@ -196,8 +199,14 @@ class AccessLowering:
 
     def _call_arguments(self, call: N.FuncCall, out: list[Access]) -> None:
         """A call's arguments: an array (or row) passed down is no access here, only its
-        subscripts are read; a function arraypart cannot see may not receive one."""
+        subscripts are read; a function arraypart cannot see may not receive one.  The
+        object of a method the kernel file defines is no access either (the inlined
+        body's members are), only its subscripts are read."""
         for k, arg in enumerate(call.args):
+            if k == 0 and call.method and call.key in self._callees:
+                for subscript in _object_subscripts(arg):
+                    self._collect(subscript, out)
+                continue
             memory = calls.memory_argument(arg, self._visible, self._arrays)
             if memory is None:
                 self._warn_unseen_struct(call, arg)
@@ -276,8 +285,28 @@ class AccessLowering:
         elif self._pointer_member(node) is not None:
             self._pointer_element(node, self._pointer_member(node), None, out, kinds,
                                   node.name or None)
+        elif self._element_object(node) is not None:
+            self._element(self._element_object(node), [], self._node_ref(node), node.coord,
+                          out, kinds, _outer_member(node))
         else:
             self._collect(node, out)
+
+    def _element_object(self, node: N.Node) -> Binding | None:
+        """The struct element whose part ``node`` is, when it names a member of the
+        object of the method being lowered (``buf``, ``this->buf``, ``inner.x``) and
+        that object is an element of a kernel array (:class:`.calls.ImplicitObject`);
+        else None."""
+        if not (isinstance(node, N.Other) and node.what == MEMBER) or self._object is None:
+            return None
+        return self._object.element if _own_member(node) else None
+
+    def _node_ref(self, node: N.Node) -> int:
+        """The ``ref_id`` of ``node``'s accesses (a new one for a node that the text's
+        array references do not list: ``this->count``)."""
+        if id(node) not in self._ref_ids:
+            self._ref_ids[id(node)] = self._next_ref
+            self._next_ref += 1
+        return self._ref_ids[id(node)]
 
     def _bit_update(self, args: tuple[N.Node, ...], out: list[Access]) -> None:
         """Some bits of the element ``args[0]`` change and the others are kept: it is
@@ -331,6 +360,11 @@ class AccessLowering:
         if isinstance(base, N.Other) and base.what == MEMBER:
             # s.f[k], A[i].f[k]: an array field is part of its struct's value, no memory
             # of its own; the access is the struct's (A[i], none for a scalar s).
+            element = self._element_object(base)
+            if element is not None:  # buf[k] in a method called on W[i]
+                self._element(element, [], self._node_ref(node), coord, out, kinds,
+                              _outer_member(base))
+                return
             self._warn_unmodelled_field(base)
             self._target(base, out, kinds)
             return
@@ -472,13 +506,22 @@ class AccessLowering:
 
     def _warn_unseen_struct(self, call: N.FuncCall, arg: N.Node) -> None:
         """A struct with an array field, passed to a function the kernel file does not
-        define: whatever it does with those arrays is unseen (said once per call)."""
+        define: whatever it does with those arrays is unseen (said once per call); the
+        object of such a method's call is a located error (the method is handed the
+        struct's arrays for certain, and a loop's II would be claimed without them)."""
         if call.key in self._callees or not isinstance(arg, N.Id) or self._followed:
             return
         decl = next((d for d in list(self._func.params) + list(self._func.nodes)
                      if isinstance(d, N.Decl) and d.name == arg.name), None)
         if decl is None or decl.ctype is None or not decl.ctype.array_fields:
             return
+        if call.method and arg is call.args[0]:
+            where = ("which the kernel file declares without defining it" if "::" in (
+                call.name or "") else "whose definition is not in the kernel file")
+            raise KernelError(call.coord, (
+                f"'{arg.name}' holds arrays and its method '{call.name}' is called here, "
+                f"{where}: arraypart cannot see what the method does with them (define it "
+                "in the kernel file, in its class or out of it)"))
         self._warn_once(arg.coord, (
             f"'{arg.name}' holds arrays and is passed to '{call.name}', which the kernel "
             "file does not define: arraypart does not see what it does with them (define "
@@ -491,13 +534,23 @@ class AccessLowering:
         fields are registers).  Said once per field and pipeline, where the pipeline
         first reaches it: each such loop's II is only assumed."""
         root = field
-        while isinstance(root, N.Other) and root.what == MEMBER:
+        while isinstance(root, N.Other) and root.what == MEMBER and root.parts:
             root = _first(root.parts)
-        if (not isinstance(root, N.Id) or self._followed
-                or not (self._pipelines or self._function_pipeline)
-                or any(p.name == root.name for p in self._func.params)):
+        if _own_member(field):  # buf[k] in a method: the object's member
+            obj = self._object or calls.ImplicitObject()
+            if obj.argument:
+                return
+            owner = obj.name
+        elif isinstance(root, N.Id) and not any(p.name == root.name
+                                                for p in self._func.params):
+            owner = root.name
+        else:
             return
-        said = f"'{root.name}.{field.name}' is an array inside struct '{root.name}'"
+        if self._followed or not (self._pipelines or self._function_pipeline):
+            return
+        said = (f"'{owner}.{field.name}' is an array inside struct '{owner}'"
+                if owner is not None else f"'{field.name}' is an array member of the "
+                "object this method is called on")
         pipeline = (self._pipeline_coords[-1] if self._pipeline_coords
                     else self._function_pipeline)
         if (said, pipeline) not in self._unmodelled_said:
@@ -591,6 +644,32 @@ class AccessLowering:
 
 def _first(parts):
     return parts[0] if parts else None
+
+
+def _object_subscripts(node: N.Node) -> list[N.Node]:
+    """The subscripts written on a method call's object (``i`` of ``W[i].f()``, of
+    ``W[i].inner.f()``)."""
+    node = N.without_casts(node)
+    while isinstance(node, N.Other) and node.what == MEMBER and node.parts:
+        node = N.without_casts(_first(node.parts))
+    return calls.reference_chain(node)[1]
+
+
+def _own_member(node: N.Other) -> bool:
+    """``node`` (a member access) names a member of ``this``: ``buf``, ``this->buf``,
+    ``inner.buf`` in a method's body."""
+    while isinstance(node, N.Other) and node.what == MEMBER and node.parts:
+        node = _first(node.parts)
+    return isinstance(node, N.Other) and (node.what == N.THIS or (
+        node.what == MEMBER and not node.parts))
+
+
+def _outer_member(node: N.Other) -> str | None:
+    """The member of the object that ``node`` is part of (``inner`` of
+    ``this->inner.buf``), as :attr:`arraypart.ir.Access.field` names it."""
+    while isinstance(_first(node.parts), N.Other) and _first(node.parts).what == MEMBER:
+        node = _first(node.parts)
+    return node.name or None
 
 
 def _element_member(node: N.Node) -> bool:

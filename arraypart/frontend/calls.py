@@ -119,6 +119,59 @@ class MemoryArgument:
 
 
 @dataclass(frozen=True, slots=True)
+class ImplicitObject:
+    """The object a method's call runs on, whose members its body names (``buf``,
+    ``this->buf``).  ``element``: a struct element of a kernel array (``W[i].f()``,
+    ``p->f()`` with ``p`` bound to memory), whose members are parts of its value (a
+    field binding, as ``W[i].buf[k]`` is an access of ``W[i]``); else ``name``: the
+    text of a struct variable (``w``, ``w.inner``), whose array members arraypart does
+    not model (:meth:`.accesses.AccessLowering._warn_unmodelled_field`), None for an
+    object it cannot name; ``argument``: that variable is an argument of the top."""
+
+    element: Binding | None = None
+    name: str | None = None
+    argument: bool = False
+
+    def member(self, field: str) -> "ImplicitObject":
+        """The object that its member ``field`` is (``this->inner.f()``)."""
+        if self.element is not None or self.name is None:
+            return self
+        return ImplicitObject(None, f"{self.name}.{field}", self.argument)
+
+
+def implicit_object(node: N.Node, current: ImplicitObject | None,
+                    visible: Mapping[str, Binding], arrays: Mapping[str, Array],
+                    scope: Scope, arguments: frozenset[str]) -> ImplicitObject:
+    """The object ``node`` (a method call's first argument) denotes: ``this`` is the
+    ``current`` one, ``W[i]`` (every dimension subscripted) and ``p->`` / ``p[k]`` of
+    a name bound to memory an element, ``w`` or ``w.inner`` a struct variable
+    (``arguments``: the top's parameters)."""
+    node = N.without_casts(node)
+    if isinstance(node, N.UnaryOp) and node.op == "*":
+        node = N.ArrayRef(node.coord, -1, -1, node.expr, N.Constant(node.coord, -1, -1, 0))
+    if isinstance(node, N.Other) and node.what == N.THIS:
+        return current or ImplicitObject()
+    if isinstance(node, N.Other) and node.what == MEMBER and node.parts:
+        return implicit_object(node.parts[0], current, visible, arrays, scope,
+                               arguments).member(node.name)
+    if isinstance(node, N.Other) and node.what == MEMBER:  # inner.f() in a method
+        return (current or ImplicitObject()).member(node.name)
+    found = _subscripted(node, visible)
+    if found is not None:
+        base, subscripts = found
+        rank = len(arrays[base.array].shape) - len(base.prefix)
+        if not subscripts and isinstance(node, N.Id) and rank == 1:
+            subscripts = (N.Constant(node.coord, -1, -1, 0),)  # p->f(): p[0]
+        if len(subscripts) == rank or base.field:
+            own = tuple(quasi_affine(s, scope) for s in subscripts)
+            return ImplicitObject(Binding(base.array, base.index(own), field=True))
+        return ImplicitObject()
+    if isinstance(node, N.Id):
+        return ImplicitObject(None, node.name, node.name in arguments)
+    return ImplicitObject()
+
+
+@dataclass(frozen=True, slots=True)
 class Arguments:
     """What a call binds in its callee: array parameters, constant scalars and affine
     scalars (by parameter name)."""
@@ -192,15 +245,16 @@ def call_arguments(call: N.FuncCall, callee: N.FuncDef) -> tuple[N.Node, ...]:
     """The call's arguments, the parameter's default (``int n = N``, in the definition
     or its first declaration) where the call leaves it out (clang passes such an
     argument without text, :data:`.cnodes.DEFAULT_ARGUMENT`)."""
-    if len(call.args) != len(callee.params):
-        raise KernelError(call.coord, f"call of '{callee.name}' with {len(call.args)} "
+    args = N.passed(call)
+    if len(args) != len(callee.params):
+        raise KernelError(call.coord, f"call of '{callee.name}' with {len(args)} "
                                       f"argument(s): the kernel file defines a "
                                       f"'{callee.name}' of {len(callee.params)} parameter(s) "
                                       "only, so the one called (an overload) has no "
                                       "definition arraypart can see")
     return tuple(param.init if (isinstance(arg, N.Other) and arg.what == N.DEFAULT_ARGUMENT
                                 and param.init is not None) else arg
-                 for param, arg in zip(callee.params, call.args))
+                 for param, arg in zip(callee.params, args))
 
 
 def pointer_binding(decl: N.Decl, nodes: tuple[N.Node, ...],

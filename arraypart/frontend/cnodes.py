@@ -30,6 +30,8 @@ TRANSPARENT = (K.UNEXPOSED_EXPR, K.PAREN_EXPR)
 #: ``Other.what`` of an argument a call leaves to its parameter's default (clang's
 #: CXXDefaultArgExpr, unexposed and without text).
 DEFAULT_ARGUMENT = "default argument"
+#: ``Other.what`` of ``this`` (written, or the implicit object of a member's name).
+THIS = "cxx this expr"
 COMPOUND_OPERATORS = tuple(f"operator{op}=" for op in ("+", "-", "*", "/", "%", "&", "|",
                                                        "^", "<<", ">>"))
 CASTS = (K.CSTYLE_CAST_EXPR, K.CXX_FUNCTIONAL_CAST_EXPR, K.CXX_STATIC_CAST_EXPR,
@@ -576,7 +578,8 @@ class FuncDef(Node):
     ``instance``: for an instantiation of a function template, its key (the text is the
     template's, its parameters bound, :mod:`.templates`); ``nodes``: ``walk(body)`` and
     ``array_refs``: ``outer_array_refs(body)``, listed once (the lowering reads a
-    callee's whole text at each of its calls)."""
+    callee's whole text at each of its calls); ``method``: a non-static member function,
+    whose calls pass their object first (:func:`passed`)."""
 
     name: str = ""
     params: tuple[Decl, ...] = ()
@@ -590,11 +593,18 @@ class FuncDef(Node):
     template_constants: tuple[tuple[str, int], ...] = ()
     nodes: tuple[Node, ...] = field(default=(), repr=False)
     array_refs: tuple["ArrayRef", ...] = field(default=(), repr=False)
+    method: bool = False  # a non-static member function: its calls pass the object first
 
     @property
     def key(self) -> str:
         """What calls of it name: its instantiation, else its name."""
         return self.instance or self.name
+
+
+def passed(call: FuncCall) -> tuple[Node, ...]:
+    """The arguments ``call`` binds to its callee's parameters: all but the object of
+    a method's call (``a.f(b)`` passes ``b``)."""
+    return call.args[1:] if call.method else call.args
 
 
 def release_types(func: FuncDef, globals_) -> None:
@@ -761,7 +771,8 @@ class Converter:
         return FuncDef(self.unit.location_coord(cursor.location), start, end, cursor.spelling,
                        params, body, cursor.result_type.spelling, None, namespaces,
                        extern_c, nodes=tuple(walk(body)),
-                       array_refs=tuple(outer_array_refs(body)))
+                       array_refs=tuple(outer_array_refs(body)),
+                       method=cursor.kind == K.CXX_METHOD and not cursor.is_static_method())
 
     def instances(self) -> list[FuncDef]:
         """The instantiations of the function templates of the file and of its own
@@ -1069,15 +1080,21 @@ class Converter:
                          _by_reference(cursor.referenced))
         callee = _callee_name(kids[0])
         if callee is not None and not _is_operator_call(kids):
-            callee = static_method_name(cursor.referenced) or callee
+            own = self.unit.in_main(cursor.referenced.location) if (
+                cursor.referenced is not None) else False
+            callee = static_method_name(cursor.referenced) or (
+                member_function_name(cursor.referenced) if own else None) or callee
             head = _plain(kids[0])
-            objects = [k for k in head.get_children() if k.kind.is_expression()] if (
+            objects = [self.expression(k) for k in head.get_children()
+                       if k.kind.is_expression()] if (
                 head.kind == K.MEMBER_REF_EXPR) else []  # a.f(): a is evaluated too
+            if not objects and _implicit_object(cursor.referenced, head):
+                objects = [Other(coord, -1, -1, THIS, ())]  # f() in a method: this->f()
             instance = self._instance(cursor.referenced, coord)
             if instance is None and not objects:
                 self._header_function(cursor.referenced, callee)
             return FuncCall(coord, start, end, callee,
-                            tuple(self.expression(k) for k in objects + kids[1:]),
+                            tuple(objects) + tuple(self.expression(k) for k in kids[1:]),
                             instance, bool(objects),
                             () if objects else _by_reference(cursor.referenced))
         operands = tuple(self.expression(k) for k in kids
@@ -1369,6 +1386,23 @@ def static_method_name(cursor: ci.Cursor | None) -> str | None:
             or cursor.semantic_parent is None):
         return None
     return f"{cursor.semantic_parent.spelling}::{cursor.spelling}"
+
+
+def member_function_name(cursor: ci.Cursor | None) -> str | None:
+    """``Class::name`` of a non-static method (of a class, not of a class template's
+    text: an instantiation is keyed by :func:`.templates.instance_key`), else None."""
+    if (cursor is None or cursor.kind != K.CXX_METHOD or cursor.is_static_method()
+            or cursor.semantic_parent is None
+            or cursor.semantic_parent.kind not in (K.STRUCT_DECL, K.CLASS_DECL)):
+        return None
+    return f"{cursor.semantic_parent.spelling}::{cursor.spelling}"
+
+
+def _implicit_object(method: ci.Cursor | None, head: ci.Cursor) -> bool:
+    """``head`` calls the non-static method ``method`` on the implicit ``this`` (a
+    method's body calling another method of its class, ``shift(v)``)."""
+    return (method is not None and method.kind == K.CXX_METHOD
+            and not method.is_static_method() and head.kind == K.MEMBER_REF_EXPR)
 
 
 def _callee_name(cursor: ci.Cursor) -> str | None:

@@ -376,8 +376,9 @@ def _apply_overrides(text: str, overrides: Mapping[str, int]) -> tuple[str, dict
 
 def _top_level(unit: clangtu.Unit, converter: N.Converter, user_end: int,
                own_headers: "_OwnHeaders"):
-    """The kernel file's function definitions, its classes' static methods (called as
-    functions: ``filler::fill(d, buf)``), file-scope variables and probes; with the
+    """The kernel file's function definitions, its classes' methods (static ones called
+    as functions, ``filler::fill(d, buf)``; the others on an object, ``w.shift(v)``,
+    in the class or out of it), file-scope variables and probes; with the
     file-scope variables, the arrays of its own headers that its text names."""
     funcs, methods, globals_, probes = [], [], [], []
     stack = [(c, (), False) for c in unit.top
@@ -397,9 +398,9 @@ def _top_level(unit: clangtu.Unit, converter: N.Converter, user_end: int,
             stack[:0] = [(k, spaces, extern_c) for k in c.get_children()
                          if k.kind in CLASS_KINDS + (ci.CursorKind.CXX_METHOD,)]
         elif c.kind == ci.CursorKind.CXX_METHOD:
-            if c.is_static_method() and c.is_definition():
-                methods.append(replace(converter.function(c, spaces, extern_c),
-                                       name=N.static_method_name(c)))
+            name = N.static_method_name(c) or N.member_function_name(c)
+            if name is not None and c.is_definition():
+                methods.append(replace(converter.function(c, spaces, extern_c), name=name))
         elif c.kind == ci.CursorKind.FUNCTION_DECL and c.is_definition():
             funcs.append(converter.function(c, spaces, extern_c))
         elif c.kind == ci.CursorKind.VAR_DECL:

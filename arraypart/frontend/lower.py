@@ -219,6 +219,8 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         self._windows: dict[str, str] = {}  # array -> the loop of its array_stencil window
         # the scalars that the expression being read steps in sequence (buf[w++])
         self._increments: frozenset[str] = frozenset()
+        # the object of the method whose text is being lowered (None outside methods)
+        self._object: calls.ImplicitObject | None = None
 
     def run(self):
         self._collect_constants()
@@ -665,8 +667,9 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
     def _inline(self, call: N.FuncCall) -> list[Node]:
         """``call``'s callee lowered in its own scope: its array parameters bound to the
         caller's arrays, its scalars to their arguments' values (its own integer
-        scalars followed from there, :mod:`.scalars`), its iterators fresh; the
-        caller's scalars and blocks come back after it."""
+        scalars followed from there, :mod:`.scalars`), its iterators fresh, a method's
+        members those of the object it is called on (:func:`.calls.implicit_object`);
+        the caller's scalars and blocks come back after it."""
         callee = self._callees[call.key]
         if callee is None:
             raise KernelError(call.coord, f"'{call.name}' is defined more than once "
@@ -688,7 +691,11 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         saved = (self._visible, self._state(), self._scalars, self._types, self._range_log,
                  self._blocks, dict(self._constants), self._ref_ids, self._frame_start,
                  self._frame_vars, self._stream_ports, self._streams, self._lane_loops,
-                 self._foreign_lanes, self._arguments)
+                 self._foreign_lanes, self._arguments, self._object)
+        self._object = calls.implicit_object(
+            call.args[0], self._object, self._visible, self._arrays, self._scope(),
+            frozenset(p.name for p in self._func.params)) if (
+                callee.method and call.method) else None
         arguments = self._argument_sources(call, callee, args.constants)
         text = self._text_of(callee)
         if text[:1] != ("call",):  # one text for every lane of the loops around
@@ -724,7 +731,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
             (self._visible, state, self._scalars, self._types, self._range_log, self._blocks,
              constants, self._ref_ids, self._frame_start, self._frame_vars,
              self._stream_ports, self._streams, self._lane_loops, self._foreign_lanes,
-             self._arguments) = saved
+             self._arguments, self._object) = saved
             self._restore(state)
             self._constants.clear()
             self._constants.update(constants)
@@ -765,7 +772,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         """The callee's stream parameters that name a FIFO port of the top: each bound
         to its argument's."""
         bound = {}
-        for param, arg in zip(callee.params, call.args):
+        for param, arg in zip(callee.params, N.passed(call)):
             port = self._stream_port(arg)
             if I.is_stream(param) and port is not None:
                 bound[param.name] = port

@@ -287,8 +287,8 @@ def never_written(body: N.Node, name: str,
             if n.method and not (n.name in AP_READERS) and mentions(n.args[0]):
                 return False
             args = n.args[1:] if n.method else n.args
-            if callee is not None and not n.method:
-                args = [a for a, p in zip(n.args, callee.params)
+            if callee is not None:
+                args = [a for a, p in zip(N.passed(n), callee.params)
                         if p.ctype is None or p.ctype.kind in REFERENCE_KINDS]
             if any(mentions(a) for a in args):
                 return False
@@ -323,7 +323,7 @@ def _escaped(node: N.Node, names: frozenset[str],
     if isinstance(node, N.FuncCall) and not _value_call(node, callees):
         callee = callees.get(node.key)
         args = node.args if callee is None else [
-            a for a, p in zip(node.args, callee.params)
+            a for a, p in zip(N.passed(node), callee.params)
             if p.ctype is None or p.ctype.kind in REFERENCE_KINDS]
         return set().union(*map(_lvalue_roots, args)) & names
     if isinstance(node, N.Other) and node.what.startswith("call of"):

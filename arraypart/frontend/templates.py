@@ -1,5 +1,5 @@
-"""Function templates of the kernel file, and static methods of its class templates:
-one callee per instantiation (DESIGN §1).
+"""Function templates of the kernel file, and methods of its class templates: one callee
+per instantiation (DESIGN §1).
 
 A call of a function template names one *instantiation*: the template with its
 template arguments bound (``load<32, float>`` for ``load(buf, in)`` with
@@ -10,9 +10,9 @@ there), so an instantiation is converted like an ordinary function definition an
 inlined at its calls like one.  Its key (:func:`instance_key`) is the template's name
 with the arguments spelled out: two calls with the same arguments reach one callee,
 two with other arguments two callees (which share the template's text, so the lowering
-gives the arrays that text declares one banking for all of them).  A static method of
-a class template's specialization (``filler<4>::fill``) is an instantiation the same
-way, its arguments those of the class.
+gives the arrays that text declares one banking for all of them).  A method of a class
+template's specialization (``filler<4>::fill``, ``w.dot(h)`` on a ``Window<8> w``) is an
+instantiation the same way, its arguments those of the class.
 """
 
 from __future__ import annotations
@@ -38,12 +38,11 @@ def specialized_template(function: ci.Cursor) -> ci.Cursor | None:
 def instantiated_template(function: ci.Cursor) -> ci.Cursor | None:
     """The template whose text ``function`` instantiates, by its definition
     (:func:`_defining`): a function template (:func:`specialized_template`), or the
-    class template of a static method of one of its specializations
-    (``filler<1>::fill``, as hls4ml's ``fill_buffer`` is called), whose parameters the
-    class's arguments bind; None for neither."""
+    class template of a method of one of its specializations (``filler<1>::fill``, as
+    hls4ml's ``fill_buffer`` is called; ``w.dot(h)`` on a ``Window<8> w``), whose
+    parameters the class's arguments bind; None for neither."""
     found = specialized_template(function)
-    if found is not None or function is None or function.kind != K.CXX_METHOD \
-            or not function.is_static_method():
+    if found is not None or function is None or function.kind != K.CXX_METHOD:
         return _defining(found)
     owner = function.semantic_parent
     template = ci.conf.lib.clang_getSpecializedCursorTemplate(owner) if owner else None

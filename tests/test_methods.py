@@ -1,0 +1,258 @@
+"""Member functions of the kernel's own classes (issue #13, probe 37 F2): a method the
+kernel file defines, in its class or out of it, also of a class template, is inlined on
+the object it is called on.  Its members are that object's: of a struct element
+``W[i]``, accesses of ``W[i]`` (as ``W[i].f[k]`` written in the caller is); of a struct
+variable ``w``, its array members are warned as unmodelled (as ``w.f[k]`` is).  Each
+kernel is compiled, checked, traced (the original run under g++) and built with its
+testbench."""
+
+import pytest
+
+import arraypart
+from arraypart import check
+from arraypart.errors import KernelError
+from arraypart.ir import If, Loop, Stmt
+
+from conftest import assert_the_testbench_passes, assert_the_trace_agrees, needs_gxx, write
+
+# Probe 37's FIR window: a struct holding the taps, its shift and dot product methods,
+# a static object in a pipelined loop; dot() reads the file's coef table 8 times.
+WINDOW = """\
+#include <ap_int.h>
+static const ap_int<12> coef[8] = {1, 2, 3, 4, 4, 3, 2, 1};
+struct Window {
+  ap_int<12> buf[8];
+  void shift(ap_int<12> v) {
+    for (int i = 7; i > 0; i--) {
+#pragma HLS unroll
+      buf[i] = buf[i - 1];
+    }
+    buf[0] = v;
+  }
+  ap_int<24> dot() {
+    ap_int<24> s = 0;
+    for (int i = 0; i < 8; i++) {
+#pragma HLS unroll
+      s += buf[i] * coef[i];
+    }
+    return s;
+  }
+};
+void cls3(const ap_int<12> in[256], ap_int<24> out[256]) {
+  static Window w;
+  for (int k = 0; k < 256; k++) {
+#pragma HLS pipeline II=1
+    w.shift(in[k]);
+    out[k] = w.dot();
+  }
+}
+"""
+
+# The same window as a class template, the taps passed to dot() as an array argument.
+WINDOW_TEMPLATE = """\
+#include <ap_int.h>
+#include <hls_stream.h>
+template <int N>
+struct Window {
+  ap_int<12> buf[N];
+  void shift(ap_int<12> v) {
+    for (int i = N - 1; i > 0; i--) {
+#pragma HLS unroll
+      buf[i] = buf[i - 1];
+    }
+    buf[0] = v;
+  }
+  ap_int<24> dot(const ap_int<12> h[N]) {
+    ap_int<24> s = 0;
+    for (int i = 0; i < N; i++) {
+#pragma HLS unroll
+      s += buf[i] * h[i];
+    }
+    return s;
+  }
+};
+static const ap_int<12> coef[8] = {1, 2, 3, 4, 4, 3, 2, 1};
+void cls(hls::stream<ap_int<12> > &in, hls::stream<ap_int<24> > &out, int n) {
+#pragma HLS INTERFACE axis port=in
+#pragma HLS INTERFACE axis port=out
+  static Window<8> w;
+#pragma HLS array_partition variable=w.buf complete
+  for (int k = 0; k < n; k++) {
+#pragma HLS LOOP_TRIPCOUNT max=256
+#pragma HLS pipeline II=1
+    w.shift(in.read());
+    out.write(w.dot(coef));
+  }
+}
+"""
+
+# A const method defined out of its class, reading the caller's array arguments.
+OUT_OF_LINE = """\
+static const int coef[8] = {1, 2, 3, 4, 4, 3, 2, 1};
+struct Acc {
+  int k;
+  int dot(const int h[8], const int x[256], int base) const;
+  void bump();
+};
+int Acc::dot(const int h[8], const int x[256], int base) const {
+  int s = 0;
+  for (int i = 0; i < 8; i++) {
+#pragma HLS unroll
+    s += x[base + i] * h[i];
+  }
+  return s;
+}
+void Acc::bump() { k++; }
+void ool(const int in[256], int out[256]) {
+  Acc a;
+  a.k = 0;
+  for (int k = 0; k < 248; k++) {
+#pragma HLS pipeline II=1
+    out[k] = a.dot(coef, in, k);
+    a.bump();
+  }
+}
+"""
+
+# Methods called on elements of an array of structs (directly, through a pointer
+# parameter, and from another method through this): their members are the element's.
+ELEMENTS = """\
+struct Pair {
+  int a[4];
+  int total;
+  void clear() {
+#pragma HLS inline
+    for (int i = 0; i < 4; i++) {
+#pragma HLS unroll
+      a[i] = 0;
+    }
+    total = 0;
+  }
+  int get(int i) const { return a[i]; }
+  int both(int i) const { return get(i) + this->get(i + 1); }
+  void put(int i, int v) { total += v; a[i] = v; }
+};
+static void store(Pair *p, int i, int v) { p->put(i, v); }
+void pairs(const int in[64], int out[64]) {
+  Pair ps[16];
+  for (int k = 0; k < 16; k++) {
+    ps[k].clear();
+  }
+  for (int k = 0; k < 64; k++) {
+#pragma HLS pipeline II=1
+    store(&ps[k / 4], k % 3, in[k]);
+    out[k] = ps[(k + 5) % 16].both(k % 3);
+  }
+}
+"""
+
+# A method the class declares and the kernel file never defines.
+DECLARED_ONLY = """\
+struct Window {
+  int buf[8];
+  void shift(int v);
+  int dot() const;
+};
+void decl(const int in[256], int out[256]) {
+  static Window w;
+  for (int k = 0; k < 256; k++) {
+#pragma HLS pipeline II=1
+    w.shift(in[k]);
+    out[k] = w.dot();
+  }
+}
+"""
+
+
+def _compiled(tmp_path, name, text):
+    return arraypart.compile_kernel(write(tmp_path, name, text))
+
+
+def _concurrent(compiled, name):
+    return next(a for a in compiled.report.solution.arrays
+                if a.array.name == name).max_concurrent
+
+
+def _checked_iis(compiled):
+    """The II of each loop that ``check`` replays, with the one ``compile`` claims."""
+    report = compiled.report
+    checked = check.check_kernel(report.kernel, report.solution.bankings(), ports=2)
+    claimed = [loop["achieved_ii"] for loop in report.to_json()["loops"]]
+    return [loop.achieved_ii for loop in checked.loops], claimed
+
+
+@needs_gxx
+def test_a_struct_methods_reads_are_counted_and_its_array_member_warned(tmp_path):
+    """dot()'s 8 reads of coef were not seen (its calls were "not defined in the
+    kernel file"): II 1 was claimed where the trace found II 4.  Now coef is read 8
+    times a cycle and banked, compile, check and the trace agree, and w.buf, which
+    arraypart does not model, is warned by its name where the method first reads it."""
+    compiled = _compiled(tmp_path, "cls3.cpp", WINDOW)
+    assert _concurrent(compiled, "coef") == 8
+    checked, claimed = _checked_iis(compiled)
+    assert checked == claimed == [1]
+    warnings = "\n".join(compiled.report.warnings)
+    assert "does not define" not in warnings
+    assert "cls3.cpp:8:16: warning: 'w.buf' is an array inside struct 'w'" in warnings
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
+@needs_gxx
+def test_a_class_templates_methods_bind_its_argument_and_an_array_argument(tmp_path):
+    """Window<8>::dot(coef) was an error ("'dot', whose definition is not in the kernel
+    file"); now N is 8 in the instantiation and h is the caller's coef."""
+    compiled = _compiled(tmp_path, "cls.cpp", WINDOW_TEMPLATE)
+    assert _concurrent(compiled, "coef") == 8
+    checked, claimed = _checked_iis(compiled)
+    assert checked == claimed == [1]
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
+@needs_gxx
+def test_a_const_method_defined_out_of_its_class_reads_the_callers_arrays(tmp_path):
+    compiled = _compiled(tmp_path, "ool.cpp", OUT_OF_LINE)
+    assert _concurrent(compiled, "coef") == 8
+    assert _concurrent(compiled, "in") == 8
+    checked, claimed = _checked_iis(compiled)
+    assert checked == claimed
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
+@needs_gxx
+def test_methods_on_struct_elements_access_those_elements(tmp_path):
+    """put() on ps[k / 4] reads and writes that element (total += v, a[i] = v); both()
+    reads ps[(k + 5) % 16] through get() twice: the object of each call is the element
+    its members are part of, in the model and in the recorded run alike."""
+    compiled = _compiled(tmp_path, "pairs.cpp", ELEMENTS)
+    pipelined = [n for n in compiled.report.kernel.body if isinstance(n, Loop)][-1]
+    touched = {(a.kind, a.field, a.coord.line) for a in _accesses(pipelined.body)
+               if a.array == "ps"}
+    assert touched == {("read", "total", 14), ("write", "total", 14),
+                       ("write", "a", 14), ("read", "a", 12)}
+    checked, claimed = _checked_iis(compiled)
+    assert checked == claimed
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
+def test_a_method_only_declared_is_a_located_error(tmp_path):
+    """It was a warning saying the kernel file does not define 'shift', and II 1 was
+    claimed without the method's accesses."""
+    with pytest.raises(KernelError) as error:
+        _compiled(tmp_path, "decl.cpp", DECLARED_ONLY)
+    assert (error.value.coord.line, error.value.coord.col) == (10, 5)
+    assert ("'w' holds arrays and its method 'Window::shift' is called here, which the "
+            "kernel file declares without defining it") in str(error.value)
+
+
+def _accesses(nodes):
+    for node in nodes:
+        if isinstance(node, Stmt):
+            yield from node.accesses
+        elif isinstance(node, Loop):
+            yield from _accesses(node.body)
+        elif isinstance(node, If):
+            yield from _accesses(node.then + node.orelse)
