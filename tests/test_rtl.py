@@ -1,6 +1,7 @@
 """The RTL model of banked memories: Verilog arithmetic, simulation against the scheme on
 every suite kernel, yosys counts, and the fitted cost model."""
 
+import functools
 import json
 import random
 import re
@@ -71,14 +72,23 @@ def test_reciprocal_division_is_exact_up_to_the_bound():
             assert ((a * m) >> shift).tolist() == (a // d).tolist()
 
 
-def _kernel_arrays(path):
+@functools.cache
+def _kernel_arrays(path) -> tuple:
+    """(kernel, array model, banking) of each array of the kernel at ``path`` that has
+    accesses, banked for two ports; solved once per path in this module (the suite
+    kernels some tests look at again are not solved again)."""
     kernel = frontend.parse_kernel(path)
     model = poly.build_model(kernel, ports=2)
     solution = solve(model)
-    for sol in solution.arrays:
-        array_model = model.array(sol.array.name)
-        if array_model.groups:
-            yield kernel, array_model, sol.banking
+    return tuple((kernel, model.array(sol.array.name), sol.banking)
+                 for sol in solution.arrays if model.array(sol.array.name).groups)
+
+
+@functools.cache
+def _analyzed(name: str, ports: int):
+    """``api.analyze`` of the suite kernel ``name`` with ``ports`` ports, made once in
+    this module (heat_3d's two-port report serves two tests)."""
+    return api.analyze(ROOT / "kernels" / f"{name}.c", ports=ports)
 
 
 @needs_iverilog
@@ -282,7 +292,7 @@ def test_closed_form_features_equal_the_rtl_models(name):
     the features and BRAM18K of the RTL model itself, for arraypart's banking and
     every baseline's, one and two ports."""
     for ports in (1, 2):
-        report = api.analyze(ROOT / "kernels" / f"{name}.c", ports=ports)
+        report = _analyzed(name, ports)
         for sol in report.solution.arrays:
             am = report.model.array(sol.array.name)
             if not am.groups:
@@ -299,7 +309,7 @@ def test_flat_candidates_priced_together_equal_one_at_a_time():
     """:func:`closed.flat_features` over many alphas = :func:`closed.features` of each
     (without the arithmetic, which the batch leaves to the exact estimate)."""
     rng = random.Random(14)
-    report = api.analyze(ROOT / "kernels" / "heat_3d.c")
+    report = _analyzed("heat_3d", 2)
     am = report.model.array("a_buf")
     table = closed.lane_table(am, 1, ())
     for banks, block in ((3, 1), (4, 2), (5, 1), (8, 4)):

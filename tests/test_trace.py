@@ -402,13 +402,24 @@ def _at_targets(report) -> list:
             for loop in report.model.loops]
 
 
-def _recorded(tmp_path, name: str, text: str):
-    """``text`` written as ``name``, analysed, and its original run recorded (one
-    memory per array): (path, report, trace)."""
-    path = tmp_path / name
-    path.write_text(text)
-    report = arraypart.analyze(path)
-    return path, report, trace.record(report.kernel, clangtu.Options(), tmp_path)
+@pytest.fixture(scope="module")
+def recording(tmp_path_factory):
+    """``recording(name, text)``: ``text`` written as ``name``, analysed, and its
+    original run recorded (one memory per array): (path, report, trace).  Made once per
+    kernel text in this module: the parametrized tests judge one recording against
+    models they change, and each g++ build and run of the same original was waste."""
+    made: dict[tuple[str, str], tuple] = {}
+
+    def record(name: str, text: str):
+        if (name, text) not in made:
+            folder = tmp_path_factory.mktemp("recorded")
+            path = folder / name
+            path.write_text(text)
+            report = arraypart.analyze(path)
+            made[name, text] = path, report, trace.record(report.kernel, clangtu.Options(),
+                                                          folder)
+        return made[name, text]
+    return record
 
 
 def _agreeing(path, ports, shown: str = ""):
@@ -559,12 +570,12 @@ def _moved(report, line: int, column: int, shift: int):
 
 @needs_gxx
 @pytest.mark.parametrize("moved", [None, (9, 17), (10, 32)])
-def test_a_loop_the_data_skips_is_compared_run_by_run(tmp_path, moved):
+def test_a_loop_the_data_skips_is_compared_run_by_run(recording, moved):
     """The pipelined loop runs for the ``t`` whose flag is positive: its trace is the
     model's runs for those ``t``, in order, and is compared with them (summed
     fingerprints outside the inner ``if``, look-ups inside).  A model whose read is
     one element off, outside or inside the inner ``if``, disagrees."""
-    path, report, recorded = _recorded(tmp_path, "some.c", SOME_RUNS)
+    path, report, recorded = recording("some.c", SOME_RUNS)
     claims = _at_targets(report)
     groups = [g for a in report.model.arrays for g in a.groups]
     result = trace.check_trace(report.kernel, recorded, {}, claims,
@@ -999,11 +1010,11 @@ def _guarded_lane_moved(report, shift: int):
 
 @needs_gxx
 @pytest.mark.parametrize("shift", [0, 1])
-def test_accesses_under_a_data_dependent_if_are_looked_up(tmp_path, shift):
+def test_accesses_under_a_data_dependent_if_are_looked_up(recording, shift):
     """The reads and writes under ``if (v > 0)`` run on the steps the data picks, so
     they are not summed per step: each one the program makes must be one the model
     allows at its step.  A model whose guarded read is one element off disagrees."""
-    path, report, recorded = _recorded(tmp_path, "clip.c", GUARDED)
+    path, report, recorded = recording("clip.c", GUARDED)
     claims = _at_targets(report)
     result = trace.check_trace(report.kernel, recorded, report.solution.bankings(),
                                claims, _guarded_lane_moved(report, shift))
@@ -1019,14 +1030,14 @@ def test_accesses_under_a_data_dependent_if_are_looked_up(tmp_path, shift):
 
 @needs_gxx
 def test_accesses_under_a_data_dependent_if_past_the_key_budget_are_named_not_judged(
-        tmp_path, monkeypatch):
+        recording, monkeypatch):
     """Past :data:`addresses.MAX_MAY_KEYS` the may lanes' keys are not held (memory
     stays bounded on loops of a million steps): the loop is named among those whose
     guarded accesses were not looked up, its other accesses are still compared, and no
     guarded access the program makes is called one the model does not allow (even
     from a model one element off there)."""
     monkeypatch.setattr(addresses, "MAX_MAY_KEYS", 4)
-    path, report, recorded = _recorded(tmp_path, "clip.c", GUARDED)
+    path, report, recorded = recording("clip.c", GUARDED)
     result = trace.check_trace(report.kernel, recorded, report.solution.bankings(),
                                _at_targets(report), _guarded_lane_moved(report, 1))
     assert result.disagreements == () and result.addresses.compared, result.format()
@@ -1091,8 +1102,8 @@ def _call_moved(report, instance: int):
 
 @needs_gxx
 @pytest.mark.parametrize("instance", [0, 1, 2])
-def test_a_call_whose_model_is_wrong_is_named(tmp_path, instance):
-    path, report, recorded = _recorded(tmp_path, "twice.c", CALLED_TWICE)
+def test_a_call_whose_model_is_wrong_is_named(recording, instance):
+    path, report, recorded = recording("twice.c", CALLED_TWICE)
     claims = _at_targets(report)
     result = trace.check_trace(report.kernel, recorded, {}, claims,
                                _call_moved(report, instance))
@@ -1460,12 +1471,12 @@ void sized(const int a[64], int out[64], int n) {
 
 @needs_gxx
 @pytest.mark.parametrize("shift", [0, 1])
-def test_a_loop_bounded_by_a_size_argument_is_compared_at_the_runs_size(tmp_path, shift):
+def test_a_loop_bounded_by_a_size_argument_is_compared_at_the_runs_size(recording, shift):
     """The model's steps run over every value of ``n``; the testbench passes its
     largest, so the domains are taken at ``n = 60`` and the addresses compared (they
     were skipped as parameterized).  A model whose ``buf[n - 1 - i]`` is one element
     off disagrees."""
-    path, report, recorded = _recorded(tmp_path, "sized.c", SIZED)
+    path, report, recorded = recording("sized.c", SIZED)
     assert [(p.name, p.high) for p in report.kernel.params] == [("n", 60)]
     result = trace.check_trace(report.kernel, recorded, report.solution.bankings(),
                                _at_targets(report), _moved(report, 10, 14, shift))
@@ -2125,13 +2136,13 @@ void shared(const int *x, const int *y, int *z) {
 
 
 @needs_gxx
-def test_the_arrays_of_one_bundle_share_its_channels_in_the_replay(tmp_path):
+def test_the_arrays_of_one_bundle_share_its_channels_in_the_replay(recording):
     """x and y are both in gmem0 (the kernel flow's default), whose adapter serves one
     read a cycle for both: the run reads both in every fourth step, so the replay
     needs II 2 there, disagrees with a claim of II 1, names the bundle and lists the
     step's transfers (z's write too); it agrees with the model's claim (II 2: the model counts the arm y is read
     in), and says that the run made fewer transfers than the model counts."""
-    path, report, recorded = _recorded(tmp_path, "shared.c", SHARED_BUNDLE)
+    path, report, recorded = recording("shared.c", SHARED_BUNDLE)
     groups = [g for a in report.model.arrays for g in a.groups]
     result = trace.check_trace(report.kernel, recorded, {}, _at_targets(report), groups)
     assert [loop.traced_ii for loop in result.replay.loops] == [2]
