@@ -616,6 +616,44 @@ def test_an_array_of_a_local_header_is_banked_by_pragma(tmp_path):
     _build_and_run(outdir, "table", tmp_path)
 
 
+# radar-hls-python's FFT: parameters.h's twiddle table, read by a template that
+# fft_hls.h defines; the kernel file never names it.  `unused` is named by a header
+# function that nothing calls.
+STAGE_HEADER = """\
+#include <stdint.h>
+static uint32_t wcoe[] = {3, 1, 4, 1, 5, 9, 2, 6};
+static uint32_t unused[4] = {0, 1, 2, 3};
+template <int S>
+void stage(const uint32_t in[64], uint32_t out[64]) {
+    for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+        out[i] = in[i] * wcoe[(i + S) % 8];
+    }
+}
+static uint32_t never_called(int k) { return unused[k]; }
+"""
+
+
+@needs_gxx
+def test_a_header_table_that_only_a_header_function_reads_is_the_kernels(tmp_path):
+    """Before 2026-12-07 a header's array counted only where the kernel file named it:
+    a header template reading it was "only arrays declared with a fixed size can be
+    indexed", exit 2.  ``wcoe[]`` takes its initializer's count."""
+    (tmp_path / "stage.h").write_text(STAGE_HEADER)
+    path = _kernel_file(tmp_path, "fft.cpp", """\
+#include "stage.h"
+void fft(const uint32_t in[64], uint32_t out[64]) { stage<3>(in, out); }
+""")
+    compiled = arraypart.compile_kernel(path)
+    arrays = {a.array.name: a for a in compiled.report.solution.arrays}
+    assert sorted(arrays) == ["in", "out", "wcoe"]
+    assert arrays["wcoe"].array.header and arrays["wcoe"].array.shape == (8,)
+    assert [loop["achieved_ii"] for loop in compiled.report.to_json()["loops"]] == [1]
+    outdir = arraypart.write_project(compiled, tmp_path / "out")
+    (outdir / "stage.h").write_text(STAGE_HEADER)
+    _build_and_run(outdir, "fft", tmp_path)
+
+
 # array_partition on the array parameters of callees: Vitis partitions the arrays the
 # calls pass (buf through both callees, the same partition twice; acc through one).
 PARAMETER_PARTITIONS = """\
