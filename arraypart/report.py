@@ -35,8 +35,10 @@ class Report:
 
     @property
     def warnings(self) -> tuple[str, ...]:
-        return (self.model.warnings + self._recurrence_warnings() + self.solution.warnings
-                + self.limited)
+        """Every pass's warnings, in order, each text once: a function inlined at
+        several calls warns of its text (same place, same words) at each of them."""
+        return tuple(dict.fromkeys(self.model.warnings + self._recurrence_warnings()
+                                   + self.solution.warnings + self.limited))
 
     def _recurrence_warnings(self) -> tuple[str, ...]:
         """The model's recurrences through arrays that stay memories (registers are

@@ -616,6 +616,32 @@ def test_an_array_of_a_local_header_is_banked_by_pragma(tmp_path):
     _build_and_run(outdir, "table", tmp_path)
 
 
+# fracnet's biconv16: an inline function whose table read is data-indexed, called
+# three times in one pipelined iteration
+THREE_LOOKUPS = """\
+static int look(const int lut[16], int v) {
+#pragma HLS INLINE
+    return lut[v & 15];
+}
+void tri(const int lut[16], const int in[64], int out[64]) {
+    for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+        out[i] = look(lut, in[i]) + look(lut, in[i] >> 4) + look(lut, in[i] >> 8);
+    }
+}
+"""
+
+
+def test_a_warning_of_an_inlined_functions_text_is_given_once(tmp_path):
+    """Each call's copy of ``lut[v & 15]`` is a reference of its own, and each
+    warned that its index is not affine: one text at one place, said three times
+    (before 2026-12-07; biconv16 printed 36 lines for 4 warnings)."""
+    report = arraypart.analyze(_kernel_file(tmp_path, "tri.c", THREE_LOOKUPS))
+    not_affine = [w for w in report.to_json()["warnings"] if "not affine" in w]
+    assert len(not_affine) == 1 and "tri.c:3:12:" in not_affine[0], not_affine
+    assert len(set(report.warnings)) == len(report.warnings)
+
+
 # radar-hls-python's FFT: parameters.h's twiddle table, read by a template that
 # fft_hls.h defines; the kernel file never names it.  `unused` is named by a header
 # function that nothing calls.
