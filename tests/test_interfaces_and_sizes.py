@@ -143,7 +143,8 @@ void bfly(uint32_t a, uint32_t b, uint32_t *x1, uint32_t *y1) {
   *y1 = a - b;
 }
 """
-POINTER_MODES = """void modes(const int in[16], int *acc, const int *gain, int *idx, int *p, int *q) {
+POINTER_MODES = """void modes(const int in[16], int *acc, const int *gain, int *idx, int *p, int *q,
+           volatile int *v) {
 #pragma HLS INTERFACE m_axi port=p depth=1
 #pragma HLS INTERFACE s_axilite port=q
   for (int i = 0; i < 16; i++) {
@@ -153,6 +154,7 @@ POINTER_MODES = """void modes(const int in[16], int *acc, const int *gain, int *
   }
   *p = in[0];
   q[0] = in[1];
+  *v = in[2];
 }
 """
 
@@ -177,11 +179,12 @@ def test_a_pointer_only_dereferenced_is_a_register_port_of_the_vivado_flow(tmp_p
 
 def test_a_register_ports_mode_follows_its_use_and_its_pragma(tmp_path):
     """Read: ap_none; read and written: ap_ovld; an INTERFACE register mode names
-    its own; an indexed pointer and one whose pragma says m_axi stay off-chip."""
+    its own; an indexed pointer, one whose pragma says m_axi and a volatile one (each
+    access a transfer) stay off-chip."""
     report = arraypart.analyze(write(tmp_path, "modes.cpp", POINTER_MODES))
     assert {a.name: a.register or a.bundle for a in report.kernel.arrays
             if a.name != "in"} == {"acc": "ap_ovld", "gain": "ap_none", "idx": "gmem0",
-                                   "p": "gmem0", "q": "s_axilite"}
+                                   "p": "gmem0", "q": "s_axilite", "v": "gmem0"}
 
 
 @needs_gxx

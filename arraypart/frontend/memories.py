@@ -267,7 +267,10 @@ class MemoryLowering:
         """Each pointer parameter whose every access, in the top and the functions
         it calls, is of element 0 (``*p``, ``p[0]``, ``p->f``) at a constant index is
         the register port :func:`.interfaces.register_mode` gives it, when it gives
-        one (``Array.register``): no memory, no m_axi bundle."""
+        one (``Array.register``): no memory, no m_axi bundle.  A ``volatile`` one
+        keeps its interface: each of its accesses is a transfer of its own (UG1399,
+        "Multi-Access Pointers on the Interface"), which a register port does not
+        model."""
         kinds: dict[str, set[str]] = {}
         scalar: dict[str, bool] = {}
         for access in all_accesses(body):
@@ -276,7 +279,7 @@ class MemoryLowering:
                 i == E.const(0) for i in access.index)
         for param in self._func.params:
             array = self._arrays.get(param.name)
-            if (array is None or not array.interface or array.shape != (1,)
+            if (array is None or not array.interface or array.shape != (1,) or array.volatile
                     or param.ctype.kind != POINTER_KIND or not scalar.get(param.name)):
                 continue
             mode = I.register_mode(self._interfaces.get(param.name),
