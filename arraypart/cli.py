@@ -188,6 +188,7 @@ def _array_table(report) -> Table:
 
 def _kind(array) -> str:
     kind = (f"m_axi {array.bundle}" if array.bundle is not None else array.fifo
+            or (array.register and f"register {array.register}")
             or ("interface" if array.interface else "local"))
     return kind if array.stencil is None else f"{kind}, stencil {array.stencil}"
 

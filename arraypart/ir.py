@@ -82,6 +82,9 @@ M_AXI_PORTS = PortModel("m_axi", 0, 1, 1)
 # A streaming interface (ap_fifo, axis) moves one element per cycle; Vitis makes it
 # read-only or write-only (UG1399, "Port-Level Protocols").
 FIFO_PORTS = PortModel("fifo", 0, 1, 1)
+# A register port (Array.register) is a value on wires, read at will, one value
+# written a cycle; its banking is a register, which no port bounds (Scheme.registers).
+REGISTER_PORTS = PortModel("register", 0, None, 1)
 
 
 # ---------------------------------------------------------------- declarations
@@ -156,6 +159,13 @@ class Array:
     ``__restrict`` pointer argument; a ``static`` array whose only references are plain
     subscripts in the top's text: :mod:`arraypart.frontend.unaliased`), so forwarding
     treats it as a local.
+    ``register``: a pointer parameter of the top that the program only dereferences
+    (element 0 alone: ``*p``, ``p[0]``, in the top or a function it calls) and that no
+    INTERFACE pragma makes memory is a register port, of this mode: the one the
+    emitted project's Vivado IP flow gives it (UG1399, "Default Interfaces for Vivado
+    IP Flow": ``ap_none`` read, ``ap_vld`` written, ``ap_ovld`` both), or the register
+    mode its pragma names.  No memory: banked as registers (any access pattern fits),
+    nothing emitted for it.
     """
 
     name: str
@@ -185,6 +195,7 @@ class Array:
     header_function: bool = False
     volatile: bool = False
     unaliased: bool = False
+    register: str | None = None
 
     def __post_init__(self):
         if self.bundle is not None and (self.partitionable or not self.interface):
@@ -199,6 +210,11 @@ class Array:
                                       or not (self.interface or self.stream)):
             raise ValueError(f"array {self.name}: a FIFO is an unpartitioned on-chip "
                              "interface or a stream")
+        if self.register is not None and (
+                self.shape != (1,) or self.partitionable or self.bundle is not None
+                or self.fifo is not None or not self.interface):
+            raise ValueError(f"array {self.name}: a register port is one unpartitioned "
+                             "element of the interface, neither off-chip nor a FIFO")
         if not self.shape or any(d <= 0 for d in self.shape):
             raise ValueError(f"array {self.name}: shape {self.shape}")
         if self.storage is not None and self.storage not in PORT_MODELS:
@@ -269,8 +285,9 @@ class Array:
 
     @property
     def memory(self) -> bool:
-        """An on-chip memory: neither off-chip (m_axi) nor a FIFO port."""
-        return self.bundle is None and self.fifo is None
+        """An on-chip memory: neither off-chip (m_axi), a FIFO port nor a register
+        port."""
+        return self.bundle is None and self.fifo is None and self.register is None
 
     @property
     def size(self) -> int:
@@ -912,11 +929,14 @@ def _node_paths(node: Node) -> list[Node]:
 def port_model(array: Array, ports: int) -> PortModel:
     """The port model of ``array``'s banks: its bind_storage type, else ``rom_<ports>p``
     for a const array, else the ``--ports`` default (1: ram_1p, 2: ram_t2p); an off-chip
-    array has its bundle's AXI port, a FIFO interface its FIFO port."""
+    array has its bundle's AXI port, a FIFO interface its FIFO port, a register port
+    its register."""
     if array.bundle is not None:
         return M_AXI_PORTS
     if array.fifo is not None:
         return FIFO_PORTS
+    if array.register is not None:
+        return REGISTER_PORTS
     if array.storage is not None:
         return PORT_MODELS[array.storage]
     if array.const:

@@ -15,6 +15,7 @@ from .scheme import Banking
 
 OFF_CHIP = "off-chip"  # the resources' source for an m_axi array: none on the chip
 FIFO = "fifo"  # the resources' source for a FIFO interface: no memory
+REGISTER = "register"  # the resources' source for a register port: no memory
 
 
 @dataclass(frozen=True, eq=False)
@@ -34,8 +35,10 @@ class Report:
 
     @property
     def warnings(self) -> tuple[str, ...]:
-        return (self.model.warnings + self._recurrence_warnings() + self.solution.warnings
-                + self.limited)
+        """Every pass's warnings, in order, each text once: a function inlined at
+        several calls warns of its text (same place, same words) at each of them."""
+        return tuple(dict.fromkeys(self.model.warnings + self._recurrence_warnings()
+                                   + self.solution.warnings + self.limited))
 
     def _recurrence_warnings(self) -> tuple[str, ...]:
         """The model's recurrences through arrays that stay memories (registers are
@@ -144,7 +147,8 @@ def _array_json(sol: ArraySolution, array_model: ArrayModel, crossbar: tuple[int
                 measured: Resources | None) -> dict:
     array, banking = sol.array, sol.banking
     if not array.memory:  # no on-chip memory logic
-        resources = Resources(0, 0, 0, 0, OFF_CHIP if array.fifo is None else FIFO)
+        resources = Resources(0, 0, 0, 0, FIFO if array.fifo is not None else
+                              REGISTER if array.register is not None else OFF_CHIP)
     else:
         resources = measured or estimate(banking, array_model)
     scheme = banking.scheme
@@ -156,6 +160,7 @@ def _array_json(sol: ArraySolution, array_model: ArrayModel, crossbar: tuple[int
         "bundle": array.bundle,
         "stencil": array.stencil,
         "fifo": array.fifo,
+        "register": array.register,
         "ports": sol.ports.name,
         "loops": sorted({g.loop for g in array_model.groups}),
         "scheme": scheme.to_report(),

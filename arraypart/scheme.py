@@ -348,9 +348,11 @@ def scheme_from_pragmas(array: Array) -> Scheme:
     leaves the dimension whole); no pragma is one memory.  An array whose
     ``array_reshape complete`` (with complete partitions) leaves each bank one wide word
     is registers, complete on every dimension.  A FIFO port is as its interface makes
-    it (:func:`fifo_scheme`)."""
+    it (:func:`fifo_scheme`), a register port a register."""
     if array.fifo is not None:
         return fifo_scheme(array.shape)
+    if array.register is not None:
+        return registers_scheme(array.shape)
     dims = [DimPartition("none", 1) for _ in array.shape]
     for pragma in array.partitions:
         targets = range(len(array.shape)) if pragma.dim == 0 else [pragma.dim - 1]
@@ -366,8 +368,13 @@ def scheme_from_pragmas(array: Array) -> Scheme:
     if whole and all(d in whole or p.type == "complete" for d, p in enumerate(dims)):
         # each bank is one wide word, which Vitis makes a register (no port), as it
         # makes registers of one-element banks
-        dims = [DimPartition("complete", n) for n in array.shape]
+        return registers_scheme(array.shape)
     return per_dim_scheme(array.shape, tuple(dims))
+
+
+def registers_scheme(shape: tuple[int, ...]) -> Scheme:
+    """One register per element: complete on every dimension (:attr:`Scheme.registers`)."""
+    return per_dim_scheme(shape, tuple(DimPartition("complete", n) for n in shape))
 
 
 def fifo_scheme(shape: tuple[int, ...]) -> Scheme:

@@ -616,6 +616,70 @@ def test_an_array_of_a_local_header_is_banked_by_pragma(tmp_path):
     _build_and_run(outdir, "table", tmp_path)
 
 
+# fracnet's biconv16: an inline function whose table read is data-indexed, called
+# three times in one pipelined iteration
+THREE_LOOKUPS = """\
+static int look(const int lut[16], int v) {
+#pragma HLS INLINE
+    return lut[v & 15];
+}
+void tri(const int lut[16], const int in[64], int out[64]) {
+    for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+        out[i] = look(lut, in[i]) + look(lut, in[i] >> 4) + look(lut, in[i] >> 8);
+    }
+}
+"""
+
+
+def test_a_warning_of_an_inlined_functions_text_is_given_once(tmp_path):
+    """Each call's copy of ``lut[v & 15]`` is a reference of its own, and each
+    warned that its index is not affine: one text at one place, said three times
+    (before 2026-12-07; biconv16 printed 36 lines for 4 warnings)."""
+    report = arraypart.analyze(_kernel_file(tmp_path, "tri.c", THREE_LOOKUPS))
+    not_affine = [w for w in report.to_json()["warnings"] if "not affine" in w]
+    assert len(not_affine) == 1 and "tri.c:3:12:" in not_affine[0], not_affine
+    assert len(set(report.warnings)) == len(report.warnings)
+
+
+# radar-hls-python's FFT: parameters.h's twiddle table, read by a template that
+# fft_hls.h defines; the kernel file never names it.  `unused` is named by a header
+# function that nothing calls.
+STAGE_HEADER = """\
+#include <stdint.h>
+static uint32_t wcoe[] = {3, 1, 4, 1, 5, 9, 2, 6};
+static uint32_t unused[4] = {0, 1, 2, 3};
+template <int S>
+void stage(const uint32_t in[64], uint32_t out[64]) {
+    for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+        out[i] = in[i] * wcoe[(i + S) % 8];
+    }
+}
+static uint32_t never_called(int k) { return unused[k]; }
+"""
+
+
+@needs_gxx
+def test_a_header_table_that_only_a_header_function_reads_is_the_kernels(tmp_path):
+    """Before 2026-12-07 a header's array counted only where the kernel file named it:
+    a header template reading it was "only arrays declared with a fixed size can be
+    indexed", exit 2.  ``wcoe[]`` takes its initializer's count."""
+    (tmp_path / "stage.h").write_text(STAGE_HEADER)
+    path = _kernel_file(tmp_path, "fft.cpp", """\
+#include "stage.h"
+void fft(const uint32_t in[64], uint32_t out[64]) { stage<3>(in, out); }
+""")
+    compiled = arraypart.compile_kernel(path)
+    arrays = {a.array.name: a for a in compiled.report.solution.arrays}
+    assert sorted(arrays) == ["in", "out", "wcoe"]
+    assert arrays["wcoe"].array.header and arrays["wcoe"].array.shape == (8,)
+    assert [loop["achieved_ii"] for loop in compiled.report.to_json()["loops"]] == [1]
+    outdir = arraypart.write_project(compiled, tmp_path / "out")
+    (outdir / "stage.h").write_text(STAGE_HEADER)
+    _build_and_run(outdir, "fft", tmp_path)
+
+
 # array_partition on the array parameters of callees: Vitis partitions the arrays the
 # calls pass (buf through both callees, the same partition twice; acc through one).
 PARAMETER_PARTITIONS = """\

@@ -105,10 +105,11 @@ def test_m_axi_pointer_is_off_chip_and_never_partitioned(tmp_path):
 
 
 def test_a_pointer_that_is_m_axi_by_default_is_stated_m_axi_in_the_emitted_kernel(tmp_path):
-    """The model gives a pointer without an INTERFACE pragma the kernel flow's m_axi;
-    the project's Vivado flow would make it ap_memory or a register port, so the
-    emitted kernel says m_axi (probe 34 F6) with a depth in the pointer's own elements
-    (rows of ``rows[][16]``); a pointer with a pragma keeps its own."""
+    """The model gives an indexed pointer without an INTERFACE pragma the kernel
+    flow's m_axi; the project's Vivado flow would make it ap_memory, so the emitted
+    kernel says m_axi (probe 34 F6) with a depth in the pointer's own elements (rows
+    of ``rows[][16]``); a pointer with a pragma keeps its own; ``*last``, only
+    dereferenced, is the Vivado flow's register port, with no pragma."""
     text = """void p(const int *x, int *z, int *last, const int rows[][16]) {
 #pragma HLS INTERFACE m_axi port=z bundle=out offset=slave
   for (int i = 0; i < 64; i++) {
@@ -121,7 +122,7 @@ def test_a_pointer_that_is_m_axi_by_default_is_stated_m_axi_in_the_emitted_kerne
     compiled = arraypart.compile_kernel(write(tmp_path, "p.cpp", text))
     emitted = compiled.files["p.cpp"]
     assert "#pragma HLS INTERFACE m_axi port=x bundle=gmem0 depth=64\n" in emitted
-    assert "#pragma HLS INTERFACE m_axi port=last bundle=gmem0 depth=1\n" in emitted
+    assert "port=last" not in emitted
     assert "#pragma HLS INTERFACE m_axi port=rows bundle=gmem0 depth=64\n" in emitted
     assert emitted.count("port=z") == 1
     assert "-flow_target vivado" in compiled.files["run_hls.tcl"]
@@ -129,6 +130,71 @@ def test_a_pointer_that_is_m_axi_by_default_is_stated_m_axi_in_the_emitted_kerne
     assert [(a.name, a.bundle, a.shape) for a in again.kernel.arrays] == [
         (a.name, a.bundle, a.shape) for a in compiled.report.kernel.arrays]
 
+
+
+# radar-hls-python's BUTTERFLY_TOP: a pipelined function writing two outputs through
+# pointers; with an accumulator read and written, an input read, an indexed pointer and
+# pointers whose pragmas say m_axi and s_axilite.
+SCALAR_POINTERS = """#include <stdint.h>
+void bfly(uint32_t a, uint32_t b, uint32_t *x1, uint32_t *y1) {
+#pragma HLS PIPELINE
+#pragma HLS INTERFACE ap_ctrl_none port=return
+  *x1 = a + b;
+  *y1 = a - b;
+}
+"""
+POINTER_MODES = """void modes(const int in[16], int *acc, const int *gain, int *idx, int *p, int *q,
+           volatile int *v) {
+#pragma HLS INTERFACE m_axi port=p depth=1
+#pragma HLS INTERFACE s_axilite port=q
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    *acc += in[i] * *gain;
+    idx[i] = i;
+  }
+  *p = in[0];
+  q[0] = in[1];
+  *v = in[2];
+}
+"""
+
+
+def test_a_pointer_only_dereferenced_is_a_register_port_of_the_vivado_flow(tmp_path):
+    """The emitted project's Vivado IP flow makes a pointer that the program only
+    dereferences a register port (UG1399, "Default Interfaces for Vivado IP Flow"):
+    no memory, so two outputs written in one pipelined call take no bundle's write
+    channel (before 2026-12-07: m_axi gmem0, II 2, exit 1, and an INTERFACE m_axi
+    pragma emitted for each)."""
+    compiled = arraypart.compile_kernel(write(tmp_path, "bfly.cpp", SCALAR_POINTERS))
+    report = compiled.report
+    assert loop_ii(report) == [1] and report.goals_met
+    entries = {x["name"]: x for x in report.to_json()["arrays"]}
+    assert [(entries[n]["register"], entries[n]["ports"], entries[n]["bundle"])
+            for n in ("x1", "y1")] == [("ap_vld", "register", None)] * 2
+    assert array(report, "x1").banking.scheme.registers
+    emitted = compiled.files["bfly.cpp"]
+    assert "INTERFACE m_axi" not in emitted and "array_partition" not in emitted
+    assert "// arraypart: x1: a register port (ap_vld), no memory" in emitted
+
+
+def test_a_register_ports_mode_follows_its_use_and_its_pragma(tmp_path):
+    """Read: ap_none; read and written: ap_ovld; an INTERFACE register mode names
+    its own; an indexed pointer, one whose pragma says m_axi and a volatile one (each
+    access a transfer) stay off-chip."""
+    report = arraypart.analyze(write(tmp_path, "modes.cpp", POINTER_MODES))
+    assert {a.name: a.register or a.bundle for a in report.kernel.arrays
+            if a.name != "in"} == {"acc": "ap_ovld", "gain": "ap_none", "idx": "gmem0",
+                                   "p": "gmem0", "q": "s_axilite", "v": "gmem0"}
+
+
+@needs_gxx
+def test_register_ports_build_match_the_original_and_the_trace(tmp_path):
+    """The loop's one transfer a cycle is idx's write: II 1, where *acc and *gain on
+    gmem0 beside it made II 2."""
+    compiled = arraypart.compile_kernel(write(tmp_path, "modes.cpp", POINTER_MODES))
+    assert loop_ii(compiled.report) == [1]
+    assert_the_testbench_passes(compiled, tmp_path)
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)
 
 
 @pytest.mark.parametrize("order", ["m_axi first", "s_axilite first"])

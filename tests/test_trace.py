@@ -2102,6 +2102,28 @@ def test_a_traced_ii_below_the_models_says_what_the_trace_does_not_see(tmp_path)
 
 
 @needs_gxx
+def test_a_bundle_below_the_models_names_the_accesses_not_traced(tmp_path):
+    """Two reads of an m_axi pointer a step, in a header's function: the model's
+    bundle needs II 2, the trace records neither read.  The note said only "for
+    accesses this run does not all make" (probe 37 F4), though the run makes them."""
+    (tmp_path / "pair.h").write_text(
+        "static void pair(const int *p, int *q, int i) { q[i] = p[2 * i] + p[2 * i + 1]; }\n")
+    path = tmp_path / "hp.cpp"
+    path.write_text('#include "pair.h"\nvoid hp(const int *p, int *q) {\n'
+                    "  for (int i = 0; i < 32; i++) {\n#pragma HLS pipeline II=1\n"
+                    "    pair(p, q, i);\n  }\n}\n")
+    report = api.analyze(path)
+    recorded = trace.record(report.kernel, clangtu.Options(), tmp_path,
+                            report.solution.emitted_bankings())
+    text = api.judge_trace(report, recorded, ports=2).format()
+    assert ("model II 2, traced II 1: agrees (below the model's: the model counts the "
+            "transfers of the loop's m_axi bundle, whose arrays share one read and one "
+            "write a cycle, at II 2, for accesses this run does not all make or that are "
+            "listed below as not traced)") in text
+    assert "pair.h:1:56: access in a function a header defines, not traced" in text
+
+
+@needs_gxx
 def test_writes_to_an_array_of_streams_in_a_template_are_no_memory_accesses(tmp_path):
     """``out[j].write(v)`` on an array of streams that a template takes by reference:
     its subscript's type is dependent, so it was recorded as an access of the stream

@@ -33,7 +33,8 @@ from ..poly.model import ArrayModel, LaneAccess, PolyModel
 from ..rtl.closed import lane_table
 from ..rtl.cost import estimate, flat_floors, scheme_floors
 from ..scheme import (Banking, DimPartition, by_lane_number, fifo_scheme, flat_scheme,
-                      lane_copy, none_scheme, per_dim_scheme, scheme_from_pragmas)
+                      lane_copy, none_scheme, per_dim_scheme, registers_scheme,
+                      scheme_from_pragmas)
 from . import dataflow
 from .bounds import bram18k, counting_bound, lower_bound_of
 from .device import DEFAULT_SEARCH_BANKS, bram_budget
@@ -438,6 +439,19 @@ def _without_concurrency(am: ArrayModel, options: _Options, start: float) -> Arr
     return replace(solution, kept=kept)
 
 
+def _register_port(am: ArrayModel, start: float) -> ArraySolution:
+    """A register port (``ir.Array.register``): a register, which takes no port, so
+    every access pattern fits; a partition pragma of it is dropped, with a note."""
+    array = am.array
+    banking = Banking(array.name, registers_scheme(array.shape))
+    where = f"a register port ({array.register})"
+    notes = tuple(warning_text(p.coord, (
+        f"array_partition of {array.name} is dropped: {array.name} is {where}"))
+        for p in array.partitions)
+    return _solution(am, banking, prove(am, banking), 1, start,
+                     f"{where}: no memory", notes)
+
+
 def _header_function_local(am: ArrayModel, shapes: list[GroupShape],
                            start: float) -> ArraySolution:
     """A local of a user header's function (``ir.Array.header_function``): the banking
@@ -471,6 +485,8 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
     start = perf_counter()
     array = am.array
     shapes = [analyze_group(g, len(array.shape)) for g in am.groups]
+    if array.register is not None:
+        return _register_port(am, start)
     if array.header_function:
         return _header_function_local(am, shapes, start)
     if not shapes:

@@ -279,7 +279,7 @@ class TraceCheck:
             verdict = "agrees" if loop.agrees else "DISAGREES"
             lines.append(f"  {loop.claim.name} ({where}): {loop.steps} steps, model "
                          f"II {loop.claim.claimed_ii}, traced II {loop.traced_ii}: {verdict}"
-                         + _emitted_note(loop.claim) + _below_note(loop))
+                         + _emitted_note(loop.claim) + _below_note(loop, self._untraced()))
         differing = set(self.trace.instrumented.synthesis_only)
         lines += [f"  {c.name} ({c.coord}): not traced (" + (
                   "code only synthesis reads stands in it, in a declaration it names or "
@@ -304,11 +304,17 @@ class TraceCheck:
         lines += ["  " + note for note in self.addresses.skipped]
         return "\n".join(lines + list(self.unwritten) + list(self.disagreements))
 
+    def _untraced(self) -> bool:
+        """Some access of the kernel is listed as not traced (in a macro, an included
+        file, a header's function)."""
+        inst = self.trace.instrumented
+        return bool(inst.skipped or inst.included or self.header_accesses)
+
     def _labels(self) -> tuple[str, ...]:
         return self.labels or ("",) * len(self.replay.loops)
 
 
-def _below_note(loop: LoopReplay) -> str:
+def _below_note(loop: LoopReplay, untraced: bool) -> str:
     """Why a traced II below the model's confirms only that the model is not
     optimistic: the trace records no FIFO transfer (``hls::stream``: probe 33c F4,
     model II 8 from eight stream writes a step, traced II 1 from no access at all) nor
@@ -316,13 +322,15 @@ def _below_note(loop: LoopReplay) -> str:
     the model may count more than a run makes (a read through an index it cannot read
     is a distinct element of any bank, even one that another read of the same
     subscript reads: probe 34 F7; an m_axi bundle's transfers in every arm a run may
-    take)."""
+    take); ``untraced``: some access is listed as not traced, which the bundle's
+    count may hold."""
     if not loop.agrees or loop.traced_ii >= loop.claim.claimed_ii:
         return ""
     if loop.claim.bundle_ii >= loop.claim.claimed_ii:
         return (f" (below the model's: the model counts the transfers of the loop's m_axi "
                 f"bundle, whose arrays share one read and one write a cycle, at "
-                f"II {loop.claim.bundle_ii}, for accesses this run does not all make)")
+                f"II {loop.claim.bundle_ii}, for accesses this run does not all make"
+                + (" or that are listed below as not traced" if untraced else "") + ")")
     return (" (below the model's: the trace records no FIFO transfer nor an access "
             "listed below as not traced, and the model may count accesses this run does not make, or count reads through an index "
             "it cannot read as reads of distinct elements)")

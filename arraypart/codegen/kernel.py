@@ -628,6 +628,8 @@ def _comment(s: ArraySolution, ex: Explicit | None, written: str | None) -> str:
     name = s.array.name
     if written is not None and written != name:
         name = f"{written} ({name} in the report)"
+    if s.array.register is not None:
+        return f"arraypart: {name}: a register port ({s.array.register}), no memory"
     text = f"arraypart: {name}: {s.banking.scheme.describe()}"
     if s.multi_port_rom:
         text += (f"; a multi-port ROM (rom_np), as {s.banking.copies} copies of "
@@ -656,7 +658,7 @@ def _pragmas(s: ArraySolution, ex: Explicit | None, written: str | None,
         out += [f"HLS array_partition variable={ex.bank_name} type=complete dim={d}"
                 for d in range(1, count + 1)]
     elif s.banking.scheme.kind in ("none", "per_dim") and s.array.fifo is None \
-            and not verbatim:
+            and s.array.register is None and not verbatim:
         dims = (s.banking.scheme.dims if s.banking.scheme.kind == "per_dim"
                 else [DimPartition("none", 1)] * len(s.array.shape))
         reshaped = s.array.reshaped_dims()  # the user's array_reshape stays for them

@@ -16,6 +16,10 @@ Per UG1399 ("Interfaces", "M_AXI Bundles"):
   element per cycle on the port, no memory to bank; a pointer may step through one
   (``*p++``), each access then an element the model does not know (irregular);
 - ``hls::stream`` parameters, and arrays of streams, are FIFOs: no memory to bank;
+- a pointer that the program only dereferences (``*p``, ``p[0]``), without an
+  INTERFACE pragma making it memory, is a register port of the emitted project's
+  Vivado IP flow ("Default Interfaces for Vivado IP Flow": ``ap_none`` for an input,
+  ``ap_vld`` for an output, ``ap_ovld`` for both; :func:`register_mode`);
 - an integer scalar passed by value that the body never assigns is a run-time size:
   it may bound loops and appear in indices (:class:`arraypart.ir.Param`).
 
@@ -45,6 +49,13 @@ FIFO_MODES = ("ap_fifo", "axis")  # streaming ports: one element per cycle, no m
 STREAM_MODE = "axis"  # an hls::stream argument's port without an INTERFACE pragma
 REGISTER_MODE = "s_axilite"  # beside m_axi: where the offset goes (offset=slave)
 REMOVED_MODES = ("ap_bus",)  # Vivado HLS modes Vitis HLS no longer has
+# the port-level protocols of one value (UG1399, "Port-Level Protocols for Vivado IP
+# Flow"), and an AXI4-Lite register: a port of a scalar pointer that holds no memory
+REGISTER_MODES = ("ap_none", "ap_stable", "ap_vld", "ap_ack", "ap_hs", "ap_ovld",
+                  REGISTER_MODE)
+# the Vivado IP flow's default port of a scalar pointer, by what the program does with it
+DEFAULT_REGISTER_MODES = {frozenset({"read"}): "ap_none", frozenset({"write"}): "ap_vld",
+                          frozenset({"read", "write"}): "ap_ovld"}
 DEFAULT_BUNDLE = "gmem0"  # UG1399: m_axi ports without bundle= share gmem0
 DEFAULT_UNSIZED_MODE = "m_axi"
 DEFAULT_SIZED_MODE = "ap_memory"
@@ -124,6 +135,17 @@ def default_interface(decl: N.Decl) -> Interface:
     if is_unsized(decl):
         return Interface(DEFAULT_UNSIZED_MODE, DEFAULT_BUNDLE, None, None)
     return Interface(DEFAULT_SIZED_MODE, None, None, None)
+
+
+def register_mode(given: Interface | None, kinds: frozenset[str]) -> str | None:
+    """The register port of a pointer that the program only dereferences, making the
+    accesses ``kinds`` (``read``, ``write``): the mode of its INTERFACE pragma
+    (``given``) when that is a register mode, the Vivado IP flow's default without a
+    pragma; None when the pragma makes it memory or a FIFO (``m_axi``, ``ap_memory``,
+    ``axis``...), or it is never accessed."""
+    if given is not None:
+        return given.mode if given.mode in REGISTER_MODES and kinds else None
+    return DEFAULT_REGISTER_MODES.get(kinds)
 
 
 def is_stream(decl: N.Decl) -> bool:

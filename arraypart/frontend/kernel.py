@@ -196,8 +196,8 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     converter = N.Converter(unit, pragmas, own_headers.own)
     if not unit.is_cxx:
         _check_cpp_keywords(unit, user_end)
-    funcs, methods, globals_, probe_decls = _top_level(unit, converter, user_end,
-                                                       own_headers)
+    funcs, methods, globals_, probe_decls, header_arrays = _top_level(
+        unit, converter, user_end, own_headers)
     if not funcs:
         raise _no_function(unit, filename)
     func = choose_top(funcs, filename, top)
@@ -208,6 +208,8 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     values = _define_values(probe_decls)
     lines = text.split("\n")
     instances = converter.instances()
+    globals_ += _named_header_arrays(header_arrays, own_headers.used, instances,
+                                     converter)
     lowered = lower_function(func, globals_, filename, lines, values,
                              definitions(funcs + methods + instances, func))
     body = auto_pipeline(lowered.body) if pipeline_loops else lowered.body
@@ -378,16 +380,16 @@ def _top_level(unit: clangtu.Unit, converter: N.Converter, user_end: int,
                own_headers: "_OwnHeaders"):
     """The kernel file's function definitions, its classes' methods (static ones called
     as functions, ``filler::fill(d, buf)``; the others on an object, ``w.shift(v)``,
-    in the class or out of it), file-scope variables and probes; with the
-    file-scope variables, the arrays of its own headers that its text names."""
-    funcs, methods, globals_, probes = [], [], [], []
+    in the class or out of it), file-scope variables, probes and the cursors of the
+    file-scope arrays of its own headers (see :func:`_named_header_arrays`)."""
+    funcs, methods, globals_, probes, header_arrays = [], [], [], [], []
     stack = [(c, (), False) for c in unit.top
              if c.kind in TOP_LEVEL_KINDS + CLASS_KINDS]
     while stack:
         c, spaces, extern_c = stack.pop(0)
         if not unit.in_main(c.location):
             if own_headers.array(c):
-                globals_.append(converter.decl(c, stmt=c))
+                header_arrays.append(c)
             continue
         if c.kind in FUNCTION_SCOPES:
             inner = spaces + ((c.spelling,) if c.kind == ci.CursorKind.NAMESPACE else ())
@@ -408,7 +410,17 @@ def _top_level(unit: clangtu.Unit, converter: N.Converter, user_end: int,
                 probes.append(converter.probe(c))
             elif c.location.offset < user_end:
                 globals_.append(converter.decl(c, stmt=c))
-    return funcs, methods, tuple(globals_), probes
+    return funcs, methods, tuple(globals_), probes, tuple(header_arrays)
+
+
+def _named_header_arrays(header_arrays: tuple[ci.Cursor, ...], used: set[str],
+                         instances: list[N.FuncDef],
+                         converter: N.Converter) -> tuple[N.Decl, ...]:
+    """The file-scope arrays of the kernel's own headers that the kernel's text or a
+    function of its own headers that it calls names (``wcoe[k]`` in a header's
+    ``n_stage``): every function the kernel reaches sees them, as g++ does."""
+    named = used | {n.name for f in instances for n in f.nodes if isinstance(n, N.Id)}
+    return tuple(converter.decl(c, stmt=c) for c in header_arrays if c.spelling in named)
 
 
 @dataclass(frozen=True, slots=True)
@@ -439,8 +451,8 @@ class _OwnHeaders:
 
     def array(self, cursor: ci.Cursor) -> bool:
         """``cursor`` declares a file-scope array of fixed size in a header of the
-        kernel's own (not a system or Vitis header) and the kernel's text names it."""
-        return (cursor.kind == ci.CursorKind.VAR_DECL and cursor.spelling in self.used
+        kernel's own (not a system or Vitis header)."""
+        return (cursor.kind == ci.CursorKind.VAR_DECL
                 and cursor.type.kind == ci.TypeKind.CONSTANTARRAY
                 and self.own(cursor.location))
 

@@ -232,6 +232,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         self._range_log = self._function_range_log(self._func)
         body = _bound_guards(self._function_body(self._func), self._value_ranges())
         self._fix_extents()
+        self._register_ports(body)
         by_reference = {a.array for a in ir.accesses(body) if a.by_reference}
         arrays = tuple(replace(a, functions=tuple(self._functions.get(a.name, ())),
                                written_by_reference=a.name in by_reference,

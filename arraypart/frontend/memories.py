@@ -22,6 +22,7 @@ import clang.cindex as ci
 from .. import expr as E
 from ..errors import KernelError, warning_text
 from ..ir import UNBOUNDED_SAMPLE, Access, Array, If, Loop, Node, Param
+from ..ir import accesses as all_accesses
 from .calls import Binding, StreamPort, array_reference
 from .cexpr import Bound, fold, interval
 from . import cnodes as N
@@ -261,6 +262,31 @@ class MemoryLowering:
                 extent = max([h + 1 for h in highs] + [1])
             array = self._arrays[name]
             self._arrays[name] = replace(array, shape=(extent,) + array.shape[1:])
+
+    def _register_ports(self, body: tuple[Node, ...]) -> None:
+        """Each pointer parameter whose every access, in the top and the functions
+        it calls, is of element 0 (``*p``, ``p[0]``, ``p->f``) at a constant index is
+        the register port :func:`.interfaces.register_mode` gives it, when it gives
+        one (``Array.register``): no memory, no m_axi bundle.  A ``volatile`` one
+        keeps its interface: each of its accesses is a transfer of its own (UG1399,
+        "Multi-Access Pointers on the Interface"), which a register port does not
+        model."""
+        kinds: dict[str, set[str]] = {}
+        scalar: dict[str, bool] = {}
+        for access in all_accesses(body):
+            kinds.setdefault(access.array, set()).add(access.kind)
+            scalar[access.array] = scalar.get(access.array, True) and all(
+                i == E.const(0) for i in access.index)
+        for param in self._func.params:
+            array = self._arrays.get(param.name)
+            if (array is None or not array.interface or array.shape != (1,) or array.volatile
+                    or param.ctype.kind != POINTER_KIND or not scalar.get(param.name)):
+                continue
+            mode = I.register_mode(self._interfaces.get(param.name),
+                                   frozenset(kinds[param.name]))
+            if mode is not None:
+                self._arrays[param.name] = replace(array, register=mode, bundle=None,
+                                                   implied_bundle=False)
 
     def _index_highs(self, accesses, sampled: dict[str, Bound]) -> list[int | None]:
         """The largest first index of each access (None: irregular or unbounded),
