@@ -396,6 +396,34 @@ def test_a_member_reached_through_an_arrow_is_an_access_of_its_element(tmp_path)
         assert len(judged.addresses.compared) == 2
 
 
+STATIC_MEMBER = """\
+struct T {
+  static int tab[64];
+};
+int T::tab[64];
+void members(const int in[64], int out[64]) {
+  for (int k = 0; k < 64; k++) {
+#pragma HLS pipeline II=1
+    T::tab[k] = in[k];
+  }
+  for (int k = 0; k < 64; k++) {
+#pragma HLS pipeline II=1
+    out[k] = T::tab[k] + T::tab[(k + 1) % 64];
+  }
+}
+"""
+
+
+@needs_gxx
+def test_a_static_member_array_is_found_by_its_qualified_name(tmp_path):
+    """The driver registers ``T::tab`` under its class's name (it named ``tab`` alone,
+    and g++ refused the driver: an internal error, probe 37b F5)."""
+    path = tmp_path / "members.cpp"
+    path.write_text(STATIC_MEMBER)
+    for judged in _agreeing(path, 1):
+        assert [loop.steps for loop in judged.replay.loops] == [64, 64]
+
+
 def _at_targets(report) -> list:
     """Claims that every loop of ``report`` reaches its target II."""
     return [trace.Claim(loop.name, loop.coord, loop.target_ii, loop.target_ii)

@@ -212,8 +212,7 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
             inserts += _register_edits(cursor, ids, local_ids)
         elif (cursor.kind == K.VAR_DECL and cursor.spelling in ids
               and all(p.kind == K.NAMESPACE for p in parents)):
-            scope = "".join(f"{p.spelling}::" for p in parents)
-            found_globals.append((ids[cursor.spelling], scope + cursor.spelling))
+            found_globals.append((ids[cursor.spelling], _qualified_name(cursor)))
     inserts += [_Insert(offset, False, 0, text)
                 for offset, text in shared_type_edits(kernel.source.shared_types)]
     text = _apply(data, inserts)
@@ -329,6 +328,17 @@ def _synthesis_only_loops(unit: clangtu.Unit, loops: dict,
 
 def _calls_any(cursor: ci.Cursor, names: set[str]) -> bool:
     return any(n.kind == K.CALL_EXPR and n.spelling in names for n in cursor.walk_preorder())
+
+
+def _qualified_name(variable: ci.Cursor) -> str:
+    """A file-scope variable's name with the namespaces and classes it belongs to
+    (``ns::tab``; ``T::tab`` for a static member defined as ``int T::tab[64];``)."""
+    names = [variable.spelling]
+    parent = variable.semantic_parent
+    while parent is not None and parent.kind in (K.NAMESPACE, K.STRUCT_DECL, K.CLASS_DECL):
+        names.append(parent.spelling)
+        parent = parent.semantic_parent
+    return "::".join(reversed(names))
 
 
 def _unit_cursors(unit: clangtu.Unit) -> Iterator[tuple[ci.Cursor, tuple]]:
