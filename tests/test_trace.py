@@ -424,6 +424,33 @@ def test_a_static_member_array_is_found_by_its_qualified_name(tmp_path):
         assert [loop.steps for loop in judged.replay.loops] == [64, 64]
 
 
+ARROW_CHAIN = """\
+struct S { int x; int y; };
+struct H { S *q; };
+static int f(S *p) { return p->x + p->y; }
+static int g(H *h) { return h->q->x; }
+void chain(const int in[64], int out[64]) {
+  S s[16];
+  for (int k = 0; k < 16; k++) { s[k].x = in[k]; s[k].y = in[k + 1]; }
+  for (int k = 0; k < 64; k++) {
+#pragma HLS pipeline II=1
+    H h; h.q = &s[(k + 2) % 16];
+    out[k] = f(&s[k % 16]) + f(&s[(k + 5) % 16]) + g(&h);
+  }
+}
+"""
+
+
+@needs_gxx
+def test_a_field_reached_through_a_pointer_field_is_traced(tmp_path):
+    """``h->q->x`` reads the element ``*h->q`` (s[(k + 2) % 16]): the trace recorded
+    nothing there and said the program never reads it (exit 1, probe 37b F6)."""
+    path = tmp_path / "chain.cpp"
+    path.write_text(ARROW_CHAIN)
+    for judged in _agreeing(path, 1):
+        assert len(judged.addresses.compared) == 2
+
+
 def _at_targets(report) -> list:
     """Claims that every loop of ``report`` reaches its target II."""
     return [trace.Claim(loop.name, loop.coord, loop.target_ii, loop.target_ii)
