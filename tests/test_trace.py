@@ -373,6 +373,7 @@ struct ctx_t {
 };
 
 void arrow(ctx_t *ctx, const int k[16], int out[16]) {
+#pragma HLS INTERFACE m_axi port=ctx
     for (int i = 0; i < 16; i++) {
         ctx->enc[i] = ctx->key[i] = k[i];
     }
@@ -388,7 +389,7 @@ def test_a_member_reached_through_an_arrow_is_an_access_of_its_element(tmp_path)
     """``ctx->enc[i]`` is an access of ``*ctx`` as ``(*ctx).enc[i]`` is: the model
     counts it, and the trace recorded nothing there (MachSuite aes: "the model
     predicts it writes ctx[0], the program does not").  The two writes of L8 are two
-    transfers of one element (II 2), in the model and in the run."""
+    transfers of one m_axi element (II 2), in the model and in the run."""
     path = tmp_path / "arrow.cpp"
     path.write_text(ARROW_MEMBERS)
     for judged in _agreeing(path, 2):
