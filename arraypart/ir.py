@@ -338,6 +338,12 @@ class Access:
     ``conditional``: an operand of ``?:``, ``&&`` or ``||`` whose condition is not
     affine holds it, so it runs on the data's values only (still counted wherever it
     may run; it never takes part in store forwarding, :mod:`arraypart.poly.forwarding`).
+    ``narrowed``: a subscript's value passes through an integer type narrower than 32
+    bits (``X[(unsigned char)(i + 1)]``, ``uint8_t j = i + 1; X[j]``): the front end
+    drops a conversion the ranges make exact, but to the tool's alias analysis the
+    truncated index is opaque (LLVM's BasicAA decomposes add, mul, shl, sext and zext,
+    not trunc), so the element takes no part in store forwarding nor in telling writes
+    apart (:func:`arraypart.poly.lanes.plain_reference`).
     """
 
     array: str
@@ -353,6 +359,7 @@ class Access:
     arguments: tuple[tuple[int, str, int], ...] = ()
     same_value: tuple | None = None
     conditional: bool = False
+    narrowed: bool = False
 
     def __post_init__(self):
         if self.kind not in ACCESS_KINDS:

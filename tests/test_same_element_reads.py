@@ -409,6 +409,56 @@ def test_a_write_a_constant_away_does_not_separate_two_reads(tmp_path, case):
     assert_the_testbench_passes(compiled, tmp_path)
 
 
+# The index through an integer narrower than 32 bits: LLVM's alias analysis sees the
+# truncation as an opaque value, so the write may alias the reads (probe 37b F3).
+NARROWED_CASES = {
+    "cast to unsigned char": ("i", "(unsigned char)(i + 1)"),
+    "cast to short": ("i", "(short)(i + 1)"),
+    "the read's own cast": ("(unsigned char)i", "i + 1"),
+    "uint8_t variable": ("i", "j"),
+}
+FORWARDED_THROUGH_A_CAST = """void fwd(const int init[64], int out[64]) {
+    int X[64];
+    for (int t = 0; t < 64; t++) {
+#pragma HLS pipeline
+        X[t] = init[t];
+    }
+    for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline
+#pragma HLS dependence variable=X type=inter dependent=false
+        X[(unsigned char)i] = init[i] + 1;
+        out[i] = X[i];
+    }
+}
+"""
+
+
+@needs_gxx
+@pytest.mark.parametrize("case", sorted(NARROWED_CASES))
+def test_an_index_through_a_narrow_integer_may_alias(tmp_path, case):
+    """X[(unsigned char)(i + 1)] is X[i + 1] (the ranges make the conversion exact),
+    but the HLS tool's alias analysis cannot see through the truncation: the write
+    separates the two reads of X[i] (II 2 on one dual-port memory; they were merged
+    at II 1 in the model, the checker and the trace)."""
+    read, written = NARROWED_CASES[case]
+    text = APART.replace("SIZE", "65").replace("READ", read).replace("WRITE", written)
+    text = text.replace("int x = X[", "unsigned char j = i + 1;\n        int x = X[")
+    compiled = arraypart.compile_kernel(write(tmp_path, "narrow.cpp", text), max_banks=1)
+    assert _iis(compiled, tmp_path) == (2, 2, 2)
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
+@needs_gxx
+def test_a_store_through_a_narrow_index_is_not_forwarded(tmp_path):
+    """X[(unsigned char)i] = v; out[i] = X[i]: to the tool two pointers that may
+    differ, so the read is a load after the store (II 2 on one ram_1p; it was taken
+    as forwarded, II 1)."""
+    compiled = arraypart.compile_kernel(write(tmp_path, "fwd.cpp", FORWARDED_THROUGH_A_CAST),
+                                        max_banks=1, ports=1)
+    assert _iis(compiled, tmp_path, ports=1) == (2, 2, 2)
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
 # Lane 0 writes X[i + 1 + OFFSET - 1]; both lanes read X[i + 1] first.  OFFSET 1: lane
 # 0's write is the element lane 1 reads next, a second load (X is an argument beside
 # out, so nothing is forwarded); OFFSET 2: another element, one load.

@@ -373,6 +373,7 @@ struct ctx_t {
 };
 
 void arrow(ctx_t *ctx, const int k[16], int out[16]) {
+#pragma HLS INTERFACE m_axi port=ctx
     for (int i = 0; i < 16; i++) {
         ctx->enc[i] = ctx->key[i] = k[i];
     }
@@ -388,11 +389,66 @@ def test_a_member_reached_through_an_arrow_is_an_access_of_its_element(tmp_path)
     """``ctx->enc[i]`` is an access of ``*ctx`` as ``(*ctx).enc[i]`` is: the model
     counts it, and the trace recorded nothing there (MachSuite aes: "the model
     predicts it writes ctx[0], the program does not").  The two writes of L8 are two
-    transfers of one element (II 2), in the model and in the run."""
+    transfers of one m_axi element (II 2), in the model and in the run."""
     path = tmp_path / "arrow.cpp"
     path.write_text(ARROW_MEMBERS)
     for judged in _agreeing(path, 2):
         assert [loop.traced_ii for loop in judged.replay.loops] == [2, 1]
+        assert len(judged.addresses.compared) == 2
+
+
+STATIC_MEMBER = """\
+struct T {
+  static int tab[64];
+};
+int T::tab[64];
+void members(const int in[64], int out[64]) {
+  for (int k = 0; k < 64; k++) {
+#pragma HLS pipeline II=1
+    T::tab[k] = in[k];
+  }
+  for (int k = 0; k < 64; k++) {
+#pragma HLS pipeline II=1
+    out[k] = T::tab[k] + T::tab[(k + 1) % 64];
+  }
+}
+"""
+
+
+@needs_gxx
+def test_a_static_member_array_is_found_by_its_qualified_name(tmp_path):
+    """The driver registers ``T::tab`` under its class's name (it named ``tab`` alone,
+    and g++ refused the driver: an internal error, probe 37b F5)."""
+    path = tmp_path / "members.cpp"
+    path.write_text(STATIC_MEMBER)
+    for judged in _agreeing(path, 1):
+        assert [loop.steps for loop in judged.replay.loops] == [64, 64]
+
+
+ARROW_CHAIN = """\
+struct S { int x; int y; };
+struct H { S *q; };
+static int f(S *p) { return p->x + p->y; }
+static int g(H *h) { return h->q->x; }
+void chain(const int in[64], int out[64]) {
+  S s[16];
+  for (int k = 0; k < 16; k++) { s[k].x = in[k]; s[k].y = in[k + 1]; }
+  for (int k = 0; k < 64; k++) {
+#pragma HLS pipeline II=1
+    H h; h.q = &s[(k + 2) % 16];
+    out[k] = f(&s[k % 16]) + f(&s[(k + 5) % 16]) + g(&h);
+  }
+}
+"""
+
+
+@needs_gxx
+def test_a_field_reached_through_a_pointer_field_is_traced(tmp_path):
+    """``h->q->x`` reads the element ``*h->q`` (s[(k + 2) % 16]): the trace recorded
+    nothing there and said the program never reads it (exit 1, probe 37b F6)."""
+    path = tmp_path / "chain.cpp"
+    path.write_text(ARROW_CHAIN)
+    for judged in _agreeing(path, 1):
         assert len(judged.addresses.compared) == 2
 
 

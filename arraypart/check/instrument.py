@@ -194,7 +194,7 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
             coord = unit.coord(span[0])
             kind = KINDS.index(_kind(cursor, parents, (coord.line, coord.col) in bound))
             copy = copies.get((coord.line, coord.col), "0")
-            inserts += (_arrow_edits(span, len(sites), kind, copy, data) if arrow
+            inserts += (_arrow_edits(cursor, span, len(sites), kind, copy, data) if arrow
                         else _access_edits(cursor, span, len(sites), kind, copy, data))
             sites.append(Site(coord, KINDS[kind], _conditional(cursor, parents), copy))
         elif _is_routine(cursor, unit):
@@ -212,8 +212,7 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
             inserts += _register_edits(cursor, ids, local_ids)
         elif (cursor.kind == K.VAR_DECL and cursor.spelling in ids
               and all(p.kind == K.NAMESPACE for p in parents)):
-            scope = "".join(f"{p.spelling}::" for p in parents)
-            found_globals.append((ids[cursor.spelling], scope + cursor.spelling))
+            found_globals.append((ids[cursor.spelling], _qualified_name(cursor)))
     inserts += [_Insert(offset, False, 0, text)
                 for offset, text in shared_type_edits(kernel.source.shared_types)]
     text = _apply(data, inserts)
@@ -331,6 +330,17 @@ def _calls_any(cursor: ci.Cursor, names: set[str]) -> bool:
     return any(n.kind == K.CALL_EXPR and n.spelling in names for n in cursor.walk_preorder())
 
 
+def _qualified_name(variable: ci.Cursor) -> str:
+    """A file-scope variable's name with the namespaces and classes it belongs to
+    (``ns::tab``; ``T::tab`` for a static member defined as ``int T::tab[64];``)."""
+    names = [variable.spelling]
+    parent = variable.semantic_parent
+    while parent is not None and parent.kind in (K.NAMESPACE, K.STRUCT_DECL, K.CLASS_DECL):
+        names.append(parent.spelling)
+        parent = parent.semantic_parent
+    return "::".join(reversed(names))
+
+
 def _unit_cursors(unit: clangtu.Unit) -> Iterator[tuple[ci.Cursor, tuple]]:
     """:func:`_walk` of the whole unit, without descending into the top-level cursors
     whose trees hold none of the kernel file's code (``Unit.own_trees``: the headers'
@@ -396,11 +406,14 @@ def _is_element(cursor: ci.Cursor, parents: tuple) -> bool:
 
 
 def _is_arrow_object(cursor: ci.Cursor, parents: tuple) -> bool:
-    """A pointer or array name ``p`` that a field access ``p->f`` goes through: the
-    access of the element ``*p`` (as ``(*p).f`` and ``p[0].f`` are), unless the field
-    is an array that decays there (``g(p->buf)``: the callee's subscripts are the
-    accesses) or the whole is an operand of ``&``."""
-    if cursor.kind != K.DECL_REF_EXPR or not _memory_type(cursor.type):
+    """A pointer or array ``p`` (a name, or a field ``h->q`` not of ``this``) that a
+    field access ``p->f`` goes through: the access of the element ``*p`` (as ``(*p).f``
+    and ``p[0].f`` are), unless the field is an array that decays there
+    (``g(p->buf)``: the callee's subscripts are the accesses) or the whole is an
+    operand of ``&``."""
+    if not _memory_type(cursor.type) or not (
+            cursor.kind == K.DECL_REF_EXPR
+            or (cursor.kind == K.MEMBER_REF_EXPR and not _of_this(cursor))):
         return False
     chain = [p for p in parents if p.kind not in (K.UNEXPOSED_EXPR, K.PAREN_EXPR)]
     if not chain or chain[-1].kind != K.MEMBER_REF_EXPR:
@@ -419,23 +432,28 @@ def _is_arrow_object(cursor: ci.Cursor, parents: tuple) -> bool:
 
 
 def _name_span(unit: clangtu.Unit, cursor: ci.Cursor, data: bytes) -> tuple[int, int] | None:
-    """The bytes of a name as the kernel text spells it (in a macro's argument or out
-    of macros); None when a macro's body produces it."""
+    """The bytes of a name (``p``) or a field access (``h->q``) as the kernel text
+    spells it (in a macro's argument or out of macros, ending with the name); None
+    when a macro's body produces it."""
     written = unit.argument_span(cursor.extent)
     if written is not None:
         return written
     start, end = cursor.extent.start.offset, cursor.extent.end.offset
     name = cursor.spelling.encode(errors=KEEP_BYTES)
-    return (start, end) if name and data[start:end] == name else None
+    spelled = data[start:end]
+    return (start, end) if name and (spelled == name or (
+        cursor.kind == K.MEMBER_REF_EXPR and spelled.endswith(name))) else None
 
 
-def _arrow_edits(span: tuple[int, int], site: int, kind: int, copy: str,
-                 data: bytes) -> list[_Insert]:
+def _arrow_edits(cursor: ci.Cursor, span: tuple[int, int], site: int, kind: int,
+                 copy: str, data: bytes) -> list[_Insert]:
     """``p->f`` becomes ``(&at(SITE, KIND, COPY, p, *p))->f``: the element ``*p`` is
-    logged and its address goes on to the member access."""
+    logged and its address goes on to the member access (``h->q->f``: ``*h->q``, its
+    array found by address alone)."""
     start, end = span
-    name = data[start:end].decode(errors=KEEP_BYTES)
-    opener = f" (&{NAMESPACE}at({site}, {kind}, {copy}, {name}, *"
+    base = (data[start:end].decode(errors=KEEP_BYTES) if cursor.kind == K.DECL_REF_EXPR
+            else "nullptr")
+    opener = f" (&{NAMESPACE}at({site}, {kind}, {copy}, {base}, *"
     return [_Insert(start, True, -end, opener), _Insert(end, False, -start, "))")]
 
 

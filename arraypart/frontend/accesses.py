@@ -19,6 +19,7 @@ condition they run wherever it may hold: a superset.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Mapping
 
 from .. import expr as E
 from ..errors import Coord, KernelError, warning_text
@@ -437,7 +438,8 @@ class AccessLowering:
         template = Access(binding.array, index, kinds[0], ref_id, coord, field,
                           changes_state=effect is not None,
                           foreign=self._foreign_dims(own, len(binding.prefix)),
-                          arguments=arguments, same_value=same)
+                          arguments=arguments, same_value=same,
+                          narrowed=any(_through_narrow(s, self._types) for s in subscripts))
         self._add_element(template, kinds, out)
 
     def _same_value(self, binding: Binding, subscripts: list[N.Node],
@@ -736,3 +738,20 @@ def updated_element(node: N.Node) -> N.ArrayRef | None:
     while not isinstance(element, N.ArrayRef):
         element = _first(element.parts)
     return element
+
+
+def _through_narrow(subscript: N.Node, types: Mapping[str, N.IntType]) -> bool:
+    """Whether ``subscript`` converts to, or reads a scalar of, an integer type
+    narrower than 32 bits (:attr:`ir.Access.narrowed`)."""
+    stack = [subscript]
+    while stack:
+        node = stack.pop()
+        if node is None:
+            continue
+        if isinstance(node, N.Cast) and node.to is not None and node.to.width < 32:
+            return True
+        if isinstance(node, N.Id) and (t := types.get(node.name)) is not None \
+                and t.width < 32:
+            return True
+        stack.extend(node.children())
+    return False

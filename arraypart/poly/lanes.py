@@ -258,10 +258,11 @@ def plain_reference(access: ir.Access) -> bool:
     read, no subscript that changes state or comes from a call's parameter (a call's
     text may stay a call), no struct member (``Access.field`` names the first level
     only: ``c[i].v.lo`` and ``c[i].v.hi`` look alike), not in an operand of ``?:``,
-    ``&&`` or ``||`` that the data decides (``Access.conditional``)."""
+    ``&&`` or ``||`` that the data decides (``Access.conditional``), no subscript
+    through a narrow integer (``Access.narrowed``: the tool cannot name its element)."""
     return not (access.by_reference or access.window or access.changes_state
                 or access.foreign or access.arguments or access.field is not None
-                or access.conditional)
+                or access.conditional or access.narrowed)
 
 
 def _in_lane(same_value: tuple | None, lane: Lane) -> tuple | None:
