@@ -2149,12 +2149,18 @@ def test_a_traced_ii_below_the_models_says_what_the_trace_does_not_see(tmp_path)
                     "void fifo(const int in[16], hls::stream<int> &s) {\n"
                     "  for (int i = 0; i < 16; i++) {\n#pragma HLS pipeline II=1\n"
                     "    for (int k = 0; k < 8; k++) s.write(in[i] + k);\n  }\n}\n")
+    text = _judged_text(path, tmp_path)
+    assert "model II 8, traced II 1: agrees (below the model's: the trace records no " \
+           "FIFO transfer" in text
+
+
+def _judged_text(path, tmp_path) -> str:
+    """The kernel at ``path`` analysed, traced with its banking and judged on two
+    ports: the judgement's text."""
     report = api.analyze(path)
     recorded = trace.record(report.kernel, clangtu.Options(), tmp_path,
                             report.solution.emitted_bankings())
-    text = api.judge_trace(report, recorded, ports=2).format()
-    assert "model II 8, traced II 1: agrees (below the model's: the trace records no " \
-           "FIFO transfer" in text
+    return api.judge_trace(report, recorded, ports=2).format()
 
 
 @needs_gxx
@@ -2168,10 +2174,7 @@ def test_a_bundle_below_the_models_names_the_accesses_not_traced(tmp_path):
     path.write_text('#include "pair.h"\nvoid hp(const int *p, int *q) {\n'
                     "  for (int i = 0; i < 32; i++) {\n#pragma HLS pipeline II=1\n"
                     "    pair(p, q, i);\n  }\n}\n")
-    report = api.analyze(path)
-    recorded = trace.record(report.kernel, clangtu.Options(), tmp_path,
-                            report.solution.emitted_bankings())
-    text = api.judge_trace(report, recorded, ports=2).format()
+    text = _judged_text(path, tmp_path)
     assert ("model II 2, traced II 1: agrees (below the model's: the model counts the "
             "transfers of the loop's m_axi bundle, whose arrays share one read and one "
             "write a cycle, at II 2, for accesses this run does not all make or that are "
