@@ -518,3 +518,31 @@ def test_the_trace_tells_a_write_apart_only_by_one_distance_over_the_run(
     shapes = Shapes.of([rows], np.array([True, regular, True]))
     epochs = record_epochs(rows, shapes.of_records(rows))
     assert epochs.tolist() == [0, 0, 0 if one_load else 1] * 3
+
+
+@pytest.mark.parametrize("kinds", ["write, write, read", "write, read, write"])
+@pytest.mark.parametrize("others, regular, free", [
+    ([1, 2, 3], True, True),     # always one element further: never aliases
+    ([1, 2, 4], True, False),    # a varying distance: may alias
+    ([1, 2, 3], False, False),   # a data-decided site: may alias, whatever its run
+])
+def test_the_trace_forwards_past_an_access_only_one_distance_away(kinds, others, regular,
+                                                                   free):
+    """The replay's store forwarding and dead stores (``check.replay.free_records``)
+    ask the epochs' question: per step, site 0 and site 2 access the step's element,
+    site 1 another address.  A write at site 1 between a write and a read of the
+    element lets the read be forwarded, and a read at site 1 between two writes of
+    it lets the first be dead, only when site 1 is a plain regular site whose
+    address stayed one nonzero distance away in every step."""
+    from arraypart.check.replay import RECORD, READ, WRITE, Forwarding, free_records
+    from arraypart.check.traced_epochs import Shapes
+    kind = [{"write": WRITE, "read": READ}[k] for k in kinds.split(", ")]
+    rows = np.array([(site, 0, 0, 0, kind[site], 0, step, flat)
+                     for step, other in enumerate(others)
+                     for site, flat in enumerate([step, other, step])], RECORD)
+    shapes = Shapes.of([rows], np.array([True, regular, True]))
+    forwarding = Forwarding(np.ones((1, 1), bool), np.ones(3, bool))
+    taken = ~free_records(rows, forwarding, shapes.of_records(rows))
+    # site 2's read (forwarded) or site 0's write (dead) takes no port
+    expected = [True, True, False] if kinds.endswith("read") else [False, True, True]
+    assert taken.tolist() == (expected if free else [True, True, True]) * 3

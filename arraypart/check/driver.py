@@ -332,7 +332,7 @@ def _check_path(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
             replace(region, loop=whole), root)[0]
         epochs = read_epochs(iteration, arrays, known_epochs)
         if forwarded:
-            emitted = without_free(emitted, iteration, forwarded, elements)
+            emitted = without_free(emitted, iteration, forwarded, arrays, elements)
         runs = _runs(emitted, kernel, memories, totals, static, deadline, apart, epochs)
         for run in runs:
             need = max(need, int(run.need.max(initial=1)))

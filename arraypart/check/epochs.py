@@ -5,12 +5,8 @@ The HLS tool (LLVM) merges a load with an earlier load of the same address only 
 no store that may alias lies between them, so ``x = X[lo]; X[hi] = i; y = X[lo];`` is
 load, store, load (probe 36 F1), while ``X[i + 1] = v`` between two reads of ``X[i]``
 is no obstacle: BasicAA proves two offsets off one base apart when they have one
-variable part and different constants.  The checker decides that from its own
-reading of the IR's subscripts (:func:`.forwarding.element_instances`: each lane's
-unrolled iterators substituted, one affine form per dimension, for a plain regular
-reference in no ``if`` that runs in every step): a write instance may alias a read
-instance unless both have such forms whose row-major sums have equal coefficients
-and different constants (a reshaped array's words: always may alias).  An access
+variable part and different constants (:mod:`.aliasing`: the checker's own reading
+of the IR's subscripts; a reshaped array's words always may alias).  An access
 instance's *epoch* names the set of write instances of its array that come before
 it in the program order of one step (:func:`.forwarding.instance_orders`: lanes in
 turn, a statement's reads before its writes) and may alias it, over every path
@@ -23,13 +19,12 @@ the step writes need one (elsewhere it is 0).
 
 from __future__ import annotations
 
-from bisect import bisect_left
-from math import prod
 from typing import Mapping
 
 import numpy as np
 
 from .. import ir
+from .aliasing import Aliasing, flat
 from .forwarding import element_instances
 from .walk import Emitted
 
@@ -65,7 +60,7 @@ def _epochs(mine: list[tuple], arrays: Mapping[str, ir.Array]) -> dict[int, np.n
     elements: dict = {}
     for e, k, a, _ in mine:
         array = arrays[a.array]
-        found = [(order, column, lanes, None if array.reshapes else _flat(element, array))
+        found = [(order, column, lanes, flat(element, array))
                  for order, _, column, lanes, element in element_instances(e, k, a, elements)]
         if a.kind == "write":
             writes.setdefault(a.array, {}).update((o, form) for o, _, _, form in found)
@@ -73,8 +68,9 @@ def _epochs(mine: list[tuple], arrays: Mapping[str, ir.Array]) -> dict[int, np.n
         seen[id(a)] = seen.get(id(a), 0) + 1
         arrays_of[id(a)] = a.array
         reads.setdefault(id(a), []).extend(found)
-    aliasing = {name: _Aliasing(sorted(orders.items())) for name, orders in writes.items()}
-    sets = {access: [aliasing[arrays_of[access]].before(order, form)
+    aliasing = {name: Aliasing(sorted(orders.items())) for name, orders in writes.items()}
+    sets = {access: [aliasing[arrays_of[access]].before(order)
+                     & aliasing[arrays_of[access]].aliasing(form)
                      for order, _, _, form in instances]
             for access, instances in reads.items()}
     numbers: dict[str, dict[int, int]] = {}
@@ -95,41 +91,3 @@ def _epochs(mine: list[tuple], arrays: Mapping[str, ir.Array]) -> dict[int, np.n
                 epoch[column] = numbers[arrays_of[access]][mask]
         out[access] = epoch
     return out
-
-
-def _flat(element: tuple | None, array: ir.Array) -> tuple[tuple, int] | None:
-    """The row-major offset of an element (``.forwarding``'s (member, per-dimension
-    forms)) as (sorted nonzero coefficients, constant); None unless every dimension
-    is affine."""
-    if element is None or any(form[0] != "affine" for form in element[1]):
-        return None
-    coeffs: dict[str, int] = {}
-    constant = 0
-    for d, (_, terms, c) in enumerate(element[1]):
-        stride = prod(array.shape[d + 1:])
-        for v, k in terms:
-            coeffs[v] = coeffs.get(v, 0) + k * stride
-        constant += c * stride
-    return tuple(sorted((v, k) for v, k in coeffs.items() if k)), constant
-
-
-class _Aliasing:
-    """The write instances of one array in one step, in program order, as bits: the
-    set of those before a read that may alias it (:meth:`before`)."""
-
-    def __init__(self, writes: list[tuple[tuple, tuple | None]]) -> None:
-        self.orders = [o for o, _ in writes]
-        self.by_part: dict[tuple, int] = {}  # variable part -> its writes' bits
-        self.by_form: dict[tuple, int] = {}
-        for n, (_, form) in enumerate(writes):
-            if form is not None:
-                self.by_part[form[0]] = self.by_part.get(form[0], 0) | 1 << n
-                self.by_form[form] = self.by_form.get(form, 0) | 1 << n
-
-    def before(self, order: tuple, form: tuple | None) -> int:
-        """The writes before ``order`` but those whose form has ``form``'s variable
-        part and another constant (never one element with it)."""
-        prefix = (1 << bisect_left(self.orders, order)) - 1
-        if form is None:
-            return prefix
-        return prefix & ~(self.by_part.get(form[0], 0) & ~self.by_form.get(form, 0))

@@ -6,11 +6,13 @@ its text held once), the access instances of one array that no other name may re
 there (``poly.forwarding.forwarding_arrays``), in program order (``Emitted.at`` with
 each column's lane ordinals, then reads before writes within a statement), are swept:
 
-- a read takes no port when the last write of the array before it, and every write
-  of its own statement (which the order puts after its reads, C not always), is a
-  write of the same element;
+- a read takes no port when the last write of the array before it that may alias it
+  (:mod:`.aliasing`: a write a constant away from it never does), and every write of
+  its own statement that may alias it (which the order puts after its reads, C not
+  always), is a write of the same element;
 - a write takes no port when a later write of the same element, in another
-  statement, follows with no read of the array in between that takes a port.
+  statement, follows with no read of the array in between that takes a port and may
+  alias it.
 
 Only an instance that runs in every step and is *plain* (no ``if`` around it in the
 loop, a plain reference) may be forwarded, forward, be overwritten or overwrite;
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
+from typing import Mapping
 
 import numpy as np
 
@@ -33,18 +36,20 @@ from .. import ir
 from ..poly.forwarding import forwarding_arrays, forwarding_loop
 from ..poly.lanes import plain_reference
 from . import frames as F
+from .aliasing import Aliasing, flat
 from .walk import Digit, Emitted, regions
 
 
 def without_free(emitted: list[Emitted], iteration: list[Emitted],
-                 forwarded: frozenset[str], elements: dict | None = None
-                 ) -> list[Emitted]:
+                 forwarded: frozenset[str], arrays: Mapping[str, ir.Array],
+                 elements: dict | None = None) -> list[Emitted]:
     """``emitted`` (one path's) with the instances of the arrays ``forwarded`` that
     take no port masked out, each access that has some in an emission of its own;
     ``iteration``: every path's emissions of the same steps (``emitted`` itself for a
-    loop of one path); ``elements``: a cache of each (access, column)'s element over
-    the chunks of one loop (a column's lane is one in every chunk)."""
-    free = free_columns(iteration, forwarded, {} if elements is None else elements)
+    loop of one path); ``arrays``: the kernel's, by name; ``elements``: a cache of
+    each (access, column)'s element over the chunks of one loop (a column's lane is
+    one in every chunk)."""
+    free = free_columns(iteration, forwarded, arrays, {} if elements is None else elements)
     if not free:
         return emitted
     out = []
@@ -59,9 +64,9 @@ def without_free(emitted: list[Emitted], iteration: list[Emitted],
 
 
 def free_columns(iteration: list[Emitted], forwarded: frozenset[str],
-                 elements: dict) -> dict[int, np.ndarray]:
+                 arrays: Mapping[str, ir.Array], elements: dict) -> dict[int, np.ndarray]:
     """Per ``id(access)``, the columns (lanes) of its emission that take no port (an
-    array the iteration does not write has none); ``elements``: see
+    array the iteration does not write has none); ``arrays``, ``elements``: see
     :func:`without_free`."""
     written = {a.array for e in iteration for a in e.accesses if a.kind == "write"}
     instances: dict[str, list[tuple]] = {}
@@ -72,8 +77,8 @@ def free_columns(iteration: list[Emitted], forwarded: frozenset[str],
                 seen[id(a)] = seen.get(id(a), 0) + 1
                 instances.setdefault(a.array, []).extend(element_instances(e, k, a, elements))
     free: dict[int, np.ndarray] = {}
-    for mine in instances.values():
-        for a, column, lanes in _swept(sorted(mine, key=lambda x: x[0])):
+    for name, mine in instances.items():
+        for a, column, lanes in _swept(sorted(mine, key=lambda x: x[0]), arrays[name]):
             if seen[id(a)] == 1:  # an access emitted twice has no one place
                 free.setdefault(id(a), np.zeros(lanes, bool))[column] = True
     return free
@@ -107,31 +112,54 @@ def instance_orders(e: Emitted, k: int, a: ir.Access) -> list[tuple[tuple, int]]
     return out
 
 
-def _swept(instances: list[tuple]) -> list[tuple[ir.Access, int, int]]:
-    """(access, column, lanes) of the instances (in program order) that take no port."""
-    stores: dict[tuple, list] = {}  # statement -> the elements it writes
-    for order, a, _, _, element in instances:
-        if a.kind == "write":
-            stores.setdefault(order[:-2], []).append(element)
+def _swept(instances: list[tuple], array: ir.Array) -> list[tuple[ir.Access, int, int]]:
+    """(access, column, lanes) of the instances of ``array`` (in program order) that
+    take no port."""
+    writes = [n for n, (_, a, _, _, _) in enumerate(instances) if a.kind == "write"]
+    aliasing = Aliasing([(instances[n][0], flat(instances[n][4], array)) for n in writes])
+    statements: dict[tuple, list[int]] = {}  # statement -> its writes' bits
+    for b, n in enumerate(writes):
+        statements.setdefault(instances[n][0][:-2], []).append(b)
     free: set[int] = set()
-    last_write = None
     for n, (order, a, _, _, element) in enumerate(instances):
-        if a.kind == "write":
-            last_write = element
-        elif element is not None and element == last_write and all(
-                e == element for e in stores.get(order[:-2], ())):
-            free.add(n)
-    overwritten: dict[tuple, set[tuple]] = {}  # element -> statements writing it
-    for n in range(len(instances) - 1, -1, -1):
-        order, a, _, _, element = instances[n]
-        if a.kind == "read":
-            if n not in free:
-                overwritten.clear()
-        elif element is not None:
-            if overwritten.get(element, set()) - {order[:-2]}:
+        if a.kind == "read" and element is not None:
+            may = aliasing.aliasing(flat(element, array))
+            before = may & aliasing.before(order)
+            own = [b for b in statements.get(order[:-2], ()) if may >> b & 1]
+            if before and all(instances[writes[b]][4] == element
+                              for b in {before.bit_length() - 1, *own}):
                 free.add(n)
-            overwritten.setdefault(element, set()).add(order[:-2])
+    free |= _dead(instances, writes, aliasing, free, array)
     return [instances[n][1:4] for n in sorted(free)]
+
+
+def _dead(instances: list[tuple], writes: list[int], aliasing: Aliasing,
+          forwarded: set[int], array: ir.Array) -> set[int]:
+    """The positions of the write instances with an element that a later one of the
+    same element, in another statement, overwrites before any read instance that
+    takes a port (not ``forwarded``) and may alias it (``writes``: the write
+    instances' positions, in :class:`.aliasing.Aliasing`'s bit order)."""
+    bit = {n: b for b, n in enumerate(writes)}
+    pending = 0  # the writes no later write has overwritten, nor a read kept
+    of_element: dict[tuple, list[int]] = {}
+    dead: set[int] = set()
+    for n, (order, a, _, _, element) in enumerate(instances):
+        if a.kind == "read":
+            if n not in forwarded:
+                pending &= ~aliasing.aliasing(flat(element, array))
+        elif element is not None:
+            same_statement = [n]
+            for w in of_element.get(element, ()):
+                if not pending >> bit[w] & 1:
+                    continue
+                if instances[w][0][:-2] == order[:-2]:
+                    same_statement.append(w)
+                else:
+                    dead.add(w)
+                    pending &= ~(1 << bit[w])
+            of_element[element] = same_statement
+            pending |= 1 << bit[n]
+    return dead
 
 
 def _digits(column: int, widths: tuple[int, ...]) -> list[int]:

@@ -53,7 +53,8 @@ from ..errors import Coord
 from ..scheme import Banking, index_var
 from .instrument import Site
 from .ports import compose_digits, min_ii
-from .traced_epochs import READ, WRITE, Shapes, flag, record_epochs, step_arrays
+from .traced_epochs import (READ, WRITE, Shapes, aliasing_between, distinct_shapes, flag,
+                            last_before, record_epochs, step_arrays)
 
 RECORD = np.dtype([("site", "<i4"), ("lane", "<i4"), ("loop", "<i4"), ("array", "<i2"),
                    ("kind", "i1"), ("copy", "i1"), ("step", "<i8"), ("flat", "<i8")])
@@ -248,9 +249,10 @@ def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
         rows = rows[rows["site"] != RUN_END]
         total += rows.size
         rows = _as_counted(_inside(rows, memories, sites, outside), memories, windows)
-        epochs = record_epochs(rows, None if shapes is None else shapes.of_records(rows))
+        shape = None if shapes is None else shapes.of_records(rows)
+        epochs = record_epochs(rows, shape)
         if forwarding is not None:
-            taken = ~free_records(rows, forwarding)
+            taken = ~free_records(rows, forwarding, shape)
             rows, epochs = rows[taken], epochs[taken]
         uses = _uses(rows, counted, read_copies, dynamic, site_fields, epochs)
         if uses["loop"].size:
@@ -258,15 +260,21 @@ def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
     return Replay(tuple(state.result(loops)), tuple(outside.values()), total)
 
 
-def free_records(rows: np.ndarray, forwarding: Forwarding) -> np.ndarray:
+def free_records(rows: np.ndarray, forwarding: Forwarding,
+                 shapes: np.ndarray | None = None) -> np.ndarray:
     """Which ``rows`` (records in execution order, no step split) take no port, per
     step of a loop and array that ``forwarding`` admits, from the addresses the run
-    made: a read of a plain site whose array's last write in the step before it is a
-    plain site's write of the same address (forwarded); a plain site's write that a
-    later plain write of the same address in the step overwrites with no read of the
-    array between that takes a port (a dead store).  Conditional sites only block,
-    and only where they ran: the run sees no branch it did not take, so this may
-    find more than the model, never less on the same accesses."""
+    made: a read of a plain site whose array's last write in the step before it that
+    may alias it is a plain site's write of the same address (forwarded); a plain
+    site's write that a later plain write of the same address in the step
+    overwrites with no read of the array between that takes a port and may alias it
+    (a dead store).  ``shapes``: each record's shape (:meth:`.traced_epochs.Shapes.
+    of_records`; None: none has one): a write or read of the record's shape at
+    another address never aliases it (:mod:`.traced_epochs`), any other may; a
+    record of another shape than the write it would forward from or be overwritten
+    by sees every access between.  Conditional sites only block, and only where they
+    ran: the run sees no branch it did not take, so this may find more than the
+    model, never less on the same accesses."""
     out = np.zeros(rows.size, bool)
     if not rows.size:
         return out
@@ -279,33 +287,29 @@ def free_records(rows: np.ndarray, forwarding: Forwarding) -> np.ndarray:
     if not chosen.size:
         return out
     mine = rows[chosen]
-    order, new, start = step_arrays(mine)
+    order, new, _ = step_arrays(mine)
     r = mine[order]
-    n = r.size
+    group = np.cumsum(new) - 1
+    shape = distinct_shapes(None if shapes is None else shapes[chosen][order], r.size)
     plain = flag(forwarding.sites, r["site"])
     write = r["kind"] == WRITE
-    flat = r["flat"]
-    # the last write before each record, within its step and array
-    last = np.maximum.accumulate(np.where(write, np.arange(n), -1))
-    before = np.concatenate([[-1], last[:-1]])
-    before = np.where(before >= start, before, -1)
-    source = np.clip(before, 0, None)
-    forwarded = (~write & plain & (before >= 0) & plain[source] & write[source]
-                 & (flat[source] == flat))
-    # the next read that takes a port after each record (a later step's is farther
-    # than any write of this one)
-    counted = np.where(~write & ~forwarded, np.arange(n), n)
-    after = np.concatenate([np.minimum.accumulate(counted[::-1])[::-1][1:], [n]])
-    step_of = np.cumsum(new)
-    writes = np.flatnonzero(write & plain)
-    by_address = writes[np.lexsort((writes, flat[writes], step_of[writes]))]
-    follows = np.zeros(by_address.size, bool)
-    follows[:-1] = ((step_of[by_address[1:]] == step_of[by_address[:-1]])
-                    & (flat[by_address[1:]] == flat[by_address[:-1]])
-                    & (by_address[1:] < after[by_address[:-1]]))
-    dead = np.zeros(n, bool)
-    dead[by_address[follows]] = True
-    free = np.zeros(n, bool)
+    flat = r["flat"].astype(np.int64)
+    # the last write of each record's address before it, within its step and array
+    source = last_before(group, flat, write)
+    found = source >= 0
+    source = np.maximum(source, 0)
+    writes = aliasing_between(group, shape, flat, write, source)
+    forwarded = ~write & plain & found & plain[source] & (writes == 1)
+    # a plain write's last plain write of its address before it, which it overwrites
+    # when no read that takes a port and may alias that one lies between
+    taken = ~write & ~forwarded
+    earlier = last_before(group, flat, write & plain)
+    overwrites = write & plain & (earlier >= 0)
+    earlier = np.maximum(earlier, 0)
+    dead = np.zeros(r.size, bool)
+    kept = aliasing_between(group, shape, flat, taken, earlier) > 0
+    dead[earlier[overwrites & ~kept]] = True
+    free = np.zeros(r.size, bool)
     free[order] = forwarded | dead
     out[chosen] = free
     return out

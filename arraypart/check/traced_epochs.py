@@ -21,7 +21,10 @@ checker's (``check.epochs``):
   A data-decided subscript has no shape, so a run whose data happened to keep two
   addresses a constant apart merges nothing;
 - two reads of one address in a step are one load (one *epoch*,
-  :func:`record_epochs`) when no write between them may alias either.
+  :func:`record_epochs`) when no write between them may alias either;
+- the replay's store forwarding and dead stores (``replay.free_records``) ask the
+  same of the writes between a write and a read of its address, and of the reads
+  between two writes of one address (:func:`may_alias_before`).
 """
 
 from __future__ import annotations
@@ -127,37 +130,63 @@ def record_epochs(rows: np.ndarray, shapes: np.ndarray | None = None) -> np.ndar
         return out
     order, new, _ = step_arrays(rows)
     r = rows[order]
-    n = r.size
     group = np.cumsum(new) - 1
     write = r["kind"] == WRITE
     flat = r["flat"].astype(np.int64)
-    shape = np.full(n, -1, np.int64) if shapes is None else shapes[order]
-    shape = np.where(shape >= 0, shape, shape.max(initial=0) + 1 + np.arange(n))
+    shape = distinct_shapes(None if shapes is None else shapes[order], r.size)
     writes_before = np.cumsum(write) - write
-    in_shape = _writes_before((group, shape), write)
-    in_address = _writes_before((group, shape, flat), write)
+    aliasing = may_alias_before(group, shape, flat, write)
     reads = np.flatnonzero(~write)
     if not reads.size:
         return out
     chain = reads[np.lexsort((reads, flat[reads], group[reads]))]
     later, earlier = chain[1:], chain[:-1]
     same = (group[later] == group[earlier]) & (flat[later] == flat[earlier])
-    between = writes_before[later] - writes_before[earlier]
-    apart = ((in_shape[later] - in_shape[earlier])
-             - (in_address[later] - in_address[earlier]))
-    cut = np.concatenate([[True], ~same | (between > np.where(
-        shape[later] == shape[earlier], apart, 0))])
+    # between two reads of one shape and address, the writes that may alias both
+    between = np.where(shape[later] == shape[earlier], aliasing[later] - aliasing[earlier],
+                       writes_before[later] - writes_before[earlier])
+    cut = np.concatenate([[True], ~same | (between > 0)])
     starts = np.concatenate([[True], ~same])
     count = np.cumsum(cut)
     epoch = count - count[np.maximum.accumulate(np.where(starts, np.arange(chain.size), 0))]
-    sorted_epoch = np.zeros(n, np.int64)
+    sorted_epoch = np.zeros(r.size, np.int64)
     sorted_epoch[chain] = epoch
     out[order] = sorted_epoch
     return out
 
 
+def distinct_shapes(shapes: np.ndarray | None, n: int) -> np.ndarray:
+    """Each of ``n`` records' shape, a record with none (-1, or ``shapes`` None)
+    given one of its own."""
+    shape = np.full(n, -1, np.int64) if shapes is None else shapes.astype(np.int64)
+    return np.where(shape >= 0, shape, shape.max(initial=0) + 1 + np.arange(n))
+
+
+def may_alias_before(group: np.ndarray, shape: np.ndarray, flat: np.ndarray,
+                     counted: np.ndarray) -> np.ndarray:
+    """Per record (grouped by ``group``, in execution order within one), how many
+    ``counted`` records of its group before it may alias it: all but those of its
+    shape (:func:`distinct_shapes`) at another address.  Two records of one shape
+    and address see the same ones, so the difference of their counts is the number
+    between them that may alias either."""
+    return (_writes_before((group,), counted) - _writes_before((group, shape), counted)
+            + _writes_before((group, shape, flat), counted))
+
+
+def aliasing_between(group: np.ndarray, shape: np.ndarray, flat: np.ndarray,
+                     counted: np.ndarray, source: np.ndarray) -> np.ndarray:
+    """Per record x, the ``counted`` records from ``source[x]`` (at x's address, in
+    its group, before it) up to x that may alias x: those that may alias either,
+    where the two have one shape (:func:`may_alias_before`), else every one."""
+    aliasing = may_alias_before(group, shape, flat, counted)
+    before = np.cumsum(counted) - counted
+    return np.where(shape[source] == shape, aliasing - aliasing[source],
+                    before - before[source])
+
+
 def _writes_before(keys: tuple[np.ndarray, ...], write: np.ndarray) -> np.ndarray:
-    """Per record, the writes before it (in position) with its values of ``keys``."""
+    """Per record, the ``write`` records before it (in position) with its values of
+    ``keys``."""
     n = write.size
     order = np.lexsort((np.arange(n),) + tuple(reversed(keys)))
     new = np.ones(n, bool)
@@ -167,6 +196,21 @@ def _writes_before(keys: tuple[np.ndarray, ...], write: np.ndarray) -> np.ndarra
     start = np.maximum.accumulate(np.where(new, np.arange(n), 0))
     out = np.zeros(n, np.int64)
     out[order] = before - before[start]
+    return out
+
+
+def last_before(group: np.ndarray, flat: np.ndarray, counted: np.ndarray) -> np.ndarray:
+    """Per record, the position of the last ``counted`` record of its group before it
+    at its address (``flat``); -1: none."""
+    n = counted.size
+    order = np.lexsort((np.arange(n), flat, group))
+    new = np.ones(n, bool)
+    new[1:] = (group[order][1:] != group[order][:-1]) | (flat[order][1:] != flat[order][:-1])
+    start = np.maximum.accumulate(np.where(new, np.arange(n), 0))
+    seen = np.maximum.accumulate(np.where(counted[order], np.arange(n), -1))
+    previous = np.concatenate([[-1], seen[:-1]])
+    out = np.full(n, -1, np.int64)
+    out[order] = np.where(previous >= start, order[np.maximum(previous, 0)], -1)
     return out
 
 

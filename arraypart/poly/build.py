@@ -8,7 +8,6 @@ pipelined (or unrolled) loop into cycle groups (:mod:`.lanes`).
 from __future__ import annotations
 
 import functools
-from bisect import bisect_left
 from collections import Counter
 from dataclasses import replace
 from typing import Callable, Iterable, Mapping
@@ -21,7 +20,7 @@ from ..errors import KernelError, warning_text
 from ..limits import Deadline
 from . import isl_glue as G
 from .domains import AccessRelation, access_relations
-from .aliasing import flat_form
+from .aliasing import Writes
 from .forwarding import forwarding_arrays, forwarding_loop, free_accesses
 from .lanes import Collector, Found, collect
 from .model import ArrayModel, CycleGroup, LaneAccess, LoopInfo, PolyModel, most_on_one_path
@@ -190,20 +189,21 @@ def with_epochs(found: Collector, arrays: Mapping[str, ir.Array]) -> Collector:
     names the *set* of such writes, not their number: two reads of one address
     with equal sets have no write between them that may alias the later one (equal
     numbers might hide one behind a write that aliases only the earlier).  A read
-    after a write *of the same element* is forwarded and takes no port
-    (:mod:`.forwarding`).  Writes keep epoch 0 (only reads merge)."""
+    whose last write before it that may alias it is a write *of the same element*
+    is forwarded and takes no port (:mod:`.forwarding`).  Writes keep epoch 0 (only
+    reads merge)."""
     writes: dict[tuple[int, str], dict[tuple[int, ...], Found]] = {}
     for f in found.found:
         if f.access.kind == "write":
             writes.setdefault((id(f.frame.root), f.access.array), {})[f.order] = f
-    before = {key: _aliasing_writes(sorted(mine.items()), arrays[key[1]].shape)
+    before = {key: Writes([w for _, w in sorted(mine.items())], arrays[key[1]].shape)
               for key, mine in writes.items()}
     numbers: dict[tuple, dict[int, int]] = {}
     sets: dict[int, int] = {}
     for f in found.found:
         key = (id(f.frame.root), f.access.array)
         if f.access.kind == "read" and key in before:
-            sets[id(f)] = before[key](f)
+            sets[id(f)] = before[key].before(f.order) & before[key].aliasing(f)
             numbers.setdefault(key, {})[sets[id(f)]] = 0
     for known in numbers.values():  # the empty set (no write) is epoch 0
         known.update((s, n) for n, s in enumerate(sorted(known)))
@@ -211,31 +211,6 @@ def with_epochs(found: Collector, arrays: Mapping[str, ir.Array]) -> Collector:
         replace(f, access=replace(f.access, epoch=numbers[
             id(f.frame.root), f.access.array][sets[id(f)]]))
         if id(f) in sets else f for f in found.found])
-
-
-def _aliasing_writes(writes: list[tuple[tuple[int, ...], Found]], shape: tuple[int, ...]
-                     ) -> Callable[[Found], int]:
-    """For the ``writes`` of one array in one concurrent loop, sorted by ``order``:
-    a function giving a read the set (a bit per write, in that order) of those
-    before it that may alias it (:mod:`.aliasing`: all but the writes whose
-    :func:`.aliasing.flat_form` has the read's variable part and another constant)."""
-    orders = [o for o, _ in writes]
-    forms = [flat_form(w, shape) for _, w in writes]
-    by_part: dict[tuple, int] = {}  # variable part -> its writes' bits
-    by_form: dict[tuple, int] = {}
-    for n, form in enumerate(forms):
-        if form is not None:
-            by_part[form[0]] = by_part.get(form[0], 0) | 1 << n
-            by_form[form] = by_form.get(form, 0) | 1 << n
-
-    def aliasing(read: Found) -> int:
-        prefix = (1 << bisect_left(orders, read.order)) - 1
-        form = flat_form(read, shape)
-        if form is None:
-            return prefix
-        apart = by_part.get(form[0], 0) & ~by_form.get(form, 0)
-        return prefix & ~apart
-    return aliasing
 
 
 def _groups(found: Collector, arrays: Mapping[str, ir.Array], sizes: frozenset[str],
@@ -304,7 +279,7 @@ def free_lanes(found: Collector, arrays: Mapping[str, ir.Array], kernel: ir.Kern
             continue
         for name in forwarding_arrays(arrays, {f.access.array for f in members}, kernel):
             mine = [f for f in members if f.access.array == name]
-            orders = free_accesses(mine)
+            orders = free_accesses(mine, arrays[name].shape)
             free.update(id(f) for f in mine if f.order in orders)
     return frozenset(free)
 

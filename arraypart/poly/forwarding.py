@@ -7,12 +7,15 @@ body, then lane 1's, ...; a statement's reads before its writes, so ``x += e``
 reads, then writes):
 
 - a **read** of an element that the iteration already wrote takes no port (it is
-  forwarded) when the last write of the array before it is a write of that element:
-  a write of the array at another subscript in between (its own statement's
-  included) may alias, and blocks;
+  forwarded) when the last write of the array before it that *may alias* it
+  (:mod:`.aliasing`) is a write of that element: a write at another subscript in
+  between (its own statement's included) blocks unless it never aliases the read
+  (``a[i + 1] = v`` between ``a[i] = x`` and ``y = a[i]`` does not block,
+  ``a[j] = v`` or ``a[idx[i]] = v`` does);
 - a **write** that a later write of the same element, in a later statement,
   overwrites takes no port (a dead store) when no read of the array that is not
-  forwarded lies in between.
+  forwarded and may alias it lies in between (a read of ``a[i + 1]`` between two
+  writes of ``a[i]`` keeps neither alive).
 
 "Same element": one array (a whole element, never a struct member), and subscripts
 with one affine form after the lane's unrolled iterators are substituted (so equal
@@ -44,6 +47,7 @@ import clang.cindex as ci
 
 from .. import expr as E
 from .. import ir
+from .aliasing import Writes, qualifies
 from .lanes import Found
 
 
@@ -109,51 +113,75 @@ def _forwarded(array: ir.Array, top: str) -> bool:
                 or not (array.partitionable or array.interface))
 
 
-def free_accesses(found: Iterable[Found]) -> frozenset[tuple[int, ...]]:
+def free_accesses(found: Iterable[Found], shape: tuple[int, ...]
+                  ) -> frozenset[tuple[int, ...]]:
     """The ``order`` of each lane access of ``found`` that takes no port (module
-    doc).  ``found``: the lane accesses of one array in one iteration of one
-    :func:`forwarding_loop`, on every path through its data-dependent ``if``s (a
-    path's group lacks the other paths' conditional accesses, which still block)."""
+    doc).  ``found``: the lane accesses of one array (of ``shape``) in one iteration
+    of one :func:`forwarding_loop`, on every path through its data-dependent ``if``s
+    (a path's group lacks the other paths' conditional accesses, which still
+    block)."""
     iteration = sorted({f.order: f for f in found}.values(), key=lambda f: f.order)
-    stores: dict[tuple[int, ...], list[tuple | None]] = {}  # statement -> its writes
+    writes = [f for f in iteration if f.access.kind == "write"]
+    aliasing = Writes(writes, shape)
+    statements: dict[tuple[int, ...], list[int]] = {}  # statement -> its writes' bits
+    for n, w in enumerate(writes):
+        statements.setdefault(statement(w.order), []).append(n)
+    forwarded = {f.order for f in iteration if f.access.kind == "read"
+                 and _forwards(f, writes, aliasing, statements)}
+    return frozenset(forwarded | _dead(iteration, writes, aliasing, forwarded))
+
+
+def _forwards(read: Found, writes: list[Found], aliasing: Writes,
+             statements: dict[tuple[int, ...], list[int]]) -> bool:
+    """Whether ``read`` qualifies and the last of ``writes`` before it that may alias
+    it, like every write of its own statement that may alias it, is a qualifying
+    write of its element (``statements``: each statement's writes, by bit)."""
+    if not qualifies(read):
+        return False
+    may = aliasing.aliasing(read)
+    before = may & aliasing.before(read.order)
+    if not before:
+        return False
+    own = [n for n in statements.get(statement(read.order), ()) if may >> n & 1]
+    return all(qualifies(writes[n]) and element(writes[n]) == element(read)
+               for n in {before.bit_length() - 1, *own})
+
+
+def _dead(iteration: list[Found], writes: list[Found], aliasing: Writes,
+          forwarded: set[tuple[int, ...]]) -> set[tuple[int, ...]]:
+    """The ``order`` of each qualifying write that a later one of its element, in
+    another statement, overwrites before any read that takes a port (not
+    ``forwarded``) and may alias it."""
+    bit = {w.order: n for n, w in enumerate(writes)}
+    pending = 0  # the writes no later write has overwritten, nor a read kept
+    of_element: dict[tuple, list[Found]] = {}
+    dead: set[tuple[int, ...]] = set()
     for f in iteration:
-        if f.access.kind == "write":
-            stores.setdefault(statement(f.order), []).append(
-                element(f) if qualifies(f) else None)
-    free: set[tuple[int, ...]] = set()
-    last_write: Found | None = None
-    for f in iteration:
-        if f.access.kind == "write":
-            last_write = f
-        elif (last_write is not None and qualifies(f) and qualifies(last_write)
-              and element(last_write) == element(f)
-              and all(e == element(f) for e in stores.get(statement(f.order), ()))):
-            free.add(f.order)
-    overwritten: dict[tuple, set[tuple[int, ...]]] = {}  # element -> statements
-    for f in reversed(iteration):
         if f.access.kind == "read":
-            if f.order not in free:
-                overwritten.clear()
+            if f.order not in forwarded:
+                pending &= ~aliasing.aliasing(f)
         elif qualifies(f):
-            if overwritten.get(element(f), set()) - {statement(f.order)}:
-                free.add(f.order)
-            overwritten.setdefault(element(f), set()).add(statement(f.order))
-    return frozenset(free)
+            same_statement = [f]
+            for w in of_element.get(element(f), ()):
+                if not pending >> bit[w.order] & 1:
+                    continue
+                if statement(w.order) == statement(f.order):
+                    same_statement.append(w)
+                else:
+                    dead.add(w.order)
+                    pending &= ~(1 << bit[w.order])
+            of_element[element(f)] = same_statement
+            pending |= 1 << bit[f.order]
+    return dead
 
 
 def statement(order: tuple[int, ...]) -> tuple[int, ...]:
     """The statement an access's ``order`` lies in.  ``order`` puts a statement's
     reads before its writes, which C does not always do (``a[k] = 5, t = a[i];``), so
-    a read is forwarded only when every write of its own statement is of its element,
-    and two writes of one statement (``A[0] = A[0] = x``) never overwrite each
-    other."""
+    a read is forwarded only when every write of its own statement that may alias it
+    is of its element, and two writes of one statement (``A[0] = A[0] = x``) never
+    overwrite each other."""
     return order[:-2]
-
-
-def qualifies(f: Found) -> bool:
-    """A plain, regular lane access that runs on its frame's whole domain."""
-    return (f.plain and f.access.regular
-            and f.access.domain.is_equal(f.frame.domain))
 
 
 def element(f: Found) -> tuple:
