@@ -1085,9 +1085,11 @@ class Converter:
             callee = static_method_name(cursor.referenced) or (
                 member_function_name(cursor.referenced) if own else None) or callee
             head = _plain(kids[0])
+            # a.f(): a is evaluated too (the member's first child: an explicit template
+            # argument, a.get<0>(), is a child after it)
             objects = [self.expression(k) for k in head.get_children()
-                       if k.kind.is_expression()] if (
-                head.kind == K.MEMBER_REF_EXPR) else []  # a.f(): a is evaluated too
+                       if k.kind.is_expression()][:1] if (
+                head.kind == K.MEMBER_REF_EXPR) else []
             if not objects and _implicit_object(cursor.referenced, head):
                 objects = [Other(coord, -1, -1, THIS, ())]  # f() in a method: this->f()
             instance = self._instance(cursor.referenced, coord)
