@@ -192,6 +192,8 @@ WRITING_FORMS = {
                       "q[k / 4](k % 4, in[k])"),
     "deref_this": ("void put(int i, int v) { (*this).a[i] = v; }",
                    "q[k / 4].put(k % 4, in[k])"),
+    "assign_this": ("void put(int i, int v) { Q t = *this; t.a[i] = v; *this = t; }",
+                    "q[k / 4].put(k % 4, in[k])"),
 }
 
 # Probe 37b F4: a method of a struct nested in an element of an array of structs.
@@ -310,7 +312,7 @@ def _accesses(nodes):
 @pytest.mark.parametrize("form", sorted(WRITING_FORMS))
 def test_a_method_that_writes_its_element_is_inlined(tmp_path, form):
     """A method template, operator() and (*this).a[i] were counted as reads of
-    q[k / 4] only: q got copies (the writes reached copy 0) or its reads were routed
+    q[k / 4] only (and *this = t not at all): q got copies (the writes reached copy 0) or its reads were routed
     above the call, and the testbench failed.  Now each is inlined: put writes
     q[k / 4], and the trace and the testbench agree."""
     write_body, call = WRITING_FORMS[form]

@@ -586,8 +586,14 @@ class AccessLowering:
         ``p[e1 - e2 ...]`` (:meth:`_pointer_element`).  Any other dereference of an
         expression that names a visible array is an error: its element is unknown.
         ``*&E`` is ``E``.  A FIFO pointer may step (``*p++``): any element
-        (:meth:`_fifo_element`)."""
+        (:meth:`_fifo_element`).  ``*this`` in a method called on an array element is
+        that whole element (``*this = t`` writes it, ``Q t = *this`` reads it)."""
         address = N.without_casts(node.expr)
+        if (isinstance(address, N.Other) and address.what == N.THIS
+                and self._object is not None and self._object.element is not None):
+            self._element(self._object.element, [], self._node_ref(node), node.coord, out,
+                          kinds)
+            return
         if isinstance(address, N.UnaryOp) and address.op == "&":
             self._target(address.expr, out, kinds)
             return
