@@ -208,6 +208,8 @@ class AccessLowering:
                 for subscript in _object_subscripts(arg):
                     self._collect(subscript, out)
                 continue
+            if k == 0 and call.own_method:
+                self._refuse_unseen_method(call, arg)
             memory = calls.memory_argument(arg, self._visible, self._arrays)
             if memory is None:
                 self._warn_unseen_struct(call, arg)
@@ -231,6 +233,21 @@ class AccessLowering:
                                              "not in a header)")
             for node in memory.nodes():
                 self._collect(node, out)
+
+    def _refuse_unseen_method(self, call: N.FuncCall, obj: N.Node) -> None:
+        """A method of the kernel's own class that the lowering does not inline, called
+        on an element of a kernel array (or on a member of one), is a located error:
+        counting the call as a read of the element would miss whatever the method
+        writes (copies and routed reads made from such a count are wrong code)."""
+        found = _object_root(obj)
+        if not (isinstance(found, N.Id) and found.name in self._visible):
+            return
+        raise KernelError(call.coord, (
+            f"method '{call.name}' is called on an element of array "
+            f"'{self._visible[found.name].array}', but arraypart cannot inline it (its "
+            "definition is not in the kernel file, or it is declared only): it would not "
+            "see what the method writes in the element; define the method in the kernel "
+            "file, in its class or out of it"))
 
     def _may_write(self, call: N.FuncCall, k: int) -> bool:
         """Argument ``k`` binds a reference to non-const that the callee may write
@@ -569,8 +586,14 @@ class AccessLowering:
         ``p[e1 - e2 ...]`` (:meth:`_pointer_element`).  Any other dereference of an
         expression that names a visible array is an error: its element is unknown.
         ``*&E`` is ``E``.  A FIFO pointer may step (``*p++``): any element
-        (:meth:`_fifo_element`)."""
+        (:meth:`_fifo_element`).  ``*this`` in a method called on an array element is
+        that whole element (``*this = t`` writes it, ``Q t = *this`` reads it)."""
         address = N.without_casts(node.expr)
+        if (isinstance(address, N.Other) and address.what == N.THIS
+                and self._object is not None and self._object.element is not None):
+            self._element(self._object.element, [], self._node_ref(node), node.coord, out,
+                          kinds)
+            return
         if isinstance(address, N.UnaryOp) and address.op == "&":
             self._target(address.expr, out, kinds)
             return
@@ -650,11 +673,33 @@ def _first(parts):
 
 def _object_subscripts(node: N.Node) -> list[N.Node]:
     """The subscripts written on a method call's object (``i`` of ``W[i].f()``, of
-    ``W[i].inner.f()``)."""
-    node = N.without_casts(node)
-    while isinstance(node, N.Other) and node.what == MEMBER and node.parts:
-        node = N.without_casts(_first(node.parts))
-    return calls.reference_chain(node)[1]
+    ``W[i].inner.f()``; ``i`` and ``k`` of ``o[i].in[k].f()``)."""
+    found: list[N.Node] = []
+    while True:
+        node = N.without_casts(node)
+        if isinstance(node, N.Other) and node.what == MEMBER and node.parts:
+            node = _first(node.parts)
+        elif isinstance(node, N.ArrayRef) or (isinstance(node, N.UnaryOp)
+                                               and node.op in ("&", "*")):
+            node, subscripts = calls.reference_chain(node)
+            found[:0] = subscripts
+        else:
+            return found
+
+
+def _object_root(node: N.Node) -> N.Node:
+    """The node under the subscripts, members, ``*`` and ``&`` of an object
+    (``q`` of ``q[i].in[k]``, ``p`` of ``*p``)."""
+    while True:
+        node = N.without_casts(node)
+        if isinstance(node, N.ArrayRef):
+            node = node.name
+        elif isinstance(node, N.Other) and node.what == MEMBER and node.parts:
+            node = _first(node.parts)
+        elif isinstance(node, N.UnaryOp) and node.op in ("*", "&"):
+            node = node.expr
+        else:
+            return node
 
 
 def _own_member(node: N.Other) -> bool:

@@ -144,8 +144,9 @@ def implicit_object(node: N.Node, current: ImplicitObject | None,
                     scope: Scope, arguments: frozenset[str]) -> ImplicitObject:
     """The object ``node`` (a method call's first argument) denotes: ``this`` is the
     ``current`` one, ``W[i]`` (every dimension subscripted) and ``p->`` / ``p[k]`` of
-    a name bound to memory an element, ``w`` or ``w.inner`` a struct variable
-    (``arguments``: the top's parameters)."""
+    a name bound to memory an element, as is ``o[i].in[k]`` (an element of a member
+    array is part of the element ``o[i]``, as ``o[i].in[k].a[0]`` is an access of it),
+    ``w`` or ``w.inner`` a struct variable (``arguments``: the top's parameters)."""
     node = N.without_casts(node)
     if isinstance(node, N.UnaryOp) and node.op == "*":
         node = N.ArrayRef(node.coord, -1, -1, node.expr, N.Constant(node.coord, -1, -1, 0))
@@ -156,6 +157,13 @@ def implicit_object(node: N.Node, current: ImplicitObject | None,
                                arguments).member(node.name)
     if isinstance(node, N.Other) and node.what == MEMBER:  # inner.f() in a method
         return (current or ImplicitObject()).member(node.name)
+    base = node
+    while isinstance(base, N.ArrayRef):
+        base = N.without_casts(base.name)
+    if _is_member(base) and base is not node:  # o[i].in[k].f(): o[i]'s own member
+        inner = implicit_object(base, current, visible, arrays, scope, arguments)
+        if inner.element is not None:
+            return inner
     found = _subscripted(node, visible)
     if found is not None:
         base, subscripts = found

@@ -225,7 +225,8 @@ def without_casts(node: Node) -> Node:
 class FuncCall(Node):
     """``name(args)``; ``instance``: the instantiation called when ``name`` is a function
     template of the kernel file (:mod:`.templates`); ``method``: a member function
-    called on ``args[0]`` (``a.f(b)`` is ``f`` with args ``(a, b)``); ``by_reference``:
+    called on ``args[0]`` (``a.f(b)`` is ``f`` with args ``(a, b)``, ``a(b)`` of a class
+    of the kernel's own with an ``operator()`` too); ``by_reference``:
     per argument of a function call (none for a method), whether its parameter is a
     reference to non-const, through which the callee may write (``std::swap``)."""
 
@@ -234,6 +235,9 @@ class FuncCall(Node):
     instance: str | None = None
     method: bool = False
     by_reference: tuple[bool, ...] = ()
+    # a non-static method of a class the kernel file or one of its own headers
+    # declares: one the lowering does not inline may write its object unseen
+    own_method: bool = False
 
     @property
     def key(self) -> str | None:
@@ -1085,9 +1089,11 @@ class Converter:
             callee = static_method_name(cursor.referenced) or (
                 member_function_name(cursor.referenced) if own else None) or callee
             head = _plain(kids[0])
+            # a.f(): a is evaluated too (the member's first child: an explicit template
+            # argument, a.get<0>(), is a child after it)
             objects = [self.expression(k) for k in head.get_children()
-                       if k.kind.is_expression()] if (
-                head.kind == K.MEMBER_REF_EXPR) else []  # a.f(): a is evaluated too
+                       if k.kind.is_expression()][:1] if (
+                head.kind == K.MEMBER_REF_EXPR) else []
             if not objects and _implicit_object(cursor.referenced, head):
                 objects = [Other(coord, -1, -1, THIS, ())]  # f() in a method: this->f()
             instance = self._instance(cursor.referenced, coord)
@@ -1096,11 +1102,17 @@ class Converter:
             return FuncCall(coord, start, end, callee,
                             tuple(objects) + tuple(self.expression(k) for k in kids[1:]),
                             instance, bool(objects),
-                            () if objects else _by_reference(cursor.referenced))
+                            () if objects else _by_reference(cursor.referenced),
+                            bool(objects) and self._own_method(cursor.referenced))
         operands = tuple(self.expression(k) for k in kids
                          if _callee_name(k) is None or not _callee_name(k).startswith(
                              "operator"))
         name = cursor.spelling or None
+        if name == "operator()" and operands and self._own_method(cursor.referenced):
+            own = self.unit.in_main(cursor.referenced.location)
+            return FuncCall(coord, start, end, (member_function_name(cursor.referenced)
+                                                if own else None) or name, operands,
+                            self._instance(cursor.referenced, coord), True, (), True)
         if name == "operator=" and len(operands) == 2:
             return Assignment(coord, start, end, "=", operands[0], operands[1])
         if name in COMPOUND_OPERATORS and len(operands) == 2:
@@ -1123,6 +1135,13 @@ class Converter:
         definitions are analysed like the file's (DESIGN §1: every function reachable
         from the top), though only the kernel file is ever edited."""
         return self.unit.in_main(location) or self._own_header(location)
+
+    def _own_method(self, method: ci.Cursor | None) -> bool:
+        """``method`` is a non-static method of a class that the kernel file or one of
+        its own headers declares (:attr:`FuncCall.own_method`)."""
+        return (method is not None and method.kind == K.CXX_METHOD
+                and not method.is_static_method() and method.semantic_parent is not None
+                and self._readable(method.semantic_parent.location))
 
     def _header_function(self, function: ci.Cursor | None, name: str) -> None:
         """Note for :meth:`instances` the definition that a call of ``function`` (not
@@ -1235,10 +1254,23 @@ class Converter:
         if kind == K.LAMBDA_EXPR and _names_an_array_inside(cursor):
             raise KernelError(coord, "a lambda that uses an array hides its accesses from "
                                      "arraypart: write a function that takes the array")
-        return Other(coord, start, end, _kind_words(kind),
-                     tuple(self.expression(k) for k in kids if k.kind.is_expression()
-                           or k.kind == K.INIT_LIST_EXPR),
+        parts = tuple(self.expression(k) for k in kids if k.kind.is_expression()
+                      or k.kind == K.INIT_LIST_EXPR)
+        if kind == K.MEMBER_REF_EXPR:
+            parts = tuple(_this_for_deref(p) for p in parts)
+        return Other(coord, start, end, _kind_words(kind), parts,
                      cursor.spelling if kind == K.MEMBER_REF_EXPR else "")
+
+
+def _this_for_deref(node: Node) -> Node:
+    """``this`` for ``*this`` (an object of a member access: ``(*this).a`` is
+    ``this->a``), else ``node``."""
+    plain = without_casts(node)
+    if isinstance(plain, UnaryOp) and plain.op == "*":
+        inner = without_casts(plain.expr)
+        if isinstance(inner, Other) and inner.what == THIS:
+            return inner
+    return node
 
 
 def _captures_by_reference(lambda_expr: ci.Cursor) -> bool:

@@ -22,10 +22,11 @@ parameters; a callee's accesses through a parameter bound to one count for its e
 from __future__ import annotations
 
 import itertools
-
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Mapping
+
+import clang.cindex as ci
 
 from .. import expr as E
 from ..errors import Coord, KernelError, warning_text
@@ -529,6 +530,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         if isinstance(node, N.DeclList):
             stmts = []
             for d in node.decls:
+                self._check_this_alias(d)
                 if I.is_stream(d):
                     self._stream_alias(d)
                     continue
@@ -872,6 +874,25 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         while name in self._iterators:
             name, k = f"{var}_{k}", k + 1
         return name
+
+    def _check_this_alias(self, decl: N.Decl) -> None:
+        """A reference or pointer to the object of a method inlined on an array element
+        (``Q &self = *this``, ``Q *p = this``) is a located error: arraypart follows
+        the element's members through ``this`` only, so accesses through it would go
+        uncounted (and a write missed is wrong code)."""
+        if (decl.init is None or decl.ctype is None or self._object is None
+                or self._object.element is None or decl.ctype.kind not in (
+                    S.REFERENCE_KINDS + (ci.TypeKind.POINTER,))):
+            return
+        init = N.without_casts(decl.init)
+        while isinstance(init, N.UnaryOp) and init.op in ("*", "&"):
+            init = N.without_casts(init.expr)
+        if isinstance(init, N.Other) and init.what == N.THIS:
+            raise KernelError(decl.coord, (
+                f"'{decl.name}' names the object this method is called on, an element of "
+                f"array '{self._object.element.array}': arraypart follows its members "
+                f"through this only, not through '{decl.name}'; write this->member "
+                "(or the member's name) instead"))
 
     def _check_reference(self, decl: N.Decl) -> None:
         """A C++ reference bound to an array element would hide later accesses."""

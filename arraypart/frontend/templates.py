@@ -27,8 +27,9 @@ A = ci.TemplateArgumentKind
 
 
 def specialized_template(function: ci.Cursor) -> ci.Cursor | None:
-    """The function template ``function`` instantiates, or None (no template)."""
-    if function is None or function.kind != K.FUNCTION_DECL:
+    """The function template ``function`` instantiates (a member function template's
+    too, ``q.set<int>(i, v)``), or None (no template)."""
+    if function is None or function.kind not in (K.FUNCTION_DECL, K.CXX_METHOD):
         return None
     template = ci.conf.lib.clang_getSpecializedCursorTemplate(function)
     return template if template is not None and template.kind == K.FUNCTION_TEMPLATE \
@@ -59,8 +60,10 @@ def _defining(template: ci.Cursor | None) -> ci.Cursor | None:
 
 def _arguments_holder(function: ci.Cursor) -> ci.Cursor:
     """The declaration whose template arguments bind ``function``'s template: the
-    function itself, or the class specialization of a static method."""
-    return function if function.kind == K.FUNCTION_DECL else function.semantic_parent
+    function itself (a member function template's too), or the class specialization
+    of a method of a class template."""
+    return function if specialized_template(function) is not None \
+        else function.semantic_parent
 
 
 def instance_key(function: ci.Cursor, coord: Coord) -> str:
@@ -80,6 +83,11 @@ def instance_key(function: ci.Cursor, coord: Coord) -> str:
             raise KernelError(coord, f"template argument {k + 1} of '{function.spelling}' "
                                      f"is a {kind.name.lower()}: arraypart binds integer and "
                                      "type template arguments only")
+    if holder.get_num_template_arguments() < 0:
+        # libclang lists no template arguments of a member function template's
+        # specialization; its USR spells them (``c:@S@Q@F@get<#VI0>#1``)
+        usr = function.get_usr()
+        args.append(usr[usr.find("<") + 1:usr.rfind(">")])
     params = ", ".join(a.type.get_canonical().spelling for a in function.get_arguments())
     return f"{_qualified(function)}<{', '.join(args)}>({params})"
 
