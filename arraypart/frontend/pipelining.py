@@ -26,8 +26,9 @@ contradict the reference of the same releases and are not followed.
 The climb stops, leaving the current candidate pipelined, at a loop whose trip count is
 not a compile-time constant (Vitis compares the trip count it can prove:
 ``LOOP_TRIPCOUNT`` is for reports only, UG1399 says it does not change synthesis, so it
-plays no part here), at a loop that a ``break`` or ``return`` may end early, at one with
-an unroll factor, and where the parent is not one the candidate can be unrolled into:
+plays no part here), at a loop that a ``break`` or ``return`` may end early (a loop with
+an unroll factor counts its blocks of iterations: the directive applies first), and
+where the parent is not one the candidate can be unrolled into:
 one of another function (calls are inlined before this pass, yet Vitis does not unroll
 a callee's loops into the caller's pipeline by default), one that ``pipeline off``
 opens or a pragma unrolls, or one holding another loop that is not fully unrollable at
@@ -128,11 +129,14 @@ def _climb(nest: tuple[Loop, ...], candidate: Loop, threshold: int) -> Loop:
 
 
 def _short(loop: Loop, threshold: int) -> bool:
-    """A loop the climb moves past: a constant trip count of at most ``threshold``,
-    no unroll factor of its own, no ``break`` or ``return`` that may end it early."""
+    """A loop the climb moves past: a constant trip count of at most ``threshold`` once
+    its unroll factor, applied first, has made blocks of its iterations (the emitted
+    code writes those blocks as a loop of that many trips), and no ``break`` or
+    ``return`` that may end it early."""
     trips = _trip_count(loop)
-    return (trips is not None and trips <= threshold and loop.unroll is None
-            and loop.early_exit != "loop")
+    if trips is not None and loop.unroll:
+        trips = -(-trips // loop.unroll)
+    return trips is not None and trips <= threshold and loop.early_exit != "loop"
 
 
 def _takes(parent: Loop, candidate: Loop, threshold: int) -> bool:
