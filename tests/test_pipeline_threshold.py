@@ -7,7 +7,7 @@ import json
 import pytest
 
 import arraypart
-from arraypart import api, check, cli
+from arraypart import api, cli, frontend
 
 from conftest import (assert_the_testbench_passes, assert_the_trace_agrees, array,
                       needs_gxx, write)
@@ -60,6 +60,23 @@ void sibling(const int in[800], int out[200], int n) {
 SINGLE = """\
 void single(const int in[5], int out[5]) {
     for (int i = 0; i < 5; i++) out[i] = in[i] * 3;
+}
+"""
+
+
+# the climb from c would reach a, unrolling 64 x 32 = 2048 copies of the body: past
+# MAX_RAISED_LANES (1024) it stops at b, with a warning
+WIDE = """\
+void wide(const int in[2048], int out[8]) {
+    int buf[2048];
+    for (int k = 0; k < 2048; k++) buf[k] = in[k];
+    for (int a = 0; a < 8; a++) {
+        int acc = 0;
+        for (int b = 0; b < 64; b++) {
+            for (int c = 0; c < 32; c++) acc += buf[b * 32 + c] * a;
+        }
+        out[a] = acc;
+    }
 }
 """
 
@@ -188,6 +205,17 @@ void variable(const int in[704], int out[64], int n, int m) {
 def test_a_loop_tripcount_pragma_does_not_make_a_trip_count_constant(tmp_path):
     compiled = arraypart.compile_kernel(write(tmp_path, "variable.c", VARIABLE))
     assert pipelined(compiled) == [("L3", True), ("L6", True)]
+
+
+def test_the_climb_stops_short_of_unrolling_more_than_it_models(tmp_path):
+    kernel = frontend.parse_kernel(write(tmp_path, "wide.c", WIDE))
+    (outer,) = [loop for loop in kernel.body if loop.name == "L4"]
+    (middle,) = [n for n in outer.body if getattr(n, "name", None) == "L6"]
+    assert (outer.pipeline_ii, middle.pipeline_ii, middle.pipeline_inferred) == (None, 1, True)
+    (warning,) = [w for w in kernel.warnings if "Vitis may pipeline" in w]
+    assert warning.startswith(f"{tmp_path / 'wide.c'}:6:9: warning: Vitis may pipeline "
+                              "loop 'L4' (4:5) in place of loop 'L6'")
+    assert "unrolling 2048 copies" in warning
 
 
 def test_a_negative_threshold_is_refused():

@@ -213,9 +213,9 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
                                      converter)
     callees = definitions(funcs + methods + instances, func)
     lowered = lower_function(func, globals_, filename, lines, values, callees)
-    body = lowered.body
+    body, capped = lowered.body, ()
     if pipeline_loops:
-        raised = raised_pipelines(lowered.body, pipeline_loops)
+        raised, capped = raised_pipelines(lowered.body, pipeline_loops)
         if raised:  # their inner loops become lanes: lowered anew as in a pipeline
             lowered = lower_function(func, globals_, filename, lines, values, callees,
                                      raised)
@@ -244,7 +244,7 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
                         replayed, redeclared(unit, user_end, func.name))
     return Kernel(Path(filename).stem, func.name, filename, arrays, body,
                   func.coord, tuple(sorted(values.items())), lowered.params, source,
-                  tuple(misplaced) + lowered.warnings + unshared + undefined
+                  tuple(misplaced) + lowered.warnings + capped + unshared + undefined
                   + _unseen_loops(unit, user_end, own_headers, converter.header_definitions)
                   + _unmodelled_containers(unit, user_end)
                   + carried_warnings(unit, user_end, body)

@@ -21,27 +21,32 @@ are pipelined.  Read together (and as Xilinx's own matmul_partition example comm
 its 16-trip inner loop is unrolled into the pipelined loop above), the climb goes on
 while the trip count is at most the threshold.  The 2021.2-2022.2 pages' "below this
 limit" sentence and their example (an innermost loop of 5 pipelined at threshold 6)
-contradict the reference of the same releases and are not followed.
+contradict the reference of the same releases and are not followed; so is the 2020.2
+reference's aside that the default pipelines loops "of 64, or greater" (its own rule
+moves past a loop of exactly 64 trips, as arraypart does).
 
 The climb stops, leaving the current candidate pipelined, at a loop whose trip count is
 not a compile-time constant (Vitis compares the trip count it can prove:
 ``LOOP_TRIPCOUNT`` is for reports only, UG1399 says it does not change synthesis, so it
 plays no part here), at a loop that a ``break`` or ``return`` may end early (a loop with
 an unroll factor counts its blocks of iterations: the directive applies first), and
-where the parent is not one the candidate can be unrolled into:
-one of another function (calls are inlined before this pass, yet Vitis does not unroll
-a callee's loops into the caller's pipeline by default), one that ``pipeline off``
-opens or a pragma unrolls, or one holding another loop that is not fully unrollable at
-once (every loop of the parent's body must have a constant trip count, at most the
-threshold unless a pragma fully unrolls it, and no pragma pipelining it or turning it
-off).  A threshold of 0 pipelines nothing by itself (``--no-auto-pipeline``; Vivado
-HLS's guide, UG902, gave 0 as "no automatic loop pipelining").
+where the parent is not one the candidate can be unrolled into: one of another function
+(calls are inlined before this pass, yet Vitis does not unroll a callee's loops into the
+caller's pipeline by default), one that ``pipeline off`` opens or a pragma unrolls, or
+one holding another loop that is not fully unrollable at once (every loop of the
+parent's body must have a constant trip count, at most the threshold unless a pragma
+fully unrolls it, and no pragma pipelining it or turning it off).  A threshold of 0
+pipelines nothing by itself (``--no-auto-pipeline``; Vivado HLS's guide, UG902, gave 0
+as "no automatic loop pipelining").
 
 A parent the climb reaches must be lowered as a pipelined loop (its inner loops are
 lanes), so :func:`raised_pipelines` finds them on a first lowering, the function is
 lowered again with them pipelined (:func:`.lower.lower_function`), and
 :func:`auto_pipeline` then marks them and pipelines the innermost loops left.  A loop of
-an inlined function is raised only where the climb reaches it in every inlined copy.
+an inlined function is raised only where the climb reaches it in every inlined copy
+(elsewhere its short loops stay pipelined themselves).  A trip count is the one the
+front end finds, which may follow an inlined call's constant argument where Vitis, for
+a function it does not inline, would see a run-time value.
 """
 
 from __future__ import annotations
@@ -50,11 +55,15 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from .. import expr as E
-from ..errors import Coord
+from ..errors import Coord, warning_text
 from ..ir import If, Loop, Node
 
 INFERRED_II = 1  # the II Vitis asks of a loop it pipelines by itself
 PIPELINE_LOOPS = 64  # Vitis's default config_compile -pipeline_loops threshold
+# The most copies of the innermost bodies a parent the climb reaches may unroll: past
+# it the banking search and the checker do not finish in their time limits (MachSuite's
+# blocked gemm would unroll 32,768), so the climb stops there, with a warning.
+MAX_RAISED_LANES = 1024
 
 
 def auto_pipeline(body: tuple[Node, ...], raised: frozenset[Coord] = frozenset()
@@ -79,20 +88,31 @@ def _infer(node: Node, raised: frozenset[Coord]) -> Node:
     return replace(loop, pipeline_ii=INFERRED_II, pipeline_inferred=True)
 
 
-def raised_pipelines(body: tuple[Node, ...], threshold: int) -> frozenset[Coord]:
+def raised_pipelines(body: tuple[Node, ...], threshold: int
+                     ) -> tuple[frozenset[Coord], tuple[str, ...]]:
     """Where the climb from an innermost loop of at most ``threshold`` trips ends at an
     enclosing loop (see the module's rule): those loops' coordinates, each only when
-    the climb ends there in every copy of it."""
+    the climb ends there in every copy of it; and a warning at each loop where the
+    climb stopped short of unrolling more than :data:`MAX_RAISED_LANES` copies."""
     copies: dict[Coord, list[int]] = {}
     ends: set[int] = set()
+    capped: dict[Coord, str] = {}
     for nest, candidate in _candidates(body, ()):
-        final = _climb(nest, candidate, threshold)
+        final, wider = _climb(nest, candidate, threshold)
         if final is not candidate:
             ends.add(id(final))
+        if wider is not None:
+            capped[final.coord] = warning_text(final.coord, (
+                f"Vitis may pipeline loop '{wider.name}' ({wider.coord.line}:"
+                f"{wider.coord.col}) in place of loop '{final.name}' (its trip counts are "
+                f"at most the pipeline_loops threshold, {threshold}), unrolling "
+                f"{_lanes(wider.body)} copies of the body; arraypart models at most "
+                f"{MAX_RAISED_LANES} and banks for '{final.name}' pipelined, which may "
+                "not be what Vitis builds (add #pragma HLS pipeline where you want it)"))
     for loop in _unpipelined_loops(body):
         copies.setdefault(loop.coord, []).append(id(loop))
-    return frozenset(coord for coord, ids in copies.items()
-                     if all(i in ends for i in ids))
+    return (frozenset(coord for coord, ids in copies.items() if all(i in ends for i in ids)),
+            tuple(capped.values()))
 
 
 def _candidates(nodes: tuple[Node, ...], nest: tuple[Loop, ...]
@@ -118,14 +138,30 @@ def _unpipelined_loops(nodes: tuple[Node, ...]) -> Iterator[Loop]:
             yield from _unpipelined_loops(node.body)
 
 
-def _climb(nest: tuple[Loop, ...], candidate: Loop, threshold: int) -> Loop:
+def _climb(nest: tuple[Loop, ...], candidate: Loop, threshold: int
+           ) -> tuple[Loop, Loop | None]:
     """The loop Vitis pipelines for the innermost loop ``candidate`` inside the loops
-    ``nest`` (outermost first)."""
+    ``nest`` (outermost first), as modelled; and the parent the climb would have gone
+    on to but for :data:`MAX_RAISED_LANES` (None when it did not stop there)."""
     for parent in reversed(nest):
         if not (_short(candidate, threshold) and _takes(parent, candidate, threshold)):
             break
+        if _lanes(parent.body) > MAX_RAISED_LANES:
+            return candidate, parent
         candidate = parent
-    return candidate
+    return candidate, None
+
+
+def _lanes(nodes: tuple[Node, ...]) -> int:
+    """How many copies of the innermost bodies in ``nodes`` fully unrolling every loop
+    there makes (a loop without a constant trip count counts once)."""
+    total = 0
+    for node in nodes:
+        if isinstance(node, If):
+            total += _lanes(node.then + node.orelse)
+        elif isinstance(node, Loop):
+            total += (_trip_count(node) or 1) * _lanes(node.body)
+    return max(total, 1)
 
 
 def _short(loop: Loop, threshold: int) -> bool:
@@ -145,7 +181,8 @@ def _takes(parent: Loop, candidate: Loop, threshold: int) -> bool:
     if (parent.pipeline_off or parent.unroll is not None
             or _function(parent) != _function(candidate)):
         return False
-    return all(_unrollable(loop, threshold) for loop in _inner_loops(parent.body, candidate))
+    return all(_unrollable(loop, threshold)
+               for loop in _inner_loops(parent.body, candidate))
 
 
 def _inner_loops(nodes: tuple[Node, ...], skipped: Loop) -> Iterator[Loop]:
