@@ -33,6 +33,7 @@ from .check import trace
 from .codegen import textedit
 from .poly import build
 from .frontend import clangtu
+from .frontend.pipelining import PIPELINE_LOOPS
 from .errors import Coord, KernelError, warning_text
 from .limits import Deadline, TimeLimit, child_stage_deadline, stage, stage_deadline
 from .report import Report
@@ -78,7 +79,9 @@ class Options:
     dump_maps: bool = False
     timings: bool = False
     synth: bool = False
-    auto_pipeline: bool = True  # pipeline innermost loops as Vitis does by default
+    auto_pipeline: bool = True  # pipeline loops as Vitis does by default
+    #: Vitis's ``config_compile -pipeline_loops`` threshold (frontend.pipelining)
+    pipeline_loops: int = PIPELINE_LOOPS
     #: The bankings that an earlier run had proven when the time limit ended its
     #: solver inside one call (the supervisor resumes such a run with them): no
     #: search, each proven again; arrays not named keep one memory; exit 1.
@@ -91,6 +94,8 @@ class Options:
             raise ValueError(f"--max-banks must be at least 1, not {self.max_banks}")
         if self.schemes not in ("all", "vitis"):
             raise ValueError(f"--schemes must be all or vitis, not {self.schemes!r}")
+        if self.pipeline_loops < 0:
+            raise ValueError(f"--pipeline-loops must be at least 0, not {self.pipeline_loops}")
         if not self.time_limit > 0:
             raise ValueError(f"--time-limit must be positive, not {self.time_limit}")
         if not (self.clock_ns > 0 and math.isfinite(self.clock_ns)):
@@ -98,6 +103,12 @@ class Options:
         if not PART_NAME.fullmatch(self.part):
             raise ValueError(f"--part {self.part!r}: expected a part name such as "
                              f"{codegen.DEFAULT_PART} (letters, digits, _ . : -)")
+
+    @property
+    def pipeline_threshold(self) -> int:
+        """The ``pipeline_loops`` threshold the model assumes and the emitted project
+        sets: 0 (no loop pipelined by default) under ``--no-auto-pipeline``."""
+        return self.pipeline_loops if self.auto_pipeline else 0
 
 
 class CheckTimeLimit(Exception):
@@ -167,12 +178,13 @@ def _run(path: str | os.PathLike, opts: Options,
         kernel = frontend.parse_kernel(path, defines=dict(opts.defines), top=opts.top,
                                        include_dirs=opts.include_dirs, std=opts.std,
                                        hls_include=opts.hls_include, directives=directives,
-                                       pipeline_loops=opts.auto_pipeline)
+                                       pipeline_loops=opts.pipeline_threshold)
     with stage(MODELLING, stage_deadline(opts.time_limit), kernel.path) as deadline:
         kernel = poly.bound_sizes(kernel)
         model = poly.build_model(kernel, ports=opts.ports, deadline=deadline)
     solution = _solve(model, opts, progress, kernel.path)
-    files = codegen.emit(kernel, solution, part=opts.part, clock_ns=opts.clock_ns)
+    files = codegen.emit(kernel, solution, part=opts.part, clock_ns=opts.clock_ns,
+                         pipeline_loops=opts.pipeline_threshold)
     # one deadline for every replay of the run: a retry and the idle-bank check share
     # what the first replay left (before, each had the whole limit again)
     scheduling = stage_deadline(opts.time_limit)
@@ -237,7 +249,8 @@ def _retry(kernel, model, solution, missed: frozenset[str], opts: Options, first
     if retry_model is model:
         return model, solution, *first  # the search priced those lanes already
     retry = _solve(retry_model, opts, None, kernel.path)
-    files = codegen.emit(kernel, retry, part=opts.part, clock_ns=opts.clock_ns)
+    files = codegen.emit(kernel, retry, part=opts.part, clock_ns=opts.clock_ns,
+                         pipeline_loops=opts.pipeline_threshold)
     try:
         scheduled = _scheduled(kernel, files, opts, scheduling)
     except TimeLimit:
@@ -296,7 +309,8 @@ def _without_idle_banks(kernel, model, solution, opts: Options, first, schedulin
     arrays = tuple(idle.get(a.array.name, a) for a in solution.arrays)
     candidate = replace(solution, arrays=arrays,
                         warnings=tuple(note for a in arrays for note in a.notes))
-    candidate_files = codegen.emit(kernel, candidate, part=opts.part, clock_ns=opts.clock_ns)
+    candidate_files = codegen.emit(kernel, candidate, part=opts.part, clock_ns=opts.clock_ns,
+                         pipeline_loops=opts.pipeline_threshold)
     try:
         checked = _scheduled(kernel, candidate_files, opts, scheduling)
     except TimeLimit:
@@ -330,7 +344,7 @@ def schedule_emitted(kernel, files: dict[str, str], ports: int,
                                         directives=frontend.parse_directives(
                                             files.get(codegen.DIRECTIVES_FILE, ""),
                                             codegen.DIRECTIVES_FILE),
-                                        pipeline_loops=opts.auto_pipeline)
+                                        pipeline_loops=opts.pipeline_threshold)
     except KernelError as error:  # the input parsed: the fault is the emission's
         raise EmittedCodeError(f"the emitted {name} does not parse ({error})") from error
     emitted = poly.with_sizes_of(emitted, kernel)  # replayed at the same sizes

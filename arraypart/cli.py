@@ -22,6 +22,7 @@ from rich.table import Table
 
 from . import api, bench, interrupts
 from .frontend import clangtu
+from .frontend.pipelining import PIPELINE_LOOPS
 from .errors import KernelError
 from .limits import MemoryLimit, TimeLimit, default_memory_limit, memory_limit
 from .report import check_json
@@ -100,8 +101,13 @@ def _kernel_options(parser: argparse.ArgumentParser) -> None:
                         help="Vitis HLS include folder (default: $XILINX_HLS/include, "
                              "else arraypart's stand-in headers)")
     parser.add_argument("--no-auto-pipeline", dest="auto_pipeline", action="store_false",
-                        help="do not pipeline innermost loops that no pragma pipelines "
-                             "(Vitis HLS pipelines them at II=1 by default)")
+                        help="do not pipeline loops that no pragma pipelines (Vitis HLS "
+                             "pipelines them at II=1 by default); as --pipeline-loops 0")
+    parser.add_argument("--pipeline-loops", type=int, default=PIPELINE_LOOPS, metavar="N",
+                        help="Vitis's config_compile -pipeline_loops threshold (default "
+                             f"{PIPELINE_LOOPS}, as Vitis's): the parent of an innermost "
+                             "loop of at most N trips is pipelined in its place; the "
+                             "emitted project sets it; 0 pipelines no loop by default")
     parser.add_argument("--timings", action="store_true",
                         help="report the solver's time (solve_seconds; else 0.0, so that "
                              "identical inputs give identical reports)")
@@ -162,7 +168,8 @@ def _options(args: argparse.Namespace) -> api.Options:
                        hls_include=args.hls_include, directives=args.directives,
                        replace_partitions=args.replace_partitions,
                        time_limit=args.time_limit, timings=args.timings,
-                       auto_pipeline=args.auto_pipeline, **extra)
+                       auto_pipeline=args.auto_pipeline,
+                       pipeline_loops=args.pipeline_loops, **extra)
 
 
 def _print_warnings(report, console: Console) -> None:

@@ -461,7 +461,8 @@ def test_config_file_keys():
     assert lines[1] == "[hls]"
     keys = dict(line.split("=", 1) for line in lines[2:])
     assert keys == {"flow_target": "vivado", "clock": "4ns", "syn.file": "lanes.cpp",
-                    "syn.top": "lanes", "tb.file": "lanes_tb.cpp"}
+                    "syn.top": "lanes", "tb.file": "lanes_tb.cpp",
+                    "syn.compile.pipeline_loops": "64"}
 
 
 def test_defaults():
@@ -473,7 +474,7 @@ def test_defaults():
 STUBS = r"""
 set calls {}
 foreach name {open_project set_top add_files open_solution set_part create_clock
-              csim_design csynth_design} {
+              config_compile csim_design csynth_design} {
     proc $name {args} "lappend ::calls \[linsert \$args 0 $name\]"
 }
 rename exit real_exit
@@ -499,6 +500,7 @@ def test_tcl_script_runs_the_vitis_flow(tmp_path):
         "open_solution -reset sol1 -flow_target vivado",
         f"set_part {DEFAULT_PART}",
         "create_clock -period 3.3 -name default",
+        "config_compile -pipeline_loops 64",
         "csim_design",
         "csynth_design",
         "exit",
@@ -639,7 +641,11 @@ void csim(const int in[16][16], int out[15][15]) {
                          ids=["flat-banks", "three-copies"])
 def test_c_simulation_code_reads_and_stores_explicit_banks(tmp_path, asserted, copies):
     text = CSIM_ONLY if asserted else CSIM_ONLY.replace("assert(buf[i][j] >= 0);", "")
-    compiled = arraypart.compile_kernel(write(tmp_path, "csim.cpp", text), ports=1)
+    # threshold 8: the copy's inner loop of 16 is pipelined itself, one write a cycle (at
+    # Vitis's 64 the copy's outer loop is, with 16 writes of buf a cycle, and buf is banked
+    # for them rather than copied)
+    compiled = arraypart.compile_kernel(write(tmp_path, "csim.cpp", text), ports=1,
+                                        pipeline_loops=8)
     cpp = compiled.files["csim.cpp"]
     assert "buf_bank" in cpp and re.search(r"\bbuf\s*\[", cpp) is None
     assert ("assert(buf_" in cpp) == asserted
@@ -703,11 +709,14 @@ void halving(const int in[16][16], int out[16][16]) {
 
 @needs_gxx
 def test_a_reference_in_every_copy_of_a_geometric_loop_uses_what_holds_in_all(tmp_path):
-    k = parse_source(HALVING, "halving.c", top="halving")
+    # threshold 8: the copy's inner loop of 16 is pipelined itself, so the banking below
+    # (4 banks) takes its one write a cycle; at Vitis's 64 its outer loop would be, with
+    # 16 writes a cycle that this hand-made solution does not price
+    k = parse_source(HALVING, "halving.c", top="halving", pipeline_loops=8)
     sol = solution_of((k.array("in"), none_scheme((16, 16))),
                       (k.array("out"), none_scheme((16, 16))),
                       (k.array("buf"), flat_scheme((16, 16), (1, 2), 4)))
-    files = emit(k, sol)
+    files = emit(k, sol, pipeline_loops=8)
     assert "buf_bank[" in files["halving.cpp"]
     run = build_and_run(files, "halving", tmp_path)
     assert run.returncode == 0, run.stdout

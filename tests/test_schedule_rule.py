@@ -840,8 +840,8 @@ void some(int in[64], int o1[64], int o2[64]) {
   int buf[4][64];
 #pragma HLS array_partition variable=buf complete dim=1
 #pragma HLS bind_storage variable=buf type=ram_1p
-  for (int r = 0; r < 4; r++)
-    for (int i = 0; i < 64; i++) buf[r][i] = in[i] + r;
+  for (int i = 0; i < 64; i++)
+    for (int r = 0; r < 4; r++) buf[r][i] = in[i] + r;
   rd(buf, o1, 1, 64, 1);
   rd(buf, o2, 3, SECOND);
 }
@@ -1062,8 +1062,8 @@ void args(int in[64], int o1[64], int o2[64]) {
   int buf[4][64];
 #pragma HLS array_partition variable=buf complete dim=1
 #pragma HLS bind_storage variable=buf type=ram_1p
-  for (int r = 0; r < 4; r++)
-    for (int i = 0; i < 64; i++) buf[r][i] = in[i] + r;
+  for (int i = 0; i < 64; i++)
+    for (int r = 0; r < 4; r++) buf[r][i] = in[i] + r;
   CALL(buf, o1, 3, 1);
   CALL(buf, o2, SECOND);
 }
@@ -1105,6 +1105,7 @@ void mm(const int a[256], const int b[256], int c[256]) {
             int r = 0;
             inner: for (int k = 0; k < 16; k++) {
 #pragma HLS UNROLL factor=FACTOR
+#pragma HLS PIPELINE II=1
                 r += A[i * 16 + k] * B[k * 16 + j];
             }
             c[i * 16 + j] = r;

@@ -643,7 +643,10 @@ ROWS_OF_LANES = """
 void rows(const int idx[18], int out[16]) {
   int a[4][16];
   for (int s = 0; s < 4; s++)
-    for (int j = 0; j < 16; j++) a[s][j] = s * j;
+    for (int j = 0; j < 16; j++) {
+#pragma HLS pipeline II=1
+      a[s][j] = s * j;
+    }
   for (int t = 0; t < 16; t++) {
 #pragma HLS pipeline II=1
     int sum = 0;

@@ -11,6 +11,7 @@ from ..errors import Coord, KernelError
 from ..ir import Kernel
 from ..templating import environment
 from ..frontend.directives import ARRAY_DIRECTIVES
+from ..frontend.pipelining import PIPELINE_LOOPS
 from .kernel import banked_source, blocked_directives, kept_partition, verbatim_arrays
 from .testbench import testbench_context
 
@@ -75,10 +76,14 @@ def render(template: str, context: dict) -> str:
 
 
 def emit(kernel: Kernel, solution: Solution, *, part: str = DEFAULT_PART,
-         clock_ns: float = DEFAULT_CLOCK_NS) -> dict[str, str]:
+         clock_ns: float = DEFAULT_CLOCK_NS,
+         pipeline_loops: int = PIPELINE_LOOPS) -> dict[str, str]:
     """Relative file name -> text: ``<kernel>.cpp`` (the banked top function),
     ``<kernel>_tb.cpp`` (the C-simulation testbench), ``run_hls.tcl`` and
-    ``hls_config.cfg``.  Raises :class:`arraypart.errors.KernelError` when a banking
+    ``hls_config.cfg``; both set Vitis's automatic pipelining threshold to the
+    ``pipeline_loops`` the model assumed (:mod:`arraypart.frontend.pipelining`), so
+    that the tool pipelines the loops the banking was made for whatever its
+    release's default.  Raises :class:`arraypart.errors.KernelError` when a banking
     cannot be written for this source."""
     check_names(kernel)
     directives = kept_directives(kernel, solution)
@@ -89,6 +94,7 @@ def emit(kernel: Kernel, solution: Solution, *, part: str = DEFAULT_PART,
         "code": banked_source(kernel, solution),
         "part": part,
         "clock": f"{clock_ns:g}",
+        "pipeline_loops": pipeline_loops,
         "cflags": _cflags(kernel),
         "directives_file": DIRECTIVES_FILE if directives else None,
         "directive_lines": [d.cfg_line() for d in directives],

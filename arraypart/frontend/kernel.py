@@ -29,7 +29,7 @@ from .cexpr import fold
 from .directives import Directive, anchored
 from .interfaces import MAX_DEFINE_PREFIX
 from .lower import lower_function
-from .pipelining import auto_pipeline
+from .pipelining import PIPELINE_LOOPS, auto_pipeline, raised_pipelines
 from .redeclared import redeclared
 from .shared_types import external_functions, header_methods, shared_types
 from .templates import specialized_template
@@ -90,13 +90,14 @@ def parse_kernel(path: str | Path, *, defines: Mapping[str, int] | None = None,
                  top: str | None = None, include_dirs: tuple[str, ...] = (),
                  std: str | None = None, hls_include: str | None = None,
                  directives: tuple[Directive, ...] = (),
-                 pipeline_loops: bool = True) -> Kernel:
+                 pipeline_loops: int = PIPELINE_LOOPS) -> Kernel:
     """Read the kernel file at ``path`` and build its IR (kernel name: the file's stem).
 
     ``defines`` are ``-D NAME=VALUE`` overrides; they win over the file's ``#define``.
     ``directives`` (from a ``--directives`` Tcl file) act as the pragmas they stand for.
-    ``pipeline_loops``: innermost loops are pipelined as Vitis does by default
-    (:mod:`.pipelining`; ``--no-auto-pipeline`` turns it off).
+    ``pipeline_loops``: Vitis's ``config_compile -pipeline_loops`` threshold, under
+    which loops are pipelined as Vitis does by default (:mod:`.pipelining`; 0, as
+    ``--no-auto-pipeline`` gives, pipelines none).
     """
     return parse_source(read_source(path), str(path), defines=defines, top=top,
                         include_dirs=include_dirs, std=std, hls_include=hls_include,
@@ -166,7 +167,7 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
                   top: str | None = None, include_dirs: tuple[str, ...] = (),
                   std: str | None = None, hls_include: str | None = None,
                   directives: tuple[Directive, ...] = (),
-                  pipeline_loops: bool = True) -> Kernel:
+                  pipeline_loops: int = PIPELINE_LOOPS) -> Kernel:
     if len(text) > MAX_SOURCE_BYTES:
         raise _too_large(filename)
     text = text.removeprefix(BYTE_ORDER_MARK)
@@ -210,9 +211,15 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     instances = converter.instances()
     globals_ += _named_header_arrays(header_arrays, own_headers.used, instances,
                                      converter)
-    lowered = lower_function(func, globals_, filename, lines, values,
-                             definitions(funcs + methods + instances, func))
-    body = auto_pipeline(lowered.body) if pipeline_loops else lowered.body
+    callees = definitions(funcs + methods + instances, func)
+    lowered = lower_function(func, globals_, filename, lines, values, callees)
+    body, capped = lowered.body, ()
+    if pipeline_loops:
+        raised, capped = raised_pipelines(lowered.body, pipeline_loops)
+        if raised:  # their inner loops become lanes: lowered anew as in a pipeline
+            lowered = lower_function(func, globals_, filename, lines, values, callees,
+                                     raised)
+        body = auto_pipeline(lowered.body, raised)
     arrays = mark_unaliased(lowered.arrays, unit, func, own_headers.own)
     for candidate in funcs + methods + instances:
         N.release_types(candidate, globals_)
@@ -237,7 +244,7 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
                         replayed, redeclared(unit, user_end, func.name))
     return Kernel(Path(filename).stem, func.name, filename, arrays, body,
                   func.coord, tuple(sorted(values.items())), lowered.params, source,
-                  tuple(misplaced) + lowered.warnings + unshared + undefined
+                  tuple(misplaced) + lowered.warnings + capped + unshared + undefined
                   + _unseen_loops(unit, user_end, own_headers, converter.header_definitions)
                   + _unmodelled_containers(unit, user_end)
                   + carried_warnings(unit, user_end, body)

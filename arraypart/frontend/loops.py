@@ -31,6 +31,7 @@ from . import interfaces as I
 from . import scalars as S
 from . import stencil
 from .accesses import INCREMENTS
+from .pipelining import INFERRED_II
 from .pragmas import LOOP_DIRECTIVES
 
 ESCAPES = ("break", "continue")
@@ -1087,7 +1088,8 @@ class LoopLowering:
         """``(pipeline II, unroll, pipeline off)`` from the pragmas that open a loop
         body (a function body, without ``unroll``: only ``pipeline``); the loop at
         ``at`` is not pipelined when it is one Vitis cannot pipeline
-        (:class:`Unpipelinable`)."""
+        (:class:`Unpipelinable`), and is pipelined at II 1 when Vitis pipelines it by
+        itself for a short loop inside it (``_raised``, :mod:`.pipelining`)."""
         found: dict[str, int | None] = {}
         off = False
         for node in header:
@@ -1106,6 +1108,8 @@ class LoopLowering:
             off = off or (pragma.kind == "pipeline" and self._pragmas.off(pragma))
         if at in self._unpipelined:
             found.pop("pipeline", None)
+        elif at in self._raised and not found and not self._pipelines:
+            found["pipeline"] = INFERRED_II
         return found.get("pipeline"), found.get("unroll"), off
 
 
