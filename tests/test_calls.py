@@ -153,9 +153,9 @@ def _accesses(nodes):
             yield from _accesses(node.body)
 
 
-def _round_trip(path, tmp_path):
-    """Compile, check, build and run; the compiled project."""
-    compiled = arraypart.compile_kernel(path)
+def _round_trip(path, tmp_path, **options):
+    """Compile (with ``options``), check, build and run; the compiled project."""
+    compiled = arraypart.compile_kernel(path, **options)
     report = compiled.report
     for a in report.solution.arrays:
         assert a.conflict_free, a.array.name
@@ -166,7 +166,8 @@ def _round_trip(path, tmp_path):
     assert all(m.ok for m in checked.maps)
     name = report.kernel.name
     outdir = arraypart.write_project(compiled, tmp_path / "out")
-    emitted = frontend.parse_kernel(outdir / f"{name}.cpp", top=report.kernel.top)
+    emitted = frontend.parse_kernel(outdir / f"{name}.cpp", top=report.kernel.top,
+                                    **options)
     ruled = check.check_kernel(emitted, check.as_written_bankings(emitted), rule=True)
     assert [loop.achieved_ii for loop in ruled.loops] == [
         loop.target_ii for loop in ruled.loops]
@@ -252,8 +253,10 @@ def test_callee_in_a_pipelined_loop_with_rows_banks_to_ii_1(tmp_path):
 
 @needs_gxx
 def test_an_array_passed_down_two_levels_banks_to_ii_1(tmp_path):
+    # threshold 32: the copy's 64-trip j loop is pipelined itself (at Vitis's 64 the
+    # copy's i loop is, with 64 writes of x a cycle)
     compiled, outdir = _round_trip(_kernel_file(tmp_path, "two_levels.c", TWO_LEVELS),
-                                   tmp_path)
+                                   tmp_path, pipeline_loops=32)
     x = next(a for a in compiled.report.solution.arrays if a.array.name == "x")
     assert x.array.functions == ("window_sum",)
     assert x.banking.scheme.banks == x.lower_bound == 2
@@ -1339,7 +1342,9 @@ void k(const int in[16], int out[1]) {
   out[0] = win<16>(in);
 }
 """)
-    compiled = arraypart.compile_kernel(path, replace_partitions=True)
+    # threshold 8: the copy's 16-trip j loop is pipelined itself (at Vitis's 64 the
+    # copy's i loop is, with 16 writes of buf a cycle)
+    compiled = arraypart.compile_kernel(path, replace_partitions=True, pipeline_loops=8)
     buf = next(s for s in compiled.report.solution.arrays if s.array.name == "buf")
     assert buf.array.header_function and buf.kept
     assert buf.banking.scheme.banks == (4 if partition else 1)

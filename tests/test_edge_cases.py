@@ -57,7 +57,10 @@ CASES = {
           int buf[16][16];
         #pragma HLS bind_storage variable=buf type=ram_1p
           for (int i = 0; i < 16; i++)
-            for (int j = 0; j < 16; j++) { buf[i][j] = in[i][j]; }
+            for (int j = 0; j < 16; j++) {
+        #pragma HLS pipeline II=1
+              buf[i][j] = in[i][j];
+            }
           for (int i = 1; i < 16; i++) {
             for (int j = 0; j < i; j++) {
         #pragma HLS pipeline II=1
