@@ -12,11 +12,11 @@ import subprocess
 import pytest
 
 import arraypart
-from arraypart import check, frontend
+from arraypart import check, frontend, ir
 from arraypart import expr as E
 from arraypart.expr import pretty
 from arraypart.errors import KernelError
-from arraypart.ir import If, Loop, Stmt
+from arraypart.ir import If, Loop
 
 from conftest import assert_the_testbench_passes, assert_the_trace_agrees, needs_gxx, searched
 
@@ -145,13 +145,6 @@ def _loops(nodes):
             yield from _loops(node.body)
 
 
-def _accesses(nodes):
-    for node in nodes:
-        if isinstance(node, Stmt):
-            yield from node.accesses
-        elif isinstance(node, Loop):
-            yield from _accesses(node.body)
-
 
 def _round_trip(path, tmp_path, **options):
     """Compile (with ``options``), check, build and run; the compiled project."""
@@ -187,7 +180,7 @@ def _build_and_run(outdir, name, tmp_path):
 def test_rows_passed_to_a_callee_are_the_callers_memory():
     kernel = frontend.parse_source(DOT_ROWS, "dot_rows.c")
     reads = {(a.array, pretty(a.index[0]), pretty(a.index[1]))
-             for a in _accesses(kernel.body) if a.kind == "read"}
+             for a in ir.accesses(kernel.body) if a.kind == "read"}
     assert ("a_buf", "i", "k") in reads and ("b_buf", "j", "k") in reads
     assert kernel.array("a_buf").functions == ("dot",)
     assert kernel.array("c").functions == ()
@@ -199,7 +192,7 @@ def test_a_callee_iterator_named_like_the_callers_is_renamed():
     kernel = frontend.parse_source(TWO_LEVELS, "two_levels.c")
     inner = [loop for loop in _loops(kernel.body) if loop.name == "window_sum/L6"]
     assert len(inner) == 1 and inner[0].var == "i_1"
-    reads = [a for a in _accesses(kernel.body) if a.array == "x" and a.kind == "read"
+    reads = [a for a in ir.accesses(kernel.body) if a.array == "x" and a.kind == "read"
              and a.coord.line == 7]
     assert [pretty(E.simplify(e)) for e in reads[0].index] == ["i", "i_1 + 4*j"]
 
@@ -229,7 +222,7 @@ void top(int *p, int n) {
 def test_callee_scalars_follow_the_callers_and_sizes_reach_through_it():
     kernel = frontend.parse_source(SCALARS_AND_SIZES, "top.c",
                                    defines={"ARRAYPART_MAX_n": 8})
-    writes = [a for a in _accesses(kernel.body) if a.kind == "write"]
+    writes = [a for a in ir.accesses(kernel.body) if a.kind == "write"]
     assert [pretty(E.simplify(a.index[0])) for a in writes] == ["8*i + i_1"]
     assert kernel.warnings == ()
     assert kernel.array("p").shape == (32,)
@@ -357,7 +350,7 @@ def test_template_instantiations_are_inlined_with_their_arguments():
     taps = [[pretty(b) for b in loop.bound] for loop in _loops(kernel.body)
             if loop.name == "fir/L15"]
     assert taps == [["3"], ["1"]]
-    reads = [(pretty(a.index[0]), pretty(a.index[1])) for a in _accesses(kernel.body)
+    reads = [(pretty(a.index[0]), pretty(a.index[1])) for a in ir.accesses(kernel.body)
              if a.array == "buf" and a.kind == "read"]
     assert reads == [("i", "k"), ("i", "k")]
     assert kernel.array("buf").functions == ("copy", "fir")
@@ -490,7 +483,7 @@ def test_dereferences_through_callee_pointers_are_element_accesses():
     kernel = frontend.parse_source(POINTERS, "pointers.c")
     assert kernel.array("s").shape == kernel.array("d").shape == (1,)
     found = [(a.array, a.kind, tuple(pretty(E.simplify(e)) for e in a.index))
-             for a in _accesses(kernel.body) if a.array != "in"]
+             for a in ir.accesses(kernel.body) if a.array != "in"]
     assert found == [("s", "write", ("0",)), ("d", "write", ("0",)),
                      ("buf", "write", ("i",)), ("buf", "read", ("2*i",)),
                      ("buf", "read", ("2*i + 1",)), ("out", "write", ("i",))]
@@ -540,7 +533,7 @@ def test_an_offset_pointer_indexed_is_an_element_access(tmp_path):
     Three reads a cycle on a one-port interface: block 3, each lane on its bank."""
     path = _kernel_file(tmp_path, "offsets.c", OFFSET_POINTERS)
     compiled = arraypart.compile_kernel(path)
-    reads = sorted(pretty(E.simplify(a.index[0])) for a in _accesses(
+    reads = sorted(pretty(E.simplify(a.index[0])) for a in ir.accesses(
         compiled.report.kernel.body) if a.array == "in")
     assert reads == ["i", "i + 16", "i + 32"]
     assert [lp["achieved_ii"] for lp in compiled.report.to_json()["loops"]] == [1]
@@ -819,7 +812,7 @@ void same(const int x[4], const float y[4], int out[4]) {
 
 def test_instantiations_of_templates_sharing_a_name_are_told_apart():
     kernel = frontend.parse_source(SAME_NAMES, "same.cpp")
-    reads = [(a.array, pretty(a.index[0]), a.coord.line) for a in _accesses(kernel.body)
+    reads = [(a.array, pretty(a.index[0]), a.coord.line) for a in ir.accesses(kernel.body)
              if a.kind == "read" and a.array in ("u", "w")]
     assert reads == [("u", "3", 1), ("u", "0", 2), ("u", "1", 3), ("w", "2", 4)]
 
@@ -853,7 +846,7 @@ def test_a_struct_field_passed_down_is_its_elements_memory(tmp_path):
     kernel = frontend.parse_kernel(_kernel_file(tmp_path, "fields.c", FIELDS))
     assert kernel.array("ctx").shape == (1,)
     found = [(a.array, a.kind, tuple(pretty(E.simplify(e)) for e in a.index))
-             for a in _accesses(kernel.body)]
+             for a in ir.accesses(kernel.body)]
     assert found == [("recs", "write", ("r",)), ("recs", "read", ("r",)),
                      ("out", "write", ("r",)), ("ctx", "write", ("0",)),
                      ("ctx", "write", ("0",)), ("out", "read", ("0",)),
@@ -919,7 +912,7 @@ def test_local_pointers_into_memory_are_its_elements():
     their block, as an array parameter bound to the same argument would."""
     kernel = frontend.parse_source(ROW_POINTERS, "rows.c")
     found = [(a.array, a.kind, tuple(pretty(E.simplify(e)) for e in a.index))
-             for a in _accesses(kernel.body) if a.array == "a"]
+             for a in ir.accesses(kernel.body) if a.array == "a"]
     assert found == [("a", "read", ("i", "j")), ("a", "read", ("i", "j + 1")),
                      ("a", "read", ("i", "j + 2"))]
 
@@ -933,7 +926,7 @@ def test_the_reads_of_a_pointers_start_are_accesses():
         "  for (int i = 0; i < 8; i++) {\n#pragma HLS pipeline II=1\n"
         "    const int *row = a[s[i]];\n    out[i] = row[0] + row[1];\n  }\n}\n", "k.c")
     found = [(a.array, a.kind, tuple(None if e is None else pretty(e) for e in a.index))
-             for a in _accesses(kernel.body)]
+             for a in ir.accesses(kernel.body)]
     assert found == [("s", "read", ("i",)), ("a", "read", (None, "0")),
                      ("a", "read", (None, "1")), ("out", "write", ("i",))]
 
@@ -942,7 +935,7 @@ def test_a_dereferenced_address_is_the_element_itself():
     read or written as it stands."""
     kernel = frontend.parse_source(
         "void k(int a[4]) {\n  *&a[1] = *&a[2] + *(int *)&a[3];\n}\n", "k.c")
-    assert [(a.kind, pretty(a.index[0])) for a in _accesses(kernel.body)] == [
+    assert [(a.kind, pretty(a.index[0])) for a in ir.accesses(kernel.body)] == [
         ("read", "2"), ("read", "3"), ("write", "1")]
 
 @needs_gxx
@@ -1016,7 +1009,7 @@ def test_cxx_casts_to_the_arrays_own_type_are_pointers_into_it(tmp_path):
     element type they point into it; to another size they are the cast error."""
     compiled, outdir = _round_trip(_kernel_file(tmp_path, "casts.cpp", CXX_CASTS),
                                    tmp_path)
-    reads = sorted(pretty(E.simplify(a.index[0])) for a in _accesses(
+    reads = sorted(pretty(E.simplify(a.index[0])) for a in ir.accesses(
         compiled.report.kernel.body) if a.array == "in")
     assert reads == ["i", "i + 16"]
     _build_and_run(outdir, "casts", tmp_path)
@@ -1505,7 +1498,7 @@ def test_a_pointer_to_rows_and_a_chain_of_offsets_bind_the_callers_memory(tmp_pa
         text = ROW_POINTER_PARAMETERS.replace("B[i] + j - 1 + 2", offsets)
         kernel = frontend.parse_source(text, "rows.c")
         found = [(a.kind, tuple(pretty(E.simplify(e)) for e in a.index))
-                 for a in _accesses(kernel.body) if a.array == "B"]
+                 for a in ir.accesses(kernel.body) if a.array == "B"]
         assert found == [("write", ("i", "j")), ("write", ("i + 1", "j")),
                          ("read", ("i", "j + 1")), ("read", ("i", "j + 2")),
                          ("read", ("i", "j + 3"))], offsets

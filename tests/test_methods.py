@@ -9,9 +9,9 @@ testbench."""
 import pytest
 
 import arraypart
-from arraypart import check
+from arraypart import check, ir
 from arraypart.errors import KernelError
-from arraypart.ir import If, Loop, Stmt
+from arraypart.ir import Loop
 
 from conftest import assert_the_testbench_passes, assert_the_trace_agrees, needs_gxx, write
 
@@ -278,7 +278,7 @@ def test_methods_on_struct_elements_access_those_elements(tmp_path):
     its members are part of, in the model and in the recorded run alike."""
     compiled = _compiled(tmp_path, "pairs.cpp", ELEMENTS)
     pipelined = [n for n in compiled.report.kernel.body if isinstance(n, Loop)][-1]
-    touched = {(a.kind, a.field, a.coord.line) for a in _accesses(pipelined.body)
+    touched = {(a.kind, a.field, a.coord.line) for a in ir.accesses(pipelined.body)
                if a.array == "ps"}
     assert touched == {("read", "total", 14), ("write", "total", 14),
                        ("write", "a", 14), ("read", "a", 12)}
@@ -298,15 +298,6 @@ def test_a_method_only_declared_is_a_located_error(tmp_path):
             "kernel file declares without defining it") in str(error.value)
 
 
-def _accesses(nodes):
-    for node in nodes:
-        if isinstance(node, Stmt):
-            yield from node.accesses
-        elif isinstance(node, Loop):
-            yield from _accesses(node.body)
-        elif isinstance(node, If):
-            yield from _accesses(node.then + node.orelse)
-
 
 @needs_gxx
 @pytest.mark.parametrize("form", sorted(WRITING_FORMS))
@@ -319,7 +310,7 @@ def test_a_method_that_writes_its_element_is_inlined(tmp_path, form):
     text = WRITES_ELEMENT.replace("WRITE", write_body).replace("CALL", call)
     compiled = _compiled(tmp_path, "wq.cpp", text)
     pipelined = [n for n in compiled.report.kernel.body if isinstance(n, Loop)][-1]
-    assert ("write", 3) in {(a.kind, a.coord.line) for a in _accesses(pipelined.body)
+    assert ("write", 3) in {(a.kind, a.coord.line) for a in ir.accesses(pipelined.body)
                             if a.array == "q"}
     assert_the_trace_agrees(compiled, tmp_path, ports=2)
     assert_the_testbench_passes(compiled, tmp_path)
@@ -365,7 +356,7 @@ def test_a_method_of_a_struct_nested_in_an_element_accesses_that_element(tmp_pat
         "array member of the object" not in w for w in compiled.report.warnings)
     pipelined = [n for n in compiled.report.kernel.body if isinstance(n, Loop)][-1]
     assert sum(a.array == "o" and a.kind == "read"
-               for a in _accesses(pipelined.body)) == 6
+               for a in ir.accesses(pipelined.body)) == 6
     checked, claimed = _checked_iis(compiled)
     assert checked == claimed
     assert_the_trace_agrees(compiled, tmp_path, ports=2)
