@@ -194,6 +194,11 @@ WRITING_FORMS = {
                    "q[k / 4].put(k % 4, in[k])"),
     "assign_this": ("void put(int i, int v) { Q t = *this; t.a[i] = v; *this = t; }",
                     "q[k / 4].put(k % 4, in[k])"),
+    # probe 37c F2: the class's own operators were an element's one read and one write
+    "compound_operator": ("Q &operator+=(int v) { for (int j = 0; j < 4; j++) a[j] += v; "
+                          "return *this; }", "q[k / 4] += in[k]"),
+    "assign_operator": ("Q &operator=(int v) { a[0] = v; a[1] = v; return *this; }",
+                        "q[k / 4] = in[k]"),
 }
 
 # Probe 37b F4: a method of a struct nested in an element of an array of structs.
@@ -303,7 +308,8 @@ def test_a_method_only_declared_is_a_located_error(tmp_path):
 @pytest.mark.parametrize("form", sorted(WRITING_FORMS))
 def test_a_method_that_writes_its_element_is_inlined(tmp_path, form):
     """A method template, operator() and (*this).a[i] were counted as reads of
-    q[k / 4] only (and *this = t not at all): q got copies (the writes reached copy 0) or its reads were routed
+    q[k / 4] only (and *this = t not at all; the class's own += and = as one read and
+    one write of the element, whatever their bodies access): q got copies (the writes reached copy 0) or its reads were routed
     above the call, and the testbench failed.  Now each is inlined: put writes
     q[k / 4], and the trace and the testbench agree."""
     write_body, call = WRITING_FORMS[form]
@@ -314,6 +320,18 @@ def test_a_method_that_writes_its_element_is_inlined(tmp_path, form):
                             if a.array == "q"}
     assert_the_trace_agrees(compiled, tmp_path, ports=2)
     assert_the_testbench_passes(compiled, tmp_path)
+
+
+def test_a_method_called_on_what_another_returns_is_a_located_error(tmp_path):
+    """q[k / 4].set(..).set(..): the second call's object is what the first returns,
+    which arraypart does not follow; its writes went uncounted (probe 37c F2)."""
+    text = WRITES_ELEMENT.replace(
+        "WRITE", "Q &set(int i, int v) { a[i] = v; return *this; }").replace(
+        "CALL", "q[k / 4].set(k % 4, in[k]).set((k + 1) % 4, 0)")
+    with pytest.raises(KernelError) as error:
+        _compiled(tmp_path, "chain.cpp", text)
+    assert (error.value.coord.line, error.value.coord.col) == (13, 5)
+    assert "is called on what another call returns" in str(error.value)
 
 
 def test_a_reference_to_this_of_an_element_is_a_located_error(tmp_path):

@@ -458,16 +458,17 @@ def _arrow_edits(cursor: ci.Cursor, span: tuple[int, int], site: int, kind: int,
 
 
 def _inlined_method(call: ci.Cursor) -> bool:
-    """``call`` calls a non-static method that the kernel file defines, which the front
-    end inlines on its object (:func:`arraypart.frontend.calls.implicit_object`):
-    ``operator()`` too (``q[k](i, v)``), no other operator."""
+    """``call`` calls a non-static method that the kernel file defines with a body,
+    which the front end inlines on its object
+    (:func:`arraypart.frontend.calls.implicit_object`): an operator too (``q[k](i, v)``,
+    ``q[k] += v``), not one the compiler declares (a struct's own ``=``)."""
     method = call.referenced if call.kind == K.CALL_EXPR else None
-    if (method is None or method.kind != K.CXX_METHOD or method.is_static_method()
-            or (method.spelling.startswith("operator") and method.spelling != "operator()")):
-        return False  # an operator (a struct's own ``=``) is no call the front end inlines
+    if method is None or method.kind != K.CXX_METHOD or method.is_static_method():
+        return False
     definition = method.get_definition()
     return (definition is not None and definition.location.file is not None
-            and definition.location.file.name == call.translation_unit.spelling)
+            and definition.location.file.name == call.translation_unit.spelling
+            and N.written_body(method))
 
 
 def _of_this(member: ci.Cursor) -> bool:

@@ -1108,7 +1108,10 @@ class Converter:
                          if _callee_name(k) is None or not _callee_name(k).startswith(
                              "operator"))
         name = cursor.spelling or None
-        if name == "operator()" and operands and self._own_method(cursor.referenced):
+        if (name is not None and name.startswith("operator") and operands
+                and self._own_method(cursor.referenced) and written_body(cursor.referenced)):
+            # an operator the kernel's own class defines (q[k](i, v), q[k] += v) is a
+            # method call on its first operand, inlined as one
             own = self.unit.in_main(cursor.referenced.location)
             return FuncCall(coord, start, end, (member_function_name(cursor.referenced)
                                                 if own else None) or name, operands,
@@ -1353,6 +1356,17 @@ def _narrowing(cursor: ci.Cursor, operand: ci.Cursor) -> IntType | None:
     if to is None or source is None or to.holds(source):
         return None
     return to
+
+
+def written_body(method: ci.Cursor) -> bool:
+    """Whether ``method``'s definition has a body written in the text: not one ``=
+    default``, nor a member the compiler declares (a struct's own ``=``, whose body it
+    makes where it is used, at the class's own place)."""
+    definition = method.get_definition()
+    parent = method.semantic_parent
+    return (definition is not None
+            and any(c.kind == K.COMPOUND_STMT for c in definition.get_children())
+            and not (parent is not None and definition.location == parent.location))
 
 
 def _is_operator_call(kids: list[ci.Cursor]) -> bool:

@@ -701,6 +701,12 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
                  self._blocks, dict(self._constants), self._ref_ids, self._frame_start,
                  self._frame_vars, self._stream_ports, self._streams, self._lane_loops,
                  self._foreign_lanes, self._arguments, self._object)
+        if callee.method and call.method and isinstance(N.without_casts(call.args[0]),
+                                                        N.FuncCall):
+            raise KernelError(call.coord, (
+                f"method '{callee.name}' is called on what another call returns "
+                "(q[i].f(..).g(..)): arraypart cannot tell which object that is, and "
+                "would miss what the method writes in it; call it on the object itself"))
         self._object = calls.implicit_object(
             call.args[0], self._object, self._visible, self._arrays, self._scope(),
             frozenset(p.name for p in self._func.params)) if (
