@@ -88,18 +88,22 @@ def _accumulate(rows: np.ndarray, sums: dict) -> None:
     loop = rows["loop"].astype(np.int64)
     step = rows["step"].astype(np.int64)
     weight = _mix(((loop << _STEP_BITS) + step).astype(np.uint64))
-    columns = np.stack([loop, rows["site"].astype(np.int64), rows["lane"].astype(np.int64)])
-    keys, first, inverse = np.unique(columns, axis=1, return_index=True, return_inverse=True)
+    columns = (loop, rows["site"].astype(np.int64), rows["lane"].astype(np.int64))
+    packed, _ = _packed(columns)
+    _, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
     inverse = inverse.reshape(-1)
-    g = np.zeros(keys.shape[1], np.uint64)
-    h = np.zeros(keys.shape[1], np.uint64)
+    count = first.size
+    g = np.zeros(count, np.uint64)
+    h = np.zeros(count, np.uint64)
     np.add.at(g, inverse, weight)
     np.add.at(h, inverse, weight * rows["flat"].astype(np.int64).astype(np.uint64))
-    twice = np.zeros(keys.shape[1], bool)
-    pairs = np.unique(np.stack([inverse, step]), axis=1)
-    twice[np.flatnonzero(np.bincount(pairs[0], minlength=keys.shape[1])
-                         < np.bincount(inverse, minlength=keys.shape[1]))] = True
+    twice = np.zeros(count, bool)
+    pairs = np.unique(_packed((inverse.astype(np.int64), step))[0])
+    per_key = pairs // (int(step.max()) + 1) if step.size else pairs
+    twice[np.flatnonzero(np.bincount(per_key, minlength=count)
+                         < np.bincount(inverse, minlength=count))] = True
     flats = rows["flat"][first].tolist()
+    keys = np.stack([c[first] for c in columns])
     for n, key in enumerate(map(tuple, keys.T.tolist())):
         known = sums.get(key)
         if known is None:
@@ -108,6 +112,14 @@ def _accumulate(rows: np.ndarray, sums: dict) -> None:
             known[0] = (known[0] + int(g[n])) & _MASK64
             known[1] = (known[1] + int(h[n])) & _MASK64
             known[3] = known[3] and not twice[n]
+
+
+def _packed(columns: tuple[np.ndarray, ...]) -> tuple[np.ndarray, tuple[int, ...]]:
+    """Non-negative integer columns as one int64 per row, ordered as the rows are
+    lexicographically (``np.ravel_multi_index`` over each column's extent, which the
+    trace's loop, site, lane and step counts keep far below 2^63)."""
+    shape = tuple(int(c.max()) + 1 if c.size else 1 for c in columns)
+    return np.ravel_multi_index(columns, shape), shape
 
 
 def _mix(x: np.ndarray) -> np.ndarray:
