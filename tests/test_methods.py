@@ -379,3 +379,28 @@ def test_a_method_of_a_struct_nested_in_an_element_accesses_that_element(tmp_pat
     assert checked == claimed
     assert_the_trace_agrees(compiled, tmp_path, ports=2)
     assert_the_testbench_passes(compiled, tmp_path)
+
+
+# Vitis' own using_cpp_templates example: a static member function template of a class
+# template, recursing through the class's specializations.
+FIBONACCI = """\
+template <int N> struct fibon_s {
+    template <typename T> static T fibon_f(T a, T b) {
+        return fibon_s<N - 1>::fibon_f(b, (a + b));
+    }
+};
+template <> struct fibon_s<1> {
+    template <typename T> static T fibon_f(T a, T b) { return b; }
+};
+void fib(int a, int b, int &dout) {
+    dout = fibon_s<8>::fibon_f(a, b);
+}
+"""
+
+
+def test_member_templates_of_class_template_specializations_are_told_apart(tmp_path):
+    """fibon_s<8>::fibon_f<int> calls fibon_s<7>::fibon_f<int>: the method template's
+    key took its own arguments only, so the two were one function calling itself
+    ("recursive call of 'fibon_f'", a located error on Vitis' example)."""
+    report = arraypart.analyze(write(tmp_path, "fib.cpp", FIBONACCI))
+    assert report.kernel.name == "fib"

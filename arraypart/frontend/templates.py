@@ -60,10 +60,16 @@ def _defining(template: ci.Cursor | None) -> ci.Cursor | None:
 
 def _arguments_holder(function: ci.Cursor) -> ci.Cursor:
     """The declaration whose template arguments bind ``function``'s template: the
-    function itself (a member function template's too), or the class specialization
-    of a method of a class template."""
-    return function if specialized_template(function) is not None \
-        else function.semantic_parent
+    function itself (a member function template's of a plain class too), or the class
+    specialization of a method of a class template (``fibon_s<N>::fibon_f<T>``: N,
+    which tells its recursive instances apart)."""
+    if function.kind == K.FUNCTION_DECL:
+        return function
+    parent = function.semantic_parent
+    if specialized_template(function) is not None and (
+            parent is None or parent.get_num_template_arguments() < 0):
+        return function
+    return parent
 
 
 def instance_key(function: ci.Cursor, coord: Coord) -> str:
