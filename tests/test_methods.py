@@ -322,29 +322,30 @@ def test_a_method_that_writes_its_element_is_inlined(tmp_path, form):
     assert_the_testbench_passes(compiled, tmp_path)
 
 
-def test_a_method_called_on_what_another_returns_is_a_located_error(tmp_path):
-    """q[k / 4].set(..).set(..): the second call's object is what the first returns,
-    which arraypart does not follow; its writes went uncounted (probe 37c F2)."""
-    text = WRITES_ELEMENT.replace(
-        "WRITE", "Q &set(int i, int v) { a[i] = v; return *this; }").replace(
-        "CALL", "q[k / 4].set(k % 4, in[k]).set((k + 1) % 4, 0)")
-    with pytest.raises(KernelError) as error:
-        _compiled(tmp_path, "chain.cpp", text)
-    assert (error.value.coord.line, error.value.coord.col) == (13, 5)
-    assert "is called on what another call returns" in str(error.value)
+# Method forms arraypart does not follow on an element, each a located error: WRITE,
+# CALL, the error's (line, col) and part of its message.
+UNFOLLOWED_FORMS = {
+    # the second call's object is what the first returns (probe 37c F2)
+    "chained": ("Q &set(int i, int v) { a[i] = v; return *this; }",
+                "q[k / 4].set(k % 4, in[k]).set((k + 1) % 4, 0)", (13, 5),
+                "is called on what another call returns"),
+    # it was warned as an unmodelled 'self.a', and the write of q[k / 4] missed
+    "reference_to_this": ("void put(int i, int v) { Q &self = *this; self.a[i] = v; }",
+                          "q[k / 4].put(k % 4, in[k])", (3, 31),
+                          "'self' names the object this method is called on, an element "
+                          "of array 'q'"),
+}
 
 
-def test_a_reference_to_this_of_an_element_is_a_located_error(tmp_path):
-    """Q &self = *this; self.a[i] = v was warned as an unmodelled 'self.a', and the
-    write of q[k / 4] missed: wrong code."""
-    text = WRITES_ELEMENT.replace(
-        "WRITE", "void put(int i, int v) { Q &self = *this; self.a[i] = v; }").replace(
-        "CALL", "q[k / 4].put(k % 4, in[k])")
+@pytest.mark.parametrize("form", sorted(UNFOLLOWED_FORMS))
+def test_a_method_form_not_followed_on_an_element_is_a_located_error(tmp_path, form):
+    """Its writes of the element would go uncounted: wrong code, so a located error."""
+    write_body, call, at, message = UNFOLLOWED_FORMS[form]
+    text = WRITES_ELEMENT.replace("WRITE", write_body).replace("CALL", call)
     with pytest.raises(KernelError) as error:
         _compiled(tmp_path, "wq.cpp", text)
-    assert (error.value.coord.line, error.value.coord.col) == (3, 31)
-    assert ("'self' names the object this method is called on, an element of array "
-            "'q'") in str(error.value)
+    assert (error.value.coord.line, error.value.coord.col) == at
+    assert message in str(error.value)
 
 
 def test_a_method_defined_in_a_header_on_an_element_is_a_located_error(tmp_path):
