@@ -166,6 +166,10 @@ class Array:
     IP Flow": ``ap_none`` read, ``ap_vld`` written, ``ap_ovld`` both), or the register
     mode its pragma names.  No memory: banked as registers (any access pattern fits),
     nothing emitted for it.
+    ``floating``: its elements are floating point (``float``, ``double``, a half), whose
+    add or multiply takes the HLS tool several cycles: an element updated from its
+    value of the previous iteration bounds the II even in a register
+    (:meth:`arraypart.report.Report.warnings`).
     """
 
     name: str
@@ -196,6 +200,7 @@ class Array:
     volatile: bool = False
     unaliased: bool = False
     register: str | None = None
+    floating: bool = False
 
     def __post_init__(self):
         if self.bundle is not None and (self.partitionable or not self.interface):

@@ -9,6 +9,8 @@ from .check import CheckReport
 from . import ir
 from .ir import Kernel
 from .poly.model import ArrayModel, PolyModel
+from .errors import warning_text
+from .frontend.carried import carried_message
 from .poly.recurrences import recurrence_warning
 from .rtl import Resources, estimate
 from .scheme import Banking
@@ -41,12 +43,24 @@ class Report:
                                    + self.solution.warnings + self.limited))
 
     def _recurrence_warnings(self) -> tuple[str, ...]:
-        """The model's recurrences through arrays that stay memories (registers are
-        read in the cycle they are written)."""
-        registers = {a.array.name for a in self.solution.arrays
+        """The model's recurrences through arrays that stay memories, and through
+        registers of floating-point elements: a register is read in the cycle it is
+        written, but a float's update from its last value still waits for the
+        previous iteration's (several cycles: :func:`.frontend.carried.carried_message`;
+        an integer's fits in one, as Vitis schedules ``*p += a[i]`` at II 1)."""
+        registers = {a.array.name: a.array for a in self.solution.arrays
                      if a.banking.scheme.registers}
-        return tuple(recurrence_warning(r) for r in self.model.recurrences
-                     if r.array not in registers)
+        targets = {lp.name: lp.target_ii for lp in self.model.loops}
+        out = []
+        for r in self.model.recurrences:
+            array = registers.get(r.array)
+            if array is None:
+                out.append(recurrence_warning(r))
+            elif array.floating:
+                what = r.array if array.size == 1 else f"an element of {r.array}"
+                out.append(warning_text(r.write, carried_message(r.loop, what,
+                                                                 targets[r.loop])))
+        return tuple(out)
 
     @property
     def time_limited(self) -> bool:

@@ -238,6 +238,49 @@ def test_an_unsigned_difference_in_a_condition_wraps(tmp_path):
     assert runs == list(range(1, 11))
 
 
+WIDE = """\
+#include <stdint.h>
+#include <ap_int.h>
+void wide(int in[256], int out[200]) {
+  int buf[256];
+  for (int c = 0; c < 256; c++) { buf[c] = in[c]; }
+  uint64_t k = 0;
+  for (uint64_t i = 0; i < 200; i++) {
+#pragma HLS pipeline II=1
+    ap_uint<64> w = i - 2;
+    int v = buf[k % 3] + buf[(i - 1) % 4] + buf[(int)(w >> 58)];
+    if (i - 1 >= 150) v += buf[i];
+    out[i] = v;
+    k -= 3;
+  }
+}
+"""
+
+
+def test_a_wide_unsigned_value_below_zero_is_2_to_the_64_more(tmp_path):
+    """uint64_t and ap_uint<64> values wrap at 2^64, beyond the front end's integers,
+    which keep i - 1 at -1 (an index of it is out of bounds either way).  But / % >> and
+    comparisons tell -1 from 2^64 - 1: k % 3 with k = -3i is 1 in C (the model said 0),
+    w >> 58 is 63 at i < 2 (the model refused the kernel: index -1), i - 1 >= 150 holds
+    at i = 0.  Those indices are irregular, % by a power of two stays exact, and the
+    comparison is split on the difference's sign."""
+    path = tmp_path / "wide.cpp"
+    path.write_text(WIDE)
+    compiled = arraypart.compile_kernel(path)
+    loop = compiled.report.kernel.body[-1]
+    reads = [a.index[0] for s in loop.body for a in getattr(s, "accesses", ())
+             if a.array == "buf"]
+    assert reads[0] is None and reads[2] is None
+    assert list(E.evaluate(reads[1], {"i": np.arange(TRIPS)})) == [
+        wrap(i - 1, 64, False) % 4 for i in range(TRIPS)]
+    branch = next(n for n in loop.body if hasattr(n, "cond"))
+    runs = [i for i in range(TRIPS) if any(
+        all(_holds(c, i) for c in conjunction) for conjunction in branch.cond)]
+    assert runs == [i for i in range(TRIPS) if wrap(i - 1, 64, False) >= 150]
+    if HAVE_GXX:
+        assert_the_trace_agrees(compiled, tmp_path, ports=2)
+
+
 def _holds(constraint, i: int) -> bool:
     value = int(E.evaluate(constraint.expr, {"i": np.int64(i)}))
     return value >= 0 if constraint.op == ">=" else value == 0

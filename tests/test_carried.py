@@ -6,6 +6,7 @@ an integer, or a loop nobody pipelines gets none."""
 
 import pytest
 
+import arraypart
 from arraypart import frontend
 
 CARRIED = "is a floating-point value carried from one iteration to the next"
@@ -65,3 +66,41 @@ def test_a_reference_parameter_accumulated_is_a_warning(tmp_path):
         "reset-at-the-end"])
 def test_a_value_each_iteration_sets_afresh_or_no_float_is_no_warning(tmp_path, body):
     assert warnings_of(tmp_path, body, "const float a[64], float q[64]") == []
+
+
+@pytest.mark.parametrize("element, warned", [("float", True), ("int", False)])
+def test_an_accumulation_through_a_register_port_warns_of_floats_only(tmp_path, element,
+                                                                      warned):
+    """``*p += a[i]`` on a top's pointer that is a register port (ap_ovld), no memory:
+    the recurrence-through-memory warning that its m_axi port had is gone, but a
+    float's add still waits for the previous iteration's (probe 37c F3); an integer's
+    fits in a cycle, and the loop reaches II 1, as in Vitis."""
+    path = tmp_path / "k.cpp"
+    path.write_text(f"void k(const {element} a[64], {element} *p) {{\n"
+                    "  for (int i = 0; i < 64; i++) {\n#pragma HLS pipeline II=1\n"
+                    "    *p += a[i];\n  }\n}\n")
+    report = arraypart.analyze(path)
+    assert next(a for a in report.kernel.arrays if a.name == "p").register == "ap_ovld"
+    (loop,) = report.model.loops
+    assert report.loop_achieved_ii(0, loop.name, loop.target_ii) == 1
+    found = [w for w in report.warnings if CARRIED in w or "recurrence" in w]
+    if warned:
+        (warning,) = found
+        assert warning.startswith(f"{path}:4:5: warning: loop L2: p {CARRIED}")
+        assert "so II 1 holds only if that operation fits in it" in warning
+    else:
+        assert found == []
+
+
+def test_a_float_element_of_a_register_array_accumulated_is_a_warning(tmp_path):
+    """A local float array partitioned completely is registers (no recurrence through
+    memory), whose element ``acc[0] += a[i]`` is still a carried float add."""
+    path = tmp_path / "k.cpp"
+    path.write_text("float k(const float a[64]) {\n  float acc[2] = {0, 0};\n"
+                    "#pragma HLS array_partition variable=acc type=complete\n"
+                    "  for (int i = 0; i < 64; i++) {\n#pragma HLS pipeline II=1\n"
+                    "    acc[0] += a[i];\n    acc[1] = a[i];\n  }\n"
+                    "  return acc[0] + acc[1];\n}\n")
+    found = [w for w in arraypart.analyze(path).warnings if CARRIED in w]
+    assert [w.split(": warning: ")[0] for w in found] == [f"{path}:6:5"]
+    assert f"loop L4: an element of acc {CARRIED}" in found[0]

@@ -128,6 +128,23 @@ CASES = {
             out[i] = s;
           }
         }""", 2, "taps", 4, True),  # complete: registers, each tap its own (bound 2)
+    # a guard that always holds, on lanes whose bank rotates: the emitted lane guard was
+    # '(())', which no compiler parses
+    "constant_true_guard": ("""
+        #define TAPS 4
+        void constant_true_guard(int in[64], int out[64]) {
+          int buf[64];
+          for (int i = 0; i < 64; i++) { buf[i] = in[i]; }
+          for (int i = 0; i < 64; i++) {
+        #pragma HLS pipeline II=1
+            int v = 0;
+            for (int j = 0; j < 4; j++) {
+        #pragma HLS unroll
+              if (TAPS > 0) v += buf[(i - j) & 63];
+            }
+            out[i] = v;
+          }
+        }""", 2, "buf", 2, True),
 }
 
 

@@ -617,8 +617,8 @@ def _guard_c(guards: tuple[Guard, ...]) -> str | None | bool:
             return False
         if any(_constraint_c(c) is None for conj in cond for c in conj):
             return False
-        text = " || ".join("(" + " && ".join(_constraint_c(c) for c in conj) + ")"
-                           for conj in cond) or "0"
+        text = " || ".join("(" + (" && ".join(_constraint_c(c) for c in conj) or "1")
+                           + ")" for conj in cond) or "0"
         parts.append(f"({text})" if taken else f"!({text})")
     return " && ".join(parts) if parts else None
 

@@ -26,10 +26,9 @@ import clang.cindex as ci
 from .. import ir
 from ..errors import warning_text
 from . import clangtu
+from .declarations import FLOATING_KINDS
 
 K = ci.CursorKind
-_FLOATING = frozenset((ci.TypeKind.FLOAT, ci.TypeKind.DOUBLE, ci.TypeKind.LONGDOUBLE,
-                       ci.TypeKind.HALF, ci.TypeKind.FLOAT16))
 _UPDATES = frozenset(("+=", "-=", "*=", "/="))
 _LOOPS = {K.FOR_STMT: -1, K.WHILE_STMT: -1, K.DO_STMT: 0}  # where the body is
 _WRAPPERS = frozenset((K.UNEXPOSED_EXPR, K.PAREN_EXPR))
@@ -49,16 +48,22 @@ def carried_warnings(unit: clangtu.Unit, user_end: int,
             continue
         body_cursor = list(loop_cursor.get_children())[_LOOPS[loop_cursor.kind]]
         for name, at in _carried(body_cursor):
-            text = warning_text(unit.location_coord(at.location), (
-                f"loop {loop.name}: {name} is a floating-point value carried from one "
-                "iteration to the next: the HLS tool starts this update only when the "
-                "previous iteration's has ended, several cycles later for floating "
-                f"point (HLS 200-880), so II {loop.pipeline_ii} holds only if that "
-                "operation fits in it; the II reported counts memory ports only "
-                "(accumulate into several partial sums to reach it)"))
+            text = warning_text(unit.location_coord(at.location),
+                                carried_message(loop.name, name, loop.pipeline_ii))
             if text not in out:
                 out.append(text)
     return tuple(out)
+
+
+def carried_message(loop: str, value: str, ii: int) -> str:
+    """The warning that pipelined loop ``loop`` (at II ``ii``) carries the
+    floating-point ``value`` from one iteration to the next."""
+    return (f"loop {loop}: {value} is a floating-point value carried from one "
+            "iteration to the next: the HLS tool starts this update only when the "
+            "previous iteration's has ended, several cycles later for floating "
+            f"point (HLS 200-880), so II {ii} holds only if that "
+            "operation fits in it; the II reported counts memory ports only "
+            "(accumulate into several partial sums to reach it)")
 
 
 def _loop_cursors(unit: clangtu.Unit, user_end: int) -> Iterator[ci.Cursor]:
@@ -130,7 +135,7 @@ def _floating(variable: ci.Cursor) -> bool:
     kind = variable.type.get_canonical()
     if kind.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE):
         kind = kind.get_pointee().get_canonical()
-    return kind.kind in _FLOATING
+    return kind.kind in FLOATING_KINDS
 
 
 def _outlives(variable: ci.Cursor, body: ci.Cursor) -> bool:

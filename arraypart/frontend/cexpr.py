@@ -15,7 +15,10 @@ proven by interval arithmetic over the enclosing loops' bounds (:func:`interval`
 irregular (DESIGN §1), never a silent floor.  ``>>`` of a negative value is
 arithmetic in g++ and Vitis (a floor) and ``&`` works on two's complement, so those
 need no proof.  An unsigned result, and an ``ap_[u]int`` operator's (whose ``<<``
-and ``~`` keep the operand's width), is reduced to its type (:func:`converted`).
+and ``~`` keep the operand's width), is reduced to its type (:func:`converted`),
+except in an unsigned type of 64 bits or more, whose negative values stand for
+2^w more: ``/ % >>`` of one that may be negative are irregular (``% 2^k`` apart),
+and comparisons split on the operands' signs (:func:`_wide_comparison`).
 Over constants every operator keeps its C meaning, so ``N - 1`` or
 ``(N / 2) * 2`` fold exactly as a C compiler folds them.
 
@@ -39,6 +42,7 @@ MIN_NAMES = ("min", "MIN")
 MAX_NAMES = ("max", "MAX")
 INCREMENT_STEPS = {"p++": 1, "++": 1, "p--": -1, "--": -1}
 COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
+NOT_MODULAR = ("/", "%", ">>") + COMPARISONS  # differ on values congruent modulo 2^w
 NEGATED = {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=", "!=": "=="}
 FLIPPED = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 INTEGER_SUFFIX_CHARS = "uUlL"
@@ -290,6 +294,11 @@ def _binary(node: N.BinaryOp, scope: Scope) -> E.Expr | None:
     right = quasi_affine(node.right, scope)
     if left is None or right is None:
         return None
+    if node.wide is not None and node.op in NOT_MODULAR:
+        operands = _wide_operands(node.wide, (left, right), scope)
+        if operands is None:
+            return _wide_remainder(node, left, right)
+        left, right = operands
     if isinstance(left, E.Const) and isinstance(right, E.Const):
         value = _c_binary(node.op, left.value, right.value, node)
         result = None if value is None else _checked(E.const(value), node)
@@ -299,6 +308,34 @@ def _binary(node: N.BinaryOp, scope: Scope) -> E.Expr | None:
     if result is None or node.wraps is None:
         return result
     return converted(result, node.wraps, None, scope)  # unsigned arithmetic wraps
+
+
+def _wide_operands(wide: N.IntType, operands: tuple[E.Expr, ...],
+                   scope: Scope) -> tuple[E.Expr, ...] | None:
+    """``operands`` as C's operation in the unsigned type ``wide`` (w >= 64 bits) sees
+    them, or None.  The front end keeps such values unreduced (:func:`converted`): a
+    negative e stands for e + 2^w, which ``+ - * &`` and the conversions to narrower
+    types reduce alike, but ``/ % >>`` and the comparisons (``NOT_MODULAR``) do not.
+    So a constant becomes c mod 2^w, and a non-constant operand that may be negative
+    (by its interval) gives None: e + 2^w lies beyond the front end's integers."""
+    seen = []
+    for e in operands:
+        if isinstance(e, E.Const):
+            seen.append(E.const(e.value % (1 << wide.width)))
+        elif (low := interval(e, scope.ranges)[0]) is not None and low < 0:
+            return None
+        else:
+            seen.append(e)
+    return tuple(seen)
+
+
+def _wide_remainder(node: N.BinaryOp, left: E.Expr, right: E.Expr) -> E.Expr | None:
+    """``e % 2^k`` in a wide unsigned type (see :func:`_wide_operands`) where 2^k
+    divides 2^w: e mod 2^k, which e + 2^w has too; None for another operation."""
+    k = right.value % (1 << node.wide.width) if isinstance(right, E.Const) else 0
+    if node.op != "%" or k <= 0 or k & (k - 1):
+        return None
+    return E.mod(left, k)
 
 
 def interval(e: E.Expr, ranges: Mapping[str, Bound]) -> Bound:
@@ -340,7 +377,8 @@ def converted(e: E.Expr, to: N.IntType, source: N.IntType | None,
 
     and, for ``bool`` (e != 0), None where e may lie outside [0, 1].  A 64-bit ``to``
     keeps e: the front end's values lie within 64 bits (:func:`_checked`), so only a
-    negative e can wrap there, and any index it forms is out of bounds either way.  So
+    negative e can wrap there, and any index it forms is out of bounds either way (the
+    operators that tell e from e + 2^w see to it: :func:`_wide_operands`).  So
     does a 32-bit ``to`` where e's interval is unknown (a size the data chose, ``int j
     = s`` with ``unsigned s = P[r]``: :meth:`.cnodes.IntType.keeps`)."""
     if (source is not None and to.holds(source)) or to.keeps(*interval(e, scope.ranges)):
@@ -590,11 +628,51 @@ def _atom_dnf(node: N.Node, scope: Scope, negate: bool) -> tuple[Conjunction, ..
         right = quasi_affine(node.right, scope)
         if left is None or right is None:
             return None
-        return _comparison(NEGATED[node.op] if negate else node.op, left, right)
+        op = NEGATED[node.op] if negate else node.op
+        if node.wide is not None:
+            return _wide_comparison(op, left, right, node.wide, scope)
+        return _comparison(op, left, right)
     value = quasi_affine(node, scope)
     if value is None:
         return None
     return _comparison("==" if negate else "!=", value, E.const(0))
+
+
+def _wide_comparison(op: str, left: E.Expr, right: E.Expr, wide: N.IntType,
+                     scope: Scope) -> Dnf | None:
+    """``left op right`` in the unsigned type ``wide`` (w >= 64 bits), as DNF.  The
+    front end holds such a value v as its signed representative, v - 2^w for
+    v >= 2^(w-1) (a negative e stands for e + 2^w: :func:`_wide_operands`), so a
+    constant c >= 2^(w-1) becomes c - 2^w, and the comparison splits on the signs the
+    representatives may take: of two of one sign, C's order is theirs; a negative one
+    is the greater (C's value is 2^(w-1) or more).  None where an operand's interval
+    leaves the representatives' range [-2^(w-1), 2^(w-1))."""
+    half = 1 << (wide.width - 1)
+    left, right = (E.const((e.value + half) % (2 * half) - half)
+                   if isinstance(e, E.Const) else e for e in (left, right))
+    for e in (left, right):
+        low, high = interval(e, scope.ranges)
+        if (low is not None and low < -half) or (high is not None and high >= half):
+            return None
+    pieces: list[Conjunction] = []
+    for left_sign, left_where in _signs(left, scope):
+        for right_sign, right_where in _signs(right, scope):
+            piece = (_comparison(op, left, right) if left_sign == right_sign
+                     else _comparison(op, E.const(left_sign), E.const(right_sign)))
+            where = _connect("&&", False, left_where, right_where)
+            pieces.extend(_connect("&&", False, where, piece))
+    return tuple(pieces)
+
+
+def _signs(e: E.Expr, scope: Scope) -> tuple[tuple[int, Dnf], ...]:
+    """The signs ``e`` may take by its interval (1: negative, the greater in an
+    unsigned comparison; 0: non-negative), each with where ``e`` takes it."""
+    low, high = interval(e, scope.ranges)
+    if high is not None and high < 0:
+        return ((1, ((),)),)
+    if low is not None and low >= 0:
+        return ((0, ((),)),)
+    return ((0, _comparison(">=", e, E.const(0))), (1, _comparison("<", e, E.const(0))))
 
 
 def _comparison(op: str, left: E.Expr, right: E.Expr) -> tuple[Conjunction, ...]:

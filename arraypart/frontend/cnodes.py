@@ -101,7 +101,8 @@ class BinaryOp(Node):
     2^width: an unsigned C type's (``+ - * <<``; signed overflow is undefined: no
     wrap), or the ``ap_[u]int`` type an overloaded operator returns (Vitis widens
     ``+ - * /`` so that they never wrap, but ``<<`` and ``~`` keep the left operand's
-    width: ``ap_uint<4>(5) << 2`` is 4)."""
+    width: ``ap_uint<4>(5) << 2`` is 4).  ``wide``: the unsigned type of 64 bits or
+    more that an operand has (:func:`wide_unsigned`)."""
 
     op: str = ""
     left: Node | None = None
@@ -109,6 +110,7 @@ class BinaryOp(Node):
     wraps: IntType | None = None
     writes_right: bool = False  # an overloaded operator that takes ``right`` by mutable
     # reference and may write it: ``in >> k`` on a stream
+    wide: IntType | None = None
 
     def children(self):
         return (self.left, self.right)
@@ -116,12 +118,14 @@ class BinaryOp(Node):
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Assignment(Node):
-    """``lvalue op rvalue``; ``pointer``: the target is a pointer (``p = &A[k]``)."""
+    """``lvalue op rvalue``; ``pointer``: the target is a pointer (``p = &A[k]``);
+    ``wide``: as :class:`BinaryOp`'s, for a compound ``op``."""
 
     op: str = "="
     lvalue: Node | None = None
     rvalue: Node | None = None
     pointer: bool = False
+    wide: IntType | None = None
 
     def children(self):
         return (self.lvalue, self.rvalue)
@@ -1104,9 +1108,10 @@ class Converter:
                             instance, bool(objects),
                             () if objects else _by_reference(cursor.referenced),
                             bool(objects) and self._own_method(cursor.referenced))
-        operands = tuple(self.expression(k) for k in kids
-                         if _callee_name(k) is None or not _callee_name(k).startswith(
-                             "operator"))
+        operand_kids = [k for k in kids if _callee_name(k) is None
+                        or not _callee_name(k).startswith("operator")]
+        operands = tuple(self.expression(k) for k in operand_kids)
+        wide = wide_unsigned(k.type for k in operand_kids)
         name = cursor.spelling or None
         if (name is not None and name.startswith("operator") and operands
                 and self._own_method(cursor.referenced) and written_body(cursor.referenced)):
@@ -1120,12 +1125,12 @@ class Converter:
             return Assignment(coord, start, end, "=", operands[0], operands[1])
         if name in COMPOUND_OPERATORS and len(operands) == 2:
             return Assignment(coord, start, end, name[len("operator"):], operands[0],
-                              operands[1])
+                              operands[1], wide=wide)
         op = name[len("operator"):] if name and name.startswith("operator") else None
         result = ap_type(cursor.type) if op in AP_ARITHMETIC else None
         if op in OVERLOADED_BINARY and len(operands) == 2:
             return BinaryOp(coord, start, end, op, operands[0], operands[1], result,
-                            _writes_right(cursor.referenced))
+                            _writes_right(cursor.referenced), wide)
         if op in ("++", "--") and operands:  # the postfix form has a dummy int operand
             return UnaryOp(coord, start, end, op if len(operands) == 1 else "p" + op,
                            operands[0])
@@ -1215,11 +1220,12 @@ class Converter:
                 return Assignment(coord, start, end, op, left, right, pointer)
             result = int_type(cursor.type) if op in WRAPPING_OPERATORS else None
             return BinaryOp(coord, start, end, op, left, right,
-                            result if result is not None and not result.signed else None)
+                            result if result is not None and not result.signed else None,
+                            wide=_operation_wide(op, kids))
         if kind == K.COMPOUND_ASSIGNMENT_OPERATOR and len(kids) == 2:
             op = clangtu.binary_operator(cursor)
             return Assignment(coord, start, end, op, self.expression(kids[0]),
-                              self.expression(kids[1]))
+                              self.expression(kids[1]), wide=_operation_wide(op[:-1], kids))
         if kind == K.UNARY_OPERATOR and len(kids) == 1:
             op = clangtu.unary_operator(cursor)
             if op is not None:
@@ -1317,11 +1323,14 @@ def _constant_value(decl: ci.Cursor | None) -> int | None:
 
 
 WRAPPING_OPERATORS = ("+", "-", "*", "<<")
+SHIFTS = ("<<", ">>")  # computed in the left operand's promoted type alone
+WIDE_UNSIGNED = 64  # C's unsigned long long, size_t, uint64_t; ap_uint<64> and wider
 SIGNED_KINDS = frozenset((ci.TypeKind.CHAR_S, ci.TypeKind.SCHAR, ci.TypeKind.SHORT,
                           ci.TypeKind.INT, ci.TypeKind.LONG, ci.TypeKind.LONGLONG))
-_AP_WIDTH = re.compile(r"ap_(u?)int<\s*(\d+)\s*>")
+_QUALIFIERS = r"(?:(?:const|volatile)\s+)*"  # an operand's type: const ap_int_base<8, true>
+_AP_WIDTH = re.compile(_QUALIFIERS + r"ap_(u?)int<\s*(\d+)\s*>")
 # The result type of ap_[u]int arithmetic, as the stand-in and Vitis's headers name it.
-_AP_BASE = re.compile(r"ap_int_base<\s*(\d+)\s*,\s*(true|false)\s*>")
+_AP_BASE = re.compile(_QUALIFIERS + r"ap_int_base<\s*(\d+)\s*,\s*(true|false)\s*>")
 # Overloaded operators whose ap_[u]int result is reduced to the type it returns.
 AP_ARITHMETIC = ("+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "~")
 
@@ -1334,6 +1343,23 @@ def int_type(t: ci.Type) -> IntType | None:
     if canonical.kind in INTEGER_TYPE_KINDS:
         return IntType(8 * canonical.get_size(), canonical.kind in SIGNED_KINDS)
     return ap_type(t)
+
+
+def wide_unsigned(types) -> IntType | None:
+    """The widest unsigned integer type of ``WIDE_UNSIGNED`` bits or more among the
+    operand types ``types`` (as C converts them: both operands of a built-in operator
+    have the usual arithmetic conversions' common type), else None.  The front end
+    keeps such a type's values unreduced (:func:`.cexpr.converted`), so a negative
+    value there stands for itself + 2^w."""
+    wide = [t for t in map(int_type, types)
+            if t is not None and not t.signed and t.width >= WIDE_UNSIGNED]
+    return max(wide, key=lambda t: t.width, default=None)
+
+
+def _operation_wide(op: str, operands: list[ci.Cursor]) -> IntType | None:
+    """:func:`wide_unsigned` of a built-in operator ``op``'s operands (a shift's
+    type is its left operand's alone)."""
+    return wide_unsigned(k.type for k in operands[:1 if op in SHIFTS else 2])
 
 
 def ap_type(t: ci.Type) -> IntType | None:

@@ -22,8 +22,8 @@ T = ci.TypeKind
 FIXED_WIDTH_NAMES = ("int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
                      "uint32_t", "uint64_t", "size_t")
 HALF_KINDS = (T.HALF, T.FLOAT16, T.BFLOAT16)  # FLOAT16, BFLOAT16: clangtu registers them
-SCALAR_KINDS = N.INTEGER_TYPE_KINDS | {T.FLOAT, T.DOUBLE, T.LONGDOUBLE, T.FLOAT128,
-                                       T.ENUM, *HALF_KINDS}
+FLOATING_KINDS = frozenset((T.FLOAT, T.DOUBLE, T.LONGDOUBLE, T.FLOAT128, *HALF_KINDS))
+SCALAR_KINDS = N.INTEGER_TYPE_KINDS | FLOATING_KINDS | {T.ENUM}
 BITS_PER_BYTE = 8
 BOOL_BITS = 1
 # Vitis's arbitrary-precision types: the first template argument is the width W.
@@ -135,7 +135,8 @@ def array_decl(decl: N.Decl, *, interface: bool, extent: int | None = None) -> A
     return Array(decl.name, tuple(shape), elem_type, bits, interface, coord,
                  const=t.is_const_qualified() or canonical.is_const_qualified(),
                  static=decl.static,
-                 volatile=t.is_volatile_qualified() or canonical.is_volatile_qualified())
+                 volatile=t.is_volatile_qualified() or canonical.is_volatile_qualified(),
+                 floating=canonical.kind in FLOATING_KINDS)
 
 
 def _check_initializer_count(decl: N.Decl, shape: list[int]) -> None:

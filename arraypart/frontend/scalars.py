@@ -485,7 +485,7 @@ def _new_value(node: N.Node, scope: Scope) -> E.Expr | None:
         # a op= b is a = a op b; these never leave the target's range, so no
         # conversion back to its type is lost (a narrow a reads reduced)
         return quasi_affine(N.BinaryOp(node.coord, node.start, node.end, node.op[:-1],
-                                       node.lvalue, rvalue), scope)
+                                       node.lvalue, rvalue, wide=node.wide), scope)
     narrow = scope.narrow.get(name)
     if (narrow is not None and isinstance(rvalue, N.Cast) and rvalue.implicit
             and rvalue.to == narrow and _ring_of(rvalue.expr, name)):
