@@ -833,7 +833,7 @@ def _flat_note(am: ArrayModel, search: _Search, banking: Banking, proof: Proof,
         return []
     array = am.array
     free_array = replace(array, interface=False, functions=(), header=False,
-                         file_scope=False, kept_reference=None)
+                         file_scope=False, kept_reference=None, member=None)
     try:
         free = _Search(replace(am, array=free_array), search.shapes, search.bound,
                        options, NOTE_PROOFS).run(options.families, budget=NOTE_CANDIDATES)
@@ -848,6 +848,8 @@ def _flat_note(am: ArrayModel, search: _Search, banking: Banking, proof: Proof,
         kept_text = "the top function's signature is"
     elif array.functions:
         kept_text = f"the text of {', '.join(array.functions)}, shared by every call, is"
+    elif array.member is not None:
+        kept_text = "the struct that declares it as a field is"
     elif array.header:
         kept_text = "its declaration in a header is"
     else:

@@ -558,15 +558,17 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
                         stmts += [n for n in self._guarded_statements(d.init, d.coord)
                                   if not (isinstance(n, Stmt) and not n.accesses)]
                     self._apply_effects(d.init)
-                self._visible = {**self._visible, **self._declared(d)}  # to its block's end
+                declared = self._declared(d)
                 if d.init is not None and calls.struct_handle(d, self._calls[-1].nodes):
-                    # W &r = w; W *p = &w;
-                    self._visible.update(calls.object_fields(d.init, self._visible, d.name))
+                    declared.update(calls.object_fields(d.init, self._visible, d.name))
+                if declared:  # in scope until its block ends (W &r = w: r.buf too)
+                    self._visible = {**self._visible, **declared}
                 if not d.is_array:
                     self._declare_scalar(d)
                 if d.init is not None:  # int w[3] = {...}; S s = {...};
                     for binding in self._declared(d).values():
                         stmts += self._initialized(d, binding.array)
+
             return stmts
         if isinstance(node, N.Empty):
             return []

@@ -370,8 +370,7 @@ class MemoryLowering:
         (:func:`.declarations.struct_fields`), each an array named by the struct's IR
         name and its path (``w.buf``; ``w_<owner>.buf`` for a local of the
         sub-function ``owner`` whose name another struct's fields have, numbered
-        until free), by the names its text gives them (``w.buf``).  A parameter of
-        the top is no variable of this kind (Vitis keeps it aggregated)."""
+        until free), by the names its text gives them (``w.buf``)."""
         fields = struct_fields(decl)
         if not fields:
             return {}
@@ -520,8 +519,9 @@ class MemoryLowering:
             f"(variable={min(fields)}) to let arraypart bank it")))
 
     def _struct_variable(self, name: str) -> bool:
-        """``name`` is declared in the function as a struct that is no array (Vitis
-        partitions the arrays it holds: eddl's ``pixel_out_t bias`` with ``dim=0``)."""
+        """``name`` is declared in the function as a struct that is no array (eddl's
+        ``pixel_out_t bias`` with ``dim=0``), whose array fields, if any, arraypart
+        does not model (:func:`.declarations.struct_fields`)."""
         return any(isinstance(n, N.Decl) and n.name == name and not n.is_array
                    and n.ctype is not None and n.ctype.canonical_kind == RECORD_TYPE_KIND
                    for n in N.walk(self._func.body))
