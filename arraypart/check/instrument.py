@@ -296,11 +296,12 @@ def _routine_edits(cursor: ci.Cursor, unit: clangtu.Unit, first_site: int
 
 
 def _field_memory(arg: ci.Cursor) -> bool:
-    """``r[i].buf`` (``&r[i].buf[k]``, ``p->key + k``): an array field of a struct,
-    whose bytes the front end counts as an access of the struct element, which the
-    argument may or may not record itself (:func:`_is_element`).  The routine records
-    nothing for it, and its place is a *may* place (:class:`Site`): every access the
-    run makes there must be one the model allows."""
+    """``r[i].buf`` (``&r[i].buf[k]``, ``p->key + k``, ``w.buf``): an array field of a
+    struct, whose bytes the front end counts as an access of the struct element (of a
+    struct variable: as elements of the field's array), which the argument may or may
+    not record itself (:func:`_is_element`).  The routine records nothing for it, and
+    its place is a *may* place (:class:`Site`): every access the run makes there must
+    be one the model allows."""
     node = arg
     while node.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.CSTYLE_CAST_EXPR,
                         K.ARRAY_SUBSCRIPT_EXPR, K.BINARY_OPERATOR) or (
