@@ -150,9 +150,20 @@ class Array:
     pragma but from the Vitis kernel flow's default, which the model assumes; the
     emitted kernel states it, since the project's Vivado flow would give the pointer
     ``ap_memory`` or a register port instead.
-    ``header_function``: a local of a function that a user header defines, whose
-    text arraypart does not edit: no pragma written in the kernel file reaches it, so
-    its banking is what that text's own pragmas give (never searched, nothing emitted).
+    ``kept_banking``: why its banking is what the text's own pragmas give (never
+    searched, nothing emitted): a local of a function that a user header defines, whose
+    text arraypart does not edit (no pragma written in the kernel file reaches it); an
+    array field of a struct that a pragma of the user partitions whole (which arraypart
+    does not model, and which a pragma of its own on the field would contradict).
+    ``member``: an array field of a struct variable (a local, of the top or of a
+    function it calls, or a file-scope one; not an argument of the top, which Vitis
+    keeps aggregated): its path in the struct (``buf`` of ``w.buf``, ``in.buf`` of
+    ``w.in.buf``).  Vitis disaggregates such a struct (UG1399, "Structs": internal and
+    global structs are decomposed into their member elements), so the field is a
+    memory of its own, which a pragma names as ``variable=w.buf`` (Vitis reads
+    ``variable=`` as an expression, as UG1399's disaggregate example writes
+    ``port=c.x``); its declaration is the struct's, so its references stay as written:
+    pragma-only.
     ``volatile``: its elements are ``volatile``: the HLS tool makes every access that
     the text makes (no store forwarding, no dead store: :mod:`arraypart.poly.forwarding`).
     ``unaliased``: no name but its own may reach its memory in a call of the top (a
@@ -196,11 +207,12 @@ class Array:
     kept_reference: str | None = None
     written_by_reference: bool = False
     implied_bundle: bool = False
-    header_function: bool = False
+    kept_banking: str | None = None
     volatile: bool = False
     unaliased: bool = False
     register: str | None = None
     floating: bool = False
+    member: str | None = None
 
     def __post_init__(self):
         if self.bundle is not None and (self.partitionable or not self.interface):
@@ -230,9 +242,10 @@ class Array:
         """Its banking is emitted as ``array_partition`` pragmas alone (per_dim, no read
         copies, no rewritten references): the top's signature, a sub-function's text,
         shared by all its calls, or a header's or the file's declaration must stay as
-        written, and so must a reference that could not be rewritten."""
+        written, and so must a reference that could not be rewritten, and a struct's
+        array field (its declaration is the struct's)."""
         return (self.interface or bool(self.functions) or self.header or self.file_scope
-                or self.kept_reference is not None)
+                or self.kept_reference is not None or self.member is not None)
 
     def word_index(self, index: tuple[Expr | None, ...]) -> tuple[Expr | None, ...]:
         """The word that element ``index`` lies in, per dimension: ``array_reshape``

@@ -1339,7 +1339,7 @@ void k(const int in[16], int out[1]) {
     # copy's i loop is, with 16 writes of buf a cycle)
     compiled = arraypart.compile_kernel(path, replace_partitions=True, pipeline_loops=8)
     buf = next(s for s in compiled.report.solution.arrays if s.array.name == "buf")
-    assert buf.array.header_function and buf.kept
+    assert buf.array.kept_banking is not None and buf.kept
     assert buf.banking.scheme.banks == (4 if partition else 1)
     assert max(l["achieved_ii"] for l in _report_loops(compiled)) == ii
     assert "buf" not in compiled.files["k.cpp"]

@@ -452,21 +452,20 @@ def _register_port(am: ArrayModel, start: float) -> ArraySolution:
                      f"{where}: no memory", notes)
 
 
-def _header_function_local(am: ArrayModel, shapes: list[GroupShape],
-                           start: float) -> ArraySolution:
-    """A local of a user header's function (``ir.Array.header_function``): the banking
-    its text's pragmas give, proven; a note where it misses a target."""
+def _kept_banking(am: ArrayModel, shapes: list[GroupShape], start: float) -> ArraySolution:
+    """An array whose banking its text's pragmas give (``ir.Array.kept_banking``: a
+    local of a user header's function, a field of a struct partitioned whole):
+    proven; a note, saying why it stays, where it misses a target."""
     array = am.array
     banking = Banking(array.name, scheme_from_pragmas(array))
     proof = prove(am, banking)
     notes = () if proof.conflict_free else (warning_text(array.coord, (
-        f"{array.name} is declared in the text of a function of {array.coord.file}, "
-        f"which arraypart does not edit: it keeps {banking.describe()} as that text "
-        f"gives it, achieved II {_ii_text(proof.achieved_ii)}: {proof.counterexample} "
-        "(define the function in the kernel file to let arraypart bank it)")),)
+        f"{array.name} {array.kept_banking}; it keeps {banking.describe()} as its "
+        f"text's pragmas give it, achieved II {_ii_text(proof.achieved_ii)}: "
+        f"{proof.counterexample}")),)
     bound = lower_bound_of(am.ports, shapes, array) if shapes else 1
     solution = _solution(am, banking, proof, bound, start,
-                         "its header's own pragmas", notes)
+                         "its text's own pragmas", notes)
     return replace(solution, kept=True)
 
 
@@ -487,8 +486,8 @@ def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
     shapes = [analyze_group(g, len(array.shape)) for g in am.groups]
     if array.register is not None:
         return _register_port(am, start)
-    if array.header_function:
-        return _header_function_local(am, shapes, start)
+    if array.kept_banking is not None:
+        return _kept_banking(am, shapes, start)
     if not shapes:
         return _without_concurrency(am, options, start)
     bound = lower_bound_of(am.ports, shapes, am.array)
@@ -834,7 +833,7 @@ def _flat_note(am: ArrayModel, search: _Search, banking: Banking, proof: Proof,
         return []
     array = am.array
     free_array = replace(array, interface=False, functions=(), header=False,
-                         file_scope=False, kept_reference=None)
+                         file_scope=False, kept_reference=None, member=None)
     try:
         free = _Search(replace(am, array=free_array), search.shapes, search.bound,
                        options, NOTE_PROOFS).run(options.families, budget=NOTE_CANDIDATES)
@@ -849,6 +848,8 @@ def _flat_note(am: ArrayModel, search: _Search, banking: Banking, proof: Proof,
         kept_text = "the top function's signature is"
     elif array.functions:
         kept_text = f"the text of {', '.join(array.functions)}, shared by every call, is"
+    elif array.member is not None:
+        kept_text = "the struct that declares it as a field is"
     elif array.header:
         kept_text = "its declaration in a header is"
     else:

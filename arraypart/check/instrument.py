@@ -8,15 +8,18 @@ Edits are insertions at byte offsets of the text (nothing is removed):
 
 - an element access ``E`` (an ``ARRAY_SUBSCRIPT_EXPR``, or a dereference ``*p``,
   whose type is not an array, not the base of another subscript, not under ``&``, not
-  into a struct's array field unless the struct is a method's ``this``; or a field of
-  ``this`` that is no array: found by address, a struct element's member is that
-  element, as the front end inlines the method on it) becomes
-  ``::arraypart_trace::at(SITE, KIND, COPY, BASE, E)``, which logs and returns the
-  same lvalue; ``BASE`` is the array variable at the root of the subscript chain (the
-  runtime finds the array from it, so an out-of-bounds index still gets its array);
-  ``COPY`` is the C text of the read copy the caller gives for the reference written
-  there (a banking's copy expression over the loop iterators; 0 when none is given),
-  so each read records the copy its own iterator values select;
+  into an array field of an array's element (``A[i].f[k]``: the element ``A[i]`` is
+  the access); or a field of ``this`` that is no array: found by address, a struct
+  element's member is that element, as the front end inlines the method on it)
+  becomes ``::arraypart_trace::at(SITE, KIND, COPY, BASE, E)``, which logs and
+  returns the same lvalue; ``BASE`` is the array variable at the root of the subscript
+  chain (the runtime finds the array from it, so an out-of-bounds index still gets its
+  array); ``COPY`` is the C text of the read copy the caller gives for the reference
+  written there (a banking's copy expression over the loop iterators; 0 when none is
+  given), so each read records the copy its own iterator values select.  An element
+  of a field that a name reaches through fields (``w.buf[k]``, ``p->buf[k]``: of a
+  struct variable, a memory of its own) and the struct ``*p`` of ``p->f`` go to
+  ``at_exact``, which records them only as an element of an array of their own size;
 - a *traced loop* (a ``for``, ``while`` or ``do`` whose braced body holds ``#pragma
   HLS pipeline`` that is not ``off``, innermost loop around the pragma; or a loop the
   model pipelines without a pragma in its text: by Vitis' default or a
@@ -33,7 +36,9 @@ Edits are insertions at byte offsets of the text (nothing is removed):
   record's *lane* (the count of inner-loop increments since its step began) tells the
   unrolled lanes of one step apart;
 - a local array of the IR is registered after its declaration statement (after the
-  `#include` line when a header included in a function body declares it).
+  `#include` line when a header included in a function body declares it), and so
+  are a struct variable's array fields (``reg(id, w.buf)``; a file-scope struct's by
+  the driver).
 
 Writes are the left operand of ``=`` (through parentheses and member accesses); the
 left operand of a compound assignment and the operand of ``++``/``--`` are *updates*
@@ -155,8 +160,9 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
     loops = {key: value for key, value in loops.items() if key not in differing}
     ids = {a.name: n for n, a in enumerate(kernel.arrays) if not a.interface}
     # a local's id by its declaration's place: two blocks may declare one C name
-    local_ids = {(d.coord.line, d.coord.col, d.name): ids[name]
+    local_ids = {(d.coord.line, d.coord.col, _spelled(kernel.by_name[name], d.name)): ids[name]
                  for name, d in kernel.source.local_decls.items() if name in ids}
+    fields = _struct_fields(kernel, ids)
     inserts: list[_Insert] = []
     sites: list[Site] = []
     skipped: list[Coord] = []
@@ -175,8 +181,8 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
                   and parents[-1].kind == K.COMPOUND_STMT
                   and unit.in_main(parents[-1].location)):
                 at = _after_inclusion(included, cursor, parents[-1])
-                inserts += (_register_edits(cursor, ids, local_ids, at) if at is not None
-                            else [])
+                inserts += (_register_edits(cursor, ids, local_ids, fields, at)
+                            if at is not None else [])
             elif _is_element(cursor, parents) and any(unit.in_main(p.location)
                                                       for p in parents):
                 in_headers.append(unit.location_coord(cursor.location))
@@ -209,10 +215,12 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
         elif cursor.kind in _FUNCTIONS and cursor.extent.start.offset in loops:
             inserts += _function_edits(cursor, loops)
         elif cursor.kind == K.DECL_STMT and parents and parents[-1].kind == K.COMPOUND_STMT:
-            inserts += _register_edits(cursor, ids, local_ids)
-        elif (cursor.kind == K.VAR_DECL and cursor.spelling in ids
-              and all(p.kind == K.NAMESPACE for p in parents)):
-            found_globals.append((ids[cursor.spelling], _qualified_name(cursor)))
+            inserts += _register_edits(cursor, ids, local_ids, fields)
+        elif cursor.kind == K.VAR_DECL and all(p.kind == K.NAMESPACE for p in parents):
+            found_globals += [(ids[cursor.spelling], _qualified_name(cursor))] if (
+                cursor.spelling in ids) else []
+            found_globals += [(n, f"{_qualified_name(cursor)}.{member}") for member, n
+                              in fields.get((0, 0, cursor.spelling), ())]
     inserts += [_Insert(offset, False, 0, text)
                 for offset, text in shared_type_edits(kernel.source.shared_types)]
     text = _apply(data, inserts)
@@ -221,6 +229,26 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
                    for c, u in loops.values())
     return Instrumented(text, tuple(sites), traced, tuple(skipped), tuple(found_globals),
                         tuple(unit.coord(key) for key in sorted(differing)), tuple(in_headers))
+
+
+def _spelled(array: ir.Array, name: str) -> str:
+    """The name a declaration ``name`` gives ``array``: ``w.buf`` for the array field
+    ``buf`` of the struct ``w`` (:attr:`arraypart.ir.Array.member`)."""
+    return name if array.member is None else f"{name}.{array.member}"
+
+
+def _struct_fields(kernel: ir.Kernel, ids: Mapping[str, int]
+                   ) -> dict[tuple, list[tuple[str, int]]]:
+    """The array fields of each struct variable, (path, array id), by its declaration:
+    (line, col, name) of a local, (0, 0, name) of a file-scope one."""
+    places = {name: (d.coord.line, d.coord.col, d.name)
+              for name, d in kernel.source.local_decls.items()}
+    found: dict[tuple, list[tuple[str, int]]] = {}
+    for a in kernel.arrays:
+        if a.member is not None and a.name in ids:
+            key = places.get(a.name, (0, 0, a.name.split(".")[0]))
+            found.setdefault(key, []).append((a.member, ids[a.name]))
+    return found
 
 
 def _is_routine(cursor: ci.Cursor, unit: clangtu.Unit) -> bool:
@@ -268,11 +296,12 @@ def _routine_edits(cursor: ci.Cursor, unit: clangtu.Unit, first_site: int
 
 
 def _field_memory(arg: ci.Cursor) -> bool:
-    """``r[i].buf`` (``&r[i].buf[k]``, ``p->key + k``): an array field of a struct,
-    whose bytes the front end counts as an access of the struct element, which the
-    argument may or may not record itself (:func:`_is_element`).  The routine records
-    nothing for it, and its place is a *may* place (:class:`Site`): every access the
-    run makes there must be one the model allows."""
+    """``r[i].buf`` (``&r[i].buf[k]``, ``p->key + k``, ``w.buf``): an array field of a
+    struct, whose bytes the front end counts as an access of the struct element (of a
+    struct variable: as elements of the field's array), which the argument may or may
+    not record itself (:func:`_is_element`).  The routine records nothing for it, and
+    its place is a *may* place (:class:`Site`): every access the run makes there must
+    be one the model allows."""
     node = arg
     while node.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.CSTYLE_CAST_EXPR,
                         K.ARRAY_SUBSCRIPT_EXPR, K.BINARY_OPERATOR) or (
@@ -395,7 +424,8 @@ def _is_element(cursor: ci.Cursor, parents: tuple) -> bool:
            for t in (cursor.type, _root(cursor).type)):  # the root's in a template too
         return False
     if cursor.type.get_canonical().kind in _ARRAY_TYPES or (
-            _root(cursor).kind == K.MEMBER_REF_EXPR and not _of_this(_root(cursor))):
+            _root(cursor).kind == K.MEMBER_REF_EXPR and not _of_this(_root(cursor))
+            and not _of_struct_variable(_root(cursor))):
         return False
     user = _user(cursor, parents)
     if user is not None and _inlined_method(user) and _first_operand_path(cursor, user,
@@ -453,7 +483,7 @@ def _arrow_edits(cursor: ci.Cursor, span: tuple[int, int], site: int, kind: int,
     start, end = span
     base = (data[start:end].decode(errors=KEEP_BYTES) if cursor.kind == K.DECL_REF_EXPR
             else "nullptr")
-    opener = f" (&{NAMESPACE}at({site}, {kind}, {copy}, {base}, *"
+    opener = f" (&{NAMESPACE}at_exact({site}, {kind}, {copy}, {base}, *"
     return [_Insert(start, True, -end, opener), _Insert(end, False, -start, "))")]
 
 
@@ -482,6 +512,23 @@ def _of_this(member: ci.Cursor) -> bool:
             return node.kind == K.MEMBER_REF_EXPR  # implicit this
         node = kids[0]
     return node.kind == K.CXX_THIS_EXPR
+
+
+def _of_struct_variable(member: ci.Cursor) -> bool:
+    """``member`` is a field of a struct a name reaches through fields alone
+    (``w.buf``, ``w.in.buf``, ``s.buf`` of a reference ``s``, ``p->buf``): of a
+    struct variable, a memory of its own (:attr:`arraypart.ir.Array.member`), which
+    the runtime finds by address and records as an element of the field's size (of a
+    struct element ``p[0]``, whose own access ``*p`` is recorded, it records nothing:
+    the element is of another size; a top's struct argument, aggregated, is no
+    memory it registers)."""
+    node = member
+    while node.kind in _WRAPPERS:
+        kids = [k for k in node.get_children() if k.kind.is_expression()]
+        if not kids:
+            return False  # implicit this: _of_this's
+        node = kids[0]
+    return node.kind == K.DECL_REF_EXPR
 
 
 def _own_field(cursor: ci.Cursor, parents: tuple) -> bool:
@@ -671,8 +718,10 @@ def _access_edits(cursor: ci.Cursor, span: tuple[int, int], site: int, kind: int
     if (root.kind == K.DECL_REF_EXPR and name and data.startswith(name, start)
             and _memory_type(root.type)):
         base = name.decode(errors=KEEP_BYTES)
+    # through a struct's fields: an element only of an array of its own size
+    recorder = "at_exact" if root.kind == K.MEMBER_REF_EXPR and not _of_this(root) else "at"
     # the blank keeps '%' or '<' before the access from making a digraph ('%:' is '#')
-    opener = f" {NAMESPACE}at({site}, {kind}, {copy}, {base}, "
+    opener = f" {NAMESPACE}{recorder}({site}, {kind}, {copy}, {base}, "
     return [_Insert(start, True, -end, opener), _Insert(end, False, -start, ")")]
 
 
@@ -928,22 +977,27 @@ def _after_inclusion(included: list[tuple[str, int]], decl: ci.Cursor,
 
 def _register_edits(cursor: ci.Cursor, ids: dict[str, int],
                     local_ids: dict[tuple[int, int, str], int],
+                    fields: Mapping[tuple, list[tuple[str, int]]],
                     at: int | None = None) -> list[_Insert]:
     """Register the IR's local arrays declared by this statement, right after it (or at
     ``at``: the kernel-text position after the ``#include`` that declares them); an
     array's id is its declaration's (``local_ids``, by line, column and name), else its
-    name's."""
+    name's; a struct variable's array fields (``fields``, by its declaration's place)
+    by their paths (``w.buf``)."""
     end = cursor.extent.end.offset if at is None else at
     # at a line's start, a line of its own: the line there may be a preprocessor one
     tail = "" if at is None else "\n"
     out = []
     for decl in cursor.get_children():
+        if decl.kind != K.VAR_DECL:
+            continue
         place = (decl.location.line, decl.location.column, decl.spelling)
         found = local_ids.get(place, ids.get(decl.spelling))
-        if (decl.kind == K.VAR_DECL and found is not None
-                and decl.type.get_canonical().kind in _ARRAY_TYPES):
-            out.append(_Insert(end, True, 0, f" {NAMESPACE}reg({found}, "
-                                             f"{decl.spelling});{tail}"))
+        named = [(decl.spelling, found)] if (
+            found is not None and decl.type.get_canonical().kind in _ARRAY_TYPES) else []
+        named += [(f"{decl.spelling}.{member}", n) for member, n in fields.get(place, ())]
+        out += [_Insert(end, True, 0, f" {NAMESPACE}reg({n}, {name});{tail}")
+                for name, n in named]
     return out
 
 

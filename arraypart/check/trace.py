@@ -567,7 +567,7 @@ def _initialized_places(kernel: ir.Kernel) -> frozenset[tuple[int, int]]:
 
 
 def _header_accesses(kernel: ir.Kernel) -> tuple[Coord, ...]:
-    """The accesses of functions a header defines (:attr:`ir.Array.header_function`),
+    """The accesses of functions a header defines (:attr:`ir.Array.kept_banking`),
     which the run does not record: the instrumentation edits the kernel file only."""
     return tuple(dict.fromkeys(a.coord for a in ir.accesses(kernel.body)
                                if a.coord.file != kernel.coord.file))

@@ -43,7 +43,7 @@ from .textedit import MAX_LINE, Edit, apply, statement_end
 # it holds or not: one that does not is off in Vitis too).
 _PRAGMA_KIND = re.compile(rf"^\s*HLS\s+(?:{CONDITION})?(\w+)", re.IGNORECASE)
 # ``variable=A`` or a list, ``variable=din, dout`` (one pragma on each array to Vitis)
-_PRAGMA_VARIABLE = re.compile(rb"(\bvariable\s*=\s*)(\w+(?:\s*,\s*\w+)*)", re.IGNORECASE)
+_PRAGMA_VARIABLE = re.compile(rb"(\bvariable\s*=\s*)([\w.]+(?:\s*,\s*[\w.]+)*)", re.IGNORECASE)
 _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 _BANK_SUFFIX = "_bank"
 _COMMENT = "// "
@@ -80,15 +80,15 @@ def banked_source(kernel: Kernel, solution: Solution) -> str:
     edits += ExplicitRewriter(text, func, explicit, contexts, kernel.coord,
                               lane_refs, source.unsynthesized).edits()
     edits += phases.phase_edits(kernel, solution, contexts, taken, edits)
-    pragmas = list(_array_pragmas(data, source, decls))
+    pragmas = list(_array_pragmas(data, source, decls, kernel.by_name))
     verbatim = _verbatim(kernel, solution, pragmas)
     edits += _edit_pragmas(data, pragmas, solution, explicit, verbatim)
     interface_lines = []
     for s in solution.arrays:
-        if s.array.header_function:
-            continue  # no line of the kernel file reaches it
+        if s.array.kept_banking is not None:
+            continue  # its text's pragmas stay, ours would contradict or miss them
         ex = explicit.get(s.array.name)
-        lines = _lines(s, ex, decls[s.array.name].name if s.array.name in decls else None,
+        lines = _lines(s, ex, _written(s.array, decls.get(s.array.name)),
                        s.array.name in verbatim)
         if s.array.interface or (ex is None and s.array.name not in decls):
             interface_lines += lines  # interface and file-scope arrays: top of the body
@@ -451,12 +451,13 @@ class _ArrayPragma:
     list_end: int = 0  # the byte after that list
 
 
-def _array_pragmas(data: bytes, source, decls: dict[str, N.Decl]) -> Iterator[_ArrayPragma]:
+def _array_pragmas(data: bytes, source, decls: dict[str, N.Decl],
+                   arrays) -> Iterator[_ArrayPragma]:
     """The pragmas of the top's and the sub-functions' bodies that name an array (a
     sub-function's local may have another name in the IR); not the ``--directives``
     commands, which :func:`.project.kept_directives` decides."""
     for func in _functions(source):
-        own = {d.name: name for name, d in decls.items()
+        own = {_written(arrays[name], d): name for name, d in decls.items()
                if func.body.start <= d.start < func.body.end}
         parameters = frozenset() if func is source.func else _array_parameters(func)
         for node in N.walk(func.body):
@@ -479,7 +480,8 @@ def verbatim_arrays(kernel: Kernel, solution: Solution) -> frozenset[str]:
     output keeps as the user wrote them (:func:`_verbatim`)."""
     source = kernel.source
     decls = _local_array_decls(source, solution)
-    pragmas = list(_array_pragmas(source.text.encode(errors=KEEP_BYTES), source, decls))
+    pragmas = list(_array_pragmas(source.text.encode(errors=KEEP_BYTES), source, decls,
+                                  kernel.by_name))
     return _verbatim(kernel, solution, pragmas)
 
 
@@ -599,6 +601,14 @@ def _local_array_decls(source, solution: Solution) -> dict[str, N.Decl]:
     return {s.array.name: source.local_decls[s.array.name] for s in solution.arrays
             if s.array.name in source.local_decls
             and source.local_decls[s.array.name].stmt_start >= 0}
+
+
+def _written(array, decl: N.Decl | None) -> str | None:
+    """The name the text gives ``array`` where ``decl`` declares it (``w.buf`` for an
+    array field of the struct ``w``), None for an array declared elsewhere."""
+    if decl is None:
+        return None
+    return decl.name if array.member is None else f"{decl.name}.{array.member}"
 
 
 def _after_declaration(data: bytes, decl: N.Decl, lines: list[str]) -> list[Edit]:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Mapping
 
 from .. import expr as E
-from ..errors import Coord, KernelError, warning_text
+from ..errors import Coord, KernelError
 from ..ir import Access, Conjunction, If, Node, Stmt
 from . import calls
 from .calls import Binding
@@ -156,8 +156,10 @@ class AccessLowering:
             self._element(self._element_object(node), [], self._node_ref(node), node.coord,
                           out, ("read",), _outer_member(node))
         else:
+            self._warn_whole_struct(node)
             for child in node.children():
-                if child is not None:
+                if child is not None and not (_is_member(node) and child is node.parts[0]
+                                              and calls.member_path(node) is not None):
                     self._collect(child, out)
 
     def _stream_transfer(self, node: N.Node
@@ -202,11 +204,20 @@ class AccessLowering:
         """A call's arguments: an array (or row) passed down is no access here, only its
         subscripts are read; a function arraypart cannot see may not receive one.  The
         object of a method the kernel file defines is no access either (the inlined
-        body's members are), only its subscripts are read."""
+        body's members are), only its subscripts are read; nor is a struct variable
+        bound to a reference or pointer parameter of one (the body's accesses of its
+        array fields are)."""
+        callee = self._callees.get(call.key)
+        referred = set() if callee is None else {
+            id(arg) for param, arg in zip(callee.params, calls.call_arguments(call, callee))
+            if calls.struct_handle(param, callee.nodes)
+            and calls.object_fields(arg, self._visible, param.name)}
         for k, arg in enumerate(call.args):
             if k == 0 and call.method and call.key in self._callees:
                 for subscript in _object_subscripts(arg):
                     self._collect(subscript, out)
+                continue
+            if id(arg) in referred:
                 continue
             if k == 0 and call.own_method:
                 self._refuse_unseen_method(call, arg)
@@ -337,7 +348,7 @@ class AccessLowering:
         """Whether code generation rewrites the references to ``array`` written here
         (a local of the top, outside a function pipeline: DESIGN §6's bank arrays)."""
         return (len(self._calls) == 1 and self._function_pipeline is None
-                and not array.interface)
+                and not array.interface and array.member is None)
 
     def _pointer_member(self, node: N.Node) -> str | None:
         """``p`` when ``node`` is ``p->f`` (``p[0].f``) with ``p`` a visible array
@@ -375,18 +386,21 @@ class AccessLowering:
         for subscript in subscripts:
             self._collect(subscript, out)
         coord = node.coord
+        name = base.name if isinstance(base, N.Id) else None
         if isinstance(base, N.Other) and base.what == MEMBER:
-            # s.f[k], A[i].f[k]: an array field is part of its struct's value, no memory
-            # of its own; the access is the struct's (A[i], none for a scalar s).
+            # A[i].f[k]: an array field of an array's element is part of the element's
+            # value, the access is A[i]'s; w.f[k] of a struct variable is an element
+            # of the field, a memory of its own (ir.Array.member)
             element = self._element_object(base)
             if element is not None:  # buf[k] in a method called on W[i]
                 self._element(element, [], self._node_ref(node), coord, out, kinds,
                               _outer_member(base))
                 return
-            self._warn_unmodelled_field(base)
-            self._target(base, out, kinds)
-            return
-        name = base.name if isinstance(base, N.Id) else None
+            name = calls.member_path(base)
+            if name not in self._visible:
+                self._warn_unmodelled_field(base)
+                self._target(base, out, kinds)
+                return
         if self._names_fifo(name, self._visible):
             return  # a FIFO: s[k].read() is no memory access
         if name not in self._visible:
@@ -547,38 +561,71 @@ class AccessLowering:
             "it in the kernel file to have them analysed)"))
 
     def _warn_unmodelled_field(self, field: N.Other) -> None:
-        """Vitis disaggregates a local or global struct: its array field ``s.f`` is a
-        memory of its own, whose ports a pipeline may overload where arraypart sees
-        none of its accesses (the top's struct arguments stay aggregated: their array
-        fields are registers).  Said once per field and pipeline, where the pipeline
-        first reaches it: each such loop's II is only assumed."""
+        """An array field that Vitis makes a memory of its own, reached where
+        arraypart does not follow it: of a struct variable (``ir.Array.member``)
+        through a method that hands out references into the struct, a by-value copy
+        or a pointer moved; of a local array's element (``A[i].f[k]``, counted as an
+        access of the element ``A[i]``, so two words of the field read in one cycle
+        count as one).  A pipeline may overload its ports unseen (the top's struct
+        arguments stay aggregated: their array fields are registers).  Said once
+        per field and pipeline, where the pipeline first reaches it: each such
+        loop's II is only assumed."""
+        said = self._unmodelled_owner(field)
+        if said is None or self._followed or not (self._pipelines
+                                                  or self._function_pipeline):
+            return
+        pipeline = (self._pipeline_coords[-1] if self._pipeline_coords
+                    else self._function_pipeline)
+        if (said, pipeline) not in self._unmodelled_said:
+            self._unmodelled_said.add((said, pipeline))
+            self._warn_once(field.coord, (
+                f"{said}: Vitis implements it as a memory of its own (it disaggregates "
+                "local and global structs), but arraypart does not count its accesses "
+                "word by word here, so the II reported for this loop assumes its ports "
+                "keep up; declare it as an array of its own to have it counted"))
+
+    def _unmodelled_owner(self, field: N.Other) -> str | None:
+        """What :meth:`_warn_unmodelled_field` says ``field`` is, None when it is no
+        memory of its own (a field of a top's struct argument)."""
         root = field
         while isinstance(root, N.Other) and root.what == MEMBER and root.parts:
             root = _first(root.parts)
         if _own_member(field):  # buf[k] in a method: the object's member
             obj = self._object or calls.ImplicitObject()
             if obj.argument:
-                return
-            owner = obj.name
-        elif isinstance(root, N.Id) and not any(p.name == root.name
-                                                for p in self._func.params):
-            owner = root.name
-        else:
+                return None
+            return (f"'{obj.name}.{field.name}' is an array inside struct '{obj.name}'"
+                    if obj.name is not None else f"'{field.name}' is an array member "
+                    "of the object this method is called on")
+        base = calls.reference_chain(root)[0]  # A of A[i].f, p of p->f
+        binding = self._visible.get(base.name) if isinstance(base, N.Id) else None
+        if binding is not None:  # an element of an array, or one a pointer reaches
+            return None if self._arrays[binding.array].interface else (
+                f"'{field.name}' is an array field of the elements of "
+                f"'{binding.array}', whose accesses arraypart counts as accesses of "
+                "the element")
+        if isinstance(root, N.Id) and not any(p.name == root.name
+                                              for p in self._func.params):
+            return f"'{root.name}.{field.name}' is an array inside struct '{root.name}'"
+        return None
+
+    def _warn_whole_struct(self, node: N.Node) -> None:
+        """A struct variable with array fields named whole where cycles are shared (a
+        copy, an assignment, a by-value argument): Vitis reads or writes every element
+        of its fields there, which arraypart does not count; said once per variable
+        and pipeline."""
+        if not isinstance(node, N.Id) or self._followed or not (
+                self._pipelines or self._unrolled or self._function_pipeline):
             return
-        if self._followed or not (self._pipelines or self._function_pipeline):
+        fields = sorted(k for k in self._visible if k.startswith(node.name + "."))
+        if not fields:
             return
-        said = (f"'{owner}.{field.name}' is an array inside struct '{owner}'"
-                if owner is not None else f"'{field.name}' is an array member of the "
-                "object this method is called on")
-        pipeline = (self._pipeline_coords[-1] if self._pipeline_coords
-                    else self._function_pipeline)
-        if (said, pipeline) not in self._unmodelled_said:
-            self._unmodelled_said.add((said, pipeline))
-            self._warnings.append(warning_text(field.coord, (
-                f"{said}: Vitis implements it as a memory of its own (it disaggregates "
-                "local and global structs), but arraypart neither counts its accesses nor "
-                "banks it, so the II reported for this loop assumes its ports keep up; "
-                "declare it as an array of its own to bank it")))
+        self._warn_once(node.coord, (
+            f"'{node.name}' is used whole here (a copy, an assignment, a by-value "
+            f"argument): Vitis reads or writes every element of its array fields "
+            f"({', '.join(fields)}) here, which arraypart does not count, so the II "
+            "reported for this loop assumes their ports keep up; copy the fields "
+            "element by element to have them counted"))
 
     def _dereference(self, node: N.UnaryOp, out: list[Access],
                      kinds: tuple[str, ...]) -> None:
@@ -669,6 +716,11 @@ class AccessLowering:
 
 def _first(parts):
     return parts[0] if parts else None
+
+
+def _is_member(node: N.Node) -> bool:
+    """``s.f`` or ``p->f`` with its object written (not a member of implicit this)."""
+    return isinstance(node, N.Other) and node.what == MEMBER and bool(node.parts)
 
 
 def _object_subscripts(node: N.Node) -> list[N.Node]:

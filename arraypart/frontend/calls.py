@@ -235,6 +235,8 @@ def bind(call: N.FuncCall, callee: N.FuncDef, visible: Mapping[str, Binding],
             _same_elements(param, arg, arrays.get(memory.base.array))
             bound[param.name] = _array_binding(param, arg, memory.binding(scope), arrays,
                                                callee)
+        elif struct_handle(param, callee.nodes):
+            bound.update(object_fields(arg, visible, param.name))
         elif is_array_parameter(param) and any(
                 isinstance(n, N.Id) and n.name in visible for n in N.walk(arg)):
             raise KernelError(arg.coord, f"argument '{param.name}' of '{callee.name}' must "
@@ -443,16 +445,66 @@ def _is_member(node: N.Node) -> bool:
 
 
 def _subscripted(node: N.Node, visible: Mapping[str, Binding]):
-    """``(binding, subscripts written)`` when ``node`` is a visible array name with
-    zero or more subscripts (casts around it ignored); else None."""
+    """``(binding, subscripts written)`` when ``node`` is a visible array name (or a
+    struct variable's array field, :func:`member_path`) with zero or more subscripts
+    (casts around it ignored); else None."""
     node = N.without_casts(node)
     subscripts: list[N.Node] = []
     while isinstance(node, N.ArrayRef):
         subscripts.insert(0, node.subscript)
         node = node.name
-    if isinstance(node, N.Id) and node.name in visible:
-        return visible[node.name], tuple(subscripts)
+    name = node.name if isinstance(node, N.Id) else member_path(node)
+    if name in visible:
+        return visible[name], tuple(subscripts)
     return None
+
+
+# The name under which a method's body sees the array fields of its object
+# (:func:`member_path`, :func:`object_fields`).
+THIS_OBJECT = "this"
+
+
+def member_path(node: N.Node) -> str | None:
+    """The name of a struct variable's field among the visible arrays
+    (:attr:`arraypart.ir.Array.member`): ``w.buf``, ``w.in.buf``; ``p->buf`` of a
+    pointer to a struct is ``p.buf``; in a method, its object's ``buf``, ``this->buf``
+    and ``inner.buf`` are ``this.buf`` and ``this.inner.buf``.  None for a node that
+    is no member access of a name (a member of an array element, of a call's
+    result)."""
+    names: list[str] = []
+    while isinstance(node, N.Other) and node.what == MEMBER:
+        names.insert(0, node.name)
+        if not node.parts:  # a member of the implicit this
+            return ".".join([THIS_OBJECT] + names)
+        node = N.without_casts(node.parts[0])
+    if not names:
+        return None
+    root = _object_root_name(node)
+    return None if root is None else ".".join([root] + names)
+
+
+def _object_root_name(node: N.Node) -> str | None:
+    """The name a member path starts from: a variable's, or ``this``."""
+    if isinstance(node, N.Id):
+        return node.name
+    if isinstance(node, N.Other) and node.what == N.THIS:
+        return THIS_OBJECT
+    return None
+
+
+def object_fields(node: N.Node, visible: Mapping[str, Binding],
+                  name: str) -> dict[str, Binding]:
+    """The array fields of the struct object ``node`` names or points at (``w``,
+    ``w.in``, ``&w``, ``this``), each under ``name`` and its path: what a struct
+    reference or pointer ``name`` (or a method's ``this``) binds to the object."""
+    node = N.without_casts(node)
+    while isinstance(node, N.UnaryOp) and node.op in ("&", "*"):
+        node = N.without_casts(node.expr)
+    path = _object_root_name(node) or member_path(node)
+    if path is None:
+        return {}
+    return {name + key[len(path):]: binding for key, binding in visible.items()
+            if key.startswith(path + ".")}
 
 
 def _array_binding(param: N.Decl, arg: N.Node, binding: Binding,
@@ -517,6 +569,18 @@ def _declared_shape(param: N.Decl) -> tuple[int | None, ...] | None:
         sizes.append(t.get_array_size() if t.kind == T.CONSTANTARRAY else None)
         t = t.element_type
     return tuple(sizes) or None
+
+
+def struct_handle(decl: N.Decl, nodes: Iterable[N.Node]) -> bool:
+    """``decl`` (a parameter, a local) is a reference or a pointer to a struct (``W
+    &s``, ``W *p``) that the function's ``nodes`` never point elsewhere: the struct
+    variable it is bound to, whose array fields it names (a struct passed by value
+    is a copy, a memory of the callee's own)."""
+    t = decl.ctype.clang if decl.ctype is not None else None
+    return (t is not None and t.get_canonical().kind in (T.LVALUEREFERENCE,
+                                                          T.RVALUEREFERENCE, T.POINTER)
+            and t.get_canonical().get_pointee().get_canonical().kind == T.RECORD
+            and decl.name not in _assigned_names(nodes))
 
 
 def is_array_parameter(param: N.Decl) -> bool:

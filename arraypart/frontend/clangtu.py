@@ -95,6 +95,8 @@ def _library():
         lib.clang_getFileLocation.restype = None
         lib.clang_Location_isFromMainFile.argtypes = [ci.SourceLocation]
         lib.clang_Location_isFromMainFile.restype = ctypes.c_int
+        lib.clang_getSpecializedCursorTemplate.argtypes = [ci.Cursor]
+        lib.clang_getSpecializedCursorTemplate.restype = ci.Cursor
         lib._arraypart_ready = True
     return lib
 
@@ -109,6 +111,18 @@ EVAL_INT = 1  # CXEval_Int
 PREPROCESSING_KINDS = frozenset((ci.CursorKind.MACRO_DEFINITION,
                                  ci.CursorKind.MACRO_INSTANTIATION,
                                  ci.CursorKind.INCLUSION_DIRECTIVE))
+
+
+def record_members(record: ci.Type) -> list[ci.Cursor]:
+    """The members the struct type ``record`` declares; of an implicit instantiation
+    of a class template (whose own cursor lists none), its template's."""
+    declaration = record.get_declaration()
+    members = list(declaration.get_children())
+    if not members:
+        template = _library().clang_getSpecializedCursorTemplate(declaration)
+        members = [] if template is None or template.kind.is_invalid() else list(
+            template.get_children())
+    return members
 
 
 def file_of(location: ci.SourceLocation) -> int | None:

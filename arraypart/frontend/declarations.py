@@ -14,7 +14,7 @@ import clang.cindex as ci
 
 from ..errors import Coord, KernelError
 from ..ir import Array
-from . import clangtu  # noqa: F401 - registers the type kinds HALF_KINDS names
+from . import clangtu  # also registers the type kinds HALF_KINDS names
 from . import cnodes as N
 from .cexpr import Scope, fold
 
@@ -137,6 +137,70 @@ def array_decl(decl: N.Decl, *, interface: bool, extent: int | None = None) -> A
                  static=decl.static,
                  volatile=t.is_volatile_qualified() or canonical.is_volatile_qualified(),
                  floating=canonical.kind in FLOATING_KINDS)
+
+
+# How deep :func:`struct_fields` looks into structs within structs.
+MAX_MEMBER_DEPTH = 4
+
+
+def struct_fields(decl: N.Decl) -> tuple[tuple[str, ci.Type], ...]:
+    """``(path, type)`` of each array field of the struct variable ``decl`` (not an
+    array, pointer or reference of one), and of the struct fields within it
+    (``buf``, ``in.buf``): its memories once Vitis disaggregates it (UG1399,
+    "Structs").  An ``ap_`` number or ``hls::stream`` is no struct here; an array of
+    structs inside it is one array field (its elements' members are its views)."""
+    t = decl.ctype.clang if decl.ctype is not None else None
+    if t is None or t.get_canonical().kind != T.RECORD or decl.is_array:
+        return ()
+    return tuple(_array_fields(t.get_canonical(), "", 0))
+
+
+def _hands_out_elements(record: ci.Type) -> bool:
+    """Some method of the struct returns a reference or a pointer to something other
+    than the struct (``int &operator[](int i) { return a[i]; }``, ``int *data()``):
+    its caller then reads or writes the fields' elements where arraypart sees only the
+    method's ``return``, so the fields are not modelled (said where they are
+    reached)."""
+    for c in clangtu.record_members(record):
+        result = c.result_type if c.kind == ci.CursorKind.CXX_METHOD else None
+        if result is not None and result.get_canonical().kind in _HANDLES and (
+                result.get_pointee().get_canonical().get_declaration()
+                != record.get_declaration()):
+            return True
+    return False
+
+
+_HANDLES = (T.LVALUEREFERENCE, T.RVALUEREFERENCE, T.POINTER)
+
+
+def _array_fields(record: ci.Type, prefix: str, depth: int):
+    if record.get_declaration().spelling in AP_TYPES or depth > MAX_MEMBER_DEPTH \
+            or record.spelling.startswith(("hls::", "std::")) \
+            or _hands_out_elements(record):
+        return
+    for f in record.get_fields():
+        ft = f.type.get_canonical()
+        if ft.kind == T.CONSTANTARRAY:
+            yield prefix + f.spelling, f.type
+        elif ft.kind == T.RECORD:
+            yield from _array_fields(ft, f"{prefix}{f.spelling}.", depth + 1)
+
+
+def field_array(decl: N.Decl, path: str, t: ci.Type, name: str) -> Array:
+    """The array field ``path`` (of type ``t``) of the struct variable ``decl``, as the
+    array ``name`` (:attr:`arraypart.ir.Array.member`)."""
+    shape = []
+    written = f"{decl.name}.{path}"
+    while t.get_canonical().kind == T.CONSTANTARRAY:
+        shape.append(t.get_canonical().get_array_size())
+        t = t.get_canonical().element_type
+    elem_type, bits = element_type(t, written, decl.coord)
+    canonical = t.get_canonical()
+    struct = decl.ctype.clang
+    return Array(name, tuple(shape), elem_type, bits, False, decl.coord,
+                 const=struct.is_const_qualified() or canonical.is_const_qualified(),
+                 static=decl.static, member=path,
+                 volatile=struct.is_volatile_qualified() or canonical.is_volatile_qualified())
 
 
 def _check_initializer_count(decl: N.Decl, shape: list[int]) -> None:

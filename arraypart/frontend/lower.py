@@ -198,6 +198,9 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         # a local array's declaration (by its place) -> its IR name: one C name may
         # declare arrays in two blocks of a function, each its own memory
         self._local_names: dict[Coord, str] = {}
+        # a struct variable's declaration (by its place) -> its array fields, by the
+        # names its text gives them (w.buf)
+        self._struct_fields: dict[Coord, dict[str, Binding]] = {}
         self._functions: dict[str, list[str]] = {}  # array -> functions whose text uses it
         self._kept_references: dict[str, str] = {}  # array -> why a reference stays
         self._spans: dict[tuple[int, int], int] = {}  # a reference's text -> its node's id
@@ -555,13 +558,17 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
                         stmts += [n for n in self._guarded_statements(d.init, d.coord)
                                   if not (isinstance(n, Stmt) and not n.accesses)]
                     self._apply_effects(d.init)
+                declared = self._declared(d)
+                if d.init is not None and calls.struct_handle(d, self._calls[-1].nodes):
+                    declared.update(calls.object_fields(d.init, self._visible, d.name))
+                if declared:  # in scope until its block ends (W &r = w: r.buf too)
+                    self._visible = {**self._visible, **declared}
                 if not d.is_array:
                     self._declare_scalar(d)
-                elif d.coord in self._local_names:  # in scope until its block ends
-                    self._visible = {**self._visible,
-                                     d.name: Binding(self._local_names[d.coord])}
-                    if d.init is not None:
-                        stmts += self._initialized(d)
+                if d.init is not None:  # int w[3] = {...}; S s = {...};
+                    for binding in self._declared(d).values():
+                        stmts += self._initialized(d, binding.array)
+
             return stmts
         if isinstance(node, N.Empty):
             return []
@@ -583,16 +590,17 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         name = self._local_names.get(decl.coord)
         return name is None or self._arrays[name].static
 
-    def _initialized(self, decl: N.Decl) -> list[Node]:
-        """The writes of every element that a local array's initializer makes (C fills
-        those it does not list with zeros), where they share cycles: in a pipelined
-        or unrolled loop, or a pipelined function (``int w[3] = {in[i], in[i + 1],
-        in[i + 2]};``), unless the array is ``static`` (set once) or ``const`` (a
-        ROM's contents).  The declaration's text stays, so its references do too."""
-        name = self._local_names[decl.coord]
+    def _initialized(self, decl: N.Decl, name: str) -> list[Node]:
+        """The writes of every element of array ``name`` that the initializer of
+        ``decl`` makes (C fills those it does not list with zeros; a struct's
+        initializer sets each of its array fields), where they share cycles: in a
+        pipelined or unrolled loop, or a pipelined function (``int w[3] = {in[i],
+        in[i + 1], in[i + 2]};``), unless the array is ``static`` (set once) or
+        ``const`` (a ROM's contents).  The declaration's text stays, so its
+        references do too."""
         array = self._arrays[name]
         if not (self._pipelines or self._unrolled or self._function_pipeline) \
-                or self._followed or self._set_once(decl) or array.const:
+                or self._followed or array.static or array.const:
             return []  # a const array is a ROM's contents
         self._keep_as_written(name, f"its declaration at {decl.coord} initializes it")
         ref_id, self._next_ref = self._next_ref, self._next_ref + 1
@@ -711,6 +719,9 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
             call.args[0], self._object, self._visible, self._arrays, self._scope(),
             frozenset(p.name for p in self._func.params)) if (
                 callee.method and call.method) else None
+        # the array fields of a struct variable the method is called on: this.buf
+        own = calls.object_fields(call.args[0], self._visible, calls.THIS_OBJECT) if (
+            callee.method and call.method) else {}
         arguments = self._argument_sources(call, callee, args.constants)
         text = self._text_of(callee)
         if text[:1] != ("call",):  # one text for every lane of the loops around
@@ -732,7 +743,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
             self._frame_start, self._frame_vars = len(self._iterators), []
             self._add_constants(n for n in callee.nodes if isinstance(n, N.Decl))
             self._visible = {**self._file_arrays, **self._callee_locals(callee),
-                             **args.arrays}
+                             **own, **args.arrays}
             self._streams = self._callee_streams[callee.coord]
             self._stream_ports = ports
             self._apply_parameter_partitions(callee, args.arrays)
@@ -841,6 +852,8 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
                 elif isinstance(node, N.Decl) and node.is_array:
                     found[node.name] = Binding(self._add_array(
                         node, interface=False, owner=callee.name, taken=found, local=True))
+                elif isinstance(node, N.Decl):
+                    found.update(self._add_struct_fields(node, owner=callee.name))
             self._callee_arrays[callee.coord] = (callee, found)
             self._callee_streams[callee.coord] = self._streams = frozenset(streams)
             self._apply_array_pragmas(callee.body, {**self._file_arrays, **found}, frozenset(
@@ -858,7 +871,10 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         local of another function's body."""
         for binding in found.values():
             array = self._arrays[binding.array]
-            self._arrays[binding.array] = replace(array, header_function=True)
+            self._arrays[binding.array] = replace(array, kept_banking=(
+                f"is declared in the text of a function of {array.coord.file}, which "
+                "arraypart does not edit (define the function in the kernel file to "
+                "let arraypart bank it)"))
 
     def _check_shared_locals(self, callee: N.FuncDef, first: N.FuncDef,
                              found: Mapping[str, Binding]) -> None:

@@ -28,7 +28,8 @@ from .cexpr import Bound, fold, interval
 from . import cnodes as N
 from . import fresh as F
 from . import interfaces as I
-from .declarations import array_decl, element_type, integer_constant, refuse_array_typedefs
+from .declarations import (array_decl, element_type, field_array, integer_constant,
+                           refuse_array_typedefs, struct_fields)
 
 POINTER_KIND = ci.TypeKind.POINTER
 RECORD_TYPE_KIND = ci.TypeKind.RECORD
@@ -157,14 +158,19 @@ class MemoryLowering:
         shadowing = {p.name for p in self._func.params} | {
             n.name for n in N.walk(self._func.body) if isinstance(n, N.Decl)}
         for node in self._globals:
-            if node.is_array and not (node.start < 0 and node.name in shadowing):
+            if node.start < 0 and node.name in shadowing:
+                continue
+            if node.is_array:
                 self._add_array(node, interface=False, file_scope=True)
                 self._file_arrays[node.name] = Binding(node.name)
+            self._file_arrays.update(self._add_struct_fields(node, file_scope=True))
         for node in N.walk(self._func.body):
             if isinstance(node, N.Decl) and I.is_stream(node):
                 self._streams |= {node.name}
                 if not stream_alias(node):
                     self._add_stream(node, local=True)
+            elif isinstance(node, N.Decl) and not node.is_array:
+                self._add_struct_fields(node)
             elif isinstance(node, N.Decl) and node.is_array:
                 name = self._add_array(node, interface=False, local=True)
                 if node.init is not None and _untexted(node.init):
@@ -358,6 +364,41 @@ class MemoryLowering:
             self._local_names[decl.coord] = name
         return name
 
+    def _add_struct_fields(self, decl: N.Decl, *, owner: str | None = None,
+                           file_scope: bool = False) -> dict[str, Binding]:
+        """The array fields of the struct variable ``decl``
+        (:func:`.declarations.struct_fields`), each an array named by the struct's IR
+        name and its path (``w.buf``; ``w_<owner>.buf`` for a local of the
+        sub-function ``owner`` whose name another struct's fields have, numbered
+        until free), by the names its text gives them (``w.buf``)."""
+        fields = struct_fields(decl)
+        if not fields:
+            return {}
+        taken = {name.split(".")[0] for name in self._arrays if "." in name}
+        stem = next(c for c in itertools.chain(
+            (decl.name,), _numbered(decl.name if owner is None else f"{decl.name}_{owner}"))
+            if c not in taken)
+        found = {}
+        for path, t in fields:
+            array = field_array(decl, path, t, f"{stem}.{path}")
+            if decl.start < 0:
+                array = replace(array, header=True)
+            elif file_scope:
+                array = replace(array, file_scope=True)
+            self._arrays[array.name] = array
+            self._array_decls[array.name] = decl
+            found[f"{decl.name}.{path}"] = Binding(array.name)
+        self._struct_fields[decl.coord] = found
+        return found
+
+    def _declared(self, decl: N.Decl) -> dict[str, Binding]:
+        """The arrays a local declaration makes visible from there to the end of its
+        block: its own (by its place, ``_local_names``), a struct's array fields."""
+        found = dict(self._struct_fields.get(decl.coord, {}))
+        if decl.coord in self._local_names:
+            found[decl.name] = Binding(self._local_names[decl.coord])
+        return found
+
     def _apply_dependence(self, pragma, seen: Mapping[str, Binding]) -> None:
         """``dependence variable=A inter false`` (``type=inter dependent=false`` since
         Vitis 2021.1): the user states that A carries no dependence between
@@ -378,7 +419,7 @@ class MemoryLowering:
         ``names``: the arrays its text names; ``parameters``: its array parameters,
         which other functions' arrays stand for (an ``array_partition`` of one is applied
         at each call, :meth:`_apply_parameter_partitions`)."""
-        for node, seen in _scoped_pragmas(body, names, self._local_names):
+        for node, seen in _scoped_pragmas(body, names, self._declared):
             pragma = self._pragmas.parse(node)
             if pragma is None:
                 continue
@@ -432,6 +473,10 @@ class MemoryLowering:
                                         "defined (Vitis carries it into the calls)",
                                 "variable")
         variable = pragma.option("variable") or ""
+        fields = [k for k in seen if k.startswith(variable + ".")]
+        if variable not in ranks and fields and pragma.kind != "bind_storage":
+            self._partitioned_whole(pragma, variable, {k: seen[k].array for k in fields})
+            return
         if variable not in ranks and ("." in variable or self._struct_variable(variable)):
             self._warnings.append(warning_text(self._pragmas.coord(pragma, "variable"), (
                 f"{pragma.kind} of {'member' if '.' in variable else 'struct'} "
@@ -456,9 +501,27 @@ class MemoryLowering:
             kind, impl = storage or self._pragmas.storage(pragma)
             self._arrays[name] = replace(array, storage=kind, storage_impl=impl)
 
+    def _partitioned_whole(self, pragma, variable: str, fields: Mapping[str, str]) -> None:
+        """An ``array_partition`` (``array_reshape``) of a whole struct variable: what
+        Vitis makes of its array fields is not modelled, so each keeps its text's
+        banking, one memory as arraypart counts it (``ir.Array.kept_banking``: no
+        pragma of ours on a field contradicts the user's), with a warning."""
+        where = self._pragmas.coord(pragma, "variable")
+        for written, name in fields.items():
+            self._arrays[name] = replace(self._arrays[name], kept_banking=(
+                f"is an array field of struct '{variable}', which the {pragma.kind} at "
+                f"{where} partitions whole, as arraypart does not model (partition the "
+                f"field itself, variable={written}, to let arraypart bank it)"))
+        self._warnings.append(warning_text(where, (
+            f"{pragma.kind} of struct '{variable}' stays as written: arraypart does not "
+            f"model a partition of a whole struct, and counts its array fields "
+            f"({', '.join(sorted(fields))}) as one memory each; partition a field itself "
+            f"(variable={min(fields)}) to let arraypart bank it")))
+
     def _struct_variable(self, name: str) -> bool:
-        """``name`` is declared in the function as a struct that is no array (Vitis
-        partitions the arrays it holds: eddl's ``pixel_out_t bias`` with ``dim=0``)."""
+        """``name`` is declared in the function as a struct that is no array (eddl's
+        ``pixel_out_t bias`` with ``dim=0``), whose array fields, if any, arraypart
+        does not model (:func:`.declarations.struct_fields`)."""
         return any(isinstance(n, N.Decl) and n.name == name and not n.is_array
                    and n.ctype is not None and n.ctype.canonical_kind == RECORD_TYPE_KIND
                    for n in N.walk(self._func.body))
@@ -674,19 +737,19 @@ def _product_leaves(node: N.Node) -> list[N.Node] | None:
 
 
 def _scoped_pragmas(node: N.Node, names: Mapping[str, Binding],
-                    local_names: Mapping) -> Iterator[tuple[N.Pragma, Mapping[str, Binding]]]:
+                    declared) -> Iterator[tuple[N.Pragma, Mapping[str, Binding]]]:
     """Each pragma under ``node`` (pre-order) with the arrays its place sees: a local
-    array's declaration (``local_names``: its IR name by its place) binds its name from
-    there to the end of its block."""
+    declaration binds the names ``declared`` gives for it from there to the end of
+    its block."""
     if isinstance(node, N.Pragma):
         yield node, names
     elif isinstance(node, N.Compound):
         for item in node.items:
             if isinstance(item, N.DeclList):
-                names = {**names, **{d.name: Binding(local_names[d.coord])
-                                     for d in item.decls if d.coord in local_names}}
-            yield from _scoped_pragmas(item, names, local_names)
+                names = {**names, **{k: v for d in item.decls
+                                     for k, v in declared(d).items()}}
+            yield from _scoped_pragmas(item, names, declared)
     else:
         for child in node.children():
             if child is not None:
-                yield from _scoped_pragmas(child, names, local_names)
+                yield from _scoped_pragmas(child, names, declared)

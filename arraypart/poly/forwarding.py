@@ -107,7 +107,7 @@ def _forwarded(array: ir.Array, top: str) -> bool:
     no reshaped words, no stencil window; a local one not reached by a pointer of
     its own), not ``volatile``."""
     return not (array.volatile or array.fifo is not None or array.stencil is not None
-                or array.reshapes or array.header_function
+                or array.reshapes or array.kept_banking is not None
                 or any(f != top for f in array.functions)
                 or array.kept_reference is not None
                 or not (array.partitionable or array.interface))

@@ -37,7 +37,9 @@ class BankInstance:
 
 
 def module_name(mem: Memory) -> str:
-    return f"ap_mem_{mem.name}"
+    """The memory's module: a Verilog identifier also for a struct's array field
+    (``w.buf``: ``ap_mem_w__buf``)."""
+    return f"ap_mem_{mem.name.replace('.', '__')}"
 
 
 def port_list(mem: Memory, *, observe: bool = False) -> list[tuple[str, int, str]]:
