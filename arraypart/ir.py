@@ -344,6 +344,10 @@ class Access:
     truncated index is opaque (LLVM's BasicAA decomposes add, mul, shl, sext and zext,
     not trunc), so the element takes no part in store forwarding nor in telling writes
     apart (:func:`arraypart.poly.lanes.plain_reference`).
+    ``call``: the inlined call whose text holds the reference (its number among the
+    lowering's inlined calls; 0 for the top's own text): within one text the HLS tool
+    sees how its names relate, across a call it does not (store forwarding,
+    :mod:`arraypart.poly.forwarding`).
     """
 
     array: str
@@ -360,6 +364,7 @@ class Access:
     same_value: tuple | None = None
     conditional: bool = False
     narrowed: bool = False
+    call: int = 0
 
     def __post_init__(self):
         if self.kind not in ACCESS_KINDS:
@@ -451,6 +456,12 @@ class Loop:
     ``(region, k)`` for the k-th statement of a function body under ``#pragma HLS
     dataflow`` (``region`` numbers each lowering of such a body); the loops of two
     processes of one region run at the same time.
+    ``call``: the inlined call whose text holds the loop (:attr:`Access.call`);
+    ``call_aliases``: the arrays that two names of that text reach in that call (two
+    array parameters bound to one array or to rows of one, a parameter and a global
+    the text names, an element bound to a reference parameter, the object of a
+    method): the HLS tool, which sees the text's names only, may not tell their
+    accesses apart.
     """
 
     var: str
@@ -469,6 +480,8 @@ class Loop:
     breaks: bool = False
     text: tuple | None = None
     process: tuple[tuple[int, int], ...] = ()
+    call: int = 0
+    call_aliases: frozenset[str] = frozenset()
 
     def __post_init__(self):
         if self.step == 0:

@@ -206,7 +206,7 @@ class LoopLowering:
             for scalar, (value, opaque) in self._blocks.pop().items():
                 self._bind(scalar, value, opaque)
         loop = Loop(ir_var, init, bound, step, body, name, coord, pipeline_ii, unroll,
-                    pipeline_off)
+                    pipeline_off, call=self._call_id, call_aliases=self._call_aliases)
         if pipeline_ii is not None:
             check_unrollable(loop, loop.body)
         loop = self._stencils(loop, items[:header], node)
@@ -582,7 +582,7 @@ class LoopLowering:
         for scalar in sorted(changed):
             self._bind(scalar, None, why)
         loop = Loop(counter, init, bound, 1, body + tail, name, coord, pipeline_ii, unroll,
-                    pipeline_off)
+                    pipeline_off, call=self._call_id, call_aliases=self._call_aliases)
         if pipeline_ii is not None:
             check_unrollable(loop, loop.body)
         return entry + [self._stencils(loop, items[:header], node)]
@@ -671,7 +671,7 @@ class LoopLowering:
         if not geometric.declared:
             self._bind(var, E.const(geometric.exit_value), None)
         loop = Loop(counter, init, bound, 1, tuple(copies), name, coord, pipeline_ii, unroll,
-                    pipeline_off)
+                    pipeline_off, call=self._call_id, call_aliases=self._call_aliases)
         if pipeline_ii is not None:
             check_unrollable(loop, loop.body)
         return self._stencils(loop, items[:header], node)
