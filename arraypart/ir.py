@@ -462,6 +462,11 @@ class Loop:
     the text names, an element bound to a reference parameter, the object of a
     method): the HLS tool, which sees the text's names only, may not tell their
     accesses apart.
+    ``ordered``: a fully unrolled loop outside pipelines whose lanes run one after
+    another (:mod:`arraypart.frontend.ordered`): each lane is one call, which accesses
+    what the previous lane's call writes, so the HLS tool issues the calls in their
+    order (under ``dataflow``, processes joined by channels); its lanes are iterations
+    in time, not lanes of one cycle.
     """
 
     var: str
@@ -482,6 +487,7 @@ class Loop:
     process: tuple[tuple[int, int], ...] = ()
     call: int = 0
     call_aliases: frozenset[str] = frozenset()
+    ordered: bool = False
 
     def __post_init__(self):
         if self.step == 0:
@@ -498,6 +504,9 @@ class Loop:
             raise ValueError(f"loop {self.name}: pipelined with pipeline off")
         if self.pipeline_inferred and self.pipeline_ii is None:
             raise ValueError(f"loop {self.name}: inferred pipeline without an II")
+        if self.ordered and (self.unroll != 0 or self.pipeline_ii is not None):
+            raise ValueError(f"loop {self.name}: ordered lanes of a loop not fully "
+                             "unrolled outside pipelines")
 
 
 Node = Union[Loop, If, Stmt]
@@ -663,6 +672,13 @@ def bundle_reads_merge(loop: Loop, array: Array) -> bool:
     store is issued between the two reads; probe 36 F1)."""
     return array.bundle is None or not any(
         a.array == array.name and a.kind == "write" for a in accesses(loop.body))
+
+
+def concurrent(loop: Loop) -> bool:
+    """Whether ``loop``, reached outside any concurrent loop, is one (DESIGN §2): its
+    iterations share cycles, as it is pipelined or unrolled, unless its lanes run one
+    after another (``Loop.ordered``: then it is a sequential loop)."""
+    return (loop.pipeline_ii is not None or loop.unroll is not None) and not loop.ordered
 
 
 def loops(nodes: tuple[Node, ...]) -> Iterator[Loop]:
