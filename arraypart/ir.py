@@ -362,6 +362,10 @@ class Access:
     truncated index is opaque (LLVM's BasicAA decomposes add, mul, shl, sext and zext,
     not trunc), so the element takes no part in store forwarding nor in telling writes
     apart (:func:`arraypart.poly.lanes.plain_reference`).
+    ``call``: the inlined call whose text holds the reference (its number among the
+    lowering's inlined calls; 0 for the top's own text): within one text the HLS tool
+    sees how its names relate, across a call it does not (store forwarding,
+    :mod:`arraypart.poly.forwarding`).
     """
 
     array: str
@@ -378,6 +382,7 @@ class Access:
     same_value: tuple | None = None
     conditional: bool = False
     narrowed: bool = False
+    call: int = 0
 
     def __post_init__(self):
         if self.kind not in ACCESS_KINDS:
@@ -469,6 +474,17 @@ class Loop:
     ``(region, k)`` for the k-th statement of a function body under ``#pragma HLS
     dataflow`` (``region`` numbers each lowering of such a body); the loops of two
     processes of one region run at the same time.
+    ``call``: the inlined call whose text holds the loop (:attr:`Access.call`);
+    ``call_aliases``: the arrays that two names of that text reach in that call (two
+    array parameters bound to one array or to rows of one, a parameter and a global
+    the text names, an element bound to a reference parameter, the object of a
+    method): the HLS tool, which sees the text's names only, may not tell their
+    accesses apart.
+    ``ordered``: a fully unrolled loop outside pipelines whose lanes run one after
+    another (:mod:`arraypart.frontend.ordered`): each lane is one call, which accesses
+    what the previous lane's call writes, so the HLS tool issues the calls in their
+    order (under ``dataflow``, processes joined by channels); its lanes are iterations
+    in time, not lanes of one cycle.
     """
 
     var: str
@@ -487,6 +503,9 @@ class Loop:
     breaks: bool = False
     text: tuple | None = None
     process: tuple[tuple[int, int], ...] = ()
+    call: int = 0
+    call_aliases: frozenset[str] = frozenset()
+    ordered: bool = False
 
     def __post_init__(self):
         if self.step == 0:
@@ -503,6 +522,9 @@ class Loop:
             raise ValueError(f"loop {self.name}: pipelined with pipeline off")
         if self.pipeline_inferred and self.pipeline_ii is None:
             raise ValueError(f"loop {self.name}: inferred pipeline without an II")
+        if self.ordered and (self.unroll != 0 or self.pipeline_ii is not None):
+            raise ValueError(f"loop {self.name}: ordered lanes of a loop not fully "
+                             "unrolled outside pipelines")
 
 
 Node = Union[Loop, If, Stmt]
@@ -668,6 +690,13 @@ def bundle_reads_merge(loop: Loop, array: Array) -> bool:
     store is issued between the two reads; probe 36 F1)."""
     return array.bundle is None or not any(
         a.array == array.name and a.kind == "write" for a in accesses(loop.body))
+
+
+def concurrent(loop: Loop) -> bool:
+    """Whether ``loop``, reached outside any concurrent loop, is one (DESIGN §2): its
+    iterations share cycles, as it is pipelined or unrolled, unless its lanes run one
+    after another (``Loop.ordered``: then it is a sequential loop)."""
+    return (loop.pipeline_ii is not None or loop.unroll is not None) and not loop.ordered
 
 
 def loops(nodes: tuple[Node, ...]) -> Iterator[Loop]:

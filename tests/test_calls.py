@@ -1506,3 +1506,57 @@ def test_a_pointer_to_rows_and_a_chain_of_offsets_bind_the_callers_memory(tmp_pa
                                                      ROW_POINTER_PARAMETERS))
     assert_the_testbench_passes(compiled, tmp_path)
     assert_the_trace_agrees(compiled, tmp_path, ports=2)
+
+
+# probe 38 MEDIUM-1 (pp4fpgas merge_sort_parallel): an unrolled loop of calls that
+# feed each other, each lane's call reading the row that the previous one wrote.
+CHAIN = """\
+static void stage(const int in[16], int out[16]) {
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    out[i] = in[i] + in[15 - i];
+  }
+}
+void chain(const int a[16], int b[16]) {
+  DATAFLOW
+  int temp[3][16];
+#pragma HLS array_partition variable=temp complete dim=1
+  stage(a, temp[0]);
+  for (int s = 1; s < 3; s++) {
+#pragma HLS unroll
+    stage(ROWS);
+  }
+  stage(temp[2], b);
+}
+"""
+
+
+@pytest.mark.parametrize("dataflow, rows, ordered", [
+    ("", "temp[s - 1], temp[s]", True),
+    ("#pragma HLS dataflow", "temp[s - 1], temp[s]", True),
+    # both lanes read temp[0], each writes a row of its own: they may run at once
+    ("", "temp[0], temp[s]", False),
+])
+def test_unrolled_calls_that_feed_each_other_run_in_order(tmp_path, dataflow, rows,
+                                                           ordered):
+    """The HLS tool issues a call after the one whose memory it reads (under dataflow,
+    a process after its producer): the lanes are iterations in time, each a call of
+    its own, not lanes of one pipeline in lockstep (whose lane 2 would read temp[1][15]
+    in the cycle lane 1 writes temp[1][0]: a false conflict, recurrence and advice)."""
+    report = arraypart.analyze(_kernel_file(tmp_path, "chain.cpp", CHAIN.replace(
+        "DATAFLOW", dataflow).replace("ROWS", rows)))
+    (unrolled,) = [lp for lp in _loops(report.kernel.body) if lp.unroll == 0]
+    assert unrolled.ordered is ordered
+    names = [loop.name for loop in report.model.loops]
+    assert names == (["stage/L2"] * 4 if ordered else ["stage/L2", "L12", "stage/L2"])
+    assert not ordered or not any("recurrence" in w for w in report.warnings)
+
+
+@needs_gxx
+def test_unrolled_calls_in_order_trace_and_compute_as_the_original(tmp_path):
+    path = _kernel_file(tmp_path, "chain.cpp", CHAIN.replace(
+        "DATAFLOW", "#pragma HLS dataflow").replace("ROWS", "temp[s - 1], temp[s]"))
+    compiled = arraypart.compile_kernel(path)
+    judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    assert len(judged.replay.loops) == 4
+    assert_the_testbench_passes(compiled, tmp_path)

@@ -586,3 +586,84 @@ def test_forwarding_past_a_constant_offset_traces_and_computes(tmp_path, case):
     judged = assert_the_trace_agrees(compiled, tmp_path, ports=1)
     assert judged.replay.loops[-1].traced_ii == ii
     assert_the_testbench_passes(compiled, tmp_path)
+
+
+# probe 38 MEDIUM-4 (pp4fpgas-cn huffman's create_codeword): a pipelined loop of a
+# function the top calls writes fc[i] and reads it back; the read is forwarded as in
+# the top (it took a port: II 2 as written, and compile partitioned fc).
+CALLEE_LOCAL = """\
+static void cw(const int hist[32], int out[32]) {
+  int fc[32];
+  fc[0] = 0;
+  for (int i = 1; i < 32; i++) {
+#pragma HLS pipeline II=1
+    fc[i] = (fc[i - 1] + hist[i - 1]) << 1;
+    int c = fc[i];
+    out[i] = c;
+  }
+}
+void k(const int hist[32], int out[32]) {
+  int h2[32];
+  for (int i = 0; i < 32; i++) h2[i] = hist[i];
+  cw(h2, out);
+}
+"""
+
+
+def test_a_callee_local_is_forwarded(tmp_path):
+    compiled = arraypart.compile_kernel(write(tmp_path, "k.cpp", CALLEE_LOCAL))
+    assert _loop_iis(compiled.report) == [1, 1]
+    banking = compiled.report.solution.banking("fc")
+    assert (banking.scheme.banks, banking.copies) == (1, 1)
+    as_written = check.check_kernel(compiled.report.kernel,
+                                    check.as_written_bankings(compiled.report.kernel),
+                                    rule=True)
+    assert [lp.achieved_ii for lp in as_written.loops] == [1, 1]
+
+
+@needs_gxx
+def test_a_callee_local_traces_and_computes_as_the_original(tmp_path):
+    compiled = arraypart.compile_kernel(write(tmp_path, "k.cpp", CALLEE_LOCAL))
+    judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    assert [loop.traced_ii for loop in judged.replay.loops] == [1, 1]
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
+# A function whose text names two arrays, given rows of the top's arrays: the HLS
+# tool forwards in its text only where no other name of it may reach the memory
+# (q[i + 16] may be p[i] when both are one array).  The II of f's loop with each
+# array one single-port memory is the accesses of a that take a port.
+TWO_PARAMETERS = """\
+static void f(int p[32], int q[32], const int x[16], int y[16]) {
+  for (int i = 0; i < 16; i++) {
+#pragma HLS PIPELINE II=1
+    p[i] = x[i];
+    q[i + 16] = 5;
+    p[i] = p[i] + 1;
+    y[i] = p[i];
+  }
+}
+void k(const int x[16], int y[16]) {
+  int a[2][32], c[2][32];
+  for (int i = 0; i < 32; i++) {
+    a[0][i] = 0; a[1][i] = 0; c[0][i] = 0; c[1][i] = 0;
+  }
+  f(ARGUMENTS, x, y);
+}
+"""
+
+
+@pytest.mark.parametrize("arguments, taken", [
+    ("a[0], c[0]", 1),  # two arrays: one write of a takes a port
+    ("a[0], a[0]", 5),  # one row for both: every access
+    ("a[0], a[1]", 5),  # rows of one array: every access
+])
+def test_a_callee_forwards_only_what_one_name_reaches(tmp_path, arguments, taken):
+    path = write(tmp_path, "k.cpp", TWO_PARAMETERS.replace("ARGUMENTS", arguments))
+    report = arraypart.analyze(path, ports=1)
+    (loop,) = [lp.name for lp in report.model.loops if lp.name.startswith("f/")]
+    model = max(len(g.accesses) for g in report.model.array("a").groups if g.loop == loop)
+    one = check.as_written_bankings(report.kernel)
+    iis = [check.check_kernel(report.kernel, one, ports=1, rule=rule).loops[-1].achieved_ii
+           for rule in (False, True)]
+    assert (model, *iis) == (taken, taken, taken)

@@ -41,7 +41,7 @@ from .ports import (Cells, bank_sizes, cells, first_overfull_bank, min_iis, read
 from .report import CheckReport, Conflict, DynamicSite, LoopCheck
 from .rule import (BankSpan, RuleSites, moves_with_sizes, overfull_bank, rule_needs,
                    site_cells, sites_summary)
-from .walk import (TRIPS, Emitted, Region, collapsed, entries, is_concurrent, regions,
+from .walk import (TRIPS, Emitted, Region, collapsed, entries, regions,
                    root_blocks, root_pieces, walk_steps, weights)
 from .writes import Marks, most_per_cell, one_write, subscript_key
 
@@ -151,8 +151,8 @@ def _prune(nodes: tuple[ir.Node, ...], registers: set[str], inside: bool = False
             if cond or then or orelse:
                 out.append(replace(n, cond_accesses=cond, then=then, orelse=orelse))
         else:
-            body = _prune(n.body, registers, inside or is_concurrent(n))
-            if body or (is_concurrent(n) and not inside):
+            body = _prune(n.body, registers, inside or ir.concurrent(n))
+            if body or (ir.concurrent(n) and not inside):
                 out.append(replace(n, body=body))
     return tuple(out)
 

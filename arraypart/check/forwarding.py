@@ -206,6 +206,5 @@ def forwarded_arrays(kernel: ir.Kernel) -> dict:
     found = list(regions(kernel))
     copies = Counter(r.loop.coord for r in found)
     arrays = {a.name: a for a in kernel.arrays}
-    return {r.loop.coord: forwarding_arrays(arrays, {a.array for a in ir.accesses(
-        r.loop.body)}, kernel) for r in found
+    return {r.loop.coord: forwarding_arrays(arrays, r.loop, kernel) for r in found
             if copies[r.loop.coord] == 1 and forwarding_loop(r.loop)}

@@ -39,7 +39,7 @@ from .instrument import Instrumented, Site, instrument
 from .replay import (RECORDED, Claim, Forwarding, LoopReplay, Memory, Replay, no_checkpoint,
                      replay, window_key)
 from .unwritten import uninitialized_locals, unwritten_reads
-from .walk import is_concurrent, regions
+from .walk import regions
 
 __all__ = ["Claim", "TraceCheck", "Trace", "check_trace", "driver_source", "record"]
 
@@ -760,5 +760,5 @@ def _data_guarded(nodes: tuple[ir.Node, ...], guarded: bool = False, inside: boo
         else:
             if guarded:
                 yield True, (n.coord.line, n.coord.col)
-            root = not inside and is_concurrent(n)
+            root = not inside and ir.concurrent(n)
             yield from _data_guarded(n.body, guarded and not root, inside or root)

@@ -98,13 +98,9 @@ class Digit:
     loop: int
 
 
-def is_concurrent(loop: ir.Loop) -> bool:
-    return loop.pipeline_ii is not None or loop.unroll is not None
-
-
 def _contains_concurrent(nodes: tuple[ir.Node, ...]) -> bool:
     for n in nodes:
-        if isinstance(n, ir.Loop) and (is_concurrent(n) or _contains_concurrent(n.body)):
+        if isinstance(n, ir.Loop) and (ir.concurrent(n) or _contains_concurrent(n.body)):
             return True
         if isinstance(n, ir.If) and _contains_concurrent(n.then + n.orelse):
             return True
@@ -123,7 +119,7 @@ def regions(kernel: ir.Kernel) -> Iterator[Region]:
 
 def _regions(nodes: tuple[ir.Node, ...], path: tuple) -> Iterator[Region]:
     for n in nodes:
-        if isinstance(n, ir.Loop) and is_concurrent(n):
+        if isinstance(n, ir.Loop) and ir.concurrent(n):
             yield Region(n, path)
         elif isinstance(n, ir.Loop) and _contains_concurrent(n.body):
             yield from _regions(n.body, path + ((n, True),))

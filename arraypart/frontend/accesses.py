@@ -195,7 +195,7 @@ class AccessLowering:
         streams = len(self._arrays[port.array].shape) - 1
         index = port.index if len(port.index) == streams else (None,) * streams
         out.append(Access(port.array, index + (None,), kind, self._ref_ids[id(node)],
-                          node.coord))
+                          node.coord, call=self._call_id))
         if kind == "read":
             for value in values:
                 self._target(value, out, ("write",))
@@ -535,7 +535,8 @@ class AccessLowering:
         if user is not None and user not in self._functions.setdefault(array, []):
             self._functions[array].append(user)
         out.extend(replace(template, kind=kind, same_value=template.same_value
-                           if kind == "read" else None) for kind in kinds)
+                           if kind == "read" else None, call=self._call_id)
+                   for kind in kinds)
 
     def _warn_unseen_struct(self, call: N.FuncCall, arg: N.Node) -> None:
         """A struct with an array field, passed to a function the kernel file does not
@@ -681,7 +682,8 @@ class AccessLowering:
         rank = len(self._arrays[binding.array].shape) - len(binding.prefix)
         index = binding.index((None,) * rank)
         for kind in kinds:
-            out.append(Access(binding.array, index, kind, self._ref_ids[id(node)], node.coord))
+            out.append(Access(binding.array, index, kind, self._ref_ids[id(node)],
+                              node.coord, call=self._call_id))
 
     def _pointer_element(self, node: N.Node, name: str, offset: N.Node | None,
                          out: list[Access], kinds: tuple[str, ...],

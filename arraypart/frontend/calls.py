@@ -251,6 +251,32 @@ def bind(call: N.FuncCall, callee: N.FuncDef, visible: Mapping[str, Binding],
     return Arguments(bound, constants, values)
 
 
+def call_aliases(call: N.FuncCall, callee: N.FuncDef, bound: Mapping[str, Binding],
+                 visible: Mapping[str, Binding], file_arrays: Mapping[str, Binding],
+                 obj: ImplicitObject | None) -> frozenset[str]:
+    """The arrays that two names of ``callee``'s text reach in ``call``
+    (:attr:`arraypart.ir.Loop.call_aliases`): one that two of its ways to memory
+    denote (its array parameters and the array fields of a struct variable a method
+    runs on, ``bound``; the file-scope arrays of ``file_arrays`` that its text names, a
+    struct variable's fields by the variable's name; the struct element ``obj`` a
+    method runs on), and one that
+    the argument of a reference parameter names (``f(A, A[3])`` gives ``int &s`` an
+    element of ``A``: a write of ``s`` may be one of ``p[i]``).  ``visible``: the
+    caller's array names.  A local of ``callee`` is a memory of its own."""
+    named = {n.name for n in callee.nodes if isinstance(n, N.Id)}
+    ways = [b.array for b in bound.values()]
+    ways += [b.array for name, b in file_arrays.items()
+             if name.split(".")[0] in named and name not in bound]
+    if obj is not None and obj.element is not None:
+        ways.append(obj.element.array)
+    aliases = {array for array in ways if ways.count(array) > 1}
+    for param, arg in zip(callee.params, call_arguments(call, callee)):
+        if param.name not in bound and _reference(param):
+            aliases |= {visible[n.name].array for n in N.walk(arg)
+                        if isinstance(n, N.Id) and n.name in visible}
+    return frozenset(aliases)
+
+
 def call_arguments(call: N.FuncCall, callee: N.FuncDef) -> tuple[N.Node, ...]:
     """The call's arguments, the parameter's default (``int n = N``, in the definition
     or its first declaration) where the call leaves it out (clang passes such an
@@ -586,6 +612,13 @@ def struct_handle(decl: N.Decl, nodes: Iterable[N.Node]) -> bool:
 def is_array_parameter(param: N.Decl) -> bool:
     shape = _declared_shape(param)
     return shape is not None
+
+
+def _reference(param: N.Decl) -> bool:
+    """``param`` is a reference (to ``const`` or not, through a typedef too)."""
+    t = param.ctype.clang if param.ctype is not None else None
+    return t is not None and t.get_canonical().kind in (T.LVALUEREFERENCE,
+                                                       T.RVALUEREFERENCE)
 
 
 def _by_reference(param: N.Decl) -> bool:

@@ -28,6 +28,7 @@ from .cexpr import (COMPARISONS, FLIPPED, INCREMENT_STEPS, Bound, Scope, conditi
 from . import cnodes as N
 from . import fresh as F
 from . import interfaces as I
+from . import ordered
 from . import scalars as S
 from . import stencil
 from .accesses import INCREMENTS
@@ -178,8 +179,8 @@ class LoopLowering:
                                       (init, bound, step), pipeline_ii, unroll, coord):
                     guard = self._condition_guard(node) if guarded and not bound_changes \
                         else ((),)
-                    body = self._loop_body(items[header:], tail, (var, ir_var), init,
-                                           step, trip, name, coord, lanes)
+                    body, in_order = self._loop_body(items[header:], tail, (var, ir_var),
+                                                     init, step, trip, name, coord, lanes)
                     if header_reads:
                         body = (Stmt(tuple(self._accesses(limit)), node.cond.coord),) + body
                     if guarded:
@@ -206,7 +207,8 @@ class LoopLowering:
             for scalar, (value, opaque) in self._blocks.pop().items():
                 self._bind(scalar, value, opaque)
         loop = Loop(ir_var, init, bound, step, body, name, coord, pipeline_ii, unroll,
-                    pipeline_off)
+                    pipeline_off, call=self._call_id, call_aliases=self._call_aliases,
+                    ordered=in_order)
         if pipeline_ii is not None:
             check_unrollable(loop, loop.body)
         loop = self._stencils(loop, items[:header], node)
@@ -582,7 +584,7 @@ class LoopLowering:
         for scalar in sorted(changed):
             self._bind(scalar, None, why)
         loop = Loop(counter, init, bound, 1, body + tail, name, coord, pipeline_ii, unroll,
-                    pipeline_off)
+                    pipeline_off, call=self._call_id, call_aliases=self._call_aliases)
         if pipeline_ii is not None:
             check_unrollable(loop, loop.body)
         return entry + [self._stencils(loop, items[:header], node)]
@@ -671,7 +673,7 @@ class LoopLowering:
         if not geometric.declared:
             self._bind(var, E.const(geometric.exit_value), None)
         loop = Loop(counter, init, bound, 1, tuple(copies), name, coord, pipeline_ii, unroll,
-                    pipeline_off)
+                    pipeline_off, call=self._call_id, call_aliases=self._call_aliases)
         if pipeline_ii is not None:
             check_unrollable(loop, loop.body)
         return self._stencils(loop, items[:header], node)
@@ -726,15 +728,16 @@ class LoopLowering:
             self._bind(var, None, None)
 
     def _loop_body(self, items, tail, names, init, step, trip, name, coord, lanes
-                   ) -> tuple[Node, ...]:
+                   ) -> tuple[tuple[Node, ...], bool]:
         """The lowered body, with each scalar that the iteration steps by a constant
         bound to its induction value; after the loop they hold their exit values
         (when the trip count is known) and the other scalars the body changes are
         opaque.  ``names``: the iterator's C name and its IR name (a callee's may be
         renamed).  The body of a fully unrolled loop (``lanes``) may be lowered
-        once per iterator value (:meth:`_lanes_body`)."""
+        once per iterator value (:meth:`_lanes_body`), and is where its lanes run one
+        after another (:meth:`_lanes_in_order`), which the second value says."""
         if isinstance(trip, E.Const) and trip.value <= 1 and len(init) == 1:
-            return self._single_pass(items, tail, names, init[0], trip.value)
+            return self._single_pass(items, tail, names, init[0], trip.value), False
         var, ir_var = names
         deltas = self._iteration_deltas(items, tail, var)
         number = S.iteration_number(ir_var, init, step)
@@ -748,7 +751,9 @@ class LoopLowering:
             else:
                 self._bind(scalar, S.induction_value(known, delta, number), None)
         values = self._lane_values(init, trip, step) if lanes else None
-        body = self._lanes_body(items, names, values, coord)
+        in_order = not tail and self._lanes_in_order(items, names, values, coord)
+        body = (self._per_value(items, names, values, coord) if in_order
+                else self._lanes_body(items, names, values, coord))
         for part in tail:  # the header's other increments end each iteration
             body += tuple(self._statement(part))
         self._restore(entry)
@@ -759,7 +764,7 @@ class LoopLowering:
                 self._bind(scalar, None, entry[1].get(scalar, changed))
             else:
                 self._bind(scalar, E.add(known, E.scale(delta, trip)), None)
-        return body
+        return body, in_order
 
     def _single_pass(self, items, tail, names, start: E.Expr, trip: int
                      ) -> tuple[Node, ...]:
@@ -821,6 +826,17 @@ class LoopLowering:
                         or imprecision(lanes) < len(values) * imprecision(general)):
                     return self._per_value(items, names, values, coord)
         return tuple(self._items(items))
+
+    def _lanes_in_order(self, items, names, values: range | None, coord: Coord) -> bool:
+        """Whether the lanes of the fully unrolled loop being lowered, outside any
+        pipeline and any other unrolled loop, are calls that run one after another
+        (:mod:`.ordered`), judged on its body lowered once per value (``values``) as a
+        trial."""
+        if values is None or self._pipelines or len(self._unrolled) != 1 or not (
+                ordered.one_call(items, self._callees)):
+            return False
+        copies = self._trial(items, names, values, coord)
+        return copies is not None and ordered.in_order(copies, self._call_id, self._arrays)
 
     def _in_lockstep(self, body: tuple[Node, ...]) -> bool:
         """Whether the lanes of an unrolled loop outside any pipeline share the steps

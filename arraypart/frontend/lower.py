@@ -156,6 +156,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         self._current_statement: N.Node | None = None  # see _stepping
         self._keyed = False  # some read has had a same_value key (accesses._same_value)
         self._call_id = 0  # which inlined call the current text is lowered for (0: the top)
+        self._call_aliases: frozenset[str] = frozenset()  # ir.Loop.call_aliases of it
         self._opaque: S.Opaques = {}  # scalars without one, and why
         self._scalars = S.integer_scalars(list(func.params) + list(func.nodes))
         self._types = S.integer_types(list(func.params) + list(func.nodes))
@@ -606,7 +607,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         ref_id, self._next_ref = self._next_ref, self._next_ref + 1
         shape = array.shape
         return [Stmt(tuple(Access(name, tuple(E.const(i) for i in index), "write", ref_id,
-                                  decl.coord)
+                                  decl.coord, call=self._call_id)
                            for index in itertools.product(*map(range, shape))),
                      decl.coord)]
 
@@ -660,7 +661,8 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         returns = any(kind == "return" and calls == len(self._calls)
                       for kind, calls, _ in self._exits[start:])
         loop = Loop(var, (E.const(0),), (E.const(0),), 1, body, func.name, func.coord, ii,
-                    early_exit="iteration" if returns else None, skips=returns)
+                    early_exit="iteration" if returns else None, skips=returns,
+                    call=self._call_id, call_aliases=self._call_aliases)
         check_unrollable(loop, loop.body)
         return (loop,)
 
@@ -722,12 +724,15 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         # the array fields of a struct variable the method is called on: this.buf
         own = calls.object_fields(call.args[0], self._visible, calls.THIS_OBJECT) if (
             callee.method and call.method) else {}
+        aliases = calls.call_aliases(call, callee, {**args.arrays, **own}, self._visible,
+                                     self._file_arrays, self._object)
         arguments = self._argument_sources(call, callee, args.constants)
         text = self._text_of(callee)
         if text[:1] != ("call",):  # one text for every lane of the loops around
             self._foreign_lanes = self._foreign_lanes | frozenset(self._unrolled)
         self._calls.append(callee)
         caller_id, self._call_id = self._call_id, self._inlined_calls
+        caller_aliases, self._call_aliases = self._call_aliases, aliases
         self._lane_loops = []  # the callee's conditions name its own scalars
         try:
             self._constants.clear()
@@ -753,7 +758,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
             return list(ir.in_text(self._function_body(callee), text))
         finally:
             self._calls.pop()
-            self._call_id = caller_id
+            self._call_id, self._call_aliases = caller_id, caller_aliases
             (self._visible, state, self._scalars, self._types, self._range_log, self._blocks,
              constants, self._ref_ids, self._frame_start, self._frame_vars,
              self._stream_ports, self._streams, self._lane_loops, self._foreign_lanes,

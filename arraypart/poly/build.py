@@ -277,7 +277,7 @@ def free_lanes(found: Collector, arrays: Mapping[str, ir.Array], kernel: ir.Kern
         loop = members[0].frame.root
         if loop.coord in repeated or not forwarding_loop(loop):
             continue
-        for name in forwarding_arrays(arrays, {f.access.array for f in members}, kernel):
+        for name in forwarding_arrays(arrays, loop, kernel):
             mine = [f for f in members if f.access.array == name]
             orders = free_accesses(mine, arrays[name].shape)
             free.update(id(f) for f in mine if f.order in orders)

@@ -60,21 +60,27 @@ def forwarding_loop(loop: ir.Loop) -> bool:
                         for lp in (loop, *ir.loops(loop.body))))
 
 
-def forwarding_arrays(arrays: Mapping[str, ir.Array], touched: Iterable[str],
+def forwarding_arrays(arrays: Mapping[str, ir.Array], loop: ir.Loop,
                       kernel: ir.Kernel) -> frozenset[str]:
-    """The arrays among ``touched`` (every array one concurrent loop accesses) whose
-    elements the tool forwards there, which nothing but their own references may
-    touch: a local of the top's text, or an argument or global that C guarantees no
-    other name reaches (``ir.Array.unaliased``); or an argument or global (which a
-    pointer may reach: an interface, a ``static`` or file-scope array) that is the only
-    such array the loop touches, constant tables aside (no write may reach one), where
-    no reference parameter of the top may name one of its elements
+    """The arrays that the concurrent ``loop`` accesses whose elements the tool
+    forwards there, which nothing but their own references may touch: every access of
+    the array in the loop is in the text of the loop's own call (``ir.Access.call``:
+    a call between is opaque to the tool, so is a lane of a call in an unrolled loop),
+    where no other name of that text may reach it (``ir.Loop.call_aliases``); and it
+    is a local (of the top or of a function it calls), or an argument or global that C
+    guarantees no other name reaches (``ir.Array.unaliased``); or an argument or
+    global (which a pointer may reach: an interface, a ``static`` or file-scope array)
+    that is the only such array the loop touches, constant tables aside (no write may
+    reach one), where no reference parameter of the top may name one of its elements
     (:func:`aliasing_reference`).  Each also :func:`_forwarded`."""
-    names = set(touched)
-    reachable = [n for n in names if _reachable(arrays[n])]
+    calls: dict[str, set[int]] = {}
+    for a in ir.accesses(loop.body):
+        calls.setdefault(a.array, set()).add(a.call)
+    reachable = [n for n in calls if _reachable(arrays[n])]
     params = kernel.source.func.params if kernel.source is not None else ()
     alone = not any(aliasing_reference(p) for p in params)
-    return frozenset(n for n in names if _forwarded(arrays[n], kernel.top)
+    return frozenset(n for n, mine in calls.items() if mine == {loop.call}
+                     and n not in loop.call_aliases and _forwarded(arrays[n])
                      and (not _reachable(arrays[n]) or (alone and reachable == [n])))
 
 
@@ -100,15 +106,13 @@ def _reachable(array: ir.Array) -> bool:
         (array.static or array.file_scope or array.header) and not array.const))
 
 
-def _forwarded(array: ir.Array, top: str) -> bool:
-    """``array``'s references are all plain text of the top (no sub-function's, no
-    header function's, none kept as written: a routine writing part of an element,
-    a subscript that changes state), it is a memory the program addresses (no FIFO,
-    no reshaped words, no stencil window; a local one not reached by a pointer of
-    its own), not ``volatile``."""
+def _forwarded(array: ir.Array) -> bool:
+    """``array``'s references are all plain text (no header function's, none kept as
+    written: a routine writing part of an element, a subscript that changes state),
+    it is a memory the program addresses (no FIFO, no reshaped words, no stencil
+    window; a local one not reached by a pointer of its own), not ``volatile``."""
     return not (array.volatile or array.fifo is not None or array.stencil is not None
                 or array.reshapes or array.kept_banking is not None
-                or any(f != top for f in array.functions)
                 or array.kept_reference is not None
                 or not (array.partitionable or array.interface))
 

@@ -129,7 +129,7 @@ def _walk_sequential(body: tuple[ir.Node, ...], ctx: Context, out: Collector) ->
             _walk_sequential(node.then, then_ctx, out)
             _walk_sequential(node.orelse, else_ctx, out)
         elif isinstance(node, ir.Loop):
-            if node.pipeline_ii is not None or node.unroll is not None:
+            if ir.concurrent(node):
                 _start(node, ctx, out)
             else:
                 _walk_sequential(node.body, ctx.enter_loop(node), out)
