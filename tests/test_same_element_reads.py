@@ -409,6 +409,30 @@ def test_a_write_a_constant_away_does_not_separate_two_reads(tmp_path, case):
     assert_the_testbench_passes(compiled, tmp_path)
 
 
+# X[i + 1] updated (a read and a write) between a read or a write of X[i] and a read of
+# it, on one single-port memory: the update is a constant away from X[i] in every
+# step, so the second read is the first's load, or the first write's value forwarded.
+UPDATED_BETWEEN = {
+    "+= between two reads": ("int x = X[i];", "X[i + 1] += i;", "out[i] = x + X[i];"),
+    "++ between a write and a read": ("X[i] = init[i];", "X[i + 1]++;", "out[i] = X[i];"),
+}
+
+
+@needs_gxx
+@pytest.mark.parametrize("case", sorted(UPDATED_BETWEEN))
+def test_an_update_a_constant_away_does_not_separate_two_accesses(tmp_path, case):
+    """Two loads (or a store and a load) of X[i] and X[i + 1]'s load and store: three
+    port uses, II 3 in the model, the checker and the trace.  The trace gave the
+    update's read and write one site, whose records (two a step) had no shape, so
+    X[i + 1]'s write might alias X[i]: II 4, a false disagreement (probe 37c F1)."""
+    text = APART.replace("SIZE", "65").replace(
+        "int x = X[READ];\n        X[WRITE] = x + i;\n        int y = X[READ];\n"
+        "        out[i] = x + y;", "\n        ".join(UPDATED_BETWEEN[case]))
+    compiled = arraypart.compile_kernel(write(tmp_path, "updated.cpp", text), max_banks=1,
+                                        ports=1)
+    assert _iis(compiled, tmp_path, ports=1) == (3, 3, 3)
+
+
 # The index through an integer narrower than 32 bits: LLVM's alias analysis sees the
 # truncation as an opaque value, so the write may alias the reads (probe 37b F3).
 NARROWED_CASES = {
