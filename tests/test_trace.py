@@ -1532,22 +1532,59 @@ void sized(const int a[64], int out[64], int n) {
 @needs_gxx
 @pytest.mark.parametrize("shift", [0, 1])
 def test_a_loop_bounded_by_a_size_argument_is_compared_at_the_runs_size(recording, shift):
-    """The model's steps run over every value of ``n``; the testbench passes its
-    largest, so the domains are taken at ``n = 60`` and the addresses compared (they
-    were skipped as parameterized).  A model whose ``buf[n - 1 - i]`` is one element
-    off disagrees."""
+    """The model's steps run over every value of ``n``; the testbench passes 60, 0
+    and 30 in its three calls, each traced, so the domains are taken at each and the
+    addresses compared (they were skipped as parameterized).  A model whose
+    ``buf[n - 1 - i]`` is one element off disagrees, named in the first call."""
     path, report, recorded = recording("sized.c", SIZED)
     assert [(p.name, p.high) for p in report.kernel.params] == [("n", 60)]
     result = trace.check_trace(report.kernel, recorded, report.solution.bankings(),
                                _at_targets(report), _moved(report, 10, 14, shift))
     assert len(result.addresses.compared) == 2 and result.addresses.skipped == ()
-    assert [loop.steps for loop in result.replay.loops] == [60, 58]
+    assert [loop.steps for loop in result.replay.loops] == [60 + 30, 58 + 28]
     if not shift:
         assert result.addresses.mismatches == (), result.format()
         return
     (text,) = result.addresses.mismatches
-    assert text.startswith(f"{path}:7:3: error: trace disagrees with the model's addresses "
-                           "at step 0 (n=60, i=0)"), text
+    assert text.startswith(f"{path}:7:3: error: in the top's call 1 of 3 (n=60), trace "
+                           "disagrees with the model's addresses at step 0 (n=60, i=0)"), text
+
+
+# A loop from one size argument to another: at both sizes' largest values (all the
+# trace ran before) it runs no step.
+STARTED = """\
+#include <assert.h>
+void started(const int a[64], int out[64], int start, int n) {
+  assert(start < 64 && n < 64);
+  for (int i = start; i < n; i++) {
+#pragma HLS pipeline II=1
+    out[i] = a[i] + a[i + 1];
+  }
+}
+"""
+
+
+@needs_gxx
+@pytest.mark.parametrize("shift", [0, 1])
+def test_a_loop_that_a_size_argument_starts_runs_in_a_traced_call(recording, shift):
+    """The trace runs the testbench's three calls, whose sizes run the loops longest
+    first (a start at its least value, an end at its largest: start 0, n 63), then
+    shortest, then midway; it ran the first call alone, with every size at its
+    largest, so the loop ran no step and nothing was checked (probe 37 F6).  A model
+    whose ``a[i + 1]`` is one element off now disagrees."""
+    path, report, recorded = recording("started.c", STARTED)
+    assert trace.size_values(report.kernel) == (
+        {"start": 0, "n": 63}, {"start": 63, "n": 0}, {"start": 31, "n": 31})
+    result = trace.check_trace(report.kernel, recorded, {}, _at_targets(report),
+                               _moved(report, 6, 21, shift))
+    assert [loop.steps for loop in result.replay.loops] == [63]
+    assert len(result.addresses.compared) == 1
+    if not shift:
+        assert result.disagreements == (), result.format()
+        return
+    (text,) = result.addresses.mismatches
+    assert text.startswith(f"{path}:4:3: error: in the top's call 1 of 3 (start=0, n=63), "
+                           "trace disagrees with the model's addresses at step 0"), text
 
 
 @needs_gxx
@@ -2018,8 +2055,9 @@ def test_an_element_a_call_takes_by_reference_is_read_and_written(tmp_path, swap
 
 @needs_gxx
 def test_a_loop_the_testbench_never_runs_is_said_to_be_unchecked(tmp_path):
-    """A loop that the testbench's fixed scalar arguments skip was reported '0 steps,
-    model II 1, traced II 1: agrees' (probe 25, item 11): nothing had been checked."""
+    """A loop that the testbench's scalar arguments skip (mode is 3, 4 and 5 in its
+    three calls) was reported '0 steps, model II 1, traced II 1: agrees' (probe 25,
+    item 11): nothing had been checked.  It is a located warning."""
     path = tmp_path / "moded.c"
     path.write_text("""\
 void moded(const int in[32], int out[32], int mode) {
@@ -2038,8 +2076,9 @@ void moded(const int in[32], int out[32], int mode) {
     judged = assert_the_trace_agrees(arraypart.compile_kernel(str(path)), tmp_path,
                                      ports=2)
     said = judged.format().replace(f"{tmp_path}/", "")
-    assert "M (moded.c:3:8): never ran on the testbench's inputs" in said
-    assert "R (moded.c:8:6): 32 steps, model II 1, traced II 1: agrees" in said
+    assert ("moded.c:3:8: warning: loop M never ran in the testbench's 3 calls of the "
+            "top, so nothing of it is checked") in said
+    assert "R (moded.c:8:6): 96 steps, model II 1, traced II 1: agrees" in said  # 3 calls
     assert "addresses compared with the polyhedral model in 1 loop(s)" in said
 
 

@@ -43,7 +43,7 @@ from collections import Counter
 from dataclasses import dataclass
 from math import prod
 from pathlib import Path
-from typing import Callable, Iterator, Mapping
+from typing import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -185,6 +185,27 @@ def chunks(path: Path, size: int = CHUNK_RECORDS,
         yield rows if run_ends else rows[rows["site"] != RUN_END]
 
 
+def run_chunks(paths: Sequence[Path], size: int = CHUNK_RECORDS,
+               checkpoint: Callable[[], None] = no_checkpoint, *,
+               run_ends: bool = False) -> Iterator[np.ndarray]:
+    """:func:`chunks` of each recorded call's file in turn (a call's steps count from
+    0), each loop's steps numbered on from the calls before: one run whose steps are
+    the calls' in order."""
+    offset = np.zeros(1, np.int64)  # per loop: its steps in the calls before
+    for path in paths:
+        ran = np.zeros_like(offset)
+        for rows in chunks(path, size, checkpoint, run_ends=True):
+            loop = rows["loop"].astype(np.int64)
+            inside = loop >= 0
+            grow = int(loop.max(initial=-1)) + 1 - offset.size
+            if grow > 0:
+                offset, ran = np.pad(offset, (0, grow)), np.pad(ran, (0, grow))
+            np.maximum.at(ran, loop[inside], rows["step"][inside] + 1)
+            rows["step"][inside] += offset[loop[inside]]
+            yield rows if run_ends else rows[rows["site"] != RUN_END]
+        offset += ran
+
+
 def _chunks(path: Path, size: int, checkpoint: Callable[[], None]) -> Iterator[np.ndarray]:
     carry = np.empty(0, RECORD)
     with open(path, "rb") as stream:
@@ -208,7 +229,7 @@ def _chunks(path: Path, size: int, checkpoint: Callable[[], None]) -> Iterator[n
         yield carry
 
 
-def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
+def replay(paths: Sequence[Path], sites: tuple[Site, ...], loops: tuple[Coord, ...],
            memories: Mapping[int, Memory], read_copies: np.ndarray,
            claims: Mapping[int, Claim], *, rule: bool,
            site_fields: tuple[str | None, ...] = (),
@@ -218,7 +239,8 @@ def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
            moving: np.ndarray | None = None,
            forwarding: Forwarding | None = None,
            regular: np.ndarray | None = None) -> Replay:
-    """Replay the records at ``path``; ``memories`` by array id (arrays missing are
+    """Replay the records at ``paths`` (one file per recorded call of the top, one run:
+    :func:`run_chunks`); ``memories`` by array id (arrays missing are
     not counted), ``read_copies[site]`` the copy a site's reads use (``RECORDED``:
     the record's own), ``claims`` by loop id, ``site_fields[site]`` the struct member
     a site names (``ir.Access.field``; empty: none does); ``windows``: the
@@ -237,14 +259,14 @@ def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
     if sources is None:
         sources = np.arange(len(loops), dtype=np.int64)
     moving = np.zeros(0, np.int64) if moving is None else moving
-    dynamic = _Dynamic.of(path, counted, sources, moving, checkpoint) if rule else None
+    dynamic = _Dynamic.of(paths, counted, sources, moving, checkpoint) if rule else None
     state = _State(len(loops), claims, counting_units(counted))
     shapes = None if regular is None or not regular.any() else Shapes.of(
-        chunks(path, checkpoint=checkpoint), regular)
+        run_chunks(paths, checkpoint=checkpoint), regular)
     outside: dict[tuple[int, int], OutOfBounds] = {}
     total = 0
-    for rows in chunks(path, chunk_records(counted, rule), checkpoint=checkpoint,
-                       run_ends=True):
+    for rows in run_chunks(paths, chunk_records(counted, rule), checkpoint=checkpoint,
+                           run_ends=True):
         state.count_steps(rows)
         rows = rows[rows["site"] != RUN_END]
         total += rows.size
@@ -421,12 +443,12 @@ class _Dynamic:
     moving: np.ndarray
 
     @staticmethod
-    def of(path: Path, memories: Mapping[int, Memory], sources: np.ndarray,
+    def of(paths: Sequence[Path], memories: Mapping[int, Memory], sources: np.ndarray,
            moving: np.ndarray, checkpoint: Callable[[], None]) -> "_Dynamic":
         # (array, key, -1 bank or d) -> [lo, hi]
         spans: dict[tuple[int, int, int], list[int]] = {}
         unknowing: set[int] = set()  # arrays a moving site reaches: no digit is kept
-        for rows in chunks(path, checkpoint=checkpoint):
+        for rows in run_chunks(paths, checkpoint=checkpoint):
             for a, m in memories.items():
                 mine = rows[(rows["array"] == a) & (rows["flat"] >= 0)
                             & (rows["flat"] < m.array.size)]

@@ -4,7 +4,11 @@ The driver (``templates/trace_driver.cpp.j2``) holds the instrumented original
 (:mod:`.instrument`) in ``namespace original``, fills the interface arrays with the
 testbench's own random inputs (``templates/tb_inputs.cpp.j2``, the same stream and
 generators as the emitted testbench), registers every array and calls the top function
-once.  g++ builds it; the run writes the records that :mod:`.replay` reads.
+as the testbench does: once, or where a scalar argument changes with the call (a
+run-time size at both ends of its range and midway, a mode flag stepped), in each of
+the testbench's calls (:func:`..codegen.testbench.call_sizes`), so that a loop that
+one call's sizes leave empty or short runs long in another.  g++ builds it; each
+call's run writes a records file that :mod:`.replay` reads.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import numpy as np
 from .. import expr as E
 from .. import ir
 from ..codegen.project import render
-from ..codegen.testbench import first_call_sizes, original_text, testbench_context
+from ..codegen.testbench import call_sizes, original_text, testbench_context
 from ..errors import Coord, KernelError
 from ..frontend import clangtu
 from ..limits import Deadline, TimeLimit
@@ -62,10 +66,11 @@ SHOWN_DIAGNOSTICS = 3000
 
 @dataclass(frozen=True, slots=True)
 class Trace:
-    """A recorded run: ``path`` holds the records; ``instrumented`` names their sites
-    and loops; timings in seconds."""
+    """A recorded run: ``paths`` hold the records, one file per call of the top
+    (:func:`size_values`); ``instrumented`` names their sites and loops; timings in
+    seconds."""
 
-    path: Path
+    paths: tuple[Path, ...]
     instrumented: Instrumented
     build_seconds: float
     run_seconds: float
@@ -100,7 +105,9 @@ def record(kernel: ir.Kernel, options: clangtu.Options, workdir: Path,
     source = workdir / f"{kernel.name}_trace.cpp"
     source.write_text(driver_source(kernel, instrumented), encoding="utf-8",
                       errors=KEEP_BYTES)
-    binary, records = workdir.resolve() / "trace_driver", workdir.resolve() / "trace.bin"
+    binary = workdir.resolve() / "trace_driver"
+    records = tuple(workdir.resolve() / f"trace.{call + 1}.bin"
+                    for call in range(len(size_values(kernel))))
     started = time.monotonic()
     try:
         _run([COMPILER, *COMPILE_FLAGS, *_include_flags(kernel, options), "-o", str(binary),
@@ -110,8 +117,8 @@ def record(kernel: ir.Kernel, options: clangtu.Options, workdir: Path,
         _check_every_call_is_defined(kernel, str(failure))
         raise
     built = time.monotonic()
-    _run([str(binary), str(records)], workdir, RUN_TIMEOUT, deadline, "the trace driver",
-         kernel=kernel.coord, cwd=workdir)
+    _run([str(binary), *map(str, records)], workdir, RUN_TIMEOUT, deadline,
+         "the trace driver", kernel=kernel.coord, cwd=workdir)
     return Trace(records, instrumented, built - started, time.monotonic() - built)
 
 
@@ -273,9 +280,7 @@ class TraceCheck:
                              f"({loop.steps} steps, traced II {loop.traced_ii})")
                 continue
             if loop.steps == 0:
-                lines.append(f"  {loop.claim.name} ({where}): never ran on the "
-                             "testbench's inputs, so nothing of it is checked")
-                continue
+                continue  # a warning below
             verdict = "agrees" if loop.agrees else "DISAGREES"
             lines.append(f"  {loop.claim.name} ({where}): {loop.steps} steps, model "
                          f"II {loop.claim.claimed_ii}, traced II {loop.traced_ii}: {verdict}"
@@ -302,7 +307,19 @@ class TraceCheck:
                      f"{len([c for c in self.addresses.compared if c not in idle])} "
                      "loop(s)")
         lines += ["  " + note for note in self.addresses.skipped]
-        return "\n".join(lines + list(self.unwritten) + list(self.disagreements))
+        return "\n".join(lines + self._idle() + list(self.unwritten)
+                         + list(self.disagreements))
+
+    def _idle(self) -> list[str]:
+        """A warning per modelled loop that ran no step in any recorded call."""
+        calls = len(self.trace.paths)
+        runs = "the testbench's first call" if calls == 1 else f"the testbench's {calls} calls"
+        return [f"{loop.coord}: warning: loop {loop.claim.name}"
+                + (f" ({label})" if label else "")
+                + f" never ran in {runs} of the top, so nothing of it is checked (its "
+                "scalar arguments or data skip it)"
+                for loop, label in zip(self.replay.loops, self._labels())
+                if loop.claim is not None and loop.steps == 0]
 
     def _untraced(self) -> bool:
         """Some access of the kernel is listed as not traced (in a macro, an included
@@ -395,13 +412,17 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
     if kernel.returns_early:  # a return may skip any loop: each matched run by run
         skipping |= {(lp.coord.line, lp.coord.col) for lp in ir.loops(kernel.body)}
     sizes = size_values(kernel)
+    if len(sizes) != len(trace.paths):
+        raise ValueError(f"{len(trace.paths)} recorded calls for {len(sizes)} calls' sizes")
     loops = _traced_loops(kernel, inst, groups, skipping, sizes)
     if len(claims) != len(loops.instances):
         raise ValueError(f"{len(claims)} claims for {len(loops.instances)} concurrent loops")
-    path = trace.path
+    paths = trace.paths
     if loops.splits:
-        path = trace.path.with_name("calls.bin")
-        calls.rewrite(trace.path, path, loops.splits, loops.renumber, checkpoint)
+        paths = tuple(path.with_name(f"calls.{n + 1}.bin") for n, path in enumerate(paths))
+        for n, (source, into) in enumerate(zip(trace.paths, paths)):
+            calls.rewrite(source, into, {lid: (first, cuts[n]) for lid, (first, cuts)
+                                         in loops.splits.items()}, loops.renumber, checkpoint)
     claimed = {n: _claim([claims[m] for m in members])
                for n, members in enumerate(loops.members) if members}
     for n, (outer, _) in loops.nested.items():
@@ -411,7 +432,7 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
             claimed[n] = replace(claimed[n], claimed_ii=claims[outer].claimed_ii)
     windows = window_places(kernel)
     header_accesses = _header_accesses(kernel)
-    result = replay(path, inst.sites, loops.coords, memories,
+    result = replay(paths, inst.sites, loops.coords, memories,
                     _read_copies(kernel, inst, memories), claimed, rule=rule,
                     site_fields=_site_fields(kernel, inst), checkpoint=checkpoint,
                     windows=_window_keys(windows, loops.coords, inst),
@@ -429,7 +450,7 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
                if (mine := [g for g in groups if g.instance == members[0]])}
     directions = {n: loops.instances[members[0]].signs
                   for n, members in enumerate(loops.members) if len(members) == 1}
-    addresses = compare(path, inst.sites, loops.coords, by_loop, directions,
+    addresses = compare(paths, inst.sites, loops.coords, by_loop, directions,
                         [(a.name, a.shape) for a in kernel.arrays],
                         frozenset(place for is_loop, place in guarded if not is_loop)
                         | exiting,
@@ -464,7 +485,7 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
         f"{inst.sites[u.site].coord}: warning: on the testbench's inputs this reads "
         f"{u.array}{''.join(f'[{x}]' for x in u.index)} before anything writes it: its "
         "value is undefined, so the original and the banked kernel may differ there"
-        for u in unwritten_reads(trace.path, uninitialized_locals(
+        for u in unwritten_reads(trace.paths, uninitialized_locals(
             kernel, frozenset((c.line, c.col) for c in inst.skipped)), checkpoint))
     in_headers = tuple(c.coord for c in untraced if c.coord.file != kernel.coord.file)
     return TraceCheck(trace, result, addresses, rule, untraced, loops.labels, unwritten,
@@ -476,7 +497,7 @@ class _TracedLoops:
     """The loops the replay sees: per loop, its coordinate, the concurrent loops
     (indices into ``instances``) it stands for and a label naming its call;
     ``renumber[lid]`` the loop of the trace's loop ``lid`` and ``splits`` those split
-    into calls (:func:`calls.rewrite`); ``nested``: the loops whose text also runs
+    into calls (:func:`calls.rewrite`), a split per recorded call of the top; ``nested``: the loops whose text also runs
     inside another concurrent loop (by loop, that loop's index among ``instances``
     and its name)."""
 
@@ -485,17 +506,18 @@ class _TracedLoops:
     members: tuple[tuple[int, ...], ...]
     labels: tuple[str, ...]
     renumber: np.ndarray
-    splits: dict[int, tuple[int, calls.Split]]
+    splits: dict[int, tuple[int, tuple[calls.Split, ...]]]
     nested: dict[int, tuple[int, str]]
 
 
 def _traced_loops(kernel: ir.Kernel, inst: Instrumented, groups: Sequence[CycleGroup],
                   skipping: frozenset[tuple[int, int]],
-                  sizes: Mapping[str, int | None]) -> _TracedLoops:
+                  sizes: Sequence[Mapping[str, int | None]]) -> _TracedLoops:
     """Each traced ``for``, matched to the concurrent loops at its coordinate; one
     that runs in several calls becomes one loop per call where :func:`calls.split`
-    tells their steps apart (not under a data-dependent ``if``: a call may then run
-    fewer steps than the model's)."""
+    tells their steps apart in every recorded call of the top (``sizes``: each one's;
+    not under a data-dependent ``if``: a call may then run fewer steps than the
+    model's)."""
     instances = calls.instances(kernel)
     at: dict[tuple[int, int], list[int]] = {}
     for n, i in enumerate(instances):
@@ -506,20 +528,20 @@ def _traced_loops(kernel: ir.Kernel, inst: Instrumented, groups: Sequence[CycleG
     for lid, loop in enumerate(inst.loops):
         place = (loop.coord.line, loop.coord.col)
         mine = tuple(at.get(place, ()))
-        cut = (calls.split(mine, instances, groups, sizes)
-               if len(mine) > 1 and place not in skipping and place not in inside
-               else None)
+        cuts = (tuple(calls.split(mine, instances, groups, s) for s in sizes)
+                if len(mine) > 1 and place not in skipping and place not in inside
+                else (None,))
         renumber[lid] = len(coords)
         if place in inside:
             nested[len(coords)] = inside[place]
-        if cut is None:
+        if None in cuts:
             coords.append(loop.coord)
             # a text that only runs inside a concurrent loop is judged by its claim: one
             # lane's step uses no more ports than the step of every lane together
             members.append(mine or ((inside[place][0],) if place in inside else ()))
             labels.append("a loop of its body" if not mine and place in inside else "")
             continue
-        splits[lid] = (len(coords), cut)
+        splits[lid] = (len(coords), cuts)
         for k, m in enumerate(mine):
             coords.append(loop.coord)
             members.append((m,))
@@ -588,15 +610,13 @@ def _window_keys(places, loops: Sequence[Coord], inst: Instrumented) -> np.ndarr
     return np.array(keys, np.int64)
 
 
-def size_values(kernel: ir.Kernel) -> dict[str, int | None]:
-    """Each run-time size's value in the recorded run (the testbench's first call): a
-    size argument of the top its largest value, or less where a product of sizes
-    needs it (:func:`..codegen.testbench.first_call_sizes`); a size that the data
-    choose (a loop bound read from memory) has none."""
+def size_values(kernel: ir.Kernel) -> tuple[dict[str, int | None], ...]:
+    """Per recorded call of the top, each run-time size's value: a size argument's as
+    the testbench passes it (:func:`..codegen.testbench.call_sizes`); a size that the
+    data choose (a loop bound read from memory) has none."""
     arguments = {p.name for p in kernel.source.func.params}
-    passed = first_call_sizes(kernel)
-    return {p.name: passed.get(p.name) if p.name in arguments else None
-            for p in kernel.params}
+    return tuple({p.name: passed.get(p.name) if p.name in arguments else None
+                  for p in kernel.params} for passed in call_sizes(kernel))
 
 
 def _emitted_note(claim: Claim) -> str:
