@@ -461,21 +461,24 @@ def _at_targets(report) -> list:
 
 @pytest.fixture(scope="module")
 def recording(tmp_path_factory):
-    """``recording(name, text)``: ``text`` written as ``name``, analysed, and its
-    original run recorded (one memory per array): (path, report, trace).  Made once per
-    kernel text in this module: the parametrized tests judge one recording against
-    models they change, and each g++ build and run of the same original was waste."""
-    made: dict[tuple[str, str], tuple] = {}
+    """``recording(name, text, **options)``: ``text`` written as ``name``, analysed
+    with ``options``, and its original run recorded (one memory per array): (path,
+    report, trace).  Made once per kernel text in this module: the parametrized tests
+    judge one recording against models they change, and each g++ build and run of the
+    same original was waste.  A test that judges no banking of the report analyses
+    with ``max_banks=1``: the model is the same, and the banking search was most of
+    its time (14 of some.c's 15 s)."""
+    made: dict[tuple, tuple] = {}
 
-    def record(name: str, text: str):
-        if (name, text) not in made:
+    def record(name: str, text: str, **options):
+        key = (name, text, tuple(sorted(options.items())))
+        if key not in made:
             folder = tmp_path_factory.mktemp("recorded")
             path = folder / name
             path.write_text(text)
-            report = arraypart.analyze(path)
-            made[name, text] = path, report, trace.record(report.kernel, clangtu.Options(),
-                                                          folder)
-        return made[name, text]
+            report = arraypart.analyze(path, **options)
+            made[key] = path, report, trace.record(report.kernel, clangtu.Options(), folder)
+        return made[key]
     return record
 
 
@@ -632,7 +635,7 @@ def test_a_loop_the_data_skips_is_compared_run_by_run(recording, moved):
     model's runs for those ``t``, in order, and is compared with them (summed
     fingerprints outside the inner ``if``, look-ups inside).  A model whose read is
     one element off, outside or inside the inner ``if``, disagrees."""
-    path, report, recorded = recording("some.c", SOME_RUNS)
+    path, report, recorded = recording("some.c", SOME_RUNS, max_banks=1)
     claims = _at_targets(report)
     groups = [g for a in report.model.arrays for g in a.groups]
     result = trace.check_trace(report.kernel, recorded, {}, claims,
@@ -1163,7 +1166,7 @@ def _call_moved(report, instance: int):
 @needs_gxx
 @pytest.mark.parametrize("instance", [0, 1, 2])
 def test_a_call_whose_model_is_wrong_is_named(recording, instance):
-    path, report, recorded = recording("twice.c", CALLED_TWICE)
+    path, report, recorded = recording("twice.c", CALLED_TWICE, max_banks=1)
     claims = _at_targets(report)
     result = trace.check_trace(report.kernel, recorded, {}, claims,
                                _call_moved(report, instance))
@@ -1572,7 +1575,7 @@ def test_a_loop_that_a_size_argument_starts_runs_in_a_traced_call(recording, shi
     shortest, then midway; it ran the first call alone, with every size at its
     largest, so the loop ran no step and nothing was checked (probe 37 F6).  A model
     whose ``a[i + 1]`` is one element off now disagrees."""
-    path, report, recorded = recording("started.c", STARTED)
+    path, report, recorded = recording("started.c", STARTED, max_banks=1)
     assert trace.size_values(report.kernel) == (
         {"start": 0, "n": 63}, {"start": 63, "n": 0}, {"start": 31, "n": 31})
     result = trace.check_trace(report.kernel, recorded, {}, _at_targets(report),
@@ -1608,7 +1611,7 @@ def test_records_outside_every_traced_loop_are_read_in_bounded_chunks(tmp_path):
     them anywhere: a long stretch of them stays in chunks of the asked size (it was one
     chunk: Rosetta digit-recognition's run held gigabytes at once), and a traced
     loop's step is still never split."""
-    from arraypart.check.replay import RECORD, chunks
+    from arraypart.check.records import RECORD, chunks
     rows = np.zeros(10_000, RECORD)
     rows["loop"] = -1
     rows["loop"][9_000:] = 0
@@ -2168,17 +2171,22 @@ def test_a_pragma_kept_at_the_time_limit_is_claimed_at_what_the_code_reaches(tmp
 def test_packed_replay_keys_order_rows_as_the_columns_do():
     """The replay sorts a chunk by (loop, step, array, view, copy, bank) and then by
     (kind, flat), each packed into one key in mixed radix; the order is the eight-column
-    lexicographic one, and spans too wide to pack give None (the eight-key sort)."""
+    lexicographic one, and spans too wide to pack give None (the eight-key sort);
+    ``runs`` orders by packed columns, ties in row order, or by lexsort when too wide."""
     from arraypart.check import replay
+    from arraypart.check.traced_epochs import packed, runs
     rng = np.random.default_rng(7)
     names = replay.GROUP + ("kind", "flat")
     columns = {k: rng.integers(-3, 4, 500).astype(np.int64) for k in names}
     full = np.lexsort(tuple(columns[k] for k in reversed(names)))
-    packed = np.lexsort((replay._packed(columns, ("kind", "flat")),
-                         replay._packed(columns, replay.GROUP)))
-    assert (packed == full).all()
-    wide = {"a": np.array([0, 1 << 40]), "b": np.array([0, 1 << 30])}
-    assert replay._packed(wide, ("a", "b")) is None
+    two = np.lexsort((packed([columns[k] for k in ("kind", "flat")]),
+                      packed([columns[k] for k in replay.GROUP])))
+    assert (two == full).all()
+    assert (runs([columns[k] for k in names])[0] == full).all()
+    wide = [np.array([0, 1 << 40, 0]), np.array([0, 1 << 30, 0])]
+    assert packed(wide) is None
+    order, new = runs(wide)
+    assert order.tolist() == [0, 2, 1] and new.tolist() == [True, False, True]
 
 
 @needs_gxx

@@ -49,7 +49,7 @@ from ..poly import isl_glue as G
 from ..poly.model import CycleGroup
 from ..poly.points import lex_points
 from .instrument import Site
-from .replay import READ, RUN_END, WRITE, chunks, no_checkpoint
+from .records import READ, RUN_END, WRITE, chunks, no_checkpoint
 
 #: Steps per loop the model's side enumerates (isl points, a few microseconds each).
 MAX_MODEL_STEPS = 1 << 20
@@ -371,20 +371,24 @@ def _trace_side(path: Path, models: Mapping[int, _Model], kept: np.ndarray,
            for lid, m in models.items()}
     unforeseen: dict[int, np.void] = {}
     for rows in chunks(path, checkpoint=checkpoint, run_ends=True):
+        loop, site = rows["loop"], rows["site"]
+        access = site != RUN_END
+        site = np.where(access, site, 0)
+        compared, may = access & kept[site], access & (site_codes[site] >= 0)
         for lid, model in models.items():
-            mine = rows[rows["loop"] == lid]
-            if not mine.size:
+            mine = loop == lid
+            if not mine.any():
                 continue
             sums, counts, steps = out[lid]
-            steps = max(steps, int(mine["step"].max()) + 1)
-            mine = mine[mine["site"] != RUN_END]
-            if lid not in unforeseen and lid not in runs and model.may_keys is not None:
-                first = _first_unforeseen(mine, model, site_codes, arrays)
+            steps = max(steps, int(rows["step"][mine].max()) + 1)
+            if (lid not in unforeseen and lid not in runs and model.may_keys is not None
+                    and (mine & may).any()):
+                first = _first_unforeseen(rows[mine & may], model, site_codes, arrays)
                 if first is not None:
                     unforeseen[lid] = first
-            mine = mine[kept[mine["site"]]]
-            s, c = _fingerprints(mine["step"], mine["flat"], mine["array"], mine["kind"],
-                                 sums.size, arrays)
+            mine &= compared
+            s, c = _fingerprints(rows["step"][mine], rows["flat"][mine], rows["array"][mine],
+                                 rows["kind"][mine], sums.size, arrays)
             out[lid] = (sums + s, counts + c, steps)
     return out, unforeseen
 

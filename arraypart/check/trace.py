@@ -40,8 +40,9 @@ from . import calls
 from .addresses import AddressCheck, compare
 from .forwarding import forwarded_arrays
 from .instrument import Instrumented, Site, instrument
-from .replay import (RECORDED, Claim, Forwarding, LoopReplay, Memory, Replay, no_checkpoint,
-                     replay, window_key)
+from .records import no_checkpoint
+from .replay import RECORDED, Claim, LoopReplay, Memory, Replay, replay, window_key
+from .traced_epochs import Forwarding
 from .unwritten import uninitialized_locals, unwritten_reads
 from .walk import is_concurrent, regions
 

@@ -30,7 +30,7 @@ from .. import ir
 from ..codegen.layout import whole_uses
 from ..poly.domains import AccessRelation, access_relations
 from ..poly.points import lex_points
-from .replay import READ, WRITE, no_checkpoint, run_chunks
+from .records import READ, WRITE, no_checkpoint, run_chunks
 
 
 @dataclass(frozen=True, slots=True)
