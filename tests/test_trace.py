@@ -996,7 +996,7 @@ def test_a_build_past_the_time_limit_is_killed_with_what_it_started(tmp_path, mo
     pidfile, compiler = tmp_path / "pid", tmp_path / "slow-g++"
     compiler.write_text(HANGING_COMPILER.format(pidfile=pidfile))
     compiler.chmod(0o755)
-    monkeypatch.setattr(trace, "COMPILER", str(compiler))
+    monkeypatch.setattr("arraypart.check.recording.COMPILER", str(compiler))
     _stopped_at_the_time_limit(tmp_path, monkeypatch, capsys, "tiny.c", TINY)
     sleeper = int(pidfile.read_text())
     deadline = time.monotonic() + 20
