@@ -1125,7 +1125,7 @@ def test_sizes_a_product_reads_are_lowered_together(tmp_path):
     """H and W are each at most 32, their product at most 256: the testbench passed 32
     and 32, and the H * W loop overran buf (probe 34b F4); they now run at 16 x 16 in
     the first call (then 0 x 0 and midway, 16 x 16), and the trace replays the model
-    at the first call's values."""
+    at each call's values."""
     text = """void r4(const int *a, int *b, int H, int W) {
 #pragma HLS INTERFACE m_axi port=a depth=256
 #pragma HLS INTERFACE m_axi port=b depth=256
@@ -1151,7 +1151,7 @@ def test_sizes_a_product_reads_are_lowered_together(tmp_path):
     run = run_testbench(compiled, tmp_path, ("-fsanitize=address", "-g"))
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
     judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
-    assert "256 steps" in judged.format()
+    assert "512 steps" in judged.format()  # 16 x 16 in the first and third calls
 
 
 def test_a_size_only_guards_use_stays_a_data_dependent_condition(tmp_path):

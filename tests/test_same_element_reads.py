@@ -409,6 +409,30 @@ def test_a_write_a_constant_away_does_not_separate_two_reads(tmp_path, case):
     assert_the_testbench_passes(compiled, tmp_path)
 
 
+# X[i + 1] updated (a read and a write) between a read or a write of X[i] and a read of
+# it, on one single-port memory: the update is a constant away from X[i] in every
+# step, so the second read is the first's load, or the first write's value forwarded.
+UPDATED_BETWEEN = {
+    "+= between two reads": ("int x = X[i];", "X[i + 1] += i;", "out[i] = x + X[i];"),
+    "++ between a write and a read": ("X[i] = init[i];", "X[i + 1]++;", "out[i] = X[i];"),
+}
+
+
+@needs_gxx
+@pytest.mark.parametrize("case", sorted(UPDATED_BETWEEN))
+def test_an_update_a_constant_away_does_not_separate_two_accesses(tmp_path, case):
+    """Two loads (or a store and a load) of X[i] and X[i + 1]'s load and store: three
+    port uses, II 3 in the model, the checker and the trace.  The trace gave the
+    update's read and write one site, whose records (two a step) had no shape, so
+    X[i + 1]'s write might alias X[i]: II 4, a false disagreement (probe 37c F1)."""
+    text = APART.replace("SIZE", "65").replace(
+        "int x = X[READ];\n        X[WRITE] = x + i;\n        int y = X[READ];\n"
+        "        out[i] = x + y;", "\n        ".join(UPDATED_BETWEEN[case]))
+    compiled = arraypart.compile_kernel(write(tmp_path, "updated.cpp", text), max_banks=1,
+                                        ports=1)
+    assert _iis(compiled, tmp_path, ports=1) == (3, 3, 3)
+
+
 # The index through an integer narrower than 32 bits: LLVM's alias analysis sees the
 # truncation as an opaque value, so the write may alias the reads (probe 37b F3).
 NARROWED_CASES = {
@@ -493,7 +517,7 @@ def test_a_lane_whose_write_hits_another_lanes_read_separates_it(tmp_path, offse
 
 def _records(read_flats, write_flats):
     """One step per entry: site 0 reads, site 1 writes, site 2 reads."""
-    from arraypart.check.replay import RECORD, READ, WRITE
+    from arraypart.check.records import RECORD, READ, WRITE
     rows = []
     for step, (r, w) in enumerate(zip(read_flats, write_flats)):
         rows += [(0, 0, 0, 0, READ, 0, step, r), (1, 0, 0, 0, WRITE, 0, step, w),
@@ -513,10 +537,10 @@ def test_the_trace_tells_a_write_apart_only_by_one_distance_over_the_run(
     read's element per step; the reads are one load only when the write's site is a
     plain regular reference whose address stayed one nonzero distance from the
     read's in every step."""
-    from arraypart.check.traced_epochs import Shapes, record_epochs
+    from arraypart.check.traced_epochs import Shapes, StepAccesses
     rows = _records([0, 1, 2], writes)
     shapes = Shapes.of([rows], np.array([True, regular, True]))
-    epochs = record_epochs(rows, shapes.of_records(rows))
+    epochs = StepAccesses.of(rows, shapes.of_records(rows)).epochs()
     assert epochs.tolist() == [0, 0, 0 if one_load else 1] * 3
 
 
@@ -528,21 +552,21 @@ def test_the_trace_tells_a_write_apart_only_by_one_distance_over_the_run(
 ])
 def test_the_trace_forwards_past_an_access_only_one_distance_away(kinds, others, regular,
                                                                    free):
-    """The replay's store forwarding and dead stores (``check.replay.free_records``)
+    """The replay's store forwarding and dead stores (``check.traced_epochs.free_records``)
     ask the epochs' question: per step, site 0 and site 2 access the step's element,
     site 1 another address.  A write at site 1 between a write and a read of the
     element lets the read be forwarded, and a read at site 1 between two writes of
     it lets the first be dead, only when site 1 is a plain regular site whose
     address stayed one nonzero distance away in every step."""
-    from arraypart.check.replay import RECORD, READ, WRITE, Forwarding, free_records
-    from arraypart.check.traced_epochs import Shapes
+    from arraypart.check.records import RECORD, READ, WRITE
+    from arraypart.check.traced_epochs import Forwarding, Shapes, StepAccesses, free_records
     kind = [{"write": WRITE, "read": READ}[k] for k in kinds.split(", ")]
     rows = np.array([(site, 0, 0, 0, kind[site], 0, step, flat)
                      for step, other in enumerate(others)
                      for site, flat in enumerate([step, other, step])], RECORD)
     shapes = Shapes.of([rows], np.array([True, regular, True]))
     forwarding = Forwarding(np.ones((1, 1), bool), np.ones(3, bool))
-    taken = ~free_records(rows, forwarding, shapes.of_records(rows))
+    taken = ~free_records(StepAccesses.of(rows, shapes.of_records(rows)), forwarding)
     # site 2's read (forwarded) or site 0's write (dead) takes no port
     expected = [True, True, False] if kinds.endswith("read") else [False, True, True]
     assert taken.tolist() == (expected if free else [True, True, True]) * 3

@@ -72,8 +72,9 @@ def test_instrumentation_finds_accesses_loops_and_lanes(tmp_path):
     kernel = frontend.parse_kernel(path)
     inst = instrument.instrument(kernel, clangtu.Options())
     assert [(s.coord.line, s.coord.col, s.kind, s.conditional) for s in inst.sites] == [
-        (8, 5, "write", False), (8, 12, "read", False), (9, 5, "update", False),
-        (9, 13, "read", False), (9, 24, "read", True), (10, 35, "update", False)]
+        (8, 5, "write", False), (8, 12, "read", False), (9, 5, "read", False),
+        (9, 5, "write", False), (9, 13, "read", False), (9, 24, "read", True),
+        (10, 35, "read", False), (10, 35, "write", False)]  # an update: two sites
     assert inst.skipped == (arraypart.errors.Coord(str(path), 9, 31),)  # AT(i): a macro
     assert [(loop.coord.line, loop.unroll) for loop in inst.loops] == [(5, "2")]
     assert "::arraypart_trace::iter(0, 2);" in inst.text
@@ -460,21 +461,24 @@ def _at_targets(report) -> list:
 
 @pytest.fixture(scope="module")
 def recording(tmp_path_factory):
-    """``recording(name, text)``: ``text`` written as ``name``, analysed, and its
-    original run recorded (one memory per array): (path, report, trace).  Made once per
-    kernel text in this module: the parametrized tests judge one recording against
-    models they change, and each g++ build and run of the same original was waste."""
-    made: dict[tuple[str, str], tuple] = {}
+    """``recording(name, text, **options)``: ``text`` written as ``name``, analysed
+    with ``options``, and its original run recorded (one memory per array): (path,
+    report, trace).  Made once per kernel text in this module: the parametrized tests
+    judge one recording against models they change, and each g++ build and run of the
+    same original was waste.  A test that judges no banking of the report analyses
+    with ``max_banks=1``: the model is the same, and the banking search was most of
+    its time (14 of some.c's 15 s)."""
+    made: dict[tuple, tuple] = {}
 
-    def record(name: str, text: str):
-        if (name, text) not in made:
+    def record(name: str, text: str, **options):
+        key = (name, text, tuple(sorted(options.items())))
+        if key not in made:
             folder = tmp_path_factory.mktemp("recorded")
             path = folder / name
             path.write_text(text)
-            report = arraypart.analyze(path)
-            made[name, text] = path, report, trace.record(report.kernel, clangtu.Options(),
-                                                          folder)
-        return made[name, text]
+            report = arraypart.analyze(path, **options)
+            made[key] = path, report, trace.record(report.kernel, clangtu.Options(), folder)
+        return made[key]
     return record
 
 
@@ -631,7 +635,7 @@ def test_a_loop_the_data_skips_is_compared_run_by_run(recording, moved):
     model's runs for those ``t``, in order, and is compared with them (summed
     fingerprints outside the inner ``if``, look-ups inside).  A model whose read is
     one element off, outside or inside the inner ``if``, disagrees."""
-    path, report, recorded = recording("some.c", SOME_RUNS)
+    path, report, recorded = recording("some.c", SOME_RUNS, max_banks=1)
     claims = _at_targets(report)
     groups = [g for a in report.model.arrays for g in a.groups]
     result = trace.check_trace(report.kernel, recorded, {}, claims,
@@ -845,8 +849,9 @@ def _site_kinds(path, text: str) -> list[tuple[int, str]]:
 
 
 def test_overloaded_assignments_are_writes_and_updates(tmp_path):
-    assert _site_kinds(tmp_path / "apk.cpp", CLASS_TYPES)[:5] == [
-        (10, "write"), (10, "read"), (11, "write"), (11, "read"), (12, "update")]
+    assert _site_kinds(tmp_path / "apk.cpp", CLASS_TYPES)[:6] == [
+        (10, "write"), (10, "read"), (11, "write"), (11, "read"), (12, "read"),
+        (12, "write")]  # out[i] += 1: an update, a read site and a write site
 
 
 MEMBER_ARRAYS = """\
@@ -871,7 +876,8 @@ def test_a_member_array_written_through_its_element_is_a_write(tmp_path):
     read, and check --trace reported a disagreement on correct code)."""
     kinds = _site_kinds(tmp_path / "members.cpp", MEMBER_ARRAYS)
     assert [k for k in kinds if k[0] in (5, 10, 11)] == [
-        (5, "write"), (5, "read"), (10, "update"), (11, "write")] + [(11, "read")] * 4
+        (5, "write"), (5, "read"), (10, "read"), (10, "write"), (11, "write")] + [
+        (11, "read")] * 4
 
 
 @needs_gxx
@@ -990,7 +996,7 @@ def test_a_build_past_the_time_limit_is_killed_with_what_it_started(tmp_path, mo
     pidfile, compiler = tmp_path / "pid", tmp_path / "slow-g++"
     compiler.write_text(HANGING_COMPILER.format(pidfile=pidfile))
     compiler.chmod(0o755)
-    monkeypatch.setattr(trace, "COMPILER", str(compiler))
+    monkeypatch.setattr("arraypart.check.recording.COMPILER", str(compiler))
     _stopped_at_the_time_limit(tmp_path, monkeypatch, capsys, "tiny.c", TINY)
     sleeper = int(pidfile.read_text())
     deadline = time.monotonic() + 20
@@ -1160,7 +1166,7 @@ def _call_moved(report, instance: int):
 @needs_gxx
 @pytest.mark.parametrize("instance", [0, 1, 2])
 def test_a_call_whose_model_is_wrong_is_named(recording, instance):
-    path, report, recorded = recording("twice.c", CALLED_TWICE)
+    path, report, recorded = recording("twice.c", CALLED_TWICE, max_banks=1)
     claims = _at_targets(report)
     result = trace.check_trace(report.kernel, recorded, {}, claims,
                                _call_moved(report, instance))
@@ -1529,22 +1535,59 @@ void sized(const int a[64], int out[64], int n) {
 @needs_gxx
 @pytest.mark.parametrize("shift", [0, 1])
 def test_a_loop_bounded_by_a_size_argument_is_compared_at_the_runs_size(recording, shift):
-    """The model's steps run over every value of ``n``; the testbench passes its
-    largest, so the domains are taken at ``n = 60`` and the addresses compared (they
-    were skipped as parameterized).  A model whose ``buf[n - 1 - i]`` is one element
-    off disagrees."""
+    """The model's steps run over every value of ``n``; the testbench passes 60, 0
+    and 30 in its three calls, each traced, so the domains are taken at each and the
+    addresses compared (they were skipped as parameterized).  A model whose
+    ``buf[n - 1 - i]`` is one element off disagrees, named in the first call."""
     path, report, recorded = recording("sized.c", SIZED)
     assert [(p.name, p.high) for p in report.kernel.params] == [("n", 60)]
     result = trace.check_trace(report.kernel, recorded, report.solution.bankings(),
                                _at_targets(report), _moved(report, 10, 14, shift))
     assert len(result.addresses.compared) == 2 and result.addresses.skipped == ()
-    assert [loop.steps for loop in result.replay.loops] == [60, 58]
+    assert [loop.steps for loop in result.replay.loops] == [60 + 30, 58 + 28]
     if not shift:
         assert result.addresses.mismatches == (), result.format()
         return
     (text,) = result.addresses.mismatches
-    assert text.startswith(f"{path}:7:3: error: trace disagrees with the model's addresses "
-                           "at step 0 (n=60, i=0)"), text
+    assert text.startswith(f"{path}:7:3: error: in the top's call 1 of 3 (n=60), trace "
+                           "disagrees with the model's addresses at step 0 (n=60, i=0)"), text
+
+
+# A loop from one size argument to another: at both sizes' largest values (all the
+# trace ran before) it runs no step.
+STARTED = """\
+#include <assert.h>
+void started(const int a[64], int out[64], int start, int n) {
+  assert(start < 64 && n < 64);
+  for (int i = start; i < n; i++) {
+#pragma HLS pipeline II=1
+    out[i] = a[i] + a[i + 1];
+  }
+}
+"""
+
+
+@needs_gxx
+@pytest.mark.parametrize("shift", [0, 1])
+def test_a_loop_that_a_size_argument_starts_runs_in_a_traced_call(recording, shift):
+    """The trace runs the testbench's three calls, whose sizes run the loops longest
+    first (a start at its least value, an end at its largest: start 0, n 63), then
+    shortest, then midway; it ran the first call alone, with every size at its
+    largest, so the loop ran no step and nothing was checked (probe 37 F6).  A model
+    whose ``a[i + 1]`` is one element off now disagrees."""
+    path, report, recorded = recording("started.c", STARTED, max_banks=1)
+    assert trace.size_values(report.kernel) == (
+        {"start": 0, "n": 63}, {"start": 63, "n": 0}, {"start": 31, "n": 31})
+    result = trace.check_trace(report.kernel, recorded, {}, _at_targets(report),
+                               _moved(report, 6, 21, shift))
+    assert [loop.steps for loop in result.replay.loops] == [63]
+    assert len(result.addresses.compared) == 1
+    if not shift:
+        assert result.disagreements == (), result.format()
+        return
+    (text,) = result.addresses.mismatches
+    assert text.startswith(f"{path}:4:3: error: in the top's call 1 of 3 (start=0, n=63), "
+                           "trace disagrees with the model's addresses at step 0"), text
 
 
 @needs_gxx
@@ -1568,7 +1611,7 @@ def test_records_outside_every_traced_loop_are_read_in_bounded_chunks(tmp_path):
     them anywhere: a long stretch of them stays in chunks of the asked size (it was one
     chunk: Rosetta digit-recognition's run held gigabytes at once), and a traced
     loop's step is still never split."""
-    from arraypart.check.replay import RECORD, chunks
+    from arraypart.check.records import RECORD, chunks
     rows = np.zeros(10_000, RECORD)
     rows["loop"] = -1
     rows["loop"][9_000:] = 0
@@ -2015,8 +2058,9 @@ def test_an_element_a_call_takes_by_reference_is_read_and_written(tmp_path, swap
 
 @needs_gxx
 def test_a_loop_the_testbench_never_runs_is_said_to_be_unchecked(tmp_path):
-    """A loop that the testbench's fixed scalar arguments skip was reported '0 steps,
-    model II 1, traced II 1: agrees' (probe 25, item 11): nothing had been checked."""
+    """A loop that the testbench's scalar arguments skip (mode is 3, 4 and 5 in its
+    three calls) was reported '0 steps, model II 1, traced II 1: agrees' (probe 25,
+    item 11): nothing had been checked.  It is a located warning."""
     path = tmp_path / "moded.c"
     path.write_text("""\
 void moded(const int in[32], int out[32], int mode) {
@@ -2035,8 +2079,9 @@ void moded(const int in[32], int out[32], int mode) {
     judged = assert_the_trace_agrees(arraypart.compile_kernel(str(path)), tmp_path,
                                      ports=2)
     said = judged.format().replace(f"{tmp_path}/", "")
-    assert "M (moded.c:3:8): never ran on the testbench's inputs" in said
-    assert "R (moded.c:8:6): 32 steps, model II 1, traced II 1: agrees" in said
+    assert ("moded.c:3:8: warning: loop M never ran in the testbench's 3 calls of the "
+            "top, so nothing of it is checked") in said
+    assert "R (moded.c:8:6): 96 steps, model II 1, traced II 1: agrees" in said  # 3 calls
     assert "addresses compared with the polyhedral model in 1 loop(s)" in said
 
 
@@ -2126,17 +2171,22 @@ def test_a_pragma_kept_at_the_time_limit_is_claimed_at_what_the_code_reaches(tmp
 def test_packed_replay_keys_order_rows_as_the_columns_do():
     """The replay sorts a chunk by (loop, step, array, view, copy, bank) and then by
     (kind, flat), each packed into one key in mixed radix; the order is the eight-column
-    lexicographic one, and spans too wide to pack give None (the eight-key sort)."""
+    lexicographic one, and spans too wide to pack give None (the eight-key sort);
+    ``runs`` orders by packed columns, ties in row order, or by lexsort when too wide."""
     from arraypart.check import replay
+    from arraypart.check.traced_epochs import packed, runs
     rng = np.random.default_rng(7)
     names = replay.GROUP + ("kind", "flat")
     columns = {k: rng.integers(-3, 4, 500).astype(np.int64) for k in names}
     full = np.lexsort(tuple(columns[k] for k in reversed(names)))
-    packed = np.lexsort((replay._packed(columns, ("kind", "flat")),
-                         replay._packed(columns, replay.GROUP)))
-    assert (packed == full).all()
-    wide = {"a": np.array([0, 1 << 40]), "b": np.array([0, 1 << 30])}
-    assert replay._packed(wide, ("a", "b")) is None
+    two = np.lexsort((packed([columns[k] for k in ("kind", "flat")]),
+                      packed([columns[k] for k in replay.GROUP])))
+    assert (two == full).all()
+    assert (runs([columns[k] for k in names])[0] == full).all()
+    wide = [np.array([0, 1 << 40, 0]), np.array([0, 1 << 30, 0])]
+    assert packed(wide) is None
+    order, new = runs(wide)
+    assert order.tolist() == [0, 2, 1] and new.tolist() == [True, False, True]
 
 
 @needs_gxx

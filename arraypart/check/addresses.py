@@ -49,7 +49,7 @@ from ..poly import isl_glue as G
 from ..poly.model import CycleGroup
 from ..poly.points import lex_points
 from .instrument import Site
-from .replay import READ, RUN_END, WRITE, chunks, no_checkpoint
+from .records import READ, RUN_END, WRITE, chunks, no_checkpoint
 
 #: Steps per loop the model's side enumerates (isl points, a few microseconds each).
 MAX_MODEL_STEPS = 1 << 20
@@ -135,7 +135,7 @@ class AddressCheck:
     skipped: tuple[str, ...]
 
 
-def compare(path: Path, sites: Sequence[Site], loops: Sequence[Coord],
+def compare(paths: Sequence[Path], sites: Sequence[Site], loops: Sequence[Coord],
             groups: Mapping[int, Sequence[CycleGroup]],
             directions: Mapping[int, tuple[int, ...]],
             arrays: Sequence[tuple[str, tuple[int, ...]]],
@@ -144,8 +144,10 @@ def compare(path: Path, sites: Sequence[Site], loops: Sequence[Coord],
             checkpoint: Callable[[], None] = no_checkpoint,
             labels: Sequence[str] = (),
             unrecorded: frozenset[tuple[int, int]] = frozenset(),
-            sizes: Mapping[str, int | None] = {}) -> AddressCheck:
-    """Compare the records at ``path`` with the model's ``groups`` by traced loop id;
+            sizes: Sequence[Mapping[str, int | None]] = ({},)) -> AddressCheck:
+    """Compare the records at ``paths`` (one file per recorded call of the top, each
+    compared with the model at its own ``sizes``: the run's value of each run-time
+    size, None where the data chose it) with the model's ``groups`` by traced loop id;
     ``directions``: by loop id, the step signs of the loops around it and its own
     (outermost first); ``arrays``: (name, shape) by array id.  Left out of the sums on
     both sides: irregular references, conditional sites and the (line, col) in
@@ -155,8 +157,8 @@ def compare(path: Path, sites: Sequence[Site], loops: Sequence[Coord],
     run (module doc).  ``checkpoint`` is called before each chunk of records read;
     ``labels``: by loop id, the call of its text it is (:mod:`.calls`; "" or missing:
     the only one); ``unrecorded``: the (line, col) of accesses the run does not record
-    (written in a macro's text), left out of the model's side too; ``sizes``: the run's
-    value of each run-time size (None: the data chose it)."""
+    (written in a macro's text), left out of the model's side too.  A loop is
+    compared when it is in some call, and its first mismatch is named."""
     irregular = {(a.coord.line, a.coord.col) for gs in groups.values() for g in gs
                  for a in g.issued if not a.regular}
     conditional = {(s.coord.line, s.coord.col) for s in sites if s.conditional}
@@ -167,23 +169,55 @@ def compare(path: Path, sites: Sequence[Site], loops: Sequence[Coord],
     site_codes = np.array([may.get((s.coord.line, s.coord.col), -1) for s in sites]
                           or [-1], np.int64)
     ids = {name: n for n, (name, _) in enumerate(arrays)}
-    models, skipped = {}, []
-    for lid, gs in groups.items():
-        model = _model(gs, directions.get(lid), ids, [shape for _, shape in arrays],
-                       left_out, may, sizes)
-        if model is None:
-            skipped.append(f"{loops[lid]}: the model's steps were not enumerated (a size "
-                           f"the data chose, loops not matched, or over {MAX_MODEL_STEPS} "
-                           "steps)")
-        else:
-            models[lid] = model
-    skipped += [f"{loops[lid]}: the accesses under its data-dependent ifs were not looked "
-                f"up (over {MAX_MAY_KEYS} of them)"
-                for lid, model in models.items() if model.may_keys is None]
-    runs = {lid for lid in models if (loops[lid].line, loops[lid].col) in skipping}
+    shapes = [shape for _, shape in arrays]
+    compared: set[int] = set()
+    mismatches: dict[int, str] = {}  # a loop's first, in the first call that has one
+    skipped: dict[str, None] = {}
+    for call, (path, at) in enumerate(zip(paths, sizes)):
+        models = {}
+        for lid, gs in groups.items():
+            model = _model(gs, directions.get(lid), ids, shapes, left_out, may, at)
+            if model is None:
+                skipped[f"{loops[lid]}: the model's steps were not enumerated (a size "
+                        f"the data chose, loops not matched, or over {MAX_MODEL_STEPS} "
+                        "steps)"] = None
+            else:
+                models[lid] = model
+        skipped.update((f"{loops[lid]}: the accesses under its data-dependent ifs were not "
+                        f"looked up (over {MAX_MAY_KEYS} of them)", None)
+                       for lid, model in models.items() if model.may_keys is None)
+        runs = {lid for lid in models if (loops[lid].line, loops[lid].col) in skipping}
+        found = _mismatches(path, models, runs, loops, kept, site_codes, sites, arrays,
+                            checkpoint)
+        compared |= set(models)
+        for lid, text in found:
+            if lid in mismatches:
+                continue
+            label = ", ".join(
+                ([labels[lid]] if lid < len(labels) and labels[lid] else [])
+                + ([f"the top's call {call + 1} of {len(paths)} ({_named(at)})"]
+                   if len(paths) > 1 else []))
+            mismatches[lid] = (text.replace(": error: ", f": error: in {label}, ", 1)
+                               if label else text)
+    return AddressCheck(tuple(loops[lid] for lid in sorted(compared)),
+                        tuple(mismatches.values()), tuple(skipped))
+
+
+def _named(sizes: Mapping[str, int | None]) -> str:
+    """A call's sizes, for a message."""
+    known = [f"{name}={value}" for name, value in sizes.items() if value is not None]
+    return ", ".join(known) or "no run-time size"
+
+
+def _mismatches(path: Path, models: Mapping[int, "_Model"], runs: set[int],
+                loops: Sequence[Coord], kept: np.ndarray, site_codes: np.ndarray,
+                sites: Sequence[Site], arrays: Sequence[tuple[str, tuple[int, ...]]],
+                checkpoint: Callable[[], None]) -> list[tuple[int, str]]:
+    """(loop id, located text) of the first mismatch of each loop of ``models`` in the
+    records at ``path`` (one call's), those of ``runs`` matched run by run."""
     traced, unforeseen = _trace_side(path, models, kept, site_codes, len(arrays),
                                      checkpoint, runs)
-    mismatches = []
+    out = []
     for lid, model in models.items():
         if lid in runs:
             text, steps_of = _embedding(path, lid, loops[lid], model, traced[lid], kept,
@@ -199,11 +233,8 @@ def compare(path: Path, sites: Sequence[Site], loops: Sequence[Coord],
         if text is None and lid in unforeseen:
             text = _unforeseen(loops[lid], model, unforeseen[lid], sites, arrays)
         if text is not None:
-            label = labels[lid] if lid < len(labels) else ""
-            mismatches.append(text.replace(": error: ", f": error: in {label}, ", 1)
-                              if label else text)
-    return AddressCheck(tuple(loops[lid] for lid in models), tuple(mismatches),
-                        tuple(skipped))
+            out.append((lid, text))
+    return out
 
 
 def _model(groups: Sequence[CycleGroup], directions: tuple[int, ...] | None,
@@ -340,20 +371,24 @@ def _trace_side(path: Path, models: Mapping[int, _Model], kept: np.ndarray,
            for lid, m in models.items()}
     unforeseen: dict[int, np.void] = {}
     for rows in chunks(path, checkpoint=checkpoint, run_ends=True):
+        loop, site = rows["loop"], rows["site"]
+        access = site != RUN_END
+        site = np.where(access, site, 0)
+        compared, may = access & kept[site], access & (site_codes[site] >= 0)
         for lid, model in models.items():
-            mine = rows[rows["loop"] == lid]
-            if not mine.size:
+            mine = loop == lid
+            if not mine.any():
                 continue
             sums, counts, steps = out[lid]
-            steps = max(steps, int(mine["step"].max()) + 1)
-            mine = mine[mine["site"] != RUN_END]
-            if lid not in unforeseen and lid not in runs and model.may_keys is not None:
-                first = _first_unforeseen(mine, model, site_codes, arrays)
+            steps = max(steps, int(rows["step"][mine].max()) + 1)
+            if (lid not in unforeseen and lid not in runs and model.may_keys is not None
+                    and (mine & may).any()):
+                first = _first_unforeseen(rows[mine & may], model, site_codes, arrays)
                 if first is not None:
                     unforeseen[lid] = first
-            mine = mine[kept[mine["site"]]]
-            s, c = _fingerprints(mine["step"], mine["flat"], mine["array"], mine["kind"],
-                                 sums.size, arrays)
+            mine &= compared
+            s, c = _fingerprints(rows["step"][mine], rows["flat"][mine], rows["array"][mine],
+                                 rows["kind"][mine], sums.size, arrays)
             out[lid] = (sums + s, counts + c, steps)
     return out, unforeseen
 

@@ -30,7 +30,7 @@ import numpy as np
 from .. import ir
 from ..poly.model import CycleGroup
 from .addresses import run_points, run_sizes
-from .replay import chunks, no_checkpoint
+from .records import chunks, no_checkpoint
 from .walk import regions
 
 #: Steps per loop text the split enumerates (isl points, a few microseconds each).

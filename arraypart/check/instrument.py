@@ -42,8 +42,9 @@ Edits are insertions at byte offsets of the text (nothing is removed):
 
 Writes are the left operand of ``=`` (through parentheses and member accesses); the
 left operand of a compound assignment and the operand of ``++``/``--`` are *updates*
-(a read and a write).  Accesses written inside macros are not instrumented (listed in
-``skipped``).
+(a read and a write: two sites, the write's the read's plus one, recorded in that order
+after the right operand, which g++ evaluates first).  Accesses written inside macros
+are not instrumented (listed in ``skipped``).
 """
 
 from __future__ import annotations
@@ -65,6 +66,10 @@ from ..sourcetext import KEEP_BYTES
 K = ci.CursorKind
 STREAM_TYPE = "hls::stream<"  # clang's canonical spelling of a stream, whatever was written
 KINDS = ("read", "write", "update")
+# The sites of an access of each kind: an update's read and write are two, the write
+# right after the read, so that each (loop, site, lane) of the records makes one access
+# a step and keeps its place among the step's others (:mod:`.traced_epochs`).
+_SITE_KINDS = {"read": ("read",), "write": ("write",), "update": ("read", "write")}
 _ARRAY_TYPES = frozenset((ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY,
                           ci.TypeKind.VARIABLEARRAY, ci.TypeKind.DEPENDENTSIZEDARRAY))
 _WRAPPERS = frozenset((K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.MEMBER_REF_EXPR))
@@ -89,8 +94,8 @@ _TERMINATOR = re.compile(rb"(?:\s|/\*.*?\*/|//[^\n]*\n)*;", re.DOTALL)
 
 @dataclass(frozen=True, slots=True)
 class Site:
-    """One instrumented element access: where it is written, how it is used, and
-    whether it runs only on some values (``conditional``: in a branch of ``?:`` or the
+    """One instrumented element access: where it is written, how it is used (read
+    or write: an update is a read site and the write site after it), and whether it runs only on some values (``conditional``: in a branch of ``?:`` or the
     right operand of ``&&`` / ``||``); ``copy``: the C text its reads record as copy."""
 
     coord: Coord
@@ -202,7 +207,9 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
             copy = copies.get((coord.line, coord.col), "0")
             inserts += (_arrow_edits(cursor, span, len(sites), kind, copy, data) if arrow
                         else _access_edits(cursor, span, len(sites), kind, copy, data))
-            sites.append(Site(coord, KINDS[kind], _conditional(cursor, parents), copy))
+            conditional = _conditional(cursor, parents)
+            sites += [Site(coord, k, conditional, copy if k == "read" else "0")
+                      for k in _SITE_KINDS[KINDS[kind]]]
         elif _is_routine(cursor, unit):
             found = _routine_edits(cursor, unit, len(sites))
             if found is None:

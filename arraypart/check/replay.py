@@ -1,12 +1,14 @@
 """Replay a recorded run (:mod:`.trace`) step by step against bankings.
 
-Every record is one access the compiled original made: (site, lane, loop, array,
-kind, step, flat), ``flat`` the row-major offset g++ computed.  For each pipeline step
-(loop, step) and each (array, copy, bank) its accesses use (DESIGN §2):
+Every record is one access the compiled original made (:mod:`.records`), the
+recorded calls of the top one run (:func:`.records.run_chunks`).  For each pipeline
+step (loop, step) and each (array, copy, bank) its accesses use (DESIGN §2), leaving
+out those that store forwarding and dead stores free (:func:`.traced_epochs.
+free_records`):
 
     reads  = number of distinct flat addresses read    (identical reads count once,
              when no write that may alias them lies between:
-             :func:`.traced_epochs.record_epochs`)
+             :meth:`.traced_epochs.StepAccesses.epochs`)
     writes = number of writes
     need   = min { ii >= 1 : PortModel.fits(reads, writes, ii) }
 
@@ -31,10 +33,9 @@ an ``array_stencil`` in one step (:func:`_as_counted`).
 
 Records are read in chunks that never split a step, :data:`CHUNK_RECORDS` port uses
 each (under the rule a record may use a port of every bank of its copy: the chunk then
-holds as many fewer records, :func:`chunk_records`), so memory stays bounded by the
-chunk and the largest step.  A run of a loop ends with a record of
-no access (site :data:`RUN_END`) at its last step: steps are counted from every record,
-so a run whose last steps access no array (or only in a macro's text) counts them.
+holds as many fewer records, :func:`chunk_records`).  Steps are counted from every
+record, the ends of runs (:data:`.records.RUN_END`) included, so a run whose last
+steps access no array (or only in a macro's text) counts them.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from collections import Counter
 from dataclasses import dataclass
 from math import prod
 from pathlib import Path
-from typing import Callable, Iterator, Mapping
+from typing import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -53,17 +54,12 @@ from ..errors import Coord
 from ..scheme import Banking, index_var
 from .instrument import Site
 from .ports import compose_digits, min_ii
-from .traced_epochs import (READ, WRITE, Shapes, aliasing_between, distinct_shapes, flag,
-                            last_before, record_epochs, step_arrays)
+from .records import (CHUNK_RECORDS, READ, WRITE, no_checkpoint, run_chunks,
+                      without_run_ends)
+from .traced_epochs import Forwarding, Shapes, StepAccesses, free_records, packed
 
-RECORD = np.dtype([("site", "<i4"), ("lane", "<i4"), ("loop", "<i4"), ("array", "<i2"),
-                   ("kind", "i1"), ("copy", "i1"), ("step", "<i8"), ("flat", "<i8")])
-#: Records read at once: 2^20 records are 32 MB, with the sort's copies about 200 MB.
-CHUNK_RECORDS = 1 << 20
 #: A site's copy in ``read_copies`` when each record carries it (its ``copy`` field).
 RECORDED = -1
-#: The site of the record that ends a run of a loop (no access).
-RUN_END = -1
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,18 +69,6 @@ class Memory:
     array: ir.Array
     banking: Banking
     model: ir.PortModel
-
-
-@dataclass(frozen=True, slots=True)
-class Forwarding:
-    """Where the replay applies store forwarding and dead stores (:func:`free_records`):
-    ``pairs[lid, array]``, the loop forwards the array's elements (``poly.forwarding``:
-    a loop pipelined with no unroll factor and no early exit, an array no other name
-    may reach there); ``sites[site]``, a plain reference (no ``if``, ``?:`` or
-    condition around it in its loop)."""
-
-    pairs: np.ndarray
-    sites: np.ndarray
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,46 +153,7 @@ class Replay:
     records: int
 
 
-def no_checkpoint() -> None:
-    """A checkpoint that never stops the work (no deadline)."""
-
-
-def chunks(path: Path, size: int = CHUNK_RECORDS,
-           checkpoint: Callable[[], None] = no_checkpoint, *,
-           run_ends: bool = False) -> Iterator[np.ndarray]:
-    """The records of ``path`` in chunks of about ``size`` that end on step boundaries
-    (a step's records are consecutive: one iteration runs before the next; records
-    outside every traced loop, loop -1, belong to no step and are cut anywhere);
-    ``checkpoint`` is called before each chunk (a deadline's check); the records that
-    end runs (:data:`RUN_END`) only with ``run_ends``."""
-    for rows in _chunks(path, size, checkpoint):
-        yield rows if run_ends else rows[rows["site"] != RUN_END]
-
-
-def _chunks(path: Path, size: int, checkpoint: Callable[[], None]) -> Iterator[np.ndarray]:
-    carry = np.empty(0, RECORD)
-    with open(path, "rb") as stream:
-        while True:
-            block = np.fromfile(stream, RECORD, size)
-            if block.size == 0:
-                break
-            rows = np.concatenate([carry, block])
-            last = rows[-1]
-            other = (rows["loop"] != last["loop"]) | (rows["step"] != last["step"])
-            if last["loop"] < 0:  # outside every traced loop: no step to keep whole
-                cut = rows.size
-            else:
-                cut = int(np.flatnonzero(other)[-1]) + 1 if other.any() else 0
-            if cut:
-                checkpoint()
-                yield rows[:cut]
-            carry = rows[cut:]
-    if carry.size:
-        checkpoint()
-        yield carry
-
-
-def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
+def replay(paths: Sequence[Path], sites: tuple[Site, ...], loops: tuple[Coord, ...],
            memories: Mapping[int, Memory], read_copies: np.ndarray,
            claims: Mapping[int, Claim], *, rule: bool,
            site_fields: tuple[str | None, ...] = (),
@@ -218,7 +163,8 @@ def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
            moving: np.ndarray | None = None,
            forwarding: Forwarding | None = None,
            regular: np.ndarray | None = None) -> Replay:
-    """Replay the records at ``path``; ``memories`` by array id (arrays missing are
+    """Replay the records at ``paths`` (one file per recorded call of the top, one run:
+    :func:`run_chunks`); ``memories`` by array id (arrays missing are
     not counted), ``read_copies[site]`` the copy a site's reads use (``RECORDED``:
     the record's own), ``claims`` by loop id, ``site_fields[site]`` the struct member
     a site names (``ir.Access.field``; empty: none does); ``windows``: the
@@ -237,82 +183,27 @@ def replay(path: Path, sites: tuple[Site, ...], loops: tuple[Coord, ...],
     if sources is None:
         sources = np.arange(len(loops), dtype=np.int64)
     moving = np.zeros(0, np.int64) if moving is None else moving
-    dynamic = _Dynamic.of(path, counted, sources, moving, checkpoint) if rule else None
+    dynamic = _Dynamic.of(paths, counted, sources, moving, checkpoint) if rule else None
     state = _State(len(loops), claims, counting_units(counted))
     shapes = None if regular is None or not regular.any() else Shapes.of(
-        chunks(path, checkpoint=checkpoint), regular)
+        run_chunks(paths, checkpoint=checkpoint), regular)
     outside: dict[tuple[int, int], OutOfBounds] = {}
     total = 0
-    for rows in chunks(path, chunk_records(counted, rule), checkpoint=checkpoint,
-                       run_ends=True):
+    for rows in run_chunks(paths, chunk_records(counted, rule), checkpoint=checkpoint,
+                           run_ends=True):
         state.count_steps(rows)
-        rows = rows[rows["site"] != RUN_END]
+        rows = without_run_ends(rows)
         total += rows.size
         rows = _as_counted(_inside(rows, memories, sites, outside), memories, windows)
-        shape = None if shapes is None else shapes.of_records(rows)
-        epochs = record_epochs(rows, shape)
+        steps = StepAccesses.of(rows, None if shapes is None else shapes.of_records(rows))
+        epochs = steps.epochs()
         if forwarding is not None:
-            taken = ~free_records(rows, forwarding, shape)
+            taken = ~free_records(steps, forwarding)
             rows, epochs = rows[taken], epochs[taken]
         uses = _uses(rows, counted, read_copies, dynamic, site_fields, epochs)
         if uses["loop"].size:
             state.add(uses, counted, sites)
     return Replay(tuple(state.result(loops)), tuple(outside.values()), total)
-
-
-def free_records(rows: np.ndarray, forwarding: Forwarding,
-                 shapes: np.ndarray | None = None) -> np.ndarray:
-    """Which ``rows`` (records in execution order, no step split) take no port, per
-    step of a loop and array that ``forwarding`` admits, from the addresses the run
-    made: a read of a plain site whose array's last write in the step before it that
-    may alias it is a plain site's write of the same address (forwarded); a plain
-    site's write that a later plain write of the same address in the step
-    overwrites with no read of the array between that takes a port and may alias it
-    (a dead store).  ``shapes``: each record's shape (:meth:`.traced_epochs.Shapes.
-    of_records`; None: none has one): a write or read of the record's shape at
-    another address never aliases it (:mod:`.traced_epochs`), any other may; a
-    record of another shape than the write it would forward from or be overwritten
-    by sees every access between.  Conditional sites only block, and only where they
-    ran: the run sees no branch it did not take, so this may find more than the
-    model, never less on the same accesses."""
-    out = np.zeros(rows.size, bool)
-    if not rows.size:
-        return out
-    loops, arrays = forwarding.pairs.shape
-    loop = rows["loop"].astype(np.int64)
-    array = rows["array"].astype(np.int64)
-    inside = (loop >= 0) & (loop < loops) & (array >= 0) & (array < arrays)
-    chosen = np.flatnonzero(inside & forwarding.pairs[np.where(inside, loop, 0),
-                                                      np.where(inside, array, 0)])
-    if not chosen.size:
-        return out
-    mine = rows[chosen]
-    order, new, _ = step_arrays(mine)
-    r = mine[order]
-    group = np.cumsum(new) - 1
-    shape = distinct_shapes(None if shapes is None else shapes[chosen][order], r.size)
-    plain = flag(forwarding.sites, r["site"])
-    write = r["kind"] == WRITE
-    flat = r["flat"].astype(np.int64)
-    # the last write of each record's address before it, within its step and array
-    source = last_before(group, flat, write)
-    found = source >= 0
-    source = np.maximum(source, 0)
-    writes = aliasing_between(group, shape, flat, write, source)
-    forwarded = ~write & plain & found & plain[source] & (writes == 1)
-    # a plain write's last plain write of its address before it, which it overwrites
-    # when no read that takes a port and may alias that one lies between
-    taken = ~write & ~forwarded
-    earlier = last_before(group, flat, write & plain)
-    overwrites = write & plain & (earlier >= 0)
-    earlier = np.maximum(earlier, 0)
-    dead = np.zeros(r.size, bool)
-    kept = aliasing_between(group, shape, flat, taken, earlier) > 0
-    dead[earlier[overwrites & ~kept]] = True
-    free = np.zeros(r.size, bool)
-    free[order] = forwarded | dead
-    out[chosen] = free
-    return out
 
 
 def counting_units(memories: Mapping[int, Memory]) -> dict[int, int]:
@@ -402,8 +293,9 @@ def window_key(loop, site):
     return (np.asarray(loop, np.int64) << SITE_BITS) | site
 
 
-def _site_keys(rows: np.ndarray, sources: np.ndarray) -> np.ndarray:
-    """(loop's text, site, lane, kind) of each record as one integer."""
+def _site_keys(rows, sources: np.ndarray) -> np.ndarray:
+    """(loop's text, site, lane, kind) of each record (``rows``: records, or their
+    columns by name) as one integer."""
     key = (sources[rows["loop"]].astype(np.int64) << SITE_BITS) | rows["site"]
     return (((key << LANE_BITS) | rows["lane"]) << 1) | rows["kind"]
 
@@ -421,12 +313,12 @@ class _Dynamic:
     moving: np.ndarray
 
     @staticmethod
-    def of(path: Path, memories: Mapping[int, Memory], sources: np.ndarray,
+    def of(paths: Sequence[Path], memories: Mapping[int, Memory], sources: np.ndarray,
            moving: np.ndarray, checkpoint: Callable[[], None]) -> "_Dynamic":
         # (array, key, -1 bank or d) -> [lo, hi]
         spans: dict[tuple[int, int, int], list[int]] = {}
         unknowing: set[int] = set()  # arrays a moving site reaches: no digit is kept
-        for rows in chunks(path, checkpoint=checkpoint):
+        for rows in run_chunks(paths, checkpoint=checkpoint):
             for a, m in memories.items():
                 mine = rows[(rows["array"] == a) & (rows["flat"] >= 0)
                             & (rows["flat"] < m.array.size)]
@@ -504,38 +396,33 @@ def _uses(rows: np.ndarray, memories: Mapping[int, Memory], read_copies: np.ndar
           epochs: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """Port uses as columns: a record per member view it reaches, per copy it reaches
     (writes: all), and under the rule a dynamic record per bank of its copy; each
-    with its epoch (``epochs``, per record: :func:`.traced_epochs.record_epochs`;
+    with its epoch (``epochs``, per record: :meth:`.traced_epochs.StepAccesses.epochs`;
     None: all 0)."""
     parts = []
     if epochs is None:
         epochs = np.zeros(rows.size, np.int64)
     for a, m in memories.items():
         chosen = rows["array"] == a
-        mine, epoch = rows[chosen], epochs[chosen]
-        if not mine.size:
+        if not chosen.any():
             continue
-        first_view, views = _member_views(m.array, mine["site"], site_fields)
-        mine, epoch = np.repeat(mine, views), np.repeat(epoch, views)
-        view = np.repeat(first_view, views) + _ramp(views)
-        bank = bank_of(m.banking, mine["flat"])
-        copies = m.banking.copies
-        write = mine["kind"] == WRITE
-        fixed = read_copies[mine["site"]]
-        copy = np.where(write, 0, np.where(fixed == RECORDED, mine["copy"], fixed))
-        reps = np.where(write, copies, 1)
-        cols = {"loop": mine["loop"], "step": mine["step"], "flat": mine["flat"],
-                "kind": mine["kind"], "site": mine["site"], "bank": bank,
-                "array": np.full(mine.size, a), "view": view, "epoch": epoch}
-        cols = {k: np.repeat(np.asarray(v, np.int64), reps) for k, v in cols.items()}
-        cols["copy"] = np.repeat(copy, reps) + _ramp(reps)
+        cols = {k: rows[k][chosen].astype(np.int64)
+                for k in ("loop", "step", "flat", "kind", "site", "lane", "copy")}
+        first_view, views = _member_views(m.array, cols["site"], site_fields)
+        write = cols["kind"] == WRITE
+        fixed = read_copies[cols["site"]]
+        cols.update(epoch=epochs[chosen], view=first_view, bank=bank_of(m.banking, cols["flat"]),
+                    copy=np.where(write, 0, np.where(fixed == RECORDED, cols["copy"], fixed)),
+                    array=np.full(write.size, a, np.int64))
         if dynamic is not None:
-            spread = np.repeat(np.isin(_site_keys(mine, dynamic.sources), dynamic.keys[a])
-                               | np.isin(mine["site"], dynamic.moving), reps)
+            cols["spread"] = (np.isin(_site_keys(cols, dynamic.sources), dynamic.keys[a])
+                              | np.isin(cols["site"], dynamic.moving))
+        cols = _repeated(cols, views, "view")
+        cols = _repeated(cols, np.where(cols["kind"] == WRITE, m.banking.copies, 1), "copy")
+        if dynamic is not None:
             reach, fixed, rest = dynamic.banks(a, m.banking, cols["flat"])
-            banks = np.where(spread, reach, 1)
-            cols = {k: np.repeat(v, banks) for k, v in cols.items()}
-            cols["bank"] = np.where(np.repeat(spread, banks),
-                                    np.repeat(fixed, banks) + rest(_ramp(banks)),
+            banks = np.where(cols["spread"], reach, 1)
+            cols = _repeated({**cols, "fixed": fixed}, banks)
+            cols["bank"] = np.where(cols["spread"], cols["fixed"] + rest(_ramp(banks)),
                                     cols["bank"])
         parts.append(cols)
     names = ("loop", "step", "array", "view", "copy", "bank", "kind", "flat", "site",
@@ -545,23 +432,16 @@ def _uses(rows: np.ndarray, memories: Mapping[int, Memory], read_copies: np.ndar
     return {k: np.concatenate([p[k] for p in parts]) for k in names}
 
 
-def _packed(columns: Mapping[str, np.ndarray], names: tuple[str, ...]) -> np.ndarray | None:
-    """One int64 key per row that orders the rows as ``names``' columns do
-    lexicographically (mixed radix over each column's span in these rows), so one
-    sort key replaces several; None when the spans' product passes 2^62."""
-    key = np.zeros(columns[names[0]].size, np.int64)
-    room = 1
-    for name in names:
-        column = columns[name]
-        if not column.size:
-            return key
-        low = int(column.min())
-        span = int(column.max()) - low + 1
-        room *= span
-        if room > 1 << 62:
-            return None
-        key = key * span + (column - low)
-    return key
+def _repeated(columns: dict[str, np.ndarray], counts: np.ndarray, ramped: str | None = None
+              ) -> dict[str, np.ndarray]:
+    """Each row of ``columns`` repeated ``counts`` times, the column ``ramped`` plus
+    0, 1, ... over a row's repeats (``columns`` itself where every count is 1)."""
+    if (counts == 1).all():
+        return columns
+    out = {k: np.repeat(v, counts) for k, v in columns.items()}
+    if ramped is not None:
+        out[ramped] = out[ramped] + _ramp(counts)
+    return out
 
 
 def _ramp(counts: np.ndarray) -> np.ndarray:
@@ -606,8 +486,8 @@ class _State:
     def add(self, uses: dict[str, np.ndarray], memories: Mapping[int, Memory],
             sites: tuple[Site, ...]) -> None:
         uses = {**uses, "unit": self.units[uses["array"]]}
-        group = _packed(uses, GROUP)
-        element = _packed(uses, ELEMENT)
+        group = packed([uses[k] for k in GROUP])
+        element = packed([uses[k] for k in ELEMENT])
         if group is None or element is None:
             order = np.lexsort(tuple(uses[k] for k in reversed(GROUP + ELEMENT)))
         else:

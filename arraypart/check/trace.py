@@ -1,220 +1,43 @@
-"""``check --trace``: run the original kernel, instrumented, and keep what it accessed.
+"""``check --trace``: the recorded run of the original (:mod:`.recording`) judged.
 
-The driver (``templates/trace_driver.cpp.j2``) holds the instrumented original
-(:mod:`.instrument`) in ``namespace original``, fills the interface arrays with the
-testbench's own random inputs (``templates/tb_inputs.cpp.j2``, the same stream and
-generators as the emitted testbench), registers every array and calls the top function
-once.  g++ builds it; the run writes the records that :mod:`.replay` reads.
+Its records are replayed step by step against the bankings (:mod:`.replay`: the II
+each pipelined loop really needs) and their addresses compared with the polyhedral
+model's (:mod:`.addresses`); a traced ``for`` is matched to the model's concurrent
+loops at its coordinate, one that runs in several calls split into them
+(:mod:`.calls`).  The verdict (:class:`TraceCheck`) disagrees, located, wherever the
+model is optimistic.
 """
 
 from __future__ import annotations
 
-import os
-import re
-import shutil
-import signal
-import subprocess
-import time
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
 from .. import expr as E
 from .. import ir
-from ..codegen.project import render
-from ..codegen.testbench import first_call_sizes, original_text, testbench_context
-from ..errors import Coord, KernelError
-from ..frontend import clangtu
-from ..limits import Deadline, TimeLimit
+from ..errors import Coord
+from ..limits import Deadline
 from ..poly.lanes import plain_reference
 from ..poly.model import CycleGroup
 from ..scheme import Banking, none_scheme
-from ..sourcetext import KEEP_BYTES
 from . import calls
 from .addresses import AddressCheck, compare
 from .forwarding import forwarded_arrays
-from .instrument import Instrumented, Site, instrument
-from .replay import (RECORDED, Claim, Forwarding, LoopReplay, Memory, Replay, no_checkpoint,
-                     replay, window_key)
+from .instrument import Instrumented, Site
+from .recording import STAGE, Trace, copy_text, driver_source, record, size_values
+from .records import no_checkpoint
+from .replay import RECORDED, Claim, LoopReplay, Memory, Replay, replay, window_key
+from .traced_epochs import Forwarding
 from .unwritten import uninitialized_locals, unwritten_reads
 from .walk import regions
 
-__all__ = ["Claim", "TraceCheck", "Trace", "check_trace", "driver_source", "record"]
+__all__ = ["STAGE", "Claim", "TraceCheck", "Trace", "check_trace", "driver_source", "record",
+           "size_values"]
 
-COMPILER = "g++"
-#: The driver is built once and run once on small suites: -O1 compiles about as fast as
-#: -O0 and runs the loops several times faster.
-COMPILE_FLAGS = ("-std=c++14", "-O1", "-w")
-#: The stage :func:`record` is, as a time-limit message names it.
-STAGE = "building and running the instrumented kernel (check --trace)"
 #: The stage :func:`check_trace` is.
 REPLAY_STAGE = "replaying the recorded run (check --trace)"
-#: Longest a traced run may take (seconds) when no deadline is given: a kernel the
-#: testbench can run at all finishes far sooner; a hang must not hold ``check`` forever.
-RUN_TIMEOUT = 600.0
-#: Longest g++ may take on the driver (seconds) when no deadline is given.
-BUILD_TIMEOUT = 300.0
-#: The g++ diagnostics shown when the driver does not build (last characters).
-SHOWN_DIAGNOSTICS = 3000
-
-
-@dataclass(frozen=True, slots=True)
-class Trace:
-    """A recorded run: ``path`` holds the records; ``instrumented`` names their sites
-    and loops; timings in seconds."""
-
-    path: Path
-    instrumented: Instrumented
-    build_seconds: float
-    run_seconds: float
-
-
-def driver_source(kernel: ir.Kernel, instrumented: Instrumented) -> str:
-    """The driver's C++ text for ``kernel`` instrumented as ``instrumented``."""
-    context = testbench_context(kernel)
-    registered = [(n, f"expected_{a.name}") for n, a in enumerate(kernel.arrays)
-                  if a.interface and not a.stream]  # a stream's transfers are no addresses
-    registered += [(n, name if name.startswith("::") else f"original::{name}")
-                   for n, name in instrumented.globals]
-    context.update(kernel=kernel.name, original=original_text(instrumented.text, kernel.source),
-                   array_count=max(1, len(kernel.arrays)),
-                   loop_count=len(instrumented.loops), registered=registered)
-    return render("trace_driver.cpp.j2", context)
-
-
-def record(kernel: ir.Kernel, options: clangtu.Options, workdir: Path,
-           bankings: Mapping[str, Banking] | None = None, *,
-           deadline: Deadline | None = None) -> Trace:
-    """Instrument, build and run ``kernel`` in ``workdir``, each read recording the
-    copy ``bankings`` give it (:func:`copy_texts`); raises KernelError when g++ is
-    missing, the original does not compile as C simulation reads it (without
-    ``__SYNTHESIS__``) or crashes on the random inputs, RuntimeError when
-    the driver does not build or run otherwise (a bug), and
-    :class:`TimeLimit` (stage :data:`STAGE`) when ``deadline`` passes first.  Nothing
-    that g++ or the driver started outlives the call (:func:`_run`)."""
-    if shutil.which(COMPILER) is None:
-        raise KernelError(Coord(kernel.path), f"check --trace needs {COMPILER} on the PATH")
-    instrumented = instrument(kernel, options, copy_texts(kernel, bankings or {}))
-    source = workdir / f"{kernel.name}_trace.cpp"
-    source.write_text(driver_source(kernel, instrumented), encoding="utf-8",
-                      errors=KEEP_BYTES)
-    binary, records = workdir.resolve() / "trace_driver", workdir.resolve() / "trace.bin"
-    started = time.monotonic()
-    try:
-        _run([COMPILER, *COMPILE_FLAGS, *_include_flags(kernel, options), "-o", str(binary),
-              str(source), "-lm"], workdir, BUILD_TIMEOUT, deadline, "g++ on the trace driver")
-    except RuntimeError as failure:
-        _check_the_original_builds(kernel, options, workdir, deadline)
-        _check_every_call_is_defined(kernel, str(failure))
-        raise
-    built = time.monotonic()
-    _run([str(binary), str(records)], workdir, RUN_TIMEOUT, deadline, "the trace driver",
-         kernel=kernel.coord, cwd=workdir)
-    return Trace(records, instrumented, built - started, time.monotonic() - built)
-
-
-_GXX_ERROR = re.compile(r"^(.+?):(\d+):(\d+): error: (.*)$", re.MULTILINE)
-
-
-def _check_the_original_builds(kernel: ir.Kernel, options: clangtu.Options, workdir: Path,
-                               deadline: Deadline | None) -> None:
-    """A KernelError at g++'s first error when the kernel file itself does not compile
-    as C++ without ``__SYNTHESIS__`` (code only C simulation reads, which arraypart
-    never parsed): the user's fault, not the driver's."""
-    probe = workdir / "original_only.cpp"
-    probe.write_text(kernel.source.text, encoding="utf-8", errors=KEEP_BYTES)
-    try:
-        _run([COMPILER, *COMPILE_FLAGS, "-fsyntax-only", *_include_flags(kernel, options),
-              str(probe)], workdir, BUILD_TIMEOUT, deadline, "g++ on the kernel")
-    except RuntimeError as failure:
-        found = _GXX_ERROR.search(str(failure))
-        line, col, message = ((int(found[2]), int(found[3]), found[4]) if found is not None
-                              else (0, 0, "it does not compile"))
-        hint = clangtu.standin_hint(message, clangtu.hls_include_dir(options.hls_include))
-        raise KernelError(Coord(kernel.path, line, col), (
-            f"g++ does not compile the kernel as C simulation reads it (without "
-            f"__SYNTHESIS__): {message}{hint}")) from None
-
-
-_UNDEFINED = re.compile(r"undefined reference to [`']([^'`]+)'")
-_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
-
-
-def _check_every_call_is_defined(kernel: ir.Kernel, failure: str) -> None:
-    """A KernelError at the first mention (outside comments) of a function or
-    variable that the kernel uses and declares but does not define (an RTL black box,
-    a function of another file), when that is why the driver does not link: the
-    user's code, not the driver."""
-    found = _UNDEFINED.search(failure)
-    if found is None:
-        return
-    symbol = re.sub(r"<.*>", "", found[1].split("(")[0]).split()  # ns::f<int>(int)
-    name = symbol[-1].rsplit("::", 1)[-1] if symbol else ""
-    text = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m[0]), kernel.source.text)
-    mention = re.search((r"\b" if name[:1].isalnum() or name[:1] == "_" else "")
-                        + re.escape(name), text) if name else None
-    if mention is None:
-        return
-    line = text.count("\n", 0, mention.start()) + 1
-    col = len(text[:mention.start()].rsplit("\n", 1)[-1].encode(errors=KEEP_BYTES)) + 1
-    raise KernelError(Coord(kernel.path, line, col), (
-        f"check --trace runs the original, which uses '{name}': the kernel file "
-        "declares it but no file arraypart reads defines it (a black box, or a function "
-        "of another file); define it in the kernel file or a header it includes"))
-
-
-def _include_flags(kernel: ir.Kernel, options: clangtu.Options) -> list[str]:
-    """The folders the kernel's includes are searched in, and its ``-D`` names (a
-    header may test one that the kernel text never defines)."""
-    folder = os.path.dirname(os.path.abspath(kernel.path))
-    dirs = [folder, *options.include_dirs, clangtu.hls_include_dir(options.hls_include)]
-    return [f"-I{d}" for d in dirs] + [f"-D{name}={value}" for name, value in options.defines]
-
-
-def _run(command: list[str], workdir: Path, cap: float, deadline: Deadline | None,
-         what: str, kernel: Coord | None = None, cwd: Path | None = None) -> None:
-    """Run ``command`` in a process group of its own (g++ starts cc1plus and as), its
-    temporary files in ``workdir``.  Past ``deadline`` (:class:`TimeLimit`) or ``cap``
-    seconds (RuntimeError: a hang), or when interrupted, the whole group is killed
-    and waited for, so nothing it started outlives the call.  A run of the compiled
-    ``kernel`` that a signal ends is the kernel's fault on the random inputs (a
-    KernelError located at it), any other failure a bug (RuntimeError).  ``cwd``: the
-    folder it runs in (the driver runs in ``workdir``: files the kernel itself writes,
-    such as a log, never land in the user's folder)."""
-    left = cap if deadline is None else min(cap, max(0.0, deadline.at - deadline.clock()))
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, start_new_session=True, cwd=cwd,
-                               env={**os.environ, "TMPDIR": str(workdir)})
-    try:
-        out, err = process.communicate(timeout=left)
-    except subprocess.TimeoutExpired:
-        _kill_group(process)
-        if left < cap:
-            raise TimeLimit(STAGE, deadline.seconds) from None
-        raise RuntimeError(f"check --trace: {what} ran past {cap:g} s") from None
-    except BaseException:
-        _kill_group(process)
-        raise
-    if process.returncode < 0 and kernel is not None:
-        name = signal.Signals(-process.returncode).name
-        raise KernelError(kernel, f"check --trace: the compiled original ended with {name} "
-                                  "on the testbench's random inputs (an access outside an "
-                                  "array, most likely: the original overruns one on such "
-                                  "data); nothing was replayed")
-    if process.returncode != 0:
-        raise RuntimeError(f"check --trace: {what} failed (exit {process.returncode}): "
-                           + (err + out)[-SHOWN_DIAGNOSTICS:])
-
-
-def _kill_group(process: subprocess.Popen) -> None:
-    """Kill ``process``'s group (it leads it) and reap ``process``."""
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass  # the group has ended already
-    process.communicate()
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,9 +96,7 @@ class TraceCheck:
                              f"({loop.steps} steps, traced II {loop.traced_ii})")
                 continue
             if loop.steps == 0:
-                lines.append(f"  {loop.claim.name} ({where}): never ran on the "
-                             "testbench's inputs, so nothing of it is checked")
-                continue
+                continue  # a warning below
             verdict = "agrees" if loop.agrees else "DISAGREES"
             lines.append(f"  {loop.claim.name} ({where}): {loop.steps} steps, model "
                          f"II {loop.claim.claimed_ii}, traced II {loop.traced_ii}: {verdict}"
@@ -302,7 +123,19 @@ class TraceCheck:
                      f"{len([c for c in self.addresses.compared if c not in idle])} "
                      "loop(s)")
         lines += ["  " + note for note in self.addresses.skipped]
-        return "\n".join(lines + list(self.unwritten) + list(self.disagreements))
+        return "\n".join(lines + self._idle() + list(self.unwritten)
+                         + list(self.disagreements))
+
+    def _idle(self) -> list[str]:
+        """A warning per modelled loop that ran no step in any recorded call."""
+        calls = len(self.trace.paths)
+        runs = "the testbench's first call" if calls == 1 else f"the testbench's {calls} calls"
+        return [f"{loop.coord}: warning: loop {loop.claim.name}"
+                + (f" ({label})" if label else "")
+                + f" never ran in {runs} of the top, so nothing of it is checked (its "
+                "scalar arguments or data skip it)"
+                for loop, label in zip(self.replay.loops, self._labels())
+                if loop.claim is not None and loop.steps == 0]
 
     def _untraced(self) -> bool:
         """Some access of the kernel is listed as not traced (in a macro, an included
@@ -395,13 +228,17 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
     if kernel.returns_early:  # a return may skip any loop: each matched run by run
         skipping |= {(lp.coord.line, lp.coord.col) for lp in ir.loops(kernel.body)}
     sizes = size_values(kernel)
+    if len(sizes) != len(trace.paths):
+        raise ValueError(f"{len(trace.paths)} recorded calls for {len(sizes)} calls' sizes")
     loops = _traced_loops(kernel, inst, groups, skipping, sizes)
     if len(claims) != len(loops.instances):
         raise ValueError(f"{len(claims)} claims for {len(loops.instances)} concurrent loops")
-    path = trace.path
+    paths = trace.paths
     if loops.splits:
-        path = trace.path.with_name("calls.bin")
-        calls.rewrite(trace.path, path, loops.splits, loops.renumber, checkpoint)
+        paths = tuple(path.with_name(f"calls.{n + 1}.bin") for n, path in enumerate(paths))
+        for n, (source, into) in enumerate(zip(trace.paths, paths)):
+            calls.rewrite(source, into, {lid: (first, cuts[n]) for lid, (first, cuts)
+                                         in loops.splits.items()}, loops.renumber, checkpoint)
     claimed = {n: _claim([claims[m] for m in members])
                for n, members in enumerate(loops.members) if members}
     for n, (outer, _) in loops.nested.items():
@@ -411,7 +248,7 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
             claimed[n] = replace(claimed[n], claimed_ii=claims[outer].claimed_ii)
     windows = window_places(kernel)
     header_accesses = _header_accesses(kernel)
-    result = replay(path, inst.sites, loops.coords, memories,
+    result = replay(paths, inst.sites, loops.coords, memories,
                     _read_copies(kernel, inst, memories), claimed, rule=rule,
                     site_fields=_site_fields(kernel, inst), checkpoint=checkpoint,
                     windows=_window_keys(windows, loops.coords, inst),
@@ -429,7 +266,7 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
                if (mine := [g for g in groups if g.instance == members[0]])}
     directions = {n: loops.instances[members[0]].signs
                   for n, members in enumerate(loops.members) if len(members) == 1}
-    addresses = compare(path, inst.sites, loops.coords, by_loop, directions,
+    addresses = compare(paths, inst.sites, loops.coords, by_loop, directions,
                         [(a.name, a.shape) for a in kernel.arrays],
                         frozenset(place for is_loop, place in guarded if not is_loop)
                         | exiting,
@@ -464,7 +301,7 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
         f"{inst.sites[u.site].coord}: warning: on the testbench's inputs this reads "
         f"{u.array}{''.join(f'[{x}]' for x in u.index)} before anything writes it: its "
         "value is undefined, so the original and the banked kernel may differ there"
-        for u in unwritten_reads(trace.path, uninitialized_locals(
+        for u in unwritten_reads(trace.paths, uninitialized_locals(
             kernel, frozenset((c.line, c.col) for c in inst.skipped)), checkpoint))
     in_headers = tuple(c.coord for c in untraced if c.coord.file != kernel.coord.file)
     return TraceCheck(trace, result, addresses, rule, untraced, loops.labels, unwritten,
@@ -476,7 +313,7 @@ class _TracedLoops:
     """The loops the replay sees: per loop, its coordinate, the concurrent loops
     (indices into ``instances``) it stands for and a label naming its call;
     ``renumber[lid]`` the loop of the trace's loop ``lid`` and ``splits`` those split
-    into calls (:func:`calls.rewrite`); ``nested``: the loops whose text also runs
+    into calls (:func:`calls.rewrite`), a split per recorded call of the top; ``nested``: the loops whose text also runs
     inside another concurrent loop (by loop, that loop's index among ``instances``
     and its name)."""
 
@@ -485,17 +322,18 @@ class _TracedLoops:
     members: tuple[tuple[int, ...], ...]
     labels: tuple[str, ...]
     renumber: np.ndarray
-    splits: dict[int, tuple[int, calls.Split]]
+    splits: dict[int, tuple[int, tuple[calls.Split, ...]]]
     nested: dict[int, tuple[int, str]]
 
 
 def _traced_loops(kernel: ir.Kernel, inst: Instrumented, groups: Sequence[CycleGroup],
                   skipping: frozenset[tuple[int, int]],
-                  sizes: Mapping[str, int | None]) -> _TracedLoops:
+                  sizes: Sequence[Mapping[str, int | None]]) -> _TracedLoops:
     """Each traced ``for``, matched to the concurrent loops at its coordinate; one
     that runs in several calls becomes one loop per call where :func:`calls.split`
-    tells their steps apart (not under a data-dependent ``if``: a call may then run
-    fewer steps than the model's)."""
+    tells their steps apart in every recorded call of the top (``sizes``: each one's;
+    not under a data-dependent ``if``: a call may then run fewer steps than the
+    model's)."""
     instances = calls.instances(kernel)
     at: dict[tuple[int, int], list[int]] = {}
     for n, i in enumerate(instances):
@@ -506,20 +344,20 @@ def _traced_loops(kernel: ir.Kernel, inst: Instrumented, groups: Sequence[CycleG
     for lid, loop in enumerate(inst.loops):
         place = (loop.coord.line, loop.coord.col)
         mine = tuple(at.get(place, ()))
-        cut = (calls.split(mine, instances, groups, sizes)
-               if len(mine) > 1 and place not in skipping and place not in inside
-               else None)
+        cuts = (tuple(calls.split(mine, instances, groups, s) for s in sizes)
+                if len(mine) > 1 and place not in skipping and place not in inside
+                else (None,))
         renumber[lid] = len(coords)
         if place in inside:
             nested[len(coords)] = inside[place]
-        if cut is None:
+        if None in cuts:
             coords.append(loop.coord)
             # a text that only runs inside a concurrent loop is judged by its claim: one
             # lane's step uses no more ports than the step of every lane together
             members.append(mine or ((inside[place][0],) if place in inside else ()))
             labels.append("a loop of its body" if not mine and place in inside else "")
             continue
-        splits[lid] = (len(coords), cut)
+        splits[lid] = (len(coords), cuts)
         for k, m in enumerate(mine):
             coords.append(loop.coord)
             members.append((m,))
@@ -588,17 +426,6 @@ def _window_keys(places, loops: Sequence[Coord], inst: Instrumented) -> np.ndarr
     return np.array(keys, np.int64)
 
 
-def size_values(kernel: ir.Kernel) -> dict[str, int | None]:
-    """Each run-time size's value in the recorded run (the testbench's first call): a
-    size argument of the top its largest value, or less where a product of sizes
-    needs it (:func:`..codegen.testbench.first_call_sizes`); a size that the data
-    choose (a loop bound read from memory) has none."""
-    arguments = {p.name for p in kernel.source.func.params}
-    passed = first_call_sizes(kernel)
-    return {p.name: passed.get(p.name) if p.name in arguments else None
-            for p in kernel.params}
-
-
 def _emitted_note(claim: Claim) -> str:
     """What the emitted code reaches, where it is above the banking proof's II that the
     trace checks (references kept as written whose banks rotate); the II compile
@@ -614,26 +441,6 @@ def _claim(claims: Sequence[Claim]) -> Claim:
     """The claim a loop is held to: its own, or for calls whose steps were not told
     apart the strictest of theirs (a false alarm rather than a missed one)."""
     return min(claims, key=lambda c: c.claimed_ii)
-
-
-def copy_texts(kernel: ir.Kernel, bankings: Mapping[str, Banking]
-               ) -> dict[tuple[int, int], str]:
-    """(line, col) of each read reference whose copy varies with its lane -> the C text
-    of its copy expression (``Banking.copy_expr`` over the loop iterators), which the
-    recorded run evaluates at each access."""
-    out = {}
-    for access in ir.accesses(kernel.body):
-        banking = bankings.get(access.array)
-        copy = banking.copy_expr(access.ref_id) if banking is not None else E.const(0)
-        if access.kind == "read" and not isinstance(copy, E.Const):
-            out[access.coord.line, access.coord.col] = _copy_text(copy)
-    return out
-
-
-def _copy_text(copy: E.Expr) -> str:
-    """C text of a copy expression, every floor and mod in the exact signed form (an
-    iterator the recorded run evaluates it at may be negative)."""
-    return E.to_c(copy, str, non_negative=lambda arg: False)
 
 
 def _site_fields(kernel: ir.Kernel, inst: Instrumented) -> tuple[str | None, ...]:
@@ -658,11 +465,11 @@ def _read_copies(kernel: ir.Kernel, inst: Instrumented,
         copy = banking[access.array].copy_expr(access.ref_id)
         if isinstance(copy, E.Const):
             copies[n] = copy.value
-        elif site.copy == _copy_text(copy):
+        elif site.copy == copy_text(copy):
             copies[n] = RECORDED
         else:
             raise ValueError(f"{site.coord}: the run recorded read copy {site.copy}, the "
-                             f"banking reads copy {_copy_text(copy)}: record it with them")
+                             f"banking reads copy {copy_text(copy)}: record it with them")
     return copies
 
 

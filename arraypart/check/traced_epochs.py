@@ -1,4 +1,5 @@
-"""The trace's epochs: which recorded reads of one element are one load.
+"""The trace's epochs and free records: which recorded reads of one element are one
+load, which accesses take no port.
 
 The HLS tool (LLVM's GVN) merges a load with an earlier load of the same address
 only when no store that *may alias* lies between them (``x = X[lo]; X[hi] = i;
@@ -21,24 +22,33 @@ checker's (``check.epochs``):
   A data-decided subscript has no shape, so a run whose data happened to keep two
   addresses a constant apart merges nothing;
 - two reads of one address in a step are one load (one *epoch*,
-  :func:`record_epochs`) when no write between them may alias either;
-- the replay's store forwarding and dead stores (``replay.free_records``) ask the
-  same of the writes between a write and a read of its address, and of the reads
-  between two writes of one address (:func:`may_alias_before`).
+  :meth:`StepAccesses.epochs`) when no write between them may alias either;
+- store forwarding and dead stores (:func:`free_records`) ask the same of the writes
+  between a write and a read of its address, and of the reads between two writes of
+  one address (:meth:`StepAccesses.may_alias_before`).
+
+Each chunk of records is grouped once by (loop, step, array) and sorted once by each
+key these questions count over (:class:`StepAccesses`): every count is then one
+cumulative sum in one of those orders.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Sequence
 
 import numpy as np
 
-READ, WRITE = 0, 1
+from .records import READ, WRITE
+
+__all__ = ["READ", "WRITE", "Forwarding", "Shapes", "StepAccesses", "flag", "free_records",
+           "packed", "runs"]
+
 _MASK64 = (1 << 64) - 1
 # splitmix64's constants (Steele, Lea and Flood, OOPSLA 2014): a step's weight R(s)
 _GOLDEN, _MIX1, _MIX2 = 0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
 _STEP_BITS = 40  # a loop's steps below 2^40: (loop, step) is one 64-bit word
+_PACKED_BITS = 62  # packed keys stay below 2^62 (:func:`packed`)
 
 
 @dataclass(frozen=True)
@@ -53,13 +63,14 @@ class Shapes:
 
     @staticmethod
     def of(chunks: Iterable[np.ndarray], regular: np.ndarray) -> "Shapes":
-        """The shapes of the records in ``chunks`` (the run, in order); ``regular[site]``:
-        the site is a plain regular reference."""
+        """The shapes of the records in ``chunks`` (the run, in order: each loop's steps
+        never decrease); ``regular[site]``: the site is a plain regular reference."""
         sums: dict[tuple[int, int, int], list[int]] = {}  # key -> [G, H, first flat, ok]
         for rows in chunks:
-            mine = rows[flag(regular, rows["site"]) & (rows["loop"] >= 0)]
-            if mine.size:
-                _accumulate(mine, sums)
+            mine = flag(regular, rows["site"]) & (rows["loop"] >= 0)
+            if mine.any():
+                _accumulate({k: rows[k][mine] for k in ("loop", "site", "lane", "step",
+                                                        "flat")}, sums)
         lanes = 1 + max((k[2] for k in sums), default=0)
         signatures: dict[tuple[int, int], int] = {}
         keys, shape = [], []
@@ -82,44 +93,35 @@ class Shapes:
         return np.where(known, self.shape[at], -1)
 
 
-def _accumulate(rows: np.ndarray, sums: dict) -> None:
-    """Add the records' step weights and weighted addresses to ``sums`` per key; a
-    key with two records in one step loses its shape."""
+def _accumulate(rows: dict[str, np.ndarray], sums: dict) -> None:
+    """Add the records' (columns of ``rows``) step weights and weighted addresses to
+    ``sums`` per key; a key with two records in one step loses its shape (its records,
+    in execution order, have steps that never decrease: two in one step are
+    neighbours)."""
     loop = rows["loop"].astype(np.int64)
     step = rows["step"].astype(np.int64)
-    weight = _mix(((loop << _STEP_BITS) + step).astype(np.uint64))
     columns = (loop, rows["site"].astype(np.int64), rows["lane"].astype(np.int64))
-    packed, _ = _packed(columns)
-    _, first, inverse = np.unique(packed, return_index=True, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    count = first.size
-    g = np.zeros(count, np.uint64)
-    h = np.zeros(count, np.uint64)
-    np.add.at(g, inverse, weight)
-    np.add.at(h, inverse, weight * rows["flat"].astype(np.int64).astype(np.uint64))
-    twice = np.zeros(count, bool)
-    pairs = np.unique(_packed((inverse.astype(np.int64), step))[0])
-    per_key = pairs // (int(step.max()) + 1) if step.size else pairs
-    twice[np.flatnonzero(np.bincount(per_key, minlength=count)
-                         < np.bincount(inverse, minlength=count))] = True
+    order, new = runs(columns)
+    starts = np.flatnonzero(new)
+    weight = _mix(((loop[order] << _STEP_BITS) + step[order]).astype(np.uint64))
+    with np.errstate(over="ignore"):
+        g = np.add.reduceat(weight, starts)
+        h = np.add.reduceat(weight * rows["flat"][order].astype(np.uint64), starts)
+    twice = np.zeros(starts.size, bool)
+    sorted_step = step[order]
+    repeated = ~new[1:] & (sorted_step[1:] == sorted_step[:-1])
+    twice[(np.cumsum(new) - 1)[1:][repeated]] = True
+    first = order[starts]
     flats = rows["flat"][first].tolist()
     keys = np.stack([c[first] for c in columns])
-    for n, key in enumerate(map(tuple, keys.T.tolist())):
-        known = sums.get(key)
+    for n, k in enumerate(map(tuple, keys.T.tolist())):
+        known = sums.get(k)
         if known is None:
-            sums[key] = [int(g[n]), int(h[n]), flats[n], not twice[n]]
+            sums[k] = [int(g[n]), int(h[n]), flats[n], not twice[n]]
         else:
             known[0] = (known[0] + int(g[n])) & _MASK64
             known[1] = (known[1] + int(h[n])) & _MASK64
             known[3] = known[3] and not twice[n]
-
-
-def _packed(columns: tuple[np.ndarray, ...]) -> tuple[np.ndarray, tuple[int, ...]]:
-    """Non-negative integer columns as one int64 per row, ordered as the rows are
-    lexicographically (``np.ravel_multi_index`` over each column's extent, which the
-    trace's loop, site, lane and step counts keep far below 2^63)."""
-    shape = tuple(int(c.max()) + 1 if c.size else 1 for c in columns)
-    return np.ravel_multi_index(columns, shape), shape
 
 
 def _mix(x: np.ndarray) -> np.ndarray:
@@ -131,112 +133,228 @@ def _mix(x: np.ndarray) -> np.ndarray:
         return z ^ (z >> np.uint64(31))
 
 
-def record_epochs(rows: np.ndarray, shapes: np.ndarray | None = None) -> np.ndarray:
-    """Per record of ``rows`` (in execution order, no step split), its epoch: reads
-    of one address in one (loop, step, array) share one exactly when no write
-    between them may alias either (module doc); ``shapes``: each record's shape
-    (:meth:`Shapes.of_records`; None: none has one, every write separates).
-    Meaningful only between reads of one address; writes get 0."""
-    out = np.zeros(rows.size, np.int64)
-    if not rows.size:
+def packed(columns: Sequence[np.ndarray]) -> np.ndarray | None:
+    """One int64 key per row that orders the rows as ``columns`` do lexicographically
+    (mixed radix over each column's span in these rows), so one sort replaces
+    several; None when the spans' product passes 2^62."""
+    key = np.zeros(columns[0].size, np.int64)
+    room = 1
+    for column in columns:
+        if not column.size:
+            return key
+        low = int(column.min())
+        span = int(column.max()) - low + 1
+        room *= span
+        if room > 1 << _PACKED_BITS:
+            return None
+        key = key * span + (column.astype(np.int64) - low)
+    return key
+
+
+def runs(columns: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The order of the rows by ``columns`` lexicographically, ties in row order (one
+    stable sort of their :func:`packed` key, or numpy's lexsort when it does not fit),
+    and per sorted row whether it begins a run of equal ones."""
+    key = packed(columns)
+    new = np.ones(columns[0].size, bool)
+    if key is None:
+        order = np.lexsort(tuple(reversed(columns)))
+        new[1:] = np.any([c[order][1:] != c[order][:-1] for c in columns], axis=0)
+    else:
+        order = np.argsort(key, kind="stable")
+        sorted_key = key[order]
+        new[1:] = sorted_key[1:] != sorted_key[:-1]
+    return order, new
+
+
+@dataclass(frozen=True, eq=False)
+class _Runs:
+    """Positions sorted by a key, ties in position order (``order``), and per sorted
+    position the first sorted position of its key's run (``start``)."""
+
+    order: np.ndarray
+    start: np.ndarray
+
+    @staticmethod
+    def of(order: np.ndarray, new: np.ndarray) -> "_Runs":
+        """From :func:`runs`' order and run beginnings."""
+        return _Runs(order, np.maximum.accumulate(np.where(new, np.arange(order.size), 0)))
+
+    def before(self, counted: np.ndarray) -> np.ndarray:
+        """Per position, the ``counted`` positions before it in its run."""
+        c = counted[self.order].astype(np.int64)
+        running = np.cumsum(c) - c
+        out = np.empty(c.size, np.int64)
+        out[self.order] = running - running[self.start]
         return out
-    order, new, _ = step_arrays(rows)
-    r = rows[order]
-    group = np.cumsum(new) - 1
-    write = r["kind"] == WRITE
-    flat = r["flat"].astype(np.int64)
-    shape = distinct_shapes(None if shapes is None else shapes[order], r.size)
-    writes_before = np.cumsum(write) - write
-    aliasing = may_alias_before(group, shape, flat, write)
-    reads = np.flatnonzero(~write)
-    if not reads.size:
+
+    def last(self, counted: np.ndarray) -> np.ndarray:
+        """Per position, the last ``counted`` position before it in its run; -1: none."""
+        seen = np.maximum.accumulate(np.where(counted[self.order], np.arange(counted.size),
+                                              -1))
+        previous = np.concatenate([[-1], seen[:-1]])
+        out = np.empty(counted.size, np.int64)
+        out[self.order] = np.where(previous >= self.start,
+                                   self.order[np.maximum(previous, 0)], -1)
         return out
-    chain = reads[np.lexsort((reads, flat[reads], group[reads]))]
-    later, earlier = chain[1:], chain[:-1]
-    same = (group[later] == group[earlier]) & (flat[later] == flat[earlier])
-    # between two reads of one shape and address, the writes that may alias both
-    between = np.where(shape[later] == shape[earlier], aliasing[later] - aliasing[earlier],
-                       writes_before[later] - writes_before[earlier])
-    cut = np.concatenate([[True], ~same | (between > 0)])
-    starts = np.concatenate([[True], ~same])
-    count = np.cumsum(cut)
-    epoch = count - count[np.maximum.accumulate(np.where(starts, np.arange(chain.size), 0))]
-    sorted_epoch = np.zeros(r.size, np.int64)
-    sorted_epoch[chain] = epoch
-    out[order] = sorted_epoch
+
+
+def _may_alias_before(by_group: _Runs, by_shape: _Runs, by_address: _Runs,
+                      counted: np.ndarray) -> np.ndarray:
+    """:meth:`StepAccesses.may_alias_before`: the ``counted`` positions before one in
+    its group, less those of its shape, plus those of its shape and address."""
+    return by_group.before(counted) - by_shape.before(counted) + by_address.before(counted)
+
+
+@dataclass(frozen=True, eq=False)
+class StepAccesses:
+    """One chunk's records (in execution order, no step split) grouped by (loop, step,
+    array), each group in execution order: ``order`` sorts the records so, and every
+    other field is per sorted record (a *position*): its ``group``'s number, its
+    ``shape`` (:class:`Shapes`; a record with none its own), ``flat`` and whether it
+    is a ``write``; the positions sorted within each group by shape, by (shape,
+    address) and by address count what lies before a position (:meth:`before` and the
+    methods after it); ``writes_before`` and ``aliasing_writes``: per position, the
+    writes of its group before it, and those of them that may alias it
+    (:meth:`may_alias_before`), which every chunk's epochs and forwarding ask."""
+
+    order: np.ndarray
+    group: np.ndarray
+    shape: np.ndarray
+    flat: np.ndarray
+    write: np.ndarray
+    site: np.ndarray
+    loop: np.ndarray
+    array: np.ndarray
+    by_group: _Runs
+    by_shape: _Runs
+    by_address: _Runs
+    by_flat: _Runs
+    writes_before: np.ndarray
+    aliasing_writes: np.ndarray
+
+    @staticmethod
+    def of(rows: np.ndarray, shapes: np.ndarray | None = None) -> "StepAccesses":
+        """``rows`` grouped; ``shapes``: each record's shape (:meth:`Shapes.of_records`;
+        None: none has one)."""
+        loop = rows["loop"].astype(np.int64)
+        array = rows["array"].astype(np.int64)
+        order, new = runs((loop, rows["step"].astype(np.int64), array))
+        group = np.cumsum(new) - 1
+        shape = (np.full(rows.size, -1, np.int64) if shapes is None
+                 else shapes[order].astype(np.int64))
+        shape = np.where(shape >= 0, shape, shape.max(initial=0) + 1 + np.arange(rows.size))
+        flat = rows["flat"][order].astype(np.int64)
+        write = rows["kind"][order] == WRITE
+        by_group = _Runs.of(np.arange(rows.size), new)
+        by_shape, by_address = _Runs.of(*runs((group, shape))), _Runs.of(*runs((group, shape,
+                                                                                  flat)))
+        return StepAccesses(order, group, shape, flat, write, rows["site"][order],
+                            loop[order], array[order], by_group, by_shape, by_address,
+                            _Runs.of(*runs((group, flat))), by_group.before(write),
+                            _may_alias_before(by_group, by_shape, by_address, write))
+
+    def may_alias_before(self, counted: np.ndarray) -> np.ndarray:
+        """Per position, how many ``counted`` positions of its group before it may
+        alias it: all but those of its shape at another address.  Two positions of one
+        shape and address see the same ones, so the difference of their counts is the
+        number between them that may alias either."""
+        return _may_alias_before(self.by_group, self.by_shape, self.by_address, counted)
+
+    def aliasing_between(self, source: np.ndarray, counted: np.ndarray | None = None
+                         ) -> np.ndarray:
+        """Per position x, the ``counted`` positions (None: the writes) from
+        ``source[x]`` (at x's address, in its group, before it) up to x that may alias
+        x: those that may alias either, where the two have one shape
+        (:meth:`may_alias_before`), else every one."""
+        if counted is None:
+            aliasing, before = self.aliasing_writes, self.writes_before
+        else:
+            aliasing, before = self.may_alias_before(counted), self.by_group.before(counted)
+        return np.where(self.shape[source] == self.shape, aliasing - aliasing[source],
+                        before - before[source])
+
+    def last_before(self, counted: np.ndarray) -> np.ndarray:
+        """Per position, the last ``counted`` position of its group before it at its
+        address; -1: none."""
+        return self.by_flat.last(counted)
+
+    def epochs(self) -> np.ndarray:
+        """Per record (in the chunk's own order), its epoch: reads of one address in
+        one group share one exactly when no write between them may alias either
+        (module doc).  Meaningful only between reads of one address; writes get 0."""
+        out = np.zeros(self.order.size, np.int64)
+        chain = self.by_flat.order[~self.write[self.by_flat.order]]  # reads by address
+        if not chain.size:
+            return out
+        aliasing, writes_before = self.aliasing_writes, self.writes_before
+        later, earlier = chain[1:], chain[:-1]
+        same = ((self.group[later] == self.group[earlier])
+                & (self.flat[later] == self.flat[earlier]))
+        # between two reads of one shape and address, the writes that may alias both
+        between = np.where(self.shape[later] == self.shape[earlier],
+                           aliasing[later] - aliasing[earlier],
+                           writes_before[later] - writes_before[earlier])
+        cut = np.concatenate([[True], ~same | (between > 0)])
+        starts = np.concatenate([[True], ~same])
+        count = np.cumsum(cut)
+        epoch = count - count[np.maximum.accumulate(np.where(starts, np.arange(chain.size),
+                                                             0))]
+        out[self.order[chain]] = epoch
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Forwarding:
+    """Where the replay applies store forwarding and dead stores (:func:`free_records`):
+    ``pairs[lid, array]``, the loop forwards the array's elements (``poly.forwarding``:
+    a loop pipelined with no unroll factor and no early exit, an array no other name
+    may reach there); ``sites[site]``, a plain reference (no ``if``, ``?:`` or
+    condition around it in its loop)."""
+
+    pairs: np.ndarray
+    sites: np.ndarray
+
+
+def free_records(steps: StepAccesses, forwarding: Forwarding) -> np.ndarray:
+    """Which records of ``steps`` (in the chunk's own order) take no port, per step of
+    a loop and array that ``forwarding`` admits, from the addresses the run made: a
+    read of a plain site whose array's last write in the step before it that may
+    alias it is a plain site's write of the same address (forwarded); a plain site's
+    write that a later plain write of the same address in the step overwrites with no
+    read of the array between that takes a port and may alias it (a dead store).  A
+    write or read of the record's shape at another address never aliases it (module
+    doc), any other may; a record of another shape than the write it would forward
+    from or be overwritten by sees every access between.  Conditional sites only
+    block, and only where they ran: the run sees no branch it did not take, so this
+    may find more than the model, never less on the same accesses."""
+    out = np.zeros(steps.order.size, bool)
+    loops, arrays = forwarding.pairs.shape
+    inside = ((steps.loop >= 0) & (steps.loop < loops) & (steps.array >= 0)
+              & (steps.array < arrays))
+    chosen = inside & forwarding.pairs[np.where(inside, steps.loop, 0),
+                                       np.where(inside, steps.array, 0)]
+    if not chosen.any():  # a chosen (loop, array) holds whole groups: counts stay in them
+        return out
+    plain = flag(forwarding.sites, steps.site)
+    write = steps.write
+    # the last write of each record's address before it, within its step and array
+    source = steps.last_before(write)
+    found = source >= 0
+    source = np.maximum(source, 0)
+    writes = steps.aliasing_between(source)
+    forwarded = chosen & ~write & plain & found & plain[source] & (writes == 1)
+    # a plain write's last plain write of its address before it, which it overwrites
+    # when no read that takes a port and may alias that one lies between
+    taken = ~write & ~forwarded
+    earlier = steps.last_before(write & plain)
+    overwrites = chosen & write & plain & (earlier >= 0)
+    earlier = np.maximum(earlier, 0)
+    dead = np.zeros(write.size, bool)
+    kept = steps.aliasing_between(earlier, taken) > 0
+    dead[earlier[overwrites & ~kept]] = True
+    out[steps.order] = forwarded | dead
     return out
-
-
-def distinct_shapes(shapes: np.ndarray | None, n: int) -> np.ndarray:
-    """Each of ``n`` records' shape, a record with none (-1, or ``shapes`` None)
-    given one of its own."""
-    shape = np.full(n, -1, np.int64) if shapes is None else shapes.astype(np.int64)
-    return np.where(shape >= 0, shape, shape.max(initial=0) + 1 + np.arange(n))
-
-
-def may_alias_before(group: np.ndarray, shape: np.ndarray, flat: np.ndarray,
-                     counted: np.ndarray) -> np.ndarray:
-    """Per record (grouped by ``group``, in execution order within one), how many
-    ``counted`` records of its group before it may alias it: all but those of its
-    shape (:func:`distinct_shapes`) at another address.  Two records of one shape
-    and address see the same ones, so the difference of their counts is the number
-    between them that may alias either."""
-    return (_writes_before((group,), counted) - _writes_before((group, shape), counted)
-            + _writes_before((group, shape, flat), counted))
-
-
-def aliasing_between(group: np.ndarray, shape: np.ndarray, flat: np.ndarray,
-                     counted: np.ndarray, source: np.ndarray) -> np.ndarray:
-    """Per record x, the ``counted`` records from ``source[x]`` (at x's address, in
-    its group, before it) up to x that may alias x: those that may alias either,
-    where the two have one shape (:func:`may_alias_before`), else every one."""
-    aliasing = may_alias_before(group, shape, flat, counted)
-    before = np.cumsum(counted) - counted
-    return np.where(shape[source] == shape, aliasing - aliasing[source],
-                    before - before[source])
-
-
-def _writes_before(keys: tuple[np.ndarray, ...], write: np.ndarray) -> np.ndarray:
-    """Per record, the ``write`` records before it (in position) with its values of
-    ``keys``."""
-    n = write.size
-    order = np.lexsort((np.arange(n),) + tuple(reversed(keys)))
-    new = np.ones(n, bool)
-    new[1:] = np.any([k[order][1:] != k[order][:-1] for k in keys], axis=0)
-    w = write[order].astype(np.int64)
-    before = np.cumsum(w) - w
-    start = np.maximum.accumulate(np.where(new, np.arange(n), 0))
-    out = np.zeros(n, np.int64)
-    out[order] = before - before[start]
-    return out
-
-
-def last_before(group: np.ndarray, flat: np.ndarray, counted: np.ndarray) -> np.ndarray:
-    """Per record, the position of the last ``counted`` record of its group before it
-    at its address (``flat``); -1: none."""
-    n = counted.size
-    order = np.lexsort((np.arange(n), flat, group))
-    new = np.ones(n, bool)
-    new[1:] = (group[order][1:] != group[order][:-1]) | (flat[order][1:] != flat[order][:-1])
-    start = np.maximum.accumulate(np.where(new, np.arange(n), 0))
-    seen = np.maximum.accumulate(np.where(counted[order], np.arange(n), -1))
-    previous = np.concatenate([[-1], seen[:-1]])
-    out = np.full(n, -1, np.int64)
-    out[order] = np.where(previous >= start, order[np.maximum(previous, 0)], -1)
-    return out
-
-
-def step_arrays(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``rows`` grouped by (loop, step, array), execution order kept within a group:
-    the sorting ``order``, and per sorted record whether it is ``new`` (its group's
-    first) and the position of its group's first (``start``)."""
-    order = np.lexsort((np.arange(rows.size), rows["array"], rows["step"], rows["loop"]))
-    r = rows[order]
-    new = np.ones(r.size, bool)
-    new[1:] = ((r["loop"][1:] != r["loop"][:-1]) | (r["step"][1:] != r["step"][:-1])
-               | (r["array"][1:] != r["array"][:-1]))
-    start = np.maximum.accumulate(np.where(new, np.arange(r.size), 0))
-    return order, new, start
 
 
 def flag(table: np.ndarray, ids: np.ndarray) -> np.ndarray:

@@ -14,15 +14,15 @@ before p:
 and after each chunk every element it writes joins ``written``, which starts with the
 elements that writes the run does not record (outside the pipelined loops) may
 write.  The first such read of each site is kept (the run's first call shows it;
-later calls of a function see what earlier ones left, as its locals are then, in
-practice, too).
+later calls of a function, and of the top, see what earlier ones left, as its locals
+are then, in practice, too).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -30,7 +30,7 @@ from .. import ir
 from ..codegen.layout import whole_uses
 from ..poly.domains import AccessRelation, access_relations
 from ..poly.points import lex_points
-from .replay import READ, WRITE, chunks, no_checkpoint
+from .records import READ, WRITE, no_checkpoint, run_chunks
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,14 +124,15 @@ def _presumed_written(array: ir.Array, relations) -> np.ndarray | None:
     return presumed
 
 
-def unwritten_reads(path: Path, arrays: Mapping[int, UndefinedLocal],
+def unwritten_reads(paths: Sequence[Path], arrays: Mapping[int, UndefinedLocal],
                     checkpoint: Callable[[], None] = no_checkpoint
                     ) -> tuple[UnwrittenRead, ...]:
     """The first unwritten read of each site (module doc) of ``arrays`` in the records
-    at ``path``, in site order."""
+    at ``paths`` (the recorded calls of the top, in order: an element one call writes
+    stays written in the next), in site order."""
     written = {a: local.presumed_written.copy() for a, local in arrays.items()}
     found: dict[int, UnwrittenRead] = {}
-    for rows in chunks(path, checkpoint=checkpoint):
+    for rows in run_chunks(paths, checkpoint=checkpoint):
         for a, local in arrays.items():
             array = local.array
             mine = rows[(rows["array"] == a) & (rows["flat"] >= 0)

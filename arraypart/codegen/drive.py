@@ -6,7 +6,9 @@ model holds the size's values ``low <= s <= high`` (:class:`..ir.Param`), and th
 extents of pointers, hence the testbench's buffers, follow that range; so in every call
 the scalars must give each such expression, evaluated with C's semantics, a value in
 ``[low, high]``.  Call ``c`` drives a scalar with ``SCALAR_INT + c - 1`` and a size
-with its ``high``, then its ``low``, then midway (:func:`_size_in_call`); where an
+with the end of its range that runs the loops it bounds longest, then the other end,
+then midway (:func:`_size_in_call`: a loop's start, whose larger values only shorten
+its loops, its ``low`` first, any other size its ``high`` first); where an
 expression leaves its range, the scalars and sizes it reads are lowered together to
 the largest common value under which it fits (a size not below its ``low``, a scalar
 down to 0): ``H, W <= 32`` with ``H*W <= 256`` run at 16 x 16 first.  A scalar the
@@ -20,6 +22,8 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
+from .. import expr as E
+from .. import ir
 from ..errors import KernelError
 from ..frontend import cnodes as N
 from ..frontend import fresh as F
@@ -58,6 +62,7 @@ def driven_values(kernel: Kernel, stepped: frozenset[str], calls: int,
     keep their default."""
     sizes = {p.name: p for p in kernel.params
              if p.name in _parameter_names(kernel) and p.high is not None}
+    starts = _starts(kernel)
     adjustable = frozenset(stepped | set(sizes))
     adjustable -= _written(kernel, adjustable)
     floors = {name: max(0, sizes[name].low or 0) if name in sizes else 0
@@ -69,7 +74,8 @@ def driven_values(kernel: Kernel, stepped: frozenset[str], calls: int,
     changed: set[str] = set()
     for call in range(1, calls + 1):
         default = {name: first + call - 1 for name in stepped} | {
-            name: _size_in_call(p, floors[name] if name in floors else 0, call)
+            name: _size_in_call(p, floors[name] if name in floors else 0, call,
+                                name in starts)
             for name, p in sizes.items()}
         values = dict(default)
         for expression in expressions:
@@ -81,14 +87,35 @@ def driven_values(kernel: Kernel, stepped: frozenset[str], calls: int,
     return {name: tuple(driven[name]) for name in changed}
 
 
-def _size_in_call(size: Param, floor: int, call: int) -> int:
-    """A run-time size's value in call ``call``: its ``high`` first (the longest run,
-    which ``check --trace`` records), then its least value (a loop it starts runs
-    last and shortest there), then midway; a size without a ``low`` keeps ``high``."""
+def _size_in_call(size: Param, floor: int, call: int, start: bool) -> int:
+    """A run-time size's value in call ``call``: first the end of its range where the
+    loops it bounds run longest, its ``high`` (its least value for a ``start``), then
+    the other end, then midway; a size without a ``low`` keeps ``high``."""
     if size.low is None:
         return size.high
     low = max(size.low, floor)
-    return (size.high, low, (low + size.high) // 2)[(call - 1) % 3]
+    ends = (low, size.high) if start else (size.high, low)
+    return (*ends, (low + size.high) // 2)[(call - 1) % 3]
+
+
+def _starts(kernel: Kernel) -> frozenset[str]:
+    """The run-time sizes whose larger values shorten some loop and lengthen none: a
+    fresh start (``Param.lower_end``), or one that ``init`` (a loop counting up) or
+    ``bound`` (counting down) grows with, or the other one shrinks with: a loop runs
+    ``(bound - init) / step + 1`` times (``ir.Loop``)."""
+    shortens: set[str] = set()
+    lengthens: set[str] = set()
+    names = [p.name for p in kernel.params]
+    for loop in ir.loops(kernel.body):
+        sign = 1 if loop.step > 0 else -1
+        for ends, towards in ((loop.init, -sign), (loop.bound, sign)):
+            for e in ends:
+                for name in names:
+                    move = E.difference(e, name, 1)
+                    if move:
+                        (lengthens if move * towards > 0 else shortens).add(name)
+    return frozenset(p.name for p in kernel.params
+                     if p.lower_end or (p.name in shortens and p.name not in lengthens))
 
 
 def _fit(expression: _SizeExpression, values: dict[str, int], free: set[str],

@@ -6,11 +6,11 @@ one on the same inputs and compares every interface array bit for bit, in
 element type, shape and how to fill them (a pointer's shape is its extent); scalars (C
 numbers, ``ap_[u]int``, ``ap_[u]fixed``: a small value, which for integers and bools
 changes with the call (:data:`SCALAR_BY_CALL`); structs: random bytes; run-time sizes:
-their largest value), by value or by reference, as one variable per run, the ones
-passed by non-const reference (outputs) compared afterwards like the return value;
-``hls::stream`` parameters (and arrays of them) with the same random elements in both
-runs, enough for every statement execution to read one, and what is left in them
-afterwards compared in order.
+both ends of their range and midway, :mod:`.drive`), by value or by reference, as one
+variable per run, the ones passed by non-const reference (outputs) compared afterwards
+like the return value; ``hls::stream`` parameters (and arrays of them) with the same
+random elements in both runs, enough for every statement execution to read one, and
+what is left in them afterwards compared in order.
 """
 
 from __future__ import annotations
@@ -187,13 +187,17 @@ def _with_driven(params: list[TbParam], driven: dict[str, tuple[int, ...]]
         for p in params]
 
 
-def first_call_sizes(kernel: Kernel) -> dict[str, int]:
-    """The value the testbench's first call passes to each run-time size that is an
-    argument of the top: its ``high``, or lower where another size's expression
-    needs it (:func:`_driven_params`)."""
-    driven = _driven_params(kernel)[1]
-    return {p.name: driven[p.name][0] if p.name in driven else p.high
-            for p in kernel.params if p.high is not None}
+def call_sizes(kernel: Kernel) -> tuple[dict[str, int], ...]:
+    """Per call of the testbench whose scalar arguments differ from every earlier
+    call's (all :data:`CALLS` where one takes its value by call, else the first), the
+    value it passes to each run-time size that is an argument of the top: its
+    ``high``, or the value :func:`_driven_params` gives it in that call."""
+    params, driven = _driven_params(kernel)
+    by_call = driven or any(p.scalar is not None and p.scalar.value in (
+        SCALAR_BY_CALL, BOOL_BY_CALL) for p in params)
+    return tuple({p.name: driven[p.name][call] if p.name in driven else p.high
+                  for p in kernel.params if p.high is not None}
+                 for call in range(CALLS if by_call else 1))
 
 
 def _by_call(values: tuple[int, ...]) -> str:

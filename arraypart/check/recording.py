@@ -1,0 +1,238 @@
+"""``check --trace``'s run: the original kernel, instrumented, built by g++ and run.
+
+The driver (``templates/trace_driver.cpp.j2``) holds the instrumented original
+(:mod:`.instrument`) in ``namespace original``, fills the interface arrays with the
+testbench's own random inputs (``templates/tb_inputs.cpp.j2``, the same stream and
+generators as the emitted testbench), registers every array and calls the top function
+as the testbench does: once, or where a scalar argument changes with the call (a
+run-time size at both ends of its range and midway, a mode flag stepped), in each of
+the testbench's calls (:func:`..codegen.testbench.call_sizes`), so that a loop that
+one call's sizes leave empty or short runs long in another.  g++ builds it; each
+call's run writes a records file (:mod:`.records`) that :mod:`.trace` judges.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+from .. import expr as E
+from .. import ir
+from ..codegen.project import render
+from ..codegen.testbench import call_sizes, original_text, testbench_context
+from ..errors import Coord, KernelError
+from ..frontend import clangtu
+from ..limits import Deadline, TimeLimit
+from ..scheme import Banking
+from ..sourcetext import KEEP_BYTES
+from .instrument import Instrumented, instrument
+
+COMPILER = "g++"
+#: The driver is built once and run once on small suites: -O1 compiles about as fast as
+#: -O0 and runs the loops several times faster.
+COMPILE_FLAGS = ("-std=c++14", "-O1", "-w")
+#: The stage :func:`record` is, as a time-limit message names it.
+STAGE = "building and running the instrumented kernel (check --trace)"
+#: Longest a traced run may take (seconds) when no deadline is given: a kernel the
+#: testbench can run at all finishes far sooner; a hang must not hold ``check`` forever.
+RUN_TIMEOUT = 600.0
+#: Longest g++ may take on the driver (seconds) when no deadline is given.
+BUILD_TIMEOUT = 300.0
+#: The g++ diagnostics shown when the driver does not build (last characters).
+SHOWN_DIAGNOSTICS = 3000
+
+
+@dataclass(frozen=True, slots=True)
+class Trace:
+    """A recorded run: ``paths`` hold the records, one file per call of the top
+    (:func:`size_values`); ``instrumented`` names their sites and loops; timings in
+    seconds."""
+
+    paths: tuple[Path, ...]
+    instrumented: Instrumented
+    build_seconds: float
+    run_seconds: float
+
+
+def driver_source(kernel: ir.Kernel, instrumented: Instrumented) -> str:
+    """The driver's C++ text for ``kernel`` instrumented as ``instrumented``."""
+    context = testbench_context(kernel)
+    registered = [(n, f"expected_{a.name}") for n, a in enumerate(kernel.arrays)
+                  if a.interface and not a.stream]  # a stream's transfers are no addresses
+    registered += [(n, name if name.startswith("::") else f"original::{name}")
+                   for n, name in instrumented.globals]
+    context.update(kernel=kernel.name, original=original_text(instrumented.text, kernel.source),
+                   array_count=max(1, len(kernel.arrays)),
+                   loop_count=len(instrumented.loops), registered=registered)
+    return render("trace_driver.cpp.j2", context)
+
+
+def record(kernel: ir.Kernel, options: clangtu.Options, workdir: Path,
+           bankings: Mapping[str, Banking] | None = None, *,
+           deadline: Deadline | None = None) -> Trace:
+    """Instrument, build and run ``kernel`` in ``workdir``, each read recording the
+    copy ``bankings`` give it (:func:`copy_texts`); raises KernelError when g++ is
+    missing, the original does not compile as C simulation reads it (without
+    ``__SYNTHESIS__``) or crashes on the random inputs, RuntimeError when
+    the driver does not build or run otherwise (a bug), and
+    :class:`TimeLimit` (stage :data:`STAGE`) when ``deadline`` passes first.  Nothing
+    that g++ or the driver started outlives the call (:func:`_run`)."""
+    if shutil.which(COMPILER) is None:
+        raise KernelError(Coord(kernel.path), f"check --trace needs {COMPILER} on the PATH")
+    instrumented = instrument(kernel, options, copy_texts(kernel, bankings or {}))
+    source = workdir / f"{kernel.name}_trace.cpp"
+    source.write_text(driver_source(kernel, instrumented), encoding="utf-8",
+                      errors=KEEP_BYTES)
+    binary = workdir.resolve() / "trace_driver"
+    records = tuple(workdir.resolve() / f"trace.{call + 1}.bin"
+                    for call in range(len(size_values(kernel))))
+    started = time.monotonic()
+    try:
+        _run([COMPILER, *COMPILE_FLAGS, *_include_flags(kernel, options), "-o", str(binary),
+              str(source), "-lm"], workdir, BUILD_TIMEOUT, deadline, "g++ on the trace driver")
+    except RuntimeError as failure:
+        _check_the_original_builds(kernel, options, workdir, deadline)
+        _check_every_call_is_defined(kernel, str(failure))
+        raise
+    built = time.monotonic()
+    _run([str(binary), *map(str, records)], workdir, RUN_TIMEOUT, deadline,
+         "the trace driver", kernel=kernel.coord, cwd=workdir)
+    return Trace(records, instrumented, built - started, time.monotonic() - built)
+
+
+_GXX_ERROR = re.compile(r"^(.+?):(\d+):(\d+): error: (.*)$", re.MULTILINE)
+
+
+def _check_the_original_builds(kernel: ir.Kernel, options: clangtu.Options, workdir: Path,
+                               deadline: Deadline | None) -> None:
+    """A KernelError at g++'s first error when the kernel file itself does not compile
+    as C++ without ``__SYNTHESIS__`` (code only C simulation reads, which arraypart
+    never parsed): the user's fault, not the driver's."""
+    probe = workdir / "original_only.cpp"
+    probe.write_text(kernel.source.text, encoding="utf-8", errors=KEEP_BYTES)
+    try:
+        _run([COMPILER, *COMPILE_FLAGS, "-fsyntax-only", *_include_flags(kernel, options),
+              str(probe)], workdir, BUILD_TIMEOUT, deadline, "g++ on the kernel")
+    except RuntimeError as failure:
+        found = _GXX_ERROR.search(str(failure))
+        line, col, message = ((int(found[2]), int(found[3]), found[4]) if found is not None
+                              else (0, 0, "it does not compile"))
+        hint = clangtu.standin_hint(message, clangtu.hls_include_dir(options.hls_include))
+        raise KernelError(Coord(kernel.path, line, col), (
+            f"g++ does not compile the kernel as C simulation reads it (without "
+            f"__SYNTHESIS__): {message}{hint}")) from None
+
+
+_UNDEFINED = re.compile(r"undefined reference to [`']([^'`]+)'")
+_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
+
+
+def _check_every_call_is_defined(kernel: ir.Kernel, failure: str) -> None:
+    """A KernelError at the first mention (outside comments) of a function or
+    variable that the kernel uses and declares but does not define (an RTL black box,
+    a function of another file), when that is why the driver does not link: the
+    user's code, not the driver."""
+    found = _UNDEFINED.search(failure)
+    if found is None:
+        return
+    symbol = re.sub(r"<.*>", "", found[1].split("(")[0]).split()  # ns::f<int>(int)
+    name = symbol[-1].rsplit("::", 1)[-1] if symbol else ""
+    text = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m[0]), kernel.source.text)
+    mention = re.search((r"\b" if name[:1].isalnum() or name[:1] == "_" else "")
+                        + re.escape(name), text) if name else None
+    if mention is None:
+        return
+    line = text.count("\n", 0, mention.start()) + 1
+    col = len(text[:mention.start()].rsplit("\n", 1)[-1].encode(errors=KEEP_BYTES)) + 1
+    raise KernelError(Coord(kernel.path, line, col), (
+        f"check --trace runs the original, which uses '{name}': the kernel file "
+        "declares it but no file arraypart reads defines it (a black box, or a function "
+        "of another file); define it in the kernel file or a header it includes"))
+
+
+def _include_flags(kernel: ir.Kernel, options: clangtu.Options) -> list[str]:
+    """The folders the kernel's includes are searched in, and its ``-D`` names (a
+    header may test one that the kernel text never defines)."""
+    folder = os.path.dirname(os.path.abspath(kernel.path))
+    dirs = [folder, *options.include_dirs, clangtu.hls_include_dir(options.hls_include)]
+    return [f"-I{d}" for d in dirs] + [f"-D{name}={value}" for name, value in options.defines]
+
+
+def _run(command: list[str], workdir: Path, cap: float, deadline: Deadline | None,
+         what: str, kernel: Coord | None = None, cwd: Path | None = None) -> None:
+    """Run ``command`` in a process group of its own (g++ starts cc1plus and as), its
+    temporary files in ``workdir``.  Past ``deadline`` (:class:`TimeLimit`) or ``cap``
+    seconds (RuntimeError: a hang), or when interrupted, the whole group is killed
+    and waited for, so nothing it started outlives the call.  A run of the compiled
+    ``kernel`` that a signal ends is the kernel's fault on the random inputs (a
+    KernelError located at it), any other failure a bug (RuntimeError).  ``cwd``: the
+    folder it runs in (the driver runs in ``workdir``: files the kernel itself writes,
+    such as a log, never land in the user's folder)."""
+    left = cap if deadline is None else min(cap, max(0.0, deadline.at - deadline.clock()))
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, start_new_session=True, cwd=cwd,
+                               env={**os.environ, "TMPDIR": str(workdir)})
+    try:
+        out, err = process.communicate(timeout=left)
+    except subprocess.TimeoutExpired:
+        _kill_group(process)
+        if left < cap:
+            raise TimeLimit(STAGE, deadline.seconds) from None
+        raise RuntimeError(f"check --trace: {what} ran past {cap:g} s") from None
+    except BaseException:
+        _kill_group(process)
+        raise
+    if process.returncode < 0 and kernel is not None:
+        name = signal.Signals(-process.returncode).name
+        raise KernelError(kernel, f"check --trace: the compiled original ended with {name} "
+                                  "on the testbench's random inputs (an access outside an "
+                                  "array, most likely: the original overruns one on such "
+                                  "data); nothing was replayed")
+    if process.returncode != 0:
+        raise RuntimeError(f"check --trace: {what} failed (exit {process.returncode}): "
+                           + (err + out)[-SHOWN_DIAGNOSTICS:])
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    """Kill ``process``'s group (it leads it) and reap ``process``."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass  # the group has ended already
+    process.communicate()
+
+
+def size_values(kernel: ir.Kernel) -> tuple[dict[str, int | None], ...]:
+    """Per recorded call of the top, each run-time size's value: a size argument's as
+    the testbench passes it (:func:`..codegen.testbench.call_sizes`); a size that the
+    data choose (a loop bound read from memory) has none."""
+    arguments = {p.name for p in kernel.source.func.params}
+    return tuple({p.name: passed.get(p.name) if p.name in arguments else None
+                  for p in kernel.params} for passed in call_sizes(kernel))
+
+
+def copy_texts(kernel: ir.Kernel, bankings: Mapping[str, Banking]
+               ) -> dict[tuple[int, int], str]:
+    """(line, col) of each read reference whose copy varies with its lane -> the C text
+    of its copy expression (``Banking.copy_expr`` over the loop iterators), which the
+    recorded run evaluates at each access."""
+    out = {}
+    for access in ir.accesses(kernel.body):
+        banking = bankings.get(access.array)
+        copy = banking.copy_expr(access.ref_id) if banking is not None else E.const(0)
+        if access.kind == "read" and not isinstance(copy, E.Const):
+            out[access.coord.line, access.coord.col] = copy_text(copy)
+    return out
+
+
+def copy_text(copy: E.Expr) -> str:
+    """C text of a copy expression, every floor and mod in the exact signed form (an
+    iterator the recorded run evaluates it at may be negative)."""
+    return E.to_c(copy, str, non_negative=lambda arg: False)
