@@ -817,6 +817,34 @@ def test_instantiations_of_templates_sharing_a_name_are_told_apart():
     assert reads == [("u", "3", 1), ("u", "0", 2), ("u", "1", 3), ("w", "2", 4)]
 
 
+# Variadic templates (hlslib's ShiftRegister<T, Is...>): a pack is one template argument
+# whose elements libclang does not list (reading its kind was an internal error); the
+# instantiations a pack tells apart, of a function and of a class's method, are two.
+PACKS = """\
+template <typename... Ts> struct Tup {};
+template <typename T, typename... Ts> int rest(const int (&v)[8], Tup<T, Ts...>) {
+    return v[sizeof...(Ts)];
+}
+template <int... Ns> int pick(const int (&v)[8]) { return v[sizeof...(Ns) + 2]; }
+template <int... Ns> struct At { static int get(const int (&v)[8]) { return v[sizeof...(Ns) + 5]; } };
+void packs(const int x[8], int out[3]) {
+    int u[8];
+    for (int i = 0; i < 8; i++)
+        u[i] = x[i];
+    out[0] = rest(u, Tup<int>()) + rest(u, Tup<int, char, long>());
+    out[1] = pick<1>(u) + pick<1, 2>(u);
+    out[2] = At<0>::get(u) + At<0, 0>::get(u);
+}
+"""
+
+
+def test_instantiations_told_apart_by_a_pack_are_two():
+    kernel = frontend.parse_source(PACKS, "packs.cpp")
+    reads = [(pretty(a.index[0]), a.coord.line) for a in ir.accesses(kernel.body)
+             if a.kind == "read" and a.array == "u"]
+    assert reads == [("0", 3), ("2", 3), ("3", 5), ("4", 5), ("6", 6), ("7", 6)]
+
+
 # Array fields of structs passed down as memory: a field is part of its struct
 # element's value, so the callee's accesses through it are that element's (as the
 # caller's own ``recs[r].key[i]`` is); ``ctx->key`` is a field of ``ctx[0]``.

@@ -1201,7 +1201,7 @@ class Converter:
             if value is not None:  # an enumerator, a constexpr or static const member
                 return Constant(coord, start, end, value)
             return Id(coord, start, end, cursor.spelling)
-        if kind in (K.INTEGER_LITERAL, K.CHARACTER_LITERAL):
+        if kind in (K.INTEGER_LITERAL, K.CHARACTER_LITERAL, K.SIZE_OF_PACK_EXPR):
             return Constant(coord, start, end, clangtu.integer_value(cursor))
         if kind == K.CXX_BOOL_LITERAL_EXPR:
             return Constant(coord, start, end, clangtu.integer_value(cursor))
