@@ -735,7 +735,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
                              **args.arrays}
             self._streams = self._callee_streams[callee.coord]
             self._stream_ports = ports
-            self._apply_parameter_partitions(callee, args.arrays)
+            self._apply_parameter_pragmas(callee, args.arrays)
             refs = callee.array_refs
             self._ref_ids = {id(r): self._next_ref + k for k, r in enumerate(refs)}
             self._next_ref += len(refs)
