@@ -11,6 +11,7 @@ import pytest
 import arraypart
 from arraypart import check, ir
 from arraypart.errors import KernelError
+from arraypart.expr import pretty
 from arraypart.ir import Loop
 
 from conftest import assert_the_testbench_passes, assert_the_trace_agrees, needs_gxx, write
@@ -405,3 +406,36 @@ def test_member_templates_of_class_template_specializations_are_told_apart(tmp_p
     ("recursive call of 'fibon_f'", a located error on Vitis' example)."""
     report = arraypart.analyze(write(tmp_path, "fib.cpp", FIBONACCI))
     assert report.kernel.name == "fib"
+
+
+# FINN's StreamingEltwise calls its functor on a temporary of a template parameter's
+# type, SliceIn0()(in0.read(), 0); S()(buf, i) here, and the same functor spelt out.
+TEMPORARY_FUNCTORS = """\
+template <typename T> struct Pair {
+  T operator()(const T (&v)[64], int i) const { return v[i] + v[63 - i]; }
+};
+struct Plain {
+  int operator()(const int (&v)[64], int i) const { return v[i] - v[63 - i]; }
+};
+template <typename S> int apply(const int (&v)[64], int i) { return S()(v, i); }
+void fun(const int in[64], int out[64]) {
+  int buf[64];
+  for (int i = 0; i < 64; i++)
+    buf[i] = in[i];
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    out[i] = apply<Pair<int>>(buf, i) + Plain()(buf, i);
+  }
+}
+"""
+
+
+def test_a_functor_called_on_a_temporary_of_a_template_parameter_is_inlined(tmp_path):
+    """S()(v, i) was a located error ("called on what another call returns"): in the
+    instantiation clang gives the constructor call of S() no child, which was read as
+    a call returning the object.  A temporary is no array element: it is inlined as
+    Plain()(v, i) is, its reads of buf counted."""
+    report = arraypart.analyze(write(tmp_path, "fun.cpp", TEMPORARY_FUNCTORS))
+    pipelined = [n for n in report.kernel.body if isinstance(n, Loop)][-1]
+    assert [(a.kind, pretty(a.index[0])) for a in ir.accesses(pipelined.body)
+            if a.array == "buf"] == [("read", "i"), ("read", "-1*i + 63")] * 2
