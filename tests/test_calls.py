@@ -286,9 +286,6 @@ def test_dataflow_processes_share_one_banking_per_channel(tmp_path):
      "recursive call of 'f' (k -> f -> f)"),
     ("void g(int *p);\nvoid k(int a[4]) {\n  g(a);\n}\n", 3, 5,
      "array 'a' is passed to 'g', whose definition is not in the kernel file"),
-    ("static void f(int a[4]) {\n#pragma HLS bind_storage variable=a type=ram_1p\n"
-     "  a[0] = 1;\n}\nvoid k(int a[4]) {\n  f(a);\n}\n", 2, 26,
-     "bind_storage on array parameter 'a' of a sub-function"),
     ("static void f(int a[2][4]) {\n  a[0][0] = 1;\n}\nvoid k(int a[4][4]) {\n"
      "  f(a[1]);\n}\n", 5, 5, "'f' takes 'a' as 2x4, but the argument is 4 of array 'a'"),
     ("static void f(int *p) {\n  p[0] = 1;\n}\nvoid k(int a[4][4]) {\n"
@@ -748,10 +745,74 @@ def test_partitions_written_on_parameters_give_way_to_ours(tmp_path):
     ("static void f(int a[4]) {\n#pragma HLS array_partition variable=a cyclic factor=2\n"
      "  a[0] = 1;\n}\nvoid k(int b[4]) {\n#pragma HLS array_partition variable=b complete\n"
      "  f(b);\n}\n", 2, 29, "partitions array 'b' otherwise than the pragma at k.c:6:"),
+    ("static void f(int a[4]) {\n#pragma HLS bind_storage variable=a type=ram_1p\n"
+     "  a[0] = 1;\n}\nvoid k(int b[4]) {\n  f(b);\n}\n", 2, 26,
+     "bind_storage on 'a', which this call binds to 'b', a port of the top: give its "
+     "storage with '#pragma HLS INTERFACE port=b storage_type=...' in the top"),
 ])
-def test_parameter_partitions_arraypart_cannot_apply_are_located_errors(
+def test_parameter_pragmas_arraypart_cannot_apply_are_located_errors(
         source, line, col, words):
     _assert_located_error(source, "k.c", line, col, words)
+
+
+# bind_storage on the array parameters of callees (UG1399: "a variable (array, or
+# function argument)"): FINN's memory_resource(buf, ...) template binds each array it is
+# given, fill the one it fills; a, given to both, keeps ram_1p, the type with fewer ports.
+PARAMETER_STORAGE = """\
+#define N 64
+template <typename T> void memory_resource(T buf) {
+#pragma HLS BIND_STORAGE variable=buf type=RAM_2P
+}
+
+static void fill(int v[N], const int in[N]) {
+#pragma HLS bind_storage variable=v type=ram_1p
+    for (int i = 0; i < N; i++) {
+#pragma HLS pipeline II=1
+        v[i] = in[i];
+    }
+}
+
+void storage(const int in[N], int out[N]) {
+    int a[N], b[N], c[N];
+    memory_resource(a);
+    memory_resource(c);
+    fill(a, in);
+    fill(b, in);
+    for (int i = 0; i < N; i++)
+        c[i] = in[i] * 2;
+    for (int i = 1; i < N - 1; i++) {
+#pragma HLS pipeline II=1
+        out[i] = a[i - 1] + a[i + 1] + b[i] + c[i - 1] + c[i + 1];
+    }
+}
+"""
+
+
+@needs_gxx
+def test_bind_storage_of_a_parameter_binds_the_array_passed(tmp_path):
+    """Each array gets the port model of the parameter it is passed as, in the model
+    and in the emitted kernel (the callees' pragmas dropped, ours at the definitions),
+    which computes what the original does; two disagreeing is a located warning."""
+    compiled = arraypart.compile_kernel(
+        _kernel_file(tmp_path, "storage.cpp", PARAMETER_STORAGE))
+    kernel = compiled.report.kernel
+    assert {n: kernel.array(n).storage for n in "abc"} == {
+        "a": "ram_1p", "b": "ram_1p", "c": "ram_2p"}
+    (said,) = [w for w in kernel.warnings if "bind_storage" in w]
+    assert said.endswith("storage.cpp:7:26: warning: bind_storage on 'v' binds array 'a' as "
+                         "ram_1p, which another bind_storage binds as ram_2p: arraypart "
+                         "models and emits ram_1p, the type with fewer ports (give the "
+                         "array one storage type)"), said
+    solved = {s.array.name: s for s in compiled.report.solution.arrays}
+    # two reads a cycle: two banks for a on ram_1p, one memory would do for c on ram_2p
+    assert [(solved[n].lower_bound, solved[n].conflict_free) for n in "abc"] == [
+        (2, True), (1, True), (1, True)]
+    text = compiled.files["storage.cpp"]
+    assert "variable=buf" not in text and "variable=v " not in text
+    emitted = frontend.parse_source(text, "storage.cpp", top="storage")
+    assert {n: emitted.array(n).storage for n in "abc"} == {
+        n: kernel.array(n).storage for n in "abc"}
+    assert_the_testbench_passes(compiled, tmp_path)
 
 
 # A call in an if condition, in a callee that returns early: the call runs before the
@@ -815,6 +876,34 @@ def test_instantiations_of_templates_sharing_a_name_are_told_apart():
     reads = [(a.array, pretty(a.index[0]), a.coord.line) for a in ir.accesses(kernel.body)
              if a.kind == "read" and a.array in ("u", "w")]
     assert reads == [("u", "3", 1), ("u", "0", 2), ("u", "1", 3), ("w", "2", 4)]
+
+
+# Variadic templates (hlslib's ShiftRegister<T, Is...>): a pack is one template argument
+# whose elements libclang does not list (reading its kind was an internal error); the
+# instantiations a pack tells apart, of a function and of a class's method, are two.
+PACKS = """\
+template <typename... Ts> struct Tup {};
+template <typename T, typename... Ts> int rest(const int (&v)[8], Tup<T, Ts...>) {
+    return v[sizeof...(Ts)];
+}
+template <int... Ns> int pick(const int (&v)[8]) { return v[sizeof...(Ns) + 2]; }
+template <int... Ns> struct At { static int get(const int (&v)[8]) { return v[sizeof...(Ns) + 5]; } };
+void packs(const int x[8], int out[3]) {
+    int u[8];
+    for (int i = 0; i < 8; i++)
+        u[i] = x[i];
+    out[0] = rest(u, Tup<int>()) + rest(u, Tup<int, char, long>());
+    out[1] = pick<1>(u) + pick<1, 2>(u);
+    out[2] = At<0>::get(u) + At<0, 0>::get(u);
+}
+"""
+
+
+def test_instantiations_told_apart_by_a_pack_are_two():
+    kernel = frontend.parse_source(PACKS, "packs.cpp")
+    reads = [(pretty(a.index[0]), a.coord.line) for a in ir.accesses(kernel.body)
+             if a.kind == "read" and a.array == "u"]
+    assert reads == [("0", 3), ("2", 3), ("3", 5), ("4", 5), ("6", 6), ("7", 6)]
 
 
 # Array fields of structs passed down as memory: a field is part of its struct

@@ -837,3 +837,14 @@ def test_a_static_const_member_defined_after_its_class_keeps_its_value():
     (call,) = kernel.body  # the function pipeline: one step per call
     (loop,) = call.body
     assert call.pipeline_ii is not None and loop.bound == (E.const(3),)
+
+
+def test_a_cursor_kind_the_clang_bindings_leave_out_is_read():
+    """libclang 18's Python bindings name no flag_enum attribute (cursor kind 437, a
+    child of the enum): reading its kind raised ValueError, an internal error; every
+    kind below the enumeration's bound now has a name (clangtu.MISSING_KINDS)."""
+    body = body_of("enum __attribute__((flag_enum)) F { A = 1, B = 2 };\n"
+                   "void k(const int in[8], int out[8]) {\n"
+                   "  for (int i = 0; i < 8; i++)\n    out[i] = in[i] + (A | B);\n}\n")
+    assert body == (("loop", "L3", "i", ("0",), ("7",), 1, None, None, (
+        ("stmt", 4, ("read in[i] #1 @4:14", "write out[i] #0 @4:5")),)),)

@@ -11,6 +11,7 @@ import pytest
 import arraypart
 from arraypart import check, ir
 from arraypart.errors import KernelError
+from arraypart.expr import pretty
 from arraypart.ir import Loop
 
 from conftest import assert_the_testbench_passes, assert_the_trace_agrees, needs_gxx, write
@@ -408,3 +409,90 @@ def test_member_templates_of_class_template_specializations_are_told_apart(tmp_p
     ("recursive call of 'fibon_f'", a located error on Vitis' example)."""
     report = arraypart.analyze(write(tmp_path, "fib.cpp", FIBONACCI))
     assert report.kernel.name == "fib"
+
+
+# FINN's StreamingEltwise calls its functor on a temporary of a template parameter's
+# type, SliceIn0()(in0.read(), 0); S()(buf, i) here, and the same functor spelt out.
+TEMPORARY_FUNCTORS = """\
+template <typename T> struct Pair {
+  T operator()(const T (&v)[64], int i) const { return v[i] + v[63 - i]; }
+};
+struct Plain {
+  int operator()(const int (&v)[64], int i) const { return v[i] - v[63 - i]; }
+};
+template <typename S> int apply(const int (&v)[64], int i) { return S()(v, i); }
+void fun(const int in[64], int out[64]) {
+  int buf[64];
+  for (int i = 0; i < 64; i++)
+    buf[i] = in[i];
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    out[i] = apply<Pair<int>>(buf, i) + Plain()(buf, i);
+  }
+}
+"""
+
+
+def test_a_functor_called_on_a_temporary_of_a_template_parameter_is_inlined(tmp_path):
+    """S()(v, i) was a located error ("called on what another call returns"): in the
+    instantiation clang gives the constructor call of S() no child, which was read as
+    a call returning the object.  A temporary is no array element: it is inlined as
+    Plain()(v, i) is, its reads of buf counted."""
+    report = arraypart.analyze(write(tmp_path, "fun.cpp", TEMPORARY_FUNCTORS))
+    pipelined = [n for n in report.kernel.body if isinstance(n, Loop)][-1]
+    assert [(a.kind, pretty(a.index[0])) for a in ir.accesses(pipelined.body)
+            if a.array == "buf"] == [("read", "i"), ("read", "-1*i + 63")] * 2
+
+
+# hlslib's DataPack: result[w] = v calls operator= of the proxy that operator[] returns,
+# which writes the pack it refers to: a struct variable here, no memory.  PROXY is the
+# proxy's method, CALL its use; the two forms after it may reach an array.
+PROXY = """\
+static int table[4];
+struct Pack;
+struct Proxy {
+  Pack &p;
+  int i;
+  void operator=(int v);
+};
+struct Pack {
+  long long data;
+  void set(int i, int v) { data = (data & ~(0xffffLL << (16 * i))) | ((long long)(v & 0xffff) << (16 * i)); }
+  int get(int i) const { return (int)((data >> (16 * i)) & 0xffff); }
+  Proxy operator[](int i) { return Proxy{*this, i}; }
+  Proxy at(const int *v, int i) { return Proxy{*this, v[i] & 3}; }
+  Proxy slot(int i) { return Proxy{*this, table[i] & 3}; }
+};
+void Proxy::operator=(int v) { p.set(i, v); }
+void packs(const int in[64], int out[64]) {
+  for (int k = 0; k < 64; k++) {
+#pragma HLS pipeline II=1
+    Pack r;
+    r.data = 0;
+    CALL;
+    r[1] = in[63 - k];
+    out[k] = r.get(0) + r.get(1);
+  }
+}
+"""
+
+
+@needs_gxx
+def test_a_method_on_a_proxy_of_a_struct_variable_is_inlined(tmp_path):
+    """r[0] = v was a located error ("called on what another call returns"); the
+    proxy refers to r, a struct variable, so what operator= writes is no memory."""
+    compiled = _compiled(tmp_path, "packs.cpp", PROXY.replace("CALL", "r[0] = in[k]"))
+    pipelined = [n for n in compiled.report.kernel.body if isinstance(n, Loop)][-1]
+    assert [pretty(a.index[0]) for a in ir.accesses(pipelined.body)
+            if a.array == "in"] == ["k", "-1*k + 63"]
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
+@pytest.mark.parametrize("call", ["r.at(in, k) = in[k]", "r.slot(k % 4) = in[k]"])
+def test_a_method_on_a_proxy_that_may_reach_an_array_is_a_located_error(tmp_path, call):
+    """Given an array, or naming one, the call may return a proxy into it, whose
+    writes arraypart would miss."""
+    with pytest.raises(KernelError) as error:
+        _compiled(tmp_path, "packs.cpp", PROXY.replace("CALL", call))
+    assert (error.value.coord.line, error.value.coord.col) == (22, 5)
+    assert "is called on what another call returns" in str(error.value)

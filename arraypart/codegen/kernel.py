@@ -39,6 +39,11 @@ from . import bankcentric, phases
 from .layout import Explicit, ExplicitRewriter, whole_uses
 from .textedit import MAX_LINE, Edit, apply, statement_end
 
+# The pragmas of a sub-function's array parameter that the front end applied to the
+# arrays its calls pass: ours, at each such array's definition, replace them (a user's
+# array_reshape stays as written, there as anywhere).
+MOVED_PARAMETER_PRAGMAS = ("array_partition", "bind_storage")
+
 # A pragma's directive, past the condition of a conditional one (replaced whether
 # it holds or not: one that does not is off in Vitis too).
 _PRAGMA_KIND = re.compile(rf"^\s*HLS\s+(?:{CONDITION})?(\w+)", re.IGNORECASE)
@@ -439,7 +444,8 @@ def _functions(source) -> tuple[N.FuncDef, ...]:
 class _ArrayPragma:
     """A pragma of the kernel file's text that names an array with ``variable=``:
     ``written`` as the text spells it (at byte ``at``), ``name`` the IR array it
-    names; ``parameter``: an array_partition on a sub-function's array parameter."""
+    names; ``parameter``: one of :data:`MOVED_PARAMETER_PRAGMAS` on a sub-function's
+    array parameter."""
 
     node: N.Pragma
     kind: str
@@ -471,7 +477,8 @@ def _array_pragmas(data: bytes, source, decls: dict[str, N.Decl],
             for written in listed:
                 yield _ArrayPragma(node, kind_name, written, node.start + var.start(2),
                                    own.get(written, written),
-                                   kind_name == "array_partition" and written in parameters,
+                                   kind_name in MOVED_PARAMETER_PRAGMAS
+                                   and written in parameters,
                                    listed, node.start + var.end(2))
 
 

@@ -179,6 +179,48 @@ def implicit_object(node: N.Node, current: ImplicitObject | None,
     return ImplicitObject()
 
 
+def returned_off_memory(node: N.FuncCall, current: ImplicitObject | None,
+                        visible: Mapping[str, Binding], arrays: Mapping[str, Array],
+                        scope: Scope, callees: Mapping[str, N.FuncDef | None],
+                        file_arrays: frozenset[str]) -> bool:
+    """Whether what the call ``node`` returns, which a method is then called on (hlslib's
+    ``result[w] = v``: ``operator=`` of the proxy ``result.operator[](w)`` returns), can
+    refer to no memory of the kernel, so that the method writes no element unseen: the
+    chain of calls starts at an object that is no array element (a struct variable, a
+    temporary), no call of it is given an array, and no function of it, nor one they
+    call, names a file-scope array (an undefined one, a library's, cannot)."""
+    chain: list[N.FuncCall] = []
+    root: N.Node | None = node
+    while isinstance(root, N.FuncCall):
+        chain.append(root)
+        root = N.without_casts(root.args[0]) if root.method else None
+    given = [a for call in chain for a in N.passed(call)] + ([root] if root else [])
+    if any(isinstance(n, N.Id) and n.name in visible for a in given for n in N.walk(a)):
+        return False
+    if root is not None and implicit_object(root, current, visible, arrays, scope,
+                                            frozenset()).element is not None:
+        return False
+    return not _names_arrays([callees.get(c.key) for c in chain], callees, file_arrays)
+
+
+def _names_arrays(funcs: list[N.FuncDef | None], callees: Mapping[str, N.FuncDef | None],
+                  file_arrays: frozenset[str]) -> bool:
+    """Some function of ``funcs``, or one they call (transitively), names one of the
+    ``file_arrays`` that no parameter or local of its own shadows."""
+    seen: set[str] = set()
+    while funcs:
+        func = funcs.pop()
+        if func is None or func.key in seen:
+            continue
+        seen.add(func.key)
+        own = {p.name for p in func.params} | {
+            n.name for n in func.nodes if isinstance(n, N.Decl)}
+        if any(isinstance(n, N.Id) and n.name in file_arrays - own for n in func.nodes):
+            return True
+        funcs += [callees.get(n.key) for n in func.nodes if isinstance(n, N.FuncCall)]
+    return False
+
+
 @dataclass(frozen=True, slots=True)
 class Arguments:
     """What a call binds in its callee: array parameters, constant scalars and affine

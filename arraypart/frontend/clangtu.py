@@ -23,14 +23,34 @@ import clang.cindex as ci
 from ..errors import Coord, KernelError
 from ..sourcetext import KEEP_BYTES, clang_view
 
-# Type kinds of clang's Index.h that the Python bindings (libclang 18) leave out;
-# without them a kernel that uses _Float16 (hls_half.h's half) stops every TypeKind
-# lookup with a ValueError.  Registered once, where the bindings are first used.
-MISSING_TYPE_KINDS = {32: "FLOAT16", 33: "SHORTACCUM", 34: "ACCUM", 35: "LONGACCUM",
-                      36: "USHORTACCUM", 37: "UACCUM", 38: "ULONGACCUM", 39: "BFLOAT16"}
-for _value, _name in MISSING_TYPE_KINDS.items():
-    if _value >= len(ci.TypeKind._kinds) or ci.TypeKind._kinds[_value] is None:
-        setattr(ci.TypeKind, _name, ci.TypeKind(_value))
+# Kinds of clang's Index.h that the Python bindings of libclang 18 leave out: reading one
+# (``cursor.kind``, ``type.kind``, a template argument's kind) raised a ValueError, an
+# internal error (_Float16 is hls_half.h's half; a variadic template's argument is a
+# pack; cursor kinds: C++20's parenthesized aggregate initializer, OpenMP directives,
+# Objective-C attributes).  Every other value below each enumeration's bound, which a
+# newer libclang could return, gets the placeholder name UNKNOWN_<value>: the front end
+# reports its construct as unsupported, at its place, as any kind it does not handle.
+MISSING_KINDS = {
+    ci.TypeKind: {32: "FLOAT16", 33: "SHORTACCUM", 34: "ACCUM", 35: "LONGACCUM",
+                  36: "USHORTACCUM", 37: "UACCUM", 38: "ULONGACCUM", 39: "BFLOAT16",
+                  178: "BTF_TAG_ATTRIBUTED"},
+    ci.TemplateArgumentKind: {5: "TEMPLATE", 6: "TEMPLATE_EXPANSION", 7: "EXPRESSION",
+                              8: "PACK", 9: "INVALID"},
+}
+# Above every value Index.h gives each enumeration (cursor kinds end at 700, type kinds
+# at 181, template argument kinds at 9).
+KIND_BOUNDS = {ci.TypeKind: 512, ci.TemplateArgumentKind: 16, ci.CursorKind: 1024}
+
+
+def _register_missing_kinds() -> None:
+    for enum, bound in KIND_BOUNDS.items():
+        named = MISSING_KINDS.get(enum, {})
+        for value in range(bound):
+            if value >= len(enum._kinds) or enum._kinds[value] is None:
+                setattr(enum, named.get(value, f"UNKNOWN_{value}"), enum(value))
+
+
+_register_missing_kinds()
 
 STANDARDS = ("c++14", "c++17", "c99")
 DEFAULT_CXX_STANDARD = "c++14"

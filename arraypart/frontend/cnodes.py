@@ -1066,26 +1066,27 @@ class Converter:
         a conversion or a constructor.  libclang shows no operand of an implicit
         conversion (``operator int`` of an ap_int element), so one applied to an array
         element is refused rather than read as no access."""
-        if not kids:
-            if cursor.spelling.startswith("operator") and any(
-                    t.spelling == "[" for t in cursor.get_tokens()):
-                raise KernelError(coord, "arraypart cannot see the array element behind "
-                                         f"this implicit '{cursor.spelling}' conversion: "
-                                         "convert it explicitly (A[i].to_int(), "
-                                         "A[i].to_uint()) or give the element a C type")
-            return FuncCall(coord, start, end, cursor.spelling or None, ())
+        if not kids and cursor.spelling.startswith("operator") and any(
+                t.spelling == "[" for t in cursor.get_tokens()):
+            raise KernelError(coord, "arraypart cannot see the array element behind "
+                                     f"this implicit '{cursor.spelling}' conversion: "
+                                     "convert it explicitly (A[i].to_int(), "
+                                     "A[i].to_uint()) or give the element a C type")
         to = int_type(cursor.type)
-        if _is_conversion(cursor, kids) and to is not None:
+        if kids and _is_conversion(cursor, kids) and to is not None:
             # ap_uint<16>(e), the implicit ``operator int`` of an ap_int value
             operand = _conversion_operand(cursor, kids)
             return Cast(coord, start, end, to, self.expression(operand),
                         int_type(operand.type))
         if cursor.referenced is not None and cursor.referenced.kind == K.CONSTRUCTOR:
             # ``Rc w(s);``: every child is an argument (a constructor may bind one it
-            # takes by reference to a reference member), none names the callee
+            # takes by reference to a reference member), none names the callee; a
+            # template's ``S()`` has no child at all in the instantiation
             return Other(coord, start, end, f"call of {cursor.spelling}",
                          tuple(self.expression(k) for k in kids), "",
                          _by_reference(cursor.referenced))
+        if not kids:
+            return FuncCall(coord, start, end, cursor.spelling or None, ())
         callee = _callee_name(kids[0])
         if callee is not None and not _is_operator_call(kids):
             own = self.unit.in_main(cursor.referenced.location) if (
@@ -1206,7 +1207,7 @@ class Converter:
             if value is not None:  # an enumerator, a constexpr or static const member
                 return Constant(coord, start, end, value)
             return Id(coord, start, end, cursor.spelling)
-        if kind in (K.INTEGER_LITERAL, K.CHARACTER_LITERAL):
+        if kind in (K.INTEGER_LITERAL, K.CHARACTER_LITERAL, K.SIZE_OF_PACK_EXPR):
             return Constant(coord, start, end, clangtu.integer_value(cursor))
         if kind == K.CXX_BOOL_LITERAL_EXPR:
             return Constant(coord, start, end, clangtu.integer_value(cursor))

@@ -711,16 +711,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
                  self._blocks, dict(self._constants), self._ref_ids, self._frame_start,
                  self._frame_vars, self._stream_ports, self._streams, self._lane_loops,
                  self._foreign_lanes, self._arguments, self._object)
-        if callee.method and call.method and isinstance(N.without_casts(call.args[0]),
-                                                        N.FuncCall):
-            raise KernelError(call.coord, (
-                f"method '{callee.name}' is called on what another call returns "
-                "(q[i].f(..).g(..)): arraypart cannot tell which object that is, and "
-                "would miss what the method writes in it; call it on the object itself"))
-        self._object = calls.implicit_object(
-            call.args[0], self._object, self._visible, self._arrays, self._scope(),
-            frozenset(p.name for p in self._func.params)) if (
-                callee.method and call.method) else None
+        self._object = self._method_object(call, callee)
         # the array fields of a struct variable the method is called on: this.buf
         own = calls.object_fields(call.args[0], self._visible, calls.THIS_OBJECT) if (
             callee.method and call.method) else {}
@@ -751,7 +742,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
                              **own, **args.arrays}
             self._streams = self._callee_streams[callee.coord]
             self._stream_ports = ports
-            self._apply_parameter_partitions(callee, args.arrays)
+            self._apply_parameter_pragmas(callee, args.arrays)
             refs = callee.array_refs
             self._ref_ids = {id(r): self._next_ref + k for k, r in enumerate(refs)}
             self._next_ref += len(refs)
@@ -766,6 +757,28 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
             self._restore(state)
             self._constants.clear()
             self._constants.update(constants)
+
+    def _method_object(self, call: N.FuncCall,
+                       callee: N.FuncDef) -> calls.ImplicitObject | None:
+        """The object ``callee``, a method, runs on at ``call`` (None: no method): one
+        another call returns is an object arraypart cannot name, which may be inlined
+        on only where it refers to no memory (:func:`.calls.returned_off_memory`)."""
+        if not (callee.method and call.method):
+            return None
+        returned = N.without_casts(call.args[0])
+        if not isinstance(returned, N.FuncCall):
+            return calls.implicit_object(returned, self._object, self._visible,
+                                         self._arrays, self._scope(),
+                                         frozenset(p.name for p in self._func.params))
+        if not calls.returned_off_memory(returned, self._object, self._visible,
+                                         self._arrays, self._scope(), self._callees,
+                                         frozenset(self._file_arrays)):
+            raise KernelError(call.coord, (
+                f"method '{callee.name}' is called on what another call returns "
+                "(q[i].f(..).g(..)), which may be part of an array: arraypart cannot "
+                "tell which object that is, and would miss what the method writes in "
+                "it; call it on the object itself"))
+        return calls.ImplicitObject()
 
     def _argument_sources(self, call: N.FuncCall, callee: N.FuncDef,
                           constants: dict[str, int]) -> dict[str, frozenset]:

@@ -21,7 +21,7 @@ import clang.cindex as ci
 
 from .. import expr as E
 from ..errors import KernelError, warning_text
-from ..ir import UNBOUNDED_SAMPLE, Access, Array, If, Loop, Node, Param
+from ..ir import PORT_MODELS, UNBOUNDED_SAMPLE, Access, Array, If, Loop, Node, Param
 from ..ir import accesses as all_accesses
 from .calls import Binding, StreamPort, array_reference
 from .cexpr import Bound, fold, interval
@@ -42,7 +42,8 @@ LOCAL_STREAM_MODE = "ap_fifo"
 
 # The pragmas of a function's array parameter that apply to the array a call passes,
 # and the field of ir.Array that holds them.
-PARAMETER_PRAGMAS = {"array_partition": "partitions", "array_reshape": "reshapes"}
+PARAMETER_PRAGMAS = {"array_partition": "partitions", "array_reshape": "reshapes",
+                     "bind_storage": "storage"}
 
 
 # The elements a stream argument's FIFO model holds without a depth= (no storage: more
@@ -418,7 +419,7 @@ class MemoryLowering:
         warned about.
         ``names``: the arrays its text names; ``parameters``: its array parameters,
         which other functions' arrays stand for (an ``array_partition`` of one is applied
-        at each call, :meth:`_apply_parameter_partitions`)."""
+        at each call, :meth:`_apply_parameter_pragmas`)."""
         for node, seen in _scoped_pragmas(body, names, self._declared):
             pragma = self._pragmas.parse(node)
             if pragma is None:
@@ -463,15 +464,8 @@ class MemoryLowering:
             return
         if self._names_fifo(pragma.option("variable"), seen):
             return  # an array of FIFOs: one FIFO per element whatever its pragmas
-        if pragma.option("variable") in parameters and pragma.kind in (
-                "array_partition", "array_reshape"):
-            return
         if pragma.option("variable") in parameters:
-            self._pragmas.error(pragma, f"{pragma.kind} on array parameter "
-                                        f"'{pragma.option('variable')}' of a "
-                                        "sub-function: place it where the array is "
-                                        "defined (Vitis carries it into the calls)",
-                                "variable")
+            return  # applied at each call (_apply_parameter_pragmas)
         variable = pragma.option("variable") or ""
         fields = [k for k in seen if k.startswith(variable + ".")]
         if variable not in ranks and fields and pragma.kind != "bind_storage":
@@ -526,13 +520,13 @@ class MemoryLowering:
                    and n.ctype is not None and n.ctype.canonical_kind == RECORD_TYPE_KIND
                    for n in N.walk(self._func.body))
 
-    def _apply_parameter_partitions(self, callee: N.FuncDef,
-                                    bound: Mapping[str, Binding]) -> None:
-        """An ``array_partition`` (or ``array_reshape``) of an array parameter of
-        ``callee`` partitions (reshapes) the array the call passes, as Vitis carries it
-        to the caller's array: the whole array (a row or a pointer into one cannot be
-        partitioned alone); the same pragma twice is one, and one that another pragma
-        of its kind contradicts is an error."""
+    def _apply_parameter_pragmas(self, callee: N.FuncDef,
+                                 bound: Mapping[str, Binding]) -> None:
+        """An ``array_partition`` (or ``array_reshape``, ``bind_storage``) of an array
+        parameter of ``callee`` partitions (reshapes, binds) the array the call passes,
+        as Vitis carries it to the caller's array: the whole array (a row or a pointer
+        into one cannot be partitioned alone); the same pragma twice is one, and a
+        partition that another pragma of its kind contradicts is an error."""
         parsed = (self._pragmas.parse(n) for n in callee.nodes if isinstance(n, N.Pragma))
         for pragma in (one for p in parsed if p is not None
                        for one in self._pragmas.each_variable(p)):
@@ -543,27 +537,64 @@ class MemoryLowering:
             if binding.prefix or binding.offset != E.Const(0):
                 self._pragmas.error(pragma, f"{pragma.kind} on '{variable}', which this "
                                             f"call gives part of array '{binding.array}' "
-                                            "(a row or a pointer into it): Vitis partitions "
-                                            f"whole arrays; place it where '{binding.array}' "
-                                            "is defined", "variable")
-            array = self._arrays[binding.array]
-            field = PARAMETER_PRAGMAS[pragma.kind]
-            given = getattr(array, field)
-            partition = self._pragmas.partition(pragma, len(array.shape))
-            if (partition.type, partition.factor, partition.dim) in [
-                    (p.type, p.factor, p.dim) for p in given]:
-                continue
-            clash = next((p for p in given if 0 in (p.dim, partition.dim)
-                          or p.dim == partition.dim), None)
-            if clash is not None:
-                self._pragmas.error(pragma, f"{pragma.kind} on '{variable}' partitions "
-                                            f"array '{binding.array}' otherwise than the "
-                                            f"pragma at {clash.coord}: give the array one "
-                                            "partitioning", "variable")
-            changes = {field: given + (partition,)}
-            if field == "reshapes":
-                changes["partitionable"] = False
-            self._set_partitioning(replace(array, **changes))
+                                            "(a row or a pointer into it): Vitis applies it "
+                                            f"to whole arrays; place it where "
+                                            f"'{binding.array}' is defined", "variable")
+            if pragma.kind == "bind_storage":
+                self._apply_parameter_storage(pragma, binding.array)
+            else:
+                self._apply_parameter_partition(pragma, binding.array)
+
+    def _apply_parameter_partition(self, pragma, name: str) -> None:
+        """One ``array_partition`` or ``array_reshape`` of a parameter on the array
+        ``name`` a call passes (:meth:`_apply_parameter_pragmas`)."""
+        variable = pragma.option("variable")
+        array = self._arrays[name]
+        field = PARAMETER_PRAGMAS[pragma.kind]
+        given = getattr(array, field)
+        partition = self._pragmas.partition(pragma, len(array.shape))
+        if (partition.type, partition.factor, partition.dim) in [
+                (p.type, p.factor, p.dim) for p in given]:
+            return
+        clash = next((p for p in given if 0 in (p.dim, partition.dim)
+                      or p.dim == partition.dim), None)
+        if clash is not None:
+            self._pragmas.error(pragma, f"{pragma.kind} on '{variable}' partitions "
+                                        f"array '{name}' otherwise than the pragma at "
+                                        f"{clash.coord}: give the array one partitioning",
+                                "variable")
+        changes = {field: given + (partition,)}
+        if field == "reshapes":
+            changes["partitionable"] = False
+        self._set_partitioning(replace(array, **changes))
+
+    def _apply_parameter_storage(self, pragma, name: str) -> None:
+        """A ``bind_storage`` of a parameter (FINN's ``memory_resource(buf, ...)``) on
+        the on-chip array ``name`` a call passes, as UG1399 lets it name a function's
+        argument.  Where another bind_storage (at the array's definition, in another
+        callee) gives the array another type, a located warning, and the array keeps
+        the type with fewer ports (:func:`_fewer_ports`): no II it reports needs the
+        other's ports."""
+        variable = pragma.option("variable")
+        array = self._arrays[name]
+        if array.interface:
+            self._pragmas.error(pragma, (
+                f"bind_storage on '{variable}', which this call binds to '{name}', a "
+                "port of the top: give its storage with '#pragma HLS INTERFACE "
+                f"port={name} storage_type=...' in the top"), "variable")
+        kind, impl = self._pragmas.storage(pragma)
+        if array.storage is None or (array.storage, array.storage_impl) == (kind, impl):
+            self._arrays[name] = replace(array, storage=kind, storage_impl=impl)
+            return
+        kept = _fewer_ports(array.storage, kind)
+        self._warnings.append(warning_text(self._pragmas.coord(pragma, "variable"), (
+            f"bind_storage on '{variable}' binds array '{name}' as {kind}"
+            f"{f' impl={impl}' if impl else ''}, which another bind_storage binds as "
+            f"{array.storage}{f' impl={array.storage_impl}' if array.storage_impl else ''}: "
+            f"arraypart models and emits {kept}, the type with fewer ports (give the "
+            "array one storage type)")))
+        if kept != array.storage:
+            self._arrays[name] = replace(array, storage=kind, storage_impl=impl)
 
     def _set_partitioning(self, array: Array) -> None:
         """Record ``array`` with its partitions and reshapes, less each array_partition
@@ -658,6 +689,18 @@ def _array_map_warning(coord, pragma) -> str:
         f"the arrays into one memory, a loop that accesses two of them shares its ports, "
         f"so the II reported for it need not hold (remove the array_map to have each "
         f"array banked as reported)"))
+
+
+def _fewer_ports(first: str, second: str) -> str:
+    """Of two port models, the one that serves less: fewer ports, then fewer that
+    read, then fewer that write (ram_s2p before ram_2p, ram_1p before both); an
+    unbounded count (rom_np) counts as more than any."""
+    def serves(name: str) -> tuple[float, float, float]:
+        model = PORT_MODELS[name]
+        read = math.inf if model.read_only is None else model.read_only
+        return (model.read_write + read + model.write_only, model.read_write + read,
+                model.read_write + model.write_only)
+    return min((first, second), key=serves)
 
 
 def _numbered(stem: str) -> Iterator[str]:

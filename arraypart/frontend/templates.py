@@ -76,26 +76,52 @@ def instance_key(function: ci.Cursor, coord: Coord) -> str:
     """``ns::name<arg, ...>(param types)``: the instantiation's qualified name with its
     template arguments (an integral one by value, a type one by its canonical spelling)
     and its parameter types (overloaded templates may share the arguments); an argument
-    of another kind (a pack, a template, a pointer) is a located error at the call."""
-    args = []
+    of another kind (a template, a pointer) is a located error at the call.  A variadic
+    template's pack is one argument whose elements libclang does not list: the holder
+    spells them (:func:`_spelled_arguments`)."""
     holder = _arguments_holder(function)
-    for k in range(holder.get_num_template_arguments()):
-        kind = holder.get_template_argument_kind(k)
-        if kind == A.INTEGRAL:
-            args.append(str(holder.get_template_argument_value(k)))
-        elif kind == A.TYPE:
-            args.append(holder.get_template_argument_type(k).get_canonical().spelling)
-        else:
-            raise KernelError(coord, f"template argument {k + 1} of '{function.spelling}' "
-                                     f"is a {kind.name.lower()}: arraypart binds integer and "
-                                     "type template arguments only")
-    if holder.get_num_template_arguments() < 0:
+    count = holder.get_num_template_arguments()
+    kinds = [holder.get_template_argument_kind(k) for k in range(count)]
+    if A.PACK in kinds:
+        args = [_spelled_arguments(holder)]
+    else:
+        args = [_argument(holder, k, kind, function, coord) for k, kind in enumerate(kinds)]
+    if count < 0:
         # libclang lists no template arguments of a member function template's
         # specialization; its USR spells them (``c:@S@Q@F@get<#VI0>#1``)
-        usr = function.get_usr()
-        args.append(usr[usr.find("<") + 1:usr.rfind(">")])
+        args.append(_usr_arguments(function))
     params = ", ".join(a.type.get_canonical().spelling for a in function.get_arguments())
     return f"{_qualified(function)}<{', '.join(args)}>({params})"
+
+
+def _argument(holder: ci.Cursor, k: int, kind: ci.TemplateArgumentKind,
+              function: ci.Cursor, coord: Coord) -> str:
+    """Template argument ``k`` of ``holder``, an integer or a type, spelled."""
+    if kind == A.INTEGRAL:
+        return str(holder.get_template_argument_value(k))
+    if kind == A.TYPE:
+        return holder.get_template_argument_type(k).get_canonical().spelling
+    raise KernelError(coord, f"template argument {k + 1} of '{function.spelling}' is a "
+                             f"{kind.name.lower()}: arraypart binds integer and type "
+                             "template arguments only")
+
+
+def _spelled_arguments(holder: ci.Cursor) -> str:
+    """All template arguments of ``holder``, a pack's elements too, as clang spells them:
+    a class specialization's canonical type (``Reg<int, 1, 2>``: ``int, 1, 2``), a
+    function's USR (:func:`_usr_arguments`; ``#I#p2CL``: int, a pack of char and long)."""
+    if holder.kind == K.FUNCTION_DECL:
+        return _usr_arguments(holder)
+    spelling = holder.type.get_canonical().spelling
+    return spelling[spelling.find("<") + 1:spelling.rfind(">")]
+
+
+def _usr_arguments(function: ci.Cursor) -> str:
+    """``function``'s USR from its first ``<`` to its last ``>``: its template
+    arguments, and those of a class template's type among its parameters after them
+    (``first<#I#p2CL>#$@S@Tup>#p3ICL#``: ``#I#p2CL>#$@S@Tup``)."""
+    usr = function.get_usr()
+    return usr[usr.find("<") + 1:usr.rfind(">")]
 
 
 def bound_constants(function: ci.Cursor) -> tuple[tuple[str, int], ...]:
