@@ -926,6 +926,7 @@ class _Search:
         self.family_memo: dict[tuple, tuple[Family, ...]] = (
             {} if base is None else base.family_memo)
         self.overload_memo: dict[tuple, bool] = {}  # wild and shared overloads
+        self.served_overload_memo: dict[tuple, bool] = {}
         self.loads_memo: dict[tuple, list[tuple[int, int, int]]] = {}
         self.served_memo: dict[tuple, list[list[list[int]]]] = {}
         self.partly_irregular = any(None in a.index and not all(e is None for e in a.index)
@@ -1173,11 +1174,22 @@ class _Search:
         key = ("shared", copies, assignment, bank_dims)
         if key not in self.overload_memo:
             self.overload_memo[key] = any(
-                shared_banks_overloaded(sample, served, bank_dims, self.am.ports,
-                                        self.am.array.shape)
-                for sample, per_copy in zip(self.samples, self._served(copies, assignment))
+                self._served_overloaded(n, served, bank_dims)
+                for n, per_copy in enumerate(self._served(copies, assignment))
                 for served in per_copy)
         return self.overload_memo[key]
+
+    def _served_overloaded(self, n: int, served: list[int],
+                           bank_dims: frozenset[int]) -> bool:
+        """:func:`.sampling.shared_banks_overloaded` on the ``n``-th sample serving
+        ``served``, made once per version of the sample (copy assignments of one
+        search give many copies the same lanes)."""
+        sample = self.samples[n]
+        key = (n, sample.learned, tuple(served), bank_dims)
+        if key not in self.served_overload_memo:
+            self.served_overload_memo[key] = shared_banks_overloaded(
+                sample, served, bank_dims, self.am.ports, self.am.array.shape)
+        return self.served_overload_memo[key]
 
     def _served(self, copies: int, assignment: tuple) -> list[list[list[int]]]:
         """Per sampled group and copy, the lanes its banks serve: every write and the

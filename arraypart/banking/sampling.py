@@ -45,12 +45,25 @@ class GroupSample:
     irregular there); ``active[k]``: where lane k runs (never, for a write that is
     one write with an earlier one, which runs for it: :func:`_one_write`);
     ``learned``: how many of the P are colliding cycles isl found
-    (:func:`with_point`)."""
+    (:func:`with_point`); ``grid[d]``: every lane's index in dimension d (lanes x P,
+    0 where irregular), for banks of many lanes evaluated at once
+    (:func:`_group_sample` makes it)."""
 
     shape: GroupShape
     index: tuple[tuple[np.ndarray | None, ...], ...]
     active: tuple[np.ndarray, ...]
-    learned: int = 0
+    learned: int
+    grid: tuple[np.ndarray, ...]
+
+
+def _group_sample(shape: GroupShape, index: list, active: tuple[np.ndarray, ...],
+                  learned: int = 0) -> GroupSample:
+    count = len(active[0]) if active else 0
+    grid = tuple(np.array([np.zeros(count, np.int64) if idx[d] is None
+                           else np.broadcast_to(idx[d], (count,)) for idx in index],
+                          np.int64).reshape(len(index), count)
+                 for d in range(len(index[0]) if index else 0))
+    return GroupSample(shape, tuple(index), active, learned, grid)
 
 
 def sample_group(shape: GroupShape) -> GroupSample:
@@ -68,7 +81,7 @@ def sample_group(shape: GroupShape) -> GroupSample:
             near[key] = frozenset(S.points_near_extremes(domain, spans))
         active.append(np.array([p in near[key] for p in points], dtype=bool))
         index.append(_evaluated(lane, group.time_vars, env, len(points)))
-    return GroupSample(shape, tuple(index), _one_write(group, active))
+    return _group_sample(shape, index, _one_write(group, active))
 
 
 def _one_write(group: CycleGroup, active: list[np.ndarray]) -> tuple[np.ndarray, ...]:
@@ -116,8 +129,8 @@ def with_point(sample: GroupSample, point: tuple[int, ...]) -> GroupSample:
         added = _evaluated(lane, group.time_vars, env, 1)
         index.append(tuple(None if old is None else np.append(old, new)
                            for old, new in zip(sample.index[k], added)))
-    return GroupSample(sample.shape, tuple(index), _one_write(group, active),
-                       sample.learned + 1)
+    return _group_sample(sample.shape, index, _one_write(group, active),
+                         sample.learned + 1)
 
 
 def refuted(sample: GroupSample, banking: Banking, ports: PortModel) -> bool:
@@ -126,18 +139,19 @@ def refuted(sample: GroupSample, banking: Banking, ports: PortModel) -> bool:
     if not sample.active or not len(sample.active[0]):
         return False
     scheme = banking.scheme
-    shape = scheme.shape
-    bank_expr = scheme.bank_expr()
     bank_dims = scheme.bank_dims()
     wild = [any(sample.index[k][d] is None for d in bank_dims) for k in range(len(lanes))]
+    placed = [k for k in range(len(lanes)) if not wild[k]]
+    bank = dict(zip(placed, _bank_rows(sample, placed, scheme)))
     sizes = None
     if any(wild) and scheme.size <= MAX_COUNTED_ELEMENTS:
         sizes = np.bincount(scheme.maps()[0].ravel(), minlength=scheme.banks)
     for copy in range(banking.copies):
         chosen = [k for k, a in enumerate(lanes)
                   if a.kind == "write" or banking.copy_of(a.ref_id, a.copy_lane) == copy]
-        reads, writes = _regular_loads(sample, [k for k in chosen if not wild[k]],
-                                       bank_expr, shape, scheme.banks)
+        regular = [k for k in chosen if not wild[k]]
+        reads, writes = _regular_loads(sample, regular, [bank[k] for k in regular],
+                                       scheme.shape, scheme.banks)
         if sizes is not None:
             wild_reads = sum(sample.active[k] for k in chosen
                              if wild[k] and lanes[k].kind == "read")
@@ -167,19 +181,20 @@ def sampled_rule_ii(sample: GroupSample, banking: Banking, ports: PortModel) -> 
     target = sample.shape.group.target_ii
     if scheme.registers or scheme.banks == 1 or not len(sample.active[0]):
         return target
-    varies = _banks_vary(sample, scheme)
+    varies, bank = _banks_vary(sample, scheme)
     if not varies.any():
         return target
     worst = target
+    count = len(sample.active[0])
     for lanes in sub_arrays(scheme, sample.shape):
         varying = [k for k in lanes if varies[k]]
         if not varying:
             continue
         constant = [k for k in lanes if not varies[k]]
-        reads, writes = _regular_loads(sample, constant, scheme.bank_expr(), scheme.shape,
-                                       scheme.banks)
-        every_reads, every_writes = _regular_loads(sample, varying, E.const(0),
-                                                   scheme.shape, 1)
+        reads, writes = _regular_loads(sample, constant, [bank[k] for k in constant],
+                                       scheme.shape, scheme.banks)
+        every_reads, every_writes = _regular_loads(
+            sample, varying, [np.zeros(count, np.int64)] * len(varying), scheme.shape, 1)
         worst = max(worst, int(least_ii(ports, reads + every_reads, writes + every_writes,
                                         target).max(initial=target)))
     return worst
@@ -199,39 +214,48 @@ def routed_ii(sample: GroupSample, banking: Banking, ports: PortModel) -> int:
     target = sample.shape.group.target_ii
     if (scheme.registers or scheme.banks == 1 or banking.copies > 1
             or not len(sample.active[0])
-            or any(v is None for idx in sample.index for v in idx)
-            or not _banks_vary(sample, scheme).any()):
+            or any(v is None for idx in sample.index for v in idx)):
         return target
-    reads, writes = _regular_loads(sample, list(range(len(sample.shape.lanes))),
-                                   scheme.bank_expr(), scheme.shape, scheme.banks)
+    varies, bank = _banks_vary(sample, scheme)
+    if not varies.any():
+        return target
+    lanes = list(range(len(sample.shape.lanes)))
+    reads, writes = _regular_loads(sample, lanes, [bank[k] for k in lanes], scheme.shape,
+                                   scheme.banks)
     return int(least_ii(ports, reads.max(initial=0), writes.max(initial=0), target))
 
 
-def _banks_vary(sample: GroupSample, scheme) -> np.ndarray:
+def _bank_rows(sample: GroupSample, lanes: list[int], scheme) -> np.ndarray:
+    """The banks of ``lanes`` (regular in the scheme's bank dimensions) at the sampled
+    P, one row per lane, all evaluated at once."""
+    env = {index_var(d): sample.grid[d][lanes] for d in scheme.bank_dims()}
+    return np.broadcast_to(E.evaluate(scheme.bank_expr(), env),
+                           (len(lanes), len(sample.active[0])))
+
+
+def _banks_vary(sample: GroupSample, scheme) -> tuple[np.ndarray, dict[int, np.ndarray]]:
     """Per lane, whether its bank is not one value over the sampled cycles where it
     runs (a lane irregular in a bank dimension, or whose bank differs between the
-    instances of its loop: always), all lanes evaluated at once."""
+    instances of its loop: always); and the banks of the others (:func:`_bank_rows`),
+    by lane."""
     dims = scheme.bank_dims()
-    count = len(sample.active[0])
     varies = np.array([any(sample.index[k][d] is None for d in dims)
                        or not lane_agrees(scheme, lane)
                        for k, lane in enumerate(sample.shape.lanes)], dtype=bool)
-    regular = np.flatnonzero(~varies)
-    if not regular.size:
-        return varies
-    env = {index_var(d): np.stack([np.broadcast_to(sample.index[k][d], (count,))
-                                   for k in regular]) for d in dims}
-    bank = np.broadcast_to(E.evaluate(scheme.bank_expr(), env), (regular.size, count))
+    regular = np.flatnonzero(~varies).tolist()
+    if not regular:
+        return varies, {}
+    bank = _bank_rows(sample, regular, scheme)
     here = np.stack([sample.active[k] for k in regular])
-    first = bank[np.arange(regular.size), here.argmax(axis=1)]
+    first = bank[np.arange(len(regular)), here.argmax(axis=1)]
     varies[regular] = ((bank != first[:, None]) & here).any(axis=1)
-    return varies
+    return varies, dict(zip(regular, bank))
 
 
-def _regular_loads(sample: GroupSample, chosen: list[int], bank_expr: E.Expr,
+def _regular_loads(sample: GroupSample, chosen: list[int], banks_of: list[np.ndarray],
                    shape: tuple[int, ...], banks: int) -> tuple[np.ndarray, np.ndarray]:
     """Per sampled P and bank: distinct read addresses and writes of the ``chosen``
-    lanes, whose banks are known.
+    lanes, whose banks over the P are ``banks_of`` (one row per lane).
 
     A read counts where it is the first active lane of its row with its address (the
     lanes' addresses are sorted per row, so this is O(lanes log lanes) per row), an
@@ -242,11 +266,8 @@ def _regular_loads(sample: GroupSample, chosen: list[int], bank_expr: E.Expr,
     writes = np.zeros((count, banks), dtype=np.int64)
     rows = np.arange(count)
     read_addr, read_bank = [], []
-    for k in chosen:
+    for k, bank in zip(chosen, banks_of):
         idx = sample.index[k]
-        bank = np.broadcast_to(E.evaluate(bank_expr, {index_var(d): v for d, v in
-                                                      enumerate(idx) if v is not None}),
-                               (count,))
         here = sample.active[k]
         if sample.shape.lanes[k].kind == "write":
             np.add.at(writes, (rows[here], bank[here]), 1)
@@ -294,42 +315,62 @@ def shared_banks_overloaded(sample: GroupSample, chosen: list[int],
     wild_reads, wild_writes = (
         sum((sample.active[k].astype(np.int64) for k in wild if lanes[k].kind == kind),
             np.zeros(count, np.int64)) for kind in ("read", "write"))
-    reads, writes = _placed_rows(sample, placed, dims)
+    reads, writes = _placed_accesses(sample, placed, dims)
     # the (P, bank coordinates) cells, with each one's distinct reads and its writes
-    cells, inverse = np.unique(np.concatenate([reads[:, :len(dims) + 1],
-                                               writes]), axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    read_count = np.bincount(inverse[:len(reads)], minlength=len(cells))
-    write_count = np.bincount(inverse[len(reads):], minlength=len(cells))
-    p = cells[:, 0]
+    both = np.concatenate([reads, writes])
+    _, first, inverse = np.unique(row_ids(both), return_index=True, return_inverse=True)
+    read_count = np.bincount(inverse[:len(reads)], minlength=len(first))
+    write_count = np.bincount(inverse[len(reads):], minlength=len(first))
+    p = both[first, 0]
     load = read_count + np.minimum(wild_reads[p], np.maximum(0, fiber - read_count))
     target = sample.shape.group.target_ii
     return bool((least_ii(ports, load, write_count + wild_writes[p], target) > target).any())
 
 
-def _placed_rows(sample: GroupSample, placed: list[int], dims: list[int]
-                 ) -> tuple[np.ndarray, np.ndarray]:
+def _placed_accesses(sample: GroupSample, placed: list[int], dims: list[int]
+                     ) -> tuple[np.ndarray, np.ndarray]:
     """The accesses of the ``placed`` lanes at the sampled P where they run, as rows
-    ``(P, index in dims..., tag, address...)``: the distinct reads (tag ``-epoch``,
-    ``LaneAccess.epoch``, and the element's index; a lane irregular in some dimension
-    is an address of its own, tag ``k + 1`` and zeros) and, per write, ``(P, index in
-    dims...)``."""
-    reads, writes = [], []
+    ``(P, index in dims...)``: one per distinct read and one per write.  A read is
+    the element's index in its epoch (``LaneAccess.epoch``); a lane irregular in some
+    dimension reads an address of its own at each P."""
+    cells, reads, writes = [], [], []
     for k in placed:
         index, runs = sample.index[k], np.flatnonzero(sample.active[k])
-        cell = [runs] + [index[d][runs] for d in dims]
+        cell = np.stack([runs] + [index[d][runs] for d in dims], axis=1)
         if sample.shape.lanes[k].kind == "write":
-            writes.append(np.stack(cell, axis=1))
-        elif any(v is None for v in index):
-            own = np.zeros((len(runs), 1 + len(index)), np.int64)
-            own[:, 0] = k + 1
-            reads.append(np.concatenate([np.stack(cell, axis=1), own], axis=1))
-        else:
-            tag = np.full(len(runs), -sample.shape.lanes[k].epoch, np.int64)
-            reads.append(np.stack(cell + [tag] + [v[runs] for v in index], axis=1))
-    width = len(dims) + 2 + len(sample.index[placed[0]])
-    read_rows = (np.unique(np.concatenate(reads).astype(np.int64), axis=0) if reads
-                 else np.zeros((0, width), np.int64))
-    write_rows = (np.concatenate(writes).astype(np.int64) if writes
-                  else np.zeros((0, len(dims) + 1), np.int64))
-    return read_rows, write_rows
+            writes.append(cell)
+            continue
+        # the read's identity: (P, tag, element index); tag -epoch, or k + 1 for a lane
+        # irregular somewhere, whose index columns are then 0
+        own = any(v is None for v in index)
+        tag = k + 1 if own else -sample.shape.lanes[k].epoch
+        where = [np.zeros(len(runs), np.int64) if own else v[runs] for v in index]
+        cells.append(cell)
+        reads.append(np.stack([runs, np.full(len(runs), tag)] + where, axis=1))
+    read_cells = np.zeros((0, len(dims) + 1), np.int64)
+    if reads:
+        _, distinct = np.unique(row_ids(np.concatenate(reads)), return_index=True)
+        read_cells = np.concatenate(cells)[distinct]
+    write_cells = (np.concatenate(writes) if writes
+                   else np.zeros((0, len(dims) + 1), np.int64))
+    return read_cells.astype(np.int64), write_cells.astype(np.int64)
+
+
+def row_ids(rows: np.ndarray) -> np.ndarray:
+    """Per row of the integer matrix ``rows``, an int64 equal for equal rows only: the
+    columns shifted to start at 0 and read as the digits of a mixed-radix number, the
+    digits so far renumbered densely (``np.unique``) where the next radix would take
+    the number past 2^62.  Sorting these is far cheaper than ``np.unique(axis=0)``'s
+    sort of byte rows (most of the pre-check's time on samples)."""
+    ids, bound = np.zeros(len(rows), np.int64), 1
+    if not len(rows):
+        return ids
+    for column in rows.T:
+        low = int(column.min())
+        span = int(column.max()) - low + 1
+        if bound * span >= 1 << 62:
+            distinct, ids = np.unique(ids, return_inverse=True)
+            ids, bound = ids.reshape(-1), len(distinct)
+        ids = ids * span + (column.astype(np.int64) - low)
+        bound *= span
+    return ids
