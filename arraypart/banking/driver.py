@@ -935,6 +935,7 @@ class _Search:
         self.routed_memo: dict[Banking, dict[str, int]] = {}
         self.routed_refuted = 0  # candidates set aside for their routed sites
         self.sample_memo: dict[int, object] = {}
+        self.cost_memo: dict[Banking, Cost] = {}
 
     # ------------------------------------------------------------ driver
 
@@ -1359,7 +1360,12 @@ class _Search:
                 f"{self.options.bram_budget})")
 
     def cost(self, banking: Banking) -> Cost:
-        return self.within_budget(cost_of(banking, self.am, self.shapes))
+        """``banking``'s cost (made once per search: :meth:`_gate` asks it of every
+        pending per_dim candidate for each flat family)."""
+        if banking not in self.cost_memo:
+            self.cost_memo[banking] = self.within_budget(
+                cost_of(banking, self.am, self.shapes))
+        return self.cost_memo[banking]
 
     def within_budget(self, cost: Cost) -> Cost:
         """``cost`` with BRAM18K counted up to one past the device's budget: beyond it
