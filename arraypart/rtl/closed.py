@@ -85,37 +85,85 @@ def lane_table(array_model: ArrayModel, copies: int,
                read_copy: tuple[tuple[int, E.Expr], ...]) -> LaneTable:
     """The lane table of ``array_model`` with ``copies`` copies read as ``read_copy``
     says (:class:`arraypart.scheme.Banking`; a pure function of its arguments; the
-    model is compared by identity)."""
-    ranges: dict[str, tuple[int, int]] = {}
+    model is compared by identity): its accesses merged by (group, kind, copies,
+    index), their index rows from :func:`_index_rows`."""
+    rows = _index_rows(array_model.groups, tuple(array_model.array.shape))
     merged: dict[tuple, None] = {}
-    shape = array_model.array.shape
-    for g, group in enumerate(array_model.groups):
+    for g, kind, ref_id, copy_lane, row in rows.accesses:
+        lane_copies = (tuple(range(copies)) if kind == "write"
+                       else (lane_copy(read_copy, ref_id, copy_lane),))
+        merged.setdefault((g, kind, lane_copies, row), None)
+    lanes = list(merged)
+    pick = np.array([row for *_, row in lanes], np.int64)
+    in_copy = np.zeros((len(lanes), copies), bool)
+    classes: dict[tuple[int, ...], int] = {}
+    width_class = np.zeros(len(lanes), np.int64)
+    for k, (_, _, lane_copies, row) in enumerate(lanes):
+        in_copy[k, list(lane_copies)] = True
+        width_class[k] = classes.setdefault(rows.widths[row], len(classes))
+    return LaneTable(rows.shape, array_model.array.elem_bits, array_model.ports.name,
+                     copies, tuple(rows.index[row] for row in pick),
+                     np.array([lane[0] for lane in lanes], np.int64),
+                     np.array([lane[1] == "read" for lane in lanes], bool), in_copy,
+                     rows.lo[pick], rows.hi[pick], rows.coeffs[pick], rows.const[pick],
+                     rows.affine[pick], int(rows.adds[pick].sum()),
+                     int(rows.divs[pick].sum()), width_class,
+                     impl=array_model.array.storage_impl)
+
+
+@dataclass(frozen=True, eq=False)
+class _IndexRows:
+    """What a lane table needs of an array's accesses whatever its copies:
+    ``accesses`` as (group, kind, ref_id, copy_lane, row), where row numbers the
+    distinct (group, index over the memory's inputs) pairs; per row its ``index``, its
+    element ranges ``lo``, ``hi`` clipped to the array, ``coeffs`` and ``const`` of
+    an affine index (``affine``), the ``adds`` and ``divs`` bits of its arithmetic
+    and the bit ``widths`` of its element ranges (:class:`LaneTable`)."""
+
+    shape: tuple[int, ...]
+    accesses: tuple[tuple[int, str, int, tuple, int], ...]
+    index: tuple[tuple[E.Expr, ...], ...]
+    lo: np.ndarray
+    hi: np.ndarray
+    coeffs: np.ndarray
+    const: np.ndarray
+    affine: np.ndarray
+    adds: np.ndarray
+    divs: np.ndarray
+    widths: tuple[tuple[int, ...], ...]
+
+
+@lru_cache(maxsize=256)
+def _index_rows(groups: tuple, shape: tuple[int, ...]) -> _IndexRows:
+    """The :class:`_IndexRows` of the accesses of ``groups`` (compared by identity) to
+    an array of ``shape``, made once: every copy assignment the search prices shares
+    them (a thousand lanes' index bounds were most of a lane table's time)."""
+    ranges: dict[str, tuple[int, int]] = {}
+    rows: dict[tuple, int] = {}
+    accesses = []
+    for g, group in enumerate(groups):
         for v, found in zip(group.time_vars, time_ranges(group)):
             ranges[group_port(g, v)] = found
         for position, (access, index) in enumerate(zip(group.accesses, renamed_indices(group, g))):
-            lane_copies = (tuple(range(copies)) if access.kind == "write"
-                           else (lane_copy(read_copy, access.ref_id, access.copy_lane),))
             for d, e in enumerate(access.index):
                 if e is None:
                     ranges[irregular_port(g, position, d)] = (0, shape[d] - 1)
-            merged.setdefault((g, access.kind, lane_copies, index), None)
-    lanes = list(merged)
-    names = sorted({v for *_, index in lanes for e in index for v in E.variables(e)})
+            row = rows.setdefault((g, index), len(rows))
+            accesses.append((g, access.kind, access.ref_id, access.copy_lane, row))
+    indexes = [index for _, index in rows]
+    names = sorted({v for index in indexes for e in index for v in E.variables(e)})
     column = {v: n for n, v in enumerate(names)}
-    n, dims = len(lanes), len(shape)
+    n, dims = len(indexes), len(shape)
     lo, hi = np.zeros((n, dims), np.int64), np.zeros((n, dims), np.int64)
     coeffs = np.zeros((n, dims, len(names)), np.int64)
     const = np.zeros((n, dims), np.int64)
     affine = np.ones(n, bool)
-    in_copy = np.zeros((n, copies), bool)
-    index_adds = index_divs = 0
-    classes: dict[tuple[int, ...], int] = {}
-    width_class = np.zeros(n, np.int64)
-    for k, (_, kind, lane_copies, index) in enumerate(lanes):
-        in_copy[k, list(lane_copies)] = True
+    adds, divs = np.zeros(n, np.int64), np.zeros(n, np.int64)
+    widths = []
+    for k, index in enumerate(indexes):
         for d, e in enumerate(index):
             a, dv, (elo, ehi) = expr_bits(e, ranges)
-            index_adds, index_divs = index_adds + a, index_divs + dv
+            adds[k], divs[k] = adds[k] + a, divs[k] + dv
             lo[k, d], hi[k, d] = max(elo, 0), max(min(ehi, shape[d] - 1), 0)
             form = E.affine_form(e)
             if form is None:
@@ -124,14 +172,9 @@ def lane_table(array_model: ArrayModel, copies: int,
             for v, c in form[0].items():
                 coeffs[k, d, column[v]] = c
             const[k, d] = form[1]
-        widths = tuple(E.range_bits(int(a), int(b)) for a, b in zip(lo[k], hi[k]))
-        width_class[k] = classes.setdefault(widths, len(classes))
-    return LaneTable(tuple(shape), array_model.array.elem_bits, array_model.ports.name,
-                     copies, tuple(index for *_, index in lanes),
-                     np.array([lane[0] for lane in lanes], np.int64),
-                     np.array([lane[1] == "read" for lane in lanes], bool), in_copy,
-                     lo, hi, coeffs, const, affine, index_adds, index_divs, width_class,
-                     impl=array_model.array.storage_impl)
+        widths.append(tuple(E.range_bits(int(a), int(b)) for a, b in zip(lo[k], hi[k])))
+    return _IndexRows(shape, tuple(accesses), tuple(indexes), lo, hi, coeffs, const, affine,
+                      adds, divs, tuple(widths))
 
 
 def bounds(e: E.Expr, lo: dict[str, np.ndarray], hi: dict[str, np.ndarray]
