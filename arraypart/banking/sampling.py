@@ -26,7 +26,7 @@ from ..poly.model import CycleGroup
 from . import islsets as S
 from .groups import GroupShape
 from .space import lane_agrees, sub_arrays
-from .precheck import least_ii
+from .precheck import least_ii, overloaded
 
 # About this many iterations are sampled near each end of a domain.
 SAMPLE_POINTS = 64
@@ -46,14 +46,15 @@ class GroupSample:
     one write with an earlier one, which runs for it: :func:`_one_write`);
     ``learned``: how many of the P are colliding cycles isl found
     (:func:`with_point`); ``grid[d]``: every lane's index in dimension d (lanes x P,
-    0 where irregular), for banks of many lanes evaluated at once
-    (:func:`_group_sample` makes it)."""
+    0 where irregular) and ``running``: the ``active`` rows stacked (lanes x P), for
+    many lanes at once (:func:`_group_sample` makes both)."""
 
     shape: GroupShape
     index: tuple[tuple[np.ndarray | None, ...], ...]
     active: tuple[np.ndarray, ...]
     learned: int
     grid: tuple[np.ndarray, ...]
+    running: np.ndarray
 
 
 def _group_sample(shape: GroupShape, index: list, active: tuple[np.ndarray, ...],
@@ -63,7 +64,8 @@ def _group_sample(shape: GroupShape, index: list, active: tuple[np.ndarray, ...]
                            else np.broadcast_to(idx[d], (count,)) for idx in index],
                           np.int64).reshape(len(index), count)
                  for d in range(len(index[0]) if index else 0))
-    return GroupSample(shape, tuple(index), active, learned, grid)
+    running = np.array(active, bool).reshape(len(index), count)
+    return GroupSample(shape, tuple(index), active, learned, grid, running)
 
 
 def sample_group(shape: GroupShape) -> GroupSample:
@@ -162,7 +164,7 @@ def refuted(sample: GroupSample, banking: Banking, ports: PortModel) -> bool:
             writes = writes + np.where(sizes[None, :] > 0,
                                        np.asarray(wild_writes)[..., None], 0)
         target = sample.shape.group.target_ii
-        if (least_ii(ports, reads, writes, target) > target).any():
+        if overloaded(ports, reads, writes, target):
             return True
     return False
 
@@ -324,7 +326,7 @@ def shared_banks_overloaded(sample: GroupSample, chosen: list[int],
     p = both[first, 0]
     load = read_count + np.minimum(wild_reads[p], np.maximum(0, fiber - read_count))
     target = sample.shape.group.target_ii
-    return bool((least_ii(ports, load, write_count + wild_writes[p], target) > target).any())
+    return overloaded(ports, load, write_count + wild_writes[p], target)
 
 
 def _placed_accesses(sample: GroupSample, placed: list[int], dims: list[int]
@@ -332,28 +334,23 @@ def _placed_accesses(sample: GroupSample, placed: list[int], dims: list[int]
     """The accesses of the ``placed`` lanes at the sampled P where they run, as rows
     ``(P, index in dims...)``: one per distinct read and one per write.  A read is
     the element's index in its epoch (``LaneAccess.epoch``); a lane irregular in some
-    dimension reads an address of its own at each P."""
-    cells, reads, writes = [], [], []
-    for k in placed:
-        index, runs = sample.index[k], np.flatnonzero(sample.active[k])
-        cell = np.stack([runs] + [index[d][runs] for d in dims], axis=1)
-        if sample.shape.lanes[k].kind == "write":
-            writes.append(cell)
-            continue
-        # the read's identity: (P, tag, element index); tag -epoch, or k + 1 for a lane
-        # irregular somewhere, whose index columns are then 0
-        own = any(v is None for v in index)
-        tag = k + 1 if own else -sample.shape.lanes[k].epoch
-        where = [np.zeros(len(runs), np.int64) if own else v[runs] for v in index]
-        cells.append(cell)
-        reads.append(np.stack([runs, np.full(len(runs), tag)] + where, axis=1))
-    read_cells = np.zeros((0, len(dims) + 1), np.int64)
-    if reads:
-        _, distinct = np.unique(row_ids(np.concatenate(reads)), return_index=True)
-        read_cells = np.concatenate(cells)[distinct]
-    write_cells = (np.concatenate(writes) if writes
-                   else np.zeros((0, len(dims) + 1), np.int64))
-    return read_cells.astype(np.int64), write_cells.astype(np.int64)
+    dimension reads an address of its own at each P.  All lanes at once, from the
+    sample's grid."""
+    lanes = sample.shape.lanes
+    chosen = np.array(placed, np.int64)
+    row, p = np.nonzero(sample.running[chosen])
+    k = chosen[row]
+    cells = np.stack([p] + [sample.grid[d][k, p] for d in dims], axis=1)
+    write = np.array([lanes[j].kind == "write" for j in placed], bool)[row]
+    # a read's identity: (P, tag, element index); tag -epoch, or k + 1 for a lane
+    # irregular somewhere, whose index columns are then 0
+    own = np.array([any(v is None for v in sample.index[j]) for j in placed], bool)[row]
+    tag = np.where(own, k + 1,
+                   -np.array([lanes[j].epoch for j in placed], np.int64)[row])
+    identity = np.stack([p, tag] + [np.where(own, 0, column[k, p])
+                                    for column in sample.grid], axis=1)[~write]
+    _, distinct = np.unique(row_ids(identity), return_index=True)
+    return cells[~write][distinct], cells[write]
 
 
 def row_ids(rows: np.ndarray) -> np.ndarray:
