@@ -143,8 +143,7 @@ def refuted(sample: GroupSample, banking: Banking, ports: PortModel) -> bool:
     scheme = banking.scheme
     bank_dims = scheme.bank_dims()
     wild = [any(sample.index[k][d] is None for d in bank_dims) for k in range(len(lanes))]
-    placed = [k for k in range(len(lanes)) if not wild[k]]
-    bank = dict(zip(placed, _bank_rows(sample, placed, scheme)))
+    bank = _bank_rows(sample, scheme)
     sizes = None
     if any(wild) and scheme.size <= MAX_COUNTED_ELEMENTS:
         sizes = np.bincount(scheme.maps()[0].ravel(), minlength=scheme.banks)
@@ -152,8 +151,8 @@ def refuted(sample: GroupSample, banking: Banking, ports: PortModel) -> bool:
         chosen = [k for k, a in enumerate(lanes)
                   if a.kind == "write" or banking.copy_of(a.ref_id, a.copy_lane) == copy]
         regular = [k for k in chosen if not wild[k]]
-        reads, writes = _regular_loads(sample, regular, [bank[k] for k in regular],
-                                       scheme.shape, scheme.banks)
+        reads, writes = _regular_loads(sample, regular, bank[regular], scheme.shape,
+                                       scheme.banks)
         if sizes is not None:
             wild_reads = sum(sample.active[k] for k in chosen
                              if wild[k] and lanes[k].kind == "read")
@@ -183,20 +182,20 @@ def sampled_rule_ii(sample: GroupSample, banking: Banking, ports: PortModel) -> 
     target = sample.shape.group.target_ii
     if scheme.registers or scheme.banks == 1 or not len(sample.active[0]):
         return target
-    varies, bank = _banks_vary(sample, scheme)
+    bank = _bank_rows(sample, scheme)
+    varies = _banks_vary(sample, scheme, bank)
     if not varies.any():
         return target
     worst = target
-    count = len(sample.active[0])
     for lanes in sub_arrays(scheme, sample.shape):
         varying = [k for k in lanes if varies[k]]
         if not varying:
             continue
         constant = [k for k in lanes if not varies[k]]
-        reads, writes = _regular_loads(sample, constant, [bank[k] for k in constant],
-                                       scheme.shape, scheme.banks)
-        every_reads, every_writes = _regular_loads(
-            sample, varying, [np.zeros(count, np.int64)] * len(varying), scheme.shape, 1)
+        reads, writes = _regular_loads(sample, constant, bank[constant], scheme.shape,
+                                       scheme.banks)
+        every_reads, every_writes = _regular_loads(sample, varying, 0 * bank[varying],
+                                                   scheme.shape, 1)
         worst = max(worst, int(least_ii(ports, reads + every_reads, writes + every_writes,
                                         target).max(initial=target)))
     return worst
@@ -218,78 +217,68 @@ def routed_ii(sample: GroupSample, banking: Banking, ports: PortModel) -> int:
             or not len(sample.active[0])
             or any(v is None for idx in sample.index for v in idx)):
         return target
-    varies, bank = _banks_vary(sample, scheme)
-    if not varies.any():
+    bank = _bank_rows(sample, scheme)
+    if not _banks_vary(sample, scheme, bank).any():
         return target
-    lanes = list(range(len(sample.shape.lanes)))
-    reads, writes = _regular_loads(sample, lanes, [bank[k] for k in lanes], scheme.shape,
-                                   scheme.banks)
+    reads, writes = _regular_loads(sample, list(range(len(sample.shape.lanes))), bank,
+                                   scheme.shape, scheme.banks)
     return int(least_ii(ports, reads.max(initial=0), writes.max(initial=0), target))
 
 
-def _bank_rows(sample: GroupSample, lanes: list[int], scheme) -> np.ndarray:
-    """The banks of ``lanes`` (regular in the scheme's bank dimensions) at the sampled
-    P, one row per lane, all evaluated at once."""
-    env = {index_var(d): sample.grid[d][lanes] for d in scheme.bank_dims()}
-    return np.broadcast_to(E.evaluate(scheme.bank_expr(), env),
-                           (len(lanes), len(sample.active[0])))
+def _bank_rows(sample: GroupSample, scheme) -> np.ndarray:
+    """Every lane's bank at the sampled P (lanes x P), all evaluated at once; a lane
+    irregular in a bank dimension gets the bank of index 0 there, which nothing
+    reads."""
+    env = {index_var(d): sample.grid[d] for d in scheme.bank_dims()}
+    return np.broadcast_to(E.evaluate(scheme.bank_expr(), env), sample.running.shape)
 
 
-def _banks_vary(sample: GroupSample, scheme) -> tuple[np.ndarray, dict[int, np.ndarray]]:
-    """Per lane, whether its bank is not one value over the sampled cycles where it
-    runs (a lane irregular in a bank dimension, or whose bank differs between the
-    instances of its loop: always); and the banks of the others (:func:`_bank_rows`),
-    by lane."""
+def _banks_vary(sample: GroupSample, scheme, bank: np.ndarray) -> np.ndarray:
+    """Per lane, whether its bank (``bank``: :func:`_bank_rows`) is not one value over
+    the sampled cycles where it runs (a lane irregular in a bank dimension, or whose
+    bank differs between the instances of its loop: always)."""
     dims = scheme.bank_dims()
     varies = np.array([any(sample.index[k][d] is None for d in dims)
                        or not lane_agrees(scheme, lane)
                        for k, lane in enumerate(sample.shape.lanes)], dtype=bool)
-    regular = np.flatnonzero(~varies).tolist()
-    if not regular:
-        return varies, {}
-    bank = _bank_rows(sample, regular, scheme)
-    here = np.stack([sample.active[k] for k in regular])
-    first = bank[np.arange(len(regular)), here.argmax(axis=1)]
-    varies[regular] = ((bank != first[:, None]) & here).any(axis=1)
-    return varies, dict(zip(regular, bank))
+    regular = np.flatnonzero(~varies)
+    here = sample.running[regular]
+    mine = bank[regular]
+    first = mine[np.arange(len(regular)), here.argmax(axis=1)]
+    varies[regular] = ((mine != first[:, None]) & here).any(axis=1)
+    return varies
 
 
-def _regular_loads(sample: GroupSample, chosen: list[int], banks_of: list[np.ndarray],
+def _regular_loads(sample: GroupSample, chosen: list[int], bank: np.ndarray,
                    shape: tuple[int, ...], banks: int) -> tuple[np.ndarray, np.ndarray]:
     """Per sampled P and bank: distinct read addresses and writes of the ``chosen``
-    lanes, whose banks over the P are ``banks_of`` (one row per lane).
+    lanes, whose banks over the P are the rows of ``bank``.
 
-    A read counts where it is the first active lane of its row with its address (the
-    lanes' addresses are sorted per row, so this is O(lanes log lanes) per row), an
-    address of each epoch (``LaneAccess.epoch``) its own; a lane with an irregular
-    dimension has an address of its own, ``INACTIVE - 1 - k``."""
+    A read counts once per distinct (P, address) where its lane runs (lanes that read
+    one address read one bank), an address of each epoch (``LaneAccess.epoch``) its
+    own; a lane with an irregular dimension has an address of its own,
+    ``INACTIVE - 1 - k``."""
     count = len(sample.active[0])
     reads = np.zeros((count, banks), dtype=np.int64)
     writes = np.zeros((count, banks), dtype=np.int64)
-    rows = np.arange(count)
-    read_addr, read_bank = [], []
-    for k, bank in zip(chosen, banks_of):
-        idx = sample.index[k]
-        here = sample.active[k]
-        if sample.shape.lanes[k].kind == "write":
-            np.add.at(writes, (rows[here], bank[here]), 1)
-            continue
-        if any(v is None for v in idx):
-            addr = np.full(count, INACTIVE - 1 - k, dtype=np.int64)
-        else:
-            addr = (np.ravel_multi_index(idx, shape, mode="clip")
-                    + sample.shape.lanes[k].epoch * prod(shape))
-        read_addr.append(np.where(here, addr, INACTIVE))
-        read_bank.append(bank)
-    if read_addr:
-        addr = np.stack(read_addr, axis=1)
-        order = np.argsort(addr, axis=1, kind="stable")
-        ordered = np.take_along_axis(addr, order, axis=1)
-        first = ordered != INACTIVE
-        first[:, 1:] &= ordered[:, 1:] != ordered[:, :-1]
-        row, col = np.nonzero(first)
-        bank = np.take_along_axis(np.stack(read_bank, axis=1), order, axis=1)
-        np.add.at(reads, (row, bank[row, col]), 1)
+    lanes = sample.shape.lanes
+    chosen = np.array(chosen, np.int64)
+    here = sample.running[chosen]
+    write = np.array([lanes[k].kind == "write" for k in chosen], bool)
+    lane, p = np.nonzero(here[write])
+    np.add.at(writes, (p, bank[write][lane, p]), 1)
+    mine = chosen[~write]
+    if len(mine):
+        own = np.array([any(v is None for v in sample.index[k]) for k in mine], bool)
+        epoch = np.array([lanes[k].epoch for k in mine], np.int64)
+        addr = (np.ravel_multi_index(tuple(g[mine] for g in sample.grid), shape, mode="clip")
+                + epoch[:, None] * prod(shape))
+        addr = np.where(own[:, None], (INACTIVE - 1 - mine)[:, None], addr)
+        lane, p = np.nonzero(here[~write])
+        _, first = np.unique(row_ids(np.stack([p, addr[lane, p]], axis=1)),
+                             return_index=True)
+        lane, p = lane[first], p[first]
+        np.add.at(reads, (p, bank[~write][lane, p]), 1)
     return reads, writes
 
 
