@@ -198,16 +198,6 @@ def bounds(e: E.Expr, lo: dict[str, np.ndarray], hi: dict[str, np.ndarray]
     return np.where(within, a % e.modulus, 0), np.where(within, b % e.modulus, e.modulus - 1)
 
 
-@lru_cache(maxsize=4096)
-def _formulas(scheme: Scheme) -> tuple[E.Expr, E.Expr]:
-    return scheme.bank_expr(), scheme.offset_expr()
-
-
-@lru_cache(maxsize=4096)
-def _bank_formula(scheme: Scheme) -> E.Expr:
-    return scheme.bank_expr()
-
-
 def _static_mask(scheme: Scheme, table: LaneTable) -> np.ndarray:
     """Which affine lanes are static (the module doc's congruences)."""
     if scheme.kind == "none":
@@ -270,7 +260,7 @@ def _per_dim_reach(scheme: Scheme, table: LaneTable):
 def _formula_reach(scheme: Scheme, table: LaneTable):
     """Static flags, static banks and bank bounds from the bank formula itself
     (:func:`bounds`; lanes that are not affine through :func:`.model.static_bank`)."""
-    bank_formula = _bank_formula(scheme)
+    bank_formula = scheme.bank_expr()
     static = _static_mask(scheme, table) & table.affine
     env = {index_var(d): table.const[:, d] for d in range(len(table.shape))}
     bank = np.broadcast_to(E.evaluate(bank_formula, env), static.shape).copy()
@@ -437,7 +427,7 @@ def _arithmetic(scheme: Scheme, table: LaneTable, static: np.ndarray) -> tuple[i
     """Adder and divider bits of every lane's index, offset and (dynamic lanes) bank
     nets, as :func:`.cost._lane_arithmetic` counts them: lanes whose element ranges
     have the same widths and the same static flag cost what the first of them costs."""
-    bank_formula, offset_formula = _formulas(scheme)
+    bank_formula, offset_formula = scheme.bank_expr(), scheme.offset_expr()
     first: dict[int, int] = {}
     many: dict[int, int] = {}
     for k, key in enumerate((table.width_class * 2 + static).tolist()):
