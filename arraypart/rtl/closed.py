@@ -35,7 +35,7 @@ import numpy as np
 from .. import expr as E
 from ..bram import BRAM18K_ASPECTS, ram_style
 from ..poly.model import ArrayModel
-from ..scheme import Banking, Scheme, index_var, lane_copy
+from ..scheme import DIM_TYPES, Banking, Scheme, index_var, lane_copy
 from .model import (PORT_PER_READER, PORT_ROLES, group_port, irregular_port,
                     port_roles, renamed_indices, replicas_of, static_bank, time_ranges)
 
@@ -47,6 +47,9 @@ REGISTER_FEATURES = ("regbits", "regfile", "regwrite", "regrom")
 LUTRAM_PRIMITIVE_BITS = 64
 #: The widest word of a true dual-port RAMB18 (x18); simple dual-port reaches x36.
 TDP_MAX_WIDTH = 18
+#: ``DIM_TYPES`` as the numbers :func:`_dim_table` gives them.
+NONE, CYCLIC, BLOCK, COMPLETE = (DIM_TYPES.index(t) for t in ("none", "cyclic", "block",
+                                                             "complete"))
 
 
 @dataclass(frozen=True, eq=False)
@@ -205,56 +208,71 @@ def _static_mask(scheme: Scheme, table: LaneTable) -> np.ndarray:
     if scheme.kind == "flat":
         total = np.einsum("d,kdv->kv", np.array(scheme.alpha, np.int64), table.coeffs)
         return (total % (scheme.flat_banks * scheme.block) == 0).all(axis=1)
-    ok = np.ones(len(table.is_read), bool)
-    for d, p in enumerate(scheme.dims):
-        if p.type == "cyclic":
-            ok &= (table.coeffs[:, d, :] % p.factor == 0).all(axis=1)
-        elif p.type in ("block", "complete"):
-            ok &= (table.coeffs[:, d, :] == 0).all(axis=1)
-    return ok
+    return _per_dim_static(_dim_table([scheme]), table)[0]
 
 
 def reach(scheme: Scheme, table: LaneTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(static, first bank, last bank) per lane: a static lane reaches its one bank,
     a dynamic one the bank formula's interval clipped to the banks (maybe empty)."""
     if table.affine.all() and scheme.kind == "per_dim":
-        static, bank, lo, hi = _per_dim_reach(scheme, table)
-    elif table.affine.all() and scheme.kind == "flat":
+        static, first, last = _per_dim_reach([scheme], table)
+        return static[0], first[0], last[0]
+    if table.affine.all() and scheme.kind == "flat":
         static, first, last = _flat_reach(table, np.array([scheme.alpha], np.int64),
                                           scheme.flat_banks, scheme.block)
         return static[0], first[0], last[0]
-    else:
-        static, bank, lo, hi = _formula_reach(scheme, table)
+    static, bank, lo, hi = _formula_reach(scheme, table)
     first = np.where(static, bank, np.maximum(lo, 0))
     last = np.where(static, bank, np.minimum(hi, scheme.banks - 1))
     return static, first, last
 
 
-def _per_dim_reach(scheme: Scheme, table: LaneTable):
-    """Static flags, static banks and bank bounds of affine lanes under a per_dim
-    scheme: ``bank = sum_d bank_d * stride_d`` (row-major over the factors) with
-    ``bank_d`` = ``x mod f`` (cyclic: ``[lo mod f, hi mod f]`` within one period, else
-    ``[0, f)``), ``floor(x / s)`` (block), ``x`` (complete), 0 (none)."""
-    static = _static_mask(scheme, table)
-    n = len(static)
-    bank, lo, hi = (np.zeros(n, np.int64) for _ in range(3))
-    stride = scheme.banks
-    for d, (p, size) in enumerate(zip(scheme.dims, scheme.shape)):
-        stride //= p.factor
-        c, a, b = table.const[:, d], table.lo[:, d], table.hi[:, d]
-        if p.type == "cyclic":
-            within = a // p.factor == b // p.factor
-            parts = (c % p.factor, np.where(within, a % p.factor, 0),
-                     np.where(within, b % p.factor, p.factor - 1))
-        elif p.type == "block":
-            s = -(-size // p.factor)
-            parts = (c // s, a // s, b // s)
-        elif p.type == "complete":
-            parts = (c, a, b)
-        else:
-            continue
-        bank, lo, hi = bank + stride * parts[0], lo + stride * parts[1], hi + stride * parts[2]
-    return static, bank, lo, hi
+def _dim_table(schemes: list[Scheme]) -> tuple[np.ndarray, np.ndarray]:
+    """Per_dim ``schemes`` as (kind, factor) arrays, M x dims (kind: an index of
+    ``DIM_TYPES``)."""
+    kinds = np.array([[DIM_TYPES.index(p.type) for p in s.dims] for s in schemes], np.int64)
+    factors = np.array([[p.factor for p in s.dims] for s in schemes], np.int64)
+    return kinds.reshape(len(schemes), -1), factors.reshape(len(schemes), -1)
+
+
+def _per_dim_static(dims: tuple[np.ndarray, np.ndarray], table: LaneTable) -> np.ndarray:
+    """M x lanes: affine lanes static under per_dim schemes (:func:`_dim_table`): every
+    input coefficient a multiple of f on a cyclic dimension, 0 on a block or complete
+    one."""
+    kinds, factors = dims
+    static = np.ones((len(kinds), len(table.is_read)), bool)
+    common = np.gcd.reduce(table.coeffs, axis=2)  # f divides each coefficient iff this
+    for d in range(kinds.shape[1]):
+        kind = kinds[:, d, None]
+        static &= np.where(kind == CYCLIC, common[None, :, d] % factors[:, d, None] == 0,
+                           (kind == NONE) | (common[None, :, d] == 0))
+    return static
+
+
+def _per_dim_reach(schemes: list[Scheme], table: LaneTable):
+    """(static, first bank, last bank), M x lanes, of affine lanes under per_dim
+    ``schemes`` of one bank count: ``bank = sum_d bank_d * stride_d`` (row-major over
+    the factors) with ``bank_d`` = ``x mod f`` (cyclic: ``[lo mod f, hi mod f]`` within
+    one period, else ``[0, f)``), ``floor(x / s)`` (block), ``x`` (complete), 0 (none);
+    a dynamic lane's interval clipped to the banks."""
+    dims = _dim_table(schemes)
+    kinds, factors = dims
+    static = _per_dim_static(dims, table)
+    bank, lo, hi = (np.zeros(static.shape, np.int64) for _ in range(3))
+    banks = schemes[0].banks
+    stride = np.full((len(schemes), 1), banks, np.int64)
+    for d, size in enumerate(table.shape):
+        f, kind = factors[:, d, None], kinds[:, d, None]
+        stride = stride // f
+        c, a, b = table.const[None, :, d], table.lo[None, :, d], table.hi[None, :, d]
+        s = -(-size // f)
+        within = a // f == b // f
+        choices = [kind == CYCLIC, kind == BLOCK, kind == COMPLETE]
+        bank = bank + stride * np.select(choices, [c % f, c // s, c], 0)
+        lo = lo + stride * np.select(choices, [np.where(within, a % f, 0), a // s, a], 0)
+        hi = hi + stride * np.select(choices, [np.where(within, b % f, f - 1), b // s, b], 0)
+    return (static, np.where(static, bank, np.maximum(lo, 0)),
+            np.where(static, bank, np.minimum(hi, banks - 1)))
 
 
 def _formula_reach(scheme: Scheme, table: LaneTable):
@@ -577,7 +595,11 @@ def flat_family_features(table: LaneTable, banks: int, blocks: tuple[int, ...],
 def batch_features(table: LaneTable, schemes: list[Scheme]) -> tuple[np.ndarray, np.ndarray]:
     """:func:`flat_features` of any M schemes with the same number of banks (each
     lane's reach from :func:`reach`)."""
-    static, first, last = (np.stack(part) for part in zip(*(reach(s, table) for s in schemes)))
+    if table.affine.all() and all(s.kind == "per_dim" for s in schemes):
+        static, first, last = _per_dim_reach(schemes, table)
+    else:
+        static, first, last = (np.stack(part) for part in zip(*(reach(s, table)
+                                                                 for s in schemes)))
     return _batch_features(table, static, first, last, schemes[0].banks,
                            np.array([s.bank_depth for s in schemes], np.int64))
 
