@@ -71,11 +71,13 @@ def _group_sample(shape: GroupShape, index: list, active: tuple[np.ndarray, ...]
 def sample_group(shape: GroupShape) -> GroupSample:
     group = shape.group
     spans = sample_spans(len(group.time_vars))
-    points = S.points_near_extremes(S.plain(group.domain), spans)
+    domain = S.plain(group.domain)
+    points = S.points_near_extremes(domain, spans)
     grid = np.array(points, dtype=np.int64).reshape(len(points), len(group.time_vars))
     env = {p: grid[:, t] for t, p in enumerate(S.time_names(len(group.time_vars)))}
     index, active = [], []
-    near: dict[str, frozenset] = {}  # by domain: lanes mostly share a few
+    # by domain: lanes mostly share a few, most often the group's own
+    near: dict[str, frozenset] = {str(domain): frozenset(points)}
     for lane in group.accesses:
         domain = S.plain(lane.domain)
         key = str(domain)
