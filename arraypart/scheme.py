@@ -31,6 +31,7 @@ each window of P elements uses P of the N*B slots (none wasted when gcd(N*B, alp
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from math import gcd, prod
 from typing import Iterator
 
@@ -152,7 +153,10 @@ class Scheme:
 
     # -------------------------------------------------------------- formulas
 
+    @lru_cache(maxsize=4096)
     def bank_expr(self) -> E.Expr:
+        """The bank formula (made once per scheme: the search, its proofs and the cost
+        model all read it, thousands of times in a suite)."""
         if self.kind == "per_dim":
             parts = [_dim_bank(p, n, index_var(d))
                      for d, (p, n) in enumerate(zip(self.dims, self.shape))]
@@ -207,7 +211,9 @@ class Scheme:
             return frozenset(d for d, p in enumerate(self.dims) if p.type != "none")
         return frozenset(d for d, a in enumerate(self.alpha) if a)
 
+    @lru_cache(maxsize=4096)
     def offset_expr(self) -> E.Expr:
+        """The offset formula (made once per scheme, as :meth:`bank_expr`)."""
         if self.kind == "per_dim":
             parts = [_dim_offset(p, n, index_var(d))
                      for d, (p, n) in enumerate(zip(self.dims, self.shape))]

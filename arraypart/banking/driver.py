@@ -927,6 +927,7 @@ class _Search:
         self.family_memo: dict[tuple, tuple[Family, ...]] = (
             {} if base is None else base.family_memo)
         self.overload_memo: dict[tuple, bool] = {}  # wild and shared overloads
+        self.served_overload_memo: dict[tuple, bool] = {}
         self.loads_memo: dict[tuple, list[tuple[int, int, int]]] = {}
         self.served_memo: dict[tuple, list[list[list[int]]]] = {}
         self.partly_irregular = any(None in a.index and not all(e is None for e in a.index)
@@ -935,6 +936,7 @@ class _Search:
         self.routed_memo: dict[Banking, dict[str, int]] = {}
         self.routed_refuted = 0  # candidates set aside for their routed sites
         self.sample_memo: dict[int, object] = {}
+        self.cost_memo: dict[Banking, Cost] = {}
 
     # ------------------------------------------------------------ driver
 
@@ -1174,11 +1176,22 @@ class _Search:
         key = ("shared", copies, assignment, bank_dims)
         if key not in self.overload_memo:
             self.overload_memo[key] = any(
-                shared_banks_overloaded(sample, served, bank_dims, self.am.ports,
-                                        self.am.array.shape)
-                for sample, per_copy in zip(self.samples, self._served(copies, assignment))
+                self._served_overloaded(n, served, bank_dims)
+                for n, per_copy in enumerate(self._served(copies, assignment))
                 for served in per_copy)
         return self.overload_memo[key]
+
+    def _served_overloaded(self, n: int, served: list[int],
+                           bank_dims: frozenset[int]) -> bool:
+        """:func:`.sampling.shared_banks_overloaded` on the ``n``-th sample serving
+        ``served``, made once per version of the sample (copy assignments of one
+        search give many copies the same lanes)."""
+        sample = self.samples[n]
+        key = (n, sample.learned, tuple(served), bank_dims)
+        if key not in self.served_overload_memo:
+            self.served_overload_memo[key] = shared_banks_overloaded(
+                sample, served, bank_dims, self.am.ports, self.am.array.shape)
+        return self.served_overload_memo[key]
 
     def _served(self, copies: int, assignment: tuple) -> list[list[list[int]]]:
         """Per sampled group and copy, the lanes its banks serve: every write and the
@@ -1348,7 +1361,12 @@ class _Search:
                 f"{self.options.bram_budget})")
 
     def cost(self, banking: Banking) -> Cost:
-        return self.within_budget(cost_of(banking, self.am, self.shapes))
+        """``banking``'s cost (made once per search: :meth:`_gate` asks it of every
+        pending per_dim candidate for each flat family)."""
+        if banking not in self.cost_memo:
+            self.cost_memo[banking] = self.within_budget(
+                cost_of(banking, self.am, self.shapes))
+        return self.cost_memo[banking]
 
     def within_budget(self, cost: Cost) -> Cost:
         """``cost`` with BRAM18K counted up to one past the device's budget: beyond it

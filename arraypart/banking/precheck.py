@@ -84,6 +84,15 @@ def least_ii(ports: PortModel, reads: np.ndarray, writes: np.ndarray,
     return np.where(feasible, low, INFEASIBLE_II)
 
 
+def overloaded(ports: PortModel, reads: np.ndarray, writes: np.ndarray,
+               target: int) -> bool:
+    """Some bank of ``reads`` and ``writes`` (elementwise) does not fit at ``target``:
+    :func:`least_ii` is above it there (fitting is monotone in II), without its
+    search."""
+    reads, writes = np.asarray(reads, np.int64), np.asarray(writes, np.int64)
+    return not _fits(ports, reads, writes, np.int64(target)).all()
+
+
 def _fits(ports: PortModel, reads: np.ndarray, writes: np.ndarray,
           ii: np.ndarray) -> np.ndarray:
     """``PortModel.fits`` elementwise (same formula, see ir.PortModel)."""

@@ -26,7 +26,7 @@ from ..poly.model import CycleGroup
 from . import islsets as S
 from .groups import GroupShape
 from .space import lane_agrees, sub_arrays
-from .precheck import least_ii
+from .precheck import least_ii, overloaded
 
 # About this many iterations are sampled near each end of a domain.
 SAMPLE_POINTS = 64
@@ -45,22 +45,39 @@ class GroupSample:
     irregular there); ``active[k]``: where lane k runs (never, for a write that is
     one write with an earlier one, which runs for it: :func:`_one_write`);
     ``learned``: how many of the P are colliding cycles isl found
-    (:func:`with_point`)."""
+    (:func:`with_point`); ``grid[d]``: every lane's index in dimension d (lanes x P,
+    0 where irregular) and ``running``: the ``active`` rows stacked (lanes x P), for
+    many lanes at once (:func:`_group_sample` makes both)."""
 
     shape: GroupShape
     index: tuple[tuple[np.ndarray | None, ...], ...]
     active: tuple[np.ndarray, ...]
-    learned: int = 0
+    learned: int
+    grid: tuple[np.ndarray, ...]
+    running: np.ndarray
+
+
+def _group_sample(shape: GroupShape, index: list, active: tuple[np.ndarray, ...],
+                  learned: int = 0) -> GroupSample:
+    count = len(active[0]) if active else 0
+    grid = tuple(np.array([np.zeros(count, np.int64) if idx[d] is None
+                           else np.broadcast_to(idx[d], (count,)) for idx in index],
+                          np.int64).reshape(len(index), count)
+                 for d in range(len(index[0]) if index else 0))
+    running = np.array(active, bool).reshape(len(index), count)
+    return GroupSample(shape, tuple(index), active, learned, grid, running)
 
 
 def sample_group(shape: GroupShape) -> GroupSample:
     group = shape.group
     spans = sample_spans(len(group.time_vars))
-    points = S.points_near_extremes(S.plain(group.domain), spans)
+    domain = S.plain(group.domain)
+    points = S.points_near_extremes(domain, spans)
     grid = np.array(points, dtype=np.int64).reshape(len(points), len(group.time_vars))
     env = {p: grid[:, t] for t, p in enumerate(S.time_names(len(group.time_vars)))}
     index, active = [], []
-    near: dict[str, frozenset] = {}  # by domain: lanes mostly share a few
+    # by domain: lanes mostly share a few, most often the group's own
+    near: dict[str, frozenset] = {str(domain): frozenset(points)}
     for lane in group.accesses:
         domain = S.plain(lane.domain)
         key = str(domain)
@@ -68,7 +85,7 @@ def sample_group(shape: GroupShape) -> GroupSample:
             near[key] = frozenset(S.points_near_extremes(domain, spans))
         active.append(np.array([p in near[key] for p in points], dtype=bool))
         index.append(_evaluated(lane, group.time_vars, env, len(points)))
-    return GroupSample(shape, tuple(index), _one_write(group, active))
+    return _group_sample(shape, index, _one_write(group, active))
 
 
 def _one_write(group: CycleGroup, active: list[np.ndarray]) -> tuple[np.ndarray, ...]:
@@ -116,8 +133,8 @@ def with_point(sample: GroupSample, point: tuple[int, ...]) -> GroupSample:
         added = _evaluated(lane, group.time_vars, env, 1)
         index.append(tuple(None if old is None else np.append(old, new)
                            for old, new in zip(sample.index[k], added)))
-    return GroupSample(sample.shape, tuple(index), _one_write(group, active),
-                       sample.learned + 1)
+    return _group_sample(sample.shape, index, _one_write(group, active),
+                         sample.learned + 1)
 
 
 def refuted(sample: GroupSample, banking: Banking, ports: PortModel) -> bool:
@@ -126,18 +143,18 @@ def refuted(sample: GroupSample, banking: Banking, ports: PortModel) -> bool:
     if not sample.active or not len(sample.active[0]):
         return False
     scheme = banking.scheme
-    shape = scheme.shape
-    bank_expr = scheme.bank_expr()
     bank_dims = scheme.bank_dims()
     wild = [any(sample.index[k][d] is None for d in bank_dims) for k in range(len(lanes))]
+    bank = _bank_rows(sample, scheme)
     sizes = None
     if any(wild) and scheme.size <= MAX_COUNTED_ELEMENTS:
         sizes = np.bincount(scheme.maps()[0].ravel(), minlength=scheme.banks)
     for copy in range(banking.copies):
         chosen = [k for k, a in enumerate(lanes)
                   if a.kind == "write" or banking.copy_of(a.ref_id, a.copy_lane) == copy]
-        reads, writes = _regular_loads(sample, [k for k in chosen if not wild[k]],
-                                       bank_expr, shape, scheme.banks)
+        regular = [k for k in chosen if not wild[k]]
+        reads, writes = _regular_loads(sample, regular, bank[regular], scheme.shape,
+                                       scheme.banks)
         if sizes is not None:
             wild_reads = sum(sample.active[k] for k in chosen
                              if wild[k] and lanes[k].kind == "read")
@@ -148,7 +165,7 @@ def refuted(sample: GroupSample, banking: Banking, ports: PortModel) -> bool:
             writes = writes + np.where(sizes[None, :] > 0,
                                        np.asarray(wild_writes)[..., None], 0)
         target = sample.shape.group.target_ii
-        if (least_ii(ports, reads, writes, target) > target).any():
+        if overloaded(ports, reads, writes, target):
             return True
     return False
 
@@ -167,7 +184,8 @@ def sampled_rule_ii(sample: GroupSample, banking: Banking, ports: PortModel) -> 
     target = sample.shape.group.target_ii
     if scheme.registers or scheme.banks == 1 or not len(sample.active[0]):
         return target
-    varies = _banks_vary(sample, scheme)
+    bank = _bank_rows(sample, scheme)
+    varies = _banks_vary(sample, scheme, bank)
     if not varies.any():
         return target
     worst = target
@@ -176,9 +194,9 @@ def sampled_rule_ii(sample: GroupSample, banking: Banking, ports: PortModel) -> 
         if not varying:
             continue
         constant = [k for k in lanes if not varies[k]]
-        reads, writes = _regular_loads(sample, constant, scheme.bank_expr(), scheme.shape,
+        reads, writes = _regular_loads(sample, constant, bank[constant], scheme.shape,
                                        scheme.banks)
-        every_reads, every_writes = _regular_loads(sample, varying, E.const(0),
+        every_reads, every_writes = _regular_loads(sample, varying, 0 * bank[varying],
                                                    scheme.shape, 1)
         worst = max(worst, int(least_ii(ports, reads + every_reads, writes + every_writes,
                                         target).max(initial=target)))
@@ -199,74 +217,70 @@ def routed_ii(sample: GroupSample, banking: Banking, ports: PortModel) -> int:
     target = sample.shape.group.target_ii
     if (scheme.registers or scheme.banks == 1 or banking.copies > 1
             or not len(sample.active[0])
-            or any(v is None for idx in sample.index for v in idx)
-            or not _banks_vary(sample, scheme).any()):
+            or any(v is None for idx in sample.index for v in idx)):
         return target
-    reads, writes = _regular_loads(sample, list(range(len(sample.shape.lanes))),
-                                   scheme.bank_expr(), scheme.shape, scheme.banks)
+    bank = _bank_rows(sample, scheme)
+    if not _banks_vary(sample, scheme, bank).any():
+        return target
+    reads, writes = _regular_loads(sample, list(range(len(sample.shape.lanes))), bank,
+                                   scheme.shape, scheme.banks)
     return int(least_ii(ports, reads.max(initial=0), writes.max(initial=0), target))
 
 
-def _banks_vary(sample: GroupSample, scheme) -> np.ndarray:
-    """Per lane, whether its bank is not one value over the sampled cycles where it
-    runs (a lane irregular in a bank dimension, or whose bank differs between the
-    instances of its loop: always), all lanes evaluated at once."""
+def _bank_rows(sample: GroupSample, scheme) -> np.ndarray:
+    """Every lane's bank at the sampled P (lanes x P), all evaluated at once; a lane
+    irregular in a bank dimension gets the bank of index 0 there, which nothing
+    reads."""
+    env = {index_var(d): sample.grid[d] for d in scheme.bank_dims()}
+    return np.broadcast_to(E.evaluate(scheme.bank_expr(), env), sample.running.shape)
+
+
+def _banks_vary(sample: GroupSample, scheme, bank: np.ndarray) -> np.ndarray:
+    """Per lane, whether its bank (``bank``: :func:`_bank_rows`) is not one value over
+    the sampled cycles where it runs (a lane irregular in a bank dimension, or whose
+    bank differs between the instances of its loop: always)."""
     dims = scheme.bank_dims()
-    count = len(sample.active[0])
     varies = np.array([any(sample.index[k][d] is None for d in dims)
                        or not lane_agrees(scheme, lane)
                        for k, lane in enumerate(sample.shape.lanes)], dtype=bool)
     regular = np.flatnonzero(~varies)
-    if not regular.size:
-        return varies
-    env = {index_var(d): np.stack([np.broadcast_to(sample.index[k][d], (count,))
-                                   for k in regular]) for d in dims}
-    bank = np.broadcast_to(E.evaluate(scheme.bank_expr(), env), (regular.size, count))
-    here = np.stack([sample.active[k] for k in regular])
-    first = bank[np.arange(regular.size), here.argmax(axis=1)]
-    varies[regular] = ((bank != first[:, None]) & here).any(axis=1)
+    here = sample.running[regular]
+    mine = bank[regular]
+    first = mine[np.arange(len(regular)), here.argmax(axis=1)]
+    varies[regular] = ((mine != first[:, None]) & here).any(axis=1)
     return varies
 
 
-def _regular_loads(sample: GroupSample, chosen: list[int], bank_expr: E.Expr,
+def _regular_loads(sample: GroupSample, chosen: list[int], bank: np.ndarray,
                    shape: tuple[int, ...], banks: int) -> tuple[np.ndarray, np.ndarray]:
     """Per sampled P and bank: distinct read addresses and writes of the ``chosen``
-    lanes, whose banks are known.
+    lanes, whose banks over the P are the rows of ``bank``.
 
-    A read counts where it is the first active lane of its row with its address (the
-    lanes' addresses are sorted per row, so this is O(lanes log lanes) per row), an
-    address of each epoch (``LaneAccess.epoch``) its own; a lane with an irregular
-    dimension has an address of its own, ``INACTIVE - 1 - k``."""
+    A read counts once per distinct (P, address) where its lane runs (lanes that read
+    one address read one bank), an address of each epoch (``LaneAccess.epoch``) its
+    own; a lane with an irregular dimension has an address of its own,
+    ``INACTIVE - 1 - k``."""
     count = len(sample.active[0])
     reads = np.zeros((count, banks), dtype=np.int64)
     writes = np.zeros((count, banks), dtype=np.int64)
-    rows = np.arange(count)
-    read_addr, read_bank = [], []
-    for k in chosen:
-        idx = sample.index[k]
-        bank = np.broadcast_to(E.evaluate(bank_expr, {index_var(d): v for d, v in
-                                                      enumerate(idx) if v is not None}),
-                               (count,))
-        here = sample.active[k]
-        if sample.shape.lanes[k].kind == "write":
-            np.add.at(writes, (rows[here], bank[here]), 1)
-            continue
-        if any(v is None for v in idx):
-            addr = np.full(count, INACTIVE - 1 - k, dtype=np.int64)
-        else:
-            addr = (np.ravel_multi_index(idx, shape, mode="clip")
-                    + sample.shape.lanes[k].epoch * prod(shape))
-        read_addr.append(np.where(here, addr, INACTIVE))
-        read_bank.append(bank)
-    if read_addr:
-        addr = np.stack(read_addr, axis=1)
-        order = np.argsort(addr, axis=1, kind="stable")
-        ordered = np.take_along_axis(addr, order, axis=1)
-        first = ordered != INACTIVE
-        first[:, 1:] &= ordered[:, 1:] != ordered[:, :-1]
-        row, col = np.nonzero(first)
-        bank = np.take_along_axis(np.stack(read_bank, axis=1), order, axis=1)
-        np.add.at(reads, (row, bank[row, col]), 1)
+    lanes = sample.shape.lanes
+    chosen = np.array(chosen, np.int64)
+    here = sample.running[chosen]
+    write = np.array([lanes[k].kind == "write" for k in chosen], bool)
+    lane, p = np.nonzero(here[write])
+    np.add.at(writes, (p, bank[write][lane, p]), 1)
+    mine = chosen[~write]
+    if len(mine):
+        own = np.array([any(v is None for v in sample.index[k]) for k in mine], bool)
+        epoch = np.array([lanes[k].epoch for k in mine], np.int64)
+        addr = (np.ravel_multi_index(tuple(g[mine] for g in sample.grid), shape, mode="clip")
+                + epoch[:, None] * prod(shape))
+        addr = np.where(own[:, None], (INACTIVE - 1 - mine)[:, None], addr)
+        lane, p = np.nonzero(here[~write])
+        _, first = np.unique(row_ids(np.stack([p, addr[lane, p]], axis=1)),
+                             return_index=True)
+        lane, p = lane[first], p[first]
+        np.add.at(reads, (p, bank[~write][lane, p]), 1)
     return reads, writes
 
 
@@ -294,42 +308,57 @@ def shared_banks_overloaded(sample: GroupSample, chosen: list[int],
     wild_reads, wild_writes = (
         sum((sample.active[k].astype(np.int64) for k in wild if lanes[k].kind == kind),
             np.zeros(count, np.int64)) for kind in ("read", "write"))
-    reads, writes = _placed_rows(sample, placed, dims)
+    reads, writes = _placed_accesses(sample, placed, dims)
     # the (P, bank coordinates) cells, with each one's distinct reads and its writes
-    cells, inverse = np.unique(np.concatenate([reads[:, :len(dims) + 1],
-                                               writes]), axis=0, return_inverse=True)
-    inverse = inverse.reshape(-1)
-    read_count = np.bincount(inverse[:len(reads)], minlength=len(cells))
-    write_count = np.bincount(inverse[len(reads):], minlength=len(cells))
-    p = cells[:, 0]
+    both = np.concatenate([reads, writes])
+    _, first, inverse = np.unique(row_ids(both), return_index=True, return_inverse=True)
+    read_count = np.bincount(inverse[:len(reads)], minlength=len(first))
+    write_count = np.bincount(inverse[len(reads):], minlength=len(first))
+    p = both[first, 0]
     load = read_count + np.minimum(wild_reads[p], np.maximum(0, fiber - read_count))
     target = sample.shape.group.target_ii
-    return bool((least_ii(ports, load, write_count + wild_writes[p], target) > target).any())
+    return overloaded(ports, load, write_count + wild_writes[p], target)
 
 
-def _placed_rows(sample: GroupSample, placed: list[int], dims: list[int]
-                 ) -> tuple[np.ndarray, np.ndarray]:
+def _placed_accesses(sample: GroupSample, placed: list[int], dims: list[int]
+                     ) -> tuple[np.ndarray, np.ndarray]:
     """The accesses of the ``placed`` lanes at the sampled P where they run, as rows
-    ``(P, index in dims..., tag, address...)``: the distinct reads (tag ``-epoch``,
-    ``LaneAccess.epoch``, and the element's index; a lane irregular in some dimension
-    is an address of its own, tag ``k + 1`` and zeros) and, per write, ``(P, index in
-    dims...)``."""
-    reads, writes = [], []
-    for k in placed:
-        index, runs = sample.index[k], np.flatnonzero(sample.active[k])
-        cell = [runs] + [index[d][runs] for d in dims]
-        if sample.shape.lanes[k].kind == "write":
-            writes.append(np.stack(cell, axis=1))
-        elif any(v is None for v in index):
-            own = np.zeros((len(runs), 1 + len(index)), np.int64)
-            own[:, 0] = k + 1
-            reads.append(np.concatenate([np.stack(cell, axis=1), own], axis=1))
-        else:
-            tag = np.full(len(runs), -sample.shape.lanes[k].epoch, np.int64)
-            reads.append(np.stack(cell + [tag] + [v[runs] for v in index], axis=1))
-    width = len(dims) + 2 + len(sample.index[placed[0]])
-    read_rows = (np.unique(np.concatenate(reads).astype(np.int64), axis=0) if reads
-                 else np.zeros((0, width), np.int64))
-    write_rows = (np.concatenate(writes).astype(np.int64) if writes
-                  else np.zeros((0, len(dims) + 1), np.int64))
-    return read_rows, write_rows
+    ``(P, index in dims...)``: one per distinct read and one per write.  A read is
+    the element's index in its epoch (``LaneAccess.epoch``); a lane irregular in some
+    dimension reads an address of its own at each P.  All lanes at once, from the
+    sample's grid."""
+    lanes = sample.shape.lanes
+    chosen = np.array(placed, np.int64)
+    row, p = np.nonzero(sample.running[chosen])
+    k = chosen[row]
+    cells = np.stack([p] + [sample.grid[d][k, p] for d in dims], axis=1)
+    write = np.array([lanes[j].kind == "write" for j in placed], bool)[row]
+    # a read's identity: (P, tag, element index); tag -epoch, or k + 1 for a lane
+    # irregular somewhere, whose index columns are then 0
+    own = np.array([any(v is None for v in sample.index[j]) for j in placed], bool)[row]
+    tag = np.where(own, k + 1,
+                   -np.array([lanes[j].epoch for j in placed], np.int64)[row])
+    identity = np.stack([p, tag] + [np.where(own, 0, column[k, p])
+                                    for column in sample.grid], axis=1)[~write]
+    _, distinct = np.unique(row_ids(identity), return_index=True)
+    return cells[~write][distinct], cells[write]
+
+
+def row_ids(rows: np.ndarray) -> np.ndarray:
+    """Per row of the integer matrix ``rows``, an int64 equal for equal rows only: the
+    columns shifted to start at 0 and read as the digits of a mixed-radix number, the
+    digits so far renumbered densely (``np.unique``) where the next radix would take
+    the number past 2^62.  Sorting these is far cheaper than ``np.unique(axis=0)``'s
+    sort of byte rows (most of the pre-check's time on samples)."""
+    ids, bound = np.zeros(len(rows), np.int64), 1
+    if not len(rows):
+        return ids
+    for column in rows.T:
+        low = int(column.min())
+        span = int(column.max()) - low + 1
+        if bound * span >= 1 << 62:
+            distinct, ids = np.unique(ids, return_inverse=True)
+            ids, bound = ids.reshape(-1), len(distinct)
+        ids = ids * span + (column.astype(np.int64) - low)
+        bound *= span
+    return ids

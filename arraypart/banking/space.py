@@ -736,6 +736,11 @@ def _lane_rule(ref: ReadRef, copies: int, runs: bool) -> E.Expr:
 
 def _reached(refs: tuple[ReadRef, ...], way: Assignment, copies: int) -> int:
     """How many copies some read lane reads under ``way``."""
-    rule = dict(way)
-    return len({int(E.evaluate(rule[r.ref_id], dict(lane)))
-                for r in refs for lane in (r.lanes or ((),))})
+    rule, reached = dict(way), set()
+    for r in refs:  # every lane of a reference at once
+        lanes = [dict(lane) for lane in r.lanes or ((),)]
+        env = {v: np.array([lane[v] for lane in lanes], np.int64)
+               for v in E.variables(rule[r.ref_id])}
+        reached.update(np.broadcast_to(E.evaluate(rule[r.ref_id], env),
+                                       (len(lanes),)).tolist())
+    return len(reached)

@@ -35,7 +35,7 @@ import numpy as np
 from .. import expr as E
 from ..bram import BRAM18K_ASPECTS, ram_style
 from ..poly.model import ArrayModel
-from ..scheme import Banking, Scheme, index_var, lane_copy
+from ..scheme import DIM_TYPES, Banking, Scheme, index_var, lane_copy
 from .model import (PORT_PER_READER, PORT_ROLES, group_port, irregular_port,
                     port_roles, renamed_indices, replicas_of, static_bank, time_ranges)
 
@@ -47,6 +47,9 @@ REGISTER_FEATURES = ("regbits", "regfile", "regwrite", "regrom")
 LUTRAM_PRIMITIVE_BITS = 64
 #: The widest word of a true dual-port RAMB18 (x18); simple dual-port reaches x36.
 TDP_MAX_WIDTH = 18
+#: ``DIM_TYPES`` as the numbers :func:`_dim_table` gives them.
+NONE, CYCLIC, BLOCK, COMPLETE = (DIM_TYPES.index(t) for t in ("none", "cyclic", "block",
+                                                             "complete"))
 
 
 @dataclass(frozen=True, eq=False)
@@ -85,37 +88,85 @@ def lane_table(array_model: ArrayModel, copies: int,
                read_copy: tuple[tuple[int, E.Expr], ...]) -> LaneTable:
     """The lane table of ``array_model`` with ``copies`` copies read as ``read_copy``
     says (:class:`arraypart.scheme.Banking`; a pure function of its arguments; the
-    model is compared by identity)."""
-    ranges: dict[str, tuple[int, int]] = {}
+    model is compared by identity): its accesses merged by (group, kind, copies,
+    index), their index rows from :func:`_index_rows`."""
+    rows = _index_rows(array_model.groups, tuple(array_model.array.shape))
     merged: dict[tuple, None] = {}
-    shape = array_model.array.shape
-    for g, group in enumerate(array_model.groups):
+    for g, kind, ref_id, copy_lane, row in rows.accesses:
+        lane_copies = (tuple(range(copies)) if kind == "write"
+                       else (lane_copy(read_copy, ref_id, copy_lane),))
+        merged.setdefault((g, kind, lane_copies, row), None)
+    lanes = list(merged)
+    pick = np.array([row for *_, row in lanes], np.int64)
+    in_copy = np.zeros((len(lanes), copies), bool)
+    classes: dict[tuple[int, ...], int] = {}
+    width_class = np.zeros(len(lanes), np.int64)
+    for k, (_, _, lane_copies, row) in enumerate(lanes):
+        in_copy[k, list(lane_copies)] = True
+        width_class[k] = classes.setdefault(rows.widths[row], len(classes))
+    return LaneTable(rows.shape, array_model.array.elem_bits, array_model.ports.name,
+                     copies, tuple(rows.index[row] for row in pick),
+                     np.array([lane[0] for lane in lanes], np.int64),
+                     np.array([lane[1] == "read" for lane in lanes], bool), in_copy,
+                     rows.lo[pick], rows.hi[pick], rows.coeffs[pick], rows.const[pick],
+                     rows.affine[pick], int(rows.adds[pick].sum()),
+                     int(rows.divs[pick].sum()), width_class,
+                     impl=array_model.array.storage_impl)
+
+
+@dataclass(frozen=True, eq=False)
+class _IndexRows:
+    """What a lane table needs of an array's accesses whatever its copies:
+    ``accesses`` as (group, kind, ref_id, copy_lane, row), where row numbers the
+    distinct (group, index over the memory's inputs) pairs; per row its ``index``, its
+    element ranges ``lo``, ``hi`` clipped to the array, ``coeffs`` and ``const`` of
+    an affine index (``affine``), the ``adds`` and ``divs`` bits of its arithmetic
+    and the bit ``widths`` of its element ranges (:class:`LaneTable`)."""
+
+    shape: tuple[int, ...]
+    accesses: tuple[tuple[int, str, int, tuple, int], ...]
+    index: tuple[tuple[E.Expr, ...], ...]
+    lo: np.ndarray
+    hi: np.ndarray
+    coeffs: np.ndarray
+    const: np.ndarray
+    affine: np.ndarray
+    adds: np.ndarray
+    divs: np.ndarray
+    widths: tuple[tuple[int, ...], ...]
+
+
+@lru_cache(maxsize=256)
+def _index_rows(groups: tuple, shape: tuple[int, ...]) -> _IndexRows:
+    """The :class:`_IndexRows` of the accesses of ``groups`` (compared by identity) to
+    an array of ``shape``, made once: every copy assignment the search prices shares
+    them (a thousand lanes' index bounds were most of a lane table's time)."""
+    ranges: dict[str, tuple[int, int]] = {}
+    rows: dict[tuple, int] = {}
+    accesses = []
+    for g, group in enumerate(groups):
         for v, found in zip(group.time_vars, time_ranges(group)):
             ranges[group_port(g, v)] = found
         for position, (access, index) in enumerate(zip(group.accesses, renamed_indices(group, g))):
-            lane_copies = (tuple(range(copies)) if access.kind == "write"
-                           else (lane_copy(read_copy, access.ref_id, access.copy_lane),))
             for d, e in enumerate(access.index):
                 if e is None:
                     ranges[irregular_port(g, position, d)] = (0, shape[d] - 1)
-            merged.setdefault((g, access.kind, lane_copies, index), None)
-    lanes = list(merged)
-    names = sorted({v for *_, index in lanes for e in index for v in E.variables(e)})
+            row = rows.setdefault((g, index), len(rows))
+            accesses.append((g, access.kind, access.ref_id, access.copy_lane, row))
+    indexes = [index for _, index in rows]
+    names = sorted({v for index in indexes for e in index for v in E.variables(e)})
     column = {v: n for n, v in enumerate(names)}
-    n, dims = len(lanes), len(shape)
+    n, dims = len(indexes), len(shape)
     lo, hi = np.zeros((n, dims), np.int64), np.zeros((n, dims), np.int64)
     coeffs = np.zeros((n, dims, len(names)), np.int64)
     const = np.zeros((n, dims), np.int64)
     affine = np.ones(n, bool)
-    in_copy = np.zeros((n, copies), bool)
-    index_adds = index_divs = 0
-    classes: dict[tuple[int, ...], int] = {}
-    width_class = np.zeros(n, np.int64)
-    for k, (_, kind, lane_copies, index) in enumerate(lanes):
-        in_copy[k, list(lane_copies)] = True
+    adds, divs = np.zeros(n, np.int64), np.zeros(n, np.int64)
+    widths = []
+    for k, index in enumerate(indexes):
         for d, e in enumerate(index):
             a, dv, (elo, ehi) = expr_bits(e, ranges)
-            index_adds, index_divs = index_adds + a, index_divs + dv
+            adds[k], divs[k] = adds[k] + a, divs[k] + dv
             lo[k, d], hi[k, d] = max(elo, 0), max(min(ehi, shape[d] - 1), 0)
             form = E.affine_form(e)
             if form is None:
@@ -124,14 +175,9 @@ def lane_table(array_model: ArrayModel, copies: int,
             for v, c in form[0].items():
                 coeffs[k, d, column[v]] = c
             const[k, d] = form[1]
-        widths = tuple(E.range_bits(int(a), int(b)) for a, b in zip(lo[k], hi[k]))
-        width_class[k] = classes.setdefault(widths, len(classes))
-    return LaneTable(tuple(shape), array_model.array.elem_bits, array_model.ports.name,
-                     copies, tuple(index for *_, index in lanes),
-                     np.array([lane[0] for lane in lanes], np.int64),
-                     np.array([lane[1] == "read" for lane in lanes], bool), in_copy,
-                     lo, hi, coeffs, const, affine, index_adds, index_divs, width_class,
-                     impl=array_model.array.storage_impl)
+        widths.append(tuple(E.range_bits(int(a), int(b)) for a, b in zip(lo[k], hi[k])))
+    return _IndexRows(shape, tuple(accesses), tuple(indexes), lo, hi, coeffs, const, affine,
+                      adds, divs, tuple(widths))
 
 
 def bounds(e: E.Expr, lo: dict[str, np.ndarray], hi: dict[str, np.ndarray]
@@ -155,16 +201,6 @@ def bounds(e: E.Expr, lo: dict[str, np.ndarray], hi: dict[str, np.ndarray]
     return np.where(within, a % e.modulus, 0), np.where(within, b % e.modulus, e.modulus - 1)
 
 
-@lru_cache(maxsize=4096)
-def _formulas(scheme: Scheme) -> tuple[E.Expr, E.Expr]:
-    return scheme.bank_expr(), scheme.offset_expr()
-
-
-@lru_cache(maxsize=4096)
-def _bank_formula(scheme: Scheme) -> E.Expr:
-    return scheme.bank_expr()
-
-
 def _static_mask(scheme: Scheme, table: LaneTable) -> np.ndarray:
     """Which affine lanes are static (the module doc's congruences)."""
     if scheme.kind == "none":
@@ -172,62 +208,77 @@ def _static_mask(scheme: Scheme, table: LaneTable) -> np.ndarray:
     if scheme.kind == "flat":
         total = np.einsum("d,kdv->kv", np.array(scheme.alpha, np.int64), table.coeffs)
         return (total % (scheme.flat_banks * scheme.block) == 0).all(axis=1)
-    ok = np.ones(len(table.is_read), bool)
-    for d, p in enumerate(scheme.dims):
-        if p.type == "cyclic":
-            ok &= (table.coeffs[:, d, :] % p.factor == 0).all(axis=1)
-        elif p.type in ("block", "complete"):
-            ok &= (table.coeffs[:, d, :] == 0).all(axis=1)
-    return ok
+    return _per_dim_static(_dim_table([scheme]), table)[0]
 
 
 def reach(scheme: Scheme, table: LaneTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(static, first bank, last bank) per lane: a static lane reaches its one bank,
     a dynamic one the bank formula's interval clipped to the banks (maybe empty)."""
     if table.affine.all() and scheme.kind == "per_dim":
-        static, bank, lo, hi = _per_dim_reach(scheme, table)
-    elif table.affine.all() and scheme.kind == "flat":
+        static, first, last = _per_dim_reach([scheme], table)
+        return static[0], first[0], last[0]
+    if table.affine.all() and scheme.kind == "flat":
         static, first, last = _flat_reach(table, np.array([scheme.alpha], np.int64),
                                           scheme.flat_banks, scheme.block)
         return static[0], first[0], last[0]
-    else:
-        static, bank, lo, hi = _formula_reach(scheme, table)
+    static, bank, lo, hi = _formula_reach(scheme, table)
     first = np.where(static, bank, np.maximum(lo, 0))
     last = np.where(static, bank, np.minimum(hi, scheme.banks - 1))
     return static, first, last
 
 
-def _per_dim_reach(scheme: Scheme, table: LaneTable):
-    """Static flags, static banks and bank bounds of affine lanes under a per_dim
-    scheme: ``bank = sum_d bank_d * stride_d`` (row-major over the factors) with
-    ``bank_d`` = ``x mod f`` (cyclic: ``[lo mod f, hi mod f]`` within one period, else
-    ``[0, f)``), ``floor(x / s)`` (block), ``x`` (complete), 0 (none)."""
-    static = _static_mask(scheme, table)
-    n = len(static)
-    bank, lo, hi = (np.zeros(n, np.int64) for _ in range(3))
-    stride = scheme.banks
-    for d, (p, size) in enumerate(zip(scheme.dims, scheme.shape)):
-        stride //= p.factor
-        c, a, b = table.const[:, d], table.lo[:, d], table.hi[:, d]
-        if p.type == "cyclic":
-            within = a // p.factor == b // p.factor
-            parts = (c % p.factor, np.where(within, a % p.factor, 0),
-                     np.where(within, b % p.factor, p.factor - 1))
-        elif p.type == "block":
-            s = -(-size // p.factor)
-            parts = (c // s, a // s, b // s)
-        elif p.type == "complete":
-            parts = (c, a, b)
-        else:
-            continue
-        bank, lo, hi = bank + stride * parts[0], lo + stride * parts[1], hi + stride * parts[2]
-    return static, bank, lo, hi
+def _dim_table(schemes: list[Scheme]) -> tuple[np.ndarray, np.ndarray]:
+    """Per_dim ``schemes`` as (kind, factor) arrays, M x dims (kind: an index of
+    ``DIM_TYPES``)."""
+    kinds = np.array([[DIM_TYPES.index(p.type) for p in s.dims] for s in schemes], np.int64)
+    factors = np.array([[p.factor for p in s.dims] for s in schemes], np.int64)
+    return kinds.reshape(len(schemes), -1), factors.reshape(len(schemes), -1)
+
+
+def _per_dim_static(dims: tuple[np.ndarray, np.ndarray], table: LaneTable) -> np.ndarray:
+    """M x lanes: affine lanes static under per_dim schemes (:func:`_dim_table`): every
+    input coefficient a multiple of f on a cyclic dimension, 0 on a block or complete
+    one."""
+    kinds, factors = dims
+    static = np.ones((len(kinds), len(table.is_read)), bool)
+    common = np.gcd.reduce(table.coeffs, axis=2)  # f divides each coefficient iff this
+    for d in range(kinds.shape[1]):
+        kind = kinds[:, d, None]
+        static &= np.where(kind == CYCLIC, common[None, :, d] % factors[:, d, None] == 0,
+                           (kind == NONE) | (common[None, :, d] == 0))
+    return static
+
+
+def _per_dim_reach(schemes: list[Scheme], table: LaneTable):
+    """(static, first bank, last bank), M x lanes, of affine lanes under per_dim
+    ``schemes`` of one bank count: ``bank = sum_d bank_d * stride_d`` (row-major over
+    the factors) with ``bank_d`` = ``x mod f`` (cyclic: ``[lo mod f, hi mod f]`` within
+    one period, else ``[0, f)``), ``floor(x / s)`` (block), ``x`` (complete), 0 (none);
+    a dynamic lane's interval clipped to the banks."""
+    dims = _dim_table(schemes)
+    kinds, factors = dims
+    static = _per_dim_static(dims, table)
+    bank, lo, hi = (np.zeros(static.shape, np.int64) for _ in range(3))
+    banks = schemes[0].banks
+    stride = np.full((len(schemes), 1), banks, np.int64)
+    for d, size in enumerate(table.shape):
+        f, kind = factors[:, d, None], kinds[:, d, None]
+        stride = stride // f
+        c, a, b = table.const[None, :, d], table.lo[None, :, d], table.hi[None, :, d]
+        s = -(-size // f)
+        within = a // f == b // f
+        choices = [kind == CYCLIC, kind == BLOCK, kind == COMPLETE]
+        bank = bank + stride * np.select(choices, [c % f, c // s, c], 0)
+        lo = lo + stride * np.select(choices, [np.where(within, a % f, 0), a // s, a], 0)
+        hi = hi + stride * np.select(choices, [np.where(within, b % f, f - 1), b // s, b], 0)
+    return (static, np.where(static, bank, np.maximum(lo, 0)),
+            np.where(static, bank, np.minimum(hi, banks - 1)))
 
 
 def _formula_reach(scheme: Scheme, table: LaneTable):
     """Static flags, static banks and bank bounds from the bank formula itself
     (:func:`bounds`; lanes that are not affine through :func:`.model.static_bank`)."""
-    bank_formula = _bank_formula(scheme)
+    bank_formula = scheme.bank_expr()
     static = _static_mask(scheme, table) & table.affine
     env = {index_var(d): table.const[:, d] for d in range(len(table.shape))}
     bank = np.broadcast_to(E.evaluate(bank_formula, env), static.shape).copy()
@@ -394,7 +445,7 @@ def _arithmetic(scheme: Scheme, table: LaneTable, static: np.ndarray) -> tuple[i
     """Adder and divider bits of every lane's index, offset and (dynamic lanes) bank
     nets, as :func:`.cost._lane_arithmetic` counts them: lanes whose element ranges
     have the same widths and the same static flag cost what the first of them costs."""
-    bank_formula, offset_formula = _formulas(scheme)
+    bank_formula, offset_formula = scheme.bank_expr(), scheme.offset_expr()
     first: dict[int, int] = {}
     many: dict[int, int] = {}
     for k, key in enumerate((table.width_class * 2 + static).tolist()):
@@ -544,7 +595,11 @@ def flat_family_features(table: LaneTable, banks: int, blocks: tuple[int, ...],
 def batch_features(table: LaneTable, schemes: list[Scheme]) -> tuple[np.ndarray, np.ndarray]:
     """:func:`flat_features` of any M schemes with the same number of banks (each
     lane's reach from :func:`reach`)."""
-    static, first, last = (np.stack(part) for part in zip(*(reach(s, table) for s in schemes)))
+    if table.affine.all() and all(s.kind == "per_dim" for s in schemes):
+        static, first, last = _per_dim_reach(schemes, table)
+    else:
+        static, first, last = (np.stack(part) for part in zip(*(reach(s, table)
+                                                                 for s in schemes)))
     return _batch_features(table, static, first, last, schemes[0].banks,
                            np.array([s.bank_depth for s in schemes], np.int64))
 
