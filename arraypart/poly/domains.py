@@ -83,6 +83,19 @@ def walk_accesses(body: tuple[ir.Node, ...],
             yield from walk_accesses(node.body, ctx.enter_loop(node))
 
 
+def walk_loops(body: tuple[ir.Node, ...],
+               ctx: Context) -> Iterator[tuple[ir.Loop, Context]]:
+    """Every loop of ``body`` with the context it starts in, outer first."""
+    for node in body:
+        if isinstance(node, ir.If):
+            then_ctx, else_ctx = ctx.branches(node)
+            yield from walk_loops(node.then, then_ctx)
+            yield from walk_loops(node.orelse, else_ctx)
+        elif isinstance(node, ir.Loop):
+            yield node, ctx
+            yield from walk_loops(node.body, ctx.enter_loop(node))
+
+
 def access_relations(kernel: ir.Kernel) -> tuple[AccessRelation, ...]:
     """The access relation of every reference of ``kernel``, in source order."""
     return tuple(
