@@ -495,11 +495,11 @@ class Loop:
 Node = Union[Loop, If, Stmt]
 
 
-# The runs of its body that each loop makes where the checker and the testbench replay a
-# size that nothing bounds (``Param.unbounded``; at least this value itself): such a size
-# never reaches an on-chip access's index or guard (arraypart.poly.sizes), so every value
-# at which the loops run gives the same cycles' accesses; a few iterations of each loop
-# exercise them, and more would only cost time.
+# The least value up to which the checker and the testbench replay a size that nothing
+# bounds (``Param.unbounded``), and the runs of its body that a pipelined loop makes there
+# (arraypart.poly.sizes: every loop runs): such a size never reaches an on-chip access's
+# index or guard, so every value at which the loops run gives the same cycles' accesses;
+# a few iterations of each loop exercise them, and more would only cost time.
 UNBOUNDED_SAMPLE = 16
 
 # The upper end report.json gives an unbounded size (DESIGN §5 ranges are [int, int]): the

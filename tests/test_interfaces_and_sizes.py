@@ -1040,12 +1040,13 @@ def batches_text(batch: str, pointer: bool = False) -> str:
         "READ", "in[b * 64 + i]" if pointer else "in[j][i]")
 
 
-@pytest.mark.parametrize("batch, sample", [("n / 32", 512), ("n / 17", 272),
-                                           ("n - 100", 116), ("(n >> 6)", 1024)])
+@pytest.mark.parametrize("batch, sample", [("n / 32", 32), ("n / 17", 17),
+                                           ("n - 100", 101), ("(n >> 6)", 64)])
 def test_a_size_nothing_bounds_is_replayed_where_its_loops_run(tmp_path, batch, sample):
     """The batch loop never ran at the old sample, n up to 16: buf was one memory, proven
     "for every value" and checked clean, though from n = 32 up the four lanes read it
-    four times a cycle.  The sample is now the least n at which the loop runs 16 times."""
+    four times a cycle.  The sample is now the least n at which the loop runs (once: its
+    iterations run one after another, each the same)."""
     report = arraypart.analyze(write(tmp_path, "batches.cpp", batches_text(batch)))
     (n,) = report.kernel.params
     assert n.unbounded and (n.low, n.high) == (0, sample)
@@ -1060,13 +1061,13 @@ def test_a_size_nothing_bounds_is_replayed_where_its_loops_run(tmp_path, batch, 
 
 @needs_gxx
 def test_a_pointer_a_sampled_size_reaches_is_sized_at_that_sample(tmp_path):
-    """The pointer's extent follows n's sample (16 batches of 64), where the front end
+    """The pointer's extent follows n's sample (a batch of 64), where the front end
     fixed n at 16 and the extent at 1; the testbench (with ASan) and the trace run the
-    batches."""
+    batch."""
     compiled = arraypart.compile_kernel(
         write(tmp_path, "batches.cpp", batches_text("n / 32", pointer=True)))
     kernel = compiled.report.kernel
-    assert kernel.params[0].high == 512 and kernel.array("in").shape == (1024,)
+    assert kernel.params[0].high == 32 and kernel.array("in").shape == (64,)
     assert array(compiled.report, "buf").banking.scheme.banks >= 2
     run = run_testbench(compiled, tmp_path, ("-fsanitize=address", "-g"))
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr

@@ -126,32 +126,43 @@ def _replayed_where_loops_run(p: ir.Param, body: tuple[ir.Node, ...], box: dict
                               ) -> ir.Param:
     """``p``, a size that nothing bounds, replayed up to where the loops run: its
     ``high`` raised to the least value at which each loop, in some run of it (the
-    other sizes anywhere in ``box``), makes ``min(UNBOUNDED_SAMPLE, M)`` runs of its
-    body (blocks of lanes, for a partial unroll), ``M`` the most it makes at any
-    value (:data:`arraypart.ir.UNBOUNDED_SAMPLE`); a loop that no value runs counts
-    for nothing.  At a smaller sample a loop that ``p`` bounds may not run at all
-    (``b < n / 32`` with n up to 16), its accesses, and the lanes unrolled inside it,
-    missing from the model, the checker and the trace: the banking proven would not
-    hold for larger values."""
+    other sizes anywhere in ``box``), makes ``min(M, R)`` iterations, ``M`` the most it
+    makes at any value and ``R`` those that show every cycle of it
+    (:func:`_iterations_shown`); a loop that no value runs counts for nothing.  At a
+    smaller sample a loop that ``p`` bounds may not run at all (``b < n / 32`` with n up
+    to 16), its accesses, and the lanes unrolled inside it, missing from the model, the
+    checker and the trace: the banking proven would not hold for larger values."""
     names = tuple(box)
     top = G.universe(names)
     for name, (low, high) in box.items():
         top = top.intersect(G.range_set(top.space, name, low,
                                         None if name == p.name else high))
     high = p.high
-    for loop, ctx in walk_loops(body, Context(names, top)):
+    for loop, ctx, outer in walk_loops(body, Context(names, top)):
         if ctx.domain.is_empty():
             continue
         space = ctx.domain.space
-        runs = G.trip_count(loop, space, loop.init, loop.bound,
-                            loop.unroll or 1).intersect_domain(ctx.domain)
-        most = runs.max_val()
-        target = ir.UNBOUNDED_SAMPLE if most.is_infty() else min(
-            ir.UNBOUNDED_SAMPLE, most.to_python())
-        values = G.project_onto(runs.ge_set(G.constant(space, max(target, 1))), p.name)
+        trips = G.trip_count(loop, space, loop.init, loop.bound).intersect_domain(ctx.domain)
+        most = trips.max_val()
+        target = _iterations_shown(loop, outer, None if most.is_infty() else most.to_python())
+        values = G.project_onto(trips.ge_set(G.constant(space, max(target, 1))), p.name)
         if not values.is_empty():
             high = max(high, G.first_point(values)[p.name])
     return replace(p, high=high)
+
+
+def _iterations_shown(loop: ir.Loop, outer: tuple[ir.Loop, ...], most: int | None) -> int:
+    """The iterations of ``loop`` that show every cycle its accesses take, at most the
+    ``most`` it makes (None: no most), where no on-chip access depends on how many it
+    makes (each iteration is the same): one, where they run one after another; a block
+    of lanes for a partial unroll; :data:`arraypart.ir.UNBOUNDED_SAMPLE` runs of its
+    body for a pipelined loop, whose iterations overlap (iterations up to so many
+    apart are seen in flight together); every one where they are lanes (a complete
+    unroll, a loop inside a pipeline)."""
+    if loop.unroll == 0 or any(o.pipeline_ii is not None for o in outer):
+        return ir.UNBOUNDED_SAMPLE if most is None else most
+    shown = (loop.unroll or 1) * (ir.UNBOUNDED_SAMPLE if loop.pipeline_ii is not None else 1)
+    return shown if most is None else min(shown, most)
 
 
 # How far past a size's inferred range :func:`_gap_warning` looks for values that keep
