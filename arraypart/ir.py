@@ -181,6 +181,10 @@ class Array:
     add or multiply takes the HLS tool several cycles: an element updated from its
     value of the previous iteration bounds the II even in a register
     (:meth:`arraypart.report.Report.warnings`).
+    ``sampled_extent``: a pointer without a ``depth=`` whose accesses reach further
+    with a size that nothing bounds (``Param.unbounded``): its extent follows the
+    sizes' ranges rather than bounding them, one past the largest index reached
+    (:mod:`arraypart.poly.sizes` sets it once they are known).
     """
 
     name: str
@@ -213,6 +217,7 @@ class Array:
     register: str | None = None
     floating: bool = False
     member: str | None = None
+    sampled_extent: bool = False
 
     def __post_init__(self):
         if self.bundle is not None and (self.partitionable or not self.interface):
@@ -530,10 +535,11 @@ class Loop:
 Node = Union[Loop, If, Stmt]
 
 
-# The largest value the checker and the testbench replay of a size that nothing bounds
-# (``Param.unbounded``): such a size never reaches an on-chip access's index or guard
-# (arraypart.poly.sizes), so every value of it gives the same cycles' accesses; a few
-# iterations of each loop it bounds exercise them, and more would only cost time.
+# The least value up to which the checker and the testbench replay a size that nothing
+# bounds (``Param.unbounded``), and the runs of its body that a pipelined loop makes there
+# (arraypart.poly.sizes: every loop runs): such a size never reaches an on-chip access's
+# index or guard, so every value at which the loops run gives the same cycles' accesses;
+# a few iterations of each loop exercise them, and more would only cost time.
 UNBOUNDED_SAMPLE = 16
 
 # The upper end report.json gives an unbounded size (DESIGN §5 ranges are [int, int]): the
@@ -557,8 +563,8 @@ class Param:
     (:mod:`arraypart.frontend.fresh`) stands for a loop start or bound that is not
     affine; its ``low`` may be None as well until that pass bounds it.  A size that
     nothing bounds but that no on-chip access depends on is ``unbounded``: its proof
-    holds for every value, and ``high`` is the value up to which it is replayed
-    (:data:`UNBOUNDED_SAMPLE`).  Later passes treat it
+    holds for every value, and ``high`` is the value up to which it is replayed, one at
+    which every loop runs (:data:`UNBOUNDED_SAMPLE`).  Later passes treat it
     as an outermost iterator over its range, so a proof over the iteration domain holds
     for every value of it at once."""
 
@@ -568,7 +574,7 @@ class Param:
     coord: Coord
     source: str | None
     lower_end: bool = False  # a fresh start: a larger value only shortens the loop
-    unbounded: bool = False  # nothing bounds it: ``high`` is UNBOUNDED_SAMPLE
+    unbounded: bool = False  # nothing bounds it: ``high`` is its sample
 
     def __post_init__(self):
         if None not in (self.low, self.high) and self.low > self.high:

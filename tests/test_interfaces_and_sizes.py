@@ -1009,6 +1009,90 @@ def test_a_size_no_on_chip_access_depends_on_may_stay_unbounded(tmp_path):
     assert one.loops[0].achieved_ii == 2  # a real conflict is still found
 
 
+# rodinia-hls nw_3_unroll's batch loop (probe 38 HIGH-1): n bounds only the outer loop,
+# which four unrolled calls inside read buf through, a read of each row every cycle.
+BATCHES = """static void pe(int a[64], int out[64]) {
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    out[i] = a[i] * 2;
+  }
+}
+void batches(INPUT, int out[4][64], int n) {
+  int buf[4][64];
+  for (int b = 0; b < BATCH; b++) {
+    for (int j = 0; j < 4; j++)
+      for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+        buf[j][i] = READ + b;
+      }
+    for (int j = 0; j < 4; j++) {
+#pragma HLS unroll
+      pe(buf[j], out[j]);
+    }
+  }
+}
+"""
+
+
+def batches_text(batch: str, pointer: bool = False) -> str:
+    return BATCHES.replace("BATCH", batch).replace(
+        "INPUT", "const int *in" if pointer else "int in[4][64]").replace(
+        "READ", "in[b * 64 + i]" if pointer else "in[j][i]")
+
+
+@pytest.mark.parametrize("batch, sample", [("n / 32", 32), ("n / 17", 17),
+                                           ("n - 100", 101), ("(n >> 6)", 64)])
+def test_a_size_nothing_bounds_is_replayed_where_its_loops_run(tmp_path, batch, sample):
+    """The batch loop never ran at the old sample, n up to 16: buf was one memory, proven
+    "for every value" and checked clean, though from n = 32 up the four lanes read it
+    four times a cycle.  The sample is now the least n at which the loop runs (once: its
+    iterations run one after another, each the same)."""
+    report = arraypart.analyze(write(tmp_path, "batches.cpp", batches_text(batch)))
+    (n,) = report.kernel.params
+    assert n.unbounded and (n.low, n.high) == (0, sample)
+    assert any(f"replay it up to {sample}" in w for w in report.warnings)
+    buf = array(report, "buf")
+    assert buf.banking.scheme.banks >= 2 and buf.conflict_free
+    result = check.check_kernel(report.kernel, report.solution.bankings())
+    assert all(l.first_conflict is None and l.iterations > 0 for l in result.loops)
+    one = check.check_kernel(report.kernel, check.as_written_bankings(report.kernel))
+    assert max(l.achieved_ii for l in one.loops) == 2  # the lanes' reads are replayed
+
+
+@needs_gxx
+def test_a_pointer_a_sampled_size_reaches_is_sized_at_that_sample(tmp_path):
+    """The pointer's extent follows n's sample (a batch of 64), where the front end
+    fixed n at 16 and the extent at 1; the testbench (with ASan) and the trace run the
+    batch."""
+    compiled = arraypart.compile_kernel(
+        write(tmp_path, "batches.cpp", batches_text("n / 32", pointer=True)))
+    kernel = compiled.report.kernel
+    assert kernel.params[0].high == 32 and kernel.array("in").shape == (64,)
+    assert array(compiled.report, "buf").banking.scheme.banks >= 2
+    run = run_testbench(compiled, tmp_path, ("-fsanitize=address", "-g"))
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+    judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    assert "never ran" not in judged.format()
+
+
+def test_a_pointer_follows_a_size_that_an_on_chip_array_bounds(tmp_path):
+    """k indexes buf[64] and a pointer without a depth: buf bounds it to 64, and the
+    pointer's extent follows.  The front end fixed k at 16 for the pointer, and the
+    polyhedral pass then said that nothing bounds it."""
+    text = """void copy(const int *p, int out[64], int k) {
+  int buf[64];
+  for (int i = 0; i < k; i++) {
+#pragma HLS pipeline II=1
+    buf[i] = p[i];
+  }
+  for (int i = 0; i < 64; i++) out[i] = buf[i];
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "copy.c", text))
+    assert report.to_json()["params"]["k"]["range"] == [0, 64]
+    assert report.kernel.array("p").shape == (64,)
+
+
 def test_a_size_that_reaches_on_chip_accesses_only_through_mods_is_replayed_over_its_period(
         tmp_path):
     """``(start + i) & 15`` is ``(start + i) mod 16``: the values ``v`` and ``v + 16``

@@ -183,7 +183,6 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         self._condition_trips: dict[str, tuple[int | None, tuple, str | None]] = {}
         # fresh sizes (.fresh): expression, scope, upper end, arrays it reads by C name
         self._fresh: dict[str, tuple[N.Node, Scope, bool, dict[str, str]]] = {}
-        self._unbounded: set[str] = set()  # sizes replayed up to UNBOUNDED_SAMPLE
         self._ends: dict[str, tuple] = {}  # enclosing iterators: (init, bound, step)
         self._reached: dict[str, list[tuple[E.Expr | None, dict[str, Bound]]]] = {}
         self._callees = callees

@@ -100,8 +100,7 @@ class MemoryLowering:
                 raise KernelError(coord, f"run-time size '{name}': {self._size_sources[name]} "
                                          f"leaves it no value from {low} up")
             params.append(Param(name, low, high, coord, self._size_sources.get(name),
-                                lower_end=name in self._fresh and not self._fresh[name][2],
-                                unbounded=name in self._unbounded))
+                                lower_end=name in self._fresh and not self._fresh[name][2]))
         return tuple(params)
 
     def _fresh_range(self, name: str, written: set[str]) -> None:
@@ -257,7 +256,8 @@ class MemoryLowering:
             param = next(p for p in self._func.params if p.name == name)
             iface = self._interfaces.get(name) or I.default_interface(param)
             highs = self._index_highs(accesses, {})
-            if None in highs and iface.off_chip and iface.depth is None:
+            sampled = None in highs and iface.off_chip and iface.depth is None
+            if sampled:
                 highs = self._sampled_highs(accesses)
             known = bool(highs) and None not in highs
             if iface.depth is not None and not (iface.depth > MAX_DECLARED_DEPTH and known):
@@ -268,7 +268,8 @@ class MemoryLowering:
             else:
                 extent = max([h + 1 for h in highs] + [1])
             array = self._arrays[name]
-            self._arrays[name] = replace(array, shape=(extent,) + array.shape[1:])
+            self._arrays[name] = replace(array, shape=(extent,) + array.shape[1:],
+                                         sampled_extent=sampled)
 
     def _register_ports(self, body: tuple[Node, ...]) -> None:
         """Each pointer parameter whose every access, in the top and the functions
@@ -309,24 +310,12 @@ class MemoryLowering:
 
     def _sampled_highs(self, accesses) -> list[int | None]:
         """An off-chip pointer's indices with the sizes that nothing bounds taken up to
-        :data:`arraypart.ir.UNBOUNDED_SAMPLE`, those sizes marked unbounded (the
-        polyhedral pass refuses them if an on-chip access depends on them): its extent
-        is then the one the checker and testbench replay."""
+        :data:`arraypart.ir.UNBOUNDED_SAMPLE` (None: irregular): a provisional extent,
+        which the polyhedral pass sets from the sizes' ranges once it has bounded them
+        (``Array.sampled_extent``)."""
         open_sizes = {n: (low or 0, UNBOUNDED_SAMPLE) for n, (low, high) in
                       self._ranges.items() if n in self._sizes and high is None}
-        highs = self._index_highs(accesses, open_sizes)
-        if None in highs:
-            return highs
-        used = set()
-        for index, _, ends in accesses:
-            used |= E.variables(index)
-            for init, bound, _ in ends.values():
-                used |= set().union(*(E.variables(e) for e in init + bound))
-        for n in sorted(used & set(open_sizes)):
-            self._ranges[n] = open_sizes[n]
-            self._size_sources[n] = "nothing (no on-chip access depends on it)"
-            self._unbounded.add(n)
-        return highs
+        return self._index_highs(accesses, open_sizes)
 
     def _add_array(self, decl: N.Decl, *, interface: bool, extent: int | None = None,
                    owner: str | None = None, taken: Mapping[str, Binding] = {},

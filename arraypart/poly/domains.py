@@ -83,6 +83,20 @@ def walk_accesses(body: tuple[ir.Node, ...],
             yield from walk_accesses(node.body, ctx.enter_loop(node))
 
 
+def walk_loops(body: tuple[ir.Node, ...], ctx: Context, outer: tuple[ir.Loop, ...] = ()
+               ) -> Iterator[tuple[ir.Loop, Context, tuple[ir.Loop, ...]]]:
+    """Every loop of ``body`` with the context it starts in and the loops around it
+    (``outer`` and those of ``body``, outermost first), outer loops first."""
+    for node in body:
+        if isinstance(node, ir.If):
+            then_ctx, else_ctx = ctx.branches(node)
+            yield from walk_loops(node.then, then_ctx, outer)
+            yield from walk_loops(node.orelse, else_ctx, outer)
+        elif isinstance(node, ir.Loop):
+            yield node, ctx, outer
+            yield from walk_loops(node.body, ctx.enter_loop(node), outer + (node,))
+
+
 def access_relations(kernel: ir.Kernel) -> tuple[AccessRelation, ...]:
     """The access relation of every reference of ``kernel``, in source order."""
     return tuple(

@@ -28,7 +28,7 @@ from .. import ir
 from ..errors import KernelError, warning_text
 from . import isl_glue as G
 from .build import outside_set
-from .domains import Context, access_relations
+from .domains import Context, access_relations, walk_loops
 
 DEFINE_PREFIX = "ARRAYPART_MAX_"  # the -D that bounds a size (frontend.interfaces)
 FRESH_MARK = "@"  # in the name of a fresh size (frontend.fresh.NAME_MARK)
@@ -42,22 +42,17 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
     """``kernel`` with every size bounded (itself when all are); a located error for a
     size that nothing bounds."""
     kernel = _without_guard_sizes(kernel)
-    for p in kernel.params:
-        if p.unbounded and _period_of(kernel, p.name) != 1:
-            raise KernelError(p.coord, (
-                f"run-time size '{p.name}' bounds an off-chip pointer's extent and an "
-                "on-chip access depends on it, but nothing bounds it: add '#pragma HLS "
-                "LOOP_TRIPCOUNT max=<trips>' to a loop it bounds, or a depth= to the "
-                "pointer's INTERFACE pragma"))
     open_sizes = [p for p in kernel.params if None in (p.low, p.high) or _weakly_bounded(p)]
     if not open_sizes:
-        return _with_unbounded_warnings(kernel)
+        return _finished(kernel)
     names = tuple(p.name for p in kernel.params)
     bad = G.empty(names)
     witnesses: list[tuple[str, object, ir.Access]] = []  # (which extent, bad sizes, by)
     sizes_space = Context.top(kernel.params).domain
     for relation in access_relations(kernel):
         array = kernel.array(relation.access.array)
+        if array.sampled_extent:
+            continue  # its extent follows the sizes (_with_sampled_extents)
         domain = relation.domain
         for e, size in zip(relation.access.index, array.shape):
             if e is None:
@@ -85,16 +80,89 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
         raise _left_at_least_values(witnesses, box, open_sizes)
     bounded, gaps = {}, []
     periods = {p.name: _period_of(kernel, p.name) for p in open_sizes}
-    for p in sorted(open_sizes, key=lambda p: p.lower_end):  # a start widens last
+    order = sorted(open_sizes, key=lambda p: p.lower_end)  # a start widens last
+    for k, p in enumerate(order):
         values = G.project_onto(_within(bad, box, (p.name,)), p.name)
         _check_loop_keeps_iterations(p, values, box, witnesses)
-        bounded[p.name] = _bounded(p, values, box[p.name][0], witnesses, box,
-                                   periods[p.name])
-        gaps += _gap_warning(p, bounded[p.name], values)
-        box[p.name] = (bounded[p.name].low, bounded[p.name].high)
+        size = _bounded(p, values, box[p.name][0], witnesses, box, periods[p.name])
+        if size.unbounded and not size.lower_end:
+            later = {q.name: (box[q.name][0], None) for q in order[k + 1:]}
+            size = _replayed_where_loops_run(size, kernel.body, {**box, **later})
+        bounded[p.name] = size
+        gaps += _gap_warning(p, size, values)
+        box[p.name] = (size.low, size.high)
     params = tuple(bounded.get(p.name, p) for p in kernel.params)
-    kernel = replace(kernel, params=params, warnings=kernel.warnings + tuple(gaps))
-    return _with_unbounded_warnings(kernel)
+    return _finished(replace(kernel, params=params, warnings=kernel.warnings + tuple(gaps)))
+
+
+def _finished(kernel: ir.Kernel) -> ir.Kernel:
+    """``kernel``, its sizes bounded, with the extents that follow them and a warning
+    per size that nothing bounds."""
+    return _with_unbounded_warnings(_with_sampled_extents(kernel))
+
+
+def _with_sampled_extents(kernel: ir.Kernel) -> ir.Kernel:
+    """``kernel`` with the extent of each pointer that follows the sizes
+    (``Array.sampled_extent``) one past the largest index its accesses reach, every
+    size in its range (those nothing bounds up to their samples): what the checker
+    and the testbench replay."""
+    if not any(a.sampled_extent for a in kernel.arrays):
+        return kernel
+    highs: dict[str, int] = {}
+    for relation in access_relations(kernel):
+        array = kernel.array(relation.access.array)
+        first = relation.access.index[0] if relation.access.index else None
+        if not array.sampled_extent or first is None:
+            continue
+        reached = G.value_range(G.pw_aff(first, relation.domain.space), relation.domain)
+        if reached is not None:
+            highs[array.name] = max(highs.get(array.name, 0), reached[1])
+    return replace(kernel, arrays=tuple(
+        replace(a, shape=(highs.get(a.name, 0) + 1,) + a.shape[1:]) if a.sampled_extent
+        else a for a in kernel.arrays))
+
+
+def _replayed_where_loops_run(p: ir.Param, body: tuple[ir.Node, ...], box: dict
+                              ) -> ir.Param:
+    """``p``, a size that nothing bounds, replayed up to where the loops run: its
+    ``high`` raised to the least value at which each loop, in some run of it (the
+    other sizes anywhere in ``box``), makes ``min(M, R)`` iterations, ``M`` the most it
+    makes at any value and ``R`` those that show every cycle of it
+    (:func:`_iterations_shown`); a loop that no value runs counts for nothing.  At a
+    smaller sample a loop that ``p`` bounds may not run at all (``b < n / 32`` with n up
+    to 16), its accesses, and the lanes unrolled inside it, missing from the model, the
+    checker and the trace: the banking proven would not hold for larger values."""
+    names = tuple(box)
+    top = G.universe(names)
+    for name, (low, high) in box.items():
+        top = top.intersect(G.range_set(top.space, name, low,
+                                        None if name == p.name else high))
+    high = p.high
+    for loop, ctx, outer in walk_loops(body, Context(names, top)):
+        if ctx.domain.is_empty():
+            continue
+        space = ctx.domain.space
+        trips = G.trip_count(loop, space, loop.init, loop.bound).intersect_domain(ctx.domain)
+        most = trips.max_val()
+        target = _iterations_shown(loop, outer, None if most.is_infty() else most.to_python())
+        values = G.project_onto(trips.ge_set(G.constant(space, max(target, 1))), p.name)
+        if not values.is_empty():
+            high = max(high, G.first_point(values)[p.name])
+    return replace(p, high=high)
+
+
+def _iterations_shown(loop: ir.Loop, outer: tuple[ir.Loop, ...], most: int | None) -> int:
+    """The iterations of ``loop`` that show every cycle its accesses take, at most the
+    ``most`` it makes (None: no most), where no on-chip access depends on how many it
+    makes (each iteration is the same): one, where they run one after another; a block
+    of lanes for a partial unroll; :data:`arraypart.ir.UNBOUNDED_SAMPLE` runs of its
+    body for a pipelined loop, whose iterations overlap (iterations up to so many
+    apart are seen in flight together); every one where they are lanes (a complete
+    unroll, a loop inside a pipeline)."""
+    if loop.unroll == 0 or any(o.pipeline_ii is not None for o in outer):
+        return ir.UNBOUNDED_SAMPLE if most is None else most
+    shown = (loop.unroll or 1) * (ir.UNBOUNDED_SAMPLE if loop.pipeline_ii is not None else 1)
+    return shown if most is None else min(shown, most)
 
 
 # How far past a size's inferred range :func:`_gap_warning` looks for values that keep
@@ -340,9 +408,10 @@ def _bounded(p: ir.Param, values, anchor: int, witnesses, box, period: int | Non
     does, the sizes bounded before held in their ranges).  A fresh start that no
     array bounds above keeps its least value: a larger one only shortens its loop.
     ``period`` (:func:`_period_of`): 1 when no on-chip access depends on ``p``, which
-    may then stay unbounded (replayed up to :data:`arraypart.ir.UNBOUNDED_SAMPLE`);
-    up to :data:`PERIOD_LIMIT` when they repeat every ``period`` values of it, which
-    may stay unbounded too, replayed over at least one period."""
+    may then stay unbounded (replayed up to :data:`arraypart.ir.UNBOUNDED_SAMPLE`, or
+    further where the loops run: :func:`_replayed_where_loops_run`); up to
+    :data:`PERIOD_LIMIT` when they repeat every ``period`` values of it, which may stay
+    unbounded too, replayed over at least one period."""
     low, high, source = p.low, p.high, p.source
     above = values.intersect(G.range_set(values.space, p.name, anchor + 1, high))
     if not above.is_empty():
@@ -383,11 +452,15 @@ def _bounded(p: ir.Param, values, anchor: int, witnesses, box, period: int | Non
 
 def with_sizes_of(kernel: ir.Kernel, bounded: ir.Kernel) -> ir.Kernel:
     """``kernel`` (another reading of ``bounded``'s text, such as its emitted form) with
-    ``bounded``'s sizes: the same ranges, the same sizes dropped."""
+    ``bounded``'s sizes: the same ranges, the same sizes dropped, the same extents of
+    the pointers that follow them."""
     kernel = _fresh_names_of(kernel, bounded)
     kept = {p.name for p in bounded.params}
     dropped = {p.name for p in kernel.params} - kept
-    return replace(kernel, body=_forget(kernel.body, dropped), params=bounded.params)
+    arrays = tuple(replace(a, shape=bounded.array(a.name).shape) if a.sampled_extent else a
+                   for a in kernel.arrays)
+    return replace(kernel, body=_forget(kernel.body, dropped), params=bounded.params,
+                   arrays=arrays)
 
 
 def _fresh_names_of(kernel: ir.Kernel, bounded: ir.Kernel) -> ir.Kernel:
