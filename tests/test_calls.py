@@ -1641,6 +1641,46 @@ def test_unrolled_calls_that_feed_each_other_run_in_order(tmp_path, dataflow, ro
     assert not ordered or not any("recurrence" in w for w in report.warnings)
 
 
+# probe 38b F1: a call the HLS tool inlines leaves its operations in the unrolled
+# loop's body, where the lanes' copies are scheduled at once.
+STEP = """\
+static void step(int a[8], int b[8], int k) {
+  PRAGMA
+  a[k + 1] = a[k] + 1;
+  b[k] = b[k] * 3;
+}
+void steps(const int in[8], int out[8]) {
+  CALLER
+  int a[8], b[8];
+  for (int i = 0; i < 8; i++) { a[i] = in[i]; b[i] = in[7 - i]; }
+  for (int k = 0; k < 4; k++) {
+#pragma HLS unroll
+    step(a, b, k);
+  }
+  for (int i = 0; i < 8; i++) out[i] = a[i] + b[i];
+}
+"""
+
+
+@pytest.mark.parametrize("pragma, caller, ordered", [
+    ("#pragma HLS inline", "", False),
+    ("", "", False),  # small and loop-free: Vitis inlines it by itself
+    ("#pragma HLS inline off", "", True),
+    ("#pragma HLS inline off", "#pragma HLS inline recursive", False),
+])
+def test_unrolled_calls_the_tool_inlines_run_at_once(tmp_path, pragma, caller, ordered):
+    """Lane k + 1 reads the a[k + 1] that lane k writes, yet only a call kept a
+    function of its own is issued after the one it depends on; inlined, the lanes'
+    four reads and four writes of b share its one memory as the loop written out
+    does (II 4)."""
+    report = arraypart.analyze(_kernel_file(tmp_path, "steps.cpp", STEP.replace(
+        "PRAGMA", pragma).replace("CALLER", caller)))
+    (unrolled,) = [lp for lp in _loops(report.kernel.body) if lp.unroll == 0]
+    assert unrolled.ordered is ordered
+    b = next(a for a in report.solution.arrays if a.array.name == "b")
+    assert (b.max_concurrent == 1) is ordered
+
+
 @needs_gxx
 def test_unrolled_calls_in_order_trace_and_compute_as_the_original(tmp_path):
     path = _kernel_file(tmp_path, "chain.cpp", CHAIN.replace(

@@ -1204,6 +1204,26 @@ def test_the_testbench_keeps_sizes_of_scalar_expressions_inside_their_range(tmp_
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
 
 
+def test_a_clamped_end_is_driven_above_its_clamped_start(tmp_path):
+    """lo and hi, clamped by the top, are sizes of their own (lo@, hi@) that the
+    testbench cannot drive, only the scalars: stepped alike, lo = hi = 3, 4, 5, and the
+    loop never ran in the testbench or the trace (probe 38b F5); the end now runs
+    ``calls`` above."""
+    text = """void t9(const int in[64], int out[64], int lo, int hi) {
+  int buf[64];
+  for (int i = 0; i < 64; i++) buf[i] = in[i];
+  if (lo < 0) lo = 0;
+  if (hi > 63) hi = 63;
+  for (int i = lo; i < hi; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[i] + buf[i + 1];
+  }
+}
+"""
+    kernel = arraypart.analyze(write(tmp_path, "t9.c", text)).kernel
+    assert driven_values(kernel, frozenset({"lo", "hi"}), 3, 3) == {"hi": (6, 7, 8)}
+
+
 @needs_gxx
 def test_sizes_a_product_reads_are_lowered_together(tmp_path):
     """H and W are each at most 32, their product at most 256: the testbench passed 32

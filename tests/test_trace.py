@@ -2284,3 +2284,20 @@ def test_the_arrays_of_one_bundle_share_its_channels_in_the_replay(recording):
         "read x[0]", "read y[0]", "write z[0]"]
     modelled = arraypart.api.judge_trace(report, recorded)
     assert modelled.disagreements == () and "traced II 2: agrees" in modelled.format()
+
+
+@needs_gxx
+def test_a_clamped_size_beside_a_by_call_scalar_is_run_inside_its_range(tmp_path):
+    """n, clamped by the top, is a size of its own (n@, at most 1 beside s up to 79);
+    the testbench passed n = 3, 4, 5, past that range, while the model, replayed at
+    each call's s, had n@ = 1: a false disagreement (probe 38b F2).  n, the loop's end,
+    is now stepped at most its size's high."""
+    path = tmp_path / "t3.cpp"
+    path.write_text("void t3(const int in[64], int out[64], int s, int n) {\n"
+                    "  int buf[80];\n"
+                    "  for (int i = 0; i < 80; i++) buf[i] = in[i % 64];\n"
+                    "  if (s < 0 || s > 15) return;\n  if (n > 64) n = 64;\n"
+                    "  for (int i = 0; i < n; i++) {\n#pragma HLS pipeline II=1\n"
+                    "    out[i] = buf[i] + buf[i + s];\n  }\n}\n")
+    text = _judged_text(path, tmp_path)
+    assert "t3.cpp:6:3): 1 steps" in text and "disagrees" not in text

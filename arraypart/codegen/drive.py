@@ -12,7 +12,9 @@ its loops, its ``low`` first, any other size its ``high`` first); where an
 expression leaves its range, the scalars and sizes it reads are lowered together to
 the largest common value under which it fits (a size not below its ``low``, a scalar
 down to 0): ``H, W <= 32`` with ``H*W <= 256`` run at 16 x 16 first.  A scalar the
-top writes anywhere is not free: the value the loop reads is not the one passed.
+top writes anywhere is not free: the value the loop reads is not the one passed; yet
+one that a loop reads as its end (``if (hi > 63) hi = 63;``) is stepped ``calls`` above
+the others, so that a loop between two such scalars runs (:func:`_loop_ends`).
 An expression that reads anything else (a local, a callee's parameter) is left as is.
 """
 
@@ -70,21 +72,45 @@ def driven_values(kernel: Kernel, stepped: frozenset[str], calls: int,
     expressions = [e for p in kernel.params
                    if (e := _expression(kernel, p, set(adjustable) | set(sizes))) is not None
                    and e.names & adjustable]
+    ends = _loop_ends(kernel, stepped, starts)
     driven: dict[str, list[int]] = {}
-    changed: set[str] = set()
+    changed: set[str] = set(ends)
     for call in range(1, calls + 1):
         default = {name: first + call - 1 for name in stepped} | {
             name: _size_in_call(p, floors[name] if name in floors else 0, call,
                                 name in starts)
-            for name, p in sizes.items()}
+            for name, p in sizes.items()} | {
+            name: min(first + call - 1 + calls, high) for name, high in ends.items()}
         values = dict(default)
         for expression in expressions:
             _fit(expression, values, expression.names & adjustable, floors)
-        for name in adjustable:
+        for name in adjustable | set(ends):
             driven.setdefault(name, []).append(values[name])
             if values[name] != (default[name] if name in stepped else sizes[name].high):
                 changed.add(name)
     return {name: tuple(driven[name]) for name in changed}
+
+
+def _loop_ends(kernel: Kernel, stepped: frozenset[str], starts: frozenset[str]
+               ) -> dict[str, int]:
+    """The ``stepped`` scalars that the top writes before a loop reads them as its end
+    (``if (hi > 63) hi = 63; for (i = lo; i < hi; ..)``: a fresh size that is the
+    scalar as written, :func:`_starts` tells which end) and as no start -> the least
+    ``high`` of those sizes.  Driven as their starts, ``lo = hi``, such a loop would
+    never run: an end is driven ``calls`` above the stepped value (at most that
+    ``high``), so that each call runs it."""
+    ends: dict[str, int] = {}
+    begins: set[str] = set()
+    for param in kernel.params:
+        node = _fresh_node(kernel, param.name) if F.NAME_MARK in param.name else None
+        node = None if node is None else N.without_casts(node)
+        if not isinstance(node, N.Id) or node.name not in stepped:
+            continue
+        if param.name in starts or param.high is None:
+            begins.add(node.name)
+        else:
+            ends[node.name] = min(ends.get(node.name, param.high), param.high)
+    return {name: high for name, high in ends.items() if name not in begins}
 
 
 def _size_in_call(size: Param, floor: int, call: int, start: bool) -> int:

@@ -831,9 +831,11 @@ class LoopLowering:
         """Whether the lanes of the fully unrolled loop being lowered, outside any
         pipeline and any other unrolled loop, are calls that run one after another
         (:mod:`.ordered`), judged on its body lowered once per value (``values``) as a
-        trial."""
-        if values is None or self._pipelines or len(self._unrolled) != 1 or not (
-                ordered.one_call(items, self._callees)):
+        trial, when the HLS tool keeps the call a function of its own."""
+        if values is None or self._pipelines or len(self._unrolled) != 1:
+            return False
+        callee = ordered.one_call(items, self._callees)
+        if callee is None or not ordered.kept_call(callee, self._calls, self._pragmas):
             return False
         copies = self._trial(items, names, values, coord)
         return copies is not None and ordered.in_order(copies, self._call_id, self._arrays)

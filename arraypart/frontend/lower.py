@@ -802,12 +802,9 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         (``ir.Loop.text``): its own per call when a pragma among those that open its
         body inlines or instantiates it, the instantiation's for a template, else the
         function's one text."""
-        for node in callee.body.items if callee.body is not None else ():
-            if not isinstance(node, N.Pragma):
-                continue
-            pragma = self._pragmas.parse(node)
-            if pragma is not None and (pragma.kind == "function_instantiate" or (
-                    pragma.kind == "inline" and not self._pragmas.off(pragma))):
+        for pragma in self._pragmas.of_function(callee):
+            if pragma.kind == "function_instantiate" or (
+                    pragma.kind == "inline" and not self._pragmas.off(pragma)):
                 return ("call", self._inlined_calls)
         return ("instance", callee.instance) if callee.instance else ()
 

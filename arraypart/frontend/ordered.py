@@ -24,25 +24,85 @@ than its call (an access or loop of the unrolled loop's own text, a second call,
 that every call reads, which dataflow processes read at once).  Only an on-chip
 memory orders them: lanes joined by a stream run at once under ``dataflow``, and an
 off-chip bundle is no memory of the banking.
+
+Only a call the HLS tool keeps a function of its own orders its lanes: one it inlines
+(``#pragma HLS inline`` in the callee, ``inline recursive`` in a caller, and by itself a
+small function without loops, UG1399 "Function Inlining") leaves its operations in the
+unrolled loop's body, scheduled as the lanes' copies of that text, at once
+(:func:`kept_call`).  Where arraypart cannot tell, the lanes stay concurrent.
 """
 
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+import re
+from typing import Iterable, Mapping, Sequence
 
 from .. import expr as E
 from .. import ir
 from . import calls
 from . import cnodes as N
+from .pragmas import HlsPragma, PragmaReader
+
+# The flags of ``#pragma HLS inline`` in a caller that inline its callees too.
+INLINES_CALLEES = {"recursive", "region"}
+INLINE_WORD = re.compile(r"\binline\b", re.IGNORECASE)
 
 
-def one_call(items: Iterable[N.Node], callees: Mapping[str, N.FuncDef | None]) -> bool:
-    """Whether a loop body's text (``items``) makes one call of the file's own
-    functions (``callees``), a statement of its own: no ``if`` around it, no second
-    call in its arguments."""
+def one_call(items: Iterable[N.Node], callees: Mapping[str, N.FuncDef | None]
+             ) -> N.FuncDef | None:
+    """The callee of the one call of the file's own functions (``callees``) that a loop
+    body's text (``items``) makes, a statement of its own: no ``if`` around it, no
+    second call in its arguments; None when it makes no such call."""
     items = list(items)
     found = [c for item in items for c in calls.known_calls(item, callees)]
-    return len(found) == 1 and any(N.without_casts(item) is found[0] for item in items)
+    if len(found) != 1 or not any(N.without_casts(item) is found[0] for item in items):
+        return None
+    return callees[found[0].key]
+
+
+def kept_call(callee: N.FuncDef, callers: Sequence[N.FuncDef],
+              pragmas: PragmaReader) -> bool:
+    """Whether the HLS tool keeps ``callee`` a function of its own where the last of
+    ``callers`` (the chain of calls from the top) calls it: no ``#pragma HLS inline``
+    opens it, no caller's ``inline recursive`` reaches it, and either ``inline off``
+    keeps it or it holds a loop that is not unrolled (Vitis inlines small loop-free
+    functions by itself).  A conditional ``inline`` arraypart cannot decide is a
+    doubt: not kept."""
+    own = pragmas.of_function(callee)
+    above = [p for caller in callers for p in pragmas.of_function(caller)]
+    if any(_inlines(p, pragmas) for p in own) or any(
+            _inlines(p, pragmas) and (p.kind == "if" or set(p.flags) & INLINES_CALLEES)
+            for p in above):
+        return False
+    return any(p.kind == "inline" for p in own) or _holds_a_loop(callee, own, pragmas)
+
+
+def _inlines(pragma: HlsPragma, pragmas: PragmaReader) -> bool:
+    """Whether ``pragma`` is an ``inline`` that is not off, or may be one: a
+    conditional pragma whose condition arraypart cannot decide, of ``inline``."""
+    if pragma.kind == "if":
+        return INLINE_WORD.search(pragma.node.line.text) is not None
+    return pragma.kind == "inline" and not pragmas.off(pragma)
+
+
+def _holds_a_loop(func: N.FuncDef, own: list[HlsPragma], pragmas: PragmaReader) -> bool:
+    """Whether ``func`` (``own``: its pragmas) keeps a loop of its own text: one not
+    fully unrolled, in a function that is not pipelined (which unrolls them all)."""
+    if any(p.kind == "pipeline" and pragmas.pipeline_ii(p) is not None for p in own):
+        return False
+    return any(isinstance(n, N.For) and not _fully_unrolled(n, pragmas)
+               for n in func.nodes)
+
+
+def _fully_unrolled(loop: N.For, pragmas: PragmaReader) -> bool:
+    """Whether a pragma that opens ``loop``'s body unrolls it fully."""
+    for item in N.body_items(loop.stmt):
+        if not isinstance(item, N.Pragma):
+            return False
+        pragma = pragmas.parse(item)
+        if pragma is not None and pragma.kind == "unroll" and pragmas.unroll(pragma) == 0:
+            return True
+    return False
 
 
 def in_order(copies: tuple[ir.Node, ...], call: int, arrays: Mapping[str, ir.Array]

@@ -211,6 +211,13 @@ class PragmaReader:
                 flags.append(word.lower())
         return HlsPragma(words[1].lower(), tuple(options), tuple(flags), node)
 
+    def of_function(self, func: N.FuncDef) -> list[HlsPragma]:
+        """The HLS pragmas among the statements of ``func``'s body (Vitis reads a
+        function's directives anywhere there)."""
+        items = func.body.items if func.body is not None else ()
+        found = (self.parse(n) for n in items if isinstance(n, N.Pragma))
+        return [p for p in found if p is not None]
+
     @staticmethod
     def each_variable(pragma: HlsPragma, key: str = "variable") -> tuple[HlsPragma, ...]:
         """``pragma`` once per name of its ``variable=`` list (or ``key=``'s:
