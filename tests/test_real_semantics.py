@@ -840,7 +840,32 @@ def test_a_partition_of_a_struct_member_is_the_fields_banking(tmp_path):
             out[r] = t.n + s.buf[r];
           }
         }""", ["7:19: warning: 's' is used whole here"]),
-], ids=["element-field", "reference-returning-method", "whole-copy"])
+    # an element's array field of a struct variable's array of structs (probe 38b H2:
+    # three words of w.rows[0] were one read, with no word said)
+    ("""struct R { int vals[64]; };
+        struct W { R rows[2]; };
+        void unseen(const int in[64], int out[64]) {
+          W w;
+          for (int c = 0; c < 64; c++) w.rows[0].vals[c] = in[c];
+          for (int i = 0; i < 62; i++) {
+        #pragma HLS pipeline II=1
+            out[i] = w.rows[0].vals[i] + w.rows[0].vals[i + 1] + w.rows[0].vals[i + 2];
+          }
+        }""", ["8:22: warning: 'vals' is an array field of the elements of 'w.rows'"]),
+    # a union's fields share one storage: no memory of their own each (probe 38b H5:
+    # u.buf and u.ubuf were two memories, II 1 claimed for three reads of one)
+    ("""union U { int buf[64]; unsigned ubuf[64]; };
+        void unseen(const int in[64], int out[64]) {
+          U u;
+          for (int i = 0; i < 64; i++) u.buf[i] = in[i];
+          for (int i = 0; i < 62; i++) {
+        #pragma HLS pipeline II=1
+            out[i] = u.buf[i] + (int)u.ubuf[i + 1] + u.buf[i + 2];
+          }
+        }""", ["7:22: warning: 'u.buf' is an array inside struct 'u'",
+               "7:38: warning: 'u.ubuf' is an array inside struct 'u'"]),
+], ids=["element-field", "reference-returning-method", "whole-copy", "variable-element-field",
+        "union"])
 def test_struct_fields_reached_unseen_are_said(tmp_path, text, warned):
     """Where an array field that Vitis makes a memory of its own is reached in a
     way arraypart does not count word by word, a located warning says that the II

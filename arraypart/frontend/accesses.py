@@ -598,8 +598,9 @@ class AccessLowering:
             return (f"'{obj.name}.{field.name}' is an array inside struct '{obj.name}'"
                     if obj.name is not None else f"'{field.name}' is an array member "
                     "of the object this method is called on")
-        base = calls.reference_chain(root)[0]  # A of A[i].f, p of p->f
-        binding = self._visible.get(base.name) if isinstance(base, N.Id) else None
+        base = calls.reference_chain(root)[0]  # A of A[i].f, p of p->f, w.rows of w.rows[i].f
+        key = base.name if isinstance(base, N.Id) else calls.member_path(base)
+        binding = self._visible.get(key) if key is not None else None
         if binding is not None:  # an element of an array, or one a pointer reaches
             return None if self._arrays[binding.array].interface else (
                 f"'{field.name}' is an array field of the elements of "

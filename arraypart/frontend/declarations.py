@@ -176,8 +176,9 @@ _HANDLES = (T.LVALUEREFERENCE, T.RVALUEREFERENCE, T.POINTER)
 def _array_fields(record: ci.Type, prefix: str, depth: int):
     if record.get_declaration().spelling in AP_TYPES or depth > MAX_MEMBER_DEPTH \
             or record.spelling.startswith(("hls::", "std::")) \
+            or record.get_declaration().kind == ci.CursorKind.UNION_DECL \
             or _hands_out_elements(record):
-        return
+        return  # a union's fields share one storage: no memory of its own each
     for f in record.get_fields():
         ft = f.type.get_canonical()
         if ft.kind == T.CONSTANTARRAY:
