@@ -77,7 +77,7 @@ def test_c_rendering_matches_numpy_on_non_negative_arguments():
     e = E.add(E.mod(E.floordiv(E.affine({"i": 1, "j": 3}), 2), 4), E.scale(-2, E.var("j")))
     for i in range(6):
         for j in range(6):
-            python = (E.to_c(e, str, non_negative=lambda arg: True).replace("(unsigned)", "")
+            python = (E.to_c(e, str, interval=lambda arg: (0, 99)).replace("(unsigned)", "")
                       .replace("u)", ")").replace("/", "//"))
             c_value = eval(python, {}, {"i": i, "j": j})
             assert c_value == int(E.evaluate(e, {"i": i, "j": j}))
@@ -92,7 +92,7 @@ def test_c_rendering_of_possibly_negative_arguments_matches_numpy(tmp_path):
              E.add(E.floordiv(E.mod(E.add(i, j), 7), 3), E.floordiv(E.scale(-1, j), 4)),
              E.mod(E.floordiv(E.add(E.scale(2, i), E.const(-5)), 3), 4)]
     grid = range(-9, 10)
-    lines = [f'std::printf("%d\\n", (int)({E.to_c(e, str, non_negative=lambda arg: False)}));'
+    lines = [f'std::printf("%d\\n", (int)({E.to_c(e, str, interval=lambda arg: None)}));'
              for e in cases]
     loops = "for (int i = -9; i < 10; i++) for (int j = -9; j < 10; j++) {" + "".join(lines) + "}"
     source = tmp_path / "forms.cpp"
