@@ -307,21 +307,32 @@ def evaluate(e: Expr, env: Mapping[str, "np.ndarray | int"]) -> np.ndarray:
     return evaluate(e.arg, env) % np.int64(e.modulus)
 
 
+Interval = tuple[int, int]
+
+INT32 = (-(2 ** 31), 2 ** 31 - 1)
+UINT32_MAX = 2 ** 32 - 1
+
+
 def to_c(e: Expr, name_of: Callable[[str], str], *,
-         non_negative: Callable[[Expr], bool]) -> str:
+         interval: Callable[[Expr], "Interval | None"]) -> str:
     """C text of ``e``; variables are printed by ``name_of``.
 
-    A ``floor`` or ``mod`` whose argument ``non_negative`` vouches for (bank and offset
-    formulas over in-bounds indices) is C's truncating ``/`` or ``%`` on an
+    A ``floor`` or ``mod`` whose argument ``interval`` shows non-negative (bank and
+    offset formulas over in-bounds indices) is C's truncating ``/`` or ``%`` on an
     ``unsigned`` operand: a power-of-two divisor is then a bit slice in hardware, where
     a signed one needs sign-correction logic.  Any other (a subscript's own ``>>`` or
     ``&`` of a value that may be negative) is the exact signed form, for ``a = (int)arg``:
 
         floor(a/d) = a >= 0 ? a / d : ~(~a / d)     (~a = -1 - a >= 0 when a < 0)
         a mod d    = (a % d + d) % d
+
+    The operand is 32-bit only where that is exact: when its interval fits 32 bits, or,
+    with no interval known, when every constant of it does; otherwise it is computed
+    in ``long long`` (each variable widened before any arithmetic) and the division is
+    64-bit, so a value such as ``i + 2**40`` is never truncated.
     """
     def text(sub: Expr) -> str:
-        return to_c(sub, name_of, non_negative=non_negative)
+        return to_c(sub, name_of, interval=interval)
 
     if isinstance(e, Const):
         return str(e.value) if e.value >= 0 else f"({e.value})"
@@ -340,24 +351,52 @@ def to_c(e: Expr, name_of: Callable[[str], str], *,
     if isinstance(e, Scale):
         return _c_product(e.factor, text(e.arg))
     divisor = e.divisor if isinstance(e, FloorDiv) else e.modulus
-    if non_negative(e.arg):
+    span = interval(e.arg)
+    unsigned = span is not None and span[0] >= 0
+    wide = not _fits_32_bits(e.arg, span, unsigned)
+    operand = (to_c(e.arg, lambda v: f"(long long){name_of(v)}", interval=interval)
+               if wide else text(e.arg))
+    if unsigned:
         operator = "/" if isinstance(e, FloorDiv) else "%"
-        return f"({_c_unsigned(e.arg, text(e.arg))} {operator} {divisor}u)"
-    a = f"(int){_parenthesized(text(e.arg))}"
+        kind, suffix = ("unsigned long long", "ull") if wide else ("unsigned", "u")
+        return f"({_c_unsigned(e.arg, operand, kind)} {operator} {divisor}{suffix})"
+    a = f"({'long long' if wide else 'int'}){_parenthesized(operand)}"
     if isinstance(e, FloorDiv):
         return f"({a} >= 0 ? {a} / {divisor} : ~(~{a} / {divisor}))"
     return f"(({a} % {divisor} + {divisor}) % {divisor})"
+
+
+def _fits_32_bits(e: Expr, span: "Interval | None", unsigned: bool) -> bool:
+    """Whether ``e``'s values (``span``, None: unknown) fit C's 32-bit ``unsigned``
+    (``unsigned``) or ``int``; with no span, whether each constant and factor does."""
+    if span is None:
+        return all(INT32[0] <= k <= INT32[1] for k in constants(e))
+    lo, hi = (0, UINT32_MAX) if unsigned else INT32
+    return lo <= span[0] and span[1] <= hi
+
+
+def constants(e: Expr) -> tuple[int, ...]:
+    """Every constant, factor, divisor and modulus written in ``e``."""
+    if isinstance(e, Const):
+        return (e.value,)
+    if isinstance(e, Var):
+        return ()
+    if isinstance(e, Add):
+        return tuple(k for t in e.terms for k in constants(t))
+    own = {Scale: "factor", FloorDiv: "divisor", Mod: "modulus"}[type(e)]
+    return (getattr(e, own), *constants(e.arg))
 
 
 def _parenthesized(text: str) -> str:
     return text if text.startswith("(") and text.endswith(")") else f"({text})"
 
 
-def _c_unsigned(e: Expr, text: str) -> str:
-    """``e``'s C ``text`` as an unsigned operand (floor and mod results already are)."""
+def _c_unsigned(e: Expr, text: str, kind: str) -> str:
+    """``e``'s C ``text`` as an unsigned ``kind`` operand (floor and mod results already
+    are unsigned)."""
     if isinstance(e, (FloorDiv, Mod)):
         return text
-    return f"(unsigned){text}" if isinstance(e, Add) else f"(unsigned)({text})"
+    return f"({kind}){text}" if isinstance(e, Add) else f"({kind})({text})"
 
 
 def _c_product(factor: int, text: str) -> str:

@@ -281,6 +281,39 @@ def test_a_wide_unsigned_value_below_zero_is_2_to_the_64_more(tmp_path):
         assert_the_trace_agrees(compiled, tmp_path, ports=2)
 
 
+# A subscript whose sum exceeds 32 bits (2^40 + i) in a flat bank formula, and one that
+# exceeds numpy's int64 (2^63 - 1 + i), where arraypart computes every subscript.
+BEYOND_32_BITS = """\
+void beyond(const int in[12], int out[12]) {
+  int buf[12];
+#pragma HLS bind_storage variable=buf type=ram_1p
+  for (int i = 0; i < 12; i++) buf[i] = in[i];
+  for (%s i = 0; i < 12; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[(i + %s) %% 12] + buf[(i + 1) %% 12];
+  }
+}
+"""
+
+
+@needs_gxx
+def test_a_bank_formula_beyond_32_bits_is_computed_in_64(tmp_path):
+    """(i + 2^40) mod 12 is i + 4 mod 12; cast to 32 bits it would be i mod 12, and the
+    banked kernel would read other elements than the original."""
+    path = tmp_path / "beyond.cpp"
+    path.write_text(BEYOND_32_BITS % ("int", "1099511627776LL"))
+    compiled = arraypart.compile_kernel(path)
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
+def test_a_subscript_beyond_64_bit_signed_is_a_located_error(tmp_path):
+    path = tmp_path / "beyond.cpp"
+    path.write_text(BEYOND_32_BITS % ("unsigned long long", "9223372036854775807ull"))
+    with pytest.raises(KernelError, match=r"beyond.cpp:7:14: .*i \+ 9223372036854775807 "
+                       r"reaches 9223372036854775818, a constant out of the range"):
+        arraypart.compile_kernel(path)
+
+
 def _holds(constraint, i: int) -> bool:
     value = int(E.evaluate(constraint.expr, {"i": np.int64(i)}))
     return value >= 0 if constraint.op == ">=" else value == 0

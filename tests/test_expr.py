@@ -77,7 +77,7 @@ def test_c_rendering_matches_numpy_on_non_negative_arguments():
     e = E.add(E.mod(E.floordiv(E.affine({"i": 1, "j": 3}), 2), 4), E.scale(-2, E.var("j")))
     for i in range(6):
         for j in range(6):
-            python = (E.to_c(e, str, non_negative=lambda arg: True).replace("(unsigned)", "")
+            python = (E.to_c(e, str, interval=lambda arg: (0, 99)).replace("(unsigned)", "")
                       .replace("u)", ")").replace("/", "//"))
             c_value = eval(python, {}, {"i": i, "j": j})
             assert c_value == int(E.evaluate(e, {"i": i, "j": j}))
@@ -86,13 +86,14 @@ def test_c_rendering_matches_numpy_on_non_negative_arguments():
 @needs_gxx
 def test_c_rendering_of_possibly_negative_arguments_matches_numpy(tmp_path):
     """Arguments nobody vouches for get the signed floor and mod forms: g++ computes
-    what floor and mod are, at negative values too."""
+    what floor and mod are, at negative values too, and beyond 32 bits."""
     i, j = E.var("i"), E.var("j")
     cases = [E.floordiv(E.add(i, E.const(-9)), 2), E.mod(E.add(i, E.scale(-3, j)), 5),
              E.add(E.floordiv(E.mod(E.add(i, j), 7), 3), E.floordiv(E.scale(-1, j), 4)),
-             E.mod(E.floordiv(E.add(E.scale(2, i), E.const(-5)), 3), 4)]
+             E.mod(E.floordiv(E.add(E.scale(2, i), E.const(-5)), 3), 4),
+             E.mod(E.add(E.scale(3, j), E.const(2 ** 40 - 3)), 12)]  # exact in 64 bits only
     grid = range(-9, 10)
-    lines = [f'std::printf("%d\\n", (int)({E.to_c(e, str, non_negative=lambda arg: False)}));'
+    lines = [f'std::printf("%d\\n", (int)({E.to_c(e, str, interval=lambda arg: None)}));'
              for e in cases]
     loops = "for (int i = -9; i < 10; i++) for (int j = -9; j < 10; j++) {" + "".join(lines) + "}"
     source = tmp_path / "forms.cpp"

@@ -235,4 +235,4 @@ def copy_texts(kernel: ir.Kernel, bankings: Mapping[str, Banking]
 def copy_text(copy: E.Expr) -> str:
     """C text of a copy expression, every floor and mod in the exact signed form (an
     iterator the recorded run evaluates it at may be negative)."""
-    return E.to_c(copy, str, non_negative=lambda arg: False)
+    return E.to_c(copy, str, interval=lambda arg: None)

@@ -778,7 +778,7 @@ def _lane_formulas(group: Group, sites: tuple[Site, ...], names: Names, kind: st
 
 
 def _c(e: E.Expr, context: ranges.RefContext) -> str:
-    text = E.to_c(e, str, non_negative=context.non_negative)
+    text = E.to_c(e, str, interval=context.interval)
     return text[1:-1] if text.startswith("(") and text.endswith(")") and _balanced(
         text[1:-1]) else text
 

@@ -187,7 +187,7 @@ class ExplicitRewriter:
             raise ValueError(f"read copy {E.pretty(copy)} of {ex.array.name} at {where}"
                              " uses a variable that is not a loop iterator around it")
         def c_text(e: E.Expr) -> str:
-            return E.to_c(e, name_of, non_negative=lambda arg: ranges.non_negative(arg, env))
+            return E.to_c(e, name_of, interval=lambda arg: ranges.interval(arg, env))
 
         return _Address(ex, c_text(bank), c_text(offset), c_text(copy))
 

@@ -59,9 +59,9 @@ class RefContext:
         """:func:`reduce` with this reference's intervals and strides."""
         return reduce(e, self.env(), dict(self.strides))
 
-    def non_negative(self, e: E.Expr) -> bool:
-        """:func:`non_negative` with this reference's intervals."""
-        return non_negative(e, self.env())
+    def interval(self, e: E.Expr) -> Interval | None:
+        """:func:`interval` with this reference's intervals."""
+        return interval(e, self.env())
 
 
 def ref_contexts(body: tuple[Node, ...]) -> dict[int, RefContext]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from collections import Counter
 from dataclasses import replace
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Iterable, Iterator, Mapping
 
 import islpy as isl
 
@@ -54,6 +54,7 @@ def build_model(kernel: ir.Kernel, *, ports: int = 2,
     guards = data_guards(kernel.body)
     for relation in relations:
         tick()
+        check_in_int64(relation)
         check_bounds(relation, by_name[relation.access.array], guards.get(id(relation.access)))
         check_writable(relation.access, by_name[relation.access.array])
     found = with_epochs(counted_addresses(collect(kernel, tick=tick), by_name), by_name)
@@ -98,6 +99,44 @@ def data_guards(body: tuple[ir.Node, ...], guard: ir.If | None = None) -> dict[i
         elif isinstance(node, ir.Loop):
             out.update(data_guards(node.body, guard))
     return out
+
+
+INT64 = (-(2 ** 63), 2 ** 63 - 1)  # numpy's int64: the maps and the checker's values
+
+
+def check_in_int64(relation: AccessRelation) -> None:
+    """Raise a located error when a constant, sum or product inside a subscript takes a
+    value outside int64 somewhere in its domain (``(i + 2**63 - 1) % 10``): the bank
+    maps and the checker compute every subscript in numpy int64, which would wrap.
+    Only subscripts with a constant beyond 32 bits are examined (iterators are far
+    smaller, so nothing else can come near 2**63)."""
+    access, domain = relation.access, relation.domain
+    if domain.is_empty():
+        return
+    for e in access.index:
+        if e is None or all(abs(k) < 2 ** 31 for k in E.constants(e)):
+            continue
+        for part in _compound_parts(e):
+            f = G.pw_aff(part, domain.space).intersect_domain(domain)
+            low, high = f.min_val(), f.max_val()
+            if low.is_int() and high.is_int() and (
+                    INT64[0] <= low.to_python() and high.to_python() <= INT64[1]):
+                continue
+            reach = (f"reaches {high.to_python()}" if high.is_int() and high.to_python()
+                     > INT64[1] else f"reaches {low}" if low.is_int() else "is unbounded")
+            raise KernelError(access.coord, (
+                f"{reference_text(access)}: {E.pretty(part)} {reach}, a constant out of "
+                "the range arraypart models (64-bit signed integers); reduce the "
+                "constant (e.g. modulo the array size)"))
+
+
+def _compound_parts(e: E.Expr) -> Iterator[E.Expr]:
+    """Every constant, sum and product in ``e`` (floor and mod only shrink values)."""
+    if isinstance(e, (E.Const, E.Add, E.Scale)):
+        yield e
+    for sub in (e.terms if isinstance(e, E.Add) else () if isinstance(e, (E.Const, E.Var))
+                else (e.arg,)):
+        yield from _compound_parts(sub)
 
 
 def check_bounds(relation: AccessRelation, array: ir.Array, guard: ir.If | None = None) -> None:
