@@ -1264,23 +1264,12 @@ class Converter:
         if kind == K.LAMBDA_EXPR and _names_an_array_inside(cursor):
             raise KernelError(coord, "a lambda that uses an array hides its accesses from "
                                      "arraypart: write a function that takes the array")
+        if kind == K.MEMBER_REF_EXPR:  # (&w)->f is w.f, (*p).f is p->f
+            kids = [clangtu.member_object(k) if n == 0 else k for n, k in enumerate(kids)]
         parts = tuple(self.expression(k) for k in kids if k.kind.is_expression()
                       or k.kind == K.INIT_LIST_EXPR)
-        if kind == K.MEMBER_REF_EXPR:
-            parts = tuple(_this_for_deref(p) for p in parts)
         return Other(coord, start, end, _kind_words(kind), parts,
                      cursor.spelling if kind == K.MEMBER_REF_EXPR else "")
-
-
-def _this_for_deref(node: Node) -> Node:
-    """``this`` for ``*this`` (an object of a member access: ``(*this).a`` is
-    ``this->a``), else ``node``."""
-    plain = without_casts(node)
-    if isinstance(plain, UnaryOp) and plain.op == "*":
-        inner = without_casts(plain.expr)
-        if isinstance(inner, Other) and inner.what == THIS:
-            return inner
-    return node
 
 
 def _captures_by_reference(lambda_expr: ci.Cursor) -> bool:
