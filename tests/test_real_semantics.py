@@ -734,6 +734,30 @@ def test_a_struct_fields_other_spellings_are_counted_and_traced(tmp_path):
     assert [lp.traced_ii for lp in judged.replay.loops] == [1, 2]
 
 
+@pytest.mark.parametrize("struct, ii", [
+    ("struct W { int buf[8]; };", 1),  # declared without initializer: writes nothing
+    ("struct W { int buf[8] = {}; };", 5),  # its default member initializer writes 8
+], ids=["plain", "member-initializer"])
+def test_a_plain_struct_declared_without_initializer_writes_nothing(tmp_path, struct, ii):
+    """``W w;`` of a plain struct leaves its fields unset (as ``int buf[8];`` does):
+    it counted as a write of every element of w.buf, II 5 where the plain array gets
+    II 1 (probe 38b F4); a default member initializer does write them."""
+    text = f"""
+        {struct}
+        void fresh(const int in[64], int out[64]) {{
+          for (int i = 0; i < 64; i++) {{
+        #pragma HLS pipeline II=1
+            W w;
+            w.buf[i & 7] = in[i];
+            out[i] = w.buf[i & 7];
+          }}
+        }}"""
+    path = tmp_path / "fresh.cpp"
+    path.write_text(dedent(text))
+    _, _, written = api.check_kernel(path, as_written=True, max_banks=1)
+    assert [lp.achieved_ii for lp in written.loops] == [ii]
+
+
 STRUCT_FORMS = """
     struct G { int a[16]; int b[16]; int n; };
     G g;

@@ -815,6 +815,8 @@ class Converter:
         init = None
         scalar = cursor.type.kind not in ARRAY_TYPE_KINDS
         for child in cursor.get_children():
+            if _writes_nothing(cursor, child, init_at):
+                continue
             if child.kind.is_expression() or child.kind == K.INIT_LIST_EXPR:
                 node = self.expression(child)
                 # in a header the node has no offset in the kernel text: clang's
@@ -1270,6 +1272,17 @@ class Converter:
                       or k.kind == K.INIT_LIST_EXPR)
         return Other(coord, start, end, _kind_words(kind), parts,
                      cursor.spelling if kind == K.MEMBER_REF_EXPR else "")
+
+
+def _writes_nothing(variable: ci.Cursor, child: ci.Cursor, init_at: int | None) -> bool:
+    """``child`` is the implicit default construction of ``W w;`` with no initializer
+    written, ``W`` a plain struct (no constructor, no default member initializer:
+    clang's POD): C++ leaves its fields unset, so it writes no element of them (probe
+    38b F4: every element of ``w.buf`` was written there)."""
+    return (init_at is None and child.kind == K.CALL_EXPR
+            and child.referenced is not None and child.referenced.kind == K.CONSTRUCTOR
+            and not [k for k in child.get_children() if k.kind.is_expression()]
+            and variable.type.get_canonical().is_pod())
 
 
 def _captures_by_reference(lambda_expr: ci.Cursor) -> bool:
