@@ -939,6 +939,28 @@ def test_a_field_of_an_unknown_struct_variable_is_a_located_error(tmp_path, obje
         f"{what}"), str(error.value)
 
 
+def test_a_pointer_to_one_of_two_struct_variables_is_a_located_error(tmp_path):
+    """``W *p = c ? &w : &v;`` then ``p->buf[i]``: which memory p->buf is arraypart
+    cannot tell; it was warned and uncounted, a false II 1 (probe 38b F6)."""
+    text = """
+        struct W { int buf[64]; int n; };
+        void choose(const int in[64], int out[64], int c) {
+          W w, v;
+          for (int i = 0; i < 64; i++) { w.buf[i] = in[i]; v.buf[i] = in[63 - i]; }
+          W *p = c ? &w : &v;
+          for (int i = 0; i < 62; i++) {
+        #pragma HLS pipeline II=1
+            out[i] = p->buf[i] + p->buf[i + 1] + w.buf[i + 2];
+          }
+        }"""
+    path = tmp_path / "choose.cpp"
+    path.write_text(dedent(text))
+    with pytest.raises(KernelError) as error:
+        arraypart.analyze(path)
+    assert str(error.value).split("choose.cpp:")[1].startswith(
+        "9:14: error: arraypart cannot tell which of v, w 'p' (declared at "), str(error.value)
+
+
 def test_a_struct_of_arrays_passed_to_an_unseen_function_is_said(tmp_path):
     """firmware-hls' DuplicateRemovalTop only calls a function defined in another file
     with structs holding arrays: the run reported nothing, with exit 0.  A struct

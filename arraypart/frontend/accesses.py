@@ -632,6 +632,23 @@ class AccessLowering:
                 f"{what} ({', '.join(named)}): name the field of each struct variable "
                 f"itself ({named[0]}.{field.name}[...])"))
 
+    def _refuse_unknown_handle(self, decl: N.Decl) -> None:
+        """``W *p = c ? &w : &v;`` (a reference or pointer to a struct bound to no one
+        struct variable its initializer names) and then ``p->buf[k]``, an array field
+        of those variables: a located error at that use, as for :meth:`_refuse_unknown_struct`
+        (probe 38b F6: the access was warned and uncounted)."""
+        named = {n.name for n in N.walk(decl.init) if isinstance(n, N.Id)}
+        structs = sorted({k.split(".")[0] for k in self._visible if "." in k} & named)
+        fields = {f"{decl.name}.{k.split('.', 1)[1]}" for k in self._visible
+                  if k.split(".")[0] in structs}
+        use = next((n for n in self._calls[-1].nodes if isinstance(n, N.Other)
+                    and n.what == MEMBER and calls.member_path(n) in fields), None)
+        if use is not None:
+            raise KernelError(use.coord, (
+                f"arraypart cannot tell which of {', '.join(structs)} '{decl.name}' "
+                f"(declared at {decl.coord}) refers to, so which memory its array field "
+                f"'{use.name}' is here: name the field of each struct variable itself"))
+
     def _warn_whole_struct(self, node: N.Node) -> None:
         """A struct variable with array fields named whole where cycles are shared (a
         copy, an assignment, a by-value argument): Vitis reads or writes every element
