@@ -19,7 +19,10 @@ Edits are insertions at byte offsets of the text (nothing is removed):
   given), so each read records the copy its own iterator values select.  An element
   of a field that a name reaches through fields (``w.buf[k]``, ``p->buf[k]``: of a
   struct variable, a memory of its own) and the struct ``*p`` of ``p->f`` go to
-  ``at_exact``, which records them only as an element of an array of their own size;
+  ``at_exact``, which records them only as an element of an array of their own size
+  (a member access's object as :func:`arraypart.frontend.clangtu.member_object`
+  spells it: ``(&w)->buf[k]`` and ``(*&w).buf[k]`` are ``w.buf[k]``, ``(*p).f`` is
+  ``p->f``);
 - a *traced loop* (a ``for``, ``while`` or ``do`` whose braced body holds ``#pragma
   HLS pipeline`` that is not ``off``, innermost loop around the pragma; or a loop the
   model pipelines without a pragma in its text: by Vitis' default or a
@@ -456,7 +459,8 @@ def _is_arrow_object(cursor: ci.Cursor, parents: tuple) -> bool:
             or (cursor.kind == K.MEMBER_REF_EXPR and not _of_this(cursor))):
         return False
     member, plain = _object_of(cursor, parents)
-    if plain is None or plain != cursor or member.referenced is None or member.referenced.kind != K.FIELD_DECL:
+    if plain is None or plain != cursor or member.referenced is None \
+            or member.referenced.kind != K.FIELD_DECL:
         return False  # p->f(): an inlined method's member accesses are the element's
     if member.type.get_canonical().kind in _ARRAY_TYPES:
         above = next((p for p in reversed(parents[:parents.index(member)])
