@@ -704,6 +704,60 @@ def test_an_array_field_of_a_local_struct_is_a_memory_of_its_own(tmp_path):
         assert [lp.traced_ii for lp in judged.replay.loops] == iis
 
 
+@needs_gxx
+def test_a_struct_fields_other_spellings_are_counted_and_traced(tmp_path):
+    """``(&w)->buf[k]``, ``(*&w).buf[k]``, ``static_cast<W &>(w).buf[k]`` and
+    ``*(w.buf + k)`` are ``w.buf[k]`` (probe 38b F0, F0b, F0c): the first two were
+    uncounted behind a 'used whole' warning and traced at w.buf[0] (a false II 1 the
+    trace agreed with), the cast counted but not traced (a false alarm), the
+    dereference silently uncounted.  Four reads a cycle of one memory: II 2, the
+    trace recording each at its element."""
+    text = """
+        struct W { int buf[64]; };
+        void spell(const int in[64], int out[64]) {
+          W w;
+          for (int i = 0; i < 64; i++) w.buf[i] = in[i];
+          for (int i = 0; i < 60; i++) {
+        #pragma HLS pipeline II=1
+            out[i] = (&w)->buf[i] + (*&w).buf[i + 1] + static_cast<W &>(w).buf[i + 2]
+                     + *(w.buf + i + 3);
+          }
+        }"""
+    path = tmp_path / "spell.cpp"
+    path.write_text(dedent(text))
+    report, _, written = api.check_kernel(path, as_written=True, max_banks=1)
+    assert not [w for w in report.warnings if "keep up" in w], report.warnings
+    assert [lp.achieved_ii for lp in written.loops] == [1, 2]
+    recorded = trace.record(report.kernel, clangtu.Options(), tmp_path, {})
+    judged = api.judge_trace(report, recorded, as_written=True)
+    assert judged.disagreements == () and judged.addresses.compared, judged.format()
+    assert [lp.traced_ii for lp in judged.replay.loops] == [1, 2]
+
+
+@pytest.mark.parametrize("struct, ii", [
+    ("struct W { int buf[8]; };", 1),  # declared without initializer: writes nothing
+    ("struct W { int buf[8] = {}; };", 5),  # its default member initializer writes 8
+], ids=["plain", "member-initializer"])
+def test_a_plain_struct_declared_without_initializer_writes_nothing(tmp_path, struct, ii):
+    """``W w;`` of a plain struct leaves its fields unset (as ``int buf[8];`` does):
+    it counted as a write of every element of w.buf, II 5 where the plain array gets
+    II 1 (probe 38b F4); a default member initializer does write them."""
+    text = f"""
+        {struct}
+        void fresh(const int in[64], int out[64]) {{
+          for (int i = 0; i < 64; i++) {{
+        #pragma HLS pipeline II=1
+            W w;
+            w.buf[i & 7] = in[i];
+            out[i] = w.buf[i & 7];
+          }}
+        }}"""
+    path = tmp_path / "fresh.cpp"
+    path.write_text(dedent(text))
+    _, _, written = api.check_kernel(path, as_written=True, max_banks=1)
+    assert [lp.achieved_ii for lp in written.loops] == [ii]
+
+
 STRUCT_FORMS = """
     struct G { int a[16]; int b[16]; int n; };
     G g;
@@ -878,6 +932,58 @@ def test_struct_fields_reached_unseen_are_said(tmp_path, text, warned):
             if "keep up" in w]
     assert len(said) == len(warned) and all(
         w.startswith(start) for w, start in zip(said, warned)), said
+
+
+@pytest.mark.parametrize("object, where, what", [
+    ("(c ? w : v)", "9:15", "a choice between struct variables (v, w)"),
+    ("((V *)&w)->", "9:15", "a cast to another struct type (w)"),
+], ids=["choice", "cast"])
+def test_a_field_of_an_unknown_struct_variable_is_a_located_error(tmp_path, object, where,
+                                                                    what):
+    """``(c ? w : v).buf[k]`` and ``((V *)&w)->buf[k]`` reach an array field arraypart
+    cannot tie to one memory: they were left uncounted behind a 'used whole' warning
+    (a false II 1 the trace agreed with, probe 38b F0c)."""
+    member = object + "buf" if object.endswith(">") else object + ".buf"
+    text = f"""
+        struct W {{ int buf[64]; }};
+        struct V {{ int pad; int buf[63]; }};
+        void pick(const int in[64], int out[64], int c) {{
+          W w, v;
+          for (int i = 0; i < 64; i++) {{ w.buf[i] = in[i]; v.buf[i] = -in[i]; }}
+          for (int i = 0; i < 62; i++) {{
+        #pragma HLS pipeline II=1
+            out[i] = {member}[i] + w.buf[i + 1];
+          }}
+        }}"""
+    path = tmp_path / "pick.cpp"
+    path.write_text(dedent(text))
+    with pytest.raises(KernelError) as error:
+        arraypart.analyze(path)
+    assert str(error.value).split("pick.cpp:")[1].startswith(
+        f"{where}: error: arraypart cannot tell which array field 'buf' reaches through "
+        f"{what}"), str(error.value)
+
+
+def test_a_pointer_to_one_of_two_struct_variables_is_a_located_error(tmp_path):
+    """``W *p = c ? &w : &v;`` then ``p->buf[i]``: which memory p->buf is arraypart
+    cannot tell; it was warned and uncounted, a false II 1 (probe 38b F6)."""
+    text = """
+        struct W { int buf[64]; int n; };
+        void choose(const int in[64], int out[64], int c) {
+          W w, v;
+          for (int i = 0; i < 64; i++) { w.buf[i] = in[i]; v.buf[i] = in[63 - i]; }
+          W *p = c ? &w : &v;
+          for (int i = 0; i < 62; i++) {
+        #pragma HLS pipeline II=1
+            out[i] = p->buf[i] + p->buf[i + 1] + w.buf[i + 2];
+          }
+        }"""
+    path = tmp_path / "choose.cpp"
+    path.write_text(dedent(text))
+    with pytest.raises(KernelError) as error:
+        arraypart.analyze(path)
+    assert str(error.value).split("choose.cpp:")[1].startswith(
+        "9:14: error: arraypart cannot tell which of v, w 'p' (declared at "), str(error.value)
 
 
 def test_a_struct_of_arrays_passed_to_an_unseen_function_is_said(tmp_path):

@@ -19,7 +19,10 @@ Edits are insertions at byte offsets of the text (nothing is removed):
   given), so each read records the copy its own iterator values select.  An element
   of a field that a name reaches through fields (``w.buf[k]``, ``p->buf[k]``: of a
   struct variable, a memory of its own) and the struct ``*p`` of ``p->f`` go to
-  ``at_exact``, which records them only as an element of an array of their own size;
+  ``at_exact``, which records them only as an element of an array of their own size
+  (a member access's object as :func:`arraypart.frontend.clangtu.member_object`
+  spells it: ``(&w)->buf[k]`` and ``(*&w).buf[k]`` are ``w.buf[k]``, ``(*p).f`` is
+  ``p->f``);
 - a *traced loop* (a ``for``, ``while`` or ``do`` whose braced body holds ``#pragma
   HLS pipeline`` that is not ``off``, innermost loop around the pragma; or a loop the
   model pipelines without a pragma in its text: by Vitis' default or a
@@ -427,6 +430,9 @@ def _is_element(cursor: ci.Cursor, parents: tuple) -> bool:
         return _own_field(cursor, parents)
     if not (cursor.kind == K.ARRAY_SUBSCRIPT_EXPR or dereference):
         return False
+    plain = _object_of(cursor, parents)[1] if dereference else None
+    if plain is not None and plain != cursor:
+        return False  # (*&w).f, (*p).f: w's fields, p's element (:func:`_is_arrow_object`)
     if any(t.get_canonical().spelling.startswith(STREAM_TYPE)
            for t in (cursor.type, _root(cursor).type)):  # the root's in a template too
         return False
@@ -452,20 +458,48 @@ def _is_arrow_object(cursor: ci.Cursor, parents: tuple) -> bool:
             cursor.kind == K.DECL_REF_EXPR
             or (cursor.kind == K.MEMBER_REF_EXPR and not _of_this(cursor))):
         return False
-    chain = [p for p in parents if p.kind not in (K.UNEXPOSED_EXPR, K.PAREN_EXPR)]
-    if not chain or chain[-1].kind != K.MEMBER_REF_EXPR:
-        return False
-    member = chain[-1]
-    if member.referenced is None or member.referenced.kind != K.FIELD_DECL:
+    member, plain = _object_of(cursor, parents)
+    if plain is None or plain != cursor or member.referenced is None \
+            or member.referenced.kind != K.FIELD_DECL:
         return False  # p->f(): an inlined method's member accesses are the element's
     if member.type.get_canonical().kind in _ARRAY_TYPES:
-        above = chain[-2] if len(chain) > 1 else None
+        above = next((p for p in reversed(parents[:parents.index(member)])
+                      if p.kind not in (K.UNEXPOSED_EXPR, K.PAREN_EXPR)), None)
         if not (above is not None and above.kind == K.ARRAY_SUBSCRIPT_EXPR
                 and _root(above) == member):
             return False
     user = _user(cursor, parents)
     return not (user is not None and user.kind == K.UNARY_OPERATOR
                 and clangtu.unary_operator(user) == "&")
+
+
+def _object_of(cursor: ci.Cursor, parents: tuple) -> tuple:
+    """``(member access, its object)`` when ``cursor`` spells that object
+    (:func:`arraypart.frontend.clangtu.member_object`: ``p`` of ``p->f`` and ``(*p).f``)
+    or is on the way to it (``*&w`` of ``(*&w).f``); ``(None, None)`` otherwise."""
+    for parent in reversed(parents):
+        if parent.kind == K.MEMBER_REF_EXPR:
+            kids = [k for k in parent.get_children() if k.kind.is_expression()]
+            plain = clangtu.member_object(kids[0]) if kids else None
+            return ((parent, plain) if plain is not None and (
+                plain == cursor or _below(cursor, kids[0], plain)) else (None, None))
+        if parent.kind == K.ARRAY_SUBSCRIPT_EXPR or not parent.kind.is_expression():
+            return None, None
+    return None, None
+
+
+def _below(cursor: ci.Cursor, top: ci.Cursor, plain: ci.Cursor) -> bool:
+    """``cursor`` is on the way from ``top`` down to ``plain`` (what
+    :func:`arraypart.frontend.clangtu.member_object` goes through)."""
+    node = top
+    while node != plain:
+        if node == cursor:
+            return True
+        kids = [k for k in node.get_children() if k.kind.is_expression()]
+        if len(kids) != 1:
+            return False
+        node = kids[0]
+    return False
 
 
 def _name_span(unit: clangtu.Unit, cursor: ci.Cursor, data: bytes) -> tuple[int, int] | None:
@@ -517,7 +551,7 @@ def _of_this(member: ci.Cursor) -> bool:
         kids = [k for k in node.get_children() if k.kind.is_expression()]
         if not kids:
             return node.kind == K.MEMBER_REF_EXPR  # implicit this
-        node = kids[0]
+        node = clangtu.member_object(kids[0])
     return node.kind == K.CXX_THIS_EXPR
 
 
@@ -534,7 +568,7 @@ def _of_struct_variable(member: ci.Cursor) -> bool:
         kids = [k for k in node.get_children() if k.kind.is_expression()]
         if not kids:
             return False  # implicit this: _of_this's
-        node = kids[0]
+        node = clangtu.member_object(kids[0])
     return node.kind == K.DECL_REF_EXPR
 
 

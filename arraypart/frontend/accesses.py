@@ -398,6 +398,7 @@ class AccessLowering:
                 return
             name = calls.member_path(base)
             if name not in self._visible:
+                self._refuse_unknown_struct(base)
                 self._warn_unmodelled_field(base)
                 self._target(base, out, kinds)
                 return
@@ -611,6 +612,44 @@ class AccessLowering:
             return f"'{root.name}.{field.name}' is an array inside struct '{root.name}'"
         return None
 
+    def _refuse_unknown_struct(self, field: N.Other) -> None:
+        """An array field reached through a choice between struct variables (``(c ? w
+        : v).buf[k]``) or a cast to another struct type (``((V *)&w)->buf[k]``; one
+        to the struct's own type is the struct, :func:`.clangtu.member_object`): which
+        memory, and which of its elements, is reached arraypart cannot tell, so it is
+        a located error rather than an access left uncounted."""
+        root = field
+        while isinstance(root, N.Other) and root.what == MEMBER and root.parts:
+            root = root.parts[0]
+        if not isinstance(root, (N.TernaryOp, N.Cast)):
+            return
+        named = sorted({n.name for n in N.walk(root) if isinstance(n, N.Id) and any(
+            k.startswith(n.name + ".") for k in self._visible)})
+        if named:
+            what = ("a choice between struct variables" if isinstance(root, N.TernaryOp)
+                    else "a cast to another struct type")
+            raise KernelError(root.coord, (
+                f"arraypart cannot tell which array field '{field.name}' reaches through "
+                f"{what} ({', '.join(named)}): name the field of each struct variable "
+                f"itself ({named[0]}.{field.name}[...])"))
+
+    def _refuse_unknown_handle(self, decl: N.Decl) -> None:
+        """``W *p = c ? &w : &v;`` (a reference or pointer to a struct bound to no one
+        struct variable its initializer names) and then ``p->buf[k]``, an array field
+        of those variables: a located error at that use, as for :meth:`_refuse_unknown_struct`
+        (probe 38b F6: the access was warned and uncounted)."""
+        named = {n.name for n in N.walk(decl.init) if isinstance(n, N.Id)}
+        structs = sorted({k.split(".")[0] for k in self._visible if "." in k} & named)
+        fields = {f"{decl.name}.{k.split('.', 1)[1]}" for k in self._visible
+                  if k.split(".")[0] in structs}
+        use = next((n for n in self._calls[-1].nodes if isinstance(n, N.Other)
+                    and n.what == MEMBER and calls.member_path(n) in fields), None)
+        if use is not None:
+            raise KernelError(use.coord, (
+                f"arraypart cannot tell which of {', '.join(structs)} '{decl.name}' "
+                f"(declared at {decl.coord}) refers to, so which memory its array field "
+                f"'{use.name}' is here: name the field of each struct variable itself"))
+
     def _warn_whole_struct(self, node: N.Node) -> None:
         """A struct variable with array fields named whole where cycles are shared (a
         copy, an assignment, a by-value argument): Vitis reads or writes every element
@@ -653,17 +692,22 @@ class AccessLowering:
             return
         terms = calls.signed_terms(node.expr, 1)
         pointers = [n for n, (t, sign) in enumerate(terms) if sign > 0
-                    and isinstance(t, N.Id) and t.name in self._visible]
+                    and self._array_named(t) is not None]
         if len(pointers) != 1:
             self._collect(node.expr, out)  # its own subscripts and '*' (or their errors)
-            if any(isinstance(n, N.Id) and n.name in self._visible
-                   for n in N.walk(node.expr)):
+            if any(self._array_named(n) is not None for n in N.walk(node.expr)):
                 raise KernelError(node.coord, "arraypart cannot tell which element this "
                                               "'*' reaches: write the array with "
                                               "subscripts (A[i][k])")
             return
-        pointer = terms.pop(pointers[0])[0]
-        self._pointer_element(node, pointer.name, calls.term_sum(terms, node), out, kinds)
+        pointer = self._array_named(terms.pop(pointers[0])[0])
+        self._pointer_element(node, pointer, calls.term_sum(terms, node), out, kinds)
+
+    def _array_named(self, node: N.Node) -> str | None:
+        """The visible array ``node`` names: ``p``, or a struct variable's array field
+        ``w.buf`` (:func:`.calls.member_path`, ``*(w.buf + k)`` being ``w.buf[k]``)."""
+        name = node.name if isinstance(node, N.Id) else calls.member_path(node)
+        return name if name in self._visible else None
 
     def _fifo_pointer(self, node: N.Node) -> bool:
         """Whether ``node`` names a pointer argument of the top with a FIFO interface."""

@@ -219,6 +219,61 @@ def unary_operator(cursor: ci.Cursor) -> str | None:
     return UNARY_OPERATORS.get(_library().clang_getCursorUnaryOperatorKind(cursor))
 
 
+# Written conversions a member access's object may go through (:func:`member_object`).
+_CASTS = (ci.CursorKind.CSTYLE_CAST_EXPR, ci.CursorKind.CXX_STATIC_CAST_EXPR,
+          ci.CursorKind.CXX_FUNCTIONAL_CAST_EXPR, ci.CursorKind.CXX_CONST_CAST_EXPR)
+
+
+def member_object(cursor: ci.Cursor) -> ci.Cursor:
+    """The object a member access ``X.f`` / ``X->f`` names, spelled plainly: the one
+    ``(&w)->f``, ``(*&w).f``, ``static_cast<W &>(w).f`` and ``((W *)&w)->f`` name is
+    ``w``, that of ``(*p).f`` is ``p`` (as of ``p->f``; the front end and the trace
+    see no ``.`` or ``->``, only the object), that of ``(*this).f`` is ``this``.
+    Goes through parentheses, implicit conversions, ``&``, a ``*`` of a name or of
+    an address, and written casts that keep the struct type (``(V *)&w`` stays)."""
+    node = cursor
+    while True:
+        kids = [k for k in node.get_children() if k.kind.is_expression()]
+        operator = unary_operator(node) if node.kind == ci.CursorKind.UNARY_OPERATOR else None
+        if len(kids) != 1:
+            return node
+        inner = kids[0]
+        if node.kind in (ci.CursorKind.PAREN_EXPR, ci.CursorKind.UNEXPOSED_EXPR) or (
+                operator == "&") or (operator == "*" and _named_or_address(inner)) or (
+                node.kind in _CASTS and _struct_shape(node.type) is not None
+                and _struct_shape(node.type) == _struct_shape(inner.type)):
+            node = inner
+        else:
+            return node
+
+
+def _named_or_address(cursor: ci.Cursor) -> bool:
+    """A name, ``this`` or an address ``&X`` (through parentheses): what ``*`` of it
+    spells as the object of a member access names plainly."""
+    while cursor.kind in (ci.CursorKind.PAREN_EXPR, ci.CursorKind.UNEXPOSED_EXPR):
+        kids = list(cursor.get_children())
+        if len(kids) != 1:
+            return False
+        cursor = kids[0]
+    return cursor.kind in (ci.CursorKind.DECL_REF_EXPR, ci.CursorKind.MEMBER_REF_EXPR,
+                           ci.CursorKind.CXX_THIS_EXPR) or (
+        cursor.kind == ci.CursorKind.UNARY_OPERATOR and unary_operator(cursor) == "&")
+
+
+def _struct_shape(t: ci.Type) -> tuple[int, str] | None:
+    """(pointer levels, the struct's declaration) of a struct type, a reference or
+    pointer to one (qualifiers aside); None for any other type."""
+    t = t.get_canonical()
+    if t.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE):
+        t = t.get_pointee().get_canonical()
+    levels = 0
+    while t.kind == ci.TypeKind.POINTER:
+        t, levels = t.get_pointee().get_canonical(), levels + 1
+    if t.kind != ci.TypeKind.RECORD:
+        return None
+    return levels, t.get_declaration().get_usr()
+
+
 def integer_value(cursor: ci.Cursor) -> int | None:
     """clang's value of an integer constant expression (a literal), else None."""
     lib = _library()

@@ -815,6 +815,8 @@ class Converter:
         init = None
         scalar = cursor.type.kind not in ARRAY_TYPE_KINDS
         for child in cursor.get_children():
+            if _writes_nothing(cursor, child, init_at):
+                continue
             if child.kind.is_expression() or child.kind == K.INIT_LIST_EXPR:
                 node = self.expression(child)
                 # in a header the node has no offset in the kernel text: clang's
@@ -1264,23 +1266,23 @@ class Converter:
         if kind == K.LAMBDA_EXPR and _names_an_array_inside(cursor):
             raise KernelError(coord, "a lambda that uses an array hides its accesses from "
                                      "arraypart: write a function that takes the array")
+        if kind == K.MEMBER_REF_EXPR:  # (&w)->f is w.f, (*p).f is p->f
+            kids = [clangtu.member_object(k) if n == 0 else k for n, k in enumerate(kids)]
         parts = tuple(self.expression(k) for k in kids if k.kind.is_expression()
                       or k.kind == K.INIT_LIST_EXPR)
-        if kind == K.MEMBER_REF_EXPR:
-            parts = tuple(_this_for_deref(p) for p in parts)
         return Other(coord, start, end, _kind_words(kind), parts,
                      cursor.spelling if kind == K.MEMBER_REF_EXPR else "")
 
 
-def _this_for_deref(node: Node) -> Node:
-    """``this`` for ``*this`` (an object of a member access: ``(*this).a`` is
-    ``this->a``), else ``node``."""
-    plain = without_casts(node)
-    if isinstance(plain, UnaryOp) and plain.op == "*":
-        inner = without_casts(plain.expr)
-        if isinstance(inner, Other) and inner.what == THIS:
-            return inner
-    return node
+def _writes_nothing(variable: ci.Cursor, child: ci.Cursor, init_at: int | None) -> bool:
+    """``child`` is the implicit default construction of ``W w;`` with no initializer
+    written, ``W`` a plain struct (no constructor, no default member initializer:
+    clang's POD): C++ leaves its fields unset, so it writes no element of them (probe
+    38b F4: every element of ``w.buf`` was written there)."""
+    return (init_at is None and child.kind == K.CALL_EXPR
+            and child.referenced is not None and child.referenced.kind == K.CONSTRUCTOR
+            and not [k for k in child.get_children() if k.kind.is_expression()]
+            and variable.type.get_canonical().is_pod())
 
 
 def _captures_by_reference(lambda_expr: ci.Cursor) -> bool:

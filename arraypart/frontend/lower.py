@@ -560,7 +560,10 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
                     self._apply_effects(d.init)
                 declared = self._declared(d)
                 if d.init is not None and calls.struct_handle(d, self._calls[-1].nodes):
-                    declared.update(calls.object_fields(d.init, self._visible, d.name))
+                    bound = calls.object_fields(d.init, self._visible, d.name)
+                    if not bound:
+                        self._refuse_unknown_handle(d)
+                    declared.update(bound)
                 if declared:  # in scope until its block ends (W &r = w: r.buf too)
                     self._visible = {**self._visible, **declared}
                 if not d.is_array:
