@@ -139,6 +139,30 @@ def test_a_signal_during_the_commit_waits_for_it(tmp_path, monkeypatch):
     assert leftovers(tmp_path, out) == []
 
 
+def test_a_signal_while_the_staging_folder_is_made_leaves_none(tmp_path, monkeypatch):
+    """An interruption that arrives during the staging folder's mkdir is raised when it
+    returns: it left the empty folder behind (seen under load in the test below, the
+    signal landing there).  The old output stays, or none; no staging folder either
+    way."""
+    compiled = arraypart.compile_kernel(DENOISE)
+    out = tmp_path / "out"
+    arraypart.write_project(arraypart.compile_kernel(BICUBIC), out)
+    before = snapshot(out)
+    made = output._new_dir
+
+    def interrupted(parent, prefix):
+        folder = made(parent, prefix)
+        os.kill(os.getpid(), signal.SIGINT)
+        return folder
+
+    monkeypatch.setattr(output, "_new_dir", interrupted)
+    for folder in (out, tmp_path / "new"):
+        with pytest.raises(KeyboardInterrupt):
+            arraypart.write_project(compiled, folder)
+    assert snapshot(out) == before and not (tmp_path / "new").exists()
+    assert leftovers(tmp_path, out) == []
+
+
 def test_an_error_during_the_commit_restores_the_old_output(tmp_path, monkeypatch):
     out = tmp_path / "out"
     arraypart.write_project(arraypart.compile_kernel(BICUBIC), out)
