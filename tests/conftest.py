@@ -100,18 +100,32 @@ def searched(report, name):
     return next(a for a in banking.solve(report.model).arrays if a.array.name == name)
 
 
+#: g++'s flags for an emitted kernel and its testbench: C simulation's, which Vitis
+#: compiles unoptimized unless asked (``csim_design -O``).  The build only has to compute
+#: the right answer, which -O0 builds in two thirds of -O1's time (a kernel without headers).
+TESTBENCH_FLAGS = ("-std=c++14", "-O0", "-w")
+
+
 def run_testbench(compiled, tmp_path: Path,
                   flags: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
     """The compiled project written under ``tmp_path``, its kernel and testbench built
     with g++ and ``flags`` (which must succeed; the kernel's own folder on the include
     path, as in run_hls.tcl) and run."""
-    name = compiled.report.kernel.name
     outdir = arraypart.write_project(compiled, tmp_path / "out")
-    binary = tmp_path / "tb"
     folder = Path(compiled.report.kernel.path).resolve().parent
+    return run_testbench_in(outdir, compiled.report.kernel.name, tmp_path, flags, folder)
+
+
+def run_testbench_in(outdir: Path, name: str, tmp_path: Path, flags: tuple[str, ...] = (),
+                     folder: Path | None = None) -> subprocess.CompletedProcess:
+    """The project ``outdir`` holds for kernel ``name``: its kernel and testbench built
+    with g++ (:data:`TESTBENCH_FLAGS` and ``flags``, the stand-in headers and then
+    ``folder`` on the include path; the build must succeed) into ``tmp_path`` and run."""
+    binary = tmp_path / "tb"
+    folders = [f"-I{folder}"] if folder is not None else []
     build = subprocess.run(
-        ["g++", "-std=c++14", "-O1", "-w", *flags, f"-I{STANDINS}", f"-I{folder}", "-o",
-         str(binary), str(outdir / f"{name}.cpp"), str(outdir / f"{name}_tb.cpp"), "-lm"],
+        ["g++", *TESTBENCH_FLAGS, *flags, f"-I{STANDINS}", *folders, "-o", str(binary),
+         str(outdir / f"{name}.cpp"), str(outdir / f"{name}_tb.cpp"), "-lm"],
         capture_output=True, text=True)
     assert build.returncode == 0, build.stderr[-3000:]
     return subprocess.run([str(binary)], capture_output=True, text=True, timeout=120)
