@@ -138,12 +138,22 @@ def assert_the_testbench_passes(compiled, tmp_path: Path) -> None:
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout[-3000:]
 
 
+def judged_trace(compiled, tmp_path: Path, *, ports: int = 2,
+                 defines: dict[str, int] | None = None):
+    """check --trace on the compiled kernel (read with ``defines``), as
+    :func:`arraypart.api.trace_kernel` judges it without analysing the kernel again:
+    the original, built and run on the testbench's inputs in ``tmp_path``, replayed
+    against the banking as emitted."""
+    options = clangtu.Options(tuple(sorted((defines or {}).items())))
+    recorded = trace.record(compiled.report.kernel, options, tmp_path,
+                            compiled.report.solution.emitted_bankings())
+    return api.judge_trace(compiled.report, recorded, ports=ports)
+
+
 def assert_the_trace_agrees(compiled, tmp_path: Path, *, ports: int):
     """check --trace: the original, run on the testbench's inputs, makes the accesses
     the model predicts; the judgement, for further assertions."""
-    recorded = trace.record(compiled.report.kernel, clangtu.Options(), tmp_path,
-                            compiled.report.solution.emitted_bankings())
-    judged = api.judge_trace(compiled.report, recorded, ports=ports)
+    judged = judged_trace(compiled, tmp_path, ports=ports)
     assert judged.disagreements == () and judged.addresses.compared, judged.format()
     return judged
 
