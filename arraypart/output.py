@@ -20,8 +20,9 @@ import hashlib
 import os
 import secrets
 import shutil
+from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO, Callable, Union
+from typing import BinaryIO, Callable, Iterator, Union
 
 from . import interrupts, supervisor
 from .errors import Coord, KernelError
@@ -132,17 +133,29 @@ def _remove(path: Path) -> None:
         shutil.rmtree(path, ignore_errors=True)
 
 
+@contextmanager
+def _staging(parent: Path) -> Iterator[Path]:
+    """A new staging folder in ``parent`` for the block, removed when it ends in any
+    way (what the block renamed away stays).  It is made with interruptions held back:
+    one that arrived during the ``mkdir`` was raised when it returned, before the
+    folder was in anyone's hands, and left it behind."""
+    made: list[Path] = []
+    try:
+        with interrupts.deferred():
+            made.append(_new_dir(parent, TEMP_MARK))
+        yield made[0]
+    finally:
+        for path in made:
+            _remove(path)
+
+
 def _write_new(files: dict[str, Content], target: Path) -> None:
     """A folder that does not exist yet: staged beside it, then renamed into place."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    staging = _new_dir(target.parent, TEMP_MARK)
-    try:
+    with _staging(target.parent) as staging:
         _write_files(staging, files)
         with interrupts.deferred():
             os.rename(staging, target)  # fails, rather than merges, if target appeared
-    except BaseException:
-        _remove(staging)
-        raise
 
 
 def _foreign(target: Path, owned: dict[str, str]) -> list[str]:
@@ -192,13 +205,10 @@ def _write_into(files: dict[str, Content], target: Path, shown: str, force: bool
             "replaces (not even with --force); move it away or choose another -o"))
     for stale in target.glob(f"{TEMP_MARK}*"):
         _remove(stale)
-    staging = _new_dir(target, TEMP_MARK)
-    try:
+    with _staging(target) as staging:
         _write_files(staging, files)
         with interrupts.deferred():
             _swap(target, staging, sorted(owned), sorted(files))
-    finally:
-        _remove(staging)
 
 
 def _swap(target: Path, staging: Path, old: list[str], new: list[str]) -> None:

@@ -100,18 +100,32 @@ def searched(report, name):
     return next(a for a in banking.solve(report.model).arrays if a.array.name == name)
 
 
+#: g++'s flags for an emitted kernel and its testbench: C simulation's, which Vitis
+#: compiles unoptimized unless asked (``csim_design -O``).  The build only has to compute
+#: the right answer, which -O0 builds in two thirds of -O1's time (a kernel without headers).
+TESTBENCH_FLAGS = ("-std=c++14", "-O0", "-w")
+
+
 def run_testbench(compiled, tmp_path: Path,
                   flags: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
     """The compiled project written under ``tmp_path``, its kernel and testbench built
     with g++ and ``flags`` (which must succeed; the kernel's own folder on the include
     path, as in run_hls.tcl) and run."""
-    name = compiled.report.kernel.name
     outdir = arraypart.write_project(compiled, tmp_path / "out")
-    binary = tmp_path / "tb"
     folder = Path(compiled.report.kernel.path).resolve().parent
+    return run_testbench_in(outdir, compiled.report.kernel.name, tmp_path, flags, folder)
+
+
+def run_testbench_in(outdir: Path, name: str, tmp_path: Path, flags: tuple[str, ...] = (),
+                     folder: Path | None = None) -> subprocess.CompletedProcess:
+    """The project ``outdir`` holds for kernel ``name``: its kernel and testbench built
+    with g++ (:data:`TESTBENCH_FLAGS` and ``flags``, the stand-in headers and then
+    ``folder`` on the include path; the build must succeed) into ``tmp_path`` and run."""
+    binary = tmp_path / "tb"
+    folders = [f"-I{folder}"] if folder is not None else []
     build = subprocess.run(
-        ["g++", "-std=c++14", "-O1", "-w", *flags, f"-I{STANDINS}", f"-I{folder}", "-o",
-         str(binary), str(outdir / f"{name}.cpp"), str(outdir / f"{name}_tb.cpp"), "-lm"],
+        ["g++", *TESTBENCH_FLAGS, *flags, f"-I{STANDINS}", *folders, "-o", str(binary),
+         str(outdir / f"{name}.cpp"), str(outdir / f"{name}_tb.cpp"), "-lm"],
         capture_output=True, text=True)
     assert build.returncode == 0, build.stderr[-3000:]
     return subprocess.run([str(binary)], capture_output=True, text=True, timeout=120)
@@ -124,12 +138,22 @@ def assert_the_testbench_passes(compiled, tmp_path: Path) -> None:
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout[-3000:]
 
 
+def judged_trace(compiled, tmp_path: Path, *, ports: int = 2,
+                 defines: dict[str, int] | None = None):
+    """check --trace on the compiled kernel (read with ``defines``), as
+    :func:`arraypart.api.trace_kernel` judges it without analysing the kernel again:
+    the original, built and run on the testbench's inputs in ``tmp_path``, replayed
+    against the banking as emitted."""
+    options = clangtu.Options(tuple(sorted((defines or {}).items())))
+    recorded = trace.record(compiled.report.kernel, options, tmp_path,
+                            compiled.report.solution.emitted_bankings())
+    return api.judge_trace(compiled.report, recorded, ports=ports)
+
+
 def assert_the_trace_agrees(compiled, tmp_path: Path, *, ports: int):
     """check --trace: the original, run on the testbench's inputs, makes the accesses
     the model predicts; the judgement, for further assertions."""
-    recorded = trace.record(compiled.report.kernel, clangtu.Options(), tmp_path,
-                            compiled.report.solution.emitted_bankings())
-    judged = api.judge_trace(compiled.report, recorded, ports=ports)
+    judged = judged_trace(compiled, tmp_path, ports=ports)
     assert judged.disagreements == () and judged.addresses.compared, judged.format()
     return judged
 

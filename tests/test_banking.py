@@ -197,10 +197,16 @@ def brute_candidates(shape, max_banks):
 
 
 def brute_minimum(am, max_banks):
+    """The fewest banks of a candidate that meets every target, None if none does: the
+    candidates are tried by their number of banks, fewest first, up to the first count
+    that has one."""
     traced = traces(am)
-    return min((s.banks for s in brute_candidates(am.array.shape, max_banks)
-                if enumerated_ok(am, Banking("A", s), traced)
-                and routed_ok(am, Banking("A", s), traced)), default=None)
+    candidates = sorted(brute_candidates(am.array.shape, max_banks), key=lambda s: s.banks)
+    for banks, schemes in itertools.groupby(candidates, key=lambda s: s.banks):
+        if any(enumerated_ok(am, Banking("A", s), traced)
+               and routed_ok(am, Banking("A", s), traced) for s in schemes):
+            return banks
+    return None
 
 
 # ---------------------------------------------------------------- reference stencils

@@ -10,6 +10,7 @@ the model's index; where g++ exists, ``check --trace`` compares them with the co
 original too."""
 
 import os
+import re
 
 import numpy as np
 import pytest
@@ -209,19 +210,40 @@ TRACED = {
 }
 
 
+def traced_kernel(cases: list[str]) -> str:
+    """The TRACED ``cases`` in one kernel: each reads an array of its own,
+    ``buf_<case>``, with a scalar of its own, ``k_<case>``."""
+    def own(text: str, case: str) -> str:
+        return re.sub(r"\bk\b", f"k_{case}", text).replace("buf[", f"buf_{case}[")
+    return ("#include <stdint.h>\nvoid conv(int in[256], int out[200]) {\n"
+            + "".join(f"  int buf_{c}[256];\n"
+                      f"#pragma HLS bind_storage variable=buf_{c} type=ram_1p\n" for c in cases)
+            + "  for (int c = 0; c < 256; c++) {\n"
+            + "".join(f"    buf_{c}[c] = in[c];\n" for c in cases) + "  }\n"
+            + "".join(f"  {TRACED[c][4]} k_{c} = 0;\n" for c in cases)
+            + f"  for (int i = 0; i < {TRIPS}; i++) {{\n#pragma HLS pipeline II=1\n"
+            + "".join(f"    {own(TRACED[c][1], c)}\n" for c in cases if TRACED[c][1])
+            + "    out[i] = " + "\n        + ".join(own(f"buf[{TRACED[c][2]}]", c) for c in cases)
+            + ";\n" + "".join(f"    {own(TRACED[c][3], c)}\n" for c in cases if TRACED[c][3])
+            + "  }\n}\n")
+
+
 @needs_gxx
-@pytest.mark.parametrize("case", sorted(TRACED))
-def test_the_compiled_original_reads_what_the_model_says(case, tmp_path):
-    cxx, declarations, reads, step, k_type = TRACED[case]
+@pytest.mark.parametrize("cxx", [False, True], ids=["c", "cxx"])
+def test_the_compiled_original_reads_what_the_model_says(cxx, tmp_path):
+    """The TRACED cases of one language in one kernel: each array takes two banks for
+    its two reads a cycle, check --trace finds the program reading what the model
+    says, and the emitted bank indices wrap as C's do (the testbench passes)."""
+    cases = sorted(c for c in TRACED if TRACED[c][0] == cxx)
     path = tmp_path / ("conv.cpp" if cxx else "conv.c")
-    text = kernel_source(declarations, reads, step).replace("uint8_t k = 0;", f"{k_type} k = 0;")
-    path.write_text(("#include <ap_int.h>\n" if cxx else "") + text.replace(
-        "int buf[256];", "int buf[256];\n#pragma HLS bind_storage variable=buf type=ram_1p"))
+    path.write_text(("#include <ap_int.h>\n" if cxx else "") + traced_kernel(cases))
     compiled = arraypart.compile_kernel(path)
-    buf = next(a for a in compiled.report.solution.arrays if a.array.name == "buf")
-    assert buf.conflict_free and buf.banking.scheme.banks * buf.banking.copies == 2
+    for case in cases:
+        buf = next(a for a in compiled.report.solution.arrays if a.array.name == f"buf_{case}")
+        assert buf.conflict_free and buf.banking.scheme.banks * buf.banking.copies == 2, case
     assert_the_trace_agrees(compiled, tmp_path, ports=1)
-    assert_the_testbench_passes(compiled, tmp_path)  # the emitted bank indices wrap as C's do
+    assert_the_testbench_passes(compiled, tmp_path)
+
 
 def test_an_unsigned_difference_in_a_condition_wraps(tmp_path):
     """if (i - 1u < 10u): at i = 0 the difference is 2^32 - 1, so the access runs for
@@ -478,34 +500,36 @@ def test_a_loop_start_converted_from_a_size_the_data_chose_keeps_its_range(tmp_p
 
 # A write of some bits of an array element keeps the others: the word is read, then
 # written, two accesses of one element (the model used to see a read, or a write).
+# Each updates an array of its own, ``buf_<case>``.
 BIT_UPDATES = {
-    "bit_ref": "buf[i][3] = 1;",
-    "set_bit": "buf[i].set_bit(3, in[i][0]);",
-    "call_select": "buf[i](7, 6) = 2;",
-    "range": "buf[i].range(3, 0) = in[i].range(7, 4);",
+    "bit_ref": "buf_bit_ref[i][3] = 1;",
+    "set_bit": "buf_set_bit[i].set_bit(3, in[i][0]);",
+    "call_select": "buf_call_select[i](7, 6) = 2;",
+    "range": "buf_range[i].range(3, 0) = in[i].range(7, 4);",
 }
 
 
-def bit_kernel(update: str) -> str:
-    return ("#include <ap_int.h>\n"
-            "void bits(const ap_uint<8> in[64], ap_uint<8> out[64]) {\n"
-            "  ap_uint<8> buf[64];\n#pragma HLS bind_storage variable=buf type=ram_1p\n"
-            "  for (int i = 0; i < 64; i++) buf[i] = in[i];\n"
-            "  for (int i = 0; i < 64; i++) {\n#pragma HLS pipeline II=1\n"
-            f"    {update}\n  }}\n"
-            "  for (int i = 0; i < 64; i++) out[i] = buf[i];\n}\n")
-
-
-@pytest.mark.parametrize("case", sorted(BIT_UPDATES))
-def test_a_bit_update_of_an_element_reads_and_writes_it(case, tmp_path):
+def test_a_bit_update_of_an_element_reads_and_writes_it(tmp_path):
+    arrays = [f"buf_{case}" for case in sorted(BIT_UPDATES)]
     path = tmp_path / "bits.cpp"
-    path.write_text(bit_kernel(BIT_UPDATES[case]))
+    path.write_text("#include <ap_int.h>\n"
+                    "void bits(const ap_uint<8> in[64], ap_uint<8> out[64]) {\n"
+                    + "".join(f"  ap_uint<8> {a}[64];\n"
+                              f"#pragma HLS bind_storage variable={a} type=ram_1p\n"
+                              for a in arrays)
+                    + "  for (int i = 0; i < 64; i++) {\n"
+                    + "".join(f"    {a}[i] = in[i];\n" for a in arrays)
+                    + "  }\n  for (int i = 0; i < 64; i++) {\n#pragma HLS pipeline II=1\n"
+                    + "".join(f"    {BIT_UPDATES[case]}\n" for case in sorted(BIT_UPDATES))
+                    + "  }\n  for (int i = 0; i < 64; i++) out[i] = "
+                    + " ^ ".join(f"{a}[i]" for a in arrays) + ";\n}\n")
     compiled = arraypart.compile_kernel(path)
-    kinds = sorted(a.kind for loop in compiled.report.kernel.body[1:2]
-                   for s in loop.body for a in s.accesses if a.array == "buf")
-    assert kinds == ["read", "write"]
-    assert "one element of buf is read and written in one iteration" in " ".join(
-        compiled.report.warnings)
+    warnings = " ".join(compiled.report.warnings)
+    for a in arrays:
+        kinds = sorted(x.kind for s in compiled.report.kernel.body[1].body
+                       for x in s.accesses if x.array == a)
+        assert kinds == ["read", "write"], a
+        assert f"one element of {a} is read and written in one iteration" in warnings
     if HAVE_GXX:
         assert_the_trace_agrees(compiled, tmp_path, ports=1)
 
@@ -595,23 +619,32 @@ BIT_READS = {
 }
 
 
-@pytest.mark.parametrize("case", sorted(BIT_READS))
-def test_bits_read_in_a_subscript_are_quasi_affine(case, tmp_path):
-    code, value = BIT_READS[case]
+def test_bits_read_in_a_subscript_are_quasi_affine(tmp_path):
+    """Each of BIT_READS reads an array of its own, ``buf_<case>``, beside a plain read
+    of it (two reads a cycle of a one-port memory, in one kernel): its index takes the
+    values of the bits at every iteration, and the traced original and the emitted
+    code agree with the model."""
+    cases = sorted(BIT_READS)
     path = tmp_path / "bitread.cpp"
     path.write_text("#include <ap_int.h>\n"
                     "void bitread(const int in[64], int out[64]) {\n"
-                    "  int buf[64];\n#pragma HLS bind_storage variable=buf type=ram_1p\n"
-                    "  for (int i = 0; i < 64; i++) buf[i] = in[i];\n"
-                    "  for (ap_uint<7> a = 0; a < 64; a++) {\n#pragma HLS pipeline II=1\n"
-                    "    ap_int<8> d = a - 32;\n"
-                    f"    out[a] = buf[{code}] + buf[63 - a];\n  }}\n}}\n")
+                    + "".join(f"  int buf_{c}[64];\n"
+                              f"#pragma HLS bind_storage variable=buf_{c} type=ram_1p\n"
+                              for c in cases)
+                    + "  for (int i = 0; i < 64; i++) {\n"
+                    + "".join(f"    buf_{c}[i] = in[i];\n" for c in cases)
+                    + "  }\n  for (ap_uint<7> a = 0; a < 64; a++) {\n#pragma HLS pipeline II=1\n"
+                    "    ap_int<8> d = a - 32;\n    out[a] = "
+                    + "\n        + ".join(f"buf_{c}[{BIT_READS[c][0]}] + buf_{c}[63 - a]"
+                                          for c in cases)
+                    + ";\n  }\n}\n")
     compiled = arraypart.compile_kernel(path)
-    read = next(a for a in compiled.report.kernel.body[1].body[-1].accesses
-                if a.array == "buf")
-    assert read.index[0] is not None, compiled.report.warnings
-    got = np.broadcast_to(E.evaluate(read.index[0], {"a": np.arange(64)}), (64,))
-    assert list(got) == [value(i) for i in range(64)]
+    statement = compiled.report.kernel.body[1].body[-1]
+    for case in cases:
+        read = next(a for a in statement.accesses if a.array == f"buf_{case}")
+        assert read.index[0] is not None, (case, compiled.report.warnings)
+        got = np.broadcast_to(E.evaluate(read.index[0], {"a": np.arange(64)}), (64,))
+        assert list(got) == [BIT_READS[case][1](i) for i in range(64)], case
     if HAVE_GXX:
         assert_the_trace_agrees(compiled, tmp_path, ports=1)
         assert_the_testbench_passes(compiled, tmp_path)

@@ -7,7 +7,6 @@ with g++ and compared with the original on random inputs, and its emitted text r
 back under the scheduling rule."""
 
 import json
-import subprocess
 
 import pytest
 
@@ -18,7 +17,8 @@ from arraypart.expr import pretty
 from arraypart.errors import KernelError
 from arraypart.ir import If, Loop
 
-from conftest import assert_the_testbench_passes, assert_the_trace_agrees, needs_gxx, searched
+from conftest import (assert_the_testbench_passes, assert_the_trace_agrees, needs_gxx,
+                      run_testbench_in, searched)
 
 # A callee in a pipelined loop, given rows of two local buffers as 1-D arrays.
 DOT_ROWS = """\
@@ -168,13 +168,8 @@ def _round_trip(path, tmp_path, **options):
 
 
 def _build_and_run(outdir, name, tmp_path):
-    binary = tmp_path / "tb"
-    build = subprocess.run(["g++", "-std=c++14", "-O1", "-w", "-o", str(binary),
-                            str(outdir / f"{name}.cpp"), str(outdir / f"{name}_tb.cpp"),
-                            "-lm"], capture_output=True, text=True)
-    assert build.returncode == 0, build.stderr[-3000:]
-    run = subprocess.run([str(binary)], capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    run = run_testbench_in(outdir, name, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout[-2000:] + run.stderr[-2000:]
 
 
 def test_rows_passed_to_a_callee_are_the_callers_memory():

@@ -5,7 +5,6 @@ compute what the original C computes on random inputs."""
 import difflib
 import json
 import re
-import subprocess
 
 import pytest
 
@@ -14,7 +13,7 @@ from arraypart import api, check, frontend
 from arraypart.check import trace
 from arraypart.frontend import clangtu
 
-from conftest import KERNELS, needs_gxx
+from conftest import KERNELS, assert_the_testbench_passes, needs_gxx
 
 IDS = [k.stem for k in KERNELS]
 # The stencils of DESIGN §7: their banks rotate with j, so only bank-centric code (one
@@ -45,16 +44,7 @@ def test_the_checker_agrees_cycle_by_cycle(compiled):
 
 @needs_gxx
 def test_emitted_kernel_computes_what_the_original_computes(compiled, tmp_path):
-    name = compiled.report.kernel.name
-    outdir = arraypart.write_project(compiled, tmp_path / name)
-    binary = tmp_path / "tb"
-    build = subprocess.run(
-        ["g++", "-std=c++14", "-O1", "-w", "-o", str(binary),
-         str(outdir / f"{name}.cpp"), str(outdir / f"{name}_tb.cpp"), "-lm"],
-        capture_output=True, text=True)
-    assert build.returncode == 0, build.stderr[-3000:]
-    run = subprocess.run([str(binary)], capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert_the_testbench_passes(compiled, tmp_path)
 
 
 @needs_gxx

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import tempfile
 import time
 from dataclasses import dataclass
@@ -34,7 +33,7 @@ from arraypart import check
 from arraypart.errors import KernelError
 from arraypart.frontend import parse_kernel
 
-from conftest import HAVE_GXX, alarm, needs_gxx
+from conftest import HAVE_GXX, alarm, assert_the_testbench_passes, needs_gxx
 
 ROOT = Path(__file__).resolve().parent.parent
 KERNEL_TEXTS = tuple(p.read_text() for p in sorted((ROOT / "kernels").glob("*.c")))
@@ -405,26 +404,13 @@ def run_pipeline(path: Path, options: dict):
     return compiled
 
 
-def build_and_run(compiled, directory: Path) -> None:
-    """The emitted kernel and its testbench build with g++ and print PASS."""
-    name = compiled.report.kernel.name
-    out = arraypart.write_project(compiled, directory / "out")
-    binary = directory / "tb"
-    build = subprocess.run(
-        ["g++", "-std=c++14", "-O1", "-w", "-o", str(binary), str(out / f"{name}.cpp"),
-         str(out / f"{name}_tb.cpp"), "-lm"], capture_output=True, text=True)
-    assert build.returncode == 0, build.stderr[-3000:]
-    run = subprocess.run([str(binary)], capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout[-2000:] + run.stderr[-2000:]
-
-
 def fuzz_one(mutant: Mutant, directory: Path, run_gxx: bool):
     path = directory / "fuzz.c"
     path.write_text(mutant.text)
     assume(accepted(path) is not None)
     outcome = run_pipeline(path, dict(mutant.options))
     if run_gxx and mutant.runnable and not isinstance(outcome, KernelError):
-        build_and_run(outcome, directory)
+        assert_the_testbench_passes(outcome, directory)
     return outcome
 
 

@@ -6,9 +6,10 @@ import pytest
 
 import arraypart
 from arraypart.sourcetext import KEEP_BYTES
-from arraypart import api, cli
+from arraypart import cli
 
-from conftest import HAVE_GXX, assert_the_testbench_passes, needs_gxx, run_testbench
+from conftest import (HAVE_GXX, assert_the_testbench_passes, judged_trace, needs_gxx,
+                      run_testbench)
 
 LOOP = """  for (int i = 0; i < 64; i++) {
 #pragma HLS pipeline II=1
@@ -205,11 +206,13 @@ def test_a_late_pragma_of_a_loop_written_as_blocks_is_a_located_error(tmp_path, 
         capsys.readouterr().err)
 
 
-def assert_the_testbench_builds_and_passes(path, tmp_path, **options) -> None:
-    """``path`` compiled with ``options``; its testbench builds with g++ and passes."""
+def assert_the_testbench_builds_and_passes(path, tmp_path, **options):
+    """``path`` compiled with ``options``; its testbench builds with g++ and passes.
+    The compiled kernel."""
     compiled = arraypart.compile_kernel(str(path), **options)
     run = run_testbench(compiled, tmp_path)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout[-2000:]
+    return compiled
 
 
 @needs_gxx
@@ -437,8 +440,8 @@ def test_headers_are_read_under_their_conditions_and_macros(head, defines, tmp_p
                     + "    out[i] = buf[4*i] + buf[4*i+1] + buf[4*i+2] + buf[4*i+3]"
                     + (" + N" if "#ifndef N" in head else "") + ";\n  }\n}\n"
                     + ("#endif\n" if "GUARD" in head else ""))
-    assert_the_testbench_builds_and_passes(path, tmp_path, defines=defines)
-    _, traced = api.trace_kernel(str(path), defines=defines)
+    compiled = assert_the_testbench_builds_and_passes(path, tmp_path, defines=defines)
+    traced = judged_trace(compiled, tmp_path, defines=defines)
     assert traced.disagreements == () and traced.replay.loops, traced.format()
 
 
@@ -529,7 +532,7 @@ def test_references_with_no_text_of_their_own_stay_as_written(text, ports, tmp_p
     assert "let arraypart rewrite it" in buf.array.kept_reference
     run = run_testbench(compiled, tmp_path)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout[-2000:]
-    _, traced = api.trace_kernel(str(path), ports=ports)
+    traced = judged_trace(compiled, tmp_path, ports=ports)
     assert traced.disagreements == (), traced.format()
     assert bool(traced.trace.instrumented.included) == (text is BODY_INCLUDE)
 
@@ -576,8 +579,8 @@ def test_a_c_kernel_that_guards_c_linkage_for_cxx_links(tmp_path):
                     "#pragma HLS pipeline II=1\n    b[i] = a[i] + a[i + 1];\n"
                     "    b[i + 1] = a[i] - a[i + 1];\n  }\n}\n"
                     "#ifdef __cplusplus\n}\n#endif\n")
-    assert_the_testbench_builds_and_passes(path, tmp_path)
-    _, traced = api.trace_kernel(str(path))
+    compiled = assert_the_testbench_builds_and_passes(path, tmp_path)
+    traced = judged_trace(compiled, tmp_path)
     assert traced.disagreements == (), traced.format()
 
 
@@ -621,7 +624,7 @@ def test_bytes_that_are_not_utf8_in_a_string_literal_are_kept(tmp_path):
     assert b'sizeof("\xbb\xba")' in compiled.files["lit.cpp"].encode(errors=KEEP_BYTES)
     assert [loop.trip_count for loop in compiled.report.model.loops] == [64]
     assert_the_testbench_passes(compiled, tmp_path)
-    _, traced = api.trace_kernel(str(path))
+    traced = judged_trace(compiled, tmp_path)
     assert traced.disagreements == (), traced.format()
 
 

@@ -32,9 +32,10 @@ STOP_BOUND_S = 20
 #: How long a run under ``--time-limit 1`` may take in all: the import, and the model's
 #: CPU-time floor (:data:`arraypart.limits.STAGE_FLOOR_S`) at a loaded machine's pace.
 LIMITED_RUN_BOUND_S = 40
-#: When the signal is sent: the worker has imported the passes and read the kernel
-#: (a fraction of a second), and is inside the isl count.
-SIGNAL_AFTER_S = 3
+#: The worker's CPU time when the signal is sent: it has imported the passes and read
+#: the kernel (about a second of CPU time), and is inside the isl count.  CPU time, not
+#: the wall clock: on a loaded machine a fixed wait may end before the count begins.
+SIGNAL_AT_CPU_S = 1.5
 
 
 def handlers_installed(pid):
@@ -73,7 +74,12 @@ def test_a_signal_inside_a_long_isl_call_ends_the_run(nest, tmp_path, signum):
     out.mkdir()
     (out / "keep.txt").write_text("the user's")
     process = start(["compile", nest, "-o", out, "--force"])
-    time.sleep(SIGNAL_AFTER_S)
+    worker = None
+    with alarm(60):
+        while process.poll() is None and (worker is None
+                                          or _cpu_seconds(worker) < SIGNAL_AT_CPU_S):
+            worker = worker or _child(process.pid)
+            time.sleep(0.02)
     process.send_signal(signum)
     code, err = finish(process)
     assert code == 128 + signum, err
@@ -192,6 +198,22 @@ def _ended(pid: int) -> bool:
         return state(pid) == "Z"
     except OSError:
         return True
+
+
+def _child(pid: int) -> int | None:
+    """A child of process ``pid`` (the supervisor's worker), None while it has none."""
+    return next((int(p) for p in os.listdir("/proc")
+                 if p.isdigit() and _parent(int(p)) == pid), None)
+
+
+def _cpu_seconds(pid: int) -> float:
+    """The CPU time process ``pid`` has used (user and system; 0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _parent(pid: int) -> int | None:

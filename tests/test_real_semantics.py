@@ -19,7 +19,7 @@ from arraypart import expr as E
 from arraypart.frontend import clangtu
 from arraypart.frontend import scalars as S
 
-from conftest import HAVE_GXX, assert_the_trace_agrees, needs_gxx, searched
+from conftest import HAVE_GXX, assert_the_trace_agrees, judged_trace, needs_gxx, searched
 from conftest import assert_the_testbench_passes
 from conftest import run_testbench as run_project
 
@@ -3040,7 +3040,7 @@ def test_a_reference_the_callee_only_reads_is_a_read(tmp_path):
                    for a in ir.accesses(compiled.report.kernel.body))
     if HAVE_GXX:
         assert_the_testbench_passes(compiled, tmp_path)
-        _, traced = api.trace_kernel(str(tmp_path / "ro.cpp"))
+        traced = judged_trace(compiled, tmp_path)
         assert traced.disagreements == (), traced.format()
 
 
@@ -3214,7 +3214,7 @@ def test_an_affine_guard_before_break_protects_what_follows(tmp_path, escape):
     assert [lp["achieved_ii"] for lp in compiled.report.to_json()["loops"]] == [1]
     if HAVE_GXX:
         assert_the_testbench_passes(compiled, tmp_path)
-        _, traced = api.trace_kernel(str(tmp_path / "brk.c"))
+        traced = judged_trace(compiled, tmp_path)
         assert traced.disagreements == (), traced.format()
 
 

@@ -1,11 +1,13 @@
 """The product installs as a wheel and compiles a kernel from there (templates are
-package data, not files of the source checkout)."""
+package data, not files of the source checkout); the wheel ships the stand-in Vitis
+headers."""
 
 import site
 import subprocess
 import sys
 import sysconfig
 import venv
+import zipfile
 from pathlib import Path
 
 from conftest import ROOT
@@ -17,6 +19,8 @@ def test_wheel_installs_into_a_fresh_venv_and_compiles(tmp_path):
                     "--no-build-isolation", "-q", "-w", str(wheel_dir)],
                    check=True, capture_output=True, cwd=tmp_path)
     wheel = next(wheel_dir.glob("arraypart-*.whl"))
+    headers = {f"arraypart/include/{p.name}" for p in (ROOT / "arraypart" / "include").glob("*.h")}
+    assert headers and headers <= set(zipfile.ZipFile(wheel).namelist())
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=False)  # the running pip installs into it (--python)
     python = env_dir / "bin" / "python"

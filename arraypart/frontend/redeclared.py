@@ -78,6 +78,8 @@ def _file_scope_functions(cursors, namespaces: tuple[str, ...]):
 def _shared_names(unit: clangtu.Unit, names: set[str], user_end: int) -> set[str]:
     """Those of ``names`` that a file-scope declaration other than a function the
     kernel file defines also has."""
+    if not names:
+        return set()  # (most kernels: the walk of thousands of header cursors finds none)
     shared = set()
     stack = list(unit.top)
     while stack:
