@@ -136,6 +136,16 @@ def affine_form(e: Expr) -> tuple[dict[str, int], int] | None:
     return None
 
 
+def form_key(e: Expr) -> tuple:
+    """A value equal for two expressions exactly when they have one affine form
+    (quasi-affine ones: one simplified tree)."""
+    form = affine_form(e)
+    if form is None:
+        return ("tree", simplify(e))
+    coeffs, constant = form
+    return ("affine", tuple(sorted((v, k) for v, k in coeffs.items() if k)), constant)
+
+
 def difference(e: Expr, name: str, step: int) -> int | None:
     """``e(name + step) - e(name)`` when it is one integer at every point, else None.
 

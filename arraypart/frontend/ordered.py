@@ -138,14 +138,5 @@ def _may_meet(x: ir.Access, y: ir.Access) -> bool:
     both name one, and each dimension irregular in either or one form in both."""
     if None not in (x.field, y.field) and x.field != y.field:
         return False
-    return all(p is None or q is None or _form(p) == _form(q)
+    return all(p is None or q is None or E.form_key(p) == E.form_key(q)
                for p, q in zip(x.index, y.index))
-
-
-def _form(e: E.Expr) -> tuple:
-    """``e``'s affine form, or its simplified tree."""
-    form = E.affine_form(e)
-    if form is None:
-        return ("tree", E.simplify(e))
-    coeffs, constant = form
-    return ("affine", tuple(sorted((n, k) for n, k in coeffs.items() if k)), constant)

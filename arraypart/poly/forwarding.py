@@ -192,12 +192,4 @@ def element(f: Found) -> tuple:
     """The element a regular lane access names, as a value equal for two accesses
     exactly when their subscripts have one affine form (quasi-affine ones: one
     simplified tree), with its member."""
-    return f.access.field, tuple(_form(e) for e in f.access.index)
-
-
-def _form(e: E.Expr) -> tuple:
-    form = E.affine_form(e)
-    if form is None:
-        return ("tree", E.simplify(e))
-    coeffs, constant = form
-    return ("affine", tuple(sorted((v, k) for v, k in coeffs.items() if k)), constant)
+    return f.access.field, tuple(E.form_key(e) for e in f.access.index)
