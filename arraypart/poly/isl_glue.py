@@ -104,7 +104,7 @@ def add_dim(domain: isl.Set, name: str) -> isl.Set:
 
 def constant(space: isl.Space, value: int) -> isl.PwAff:
     ls = isl.LocalSpace.from_space(space)
-    return isl.PwAff.from_aff(isl.Aff.zero_on_domain(ls).set_constant_val(int(value)))
+    return isl.PwAff.from_aff(isl.Aff.zero_on_domain(ls).set_constant_val(_val(value)))
 
 
 def pw_aff(e: E.Expr, space: isl.Space) -> isl.PwAff:
@@ -131,7 +131,12 @@ def pw_aff(e: E.Expr, space: isl.Space) -> isl.PwAff:
 
 
 def _val(k: int) -> isl.Val:
-    return isl.Val.int_from_si(isl.DEFAULT_CONTEXT, int(k))
+    """``k`` as an isl value, of any size (C's ``SIZE_MAX`` is past a C long, which is
+    all ``int_from_si`` and the bindings' own conversion take)."""
+    k = int(k)
+    if -2 ** 63 <= k < 2 ** 63:
+        return isl.Val.int_from_si(isl.DEFAULT_CONTEXT, k)
+    return isl.Val(str(k))
 
 
 def range_set(space: isl.Space, name: str, low: int | None,
