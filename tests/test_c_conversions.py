@@ -513,17 +513,22 @@ BIT_UPDATES = {
 }
 
 
+def _one_port_copies_of_in(ctype: str, arrays: list[str]) -> str:
+    """Kernel text declaring each of ``arrays`` (64 ``ctype``, on ``ram_1p``) and a loop
+    filling each with ``in[i]``: one memory of its own per case of a combined kernel."""
+    return ("".join(f"  {ctype} {a}[64];\n#pragma HLS bind_storage variable={a} type=ram_1p\n"
+                    for a in arrays)
+            + "  for (int i = 0; i < 64; i++) {\n"
+            + "".join(f"    {a}[i] = in[i];\n" for a in arrays) + "  }\n")
+
+
 def test_a_bit_update_of_an_element_reads_and_writes_it(tmp_path):
     arrays = [f"buf_{case}" for case in sorted(BIT_UPDATES)]
     path = tmp_path / "bits.cpp"
     path.write_text("#include <ap_int.h>\n"
                     "void bits(const ap_uint<8> in[64], ap_uint<8> out[64]) {\n"
-                    + "".join(f"  ap_uint<8> {a}[64];\n"
-                              f"#pragma HLS bind_storage variable={a} type=ram_1p\n"
-                              for a in arrays)
-                    + "  for (int i = 0; i < 64; i++) {\n"
-                    + "".join(f"    {a}[i] = in[i];\n" for a in arrays)
-                    + "  }\n  for (int i = 0; i < 64; i++) {\n#pragma HLS pipeline II=1\n"
+                    + _one_port_copies_of_in("ap_uint<8>", arrays)
+                    + "  for (int i = 0; i < 64; i++) {\n#pragma HLS pipeline II=1\n"
                     + "".join(f"    {BIT_UPDATES[case]}\n" for case in sorted(BIT_UPDATES))
                     + "  }\n  for (int i = 0; i < 64; i++) out[i] = "
                     + " ^ ".join(f"{a}[i]" for a in arrays) + ";\n}\n")
@@ -632,12 +637,8 @@ def test_bits_read_in_a_subscript_are_quasi_affine(tmp_path):
     path = tmp_path / "bitread.cpp"
     path.write_text("#include <ap_int.h>\n"
                     "void bitread(const int in[64], int out[64]) {\n"
-                    + "".join(f"  int buf_{c}[64];\n"
-                              f"#pragma HLS bind_storage variable=buf_{c} type=ram_1p\n"
-                              for c in cases)
-                    + "  for (int i = 0; i < 64; i++) {\n"
-                    + "".join(f"    buf_{c}[i] = in[i];\n" for c in cases)
-                    + "  }\n  for (ap_uint<7> a = 0; a < 64; a++) {\n#pragma HLS pipeline II=1\n"
+                    + _one_port_copies_of_in("int", [f"buf_{c}" for c in cases])
+                    + "  for (ap_uint<7> a = 0; a < 64; a++) {\n#pragma HLS pipeline II=1\n"
                     "    ap_int<8> d = a - 32;\n    out[a] = "
                     + "\n        + ".join(f"buf_{c}[{BIT_READS[c][0]}] + buf_{c}[63 - a]"
                                           for c in cases)
