@@ -19,6 +19,7 @@ import pytest
 
 from arraypart import expr as E
 from arraypart.banking import Proof, bram18k, driver, lower_bound, prove, solve
+from arraypart.banking.options import Options, TimeUp, easiest_first, share_time
 from arraypart.errors import Coord
 from arraypart.ir import PORT_MODELS, Array, PartitionPragma
 from arraypart.poly.model import ArrayModel, CycleGroup, LaneAccess, PolyModel
@@ -550,7 +551,7 @@ def test_time_limit_past_the_first_tier_keeps_its_proven_banking(monkeypatch):
     from arraypart.banking import driver
 
     def out_of_time(self, best):
-        raise driver._TimeUp("at the next tier")
+        raise TimeUp("at the next tier")
 
     monkeypatch.setattr(driver._Search, "_refine", out_of_time)
     solution, sol = solve_one(stencil_model(STENCILS["SOBEL"][0]))
@@ -564,12 +565,11 @@ def test_the_time_limit_is_shared_out_easiest_array_first():
     """An array with fewer accesses per cycle is banked first and each array gets an
     equal share of the time left, so a hard array cannot starve one that needs no
     search; the solution keeps the model's array order."""
-    from arraypart.banking import driver
     hard = stencil_model(STENCILS["SOBEL"][0])
     easy = array_model([], (8,))
-    assert driver._easiest_first((hard, easy, hard)) == [1, 0, 2]
-    options = driver._Options(None, 100, ("per_dim",), perf_counter() + 30.0, 30.0, False)
-    assert driver._share(options, 3).deadline - perf_counter() <= 10.0
+    assert easiest_first((hard, easy, hard)) == [1, 0, 2]
+    budget = Options(None, 100, ("per_dim",), perf_counter() + 30.0, 30.0, False)
+    assert share_time(budget, 3).deadline - perf_counter() <= 10.0
     solution = solve(PolyModel((hard, easy), (), ()))
     assert [a.array for a in solution.arrays] == [hard.array, easy.array]
 

@@ -10,6 +10,7 @@ import pytest
 from arraypart.banking import driver, prove
 from arraypart.banking.feasible import relaxed
 from arraypart.banking.groups import analyze_group
+from arraypart.banking.options import FAMILIES, Options
 from arraypart.banking.proof import at_raised_targets
 from arraypart.scheme import Banking, DimPartition, per_dim_scheme
 
@@ -37,7 +38,7 @@ def test_a_proof_read_at_raised_targets_is_the_proof_there(factors):
 def test_the_flat_screen_keeps_exactly_the_candidates_that_pass(ports, tier):
     am = stencil_model(DENOISE, ports=ports, size=12)
     shapes = [analyze_group(g, 2) for g in am.groups]
-    options = driver._Options(None, 10_000, driver.FAMILIES, float("inf"), 30.0, False)
+    options = Options(None, 10_000, FAMILIES, float("inf"), 30.0, False)
     search = driver._Search(am, shapes, 1, options)
     flat = [f for f in search.families(tier, ("flat",)) if f.kind == "flat" and f.block > 1]
     assert flat

@@ -40,6 +40,7 @@ from .bounds import bram18k, counting_bound, lower_bound_of
 from .device import DEFAULT_SEARCH_BANKS, bram_budget
 from .feasible import least_feasible_ii, relaxed
 from .groups import GroupShape, analyze_group, read_refs
+from .options import (SCHEME_CHOICES, Options, TimeUp, easiest_first, ignore, share_time)
 from .precheck import LaneSet, flat_fits_at_zero, flat_ii, lane_set, per_dim_ii
 from .proof import (Proof, ProofTimeout, at_raised_targets, counted_proof, prove,
                     prove_group)
@@ -52,8 +53,6 @@ from .space import (FLAT_BLOCKS, Cost, Family, alpha_rows, copy_assignments, cop
                     interface_ports, per_dim_partitions, rule_lanes, rule_overloaded,
                     static_box, static_factors)
 
-FAMILIES = ("per_dim", "flat")
-SCHEME_CHOICES = {"all": FAMILIES, "vitis": ("per_dim",)}
 # Alpha candidates handed to the pre-check at once (it splits them further to stay
 # within its memory budget); keeps a batch's bankings cheap to build lazily.
 ALPHA_BATCH = 4096
@@ -90,15 +89,15 @@ def solve(model: PolyModel, *, max_banks: int | None = None, part: str | None = 
     if schemes not in SCHEME_CHOICES:
         raise ValueError(f"schemes must be one of {sorted(SCHEME_CHOICES)}")
     start = perf_counter()
-    options = _Options(max_banks, bram_budget(part), SCHEME_CHOICES[schemes],
+    options = Options(max_banks, bram_budget(part), SCHEME_CHOICES[schemes],
                        start + time_limit, time_limit, replace_partitions,
-                       found or _ignore, _shared_loops(model))
+                       found or ignore, _shared_loops(model))
     solved: dict[int, ArraySolution] = {}
-    for done, index in enumerate(_easiest_first(model.arrays)):
+    for done, index in enumerate(easiest_first(model.arrays)):
         am = model.arrays[index]
         if progress is not None:
             progress(done, len(model.arrays), am.array.name)
-        share = _share(options, len(model.arrays) - done)
+        share = share_time(options, len(model.arrays) - done)
         if best_found is not None:
             solved[index] = _resumed(am, best_found.get(am.array.name), share)
         else:
@@ -122,16 +121,16 @@ def _shared_loops(model: PolyModel) -> frozenset[str]:
 
 
 def _solve_cut_short_again(model: PolyModel, solved: dict[int, ArraySolution],
-                           options: _Options) -> None:
+                           options: Options) -> None:
     """The arrays whose equal share of the time ended their search, banked again with
     an equal share of what the others left (the first in line of 600 loops' arrays
     had 1/602 of the limit, and the limit was said to be reached after 5 of 30 s)."""
-    again = [k for k in _easiest_first(model.arrays) if solved[k].time_limited]
+    again = [k for k in easiest_first(model.arrays) if solved[k].time_limited]
     for done, index in enumerate(again):
         if perf_counter() >= options.deadline:
             return
         am = model.arrays[index]
-        share = _share(options, len(again) - done)
+        share = share_time(options, len(again) - done)
         ended = solved[index] = _processes_apart(am, _solve_within_time(am, share), share)
         options.found(Found(ended.banking, not ended.time_limited, ended.notes))
 
@@ -167,10 +166,10 @@ def cheaper_one_memory(model: PolyModel, chosen: ArraySolution, why: str, *,
 
 
 def _processes_apart(am: ArrayModel, solution: ArraySolution,
-                     options: _Options) -> ArraySolution:
+                     options: Options) -> ArraySolution:
     """``solution`` with the concurrent dataflow processes that read a multi-port ROM
     on copies of their own, each process's searched alone (:mod:`.dataflow`)."""
-    alone = replace(options, found=_ignore)
+    alone = replace(options, found=ignore)
     placed = dataflow.side_by_side(am, solution, lambda part: _solve_within_time(part, alone))
     if placed is None:
         return solution
@@ -189,36 +188,6 @@ def may_be_multi_port_rom(am: ArrayModel) -> bool:
     array = am.array
     return (am.read_only and array.partitionable and not array.interface
             and array.storage is None)
-
-
-def _easiest_first(arrays: tuple[ArrayModel, ...]) -> list[int]:
-    """The arrays' indices, fewest accesses per cycle first: an array that needs no
-    search is banked before a hard one can spend the time limit."""
-    return sorted(range(len(arrays)), key=lambda k: (arrays[k].max_concurrent, k))
-
-
-def _share(options: _Options, left: int) -> _Options:
-    """The options of the next of ``left`` arrays still to bank: an equal share of
-    the time that remains (what an array leaves unused goes to those after it)."""
-    now = perf_counter()
-    return replace(options, deadline=min(options.deadline,
-                                         now + max(0.0, options.deadline - now) / left))
-
-
-def _ignore(found: Found) -> None:
-    """The ``found`` hook of a caller that keeps nothing."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Options:
-    max_banks: int | None
-    bram_budget: int
-    families: tuple[str, ...]
-    deadline: float
-    time_limit: float
-    replace_partitions: bool
-    found: Callable[[Found], None] = _ignore
-    shared_loops: frozenset[str] = frozenset()  # loops of more than one array
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,10 +212,6 @@ MAX_REGISTER_ELEMENTS = 16
 # cost (a callee's 32-word table: II 3 in any memory).
 MAX_ROTATING_REGISTER_ELEMENTS = 64
 MAX_ROTATING_REGISTER_BITS = 64 * 32
-
-
-class _TimeUp(Exception):
-    """The solver's deadline passed during the search."""
 
 
 def _model_floors(bankings: list[Banking], am: ArrayModel, shapes: list[GroupShape],
@@ -301,7 +266,7 @@ def _box(s: GroupShape, shape: tuple[int, ...]) -> int:
     return prod(min(int(w), n) for w, n in zip(spans, shape))
 
 
-def _solve_within_time(am: ArrayModel, options: _Options) -> ArraySolution:
+def _solve_within_time(am: ArrayModel, options: Options) -> ArraySolution:
     """The search under the deadline.  A target II that address sharing makes
     impossible is recognised first (:mod:`.feasible`): the search then seeks the least
     II that is possible.  When the deadline passes, the array keeps one memory, whose
@@ -314,7 +279,7 @@ def _solve_within_time(am: ArrayModel, options: _Options) -> ArraySolution:
         floors = {}  # the floors bind memory banks: the user's registers take no port
     try:
         solution = _solve_array(relaxed(am, floors) if floors else am, options)
-    except (ProofTimeout, _TimeUp):
+    except (ProofTimeout, TimeUp):
         return _time_limited(am, options, start)
     except MemoryError:
         solution = None  # out of the handler: its traceback holds the search's memory
@@ -335,13 +300,13 @@ def _solve_within_time(am: ArrayModel, options: _Options) -> ArraySolution:
     return replace(solution, conflict_free=False, notes=solution.notes + notes)
 
 
-def _kept_registers(am: ArrayModel, options: _Options) -> bool:
+def _kept_registers(am: ArrayModel, options: Options) -> bool:
     """The array keeps the user's partition pragmas, and they make it registers."""
     return (_keeps_partitions(am.array, options)
             and scheme_from_pragmas(am.array).registers)
 
 
-def _registers_within_reach(am: ArrayModel, options: _Options) -> bool:
+def _registers_within_reach(am: ArrayModel, options: Options) -> bool:
     """A small array may become registers (one bank per element, within the bank
     cap), which take no port: the one way to meet an II that sharing one address
     makes impossible for memory banks."""
@@ -362,7 +327,7 @@ def _registers(am: ArrayModel, start: float) -> ArraySolution:
         f"lower bound {bound}"))
 
 
-def _resumed(am: ArrayModel, found: Found | None, options: _Options) -> ArraySolution:
+def _resumed(am: ArrayModel, found: Found | None, options: Options) -> ArraySolution:
     """The banking an earlier run had found for ``am`` when the time limit ended it
     inside one call, proven again here (nothing unproven is reported): as its search
     left it, with its warnings, when that search had ended, else with a warning that
@@ -390,7 +355,7 @@ def _resumed(am: ArrayModel, found: Found | None, options: _Options) -> ArraySol
     return replace(solution, kept=kept, time_limited=not found.complete)
 
 
-def _time_limited(am: ArrayModel, options: _Options, start: float, *,
+def _time_limited(am: ArrayModel, options: Options, start: float, *,
                   out_of_memory: bool = False) -> ArraySolution:
     """The user's pragmas when the array keeps them (reshaped, or
     :func:`_keeps_partitions`), else one memory; proven by counting, reported with the
@@ -420,7 +385,7 @@ def _time_limited(am: ArrayModel, options: _Options, start: float, *,
     return replace(solution, time_limited=True, kept=_keeps_partitions(array, options))
 
 
-def _without_concurrency(am: ArrayModel, options: _Options, start: float) -> ArraySolution:
+def _without_concurrency(am: ArrayModel, options: Options, start: float) -> ArraySolution:
     """An array no concurrent loop touches: one memory serves it at every II, and the
     user's partition or reshape pragmas, when it keeps them, stay as written (they
     shape a top's ports), with a note that they buy no II."""
@@ -469,18 +434,18 @@ def _kept_banking(am: ArrayModel, shapes: list[GroupShape], start: float) -> Arr
     return replace(solution, kept=True)
 
 
-def _keeps_partitions(array, options: _Options) -> bool:
+def _keeps_partitions(array, options: Options) -> bool:
     """Whether the array keeps the user's array_partition pragmas as written."""
     return bool(array.partitions) and not options.replace_partitions
 
 
-def _as_written(array, options: _Options) -> bool:
+def _as_written(array, options: Options) -> bool:
     """Whether the array keeps its pragmas as written when no search decides: it is
     reshaped (a reshape is never replaced), or it keeps its partitions."""
     return bool(array.reshapes) or _keeps_partitions(array, options)
 
 
-def _solve_array(am: ArrayModel, options: _Options) -> ArraySolution:
+def _solve_array(am: ArrayModel, options: Options) -> ArraySolution:
     start = perf_counter()
     array = am.array
     shapes = [analyze_group(g, len(array.shape)) for g in am.groups]
@@ -550,7 +515,7 @@ LEVEL_TIERS = 8
 
 
 def _cheapest_at_reached_ii(am: ArrayModel, search: _Search, banking: Banking,
-                            proof: Proof, families: tuple[str, ...], options: _Options
+                            proof: Proof, families: tuple[str, ...], options: Options
                             ) -> tuple[Banking, Proof, bool]:
     """A search that misses a target, in the proof or under the scheduling rule
     (:meth:`_Search.reached`), keeps the candidate with the least excess II in the
@@ -586,7 +551,7 @@ def _cheapest_at_reached_ii(am: ArrayModel, search: _Search, banking: Banking,
                   for k, g in missed.items()}
         try:
             found = _banked_at(am, search, floors, families, options)
-        except (ProofTimeout, _TimeUp):
+        except (ProofTimeout, TimeUp):
             return None
         if found is None:
             return False
@@ -656,11 +621,11 @@ def _fewest_cycles(am: ArrayModel, search: _Search, banking: Banking,
 
 
 def _banked_at(am: ArrayModel, search: _Search, floors: dict, families: tuple[str, ...],
-               options: _Options) -> tuple[Banking, Proof, bool] | None:
+               options: Options) -> tuple[Banking, Proof, bool] | None:
     """The cheapest banking conflict-free with the groups' targets raised to
     ``floors`` (:func:`.feasible.relaxed`) and its proof against the real targets;
     None when there is none; and whether the time limit ended the search for a
-    cheaper one.  Raises :class:`_TimeUp` (or ``ProofTimeout``) when it ends the
+    cheaper one.  Raises :class:`TimeUp` (or ``ProofTimeout``) when it ends the
     search before one is found."""
     raised = relaxed(am, floors)
     shapes = [analyze_group(g, len(am.array.shape)) for g in raised.groups]
@@ -672,7 +637,7 @@ def _banked_at(am: ArrayModel, search: _Search, floors: dict, families: tuple[st
 
 
 def _unpartitioned(am: ArrayModel, bound: int, start: float,
-                   options: _Options) -> ArraySolution:
+                   options: Options) -> ArraySolution:
     """An off-chip array (its m_axi bundle's port), an array_stencil's array or an
     on-chip pointer stays one memory, an array of streams one FIFO per stream; its
     accesses still count against its ports, proven like any banking."""
@@ -731,7 +696,7 @@ def _on_one_path(am: ArrayModel, proof: Proof) -> Proof:
 
 
 def _reshaped(am: ArrayModel, bound: int, start: float,
-              options: _Options) -> ArraySolution:
+              options: Options) -> ArraySolution:
     """A reshaped array keeps the user's pragmas as written: its array_reshape, and
     the array_partition of other dimensions if any (a partition arraypart added on top
     of a reshape would conflict); its words' accesses are proven like any banking."""
@@ -821,7 +786,7 @@ def _hardware(cost: Cost) -> Cost:
 
 
 def _flat_note(am: ArrayModel, search: _Search, banking: Banking, proof: Proof,
-               options: _Options) -> list[str]:
+               options: Options) -> list[str]:
     """The note on a pragma-only array whose per_dim ``banking`` costs more banks and
     logic than a flat scheme would if its text could change: the cheapest banking of
     the array freed of that (not pragma-only: the emission would route its lanes),
@@ -837,7 +802,7 @@ def _flat_note(am: ArrayModel, search: _Search, banking: Banking, proof: Proof,
     try:
         free = _Search(replace(am, array=free_array), search.shapes, search.bound,
                        options, NOTE_PROOFS).run(options.families, budget=NOTE_CANDIDATES)
-    except (ProofTimeout, _TimeUp):
+    except (ProofTimeout, TimeUp):
         return []  # the note compares with a flat scheme; the banking stands
     if (free.banking.scheme.kind != "flat" or not free.proof.conflict_free
             or (proof.conflict_free and kept <= _hardware(free.cost))):
@@ -902,7 +867,7 @@ class _Search:
     proofs from that one's (:meth:`prove`)."""
 
     def __init__(self, am: ArrayModel, shapes: list[GroupShape], bound: int,
-                 options: _Options, proofs: int | None = None, base: _Search | None = None):
+                 options: Options, proofs: int | None = None, base: _Search | None = None):
         self.am, self.shapes, self.bound, self.options = am, shapes, bound, options
         self.proofs_left = proofs  # candidates :meth:`_confirm` may still try (None: any)
         self.base = base
@@ -948,7 +913,7 @@ class _Search:
         gets) the first tier's is reported as found before the refinement.  With a
         ``budget`` (a note's search, which compares conflict-free bankings only), past
         that many candidates pre-checked, or when no candidate is conflict-free, the
-        first tier raises :class:`_TimeUp`."""
+        first tier raises :class:`TimeUp`."""
         found = self._first_tier(families, budget)
         if not found.proof.conflict_free:
             return found
@@ -956,7 +921,7 @@ class _Search:
             self.options.found(Found(found.banking, complete=False))
         try:
             return self._refine(found)
-        except (ProofTimeout, _TimeUp):
+        except (ProofTimeout, TimeUp):
             return replace(found, cut_short=True)
 
     def _first_tier(self, families: tuple[str, ...], budget: int | None = None) -> _Found:
@@ -988,7 +953,7 @@ class _Search:
             if found is not None:
                 return _Found(*found, tried[0])
         if budget is not None:
-            raise _TimeUp  # (proving the fallback and one memory would tell it nothing)
+            raise TimeUp  # (proving the fallback and one memory would tell it nothing)
         banking = self._kept_when_missed(fallback)
         return _Found(banking, self.prove(banking), self.cost(banking), tried[0])
 
@@ -1011,7 +976,7 @@ class _Search:
                budget: int | None = None):
         """Prove the pending candidates cheaper than ``bar`` (no family still to visit
         costs less), then pre-check ``family`` into ``pending``; ``tried[0]`` counts
-        the candidates pre-checked (:class:`_TimeUp` when it reaches ``budget``).
+        the candidates pre-checked (:class:`TimeUp` when it reaches ``budget``).
         Returns (proven or None, fallback)."""
         found, fallback = self._confirm(pending, bar, fallback, tier, tried[0])
         if found is not None:
@@ -1022,7 +987,7 @@ class _Search:
         for make, scores in self._batches(family):
             self._check_time(tier, tried[0])
             if budget is not None and tried[0] >= budget:
-                raise _TimeUp(f"{tried[0]} candidates pre-checked, the budget")
+                raise TimeUp(f"{tried[0]} candidates pre-checked, the budget")
             tried[0] += len(scores)
             passed = []
             for banking in map(make, np.flatnonzero(scores == 0)):
@@ -1432,12 +1397,12 @@ class _Search:
         if self.proofs_left is not None:
             self.proofs_left -= 1
             if self.proofs_left < 0:
-                raise _TimeUp(f"{tried} candidates pre-checked, at {tier} banks, "
+                raise TimeUp(f"{tried} candidates pre-checked, at {tier} banks, "
                               "its candidates to prove spent")
 
     def _check_time(self, tier: int, tried: int) -> None:
         if perf_counter() > self.options.deadline:
-            raise _TimeUp(f"{tried} candidates pre-checked, at {tier} banks")
+            raise TimeUp(f"{tried} candidates pre-checked, at {tier} banks")
 
     def _isl_groups_ok(self, banking: Banking) -> bool:
         """Non-uniform groups fit at their target II: refuted by counting irregular
