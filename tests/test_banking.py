@@ -20,6 +20,7 @@ import pytest
 from arraypart import expr as E
 from arraypart.banking import Proof, bram18k, driver, lower_bound, prove, solve
 from arraypart.banking.options import Options, TimeUp, easiest_first, share_time
+from arraypart.banking.search import Search
 from arraypart.errors import Coord
 from arraypart.ir import PORT_MODELS, Array, PartitionPragma
 from arraypart.poly.model import ArrayModel, CycleGroup, LaneAccess, PolyModel
@@ -548,12 +549,10 @@ def test_suite_kernel_solutions_are_proven(path):
 def test_time_limit_past_the_first_tier_keeps_its_proven_banking(monkeypatch):
     """A deadline that ends the search for a cheaper banking than the first proven
     one keeps that one (proven, conflict-free), says so, and is a time limit (exit 1)."""
-    from arraypart.banking import driver
-
     def out_of_time(self, best):
         raise TimeUp("at the next tier")
 
-    monkeypatch.setattr(driver._Search, "_refine", out_of_time)
+    monkeypatch.setattr(Search, "_refine", out_of_time)
     solution, sol = solve_one(stencil_model(STENCILS["SOBEL"][0]))
     assert solution.time_limited and sol.time_limited and sol.conflict_free
     assert sol.banking.scheme.banks >= sol.lower_bound

@@ -272,16 +272,16 @@ def test_a_worker_killed_in_a_resumable_stage_is_resumed_once_with_what_it_kept(
 STUCK_SOLVER = textwrap.dedent("""
     import sys, time
     from arraypart import launch
-    from arraypart.banking import driver
+    from arraypart.banking.search import Search
 
-    refine = driver._Search._refine
+    refine = Search._refine
 
     def stuck(self, best):
         if self.am.array.name == "b":
             time.sleep(600)  # stands in for one isl call that does not return in time
         return refine(self, best)
 
-    driver._Search._refine = stuck
+    Search._refine = stuck
     launch.main()
 """)
 

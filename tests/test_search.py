@@ -355,8 +355,7 @@ def test_loops_the_emission_slows_are_banked_again(tmp_path, monkeypatch):
     cheapest banking of sat rotates in a loop whose emitted code reaches II 2.  The
     emitted code is checked, the loop banked again with its rotating lanes priced as
     the rule prices them, and the code that keeps II 1 is the one kept."""
-    from arraypart.banking import driver
-    monkeypatch.setattr(driver, "routed_ii",
+    monkeypatch.setattr(banking.search, "routed_ii",
                         lambda sample, banking, ports: sample.shape.group.target_ii)
     path = _integral_image_by_2(tmp_path)
     first, scheduled, missed = _first_emission(path)
@@ -683,8 +682,8 @@ def test_lanes_that_share_a_row_refute_every_formula_of_the_row_at_once(
     assert not sampling.shared_banks_overloaded(sample, lanes, frozenset({0, 1}), am.ports,
                                                 (4, 16))
     sampled = []
-    original = banking.driver.refuted
-    monkeypatch.setattr(banking.driver, "refuted", lambda sample, b, ports: (
+    original = banking.search.refuted
+    monkeypatch.setattr(banking.search, "refuted", lambda sample, b, ports: (
         sampled.append((b.scheme.bank_dims(), b.copies)), original(sample, b, ports))[1])
     chosen = solve_one(am)[1]
     assert chosen.conflict_free and (1 in chosen.banking.scheme.bank_dims()

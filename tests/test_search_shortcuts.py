@@ -7,11 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from arraypart.banking import driver, prove
+from arraypart.banking import prove
 from arraypart.banking.feasible import relaxed
 from arraypart.banking.groups import analyze_group
 from arraypart.banking.options import FAMILIES, Options
 from arraypart.banking.proof import at_raised_targets
+from arraypart.banking.search import Search
+from arraypart.banking.space import alpha_rows
 from arraypart.scheme import Banking, DimPartition, per_dim_scheme
 
 from test_banking import STENCILS, stencil_model
@@ -39,13 +41,13 @@ def test_the_flat_screen_keeps_exactly_the_candidates_that_pass(ports, tier):
     am = stencil_model(DENOISE, ports=ports, size=12)
     shapes = [analyze_group(g, 2) for g in am.groups]
     options = Options(None, 10_000, FAMILIES, float("inf"), 30.0, False)
-    search = driver._Search(am, shapes, 1, options)
+    search = Search(am, shapes, 1, options)
     flat = [f for f in search.families(tier, ("flat",)) if f.kind == "flat" and f.block > 1]
     assert flat
     for family in flat:
         sets = search._lane_sets(family.copies, family.assignment)
-        for rows in (np.array(list(driver.alpha_rows(2, search.varying, family.banks,
-                                                     family.block)), dtype=np.int64),):
+        for rows in (np.array(list(alpha_rows(2, search.varying, family.banks,
+                                              family.block)), dtype=np.int64),):
             screened = search._flat_scores(family, sets, rows)
             exact = search._flat_excess(family, sets, rows)
             assert np.array_equal(screened == 0, exact == 0)
