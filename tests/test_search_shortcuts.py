@@ -41,15 +41,15 @@ def test_the_flat_screen_keeps_exactly_the_candidates_that_pass(ports, tier):
     am = stencil_model(DENOISE, ports=ports, size=12)
     shapes = [analyze_group(g, 2) for g in am.groups]
     options = Options(None, 10_000, FAMILIES, float("inf"), 30.0, False)
-    search = Search(am, shapes, 1, options)
-    flat = [f for f in search.families(tier, ("flat",)) if f.kind == "flat" and f.block > 1]
+    screen = Search(am, shapes, 1, options).screen
+    flat = [f for f in screen.families(tier, ("flat",)) if f.kind == "flat" and f.block > 1]
     assert flat
     for family in flat:
-        sets = search._lane_sets(family.copies, family.assignment)
-        for rows in (np.array(list(alpha_rows(2, search.varying, family.banks,
+        sets = screen._lane_sets(family.copies, family.assignment)
+        for rows in (np.array(list(alpha_rows(2, screen.varying, family.banks,
                                               family.block)), dtype=np.int64),):
-            screened = search._flat_scores(family, sets, rows)
-            exact = search._flat_excess(family, sets, rows)
+            screened = screen._flat_scores(family, sets, rows)
+            exact = screen._flat_excess(family, sets, rows)
             assert np.array_equal(screened == 0, exact == 0)
             if not (exact == 0).any():
                 assert np.array_equal(screened, exact)

@@ -30,7 +30,8 @@ from .feasible import least_feasible_ii, relaxed
 from .groups import GroupShape, analyze_group
 from .options import SCHEME_CHOICES, Options, TimeUp, easiest_first, ignore, share_time
 from .proof import Proof, ProofTimeout, counted_proof, prove
-from .search import ALPHA_BATCH, MAX_REGISTER_ELEMENTS, Answer, Search
+from .screen import ALPHA_BATCH
+from .search import MAX_REGISTER_ELEMENTS, Answer, Search
 from .solution import ArraySolution, Found, Solution
 from .space import Cost, cost_of, phased_loops, rule_overloaded, static_factors
 
@@ -604,7 +605,7 @@ def _suggestion(search: Search, kept: Proof, better: Answer) -> str:
     if search.rule_risky(better.banking):
         return ("; arraypart's own banking (--replace-partitions) is chosen under the "
                 "scheduling rule for the code it emits")
-    if rule_overloaded(better.banking.scheme, search.uniform, True, search.am.ports):
+    if rule_overloaded(better.banking.scheme, search.screen.uniform, True, search.am.ports):
         return (f"; --replace-partitions uses a better banking, "
                 f"{better.banking.describe()}, and routes the lanes whose banks change "
                 "(as a pragma alone it would not reach that II)")
@@ -677,7 +678,7 @@ def _flat_note(am: ArrayModel, search: Search, banking: Banking, proof: Proof,
     pre-checked candidates and :data:`NOTE_PROOFS` proven."""
     kept = _hardware(search.cost(banking))
     # a flat scheme has two banks or more (one bank is no scheme of its own)
-    if proof.conflict_free and kept < _hardware(search.flat_floor(max(search.bound, 2))):
+    if proof.conflict_free and kept < _hardware(search.screen.flat_floor(max(search.bound, 2))):
         return []
     array = am.array
     free_array = replace(array, interface=False, functions=(), header=False,

@@ -54,3 +54,10 @@ def share_time(options: Options, left: int) -> Options:
     now = perf_counter()
     return replace(options, deadline=min(options.deadline,
                                          now + max(0.0, options.deadline - now) / left))
+
+
+def check_deadline(options: Options, tier: int, tried: int) -> None:
+    """Raise :class:`TimeUp` once ``options.deadline`` has passed (``tried`` candidates
+    pre-checked, at ``tier`` banks, say where)."""
+    if perf_counter() > options.deadline:
+        raise TimeUp(f"{tried} candidates pre-checked, at {tier} banks")
