@@ -486,7 +486,7 @@ def test_the_flat_note_of_an_interface_array_has_a_candidate_budget(tmp_path,
     kept, notes = img_and_notes()
     assert kept.scheme.kind == "per_dim" and kept.scheme.banks == 9
     assert len(notes) == 1 and "flat N=5" in notes[0]
-    monkeypatch.setattr(banking.driver, budget, 0)
+    monkeypatch.setattr(banking.notes, budget, 0)
     assert img_and_notes() == (kept, [])
 
 

@@ -14,9 +14,8 @@ from __future__ import annotations
 from dataclasses import replace
 from math import prod
 from time import perf_counter
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Mapping
 
-from .. import expr as E
 from ..errors import warning_text
 from ..poly.build import path_transfers
 from ..poly.model import ArrayModel, PolyModel
@@ -28,27 +27,12 @@ from .bounds import lower_bound_of
 from .device import bram_budget
 from .feasible import least_feasible_ii, relaxed
 from .groups import GroupShape, analyze_group
+from .notes import copies_evidence, ii_text, partition_notes, search_notes
 from .options import SCHEME_CHOICES, Options, TimeUp, easiest_first, ignore, share_time
 from .proof import Proof, ProofTimeout, counted_proof, prove
-from .screen import ALPHA_BATCH
-from .search import MAX_REGISTER_ELEMENTS, Answer, Search
+from .search import MAX_REGISTER_ELEMENTS, Search
 from .solution import ArraySolution, Found, Solution
-from .space import Cost, cost_of, phased_loops, rule_overloaded, static_factors
-
-# Candidates that the search behind a pragma-only array's flat-scheme note pre-checks
-# at most: the note only informs (the array keeps its per_dim banking), and on large
-# arrays that search cost most of a compile (Rosetta 3d-rendering: 25 of 38 s, no note
-# found).  A count, not a time, so the output stays deterministic.
-NOTE_CANDIDATES = ALPHA_BATCH
-# ... and of those, the note's search proves at most this many (each costs its model
-# price, routing and samples: 2,130 took 8 s on a 16-lane depthwise convolution, and
-# no note came of them; the notes found in the suite took one).
-NOTE_PROOFS = 64
-# A user's array_partition is called wasteful when it needs more BRAM18K than
-# arraypart's conflict-free banking, or more than this many times its LUTs or banks x
-# copies (smaller differences are within the fitted model's error, ~6%, and a user's
-# reasons).
-WASTE_RATIO = 2
+from .space import cost_of, phased_loops, static_factors
 
 
 def solve(model: PolyModel, *, max_banks: int | None = None, part: str | None = None,
@@ -156,7 +140,7 @@ def _processes_apart(am: ArrayModel, solution: ArraySolution,
                    max_concurrent=placed.max_concurrent,
                    bram18k=estimate(placed.banking, am).bram18k,
                    proof=f"{solution.proof}; dataflow processes run at once, each on copies "
-                         f"of its own{_copies_evidence(am, placed.banking)}")
+                         f"of its own{copies_evidence(am, placed.banking)}")
 
 
 def _solve_within_time(am: ArrayModel, options: Options) -> ArraySolution:
@@ -240,7 +224,7 @@ def _resumed(am: ArrayModel, found: Found | None, options: Options) -> ArraySolu
         f"solver time limit of {options.time_limit:g} s reached inside one call that "
         f"cannot be interrupted while banking {array.name}: it keeps {banking.describe()}, "
         f"the best banking found when time ran out, proven again (achieved II "
-        f"{_ii_text(proof.achieved_ii)})")),)
+        f"{ii_text(proof.achieved_ii)})")),)
     kept = (_keeps_partitions(array, options)
             and banking == Banking(array.name, scheme_from_pragmas(array)))
     solution = _solution(am, banking, proof, bound, start,
@@ -265,9 +249,9 @@ def _time_limited(am: ArrayModel, options: Options, start: float, *,
     keeps = (f"its pragmas as written ({banking.describe()})" if as_written
              else "one memory")
     # counting is exact for one memory; for banks it counts lanes that may meet
-    reached = (f"II at most {_ii_text(proof.achieved_ii)}, proven by counting: the checker "
+    reached = (f"II at most {ii_text(proof.achieved_ii)}, proven by counting: the checker "
                "gives the II it reaches" if as_written
-               else f"achieved II {_ii_text(proof.achieved_ii)}, proven by counting")
+               else f"achieved II {ii_text(proof.achieved_ii)}, proven by counting")
     note = warning_text(array.coord, (
         f"{limit} reached while banking "
         f"{array.name}: no banking was proven within it, so it keeps {keeps} ({reached})"))
@@ -319,7 +303,7 @@ def _kept_banking(am: ArrayModel, shapes: list[GroupShape], start: float) -> Arr
     proof = prove(am, banking)
     notes = () if proof.conflict_free else (warning_text(array.coord, (
         f"{array.name} {array.kept_banking}; it keeps {banking.describe()} as its "
-        f"text's pragmas give it, achieved II {_ii_text(proof.achieved_ii)}: "
+        f"text's pragmas give it, achieved II {ii_text(proof.achieved_ii)}: "
         f"{proof.counterexample}")),)
     bound = lower_bound_of(am.ports, shapes, array) if shapes else 1
     solution = _solution(am, banking, proof, bound, start,
@@ -354,7 +338,6 @@ def _solve_array(am: ArrayModel, options: Options) -> ArraySolution:
     if not array.partitionable:
         return _unpartitioned(am, bound, start, options)
     search = Search(am, shapes, bound, options)
-    notes: list[str] = []
     families = ("per_dim",) if array.pragma_only else options.families
     kept = _keeps_partitions(array, options)
     cut_short = False
@@ -364,14 +347,7 @@ def _solve_array(am: ArrayModel, options: Options) -> ArraySolution:
         options.found(Found(banking, complete=False))
         better = search.run(families)
         tried = better.tried
-        if not proof.conflict_free:
-            notes.append(warning_text(array.partitions[0].coord, (
-                f"the array_partition pragmas of {array.name} ({banking.scheme.describe()}) "
-                f"conflict: {proof.counterexample}{_suggestion(search, proof, better)}")))
-        elif _wasteful(search.cost(banking), better) and not search.rule_risky(
-                better.banking):
-            notes.append(_waste_note(array, search.cost(banking), better, bound))
-        notes += _rule_note(am, search, banking, proof, better)
+        notes = partition_notes(search, banking, proof, better)
     else:
         found = search.run(families, report=True)
         banking, proof, tried = found.banking, found.proof, found.tried
@@ -379,20 +355,9 @@ def _solve_array(am: ArrayModel, options: Options) -> ArraySolution:
         if not cut_short:
             banking, proof, cut_short = _cheapest_at_reached_ii(am, search, banking, proof,
                                                                 families, options)
-        if array.pragma_only and "flat" in options.families:
-            notes += _flat_note(am, search, banking, proof, options)
-        if cut_short:
-            notes.append(warning_text(array.coord, (
-                f"solver time limit of {options.time_limit:g} s reached while looking "
-                f"for a cheaper banking of {array.name} than {banking.describe()}, which "
-                f"is proven and kept")))
-        if not proof.conflict_free:
-            notes.append(warning_text(array.coord, (
-                f"no banking of {array.name} within {search.ceiling} banks "
-                f"{_what_fails(am)}{search.copies_note()}; using {banking.describe()}, "
-                f"achieved II {_ii_text(search.reached(banking, proof).items())}: {proof.counterexample}")))
+        notes = search_notes(search, banking, proof, cut_short)
     evidence = (f"{tried} candidates pre-checked, {proof.isl_checks} isl checks, "
-                f"lower bound {bound}" + _copies_evidence(am, banking))
+                f"lower bound {bound}" + copies_evidence(am, banking))
     return replace(_solution(am, banking, proof, bound, start, evidence, tuple(notes)),
                    kept=kept, time_limited=cut_short,
                    phased_loops=phased_loops(banking.scheme, shapes, array.pragma_only))
@@ -543,7 +508,7 @@ def _unpartitioned(am: ArrayModel, bound: int, start: float,
     kept = ("one element per cycle" if array.fifo is not None
             else f"it keeps one memory with {am.ports.name} ports")
     notes = () if proof.conflict_free else (warning_text(array.coord, (
-        f"{array.name} is {where}: {kept}, achieved II {_ii_text(proof.achieved_ii)}: "
+        f"{array.name} is {where}: {kept}, achieved II {ii_text(proof.achieved_ii)}: "
         f"{proof.counterexample}")),)
     notes += tuple(warning_text(p.coord, (
         f"array_partition of {array.name} is dropped: {array.name} is {where}"))
@@ -589,133 +554,9 @@ def _reshaped(am: ArrayModel, bound: int, start: float,
     proof = prove(am, banking, deadline=options.deadline)
     notes = () if proof.conflict_free else (warning_text(array.reshapes[0].coord, (
         f"{array.name} is reshaped ({banking.describe()}, in words): arraypart keeps its "
-        f"pragmas as written, achieved II {_ii_text(proof.achieved_ii)}: "
+        f"pragmas as written, achieved II {ii_text(proof.achieved_ii)}: "
         f"{proof.counterexample} (the subscripts number its words)")),)
     return _solution(am, banking, proof, bound, start, "reshaped: kept as written", notes)
-
-
-def _suggestion(search: Search, kept: Proof, better: Answer) -> str:
-    """What the note on conflicting pragmas advises: the search's banking when it
-    does better than the pragmas (proven conflict-free, or a smaller II summed over
-    the loops) and keeps that II with every reference as written under the
-    scheduling rule (:meth:`Search.rule_risky`); else where to look."""
-    total = [sum(ii for _, ii in p.achieved_ii) for p in (kept, better.proof)]
-    if not better.proof.conflict_free and total[1] >= total[0]:
-        return "; no banking arraypart tried does better"
-    if search.rule_risky(better.banking):
-        return ("; arraypart's own banking (--replace-partitions) is chosen under the "
-                "scheduling rule for the code it emits")
-    if rule_overloaded(better.banking.scheme, search.screen.uniform, True, search.am.ports):
-        return (f"; --replace-partitions uses a better banking, "
-                f"{better.banking.describe()}, and routes the lanes whose banks change "
-                "(as a pragma alone it would not reach that II)")
-    return f"; a better banking is {better.banking.describe()}"
-
-
-def _rule_note(am: ArrayModel, search: Search, kept: Banking, proof: Proof,
-               better: Answer) -> list[str]:
-    """The note on conflict-free pragmas of an array that is not pragma-only, whose
-    references the emission keeps as written (neither routed nor phased) and whose
-    banks change with the iteration, so that the scheduling rule leaves a loop above
-    its target."""
-    if am.array.pragma_only:
-        return []  # its phase switches may serve some lanes: the loop table says
-    reached = search.reached(kept, proof, as_written=True)
-    missed = {g.loop: reached[g.loop] for g in am.groups if reached[g.loop] > g.target_ii}
-    if not proof.conflict_free or not missed:
-        return []
-    loops = ", ".join(f"{loop} at II {ii}" for loop, ii in sorted(missed.items()))
-    routed = search.reached(better.banking, better.proof)
-    helps = (not any(routed[loop] > ii for loop, ii in missed.items())
-             and any(routed[loop] < ii for loop, ii in missed.items()))
-    fix = (f"; --replace-partitions banks it as {better.banking.describe()}, routing "
-           "those lanes" if better.proof.conflict_free and helps else "")
-    return [warning_text(am.array.partitions[0].coord, (
-        f"the array_partition pragmas of {am.array.name} are conflict-free, but its "
-        "references stay as written and the banks of some change with the iteration: "
-        f"under the scheduling rule Vitis schedules {loops}{fix}"))]
-
-
-def _wasteful(kept: Cost, better: Answer) -> bool:
-    """A proven conflict-free banking costs clearly less than the user's: it ranks
-    before it (:class:`.space.Cost`) with fewer BRAM18K or a WASTE_RATIO-th of the
-    LUTs, or whatever its BRAM18K it needs a WASTE_RATIO-th of the LUTs and of the
-    banks x copies (the note gives both costs: the user weighs the trade)."""
-    ours = better.cost
-    logic = WASTE_RATIO * ours.lut < kept.lut
-    return better.proof.conflict_free and (
-        (ours < kept and (ours.bram18k < kept.bram18k or logic))
-        or (logic and WASTE_RATIO * ours.physical_banks < kept.physical_banks))
-
-
-def _waste_note(array, kept: Cost, better: Answer, bound: int) -> str:
-    return warning_text(array.partitions[0].coord, (
-        f"the array_partition pragmas of {array.name} use {kept.physical_banks} banks "
-        f"({scheme_from_pragmas(array).describe().split(':')[0]}) and cost "
-        f"{kept.bram18k} BRAM18K and {kept.lut} LUTs (fitted model); "
-        f"{better.banking.describe()}, with {better.cost.physical_banks} banks (lower "
-        f"bound {bound}), costs {better.cost.bram18k} BRAM18K and {better.cost.lut} "
-        "LUTs; --replace-partitions uses it, or one memory where the emitted code's "
-        "II is no lower with banks"))
-
-
-def _ii_text(achieved: Iterable[tuple[str, int]]) -> str:
-    """Per-loop IIs in prose: ``4 in loop L95``, ``2 in loop a, 32 in loop b``."""
-    return ", ".join(f"{ii} in loop {loop}" for loop, ii in achieved)
-
-
-def _hardware(cost: Cost) -> Cost:
-    """``cost`` without the scheduling rule's lanes: what the banks themselves cost."""
-    return replace(cost, rule_lanes=0, phased_lanes=0)
-
-
-def _flat_note(am: ArrayModel, search: Search, banking: Banking, proof: Proof,
-               options: Options) -> list[str]:
-    """The note on a pragma-only array whose per_dim ``banking`` costs more banks and
-    logic than a flat scheme would if its text could change: the cheapest banking of
-    the array freed of that (not pragma-only: the emission would route its lanes),
-    compared without the scheduling rule's lanes, within :data:`NOTE_CANDIDATES`
-    pre-checked candidates and :data:`NOTE_PROOFS` proven."""
-    kept = _hardware(search.cost(banking))
-    # a flat scheme has two banks or more (one bank is no scheme of its own)
-    if proof.conflict_free and kept < _hardware(search.screen.flat_floor(max(search.bound, 2))):
-        return []
-    array = am.array
-    free_array = replace(array, interface=False, functions=(), header=False,
-                         file_scope=False, kept_reference=None, member=None)
-    try:
-        free = Search(replace(am, array=free_array), search.shapes, search.bound,
-                       options, NOTE_PROOFS).run(options.families, budget=NOTE_CANDIDATES)
-    except (ProofTimeout, TimeUp):
-        return []  # the note compares with a flat scheme; the banking stands
-    if (free.banking.scheme.kind != "flat" or not free.proof.conflict_free
-            or (proof.conflict_free and kept <= _hardware(free.cost))):
-        return []
-    if array.kept_reference is not None:
-        kept_text = f"its references stay as written ({array.kept_reference}), and that is"
-    elif array.interface:
-        kept_text = "the top function's signature is"
-    elif array.functions:
-        kept_text = f"the text of {', '.join(array.functions)}, shared by every call, is"
-    elif array.member is not None:
-        kept_text = "the struct that declares it as a field is"
-    elif array.header:
-        kept_text = "its declaration in a header is"
-    else:
-        kept_text = "its declaration at file scope, which other functions may use, is"
-    return [warning_text(array.coord, (
-        f"{'interface ' if array.interface else ''}array {array.name} keeps a per_dim "
-        f"scheme ({banking.describe()}) so {kept_text} unchanged; a flat scheme would be "
-        f"cheaper ({free.banking.describe()})"))]
-
-
-def _copies_evidence(am: ArrayModel, banking: Banking) -> str:
-    """How the reads pick their copy, per read reference (by its location)."""
-    if banking.copies == 1:
-        return ""
-    where = {a.ref_id: a.coord for g in am.groups for a in g.accesses if a.kind == "read"}
-    reads = [f"{where[r]} reads copy {E.pretty(e)}" for r, e in banking.read_copy if r in where]
-    return f"; {banking.copies} copies, writes to all: " + ", ".join(reads)
 
 
 def _solution(am: ArrayModel, banking: Banking, proof: Proof, bound: int, start: float,
@@ -739,17 +580,3 @@ def _aliases_read_alike(am: ArrayModel, banking: Banking) -> Banking:
                   if a.ref_id in copy for alias in a.aliases if alias not in copy)
     return replace(banking, read_copy=banking.read_copy + tuple(dict(extra).items())) \
         if extra else banking
-
-
-def _what_fails(am: ArrayModel) -> str:
-    """What no banking reached: conflict-free ports, or, where the emitted code keeps
-    some loop's references as written (``CycleGroup.direct``), the targets under the
-    scheduling rule (a lane whose bank changes with the iteration there takes a port
-    of every bank, so a banking conflict-free in ports alone may miss them; every
-    loop of a pragma-only array)."""
-    direct = sorted({g.loop for g in am.groups if g.direct or am.array.pragma_only})
-    if not direct:
-        return "is conflict-free"
-    return (f"reaches every target II where the HLS tool sees the references as written "
-            f"(loop {', '.join(direct)}: a lane whose bank changes with the iteration "
-            "takes a port of every bank)")
