@@ -12,7 +12,6 @@ banking (isl's, or a count where the time limit left no other), never a claim un
 from __future__ import annotations
 
 from dataclasses import replace
-from math import prod
 from time import perf_counter
 from typing import Callable, Mapping
 
@@ -27,12 +26,13 @@ from .bounds import lower_bound_of
 from .device import bram_budget
 from .feasible import least_feasible_ii, relaxed
 from .groups import GroupShape, analyze_group
+from .missed import cheapest_at_reached_ii
 from .notes import copies_evidence, ii_text, partition_notes, search_notes
 from .options import SCHEME_CHOICES, Options, TimeUp, easiest_first, ignore, share_time
 from .proof import Proof, ProofTimeout, counted_proof, prove
 from .search import MAX_REGISTER_ELEMENTS, Search
 from .solution import ArraySolution, Found, Solution
-from .space import cost_of, phased_loops, static_factors
+from .space import cost_of, phased_loops
 
 
 def solve(model: PolyModel, *, max_banks: int | None = None, part: str | None = None,
@@ -75,7 +75,7 @@ def solve(model: PolyModel, *, max_banks: int | None = None, part: str | None = 
 
 def _shared_loops(model: PolyModel) -> frozenset[str]:
     """The loops whose groups hold more than one array: another array may bound the
-    II of such a loop whatever this one's banking (:func:`_fewest_cycles`)."""
+    II of such a loop whatever this one's banking (:func:`.missed._fewest_cycles`)."""
     arrays: dict[str, set[str]] = {}
     for am in model.arrays:
         for g in am.groups:
@@ -353,136 +353,14 @@ def _solve_array(am: ArrayModel, options: Options) -> ArraySolution:
         banking, proof, tried = found.banking, found.proof, found.tried
         cut_short = found.cut_short
         if not cut_short:
-            banking, proof, cut_short = _cheapest_at_reached_ii(am, search, banking, proof,
-                                                                families, options)
+            banking, proof, cut_short = cheapest_at_reached_ii(am, search, banking, proof,
+                                                               families, options)
         notes = search_notes(search, banking, proof, cut_short)
     evidence = (f"{tried} candidates pre-checked, {proof.isl_checks} isl checks, "
                 f"lower bound {bound}" + copies_evidence(am, banking))
     return replace(_solution(am, banking, proof, bound, start, evidence, tuple(notes)),
                    kept=kept, time_limited=cut_short,
                    phased_loops=phased_loops(banking.scheme, shapes, array.pragma_only))
-
-
-def _cheapest_at_reached_ii(am: ArrayModel, search: Search, banking: Banking,
-                            proof: Proof, families: tuple[str, ...], options: Options
-                            ) -> tuple[Banking, Proof, bool]:
-    """A search that misses a target, in the proof or under the scheduling rule
-    (:meth:`Search.reached`), keeps the candidate with the least excess II in the
-    tiers it searched for the target, not the cheapest one at the II it reaches (flat
-    N=5 with 400% padding in block RAM, where cyclic 4 in LUT RAM reaches the same II
-    2), nor the one reaching the least II where the excess of groups that isl judges
-    is only known as missed or met (one memory at II 4 where cyclic 4 reaches II 2),
-    nor one that meets the targets on paper only (a cyclic 1502 whose rotating lanes
-    take a port of every bank: II 1348, where cyclic 512 keeps every lane on its bank
-    at II 3).  Search again with each missed group's target raised by 1, 2, 4, ...
-    below the gap to the II it reaches, then by the gap, until a banking reaches the
-    raised targets (a 17-tap window unrolled by 2 whose cyclic 18 rotates to II 18 is
-    met by cyclic 2, static, at the raised target 9); then bisect between the last
-    raise missed and the first met (a 3x3 window unrolled by 4 whose cyclic 2 reaches
-    II 9 at the raise to 9, where cyclic 4 reaches II 6, met at the raise to 7 but
-    not at 5).  Of the bankings that, proven against the real targets, reach no
-    larger II in any loop, the one with the least total II, then the least cost, is
-    kept.  The time limit ends the search (the third value says so: the best so far
-    is kept).  Last, a banking that keeps one group's lanes static may take fewer
-    cycles (:func:`_fewest_cycles`)."""
-    reached = search.reached(banking, proof)
-    missed = {k: g for k, g in enumerate(am.groups) if reached[g.loop] > g.target_ii}
-    if not missed:
-        return banking, proof, False
-    best = [(sum(reached.values()), search.cost(banking), banking, proof)]
-    gap = max(reached[g.loop] - g.target_ii for g in missed.values())
-
-    def met_at(raise_by: int) -> bool | None:
-        """Search at the targets raised by ``raise_by``, keep what it finds in
-        ``best`` if it is no worse anywhere; whether it meets the raised targets
-        (None: the time limit cut the search)."""
-        floors = {k: (min(reached[g.loop], g.target_ii + raise_by), "")
-                  for k, g in missed.items()}
-        try:
-            found = _banked_at(am, search, floors, families, options)
-        except (ProofTimeout, TimeUp):
-            return None
-        if found is None:
-            return False
-        again, checked, cut_short = found
-        theirs = search.reached(again, checked)
-        if all(theirs[loop] <= ii for loop, ii in reached.items()):
-            best[0] = min(best[0], (sum(theirs.values()), search.cost(again), again,
-                                    checked), key=lambda entry: entry[:2])
-        if cut_short:
-            return None
-        return all(theirs[am.groups[k].loop] <= ii for k, (ii, _) in floors.items())
-
-    low, high = 0, None
-    for raise_by in sorted({1 << k for k in range(gap.bit_length())} | {gap}):
-        met = met_at(raise_by)
-        if met is None:
-            return best[0][2], best[0][3], True
-        if met:
-            high = raise_by
-            break
-        low = raise_by
-    while high is not None and high - low > 1:
-        middle = (low + high) // 2
-        met = met_at(middle)
-        if met is None:
-            return best[0][2], best[0][3], True
-        low, high = (low, middle) if met else (middle, high)
-    return (*_fewest_cycles(am, search, best[0][2], best[0][3]), False)
-
-
-def _fewest_cycles(am: ArrayModel, search: Search, banking: Banking,
-                   proof: Proof) -> tuple[Banking, Proof]:
-    """Of ``banking`` and the per_dim bankings that keep one group's lanes each on one
-    bank (:func:`.space.static_factors`: cyclic by the gcd of their moves), the one
-    whose loops take the fewest cycles, sum over loops of iterations x II
-    (:meth:`Search.reached`); ``banking`` on a tie.  A banking whose lanes rotate
-    in one loop (II 16 over 1,024 iterations) may be worse than one that rotates in
-    another (II 20 over 16), which the II-by-II comparison never trades.  Only loops
-    of this array alone may change II: in a loop another array shares, that one may
-    hold the II (stencil3d's boundary loops, bound by orig), and the trade buys
-    nothing for what it costs elsewhere."""
-    iterations: dict[str, int] = {}
-    for g in am.groups:
-        iterations[g.loop] = max(iterations.get(g.loop, 0), g.total_iterations)
-
-    def cycles(reached: dict[str, int]) -> int:
-        return sum(ii * iterations.get(loop, 1) for loop, ii in reached.items())
-
-    ours = search.reached(banking, proof)
-    best = (cycles(ours), banking, proof)
-    for shape in search.shapes:
-        factors = static_factors(shape, am.array.shape)
-        if factors is None or not 1 < prod(factors) <= search.ceiling:
-            continue
-        other = Banking(am.array.name, per_dim_scheme(am.array.shape, tuple(
-            DimPartition("cyclic", f) if f > 1 else DimPartition("none", 1)
-            for f in factors)))
-        if other == banking:
-            continue
-        checked = search.prove(other)
-        theirs = search.reached(other, checked)
-        if any(theirs[loop] != ii for loop, ii in ours.items()
-               if loop in search.options.shared_loops):
-            continue  # another array there may bound the II: the trade is not this one's
-        best = min(best, (cycles(theirs), other, checked), key=lambda e: e[0])
-    return best[1], best[2]
-
-
-def _banked_at(am: ArrayModel, search: Search, floors: dict, families: tuple[str, ...],
-               options: Options) -> tuple[Banking, Proof, bool] | None:
-    """The cheapest banking conflict-free with the groups' targets raised to
-    ``floors`` (:func:`.feasible.relaxed`) and its proof against the real targets;
-    None when there is none; and whether the time limit ended the search for a
-    cheaper one.  Raises :class:`TimeUp` (or ``ProofTimeout``) when it ends the
-    search before one is found."""
-    raised = relaxed(am, floors)
-    shapes = [analyze_group(g, len(am.array.shape)) for g in raised.groups]
-    again = Search(raised, shapes, lower_bound_of(am.ports, shapes, am.array),
-                    options, base=search).run(families)
-    if not again.proof.conflict_free:
-        return None
-    return again.banking, search.prove(again.banking), again.cut_short
 
 
 def _unpartitioned(am: ArrayModel, bound: int, start: float,

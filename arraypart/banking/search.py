@@ -126,7 +126,7 @@ class Search:
     """One array's candidate search (state local to one :func:`.driver.solve` call:
     the isl verdicts, proofs and costs of this array, computed once; its candidates and
     their pre-check are ``screen``'s, :class:`.screen.Screen`).  A search at targets
-    raised from those of a ``base`` search (:func:`.driver._banked_at`) takes its
+    raised from those of a ``base`` search (:func:`.missed._banked_at`) takes its
     proofs from that one's (:meth:`prove`) and its families from that one's screen."""
 
     def __init__(self, am: ArrayModel, shapes: list[GroupShape], bound: int,
@@ -345,7 +345,7 @@ class Search:
         """isl's proof of ``banking`` (:func:`.proof.prove`), made once per search; in a
         search at raised targets, the ``base`` search's proof at its targets read at
         the raised ones (:func:`.proof.at_raised_targets`): the raise-and-bisect of
-        :func:`_cheapest_at_reached_ii` proves each banking it finds at the real
+        :func:`.missed.cheapest_at_reached_ii` proves each banking it finds at the real
         targets anyway, and meets the same bankings at several raises."""
         if banking not in self.proofs:
             found = None if self.base is None else at_raised_targets(
