@@ -19,6 +19,7 @@ import pytest
 
 from arraypart import expr as E
 from arraypart.banking import Proof, bram18k, driver, lower_bound, prove, solve
+from arraypart.banking.fixed import time_limited
 from arraypart.banking.options import Options, TimeUp, easiest_first, share_time
 from arraypart.banking.search import Search
 from arraypart.errors import Coord
@@ -613,7 +614,7 @@ def test_an_array_whose_share_of_the_time_ran_out_is_banked_again(monkeypatch):
     def share_ran_out_once(am, options):
         if am.array.name not in first_tries:
             first_tries.add(am.array.name)
-            return driver._time_limited(am, options, 0.0)
+            return time_limited(am, options, 0.0)
         return solve_within_time(am, options)
 
     monkeypatch.setattr(driver, "_solve_within_time", share_ran_out_once)

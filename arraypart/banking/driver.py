@@ -1,10 +1,15 @@
 """The banking pass's entry point: :func:`solve` banks every array of a model.
 
 The arrays are banked one at a time, easiest first, each within its share of the time
-limit (:mod:`.options`); an array that no search decides (a register port, an off-chip
-or reshaped array, one no concurrent loop touches, ...) keeps a fixed banking, proven;
-every other array gets the cheapest banking that :class:`.search.Search` finds and isl
-proves conflict-free, or, when none reaches the targets, the one that misses them least.
+limit (:mod:`.options`).  An array that no search decides (a register port, an off-chip
+or reshaped array, one no concurrent loop touches, ...) keeps a fixed banking, proven
+(:mod:`.fixed`); every other array gets the cheapest banking that :class:`.search.Search`
+finds and isl proves conflict-free, or, when none reaches the targets, the one that
+misses them least (:mod:`.missed`), with the notes of :mod:`.notes`.  A target that
+address sharing makes impossible is relaxed to the least possible II first
+(:mod:`.feasible`); the processes of a dataflow region that read one ROM at once get
+copies of their own (:mod:`.dataflow`).
+
 Invariant: every :class:`.solution.ArraySolution` reported carries the proof of its
 banking (isl's, or a count where the time limit left no other), never a claim unproven.
 """
@@ -16,20 +21,20 @@ from time import perf_counter
 from typing import Callable, Mapping
 
 from ..errors import warning_text
-from ..poly.build import path_transfers
 from ..poly.model import ArrayModel, PolyModel
 from ..rtl.cost import estimate
-from ..scheme import (Banking, DimPartition, fifo_scheme, none_scheme, per_dim_scheme,
-                      registers_scheme, scheme_from_pragmas)
+from ..scheme import Banking, none_scheme, scheme_from_pragmas
 from . import dataflow
 from .bounds import lower_bound_of
 from .device import bram_budget
 from .feasible import least_feasible_ii, relaxed
-from .groups import GroupShape, analyze_group
+from .fixed import (as_registers, keeps_partitions, register_port, reshaped, solution_of,
+                    text_banking, time_limited, unpartitioned, without_concurrency)
+from .groups import analyze_group
 from .missed import cheapest_at_reached_ii
 from .notes import copies_evidence, ii_text, partition_notes, search_notes
 from .options import SCHEME_CHOICES, Options, TimeUp, easiest_first, ignore, share_time
-from .proof import Proof, ProofTimeout, counted_proof, prove
+from .proof import Proof, ProofTimeout, prove
 from .search import MAX_REGISTER_ELEMENTS, Search
 from .solution import ArraySolution, Found, Solution
 from .space import cost_of, phased_loops
@@ -53,8 +58,8 @@ def solve(model: PolyModel, *, max_banks: int | None = None, part: str | None = 
         raise ValueError(f"schemes must be one of {sorted(SCHEME_CHOICES)}")
     start = perf_counter()
     options = Options(max_banks, bram_budget(part), SCHEME_CHOICES[schemes],
-                       start + time_limit, time_limit, replace_partitions,
-                       found or ignore, _shared_loops(model))
+                      start + time_limit, time_limit, replace_partitions,
+                      found or ignore, _shared_loops(model))
     solved: dict[int, ArraySolution] = {}
     for done, index in enumerate(easiest_first(model.arrays)):
         am = model.arrays[index]
@@ -123,8 +128,8 @@ def cheaper_one_memory(model: PolyModel, chosen: ArraySolution, why: str, *,
         kept += (warning_text(am.array.coord, (
             f"solver time limit reached while looking for a banking of "
             f"{am.array.name} that lowers the II; a longer --time-limit may find one")),)
-    return replace(_solution(am, banking, proof, chosen.lower_bound, start,
-                             f"one memory, proven: {why}", kept),
+    return replace(solution_of(am, banking, proof, chosen.lower_bound, start,
+                               f"one memory, proven: {why}", kept),
                    time_limited=chosen.time_limited)
 
 
@@ -151,17 +156,17 @@ def _solve_within_time(am: ArrayModel, options: Options) -> ArraySolution:
     start = perf_counter()
     floors = least_feasible_ii(am)
     if floors and _registers_within_reach(am, options):
-        return _registers(am, start)
+        return as_registers(am, start)
     if floors and _kept_registers(am, options):
         floors = {}  # the floors bind memory banks: the user's registers take no port
     try:
         solution = _solve_array(relaxed(am, floors) if floors else am, options)
     except (ProofTimeout, TimeUp):
-        return _time_limited(am, options, start)
+        return time_limited(am, options, start)
     except MemoryError:
         solution = None  # out of the handler: its traceback holds the search's memory
     if solution is None:
-        return _time_limited(am, options, start, out_of_memory=True)
+        return time_limited(am, options, start, out_of_memory=True)
     if not floors:
         return solution
     if solution.banking.scheme.registers:
@@ -179,7 +184,7 @@ def _solve_within_time(am: ArrayModel, options: Options) -> ArraySolution:
 
 def _kept_registers(am: ArrayModel, options: Options) -> bool:
     """The array keeps the user's partition pragmas, and they make it registers."""
-    return (_keeps_partitions(am.array, options)
+    return (keeps_partitions(am.array, options)
             and scheme_from_pragmas(am.array).registers)
 
 
@@ -191,19 +196,6 @@ def _registers_within_reach(am: ArrayModel, options: Options) -> bool:
     return am.array.partitionable and am.array.size <= cap
 
 
-def _registers(am: ArrayModel, start: float) -> ArraySolution:
-    """``am``'s array complete on every dimension, proven (registers fit any II)."""
-    array = am.array
-    banking = Banking(array.name, per_dim_scheme(array.shape, tuple(
-        DimPartition("complete", n) for n in array.shape)))
-    proof = prove(am, banking)
-    shapes = [analyze_group(g, len(array.shape)) for g in am.groups]
-    bound = lower_bound_of(am.ports, shapes, array)
-    return _solution(am, banking, proof, bound, start, (
-        f"registers: sharing one address rules out memory banks at the target II, "
-        f"lower bound {bound}"))
-
-
 def _resumed(am: ArrayModel, found: Found | None, options: Options) -> ArraySolution:
     """The banking an earlier run had found for ``am`` when the time limit ended it
     inside one call, proven again here (nothing unproven is reported): as its search
@@ -212,12 +204,12 @@ def _resumed(am: ArrayModel, found: Found | None, options: Options) -> ArraySolu
     its proof passes the deadline."""
     start = perf_counter()
     if found is None:
-        return _time_limited(am, options, start)
+        return time_limited(am, options, start)
     banking, array = found.banking, am.array
     try:
         proof = prove(am, banking, deadline=options.deadline)
     except ProofTimeout:
-        return _time_limited(am, options, start)
+        return time_limited(am, options, start)
     shapes = [analyze_group(g, len(array.shape)) for g in am.groups]
     bound = lower_bound_of(am.ports, shapes, array, exhaustive=False) if shapes else 1
     notes = found.notes if found.complete else (warning_text(array.coord, (
@@ -225,236 +217,74 @@ def _resumed(am: ArrayModel, found: Found | None, options: Options) -> ArraySolu
         f"cannot be interrupted while banking {array.name}: it keeps {banking.describe()}, "
         f"the best banking found when time ran out, proven again (achieved II "
         f"{ii_text(proof.achieved_ii)})")),)
-    kept = (_keeps_partitions(array, options)
+    kept = (keeps_partitions(array, options)
             and banking == Banking(array.name, scheme_from_pragmas(array)))
-    solution = _solution(am, banking, proof, bound, start,
-                         "found before the time limit ended the search; proven again", notes)
+    solution = solution_of(am, banking, proof, bound, start,
+                           "found before the time limit ended the search; proven again",
+                           notes)
     return replace(solution, kept=kept, time_limited=not found.complete)
 
 
-def _time_limited(am: ArrayModel, options: Options, start: float, *,
-                  out_of_memory: bool = False) -> ArraySolution:
-    """The user's pragmas when the array keeps them (reshaped, or
-    :func:`_keeps_partitions`), else one memory; proven by counting, reported with the
-    array's lower bound (which the search had, and the report states beside its
-    concurrent accesses): the search ran out of time, or ``out_of_memory`` (past the
-    run's memory limit)."""
-    array = am.array
-    as_written = _as_written(array, options)
-    banking = Banking(array.name, scheme_from_pragmas(array) if as_written
-                      else none_scheme(array.shape))
-    proof = counted_proof(am, banking)
-    limit = ("the memory limit (--memory-limit)" if out_of_memory
-             else f"solver time limit of {options.time_limit:g} s")
-    keeps = (f"its pragmas as written ({banking.describe()})" if as_written
-             else "one memory")
-    # counting is exact for one memory; for banks it counts lanes that may meet
-    reached = (f"II at most {ii_text(proof.achieved_ii)}, proven by counting: the checker "
-               "gives the II it reaches" if as_written
-               else f"achieved II {ii_text(proof.achieved_ii)}, proven by counting")
-    note = warning_text(array.coord, (
-        f"{limit} reached while banking "
-        f"{array.name}: no banking was proven within it, so it keeps {keeps} ({reached})"))
-    shapes = [analyze_group(g, len(array.shape)) for g in am.groups]
-    bound = lower_bound_of(am.ports, shapes, array, exhaustive=False) if shapes else 1
-    solution = _solution(am, banking, proof, bound, start,
-                         f"time limit reached; {keeps}, proven by counting", (note,))
-    return replace(solution, time_limited=True, kept=_keeps_partitions(array, options))
-
-
-def _without_concurrency(am: ArrayModel, options: Options, start: float) -> ArraySolution:
-    """An array no concurrent loop touches: one memory serves it at every II, and the
-    user's partition or reshape pragmas, when it keeps them, stay as written (they
-    shape a top's ports), with a note that they buy no II."""
-    array = am.array
-    kept = _keeps_partitions(array, options)
-    scheme = scheme_from_pragmas(array) if _as_written(array, options) \
-        else none_scheme(array.shape)
-    notes = ()
-    if kept and scheme.banks > 1:
-        notes = (warning_text(array.partitions[0].coord, (
-            f"the array_partition pragmas of {array.name} ({scheme.describe()}) lower no "
-            f"II: no pipelined or unrolled loop touches {array.name}, and one memory "
-            "serves it; --replace-partitions uses one memory")),)
-    solution = _solution(am, Banking(array.name, scheme), Proof(True, (), None, 0), 1,
-                         start, "no concurrent accesses", notes)
-    return replace(solution, kept=kept)
-
-
-def _register_port(am: ArrayModel, start: float) -> ArraySolution:
-    """A register port (``ir.Array.register``): a register, which takes no port, so
-    every access pattern fits; a partition pragma of it is dropped, with a note."""
-    array = am.array
-    banking = Banking(array.name, registers_scheme(array.shape))
-    where = f"a register port ({array.register})"
-    notes = tuple(warning_text(p.coord, (
-        f"array_partition of {array.name} is dropped: {array.name} is {where}"))
-        for p in array.partitions)
-    return _solution(am, banking, prove(am, banking), 1, start,
-                     f"{where}: no memory", notes)
-
-
-def _kept_banking(am: ArrayModel, shapes: list[GroupShape], start: float) -> ArraySolution:
-    """An array whose banking its text's pragmas give (``ir.Array.kept_banking``: a
-    local of a user header's function, a field of a struct partitioned whole):
-    proven; a note, saying why it stays, where it misses a target."""
-    array = am.array
-    banking = Banking(array.name, scheme_from_pragmas(array))
-    proof = prove(am, banking)
-    notes = () if proof.conflict_free else (warning_text(array.coord, (
-        f"{array.name} {array.kept_banking}; it keeps {banking.describe()} as its "
-        f"text's pragmas give it, achieved II {ii_text(proof.achieved_ii)}: "
-        f"{proof.counterexample}")),)
-    bound = lower_bound_of(am.ports, shapes, array) if shapes else 1
-    solution = _solution(am, banking, proof, bound, start,
-                         "its text's own pragmas", notes)
-    return replace(solution, kept=True)
-
-
-def _keeps_partitions(array, options: Options) -> bool:
-    """Whether the array keeps the user's array_partition pragmas as written."""
-    return bool(array.partitions) and not options.replace_partitions
-
-
-def _as_written(array, options: Options) -> bool:
-    """Whether the array keeps its pragmas as written when no search decides: it is
-    reshaped (a reshape is never replaced), or it keeps its partitions."""
-    return bool(array.reshapes) or _keeps_partitions(array, options)
-
-
 def _solve_array(am: ArrayModel, options: Options) -> ArraySolution:
+    """``am``'s array banked: a fixed banking where what the array is decides it
+    (:mod:`.fixed`), else the search's (:func:`_searched`)."""
     start = perf_counter()
     array = am.array
     shapes = [analyze_group(g, len(array.shape)) for g in am.groups]
     if array.register is not None:
-        return _register_port(am, start)
+        return register_port(am, start)
     if array.kept_banking is not None:
-        return _kept_banking(am, shapes, start)
+        return text_banking(am, shapes, start)
     if not shapes:
-        return _without_concurrency(am, options, start)
+        return without_concurrency(am, options, start)
     bound = lower_bound_of(am.ports, shapes, am.array)
     if array.reshapes:
-        return _reshaped(am, bound, start, options)
+        return reshaped(am, bound, start, options)
     if not array.partitionable:
-        return _unpartitioned(am, bound, start, options)
-    search = Search(am, shapes, bound, options)
+        return unpartitioned(am, bound, start, options)
+    return _searched(Search(am, shapes, bound, options), start)
+
+
+def _searched(search: Search, start: float) -> ArraySolution:
+    """The search's banking of its array, or the user's partition pragmas beside it
+    when the array keeps them (:func:`.fixed.keeps_partitions`), with the notes and
+    the evidence (candidates pre-checked, isl checks, lower bound, copies)."""
+    am, options = search.am, search.options
+    array = am.array
     families = ("per_dim",) if array.pragma_only else options.families
-    kept = _keeps_partitions(array, options)
-    cut_short = False
-    if kept:
-        banking = Banking(array.name, scheme_from_pragmas(array))
-        proof = search.prove(banking)
-        options.found(Found(banking, complete=False))
-        better = search.run(families)
-        tried = better.tried
-        notes = partition_notes(search, banking, proof, better)
-    else:
-        found = search.run(families, report=True)
-        banking, proof, tried = found.banking, found.proof, found.tried
-        cut_short = found.cut_short
-        if not cut_short:
-            banking, proof, cut_short = cheapest_at_reached_ii(am, search, banking, proof,
-                                                               families, options)
-        notes = search_notes(search, banking, proof, cut_short)
+    kept = keeps_partitions(array, options)
+    banking, proof, tried, cut_short, notes = (
+        _beside_pragmas if kept else _own_banking)(search, families)
     evidence = (f"{tried} candidates pre-checked, {proof.isl_checks} isl checks, "
-                f"lower bound {bound}" + copies_evidence(am, banking))
-    return replace(_solution(am, banking, proof, bound, start, evidence, tuple(notes)),
-                   kept=kept, time_limited=cut_short,
-                   phased_loops=phased_loops(banking.scheme, shapes, array.pragma_only))
+                f"lower bound {search.bound}" + copies_evidence(am, banking))
+    solution = solution_of(am, banking, proof, search.bound, start, evidence, tuple(notes))
+    return replace(solution, kept=kept, time_limited=cut_short,
+                   phased_loops=phased_loops(banking.scheme, search.shapes,
+                                             array.pragma_only))
 
 
-def _unpartitioned(am: ArrayModel, bound: int, start: float,
-                   options: Options) -> ArraySolution:
-    """An off-chip array (its m_axi bundle's port), an array_stencil's array or an
-    on-chip pointer stays one memory, an array of streams one FIFO per stream; its
-    accesses still count against its ports, proven like any banking."""
-    array = am.array
-    banking = Banking(array.name, none_scheme(array.shape) if array.fifo is None
-                      else fifo_scheme(array.shape))
-    proof = prove(am, banking, deadline=options.deadline)
-    if array.bundle is not None:
-        proof = _on_one_path(am, proof)
-        where = f"off-chip (m_axi bundle {array.bundle})"
-    elif array.fifo is not None:
-        where = (f"a FIFO interface ({array.fifo})" if array.interface
-                 else "a stream the kernel declares, a FIFO")
-    elif array.stencil is not None:
-        where = (f"read through the array_stencil window of loop {array.stencil}, which "
-                 "Vitis drops on a partitioned array")
-    else:
-        where = "a pointer, which Vitis cannot partition (declare it as a sized array)"
-    kept = ("one element per cycle" if array.fifo is not None
-            else f"it keeps one memory with {am.ports.name} ports")
-    notes = () if proof.conflict_free else (warning_text(array.coord, (
-        f"{array.name} is {where}: {kept}, achieved II {ii_text(proof.achieved_ii)}: "
-        f"{proof.counterexample}")),)
-    notes += tuple(warning_text(p.coord, (
-        f"array_partition of {array.name} is dropped: {array.name} is {where}"))
-        for p in array.partitions)
-    return _solution(am, banking, proof, bound, start, f"{where}: never partitioned", notes)
-
-
-def _on_one_path(am: ArrayModel, proof: Proof) -> Proof:
-    """``proof`` of an off-chip array (one memory, m_axi ports) with each group's II
-    lowered to what one path through its data-dependent ``if``s needs
-    (:func:`.build.path_transfers`): the proof counts every arm of every unrolled
-    lane, but one lane's exclusive arms never run together (the bundle counts them
-    so).  A group lowered to its target is conflict-free; one still above it is
-    described by its counts."""
-    least, counterexample = [], None
-    for group, ii in zip(am.groups, proof.group_ii):
-        reads, writes = path_transfers(group)
-        lowered = max(group.target_ii, reads, writes)
-        if lowered < ii:
-            ii = lowered
-            if ii > group.target_ii and counterexample is None:
-                counterexample = (f"loop {group.loop}: one path through its data-dependent "
-                                  f"ifs makes {reads} reads and {writes} writes of "
-                                  f"{am.array.name} in one iteration")
-        elif ii > group.target_ii and counterexample is None:
-            counterexample = proof.counterexample
-        least.append(ii)
-    achieved: dict[str, int] = {}
-    for group, ii in zip(am.groups, least):
-        achieved[group.loop] = max(achieved.get(group.loop, 0), ii)
-    free = all(ii <= g.target_ii for g, ii in zip(am.groups, least))
-    return replace(proof, conflict_free=free, achieved_ii=tuple(sorted(achieved.items())),
-                   counterexample=None if free else counterexample, group_ii=tuple(least))
-
-
-def _reshaped(am: ArrayModel, bound: int, start: float,
-              options: Options) -> ArraySolution:
-    """A reshaped array keeps the user's pragmas as written: its array_reshape, and
-    the array_partition of other dimensions if any (a partition arraypart added on top
-    of a reshape would conflict); its words' accesses are proven like any banking."""
-    array = am.array
+def _beside_pragmas(search: Search, families: tuple[str, ...]
+                    ) -> tuple[Banking, Proof, int, bool, list[str]]:
+    """The user's partition pragmas, proven, and the notes that compare them with the
+    search's own banking: (banking, proof, candidates pre-checked, False, notes)."""
+    array = search.am.array
     banking = Banking(array.name, scheme_from_pragmas(array))
-    proof = prove(am, banking, deadline=options.deadline)
-    notes = () if proof.conflict_free else (warning_text(array.reshapes[0].coord, (
-        f"{array.name} is reshaped ({banking.describe()}, in words): arraypart keeps its "
-        f"pragmas as written, achieved II {ii_text(proof.achieved_ii)}: "
-        f"{proof.counterexample} (the subscripts number its words)")),)
-    return _solution(am, banking, proof, bound, start, "reshaped: kept as written", notes)
+    proof = search.prove(banking)
+    search.options.found(Found(banking, complete=False))
+    better = search.run(families)
+    return banking, proof, better.tried, False, partition_notes(search, banking, proof,
+                                                                better)
 
 
-def _solution(am: ArrayModel, banking: Banking, proof: Proof, bound: int, start: float,
-              evidence: str, notes: tuple[str, ...] = ()) -> ArraySolution:
-    banking = _aliases_read_alike(am, banking)
-    return ArraySolution(
-        array=am.array, ports=am.ports, banking=banking, lower_bound=bound,
-        conflict_free=proof.conflict_free, achieved_ii=proof.achieved_ii,
-        bram18k=0 if not am.array.memory else estimate(banking, am).bram18k,
-        max_concurrent=am.max_concurrent, seconds=perf_counter() - start,
-        proof=evidence + (f"; counterexample: {proof.counterexample}"
-                          if proof.counterexample else ""),
-        notes=notes)
-
-
-def _aliases_read_alike(am: ArrayModel, banking: Banking) -> Banking:
-    """``banking`` with each read merged into another of its element
-    (``LaneAccess.aliases``) reading that one's copy: the model counted them as one."""
-    copy = dict(banking.read_copy)
-    extra = tuple((alias, copy[a.ref_id]) for g in am.groups for a in g.accesses
-                  if a.ref_id in copy for alias in a.aliases if alias not in copy)
-    return replace(banking, read_copy=banking.read_copy + tuple(dict(extra).items())) \
-        if extra else banking
+def _own_banking(search: Search, families: tuple[str, ...]
+                 ) -> tuple[Banking, Proof, int, bool, list[str]]:
+    """The search's banking, the one that misses the targets least when none meets
+    them (:func:`.missed.cheapest_at_reached_ii`): (banking, proof, candidates
+    pre-checked, whether the time limit cut the search short, notes)."""
+    found = search.run(families, report=True)
+    banking, proof, cut_short = found.banking, found.proof, found.cut_short
+    if not cut_short:
+        banking, proof, cut_short = cheapest_at_reached_ii(
+            search.am, search, banking, proof, families, search.options)
+    return banking, proof, found.tried, cut_short, search_notes(search, banking, proof,
+                                                                cut_short)

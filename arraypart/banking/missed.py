@@ -28,8 +28,8 @@ from .space import static_factors
 
 
 def cheapest_at_reached_ii(am: ArrayModel, search: Search, banking: Banking,
-                            proof: Proof, families: tuple[str, ...], options: Options
-                            ) -> tuple[Banking, Proof, bool]:
+                           proof: Proof, families: tuple[str, ...], options: Options
+                           ) -> tuple[Banking, Proof, bool]:
     """A search that misses a target, in the proof or under the scheduling rule
     (:meth:`Search.reached`), keeps the candidate with the least excess II in the
     tiers it searched for the target, not the cheapest one at the II it reaches (flat

@@ -41,19 +41,20 @@ NOTE_PROOFS = 64
 WASTE_RATIO = 2
 
 
-def partition_notes(search: Search, kept: Banking, proof: Proof, better: Answer) -> list[str]:
+def partition_notes(search: Search, kept: Banking, proof: Proof,
+                    better: Answer) -> list[str]:
     """The notes on the user's partition pragmas, which the array keeps (``kept``,
     proven by ``proof``), beside ``better``, the search's own banking: they conflict
     (with what would do better), or they cost clearly more, or the scheduling rule
     leaves a loop above its target (:func:`_rule_note`)."""
-    array, cost = search.am.array, search.cost(kept)
+    array = search.am.array
     notes = []
     if not proof.conflict_free:
         notes.append(warning_text(array.partitions[0].coord, (
             f"the array_partition pragmas of {array.name} ({kept.scheme.describe()}) "
             f"conflict: {proof.counterexample}{_suggestion(search, proof, better)}")))
-    elif _wasteful(cost, better) and not search.rule_risky(better.banking):
-        notes.append(_waste_note(array, cost, better, search.bound))
+    elif _wasteful(search.cost(kept), better) and not search.rule_risky(better.banking):
+        notes.append(_waste_note(array, search.cost(kept), better, search.bound))
     return notes + _rule_note(search.am, search, kept, proof, better)
 
 
@@ -75,7 +76,7 @@ def search_notes(search: Search, banking: Banking, proof: Proof,
     if not proof.conflict_free:
         notes.append(warning_text(array.coord, (
             f"no banking of {array.name} within {search.ceiling} banks "
-            f"{what_fails(am)}{search.copies_note()}; using {banking.describe()}, "
+            f"{_what_fails(am)}{search.copies_note()}; using {banking.describe()}, "
             f"achieved II {ii_text(search.reached(banking, proof).items())}: "
             f"{proof.counterexample}")))
     return notes
@@ -155,7 +156,8 @@ def _flat_note(am: ArrayModel, search: Search, banking: Banking, proof: Proof,
     pre-checked candidates and :data:`NOTE_PROOFS` proven."""
     kept = _hardware(search.cost(banking))
     # a flat scheme has two banks or more (one bank is no scheme of its own)
-    if proof.conflict_free and kept < _hardware(search.screen.flat_floor(max(search.bound, 2))):
+    if proof.conflict_free and kept < _hardware(
+            search.screen.flat_floor(max(search.bound, 2))):
         return []
     array = am.array
     free_array = replace(array, interface=False, functions=(), header=False,
@@ -205,7 +207,7 @@ def copies_evidence(am: ArrayModel, banking: Banking) -> str:
     return f"; {banking.copies} copies, writes to all: " + ", ".join(reads)
 
 
-def what_fails(am: ArrayModel) -> str:
+def _what_fails(am: ArrayModel) -> str:
     """What no banking reached: conflict-free ports, or, where the emitted code keeps
     some loop's references as written (``CycleGroup.direct``), the targets under the
     scheduling rule (a lane whose bank changes with the iteration there takes a port

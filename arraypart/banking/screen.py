@@ -428,7 +428,7 @@ def _anywhere(lane: LaneAccess, bank_dims: frozenset[int] | None) -> bool:
 
 
 def model_floors(bankings: list[Banking], am: ArrayModel, shapes: list[GroupShape],
-                  bram: np.ndarray, lut: np.ndarray, ff: np.ndarray) -> list[Cost]:
+                 bram: np.ndarray, lut: np.ndarray, ff: np.ndarray) -> list[Cost]:
     """:func:`.space.cost_floor` of each banking with the model's BRAM18K and LUT and
     FF floors filled in."""
     return [replace(cost_floor(b, am, shapes), bram18k=int(bram[k]), lut=int(lut[k]),

@@ -563,7 +563,7 @@ class Search:
             self.proofs_left -= 1
             if self.proofs_left < 0:
                 raise TimeUp(f"{tried} candidates pre-checked, at {tier} banks, "
-                              "its candidates to prove spent")
+                             "its candidates to prove spent")
 
     def _isl_groups_ok(self, banking: Banking) -> bool:
         """Non-uniform groups fit at their target II: refuted by counting irregular

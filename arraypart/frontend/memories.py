@@ -193,7 +193,7 @@ class MemoryLowering:
         that the transfers of one iteration are distinct elements.  An array of
         streams (``hls::stream<int> in[4]``) is one such FIFO per stream: its first
         dimensions index the streams, each a bank of its own
-        (:func:`arraypart.banking.driver._unpartitioned`)."""
+        (:func:`arraypart.banking.fixed.unpartitioned`)."""
         found = I.stream_value_type(param)
         if found is None:
             return
