@@ -87,10 +87,6 @@ class Cost:
     key: tuple = ()
 
 
-def is_power_of_two(n: int) -> bool:
-    return n > 0 and n & (n - 1) == 0
-
-
 def cost_of(banking: Banking, array_model: ArrayModel, shapes: list[GroupShape]) -> Cost:
     """The cost of ``banking`` from the fitted model (memoised per banking)."""
     resources = estimate(banking, array_model)
