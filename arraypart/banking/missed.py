@@ -15,6 +15,7 @@ every loop; a time limit keeps the best found so far and says so.
 from __future__ import annotations
 
 from math import prod
+from typing import Callable
 
 from ..poly.model import ArrayModel
 from ..scheme import Banking, DimPartition, per_dim_scheme
@@ -31,7 +32,7 @@ def cheapest_at_reached_ii(am: ArrayModel, search: Search, banking: Banking,
                            proof: Proof, families: tuple[str, ...], options: Options
                            ) -> tuple[Banking, Proof, bool]:
     """A search that misses a target, in the proof or under the scheduling rule
-    (:meth:`Search.reached`), keeps the candidate with the least excess II in the
+    (:meth:`.search.Search.reached`), keeps the candidate with the least excess II in the
     tiers it searched for the target, not the cheapest one at the II it reaches (flat
     N=5 with 400% padding in block RAM, where cyclic 4 in LUT RAM reaches the same II
     2), nor the one reaching the least II where the excess of groups that isl judges
@@ -77,11 +78,20 @@ def cheapest_at_reached_ii(am: ArrayModel, search: Search, banking: Banking,
             return None
         return all(theirs[am.groups[k].loop] <= ii for k, (ii, _) in floors.items())
 
+    if not _raised_until_met(met_at, gap):
+        return best[0][2], best[0][3], True
+    return (*_fewest_cycles(am, search, best[0][2], best[0][3]), False)
+
+
+def _raised_until_met(met_at: Callable[[int], bool | None], gap: int) -> bool:
+    """Ask ``met_at`` at the raises 1, 2, 4, ... below ``gap``, then at ``gap``, until
+    one is met; then bisect between the last raise missed and the first met.  False
+    when ``met_at`` answers None (the time limit cut its search), True when done."""
     low, high = 0, None
     for raise_by in sorted({1 << k for k in range(gap.bit_length())} | {gap}):
         met = met_at(raise_by)
         if met is None:
-            return best[0][2], best[0][3], True
+            return False
         if met:
             high = raise_by
             break
@@ -90,9 +100,9 @@ def cheapest_at_reached_ii(am: ArrayModel, search: Search, banking: Banking,
         middle = (low + high) // 2
         met = met_at(middle)
         if met is None:
-            return best[0][2], best[0][3], True
+            return False
         low, high = (low, middle) if met else (middle, high)
-    return (*_fewest_cycles(am, search, best[0][2], best[0][3]), False)
+    return True
 
 
 def _fewest_cycles(am: ArrayModel, search: Search, banking: Banking,
@@ -100,7 +110,7 @@ def _fewest_cycles(am: ArrayModel, search: Search, banking: Banking,
     """Of ``banking`` and the per_dim bankings that keep one group's lanes each on one
     bank (:func:`.space.static_factors`: cyclic by the gcd of their moves), the one
     whose loops take the fewest cycles, sum over loops of iterations x II
-    (:meth:`Search.reached`); ``banking`` on a tie.  A banking whose lanes rotate
+    (:meth:`.search.Search.reached`); ``banking`` on a tie.  A banking whose lanes rotate
     in one loop (II 16 over 1,024 iterations) may be worse than one that rotates in
     another (II 20 over 16), which the II-by-II comparison never trades.  Only loops
     of this array alone may change II: in a loop another array shares, that one may

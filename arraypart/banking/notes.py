@@ -170,22 +170,26 @@ def _flat_note(am: ArrayModel, search: Search, banking: Banking, proof: Proof,
     if (free.banking.scheme.kind != "flat" or not free.proof.conflict_free
             or (proof.conflict_free and kept <= _hardware(free.cost))):
         return []
-    if array.kept_reference is not None:
-        kept_text = f"its references stay as written ({array.kept_reference}), and that is"
-    elif array.interface:
-        kept_text = "the top function's signature is"
-    elif array.functions:
-        kept_text = f"the text of {', '.join(array.functions)}, shared by every call, is"
-    elif array.member is not None:
-        kept_text = "the struct that declares it as a field is"
-    elif array.header:
-        kept_text = "its declaration in a header is"
-    else:
-        kept_text = "its declaration at file scope, which other functions may use, is"
     return [warning_text(array.coord, (
         f"{'interface ' if array.interface else ''}array {array.name} keeps a per_dim "
-        f"scheme ({banking.describe()}) so {kept_text} unchanged; a flat scheme would be "
-        f"cheaper ({free.banking.describe()})"))]
+        f"scheme ({banking.describe()}) so {_kept_text(array)} unchanged; a flat scheme "
+        f"would be cheaper ({free.banking.describe()})"))]
+
+
+def _kept_text(array) -> str:
+    """What keeps a pragma-only array's text as it is, ending in "is" (the note says
+    "so ... is unchanged")."""
+    if array.kept_reference is not None:
+        return f"its references stay as written ({array.kept_reference}), and that is"
+    if array.interface:
+        return "the top function's signature is"
+    if array.functions:
+        return f"the text of {', '.join(array.functions)}, shared by every call, is"
+    if array.member is not None:
+        return "the struct that declares it as a field is"
+    if array.header:
+        return "its declaration in a header is"
+    return "its declaration at file scope, which other functions may use, is"
 
 
 def _hardware(cost: Cost) -> Cost:
