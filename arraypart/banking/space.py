@@ -1,11 +1,12 @@
 """The search space, as data (Spatial style): candidate families, their floors, the cost.
 
 Each axis is a small generator: per-dimension partitions of a bank count, blocks B,
-alpha vectors, copy counts and read-to-copy assignments.  The driver takes their
-product one *tier* (banks x copies) at a time; a tier's :class:`Family` values are
-visited in the order of their :class:`Cost` floor, so a family that cannot beat what
-is already proven is never pre-checked.  Every function here is pure; the few that are
-called again and again with the same arguments are memoised with ``lru_cache``.
+alpha vectors, copy counts and read-to-copy assignments.  The search (:mod:`.search`)
+takes their product one *tier* (banks x copies) at a time; a tier's :class:`Family`
+values are visited in the order of their :class:`Cost` floor, so a family that cannot
+beat what is already proven is never pre-checked.  Every function here is pure; the
+few that are called again and again with the same arguments are memoised with
+``lru_cache``.
 """
 
 from __future__ import annotations
@@ -464,7 +465,7 @@ class Family:
     spread by ``assignment``), pre-checked together: for flat, every alpha with block
     ``block``; for per_dim, the one partition ``dims`` (per_dim candidates are few and
     their exact cost is cheap, so each is its own family).  ``floor``: no member costs
-    less (the driver proves what is already pre-checked and cheaper first);
+    less (the search proves what is already pre-checked and cheaper first);
     ``crossbar``: no member has fewer lanes whose bank changes with the iteration."""
 
     kind: str
