@@ -241,7 +241,8 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
                         own_headers.macros(unit, user_end),
                         shared, tuple((lo, hi) for lo, hi in clangtu.skipped_ranges(unit)
                                       if lo < user_end), nested, hoisted, preamble_top,
-                        replayed, redeclared(unit, user_end, func.name))
+                        replayed, redeclared(unit, user_end, func.name),
+                        tuple(sorted(converter.header_definitions)))
     return Kernel(Path(filename).stem, func.name, filename, arrays, body,
                   func.coord, tuple(sorted(values.items())), lowered.params, source,
                   tuple(misplaced) + lowered.warnings + capped + unshared + undefined
