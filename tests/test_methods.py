@@ -433,6 +433,52 @@ def test_a_header_class_methods_count_and_bank_its_array_field(tmp_path, form):
     assert_the_testbench_passes(compiled, tmp_path)
 
 
+# A file-scope struct variable g of the header's class (and a table hb beside it):
+# defined in the header, or declared there (extern) and defined in the kernel file.
+HEADER_GLOBALS = {
+    "defined_in_the_header": ("static Acc g;\nstatic int hb[16];\n", "", True),
+    "defined_in_the_kernel_file": ("extern Acc g;\nextern int hb[16];\n",
+                                   "Acc g;\nint hb[16];\n", False),
+}
+HEADER_GLOBAL_KERNEL = """\
+#include "acc.h"
+DEFINED
+void glob(const int in[16], int out[4]) {
+  for (int i = 0; i < 16; i++) {
+    g.buf[i] = in[i];
+    hb[i] = in[i];
+  }
+  for (int j = 0; j < 4; j++) {
+#pragma HLS pipeline II=1
+    out[j] = g.sum4(j) + hb[j];
+  }
+}
+"""
+
+
+@needs_gxx
+@pytest.mark.parametrize("form", sorted(HEADER_GLOBALS))
+def test_a_header_struct_variable_is_counted_and_banked(tmp_path, form):
+    """A header's struct variable was not modelled (g.buf "does not count its
+    accesses word by word": II 1 assumed); its array field is a memory now, banked
+    by a pragma in the top (its declaration stays in the header, as a header table's
+    does), where the file's own g would be.  An extern declaration in the header of
+    what the file defines was "declared twice" (and the trace would have registered
+    the header's ::g, which nothing defines)."""
+    declared, defined, in_header = HEADER_GLOBALS[form]
+    write(tmp_path, "acc.h", "#pragma once\n" + HEADER_CLASSES["in_class"][0] + declared)
+    compiled = _compiled(tmp_path, "glob.cpp",
+                         HEADER_GLOBAL_KERNEL.replace("DEFINED\n", defined))
+    assert compiled.report.kernel.warnings == ()
+    solved = {a.array.name: a for a in compiled.report.solution.arrays}
+    assert solved["g.buf"].array.header == solved["hb"].array.header == in_header
+    assert (solved["g.buf"].max_concurrent, solved["g.buf"].banking.scheme.banks) == (4, 2)
+    assert "#pragma HLS array_partition variable=g.buf type=cyclic factor=2 dim=1" in \
+        compiled.files["glob.cpp"]
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
 @needs_gxx
 def test_a_method_of_a_struct_nested_in_an_element_accesses_that_element(tmp_path):
     """o[k % 8].in[k % 4].sum() was not counted ('a' warned as unmodelled) and II 1

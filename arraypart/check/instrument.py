@@ -183,9 +183,11 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
     read = frozenset(kernel.source.header_definitions)
     for cursor, parents in _unit_cursors(unit):
         if not unit.in_main(cursor.location):
-            if (cursor.kind == K.VAR_DECL and cursor.spelling in headers
-                    and cursor.spelling in ids and not parents):
-                found_globals.append((ids[cursor.spelling], f"::{cursor.spelling}"))
+            if cursor.kind == K.VAR_DECL and not parents and not _defined_in_file(unit, cursor):
+                found_globals += [(ids[cursor.spelling], f"::{cursor.spelling}")] if (
+                    cursor.spelling in headers and cursor.spelling in ids) else []
+                found_globals += [(n, f"::{cursor.spelling}.{member}") for member, n
+                                  in fields.get((0, 0, cursor.spelling), ())]
             elif (cursor.kind == K.DECL_STMT and parents
                   and parents[-1].kind == K.COMPOUND_STMT
                   and unit.in_main(parents[-1].location)):
@@ -368,6 +370,13 @@ def _synthesis_only_loops(unit: clangtu.Unit, loops: dict,
 
 def _calls_any(cursor: ci.Cursor, names: set[str]) -> bool:
     return any(n.kind == K.CALL_EXPR and n.spelling in names for n in cursor.walk_preorder())
+
+
+def _defined_in_file(unit: clangtu.Unit, variable: ci.Cursor) -> bool:
+    """A header's ``extern`` declaration of a variable that the kernel file defines
+    (registered there, in ``namespace original``)."""
+    definition = variable.get_definition()
+    return definition is not None and unit.in_main(definition.location)
 
 
 def _qualified_name(variable: ci.Cursor) -> str:

@@ -25,6 +25,7 @@ from . import clangtu
 from . import cnodes as N
 from .calls import definitions
 from .carried import carried_warnings
+from .declarations import holds_arrays
 from .cexpr import fold
 from .directives import Directive, anchored
 from .interfaces import MAX_DEFINE_PREFIX
@@ -396,8 +397,9 @@ def _top_level(unit: clangtu.Unit, converter: N.Converter, user_end: int,
     while stack:
         c, spaces, extern_c = stack.pop(0)
         if not unit.in_main(c.location):
-            if own_headers.array(c):
-                header_arrays.append(c)
+            defined = c.get_definition() if c.kind == ci.CursorKind.VAR_DECL else None
+            if own_headers.array(c) and (defined is None or not unit.in_main(defined.location)):
+                header_arrays.append(c)  # not one the file defines (extern int t[8];)
             continue
         if c.kind in FUNCTION_SCOPES:
             inner = spaces + ((c.spelling,) if c.kind == ci.CursorKind.NAMESPACE else ())
@@ -458,10 +460,12 @@ class _OwnHeaders:
         return tuple(sorted(names))
 
     def array(self, cursor: ci.Cursor) -> bool:
-        """``cursor`` declares a file-scope array of fixed size in a header of the
-        kernel's own (not a system or Vitis header)."""
+        """``cursor`` declares a file-scope array of fixed size, or a struct variable
+        with array fields (each a memory, ``g.buf``), in a header of the kernel's own
+        (not a system or Vitis header)."""
         return (cursor.kind == ci.CursorKind.VAR_DECL
-                and cursor.type.kind == ci.TypeKind.CONSTANTARRAY
+                and (cursor.type.kind == ci.TypeKind.CONSTANTARRAY
+                     or holds_arrays(cursor.type))
                 and self.own(cursor.location))
 
 
