@@ -394,6 +394,12 @@ HEADER_CLASSES = {
                        f"  int sum4(int j) const {SUM4}\n}};\n", "", "Acc<16>"),
     "defined_in_the_kernel_file": (DECLARED, f"void Acc::load(const int *in) {LOAD}\n"
                                    f"int Acc::sum4(int j) const {SUM4}\n", "Acc"),
+    # load() out of the class template in the header, sum4() in the kernel file (which
+    # the testbench moved out of namespace original as 'inline template': no C++)
+    "class_template_out_of_class": (
+        "template <int N>\nstruct Acc {\n  int buf[N];\n  void load(const int *in);\n"
+        f"  int sum4(int j) const;\n}};\ntemplate <int N>\nvoid Acc<N>::load(const int *in) "
+        f"{LOAD}\n", f"template <int N>\nint Acc<N>::sum4(int j) const {SUM4}\n", "Acc<16>"),
 }
 HEADER_CLASS_KERNEL = """\
 #include "acc.h"

@@ -133,13 +133,14 @@ def header_methods(unit: clangtu.Unit, user_end: int) -> tuple[SharedType, ...]:
     header declares (``int Acc::get() const { ... }``): C++ takes them only in a
     namespace around the class, never in ``namespace original``, so the testbench
     moves them out, ``inline`` (the banked kernel defines them too, and the trace
-    driver, which links none, has this one)."""
+    driver, which links none, has this one); one of a class template (``template <int
+    N> int Acc<N>::get() const``) as written, which every unit may define."""
     found = []
     for cursor in _file_scope_declarations(unit, user_end):
         if (cursor.kind in METHOD_KINDS and cursor.is_definition()
                 and not unit.in_main(cursor.semantic_parent.location)):
             start, end = cursor.extent.start.offset, cursor.extent.end.offset
-            inline = not unit.data[start:end].lstrip().startswith(b"inline")
+            inline = not unit.data[start:end].lstrip().startswith((b"inline", b"template"))
             found.append(SharedType(start, end, _lexical_namespaces(cursor)[0], inline))
     return tuple(sorted(found))
 
