@@ -439,6 +439,18 @@ def test_a_header_class_methods_count_and_bank_its_array_field(tmp_path, form):
     assert_the_testbench_passes(compiled, tmp_path)
 
 
+def test_a_header_method_defined_in_no_file_read_is_a_located_error(tmp_path):
+    """A header that only declares load() (defined in another .cpp): what it does with
+    a.buf is unseen, so the call is a located error that names where a definition
+    would be read (it said "the kernel file" only, where a header's now is too)."""
+    write(tmp_path, "acc.h", "#pragma once\n" + DECLARED)
+    with pytest.raises(KernelError) as error:
+        _compiled(tmp_path, "acc.cpp", HEADER_CLASS_KERNEL.replace("CLASS", "Acc"))
+    assert (error.value.coord.line, error.value.coord.col) == (4, 3)
+    assert ("its method 'load' is called here, whose definition is neither in the kernel "
+            "file nor in a header of your own") in str(error.value)
+
+
 # A file-scope struct variable g of the header's class (and a table hb beside it):
 # defined in the header, or declared there (extern) and defined in the kernel file.
 HEADER_GLOBALS = {

@@ -275,7 +275,7 @@ def _unseen_loops(unit: clangtu.Unit, user_end: int, own_headers: "_OwnHeaders",
                   analysed: set[tuple[str, int]]) -> tuple[str, ...]:
     """A located warning at the first call of each function defined in a header of the
     kernel's own whose body has a loop and that the analysis did not read (its site
-    is not in ``analysed``: a class's method, a call through a pointer): that loop's
+    is not in ``analysed``: a constructor, a call through a pointer): that loop's
     pipeline and the arrays it reads are not analysed (an array passed to such a
     function is an error where the call is lowered); and at the first call of each
     such function that keeps a ``static`` variable: the testbench's original and
