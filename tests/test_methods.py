@@ -515,6 +515,43 @@ def test_a_method_of_a_struct_nested_in_an_element_accesses_that_element(tmp_pat
     assert_the_testbench_passes(compiled, tmp_path)
 
 
+# A class template's methods call methods of the elements of its array of structs:
+# clang leaves those calls unnamed in the template's text (cells[k] has a type that
+# depends on N there).
+TEMPLATE_ELEMENTS = """\
+struct Cell {
+  int a[4];
+  void put(int i, int v) { a[i] = v; }
+  int sum() const { return a[0] + a[3]; }
+};
+template <int N>
+struct Bank {
+  Cell cells[N];
+  void set(int k, int i, int v) { cells[k].put(i, v); }
+  int total(int k) const { return cells[k].sum() + cells[(k + 1) % N].sum(); }
+};
+void banked(const int src[32], int out[8]) {
+  Bank<8> b;
+  for (int k = 0; k < 32; k++) b.set(k / 4, k % 4, src[k]);
+  for (int k = 0; k < 8; k++) {
+#pragma HLS pipeline II=1
+    out[k] = b.total(k);
+  }
+}
+"""
+
+
+@needs_gxx
+def test_element_methods_called_in_a_class_templates_text_are_traced_as_inlined(tmp_path):
+    """check --trace recorded cells[k] at each such call as a read of b.cells[k] (the
+    template's text names no method there), which the model, inlining put() and sum()
+    on the element, does not make: a false "the program reads b.cells[0], the model
+    does not".  The method is found by the element's class, as each instantiation
+    has it."""
+    compiled = _compiled(tmp_path, "banked.cpp", TEMPLATE_ELEMENTS)
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)
+
+
 # Vitis' own using_cpp_templates example: a static member function template of a class
 # template, recursing through the class's specializations.
 FIBONACCI = """\

@@ -549,7 +549,7 @@ def _inlined_method(call: ci.Cursor, read: frozenset[tuple[str, int]]) -> bool:
     ``q[k] += v``), not one the compiler declares (a struct's own ``=``).  A header's
     accesses are not recorded (:func:`_instrument` edits the kernel file only), so
     neither is its object there."""
-    method = call.referenced if call.kind == K.CALL_EXPR else None
+    method = _called_method(call) if call.kind == K.CALL_EXPR else None
     if method is None or method.kind != K.CXX_METHOD or method.is_static_method():
         return False
     definition = method.get_definition()
@@ -557,6 +557,34 @@ def _inlined_method(call: ci.Cursor, read: frozenset[tuple[str, int]]) -> bool:
             and (definition.location.file.name == call.translation_unit.spelling
                  or N.definition_site(definition) in read)
             and N.written_body(method))
+
+
+def _called_method(call: ci.Cursor) -> ci.Cursor | None:
+    """The function ``call`` calls: the one clang names, or in a template's text, which
+    leaves a call on an object of a dependent type unnamed (``cells[k].sum()`` in a
+    method of ``template <int N> struct Bank { Cell cells[N]; ... }``), the one method
+    of that name of the object's class where that class is known there: the element
+    type of an array or of a pointer, as every instantiation has it."""
+    if call.referenced is not None:
+        return call.referenced
+    head = next(call.get_children(), None)
+    if head is None or head.kind != K.MEMBER_REF_EXPR:
+        return None
+    obj = next((k for k in head.get_children() if k.kind.is_expression()), None)
+    while obj is not None and obj.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
+        obj = next(obj.get_children(), None)
+    if obj is None or obj.kind != K.ARRAY_SUBSCRIPT_EXPR:
+        return None
+    base = next(obj.get_children()).type.get_canonical()  # an array, or one decayed
+    element = (base.element_type if base.kind in _ARRAY_TYPES else base.get_pointee()
+               if base.kind == ci.TypeKind.POINTER else None)
+    element = None if element is None else element.get_canonical()
+    if element is None or element.kind != ci.TypeKind.RECORD:
+        return None
+    name = clangtu.member_name(head)
+    found = [c for c in element.get_declaration().get_children()
+             if c.kind == K.CXX_METHOD and c.spelling == name]
+    return found[0] if len(found) == 1 else None
 
 
 def _of_this(member: ci.Cursor) -> bool:
