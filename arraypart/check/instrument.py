@@ -373,8 +373,8 @@ def _calls_any(cursor: ci.Cursor, names: set[str]) -> bool:
 
 
 def _defined_in_file(unit: clangtu.Unit, variable: ci.Cursor) -> bool:
-    """A header's ``extern`` declaration of a variable that the kernel file defines
-    (registered there, in ``namespace original``)."""
+    """``variable``, declared in a header (``extern int t[8];``), is defined in the
+    kernel file: registered where the file defines it, in ``namespace original``."""
     definition = variable.get_definition()
     return definition is not None and unit.in_main(definition.location)
 
@@ -435,8 +435,8 @@ def _is_element(cursor: ci.Cursor, parents: tuple,
     field (``s.f[k]``, ``A[i].f[k]``: part of the struct's value, whose own access
     ``A[i]`` is the one recorded), not the object of a method the front end inlines
     (:func:`_inlined_method`; ``read``: the headers' definitions it reads), not an
-    ``hls::stream`` of an array of them (a FIFO,
-    whose transfers the trace does not record: ``s[j].write(v)``)."""
+    ``hls::stream`` of an array of them (a FIFO, whose transfers the trace does not
+    record: ``s[j].write(v)``)."""
     dereference = (cursor.kind == K.UNARY_OPERATOR
                    and clangtu.unary_operator(cursor) == "*")
     if cursor.kind == K.MEMBER_REF_EXPR:

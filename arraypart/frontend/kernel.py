@@ -25,8 +25,8 @@ from . import clangtu
 from . import cnodes as N
 from .calls import definitions
 from .carried import carried_warnings
-from .declarations import holds_arrays
 from .cexpr import fold
+from .declarations import holds_arrays
 from .directives import Directive, anchored
 from .interfaces import MAX_DEFINE_PREFIX
 from .lower import lower_function
