@@ -439,6 +439,24 @@ def test_a_header_class_methods_count_and_bank_its_array_field(tmp_path, form):
     assert_the_testbench_passes(compiled, tmp_path)
 
 
+@needs_gxx
+def test_the_files_explicit_specialization_of_a_header_class_templates_method(tmp_path):
+    """The testbench moves the file's template <> int Acc<16>::sum4 out of namespace
+    original, inline after 'template <>' (before it, 'inline template <>' is no C++;
+    without it, the banked kernel's definition and this one are two of one function:
+    the testbench did not link)."""
+    write(tmp_path, "acc.h", "#pragma once\n" + HEADER_CLASSES["class_template"][0].replace(
+        f"int sum4(int j) const {SUM4}", "int sum4(int j) const;"))
+    specialized = f"template <>\nint Acc<16>::sum4(int j) const {SUM4}\n"
+    text = HEADER_CLASS_KERNEL.replace("CLASS", "Acc<16>").replace(
+        '#include "acc.h"\n', '#include "acc.h"\n' + specialized)
+    compiled = _compiled(tmp_path, "acc.cpp", text)
+    solved = next(a for a in compiled.report.solution.arrays if a.array.name == "a.buf")
+    assert solved.max_concurrent == 4
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
 def test_a_header_method_defined_in_no_file_read_is_a_located_error(tmp_path):
     """A header that only declares load() (defined in another .cpp): what it does with
     a.buf is unseen, so the call is a located error that names where a definition
