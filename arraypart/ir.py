@@ -653,7 +653,11 @@ class SourceUnit:
     define; ``shared_types``: the file-scope definitions the testbench takes out of
     ``namespace original`` (:mod:`arraypart.frontend.shared_types`); ``unsynthesized``:
     the byte ranges of the text that conditional compilation leaves out when Vitis
-    synthesizes (``#ifndef __SYNTHESIS__`` blocks: C simulation only).
+    synthesizes (``#ifndef __SYNTHESIS__`` blocks: C simulation only);
+    ``header_definitions``: where the definitions of the kernel's own headers that the
+    front end reads as the file's are written, (clang's file name, byte offset of the
+    name): the functions, templates and methods the kernel reaches there, whose
+    member accesses on an object are that object's (``q[k].put(i, v)``).
     """
 
     text: str
@@ -675,6 +679,7 @@ class SourceUnit:
     macros_at_top: tuple[str, ...] = ()
     preamble_macros: tuple[int, ...] = ()
     redeclared: tuple = ()
+    header_definitions: tuple[tuple[str, int], ...] = ()
 
 
 def accesses(nodes: tuple[Node, ...]) -> Iterator[Access]:

@@ -1237,14 +1237,18 @@ inline int twice(int x) { return 2 * x; }
 """
 
 
-def test_a_method_with_loops_in_a_header_of_the_kernels_own_is_a_warning(tmp_path):
-    """A class's method of a local header is not analysed (a function or function
-    template of that header is): when its body has a loop, its pipeline and arrays go
-    unanalysed, and the call says so.  The template ``window`` of the same header, a
-    loop-free helper, and the system's and Vitis' headers are no concern."""
+def test_a_constructor_with_loops_in_a_header_of_the_kernels_own_is_a_warning(tmp_path):
+    """A constructor of a local header's class is not analysed (a function, function
+    template or method of that header is): when its body has a loop, its pipeline and
+    arrays go unanalysed, and the declaration that calls it says so.  The template
+    ``window`` and the method ``run`` of the same header (before 2026-12-07 a warning
+    like the constructor's), a loop-free helper, and the system's and Vitis' headers
+    are no concern."""
     (tmp_path / "lib.h").write_text(WINDOW_HEADER + "struct Doubler {\n"
+                                    "  int n[4];\n"
+                                    "  Doubler() { for (int i = 0; i < 4; i++) n[i] = i; }\n"
                                     "  void run(hls::stream<int> &s) {\n"
-                                    "    for (int i = 0; i < 4; i++) s.write(2 * i);\n"
+                                    "    for (int i = 0; i < 4; i++) s.write(2 * n[i]);\n"
                                     "  }\n};\n")
     path = _kernel_file(tmp_path, "streamed.cpp", """#include "lib.h"
 void streamed(hls::stream<int> &in, hls::stream<int> &out, int v[4]) {
@@ -1256,10 +1260,11 @@ void streamed(hls::stream<int> &in, hls::stream<int> &out, int v[4]) {
 """)
     kernel = frontend.parse_kernel(path)
     assert kernel.warnings == (
-        f"{path}:6:3: warning: 'run' is defined in lib.h:15, outside the kernel file: "
-        "arraypart does not see its loops, their pipelines and the arrays they access "
-        "(define it in the kernel file to have them analysed)",)
-    assert [loop.name for loop in _loops(kernel.body)] == ["window/L6", "window/L8"]
+        f"{path}:3:11: warning: 'Doubler' is defined in lib.h:16, outside the kernel "
+        "file: arraypart does not see its loops, their pipelines and the arrays they "
+        "access (define it in the kernel file to have them analysed)",)
+    assert [loop.name for loop in _loops(kernel.body)] == ["window/L6", "window/L8",
+                                                           "Doubler::run/L18"]
 
 
 FIR_HEADER = """#pragma once
@@ -1430,6 +1435,44 @@ void k(const int in[16], int out[1]) {
     noted = [w for w in compiled.report.warnings if "which arraypart does not edit" in w]
     assert len(noted) == (ii > 1)
     assert_the_testbench_passes(compiled, tmp_path)
+
+
+# Overloads of one arity that a header of the kernel's own defines, both called: the
+# second reads three words of t (HEADER, CALL of it, the error's column).
+HEADER_OVERLOADS = {
+    "function": ("inline int f(const int a[16], int i) { return a[i]; }\n"
+                 "inline int f(const int a[16], long i) "
+                 "{ return a[i] + a[(i + 1) & 15] + a[(i + 2) & 15]; }\n",
+                 "f(t, i) + f(t, (long)i)", 14),
+    "method": ("struct R {\n  int at(const int a[16], int i) { return a[i]; }\n"
+               "  int at(const int a[16], long i) "
+               "{ return a[i] + a[(i + 1) & 15] + a[(i + 2) & 15]; }\n};\n",
+               "r.at(t, i) + r.at(t, (long)i)", 14),
+}
+
+
+@pytest.mark.parametrize("form", sorted(HEADER_OVERLOADS))
+def test_overloads_a_header_defines_are_a_located_error(tmp_path, form):
+    """Each call of an overload was inlined as the first one reached: f(t, (long)i)
+    read t once, and II 1 was claimed for three reads of a two-port memory.  As the
+    kernel file's own overloads, they are a located error."""
+    header, call, column = HEADER_OVERLOADS[form]
+    (tmp_path / "over.h").write_text("#pragma once\n" + header)
+    path = _kernel_file(tmp_path, "over.cpp", f"""#include "over.h"
+void over(const int in[16], int out[16]) {{
+  int t[16];
+  {"R r;" if form == "method" else ""}
+  for (int i = 0; i < 16; i++) t[i] = in[i];
+  for (int i = 0; i < 16; i++) {{
+#pragma HLS pipeline II=1
+    out[i] = {call};
+  }}
+}}
+""")
+    with pytest.raises(KernelError) as error:
+        frontend.parse_kernel(path)
+    assert (error.value.coord.line, error.value.coord.col) == (8, column)
+    assert "is defined more than once (overloads)" in str(error.value)
 
 
 def test_a_header_function_with_static_state_is_a_warning(tmp_path):

@@ -180,23 +180,26 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
     headers = {a.name for a in kernel.arrays if a.header}
     bound = {(a.coord.line, a.coord.col) for a in ir.accesses(kernel.body) if a.by_reference}
     included = _inclusion_lines(unit)
+    read = frozenset(kernel.source.header_definitions)
     for cursor, parents in _unit_cursors(unit):
         if not unit.in_main(cursor.location):
-            if (cursor.kind == K.VAR_DECL and cursor.spelling in headers
-                    and cursor.spelling in ids and not parents):
-                found_globals.append((ids[cursor.spelling], f"::{cursor.spelling}"))
+            if cursor.kind == K.VAR_DECL and not parents and not _defined_in_file(unit, cursor):
+                found_globals += [(ids[cursor.spelling], f"::{cursor.spelling}")] if (
+                    cursor.spelling in headers and cursor.spelling in ids) else []
+                found_globals += [(n, f"::{cursor.spelling}.{member}") for member, n
+                                  in fields.get((0, 0, cursor.spelling), ())]
             elif (cursor.kind == K.DECL_STMT and parents
                   and parents[-1].kind == K.COMPOUND_STMT
                   and unit.in_main(parents[-1].location)):
                 at = _after_inclusion(included, cursor, parents[-1])
                 inserts += (_register_edits(cursor, ids, local_ids, fields, at)
                             if at is not None else [])
-            elif _is_element(cursor, parents) and any(unit.in_main(p.location)
+            elif _is_element(cursor, parents, read) and any(unit.in_main(p.location)
                                                       for p in parents):
                 in_headers.append(unit.location_coord(cursor.location))
             continue
         arrow = _is_arrow_object(cursor, parents)
-        if arrow or _is_element(cursor, parents):
+        if arrow or _is_element(cursor, parents, read):
             span = (_name_span if arrow else _written_span)(unit, cursor, data)
             if span is None or span in seen:
                 # a macro's body, or an argument it expands twice (MAX(a[i], b)): the
@@ -221,7 +224,7 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
             inserts += found[0]
             sites += found[1]
         elif cursor.kind in LOOP_KINDS and _written_loop(cursor, data):
-            inserts += _loop_edits(cursor, loops, data)
+            inserts += _loop_edits(cursor, loops, data, read)
         elif cursor.kind in _FUNCTIONS and cursor.extent.start.offset in loops:
             inserts += _function_edits(cursor, loops)
         elif cursor.kind == K.DECL_STMT and parents and parents[-1].kind == K.COMPOUND_STMT:
@@ -369,6 +372,13 @@ def _calls_any(cursor: ci.Cursor, names: set[str]) -> bool:
     return any(n.kind == K.CALL_EXPR and n.spelling in names for n in cursor.walk_preorder())
 
 
+def _defined_in_file(unit: clangtu.Unit, variable: ci.Cursor) -> bool:
+    """``variable``, declared in a header (``extern int t[8];``), is defined in the
+    kernel file: registered where the file defines it, in ``namespace original``."""
+    definition = variable.get_definition()
+    return definition is not None and unit.in_main(definition.location)
+
+
 def _qualified_name(variable: ci.Cursor) -> str:
     """A file-scope variable's name with the namespaces and classes it belongs to
     (``ns::tab``; ``T::tab`` for a static member defined as ``int T::tab[64];``)."""
@@ -417,13 +427,16 @@ def _compile_time(cursor: ci.Cursor) -> bool:
     return False
 
 
-def _is_element(cursor: ci.Cursor, parents: tuple) -> bool:
+def _is_element(cursor: ci.Cursor, parents: tuple,
+                read: frozenset[tuple[str, int]]) -> bool:
     """An access to one element, a subscript or a dereference ``*(p + e)`` (the
     runtime finds the array that ``p + e`` points into, if any): not an array (a row),
     not the base of another subscript, not an operand of ``&``, not in a struct's array
     field (``s.f[k]``, ``A[i].f[k]``: part of the struct's value, whose own access
-    ``A[i]`` is the one recorded), not an ``hls::stream`` of an array of them (a FIFO,
-    whose transfers the trace does not record: ``s[j].write(v)``)."""
+    ``A[i]`` is the one recorded), not the object of a method the front end inlines
+    (:func:`_inlined_method`; ``read``: the headers' definitions it reads), not an
+    ``hls::stream`` of an array of them (a FIFO, whose transfers the trace does not
+    record: ``s[j].write(v)``)."""
     dereference = (cursor.kind == K.UNARY_OPERATOR
                    and clangtu.unary_operator(cursor) == "*")
     if cursor.kind == K.MEMBER_REF_EXPR:
@@ -441,8 +454,8 @@ def _is_element(cursor: ci.Cursor, parents: tuple) -> bool:
             and not _of_struct_variable(_root(cursor))):
         return False
     user = _user(cursor, parents)
-    if user is not None and _inlined_method(user) and _first_operand_path(cursor, user,
-                                                                          parents):
+    if user is not None and _inlined_method(user, read) and _first_operand_path(
+            cursor, user, parents):
         return False  # W[i].f(): the method's member accesses are the element's
     return not (user is not None and user.kind == K.UNARY_OPERATOR
                 and clangtu.unary_operator(user) == "&")
@@ -528,18 +541,50 @@ def _arrow_edits(cursor: ci.Cursor, span: tuple[int, int], site: int, kind: int,
     return [_Insert(start, True, -end, opener), _Insert(end, False, -start, "))")]
 
 
-def _inlined_method(call: ci.Cursor) -> bool:
-    """``call`` calls a non-static method that the kernel file defines with a body,
-    which the front end inlines on its object
+def _inlined_method(call: ci.Cursor, read: frozenset[tuple[str, int]]) -> bool:
+    """``call`` calls a non-static method that the kernel file, or one of its own
+    headers at a site in ``read`` (:attr:`arraypart.ir.SourceUnit.header_definitions`),
+    defines with a body, which the front end inlines on its object
     (:func:`arraypart.frontend.calls.implicit_object`): an operator too (``q[k](i, v)``,
-    ``q[k] += v``), not one the compiler declares (a struct's own ``=``)."""
-    method = call.referenced if call.kind == K.CALL_EXPR else None
+    ``q[k] += v``), not one the compiler declares (a struct's own ``=``).  A header's
+    accesses are not recorded (:func:`_instrument` edits the kernel file only), so
+    neither is its object there."""
+    method = _called_method(call) if call.kind == K.CALL_EXPR else None
     if method is None or method.kind != K.CXX_METHOD or method.is_static_method():
         return False
     definition = method.get_definition()
     return (definition is not None and definition.location.file is not None
-            and definition.location.file.name == call.translation_unit.spelling
+            and (definition.location.file.name == call.translation_unit.spelling
+                 or N.definition_site(definition) in read)
             and N.written_body(method))
+
+
+def _called_method(call: ci.Cursor) -> ci.Cursor | None:
+    """The function ``call`` calls: the one clang names, or in a template's text, which
+    leaves a call on an object of a dependent type unnamed (``cells[k].sum()`` in a
+    method of ``template <int N> struct Bank { Cell cells[N]; ... }``), the one method
+    of that name of the object's class where that class is known there: the element
+    type of an array or of a pointer, as every instantiation has it."""
+    if call.referenced is not None:
+        return call.referenced
+    head = next(call.get_children(), None)
+    if head is None or head.kind != K.MEMBER_REF_EXPR:
+        return None
+    obj = next((k for k in head.get_children() if k.kind.is_expression()), None)
+    while obj is not None and obj.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
+        obj = next(obj.get_children(), None)
+    if obj is None or obj.kind != K.ARRAY_SUBSCRIPT_EXPR:
+        return None
+    base = next(obj.get_children()).type.get_canonical()  # an array, or one decayed
+    element = (base.element_type if base.kind in _ARRAY_TYPES else base.get_pointee()
+               if base.kind == ci.TypeKind.POINTER else None)
+    element = None if element is None else element.get_canonical()
+    if element is None or element.kind != ci.TypeKind.RECORD:
+        return None
+    name = clangtu.member_name(head)
+    found = [c for c in element.get_declaration().get_children()
+             if c.kind == K.CXX_METHOD and c.spelling == name]
+    return found[0] if len(found) == 1 else None
 
 
 def _of_this(member: ci.Cursor) -> bool:
@@ -896,7 +941,8 @@ def _loop_body(cursor: ci.Cursor) -> ci.Cursor:
     return children[0] if cursor.kind == K.DO_STMT else children[-1]
 
 
-def _loop_edits(cursor: ci.Cursor, loops: dict, data: bytes) -> list[_Insert]:
+def _loop_edits(cursor: ci.Cursor, loops: dict, data: bytes,
+                read: frozenset[tuple[str, int]]) -> list[_Insert]:
     start, end = cursor.extent.start.offset, cursor.extent.end.offset
     if start in loops:
         loop_id = list(loops).index(start)
@@ -906,7 +952,7 @@ def _loop_edits(cursor: ci.Cursor, loops: dict, data: bytes) -> list[_Insert]:
         end = _statement_end(data, end)
         around = [_Insert(start, True, -end, "{ " + NAMESPACE + "Scope trace_scope; "),
                   _Insert(end, False, -start, " }")]
-        condition = _reading_condition(cursor)
+        condition = _reading_condition(cursor, read)
         if condition is not None:
             # a step is one check of the condition and the body it lets run
             first, last = condition
@@ -933,7 +979,8 @@ def _function_edits(cursor: ci.Cursor, loops: dict) -> list[_Insert]:
                     f" {NAMESPACE}Scope trace_scope; {NAMESPACE}iter({loop_id}, 1);")]
 
 
-def _reading_condition(loop: ci.Cursor) -> tuple[int, int] | None:
+def _reading_condition(loop: ci.Cursor, read: frozenset[tuple[str, int]]
+                       ) -> tuple[int, int] | None:
     """The span of a ``for``'s or ``while``'s condition when it accesses an array
     element.  The condition that lets iteration k + 1 run is evaluated after body k,
     in the pipeline step of iteration k + 1 (a pipelined ``while (j > 0 && A[j - 1] >
@@ -945,7 +992,7 @@ def _reading_condition(loop: ci.Cursor) -> tuple[int, int] | None:
     else:
         return None
     if condition is None or condition.kind == K.VAR_DECL or not any(
-            _is_element(c, parents) for c, parents in _walk(condition, (condition,))):
+            _is_element(c, parents, read) for c, parents in _walk(condition, (condition,))):
         return None
     return condition.extent.start.offset, condition.extent.end.offset
 

@@ -270,8 +270,11 @@ def shared_type_edits(shared_types) -> list[tuple[int, str]]:
         opened = "".join(f"namespace {n} {{ " for n in span.namespaces)
         closed = " }" * len(span.namespaces)
         seen = f"using namespace ::{'::'.join(span.namespaces)}; " if span.namespaces else ""
-        edits.append((span.start, f"{'}' * (len(span.namespaces) + 1)} {opened}"
-                                  + ("inline " if span.inline else "")))
+        # one edit per offset: ``inline`` after the namespaces that open at the start
+        inline = "inline " if span.inline_at == span.start else ""
+        edits.append((span.start, f"{'}' * (len(span.namespaces) + 1)} {opened}{inline}"))
+        if span.inline_at not in (None, span.start):
+            edits.append((span.inline_at, "inline "))
         edits.append((span.end, f"{closed} namespace original {{ {opened}{seen}"))
     return edits
 

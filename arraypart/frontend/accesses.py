@@ -552,11 +552,12 @@ class AccessLowering:
             return
         if call.method and arg is call.args[0]:
             where = ("which the kernel file declares without defining it" if "::" in (
-                call.name or "") else "whose definition is not in the kernel file")
+                call.name or "") else "whose definition is neither in the kernel file nor "
+                "in a header of your own")
             raise KernelError(call.coord, (
                 f"'{arg.name}' holds arrays and its method '{call.name}' is called here, "
                 f"{where}: arraypart cannot see what the method does with them (define it "
-                "in the kernel file, in its class or out of it)"))
+                "in the kernel file or a header it includes, in its class or out of it)"))
         self._warn_once(arg.coord, (
             f"'{arg.name}' holds arrays and is passed to '{call.name}', which the kernel "
             "file does not define: arraypart does not see what it does with them (define "

@@ -724,7 +724,8 @@ class Converter:
         self._written = tuple(pragmas)
         self._own_header = own_header
         self._instances: dict[str, ci.Cursor] = {}  # instantiations called, by key
-        self._header_functions: dict[str, ci.Cursor] = {}  # a header's functions called
+        # a header's functions and methods called, by definition_site: (key, definition)
+        self._header_functions: dict[tuple[str, int], tuple[str, ci.Cursor]] = {}
         self._header_pragmas: dict[str, list[tuple[int, PragmaLine]]] = {}  # by file
         #: the :func:`definition_site` of each definition of an own header analysed
         self.header_definitions: set[tuple[str, int]] = set()
@@ -783,17 +784,21 @@ class Converter:
                        method=cursor.kind == K.CXX_METHOD and not cursor.is_static_method())
 
     def instances(self) -> list[FuncDef]:
-        """The instantiations of the function templates of the file and of its own
-        headers that the converted functions call, the functions of its own headers
-        they call, and those that these call in turn, each converted once with the
+        """The instantiations of the function and class templates of the file and
+        of its own headers that the converted functions call, the functions and
+        methods of its own headers they call (a method named ``Class::name``, as the
+        file's own), and those that these call in turn, each converted once with the
         pragmas its (template's) text holds."""
         done: list[FuncDef] = []
+        sites: set[tuple[str, int]] = set()
         converted: set[str] = set()
-        while len(converted) < len(self._instances) + len(self._header_functions):
-            key = next((k for k in self._header_functions if k not in converted), None)
-            if key is not None:
-                converted.add(key)
-                done.append(self.function(self._header_functions[key]))
+        while (len(sites) < len(self._header_functions)
+               or len(converted) < len(self._instances)):
+            site = next((k for k in self._header_functions if k not in sites), None)
+            if site is not None:
+                sites.add(site)
+                key, definition = self._header_functions[site]
+                done.append(replace(self.function(definition), name=key))
                 continue
             key = next(k for k in self._instances if k not in converted)
             converted.add(key)
@@ -1091,10 +1096,6 @@ class Converter:
             return FuncCall(coord, start, end, cursor.spelling or None, ())
         callee = _callee_name(kids[0])
         if callee is not None and not _is_operator_call(kids):
-            own = self.unit.in_main(cursor.referenced.location) if (
-                cursor.referenced is not None) else False
-            callee = static_method_name(cursor.referenced) or (
-                member_function_name(cursor.referenced) if own else None) or callee
             head = _plain(kids[0])
             # a.f(): a is evaluated too (the member's first child: an explicit template
             # argument, a.get<0>(), is a child after it)
@@ -1104,8 +1105,7 @@ class Converter:
             if not objects and _implicit_object(cursor.referenced, head):
                 objects = [Other(coord, -1, -1, THIS, ())]  # f() in a method: this->f()
             instance = self._instance(cursor.referenced, coord)
-            if instance is None and not objects:
-                self._header_function(cursor.referenced, callee)
+            callee = self._callee_key(cursor.referenced, callee, instance)
             return FuncCall(coord, start, end, callee,
                             tuple(objects) + tuple(self.expression(k) for k in kids[1:]),
                             instance, bool(objects),
@@ -1120,10 +1120,10 @@ class Converter:
                 and self._own_method(cursor.referenced) and written_body(cursor.referenced)):
             # an operator the kernel's own class defines (q[k](i, v), q[k] += v) is a
             # method call on its first operand, inlined as one
-            own = self.unit.in_main(cursor.referenced.location)
-            return FuncCall(coord, start, end, (member_function_name(cursor.referenced)
-                                                if own else None) or name, operands,
-                            self._instance(cursor.referenced, coord), True, (), True)
+            instance = self._instance(cursor.referenced, coord)
+            return FuncCall(coord, start, end,
+                            self._callee_key(cursor.referenced, name, instance), operands,
+                            instance, True, (), True)
         if name == "operator=" and len(operands) == 2:
             return Assignment(coord, start, end, "=", operands[0], operands[1])
         if name in COMPOUND_OPERATORS and len(operands) == 2:
@@ -1154,16 +1154,27 @@ class Converter:
                 and not method.is_static_method() and method.semantic_parent is not None
                 and self._readable(method.semantic_parent.location))
 
-    def _header_function(self, function: ci.Cursor | None, name: str) -> None:
-        """Note for :meth:`instances` the definition that a call of ``function`` (not
-        a template's) reaches when one of the kernel's own headers holds it."""
-        if function is None or function.kind != K.FUNCTION_DECL:
-            return
+    def _callee_key(self, function: ci.Cursor | None, name: str,
+                    instance: str | None) -> str:
+        """What a call of ``function``, spelt ``name``, names among the definitions
+        (:attr:`FuncCall.key` when ``instance`` is None): ``Class::name`` for a static
+        method, and for a non-static one that the kernel file declares or that the
+        file or one of its own headers defines (in the class or out of it); else
+        ``name``.  A definition in one of those headers, a function's or a method's,
+        is noted for :meth:`instances` under that key (two overloads called are two
+        definitions of one key: :func:`.calls.definitions` refuses it, as the file's)."""
+        if function is None:
+            return name
         definition = function.get_definition()
-        if (definition is not None and not self.unit.in_main(definition.location)
-                and self._own_header(definition.location)):
-            self._header_functions.setdefault(name, definition)
+        readable = definition is not None and self._readable(definition.location)
+        key = static_method_name(function) or (
+            member_function_name(function)
+            if readable or self.unit.in_main(function.location) else None) or name
+        if (instance is None and readable and not self.unit.in_main(definition.location)
+                and function.kind in (K.FUNCTION_DECL, K.CXX_METHOD)):
+            self._header_functions.setdefault(definition_site(definition), (key, definition))
             self.header_definitions.add(definition_site(definition))
+        return key
 
     def _instance(self, function: ci.Cursor | None, coord: Coord) -> str | None:
         """The key of the instantiation ``function`` of a template defined in the
@@ -1176,7 +1187,8 @@ class Converter:
         key = templates.instance_key(function, coord)
         self._instances.setdefault(key, function)
         if not self.unit.in_main(template.location):
-            self.header_definitions.add(definition_site(template))
+            # the method's own site where a class template's text holds it
+            self.header_definitions.add(definition_site(function))
         return key
 
     def expression(self, cursor: ci.Cursor) -> Node:

@@ -155,6 +155,12 @@ def struct_fields(decl: N.Decl) -> tuple[tuple[str, ci.Type], ...]:
     return tuple(_array_fields(t.get_canonical(), "", 0))
 
 
+def holds_arrays(t: ci.Type) -> bool:
+    """A variable of type ``t`` is a struct with array fields (:func:`struct_fields`)."""
+    canonical = t.get_canonical()
+    return canonical.kind == T.RECORD and any(_array_fields(canonical, "", 0))
+
+
 def _hands_out_elements(record: ci.Type) -> bool:
     """Some method of the struct returns a reference or a pointer to something other
     than the struct (``int &operator[](int i) { return a[i]; }``, ``int *data()``):

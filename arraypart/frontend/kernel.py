@@ -26,6 +26,7 @@ from . import cnodes as N
 from .calls import definitions
 from .carried import carried_warnings
 from .cexpr import fold
+from .declarations import holds_arrays
 from .directives import Directive, anchored
 from .interfaces import MAX_DEFINE_PREFIX
 from .lower import lower_function
@@ -241,7 +242,8 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
                         own_headers.macros(unit, user_end),
                         shared, tuple((lo, hi) for lo, hi in clangtu.skipped_ranges(unit)
                                       if lo < user_end), nested, hoisted, preamble_top,
-                        replayed, redeclared(unit, user_end, func.name))
+                        replayed, redeclared(unit, user_end, func.name),
+                        tuple(sorted(converter.header_definitions)))
     return Kernel(Path(filename).stem, func.name, filename, arrays, body,
                   func.coord, tuple(sorted(values.items())), lowered.params, source,
                   tuple(misplaced) + lowered.warnings + capped + unshared + undefined
@@ -273,7 +275,7 @@ def _unseen_loops(unit: clangtu.Unit, user_end: int, own_headers: "_OwnHeaders",
                   analysed: set[tuple[str, int]]) -> tuple[str, ...]:
     """A located warning at the first call of each function defined in a header of the
     kernel's own whose body has a loop and that the analysis did not read (its site
-    is not in ``analysed``: a class's method, a call through a pointer): that loop's
+    is not in ``analysed``: a constructor, a call through a pointer): that loop's
     pipeline and the arrays it reads are not analysed (an array passed to such a
     function is an error where the call is lowered); and at the first call of each
     such function that keeps a ``static`` variable: the testbench's original and
@@ -395,8 +397,9 @@ def _top_level(unit: clangtu.Unit, converter: N.Converter, user_end: int,
     while stack:
         c, spaces, extern_c = stack.pop(0)
         if not unit.in_main(c.location):
-            if own_headers.array(c):
-                header_arrays.append(c)
+            defined = c.get_definition() if c.kind == ci.CursorKind.VAR_DECL else None
+            if own_headers.array(c) and (defined is None or not unit.in_main(defined.location)):
+                header_arrays.append(c)  # not one the file defines (extern int t[8];)
             continue
         if c.kind in FUNCTION_SCOPES:
             inner = spaces + ((c.spelling,) if c.kind == ci.CursorKind.NAMESPACE else ())
@@ -457,10 +460,12 @@ class _OwnHeaders:
         return tuple(sorted(names))
 
     def array(self, cursor: ci.Cursor) -> bool:
-        """``cursor`` declares a file-scope array of fixed size in a header of the
-        kernel's own (not a system or Vitis header)."""
+        """``cursor`` declares a file-scope array of fixed size, or a struct variable
+        with array fields (each a memory, ``g.buf``), in a header of the kernel's own
+        (not a system or Vitis header)."""
         return (cursor.kind == ci.CursorKind.VAR_DECL
-                and cursor.type.kind == ci.TypeKind.CONSTANTARRAY
+                and (cursor.type.kind == ci.TypeKind.CONSTANTARRAY
+                     or holds_arrays(cursor.type))
                 and self.own(cursor.location))
 
 

@@ -15,6 +15,7 @@ nothing moves (the testbench is as before).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Callable, Iterator
 
@@ -54,13 +55,14 @@ class _Stays(Exception):
 class SharedType:
     """A file-scope definition the testbench moves: bytes ``[start, end)`` of the
     kernel text (through its ``;``), inside ``namespaces`` (outermost first);
-    ``inline``: it becomes ``inline`` there (a method defined again beside the banked
-    kernel's own definition: :func:`header_methods`)."""
+    ``inline_at``: the byte offset where ``inline`` makes it one there (a method
+    defined again beside the banked kernel's own definition: :func:`header_methods`),
+    None to leave it as written."""
 
     start: int
     end: int
     namespaces: tuple[str, ...]
-    inline: bool = False
+    inline_at: int | None = None
 
 
 def shared_types(unit: clangtu.Unit, top_start: int,
@@ -133,15 +135,32 @@ def header_methods(unit: clangtu.Unit, user_end: int) -> tuple[SharedType, ...]:
     header declares (``int Acc::get() const { ... }``): C++ takes them only in a
     namespace around the class, never in ``namespace original``, so the testbench
     moves them out, ``inline`` (the banked kernel defines them too, and the trace
-    driver, which links none, has this one)."""
+    driver, which links none, has this one): after ``template <>`` for an explicit
+    specialization, not at all for one of a class template (``template <int N> int
+    Acc<N>::get() const``), which every unit may define."""
     found = []
     for cursor in _file_scope_declarations(unit, user_end):
         if (cursor.kind in METHOD_KINDS and cursor.is_definition()
                 and not unit.in_main(cursor.semantic_parent.location)):
             start, end = cursor.extent.start.offset, cursor.extent.end.offset
-            inline = not unit.data[start:end].lstrip().startswith(b"inline")
-            found.append(SharedType(start, end, _lexical_namespaces(cursor)[0], inline))
+            found.append(SharedType(start, end, _lexical_namespaces(cursor)[0],
+                                    _inline_at(unit.data, start)))
     return tuple(sorted(found))
+
+
+_SPECIALIZATION = re.compile(rb"\s*template\s*<\s*>\s*")
+
+
+def _inline_at(data: bytes, start: int) -> int | None:
+    """Where ``inline`` goes into the definition at byte ``start``: before it, or
+    after the ``template <>`` of an explicit specialization; None where it is one
+    already, or a template's."""
+    at = start
+    specialized = _SPECIALIZATION.match(data, start)
+    if specialized is not None:
+        at = specialized.end()
+    rest = data[at:].lstrip()
+    return None if rest.startswith((b"inline", b"template")) else at
 
 
 def _undefined_warning(coord, name: str) -> str:
