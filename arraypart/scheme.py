@@ -356,7 +356,7 @@ def scheme_from_pragmas(array: Array) -> Scheme:
     is registers, complete on every dimension.  A FIFO port is as its interface makes
     it (:func:`fifo_scheme`), a register port a register."""
     if array.fifo is not None:
-        return fifo_scheme(array.shape)
+        return fifo_scheme(array)
     if array.register is not None:
         return registers_scheme(array.shape)
     dims = [DimPartition("none", 1) for _ in array.shape]
@@ -383,11 +383,16 @@ def registers_scheme(shape: tuple[int, ...]) -> Scheme:
     return per_dim_scheme(shape, tuple(DimPartition("complete", n) for n in shape))
 
 
-def fifo_scheme(shape: tuple[int, ...]) -> Scheme:
-    """A FIFO port's: one FIFO (a bank of one port per direction) per stream of an
-    array of streams (its dimensions but the last, the elements a stream carries),
-    one for a single stream or a FIFO pointer."""
-    return per_dim_scheme(shape, tuple(DimPartition("complete", n) for n in shape[:-1])
+def fifo_scheme(array: Array) -> Scheme:
+    """A FIFO's: one FIFO (a bank of one port per direction) per stream of an array of
+    streams (its dimensions but the last, the elements a stream carries); one for a
+    single stream, a FIFO pointer or an ``ap_fifo`` / ``axis`` array argument, whose
+    elements of every dimension pass through one port in order (UG1399, "FIFO
+    Interfaces", "AXI4-Stream Interfaces")."""
+    if not array.stream:
+        return none_scheme(array.shape)
+    return per_dim_scheme(array.shape, tuple(DimPartition("complete", n)
+                                             for n in array.shape[:-1])
                           + (DimPartition("none", 1),))
 
 

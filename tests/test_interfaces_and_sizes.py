@@ -580,6 +580,33 @@ def test_fifo_interfaces_are_ports_not_memories(tmp_path, mode):
                for w in report.warnings)
 
 
+# A two-dimensional array on an AXI4-Stream port, read row by row (probe 38 L3).
+AXIS_ROWS = """void rows(int x[16][4], int y[16]) {
+#pragma HLS INTERFACE mode=axis register_mode=both port=x
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    int s = 0;
+    for (int j = 0; j < 4; j++) s += x[i][j];
+    y[i] = s;
+  }
+}
+"""
+
+
+def test_an_axis_array_of_two_dimensions_is_one_stream(tmp_path):
+    """An axis (or ap_fifo) array argument is one port that every element passes
+    through, whatever its dimensions: no bank per row (probe 38 L3: ``x[16][4]`` was
+    reported as "per_dim complete x none", 16 banks, and the four reads of a row as
+    conflicting in bank 15), so four reads per iteration need II 4, in the report and
+    in ``check --as-written``."""
+    path = write(tmp_path, "rows.c", AXIS_ROWS)
+    report = arraypart.analyze(path)
+    x = array(report, "x")
+    assert (x.banking.scheme.kind, x.banking.scheme.banks, loop_ii(report)) == ("none", 1, [4])
+    _, bankings, checked = arraypart.check_kernel(path, as_written=True)
+    assert bankings["x"].scheme.banks == 1 and [lp.achieved_ii for lp in checked.loops] == [4]
+
+
 def test_a_fifo_pointer_may_step_and_each_access_is_a_transfer(tmp_path):
     """``*in++`` twice per iteration: two transfers on ``in``'s port, II 2, and no
     warning about the elements the model does not follow."""
