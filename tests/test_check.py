@@ -706,3 +706,43 @@ def test_the_emitted_codes_loops_keep_the_original_names(tmp_path):
     assert [loop.name for loop in report.scheduled.loops] == ["pack/L2", "L10"]
     assert [loop.name for loop in report.scheduled.loops] == [
         loop.name for loop in report.model.loops]
+
+
+# Reads of a local array's elements that nothing wrote (probe 38 L2).
+UNWRITTEN = """void unwritten(float out[32], const float img[32], const int pick[32]) {
+  float temp[32];
+  float zeros[32] = {0};
+  static float kept[32];
+  float sum[32];
+  float full[32];
+  for (int j = 1; j < 15; j++) {
+#pragma HLS pipeline
+    temp[2 * j] = img[j];
+    temp[2 * j + 1] = img[j] + img[j + 1];
+  }
+  for (int j = 0; j < 32; j++) full[j] = img[j];
+  for (int j = 0; j < 32; j++) {
+#pragma HLS pipeline
+    sum[j] += img[j];
+    out[j] = temp[j] + temp[(j + 1) % 32] + zeros[j] + kept[j] + sum[j] + full[j];
+    if (pick[j] > 0) out[j] += temp[0];
+  }
+}
+"""
+
+
+def test_reads_before_any_write_of_a_local_are_located_warnings(tmp_path):
+    """At analysis time, with no testbench run: temp[0], temp[1], temp[30] and
+    temp[31] are read and never written, and each sum[j] is read by ``+=`` before
+    its own write (the testbench compared whatever the two kernels' stacks held and
+    could print PASS).  An initialized, a static and a fully written local are not
+    warned about, nor is a read under a data-dependent if (it may never run)."""
+    path = tmp_path / "unwritten.c"
+    path.write_text(UNWRITTEN)
+    report = api.analyze(path)
+    found = [w for w in report.warnings if "before anything writes it" in w]
+    assert [w.split(": warning: ")[0] + " " + w.split(" reads ")[1].split()[0]
+            for w in found] == [f"{path}:16:14 temp[0]", f"{path}:16:24 temp[0]",
+                                f"{path}:15:5 sum[0]"]
+    assert "sum[j] reads sum[0] before anything writes it (the kernel declares sum " \
+           "without an initializer)" in found[2]

@@ -607,6 +607,38 @@ def test_an_axis_array_of_two_dimensions_is_one_stream(tmp_path):
     assert bankings["x"].scheme.banks == 1 and [lp.achieved_ii for lp in checked.loops] == [4]
 
 
+@pytest.mark.parametrize("reads, where, what", [
+    ("x[2 * i] + x[2 * i + 1]", None, None),
+    ("x[2 * i + 1] + x[2 * i]", "6:12", "x[2*i + 1] is its first read there"),
+    ("x[2 * i] + x[2 * i]", "6:23", "x[2*i] does not read the element after"),
+    ("x[63 - 2 * i] + x[62 - 2 * i]", "6:12", "x[-2*i + 63] is its first read there")],
+    ids=["in-order", "swapped", "twice", "backwards"])
+def test_a_fifo_arrays_accesses_out_of_order_are_located_warnings(tmp_path, reads, where,
+                                                                   what):
+    """An axis array streams its elements in order (UG1399: Vitis stops on accesses it
+    sees out of order, and the RTL mismatches the C on those it cannot see): a read
+    out of order is a warning at that read (probe 38 L3: none was given)."""
+    text = ("void pairs(int x[64], int y[32]) {\n#pragma HLS INTERFACE axis port=x\n"
+            "  for (int i = 0; i < 32; i++) {\n#pragma HLS pipeline II=2\n"
+            f"    int s = 0;\n    y[i] = {reads};\n  }}\n}}\n")
+    path = write(tmp_path, "pairs.c", text)
+    found = [w for w in arraypart.analyze(path).warnings if "must be read in order" in w]
+    if where is None:
+        assert found == []
+    else:
+        assert len(found) == 1 and found[0].startswith(f"{path}:{where}: warning: x is an "
+                                                       "axis port") and what in found[0]
+
+
+def test_an_axis_array_read_and_written_is_a_located_warning(tmp_path):
+    text = ("void rw(int x[8]) {\n#pragma HLS INTERFACE axis port=x\n"
+            "  for (int i = 0; i < 8; i++) x[i] = x[i] + 1;\n}\n")
+    path = write(tmp_path, "rw.c", text)
+    assert any(w.startswith(f"{path}:1:13: warning: x is an axis port, which streams its "
+                            "elements one way, but the kernel both reads and writes it")
+               for w in arraypart.analyze(path).warnings)
+
+
 def test_a_fifo_pointer_may_step_and_each_access_is_a_transfer(tmp_path):
     """``*in++`` twice per iteration: two transfers on ``in``'s port, II 2, and no
     warning about the elements the model does not follow."""
