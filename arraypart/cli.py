@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from . import api, bench, interrupts
+from . import api, bench, check, interrupts
 from .frontend import clangtu
 from .frontend.pipelining import PIPELINE_LOOPS
 from .errors import KernelError
@@ -277,12 +277,17 @@ def _run_check(args, out: Console, err: Console) -> int:
             _print_warnings(limit.report, err)
         err.print(f"arraypart: {limit}", markup=False, highlight=False)
         return EXIT_GOAL_MISSED
+    automatic = (check.auto_partition_notes(report.kernel,
+                                            api.vitis_complete_threshold(args.options))
+                 if args.as_written else {})
     if args.json:
         print(json.dumps(check_json(report, result, bankings, as_written=args.as_written,
-                                    timings=args.timings), indent=2))
+                                    timings=args.timings, automatic=automatic), indent=2))
     else:
         _print_warnings(report, err)
         print(result.format())
+        for name, note in automatic.items():
+            print(f"{name}: {note}")
         if args.as_written:
             print("arraypart would choose:")
             for a in report.solution.arrays:

@@ -378,6 +378,22 @@ def scheme_from_pragmas(array: Array) -> Scheme:
     return per_dim_scheme(array.shape, tuple(dims))
 
 
+# Vitis's default config_array_partition -complete_threshold (UG1399, "config_array_partition"
+# and "Array Partition Configuration": arrays with fewer elements than it are completely
+# partitioned, global arrays excepted).
+COMPLETE_THRESHOLD = 4
+
+
+def auto_partitioned(array: Array, complete_threshold: int) -> bool:
+    """Whether Vitis partitions ``array`` completely on its own: a local, not global,
+    on-chip memory with fewer than ``complete_threshold`` elements that no pragma of
+    the user partitions, reshapes or binds (an explicit directive overrides the
+    configuration; a bound one is kept a memory: the safe reading)."""
+    return (array.size < complete_threshold and array.memory and not array.interface
+            and not (array.file_scope or array.header or array.stream)
+            and not (array.partitions or array.reshapes) and array.storage is None)
+
+
 def registers_scheme(shape: tuple[int, ...]) -> Scheme:
     """One register per element: complete on every dimension (:attr:`Scheme.registers`)."""
     return per_dim_scheme(shape, tuple(DimPartition("complete", n) for n in shape))

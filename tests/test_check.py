@@ -11,10 +11,12 @@ from hypothesis import strategies as st
 from arraypart import api
 from arraypart import expr as E
 from arraypart import ir
-from arraypart.check import (CheckReport, as_written_bankings, check_kernel, check_map)
+from arraypart.check import (CheckReport, as_written_bankings, auto_partition_notes,
+                             check_kernel, check_map)
 from arraypart.errors import Coord, KernelError
-from arraypart.scheme import (Banking, DimPartition, flat_scheme, none_scheme,
-                              per_dim_scheme)
+from arraypart.report import check_json
+from arraypart.scheme import (COMPLETE_THRESHOLD, Banking, DimPartition, flat_scheme,
+                              none_scheme, per_dim_scheme)
 
 from conftest import CHAINED_LANES
 
@@ -746,3 +748,38 @@ def test_reads_before_any_write_of_a_local_are_located_warnings(tmp_path):
                                 f"{path}:15:5 sum[0]"]
     assert "sum[j] reads sum[0] before anything writes it (the kernel declares sum " \
            "without an initializer)" in found[2]
+
+
+# Three reads of a three-element local per cycle: one memory would need II 2.
+TAPS = """void taps(const int in[16], int out[14]) {
+  int w[3];
+  for (int i = 0; i < 3; i++) w[i] = in[i] + 1;
+  for (int i = 0; i < 14; i++) {
+#pragma HLS pipeline II=1
+    int a = in[i];
+    out[i] = w[0] * a + w[1] * a + w[2] * a;
+  }
+}
+"""
+TINY_NOTE = ("Vitis partitions this array completely (3 elements < config_array_partition "
+             "-complete_threshold 4)")
+
+
+def test_as_written_models_vitis_complete_partition_of_tiny_locals(tmp_path):
+    """Vitis partitions a local array of fewer than ``complete_threshold`` (4) elements
+    completely on its own (UG1399, config_array_partition): ``check --as-written`` took
+    w[3] for one memory, a false conflict at II 2 (probe 38 L4).  Bound by the user's
+    pragma, it stays the memory written."""
+    path = tmp_path / "taps.c"
+    path.write_text(TAPS)
+    report, bankings, checked = api.check_kernel(path, as_written=True)
+    assert bankings["w"].scheme.registers and [lp.achieved_ii for lp in checked.loops] == [1, 1]
+    assert auto_partition_notes(report.kernel, COMPLETE_THRESHOLD) == {"w": TINY_NOTE}
+    out = check_json(report, checked, bankings, as_written=True,
+                     automatic=auto_partition_notes(report.kernel, COMPLETE_THRESHOLD))
+    assert [a["vitis_partition"] for a in out["arrays"]] == [None, None, TINY_NOTE]
+    path.write_text(TAPS.replace(
+        "  int w[3];\n", "  int w[3];\n#pragma HLS bind_storage variable=w type=ram_2p\n"))
+    report, bankings, checked = api.check_kernel(path, as_written=True)
+    assert bankings["w"].scheme.banks == 1 and [lp.achieved_ii for lp in checked.loops] == [1, 2]
+    assert auto_partition_notes(report.kernel, COMPLETE_THRESHOLD) == {}
