@@ -2341,3 +2341,28 @@ void k(const int *a, const int *b, int *c) {
     assert {a.name: (a.bundle, a.shape) for a in report.kernel.arrays} == {
         "a": ("shared", (64,)), "b": ("shared", (64,)), "c": ("gmem1", (64,))}
     assert loop_ii(report) == [2]
+
+
+ASSERTED_SCALAR = """#include <assert.h>
+void scaled(const int a[64], int b[64], int scale, int shift) {
+  assert(scale > 0 && scale < 4);
+  assert(shift >= 8);
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    b[i] = (a[i] * scale) >> shift;
+  }
+}
+"""
+
+
+@needs_gxx
+def test_the_testbench_drives_scalars_within_the_kernels_asserts(tmp_path):
+    """``scale`` was driven 3, 4, 5 in the three calls although the kernel asserts
+    ``scale < 4``: the testbench aborted in the original's assert (probe 38 L1).  An
+    assert on a scalar is a constraint on the inputs, as a guard is: scale takes 3, 1,
+    2 and shift 8, 9, 10, and the testbench passes."""
+    compiled = arraypart.compile_kernel(write(tmp_path, "scaled.c", ASSERTED_SCALAR))
+    tb = compiled.files["scaled_tb.cpp"]
+    assert "expected_scale((call == 1 ? 3 : call == 2 ? 1 : 2))" in tb
+    assert "expected_shift((call == 1 ? 8 : call == 2 ? 9 : 10))" in tb
+    assert_the_testbench_passes(compiled, tmp_path)
