@@ -185,7 +185,8 @@ def _run(path: str | os.PathLike, opts: Options,
         model = poly.build_model(kernel, ports=opts.ports, deadline=deadline)
     solution = _solve(model, opts, progress, kernel.path)
     files = codegen.emit(kernel, solution, part=opts.part, clock_ns=opts.clock_ns,
-                         pipeline_loops=opts.pipeline_threshold)
+                         pipeline_loops=opts.pipeline_threshold,
+                         undefined_reads=model.undefined_reads)
     # one deadline for every replay of the run: a retry and the idle-bank check share
     # what the first replay left (before, each had the whole limit again)
     scheduling = stage_deadline(opts.time_limit)
@@ -251,7 +252,8 @@ def _retry(kernel, model, solution, missed: frozenset[str], opts: Options, first
         return model, solution, *first  # the search priced those lanes already
     retry = _solve(retry_model, opts, None, kernel.path)
     files = codegen.emit(kernel, retry, part=opts.part, clock_ns=opts.clock_ns,
-                         pipeline_loops=opts.pipeline_threshold)
+                         pipeline_loops=opts.pipeline_threshold,
+                         undefined_reads=model.undefined_reads)
     try:
         scheduled = _scheduled(kernel, files, opts, scheduling)
     except TimeLimit:
@@ -311,7 +313,8 @@ def _without_idle_banks(kernel, model, solution, opts: Options, first, schedulin
     candidate = replace(solution, arrays=arrays,
                         warnings=tuple(note for a in arrays for note in a.notes))
     candidate_files = codegen.emit(kernel, candidate, part=opts.part, clock_ns=opts.clock_ns,
-                         pipeline_loops=opts.pipeline_threshold)
+                                   pipeline_loops=opts.pipeline_threshold,
+                                   undefined_reads=model.undefined_reads)
     try:
         checked = _scheduled(kernel, candidate_files, opts, scheduling)
     except TimeLimit:

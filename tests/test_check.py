@@ -750,6 +750,19 @@ def test_reads_before_any_write_of_a_local_are_located_warnings(tmp_path):
            "without an initializer)" in found[2]
 
 
+def test_the_testbench_pass_names_the_reads_of_undefined_elements(tmp_path):
+    """The testbench's PASS was silent where the original reads elements nothing wrote
+    (probe 38 L2): both kernels may compare the same undefined value.  It now names
+    those reads; a kernel without them prints PASS alone."""
+    path = tmp_path / "unwritten.c"
+    path.write_text(UNWRITTEN)
+    tb = api.compile_kernel(path).files["unwritten_tb.cpp"]
+    assert '"(at 16:14, 16:24, 15:5 of the kernel file)' in tb
+    path.write_text(UNWRITTEN.replace("  float temp[32];", "  float temp[32] = {0};")
+                    .replace("  float sum[32];", "  static float sum[32];"))
+    assert "note: the original reads" not in api.compile_kernel(path).files["unwritten_tb.cpp"]
+
+
 # Three reads of a three-element local per cycle: one memory would need II 2.
 TAPS = """void taps(const int in[16], int out[14]) {
   int w[3];

@@ -24,7 +24,7 @@ from .aliasing import Writes
 from .forwarding import forwarding_arrays, forwarding_loop, free_accesses
 from .lanes import Collector, Found, collect
 from .model import ArrayModel, CycleGroup, LaneAccess, LoopInfo, PolyModel, most_on_one_path
-from .order import order_warnings
+from .order import order_findings
 from .recurrences import recurrences
 
 # Refining a group's domain by which address classes are live at once may split every
@@ -66,9 +66,10 @@ def build_model(kernel: ir.Kernel, *, ports: int = 2,
     arrays = tuple(_array_model(a, ports, groups, a.name in touched, a.name not in written)
                    for a in kernel.arrays)
     loops = _loop_infos(found, kernel, free)
+    order = order_findings(kernel, _maybe_skipped(kernel.body, guards))
     return PolyModel(arrays, loops, kernel.warnings + _warnings(relations, by_name)
-                     + order_warnings(kernel, _maybe_skipped(kernel.body, guards))
-                     + _bundle_warnings(loops), recurrences(arrays, tick))
+                     + order.warnings + _bundle_warnings(loops), recurrences(arrays, tick),
+                     order.undefined)
 
 
 def _maybe_skipped(body: tuple[ir.Node, ...], guards: Mapping[int, ir.If]) -> frozenset[int]:

@@ -18,7 +18,7 @@ run is never taken for an element of another.
   error, or an RTL simulation mismatch; "AXI4-Stream Interfaces": an ``axis`` argument
   is never both read and written).  Reads (writes) are in order iff the first one in each run is at
   flat index 0 and each next one at the flat index after its predecessor's.
-- :func:`undefined_read_warnings`: a read of an element of a local array that starts
+- :func:`undefined_reads`: a read of an element of a local array that starts
   undefined, at a time when no write of that element came before
   (``{ (t, e) in Read : not exists t' <lex t, (t', e) in Write }``).
 
@@ -36,7 +36,7 @@ import islpy as isl
 
 from .. import expr as E
 from .. import ir
-from ..errors import warning_text
+from ..errors import Coord, warning_text
 from ..frontend import cnodes as N
 from . import isl_glue as G
 from .domains import Context
@@ -56,15 +56,26 @@ class Timed:
     time_map: isl.Map
 
 
-def order_warnings(kernel: ir.Kernel, guarded: frozenset[int]) -> tuple[str, ...]:
-    """:func:`fifo_order_warnings` and :func:`undefined_read_warnings` (``guarded``:
-    ``id`` of each access under a data-dependent ``if``); the times are built only for
-    a kernel that has an array either asks about."""
+@dataclass(frozen=True, slots=True)
+class OrderFindings:
+    """What the order of the accesses tells: located ``warnings``, and ``undefined``,
+    where a read may take an element before anything writes it."""
+
+    warnings: tuple[str, ...] = ()
+    undefined: tuple[Coord, ...] = ()
+
+
+def order_findings(kernel: ir.Kernel, guarded: frozenset[int]) -> OrderFindings:
+    """:func:`fifo_order_warnings` and :func:`undefined_reads` (``guarded``: ``id`` of
+    each access under a data-dependent ``if``); the times are built only for a kernel
+    that has an array either asks about."""
     if not (undefined_at_start(kernel)
             or any(a.fifo is not None and not a.stream for a in kernel.arrays)):
-        return ()
+        return OrderFindings()
     timed = timed_accesses(kernel)
-    return fifo_order_warnings(kernel, timed) + undefined_read_warnings(kernel, timed, guarded)
+    undefined = undefined_reads(kernel, timed, guarded)
+    return OrderFindings(fifo_order_warnings(kernel, timed) + tuple(w for _, w in undefined),
+                         tuple(c for c, _ in undefined))
 
 
 def timed_accesses(kernel: ir.Kernel) -> tuple[Timed, ...]:
@@ -236,14 +247,14 @@ def undefined_at_start(kernel: ir.Kernel) -> frozenset[str]:
         and decl.name not in whole)
 
 
-def undefined_read_warnings(kernel: ir.Kernel, timed: tuple[Timed, ...],
-                            guarded: frozenset[int]) -> tuple[str, ...]:
-    """A located warning at each regular read (not under a data-dependent ``if``:
+def undefined_reads(kernel: ir.Kernel, timed: tuple[Timed, ...], guarded: frozenset[int]
+                    ) -> tuple[tuple[Coord, str], ...]:
+    """Where, and a located warning, for each regular read (not under a data-dependent ``if``:
     ``id(access)`` in ``guarded``) of an array that starts undefined
     (:func:`undefined_at_start`) that may read an element before any write of it
     (module doc), with the first such element."""
     sizes = tuple(p.name for p in kernel.params)
-    out: list[str] = []
+    out: list[tuple[Coord, str]] = []
     for name in sorted(undefined_at_start(kernel), key=[a.name for a in kernel.arrays].index):
         mine = [t for t in timed if t.access.array == name]
         writes = [_element_map(t, sizes, t.access.index) for t in mine
@@ -254,11 +265,11 @@ def undefined_read_warnings(kernel: ir.Kernel, timed: tuple[Timed, ...],
             found = _unwritten(_element_map(t, sizes, t.access.index), writes)
             if found is not None:
                 element = "".join(f"[{x}]" for x in found[len(sizes):])
-                out.append(warning_text(t.access.coord, (
+                out.append((t.access.coord, warning_text(t.access.coord, (
                     f"{_text(t.access)} reads {name}{element} before anything writes it "
                     f"(the kernel declares {name} without an initializer): its value is "
                     "undefined, so the C simulation, the testbench's comparison and the "
-                    "hardware may each see another value")))
+                    "hardware may each see another value"))))
     return tuple(out)
 
 
