@@ -410,10 +410,12 @@ def vitis_complete_threshold(opts: Options) -> int:
 
 
 def trace_kernel(path: str | os.PathLike, options: Options | None = None, *,
-                 as_written: bool = False, progress: Progress | None = None,
+                 as_written: bool = False, sanitize: bool = False,
+                 progress: Progress | None = None,
                  **overrides) -> tuple[Report, trace.TraceCheck]:
     """``check --trace``: the original kernel compiled by g++, instrumented, run on the
-    testbench's inputs, and its recorded accesses replayed (see :func:`judge_trace`).
+    testbench's inputs, and its recorded accesses replayed (see :func:`judge_trace`);
+    with ``sanitize`` under g++'s undefined-behaviour sanitizer (:func:`trace.record`).
     The build and the run are a stage on the wall clock (their CPU time is g++'s and
     the driver's): past it they are killed and :class:`TimeLimit` is raised."""
     opts = _options(options, overrides)
@@ -423,7 +425,8 @@ def trace_kernel(path: str | os.PathLike, options: Options | None = None, *,
         with stage(TRACING, child_stage_deadline(opts.time_limit),
                    report.kernel.path) as deadline:
             recorded = trace.record(report.kernel, reading, Path(work),
-                                    report.solution.emitted_bankings(), deadline=deadline)
+                                    report.solution.emitted_bankings(), deadline=deadline,
+                                    sanitize=sanitize)
         with stage(REPLAYING, stage_deadline(opts.time_limit),
                    report.kernel.path) as deadline:
             return report, judge_trace(report, recorded, as_written=as_written,

@@ -38,6 +38,10 @@ COMPILER = "g++"
 #: The driver is built once and run once on small suites: -O1 compiles about as fast as
 #: -O0 and runs the loops several times faster.
 COMPILE_FLAGS = ("-std=c++14", "-O1", "-w")
+#: ``check --trace --sanitize``: g++'s undefined-behaviour sanitizer, the run stopped at
+#: the first report.  Not AddressSanitizer: its shadow memory (terabytes of address
+#: space) cannot be mapped under the worker's --memory-limit (RLIMIT_DATA).
+SANITIZE_FLAGS = ("-fsanitize=undefined", "-fno-sanitize-recover=undefined")
 #: The stage :func:`record` is, as a time-limit message names it.
 STAGE = "building and running the instrumented kernel (check --trace)"
 #: Longest a traced run may take (seconds) when no deadline is given: a kernel the
@@ -76,14 +80,17 @@ def driver_source(kernel: ir.Kernel, instrumented: Instrumented) -> str:
 
 def record(kernel: ir.Kernel, options: clangtu.Options, workdir: Path,
            bankings: Mapping[str, Banking] | None = None, *,
-           deadline: Deadline | None = None) -> Trace:
+           deadline: Deadline | None = None, sanitize: bool = False) -> Trace:
     """Instrument, build and run ``kernel`` in ``workdir``, each read recording the
     copy ``bankings`` give it (:func:`copy_texts`); raises KernelError when g++ is
     missing, the original does not compile as C simulation reads it (without
     ``__SYNTHESIS__``) or crashes on the random inputs, RuntimeError when
     the driver does not build or run otherwise (a bug), and
     :class:`TimeLimit` (stage :data:`STAGE`) when ``deadline`` passes first.  Nothing
-    that g++ or the driver started outlives the call (:func:`_run`)."""
+    that g++ or the driver started outlives the call (:func:`_run`).  With
+    ``sanitize`` the driver is built with :data:`SANITIZE_FLAGS`, and undefined
+    behaviour of the original on the inputs (a signed overflow, a shift too far, an
+    index past a local array) is a KernelError at its line."""
     if shutil.which(COMPILER) is None:
         raise KernelError(Coord(kernel.path), f"check --trace needs {COMPILER} on the PATH")
     instrumented = instrument(kernel, options, copy_texts(kernel, bankings or {}))
@@ -95,8 +102,9 @@ def record(kernel: ir.Kernel, options: clangtu.Options, workdir: Path,
                     for call in range(len(size_values(kernel))))
     started = time.monotonic()
     try:
-        _run([COMPILER, *COMPILE_FLAGS, *_include_flags(kernel, options), "-o", str(binary),
-              str(source), "-lm"], workdir, BUILD_TIMEOUT, deadline, "g++ on the trace driver")
+        _run([COMPILER, *COMPILE_FLAGS, *(SANITIZE_FLAGS if sanitize else ()),
+              *_include_flags(kernel, options), "-o", str(binary), str(source), "-lm"],
+             workdir, BUILD_TIMEOUT, deadline, "g++ on the trace driver")
     except RuntimeError as failure:
         _check_the_original_builds(kernel, options, workdir, deadline)
         _check_every_call_is_defined(kernel, str(failure))
@@ -201,6 +209,12 @@ def _run(command: list[str], workdir: Path, cap: float, deadline: Deadline | Non
                                         f"{name} on the testbench's random inputs (an access "
                                         "outside an array, most likely: the original overruns "
                                         "one on such data); nothing was replayed")
+    undefined = _UNDEFINED_BEHAVIOUR.search(err) if kernel is not None else None
+    if process.returncode != 0 and undefined is not None:
+        raise KernelError(_driver_line_in_kernel(kernel, undefined[1], int(undefined[2])), (
+            f"check --trace --sanitize: the original's behaviour is undefined on the "
+            f"testbench's inputs: {undefined[3]}; a testbench comparison there proves "
+            "nothing; nothing was replayed"))
     if process.returncode != 0:
         raise RuntimeError(f"check --trace: {what} failed (exit {process.returncode}): "
                            + (err + out)[-SHOWN_DIAGNOSTICS:])
@@ -212,6 +226,27 @@ _ASSERT_MESSAGES = (re.compile(r"Assertion `(.*)' failed\."),
                     re.compile(r"Assertion failed: \((.*)\), function "))
 _ASSERT_CALL = re.compile(r"\bassert\s*\(")
 _LOGGING_CALL = re.compile(re.escape(NAMESPACE) + r"\w+\(")
+
+
+# UBSan's report: "path:line:col: runtime error: signed integer overflow: ..."
+_UNDEFINED_BEHAVIOUR = re.compile(r"^(.+?):(\d+):\d+: runtime error: (.*)$", re.MULTILINE)
+
+
+def _driver_line_in_kernel(kernel: ir.Kernel, path: str, line: int) -> Coord:
+    """The kernel file's line that the driver's ``line`` of ``path`` holds (the
+    driver's logging calls taken out, blanks aside), at its first word; the top's
+    coordinate when no line of the kernel file reads so."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8", errors=KEEP_BYTES).split("\n")
+    except OSError:
+        return kernel.coord
+    wanted = "".join(_uninstrumented(lines[line - 1] if 0 < line <= len(lines) else "")
+                     .split())
+    for number, text in enumerate(kernel.source.text.split("\n"), start=1):
+        if wanted and "".join(text.split()) == wanted:
+            indent = text[:len(text) - len(text.lstrip())]
+            return Coord(kernel.path, number, len(indent.encode(errors=KEEP_BYTES)) + 1)
+    return kernel.coord
 
 
 def _failed_assert(err: str) -> str | None:
