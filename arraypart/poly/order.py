@@ -20,7 +20,8 @@ run is never taken for an element of another.
   flat index 0 and each next one at the flat index after its predecessor's.
 - :func:`undefined_reads`: a read of an element of a local array that starts
   undefined, at a time when no write of that element came before
-  (``{ (t, e) in Read : not exists t' <lex t, (t', e) in Write }``).
+  (``{ (t, e) in Read : not exists t' <lex t, (t', e) in Write }``), at every
+  valuation of the sizes at which the read runs (:func:`_unwritten`).
 
 Both are warnings about the program, located at the access, and are skipped where
 the model cannot see the order: an irregular reference, a read under a data-dependent
@@ -67,24 +68,26 @@ class OrderFindings:
 
 def order_findings(kernel: ir.Kernel, guarded: frozenset[int]) -> OrderFindings:
     """:func:`fifo_order_warnings` and :func:`undefined_reads` (``guarded``: ``id`` of
-    each access under a data-dependent ``if``); the times are built only for a kernel
-    that has an array either asks about."""
-    if not (undefined_at_start(kernel)
-            or any(a.fifo is not None and not a.stream for a in kernel.arrays)):
+    each access under a data-dependent ``if``); times are built only for the accesses
+    of the arrays they ask about."""
+    undefined = undefined_at_start(kernel)
+    fifos = frozenset(a.name for a in kernel.arrays if a.fifo is not None and not a.stream)
+    if not undefined | fifos:
         return OrderFindings()
-    timed = timed_accesses(kernel)
-    undefined = undefined_reads(kernel, timed, guarded)
-    return OrderFindings(fifo_order_warnings(kernel, timed) + tuple(w for _, w in undefined),
-                         tuple(c for c, _ in undefined))
+    timed = timed_accesses(kernel, undefined | fifos)
+    found = undefined_reads(kernel, timed, guarded, undefined)
+    return OrderFindings(fifo_order_warnings(kernel, timed) + tuple(w for _, w in found),
+                         tuple(c for c, _ in found))
 
 
-def timed_accesses(kernel: ir.Kernel) -> tuple[Timed, ...]:
-    """Every access of ``kernel`` with its time (module doc), in program order."""
+def timed_accesses(kernel: ir.Kernel, arrays: frozenset[str]) -> tuple[Timed, ...]:
+    """Every access of ``kernel`` to one of ``arrays`` with its time (module doc), in
+    program order."""
     sizes = tuple(p.name for p in kernel.params)
     placed = list(_placed(kernel.body, Context.top(kernel.params), (), ()))
     depth = max((len(steps) for _, _, _, steps in placed), default=0)
     return tuple(Timed(access, ctx.domain, _time_map(ctx, sizes, positions, steps, depth))
-                 for access, ctx, positions, steps in placed)
+                 for access, ctx, positions, steps in placed if access.array in arrays)
 
 
 def _placed(body: tuple[ir.Node, ...], ctx: Context, positions: tuple[int, ...],
@@ -247,22 +250,22 @@ def undefined_at_start(kernel: ir.Kernel) -> frozenset[str]:
         and decl.name not in whole)
 
 
-def undefined_reads(kernel: ir.Kernel, timed: tuple[Timed, ...], guarded: frozenset[int]
-                    ) -> tuple[tuple[Coord, str], ...]:
+def undefined_reads(kernel: ir.Kernel, timed: tuple[Timed, ...], guarded: frozenset[int],
+                    undefined: frozenset[str]) -> tuple[tuple[Coord, str], ...]:
     """Where, and a located warning, for each regular read (not under a data-dependent ``if``:
     ``id(access)`` in ``guarded``) of an array that starts undefined
-    (:func:`undefined_at_start`) that may read an element before any write of it
+    (``undefined``: :func:`undefined_at_start`) that may read an element before any write of it
     (module doc), with the first such element."""
     sizes = tuple(p.name for p in kernel.params)
     out: list[tuple[Coord, str]] = []
-    for name in sorted(undefined_at_start(kernel), key=[a.name for a in kernel.arrays].index):
+    for name in sorted(undefined, key=[a.name for a in kernel.arrays].index):
         mine = [t for t in timed if t.access.array == name]
         writes = [_element_map(t, sizes, t.access.index) for t in mine
                   if t.access.kind != "read"]
         for t in mine:
             if t.access.kind != "read" or not t.access.regular or id(t.access) in guarded:
                 continue
-            found = _unwritten(_element_map(t, sizes, t.access.index), writes)
+            found = _unwritten(_element_map(t, sizes, t.access.index), writes, len(sizes))
             if found is not None:
                 element = "".join(f"[{x}]" for x in found[len(sizes):])
                 out.append((t.access.coord, warning_text(t.access.coord, (
@@ -273,9 +276,14 @@ def undefined_reads(kernel: ir.Kernel, timed: tuple[Timed, ...], guarded: frozen
     return tuple(out)
 
 
-def _unwritten(read: isl.Map, writes: list[isl.Map]) -> list[int] | None:
-    """The first element (sizes first) that ``read`` (``{ time -> element }``) may
-    take before any of ``writes`` took it, or None (also when isl gives up)."""
+def _unwritten(read: isl.Map, writes: list[isl.Map], sizes: int) -> list[int] | None:
+    """The first element (sizes first) that ``read`` (``{ time -> element }``) takes
+    before any of ``writes`` took it, at every valuation of the ``sizes`` (the
+    leading dimensions) at which it reads at all; else None (also when isl gives up).
+    A model's sizes are independent where the program ties them (each fresh loop
+    bound ``chunk_size@60:29`` its own, ``size*size`` beside ``size``), so a read that
+    is unwritten only at some valuations may be so only where the program never goes:
+    the warning is kept for the reads unwritten wherever they run."""
     try:
         with G.operation_budget(ORDER_OPERATIONS):
             unwritten = read
@@ -284,9 +292,10 @@ def _unwritten(read: isl.Map, writes: list[isl.Map]) -> list[int] | None:
                 earlier = read.domain().lex_gt_set(every.domain())
                 written = read.apply_range(every.reverse()).intersect(earlier).domain()
                 unwritten = read.subtract_domain(written)
-            elements = unwritten.range()
-            if elements.is_empty():
+            if unwritten.is_empty() or not _leading(read.domain(), sizes).is_subset(
+                    _leading(unwritten.domain(), sizes)):
                 return None
+            elements = unwritten.range()
             point = elements.lexmin().sample_point()
             n = elements.space.dim(isl.dim_type.set)
             return [point.get_coordinate_val(isl.dim_type.set, k).to_python()
@@ -295,6 +304,12 @@ def _unwritten(read: isl.Map, writes: list[isl.Map]) -> list[int] | None:
         if not G.out_of_operations(error):
             raise
     return None
+
+
+def _leading(times: isl.Set, count: int) -> isl.Set:
+    """``times`` projected onto its first ``count`` dimensions."""
+    n = times.dim(isl.dim_type.set)
+    return times.project_out(isl.dim_type.set, count, n - count)
 
 
 def _at(space: isl.Space, value: int) -> isl.Set:
