@@ -7,5 +7,5 @@ from .report import (CheckReport, Conflict, ConflictAccess, DynamicSite, LoopChe
                      MapCheck, relocated)
 
 __all__ = ["CHUNK_CELLS", "MAP_FULL_LIMIT", "CheckReport", "Conflict", "ConflictAccess", "DynamicSite",
-           "LoopCheck", "MapCheck", "as_written_bankings", "auto_partition_notes", "check_kernel", "check_map",
-           "relocated"]
+           "LoopCheck", "MapCheck", "as_written_bankings", "auto_partition_notes",
+           "check_kernel", "check_map", "relocated"]

@@ -85,8 +85,9 @@ def emit(kernel: Kernel, solution: Solution, *, part: str = DEFAULT_PART,
     that the tool pipelines the loops the banking was made for whatever its
     release's default.  ``undefined_reads``: where the kernel may read a local's
     element before anything writes it (``PolyModel.undefined_reads``): the
-    testbench's PASS names them, since it may compare undefined values there.  Raises :class:`arraypart.errors.KernelError` when a banking
-    cannot be written for this source."""
+    testbench's PASS names them, since it may compare undefined values there.
+    Raises :class:`arraypart.errors.KernelError` when a banking cannot be written for
+    this source."""
     check_names(kernel)
     directives = kept_directives(kernel, solution)
     context = {
