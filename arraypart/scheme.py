@@ -388,9 +388,10 @@ def auto_partitioned(array: Array, complete_threshold: int) -> bool:
     """Whether Vitis partitions ``array`` completely on its own: a local, not global,
     on-chip memory with fewer than ``complete_threshold`` elements that no pragma of
     the user partitions, reshapes or binds (an explicit directive overrides the
-    configuration; a bound one is kept a memory: the safe reading)."""
+    configuration; a bound one, and a ``static`` one, which LLVM makes a global, are
+    kept memories: the safe reading, never a false conflict-free claim)."""
     return (array.size < complete_threshold and array.memory and not array.interface
-            and not (array.file_scope or array.header or array.stream)
+            and not (array.file_scope or array.header or array.stream or array.static)
             and not (array.partitions or array.reshapes) and array.storage is None)
 
 

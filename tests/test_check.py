@@ -14,6 +14,7 @@ from arraypart import ir
 from arraypart.check import (CheckReport, as_written_bankings, auto_partition_notes,
                              check_kernel, check_map)
 from arraypart.errors import Coord, KernelError
+from arraypart.frontend import parse_kernel
 from arraypart.report import check_json
 from arraypart.scheme import (COMPLETE_THRESHOLD, Banking, DimPartition, flat_scheme,
                               none_scheme, per_dim_scheme)
@@ -782,7 +783,7 @@ def test_as_written_models_vitis_complete_partition_of_tiny_locals(tmp_path):
     """Vitis partitions a local array of fewer than ``complete_threshold`` (4) elements
     completely on its own (UG1399, config_array_partition): ``check --as-written`` took
     w[3] for one memory, a false conflict at II 2 (probe 38 L4).  Bound by the user's
-    pragma, it stays the memory written."""
+    pragma, or static, it stays the memory written."""
     path = tmp_path / "taps.c"
     path.write_text(TAPS)
     report, bankings, checked = api.check_kernel(path, as_written=True)
@@ -796,3 +797,5 @@ def test_as_written_models_vitis_complete_partition_of_tiny_locals(tmp_path):
     report, bankings, checked = api.check_kernel(path, as_written=True)
     assert bankings["w"].scheme.banks == 1 and [lp.achieved_ii for lp in checked.loops] == [1, 2]
     assert auto_partition_notes(report.kernel, COMPLETE_THRESHOLD) == {}
+    path.write_text(TAPS.replace("  int w[3];", "  static int w[3];"))  # a global to LLVM
+    assert auto_partition_notes(parse_kernel(path), COMPLETE_THRESHOLD) == {}
