@@ -16,8 +16,10 @@ run is never taken for an element of another.
 - :func:`fifo_order_warnings`: an ``ap_fifo`` or ``axis`` array argument moves its
   elements in order (UG1399, "FIFO Interfaces": accesses that are not sequential are an
   error, or an RTL simulation mismatch; "AXI4-Stream Interfaces": an ``axis`` argument
-  is never both read and written).  Reads (writes) are in order iff the first one in each run is at
-  flat index 0 and each next one at the flat index after its predecessor's.
+  is never both read and written).  Reads (writes) are in order iff the first one in
+  each run is at flat index 0 and each next one at the flat index after its
+  predecessor's; an access is warned about where it is out of order at every valuation
+  of the sizes at which it runs (as for undefined reads).
 - :func:`undefined_reads`: a read of an element of a local array that starts
   undefined, at a time when no write of that element came before
   (``{ (t, e) in Read : not exists t' <lex t, (t', e) in Write }``), at every
@@ -210,8 +212,10 @@ def _out_of_order(mine: list[Timed], sizes: tuple[str, ...], array: ir.Array
                 wrong.append((behind.domain(),
                               "does not {kind} the element after the one the {kind} "
                               "before it took"))
+            # at every valuation of the sizes where the access runs (:func:`_unwritten`)
             bad = [(n // 2, when, why) for n, (when, why) in enumerate(wrong)
-                   if not when.is_empty()]
+                   if not when.is_empty() and _leading(flats[n // 2].domain(), len(sizes))
+                   .is_subset(_leading(when, len(sizes)))]
             if not bad:
                 return None
             earliest = _union([when for _, when, _ in bad]).lexmin()
