@@ -81,7 +81,7 @@ def driven_values(kernel: Kernel, stepped: frozenset[str], calls: int,
                    and e.names & adjustable]
     ends = _loop_ends(kernel, stepped, starts)
     driven: dict[str, list[int]] = {}
-    changed: set[str] = set(ends) | set(asserted)
+    changed: set[str] = set(ends)
     for call in range(1, calls + 1):
         default = {name: _stepped(first, call, calls, *asserted.get(name, (None, None)))
                    for name in stepped} | {
@@ -94,7 +94,7 @@ def driven_values(kernel: Kernel, stepped: frozenset[str], calls: int,
             _fit(expression, values, expression.names & adjustable, floors)
         for name in adjustable | set(ends) | set(asserted):
             driven.setdefault(name, []).append(values[name])
-            if values[name] != (default[name] if name in stepped else sizes[name].high):
+            if values[name] != (first + call - 1 if name in stepped else sizes[name].high):
                 changed.add(name)
     return {name: tuple(driven[name]) for name in changed}
 
