@@ -37,6 +37,7 @@ from .frontend.pipelining import PIPELINE_LOOPS
 from .errors import Coord, KernelError, warning_text
 from .limits import Deadline, TimeLimit, child_stage_deadline, stage, stage_deadline
 from .report import Report
+from .scheme import COMPLETE_THRESHOLD
 from .sourcetext import KEEP_BYTES
 
 #: ``--dump-maps`` refuses arrays above this many elements: two int64 maps of 2^24
@@ -184,7 +185,8 @@ def _run(path: str | os.PathLike, opts: Options,
         model = poly.build_model(kernel, ports=opts.ports, deadline=deadline)
     solution = _solve(model, opts, progress, kernel.path)
     files = codegen.emit(kernel, solution, part=opts.part, clock_ns=opts.clock_ns,
-                         pipeline_loops=opts.pipeline_threshold)
+                         pipeline_loops=opts.pipeline_threshold,
+                         undefined_reads=model.undefined_reads)
     # one deadline for every replay of the run: a retry and the idle-bank check share
     # what the first replay left (before, each had the whole limit again)
     scheduling = stage_deadline(opts.time_limit)
@@ -250,7 +252,8 @@ def _retry(kernel, model, solution, missed: frozenset[str], opts: Options, first
         return model, solution, *first  # the search priced those lanes already
     retry = _solve(retry_model, opts, None, kernel.path)
     files = codegen.emit(kernel, retry, part=opts.part, clock_ns=opts.clock_ns,
-                         pipeline_loops=opts.pipeline_threshold)
+                         pipeline_loops=opts.pipeline_threshold,
+                         undefined_reads=model.undefined_reads)
     try:
         scheduled = _scheduled(kernel, files, opts, scheduling)
     except TimeLimit:
@@ -310,7 +313,8 @@ def _without_idle_banks(kernel, model, solution, opts: Options, first, schedulin
     candidate = replace(solution, arrays=arrays,
                         warnings=tuple(note for a in arrays for note in a.notes))
     candidate_files = codegen.emit(kernel, candidate, part=opts.part, clock_ns=opts.clock_ns,
-                         pipeline_loops=opts.pipeline_threshold)
+                                   pipeline_loops=opts.pipeline_threshold,
+                                   undefined_reads=model.undefined_reads)
     try:
         checked = _scheduled(kernel, candidate_files, opts, scheduling)
     except TimeLimit:
@@ -348,8 +352,11 @@ def schedule_emitted(kernel, files: dict[str, str], ports: int,
     except KernelError as error:  # the input parsed: the fault is the emission's
         raise EmittedCodeError(f"the emitted {name} does not parse ({error})") from error
     emitted = poly.with_sizes_of(emitted, kernel)  # replayed at the same sizes
-    result = check.check_kernel(emitted, check.as_written_bankings(emitted), ports=ports,
-                                rule=True, deadline=deadline)
+    # Vitis's own complete partitions of tiny locals left out: the solver's proofs and
+    # the trace's replay of the emitted bankings do not count them either
+    result = check.check_kernel(emitted, check.as_written_bankings(emitted,
+                                                                   complete_threshold=0),
+                                ports=ports, rule=True, deadline=deadline)
     return check.relocated(result, partial(_in_original, kernel, emitted_path,
                                            textedit.origins(kernel.source.text,
                                                             files[name])))
@@ -384,7 +391,8 @@ def check_kernel(path: str | os.PathLike, options: Options | None = None, *,
         if report.scheduled is None:
             raise CheckTimeLimit(report, opts.time_limit)
         return report, report.solution.bankings(), report.scheduled
-    bankings = check.as_written_bankings(report.kernel)
+    bankings = check.as_written_bankings(report.kernel,
+                                         complete_threshold=vitis_complete_threshold(opts))
     try:
         with stage(CHECKING, stage_deadline(opts.time_limit), report.kernel.path) as deadline:
             result = check.check_kernel(report.kernel, bankings, ports=opts.ports,
@@ -394,11 +402,20 @@ def check_kernel(path: str | os.PathLike, options: Options | None = None, *,
     return report, bankings, result
 
 
+def vitis_complete_threshold(opts: Options) -> int:
+    """The ``config_array_partition -complete_threshold`` Vitis builds the kernel with:
+    the ``--directives`` file's, else Vitis's default."""
+    return (frontend.read_complete_threshold(opts.directives, COMPLETE_THRESHOLD)
+            if opts.directives else COMPLETE_THRESHOLD)
+
+
 def trace_kernel(path: str | os.PathLike, options: Options | None = None, *,
-                 as_written: bool = False, progress: Progress | None = None,
+                 as_written: bool = False, sanitize: bool = False,
+                 progress: Progress | None = None,
                  **overrides) -> tuple[Report, trace.TraceCheck]:
     """``check --trace``: the original kernel compiled by g++, instrumented, run on the
-    testbench's inputs, and its recorded accesses replayed (see :func:`judge_trace`).
+    testbench's inputs, and its recorded accesses replayed (see :func:`judge_trace`);
+    with ``sanitize`` under g++'s undefined-behaviour sanitizer (:func:`trace.record`).
     The build and the run are a stage on the wall clock (their CPU time is g++'s and
     the driver's): past it they are killed and :class:`TimeLimit` is raised."""
     opts = _options(options, overrides)
@@ -408,25 +425,29 @@ def trace_kernel(path: str | os.PathLike, options: Options | None = None, *,
         with stage(TRACING, child_stage_deadline(opts.time_limit),
                    report.kernel.path) as deadline:
             recorded = trace.record(report.kernel, reading, Path(work),
-                                    report.solution.emitted_bankings(), deadline=deadline)
+                                    report.solution.emitted_bankings(), deadline=deadline,
+                                    sanitize=sanitize)
         with stage(REPLAYING, stage_deadline(opts.time_limit),
                    report.kernel.path) as deadline:
             return report, judge_trace(report, recorded, as_written=as_written,
-                                       ports=opts.ports, deadline=deadline)
+                                       ports=opts.ports, deadline=deadline,
+                                       complete_threshold=vitis_complete_threshold(opts))
 
 
 def judge_trace(report: Report, recorded: trace.Trace, *, as_written: bool = False,
-                ports: int = 2, deadline: Deadline | None = None) -> trace.TraceCheck:
+                ports: int = 2, deadline: Deadline | None = None,
+                complete_threshold: int = COMPLETE_THRESHOLD) -> trace.TraceCheck:
     """A recorded run replayed against arraypart's banking as emitted (a multi-port ROM
     serves every read: :meth:`.Solution.emitted_bankings`) in the ideal port model
     (claims: the II each loop's bankings were proved for), or with ``as_written``
     against the kernel's own pragmas under the scheduling rule (claims: the checker's
-    II); its addresses compared with the polyhedral model.  Past ``deadline``
+    II; arrays under ``complete_threshold`` registers, as Vitis makes them); its
+    addresses compared with the polyhedral model.  Past ``deadline``
     (asked between chunks) it raises :class:`TimeLimit`."""
     kernel = report.kernel
     storage = {}
     if as_written:
-        bankings = check.as_written_bankings(kernel)
+        bankings = check.as_written_bankings(kernel, complete_threshold=complete_threshold)
         checked = check.check_kernel(kernel, bankings, ports=ports, rule=True,
                                      deadline=deadline)
         bundle_ii = {loop.coord: loop.bundle_ii for loop in report.model.loops}

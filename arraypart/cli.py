@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from . import api, bench, interrupts
+from . import api, bench, check, interrupts
 from .frontend import clangtu
 from .frontend.pipelining import PIPELINE_LOOPS
 from .errors import KernelError
@@ -144,6 +144,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run the original kernel, compiled by g++ and instrumented, and "
                         "replay its recorded accesses against the banking (instead of "
                         "simulating the model)")
+    p.add_argument("--sanitize", action="store_true",
+                   help="with --trace: build the original with g++'s undefined-behaviour "
+                        "sanitizer and stop at its first report (a signed overflow, an "
+                        "index past a local array)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
 
     p = sub.add_parser("bench", help="the kernel suite against the published baselines")
@@ -277,12 +281,17 @@ def _run_check(args, out: Console, err: Console) -> int:
             _print_warnings(limit.report, err)
         err.print(f"arraypart: {limit}", markup=False, highlight=False)
         return EXIT_GOAL_MISSED
+    automatic = (check.auto_partition_notes(report.kernel,
+                                            api.vitis_complete_threshold(args.options))
+                 if args.as_written else {})
     if args.json:
         print(json.dumps(check_json(report, result, bankings, as_written=args.as_written,
-                                    timings=args.timings), indent=2))
+                                    timings=args.timings, automatic=automatic), indent=2))
     else:
         _print_warnings(report, err)
         print(result.format())
+        for name, note in automatic.items():
+            print(f"{name}: {note}")
         if args.as_written:
             print("arraypart would choose:")
             for a in report.solution.arrays:
@@ -298,7 +307,8 @@ def _run_trace(args, err: Console) -> int:
     ``check``, when a loop misses its target II."""
     with _banking_status(err) as progress:
         report, result = api.trace_kernel(args.kernel, args.options,
-                                          as_written=args.as_written, progress=progress)
+                                          as_written=args.as_written,
+                                          sanitize=args.sanitize, progress=progress)
     if args.json:
         print(json.dumps(result.to_json(), indent=2))
     else:
@@ -348,6 +358,8 @@ def main(argv: list[str] | None = None, resume: Resume | None = None) -> int:
             args.options = _options(args)
         except ValueError as error:
             parser.error(str(error))
+        if getattr(args, "sanitize", False) and not args.trace:
+            parser.error("--sanitize builds the traced original: it needs --trace")
         if resume is not None:
             found = resume.values()
             args.options = replace(args.options,

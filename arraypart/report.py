@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Mapping
 
 from .banking.solution import ArraySolution, Solution
 from .check import CheckReport
@@ -139,17 +140,22 @@ def _range(p: ir.Param) -> list[int]:
 
 
 def check_json(report: Report, result, bankings: dict[str, Banking], *,
-               as_written: bool, timings: bool = False) -> dict:
+               as_written: bool, timings: bool = False,
+               automatic: Mapping[str, str] | None = None) -> dict:
     """The report of ``arraypart check --json``: report.json (DESIGN §5) whose loops
     carry the checker's fields (achieved II, cycles, stall cycles, first conflict), each
     array the scheme that was checked (``checked_scheme``: arraypart's, or with
-    ``as_written`` the kernel's own pragmas'), and the checker's map verdicts."""
+    ``as_written`` the kernel's own pragmas', and ``vitis_partition``, what
+    ``automatic`` says of an array Vitis partitions on its own, else null), and the
+    checker's map verdicts."""
+    automatic = automatic or {}
     out = report.to_json(timings=timings)
     checked = result.to_json()
     out["checked"] = "as_written" if as_written else "arraypart"
     for array in out["arrays"]:
         scheme = bankings[array["name"]].scheme
         array["checked_scheme"] = {**scheme.to_report(), "formula": scheme.describe()}
+        array["vitis_partition"] = automatic.get(array["name"])
     out["loops"] = checked["loops"]
     out["maps"] = checked["maps"]
     out["accesses_checked"] = checked["accesses_checked"]

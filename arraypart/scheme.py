@@ -356,7 +356,7 @@ def scheme_from_pragmas(array: Array) -> Scheme:
     is registers, complete on every dimension.  A FIFO port is as its interface makes
     it (:func:`fifo_scheme`), a register port a register."""
     if array.fifo is not None:
-        return fifo_scheme(array.shape)
+        return fifo_scheme(array)
     if array.register is not None:
         return registers_scheme(array.shape)
     dims = [DimPartition("none", 1) for _ in array.shape]
@@ -378,16 +378,38 @@ def scheme_from_pragmas(array: Array) -> Scheme:
     return per_dim_scheme(array.shape, tuple(dims))
 
 
+# Vitis's default config_array_partition -complete_threshold (UG1399, "config_array_partition"
+# and "Array Partition Configuration": arrays with fewer elements than it are completely
+# partitioned, global arrays excepted).
+COMPLETE_THRESHOLD = 4
+
+
+def auto_partitioned(array: Array, complete_threshold: int) -> bool:
+    """Whether Vitis partitions ``array`` completely on its own: a local, not global,
+    on-chip memory with fewer than ``complete_threshold`` elements that no pragma of
+    the user partitions, reshapes or binds (an explicit directive overrides the
+    configuration; a bound one, and a ``static`` one, which LLVM makes a global, are
+    kept memories: the safe reading, never a false conflict-free claim)."""
+    return (array.size < complete_threshold and array.memory and not array.interface
+            and not (array.file_scope or array.header or array.stream or array.static)
+            and not (array.partitions or array.reshapes) and array.storage is None)
+
+
 def registers_scheme(shape: tuple[int, ...]) -> Scheme:
     """One register per element: complete on every dimension (:attr:`Scheme.registers`)."""
     return per_dim_scheme(shape, tuple(DimPartition("complete", n) for n in shape))
 
 
-def fifo_scheme(shape: tuple[int, ...]) -> Scheme:
-    """A FIFO port's: one FIFO (a bank of one port per direction) per stream of an
-    array of streams (its dimensions but the last, the elements a stream carries),
-    one for a single stream or a FIFO pointer."""
-    return per_dim_scheme(shape, tuple(DimPartition("complete", n) for n in shape[:-1])
+def fifo_scheme(array: Array) -> Scheme:
+    """A FIFO's: one FIFO (a bank of one port per direction) per stream of an array of
+    streams (its dimensions but the last, the elements a stream carries); one for a
+    single stream, a FIFO pointer or an ``ap_fifo`` / ``axis`` array argument, whose
+    elements of every dimension pass through one port in order (UG1399, "FIFO
+    Interfaces", "AXI4-Stream Interfaces")."""
+    if not array.stream:
+        return none_scheme(array.shape)
+    return per_dim_scheme(array.shape, tuple(DimPartition("complete", n)
+                                             for n in array.shape[:-1])
                           + (DimPartition("none", 1),))
 
 

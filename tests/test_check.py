@@ -11,10 +11,13 @@ from hypothesis import strategies as st
 from arraypart import api
 from arraypart import expr as E
 from arraypart import ir
-from arraypart.check import (CheckReport, as_written_bankings, check_kernel, check_map)
+from arraypart.check import (CheckReport, as_written_bankings, auto_partition_notes,
+                             check_kernel, check_map)
 from arraypart.errors import Coord, KernelError
-from arraypart.scheme import (Banking, DimPartition, flat_scheme, none_scheme,
-                              per_dim_scheme)
+from arraypart.frontend import parse_kernel
+from arraypart.report import check_json
+from arraypart.scheme import (COMPLETE_THRESHOLD, Banking, DimPartition, flat_scheme,
+                              none_scheme, per_dim_scheme)
 
 from conftest import CHAINED_LANES
 
@@ -706,3 +709,93 @@ def test_the_emitted_codes_loops_keep_the_original_names(tmp_path):
     assert [loop.name for loop in report.scheduled.loops] == ["pack/L2", "L10"]
     assert [loop.name for loop in report.scheduled.loops] == [
         loop.name for loop in report.model.loops]
+
+
+# Reads of a local array's elements that nothing wrote (probe 38 L2).
+UNWRITTEN = """void unwritten(float out[32], const float img[32], const int pick[32]) {
+  float temp[32];
+  float zeros[32] = {0};
+  static float kept[32];
+  float sum[32];
+  float full[32];
+  for (int j = 1; j < 15; j++) {
+#pragma HLS pipeline
+    temp[2 * j] = img[j];
+    temp[2 * j + 1] = img[j] + img[j + 1];
+  }
+  for (int j = 0; j < 32; j++) full[j] = img[j];
+  for (int j = 0; j < 32; j++) {
+#pragma HLS pipeline
+    sum[j] += img[j];
+    out[j] = temp[j] + temp[(j + 1) % 32] + zeros[j] + kept[j] + sum[j] + full[j];
+    if (pick[j] > 0) out[j] += temp[0];
+  }
+}
+"""
+
+
+def test_reads_before_any_write_of_a_local_are_located_warnings(tmp_path):
+    """At analysis time, with no testbench run: temp[0], temp[1], temp[30] and
+    temp[31] are read and never written, and each sum[j] is read by ``+=`` before
+    its own write (the testbench compared whatever the two kernels' stacks held and
+    could print PASS).  An initialized, a static and a fully written local are not
+    warned about, nor is a read under a data-dependent if (it may never run)."""
+    path = tmp_path / "unwritten.c"
+    path.write_text(UNWRITTEN)
+    report = api.analyze(path)
+    found = [w for w in report.warnings if "before anything writes it" in w]
+    assert [w.split(": warning: ")[0] + " " + w.split(" reads ")[1].split()[0]
+            for w in found] == [f"{path}:16:14 temp[0]", f"{path}:16:24 temp[0]",
+                                f"{path}:15:5 sum[0]"]
+    assert "sum[j] reads sum[0] before anything writes it (the kernel declares sum " \
+           "without an initializer)" in found[2]
+
+
+def test_the_testbench_pass_names_the_reads_of_undefined_elements(tmp_path):
+    """The testbench's PASS was silent where the original reads elements nothing wrote
+    (probe 38 L2): both kernels may compare the same undefined value.  It now names
+    those reads; a kernel without them prints PASS alone."""
+    path = tmp_path / "unwritten.c"
+    path.write_text(UNWRITTEN)
+    tb = api.compile_kernel(path).files["unwritten_tb.cpp"]
+    assert '"(at 16:14, 16:24, 15:5 of the kernel file)' in tb
+    path.write_text(UNWRITTEN.replace("  float temp[32];", "  float temp[32] = {0};")
+                    .replace("  float sum[32];", "  static float sum[32];"))
+    assert "note: the original reads" not in api.compile_kernel(path).files["unwritten_tb.cpp"]
+
+
+# Three reads of a three-element local per cycle: one memory would need II 2.
+TAPS = """void taps(const int in[16], int out[14]) {
+  int w[3];
+  for (int i = 0; i < 3; i++) w[i] = in[i] + 1;
+  for (int i = 0; i < 14; i++) {
+#pragma HLS pipeline II=1
+    int a = in[i];
+    out[i] = w[0] * a + w[1] * a + w[2] * a;
+  }
+}
+"""
+TINY_NOTE = ("Vitis partitions this array completely (3 elements < config_array_partition "
+             "-complete_threshold 4)")
+
+
+def test_as_written_models_vitis_complete_partition_of_tiny_locals(tmp_path):
+    """Vitis partitions a local array of fewer than ``complete_threshold`` (4) elements
+    completely on its own (UG1399, config_array_partition): ``check --as-written`` took
+    w[3] for one memory, a false conflict at II 2 (probe 38 L4).  Bound by the user's
+    pragma, or static, it stays the memory written."""
+    path = tmp_path / "taps.c"
+    path.write_text(TAPS)
+    report, bankings, checked = api.check_kernel(path, as_written=True)
+    assert bankings["w"].scheme.registers and [lp.achieved_ii for lp in checked.loops] == [1, 1]
+    assert auto_partition_notes(report.kernel, COMPLETE_THRESHOLD) == {"w": TINY_NOTE}
+    out = check_json(report, checked, bankings, as_written=True,
+                     automatic=auto_partition_notes(report.kernel, COMPLETE_THRESHOLD))
+    assert [a["vitis_partition"] for a in out["arrays"]] == [None, None, TINY_NOTE]
+    path.write_text(TAPS.replace(
+        "  int w[3];\n", "  int w[3];\n#pragma HLS bind_storage variable=w type=ram_2p\n"))
+    report, bankings, checked = api.check_kernel(path, as_written=True)
+    assert bankings["w"].scheme.banks == 1 and [lp.achieved_ii for lp in checked.loops] == [1, 2]
+    assert auto_partition_notes(report.kernel, COMPLETE_THRESHOLD) == {}
+    path.write_text(TAPS.replace("  int w[3];", "  static int w[3];"))  # a global to LLVM
+    assert auto_partition_notes(parse_kernel(path), COMPLETE_THRESHOLD) == {}

@@ -4,7 +4,7 @@ stand for, and the output project keeps the ones arraypart does not replace."""
 import pytest
 
 import arraypart
-from arraypart import cli
+from arraypart import api, cli
 from arraypart.errors import KernelError
 from arraypart.frontend import parse_directives
 
@@ -167,3 +167,39 @@ def test_an_interface_directive_without_a_port_is_the_block_protocol():
     assert none.cfg_line() == "syn.directive.interface=top return mode=ap_ctrl_none"
     with pytest.raises(KernelError, match="names no port"):
         parse_directives('set_directive_interface -mode ap_memory "top"\n', "d.tcl")
+
+
+TAPS = """void taps(const int in[16], int out[14]) {
+  int w[6];
+  for (int i = 0; i < 6; i++) w[i] = in[i] + 1;
+  for (int i = 0; i < 14; i++) {
+#pragma HLS pipeline II=1
+    out[i] = w[0] * in[i] + w[2] * in[i] + w[4] * in[i];
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("config, registers, ii", [
+    ("", False, 2), ("config_array_partition -complete_threshold 7\n", True, 1),
+    ("config_array_partition -complete_threshold 6\n", False, 2)])
+def test_config_array_partition_sets_the_as_written_threshold(tmp_path, config, registers,
+                                                              ii):
+    """``config_array_partition -complete_threshold N`` in the directives file: Vitis
+    partitions locals of fewer than N elements completely (w[6] at 7, not at 6), and
+    ``check --as-written`` models the same (probe 38 L4)."""
+    path = tmp_path / "taps.c"
+    path.write_text(TAPS)
+    tcl = tmp_path / "d.tcl"
+    tcl.write_text(config)
+    _, bankings, checked = api.check_kernel(path, as_written=True, directives=str(tcl))
+    assert bankings["w"].scheme.registers == registers
+    assert [lp.achieved_ii for lp in checked.loops] == [1, ii]
+
+
+def test_a_threshold_that_is_no_count_is_a_located_error(tmp_path):
+    tcl = tmp_path / "d.tcl"
+    tcl.write_text("# config\n  config_array_partition -complete_threshold many\n")
+    with pytest.raises(KernelError, match="d.tcl:2:3: error: config_array_partition "
+                                          "-complete_threshold needs a count"):
+        api.vitis_complete_threshold(api.Options(directives=str(tcl)))

@@ -580,6 +580,65 @@ def test_fifo_interfaces_are_ports_not_memories(tmp_path, mode):
                for w in report.warnings)
 
 
+# A two-dimensional array on an AXI4-Stream port, read row by row (probe 38 L3).
+AXIS_ROWS = """void rows(int x[16][4], int y[16]) {
+#pragma HLS INTERFACE mode=axis register_mode=both port=x
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    int s = 0;
+    for (int j = 0; j < 4; j++) s += x[i][j];
+    y[i] = s;
+  }
+}
+"""
+
+
+def test_an_axis_array_of_two_dimensions_is_one_stream(tmp_path):
+    """An axis (or ap_fifo) array argument is one port that every element passes
+    through, whatever its dimensions: no bank per row (probe 38 L3: ``x[16][4]`` was
+    reported as "per_dim complete x none", 16 banks, and the four reads of a row as
+    conflicting in bank 15), so four reads per iteration need II 4, in the report and
+    in ``check --as-written``."""
+    path = write(tmp_path, "rows.c", AXIS_ROWS)
+    report = arraypart.analyze(path)
+    x = array(report, "x")
+    assert (x.banking.scheme.kind, x.banking.scheme.banks, loop_ii(report)) == ("none", 1, [4])
+    _, bankings, checked = arraypart.check_kernel(path, as_written=True)
+    assert bankings["x"].scheme.banks == 1 and [lp.achieved_ii for lp in checked.loops] == [4]
+
+
+@pytest.mark.parametrize("reads, where, what", [
+    ("x[2 * i] + x[2 * i + 1]", None, None),
+    ("x[2 * i + 1] + x[2 * i]", "6:12", "x[2*i + 1] is its first read there"),
+    ("x[2 * i] + x[2 * i]", "6:23", "x[2*i] does not read the element after"),
+    ("x[63 - 2 * i] + x[62 - 2 * i]", "6:12", "x[-2*i + 63] is its first read there")],
+    ids=["in-order", "swapped", "twice", "backwards"])
+def test_a_fifo_arrays_accesses_out_of_order_are_located_warnings(tmp_path, reads, where,
+                                                                   what):
+    """An axis array streams its elements in order (UG1399: Vitis stops on accesses it
+    sees out of order, and the RTL mismatches the C on those it cannot see): a read
+    out of order is a warning at that read (probe 38 L3: none was given)."""
+    text = ("void pairs(int x[64], int y[32]) {\n#pragma HLS INTERFACE axis port=x\n"
+            "  for (int i = 0; i < 32; i++) {\n#pragma HLS pipeline II=2\n"
+            f"    int s = 0;\n    y[i] = {reads};\n  }}\n}}\n")
+    path = write(tmp_path, "pairs.c", text)
+    found = [w for w in arraypart.analyze(path).warnings if "must be read in order" in w]
+    if where is None:
+        assert found == []
+    else:
+        assert len(found) == 1 and found[0].startswith(f"{path}:{where}: warning: x is an "
+                                                       "axis port") and what in found[0]
+
+
+def test_an_axis_array_read_and_written_is_a_located_warning(tmp_path):
+    text = ("void rw(int x[8]) {\n#pragma HLS INTERFACE axis port=x\n"
+            "  for (int i = 0; i < 8; i++) x[i] = x[i] + 1;\n}\n")
+    path = write(tmp_path, "rw.c", text)
+    assert any(w.startswith(f"{path}:1:13: warning: x is an axis port, which streams its "
+                            "elements one way, but the kernel both reads and writes it")
+               for w in arraypart.analyze(path).warnings)
+
+
 def test_a_fifo_pointer_may_step_and_each_access_is_a_transfer(tmp_path):
     """``*in++`` twice per iteration: two transfers on ``in``'s port, II 2, and no
     warning about the elements the model does not follow."""
@@ -2282,3 +2341,28 @@ void k(const int *a, const int *b, int *c) {
     assert {a.name: (a.bundle, a.shape) for a in report.kernel.arrays} == {
         "a": ("shared", (64,)), "b": ("shared", (64,)), "c": ("gmem1", (64,))}
     assert loop_ii(report) == [2]
+
+
+ASSERTED_SCALAR = """#include <assert.h>
+void scaled(const int a[64], int b[64], int scale, int shift) {
+  assert(scale > 0 && scale < 4);
+  assert(shift >= 8);
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    b[i] = (a[i] * scale) >> shift;
+  }
+}
+"""
+
+
+@needs_gxx
+def test_the_testbench_drives_scalars_within_the_kernels_asserts(tmp_path):
+    """``scale`` was driven 3, 4, 5 in the three calls although the kernel asserts
+    ``scale < 4``: the testbench aborted in the original's assert (probe 38 L1).  An
+    assert on a scalar is a constraint on the inputs, as a guard is: scale takes 3, 1,
+    2 and shift 8, 9, 10, and the testbench passes."""
+    compiled = arraypart.compile_kernel(write(tmp_path, "scaled.c", ASSERTED_SCALAR))
+    tb = compiled.files["scaled_tb.cpp"]
+    assert "expected_scale((call == 1 ? 3 : call == 2 ? 1 : 2))" in tb
+    assert "expected_shift((call == 1 ? 8 : call == 2 ? 9 : 10))" in tb
+    assert_the_testbench_passes(compiled, tmp_path)

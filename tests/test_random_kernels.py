@@ -60,8 +60,10 @@ def _read_back_keeps_the_reported_ii(compiled, ports, kernel):
     report = compiled.report
     emitted = arraypart.frontend.parse_source(compiled.files["rk.cpp"], "rk.cpp",
                                               top=report.kernel.top)
-    ruled = check.check_kernel(emitted, check.as_written_bankings(emitted), ports=ports,
-                               rule=True)
+    # as compile replays it: Vitis's own partition of tiny locals left out
+    ruled = check.check_kernel(emitted, check.as_written_bankings(emitted,
+                                                                  complete_threshold=0),
+                               ports=ports, rule=True)
     stated = [loop["achieved_ii"] for loop in report.to_json()["loops"]]
     assert [loop.achieved_ii for loop in ruled.loops] == stated, kernel
     planned = [report.planned_ii(loop.name, loop.target_ii) for loop in report.model.loops]

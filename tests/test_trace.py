@@ -1306,6 +1306,57 @@ void wild(const int a[8], const int idx[8], int out[8]) {
 
 
 @needs_gxx
+def test_a_failed_assert_of_the_kernel_is_named_at_the_assert(tmp_path):
+    """The original stops at its own assert on the random inputs (``a[i]`` is 3 at
+    some i): the error names the assert as written, at its line (probe 38 L1: it
+    blamed "an access outside an array, most likely"), with the driver's logging
+    calls taken out of its condition."""
+    path = tmp_path / "picky.c"
+    path.write_text("""\
+#include <assert.h>
+void picky(const int a[64], int out[64]) {
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    assert(a[i]  % 64 != 3);
+    out[i] = a[i];
+  }
+}
+""")
+    report = arraypart.analyze(path)
+    with pytest.raises(KernelError, match=re.escape(
+            "picky.c:5:5: error: check --trace: the kernel's own assert(a[i] % 64 != 3) "
+            "failed on the testbench's inputs")):
+        trace.record(report.kernel, clangtu.Options(), tmp_path)
+
+
+@needs_gxx
+def test_sanitize_stops_at_undefined_behaviour_of_the_original(tmp_path):
+    """``x + x`` overflows an int for every input: the two kernels compute the same
+    wrapped value and the testbench prints PASS (probe 38 L2).  Under ``--sanitize``
+    g++'s undefined-behaviour sanitizer stops the traced original there, a located
+    error at the line as the kernel file writes it."""
+    path = tmp_path / "ovf.c"
+    path.write_text("""\
+void ovf(const int a[16], int out[16]) {
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    int x = (a[i] & 0xff) | 0x40000000;
+    out[i] = x + x;
+  }
+}
+""")
+    report = arraypart.analyze(path)
+    trace.record(report.kernel, clangtu.Options(), tmp_path)
+    with pytest.raises(KernelError, match=re.escape(
+            "ovf.c:5:5: error: check --trace --sanitize: the original's behaviour is "
+            "undefined on the testbench's inputs: signed integer overflow")):
+        trace.record(report.kernel, clangtu.Options(), tmp_path, sanitize=True)
+    with pytest.raises(SystemExit) as usage:
+        cli.main(["check", str(path), "--sanitize"])  # it builds the traced original
+    assert usage.value.code == 2
+
+
+@needs_gxx
 def test_a_sub_function_a_header_declares_and_the_file_defines_later_is_traced(tmp_path):
     """Vitis' simple_fifos style: the header declares the sub-functions, the kernel
     file defines the top first.  In ``namespace original`` the top's calls must reach

@@ -102,7 +102,7 @@ def unpartitioned(am: ArrayModel, bound: int, start: float,
     accesses still count against its ports, proven like any banking."""
     array = am.array
     banking = Banking(array.name, none_scheme(array.shape) if array.fifo is None
-                      else fifo_scheme(array.shape))
+                      else fifo_scheme(array))
     proof = prove(am, banking, deadline=options.deadline)
     if array.bundle is not None:
         proof = _on_one_path(am, proof)

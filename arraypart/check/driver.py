@@ -31,7 +31,8 @@ import numpy as np
 from .. import ir
 from ..errors import KernelError, warning_text
 from ..limits import Deadline
-from ..scheme import Banking, none_scheme, scheme_from_pragmas
+from ..scheme import (COMPLETE_THRESHOLD, Banking, auto_partitioned, none_scheme,
+                      registers_scheme, scheme_from_pragmas)
 from . import frames as F
 from .epochs import read_epochs
 from .forwarding import forwarded_arrays, without_free
@@ -54,9 +55,23 @@ CHUNK_CELLS = 1 << 20
 ENTRY_COLUMNS = 3
 
 
-def as_written_bankings(kernel: ir.Kernel) -> dict[str, Banking]:
-    """The banking each array's own ``array_partition`` pragmas describe."""
-    return {a.name: Banking(a.name, scheme_from_pragmas(a)) for a in kernel.arrays}
+def as_written_bankings(kernel: ir.Kernel, *, complete_threshold: int = COMPLETE_THRESHOLD
+                        ) -> dict[str, Banking]:
+    """The banking Vitis builds from each array's own pragmas: what its
+    ``array_partition`` pragmas describe, or registers where Vitis partitions it
+    completely on its own (:func:`auto_partitioned`; ``complete_threshold`` 0: never)."""
+    return {a.name: Banking(a.name, registers_scheme(a.shape)
+                            if auto_partitioned(a, complete_threshold)
+                            else scheme_from_pragmas(a))
+            for a in kernel.arrays}
+
+
+def auto_partition_notes(kernel: ir.Kernel, complete_threshold: int) -> dict[str, str]:
+    """Per array that Vitis partitions completely on its own, what ``check
+    --as-written`` says of it."""
+    return {a.name: (f"Vitis partitions this array completely ({a.size} elements < "
+                     f"config_array_partition -complete_threshold {complete_threshold})")
+            for a in kernel.arrays if auto_partitioned(a, complete_threshold)}
 
 
 def check_kernel(kernel: ir.Kernel, bankings: Mapping[str, Banking], *,

@@ -32,12 +32,16 @@ from ..frontend import clangtu
 from ..limits import Deadline, TimeLimit
 from ..scheme import Banking
 from ..sourcetext import KEEP_BYTES
-from .instrument import Instrumented, instrument
+from .instrument import NAMESPACE, Instrumented, instrument
 
 COMPILER = "g++"
 #: The driver is built once and run once on small suites: -O1 compiles about as fast as
 #: -O0 and runs the loops several times faster.
 COMPILE_FLAGS = ("-std=c++14", "-O1", "-w")
+#: ``check --trace --sanitize``: g++'s undefined-behaviour sanitizer, the run stopped at
+#: the first report.  Not AddressSanitizer: its shadow memory (terabytes of address
+#: space) cannot be mapped under the worker's --memory-limit (RLIMIT_DATA).
+SANITIZE_FLAGS = ("-fsanitize=undefined", "-fno-sanitize-recover=undefined")
 #: The stage :func:`record` is, as a time-limit message names it.
 STAGE = "building and running the instrumented kernel (check --trace)"
 #: Longest a traced run may take (seconds) when no deadline is given: a kernel the
@@ -76,14 +80,17 @@ def driver_source(kernel: ir.Kernel, instrumented: Instrumented) -> str:
 
 def record(kernel: ir.Kernel, options: clangtu.Options, workdir: Path,
            bankings: Mapping[str, Banking] | None = None, *,
-           deadline: Deadline | None = None) -> Trace:
+           deadline: Deadline | None = None, sanitize: bool = False) -> Trace:
     """Instrument, build and run ``kernel`` in ``workdir``, each read recording the
     copy ``bankings`` give it (:func:`copy_texts`); raises KernelError when g++ is
     missing, the original does not compile as C simulation reads it (without
     ``__SYNTHESIS__``) or crashes on the random inputs, RuntimeError when
     the driver does not build or run otherwise (a bug), and
     :class:`TimeLimit` (stage :data:`STAGE`) when ``deadline`` passes first.  Nothing
-    that g++ or the driver started outlives the call (:func:`_run`)."""
+    that g++ or the driver started outlives the call (:func:`_run`).  With
+    ``sanitize`` the driver is built with :data:`SANITIZE_FLAGS`, and undefined
+    behaviour of the original on the inputs (a signed overflow, a shift too far, an
+    index past a local array) is a KernelError at its line."""
     if shutil.which(COMPILER) is None:
         raise KernelError(Coord(kernel.path), f"check --trace needs {COMPILER} on the PATH")
     instrumented = instrument(kernel, options, copy_texts(kernel, bankings or {}))
@@ -95,15 +102,16 @@ def record(kernel: ir.Kernel, options: clangtu.Options, workdir: Path,
                     for call in range(len(size_values(kernel))))
     started = time.monotonic()
     try:
-        _run([COMPILER, *COMPILE_FLAGS, *_include_flags(kernel, options), "-o", str(binary),
-              str(source), "-lm"], workdir, BUILD_TIMEOUT, deadline, "g++ on the trace driver")
+        _run([COMPILER, *COMPILE_FLAGS, *(SANITIZE_FLAGS if sanitize else ()),
+              *_include_flags(kernel, options), "-o", str(binary), str(source), "-lm"],
+             workdir, BUILD_TIMEOUT, deadline, "g++ on the trace driver")
     except RuntimeError as failure:
         _check_the_original_builds(kernel, options, workdir, deadline)
         _check_every_call_is_defined(kernel, str(failure))
         raise
     built = time.monotonic()
     _run([str(binary), *map(str, records)], workdir, RUN_TIMEOUT, deadline,
-         "the trace driver", kernel=kernel.coord, cwd=workdir)
+         "the trace driver", kernel=kernel, cwd=workdir)
     return Trace(records, instrumented, built - started, time.monotonic() - built)
 
 
@@ -166,7 +174,7 @@ def _include_flags(kernel: ir.Kernel, options: clangtu.Options) -> list[str]:
 
 
 def _run(command: list[str], workdir: Path, cap: float, deadline: Deadline | None,
-         what: str, kernel: Coord | None = None, cwd: Path | None = None) -> None:
+         what: str, kernel: ir.Kernel | None = None, cwd: Path | None = None) -> None:
     """Run ``command`` in a process group of its own (g++ starts cc1plus and as), its
     temporary files in ``workdir``.  Past ``deadline`` (:class:`TimeLimit`) or ``cap``
     seconds (RuntimeError: a hang), or when interrupted, the whole group is killed
@@ -190,14 +198,98 @@ def _run(command: list[str], workdir: Path, cap: float, deadline: Deadline | Non
         _kill_group(process)
         raise
     if process.returncode < 0 and kernel is not None:
+        asserted = _failed_assert(err)
+        if asserted is not None:
+            raise KernelError(_assert_coord(kernel, asserted), (
+                f"check --trace: the kernel's own assert({asserted}) failed on the "
+                "testbench's inputs (values it draws at random, or scalars whose asserts "
+                "arraypart cannot read); nothing was replayed"))
         name = signal.Signals(-process.returncode).name
-        raise KernelError(kernel, f"check --trace: the compiled original ended with {name} "
-                                  "on the testbench's random inputs (an access outside an "
-                                  "array, most likely: the original overruns one on such "
-                                  "data); nothing was replayed")
+        raise KernelError(kernel.coord, f"check --trace: the compiled original ended with "
+                                        f"{name} on the testbench's random inputs (an access "
+                                        "outside an array, most likely: the original overruns "
+                                        "one on such data); nothing was replayed")
+    undefined = _UNDEFINED_BEHAVIOUR.search(err) if kernel is not None else None
+    if process.returncode != 0 and undefined is not None:
+        raise KernelError(_driver_line_in_kernel(kernel, undefined[1], int(undefined[2])), (
+            f"check --trace --sanitize: the original's behaviour is undefined on the "
+            f"testbench's inputs: {undefined[3]}; a testbench comparison there proves "
+            "nothing; nothing was replayed"))
     if process.returncode != 0:
         raise RuntimeError(f"check --trace: {what} failed (exit {process.returncode}): "
                            + (err + out)[-SHOWN_DIAGNOSTICS:])
+
+
+# What a failed assert prints: glibc's "f.c:3: g: Assertion `x > 0' failed.", macOS's
+# "Assertion failed: (x > 0), function g, file f.c, line 3."
+_ASSERT_MESSAGES = (re.compile(r"Assertion `(.*)' failed\."),
+                    re.compile(r"Assertion failed: \((.*)\), function "))
+_ASSERT_CALL = re.compile(r"\bassert\s*\(")
+_LOGGING_CALL = re.compile(re.escape(NAMESPACE) + r"\w+\(")
+
+
+# UBSan's report: "path:line:col: runtime error: signed integer overflow: ..."
+_UNDEFINED_BEHAVIOUR = re.compile(r"^(.+?):(\d+):\d+: runtime error: (.*)$", re.MULTILINE)
+
+
+def _driver_line_in_kernel(kernel: ir.Kernel, path: str, line: int) -> Coord:
+    """The kernel file's line that the driver's ``line`` of ``path`` holds (the
+    driver's logging calls taken out, blanks aside), at its first word; the top's
+    coordinate when no line of the kernel file reads so."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8", errors=KEEP_BYTES).split("\n")
+    except OSError:
+        return kernel.coord
+    wanted = "".join(_uninstrumented(lines[line - 1] if 0 < line <= len(lines) else "")
+                     .split())
+    for number, text in enumerate(kernel.source.text.split("\n"), start=1):
+        if wanted and "".join(text.split()) == wanted:
+            indent = text[:len(text) - len(text.lstrip())]
+            return Coord(kernel.path, number, len(indent.encode(errors=KEEP_BYTES)) + 1)
+    return kernel.coord
+
+
+def _failed_assert(err: str) -> str | None:
+    """The condition of the assert whose failure ``err`` (the run's stderr) reports."""
+    found = next((m for p in _ASSERT_MESSAGES if (m := p.search(err))), None)
+    return None if found is None else _uninstrumented(found[1])
+
+
+def _uninstrumented(text: str) -> str:
+    """``text`` with each logging call the driver wraps an access in,
+    ``::arraypart_trace::at(SITE, KIND, COPY, BASE, E)``, back to ``E`` as written."""
+    while (call := _LOGGING_CALL.search(text)) is not None:
+        inner = _parenthesized(text, call.end())
+        depth, last = 0, 0
+        for k, ch in enumerate(inner):
+            depth += (ch in "([{") - (ch in ")]}")
+            if ch == "," and depth == 0:
+                last = k + 1
+        text = text[:call.start()] + inner[last:].strip() + text[call.end() + len(inner) + 1:]
+    return text
+
+
+def _assert_coord(kernel: ir.Kernel, condition: str) -> Coord:
+    """Where the kernel file writes ``assert(condition)`` (blanks aside: the message
+    spells the condition as the preprocessor does), else the top's coordinate."""
+    text = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m[0]), kernel.source.text)
+    wanted = "".join(condition.split())
+    for call in _ASSERT_CALL.finditer(text):
+        if "".join(_parenthesized(text, call.end()).split()) == wanted:
+            line = text.count("\n", 0, call.start()) + 1
+            before = text[:call.start()].rsplit("\n", 1)[-1]
+            return Coord(kernel.path, line, len(before.encode(errors=KEEP_BYTES)) + 1)
+    return kernel.coord
+
+
+def _parenthesized(text: str, start: int) -> str:
+    """The text from ``start`` to the parenthesis that closes the one before it."""
+    depth = 1
+    for end in range(start, len(text)):
+        depth += (text[end] == "(") - (text[end] == ")")
+        if depth == 0:
+            return text[start:end]
+    return text[start:]
 
 
 def _kill_group(process: subprocess.Popen) -> None:

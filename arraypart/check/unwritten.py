@@ -27,8 +27,8 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 from .. import ir
-from ..codegen.layout import whole_uses
 from ..poly.domains import AccessRelation, access_relations
+from ..poly.order import undefined_at_start
 from ..poly.points import lex_points
 from .records import READ, WRITE, no_checkpoint, run_chunks
 
@@ -63,15 +63,11 @@ def uninitialized_locals(kernel: ir.Kernel, skipped: frozenset[tuple[int, int]]
     (line, col) of the accesses the instrumentation leaves alone (written in a macro);
     an array such a write reaches at an index the data choose is left out, as is an
     array named whole (``memset(buf, 0, n)``), which a call may fill."""
-    decls = kernel.source.local_decls
     unrecorded = _unrecorded_writes(kernel, skipped)
-    whole = {n.name for f in (kernel.source.func, *kernel.source.callees)
-             for n in whole_uses(f.body)}
+    undefined = undefined_at_start(kernel)
     found = {}
     for n, array in enumerate(kernel.arrays):
-        decl = decls.get(array.name)
-        if (decl is None or decl.init is not None or array.static or decl.static
-                or decl.ctype.element_initialized or decl.name in whole):
+        if array.name not in undefined:
             continue
         presumed = _presumed_written(array, unrecorded.get(array.name, ()))
         if presumed is not None:

@@ -11,7 +11,10 @@ then midway (:func:`_size_in_call`: a loop's start, whose larger values only sho
 its loops, its ``low`` first, any other size its ``high`` first); where an
 expression leaves its range, the scalars and sizes it reads are lowered together to
 the largest common value under which it fits (a size not below its ``low``, a scalar
-down to 0): ``H, W <= 32`` with ``H*W <= 256`` run at 16 x 16 first.  A scalar the
+down to 0): ``H, W <= 32`` with ``H*W <= 256`` run at 16 x 16 first.  A scalar that an
+``assert`` among the top's statements bounds stays in the asserted range
+(:func:`_stepped`): the testbench never breaks what the kernel asserts of its inputs
+where arraypart can read the assert.  A scalar the
 top writes anywhere is not free: the value the loop reads is not the one passed; yet
 one that a loop reads as its end (``if (hi > 63) hi = 63;``) is stepped ``calls`` above
 the others, so that a loop between two such scalars runs (:func:`_loop_ends`).
@@ -29,6 +32,7 @@ from .. import ir
 from ..errors import KernelError
 from ..frontend import cnodes as N
 from ..frontend import fresh as F
+from ..frontend import interfaces as I
 from ..frontend import scalars as S
 from ..frontend.cexpr import Scope, fold
 from ..ir import Kernel, Param
@@ -67,7 +71,10 @@ def driven_values(kernel: Kernel, stepped: frozenset[str], calls: int,
     starts = _starts(kernel)
     adjustable = frozenset(stepped | set(sizes))
     adjustable -= _written(kernel, adjustable)
-    floors = {name: max(0, sizes[name].low or 0) if name in sizes else 0
+    asserted = {name: (low, high) for name, (low, high, _) in I.assert_bounds(
+        kernel.source.func.body, dict(kernel.defines), sorted(stepped)).items()}
+    floors = {name: max(0, (sizes[name].low if name in sizes
+                            else asserted.get(name, (0, None))[0]) or 0)
               for name in adjustable}
     expressions = [e for p in kernel.params
                    if (e := _expression(kernel, p, set(adjustable) | set(sizes))) is not None
@@ -76,7 +83,8 @@ def driven_values(kernel: Kernel, stepped: frozenset[str], calls: int,
     driven: dict[str, list[int]] = {}
     changed: set[str] = set(ends)
     for call in range(1, calls + 1):
-        default = {name: first + call - 1 for name in stepped} | {
+        default = {name: _stepped(first, call, calls, *asserted.get(name, (None, None)))
+                   for name in stepped} | {
             name: _size_in_call(p, floors[name] if name in floors else 0, call,
                                 name in starts)
             for name, p in sizes.items()} | {
@@ -84,11 +92,24 @@ def driven_values(kernel: Kernel, stepped: frozenset[str], calls: int,
         values = dict(default)
         for expression in expressions:
             _fit(expression, values, expression.names & adjustable, floors)
-        for name in adjustable | set(ends):
+        for name in adjustable | set(ends) | set(asserted):
             driven.setdefault(name, []).append(values[name])
-            if values[name] != (default[name] if name in stepped else sizes[name].high):
+            if values[name] != (first + call - 1 if name in stepped else sizes[name].high):
                 changed.add(name)
     return {name: tuple(driven[name]) for name in changed}
+
+
+def _stepped(first: int, call: int, calls: int, low: int | None, high: int | None) -> int:
+    """A stepped scalar's value in call ``call``: ``first + call - 1``, moved into the
+    range ``[low, high]`` that the top's own ``assert`` statements give it (a kernel's
+    assert is a constraint on its inputs, as a guard is): from ``low`` up where
+    ``first`` is below it, wrapping round the range where it is narrower than the
+    calls (``0 < scale && scale < 4``: 3, 1, 2)."""
+    start = first if low is None else max(first, low)
+    if high is None or (low is not None and low > high):  # nothing runs such a kernel
+        return start + call - 1
+    least = low if low is not None else min(start, high - calls + 1)
+    return least + (start - least + call - 1) % (high - least + 1)
 
 
 def _loop_ends(kernel: Kernel, stepped: frozenset[str], starts: frozenset[str]

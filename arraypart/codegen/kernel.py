@@ -36,7 +36,7 @@ from ..ir import Kernel
 from ..scheme import DimPartition
 from ..sourcetext import KEEP_BYTES
 from . import bankcentric, phases
-from .layout import Explicit, ExplicitRewriter, whole_uses
+from .layout import Explicit, ExplicitRewriter
 from .textedit import MAX_LINE, Edit, apply, statement_end
 
 # The pragmas of a sub-function's array parameter that the front end applied to the
@@ -189,7 +189,7 @@ def _plan(kernel: Kernel, solution: Solution, taken: set[str], for_nodes: dict,
     it keeps its declaration, its partition pragmas carry the banking)."""
     func = kernel.source.func
     declared = {coord for coord, node in for_nodes.items() if _declares_iterator(node)}
-    whole = {n.name for n in whole_uses(func.body)}
+    whole = {n.name for n in N.whole_uses(func.body)}
     return bankcentric.plan(kernel, solution, taken, declared, set(decls) - whole,
                             _header_refs(func))
 

@@ -350,7 +350,7 @@ class ExplicitRewriter:
         return self._data[element.end:target.end].decode(errors=KEEP_BYTES)
 
     def _check_no_other_use(self, body: N.Node) -> None:
-        for node in whole_uses(body):
+        for node in N.whole_uses(body):
             if node.name in self._explicit:
                 raise KernelError(node.coord, f"banked array '{node.name}' is used other "
                                               "than through full subscripts (passed, "
@@ -451,14 +451,6 @@ def _braced(items: list[str], nested: bool = False) -> str:
             line = f"{line} {piece}" if line else piece
     lines.append(line.rstrip(","))
     return "{" + ("\n" + INIT_INDENT).join(lines) + "}"
-
-
-def whole_uses(body: N.Node) -> list[N.Id]:
-    """The names in ``body`` used other than as the base of a subscript
-    (``memcpy(buf, ...)``, ``sizeof buf``, ``p = buf``), in text order."""
-    bases = {id(N.ref_base_and_subscripts(r)[0]) for r in N.outer_array_refs(body)}
-    return [n for n in N.walk(body, operands=True)
-            if isinstance(n, N.Id) and id(n) not in bases]
 
 
 def _stored_element(target: N.Node) -> N.ArrayRef | None:

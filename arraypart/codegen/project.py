@@ -76,15 +76,18 @@ def render(template: str, context: dict) -> str:
 
 
 def emit(kernel: Kernel, solution: Solution, *, part: str = DEFAULT_PART,
-         clock_ns: float = DEFAULT_CLOCK_NS,
-         pipeline_loops: int = PIPELINE_LOOPS) -> dict[str, str]:
+         clock_ns: float = DEFAULT_CLOCK_NS, pipeline_loops: int = PIPELINE_LOOPS,
+         undefined_reads: tuple[Coord, ...] = ()) -> dict[str, str]:
     """Relative file name -> text: ``<kernel>.cpp`` (the banked top function),
     ``<kernel>_tb.cpp`` (the C-simulation testbench), ``run_hls.tcl`` and
     ``hls_config.cfg``; both set Vitis's automatic pipelining threshold to the
     ``pipeline_loops`` the model assumed (:mod:`arraypart.frontend.pipelining`), so
     that the tool pipelines the loops the banking was made for whatever its
-    release's default.  Raises :class:`arraypart.errors.KernelError` when a banking
-    cannot be written for this source."""
+    release's default.  ``undefined_reads``: where the kernel may read a local's
+    element before anything writes it (``PolyModel.undefined_reads``): the
+    testbench's PASS names them, since it may compare undefined values there.
+    Raises :class:`arraypart.errors.KernelError` when a banking cannot be written for
+    this source."""
     check_names(kernel)
     directives = kept_directives(kernel, solution)
     context = {
@@ -100,12 +103,21 @@ def emit(kernel: Kernel, solution: Solution, *, part: str = DEFAULT_PART,
         "directive_lines": [d.cfg_line() for d in directives],
     }
     context.update(testbench_context(kernel))
+    context["undefined_reads"] = undefined_places(kernel, undefined_reads)
     env = _environment()
     files = {pattern.format(kernel=kernel.name): env.get_template(template).render(context)
              for pattern, template in _TEMPLATES.items()}
     if directives:
         files[DIRECTIVES_FILE] = "".join(f"{d.text}\n" for d in directives)
     return files
+
+
+def undefined_places(kernel: Kernel, coords: tuple[Coord, ...]) -> str:
+    """``line:col`` of each of ``coords`` in the kernel file (digits only: safe in a C
+    string), ``in an included file`` for the others; empty when there are none."""
+    places = dict.fromkeys(f"{c.line}:{c.col}" if c.file == kernel.path
+                           else "in an included file" for c in coords)
+    return ", ".join(places)
 
 
 def kept_directives(kernel: Kernel, solution: Solution) -> tuple:

@@ -1536,3 +1536,11 @@ def _macro_ranges(unit: Unit) -> list[tuple[int, int]]:
         if c.kind == K.MACRO_INSTANTIATION:
             found.append((c.extent.start.offset, c.extent.end.offset))
     return found
+
+
+def whole_uses(body: Node) -> list[Id]:
+    """The names in ``body`` used other than as the base of a subscript
+    (``memcpy(buf, ...)``, ``sizeof buf``, ``p = buf``), in text order."""
+    bases = {id(ref_base_and_subscripts(r)[0]) for r in outer_array_refs(body)}
+    return [n for n in walk(body, operands=True)
+            if isinstance(n, Id) and id(n) not in bases]

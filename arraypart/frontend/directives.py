@@ -9,6 +9,9 @@ Many projects keep their directives in a Tcl file rather than in pragmas
     location ``func``        -> first statement of ``func``'s body
     location ``func/label``  -> first statement of the body of the loop labelled ``label``
 
+``config_array_partition -complete_threshold N`` is read too (:func:`complete_threshold`):
+the size under which Vitis partitions a local array completely on its own.
+
 Options ``-name value`` become ``name=value``; a word from :data:`FLAGS` (``-off``,
 ``-rewind``, ...) stands alone.  Only the commands are read, never evaluated: a line that
 is not a ``set_directive_*`` command (``open_project``, ``set_part``, a comment) is skipped,
@@ -29,6 +32,8 @@ from ..errors import Coord, KernelError
 from .clangtu import PragmaLine, Unit
 
 COMMAND_PREFIX = "set_directive_"
+ARRAY_PARTITION_CONFIG = "config_array_partition"
+THRESHOLD_OPTION = "-complete_threshold"
 # Options of set_directive_* that take no value (UG1399's command reference).
 FLAGS = frozenset({"off", "rewind", "enable_flush", "skip_exit_check", "region",
                    "recursive", "register", "disable_start_propagation"})
@@ -83,13 +88,41 @@ class Directive:
 
 def read_directives(path: str | Path) -> tuple[Directive, ...]:
     """Every ``set_directive_*`` command of the Tcl file at ``path``, in order."""
-    name = str(path)
+    return parse_directives(_read(path), str(path))
+
+
+def read_complete_threshold(path: str | Path, default: int) -> int:
+    """The ``complete_threshold`` that the Tcl file at ``path`` sets (its last
+    ``config_array_partition -complete_threshold N``), else ``default``."""
+    return complete_threshold(_read(path), str(path), default)
+
+
+def _read(path: str | Path) -> str:
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise KernelError(Coord(name), f"cannot read the directives file: "
-                                       f"{getattr(exc, 'strerror', None) or exc}")
-    return parse_directives(text, name)
+        raise KernelError(Coord(str(path)), f"cannot read the directives file: "
+                                            f"{getattr(exc, 'strerror', None) or exc}")
+
+
+def complete_threshold(text: str, name: str, default: int) -> int:
+    """The last ``config_array_partition -complete_threshold N`` of the Tcl text
+    ``text`` (file ``name``), else ``default``; a value that is no count is a located
+    error."""
+    found = default
+    for number, line in enumerate(_logical_lines(text), start=1):
+        stripped = line.strip()
+        if not stripped.startswith(ARRAY_PARTITION_CONFIG):
+            continue
+        coord = Coord(name, number, len(line) - len(line.lstrip()) + 1)
+        words = _words(stripped, coord)
+        if THRESHOLD_OPTION in words:
+            value = words[words.index(THRESHOLD_OPTION) + 1:][:1]
+            if not (value and value[0].isdigit()):
+                raise KernelError(coord, f"{ARRAY_PARTITION_CONFIG} {THRESHOLD_OPTION} "
+                                         "needs a count of elements")
+            found = int(value[0])
+    return found
 
 
 def parse_directives(text: str, name: str) -> tuple[Directive, ...]:

@@ -24,6 +24,7 @@ from .aliasing import Writes
 from .forwarding import forwarding_arrays, forwarding_loop, free_accesses
 from .lanes import Collector, Found, collect
 from .model import ArrayModel, CycleGroup, LaneAccess, LoopInfo, PolyModel, most_on_one_path
+from .order import order_findings
 from .recurrences import recurrences
 
 # Refining a group's domain by which address classes are live at once may split every
@@ -65,8 +66,17 @@ def build_model(kernel: ir.Kernel, *, ports: int = 2,
     arrays = tuple(_array_model(a, ports, groups, a.name in touched, a.name not in written)
                    for a in kernel.arrays)
     loops = _loop_infos(found, kernel, free)
+    order = order_findings(kernel, _maybe_skipped(kernel.body, guards))
     return PolyModel(arrays, loops, kernel.warnings + _warnings(relations, by_name)
-                     + _bundle_warnings(loops), recurrences(arrays, tick))
+                     + order.warnings + _bundle_warnings(loops), recurrences(arrays, tick),
+                     order.undefined)
+
+
+def _maybe_skipped(body: tuple[ir.Node, ...], guards: Mapping[int, ir.If]) -> frozenset[int]:
+    """``id`` of each access that may not run where its domain says: under a
+    data-dependent ``if`` (``guards``) or an operand of ``?:``, ``&&``, ``||`` whose
+    condition reads data (``Access.conditional``)."""
+    return frozenset(guards) | {id(a) for a in ir.accesses(body) if a.conditional}
 
 
 def reference_text(access: ir.Access) -> str:

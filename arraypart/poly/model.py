@@ -278,13 +278,16 @@ class Recurrence:
 @dataclass(frozen=True, eq=False)
 class PolyModel:
     """The whole kernel's model: per array and per concurrent loop, plus warnings
-    (irregular references, located) and the recurrences through memory.  ``loops``
-    are in program order: a cycle group's ``instance`` indexes them."""
+    (irregular references, located), the recurrences through memory and
+    ``undefined_reads``, the reads that may take a local's element before anything
+    writes it (:mod:`.order`).  ``loops`` are in program order: a cycle group's
+    ``instance`` indexes them."""
 
     arrays: tuple[ArrayModel, ...]
     loops: tuple[LoopInfo, ...]
     warnings: tuple[str, ...]
     recurrences: tuple[Recurrence, ...] = ()
+    undefined_reads: tuple[Coord, ...] = ()
 
     def array(self, name: str) -> ArrayModel:
         for a in self.arrays:
