@@ -543,15 +543,21 @@ def test_a_count_down_that_the_wrap_does_not_end_is_a_located_error(header, mess
 
 @needs_gxx
 def test_loops_counted_down_to_the_wrap_compute_what_c_computes(tmp_path):
-    """M6 and M6b of issue 13 in one kernel: 16 trips each, ``15 - i`` unsigned, built
-    with g++ against the original and traced."""
+    """M6 and M6b of issue 13 in one kernel on single-port banks: 16 trips each, and
+    ``buf[i]``, ``buf[15 - i]`` (unsigned) in different halves (block 2), built with
+    g++ against the original and traced."""
     path = tmp_path / "wrap.c"
     path.write_text(COUNTED_TO_THE_WRAP.format(header="size_t i = 15; i != (size_t)-1; --i")
                     .replace("  }\n}\n", "  }\n  for (unsigned i = 15; i < 16; i--) {\n"
                              "#pragma HLS pipeline II=1\n"
-                             "    out[15 - i] += buf[i] * buf[15 - i];\n  }\n}\n"))
+                             "    out[15 - i] += buf[i] * buf[15 - i];\n  }\n}\n")
+                    .replace("int buf[16];", "int buf[16];\n"
+                             "#pragma HLS bind_storage variable=buf type=ram_1p"))
     compiled = arraypart.compile_kernel(path, defines={"ARRAYPART_MAX_n": 15})
-    assert [l.trip_count for l in compiled.report.model.loops] == [16, 16, 16]
+    loops = compiled.report.to_json()["loops"]
+    assert [(l["trip_count"], l["achieved_ii"]) for l in loops] == [(16, 1)] * 3
+    buf = next(a for a in compiled.report.to_json()["arrays"] if a["name"] == "buf")
+    assert buf["conflict_free"] and buf["scheme"]["dims"] == [{"type": "block", "factor": 2}]
     assert_the_testbench_passes(compiled, tmp_path)
     (tmp_path / "trace").mkdir()
     assert_the_trace_agrees(compiled, tmp_path / "trace", ports=2)
