@@ -2329,6 +2329,29 @@ def test_a_guard_bounds_a_size_where_the_accesses_use_it(guard, orelse, tmp_path
     assert all(l.first_conflict is None and l.achieved_ii == 1 for l in result.loops)
 
 
+def test_an_early_return_guards_the_statements_after_it(tmp_path):
+    """``if (s < 0 || s > 15) return;`` before the loop reading ``buf[s]``: the rest of
+    the block runs only where the condition fails, so s settles above 15 as under an
+    enclosing ``if``; the model ran the loop for every s, and buf's extent bounded s to
+    [0, 15], never driven past the guard."""
+    text = """void early(int s, const int in[64], int out[64]) {
+  int buf[16];
+  for (int i = 0; i < 16; i++) buf[i] = in[i];
+  if (s < 0 || s > 15) return;
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[s] + buf[i];
+  }
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "early.c", text))
+    (s,) = report.kernel.params
+    assert (s.low, s.high, s.unbounded) == (0, 16, True)
+    guard = report.kernel.body[-1]
+    assert isinstance(guard, ir.If) and not guard.then and guard.orelse[-1].var == "i"
+    assert array(report, "buf").conflict_free
+
+
 def test_a_size_whose_accesses_change_at_every_value_is_still_refused(tmp_path):
     """A guard that bounds s only below leaves a loop growing with s: nothing bounds
     it (the located error stays)."""
