@@ -310,7 +310,7 @@ class LoopLowering:
         if not isinstance(end, E.Const) or var_type.low <= end.value <= var_type.high:
             return
         if not var_type.signed and _holds_at(cond, var, end.value % (1 << var_type.width),
-                                             self._constants) is False:
+                                             self._scope()) is False:
             return
         kind = f"{'' if var_type.signed else 'un'}signed {var_type.width}-bit"
         raise KernelError(cond.coord, (
@@ -1044,17 +1044,16 @@ class LoopLowering:
                                                     "of +1 or -1")
             op = "<" if increasing else ">"
         wraps = not increasing and op in ("<", "<=")
-        if wraps:
-            self._wrapped_down(op, start, step, cond, var, var_type)
-        elif op not in (("<", "<=") if increasing else (">", ">=")):
+        if not wraps and op not in (("<", "<=") if increasing else (">", ">=")):
             raise KernelError(cond.coord, f"loop condition '{op}' does not match "
                                                 f"the loop's step {step:+d}")
         scope = self._scope()
         init = min_max_terms(start, "max" if increasing else "min", scope)
+        if wraps:
+            self._wrapped_down(op, init, step, cond, var, var_type)
+            return init, (E.const(var_type.low),)
         if init is None:
             init = self._fresh_size(start, "start", body, upper=not increasing)
-        if wraps:
-            return init, (E.const(var_type.low),)
         bound = min_max_terms(limit, "min" if increasing else "max", scope)
         if different and not increasing and bound is not None:
             bound = _below_zero(bound, var_type)
@@ -1069,24 +1068,29 @@ class LoopLowering:
         shift = {"<": -1, ">": 1}.get(op, 0)
         return init, tuple(E.add(b, E.const(shift)) for b in bound)
 
-    def _wrapped_down(self, op: str, start: N.Node, step: int, cond: N.Node, var: str,
-                      var_type: N.IntType | None) -> None:
+    def _wrapped_down(self, op: str, init: tuple[E.Expr, ...] | None, step: int,
+                      cond: N.Node, var: str, var_type: N.IntType | None) -> None:
         """Accept ``for (unsigned i = S; i < B; i -= k)``, whose condition holds at
         every value from its start down to 0, where C ends it as the iterator wraps
-        around (C11 6.2.5p9): the iterator unsigned, the condition true at a constant
-        start ``S`` (a start that fails it runs no iteration) and false at
-        ``S mod k - k`` wrapped, the value the step after the last iteration leaves
-        (``for (unsigned i = 15; i < 16; i--)``: i = 15 .. 0, then UINT_MAX fails it).
+        around (C11 6.2.5p9): the iterator unsigned, the condition true at the start
+        ``S`` (a start that fails it runs no iteration) and false at ``S mod k - k``
+        wrapped, the value the step after the last iteration leaves (``for (unsigned
+        i = 15; i < 16; i--)``: i = 15 .. 0, then UINT_MAX fails it).  A start that is
+        no constant steps by 1 from ``S`` with ``S < B`` wherever ``S >= 0``, and ``S >=
+        -1``: at -1 (``for (size_t i = n - 1; i < n; i--)`` at n = 0) C starts at the
+        wrapped value, which fails the condition, and the model runs no iteration either.
         The loop is then ``i >= 0`` stepping from S; any other is a located error."""
-        first = quasi_affine(start, Scope(constants=self._constants))
+        scope = self._scope()
+        first = init[0] if init is not None and len(init) == 1 else None
         if var_type is None or var_type.signed:
             why = "its iterator is not unsigned, so it does not wrap around"
-        elif not isinstance(first, E.Const) or _holds_at(
-                cond, var, first.value, self._constants) is not True:
-            why = ("the condition is not known to hold at its start (a constant start and "
-                   "bound show it; a start that fails it runs no iteration)")
-        elif _holds_at(cond, var, (first.value % -step + step) % (1 << var_type.width),
-                       self._constants) is not False:
+        elif not (_holds_at(cond, var, first.value, scope) if isinstance(first, E.Const)
+                  else step == -1 and first is not None
+                  and _below_limit(cond, var, first, scope)):
+            why = ("the condition is not known to hold at its start (a start that fails "
+                   "it runs no iteration)")
+        elif _holds_at(cond, var, (first.value % -step if isinstance(first, E.Const) else 0)
+                       + step + (1 << var_type.width), scope) is not False:
             why = (f"the condition still holds where '{var}' wraps around below 0, so "
                    "in C the loop goes on (it may never end)")
         else:
@@ -1274,14 +1278,60 @@ def _below_zero(bound: tuple[E.Expr, ...], var_type: N.IntType | None
     return (E.const(-1),)
 
 
-def _holds_at(cond: N.Node, var: str, value: int, constants: Mapping[str, int]
-              ) -> bool | None:
-    """Whether the loop condition ``cond`` holds with its iterator ``var`` at ``value``
-    (a value of its type), folded with C's conversions and comparisons; None when it
-    reads anything else than constants."""
-    folded = quasi_affine(cond, Scope(constants=constants,
-                                      temporaries={var: E.const(value)}))
-    return bool(folded.value) if isinstance(folded, E.Const) else None
+def _holds_at(cond: N.Node, var: str, value: int, scope: Scope) -> bool | None:
+    """Whether the loop condition ``cond`` holds with its iterator ``var`` at
+    ``value`` (a value of its type) for every value of the sizes: folded with C's
+    conversions and comparisons, or, where it compares ``var`` with a limit that is
+    no constant, at both ends of the limit's interval (:func:`_limit`); None where
+    neither tells."""
+    at = Scope(scope.iterators - {var}, scope.constants, scope.ranges,
+               {**scope.temporaries, var: E.const(value)})
+    folded = quasi_affine(cond, at)
+    if isinstance(folded, E.Const):
+        return bool(folded.value)
+    found = _limit(cond, var, scope)
+    if found is None:
+        return None
+    op, (low, high) = found[0], interval(found[1], scope.ranges)
+    if op in ("==", "!="):
+        if low == high == value:
+            return op == "=="
+        return op == "!=" if not low <= value <= high else None
+    ends = {_compare(op, value, low), _compare(op, value, high)}
+    return ends.pop() if len(ends) == 1 else None
+
+
+def _below_limit(cond: N.Node, var: str, start: E.Expr, scope: Scope) -> bool:
+    """Whether the ``<`` or ``<=`` condition ``cond`` holds at ``start`` wherever
+    ``start >= 0``, and ``start >= -1`` (:meth:`LoopLowering._wrapped_down`)."""
+    found = _limit(cond, var, scope)
+    if found is None or found[0] not in ("<", "<="):
+        return False
+    least = interval(start, scope.ranges)[0]
+    most = interval(E.add(start, E.scale(-1, found[1])), scope.ranges)[1]
+    return least is not None and least >= -1 and most is not None and (
+        most <= (-1 if found[0] == "<" else 0))
+
+
+def _limit(cond: N.Node, var: str, scope: Scope) -> tuple[str, E.Expr] | None:
+    """``(op, L)`` of a condition ``var op L`` (or ``L op var``, flipped) whose limit
+    ``L`` is affine and at least 0 (so that converted to the iterator's unsigned type
+    it keeps its value); else None."""
+    if not (isinstance(cond, N.BinaryOp) and cond.op in COMPARISONS):
+        return None
+    if _is_id(cond.left, var):
+        op, other = cond.op, cond.right
+    elif _is_id(cond.right, var):
+        op, other = FLIPPED[cond.op], cond.left
+    else:
+        return None
+    limit = quasi_affine(N.unconverted(other), scope)
+    low, high = (None, None) if limit is None else interval(limit, scope.ranges)
+    return None if low is None or high is None or low < 0 else (op, limit)
+
+
+def _compare(op: str, a: int, b: int) -> bool:
+    return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
 
 
 def _comma_parts(node: N.Node) -> list[N.Node]:
