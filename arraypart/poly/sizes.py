@@ -85,14 +85,12 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
         raise _left_at_least_values(witnesses, box, open_sizes)
     bounded, gaps = {}, []
     periods = {p.name: _period_of(kernel, p.name) for p in open_sizes}
-    settled = {p.name: _settled_above(kernel, p.name) for p in open_sizes
-               if periods[p.name] is None and p.high is None and not p.lower_end}
     order = sorted(open_sizes, key=lambda p: p.lower_end)  # a start widens last
     for k, p in enumerate(order):
         values = G.project_onto(_within(bad, box, (p.name,)), p.name)
         _check_loop_keeps_iterations(p, values, box, witnesses)
         size = _bounded(p, values, box[p.name][0], witnesses, box, periods[p.name],
-                        settled.get(p.name))
+                        kernel)
         if size.unbounded and not size.lower_end:
             later = {q.name: (box[q.name][0], None) for q in order[k + 1:]}
             size = _replayed_where_loops_run(size, kernel.body, {**box, **later})
@@ -447,7 +445,7 @@ def _settled_above(kernel: ir.Kernel, name: str) -> int | None:
 
 
 def _bounded(p: ir.Param, values, anchor: int, witnesses, box, period: int | None,
-             settled: int | None) -> ir.Param:
+             kernel: ir.Kernel) -> ir.Param:
     """``p`` with its open ends set: from ``anchor`` (a value for which no access
     leaves its array) up and down to the nearest ``values`` (those for which one
     does, the sizes bounded before held in their ranges).  A fresh start that no
@@ -456,9 +454,9 @@ def _bounded(p: ir.Param, values, anchor: int, witnesses, box, period: int | Non
     may then stay unbounded (replayed up to :data:`arraypart.ir.UNBOUNDED_SAMPLE`, or
     further where the loops run: :func:`_replayed_where_loops_run`); up to
     :data:`PERIOD_LIMIT` when they repeat every ``period`` values of it, which may stay
-    unbounded too, replayed over at least one period.  ``settled``
-    (:func:`_settled_above`): the value above which the on-chip accesses no longer
-    change with ``p``, which may then stay unbounded too, replayed up to one past it."""
+    unbounded too, replayed over at least one period.  Else, where the on-chip
+    accesses of ``kernel`` no longer change with ``p`` above some value
+    (:func:`_settled_above`), it may stay unbounded too, replayed up to one past it."""
     low, high, source = p.low, p.high, p.source
     above = values.intersect(G.range_set(values.space, p.name, anchor + 1, high))
     if not above.is_empty():
@@ -470,7 +468,8 @@ def _bounded(p: ir.Param, values, anchor: int, witnesses, box, period: int | Non
         low = p.low or 0
         return replace(p, low=low, high=max(low + period - 1, ir.UNBOUNDED_SAMPLE),
                        unbounded=True, source=_free_source(period))
-    elif high is None and settled is not None:
+    elif high is None and not p.lower_end and (
+            settled := _settled_above(kernel, p.name)) is not None:
         low = p.low or 0
         return replace(p, low=low, high=max(low, settled + 1), unbounded=True,
                        source=_settled_source(settled))
