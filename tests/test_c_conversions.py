@@ -483,6 +483,96 @@ def test_an_iterator_whose_type_holds_its_end_value_is_fine(tmp_path):
     assert arraypart.analyze(path).kernel.name == "fits"
 
 
+# Issue 13, M6: an unsigned iterator counted down until it wraps around below 0.
+COUNTED_TO_THE_WRAP = """#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+void wrap(const int in[16], int out[16], int n) {{
+  int buf[16];
+  for (int i = 0; i < 16; i++) buf[i] = in[i];
+  for ({header}) {{
+#pragma HLS pipeline II=1
+    out[i] = buf[i] + buf[15 - i];
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize("header, trips", [
+    ("size_t i = 15; i != (size_t)-1; --i", 16), ("size_t i = 15; i != SIZE_MAX; i--", 16),
+    ("unsigned i = 15; i != UINT_MAX; --i", 16), ("uint8_t i = 15; i != 255; i--", 16),
+    ("unsigned i = 15; i < 16; i--", 16), ("unsigned i = 15; i <= 15; i -= 4", 4),
+    ("size_t i = n; i != SIZE_MAX; i--", 16), ("size_t i = n - 1; i < n; --i", 15),
+    ("size_t i = n; i <= n; i--", 16)])
+def test_an_unsigned_iterator_counted_down_to_its_wrap_ends_there(header, trips, tmp_path):
+    """In C the loop ends where 0 - 1 wraps to the type's largest value, which fails
+    the condition: i runs from its start down to 0.  ``!= (size_t)-1`` was refused (the
+    end value -1 "wraps around"), ``i < 16`` counting down as a direction mismatch, and
+    ``!= SIZE_MAX`` from a size ended the model at no trip (then an internal error).
+    From ``n - 1`` under ``i < n``: at n = 0 C starts at SIZE_MAX, which fails it, and
+    the model from -1 runs no iteration either."""
+    path = tmp_path / "wrap.c"
+    path.write_text(COUNTED_TO_THE_WRAP.format(header=header))
+    report = arraypart.analyze(path, defines={"ARRAYPART_MAX_n": 15})
+    loop = report.kernel.body[-1]
+    assert (loop.bound, loop.step) == ((E.const(0),), -1 if "i -= 4" not in header else -4)
+    assert [(l["trip_count"], l["achieved_ii"]) for l in report.to_json()["loops"]] == [
+        (16, 1), (trips, 1)]
+    assert all(a.conflict_free for a in report.solution.arrays)
+
+
+@pytest.mark.parametrize("header, message", [
+    ("unsigned i = 15; i >= 0; i--", "cannot take the value that would end this loop, -1"),
+    ("unsigned i = n; i >= 0; i--", "cannot take the value that would end this loop, -1"),
+    ("uint8_t i = n; i != -1; i--", "cannot take the value that would end this loop, -1"),
+    ("unsigned char i = 15; i < 300; i--", "the condition still holds where 'i' wraps"),
+    ("uint8_t i = 15; i < 255; i -= 3", "the condition still holds where 'i' wraps"),
+    ("int i = 15; i < 16; i--", "its iterator is not unsigned"),
+    ("unsigned i = 20; i < 16; i--", "the condition is not known to hold at its start"),
+    ("unsigned i = 15; i < n; i--", "the condition is not known to hold at its start"),
+    ("size_t i = n; i < n; i--", "the condition is not known to hold at its start"),
+    ("unsigned i = n - 1; i < n; i--", "the condition is not known to hold at its start")])
+def test_a_count_down_that_the_wrap_does_not_end_is_a_located_error(header, message,
+                                                                    tmp_path):
+    """Where the wrapped iterator still passes the test (255 < 300 in int; a signed
+    iterator, whose overflow C leaves undefined), or where the start may fail it (no
+    iteration runs; ``unsigned i = n - 1`` is ``(n - 1) mod 2^32``, UINT_MAX at
+    n = 0), C's loop is not the one counted down to 0: a located error.  A
+    count-down from a size was accepted at ``i >= 0`` (and ``uint8_t``'s ``!= -1``,
+    compared in int), though it never ends."""
+    path = tmp_path / "wrap.c"
+    path.write_text(COUNTED_TO_THE_WRAP.format(header=header))
+    with pytest.raises(KernelError) as error:
+        arraypart.analyze(path, defines={"ARRAYPART_MAX_n": 15})
+    assert error.value.coord.line == 7 and message in str(error.value)
+
+
+@needs_gxx
+def test_loops_counted_down_to_the_wrap_compute_what_c_computes(tmp_path):
+    """M6 and M6b of issue 13 in one kernel on single-port banks, with ``for (size_t
+    i = n - 1; i < n; --i)`` (n driven 15, 0, 7): 16 trips each, and ``buf[i]``,
+    ``buf[15 - i]`` (unsigned) in different halves (block 2), built with g++ against
+    the original and traced."""
+    path = tmp_path / "wrap.c"
+    path.write_text(COUNTED_TO_THE_WRAP.format(header="size_t i = 15; i != (size_t)-1; --i")
+                    .replace("  }\n}\n", "  }\n  for (unsigned i = 15; i < 16; i--) {\n"
+                             "#pragma HLS pipeline II=1\n"
+                             "    out[15 - i] += buf[i] * buf[15 - i];\n  }\n"
+                             "  for (size_t i = n - 1; i < n; --i) {\n"
+                             "#pragma HLS pipeline II=1\n"
+                             "    out[i] -= buf[i] + buf[15 - i];\n  }\n}\n")
+                    .replace("int buf[16];", "int buf[16];\n"
+                             "#pragma HLS bind_storage variable=buf type=ram_1p"))
+    compiled = arraypart.compile_kernel(path, defines={"ARRAYPART_MAX_n": 15})
+    loops = compiled.report.to_json()["loops"]
+    assert [(l["trip_count"], l["achieved_ii"]) for l in loops] == [(16, 1)] * 3 + [(15, 1)]
+    buf = next(a for a in compiled.report.to_json()["arrays"] if a["name"] == "buf")
+    assert buf["conflict_free"] and buf["scheme"]["dims"] == [{"type": "block", "factor": 2}]
+    assert_the_testbench_passes(compiled, tmp_path)
+    (tmp_path / "trace").mkdir()
+    assert_the_trace_agrees(compiled, tmp_path / "trace", ports=2)
+
+
 def test_a_loop_start_converted_from_a_size_the_data_chose_keeps_its_range(tmp_path):
     """int j = s with unsigned s = P[r] (a CSR row start, HLSFactory's student kernels):
     the 32-bit conversion of a value whose range only the arrays fix is the value

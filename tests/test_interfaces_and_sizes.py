@@ -2366,3 +2366,110 @@ def test_the_testbench_drives_scalars_within_the_kernels_asserts(tmp_path):
     assert "expected_scale((call == 1 ? 3 : call == 2 ? 1 : 2))" in tb
     assert "expected_shift((call == 1 ? 8 : call == 2 ? 9 : 10))" in tb
     assert_the_testbench_passes(compiled, tmp_path)
+
+
+# Issue 13, M5: a run-time scalar that only an enclosing guard bounds.
+GUARDED_READ = """void guarded(int s, const int in[64], int out[64]) {{
+  int buf[16];{storage}
+  for (int i = 0; i < 16; i++) buf[i] = in[i];
+  if ({guard}) {{
+    for (int i = 0; i < 16; i++) {{
+#pragma HLS pipeline II=1
+      out[i] = buf[s] + buf[i];
+    }}
+  }}{orelse}
+}}
+"""
+RAM_1P = "\n#pragma HLS bind_storage variable=buf type=ram_1p"
+OTHER_BRANCH = """ else {
+    for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+      out[i] = buf[i] + buf[15 - i];
+    }
+  }"""
+
+
+@pytest.mark.parametrize("guard, orelse", [
+    ("s >= 0 && s <= 15", ""), ("!(s < 0 || s > 15)", ""), ("s <= 15", OTHER_BRANCH)])
+def test_a_guard_bounds_a_size_where_the_accesses_use_it(guard, orelse, tmp_path):
+    """``if (s >= 0 && s <= 15)`` around the only read of ``buf[s]``: above 15 no
+    on-chip access changes with s, so s is unbounded, proven and replayed from 0 to 16,
+    inside the guard and past it; it was refused ("nothing bounds it", exit 2)."""
+    text = GUARDED_READ.format(storage="", guard=guard, orelse=orelse)
+    report = arraypart.analyze(write(tmp_path, "guarded.c", text))
+    (s,) = report.kernel.params
+    assert (s.low, s.high, s.unbounded) == (0, 16, True)
+    assert checked_values(s) == (0, 8, 16)  # the checker replays both sides of 15
+    assert report.to_json()["params"]["s"] == {
+        "range": [0, 2**63 - 1], "bound_by": "nothing (no on-chip access changes with it "
+                                             "above 15)"}
+    assert any("'s': nothing bounds it, but no on-chip access changes with it above 15"
+               in w for w in report.warnings)
+    assert [(l["trip_count"], l["achieved_ii"]) for l in report.to_json()["loops"]][1:] \
+        == [(16, 1)] * (1 + bool(orelse))
+    buf = array(report, "buf")
+    assert buf.conflict_free and buf.banking.scheme.banks * buf.banking.copies == 1
+    result = check.check_kernel(report.kernel, report.solution.bankings(), ports=2)
+    assert all(l.first_conflict is None and l.achieved_ii == 1 for l in result.loops)
+
+
+def test_an_early_return_guards_the_statements_after_it(tmp_path):
+    """``if (s < 0 || s > 15) return;`` before the loop reading ``buf[s]``: the rest of
+    the block runs only where the condition fails, so s settles above 15 as under an
+    enclosing ``if``; the model ran the loop for every s, and buf's extent bounded s to
+    [0, 15], never driven past the guard."""
+    text = """void early(int s, const int in[64], int out[64]) {
+  int buf[16];
+  for (int i = 0; i < 16; i++) buf[i] = in[i];
+  if (s < 0 || s > 15) return;
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[s] + buf[i];
+  }
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "early.c", text))
+    (s,) = report.kernel.params
+    assert (s.low, s.high, s.unbounded) == (0, 16, True)
+    guard = report.kernel.body[-1]
+    assert isinstance(guard, ir.If) and not guard.then and guard.orelse[-1].var == "i"
+    assert array(report, "buf").conflict_free
+
+
+def test_a_size_whose_accesses_change_at_every_value_is_still_refused(tmp_path):
+    """A guard that bounds s only below leaves a loop growing with s: nothing bounds
+    it (the located error stays)."""
+    text = """void grows(int s, const int in[64], int out[64]) {
+  int buf[16];
+  for (int i = 0; i < 16; i++) buf[i] = in[i];
+  if (s >= 1) {
+    for (int i = 0; i < s; i++) {
+#pragma HLS pipeline II=1
+      out[i & 63] = buf[i & 15];
+    }
+  }
+}
+"""
+    with pytest.raises(KernelError, match="'s' bounds loops or indices but nothing") as e:
+        arraypart.analyze(write(tmp_path, "grows.c", text))
+    assert (e.value.coord.line, e.value.coord.col) == (1, 16)
+
+
+@needs_gxx
+def test_a_guarded_size_on_single_port_banks_is_proven_and_computes_the_same(tmp_path):
+    """On ram_1p banks ``buf[s]`` and ``buf[i]`` need two ports per cycle: two copies
+    (the bound, 2); as written, one memory reaches only II 2.  The testbench drives s
+    at 16, 0 and 8 (past the guard and inside it), and the traced original agrees."""
+    text = GUARDED_READ.format(storage=RAM_1P, guard="s >= 0 && s <= 15", orelse="")
+    compiled = arraypart.compile_kernel(write(tmp_path, "guarded.c", text))
+    report = compiled.report
+    buf = array(report, "buf")
+    assert buf.conflict_free and buf.banking.scheme.banks * buf.banking.copies == 2
+    assert buf.lower_bound == 2
+    assert driven_values(report.kernel, frozenset(), 3, 1) == {"s": (16, 0, 8)}
+    one = check.check_kernel(report.kernel, check.as_written_bankings(report.kernel),
+                             ports=2)
+    assert one.loops[1].achieved_ii == 2
+    assert_the_testbench_passes(compiled, tmp_path)
+    (tmp_path / "trace").mkdir()
+    assert_the_trace_agrees(compiled, tmp_path / "trace", ports=2)

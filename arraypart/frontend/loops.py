@@ -139,7 +139,8 @@ class LoopLowering:
             guarded = not node.post_test
         else:
             init, bound = self._loop_bounds(op, start, limit, step, node.cond,
-                                            items[header:] + tail)
+                                            items[header:] + tail, var,
+                                            self._iterator_type(node.init, var))
             if any(E.variables(e) & set(self._fresh) for e in init + bound):
                 # a fresh size: the reads of its expression count
                 header_reads = self._accesses(start) + self._accesses(limit)
@@ -293,18 +294,23 @@ class LoopLowering:
                     return d.ctype.integer
         return self._types.get(var)
 
-    @staticmethod
-    def _check_wraps(var: str, var_type: N.IntType | None, init: tuple[E.Expr, ...],
+    def _check_wraps(self, var: str, var_type: N.IntType | None, init: tuple[E.Expr, ...],
                      step: int, trip: E.Expr | None, cond: N.Node) -> None:
         """After its last iteration the iterator steps to ``init + step * trip``, the
         value that ends the loop; where its type cannot hold that value it wraps to a
         value the condition may accept, and in C the loop goes on (``for (uint8_t i =
         0; i < 300; i++)`` and ``for (unsigned i = 9; i >= 0; i--)`` never end): a
-        located error rather than a trip count that C does not run."""
-        if var_type is None or not isinstance(trip, E.Const) or len(init) != 1:
+        located error rather than a trip count that C does not run.  An unsigned
+        iterator wraps modulo 2^w (C11 6.2.5p9); where the condition fails at the
+        wrapped value, the loop ends there after the iterations modelled
+        (``for (size_t i = 15; i != (size_t)-1; --i)``: 0 - 1 is SIZE_MAX, 16 trips)."""
+        if var_type is None or trip is None or len(init) != 1:
             return
-        end = E.add(init[0], E.const(step * trip.value))
+        end = E.add(init[0], E.scale(step, trip))  # n - (n + 1) is -1 for every n
         if not isinstance(end, E.Const) or var_type.low <= end.value <= var_type.high:
+            return
+        if not var_type.signed and _holds_at(cond, var, end.value % (1 << var_type.width),
+                                             self._scope()) is False:
             return
         kind = f"{'' if var_type.signed else 'un'}signed {var_type.width}-bit"
         raise KernelError(cond.coord, (
@@ -1023,11 +1029,13 @@ class LoopLowering:
         raise _Uncountable(cond.coord, f"loop condition must compare the iterator "
                                             f"'{var}' with a bound (<, <=, >, >=, !=)")
 
-    def _loop_bounds(self, op, start, limit, step, cond, body):
+    def _loop_bounds(self, op, start, limit, step, cond, body, var, var_type):
         """(init terms, inclusive bound terms): a max of starts and a min of limits
         when the loop counts up, a min of starts and a max of limits when it counts down;
         a start or limit that is none of these, a fresh size (:meth:`_fresh_size`).
-        ``body``: the loop's statements and header steps."""
+        ``body``: the loop's statements and header steps.  An unsigned iterator
+        (``var`` of ``var_type``) counting down under ``<`` or ``<=`` runs down to 0 and ends
+        where it wraps around (:meth:`_wrapped_down`)."""
         increasing = step > 0
         different = op == "!="
         if different:
@@ -1035,14 +1043,20 @@ class LoopLowering:
                 raise KernelError(cond.coord, "a '!=' loop condition needs a step "
                                                     "of +1 or -1")
             op = "<" if increasing else ">"
-        if op not in (("<", "<=") if increasing else (">", ">=")):
+        wraps = not increasing and op in ("<", "<=")
+        if not wraps and op not in (("<", "<=") if increasing else (">", ">=")):
             raise KernelError(cond.coord, f"loop condition '{op}' does not match "
                                                 f"the loop's step {step:+d}")
         scope = self._scope()
         init = min_max_terms(start, "max" if increasing else "min", scope)
+        if wraps:
+            self._wrapped_down(op, init, step, cond, var, var_type)
+            return init, (E.const(var_type.low),)
         if init is None:
             init = self._fresh_size(start, "start", body, upper=not increasing)
         bound = min_max_terms(limit, "min" if increasing else "max", scope)
+        if different and not increasing and bound is not None:
+            bound = _below_zero(bound, var_type)
         if bound is None and increasing:
             bound = self._product_size(limit)
         if bound is None:
@@ -1053,6 +1067,36 @@ class LoopLowering:
             _check_reaches(init, bound, increasing, cond)
         shift = {"<": -1, ">": 1}.get(op, 0)
         return init, tuple(E.add(b, E.const(shift)) for b in bound)
+
+    def _wrapped_down(self, op: str, init: tuple[E.Expr, ...] | None, step: int,
+                      cond: N.Node, var: str, var_type: N.IntType | None) -> None:
+        """Accept ``for (unsigned i = S; i < B; i -= k)``, whose condition holds at
+        every value from its start down to 0, where C ends it as the iterator wraps
+        around (C11 6.2.5p9): the iterator unsigned, the condition true at the start
+        ``S`` (a start that fails it runs no iteration) and false at ``S mod k - k``
+        wrapped, the value the step after the last iteration leaves (``for (unsigned
+        i = 15; i < 16; i--)``: i = 15 .. 0, then UINT_MAX fails it).  A start that is
+        no constant steps by 1 from ``S`` with ``S < B`` wherever ``S >= 0``, and ``S >=
+        -1``: at -1 (``for (size_t i = n - 1; i < n; i--)`` at n = 0) C starts at the
+        wrapped value, which fails the condition, and the model runs no iteration either.
+        The loop is then ``i >= 0`` stepping from S; any other is a located error."""
+        scope = self._scope()
+        first = init[0] if init is not None and len(init) == 1 else None
+        if var_type is None or var_type.signed:
+            why = "its iterator is not unsigned, so it does not wrap around"
+        elif not (_holds_at(cond, var, first.value, scope) if isinstance(first, E.Const)
+                  else step == -1 and first is not None
+                  and _below_limit(cond, var, first, scope)):
+            why = ("the condition is not known to hold at its start (a start that fails "
+                   "it runs no iteration)")
+        elif _holds_at(cond, var, (first.value % -step if isinstance(first, E.Const) else 0)
+                       + step + (1 << var_type.width), scope) is not False:
+            why = (f"the condition still holds where '{var}' wraps around below 0, so "
+                   "in C the loop goes on (it may never end)")
+        else:
+            return
+        raise KernelError(cond.coord, f"loop condition '{op}' does not match the "
+                                      f"loop's step {step:+d}: {why}")
 
     def _stencils(self, loop: Loop, header: list[N.Pragma], node: N.For) -> Loop:
         """``loop`` with the reads of each array its ``array_stencil`` pragmas name
@@ -1220,6 +1264,74 @@ def _check_reaches(init: tuple[E.Expr, ...], bound: tuple[E.Expr, ...], increasi
             f"this '!=' loop starts at {start}, past {stop} in the direction of its step: "
             "the iterator reaches it only by wrapping around its type (or never), which "
             "arraypart does not model; write the loop over the values it runs"))
+
+
+def _below_zero(bound: tuple[E.Expr, ...], var_type: N.IntType | None
+                ) -> tuple[E.Expr, ...]:
+    """The limit of a ``!=`` loop that counts an unsigned iterator down: its type's
+    largest value (``SIZE_MAX``, ``UINT_MAX``, ``~0u``) is where the step after 0
+    leaves it, so it stands for -1 (``i > -1``: i runs down to 0); any other limit as
+    it is.  :meth:`LoopLowering._check_wraps` checks that the condition fails there."""
+    if var_type is None or var_type.signed or len(bound) != 1 or not isinstance(
+            bound[0], E.Const) or bound[0].value != var_type.high:
+        return bound
+    return (E.const(-1),)
+
+
+def _holds_at(cond: N.Node, var: str, value: int, scope: Scope) -> bool | None:
+    """Whether the loop condition ``cond`` holds with its iterator ``var`` at
+    ``value`` (a value of its type) for every value of the sizes: folded with C's
+    conversions and comparisons, or, where it compares ``var`` with a limit that is
+    no constant, at both ends of the limit's interval (:func:`_limit`); None where
+    neither tells."""
+    at = Scope(scope.iterators - {var}, scope.constants, scope.ranges,
+               {**scope.temporaries, var: E.const(value)})
+    folded = quasi_affine(cond, at)
+    if isinstance(folded, E.Const):
+        return bool(folded.value)
+    found = _limit(cond, var, scope)
+    if found is None:
+        return None
+    op, (low, high) = found[0], interval(found[1], scope.ranges)
+    if op in ("==", "!="):
+        if low == high == value:
+            return op == "=="
+        return op == "!=" if not low <= value <= high else None
+    ends = {_compare(op, value, low), _compare(op, value, high)}
+    return ends.pop() if len(ends) == 1 else None
+
+
+def _below_limit(cond: N.Node, var: str, start: E.Expr, scope: Scope) -> bool:
+    """Whether the ``<`` or ``<=`` condition ``cond`` holds at ``start`` wherever
+    ``start >= 0``, and ``start >= -1`` (:meth:`LoopLowering._wrapped_down`)."""
+    found = _limit(cond, var, scope)
+    if found is None or found[0] not in ("<", "<="):
+        return False
+    least = interval(start, scope.ranges)[0]
+    most = interval(E.add(start, E.scale(-1, found[1])), scope.ranges)[1]
+    return least is not None and least >= -1 and most is not None and (
+        most <= (-1 if found[0] == "<" else 0))
+
+
+def _limit(cond: N.Node, var: str, scope: Scope) -> tuple[str, E.Expr] | None:
+    """``(op, L)`` of a condition ``var op L`` (or ``L op var``, flipped) whose limit
+    ``L`` is affine and at least 0 (so that converted to the iterator's unsigned type
+    it keeps its value); else None."""
+    if not (isinstance(cond, N.BinaryOp) and cond.op in COMPARISONS):
+        return None
+    if _is_id(cond.left, var):
+        op, other = cond.op, cond.right
+    elif _is_id(cond.right, var):
+        op, other = FLIPPED[cond.op], cond.left
+    else:
+        return None
+    limit = quasi_affine(N.unconverted(other), scope)
+    low, high = (None, None) if limit is None else interval(limit, scope.ranges)
+    return None if low is None or high is None or low < 0 else (op, limit)
+
+
+def _compare(op: str, a: int, b: int) -> bool:
+    return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[op]
 
 
 def _comma_parts(node: N.Node) -> list[N.Node]:

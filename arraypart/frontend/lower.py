@@ -315,17 +315,22 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         return nodes
 
     def _escape_guard(self, item: N.Node) -> bool:
-        """``item`` is ``if (cond) break;`` (or ``continue``) in a loop: the statements
-        after it in the block run only where its condition, when affine (the lowered
-        ``If``'s), does not hold (``if (j - k < 0) break; acc += r[j - k];`` reads r
-        inside it).  Later iterations after a ``break`` are still modelled as running
-        (a superset)."""
-        if not (isinstance(item, N.If) and item.iffalse is None and self._loops):
+        """``item`` is ``if (cond) break;`` (or ``continue``) in a loop, or ``if (cond)
+        return;`` anywhere: the statements after it in the block run only where its
+        condition, when affine (the lowered ``If``'s), does not hold (``if (j - k < 0)
+        break; acc += r[j - k];`` reads r inside it; ``if (s < 0 || s > 15) return;``
+        keeps ``buf[s]`` after it inside buf).  Later iterations after a ``break`` or
+        ``return``, and the statements after the enclosing blocks, are still modelled
+        as running (a superset: ``Kernel.returns_early``)."""
+        if not (isinstance(item, N.If) and item.iffalse is None):
             return False
         escape = item.iftrue
         while isinstance(escape, N.Compound) and len(escape.items) == 1:
             escape = escape.items[0]
-        return isinstance(escape, N.Unsupported) and escape.keyword in ESCAPES
+        if isinstance(escape, N.Return):
+            return True
+        return self._loops and isinstance(escape, N.Unsupported) and \
+            escape.keyword in ESCAPES
 
     def _pointer(self, decl: N.Decl) -> list[Node] | None:
         """When ``decl`` is a pointer into memory (:func:`.calls.pointer_binding`), the

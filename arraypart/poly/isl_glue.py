@@ -365,3 +365,24 @@ def lane_set(loop: Loop, space: isl.Space, var: str, bounds: Sequence[E.Expr],
 def equal_set(e: E.Expr, f: isl.PwAff) -> isl.Set:
     """Where the expression ``e`` equals the function ``f`` (on f's space)."""
     return pw_aff(e, f.get_domain_space()).eq_set(f)
+
+
+def changes(m: isl.Map, name: str) -> isl.Set:
+    """The values ``v`` of the domain dimension ``name`` at which ``m`` changes from
+    one value to the next: ``{v : m restricted to name = v differs from m restricted to
+    name = v + 1}``, the other dimensions (iterations and the other sizes) and the
+    range compared as they are.  Bounded above by ``c``, every value above ``c`` gives
+    ``m`` the same image."""
+    space = m.get_space().domain()
+    pos = space.find_dim_by_name(SET, name)
+    step = isl.MultiAff.identity_on_domain_space(space)
+    step = step.set_at(pos, step.get_at(pos).add_constant_val(_val(1)))
+    following = m.preimage_domain_multi_aff(step)
+    return project_onto(m.subtract(following).union(following.subtract(m)).domain(), name)
+
+
+def largest(s: isl.Set, name: str) -> int | None:
+    """The largest value of dimension ``name`` over the non-empty set ``s`` (None when
+    it has none)."""
+    top = pw_aff(E.var(name), s.space).intersect_domain(s).max_val()
+    return None if top.is_infty() else top.to_python()

@@ -13,6 +13,11 @@ the least value from 0 up outside ``Bad``), and each size in turn widens to
 
 (``low`` only where it is open), so the box stays clear of ``Bad`` at every step.
 
+A size that no array bounds may still settle: above some value ``H`` the on-chip
+accesses no longer change with it (:func:`_settled_above`: ``if (s <= 15)`` around
+``buf[s]`` keeps every access that reads s to s <= 15).  It is then unbounded, proven and
+replayed from its least value to ``H + 1``, inside the guards and past them.
+
 A size that only ``if`` conditions use (``if (i < n)``) and nothing but its type bounds
 is dropped instead: the conditions on it become data dependent (both branches may run), a safe
 over-approximation for every value of it.
@@ -84,7 +89,8 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
     for k, p in enumerate(order):
         values = G.project_onto(_within(bad, box, (p.name,)), p.name)
         _check_loop_keeps_iterations(p, values, box, witnesses)
-        size = _bounded(p, values, box[p.name][0], witnesses, box, periods[p.name])
+        size = _bounded(p, values, box[p.name][0], witnesses, box, periods[p.name],
+                        kernel)
         if size.unbounded and not size.lower_end:
             later = {q.name: (box[q.name][0], None) for q in order[k + 1:]}
             size = _replayed_where_loops_run(size, kernel.body, {**box, **later})
@@ -206,12 +212,19 @@ def _reopened(p: ir.Param, bad, box: dict) -> ir.Param:
 
 def _with_unbounded_warnings(kernel: ir.Kernel) -> ir.Kernel:
     """``kernel`` with a warning per size that nothing bounds (:data:`ir.UNBOUNDED_SAMPLE`)."""
-    found = tuple(_unbounded_warning(p, _period_of(kernel, p.name))
-                  for p in kernel.params if p.unbounded)
+    found = tuple(_unbounded_warning(kernel, p) for p in kernel.params if p.unbounded)
     return replace(kernel, warnings=kernel.warnings + found) if found else kernel
 
 
-def _unbounded_warning(p: ir.Param, period: int) -> str:
+def _unbounded_warning(kernel: ir.Kernel, p: ir.Param) -> str:
+    period = _period_of(kernel, p.name)
+    if period is None:
+        settled = _settled_above(kernel, p.name)
+        return warning_text(p.coord, (
+            f"run-time size '{p.name}': nothing bounds it, but no on-chip access changes "
+            f"with it above {settled} (the conditions around the accesses that depend on "
+            f"it), so the banking holds for every value; the checker and the testbench "
+            f"replay it from {p.low} up to {p.high}"))
     if period > 1:
         return warning_text(p.coord, (
             f"run-time size '{p.name}': nothing bounds it, but the on-chip accesses "
@@ -401,8 +414,38 @@ def _free_source(period: int) -> str:
     return f"nothing (the on-chip accesses repeat every {period} values of it)"
 
 
-def _bounded(p: ir.Param, values, anchor: int, witnesses, box, period: int | None
-             ) -> ir.Param:
+def _settled_source(settled: int) -> str:
+    """What bounds a size that settles above ``settled`` (``Param.source``)."""
+    return f"nothing (no on-chip access changes with it above {settled})"
+
+
+def _settled_above(kernel: ir.Kernel, name: str) -> int | None:
+    """The least ``H`` above which the on-chip accesses no longer change with the size
+    ``name`` (its range opened above): the largest value at which some on-chip access
+    relation differs from one value of it to the next, its iterations and addresses
+    compared with the other sizes anywhere (:func:`.isl_glue.changes`); None when they
+    change at ever larger values.  Every value above ``H`` then makes the accesses
+    ``H + 1`` makes, so a banking proven up to ``H + 1`` holds for every value: guards
+    around the accesses that read it (``if (s >= 0 && s <= 15)`` around ``buf[s]``:
+    H = 15) bound it where it is used, and nothing needs to bound it elsewhere."""
+    opened = tuple(replace(p, high=None, source=None, unbounded=False) if p.name == name
+                   else p for p in kernel.params)
+    settled = -1
+    for relation in access_relations(replace(kernel, params=opened)):
+        if not kernel.array(relation.access.array).memory:
+            continue
+        changed = G.changes(relation.access_map, name)
+        if changed.is_empty():
+            continue
+        last = G.largest(changed, name)
+        if last is None:
+            return None
+        settled = max(settled, last)
+    return settled
+
+
+def _bounded(p: ir.Param, values, anchor: int, witnesses, box, period: int | None,
+             kernel: ir.Kernel) -> ir.Param:
     """``p`` with its open ends set: from ``anchor`` (a value for which no access
     leaves its array) up and down to the nearest ``values`` (those for which one
     does, the sizes bounded before held in their ranges).  A fresh start that no
@@ -411,7 +454,9 @@ def _bounded(p: ir.Param, values, anchor: int, witnesses, box, period: int | Non
     may then stay unbounded (replayed up to :data:`arraypart.ir.UNBOUNDED_SAMPLE`, or
     further where the loops run: :func:`_replayed_where_loops_run`); up to
     :data:`PERIOD_LIMIT` when they repeat every ``period`` values of it, which may stay
-    unbounded too, replayed over at least one period."""
+    unbounded too, replayed over at least one period.  Else, where the on-chip
+    accesses of ``kernel`` no longer change with ``p`` above some value
+    (:func:`_settled_above`), it may stay unbounded too, replayed up to one past it."""
     low, high, source = p.low, p.high, p.source
     above = values.intersect(G.range_set(values.space, p.name, anchor + 1, high))
     if not above.is_empty():
@@ -423,6 +468,11 @@ def _bounded(p: ir.Param, values, anchor: int, witnesses, box, period: int | Non
         low = p.low or 0
         return replace(p, low=low, high=max(low + period - 1, ir.UNBOUNDED_SAMPLE),
                        unbounded=True, source=_free_source(period))
+    elif high is None and not p.lower_end and (
+            settled := _settled_above(kernel, p.name)) is not None:
+        low = p.low or 0
+        return replace(p, low=low, high=max(low, settled + 1), unbounded=True,
+                       source=_settled_source(settled))
     elif high is None and not p.lower_end:
         define = f", or give -D {DEFINE_PREFIX}{p.name}=<largest value>" if (
             p.name.isidentifier()) else ""
