@@ -211,11 +211,11 @@ def _kill_group(process: subprocess.Popen) -> None:
 
 def size_values(kernel: ir.Kernel) -> tuple[dict[str, int | None], ...]:
     """Per recorded call of the top, each run-time size's value: a size argument's as
-    the testbench passes it (:func:`..codegen.testbench.call_sizes`); a size that the
-    data choose (a loop bound read from memory) has none."""
-    arguments = {p.name for p in kernel.source.func.params}
-    return tuple({p.name: passed.get(p.name) if p.name in arguments else None
-                  for p in kernel.params} for passed in call_sizes(kernel))
+    the testbench passes it, another size's where its expression reads only the
+    arguments (:func:`..codegen.testbench.call_sizes`); a size that the data choose (a
+    loop bound read from memory) has none."""
+    return tuple({p.name: passed.get(p.name) for p in kernel.params}
+                 for passed in call_sizes(kernel))
 
 
 def copy_texts(kernel: ir.Kernel, bankings: Mapping[str, Banking]

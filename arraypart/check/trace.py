@@ -56,6 +56,7 @@ class TraceCheck:
     unwritten: tuple[str, ...] = ()  # warnings: reads of undefined local elements
     in_headers: tuple[Coord, ...] = ()  # untraced loops of a header's text
     header_accesses: tuple[Coord, ...] = ()  # accesses of a header's functions
+    outside: tuple[str, ...] = ()  # warnings: sizes a call gives outside their ranges
 
     @property
     def disagreements(self) -> tuple[str, ...]:
@@ -80,6 +81,7 @@ class TraceCheck:
                 "untraced": [str(c.coord) for c in self.untraced],
                 "addresses_compared": [str(c) for c in self.addresses.compared],
                 "unwritten_reads": list(self.unwritten),
+                "sizes_outside": list(self.outside),
                 "disagreements": list(self.disagreements)}
 
     def format(self) -> str:
@@ -123,7 +125,7 @@ class TraceCheck:
                      f"{len([c for c in self.addresses.compared if c not in idle])} "
                      "loop(s)")
         lines += ["  " + note for note in self.addresses.skipped]
-        return "\n".join(lines + self._idle() + list(self.unwritten)
+        return "\n".join(lines + list(self.outside) + self._idle() + list(self.unwritten)
                          + list(self.disagreements))
 
     def _idle(self) -> list[str]:
@@ -227,7 +229,7 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
     skipping = frozenset(place for is_loop, place in guarded if is_loop)
     if kernel.returns_early:  # a return may skip any loop: each matched run by run
         skipping |= {(lp.coord.line, lp.coord.col) for lp in ir.loops(kernel.body)}
-    sizes = size_values(kernel)
+    sizes, outside = _modelled_sizes(kernel, size_values(kernel))
     if len(sizes) != len(trace.paths):
         raise ValueError(f"{len(trace.paths)} recorded calls for {len(sizes)} calls' sizes")
     loops = _traced_loops(kernel, inst, groups, skipping, sizes)
@@ -305,7 +307,39 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
             kernel, frozenset((c.line, c.col) for c in inst.skipped)), checkpoint))
     in_headers = tuple(c.coord for c in untraced if c.coord.file != kernel.coord.file)
     return TraceCheck(trace, result, addresses, rule, untraced, loops.labels, unwritten,
-                      in_headers, header_accesses)
+                      in_headers, header_accesses, outside)
+
+
+def _modelled_sizes(kernel: ir.Kernel, sizes: Sequence[Mapping[str, int | None]]
+                    ) -> tuple[tuple[dict[str, int | None], ...], tuple[str, ...]]:
+    """Per recorded call, ``sizes`` with each value outside its size's range (one the
+    testbench could not keep inside: a size the top computes from its arguments)
+    made unknown, as a size the data chose: that call runs outside the model's domain,
+    whose steps do not hold it; and a located warning per such size.  A size nothing
+    bounds (``Param.unbounded``) holds every value."""
+    params = {p.name: p for p in kernel.params if not p.unbounded}
+    kept = tuple({name: None if name in params and value is not None
+                  and not _holds(params[name], value) else value
+                  for name, value in at.items()} for at in sizes)
+    warnings = []
+    for name, p in params.items():
+        out = [(call + 1, at[name]) for call, (at, mine) in enumerate(zip(sizes, kept))
+               if at.get(name) is not None and mine[name] is None]
+        if out:
+            warnings.append(
+                f"{p.coord}: warning: the testbench gives {name} "
+                + ", ".join(f"the value {v} in the top's call {c} of {len(sizes)}"
+                            for c, v in out)
+                + f", outside the range {p.low}..{p.high} the model holds ({p.source}): "
+                "the run leaves the modelled domain there, so the loops it bounds are not "
+                "compared with the model's addresses in those calls (their II is still "
+                "replayed)")
+    return kept, tuple(warnings)
+
+
+def _holds(param: ir.Param, value: int) -> bool:
+    return ((param.low is None or value >= param.low)
+            and (param.high is None or value <= param.high))
 
 
 @dataclass(frozen=True, slots=True)
