@@ -1197,9 +1197,10 @@ def test_the_testbench_keeps_sizes_of_scalar_expressions_inside_their_range(tmp_
     compiled = arraypart.compile_kernel(write(tmp_path, "sums.c", text), ports=1)
     kernel = compiled.report.kernel
     assert kernel.array("p").shape == (16,)
-    assert driven_values(kernel, frozenset({"H", "W", "n"}), 3, 3) == {
+    assert driven_values(kernel, frozenset({"H", "W", "n"}), 3, 3).scalars == {
         "H": (3, 4, 4), "W": (3, 4, 4), "n": (3, 4, 4)}
-    assert driven_values(kernel, frozenset({"W"}), 3, 3) == {}  # H is no stepped scalar
+    # H is no stepped scalar
+    assert driven_values(kernel, frozenset({"W"}), 3, 3).scalars == {}
     run = run_testbench(compiled, tmp_path, ("-fsanitize=address", "-g"))
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
 
@@ -1221,7 +1222,7 @@ def test_a_clamped_end_is_driven_above_its_clamped_start(tmp_path):
 }
 """
     kernel = arraypart.analyze(write(tmp_path, "t9.c", text)).kernel
-    assert driven_values(kernel, frozenset({"lo", "hi"}), 3, 3) == {"hi": (6, 7, 8)}
+    assert driven_values(kernel, frozenset({"lo", "hi"}), 3, 3).scalars == {"hi": (6, 7, 8)}
 
 
 @needs_gxx
@@ -1250,7 +1251,7 @@ def test_sizes_a_product_reads_are_lowered_together(tmp_path):
 }
 """
     compiled = arraypart.compile_kernel(write(tmp_path, "r4.cpp", text))
-    assert driven_values(compiled.report.kernel, frozenset(), 3, 3) == {
+    assert driven_values(compiled.report.kernel, frozenset(), 3, 3).scalars == {
         "H": (16, 0, 16), "W": (16, 0, 16)}
     run = run_testbench(compiled, tmp_path, ("-fsanitize=address", "-g"))
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr

@@ -27,7 +27,7 @@ from arraypart.limits import STAGE_FLOOR_S, Deadline, TimeLimit
 from arraypart.scheme import Banking, DimPartition, per_dim_scheme
 
 from conftest import (HAVE_GXX, ROOT, STANDINS, assert_the_testbench_passes,
-                      assert_the_trace_agrees, needs_gxx, run_testbench)
+                      assert_the_trace_agrees, needs_gxx, run_testbench, write)
 from kernelgen import random_kernels
 from test_c_division import div_kernels
 
@@ -2301,3 +2301,61 @@ def test_a_clamped_size_beside_a_by_call_scalar_is_run_inside_its_range(tmp_path
                     "    out[i] = buf[i] + buf[i + s];\n  }\n}\n")
     text = _judged_text(path, tmp_path)
     assert "t3.cpp:6:3): 1 steps" in text and "disagrees" not in text
+
+
+def _rewritten(name: str, rewrite: str) -> str:
+    """A top that rewrites its by-reference n (``rewrite``) before a loop to n that
+    LOOP_TRIPCOUNT bounds at 6."""
+    return (f"void {name}(const int a[64], int out[64], int &n) {{\n  {rewrite}\n"
+            "  for (int i = 0; i < n; i++) {\n#pragma HLS LOOP_TRIPCOUNT max=6\n"
+            "#pragma HLS pipeline II=1\n    out[i] = a[i] + a[i + 1];\n  }\n}\n")
+
+
+@needs_gxx
+def test_a_size_the_top_computes_from_its_arguments_is_driven_inside_its_range(tmp_path):
+    """n = n * 2 + 1 reaches the loop's end, a fresh size n@3:23 that LOOP_TRIPCOUNT
+    holds in 0..6: the testbench passed n = 6 in every call (13 steps), outside the
+    model's domain, and the trace compared no address ("not enumerated", probe M8/F3).
+    The straight-line write is now followed: n = 2 (5 steps), the size's value reaches
+    the trace, which compares the addresses."""
+    path = tmp_path / "twice.cpp"
+    path.write_text(_rewritten("twice", "n = n * 2 + 1;"))
+    report = api.analyze(path)
+    assert trace.size_values(report.kernel) == ({"n@3:23": 5},) * 3
+    recorded = trace.record(report.kernel, clangtu.Options(), tmp_path,
+                            report.solution.emitted_bankings())
+    judged = api.judge_trace(report, recorded, ports=2)
+    assert judged.disagreements == () and judged.outside == (), judged.format()
+    assert [loop.steps for loop in judged.replay.loops] == [15]
+    assert [str(c) for c in judged.addresses.compared] == [f"{path}:3:3"]
+
+
+def test_a_local_the_top_computes_from_an_argument_is_driven_inside_its_range(tmp_path):
+    """int m = n * n; bounds a loop at most 10 times: n = 3, 4, 5 gave m = 9, 16, 25;
+    n is now lowered to 3 in every call.  A write in a branch leaves m unknown (the
+    testbench keeps its default, the trace its value None)."""
+    text = ("void sq(const int a[64], int out[64], int n) {{\n  int m = n * n;\n  {}\n"
+            "  for (int i = 0; i < m; i++) {{\n#pragma HLS LOOP_TRIPCOUNT max=10\n"
+            "#pragma HLS pipeline II=1\n    out[i] = a[i] + a[i + 1];\n  }}\n}}\n")
+    path = write(tmp_path, "sq.c", text.format("n++;"))
+    assert trace.size_values(arraypart.analyze(path).kernel) == ({"m@4:23": 9},) * 3
+    path = write(tmp_path, "sq.c", text.format("if (a[0] > 0) m = 1;"))
+    assert trace.size_values(arraypart.analyze(path).kernel) == ({"m@4:23": None},) * 3
+
+
+@needs_gxx
+def test_a_size_the_testbench_cannot_keep_in_range_is_a_located_warning(tmp_path):
+    """n = 20 - n needs n >= 14 for the loop's 6 steps at most; the testbench only
+    lowers arguments, so each call runs 14 steps, outside the model's domain: a
+    disagreement (the model's domain at n@ = 14 has no step), now a warning at the
+    size that names the calls, whose addresses are not compared."""
+    path = tmp_path / "less.cpp"
+    path.write_text(_rewritten("less", "n = 20 - n;"))
+    text = _judged_text(path, tmp_path)
+    assert "error" not in text and "42 steps" in text, text
+    assert (f"{path}:3:23: warning: the testbench gives n@3:23 the value 14 in the top's "
+            "call 1 of 3, the value 14 in the top's call 2 of 3, the value 14 in the "
+            "top's call 3 of 3, outside the range 0..6 the model holds (LOOP_TRIPCOUNT "
+            f"max=6 at {path}:4:1)") in text, text
+    assert "addresses compared with the polyhedral model in 0 loop(s)" in text
+

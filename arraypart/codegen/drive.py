@@ -237,11 +237,7 @@ def _reaching(kernel: Kernel, node: N.Node) -> tuple[frozenset[str], Evaluate] |
         if holds:
             break
         for name, write in plain:
-            value = write.init if isinstance(write, N.Decl) else getattr(write, "rvalue",
-                                                                          None)
-            updates = not isinstance(write, N.Decl) and write.op != "="
-            sources = [reads.get(n) for n in (N.identifiers(value) if value else set())
-                       | ({name} if updates else set())]
+            sources = [reads.get(n) for n in _read_by(write, name)]
             known = name in types and None not in sources
             reads[name] = frozenset().union(*sources) if known else None
             if known:
@@ -276,6 +272,15 @@ def _plain_writes(item: N.Node) -> list[tuple[str, N.Node]]:
     if name is None or (value is not None and S.side_effect(value) is not None):
         return []
     return [(name, item)]
+
+
+def _read_by(write: N.Node, name: str) -> set[str]:
+    """The names whose values ``write`` (:func:`_plain_writes`) of ``name`` reads."""
+    if isinstance(write, N.Decl):
+        return N.identifiers(write.init)
+    if isinstance(write, N.UnaryOp):
+        return {name}
+    return N.identifiers(write.rvalue) | ({name} if write.op != "=" else set())
 
 
 def _written_value(write: N.Node, name: str, scope: Mapping[str, int]) -> int | None:
