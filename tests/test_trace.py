@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import arraypart
-from arraypart import api, cli, frontend, ir
+from arraypart import api, check, cli, frontend, ir
 from arraypart import expr as E
 from arraypart.banking.solution import Solution
 from arraypart.check import addresses, instrument, trace
@@ -2359,3 +2359,35 @@ def test_a_size_the_testbench_cannot_keep_in_range_is_a_located_warning(tmp_path
             f"max=6 at {path}:4:1)") in text, text
     assert "addresses compared with the polyhedral model in 0 loop(s)" in text
 
+
+# Two lanes of one pipeline step update one element: lane 1 reads acc[o] after lane 0
+# wrote it.
+UPDATED_TWICE = """void upd(const int in[32], int out[16]) {
+  int acc[16];
+#pragma HLS bind_storage variable=acc type=ram_1p
+  for (int k = 0; k < 16; k++) acc[k] = 0;
+  for (int i = 0; i < 32; i++) {
+#pragma HLS pipeline II=1
+#pragma HLS unroll factor=2
+    acc[i / 2] += in[i];
+  }
+  for (int k = 0; k < 16; k++) out[k] = acc[k];
+}
+"""
+
+
+@needs_gxx
+def test_the_lanes_of_an_unroll_factor_run_one_after_another_in_a_step(tmp_path):
+    """No store forwarding in a loop with an unroll factor (``poly.forwarding``), so
+    lane 1's read of acc[o] after lane 0's write of it is a load of its own (probe 36
+    F1's rule): two reads and two writes, II 4 on ram_1p, as the banking proof and the
+    trace count.  The checker put the step's lanes side by side in program order (lane
+    1's read before lane 0's write), merged the two reads and claimed II 3: report
+    and trace disagreed (model II 3, traced II 4; model II 5, traced II 6 with one more
+    read of acc)."""
+    path = write(tmp_path, "upd.cpp", UPDATED_TWICE)
+    report, judged = api.trace_kernel(path, as_written=True)
+    assert [loop.achieved_ii for loop in check.check_kernel(
+        report.kernel, {}, rule=True).loops] == [1, 4, 1]
+    assert judged.disagreements == (), judged.format()
+    assert [loop.traced_ii for loop in judged.replay.loops] == [1, 4, 1]

@@ -101,14 +101,16 @@ def element_instances(e: Emitted, k: int, a: ir.Access, elements: dict) -> list[
 
 def instance_orders(e: Emitted, k: int, a: ir.Access) -> list[tuple[tuple, int]]:
     """(order, column) of each column of ``e`` that runs in some step, ``a`` its
-    ``k``-th access: the place in the iteration's program order (``Emitted.at`` with
-    the column's lane ordinals, then 0 for a read and 1 for a write, then ``k``)."""
+    ``k``-th access: the place in the iteration's program order (the column's lane of
+    the concurrent loop's own unroll factor, whose lanes' bodies run one after
+    another, then ``Emitted.at`` with the column's lane ordinals, then 0 for a read
+    and 1 for a write, then ``k``)."""
     kind = 0 if a.kind == "read" else 1
     out = []
     for column in np.flatnonzero(e.frame.mask.any(axis=0)).tolist():
         digits = _digits(column, e.widths)
         order = tuple(digits[s.loop + 1] if isinstance(s, Digit) else s for s in e.at)
-        out.append((order + (kind, k), column))
+        out.append(((digits[0],) + order + (kind, k), column))
     return out
 
 
