@@ -93,7 +93,8 @@ def element_instances(e: Emitted, k: int, a: ir.Access, elements: dict) -> list[
         qualifies = e.plain and bool(every[column]) and plain_reference(a) and a.regular
         key = (id(a), column, e.widths)
         if qualifies and key not in elements:
-            elements[key] = _element(a, e.unrolled, _digits(column, e.widths)[1:])
+            digits = _digits(column, e.widths)
+            elements[key] = _element(a, e.unrolled, digits[1:], e.root, digits[0])
         element = elements[key] if qualifies else None
         out.append((order, a, column, e.frame.lanes, element))
     return out
@@ -174,12 +175,16 @@ def _digits(column: int, widths: tuple[int, ...]) -> list[int]:
     return out[::-1]
 
 
-def _element(a: ir.Access, unrolled: tuple[ir.Loop, ...], ordinals: list[int]
-             ) -> tuple | None:
+def _element(a: ir.Access, unrolled: tuple[ir.Loop, ...], ordinals: list[int],
+             root: ir.Loop | None = None, lane: int = 0) -> tuple | None:
     """The element ``a`` names in the lane of ``ordinals`` (one per loop of
-    ``unrolled``): its member and the affine form of each subscript, or None when a
-    subscript reads an iterator whose start is a min/max of several expressions."""
+    ``unrolled``) and the ``lane`` of the concurrent loop ``root`` (its iterator ``v``
+    then ``v + lane * step``, ``v`` the step's first iteration, in every lane): its
+    member and the affine form of each subscript, or None when a subscript reads an
+    iterator whose start is a min/max of several expressions."""
     env: dict[str, E.Expr] = {}
+    if root is not None and lane:
+        env[root.var] = E.add(E.var(root.var), E.const(lane * root.step))
     unknown: set[str] = set()
     for loop, ordinal in zip(unrolled, ordinals):
         if len(loop.init) != 1:
