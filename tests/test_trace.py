@@ -2391,3 +2391,19 @@ def test_the_lanes_of_an_unroll_factor_run_one_after_another_in_a_step(tmp_path)
         report.kernel, {}, rule=True).loops] == [1, 4, 1]
     assert judged.disagreements == (), judged.format()
     assert [loop.traced_ii for loop in judged.replay.loops] == [1, 4, 1]
+
+
+@needs_gxx
+def test_a_mod_of_the_loops_iterator_may_alias_in_the_trace_as_in_the_model(tmp_path):
+    """Lane 0 writes acc[i % 16], lane 1 then reads acc[(i + 1) % 16]: one apart in
+    every step of the run, yet no affine form tells them apart, so they may alias
+    (LLVM's BasicAA, the model and the checker alike) and lane 1's read is a load of
+    its own beside lane 0's read of that element: four reads and two writes, II 6 on
+    ram_1p.  The trace took the run's constant distance and merged them (II 5, below
+    the model's: more lenient than the rule)."""
+    path = write(tmp_path, "modded.cpp", UPDATED_TWICE.replace("upd", "modded").replace(
+        "acc[i / 2] += in[i];", "acc[i % 16] += in[i] + acc[(i + 1) % 16];"))
+    report, judged = api.trace_kernel(path, as_written=True)
+    assert judged.disagreements == (), judged.format()
+    assert [(loop.claim.claimed_ii, loop.traced_ii) for loop in judged.replay.loops] == [
+        (1, 1), (6, 6), (1, 1)]

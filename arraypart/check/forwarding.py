@@ -94,7 +94,7 @@ def element_instances(e: Emitted, k: int, a: ir.Access, elements: dict) -> list[
         key = (id(a), column, e.widths)
         if qualifies and key not in elements:
             digits = _digits(column, e.widths)
-            elements[key] = _element(a, e.unrolled, digits[1:], e.root, digits[0])
+            elements[key] = lane_element(a, e.unrolled, digits[1:], e.root, digits[0])
         element = elements[key] if qualifies else None
         out.append((order, a, column, e.frame.lanes, element))
     return out
@@ -175,7 +175,7 @@ def _digits(column: int, widths: tuple[int, ...]) -> list[int]:
     return out[::-1]
 
 
-def _element(a: ir.Access, unrolled: tuple[ir.Loop, ...], ordinals: list[int],
+def lane_element(a: ir.Access, unrolled: tuple[ir.Loop, ...], ordinals: list[int],
              root: ir.Loop | None = None, lane: int = 0) -> tuple | None:
     """The element ``a`` names in the lane of ``ordinals`` (one per loop of
     ``unrolled``) and the ``lane`` of the concurrent loop ``root`` (its iterator ``v``

@@ -24,7 +24,7 @@ from ..poly.model import CycleGroup
 from ..scheme import Banking, none_scheme
 from . import calls
 from .addresses import AddressCheck, compare
-from .forwarding import forwarded_arrays
+from .forwarding import forwarded_arrays, lane_element
 from .instrument import Instrumented, Site
 from .recording import STAGE, Trace, copy_text, driver_source, record, size_values
 from .records import no_checkpoint
@@ -38,6 +38,9 @@ __all__ = ["STAGE", "Claim", "TraceCheck", "Trace", "check_trace", "driver_sourc
 
 #: The stage :func:`check_trace` is.
 REPLAY_STAGE = "replaying the recorded run (check --trace)"
+#: Lanes of one access whose subscripts :func:`_affine_in_every_lane` folds one by one
+#: (a few microseconds each): a pipeline's widest unrolled nests stay below it.
+MAX_LANES_AFFINE = 1 << 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -527,8 +530,8 @@ def _forwarding(kernel: ir.Kernel, sites: Sequence[Site], coords: Sequence[Coord
 
 def _regular_sites(kernel: ir.Kernel, sites: Sequence[Site]) -> np.ndarray:
     """Per site, whether it is a plain regular reference wherever its place is
-    (``lanes.plain_reference``, every subscript affine, in no ``if``, conditional on
-    no ``?:`` or ``&&``) of an array that is not reshaped: the run's addresses may
+    (``lanes.plain_reference``, every subscript affine in each lane, in no ``if``,
+    conditional on no ``?:`` or ``&&``) of an array that is not reshaped: the run's addresses may
     tell its writes apart from a read (:mod:`.traced_epochs`)."""
     arrays = {a.name: a for a in kernel.arrays}
     reshaped = {(a.coord.line, a.coord.col) for a in ir.accesses(kernel.body)
@@ -540,16 +543,74 @@ def _regular_sites(kernel: ir.Kernel, sites: Sequence[Site]) -> np.ndarray:
 def _plain_places(kernel: ir.Kernel, fits: Callable[[ir.Loop], bool]
                   ) -> dict[tuple[int, int], bool]:
     """Per ``(line, col)`` of an access in a concurrent loop, whether every
-    reference there is plain (``lanes.plain_reference``, regular, in no ``if``) in
-    a loop that ``fits``."""
+    reference there is plain (``lanes.plain_reference``, regular, in no ``if``) and
+    affine in each lane (:func:`_affine_in_every_lane`) in a loop that ``fits``."""
     place_ok: dict[tuple[int, int], bool] = {}
     for region in regions(kernel):
         loop_fits = fits(region.loop)
+        lanes = dict(_lane_loops(region.loop.body, region.loop.pipeline_ii is not None))
         for a, plain in _placed_accesses(region.loop.body):
             where = (a.coord.line, a.coord.col)
             place_ok[where] = place_ok.get(where, True) and loop_fits and plain and (
-                plain_reference(a) and a.regular)
+                plain_reference(a) and a.regular
+                and _affine_in_every_lane(a, lanes.get(id(a), ())))
     return place_ok
+
+
+def _lane_loops(nodes: tuple[ir.Node, ...], pipelined: bool,
+                around: tuple[ir.Loop, ...] = ()) -> Iterator[tuple[int, tuple[ir.Loop, ...]]]:
+    """(id of each access in ``nodes``, a concurrent loop's body, the loops around it
+    there that run as lanes, fully unrolled: :mod:`.walk`, inside a pipelined loop or
+    unrolled without a factor)."""
+    for n in nodes:
+        if isinstance(n, ir.Stmt):
+            yield from ((id(a), around) for a in n.accesses)
+        elif isinstance(n, ir.If):
+            yield from ((id(a), around) for a in n.cond_accesses)
+            yield from _lane_loops(n.then + n.orelse, pipelined, around)
+        else:
+            lane = pipelined or n.unroll == 0
+            yield from _lane_loops(n.body, pipelined or n.pipeline_ii is not None,
+                                   around + (n,) if lane else around)
+
+
+def _affine_in_every_lane(a: ir.Access, lanes: tuple[ir.Loop, ...]) -> bool:
+    """Every subscript of ``a`` is affine in each lane of the loops ``lanes`` (their
+    iterators at their values there: :func:`.forwarding.lane_element`), as the model
+    and the checker require of a write they tell apart from a read, as LLVM's BasicAA
+    does (``poly.aliasing``): ``acc[i % 16]`` and ``acc[(i + 1) % 16]`` in two lanes of
+    an unroll factor may alias, though the run kept them one apart in every step;
+    ``acc[(2*o + l) / 2]`` is ``acc[o]`` in both lanes of ``l``.  Lanes whose values
+    are not constants, or more than :data:`MAX_LANES_AFFINE` of them, keep the
+    run's distances (true as before)."""
+    ordinals = _lane_ordinals(lanes)
+    if ordinals is None:
+        return True
+    return all(element is not None and all(form[0] == "affine" for form in element[1])
+               for element in (lane_element(a, lanes, list(o)) for o in ordinals))
+
+
+def _lane_ordinals(lanes: tuple[ir.Loop, ...]) -> list[tuple[int, ...]] | None:
+    """Each lane's ordinals of the loops ``lanes`` (outermost first), their starts
+    and bounds folded with the outer lanes' values; None where one is no constant or
+    past :data:`MAX_LANES_AFFINE` lanes."""
+    combos: list[tuple[tuple[int, ...], dict[str, E.Expr]]] = [((), {})]
+    for loop in lanes:
+        if len(loop.init) != 1 or len(loop.bound) != 1:
+            return None
+        grown = []
+        for ordinals, env in combos:
+            start, end = (E.simplify(E.substitute(e, env)) for e in (loop.init[0],
+                                                                    loop.bound[0]))
+            if not (isinstance(start, E.Const) and isinstance(end, E.Const)):
+                return None
+            for k in range(max(0, (end.value - start.value) // loop.step + 1)):
+                grown.append((ordinals + (k,), env | {
+                    loop.var: E.const(start.value + k * loop.step)}))
+        if len(grown) > MAX_LANES_AFFINE:
+            return None
+        combos = grown
+    return [ordinals for ordinals, _ in combos]
 
 
 def _site_flags(sites: Sequence[Site], place_ok: dict[tuple[int, int], bool]) -> np.ndarray:
