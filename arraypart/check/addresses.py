@@ -147,9 +147,10 @@ def compare(paths: Sequence[Path], sites: Sequence[Site], loops: Sequence[Coord]
             sizes: Sequence[Mapping[str, int | None]] = ({},)) -> AddressCheck:
     """Compare the records at ``paths`` (one file per recorded call of the top, each
     compared with the model at its own ``sizes``: the run's value of each run-time
-    size, None where the data chose it) with the model's ``groups`` by traced loop id;
-    ``directions``: by loop id, the step signs of the loops around it and its own
-    (outermost first); ``arrays``: (name, shape) by array id.  Left out of the sums on
+    size, None where the data chose it or the call gave it outside its range) with the
+    model's ``groups`` by traced loop id; ``directions``: by loop id, the step signs of
+    the loops around it and its own (outermost first); ``arrays``: (name, shape) by
+    array id.  Left out of the sums on
     both sides: irregular references, conditional sites and the (line, col) in
     ``may_places`` (under a data-dependent ``if`` inside their loop), which the model
     takes as running whenever they may: the regular ones are looked up instead; the
@@ -179,8 +180,8 @@ def compare(paths: Sequence[Path], sites: Sequence[Site], loops: Sequence[Coord]
             model = _model(gs, directions.get(lid), ids, shapes, left_out, may, at)
             if model is None:
                 skipped[f"{loops[lid]}: the model's steps were not enumerated (a size "
-                        f"the data chose, loops not matched, or over {MAX_MODEL_STEPS} "
-                        "steps)"] = None
+                        f"the data chose or a call gave outside its range, loops not "
+                        f"matched, or over {MAX_MODEL_STEPS} steps)"] = None
             else:
                 models[lid] = model
         skipped.update((f"{loops[lid]}: the accesses under its data-dependent ifs were not "
