@@ -2407,3 +2407,25 @@ def test_a_mod_of_the_loops_iterator_may_alias_in_the_trace_as_in_the_model(tmp_
     assert judged.disagreements == (), judged.format()
     assert [(loop.claim.claimed_ii, loop.traced_ii) for loop in judged.replay.loops] == [
         (1, 1), (6, 6), (1, 1)]
+
+
+@needs_gxx
+def test_a_loop_run_past_every_value_of_its_unknown_size_is_a_located_warning(tmp_path):
+    """A callee doubles its len in a branch, so the model's fresh size len@ (at most
+    6) has no value the testbench knows, and the trace compared nothing and said
+    nothing while n = 3, 4, 5 ran 7, 9 and 11 steps.  The model's domain at len@'s
+    largest value holds every smaller one's, so each call past its 6 steps is a
+    warning at the loop."""
+    path = write(tmp_path, "half.cpp", (
+        "static void sub(const int a[64], int out[64], int len) {\n"
+        "  if (a[0] > -100) len = len * 2 + 1;\n  for (int i = 0; i < len; i++) {\n"
+        "#pragma HLS LOOP_TRIPCOUNT max=6\n#pragma HLS pipeline II=1\n"
+        "    out[i] = a[i] + a[i + 1];\n  }\n}\n"
+        "void half(const int a[64], int out[64], int n) {\n  sub(a, out, n);\n}\n"))
+    text = _judged_text(path, tmp_path)
+    assert "error" not in text, text
+    assert [line.split(" the run makes ")[1].split(" steps")[0] for line in text.splitlines()
+            if line.startswith(f"{path}:3:3: warning: in the top's call")] == [
+        "7", "9", "11"], text
+    assert ("than the model's domain holds at the largest values of its sizes (len@3:23=6: "
+            "6 steps)") in text

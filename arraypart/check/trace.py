@@ -24,9 +24,10 @@ from ..poly.model import CycleGroup
 from ..scheme import Banking, none_scheme
 from . import calls
 from .addresses import AddressCheck, compare
-from .forwarding import forwarded_arrays, lane_element
+from .forwarding import affine_in_every_lane, forwarded_arrays, lane_loops
 from .instrument import Instrumented, Site
-from .recording import STAGE, Trace, copy_text, driver_source, record, size_values
+from .recording import (STAGE, Trace, copy_text, driver_source, modelled_sizes, record,
+                        size_values, widening)
 from .records import no_checkpoint
 from .replay import RECORDED, Claim, LoopReplay, Memory, Replay, replay, window_key
 from .traced_epochs import Forwarding
@@ -38,9 +39,6 @@ __all__ = ["STAGE", "Claim", "TraceCheck", "Trace", "check_trace", "driver_sourc
 
 #: The stage :func:`check_trace` is.
 REPLAY_STAGE = "replaying the recorded run (check --trace)"
-#: Lanes of one access whose subscripts :func:`_affine_in_every_lane` folds one by one
-#: (a few microseconds each): a pipeline's widest unrolled nests stay below it.
-MAX_LANES_AFFINE = 1 << 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +82,7 @@ class TraceCheck:
                 "untraced": [str(c.coord) for c in self.untraced],
                 "addresses_compared": [str(c) for c in self.addresses.compared],
                 "unwritten_reads": list(self.unwritten),
-                "sizes_outside": list(self.outside),
+                "sizes_outside": list(self.outside) + list(self.addresses.beyond),
                 "disagreements": list(self.disagreements)}
 
     def format(self) -> str:
@@ -128,8 +126,8 @@ class TraceCheck:
                      f"{len([c for c in self.addresses.compared if c not in idle])} "
                      "loop(s)")
         lines += ["  " + note for note in self.addresses.skipped]
-        return "\n".join(lines + list(self.outside) + self._idle() + list(self.unwritten)
-                         + list(self.disagreements))
+        return "\n".join(lines + list(self.outside) + list(self.addresses.beyond)
+                          + self._idle() + list(self.unwritten) + list(self.disagreements))
 
     def _idle(self) -> list[str]:
         """A warning per modelled loop that ran no step in any recorded call."""
@@ -232,7 +230,11 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
     skipping = frozenset(place for is_loop, place in guarded if is_loop)
     if kernel.returns_early:  # a return may skip any loop: each matched run by run
         skipping |= {(lp.coord.line, lp.coord.col) for lp in ir.loops(kernel.body)}
-    sizes, outside = _modelled_sizes(kernel, size_values(kernel))
+    passed = size_values(kernel)
+    sizes, outside = modelled_sizes(kernel, passed)
+    # the sizes whose values no call tells: the steps their highest values allow bound a run
+    widest = {p.name: p.high for p in kernel.params if widening(p)
+              and all(at.get(p.name) is None for at in passed)}
     if len(sizes) != len(trace.paths):
         raise ValueError(f"{len(trace.paths)} recorded calls for {len(sizes)} calls' sizes")
     loops = _traced_loops(kernel, inst, groups, skipping, sizes)
@@ -279,7 +281,7 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
                         frozenset((c.line, c.col) for c in inst.skipped + inst.included)
                         | {site for _, site in windows} | _reshaped_places(kernel)
                         | _irregular_places(kernel) | _initialized_places(kernel)
-                        | {(c.line, c.col) for c in header_accesses}, sizes)
+                        | {(c.line, c.col) for c in header_accesses}, sizes, widest)
     shared = tuple(f"{coord}: its text runs in {len(members)} calls, whose steps were not "
                    "told apart (a call under a data-dependent if, or one the model cannot "
                    "enumerate): addresses not compared"
@@ -311,38 +313,6 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
     in_headers = tuple(c.coord for c in untraced if c.coord.file != kernel.coord.file)
     return TraceCheck(trace, result, addresses, rule, untraced, loops.labels, unwritten,
                       in_headers, header_accesses, outside)
-
-
-def _modelled_sizes(kernel: ir.Kernel, sizes: Sequence[Mapping[str, int | None]]
-                    ) -> tuple[tuple[dict[str, int | None], ...], tuple[str, ...]]:
-    """Per recorded call, ``sizes`` with each value outside its size's range (one the
-    testbench could not keep inside: a size the top computes from its arguments)
-    made unknown, as a size the data chose: that call runs outside the model's domain,
-    whose steps do not hold it; and a located warning per such size.  A size nothing
-    bounds (``Param.unbounded``) holds every value."""
-    params = {p.name: p for p in kernel.params if not p.unbounded}
-    kept = tuple({name: None if name in params and value is not None
-                  and not _holds(params[name], value) else value
-                  for name, value in at.items()} for at in sizes)
-    warnings = []
-    for name, p in params.items():
-        out = [(call + 1, at[name]) for call, (at, mine) in enumerate(zip(sizes, kept))
-               if at.get(name) is not None and mine[name] is None]
-        if out:
-            warnings.append(
-                f"{p.coord}: warning: the testbench gives {name} "
-                + ", ".join(f"the value {v} in the top's call {c} of {len(sizes)}"
-                            for c, v in out)
-                + f", outside the range {p.low}..{p.high} the model holds ({p.source}): "
-                "the run leaves the modelled domain there, so the loops it bounds are not "
-                "compared with the model's addresses in those calls (their II is still "
-                "replayed)")
-    return kept, tuple(warnings)
-
-
-def _holds(param: ir.Param, value: int) -> bool:
-    return ((param.low is None or value >= param.low)
-            and (param.high is None or value <= param.high))
 
 
 @dataclass(frozen=True, slots=True)
@@ -544,73 +514,17 @@ def _plain_places(kernel: ir.Kernel, fits: Callable[[ir.Loop], bool]
                   ) -> dict[tuple[int, int], bool]:
     """Per ``(line, col)`` of an access in a concurrent loop, whether every
     reference there is plain (``lanes.plain_reference``, regular, in no ``if``) and
-    affine in each lane (:func:`_affine_in_every_lane`) in a loop that ``fits``."""
+    affine in each lane (:func:`.forwarding.affine_in_every_lane`) in a loop that ``fits``."""
     place_ok: dict[tuple[int, int], bool] = {}
     for region in regions(kernel):
         loop_fits = fits(region.loop)
-        lanes = dict(_lane_loops(region.loop.body, region.loop.pipeline_ii is not None))
+        lanes = dict(lane_loops(region.loop.body, region.loop.pipeline_ii is not None))
         for a, plain in _placed_accesses(region.loop.body):
             where = (a.coord.line, a.coord.col)
             place_ok[where] = place_ok.get(where, True) and loop_fits and plain and (
                 plain_reference(a) and a.regular
-                and _affine_in_every_lane(a, lanes.get(id(a), ())))
+                and affine_in_every_lane(a, lanes.get(id(a), ())))
     return place_ok
-
-
-def _lane_loops(nodes: tuple[ir.Node, ...], pipelined: bool,
-                around: tuple[ir.Loop, ...] = ()) -> Iterator[tuple[int, tuple[ir.Loop, ...]]]:
-    """(id of each access in ``nodes``, a concurrent loop's body, the loops around it
-    there that run as lanes, fully unrolled: :mod:`.walk`, inside a pipelined loop or
-    unrolled without a factor)."""
-    for n in nodes:
-        if isinstance(n, ir.Stmt):
-            yield from ((id(a), around) for a in n.accesses)
-        elif isinstance(n, ir.If):
-            yield from ((id(a), around) for a in n.cond_accesses)
-            yield from _lane_loops(n.then + n.orelse, pipelined, around)
-        else:
-            lane = pipelined or n.unroll == 0
-            yield from _lane_loops(n.body, pipelined or n.pipeline_ii is not None,
-                                   around + (n,) if lane else around)
-
-
-def _affine_in_every_lane(a: ir.Access, lanes: tuple[ir.Loop, ...]) -> bool:
-    """Every subscript of ``a`` is affine in each lane of the loops ``lanes`` (their
-    iterators at their values there: :func:`.forwarding.lane_element`), as the model
-    and the checker require of a write they tell apart from a read, as LLVM's BasicAA
-    does (``poly.aliasing``): ``acc[i % 16]`` and ``acc[(i + 1) % 16]`` in two lanes of
-    an unroll factor may alias, though the run kept them one apart in every step;
-    ``acc[(2*o + l) / 2]`` is ``acc[o]`` in both lanes of ``l``.  Lanes whose values
-    are not constants, or more than :data:`MAX_LANES_AFFINE` of them, keep the
-    run's distances (true as before)."""
-    ordinals = _lane_ordinals(lanes)
-    if ordinals is None:
-        return True
-    return all(element is not None and all(form[0] == "affine" for form in element[1])
-               for element in (lane_element(a, lanes, list(o)) for o in ordinals))
-
-
-def _lane_ordinals(lanes: tuple[ir.Loop, ...]) -> list[tuple[int, ...]] | None:
-    """Each lane's ordinals of the loops ``lanes`` (outermost first), their starts
-    and bounds folded with the outer lanes' values; None where one is no constant or
-    past :data:`MAX_LANES_AFFINE` lanes."""
-    combos: list[tuple[tuple[int, ...], dict[str, E.Expr]]] = [((), {})]
-    for loop in lanes:
-        if len(loop.init) != 1 or len(loop.bound) != 1:
-            return None
-        grown = []
-        for ordinals, env in combos:
-            start, end = (E.simplify(E.substitute(e, env)) for e in (loop.init[0],
-                                                                    loop.bound[0]))
-            if not (isinstance(start, E.Const) and isinstance(end, E.Const)):
-                return None
-            for k in range(max(0, (end.value - start.value) // loop.step + 1)):
-                grown.append((ordinals + (k,), env | {
-                    loop.var: E.const(start.value + k * loop.step)}))
-        if len(grown) > MAX_LANES_AFFINE:
-            return None
-        combos = grown
-    return [ordinals for ordinals, _ in combos]
 
 
 def _site_flags(sites: Sequence[Site], place_ok: dict[tuple[int, int], bool]) -> np.ndarray:
