@@ -378,20 +378,29 @@ def test_irregular_reads_cannot_exceed_the_elements_of_a_bank():
 
 def reference_needs(refs, shape, scheme, model, n_i, n_j, u):
     """Plain-Python simulation: per step (i, j block), per bank, distinct reads and
-    all writes, and the least II that fits; banks looked up in ``scheme.maps()``."""
+    all writes, and the least II that fits; banks looked up in ``scheme.maps()``.
+    The step's lanes run one after another, each reading before it writes; two reads
+    of one element are one only with no write between that may alias them
+    (:func:`_may_alias`)."""
     bank_map = scheme.maps()[0]
     needs = []
     for i in range(n_i):
         for jb in range(0, n_j, u):
             reads, writes = {}, {}
+            written = []  # the step's writes so far, by their flat forms
             for j in range(jb, min(jb + u, n_j)):
-                for (ci, di, cj, dj, kind) in refs:
-                    x = (ci * i + di, cj * j + dj)
-                    b = int(bank_map[x])
-                    if kind == "read":
-                        reads.setdefault(b, set()).add(x)
-                    else:
+                forms = [_flat_form(ref, shape, j - jb) for ref in refs]
+                for ref, form in zip(refs, forms):
+                    x = (ref[0] * i + ref[1], ref[2] * j + ref[3])
+                    if ref[4] == "read":
+                        epoch = frozenset(n for n, w in enumerate(written)
+                                          if _may_alias(w, form))
+                        reads.setdefault(int(bank_map[x]), set()).add((x, epoch))
+                for ref, form in zip(refs, forms):
+                    if ref[4] == "write":
+                        b = int(bank_map[(ref[0] * i + ref[1], ref[2] * j + ref[3])])
                         writes[b] = writes.get(b, 0) + 1
+                        written.append(form)
             ii = 1
             for b in set(reads) | set(writes):
                 r, w = len(reads.get(b, ())), writes.get(b, 0)
@@ -399,6 +408,20 @@ def reference_needs(refs, shape, scheme, model, n_i, n_j, u):
                     ii += 1
             needs.append(ii)
     return needs
+
+
+def _flat_form(ref, shape, lane):
+    """The row-major offset of ``A[ci*i + di][cj*j + dj]`` in lane ``lane`` of a
+    step, ``j`` = the step's first j + ``lane``: (its coefficients of i and of that
+    first j, its constant)."""
+    ci, di, cj, dj, _ = ref
+    return (ci * shape[1], cj), di * shape[1] + cj * lane + dj
+
+
+def _may_alias(write, read) -> bool:
+    """LLVM's BasicAA as the checker reads it: two offsets are apart only with one
+    variable part and different constants."""
+    return write[0] != read[0] or write[1] == read[1]
 
 
 ref_strategy = st.tuples(st.integers(0, 2), st.integers(0, 3), st.integers(0, 2),

@@ -1256,9 +1256,10 @@ def test_the_testbench_keeps_sizes_of_scalar_expressions_inside_their_range(tmp_
     compiled = arraypart.compile_kernel(write(tmp_path, "sums.c", text), ports=1)
     kernel = compiled.report.kernel
     assert kernel.array("p").shape == (16,)
-    assert driven_values(kernel, frozenset({"H", "W", "n"}), 3, 3) == {
+    assert driven_values(kernel, frozenset({"H", "W", "n"}), 3, 3).scalars == {
         "H": (3, 4, 4), "W": (3, 4, 4), "n": (3, 4, 4)}
-    assert driven_values(kernel, frozenset({"W"}), 3, 3) == {}  # H is no stepped scalar
+    # H is no stepped scalar
+    assert driven_values(kernel, frozenset({"W"}), 3, 3).scalars == {}
     run = run_testbench(compiled, tmp_path, ("-fsanitize=address", "-g"))
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
 
@@ -1280,7 +1281,7 @@ def test_a_clamped_end_is_driven_above_its_clamped_start(tmp_path):
 }
 """
     kernel = arraypart.analyze(write(tmp_path, "t9.c", text)).kernel
-    assert driven_values(kernel, frozenset({"lo", "hi"}), 3, 3) == {"hi": (6, 7, 8)}
+    assert driven_values(kernel, frozenset({"lo", "hi"}), 3, 3).scalars == {"hi": (6, 7, 8)}
 
 
 @needs_gxx
@@ -1309,7 +1310,7 @@ def test_sizes_a_product_reads_are_lowered_together(tmp_path):
 }
 """
     compiled = arraypart.compile_kernel(write(tmp_path, "r4.cpp", text))
-    assert driven_values(compiled.report.kernel, frozenset(), 3, 3) == {
+    assert driven_values(compiled.report.kernel, frozenset(), 3, 3).scalars == {
         "H": (16, 0, 16), "W": (16, 0, 16)}
     run = run_testbench(compiled, tmp_path, ("-fsanitize=address", "-g"))
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
@@ -2466,7 +2467,7 @@ def test_a_guarded_size_on_single_port_banks_is_proven_and_computes_the_same(tmp
     buf = array(report, "buf")
     assert buf.conflict_free and buf.banking.scheme.banks * buf.banking.copies == 2
     assert buf.lower_bound == 2
-    assert driven_values(report.kernel, frozenset(), 3, 1) == {"s": (16, 0, 8)}
+    assert driven_values(report.kernel, frozenset(), 3, 1).scalars == {"s": (16, 0, 8)}
     one = check.check_kernel(report.kernel, check.as_written_bankings(report.kernel),
                              ports=2)
     assert one.loops[1].achieved_ii == 2

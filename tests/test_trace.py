@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import arraypart
-from arraypart import api, cli, frontend, ir
+from arraypart import api, check, cli, frontend, ir
 from arraypart import expr as E
 from arraypart.banking.solution import Solution
 from arraypart.check import addresses, instrument, trace
@@ -27,7 +27,7 @@ from arraypart.limits import STAGE_FLOOR_S, Deadline, TimeLimit
 from arraypart.scheme import Banking, DimPartition, per_dim_scheme
 
 from conftest import (HAVE_GXX, ROOT, STANDINS, assert_the_testbench_passes,
-                      assert_the_trace_agrees, needs_gxx, run_testbench)
+                      assert_the_trace_agrees, needs_gxx, run_testbench, write)
 from kernelgen import random_kernels
 from test_c_division import div_kernels
 
@@ -2355,3 +2355,131 @@ def test_a_clamped_size_beside_a_by_call_scalar_is_run_inside_its_range(tmp_path
     text = _judged_text(path, tmp_path)
     assert "t3.cpp:6:3): 15 steps, model II 1, traced II 1: agrees" in text
     assert "disagrees" not in text
+
+
+def _rewritten(name: str, rewrite: str) -> str:
+    """A top that rewrites its by-reference n (``rewrite``) before a loop to n that
+    LOOP_TRIPCOUNT bounds at 6."""
+    return (f"void {name}(const int a[64], int out[64], int &n) {{\n  {rewrite}\n"
+            "  for (int i = 0; i < n; i++) {\n#pragma HLS LOOP_TRIPCOUNT max=6\n"
+            "#pragma HLS pipeline II=1\n    out[i] = a[i] + a[i + 1];\n  }\n}\n")
+
+
+@needs_gxx
+def test_a_size_the_top_computes_from_its_arguments_is_driven_inside_its_range(tmp_path):
+    """n = n * 2 + 1 reaches the loop's end, a fresh size n@3:23 that LOOP_TRIPCOUNT
+    holds in 0..6: the testbench passed n = 6 in every call (13 steps), outside the
+    model's domain, and the trace compared no address ("not enumerated", probe M8/F3).
+    The straight-line write is now followed: n = 2 (5 steps), the size's value reaches
+    the trace, which compares the addresses."""
+    path = tmp_path / "twice.cpp"
+    path.write_text(_rewritten("twice", "n = n * 2 + 1;"))
+    report = api.analyze(path)
+    assert trace.size_values(report.kernel) == ({"n@3:23": 5},) * 3
+    recorded = trace.record(report.kernel, clangtu.Options(), tmp_path,
+                            report.solution.emitted_bankings())
+    judged = api.judge_trace(report, recorded, ports=2)
+    assert judged.disagreements == () and judged.outside == (), judged.format()
+    assert [loop.steps for loop in judged.replay.loops] == [15]
+    assert [str(c) for c in judged.addresses.compared] == [f"{path}:3:3"]
+
+
+def test_a_local_the_top_computes_from_an_argument_is_driven_inside_its_range(tmp_path):
+    """int m = n * n; bounds a loop at most 10 times: n = 3, 4, 5 gave m = 9, 16, 25;
+    n is now lowered to 3 in every call.  A write in a branch leaves m unknown (the
+    testbench keeps its default, the trace its value None)."""
+    text = ("void sq(const int a[64], int out[64], int n) {{\n  int m = n * n;\n  {}\n"
+            "  for (int i = 0; i < m; i++) {{\n#pragma HLS LOOP_TRIPCOUNT max=10\n"
+            "#pragma HLS pipeline II=1\n    out[i] = a[i] + a[i + 1];\n  }}\n}}\n")
+    path = write(tmp_path, "sq.c", text.format("n++;"))
+    assert trace.size_values(arraypart.analyze(path).kernel) == ({"m@4:23": 9},) * 3
+    path = write(tmp_path, "sq.c", text.format("if (a[0] > 0) m = 1;"))
+    assert trace.size_values(arraypart.analyze(path).kernel) == ({"m@4:23": None},) * 3
+
+
+@needs_gxx
+def test_a_size_the_testbench_cannot_keep_in_range_is_a_located_warning(tmp_path):
+    """n = 20 - n needs n >= 14 for the loop's 6 steps at most; the testbench only
+    lowers arguments, so each call runs 14 steps, outside the model's domain: a
+    disagreement (the model's domain at n@ = 14 has no step), now a warning at the
+    size that names the calls, whose addresses are not compared."""
+    path = tmp_path / "less.cpp"
+    path.write_text(_rewritten("less", "n = 20 - n;"))
+    text = _judged_text(path, tmp_path)
+    assert "error" not in text and "42 steps" in text, text
+    assert (f"{path}:3:23: warning: the testbench gives n@3:23 the value 14 in the top's "
+            "call 1 of 3, the value 14 in the top's call 2 of 3, the value 14 in the "
+            "top's call 3 of 3, outside the range 0..6 the model holds (LOOP_TRIPCOUNT "
+            f"max=6 at {path}:4:1)") in text, text
+    assert "addresses compared with the polyhedral model in 0 loop(s)" in text
+
+
+# Two lanes of one pipeline step update one element: lane 1 reads acc[o] after lane 0
+# wrote it.
+UPDATED_TWICE = """void upd(const int in[32], int out[16]) {
+  int acc[16];
+#pragma HLS bind_storage variable=acc type=ram_1p
+  for (int k = 0; k < 16; k++) acc[k] = 0;
+  for (int i = 0; i < 32; i++) {
+#pragma HLS pipeline II=1
+#pragma HLS unroll factor=2
+    acc[i / 2] += in[i];
+  }
+  for (int k = 0; k < 16; k++) out[k] = acc[k];
+}
+"""
+
+
+@needs_gxx
+def test_the_lanes_of_an_unroll_factor_run_one_after_another_in_a_step(tmp_path):
+    """No store forwarding in a loop with an unroll factor (``poly.forwarding``), so
+    lane 1's read of acc[o] after lane 0's write of it is a load of its own (probe 36
+    F1's rule): two reads and two writes, II 4 on ram_1p, as the banking proof and the
+    trace count.  The checker put the step's lanes side by side in program order (lane
+    1's read before lane 0's write), merged the two reads and claimed II 3: report
+    and trace disagreed (model II 3, traced II 4; model II 5, traced II 6 with one more
+    read of acc)."""
+    path = write(tmp_path, "upd.cpp", UPDATED_TWICE)
+    report, judged = api.trace_kernel(path, as_written=True)
+    assert [loop.achieved_ii for loop in check.check_kernel(
+        report.kernel, {}, rule=True).loops] == [1, 4, 1]
+    assert judged.disagreements == (), judged.format()
+    assert [loop.traced_ii for loop in judged.replay.loops] == [1, 4, 1]
+
+
+@needs_gxx
+def test_a_mod_of_the_loops_iterator_may_alias_in_the_trace_as_in_the_model(tmp_path):
+    """Lane 0 writes acc[i % 16], lane 1 then reads acc[(i + 1) % 16]: one apart in
+    every step of the run, yet no affine form tells them apart, so they may alias
+    (LLVM's BasicAA, the model and the checker alike) and lane 1's read is a load of
+    its own beside lane 0's read of that element: four reads and two writes, II 6 on
+    ram_1p.  The trace took the run's constant distance and merged them (II 5, below
+    the model's: more lenient than the rule)."""
+    path = write(tmp_path, "modded.cpp", UPDATED_TWICE.replace("upd", "modded").replace(
+        "acc[i / 2] += in[i];", "acc[i % 16] += in[i] + acc[(i + 1) % 16];"))
+    report, judged = api.trace_kernel(path, as_written=True)
+    assert judged.disagreements == (), judged.format()
+    assert [(loop.claim.claimed_ii, loop.traced_ii) for loop in judged.replay.loops] == [
+        (1, 1), (6, 6), (1, 1)]
+
+
+@needs_gxx
+def test_a_loop_run_past_every_value_of_its_unknown_size_is_a_located_warning(tmp_path):
+    """A callee doubles its len in a branch, so the model's fresh size len@ (at most
+    6) has no value the testbench knows, and the trace compared nothing and said
+    nothing while n = 3, 4, 5 ran 7, 9 and 11 steps.  The model's domain at len@'s
+    largest value holds every smaller one's, so each call past its 6 steps is a
+    warning at the loop."""
+    path = write(tmp_path, "half.cpp", (
+        "static void sub(const int a[64], int out[64], int len) {\n"
+        "  if (a[0] > -100) len = len * 2 + 1;\n  for (int i = 0; i < len; i++) {\n"
+        "#pragma HLS LOOP_TRIPCOUNT max=6\n#pragma HLS pipeline II=1\n"
+        "    out[i] = a[i] + a[i + 1];\n  }\n}\n"
+        "void half(const int a[64], int out[64], int n) {\n  sub(a, out, n);\n}\n"))
+    text = _judged_text(path, tmp_path)
+    assert "error" not in text, text
+    assert [line.split(" the run makes ")[1].split(" steps")[0] for line in text.splitlines()
+            if line.startswith(f"{path}:3:3: warning: in the top's call")] == [
+        "7", "9", "11"], text
+    assert ("than the model's domain holds at the largest values of its sizes (len@3:23=6: "
+            "6 steps)") in text

@@ -128,11 +128,14 @@ class _Model:
 @dataclass(frozen=True, slots=True)
 class AddressCheck:
     """The loops compared and the first mismatch of each loop (located messages);
-    ``skipped``: loops the model side could not enumerate, with the reason."""
+    ``skipped``: loops the model side could not enumerate, with the reason;
+    ``beyond``: warnings, a loop that a call ran for more steps than the model's domain
+    holds at any value of its sizes (:func:`_beyond`)."""
 
     compared: tuple[Coord, ...]
     mismatches: tuple[str, ...]
     skipped: tuple[str, ...]
+    beyond: tuple[str, ...] = ()
 
 
 def compare(paths: Sequence[Path], sites: Sequence[Site], loops: Sequence[Coord],
@@ -144,19 +147,24 @@ def compare(paths: Sequence[Path], sites: Sequence[Site], loops: Sequence[Coord]
             checkpoint: Callable[[], None] = no_checkpoint,
             labels: Sequence[str] = (),
             unrecorded: frozenset[tuple[int, int]] = frozenset(),
-            sizes: Sequence[Mapping[str, int | None]] = ({},)) -> AddressCheck:
+            sizes: Sequence[Mapping[str, int | None]] = ({},),
+            widest: Mapping[str, int] = {}) -> AddressCheck:
     """Compare the records at ``paths`` (one file per recorded call of the top, each
     compared with the model at its own ``sizes``: the run's value of each run-time
-    size, None where the data chose it) with the model's ``groups`` by traced loop id;
-    ``directions``: by loop id, the step signs of the loops around it and its own
-    (outermost first); ``arrays``: (name, shape) by array id.  Left out of the sums on
+    size, None where the data chose it or the call gave it outside its range) with the
+    model's ``groups`` by traced loop id; ``directions``: by loop id, the step signs of
+    the loops around it and its own (outermost first); ``arrays``: (name, shape) by
+    array id.  Left out of the sums on
     both sides: irregular references, conditional sites and the (line, col) in
     ``may_places`` (under a data-dependent ``if`` inside their loop), which the model
     takes as running whenever they may: the regular ones are looked up instead; the
     loops at ``skipping`` (under a data-dependent ``if`` themselves) are matched run by
     run (module doc).  ``checkpoint`` is called before each chunk of records read;
     ``labels``: by loop id, the call of its text it is (:mod:`.calls`; "" or missing:
-    the only one); ``unrecorded``: the (line, col) of accesses the run does not record
+    the only one); ``widest``: the ``high`` of each size whose larger values only widen
+    the domain (a fresh upper end), at which a loop not enumerated for want of its value
+    bounds the call's steps (:func:`_beyond`); ``unrecorded``: the (line, col) of
+    accesses the run does not record
     (written in a macro's text), left out of the model's side too.  A loop is
     compared when it is in some call, and its first mismatch is named."""
     irregular = {(a.coord.line, a.coord.col) for gs in groups.values() for g in gs
@@ -173,14 +181,17 @@ def compare(paths: Sequence[Path], sites: Sequence[Site], loops: Sequence[Coord]
     compared: set[int] = set()
     mismatches: dict[int, str] = {}  # a loop's first, in the first call that has one
     skipped: dict[str, None] = {}
+    beyond: list[str] = []
     for call, (path, at) in enumerate(zip(paths, sizes)):
         models = {}
         for lid, gs in groups.items():
             model = _model(gs, directions.get(lid), ids, shapes, left_out, may, at)
             if model is None:
+                beyond += _beyond(path, lid, loops[lid], gs, at, widest,
+                                  f"the top's call {call + 1} of {len(paths)}", checkpoint)
                 skipped[f"{loops[lid]}: the model's steps were not enumerated (a size "
-                        f"the data chose, loops not matched, or over {MAX_MODEL_STEPS} "
-                        "steps)"] = None
+                        f"the data chose or a call gave outside its range, loops not "
+                        f"matched, or over {MAX_MODEL_STEPS} steps)"] = None
             else:
                 models[lid] = model
         skipped.update((f"{loops[lid]}: the accesses under its data-dependent ifs were not "
@@ -200,7 +211,36 @@ def compare(paths: Sequence[Path], sites: Sequence[Site], loops: Sequence[Coord]
             mismatches[lid] = (text.replace(": error: ", f": error: in {label}, ", 1)
                                if label else text)
     return AddressCheck(tuple(loops[lid] for lid in sorted(compared)),
-                        tuple(mismatches.values()), tuple(skipped))
+                        tuple(mismatches.values()), tuple(skipped), tuple(beyond))
+
+
+def _beyond(path: Path, lid: int, coord: Coord, groups: Sequence[CycleGroup],
+            sizes: Mapping[str, int | None], widest: Mapping[str, int], call: str,
+            checkpoint: Callable[[], None]) -> list[str]:
+    """A located warning when the records at ``path`` (one call's) run loop ``lid``
+    for more steps than its model has with each size whose value the run did not tell
+    at its ``widest`` value: the domain at that value holds the domain at every
+    smaller one, so such a run left the modelled domain (the testbench's arguments
+    gave the size a value past its range).  Nothing where another size is unknown."""
+    unknown = sorted(name for name, value in sizes.items() if value is None)
+    if not unknown or not set(unknown) <= set(widest):
+        return []
+    points = run_points(groups[0].domain, groups[0].time_vars,
+                        {**sizes, **{name: widest[name] for name in unknown}},
+                        MAX_MODEL_STEPS)
+    if points is None:
+        return []
+    ran = 0
+    for rows in chunks(path, checkpoint=checkpoint, run_ends=True):
+        mine = rows["step"][rows["loop"] == lid]
+        ran = max(ran, int(mine.max(initial=-1)) + 1)
+    if ran <= len(points):
+        return []
+    at = ", ".join(f"{name}={widest[name]}" for name in unknown)
+    return [f"{coord}: warning: in {call} the run makes {ran} steps of this loop, more "
+            f"than the model's domain holds at the largest values of its sizes ({at}: "
+            f"{len(points)} steps): the testbench's arguments take it outside the "
+            "modelled domain there, where its addresses are not compared"]
 
 
 def _named(sizes: Mapping[str, int | None]) -> str:

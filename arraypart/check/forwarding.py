@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
-from typing import Mapping
+from typing import Iterator, Mapping
 
 import numpy as np
 
@@ -38,6 +38,10 @@ from ..poly.lanes import plain_reference
 from . import frames as F
 from .aliasing import Aliasing, flat
 from .walk import Digit, Emitted, regions
+
+#: Lanes of one access whose subscripts :func:`affine_in_every_lane` folds one by one
+#: (a few microseconds each): a pipeline's widest unrolled nests stay below it.
+MAX_LANES_AFFINE = 1 << 12
 
 
 def without_free(emitted: list[Emitted], iteration: list[Emitted],
@@ -93,7 +97,8 @@ def element_instances(e: Emitted, k: int, a: ir.Access, elements: dict) -> list[
         qualifies = e.plain and bool(every[column]) and plain_reference(a) and a.regular
         key = (id(a), column, e.widths)
         if qualifies and key not in elements:
-            elements[key] = _element(a, e.unrolled, _digits(column, e.widths)[1:])
+            digits = _digits(column, e.widths)
+            elements[key] = lane_element(a, e.unrolled, digits[1:], e.root, digits[0])
         element = elements[key] if qualifies else None
         out.append((order, a, column, e.frame.lanes, element))
     return out
@@ -101,14 +106,16 @@ def element_instances(e: Emitted, k: int, a: ir.Access, elements: dict) -> list[
 
 def instance_orders(e: Emitted, k: int, a: ir.Access) -> list[tuple[tuple, int]]:
     """(order, column) of each column of ``e`` that runs in some step, ``a`` its
-    ``k``-th access: the place in the iteration's program order (``Emitted.at`` with
-    the column's lane ordinals, then 0 for a read and 1 for a write, then ``k``)."""
+    ``k``-th access: the place in the iteration's program order (the column's lane of
+    the concurrent loop's own unroll factor, whose lanes' bodies run one after
+    another, then ``Emitted.at`` with the column's lane ordinals, then 0 for a read
+    and 1 for a write, then ``k``)."""
     kind = 0 if a.kind == "read" else 1
     out = []
     for column in np.flatnonzero(e.frame.mask.any(axis=0)).tolist():
         digits = _digits(column, e.widths)
         order = tuple(digits[s.loop + 1] if isinstance(s, Digit) else s for s in e.at)
-        out.append((order + (kind, k), column))
+        out.append(((digits[0],) + order + (kind, k), column))
     return out
 
 
@@ -172,12 +179,16 @@ def _digits(column: int, widths: tuple[int, ...]) -> list[int]:
     return out[::-1]
 
 
-def _element(a: ir.Access, unrolled: tuple[ir.Loop, ...], ordinals: list[int]
-             ) -> tuple | None:
+def lane_element(a: ir.Access, unrolled: tuple[ir.Loop, ...], ordinals: list[int],
+             root: ir.Loop | None = None, lane: int = 0) -> tuple | None:
     """The element ``a`` names in the lane of ``ordinals`` (one per loop of
-    ``unrolled``): its member and the affine form of each subscript, or None when a
-    subscript reads an iterator whose start is a min/max of several expressions."""
+    ``unrolled``) and the ``lane`` of the concurrent loop ``root`` (its iterator ``v``
+    then ``v + lane * step``, ``v`` the step's first iteration, in every lane): its
+    member and the affine form of each subscript, or None when a subscript reads an
+    iterator whose start is a min/max of several expressions."""
     env: dict[str, E.Expr] = {}
+    if root is not None and lane:
+        env[root.var] = E.add(E.var(root.var), E.const(lane * root.step))
     unknown: set[str] = set()
     for loop, ordinal in zip(unrolled, ordinals):
         if len(loop.init) != 1:
@@ -208,3 +219,59 @@ def forwarded_arrays(kernel: ir.Kernel) -> dict:
     arrays = {a.name: a for a in kernel.arrays}
     return {r.loop.coord: forwarding_arrays(arrays, r.loop, kernel) for r in found
             if copies[r.loop.coord] == 1 and forwarding_loop(r.loop)}
+
+
+def lane_loops(nodes: tuple[ir.Node, ...], pipelined: bool,
+               around: tuple[ir.Loop, ...] = ()) -> Iterator[tuple[int, tuple[ir.Loop, ...]]]:
+    """(id of each access in ``nodes``, a concurrent loop's body, the loops around it
+    there that run as lanes, fully unrolled: :mod:`.walk`, inside a pipelined loop or
+    unrolled without a factor)."""
+    for n in nodes:
+        if isinstance(n, ir.Stmt):
+            yield from ((id(a), around) for a in n.accesses)
+        elif isinstance(n, ir.If):
+            yield from ((id(a), around) for a in n.cond_accesses)
+            yield from lane_loops(n.then + n.orelse, pipelined, around)
+        else:
+            lane = pipelined or n.unroll == 0
+            yield from lane_loops(n.body, pipelined or n.pipeline_ii is not None,
+                                   around + (n,) if lane else around)
+
+
+def affine_in_every_lane(a: ir.Access, lanes: tuple[ir.Loop, ...]) -> bool:
+    """Every subscript of ``a`` is affine in each lane of the loops ``lanes`` (their
+    iterators at their values there: :func:`.forwarding.lane_element`), as the model
+    and the checker require of a write they tell apart from a read, as LLVM's BasicAA
+    does (``poly.aliasing``): ``acc[i % 16]`` and ``acc[(i + 1) % 16]`` in two lanes of
+    an unroll factor may alias, though the run kept them one apart in every step;
+    ``acc[(2*o + l) / 2]`` is ``acc[o]`` in both lanes of ``l``.  Lanes whose values
+    are not constants, or more than :data:`MAX_LANES_AFFINE` of them, keep the
+    run's distances (true as before)."""
+    ordinals = _lane_ordinals(lanes)
+    if ordinals is None:
+        return True
+    return all(element is not None and all(form[0] == "affine" for form in element[1])
+               for element in (lane_element(a, lanes, list(o)) for o in ordinals))
+
+
+def _lane_ordinals(lanes: tuple[ir.Loop, ...]) -> list[tuple[int, ...]] | None:
+    """Each lane's ordinals of the loops ``lanes`` (outermost first), their starts
+    and bounds folded with the outer lanes' values; None where one is no constant or
+    past :data:`MAX_LANES_AFFINE` lanes."""
+    combos: list[tuple[tuple[int, ...], dict[str, E.Expr]]] = [((), {})]
+    for loop in lanes:
+        if len(loop.init) != 1 or len(loop.bound) != 1:
+            return None
+        grown = []
+        for ordinals, env in combos:
+            start, end = (E.simplify(E.substitute(e, env)) for e in (loop.init[0],
+                                                                    loop.bound[0]))
+            if not (isinstance(start, E.Const) and isinstance(end, E.Const)):
+                return None
+            for k in range(max(0, (end.value - start.value) // loop.step + 1)):
+                grown.append((ordinals + (k,), env | {
+                    loop.var: E.const(start.value + k * loop.step)}))
+        if len(grown) > MAX_LANES_AFFINE:
+            return None
+        combos = grown
+    return [ordinals for ordinals, _ in combos]

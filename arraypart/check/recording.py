@@ -21,7 +21,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from .. import expr as E
 from .. import ir
@@ -30,6 +30,7 @@ from ..codegen.testbench import call_sizes, original_text, testbench_context
 from ..errors import Coord, KernelError
 from ..frontend import clangtu
 from ..limits import Deadline, TimeLimit
+from ..poly.sizes import FRESH_MARK
 from ..scheme import Banking
 from ..sourcetext import KEEP_BYTES
 from .instrument import NAMESPACE, Instrumented, instrument
@@ -303,11 +304,50 @@ def _kill_group(process: subprocess.Popen) -> None:
 
 def size_values(kernel: ir.Kernel) -> tuple[dict[str, int | None], ...]:
     """Per recorded call of the top, each run-time size's value: a size argument's as
-    the testbench passes it (:func:`..codegen.testbench.call_sizes`); a size that the
-    data choose (a loop bound read from memory) has none."""
-    arguments = {p.name for p in kernel.source.func.params}
-    return tuple({p.name: passed.get(p.name) if p.name in arguments else None
-                  for p in kernel.params} for passed in call_sizes(kernel))
+    the testbench passes it, another size's where its expression reads only the
+    arguments (:func:`..codegen.testbench.call_sizes`); a size that the data choose (a
+    loop bound read from memory) has none."""
+    return tuple({p.name: passed.get(p.name) for p in kernel.params}
+                 for passed in call_sizes(kernel))
+
+
+def modelled_sizes(kernel: ir.Kernel, sizes: Sequence[Mapping[str, int | None]]
+                    ) -> tuple[tuple[dict[str, int | None], ...], tuple[str, ...]]:
+    """Per recorded call, ``sizes`` with each value outside its size's range (one the
+    testbench could not keep inside: a size the top computes from its arguments)
+    made unknown, as a size the data chose: that call runs outside the model's domain,
+    whose steps do not hold it; and a located warning per such size.  A size nothing
+    bounds (``Param.unbounded``) holds every value."""
+    params = {p.name: p for p in kernel.params if not p.unbounded}
+    kept = tuple({name: None if name in params and value is not None
+                  and not _holds(params[name], value) else value
+                  for name, value in at.items()} for at in sizes)
+    warnings = []
+    for name, p in params.items():
+        out = [(call + 1, at[name]) for call, (at, mine) in enumerate(zip(sizes, kept))
+               if at.get(name) is not None and mine[name] is None]
+        if out:
+            warnings.append(
+                f"{p.coord}: warning: the testbench gives {name} "
+                + ", ".join(f"the value {v} in the top's call {c} of {len(sizes)}"
+                            for c, v in out)
+                + f", outside the range {p.low}..{p.high} the model holds ({p.source}): "
+                "the run leaves the modelled domain there, so the loops it bounds are not "
+                "compared with the model's addresses in those calls (their II is still "
+                "replayed)")
+    return kept, tuple(warnings)
+
+
+def widening(param: ir.Param) -> bool:
+    """A fresh size that ends its loop's iterations (not a start): the domain for a
+    larger value holds the domain for a smaller one (:mod:`..frontend.fresh`)."""
+    return (FRESH_MARK in param.name and not param.lower_end and param.high is not None
+            and not param.unbounded)
+
+
+def _holds(param: ir.Param, value: int) -> bool:
+    return ((param.low is None or value >= param.low)
+            and (param.high is None or value <= param.high))
 
 
 def copy_texts(kernel: ir.Kernel, bankings: Mapping[str, Banking]

@@ -24,9 +24,10 @@ from ..poly.model import CycleGroup
 from ..scheme import Banking, none_scheme
 from . import calls
 from .addresses import AddressCheck, compare
-from .forwarding import forwarded_arrays
+from .forwarding import affine_in_every_lane, forwarded_arrays, lane_loops
 from .instrument import Instrumented, Site
-from .recording import STAGE, Trace, copy_text, driver_source, record, size_values
+from .recording import (STAGE, Trace, copy_text, driver_source, modelled_sizes, record,
+                        size_values, widening)
 from .records import no_checkpoint
 from .replay import RECORDED, Claim, LoopReplay, Memory, Replay, replay, window_key
 from .traced_epochs import Forwarding
@@ -56,6 +57,7 @@ class TraceCheck:
     unwritten: tuple[str, ...] = ()  # warnings: reads of undefined local elements
     in_headers: tuple[Coord, ...] = ()  # untraced loops of a header's text
     header_accesses: tuple[Coord, ...] = ()  # accesses of a header's functions
+    outside: tuple[str, ...] = ()  # warnings: sizes a call gives outside their ranges
 
     @property
     def disagreements(self) -> tuple[str, ...]:
@@ -80,6 +82,7 @@ class TraceCheck:
                 "untraced": [str(c.coord) for c in self.untraced],
                 "addresses_compared": [str(c) for c in self.addresses.compared],
                 "unwritten_reads": list(self.unwritten),
+                "sizes_outside": list(self.outside) + list(self.addresses.beyond),
                 "disagreements": list(self.disagreements)}
 
     def format(self) -> str:
@@ -123,8 +126,8 @@ class TraceCheck:
                      f"{len([c for c in self.addresses.compared if c not in idle])} "
                      "loop(s)")
         lines += ["  " + note for note in self.addresses.skipped]
-        return "\n".join(lines + self._idle() + list(self.unwritten)
-                         + list(self.disagreements))
+        return "\n".join(lines + list(self.outside) + list(self.addresses.beyond)
+                          + self._idle() + list(self.unwritten) + list(self.disagreements))
 
     def _idle(self) -> list[str]:
         """A warning per modelled loop that ran no step in any recorded call."""
@@ -227,7 +230,11 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
     skipping = frozenset(place for is_loop, place in guarded if is_loop)
     if kernel.returns_early:  # a return may skip any loop: each matched run by run
         skipping |= {(lp.coord.line, lp.coord.col) for lp in ir.loops(kernel.body)}
-    sizes = size_values(kernel)
+    passed = size_values(kernel)
+    sizes, outside = modelled_sizes(kernel, passed)
+    # the sizes whose values no call tells: the steps their highest values allow bound a run
+    widest = {p.name: p.high for p in kernel.params if widening(p)
+              and all(at.get(p.name) is None for at in passed)}
     if len(sizes) != len(trace.paths):
         raise ValueError(f"{len(trace.paths)} recorded calls for {len(sizes)} calls' sizes")
     loops = _traced_loops(kernel, inst, groups, skipping, sizes)
@@ -274,7 +281,7 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
                         frozenset((c.line, c.col) for c in inst.skipped + inst.included)
                         | {site for _, site in windows} | _reshaped_places(kernel)
                         | _irregular_places(kernel) | _initialized_places(kernel)
-                        | {(c.line, c.col) for c in header_accesses}, sizes)
+                        | {(c.line, c.col) for c in header_accesses}, sizes, widest)
     shared = tuple(f"{coord}: its text runs in {len(members)} calls, whose steps were not "
                    "told apart (a call under a data-dependent if, or one the model cannot "
                    "enumerate): addresses not compared"
@@ -305,7 +312,7 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
             kernel, frozenset((c.line, c.col) for c in inst.skipped)), checkpoint))
     in_headers = tuple(c.coord for c in untraced if c.coord.file != kernel.coord.file)
     return TraceCheck(trace, result, addresses, rule, untraced, loops.labels, unwritten,
-                      in_headers, header_accesses)
+                      in_headers, header_accesses, outside)
 
 
 @dataclass(frozen=True, slots=True)
@@ -493,8 +500,8 @@ def _forwarding(kernel: ir.Kernel, sites: Sequence[Site], coords: Sequence[Coord
 
 def _regular_sites(kernel: ir.Kernel, sites: Sequence[Site]) -> np.ndarray:
     """Per site, whether it is a plain regular reference wherever its place is
-    (``lanes.plain_reference``, every subscript affine, in no ``if``, conditional on
-    no ``?:`` or ``&&``) of an array that is not reshaped: the run's addresses may
+    (``lanes.plain_reference``, every subscript affine in each lane, in no ``if``,
+    conditional on no ``?:`` or ``&&``) of an array that is not reshaped: the run's addresses may
     tell its writes apart from a read (:mod:`.traced_epochs`)."""
     arrays = {a.name: a for a in kernel.arrays}
     reshaped = {(a.coord.line, a.coord.col) for a in ir.accesses(kernel.body)
@@ -506,15 +513,17 @@ def _regular_sites(kernel: ir.Kernel, sites: Sequence[Site]) -> np.ndarray:
 def _plain_places(kernel: ir.Kernel, fits: Callable[[ir.Loop], bool]
                   ) -> dict[tuple[int, int], bool]:
     """Per ``(line, col)`` of an access in a concurrent loop, whether every
-    reference there is plain (``lanes.plain_reference``, regular, in no ``if``) in
-    a loop that ``fits``."""
+    reference there is plain (``lanes.plain_reference``, regular, in no ``if``) and
+    affine in each lane (:func:`.forwarding.affine_in_every_lane`) in a loop that ``fits``."""
     place_ok: dict[tuple[int, int], bool] = {}
     for region in regions(kernel):
         loop_fits = fits(region.loop)
+        lanes = dict(lane_loops(region.loop.body, region.loop.pipeline_ii is not None))
         for a, plain in _placed_accesses(region.loop.body):
             where = (a.coord.line, a.coord.col)
             place_ok[where] = place_ok.get(where, True) and loop_fits and plain and (
-                plain_reference(a) and a.regular)
+                plain_reference(a) and a.regular
+                and affine_in_every_lane(a, lanes.get(id(a), ())))
     return place_ok
 
 

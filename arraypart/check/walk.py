@@ -78,7 +78,8 @@ class Emitted:
     unrolled in ``unrolled`` (the frame's columns are their lanes, outermost loop
     most significant, ``widths`` lanes each after the concurrent loop's own
     ``widths[0]``); ``plain``: inside no ``if`` of the concurrent loop
-    (:mod:`.forwarding`)."""
+    (:mod:`.forwarding`); ``root``: the concurrent loop, whose lane ``l`` of a step
+    runs its iteration ``v + l * step`` (``v`` the step's first)."""
 
     run: int
     frame: F.Frame
@@ -89,6 +90,7 @@ class Emitted:
     unrolled: tuple[ir.Loop, ...] = ()
     widths: tuple[int, ...] = (1,)
     plain: bool = False
+    root: ir.Loop | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,6 +251,7 @@ class _Walk:
         self.unrolled: tuple[ir.Loop, ...] = ()
         self.widths: tuple[int, ...] = (1,)
         self.plain = True
+        self.root: ir.Loop | None = None
 
     def nodes(self, nodes: tuple[ir.Node, ...], frame: F.Frame, pipelined: bool) -> None:
         outer = (self.at, self.plain)
@@ -280,7 +283,8 @@ class _Walk:
         if self.run is None:
             self.run = self.position
         self.emitted.append(Emitted(self.run, frame, accesses, self.scope, self.marks,
-                                    self.at, self.unrolled, self.widths, self.plain))
+                                    self.at, self.unrolled, self.widths, self.plain,
+                                    self.root))
 
     def loop(self, loop: ir.Loop, frame: F.Frame, pipelined: bool) -> None:
         outer = (self.scope, self.marks)
@@ -320,6 +324,6 @@ def walk_steps(region: Region, steps: F.Frame) -> tuple[list[Emitted], int]:
     of its own frame, :func:`root_pieces`), and the table cells the walk built (the
     frames of the loops it entered and the access instances it emitted)."""
     w = _Walk()
-    w.widths = (steps.lanes,)
+    w.widths, w.root = (steps.lanes,), region.loop
     w.nodes(region.loop.body, steps, region.loop.pipeline_ii is not None)
     return w.emitted, w.cells

@@ -15,10 +15,16 @@ down to 0): ``H, W <= 32`` with ``H*W <= 256`` run at 16 x 16 first.  A scalar t
 ``assert`` among the top's statements bounds stays in the asserted range
 (:func:`_stepped`): the testbench never breaks what the kernel asserts of its inputs
 where arraypart can read the assert.  A scalar the
-top writes anywhere is not free: the value the loop reads is not the one passed; yet
-one that a loop reads as its end (``if (hi > 63) hi = 63;``) is stepped ``calls`` above
-the others, so that a loop between two such scalars runs (:func:`_loop_ends`).
-An expression that reads anything else (a local, a callee's parameter) is left as is.
+top writes is free only where a fresh size reads it after straight-line writes that
+compute its value from the arguments (:func:`_reaching`: ``n = n * 2 + 1;`` or
+``int m = n * n;`` at the top of the body, before the loop): the expression is then
+evaluated at the value the loop reads, so the arguments are lowered until that value
+lies in the size's range; yet a scalar that a loop reads as its end after other writes
+(``if (hi > 63) hi = 63;``) is stepped ``calls`` above the others, so that a loop
+between two such scalars runs (:func:`_loop_ends`).
+An expression that reads anything else (a local written in a branch or a loop, a
+callee's parameter) is left as is.  :class:`Driven` gives the value of each size whose
+expression is known in each call, so the trace can tell one outside its range.
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ from ..frontend import cnodes as N
 from ..frontend import fresh as F
 from ..frontend import interfaces as I
 from ..frontend import scalars as S
-from ..frontend.cexpr import Scope, fold
+from ..frontend.cexpr import INCREMENT_STEPS, Scope, fold
 from ..ir import Kernel, Param
 from ..sourcetext import KEEP_BYTES
 
@@ -50,37 +56,64 @@ class _SizeExpression:
     evaluate: Evaluate
 
     def fits(self, values: Mapping[str, int]) -> bool:
-        try:
-            value = self.evaluate(values)
-        except KernelError:  # a division by zero
-            return False
+        value = _value(self, values)
         low, high = self.param.low, self.param.high
         return value is not None and (low is None or value >= low) and (
             high is None or value <= high)
 
 
+@dataclass(frozen=True, slots=True)
+class Driven:
+    """The testbench's values by call: ``scalars``, for each of the top's scalars that
+    a size's expression would otherwise take out of its range, its value in calls
+    1..``calls``; ``sizes``, per call, the value of each run-time size that is no
+    argument of the top and whose expression reads only arguments (a value outside
+    the size's range is one the testbench could not avoid)."""
+
+    scalars: dict[str, tuple[int, ...]]
+    sizes: tuple[dict[str, int], ...]
+
+
 def driven_values(kernel: Kernel, stepped: frozenset[str], calls: int,
-                  first: int) -> dict[str, tuple[int, ...]]:
-    """Scalar name -> its value in calls 1..``calls``, for the scalars a size's
-    expression would otherwise take out of its range: those of ``stepped`` (driven
-    ``first + c - 1`` by default) and the run-time sizes among the top's parameters
-    (driven at :func:`_size_in_call`'s values, never below their ``low``); the others
-    keep their default."""
+                  first: int) -> Driven:
+    """The values of the scalars of ``stepped`` (driven ``first + c - 1`` by default)
+    and of the run-time sizes among the top's parameters (driven at
+    :func:`_size_in_call`'s values, never below their ``low``) that differ from those
+    defaults, lowered where a size's expression leaves its range; the others keep
+    their default.  And the sizes' values at them."""
+    runs, changed, expressions = _driven(kernel, stepped, calls, first)
+    return Driven({name: tuple(values[name] for values in runs) for name in changed},
+                  tuple({e.param.name: value for e in expressions
+                         if e.param.name not in _parameter_names(kernel)
+                         if (value := _value(e, values)) is not None} for values in runs))
+
+
+def _value(expression: _SizeExpression, values: Mapping[str, int]) -> int | None:
+    try:
+        return expression.evaluate(values)
+    except KernelError:  # a division by zero
+        return None
+
+
+def _driven(kernel: Kernel, stepped: frozenset[str], calls: int, first: int
+            ) -> tuple[list[dict[str, int]], set[str], list[_SizeExpression]]:
+    """Per call, the values of the adjustable scalars (:func:`driven_values`); the
+    names whose values differ from their defaults; the size expressions fitted."""
     sizes = {p.name: p for p in kernel.params
              if p.name in _parameter_names(kernel) and p.high is not None}
     starts = _starts(kernel)
     adjustable = frozenset(stepped | set(sizes))
-    adjustable -= _written(kernel, adjustable)
     asserted = {name: (low, high) for name, (low, high, _) in I.assert_bounds(
         kernel.source.func.body, dict(kernel.defines), sorted(stepped)).items()}
     floors = {name: max(0, (sizes[name].low if name in sizes
                             else asserted.get(name, (0, None))[0]) or 0)
               for name in adjustable}
+    written = _written(kernel, adjustable)
     expressions = [e for p in kernel.params
-                   if (e := _expression(kernel, p, set(adjustable) | set(sizes))) is not None
-                   and e.names & adjustable]
+                   if (e := _expression(kernel, p, set(adjustable) | set(sizes), written))
+                   is not None and e.names & adjustable]
     ends = _loop_ends(kernel, stepped, starts)
-    driven: dict[str, list[int]] = {}
+    runs: list[dict[str, int]] = []
     changed: set[str] = set(ends)
     for call in range(1, calls + 1):
         default = {name: _stepped(first, call, calls, *asserted.get(name, (None, None)))
@@ -92,11 +125,11 @@ def driven_values(kernel: Kernel, stepped: frozenset[str], calls: int,
         values = dict(default)
         for expression in expressions:
             _fit(expression, values, expression.names & adjustable, floors)
+        runs.append(values)
         for name in adjustable | set(ends) | set(asserted):
-            driven.setdefault(name, []).append(values[name])
             if values[name] != (first + call - 1 if name in stepped else sizes[name].high):
                 changed.add(name)
-    return {name: tuple(driven[name]) for name in changed}
+    return runs, changed, expressions
 
 
 def _stepped(first: int, call: int, calls: int, low: int | None, high: int | None) -> int:
@@ -179,22 +212,109 @@ def _fit(expression: _SizeExpression, values: dict[str, int], free: set[str],
             return
 
 
-def _expression(kernel: Kernel, param: Param, known: set[str]) -> _SizeExpression | None:
-    """``param``'s expression when it reads only names of ``known`` and constants."""
+def _expression(kernel: Kernel, param: Param, known: set[str], written: set[str]
+                ) -> _SizeExpression | None:
+    """``param``'s expression when it reads only names of ``known`` and constants: a
+    fresh size's at the values that the writes before its loop give the names it
+    reads (:func:`_reaching`), a product's when the top writes none of its names."""
     if F.NAME_MARK in param.name:
         node = _fresh_node(kernel, param.name)
-        if node is None or not N.identifiers(node) <= known:
+        reaching = None if node is None else _reaching(kernel, node)
+        if reaching is None or not reaching[0] <= known:
             return None
-        return _SizeExpression(param, frozenset(N.identifiers(node)),
-                               lambda values: fold(node, Scope(constants=values)))
+        return _SizeExpression(param, *reaching)
     words = param.name.split("*")
     if len(words) < 2:
         return None
     names = frozenset(w for w in words if not w.isdigit())
-    if not names <= known:
+    if not names <= known or names & written:
         return None
     return _SizeExpression(param, names, lambda values: math.prod(
         int(w) if w.isdigit() else values[w] for w in words))
+
+
+def _reaching(kernel: Kernel, node: N.Node) -> tuple[frozenset[str], Evaluate] | None:
+    """The top's arguments that ``node``'s value depends on, and that value given
+    theirs, where it follows from the statements before the top-level statement that
+    holds ``node``: each a write of its own of an integer scalar (``x = e``, ``x op=
+    e``, ``x++``, ``int x = e``; ``e`` without side effects), C's arithmetic folding
+    each value in turn.  None where it reads a scalar that another statement before it
+    (a branch, a loop, a call) or the statement holding it may write, or any other
+    name; a value that leaves its scalar's type gives None."""
+    body = kernel.source.func.body
+    types = {d.name: t for d in kernel.source.func.params + tuple(
+        n for n in N.walk(body) if isinstance(n, N.Decl))
+        if (t := (d.ctype.referent or d.ctype).integer if d.ctype else None) is not None}
+    names = frozenset(N.identifiers(body))
+    callees = {f.name: f for f in kernel.source.callees}
+    reads: dict[str, frozenset[str] | None] = {p.name: frozenset((p.name,))
+                                                for p in kernel.source.func.params}
+    steps: list[tuple[str, N.Node]] = []
+    for item in body.items:
+        holds = any(n is node for n in N.walk(item))
+        plain = [] if holds else _plain_writes(item)
+        for name in S.written(item, names, callees) - {name for name, _ in plain}:
+            reads[name] = None
+        if holds:
+            break
+        for name, write in plain:
+            sources = [reads.get(n) for n in _read_by(write, name)]
+            known = name in types and None not in sources
+            reads[name] = frozenset().union(*sources) if known else None
+            if known:
+                steps.append((name, write))
+    sources = [reads.get(n) for n in N.identifiers(node)]
+    if None in sources:
+        return None
+
+    def evaluate(values: Mapping[str, int]) -> int | None:
+        scope = dict(values)
+        for name, write in steps:
+            value = _written_value(write, name, scope)
+            if value is None or not types[name].low <= value <= types[name].high:
+                scope.pop(name, None)  # unknown: a read of it folds to None
+            else:
+                scope[name] = value
+        return fold(node, Scope(constants=scope))
+    return frozenset().union(*sources), evaluate
+
+
+def _plain_writes(item: N.Node) -> list[tuple[str, N.Node]]:
+    """The writes a top-level statement is, when it is only plain writes of integer
+    scalars (:func:`_reaching`): (name, the assignment, step or declaration)."""
+    if isinstance(item, N.DeclList):
+        decls = [d for d in item.decls if not (d.is_array or d.static)]
+        if len(decls) == len(item.decls) and all(
+                d.init is None or S.side_effect(d.init) is None for d in decls):
+            return [(d.name, d) for d in decls if d.init is not None]
+        return []
+    name = S.write_target(item)
+    value = item.rvalue if isinstance(item, N.Assignment) else None
+    if name is None or (value is not None and S.side_effect(value) is not None):
+        return []
+    return [(name, item)]
+
+
+def _read_by(write: N.Node, name: str) -> set[str]:
+    """The names whose values ``write`` (:func:`_plain_writes`) of ``name`` reads."""
+    if isinstance(write, N.Decl):
+        return N.identifiers(write.init)
+    if isinstance(write, N.UnaryOp):
+        return {name}
+    return N.identifiers(write.rvalue) | ({name} if write.op != "=" else set())
+
+
+def _written_value(write: N.Node, name: str, scope: Mapping[str, int]) -> int | None:
+    """``name``'s value after ``write`` (:func:`_plain_writes`), ``scope`` giving the
+    values before it."""
+    if isinstance(write, N.Decl):
+        return fold(write.init, Scope(constants=scope))
+    if isinstance(write, N.UnaryOp):
+        return scope[name] + INCREMENT_STEPS[write.op] if name in scope else None
+    if write.op == "=":
+        return fold(write.rvalue, Scope(constants=scope))
+    return fold(N.BinaryOp(write.coord, write.start, write.end, op=write.op[:-1],
+                           left=write.lvalue, right=write.rvalue), Scope(constants=scope))
 
 
 def _fresh_node(kernel: Kernel, name: str) -> N.Node | None:

@@ -29,7 +29,7 @@ from ..frontend.clangtu import scan_directives
 from ..frontend.redeclared import declaration
 from ..ir import Kernel
 from ..sourcetext import KEEP_BYTES
-from .drive import driven_values
+from .drive import Driven, driven_values
 
 # Any fixed seed: a testbench run is reproducible, under g++ and under csim.
 SEED = 0x2545F491
@@ -168,7 +168,7 @@ def testbench_context(kernel: Kernel) -> dict:
     }
 
 
-def _driven_params(kernel: Kernel) -> tuple[list[TbParam], dict[str, tuple[int, ...]]]:
+def _driven_params(kernel: Kernel) -> tuple[list[TbParam], Driven]:
     """The top's parameters as the testbench drives them, and the values per call of
     the stepped scalars and the sizes that a run-time size's expression reads where it
     would otherwise leave the size's range (:func:`.drive.driven_values`)."""
@@ -179,24 +179,27 @@ def _driven_params(kernel: Kernel) -> tuple[list[TbParam], dict[str, tuple[int, 
     return params, driven_values(kernel, stepped, CALLS, SCALAR_INT)
 
 
-def _with_driven(params: list[TbParam], driven: dict[str, tuple[int, ...]]
-                 ) -> list[TbParam]:
+def _with_driven(params: list[TbParam], driven: Driven) -> list[TbParam]:
     """``params`` with each scalar of ``driven`` taking its values by call."""
-    return [p if p.scalar is None or p.scalar.name not in driven else replace(
-        p, scalar=replace(p.scalar, value=_by_call(driven[p.scalar.name])))
+    return [p if p.scalar is None or p.scalar.name not in driven.scalars else replace(
+        p, scalar=replace(p.scalar, value=_by_call(driven.scalars[p.scalar.name])))
         for p in params]
 
 
 def call_sizes(kernel: Kernel) -> tuple[dict[str, int], ...]:
     """Per call of the testbench whose scalar arguments differ from every earlier
     call's (all :data:`CALLS` where one takes its value by call, else the first), the
-    value it passes to each run-time size that is an argument of the top: its
-    ``high``, or the value :func:`_driven_params` gives it in that call."""
+    value it passes to each run-time size that is an argument of the top (its
+    ``high``, or the value :func:`_driven_params` gives it in that call), and the
+    value of each other size whose expression reads only the arguments
+    (:attr:`.drive.Driven.sizes`)."""
     params, driven = _driven_params(kernel)
-    by_call = driven or any(p.scalar is not None and p.scalar.value in (
+    by_call = driven.scalars or any(p.scalar is not None and p.scalar.value in (
         SCALAR_BY_CALL, BOOL_BY_CALL) for p in params)
-    return tuple({p.name: driven[p.name][call] if p.name in driven else p.high
-                  for p in kernel.params if p.high is not None}
+    arguments = {p.name for p in kernel.source.func.params}
+    return tuple({p.name: driven.scalars[p.name][call] if p.name in driven.scalars
+                  else p.high for p in kernel.params
+                  if p.high is not None and p.name in arguments} | driven.sizes[call]
                  for call in range(CALLS if by_call else 1))
 
 
