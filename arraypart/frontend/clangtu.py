@@ -14,7 +14,7 @@ import ctypes
 import glob
 import os
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -181,6 +181,17 @@ def file_name(handle: int) -> str:
     return ci.File(ctypes.cast(handle, ci.c_object_p)).name
 
 
+def expansion_point(location: ci.SourceLocation) -> tuple[int | None, int, int, int]:
+    """(:func:`file_of`'s number, line, column, byte offset) of where ``location`` (a
+    macro use: where it expands) is, in one call of clang (cindex's ``file``, ``line``
+    and ``column`` make one each)."""
+    handle, line, column, offset = (ctypes.c_void_p(), ctypes.c_uint(), ctypes.c_uint(),
+                                    ctypes.c_uint())
+    _library().clang_getExpansionLocation(location, ctypes.byref(handle), ctypes.byref(line),
+                                          ctypes.byref(column), ctypes.byref(offset))
+    return handle.value, line.value, column.value, offset.value
+
+
 def offset_of(location: ci.SourceLocation) -> int:
     """The byte offset of ``location`` (where a macro use expands) in its file."""
     value = ctypes.c_uint()
@@ -324,6 +335,9 @@ class Unit:
     # those of ``top`` whose trees may hold the kernel file's code: ``own_top`` and a
     # namespace a header opens and the file closes (``#include "ns.h"`` ... ``}``)
     own_trees: tuple[ci.Cursor, ...] = ()
+    # :func:`file_name` of each handle met, filled as coordinates are made (a header
+    # table's initializer asks it once per element)
+    file_names: dict[int, str] = field(default_factory=dict)
 
     def coord(self, offset: int) -> Coord:
         """The coordinate of byte ``offset`` of the kernel text (column in characters)."""
@@ -361,11 +375,16 @@ class Unit:
         return start, end
 
     def location_coord(self, location: ci.SourceLocation) -> Coord:
-        if self.in_main(location):
-            return self.coord(location.offset)
-        if location.file is None:
+        handle, line, column, offset = expansion_point(location)
+        if _library().clang_Location_isFromMainFile(location) or (
+                handle is not None and handle == self.main_file):
+            return self.coord(offset)
+        if handle is None:
             return Coord(self.filename, 1, 1)
-        return Coord(location.file.name, location.line, location.column)
+        name = self.file_names.get(handle)
+        if name is None:
+            name = self.file_names[handle] = file_name(handle)
+        return Coord(name, line, column)
 
 
 def _bisect(starts: tuple[int, ...], offset: int) -> int:
@@ -510,7 +529,7 @@ def _raise_first_error(unit: Unit, user_end: int) -> None:
                     unsaved_files=[(unit.main, clang_view(unit.data[:user_end]))],
                     options=PARSE_OPTIONS)
                 _raise_first_error(replace(unit, tu=alone, top=(), own_top=(), header_top=(),
-                                           header_files=(), own_trees=(),
+                                           header_files=(), own_trees=(), file_names={},
                                            text=unit.data[:user_end].decode(errors=KEEP_BYTES),
                                            data=unit.data[:user_end]), user_end)
             return
