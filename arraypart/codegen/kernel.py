@@ -432,7 +432,8 @@ def _check_named_once(source, explicit: dict[str, Explicit], decls: dict[str, N.
                 if func.body.start <= d.start < func.body.end}
         for name in sorted(set(explicit) & set(mine)):
             decl = mine[name]
-            other = next((d for n, d in mine.items() if n != name and d.name == decl.name),
+            # (the fields of one struct variable share its declaration)
+            other = next((d for d in mine.values() if d.name == decl.name and d is not decl),
                          None)
             if other is not None:
                 raise KernelError(decl.coord, (

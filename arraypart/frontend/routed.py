@@ -52,9 +52,10 @@ def routed_fields(func: N.FuncDef, decl: N.Decl, fields: Mapping[str, ci.Type],
     ``decl``, a local of the top ``func``, that the emission may store apart from the
     struct (module doc); ``hidden``: the text of the top's body that conditional
     compilation leaves out."""
-    if not _plain_local(decl) or re.search(rb"\b%s\b" % decl.name.encode(), hidden):
+    if not _plain_local(decl) or re.search(rb"\b%s\b" % re.escape(decl.name.encode()),
+                                           hidden):
         return frozenset()
-    uses = _uses(func.body, decl.name)
+    uses = _uses(func, decl.name)
     if uses is None:
         return frozenset()
     record = decl.ctype.clang.get_canonical()
@@ -86,35 +87,53 @@ def _no_initializer(decl: N.Decl) -> bool:
 
 class _Use(NamedTuple):
     """A use of the variable: the member path it names (``buf`` of ``w.buf[i][j]``,
-    ``""`` of ``w`` itself), how many subscripts follow, and whether the reference is
-    spelled in the kernel file's text, subscripts after the member chain, which the
-    emission rewrites (not in a macro's body)."""
+    ``""`` of ``w`` itself), how many subscripts follow, and whether the emission may
+    rewrite it (a field's element): spelled in the kernel file's text, subscripts after the member chain
+    (not in a macro's body), and no pointer or reference bound to it (``&w.buf[i][j]``,
+    ``float &r = w.buf[i][j]``: the front end refuses those into a rewritten array)."""
 
     path: str
     subscripts: int
-    spelled: bool
+    rewritable: bool
 
 
-def _uses(body: N.Node, name: str) -> list[_Use] | None:
-    """Every use of the variable ``name`` in ``body``; None when ``body`` declares
-    ``name`` more than once."""
-    if sum(isinstance(n, N.Decl) and n.name == name for n in N.walk(body)) != 1:
+def _uses(func: N.FuncDef, name: str) -> list[_Use] | None:
+    """Every use of the local variable ``name`` in the body of ``func``; None when the
+    function declares ``name`` more than once (a parameter too): a use could be
+    another's."""
+    declared = [n for n in (*func.params, *N.walk(func.body))
+                if isinstance(n, N.Decl) and n.name == name]
+    if len(declared) != 1:
         return None
     found = []
-    stack = [body]
+    stack: list[tuple[N.Node, bool]] = [(func.body, False)]  # (node, bound to)
     while stack:
-        node = stack.pop()
+        node, bound = stack.pop()
         base, subscripts = (N.ref_base_and_subscripts(node) if isinstance(node, N.ArrayRef)
                             else (node, []))
         path = _member_path(base, name)
         if path is None:
-            stack.extend(c for c in node.children() if c is not None)
+            binder = _binds(node)
+            # a binding reaches through the casts around what it binds
+            stack.extend((c, c is binder or (bound and isinstance(node, N.Cast)))
+                         for c in node.children() if c is not None)
         else:
-            found.append(_Use(path, len(subscripts), not node.in_macro
+            found.append(_Use(path, len(subscripts), not bound and not node.in_macro
                               and 0 <= node.start <= base.start < base.end <= node.end)
                          if isinstance(node, N.ArrayRef) else _Use(path, 0, False))
-            stack.extend(subscripts)
+            stack.extend((s, False) for s in subscripts)
     return found
+
+
+def _binds(node: N.Node) -> N.Node | None:
+    """The child of ``node`` that a pointer or a reference is bound to: the operand of
+    ``&``, the initializer of a reference, else None."""
+    if isinstance(node, N.UnaryOp) and node.op == "&":
+        return node.expr
+    if (isinstance(node, N.Decl) and node.ctype is not None
+            and node.ctype.kind in N.REFERENCE_TYPE_KINDS):
+        return node.init
+    return None
 
 
 def _member_path(node: N.Node, name: str) -> str | None:
@@ -140,7 +159,7 @@ def _routable(use: _Use, path: str, rank: int) -> bool:
     names the field with every subscript, spelled where the emission rewrites it, or
     another field, but no struct on the way to it whole."""
     if use.path == path:
-        return use.subscripts == rank and use.spelled
+        return use.subscripts == rank and use.rewritable
     return not (use.path == "" or path.startswith(use.path + "."))
 
 
