@@ -103,14 +103,17 @@ def test_check_and_its_trace_agree_on_the_routed_field(routed, tmp_path):
     dict(tail="float *e = &w.buf[2][3]; out[0][0] = *e;"),
     dict(struct="struct Win { float buf[H][W]; int n; int get() const { return n; } };"),
     dict(declaration="Win w = {};"),
+    dict(struct="struct Win { float buf[H][W] = {}; int n; };"),
+    dict(tail="{ Win w; w.n = 1; out[1][1] = w.n; }"),
     dict(helpers="#include <cstdio>",
          tail="#ifndef __SYNTHESIS__\n    printf(\"%f\\n\", w.buf[0][0]);\n#endif"),
 ], ids=["passed", "copied", "pointed-to", "row", "element-address", "method",
-        "initialized", "simulation-code"])
+        "initialized", "member-initializer", "name-redeclared", "simulation-code"])
 def test_a_field_reached_otherwise_keeps_a_per_dim_scheme(tmp_path, parts):
     """Banks beside ``w`` would miss what a call, a copy, a pointer, a row, a method,
-    an initializer or C-simulation code does with the struct's own field: w.buf
-    stays in the struct, per_dim, and the note says what a flat scheme would save."""
+    an initializer or C-simulation code does with the struct's own field, and a
+    reference rewritten by name could be another ``w``'s: w.buf stays in the struct,
+    per_dim, and the note says what a flat scheme would save."""
     report = arraypart.analyze(struct_denoise(tmp_path, **parts))
     buf = array(report, "w.buf")
     assert not buf.array.member_routed and buf.array.pragma_only
@@ -166,7 +169,8 @@ def test_nested_and_sibling_fields_of_a_static_struct_are_routed(tmp_path):
         "w.acc", "w.in.buf"]
     assert any(a.banking.copies > 1 for a in fields) and all(a.conflict_free for a in fields)
     emitted = compiled.files["nested.cpp"]
-    assert "    static float w_in_buf_bank[" in emitted and "    static float w_acc_bank[" in emitted
+    assert "    static float w_in_buf_bank[" in emitted
+    assert "    static float w_acc_bank[" in emitted
     assert_the_testbench_passes(compiled, tmp_path)
     recorded = trace.record(compiled.report.kernel, clangtu.Options(), tmp_path,
                             compiled.report.solution.emitted_bankings())

@@ -88,9 +88,10 @@ def _no_initializer(decl: N.Decl) -> bool:
 class _Use(NamedTuple):
     """A use of the variable: the member path it names (``buf`` of ``w.buf[i][j]``,
     ``""`` of ``w`` itself), how many subscripts follow, and whether the emission may
-    rewrite it (a field's element): spelled in the kernel file's text, subscripts after the member chain
-    (not in a macro's body), and no pointer or reference bound to it (``&w.buf[i][j]``,
-    ``float &r = w.buf[i][j]``: the front end refuses those into a rewritten array)."""
+    rewrite it (a field's element): spelled in the kernel file's text, subscripts
+    after the member chain (not in a macro's body), and no pointer or reference bound
+    to it (``&w.buf[i][j]``, ``float &r = w.buf[i][j]``: the front end refuses those
+    into a rewritten array)."""
 
     path: str
     subscripts: int
