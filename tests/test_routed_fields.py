@@ -176,3 +176,33 @@ def test_nested_and_sibling_fields_of_a_static_struct_are_routed(tmp_path):
                             compiled.report.solution.emitted_bankings())
     judged = api.judge_trace(compiled.report, recorded)
     assert judged.disagreements == () and judged.addresses.compared, judged.format()
+
+
+@needs_gxx
+def test_a_field_of_ap_numbers_is_routed_past_the_implicit_construction(tmp_path):
+    """``Win w;`` of a struct whose field holds ``ap_uint`` numbers is, to clang, a call
+    of Win's implicit constructor (no initializer written): it default-initializes
+    the field's elements as the banks' own declaration does, so the field is routed."""
+    text = """
+        #include <ap_int.h>
+        struct Win { ap_uint<12> buf[16][16]; int n; };
+        void apw(const ap_uint<12> in[16][16], ap_uint<14> out[16][16]) {
+            Win w;
+            for (int i = 0; i < 16; i++)
+                for (int j = 0; j < 16; j++) {
+        #pragma HLS pipeline II=1
+                    w.buf[i][j] = in[i][j];
+                }
+            for (int i = 0; i < 14; i++)
+                for (int j = 0; j < 14; j++) {
+        #pragma HLS pipeline II=1
+                    out[i][j] = w.buf[i][j + 1] + w.buf[i + 1][j] + w.buf[i + 1][j + 2]
+                                + w.buf[i + 2][j + 1];
+                }
+        }"""
+    path = tmp_path / "apw.cpp"
+    path.write_text(dedent(text))
+    compiled = arraypart.compile_kernel(path)
+    assert array(compiled.report, "w.buf").array.member_routed
+    assert "    ap_uint<12> w_buf_bank[" in compiled.files["apw.cpp"]
+    assert_the_testbench_passes(compiled, tmp_path)
