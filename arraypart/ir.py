@@ -163,7 +163,13 @@ class Array:
     memory of its own, which a pragma names as ``variable=w.buf`` (Vitis reads
     ``variable=`` as an expression, as UG1399's disaggregate example writes
     ``port=c.x``); its declaration is the struct's, so its references stay as written:
-    pragma-only.
+    pragma-only, unless routed.
+    ``member_routed``: the emission gives this array field banks of its own beside the
+    struct variable and rewrites its references as a local array's, so its scheme
+    may be any (not pragma-only): the variable is a local of the top that the text
+    names only through its fields, this one only with every subscript, and nothing
+    but its accesses writes the field (:mod:`arraypart.frontend.routed`); the struct
+    keeps the field, unused.
     ``volatile``: its elements are ``volatile``: the HLS tool makes every access that
     the text makes (no store forwarding, no dead store: :mod:`arraypart.poly.forwarding`).
     ``unaliased``: no name but its own may reach its memory in a call of the top (a
@@ -217,6 +223,7 @@ class Array:
     register: str | None = None
     floating: bool = False
     member: str | None = None
+    member_routed: bool = False
     sampled_extent: bool = False
 
     def __post_init__(self):
@@ -241,6 +248,9 @@ class Array:
             raise ValueError(f"array {self.name}: shape {self.shape}")
         if self.storage is not None and self.storage not in PORT_MODELS:
             raise ValueError(f"array {self.name}: storage {self.storage!r}")
+        if self.member_routed and self.member is None:
+            raise ValueError(f"array {self.name}: only a struct's array field is routed "
+                             "apart from its struct")
 
     @property
     def pragma_only(self) -> bool:
@@ -248,9 +258,11 @@ class Array:
         copies, no rewritten references): the top's signature, a sub-function's text,
         shared by all its calls, or a header's or the file's declaration must stay as
         written, and so must a reference that could not be rewritten, and a struct's
-        array field (its declaration is the struct's)."""
+        array field (its declaration is the struct's) that is not routed apart from its
+        struct."""
         return (self.interface or bool(self.functions) or self.header or self.file_scope
-                or self.kept_reference is not None or self.member is not None)
+                or self.kept_reference is not None
+                or (self.member is not None and not self.member_routed))
 
     def word_index(self, index: tuple[Expr | None, ...]) -> tuple[Expr | None, ...]:
         """The word that element ``index`` lies in, per dimension: ``array_reshape``

@@ -666,7 +666,7 @@ def test_a_call_in_a_subscript_keeps_its_references_as_written(tmp_path):
 
 
 STRUCT_WINDOW = """
-    struct W { int buf[64]; };
+    struct W { int buf[64]; int first() const { return buf[0]; } };
     void window(const int in[64], int out[64]) {
       W w;
       for (int i = 0; i < 64; i++) w.buf[i] = in[i];
@@ -684,7 +684,8 @@ def test_an_array_field_of_a_local_struct_is_a_memory_of_its_own(tmp_path):
     them and reported II 1 with a warning (session 37's cls3).  w.buf is now an array:
     as written (one memory) its loop reaches II 2, the checker and the trace agreeing;
     arraypart banks it by a pragma naming the member, its statement emitted once per
-    phase of the rotating banks, at II 1."""
+    phase of the rotating banks, at II 1 (a method of W could reach w.buf, which
+    therefore stays in the struct, pragma-only: :mod:`arraypart.frontend.routed`)."""
     compiled = compile_text(tmp_path, "window", STRUCT_WINDOW, suffix=".cpp")
     buf = next(a for a in compiled.report.solution.arrays if a.array.name == "w.buf")
     assert (buf.array.member, buf.array.shape, buf.banking.describe()) == (

@@ -163,9 +163,10 @@ def _directive(text: str) -> str | None:
 def _names(group: bankcentric.Group, ex: Explicit, taken: set[str]) -> bankcentric.Names:
     """Register names ``<array>_rb`` etc., suffixed until none is a user's name."""
     suffixes = ("ra", "rb", "ro", "rp", "rf", "rv", "q", "wa", "wb", "wo", "wp", "wv")
-    prefix, n = group.array.name, 1
+    stem = _c_stem(group.array)
+    prefix, n = stem, 1
     while any(f"{prefix}_{x}" in taken for x in suffixes):
-        prefix = f"{group.array.name}{n}"
+        prefix = f"{stem}{n}"
         n += 1
     taken.update(f"{prefix}_{x}" for x in suffixes)  # the front end wants unique arrays
     counters = []
@@ -401,13 +402,19 @@ def _explicit(s: ArraySolution, taken: set[str]) -> Explicit:
         raise KernelError(s.array.coord,
                           f"interface array '{s.array.name}' cannot take a flat or "
                           f"replicated banking: the top function's signature must stay")
-    name = s.array.name + _BANK_SUFFIX
+    name = _c_stem(s.array) + _BANK_SUFFIX
     n = 1
     while name in taken:
-        name = f"{s.array.name}{_BANK_SUFFIX}{n}"
+        name = f"{_c_stem(s.array)}{_BANK_SUFFIX}{n}"
         n += 1
     taken.add(name)
     return Explicit(s.array, s.banking, name)
+
+
+def _c_stem(array) -> str:
+    """The start of the C names arraypart gives ``array``'s banks and registers: its
+    name, a struct field's path joined by ``_`` (``w_buf`` of ``w.buf``)."""
+    return array.name.replace(".", "_")
 
 
 def _line_span(data: bytes, start: int, end: int) -> tuple[int, int]:
@@ -425,7 +432,8 @@ def _check_named_once(source, explicit: dict[str, Explicit], decls: dict[str, N.
                 if func.body.start <= d.start < func.body.end}
         for name in sorted(set(explicit) & set(mine)):
             decl = mine[name]
-            other = next((d for n, d in mine.items() if n != name and d.name == decl.name),
+            # (the fields of one struct variable share its declaration)
+            other = next((d for d in mine.values() if d.name == decl.name and d is not decl),
                          None)
             if other is not None:
                 raise KernelError(decl.coord, (
@@ -656,6 +664,8 @@ def _comment(s: ArraySolution, ex: Explicit | None, written: str | None) -> str:
         text += "".join(f", lanes read {rule}" for rule in s.banking.lane_rules())
     if ex is not None:
         text += f"; stored as {ex.declaration_text()}"
+        if s.array.member is not None:  # routed apart from its struct
+            text += f" (the struct's own {written or s.array.name} unused)"
     return text
 
 

@@ -27,6 +27,7 @@ from .. import expr as E
 from ..errors import Coord, KernelError
 from ..frontend import cnodes as N
 from ..frontend.accesses import MEMBER, updated_element
+from ..frontend.routed import chain_root
 from ..frontend.scalars import side_effect
 from ..ir import Array
 from ..scheme import Banking, index_var
@@ -119,7 +120,7 @@ class ExplicitRewriter:
                  if ref_ids[id(ref)] in self._lane_refs}
         edits, stored = self._lane_writes(body, lanes)
         for ref in refs:
-            name = N.ref_name(ref)
+            name = written_name(ref)
             if id(ref) in lanes:
                 if id(ref) not in stored:
                     read, write = lanes[id(ref)]
@@ -150,12 +151,23 @@ class ExplicitRewriter:
                                          "is spelled inside a macro, and its bank arrays "
                                          "need its subscripts: write the reference out of "
                                          "the macro (buf[i] for AT(i))")
-        texts = subscript_texts(self._data[ref.start:ref.end])
+        texts = self._subscript_texts(ref)
         if texts is None or len(texts) != len(shape):
             raise KernelError(ref.coord, f"array '{ex.array.name}' is banked: a reference "
                                          f"must subscript all {len(shape)} dimensions")
         return self._formulas(ex, texts, self._contexts.get(ref_id), ex.banking.copy_expr(ref_id),
                               ref.coord)
+
+    def _subscript_texts(self, ref: N.ArrayRef) -> list[str] | None:
+        """The subscripts of ``ref`` as written (None: not ``A[e0][e1]`` nor
+        ``w.buf[e0][e1]``); a struct field's follow the text of its member chain."""
+        base = N.ref_base_and_subscripts(ref)[0]
+        if isinstance(base, N.Id):
+            return subscript_texts(self._data[ref.start:ref.end])
+        if not ref.start <= base.start < base.end <= ref.end:
+            return None
+        texts, end = bracket_groups(self._data, base.end)
+        return texts if end == ref.end else None
 
     def _formulas(self, ex: Explicit, texts: list[str], context: ranges.RefContext | None,
                   copy: E.Expr, where: Coord) -> _Address:
@@ -359,12 +371,16 @@ class ExplicitRewriter:
     # ------------------------------------------------------------ declarations
 
     def _declaration(self, ex: Explicit) -> Edit:
+        member = ex.array.member
+        name = ex.array.name if member is None else ex.array.name[:-len(member) - 1]
         decl = next((d for d in N.walk(self._func.body)
-                     if isinstance(d, N.Decl) and d.name == ex.array.name and d.is_array),
-                    None)
+                     if isinstance(d, N.Decl) and d.name == name
+                     and d.is_array == (member is None)), None)
         if decl is None or decl.name_at < 0 or decl.stmt_end < 0:
             raise KernelError(ex.array.coord,
                               f"no local declaration of banked array '{ex.array.name}'")
+        if member is not None:
+            return self._beside(decl, ex)
         text = ex.declaration_text()
         if decl.init is not None:
             text += " = " + self._relaid_init(decl, ex)
@@ -374,6 +390,17 @@ class ExplicitRewriter:
         if self._data[end - 1:end] == b";":
             end -= 1
         return Edit(decl.name_at, end, text)
+
+    def _beside(self, decl: N.Decl, ex: Explicit) -> Edit:
+        """The banks of a struct variable's field (:attr:`Array.member_routed`),
+        declared after the variable's statement, as it is (``static`` too); the
+        struct's own field stays unused."""
+        line_start = self._data.rfind(b"\n", 0, decl.stmt_start) + 1
+        indent = self._data[line_start:decl.stmt_start].decode(errors=KEEP_BYTES)
+        static = "static " if decl.static else ""
+        return Edit(decl.stmt_end, decl.stmt_end,
+                    f"\n{indent if not indent.strip() else ''}{static}"
+                    f"{ex.array.elem_type} {ex.declaration_text()};", False)
 
     def _relaid_init(self, decl: N.Decl, ex: Explicit) -> str:
         """The initializer in bank order: element x goes to [bank(x)][offset(x)] of
@@ -453,13 +480,23 @@ def _braced(items: list[str], nested: bool = False) -> str:
     return "{" + ("\n" + INIT_INDENT).join(lines) + "}"
 
 
+def written_name(ref: N.ArrayRef) -> str | None:
+    """The name the text gives the array that ``ref`` subscripts: ``A`` of
+    ``A[i][j]``, ``w.buf`` of ``w.buf[i][j]`` (a struct variable's field,
+    :attr:`arraypart.ir.Array.member`); None for another base (``A[i].f[k]``)."""
+    root, path = chain_root(N.ref_base_and_subscripts(ref)[0])
+    if not isinstance(root, N.Id):
+        return None
+    return f"{root.name}.{path}" if path else root.name
+
+
 def _stored_element(target: N.Node) -> N.ArrayRef | None:
     """The reference of the element a store through ``target`` changes: ``A[e]`` itself,
     or the element whose member (or member's element) it is: ``A[e].x``, ``A[e].f[k]``."""
     while True:
         if isinstance(target, N.Other) and target.what == MEMBER and target.parts:
             target = target.parts[0]
-        elif isinstance(target, N.ArrayRef) and N.ref_name(target) is None:
+        elif isinstance(target, N.ArrayRef) and written_name(target) is None:
             target = target.name
         else:
             return target if isinstance(target, N.ArrayRef) else None

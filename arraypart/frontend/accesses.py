@@ -346,9 +346,10 @@ class AccessLowering:
 
     def _rewrites(self, array) -> bool:
         """Whether code generation rewrites the references to ``array`` written here
-        (a local of the top, outside a function pipeline: DESIGN §6's bank arrays)."""
+        (a local of the top, or a struct's field routed apart from it, outside a
+        function pipeline: DESIGN §6's bank arrays)."""
         return (len(self._calls) == 1 and self._function_pipeline is None
-                and not array.interface and array.member is None)
+                and not array.interface and (array.member is None or array.member_routed))
 
     def _pointer_member(self, node: N.Node) -> str | None:
         """``p`` when ``node`` is ``p->f`` (``p[0].f``) with ``p`` a visible array

@@ -145,6 +145,12 @@ def record_members(record: ci.Type) -> list[ci.Cursor]:
     return members
 
 
+def in_main_file(location: ci.SourceLocation) -> bool:
+    """Whether ``location`` is written in the kernel file (the translation unit's main
+    file; not in a macro's body)."""
+    return bool(_library().clang_Location_isFromMainFile(location))
+
+
 def file_of(location: ci.SourceLocation) -> int | None:
     """clang's handle of the file where ``location`` (a macro use: where it expands)
     is, as a number (one per file of a translation unit); None: no file."""
@@ -351,7 +357,7 @@ class Unit:
     def in_main(self, location: ci.SourceLocation) -> bool:
         """Whether ``location`` (where a macro use expands, for macro text) is in the
         kernel file."""
-        if _library().clang_Location_isFromMainFile(location):
+        if in_main_file(location):
             return True  # the fast answer for text written in the file
         return self.main_file is not None and file_of(location) == self.main_file
 

@@ -213,13 +213,16 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     globals_ += _named_header_arrays(header_arrays, own_headers.used, instances,
                                      converter)
     callees = definitions(funcs + methods + instances, func)
-    lowered = lower_function(func, globals_, filename, lines, values, callees)
+    unsynthesized = tuple((lo, hi) for lo, hi in clangtu.skipped_ranges(unit)
+                          if lo < user_end)
+    lowered = lower_function(func, globals_, filename, lines, values, callees,
+                             unsynthesized=unsynthesized)
     body, capped = lowered.body, ()
     if pipeline_loops:
         raised, capped = raised_pipelines(lowered.body, pipeline_loops)
         if raised:  # their inner loops become lanes: lowered anew as in a pipeline
             lowered = lower_function(func, globals_, filename, lines, values, callees,
-                                     raised)
+                                     raised, unsynthesized)
         body = auto_pipeline(lowered.body, raised)
     arrays = mark_unaliased(lowered.arrays, unit, func, own_headers.own)
     for candidate in funcs + methods + instances:
@@ -240,8 +243,7 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
                         tuple(dict.fromkeys(searched)), lowered.callees,
                         lowered.local_decls, _own_main(funcs),
                         own_headers.macros(unit, user_end),
-                        shared, tuple((lo, hi) for lo, hi in clangtu.skipped_ranges(unit)
-                                      if lo < user_end), nested, hoisted, preamble_top,
+                        shared, unsynthesized, nested, hoisted, preamble_top,
                         replayed, redeclared(unit, user_end, func.name),
                         tuple(sorted(converter.header_definitions)))
     return Kernel(Path(filename).stem, func.name, filename, arrays, body,

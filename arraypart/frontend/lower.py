@@ -109,19 +109,21 @@ class Lowered:
 def lower_function(func: N.FuncDef, globals_: tuple[N.Decl, ...], filename: str,
                    lines: list[str], defines: Mapping[str, int],
                    callees: Mapping[str, N.FuncDef | None] = {},
-                   raised: frozenset[Coord] = frozenset()) -> Lowered:
+                   raised: frozenset[Coord] = frozenset(),
+                   unsynthesized: tuple[tuple[int, int], ...] = ()) -> Lowered:
     """``func`` lowered, every call of ``callees`` (the file's other function
     definitions, by name) inlined; ``globals_`` are the file-scope variables.  A
     pipelined loop that holds a loop of variable trip count is not pipelined, as in
     Vitis: the function is lowered again without that pipeline, and a warning says so.
     The loops at ``raised``, which no pragma pipelines or unrolls, are lowered as
     pipelined at II 1 (Vitis's automatic pipelining of a short loop's parent,
-    :mod:`.pipelining`)."""
+    :mod:`.pipelining`).  ``unsynthesized``: the byte ranges of the text that
+    conditional compilation leaves out (:attr:`arraypart.ir.SourceUnit.unsynthesized`)."""
     unpipelined: dict[Coord, str] = {}
     while True:
         try:
             lowered = _Lowering(func, globals_, filename, lines, defines, callees,
-                                frozenset(unpipelined), raised).run()
+                                frozenset(unpipelined), raised, unsynthesized).run()
         except Unpipelinable as error:
             if error.pipelined in unpipelined:
                 raise
@@ -136,8 +138,9 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
     :mod:`.loops`)."""
 
     def __init__(self, func, globals_, filename, lines, defines, callees, unpipelined,
-                 raised):
+                 raised, unsynthesized):
         self._func = func
+        self._unsynthesized: tuple[tuple[int, int], ...] = unsynthesized  # text left out
         self._unpipelined: frozenset[Coord] = unpipelined  # loops Vitis cannot pipeline
         self._raised: frozenset[Coord] = raised  # loops Vitis pipelines by itself
         self._source = "\n".join(lines).encode(errors=KEEP_BYTES)

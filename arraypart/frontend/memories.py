@@ -30,6 +30,7 @@ from . import fresh as F
 from . import interfaces as I
 from .declarations import (array_decl, element_type, field_array, integer_constant,
                            refuse_array_typedefs, struct_fields)
+from .routed import routed_fields
 
 POINTER_KIND = ci.TypeKind.POINTER
 RECORD_TYPE_KIND = ci.TypeKind.RECORD
@@ -360,7 +361,9 @@ class MemoryLowering:
         (:func:`.declarations.struct_fields`), each an array named by the struct's IR
         name and its path (``w.buf``; ``w_<owner>.buf`` for a local of the
         sub-function ``owner`` whose name another struct's fields have, numbered
-        until free), by the names its text gives them (``w.buf``)."""
+        until free), by the names its text gives them (``w.buf``); those of a local of
+        the top that the emission may store apart from the struct are routed
+        (:func:`.routed.routed_fields`)."""
         fields = struct_fields(decl)
         if not fields:
             return {}
@@ -368,9 +371,13 @@ class MemoryLowering:
         stem = next(c for c in itertools.chain(
             (decl.name,), _numbered(decl.name if owner is None else f"{decl.name}_{owner}"))
             if c not in taken)
+        # a local of the top is rewritten by its text's name, which its IR name keeps
+        routed = (routed_fields(self._func, decl, dict(fields), self._unsynthesized_text())
+                  if owner is None and not file_scope and stem == decl.name else frozenset())
         found = {}
         for path, t in fields:
-            array = field_array(decl, path, t, f"{stem}.{path}")
+            array = replace(field_array(decl, path, t, f"{stem}.{path}"),
+                            member_routed=path in routed)
             if decl.start < 0:
                 array = replace(array, header=True)
             elif file_scope:
@@ -380,6 +387,13 @@ class MemoryLowering:
             found[f"{decl.name}.{path}"] = Binding(array.name)
         self._struct_fields[decl.coord] = found
         return found
+
+    def _unsynthesized_text(self) -> bytes:
+        """The text of the top's body that conditional compilation leaves out, its
+        ranges a line apart."""
+        body = self._func.body
+        return b"\n".join(self._source[lo:hi] for lo, hi in self._unsynthesized
+                          if body.start <= lo < body.end)
 
     def _declared(self, decl: N.Decl) -> dict[str, Binding]:
         """The arrays a local declaration makes visible from there to the end of its
