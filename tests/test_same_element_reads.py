@@ -199,8 +199,12 @@ def test_reads_in_a_local_arrays_initializer_are_counted(tmp_path):
 """
     report = arraypart.analyze(write(tmp_path, "winit.cpp", text))
     assert array(report, "in").max_concurrent == 3 and array(report, "w").max_concurrent == 3
-    one = check.check_kernel(report.kernel, check.as_written_bankings(report.kernel))
+    one = check.check_kernel(report.kernel, check.as_written_bankings(
+        report.kernel, complete_threshold=0))
     assert one.loops[0].achieved_ii == 3  # w as one memory: three writes, three reads
+    # as Vitis builds it, w (3 elements < 4) is partitioned completely: in's three reads
+    vitis = check.check_kernel(report.kernel, check.as_written_bankings(report.kernel))
+    assert vitis.loops[0].achieved_ii == 2
     # w becomes registers; in's reads rotate over any banks, and a declaration's
     # initializer is no statement the emitted code rewrites: II 2, as the rule gives
     assert _loop_iis(report) == [2]
