@@ -17,8 +17,8 @@ from arraypart.expr import pretty
 from arraypart.errors import KernelError
 from arraypart.ir import If, Loop
 
-from conftest import (assert_the_testbench_passes, assert_the_trace_agrees, needs_gxx,
-                      run_testbench_in, searched)
+from conftest import (assert_the_testbench_passes, assert_the_trace_agrees, judged_trace,
+                      needs_gxx, run_testbench_in, searched)
 
 # A callee in a pipelined loop, given rows of two local buffers as 1-D arrays.
 DOT_ROWS = """\
@@ -1727,3 +1727,69 @@ def test_unrolled_calls_in_order_trace_and_compute_as_the_original(tmp_path):
     judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
     assert len(judged.replay.loops) == 4
     assert_the_testbench_passes(compiled, tmp_path)
+
+
+# Four calls of pe in the lanes of an unrolled loop (probe 39 M2, HLSFactory's symbolic
+# kernel): each call has a buf of its own; STATIC makes it one object for all of them.
+LANE_LOCALS = """\
+void pe(const int in[64], int out[64]) {
+    STATIC int buf[64];
+    for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+        buf[i] = in[i] * 3;
+    }
+    for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+        out[i] = buf[63 - i];
+    }
+}
+void lanelocal(const int in[4][64], int out[4][64]) {
+#pragma HLS array_partition variable=in dim=1 complete
+#pragma HLS array_partition variable=out dim=1 complete
+    for (int p = 0; p < 4; p++) {
+#pragma HLS unroll
+        pe(in[p], out[p]);
+    }
+}
+"""
+
+
+def test_a_callees_local_array_is_one_per_lane_of_an_unrolled_call():
+    """buf's accesses name the call's iterator p (``Access.per_call``): lane p's buf
+    is a memory of its own, so the model has one group of buf per lane; a static buf
+    is one object, shared."""
+    kernel = frontend.parse_source(LANE_LOCALS.replace("STATIC ", ""), "lanelocal.cpp",
+                                   top="lanelocal")
+    assert {a.per_call for a in ir.accesses(kernel.body) if a.array == "buf"} == {("p",)}
+    assert {a.per_call for a in ir.accesses(kernel.body) if a.array != "buf"} == {()}
+    shared = frontend.parse_source(LANE_LOCALS.replace("STATIC", "static"),
+                                   "lanelocal.cpp", top="lanelocal")
+    assert {a.per_call for a in ir.accesses(shared.body) if a.array == "buf"} == {()}
+
+
+@needs_gxx
+def test_lanes_of_an_unrolled_call_write_their_own_local_arrays_at_ii_1(tmp_path):
+    """Each lane writes one element of its own buf per cycle (was: 'one element of buf
+    is written 4 times in one iteration ... II 1 is impossible', II 2); the checker on
+    the emitted code and the trace say II 1, and the banked kernel computes as the
+    original."""
+    path = _kernel_file(tmp_path, "lanelocal.cpp", LANE_LOCALS.replace("STATIC ", ""))
+    compiled, outdir = _round_trip(path, tmp_path)
+    report = compiled.report
+    assert report.kernel.warnings == ()
+    buf = [g for g in report.model.arrays if g.array.name == "buf"][0]
+    assert {g.accesses[0].copy_of for g in buf.groups} == {
+        (("p", E.const(p)),) for p in range(4)}
+    assert [loop["achieved_ii"] for loop in report.to_json()["loops"]] == [1]
+    judged = judged_trace(compiled, tmp_path)
+    assert judged.disagreements == () and [
+        (loop.claim.claimed_ii, loop.traced_ii) for loop in judged.replay.loops] == [
+        (1, 1), (1, 1)]
+    _build_and_run(outdir, "lanelocal", tmp_path)
+
+
+def test_a_static_local_array_stays_shared_by_the_lanes(tmp_path):
+    report = arraypart.analyze(_kernel_file(tmp_path, "lanelocal.cpp", LANE_LOCALS.replace(
+        "STATIC", "static")), top="lanelocal")
+    assert [loop["achieved_ii"] for loop in report.to_json()["loops"]] == [2]
+    assert any("one element of buf is written 4 times" in w for w in report.warnings)

@@ -157,6 +157,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         self._keyed = False  # some read has had a same_value key (accesses._same_value)
         self._call_id = 0  # which inlined call the current text is lowered for (0: the top)
         self._call_aliases: frozenset[str] = frozenset()  # ir.Loop.call_aliases of it
+        self._per_call: dict[str, tuple[str, ...]] = {}  # ir.Access.per_call by array
         self._opaque: S.Opaques = {}  # scalars without one, and why
         self._scalars = S.integer_scalars(list(func.params) + list(func.nodes))
         self._types = S.integer_types(list(func.params) + list(func.nodes))
@@ -609,7 +610,8 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         ref_id, self._next_ref = self._next_ref, self._next_ref + 1
         shape = array.shape
         return [Stmt(tuple(Access(name, tuple(E.const(i) for i in index), "write", ref_id,
-                                  decl.coord, call=self._call_id)
+                                  decl.coord, call=self._call_id,
+                                  per_call=self._per_call.get(name, ()))
                            for index in itertools.product(*map(range, shape))),
                      decl.coord)]
 
@@ -726,6 +728,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         self._calls.append(callee)
         caller_id, self._call_id = self._call_id, self._inlined_calls
         caller_aliases, self._call_aliases = self._call_aliases, aliases
+        caller_per_call = self._per_call
         self._lane_loops = []  # the callee's conditions name its own scalars
         try:
             self._constants.clear()
@@ -740,8 +743,9 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
             self._blocks = []
             self._frame_start, self._frame_vars = len(self._iterators), []
             self._add_constants(n for n in callee.nodes if isinstance(n, N.Decl))
-            self._visible = {**self._file_arrays, **self._callee_locals(callee),
-                             **own, **args.arrays}
+            locals_ = self._callee_locals(callee)
+            self._per_call = {**self._per_call, **self._own_copies(locals_)}
+            self._visible = {**self._file_arrays, **locals_, **own, **args.arrays}
             self._streams = self._callee_streams[callee.coord]
             self._stream_ports = ports
             self._apply_parameter_pragmas(callee, args.arrays)
@@ -752,6 +756,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         finally:
             self._calls.pop()
             self._call_id, self._call_aliases = caller_id, caller_aliases
+            self._per_call = caller_per_call
             (self._visible, state, self._scalars, self._types, self._range_log, self._blocks,
              constants, self._ref_ids, self._frame_start, self._frame_vars,
              self._stream_ports, self._streams, self._lane_loops, self._foreign_lanes,
@@ -759,6 +764,13 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
             self._restore(state)
             self._constants.clear()
             self._constants.update(constants)
+
+    def _own_copies(self, found: Mapping[str, Binding]) -> dict[str, tuple[str, ...]]:
+        """``ir.Access.per_call`` of the arrays ``found`` that a call declares: the
+        iterators around the call for each that is not ``static`` (a ``static`` array is
+        one object, which every copy of the function shares)."""
+        return {b.array: tuple(self._iterators) for b in found.values()
+                if not self._arrays[b.array].static}
 
     def _method_object(self, call: N.FuncCall,
                        callee: N.FuncDef) -> calls.ImplicitObject | None:
