@@ -158,6 +158,8 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         self._call_id = 0  # which inlined call the current text is lowered for (0: the top)
         self._call_aliases: frozenset[str] = frozenset()  # ir.Loop.call_aliases of it
         self._per_call: dict[str, tuple[str, ...]] = {}  # ir.Access.per_call by array
+        # C++ references bound to an array element, by name: the element they denote
+        self._element_refs: dict[str, Binding] = {}
         self._opaque: S.Opaques = {}  # scalars without one, and why
         self._scalars = S.integer_scalars(list(func.params) + list(func.nodes))
         self._types = S.integer_types(list(func.params) + list(func.nodes))
@@ -291,7 +293,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         (an outer scalar of the same name gets its binding back).  In a dataflow
         ``region`` each statement is a process of its own (``ir.Loop.process``)."""
         self._blocks.append({})
-        visible = self._visible
+        visible, element_refs = self._visible, self._element_refs
         nodes: list[Node] = []
         items = list(items or ())
 
@@ -312,7 +314,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         finally:
             for name, (value, opaque) in self._blocks.pop().items():
                 self._bind(name, value, opaque)
-            self._visible = visible
+            self._visible, self._element_refs = visible, element_refs
         return nodes
 
     def _escape_guard(self, item: N.Node) -> bool:
@@ -545,6 +547,8 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
                     self._stream_alias(d)
                     continue
                 pointer = self._pointer(d)
+                if pointer is None:
+                    pointer = self._element_reference(d)
                 if pointer is not None:
                     stmts += pointer
                     continue
@@ -728,7 +732,8 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         self._calls.append(callee)
         caller_id, self._call_id = self._call_id, self._inlined_calls
         caller_aliases, self._call_aliases = self._call_aliases, aliases
-        caller_per_call = self._per_call
+        caller_per_call, caller_refs = self._per_call, self._element_refs
+        self._element_refs = {}  # the callee's own names
         self._lane_loops = []  # the callee's conditions name its own scalars
         try:
             self._constants.clear()
@@ -756,7 +761,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         finally:
             self._calls.pop()
             self._call_id, self._call_aliases = caller_id, caller_aliases
-            self._per_call = caller_per_call
+            self._per_call, self._element_refs = caller_per_call, caller_refs
             (self._visible, state, self._scalars, self._types, self._range_log, self._blocks,
              constants, self._ref_ids, self._frame_start, self._frame_vars,
              self._stream_ports, self._streams, self._lane_loops, self._foreign_lanes,
@@ -783,7 +788,8 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         if not isinstance(returned, N.FuncCall):
             return calls.implicit_object(returned, self._object, self._visible,
                                          self._arrays, self._scope(),
-                                         frozenset(p.name for p in self._func.params))
+                                         frozenset(p.name for p in self._func.params),
+                                         self._element_refs)
         if not calls.returned_off_memory(returned, self._object, self._visible,
                                          self._arrays, self._scope(), self._callees,
                                          frozenset(self._file_arrays)):
@@ -950,6 +956,27 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
                 f"array '{self._object.element.array}': arraypart follows its members "
                 f"through this only, not through '{decl.name}'; write this->member "
                 "(or the member's name) instead"))
+
+    def _element_reference(self, decl: N.Decl) -> list[Node] | None:
+        """When ``decl`` is a C++ reference bound to an array element (``const P &next
+        = s[i + 1];``), the statement of the reads its subscripts make (none when they
+        make none), the reference now the element until its block ends: each use of
+        its name accesses the element at the index the subscripts have here
+        (``next.x``: its member x, as ``s[i + 1].x``), as a by-reference parameter
+        bound to it would.  None for any other declaration.  The subscripts stay in
+        the declaration's text, so the array keeps its references as written."""
+        if decl.ctype is None or decl.ctype.kind not in S.REFERENCE_KINDS or \
+                decl.init is None or decl.is_array:
+            return None
+        found = calls.element_binding(decl.init, self._visible, self._arrays, self._scope())
+        if found is None:
+            return None
+        binding, subscripts = found
+        self._keep_as_written(binding.array, (
+            f"reference '{decl.name}' at {decl.coord} is bound to its element"))
+        reads = tuple(a for n in subscripts for a in self._accesses(n))
+        self._element_refs = {**self._element_refs, decl.name: binding}
+        return [Stmt(reads, decl.coord)] if reads else []
 
     def _check_reference(self, decl: N.Decl) -> None:
         """A C++ reference bound to an array element would hide later accesses."""
