@@ -1793,3 +1793,76 @@ def test_a_static_local_array_stays_shared_by_the_lanes(tmp_path):
         "STATIC", "static")), top="lanelocal")
     assert [loop["achieved_ii"] for loop in report.to_json()["loops"]] == [2]
     assert any("one element of buf is written 4 times" in w for w in report.warnings)
+
+
+# References bound to array elements in a pipelined loop (probe 39 M4): to a struct
+# element (its members used) and to an int element (used whole, updated).
+ELEMENT_REFERENCES = """\
+struct P { int a; int b; };
+void elemrefs(const int in[64], int out[64], int acc[64]) {
+    P s[65];
+    s[64].a = 0;
+    s[64].b = 0;
+    for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+        s[i].a = in[i];
+        s[i].b = i;
+    }
+    for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=2
+        const P &next = s[i + 1];
+        P &cur = s[i];
+        int &total = acc[i];
+        cur.a = next.a + cur.b;
+        total += cur.a;
+        out[i] = total + next.b;
+    }
+}
+"""
+
+
+@needs_gxx
+def test_element_references_trace_and_compute_as_the_original(tmp_path):
+    """The trace records each use of a reference as an access of its element (not
+    the declaration's subscript), as the model does; the emitted kernel keeps the
+    references and computes what the original does."""
+    compiled = arraypart.compile_kernel(_kernel_file(tmp_path, "elemrefs.cpp",
+                                                     ELEMENT_REFERENCES))
+    assert [loop["achieved_ii"] for loop in compiled.report.to_json()["loops"]] == [1, 2]
+    judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    assert [loop.traced_ii for loop in judged.replay.loops] == [1, 2]
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
+# Four calls of tap per pipelined iteration, in the lanes of its inner loop: each
+# writes element i of its own t (the program's calls find it on one stack slot).
+LANE_CALLS_IN_A_PIPELINE = """\
+static int tap(const int x[8], int k, int i) {
+    int t[256];
+    t[i] = x[k];
+    t[i + 128] = x[k + 4];
+    return t[i] * t[i + 128];
+}
+void taps(const int in[64][8], int out[64][4]) {
+#pragma HLS array_partition variable=in dim=2 complete
+#pragma HLS array_partition variable=out dim=2 complete
+    for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+        for (int u = 0; u < 4; u++) out[i][u] = tap(in[i], u, i);
+    }
+}
+"""
+
+
+@needs_gxx
+def test_the_trace_counts_each_calls_local_array_apart(tmp_path):
+    """The model's II 1 (was 'written 4 times ... II 1 is impossible', II 4), and the
+    trace's: a record names its array's registration (one per call), so the four
+    calls' writes of t[i] in one step are four memories' (they were one's, traced
+    II 4 against the model's 1)."""
+    compiled = arraypart.compile_kernel(_kernel_file(tmp_path, "taps.cpp",
+                                                     LANE_CALLS_IN_A_PIPELINE))
+    assert [loop["achieved_ii"] for loop in compiled.report.to_json()["loops"]] == [1]
+    judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    assert [loop.traced_ii for loop in judged.replay.loops] == [1]
+    assert_the_testbench_passes(compiled, tmp_path)
