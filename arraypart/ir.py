@@ -383,6 +383,11 @@ class Access:
     lowering's inlined calls; 0 for the top's own text): within one text the HLS tool
     sees how its names relate, across a call it does not (store forwarding,
     :mod:`arraypart.poly.forwarding`).
+    ``per_call``: for an array that a called function declares (not ``static``), the
+    iterators of the loops around that call: each lane of an unrolled one runs a copy
+    of the function (inlined, or an instance per call) with arrays of its own, so
+    lanes whose values of them differ access separate memories, banked alike
+    (:attr:`arraypart.poly.model.LaneAccess.copy_of`).
     """
 
     array: str
@@ -400,6 +405,7 @@ class Access:
     conditional: bool = False
     narrowed: bool = False
     call: int = 0
+    per_call: tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.kind not in ACCESS_KINDS:

@@ -17,8 +17,8 @@ from arraypart.expr import pretty
 from arraypart.errors import KernelError
 from arraypart.ir import If, Loop
 
-from conftest import (assert_the_testbench_passes, assert_the_trace_agrees, needs_gxx,
-                      run_testbench_in, searched)
+from conftest import (assert_the_testbench_passes, assert_the_trace_agrees, judged_trace,
+                      needs_gxx, run_testbench_in, searched)
 
 # A callee in a pipelined loop, given rows of two local buffers as 1-D arrays.
 DOT_ROWS = """\
@@ -1726,4 +1726,143 @@ def test_unrolled_calls_in_order_trace_and_compute_as_the_original(tmp_path):
     compiled = arraypart.compile_kernel(path)
     judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
     assert len(judged.replay.loops) == 4
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
+# Four calls of pe in the lanes of an unrolled loop (probe 39 M2, HLSFactory's symbolic
+# kernel): each call has a buf of its own; STATIC makes it one object for all of them.
+LANE_LOCALS = """\
+void pe(const int in[64], int out[64]) {
+    STATIC int buf[64];
+    for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+        buf[i] = in[i] * 3;
+    }
+    for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+        out[i] = buf[63 - i];
+    }
+}
+void lanelocal(const int in[4][64], int out[4][64]) {
+#pragma HLS array_partition variable=in dim=1 complete
+#pragma HLS array_partition variable=out dim=1 complete
+    for (int p = 0; p < 4; p++) {
+#pragma HLS unroll
+        pe(in[p], out[p]);
+    }
+}
+"""
+
+
+def test_a_callees_local_array_is_one_per_lane_of_an_unrolled_call():
+    """buf's accesses name the call's iterator p (``Access.per_call``): lane p's buf
+    is a memory of its own, so the model has one group of buf per lane; a static buf
+    is one object, shared."""
+    kernel = frontend.parse_source(LANE_LOCALS.replace("STATIC ", ""), "lanelocal.cpp",
+                                   top="lanelocal")
+    assert {a.per_call for a in ir.accesses(kernel.body) if a.array == "buf"} == {("p",)}
+    assert {a.per_call for a in ir.accesses(kernel.body) if a.array != "buf"} == {()}
+    shared = frontend.parse_source(LANE_LOCALS.replace("STATIC", "static"),
+                                   "lanelocal.cpp", top="lanelocal")
+    assert {a.per_call for a in ir.accesses(shared.body) if a.array == "buf"} == {()}
+
+
+@needs_gxx
+def test_lanes_of_an_unrolled_call_write_their_own_local_arrays_at_ii_1(tmp_path):
+    """Each lane writes one element of its own buf per cycle (was: 'one element of buf
+    is written 4 times in one iteration ... II 1 is impossible', II 2); the checker on
+    the emitted code and the trace say II 1, and the banked kernel computes as the
+    original."""
+    path = _kernel_file(tmp_path, "lanelocal.cpp", LANE_LOCALS.replace("STATIC ", ""))
+    compiled, outdir = _round_trip(path, tmp_path)
+    report = compiled.report
+    assert report.kernel.warnings == ()
+    buf = [g for g in report.model.arrays if g.array.name == "buf"][0]
+    assert {g.accesses[0].copy_of for g in buf.groups} == {
+        (("p", E.const(p)),) for p in range(4)}
+    assert [loop["achieved_ii"] for loop in report.to_json()["loops"]] == [1]
+    judged = judged_trace(compiled, tmp_path)
+    assert judged.disagreements == () and [
+        (loop.claim.claimed_ii, loop.traced_ii) for loop in judged.replay.loops] == [
+        (1, 1), (1, 1)]
+    _build_and_run(outdir, "lanelocal", tmp_path)
+
+
+def test_a_static_local_array_stays_shared_by_the_lanes(tmp_path):
+    report = arraypart.analyze(_kernel_file(tmp_path, "lanelocal.cpp", LANE_LOCALS.replace(
+        "STATIC", "static")), top="lanelocal")
+    assert [loop["achieved_ii"] for loop in report.to_json()["loops"]] == [2]
+    assert any("one element of buf is written 4 times" in w for w in report.warnings)
+
+
+# References bound to array elements in a pipelined loop (probe 39 M4): to a struct
+# element (its members used) and to an int element (used whole, updated).
+ELEMENT_REFERENCES = """\
+struct P { int a; int b; };
+void elemrefs(const int in[64], int out[64], int acc[64]) {
+    P s[65];
+    s[64].a = 0;
+    s[64].b = 0;
+    for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+        s[i].a = in[i];
+        s[i].b = i;
+    }
+    for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=2
+        const P &next = s[i + 1];
+        P &cur = s[i];
+        int &total = acc[i];
+        cur.a = next.a + cur.b;
+        total += cur.a;
+        out[i] = total + next.b;
+    }
+}
+"""
+
+
+@needs_gxx
+def test_element_references_trace_and_compute_as_the_original(tmp_path):
+    """The trace records each use of a reference as an access of its element (not
+    the declaration's subscript), as the model does; the emitted kernel keeps the
+    references and computes what the original does."""
+    compiled = arraypart.compile_kernel(_kernel_file(tmp_path, "elemrefs.cpp",
+                                                     ELEMENT_REFERENCES))
+    assert [loop["achieved_ii"] for loop in compiled.report.to_json()["loops"]] == [1, 2]
+    judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    assert [loop.traced_ii for loop in judged.replay.loops] == [1, 2]
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
+# Four calls of tap per pipelined iteration, in the lanes of its inner loop: each
+# writes element i of its own t (the program's calls find it on one stack slot).
+LANE_CALLS_IN_A_PIPELINE = """\
+static int tap(const int x[8], int k, int i) {
+    int t[256];
+    t[i] = x[k];
+    t[i + 128] = x[k + 4];
+    return t[i] * t[i + 128];
+}
+void taps(const int in[64][8], int out[64][4]) {
+#pragma HLS array_partition variable=in dim=2 complete
+#pragma HLS array_partition variable=out dim=2 complete
+    for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+        for (int u = 0; u < 4; u++) out[i][u] = tap(in[i], u, i);
+    }
+}
+"""
+
+
+@needs_gxx
+def test_the_trace_counts_each_calls_local_array_apart(tmp_path):
+    """The model's II 1 (was 'written 4 times ... II 1 is impossible', II 4), and the
+    trace's: a record names its array's registration (one per call), so the four
+    calls' writes of t[i] in one step are four memories' (they were one's, traced
+    II 4 against the model's 1)."""
+    compiled = arraypart.compile_kernel(_kernel_file(tmp_path, "taps.cpp",
+                                                     LANE_CALLS_IN_A_PIPELINE))
+    assert [loop["achieved_ii"] for loop in compiled.report.to_json()["loops"]] == [1]
+    judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    assert [loop.traced_ii for loop in judged.replay.loops] == [1]
     assert_the_testbench_passes(compiled, tmp_path)

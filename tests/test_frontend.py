@@ -13,7 +13,7 @@ from arraypart.errors import KernelError
 from arraypart.frontend import clangtu
 from arraypart.frontend import cnodes as N
 from arraypart.frontend import parse_kernel, parse_source
-from arraypart.ir import If, Loop, Stmt
+from arraypart.ir import If, Loop, Stmt, accesses
 
 DATA = Path(__file__).parent / "data" / "frontend"
 KERNELS = sorted((Path(__file__).parent.parent / "kernels").glob("*.c"))
@@ -689,8 +689,10 @@ def test_a_pragma_macro_is_read_as_the_preprocessor_expands_it(tmp_path, case):
 
 
 CXX_ERRORS = [
-    ("reference", "void k(int A[4]) {\n  int &r = A[1];\n  r = 2;\n}\n", 2, 8,
-     "reference 'r' to an element of array 'A'"),
+    ("reference", "struct S { int x; };\nvoid k(S A[4]) {\n  int &r = A[1].x;\n  r = 2;\n}\n",
+     3, 8, "reference 'r' to an element of array 'A'"),
+    ("element-reference-address", "struct S { int x; };\nvoid k(S A[4]) {\n  S &r = A[1];\n"
+     "  S *p = &r;\n  p->x = 2;\n}\n", 4, 10, "the address of a reference bound to an array"),
     ("undeclared", "void k(int A[4]) {\n  A[0] = q;\n}\n", 2, 10,
      "use of undeclared identifier 'q'"),
     ("missing-header", '#include "nowhere.h"\nvoid k(int A[4]) {}\n', 1, 10,
@@ -848,3 +850,51 @@ def test_a_cursor_kind_the_clang_bindings_leave_out_is_read():
                    "  for (int i = 0; i < 8; i++)\n    out[i] = in[i] + (A | B);\n}\n")
     assert body == (("loop", "L3", "i", ("0",), ("7",), 1, None, None, (
         ("stmt", 4, ("read in[i] #1 @4:14", "write out[i] #0 @4:5")),)),)
+
+
+# cms-L1TK DuplicateRemoval's element references (probe 39 M4), in an unrolled loop.
+ELEMENT_REFERENCES = """\
+struct P { int a; int b; };
+void elemref(const int in[8], int out[8]) {
+    static P s[9];
+    for (int i = 0; i < 8; i++) {
+#pragma HLS unroll
+        const P &next = s[i + 1];
+        P &cur = s[i];
+        cur.a = next.a + in[i];
+        cur.b = next.b;
+        out[i] = cur.a;
+        int &whole = out[i];
+        whole += 1;
+    }
+}
+"""
+
+
+def test_a_reference_to_an_element_is_that_element_where_it_is_used():
+    """Each use of ``next`` and ``cur`` is an access of s[i + 1] and s[i] (of the field
+    it names), each of ``whole`` one of out[i] (``+=``: a read and a write); the
+    declarations access nothing, and s keeps its references as written (their
+    subscripts stay in the declarations)."""
+    k = parse_source(ELEMENT_REFERENCES, "elemref.cpp")
+    found = [(a.array, a.kind, E.pretty(a.index[0]), a.field, a.coord.line)
+             for a in accesses(k.body)]
+    assert found == [("s", "read", "i + 1", "a", 8), ("in", "read", "i", None, 8),
+                     ("s", "write", "i", "a", 8), ("s", "read", "i + 1", "b", 9),
+                     ("s", "write", "i", "b", 9), ("s", "read", "i", "a", 10),
+                     ("out", "write", "i", None, 10), ("out", "read", "i", None, 12),
+                     ("out", "write", "i", None, 12)]
+    assert "reference 'next'" in k.array("s").kept_reference
+
+
+def test_a_method_called_on_an_element_reference_runs_on_the_element():
+    """``cur.inc()`` is inlined on s[i] (its ``a++`` a read and a write of s[i].a), as
+    ``s[i].inc()`` is; it was inlined on a struct variable 'cur' of no memory."""
+    k = parse_source("struct P { int a; int b; void inc() { a++; } };\n"
+                     "void meth(P s[8], int out[8]) {\n"
+                     "  for (int i = 0; i < 8; i++) {\n"
+                     "    P &cur = s[i];\n    cur.inc();\n    out[i] = cur.b;\n  }\n}\n",
+                     "meth.cpp")
+    found = [(a.array, a.kind, E.pretty(a.index[0]), a.field) for a in accesses(k.body)]
+    assert found == [("s", "read", "i", "a"), ("s", "write", "i", "a"),
+                     ("s", "read", "i", "b"), ("out", "write", "i", None)]

@@ -524,8 +524,8 @@ def _records(read_flats, write_flats):
     from arraypart.check.records import RECORD, READ, WRITE
     rows = []
     for step, (r, w) in enumerate(zip(read_flats, write_flats)):
-        rows += [(0, 0, 0, 0, READ, 0, step, r), (1, 0, 0, 0, WRITE, 0, step, w),
-                 (2, 0, 0, 0, READ, 0, step, r)]
+        rows += [(0, 0, 0, 0, READ, 0, step, r, 0), (1, 0, 0, 0, WRITE, 0, step, w, 0),
+                 (2, 0, 0, 0, READ, 0, step, r, 0)]
     return np.array(rows, RECORD)
 
 
@@ -565,7 +565,7 @@ def test_the_trace_forwards_past_an_access_only_one_distance_away(kinds, others,
     from arraypart.check.records import RECORD, READ, WRITE
     from arraypart.check.traced_epochs import Forwarding, Shapes, StepAccesses, free_records
     kind = [{"write": WRITE, "read": READ}[k] for k in kinds.split(", ")]
-    rows = np.array([(site, 0, 0, 0, kind[site], 0, step, flat)
+    rows = np.array([(site, 0, 0, 0, kind[site], 0, step, flat, 0)
                      for step, other in enumerate(others)
                      for site, flat in enumerate([step, other, step])], RECORD)
     shapes = Shapes.of([rows], np.array([True, regular, True]))

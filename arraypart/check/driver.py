@@ -28,6 +28,7 @@ from typing import Iterator, Mapping
 
 import numpy as np
 
+from .. import expr as E
 from .. import ir
 from ..errors import KernelError, warning_text
 from ..limits import Deadline
@@ -480,6 +481,36 @@ def _run_cells(parts: list[Emitted], memories: dict[str, _Memory], rule: bool,
     classes: dict[str, tuple[list, list]] = {}
     places: dict[str, list[tuple[int, Marks]]] = {}
     alike: dict[tuple, int] = {}  # a read's element key -> its cell's position
+    for e, a, cell, ideal in _owned_cells(parts, memories, rule, epochs):
+        off = memories[a.array].array.bundle is not None
+        mine = per_array.setdefault(a.array, [])
+        key = (None if a.same_value is None or a.array in apart
+               else (a.same_value, e.scope, e.marks, cell.owner,
+                     tuple(np.atleast_1d(cell.epoch).tolist())))
+        if key in alike and (merged := read_either(mine[alike[key]], cell)) is not None:
+            mine[alike[key]] = merged
+            if off:
+                off_chip[a.array][alike[key]] = read_either(off_chip[a.array][alike[key]],
+                                                            ideal)
+            continue
+        if key is not None:
+            alike[key] = len(mine)
+        keys, marks = classes.setdefault(a.array, ([], []))
+        written = subscript_key(a, e.scope, e.marks)
+        keys.append(None if written is None else (written, cell.owner))
+        marks.append(e.marks)
+        mine.append(cell)
+        if off:
+            off_chip.setdefault(a.array, []).append(ideal)
+            places.setdefault(a.array, []).append((e.scope, e.marks))
+    return per_array, off_chip, classes, places
+
+
+def _owned_cells(parts: list[Emitted], memories: dict[str, _Memory], rule: bool,
+                 epochs: dict[int, np.ndarray]) -> Iterator[tuple]:
+    """Per access of the run's emissions: the emission, the access, its cells (the
+    rule's site cells under the ``rule``) in its epochs and its ideal cells, once per
+    copy of a called function whose own array it accesses (``Cells.owner``)."""
     for e in parts:
         for a in e.accesses:
             memory = memories[a.array]
@@ -487,29 +518,27 @@ def _run_cells(parts: list[Emitted], memories: dict[str, _Memory], rule: bool,
             epoch = epochs.get(id(a), 0)
             cell = replace((site_cells if rule else cells)(counted, e.frame, memory.banking),
                            epoch=epoch)
-            off = memory.array.bundle is not None
             ideal = (replace(cells(counted, e.frame, memory.banking), epoch=epoch)
-                     if off and rule else cell)
-            mine = per_array.setdefault(a.array, [])
-            key = (None if a.same_value is None or a.array in apart
-                   else (a.same_value, e.scope, e.marks,
-                         tuple(np.atleast_1d(epoch).tolist())))
-            if key in alike and (merged := read_either(mine[alike[key]], cell)) is not None:
-                mine[alike[key]] = merged
-                if off:
-                    off_chip[a.array][alike[key]] = read_either(off_chip[a.array][alike[key]],
-                                                                ideal)
-                continue
-            if key is not None:
-                alike[key] = len(mine)
-            keys, marks = classes.setdefault(a.array, ([], []))
-            keys.append(subscript_key(a, e.scope, e.marks))
-            marks.append(e.marks)
-            mine.append(cell)
-            if off:
-                off_chip.setdefault(a.array, []).append(ideal)
-                places.setdefault(a.array, []).append((e.scope, e.marks))
-    return per_array, off_chip, classes, places
+                     if memory.array.bundle is not None and rule else cell)
+            for owner, lanes in _owners(a, e.frame):
+                yield (e, a) + tuple(c if owner == () else replace(
+                    c.masked(c.mask & lanes), owner=owner) for c in (cell, ideal))
+
+
+def _owners(access: ir.Access, frame: F.Frame) -> list[tuple[tuple, np.ndarray | None]]:
+    """The copies of the called function whose own array ``access`` accesses, and
+    the lanes of ``frame`` each runs: lanes whose values of the call's iterators
+    (``ir.Access.per_call``) lie at one offset from the first lane's (within a step,
+    one value) run one copy.  ``((), None)`` alone when no such iterator varies over
+    the lanes."""
+    offsets = {v: x - x[:, :1] for v in access.per_call if v in frame.env
+               for x in [F.values(frame, E.var(v))]}
+    offsets = {v: x for v, x in offsets.items() if x.any()}
+    if not offsets:
+        return [((), None)]
+    stacked = np.stack(list(offsets.values()), axis=-1)
+    return [(tuple(zip(offsets, map(int, row))), np.all(stacked == row, axis=-1))
+            for row in np.unique(stacked.reshape(-1, len(offsets)), axis=0)]
 
 
 def _shared_bundles(off_chip: dict[str, list[Cells]],
@@ -593,7 +622,13 @@ def _needs(cs: list, memory: _Memory, rows: int, static: RuleSites | None,
 
 
 def _views(cs: list, memory: _Memory) -> list[list]:
-    return ir.member_views(memory.array, cs, lambda c: c.access.field)
+    """The cells of each memory: per member view (``ir.member_views``), per copy of a
+    called function whose own array it is (``Cells.owner``)."""
+    owners: dict[tuple, list] = {}
+    for c in cs:
+        owners.setdefault(c.owner, []).append(c)
+    return [view for mine in owners.values()
+            for view in ir.member_views(memory.array, mine, lambda c: c.access.field)]
 
 
 def _steps(frame: F.Frame) -> int:

@@ -441,8 +441,13 @@ def _is_element(cursor: ci.Cursor, parents: tuple,
                    and clangtu.unary_operator(cursor) == "*")
     if cursor.kind == K.MEMBER_REF_EXPR:
         return _own_field(cursor, parents)
+    if cursor.kind == K.DECL_REF_EXPR:
+        return _element_reference(cursor.referenced) and not (
+            parents and parents[-1].kind == K.MEMBER_REF_EXPR)
     if not (cursor.kind == K.ARRAY_SUBSCRIPT_EXPR or dereference):
         return False
+    if _user(cursor, parents) is not None and _element_reference(_user(cursor, parents)):
+        return False  # P &r = A[i]: each use of r is the access (the front end's model)
     plain = _object_of(cursor, parents)[1] if dereference else None
     if plain is not None and plain != cursor:
         return False  # (*&w).f, (*p).f: w's fields, p's element (:func:`_is_arrow_object`)
@@ -600,6 +605,34 @@ def _of_this(member: ci.Cursor) -> bool:
     return node.kind == K.CXX_THIS_EXPR
 
 
+def _by_address(member: ci.Cursor) -> bool:
+    """``member`` (through members) is of ``this`` (:func:`_of_this`) or of a reference
+    bound to an array element (``next.x`` of ``const P &next = s[i + 1]``): a part of
+    an element, which the runtime finds by address."""
+    if _of_this(member):
+        return True
+    node = member
+    while node.kind in _WRAPPERS:
+        kids = [k for k in node.get_children() if k.kind.is_expression()]
+        if not kids:
+            return False
+        node = clangtu.member_object(kids[0])
+    return node.kind == K.DECL_REF_EXPR and _element_reference(node.referenced)
+
+
+def _element_reference(variable: ci.Cursor | None) -> bool:
+    """``variable`` is a reference bound to an array element (``P &r = A[i];``), which
+    the front end follows to the element at each use of its name."""
+    if variable is None or variable.kind != K.VAR_DECL or variable.type.kind not in (
+            ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE):
+        return False
+    init = next((k for k in variable.get_children() if k.kind.is_expression()), None)
+    while init is not None and init.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
+        init = next((k for k in init.get_children() if k.kind.is_expression()), None)
+    return (init is not None and init.kind == K.ARRAY_SUBSCRIPT_EXPR
+            and init.type.get_canonical().kind not in _ARRAY_TYPES)
+
+
 def _of_struct_variable(member: ci.Cursor) -> bool:
     """``member`` is a field of a struct a name reaches through fields alone
     (``w.buf``, ``w.in.buf``, ``s.buf`` of a reference ``s``, ``p->buf``): of a
@@ -623,7 +656,7 @@ def _own_field(cursor: ci.Cursor, parents: tuple) -> bool:
     further field access (``inner`` of ``inner.x``), whose whole value is read or
     written as the front end models ``A[i].x``."""
     if (cursor.referenced is None or cursor.referenced.kind != K.FIELD_DECL
-            or cursor.type.get_canonical().kind in _ARRAY_TYPES or not _of_this(cursor)):
+            or cursor.type.get_canonical().kind in _ARRAY_TYPES or not _by_address(cursor)):
         return False
     for parent in reversed(parents):
         if parent.kind == K.MEMBER_REF_EXPR:
@@ -773,7 +806,7 @@ def _written_span(unit: clangtu.Unit, cursor: ci.Cursor, data: bytes) -> tuple[i
     start, end = cursor.extent.start, cursor.extent.end
     if cursor.kind == K.ARRAY_SUBSCRIPT_EXPR:
         spelled = data[end.offset - 1:end.offset] == b"]"
-    elif cursor.kind == K.MEMBER_REF_EXPR:
+    elif cursor.kind in (K.MEMBER_REF_EXPR, K.DECL_REF_EXPR):
         name = cursor.spelling.encode(errors=KEEP_BYTES)
         spelled = bool(name) and data[end.offset - len(name):end.offset] == name
     else:
@@ -805,7 +838,7 @@ def _access_edits(cursor: ci.Cursor, span: tuple[int, int], site: int, kind: int
             and _memory_type(root.type)):
         base = name.decode(errors=KEEP_BYTES)
     # through a struct's fields: an element only of an array of its own size
-    recorder = "at_exact" if root.kind == K.MEMBER_REF_EXPR and not _of_this(root) else "at"
+    recorder = "at_exact" if root.kind == K.MEMBER_REF_EXPR and not _by_address(root) else "at"
     # the blank keeps '%' or '<' before the access from making a digraph ('%:' is '#')
     opener = f" {NAMESPACE}{recorder}({site}, {kind}, {copy}, {base}, "
     return [_Insert(start, True, -end, opener), _Insert(end, False, -start, ")")]

@@ -53,7 +53,9 @@ class Cells:
     ``ranges[d]``: (min, max) of the executed indices of dimension d (None when the
     dimension is irregular or no lane runs); ``full``: every lane runs; ``epoch``:
     per lane, the writes of the array before it in the step (:mod:`.epochs`), whose
-    addresses are its own (:func:`element_addresses`)."""
+    addresses are its own (:func:`element_addresses`); ``owner``: the copy of a called
+    function whose own array it accesses (``ir.Access.per_call``; its lanes' offsets
+    of the call's iterators from the first lane's), a memory apart from another copy's."""
 
     access: ir.Access
     mask: np.ndarray
@@ -64,6 +66,7 @@ class Cells:
     copy: np.ndarray
     layers: tuple[np.ndarray, ...] | None = None
     epoch: np.ndarray | int = 0
+    owner: tuple = ()
 
     @property
     def count(self) -> int:

@@ -1,9 +1,10 @@
 """The records of a traced run (:mod:`.trace`) and how they are read.
 
-Every record is one access the compiled original made inside a pipelined loop, 32
+Every record is one access the compiled original made inside a pipelined loop, 40
 bytes as ``templates/trace_driver.cpp.j2`` writes them: (site, lane, loop, array,
-kind, copy, step, flat), ``flat`` the row-major offset g++ computed, ``copy`` the read
-copy the site's copy expression gave.  Each recorded call of the top writes a file of
+kind, copy, step, flat, instance), ``flat`` the row-major offset g++ computed, ``copy``
+the read copy the site's copy expression gave, ``instance`` how many times the array
+had been registered (a called function's own array: once per call, its copy).  Each recorded call of the top writes a file of
 its own, its steps counted from 0; a run of a loop ends with a record of no access
 (site :data:`RUN_END`) at its last step, so a run whose last steps access no array
 counts them.  Files are read in chunks that never split a step (:func:`chunks`), so
@@ -18,7 +19,8 @@ from typing import Callable, Iterator, Sequence
 import numpy as np
 
 RECORD = np.dtype([("site", "<i4"), ("lane", "<i4"), ("loop", "<i4"), ("array", "<i2"),
-                   ("kind", "i1"), ("copy", "i1"), ("step", "<i8"), ("flat", "<i8")])
+                   ("kind", "i1"), ("copy", "i1"), ("step", "<i8"), ("flat", "<i8"),
+                   ("instance", "<i8")])
 #: A record's ``kind``.
 READ, WRITE = 0, 1
 #: Records read at once: 2^20 records are 32 MB, with the sort's copies about 200 MB.

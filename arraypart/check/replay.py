@@ -64,11 +64,14 @@ RECORDED = -1
 
 @dataclass(frozen=True, slots=True)
 class Memory:
-    """An array as replayed: its banking and the ports of each bank."""
+    """An array as replayed: its banking and the ports of each bank; ``per_call``: a
+    called function's own array (``ir.Access.per_call``), one memory per call (each
+    registration of it, a record's ``instance``)."""
 
     array: ir.Array
     banking: Banking
     model: ir.PortModel
+    per_call: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -406,7 +409,8 @@ def _uses(rows: np.ndarray, memories: Mapping[int, Memory], read_copies: np.ndar
         if not chosen.any():
             continue
         cols = {k: rows[k][chosen].astype(np.int64)
-                for k in ("loop", "step", "flat", "kind", "site", "lane", "copy")}
+                for k in ("loop", "step", "flat", "kind", "site", "lane", "copy",
+                          "instance")}
         first_view, views = _member_views(m.array, cols["site"], site_fields)
         write = cols["kind"] == WRITE
         fixed = read_copies[cols["site"]]
@@ -417,6 +421,8 @@ def _uses(rows: np.ndarray, memories: Mapping[int, Memory], read_copies: np.ndar
             cols["spread"] = (np.isin(_site_keys(cols, dynamic.sources), dynamic.keys[a])
                               | np.isin(cols["site"], dynamic.moving))
         cols = _repeated(cols, views, "view")
+        if m.per_call:  # each call's copy of the array: memories apart, like views
+            cols["view"] = cols["view"] + (cols["instance"] << INSTANCE_SHIFT)
         cols = _repeated(cols, np.where(cols["kind"] == WRITE, m.banking.copies, 1), "copy")
         if dynamic is not None:
             reach, fixed, rest = dynamic.banks(a, m.banking, cols["flat"])
@@ -464,6 +470,8 @@ def least_ii(model: ir.PortModel, reads: np.ndarray, writes: np.ndarray) -> np.n
 
 
 GROUP = ("loop", "step", "unit", "view", "copy", "bank")
+#: ``view`` is a member view plus a call's instance shifted by this many bits.
+INSTANCE_SHIFT = 24
 ELEMENT = ("array", "epoch", "kind", "flat")
 
 

@@ -72,8 +72,8 @@ class SiteCells:
     dimension the bank formula reads is irregular; ``address`` is the row-major
     element index (None when some dimension is irregular); ``copy`` the copy a read
     instance reads (:func:`.ports.read_copies`); ``layers``, set by :func:`.ports.by_class`,
-    the (copy, class) layers its instances use, each ``(rows, lanes)``; ``epoch``:
-    ``.ports.Cells.epoch``."""
+    the (copy, class) layers its instances use, each ``(rows, lanes)``; ``epoch``,
+    ``owner``: ``.ports.Cells``'."""
 
     access: ir.Access
     mask: np.ndarray
@@ -82,6 +82,7 @@ class SiteCells:
     copy: np.ndarray
     layers: tuple[np.ndarray, ...] | None = None
     epoch: np.ndarray | int = 0
+    owner: tuple = ()
 
     @property
     def count(self) -> int:

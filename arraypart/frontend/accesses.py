@@ -147,6 +147,12 @@ class AccessLowering:
             self._target(node.expr, out, ("read", "write"))
         elif isinstance(node, N.UnaryOp) and node.op == "*":
             self._dereference(node, out, ("read",))
+        elif isinstance(node, N.UnaryOp) and node.op == "&" and isinstance(
+                root := _object_root(node.expr), N.Id) and root.name in self._element_refs:
+            raise KernelError(node.coord, (
+                "the address of a reference bound to an array element: arraypart follows "
+                "the element through the reference's name only; take the address of the "
+                "element itself (&A[i])"))
         elif _element_member(node):
             self._member(node, out, ("read",))
         elif self._pointer_member(node) is not None:
@@ -279,7 +285,8 @@ class AccessLowering:
         sees a scalar; :meth:`_may_write`): the call reads and writes it."""
         arg = N.without_casts(call.args[k])
         return self._may_write(call, k) and (isinstance(arg, N.ArrayRef)
-                                             or _element_member(arg))
+                                             or _element_member(arg)
+                                             or self._element_object(arg) is not None)
 
     def _pointer_assignment(self, node: N.Assignment) -> None:
         """``p = &A[k]`` (a pointer given memory after its declaration) is an error:
@@ -321,10 +328,15 @@ class AccessLowering:
             self._collect(node, out)
 
     def _element_object(self, node: N.Node) -> Binding | None:
-        """The struct element whose part ``node`` is, when it names a member of the
-        object of the method being lowered (``buf``, ``this->buf``, ``inner.x``) and
-        that object is an element of a kernel array (:class:`.calls.ImplicitObject`);
-        else None."""
+        """The element whose part ``node`` is, when it names a member of the object of
+        the method being lowered (``buf``, ``this->buf``, ``inner.x``) and that object
+        is an element of a kernel array (:class:`.calls.ImplicitObject`), or a
+        reference bound to an element (``next``, ``next.x``; ``_element_refs``); else
+        None."""
+        root = _object_root(node)
+        if isinstance(root, N.Id) and root.name in self._element_refs and (
+                root is node or _is_member(node)):
+            return self._element_refs[root.name]
         if not (isinstance(node, N.Other) and node.what == MEMBER) or self._object is None:
             return None
         return self._object.element if _own_member(node) else None
@@ -537,7 +549,8 @@ class AccessLowering:
         if user is not None and user not in self._functions.setdefault(array, []):
             self._functions[array].append(user)
         out.extend(replace(template, kind=kind, same_value=template.same_value
-                           if kind == "read" else None, call=self._call_id)
+                           if kind == "read" else None, call=self._call_id,
+                           per_call=self._per_call.get(array, ()))
                    for kind in kinds)
 
     def _warn_unseen_struct(self, call: N.FuncCall, arg: N.Node) -> None:
@@ -812,9 +825,12 @@ def _own_member(node: N.Other) -> bool:
         node.what == MEMBER and not node.parts))
 
 
-def _outer_member(node: N.Other) -> str | None:
+def _outer_member(node: N.Node) -> str | None:
     """The member of the object that ``node`` is part of (``inner`` of
-    ``this->inner.buf``), as :attr:`arraypart.ir.Access.field` names it."""
+    ``this->inner.buf``), as :attr:`arraypart.ir.Access.field` names it; None for
+    the whole object (a reference's name)."""
+    if not isinstance(node, N.Other):
+        return None
     while isinstance(_first(node.parts), N.Other) and _first(node.parts).what == MEMBER:
         node = _first(node.parts)
     return node.name or None

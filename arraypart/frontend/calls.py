@@ -141,27 +141,33 @@ class ImplicitObject:
 
 def implicit_object(node: N.Node, current: ImplicitObject | None,
                     visible: Mapping[str, Binding], arrays: Mapping[str, Array],
-                    scope: Scope, arguments: frozenset[str]) -> ImplicitObject:
+                    scope: Scope, arguments: frozenset[str],
+                    references: Mapping[str, Binding] = {}) -> ImplicitObject:
     """The object ``node`` (a method call's first argument) denotes: ``this`` is the
     ``current`` one, ``W[i]`` (every dimension subscripted) and ``p->`` / ``p[k]`` of
     a name bound to memory an element, as is ``o[i].in[k]`` (an element of a member
     array is part of the element ``o[i]``, as ``o[i].in[k].a[0]`` is an access of it),
-    ``w`` or ``w.inner`` a struct variable (``arguments``: the top's parameters)."""
+    and a reference of ``references`` (bound to an element, which it denotes) with
+    its members, ``w`` or ``w.inner`` a struct variable (``arguments``: the top's
+    parameters)."""
     node = N.without_casts(node)
+    if isinstance(node, N.Id) and node.name in references:
+        return ImplicitObject(references[node.name])
     if isinstance(node, N.UnaryOp) and node.op == "*":
         node = N.ArrayRef(node.coord, -1, -1, node.expr, N.Constant(node.coord, -1, -1, 0))
     if isinstance(node, N.Other) and node.what == N.THIS:
         return current or ImplicitObject()
     if isinstance(node, N.Other) and node.what == MEMBER and node.parts:
         return implicit_object(node.parts[0], current, visible, arrays, scope,
-                               arguments).member(node.name)
+                               arguments, references).member(node.name)
     if isinstance(node, N.Other) and node.what == MEMBER:  # inner.f() in a method
         return (current or ImplicitObject()).member(node.name)
     base = node
     while isinstance(base, N.ArrayRef):
         base = N.without_casts(base.name)
     if _is_member(base) and base is not node:  # o[i].in[k].f(): o[i]'s own member
-        inner = implicit_object(base, current, visible, arrays, scope, arguments)
+        inner = implicit_object(base, current, visible, arrays, scope, arguments,
+                                references)
         if inner.element is not None:
             return inner
     found = _subscripted(node, visible)
@@ -421,6 +427,22 @@ def memory_argument(arg: N.Node, visible: Mapping[str, Binding],
         return None
     found = _whole(arg, visible, arrays)
     return None if found is None else MemoryArgument(found[0], found[1], None)
+
+
+def element_binding(node: N.Node, visible: Mapping[str, Binding],
+                    arrays: Mapping[str, Array], scope: Scope
+                    ) -> tuple[Binding, tuple[N.Node, ...]] | None:
+    """The element ``node`` names with a subscript in every dimension (``s[i + 1]``,
+    casts dropped), as a field binding (:class:`Binding`: its members are parts of its
+    value), and the subscripts written; None for anything else."""
+    found = _subscripted(node, visible)
+    if found is None:
+        return None
+    base, subscripts = found
+    if len(subscripts) != len(arrays[base.array].shape) - len(base.prefix) or base.field:
+        return None
+    own = tuple(quasi_affine(s, scope) for s in subscripts)
+    return Binding(base.array, base.index(own), field=True), subscripts
 
 
 def reference_chain(node: N.Node) -> tuple[N.Node, list[N.Node]]:

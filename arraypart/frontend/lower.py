@@ -160,6 +160,9 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         self._keyed = False  # some read has had a same_value key (accesses._same_value)
         self._call_id = 0  # which inlined call the current text is lowered for (0: the top)
         self._call_aliases: frozenset[str] = frozenset()  # ir.Loop.call_aliases of it
+        self._per_call: dict[str, tuple[str, ...]] = {}  # ir.Access.per_call by array
+        # C++ references bound to an array element, by name: the element they denote
+        self._element_refs: dict[str, Binding] = {}
         self._opaque: S.Opaques = {}  # scalars without one, and why
         self._scalars = S.integer_scalars(list(func.params) + list(func.nodes))
         self._types = S.integer_types(list(func.params) + list(func.nodes))
@@ -293,7 +296,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         (an outer scalar of the same name gets its binding back).  In a dataflow
         ``region`` each statement is a process of its own (``ir.Loop.process``)."""
         self._blocks.append({})
-        visible = self._visible
+        visible, element_refs = self._visible, self._element_refs
         nodes: list[Node] = []
         items = list(items or ())
 
@@ -314,7 +317,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         finally:
             for name, (value, opaque) in self._blocks.pop().items():
                 self._bind(name, value, opaque)
-            self._visible = visible
+            self._visible, self._element_refs = visible, element_refs
         return nodes
 
     def _escape_guard(self, item: N.Node) -> bool:
@@ -552,6 +555,8 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
                     self._stream_alias(d)
                     continue
                 pointer = self._pointer(d)
+                if pointer is None:
+                    pointer = self._element_reference(d)
                 if pointer is not None:
                     stmts += pointer
                     continue
@@ -617,7 +622,8 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         ref_id, self._next_ref = self._next_ref, self._next_ref + 1
         shape = array.shape
         return [Stmt(tuple(Access(name, tuple(E.const(i) for i in index), "write", ref_id,
-                                  decl.coord, call=self._call_id)
+                                  decl.coord, call=self._call_id,
+                                  per_call=self._per_call.get(name, ()))
                            for index in itertools.product(*map(range, shape))),
                      decl.coord)]
 
@@ -734,6 +740,8 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         self._calls.append(callee)
         caller_id, self._call_id = self._call_id, self._inlined_calls
         caller_aliases, self._call_aliases = self._call_aliases, aliases
+        caller_per_call, caller_refs = self._per_call, self._element_refs
+        self._element_refs = {}  # the callee's own names
         self._lane_loops = []  # the callee's conditions name its own scalars
         try:
             self._constants.clear()
@@ -748,8 +756,9 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
             self._blocks = []
             self._frame_start, self._frame_vars = len(self._iterators), []
             self._add_constants(n for n in callee.nodes if isinstance(n, N.Decl))
-            self._visible = {**self._file_arrays, **self._callee_locals(callee),
-                             **own, **args.arrays}
+            locals_ = self._callee_locals(callee)
+            self._per_call = {**self._per_call, **self._own_copies(locals_)}
+            self._visible = {**self._file_arrays, **locals_, **own, **args.arrays}
             self._streams = self._callee_streams[callee.coord]
             self._stream_ports = ports
             self._apply_parameter_pragmas(callee, args.arrays)
@@ -760,6 +769,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         finally:
             self._calls.pop()
             self._call_id, self._call_aliases = caller_id, caller_aliases
+            self._per_call, self._element_refs = caller_per_call, caller_refs
             (self._visible, state, self._scalars, self._types, self._range_log, self._blocks,
              constants, self._ref_ids, self._frame_start, self._frame_vars,
              self._stream_ports, self._streams, self._lane_loops, self._foreign_lanes,
@@ -767,6 +777,13 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
             self._restore(state)
             self._constants.clear()
             self._constants.update(constants)
+
+    def _own_copies(self, found: Mapping[str, Binding]) -> dict[str, tuple[str, ...]]:
+        """``ir.Access.per_call`` of the arrays ``found`` that a call declares: the
+        iterators around the call for each that is not ``static`` (a ``static`` array is
+        one object, which every copy of the function shares)."""
+        return {b.array: tuple(self._iterators) for b in found.values()
+                if not self._arrays[b.array].static}
 
     def _method_object(self, call: N.FuncCall,
                        callee: N.FuncDef) -> calls.ImplicitObject | None:
@@ -779,7 +796,8 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         if not isinstance(returned, N.FuncCall):
             return calls.implicit_object(returned, self._object, self._visible,
                                          self._arrays, self._scope(),
-                                         frozenset(p.name for p in self._func.params))
+                                         frozenset(p.name for p in self._func.params),
+                                         self._element_refs)
         if not calls.returned_off_memory(returned, self._object, self._visible,
                                          self._arrays, self._scope(), self._callees,
                                          frozenset(self._file_arrays)):
@@ -946,6 +964,27 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
                 f"array '{self._object.element.array}': arraypart follows its members "
                 f"through this only, not through '{decl.name}'; write this->member "
                 "(or the member's name) instead"))
+
+    def _element_reference(self, decl: N.Decl) -> list[Node] | None:
+        """When ``decl`` is a C++ reference bound to an array element (``const P &next
+        = s[i + 1];``), the statement of the reads its subscripts make (none when they
+        make none), the reference now the element until its block ends: each use of
+        its name accesses the element at the index the subscripts have here
+        (``next.x``: its member x, as ``s[i + 1].x``), as a by-reference parameter
+        bound to it would.  None for any other declaration.  The subscripts stay in
+        the declaration's text, so the array keeps its references as written."""
+        if decl.ctype is None or decl.ctype.kind not in S.REFERENCE_KINDS or \
+                decl.init is None or decl.is_array:
+            return None
+        found = calls.element_binding(decl.init, self._visible, self._arrays, self._scope())
+        if found is None:
+            return None
+        binding, subscripts = found
+        self._keep_as_written(binding.array, (
+            f"reference '{decl.name}' at {decl.coord} is bound to its element"))
+        reads = tuple(a for n in subscripts for a in self._accesses(n))
+        self._element_refs = {**self._element_refs, decl.name: binding}
+        return [Stmt(reads, decl.coord)] if reads else []
 
     def _check_reference(self, decl: N.Decl) -> None:
         """A C++ reference bound to an array element would hide later accesses."""

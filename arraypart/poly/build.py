@@ -265,13 +265,14 @@ def with_epochs(found: Collector, arrays: Mapping[str, ir.Array]) -> Collector:
 def _groups(found: Collector, arrays: Mapping[str, ir.Array], sizes: frozenset[str],
             tick: Callable[[], None], free: frozenset[int]) -> tuple[CycleGroup, ...]:
     """One group per (concurrent loop, chain of sequential inner loops, path through
-    the loop's data-dependent ifs, array, member view of a disaggregated struct
+    the loop's data-dependent ifs, copy of a called function's own array
+    (``LaneAccess.copy_of``), array, member view of a disaggregated struct
     array), in the order the walk first meets them; ``sizes``: the kernel's run-time
     sizes (those of its time variables are the group's ``sizes``); ``free``: the lane
     accesses (by id) that take no port (:func:`free_lanes`), the groups' ``free``."""
     drafts: dict[tuple, list[Found]] = {}
     for f in found.found:
-        key = (id(f.frame.root), f.frame.chain, f.path, f.access.array)
+        key = (id(f.frame.root), f.frame.chain, f.path, f.access.copy_of, f.access.array)
         drafts.setdefault(key, []).append(f)
     found_of = dict(drafts)
     drafts = {key: one_read_per_element([f for f in members if id(f) not in free])

@@ -247,7 +247,9 @@ def _record(accesses: tuple[ir.Access, ...], frame: Frame, out: Collector,
                 access.array, access.kind, index, access.ref_id, access.coord,
                 lane.values, lane.domain, access.field, access.window, marks,
                 (scope, access.index), same_value=_in_lane(access.same_value, lane),
-                in_time=lane.in_time, scope_from=scope_from), path,
+                in_time=lane.in_time, scope_from=scope_from,
+                copy_of=tuple((v, E.simplify(E.substitute(E.var(v), lane.env)))
+                              for v in access.per_call)), path,
                 tuple(lane.place[s.depth] if isinstance(s, _Slot) else s for s in place.at)
                 + (kind, k), place.plain and plain_reference(access)))
 

@@ -62,6 +62,10 @@ class LaneAccess:
     path, and may alias it (:mod:`.aliasing`), numbered (:func:`.build.with_epochs`):
     reads of one address are one access only within one epoch (:meth:`read_key`),
     since a write between may change the element and the HLS tool loads it again.
+    ``copy_of``: for an array of a called function's own (``ir.Access.per_call``),
+    the lane's values of the iterators around that call: lanes with other values run
+    other copies of the function, whose arrays are memories apart (one group each,
+    :func:`.build.build_model`), banked alike.
     """
 
     array: str
@@ -81,6 +85,7 @@ class LaneAccess:
     in_time: tuple[tuple[str, int], ...] = ()
     scope_from: int = 0
     epoch: int = 0
+    copy_of: tuple = ()
 
     def read_key(self, address: object) -> tuple:
         """What makes two reads one access: one ``address`` (an index, an offset)
