@@ -680,3 +680,30 @@ def test_a_method_on_a_proxy_that_may_reach_an_array_is_a_located_error(tmp_path
         _compiled(tmp_path, "packs.cpp", PROXY.replace("CALL", call))
     assert (error.value.coord.line, error.value.coord.col) == (22, 5)
     assert "is called on what another call returns" in str(error.value)
+
+
+# Two classes named A, in two namespaces, each with its own get (probe 39b M4).
+NAMESAKE_CLASSES = """namespace n1 { struct A { int b[8]; int get(int i) const { return b[i]; } }; }
+namespace n2 { struct A { int b[8]; int get(int i) const { return b[7 - i]; } }; }
+void namesakes(const int in[8], int out[8]) {
+  n1::A x; n2::A y;
+  for (int i = 0; i < 8; i++) { x.b[i] = in[i]; y.b[i] = in[i] + 1; }
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    out[i] = x.get(i) + y.get(i);
+  }
+}
+"""
+
+
+@needs_gxx
+def test_methods_of_namesake_classes_in_two_namespaces_are_two_functions(tmp_path):
+    """``n1::A::get`` and ``n2::A::get`` were one key ``A::get``, refused as overloads
+    ("defined more than once"): each is now inlined as its own, x.b read at i and y.b
+    at 7 - i, and the testbench and the trace agree."""
+    compiled = _compiled(tmp_path, "namesakes.cpp", NAMESAKE_CLASSES)
+    accesses = {(a.array, pretty(a.index[0])) for a in ir.accesses(compiled.report.kernel.body)
+                if a.kind == "read" and a.array in ("x.b", "y.b")}
+    assert accesses == {("x.b", "i"), ("y.b", "-1*i + 7")}
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    assert_the_testbench_passes(compiled, tmp_path)

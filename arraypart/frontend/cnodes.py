@@ -1468,21 +1468,36 @@ def mutable_reference(t: ci.Type) -> bool:
 
 def static_method_name(cursor: ci.Cursor | None) -> str | None:
     """``Class::name`` of a static method (called as ``filler::fill(d, b)``, a function
-    of the file under that name, apart from any method ``obj.fill()``), else None."""
+    of the file under that name, apart from any method ``obj.fill()``), else None;
+    the class named with the namespaces and classes around it (:func:`_class_path`)."""
     if (cursor is None or cursor.kind != K.CXX_METHOD or not cursor.is_static_method()
             or cursor.semantic_parent is None):
         return None
-    return f"{cursor.semantic_parent.spelling}::{cursor.spelling}"
+    return f"{_class_path(cursor.semantic_parent)}::{cursor.spelling}"
 
 
 def member_function_name(cursor: ci.Cursor | None) -> str | None:
     """``Class::name`` of a non-static method (of a class, not of a class template's
-    text: an instantiation is keyed by :func:`.templates.instance_key`), else None."""
+    text: an instantiation is keyed by :func:`.templates.instance_key`), else None;
+    the class named as in :func:`static_method_name`."""
     if (cursor is None or cursor.kind != K.CXX_METHOD or cursor.is_static_method()
             or cursor.semantic_parent is None
             or cursor.semantic_parent.kind not in (K.STRUCT_DECL, K.CLASS_DECL)):
         return None
-    return f"{cursor.semantic_parent.spelling}::{cursor.spelling}"
+    return f"{_class_path(cursor.semantic_parent)}::{cursor.spelling}"
+
+
+def _class_path(cls: ci.Cursor) -> str:
+    """``cls``'s name within the named namespaces and classes around it
+    (``n1::A``, ``Outer::Inner``): two classes ``A`` of two namespaces have methods of
+    their own, not overloads of one."""
+    names = [cls.spelling]
+    parent = cls.semantic_parent
+    while parent is not None and parent.kind in (K.NAMESPACE, K.STRUCT_DECL, K.CLASS_DECL):
+        if parent.spelling:  # an anonymous namespace adds nothing to the name
+            names.append(parent.spelling)
+        parent = parent.semantic_parent
+    return "::".join(reversed(names))
 
 
 def _implicit_object(method: ci.Cursor | None, head: ci.Cursor) -> bool:
