@@ -822,3 +822,26 @@ def test_as_written_models_vitis_complete_partition_of_tiny_locals(tmp_path):
     assert auto_partition_notes(report.kernel, COMPLETE_THRESHOLD) == {}
     path.write_text(TAPS.replace("  int w[3];", "  static int w[3];"))  # a global to LLVM
     assert auto_partition_notes(parse_kernel(path), COMPLETE_THRESHOLD) == {}
+
+
+def test_a_loop_no_replayed_size_runs_is_said_unchecked_not_ok(tmp_path):
+    """A loop under ``if (n > 100)`` with n at most 50 runs no step in the replay: it
+    was printed ``ok ... 0 iterations`` (probe 39b M2); it is now said not checked."""
+    path = tmp_path / "g2.c"
+    path.write_text("""void g2(int n, const int in[64], int out[64]) {
+  int buf[16];
+  for (int i = 0; i < 16; i++) buf[i] = in[i];
+  if (n > 100) {
+    for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+      out[i] = buf[i] + buf[15 - i];
+    }
+  }
+}
+""")
+    report = api.analyze(path, defines=(("ARRAYPART_MAX_n", 50),))
+    result = check_kernel(report.kernel, report.solution.bankings())
+    ran, never = result.loops
+    assert ran.iterations == 16 and ": ok: " in ran.format()
+    assert never.iterations == 0 and never.ok
+    assert ": not run at the sizes replayed, so not checked" in never.format()
