@@ -2483,3 +2483,48 @@ def test_a_loop_run_past_every_value_of_its_unknown_size_is_a_located_warning(tm
         "7", "9", "11"], text
     assert ("than the model's domain holds at the largest values of its sizes (len@3:23=6: "
             "6 steps)") in text
+
+
+# A callee's local array, then another callee's scalar that memcpy writes, likely on the
+# stack slot the ended array had (probe 39 M3, from HLSFactory's symbolic kernel).
+STACK_REUSE = """#include <string.h>
+#include <ap_int.h>
+void stage(const float in[16], float out[8]) {
+  for (int j = 0; j < 8; j++) {
+#pragma HLS pipeline II=1
+    float st[2];
+#pragma HLS array_partition variable=st complete
+    st[0] = in[2 * j];
+    st[1] = in[2 * j + 1];
+    out[j] = st[0] + st[1];
+  }
+}
+void pack(const float v[8], ap_uint<256> &w) {
+  for (int l = 0; l < 1; l++) {
+#pragma HLS pipeline II=1
+    for (int i = 0; i < 8; i++) {
+      ap_uint<32> tmp;
+      memcpy(&tmp, &v[i], sizeof(float));
+      w.range(32 * i + 31, 32 * i) = tmp;
+    }
+  }
+}
+void stackreuse(const float in[16], ap_uint<256> &w) {
+  float mid[8];
+  stage(in, mid);
+  pack(mid, w);
+}
+"""
+
+
+@needs_gxx
+def test_a_block_s_end_ends_its_arrays_registration(tmp_path):
+    """``memcpy(&tmp, ...)`` in pack wrote where stage's ended ``st`` had lain, and the
+    trace took it for a write of st[1] the model does not make: a false disagreement.
+    A local array's registration now ends with its block."""
+    text = _judged_text(write(tmp_path, "stackreuse.cpp", STACK_REUSE), tmp_path)
+    assert "disagrees" not in text and "the program writes st" not in text, text
+    assert "pack/L14 (" in text and "3 steps, model II 1, traced II 1: agrees" in text
+    instrumented = instrument.instrument(api.analyze(tmp_path / "stackreuse.cpp").kernel,
+                                         clangtu.Options())
+    assert "Scoped arraypart_scope_" in instrumented.text

@@ -228,7 +228,8 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
         elif cursor.kind in _FUNCTIONS and cursor.extent.start.offset in loops:
             inserts += _function_edits(cursor, loops)
         elif cursor.kind == K.DECL_STMT and parents and parents[-1].kind == K.COMPOUND_STMT:
-            inserts += _register_edits(cursor, ids, local_ids, fields)
+            inserts += _register_edits(cursor, ids, local_ids, fields,
+                                       scoped=not _label_after(cursor, parents[-1]))
         elif cursor.kind == K.VAR_DECL and all(p.kind == K.NAMESPACE for p in parents):
             found_globals += [(ids[cursor.spelling], _qualified_name(cursor))] if (
                 cursor.spelling in ids) else []
@@ -1096,15 +1097,21 @@ def _after_inclusion(included: list[tuple[str, int]], decl: ci.Cursor,
                 None)
 
 
+_LABELS = (K.CASE_STMT, K.DEFAULT_STMT, K.LABEL_STMT)
+
+
 def _register_edits(cursor: ci.Cursor, ids: dict[str, int],
                     local_ids: dict[tuple[int, int, str], int],
                     fields: Mapping[tuple, list[tuple[str, int]]],
-                    at: int | None = None) -> list[_Insert]:
+                    at: int | None = None, scoped: bool = False) -> list[_Insert]:
     """Register the IR's local arrays declared by this statement, right after it (or at
     ``at``: the kernel-text position after the ``#include`` that declares them); an
     array's id is its declaration's (``local_ids``, by line, column and name), else its
     name's; a struct variable's array fields (``fields``, by its declaration's place)
-    by their paths (``w.buf``)."""
+    by their paths (``w.buf``).  ``scoped``: by an object of the driver's ``Scoped``,
+    whose end with the block ends the registration, so that a later local on the same
+    stack slot (``memcpy(&tmp, ...)`` in another function) is no access of the ended
+    array (probe 39 M3)."""
     end = cursor.extent.end.offset if at is None else at
     # at a line's start, a line of its own: the line there may be a preprocessor one
     tail = "" if at is None else "\n"
@@ -1117,9 +1124,24 @@ def _register_edits(cursor: ci.Cursor, ids: dict[str, int],
         named = [(decl.spelling, found)] if (
             found is not None and decl.type.get_canonical().kind in _ARRAY_TYPES) else []
         named += [(f"{decl.spelling}.{member}", n) for member, n in fields.get(place, ())]
-        out += [_Insert(end, True, 0, f" {NAMESPACE}reg({n}, {name});{tail}")
-                for name, n in named]
+        out += [_Insert(end, True, 0, (
+            f" {NAMESPACE}Scoped arraypart_scope_{end}_{k}({n}, {name});" if scoped
+            else f" {NAMESPACE}reg({n}, {name});{tail}")) for k, (name, n) in enumerate(named)]
     return out
+
+
+def _label_after(declaration: ci.Cursor, block: ci.Cursor) -> bool:
+    """Whether a ``case``, ``default`` or ``goto`` label follows ``declaration`` in
+    ``block``: a jump to it would cross the initialization of a ``Scoped`` object,
+    which C++ refuses."""
+    after = declaration.extent.end.offset
+    stack = list(block.get_children())
+    while stack:
+        node = stack.pop()
+        if node.kind in _LABELS and node.extent.start.offset >= after:
+            return True
+        stack.extend(node.get_children())
+    return False
 
 
 def _apply(data: bytes, inserts: list[_Insert]) -> str:
