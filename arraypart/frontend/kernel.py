@@ -31,7 +31,7 @@ from .directives import Directive, anchored
 from .interfaces import MAX_DEFINE_PREFIX
 from .lower import lower_function
 from .pipelining import PIPELINE_LOOPS, auto_pipeline, raised_pipelines
-from .redeclared import redeclared
+from .redeclared import redeclared, renamed_sites
 from .shared_types import external_functions, header_methods, shared_types
 from .templates import specialized_template
 from .unaliased import mark_unaliased
@@ -234,6 +234,7 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     searched = (os.path.dirname(os.path.abspath(filename)),) + tuple(
         os.path.abspath(d) for d in include_dirs)
     preamble, nested, hoisted, replayed = _preamble(unit)
+    found_redeclared = redeclared(unit, user_end, func.name)
     preamble_top = _macros_at(unit, func.start)
     source = SourceUnit(text, func, globals_, preamble,
                         tuple(sorted(extra.items())), unit.is_cxx, directives,
@@ -242,8 +243,10 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
                         own_headers.macros(unit, user_end),
                         shared, tuple((lo, hi) for lo, hi in clangtu.skipped_ranges(unit)
                                       if lo < user_end), nested, hoisted, preamble_top,
-                        replayed, redeclared(unit, user_end, func.name),
-                        tuple(sorted(converter.header_definitions)))
+                        replayed, found_redeclared,
+                        tuple(sorted(converter.header_definitions)),
+                        renamed_sites(unit, user_end, func.name, func.start, found_redeclared,
+                                      options))
     return Kernel(Path(filename).stem, func.name, filename, arrays, body,
                   func.coord, tuple(sorted(values.items())), lowered.params, source,
                   tuple(misplaced) + lowered.warnings + capped + unshared + undefined
