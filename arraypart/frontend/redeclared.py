@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Iterator
 
 import clang.cindex as ci
 
@@ -159,7 +160,7 @@ def renamed_sites(unit: clangtu.Unit, user_end: int, top: str, top_start: int,
               if c.is_definition() and (
                   (not namespaces and c.spelling in names and c.spelling != top)
                   or (c.spelling == top and clangtu.offset_of(c.extent.start) == top_start))}
-    sites = _sites(unit, user_end, wanted)
+    sites = _sites(unit, user_end, wanted, names)
     if b"__SYNTHESIS__" in unit.data and any(
             n.encode() in unit.data[lo:hi]
             for lo, hi in clangtu.skipped_ranges(unit) for n in names):
@@ -168,7 +169,7 @@ def renamed_sites(unit: clangtu.Unit, user_end: int, top: str, top_start: int,
                                       replace(options, synthesis=False), user_end)
         except KernelError:
             return tuple(sorted(sites))  # (g++'s build of that reading says where)
-        sites |= _sites(simulated, user_end, wanted)
+        sites |= _sites(simulated, user_end, wanted, names)
     return tuple(sorted(sites))
 
 
@@ -182,14 +183,14 @@ def _identity(function: ci.Cursor) -> tuple[str | None, int]:
             clangtu.offset_of(first.location))
 
 
-def _sites(unit: clangtu.Unit, user_end: int, wanted: set[tuple[str | None, int]]
-           ) -> set[int]:
+def _sites(unit: clangtu.Unit, user_end: int, wanted: set[tuple[str | None, int]],
+           names: set[str]) -> set[int]:
     """:func:`renamed_sites` in ``unit``: where each name that declares or refers to a
-    function of ``wanted`` is written in the kernel text."""
+    function of ``wanted`` (named one of ``names``) is written in the kernel text."""
     macros = {clangtu.offset_of(c.extent.start): c.referenced for c in unit.own_top
               if c.kind == K.MACRO_INSTANTIATION and c.referenced is not None}
     sites = set()
-    for c in unit.own_cursors(user_end):
+    for c in _naming_cursors(unit, user_end, names, macros.values()):
         if c.kind in FUNCTION_KINDS:
             targets = [c]
         elif c.kind == K.DECL_REF_EXPR and c.referenced is not None:
@@ -199,11 +200,28 @@ def _sites(unit: clangtu.Unit, user_end: int, wanted: set[tuple[str | None, int]
                        for k in range(ci.conf.lib.clang_getNumOverloadedDecls(c))]
         else:
             continue
-        if any(t.kind in FUNCTION_KINDS and _identity(t) in wanted for t in targets):
+        if c.spelling in names and any(t.kind in FUNCTION_KINDS and _identity(t) in wanted
+                                       for t in targets):
             sites |= _name_sites(unit, c.location, c.spelling, user_end, macros)
     return sites
 
 
+def _naming_cursors(unit: clangtu.Unit, user_end: int, names: set[str], macros
+                    ) -> Iterator[ci.Cursor]:
+    """:meth:`clangtu.Unit.own_cursors`, but for the trees whose text holds none of
+    ``names`` and no use of a macro (of ``macros``) whose body does: no name of theirs
+    can be one of ``names`` (a large table's initializer is never walked)."""
+    words = {n.encode() for n in names} | {
+        m.spelling.encode() for m in macros
+        if any(t.spelling in names for t in list(m.get_tokens())[1:])}
+    stack = [c for c in unit.own_top if c.location.offset < user_end]
+    while stack:
+        cursor = stack.pop()
+        text = unit.data[clangtu.offset_of(cursor.extent.start):
+                         clangtu.offset_of(cursor.extent.end)]
+        if any(w in text for w in words):
+            stack.extend(cursor.get_children())
+            yield cursor
 def _name_sites(unit: clangtu.Unit, location: ci.SourceLocation, name: str,
                 user_end: int, macros: dict[int, ci.Cursor]) -> set[int]:
     """The byte offsets in the kernel text where ``name`` at ``location`` is written:
