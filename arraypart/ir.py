@@ -675,7 +675,9 @@ class SourceUnit:
     ``header_definitions``: where the definitions of the kernel's own headers that the
     front end reads as the file's are written, (clang's file name, byte offset of the
     name): the functions, templates and methods the kernel reaches there, whose
-    member accesses on an object are that object's (``q[k].put(i, v)``).
+    member accesses on an object are that object's (``q[k].put(i, v)``);
+    ``renamed_at``: the byte offsets of the names that the testbench's copy of the
+    text renames (:func:`arraypart.frontend.redeclared.renamed_sites`).
     """
 
     text: str
@@ -698,6 +700,7 @@ class SourceUnit:
     preamble_macros: tuple[int, ...] = ()
     redeclared: tuple = ()
     header_definitions: tuple[tuple[str, int], ...] = ()
+    renamed_at: tuple[int, ...] = ()
 
 
 def accesses(nodes: tuple[Node, ...]) -> Iterator[Access]:

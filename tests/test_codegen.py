@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 import arraypart
-from arraypart import api, ir
+from arraypart import api, cli, ir
 from arraypart import expr as E
 from arraypart.check import trace
 from arraypart.banking.solution import ArraySolution, Solution
@@ -421,8 +421,8 @@ void twice(int a[8]) {
 """)
     compiled = arraypart.compile_kernel(path)
     assert compiled.report.kernel.source.redeclared == (
-        Redeclared("helper", "void helper(int a[8], int n = LIMIT);", True),
-        Redeclared("twice", "void twice(int a[8]);", False))
+        Redeclared("helper", "void helper(int a[8], int n = LIMIT);", True, name_at=5),
+        Redeclared("twice", "void twice(int a[8]);", False, name_at=5))
     tb = compiled.files["k_tb.cpp"]
     original = tb[tb.index("namespace original {"):tb.index("}  // namespace original")]
     assert original.startswith("namespace original {\n"
@@ -430,6 +430,77 @@ void twice(int a[8]) {
                                "void twice(int a[8]);\n")
     assert "  arraypart_original_helper(a);\n  twice(a);\n" in original
     assert_the_testbench_passes(compiled, tmp_path)
+
+
+@needs_gxx
+def test_a_top_named_like_its_namespace_renames_the_function_alone(tmp_path):
+    """``namespace fc { void fc(...) }``: the copy renames the function where clang
+    declares and references it (its definition, a call through a macro's body, a
+    qualified call in C simulation's code, which the reading with
+    ``__SYNTHESIS__`` skips), never the namespace ``fc`` or a member named alike, so
+    ``original::fc::arraypart_original_fc`` exists; the testbench passes and ``check
+    --trace`` (whose driver includes the same copy) builds it and agrees (it was exit
+    3)."""
+    path = write(tmp_path, "nsame.cpp", """\
+#define TWICE(a, b) fc(a, b); fc(a, b)
+namespace fc {
+struct fc_t { int fc; };
+void fc(const int in[64], int out[64]) {
+    int buf[64];
+    for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+        buf[i] = in[i] * 2;
+    }
+    for (int i = 0; i < 32; i++) {
+#pragma HLS pipeline II=1
+        out[i] = buf[2 * i] + buf[2 * i + 1];
+    }
+}
+void again(const int in[64], int out[64]) { TWICE(in, out); }
+}
+#ifndef __SYNTHESIS__
+int selftest() {
+    int in[64] = {0}, out[64];
+    fc::fc_t t = {1};
+    fc::fc(in, out);
+    return out[0] + t.fc;
+}
+#endif
+""")
+    compiled = arraypart.compile_kernel(path, top="fc")
+    tb = compiled.files["nsame_tb.cpp"]
+    original = tb[tb.index("namespace original {"):tb.index("}  // namespace original")]
+    assert "#define TWICE(a, b) arraypart_original_fc(a, b); arraypart_original_fc(a, b)" \
+        in original
+    assert "namespace fc {\nstruct fc_t { int fc; };\nvoid arraypart_original_fc(" in original
+    assert "    fc::arraypart_original_fc(in, out);\n    return out[0] + t.fc;" in original
+    assert "original::fc::arraypart_original_fc(expected_in, expected_out);" in tb
+    assert_the_testbench_passes(compiled, tmp_path)
+    assert cli.main(["check", str(path), "--top", "fc", "--trace"]) == 0
+
+
+@needs_gxx
+def test_a_header_named_like_the_top_keeps_its_name(tmp_path):
+    """``gsum.c`` includes ``gsum.h``, which holds the kernel's table: the testbench
+    includes that header, not one renamed like the top (which nobody writes), and
+    ``check --trace`` builds (it was exit 3)."""
+    write(tmp_path, "gsum.h", "#define N 64\nint tab[N] = {1, 2, 3};\n")
+    path = write(tmp_path, "gsum.c", """\
+#include "gsum.h"
+int gsum(void) {
+    int s = 0;
+    for (int i = 0; i < N; i += 2) {
+#pragma HLS pipeline II=1
+        s += tab[i] + tab[i + 1];
+    }
+    return s;
+}
+""")
+    compiled = arraypart.compile_kernel(path)
+    tb = compiled.files["gsum_tb.cpp"]
+    assert '#include "gsum.h"\nint arraypart_original_gsum(void) {' in tb
+    assert_the_testbench_passes(compiled, tmp_path)
+    assert cli.main(["check", str(path), "--trace"]) == 0
 
 
 def test_scalar_parameters_get_fixed_values():

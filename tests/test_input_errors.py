@@ -9,7 +9,7 @@ from arraypart.sourcetext import KEEP_BYTES
 from arraypart import cli
 
 from conftest import (HAVE_GXX, assert_the_testbench_passes, judged_trace, needs_gxx,
-                      run_testbench)
+                      run_testbench, write)
 
 LOOP = """  for (int i = 0; i < 64; i++) {
 #pragma HLS pipeline II=1
@@ -37,7 +37,18 @@ CASES = {
                      + LOOP % "in[i] + f" + "}\n", "2:3", "'_Bool' is C only"),
     "array_designator": ("void k(int in[64], int out[64]) {\n  int t[4] = {1, [3] = 7};\n"
                          + LOOP % "in[i] + t[i % 4]" + "}\n", "2:18",
-                         "an array designator ([k] = v) is C only"),
+                         "an array designator ([k] = v, GNU's [a ... b] = v) is C only"),
+    # C-only code outside the top is in the emitted kernel too (LegUp fir.c, bellmanford.c)
+    "range_designator_in_main": ("int k(int c[4]) {\n  int t = 0;\n"
+                                 "  for (int j = 0; j < 4; j++) t += c[j];\n  return t;\n}\n"
+                                 "int main(void) {\n  int c[4] = {[0 ... 3] = 10};\n"
+                                 "  return k(c) != 40;\n}\n", "7:15",
+                                 "an array designator ([k] = v, GNU's [a ... b] = v) is C only"),
+    "own_bool": ("typedef enum {false = 0, true = 1} bool;\nvoid k(int in[64], int out[64]) {\n"
+                 + LOOP % "in[i]" + "}\n", "1:15", "'false' is a C++ keyword (C++ has bool, "
+                 "true and false: define none of them, #include <stdbool.h> gives C the same)"),
+    "bool_variable": ("void k(int in[64], int out[64]) {\n  int bool = 1;\n"
+                      + LOOP % "in[i] + bool" + "}\n", "2:7", "'bool' is a C++ keyword"),
     "top_named_main": ("void main(int in[64], int out[64]) {\n" + LOOP % "in[i]" + "}\n",
                        "1:1", "'main' must return 'int'"),
     "top_is_int_main": ("int main(void) {\n  int in[64], out[64];\n" + LOOP % "in[i]"
@@ -540,9 +551,11 @@ def test_references_with_no_text_of_their_own_stay_as_written(text, ports, tmp_p
 def test_stdbool_words_in_a_c_kernel_are_fine(tmp_path):
     """With ``<stdbool.h>``, C's ``true`` and ``false`` are macros for what C++'s
     keywords mean; ``bool f = true;`` was refused as a C++ keyword, although the
-    ``_Bool`` error asks for exactly that (probe 25c, item 17)."""
+    ``_Bool`` error asks for exactly that (probe 25c, item 17); also through a header
+    of the kernel's own that includes it."""
     path = tmp_path / "k.c"
-    path.write_text("#include <stdbool.h>\nvoid k(int in[64], int out[64]) {\n"
+    write(tmp_path, "own.h", "#include <stdbool.h>\n")
+    path.write_text('#include "own.h"\nvoid k(int in[64], int out[64]) {\n'
                     "  bool f = true;\n  bool g = false;\n" + LOOP % "in[i] + f + g" + "}\n")
     compiled = arraypart.compile_kernel(str(path))
     if HAVE_GXX:

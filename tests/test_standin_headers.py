@@ -112,6 +112,33 @@ def test_a_concatenation_runs_as_vitis_runs_it(tmp_path):
     assert_the_testbench_passes(compiled, tmp_path)
 
 
+RANGE_OF_FIXED = """\
+#include <ap_fixed.h>
+#include <cstdio>
+int main() {
+  ap_uint<32> w = 0;
+  w.range(15, 0) = ap_fixed<16, 5>(-2.75);  // integer part, toward zero: -2
+  w.range(31, 16) = ap_ufixed<8, 4>(3.5);
+  std::printf("%08x\\n", w.to_uint());
+  return 0;
+}
+"""
+
+
+@needs_gxx
+def test_a_fixed_point_value_assigned_to_a_range_gives_its_integer_part(tmp_path):
+    """``x.range(hi, lo) = f`` of an ``ap_[u]fixed`` ``f`` compiles (it was a located
+    error, 'no viable overloaded =') and sets the bits to ``f.to_ap_int_base()``,
+    as Xilinx's headers do."""
+    source = write(tmp_path, "range_fixed.cpp", RANGE_OF_FIXED)
+    binary = tmp_path / "range_fixed"
+    built = subprocess.run(["g++", "-std=c++14", "-Wall", "-Wextra", "-Werror", f"-I{INCLUDE}",
+                            str(source), "-o", str(binary)], capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr
+    ran = subprocess.run([str(binary)], capture_output=True, text=True, timeout=60)
+    assert ran.stdout.strip() == "0003fffe"
+
+
 MISSING_MEMBER = """\
 #include <ap_int.h>
 ap_uint<32> m(ap_uint<32> x) {

@@ -60,7 +60,7 @@ import clang.cindex as ci
 
 from .. import interrupts, ir
 from ..errors import Coord
-from ..codegen.testbench import shared_type_edits
+from ..codegen.testbench import ORIGINAL_PREFIX, shared_type_edits
 from ..frontend import clangtu
 from ..frontend import cnodes as N
 from ..frontend.accesses import STREAM_READS
@@ -237,6 +237,9 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
                               in fields.get((0, 0, cursor.spelling), ())]
     inserts += [_Insert(offset, False, 0, text)
                 for offset, text in shared_type_edits(kernel.source.shared_types)]
+    # the testbench's renaming of the top (codegen.testbench._copied): innermost, the
+    # name's own prefix (every other opener's rank is at most 0)
+    inserts += [_Insert(offset, True, 1, ORIGINAL_PREFIX) for offset in kernel.source.renamed_at]
     text = _apply(data, inserts)
     traced = tuple(TracedLoop(unit.coord(c.extent.start.offset) if c.kind in LOOP_KINDS
                               else unit.location_coord(c.location), u)

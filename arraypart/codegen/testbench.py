@@ -153,7 +153,7 @@ def testbench_context(kernel: Kernel) -> dict:
         "defines": [f"#define {n} {v}" for n, v in source.extra_defines],
         "undefines": [f"#undef {n}" for n in sorted(set(source.macros)
                                                     | {n for n, _ in source.extra_defines})],
-        "original": original_text(_with_shared_types(source), source),
+        "original": original_text(_copied(source), source),
         "prototype": "\n".join(source.macros_at_top
                                + (_rooted(_prototype(data, func), kernel),)),
         "params": params,
@@ -241,24 +241,29 @@ def _structs(decls: list[N.Decl], params: list[TbParam]) -> list[TbStruct]:
 
 
 def original_text(text: str, source) -> str:
-    """A kernel's text (``source.text``, or an instrumented copy of it) as the testbench
-    includes it in ``namespace original``: without its ``#include`` lines, with
-    internal linkage, preceded by the declarations of the functions a header declares
-    and the file defines (``source.redeclared``), and with the top and those of them
-    it may (:mod:`arraypart.frontend.redeclared`) renamed.  Without these, a call of
-    one of them would also find, or find alone, the header's global declaration, which
-    is the banked kernel's function (or nothing, in the trace driver)."""
-    renamed = (source.func.name, *dict.fromkeys(r.name for r in source.redeclared
-                                                if r.renamed))
-    return _renamed(_internal_linkage(_without_includes(
+    """A kernel's text (:func:`_copied`, or an instrumented copy of ``source.text``
+    with the same edits) as the testbench includes it in ``namespace original``:
+    without its ``#include`` lines, with internal linkage, preceded by the declarations
+    of the functions a header declares and the file defines (``source.redeclared``),
+    those it renames (:func:`_with_prototypes`) renamed."""
+    return _internal_linkage(_without_includes(
         _with_prototypes(text, source), source.nested_includes, source.hoisted_blocks,
-        source.preamble_macros)), renamed)
+        source.preamble_macros))
 
 
-def _with_shared_types(source) -> str:
-    """The kernel's text with :func:`shared_type_edits` made."""
+def _copied(source) -> str:
+    """The kernel's text with :func:`shared_type_edits` made, and with
+    :data:`ORIGINAL_PREFIX` put before each name that ``source.renamed_at`` locates:
+    the top and the functions of ``source.redeclared`` that may be renamed
+    (:mod:`arraypart.frontend.redeclared`), their declarations and the references to
+    them.  Without this, a call of one of them would also find, or find alone, the
+    header's global declaration, which is the banked kernel's function (or nothing,
+    in the trace driver), so g++ calls it ambiguous or links the wrong one."""
+    edits = sorted(shared_type_edits(source.shared_types)
+                   + [(offset, ORIGINAL_PREFIX) for offset in source.renamed_at],
+                   key=lambda edit: edit[0])  # stable: a name's prefix comes last
     data = source.text.encode(errors=KEEP_BYTES)
-    for offset, text in reversed(shared_type_edits(source.shared_types)):
+    for offset, text in reversed(edits):
         data = data[:offset] + text.encode(errors=KEEP_BYTES) + data[offset:]
     return data.decode(errors=KEEP_BYTES)
 
@@ -282,21 +287,17 @@ def shared_type_edits(shared_types) -> list[tuple[int, str]]:
     return edits
 
 
-def _renamed(text: str, names: tuple[str, ...]) -> str:
-    """``text`` with each of ``names``, where it is not qualified (``ns::f``, ``x.f``,
-    ``p->f``), prefixed with :data:`ORIGINAL_PREFIX`: their definitions and the calls
-    of them, which would otherwise also find the banked ones that a header declares
-    (through the namespace of an argument's type), so g++ calls them ambiguous."""
-    either = "|".join(re.escape(n) for n in names)
-    return re.sub(rf"(?<!::)(?<!\.)(?<!->)\b(?:{either})\b",
-                  lambda m: ORIGINAL_PREFIX + m[0], text)
-
-
 def _with_prototypes(text: str, source) -> str:
-    """``text`` after the header's declarations of ``source.redeclared``: a header's
-    declaration names what comes before it only, so they stand before all of the
-    file's code."""
-    return "".join(f"{r.prototype}\n" for r in source.redeclared) + text
+    """``text`` after the header's declarations of ``source.redeclared``, those that
+    :func:`_copied` renames renamed: a header's declaration names what comes before it
+    only, so they stand before all of the file's code."""
+    return "".join(f"{_prototype_named(r)}\n" for r in source.redeclared) + text
+
+
+def _prototype_named(r) -> str:
+    if not r.renamed or r.name_at is None:
+        return r.prototype
+    return r.prototype[:r.name_at] + ORIGINAL_PREFIX + r.prototype[r.name_at:]
 
 
 _QUALIFIERS = ("const ", "volatile ")

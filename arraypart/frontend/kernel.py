@@ -31,7 +31,7 @@ from .directives import Directive, anchored
 from .interfaces import MAX_DEFINE_PREFIX
 from .lower import lower_function
 from .pipelining import PIPELINE_LOOPS, auto_pipeline, raised_pipelines
-from .redeclared import redeclared
+from .redeclared import redeclared, renamed_sites
 from .shared_types import external_functions, header_methods, shared_types
 from .templates import specialized_template
 from .unaliased import mark_unaliased
@@ -67,7 +67,7 @@ CLASS_KINDS = (ci.CursorKind.STRUCT_DECL, ci.CursorKind.CLASS_DECL)
 CPP_ONLY_KEYWORDS = frozenset("""
     alignas alignof and and_eq asm bitand bitor catch char8_t char16_t char32_t class
     compl concept consteval constexpr constinit const_cast co_await co_return co_yield
-    decltype delete dynamic_cast explicit export false friend mutable namespace new
+    bool decltype delete dynamic_cast explicit export false friend mutable namespace new
     noexcept not not_eq nullptr operator or or_eq private protected public
     reinterpret_cast requires static_assert static_cast template this thread_local
     throw true try typeid typename using virtual wchar_t xor xor_eq""".split())
@@ -78,8 +78,8 @@ C_ONLY_WORDS = {"restrict": "write __restrict, which C and C++ compilers read al
                 "_Bool": "write bool, with #include <stdbool.h>"}
 BRACKET_WORDS = frozenset({"static", "const", "volatile", "restrict", "__restrict",
                            "__restrict__"})
-STDBOOL_INCLUDE = re.compile(r"^[ \t]*#[ \t]*include[ \t]*[<\"]stdbool\.h[>\"]", re.MULTILINE)
-STDBOOL_WORDS = frozenset({"true", "false"})
+# <stdbool.h>'s macros: C's spelling of the C++ keywords of the same meaning
+STDBOOL_WORDS = frozenset({"bool", "true", "false"})
 C_ONLY = re.compile(r"\brestrict\b|\b_Bool\b|\[\s*(?:static|const|volatile|__restrict(?:__)?)\b"
                     r"|[{,]\s*\[")
 # The testbench defines ``main``; C++ requires ``int main``, never a kernel.
@@ -237,6 +237,7 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     searched = (os.path.dirname(os.path.abspath(filename)),) + tuple(
         os.path.abspath(d) for d in include_dirs)
     preamble, nested, hoisted, replayed = _preamble(unit)
+    found_redeclared = redeclared(unit, user_end, func.name)
     preamble_top = _macros_at(unit, func.start)
     source = SourceUnit(text, func, globals_, preamble,
                         tuple(sorted(extra.items())), unit.is_cxx, directives,
@@ -244,8 +245,10 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
                         lowered.local_decls, _own_main(funcs),
                         own_headers.macros(unit, user_end),
                         shared, unsynthesized, nested, hoisted, preamble_top,
-                        replayed, redeclared(unit, user_end, func.name),
-                        tuple(sorted(converter.header_definitions)))
+                        replayed, found_redeclared,
+                        tuple(sorted(converter.header_definitions)),
+                        renamed_sites(unit, user_end, func.name, func.start, found_redeclared,
+                                      options))
     return Kernel(Path(filename).stem, func.name, filename, arrays, body,
                   func.coord, tuple(sorted(values.items())), lowered.params, source,
                   tuple(misplaced) + lowered.warnings + capped + unshared + undefined
@@ -481,8 +484,9 @@ def _check_cpp_keywords(unit: clangtu.Unit, user_end: int) -> None:
     if CPP_ONLY_WORD.search(unit.text) is None and C_ONLY.search(unit.text) is None:
         return  # the common case, without asking clang for every token
     pragmas = [(p.start, p.end) for p in unit.pragmas if not p.directive]
-    # <stdbool.h>'s macros are C++'s keywords of the same meaning
-    stdbool = STDBOOL_WORDS if STDBOOL_INCLUDE.search(unit.text) else frozenset()
+    # those a header (<stdbool.h>, or one that includes it) defines: fine as they are
+    stdbool = {c.spelling for c in unit.header_top
+               if c.kind == ci.CursorKind.MACRO_DEFINITION and c.spelling in STDBOOL_WORDS}
     previous = None
     for token in unit.tu.get_tokens(extent=unit.tu.cursor.extent):
         at = token.location.offset
@@ -498,6 +502,9 @@ def _check_cpp_keywords(unit: clangtu.Unit, user_end: int) -> None:
 def _not_cpp(token: ci.Token, previous: ci.Token | None) -> str | None:
     """Why ``token`` (after ``previous``) of a C kernel is no C++, or None."""
     word = token.spelling
+    if token.kind == ci.TokenKind.IDENTIFIER and word in STDBOOL_WORDS:
+        return (f"'{word}' is a C++ keyword (C++ has bool, true and false: define none of "
+                "them, #include <stdbool.h> gives C the same)")
     if token.kind == ci.TokenKind.IDENTIFIER and word in CPP_ONLY_KEYWORDS:
         return f"'{word}' is a C++ keyword (rename it)"
     before = previous.spelling if previous is not None else ""
@@ -508,7 +515,8 @@ def _not_cpp(token: ci.Token, previous: ci.Token | None) -> str | None:
     if word in C_ONLY_WORDS:
         return f"'{word}' is C only ({C_ONLY_WORDS[word]})"
     if word == "[" and before in ("{", ","):
-        return "an array designator ([k] = v) is C only (write every element in order)"
+        return ("an array designator ([k] = v, GNU's [a ... b] = v) is C only (write every "
+                "element in order)")
     return None
 
 

@@ -18,15 +18,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Iterator
 
 import clang.cindex as ci
 
+from ..errors import KernelError
 from ..sourcetext import KEEP_BYTES
 from . import clangtu
+from .templates import specialized_template
 
 K = ci.CursorKind
 FUNCTION_KINDS = (K.FUNCTION_DECL, K.FUNCTION_TEMPLATE)
 _DIRECTIVE_LINE = re.compile(r"^[ \t]*#", re.MULTILINE)
+_IDENTIFIER_CHAR = re.compile(rb"\w")
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +49,7 @@ class Redeclared:
     prototype: str
     renamed: bool = False
     namespaces: tuple[str, ...] = ()
+    name_at: int | None = None  # where ``prototype`` spells ``name``: None, nowhere whole
 
 
 def redeclared(unit: clangtu.Unit, user_end: int, top: str) -> tuple[Redeclared, ...]:
@@ -58,21 +63,28 @@ def redeclared(unit: clangtu.Unit, user_end: int, top: str) -> tuple[Redeclared,
             body = next((k for k in c.get_children() if k.kind == K.COMPOUND_STMT), None)
             if body is not None:  # not ``= delete``
                 opened = "".join(f"namespace {n} {{ " for n in namespaces)
-                prototype = opened + _prototype(unit, c, body) + " }" * len(namespaces)
-                found.append(Redeclared(c.spelling, prototype, namespaces=namespaces))
+                head, name_at = _prototype(unit, c, body)
+                prototype = opened + head + " }" * len(namespaces)
+                found.append(Redeclared(c.spelling, prototype, namespaces=namespaces,
+                                        name_at=None if name_at is None
+                                        else len(opened) + name_at))
     names = {r.name for r in found if not r.namespaces}
     kept = names - _shared_names(unit, names, user_end)
     return tuple(replace(r, renamed=r.name in kept and not r.namespaces) for r in found)
 
 
-def _file_scope_functions(cursors, namespaces: tuple[str, ...]):
+def _file_scope_functions(cursors, namespaces: tuple[str, ...], linkage: bool = False):
     """(function, the namespaces around it) for each function (template) among
-    ``cursors`` and in the named namespaces among them."""
+    ``cursors`` and in the named namespaces among them (and in their ``extern "C"``
+    blocks: ``linkage``)."""
     for c in cursors:
         if c.kind in FUNCTION_KINDS:
             yield c, namespaces
         elif c.kind == K.NAMESPACE and c.spelling:
-            yield from _file_scope_functions(c.get_children(), namespaces + (c.spelling,))
+            yield from _file_scope_functions(c.get_children(), namespaces + (c.spelling,),
+                                             linkage)
+        elif c.kind == K.LINKAGE_SPEC and linkage:
+            yield from _file_scope_functions(c.get_children(), namespaces, linkage)
 
 
 def _shared_names(unit: clangtu.Unit, names: set[str], user_end: int) -> set[str]:
@@ -99,21 +111,26 @@ def _defined_in_the_file(unit: clangtu.Unit, cursor: ci.Cursor, user_end: int) -
             and definition.location.offset < user_end)
 
 
-def _prototype(unit: clangtu.Unit, definition: ci.Cursor, body: ci.Cursor) -> str:
+def _prototype(unit: clangtu.Unit, definition: ci.Cursor, body: ci.Cursor
+               ) -> tuple[str, int | None]:
     """The first declaration (from a header) as :func:`declaration` writes it; the
-    definition's head when it has no prototype or is not written in one file."""
+    definition's head when it has no prototype or is not written in one file; and
+    where in it the function's name is written (None: not there whole)."""
     first = definition.canonical
     extent = first.extent
     handle = clangtu.file_of(extent.start)
     if first.type.kind == ci.TypeKind.FUNCTIONNOPROTO or handle is None \
             or handle != clangtu.file_of(extent.end):
-        start = clangtu.offset_of(definition.extent.start)
-        text = unit.data[start:clangtu.offset_of(body.extent.start)].decode(errors=KEEP_BYTES)
+        named, data, errors = definition, unit.data, KEEP_BYTES
+        start, end = (clangtu.offset_of(definition.extent.start),
+                      clangtu.offset_of(body.extent.start))
     else:
-        data = Path(clangtu.file_name(handle)).read_bytes()
-        text = data[clangtu.offset_of(extent.start):clangtu.offset_of(extent.end)].decode(
-            errors="replace")
-    return declaration(text)
+        named, data, errors = first, Path(clangtu.file_name(handle)).read_bytes(), "replace"
+        start, end = clangtu.offset_of(extent.start), clangtu.offset_of(extent.end)
+    head = declaration(data[start:end].decode(errors=errors))
+    name_at = len(data[start:clangtu.offset_of(named.location)].decode(errors=errors))
+    spelt = head[name_at:name_at + len(first.spelling) + 1]
+    return head, name_at if re.fullmatch(rf"{re.escape(first.spelling)}\W", spelt) else None
 
 
 def declaration(head: str) -> str:
@@ -125,3 +142,104 @@ def declaration(head: str) -> str:
     found = _DIRECTIVE_LINE.search(head)
     head = (head if found is None else head[:found.start()]).rstrip()
     return head + ("\n;" if "//" in head.rsplit("\n", 1)[-1] else ";")
+
+
+def renamed_sites(unit: clangtu.Unit, user_end: int, top: str, top_start: int,
+                  found: tuple[Redeclared, ...], options: clangtu.Options) -> tuple[int, ...]:
+    """The byte offsets in the kernel text of the names that the testbench's copy
+    renames (:func:`arraypart.codegen.testbench.original_text`), as clang locates them:
+    each declaration of the top (``top``, whose definition starts at byte
+    ``top_start``) and of the ``renamed`` of ``found``, and each reference to one of
+    them; qualified ones too (``ns::f``: the name's own token), never a namespace,
+    type, member or file name spelt alike.  The text g++ compiles is C simulation's:
+    where it holds code that the reading with ``__SYNTHESIS__`` skipped, which may
+    name them, that reading's references count too."""
+    names = {top} | {r.name for r in found if r.renamed}
+    wanted = {_identity(c) for c, namespaces
+              in _file_scope_functions(unit.own_top, (), linkage=True)
+              if c.is_definition() and (
+                  (not namespaces and c.spelling in names and c.spelling != top)
+                  or (c.spelling == top and clangtu.offset_of(c.extent.start) == top_start))}
+    sites = _sites(unit, user_end, wanted, names)
+    if b"__SYNTHESIS__" in unit.data and any(
+            n.encode() in unit.data[lo:hi]
+            for lo, hi in clangtu.skipped_ranges(unit) for n in names):
+        try:
+            simulated = clangtu.parse(unit.text, unit.filename,
+                                      replace(options, synthesis=False), user_end)
+        except KernelError:
+            return tuple(sorted(sites))  # (g++'s build of that reading says where)
+        sites |= _sites(simulated, user_end, wanted, names)
+    return tuple(sorted(sites))
+
+
+def _identity(function: ci.Cursor) -> tuple[str | None, int]:
+    """Where a function (the template an instantiation is of) is first declared, (file
+    name, byte offset): one key for all its declarations and instantiations, in either
+    reading of the text."""
+    first = (specialized_template(function) or function).canonical
+    handle = clangtu.file_of(first.location)
+    return (None if handle is None else clangtu.file_name(handle),
+            clangtu.offset_of(first.location))
+
+
+def _sites(unit: clangtu.Unit, user_end: int, wanted: set[tuple[str | None, int]],
+           names: set[str]) -> set[int]:
+    """:func:`renamed_sites` in ``unit``: where each name that declares or refers to a
+    function of ``wanted`` (named one of ``names``) is written in the kernel text."""
+    macros = {clangtu.offset_of(c.extent.start): c.referenced for c in unit.own_top
+              if c.kind == K.MACRO_INSTANTIATION and c.referenced is not None}
+    sites = set()
+    for c in _naming_cursors(unit, user_end, names, macros.values()):
+        if c.kind in FUNCTION_KINDS:
+            targets = [c]
+        elif c.kind == K.DECL_REF_EXPR and c.referenced is not None:
+            targets = [c.referenced]
+        elif c.kind == K.OVERLOADED_DECL_REF:
+            targets = [ci.conf.lib.clang_getOverloadedDecl(c, k)
+                       for k in range(ci.conf.lib.clang_getNumOverloadedDecls(c))]
+        else:
+            continue
+        if c.spelling in names and any(t.kind in FUNCTION_KINDS and _identity(t) in wanted
+                                       for t in targets):
+            sites |= _name_sites(unit, c.location, c.spelling, user_end, macros)
+    return sites
+
+
+def _naming_cursors(unit: clangtu.Unit, user_end: int, names: set[str], macros
+                    ) -> Iterator[ci.Cursor]:
+    """:meth:`clangtu.Unit.own_cursors`, but for the trees whose text holds none of
+    ``names`` and no use of a macro (of ``macros``) whose body does: no name of theirs
+    can be one of ``names`` (a large table's initializer is never walked)."""
+    words = {n.encode() for n in names} | {
+        m.spelling.encode() for m in macros
+        if any(t.spelling in names for t in list(m.get_tokens())[1:])}
+    stack = [c for c in unit.own_top if c.location.offset < user_end]
+    while stack:
+        cursor = stack.pop()
+        text = unit.data[clangtu.offset_of(cursor.extent.start):
+                         clangtu.offset_of(cursor.extent.end)]
+        if any(w in text for w in words):
+            stack.extend(cursor.get_children())
+            yield cursor
+def _name_sites(unit: clangtu.Unit, location: ci.SourceLocation, name: str,
+                user_end: int, macros: dict[int, ci.Cursor]) -> set[int]:
+    """The byte offsets in the kernel text where ``name`` at ``location`` is written:
+    there or in a macro's argument; else, when ``location`` is in the body of a macro
+    that the kernel file defines, each unqualifying token ``name`` of that body (clang
+    tells no more of where a body's token is); none when it is not written in the
+    file whole (a header's macro, ``a ## b``)."""
+    spelt = name.encode()
+    handle, offset = clangtu.written_at(location)
+    if handle != unit.main_file or offset >= user_end:
+        return set()
+    if (unit.data[offset:offset + len(spelt)] == spelt
+            and not _IDENTIFIER_CHAR.match(unit.data, offset + len(spelt))):
+        return {offset}
+    macro = macros.get(offset)
+    if macro is None or not unit.in_main(macro.location) or macro.location.offset >= user_end:
+        return set()
+    tokens = list(macro.get_tokens())[1:]  # after the macro's own name
+    return {t.extent.start.offset for t, after in zip(tokens, tokens[1:] + [None])
+            if t.kind == ci.TokenKind.IDENTIFIER and t.spelling == name
+            and (after is None or after.spelling != "::")}

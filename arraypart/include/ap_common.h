@@ -515,6 +515,13 @@ class ap_range_ref {
   template <int _AP_W2, bool _AP_S2> ap_range_ref& operator=(const ap_int_base<_AP_W2, _AP_S2>& v) {
     p_.set_range(hi_, lo_, v); return *this;
   }
+  // A fixed-point value (any type with to_ap_int_base()): its integer part, as Xilinx's
+  // ap_range_ref::operator=(const ap_fixed_base&) takes it, not its bits.
+  template <class _AP_T, typename std::enable_if<
+                         std::is_class<_AP_T>::value && !ap_detail::is_ap_int<_AP_T>::value &&
+                             ap_detail::is_ap_int<decltype(std::declval<const _AP_T&>().to_ap_int_base())>::value,
+                         int>::type = 0>
+  ap_range_ref& operator=(const _AP_T& v) { return operator=(v.to_ap_int_base()); }
   ap_range_ref& operator=(const ap_range_ref& o) { p_.set_range(hi_, lo_, o.get()); return *this; }
   template <int _AP_W2, bool _AP_S2> ap_range_ref& operator=(const ap_range_ref<_AP_W2, _AP_S2>& o) {
     p_.set_range(hi_, lo_, o.get()); return *this;
