@@ -12,7 +12,8 @@ Edits are insertions at byte offsets of the text (nothing is removed):
   the access); or a field of ``this`` that is no array: found by address, a struct
   element's member is that element, as the front end inlines the method on it)
   becomes ``::arraypart_trace::at(SITE, KIND, COPY, BASE, E)``, which logs and
-  returns the same lvalue; ``BASE`` is the array variable at the root of the subscript
+  returns the same lvalue (one wider than its array's element, ``*(long long *)&A[k]``
+  on a short A, as each element it covers, as the front end counts it); ``BASE`` is the array variable at the root of the subscript
   chain (the runtime finds the array from it, so an out-of-bounds index still gets its
   array); ``COPY`` is the C text of the read copy the caller gives for the reference
   written there (a banking's copy expression over the loop iterators; 0 when none is
