@@ -488,3 +488,36 @@ void odd(int A[64], long long out[8]) {{
         arraypart.analyze(path)
     star = read.index("*")
     assert (caught.value.coord.line, caught.value.coord.col) == (5, 18 + star)
+
+
+# A struct variable's array field is a memory of its own, of the field's elements: a
+# copy's bytes were divided by the struct's size (8 bytes of w.buf were one element).
+FIELD_COPY = """#include <string.h>
+struct W { short buf[64]; int n; };
+void fieldcopy(const short in[64], long long out[16]) {
+    W w;
+    for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+        w.buf[i] = in[i];
+    }
+    for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+        long long v;
+        memcpy(&v, &w.buf[4 * i], 8);
+        out[i] = v + *(long long *)&w.buf[60 - 4 * i];
+    }
+}
+"""
+
+
+@needs_gxx
+def test_a_struct_fields_elements_are_counted_by_the_fields_size(tmp_path):
+    """memcpy of 8 bytes and a ``long long`` read of ``w.buf`` (shorts) are 4 reads
+    each: II 4 on one dual-port memory; the banked kernel computes the same."""
+    compiled = arraypart.compile_kernel(write(tmp_path, "fieldcopy.cpp", FIELD_COPY))
+    report = compiled.report
+    reads = [index for array, kind, index in loop_accesses(report, "L9") if array == "w.buf"]
+    assert reads == sorted([f"4*i + {k}" if k else "4*i" for k in range(4)]
+                           + [f"-4*i + {60 + k}" for k in range(4)])
+    assert as_written_iis(report) == [1, 4]
+    assert_the_testbench_passes(compiled, tmp_path)

@@ -135,6 +135,20 @@ def element_bytes(t: ci.Type) -> int | None:
     return size if size > 0 else None
 
 
+def field_bytes(struct: ci.Type, path: str) -> int | None:
+    """``sizeof`` an element of the array field ``path`` (``buf``, ``in.buf``) of the
+    struct type ``struct`` (or of what it points to); None when clang cannot tell."""
+    t = struct.get_canonical()
+    while t.kind in _POINTING + _ARRAYS:
+        t = (t.get_pointee() if t.kind in _POINTING else t.element_type).get_canonical()
+    for name in path.split("."):
+        field = next((f for f in t.get_fields() if f.spelling == name), None)
+        if field is None:
+            return None
+        t = field.type.get_canonical()
+    return element_bytes(t)
+
+
 class RoutineLowering:
     """The accesses of ``memcpy``, ``memmove`` and ``memset`` calls (module doc)."""
 
@@ -186,7 +200,10 @@ class RoutineLowering:
         return count, ""
 
     def _element_bytes(self, array: str) -> int | None:
-        return element_bytes(self._array_decls[array].ctype.clang)
+        """``sizeof`` an element of ``array``; of a struct variable's array field
+        (``w.buf``), the field's, not the struct's."""
+        declared, member = self._array_decls[array].ctype.clang, self._arrays[array].member
+        return element_bytes(declared) if member is None else field_bytes(declared, member)
 
     def _routine_elements(self, arg: N.Node, binding: Binding, kind: str,
                           base: tuple, n_bytes: int | None, out: list[Access]) -> None:
