@@ -675,9 +675,10 @@ class AccessLowering:
         ``p[e1 - e2 ...]`` (:meth:`_pointer_element`).  Any other dereference of an
         expression that names a visible array is an error: its element is unknown.
         ``*&E`` is ``E``; ``*(T *)&A[e]`` with T wider than A's element is the
-        elements it covers (:meth:`.routines.RoutineLowering._wide_dereference`).  A FIFO pointer may step (``*p++``): any element
-        (:meth:`_fifo_element`).  ``*this`` in a method called on an array element is
-        that whole element (``*this = t`` writes it, ``Q t = *this`` reads it)."""
+        elements it covers (:meth:`.routines.RoutineLowering._wide_dereference`).  A
+        FIFO pointer may step (``*p++``): any element (:meth:`_fifo_element`).
+        ``*this`` in a method called on an array element is that whole element
+        (``*this = t`` writes it, ``Q t = *this`` reads it)."""
         address = N.without_casts(node.expr)
         if (isinstance(address, N.Other) and address.what == N.THIS
                 and self._object is not None and self._object.element is not None):

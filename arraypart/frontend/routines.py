@@ -219,7 +219,8 @@ class RoutineLowering:
                                      arg.coord), (kind,), out)
             return
         partial = not binding.field and n_bytes % self._element_bytes(binding.array) != 0
-        last = ("read", "write") if kind == "write" and (binding.field or partial) else (kind,)
+        last = (("read", "write") if kind == "write" and (binding.field or partial)
+                else (kind,))
         self._span(binding, base, [(kind,)] * (count - 1) + [last], ref_id, arg.coord, out)
 
     def _span(self, binding: Binding, base: tuple, kinds: list[tuple[str, ...]],
