@@ -513,11 +513,14 @@ void fieldcopy(const short in[64], long long out[16]) {
 @needs_gxx
 def test_a_struct_fields_elements_are_counted_by_the_fields_size(tmp_path):
     """memcpy of 8 bytes and a ``long long`` read of ``w.buf`` (shorts) are 4 reads
-    each: II 4 on one dual-port memory; the banked kernel computes the same."""
+    each: II 4 on one dual-port memory; the trace records the copy's elements too (a
+    struct variable's field is no struct element's: it recorded nothing there) and
+    agrees; the banked kernel computes the same."""
     compiled = arraypart.compile_kernel(write(tmp_path, "fieldcopy.cpp", FIELD_COPY))
     report = compiled.report
     reads = [index for array, kind, index in loop_accesses(report, "L9") if array == "w.buf"]
     assert reads == sorted([f"4*i + {k}" if k else "4*i" for k in range(4)]
                            + [f"-4*i + {60 + k}" for k in range(4)])
     assert as_written_iis(report) == [1, 4]
+    assert traced_as_written(report, tmp_path / "trace") == [1, 4]
     assert_the_testbench_passes(compiled, tmp_path)
