@@ -404,6 +404,11 @@ class AccessLowering:
                 return
         if self._names_fifo(name, self._visible):
             return  # a FIFO: s[k].read() is no memory access
+        if isinstance(base, N.Cast) and calls.memory_argument(base, self._visible,
+                                                              self._arrays) is not None:
+            raise KernelError(coord, "a subscript on a pointer cast of an array "
+                                     "('((T *)A)[k]') is not modelled: write '*(T *)&A[e]', "
+                                     "e the element where the value starts")
         if name not in self._visible:
             raise KernelError(coord, "only arrays declared with a fixed size can be "
                                      "indexed" + (f" ('{name}' is not one)" if name else ""))
