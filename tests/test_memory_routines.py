@@ -3,6 +3,8 @@ around them (Vitis HLS unrolls a routine of constant size), in the model, the ch
 the emitted project and check --trace (probe 34: a pipelined memcpy of 16 words per
 iteration was claimed at II 1, its accesses uncounted)."""
 
+import re
+
 import pytest
 
 import arraypart
@@ -373,3 +375,153 @@ def test_sizeof_folds_to_the_bytes_clang_gives_it(tmp_path):
     report = arraypart.analyze(path)
     assert report.kernel.params == ()
     assert [(lp.name, lp.trip_count) for lp in report.model.loops] == [("L3", 64), ("L7", 64)]
+
+
+# A dereference through a cast to a wider type reads every element it covers, as a
+# memcpy of its bytes does (probe 39 H3: one read counted, II 1 claimed for four
+# reads a cycle of one dual-port memory; M5: past a row of a 2-D array it was a bounds
+# error that memcpy of the same span is not).
+WIDE_READ = """void castwide(short A[64], long long out[16]) {
+    for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+        out[i] = *reinterpret_cast<long long *>(&A[4 * i]);
+    }
+}
+"""
+WIDE_LOCAL = """void castlocal(const short in[64], long long out[16]) {
+    short buf[64];
+    for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+        for (int u = 0; u < 4; u++)
+            buf[4 * i + u] = in[4 * i + u] + 1;
+    }
+    for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+        out[i] = *(long long *)&buf[4 * i];
+    }
+}
+"""
+WIDE_UPDATE = """void castupd(short A[64], const int in[32]) {
+    for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+        *(int *)(A + 4 * i) += in[2 * i];
+    }
+}
+"""
+WIDE_ACROSS_ROWS = """#include <ap_int.h>
+typedef ap_uint<128> wide_t;
+void widecast(short K[4][16], ap_uint<16> out[64]) {
+    for (int i = 0; i < 4 * 16; i += 8) {
+#pragma HLS pipeline II=1
+        wide_t t = *reinterpret_cast<wide_t *>(&K[0][i]);
+        for (int ii = 0; ii < 8; ii++) {
+#pragma HLS unroll
+            out[i + ii] = t.range(16 * ii + 15, 16 * ii);
+        }
+    }
+}
+"""
+
+
+def test_a_read_through_a_wider_cast_is_each_element_it_covers(tmp_path):
+    """``*reinterpret_cast<long long *>(&A[4 * i])`` on a short A reads A[4i] to
+    A[4i + 3]: II 2 on one dual-port memory; ``*(long long *)&A[...]`` alike."""
+    report = arraypart.analyze(write(tmp_path, "castwide.cpp", WIDE_READ))
+    assert loop_accesses(report, "L2") == sorted(
+        [("A", "read", f"4*i + {k}" if k else "4*i") for k in range(4)]
+        + [("out", "write", "i")])
+    assert as_written_iis(report) == [2]
+    c_cast = arraypart.analyze(write(tmp_path, "c_cast.cpp", WIDE_READ.replace(
+        "*reinterpret_cast<long long *>(&A[4 * i])", "*(long long *)&A[4 * i]")))
+    assert as_written_iis(c_cast) == [2]
+
+
+def test_a_copy_through_a_wider_cast_runs_on_into_the_next_row(tmp_path):
+    """``&K[0][i]`` with i up to 56 and 8 shorts a read: K[i / 16][i % 16 + k], as
+    memcpy of those 16 bytes reaches them (the row ends are no bounds error)."""
+    report = arraypart.analyze(write(tmp_path, "widecast.cpp", WIDE_ACROSS_ROWS))
+    assert len([a for a in loop_accesses(report, "L4") if a[0] == "K"]) == 8
+    assert as_written_iis(report) == [4]
+
+
+@needs_gxx
+@pytest.mark.parametrize("name, text, iis", [
+    ("castwide", WIDE_READ, [2]), ("castlocal", WIDE_LOCAL, [2, 2]),
+    ("castupd", WIDE_UPDATE, [2]), ("widecast", WIDE_ACROSS_ROWS, [4])],
+    ids=["interface", "local", "update", "across-rows"])
+def test_the_trace_of_a_wide_cast_agrees_with_the_model(tmp_path, name, text, iis):
+    """g++ records each element the wide object covers (an update: each read, then
+    written), the II the rule gives the trace is the checker's, and the banked kernel,
+    whose arrays keep the cast as written, computes the same."""
+    compiled = arraypart.compile_kernel(write(tmp_path, f"{name}.cpp", text))
+    assert traced_as_written(compiled.report, tmp_path / "trace") == iis
+    assert as_written_iis(compiled.report) == iis
+    assert all(lp.achieved_ii == 1 for lp in compiled.report.scheduled.loops)
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
+def test_a_read_through_a_narrower_cast_is_the_element_that_holds_it(tmp_path):
+    """``*(char *)&A[i]`` on an int A reads one byte of A[i]: one access."""
+    report = arraypart.analyze(write(tmp_path, "narrow.cpp", WIDE_READ.replace(
+        "short A[64], long long out[16]", "int A[16], char out[16]").replace(
+        "*reinterpret_cast<long long *>(&A[4 * i])", "*(char *)&A[i]")))
+    assert loop_accesses(report, "L2") == [("A", "read", "i"), ("out", "write", "i")]
+
+
+@pytest.mark.parametrize("read, why, col", [
+    ("(*(S *)&A[2 * i]).a", "reaches 6 bytes through a pointer cast, over elements of 4",
+     19),
+    ("*(long long *)((char *)A + 8 * i + 1)", "steps by another element type", 18),
+    ("((long long *)A)[i]", "a subscript on a pointer cast of an array", 18)],
+    ids=["no-whole-elements", "byte-stepped", "subscripted-cast"])
+def test_a_cast_whose_elements_are_unknown_is_a_located_error(tmp_path, read, why, col):
+    """A width that is no whole number of elements (a 6-byte struct over ints), an
+    address stepped by bytes (``(char *)A + 8 * i + 1`` was read as A[8i + 1]), and a
+    subscript on a cast array, are errors where they are written."""
+    path = write(tmp_path, "odd.cpp", f"""struct S {{ short a, b, c; }};
+void odd(int A[64], long long out[8]) {{
+    for (int i = 0; i < 8; i++) {{
+#pragma HLS pipeline II=1
+        out[i] = {read};
+    }}
+}}
+""")
+    with pytest.raises(KernelError, match=re.escape(why)) as caught:
+        arraypart.analyze(path)
+    assert (caught.value.coord.line, caught.value.coord.col) == (5, col)
+
+
+# A struct variable's array field is a memory of its own, of the field's elements: a
+# copy's bytes were divided by the struct's size (8 bytes of w.buf were one element).
+FIELD_COPY = """#include <string.h>
+struct W { short buf[64]; int n; };
+void fieldcopy(const short in[64], long long out[16]) {
+    W w;
+    for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+        w.buf[i] = in[i];
+    }
+    for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+        long long v;
+        memcpy(&v, &w.buf[4 * i], 8);
+        out[i] = v + *(long long *)&w.buf[60 - 4 * i];
+    }
+}
+"""
+
+
+@needs_gxx
+def test_a_struct_fields_elements_are_counted_by_the_fields_size(tmp_path):
+    """memcpy of 8 bytes and a ``long long`` read of ``w.buf`` (shorts) are 4 reads
+    each: II 4 on one dual-port memory; the trace records the copy's elements too (a
+    struct variable's field is no struct element's: it recorded nothing there) and
+    agrees; the banked kernel computes the same."""
+    compiled = arraypart.compile_kernel(write(tmp_path, "fieldcopy.cpp", FIELD_COPY))
+    report = compiled.report
+    reads = [index for array, kind, index in loop_accesses(report, "L9") if array == "w.buf"]
+    assert reads == sorted([f"4*i + {k}" if k else "4*i" for k in range(4)]
+                           + [f"-4*i + {60 + k}" for k in range(4)])
+    assert as_written_iis(report) == [1, 4]
+    assert traced_as_written(report, tmp_path / "trace") == [1, 4]
+    assert_the_testbench_passes(compiled, tmp_path)

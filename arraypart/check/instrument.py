@@ -12,7 +12,8 @@ Edits are insertions at byte offsets of the text (nothing is removed):
   the access); or a field of ``this`` that is no array: found by address, a struct
   element's member is that element, as the front end inlines the method on it)
   becomes ``::arraypart_trace::at(SITE, KIND, COPY, BASE, E)``, which logs and
-  returns the same lvalue; ``BASE`` is the array variable at the root of the subscript
+  returns the same lvalue (one wider than its array's element, ``*(long long *)&A[k]``
+  on a short A, as each element it covers, as the front end counts it); ``BASE`` is the array variable at the root of the subscript
   chain (the runtime finds the array from it, so an out-of-bounds index still gets its
   array); ``COPY`` is the C text of the read copy the caller gives for the reference
   written there (a banking's copy expression over the loop iterators; 0 when none is
@@ -313,12 +314,13 @@ def _routine_edits(cursor: ci.Cursor, unit: clangtu.Unit, first_site: int
 
 
 def _field_memory(arg: ci.Cursor) -> bool:
-    """``r[i].buf`` (``&r[i].buf[k]``, ``p->key + k``, ``w.buf``): an array field of a
-    struct, whose bytes the front end counts as an access of the struct element (of a
-    struct variable: as elements of the field's array), which the argument may or may
-    not record itself (:func:`_is_element`).  The routine records nothing for it, and
-    its place is a *may* place (:class:`Site`): every access the run makes there must
-    be one the model allows."""
+    """``r[i].buf`` (``&r[i].buf[k]``, ``p->key + k``): an array field of a struct
+    element, whose bytes the front end counts as an access of the element, which the
+    argument may or may not record itself (:func:`_is_element`).  The routine records
+    nothing for it, and its place is a *may* place (:class:`Site`): every access the
+    run makes there must be one the model allows.  A struct variable's field
+    (``w.buf``, ``&w.buf[k]``: a memory of its own, registered) is no such field: the
+    routine records its elements, as the front end counts them."""
     node = arg
     while node.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR, K.CSTYLE_CAST_EXPR,
                         K.ARRAY_SUBSCRIPT_EXPR, K.BINARY_OPERATOR) or (
@@ -327,7 +329,7 @@ def _field_memory(arg: ci.Cursor) -> bool:
         if not kids:
             return False
         node = kids[0]
-    return node.kind == K.MEMBER_REF_EXPR
+    return node.kind == K.MEMBER_REF_EXPR and not _of_struct_value(node)
 
 
 def _unwrapped(cursor: ci.Cursor) -> ci.Cursor:
@@ -652,6 +654,22 @@ def _of_struct_variable(member: ci.Cursor) -> bool:
             return False  # implicit this: _of_this's
         node = clangtu.member_object(kids[0])
     return node.kind == K.DECL_REF_EXPR
+
+
+def _of_struct_value(member: ci.Cursor) -> bool:
+    """``member`` is a field of a struct variable that a name reaches through fields
+    alone, not through a pointer (``w.buf``, ``w.in.buf``, ``s.buf`` of a reference
+    ``s``; not ``p->buf``, which may lie in an array's struct element)."""
+    node = member
+    while node.kind in _WRAPPERS:
+        kids = [k for k in node.get_children() if k.kind.is_expression()]
+        if not kids:
+            return False
+        node = clangtu.member_object(kids[0])
+    t = node.type.get_canonical()
+    if t.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE):
+        t = t.get_pointee().get_canonical()
+    return node.kind == K.DECL_REF_EXPR and t.kind == ci.TypeKind.RECORD
 
 
 def _own_field(cursor: ci.Cursor, parents: tuple) -> bool:

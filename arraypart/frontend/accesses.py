@@ -417,6 +417,11 @@ class AccessLowering:
                 return
         if self._names_fifo(name, self._visible):
             return  # a FIFO: s[k].read() is no memory access
+        if isinstance(base, N.Cast) and calls.memory_argument(base, self._visible,
+                                                              self._arrays) is not None:
+            raise KernelError(coord, "a subscript on a pointer cast of an array "
+                                     "('((T *)A)[k]') is not modelled: write '*(T *)&A[e]', "
+                                     "e the element where the value starts")
         if name not in self._visible:
             raise KernelError(coord, "only arrays declared with a fixed size can be "
                                      "indexed" + (f" ('{name}' is not one)" if name else ""))
@@ -688,14 +693,20 @@ class AccessLowering:
         """``*p`` and ``*(p + e1 - e2 ...)`` on a visible array name are ``p[0]`` and
         ``p[e1 - e2 ...]`` (:meth:`_pointer_element`).  Any other dereference of an
         expression that names a visible array is an error: its element is unknown.
-        ``*&E`` is ``E``.  A FIFO pointer may step (``*p++``): any element
-        (:meth:`_fifo_element`).  ``*this`` in a method called on an array element is
-        that whole element (``*this = t`` writes it, ``Q t = *this`` reads it)."""
+        ``*&E`` is ``E``; ``*(T *)&A[e]`` with T wider than A's element is the
+        elements it covers (:meth:`.routines.RoutineLowering._wide_dereference`).  A
+        FIFO pointer may step (``*p++``): any element (:meth:`_fifo_element`).
+        ``*this`` in a method called on an array element is that whole element
+        (``*this = t`` writes it, ``Q t = *this`` reads it)."""
         address = N.without_casts(node.expr)
         if (isinstance(address, N.Other) and address.what == N.THIS
                 and self._object is not None and self._object.element is not None):
             self._element(self._object.element, [], self._node_ref(node), node.coord, out,
                           kinds)
+            return
+        wide = self._wide_dereference(node)
+        if wide is not None:
+            self._wide_elements(node, wide, kinds, out)
             return
         if isinstance(address, N.UnaryOp) and address.op == "&":
             self._target(address.expr, out, kinds)

@@ -84,7 +84,8 @@ class Constant(Node):
 class UnaryOp(Node):
     """``op expr``; ``wraps``: for ``-`` and ``~``, the unsigned or ``ap_[u]int`` type
     whose arithmetic computes it (as :class:`BinaryOp`'s); ``size``: for ``sizeof``,
-    the bytes clang gives it (None where it depends on a template's parameter)."""
+    the bytes clang gives it, for ``*`` those of the object it reaches (``8`` for
+    ``*(long long *)&A[k]``); None where it depends on a template's parameter."""
 
     op: str = ""
     expr: Node | None = None
@@ -183,12 +184,14 @@ class Cast(Node):
     (``implicit``) one clang inserts where a value changes type and the new type does
     not hold every value of the old (``uint8_t w = i + 250``, ``i % 4u``).  ``to``:
     T when it is an integer type, else None; ``source``: ``expr``'s integer type, when
-    it has one."""
+    it has one; ``points_to``: when T is a pointer, the bytes of what it points to
+    (None: no pointer, or a template's parameter decides)."""
 
     to: IntType | None = None
     expr: Node | None = None
     source: IntType | None = None
     implicit: bool = False
+    points_to: int | None = None
 
     def children(self):
         return (self.expr,)
@@ -1246,7 +1249,8 @@ class Converter:
             if op is not None:
                 result = int_type(cursor.type) if op in ("-", "~") else None
                 return UnaryOp(coord, start, end, op, self.expression(kids[0]),
-                               result if result is not None and not result.signed else None)
+                               result if result is not None and not result.signed else None,
+                               size=_bytes(cursor.type) if op == "*" else None)
         if kind == K.CXX_UNARY_EXPR:
             operand = next((k for k in kids if k.kind.is_expression()), None)
             return UnaryOp(coord, start, end, "sizeof",
@@ -1256,8 +1260,10 @@ class Converter:
             a, b, c = (self.expression(k) for k in kids)
             return TernaryOp(coord, start, end, a, b, c)
         if kind in CASTS and kids:
+            pointer = cursor.type.get_canonical()
             return Cast(coord, start, end, int_type(cursor.type), self.expression(kids[-1]),
-                        int_type(kids[-1].type))
+                        int_type(kids[-1].type), points_to=_bytes(pointer.get_pointee())
+                        if pointer.kind == ci.TypeKind.POINTER else None)
         if kind == K.CALL_EXPR:
             return self._call(cursor, kids, coord, start, end)
         if kind == K.ARRAY_SUBSCRIPT_EXPR and len(kids) == 2:
@@ -1348,6 +1354,12 @@ _AP_WIDTH = re.compile(_QUALIFIERS + r"ap_(u?)int<\s*(\d+)\s*>")
 _AP_BASE = re.compile(_QUALIFIERS + r"ap_int_base<\s*(\d+)\s*,\s*(true|false)\s*>")
 # Overloaded operators whose ap_[u]int result is reduced to the type it returns.
 AP_ARITHMETIC = ("+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "~")
+
+
+def _bytes(t: ci.Type) -> int | None:
+    """``sizeof`` a type; None where clang cannot tell (a template's parameter)."""
+    size = t.get_canonical().get_size()
+    return size if size > 0 else None
 
 
 def int_type(t: ci.Type) -> IntType | None:

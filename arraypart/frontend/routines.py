@@ -21,6 +21,14 @@ warning).
 Code generation rewrites an array's references by their subscripts, never a memory
 argument, so an array that a routine touches keeps its references as written (its
 partition pragmas carry the banking: :meth:`.accesses.AccessLowering._keep_as_written`).
+
+A dereference through a pointer cast to a wider type, ``*(long long *)&A[4 * i]`` or
+``*reinterpret_cast<T *>(&K[0][i])``, reads or writes ``sizeof(T)`` bytes: it is the
+memcpy of them (:meth:`RoutineLowering._wide_dereference`), k = sizeof(T) /
+sizeof(element) accesses A[e], ..., A[e + k - 1] in C's layout, its array kept as
+written; a narrower one is the element that holds it.  A width that is no whole number
+of elements, or an address a cast steps by other than the array's elements, is a
+located error (before 2026-12-07 such a '*' was one access: probe 39 H3).
 """
 
 from __future__ import annotations
@@ -86,16 +94,35 @@ def _carried(index: tuple[E.Expr | None, ...], shape: tuple[int, ...]
         E.mod(E.floordiv(flat, strides[d]), shape[d]) for d in range(1, len(shape)))
 
 
-def _cast_stepped(arg: N.Node) -> bool:
-    """``(char *)buf + k``: pointer arithmetic on a written pointer cast steps by the
-    cast type's elements, not by the array's (its element is not ``buf[k]``)."""
+def _cast_stepped(arg: N.Node, size: int) -> bool:
+    """``(char *)buf + k``: pointer arithmetic on a written pointer cast to elements of
+    other than ``size`` bytes steps by the cast type's elements, not by the array's
+    (its element is not ``buf[k]``)."""
     node = arg
     while isinstance(node, N.Cast):
         node = node.expr
     if not (isinstance(node, N.BinaryOp) and node.op in ("+", "-")):
         return False
-    return any((isinstance(side, N.Cast) and not side.implicit and side.to is None)
-               or _cast_stepped(side) for side in (node.left, node.right))
+    return any((isinstance(side, N.Cast) and _written_pointer_cast(side)
+                and side.points_to != size) or _cast_stepped(side, size)
+               for side in (node.left, node.right))
+
+
+def _written_pointer_cast(node: N.Node) -> bool:
+    """A cast written in the text to a type that is no integer (a pointer's)."""
+    return isinstance(node, N.Cast) and not node.implicit and node.to is None
+
+
+def _casts_pointer(address: N.Node) -> bool:
+    """Whether a written pointer cast stands in ``address``: around it or around a
+    term of its sum (``(T *)&A[k]``, ``(T *)(A + k)``, ``(T *)A + k``)."""
+    node = address
+    while isinstance(node, N.Cast):
+        if _written_pointer_cast(node):
+            return True
+        node = node.expr
+    return (isinstance(node, N.BinaryOp) and node.op in ("+", "-")
+            and (_casts_pointer(node.left) or _casts_pointer(node.right)))
 
 
 def element_bytes(t: ci.Type) -> int | None:
@@ -106,6 +133,20 @@ def element_bytes(t: ci.Type) -> int | None:
         t = (t.get_pointee() if t.kind in _POINTING else t.element_type).get_canonical()
     size = t.get_size()
     return size if size > 0 else None
+
+
+def field_bytes(struct: ci.Type, path: str) -> int | None:
+    """``sizeof`` an element of the array field ``path`` (``buf``, ``in.buf``) of the
+    struct type ``struct`` (or of what it points to); None when clang cannot tell."""
+    t = struct.get_canonical()
+    while t.kind in _POINTING + _ARRAYS:
+        t = (t.get_pointee() if t.kind in _POINTING else t.element_type).get_canonical()
+    for name in path.split("."):
+        field = next((f for f in t.get_fields() if f.spelling == name), None)
+        if field is None:
+            return None
+        t = field.type.get_canonical()
+    return element_bytes(t)
 
 
 class RoutineLowering:
@@ -151,7 +192,7 @@ class RoutineLowering:
         size = self._element_bytes(binding.array)
         if n_bytes is None:
             return None, "a byte count that is not a constant"
-        if size is None or _cast_stepped(arg):
+        if size is None or _cast_stepped(arg, size):
             return None, "a pointer cast to another element type, stepped"
         count = -(-n_bytes // size)
         if count > MAX_ROUTINE_ELEMENTS:
@@ -159,7 +200,10 @@ class RoutineLowering:
         return count, ""
 
     def _element_bytes(self, array: str) -> int | None:
-        return element_bytes(self._array_decls[array].ctype.clang)
+        """``sizeof`` an element of ``array``; of a struct variable's array field
+        (``w.buf``), the field's, not the struct's."""
+        declared, member = self._array_decls[array].ctype.clang, self._arrays[array].member
+        return element_bytes(declared) if member is None else field_bytes(declared, member)
 
     def _routine_elements(self, arg: N.Node, binding: Binding, kind: str,
                           base: tuple, n_bytes: int | None, out: list[Access]) -> None:
@@ -168,24 +212,75 @@ class RoutineLowering:
         elements: one per element, a written one that the bytes cover in part read
         and written (so is a field's struct element); one at any element when their
         number is unknown."""
-        if id(arg) not in self._ref_ids:
-            self._ref_ids[id(arg)] = self._next_ref
-            self._next_ref += 1
-        ref_id, shape = self._ref_ids[id(arg)], self._arrays[binding.array].shape
+        ref_id, shape = self._node_ref(arg), self._arrays[binding.array].shape
         count, _ = self._element_count(binding, arg, n_bytes)
         if count is None:
             self._add_element(Access(binding.array, (None,) * len(shape), kind, ref_id,
                                      arg.coord), (kind,), out)
             return
         partial = not binding.field and n_bytes % self._element_bytes(binding.array) != 0
-        for k in range(count):
+        last = (("read", "write") if kind == "write" and (binding.field or partial)
+                else (kind,))
+        self._span(binding, base, [(kind,)] * (count - 1) + [last], ref_id, arg.coord, out)
+
+    def _span(self, binding: Binding, base: tuple, kinds: list[tuple[str, ...]],
+              ref_id: int, coord, out: list[Access]) -> None:
+        """The accesses of the ``len(kinds)`` elements from the start of ``binding``
+        (:func:`element_index`; a field's: its struct element), the k-th one's
+        ``kinds[k]``; ``base``: the caller's part of the binding's prefix."""
+        shape = self._arrays[binding.array].shape
+        for k, each in enumerate(kinds):
             index = (binding.index(()) if binding.field
                      else element_index(binding, shape, k, self._ranges))
-            kinds = (("read", "write") if kind == "write" and (
-                binding.field or (partial and k == count - 1)) else (kind,))
             foreign = self._foreign_dims(index, 0) - frozenset(range(len(base)))
-            self._add_element(Access(binding.array, index, kinds[0], ref_id, arg.coord,
-                                     foreign=foreign), kinds, out)
+            self._add_element(Access(binding.array, index, each[0], ref_id, coord,
+                                     foreign=foreign), each, out)
+
+    def _wide_dereference(self, node: N.UnaryOp) -> calls.MemoryArgument | None:
+        """The memory that ``*(T *)&A[e]`` (``*(T *)(A + e)``,
+        ``*reinterpret_cast<T *>(...)``) reads or writes when T is wider than A's
+        element: ``sizeof(T) = k * sizeof(element)``, k > 1 elements, those that memcpy
+        of ``sizeof(T)`` bytes from there reaches.  None for any other dereference: of
+        an address that no written pointer cast gives another type, of a struct
+        element's array field (the element), or to a narrower T (a byte of an int:
+        the element that holds it, as ``A[e]``).  A width that is no whole number of
+        elements or that clang cannot tell, and an address that a cast steps by other
+        than the array's elements (``(char *)A + 3``), are located errors: counted as
+        one element, the access would drop the others (probe 39 H3)."""
+        memory = calls.memory_argument(node.expr, self._visible, self._arrays)
+        if memory is None or memory.field is not None or not _casts_pointer(node.expr):
+            return None
+        name, size = memory.base.array, self._element_bytes(memory.base.array)
+        if node.size is None or size is None or (node.size > size and node.size % size):
+            width = "an unknown number of" if node.size is None else str(node.size)
+            raise KernelError(node.coord, (
+                f"'*' reaches {width} bytes through a pointer cast, over elements of "
+                f"{size or 'unknown'} bytes of array '{name}': arraypart counts such an "
+                "access as the whole elements it covers, and cannot tell them here; "
+                "cast to a type whose size is a multiple of the element's, or copy "
+                "with memcpy"))
+        if _cast_stepped(node.expr, size):
+            raise KernelError(node.coord, (
+                f"'*' through a pointer cast that steps by another element type than "
+                f"array '{name}''s: arraypart cannot tell which of its elements it "
+                f"reaches; cast the element's address (*(T *)&{name}[k])"))
+        return memory if node.size > size else None
+
+    def _wide_elements(self, node: N.UnaryOp, memory: calls.MemoryArgument,
+                       kinds: tuple[str, ...], out: list[Access]) -> None:
+        """The accesses of a wide dereference (:meth:`_wide_dereference`): the reads
+        of its address's subscripts, then each of its elements accessed as ``kinds``
+        say.  Its array keeps its references as written (its pragmas carry the
+        banking), as a memory routine's does."""
+        for part in memory.nodes():
+            self._collect(part, out)
+        binding = memory.binding(self._scope())
+        self._keep_as_written(binding.array, (
+            f"'*' at {node.coord} reaches it through a pointer cast, which arraypart "
+            "does not rewrite"))
+        count = node.size // self._element_bytes(binding.array)
+        self._span(binding, memory.base.prefix, [kinds] * count, self._node_ref(node),
+                   node.coord, out)
 
     def _open_routine(self, call: N.FuncCall, unknown: Mapping[str, str]) -> None:
         """A routine that reaches an unknown number of elements of the arrays
