@@ -79,7 +79,7 @@ def test_instrumentation_finds_accesses_loops_and_lanes(tmp_path):
     assert [(loop.coord.line, loop.unroll) for loop in inst.loops] == [(5, "2")]
     assert "::arraypart_trace::iter(0, 2);" in inst.text
     assert "k < 2; ::arraypart_trace::bump(), k++" in inst.text
-    assert "int m[8]; ::arraypart_trace::reg(" in inst.text
+    assert "int m[8]; ::arraypart_trace::Scoped arraypart_scope_" in inst.text
     assert "&a[1]" in inst.text  # an address taken is not an access
 
 

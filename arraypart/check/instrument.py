@@ -1146,8 +1146,8 @@ def _register_edits(cursor: ci.Cursor, ids: dict[str, int],
             found is not None and decl.type.get_canonical().kind in _ARRAY_TYPES) else []
         named += [(f"{decl.spelling}.{member}", n) for member, n in fields.get(place, ())]
         out += [_Insert(end, True, 0, (
-            f" {NAMESPACE}Scoped arraypart_scope_{end}_{k}({n}, {name});" if scoped
-            else f" {NAMESPACE}reg({n}, {name});{tail}")) for k, (name, n) in enumerate(named)]
+            f" {NAMESPACE}Scoped arraypart_scope_{n}_{end}({n}, {name});" if scoped
+            else f" {NAMESPACE}reg({n}, {name});{tail}")) for name, n in named]
     return out
 
 
