@@ -280,9 +280,15 @@ class StepAccesses:
         return self.by_flat.last(counted)
 
     def epochs(self) -> np.ndarray:
-        """Per record (in the chunk's own order), its epoch: reads of one address in
-        one group share one exactly when no write between them may alias either
-        (module doc).  Meaningful only between reads of one address; writes get 0."""
+        """Per record (in the chunk's own order), its epoch: the load whose value a read
+        takes.  A read takes an earlier read's load when both are of one address in one
+        group and no write between them may alias either: the read just before it at
+        its address (module doc), or the last one of its own shape there, past reads
+        of another shape (``if (X[j] > m) m = X[j]; ... X[j] = X[j] - m``: the
+        condition's read and the later one are one load whatever the branch's read
+        saw).  Reads that take loads in turn take the first one's: the epoch is that
+        read's rank among its address's reads.  Meaningful only between reads of one
+        address; writes get 0."""
         out = np.zeros(self.order.size, np.int64)
         chain = self.by_flat.order[~self.write[self.by_flat.order]]  # reads by address
         if not chain.size:
@@ -295,12 +301,23 @@ class StepAccesses:
         between = np.where(self.shape[later] == self.shape[earlier],
                            aliasing[later] - aliasing[earlier],
                            writes_before[later] - writes_before[earlier])
-        cut = np.concatenate([[True], ~same | (between > 0)])
+        taker = np.zeros(self.order.size, np.int64)  # per position, the load it takes
+        taker[chain] = chain
+        merged = same & (between == 0)
+        taker[later[merged]] = earlier[merged]
+        own = self.by_address.last(~self.write)[chain]  # last read of its shape there
+        kept = (own >= 0) & (aliasing[chain] == aliasing[np.maximum(own, 0)])
+        taker[chain[kept]] = np.minimum(taker[chain[kept]], own[kept])
+        while True:  # positions only decrease along taker: jump to the first load
+            jumped = taker[taker]
+            if np.array_equal(jumped, taker):
+                break
+            taker = jumped
+        rank = np.zeros(self.order.size, np.int64)
         starts = np.concatenate([[True], ~same])
-        count = np.cumsum(cut)
-        epoch = count - count[np.maximum.accumulate(np.where(starts, np.arange(chain.size),
-                                                             0))]
-        out[self.order[chain]] = epoch
+        rank[chain] = np.arange(chain.size) - np.maximum.accumulate(
+            np.where(starts, np.arange(chain.size), 0))
+        out[self.order[chain]] = rank[taker[chain]]
         return out
 
 
