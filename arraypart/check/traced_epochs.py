@@ -10,19 +10,22 @@ run's own addresses, not from the model's forms (``poly.aliasing``) nor the
 checker's (``check.epochs``):
 
 - a *key* is one (loop, site, lane) of the records; it has a *shape* when its site is
-  a plain regular reference (the site table's ``regular``: no ``if``, ``?:`` or
-  condition around it, every subscript affine, no member, no reshaped array) and it
-  made at most one record a step.  Two keys have one shape when they ran in the same
-  steps and their addresses differ by one constant in every one of them (checked by
-  a hash over the steps: with ``R(s)`` a 64-bit mix of (loop, step),
-  ``G = sum R(s)`` and ``H = sum R(s) * (flat(s) - flat(first step))``, modulo 2^64,
-  are equal; :class:`Shapes`);
+  a plain regular reference (the site table's ``regular``: no ``if`` (its condition
+  runs wherever it does), ``?:`` or ``&&`` around it, every subscript affine, no
+  member, no reshaped array) and it made at most one record a step.  Two keys have
+  one shape when they ran in the same steps and their addresses differ by one
+  constant in every one of them (checked by a hash over the steps: with ``R(s)`` a
+  64-bit mix of (loop, step), ``G = sum R(s)`` and
+  ``H = sum R(s) * (flat(s) - flat(first step))``, modulo 2^64, are equal;
+  :class:`Shapes`);
 - a write never aliases a read when both have one shape and their addresses differ
   (then by the same nonzero constant in every step); any other write may alias it.
   A data-decided subscript has no shape, so a run whose data happened to keep two
   addresses a constant apart merges nothing;
 - two reads of one address in a step are one load (one *epoch*,
-  :meth:`StepAccesses.epochs`) when no write between them may alias either;
+  :meth:`StepAccesses.epochs`) when no write between them may alias either, judged
+  for the two neighbours in the step's reads of it, and for each read and the last
+  one of its shape before it;
 - store forwarding and dead stores (:func:`free_records`) ask the same of the writes
   between a write and a read of its address, and of the reads between two writes of
   one address (:meth:`StepAccesses.may_alias_before`).
@@ -301,8 +304,7 @@ class StepAccesses:
         between = np.where(self.shape[later] == self.shape[earlier],
                            aliasing[later] - aliasing[earlier],
                            writes_before[later] - writes_before[earlier])
-        taker = np.zeros(self.order.size, np.int64)  # per position, the load it takes
-        taker[chain] = chain
+        taker = np.arange(self.order.size)  # per position, the read whose load it takes
         merged = same & (between == 0)
         taker[later[merged]] = earlier[merged]
         own = self.by_address.last(~self.write)[chain]  # last read of its shape there
