@@ -433,6 +433,29 @@ void twice(int a[8]) {
 
 
 @needs_gxx
+def test_a_main_that_synthesis_skips_is_made_weak_too(tmp_path):
+    """A test ``main`` under ``#ifndef __SYNTHESIS__``: the reading with
+    ``__SYNTHESIS__`` does not see it, yet the testbench's build compiles it, so the
+    emitted kernel makes it weak as a visible one ("multiple definition of `main'"
+    before); a ``main`` in a comment is none."""
+    text = ("void k(int a[8]) { for (int i = 0; i < 8; i++) {\n"
+            "#pragma HLS pipeline II=1\n    a[i] += 1; } }\n"
+            "#ifndef __SYNTHESIS__\n/* main() { */ static int probe() { return 0; }\n"
+            "int\nmain() { int a[8] = {0}; k(a); return a[0] - 1; }\n#endif\n")
+    path = write(tmp_path, "k.c", text)
+    compiled = arraypart.compile_kernel(str(path))
+    emitted = compiled.files["k.cpp"]
+    assert ("#ifndef __SYNTHESIS__\n/* main() { */ static int probe() { return 0; }\n"
+            "// arraypart: weak, so that the testbench's main links beside it\n"
+            "__attribute__((weak)) int\nmain() {") in emitted
+    assert_the_testbench_passes(compiled, tmp_path)
+    alone = subprocess.run(["g++", "-std=c++14", "-w", "-o", str(tmp_path / "alone"),
+                            str(tmp_path / "out" / "k.cpp")], capture_output=True, text=True)
+    assert alone.returncode == 0, alone.stderr
+    assert subprocess.run([str(tmp_path / "alone")]).returncode == 0
+
+
+@needs_gxx
 def test_a_top_named_like_its_namespace_renames_the_function_alone(tmp_path):
     """``namespace fc { void fc(...) }``: the copy renames the function where clang
     declares and references it (its definition, a call through a macro's body, a

@@ -574,3 +574,52 @@ def test_the_trace_forwards_past_an_access_only_one_distance_away(kinds, others,
     # site 2's read (forwarded) or site 0's write (dead) takes no port
     expected = [True, True, False] if kinds.endswith("read") else [False, True, True]
     assert taken.tolist() == (expected if free else [True, True, True]) * 3
+
+
+# A row's maximum, then the row less it (HLSFactory's softmax): in one pipelined step
+# the condition reads m[i][j], the branch perhaps again, the second loop once more
+# before it writes m[i][j]; m[i][j - 1]'s write in between is a constant away.
+ROW_MAX = """void smx(int m[4][4]) {
+  for (int i = 0; i < 4; ++i) {
+#pragma HLS pipeline II=1
+    int mx = 0;
+    for (int j = 0; j < 4; ++j) {
+      if (m[i][j] > mx) mx = TAKEN;
+    }
+    for (int j = 0; j < 4; ++j) {
+      m[i][j] = m[i][j] - mx;
+    }
+  }
+}
+"""
+
+
+@needs_gxx
+@pytest.mark.parametrize("taken", ["m[i][j]", "j"])
+def test_an_ifs_condition_and_a_later_read_are_one_load(tmp_path, taken):
+    """m's columns as banks of two ports: each takes one load and one store a step,
+    II 1, in the model, the checker and the trace.  The trace gave the condition's
+    read no shape (it sat in an ``if``), so the write of m[i][j - 1] might alias it,
+    and it merged a read only with the one just before it at its address, never past
+    the branch's read, which has none: II 2, a false disagreement."""
+    compiled = arraypart.compile_kernel(
+        write(tmp_path, "smx.cpp", ROW_MAX.replace("TAKEN", taken)))
+    assert _iis(compiled, tmp_path) == (1, 1, 1)
+
+
+@pytest.mark.parametrize("writes, one_load", [([1, 2, 3], True), ([1, 2, 4], False)])
+def test_a_read_takes_the_last_load_of_its_shape_past_other_reads(writes, one_load):
+    """Per step: site 0 reads the step's element, site 1 (no shape) reads it again,
+    site 2 writes another element, site 3 reads the step's element again: site 3 is
+    site 0's load when site 2 stayed one distance away (site 1 having none does not
+    matter), else a load of its own."""
+    from arraypart.check.records import RECORD, READ, WRITE
+    from arraypart.check.traced_epochs import Shapes, StepAccesses
+    rows = np.array([(site, 0, 0, 0, kind, 0, step, flat, 0)
+                     for step, other in enumerate(writes)
+                     for site, kind, flat in [(0, READ, step), (1, READ, step),
+                                              (2, WRITE, other), (3, READ, step)]], RECORD)
+    shapes = Shapes.of([rows], np.array([True, False, True, True]))
+    epochs = StepAccesses.of(rows, shapes.of_records(rows)).epochs().reshape(3, 4)
+    assert (epochs[:, 1] == epochs[:, 0]).all()
+    assert (epochs[:, 3] == epochs[:, 0]).all() == one_load

@@ -501,26 +501,28 @@ def _forwarding(kernel: ir.Kernel, sites: Sequence[Site], coords: Sequence[Coord
 
 def _regular_sites(kernel: ir.Kernel, sites: Sequence[Site]) -> np.ndarray:
     """Per site, whether it is a plain regular reference wherever its place is
-    (``lanes.plain_reference``, every subscript affine in each lane, in no ``if``,
-    conditional on no ``?:`` or ``&&``) of an array that is not reshaped: the run's addresses may
+    (``lanes.plain_reference``, every subscript affine in each lane, in no ``if`` but
+    perhaps in the condition of one, which runs wherever the ``if`` does; conditional
+    on no ``?:`` or ``&&``) of an array that is not reshaped: the run's addresses may
     tell its writes apart from a read (:mod:`.traced_epochs`)."""
     arrays = {a.name: a for a in kernel.arrays}
     reshaped = {(a.coord.line, a.coord.col) for a in ir.accesses(kernel.body)
                 if arrays[a.array].reshapes}
-    place_ok = _plain_places(kernel, lambda loop: True)
+    place_ok = _plain_places(kernel, lambda loop: True, conditions=True)
     return _site_flags(sites, {p: ok and p not in reshaped for p, ok in place_ok.items()})
 
 
-def _plain_places(kernel: ir.Kernel, fits: Callable[[ir.Loop], bool]
-                  ) -> dict[tuple[int, int], bool]:
+def _plain_places(kernel: ir.Kernel, fits: Callable[[ir.Loop], bool], *,
+                  conditions: bool = False) -> dict[tuple[int, int], bool]:
     """Per ``(line, col)`` of an access in a concurrent loop, whether every
-    reference there is plain (``lanes.plain_reference``, regular, in no ``if``) and
-    affine in each lane (:func:`.forwarding.affine_in_every_lane`) in a loop that ``fits``."""
+    reference there is plain (``lanes.plain_reference``, regular, in no ``if``, or
+    with ``conditions`` in the condition of an ``if`` that is in none) and affine in
+    each lane (:func:`.forwarding.affine_in_every_lane`) in a loop that ``fits``."""
     place_ok: dict[tuple[int, int], bool] = {}
     for region in regions(kernel):
         loop_fits = fits(region.loop)
         lanes = dict(lane_loops(region.loop.body, region.loop.pipeline_ii is not None))
-        for a, plain in _placed_accesses(region.loop.body):
+        for a, plain in _placed_accesses(region.loop.body, conditions):
             where = (a.coord.line, a.coord.col)
             place_ok[where] = place_ok.get(where, True) and loop_fits and plain and (
                 plain_reference(a) and a.regular
@@ -534,17 +536,18 @@ def _site_flags(sites: Sequence[Site], place_ok: dict[tuple[int, int], bool]) ->
                      for s in sites], bool)
 
 
-def _placed_accesses(nodes: tuple[ir.Node, ...], plain: bool = True
+def _placed_accesses(nodes: tuple[ir.Node, ...], conditions: bool, plain: bool = True
                      ) -> Iterator[tuple[ir.Access, bool]]:
-    """Each access in ``nodes`` with whether no ``if`` holds it (nor its condition)."""
+    """Each access in ``nodes`` with whether no ``if`` holds it (nor, unless
+    ``conditions``, its condition)."""
     for n in nodes:
         if isinstance(n, ir.Stmt):
             yield from ((a, plain) for a in n.accesses)
         elif isinstance(n, ir.If):
-            yield from ((a, False) for a in n.cond_accesses)
-            yield from _placed_accesses(n.then + n.orelse, False)
+            yield from ((a, plain and conditions) for a in n.cond_accesses)
+            yield from _placed_accesses(n.then + n.orelse, conditions, False)
         else:
-            yield from _placed_accesses(n.body, plain)
+            yield from _placed_accesses(n.body, conditions, plain)
 
 
 def _early_exits(nodes: tuple[ir.Node, ...]

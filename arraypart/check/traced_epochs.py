@@ -10,19 +10,22 @@ run's own addresses, not from the model's forms (``poly.aliasing``) nor the
 checker's (``check.epochs``):
 
 - a *key* is one (loop, site, lane) of the records; it has a *shape* when its site is
-  a plain regular reference (the site table's ``regular``: no ``if``, ``?:`` or
-  condition around it, every subscript affine, no member, no reshaped array) and it
-  made at most one record a step.  Two keys have one shape when they ran in the same
-  steps and their addresses differ by one constant in every one of them (checked by
-  a hash over the steps: with ``R(s)`` a 64-bit mix of (loop, step),
-  ``G = sum R(s)`` and ``H = sum R(s) * (flat(s) - flat(first step))``, modulo 2^64,
-  are equal; :class:`Shapes`);
+  a plain regular reference (the site table's ``regular``: no ``if`` (its condition
+  runs wherever it does), ``?:`` or ``&&`` around it, every subscript affine, no
+  member, no reshaped array) and it made at most one record a step.  Two keys have
+  one shape when they ran in the same steps and their addresses differ by one
+  constant in every one of them (checked by a hash over the steps: with ``R(s)`` a
+  64-bit mix of (loop, step), ``G = sum R(s)`` and
+  ``H = sum R(s) * (flat(s) - flat(first step))``, modulo 2^64, are equal;
+  :class:`Shapes`);
 - a write never aliases a read when both have one shape and their addresses differ
   (then by the same nonzero constant in every step); any other write may alias it.
   A data-decided subscript has no shape, so a run whose data happened to keep two
   addresses a constant apart merges nothing;
 - two reads of one address in a step are one load (one *epoch*,
-  :meth:`StepAccesses.epochs`) when no write between them may alias either;
+  :meth:`StepAccesses.epochs`) when no write between them may alias either, judged
+  for the two neighbours in the step's reads of it, and for each read and the last
+  one of its shape before it;
 - store forwarding and dead stores (:func:`free_records`) ask the same of the writes
   between a write and a read of its address, and of the reads between two writes of
   one address (:meth:`StepAccesses.may_alias_before`).
@@ -280,9 +283,15 @@ class StepAccesses:
         return self.by_flat.last(counted)
 
     def epochs(self) -> np.ndarray:
-        """Per record (in the chunk's own order), its epoch: reads of one address in
-        one group share one exactly when no write between them may alias either
-        (module doc).  Meaningful only between reads of one address; writes get 0."""
+        """Per record (in the chunk's own order), its epoch: the load whose value a read
+        takes.  A read takes an earlier read's load when both are of one address in one
+        group and no write between them may alias either: the read just before it at
+        its address (module doc), or the last one of its own shape there, past reads
+        of another shape (``if (X[j] > m) m = X[j]; ... X[j] = X[j] - m``: the
+        condition's read and the later one are one load whatever the branch's read
+        saw).  Reads that take loads in turn take the first one's: the epoch is that
+        read's rank among its address's reads.  Meaningful only between reads of one
+        address; writes get 0."""
         out = np.zeros(self.order.size, np.int64)
         chain = self.by_flat.order[~self.write[self.by_flat.order]]  # reads by address
         if not chain.size:
@@ -295,12 +304,22 @@ class StepAccesses:
         between = np.where(self.shape[later] == self.shape[earlier],
                            aliasing[later] - aliasing[earlier],
                            writes_before[later] - writes_before[earlier])
-        cut = np.concatenate([[True], ~same | (between > 0)])
+        taker = np.arange(self.order.size)  # per position, the read whose load it takes
+        merged = same & (between == 0)
+        taker[later[merged]] = earlier[merged]
+        own = self.by_address.last(~self.write)[chain]  # last read of its shape there
+        kept = (own >= 0) & (aliasing[chain] == aliasing[np.maximum(own, 0)])
+        taker[chain[kept]] = np.minimum(taker[chain[kept]], own[kept])
+        while True:  # positions only decrease along taker: jump to the first load
+            jumped = taker[taker]
+            if np.array_equal(jumped, taker):
+                break
+            taker = jumped
+        rank = np.zeros(self.order.size, np.int64)
         starts = np.concatenate([[True], ~same])
-        count = np.cumsum(cut)
-        epoch = count - count[np.maximum.accumulate(np.where(starts, np.arange(chain.size),
-                                                             0))]
-        out[self.order[chain]] = epoch
+        rank[chain] = np.arange(chain.size) - np.maximum.accumulate(
+            np.where(starts, np.arange(chain.size), 0))
+        out[self.order[chain]] = rank[taker[chain]]
         return out
 
 

@@ -242,7 +242,7 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     source = SourceUnit(text, func, globals_, preamble,
                         tuple(sorted(extra.items())), unit.is_cxx, directives,
                         tuple(dict.fromkeys(searched)), lowered.callees,
-                        lowered.local_decls, _own_main(funcs),
+                        lowered.local_decls, _own_main(unit, funcs, unsynthesized),
                         own_headers.macros(unit, user_end),
                         shared, unsynthesized, nested, hoisted, preamble_top,
                         replayed, found_redeclared,
@@ -552,12 +552,59 @@ def _check_testbench_namespace(unit: clangtu.Unit, top: N.FuncDef) -> None:
             "the original kernel: the emitted C++ would not compile (rename it)"))
 
 
-def _own_main(funcs: list[N.FuncDef]) -> int | None:
+def _own_main(unit: clangtu.Unit, funcs: list[N.FuncDef],
+              unsynthesized: tuple[tuple[int, int], ...]) -> int | None:
     """Where the file defines its own ``main`` (a test beside the kernel): the byte
     offset of that definition, which the emitted kernel makes weak so that the
-    testbench's ``main`` links beside it."""
-    return next((f.start for f in funcs if f.name == "main" and not f.namespaces
-                 and f.start >= 0), None)
+    testbench's ``main`` links beside it.  A ``main`` in text that conditional
+    compilation leaves out (``#ifndef __SYNTHESIS__``) counts too: the testbench's
+    build compiles it."""
+    visible = next((f.start for f in funcs if f.name == "main" and not f.namespaces
+                    and f.start >= 0), None)
+    if visible is not None:
+        return visible
+    bodies = [(f.body.start, f.body.end) for f in funcs if f.body is not None]
+    return next((at for lo, hi in unsynthesized
+                 if not any(start <= lo < end for start, end in bodies)
+                 for at in [_hidden_main(unit, lo, hi)] if at is not None), None)
+
+
+def _hidden_main(unit: clangtu.Unit, lo: int, hi: int) -> int | None:
+    """The offset of the first token of a definition of ``main`` at the outer level
+    of the skipped text ``[lo, hi)`` (a file-scope range): ``main (...) {`` after a
+    return type; directive lines are no code."""
+    file = unit.tu.get_file(unit.main)
+    extent = ci.SourceRange.from_locations(ci.SourceLocation.from_offset(unit.tu, file, lo),
+                                           ci.SourceLocation.from_offset(unit.tu, file, hi))
+    tokens, directive_line = [], None
+    for t in unit.tu.get_tokens(extent=extent):
+        if t.spelling == "#" and (not tokens or tokens[-1].location.line < t.location.line):
+            directive_line = t.location.line
+        if t.location.line != directive_line:
+            tokens.append(t)
+    depth, first = 0, 0
+    for k, t in enumerate(tokens):
+        word = t.spelling
+        if (word, depth) in ((";", 0), ("}", 1)):
+            first = k + 1
+        depth += (word in "({[") - (word in ")}]")
+        if (depth == 0 and word == "main" and 0 < k and first < k
+                and tokens[k - 1].kind in (ci.TokenKind.KEYWORD, ci.TokenKind.IDENTIFIER)
+                and _opens_body(tokens, k + 1)):
+            return tokens[first].location.offset
+    return None
+
+
+def _opens_body(tokens: list[ci.Token], k: int) -> bool:
+    """Whether ``tokens[k:]`` begin with a parenthesized list and then ``{``."""
+    if k >= len(tokens) or tokens[k].spelling != "(":
+        return False
+    depth = 0
+    for n in range(k, len(tokens)):
+        depth += (tokens[n].spelling == "(") - (tokens[n].spelling == ")")
+        if depth == 0:
+            return n + 1 < len(tokens) and tokens[n + 1].spelling == "{"
+    return False
 
 
 def _define_values(probes: list[tuple[str, N.Node | None]]) -> dict[str, int]:
