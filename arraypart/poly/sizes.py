@@ -421,27 +421,56 @@ def _settled_source(settled: int) -> str:
 
 def _settled_above(kernel: ir.Kernel, name: str) -> int | None:
     """The least ``H`` above which the on-chip accesses no longer change with the size
-    ``name`` (its range opened above): the largest value at which some on-chip access
-    relation differs from one value of it to the next, its iterations and addresses
-    compared with the other sizes anywhere (:func:`.isl_glue.changes`); None when they
-    change at ever larger values.  Every value above ``H`` then makes the accesses
-    ``H + 1`` makes, so a banking proven up to ``H + 1`` holds for every value: guards
-    around the accesses that read it (``if (s >= 0 && s <= 15)`` around ``buf[s]``:
-    H = 15) bound it where it is used, and nothing needs to bound it elsewhere."""
+    ``name`` (:func:`_changes`): the largest value at which some on-chip access
+    relation differs from one value of it to the next; None when they change at ever
+    larger values.  Every value above ``H`` then makes the accesses ``H + 1`` makes,
+    so a banking proven up to ``H + 1`` holds for every value: guards around the
+    accesses that read it (``if (s >= 0 && s <= 15)`` around ``buf[s]``: H = 15) bound
+    it where it is used, and nothing needs to bound it elsewhere."""
+    lasts = [G.largest(changed, name) for changed in _changes(kernel, name)]
+    return None if None in lasts else max(lasts, default=-1)
+
+
+def _changes(kernel: ir.Kernel, name: str) -> list:
+    """Per on-chip access relation that changes with the size ``name`` (its range
+    opened above), the values ``v`` at which it differs from that at ``v + 1``, its
+    iterations and addresses compared with the other sizes anywhere
+    (:func:`.isl_glue.changes`)."""
     opened = tuple(replace(p, high=None, source=None, unbounded=False) if p.name == name
                    else p for p in kernel.params)
-    settled = -1
+    found = []
     for relation in access_relations(replace(kernel, params=opened)):
-        if not kernel.array(relation.access.array).memory:
-            continue
-        changed = G.changes(relation.access_map, name)
-        if changed.is_empty():
-            continue
-        last = G.largest(changed, name)
-        if last is None:
-            return None
-        settled = max(settled, last)
-    return settled
+        if kernel.array(relation.access.array).memory:
+            changed = G.changes(relation.access_map, name)
+            if not changed.is_empty():
+                found.append(changed)
+    return found
+
+
+def _least_value(p: ir.Param, values, anchor: int, kernel: ir.Kernel) -> tuple[int, int | None]:
+    """The least value of a signed size ``p`` that nothing bounds below, and the value
+    below it that takes an access outside its array (None where it is not that one):
+    one above the largest value below ``anchor`` that does (``values``), or, where
+    larger, the least ``L`` at which an on-chip access relation changes from one value
+    to the next (:func:`_changes`; ``anchor`` when none does), every smaller value
+    making the accesses ``L`` makes (``for (i = 0; i < n - 1; i++)``: 1, n = 0 and
+    n = -5 run nothing either).  Before, 0 was assumed: ``buf[i] + buf[off + 8]`` was
+    proven for off >= 0 only, and off = -4 reads the bank of buf[i].  A located error
+    where neither exists (the accesses change at ever smaller values, all inside
+    their arrays)."""
+    below = values.intersect(G.range_set(values.space, p.name, None, anchor - 1))
+    last = None if below.is_empty() else G.last_point(below)[p.name]
+    firsts = [G.smallest(changed, p.name) for changed in _changes(kernel, p.name)]
+    settled = None if None in firsts else min(firsts, default=anchor)
+    if last is None and settled is None:
+        raise KernelError(p.coord, (
+            f"run-time size '{p.name}' is signed and nothing bounds it below: the "
+            f"on-chip accesses change with it at ever smaller values, each inside its "
+            f"array; state its least value (assert({p.name} >= <least>)) or make it "
+            f"unsigned"))
+    if settled is not None and (last is None or settled > last):
+        return settled, None
+    return last + 1, last
 
 
 def _bounded(p: ir.Param, values, anchor: int, witnesses, box, period: int | None,
@@ -470,7 +499,7 @@ def _bounded(p: ir.Param, values, anchor: int, witnesses, box, period: int | Non
                        unbounded=True, source=_free_source(period))
     elif high is None and not p.lower_end and (
             settled := _settled_above(kernel, p.name)) is not None:
-        low = p.low or 0
+        low = p.low if p.low is not None else _least_value(p, values, anchor, kernel)[0]
         return replace(p, low=low, high=max(low, settled + 1), unbounded=True,
                        source=_settled_source(settled))
     elif high is None and not p.lower_end:
@@ -480,6 +509,11 @@ def _bounded(p: ir.Param, values, anchor: int, witnesses, box, period: int | Non
             f"run-time size '{p.name}' bounds loops or indices but nothing bounds "
             f"it: add '#pragma HLS LOOP_TRIPCOUNT max=<trips>' to a loop it "
             f"bounds{define}"))
+    if low is None and not p.lower_end:
+        low, last = _least_value(p, values, anchor, kernel)
+        low = low if high is None else min(low, high)
+        if last is not None:
+            source = source or _witness(witnesses, box, (p.name,), (p.name, last))
     if low is None:
         below = values.intersect(G.range_set(values.space, p.name, None, anchor - 1))
         if below.is_empty() and period == 1:  # a start: any value runs the loop
