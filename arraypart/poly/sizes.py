@@ -67,6 +67,9 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
             if sizes_space.subtract(sizes).is_empty():
                 continue  # left for every size: build_model's located error says so
             if not sizes.is_empty():
+                # without the type bounds every size shares, which would make each
+                # extent's bad sizes seem to depend on every size (_depends_on)
+                sizes = sizes.gist(sizes_space)
                 witnesses.append((f"the extent of {array.name} at {relation.access.coord}",
                                   sizes, relation.access))
                 bad = bad.union(sizes)
@@ -373,19 +376,22 @@ def _within(bad, box: dict[str, tuple[int | None, int | None]], free: tuple[str,
 
 def _anchor(p: ir.Param, bad, box, witnesses) -> tuple[int, int]:
     """A value of ``p`` (without a least value yet) at which no access leaves its
-    array, the other sizes held where they are known: the least such one from 0 up.
-    Only the extents whose bad sizes depend on ``p`` count: one that other sizes
-    alone exceed (another loop nest's, its sizes not yet known) says nothing of p."""
+    array, the other sizes held where they are known: the least such one from 0 up,
+    or for a size bounded below 0 (a signed one, ``i < n + 10`` run at most 5 times)
+    the largest such one.  Only the extents whose bad sizes depend on ``p`` count: one
+    that other sizes alone exceed (another loop nest's, its sizes not yet known) says
+    nothing of p."""
     own = G.empty(G.dim_names(bad))
     for _, sizes, _ in witnesses:
         if _depends_on(sizes, p.name):
             own = own.union(sizes)
-    good = _good_values(p, own, box, 0)
+    negative = p.high is not None and p.high < 0
+    good = _good_values(p, own, box, None if negative else 0)
     if good.is_empty():
         raise KernelError(p.coord, (
             f"loop start or bound '{p.name}': {_witness(witnesses, _known(p, box), (p.name,))} "
-            "is exceeded for every value from 0 up"))
-    anchor = G.first_point(good)[p.name]
+            f"is exceeded for every value {f'up to {p.high}' if negative else 'from 0 up'}"))
+    anchor = (G.last_point if negative else G.first_point)(good)[p.name]
     return anchor, anchor
 
 
@@ -400,7 +406,7 @@ def _known(p: ir.Param, box: dict) -> dict:
     return {n: b for n, b in box.items() if n != p.name and None not in b}
 
 
-def _good_values(p: ir.Param, bad, box: dict, low: int):
+def _good_values(p: ir.Param, bad, box: dict, low: int | None):
     """The values of ``p`` from ``low`` to its greatest at which no access leaves its
     array, the other sizes held where they are known (:func:`_known`)."""
     values = G.project_onto(_within(bad, _known(p, box), ()), p.name)
