@@ -493,8 +493,10 @@ def _bounded(p: ir.Param, values, anchor: int, witnesses, box, period: int | Non
     accesses of ``kernel`` no longer change with ``p`` above some value
     (:func:`_settled_above`), it may stay unbounded too, replayed up to one past it."""
     low, high, source = p.low, p.high, p.source
+    # a signed size open below only keeps the largest value claimed for it
+    claimed = high is not None and not _weakly_bounded(p)
     above = values.intersect(G.range_set(values.space, p.name, anchor + 1, high))
-    if not above.is_empty():
+    if not claimed and not above.is_empty():
         first = G.first_point(above)[p.name]
         high = first - 1  # for a size bounded already: a fresh one, the arrays say less
         source = _witness(witnesses, box, (p.name,), (p.name, first))
