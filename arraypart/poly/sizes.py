@@ -93,7 +93,7 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
         values = G.project_onto(_within(bad, box, (p.name,)), p.name)
         _check_loop_keeps_iterations(p, values, box, witnesses)
         size = _bounded(p, values, box[p.name][0], witnesses, box, periods[p.name],
-                        kernel)
+                        _around(kernel, bounded, box, order[k + 1:]))
         if size.unbounded and not size.lower_end:
             later = {q.name: (box[q.name][0], None) for q in order[k + 1:]}
             size = _replayed_where_loops_run(size, kernel.body, {**box, **later})
@@ -102,6 +102,18 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
         box[p.name] = (size.low, size.high)
     params = tuple(bounded.get(p.name, p) for p in kernel.params)
     return _finished(replace(kernel, params=params, warnings=kernel.warnings + tuple(gaps)))
+
+
+def _around(kernel: ir.Kernel, bounded: dict[str, ir.Param], box: dict,
+            later: list[ir.Param]) -> ir.Kernel:
+    """``kernel`` with the sizes ``bounded`` so far in their ranges and those bounded
+    ``later`` from their least values in ``box`` up: where the others may lie while
+    one size's accesses are compared from value to value (:func:`_changes`)."""
+    after = {q.name for q in later}
+    return replace(kernel, params=tuple(
+        bounded.get(q.name, replace(q, low=box[q.name][0], high=None, source=None,
+                                    unbounded=False) if q.name in after else q)
+        for q in kernel.params))
 
 
 def _finished(kernel: ir.Kernel) -> ir.Kernel:
