@@ -2449,6 +2449,90 @@ def test_an_early_return_guards_the_statements_after_it(tmp_path):
     assert array(report, "buf").conflict_free
 
 
+# Issue 13: a signed offset, valid C from -8 up (off = -4 reads buf[4]).
+SIGNED_OFFSET = """void neg(TYPE off, const int in[64], int out[64]) {
+  int buf[16];
+#pragma HLS bind_storage variable=buf type=ram_1p
+  for (int i = 0; i < 16; i++) buf[i] = in[i];
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[i] + buf[off + 8];
+  }
+}
+"""
+
+
+def test_a_signed_size_is_bounded_below_as_above(tmp_path):
+    """A signed size was taken from 0 up: off in [0, 7] gave buf two blocks, buf[i] in
+    the first, buf[off + 8] in the second, yet off = -4 reads buf[4] with buf[i] in
+    the first bank.  Its least value is now the arrays' too, -8 (buf[-9 + 8] leaves
+    buf), the banking holds from -8 and the checker replays -8, -1 and 7; unsigned,
+    0 stays its least value and two blocks are right."""
+    report = arraypart.analyze(write(tmp_path, "neg.c",
+                                     SIGNED_OFFSET.replace("TYPE", "int")))
+    (off,) = report.kernel.params
+    assert (off.low, off.high) == (-8, 7) and checked_values(off) == (-8, -1, 7)
+    buf = array(report, "buf")
+    assert buf.conflict_free and buf.banking.scheme.banks * buf.banking.copies == 2
+    result = check.check_kernel(report.kernel, report.solution.bankings(), ports=2)
+    assert all(l.first_conflict is None and l.achieved_ii == 1 for l in result.loops)
+    unsigned = arraypart.analyze(write(tmp_path, "neg_u.c",
+                                       SIGNED_OFFSET.replace("TYPE", "unsigned")))
+    assert unsigned.to_json()["params"]["off"]["range"] == [0, 7]
+    assert array(unsigned, "buf").banking.scheme.dims[0].factor == 2
+
+
+@needs_gxx
+def test_a_signed_size_is_driven_and_traced_below_0(tmp_path):
+    """The testbench drives off at 7, -8 and -1 (it floored sizes at 0), the original
+    computes the same and the trace agrees with the model at each value."""
+    compiled = arraypart.compile_kernel(write(tmp_path, "neg.c",
+                                              SIGNED_OFFSET.replace("TYPE", "int")))
+    assert driven_values(compiled.report.kernel, frozenset(), 3, 1).scalars == {
+        "off": (7, -8, -1)}
+    assert_the_testbench_passes(compiled, tmp_path)
+    (tmp_path / "trace").mkdir()
+    assert_the_trace_agrees(compiled, tmp_path / "trace", ports=2)
+
+
+@pytest.mark.parametrize("header, body, low", [
+    ("int n", "for (int i = 0; i < n - 1; i++) out[i] = buf[i] + buf[i + 1];", 1),
+    ("unsigned n", "for (int i = 0; i < n - 1; i++) out[i] = buf[i] + buf[i + 1];", 0),
+    ("int n", "assert(n >= -4); out[0] = buf[n + 8];", -4),
+    ("int n", "for (int i = 0; i < n; i++) out[i] = buf[i];", 0)])
+def test_a_signed_size_starts_where_its_accesses_stop_changing(header, body, low,
+                                                               tmp_path):
+    """Where no access leaves its array below, a signed size's least value is the one
+    every smaller value behaves like: n - 1 iterations run none from n = 1 down (so
+    1), n from 0 down (so 0); unsigned it is 0, and an assert keeps its meaning."""
+    text = (f"#include <assert.h>\nvoid s({header}, const int in[64], int out[64]) {{\n"
+            f"  int buf[16];\n  for (int i = 0; i < 16; i++) buf[i] = in[i];\n"
+            f"  {body}\n}}\n")
+    params = arraypart.analyze(write(tmp_path, "s.c", text)).to_json()["params"]
+    assert params["n"]["range"][0] == low
+
+
+def test_a_signed_size_whose_accesses_change_at_ever_smaller_values_is_refused(tmp_path):
+    """``for (i = n; i < 0; i++)`` over ``buf[i & 15]``: every access stays inside buf
+    and each smaller n runs one more iteration, so no value stands for those below
+    it: a located error that asks for its least value."""
+    text = """void ev(int n, const int in[64], int out[16]) {
+  int buf[16];
+  for (int i = 0; i < 16; i++) buf[i] = in[i];
+  for (int i = n; i < 0; i++) {
+#pragma HLS pipeline II=1
+    buf[i & 15] += buf[(i + 1) & 15];
+  }
+  for (int i = 0; i < 16; i++) out[i] = buf[i];
+}
+"""
+    with pytest.raises(KernelError, match="'n' is signed and nothing bounds it below") as e:
+        arraypart.analyze(write(tmp_path, "ev.c", text))
+    assert (e.value.coord.line, e.value.coord.col) == (1, 13)
+    unsigned = write(tmp_path, "ev_u.c", text.replace("int n", "unsigned n"))
+    assert arraypart.analyze(unsigned).to_json()["params"]["n"]["range"][0] == 0
+
+
 def test_a_size_whose_accesses_change_at_every_value_is_still_refused(tmp_path):
     """A guard that bounds s only below leaves a loop growing with s: nothing bounds
     it (the located error stays)."""
