@@ -12,6 +12,11 @@ the least value from 0 up outside ``Bad``), and each size in turn widens to
     low(p)  = max { v < anchor : (.., p = v, ..) in Bad, the others in the box } + 1
 
 (``low`` only where it is open), so the box stays clear of ``Bad`` at every step.
+A signed size's least value is open (the front end takes only an unsigned one from 0
+up): where no value below the anchor is in ``Bad``, it is the least ``L`` at which
+the on-chip accesses change from one value to the next, every smaller value making
+the accesses ``L`` makes (:func:`_least_value`: ``for (i = 0; i < n - 1; i++)`` gives
+1), and a located error where they change at ever smaller values.
 
 A size that no array bounds may still settle: above some value ``H`` the on-chip
 accesses no longer change with it (:func:`_settled_above`: ``if (s <= 15)`` around
@@ -465,7 +470,8 @@ def _changes(kernel: ir.Kernel, name: str) -> list:
     return found
 
 
-def _least_value(p: ir.Param, values, anchor: int, kernel: ir.Kernel) -> tuple[int, int | None]:
+def _least_value(p: ir.Param, values, anchor: int,
+                 kernel: ir.Kernel) -> tuple[int, int | None]:
     """The least value of a signed size ``p`` that nothing bounds below, and the value
     below it that takes an access outside its array (None where it is not that one):
     one above the largest value below ``anchor`` that does (``values``), or, where
@@ -503,7 +509,8 @@ def _bounded(p: ir.Param, values, anchor: int, witnesses, box, period: int | Non
     :data:`PERIOD_LIMIT` when they repeat every ``period`` values of it, which may stay
     unbounded too, replayed over at least one period.  Else, where the on-chip
     accesses of ``kernel`` no longer change with ``p`` above some value
-    (:func:`_settled_above`), it may stay unbounded too, replayed up to one past it."""
+    (:func:`_settled_above`), it may stay unbounded too, replayed up to one past it.
+    A signed size's open least value: :func:`_least_value`."""
     low, high, source = p.low, p.high, p.source
     # a signed size open below only keeps the largest value claimed for it
     claimed = high is not None and not _weakly_bounded(p)
