@@ -83,9 +83,7 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
         if p.low is not None:
             box[p.name] = (p.low, p.low)
     open_sizes = [_reopened(p, bad, box) for p in open_sizes]
-    for p in open_sizes:
-        if p.low is None:
-            box[p.name] = _anchor(p, bad, box, witnesses)
+    box = _anchored([p for p in open_sizes if p.low is None], bad, box, witnesses)
     inside = _within(bad, box, ())
     if inside.is_empty():
         box = _with_next_values(open_sizes, bad, box)
@@ -105,8 +103,33 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
         bounded[p.name] = size
         gaps += _gap_warning(p, size, values)
         box[p.name] = (size.low, size.high)
+    signed = [p for p in open_sizes if p.low is None and not p.lower_end
+              and periods[p.name] is None]
+    bounded = _lowered(signed, bounded, bad, box, kernel)
     params = tuple(bounded.get(p.name, p) for p in kernel.params)
     return _finished(replace(kernel, params=params, warnings=kernel.warnings + tuple(gaps)))
+
+
+def _lowered(signed: list[ir.Param], bounded: dict[str, ir.Param], bad, box: dict,
+             kernel: ir.Kernel) -> dict[str, ir.Param]:
+    """``bounded`` with the least value of each ``signed`` size (:func:`_least_value`)
+    taken again with every other size in its final range, until none lowers: one
+    bounded before another compared its accesses with the other's values from its
+    anchor up only (``for (i = start; i < n; i++)`` reading ``buf[n + 7]``: n from 0
+    while start was held from 0 up; start's range, from -8, runs n = -1, and buf[6])."""
+    lowered = True
+    while lowered:
+        lowered = False
+        for p in signed:
+            size = bounded[p.name]
+            values = G.project_onto(_within(bad, box, (p.name,)), p.name)
+            others = {n: q for n, q in bounded.items() if n != p.name}
+            low = _least_value(p, values, size.low, _around(kernel, others, box, []))[0]
+            if low < size.low:
+                bounded[p.name] = replace(size, low=low)
+                box[p.name] = (low, box[p.name][1])
+                lowered = True
+    return bounded
 
 
 def _around(kernel: ir.Kernel, bounded: dict[str, ir.Param], box: dict,
@@ -389,6 +412,42 @@ def _within(bad, box: dict[str, tuple[int | None, int | None]], free: tuple[str,
         if name not in free:
             bad = bad.intersect(G.range_set(bad.space, name, low, high))
     return bad
+
+
+def _anchored(unanchored: list[ir.Param], bad, box: dict, witnesses) -> dict:
+    """``box`` with each size of ``unanchored`` held at its anchor (:func:`_anchor`),
+    taken in turn, one that has none while others are open taken again once they are
+    held; those that none of them lets have one alone are held together
+    (:func:`_held_together`).  With two signed sizes, ``for (i = start; i < n; i++)``
+    over ``buf[i]`` leaves buf for every n while start may be anything, and for none
+    once start is held."""
+    while unanchored:
+        waiting = []
+        for p in unanchored:
+            try:
+                box = {**box, p.name: _anchor(p, bad, box, witnesses)}
+            except KernelError:
+                waiting.append(p)
+        if len(waiting) == len(unanchored):
+            return _held_together(waiting, bad, box, witnesses)
+        unanchored = waiting
+    return box
+
+
+def _held_together(waiting: list[ir.Param], bad, box: dict, witnesses) -> dict:
+    """``box`` with the sizes ``waiting`` held at the least point, each from 0 up to its
+    largest value, at which no access leaves its array, the others where ``box`` holds
+    them (``buf[i + 8]`` for ``i`` from ``start`` to ``n`` and ``buf[n + 7]``: start =
+    n = 0); the located error of the first when there is none."""
+    names = {p.name: p for p in waiting}
+    good = G.universe(G.dim_names(bad)).subtract(bad)
+    for name, (low, high) in box.items():
+        low = 0 if name in names else low
+        good = good.intersect(G.range_set(good.space, name, low, high))
+    if good.is_empty():
+        _anchor(waiting[0], bad, box, witnesses)  # raises its located error
+    point = G.first_point(good)
+    return {**box, **{name: (point[name], point[name]) for name in names}}
 
 
 def _anchor(p: ir.Param, bad, box, witnesses) -> tuple[int, int]:
