@@ -2533,6 +2533,28 @@ def test_a_signed_size_whose_accesses_change_at_ever_smaller_values_is_refused(t
     assert arraypart.analyze(unsigned).to_json()["params"]["n"]["range"][0] == 0
 
 
+def test_two_signed_sizes_bound_each_other_below(tmp_path):
+    """``for (i = start; i < n; i++)`` over ``buf[i + 8]`` and ``buf[n + 7]``: with
+    start open, every n had some start that left buf (refused); held together at 0,
+    start goes down to -8 (buf[-9 + 8] leaves buf), and with start there n = -7 runs
+    (buf[0]), so n's least value is the -8 below which nothing runs, not the 0 it had
+    while start was taken from 0 up."""
+    text = """void two(int n, int start, const int in[64], int out[64]) {
+  int buf[16];
+  for (int i = 0; i < 16; i++) buf[i] = in[i];
+  for (int i = start; i < n; i++) {
+#pragma HLS pipeline II=1
+    out[i + 8] = buf[i + 8] + buf[n + 7];
+  }
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "two.c", text))
+    params = report.to_json()["params"]
+    assert params["n"]["range"] == [-8, 8] and params["start"]["range"][0] == -8
+    result = check.check_kernel(report.kernel, report.solution.bankings(), ports=2)
+    assert all(l.first_conflict is None for l in result.loops)
+
+
 def test_a_size_whose_accesses_change_at_every_value_is_still_refused(tmp_path):
     """A guard that bounds s only below leaves a loop growing with s: nothing bounds
     it (the located error stays)."""
