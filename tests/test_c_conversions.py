@@ -483,11 +483,13 @@ def test_an_iterator_whose_type_holds_its_end_value_is_fine(tmp_path):
     assert arraypart.analyze(path).kernel.name == "fits"
 
 
-# Issue 13, M6: an unsigned iterator counted down until it wraps around below 0.
+# Issue 13, M6: an unsigned iterator counted down until it wraps around below 0.  The
+# size is a size_t: an int n may be negative (no longer taken as at least 0), where
+# size_t i = n - 1; i < n starts far past every array.
 COUNTED_TO_THE_WRAP = """#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
-void wrap(const int in[16], int out[16], int n) {{
+void wrap(const int in[16], int out[16], size_t n) {{
   int buf[16];
   for (int i = 0; i < 16; i++) buf[i] = in[i];
   for ({header}) {{

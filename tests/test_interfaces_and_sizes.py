@@ -1019,7 +1019,7 @@ def test_an_access_that_leaves_its_array_at_the_sizes_least_values_is_the_error_
     probe 30 F1), so at sy = 0 they read row -1.  The error blamed 'av', the first
     size, at its declaration; it is the first such access, at these values."""
     text = """void b3(unsigned char out[2], const unsigned char S[64][64], unsigned char av,
-        int sx, int sy, unsigned blk) {
+        unsigned sx, unsigned sy, unsigned blk) {
   unsigned char d = 0, e, i;
   if (av & 1) d = S[sx][sy - 1];
   if (blk == 3 || !(av & 1) || sx + 4 >= 64 || sy == 0) e = d;
@@ -1033,6 +1033,10 @@ def test_an_access_that_leaves_its_array_at_the_sizes_least_values_is_the_error_
     assert (info.value.coord.line, info.value.coord.col) == (4, 19)
     assert "may leave S with the run-time sizes that nothing bounds at the least " \
            "values they may take (sx = 0, sy = 0)" in str(info.value)
+    # signed, their least values are no longer 0: S bounds them below as above
+    signed = text.replace("unsigned sx, unsigned sy", "short sx, int sy")
+    params = arraypart.analyze(write(tmp_path, "b3s.cpp", signed)).to_json()["params"]
+    assert (params["sx"]["range"], params["sy"]["range"]) == ([1, 56], [1, 63])
 
 
 def test_a_size_no_on_chip_access_depends_on_may_stay_unbounded(tmp_path):
@@ -1076,7 +1080,7 @@ BATCHES = """static void pe(int a[64], int out[64]) {
     out[i] = a[i] * 2;
   }
 }
-void batches(INPUT, int out[4][64], int n) {
+void batches(INPUT, int out[4][64], unsigned n) {
   int buf[4][64];
   for (int b = 0; b < BATCH; b++) {
     for (int j = 0; j < 4; j++)
@@ -1156,7 +1160,7 @@ def test_a_size_that_reaches_on_chip_accesses_only_through_mods_is_replayed_over
         tmp_path):
     """``(start + i) & 15`` is ``(start + i) mod 16``: the values ``v`` and ``v + 16``
     of ``start`` give the same accesses, so one period of it proves every value."""
-    text = """void ring(const int in[64], int out[64], int start, int n) {
+    text = """void ring(const int in[64], int out[64], int start, unsigned n) {
   int buf[16];
   for (int i = 0; i < 16; i++) buf[i] = in[i];
   for (int i = 0; i < 64; i++) {
@@ -1405,7 +1409,7 @@ void copy(const int *src, int dst[128], int n) {
 
 
 def test_a_bound_that_leaves_a_size_no_value_is_a_located_error(tmp_path):
-    text = """void scale(int a[256], int n) {
+    text = """void scale(int a[256], unsigned n) {
   for (int i = 0; i < n + 10; i++) {
 #pragma HLS LOOP_TRIPCOUNT max=5
 #pragma HLS pipeline II=1
@@ -1415,8 +1419,12 @@ def test_a_bound_that_leaves_a_size_no_value_is_a_located_error(tmp_path):
 """
     with pytest.raises(KernelError) as info:
         arraypart.analyze(write(tmp_path, "scale.c", text))
-    assert (info.value.coord.line, info.value.coord.col) == (1, 28)
+    assert (info.value.coord.line, info.value.coord.col) == (1, 33)
     assert "LOOP_TRIPCOUNT max=5" in str(info.value) and "no value from 0 up" in str(info.value)
+    # a signed n is not assumed at least 0: n + 10 <= 5 down to -10, below which the
+    # loop runs no more
+    signed = write(tmp_path, "signed.c", text.replace("unsigned n", "int n"))
+    assert arraypart.analyze(signed).to_json()["params"]["n"]["range"] == [-10, -5]
 
 
 def test_a_shadowed_argument_is_no_size(tmp_path):
@@ -2390,20 +2398,24 @@ OTHER_BRANCH = """ else {
   }"""
 
 
-@pytest.mark.parametrize("guard, orelse", [
-    ("s >= 0 && s <= 15", ""), ("!(s < 0 || s > 15)", ""), ("s <= 15", OTHER_BRANCH)])
-def test_a_guard_bounds_a_size_where_the_accesses_use_it(guard, orelse, tmp_path):
+@pytest.mark.parametrize("guard, orelse, low", [
+    ("s >= 0 && s <= 15", "", -1), ("!(s < 0 || s > 15)", "", -1),
+    ("s <= 15", OTHER_BRANCH, 0)])
+def test_a_guard_bounds_a_size_where_the_accesses_use_it(guard, orelse, low, tmp_path):
     """``if (s >= 0 && s <= 15)`` around the only read of ``buf[s]``: above 15 no
-    on-chip access changes with s, so s is unbounded, proven and replayed from 0 to 16,
-    inside the guard and past it; it was refused ("nothing bounds it", exit 2)."""
+    on-chip access changes with s, so s is unbounded, proven and replayed from -1 to 16,
+    inside the guard and past it on both sides (every value below -1 makes the
+    accesses -1 makes: none); it was refused ("nothing bounds it", exit 2).  Without
+    the guard below, buf[-1] bounds the signed s from 0."""
     text = GUARDED_READ.format(storage="", guard=guard, orelse=orelse)
     report = arraypart.analyze(write(tmp_path, "guarded.c", text))
     (s,) = report.kernel.params
-    assert (s.low, s.high, s.unbounded) == (0, 16, True)
-    assert checked_values(s) == (0, 8, 16)  # the checker replays both sides of 15
+    assert (s.low, s.high, s.unbounded) == (low, 16, True)
+    # the checker replays both sides of 15 (and of 0)
+    assert checked_values(s) == (low, (low + 16) // 2, 16)
     assert report.to_json()["params"]["s"] == {
-        "range": [0, 2**63 - 1], "bound_by": "nothing (no on-chip access changes with it "
-                                             "above 15)"}
+        "range": [low, 2**63 - 1], "bound_by": "nothing (no on-chip access changes with "
+                                               "it above 15)"}
     assert any("'s': nothing bounds it, but no on-chip access changes with it above 15"
                in w for w in report.warnings)
     assert [(l["trip_count"], l["achieved_ii"]) for l in report.to_json()["loops"]][1:] \
@@ -2416,9 +2428,9 @@ def test_a_guard_bounds_a_size_where_the_accesses_use_it(guard, orelse, tmp_path
 
 def test_an_early_return_guards_the_statements_after_it(tmp_path):
     """``if (s < 0 || s > 15) return;`` before the loop reading ``buf[s]``: the rest of
-    the block runs only where the condition fails, so s settles above 15 as under an
-    enclosing ``if``; the model ran the loop for every s, and buf's extent bounded s to
-    [0, 15], never driven past the guard."""
+    the block runs only where the condition fails, so s settles above 15 and below 0 as
+    under an enclosing ``if``; the model ran the loop for every s, and buf's extent
+    bounded s to [0, 15], never driven past the guard."""
     text = """void early(int s, const int in[64], int out[64]) {
   int buf[16];
   for (int i = 0; i < 16; i++) buf[i] = in[i];
@@ -2431,10 +2443,116 @@ def test_an_early_return_guards_the_statements_after_it(tmp_path):
 """
     report = arraypart.analyze(write(tmp_path, "early.c", text))
     (s,) = report.kernel.params
-    assert (s.low, s.high, s.unbounded) == (0, 16, True)
+    assert (s.low, s.high, s.unbounded) == (-1, 16, True)
     guard = report.kernel.body[-1]
     assert isinstance(guard, ir.If) and not guard.then and guard.orelse[-1].var == "i"
     assert array(report, "buf").conflict_free
+
+
+# Issue 13: a signed offset, valid C from -8 up (off = -4 reads buf[4]).
+SIGNED_OFFSET = """void neg(TYPE off, const int in[64], int out[64]) {
+  int buf[16];
+#pragma HLS bind_storage variable=buf type=ram_1p
+  for (int i = 0; i < 16; i++) buf[i] = in[i];
+  for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[i] + buf[off + 8];
+  }
+}
+"""
+
+
+def test_a_signed_size_is_bounded_below_as_above(tmp_path):
+    """A signed size was taken from 0 up: off in [0, 7] gave buf two blocks, buf[i] in
+    the first, buf[off + 8] in the second, yet off = -4 reads buf[4] with buf[i] in
+    the first bank.  Its least value is now the arrays' too, -8 (buf[-9 + 8] leaves
+    buf), the banking holds from -8 and the checker replays -8, -1 and 7; unsigned,
+    0 stays its least value and two blocks are right."""
+    report = arraypart.analyze(write(tmp_path, "neg.c",
+                                     SIGNED_OFFSET.replace("TYPE", "int")))
+    (off,) = report.kernel.params
+    assert (off.low, off.high) == (-8, 7) and checked_values(off) == (-8, -1, 7)
+    buf = array(report, "buf")
+    assert buf.conflict_free and buf.banking.scheme.banks * buf.banking.copies == 2
+    result = check.check_kernel(report.kernel, report.solution.bankings(), ports=2)
+    assert all(l.first_conflict is None and l.achieved_ii == 1 for l in result.loops)
+    unsigned = arraypart.analyze(write(tmp_path, "neg_u.c",
+                                       SIGNED_OFFSET.replace("TYPE", "unsigned")))
+    assert unsigned.to_json()["params"]["off"]["range"] == [0, 7]
+    assert array(unsigned, "buf").banking.scheme.dims[0].factor == 2
+
+
+@needs_gxx
+def test_a_signed_size_is_driven_and_traced_below_0(tmp_path):
+    """The testbench drives off at 7, -8 and -1 (it floored sizes at 0), the original
+    computes the same and the trace agrees with the model at each value."""
+    compiled = arraypart.compile_kernel(write(tmp_path, "neg.c",
+                                              SIGNED_OFFSET.replace("TYPE", "int")))
+    assert driven_values(compiled.report.kernel, frozenset(), 3, 1).scalars == {
+        "off": (7, -8, -1)}
+    assert_the_testbench_passes(compiled, tmp_path)
+    (tmp_path / "trace").mkdir()
+    assert_the_trace_agrees(compiled, tmp_path / "trace", ports=2)
+
+
+@pytest.mark.parametrize("header, body, low", [
+    ("int n", "for (int i = 0; i < n - 1; i++) out[i] = buf[i] + buf[i + 1];", 1),
+    ("unsigned n", "for (int i = 0; i < n - 1; i++) out[i] = buf[i] + buf[i + 1];", 0),
+    ("int n", "assert(n >= -4); out[0] = buf[n + 8];", -4),
+    ("int n", "for (int i = 0; i < n; i++) out[i] = buf[i];", 0)])
+def test_a_signed_size_starts_where_its_accesses_stop_changing(header, body, low,
+                                                               tmp_path):
+    """Where no access leaves its array below, a signed size's least value is the one
+    every smaller value behaves like: n - 1 iterations run none from n = 1 down (so
+    1), n from 0 down (so 0); unsigned it is 0, and an assert keeps its meaning."""
+    text = (f"#include <assert.h>\nvoid s({header}, const int in[64], int out[64]) {{\n"
+            f"  int buf[16];\n  for (int i = 0; i < 16; i++) buf[i] = in[i];\n"
+            f"  {body}\n}}\n")
+    params = arraypart.analyze(write(tmp_path, "s.c", text)).to_json()["params"]
+    assert params["n"]["range"][0] == low
+
+
+def test_a_signed_size_whose_accesses_change_at_ever_smaller_values_is_refused(tmp_path):
+    """``for (i = n; i < 0; i++)`` over ``buf[i & 15]``: every access stays inside buf
+    and each smaller n runs one more iteration, so no value stands for those below
+    it: a located error that asks for its least value."""
+    text = """void ev(int n, const int in[64], int out[16]) {
+  int buf[16];
+  for (int i = 0; i < 16; i++) buf[i] = in[i];
+  for (int i = n; i < 0; i++) {
+#pragma HLS pipeline II=1
+    buf[i & 15] += buf[(i + 1) & 15];
+  }
+  for (int i = 0; i < 16; i++) out[i] = buf[i];
+}
+"""
+    with pytest.raises(KernelError, match="'n' is signed and nothing bounds it below") as e:
+        arraypart.analyze(write(tmp_path, "ev.c", text))
+    assert (e.value.coord.line, e.value.coord.col) == (1, 13)
+    unsigned = write(tmp_path, "ev_u.c", text.replace("int n", "unsigned n"))
+    assert arraypart.analyze(unsigned).to_json()["params"]["n"]["range"][0] == 0
+
+
+def test_two_signed_sizes_bound_each_other_below(tmp_path):
+    """``for (i = start; i < n; i++)`` over ``buf[i + 8]`` and ``buf[n + 7]``: with
+    start open, every n had some start that left buf (refused); held together at 0,
+    start goes down to -8 (buf[-9 + 8] leaves buf), and with start there n = -7 runs
+    (buf[0]), so n's least value is the -8 below which nothing runs, not the 0 it had
+    while start was taken from 0 up."""
+    text = """void two(int n, int start, const int in[64], int out[64]) {
+  int buf[16];
+  for (int i = 0; i < 16; i++) buf[i] = in[i];
+  for (int i = start; i < n; i++) {
+#pragma HLS pipeline II=1
+    out[i + 8] = buf[i + 8] + buf[n + 7];
+  }
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "two.c", text))
+    params = report.to_json()["params"]
+    assert params["n"]["range"] == [-8, 8] and params["start"]["range"][0] == -8
+    result = check.check_kernel(report.kernel, report.solution.bankings(), ports=2)
+    assert all(l.first_conflict is None for l in result.loops)
 
 
 def test_a_size_whose_accesses_change_at_every_value_is_still_refused(tmp_path):
@@ -2460,14 +2578,15 @@ def test_a_size_whose_accesses_change_at_every_value_is_still_refused(tmp_path):
 def test_a_guarded_size_on_single_port_banks_is_proven_and_computes_the_same(tmp_path):
     """On ram_1p banks ``buf[s]`` and ``buf[i]`` need two ports per cycle: two copies
     (the bound, 2); as written, one memory reaches only II 2.  The testbench drives s
-    at 16, 0 and 8 (past the guard and inside it), and the traced original agrees."""
+    at 16, -1 and 7 (past the guard on both sides and inside it), and the traced
+    original agrees."""
     text = GUARDED_READ.format(storage=RAM_1P, guard="s >= 0 && s <= 15", orelse="")
     compiled = arraypart.compile_kernel(write(tmp_path, "guarded.c", text))
     report = compiled.report
     buf = array(report, "buf")
     assert buf.conflict_free and buf.banking.scheme.banks * buf.banking.copies == 2
     assert buf.lower_bound == 2
-    assert driven_values(report.kernel, frozenset(), 3, 1).scalars == {"s": (16, 0, 8)}
+    assert driven_values(report.kernel, frozenset(), 3, 1).scalars == {"s": (16, -1, 7)}
     one = check.check_kernel(report.kernel, check.as_written_bankings(report.kernel),
                              ports=2)
     assert one.loops[1].achieved_ii == 2

@@ -2343,8 +2343,8 @@ def test_a_clamped_size_beside_a_by_call_scalar_is_run_inside_its_range(tmp_path
     the testbench passed n = 3, 4, 5, past that range, while the model, replayed at
     each call's s, had n@ = 1: a false disagreement (probe 38b F2).  n, the loop's end,
     is now stepped at most its size's high.  Since the early return guards the loop
-    (issue 13), s settles above 15 and n@ runs to 64: n is driven 6, 7, 8 beside s = 16
-    (the loop does not run), 0 and 8."""
+    (issue 13), s settles above 15 and below 0 and n@ runs to 64: n is driven 6, 7, 8
+    beside s = 16 and -1 (the loop does not run: past the guard on both sides) and 7."""
     path = tmp_path / "t3.cpp"
     path.write_text("void t3(const int in[64], int out[64], int s, int n) {\n"
                     "  int buf[80];\n"
@@ -2353,7 +2353,7 @@ def test_a_clamped_size_beside_a_by_call_scalar_is_run_inside_its_range(tmp_path
                     "  for (int i = 0; i < n; i++) {\n#pragma HLS pipeline II=1\n"
                     "    out[i] = buf[i] + buf[i + s];\n  }\n}\n")
     text = _judged_text(path, tmp_path)
-    assert "t3.cpp:6:3): 15 steps, model II 1, traced II 1: agrees" in text
+    assert "t3.cpp:6:3): 8 steps, model II 1, traced II 1: agrees" in text
     assert "disagrees" not in text
 
 

@@ -105,9 +105,9 @@ def _driven(kernel: Kernel, stepped: frozenset[str], calls: int, first: int
     adjustable = frozenset(stepped | set(sizes))
     asserted = {name: (low, high) for name, (low, high, _) in I.assert_bounds(
         kernel.source.func.body, dict(kernel.defines), sorted(stepped)).items()}
-    floors = {name: max(0, (sizes[name].low if name in sizes
-                            else asserted.get(name, (0, None))[0]) or 0)
-              for name in adjustable}
+    # a size's floor is its least value (a signed one's may be negative), a scalar's 0
+    floors = {name: sizes[name].low if name in sizes and sizes[name].low is not None
+              else max(0, asserted.get(name, (0, None))[0] or 0) for name in adjustable}
     written = _written(kernel, adjustable)
     expressions = [e for p in kernel.params
                    if (e := _expression(kernel, p, set(adjustable) | set(sizes), written))

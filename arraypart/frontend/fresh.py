@@ -110,7 +110,7 @@ def _binary(op: str, a: Bound, b: Bound) -> Bound:
     if None in a or None in b:
         if op == "%" and None not in b and b[0] > 0 and a[0] is not None and a[0] >= 0:
             return 0, b[1] - 1
-        return None, None
+        return _half_open(op, a, b)
     if op == "+":
         return a[0] + b[0], a[1] + b[1]
     if op == "-":
@@ -127,6 +127,21 @@ def _binary(op: str, a: Bound, b: Bound) -> Bound:
         if op == ">>":
             return a[0] >> b[1], a[1] >> b[0]
         return a[0] << b[0], a[1] << b[1]
+    return None, None
+
+
+def _half_open(op: str, a: Bound, b: Bound) -> Bound:
+    """``a op b`` where ``b`` is known and ``a`` known at one end (a signed size up to
+    its largest value): ``+``, ``-`` and ``/`` by a positive constant move each end of
+    ``a`` on its own, as they grow with it."""
+    if None in b:
+        return None, None
+    if op == "+":
+        return tuple(None if x is None else x + y for x, y in zip(a, b))
+    if op == "-":
+        return tuple(None if x is None else x - y for x, y in zip(a, reversed(b)))
+    if op == "/" and b[0] == b[1] > 0:
+        return tuple(None if x is None else _c_div(x, b[0]) for x in a)
     return None, None
 
 

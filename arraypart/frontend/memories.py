@@ -60,22 +60,24 @@ class MemoryLowering:
     """The arrays and run-time sizes of a :class:`.lower._Lowering` run."""
 
     def _collect_sizes(self) -> None:
-        """The run-time sizes (module :mod:`.interfaces`): at least 0, at most the
-        ``-D ARRAYPART_MAX_<name>`` value when one is given, within the bounds of the
-        top's own ``assert`` statements."""
+        """The run-time sizes (module :mod:`.interfaces`): at least 0 when their type is
+        unsigned (a signed one's least value is left to the polyhedral pass, as its
+        largest is), at most the ``-D ARRAYPART_MAX_<name>`` value when one is given,
+        within the bounds of the top's own ``assert`` statements."""
         for param in self._func.params:
             if param.name and param.name not in self._constants and I.is_size_candidate(
                     param, self._func.body):
                 self._sizes[param.name] = param.coord
                 high = I.type_bound(param)
-                self._ranges[param.name] = (0, high)
+                self._ranges[param.name] = (
+                    None if param.ctype.integer.signed else 0, high)
                 if high is not None:
                     self._size_sources[param.name] = (
                         f"its type {param.ctype.spelling} ({param.ctype.canonical_spelling})"
                         if param.ctype.spelling != param.ctype.canonical_spelling
                         else f"its type {param.ctype.spelling}")
         for name, high in I.define_bounds(self._constants, list(self._sizes)).items():
-            self._ranges[name] = (0, high)
+            self._ranges[name] = (self._ranges[name][0], high)
             self._size_sources[name] = f"-D {I.MAX_DEFINE_PREFIX}{name}"
         asserted = I.assert_bounds(self._func.body, self._constants, list(self._sizes))
         for name, (low, high, coord) in asserted.items():

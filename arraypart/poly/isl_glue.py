@@ -386,3 +386,10 @@ def largest(s: isl.Set, name: str) -> int | None:
     it has none)."""
     top = pw_aff(E.var(name), s.space).intersect_domain(s).max_val()
     return None if top.is_infty() else top.to_python()
+
+
+def smallest(s: isl.Set, name: str) -> int | None:
+    """The smallest value of dimension ``name`` over the non-empty set ``s`` (None when
+    it has none)."""
+    bottom = pw_aff(E.var(name), s.space).intersect_domain(s).min_val()
+    return None if bottom.is_neginfty() else bottom.to_python()

@@ -12,6 +12,11 @@ the least value from 0 up outside ``Bad``), and each size in turn widens to
     low(p)  = max { v < anchor : (.., p = v, ..) in Bad, the others in the box } + 1
 
 (``low`` only where it is open), so the box stays clear of ``Bad`` at every step.
+A signed size's least value is open (the front end takes only an unsigned one from 0
+up): where no value below the anchor is in ``Bad``, it is the least ``L`` at which
+the on-chip accesses change from one value to the next, every smaller value making
+the accesses ``L`` makes (:func:`_least_value`: ``for (i = 0; i < n - 1; i++)`` gives
+1), and a located error where they change at ever smaller values.
 
 A size that no array bounds may still settle: above some value ``H`` the on-chip
 accesses no longer change with it (:func:`_settled_above`: ``if (s <= 15)`` around
@@ -67,6 +72,9 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
             if sizes_space.subtract(sizes).is_empty():
                 continue  # left for every size: build_model's located error says so
             if not sizes.is_empty():
+                # without the type bounds every size shares, which would make each
+                # extent's bad sizes seem to depend on every size (_depends_on)
+                sizes = sizes.gist(sizes_space)
                 witnesses.append((f"the extent of {array.name} at {relation.access.coord}",
                                   sizes, relation.access))
                 bad = bad.union(sizes)
@@ -75,9 +83,7 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
         if p.low is not None:
             box[p.name] = (p.low, p.low)
     open_sizes = [_reopened(p, bad, box) for p in open_sizes]
-    for p in open_sizes:
-        if p.low is None:
-            box[p.name] = _anchor(p, bad, box, witnesses)
+    box = _anchored([p for p in open_sizes if p.low is None], bad, box, witnesses)
     inside = _within(bad, box, ())
     if inside.is_empty():
         box = _with_next_values(open_sizes, bad, box)
@@ -90,15 +96,52 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
         values = G.project_onto(_within(bad, box, (p.name,)), p.name)
         _check_loop_keeps_iterations(p, values, box, witnesses)
         size = _bounded(p, values, box[p.name][0], witnesses, box, periods[p.name],
-                        kernel)
+                        _around(kernel, bounded, box, order[k + 1:]))
         if size.unbounded and not size.lower_end:
             later = {q.name: (box[q.name][0], None) for q in order[k + 1:]}
             size = _replayed_where_loops_run(size, kernel.body, {**box, **later})
         bounded[p.name] = size
         gaps += _gap_warning(p, size, values)
         box[p.name] = (size.low, size.high)
+    signed = [p for p in open_sizes if p.low is None and not p.lower_end
+              and periods[p.name] is None]
+    bounded = _lowered(signed, bounded, bad, box, kernel)
     params = tuple(bounded.get(p.name, p) for p in kernel.params)
     return _finished(replace(kernel, params=params, warnings=kernel.warnings + tuple(gaps)))
+
+
+def _lowered(signed: list[ir.Param], bounded: dict[str, ir.Param], bad, box: dict,
+             kernel: ir.Kernel) -> dict[str, ir.Param]:
+    """``bounded`` with the least value of each ``signed`` size (:func:`_least_value`)
+    taken again with every other size in its final range, until none lowers: one
+    bounded before another compared its accesses with the other's values from its
+    anchor up only (``for (i = start; i < n; i++)`` reading ``buf[n + 7]``: n from 0
+    while start was held from 0 up; start's range, from -8, runs n = -1, and buf[6])."""
+    lowered = True
+    while lowered:
+        lowered = False
+        for p in signed:
+            size = bounded[p.name]
+            values = G.project_onto(_within(bad, box, (p.name,)), p.name)
+            others = {n: q for n, q in bounded.items() if n != p.name}
+            low = _least_value(p, values, size.low, _around(kernel, others, box, []))[0]
+            if low < size.low:
+                bounded[p.name] = replace(size, low=low)
+                box[p.name] = (low, box[p.name][1])
+                lowered = True
+    return bounded
+
+
+def _around(kernel: ir.Kernel, bounded: dict[str, ir.Param], box: dict,
+            later: list[ir.Param]) -> ir.Kernel:
+    """``kernel`` with the sizes ``bounded`` so far in their ranges and those bounded
+    ``later`` from their least values in ``box`` up: where the others may lie while
+    one size's accesses are compared from value to value (:func:`_changes`)."""
+    after = {q.name for q in later}
+    return replace(kernel, params=tuple(
+        bounded.get(q.name, replace(q, low=box[q.name][0], high=None, source=None,
+                                    unbounded=False) if q.name in after else q)
+        for q in kernel.params))
 
 
 def _finished(kernel: ir.Kernel) -> ir.Kernel:
@@ -371,21 +414,60 @@ def _within(bad, box: dict[str, tuple[int | None, int | None]], free: tuple[str,
     return bad
 
 
+def _anchored(unanchored: list[ir.Param], bad, box: dict, witnesses) -> dict:
+    """``box`` with each size of ``unanchored`` held at its anchor (:func:`_anchor`),
+    taken in turn, one that has none while others are open taken again once they are
+    held; those that none of them lets have one alone are held together
+    (:func:`_held_together`).  With two signed sizes, ``for (i = start; i < n; i++)``
+    over ``buf[i]`` leaves buf for every n while start may be anything, and for none
+    once start is held."""
+    while unanchored:
+        waiting = []
+        for p in unanchored:
+            try:
+                box = {**box, p.name: _anchor(p, bad, box, witnesses)}
+            except KernelError:
+                waiting.append(p)
+        if len(waiting) == len(unanchored):
+            return _held_together(waiting, bad, box, witnesses)
+        unanchored = waiting
+    return box
+
+
+def _held_together(waiting: list[ir.Param], bad, box: dict, witnesses) -> dict:
+    """``box`` with the sizes ``waiting`` held at the least point, each from 0 up to its
+    largest value, at which no access leaves its array, the others where ``box`` holds
+    them (``buf[i + 8]`` for ``i`` from ``start`` to ``n`` and ``buf[n + 7]``: start =
+    n = 0); the located error of the first when there is none."""
+    names = {p.name: p for p in waiting}
+    good = G.universe(G.dim_names(bad)).subtract(bad)
+    for name, (low, high) in box.items():
+        low = 0 if name in names else low
+        good = good.intersect(G.range_set(good.space, name, low, high))
+    if good.is_empty():
+        _anchor(waiting[0], bad, box, witnesses)  # raises its located error
+    point = G.first_point(good)
+    return {**box, **{name: (point[name], point[name]) for name in names}}
+
+
 def _anchor(p: ir.Param, bad, box, witnesses) -> tuple[int, int]:
     """A value of ``p`` (without a least value yet) at which no access leaves its
-    array, the other sizes held where they are known: the least such one from 0 up.
-    Only the extents whose bad sizes depend on ``p`` count: one that other sizes
-    alone exceed (another loop nest's, its sizes not yet known) says nothing of p."""
+    array, the other sizes held where they are known: the least such one from 0 up,
+    or for a size bounded below 0 (a signed one, ``i < n + 10`` run at most 5 times)
+    the largest such one.  Only the extents whose bad sizes depend on ``p`` count: one
+    that other sizes alone exceed (another loop nest's, its sizes not yet known) says
+    nothing of p."""
     own = G.empty(G.dim_names(bad))
     for _, sizes, _ in witnesses:
         if _depends_on(sizes, p.name):
             own = own.union(sizes)
-    good = _good_values(p, own, box, 0)
+    negative = p.high is not None and p.high < 0
+    good = _good_values(p, own, box, None if negative else 0)
     if good.is_empty():
         raise KernelError(p.coord, (
             f"loop start or bound '{p.name}': {_witness(witnesses, _known(p, box), (p.name,))} "
-            "is exceeded for every value from 0 up"))
-    anchor = G.first_point(good)[p.name]
+            f"is exceeded for every value {f'up to {p.high}' if negative else 'from 0 up'}"))
+    anchor = (G.last_point if negative else G.first_point)(good)[p.name]
     return anchor, anchor
 
 
@@ -400,7 +482,7 @@ def _known(p: ir.Param, box: dict) -> dict:
     return {n: b for n, b in box.items() if n != p.name and None not in b}
 
 
-def _good_values(p: ir.Param, bad, box: dict, low: int):
+def _good_values(p: ir.Param, bad, box: dict, low: int | None):
     """The values of ``p`` from ``low`` to its greatest at which no access leaves its
     array, the other sizes held where they are known (:func:`_known`)."""
     values = G.project_onto(_within(bad, _known(p, box), ()), p.name)
@@ -421,27 +503,57 @@ def _settled_source(settled: int) -> str:
 
 def _settled_above(kernel: ir.Kernel, name: str) -> int | None:
     """The least ``H`` above which the on-chip accesses no longer change with the size
-    ``name`` (its range opened above): the largest value at which some on-chip access
-    relation differs from one value of it to the next, its iterations and addresses
-    compared with the other sizes anywhere (:func:`.isl_glue.changes`); None when they
-    change at ever larger values.  Every value above ``H`` then makes the accesses
-    ``H + 1`` makes, so a banking proven up to ``H + 1`` holds for every value: guards
-    around the accesses that read it (``if (s >= 0 && s <= 15)`` around ``buf[s]``:
-    H = 15) bound it where it is used, and nothing needs to bound it elsewhere."""
+    ``name`` (:func:`_changes`): the largest value at which some on-chip access
+    relation differs from one value of it to the next; None when they change at ever
+    larger values.  Every value above ``H`` then makes the accesses ``H + 1`` makes,
+    so a banking proven up to ``H + 1`` holds for every value: guards around the
+    accesses that read it (``if (s >= 0 && s <= 15)`` around ``buf[s]``: H = 15) bound
+    it where it is used, and nothing needs to bound it elsewhere."""
+    lasts = [G.largest(changed, name) for changed in _changes(kernel, name)]
+    return None if None in lasts else max(lasts, default=-1)
+
+
+def _changes(kernel: ir.Kernel, name: str) -> list:
+    """Per on-chip access relation that changes with the size ``name`` (its range
+    opened above), the values ``v`` at which it differs from that at ``v + 1``, its
+    iterations and addresses compared with the other sizes anywhere
+    (:func:`.isl_glue.changes`)."""
     opened = tuple(replace(p, high=None, source=None, unbounded=False) if p.name == name
                    else p for p in kernel.params)
-    settled = -1
+    found = []
     for relation in access_relations(replace(kernel, params=opened)):
-        if not kernel.array(relation.access.array).memory:
-            continue
-        changed = G.changes(relation.access_map, name)
-        if changed.is_empty():
-            continue
-        last = G.largest(changed, name)
-        if last is None:
-            return None
-        settled = max(settled, last)
-    return settled
+        if kernel.array(relation.access.array).memory:
+            changed = G.changes(relation.access_map, name)
+            if not changed.is_empty():
+                found.append(changed)
+    return found
+
+
+def _least_value(p: ir.Param, values, anchor: int,
+                 kernel: ir.Kernel) -> tuple[int, int | None]:
+    """The least value of a signed size ``p`` that nothing bounds below, and the value
+    below it that takes an access outside its array (None where it is not that one):
+    one above the largest value below ``anchor`` that does (``values``), or, where
+    larger, the least ``L`` at which an on-chip access relation changes from one value
+    to the next (:func:`_changes`; ``anchor`` when none does), every smaller value
+    making the accesses ``L`` makes (``for (i = 0; i < n - 1; i++)``: 1, n = 0 and
+    n = -5 run nothing either).  Before, 0 was assumed: ``buf[i] + buf[off + 8]`` was
+    proven for off >= 0 only, and off = -4 reads the bank of buf[i].  A located error
+    where neither exists (the accesses change at ever smaller values, all inside
+    their arrays)."""
+    below = values.intersect(G.range_set(values.space, p.name, None, anchor - 1))
+    last = None if below.is_empty() else G.last_point(below)[p.name]
+    firsts = [G.smallest(changed, p.name) for changed in _changes(kernel, p.name)]
+    settled = None if None in firsts else min(firsts, default=anchor)
+    if last is None and settled is None:
+        raise KernelError(p.coord, (
+            f"run-time size '{p.name}' is signed and nothing bounds it below: the "
+            f"on-chip accesses change with it at ever smaller values, each inside its "
+            f"array; state its least value (assert({p.name} >= <least>)) or make it "
+            f"unsigned"))
+    if settled is not None and (last is None or settled > last):
+        return settled, None
+    return last + 1, last
 
 
 def _bounded(p: ir.Param, values, anchor: int, witnesses, box, period: int | None,
@@ -456,10 +568,13 @@ def _bounded(p: ir.Param, values, anchor: int, witnesses, box, period: int | Non
     :data:`PERIOD_LIMIT` when they repeat every ``period`` values of it, which may stay
     unbounded too, replayed over at least one period.  Else, where the on-chip
     accesses of ``kernel`` no longer change with ``p`` above some value
-    (:func:`_settled_above`), it may stay unbounded too, replayed up to one past it."""
+    (:func:`_settled_above`), it may stay unbounded too, replayed up to one past it.
+    A signed size's open least value: :func:`_least_value`."""
     low, high, source = p.low, p.high, p.source
+    # a signed size open below only keeps the largest value claimed for it
+    claimed = high is not None and not _weakly_bounded(p)
     above = values.intersect(G.range_set(values.space, p.name, anchor + 1, high))
-    if not above.is_empty():
+    if not claimed and not above.is_empty():
         first = G.first_point(above)[p.name]
         high = first - 1  # for a size bounded already: a fresh one, the arrays say less
         source = _witness(witnesses, box, (p.name,), (p.name, first))
@@ -470,7 +585,7 @@ def _bounded(p: ir.Param, values, anchor: int, witnesses, box, period: int | Non
                        unbounded=True, source=_free_source(period))
     elif high is None and not p.lower_end and (
             settled := _settled_above(kernel, p.name)) is not None:
-        low = p.low or 0
+        low = p.low if p.low is not None else _least_value(p, values, anchor, kernel)[0]
         return replace(p, low=low, high=max(low, settled + 1), unbounded=True,
                        source=_settled_source(settled))
     elif high is None and not p.lower_end:
@@ -480,6 +595,11 @@ def _bounded(p: ir.Param, values, anchor: int, witnesses, box, period: int | Non
             f"run-time size '{p.name}' bounds loops or indices but nothing bounds "
             f"it: add '#pragma HLS LOOP_TRIPCOUNT max=<trips>' to a loop it "
             f"bounds{define}"))
+    if low is None and not p.lower_end:
+        low, last = _least_value(p, values, anchor, kernel)
+        low = low if high is None else min(low, high)
+        if last is not None:
+            source = source or _witness(witnesses, box, (p.name,), (p.name, last))
     if low is None:
         below = values.intersect(G.range_set(values.space, p.name, None, anchor - 1))
         if below.is_empty() and period == 1:  # a start: any value runs the loop
