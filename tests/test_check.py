@@ -828,7 +828,7 @@ def test_a_loop_no_replayed_size_runs_is_said_unchecked_not_ok(tmp_path):
     """A loop under ``if (n > 100)`` with n at most 50 runs no step in the replay: it
     was printed ``ok ... 0 iterations`` (probe 39b M2); it is now said not checked."""
     path = tmp_path / "g2.c"
-    path.write_text("""void g2(int n, const int in[64], int out[64]) {
+    path.write_text("""void g2(unsigned n, const int in[64], int out[64]) {
   int buf[16];
   for (int i = 0; i < 16; i++) buf[i] = in[i];
   if (n > 100) {
