@@ -602,13 +602,21 @@ def _of_this(member: ci.Cursor) -> bool:
     """``member`` (a member access, through members: ``inner.buf``) is of ``this``,
     written or implicit: in a method, its object's member, which the runtime finds by
     address (a struct element of an array: that element, as the front end models it)."""
+    root = _member_root(member)
+    return root.kind in (K.MEMBER_REF_EXPR, K.CXX_THIS_EXPR)  # implicit this, or written
+
+
+def _member_root(member: ci.Cursor) -> ci.Cursor:
+    """The object at the root of ``member``'s chain of member accesses, through
+    parentheses and implicit casts: a name, ``this``, a call...; a member access with
+    no object (of the implicit ``this``) is its own root."""
     node = member
     while node.kind in _WRAPPERS:
         kids = [k for k in node.get_children() if k.kind.is_expression()]
         if not kids:
-            return node.kind == K.MEMBER_REF_EXPR  # implicit this
+            return node
         node = clangtu.member_object(kids[0])
-    return node.kind == K.CXX_THIS_EXPR
+    return node
 
 
 def _by_address(member: ci.Cursor) -> bool:
@@ -617,13 +625,8 @@ def _by_address(member: ci.Cursor) -> bool:
     an element, which the runtime finds by address."""
     if _of_this(member):
         return True
-    node = member
-    while node.kind in _WRAPPERS:
-        kids = [k for k in node.get_children() if k.kind.is_expression()]
-        if not kids:
-            return False
-        node = clangtu.member_object(kids[0])
-    return node.kind == K.DECL_REF_EXPR and _element_reference(node.referenced)
+    root = _member_root(member)
+    return root.kind == K.DECL_REF_EXPR and _element_reference(root.referenced)
 
 
 def _element_reference(variable: ci.Cursor | None) -> bool:
@@ -646,30 +649,19 @@ def _of_struct_variable(member: ci.Cursor) -> bool:
     the runtime finds by address and records as an element of the field's size (of a
     struct element ``p[0]``, whose own access ``*p`` is recorded, it records nothing:
     the element is of another size; a top's struct argument, aggregated, is no
-    memory it registers)."""
-    node = member
-    while node.kind in _WRAPPERS:
-        kids = [k for k in node.get_children() if k.kind.is_expression()]
-        if not kids:
-            return False  # implicit this: _of_this's
-        node = clangtu.member_object(kids[0])
-    return node.kind == K.DECL_REF_EXPR
+    memory it registers); not of the implicit this (:func:`_of_this`'s)."""
+    return _member_root(member).kind == K.DECL_REF_EXPR
 
 
 def _of_struct_value(member: ci.Cursor) -> bool:
     """``member`` is a field of a struct variable that a name reaches through fields
     alone, not through a pointer (``w.buf``, ``w.in.buf``, ``s.buf`` of a reference
     ``s``; not ``p->buf``, which may lie in an array's struct element)."""
-    node = member
-    while node.kind in _WRAPPERS:
-        kids = [k for k in node.get_children() if k.kind.is_expression()]
-        if not kids:
-            return False
-        node = clangtu.member_object(kids[0])
-    t = node.type.get_canonical()
+    root = _member_root(member)
+    t = root.type.get_canonical()
     if t.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE):
         t = t.get_pointee().get_canonical()
-    return node.kind == K.DECL_REF_EXPR and t.kind == ci.TypeKind.RECORD
+    return root.kind == K.DECL_REF_EXPR and t.kind == ci.TypeKind.RECORD
 
 
 def _own_field(cursor: ci.Cursor, parents: tuple) -> bool:
