@@ -283,3 +283,28 @@ def test_a_conditional_pragma_applies_where_its_condition_holds(
     assert solved(compiled, "a").banking.scheme.banks == (8 if unrolled else 1)
     assert sum("conditional pragma" in w for w in compiled.report.warnings) == warned
     assert_the_testbench_passes(compiled, tmp_path)
+
+
+def test_a_do_while_0_with_a_break_makes_one_pass(tmp_path):
+    """``do { if (s > 15) break; ... } while (0);`` was a loop of unknown trips (16 in
+    the table, "nothing bounds it" in a warning, probe 39b LOW-6): its condition is
+    false after the first pass, which a break only cuts short."""
+    path = tmp_path / "once.c"
+    path.write_text(dedent("""\
+        void once(int s, const int in[16], int out[16]) {
+          int buf[16];
+          for (int i = 0; i < 16; i++) buf[i] = in[i];
+          do {
+            if (s > 15) break;
+            out[0] = buf[3];
+          } while (0);
+          for (int i = 0; i < 16; i++) {
+        #pragma HLS pipeline II=1
+            out[i] = buf[i] + buf[15 - i];
+          }
+        }
+        """))
+    report = arraypart.analyze(path).to_json()
+    assert report["params"]["trips of do@4:3"] == {
+        "range": [1, 1], "bound_by": "its condition, false after the first pass"}
+    assert not any("nothing bounds" in w for w in report["warnings"])

@@ -24,7 +24,7 @@ from ..errors import Coord, KernelError, warning_text
 from ..ir import (GUARD_SOURCE, Access, Conjunction, Constraint, If, Loop, Node, Stmt,
                   accesses, loops)
 from .cexpr import (COMPARISONS, FLIPPED, INCREMENT_STEPS, Bound, Scope, condition_superset,
-                    interval, min_max_terms, quasi_affine)
+                    fold, interval, min_max_terms, quasi_affine)
 from . import cnodes as N
 from . import fresh as F
 from . import interfaces as I
@@ -532,12 +532,17 @@ class LoopLowering:
     def _trips(self, node: N.For) -> E.Expr:
         """A fresh size for the number of iterations of a loop whose condition
         depends on data (:mod:`.fresh`): LOOP_TRIPCOUNT bounds it, else it stays
-        unbounded where no on-chip access depends on it (:mod:`arraypart.poly.sizes`)."""
+        unbounded where no on-chip access depends on it (:mod:`arraypart.poly.sizes`).
+        ``do { ... } while (0)`` makes one pass, which a ``break`` only cuts short."""
         kind = "do" if node.post_test else "loop"
         name = f"trips of {kind}{F.NAME_MARK}{node.coord.line}:{node.coord.col}"
         if name not in self._sizes:
             self._sizes[name] = node.coord
-            self._ranges[name] = (1 if node.post_test else 0, None)
+            if node.post_test and fold(node.cond, self._scope()) == 0:
+                self._ranges[name] = (1, 1)
+                self._size_sources[name] = "its condition, false after the first pass"
+            else:
+                self._ranges[name] = (1 if node.post_test else 0, None)
         return E.var(name)
 
     def _counter_loop(self, node: N.For, label: str | None, items: list[N.Node],
