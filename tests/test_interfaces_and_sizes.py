@@ -2593,3 +2593,26 @@ def test_a_guarded_size_on_single_port_banks_is_proven_and_computes_the_same(tmp
     assert_the_testbench_passes(compiled, tmp_path)
     (tmp_path / "trace").mkdir()
     assert_the_trace_agrees(compiled, tmp_path / "trace", ports=2)
+
+
+@pytest.mark.parametrize("binding, size", [("int &r = n; r = 40;", False),
+                                           ("const int &r = n; (void)r;", True)])
+def test_a_reference_that_may_write_a_scalar_keeps_it_from_being_a_size(
+        binding, size, tmp_path):
+    """``int &r = n; r = 40;`` before ``for (i < n)``: n was a run-time size, the
+    argument unchanged, so the model ran the loop n (at most 6) times where C runs it 40
+    (tc39's finding).  A reference it may be written through now keeps n from being a
+    size, as ``&n`` did: the loop's bound is a fresh size.  A const reference writes
+    nothing."""
+    text = f"""void aliased(const int a[64], int out[64], int n) {{
+  {binding}
+  for (int i = 0; i < n; i++) {{
+#pragma HLS LOOP_TRIPCOUNT max=6
+#pragma HLS pipeline II=1
+    out[i] = a[i] + a[i + 1];
+  }}
+}}
+"""
+    params = arraypart.analyze(write(tmp_path, "aliased.cpp", text)).to_json()["params"]
+    assert ("n" in params) == size
+    assert size or "n@3:23" in params

@@ -40,6 +40,7 @@ import clang.cindex as ci
 from .. import expr as E
 from ..errors import Coord, KernelError
 from . import cnodes as N
+from . import scalars as S
 from .cexpr import Bound, Scope, fold, interval
 from .pragmas import HlsPragma, PragmaReader, pragma_int
 
@@ -207,11 +208,13 @@ def is_unsized(decl: N.Decl) -> bool:
 
 def is_size_candidate(decl: N.Decl, body: N.Node) -> bool:
     """An integer (C or ``ap_[u]int<W>``) passed by value that ``body`` never assigns,
-    takes the address of or shadows: a run-time size."""
+    takes the address of, binds to a reference it may write through (``int &r = n;``)
+    or shadows: a run-time size."""
     if decl.ctype is None or decl.ctype.integer is None:
         return False
     for node in N.walk(body):
-        if isinstance(node, N.Decl) and node.name == decl.name:
+        if isinstance(node, N.Decl) and (node.name == decl.name
+                                         or decl.name in S.reference_bound(node)):
             return False
         if isinstance(node, N.Assignment) and _names(node.lvalue, decl.name):
             return False

@@ -312,12 +312,8 @@ def _escaped(node: N.Node, names: frozenset[str],
     reference)."""
     if isinstance(node, N.UnaryOp) and node.op == "&" and isinstance(node.expr, N.Id):
         return {node.expr.name} & names
-    if (isinstance(node, N.Decl) and node.init is not None and node.ctype is not None
-            and ((node.ctype.canonical_kind in REFERENCE_KINDS
-                  and not (node.ctype.referent is not None and node.ctype.referent.const))
-                 or (node.ctype.element_struct and isinstance(node.init, N.InitList)))):
-        # a struct's braced initializer may bind a reference member (struct R { int &r; })
-        return N.identifiers(node.init) & names
+    if isinstance(node, N.Decl):
+        return set(reference_bound(node)) & names
     if isinstance(node, N.BinaryOp) and node.writes_right:
         return _lvalue_roots(node.right) & names
     if isinstance(node, N.FuncCall) and not _value_call(node, callees):
@@ -332,6 +328,18 @@ def _escaped(node: N.Node, names: frozenset[str],
         return set().union(*(_lvalue_roots(a) for a, ref in zip(node.parts, flags)
                              if ref)) & names
     return set()
+
+
+def reference_bound(decl: N.Decl) -> frozenset[str]:
+    """The names that ``decl`` binds to a reference through which they may be written
+    (``int &r = k;``; a struct's braced initializer, which may bind a reference member,
+    ``struct R { int &r; }``); empty for any other declaration."""
+    if decl.init is None or decl.ctype is None or not (
+            (decl.ctype.canonical_kind in REFERENCE_KINDS
+             and not (decl.ctype.referent is not None and decl.ctype.referent.const))
+            or (decl.ctype.element_struct and isinstance(decl.init, N.InitList))):
+        return frozenset()
+    return frozenset(N.identifiers(decl.init))
 
 
 def _lvalue_roots(arg: N.Node) -> set[str]:
