@@ -632,8 +632,8 @@ def _by_address(member: ci.Cursor) -> bool:
 def _element_reference(variable: ci.Cursor | None) -> bool:
     """``variable`` is a reference bound to an array element (``P &r = A[i];``), which
     the front end follows to the element at each use of its name."""
-    if variable is None or variable.kind != K.VAR_DECL or variable.type.kind not in (
-            ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE):
+    if variable is None or variable.kind != K.VAR_DECL or (
+            variable.type.kind not in N.REFERENCE_TYPE_KINDS):
         return False
     init = next((k for k in variable.get_children() if k.kind.is_expression()), None)
     while init is not None and init.kind in (K.UNEXPOSED_EXPR, K.PAREN_EXPR):
@@ -658,10 +658,8 @@ def _of_struct_value(member: ci.Cursor) -> bool:
     alone, not through a pointer (``w.buf``, ``w.in.buf``, ``s.buf`` of a reference
     ``s``; not ``p->buf``, which may lie in an array's struct element)."""
     root = _member_root(member)
-    t = root.type.get_canonical()
-    if t.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE):
-        t = t.get_pointee().get_canonical()
-    return root.kind == K.DECL_REF_EXPR and t.kind == ci.TypeKind.RECORD
+    return (root.kind == K.DECL_REF_EXPR
+            and clangtu.referred(root.type).kind == ci.TypeKind.RECORD)
 
 
 def _own_field(cursor: ci.Cursor, parents: tuple) -> bool:
@@ -866,10 +864,7 @@ _MEMORY_KINDS = (ci.TypeKind.CONSTANTARRAY, ci.TypeKind.INCOMPLETEARRAY,
 def _memory_type(kind: ci.Type) -> bool:
     """An array or a pointer (through a reference): a name that converts to the
     ``const volatile void*`` that the recorder takes."""
-    kind = kind.get_canonical()
-    if kind.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE):
-        kind = kind.get_pointee().get_canonical()
-    return kind.kind in _MEMORY_KINDS
+    return clangtu.referred(kind).kind in _MEMORY_KINDS
 
 
 def _model_pipelines(nodes: tuple[ir.Node, ...]) -> dict[tuple[int, int], int]:

@@ -132,10 +132,7 @@ def _variable(expression: ci.Cursor) -> ci.Cursor | None:
 
 
 def _floating(variable: ci.Cursor) -> bool:
-    kind = variable.type.get_canonical()
-    if kind.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE):
-        kind = kind.get_pointee().get_canonical()
-    return kind.kind in FLOATING_KINDS
+    return clangtu.referred(variable.type).kind in FLOATING_KINDS
 
 
 def _outlives(variable: ci.Cursor, body: ci.Cursor) -> bool:

@@ -277,12 +277,19 @@ def _named_or_address(cursor: ci.Cursor) -> bool:
         cursor.kind == ci.CursorKind.UNARY_OPERATOR and unary_operator(cursor) == "&")
 
 
+def referred(t: ci.Type) -> ci.Type:
+    """``t``'s canonical type, or that of what it refers to where it is a reference
+    (``T &``, ``T &&``)."""
+    t = t.get_canonical()
+    if t.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE):
+        return t.get_pointee().get_canonical()
+    return t
+
+
 def _struct_shape(t: ci.Type) -> tuple[int, str] | None:
     """(pointer levels, the struct's declaration) of a struct type, a reference or
     pointer to one (qualifiers aside); None for any other type."""
-    t = t.get_canonical()
-    if t.kind in (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE):
-        t = t.get_pointee().get_canonical()
+    t = referred(t)
     levels = 0
     while t.kind == ci.TypeKind.POINTER:
         t, levels = t.get_pointee().get_canonical(), levels + 1
