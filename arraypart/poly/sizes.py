@@ -124,7 +124,8 @@ def _lowered(signed: list[ir.Param], bounded: dict[str, ir.Param], bad, box: dic
             size = bounded[p.name]
             values = G.project_onto(_within(bad, box, (p.name,)), p.name)
             others = {n: q for n, q in bounded.items() if n != p.name}
-            low = _least_value(p, values, size.low, _around(kernel, others, box, []))[0]
+            around = _around(kernel, others, box, [])
+            low = _least_value(p, values, size.low, _changes(around, p.name))[0]
             if low < size.low:
                 bounded[p.name] = replace(size, low=low)
                 box[p.name] = (low, box[p.name][1])
@@ -262,7 +263,7 @@ def _with_unbounded_warnings(kernel: ir.Kernel) -> ir.Kernel:
 def _unbounded_warning(kernel: ir.Kernel, p: ir.Param) -> str:
     period = _period_of(kernel, p.name)
     if period is None:
-        settled = _settled_above(kernel, p.name)
+        settled = _settled_above(_changes(kernel, p.name), p.name)
         return warning_text(p.coord, (
             f"run-time size '{p.name}': nothing bounds it, but no on-chip access changes "
             f"with it above {settled} (the conditions around the accesses that depend on "
@@ -501,15 +502,15 @@ def _settled_source(settled: int) -> str:
     return f"nothing (no on-chip access changes with it above {settled})"
 
 
-def _settled_above(kernel: ir.Kernel, name: str) -> int | None:
+def _settled_above(changes: list, name: str) -> int | None:
     """The least ``H`` above which the on-chip accesses no longer change with the size
-    ``name`` (:func:`_changes`): the largest value at which some on-chip access
-    relation differs from one value of it to the next; None when they change at ever
-    larger values.  Every value above ``H`` then makes the accesses ``H + 1`` makes,
+    ``name`` (``changes``, :func:`_changes`'s): the largest value at which some on-chip
+    access relation differs from one value of it to the next; None when they change at
+    ever larger values.  Every value above ``H`` then makes the accesses ``H + 1`` makes,
     so a banking proven up to ``H + 1`` holds for every value: guards around the
     accesses that read it (``if (s >= 0 && s <= 15)`` around ``buf[s]``: H = 15) bound
     it where it is used, and nothing needs to bound it elsewhere."""
-    lasts = [G.largest(changed, name) for changed in _changes(kernel, name)]
+    lasts = [G.largest(changed, name) for changed in changes]
     return None if None in lasts else max(lasts, default=-1)
 
 
@@ -530,20 +531,20 @@ def _changes(kernel: ir.Kernel, name: str) -> list:
 
 
 def _least_value(p: ir.Param, values, anchor: int,
-                 kernel: ir.Kernel) -> tuple[int, int | None]:
+                 changes: list) -> tuple[int, int | None]:
     """The least value of a signed size ``p`` that nothing bounds below, and the value
     below it that takes an access outside its array (None where it is not that one):
     one above the largest value below ``anchor`` that does (``values``), or, where
     larger, the least ``L`` at which an on-chip access relation changes from one value
-    to the next (:func:`_changes`; ``anchor`` when none does), every smaller value
-    making the accesses ``L`` makes (``for (i = 0; i < n - 1; i++)``: 1, n = 0 and
-    n = -5 run nothing either).  Before, 0 was assumed: ``buf[i] + buf[off + 8]`` was
-    proven for off >= 0 only, and off = -4 reads the bank of buf[i].  A located error
-    where neither exists (the accesses change at ever smaller values, all inside
-    their arrays)."""
+    to the next (``changes``, :func:`_changes`'s; ``anchor`` when none does), every
+    smaller value making the accesses ``L`` makes (``for (i = 0; i < n - 1; i++)``: 1,
+    n = 0 and n = -5 run nothing either).  Before, 0 was assumed: ``buf[i] +
+    buf[off + 8]`` was proven for off >= 0 only, and off = -4 reads the bank of buf[i].
+    A located error where neither exists (the accesses change at ever smaller values,
+    all inside their arrays)."""
     below = values.intersect(G.range_set(values.space, p.name, None, anchor - 1))
     last = None if below.is_empty() else G.last_point(below)[p.name]
-    firsts = [G.smallest(changed, p.name) for changed in _changes(kernel, p.name)]
+    firsts = [G.smallest(changed, p.name) for changed in changes]
     settled = None if None in firsts else min(firsts, default=anchor)
     if last is None and settled is None:
         raise KernelError(p.coord, (
@@ -584,8 +585,9 @@ def _bounded(p: ir.Param, values, anchor: int, witnesses, box, period: int | Non
         return replace(p, low=low, high=max(low + period - 1, ir.UNBOUNDED_SAMPLE),
                        unbounded=True, source=_free_source(period))
     elif high is None and not p.lower_end and (
-            settled := _settled_above(kernel, p.name)) is not None:
-        low = p.low if p.low is not None else _least_value(p, values, anchor, kernel)[0]
+            settled := _settled_above(changes := _changes(kernel, p.name), p.name)
+    ) is not None:
+        low = p.low if p.low is not None else _least_value(p, values, anchor, changes)[0]
         return replace(p, low=low, high=max(low, settled + 1), unbounded=True,
                        source=_settled_source(settled))
     elif high is None and not p.lower_end:
@@ -596,7 +598,7 @@ def _bounded(p: ir.Param, values, anchor: int, witnesses, box, period: int | Non
             f"it: add '#pragma HLS LOOP_TRIPCOUNT max=<trips>' to a loop it "
             f"bounds{define}"))
     if low is None and not p.lower_end:
-        low, last = _least_value(p, values, anchor, kernel)
+        low, last = _least_value(p, values, anchor, _changes(kernel, p.name))
         low = low if high is None else min(low, high)
         if last is not None:
             source = source or _witness(witnesses, box, (p.name,), (p.name, last))
