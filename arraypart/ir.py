@@ -597,6 +597,11 @@ class Param:
     def __post_init__(self):
         if None not in (self.low, self.high) and self.low > self.high:
             raise ValueError(f"parameter {self.name}: empty range")
+
+    def holds(self, value: int) -> bool:
+        """Whether ``low <= value <= high`` (an open end holds every value)."""
+        return ((self.low is None or value >= self.low)
+                and (self.high is None or value <= self.high))
         if (self.high is None) != (self.source is None):
             raise ValueError(f"parameter {self.name}: a bound without its source")
 

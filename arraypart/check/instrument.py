@@ -230,7 +230,7 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
             inserts += _function_edits(cursor, loops)
         elif cursor.kind == K.DECL_STMT and parents and parents[-1].kind == K.COMPOUND_STMT:
             inserts += _register_edits(cursor, ids, local_ids, fields,
-                                       scoped=not _label_after(cursor, parents[-1]))
+                                       block=parents[-1])
         elif cursor.kind == K.VAR_DECL and all(p.kind == K.NAMESPACE for p in parents):
             found_globals += [(ids[cursor.spelling], _qualified_name(cursor))] if (
                 cursor.spelling in ids) else []
@@ -602,8 +602,12 @@ def _of_this(member: ci.Cursor) -> bool:
     """``member`` (a member access, through members: ``inner.buf``) is of ``this``,
     written or implicit: in a method, its object's member, which the runtime finds by
     address (a struct element of an array: that element, as the front end models it)."""
-    root = _member_root(member)
-    return root.kind in (K.MEMBER_REF_EXPR, K.CXX_THIS_EXPR)  # implicit this, or written
+    return _of_this_root(_member_root(member))
+
+
+def _of_this_root(root: ci.Cursor) -> bool:
+    """A member chain's root (:func:`_member_root`) is ``this``: implicit, or written."""
+    return root.kind in (K.MEMBER_REF_EXPR, K.CXX_THIS_EXPR)
 
 
 def _member_root(member: ci.Cursor) -> ci.Cursor:
@@ -623,10 +627,9 @@ def _by_address(member: ci.Cursor) -> bool:
     """``member`` (through members) is of ``this`` (:func:`_of_this`) or of a reference
     bound to an array element (``next.x`` of ``const P &next = s[i + 1]``): a part of
     an element, which the runtime finds by address."""
-    if _of_this(member):
-        return True
     root = _member_root(member)
-    return root.kind == K.DECL_REF_EXPR and _element_reference(root.referenced)
+    return _of_this_root(root) or (root.kind == K.DECL_REF_EXPR
+                                   and _element_reference(root.referenced))
 
 
 def _element_reference(variable: ci.Cursor | None) -> bool:
@@ -1111,31 +1114,32 @@ _LABELS = (K.CASE_STMT, K.DEFAULT_STMT, K.LABEL_STMT)
 def _register_edits(cursor: ci.Cursor, ids: dict[str, int],
                     local_ids: dict[tuple[int, int, str], int],
                     fields: Mapping[tuple, list[tuple[str, int]]],
-                    at: int | None = None, scoped: bool = False) -> list[_Insert]:
+                    at: int | None = None, block: ci.Cursor | None = None) -> list[_Insert]:
     """Register the IR's local arrays declared by this statement, right after it (or at
     ``at``: the kernel-text position after the ``#include`` that declares them); an
     array's id is its declaration's (``local_ids``, by line, column and name), else its
     name's; a struct variable's array fields (``fields``, by its declaration's place)
-    by their paths (``w.buf``).  ``scoped``: by an object of the driver's ``Scoped``,
-    whose end with the block ends the registration, so that a later local on the same
-    stack slot (``memcpy(&tmp, ...)`` in another function) is no access of the ended
-    array (probe 39 M3)."""
+    by their paths (``w.buf``).  In a ``block`` (the statement's, where given) by an
+    object of the driver's ``Scoped``, whose end with the block ends the registration,
+    so that a later local on the same stack slot (``memcpy(&tmp, ...)`` in another
+    function) is no access of the ended array (probe 39 M3), unless a label after it
+    could jump over it (:func:`_label_after`)."""
     end = cursor.extent.end.offset if at is None else at
     # at a line's start, a line of its own: the line there may be a preprocessor one
     tail = "" if at is None else "\n"
-    out = []
+    named = []
     for decl in cursor.get_children():
         if decl.kind != K.VAR_DECL:
             continue
         place = (decl.location.line, decl.location.column, decl.spelling)
         found = local_ids.get(place, ids.get(decl.spelling))
-        named = [(decl.spelling, found)] if (
-            found is not None and decl.type.get_canonical().kind in _ARRAY_TYPES) else []
+        if found is not None and decl.type.get_canonical().kind in _ARRAY_TYPES:
+            named.append((decl.spelling, found))
         named += [(f"{decl.spelling}.{member}", n) for member, n in fields.get(place, ())]
-        out += [_Insert(end, True, 0, (
-            f" {NAMESPACE}Scoped arraypart_scope_{n}_{end}({n}, {name});" if scoped
-            else f" {NAMESPACE}reg({n}, {name});{tail}")) for name, n in named]
-    return out
+    scoped = bool(named) and block is not None and not _label_after(cursor, block)
+    return [_Insert(end, True, 0, (
+        f" {NAMESPACE}Scoped arraypart_scope_{n}_{end}({n}, {name});" if scoped
+        else f" {NAMESPACE}reg({n}, {name});{tail}")) for name, n in named]
 
 
 def _label_after(declaration: ci.Cursor, block: ci.Cursor) -> bool:

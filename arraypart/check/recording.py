@@ -153,7 +153,7 @@ def _check_every_call_is_defined(kernel: ir.Kernel, failure: str) -> None:
         return
     symbol = re.sub(r"<.*>", "", found[1].split("(")[0]).split()  # ns::f<int>(int)
     name = symbol[-1].rsplit("::", 1)[-1] if symbol else ""
-    text = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m[0]), kernel.source.text)
+    text = _uncommented(kernel.source.text)
     mention = re.search((r"\b" if name[:1].isalnum() or name[:1] == "_" else "")
                         + re.escape(name), text) if name else None
     if mention is None:
@@ -270,10 +270,15 @@ def _uninstrumented(text: str) -> str:
     return text
 
 
+def _uncommented(text: str) -> str:
+    """``text`` with its comments blanked, every line where it was."""
+    return _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m[0]), text)
+
+
 def _assert_coord(kernel: ir.Kernel, condition: str) -> Coord:
     """Where the kernel file writes ``assert(condition)`` (blanks aside: the message
     spells the condition as the preprocessor does), else the top's coordinate."""
-    text = _COMMENT.sub(lambda m: re.sub(r"[^\n]", " ", m[0]), kernel.source.text)
+    text = _uncommented(kernel.source.text)
     wanted = "".join(condition.split())
     for call in _ASSERT_CALL.finditer(text):
         if "".join(_parenthesized(text, call.end()).split()) == wanted:
@@ -320,7 +325,7 @@ def modelled_sizes(kernel: ir.Kernel, sizes: Sequence[Mapping[str, int | None]]
     bounds (``Param.unbounded``) holds every value."""
     params = {p.name: p for p in kernel.params if not p.unbounded}
     kept = tuple({name: None if name in params and value is not None
-                  and not _holds(params[name], value) else value
+                  and not params[name].holds(value) else value
                   for name, value in at.items()} for at in sizes)
     warnings = []
     for name, p in params.items():
@@ -343,11 +348,6 @@ def widening(param: ir.Param) -> bool:
     larger value holds the domain for a smaller one (:mod:`..frontend.fresh`)."""
     return (FRESH_MARK in param.name and not param.lower_end and param.high is not None
             and not param.unbounded)
-
-
-def _holds(param: ir.Param, value: int) -> bool:
-    return ((param.low is None or value >= param.low)
-            and (param.high is None or value <= param.high))
 
 
 def copy_texts(kernel: ir.Kernel, bankings: Mapping[str, Banking]

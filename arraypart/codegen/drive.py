@@ -57,9 +57,7 @@ class _SizeExpression:
 
     def fits(self, values: Mapping[str, int]) -> bool:
         value = _value(self, values)
-        low, high = self.param.low, self.param.high
-        return value is not None and (low is None or value >= low) and (
-            high is None or value <= high)
+        return value is not None and self.param.holds(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +124,7 @@ def _driven(kernel: Kernel, stepped: frozenset[str], calls: int, first: int
         for expression in expressions:
             _fit(expression, values, expression.names & adjustable, floors)
         runs.append(values)
-        for name in adjustable | set(ends) | set(asserted):
+        for name in adjustable | set(ends):
             if values[name] != (first + call - 1 if name in stepped else sizes[name].high):
                 changed.add(name)
     return runs, changed, expressions

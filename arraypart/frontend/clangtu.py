@@ -389,8 +389,7 @@ class Unit:
 
     def location_coord(self, location: ci.SourceLocation) -> Coord:
         handle, line, column, offset = expansion_point(location)
-        if _library().clang_Location_isFromMainFile(location) or (
-                handle is not None and handle == self.main_file):
+        if in_main_file(location) or (handle is not None and handle == self.main_file):
             return self.coord(offset)
         if handle is None:
             return Coord(self.filename, 1, 1)

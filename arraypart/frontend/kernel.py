@@ -402,9 +402,10 @@ def _top_level(unit: clangtu.Unit, converter: N.Converter, user_end: int,
     while stack:
         c, spaces, extern_c = stack.pop(0)
         if not unit.in_main(c.location):
-            defined = c.get_definition() if c.kind == ci.CursorKind.VAR_DECL else None
-            if own_headers.array(c) and (defined is None or not unit.in_main(defined.location)):
-                header_arrays.append(c)  # not one the file defines (extern int t[8];)
+            if own_headers.array(c):
+                defined = c.get_definition() if c.kind == ci.CursorKind.VAR_DECL else None
+                if defined is None or not unit.in_main(defined.location):
+                    header_arrays.append(c)  # not one the file defines (extern int t[8];)
             continue
         if c.kind in FUNCTION_SCOPES:
             inner = spaces + ((c.spelling,) if c.kind == ci.CursorKind.NAMESPACE else ())

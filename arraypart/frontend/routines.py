@@ -103,8 +103,8 @@ def _cast_stepped(arg: N.Node, size: int) -> bool:
         node = node.expr
     if not (isinstance(node, N.BinaryOp) and node.op in ("+", "-")):
         return False
-    return any((isinstance(side, N.Cast) and _written_pointer_cast(side)
-                and side.points_to != size) or _cast_stepped(side, size)
+    return any((_written_pointer_cast(side) and side.points_to != size)
+               or _cast_stepped(side, size)
                for side in (node.left, node.right))
 
 
