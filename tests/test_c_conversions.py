@@ -505,7 +505,7 @@ void wrap(const int in[16], int out[16], size_t n) {{
     ("unsigned i = 15; i != UINT_MAX; --i", 16), ("uint8_t i = 15; i != 255; i--", 16),
     ("unsigned i = 15; i < 16; i--", 16), ("unsigned i = 15; i <= 15; i -= 4", 4),
     ("size_t i = n; i != SIZE_MAX; i--", 16), ("size_t i = n - 1; i < n; --i", 15),
-    ("size_t i = n; i <= n; i--", 16)])
+    ("size_t i = n; i <= n; i--", 16), ("unsigned i = n - 1; i < n; i--", 15)])
 def test_an_unsigned_iterator_counted_down_to_its_wrap_ends_there(header, trips, tmp_path):
     """In C the loop ends where 0 - 1 wraps to the type's largest value, which fails
     the condition: i runs from its start down to 0.  ``!= (size_t)-1`` was refused (the
@@ -532,14 +532,14 @@ def test_an_unsigned_iterator_counted_down_to_its_wrap_ends_there(header, trips,
     ("int i = 15; i < 16; i--", "its iterator is not unsigned"),
     ("unsigned i = 20; i < 16; i--", "the condition is not known to hold at its start"),
     ("unsigned i = 15; i < n; i--", "the condition is not known to hold at its start"),
-    ("size_t i = n; i < n; i--", "the condition is not known to hold at its start"),
-    ("unsigned i = n - 1; i < n; i--", "the condition is not known to hold at its start")])
+    ("size_t i = n; i < n; i--", "the condition is not known to hold at its start")])
 def test_a_count_down_that_the_wrap_does_not_end_is_a_located_error(header, message,
                                                                     tmp_path):
     """Where the wrapped iterator still passes the test (255 < 300 in int; a signed
     iterator, whose overflow C leaves undefined), or where the start may fail it (no
     iteration runs; ``unsigned i = n - 1`` is ``(n - 1) mod 2^32``, UINT_MAX at
-    n = 0), C's loop is not the one counted down to 0: a located error.  A
+    n = 0, but ``i < n`` compares it as a size_t: 0 trips, as the model's from -1),
+    C's loop is not the one counted down to 0: a located error.  A
     count-down from a size was accepted at ``i >= 0`` (and ``uint8_t``'s ``!= -1``,
     compared in int), though it never ends."""
     path = tmp_path / "wrap.c"
@@ -547,6 +547,73 @@ def test_a_count_down_that_the_wrap_does_not_end_is_a_located_error(header, mess
     with pytest.raises(KernelError) as error:
         arraypart.analyze(path, defines={"ARRAYPART_MAX_n": 15})
     assert error.value.coord.line == 7 and message in str(error.value)
+
+
+# Probe 39b, MEDIUM-3: the same count-downs from an int n, bounded by -D or by a guard.
+COUNTED_FROM_AN_INT = """#include <stddef.h>
+#include <stdint.h>
+void wrap(int n, const int in[16], int out[16]) {{
+  int buf[16];
+  for (int i = 0; i < 16; i++) buf[i] = in[i];
+  {guard}
+  for ({header}) {{
+#pragma HLS pipeline II=1
+    out[i] = buf[i] + buf[15 - i];
+  }}
+}}
+"""
+GUARD = "if (n > 16 || n < 0) return;"
+
+
+@pytest.mark.parametrize("header, guard, trips", [
+    ("uint8_t i = n - 1; i < n; i--", "", 15), ("uint8_t i = n; i <= n; i--", "", 16),
+    ("unsigned i = n - 1; i < n; i--", GUARD, 16),
+    ("size_t i = n - 1; i < n; i--", GUARD, 16)])
+def test_a_count_down_to_the_wrap_from_an_int_size_is_counted(header, guard, trips,
+                                                              tmp_path):
+    """``uint8_t i = n - 1; i < n`` compares in int: at n <= 0 the wrapped start (0 to
+    255) fails ``i < n``, C runs nothing and so does the model from n - 1 < 0; a guard
+    ``if (n > 16 || n < 0) return;`` keeps n in [0, 16] for the loop after it, where an
+    unsigned or size_t start wraps only at n = 0 (to the type's largest value, which
+    fails).  Each was refused ("the condition is not known to hold at its start")."""
+    path = tmp_path / "wrap.c"
+    path.write_text(COUNTED_FROM_AN_INT.format(header=header, guard=guard))
+    report = arraypart.analyze(path, defines={} if guard else {"ARRAYPART_MAX_n": 15})
+    assert [(l["trip_count"], l["achieved_ii"]) for l in report.to_json()["loops"]] == [
+        (16, 1), (trips, 1)]
+    # the least value where the accesses change: every smaller n runs nothing either
+    assert report.kernel.params[0].low == (-1 if "<=" in header else 0)
+    assert all(a.conflict_free for a in report.solution.arrays)
+
+
+@pytest.mark.parametrize("header, start, limit", [
+    ("unsigned i = n - 1; i < n; i--", 4294967294, 4294967295),
+    ("size_t i = n - 1; i < n; i--", 2 ** 64 - 2, 2 ** 64 - 1)])
+def test_a_count_down_from_an_int_that_may_be_negative_names_the_value(header, start,
+                                                                       limit, tmp_path):
+    """With only -D bounding n (above), n = -1 makes the start 2^w - 2 and the limit
+    ``(unsigned)n`` 2^w - 1: C runs the loop from there, past buf; a located error
+    that says so, not a count from n - 1."""
+    path = tmp_path / "wrap.c"
+    path.write_text(COUNTED_FROM_AN_INT.format(header=header, guard=""))
+    with pytest.raises(KernelError) as error:
+        arraypart.analyze(path, defines={"ARRAYPART_MAX_n": 16})
+    assert error.value.coord.line == 7
+    assert f"at n = -1 'i' starts at {start}" in str(error.value)
+    assert f"compares it with {limit}" in str(error.value)
+
+
+@needs_gxx
+def test_a_guarded_count_down_from_an_int_computes_what_c_computes(tmp_path):
+    """The guarded ``unsigned i = n - 1; i < n`` kernel, built with g++ against the
+    original (n driven through its range) and traced."""
+    path = tmp_path / "wrap.c"
+    path.write_text(COUNTED_FROM_AN_INT.format(header="unsigned i = n - 1; i < n; i--",
+                                               guard=GUARD))
+    compiled = arraypart.compile_kernel(path)
+    assert_the_testbench_passes(compiled, tmp_path)
+    (tmp_path / "trace").mkdir()
+    assert_the_trace_agrees(compiled, tmp_path / "trace", ports=2)
 
 
 @needs_gxx

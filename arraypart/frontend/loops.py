@@ -1055,6 +1055,8 @@ class LoopLowering:
         scope = self._scope()
         init = min_max_terms(start, "max" if increasing else "min", scope)
         if wraps:
+            if init is not None and not all(isinstance(e, E.Const) for e in init):
+                init = min_max_terms(N.unconverted(start), "min", scope)  # S, not S mod 2^w
             self._wrapped_down(op, init, step, cond, var, var_type)
             return init, (E.const(var_type.low),)
         if init is None:
@@ -1081,19 +1083,16 @@ class LoopLowering:
         ``S`` (a start that fails it runs no iteration) and false at ``S mod k - k``
         wrapped, the value the step after the last iteration leaves (``for (unsigned
         i = 15; i < 16; i--)``: i = 15 .. 0, then UINT_MAX fails it).  A start that is
-        no constant steps by 1 from ``S`` with ``S < B`` wherever ``S >= 0``, and ``S >=
-        -1``: at -1 (``for (size_t i = n - 1; i < n; i--)`` at n = 0) C starts at the
-        wrapped value, which fails the condition, and the model runs no iteration either.
-        The loop is then ``i >= 0`` stepping from S; any other is a located error."""
+        no constant steps by 1 and passes the test wherever it is at least 0, and fails
+        it where it wraps (:func:`_start_refusal`): there the model from ``S < 0`` runs
+        no iteration either.  The loop is then ``i >= 0`` stepping from S; any other is
+        a located error."""
         scope = self._scope()
         first = init[0] if init is not None and len(init) == 1 else None
         if var_type is None or var_type.signed:
             why = "its iterator is not unsigned, so it does not wrap around"
-        elif not (_holds_at(cond, var, first.value, scope) if isinstance(first, E.Const)
-                  else step == -1 and first is not None
-                  and _below_limit(cond, var, first, scope)):
-            why = ("the condition is not known to hold at its start (a start that fails "
-                   "it runs no iteration)")
+        elif (refusal := _start_refusal(cond, var, first, step, var_type, scope)):
+            why = refusal
         elif _holds_at(cond, var, (first.value % -step if isinstance(first, E.Const) else 0)
                        + step + (1 << var_type.width), scope) is not False:
             why = (f"the condition still holds where '{var}' wraps around below 0, so "
@@ -1298,6 +1297,7 @@ def _holds_at(cond: N.Node, var: str, value: int, scope: Scope) -> bool | None:
     if found is None:
         return None
     op, (low, high) = found[0], interval(found[1], scope.ranges)
+    low, high = -math.inf if low is None else low, math.inf if high is None else high
     if op in ("==", "!="):
         if low == high == value:
             return op == "=="
@@ -1306,33 +1306,104 @@ def _holds_at(cond: N.Node, var: str, value: int, scope: Scope) -> bool | None:
     return ends.pop() if len(ends) == 1 else None
 
 
-def _below_limit(cond: N.Node, var: str, start: E.Expr, scope: Scope) -> bool:
-    """Whether the ``<`` or ``<=`` condition ``cond`` holds at ``start`` wherever
-    ``start >= 0``, and ``start >= -1`` (:meth:`LoopLowering._wrapped_down`)."""
-    found = _limit(cond, var, scope)
-    if found is None or found[0] not in ("<", "<="):
-        return False
-    least = interval(start, scope.ranges)[0]
-    most = interval(E.add(start, E.scale(-1, found[1])), scope.ranges)[1]
-    return least is not None and least >= -1 and most is not None and (
-        most <= (-1 if found[0] == "<" else 0))
+# Why a count-down to the wrap whose start may fail its test is refused.
+UNKNOWN_START = ("the condition is not known to hold at its start (a start that fails it "
+                 "runs no iteration)")
+
+
+def _start_refusal(cond: N.Node, var: str, start: E.Expr | None, step: int,
+                   var_type: N.IntType, scope: Scope) -> str | None:
+    """Why the model ``start`` down to 0 of the unsigned ``var`` (w bits) is not the
+    loop C runs, or None when it is.  A constant start: the test holds there.  Else
+    the step is -1, the test ``var < L`` (``<=``) and ``d = S - L`` at most -1 (0), so
+    it holds at every start ``S >= 0``; a start ``S < 0`` begins C's loop at ``S mod
+    2^w >= 0``, which fails the test where ``L <= 0`` (``L < 0``), as the model runs no
+    iteration: so where ``S >= -1`` (-1 wraps to the type's largest value, which the
+    wrap's own test judges) or ``d`` is at least -1 (0) everywhere (``uint8_t i = n -
+    1; i < n``, compared in int: n <= 0 runs nothing).  A test that converts a signed
+    ``L`` to an unsigned type (``unsigned i = n - 1; i < n`` with an int n) makes a
+    negative ``L`` 2^w or more larger, which the wrapped start passes: C then runs
+    from there past every array, a refusal that names the value."""
+    if isinstance(start, E.Const):
+        return None if _holds_at(cond, var, start.value, scope) else UNKNOWN_START
+    found = _compared(cond, var)
+    limit = None if found is None else quasi_affine(N.unconverted(found[1]), scope)
+    if step != -1 or start is None or limit is None or found[0] not in ("<", "<="):
+        return UNKNOWN_START
+    strict = found[0] == "<"
+    least, most = interval(E.add(start, E.scale(-1, limit)), scope.ranges)
+    if most is None or most > (-1 if strict else 0):
+        return UNKNOWN_START
+    lowest = interval(start, scope.ranges)[0]
+    if lowest is not None and lowest >= -1:
+        return None
+    converts = _converts_to_unsigned(found[1])
+    if least is not None and least >= (-1 if strict else 0) and not converts:
+        return None
+    if not converts:
+        return UNKNOWN_START
+    return _negative_limit(found[1], limit, start, var, var_type, scope) or UNKNOWN_START
+
+
+def _negative_limit(limit_node: N.Cast, limit: E.Expr, start: E.Expr, var: str,
+                    var_type: N.IntType, scope: Scope) -> str | None:
+    """The refusal of a test that converts ``limit`` to the unsigned type of
+    ``limit_node`` where ``limit`` may be -1: at the size value that makes it -1, the
+    wrapped start and the converted limit; None where ``limit`` is no size plus a
+    constant, or its range keeps it from -1."""
+    form = E.affine_form(limit)
+    if form is None or len(form[0]) != 1 or list(form[0].values()) != [1]:
+        return None
+    (name,) = form[0]
+    value = -1 - form[1]
+    low, high = scope.ranges.get(name, (None, None))
+    if (low is not None and value < low) or (high is not None and value > high):
+        return None
+    first = E.simplify(E.substitute(start, {name: E.const(value)}))
+    if not isinstance(first, E.Const):
+        return None
+    width = limit_node.to.width
+    return (f"at {name} = {value} '{var}' starts at {first.value % (1 << var_type.width)} "
+            f"(the start wrapped to {var_type.width} bits) and the test compares it with "
+            f"{(1 << width) - 1} ({name} converted to unsigned {width}-bit), which it "
+            f"passes: C runs the loop from there down to 0, past every array; bound "
+            f"'{name}' below (assert({name} >= 0), an if that returns, or an unsigned type)")
+
+
+def _compared(cond: N.Node, var: str) -> tuple[str, N.Node] | None:
+    """``(op, L)`` of a condition ``var op L`` (or ``L op var``, flipped), ``L`` with
+    its conversions; else None."""
+    if not (isinstance(cond, N.BinaryOp) and cond.op in COMPARISONS):
+        return None
+    if _is_id(cond.left, var):
+        return cond.op, cond.right
+    if _is_id(cond.right, var):
+        return FLIPPED[cond.op], cond.left
+    return None
 
 
 def _limit(cond: N.Node, var: str, scope: Scope) -> tuple[str, E.Expr] | None:
     """``(op, L)`` of a condition ``var op L`` (or ``L op var``, flipped) whose limit
-    ``L`` is affine and at least 0 (so that converted to the iterator's unsigned type
-    it keeps its value); else None."""
-    if not (isinstance(cond, N.BinaryOp) and cond.op in COMPARISONS):
+    ``L`` is affine, and at least 0 where the test converts it to an unsigned type
+    (so that it keeps its value there; unconverted, the test compares the values);
+    else None."""
+    found = _compared(cond, var)
+    if found is None:
         return None
-    if _is_id(cond.left, var):
-        op, other = cond.op, cond.right
-    elif _is_id(cond.right, var):
-        op, other = FLIPPED[cond.op], cond.left
-    else:
-        return None
+    op, other = found
     limit = quasi_affine(N.unconverted(other), scope)
-    low, high = (None, None) if limit is None else interval(limit, scope.ranges)
-    return None if low is None or high is None or low < 0 else (op, limit)
+    if limit is None:
+        return None
+    low = interval(limit, scope.ranges)[0]
+    kept = not _converts_to_unsigned(other) or (low is not None and low >= 0)
+    return (op, limit) if kept else None
+
+
+def _converts_to_unsigned(limit: N.Node) -> bool:
+    """Whether the limit of a test is a signed value converted to an unsigned type
+    (``i < n`` with an unsigned i and an int n): a negative one becomes 2^w larger."""
+    return isinstance(limit, N.Cast) and limit.to is not None and not limit.to.signed \
+        and (limit.source is None or limit.source.signed)
 
 
 def _compare(op: str, a: int, b: int) -> bool:

@@ -310,8 +310,9 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
                 nodes.extend(lowered)
                 guard = lowered[-1].cond if self._escape_guard(item) else None
                 if guard is not None:  # the rest runs where the guard does not hold
-                    rest = tuple(n for later in range(k + 1, len(items))
-                                 for n in lowered_at(later))
+                    with self._sizes_outside(guard):
+                        rest = tuple(n for later in range(k + 1, len(items))
+                                     for n in lowered_at(later))
                     nodes.append(If(guard, (), rest, item.coord))
                     break
         finally:
@@ -319,6 +320,21 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
                 self._bind(name, value, opaque)
             self._visible, self._element_refs = visible, element_refs
         return nodes
+
+    @contextmanager
+    def _sizes_outside(self, guard: tuple[Conjunction, ...]):
+        """The top function's sizes narrowed to where ``guard`` fails while the
+        statements after ``if (guard) return;`` are lowered (:func:`_outside`: ``if (n
+        > 16 || n < 0) return;`` keeps n in [0, 16] there)."""
+        known = dict(self._ranges)
+        if len(self._calls) == 1:
+            sizes = {n for n in self._sizes if n not in self._temporaries}
+            self._ranges.update(_outside(guard, {n: known[n] for n in sizes}))
+        try:
+            yield
+        finally:
+            self._ranges.clear()
+            self._ranges.update(known)
 
     def _escape_guard(self, item: N.Node) -> bool:
         """``item`` is ``if (cond) break;`` (or ``continue``) in a loop, or ``if (cond)
@@ -1206,3 +1222,26 @@ def _bound_guards(nodes: tuple[Node, ...], ranges: Mapping[str, Bound]
         else:
             out.append(node)
     return tuple(out)
+
+
+def _outside(guard: tuple[Conjunction, ...], ranges: Mapping[str, Bound]
+             ) -> dict[str, Bound]:
+    """``ranges`` narrowed to where every disjunct of ``guard`` that is one constraint
+    ``a*x + c >= 0`` on one of their variables fails: ``a*x <= -1 - c``, so ``x <=
+    floor((-1 - c) / a)`` for ``a > 0`` and ``x >= ceil((1 + c) / -a)`` for ``a < 0``."""
+    narrowed = dict(ranges)
+    for conjunction in guard:
+        form = E.affine_form(conjunction[0].expr) if len(conjunction) == 1 else None
+        if form is None or conjunction[0].op != ">=" or len(form[0]) != 1 or \
+                next(iter(form[0])) not in narrowed:
+            continue
+        (name, a), = form[0].items()
+        low, high = narrowed[name]
+        if a > 0:
+            end = (-1 - form[1]) // a
+            high = end if high is None else min(high, end)
+        else:
+            end = -((1 + form[1]) // a)
+            low = end if low is None else max(low, end)
+        narrowed[name] = (low, high)
+    return narrowed
