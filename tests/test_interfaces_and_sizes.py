@@ -2449,6 +2449,42 @@ def test_an_early_return_guards_the_statements_after_it(tmp_path):
     assert array(report, "buf").conflict_free
 
 
+def test_a_size_that_settles_into_a_period_is_replayed_over_one(tmp_path):
+    """Probe 39b, MEDIUM-5: a callee reads ``buf[s]`` after ``if (s > 15) return;``,
+    the top ``buf[s & 15]`` after ``if (s < 0) return;``.  Neither settles (s & 15
+    changes at every value) nor repeats (buf[s] does not) alone, and s was refused
+    ("nothing bounds it"); above 15 the accesses at s and s + 16 agree, so the banking
+    proven from the least value up to 31 (one period past 15) holds for every s."""
+    text = """static void h(int s, int buf[16], int out[64]) {
+  if (s > 15) return;
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[s] + buf[i];
+  }
+}
+void g3(int s, const int in[64], int out[64]) {
+  int buf[16];
+  for (int i = 0; i < 16; i++) buf[i] = in[i];
+  if (s < 0) return;
+  h(s, buf, out);
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    out[i + 16] = buf[i] + buf[s & 15] + buf[15 - i];
+  }
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "g3.c", text))
+    (s,) = report.kernel.params
+    assert (s.low, s.high, s.unbounded) == (-1, 31, True)
+    assert report.to_json()["params"]["s"]["bound_by"] == (
+        "nothing (above 15 the on-chip accesses repeat every 16 values of it)")
+    assert any("above 15 the on-chip accesses repeat every 16 values of it" in w
+               for w in report.warnings)
+    assert array(report, "buf").conflict_free
+    result = check.check_kernel(report.kernel, report.solution.bankings(), ports=2)
+    assert all(l.first_conflict is None and l.achieved_ii == 1 for l in result.loops)
+
+
 # Issue 13: a signed offset, valid C from -8 up (off = -4 reads buf[4]).
 SIGNED_OFFSET = """void neg(TYPE off, const int in[64], int out[64]) {
   int buf[16];

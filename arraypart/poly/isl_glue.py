@@ -367,16 +367,16 @@ def equal_set(e: E.Expr, f: isl.PwAff) -> isl.Set:
     return pw_aff(e, f.get_domain_space()).eq_set(f)
 
 
-def changes(m: isl.Map, name: str) -> isl.Set:
+def changes(m: isl.Map, name: str, by: int = 1) -> isl.Set:
     """The values ``v`` of the domain dimension ``name`` at which ``m`` changes from
-    one value to the next: ``{v : m restricted to name = v differs from m restricted to
-    name = v + 1}``, the other dimensions (iterations and the other sizes) and the
-    range compared as they are.  Bounded above by ``c``, every value above ``c`` gives
-    ``m`` the same image."""
+    one value to the one ``by`` further: ``{v : m restricted to name = v differs from m
+    restricted to name = v + by}``, the other dimensions (iterations and the other
+    sizes) and the range compared as they are.  Bounded above by ``c``, every value
+    above ``c`` gives ``m`` the image of the value ``by`` further."""
     space = m.get_space().domain()
     pos = space.find_dim_by_name(SET, name)
     step = isl.MultiAff.identity_on_domain_space(space)
-    step = step.set_at(pos, step.get_at(pos).add_constant_val(_val(1)))
+    step = step.set_at(pos, step.get_at(pos).add_constant_val(_val(by)))
     following = m.preimage_domain_multi_aff(step)
     return project_onto(m.subtract(following).union(following.subtract(m)).domain(), name)
 

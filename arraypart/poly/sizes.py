@@ -263,12 +263,13 @@ def _with_unbounded_warnings(kernel: ir.Kernel) -> ir.Kernel:
 def _unbounded_warning(kernel: ir.Kernel, p: ir.Param) -> str:
     period = _period_of(kernel, p.name)
     if period is None:
-        settled = _settled_above(_changes(kernel, p.name), p.name)
+        settled, every = _settling(kernel, p.name, _changes(kernel, p.name))
+        how = (f"no on-chip access changes with it above {settled}" if every == 1 else
+               f"above {settled} the on-chip accesses repeat every {every} values of it")
         return warning_text(p.coord, (
-            f"run-time size '{p.name}': nothing bounds it, but no on-chip access changes "
-            f"with it above {settled} (the conditions around the accesses that depend on "
-            f"it), so the banking holds for every value; the checker and the testbench "
-            f"replay it from {p.low} up to {p.high}"))
+            f"run-time size '{p.name}': nothing bounds it, but {how} (the conditions "
+            f"around the accesses that depend on it), so the banking holds for every "
+            f"value; the checker and the testbench replay it from {p.low} up to {p.high}"))
     if period > 1:
         return warning_text(p.coord, (
             f"run-time size '{p.name}': nothing bounds it, but the on-chip accesses "
@@ -497,9 +498,50 @@ def _free_source(period: int) -> str:
     return f"nothing (the on-chip accesses repeat every {period} values of it)"
 
 
-def _settled_source(settled: int) -> str:
-    """What bounds a size that settles above ``settled`` (``Param.source``)."""
-    return f"nothing (no on-chip access changes with it above {settled})"
+def _settled_source(settled: int, every: int) -> str:
+    """What bounds a size that settles above ``settled``, repeating ``every`` values
+    there (``Param.source``)."""
+    if every == 1:
+        return f"nothing (no on-chip access changes with it above {settled})"
+    return (f"nothing (above {settled} the on-chip accesses repeat every {every} values "
+            f"of it)")
+
+
+def _settling(kernel: ir.Kernel, name: str, changes: list) -> tuple[int | None, int]:
+    """``(H, P)``: above ``H`` the on-chip accesses at ``v`` and ``v + P`` agree, so a
+    banking proven from the least value up to ``H + P`` holds for every value (each
+    larger one makes the accesses of one in ``[H + 1, H + P]``).  ``P`` is 1 where they
+    settle (:func:`_settled_above` of ``changes``), else the period of the indices and
+    guards that repeat with the size (:func:`_recurring_period`; ``if (s > 15)
+    return;`` around ``buf[s]`` and ``buf[s & 15]`` after it: H = 15, P = 16); ``H``
+    None where neither holds."""
+    settled = _settled_above(changes, name)
+    period = 1 if settled is not None else _recurring_period(kernel, name)
+    if period == 1:
+        return settled, 1
+    return _settled_above(_changes(kernel, name, period), name), period
+
+
+def _recurring_period(kernel: ir.Kernel, name: str) -> int:
+    """The lcm of the periods (:func:`arraypart.expr.period`) with which the on-chip
+    indices and the guards that repeat with the size ``name`` do (``buf[s & 15]``: 16),
+    1 where none does or the lcm passes :data:`PERIOD_LIMIT`."""
+    on_chip = {a.name for a in kernel.arrays if a.memory}
+    exprs = [e for a in ir.accesses(kernel.body) if a.array in on_chip
+             for e in a.index if e is not None] + list(_guard_exprs(kernel.body))
+    periods = [E.period(e, name) for e in exprs if name in E.variables(e)]
+    period = math.lcm(*(q for q in periods if q is not None))
+    return period if period <= PERIOD_LIMIT else 1
+
+
+def _guard_exprs(nodes: tuple[ir.Node, ...]):
+    """The expressions of the conditions of every ``if`` under ``nodes``."""
+    for node in nodes:
+        if isinstance(node, ir.If):
+            yield from (c.expr for conj in node.cond or () for c in conj)
+            yield from _guard_exprs(node.then + node.orelse)
+        elif isinstance(node, ir.Loop):
+            yield from _guard_exprs(node.body)
 
 
 def _settled_above(changes: list, name: str) -> int | None:
@@ -514,9 +556,9 @@ def _settled_above(changes: list, name: str) -> int | None:
     return None if None in lasts else max(lasts, default=-1)
 
 
-def _changes(kernel: ir.Kernel, name: str) -> list:
+def _changes(kernel: ir.Kernel, name: str, step: int = 1) -> list:
     """Per on-chip access relation that changes with the size ``name`` (its range
-    opened above), the values ``v`` at which it differs from that at ``v + 1``, its
+    opened above), the values ``v`` at which it differs from that at ``v + step``, its
     iterations and addresses compared with the other sizes anywhere
     (:func:`.isl_glue.changes`)."""
     opened = tuple(replace(p, high=None, source=None, unbounded=False) if p.name == name
@@ -524,7 +566,7 @@ def _changes(kernel: ir.Kernel, name: str) -> list:
     found = []
     for relation in access_relations(replace(kernel, params=opened)):
         if kernel.array(relation.access.array).memory:
-            changed = G.changes(relation.access_map, name)
+            changed = G.changes(relation.access_map, name, step)
             if not changed.is_empty():
                 found.append(changed)
     return found
@@ -569,7 +611,8 @@ def _bounded(p: ir.Param, values, anchor: int, witnesses, box, period: int | Non
     :data:`PERIOD_LIMIT` when they repeat every ``period`` values of it, which may stay
     unbounded too, replayed over at least one period.  Else, where the on-chip
     accesses of ``kernel`` no longer change with ``p`` above some value
-    (:func:`_settled_above`), it may stay unbounded too, replayed up to one past it.
+    (:func:`_settled_above`), or repeat every ``P`` values there (:func:`_settling`),
+    it may stay unbounded too, replayed up to one past it (``P`` past it).
     A signed size's open least value: :func:`_least_value`."""
     low, high, source = p.low, p.high, p.source
     # a signed size open below only keeps the largest value claimed for it
@@ -584,12 +627,12 @@ def _bounded(p: ir.Param, values, anchor: int, witnesses, box, period: int | Non
         low = p.low or 0
         return replace(p, low=low, high=max(low + period - 1, ir.UNBOUNDED_SAMPLE),
                        unbounded=True, source=_free_source(period))
-    elif high is None and not p.lower_end and (
-            settled := _settled_above(changes := _changes(kernel, p.name), p.name)
-    ) is not None:
+    elif high is None and not p.lower_end and (settling := _settling(
+            kernel, p.name, changes := _changes(kernel, p.name)))[0] is not None:
+        settled, every = settling
         low = p.low if p.low is not None else _least_value(p, values, anchor, changes)[0]
-        return replace(p, low=low, high=max(low, settled + 1), unbounded=True,
-                       source=_settled_source(settled))
+        return replace(p, low=low, high=max(low, settled + every), unbounded=True,
+                       source=_settled_source(settled, every))
     elif high is None and not p.lower_end:
         define = f", or give -D {DEFINE_PREFIX}{p.name}=<largest value>" if (
             p.name.isidentifier()) else ""
