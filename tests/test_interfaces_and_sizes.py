@@ -12,6 +12,7 @@ from arraypart import expr as E
 from arraypart.check.frames import checked_values
 from arraypart.codegen.drive import driven_values
 from arraypart.frontend import parse_kernel, parse_source
+from arraypart.poly import sizes
 
 from conftest import (HAVE_GXX, array, assert_the_testbench_passes, assert_the_trace_agrees,
                       needs_gxx, run_testbench, searched, write)
@@ -1120,6 +1121,37 @@ def test_a_size_nothing_bounds_is_replayed_where_its_loops_run(tmp_path, batch, 
     assert all(l.first_conflict is None and l.iterations > 0 for l in result.loops)
     one = check.check_kernel(report.kernel, check.as_written_bankings(report.kernel))
     assert max(l.achieved_ii for l in one.loops) == 2  # the lanes' reads are replayed
+
+
+def test_a_replayed_size_stops_where_a_loop_would_run_too_long(tmp_path):
+    """``i < (n >> 20)`` runs from n = 2^20 on, and showed its cycles at n = 16 << 20,
+    where ``j < n`` beside it made 16M iterations: check took 26 s and the trace ran
+    past its limit.  n is now replayed up to 65536, where j's loop makes
+    ``REPLAY_TRIPS`` (65536), with a warning that says why and what is not replayed;
+    the banking stays proven for every n."""
+    text = """void cap(int n, const int in[16], int out[16]) {
+  int buf[16];
+  for (int i = 0; i < 16; i++) buf[i] = in[i];
+  int acc = 0;
+  for (int i = 0; i < (n >> 20); i++) {
+#pragma HLS pipeline II=1
+    acc += buf[3] + buf[5];
+  }
+  for (int j = 0; j < n; j++) {
+#pragma HLS pipeline II=1
+    acc += buf[2] + buf[7];
+  }
+  out[0] = acc;
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "cap.c", text))
+    (n,) = report.kernel.params
+    assert n.unbounded and (n.low, n.high) == (0, sizes.REPLAY_TRIPS) == (0, 65536)
+    assert [l["trip_count"] for l in report.to_json()["loops"]] == [16, 0, 65536]
+    assert any("'n' is replayed up to 65536, not up to 16777216, the least value at "
+               "which loop L5 makes the iterations that show its cycles: past 65536 "
+               "loop L9 makes more than 65536 iterations" in w for w in report.warnings)
+    assert array(report, "buf").conflict_free
 
 
 @needs_gxx

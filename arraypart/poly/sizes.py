@@ -99,7 +99,8 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
                         _around(kernel, bounded, box, order[k + 1:]))
         if size.unbounded and not size.lower_end:
             later = {q.name: (box[q.name][0], None) for q in order[k + 1:]}
-            size = _replayed_where_loops_run(size, kernel.body, {**box, **later})
+            size, capped = _replayed_where_loops_run(size, kernel.body, {**box, **later})
+            gaps += capped
         bounded[p.name] = size
         gaps += _gap_warning(p, size, values)
         box[p.name] = (size.low, size.high)
@@ -172,8 +173,15 @@ def _with_sampled_extents(kernel: ir.Kernel) -> ir.Kernel:
         else a for a in kernel.arrays))
 
 
+# The most iterations a loop makes at the value up to which a size that nothing bounds
+# is replayed (:func:`_replayed_where_loops_run`): the checker steps each one in Python
+# and the trace runs them all, so more would take minutes (``for (j < n)`` beside a loop
+# that runs only from n = 2^20 on, ``i < (n >> 20)``).
+REPLAY_TRIPS = 1 << 16
+
+
 def _replayed_where_loops_run(p: ir.Param, body: tuple[ir.Node, ...], box: dict
-                              ) -> ir.Param:
+                              ) -> tuple[ir.Param, list[str]]:
     """``p``, a size that nothing bounds, replayed up to where the loops run: its
     ``high`` raised to the least value at which each loop, in some run of it (the
     other sizes anywhere in ``box``), makes ``min(M, R)`` iterations, ``M`` the most it
@@ -181,13 +189,16 @@ def _replayed_where_loops_run(p: ir.Param, body: tuple[ir.Node, ...], box: dict
     (:func:`_iterations_shown`); a loop that no value runs counts for nothing.  At a
     smaller sample a loop that ``p`` bounds may not run at all (``b < n / 32`` with n up
     to 16), its accesses, and the lanes unrolled inside it, missing from the model, the
-    checker and the trace: the banking proven would not hold for larger values."""
+    checker and the trace: the banking proven would not hold for larger values.  Not
+    past the last value at which no loop makes more than :data:`REPLAY_TRIPS`
+    iterations because of ``p`` (a warning says which loop is then not replayed
+    fully, and why)."""
     names = tuple(box)
     top = G.universe(names)
     for name, (low, high) in box.items():
         top = top.intersect(G.range_set(top.space, name, low,
                                         None if name == p.name else high))
-    high = p.high
+    high, wanted, cap, longest = p.high, None, None, None
     for loop, ctx, outer in walk_loops(body, Context(names, top)):
         if ctx.domain.is_empty():
             continue
@@ -196,9 +207,22 @@ def _replayed_where_loops_run(p: ir.Param, body: tuple[ir.Node, ...], box: dict
         most = trips.max_val()
         target = _iterations_shown(loop, outer, None if most.is_infty() else most.to_python())
         values = G.project_onto(trips.ge_set(G.constant(space, max(target, 1))), p.name)
-        if not values.is_empty():
-            high = max(high, G.first_point(values)[p.name])
-    return replace(p, high=high)
+        if not values.is_empty() and G.first_point(values)[p.name] > high:
+            high, wanted = G.first_point(values)[p.name], loop.name
+        over = G.project_onto(trips.ge_set(G.constant(space, REPLAY_TRIPS + 1)), p.name)
+        if not over.is_empty() and G.first_point(over)[p.name] > p.high and (
+                cap is None or G.first_point(over)[p.name] - 1 < cap):
+            cap, longest = G.first_point(over)[p.name] - 1, loop.name
+    if cap is None or high <= cap:
+        return replace(p, high=high), []
+    return replace(p, high=cap), [warning_text(p.coord, (
+        f"run-time size '{p.name}' is replayed up to {cap}, not up to {high}, the least "
+        f"value at which loop {wanted} makes the iterations that show its cycles: past "
+        f"{cap} loop {longest} makes more than {REPLAY_TRIPS} iterations, which the "
+        f"checker and the trace would take minutes over; the banking of {wanted} is "
+        f"proven for every value, but replayed up to {cap} only (bound '{p.name}' with "
+        f"LOOP_TRIPCOUNT max= or -D {DEFINE_PREFIX}{p.name}= to choose the values "
+        f"replayed)"))]
 
 
 def _iterations_shown(loop: ir.Loop, outer: tuple[ir.Loop, ...], most: int | None) -> int:
