@@ -471,3 +471,35 @@ def test_a_csr_row_start_is_held_at_its_least_value_without_a_false_reason(tmp_p
     assert start["bound_by"].startswith("its least value (a larger start only shortens")
     assert "below which the extent of values at" in start["bound_by"]
     assert params["rowPtr[1]@3:31"]["range"] == [0, 9]
+
+
+# Probe 39b, LOW-8: LOOP_TRIPCOUNT max=8 on a loop whose bound is computed from n.
+COMPUTED_BOUND = """void computed(int n, const int in[64], int out[64]) {{
+  int buf[16];
+  for (int i = 0; i < 16; i++) buf[i] = in[i];
+  int m = {bound};
+  for (int i = 0; i < m; i++) {{
+#pragma HLS LOOP_TRIPCOUNT max=8
+#pragma HLS pipeline II=1
+    out[i] = buf[2 * i] + buf[2 * i + 1];
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize("bound, size, low, high", [
+    ("20 - n", "n", 12, 20), ("n * n", "m@5:23", 0, 8)])
+def test_a_tripcount_bounds_a_computed_bound_affine_or_fresh(bound, size, low, high,
+                                                             tmp_path):
+    """LOOP_TRIPCOUNT max=8 is the user's word that the loop runs at most 8 times, taken
+    alike where its bound is affine in the size (``m = 20 - n``: n >= 12, the size then
+    settles above 19 where the loop no longer runs) and where it is a fresh size (``m =
+    n * n``: m <= 8).  The affine one ignored it, and buf[2*i] left buf at n = 0."""
+    report = arraypart.analyze(write(tmp_path, "computed.c", COMPUTED_BOUND.format(
+        bound=bound)))
+    (p,) = report.kernel.params
+    assert (p.name, p.low, p.high) == (size, low, high)
+    assert [l["trip_count"] for l in report.to_json()["loops"]] == [16, 8]
+    assert array(report, "buf").conflict_free
+    result = check.check_kernel(report.kernel, report.solution.bankings(), ports=2)
+    assert all(l.first_conflict is None for l in result.loops)

@@ -313,25 +313,29 @@ def tripcount(reader: PragmaReader, header: list[N.Node]) -> tuple[int, HlsPragm
 
 
 def tripcount_bound(span: E.Expr, param: str, step: int, trips: int,
-                    ranges: dict[str, Bound]) -> int | None:
-    """The largest value of ``param`` for which a loop runs at most ``trips`` times
-    wherever it is reached, or None when ``span`` is not of the form handled.
+                    ranges: dict[str, Bound]) -> Bound | None:
+    """The values of ``param`` for which a loop runs at most ``trips`` times wherever
+    it is reached, as ``(low, high)`` with one end None, or None when ``span`` is not
+    of the form handled.
 
     The loop runs ``floor(span / |step|) + 1`` times (``span``: last bound minus start,
-    mirrored for a negative step).  With ``span = a*param + rest`` (a > 0, ``rest``
-    free of ``param``) that is at most ``trips`` iff ``a*param + rest <= trips*|step|
-    - 1``; it holds for every value ``rest`` takes when
-    ``param <= floor((trips*|step| - 1 - max(rest)) / a)``.
+    mirrored for a negative step).  With ``span = a*param + rest`` (``rest`` free of
+    ``param``) that is at most ``trips`` iff ``a*param + rest <= trips*|step| - 1``; it
+    holds for every value ``rest`` takes when ``param <= floor((trips*|step| - 1 -
+    max(rest)) / a)`` for ``a > 0``, and ``param >= ceil((max(rest) - trips*|step| + 1)
+    / -a)`` for ``a < 0`` (``i < 20 - n`` run at most 8 times: n >= 12).
     """
     form = E.affine_form(span)
-    if form is None or form[0].get(param, 0) <= 0:
+    if form is None or form[0].get(param, 0) == 0:
         return None
     a = form[0][param]
     rest = E.simplify(E.substitute(span, {param: E.const(0)}))
     high = interval(rest, ranges)[1]
     if high is None:
         return None
-    return (trips * abs(step) - 1 - high) // a
+    if a > 0:
+        return None, (trips * abs(step) - 1 - high) // a
+    return -((trips * abs(step) - 1 - high) // -a), None
 
 
 def unknown_extent(name: str, coord: Coord, iface: Interface, rows: bool) -> KernelError:

@@ -946,7 +946,10 @@ class LoopLowering:
     def _bound_sizes(self, init: tuple[E.Expr, ...], bound: tuple[E.Expr, ...], step: int,
                      header: list[N.Node]) -> None:
         """A ``LOOP_TRIPCOUNT max=M`` bounds each size the loop's span depends on
-        (:func:`.interfaces.tripcount_bound`)."""
+        (:func:`.interfaces.tripcount_bound`), above or below: the user's word that
+        the loop runs at most M times, taken alike where the span is affine in the
+        size (``i < 20 - n``: n >= 12) and where it is a fresh size of its own (``i <
+        m`` with ``m = n * n``: m <= M)."""
         found = I.tripcount(self._pragmas, header)
         if found is None or len(init) != 1 or len(bound) != 1:
             return
@@ -956,10 +959,14 @@ class LoopLowering:
             span = E.scale(-1, span)
         for name in sorted(E.variables(span) & set(self._sizes)):
             others = {k: v for k, v in self._ranges.items() if k != name}
-            high = I.tripcount_bound(span, name, step, trips, others)
-            low, known = self._ranges[name]
-            if high is not None and (known is None or high < known):
-                self._ranges[name] = (low, high)
+            claimed = I.tripcount_bound(span, name, step, trips, others)
+            if claimed is None:
+                continue
+            known = self._ranges[name]
+            narrowed = (I.extreme(max, claimed[0], known[0]),
+                        I.extreme(min, claimed[1], known[1]))
+            if narrowed != known:
+                self._ranges[name] = narrowed
                 self._size_sources[name] = (f"LOOP_TRIPCOUNT max={trips} at "
                                             f"{self._pragmas.coord(pragma)}")
 
