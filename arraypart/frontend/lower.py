@@ -326,15 +326,18 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         """The top function's sizes narrowed to where ``guard`` fails while the
         statements after ``if (guard) return;`` are lowered (:func:`_outside`: ``if (n
         > 16 || n < 0) return;`` keeps n in [0, 16] there)."""
-        known = dict(self._ranges)
-        if len(self._calls) == 1:
-            sizes = {n for n in self._sizes if n not in self._temporaries}
-            self._ranges.update(_outside(guard, {n: known[n] for n in sizes}))
+        sizes = {n for n in self._sizes if n not in self._temporaries} \
+            if len(self._calls) == 1 else set()
+        known = {n: self._ranges[n] for n in sizes}
+        narrowed = _outside(guard, known)
+        self._ranges.update(narrowed)
         try:
             yield
-        finally:
-            self._ranges.clear()
-            self._ranges.update(known)
+        finally:  # each end the guard set back, one narrowed since (a LOOP_TRIPCOUNT) kept
+            for name, ends in narrowed.items():
+                self._ranges[name] = tuple(
+                    old if now == new else now
+                    for old, new, now in zip(known[name], ends, self._ranges[name]))
 
     def _escape_guard(self, item: N.Node) -> bool:
         """``item`` is ``if (cond) break;`` (or ``continue``) in a loop, or ``if (cond)
