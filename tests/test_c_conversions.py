@@ -505,12 +505,19 @@ void wrap(const int in[16], int out[16], size_t n) {{
     ("unsigned i = 15; i != UINT_MAX; --i", 16), ("uint8_t i = 15; i != 255; i--", 16),
     ("unsigned i = 15; i < 16; i--", 16), ("unsigned i = 15; i <= 15; i -= 4", 4),
     ("size_t i = n; i != SIZE_MAX; i--", 16), ("size_t i = n - 1; i < n; --i", 15),
-    ("size_t i = n; i <= n; i--", 16), ("unsigned i = n - 1; i < n; i--", 15)])
+    ("size_t i = n; i <= n; i--", 16), ("unsigned i = n - 1; i < n; i--", 15),
+    ("unsigned i = 15; i < 16; i += 0xFFFFFFFFu", 16),
+    ("uint8_t i = 15; i < 16; i += 255", 16), ("int i = 15; (unsigned)i < 16; i--", 16),
+    ("size_t i = n; i-- > 0; ", 15)])
 def test_an_unsigned_iterator_counted_down_to_its_wrap_ends_there(header, trips, tmp_path):
     """In C the loop ends where 0 - 1 wraps to the type's largest value, which fails
     the condition: i runs from its start down to 0.  ``!= (size_t)-1`` was refused (the
     end value -1 "wraps around"), ``i < 16`` counting down as a direction mismatch, and
     ``!= SIZE_MAX`` from a size ended the model at no trip (then an internal error).
+    Probe 39b LOW-7: an unsigned step is taken modulo 2^w (``+= 0xFFFFFFFFu`` is -1,
+    was "cannot take the value that would end this loop, 4294967310"); ``(unsigned)i``
+    of an int i passes the test as an unsigned i would (was a fresh trip count nothing
+    bounds); ``i-- > 0`` is ``i--`` (its subscripts were "any index").
     From ``n - 1`` under ``i < n``: at n = 0 C starts at SIZE_MAX, which fails it, and
     the model from -1 runs no iteration either."""
     path = tmp_path / "wrap.c"

@@ -104,7 +104,8 @@ class LoopLowering:
                 if node.next is None:
                     step, tail = self._last_step(items[header:], var, coord), []
                 else:
-                    step, tail = self._loop_step(node.next, var, body)
+                    step, tail = self._loop_step(node.next, var, body,
+                                                 self._iterator_type(node.init, var))
             if any(S.assigns(n, var) for n in body):
                 raise _Uncountable(coord, f"the body changes the iterator '{var}'")
             bound_names = N.identifiers(node.cond) - {var}
@@ -126,7 +127,7 @@ class LoopLowering:
         try:
             if bound_changes:  # C tests the condition again after every iteration
                 raise _Uncountable(coord, "the body changes a scalar of the condition")
-            op, limit = (self._loop_cond(node.cond, var) if counted_down is None
+            op, limit = (self._loop_cond(node.cond, var, step) if counted_down is None
                          else (">=", N.Constant(coord, -1, -1, counted_down[1])))
         except _Uncountable:  # a data-dependent condition: a fresh number of trips
             init = min_max_terms(start, "max" if step > 0 else "min", self._scope())
@@ -138,9 +139,10 @@ class LoopLowering:
             header_reads = self._accesses(start) + self._accesses(limit)
             guarded = not node.post_test
         else:
+            own = self._iterator_type(node.init, var)
             init, bound = self._loop_bounds(op, start, limit, step, node.cond,
                                             items[header:] + tail, var,
-                                            self._iterator_type(node.init, var))
+                                            _tested_type(node.cond, var) or own)
             if any(E.variables(e) & set(self._fresh) for e in init + bound):
                 # a fresh size: the reads of its expression count
                 header_reads = self._accesses(start) + self._accesses(limit)
@@ -1007,12 +1009,14 @@ class LoopLowering:
                                           "tests)")
         return chosen[0], starts[chosen[0]], isinstance(init, N.DeclList)
 
-    def _loop_step(self, nxt: N.Node, var: str, body: list[N.Node]
-                   ) -> tuple[int, list[N.Node]]:
+    def _loop_step(self, nxt: N.Node, var: str, body: list[N.Node],
+                   var_type: N.IntType | None) -> tuple[int, list[N.Node]]:
         """The iterator's constant step, and the header's other increments (``j++``
         in ``i++, j++``), which step scalars at the end of each iteration.  A step
         through a scalar (``i += span``) is constant when the scalar's value here is
-        and neither the body nor those increments write it."""
+        and neither the body nor those increments write it.  An unsigned iterator of
+        ``w`` bits steps modulo 2^w (C11 6.2.5p9): its step is the one of least
+        magnitude that is congruent (``i += 0xFFFFFFFFu`` is ``i--``)."""
         parts = _comma_parts(nxt)
         own = [p for p in parts if var in S.written(p, frozenset((var,)))]
         others = [p for p in parts if all(p is not o for o in own)]
@@ -1023,6 +1027,9 @@ class LoopLowering:
                              for n in body + others)
             step = _step_of(own[0], var, self._scope() if steady
                             else Scope(constants=self._constants))
+        if step is not None and var_type is not None and not var_type.signed:
+            step = (step + (1 << (var_type.width - 1))) % (1 << var_type.width) - (
+                1 << (var_type.width - 1))
         if step is None:
             raise _Uncountable(nxt.coord, f"unsupported loop increment (expected "
                                                f"{var}++, {var}--, {var} += S, {var} -= S "
@@ -1031,12 +1038,15 @@ class LoopLowering:
             raise KernelError(nxt.coord, "loop step must not be zero")
         return step, others
 
-    def _loop_cond(self, cond: N.Node, var: str) -> tuple[str, N.Node]:
+    def _loop_cond(self, cond: N.Node, var: str, step: int) -> tuple[str, N.Node]:
+        """``(op, limit)`` of ``var op limit``; counting down, the iterator may be
+        converted to an unsigned type (:func:`_tested_type`)."""
         if isinstance(cond, N.BinaryOp) and cond.op in COMPARISONS and cond.op != "==":
             # compared as values: the iterator and its bound lie in the common type
-            if _is_id(cond.left, var):
+            viewed = step < 0 and _tested_type(cond, var) is not None
+            if _is_id(cond.left, var) or viewed and _unsigned_view(cond.left, var):
                 return cond.op, N.unconverted(cond.right)
-            if _is_id(cond.right, var):
+            if _is_id(cond.right, var) or viewed and _unsigned_view(cond.right, var):
                 return FLIPPED[cond.op], N.unconverted(cond.left)
         raise _Uncountable(cond.coord, f"loop condition must compare the iterator "
                                             f"'{var}' with a bound (<, <=, >, >=, !=)")
@@ -1428,8 +1438,13 @@ def _counted_down(cond: N.Node) -> tuple[str, int] | None:
     """``(i, 1)`` for a condition ``--i`` and ``(i, 0)`` for ``i--`` (in a loop
     without an increment): the body runs with i = start - 1 down to 1, or to 0, and
     the loop ends with i = 0, or -1 (``for (i = 8; --i;)``, ``while (n--)``).  C++
-    tests the value converted to ``bool``: the same test."""
+    tests the value converted to ``bool``: the same test, and so is ``i-- > 0`` or
+    ``i-- != 0`` from a start of at least 0 (which :meth:`_counted_down_start`
+    requires)."""
     cond = N.unconverted(cond)
+    if isinstance(cond, N.BinaryOp) and cond.op in (">", "!=") and \
+            fold(cond.right) == 0:
+        cond = N.unconverted(cond.left)
     if isinstance(cond, N.UnaryOp) and cond.op in ("--", "p--") and isinstance(
             cond.expr, N.Id):
         return cond.expr.name, 1 if cond.op == "--" else 0
@@ -1442,6 +1457,32 @@ def _compared_names(cond: N.Node) -> set[str]:
         return {n.name for n in map(N.unconverted, (cond.left, cond.right))
                 if isinstance(n, N.Id)}
     return set()
+
+
+def _unsigned_view(node: N.Node, var: str) -> N.IntType | None:
+    """The type of ``(unsigned T)var``, a signed ``var`` converted to an unsigned type
+    at least as wide: its values from 0 up as they are, -1 as the type's largest
+    value; None for any other ``node``.  C++ writes ``(unsigned)i`` as an explicit
+    conversion of clang's implicit one: each conversion of the chain is to the type."""
+    inner = node
+    while isinstance(inner, N.Cast) and inner.to == node.to and isinstance(inner.expr,
+                                                                            N.Cast):
+        inner = inner.expr
+    if isinstance(inner, N.Cast) and inner.to == node.to and not node.to.signed and (
+            inner.source is not None and inner.source.signed
+            and node.to.width >= inner.source.width and _is_id(inner.expr, var)):
+        return node.to
+    return None
+
+
+def _tested_type(cond: N.Node, var: str) -> N.IntType | None:
+    """The unsigned type a loop's test converts its signed iterator to (``(unsigned)i
+    < 16``), or None: counting down from 0 to -1, the iterator then passes the test as
+    an unsigned one of that type wraps to its largest value, so the loop is counted as
+    one (:meth:`LoopLowering._wrapped_down`)."""
+    if not (isinstance(cond, N.BinaryOp) and cond.op in COMPARISONS):
+        return None
+    return _unsigned_view(cond.left, var) or _unsigned_view(cond.right, var)
 
 
 def _is_id(node: N.Node, name: str) -> bool:
