@@ -2481,6 +2481,26 @@ def test_an_early_return_guards_the_statements_after_it(tmp_path):
     assert array(report, "buf").conflict_free
 
 
+def test_a_loop_after_an_early_return_keeps_its_fresh_trips(tmp_path):
+    """The sizes are narrowed after ``if (n > 16) return;`` (n <= 16 there) and set back
+    after it; a loop there that arraypart cannot count (``unsigned i = n`` with an int
+    n that may be negative: 2^32 - 1 at n = -1) adds a trip count of its own, which
+    setting the whole table back dropped: an internal error (KeyError)."""
+    text = """void v1(int n, const int in[64], int out[64]) {
+  int buf[16];
+  for (int i = 0; i < 16; i++) buf[i] = in[i];
+  if (n > 16) return;
+  for (unsigned i = n; i-- > 0; ) {
+#pragma HLS pipeline II=1
+    out[i & 63] = buf[i & 15];
+  }
+}
+"""
+    report = arraypart.analyze(write(tmp_path, "v1.c", text))
+    assert [p.name for p in report.kernel.params] == ["trips of loop@5:3"]
+    assert any("whose iterations arraypart cannot count at" in w for w in report.warnings)
+
+
 def test_a_size_that_settles_into_a_period_is_replayed_over_one(tmp_path):
     """Probe 39b, MEDIUM-5: a callee reads ``buf[s]`` after ``if (s > 15) return;``,
     the top ``buf[s & 15]`` after ``if (s < 0) return;``.  Neither settles (s & 15
