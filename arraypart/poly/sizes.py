@@ -21,7 +21,9 @@ the accesses ``L`` makes (:func:`_least_value`: ``for (i = 0; i < n - 1; i++)`` 
 A size that no array bounds may still settle: above some value ``H`` the on-chip
 accesses no longer change with it (:func:`_settled_above`: ``if (s <= 15)`` around
 ``buf[s]`` keeps every access that reads s to s <= 15).  It is then unbounded, proven and
-replayed from its least value to ``H + 1``, inside the guards and past them.
+replayed from its least value to ``H + 1``, inside the guards and past them; or above
+``H`` they repeat every ``P`` values (:func:`_settling`: ``buf[s & 15]`` beside that
+``buf[s]``), replayed to ``H + P``.
 
 A size that only ``if`` conditions use (``if (i < n)``) and nothing but its type bounds
 is dropped instead: the conditions on it become data dependent (both branches may run), a safe
