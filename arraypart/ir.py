@@ -336,6 +336,24 @@ class Array:
 
 
 @dataclass(frozen=True, slots=True)
+class PerCall:
+    """The copy of a called function that holds an array it declares (not ``static``):
+    Vitis inlines each call site or makes an RTL instance per call site, and each lane
+    of an unrolled loop around a call runs a copy of its own, so the copy is ``call``
+    (the inlined call that declared the array, ``Access.call``'s numbering) at the
+    lane's values of ``iterators`` (the iterators of the loops around that call).
+    Copies apart hold memories apart, banked alike
+    (:attr:`arraypart.poly.model.LaneAccess.copy_of`).  ``shared``: an
+    ``allocation`` pragma limits the function's instances, so every call in the
+    pragma's scope runs on shared instances: ``call`` is then the scope's call and
+    ``iterators`` empty, one memory with all the calls' accesses."""
+
+    call: int
+    iterators: tuple[str, ...] = ()
+    shared: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Access:
     """One array reference ``A[e0][e1]...`` read or written by a statement.
 
@@ -383,11 +401,8 @@ class Access:
     lowering's inlined calls; 0 for the top's own text): within one text the HLS tool
     sees how its names relate, across a call it does not (store forwarding,
     :mod:`arraypart.poly.forwarding`).
-    ``per_call``: for an array that a called function declares (not ``static``), the
-    iterators of the loops around that call: each lane of an unrolled one runs a copy
-    of the function (inlined, or an instance per call) with arrays of its own, so
-    lanes whose values of them differ access separate memories, banked alike
-    (:attr:`arraypart.poly.model.LaneAccess.copy_of`).
+    ``per_call``: for an array that a called function declares (not ``static``), which
+    copy of the function holds it (:class:`PerCall`; None for any other array).
     """
 
     array: str
@@ -405,7 +420,7 @@ class Access:
     conditional: bool = False
     narrowed: bool = False
     call: int = 0
-    per_call: tuple[str, ...] = ()
+    per_call: PerCall | None = None
 
     def __post_init__(self):
         if self.kind not in ACCESS_KINDS:

@@ -1760,11 +1760,12 @@ def test_a_callees_local_array_is_one_per_lane_of_an_unrolled_call():
     is one object, shared."""
     kernel = frontend.parse_source(LANE_LOCALS.replace("STATIC ", ""), "lanelocal.cpp",
                                    top="lanelocal")
-    assert {a.per_call for a in ir.accesses(kernel.body) if a.array == "buf"} == {("p",)}
-    assert {a.per_call for a in ir.accesses(kernel.body) if a.array != "buf"} == {()}
+    (copy,) = {a.per_call for a in ir.accesses(kernel.body) if a.array == "buf"}
+    assert copy.iterators == ("p",) and not copy.shared
+    assert {a.per_call for a in ir.accesses(kernel.body) if a.array != "buf"} == {None}
     shared = frontend.parse_source(LANE_LOCALS.replace("STATIC", "static"),
                                    "lanelocal.cpp", top="lanelocal")
-    assert {a.per_call for a in ir.accesses(shared.body) if a.array == "buf"} == {()}
+    assert {a.per_call for a in ir.accesses(shared.body) if a.array == "buf"} == {None}
 
 
 @needs_gxx
@@ -1778,7 +1779,8 @@ def test_lanes_of_an_unrolled_call_write_their_own_local_arrays_at_ii_1(tmp_path
     report = compiled.report
     assert report.kernel.warnings == ()
     buf = [g for g in report.model.arrays if g.array.name == "buf"][0]
-    assert {g.accesses[0].copy_of for g in buf.groups} == {
+    assert len({g.accesses[0].copy_of[0] for g in buf.groups}) == 1  # one call
+    assert {g.accesses[0].copy_of[1] for g in buf.groups} == {
         (("p", E.const(p)),) for p in range(4)}
     assert [loop["achieved_ii"] for loop in report.to_json()["loops"]] == [1]
     judged = judged_trace(compiled, tmp_path)
@@ -1793,6 +1795,42 @@ def test_a_static_local_array_stays_shared_by_the_lanes(tmp_path):
         "STATIC", "static")), top="lanelocal")
     assert [loop["achieved_ii"] for loop in report.to_json()["loops"]] == [2]
     assert any("one element of buf is written 4 times" in w for w in report.warnings)
+
+
+# Two calls of f in one pipelined step (issue #13): Vitis inlines or instantiates each
+# call site apart, so each has a t of its own.  in is registers; t may take 2 banks.
+TWO_SITES = """\
+static int f(int x, const int in[16]) {
+    int t[4];
+    for (int k = 0; k < 4; k++) t[k] = in[(x + k) & 15];
+    return t[0] + t[3];
+}
+void twosites(const int in[16], int out[16]) {
+#pragma HLS array_partition variable=in complete
+    for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+        out[i] = f(i, in) + f(i + 1, in);
+    }
+}
+"""
+
+
+@needs_gxx
+def test_two_call_sites_in_one_step_have_a_local_array_each(tmp_path):
+    """Each call writes t[0], t[1] and reads t[0] in bank 0 of a block 2 t: 3 accesses
+    on 2 ports, II 2 (was 6 accesses, II 3, counting both calls' t as one memory, in
+    the model and the checker; the trace, which sees two stack frames, said 2)."""
+    path = _kernel_file(tmp_path, "twosites.cpp", TWO_SITES)
+    compiled = arraypart.compile_kernel(path, max_banks=2)
+    report = compiled.report
+    t = [g for g in report.model.arrays if g.array.name == "t"][0]
+    assert len({g.accesses[0].copy_of[0] for g in t.groups}) == 2  # a t per call
+    assert [loop["achieved_ii"] for loop in report.to_json()["loops"]] == [2]
+    checked = check.check_kernel(report.kernel, report.solution.bankings(), ports=2)
+    assert [loop.achieved_ii for loop in checked.loops] == [2]
+    judged = judged_trace(compiled, tmp_path)
+    assert judged.disagreements == () and [
+        (loop.claim.claimed_ii, loop.traced_ii) for loop in judged.replay.loops] == [(2, 2)]
 
 
 # References bound to array elements in a pipelined loop (probe 39 M4): to a struct

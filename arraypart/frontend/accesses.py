@@ -555,7 +555,7 @@ class AccessLowering:
             self._functions[array].append(user)
         out.extend(replace(template, kind=kind, same_value=template.same_value
                            if kind == "read" else None, call=self._call_id,
-                           per_call=self._per_call.get(array, ()))
+                           per_call=self._per_call.get(array))
                    for kind in kinds)
 
     def _warn_unseen_struct(self, call: N.FuncCall, arg: N.Node) -> None:

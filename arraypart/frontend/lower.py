@@ -160,7 +160,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         self._keyed = False  # some read has had a same_value key (accesses._same_value)
         self._call_id = 0  # which inlined call the current text is lowered for (0: the top)
         self._call_aliases: frozenset[str] = frozenset()  # ir.Loop.call_aliases of it
-        self._per_call: dict[str, tuple[str, ...]] = {}  # ir.Access.per_call by array
+        self._per_call: dict[str, ir.PerCall] = {}  # ir.Access.per_call by array
         # C++ references bound to an array element, by name: the element they denote
         self._element_refs: dict[str, Binding] = {}
         self._opaque: S.Opaques = {}  # scalars without one, and why
@@ -623,7 +623,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         shape = array.shape
         return [Stmt(tuple(Access(name, tuple(E.const(i) for i in index), "write", ref_id,
                                   decl.coord, call=self._call_id,
-                                  per_call=self._per_call.get(name, ()))
+                                  per_call=self._per_call.get(name))
                            for index in itertools.product(*map(range, shape))),
                      decl.coord)]
 
@@ -778,12 +778,12 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
             self._constants.clear()
             self._constants.update(constants)
 
-    def _own_copies(self, found: Mapping[str, Binding]) -> dict[str, tuple[str, ...]]:
-        """``ir.Access.per_call`` of the arrays ``found`` that a call declares: the
-        iterators around the call for each that is not ``static`` (a ``static`` array is
-        one object, which every copy of the function shares)."""
-        return {b.array: tuple(self._iterators) for b in found.values()
-                if not self._arrays[b.array].static}
+    def _own_copies(self, found: Mapping[str, Binding]) -> dict[str, ir.PerCall]:
+        """``ir.Access.per_call`` of the arrays ``found`` that the current call declares:
+        this call at the iterators around it, for each that is not ``static`` (a
+        ``static`` array is one object, which every copy of the function shares)."""
+        copy = ir.PerCall(self._call_id, tuple(self._iterators))
+        return {b.array: copy for b in found.values() if not self._arrays[b.array].static}
 
     def _method_object(self, call: N.FuncCall,
                        callee: N.FuncDef) -> calls.ImplicitObject | None:

@@ -63,9 +63,9 @@ class LaneAccess:
     reads of one address are one access only within one epoch (:meth:`read_key`),
     since a write between may change the element and the HLS tool loads it again.
     ``copy_of``: for an array of a called function's own (``ir.Access.per_call``),
-    the lane's values of the iterators around that call: lanes with other values run
-    other copies of the function, whose arrays are memories apart (one group each,
-    :func:`.build.build_model`), banked alike.
+    its call and the lane's values of the iterators around that call: another call
+    site, or lanes with other values, run other copies of the function, whose arrays
+    are memories apart (one group each, :func:`.build.build_model`), banked alike.
     """
 
     array: str
