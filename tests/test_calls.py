@@ -1904,3 +1904,39 @@ def test_the_trace_counts_each_calls_local_array_apart(tmp_path):
     judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
     assert [loop.traced_ii for loop in judged.replay.loops] == [1]
     assert_the_testbench_passes(compiled, tmp_path)
+
+
+@needs_gxx
+@pytest.mark.parametrize("pragma", ["#pragma HLS allocation function instances=f limit=1",
+                                    "#pragma HLS allocation instances=f limit=1 function"])
+def test_an_allocation_limit_makes_the_call_sites_share_their_local_array(tmp_path, pragma):
+    """allocation (UG1399) makes the calls of f in twosites share one instance: one t
+    with both calls' accesses, 6 in bank 0, II 3 in the model, the checker and the
+    trace (which counts a shared array's stack frames as one memory), and a warning at
+    limit= of what the limit costs."""
+    text = TWO_SITES.replace("#pragma HLS array_partition", pragma + "\n#pragma HLS "
+                             "array_partition")
+    path = _kernel_file(tmp_path, "twosites.cpp", text)
+    compiled = arraypart.compile_kernel(path, max_banks=2)
+    report = compiled.report
+    (copy,) = {a.per_call for a in ir.accesses(report.kernel.body) if a.array == "t"}
+    assert copy.shared and copy.iterators == ()
+    (t,) = [g for g in report.model.arrays if g.array.name == "t"]
+    assert [len(g.accesses) for g in t.groups] == [12]
+    assert [loop["achieved_ii"] for loop in report.to_json()["loops"]] == [3]
+    checked = check.check_kernel(report.kernel, report.solution.bankings(), ports=2)
+    assert [loop.achieved_ii for loop in checked.loops] == [3]
+    judged = judged_trace(compiled, tmp_path)
+    assert judged.disagreements == () and [
+        (loop.claim.claimed_ii, loop.traced_ii) for loop in judged.replay.loops] == [(3, 3)]
+    column = pragma.index("limit=") + 1
+    assert [w for w in report.warnings if "allocation limits 'f' to 1 instance(s)" in w
+            ] == [next(w for w in report.warnings if w.startswith(f"{path}:7:{column}:"))]
+
+
+def test_an_allocation_limit_of_another_function_leaves_the_call_sites_apart(tmp_path):
+    text = TWO_SITES.replace("#pragma HLS array_partition", "#pragma HLS allocation "
+                             "function instances=g limit=1\n#pragma HLS array_partition")
+    report = arraypart.analyze(_kernel_file(tmp_path, "twosites.cpp", text), max_banks=2)
+    assert [loop["achieved_ii"] for loop in report.to_json()["loops"]] == [2]
+    assert not any("allocation limits" in w for w in report.warnings)

@@ -33,6 +33,7 @@ from ..errors import Coord, KernelError, warning_text
 from .. import ir
 from ..ir import Access, Array, Conjunction, If, Loop, Node, Param, Stmt
 from ..sourcetext import KEEP_BYTES
+from . import allocation
 from . import calls
 from .accesses import AccessLowering
 from .calls import Binding, StreamPort
@@ -722,6 +723,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
                                           "arraypart inlines every call, so recursion "
                                           "cannot be modelled; write it as a loop")
         args = calls.bind(call, callee, self._visible, self._arrays, self._scope())
+        shared = self._shared_instance(callee)
         ports = self._bound_streams(call, callee)
         saved = (self._visible, self._state(), self._scalars, self._types, self._range_log,
                  self._blocks, dict(self._constants), self._ref_ids, self._frame_start,
@@ -757,7 +759,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
             self._frame_start, self._frame_vars = len(self._iterators), []
             self._add_constants(n for n in callee.nodes if isinstance(n, N.Decl))
             locals_ = self._callee_locals(callee)
-            self._per_call = {**self._per_call, **self._own_copies(locals_)}
+            self._per_call = {**self._per_call, **self._own_copies(locals_, shared)}
             self._visible = {**self._file_arrays, **locals_, **own, **args.arrays}
             self._streams = self._callee_streams[callee.coord]
             self._stream_ports = ports
@@ -778,12 +780,36 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
             self._constants.clear()
             self._constants.update(constants)
 
-    def _own_copies(self, found: Mapping[str, Binding]) -> dict[str, ir.PerCall]:
+    def _own_copies(self, found: Mapping[str, Binding],
+                    shared: int | None) -> dict[str, ir.PerCall]:
         """``ir.Access.per_call`` of the arrays ``found`` that the current call declares:
-        this call at the iterators around it, for each that is not ``static`` (a
-        ``static`` array is one object, which every copy of the function shares)."""
-        copy = ir.PerCall(self._call_id, tuple(self._iterators))
+        this call at the iterators around it, or the instance that the calls of the
+        scope ``shared`` (a caller's call, :meth:`_shared_instance`) share, for each
+        that is not ``static`` (a ``static`` array is one object, which every copy of
+        the function shares)."""
+        copy = ir.PerCall(self._call_id, tuple(self._iterators)) if shared is None else \
+            ir.PerCall(shared, shared=True)
         return {b.array: copy for b in found.values() if not self._arrays[b.array].static}
+
+    def _shared_instance(self, callee: N.FuncDef) -> int | None:
+        """The call (``ir.Access.call``'s numbering) whose text holds an ``allocation``
+        pragma that limits ``callee``'s instances, which the current call, made in that
+        text, then shares (:mod:`.allocation`); None when none limits them.  A
+        limited call where others run at once is a located warning of what the
+        limit costs."""
+        limit = allocation.limits(self._calls[-1], self._pragmas).get(callee.name)
+        if limit is None:
+            return None
+        if (self._pipelines or self._unrolled) and not self._followed:
+            n, name = limit.instances, callee.name
+            self._warn_once(limit.coord, (
+                f"allocation limits '{name}' to {n} instance(s): the calls of it that "
+                f"one pipelined iteration (or the lanes of an unrolled loop) makes "
+                f"beyond {n} wait for an instance, at least ceil(calls / {n}) cycles "
+                f"per iteration, which the II arraypart reports does not include; the "
+                f"arrays '{name}' declares are counted as one memory that all its calls "
+                f"in '{self._calls[-1].name}' share"))
+        return self._call_id
 
     def _method_object(self, call: N.FuncCall,
                        callee: N.FuncDef) -> calls.ImplicitObject | None:
