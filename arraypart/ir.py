@@ -344,13 +344,31 @@ class PerCall:
     lane's values of ``iterators`` (the iterators of the loops around that call).
     Copies apart hold memories apart, banked alike
     (:attr:`arraypart.poly.model.LaneAccess.copy_of`).  ``shared``: an
-    ``allocation`` pragma limits the function's instances, so every call in the
-    pragma's scope runs on shared instances: ``call`` is then the scope's call and
-    ``iterators`` empty, one memory with all the calls' accesses."""
+    ``allocation`` pragma limits the function's instances, so the copies of every
+    call in the pragma's scope run on shared instances: one memory with all their
+    accesses."""
 
     call: int
     iterators: tuple[str, ...] = ()
-    shared: bool = False
+    shared: SharedInstances | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SharedInstances:
+    """``#pragma HLS allocation function instances=f limit=N``
+    (:mod:`arraypart.frontend.allocation`): the calls of ``function`` in the text of
+    the inlined call ``scope`` (``Access.call``'s numbering; 0: the top) share
+    ``instances`` RTL instances; ``coord``: where the pragma's ``limit=`` is written."""
+
+    function: str
+    scope: int
+    instances: int
+    coord: Coord
+
+    def cycles(self, calls: int) -> int:
+        """The cycles ``calls`` calls of one iteration take on the instances:
+        ``ceil(calls / instances)``."""
+        return -(-calls // self.instances)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1912,15 +1912,15 @@ def test_the_trace_counts_each_calls_local_array_apart(tmp_path):
 def test_an_allocation_limit_makes_the_call_sites_share_their_local_array(tmp_path, pragma):
     """allocation (UG1399) makes the calls of f in twosites share one instance: one t
     with both calls' accesses, 6 in bank 0, II 3 in the model, the checker and the
-    trace (which counts a shared array's stack frames as one memory), and a warning at
-    limit= of what the limit costs."""
+    trace (which counts a shared array's stack frames as one memory), and a note at
+    limit= of the II the limit allows: its two calls take 2 cycles."""
     text = TWO_SITES.replace("#pragma HLS array_partition", pragma + "\n#pragma HLS "
                              "array_partition")
     path = _kernel_file(tmp_path, "twosites.cpp", text)
     compiled = arraypart.compile_kernel(path, max_banks=2)
     report = compiled.report
-    (copy,) = {a.per_call for a in ir.accesses(report.kernel.body) if a.array == "t"}
-    assert copy.shared and copy.iterators == ()
+    assert {(a.per_call.shared.function, a.per_call.shared.instances)
+            for a in ir.accesses(report.kernel.body) if a.array == "t"} == {("f", 1)}
     (t,) = [g for g in report.model.arrays if g.array.name == "t"]
     assert [len(g.accesses) for g in t.groups] == [12]
     assert [loop["achieved_ii"] for loop in report.to_json()["loops"]] == [3]
@@ -1930,8 +1930,40 @@ def test_an_allocation_limit_makes_the_call_sites_share_their_local_array(tmp_pa
     assert judged.disagreements == () and [
         (loop.claim.claimed_ii, loop.traced_ii) for loop in judged.replay.loops] == [(3, 3)]
     column = pragma.index("limit=") + 1
-    assert [w for w in report.warnings if "allocation limits 'f' to 1 instance(s)" in w
-            ] == [next(w for w in report.warnings if w.startswith(f"{path}:7:{column}:"))]
+    assert [w for w in report.warnings if "allocation limits" in w] == [
+        f"{path}:7:{column}: warning: loop L9: one iteration makes 2 calls of 'f', which "
+        "allocation limits to 1 instance(s): they wait for an instance, so the loop's II "
+        "is at least 2, above its target 1, whatever the banking"]
+
+
+@pytest.mark.parametrize("limit, ii", [(1, 2), (2, 1)])
+def test_an_allocation_limit_bounds_the_ii_where_the_arrays_do_not(tmp_path, limit, ii):
+    """t in registers (complete) serves both calls at once, so the II is the limit's:
+    two calls of f on one instance take 2 cycles (the report said 1), on two, 1."""
+    text = TWO_SITES.replace("#pragma HLS array_partition", "#pragma HLS allocation "
+                             f"function instances=f limit={limit}\n#pragma HLS "
+                             "array_partition")
+    report = arraypart.analyze(_kernel_file(tmp_path, "twosites.cpp", text))
+    assert [loop["achieved_ii"] for loop in report.to_json()["loops"]] == [ii]
+    assert [t["scheme"]["dims"] for t in report.to_json()["arrays"] if t["name"] == "t"
+            ] == [[{"type": "complete", "factor": 4}]]
+    assert len([w for w in report.warnings if "allocation limits" in w]) == (ii > 1)
+
+
+def test_an_allocation_limit_of_a_function_without_arrays_is_a_warning(tmp_path):
+    """g has no array of its own whose accesses tell its calls apart: the warning says
+    the reported II does not include what the limit costs."""
+    text = TWO_SITES.replace("#pragma HLS array_partition", "#pragma HLS allocation "
+                             "function instances=g limit=1\n#pragma HLS array_partition"
+                             ).replace("static int f(", "static int g(int x) { return x * x; "
+                                       "}\nstatic int f(").replace(
+        "f(i + 1, in)", "g(i) + g(i + 1)")
+    report = arraypart.analyze(_kernel_file(tmp_path, "twosites.cpp", text))
+    assert [w.split(": warning: ")[1] for w in report.warnings if "allocation limits" in w
+            ] == ["allocation limits 'g' to 1 instance(s): the calls of it that one "
+                  "pipelined iteration (or the lanes of an unrolled loop) makes beyond 1 "
+                  "wait for an instance, which arraypart counts only for a function with "
+                  "arrays of its own: the II it reports does not include it"]
 
 
 def test_an_allocation_limit_of_another_function_leaves_the_call_sites_apart(tmp_path):

@@ -530,11 +530,14 @@ def _owners(access: ir.Access, frame: F.Frame) -> list[tuple[tuple, np.ndarray |
     """The copies of the called function whose own array ``access`` accesses, and
     the lanes of ``frame`` each runs (None: all): its call (``ir.PerCall.call``) and
     the lanes whose values of the call's iterators lie at one offset from the first
-    lane's (within a step, one value) run one copy.  ``((), None)`` alone for an
+    lane's (within a step, one value) run one copy; the calls that share instances
+    (``ir.PerCall.shared``) run one, their scope's.  ``((), None)`` alone for an
     array no called function declares."""
     per_call = access.per_call
     if per_call is None:
         return [((), None)]
+    if per_call.shared is not None:
+        return [((per_call.shared.scope,), None)]
     offsets = {v: x - x[:, :1] for v in per_call.iterators if v in frame.env
                for x in [F.values(frame, E.var(v))]}
     offsets = {v: x for v, x in offsets.items() if x.any()}

@@ -13,10 +13,12 @@ scope is inside it: more calls shared, never fewer).  Which call an instance ser
 is the scheduler's choice, so every such call's arrays are counted as one memory
 with all the calls' accesses (``ir.PerCall.shared``), the most that one instance's
 memory may get, whatever N is.  Calls of one pipelined iteration beyond N wait for an
-instance (at least ``ceil(calls / N)`` cycles per iteration): the lowering says so
-where a limited call is concurrent with others.  Vitis ignores the pragma for a
-function it inlines; arraypart shares its arrays all the same (more accesses counted,
-never fewer).
+instance, so the loop's II is at least ``ceil(calls / N)``: the model counts the calls
+by the copies whose own arrays they access (``ir.PerCall``'s call and iterators,
+:attr:`arraypart.poly.model.LoopInfo.instance_ii`), and the lowering warns where a
+function without such arrays is limited in a pipelined or unrolled loop.  Vitis
+ignores the pragma for a function it inlines; arraypart shares its arrays all the
+same (more accesses counted, never fewer).
 """
 
 from __future__ import annotations

@@ -723,7 +723,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
                                           "arraypart inlines every call, so recursion "
                                           "cannot be modelled; write it as a loop")
         args = calls.bind(call, callee, self._visible, self._arrays, self._scope())
-        shared = self._shared_instance(callee)
+        shared = self._shared_instances(callee)
         ports = self._bound_streams(call, callee)
         saved = (self._visible, self._state(), self._scalars, self._types, self._range_log,
                  self._blocks, dict(self._constants), self._ref_ids, self._frame_start,
@@ -781,35 +781,33 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
             self._constants.update(constants)
 
     def _own_copies(self, found: Mapping[str, Binding],
-                    shared: int | None) -> dict[str, ir.PerCall]:
+                    shared: ir.SharedInstances | None) -> dict[str, ir.PerCall]:
         """``ir.Access.per_call`` of the arrays ``found`` that the current call declares:
-        this call at the iterators around it, or the instance that the calls of the
-        scope ``shared`` (a caller's call, :meth:`_shared_instance`) share, for each
-        that is not ``static`` (a ``static`` array is one object, which every copy of
-        the function shares)."""
-        copy = ir.PerCall(self._call_id, tuple(self._iterators)) if shared is None else \
-            ir.PerCall(shared, shared=True)
-        return {b.array: copy for b in found.values() if not self._arrays[b.array].static}
+        this call at the iterators around it, on the instances it ``shared``
+        (:meth:`_shared_instances`), for each that is not ``static`` (a ``static``
+        array is one object, which every copy of the function shares).  A limited
+        call that runs at once with others, of a function without such arrays, is a
+        located warning: the model counts its calls by their arrays' accesses
+        (:attr:`arraypart.poly.model.LoopInfo.instance_ii`)."""
+        copy = ir.PerCall(self._call_id, tuple(self._iterators), shared)
+        copies = {b.array: copy for b in found.values() if not self._arrays[b.array].static}
+        if shared and not copies and (self._pipelines or self._unrolled) \
+                and not self._followed:
+            self._warn_once(shared.coord, (
+                f"allocation limits '{shared.function}' to {shared.instances} "
+                f"instance(s): the calls of it that one pipelined iteration (or the lanes "
+                f"of an unrolled loop) makes beyond {shared.instances} wait for an "
+                f"instance, which arraypart counts only for a function with arrays of "
+                f"its own: the II it reports does not include it"))
+        return copies
 
-    def _shared_instance(self, callee: N.FuncDef) -> int | None:
-        """The call (``ir.Access.call``'s numbering) whose text holds an ``allocation``
-        pragma that limits ``callee``'s instances, which the current call, made in that
-        text, then shares (:mod:`.allocation`); None when none limits them.  A
-        limited call where others run at once is a located warning of what the
-        limit costs."""
+    def _shared_instances(self, callee: N.FuncDef) -> ir.SharedInstances | None:
+        """The instances that an ``allocation`` pragma in the text of the current
+        function limits ``callee``'s calls there to (:mod:`.allocation`); None when
+        none does."""
         limit = allocation.limits(self._calls[-1], self._pragmas).get(callee.name)
-        if limit is None:
-            return None
-        if (self._pipelines or self._unrolled) and not self._followed:
-            n, name = limit.instances, callee.name
-            self._warn_once(limit.coord, (
-                f"allocation limits '{name}' to {n} instance(s): the calls of it that "
-                f"one pipelined iteration (or the lanes of an unrolled loop) makes "
-                f"beyond {n} wait for an instance, at least ceil(calls / {n}) cycles "
-                f"per iteration, which the II arraypart reports does not include; the "
-                f"arrays '{name}' declares are counted as one memory that all its calls "
-                f"in '{self._calls[-1].name}' share"))
-        return self._call_id
+        return None if limit is None else ir.SharedInstances(
+            callee.name, self._call_id, limit.instances, limit.coord)
 
     def _method_object(self, call: N.FuncCall,
                        callee: N.FuncDef) -> calls.ImplicitObject | None:
