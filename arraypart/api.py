@@ -233,7 +233,7 @@ def _missed_loops(report: Report) -> frozenset[str]:
     """Loops whose emitted code reaches a larger II under the scheduling rule than the
     banking pass proved (the emission kept a reference whose bank rotates)."""
     return frozenset(loop.name for n, loop in enumerate(report.model.loops)
-                     if report.loop_achieved_ii(n, loop.name, loop.target_ii)
+                     if report.memory_ii(n, loop.name, loop.target_ii)
                      > report.planned_ii(loop.name, loop.target_ii))
 
 
@@ -471,7 +471,7 @@ def _ideal_claim(report: Report, position: int, loop) -> trace.Claim:
     counting, after a time limit, is a coarse bound (cyclic 64 counted at II 33 where
     the checker finds II 1, probe 30 F4): the replay would accept anything up to it."""
     planned = report.planned_ii(loop.name, loop.target_ii)
-    emitted = report.loop_achieved_ii(position, loop.name, loop.target_ii)
+    emitted = report.memory_ii(position, loop.name, loop.target_ii)
     banked = min(planned, emitted) if report.scheduled is not None else planned
     return trace.Claim(loop.name, loop.coord, loop.target_ii, max(banked, loop.bundle_ii),
                        emitted, loop.bundle_ii)

@@ -336,6 +336,42 @@ class Array:
 
 
 @dataclass(frozen=True, slots=True)
+class PerCall:
+    """The copy of a called function that holds an array it declares (not ``static``):
+    Vitis inlines each call site or makes an RTL instance per call site, and each lane
+    of an unrolled loop around a call runs a copy of its own, so the copy is ``call``
+    (the inlined call that declared the array, ``Access.call``'s numbering) at the
+    lane's values of ``iterators`` (the iterators of the loops around that call).
+    Copies apart hold memories apart, banked alike
+    (:attr:`arraypart.poly.model.LaneAccess.copy_of`).  ``shared``: an
+    ``allocation`` pragma limits the function's instances, so the copies of every
+    call in the pragma's scope run on shared instances: one memory with all their
+    accesses."""
+
+    call: int
+    iterators: tuple[str, ...] = ()
+    shared: SharedInstances | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SharedInstances:
+    """``#pragma HLS allocation function instances=f limit=N``
+    (:mod:`arraypart.frontend.allocation`): the calls of ``function`` in the text of
+    the inlined call ``scope`` (``Access.call``'s numbering; 0: the top) share
+    ``instances`` RTL instances; ``coord``: where the pragma's ``limit=`` is written."""
+
+    function: str
+    scope: int
+    instances: int
+    coord: Coord
+
+    def cycles(self, calls: int) -> int:
+        """The cycles ``calls`` calls of one iteration take on the instances:
+        ``ceil(calls / instances)``."""
+        return -(-calls // self.instances)
+
+
+@dataclass(frozen=True, slots=True)
 class Access:
     """One array reference ``A[e0][e1]...`` read or written by a statement.
 
@@ -383,11 +419,8 @@ class Access:
     lowering's inlined calls; 0 for the top's own text): within one text the HLS tool
     sees how its names relate, across a call it does not (store forwarding,
     :mod:`arraypart.poly.forwarding`).
-    ``per_call``: for an array that a called function declares (not ``static``), the
-    iterators of the loops around that call: each lane of an unrolled one runs a copy
-    of the function (inlined, or an instance per call) with arrays of its own, so
-    lanes whose values of them differ access separate memories, banked alike
-    (:attr:`arraypart.poly.model.LaneAccess.copy_of`).
+    ``per_call``: for an array that a called function declares (not ``static``), which
+    copy of the function holds it (:class:`PerCall`; None for any other array).
     """
 
     array: str
@@ -405,7 +438,7 @@ class Access:
     conditional: bool = False
     narrowed: bool = False
     call: int = 0
-    per_call: tuple[str, ...] = ()
+    per_call: PerCall | None = None
 
     def __post_init__(self):
         if self.kind not in ACCESS_KINDS:

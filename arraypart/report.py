@@ -82,10 +82,18 @@ class Report:
             for n, loop in enumerate(self.model.loops))
 
     def loop_achieved_ii(self, position: int, loop: str, target_ii: int) -> int:
-        """The II the ``position``-th concurrent loop reaches: under the scheduling rule
-        on the emitted code when it was checked (``scheduled``; its loops are the
-        model's, in the same order), else the largest II its arrays' bankings allow; never
-        below what its m_axi bundles allow (``LoopInfo.bundle_ii``)."""
+        """The II the ``position``-th concurrent loop reaches: what its memories allow
+        (:meth:`memory_ii`), never below what its ``allocation`` limits allow
+        (``LoopInfo.instance_ii``)."""
+        return max(self.model.loops[position].instance_ii,
+                   self.memory_ii(position, loop, target_ii))
+
+    def memory_ii(self, position: int, loop: str, target_ii: int) -> int:
+        """The II the ``position``-th concurrent loop's memories allow: under the
+        scheduling rule on the emitted code when it was checked (``scheduled``; its
+        loops are the model's, in the same order), else the largest II its arrays'
+        bankings allow; never below what its m_axi bundles allow
+        (``LoopInfo.bundle_ii``)."""
         bundle_ii = self.model.loops[position].bundle_ii
         if self.scheduled is not None:
             return max(bundle_ii, self.scheduled.loops[position].achieved_ii)

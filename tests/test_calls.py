@@ -1760,11 +1760,12 @@ def test_a_callees_local_array_is_one_per_lane_of_an_unrolled_call():
     is one object, shared."""
     kernel = frontend.parse_source(LANE_LOCALS.replace("STATIC ", ""), "lanelocal.cpp",
                                    top="lanelocal")
-    assert {a.per_call for a in ir.accesses(kernel.body) if a.array == "buf"} == {("p",)}
-    assert {a.per_call for a in ir.accesses(kernel.body) if a.array != "buf"} == {()}
+    (copy,) = {a.per_call for a in ir.accesses(kernel.body) if a.array == "buf"}
+    assert copy.iterators == ("p",) and not copy.shared
+    assert {a.per_call for a in ir.accesses(kernel.body) if a.array != "buf"} == {None}
     shared = frontend.parse_source(LANE_LOCALS.replace("STATIC", "static"),
                                    "lanelocal.cpp", top="lanelocal")
-    assert {a.per_call for a in ir.accesses(shared.body) if a.array == "buf"} == {()}
+    assert {a.per_call for a in ir.accesses(shared.body) if a.array == "buf"} == {None}
 
 
 @needs_gxx
@@ -1778,7 +1779,8 @@ def test_lanes_of_an_unrolled_call_write_their_own_local_arrays_at_ii_1(tmp_path
     report = compiled.report
     assert report.kernel.warnings == ()
     buf = [g for g in report.model.arrays if g.array.name == "buf"][0]
-    assert {g.accesses[0].copy_of for g in buf.groups} == {
+    assert len({g.accesses[0].copy_of[0] for g in buf.groups}) == 1  # one call
+    assert {g.accesses[0].copy_of[1] for g in buf.groups} == {
         (("p", E.const(p)),) for p in range(4)}
     assert [loop["achieved_ii"] for loop in report.to_json()["loops"]] == [1]
     judged = judged_trace(compiled, tmp_path)
@@ -1793,6 +1795,42 @@ def test_a_static_local_array_stays_shared_by_the_lanes(tmp_path):
         "STATIC", "static")), top="lanelocal")
     assert [loop["achieved_ii"] for loop in report.to_json()["loops"]] == [2]
     assert any("one element of buf is written 4 times" in w for w in report.warnings)
+
+
+# Two calls of f in one pipelined step (issue #13): Vitis inlines or instantiates each
+# call site apart, so each has a t of its own.  in is registers; t may take 2 banks.
+TWO_SITES = """\
+static int f(int x, const int in[16]) {
+    int t[4];
+    for (int k = 0; k < 4; k++) t[k] = in[(x + k) & 15];
+    return t[0] + t[3];
+}
+void twosites(const int in[16], int out[16]) {
+#pragma HLS array_partition variable=in complete
+    for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+        out[i] = f(i, in) + f(i + 1, in);
+    }
+}
+"""
+
+
+@needs_gxx
+def test_two_call_sites_in_one_step_have_a_local_array_each(tmp_path):
+    """Each call writes t[0], t[1] and reads t[0] in bank 0 of a block 2 t: 3 accesses
+    on 2 ports, II 2 (was 6 accesses, II 3, counting both calls' t as one memory, in
+    the model and the checker; the trace, which sees two stack frames, said 2)."""
+    path = _kernel_file(tmp_path, "twosites.cpp", TWO_SITES)
+    compiled = arraypart.compile_kernel(path, max_banks=2)
+    report = compiled.report
+    t = [g for g in report.model.arrays if g.array.name == "t"][0]
+    assert len({g.accesses[0].copy_of[0] for g in t.groups}) == 2  # a t per call
+    assert [loop["achieved_ii"] for loop in report.to_json()["loops"]] == [2]
+    checked = check.check_kernel(report.kernel, report.solution.bankings(), ports=2)
+    assert [loop.achieved_ii for loop in checked.loops] == [2]
+    judged = judged_trace(compiled, tmp_path)
+    assert judged.disagreements == () and [
+        (loop.claim.claimed_ii, loop.traced_ii) for loop in judged.replay.loops] == [(2, 2)]
 
 
 # References bound to array elements in a pipelined loop (probe 39 M4): to a struct
@@ -1866,3 +1904,71 @@ def test_the_trace_counts_each_calls_local_array_apart(tmp_path):
     judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
     assert [loop.traced_ii for loop in judged.replay.loops] == [1]
     assert_the_testbench_passes(compiled, tmp_path)
+
+
+@needs_gxx
+@pytest.mark.parametrize("pragma", ["#pragma HLS allocation function instances=f limit=1",
+                                    "#pragma HLS allocation instances=f limit=1 function"])
+def test_an_allocation_limit_makes_the_call_sites_share_their_local_array(tmp_path, pragma):
+    """allocation (UG1399) makes the calls of f in twosites share one instance: one t
+    with both calls' accesses, 6 in bank 0, II 3 in the model, the checker and the
+    trace (which counts a shared array's stack frames as one memory), and a note at
+    limit= of the II the limit allows: its two calls take 2 cycles."""
+    text = TWO_SITES.replace("#pragma HLS array_partition", pragma + "\n#pragma HLS "
+                             "array_partition")
+    path = _kernel_file(tmp_path, "twosites.cpp", text)
+    compiled = arraypart.compile_kernel(path, max_banks=2)
+    report = compiled.report
+    assert {(a.per_call.shared.function, a.per_call.shared.instances)
+            for a in ir.accesses(report.kernel.body) if a.array == "t"} == {("f", 1)}
+    (t,) = [g for g in report.model.arrays if g.array.name == "t"]
+    assert [len(g.accesses) for g in t.groups] == [12]
+    assert [loop["achieved_ii"] for loop in report.to_json()["loops"]] == [3]
+    checked = check.check_kernel(report.kernel, report.solution.bankings(), ports=2)
+    assert [loop.achieved_ii for loop in checked.loops] == [3]
+    judged = judged_trace(compiled, tmp_path)
+    assert judged.disagreements == () and [
+        (loop.claim.claimed_ii, loop.traced_ii) for loop in judged.replay.loops] == [(3, 3)]
+    column = pragma.index("limit=") + 1
+    assert [w for w in report.warnings if "allocation limits" in w] == [
+        f"{path}:7:{column}: warning: loop L9: one iteration makes 2 calls of 'f', which "
+        "allocation limits to 1 instance(s): they wait for an instance, so the loop's II "
+        "is at least 2, above its target 1, whatever the banking"]
+
+
+@pytest.mark.parametrize("limit, ii", [(1, 2), (2, 1)])
+def test_an_allocation_limit_bounds_the_ii_where_the_arrays_do_not(tmp_path, limit, ii):
+    """t in registers (complete) serves both calls at once, so the II is the limit's:
+    two calls of f on one instance take 2 cycles (the report said 1), on two, 1."""
+    text = TWO_SITES.replace("#pragma HLS array_partition", "#pragma HLS allocation "
+                             f"function instances=f limit={limit}\n#pragma HLS "
+                             "array_partition")
+    report = arraypart.analyze(_kernel_file(tmp_path, "twosites.cpp", text))
+    assert [loop["achieved_ii"] for loop in report.to_json()["loops"]] == [ii]
+    assert [t["scheme"]["dims"] for t in report.to_json()["arrays"] if t["name"] == "t"
+            ] == [[{"type": "complete", "factor": 4}]]
+    assert len([w for w in report.warnings if "allocation limits" in w]) == (ii > 1)
+
+
+def test_an_allocation_limit_of_a_function_without_arrays_is_a_warning(tmp_path):
+    """g has no array of its own whose accesses tell its calls apart: the warning says
+    the reported II does not include what the limit costs."""
+    text = TWO_SITES.replace("#pragma HLS array_partition", "#pragma HLS allocation "
+                             "function instances=g limit=1\n#pragma HLS array_partition"
+                             ).replace("static int f(", "static int g(int x) { return x * x; "
+                                       "}\nstatic int f(").replace(
+        "f(i + 1, in)", "g(i) + g(i + 1)")
+    report = arraypart.analyze(_kernel_file(tmp_path, "twosites.cpp", text))
+    assert [w.split(": warning: ")[1] for w in report.warnings if "allocation limits" in w
+            ] == ["allocation limits 'g' to 1 instance(s): the calls of it that one "
+                  "pipelined iteration (or the lanes of an unrolled loop) makes beyond 1 "
+                  "wait for an instance, which arraypart counts only for a function with "
+                  "arrays of its own: the II it reports does not include it"]
+
+
+def test_an_allocation_limit_of_another_function_leaves_the_call_sites_apart(tmp_path):
+    text = TWO_SITES.replace("#pragma HLS array_partition", "#pragma HLS allocation "
+                             "function instances=g limit=1\n#pragma HLS array_partition")
+    report = arraypart.analyze(_kernel_file(tmp_path, "twosites.cpp", text), max_banks=2)
+    assert [loop["achieved_ii"] for loop in report.to_json()["loops"]] == [2]
+    assert not any("allocation limits" in w for w in report.warnings)

@@ -468,6 +468,36 @@ def test_a_read_through_a_narrower_cast_is_the_element_that_holds_it(tmp_path):
     assert loop_accesses(report, "L2") == [("A", "read", "i"), ("out", "write", "i")]
 
 
+NARROW_WRITE = """void narrowin(const unsigned char v[16], int A[16]) {
+#pragma HLS bind_storage variable=A type=ram_1p
+    for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+        *(unsigned char *)&A[i] = v[i];
+    }
+}
+"""
+
+
+@needs_gxx
+@pytest.mark.parametrize("name, text", [
+    ("narrowin", NARROW_WRITE),
+    ("bytecopy", NARROW_WRITE.replace("narrowin", "bytecopy").replace(
+        "*(unsigned char *)&A[i] = v[i];", "memcpy(&A[i], &v[i], 1);"))],
+    ids=["narrow-cast", "memcpy"])
+def test_a_write_of_part_of_an_element_reads_and_writes_it(tmp_path, name, text):
+    """One rule (``routines.partial_write``): a store of one byte of an int element,
+    through a narrower cast or memcpy's partial element, keeps the other bytes with a
+    read-modify-write (the HLS tool's memories have no byte enables): A[i] is read and
+    written, II 2 on its one port, in the model and in the trace (the cast counted one
+    write, II 1, before 2026-12-07)."""
+    text = "#include <string.h>\n" + text
+    report = arraypart.analyze(write(tmp_path, f"{name}.cpp", text))
+    assert [a for a in loop_accesses(report, "L4") if a[0] == "A"] == [
+        ("A", "read", "i"), ("A", "write", "i")]
+    assert as_written_iis(report) == [2]
+    assert traced_as_written(report, tmp_path / "trace") == [2]
+
+
 @pytest.mark.parametrize("read, why, col", [
     ("(*(S *)&A[2 * i]).a", "reaches 6 bytes through a pointer cast, over elements of 4",
      19),

@@ -522,22 +522,30 @@ def _owned_cells(parts: list[Emitted], memories: dict[str, _Memory], rule: bool,
                      if memory.array.bundle is not None and rule else cell)
             for owner, lanes in _owners(a, e.frame):
                 yield (e, a) + tuple(c if owner == () else replace(
-                    c.masked(c.mask & lanes), owner=owner) for c in (cell, ideal))
+                    c if lanes is None else c.masked(c.mask & lanes), owner=owner)
+                    for c in (cell, ideal))
 
 
 def _owners(access: ir.Access, frame: F.Frame) -> list[tuple[tuple, np.ndarray | None]]:
     """The copies of the called function whose own array ``access`` accesses, and
-    the lanes of ``frame`` each runs: lanes whose values of the call's iterators
-    (``ir.Access.per_call``) lie at one offset from the first lane's (within a step,
-    one value) run one copy.  ``((), None)`` alone when no such iterator varies over
-    the lanes."""
-    offsets = {v: x - x[:, :1] for v in access.per_call if v in frame.env
+    the lanes of ``frame`` each runs (None: all): its call (``ir.PerCall.call``) and
+    the lanes whose values of the call's iterators lie at one offset from the first
+    lane's (within a step, one value) run one copy; the calls that share instances
+    (``ir.PerCall.shared``) run one, their scope's.  ``((), None)`` alone for an
+    array no called function declares."""
+    per_call = access.per_call
+    if per_call is None:
+        return [((), None)]
+    if per_call.shared is not None:
+        return [((per_call.shared.scope,), None)]
+    offsets = {v: x - x[:, :1] for v in per_call.iterators if v in frame.env
                for x in [F.values(frame, E.var(v))]}
     offsets = {v: x for v, x in offsets.items() if x.any()}
     if not offsets:
-        return [((), None)]
+        return [((per_call.call,), None)]
     stacked = np.stack(list(offsets.values()), axis=-1)
-    return [(tuple(zip(offsets, map(int, row))), np.all(stacked == row, axis=-1))
+    return [((per_call.call,) + tuple(zip(offsets, map(int, row))),
+             np.all(stacked == row, axis=-1))
             for row in np.unique(stacked.reshape(-1, len(offsets)), axis=0)]
 
 

@@ -210,7 +210,8 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
                 continue
             seen.add(span)
             coord = unit.coord(span[0])
-            kind = KINDS.index(_kind(cursor, parents, (coord.line, coord.col) in bound))
+            kind = _kind(cursor, parents, (coord.line, coord.col) in bound)
+            kind = KINDS.index("update" if kind == "write" and _narrow_cast(cursor) else kind)
             copy = copies.get((coord.line, coord.col), "0")
             inserts += (_arrow_edits(cursor, span, len(sites), kind, copy, data) if arrow
                         else _access_edits(cursor, span, len(sites), kind, copy, data))
@@ -748,6 +749,23 @@ def _kind(cursor: ci.Cursor, parents: tuple, written_through: bool = True) -> st
             and _bound_to_reference(cursor, user, parents)):
         return "update"
     return "read"
+
+
+def _narrow_cast(cursor: ci.Cursor) -> bool:
+    """``*(T *)&A[e]`` (``*(T *)(A + e)``, ``*reinterpret_cast<T *>(...)``) with T
+    narrower than what the cast's operand points to: a write of it keeps the other
+    bytes of the element that holds it, a read-modify-write, an update
+    (:func:`arraypart.frontend.routines.partial_write`)."""
+    if cursor.kind != K.UNARY_OPERATOR or clangtu.unary_operator(cursor) != "*":
+        return False
+    cast = _unwrapped(next(cursor.get_children()))
+    if cast.kind not in (K.CSTYLE_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXPR):
+        return False
+    operand = [k for k in cast.get_children() if k.kind.is_expression()][-1]
+    pointed = operand.type.get_canonical()
+    pointed = (pointed.get_pointee() if pointed.kind == ci.TypeKind.POINTER
+               else pointed.element_type)
+    return 0 < cursor.type.get_size() < pointed.get_size()
 
 
 def _stream_read(call: ci.Cursor) -> bool:

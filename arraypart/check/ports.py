@@ -54,8 +54,9 @@ class Cells:
     dimension is irregular or no lane runs); ``full``: every lane runs; ``epoch``:
     per lane, the writes of the array before it in the step (:mod:`.epochs`), whose
     addresses are its own (:func:`element_addresses`); ``owner``: the copy of a called
-    function whose own array it accesses (``ir.Access.per_call``; its lanes' offsets
-    of the call's iterators from the first lane's), a memory apart from another copy's."""
+    function whose own array it accesses (``ir.Access.per_call``: its call, and its
+    lanes' offsets of the call's iterators from the first lane's), a memory apart from
+    another copy's."""
 
     access: ir.Access
     mask: np.ndarray

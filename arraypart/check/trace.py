@@ -223,7 +223,8 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
         lambda: deadline.check(REPLAY_STAGE))
     inst = trace.instrumented
     storage = storage or {}
-    per_call = {a.array for a in ir.accesses(kernel.body) if a.per_call}
+    per_call = {a.array for a in ir.accesses(kernel.body)
+                if a.per_call is not None and a.per_call.shared is None}
     memories = {n: Memory(a, bankings.get(a.name) or Banking(a.name, none_scheme(a.shape)),
                           storage.get(a.name) or ir.port_model(a, ports), a.name in per_call)
                 for n, a in enumerate(kernel.arrays)}

@@ -27,6 +27,7 @@ from ..ir import Access, Conjunction, If, Node, Stmt
 from . import calls
 from .calls import Binding
 from .cexpr import condition_dnf, quasi_affine, tree_key
+from .routines import partial_write
 from . import scalars as S
 from . import cnodes as N
 
@@ -555,7 +556,7 @@ class AccessLowering:
             self._functions[array].append(user)
         out.extend(replace(template, kind=kind, same_value=template.same_value
                            if kind == "read" else None, call=self._call_id,
-                           per_call=self._per_call.get(array, ()))
+                           per_call=self._per_call.get(array))
                    for kind in kinds)
 
     def _warn_unseen_struct(self, call: N.FuncCall, arg: N.Node) -> None:
@@ -695,6 +696,7 @@ class AccessLowering:
         expression that names a visible array is an error: its element is unknown.
         ``*&E`` is ``E``; ``*(T *)&A[e]`` with T wider than A's element is the
         elements it covers (:meth:`.routines.RoutineLowering._wide_dereference`).  A
+        narrower T written is a write in part (:func:`.routines.partial_write`).  A
         FIFO pointer may step (``*p++``): any element (:meth:`_fifo_element`).
         ``*this`` in a method called on an array element is that whole element
         (``*this = t`` writes it, ``Q t = *this`` reads it)."""
@@ -708,6 +710,8 @@ class AccessLowering:
         if wide is not None:
             self._wide_elements(node, wide, kinds, out)
             return
+        if self._narrow_dereference(node):
+            kinds = partial_write(kinds)
         if isinstance(address, N.UnaryOp) and address.op == "&":
             self._target(address.expr, out, kinds)
             return

@@ -33,6 +33,7 @@ from ..errors import Coord, KernelError, warning_text
 from .. import ir
 from ..ir import Access, Array, Conjunction, If, Loop, Node, Param, Stmt
 from ..sourcetext import KEEP_BYTES
+from . import allocation
 from . import calls
 from .accesses import AccessLowering
 from .calls import Binding, StreamPort
@@ -160,7 +161,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         self._keyed = False  # some read has had a same_value key (accesses._same_value)
         self._call_id = 0  # which inlined call the current text is lowered for (0: the top)
         self._call_aliases: frozenset[str] = frozenset()  # ir.Loop.call_aliases of it
-        self._per_call: dict[str, tuple[str, ...]] = {}  # ir.Access.per_call by array
+        self._per_call: dict[str, ir.PerCall] = {}  # ir.Access.per_call by array
         # C++ references bound to an array element, by name: the element they denote
         self._element_refs: dict[str, Binding] = {}
         self._opaque: S.Opaques = {}  # scalars without one, and why
@@ -642,7 +643,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         shape = array.shape
         return [Stmt(tuple(Access(name, tuple(E.const(i) for i in index), "write", ref_id,
                                   decl.coord, call=self._call_id,
-                                  per_call=self._per_call.get(name, ()))
+                                  per_call=self._per_call.get(name))
                            for index in itertools.product(*map(range, shape))),
                      decl.coord)]
 
@@ -741,6 +742,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
                                           "arraypart inlines every call, so recursion "
                                           "cannot be modelled; write it as a loop")
         args = calls.bind(call, callee, self._visible, self._arrays, self._scope())
+        shared = self._shared_instances(callee)
         ports = self._bound_streams(call, callee)
         saved = (self._visible, self._state(), self._scalars, self._types, self._range_log,
                  self._blocks, dict(self._constants), self._ref_ids, self._frame_start,
@@ -776,7 +778,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
             self._frame_start, self._frame_vars = len(self._iterators), []
             self._add_constants(n for n in callee.nodes if isinstance(n, N.Decl))
             locals_ = self._callee_locals(callee)
-            self._per_call = {**self._per_call, **self._own_copies(locals_)}
+            self._per_call = {**self._per_call, **self._own_copies(locals_, shared)}
             self._visible = {**self._file_arrays, **locals_, **own, **args.arrays}
             self._streams = self._callee_streams[callee.coord]
             self._stream_ports = ports
@@ -797,12 +799,34 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
             self._constants.clear()
             self._constants.update(constants)
 
-    def _own_copies(self, found: Mapping[str, Binding]) -> dict[str, tuple[str, ...]]:
-        """``ir.Access.per_call`` of the arrays ``found`` that a call declares: the
-        iterators around the call for each that is not ``static`` (a ``static`` array is
-        one object, which every copy of the function shares)."""
-        return {b.array: tuple(self._iterators) for b in found.values()
-                if not self._arrays[b.array].static}
+    def _own_copies(self, found: Mapping[str, Binding],
+                    shared: ir.SharedInstances | None) -> dict[str, ir.PerCall]:
+        """``ir.Access.per_call`` of the arrays ``found`` that the current call declares:
+        this call at the iterators around it, on the instances it ``shared``
+        (:meth:`_shared_instances`), for each that is not ``static`` (a ``static``
+        array is one object, which every copy of the function shares).  A limited
+        call that runs at once with others, of a function without such arrays, is a
+        located warning: the model counts its calls by their arrays' accesses
+        (:attr:`arraypart.poly.model.LoopInfo.instance_ii`)."""
+        copy = ir.PerCall(self._call_id, tuple(self._iterators), shared)
+        copies = {b.array: copy for b in found.values() if not self._arrays[b.array].static}
+        if shared and not copies and (self._pipelines or self._unrolled) \
+                and not self._followed:
+            self._warn_once(shared.coord, (
+                f"allocation limits '{shared.function}' to {shared.instances} "
+                f"instance(s): the calls of it that one pipelined iteration (or the lanes "
+                f"of an unrolled loop) makes beyond {shared.instances} wait for an "
+                f"instance, which arraypart counts only for a function with arrays of "
+                f"its own: the II it reports does not include it"))
+        return copies
+
+    def _shared_instances(self, callee: N.FuncDef) -> ir.SharedInstances | None:
+        """The instances that an ``allocation`` pragma in the text of the current
+        function limits ``callee``'s calls there to (:mod:`.allocation`); None when
+        none does."""
+        limit = allocation.limits(self._calls[-1], self._pragmas).get(callee.name)
+        return None if limit is None else ir.SharedInstances(
+            callee.name, self._call_id, limit.instances, limit.coord)
 
     def _method_object(self, call: N.FuncCall,
                        callee: N.FuncDef) -> calls.ImplicitObject | None:

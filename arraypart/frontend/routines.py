@@ -8,7 +8,7 @@ so does the model: a memory argument of array A (:func:`.calls.memory_argument`)
 makes ``ceil(n / sizeof(A's element))`` accesses of A (the two arrays need not share
 an element type: each counts its own elements), the elements ``0, 1, ...`` past its
 start in C's row-major layout (:func:`element_index`).  A written element that the
-bytes cover in part keeps its other bytes: it is read and written.  An argument that
+bytes cover in part is read and written (:func:`partial_write`).  An argument that
 is no array of the kernel (a scalar's address) is a value: its own reads only.
 
 A count that does not fold to a constant (or more than :data:`MAX_ROUTINE_ELEMENTS`
@@ -26,7 +26,8 @@ A dereference through a pointer cast to a wider type, ``*(long long *)&A[4 * i]`
 ``*reinterpret_cast<T *>(&K[0][i])``, reads or writes ``sizeof(T)`` bytes: it is the
 memcpy of them (:meth:`RoutineLowering._wide_dereference`), k = sizeof(T) /
 sizeof(element) accesses A[e], ..., A[e + k - 1] in C's layout, its array kept as
-written; a narrower one is the element that holds it.  A width that is no whole number
+written; a narrower one is the element that holds it, written in part
+(:func:`partial_write`) where it is written.  A width that is no whole number
 of elements, or an address a cast steps by other than the array's elements, is a
 located error (before 2026-12-07 such a '*' was one access: probe 39 H3).
 """
@@ -106,6 +107,17 @@ def _cast_stepped(arg: N.Node, size: int) -> bool:
     return any((_written_pointer_cast(side) and side.points_to != size)
                or _cast_stepped(side, size)
                for side in (node.left, node.right))
+
+
+def partial_write(kinds: tuple[str, ...]) -> tuple[str, ...]:
+    """What a store that covers part of an element (a memcpy's or memset's last
+    element, ``*(char *)&A[i] = v``) does to its memory: ``kinds`` with a read where
+    they write.  The HLS tool's memories write whole words, one write enable per port
+    and no byte enables (UG1399, "Port-Level I/O: Memory Interface Protocol": word
+    addressing, one write-enable; no bind_storage type of DESIGN §2 adds them), so
+    keeping the element's other bytes is a read-modify-write: a read and a write of
+    the element, both on its bank's ports."""
+    return ("read", "write") if "write" in kinds else kinds
 
 
 def _written_pointer_cast(node: N.Node) -> bool:
@@ -218,9 +230,8 @@ class RoutineLowering:
             self._add_element(Access(binding.array, (None,) * len(shape), kind, ref_id,
                                      arg.coord), (kind,), out)
             return
-        partial = not binding.field and n_bytes % self._element_bytes(binding.array) != 0
-        last = (("read", "write") if kind == "write" and (binding.field or partial)
-                else (kind,))
+        partial = binding.field or n_bytes % self._element_bytes(binding.array) != 0
+        last = partial_write((kind,)) if partial else (kind,)
         self._span(binding, base, [(kind,)] * (count - 1) + [last], ref_id, arg.coord, out)
 
     def _span(self, binding: Binding, base: tuple, kinds: list[tuple[str, ...]],
@@ -236,6 +247,21 @@ class RoutineLowering:
             self._add_element(Access(binding.array, index, each[0], ref_id, coord,
                                      foreign=foreign), each, out)
 
+    def _cast_width(self, node: N.UnaryOp) -> tuple[calls.MemoryArgument, int] | None:
+        """The memory that ``*(T *)&A[e]`` reaches through a written pointer cast and
+        the bytes of A's element; None for a dereference of an address that no written
+        cast gives another type, or of a struct element's array field."""
+        memory = calls.memory_argument(node.expr, self._visible, self._arrays)
+        if memory is None or memory.field is not None or not _casts_pointer(node.expr):
+            return None
+        return memory, self._element_bytes(memory.base.array)
+
+    def _narrow_dereference(self, node: N.UnaryOp) -> bool:
+        """Whether ``*(T *)&A[e]`` reaches part of one element of A (T narrower)."""
+        cast = self._cast_width(node)
+        return (cast is not None and None not in (node.size, cast[1])
+                and node.size < cast[1])
+
     def _wide_dereference(self, node: N.UnaryOp) -> calls.MemoryArgument | None:
         """The memory that ``*(T *)&A[e]`` (``*(T *)(A + e)``,
         ``*reinterpret_cast<T *>(...)``) reads or writes when T is wider than A's
@@ -247,10 +273,11 @@ class RoutineLowering:
         elements or that clang cannot tell, and an address that a cast steps by other
         than the array's elements (``(char *)A + 3``), are located errors: counted as
         one element, the access would drop the others (probe 39 H3)."""
-        memory = calls.memory_argument(node.expr, self._visible, self._arrays)
-        if memory is None or memory.field is not None or not _casts_pointer(node.expr):
+        cast = self._cast_width(node)
+        if cast is None:
             return None
-        name, size = memory.base.array, self._element_bytes(memory.base.array)
+        memory, size = cast
+        name = memory.base.array
         if node.size is None or size is None or (node.size > size and node.size % size):
             width = "an unknown number of" if node.size is None else str(node.size)
             raise KernelError(node.coord, (

@@ -68,7 +68,8 @@ def build_model(kernel: ir.Kernel, *, ports: int = 2,
     loops = _loop_infos(found, kernel, free)
     order = order_findings(kernel, _maybe_skipped(kernel.body, guards))
     return PolyModel(arrays, loops, kernel.warnings + _warnings(relations, by_name)
-                     + order.warnings + _bundle_warnings(loops), recurrences(arrays, tick),
+                     + order.warnings + _bundle_warnings(loops) + _instance_warnings(loops),
+                     recurrences(arrays, tick),
                      order.undefined)
 
 
@@ -459,8 +460,34 @@ def _loop_infos(found: Collector, kernel: ir.Kernel, free: frozenset[int]
         arrays = tuple(a.name for a in kernel.arrays if a.name in used)
         bundle_ii = max((_bundle_ii(mine, kernel) for mine in paths.values()), default=1)
         infos.append(LoopInfo(c.loop.name, c.loop.coord, c.target_ii, c.trip_count, arrays,
-                              c.loop.pipeline_inferred, bundle_ii))
+                              c.loop.pipeline_inferred, bundle_ii,
+                              _instances(f for f in found.found if f.frame.root is c.loop)))
     return tuple(infos)
+
+
+def _instances(found: Iterable[Found]) -> tuple[tuple[ir.SharedInstances, int], ...]:
+    """``LoopInfo.instances``: per limit, the most copies of its function's calls
+    (``LaneAccess.instance``) that one path and chain of the loop's iteration hold."""
+    copies: dict[tuple, set] = {}
+    for f in found:
+        if f.access.instance:
+            shared, copy = f.access.instance
+            copies.setdefault((shared, f.path, f.frame.chain), set()).add(copy)
+    most: dict[ir.SharedInstances, int] = {}
+    for (shared, _, _), mine in copies.items():
+        most[shared] = max(most.get(shared, 0), len(mine))
+    return tuple(sorted(most.items(), key=lambda item: (item[0].function, item[0].scope)))
+
+
+def _instance_warnings(loops: tuple[LoopInfo, ...]) -> tuple[str, ...]:
+    """A note at each ``allocation`` limit that bounds a loop's II above its target."""
+    return tuple(warning_text(shared.coord, (
+        f"loop {loop.name}: one iteration makes {k} calls of '{shared.function}', which "
+        f"allocation limits to {shared.instances} instance(s): they wait for an "
+        f"instance, so the loop's II is at least {shared.cycles(k)}, above its "
+        f"target {loop.target_ii}, whatever the banking"))
+        for loop in loops for shared, k in loop.instances
+        if shared.cycles(k) > loop.target_ii)
 
 
 def _bundle_warnings(loops: tuple[LoopInfo, ...]) -> tuple[str, ...]:

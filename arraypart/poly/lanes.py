@@ -248,8 +248,8 @@ def _record(accesses: tuple[ir.Access, ...], frame: Frame, out: Collector,
                 lane.values, lane.domain, access.field, access.window, marks,
                 (scope, access.index), same_value=_in_lane(access.same_value, lane),
                 in_time=lane.in_time, scope_from=scope_from,
-                copy_of=tuple((v, E.simplify(E.substitute(E.var(v), lane.env)))
-                              for v in access.per_call)), path,
+                copy_of=_copy_of(access.per_call, lane),
+                instance=_instance(access.per_call, lane)), path,
                 tuple(lane.place[s.depth] if isinstance(s, _Slot) else s for s in place.at)
                 + (kind, k), place.plain and plain_reference(access)))
 
@@ -265,6 +265,25 @@ def plain_reference(access: ir.Access) -> bool:
     return not (access.by_reference or access.window or access.changes_state
                 or access.foreign or access.arguments or access.field is not None
                 or access.conditional or access.narrowed)
+
+
+def _copy_of(per_call: ir.PerCall | None, lane: Lane) -> tuple:
+    """``LaneAccess.copy_of``: the call and the lane's values of its iterators, or
+    the scope whose calls share the function's instances."""
+    if per_call is None:
+        return ()
+    if per_call.shared is not None:
+        return (per_call.shared.scope,)
+    return per_call.call, tuple((v, E.simplify(E.substitute(E.var(v), lane.env)))
+                                for v in per_call.iterators)
+
+
+def _instance(per_call: ir.PerCall | None, lane: Lane) -> tuple:
+    """``LaneAccess.instance``: the limit and the call's own copy (its ``copy_of``
+    without the limit)."""
+    if per_call is None or per_call.shared is None:
+        return ()
+    return per_call.shared, _copy_of(replace(per_call, shared=None), lane)
 
 
 def _in_lane(same_value: tuple | None, lane: Lane) -> tuple | None:

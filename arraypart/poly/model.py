@@ -22,7 +22,7 @@ import islpy as isl
 
 from ..errors import Coord
 from ..expr import Expr
-from ..ir import Array, PortModel
+from ..ir import Array, PortModel, SharedInstances
 
 
 @dataclass(frozen=True, eq=False)
@@ -63,9 +63,13 @@ class LaneAccess:
     reads of one address are one access only within one epoch (:meth:`read_key`),
     since a write between may change the element and the HLS tool loads it again.
     ``copy_of``: for an array of a called function's own (``ir.Access.per_call``),
-    the lane's values of the iterators around that call: lanes with other values run
-    other copies of the function, whose arrays are memories apart (one group each,
-    :func:`.build.build_model`), banked alike.
+    its call and the lane's values of the iterators around that call: another call
+    site, or lanes with other values, run other copies of the function, whose arrays
+    are memories apart (one group each, :func:`.build.build_model`), banked alike;
+    where an ``allocation`` pragma makes the calls share instances
+    (``ir.PerCall.shared``), the scope they share them in.  ``instance``: then the
+    limit (``ir.SharedInstances``) and the copy the lane's call would be without it:
+    the calls one iteration makes (:attr:`LoopInfo.instance_ii`).
     """
 
     array: str
@@ -86,6 +90,7 @@ class LaneAccess:
     scope_from: int = 0
     epoch: int = 0
     copy_of: tuple = ()
+    instance: tuple = ()
 
     def read_key(self, address: object) -> tuple:
         """What makes two reads one access: one ``address`` (an index, an offset)
@@ -254,7 +259,14 @@ class LoopInfo:
     ``bundle_ii`` is the least II its off-chip accesses allow: an m_axi bundle serves
     one read and one write per cycle for all its arrays together, so
     ``bundle_ii = max over bundles of max(reads, writes)`` per iteration (distinct
-    addresses of the bundle's arrays, every lane counted: an upper bound)."""
+    addresses of the bundle's arrays, every lane counted: an upper bound).
+
+    ``instances``: per function whose instances an ``allocation`` pragma limits to N
+    (``ir.SharedInstances``), the most calls k of it that one iteration makes on one
+    path through its data-dependent ``if``s, counted by the copies whose own arrays it
+    accesses (``LaneAccess.instance``): calls beyond N wait for an instance, so
+    ``instance_ii = max ceil(k / N)``, whatever the banking (UG1399, "pragma HLS
+    allocation")."""
 
     name: str
     coord: Coord
@@ -263,6 +275,11 @@ class LoopInfo:
     arrays: tuple[str, ...]
     pipeline_inferred: bool = False
     bundle_ii: int = 1
+    instances: tuple[tuple[SharedInstances, int], ...] = ()
+
+    @property
+    def instance_ii(self) -> int:
+        return max((shared.cycles(k) for shared, k in self.instances), default=1)
 
 
 @dataclass(frozen=True, slots=True)
