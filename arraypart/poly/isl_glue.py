@@ -374,11 +374,16 @@ def changes(m: isl.Map, name: str) -> isl.Set:
     range compared as they are.  Bounded above by ``c``, every value above ``c`` gives
     ``m`` the same image."""
     space = m.get_space().domain()
-    pos = space.find_dim_by_name(SET, name)
-    step = isl.MultiAff.identity_on_domain_space(space)
-    step = step.set_at(pos, step.get_at(pos).add_constant_val(_val(1)))
+    step = plus_one(space, space.find_dim_by_name(SET, name))
     following = m.preimage_domain_multi_aff(step)
     return project_onto(m.subtract(following).union(following.subtract(m)).domain(), name)
+
+
+def plus_one(space: isl.Space, pos: int) -> isl.MultiAff:
+    """``x -> x + e_pos`` on the set ``space``: its dimension ``pos`` one larger, the
+    others as they are."""
+    step = isl.MultiAff.identity_on_domain_space(space)
+    return step.set_at(pos, step.get_at(pos).add_constant_val(_val(1)))
 
 
 def largest(s: isl.Set, name: str) -> int | None:
