@@ -624,14 +624,24 @@ def synthesis_only_ranges(unit: Unit, options: Options) -> list[tuple[int, int]]
     leaves out (``#ifdef __SYNTHESIS__``, the ``#else`` of ``#ifndef``): the text
     read again without it, its skipped ranges that ``unit`` compiles; none when
     clang rejects that reading (g++'s build of it then says where)."""
-    if b"__SYNTHESIS__" not in unit.data:
-        return []
-    try:
-        simulated = parse(unit.text, unit.filename, replace(options, synthesis=False))
-    except KernelError:
+    simulated = simulation_unit(unit, options)
+    if simulated is None:
         return []
     synthesized = set(skipped_ranges(unit))
     return [r for r in skipped_ranges(simulated) if r not in synthesized]
+
+
+def simulation_unit(unit: Unit, options: Options, user_end: int | None = None
+                    ) -> Unit | None:
+    """``unit``'s text read as C simulation reads it, without ``__SYNTHESIS__``; None
+    where the text does not name that macro (the reading is ``unit``'s) or clang
+    rejects the reading (before byte ``user_end``: :func:`parse`)."""
+    if b"__SYNTHESIS__" not in unit.data:
+        return None
+    try:
+        return parse(unit.text, unit.filename, replace(options, synthesis=False), user_end)
+    except KernelError:
+        return None
 
 
 def skipped_ranges(unit: Unit, file: ci.File | None = None) -> list[tuple[int, int]]:
