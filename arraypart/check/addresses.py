@@ -183,12 +183,11 @@ def compare(paths: Sequence[Path], sites: Sequence[Site], loops: Sequence[Coord]
     skipped: dict[str, None] = {}
     beyond: list[str] = []
     for call, (path, at) in enumerate(zip(paths, sizes)):
-        models = {}
+        models, unenumerated = {}, []
         for lid, gs in groups.items():
             model = _model(gs, directions.get(lid), ids, shapes, left_out, may, at)
             if model is None:
-                beyond += _beyond(path, lid, loops[lid], gs, at, widest,
-                                  f"the top's call {call + 1} of {len(paths)}", checkpoint)
+                unenumerated.append(lid)
                 skipped[f"{loops[lid]}: the model's steps were not enumerated (a size "
                         f"the data chose or a call gave outside its range, loops not "
                         f"matched, or over {MAX_MODEL_STEPS} steps)"] = None
@@ -198,8 +197,13 @@ def compare(paths: Sequence[Path], sites: Sequence[Site], loops: Sequence[Coord]
                         f"looked up (over {MAX_MAY_KEYS} of them)", None)
                        for lid, model in models.items() if model.may_keys is None)
         runs = {lid for lid in models if (loops[lid].line, loops[lid].col) in skipping}
-        found = _mismatches(path, models, runs, loops, kept, site_codes, sites, arrays,
-                            checkpoint)
+        traced, unforeseen, ran = _trace_side(path, models, unenumerated, kept, site_codes,
+                                              len(arrays), checkpoint, runs)
+        beyond += [text for lid in unenumerated
+                   for text in _beyond(ran[lid], loops[lid], groups[lid], at, widest,
+                                       f"the top's call {call + 1} of {len(paths)}")]
+        found = _mismatches(path, models, runs, traced, unforeseen, loops, kept,
+                            site_codes, sites, arrays, checkpoint)
         compared |= set(models)
         for lid, text in found:
             if lid in mismatches:
@@ -214,11 +218,11 @@ def compare(paths: Sequence[Path], sites: Sequence[Site], loops: Sequence[Coord]
                         tuple(mismatches.values()), tuple(skipped), tuple(beyond))
 
 
-def _beyond(path: Path, lid: int, coord: Coord, groups: Sequence[CycleGroup],
-            sizes: Mapping[str, int | None], widest: Mapping[str, int], call: str,
-            checkpoint: Callable[[], None]) -> list[str]:
-    """A located warning when the records at ``path`` (one call's) run loop ``lid``
-    for more steps than its model has with each size whose value the run did not tell
+def _beyond(ran: int, coord: Coord, groups: Sequence[CycleGroup],
+            sizes: Mapping[str, int | None], widest: Mapping[str, int],
+            call: str) -> list[str]:
+    """A located warning when one call's records run the loop at ``coord`` for ``ran``
+    steps, more than its model has with each size whose value the run did not tell
     at its ``widest`` value: the domain at that value holds the domain at every
     smaller one, so such a run left the modelled domain (the testbench's arguments
     gave the size a value past its range).  Nothing where another size is unknown."""
@@ -228,13 +232,7 @@ def _beyond(path: Path, lid: int, coord: Coord, groups: Sequence[CycleGroup],
     points = run_points(groups[0].domain, groups[0].time_vars,
                         {**sizes, **{name: widest[name] for name in unknown}},
                         MAX_MODEL_STEPS)
-    if points is None:
-        return []
-    ran = 0
-    for rows in chunks(path, checkpoint=checkpoint, run_ends=True):
-        mine = rows["step"][rows["loop"] == lid]
-        ran = max(ran, int(mine.max(initial=-1)) + 1)
-    if ran <= len(points):
+    if points is None or ran <= len(points):
         return []
     at = ", ".join(f"{name}={widest[name]}" for name in unknown)
     return [f"{coord}: warning: in {call} the run makes {ran} steps of this loop, more "
@@ -249,14 +247,14 @@ def _named(sizes: Mapping[str, int | None]) -> str:
     return ", ".join(known) or "no run-time size"
 
 
-def _mismatches(path: Path, models: Mapping[int, "_Model"], runs: set[int],
-                loops: Sequence[Coord], kept: np.ndarray, site_codes: np.ndarray,
-                sites: Sequence[Site], arrays: Sequence[tuple[str, tuple[int, ...]]],
+def _mismatches(path: Path, models: Mapping[int, "_Model"], runs: set[int], traced,
+                unforeseen: dict[int, np.void], loops: Sequence[Coord], kept: np.ndarray,
+                site_codes: np.ndarray, sites: Sequence[Site],
+                arrays: Sequence[tuple[str, tuple[int, ...]]],
                 checkpoint: Callable[[], None]) -> list[tuple[int, str]]:
     """(loop id, located text) of the first mismatch of each loop of ``models`` in the
-    records at ``path`` (one call's), those of ``runs`` matched run by run."""
-    traced, unforeseen = _trace_side(path, models, kept, site_codes, len(arrays),
-                                     checkpoint, runs)
+    records at ``path`` (one call's; ``traced`` and ``unforeseen``: its
+    :func:`_trace_side`), those of ``runs`` matched run by run."""
     out = []
     for lid, model in models.items():
         if lid in runs:
@@ -401,26 +399,30 @@ def _fingerprints(steps: np.ndarray, flat: np.ndarray, array: np.ndarray, kind: 
     return sums, counts
 
 
-def _trace_side(path: Path, models: Mapping[int, _Model], kept: np.ndarray,
-                site_codes: np.ndarray, arrays: int, checkpoint: Callable[[], None],
-                runs: set[int]):
-    """Per loop: the trace's fingerprints over the model's steps, and its step count;
-    and per loop but those in ``runs`` (whose steps are not yet the model's), the first
-    record of a may place whose key no may lane has."""
-    out = {lid: (np.zeros(len(m.points), np.uint64), np.zeros(len(m.points), np.int64), 0)
-           for lid, m in models.items()}
+def _trace_side(path: Path, models: Mapping[int, _Model], unenumerated: Sequence[int],
+                kept: np.ndarray, site_codes: np.ndarray, arrays: int,
+                checkpoint: Callable[[], None], runs: set[int]):
+    """In one reading of the records: per loop of ``models``, the trace's fingerprints
+    over the model's steps and its step count; per loop but those in ``runs`` (whose
+    steps are not yet the model's), the first record of a may place whose key no may
+    lane has; and the step count of each loop of ``models`` and ``unenumerated``."""
+    sums = {lid: np.zeros(len(m.points), np.uint64) for lid, m in models.items()}
+    counts = {lid: np.zeros(len(m.points), np.int64) for lid, m in models.items()}
     unforeseen: dict[int, np.void] = {}
+    ran = dict.fromkeys([*models, *unenumerated], 0)
     for rows in chunks(path, checkpoint=checkpoint, run_ends=True):
         loop, site = rows["loop"], rows["site"]
         access = site != RUN_END
         site = np.where(access, site, 0)
         compared, may = access & kept[site], access & (site_codes[site] >= 0)
-        for lid, model in models.items():
+        for lid in ran:
             mine = loop == lid
             if not mine.any():
                 continue
-            sums, counts, steps = out[lid]
-            steps = max(steps, int(rows["step"][mine].max()) + 1)
+            ran[lid] = max(ran[lid], int(rows["step"][mine].max()) + 1)
+            model = models.get(lid)
+            if model is None:
+                continue
             if (lid not in unforeseen and lid not in runs and model.may_keys is not None
                     and (mine & may).any()):
                 first = _first_unforeseen(rows[mine & may], model, site_codes, arrays)
@@ -428,9 +430,11 @@ def _trace_side(path: Path, models: Mapping[int, _Model], kept: np.ndarray,
                     unforeseen[lid] = first
             mine &= compared
             s, c = _fingerprints(rows["step"][mine], rows["flat"][mine], rows["array"][mine],
-                                 rows["kind"][mine], sums.size, arrays)
-            out[lid] = (sums + s, counts + c, steps)
-    return out, unforeseen
+                                 rows["kind"][mine], sums[lid].size, arrays)
+            sums[lid] += s
+            counts[lid] += c
+    traced = {lid: (sums[lid], counts[lid], ran[lid]) for lid in models}
+    return traced, unforeseen, ran
 
 
 def _first_unforeseen(rows: np.ndarray, model: _Model, site_codes: np.ndarray,

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
-from typing import Iterator, Mapping
+from typing import Mapping
 
 import numpy as np
 
@@ -221,40 +221,24 @@ def forwarded_arrays(kernel: ir.Kernel) -> dict:
             if copies[r.loop.coord] == 1 and forwarding_loop(r.loop)}
 
 
-def lane_loops(nodes: tuple[ir.Node, ...], pipelined: bool,
-               around: tuple[ir.Loop, ...] = ()) -> Iterator[tuple[int, tuple[ir.Loop, ...]]]:
-    """(id of each access in ``nodes``, a concurrent loop's body, the loops around it
-    there that run as lanes, fully unrolled: :mod:`.walk`, inside a pipelined loop or
-    unrolled without a factor)."""
-    for n in nodes:
-        if isinstance(n, ir.Stmt):
-            yield from ((id(a), around) for a in n.accesses)
-        elif isinstance(n, ir.If):
-            yield from ((id(a), around) for a in n.cond_accesses)
-            yield from lane_loops(n.then + n.orelse, pipelined, around)
-        else:
-            lane = pipelined or n.unroll == 0
-            yield from lane_loops(n.body, pipelined or n.pipeline_ii is not None,
-                                   around + (n,) if lane else around)
-
-
-def affine_in_every_lane(a: ir.Access, lanes: tuple[ir.Loop, ...]) -> bool:
+def affine_in_every_lane(a: ir.Access, lanes: tuple[ir.Loop, ...],
+                         ordinals: list[tuple[int, ...]] | None) -> bool:
     """Every subscript of ``a`` is affine in each lane of the loops ``lanes`` (their
     iterators at their values there: :func:`.forwarding.lane_element`), as the model
     and the checker require of a write they tell apart from a read, as LLVM's BasicAA
     does (``poly.aliasing``): ``acc[i % 16]`` and ``acc[(i + 1) % 16]`` in two lanes of
     an unroll factor may alias, though the run kept them one apart in every step;
-    ``acc[(2*o + l) / 2]`` is ``acc[o]`` in both lanes of ``l``.  Lanes whose values
-    are not constants, or more than :data:`MAX_LANES_AFFINE` of them, keep the
-    run's distances (true as before)."""
-    ordinals = _lane_ordinals(lanes)
+    ``acc[(2*o + l) / 2]`` is ``acc[o]`` in both lanes of ``l``.  ``ordinals``: the
+    lanes', :func:`lane_ordinals`; lanes whose values are not constants, or more than
+    :data:`MAX_LANES_AFFINE` of them (None), keep the run's distances (true as
+    before)."""
     if ordinals is None:
         return True
     return all(element is not None and all(form[0] == "affine" for form in element[1])
                for element in (lane_element(a, lanes, list(o)) for o in ordinals))
 
 
-def _lane_ordinals(lanes: tuple[ir.Loop, ...]) -> list[tuple[int, ...]] | None:
+def lane_ordinals(lanes: tuple[ir.Loop, ...]) -> list[tuple[int, ...]] | None:
     """Each lane's ordinals of the loops ``lanes`` (outermost first), their starts
     and bounds folded with the outer lanes' values; None where one is no constant or
     past :data:`MAX_LANES_AFFINE` lanes."""

@@ -400,7 +400,8 @@ def _uses(rows: np.ndarray, memories: Mapping[int, Memory], read_copies: np.ndar
     """Port uses as columns: a record per member view it reaches, per copy it reaches
     (writes: all), and under the rule a dynamic record per bank of its copy; each
     with its epoch (``epochs``, per record: :meth:`.traced_epochs.StepAccesses.epochs`;
-    None: all 0)."""
+    None: all 0) and its call's ``instance`` where the array is one per call (0
+    elsewhere)."""
     parts = []
     if epochs is None:
         epochs = np.zeros(rows.size, np.int64)
@@ -417,12 +418,12 @@ def _uses(rows: np.ndarray, memories: Mapping[int, Memory], read_copies: np.ndar
         cols.update(epoch=epochs[chosen], view=first_view, bank=bank_of(m.banking, cols["flat"]),
                     copy=np.where(write, 0, np.where(fixed == RECORDED, cols["copy"], fixed)),
                     array=np.full(write.size, a, np.int64))
+        if not m.per_call:  # per_call: each call's copy of the array, memories apart
+            cols["instance"] = np.zeros(write.size, np.int64)
         if dynamic is not None:
             cols["spread"] = (np.isin(_site_keys(cols, dynamic.sources), dynamic.keys[a])
                               | np.isin(cols["site"], dynamic.moving))
         cols = _repeated(cols, views, "view")
-        if m.per_call:  # each call's copy of the array: memories apart, like views
-            cols["view"] = cols["view"] + (cols["instance"] << INSTANCE_SHIFT)
         cols = _repeated(cols, np.where(cols["kind"] == WRITE, m.banking.copies, 1), "copy")
         if dynamic is not None:
             reach, fixed, rest = dynamic.banks(a, m.banking, cols["flat"])
@@ -431,8 +432,8 @@ def _uses(rows: np.ndarray, memories: Mapping[int, Memory], read_copies: np.ndar
             cols["bank"] = np.where(cols["spread"], cols["fixed"] + rest(_ramp(banks)),
                                     cols["bank"])
         parts.append(cols)
-    names = ("loop", "step", "array", "view", "copy", "bank", "kind", "flat", "site",
-             "epoch")
+    names = ("loop", "step", "array", "instance", "view", "copy", "bank", "kind", "flat",
+             "site", "epoch")
     if not parts:
         return {k: np.empty(0, np.int64) for k in names}
     return {k: np.concatenate([p[k] for p in parts]) for k in names}
@@ -469,9 +470,7 @@ def least_ii(model: ir.PortModel, reads: np.ndarray, writes: np.ndarray) -> np.n
     return table[inverse]
 
 
-GROUP = ("loop", "step", "unit", "view", "copy", "bank")
-#: ``view`` is a member view plus a call's instance shifted by this many bits.
-INSTANCE_SHIFT = 24
+GROUP = ("loop", "step", "unit", "instance", "view", "copy", "bank")
 ELEMENT = ("array", "epoch", "kind", "flat")
 
 

@@ -24,7 +24,7 @@ from ..poly.model import CycleGroup
 from ..scheme import Banking, none_scheme
 from . import calls
 from .addresses import AddressCheck, compare
-from .forwarding import affine_in_every_lane, forwarded_arrays, lane_loops
+from .forwarding import affine_in_every_lane, forwarded_arrays, lane_ordinals
 from .instrument import Instrumented, Site
 from .recording import (STAGE, Trace, copy_text, driver_source, modelled_sizes, record,
                         size_values, widening)
@@ -520,15 +520,27 @@ def _plain_places(kernel: ir.Kernel, fits: Callable[[ir.Loop], bool], *,
     with ``conditions`` in the condition of an ``if`` that is in none) and affine in
     each lane (:func:`.forwarding.affine_in_every_lane`) in a loop that ``fits``."""
     place_ok: dict[tuple[int, int], bool] = {}
+    ordinals: dict[tuple[int, ...], list | None] = {}
     for region in regions(kernel):
         loop_fits = fits(region.loop)
-        lanes = dict(lane_loops(region.loop.body, region.loop.pipeline_ii is not None))
-        for a, plain in _placed_accesses(region.loop.body, conditions):
+        for a, lanes, plain in _placed_accesses(region.loop.body,
+                                                region.loop.pipeline_ii is not None,
+                                                conditions):
             where = (a.coord.line, a.coord.col)
             place_ok[where] = place_ok.get(where, True) and loop_fits and plain and (
                 plain_reference(a) and a.regular
-                and affine_in_every_lane(a, lanes.get(id(a), ())))
+                and affine_in_every_lane(a, lanes, _ordinals(lanes, ordinals)))
     return place_ok
+
+
+def _ordinals(lanes: tuple[ir.Loop, ...], known: dict[tuple[int, ...], list | None]
+              ) -> list[tuple[int, ...]] | None:
+    """:func:`.forwarding.lane_ordinals` of ``lanes``, made once per tuple of the
+    kernel's loops (``known``: by their ids, which the kernel keeps alive)."""
+    key = tuple(map(id, lanes))
+    if key not in known:
+        known[key] = lane_ordinals(lanes)
+    return known[key]
 
 
 def _site_flags(sites: Sequence[Site], place_ok: dict[tuple[int, int], bool]) -> np.ndarray:
@@ -537,18 +549,24 @@ def _site_flags(sites: Sequence[Site], place_ok: dict[tuple[int, int], bool]) ->
                      for s in sites], bool)
 
 
-def _placed_accesses(nodes: tuple[ir.Node, ...], conditions: bool, plain: bool = True
-                     ) -> Iterator[tuple[ir.Access, bool]]:
-    """Each access in ``nodes`` with whether no ``if`` holds it (nor, unless
+def _placed_accesses(nodes: tuple[ir.Node, ...], pipelined: bool, conditions: bool,
+                     lanes: tuple[ir.Loop, ...] = (), plain: bool = True
+                     ) -> Iterator[tuple[ir.Access, tuple[ir.Loop, ...], bool]]:
+    """Each access in ``nodes`` (a concurrent loop's body) with the loops around it
+    there that run as lanes, fully unrolled (:mod:`.walk`: inside a pipelined loop or
+    unrolled without a factor), and whether no ``if`` holds it (nor, unless
     ``conditions``, its condition)."""
     for n in nodes:
         if isinstance(n, ir.Stmt):
-            yield from ((a, plain) for a in n.accesses)
+            yield from ((a, lanes, plain) for a in n.accesses)
         elif isinstance(n, ir.If):
-            yield from ((a, plain and conditions) for a in n.cond_accesses)
-            yield from _placed_accesses(n.then + n.orelse, conditions, False)
+            yield from ((a, lanes, plain and conditions) for a in n.cond_accesses)
+            yield from _placed_accesses(n.then + n.orelse, pipelined, conditions, lanes,
+                                        False)
         else:
-            yield from _placed_accesses(n.body, conditions, plain)
+            yield from _placed_accesses(
+                n.body, pipelined or n.pipeline_ii is not None, conditions,
+                lanes + (n,) if pipelined or n.unroll == 0 else lanes, plain)
 
 
 def _early_exits(nodes: tuple[ir.Node, ...]

@@ -61,6 +61,29 @@ class _SizeExpression:
 
 
 @dataclass(frozen=True, slots=True)
+class _Top:
+    """What the size expressions read of the top, made once per kernel: its
+    parameters' names, the integer type of each scalar it declares (its parameters
+    included), every identifier of its body, and the file's functions by name."""
+
+    parameters: frozenset[str]
+    types: Mapping[str, N.IntType]
+    names: frozenset[str]
+    callees: Mapping[str, N.FuncDef]
+
+
+def _top(kernel: Kernel) -> _Top:
+    func = kernel.source.func
+    return _Top(frozenset(p.name for p in func.params if p.name),
+                {d.name: t for d in func.params + tuple(
+                    n for n in N.walk(func.body) if isinstance(n, N.Decl))
+                 if (t := (d.ctype.referent or d.ctype).integer if d.ctype else None)
+                 is not None},
+                frozenset(N.identifiers(func.body)),
+                {f.name: f for f in kernel.source.callees})
+
+
+@dataclass(frozen=True, slots=True)
 class Driven:
     """The testbench's values by call: ``scalars``, for each of the top's scalars that
     a size's expression would otherwise take out of its range, its value in calls
@@ -79,10 +102,11 @@ def driven_values(kernel: Kernel, stepped: frozenset[str], calls: int,
     :func:`_size_in_call`'s values, never below their ``low``) that differ from those
     defaults, lowered where a size's expression leaves its range; the others keep
     their default.  And the sizes' values at them."""
-    runs, changed, expressions = _driven(kernel, stepped, calls, first)
+    top = _top(kernel)
+    runs, changed, expressions = _driven(kernel, top, stepped, calls, first)
     return Driven({name: tuple(values[name] for values in runs) for name in changed},
                   tuple({e.param.name: value for e in expressions
-                         if e.param.name not in _parameter_names(kernel)
+                         if e.param.name not in top.parameters
                          if (value := _value(e, values)) is not None} for values in runs))
 
 
@@ -93,12 +117,12 @@ def _value(expression: _SizeExpression, values: Mapping[str, int]) -> int | None
         return None
 
 
-def _driven(kernel: Kernel, stepped: frozenset[str], calls: int, first: int
+def _driven(kernel: Kernel, top: _Top, stepped: frozenset[str], calls: int, first: int
             ) -> tuple[list[dict[str, int]], set[str], list[_SizeExpression]]:
     """Per call, the values of the adjustable scalars (:func:`driven_values`); the
     names whose values differ from their defaults; the size expressions fitted."""
     sizes = {p.name: p for p in kernel.params
-             if p.name in _parameter_names(kernel) and p.high is not None}
+             if p.name in top.parameters and p.high is not None}
     starts = _starts(kernel)
     adjustable = frozenset(stepped | set(sizes))
     asserted = {name: (low, high) for name, (low, high, _) in I.assert_bounds(
@@ -106,10 +130,10 @@ def _driven(kernel: Kernel, stepped: frozenset[str], calls: int, first: int
     # a size's floor is its least value (a signed one's may be negative), a scalar's 0
     floors = {name: sizes[name].low if name in sizes and sizes[name].low is not None
               else max(0, asserted.get(name, (0, None))[0] or 0) for name in adjustable}
-    written = _written(kernel, adjustable)
+    written = S.written(kernel.source.func.body, adjustable, top.callees)
     expressions = [e for p in kernel.params
-                   if (e := _expression(kernel, p, set(adjustable) | set(sizes), written))
-                   is not None and e.names & adjustable]
+                   if (e := _expression(kernel, top, p, set(adjustable) | set(sizes),
+                                        written)) is not None and e.names & adjustable]
     ends = _loop_ends(kernel, stepped, starts)
     runs: list[dict[str, int]] = []
     changed: set[str] = set(ends)
@@ -210,14 +234,14 @@ def _fit(expression: _SizeExpression, values: dict[str, int], free: set[str],
             return
 
 
-def _expression(kernel: Kernel, param: Param, known: set[str], written: set[str]
-                ) -> _SizeExpression | None:
+def _expression(kernel: Kernel, top: _Top, param: Param, known: set[str],
+                written: set[str]) -> _SizeExpression | None:
     """``param``'s expression when it reads only names of ``known`` and constants: a
     fresh size's at the values that the writes before its loop give the names it
     reads (:func:`_reaching`), a product's when the top writes none of its names."""
     if F.NAME_MARK in param.name:
         node = _fresh_node(kernel, param.name)
-        reaching = None if node is None else _reaching(kernel, node)
+        reaching = None if node is None else _reaching(kernel, top, node)
         if reaching is None or not reaching[0] <= known:
             return None
         return _SizeExpression(param, *reaching)
@@ -231,7 +255,8 @@ def _expression(kernel: Kernel, param: Param, known: set[str], written: set[str]
         int(w) if w.isdigit() else values[w] for w in words))
 
 
-def _reaching(kernel: Kernel, node: N.Node) -> tuple[frozenset[str], Evaluate] | None:
+def _reaching(kernel: Kernel, top: _Top, node: N.Node
+              ) -> tuple[frozenset[str], Evaluate] | None:
     """The top's arguments that ``node``'s value depends on, and that value given
     theirs, where it follows from the statements before the top-level statement that
     holds ``node``: each a write of its own of an integer scalar (``x = e``, ``x op=
@@ -239,25 +264,19 @@ def _reaching(kernel: Kernel, node: N.Node) -> tuple[frozenset[str], Evaluate] |
     each value in turn.  None where it reads a scalar that another statement before it
     (a branch, a loop, a call) or the statement holding it may write, or any other
     name; a value that leaves its scalar's type gives None."""
-    body = kernel.source.func.body
-    types = {d.name: t for d in kernel.source.func.params + tuple(
-        n for n in N.walk(body) if isinstance(n, N.Decl))
-        if (t := (d.ctype.referent or d.ctype).integer if d.ctype else None) is not None}
-    names = frozenset(N.identifiers(body))
-    callees = {f.name: f for f in kernel.source.callees}
     reads: dict[str, frozenset[str] | None] = {p.name: frozenset((p.name,))
                                                 for p in kernel.source.func.params}
     steps: list[tuple[str, N.Node]] = []
-    for item in body.items:
+    for item in kernel.source.func.body.items:
         holds = any(n is node for n in N.walk(item))
         plain = [] if holds else _plain_writes(item)
-        for name in S.written(item, names, callees) - {name for name, _ in plain}:
+        for name in S.written(item, top.names, top.callees) - {name for name, _ in plain}:
             reads[name] = None
         if holds:
             break
         for name, write in plain:
             sources = [reads.get(n) for n in _read_by(write, name)]
-            known = name in types and None not in sources
+            known = name in top.types and None not in sources
             reads[name] = frozenset().union(*sources) if known else None
             if known:
                 steps.append((name, write))
@@ -269,7 +288,7 @@ def _reaching(kernel: Kernel, node: N.Node) -> tuple[frozenset[str], Evaluate] |
         scope = dict(values)
         for name, write in steps:
             value = _written_value(write, name, scope)
-            if value is None or not types[name].low <= value <= types[name].high:
+            if value is None or not top.types[name].low <= value <= top.types[name].high:
                 scope.pop(name, None)  # unknown: a read of it folds to None
             else:
                 scope[name] = value
@@ -320,12 +339,3 @@ def _fresh_node(kernel: Kernel, name: str) -> N.Node | None:
     data = kernel.source.text.encode(errors=KEEP_BYTES)
     return next((n for n in N.walk(kernel.source.func.body)
                  if F.size_name(n, data) == name), None)
-
-
-def _parameter_names(kernel: Kernel) -> set[str]:
-    return {p.name for p in kernel.source.func.params if p.name}
-
-
-def _written(kernel: Kernel, names: frozenset[str]) -> set[str]:
-    callees = {f.name: f for f in kernel.source.callees}
-    return S.written(kernel.source.func.body, names, callees)

@@ -173,13 +173,11 @@ def implicit_object(node: N.Node, current: ImplicitObject | None,
     found = _subscripted(node, visible)
     if found is not None:
         base, subscripts = found
-        rank = len(arrays[base.array].shape) - len(base.prefix)
+        rank = _rank(base, arrays)
         if not subscripts and isinstance(node, N.Id) and rank == 1:
             subscripts = (N.Constant(node.coord, -1, -1, 0),)  # p->f(): p[0]
-        if len(subscripts) == rank or base.field:
-            own = tuple(quasi_affine(s, scope) for s in subscripts)
-            return ImplicitObject(Binding(base.array, base.index(own), field=True))
-        return ImplicitObject()
+        whole = len(subscripts) == rank or base.field
+        return ImplicitObject(_element(base, subscripts, scope) if whole else None)
     if isinstance(node, N.Id):
         return ImplicitObject(None, node.name, node.name in arguments)
     return ImplicitObject()
@@ -439,10 +437,21 @@ def element_binding(node: N.Node, visible: Mapping[str, Binding],
     if found is None:
         return None
     base, subscripts = found
-    if len(subscripts) != len(arrays[base.array].shape) - len(base.prefix) or base.field:
+    if len(subscripts) != _rank(base, arrays) or base.field:
         return None
+    return _element(base, subscripts, scope), subscripts
+
+
+def _rank(base: Binding, arrays: Mapping[str, Array]) -> int:
+    """The dimensions a name bound to ``base`` has: its array's, less those it fixes."""
+    return len(arrays[base.array].shape) - len(base.prefix)
+
+
+def _element(base: Binding, subscripts: tuple[N.Node, ...], scope: Scope) -> Binding:
+    """The element ``base[subscripts]`` as a field binding: its members are parts of
+    its value (``W[i].buf[k]`` is an access of ``W[i]``)."""
     own = tuple(quasi_affine(s, scope) for s in subscripts)
-    return Binding(base.array, base.index(own), field=True), subscripts
+    return Binding(base.array, base.index(own), field=True)
 
 
 def reference_chain(node: N.Node) -> tuple[N.Node, list[N.Node]]:

@@ -16,7 +16,7 @@ import os
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Mapping
 
 import clang.cindex as ci
 
@@ -348,9 +348,9 @@ class Unit:
     # those of ``top`` whose trees may hold the kernel file's code: ``own_top`` and a
     # namespace a header opens and the file closes (``#include "ns.h"`` ... ``}``)
     own_trees: tuple[ci.Cursor, ...] = ()
-    # :func:`file_name` of each handle met, filled as coordinates are made (a header
-    # table's initializer asks it once per element)
-    file_names: dict[int, str] = field(default_factory=dict)
+    # :func:`file_name` of each file that holds a cursor of ``top``, made with them (a
+    # header table's initializer asks for its coordinates once per element)
+    file_names: Mapping[int, str] = field(default_factory=dict)
 
     def coord(self, offset: int) -> Coord:
         """The coordinate of byte ``offset`` of the kernel text (column in characters)."""
@@ -393,9 +393,7 @@ class Unit:
             return self.coord(offset)
         if handle is None:
             return Coord(self.filename, 1, 1)
-        name = self.file_names.get(handle)
-        if name is None:
-            name = self.file_names[handle] = file_name(handle)
+        name = self.file_names[handle] if handle in self.file_names else file_name(handle)
         return Coord(name, line, column)
 
 
@@ -502,7 +500,8 @@ def parse(text: str, filename: str, options: Options, user_end: int | None = Non
                    header_files=tuple(f for f, o in zip(files, own) if not o),
                    own_trees=tuple(c for c, o in zip(top, own) if o or (
                        c.kind not in PREPROCESSING_KINDS
-                       and file_of(c.extent.end) == unit.main_file)))
+                       and file_of(c.extent.end) == unit.main_file)),
+                   file_names={f: file_name(f) for f in set(files) if f is not None})
     end = len(data) if user_end is None else user_end
     unit = replace(unit, pragmas=tuple(pragma_lines(unit, end)))
     _raise_first_error(unit, end)
@@ -624,14 +623,24 @@ def synthesis_only_ranges(unit: Unit, options: Options) -> list[tuple[int, int]]
     leaves out (``#ifdef __SYNTHESIS__``, the ``#else`` of ``#ifndef``): the text
     read again without it, its skipped ranges that ``unit`` compiles; none when
     clang rejects that reading (g++'s build of it then says where)."""
-    if b"__SYNTHESIS__" not in unit.data:
-        return []
-    try:
-        simulated = parse(unit.text, unit.filename, replace(options, synthesis=False))
-    except KernelError:
+    simulated = simulation_unit(unit, options)
+    if simulated is None:
         return []
     synthesized = set(skipped_ranges(unit))
     return [r for r in skipped_ranges(simulated) if r not in synthesized]
+
+
+def simulation_unit(unit: Unit, options: Options, user_end: int | None = None
+                    ) -> Unit | None:
+    """``unit``'s text read as C simulation reads it, without ``__SYNTHESIS__``; None
+    where the text does not name that macro (the reading is ``unit``'s) or clang
+    rejects the reading (before byte ``user_end``: :func:`parse`)."""
+    if b"__SYNTHESIS__" not in unit.data:
+        return None
+    try:
+        return parse(unit.text, unit.filename, replace(options, synthesis=False), user_end)
+    except KernelError:
+        return None
 
 
 def skipped_ranges(unit: Unit, file: ci.File | None = None) -> list[tuple[int, int]]:

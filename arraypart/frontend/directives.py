@@ -25,6 +25,7 @@ import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 import clang.cindex as ci
 
@@ -110,12 +111,8 @@ def complete_threshold(text: str, name: str, default: int) -> int:
     ``text`` (file ``name``), else ``default``; a value that is no count is a located
     error."""
     found = default
-    for number, line in enumerate(_logical_lines(text), start=1):
-        stripped = line.strip()
-        if not stripped.startswith(ARRAY_PARTITION_CONFIG):
-            continue
-        coord = Coord(name, number, len(line) - len(line.lstrip()) + 1)
-        words = _words(stripped, coord)
+    for command, coord in _commands(text, name, ARRAY_PARTITION_CONFIG):
+        words = _words(command, coord)
         if THRESHOLD_OPTION in words:
             value = words[words.index(THRESHOLD_OPTION) + 1:][:1]
             if not (value and value[0].isdigit()):
@@ -127,13 +124,17 @@ def complete_threshold(text: str, name: str, default: int) -> int:
 
 def parse_directives(text: str, name: str) -> tuple[Directive, ...]:
     """Every ``set_directive_*`` command of the Tcl text ``text`` (file ``name``)."""
-    found = []
+    return tuple(_directive(command, coord)
+                 for command, coord in _commands(text, name, COMMAND_PREFIX))
+
+
+def _commands(text: str, name: str, prefix: str) -> Iterator[tuple[str, Coord]]:
+    """Each logical line of the Tcl text ``text`` (file ``name``) that begins with
+    ``prefix``, blanks stripped, and where it is written."""
     for number, line in enumerate(_logical_lines(text), start=1):
         stripped = line.strip()
-        if stripped.startswith(COMMAND_PREFIX):
-            column = len(line) - len(line.lstrip()) + 1
-            found.append(_directive(stripped, Coord(name, number, column)))
-    return tuple(found)
+        if stripped.startswith(prefix):
+            yield stripped, Coord(name, number, len(line) - len(line.lstrip()) + 1)
 
 
 def _logical_lines(text: str) -> list[str]:

@@ -26,8 +26,6 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Mapping
 
-import clang.cindex as ci
-
 from .. import expr as E
 from ..errors import Coord, KernelError, warning_text
 from .. import ir
@@ -995,8 +993,8 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         the element's members through ``this`` only, so accesses through it would go
         uncounted (and a write missed is wrong code)."""
         if (decl.init is None or decl.ctype is None or self._object is None
-                or self._object.element is None or decl.ctype.kind not in (
-                    S.REFERENCE_KINDS + (ci.TypeKind.POINTER,))):
+                or self._object.element is None
+                or decl.ctype.kind not in N.POINTER_TYPE_KINDS):
             return
         init = N.without_casts(decl.init)
         while isinstance(init, N.UnaryOp) and init.op in ("*", "&"):
@@ -1016,7 +1014,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         (``next.x``: its member x, as ``s[i + 1].x``), as a by-reference parameter
         bound to it would.  None for any other declaration.  The subscripts stay in
         the declaration's text, so the array keeps its references as written."""
-        if decl.ctype is None or decl.ctype.kind not in S.REFERENCE_KINDS or \
+        if decl.ctype is None or decl.ctype.kind not in N.REFERENCE_TYPE_KINDS or \
                 decl.init is None or decl.is_array:
             return None
         found = calls.element_binding(decl.init, self._visible, self._arrays, self._scope())
@@ -1031,7 +1029,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
 
     def _check_reference(self, decl: N.Decl) -> None:
         """A C++ reference bound to an array element would hide later accesses."""
-        if decl.ctype is None or decl.ctype.kind not in S.REFERENCE_KINDS:
+        if decl.ctype is None or decl.ctype.kind not in N.REFERENCE_TYPE_KINDS:
             return
         for ref in N.outer_array_refs(decl.init):
             name = N.ref_name(ref)

@@ -22,7 +22,6 @@ from typing import Iterator
 
 import clang.cindex as ci
 
-from ..errors import KernelError
 from ..sourcetext import KEEP_BYTES
 from . import clangtu
 from .templates import specialized_template
@@ -161,15 +160,11 @@ def renamed_sites(unit: clangtu.Unit, user_end: int, top: str, top_start: int,
                   (not namespaces and c.spelling in names and c.spelling != top)
                   or (c.spelling == top and clangtu.offset_of(c.extent.start) == top_start))}
     sites = _sites(unit, user_end, wanted, names)
-    if b"__SYNTHESIS__" in unit.data and any(
-            n.encode() in unit.data[lo:hi]
-            for lo, hi in clangtu.skipped_ranges(unit) for n in names):
-        try:
-            simulated = clangtu.parse(unit.text, unit.filename,
-                                      replace(options, synthesis=False), user_end)
-        except KernelError:
-            return tuple(sorted(sites))  # (g++'s build of that reading says where)
-        sites |= _sites(simulated, user_end, wanted, names)
+    if any(n.encode() in unit.data[lo:hi]
+           for lo, hi in clangtu.skipped_ranges(unit) for n in names):
+        simulated = clangtu.simulation_unit(unit, options, user_end)
+        if simulated is not None:  # (else g++'s build of that reading says where)
+            sites |= _sites(simulated, user_end, wanted, names)
     return tuple(sorted(sites))
 
 
@@ -189,8 +184,10 @@ def _sites(unit: clangtu.Unit, user_end: int, wanted: set[tuple[str | None, int]
     function of ``wanted`` (named one of ``names``) is written in the kernel text."""
     macros = {clangtu.offset_of(c.extent.start): c.referenced for c in unit.own_top
               if c.kind == K.MACRO_INSTANTIATION and c.referenced is not None}
+    # each macro definition's tokens after its own name, once for all its uses
+    bodies = {m: list(m.get_tokens())[1:] for m in set(macros.values())}
     sites = set()
-    for c in _naming_cursors(unit, user_end, names, macros.values()):
+    for c in _naming_cursors(unit, user_end, names, bodies):
         if c.kind in FUNCTION_KINDS:
             targets = [c]
         elif c.kind == K.DECL_REF_EXPR and c.referenced is not None:
@@ -202,18 +199,19 @@ def _sites(unit: clangtu.Unit, user_end: int, wanted: set[tuple[str | None, int]
             continue
         if c.spelling in names and any(t.kind in FUNCTION_KINDS and _identity(t) in wanted
                                        for t in targets):
-            sites |= _name_sites(unit, c.location, c.spelling, user_end, macros)
+            sites |= _name_sites(unit, c.location, c.spelling, user_end, macros, bodies)
     return sites
 
 
-def _naming_cursors(unit: clangtu.Unit, user_end: int, names: set[str], macros
-                    ) -> Iterator[ci.Cursor]:
+def _naming_cursors(unit: clangtu.Unit, user_end: int, names: set[str],
+                    bodies: dict[ci.Cursor, list[ci.Token]]) -> Iterator[ci.Cursor]:
     """:meth:`clangtu.Unit.own_cursors`, but for the trees whose text holds none of
-    ``names`` and no use of a macro (of ``macros``) whose body does: no name of theirs
-    can be one of ``names`` (a large table's initializer is never walked)."""
+    ``names`` and no use of a macro (of ``bodies``: its tokens by its definition) whose
+    body does: no name of theirs can be one of ``names`` (a large table's initializer
+    is never walked)."""
     words = {n.encode() for n in names} | {
-        m.spelling.encode() for m in macros
-        if any(t.spelling in names for t in list(m.get_tokens())[1:])}
+        m.spelling.encode() for m, tokens in bodies.items()
+        if any(t.spelling in names for t in tokens)}
     stack = [c for c in unit.own_top if c.location.offset < user_end]
     while stack:
         cursor = stack.pop()
@@ -223,7 +221,8 @@ def _naming_cursors(unit: clangtu.Unit, user_end: int, names: set[str], macros
             stack.extend(cursor.get_children())
             yield cursor
 def _name_sites(unit: clangtu.Unit, location: ci.SourceLocation, name: str,
-                user_end: int, macros: dict[int, ci.Cursor]) -> set[int]:
+                user_end: int, macros: dict[int, ci.Cursor],
+                bodies: dict[ci.Cursor, list[ci.Token]]) -> set[int]:
     """The byte offsets in the kernel text where ``name`` at ``location`` is written:
     there or in a macro's argument; else, when ``location`` is in the body of a macro
     that the kernel file defines, each unqualifying token ``name`` of that body (clang
@@ -239,7 +238,7 @@ def _name_sites(unit: clangtu.Unit, location: ci.SourceLocation, name: str,
     macro = macros.get(offset)
     if macro is None or not unit.in_main(macro.location) or macro.location.offset >= user_end:
         return set()
-    tokens = list(macro.get_tokens())[1:]  # after the macro's own name
+    tokens = bodies[macro]
     return {t.extent.start.offset for t, after in zip(tokens, tokens[1:] + [None])
             if t.kind == ci.TokenKind.IDENTIFIER and t.spelling == name
             and (after is None or after.spelling != "::")}

@@ -49,7 +49,6 @@ SHRINKING_OPS = frozenset({">>=", "/=", "%=", "&="})
 # Calls that take their arguments by value whatever the language (min/max macros and
 # functions of the kernels' own idiom).
 VALUE_CALLS = ("min", "max", "MIN", "MAX", "abs")
-REFERENCE_KINDS = (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE)
 # Integer types of at most 32 bits, by their ranges: the scalars whose value ranges are
 # tracked.  C computes + - * in a type at least as wide (int, unsigned, or wider),
 # wrapping modulo 2^k (k >= 32) or overflowing (undefined); either way the result is
@@ -159,7 +158,7 @@ def _reads_value(parent: N.Node, child: N.Node) -> bool:
 def plain_integer(decl: N.Decl) -> bool:
     """An integer or ``bool`` scalar that is no reference and not ``static``."""
     return (not decl.is_array and not decl.static and decl.ctype is not None
-            and decl.ctype.kind not in REFERENCE_KINDS
+            and decl.ctype.kind not in N.REFERENCE_TYPE_KINDS
             and (decl.ctype.canonical_kind in N.INTEGER_TYPE_KINDS
                  or decl.ctype.integer is not None))
 
@@ -277,7 +276,8 @@ def never_written(body: N.Node, name: str,
         if (isinstance(n, N.UnaryOp) and (n.op in INCREMENT_STEPS or n.op == "&")
                 and mentions(n.expr)):
             return False
-        if (isinstance(n, N.Decl) and n.ctype is not None and n.ctype.kind in REFERENCE_KINDS
+        if (isinstance(n, N.Decl) and n.ctype is not None
+                and n.ctype.kind in N.REFERENCE_TYPE_KINDS
                 and not n.ctype.referent.const and mentions(n.init)):
             return False
         if isinstance(n, N.BinaryOp) and n.writes_right and mentions(n.right):
@@ -289,7 +289,7 @@ def never_written(body: N.Node, name: str,
             args = n.args[1:] if n.method else n.args
             if callee is not None:
                 args = [a for a, p in zip(N.passed(n), callee.params)
-                        if p.ctype is None or p.ctype.kind in REFERENCE_KINDS]
+                        if p.ctype is None or p.ctype.kind in N.REFERENCE_TYPE_KINDS]
             if any(mentions(a) for a in args):
                 return False
         if isinstance(n, N.Other) and n.what.startswith("call of") and any(
@@ -320,7 +320,7 @@ def _escaped(node: N.Node, names: frozenset[str],
         callee = callees.get(node.key)
         args = node.args if callee is None else [
             a for a, p in zip(N.passed(node), callee.params)
-            if p.ctype is None or p.ctype.kind in REFERENCE_KINDS]
+            if p.ctype is None or p.ctype.kind in N.REFERENCE_TYPE_KINDS]
         return set().union(*map(_lvalue_roots, args)) & names
     if isinstance(node, N.Other) and node.what.startswith("call of"):
         flags = node.by_reference or (True,) * len(node.parts)
@@ -335,7 +335,7 @@ def reference_bound(decl: N.Decl) -> frozenset[str]:
     (``int &r = k;``; a struct's braced initializer, which may bind a reference member,
     ``struct R { int &r; }``); empty for any other declaration."""
     if decl.init is None or decl.ctype is None or not (
-            (decl.ctype.canonical_kind in REFERENCE_KINDS
+            (decl.ctype.canonical_kind in N.REFERENCE_TYPE_KINDS
              and not (decl.ctype.referent is not None and decl.ctype.referent.const))
             or (decl.ctype.element_struct and isinstance(decl.init, N.InitList))):
         return frozenset()

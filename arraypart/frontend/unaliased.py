@@ -34,7 +34,6 @@ from . import clangtu
 from . import cnodes as N
 
 K = ci.CursorKind
-REFERENCE_KINDS = (ci.TypeKind.LVALUEREFERENCE, ci.TypeKind.RVALUEREFERENCE)
 # The declarations a file-scope array may sit in.
 SCOPE_KINDS = (K.NAMESPACE, K.LINKAGE_SPEC, K.UNEXPOSED_DECL)
 # Where a reference would be another function's text.
@@ -107,7 +106,7 @@ def _escaped(declared: dict[int, tuple[ci.Cursor, str]], unit: clangtu.Unit,
     own headers, names other than by a plain subscript in the top's text."""
     escaped: set[str] = set()
     trees = list(unit.own_trees) + [c for c in unit.header_top if own(c.location)]
-    returns = top.result_type.get_canonical().kind in REFERENCE_KINDS
+    returns = top.result_type.get_canonical().kind in N.REFERENCE_TYPE_KINDS
     for path in _reference_paths(trees, declared):
         _, name = declared[path[-1].referenced.canonical.hash]
         if name not in escaped and not (_in_top(path, top) and _plain_subscript(
@@ -202,9 +201,9 @@ def _context(parent: ci.Cursor, child: ci.Cursor,
         op = clangtu.unary_operator(parent)
         return False if op == "&" else (None if op in ("++", "--") else True)
     if kind in CAST_KINDS:
-        return None if parent.type.get_canonical().kind in REFERENCE_KINDS else True
+        return None if parent.type.get_canonical().kind in N.REFERENCE_TYPE_KINDS else True
     if kind == K.VAR_DECL:
-        return parent.type.get_canonical().kind not in REFERENCE_KINDS
+        return parent.type.get_canonical().kind not in N.REFERENCE_TYPE_KINDS
     if kind == K.INIT_LIST_EXPR:
         return parent.type.get_canonical().kind != ci.TypeKind.RECORD
     if kind == K.RETURN_STMT:
@@ -231,4 +230,4 @@ def _call_keeps_nothing(call: ci.Cursor, child: ci.Cursor,
     if k is not None and callee.kind == K.CXX_METHOD and len(arguments) > len(params):
         k -= 1  # a member operator's object comes first: its ``this``
     return k is not None and 0 <= k < len(params) and (
-        params[k].type.get_canonical().kind not in REFERENCE_KINDS)
+        params[k].type.get_canonical().kind not in N.REFERENCE_TYPE_KINDS)

@@ -19,7 +19,7 @@ from .. import ir
 from ..errors import KernelError, warning_text
 from ..limits import Deadline
 from . import isl_glue as G
-from .domains import AccessRelation, access_relations
+from .domains import AccessRelation, access_relations, reference_text
 from .aliasing import Writes
 from .forwarding import forwarding_arrays, forwarding_loop, free_accesses
 from .lanes import Collector, Found, collect
@@ -78,12 +78,6 @@ def _maybe_skipped(body: tuple[ir.Node, ...], guards: Mapping[int, ir.If]) -> fr
     data-dependent ``if`` (``guards``) or an operand of ``?:``, ``&&``, ``||`` whose
     condition reads data (``Access.conditional``)."""
     return frozenset(guards) | {id(a) for a in ir.accesses(body) if a.conditional}
-
-
-def reference_text(access: ir.Access) -> str:
-    """``A[i + 1][j]`` (``[?]`` for an irregular dimension)."""
-    return access.array + "".join(
-        "[?]" if e is None else f"[{E.pretty(e)}]" for e in access.index)
 
 
 def check_writable(access: ir.Access, array: ir.Array) -> None:

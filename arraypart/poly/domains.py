@@ -17,6 +17,7 @@ from typing import Iterator
 
 import islpy as isl
 
+from .. import expr as E
 from .. import ir
 from . import isl_glue as G
 
@@ -65,22 +66,37 @@ class AccessRelation:
     access_map: isl.Map
 
 
+def reference_text(access: ir.Access) -> str:
+    """``A[i + 1][j]`` (``[?]`` for an irregular dimension)."""
+    return access.array + "".join(
+        "[?]" if e is None else f"[{E.pretty(e)}]" for e in access.index)
+
+
 def walk_accesses(body: tuple[ir.Node, ...],
                   ctx: Context) -> Iterator[tuple[ir.Access, Context]]:
     """Every access of ``body`` with the context it runs in, in source order (an
     ``if``'s condition reads before its branches)."""
+    for item, item_ctx in level_items(body, ctx):
+        if isinstance(item, ir.Access):
+            yield item, item_ctx
+        else:
+            yield from walk_accesses(item.body, item_ctx.enter_loop(item))
+
+
+def level_items(body: tuple[ir.Node, ...], ctx: Context
+                ) -> Iterator[tuple[ir.Access | ir.Loop, Context]]:
+    """The accesses and loops of one level of ``body`` in source order, each with the
+    context it runs in (``if`` branches flattened, its condition's reads first)."""
     for node in body:
         if isinstance(node, ir.Stmt):
-            for access in node.accesses:
-                yield access, ctx
+            yield from ((a, ctx) for a in node.accesses)
         elif isinstance(node, ir.If):
-            for access in node.cond_accesses:
-                yield access, ctx
+            yield from ((a, ctx) for a in node.cond_accesses)
             then_ctx, else_ctx = ctx.branches(node)
-            yield from walk_accesses(node.then, then_ctx)
-            yield from walk_accesses(node.orelse, else_ctx)
+            yield from level_items(node.then, then_ctx)
+            yield from level_items(node.orelse, else_ctx)
         else:
-            yield from walk_accesses(node.body, ctx.enter_loop(node))
+            yield node, ctx
 
 
 def walk_loops(body: tuple[ir.Node, ...], ctx: Context, outer: tuple[ir.Loop, ...] = ()

@@ -374,11 +374,16 @@ def changes(m: isl.Map, name: str, by: int = 1) -> isl.Set:
     sizes) and the range compared as they are.  Bounded above by ``c``, every value
     above ``c`` gives ``m`` the image of the value ``by`` further."""
     space = m.get_space().domain()
-    pos = space.find_dim_by_name(SET, name)
-    step = isl.MultiAff.identity_on_domain_space(space)
-    step = step.set_at(pos, step.get_at(pos).add_constant_val(_val(by)))
+    step = shifted(space, space.find_dim_by_name(SET, name), by)
     following = m.preimage_domain_multi_aff(step)
     return project_onto(m.subtract(following).union(following.subtract(m)).domain(), name)
+
+
+def shifted(space: isl.Space, pos: int, by: int = 1) -> isl.MultiAff:
+    """``x -> x + by * e_pos`` on the set ``space``: its dimension ``pos`` ``by``
+    larger, the others as they are."""
+    step = isl.MultiAff.identity_on_domain_space(space)
+    return step.set_at(pos, step.get_at(pos).add_constant_val(_val(by)))
 
 
 def largest(s: isl.Set, name: str) -> int | None:

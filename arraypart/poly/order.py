@@ -42,7 +42,7 @@ from .. import ir
 from ..errors import Coord, warning_text
 from ..frontend import cnodes as N
 from . import isl_glue as G
-from .domains import Context
+from .domains import Context, level_items, reference_text
 
 # isl's elementary operations one order question may take before it is left unasked
 # (a warning the model can miss, never a claim): some ten milliseconds of isl.
@@ -98,28 +98,13 @@ def _placed(body: tuple[ir.Node, ...], ctx: Context, positions: tuple[int, ...],
     """(access, context, positions p0..pd, step signs s1..sd) of every access of
     ``body``, in program order."""
     position = 0
-    for item, item_ctx in _items(body, ctx):
+    for item, item_ctx in level_items(body, ctx):
         if isinstance(item, ir.Access):
             yield item, item_ctx, positions + (position,), steps
         else:
             yield from _placed(item.body, item_ctx.enter_loop(item),
                                positions + (position,), steps + (1 if item.step > 0 else -1,))
         position += 1
-
-
-def _items(body: tuple[ir.Node, ...], ctx: Context
-           ) -> Iterator[tuple[ir.Access | ir.Loop, Context]]:
-    """The accesses and loops of one body level in order, ``if`` branches flattened."""
-    for node in body:
-        if isinstance(node, ir.Stmt):
-            yield from ((a, ctx) for a in node.accesses)
-        elif isinstance(node, ir.If):
-            yield from ((a, ctx) for a in node.cond_accesses)
-            then_ctx, else_ctx = ctx.branches(node)
-            yield from _items(node.then, then_ctx)
-            yield from _items(node.orelse, else_ctx)
-        else:
-            yield node, ctx
 
 
 def _time_map(ctx: Context, sizes: tuple[str, ...], positions: tuple[int, ...],
@@ -221,7 +206,7 @@ def _out_of_order(mine: list[Timed], sizes: tuple[str, ...], array: ir.Array
             earliest = _union([when for _, when, _ in bad]).lexmin()
             n, _, why = next(b for b in bad if not b[1].intersect(earliest).is_empty())
             t = mine[n]
-            return t, f"{_text(t.access)} " + why.format(kind=t.access.kind)
+            return t, f"{reference_text(t.access)} " + why.format(kind=t.access.kind)
     except isl.Error as error:
         if not G.out_of_operations(error):
             raise
@@ -231,11 +216,8 @@ def _out_of_order(mine: list[Timed], sizes: tuple[str, ...], array: ir.Array
 def _shifted(m: isl.Map) -> isl.Map:
     """``m`` with the last dimension of its range one larger (the element after)."""
     space = m.range().space
-    last = space.dim(isl.dim_type.set) - 1
-    step = isl.MultiAff.identity(space.map_from_set())
-    step = step.set_aff(last, step.get_aff(last).add_constant_val(
-        isl.Val.int_from_si(space.get_ctx(), 1)))
-    return m.apply_range(isl.Map.from_multi_aff(step))
+    return m.apply_range(isl.Map.from_multi_aff(
+        G.shifted(space, space.dim(isl.dim_type.set) - 1)))
 
 
 def undefined_at_start(kernel: ir.Kernel) -> frozenset[str]:
@@ -273,10 +255,10 @@ def undefined_reads(kernel: ir.Kernel, timed: tuple[Timed, ...], guarded: frozen
             if found is not None:
                 element = "".join(f"[{x}]" for x in found[len(sizes):])
                 out.append((t.access.coord, warning_text(t.access.coord, (
-                    f"{_text(t.access)} reads {name}{element} before anything writes it "
-                    f"(the kernel declares {name} without an initializer): its value is "
-                    "undefined, so the C simulation, the testbench's comparison and the "
-                    "hardware may each see another value"))))
+                    f"{reference_text(t.access)} reads {name}{element} before anything "
+                    f"writes it (the kernel declares {name} without an initializer): its "
+                    "value is undefined, so the C simulation, the testbench's comparison "
+                    "and the hardware may each see another value"))))
     return tuple(out)
 
 
@@ -329,7 +311,3 @@ def _union(maps) -> isl.Map:
     for m in maps[1:]:
         result = result.union(m)
     return result
-
-
-def _text(access: ir.Access) -> str:
-    return access.array + "".join(f"[{E.pretty(e)}]" for e in access.index)
