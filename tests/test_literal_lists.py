@@ -160,3 +160,15 @@ def test_a_big_header_table_holds_the_values_gcc_gives(tmp_path, monkeypatch):
     assert values == [int(v) for v in printed.stdout.split()]
     _, walked, _ = _initializers(path, monkeypatch, from_text=False)
     assert texted["big"] == walked["big"]
+
+
+def test_a_header_list_is_read_once_for_every_reading(tmp_path):
+    """``compile`` reads the kernel and then the emitted code, which includes the same
+    header: its tables are converted once."""
+    (tmp_path / "tab.h").write_text(HEADER)
+    path = tmp_path / "k.cpp"
+    path.write_text('#include "tab.h"\nvoid k(int o[2]) {\n'
+                    "  for (int i = 0; i < 2; i++) o[i] = htab[i][1];\n}\n")
+    first, again = (next(d.init for d in parse_source(path.read_text(), str(path))
+                         .source.globals if d.name == "htab") for _ in range(2))
+    assert isinstance(first, N.InitList) and again is first

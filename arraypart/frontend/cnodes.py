@@ -1318,14 +1318,23 @@ class Converter:
             # clang converts a C++ list's elements in its semantic form alone, which
             # libclang does not show: the cursor walk meets no conversion there
             to = None if self.unit.is_cxx else int_type(t)
-            return None if listed is None else _listed(listed, to)
+            return None if listed is None else _listed_nodes(listed, to)
+
+
+@functools.lru_cache(maxsize=literal_lists.HEADER_LISTS)
+def _listed_nodes(listed: literal_lists.Braced, to: IntType | None) -> InitList:
+    """:func:`_listed` of a whole list, kept: a header's list, which
+    :func:`.literal_lists.read` gives again in the next reading, is converted once
+    (the nodes are frozen; a header's hold no offset of the kernel text)."""
+    return _listed(listed, to)
 
 
 def _listed(item: literal_lists.Braced | literal_lists.Number, to: IntType | None) -> Node:
     """The nodes of a list :func:`.literal_lists.read` read, its elements converted to
     the array's element type ``to`` (None: floating, or no conversion shown) as
-    :meth:`Converter._expression` converts them: ``Cast`` where ``to`` does not hold every value of the literal's
-    type, ``UnaryOp`` for a minus, which computes in the literal's type."""
+    :meth:`Converter._expression` converts them: ``Cast`` where ``to`` does not hold
+    every value of the literal's type, ``UnaryOp`` for a minus, which computes in the
+    literal's type."""
     if isinstance(item, literal_lists.Braced):
         return InitList(*item.span, tuple(_listed(k, to) for k in item.items))
     source, narrowed = _literal_type(item.bits, item.signed, to)

@@ -2,8 +2,8 @@
 
 A table of 512x512 literals is 262,144 elements, and clang's tree holds two or three
 cursors for each (the literal, a minus, the conversion to the element type); walking
-them costs a dozen ctypes calls per cursor (measured: 7.5 s of CPU for one 256x256
-table, read twice, where clang parses the file in 0.3 s).  The list's text says the
+them costs a dozen ctypes calls per cursor (measured: ``analyze`` of one 256x256 table,
+which it reads twice, took 4.9 s of CPU where clang parses the file in 0.3 s).  The list's text says the
 same when it holds nothing but braces, commas, number literals and a minus before one:
 :func:`read` then gives each element's value, C's type of its literal and its place,
 which the converter turns into the nodes the cursor walk makes.  Any other token (a
@@ -49,8 +49,9 @@ _FLOATING = re.compile(rb"(?:(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
                        rb"|[0-9]+[eE][+-]?[0-9]+"
                        rb"|0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+)"
                        rb"[fFlL]?")
-_BASES = (16, 2, 8, 10)
-TYPED_CACHE = 1 << 16  # distinct spellings kept: a table's values repeat (bytes: 256)  # of _INTEGER's digit groups
+_BASES = (16, 2, 8, 10)  # of _INTEGER's digit groups
+HEADER_LISTS = 16  # the header lists kept read: a kernel's tables (LegUp's sobel has 2)
+TYPED_CACHE = 1 << 16  # distinct spellings kept: a table's values repeat (bytes: 256)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,9 +67,10 @@ class Number:
     signed: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Braced:
-    """``{ items }``."""
+    """``{ items }`` (equal to itself alone: the converter keeps the nodes of a
+    header's list by the list read, :func:`read` gives the same one again)."""
 
     span: Span
     items: tuple[Braced | Number, ...]
@@ -96,7 +98,21 @@ def read(unit: Unit, cursor: ci.Cursor, rank: int) -> Braced | None:
     place = _written(unit, cursor.extent)
     if place is None:
         return None
-    tokens = _tokens(unit, *place)
+    text, offset, first = place
+    if offset < 0:
+        return _header_list(text, first, rank)
+    return _listed(_tokens(unit, text, offset, first), rank)
+
+
+@functools.lru_cache(maxsize=HEADER_LISTS)
+def _header_list(text: bytes, first: Coord, rank: int) -> Braced | None:
+    """A header's list ``text`` starting at ``first``: the same in every reading of a
+    kernel (``compile`` reads the emitted code, which includes the same header, again),
+    so read once."""
+    return _listed(_tokens(None, text, -1, first), rank)
+
+
+def _listed(tokens: list[tuple[bytes, Span | None]] | None, rank: int) -> Braced | None:
     if tokens is None:
         return None
     found, at = _braced(tokens, 0, 1, rank)
@@ -124,10 +140,10 @@ def _written(unit: Unit, extent: ci.SourceRange) -> tuple[bytes, int, Coord] | N
     return text, -1, Coord(name, line, column)
 
 
-def _tokens(unit: Unit, text: bytes, offset: int,
+def _tokens(unit: Unit | None, text: bytes, offset: int,
             first: Coord) -> list[tuple[bytes, Span | None]] | None:
-    """The tokens of ``text`` (at ``offset`` of the kernel text, -1: in a header; its
-    first byte at ``first``), each with its span (a comma's: None), when all are braces,
+    """The tokens of ``text`` (at ``offset`` of ``unit``'s kernel text, -1: in a header;
+    its first byte at ``first``), each with its span (a comma's: None), when all are braces,
     commas, minus signs and numbers, else None."""
     if b"\\" in text or b"??" in text:
         return None  # a line splice or a trigraph: clang's tokens are not the bytes'
@@ -202,8 +218,8 @@ def _number(tokens: list[tuple[bytes, Span]], at: int) -> tuple[Number | None, i
     if typed is None:
         return None, at
     value, bits, signed = typed
-    return Number((first[0], first[1], literal[2]), literal, negated, value, bits,
-                  signed), at + 1
+    span = (first[0], first[1], literal[2]) if negated else literal
+    return Number(span, literal, negated, value, bits, signed), at + 1
 
 
 @functools.lru_cache(maxsize=TYPED_CACHE)
