@@ -9,6 +9,7 @@ import subprocess
 
 import pytest
 
+from arraypart.errors import Coord
 from arraypart.frontend import cnodes as N
 from arraypart.frontend import clangtu, literal_lists, parse_source
 from arraypart.frontend.cexpr import fold
@@ -22,7 +23,7 @@ C_TABLES = """\
 /* é: a line that is not ASCII */ const unsigned char u8[6] = {0, 255, 256, -1, 0x1FF, 07};
 const signed char s8[4] = {127, 128, -128, -129};
 const short s16[2][3] = {{1, -2, 3}, {40000, 0xFFFF, -0x8000}};
-const int i32[4] = {2147483647, 2147483648, 4294967295u, -2147483648};
+const int i32[5] = {2147483647, 2147483648, 4294967295u, -2147483648, -2u};
 const unsigned u32[5] = {1u, -1, 0xFFFFFFFF, 4294967296, 5ul};
 const long long i64[4] = {9223372036854775807, 0x8000000000000000, 1ll, -1LL};
 const unsigned long long u64[3] = {18446744073709551615ull, 0xFFFFFFFFFFFFFFFFu, 3};
@@ -122,6 +123,16 @@ def test_a_list_this_module_does_not_read_goes_through_the_cursors(text, rank, t
     kernel = parse_source(path.read_text(), str(path))
     assert isinstance(next(d for d in kernel.source.globals if d.name == "t").init,
                       N.InitList)
+
+
+def test_a_header_line_ended_by_cr_alone_goes_through_the_cursors(tmp_path, monkeypatch):
+    """clang ends a line at a lone CR, which the front end leaves in a header."""
+    (tmp_path / "cr.h").write_bytes(b"const int h[3] = {1,\r  2,\r  3};\n")
+    path = tmp_path / "k.c"
+    path.write_text('#include "cr.h"\nvoid k(int o[3]) { o[0] = h[2]; }\n')
+    _, found, lists = _initializers(path, monkeypatch, from_text=True)
+    assert lists == 0
+    assert found["h"][-1][1][-1][1] == ("coord", Coord(str(tmp_path / "cr.h"), 3, 3))
 
 
 def _big_table(seed: int, rows: int, cols: int) -> str:

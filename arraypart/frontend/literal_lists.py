@@ -7,8 +7,9 @@ which it reads twice, took 4.9 s of CPU where clang parses the file in 0.3 s).  
 same when it holds nothing but braces, commas, number literals and a minus before one:
 :func:`read` then gives each element's value, C's type of its literal and its place,
 which the converter turns into the nodes the cursor walk makes.  Any other token (a
-name, a macro, a cast, a character literal, a directive), a line splice or trigraph, or
-braces that do not follow the array's shape gives None: the cursor walk reads it.
+name, a macro, a cast, a character literal, a directive), a line splice, a trigraph, a
+line ended by a carriage return alone, or braces that do not follow the array's shape
+gives None: the cursor walk reads it.
 
 A literal's type is C's (C11 6.4.4.1, C++ [lex.icon]): the first of its suffix's list
 that holds the value, for the LP64 targets clang parses for here (int 32 bits, long and
@@ -43,6 +44,7 @@ _TOKEN = re.compile(rb"(\s+|//[^\n]*|/\*.*?\*/)|(,)|([{}-])"
                     rb"|(\.?[0-9](?:[eEpP][+-]|[0-9A-Za-z_.])*)|(.)", re.S)
 _SKIP, _COMMA, _OTHER = 1, 2, 5
 _COMMA_TOKEN = (b",", None)
+_LONE_CR = re.compile(rb"\r(?!\n)")
 _INTEGER = re.compile(rb"(?:0[xX]([0-9a-fA-F]+)|0[bB]([01]+)|(0[0-7]*)|([1-9][0-9]*))"
                       rb"([uU](?:ll|LL|[lL])?|(?:ll|LL|[lL])[uU]?)?")
 _FLOATING = re.compile(rb"(?:(?:[0-9]+\.[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
@@ -145,8 +147,9 @@ def _tokens(unit: Unit | None, text: bytes, offset: int,
     """The tokens of ``text`` (at ``offset`` of ``unit``'s kernel text, -1: in a header;
     its first byte at ``first``), each with its span (a comma's: None), when all are braces,
     commas, minus signs and numbers, else None."""
-    if b"\\" in text or b"??" in text:
-        return None  # a line splice or a trigraph: clang's tokens are not the bytes'
+    if b"\\" in text or b"??" in text or _LONE_CR.search(text):
+        return None  # a line splice, a trigraph, a line ended by CR alone: clang's
+        # tokens or lines are not the bytes'
     # the kernel text's columns count characters: bytes do where the lines are ASCII
     counted = offset < 0 or (text.isascii() and unit.data[
         unit.line_starts[first.line - 1]:offset].isascii())
