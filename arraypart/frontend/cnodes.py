@@ -1318,14 +1318,16 @@ class Converter:
             # clang converts a C++ list's elements in its semantic form alone, which
             # libclang does not show: the cursor walk meets no conversion there
             to = None if self.unit.is_cxx else int_type(t)
-            return None if listed is None else _listed_nodes(listed, to)
+            if listed is None:
+                return None
+            return _header_nodes(listed, to) if listed.span[1] < 0 else _listed(listed, to)
 
 
 @functools.lru_cache(maxsize=literal_lists.HEADER_LISTS)
-def _listed_nodes(listed: literal_lists.Braced, to: IntType | None) -> InitList:
-    """:func:`_listed` of a whole list, kept: a header's list, which
-    :func:`.literal_lists.read` gives again in the next reading, is converted once
-    (the nodes are frozen; a header's hold no offset of the kernel text)."""
+def _header_nodes(listed: literal_lists.Braced, to: IntType | None) -> InitList:
+    """:func:`_listed` of a header's list, kept: :func:`.literal_lists.read` gives the
+    same list again in the next reading, which is converted once (the nodes are
+    frozen and hold no offset of the kernel text)."""
     return _listed(listed, to)
 
 

@@ -2,11 +2,12 @@
 
 A table of 512x512 literals is 262,144 elements, and clang's tree holds two or three
 cursors for each (the literal, a minus, the conversion to the element type); walking
-them costs a dozen ctypes calls per cursor (measured: ``analyze`` of one 256x256 table,
-which it reads twice, took 4.9 s of CPU where clang parses the file in 0.3 s).  The list's text says the
-same when it holds nothing but braces, commas, number literals and a minus before one:
-:func:`read` then gives each element's value, C's type of its literal and its place,
-which the converter turns into the nodes the cursor walk makes.  Any other token (a
+them costs a dozen ctypes calls per cursor (measured: ``analyze`` of one 256x256
+table, which it reads twice, took 4.9 s of CPU where clang parses the file in 0.3 s).
+The list's text says the same when it holds nothing but braces, commas, number
+literals and a minus before one: :func:`read` then gives each element's value, C's
+type of its literal and its place, which the converter turns into the nodes the
+cursor walk makes.  Any other token (a
 name, a macro, a cast, a character literal, a directive), a line splice, a trigraph, a
 line ended by a carriage return alone, or braces that do not follow the array's shape
 gives None: the cursor walk reads it.
