@@ -117,6 +117,9 @@ def _library():
         lib.clang_Location_isFromMainFile.restype = ctypes.c_int
         lib.clang_getSpecializedCursorTemplate.argtypes = [ci.Cursor]
         lib.clang_getSpecializedCursorTemplate.restype = ci.Cursor
+        lib.clang_getFileContents.argtypes = [ci.TranslationUnit, ctypes.c_void_p,
+                                              ctypes.POINTER(ctypes.c_size_t)]
+        lib.clang_getFileContents.restype = ctypes.c_void_p
         lib._arraypart_ready = True
     return lib
 
@@ -185,6 +188,16 @@ def handle_of(file: ci.File) -> int | None:
 def file_name(handle: int) -> str:
     """The name of the file whose :func:`file_of` number is ``handle``."""
     return ci.File(ctypes.cast(handle, ci.c_object_p)).name
+
+
+def file_bytes(tu: ci.TranslationUnit, handle: int, start: int, end: int) -> bytes | None:
+    """Bytes ``start..end`` of the file :func:`file_of` numbers ``handle``, as clang
+    read it (a header's :func:`..sourcetext.clang_view`); None where it has no text."""
+    size = ctypes.c_size_t()
+    contents = _library().clang_getFileContents(tu, ctypes.c_void_p(handle), ctypes.byref(size))
+    if not contents or size.value < end:
+        return None
+    return ctypes.string_at(contents + start, end - start)
 
 
 def expansion_point(location: ci.SourceLocation) -> tuple[int | None, int, int, int]:

@@ -12,6 +12,7 @@ compound statement that holds them, in text order, as :class:`Pragma` items.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
@@ -19,13 +20,16 @@ from typing import Any, Callable
 import clang.cindex as ci
 
 from ..errors import Coord, KernelError
-from . import clangtu, templates
+from . import clangtu, literal_lists, templates
 from .clangtu import PragmaLine, Unit
 
 K = ci.CursorKind
 # Nesting the lowering recursion stays far from Python's frame limit with (C99
 # 5.2.4.1: 127 nested blocks, 63 nested parentheses fit below it).
 MAX_TREE_DEPTH = 150
+# The levels an element of a brace list adds below it: its conversion, a minus, the literal.
+ELEMENT_DEPTH = 3
+LITERAL_TYPES = 64  # (literal type, element type) pairs kept: a few dozen exist
 TRANSPARENT = (K.UNEXPOSED_EXPR, K.PAREN_EXPR)
 #: ``Other.what`` of an argument a call leaves to its parameter's default (clang's
 #: CXXDefaultArgExpr, unexposed and without text).
@@ -45,6 +49,9 @@ INTEGER_TYPE_KINDS = frozenset((
     ci.TypeKind.UINT, ci.TypeKind.ULONG, ci.TypeKind.ULONGLONG, ci.TypeKind.CHAR_S,
     ci.TypeKind.SCHAR, ci.TypeKind.SHORT, ci.TypeKind.INT, ci.TypeKind.LONG,
     ci.TypeKind.LONGLONG))
+# Floating types whose values the front end leaves unknown, as their literals'.
+PLAIN_FLOATING_KINDS = frozenset((ci.TypeKind.FLOAT, ci.TypeKind.DOUBLE,
+                                  ci.TypeKind.LONGDOUBLE))
 UNSUPPORTED_STATEMENTS = {
     K.GOTO_STMT: "goto",
     K.BREAK_STMT: "break", K.CONTINUE_STMT: "continue", K.CXX_FOR_RANGE_STMT: "range-for",
@@ -1213,6 +1220,10 @@ class Converter:
                 return Cast(coord, start, end, narrowed, self.expression(kids[0]),
                             int_type(kids[0].type), implicit=True)
             cursor, kind = kids[0], kids[0].kind
+        if kind == K.INIT_LIST_EXPR:
+            listed = self._literal_list(cursor)
+            if listed is not None:
+                return listed
         coord, start, end = self._span(cursor)
         kids = list(cursor.get_children())
         if kind == K.UNEXPOSED_EXPR and not kids and next(cursor.get_tokens(), None) is None:
@@ -1290,6 +1301,60 @@ class Converter:
                       or k.kind == K.INIT_LIST_EXPR)
         return Other(coord, start, end, _kind_words(kind), parts,
                      cursor.spelling if kind == K.MEMBER_REF_EXPR else "")
+
+    def _literal_list(self, cursor: ci.Cursor) -> InitList | None:
+        """The brace list ``cursor`` of an array of numbers, read from its text where
+        that holds number literals alone (:mod:`.literal_lists`): the nodes the cursor
+        walk makes, without a cursor per element; else None."""
+        t = cursor.type.get_canonical()
+        rank = 0
+        while t.kind == ci.TypeKind.CONSTANTARRAY:
+            t, rank = t.element_type.get_canonical(), rank + 1
+        numbers = t.kind in INTEGER_TYPE_KINDS or t.kind in PLAIN_FLOATING_KINDS
+        if rank == 0 or not numbers or self._depth + rank + ELEMENT_DEPTH > MAX_TREE_DEPTH:
+            return None  # (deeper: the cursor walk says where it is too deep)
+        with literal_lists.uncollected():
+            listed = literal_lists.read(self.unit, cursor, rank)
+            # clang converts a C++ list's elements in its semantic form alone, which
+            # libclang does not show: the cursor walk meets no conversion there
+            to = None if self.unit.is_cxx else int_type(t)
+            if listed is None:
+                return None
+            return _header_nodes(listed, to) if listed.span[1] < 0 else _listed(listed, to)
+
+
+@functools.lru_cache(maxsize=literal_lists.HEADER_LISTS)
+def _header_nodes(listed: literal_lists.Braced, to: IntType | None) -> InitList:
+    """:func:`_listed` of a header's list, kept: :func:`.literal_lists.read` gives the
+    same list again in the next reading, which is converted once (the nodes are
+    frozen and hold no offset of the kernel text)."""
+    return _listed(listed, to)
+
+
+def _listed(item: literal_lists.Braced | literal_lists.Number, to: IntType | None) -> Node:
+    """The nodes of a list :func:`.literal_lists.read` read, its elements converted to
+    the array's element type ``to`` (None: floating, or no conversion shown) as
+    :meth:`Converter._expression` converts them: ``Cast`` where ``to`` does not hold
+    every value of the literal's type, ``UnaryOp`` for a minus, which computes in the
+    literal's type."""
+    if isinstance(item, literal_lists.Braced):
+        return InitList(*item.span, tuple(_listed(k, to) for k in item.items))
+    source, narrowed = _literal_type(item.bits, item.signed, to)
+    node: Node = Constant(*item.literal, item.value)
+    if item.negated:
+        node = UnaryOp(*item.span, "-", node,
+                       source if source is not None and not source.signed else None)
+    return node if narrowed is None else Cast(*item.span, narrowed, node, source,
+                                              implicit=True)
+
+
+@functools.lru_cache(maxsize=LITERAL_TYPES)
+def _literal_type(bits: int | None, signed: bool,
+                  to: IntType | None) -> tuple[IntType | None, IntType | None]:
+    """(a literal's type, ``to`` where converting the literal to it narrows, else None)."""
+    source = IntType(bits, signed) if bits is not None else None
+    narrows = to is not None and source is not None and not to.holds(source)
+    return source, to if narrows else None
 
 
 def _writes_nothing(variable: ci.Cursor, child: ci.Cursor, init_at: int | None) -> bool:
