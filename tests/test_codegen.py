@@ -995,3 +995,19 @@ def test_a_block_body_of_a_phased_loop_is_switched_statement_by_statement(tmp_pa
     assert compiled.files["phased.cpp"].count("#pragma HLS pipeline II=1") == 1
     if shutil.which("g++"):
         assert_the_testbench_passes(compiled, tmp_path)
+
+
+def test_a_c_header_kept_in_place_is_searched_by_the_project(tmp_path):
+    """A C header that defines an object (a ``const`` table: external linkage in C)
+    stays where it is included rather than in the testbench's preamble; the output
+    folder's Vitis project must still search the kernel's folder for it (its flags
+    were empty, and csim could not find the header)."""
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "tab.h").write_text("const unsigned char tab[2][2] = {{1, 9}, {2, 3}};\n")
+    path = source / "k.c"
+    path.write_text('#include "tab.h"\nvoid k(int o[4]) {\n  for (int i = 0; i < 4; i++) {\n'
+                    "#pragma HLS pipeline II=1\n    o[i] = tab[i >> 1][i & 1];\n  }\n}\n")
+    files = arraypart.compile_kernel(str(path)).files
+    assert f"add_files k.cpp -cflags -I{source}" in files["run_hls.tcl"]
+    assert f"syn.file_cflags=k.cpp,-I{source}" in files["hls_config.cfg"]

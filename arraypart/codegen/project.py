@@ -144,11 +144,13 @@ def kept_directives(kernel: Kernel, solution: Solution) -> tuple:
 
 def _cflags(kernel: Kernel) -> str:
     """``-I`` flags for the folders the kernel's includes were searched in, so that the
-    output folder's copy compiles in Vitis (none when it includes no local header); a
+    output folder's copy compiles in Vitis (none when it includes no local header, at
+    the file's head or kept in place: a C header that defines objects); a
     folder whose name Tcl or the cfg reader would split is an error."""
     source = kernel.source
     local = any(line.split("include", 1)[1].lstrip().startswith('"')
-                for line in source.preamble if re.match(r"#\s*include", line))
+                for line in source.preamble + source.nested_includes
+                if re.match(r"#\s*include", line))
     folders = source.include_dirs if local else source.include_dirs[1:]
     for folder in folders:
         if not TCL_BARE.fullmatch(folder):
