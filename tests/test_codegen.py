@@ -207,7 +207,8 @@ def table_kernel(scheme, copies=2, read_copy=None):
 def test_per_dim_pragmas_replace_the_users_and_keep_other_pragmas():
     k, sol = stencil_kernel(cyclic((8, 8), 2, 2))
     cpp = emit(k, sol)["stencil.cpp"]
-    pragmas = [line.strip() for line in cpp.splitlines() if line.strip().startswith("#pragma")]
+    pragmas = [line.strip() for line in cpp.splitlines()
+               if line.strip().startswith("#pragma HLS")]
     assert pragmas == [
         "#pragma HLS array_partition variable=in type=cyclic factor=2 dim=1",
         "#pragma HLS INTERFACE mode=ap_memory port=in",

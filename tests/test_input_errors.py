@@ -662,3 +662,20 @@ def test_a_column_after_bytes_that_are_not_utf8_counts_each_byte_once(tmp_path):
         arraypart.compile_kernel(path)
     assert (info.value.coord.line, info.value.coord.col) == (2, 21)
     assert "missing" in info.value.message
+
+
+@pytest.mark.parametrize("tables", [
+    "const unsigned char t[4] = {1, -1, 300, 3};\nvoid k(int in[64], int out[64], int x) {\n",
+    "void k(int in[64], int out[64], int x) {\n  short t[4] = {1, x, 70000, 3};\n"])
+def test_a_c_brace_initializer_that_narrows_compiles_as_the_emitted_cpp(tables, tmp_path):
+    """C converts a brace initializer's value to its element type (``{-1}`` in an
+    unsigned char is 255), C++ refuses a narrowing one: the emitted files (read by
+    clang and g++ as C++) did not parse (exit 3).  They tell both compilers to
+    accept it, and compute what the original computes."""
+    path = tmp_path / "k.c"
+    path.write_text(tables + LOOP % "in[i] + t[i % 4]" + "}\n")
+    compiled = arraypart.compile_kernel(str(path))
+    for name in ("k.cpp", "k_tb.cpp"):
+        assert '#pragma GCC diagnostic ignored "-Wnarrowing"' in compiled.files[name]
+    if HAVE_GXX:
+        assert_the_testbench_passes(compiled, tmp_path)

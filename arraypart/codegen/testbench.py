@@ -134,6 +134,14 @@ class TbParam:
     stream: TbStream | None = None
 
 
+# What a C kernel's text, compiled as the emitted C++, needs: C converts a brace
+# initializer's value to its element's type as an assignment does (C11 6.7.9p11,
+# ``unsigned char t[] = {-1}``), C++ refuses one that narrows unless told (g++ and
+# clang, Vitis's front end, both read this pragma).
+C_AS_CXX = ("// the original is C: its brace initializers may narrow, as C allows",
+            '#pragma GCC diagnostic ignored "-Wnarrowing"')
+
+
 def testbench_context(kernel: Kernel) -> dict:
     """The template variables of the testbench."""
     source = kernel.source
@@ -149,6 +157,7 @@ def testbench_context(kernel: Kernel) -> dict:
         "actual_call": _call(f"::{scope}{kernel.top}", params, "actual_",
                              return_type if returns else None),
         "top": kernel.top,
+        "c_as_cxx": [] if source.cxx else list(C_AS_CXX),
         "preamble": list(source.preamble),
         "defines": [f"#define {n} {v}" for n, v in source.extra_defines],
         "undefines": [f"#undef {n}" for n in sorted(set(source.macros)
