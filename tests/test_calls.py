@@ -776,6 +776,8 @@ def test_dim_0_of_a_plane_parameter_is_each_dimension_the_plane_keeps():
     kernel = frontend.parse_source(source, "k.c", top="k")
     assert [(p.type, p.factor, p.dim) for p in kernel.array("c").partitions] == [
         ("cyclic", 2, 2), ("cyclic", 2, 3)]
+    (said,) = [w for w in kernel.warnings if "'c'" in w]
+    assert "array_partition on 'p' is read as one of dimensions 2 and 3 of array 'c'" in said
 
 
 @needs_gxx

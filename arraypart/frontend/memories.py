@@ -565,6 +565,7 @@ class MemoryLowering:
         array = self._arrays[name]
         field = PARAMETER_PRAGMAS[pragma.kind]
         given = getattr(array, field)
+        new = []
         for partition in _caller_partitions(
                 self._pragmas.partition(pragma, len(array.shape) - rows), rows,
                 len(array.shape)):
@@ -576,13 +577,16 @@ class MemoryLowering:
             if clash is not None:
                 self._pragmas.error(pragma, _clash_text(pragma.kind, variable, name,
                                                         partition, clash), "variable")
-            if rows:
-                self._warnings.append(warning_text(partition.coord, (
-                    f"{pragma.kind} on '{variable}' is read as one of dimension "
-                    f"{partition.dim} of array '{name}', whose rows the call passes: "
-                    "Vitis applies a partition of an argument to the array the caller "
-                    f"passes, so it banks every row of '{name}' alike")))
+            new.append(partition)
             given += (partition,)
+        if rows and new:
+            dims = ("dimension " if len(new) == 1 else "dimensions ") + " and ".join(
+                str(p.dim) for p in new)
+            self._warnings.append(warning_text(new[0].coord, (
+                f"{pragma.kind} on '{variable}' is read as one of {dims} of array "
+                f"'{name}', whose rows the call passes: Vitis applies a "
+                "partition of an argument to the array the caller passes, so it banks "
+                f"every row of '{name}' alike")))
         changes = {field: given}
         if field == "reshapes":
             changes["partitionable"] = False
