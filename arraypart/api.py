@@ -243,8 +243,11 @@ def _retry(kernel, model, solution, missed: frozenset[str], opts: Options, first
     scheduling rule prices them, and with no phase switch assumed for the arrays
     whose II there relied on one (:func:`poly.with_direct_loops`; not when it changes
     nothing), and keep whichever
-    emitted code reaches the smaller total II (the first on a tie).  Both searches
-    count in ``solve_seconds``."""
+    emitted code reaches the smaller total II (the first on a tie).  Kept, the first
+    takes the retry's notes on the arrays that lost a phase switch and are banked
+    alike by both: those notes price the lanes as the emitted code has them, so they
+    say when a kept pragma is what costs the II (probe 39 L5).  Both searches count
+    in ``solve_seconds``."""
     unphased = frozenset((s.array.name, loop) for s in solution.arrays
                          for loop in s.phased_loops if loop in missed)
     retry_model = poly.with_direct_loops(model, missed, unphased)
@@ -262,7 +265,19 @@ def _retry(kernel, model, solution, missed: frozenset[str], opts: Options, first
     total = [sum(loop.achieved_ii for loop in s.loops) for s in (first[1], scheduled)]
     if total[1] < total[0]:
         return retry_model, replace(retry, seconds=seconds), files, scheduled
-    return model, replace(solution, seconds=seconds), *first
+    renoted = _notes_from(solution, retry, frozenset(name for name, _ in unphased))
+    return model, replace(renoted, seconds=seconds), *first
+
+
+def _notes_from(solution, retry, names: frozenset[str]):
+    """``solution`` with the notes ``retry`` gives each array of ``names`` that both
+    bank alike."""
+    theirs = {a.array.name: a for a in retry.arrays}
+    arrays = tuple(replace(a, notes=theirs[a.array.name].notes)
+                   if a.array.name in names and theirs[a.array.name].banking == a.banking
+                   else a for a in solution.arrays)
+    return replace(solution, arrays=arrays,
+                   warnings=tuple(note for a in arrays for note in a.notes))
 
 
 def _kept_reason(array) -> str:

@@ -733,13 +733,77 @@ def test_partitions_written_on_parameters_give_way_to_ours(tmp_path):
             if n in ("buf", "acc")} == {n: chosen[n].scheme for n in ("buf", "acc")}
 
 
+# HLSFactory ben_hall_lab2 (probe 39 M6): a callee partitions its row parameter
+# (compute_attention_on_q_row(Q_local[i], ...)); Vitis applies it to the array the
+# caller passes, here dimension 2 of Ql.
+ROW_PARTITION = """\
+void row_dot(int q[16], int k[16], int *out) {
+#pragma HLS array_partition variable=q dim=1 complete
+    int s = 0;
+    for (int j = 0; j < 16; j++) {
+#pragma HLS unroll
+        s += q[j] * k[j];
+    }
+    *out = s;
+}
+void rowpart(int Q[8][16], int K[16], int out[8]) {
+    int Ql[8][16];
+    for (int i = 0; i < 8; i++)
+        for (int j = 0; j < 16; j++) Ql[i][j] = Q[i][j];
+    for (int i = 0; i < 8; i++) {
+#pragma HLS pipeline II=1
+        row_dot(Ql[i], K, &out[i]);
+    }
+}
+"""
+
+
+def test_a_partition_of_a_row_parameter_partitions_the_callers_next_dimension():
+    """dim=d of a parameter given rows Ql[i] is dim=d+1 of Ql, located where it is
+    written, with a warning saying which array and dimension it partitions."""
+    kernel = frontend.parse_source(ROW_PARTITION, "rowpart.cpp")
+    assert [(p.type, p.dim, p.coord.line) for p in kernel.array("Ql").partitions] == [
+        ("complete", 2, 2)]
+    (said,) = [w for w in kernel.warnings if "'Ql'" in w]
+    assert said.startswith("rowpart.cpp:2:1: warning: array_partition on 'q' is read as "
+                           "one of dimension 2 of array 'Ql', whose rows the call passes")
+
+
+def test_dim_0_of_a_plane_parameter_is_each_dimension_the_plane_keeps():
+    source = ("static void f(int p[4][4]) {\n#pragma HLS array_partition variable=p "
+              "cyclic factor=2 dim=0\n  p[0][0] = 1;\n}\nvoid k(int a[2][4][4]) {\n"
+              "  int c[2][4][4];\n  f(c[1]);\n  a[0][0][0] = c[1][0][0];\n}\n")
+    kernel = frontend.parse_source(source, "k.c", top="k")
+    assert [(p.type, p.factor, p.dim) for p in kernel.array("c").partitions] == [
+        ("cyclic", 2, 2), ("cyclic", 2, 3)]
+    (said,) = [w for w in kernel.warnings if "'c'" in w]
+    assert "array_partition on 'p' is read as one of dimensions 2 and 3 of array 'c'" in said
+
+
+@needs_gxx
+def test_a_row_parameters_partition_moves_to_the_callers_array(tmp_path):
+    """The emitted kernel partitions Ql on dimension 2 where Ql is defined (the
+    callee's pragma dropped), reaches II 1 and computes what the original does."""
+    compiled, outdir = _round_trip(_kernel_file(tmp_path, "rowpart.cpp", ROW_PARTITION),
+                                   tmp_path)
+    text = compiled.files["rowpart.cpp"]
+    assert "array_partition variable=q" not in text
+    assert "#pragma HLS array_partition variable=Ql type=complete dim=2" in text
+    _build_and_run(outdir, "rowpart", tmp_path)
+
+
 @pytest.mark.parametrize("source, line, col, words", [
     ("static void f(int a[4]) {\n#pragma HLS array_partition variable=a complete\n"
-     "  a[0] = 1;\n}\nvoid k(int a[2][4]) {\n  f(a[1]);\n}\n", 2, 29,
-     "array_partition on 'a', which this call gives part of array 'a'"),
+     "  a[0] = 1;\n}\nvoid k(int a[2][4]) {\n  f(&a[1][1]);\n}\n", 2, 29,
+     "array_partition on 'a', which this call binds to a pointer at an offset into "
+     "array 'a': arraypart reads an argument's partition as one of the whole array the "
+     "call passes or of its rows"),
     ("static void f(int a[4]) {\n#pragma HLS array_partition variable=a cyclic factor=2\n"
      "  a[0] = 1;\n}\nvoid k(int b[4]) {\n#pragma HLS array_partition variable=b complete\n"
-     "  f(b);\n}\n", 2, 29, "partitions array 'b' otherwise than the pragma at k.c:6:"),
+     "  f(b);\n}\n", 2, 29,
+     "array_partition on 'a' (cyclic factor=2 dim=1 of 'b') contradicts the pragma at "
+     "k.c:6:1 (complete dim=1): Vitis documents no rule for which of two partitions of "
+     "one array wins, so arraypart cannot tell the banks; keep one of the two"),
     ("static void f(int a[4]) {\n#pragma HLS bind_storage variable=a type=ram_1p\n"
      "  a[0] = 1;\n}\nvoid k(int b[4]) {\n  f(b);\n}\n", 2, 26,
      "bind_storage on 'a', which this call binds to 'b', a port of the top: give its "

@@ -102,13 +102,15 @@ def _suggestion(search: Search, kept: Proof, better: Answer) -> str:
 
 def _rule_note(am: ArrayModel, search: Search, kept: Banking, proof: Proof,
                better: Answer) -> list[str]:
-    """The note on conflict-free pragmas of an array that is not pragma-only, whose
-    references the emission keeps as written (neither routed nor phased) and whose
-    banks change with the iteration, so that the scheduling rule leaves a loop above
-    its target."""
-    if am.array.pragma_only:
-        return []  # its phase switches may serve some lanes: the loop table says
-    reached = search.reached(kept, proof, as_written=True)
+    """The note on conflict-free pragmas whose banks change with the iteration at
+    references the emission keeps as written (neither routed nor phased; every
+    reference of a pragma-only array, whose phase switches serve the lanes they can),
+    so that the scheduling rule leaves a loop above its target: the pragmas are what
+    cost that II, and the note says what ``better`` reaches there (probe 39 L5: a
+    cyclic 128 on ``va[i + ii]``, i a multiple of 32, gets II 16 where cyclic 16 gets
+    1, and only its LUTs were named)."""
+    pragma_only = am.array.pragma_only
+    reached = search.reached(kept, proof, as_written=not pragma_only)
     missed = {g.loop: reached[g.loop] for g in am.groups if reached[g.loop] > g.target_ii}
     if not proof.conflict_free or not missed:
         return []
@@ -116,12 +118,15 @@ def _rule_note(am: ArrayModel, search: Search, kept: Banking, proof: Proof,
     routed = search.reached(better.banking, better.proof)
     helps = (not any(routed[loop] > ii for loop, ii in missed.items())
              and any(routed[loop] < ii for loop, ii in missed.items()))
-    fix = (f"; --replace-partitions banks it as {better.banking.describe()}, routing "
-           "those lanes" if better.proof.conflict_free and helps else "")
+    how = "" if pragma_only else ", routing those lanes"
+    fix = (f"; --replace-partitions banks it as {better.banking.describe()}{how}, "
+           f"reaching II {ii_text((loop, routed[loop]) for loop in sorted(missed))}"
+           if better.proof.conflict_free and helps else "")
     return [warning_text(am.array.partitions[0].coord, (
         f"the array_partition pragmas of {am.array.name} are conflict-free, but its "
-        "references stay as written and the banks of some change with the iteration: "
-        f"under the scheduling rule Vitis schedules {loops}{fix}"))]
+        "references stay as written and the banks of some change with the iteration "
+        "(each such lane takes a port of every bank): with these pragmas Vitis "
+        f"schedules {loops}{fix}"))]
 
 
 def _wasteful(kept: Cost, better: Answer) -> bool:

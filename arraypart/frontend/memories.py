@@ -21,7 +21,8 @@ import clang.cindex as ci
 
 from .. import expr as E
 from ..errors import KernelError, warning_text
-from ..ir import PORT_MODELS, UNBOUNDED_SAMPLE, Access, Array, If, Loop, Node, Param
+from ..ir import (PORT_MODELS, UNBOUNDED_SAMPLE, Access, Array, If, Loop, Node, Param,
+                  PartitionPragma)
 from ..ir import accesses as all_accesses
 from .calls import Binding, StreamPort, array_reference
 from .cexpr import Bound, fold, interval
@@ -529,9 +530,11 @@ class MemoryLowering:
                                  bound: Mapping[str, Binding]) -> None:
         """An ``array_partition`` (or ``array_reshape``, ``bind_storage``) of an array
         parameter of ``callee`` partitions (reshapes, binds) the array the call passes,
-        as Vitis carries it to the caller's array: the whole array (a row or a pointer
-        into one cannot be partitioned alone); the same pragma twice is one, and a
-        partition that another pragma of its kind contradicts is an error."""
+        as Vitis carries it to the caller's array.  Where the call passes rows
+        (``Ql[i]`` of ``Ql[8][16]``: ``p`` leading indices), dimension ``d`` of the
+        parameter is dimension ``d + p`` of the array; a pointer at an offset into a
+        row has no such dimension.  The same pragma twice is one, and a partition
+        that another pragma of its kind contradicts is an error."""
         parsed = (self._pragmas.parse(n) for n in callee.nodes if isinstance(n, N.Pragma))
         for pragma in (one for p in parsed if p is not None
                        for one in self._pragmas.each_variable(p)):
@@ -539,36 +542,52 @@ class MemoryLowering:
                 continue
             variable = pragma.option("variable")
             binding = bound[variable]
-            if binding.prefix or binding.offset != E.Const(0):
+            if binding.offset != E.Const(0) or (binding.field and binding.prefix):
+                what = ("an array field of an element of" if binding.field
+                        else "a pointer at an offset into")
                 self._pragmas.error(pragma, f"{pragma.kind} on '{variable}', which this "
-                                            f"call gives part of array '{binding.array}' "
-                                            "(a row or a pointer into it): Vitis applies it "
-                                            f"to whole arrays; place it where "
+                                            f"call binds to {what} array "
+                                            f"'{binding.array}': arraypart reads an "
+                                            "argument's partition as one of the whole "
+                                            "array the call passes or of its rows, and "
+                                            "this argument is neither; place it where "
                                             f"'{binding.array}' is defined", "variable")
             if pragma.kind == "bind_storage":
                 self._apply_parameter_storage(pragma, binding.array)
             else:
-                self._apply_parameter_partition(pragma, binding.array)
+                self._apply_parameter_partition(pragma, binding.array, len(binding.prefix))
 
-    def _apply_parameter_partition(self, pragma, name: str) -> None:
+    def _apply_parameter_partition(self, pragma, name: str, rows: int) -> None:
         """One ``array_partition`` or ``array_reshape`` of a parameter on the array
-        ``name`` a call passes (:meth:`_apply_parameter_pragmas`)."""
+        ``name`` a call passes, whose first ``rows`` dimensions the call fixes
+        (:meth:`_apply_parameter_pragmas`)."""
         variable = pragma.option("variable")
         array = self._arrays[name]
         field = PARAMETER_PRAGMAS[pragma.kind]
         given = getattr(array, field)
-        partition = self._pragmas.partition(pragma, len(array.shape))
-        if (partition.type, partition.factor, partition.dim) in [
-                (p.type, p.factor, p.dim) for p in given]:
-            return
-        clash = next((p for p in given if 0 in (p.dim, partition.dim)
-                      or p.dim == partition.dim), None)
-        if clash is not None:
-            self._pragmas.error(pragma, f"{pragma.kind} on '{variable}' partitions "
-                                        f"array '{name}' otherwise than the pragma at "
-                                        f"{clash.coord}: give the array one partitioning",
-                                "variable")
-        changes = {field: given + (partition,)}
+        new = []
+        for partition in _caller_partitions(
+                self._pragmas.partition(pragma, len(array.shape) - rows), rows,
+                len(array.shape)):
+            if (partition.type, partition.factor, partition.dim) in [
+                    (p.type, p.factor, p.dim) for p in given]:
+                continue
+            clash = next((p for p in given if 0 in (p.dim, partition.dim)
+                          or p.dim == partition.dim), None)
+            if clash is not None:
+                self._pragmas.error(pragma, _clash_text(pragma.kind, variable, name,
+                                                        partition, clash), "variable")
+            new.append(partition)
+            given += (partition,)
+        if rows and new:
+            dims = ("dimension " if len(new) == 1 else "dimensions ") + " and ".join(
+                str(p.dim) for p in new)
+            self._warnings.append(warning_text(new[0].coord, (
+                f"{pragma.kind} on '{variable}' is read as one of {dims} of array "
+                f"'{name}', whose rows the call passes: Vitis applies a "
+                "partition of an argument to the array the caller passes, so it banks "
+                f"every row of '{name}' alike")))
+        changes = {field: given}
         if field == "reshapes":
             changes["partitionable"] = False
         self._set_partitioning(replace(array, **changes))
@@ -680,6 +699,37 @@ class MemoryLowering:
             # an opaque scalar reads as its value range (k = 0 or k = 1 on two paths)
             self._fresh[name] = (node, self._range_scope(), upper, arrays)
         return (E.var(name),)
+
+
+def _caller_partitions(partition: PartitionPragma, rows: int,
+                       rank: int) -> tuple[PartitionPragma, ...]:
+    """``partition`` of a parameter that a call binds to rows of a rank-``rank``
+    array, the first ``rows`` indices fixed: dimension ``d`` of the parameter is
+    dimension ``d + rows`` of the array, and ``dim=0`` (every dimension of the
+    parameter) is each of dimensions ``rows + 1 .. rank`` (a whole array, ``rows``
+    0: the pragma itself)."""
+    if not rows:
+        return (partition,)
+    dims = range(rows + 1, rank + 1) if partition.dim == 0 else (partition.dim + rows,)
+    return tuple(replace(partition, dim=d) for d in dims)
+
+
+def _clash_text(kind: str, variable: str, name: str, partition: PartitionPragma,
+                clash: PartitionPragma) -> str:
+    """The error for a parameter's ``partition`` of array ``name`` that the pragma
+    ``clash`` (at the array's definition or on another function's parameter)
+    contradicts."""
+    return (f"{kind} on '{variable}' ({_written_partition(partition)} of '{name}') "
+            f"contradicts the pragma at {clash.coord} ({_written_partition(clash)}): "
+            f"Vitis documents no rule for which of two partitions of one array wins, "
+            f"so arraypart cannot tell the banks; keep one of the two (delete the "
+            f"other, or write the same type, factor and dim in both)")
+
+
+def _written_partition(partition: PartitionPragma) -> str:
+    """``cyclic factor=4 dim=1`` as a pragma writes it."""
+    factor = f" factor={partition.factor}" if partition.factor else ""
+    return f"{partition.type}{factor} dim={partition.dim}"
 
 
 def _array_map_warning(coord, pragma) -> str:
