@@ -7,6 +7,7 @@ import subprocess
 import sys
 from contextlib import contextmanager
 from pathlib import Path
+from textwrap import dedent
 
 import os
 
@@ -85,6 +86,25 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
     path = tmp_path / name
     path.write_text(text)
     return path
+
+
+@pytest.fixture(scope="module")
+def compiled_once(tmp_path_factory):
+    """``compiled_once(filename, text, **options)``: ``arraypart.compile_kernel`` on
+    ``text`` (dedented) written as ``filename``, made once per module for each
+    filename, text and options: the tests that assert on one kernel's model, report or
+    emitted files, or build it, share one compile (``analyze``'s report is the
+    compile's).  The result is shared: a test that edits its files edits a copy."""
+    made = {}
+
+    def compile_once(filename: str, text: str, **options):
+        key = (filename, text, repr(sorted(options.items())))
+        if key not in made:
+            folder = tmp_path_factory.mktemp(Path(filename).stem)
+            made[key] = arraypart.compile_kernel(write(folder, filename, dedent(text)),
+                                                 **options)
+        return made[key]
+    return compile_once
 
 
 def array(report, name):

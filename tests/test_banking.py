@@ -10,7 +10,6 @@ from __future__ import annotations
 import itertools
 import random
 from math import ceil
-from pathlib import Path
 from time import perf_counter
 
 import islpy as isl
@@ -526,24 +525,6 @@ def test_bram18k_honours_the_users_impl():
     assert bram18k(1024, 32, 4, 1, "lutram") == 0 and bram18k(1024, 32, 4, 1, "uram") == 0
     assert bram18k(1024, 32, 4, 1, "auto") == 8
 
-
-# ---------------------------------------------------------------- suite kernels
-
-
-KERNELS = sorted((Path(__file__).resolve().parent.parent / "kernels").glob("*.c"))
-
-
-@pytest.mark.parametrize("path", KERNELS, ids=[p.stem for p in KERNELS])
-def test_suite_kernel_solutions_are_proven(path):
-    frontend = pytest.importorskip("arraypart.frontend")
-    poly = pytest.importorskip("arraypart.poly")
-    if not hasattr(frontend, "parse_kernel") or not hasattr(poly, "build_model"):
-        pytest.skip("front end or poly pass not available yet")
-    model = poly.build_model(frontend.parse_kernel(str(path)))
-    solution = solve(model)
-    for sol, am in zip(solution.arrays, model.arrays):
-        assert sol.banking.scheme.banks * sol.banking.copies >= sol.lower_bound
-        assert prove(am, sol.banking).conflict_free == sol.conflict_free
 
 
 

@@ -314,11 +314,11 @@ fill:
 """
 
 
-def test_a_member_of_a_member_assigned_is_a_write(tmp_path):
+def test_a_member_of_a_member_assigned_is_a_write(compiled_once):
     """``cells[i].v.lo = x`` writes the element (Vitis HLS's nested structs example);
     it was taken for a read of ``v``, which merged with the other member's: two writes
     of one word on one port need II 2 as one memory."""
-    report = arraypart.analyze(write(tmp_path, "nested.cpp", NESTED), ports=1)
+    report = compiled_once("nested.cpp", NESTED, ports=1).report
     cells = [(a.kind, a.field) for g in report.model.array("cells").groups
              for a in g.accesses]
     assert cells == [("write", "v"), ("write", "v")]
@@ -328,8 +328,8 @@ def test_a_member_of_a_member_assigned_is_a_write(tmp_path):
 
 
 @needs_gxx
-def test_nested_member_writes_trace_as_modelled(tmp_path):
-    compiled = arraypart.compile_kernel(write(tmp_path, "nested.cpp", NESTED), ports=1)
+def test_nested_member_writes_trace_as_modelled(compiled_once, tmp_path):
+    compiled = compiled_once("nested.cpp", NESTED, ports=1)
     assert_the_trace_agrees(compiled, tmp_path, ports=1)
 
 

@@ -189,8 +189,8 @@ IRREGULAR = """
     }"""
 
 
-def test_irregular_reads_are_separated_only_by_duplication(tmp_path):
-    compiled = compile_text(tmp_path, "irregular", IRREGULAR, ports=1)
+def test_irregular_reads_are_separated_only_by_duplication(compiled_once):
+    compiled = compiled_once("irregular.c", IRREGULAR, ports=1)
     table = solved(compiled, "table")
     assert any("irregular" in w for w in compiled.report.warnings)
     assert table.conflict_free and table.banking.copies == 2
@@ -198,8 +198,8 @@ def test_irregular_reads_are_separated_only_by_duplication(tmp_path):
 
 
 @needs_gxx
-def test_irregular_duplicated_code_matches_original(tmp_path):
-    assert_the_testbench_passes(compile_text(tmp_path, "irregular", IRREGULAR, ports=1), tmp_path)
+def test_irregular_duplicated_code_matches_original(compiled_once, tmp_path):
+    assert_the_testbench_passes(compiled_once("irregular.c", IRREGULAR, ports=1), tmp_path)
 
 
 BRACELESS = {

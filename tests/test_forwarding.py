@@ -321,18 +321,18 @@ def test_a_pointer_argument_alone_is_forwarded(tmp_path):
 
 
 @needs_gxx
-def test_an_off_chip_accumulator_takes_one_write_and_traces(tmp_path):
-    compiled = arraypart.compile_kernel(write(tmp_path, "kl.cpp", OFF_CHIP))
+def test_an_off_chip_accumulator_takes_one_write_and_traces(compiled_once, tmp_path):
+    compiled = compiled_once("kl.cpp", OFF_CHIP)
     assert _loop_iis(compiled.report) == [1]
     judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
     assert [loop.traced_ii for loop in judged.replay.loops] == [1]
     assert_the_testbench_passes(compiled, tmp_path)
 
 
-def test_an_argument_another_may_alias_makes_every_access(tmp_path):
+def test_an_argument_another_may_alias_makes_every_access(compiled_once, tmp_path):
     """A read of another argument between two stores may read the first one (the
     pointers may be one), and a write of another may be the element read back."""
-    forwarded = arraypart.analyze(write(tmp_path, "kl.cpp", OFF_CHIP))
+    forwarded = compiled_once("kl.cpp", OFF_CHIP).report
     aliased = arraypart.analyze(write(tmp_path, "kl.cpp", OFF_CHIP.replace(
         "void kl(int x, int out[16]) {", "void kl(const int x[16], int out[16]) {").replace(
         "(x + j)", "x[j]")))
@@ -610,8 +610,8 @@ void k(const int hist[32], int out[32]) {
 """
 
 
-def test_a_callee_local_is_forwarded(tmp_path):
-    compiled = arraypart.compile_kernel(write(tmp_path, "k.cpp", CALLEE_LOCAL))
+def test_a_callee_local_is_forwarded(compiled_once):
+    compiled = compiled_once("k.cpp", CALLEE_LOCAL)
     assert _loop_iis(compiled.report) == [1, 1]
     banking = compiled.report.solution.banking("fc")
     assert (banking.scheme.banks, banking.copies) == (1, 1)
@@ -622,8 +622,8 @@ def test_a_callee_local_is_forwarded(tmp_path):
 
 
 @needs_gxx
-def test_a_callee_local_traces_and_computes_as_the_original(tmp_path):
-    compiled = arraypart.compile_kernel(write(tmp_path, "k.cpp", CALLEE_LOCAL))
+def test_a_callee_local_traces_and_computes_as_the_original(compiled_once, tmp_path):
+    compiled = compiled_once("k.cpp", CALLEE_LOCAL)
     judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
     assert [loop.traced_ii for loop in judged.replay.loops] == [1, 1]
     assert_the_testbench_passes(compiled, tmp_path)

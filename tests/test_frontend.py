@@ -16,7 +16,6 @@ from arraypart.frontend import parse_kernel, parse_source
 from arraypart.ir import If, Loop, Stmt, accesses
 
 DATA = Path(__file__).parent / "data" / "frontend"
-KERNELS = sorted((Path(__file__).parent.parent / "kernels").glob("*.c"))
 
 
 # ---------------------------------------------------------------- flattening
@@ -499,13 +498,6 @@ def test_file_errors(tmp_path):
     with pytest.raises(KernelError) as info:
         parse_kernel(empty)
     assert (info.value.coord.file, info.value.coord.line) == (str(empty), 1)
-
-
-@pytest.mark.parametrize("path", KERNELS, ids=[p.name for p in KERNELS])
-def test_suite_kernels_parse(path):
-    k = parse_kernel(path)
-    assert k.arrays and k.body
-    assert k.name == path.stem
 
 
 def test_too_many_initializers_is_a_located_error():

@@ -4,6 +4,8 @@ bounded by LOOP_TRIPCOUNT, -D or the arrays they index), each on a small kernel:
 report, the proof over every size, the checker at several sizes, and the emitted
 project built with g++ and compared with the original."""
 
+import dataclasses
+
 import pytest
 
 import arraypart
@@ -178,21 +180,21 @@ def test_a_pointer_only_dereferenced_is_a_register_port_of_the_vivado_flow(tmp_p
     assert "// arraypart: x1: a register port (ap_vld), no memory" in emitted
 
 
-def test_a_register_ports_mode_follows_its_use_and_its_pragma(tmp_path):
+def test_a_register_ports_mode_follows_its_use_and_its_pragma(compiled_once):
     """Read: ap_none; read and written: ap_ovld; an INTERFACE register mode names
     its own; an indexed pointer, one whose pragma says m_axi and a volatile one (each
     access a transfer) stay off-chip."""
-    report = arraypart.analyze(write(tmp_path, "modes.cpp", POINTER_MODES))
+    report = compiled_once("modes.cpp", POINTER_MODES).report
     assert {a.name: a.register or a.bundle for a in report.kernel.arrays
             if a.name != "in"} == {"acc": "ap_ovld", "gain": "ap_none", "idx": "gmem0",
                                    "p": "gmem0", "q": "s_axilite", "v": "gmem0"}
 
 
 @needs_gxx
-def test_register_ports_build_match_the_original_and_the_trace(tmp_path):
+def test_register_ports_build_match_the_original_and_the_trace(compiled_once, tmp_path):
     """The loop's one transfer a cycle is idx's write: II 1, where *acc and *gain on
     gmem0 beside it made II 2."""
-    compiled = arraypart.compile_kernel(write(tmp_path, "modes.cpp", POINTER_MODES))
+    compiled = compiled_once("modes.cpp", POINTER_MODES)
     assert loop_ii(compiled.report) == [1]
     assert_the_testbench_passes(compiled, tmp_path)
     assert_the_trace_agrees(compiled, tmp_path, ports=2)
@@ -449,11 +451,11 @@ SAME_ARRAY_ARMS = {
 
 
 @pytest.mark.parametrize("name", sorted(SAME_ARRAY_ARMS))
-def test_exclusive_arms_on_one_off_chip_array_share_a_transfer(tmp_path, name):
+def test_exclusive_arms_on_one_off_chip_array_share_a_transfer(compiled_once, name):
     """The per-array count of an off-chip array takes one arm per lane, as its bundle
     count does: II 2 for two lanes (both arms may run, in different lanes), in the
     array's proof, the loop table and the checker."""
-    report = arraypart.analyze(write(tmp_path, name, SAME_ARRAY_ARMS[name]))
+    report = compiled_once(name, SAME_ARRAY_ARMS[name]).report
     off_chip = next(a for a in report.solution.arrays if a.array.bundle is not None)
     assert off_chip.achieved_ii == (("L2", 2),)
     assert [loop.bundle_ii for loop in report.model.loops] == [2]
@@ -466,8 +468,8 @@ def test_exclusive_arms_on_one_off_chip_array_share_a_transfer(tmp_path, name):
 
 @needs_gxx
 @pytest.mark.parametrize("name", sorted(SAME_ARRAY_ARMS))
-def test_exclusive_arms_on_one_off_chip_array_agree_with_the_trace(tmp_path, name):
-    compiled = arraypart.compile_kernel(write(tmp_path, name, SAME_ARRAY_ARMS[name]))
+def test_exclusive_arms_on_one_off_chip_array_agree_with_the_trace(compiled_once, tmp_path, name):
+    compiled = compiled_once(name, SAME_ARRAY_ARMS[name])
     (tmp_path / "trace").mkdir()
     judged = assert_the_trace_agrees(compiled, tmp_path / "trace", ports=2)
     assert [(loop.claim.claimed_ii, loop.traced_ii) for loop in judged.replay.loops] == [(2, 2)]
@@ -507,10 +509,10 @@ def test_pointer_without_extent_is_a_located_error(tmp_path):
     assert "depth=<elements>" in str(info.value) and "port=a" in str(info.value)
 
 
-def test_streams_are_fifos_not_memories(tmp_path):
+def test_streams_are_fifos_not_memories(compiled_once):
     """A stream argument is a FIFO port, no memory: never banked, no BRAM; an array of
     streams is none of the kernel's memories."""
-    report = arraypart.analyze(write(tmp_path, "split.cpp", STREAMS), ports=1)
+    report = compiled_once("split.cpp", STREAMS, ports=1).report
     assert [a.array.name for a in report.solution.arrays] == ["in", "lanes", "buf"]
     fifo = array(report, "in")
     assert (fifo.array.fifo, fifo.banking.scheme.kind, fifo.bram18k) == ("axis", "none", 0)
@@ -640,10 +642,10 @@ def test_an_axis_array_read_and_written_is_a_located_warning(tmp_path):
                for w in arraypart.analyze(path).warnings)
 
 
-def test_a_fifo_pointer_may_step_and_each_access_is_a_transfer(tmp_path):
+def test_a_fifo_pointer_may_step_and_each_access_is_a_transfer(compiled_once):
     """``*in++`` twice per iteration: two transfers on ``in``'s port, II 2, and no
     warning about the elements the model does not follow."""
-    report = arraypart.analyze(write(tmp_path, "pairs.c", FIFO_PAIRS))
+    report = compiled_once("pairs.c", FIFO_PAIRS).report
     assert loop_ii(report) == [2] and array(report, "out").conflict_free
     assert not any("not affine" in w for w in report.warnings), report.warnings
 
@@ -655,16 +657,16 @@ def test_a_stepped_pointer_that_is_no_fifo_is_still_an_error(tmp_path):
 
 
 @needs_gxx
-def test_fifo_kernel_builds_matches_the_original_and_its_trace(tmp_path):
-    compiled = arraypart.compile_kernel(write(tmp_path, "pairs.c", FIFO_PAIRS))
+def test_fifo_kernel_builds_matches_the_original_and_its_trace(compiled_once, tmp_path):
+    compiled = compiled_once("pairs.c", FIFO_PAIRS)
     assert_the_testbench_passes(compiled, tmp_path)
     (tmp_path / "trace").mkdir()
     assert_the_trace_agrees(compiled, tmp_path / "trace", ports=2)
 
 
 @needs_gxx
-def test_stream_kernel_builds_and_matches_the_original(tmp_path):
-    compiled = arraypart.compile_kernel(write(tmp_path, "split.cpp", STREAMS), ports=1)
+def test_stream_kernel_builds_and_matches_the_original(compiled_once, tmp_path):
+    compiled = compiled_once("split.cpp", STREAMS, ports=1)
     run = run_testbench(compiled, tmp_path)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
 
@@ -862,8 +864,8 @@ def test_stream_array_elements_passed_to_callees(tmp_path):
 
 
 @needs_gxx
-def test_off_chip_kernel_builds_and_matches_the_original(tmp_path):
-    compiled = arraypart.compile_kernel(write(tmp_path, "window.cpp", WINDOW), ports=1)
+def test_off_chip_kernel_builds_and_matches_the_original(compiled_once, tmp_path):
+    compiled = compiled_once("window.cpp", WINDOW, ports=1)
     buf = array(compiled.report, "buf")
     assert buf.banking.scheme.banks == 4 and buf.conflict_free
     run = run_testbench(compiled, tmp_path)
@@ -873,8 +875,8 @@ def test_off_chip_kernel_builds_and_matches_the_original(tmp_path):
 # ---------------------------------------------------------------- 2. run-time sizes
 
 
-def test_tripcount_bounds_the_size_and_the_report_states_it(tmp_path):
-    report = arraypart.analyze(write(tmp_path, "window.cpp", WINDOW), ports=1)
+def test_tripcount_bounds_the_size_and_the_report_states_it(compiled_once):
+    report = compiled_once("window.cpp", WINDOW, ports=1).report
     out = report.to_json()
     # n <= 128 from the first loop, n - 3 <= 125 from the second: the tighter is kept
     assert out["params"]["n"]["range"] == [0, 128]
@@ -883,8 +885,8 @@ def test_tripcount_bounds_the_size_and_the_report_states_it(tmp_path):
     assert [l["trip_count"] for l in out["loops"]] == [128, 125]
 
 
-def test_banking_is_proven_for_every_size_and_checked_at_several(tmp_path):
-    report = arraypart.analyze(write(tmp_path, "window.cpp", WINDOW), ports=1)
+def test_banking_is_proven_for_every_size_and_checked_at_several(compiled_once):
+    report = compiled_once("window.cpp", WINDOW, ports=1).report
     groups = report.model.array("buf").groups
     assert all(g.time_vars[0] == "n" for g in groups)  # the proof's domain spans n
     (n,) = report.kernel.params
@@ -962,19 +964,18 @@ LEAST_VALUE = """void tree(const int in[255], int depth[255], int n) {
 """
 
 
-def test_a_size_whose_least_values_leave_an_array_starts_where_they_stop(tmp_path):
+def test_a_size_whose_least_values_leave_an_array_starts_where_they_stop(compiled_once):
     """``depth[n - 2]`` gives n = 0 and 1 no meaning (Kastner's Huffman tree depth):
     the size starts at 2, the extent bounding it on both sides, and the kernel is
     banked, built and checked over that range."""
-    path = write(tmp_path, "tree.c", LEAST_VALUE)
-    params = arraypart.analyze(path).to_json()["params"]
+    params = compiled_once("tree.c", LEAST_VALUE).report.to_json()["params"]
     assert params["n"]["range"] == [2, 256]
     assert params["n"]["bound_by"].startswith("the extent of depth at ")
 
 
 @needs_gxx
-def test_a_size_that_starts_above_zero_builds_and_matches_the_original(tmp_path):
-    compiled = arraypart.compile_kernel(write(tmp_path, "tree.c", LEAST_VALUE))
+def test_a_size_that_starts_above_zero_builds_and_matches_the_original(compiled_once, tmp_path):
+    compiled = compiled_once("tree.c", LEAST_VALUE)
     run = run_testbench(compiled, tmp_path)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
 
@@ -1496,8 +1497,8 @@ gain_t scale(gain_t gain, const ap_uint<4> &shift, ap_int<10> &peak, int &total,
 
 
 @needs_gxx
-def test_scalar_parameters_and_outputs_are_driven_and_compared(tmp_path):
-    compiled = arraypart.compile_kernel(write(tmp_path, "scale.cpp", SCALARS), ports=1)
+def test_scalar_parameters_and_outputs_are_driven_and_compared(compiled_once, tmp_path):
+    compiled = compiled_once("scale.cpp", SCALARS, ports=1)
     assert array(compiled.report, "buf").banking.scheme.banks == 2
     assert loop_ii(compiled.report) == [1, 1]
     tb = compiled.files["scale_tb.cpp"]
@@ -1811,12 +1812,12 @@ def test_a_pointer_to_structs_gets_random_bytes(tmp_path):
 
 
 @needs_gxx
-def test_a_scalar_output_that_differs_fails_the_testbench(tmp_path):
-    compiled = arraypart.compile_kernel(write(tmp_path, "scale.cpp", SCALARS), ports=1)
+def test_a_scalar_output_that_differs_fails_the_testbench(compiled_once, tmp_path):
+    compiled = compiled_once("scale.cpp", SCALARS, ports=1)
     banked = compiled.files["scale.cpp"]
     assert banked.count("total = sum;") == 1
-    compiled.files["scale.cpp"] = banked.replace("total = sum;", "total = sum + 1;")
-    run = run_testbench(compiled, tmp_path)
+    wrong = {**compiled.files, "scale.cpp": banked.replace("total = sum;", "total = sum + 1;")}
+    run = run_testbench(dataclasses.replace(compiled, files=wrong), tmp_path)
     assert run.returncode == 1 and "  total: expected" in run.stdout, run.stdout
 
 
@@ -1886,8 +1887,8 @@ int fields(const int in[16], int out[4]) {
 """
 
 
-def test_an_array_field_is_part_of_its_struct_value(tmp_path):
-    report = arraypart.analyze(write(tmp_path, "fields.cpp", STRUCT_FIELDS), ports=1)
+def test_an_array_field_is_part_of_its_struct_value(compiled_once):
+    report = compiled_once("fields.cpp", STRUCT_FIELDS, ports=1).report
     pipelined = [n for n in report.kernel.body if isinstance(n, ir.Loop)][-1]
     reads = [(a.array, a.kind, a.coord.col) for a in ir.accesses(pipelined.body)
              if a.array == "r"]
@@ -1898,8 +1899,8 @@ def test_an_array_field_is_part_of_its_struct_value(tmp_path):
 
 
 @needs_gxx
-def test_struct_fields_kernel_matches_the_original_and_its_trace(tmp_path):
-    compiled = arraypart.compile_kernel(write(tmp_path, "fields.cpp", STRUCT_FIELDS), ports=1)
+def test_struct_fields_kernel_matches_the_original_and_its_trace(compiled_once, tmp_path):
+    compiled = compiled_once("fields.cpp", STRUCT_FIELDS, ports=1)
     run = run_testbench(compiled, tmp_path)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
 

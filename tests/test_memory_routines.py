@@ -183,10 +183,10 @@ def loop_accesses(report, loop: str) -> list[tuple[str, str, str]]:
                   for a in g.accesses)
 
 
-def test_a_pipelined_memcpy_reads_and_writes_each_element_in_one_iteration(tmp_path):
+def test_a_pipelined_memcpy_reads_and_writes_each_element_in_one_iteration(compiled_once):
     """16 reads of in and 16 writes of buf per iteration: II 8 on one true dual-port
     memory each."""
-    report = arraypart.analyze(write(tmp_path, "copied.cpp", COPIED))
+    report = compiled_once("copied.cpp", COPIED).report
     assert loop_accesses(report, "L4") == sorted(
         [("in", "read", f"16*i + {k}" if k else "16*i") for k in range(16)]
         + [("buf", "write", f"16*i + {k}" if k else "16*i") for k in range(16)])
@@ -194,12 +194,12 @@ def test_a_pipelined_memcpy_reads_and_writes_each_element_in_one_iteration(tmp_p
 
 
 @needs_gxx
-def test_banking_a_memcpy_reaches_ii_1_and_the_emitted_copy_computes_the_same(tmp_path):
+def test_banking_a_memcpy_reaches_ii_1_and_the_emitted_copy_computes_the_same(compiled_once, tmp_path):
     """Eight banks of each array serve the 16 accesses per iteration; buf keeps its
     declaration and its memcpy (a pointer code generation does not rewrite), the
     partition pragma carrying the banking; the trace records the copy's elements
     (no 'buf[0] read before written') and agrees."""
-    compiled = arraypart.compile_kernel(write(tmp_path, "copied.cpp", COPIED))
+    compiled = compiled_once("copied.cpp", COPIED)
     assert [(lp.achieved_ii, lp.target_ii) for lp in compiled.report.scheduled.loops] == [
         (1, 1), (1, 1)]
     banked = {a.array.name: a for a in compiled.report.solution.arrays}

@@ -370,18 +370,6 @@ def test_suite_max_concurrent(name):
     assert model.array("buf").max_concurrent == SUITE[name]
 
 
-@pytest.mark.parametrize("path", sorted((ROOT / "kernels").glob("*.c")), ids=lambda p: p.stem)
-def test_every_suite_kernel_has_a_consistent_model(path):
-    kernel = frontend.parse_kernel(path)
-    model = build_model(kernel)
-    assert [a.array.name for a in model.arrays] == [a.name for a in kernel.arrays]
-    assert model.loops, "every suite kernel has a pipelined loop"
-    for array_model in model.arrays:
-        for group in array_model.groups:
-            assert all(a.domain.is_subset(group.domain) for a in group.accesses)
-            assert group.total_iterations >= group.trip_count >= 1
-
-
 def test_out_of_bounds_from_c_source_is_located():
     text = ("void k(int A[64], int B[64])\n"
             "{\n"

@@ -43,20 +43,14 @@ void words(int x[64], int out[16]) {
 """
 
 
-def compiled(tmp_path, name, text):
-    path = tmp_path / f"{name}.c"
-    path.write_text(dedent(text))
-    return arraypart.compile_kernel(path)
-
-
 def checked_iis(result):
     report = result.report
     verdict = check.check_kernel(report.kernel, report.solution.bankings(), ports=2)
     return [loop.achieved_ii for loop in verdict.loops]
 
 
-def test_a_reshaped_row_is_one_word_and_no_partition_is_added(tmp_path):
-    result = compiled(tmp_path, "matrixmul", MATMUL)
+def test_a_reshaped_row_is_one_word_and_no_partition_is_added(compiled_once):
+    result = compiled_once("matrixmul.c", MATMUL)
     arrays = {a.array.name: a for a in result.report.solution.arrays}
     for name in ("A", "B"):
         a = arrays[name]
@@ -74,11 +68,11 @@ def test_a_reshaped_row_is_one_word_and_no_partition_is_added(tmp_path):
     ("block", 2, 16, "x[i] + x[i + 32]", 1),
     ("block", 4, 15, "x[i] + x[i + 1]", 2),
 ])
-def test_reads_count_once_per_word(tmp_path, kind, factor, trips, reads, ii):
+def test_reads_count_once_per_word(compiled_once, kind, factor, trips, reads, ii):
     """cyclic F puts x[F*w .. F*w + F-1] in word w, block F puts x[w], x[w + n/F], ...
     in word w: on one single-port memory, one word per cycle."""
     fields = {"type": kind, "factor": factor, "trips": trips, "reads": reads}
-    result = compiled(tmp_path, "words", WORDS % fields)
+    result = compiled_once("words.c", WORDS % fields)
     x = next(a for a in result.report.solution.arrays if a.array.name == "x")
     assert x.banking.scheme.banks == 1 and dict(x.achieved_ii) == {"L5": ii}
     assert checked_iis(result) == [ii]
@@ -86,11 +80,11 @@ def test_reads_count_once_per_word(tmp_path, kind, factor, trips, reads, ii):
 
 @needs_gxx
 @pytest.mark.parametrize("kernel", ["matmul", "two_words"])
-def test_a_reshaped_kernel_builds_runs_and_traces(tmp_path, kernel):
+def test_a_reshaped_kernel_builds_runs_and_traces(compiled_once, tmp_path, kernel):
     if kernel == "matmul":
-        result = compiled(tmp_path, "matrixmul", MATMUL)
+        result = compiled_once("matrixmul.c", MATMUL)
     else:
-        result = compiled(tmp_path, "words", WORDS % {
+        result = compiled_once("words.c", WORDS % {
             "type": "cyclic", "factor": 4, "trips": 15, "reads": "x[4 * i] + x[4 * i + 4]"})
     assert_the_testbench_passes(result, tmp_path)
     (tmp_path / "trace").mkdir()
@@ -99,10 +93,10 @@ def test_a_reshaped_kernel_builds_runs_and_traces(tmp_path, kernel):
     assert [loop.traced_ii for loop in judged.replay.loops] == checked_iis(result)
 
 
-def test_a_reshape_of_a_parameter_reshapes_the_array_passed(tmp_path):
+def test_a_reshape_of_a_parameter_reshapes_the_array_passed(compiled_once):
     """Vitis carries an array_reshape of a sub-function's parameter to the caller's
     array, as it does an array_partition: the words of four reach II 1 on ram_1p."""
-    result = compiled(tmp_path, "passed", """
+    result = compiled_once("passed.c", """
     void sum4(int v[64], int out[16]) {
     #pragma HLS array_reshape variable=v cyclic factor=4
       for (int i = 0; i < 16; i++) {
@@ -120,11 +114,11 @@ def test_a_reshape_of_a_parameter_reshapes_the_array_passed(tmp_path):
     assert checked_iis(result) == [1]
 
 
-def test_a_partition_beside_a_reshape_is_kept(tmp_path):
+def test_a_partition_beside_a_reshape_is_kept(compiled_once):
     """A reshape of dimension 1 and the user's cyclic partition of dimension 2 (Vitis
     applies both): four banks of words of two rows, the four reads of a row one per
     bank at II 1; the partition stays in the output (it was dropped)."""
-    result = compiled(tmp_path, "both", """
+    result = compiled_once("both.c", """
     void both(int a[8][16], int out[8]) {
     #pragma HLS array_reshape variable=a cyclic factor=2 dim=1
     #pragma HLS array_partition variable=a cyclic factor=4 dim=2
@@ -162,12 +156,12 @@ def test_a_reshape_of_an_interface_port_is_ignored_with_a_warning(tmp_path):
     assert report.model.loops[0].bundle_ii == 2
 
 
-def test_a_conflict_on_a_reshaped_array_says_its_subscripts_are_words(tmp_path):
+def test_a_conflict_on_a_reshaped_array_says_its_subscripts_are_words(compiled_once):
     """``x[4 * i]`` and ``x[4 * i + 4]`` are words ``i`` and ``i + 1`` of a cyclic-4
     reshape: the conflict listed ``x[0]`` and ``x[1]`` as if they were the elements
     read, which the kernel never reads together."""
     fields = {"type": "cyclic", "factor": 4, "trips": 15, "reads": "x[4 * i] + x[4 * i + 4]"}
-    result = compiled(tmp_path, "words", WORDS % fields)
+    result = compiled_once("words.c", WORDS % fields)
     report = result.report
     bankings = check.as_written_bankings(report.kernel)
     verdict = check.check_kernel(report.kernel, bankings, ports=2)
@@ -194,12 +188,12 @@ void rounds(int in[64][8], int out[64]) {
 """
 
 
-def test_an_array_reshaped_into_one_word_is_a_register(tmp_path):
+def test_an_array_reshaped_into_one_word_is_a_register(compiled_once):
     """A one-word array is a register, which takes no port: its eight element writes
     a step were counted as eight writes of one word (II 5, with a warning that "one
     element" was written eight times; probe 33c F1).  The reshape stays as written,
     with no partition or storage binding added."""
-    result = compiled(tmp_path, "rounds", ONE_WORD)
+    result = compiled_once("rounds.c", ONE_WORD)
     (s,) = [a for a in result.report.solution.arrays if a.array.name == "s"]
     assert s.banking.scheme.registers and s.conflict_free and s.bram18k == 0
     assert [lp["achieved_ii"] for lp in result.report.to_json()["loops"]] == [1]
@@ -209,11 +203,11 @@ def test_an_array_reshaped_into_one_word_is_a_register(tmp_path):
     assert "array_partition variable=s" not in text and "bind_storage variable=s" not in text
 
 
-def test_a_variable_list_is_one_pragma_per_array(tmp_path):
+def test_a_variable_list_is_one_pragma_per_array(compiled_once):
     """``variable=din,dout`` (Xilinx's SSR FIR app note): Vitis HLS's front end splits
     the list into one pragma per array (``getSubExprOfVariable`` in its
     ParseXlxPragma.cpp); it was rejected as "unknown array 'din,dout'"."""
-    result = compiled(tmp_path, "fir", """
+    result = compiled_once("fir.c", """
     void fir(int din[4], int dout[4]) {
     #pragma HLS PIPELINE II=1
     #pragma HLS ARRAY_RESHAPE variable=din, dout complete
@@ -225,11 +219,11 @@ def test_a_variable_list_is_one_pragma_per_array(tmp_path):
     assert "#pragma HLS ARRAY_RESHAPE variable=din, dout complete" in result.files["fir.cpp"]
 
 
-def test_a_list_pragma_is_split_where_one_array_loses_it(tmp_path):
+def test_a_list_pragma_is_split_where_one_array_loses_it(compiled_once):
     """``bind_storage variable=in,a``: arraypart writes its own bind_storage of the
     local ``a``, so the user's keeps only ``in`` (the whole line was dropped, losing
     ``in``'s ram_1p)."""
-    result = compiled(tmp_path, "two", """
+    result = compiled_once("two.c", """
     void two(int in[64], int out[16]) {
       int a[64];
     #pragma HLS bind_storage variable=in,a type=ram_1p

@@ -48,8 +48,8 @@ def _loop_iis(report) -> list[int]:
     return [loop["achieved_ii"] for loop in report.to_json()["loops"]]
 
 
-def test_reads_of_one_irregular_element_count_once(tmp_path):
-    report = arraypart.analyze(write(tmp_path, "k.cpp", BUTTERFLY))
+def test_reads_of_one_irregular_element_count_once(compiled_once):
+    report = compiled_once("k.cpp", BUTTERFLY).report
     assert _loop_iis(report) == [1]
     x = array(report, "X")
     assert x.max_concurrent == 2 and x.banking.scheme.banks == 1 and x.conflict_free
@@ -68,8 +68,8 @@ def test_a_write_between_two_reads_makes_them_two_elements(tmp_path):
                               ports=1).loops[0].achieved_ii == 2
 
 
-def test_reads_of_one_element_read_one_copy(tmp_path):
-    compiled = arraypart.compile_kernel(write(tmp_path, "d.cpp", THREE_OF_FIVE))
+def test_reads_of_one_element_read_one_copy(compiled_once):
+    compiled = compiled_once("d.cpp", THREE_OF_FIVE)
     assert _loop_iis(compiled.report) == [1, 1]
     buf = array(compiled.report, "buf").banking
     assert buf.copies == 2
@@ -84,11 +84,11 @@ def test_reads_of_one_element_read_one_copy(tmp_path):
 
 
 @needs_gxx
-def test_merged_reads_build_run_and_trace(tmp_path):
+def test_merged_reads_build_run_and_trace(compiled_once, tmp_path):
     for name, text in (("k.cpp", BUTTERFLY), ("d.cpp", THREE_OF_FIVE)):
         folder = tmp_path / name.split(".")[0]
         folder.mkdir()
-        compiled = arraypart.compile_kernel(write(folder, name, text))
+        compiled = compiled_once(name, text)
         assert_the_testbench_passes(compiled, folder)
         assert_the_trace_agrees(compiled, folder, ports=2)
 

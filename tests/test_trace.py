@@ -2522,9 +2522,10 @@ def test_a_block_s_end_ends_its_arrays_registration(tmp_path):
     """``memcpy(&tmp, ...)`` in pack wrote where stage's ended ``st`` had lain, and the
     trace took it for a write of st[1] the model does not make: a false disagreement.
     A local array's registration now ends with its block."""
-    text = _judged_text(write(tmp_path, "stackreuse.cpp", STACK_REUSE), tmp_path)
+    report = api.analyze(write(tmp_path, "stackreuse.cpp", STACK_REUSE))
+    recorded = trace.record(report.kernel, clangtu.Options(), tmp_path,
+                            report.solution.emitted_bankings())
+    text = api.judge_trace(report, recorded, ports=2).format()
     assert "disagrees" not in text and "the program writes st" not in text, text
     assert "pack/L14 (" in text and "3 steps, model II 1, traced II 1: agrees" in text
-    instrumented = instrument.instrument(api.analyze(tmp_path / "stackreuse.cpp").kernel,
-                                         clangtu.Options())
-    assert "Scoped arraypart_scope_" in instrumented.text
+    assert "Scoped arraypart_scope_" in recorded.instrumented.text
