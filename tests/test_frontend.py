@@ -207,7 +207,7 @@ def test_switch_is_an_else_if_chain():
     """Affine subject: ``x == c`` conditions, labels written together or'ed, the
     default the last else; a data-dependent subject: conditions None, its read once at
     the head.  A scalar keeps a value every path leaves equal (without a default, the
-    path through no arm counts)."""
+    path through no arm counts), and one of the constants paths leave by cases."""
     src = """void k(int A[16], int B[16]) {
   for (int i = 0; i < 16; i++) {
     int t = 0, u = 0;
@@ -230,7 +230,12 @@ def test_switch_is_an_else_if_chain():
     assert body[3] == ("if", None, ("read B[i] #2 @9:13",),
                        (("stmt", 9, ("write A[0] #3 @9:29",)),),
                        (("if", None, (), (("stmt", 9, ()),), ()),))
-    assert body[4] == ("stmt", 10, ("read A[?] #5 @10:12", "write A[2] #4 @10:5"))
+    # u is 0, 1 or 2 (a constant on every path): A[u] by cases (frontend.cases)
+    assert body[4] == ("if", None, (), (("stmt", 10, ("read A[0] #5 @10:12",
+                                                      "write A[2] #4 @10:5")),),
+                       (("if", None, (), (("stmt", 10, ("read A[1] #5 @10:12",
+                                                        "write A[2] #4 @10:5")),),
+                         (("stmt", 10, ("read A[2] #5 @10:12", "write A[2] #4 @10:5")),)),))
 
 
 def test_switch_break_is_no_loop_escape():

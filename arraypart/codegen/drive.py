@@ -22,6 +22,10 @@ evaluated at the value the loop reads, so the arguments are lowered until that v
 lies in the size's range; yet a scalar that a loop reads as its end after other writes
 (``if (hi > 63) hi = 63;``) is stepped ``calls`` above the others, so that a loop
 between two such scalars runs (:func:`_loop_ends`).
+A stepped scalar that the origin of a scalar modelled by cases reads (``int S = flag ?
+2 : 1``, :mod:`..frontend.cases`) counts from 0 instead (:func:`_case_scalars`): 0, 1,
+2 give a flag both truths and a mode its first values, so the calls run more than one
+case of the model.
 An expression that reads anything else (a local written in a branch or a loop, a
 callee's parameter) is left as is.  :class:`Driven` gives the value of each size whose
 expression is known in each call, so the trace can tell one outside its range.
@@ -135,10 +139,12 @@ def _driven(kernel: Kernel, top: _Top, stepped: frozenset[str], calls: int, firs
                    if (e := _expression(kernel, top, p, set(adjustable) | set(sizes),
                                         written)) is not None and e.names & adjustable]
     ends = _loop_ends(kernel, stepped, starts)
+    cased = _case_scalars(kernel, top) & stepped
     runs: list[dict[str, int]] = []
     changed: set[str] = set(ends)
     for call in range(1, calls + 1):
-        default = {name: _stepped(first, call, calls, *asserted.get(name, (None, None)))
+        default = {name: _stepped(0 if name in cased else first, call, calls,
+                                  *asserted.get(name, (None, None)))
                    for name in stepped} | {
             name: _size_in_call(p, floors[name] if name in floors else 0, call,
                                 name in starts)
@@ -339,3 +345,24 @@ def _fresh_node(kernel: Kernel, name: str) -> N.Node | None:
     data = kernel.source.text.encode(errors=KEEP_BYTES)
     return next((n for n in N.walk(kernel.source.func.body)
                  if F.size_name(n, data) == name), None)
+
+
+def _case_scalars(kernel: Kernel, top: _Top) -> frozenset[str]:
+    """The top's parameters that the writes giving a scalar its cases read: the
+    statements at the places that the case keys of the model's ``if`` chains name
+    (:attr:`arraypart.ir.If.lane_key`, ``("case", name, place, ...)``)."""
+    places = {node.lane_key[2] for node in _ifs(kernel.body)
+              if node.lane_key is not None and node.lane_key[0] == "case"}
+    return frozenset(n.name for node in N.walk(kernel.source.func.body)
+                     if node.coord in places
+                     for n in N.walk(node) if isinstance(n, N.Id) and n.name in top.parameters)
+
+
+def _ifs(nodes: tuple[ir.Node, ...]):
+    for node in nodes:
+        if isinstance(node, ir.If):
+            yield node
+            yield from _ifs(node.then + node.orelse)
+        elif isinstance(node, ir.Loop):
+            yield from _ifs(node.body)
+

@@ -365,6 +365,25 @@ def interval(e: E.Expr, ranges: Mapping[str, Bound]) -> Bound:
     raise TypeError(f"not an expression: {e!r}")
 
 
+def constant_values(node: N.Node, scope: Scope) -> tuple[int, ...] | None:
+    """The constants ``node`` may compute, ascending, when it computes one of a few
+    whatever the data: a constant, or ``c ? a : b`` with arms that are (``flag ? 2 :
+    1`` gives (1, 2) for any c), a conversion applied to each; None otherwise."""
+    if isinstance(node, N.TernaryOp):
+        arms = [constant_values(arm, scope) for arm in (node.iftrue, node.iffalse)]
+        return None if None in arms else tuple(sorted(set(arms[0]) | set(arms[1])))
+    if isinstance(node, N.Cast) and node.to is not None:
+        inner = constant_values(node.expr, scope)
+        if inner is None:
+            return None
+        found = [converted(E.const(v), node.to, node.source, scope) for v in inner]
+        if not all(isinstance(value, E.Const) for value in found):
+            return None
+        return tuple(sorted({value.value for value in found}))
+    value = quasi_affine(node, scope)
+    return (value.value,) if isinstance(value, E.Const) else None
+
+
 def converted(e: E.Expr, to: N.IntType, source: N.IntType | None,
               scope: Scope) -> E.Expr | None:
     """The value ``e`` converted to the integer type ``to`` of width w, as C converts

@@ -760,7 +760,7 @@ class LoopLowering:
         for scalar, delta in deltas.items():
             known = entry[0].get(scalar)
             if delta is None or number is None or known is None:
-                self._bind(scalar, None, entry[1].get(scalar, varies))
+                self._bind(scalar, None, entry[1].get(scalar, varies).plain())
             else:
                 self._bind(scalar, S.induction_value(known, delta, number), None)
         values = self._lane_values(init, trip, step) if lanes else None
@@ -774,7 +774,7 @@ class LoopLowering:
         for scalar, delta in deltas.items():
             known = entry[0].get(scalar)
             if delta is None or trip is None or known is None:
-                self._bind(scalar, None, entry[1].get(scalar, changed))
+                self._bind(scalar, None, entry[1].get(scalar, changed).plain())
             else:
                 self._bind(scalar, E.add(known, E.scale(delta, trip)), None)
         return body, in_order

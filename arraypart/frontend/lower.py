@@ -34,6 +34,7 @@ from ..sourcetext import KEEP_BYTES
 from . import allocation
 from . import calls
 from .accesses import AccessLowering
+from .cases import CaseLowering
 from .calls import Binding, StreamPort
 from .cexpr import (Bound, Scope, condition_dnf, condition_superset, held_truth,
                     quasi_affine)
@@ -131,7 +132,8 @@ def lower_function(func: N.FuncDef, globals_: tuple[N.Decl, ...], filename: str,
         return replace(lowered, warnings=tuple(unpipelined.values()) + lowered.warnings)
 
 
-class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
+class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering,
+                CaseLowering):
     """One lowering run; its mutable state (drafts, enclosing iterators) is private,
     shared by the methods of its parts (:mod:`.memories`, :mod:`.accesses`,
     :mod:`.loops`)."""
@@ -163,6 +165,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         # C++ references bound to an array element, by name: the element they denote
         self._element_refs: dict[str, Binding] = {}
         self._opaque: S.Opaques = {}  # scalars without one, and why
+        self._case_origins = 0  # the case origins bound so far (:mod:`.cases`)
         self._scalars = S.integer_scalars(list(func.params) + list(func.nodes))
         self._types = S.integer_types(list(func.params) + list(func.nodes))
         self._range_logs: dict[int, _RangeLog] = {}  # by id of the function's FuncDef
@@ -420,12 +423,16 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
             for name in S.written(node, self._scalars, self._callees):
                 self._writes[name] = self._writes.get(name, 0) + 1
         sources = self._argument_sources_of(node)
-        for name, value in S.statement_effects(node, self._scalars, self._scope(),
-                                                 self._callees):
+        scope = self._scope()
+        written = S.written(node, self._scalars, self._callees)
+        for name in written & set(self._opaque):  # S++ keeps S opaque, not its cases
+            self._opaque[name] = self._opaque[name].plain()
+        for name, value in S.statement_effects(node, self._scalars, scope, self._callees):
             if sources:  # k = v - w: k's value may come from the call's arguments
                 self._arguments[name] = self._arguments.get(name, frozenset()) | sources
             if isinstance(value, S.Opaque):
-                self._bind(name, None, value)
+                cases = self._assigned_cases(node, name)
+                self._bind(name, None, value if cases is None else replace(value, cases=cases))
             else:
                 self._bind(name, value, None)
 
@@ -445,6 +452,8 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
             return
         with self._stepping(decl):
             value = quasi_affine(decl.init, self._scope())
+            cases = None if value is not None else self._initial_cases(
+                decl.name, decl.init, decl.coord)
         self._apply_effects(decl)
         sources = self._argument_sources_of(decl.init)
         if sources:  # int k = v - w: k's value comes from the call's arguments
@@ -458,7 +467,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
                 decl.coord))
             return
         self._declare(decl.name, value, None if value is not None else truth or S.Opaque(
-            "is initialized with a value that is not affine", decl.coord))
+            "is initialized with a value that is not affine", decl.coord, cases=cases))
 
     def _held_truth(self, decl: N.Decl) -> S.Opaque | None:
         """Why a scalar that only its declaration writes (:func:`.scalars.condition_holders`)
@@ -582,7 +591,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
                     self._check_reference(d)
                     with self._stepping(d):
                         stmts += self._inlined(d.init)
-                        stmts += self._guarded_statements(d.init, d.coord)
+                        stmts += self._by_cases(d.init, d.coord)
                 elif d.init is not None and not self._set_once(d):
                     with self._stepping(d):  # what an array's initializer reads
                         stmts += self._inlined(d.init)
@@ -614,7 +623,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
             return self._inlined(node.expr) + self._guarded_statements(node.expr, coord)
         with self._stepping(node):
             inlined = self._inlined(node)
-            stmts = self._guarded_statements(node, coord)
+            stmts = self._by_cases(node, coord)
         self._apply_effects(node)
         return inlined + stmts
 
@@ -1195,9 +1204,14 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering):
         opaque: S.Opaques = {}
         for state in reversed(ends):
             opaque.update(state[1])
-        for name in differ - set(opaque):
-            opaque[name] = S.Opaque(f"takes different values on the branches of the "
-                                    f"{construct}", coord)
+        for name, why in opaque.items():  # cases only where every path keeps them
+            if any(state[1].get(name) is not why for state in ends):
+                opaque[name] = why.plain()
+        for name in differ:
+            cases = self._merged_cases(ends, name, coord)
+            if name not in opaque or cases is not None:
+                opaque[name] = S.Opaque(f"takes different values on the branches of the "
+                                        f"{construct}", coord, cases=cases)
         self._restore((values, {n: o for n, o in opaque.items() if n not in values}))
 
 

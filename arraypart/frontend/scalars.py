@@ -19,6 +19,14 @@ subscript through it is regular.  This module holds the rules, as pure functions
 An opaque scalar used in a subscript makes that subscript irregular, and the warning
 says why (where the scalar stopped being affine).
 
+A scalar that holds one of a few constants wherever it is live (``int S = flag ? 2 :
+1;``, or an ``if`` or ``switch`` that sets it to a constant on each path) is opaque
+with *cases* (:class:`Cases`): each statement whose subscripts read it is lowered
+once per constant, as a data-dependent ``if`` chain that every pipeline iteration
+takes one way (:attr:`arraypart.ir.If.lane_key`), so ``S*oh + kh`` is ``oh + kh``
+in one case and ``2*oh + kh`` in the other.  A scalar declared from one (``int i =
+S*oh + kh``) has its value by the same cases.
+
 An opaque scalar still has a *value range*: the hull of every value any write of it in
 its function can give (:func:`solve_ranges`, flow-insensitive, so it holds at every
 read).  A data-dependent condition over it then bounds the iterators where a branch may
@@ -64,20 +72,48 @@ UNBOUNDED: Bound = (None, None)
 # Rounds in which a scalar's range may grow before it is taken as unbounded (a widening:
 # ``x++`` in a loop grows it every round).
 RANGE_ROUNDS = 8
+# The most constants a scalar modelled by cases may hold: each is one more copy of the
+# statements that read it (a stride or mode flag holds two or three).
+MAX_CASES = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Cases:
+    """A scalar's value by the cases of an *origin*, a scalar that holds one of the
+    ``constants`` wherever it is live: where the origin is ``constants[k]`` the scalar
+    is the affine ``values[k]`` (the origin itself: ``constants[k]``; ``int i = S*oh +
+    kh`` from S in (1, 2): ``oh + kh``, ``2*oh + kh``).  ``key``: the origin's binding
+    (its name, place and number), one per write, so one key has one value in a
+    pipeline iteration."""
+
+    key: tuple
+    constants: tuple[int, ...]
+    values: tuple[E.Expr, ...]
+
+    def __post_init__(self):
+        if len(self.values) != len(self.constants):
+            raise ValueError("a value per case")
 
 
 @dataclass(frozen=True, slots=True)
 class Opaque:
     """Why a scalar has no affine value here, and where that happened; ``truth``: the
     condition it holds as 0 or 1, for a scalar that only its declaration writes
-    (:func:`condition_holders`), else None."""
+    (:func:`condition_holders`), else None; ``cases``: its values by cases
+    (:class:`Cases`), else None."""
 
     reason: str
     coord: Coord
     truth: Truth | None = None
+    cases: Cases | None = None
 
     def describe(self, name: str) -> str:
         return f"'{name}' {self.reason} at {self.coord}"
+
+    def plain(self) -> "Opaque":
+        """The scalar without its cases: what an entry binding of a loop that writes
+        it, or a path that may not have set it, knows."""
+        return self if self.cases is None else replace(self, cases=None)
 
 
 Values = dict[str, E.Expr]

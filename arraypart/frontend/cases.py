@@ -1,0 +1,142 @@
+"""Scalars that hold one of a few constants, modelled by cases (:class:`.scalars.Cases`).
+
+``int S = flag ? 2 : 1;`` leaves S one of (1, 2) wherever it is live: ``buf[S*oh +
+kh]`` is not affine, but it is ``oh + kh`` where S is 1 and ``2*oh + kh`` where S is
+2.  A statement whose subscripts read such a scalar is lowered once per case, as a
+chain of data-dependent ``if``s (``if S == 1 then case 1 else case 2``) whose
+``lane_key`` names the case: in one pipeline iteration S has one value, so every copy
+takes the branch of that value (:func:`arraypart.ir.branch_paths` models the
+iteration path by path; its II is the worst case's), and each case's subscripts are
+exact, so the banking is proved conflict-free in each.
+
+A case *origin* is set where nothing gives concurrent lanes copies of their own: in
+the top function (a callee's text may run once per lane of its caller's unrolled loop),
+outside unrolled loops.  Any other write to it leaves it opaque without cases
+(:meth:`.scalars.Opaque.plain`).
+"""
+
+from __future__ import annotations
+
+import math
+from contextlib import contextmanager
+
+from .. import expr as E
+from ..errors import Coord
+from ..ir import If, Node
+from . import cnodes as N
+from . import scalars as S
+from .cexpr import constant_values, quasi_affine
+
+
+class CaseLowering:
+    """The lowering's part that follows scalars by cases; mixed into
+    :class:`.lower._Lowering`, whose state it reads (``_opaque``, ``_temporaries``)."""
+
+    def _origin(self, name: str, constants: tuple[int, ...] | None,
+                coord: Coord) -> S.Cases | None:
+        """``name`` as a case origin holding one of ``constants`` from here on, when
+        there are 2 to :data:`.scalars.MAX_CASES` of them and this write runs once
+        per pipeline iteration (see the module doc); else None."""
+        if constants is None or not 2 <= len(constants) <= S.MAX_CASES or (
+                self._lane_loops or self._unrolled or self._per_lane
+                or len(self._calls) > 1):
+            return None
+        self._case_origins += 1
+        return S.Cases((name, coord, self._case_origins), constants,
+                       tuple(E.const(c) for c in constants))
+
+    def _initial_cases(self, name: str, init: N.Node, coord: Coord) -> S.Cases | None:
+        """The cases of a scalar declared from ``init``: an origin when ``init`` is
+        one of a few constants, else the cases of the one origin ``init`` reads, when
+        it is affine in each (over the enclosing iterators and sizes, which keep their
+        values while the declaration lives); None otherwise."""
+        cases = self._origin(name, constant_values(init, self._scope()), coord)
+        if cases is not None:
+            return cases
+        keys = self._case_keys(init)
+        if len(keys) != 1:
+            return None
+        (key, origin), = keys.items()
+        known = set(self._iterators) | set(self._sizes)
+        values = []
+        for k in range(len(origin.constants)):
+            with self._in_case({key: k}):
+                value = quasi_affine(init, self._scope())
+            if value is None or not E.variables(value) <= known:
+                return None
+            values.append(value)
+        return S.Cases(key, origin.constants, tuple(values))
+
+    def _assigned_cases(self, node: N.Node, name: str) -> S.Cases | None:
+        """The cases ``node`` gives ``name`` when it is ``name = e`` with ``e`` one of
+        a few constants (read before the assignment's effects)."""
+        if not (isinstance(node, N.Assignment) and node.op == "="
+                and S.write_target(node) == name):
+            return None
+        return self._origin(name, constant_values(node.rvalue, self._scope()), node.coord)
+
+    def _merged_cases(self, ends: list[tuple[S.Values, S.Opaques]], name: str,
+                      coord: Coord) -> S.Cases | None:
+        """An origin for ``name`` after a branching construct whose every path
+        (``ends``) leaves it one of a few constants (``if (f) S = 2; else S = 1;``)."""
+        found: set[int] = set()
+        for values, opaque in ends:
+            value, why = values.get(name), opaque.get(name)
+            if isinstance(value, E.Const):
+                found.add(value.value)
+            elif why is not None and why.cases is not None and all(
+                    isinstance(v, E.Const) for v in why.cases.values):
+                found.update(v.value for v in why.cases.values)
+            else:
+                return None
+        return self._origin(name, tuple(sorted(found)), coord)
+
+    def _case_keys(self, node: N.Node) -> dict[tuple, S.Cases]:
+        """The origins (by key) of the scalars with cases that ``node`` reads."""
+        found: dict[tuple, S.Cases] = {}
+        for n in N.walk(node):
+            why = self._opaque.get(n.name) if isinstance(n, N.Id) else None
+            if why is not None and why.cases is not None:
+                found.setdefault(why.cases.key, why.cases)
+        return found
+
+    @contextmanager
+    def _in_case(self, setting: dict[tuple, int]):
+        """Every scalar with cases of an origin in ``setting`` (key -> case number)
+        has its affine value in that case while the block runs."""
+        before = self._state()
+        for name, why in before[1].items():
+            if why.cases is not None and why.cases.key in setting:
+                self._temporaries[name] = why.cases.values[setting[why.cases.key]]
+                del self._opaque[name]
+        try:
+            yield
+        finally:
+            self._restore(before)
+
+    def _by_cases(self, node: N.Node, coord: Coord) -> list[Node]:
+        """``node``'s accesses as statements (``_guarded_statements``), once per case
+        of the origins its subscripts read, as a chain of ``if``s keyed by case (see
+        the module doc); at most :data:`.scalars.MAX_CASES` copies, else as they are
+        (irregular)."""
+        keys = {}
+        for ref in N.walk(node):
+            if isinstance(ref, N.ArrayRef):
+                keys.update(self._case_keys(ref.subscript))
+        if not keys or math.prod(len(c.constants) for c in keys.values()) > S.MAX_CASES:
+            return self._guarded_statements(node, coord)
+        return self._case_chain(node, coord, list(keys.items()), {})
+
+    def _case_chain(self, node: N.Node, coord: Coord, keys: list[tuple[tuple, S.Cases]],
+                    setting: dict[tuple, int]) -> list[Node]:
+        if not keys:
+            with self._in_case(setting):
+                return self._guarded_statements(node, coord)
+        (key, origin), rest = keys[0], keys[1:]
+        branches = [tuple(self._case_chain(node, coord, rest, {**setting, key: k}))
+                    for k in range(len(origin.constants))]
+        chain = branches[-1]
+        for k in reversed(range(len(branches) - 1)):
+            chain = (If(None, branches[k], chain, coord,
+                        lane_key=("case",) + key + (origin.constants[k],)),)
+        return list(chain)

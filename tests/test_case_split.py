@@ -1,0 +1,128 @@
+"""A scalar that holds one of a few constants (``int S = flag ? 2 : 1``) is modelled by
+cases (:mod:`arraypart.frontend.cases`): ``in[S*oh + kh]`` is ``oh + kh`` or ``2*oh +
+kh``, each case banked exactly, the II the worst case's.  A scalar the loop writes
+stays irregular."""
+
+import pytest
+
+import arraypart
+from arraypart import check
+
+from conftest import array, assert_the_testbench_passes, assert_the_trace_agrees, \
+    needs_gxx, write
+
+STRIDED = """\
+void strided(int flag, const int in[64], int out[16]) {
+  int S = flag ? 2 : 1;
+  for (int oh = 0; oh < 16; oh++) {
+#pragma HLS pipeline II=1
+    int acc = 0;
+    for (int kh = 0; kh < 4; kh++) {
+#pragma HLS unroll
+      acc += in[S*oh + kh];
+    }
+    out[oh] = acc;
+  }
+}
+"""
+
+# The brief's kernel: a local copy, S set by ?: between the two loops.
+CONV = """\
+void conv(int flag, const int in[64], int out[16]) {
+  int buf[64];
+  for (int i = 0; i < 64; i++) buf[i] = in[i];
+  int S = flag ? 2 : 1;
+  for (int oh = 0; oh < 16; oh++) {
+#pragma HLS pipeline II=1
+    int acc = 0;
+    for (int kh = 0; kh < 3; kh++) {
+#pragma HLS unroll
+      acc += buf[S*oh + kh];
+    }
+    out[oh] = acc;
+  }
+}
+"""
+
+# S = 4 reads 4*oh, 4*oh + 4, ... (one bank under any 4 of cyclic or block), S = 1
+# four neighbours: no banking within 4 banks serves both at II 1.
+WORST = """\
+void worst(int flag, const int in[64], int out[13]) {
+  int S = flag ? 4 : 1;
+  for (int oh = 0; oh < 13; oh++) {
+#pragma HLS pipeline II=1
+    int acc = 0;
+    for (int kh = 0; kh < 4; kh++) {
+#pragma HLS unroll
+      acc += in[4*oh + S*kh];
+    }
+    out[oh] = acc;
+  }
+}
+"""
+
+
+def _iis(report):
+    return [loop["achieved_ii"] for loop in report.to_json()["loops"]]
+
+
+def _not_affine(report):
+    return [w for w in report.warnings if "not affine" in w]
+
+
+def test_a_two_valued_stride_banks_each_case(tmp_path):
+    report = arraypart.analyze(write(tmp_path, "strided.c", STRIDED), ports=1)
+    assert _not_affine(report) == []
+    banking = array(report, "in").banking
+    assert (banking.describe().split(":")[0], _iis(report)) == ("per_dim cyclic 4", [1])
+    checked = check.check_kernel(report.kernel, report.solution.bankings(), ports=1)
+    assert [(loop.achieved_ii, loop.ok) for loop in checked.loops] == [(1, True)]
+
+
+def test_if_else_constants_and_a_scalar_declared_from_them_are_cases(tmp_path):
+    text = STRIDED.replace("  int S = flag ? 2 : 1;\n",
+                           "  int S;\n  if (flag) S = 2;\n  else S = 1;\n").replace(
+        "      acc += in[S*oh + kh];\n", "      int i = S*oh + kh;\n      acc += in[i];\n")
+    report = arraypart.analyze(write(tmp_path, "strided.c", text), ports=1)
+    assert _not_affine(report) == [] and _iis(report) == [1]
+    assert array(report, "in").banking.scheme.banks == 4
+
+
+def test_the_worst_case_sets_the_ii(tmp_path):
+    report = arraypart.analyze(write(tmp_path, "worst.c", WORST), ports=1, max_banks=4)
+    assert _iis(report) == [2]  # irregular, every read took a port of each bank: II 4
+    # the conflict named is the case S = 4's (S = 1 alone reaches II 1 in 4 banks)
+    assert any("read in[48]" in w and "read in[60]" in w for w in report.warnings)
+    checked = check.check_kernel(report.kernel, report.solution.bankings(), ports=1)
+    assert [loop.achieved_ii for loop in checked.loops] == [2]
+    alone = arraypart.analyze(write(tmp_path, "one.c", WORST.replace("flag ? 4 : 1", "1")),
+                              ports=1, max_banks=4)
+    assert _iis(alone) == [1]
+
+
+def test_a_scalar_the_loop_writes_stays_irregular(tmp_path):
+    text = STRIDED.replace("    out[oh] = acc;\n", "    out[oh] = acc;\n    S = acc ? 3 : 1;\n")
+    report = arraypart.analyze(write(tmp_path, "strided.c", text), ports=1)
+    assert any("in[?]" in w for w in report.warnings)
+
+
+def test_a_scalar_set_in_each_lane_is_no_case(tmp_path):
+    """Lanes of one iteration may hold different values: one key for all would hide
+    their conflicts."""
+    text = STRIDED.replace("  int S = flag ? 2 : 1;\n", "").replace(
+        "      acc += in[S*oh + kh];\n",
+        "      int S = in[kh] ? 2 : 1;\n      acc += in[S*oh + kh];\n")
+    report = arraypart.analyze(write(tmp_path, "strided.c", text), ports=1)
+    assert any("in[?]" in w for w in report.warnings)
+
+
+@needs_gxx
+@pytest.mark.parametrize("name, text", [("strided.c", STRIDED), ("conv.c", CONV)],
+                         ids=["strided", "conv"])
+def test_cases_build_run_and_trace_with_both_flag_values(tmp_path, name, text):
+    compiled = arraypart.compile_kernel(write(tmp_path, name, text), ports=1)
+    assert set(_iis(compiled.report)) == {1}
+    tb = next(text for path, text in compiled.files.items() if path.endswith("_tb.cpp"))
+    assert "(call == 1 ? 0 : call == 2 ? 1 : 2)" in tb  # flag 0 runs S = 1, 1 S = 2
+    assert_the_testbench_passes(compiled, tmp_path)
+    assert_the_trace_agrees(compiled, tmp_path, ports=1)
