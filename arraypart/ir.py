@@ -626,6 +626,9 @@ class Param:
     source: str | None
     lower_end: bool = False  # a fresh start: a larger value only shortens the loop
     unbounded: bool = False  # nothing bounds it: ``high`` is its sample
+    # values run besides low, middle and high: the k-th of every size make one point at
+    # which a pipelined loop runs that those miss (:mod:`arraypart.poly.probes`)
+    probes: tuple[int, ...] = ()
 
     def __post_init__(self):
         if None not in (self.low, self.high) and self.low > self.high:

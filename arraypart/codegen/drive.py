@@ -8,7 +8,8 @@ the scalars must give each such expression, evaluated with C's semantics, a valu
 ``[low, high]``.  Call ``c`` drives a scalar with ``SCALAR_INT + c - 1`` and a size
 with the end of its range that runs the loops it bounds longest, then the other end,
 then midway (:func:`_size_in_call`: a loop's start, whose larger values only shorten
-its loops, its ``low`` first, any other size its ``high`` first); where an
+its loops, its ``low`` first, any other size its ``high`` first), then at each of its
+probes, values at which a pipelined loop runs that those miss; where an
 expression leaves its range, the scalars and sizes it reads are lowered together to
 the largest common value under which it fits (a size not below its ``low``, a scalar
 down to 0): ``H, W <= 32`` with ``H*W <= 256`` run at 16 x 16 first.  A scalar that an
@@ -140,7 +141,7 @@ def _driven(kernel: Kernel, top: _Top, stepped: frozenset[str], calls: int, firs
     for call in range(1, calls + 1):
         default = {name: _stepped(first, call, calls, *asserted.get(name, (None, None)))
                    for name in stepped} | {
-            name: _size_in_call(p, floors[name] if name in floors else 0, call,
+            name: _size_in_call(p, floors[name] if name in floors else 0, call, calls,
                                 name in starts)
             for name, p in sizes.items()} | {
             name: min(first + call - 1 + calls, high) for name, high in ends.items()}
@@ -189,10 +190,15 @@ def _loop_ends(kernel: Kernel, stepped: frozenset[str], starts: frozenset[str]
     return {name: high for name, high in ends.items() if name not in begins}
 
 
-def _size_in_call(size: Param, floor: int, call: int, start: bool) -> int:
+def _size_in_call(size: Param, floor: int, call: int, calls: int, start: bool) -> int:
     """A run-time size's value in call ``call``: first the end of its range where the
     loops it bounds run longest, its ``high`` (its least value for a ``start``), then
-    the other end, then midway; a size without a ``low`` keeps ``high``."""
+    the other end, then midway; the last of the ``calls`` its probes (``Param.probes``,
+    in order: the sizes' k-th probes together run a pipelined loop that the others
+    miss); a size without a ``low`` keeps ``high``."""
+    usual = calls - len(size.probes)
+    if call > usual:
+        return size.probes[call - usual - 1]
     if size.low is None:
         return size.high
     low = max(size.low, floor)
