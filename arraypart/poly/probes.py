@@ -1,9 +1,9 @@
 """Size values at which every pipelined loop runs: ``with_probes(kernel) -> kernel``.
 
-The testbench drives each run-time size, and the checker replays it, at its least,
-middle and largest values (the *usual points*, every size at the same one of the
-three).  A loop that a guard keeps to a window of values (``if (s > 1000 && s < 1064)``
-with ``s`` in ``0..1064``) runs at none of them, so neither checks it.  For each
+The testbench drives each run-time size at its least, middle and largest values, in
+three calls (the *usual points*, :meth:`..ir.Param.usual`), and the checker replays
+each of them.  A loop that a guard keeps to a window of values (``if (s > 1000 &&
+s < 1064)`` with ``s`` in ``-1..1064``) runs at none of them, so neither checks it.  For each
 pipelined loop, its parameter set
 
     P(loop) = { sizes : some iteration of the loop runs at them, each size in its range }
@@ -32,7 +32,7 @@ def with_probes(kernel: ir.Kernel) -> ir.Kernel:
     if not kernel.params:
         return kernel
     names = tuple(p.name for p in kernel.params)
-    points = _usual_points(kernel.params)
+    points = _usual_points(kernel)
     probes: list[tuple[int, ...]] = []
     dead: list[str] = []
     for loop, ctx, _ in walk_loops(kernel.body, Context.top(kernel.params)):
@@ -56,19 +56,18 @@ def with_probes(kernel: ir.Kernel) -> ir.Kernel:
     return replace(kernel, params=params, warnings=kernel.warnings + tuple(dead))
 
 
-def _usual_points(params: tuple[ir.Param, ...]) -> list[tuple[int, ...]]:
-    """The least, middle and largest value of every size together (a size without a
-    ``low``: its ``high``), as the testbench drives and the checker replays them."""
-    def at(p: ir.Param, k: int) -> int:
-        if p.low is None:
-            return p.high
-        return (p.low, (p.low + p.high) // 2, p.high)[k]
-    return [tuple(at(p, k) for p in params) for k in range(3)]
+def _usual_points(kernel: ir.Kernel) -> list[tuple[int, ...]]:
+    """The sizes' values in each of the testbench's usual calls (``Param.usual``),
+    which the checker replays too."""
+    starts = ir.starts(kernel)
+    return [tuple(p.usual(call, p.name in starts) for p in kernel.params)
+            for call in (1, 2, 3)]
 
 
 def _middle(sizes, names: tuple[str, ...]) -> tuple[int, ...] | None:
-    """A point of the non-empty set ``sizes``, size by size the middle of the values
-    left (where that splits the set, its least point); None where it is unbounded."""
+    """A point of the non-empty set ``sizes``, size by size ``(min + max) // 2`` of
+    the values left with the sizes before it fixed (where that value is a hole of the
+    set, the least one left); None where a size has no least or largest value."""
     chosen: list[int] = []
     for name in names:
         low, high = G.smallest(sizes, name), G.largest(sizes, name)
