@@ -6,11 +6,11 @@ one on the same inputs and compares every interface array bit for bit, in
 element type, shape and how to fill them (a pointer's shape is its extent); scalars (C
 numbers, ``ap_[u]int``, ``ap_[u]fixed``: a small value, which for integers and bools
 changes with the call (:data:`SCALAR_BY_CALL`); structs: random bytes; run-time sizes:
-both ends of their range and midway, :mod:`.drive`), by value or by reference, as one
-variable per run, the ones passed by non-const reference (outputs) compared afterwards
-like the return value; ``hls::stream`` parameters (and arrays of them) with the same
-random elements in both runs, enough for every statement execution to read one, and
-what is left in them afterwards compared in order.
+both ends of their range, midway and their probes, :mod:`.drive`), by value or by
+reference, as one variable per run, the ones passed by non-const reference (outputs)
+compared afterwards like the return value; ``hls::stream`` parameters (and arrays of
+them) with the same random elements in both runs, enough for every statement execution
+to read one, and what is left in them afterwards compared in order.
 """
 
 from __future__ import annotations
