@@ -15,7 +15,7 @@ from math import prod
 from typing import Any, Callable, Iterable, Iterator, Mapping, TypeVar, Union
 
 from .errors import Coord
-from .expr import (Expr, const, floordiv, mod, substitute, var as expr_var,
+from .expr import (Expr, const, difference, floordiv, mod, substitute, var as expr_var,
                    variables as expr_variables)
 
 T = TypeVar("T")
@@ -626,10 +626,23 @@ class Param:
     source: str | None
     lower_end: bool = False  # a fresh start: a larger value only shortens the loop
     unbounded: bool = False  # nothing bounds it: ``high`` is its sample
+    # values run besides low, middle and high: the k-th of every size make one point at
+    # which a pipelined loop runs that those miss (:mod:`arraypart.poly.probes`)
+    probes: tuple[int, ...] = ()
 
     def __post_init__(self):
         if None not in (self.low, self.high) and self.low > self.high:
             raise ValueError(f"parameter {self.name}: empty range")
+
+    def usual(self, call: int, start: bool) -> int:
+        """Its value in the testbench's call ``call`` (1, 2, 3, and again): first the
+        end of its range where the loops it bounds run longest, its ``high`` (its
+        ``low`` for a ``start``, :func:`starts`), then the other end, then midway; a
+        size without a ``low`` keeps ``high``.  The checker replays each of them."""
+        if self.low is None:
+            return self.high
+        ends = (self.low, self.high) if start else (self.high, self.low)
+        return (*ends, (self.low + self.high) // 2)[(call - 1) % 3]
 
     def holds(self, value: int) -> bool:
         """Whether ``low <= value <= high`` (an open end holds every value)."""
@@ -1066,3 +1079,23 @@ def port_model(array: Array, ports: int) -> PortModel:
     if array.const:
         return PORT_MODELS["rom_1p" if ports == 1 else "rom_2p"]
     return PORT_MODELS[DEFAULT_PORTS[ports]]
+
+
+def starts(kernel: Kernel) -> frozenset[str]:
+    """The run-time sizes whose larger values shorten some loop and lengthen none: a
+    fresh start (``Param.lower_end``), or one that ``init`` (a loop counting up) or
+    ``bound`` (counting down) grows with, or the other one shrinks with: a loop runs
+    ``(bound - init) / step + 1`` times (:class:`Loop`)."""
+    shortens: set[str] = set()
+    lengthens: set[str] = set()
+    names = [p.name for p in kernel.params]
+    for loop in loops(kernel.body):
+        sign = 1 if loop.step > 0 else -1
+        for ends, towards in ((loop.init, -sign), (loop.bound, sign)):
+            for e in ends:
+                for name in names:
+                    move = difference(e, name, 1)
+                    if move:
+                        (lengthens if move * towards > 0 else shortens).add(name)
+    return frozenset(p.name for p in kernel.params
+                     if p.lower_end or (p.name in shortens and p.name not in lengthens))

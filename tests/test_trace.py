@@ -2529,3 +2529,109 @@ def test_a_block_s_end_ends_its_arrays_registration(tmp_path):
     assert "disagrees" not in text and "the program writes st" not in text, text
     assert "pack/L14 (" in text and "3 steps, model II 1, traced II 1: agrees" in text
     assert "Scoped arraypart_scope_" in recorded.instrumented.text
+
+
+# A pipelined loop in a window of a size (issue 13 point 2): buf[s] under s in 0..15
+# puts s's least value at -1, so the usual values -1, 531, 1064 miss 1001..1063.
+WINDOWED = """\
+void windowed(int s, const int in[16], int out[16]) {
+  int buf[16];
+  for (int i = 0; i < 16; i++) buf[i] = in[i];
+  if (s >= 0 && s <= 15) for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[s] + buf[i];
+  }
+  if (s > 1000 && s < 1064) for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[(s >> 2) & 15] + buf[i] + buf[15 - i];
+  }
+}
+"""
+
+# Two sizes whose joint window no usual point (each size at its least, middle or
+# largest value together) reaches: a in 0..100 and b in -20..20 miss a > 50, b < -3.
+TWO_SIZES = """\
+#include <assert.h>
+void two(int a, int b, const int in[16], int out[16]) {
+  assert(a >= 0 && a <= 100);
+  assert(b >= -20 && b <= 20);
+  int buf[16];
+  for (int i = 0; i < 16; i++) buf[i] = in[i];
+  if (a > 50 && b < -3) for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[(a + b) & 15] + buf[i];
+  }
+}
+"""
+
+# The brief's kernel: s from 1000 up to 1064, whose middle value runs the loop.
+IN_WINDOW = """\
+void z(int s, const int in[16], int out[16]) {
+  int buf[16];
+  for (int i = 0; i < 16; i++) buf[i] = in[i];
+  if (s > 1000 && s < 1064) for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    out[i] = buf[(s >> 2) & 15] + buf[i];
+  }
+}
+"""
+
+
+@needs_gxx
+@pytest.mark.parametrize("name, text, probes, checked", [
+    ("windowed.c", WINDOWED, {"s": (7, 1032)},
+     ["L3: ok: target II 1, achieved II 1, 16 iterations",
+      "L4: ok: target II 1, achieved II 1, 16 iterations",
+      "L8: ok: target II 1, achieved II 1, 16 iterations"]),
+    ("two.c", TWO_SIZES, {"a": (75,), "b": (-12,)},
+     ["L7: ok: target II 1, achieved II 1, 64 iterations"]),
+    ("z.c", IN_WINDOW, {"s": ()}, ["L4: ok: target II 1, achieved II 1, 16 iterations"]),
+], ids=["one size", "two sizes", "run midway"])
+def test_a_pipelined_loop_in_a_window_of_the_sizes_runs_at_a_probe(
+        tmp_path, capsys, name, text, probes, checked):
+    """Each pipelined loop whose sizes' window the usual values (least, middle,
+    largest) miss gets a probe, a middle point of its domain projected onto the sizes:
+    the testbench drives it in one more call and the checker replays it, so both run
+    the loop (before, check said it was not run and the trace that it never ran in
+    the testbench's 3 calls).  A loop the usual values run adds none."""
+    path = write(tmp_path, name, text)
+    report = api.analyze(path)
+    assert {p.name: p.probes for p in report.kernel.params} == probes
+    assert cli.main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    for loop in checked:
+        assert loop in out, out
+    assert "not run" not in out
+    judged = _judged_text(path, tmp_path)
+    assert "never ran" not in judged and "disagrees" not in judged, judged
+    loops = [line for line in judged.splitlines() if "model II" in line]
+    assert loops and all("model II 1, traced II 1: agrees" in line for line in loops)
+    calls = 3 + len(next(iter(probes.values())))
+    assert len(trace.size_values(report.kernel)) == calls
+
+
+@needs_gxx
+def test_a_size_window_of_the_testbench_is_its_probe_in_its_last_calls(tmp_path):
+    """The testbench's calls drive the sizes at their usual values, then at each probe
+    (all sizes together): a in 0..100 and b in -20..20 at 100/20, 0/-20, 50/0, then at
+    the probe 75/-12 inside a > 50, b < -3."""
+    report = api.analyze(write(tmp_path, "two.c", TWO_SIZES))
+    assert trace.size_values(report.kernel) == (
+        {"a": 100, "b": 20}, {"a": 0, "b": -20}, {"a": 50, "b": 0}, {"a": 75, "b": -12})
+
+
+def test_a_pipelined_loop_no_size_in_its_range_runs_is_a_dead_code_warning(tmp_path):
+    """A loop no value of the sizes in their ranges runs (s > 1000, then s < 900) gets
+    no probe, and one located warning says it is dead code there."""
+    path = write(tmp_path, "dead.c", (
+        "void dead(int s, const int in[16], int out[16]) {\n  int buf[16];\n"
+        "  for (int i = 0; i < 16; i++) buf[i] = in[i];\n"
+        "  if (s > 1000) { if (s < 900) for (int i = 0; i < 16; i++) {\n"
+        "#pragma HLS pipeline II=1\n    out[i] = buf[s & 15] + buf[i];\n  } }\n}\n"))
+    kernel = api.analyze(path).kernel
+    assert [p.probes for p in kernel.params] == [()]
+    dead = [w for w in kernel.warnings if "dead code" in w]
+    assert dead == [f"{path}:4:32: warning: loop L4 runs at no value of the run-time "
+                    "sizes in their ranges (s in 0..0): it is dead code there, and "
+                    "neither the testbench nor the checker runs it (its II is the isl "
+                    "proof's)"]

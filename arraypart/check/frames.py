@@ -64,8 +64,10 @@ def top_frame(params: tuple[ir.Param, ...] = ()) -> Frame:
 def checked_values(param: ir.Param) -> tuple[int, ...]:
     """The values of a run-time size the checker replays: its least, middle and largest
     (a banking proven by isl holds for all of them; the replay is a second opinion at
-    the extremes, where the domains differ most, and in between)."""
-    return tuple(sorted({param.low, (param.low + param.high) // 2, param.high}))
+    the extremes, where the domains differ most, and in between), and its probes, at
+    which a pipelined loop runs that those miss (``Param.probes``)."""
+    return tuple(sorted({param.low, (param.low + param.high) // 2, param.high,
+                         *param.probes}))
 
 
 def values(frame: Frame, e: E.Expr) -> np.ndarray:

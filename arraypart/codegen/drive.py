@@ -8,7 +8,8 @@ the scalars must give each such expression, evaluated with C's semantics, a valu
 ``[low, high]``.  Call ``c`` drives a scalar with ``SCALAR_INT + c - 1`` and a size
 with the end of its range that runs the loops it bounds longest, then the other end,
 then midway (:func:`_size_in_call`: a loop's start, whose larger values only shorten
-its loops, its ``low`` first, any other size its ``high`` first); where an
+its loops, its ``low`` first, any other size its ``high`` first), then at each of its
+probes, values at which a pipelined loop runs that those miss; where an
 expression leaves its range, the scalars and sizes it reads are lowered together to
 the largest common value under which it fits (a size not below its ``low``, a scalar
 down to 0): ``H, W <= 32`` with ``H*W <= 256`` run at 16 x 16 first.  A scalar that an
@@ -37,7 +38,6 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
-from .. import expr as E
 from .. import ir
 from ..errors import KernelError
 from ..frontend import cnodes as N
@@ -127,7 +127,7 @@ def _driven(kernel: Kernel, top: _Top, stepped: frozenset[str], calls: int, firs
     names whose values differ from their defaults; the size expressions fitted."""
     sizes = {p.name: p for p in kernel.params
              if p.name in top.parameters and p.high is not None}
-    starts = _starts(kernel)
+    starts = ir.starts(kernel)
     adjustable = frozenset(stepped | set(sizes))
     asserted = {name: (low, high) for name, (low, high, _) in I.assert_bounds(
         kernel.source.func.body, dict(kernel.defines), sorted(stepped)).items()}
@@ -146,8 +146,7 @@ def _driven(kernel: Kernel, top: _Top, stepped: frozenset[str], calls: int, firs
         default = {name: _stepped(0 if name in cased else first, call, calls,
                                   *asserted.get(name, (None, None)))
                    for name in stepped} | {
-            name: _size_in_call(p, floors[name] if name in floors else 0, call,
-                                name in starts)
+            name: _size_in_call(p, call, calls, name in starts)
             for name, p in sizes.items()} | {
             name: min(first + call - 1 + calls, high) for name, high in ends.items()}
         values = dict(default)
@@ -177,7 +176,7 @@ def _loop_ends(kernel: Kernel, stepped: frozenset[str], starts: frozenset[str]
                ) -> dict[str, int]:
     """The ``stepped`` scalars that the top writes before a loop reads them as its end
     (``if (hi > 63) hi = 63; for (i = lo; i < hi; ..)``: a fresh size that is the
-    scalar as written, :func:`_starts` tells which end) and as no start -> the least
+    scalar as written, :func:`..ir.starts` tells which end) and as no start -> the least
     ``high`` of those sizes.  Driven as their starts, ``lo = hi``, such a loop would
     never run: an end is driven ``calls`` above the stepped value (at most that
     ``high``), so that each call runs it."""
@@ -195,35 +194,12 @@ def _loop_ends(kernel: Kernel, stepped: frozenset[str], starts: frozenset[str]
     return {name: high for name, high in ends.items() if name not in begins}
 
 
-def _size_in_call(size: Param, floor: int, call: int, start: bool) -> int:
-    """A run-time size's value in call ``call``: first the end of its range where the
-    loops it bounds run longest, its ``high`` (its least value for a ``start``), then
-    the other end, then midway; a size without a ``low`` keeps ``high``."""
-    if size.low is None:
-        return size.high
-    low = max(size.low, floor)
-    ends = (low, size.high) if start else (size.high, low)
-    return (*ends, (low + size.high) // 2)[(call - 1) % 3]
-
-
-def _starts(kernel: Kernel) -> frozenset[str]:
-    """The run-time sizes whose larger values shorten some loop and lengthen none: a
-    fresh start (``Param.lower_end``), or one that ``init`` (a loop counting up) or
-    ``bound`` (counting down) grows with, or the other one shrinks with: a loop runs
-    ``(bound - init) / step + 1`` times (``ir.Loop``)."""
-    shortens: set[str] = set()
-    lengthens: set[str] = set()
-    names = [p.name for p in kernel.params]
-    for loop in ir.loops(kernel.body):
-        sign = 1 if loop.step > 0 else -1
-        for ends, towards in ((loop.init, -sign), (loop.bound, sign)):
-            for e in ends:
-                for name in names:
-                    move = E.difference(e, name, 1)
-                    if move:
-                        (lengthens if move * towards > 0 else shortens).add(name)
-    return frozenset(p.name for p in kernel.params
-                     if p.lower_end or (p.name in shortens and p.name not in lengthens))
+def _size_in_call(size: Param, call: int, calls: int, start: bool) -> int:
+    """A run-time size's value in call ``call`` of ``calls``: its usual one
+    (:meth:`..ir.Param.usual`), the last calls its probes (``Param.probes``, in order:
+    the sizes' k-th probes together run a pipelined loop that the usual values miss)."""
+    usual = calls - len(size.probes)
+    return size.probes[call - usual - 1] if call > usual else size.usual(call, start)
 
 
 def _fit(expression: _SizeExpression, values: dict[str, int], free: set[str],

@@ -2,15 +2,15 @@
 
 The testbench (``templates/testbench.cpp.j2``) runs the original kernel and the banked
 one on the same inputs and compares every interface array bit for bit, in
-:data:`CALLS` calls.  This module describes each parameter: interface arrays with their
+:func:`calls` calls.  This module describes each parameter: interface arrays with their
 element type, shape and how to fill them (a pointer's shape is its extent); scalars (C
 numbers, ``ap_[u]int``, ``ap_[u]fixed``: a small value, which for integers and bools
 changes with the call (:data:`SCALAR_BY_CALL`); structs: random bytes; run-time sizes:
-both ends of their range and midway, :mod:`.drive`), by value or by reference, as one
-variable per run, the ones passed by non-const reference (outputs) compared afterwards
-like the return value; ``hls::stream`` parameters (and arrays of them) with the same
-random elements in both runs, enough for every statement execution to read one, and
-what is left in them afterwards compared in order.
+both ends of their range, midway and their probes, :mod:`.drive`), by value or by
+reference, as one variable per run, the ones passed by non-const reference (outputs)
+compared afterwards like the return value; ``hls::stream`` parameters (and arrays of
+them) with the same random elements in both runs, enough for every statement execution
+to read one, and what is left in them afterwards compared in order.
 """
 
 from __future__ import annotations
@@ -173,7 +173,7 @@ def testbench_context(kernel: Kernel) -> dict:
         "structs": _structs(func.params, params),
         "seed": SEED,
         "max_reported": MAX_REPORTED,
-        "calls": CALLS,
+        "calls": calls(kernel),
     }
 
 
@@ -185,7 +185,7 @@ def _driven_params(kernel: Kernel) -> tuple[list[TbParam], Driven]:
     params = [_param(p, kernel, bounds) for p in kernel.source.func.params]
     stepped = frozenset(p.scalar.name for p in params
                         if p.scalar is not None and p.scalar.value == SCALAR_BY_CALL)
-    return params, driven_values(kernel, stepped, CALLS, SCALAR_INT)
+    return params, driven_values(kernel, stepped, calls(kernel), SCALAR_INT)
 
 
 def _with_driven(params: list[TbParam], driven: Driven) -> list[TbParam]:
@@ -197,7 +197,7 @@ def _with_driven(params: list[TbParam], driven: Driven) -> list[TbParam]:
 
 def call_sizes(kernel: Kernel) -> tuple[dict[str, int], ...]:
     """Per call of the testbench whose scalar arguments differ from every earlier
-    call's (all :data:`CALLS` where one takes its value by call, else the first), the
+    call's (all :func:`calls` where one takes its value by call, else the first), the
     value it passes to each run-time size that is an argument of the top (its
     ``high``, or the value :func:`_driven_params` gives it in that call), and the
     value of each other size whose expression reads only the arguments
@@ -209,7 +209,13 @@ def call_sizes(kernel: Kernel) -> tuple[dict[str, int], ...]:
     return tuple({p.name: driven.scalars[p.name][call] if p.name in driven.scalars
                   else p.high for p in kernel.params
                   if p.high is not None and p.name in arguments} | driven.sizes[call]
-                 for call in range(CALLS if by_call else 1))
+                 for call in range(calls(kernel) if by_call else 1))
+
+
+def calls(kernel: Kernel) -> int:
+    """The testbench's calls: :data:`CALLS`, and one more per probe of the sizes, at
+    which a pipelined loop runs that the first ones miss (``Param.probes``)."""
+    return CALLS + max((len(p.probes) for p in kernel.params), default=0)
 
 
 def _by_call(values: tuple[int, ...]) -> str:

@@ -41,6 +41,7 @@ from ..errors import KernelError, warning_text
 from . import isl_glue as G
 from .build import outside_set
 from .domains import Context, access_relations, walk_loops
+from .probes import with_probes
 
 DEFINE_PREFIX = "ARRAYPART_MAX_"  # the -D that bounds a size (frontend.interfaces)
 FRESH_MARK = "@"  # in the name of a fresh size (frontend.fresh.NAME_MARK)
@@ -149,9 +150,9 @@ def _around(kernel: ir.Kernel, bounded: dict[str, ir.Param], box: dict,
 
 
 def _finished(kernel: ir.Kernel) -> ir.Kernel:
-    """``kernel``, its sizes bounded, with the extents that follow them and a warning
-    per size that nothing bounds."""
-    return _with_unbounded_warnings(_with_sampled_extents(kernel))
+    """``kernel``, its sizes bounded, with the extents that follow them, a warning
+    per size that nothing bounds, and the probes that run every pipelined loop."""
+    return with_probes(_with_unbounded_warnings(_with_sampled_extents(kernel)))
 
 
 def _with_sampled_extents(kernel: ir.Kernel) -> ir.Kernel:
