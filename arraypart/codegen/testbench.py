@@ -576,7 +576,8 @@ def _index_bounds(kernel: Kernel) -> tuple[dict[str, int], frozenset[str]]:
     bounds: dict[str, int] = {}
 
     def tighten(name: str, limit: int) -> None:
-        bounds[name] = min(bounds.get(name, limit), limit)
+        if limit > 0:  # else no value is safe: keep the array's random values
+            bounds[name] = min(bounds.get(name, limit), limit)
 
     for ref in N.outer_array_refs(body):
         name = N.ref_name(ref)
@@ -589,7 +590,8 @@ def _index_bounds(kernel: Kernel) -> tuple[dict[str, int], frozenset[str]]:
             for inner in N.outer_array_refs(subscript):
                 inner_name = N.ref_name(inner)
                 if inner_name is not None:
-                    tighten(inner_name, min(shape[d], _row_length(subscript, inner) or shape[d]))
+                    tighten(inner_name, min(shape[d] - _offset(subscript, inner),
+                                            _row_length(subscript, inner) or shape[d]))
             for n in N.walk(subscript):
                 for inner_name in loaded.get(n.name, ()) if isinstance(n, N.Id) else ():
                     tighten(inner_name, shape[d])
@@ -689,6 +691,16 @@ def _row_length(subscript: N.Node, inner: N.ArrayRef) -> int | None:
             if factor is not None and factor > 0:
                 return factor
     return None
+
+
+def _offset(subscript: N.Node, inner: N.ArrayRef) -> int:
+    """c > 0 in a subscript ``idx[...] + c`` (constant addends summed, casts aside):
+    the element ``idx[...]`` stays below the extent minus c.  Zero otherwise, a
+    negative sum included (no lower bound is drawn; such values stay as they were)."""
+    addends = _addends(subscript)
+    if not any(_uncast(a) is inner for a in addends):
+        return 0
+    return max(0, sum(c for c in map(fold, addends) if c is not None))
 
 
 def _addends(node: N.Node) -> list[N.Node]:
