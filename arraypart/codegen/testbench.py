@@ -15,6 +15,7 @@ to read one, and what is left in them afterwards compared in order.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from math import prod
 
@@ -84,10 +85,14 @@ class _Shaped:
 
 @dataclass(frozen=True, slots=True)
 class TbArray(_Shaped):
+    """An interface array filled by ``generator`` per element; ``ascending``: then
+    sorted non-decreasing (its pairs ``a[i]``, ``a[i+1]`` start and end a loop)."""
+
     name: str
     elem_type: str
     shape: tuple[int, ...]
     generator: str
+    ascending: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,8 +186,8 @@ def _driven_params(kernel: Kernel) -> tuple[list[TbParam], Driven]:
     """The top's parameters as the testbench drives them, and the values per call of
     the stepped scalars and the sizes that a run-time size's expression reads where it
     would otherwise leave the size's range (:func:`.drive.driven_values`)."""
-    bounds = _index_bounds(kernel)
-    params = [_param(p, kernel, bounds) for p in kernel.source.func.params]
+    bounds, ascending = _index_bounds(kernel)
+    params = [_param(p, kernel, bounds, ascending) for p in kernel.source.func.params]
     stepped = frozenset(p.scalar.name for p in params
                         if p.scalar is not None and p.scalar.value == SCALAR_BY_CALL)
     return params, driven_values(kernel, stepped, calls(kernel), SCALAR_INT)
@@ -400,7 +405,8 @@ def _call(function: str, params: list[TbParam], prefix: str,
     return f"{result}{function}({args});"
 
 
-def _param(p: N.Decl, kernel: Kernel, bounds: dict[str, int]) -> TbParam:
+def _param(p: N.Decl, kernel: Kernel, bounds: dict[str, int],
+           ascending: frozenset[str]) -> TbParam:
     if not p.name:
         raise KernelError(p.coord, "unnamed parameter of the top function")
     try:
@@ -421,7 +427,7 @@ def _param(p: N.Decl, kernel: Kernel, bounds: dict[str, int]) -> TbParam:
     else:
         generator = _random_value(elem_type)
     return TbParam(TbArray(p.name, _rooted(elem_type, kernel), array.shape,
-                           _rooted(generator, kernel)), None)
+                           _rooted(generator, kernel), p.name in ascending), None)
 
 
 def _scalar(p: N.Decl, kernel: Kernel) -> TbScalar:
@@ -566,13 +572,19 @@ def _random_value(elem_type: str) -> str:
     return f"random_int<{elem_type}>({-SMALL_INT // 2}, {SMALL_INT})"
 
 
-def _index_bounds(kernel: Kernel) -> dict[str, int]:
+def _index_bounds(kernel: Kernel) -> tuple[dict[str, int], frozenset[str]]:
     """Arrays whose elements subscript another array (``A[idx[i]]``) -> the smallest
     dimension they index (or row length they are added to, :func:`_row_length`), so
-    random values stay in bounds."""
+    random values stay in bounds; and arrays whose elements bound a loop
+    (:func:`_loop_bounds`), with those that both start and end one (kept ascending)."""
     body = kernel.source.func.body
     loaded = _loaded_scalars(body)
     bounds: dict[str, int] = {}
+
+    def tighten(name: str, limit: int) -> None:
+        if limit > 0:  # else no value is safe: keep the array's random values
+            bounds[name] = min(bounds.get(name, limit), limit)
+
     for ref in N.outer_array_refs(body):
         name = N.ref_name(ref)
         try:
@@ -584,12 +596,76 @@ def _index_bounds(kernel: Kernel) -> dict[str, int]:
             for inner in N.outer_array_refs(subscript):
                 inner_name = N.ref_name(inner)
                 if inner_name is not None:
-                    limit = min(shape[d], _row_length(subscript, inner) or shape[d])
-                    bounds[inner_name] = min(bounds.get(inner_name, limit), limit)
+                    tighten(inner_name, min(shape[d] - _offset(subscript, inner),
+                                            _row_length(subscript, inner) or shape[d]))
             for n in N.walk(subscript):
                 for inner_name in loaded.get(n.name, ()) if isinstance(n, N.Id) else ():
-                    bounds[inner_name] = min(bounds.get(inner_name, shape[d]), shape[d])
-    return bounds
+                    tighten(inner_name, shape[d])
+    ascending = _loop_bounds(kernel, body, loaded, tighten)
+    return bounds, ascending
+
+
+def _loop_bounds(kernel: Kernel, body: N.Node, loaded: dict[str, set[str]],
+                 tighten: Callable[[str, int], None]) -> frozenset[str]:
+    """For each ``for (v = lo; v < hi; ...)`` (or ``<=``) whose variable ``v`` plainly
+    subscripts arrays (``A[v]``) of least extent E: an array read in ``lo`` or ``hi``
+    (directly or through a scalar loaded from it) gets values in [0, E] (``<``) or
+    [0, E) (``<=``), so v stays in [0, E); one read in both (CSR ``ptr[i]``,
+    ``ptr[i+1]``) is returned, to be sorted so that no range runs past the next."""
+    ascending: set[str] = set()
+    for loop in (n for n in N.walk(body) if isinstance(n, N.For)):
+        var, lo, hi, inclusive = _loop_header(loop)
+        extent = _subscripted_extent(kernel, loop.stmt, var) if var is not None else None
+        if extent is None:
+            continue
+        starts, ends = _arrays_read(lo, loaded), _arrays_read(hi, loaded)
+        for name in starts | ends:
+            tighten(name, extent if inclusive else extent + 1)
+        ascending |= starts & ends
+    return frozenset(ascending)
+
+
+def _loop_header(loop: N.For) -> tuple[str | None, N.Node | None, N.Node | None, bool]:
+    """``v``, ``lo``, ``hi`` and whether ``<=`` of ``for (v = lo; v < hi; ...)``."""
+    init, cond = loop.init, _uncast(loop.cond) if loop.cond is not None else None
+    if isinstance(init, N.DeclList) and len(init.decls) == 1:
+        init = init.decls[0]
+    if isinstance(init, N.Decl) and init.init is not None:
+        var, lo = init.name, init.init
+    elif isinstance(init, N.Assignment) and init.op == "=" and isinstance(init.lvalue, N.Id):
+        var, lo = init.lvalue.name, init.rvalue
+    else:
+        return None, None, None, False
+    if not (isinstance(cond, N.BinaryOp) and cond.op in ("<", "<=")
+            and isinstance(_uncast(cond.left), N.Id) and _uncast(cond.left).name == var):
+        return None, None, None, False
+    return var, lo, cond.right, cond.op == "<="
+
+
+def _subscripted_extent(kernel: Kernel, stmt: N.Node | None, var: str) -> int | None:
+    """The least extent among dimensions of arrays that ``var`` alone subscripts
+    in ``stmt`` (None when it subscripts none)."""
+    extents = []
+    for ref in N.outer_array_refs(stmt) if stmt is not None else ():
+        try:
+            shape = kernel.array(N.ref_name(ref)).shape
+        except KeyError:
+            continue
+        _, subscripts = N.ref_base_and_subscripts(ref)
+        extents += [shape[d] for d, sub in enumerate(subscripts[:len(shape)])
+                    if isinstance(_uncast(sub), N.Id) and _uncast(sub).name == var]
+    return min(extents, default=None)
+
+
+def _arrays_read(node: N.Node | None, loaded: dict[str, set[str]]) -> set[str]:
+    """Arrays whose elements ``node`` reads, directly or through a loaded scalar."""
+    names: set[str] = set()
+    for n in N.walk(node) if node is not None else ():
+        if isinstance(n, N.ArrayRef) and N.ref_name(n) is not None:
+            names.add(N.ref_name(n))
+        elif isinstance(n, N.Id):
+            names |= loaded.get(n.name, set())
+    return names
 
 
 def _loaded_scalars(body: N.Node) -> dict[str, set[str]]:
@@ -621,6 +697,16 @@ def _row_length(subscript: N.Node, inner: N.ArrayRef) -> int | None:
             if factor is not None and factor > 0:
                 return factor
     return None
+
+
+def _offset(subscript: N.Node, inner: N.ArrayRef) -> int:
+    """c > 0 in a subscript ``idx[...] + c`` (constant addends summed, casts aside):
+    the element ``idx[...]`` stays below the extent minus c.  Zero otherwise, a
+    negative sum included (no lower bound is drawn; such values stay as they were)."""
+    addends = _addends(subscript)
+    if not any(_uncast(a) is inner for a in addends):
+        return 0
+    return max(0, sum(c for c in map(fold, addends) if c is not None))
 
 
 def _addends(node: N.Node) -> list[N.Node]:
