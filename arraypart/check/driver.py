@@ -146,8 +146,16 @@ def _complete(kernel: ir.Kernel, bankings: Mapping[str, Banking]) -> dict[str, B
 def _without_registers(kernel: ir.Kernel, registers: set[str]) -> ir.Kernel:
     """The kernel without its accesses to register arrays (every bank one element),
     which take no port, and without the statements, ifs and loops left with no access (selects
-    between registers unroll into thousands of lanes that need no simulation)."""
+    between registers unroll into thousands of lanes that need no simulation); but
+    for the accesses that start a call of a function whose instances an ``allocation``
+    pragma limits (``ir.PerCall.shared``): they count the calls (:func:`_limited_calls`),
+    not ports."""
     return replace(kernel, body=_prune(kernel.body, registers))
+
+
+def _kept(access: ir.Access, registers: set[str]) -> bool:
+    return access.array not in registers or (access.per_call is not None
+                                             and access.per_call.shared is not None)
 
 
 def _prune(nodes: tuple[ir.Node, ...], registers: set[str], inside: bool = False
@@ -157,11 +165,11 @@ def _prune(nodes: tuple[ir.Node, ...], registers: set[str], inside: bool = False
     out: list[ir.Node] = []
     for n in nodes:
         if isinstance(n, ir.Stmt):
-            kept = tuple(a for a in n.accesses if a.array not in registers)
+            kept = tuple(a for a in n.accesses if _kept(a, registers))
             if kept:
                 out.append(replace(n, accesses=kept))
         elif isinstance(n, ir.If):
-            cond = tuple(a for a in n.cond_accesses if a.array not in registers)
+            cond = tuple(a for a in n.cond_accesses if _kept(a, registers))
             then = _prune(n.then, registers, inside)
             orelse = _prune(n.orelse, registers, inside)
             if cond or then or orelse:
@@ -251,6 +259,7 @@ class _Run:
     bundles: dict[str, _BundleUse]
     need: np.ndarray
     alone: dict[str, _BundleUse]
+    calls: dict[ir.SharedInstances, np.ndarray]
 
 
 class _Budget:
@@ -442,7 +451,9 @@ def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory
                                                           static is not None, apart,
                                                           epochs)
         order = _run_order(frame, run)
-        arrays = sorted(per_array, key=lambda name: memories[name].position)
+        arrays = sorted((name for name in per_array
+                         if not memories[name].banking.scheme.registers),
+                        key=lambda name: memories[name].position)
         weight = weights(frame)
         for name in arrays:
             _tally(per_array[name], memories[name].array, totals, weight)
@@ -458,10 +469,12 @@ def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory
                  for name in ideal}
         needs.update({name: np.minimum(needs[name], use.need) for name, use in alone.items()})
         bundles = _shared_bundles(ideal, transfers, placed, memories, frame.rows)
+        calls = _limited_calls(parts, memories, frame.rows)
         need = np.ones(frame.rows, np.int64)
-        for array_need in [*needs.values(), *(b.need for b in bundles.values())]:
+        for array_need in [*needs.values(), *(b.need for b in bundles.values()),
+                           *(shared.cycles(k) for shared, k in calls.items())]:
             need = np.maximum(need, array_need)
-        runs.append(_Run(frame, order, counted, needs, bundles, need, alone))
+        runs.append(_Run(frame, order, counted, needs, bundles, need, alone, calls))
     return runs
 
 
@@ -538,6 +551,13 @@ def _owners(access: ir.Access, frame: F.Frame) -> list[tuple[tuple, np.ndarray |
         return [((), None)]
     if per_call.shared is not None:
         return [((per_call.shared.scope,), None)]
+    return _copies(per_call, frame)
+
+
+def _copies(per_call: ir.PerCall, frame: F.Frame) -> list[tuple[tuple, np.ndarray | None]]:
+    """The copies of ``per_call``'s call that the lanes of ``frame`` run, each with
+    its lanes (None: all): lanes whose values of the call's iterators lie at one
+    offset from the first lane's run one copy."""
     offsets = {v: x - x[:, :1] for v in per_call.iterators if v in frame.env
                for x in [F.values(frame, E.var(v))]}
     offsets = {v: x for v, x in offsets.items() if x.any()}
@@ -547,6 +567,30 @@ def _owners(access: ir.Access, frame: F.Frame) -> list[tuple[tuple, np.ndarray |
     return [((per_call.call,) + tuple(zip(offsets, map(int, row))),
              np.all(stacked == row, axis=-1))
             for row in np.unique(stacked.reshape(-1, len(offsets)), axis=0)]
+
+
+def _limited_calls(parts: list[Emitted], memories: dict[str, _Memory], rows: int
+                   ) -> dict[ir.SharedInstances, np.ndarray]:
+    """Per function whose instances an ``allocation`` pragma limits
+    (``ir.PerCall.shared``), per step the calls k of it that the step starts: the
+    copies (:func:`_copies`) of its calls that access its own arrays in some lane of
+    the step.  Calls beyond the N instances wait for one: the step needs
+    ``SharedInstances.cycles(k) = ceil(k / N)`` cycles (UG1399, "pragma HLS
+    allocation")."""
+    started: dict[ir.SharedInstances, dict[tuple, np.ndarray]] = {}
+    for e in parts:
+        for a in e.accesses:
+            per_call = a.per_call
+            if per_call is None or per_call.shared is None:
+                continue
+            memory = memories[a.array]
+            mask = cells(memory.counted(a), e.frame, memory.banking).mask
+            mine = started.setdefault(per_call.shared, {})
+            for copy, lanes in _copies(per_call, e.frame):
+                live = mask if lanes is None else mask & lanes
+                live = np.broadcast_to(live, (rows, live.shape[-1])).any(axis=1)
+                mine[copy] = mine.get(copy, np.zeros(rows, bool)) | live
+    return {shared: sum(copies.values()) for shared, copies in started.items()}
 
 
 def _shared_bundles(off_chip: dict[str, list[Cells]],
@@ -704,7 +748,12 @@ def _first_conflict(runs: list[_Run], memories: dict[str, _Memory], target: int,
             return Conflict(ordinal, ordinal * target, point, f"bundle {bundle}", 0, 0,
                             accesses, int(use.reads[row]), int(use.writes[row]),
                             ir.M_AXI_PORTS.name, shared=True), key
-    raise AssertionError("a late step without a late array or bundle")
+    for shared, k in run.calls.items():
+        if shared.cycles(int(k[row])) > target:
+            point = tuple((v, int(x[row])) for v, x in run.frame.point)
+            return Conflict(ordinal, ordinal * target, point, shared.function, 0, 0, (), 0, 0,
+                            "", calls=int(k[row]), limit=shared.instances), key
+    raise AssertionError("a late step without a late array, bundle or allocation")
 
 
 def _steps_before(region: Region, key: tuple[int, ...], deadline: Deadline | None) -> int:

@@ -54,7 +54,9 @@ class Conflict:
     copy or bank), each access naming its own array; ``on_one_path``: ``reads`` and
     ``writes`` are the most that one path through the data-dependent ``if``s makes
     (an off-chip array, whose exclusive arms in one lane share a transfer), fewer than
-    the accesses listed.
+    the accesses listed; ``limit`` (0: a conflict of ports): the step starts ``calls``
+    calls of the function ``array``, whose instances an ``allocation`` pragma limits to
+    ``limit``, so calls wait for an instance (no copy, bank, read or write).
     """
 
     iteration: int
@@ -70,17 +72,24 @@ class Conflict:
     words: bool = False
     shared: bool = False
     on_one_path: bool = False
+    calls: int = 0
+    limit: int = 0
 
     def to_json(self) -> dict:
         return {"iteration": self.iteration, "cycle": self.cycle,
                 "point": {v: x for v, x in self.point}, "array": self.array,
                 "copy": self.copy, "bank": self.bank, "reads": self.reads,
                 "writes": self.writes, "ports": self.ports,
-                "accesses": [a.to_json() for a in self.accesses]}
+                "accesses": [a.to_json() for a in self.accesses]} | (
+                    {"calls": self.calls, "limit": self.limit} if self.limit else {})
 
     def format(self) -> str:
         point = ", ".join(f"{v}={x}" for v, x in self.point) or "-"
-        head = (f"first conflict: iteration {self.iteration} (cycle {self.cycle}), {point}: "
+        where = f"first conflict: iteration {self.iteration} (cycle {self.cycle}), {point}: "
+        if self.limit:
+            return (where + f"{self.calls} calls of '{self.array}' in one iteration, "
+                    f"allocation limit {self.limit}")
+        head = (where
                 + (f"{self.array} ({self.ports}) " if self.shared else
                    f"{self.array} copy {self.copy} bank {self.bank} ({self.ports}) ")
                 + f"gets {self.reads} read(s) and {self.writes} write(s)"
