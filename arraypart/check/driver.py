@@ -117,8 +117,9 @@ def one_ii_per_text(found: tuple[Region, ...], loops: tuple[LoopCheck, ...]
     for members in texts.values():
         worst = max(members, key=lambda n: loops[n].achieved_ii)
         w = loops[worst]
+        memory_ii = max(loops[n].memory_ii for n in members)
         for n in members:
-            loop = loops[n]
+            loop = out[n] = replace(loops[n], memory_ii=memory_ii)
             if loop.achieved_ii < w.achieved_ii:
                 out[n] = replace(
                     loop, achieved_ii=w.achieved_ii, cycles=loop.iterations * w.achieved_ii,
@@ -250,7 +251,9 @@ class _Run:
     """One run of a chunk: its steps' order keys, each array's cells as the ports
     count them (writes that are one write merged, :func:`.writes.one_write`), the
     bundles that several of its arrays share, each off-chip array's own transfers
-    (``alone``, :func:`_off_chip_needs`), and per-step need."""
+    (``alone``, :func:`_off_chip_needs`), the calls of allocation-limited functions
+    each step starts (:func:`_limited_calls`), and per-step need, with the calls and
+    without (``memory_need``: the memories' and bundles' alone)."""
 
     frame: F.Frame
     order: tuple[np.ndarray, ...]
@@ -260,6 +263,7 @@ class _Run:
     need: np.ndarray
     alone: dict[str, _BundleUse]
     calls: dict[ir.SharedInstances, np.ndarray]
+    memory_need: np.ndarray
 
 
 class _Budget:
@@ -328,7 +332,8 @@ def _check_region(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory
         key = (site.array, site.kind, site.coord)
         if key not in dynamic or dynamic[key].lanes < site.lanes:
             dynamic[key] = site
-    return replace(worst, dynamic_sites=tuple(dynamic.values()))
+    return replace(worst, memory_ii=max(c.memory_ii for c in checks),
+                   dynamic_sites=tuple(dynamic.values()))
 
 
 def _check_path(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
@@ -341,7 +346,7 @@ def _check_path(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
     ``apart``: the off-chip arrays whose reads of one element count apart
     (``ir.bundle_reads_merge``, decided on the whole loop as the model decides it)."""
     target = region.target_ii
-    steps, need, conflict, key, trip = 0, target, None, None, 0
+    steps, need, memory, conflict, key, trip = 0, target, target, None, None, 0
     dynamic: dict[ir.Access, int] = {}
     elements: dict = {}  # without_free's cache over the chunks
     known_epochs: dict = {}  # read_epochs' cache over the chunks
@@ -361,6 +366,7 @@ def _check_path(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
         runs = _runs(emitted, kernel, memories, totals, static, deadline, apart, epochs)
         for run in runs:
             need = max(need, int(run.need.max(initial=1)))
+            memory = max(memory, int(run.memory_need.max(initial=1)))
             if static is not None:
                 _count_dynamic(run, static, dynamic)
         if conflict is None:
@@ -371,7 +377,7 @@ def _check_path(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
         conflict = replace(conflict, iteration=before, cycle=before * target)
     sites = tuple(DynamicSite(a.array, a.kind, a.coord, lanes)
                   for a, lanes in dynamic.items())
-    return LoopCheck(region.loop.name, region.loop.coord, target, need, trip, steps,
+    return LoopCheck(region.loop.name, region.loop.coord, target, need, memory, trip, steps,
                      steps * need, steps * (need - target), conflict, sites)
 
 
@@ -469,12 +475,15 @@ def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory
                  for name in ideal}
         needs.update({name: np.minimum(needs[name], use.need) for name, use in alone.items()})
         bundles = _shared_bundles(ideal, transfers, placed, memories, frame.rows)
+        memory_need = np.ones(frame.rows, np.int64)
+        for array_need in [*needs.values(), *(b.need for b in bundles.values())]:
+            memory_need = np.maximum(memory_need, array_need)
         calls = _limited_calls(parts, memories, frame.rows)
-        need = np.ones(frame.rows, np.int64)
-        for array_need in [*needs.values(), *(b.need for b in bundles.values()),
-                           *(shared.cycles(k) for shared, k in calls.items())]:
-            need = np.maximum(need, array_need)
-        runs.append(_Run(frame, order, counted, needs, bundles, need, alone, calls))
+        need = memory_need
+        for shared, k in calls.items():
+            need = np.maximum(need, shared.cycles(k))
+        runs.append(_Run(frame, order, counted, needs, bundles, need, alone, calls,
+                         memory_need))
     return runs
 
 

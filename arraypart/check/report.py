@@ -123,7 +123,10 @@ class DynamicSite:
 @dataclass(frozen=True, slots=True)
 class LoopCheck:
     """One concurrent loop: ``iterations`` steps over the whole run, each taking
-    ``achieved_ii`` cycles; ``trip_count`` steps per entry of the loop (the largest).
+    ``achieved_ii`` cycles; ``memory_ii`` (at most ``achieved_ii``): the II its
+    memories and bundles allow, without what ``allocation`` limits cost (what a
+    recorded trace, which sees ports only, can measure); ``trip_count`` steps per
+    entry of the loop (the largest).
     ``text_call``: (k, n) when the II and conflict are those of the k-th of the n
     instances of the loop's one text (:func:`.driver.one_ii_per_text`)."""
 
@@ -131,6 +134,7 @@ class LoopCheck:
     coord: Coord
     target_ii: int
     achieved_ii: int
+    memory_ii: int
     trip_count: int
     iterations: int
     cycles: int
