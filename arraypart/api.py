@@ -455,9 +455,10 @@ def judge_trace(report: Report, recorded: trace.Trace, *, as_written: bool = Fal
     """A recorded run replayed against arraypart's banking as emitted (a multi-port ROM
     serves every read: :meth:`.Solution.emitted_bankings`) in the ideal port model
     (claims: the II each loop's bankings were proved for), or with ``as_written``
-    against the kernel's own pragmas under the scheduling rule (claims: the checker's
-    II; arrays under ``complete_threshold`` registers, as Vitis makes them); its
-    addresses compared with the polyhedral model.  Past ``deadline``
+    against the kernel's own pragmas under the scheduling rule (claims: the II the
+    checker's memories allow, ``LoopCheck.memory_ii``: a trace sees ports, not the
+    calls an ``allocation`` limit delays; arrays under ``complete_threshold``
+    registers, as Vitis makes them); its addresses compared with the polyhedral model.  Past ``deadline``
     (asked between chunks) it raises :class:`TimeLimit`."""
     kernel = report.kernel
     storage = {}
@@ -466,7 +467,7 @@ def judge_trace(report: Report, recorded: trace.Trace, *, as_written: bool = Fal
         checked = check.check_kernel(kernel, bankings, ports=ports, rule=True,
                                      deadline=deadline)
         bundle_ii = {loop.coord: loop.bundle_ii for loop in report.model.loops}
-        claims = [trace.Claim(loop.name, loop.coord, loop.target_ii, loop.achieved_ii,
+        claims = [trace.Claim(loop.name, loop.coord, loop.target_ii, loop.memory_ii,
                               bundle_ii=bundle_ii.get(loop.coord, 1))
                   for loop in checked.loops]
     else:

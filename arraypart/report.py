@@ -96,7 +96,7 @@ class Report:
         (``LoopInfo.bundle_ii``)."""
         bundle_ii = self.model.loops[position].bundle_ii
         if self.scheduled is not None:
-            return max(bundle_ii, self.scheduled.loops[position].achieved_ii)
+            return max(bundle_ii, self.scheduled.loops[position].memory_ii)
         return max(bundle_ii, self.planned_ii(loop, target_ii))
 
     def planned_ii(self, loop: str, target_ii: int) -> int:

@@ -2003,7 +2003,9 @@ def test_an_allocation_limit_makes_the_call_sites_share_their_local_array(tmp_pa
 @pytest.mark.parametrize("limit, ii", [(1, 2), (2, 1)])
 def test_an_allocation_limit_bounds_the_ii_where_the_arrays_do_not(tmp_path, limit, ii):
     """t in registers (complete) serves both calls at once, so the II is the limit's:
-    two calls of f on one instance take 2 cycles (the report said 1), on two, 1."""
+    two calls of f on one instance take 2 cycles (the report said 1), on two, 1; the
+    checker counts the calls each step starts on its own and agrees, its conflict
+    naming them; its memories alone (what a trace measures) allow II 1."""
     text = TWO_SITES.replace("#pragma HLS array_partition", "#pragma HLS allocation "
                              f"function instances=f limit={limit}\n#pragma HLS "
                              "array_partition")
@@ -2012,6 +2014,12 @@ def test_an_allocation_limit_bounds_the_ii_where_the_arrays_do_not(tmp_path, lim
     assert [t["scheme"]["dims"] for t in report.to_json()["arrays"] if t["name"] == "t"
             ] == [[{"type": "complete", "factor": 4}]]
     assert len([w for w in report.warnings if "allocation limits" in w]) == (ii > 1)
+    checked = check.check_kernel(report.kernel, report.solution.bankings(), ports=2)
+    assert [(loop.achieved_ii, loop.memory_ii) for loop in checked.loops] == [(ii, 1)]
+    conflicts = [loop.first_conflict.format() for loop in checked.loops
+                 if loop.first_conflict is not None]
+    assert conflicts == ["first conflict: iteration 0 (cycle 0), i=0: 2 calls of 'f' in "
+                         "one iteration, allocation limit 1"] * (ii > 1)
 
 
 def test_an_allocation_limit_of_a_function_without_arrays_is_a_warning(tmp_path):
@@ -2036,3 +2044,6 @@ def test_an_allocation_limit_of_another_function_leaves_the_call_sites_apart(tmp
     report = arraypart.analyze(_kernel_file(tmp_path, "twosites.cpp", text), max_banks=2)
     assert [loop["achieved_ii"] for loop in report.to_json()["loops"]] == [2]
     assert not any("allocation limits" in w for w in report.warnings)
+    checked = check.check_kernel(report.kernel, report.solution.bankings(), ports=2)
+    assert [loop.achieved_ii for loop in checked.loops] == [2]
+    assert "calls of" not in checked.loops[0].first_conflict.format()

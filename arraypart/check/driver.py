@@ -117,8 +117,9 @@ def one_ii_per_text(found: tuple[Region, ...], loops: tuple[LoopCheck, ...]
     for members in texts.values():
         worst = max(members, key=lambda n: loops[n].achieved_ii)
         w = loops[worst]
+        memory_ii = max(loops[n].memory_ii for n in members)
         for n in members:
-            loop = loops[n]
+            loop = out[n] = replace(loops[n], memory_ii=memory_ii)
             if loop.achieved_ii < w.achieved_ii:
                 out[n] = replace(
                     loop, achieved_ii=w.achieved_ii, cycles=loop.iterations * w.achieved_ii,
@@ -146,8 +147,16 @@ def _complete(kernel: ir.Kernel, bankings: Mapping[str, Banking]) -> dict[str, B
 def _without_registers(kernel: ir.Kernel, registers: set[str]) -> ir.Kernel:
     """The kernel without its accesses to register arrays (every bank one element),
     which take no port, and without the statements, ifs and loops left with no access (selects
-    between registers unroll into thousands of lanes that need no simulation)."""
+    between registers unroll into thousands of lanes that need no simulation); but
+    for the accesses that start a call of a function whose instances an ``allocation``
+    pragma limits (``ir.PerCall.shared``): they count the calls (:func:`_limited_calls`),
+    not ports."""
     return replace(kernel, body=_prune(kernel.body, registers))
+
+
+def _kept(access: ir.Access, registers: set[str]) -> bool:
+    return access.array not in registers or (access.per_call is not None
+                                             and access.per_call.shared is not None)
 
 
 def _prune(nodes: tuple[ir.Node, ...], registers: set[str], inside: bool = False
@@ -157,11 +166,11 @@ def _prune(nodes: tuple[ir.Node, ...], registers: set[str], inside: bool = False
     out: list[ir.Node] = []
     for n in nodes:
         if isinstance(n, ir.Stmt):
-            kept = tuple(a for a in n.accesses if a.array not in registers)
+            kept = tuple(a for a in n.accesses if _kept(a, registers))
             if kept:
                 out.append(replace(n, accesses=kept))
         elif isinstance(n, ir.If):
-            cond = tuple(a for a in n.cond_accesses if a.array not in registers)
+            cond = tuple(a for a in n.cond_accesses if _kept(a, registers))
             then = _prune(n.then, registers, inside)
             orelse = _prune(n.orelse, registers, inside)
             if cond or then or orelse:
@@ -242,7 +251,9 @@ class _Run:
     """One run of a chunk: its steps' order keys, each array's cells as the ports
     count them (writes that are one write merged, :func:`.writes.one_write`), the
     bundles that several of its arrays share, each off-chip array's own transfers
-    (``alone``, :func:`_off_chip_needs`), and per-step need."""
+    (``alone``, :func:`_off_chip_needs`), the calls of allocation-limited functions
+    each step starts (:func:`_limited_calls`), and per-step need, with the calls and
+    without (``memory_need``: the memories' and bundles' alone)."""
 
     frame: F.Frame
     order: tuple[np.ndarray, ...]
@@ -251,6 +262,8 @@ class _Run:
     bundles: dict[str, _BundleUse]
     need: np.ndarray
     alone: dict[str, _BundleUse]
+    calls: dict[ir.SharedInstances, np.ndarray]
+    memory_need: np.ndarray
 
 
 class _Budget:
@@ -319,7 +332,8 @@ def _check_region(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory
         key = (site.array, site.kind, site.coord)
         if key not in dynamic or dynamic[key].lanes < site.lanes:
             dynamic[key] = site
-    return replace(worst, dynamic_sites=tuple(dynamic.values()))
+    return replace(worst, memory_ii=max(c.memory_ii for c in checks),
+                   dynamic_sites=tuple(dynamic.values()))
 
 
 def _check_path(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
@@ -332,7 +346,7 @@ def _check_path(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
     ``apart``: the off-chip arrays whose reads of one element count apart
     (``ir.bundle_reads_merge``, decided on the whole loop as the model decides it)."""
     target = region.target_ii
-    steps, need, conflict, key, trip = 0, target, None, None, 0
+    steps, need, memory, conflict, key, trip = 0, target, target, None, None, 0
     dynamic: dict[ir.Access, int] = {}
     elements: dict = {}  # without_free's cache over the chunks
     known_epochs: dict = {}  # read_epochs' cache over the chunks
@@ -352,6 +366,7 @@ def _check_path(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
         runs = _runs(emitted, kernel, memories, totals, static, deadline, apart, epochs)
         for run in runs:
             need = max(need, int(run.need.max(initial=1)))
+            memory = max(memory, int(run.memory_need.max(initial=1)))
             if static is not None:
                 _count_dynamic(run, static, dynamic)
         if conflict is None:
@@ -362,7 +377,7 @@ def _check_path(region: Region, kernel: ir.Kernel, memories: dict[str, _Memory],
         conflict = replace(conflict, iteration=before, cycle=before * target)
     sites = tuple(DynamicSite(a.array, a.kind, a.coord, lanes)
                   for a, lanes in dynamic.items())
-    return LoopCheck(region.loop.name, region.loop.coord, target, need, trip, steps,
+    return LoopCheck(region.loop.name, region.loop.coord, target, need, memory, trip, steps,
                      steps * need, steps * (need - target), conflict, sites)
 
 
@@ -442,7 +457,9 @@ def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory
                                                           static is not None, apart,
                                                           epochs)
         order = _run_order(frame, run)
-        arrays = sorted(per_array, key=lambda name: memories[name].position)
+        arrays = sorted((name for name in per_array
+                         if not memories[name].banking.scheme.registers),
+                        key=lambda name: memories[name].position)
         weight = weights(frame)
         for name in arrays:
             _tally(per_array[name], memories[name].array, totals, weight)
@@ -458,10 +475,15 @@ def _runs(emitted: list[Emitted], kernel: ir.Kernel, memories: dict[str, _Memory
                  for name in ideal}
         needs.update({name: np.minimum(needs[name], use.need) for name, use in alone.items()})
         bundles = _shared_bundles(ideal, transfers, placed, memories, frame.rows)
-        need = np.ones(frame.rows, np.int64)
+        memory_need = np.ones(frame.rows, np.int64)
         for array_need in [*needs.values(), *(b.need for b in bundles.values())]:
-            need = np.maximum(need, array_need)
-        runs.append(_Run(frame, order, counted, needs, bundles, need, alone))
+            memory_need = np.maximum(memory_need, array_need)
+        calls = _limited_calls(parts, memories, frame.rows)
+        need = memory_need
+        for shared, k in calls.items():
+            need = np.maximum(need, shared.cycles(k))
+        runs.append(_Run(frame, order, counted, needs, bundles, need, alone, calls,
+                         memory_need))
     return runs
 
 
@@ -538,6 +560,13 @@ def _owners(access: ir.Access, frame: F.Frame) -> list[tuple[tuple, np.ndarray |
         return [((), None)]
     if per_call.shared is not None:
         return [((per_call.shared.scope,), None)]
+    return _copies(per_call, frame)
+
+
+def _copies(per_call: ir.PerCall, frame: F.Frame) -> list[tuple[tuple, np.ndarray | None]]:
+    """The copies of ``per_call``'s call that the lanes of ``frame`` run, each with
+    its lanes (None: all): lanes whose values of the call's iterators lie at one
+    offset from the first lane's run one copy."""
     offsets = {v: x - x[:, :1] for v in per_call.iterators if v in frame.env
                for x in [F.values(frame, E.var(v))]}
     offsets = {v: x for v, x in offsets.items() if x.any()}
@@ -547,6 +576,30 @@ def _owners(access: ir.Access, frame: F.Frame) -> list[tuple[tuple, np.ndarray |
     return [((per_call.call,) + tuple(zip(offsets, map(int, row))),
              np.all(stacked == row, axis=-1))
             for row in np.unique(stacked.reshape(-1, len(offsets)), axis=0)]
+
+
+def _limited_calls(parts: list[Emitted], memories: dict[str, _Memory], rows: int
+                   ) -> dict[ir.SharedInstances, np.ndarray]:
+    """Per function whose instances an ``allocation`` pragma limits
+    (``ir.PerCall.shared``), per step the calls k of it that the step starts: the
+    copies (:func:`_copies`) of its calls that access its own arrays in some lane of
+    the step.  Calls beyond the N instances wait for one: the step needs
+    ``SharedInstances.cycles(k) = ceil(k / N)`` cycles (UG1399, "pragma HLS
+    allocation")."""
+    started: dict[ir.SharedInstances, dict[tuple, np.ndarray]] = {}
+    for e in parts:
+        for a in e.accesses:
+            per_call = a.per_call
+            if per_call is None or per_call.shared is None:
+                continue
+            memory = memories[a.array]
+            mask = cells(memory.counted(a), e.frame, memory.banking).mask
+            mine = started.setdefault(per_call.shared, {})
+            for copy, lanes in _copies(per_call, e.frame):
+                live = mask if lanes is None else mask & lanes
+                live = np.broadcast_to(live, (rows, live.shape[-1])).any(axis=1)
+                mine[copy] = mine.get(copy, np.zeros(rows, bool)) | live
+    return {shared: sum(copies.values()) for shared, copies in started.items()}
 
 
 def _shared_bundles(off_chip: dict[str, list[Cells]],
@@ -704,7 +757,12 @@ def _first_conflict(runs: list[_Run], memories: dict[str, _Memory], target: int,
             return Conflict(ordinal, ordinal * target, point, f"bundle {bundle}", 0, 0,
                             accesses, int(use.reads[row]), int(use.writes[row]),
                             ir.M_AXI_PORTS.name, shared=True), key
-    raise AssertionError("a late step without a late array or bundle")
+    for shared, k in run.calls.items():
+        if shared.cycles(int(k[row])) > target:
+            point = tuple((v, int(x[row])) for v, x in run.frame.point)
+            return Conflict(ordinal, ordinal * target, point, shared.function, 0, 0, (), 0, 0,
+                            "", calls=int(k[row]), limit=shared.instances), key
+    raise AssertionError("a late step without a late array, bundle or allocation")
 
 
 def _steps_before(region: Region, key: tuple[int, ...], deadline: Deadline | None) -> int:

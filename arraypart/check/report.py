@@ -54,7 +54,9 @@ class Conflict:
     copy or bank), each access naming its own array; ``on_one_path``: ``reads`` and
     ``writes`` are the most that one path through the data-dependent ``if``s makes
     (an off-chip array, whose exclusive arms in one lane share a transfer), fewer than
-    the accesses listed.
+    the accesses listed; ``limit`` (0: a conflict of ports): the step starts ``calls``
+    calls of the function ``array``, whose instances an ``allocation`` pragma limits to
+    ``limit``, so calls wait for an instance (no copy, bank, read or write).
     """
 
     iteration: int
@@ -70,17 +72,24 @@ class Conflict:
     words: bool = False
     shared: bool = False
     on_one_path: bool = False
+    calls: int = 0
+    limit: int = 0
 
     def to_json(self) -> dict:
         return {"iteration": self.iteration, "cycle": self.cycle,
                 "point": {v: x for v, x in self.point}, "array": self.array,
                 "copy": self.copy, "bank": self.bank, "reads": self.reads,
                 "writes": self.writes, "ports": self.ports,
-                "accesses": [a.to_json() for a in self.accesses]}
+                "accesses": [a.to_json() for a in self.accesses]} | (
+                    {"calls": self.calls, "limit": self.limit} if self.limit else {})
 
     def format(self) -> str:
         point = ", ".join(f"{v}={x}" for v, x in self.point) or "-"
-        head = (f"first conflict: iteration {self.iteration} (cycle {self.cycle}), {point}: "
+        where = f"first conflict: iteration {self.iteration} (cycle {self.cycle}), {point}: "
+        if self.limit:
+            return (where + f"{self.calls} calls of '{self.array}' in one iteration, "
+                    f"allocation limit {self.limit}")
+        head = (where
                 + (f"{self.array} ({self.ports}) " if self.shared else
                    f"{self.array} copy {self.copy} bank {self.bank} ({self.ports}) ")
                 + f"gets {self.reads} read(s) and {self.writes} write(s)"
@@ -114,7 +123,10 @@ class DynamicSite:
 @dataclass(frozen=True, slots=True)
 class LoopCheck:
     """One concurrent loop: ``iterations`` steps over the whole run, each taking
-    ``achieved_ii`` cycles; ``trip_count`` steps per entry of the loop (the largest).
+    ``achieved_ii`` cycles; ``memory_ii`` (at most ``achieved_ii``): the II its
+    memories and bundles allow, without what ``allocation`` limits cost (what a
+    recorded trace, which sees ports only, can measure); ``trip_count`` steps per
+    entry of the loop (the largest).
     ``text_call``: (k, n) when the II and conflict are those of the k-th of the n
     instances of the loop's one text (:func:`.driver.one_ii_per_text`)."""
 
@@ -122,6 +134,7 @@ class LoopCheck:
     coord: Coord
     target_ii: int
     achieved_ii: int
+    memory_ii: int
     trip_count: int
     iterations: int
     cycles: int
