@@ -706,7 +706,7 @@ class SourceUnit:
     ``macros_at_top`` the ``#define`` lines that restore, for the testbench's
     declaration of the top, the macros the file changes after it, and
     ``preamble_macros`` the positions, among the file's directive lines
-    (``clangtu.scan_directives``), of the ``#define`` / ``#undef`` lines the preamble
+    (``directivetext.scan_directives``), of the ``#define`` / ``#undef`` lines the preamble
     runs before its last include, which the original leaves out; ``redeclared`` the
     functions the file defines and a header declares first
     (:class:`arraypart.frontend.redeclared.Redeclared`); ``extra_defines`` the ``-D``

@@ -26,7 +26,7 @@ from .. import ir
 from ..errors import KernelError
 from ..frontend import cnodes as N
 from ..frontend.cexpr import fold
-from ..frontend.clangtu import scan_directives
+from ..frontend.directivetext import scan_directives
 from ..frontend.redeclared import declaration
 from ..ir import Kernel
 from ..sourcetext import KEEP_BYTES

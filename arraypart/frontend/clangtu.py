@@ -5,12 +5,12 @@ The kernel's text is given to clang as an unsaved file in the kernel's own folde
 headers (the user's install, else arraypart's stand-ins in ``arraypart/include``) are
 on the command line.  Every clang error becomes one :class:`KernelError` at clang's
 location.  libclang leaves ``#pragma`` out of the tree, so pragmas are read from the
-token stream (:func:`pragma_lines`), outside the ranges the preprocessor skipped.
+text (:func:`.pragmatext.pragma_lines`), outside the ranges the preprocessor skipped.
+Where things are in files is :mod:`.clanglib`'s.
 """
 
 from __future__ import annotations
 
-import ctypes
 import glob
 import os
 import re
@@ -22,6 +22,9 @@ import clang.cindex as ci
 
 from ..errors import Coord, KernelError
 from ..sourcetext import KEEP_BYTES, clang_view
+from .clanglib import (expansion_point, file_name, file_of, in_main_file, library, offset_of,
+                       path_handle, skipped_ranges, written_at)
+from .pragmatext import PragmaLine, pragma_lines
 
 # Kinds of clang's Index.h that the Python bindings of libclang 18 leave out: reading one
 # (``cursor.kind``, ``type.kind``, a template argument's kind) raised a ValueError, an
@@ -75,53 +78,6 @@ LENIENT = ("-Wno-error=implicit-function-declaration", "-Wno-error=implicit-int"
 PARSE_OPTIONS = ci.TranslationUnit.PARSE_DETAILED_PROCESSING_RECORD
 
 
-class _SourceRange(ctypes.Structure):
-    _fields_ = [("ptr_data", ctypes.c_void_p * 2), ("begin_int_data", ctypes.c_uint),
-                ("end_int_data", ctypes.c_uint)]
-
-
-class _SourceRangeList(ctypes.Structure):
-    _fields_ = [("count", ctypes.c_uint), ("ranges", ctypes.POINTER(ci.SourceRange))]
-
-
-def _library():
-    lib = ci.conf.lib
-    if not getattr(lib, "_arraypart_ready", False):
-        lib.clang_getCursorBinaryOperatorKind.argtypes = [ci.Cursor]
-        lib.clang_getCursorBinaryOperatorKind.restype = ctypes.c_int
-        lib.clang_getBinaryOperatorKindSpelling.argtypes = [ctypes.c_int]
-        lib.clang_getBinaryOperatorKindSpelling.restype = ci._CXString
-        lib.clang_getCursorUnaryOperatorKind.argtypes = [ci.Cursor]
-        lib.clang_getCursorUnaryOperatorKind.restype = ctypes.c_int
-        lib.clang_Cursor_Evaluate.argtypes = [ci.Cursor]
-        lib.clang_Cursor_Evaluate.restype = ctypes.c_void_p
-        lib.clang_EvalResult_getKind.argtypes = [ctypes.c_void_p]
-        lib.clang_EvalResult_getKind.restype = ctypes.c_int
-        lib.clang_EvalResult_isUnsignedInt.argtypes = [ctypes.c_void_p]
-        lib.clang_EvalResult_isUnsignedInt.restype = ctypes.c_uint
-        lib.clang_EvalResult_getAsUnsigned.argtypes = [ctypes.c_void_p]
-        lib.clang_EvalResult_getAsUnsigned.restype = ctypes.c_ulonglong
-        lib.clang_EvalResult_getAsLongLong.argtypes = [ctypes.c_void_p]
-        lib.clang_EvalResult_getAsLongLong.restype = ctypes.c_longlong
-        lib.clang_EvalResult_dispose.argtypes = [ctypes.c_void_p]
-        lib.clang_getSkippedRanges.argtypes = [ci.TranslationUnit, ci.File]
-        lib.clang_getSkippedRanges.restype = ctypes.POINTER(_SourceRangeList)
-        lib.clang_disposeSourceRangeList.argtypes = [ctypes.POINTER(_SourceRangeList)]
-        lib.clang_getExpansionLocation.argtypes = [
-            ci.SourceLocation, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
-            ctypes.POINTER(ctypes.c_uint)]
-        lib.clang_getExpansionLocation.restype = None
-        lib.clang_getFileLocation.argtypes = lib.clang_getExpansionLocation.argtypes
-        lib.clang_getFileLocation.restype = None
-        lib.clang_Location_isFromMainFile.argtypes = [ci.SourceLocation]
-        lib.clang_Location_isFromMainFile.restype = ctypes.c_int
-        lib.clang_getSpecializedCursorTemplate.argtypes = [ci.Cursor]
-        lib.clang_getSpecializedCursorTemplate.restype = ci.Cursor
-        lib.clang_getFileContents.argtypes = [ci.TranslationUnit, ctypes.c_void_p,
-                                              ctypes.POINTER(ctypes.c_size_t)]
-        lib.clang_getFileContents.restype = ctypes.c_void_p
-        lib._arraypart_ready = True
-    return lib
 
 
 # Unary operator kinds of libclang (CXUnaryOperatorKind) -> arraypart's spelling
@@ -142,84 +98,15 @@ def record_members(record: ci.Type) -> list[ci.Cursor]:
     declaration = record.get_declaration()
     members = list(declaration.get_children())
     if not members:
-        template = _library().clang_getSpecializedCursorTemplate(declaration)
+        template = library().clang_getSpecializedCursorTemplate(declaration)
         members = [] if template is None or template.kind.is_invalid() else list(
             template.get_children())
     return members
 
 
-def in_main_file(location: ci.SourceLocation) -> bool:
-    """Whether ``location`` is written in the kernel file (the translation unit's main
-    file; not in a macro's body)."""
-    return bool(_library().clang_Location_isFromMainFile(location))
-
-
-def file_of(location: ci.SourceLocation) -> int | None:
-    """clang's handle of the file where ``location`` (a macro use: where it expands)
-    is, as a number (one per file of a translation unit); None: no file."""
-    handle = ctypes.c_void_p()
-    _library().clang_getExpansionLocation(location, ctypes.byref(handle), None, None, None)
-    return handle.value
-
-
-def written_at(location: ci.SourceLocation) -> tuple[int | None, int]:
-    """(:func:`file_of`'s number, byte offset) of where ``location`` is written in a
-    file: in a macro's argument, where the argument is written; in a macro's body,
-    where the macro is used."""
-    handle, value = ctypes.c_void_p(), ctypes.c_uint()
-    _library().clang_getFileLocation(location, ctypes.byref(handle), None, None,
-                                     ctypes.byref(value))
-    return handle.value, value.value
-
-
-def _handle(tu: ci.TranslationUnit, path: str) -> int | None:
-    """:func:`file_of`'s number for the file ``path`` of ``tu``."""
-    try:
-        return handle_of(tu.get_file(path))
-    except AssertionError:  # cindex asserts on a null handle: no such file
-        return None
-
-
-def handle_of(file: ci.File) -> int | None:
-    """:func:`file_of`'s number for clang's ``file``."""
-    return ctypes.cast(file.obj, ctypes.c_void_p).value
-
-
-def file_name(handle: int) -> str:
-    """The name of the file whose :func:`file_of` number is ``handle``."""
-    return ci.File(ctypes.cast(handle, ci.c_object_p)).name
-
-
-def file_bytes(tu: ci.TranslationUnit, handle: int, start: int, end: int) -> bytes | None:
-    """Bytes ``start..end`` of the file :func:`file_of` numbers ``handle``, as clang
-    read it (a header's :func:`..sourcetext.clang_view`); None where it has no text."""
-    size = ctypes.c_size_t()
-    contents = _library().clang_getFileContents(tu, ctypes.c_void_p(handle), ctypes.byref(size))
-    if not contents or size.value < end:
-        return None
-    return ctypes.string_at(contents + start, end - start)
-
-
-def expansion_point(location: ci.SourceLocation) -> tuple[int | None, int, int, int]:
-    """(:func:`file_of`'s number, line, column, byte offset) of where ``location`` (a
-    macro use: where it expands) is, in one call of clang (cindex's ``file``, ``line``
-    and ``column`` make one each)."""
-    handle, line, column, offset = (ctypes.c_void_p(), ctypes.c_uint(), ctypes.c_uint(),
-                                    ctypes.c_uint())
-    _library().clang_getExpansionLocation(location, ctypes.byref(handle), ctypes.byref(line),
-                                          ctypes.byref(column), ctypes.byref(offset))
-    return handle.value, line.value, column.value, offset.value
-
-
-def offset_of(location: ci.SourceLocation) -> int:
-    """The byte offset of ``location`` (where a macro use expands) in its file."""
-    value = ctypes.c_uint()
-    _library().clang_getExpansionLocation(location, None, None, None, ctypes.byref(value))
-    return value.value
-
 
 def binary_operator(cursor: ci.Cursor) -> str:
-    lib = _library()
+    lib = library()
     kind = lib.clang_getCursorBinaryOperatorKind(cursor)
     return ci._CXString.from_result(lib.clang_getBinaryOperatorKindSpelling(kind))
 
@@ -246,7 +133,7 @@ def member_name(cursor: ci.Cursor) -> str:
 
 
 def unary_operator(cursor: ci.Cursor) -> str | None:
-    return UNARY_OPERATORS.get(_library().clang_getCursorUnaryOperatorKind(cursor))
+    return UNARY_OPERATORS.get(library().clang_getCursorUnaryOperatorKind(cursor))
 
 
 # Written conversions a member access's object may go through (:func:`member_object`).
@@ -313,7 +200,7 @@ def _struct_shape(t: ci.Type) -> tuple[int, str] | None:
 
 def integer_value(cursor: ci.Cursor) -> int | None:
     """clang's value of an integer constant expression (a literal), else None."""
-    lib = _library()
+    lib = library()
     result = lib.clang_Cursor_Evaluate(cursor)
     if not result:
         return None
@@ -502,7 +389,7 @@ def parse(text: str, filename: str, options: Options, user_end: int | None = Non
         starts.append(pos + 1)
         pos = data.find(b"\n", pos + 1)
     unit = Unit(tu, main, text, filename, args[1] == "c++", tuple(starts), tuple(args),
-                data=data, main_file=_handle(tu, main))
+                data=data, main_file=path_handle(tu, main))
     # listed once: every pass walks them, thousands for a file that includes ap_int.h
     top = tuple(tu.cursor.get_children())
     files = [file_of(c.location) for c in top]
@@ -608,27 +495,8 @@ def included_offset(unit: Unit, location: ci.SourceLocation) -> int | None:
     return None
 
 
-# ---------------------------------------------------------------- tokens and pragmas
-
-
-@dataclass(frozen=True, slots=True)
-class PragmaLine:
-    """A ``#pragma`` line or a ``_Pragma("...")`` of the kernel file: its text after
-    ``pragma`` (comments blanked, continuation lines joined), where it starts and ends
-    (byte offsets), and the coordinate of its ``#`` (or of ``_Pragma``).  A line made
-    from a ``--directives`` command (``directive``) has no text of its own: it starts
-    and ends where it applies, and its coordinate is the command's."""
-
-    text: str
-    start: int
-    end: int
-    coord: Coord
-    directive: bool = False
-
-
 _ERROR_DIRECTIVE = re.compile(rb"error\b")
 _VITIS_HEADER = re.compile(r"(^|/)(ap_\w+|hls_\w+|etc/\w+)\.h$")
-_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 
 
 def synthesis_only_ranges(unit: Unit, options: Options) -> list[tuple[int, int]]:
@@ -654,380 +522,6 @@ def simulation_unit(unit: Unit, options: Options, user_end: int | None = None
         return parse(unit.text, unit.filename, replace(options, synthesis=False), user_end)
     except KernelError:
         return None
-
-
-def skipped_ranges(unit: Unit, file: ci.File | None = None) -> list[tuple[int, int]]:
-    """Byte ranges of the kernel text (or of the header ``file``) that conditional
-    compilation left out."""
-    lib = _library()
-    file = unit.tu.get_file(unit.main) if file is None else file
-    found = lib.clang_getSkippedRanges(unit.tu, file)
-    if not found:
-        return []
-    try:
-        ranges = found.contents
-        return [(ranges.ranges[k].start.offset, ranges.ranges[k].end.offset)
-                for k in range(ranges.count)]
-    finally:
-        lib.clang_disposeSourceRangeList(found)
-
-
-# One pass over the text: comments and literals are consumed whole, so that a
-# directive or _Pragma inside them is never matched.
-_SCAN = re.compile(rb"""
-    //[^\n]*                                      # line comment
-  | /\*.*?(?:\*/|\Z)                             # block comment
-  | "(?:\\.|[^"\\\n])*"?                          # string literal
-  | '(?:\\.|[^'\\\n])*'?                          # character literal
-  | ^[ \t]*\#[ \t]*(?P<directive>pragma|line\b|[0-9])  # a directive we look at
-  | (?<![\w])_Pragma[ \t]*\([ \t]*(?P<operand>"(?:\\.|[^"\\\n])*")[ \t]*\)
-""", re.MULTILINE | re.DOTALL | re.VERBOSE)
-
-
-_MACRO = re.compile(rb"^[ \t]*#[ \t]*(?:define[ \t]+(\w+)(\([^)]*\))?[ \t]*((?:[^\n]*\\\n)*[^\n]*)"
-                    rb"|undef[ \t]+(\w+))", re.MULTILINE)
-_LITERAL_PRAGMA = re.compile(rb'_Pragma\s*\(\s*("(?:\\.|[^"\\])*")\s*\)')
-_STRINGIZED_PRAGMA = re.compile(rb"_Pragma\s*\(\s*#\s*(\w+)\s*\)")
-_MACRO_NAME = re.compile(rb"\s*(\w+)\s*")
-_IDENTIFIER = re.compile(rb"[A-Za-z_]\w*")
-MAX_PRAGMA_MACRO_DEPTH = 8
-
-
-Definition = tuple[list[bytes] | None, bytes] | None  # (parameters, body); None: #undef
-
-
-class _Macros:
-    """The macro definitions of the kernel file and its headers, in text order: a use
-    at byte ``at`` of the file sees the last ``#define`` or ``#undef`` of its name
-    before it (a header's, which comes first, then the file's), as the preprocessor
-    does; definitions in code that conditional compilation skips do not count."""
-
-    def __init__(self, header: dict[bytes, Definition],
-                 own: dict[bytes, list[tuple[int, Definition]]]):
-        self.header, self.own = header, own
-
-    def at(self, offset: int) -> dict[bytes, tuple[list[bytes] | None, bytes]]:
-        """The definitions in force at byte ``offset`` of the kernel file."""
-        found = dict(self.header)
-        for name, definitions in self.own.items():
-            before = [d for at, d in definitions if at < offset]
-            if before:
-                found[name] = before[-1]
-        return {name: d for name, d in found.items() if d is not None}
-
-    def names(self) -> set[bytes]:
-        return set(self.header) | set(self.own)
-
-
-def _definitions(data: bytes, skipped: list[tuple[int, int]] = ()
-                 ) -> list[tuple[int, bytes, Definition]]:
-    """``(offset, name, definition)`` of each ``#define`` and ``#undef`` of ``data``
-    outside ``skipped`` ranges, in text order."""
-    found = []
-    for m in _MACRO.finditer(data):
-        if any(lo <= m.start() < hi for lo, hi in skipped):
-            continue
-        if m.group(4) is not None:
-            found.append((m.start(), m.group(4), None))
-            continue
-        params = None
-        if m.group(2) is not None:
-            params = [p.strip() for p in m.group(2)[1:-1].split(b",") if p.strip()]
-        found.append((m.start(), m.group(1), (params, m.group(3).replace(b"\\\n", b" ").strip())))
-    return found
-
-
-def _file_macros(unit: Unit, skipped: list[tuple[int, int]]) -> _Macros:
-    """The kernel file's macros (:class:`_Macros`) and its headers'."""
-    own: dict[bytes, list[tuple[int, Definition]]] = {}
-    for at, name, definition in _definitions(unit.data, skipped):
-        own.setdefault(name, []).append((at, definition))
-    return _Macros(_header_macros(unit, set(_IDENTIFIER.findall(unit.data))), own)
-
-
-def _header_macros(unit: Unit, used: set[bytes]) -> dict[bytes, Definition]:
-    """The macros that included headers define (``#define PRAGMA_SUB(x) _Pragma(#x)``
-    in a ``params.h``) and that the kernel's text reaches: those it names (``used``),
-    and those their bodies name, and so on.  Each is read from its text in its header,
-    the last one clang recorded (clang's record holds the definitions in force)."""
-    last: dict[str, tuple[ci.Cursor, int]] = {}
-    for c, handle in zip(unit.header_top, unit.header_files):
-        if c.kind == ci.CursorKind.MACRO_DEFINITION and handle is not None:
-            last[c.spelling] = (c, handle)  # (no file: a builtin or command-line macro)
-    texts: dict[int, bytes] = {}
-    found: dict[bytes, Definition] = {}
-    todo = [name for name in used if name.decode(errors=KEEP_BYTES) in last]
-    while todo:
-        name = todo.pop()
-        if name in found:
-            continue
-        c, handle = last[name.decode(errors=KEEP_BYTES)]
-        if handle not in texts:
-            try:
-                with open(file_name(handle), "rb") as f:
-                    texts[handle] = f.read()
-            except OSError:
-                texts[handle] = b""
-        body = texts[handle][offset_of(c.extent.start):offset_of(c.extent.end)]
-        for _, defined, definition in _definitions(b"#define " + body):
-            found[defined] = definition
-            todo.extend(n for n in _IDENTIFIER.findall(definition[1])
-                        if n not in found and n.decode(errors=KEEP_BYTES) in last)
-    return found
-
-
-def _macro_pragmas(macros, name: bytes, args: list[bytes], depth: int = 0
-                   ) -> list[bytes] | None:
-    """The pragma texts a use of macro ``name`` expands to, in order, else None: its
-    body is a sequence of ``_Pragma("...")``, ``_Pragma(#x)`` with its argument, and
-    uses of other such macros (``_Pragma("HLS pipeline") _Pragma("HLS unroll
-    factor=4")`` is two pragmas)."""
-    if name not in macros or depth > MAX_PRAGMA_MACRO_DEPTH:
-        return None
-    params, body = macros[name]
-    bound = dict(zip(params or [], args))
-    if params and params[-1] == b"...":  # variadic: __VA_ARGS__ is the rest, commas kept
-        bound[b"__VA_ARGS__"] = b", ".join(args[len(params) - 1:])
-    texts, at = [], 0
-    while body[at:].strip(b" \t;"):
-        found = _pragma_item(macros, body, at, bound, depth)
-        if found is None:
-            return None
-        more, at = found
-        texts += more
-    return texts or None
-
-
-def _pragma_item(macros, body: bytes, at: int, bound: dict[bytes, bytes], depth: int
-                 ) -> tuple[list[bytes], int] | None:
-    """The pragma texts of the item of a macro ``body`` that starts at ``at`` (after
-    blanks), and where the next begins; None when it is no pragma."""
-    at += len(body[at:]) - len(body[at:].lstrip(b" \t;"))  # an empty statement between
-    literal = _LITERAL_PRAGMA.match(body, at)
-    if literal is not None:
-        text = literal.group(1)[1:-1].replace(b'\\"', b'"').replace(b"\\\\", b"\\")
-        return [text], literal.end()
-    stringized = _STRINGIZED_PRAGMA.match(body, at)
-    if stringized is not None:
-        text = bound.get(stringized.group(1))
-        return None if text is None else ([text], stringized.end())
-    name = _MACRO_NAME.match(body, at)
-    if name is None:
-        return None
-    stop, args = name.end(), []
-    if body[stop:stop + 1] == b"(":
-        close = _closing(body, stop)
-        if close is None:
-            return None
-        args = [_substituted(a.strip(), bound) for a in _split_args(body[stop + 1:close])]
-        stop = close + 1
-    texts = _macro_pragmas(macros, name.group(1), args, depth + 1)
-    return None if texts is None else (texts, stop)
-
-
-def _closing(text: bytes, opening: int) -> int | None:
-    """The offset of the parenthesis that closes the one at ``opening``."""
-    depth = 0
-    for k in range(opening, len(text)):
-        depth += {ord("("): 1, ord(")"): -1}.get(text[k], 0)
-        if depth == 0:
-            return k
-    return None
-
-
-def _substituted(text: bytes, bound: dict[bytes, bytes]) -> bytes:
-    """``text`` with each parameter of ``bound`` replaced by its argument, as the
-    preprocessor does (``UNR(f) PRAGMA_HLS(HLS unroll factor=f)``)."""
-    if not bound:
-        return text
-    names = re.compile(rb"\b(" + b"|".join(map(re.escape, bound)) + rb")\b")
-    return names.sub(lambda m: bound[m.group(1)], text)
-
-
-def _split_args(text: bytes) -> list[bytes]:
-    args, depth, start = [], 0, 0
-    for k, c in enumerate(text):
-        if c in b"([{":
-            depth += 1
-        elif c in b")]}":
-            depth -= 1
-        elif c == ord(",") and depth == 0:
-            args.append(text[start:k])
-            start = k + 1
-    args.append(text[start:])
-    return args
-
-
-def _macro_uses(data: bytes, macros: _Macros, end: int) -> list[tuple[int, int, bytes]]:
-    """``(start, end, pragma text)`` of the uses of pragma macros before ``end``, one
-    per pragma a use expands to, under the definitions in force where it stands."""
-    known = macros.names()
-    found = []
-    for m in re.finditer(rb"(?<![\w#])[A-Za-z_]\w*", data[:end]):
-        if m.group(0) not in known or _in_directive(data, m.start()):
-            continue
-        in_force = macros.at(m.start())
-        if m.group(0) not in in_force:
-            continue
-        params, _ = in_force[m.group(0)]
-        args, stop = [], m.end()
-        if params is not None:
-            rest = data[m.end():end]
-            opened = rest.lstrip()
-            if not opened.startswith(b"("):
-                continue
-            at = m.end() + len(rest) - len(opened)
-            k = _closing(data[:end], at)
-            if k is None:
-                continue
-            args, stop = [a.strip() for a in _split_args(data[at + 1:k])], k + 1
-        for text in _macro_pragmas(in_force, m.group(0), args) or []:
-            found.append((m.start(), stop, text))
-    return found
-
-
-def pragma_lines(unit: Unit, user_end: int | None = None) -> list[PragmaLine]:
-    """The kernel's pragmas in text order, outside comments and skipped conditional
-    code: ``#pragma`` lines, ``_Pragma("...")`` and the uses of macros that expand to
-    one (``_Pragma(#x)`` with the argument's text).  Also rejects ``#line`` directives
-    (clang would report positions in another line)."""
-    skipped = skipped_ranges(unit)
-    data = unit.data
-    end_of_user = len(data) if user_end is None else user_end
-    found = []
-    hidden: list[tuple[int, int]] = []  # comments and literals: no macro use there
-    for directive, start, end, text in _scanned_pragmas(data, skipped, end_of_user, hidden):
-        if directive not in (b"pragma", None):  # #line, or a line marker (# 12 "f.c")
-            raise KernelError(unit.coord(start), "#line directives are not supported: "
-                                                 "arraypart reports positions in the "
-                                                 "kernel file itself")
-        found.append(PragmaLine(text, start, end, unit.coord(start)))
-    for start, stop, text in _macro_uses(data, _file_macros(unit, skipped), end_of_user):
-        if not any(lo <= start < hi for lo, hi in skipped + hidden):
-            found.append(PragmaLine(text.decode(errors="replace").strip(), start, stop,
-                                    unit.coord(start)))
-    return sorted(found, key=lambda p: p.start)
-
-
-def header_pragma_lines(unit: Unit, file: ci.File) -> list[tuple[int, PragmaLine]]:
-    """The ``#pragma`` lines and ``_Pragma("...")`` of the header ``file`` (one of the
-    kernel's own, whose functions are analysed), outside comments and skipped
-    conditional code, each with its byte offset in the header: the lines have no text
-    in the kernel file (``start`` and ``end`` -1), so nothing ever edits them, and
-    their coordinates are the header's.  Macros that expand to a pragma are not
-    followed there."""
-    data = Path(file.name).read_bytes()
-    found = []
-    for directive, at, _, text in _scanned_pragmas(data, skipped_ranges(unit, file), len(data)):
-        if directive not in (b"pragma", None):
-            continue
-        line = data.count(b"\n", 0, at) + 1
-        column = len(data[data.rfind(b"\n", 0, at) + 1:at].decode(errors=KEEP_BYTES)) + 1
-        found.append((at, PragmaLine(text, -1, -1, Coord(file.name, line, column))))
-    return found
-
-
-def _scanned_pragmas(data: bytes, skipped: list[tuple[int, int]], stop: int,
-                     hidden: list[tuple[int, int]] | None = None
-                     ) -> Iterator[tuple[bytes | None, int, int, str]]:
-    """The ``#pragma`` and ``#line`` directives (and line markers) and ``_Pragma("...")``
-    operators of ``data[:stop]`` outside comments, literals and the ``skipped`` ranges,
-    as (directive, start, end, text): the directive ``b"pragma"``, ``b"line"``, a
-    marker's first digit, or None for ``_Pragma``; ``start`` the ``#`` or ``_Pragma``; ``text`` without comments
-    and line continuations.  The comments and literals passed go to ``hidden``."""
-    for m in _SCAN.finditer(data, 0, stop):
-        if m.group("directive") is None and m.group("operand") is None:
-            if hidden is not None:
-                hidden.append((m.start(), m.end()))
-            continue
-        offset = m.start()
-        if any(lo <= offset < hi for lo, hi in skipped):
-            continue
-        if m.group("directive") is not None:
-            if offset >= 2 and data[offset - 2:offset] == b"\\\n":
-                continue  # continues the line before: not a directive
-            end = _logical_line_end(data, m.end())
-            text = data[m.end():end].decode(errors="replace")
-            text = _COMMENT.sub(lambda c: " " * len(c.group()), text).replace("\\\n", "  ")
-            yield m.group("directive"), data.index(b"#", offset), end, text.strip()
-        elif not _in_directive(data, offset):
-            literal = m.group("operand").decode(errors="replace")[1:-1]
-            text = literal.replace('\\"', '"').replace("\\\\", "\\")
-            yield None, offset + m.group(0).index(b"_Pragma"), m.end(), text.strip()
-
-
-def _starts_line(data: bytes, offset: int) -> bool:
-    start = data.rfind(b"\n", 0, offset) + 1
-    return not data[start:offset].strip()
-
-
-# The directives the testbench repeats above the original (frontend.kernel's preamble):
-# comments and literals are consumed whole, as in _SCAN.
-_PREAMBLE_SCAN = re.compile(rb"""
-    //(?:[^\n]*\\\n)*[^\n]*                   # a line comment, spliced lines too
-  | /\*.*?(?:\*/|\Z)
-  | "(?:\\.|[^"\\\n])*"?
-  | '(?:\\.|[^'\\\n])*'?
-  | ^[ \t]*\#[ \t]*(?P<keyword>include|define|undef|ifdef|ifndef|if|elif|else|endif)\b
-""", re.MULTILINE | re.DOTALL | re.VERBOSE)
-
-
-@dataclass(frozen=True, slots=True)
-class DirectiveLine:
-    """A conditional, macro or include directive of the kernel file: ``keyword``
-    (``ifdef``, ``define``, ...), its byte range (from its line's start to the end of
-    its logical line) and its text with comments blanked."""
-
-    keyword: str
-    start: int
-    end: int
-    text: str
-
-
-def directive_lines(unit: Unit) -> list[DirectiveLine]:
-    """The kernel file's directives (:func:`scan_directives`)."""
-    return scan_directives(unit.data)
-
-
-def scan_directives(data: bytes) -> list[DirectiveLine]:
-    """The conditional, macro and include directives of the text ``data`` in text
-    order, outside comments and literals.  A block comment that starts on a
-    directive's line and ends on a later one continues the directive to that line's
-    end (the preprocessor reads the comment as one blank)."""
-    comments, found = [], []
-    for m in _PREAMBLE_SCAN.finditer(data):
-        if m.group("keyword") is None:
-            if m.group(0)[:2] in (b"//", b"/*"):
-                comments.append((m.start(), m.end()))
-        elif not (m.start() >= 2 and data[m.start() - 2:m.start()] == b"\\\n"):
-            found.append((m.group("keyword").decode(errors=KEEP_BYTES), m.start(), m.end()))
-    lines = []
-    for keyword, start, after in found:
-        end = _logical_line_end(data, after)
-        for lo, hi in comments:
-            if lo < end < hi:
-                end = _logical_line_end(data, hi)
-        text = bytearray(data[start:end])
-        for lo, hi in comments:
-            if start <= lo < end:
-                text[lo - start:min(hi, end) - start] = b" " * (min(hi, end) - lo)
-        lines.append(DirectiveLine(keyword, start, end, text.decode(errors="replace").rstrip()))
-    return lines
-
-
-def _logical_line_end(data: bytes, offset: int) -> int:
-    end = data.find(b"\n", offset)
-    while end > 0 and data[end - 1:end] == b"\\":
-        end = data.find(b"\n", end + 1)
-    return len(data) if end < 0 else end
-
-
-def _in_directive(data: bytes, offset: int) -> bool:
-    """Whether ``offset`` lies on a preprocessor directive line (a macro's body)."""
-    start = data.rfind(b"\n", 0, offset) + 1
-    while start > 1 and data[start - 2:start - 1] == b"\\":
-        start = data.rfind(b"\n", 0, start - 2) + 1
-    return data[start:offset].lstrip().startswith(b"#")
 
 
 def own_cursors(unit: Unit) -> Iterator[ci.Cursor]:

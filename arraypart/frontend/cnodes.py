@@ -20,8 +20,9 @@ from typing import Any, Callable
 import clang.cindex as ci
 
 from ..errors import Coord, KernelError
-from . import clangtu, literal_lists, templates
-from .clangtu import PragmaLine, Unit
+from . import clanglib, clangtu, literal_lists, pragmatext, templates
+from .clangtu import Unit
+from .pragmatext import PragmaLine
 
 K = ci.CursorKind
 # Nesting the lowering recursion stays far from Python's frame limit with (C99
@@ -748,9 +749,9 @@ class Converter:
         extent = cursor.extent
         first = extent.start
         if self.unit.in_main(first):
-            start = clangtu.offset_of(first)
+            start = clanglib.offset_of(first)
             last = extent.end
-            end = clangtu.offset_of(last) if self.unit.in_main(last) else start
+            end = clanglib.offset_of(last) if self.unit.in_main(last) else start
             return self.unit.coord(start), start, end
         return self.unit.location_coord(cursor.location), -1, -1
 
@@ -969,7 +970,7 @@ class Converter:
         the kernel file) placed among its statements by their offsets in the header."""
         file = cursor.extent.start.file
         if file.name not in self._header_pragmas:
-            self._header_pragmas[file.name] = clangtu.header_pragma_lines(self.unit, file)
+            self._header_pragmas[file.name] = pragmatext.header_pragma_lines(self.unit, file)
         lo, hi = cursor.extent.start.offset, cursor.extent.end.offset
         children = list(cursor.get_children())
         spans = [(c.extent.start.offset, c.extent.end.offset) for c in children]

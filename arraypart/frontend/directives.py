@@ -30,7 +30,8 @@ from typing import Iterator
 import clang.cindex as ci
 
 from ..errors import Coord, KernelError
-from .clangtu import PragmaLine, Unit
+from .clangtu import Unit
+from .pragmatext import PragmaLine
 
 COMMAND_PREFIX = "set_directive_"
 ARRAY_PARTITION_CONFIG = "config_array_partition"

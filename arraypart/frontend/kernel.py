@@ -21,7 +21,7 @@ from .. import interrupts
 from ..errors import Coord, KernelError, warning_text
 from ..ir import Kernel, SourceUnit
 from ..sourcetext import KEEP_BYTES
-from . import clangtu
+from . import clanglib, clangtu, directivetext
 from . import cnodes as N
 from .calls import definitions
 from .carried import carried_warnings
@@ -213,7 +213,7 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     globals_ += _named_header_arrays(header_arrays, own_headers.used, instances,
                                      converter)
     callees = definitions(funcs + methods + instances, func)
-    unsynthesized = tuple((lo, hi) for lo, hi in clangtu.skipped_ranges(unit)
+    unsynthesized = tuple((lo, hi) for lo, hi in clanglib.skipped_ranges(unit)
                           if lo < user_end)
     lowered = lower_function(func, globals_, filename, lines, values, callees,
                              unsynthesized=unsynthesized)
@@ -653,14 +653,14 @@ def _preamble(unit: clangtu.Unit
     scope = _FileScope.of(unit)
     opened = [c for c in scope.main if c.kind == ci.CursorKind.INCLUSION_DIRECTIVE]
     inside = _declaration_extents(unit)
-    skipped = clangtu.skipped_ranges(unit)
+    skipped = clanglib.skipped_ranges(unit)
     blocks = _directive_blocks(unit)
     kept_lines, nested, groups = [], [], []
-    for d in clangtu.directive_lines(unit):
+    for d in directivetext.directive_lines(unit):
         block = next(((lo, hi) for lo, hi in blocks if lo < d.start < hi), None)
         if block is not None:
             if not kept_lines or kept_lines[-1].start != block[0]:
-                kept_lines.append(clangtu.DirectiveLine(
+                kept_lines.append(directivetext.DirectiveLine(
                     "namespace", *block,
                     unit.data[block[0]:block[1]].decode(errors=KEEP_BYTES)))
             continue
@@ -681,7 +681,7 @@ def _preamble(unit: clangtu.Unit
             nested.append(written.split("\n")[0].strip())
             if not any(lo < d.start < hi for lo, hi in inside):
                 # read inside namespace original, its system headers would be too
-                kept_lines += [clangtu.DirectiveLine("include", d.start, d.start, line)
+                kept_lines += [directivetext.DirectiveLine("include", d.start, d.start, line)
                                for line in _system_includes(scope.included(d))]
         elif kept:
             kept_lines.append(d)
@@ -691,7 +691,7 @@ def _preamble(unit: clangtu.Unit
                   if k < last or d.keyword not in ("define", "undef")]
     guards = _include_guards(kept_lines)
     hoisted = tuple(d.text for d in kept_lines if d.keyword == "namespace")
-    order = {d.start: k for k, d in enumerate(clangtu.directive_lines(unit))}
+    order = {d.start: k for k, d in enumerate(directivetext.directive_lines(unit))}
     ran = tuple(order[d.start] for d in kept_lines
                 if d.keyword in ("define", "undef") and _macro_name(d) not in guards)
     return (tuple(_as_opened(d, opened) for d in kept_lines)
@@ -703,7 +703,7 @@ class _FileScope:
     """The translation unit's file-scope declarations, read once: per file name those
     of each file, and the kernel file's own (``main``)."""
 
-    by_file: dict[int, list[ci.Cursor]]  # by clangtu.file_of's number
+    by_file: dict[int, list[ci.Cursor]]  # by clanglib.file_of's number
     main: list[ci.Cursor]
 
     @staticmethod
@@ -714,17 +714,17 @@ class _FileScope:
                 by_file.setdefault(handle, []).append(c)
         return _FileScope(by_file, list(unit.own_top))
 
-    def included(self, directive: clangtu.DirectiveLine) -> list[ci.Cursor]:
+    def included(self, directive: directivetext.DirectiveLine) -> list[ci.Cursor]:
         """The file-scope declarations of the file ``directive`` (an include) opens."""
         found = next((c for c in self.main if c.kind == ci.CursorKind.INCLUSION_DIRECTIVE
                       and directive.start <= c.location.offset < directive.end), None)
         included = found.get_included_file() if found is not None else None
-        return (self.by_file.get(clangtu.handle_of(included), []) if included is not None
+        return (self.by_file.get(clanglib.handle_of(included), []) if included is not None
                 else [])
 
 
 def _stays_in_place(unit: clangtu.Unit, scope: _FileScope,
-                    directive: clangtu.DirectiveLine) -> bool:
+                    directive: directivetext.DirectiveLine) -> bool:
     """An ``#include`` that the testbench cannot repeat above ``namespace original``:
     in a namespace block of the file, or opening a file that defines objects or reads
     the file's earlier names (:func:`_defines_objects`, :func:`_reads_earlier_names`)."""
@@ -736,7 +736,7 @@ def _stays_in_place(unit: clangtu.Unit, scope: _FileScope,
 
 
 def _reads_earlier_names(unit: clangtu.Unit, scope: _FileScope,
-                         directive: clangtu.DirectiveLine) -> bool:
+                         directive: directivetext.DirectiveLine) -> bool:
     """The file an ``#include`` opens names something the kernel file declares before
     it (``typedef int data_t;`` / ``#include "proc.h"`` with ``data_t scale(data_t)``):
     repeated above ``namespace original``, without the declaration, it would not build;
@@ -792,7 +792,7 @@ def _macros_at(unit: clangtu.Unit, at: int) -> tuple[str, ...]:
     after offset ``at`` (the top function) the values they have at it (``#undef N``
     at the file's end): the testbench declares the banked top after the original's
     text, with the top's signature as written, which may use them."""
-    lines = clangtu.directive_lines(unit)
+    lines = directivetext.directive_lines(unit)
     later = {_macro_name(d) for d in lines
              if d.start > at and d.keyword in ("define", "undef")} - {None}
     found: dict[str, str] = {}
@@ -805,7 +805,7 @@ def _macros_at(unit: clangtu.Unit, at: int) -> tuple[str, ...]:
     return tuple(f"#undef {name}\n{text}" for name, text in found.items())
 
 
-def _macro_name(directive: clangtu.DirectiveLine) -> str | None:
+def _macro_name(directive: directivetext.DirectiveLine) -> str | None:
     """The name a ``#define`` or ``#undef`` line names (None when it names none)."""
     match = re.match(r"\s*#\s*(?:define|undef)\s+(\w+)", directive.text)
     return match.group(1) if match else None
@@ -825,7 +825,7 @@ _GUARD_OPEN = re.compile(r"#\s*(?:ifndef\s+(\w+)|if\s+!\s*defined\s*\(?\s*(\w+)\
 _GUARD_DEFINE = re.compile(r"#\s*define\s+(\w+)\b")
 
 
-def _include_guards(lines: list[clangtu.DirectiveLine]) -> tuple[str, ...]:
+def _include_guards(lines: list[directivetext.DirectiveLine]) -> tuple[str, ...]:
     """The include guards among the preamble's lines: a conditional group opened by
     ``#ifndef G`` (or ``#if !defined(G)``) whose next line is ``#define G``, closed
     by its own ``#endif``.  The preamble defines G, so the original's text in
@@ -849,7 +849,7 @@ def _include_guards(lines: list[clangtu.DirectiveLine]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
-def _group_end(lines: list[clangtu.DirectiveLine], start: int) -> int | None:
+def _group_end(lines: list[directivetext.DirectiveLine], start: int) -> int | None:
     """The position of the ``#endif`` that closes the group opened at ``start``."""
     depth = 0
     for k in range(start, len(lines)):
@@ -867,7 +867,7 @@ def _linked_as_c_in_cxx(unit: clangtu.Unit, at: int) -> bool:
     {`` / ``#endif``, not yet closed by a ``}`` in another such group: read as C++ (the
     emitted kernel, the testbench) it has C linkage, which the testbench's prototype of
     it must say too, or the two do not link."""
-    lines = clangtu.directive_lines(unit)
+    lines = directivetext.directive_lines(unit)
     blocks = 0
     for d, after in zip(lines, lines[1:]):
         if d.start > at:
@@ -889,7 +889,7 @@ def _within_braces(data: bytes, skipped: list[tuple[int, int]], at: int) -> bool
                for lo, hi in skipped)
 
 
-def _as_opened(directive: clangtu.DirectiveLine, opened: list[ci.Cursor]) -> str:
+def _as_opened(directive: directivetext.DirectiveLine, opened: list[ci.Cursor]) -> str:
     """A directive's text; an ``#include`` of a name a macro gives (``#include HDR``)
     that clang opened as the file it opened, quoted."""
     line = directive.text.strip()

@@ -29,7 +29,7 @@ from typing import Iterator
 import clang.cindex as ci
 
 from ..errors import Coord
-from . import clangtu
+from . import clanglib
 from .clangtu import Unit
 
 # (Coord, start, end): a place as the converter's spans give it (-1 outside the kernel file)
@@ -126,20 +126,20 @@ def _written(unit: Unit, extent: ci.SourceRange) -> tuple[bytes, int, Coord] | N
     """(the bytes of ``extent``, their offset in the kernel text or -1 in a header,
     the coordinate of the first) when ``extent`` is written in one file outside any
     macro, else None."""
-    handle, line, column, start = clangtu.expansion_point(extent.start)
-    end_handle, _, _, end = clangtu.expansion_point(extent.end)
+    handle, line, column, start = clanglib.expansion_point(extent.start)
+    end_handle, _, _, end = clanglib.expansion_point(extent.end)
     if (handle is None or unit.main_file is None or end_handle != handle or end <= start
-            or clangtu.written_at(extent.start) != (handle, start)
-            or clangtu.written_at(extent.end) != (handle, end)):
+            or clanglib.written_at(extent.start) != (handle, start)
+            or clanglib.written_at(extent.end) != (handle, end)):
         return None
     if handle == unit.main_file:
         return unit.data[start:end], start, unit.coord(start)
-    text = clangtu.file_bytes(unit.tu, handle, start, end)
+    text = clanglib.file_bytes(unit.tu, handle, start, end)
     if text is None:
         return None
     name = unit.file_names.get(handle)
     if name is None:
-        name = unit.file_names[handle] = clangtu.file_name(handle)
+        name = unit.file_names[handle] = clanglib.file_name(handle)
     return text, -1, Coord(name, line, column)
 
 

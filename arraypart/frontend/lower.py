@@ -44,7 +44,8 @@ from . import scalars as S
 from . import stencil
 from . import switches
 from .declarations import array_decl, refuse_array_typedefs
-from .loops import ESCAPES, LoopLowering, Unpipelinable, check_unrollable
+from .loops import ESCAPES, LoopLowering
+from .looppragmas import Unpipelinable, check_unrollable
 from .memories import MemoryLowering, stream_alias
 from .pragmas import LOOP_DIRECTIVES, PragmaReader
 from .routines import RoutineLowering

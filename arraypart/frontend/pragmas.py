@@ -4,7 +4,7 @@ Syntax as Vitis HLS accepts it: ``#pragma HLS <directive> key=value ... flag ...
 (``AP`` and ``AUTOPILOT`` spell ``HLS`` too);
 the directive, keys and flags are case-insensitive, ``key = value`` may have blanks
 around ``=``.  An integer value may name an integer ``#define`` or constant.  The
-lines come from clang's token stream (:func:`.clangtu.pragma_lines`).
+lines come from clang's token stream (:func:`.pragmatext.pragma_lines`).
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from typing import Iterator
 import clang.cindex as ci
 
 from ..sourcetext import KEEP_BYTES
-from . import clangtu
+from . import clanglib, clangtu
 from .templates import specialized_template
 
 K = ci.CursorKind
@@ -117,17 +117,17 @@ def _prototype(unit: clangtu.Unit, definition: ci.Cursor, body: ci.Cursor
     where in it the function's name is written (None: not there whole)."""
     first = definition.canonical
     extent = first.extent
-    handle = clangtu.file_of(extent.start)
+    handle = clanglib.file_of(extent.start)
     if first.type.kind == ci.TypeKind.FUNCTIONNOPROTO or handle is None \
-            or handle != clangtu.file_of(extent.end):
+            or handle != clanglib.file_of(extent.end):
         named, data, errors = definition, unit.data, KEEP_BYTES
-        start, end = (clangtu.offset_of(definition.extent.start),
-                      clangtu.offset_of(body.extent.start))
+        start, end = (clanglib.offset_of(definition.extent.start),
+                      clanglib.offset_of(body.extent.start))
     else:
-        named, data, errors = first, Path(clangtu.file_name(handle)).read_bytes(), "replace"
-        start, end = clangtu.offset_of(extent.start), clangtu.offset_of(extent.end)
+        named, data, errors = first, Path(clanglib.file_name(handle)).read_bytes(), "replace"
+        start, end = clanglib.offset_of(extent.start), clanglib.offset_of(extent.end)
     head = declaration(data[start:end].decode(errors=errors))
-    name_at = len(data[start:clangtu.offset_of(named.location)].decode(errors=errors))
+    name_at = len(data[start:clanglib.offset_of(named.location)].decode(errors=errors))
     spelt = head[name_at:name_at + len(first.spelling) + 1]
     return head, name_at if re.fullmatch(rf"{re.escape(first.spelling)}\W", spelt) else None
 
@@ -158,10 +158,10 @@ def renamed_sites(unit: clangtu.Unit, user_end: int, top: str, top_start: int,
               in _file_scope_functions(unit.own_top, (), linkage=True)
               if c.is_definition() and (
                   (not namespaces and c.spelling in names and c.spelling != top)
-                  or (c.spelling == top and clangtu.offset_of(c.extent.start) == top_start))}
+                  or (c.spelling == top and clanglib.offset_of(c.extent.start) == top_start))}
     sites = _sites(unit, user_end, wanted, names)
     if any(n.encode() in unit.data[lo:hi]
-           for lo, hi in clangtu.skipped_ranges(unit) for n in names):
+           for lo, hi in clanglib.skipped_ranges(unit) for n in names):
         simulated = clangtu.simulation_unit(unit, options, user_end)
         if simulated is not None:  # (else g++'s build of that reading says where)
             sites |= _sites(simulated, user_end, wanted, names)
@@ -173,16 +173,16 @@ def _identity(function: ci.Cursor) -> tuple[str | None, int]:
     name, byte offset): one key for all its declarations and instantiations, in either
     reading of the text."""
     first = (specialized_template(function) or function).canonical
-    handle = clangtu.file_of(first.location)
-    return (None if handle is None else clangtu.file_name(handle),
-            clangtu.offset_of(first.location))
+    handle = clanglib.file_of(first.location)
+    return (None if handle is None else clanglib.file_name(handle),
+            clanglib.offset_of(first.location))
 
 
 def _sites(unit: clangtu.Unit, user_end: int, wanted: set[tuple[str | None, int]],
            names: set[str]) -> set[int]:
     """:func:`renamed_sites` in ``unit``: where each name that declares or refers to a
     function of ``wanted`` (named one of ``names``) is written in the kernel text."""
-    macros = {clangtu.offset_of(c.extent.start): c.referenced for c in unit.own_top
+    macros = {clanglib.offset_of(c.extent.start): c.referenced for c in unit.own_top
               if c.kind == K.MACRO_INSTANTIATION and c.referenced is not None}
     # each macro definition's tokens after its own name, once for all its uses
     bodies = {m: list(m.get_tokens())[1:] for m in set(macros.values())}
@@ -215,8 +215,8 @@ def _naming_cursors(unit: clangtu.Unit, user_end: int, names: set[str],
     stack = [c for c in unit.own_top if c.location.offset < user_end]
     while stack:
         cursor = stack.pop()
-        text = unit.data[clangtu.offset_of(cursor.extent.start):
-                         clangtu.offset_of(cursor.extent.end)]
+        text = unit.data[clanglib.offset_of(cursor.extent.start):
+                         clanglib.offset_of(cursor.extent.end)]
         if any(w in text for w in words):
             stack.extend(cursor.get_children())
             yield cursor
@@ -229,7 +229,7 @@ def _name_sites(unit: clangtu.Unit, location: ci.SourceLocation, name: str,
     tells no more of where a body's token is); none when it is not written in the
     file whole (a header's macro, ``a ## b``)."""
     spelt = name.encode()
-    handle, offset = clangtu.written_at(location)
+    handle, offset = clanglib.written_at(location)
     if handle != unit.main_file or offset >= user_end:
         return set()
     if (unit.data[offset:offset + len(spelt)] == spelt

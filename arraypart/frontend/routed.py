@@ -32,7 +32,7 @@ from typing import Mapping, NamedTuple
 
 import clang.cindex as ci
 
-from . import clangtu
+from . import clanglib, clangtu
 from . import cnodes as N
 from .calls import MEMBER
 from .declarations import AP_TYPES
@@ -170,7 +170,7 @@ def _aggregate_path(record: ci.Type, names: list[str]) -> bool:
     for name in names:
         declaration = record.get_declaration()
         members = clangtu.record_members(record)
-        if not clangtu.in_main_file(declaration.location) or any(
+        if not clanglib.in_main_file(declaration.location) or any(
                 m.kind in _CODE_KINDS for m in members):
             return False
         field = next((m for m in members

@@ -1,0 +1,153 @@
+"""The libclang functions the Python bindings leave out, and where things are in files.
+
+:func:`library` declares the C prototypes (``ctypes``) once per process; the helpers
+here turn a clang location into a file handle, a byte offset or a line and column
+(where it expands, or where it is written), read a file's bytes as clang read them,
+and list the byte ranges that conditional compilation skipped.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import TYPE_CHECKING
+
+import clang.cindex as ci
+
+if TYPE_CHECKING:
+    from .clangtu import Unit
+
+
+class _SourceRange(ctypes.Structure):
+    _fields_ = [("ptr_data", ctypes.c_void_p * 2), ("begin_int_data", ctypes.c_uint),
+                ("end_int_data", ctypes.c_uint)]
+
+
+class _SourceRangeList(ctypes.Structure):
+    _fields_ = [("count", ctypes.c_uint), ("ranges", ctypes.POINTER(ci.SourceRange))]
+
+
+def library():
+    lib = ci.conf.lib
+    if not getattr(lib, "_arraypart_ready", False):
+        lib.clang_getCursorBinaryOperatorKind.argtypes = [ci.Cursor]
+        lib.clang_getCursorBinaryOperatorKind.restype = ctypes.c_int
+        lib.clang_getBinaryOperatorKindSpelling.argtypes = [ctypes.c_int]
+        lib.clang_getBinaryOperatorKindSpelling.restype = ci._CXString
+        lib.clang_getCursorUnaryOperatorKind.argtypes = [ci.Cursor]
+        lib.clang_getCursorUnaryOperatorKind.restype = ctypes.c_int
+        lib.clang_Cursor_Evaluate.argtypes = [ci.Cursor]
+        lib.clang_Cursor_Evaluate.restype = ctypes.c_void_p
+        lib.clang_EvalResult_getKind.argtypes = [ctypes.c_void_p]
+        lib.clang_EvalResult_getKind.restype = ctypes.c_int
+        lib.clang_EvalResult_isUnsignedInt.argtypes = [ctypes.c_void_p]
+        lib.clang_EvalResult_isUnsignedInt.restype = ctypes.c_uint
+        lib.clang_EvalResult_getAsUnsigned.argtypes = [ctypes.c_void_p]
+        lib.clang_EvalResult_getAsUnsigned.restype = ctypes.c_ulonglong
+        lib.clang_EvalResult_getAsLongLong.argtypes = [ctypes.c_void_p]
+        lib.clang_EvalResult_getAsLongLong.restype = ctypes.c_longlong
+        lib.clang_EvalResult_dispose.argtypes = [ctypes.c_void_p]
+        lib.clang_getSkippedRanges.argtypes = [ci.TranslationUnit, ci.File]
+        lib.clang_getSkippedRanges.restype = ctypes.POINTER(_SourceRangeList)
+        lib.clang_disposeSourceRangeList.argtypes = [ctypes.POINTER(_SourceRangeList)]
+        lib.clang_getExpansionLocation.argtypes = [
+            ci.SourceLocation, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+            ctypes.POINTER(ctypes.c_uint)]
+        lib.clang_getExpansionLocation.restype = None
+        lib.clang_getFileLocation.argtypes = lib.clang_getExpansionLocation.argtypes
+        lib.clang_getFileLocation.restype = None
+        lib.clang_Location_isFromMainFile.argtypes = [ci.SourceLocation]
+        lib.clang_Location_isFromMainFile.restype = ctypes.c_int
+        lib.clang_getSpecializedCursorTemplate.argtypes = [ci.Cursor]
+        lib.clang_getSpecializedCursorTemplate.restype = ci.Cursor
+        lib.clang_getFileContents.argtypes = [ci.TranslationUnit, ctypes.c_void_p,
+                                              ctypes.POINTER(ctypes.c_size_t)]
+        lib.clang_getFileContents.restype = ctypes.c_void_p
+        lib._arraypart_ready = True
+    return lib
+
+
+def in_main_file(location: ci.SourceLocation) -> bool:
+    """Whether ``location`` is written in the kernel file (the translation unit's main
+    file; not in a macro's body)."""
+    return bool(library().clang_Location_isFromMainFile(location))
+
+
+def file_of(location: ci.SourceLocation) -> int | None:
+    """clang's handle of the file where ``location`` (a macro use: where it expands)
+    is, as a number (one per file of a translation unit); None: no file."""
+    handle = ctypes.c_void_p()
+    library().clang_getExpansionLocation(location, ctypes.byref(handle), None, None, None)
+    return handle.value
+
+
+def written_at(location: ci.SourceLocation) -> tuple[int | None, int]:
+    """(:func:`file_of`'s number, byte offset) of where ``location`` is written in a
+    file: in a macro's argument, where the argument is written; in a macro's body,
+    where the macro is used."""
+    handle, value = ctypes.c_void_p(), ctypes.c_uint()
+    library().clang_getFileLocation(location, ctypes.byref(handle), None, None,
+                                     ctypes.byref(value))
+    return handle.value, value.value
+
+
+def path_handle(tu: ci.TranslationUnit, path: str) -> int | None:
+    """:func:`file_of`'s number for the file ``path`` of ``tu``."""
+    try:
+        return handle_of(tu.get_file(path))
+    except AssertionError:  # cindex asserts on a null handle: no such file
+        return None
+
+
+def handle_of(file: ci.File) -> int | None:
+    """:func:`file_of`'s number for clang's ``file``."""
+    return ctypes.cast(file.obj, ctypes.c_void_p).value
+
+
+def file_name(handle: int) -> str:
+    """The name of the file whose :func:`file_of` number is ``handle``."""
+    return ci.File(ctypes.cast(handle, ci.c_object_p)).name
+
+
+def file_bytes(tu: ci.TranslationUnit, handle: int, start: int, end: int) -> bytes | None:
+    """Bytes ``start..end`` of the file :func:`file_of` numbers ``handle``, as clang
+    read it (a header's :func:`..sourcetext.clang_view`); None where it has no text."""
+    size = ctypes.c_size_t()
+    contents = library().clang_getFileContents(tu, ctypes.c_void_p(handle), ctypes.byref(size))
+    if not contents or size.value < end:
+        return None
+    return ctypes.string_at(contents + start, end - start)
+
+
+def expansion_point(location: ci.SourceLocation) -> tuple[int | None, int, int, int]:
+    """(:func:`file_of`'s number, line, column, byte offset) of where ``location`` (a
+    macro use: where it expands) is, in one call of clang (cindex's ``file``, ``line``
+    and ``column`` make one each)."""
+    handle, line, column, offset = (ctypes.c_void_p(), ctypes.c_uint(), ctypes.c_uint(),
+                                    ctypes.c_uint())
+    library().clang_getExpansionLocation(location, ctypes.byref(handle), ctypes.byref(line),
+                                          ctypes.byref(column), ctypes.byref(offset))
+    return handle.value, line.value, column.value, offset.value
+
+
+def offset_of(location: ci.SourceLocation) -> int:
+    """The byte offset of ``location`` (where a macro use expands) in its file."""
+    value = ctypes.c_uint()
+    library().clang_getExpansionLocation(location, None, None, None, ctypes.byref(value))
+    return value.value
+
+
+
+def skipped_ranges(unit: Unit, file: ci.File | None = None) -> list[tuple[int, int]]:
+    """Byte ranges of the kernel text (or of the header ``file``) that conditional
+    compilation left out."""
+    lib = library()
+    file = unit.tu.get_file(unit.main) if file is None else file
+    found = lib.clang_getSkippedRanges(unit.tu, file)
+    if not found:
+        return []
+    try:
+        ranges = found.contents
+        return [(ranges.ranges[k].start.offset, ranges.ranges[k].end.offset)
+                for k in range(ranges.count)]
+    finally:
+        lib.clang_disposeSourceRangeList(found)
