@@ -2620,6 +2620,23 @@ def test_a_size_window_of_the_testbench_is_its_probe_in_its_last_calls(tmp_path)
         {"a": 100, "b": 20}, {"a": 0, "b": -20}, {"a": 50, "b": 0}, {"a": 75, "b": -12})
 
 
+def test_a_loop_that_runs_only_outside_the_ranges_found_is_a_located_error(tmp_path):
+    """With no assert, a and b were bounded one at a time, the other held at 0, where
+    the guard a > 50 && b < -3 never holds: both came out 0..0 and buf (ram_1p, two
+    reads a cycle) one memory at II 1, a false claim for a = 60, b = -5.  The loop
+    runs at values the sizes' types allow, below the ranges: a located error."""
+    path = write(tmp_path, "ab.c", (
+        "void ab(int a, int b, const int in[16], int out[16]) {\n  int buf[16];\n"
+        "#pragma HLS bind_storage variable=buf type=ram_1p\n"
+        "  for (int i = 0; i < 16; i++) buf[i] = in[i];\n"
+        "  if (a > 50 && b < -3) for (int i = 0; i < 16; i++) {\n"
+        "#pragma HLS pipeline II=1\n    out[i] = buf[(a + b) & 15] + buf[i];\n  }\n}\n"))
+    with pytest.raises(KernelError) as caught:
+        api.analyze(path)
+    assert str(caught.value).startswith(f"{path}:5:25: error: loop L5 runs only at "
+                                        "values of the run-time sizes below the ranges")
+
+
 def test_a_pipelined_loop_no_size_in_its_range_runs_is_a_dead_code_warning(tmp_path):
     """A loop no value of the sizes in their ranges runs (s > 1000, then s < 900) gets
     no probe, and one located warning says it is dead code there."""

@@ -55,9 +55,10 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
     """``kernel`` with every size bounded (itself when all are); a located error for a
     size that nothing bounds."""
     kernel = _without_guard_sizes(kernel)
+    allowed = kernel.params
     open_sizes = [p for p in kernel.params if None in (p.low, p.high) or _weakly_bounded(p)]
     if not open_sizes:
-        return _finished(kernel)
+        return _finished(kernel, allowed)
     names = tuple(p.name for p in kernel.params)
     bad = G.empty(names)
     witnesses: list[tuple[str, object, ir.Access]] = []  # (which extent, bad sizes, by)
@@ -111,7 +112,8 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
               and periods[p.name] is None]
     bounded = _lowered(signed, bounded, bad, box, kernel)
     params = tuple(bounded.get(p.name, p) for p in kernel.params)
-    return _finished(replace(kernel, params=params, warnings=kernel.warnings + tuple(gaps)))
+    return _finished(replace(kernel, params=params, warnings=kernel.warnings + tuple(gaps)),
+                     allowed)
 
 
 def _lowered(signed: list[ir.Param], bounded: dict[str, ir.Param], bad, box: dict,
@@ -149,10 +151,11 @@ def _around(kernel: ir.Kernel, bounded: dict[str, ir.Param], box: dict,
         for q in kernel.params))
 
 
-def _finished(kernel: ir.Kernel) -> ir.Kernel:
+def _finished(kernel: ir.Kernel, allowed: tuple[ir.Param, ...]) -> ir.Kernel:
     """``kernel``, its sizes bounded, with the extents that follow them, a warning
-    per size that nothing bounds, and the probes that run every pipelined loop."""
-    return with_probes(_with_unbounded_warnings(_with_sampled_extents(kernel)))
+    per size that nothing bounds, and the probes that run every pipelined loop
+    (``allowed``: the sizes as their types, bounds and guards allow them)."""
+    return with_probes(_with_unbounded_warnings(_with_sampled_extents(kernel)), allowed)
 
 
 def _with_sampled_extents(kernel: ir.Kernel) -> ir.Kernel:
