@@ -83,6 +83,12 @@ class PhasedLoop:
         return prod(self.periods)
 
     @property
+    def steps(self) -> int:
+        """After how many combined iterations the banks repeat: the product of
+        ``P / |s|`` (as the search counts them, :func:`arraypart.banking.space.phases`)."""
+        return prod(period // abs(lp.step) for lp, period in zip(self.loops, self.periods))
+
+    @property
     def places(self) -> frozenset[Coord]:
         """The coordinates of the phased references."""
         return frozenset(coord for (coord, _, _), _ in self.coefficients)
@@ -207,7 +213,8 @@ def phased_loops(kernel: Kernel, solution: Solution, contexts) -> list[PhasedLoo
                                 key=str)))
         lanes = sum(f.lanes for mine in chosen.values() for f in mine)
         cases = len(phased.cases)
-        if chosen and 1 < cases <= MAX_PHASES and cases * lanes <= MAX_LANE_PHASES and all(
+        if chosen and 1 < phased.period and max(phased.steps, cases) <= MAX_PHASES and \
+                cases * lanes <= MAX_LANE_PHASES and all(
                     _constant_banks(phased, mine, solved[name].banking.scheme, contexts)
                     for name, mine in chosen.items()):
             out.append(phased)
