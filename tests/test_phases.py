@@ -576,3 +576,75 @@ def test_a_loop_without_the_stepped_subscript_keeps_its_phase_switch(tmp_path):
     assert _iis(compiled) == {"L": 1, "M": 1}
     run = run_testbench(compiled, tmp_path)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+
+
+STEPPED_FILL = """\
+static void fill(int va[256]) {
+  for (int i = 0; i < 256; i += 32) {
+#pragma HLS pipeline II=1
+    for (int ii = 0; ii < 32; ii++) {
+#pragma HLS unroll
+      va[i + ii] = (i + ii) * 3; } } }
+void rot2(int out[256]) { int va[256];
+#pragma HLS array_partition variable=va type=cyclic factor=128 dim=1
+  fill(va); for (int i = 0; i < 256; i++) {
+#pragma HLS pipeline II=1
+      out[i] = va[i]; } }
+"""
+
+STEPPED_FILL_2D = """\
+static void fill(int va[4][256]) {
+  for (int r = 0; r < 4; r++)
+  for (int i = 0; i < 256; i += 32) {
+#pragma HLS pipeline II=1
+    for (int ii = 0; ii < 32; ii++) {
+#pragma HLS unroll
+      va[r][i + ii] = (i + ii) * 3 + r; } } }
+void rot2(int out[4][256]) { int va[4][256];
+#pragma HLS array_partition variable=va type=cyclic factor=128 dim=2
+  fill(va); for (int r = 0; r < 4; r++) for (int i = 0; i < 256; i++) {
+#pragma HLS pipeline II=1
+      out[r][i] = va[r][i]; } }
+"""
+
+
+@needs_gxx
+@pytest.mark.parametrize("text", [STEPPED_FILL, STEPPED_FILL_2D], ids=["1d", "2d"])
+def test_a_stepped_iterator_is_phased_by_the_iterations_it_takes(tmp_path, text):
+    """Probe 40 (issue #13): cyclic 128 on a callee's ``va[i + ii]``, ``i += 32``: the
+    banks repeat every 4 iterations, as the search priced (II 1), but the emission
+    took the period in values of ``i`` for one in iterations, ``128 / gcd(1, 128)``
+    phases, past its limit, and wrote none: II 16.  The switch is over ``i % 128``
+    with a case for each of the 4 residues ``i`` takes."""
+    path = tmp_path / "rot2.cpp"
+    path.write_text(text)
+    compiled = arraypart.compile_kernel(str(path))
+    emitted = compiled.files["rot2.cpp"]
+    assert "switch (i % 128) {" in emitted
+    assert [c for c in range(128) if f"case {c}: {{" in emitted] == [0, 32, 64, 96]
+    assert set(_iis(compiled).values()) == {1}
+    written = tmp_path / "emitted" / "rot2.cpp"
+    written.parent.mkdir()
+    written.write_text(emitted)
+    _, _, as_written = arraypart.api.check_kernel(written, as_written=True)
+    assert {loop.achieved_ii for loop in as_written.loops} == {1}
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+
+
+@pytest.mark.parametrize("name, text, phased", [
+    ("unpack_sum", UNPACK, {"unpack/UNPACK"}),
+    ("rot2", STEPPED_FILL, {"fill/L2"}),
+    ("rot2", STEPPED_FILL_2D, {"fill/L3"}),
+], ids=["unpack", "stepped", "stepped_2d"])
+def test_the_searchs_phase_switches_are_the_ones_emitted(tmp_path, name, text, phased):
+    """The loops whose rotating lanes the search priced with a phase switch (among
+    them ``phased``; INIT's one lane needs none) reach that II in the emitted code:
+    none reaches a larger II than the search priced it at."""
+    path = tmp_path / f"{name}.c"
+    path.write_text(text)
+    report = arraypart.compile_kernel(str(path), top=name).report
+    assert phased <= {loop for s in report.solution.arrays for loop in s.phased_loops}
+    assert all(report.memory_ii(n, loop.name, loop.target_ii)
+               <= report.planned_ii(loop.name, loop.target_ii)
+               for n, loop in enumerate(report.model.loops))

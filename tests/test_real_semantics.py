@@ -2880,14 +2880,16 @@ def test_kept_pragmas_whose_banks_rotate_say_what_the_rule_costs(tmp_path):
 
 def test_a_kept_pragma_of_a_callees_array_says_it_costs_the_ii(tmp_path):
     """Xiyin_xue_lab3 (probe 39 L5): cyclic 128 on va, written at i + ii (i a multiple
-    of 32) by a callee, rotates its banks: fill/L2 reaches II 16, and the only word
-    was the pragma's LUT cost.  The note says the pragma costs the II and that
-    --replace-partitions (cyclic 16, whose banks stay put) reaches II 1."""
+    of 4) by a callee, rotates its banks with period 32, past the phase switches'
+    limit: fill/L2 reaches II 2, and the only word was the pragma's LUT cost.  The
+    note says the pragma costs the II and that --replace-partitions (cyclic 2, whose
+    banks stay put) reaches II 1.  (Probe 39 had i a multiple of 32, period 4: its
+    phase switch is now written, test_phases.py.)"""
     text = """
         static void fill(int va[256]) {
-            for (int i = 0; i < 256; i += 32) {
+            for (int i = 0; i < 256; i += 4) {
         #pragma HLS pipeline II=1
-                for (int ii = 0; ii < 32; ii++) {
+                for (int ii = 0; ii < 4; ii++) {
         #pragma HLS unroll
                     va[i + ii] = (i + ii) * 3;
                 }
@@ -2904,11 +2906,11 @@ def test_a_kept_pragma_of_a_callees_array_says_it_costs_the_ii(tmp_path):
         }"""
     kept = compile_text(tmp_path, "rot", text, suffix=".cpp")
     assert {loop["name"]: loop["achieved_ii"] for loop in loops(kept)} == {
-        "fill/L3": 16, "L15": 1}
+        "fill/L3": 2, "L15": 1}
     (said,) = [w for w in kept.report.warnings if "are conflict-free, but" in w]
-    assert said.endswith("with these pragmas Vitis schedules fill/L3 at II 16; "
-                         "--replace-partitions banks it as per_dim cyclic 16: bank = x0 "
-                         "mod 16, offset = floor(x0/16), reaching II 1 in loop fill/L3"), said
+    assert said.endswith("with these pragmas Vitis schedules fill/L3 at II 2; "
+                         "--replace-partitions banks it as per_dim cyclic 2: bank = x0 "
+                         "mod 2, offset = floor(x0/2), reaching II 1 in loop fill/L3"), said
     replaced = compile_text(tmp_path, "rot", text, suffix=".cpp", replace_partitions=True)
     assert [loop["achieved_ii"] for loop in loops(replaced)] == [1, 1]
 

@@ -5,7 +5,9 @@ header's table) keeps its references as written, so where its banks rotate in a
 pipelined loop it cannot get bank-centric code (:mod:`.bankcentric`).  Under
 ``cyclic B`` on dimension ``d`` the bank of a subscript ``x_d = a*i + r`` (``i`` the
 pipelined loop's iterator or that of a loop around it, ``r`` free of ``i``) is
-``(a*i + r) mod B``: it rotates with ``i`` with period ``P_d = B / gcd(a, B)``.  With
+``(a*i + r) mod B``: ``i`` steps by ``s``, so it rotates with period ``B / gcd(a*s, B)``
+in iterations, ``P_d = s * B / gcd(a*s, B)`` in values of ``i`` (1 when it does not
+rotate; the search's :func:`arraypart.banking.space.phases` counts iterations).  With
 ``P = lcm_d P_d`` and ``i >= 0`` (C's ``/`` and ``%`` are floor there)::
 
     a*i = a*P*(i/P) + a*(i % P)        and        a*P = 0 (mod B)
@@ -18,7 +20,8 @@ names the same element, and its bank ``(a*p + r) mod B`` no longer depends on ``
 Done for every iterator ``i_1 .. i_n`` whose banks rotate (the loops around first,
 the pipelined loop last; each ``for`` of the same function text), each bank is a
 compile-time value in each unrolled lane and each of the ``P_1 * ... * P_n`` phases
-(checked with :mod:`.ranges`, as the scheduling rule sees it).  The statement of the
+(checked with :mod:`.ranges`, as the scheduling rule sees it); only the phases
+``i`` reaches get a case (``i = 0, 32, ..`` under ``P = 128``: 4 of them).  The statement of the
 loop body that holds the references is emitted once per phase, ``switch (c) { case
 p: { S_p } break; ... }`` with ``c = (..(i_1 % P_1) * P_2 + i_2 % P_2)..) * P_n +
 i_n % P_n``; the rewrite is an identity on every element, whatever the banking, so
@@ -80,6 +83,12 @@ class PhasedLoop:
         return prod(self.periods)
 
     @property
+    def steps(self) -> int:
+        """After how many combined iterations the banks repeat: the product of
+        ``P / |s|`` (as the search counts them, :func:`arraypart.banking.space.phases`)."""
+        return prod(period // abs(lp.step) for lp, period in zip(self.loops, self.periods))
+
+    @property
     def places(self) -> frozenset[Coord]:
         """The coordinates of the phased references."""
         return frozenset(coord for (coord, _, _), _ in self.coefficients)
@@ -108,13 +117,15 @@ class PhasedLoop:
 
 
 def _residues(loop: Loop, period: int) -> frozenset[int] | None:
-    """``{v mod period}`` over the values of ``loop``'s iterator when its start and
-    bound are constants (the first ``period`` values repeat them), else None."""
-    if len(loop.init) != 1 or len(loop.bound) != 1 or not all(
-            isinstance(e, E.Const) for e in (loop.init[0], loop.bound[0])):
+    """``{v mod period}`` over the values of ``loop``'s iterator when its start is a
+    constant (the first ``period`` values repeat them; fewer when its bound is a
+    constant too), else None."""
+    if len(loop.init) != 1 or not isinstance(loop.init[0], E.Const):
         return None
-    start, bound = loop.init[0].value, loop.bound[0].value
-    trips = max(0, (bound - start) // loop.step + 1)
+    start = loop.init[0].value
+    bound = loop.bound[0] if len(loop.bound) == 1 else None
+    trips = max(0, (bound.value - start) // loop.step + 1) if isinstance(
+        bound, E.Const) else period
     return frozenset((start + k * loop.step) % period for k in range(min(trips, period)))
 
 
@@ -201,8 +212,9 @@ def phased_loops(kernel: Kernel, solution: Solution, contexts) -> list[PhasedLoo
                                  for (c, d, k), a in coefficients.items() if k in kept),
                                 key=str)))
         lanes = sum(f.lanes for mine in chosen.values() for f in mine)
-        if chosen and 1 < phased.period <= MAX_PHASES and \
-                phased.period * lanes <= MAX_LANE_PHASES and all(
+        cases = len(phased.cases)
+        if chosen and 1 < phased.period and max(phased.steps, cases) <= MAX_PHASES and \
+                cases * lanes <= MAX_LANE_PHASES and all(
                     _constant_banks(phased, mine, solved[name].banking.scheme, contexts)
                     for name, mine in chosen.items()):
             out.append(phased)
@@ -236,9 +248,9 @@ def _periods(loops: tuple[Loop, ...], mine, scheme: Scheme, contexts
                 interval = env.get(lp.var)
                 if part.type != "cyclic" or interval is None or interval[0] < 0:
                     return None
-                periods[k] = lcm(periods[k], part.factor // gcd(a, part.factor))
+                periods[k] = lcm(periods[k], part.factor // gcd(a * lp.step, part.factor))
                 coefficients[(f.access.coord, d, k)] = a
-    return periods, coefficients
+    return [p * abs(lp.step) if p > 1 else 1 for p, lp in zip(periods, loops)], coefficients
 
 
 def _constant_banks(phased: PhasedLoop, mine, scheme: Scheme, contexts) -> bool:
@@ -251,7 +263,7 @@ def _constant_banks(phased: PhasedLoop, mine, scheme: Scheme, contexts) -> bool:
         env = context.env()
         for k, (lp, period) in enumerate(zip(phased.loops, phased.periods)):
             env[quotients[k].name] = (0, env[lp.var][1] // period)
-        for case in range(phased.period):
+        for case in phased.cases:
             residues = phased.phase(case)
             mapping = {}
             for d, e in enumerate(f.access.index):
