@@ -648,8 +648,6 @@ class Param:
         """Whether ``low <= value <= high`` (an open end holds every value)."""
         return ((self.low is None or value >= self.low)
                 and (self.high is None or value <= self.high))
-        if (self.high is None) != (self.source is None):
-            raise ValueError(f"parameter {self.name}: a bound without its source")
 
 
 @dataclass(frozen=True, slots=True)
