@@ -35,7 +35,6 @@ What libclang gives and how (the lessons this probe records for the front end):
 from __future__ import annotations
 
 import argparse
-import ctypes
 import re
 import sys
 from dataclasses import dataclass, field
@@ -44,8 +43,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import corpus  # noqa: E402  (the sibling script: manifest, parse, include paths)
 
-from clang import cindex  # noqa: E402
 from clang.cindex import CursorKind, TypeKind  # noqa: E402
+
+from arraypart.frontend.clanglib import library  # noqa: E402  (libclang, its prototypes set)
 
 PRAGMA_LINE_RE = re.compile(r"^\s*#\s*pragma\s+HLS\b(.*)$", re.IGNORECASE)
 ARRAY_KINDS = (TypeKind.CONSTANTARRAY, TypeKind.INCOMPLETEARRAY, TypeKind.VARIABLEARRAY,
@@ -55,21 +55,9 @@ AP_TYPE_RE = re.compile(r"\bap_u?(int|fixed)<\s*(\d+)")
 CX_EVAL_INT = 1  # CXEvalResultKind CXEval_Int
 
 
-def _bind_evaluate():
-    lib = cindex.conf.lib
-    lib.clang_Cursor_Evaluate.argtypes = [cindex.Cursor]
-    lib.clang_Cursor_Evaluate.restype = ctypes.c_void_p
-    lib.clang_EvalResult_getKind.argtypes = [ctypes.c_void_p]
-    lib.clang_EvalResult_getKind.restype = ctypes.c_int
-    lib.clang_EvalResult_getAsLongLong.argtypes = [ctypes.c_void_p]
-    lib.clang_EvalResult_getAsLongLong.restype = ctypes.c_longlong
-    lib.clang_EvalResult_dispose.argtypes = [ctypes.c_void_p]
-    return lib
-
-
 def evaluate(cursor) -> int | None:
     """The integer value of a constant expression cursor, or None."""
-    lib = _bind_evaluate()
+    lib = library()
     result = lib.clang_Cursor_Evaluate(cursor)
     if not result:
         return None
