@@ -26,42 +26,40 @@ class _SourceRangeList(ctypes.Structure):
     _fields_ = [("count", ctypes.c_uint), ("ranges", ctypes.POINTER(ci.SourceRange))]
 
 
+_POINTER = ctypes.c_void_p
+_LOCATION_OUT = [ci.SourceLocation, _POINTER, _POINTER, _POINTER, ctypes.POINTER(ctypes.c_uint)]
+# (function, argument types, result type) of each libclang function arraypart calls
+# that the bindings do not declare
+_PROTOTYPES = (
+    ("clang_getCursorBinaryOperatorKind", [ci.Cursor], ctypes.c_int),
+    ("clang_getBinaryOperatorKindSpelling", [ctypes.c_int], ci._CXString),
+    ("clang_getCursorUnaryOperatorKind", [ci.Cursor], ctypes.c_int),
+    ("clang_Cursor_Evaluate", [ci.Cursor], _POINTER),
+    ("clang_EvalResult_getKind", [_POINTER], ctypes.c_int),
+    ("clang_EvalResult_isUnsignedInt", [_POINTER], ctypes.c_uint),
+    ("clang_EvalResult_getAsUnsigned", [_POINTER], ctypes.c_ulonglong),
+    ("clang_EvalResult_getAsLongLong", [_POINTER], ctypes.c_longlong),
+    ("clang_EvalResult_dispose", [_POINTER], None),
+    ("clang_getSkippedRanges", [ci.TranslationUnit, ci.File],
+     ctypes.POINTER(_SourceRangeList)),
+    ("clang_disposeSourceRangeList", [ctypes.POINTER(_SourceRangeList)], None),
+    ("clang_getExpansionLocation", _LOCATION_OUT, None),
+    ("clang_getFileLocation", _LOCATION_OUT, None),
+    ("clang_Location_isFromMainFile", [ci.SourceLocation], ctypes.c_int),
+    ("clang_getSpecializedCursorTemplate", [ci.Cursor], ci.Cursor),
+    ("clang_getFileContents", [ci.TranslationUnit, _POINTER, ctypes.POINTER(ctypes.c_size_t)],
+     _POINTER),
+)
+
+
 def library():
+    """libclang with :data:`_PROTOTYPES` declared (once per process)."""
     lib = ci.conf.lib
     if not getattr(lib, "_arraypart_ready", False):
-        lib.clang_getCursorBinaryOperatorKind.argtypes = [ci.Cursor]
-        lib.clang_getCursorBinaryOperatorKind.restype = ctypes.c_int
-        lib.clang_getBinaryOperatorKindSpelling.argtypes = [ctypes.c_int]
-        lib.clang_getBinaryOperatorKindSpelling.restype = ci._CXString
-        lib.clang_getCursorUnaryOperatorKind.argtypes = [ci.Cursor]
-        lib.clang_getCursorUnaryOperatorKind.restype = ctypes.c_int
-        lib.clang_Cursor_Evaluate.argtypes = [ci.Cursor]
-        lib.clang_Cursor_Evaluate.restype = ctypes.c_void_p
-        lib.clang_EvalResult_getKind.argtypes = [ctypes.c_void_p]
-        lib.clang_EvalResult_getKind.restype = ctypes.c_int
-        lib.clang_EvalResult_isUnsignedInt.argtypes = [ctypes.c_void_p]
-        lib.clang_EvalResult_isUnsignedInt.restype = ctypes.c_uint
-        lib.clang_EvalResult_getAsUnsigned.argtypes = [ctypes.c_void_p]
-        lib.clang_EvalResult_getAsUnsigned.restype = ctypes.c_ulonglong
-        lib.clang_EvalResult_getAsLongLong.argtypes = [ctypes.c_void_p]
-        lib.clang_EvalResult_getAsLongLong.restype = ctypes.c_longlong
-        lib.clang_EvalResult_dispose.argtypes = [ctypes.c_void_p]
-        lib.clang_getSkippedRanges.argtypes = [ci.TranslationUnit, ci.File]
-        lib.clang_getSkippedRanges.restype = ctypes.POINTER(_SourceRangeList)
-        lib.clang_disposeSourceRangeList.argtypes = [ctypes.POINTER(_SourceRangeList)]
-        lib.clang_getExpansionLocation.argtypes = [
-            ci.SourceLocation, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
-            ctypes.POINTER(ctypes.c_uint)]
-        lib.clang_getExpansionLocation.restype = None
-        lib.clang_getFileLocation.argtypes = lib.clang_getExpansionLocation.argtypes
-        lib.clang_getFileLocation.restype = None
-        lib.clang_Location_isFromMainFile.argtypes = [ci.SourceLocation]
-        lib.clang_Location_isFromMainFile.restype = ctypes.c_int
-        lib.clang_getSpecializedCursorTemplate.argtypes = [ci.Cursor]
-        lib.clang_getSpecializedCursorTemplate.restype = ci.Cursor
-        lib.clang_getFileContents.argtypes = [ci.TranslationUnit, ctypes.c_void_p,
-                                              ctypes.POINTER(ctypes.c_size_t)]
-        lib.clang_getFileContents.restype = ctypes.c_void_p
+        for name, argtypes, restype in _PROTOTYPES:
+            function = getattr(lib, name)
+            function.argtypes = argtypes
+            function.restype = restype
         lib._arraypart_ready = True
     return lib
 
