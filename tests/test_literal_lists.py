@@ -7,6 +7,7 @@ import dataclasses
 import random
 import subprocess
 
+import clang.cindex as ci
 import pytest
 
 from arraypart.errors import Coord
@@ -118,7 +119,7 @@ def test_a_list_this_module_does_not_read_goes_through_the_cursors(text, rank, t
     path.write_text(text + f"\nvoid k(int o[2]) {{ o[0] = {read}; }}\n")
     unit = clangtu.parse(path.read_text(), str(path), clangtu.Options())
     cursor = next(c for c in unit.tu.cursor.walk_preorder()
-                  if c.kind == N.K.INIT_LIST_EXPR)
+                  if c.kind == ci.CursorKind.INIT_LIST_EXPR)
     assert literal_lists.read(unit, cursor, rank) is None
     kernel = parse_source(path.read_text(), str(path))
     assert isinstance(next(d for d in kernel.source.globals if d.name == "t").init,

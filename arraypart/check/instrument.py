@@ -65,6 +65,8 @@ from ..codegen.testbench import ORIGINAL_PREFIX, shared_type_edits
 from ..frontend import clangtu
 from ..frontend import cnodes as N
 from ..frontend.accesses import STREAM_READS
+from ..frontend.clangtypes import mutable_reference
+from ..frontend.cursors import definition_site, written_body
 from ..sourcetext import KEEP_BYTES
 
 K = ci.CursorKind
@@ -567,8 +569,8 @@ def _inlined_method(call: ci.Cursor, read: frozenset[tuple[str, int]]) -> bool:
     definition = method.get_definition()
     return (definition is not None and definition.location.file is not None
             and (definition.location.file.name == call.translation_unit.spelling
-                 or N.definition_site(definition) in read)
-            and N.written_body(method))
+                 or definition_site(definition) in read)
+            and written_body(method))
 
 
 def _called_method(call: ci.Cursor) -> ci.Cursor | None:
@@ -810,7 +812,7 @@ def _bound_to_reference(cursor: ci.Cursor, user: ci.Cursor, parents: tuple) -> b
         return False
     chain = list(parents) + [cursor]
     below = chain[chain.index(user) + 1] if user in chain else cursor
-    return any(arg == below and N.mutable_reference(param.type)
+    return any(arg == below and mutable_reference(param.type)
                for arg, param in zip(user.get_arguments(), callee.get_arguments()))
 
 

@@ -548,7 +548,7 @@ def _scalar_value(elem_type: str) -> str:
 def _random_struct(type_name: str, ap_fields: tuple[tuple[str, str, tuple[int, ...]], ...]
                    ) -> str:
     """An expression giving a struct of ``type_name`` random bytes, then each of its
-    ``ap_`` number and ``bool`` fields (:attr:`TypeInfo.element_ap_fields`) a random
+    ``ap_`` number and ``bool`` fields (:attr:`.clangtypes.TypeInfo.element_ap_fields`) a random
     value of its type: random bytes would set bits past the width, which no
     ``ap_[u]int`` holds (an ``ap_uint<8>`` index past 255 overruns a 256-entry table),
     and a ``bool`` byte other than 0 or 1."""

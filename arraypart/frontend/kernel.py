@@ -26,6 +26,8 @@ from . import cnodes as N
 from .calls import definitions
 from .carried import carried_warnings
 from .cexpr import fold
+from .convert import Converter
+from .cursors import definition_site, member_function_name, static_method_name
 from .declarations import holds_arrays
 from .directives import Directive, anchored
 from .interfaces import MAX_DEFINE_PREFIX
@@ -195,7 +197,7 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     pragmas = list(unit.pragmas) + placed
     own_headers = _OwnHeaders(set(IDENTIFIER.findall(text)),
                               os.path.abspath(clangtu.hls_include_dir(hls_include)))
-    converter = N.Converter(unit, pragmas, own_headers.own)
+    converter = Converter(unit, pragmas, own_headers.own)
     if not unit.is_cxx:
         _check_cpp_keywords(unit, user_end)
     funcs, methods, globals_, probe_decls, header_arrays = _top_level(
@@ -300,7 +302,7 @@ def _unseen_loops(unit: clangtu.Unit, user_end: int, own_headers: "_OwnHeaders",
                    f"{where.line}, outside the kernel file")
         said = []
         if (any(c.kind in _LOOP_KINDS for c in body)
-                and N.definition_site(callee) not in analysed):
+                and definition_site(callee) not in analysed):
             said.append(f"{defined}: arraypart does not see its loops, their pipelines "
                         "and the arrays they access (define it in the kernel file to have "
                         "them analysed)")
@@ -390,7 +392,7 @@ def _apply_overrides(text: str, overrides: Mapping[str, int]) -> tuple[str, dict
     return edited, {n: v for n, v in overrides.items() if n not in seen}
 
 
-def _top_level(unit: clangtu.Unit, converter: N.Converter, user_end: int,
+def _top_level(unit: clangtu.Unit, converter: Converter, user_end: int,
                own_headers: "_OwnHeaders"):
     """The kernel file's function definitions, its classes' methods (static ones called
     as functions, ``filler::fill(d, buf)``; the others on an object, ``w.shift(v)``,
@@ -416,7 +418,7 @@ def _top_level(unit: clangtu.Unit, converter: N.Converter, user_end: int,
             stack[:0] = [(k, spaces, extern_c) for k in c.get_children()
                          if k.kind in CLASS_KINDS + (ci.CursorKind.CXX_METHOD,)]
         elif c.kind == ci.CursorKind.CXX_METHOD:
-            name = N.static_method_name(c) or N.member_function_name(c)
+            name = static_method_name(c) or member_function_name(c)
             if name is not None and c.is_definition():
                 methods.append(replace(converter.function(c, spaces, extern_c), name=name))
         elif c.kind == ci.CursorKind.FUNCTION_DECL and c.is_definition():
@@ -431,7 +433,7 @@ def _top_level(unit: clangtu.Unit, converter: N.Converter, user_end: int,
 
 def _named_header_arrays(header_arrays: tuple[ci.Cursor, ...], used: set[str],
                          instances: list[N.FuncDef],
-                         converter: N.Converter) -> tuple[N.Decl, ...]:
+                         converter: Converter) -> tuple[N.Decl, ...]:
     """The file-scope arrays of the kernel's own headers that the kernel's text or a
     function of its own headers that it calls names (``wcoe[k]`` in a header's
     ``n_stage``): every function the kernel reaches sees them, as g++ does."""

@@ -38,6 +38,7 @@ from .cases import CaseLowering
 from .calls import Binding, StreamPort
 from .cexpr import (Bound, Scope, condition_dnf, condition_superset, held_truth,
                     quasi_affine)
+from .clangtypes import points_at_elements
 from . import cnodes as N
 from . import interfaces as I
 from . import scalars as S
@@ -372,7 +373,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering,
             return None
         binding, evaluated = found
         rank = len(self._arrays[binding.array].shape) - len(binding.prefix)
-        if rank > 1 and not binding.field and N.points_at_elements(decl.ctype):
+        if rank > 1 and not binding.field and points_at_elements(decl.ctype):
             raise KernelError(decl.coord, (
                 f"pointer '{decl.name}' views {rank}-dimensional array "
                 f"'{binding.array}' as one dimension (a cast flattens it): arraypart "
