@@ -33,7 +33,8 @@ from ..limits import Deadline, TimeLimit
 from ..poly.sizes import FRESH_MARK
 from ..scheme import Banking
 from ..sourcetext import KEEP_BYTES
-from .instrument import NAMESPACE, Instrumented, instrument
+from .inserts import NAMESPACE
+from .instrument import Instrumented, instrument
 
 COMPILER = "g++"
 #: The driver is built once and run once on small suites: -O1 compiles about as fast as
