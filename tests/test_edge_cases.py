@@ -149,9 +149,9 @@ CASES = {
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_edge_case_banking_is_proved_and_checked(name, tmp_path):
+def test_edge_case_banking_is_proved_and_checked(name, compiled_once):
     text, ports, array, cost, conflict_free = CASES[name]
-    compiled = compile_text(tmp_path, name, text, ports=ports)
+    compiled = compiled_once(f"{name}.c", text, ports=ports)
     a = solved(compiled, array)
     assert a.banking.scheme.banks * a.banking.copies == cost, a.banking.scheme.describe()
     assert a.conflict_free is conflict_free
@@ -162,9 +162,9 @@ def test_edge_case_banking_is_proved_and_checked(name, tmp_path):
 
 @needs_gxx
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_edge_case_emitted_code_matches_original(name, tmp_path):
+def test_edge_case_emitted_code_matches_original(name, compiled_once, tmp_path):
     text, ports, *_ = CASES[name]
-    assert_the_testbench_passes(compile_text(tmp_path, name, text, ports=ports), tmp_path)
+    assert_the_testbench_passes(compiled_once(f"{name}.c", text, ports=ports), tmp_path)
 
 
 def test_read_modify_write_on_single_port_cannot_reach_ii_1(tmp_path):

@@ -65,16 +65,16 @@ def _loop_iis(report) -> list[int]:
     return [loop["achieved_ii"] for loop in report.to_json()["loops"]]
 
 
-def _ports_taken(tmp_path, body: str, decl: str = "int") -> tuple[int, int, int]:
+def _ports_taken(compiled_once, body: str, decl: str = "int") -> tuple[int, int, int]:
     """The pipelined loop's accesses of ``a`` in the model, the checker's II and the
     scheduling rule's II with ``a`` one single-port memory (each access a cycle)."""
-    return _ports_taken_in(tmp_path, SMALL.replace("DECL", decl), body)
+    return _ports_taken_in(compiled_once, SMALL.replace("DECL", decl), body)
 
 
-def _ports_taken_in(tmp_path, text: str, body: str = FORWARDED) -> tuple[int, int, int]:
-    """:func:`_ports_taken` of the kernel ``text`` (its DECL filled in)."""
-    path = write(tmp_path, "k.cpp", text.replace("BODY", body))
-    report = arraypart.analyze(path, ports=1)
+def _ports_taken_in(compiled_once, text: str, body: str = FORWARDED) -> tuple[int, int, int]:
+    """:func:`_ports_taken` of the kernel ``text`` (its DECL filled in), compiled once
+    in the module with one port (the trace tests share the compile)."""
+    report = compiled_once("k.cpp", text.replace("BODY", body), ports=1).report
     loop = report.model.loops[1].name
     model = max(len(g.accesses) for g in report.model.array("a").groups if g.loop == loop)
     one = check.as_written_bankings(report.kernel)
@@ -83,8 +83,8 @@ def _ports_taken_in(tmp_path, text: str, body: str = FORWARDED) -> tuple[int, in
     return model, *iis
 
 
-def test_the_accumulated_element_takes_one_write_port(tmp_path):
-    compiled = arraypart.compile_kernel(write(tmp_path, "acc.cpp", ACC))
+def test_the_accumulated_element_takes_one_write_port(compiled_once):
+    compiled = compiled_once("acc.cpp", ACC)
     assert _loop_iis(compiled.report) == [1, 1, 1]
     lc = compiled.report.model.array("lc").groups
     (group,) = [g for g in lc if g.loop == "L14"]
@@ -103,8 +103,8 @@ def test_the_accumulated_element_takes_one_write_port(tmp_path):
 
 
 @needs_gxx
-def test_the_accumulator_traces_and_computes_as_the_original(tmp_path):
-    compiled = arraypart.compile_kernel(write(tmp_path, "acc.cpp", ACC))
+def test_the_accumulator_traces_and_computes_as_the_original(compiled_once, tmp_path):
+    compiled = compiled_once("acc.cpp", ACC)
     judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
     assert [loop.traced_ii for loop in judged.replay.loops] == [1, 1, 1]
     assert_the_testbench_passes(compiled, tmp_path)
@@ -124,8 +124,8 @@ def test_the_accumulator_traces_and_computes_as_the_original(tmp_path):
     # the read between is forwarded past a[i + 1]: the first store of a[i] is dead
     ("a[i] = 1;\na[i + 1] = 2;\ny[i] = a[i];\na[i] = x[i];", (2, 2, 2)),
 ])
-def test_forwarded_reads_and_dead_stores_take_no_port(tmp_path, body, taken):
-    assert _ports_taken(tmp_path, body) == taken
+def test_forwarded_reads_and_dead_stores_take_no_port(compiled_once, body, taken):
+    assert _ports_taken(compiled_once, body) == taken
 
 
 @pytest.mark.parametrize("blocked, taken", [
@@ -147,17 +147,17 @@ def test_forwarded_reads_and_dead_stores_take_no_port(tmp_path, body, taken):
     # an operand of ?: the data decides
     ("a[i] = x[i];\nx[i] > 0 ? (a[i] = 2) : 0;\ny[i] = a[i];", (3, 3, 3)),
 ])
-def test_what_may_not_be_forwarded_is_counted(tmp_path, blocked, taken):
-    assert _ports_taken(tmp_path, FORWARDED) == (1, 1, 1)
-    assert _ports_taken(tmp_path, blocked) == taken
+def test_what_may_not_be_forwarded_is_counted(compiled_once, blocked, taken):
+    assert _ports_taken(compiled_once, FORWARDED) == (1, 1, 1)
+    assert _ports_taken(compiled_once, blocked) == taken
 
 
-def test_a_volatile_array_makes_every_access(tmp_path):
+def test_a_volatile_array_makes_every_access(compiled_once):
     """A volatile array's accesses are all made.  Its two reads of a[i] are two loads:
     a write of a lies between them (probe 36 F1; they counted as one before
     2026-12-07)."""
-    assert _ports_taken(tmp_path, FORWARDED) == (1, 1, 1)
-    assert _ports_taken(tmp_path, FORWARDED, "volatile int") == (4, 4, 4)
+    assert _ports_taken(compiled_once, FORWARDED) == (1, 1, 1)
+    assert _ports_taken(compiled_once, FORWARDED, "volatile int") == (4, 4, 4)
 
 
 # The SMALL kernel's array a, which only plain subscripts of the top name, declared so
@@ -190,21 +190,21 @@ ALIASED = {
 
 
 @pytest.mark.parametrize("case", sorted(UNALIASED))
-def test_an_array_no_other_name_reaches_is_forwarded(tmp_path, case):
+def test_an_array_no_other_name_reaches_is_forwarded(compiled_once, case):
     """A static array that only plain subscripts of the top name (an internal global
     whose address is not taken: LLVM's GlobalsAA), or a restrict argument beside
     another written argument (y), is forwarded as a local is: one write takes a port
     (it took four before issue 13's fix, as an array a pointer argument may alias)."""
-    assert _ports_taken_in(tmp_path, UNALIASED[case]) == (1, 1, 1)
+    assert _ports_taken_in(compiled_once, UNALIASED[case]) == (1, 1, 1)
 
 
 @pytest.mark.parametrize("case", sorted(ALIASED))
-def test_an_array_another_name_may_reach_makes_every_access(tmp_path, case):
+def test_an_array_another_name_may_reach_makes_every_access(compiled_once, case):
     """Where the array's address (or an element's) leaves the top, another function
     names it, it has external linkage (a caller may pass its address), or an argument
     is not restrict, a pointer argument may be it: every access is made."""
     text, taken = ALIASED[case]
-    assert _ports_taken_in(tmp_path, text) == taken
+    assert _ports_taken_in(compiled_once, text) == taken
 
 
 # A static array's references: whether they keep it unaliased (no address of it or of
@@ -247,9 +247,9 @@ def test_an_element_returned_by_value_keeps_a_static_array_unaliased(tmp_path):
 
 @needs_gxx
 @pytest.mark.parametrize("case", sorted(UNALIASED))
-def test_an_unaliased_array_traces_and_computes_as_the_original(tmp_path, case):
-    path = write(tmp_path, "k.cpp", UNALIASED[case].replace("BODY", FORWARDED))
-    compiled = arraypart.compile_kernel(path, ports=1)
+def test_an_unaliased_array_traces_and_computes_as_the_original(compiled_once, tmp_path,
+                                                                case):
+    compiled = compiled_once("k.cpp", UNALIASED[case].replace("BODY", FORWARDED), ports=1)
     assert _loop_iis(compiled.report)[1] == 1
     judged = assert_the_trace_agrees(compiled, tmp_path, ports=1)
     assert judged.replay.loops[1].traced_ii == 1
@@ -268,15 +268,15 @@ def test_an_interface_array_makes_every_access(tmp_path):
 
 
 @needs_gxx
-def test_the_trace_agrees_on_what_is_forwarded(tmp_path):
+def test_the_trace_agrees_on_what_is_forwarded(compiled_once, tmp_path):
     for n, (body, ii) in enumerate([
             (FORWARDED, 1),
             ("a[i] = x[i];\na[idx[i] & 31] = 5;\ny[i] = a[i];", None),
             ("a[i] = 0;\nif (x[i] > 0) a[i] = 1;\ny[i] = a[i];", None)]):
         folder = tmp_path / str(n)
         folder.mkdir()
-        path = write(folder, "k.cpp", SMALL.replace("DECL", "int").replace("BODY", body))
-        compiled = arraypart.compile_kernel(path, ports=1)
+        compiled = compiled_once("k.cpp", SMALL.replace("DECL", "int").replace("BODY", body),
+                                 ports=1)
         judged = assert_the_trace_agrees(compiled, folder, ports=1)
         traced = judged.replay.loops[1]
         assert traced.traced_ii == (ii or traced.claim.claimed_ii), body
@@ -559,30 +559,28 @@ void k(const int x[16], int y[16]) {
 }
 
 
-def _past_iis(tmp_path, case: str) -> tuple[int, int]:
+def _past_iis(compiled_once, case: str) -> tuple[int, int]:
     """The pipelined loop's II in ``compile`` and in the checker's scheduling rule."""
-    compiled = arraypart.compile_kernel(write(tmp_path, "k.cpp", PAST[case][0]),
-                                        ports=1, max_banks=1)
+    compiled = compiled_once("k.cpp", PAST[case][0], ports=1, max_banks=1)
     ruled = check.check_kernel(compiled.report.kernel, compiled.report.solution.bankings(),
                                ports=1, rule=True)
     return _loop_iis(compiled.report)[-1], ruled.loops[-1].achieved_ii
 
 
 @pytest.mark.parametrize("case", sorted(PAST))
-def test_a_write_a_constant_away_does_not_block_forwarding(tmp_path, case):
+def test_a_write_a_constant_away_does_not_block_forwarding(compiled_once, case):
     _, ii, _ = PAST[case]
-    assert _past_iis(tmp_path, case) == (ii, ii)
+    assert _past_iis(compiled_once, case) == (ii, ii)
 
 
 @needs_gxx
 @pytest.mark.parametrize("case", sorted(PAST))
-def test_forwarding_past_a_constant_offset_traces_and_computes(tmp_path, case):
+def test_forwarding_past_a_constant_offset_traces_and_computes(compiled_once, tmp_path, case):
     """check --trace finds the II the model claims from the run's addresses (a read
     and a write of one shape at another address never alias), and the testbench
     compares the compiled kernel with the original."""
     text, ii, _ = PAST[case]
-    compiled = arraypart.compile_kernel(write(tmp_path, "k.cpp", text), ports=1,
-                                        max_banks=1)
+    compiled = compiled_once("k.cpp", text, ports=1, max_banks=1)
     judged = assert_the_trace_agrees(compiled, tmp_path, ports=1)
     assert judged.replay.loops[-1].traced_ii == ii
     assert_the_testbench_passes(compiled, tmp_path)

@@ -466,7 +466,7 @@ void cross(const int img[32][32], int out[32][32]) {
 
 
 @pytest.mark.parametrize("budget", ["NOTE_CANDIDATES", "NOTE_PROOFS"])
-def test_the_flat_note_of_an_interface_array_has_a_candidate_budget(tmp_path,
+def test_the_flat_note_of_an_interface_array_has_a_candidate_budget(tmp_path, compiled_once,
                                                                        monkeypatch, budget):
     """The search gives an interface array a per_dim banking (cyclic 3 x cyclic 3 for a
     cross on one port) and a note that names the cheaper flat one (N = 5), found
@@ -478,16 +478,15 @@ def test_the_flat_note_of_an_interface_array_has_a_candidate_budget(tmp_path,
     path = tmp_path / "cross.c"
     path.write_text(CROSS)
 
-    def img_and_notes():
-        report = arraypart.analyze(path, ports=1)
+    def img_and_notes(report):
         img = next(a for a in banking.solve(report.model).arrays if a.array.name == "img")
         return img.banking, [w for w in img.notes if "a flat scheme would be" in w]
 
-    kept, notes = img_and_notes()
+    kept, notes = img_and_notes(compiled_once("cross.c", CROSS, ports=1).report)
     assert kept.scheme.kind == "per_dim" and kept.scheme.banks == 9
     assert len(notes) == 1 and "flat N=5" in notes[0]
     monkeypatch.setattr(banking.notes, budget, 0)
-    assert img_and_notes() == (kept, [])
+    assert img_and_notes(arraypart.analyze(path, ports=1)) == (kept, [])
 
 
 # The cross with its column loop starting at -1: C's % of a negative iterator is

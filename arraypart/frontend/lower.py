@@ -173,6 +173,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering,
         self._range_logs: dict[int, _RangeLog] = {}  # by id of the function's FuncDef
         # the scalars that only their declarations write, by id of the FuncDef
         self._holders: dict[int, frozenset[str]] = {}
+        self._integers: dict[int, frozenset[str]] = {}  # _plain_integers, by function
         self._blocks: list[dict[str, tuple]] = []  # per open block: outer bindings
         self._followed = 0  # loop iterations being followed without building IR
         self._per_lane = 0  # fully unrolled bodies being lowered once per lane
@@ -1110,10 +1111,19 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering,
         reads with neither an affine value nor a condition they hold, each with why
         (:attr:`arraypart.ir.If.reads`); '' when it reads none."""
         func = self._calls[-1]
-        scalars = {d.name for d in func.nodes if isinstance(d, N.Decl) and S.plain_integer(d)}
         names = dict.fromkeys(n.name for n in N.walk(cond) if isinstance(n, N.Id)
-                              and n.name in scalars and n.name not in self._temporaries)
-        return ", ".join(self._unmodelled(name, func) for name in names)
+                              and n.name not in self._temporaries)
+        if not names:
+            return ""
+        scalars = self._plain_integers(func)
+        return ", ".join(self._unmodelled(name, func) for name in names if name in scalars)
+
+    def _plain_integers(self, func: N.FuncDef) -> frozenset[str]:
+        """The names of the local integer and ``bool`` scalars ``func`` declares."""
+        if id(func) not in self._integers:
+            self._integers[id(func)] = frozenset(
+                d.name for d in func.nodes if isinstance(d, N.Decl) and S.plain_integer(d))
+        return self._integers[id(func)]
 
     def _unmodelled(self, name: str, func: N.FuncDef) -> str:
         """Why the local scalar ``name`` of ``func`` stands for no value or test here."""
