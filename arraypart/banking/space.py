@@ -220,7 +220,9 @@ def phases(scheme: Scheme, shape: GroupShape) -> float:
     :func:`_steps`); infinite when the scheme is not per_dim, or a lane's index in a
     bank dimension is irregular or not affine, or moves in a block or complete
     dimension (phase switches rotate cyclic banks only), or a run-time size moves a
-    cyclic bank (``S[sy + 4*i + j]``: the emission switches over iterators only)."""
+    cyclic bank (``S[sy + 4*i + j]``: the emission switches over iterators only), or
+    an iterator that may be negative does (the switch's ``i % P`` is a floor only for
+    ``i >= 0``)."""
     if scheme.kind != "per_dim":
         return float("inf")
     if shape.uniform:
@@ -238,6 +240,9 @@ def phases(scheme: Scheme, shape: GroupShape) -> float:
             if p.type == "cyclic" and any(k % p.factor for k, size in zip(row, sized)
                                           if size):
                 return float("inf")  # a run-time size's residue: no phase is its
+            if p.type == "cyclic" and any(k % p.factor and negative for k, negative
+                                          in zip(row, shape.may_be_negative)):
+                return float("inf")  # C's % of a negative iterator: no case matches
             if p.type == "cyclic":
                 periods = [lcm(period, p.factor // gcd(k, p.factor))
                            for period, k in zip(periods, row)]
