@@ -792,6 +792,23 @@ def test_a_row_parameters_partition_moves_to_the_callers_array(tmp_path):
     _build_and_run(outdir, "rowpart", tmp_path)
 
 
+@needs_gxx
+def test_a_row_parameters_reshape_moves_to_the_callers_array(tmp_path):
+    """array_reshape on the row parameter is read as dimension 2 of Ql, as the
+    partition is: the emitted kernel reshapes Ql's dimension 2 where Ql is defined
+    (the callee's pragma, which Vitis would read as the row's dimension, dropped), its
+    text reads back as the same reshape, and it computes what the original does."""
+    text = ROW_PARTITION.replace("array_partition variable=q", "array_reshape variable=q")
+    compiled = arraypart.compile_kernel(_kernel_file(tmp_path, "rowpart.cpp", text))
+    emitted = compiled.files["rowpart.cpp"]
+    assert "variable=q" not in emitted
+    assert "#pragma HLS array_reshape variable=Ql type=complete dim=2" in emitted
+    again = frontend.parse_source(emitted, "rowpart.cpp", top="rowpart")
+    assert [(r.type, r.dim) for r in again.array("Ql").reshapes] == [("complete", 2)]
+    outdir = arraypart.write_project(compiled, tmp_path / "out")
+    _build_and_run(outdir, "rowpart", tmp_path)
+
+
 @pytest.mark.parametrize("source, line, col, words", [
     ("static void f(int a[4]) {\n#pragma HLS array_partition variable=a complete\n"
      "  a[0] = 1;\n}\nvoid k(int a[2][4]) {\n  f(&a[1][1]);\n}\n", 2, 29,
