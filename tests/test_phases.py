@@ -152,6 +152,37 @@ def test_a_loop_whose_iterator_may_be_negative_is_not_phased(tmp_path, monkeypat
     assert not any(s.phased_loops for s in compiled.report.solution.arrays)
 
 
+CROSS_FROM_MINUS_ONE = """\
+void cross(const int img[32][32], int out[32][32]) {
+    for (int i = 1; i < 31; i++)
+        for (int j = -1; j < 29; j++) {
+#pragma HLS pipeline II=1
+            out[i][j + 2] = img[i][j + 2] + img[i - 1][j + 2] + img[i + 1][j + 2]
+                            + img[i][j + 1] + img[i][j + 3];
+        }
+}
+"""
+
+
+@needs_gxx
+def test_a_negative_iterator_leaves_the_switch_to_one_that_is_not(tmp_path):
+    """img, an interface array on two ports, read five times a cycle as written.  A
+    switch over j, which starts at -1, cannot be written, and the search no longer
+    prices one (it did, no switch was emitted, and img kept one memory at II 3):
+    cyclic 2 on the rows rotates with i only, whose switch is written: three reads
+    on one bank, II 2."""
+    path = tmp_path / "cross.c"
+    path.write_text(CROSS_FROM_MINUS_ONE)
+    compiled = arraypart.compile_kernel(str(path))
+    img = next(s for s in compiled.report.solution.arrays if s.array.name == "img")
+    assert img.banking.scheme.describe().startswith("per_dim cyclic 2 x none")
+    assert img.phased_loops == ("L3",)
+    assert "switch (i % 2) {" in compiled.files["cross.cpp"]
+    assert _iis(compiled) == {"L3": 2}
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+
+
 SLIDING = """\
 void sliding(const int a[72], int out[64]) {
   for (int i = 0; i < 64; i++) {
