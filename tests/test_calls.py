@@ -1994,7 +1994,8 @@ def test_an_allocation_limit_makes_the_call_sites_share_their_local_array(tmp_pa
     """allocation (UG1399) makes the calls of f in twosites share one instance: one t
     with both calls' accesses, 6 in bank 0, II 3 in the model, the checker and the
     trace (which counts a shared array's stack frames as one memory), and a note at
-    limit= of the II the limit allows: its two calls take 2 cycles."""
+    limit= of the II the limit allows: its two calls take 2 cycles.  The trace's line
+    for the loop says it cannot check the limit itself."""
     text = TWO_SITES.replace("#pragma HLS array_partition", pragma + "\n#pragma HLS "
                              "array_partition")
     path = _kernel_file(tmp_path, "twosites.cpp", text)
@@ -2010,6 +2011,11 @@ def test_an_allocation_limit_makes_the_call_sites_share_their_local_array(tmp_pa
     judged = judged_trace(compiled, tmp_path)
     assert judged.disagreements == () and [
         (loop.claim.claimed_ii, loop.traced_ii) for loop in judged.replay.loops] == [(3, 3)]
+    (line,) = [line for line in judged.format().splitlines() if line.startswith("  L9 ")]
+    assert line.endswith("traced II 3: agrees (not checked: the allocation limit on 'f' "
+                         "limit=1, under which the model's II is at least 2; the trace "
+                         "replays the memories' ports, and a call waiting for an instance "
+                         "takes none)"), line
     column = pragma.index("limit=") + 1
     assert [w for w in report.warnings if "allocation limits" in w] == [
         f"{path}:7:{column}: warning: loop L9: one iteration makes 2 calls of 'f', which "
