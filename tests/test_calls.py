@@ -2013,7 +2013,7 @@ def test_an_allocation_limit_makes_the_call_sites_share_their_local_array(tmp_pa
         (loop.claim.claimed_ii, loop.traced_ii) for loop in judged.replay.loops] == [(3, 3)]
     (line,) = [line for line in judged.format().splitlines() if line.startswith("  L9 ")]
     assert line.endswith("traced II 3: agrees (not checked: the allocation limit on 'f' "
-                         "limit=1, under which the model's II is at least 2; the trace "
+                         "limit=1, which alone holds the loop to II 2 or more; the trace "
                          "replays the memories' ports, and a call waiting for an instance "
                          "takes none)"), line
     column = pragma.index("limit=") + 1

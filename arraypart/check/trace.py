@@ -454,7 +454,7 @@ def _allocation_note(claim: Claim) -> str:
         return ""
     limits = ", ".join(f"'{function}' limit={limit}" for function, limit in claim.allocations)
     return (f" (not checked: the allocation limit{'s' if len(claim.allocations) > 1 else ''}"
-            f" on {limits}, under which the model's II is at least {claim.instance_ii}; "
+            f" on {limits}, which alone holds the loop to II {claim.instance_ii} or more; "
             "the trace replays the memories' ports, and a call waiting for an instance "
             "takes none)")
 
