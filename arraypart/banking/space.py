@@ -139,7 +139,8 @@ def phased_loops(scheme: Scheme, shapes: list[GroupShape],
                  pragma_only: bool) -> tuple[str, ...]:
     """The loops of the groups whose lanes rotate over ``scheme``'s banks where the
     emitted code keeps the references as written, and that a phase switch makes
-    constant (:func:`phased`): their II holds only if the emission writes it."""
+    constant (:func:`phased`): their II holds only if the emission writes it, which
+    it does in these loops only (:attr:`.solution.ArraySolution.phased_loops`)."""
     if not pragma_only:
         return ()
     return tuple(sorted({s.group.loop for s in _rotating(scheme, shapes, pragma_only)
