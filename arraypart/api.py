@@ -466,9 +466,11 @@ def judge_trace(report: Report, recorded: trace.Trace, *, as_written: bool = Fal
         bankings = check.as_written_bankings(kernel, complete_threshold=complete_threshold)
         checked = check.check_kernel(kernel, bankings, ports=ports, rule=True,
                                      deadline=deadline)
-        bundle_ii = {loop.coord: loop.bundle_ii for loop in report.model.loops}
-        claims = [trace.Claim(loop.name, loop.coord, loop.target_ii, loop.memory_ii,
-                              bundle_ii=bundle_ii.get(loop.coord, 1))
+        model = {loop.coord: loop for loop in report.model.loops}
+        claims = [replace(_limits(model[loop.coord]), name=loop.name,
+                          target_ii=loop.target_ii, claimed_ii=loop.memory_ii)
+                  if loop.coord in model else
+                  trace.Claim(loop.name, loop.coord, loop.target_ii, loop.memory_ii)
                   for loop in checked.loops]
     else:
         bankings, storage = (report.solution.emitted_bankings(),
@@ -489,8 +491,18 @@ def _ideal_claim(report: Report, position: int, loop) -> trace.Claim:
     planned = report.planned_ii(loop.name, loop.target_ii)
     emitted = report.memory_ii(position, loop.name, loop.target_ii)
     banked = min(planned, emitted) if report.scheduled is not None else planned
-    return trace.Claim(loop.name, loop.coord, loop.target_ii, max(banked, loop.bundle_ii),
-                       emitted, loop.bundle_ii)
+    return replace(_limits(loop), claimed_ii=max(banked, loop.bundle_ii), emitted_ii=emitted)
+
+
+def _limits(loop) -> trace.Claim:
+    """A claim of the model's ``loop`` (a :class:`poly.LoopInfo`) with what bounds its
+    II besides the memories: its m_axi bundles and its calls' ``allocation`` limits;
+    ``claimed_ii`` its target, for the caller to set."""
+    return trace.Claim(loop.name, loop.coord, loop.target_ii, loop.target_ii,
+                       bundle_ii=loop.bundle_ii,
+                       allocations=tuple((shared.function, shared.instances)
+                                         for shared, _ in loop.instances),
+                       instance_ii=loop.instance_ii)
 
 
 def _synthesized(report: Report) -> dict[str, rtl.Resources]:

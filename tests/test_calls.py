@@ -792,6 +792,23 @@ def test_a_row_parameters_partition_moves_to_the_callers_array(tmp_path):
     _build_and_run(outdir, "rowpart", tmp_path)
 
 
+@needs_gxx
+def test_a_row_parameters_reshape_moves_to_the_callers_array(tmp_path):
+    """array_reshape on the row parameter is read as dimension 2 of Ql, as the
+    partition is: the emitted kernel reshapes Ql's dimension 2 where Ql is defined
+    (the callee's pragma, which Vitis would read as the row's dimension, dropped), its
+    text reads back as the same reshape, and it computes what the original does."""
+    text = ROW_PARTITION.replace("array_partition variable=q", "array_reshape variable=q")
+    compiled = arraypart.compile_kernel(_kernel_file(tmp_path, "rowpart.cpp", text))
+    emitted = compiled.files["rowpart.cpp"]
+    assert "variable=q" not in emitted
+    assert "#pragma HLS array_reshape variable=Ql type=complete dim=2" in emitted
+    again = frontend.parse_source(emitted, "rowpart.cpp", top="rowpart")
+    assert [(r.type, r.dim) for r in again.array("Ql").reshapes] == [("complete", 2)]
+    outdir = arraypart.write_project(compiled, tmp_path / "out")
+    _build_and_run(outdir, "rowpart", tmp_path)
+
+
 @pytest.mark.parametrize("source, line, col, words", [
     ("static void f(int a[4]) {\n#pragma HLS array_partition variable=a complete\n"
      "  a[0] = 1;\n}\nvoid k(int a[2][4]) {\n  f(&a[1][1]);\n}\n", 2, 29,
@@ -1977,7 +1994,8 @@ def test_an_allocation_limit_makes_the_call_sites_share_their_local_array(tmp_pa
     """allocation (UG1399) makes the calls of f in twosites share one instance: one t
     with both calls' accesses, 6 in bank 0, II 3 in the model, the checker and the
     trace (which counts a shared array's stack frames as one memory), and a note at
-    limit= of the II the limit allows: its two calls take 2 cycles."""
+    limit= of the II the limit allows: its two calls take 2 cycles.  The trace's line
+    for the loop says it cannot check the limit itself."""
     text = TWO_SITES.replace("#pragma HLS array_partition", pragma + "\n#pragma HLS "
                              "array_partition")
     path = _kernel_file(tmp_path, "twosites.cpp", text)
@@ -1993,6 +2011,11 @@ def test_an_allocation_limit_makes_the_call_sites_share_their_local_array(tmp_pa
     judged = judged_trace(compiled, tmp_path)
     assert judged.disagreements == () and [
         (loop.claim.claimed_ii, loop.traced_ii) for loop in judged.replay.loops] == [(3, 3)]
+    (line,) = [line for line in judged.format().splitlines() if line.startswith("  L9 ")]
+    assert line.endswith("traced II 3: agrees (not checked: the allocation limit on 'f' "
+                         "limit=1, which alone holds the loop to II 2 or more; the trace "
+                         "replays the memories' ports, and a call waiting for an instance "
+                         "takes none)"), line
     column = pragma.index("limit=") + 1
     assert [w for w in report.warnings if "allocation limits" in w] == [
         f"{path}:7:{column}: warning: loop L9: one iteration makes 2 calls of 'f', which "

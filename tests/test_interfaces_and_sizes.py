@@ -1041,6 +1041,31 @@ def test_an_access_that_leaves_its_array_at_the_sizes_least_values_is_the_error_
     assert (params["sx"]["range"], params["sy"]["range"]) == ([1, 56], [1, 63])
 
 
+@pytest.mark.parametrize("loop", [
+    "for (int j = n; j < 8; j++)",  # said "replay it from 0 up to 0": n = 0 only
+    "for (int j = 0; j < n; j++) for (int i = 0; i < 8; i++)",  # "up to 1"
+])
+def test_a_size_only_a_streams_guards_read_is_replayed_as_no_on_chip_access_needs(
+        tmp_path, loop):
+    """A stream-only kernel: the guard ``j == 3`` (``i == j``) reads the size through
+    the iterator, so its accesses were said to settle "above -1" and it was replayed
+    from its least value up to 0 (1): no on-chip access depends on it, which the
+    warning now says, and it is replayed up to 16 as such a size is."""
+    guard = "i == j" if "i <" in loop else "j == 3"
+    text = ("#include <hls_stream.h>\n"
+            "void only(hls::stream<int> &in, hls::stream<int> &out, int n) {\n"
+            f"  {loop} {{\n#pragma HLS pipeline II=1\n"
+            f"    if ({guard}) out.write(in.read());\n  }}\n}}\n")
+    report = arraypart.analyze(write(tmp_path, "only.cpp", text))
+    (said,) = [w for w in report.warnings if "'n'" in w]
+    assert said.endswith("run-time size 'n': nothing bounds it, but no on-chip access "
+                         "depends on it, so the banking holds for every value from 0 up; "
+                         "the checker and the testbench replay it up to 16 (add "
+                         "LOOP_TRIPCOUNT max= to bound it)"), said
+    (n,) = report.kernel.params
+    assert (n.low, n.high) == (0, 16)
+
+
 def test_a_size_no_on_chip_access_depends_on_may_stay_unbounded(tmp_path):
     text = """void reps(const int a[64], int out[16], int *far, int reps, int n) {
   int buf[16];

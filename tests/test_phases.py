@@ -135,8 +135,11 @@ def test_a_statement_whose_other_references_are_rewritten_keeps_its_text(tmp_pat
     assert _iis(compiled)["L7"] > 1
 
 
-def test_a_loop_whose_iterator_may_be_negative_is_not_phased(tmp_path):
-    """C's ``%`` of a negative iterator is negative: no case would match."""
+def test_a_loop_whose_iterator_may_be_negative_is_not_phased(tmp_path, monkeypatch):
+    """C's ``%`` of a negative iterator is negative: no case would match.  The search
+    prices no switch there either, so no second search is needed to undo one."""
+    retried = []
+    monkeypatch.setattr(arraypart.api, "_retry", lambda *a, **k: retried.append(a[3]))
     text = UNPACK.replace("for (int i = 0; i < N / 4; i++) {\n#pragma HLS pipeline II=1\n"
                           "        unsigned long long w = words[i];",
                           "for (int i = -1; i < N / 4 - 1; i++) {\n"
@@ -145,6 +148,39 @@ def test_a_loop_whose_iterator_may_be_negative_is_not_phased(tmp_path):
     text = text.replace("buf[4 * i + j] +=", "buf[4 * i + 4 + j] +=")
     compiled = _compile(tmp_path, text)
     assert "switch" not in compiled.files["unpack_sum.cpp"]
+    assert retried == []
+    assert not any(s.phased_loops for s in compiled.report.solution.arrays)
+
+
+CROSS_FROM_MINUS_ONE = """\
+void cross(const int img[32][32], int out[32][32]) {
+    for (int i = 1; i < 31; i++)
+        for (int j = -1; j < 29; j++) {
+#pragma HLS pipeline II=1
+            out[i][j + 2] = img[i][j + 2] + img[i - 1][j + 2] + img[i + 1][j + 2]
+                            + img[i][j + 1] + img[i][j + 3];
+        }
+}
+"""
+
+
+@needs_gxx
+def test_a_negative_iterator_leaves_the_switch_to_one_that_is_not(tmp_path):
+    """img, an interface array on two ports, read five times a cycle as written.  A
+    switch over j, which starts at -1, cannot be written, and the search no longer
+    prices one (it did, no switch was emitted, and img kept one memory at II 3):
+    cyclic 2 on the rows rotates with i only, whose switch is written: three reads
+    on one bank, II 2."""
+    path = tmp_path / "cross.c"
+    path.write_text(CROSS_FROM_MINUS_ONE)
+    compiled = arraypart.compile_kernel(str(path))
+    img = next(s for s in compiled.report.solution.arrays if s.array.name == "img")
+    assert img.banking.scheme.describe().startswith("per_dim cyclic 2 x none")
+    assert img.phased_loops == ("L3",)
+    assert "switch (i % 2) {" in compiled.files["cross.cpp"]
+    assert _iis(compiled) == {"L3": 2}
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
 
 
 SLIDING = """\
@@ -632,11 +668,46 @@ def test_a_stepped_iterator_is_phased_by_the_iterations_it_takes(tmp_path, text)
     assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
 
 
+STARTED_BY_AN_ITERATOR = """\
+static void fill(int va[512]) {
+  for (int r = 0; r < 4; r++)
+  for (int i = 32 * r; i < 256; i += 32) {
+#pragma HLS pipeline II=1
+    for (int ii = 0; ii < 32; ii++) {
+#pragma HLS unroll
+      va[i + ii] += (i + ii) * 3 + r; } } }
+void rot2(int out[256]) { int va[512];
+#pragma HLS array_partition variable=va type=cyclic factor=128 dim=1
+  for (int i = 0; i < 512; i++) va[i] = 0;
+  fill(va); for (int i = 0; i < 256; i++) {
+#pragma HLS pipeline II=1
+      out[i] = va[i]; } }
+"""
+
+
+@needs_gxx
+def test_a_loop_started_by_an_outer_iterator_gets_the_switch_the_search_priced(tmp_path):
+    """Issue #13: ``i`` starts at ``32*r``, steps by 32, under cyclic 128: the search
+    priced a switch of 4 phases, but the emission took every residue of ``i % 128``
+    as reached (its start is no constant), 128 cases past its limit, and wrote none:
+    II 32.  ``i`` is 0 modulo 32 whatever ``r``: the 4 cases 0, 32, 64, 96."""
+    path = tmp_path / "rot2.cpp"
+    path.write_text(STARTED_BY_AN_ITERATOR)
+    compiled = arraypart.compile_kernel(str(path))
+    emitted = compiled.files["rot2.cpp"]
+    assert "switch (i % 128) {" in emitted
+    assert [c for c in range(128) if f"case {c}: {{" in emitted] == [0, 32, 64, 96]
+    assert set(_iis(compiled).values()) == {1}
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout + run.stderr
+
+
 @pytest.mark.parametrize("name, text, phased", [
     ("unpack_sum", UNPACK, {"unpack/UNPACK"}),
+    ("rot2", STARTED_BY_AN_ITERATOR, {"fill/L3"}),
     ("rot2", STEPPED_FILL, {"fill/L2"}),
     ("rot2", STEPPED_FILL_2D, {"fill/L3"}),
-], ids=["unpack", "stepped", "stepped_2d"])
+], ids=["unpack", "started", "stepped", "stepped_2d"])
 def test_the_searchs_phase_switches_are_the_ones_emitted(tmp_path, name, text, phased):
     """The loops whose rotating lanes the search priced with a phase switch (among
     them ``phased``; INIT's one lane needs none) reach that II in the emitted code:

@@ -2639,7 +2639,9 @@ def test_a_loop_that_runs_only_outside_the_ranges_found_is_a_located_error(tmp_p
 
 def test_a_pipelined_loop_no_size_in_its_range_runs_is_a_dead_code_warning(tmp_path):
     """A loop no value of the sizes in their ranges runs (s > 1000, then s < 900) gets
-    no probe, and one located warning says it is dead code there."""
+    no probe, and one located warning says it is dead code there.  No on-chip access
+    changes with s (buf[s & 15] is in the dead loop), so s is replayed up to 16 (it
+    was 0..0)."""
     path = write(tmp_path, "dead.c", (
         "void dead(int s, const int in[16], int out[16]) {\n  int buf[16];\n"
         "  for (int i = 0; i < 16; i++) buf[i] = in[i];\n"
@@ -2649,6 +2651,6 @@ def test_a_pipelined_loop_no_size_in_its_range_runs_is_a_dead_code_warning(tmp_p
     assert [p.probes for p in kernel.params] == [()]
     dead = [w for w in kernel.warnings if "dead code" in w]
     assert dead == [f"{path}:4:32: warning: loop L4 runs at no value of the run-time "
-                    "sizes in their ranges (s in 0..0): it is dead code there, and "
+                    "sizes in their ranges (s in 0..16): it is dead code there, and "
                     "neither the testbench nor the checker runs it (its II is the isl "
                     "proof's)"]

@@ -53,6 +53,16 @@ class GroupShape:
         return tuple(a for a in self.lanes if a.instances)
 
     @cached_property
+    def may_be_negative(self) -> tuple[bool, ...]:
+        """Per time variable, whether it takes a negative value over the domain (C's
+        ``%`` of it is then no floor: no phase switch is written over it)."""
+        domain = self.group.domain
+        if domain.is_empty():
+            return (False,) * len(self.group.time_vars)
+        return tuple(G.smallest(domain, v) is None or G.smallest(domain, v) < 0
+                     for v in self.group.time_vars)
+
+    @cached_property
     def linear_ranges(self) -> tuple[tuple[int, int] | None, ...]:
         """Per dimension, the least and greatest value of ``L·P`` over the domain
         (None: unbounded, or the group is empty or not uniform)."""

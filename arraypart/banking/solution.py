@@ -23,7 +23,9 @@ class ArraySolution:
     banking is the user's own array_partition pragmas, kept as written.
     ``time_limited``: the time limit ended the search (the banking is the best proven
     by then).  ``phased_loops``: the loops where a pragma-only array's banks rotate
-    and the II assumes the emission's phase switches (:func:`.space.phased_loops`).
+    and the II assumes the emission's phase switches (:func:`.space.phased_loops`):
+    the one decision, which the emission follows (it writes switches in these loops
+    only, :func:`arraypart.codegen.phases.phased_loops`).
     """
 
     array: Array

@@ -139,7 +139,8 @@ def phased_loops(scheme: Scheme, shapes: list[GroupShape],
                  pragma_only: bool) -> tuple[str, ...]:
     """The loops of the groups whose lanes rotate over ``scheme``'s banks where the
     emitted code keeps the references as written, and that a phase switch makes
-    constant (:func:`phased`): their II holds only if the emission writes it."""
+    constant (:func:`phased`): their II holds only if the emission writes it, which
+    it does in these loops only (:attr:`.solution.ArraySolution.phased_loops`)."""
     if not pragma_only:
         return ()
     return tuple(sorted({s.group.loop for s in _rotating(scheme, shapes, pragma_only)
@@ -220,7 +221,9 @@ def phases(scheme: Scheme, shape: GroupShape) -> float:
     :func:`_steps`); infinite when the scheme is not per_dim, or a lane's index in a
     bank dimension is irregular or not affine, or moves in a block or complete
     dimension (phase switches rotate cyclic banks only), or a run-time size moves a
-    cyclic bank (``S[sy + 4*i + j]``: the emission switches over iterators only)."""
+    cyclic bank (``S[sy + 4*i + j]``: the emission switches over iterators only), or
+    an iterator that may be negative does (the switch's ``i % P`` is a floor only for
+    ``i >= 0``)."""
     if scheme.kind != "per_dim":
         return float("inf")
     if shape.uniform:
@@ -238,6 +241,9 @@ def phases(scheme: Scheme, shape: GroupShape) -> float:
             if p.type == "cyclic" and any(k % p.factor for k, size in zip(row, sized)
                                           if size):
                 return float("inf")  # a run-time size's residue: no phase is its
+            if p.type == "cyclic" and any(k % p.factor and negative for k, negative
+                                          in zip(row, shape.may_be_negative)):
+                return float("inf")  # C's % of a negative iterator: no case matches
             if p.type == "cyclic":
                 periods = [lcm(period, p.factor // gcd(k, p.factor))
                            for period, k in zip(periods, row)]

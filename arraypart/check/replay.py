@@ -81,7 +81,11 @@ class Claim:
     the claim is the banking proof's in the ideal port model (references the emission
     keeps as written may raise it, and so may an m_axi bundle that several arrays
     share; None when the claim is the rule's own); ``bundle_ii``: the II the loop's
-    m_axi bundles allow (:class:`..poly.model.LoopInfo`), at most ``claimed_ii``."""
+    m_axi bundles allow (:class:`..poly.model.LoopInfo`), at most ``claimed_ii``;
+    ``allocations``: (function, limit) of each ``allocation`` pragma that limits the
+    instances of a function the loop calls, and ``instance_ii`` the II those limits
+    allow (``LoopInfo.instance_ii``): calls that wait for an instance take no port, so
+    the replay, which counts ports, cannot check them."""
 
     name: str
     coord: Coord
@@ -89,6 +93,8 @@ class Claim:
     claimed_ii: int
     emitted_ii: int | None = None
     bundle_ii: int = 1
+    allocations: tuple[tuple[str, int], ...] = ()
+    instance_ii: int = 1
 
 
 @dataclass(frozen=True, slots=True)

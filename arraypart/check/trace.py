@@ -103,7 +103,8 @@ class TraceCheck:
             verdict = "agrees" if loop.agrees else "DISAGREES"
             lines.append(f"  {loop.claim.name} ({where}): {loop.steps} steps, model "
                          f"II {loop.claim.claimed_ii}, traced II {loop.traced_ii}: {verdict}"
-                         + _emitted_note(loop.claim) + _below_note(loop, self._untraced()))
+                         + _emitted_note(loop.claim) + _below_note(loop, self._untraced())
+                         + _allocation_note(loop.claim))
         differing = set(self.trace.instrumented.synthesis_only)
         lines += [f"  {c.name} ({c.coord}): not traced (" + (
                   "code only synthesis reads stands in it, in a declaration it names or "
@@ -444,6 +445,18 @@ def _emitted_note(claim: Claim) -> str:
     return (f" (the banking's proof; the emitted code keeps references whose banks "
             f"rotate, and reaches II {claim.emitted_ii} under the scheduling rule: "
             "arraypart check)")
+
+
+def _allocation_note(claim: Claim) -> str:
+    """That the trace checks no ``allocation`` limit of the loop's calls: it replays
+    the memories' ports, and a call waiting for an instance takes none."""
+    if not claim.allocations:
+        return ""
+    limits = ", ".join(f"'{function}' limit={limit}" for function, limit in claim.allocations)
+    return (f" (not checked: the allocation limit{'s' if len(claim.allocations) > 1 else ''}"
+            f" on {limits}, which alone holds the loop to II {claim.instance_ii} or more; "
+            "the trace replays the memories' ports, and a call waiting for an instance "
+            "takes none)")
 
 
 def _claim(claims: Sequence[Claim]) -> Claim:

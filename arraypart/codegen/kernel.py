@@ -40,9 +40,10 @@ from .layout import Explicit, ExplicitRewriter
 from .textedit import MAX_LINE, Edit, apply, statement_end
 
 # The pragmas of a sub-function's array parameter that the front end applied to the
-# arrays its calls pass: ours, at each such array's definition, replace them (a user's
-# array_reshape stays as written, there as anywhere).
-MOVED_PARAMETER_PRAGMAS = ("array_partition", "bind_storage")
+# arrays its calls pass: ours, at each such array's definition, replace them (an
+# array_reshape there is written again at the definition, in the caller's dimensions:
+# :func:`_moved_reshapes`).
+MOVED_PARAMETER_PRAGMAS = ("array_partition", "array_reshape", "bind_storage")
 
 # A pragma's directive, past the condition of a conditional one (replaced whether
 # it holds or not: one that does not is off in Vitis too).
@@ -88,13 +89,19 @@ def banked_source(kernel: Kernel, solution: Solution) -> str:
     pragmas = list(_array_pragmas(data, source, decls, kernel.by_name))
     verbatim = _verbatim(kernel, solution, pragmas)
     edits += _edit_pragmas(data, pragmas, solution, explicit, verbatim)
+    moved = frozenset(p.node.coord for p in pragmas
+                      if p.parameter and p.kind == "array_reshape")
     interface_lines = []
     for s in solution.arrays:
-        if s.array.kept_banking is not None:
-            continue  # its text's pragmas stay, ours would contradict or miss them
         ex = explicit.get(s.array.name)
-        lines = _lines(s, ex, _written(s.array, decls.get(s.array.name)),
-                       s.array.name in verbatim)
+        written = _written(s.array, decls.get(s.array.name))
+        # a kept banking's text pragmas stay, ours would contradict or miss them; a
+        # parameter's reshape, dropped there, still moves to the array
+        lines = _lines(s, ex, written, s.array.name in verbatim, moved) if \
+            s.array.kept_banking is None else [
+                f"#pragma {p}" for p in _moved_reshapes(s, written, moved)]
+        if not lines:
+            continue
         if s.array.interface or (ex is None and s.array.name not in decls):
             interface_lines += lines  # interface and file-scope arrays: top of the body
         elif s.array.name not in decls:
@@ -588,14 +595,27 @@ def _drop(data: bytes, node: N.Pragma) -> Edit:
 
 
 def _lines(s: ArraySolution, ex: Explicit | None, written: str | None,
-           verbatim: bool) -> list[str]:
+           verbatim: bool, moved: frozenset = frozenset()) -> list[str]:
     """The scheme comment (wrapped) and our pragma lines for one array, named
     ``written`` (as its declaration spells it) or by its IR name; none of ours for its
-    partitions when the user's stay ``verbatim``."""
+    partitions when the user's stay ``verbatim``; the array_reshapes of a sub-function's
+    parameter (at the coordinates ``moved``) written again for the array."""
     comment = textwrap.wrap(_comment(s, ex, written), COMMENT_WIDTH, subsequent_indent="  ",
                             break_on_hyphens=False)
-    return [_COMMENT + c for c in comment] + [f"#pragma {p}"
-                                              for p in _pragmas(s, ex, written, verbatim)]
+    ours = _moved_reshapes(s, written, moved) + _pragmas(s, ex, written, verbatim)
+    return [_COMMENT + c for c in comment] + [f"#pragma {p}" for p in ours]
+
+
+def _moved_reshapes(s: ArraySolution, written: str | None, moved: frozenset) -> list[str]:
+    """An ``array_reshape`` pragma string for each reshape of ``s``'s array that the
+    front end read from a sub-function's parameter (its coordinate in ``moved``), in
+    the array's own dimensions (a row parameter's dim=d is the caller's d + rows:
+    :meth:`.memories.MemoryLowering._apply_parameter_partition`); the parameter's own
+    pragma is dropped, as Vitis would otherwise reshape the row's dimension d."""
+    array = written or s.array.name
+    return [f"HLS array_reshape variable={array} type={r.type}"
+            + (f" factor={r.factor}" if r.factor else "") + f" dim={r.dim}"
+            for r in s.array.reshapes if r.coord in moved]
 
 
 def _after_open_brace(data: bytes, brace: int, lines: list[str]) -> Edit:

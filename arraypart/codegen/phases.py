@@ -76,17 +76,12 @@ class PhasedLoop:
     loops: tuple[Loop, ...]
     periods: tuple[int, ...]
     coefficients: tuple  # ((ref coord, dim, k), a): loops[k]'s iterator's coefficient
+    reached: tuple[frozenset[int], ...]  # per loop, the residues its iterator takes
 
     @property
     def period(self) -> int:
         """The number of phases (cases)."""
         return prod(self.periods)
-
-    @property
-    def steps(self) -> int:
-        """After how many combined iterations the banks repeat: the product of
-        ``P / |s|`` (as the search counts them, :func:`arraypart.banking.space.phases`)."""
-        return prod(period // abs(lp.step) for lp, period in zip(self.loops, self.periods))
 
     @property
     def places(self) -> frozenset[Coord]:
@@ -101,11 +96,10 @@ class PhasedLoop:
     @property
     def cases(self) -> tuple[int, ...]:
         """The cases some iteration reaches: each iterator's residues modulo its period
-        over its loop's values, where the loop's bounds are constants (a loop from 0 to
-        2 under period 16 reaches 3 phases); every case otherwise."""
-        reached = [_residues(loop, period) for loop, period in zip(self.loops, self.periods)]
+        (``reached``, :func:`_residues`; a loop from 0 to 2 under period 16 reaches 3
+        phases, ``i = 32*r; ..; i += 32`` under period 128 reaches 4)."""
         return tuple(case for case in range(self.period)
-                     if all(r is None or p in r for r, p in zip(reached, self.phase(case))))
+                     if all(p in r for r, p in zip(self.reached, self.phase(case))))
 
     def phase(self, case: int) -> tuple[int, ...]:
         """Each iterator's residue in ``case`` (mixed radix, the last loop fastest)."""
@@ -116,17 +110,30 @@ class PhasedLoop:
         return tuple(reversed(out))
 
 
-def _residues(loop: Loop, period: int) -> frozenset[int] | None:
-    """``{v mod period}`` over the values of ``loop``'s iterator when its start is a
-    constant (the first ``period`` values repeat them; fewer when its bound is a
-    constant too), else None."""
-    if len(loop.init) != 1 or not isinstance(loop.init[0], E.Const):
-        return None
-    start = loop.init[0].value
+def _residues(loop: Loop, period: int, strides) -> frozenset[int]:
+    """``{v mod period}`` over the values ``o + s*k`` of ``loop``'s iterator ``v``
+    (``o`` its start, ``s`` its step).  ``o = c + sum_w c_w*w`` affine: an iterator
+    ``w`` of ``strides`` is ``o_w + s_w*t`` with ``o_w`` a constant, any other ``w``
+    any integer, so ``v = base (mod g)`` with ``base = c + sum c_w*o_w`` and ``g =
+    gcd(period, s, c_w*s_w or c_w)``: the residues ``base + g*m``.  When ``o`` is a
+    constant and so is the bound, only those of the first trips (at most ``period``).
+    Every residue when the start is not affine or is one of several."""
+    if len(loop.init) != 1 or E.affine_form(loop.init[0]) is None:
+        return frozenset(range(period))
+    coefficients, base = E.affine_form(loop.init[0])
+    modulus = gcd(period, loop.step)
+    for w, c in coefficients.items():
+        origin, step = strides.get(w, (None, 1))
+        if isinstance(origin, E.Const):
+            base += c * origin.value
+        else:
+            step = 1
+        modulus = gcd(modulus, c * step)
     bound = loop.bound[0] if len(loop.bound) == 1 else None
-    trips = max(0, (bound.value - start) // loop.step + 1) if isinstance(
-        bound, E.Const) else period
-    return frozenset((start + k * loop.step) % period for k in range(min(trips, period)))
+    if coefficients or not isinstance(bound, E.Const):
+        return frozenset((base + modulus * m) % period for m in range(period // modulus))
+    trips = max(0, (bound.value - base) // loop.step + 1)
+    return frozenset((base + k * loop.step) % period for k in range(min(trips, period)))
 
 
 def phase_edits(kernel: Kernel, solution: Solution, contexts, taken: set[str],
@@ -153,7 +160,8 @@ def phase_edits(kernel: Kernel, solution: Solution, contexts, taken: set[str],
             if not _qualifies(statement, phased, called, data) or _edited(
                     statement, others, data):
                 continue
-            key = (phased.arrays, phased.periods, phased.coefficients, iterators)
+            key = (phased.arrays, phased.periods, phased.coefficients, phased.cases,
+                   iterators)
             earlier = chosen.setdefault(id(statement), (statement, phased, iterators, key))
             if earlier[3] != key:
                 disputed.add(id(statement))  # two calls of the text phase it apart
@@ -183,20 +191,24 @@ def _iterator_names(phased: PhasedLoop, for_nodes) -> tuple[str, ...] | None:
 
 
 def phased_loops(kernel: Kernel, solution: Solution, contexts) -> list[PhasedLoop]:
-    """Every pipelined loop with pragma-only arrays whose banks rotate with its
-    iterator or those of the loops around it, and stop rotating once split by phase."""
+    """Every pipelined loop where the search priced a phase switch for a pragma-only
+    array (:attr:`.ArraySolution.phased_loops`, its one decision:
+    :func:`arraypart.banking.space.phased`) whose lanes there need one
+    (:func:`.bankcentric.needs_routing`), with how to write it.  A loop whose switch
+    cannot be written soundly (an iterator that may be negative, a bank that stays
+    variable in some case) or would hold more than :data:`MAX_PHASES` cases gets none:
+    the scheduling rule then finds the loop missing its II, and the search runs again
+    without that switch (:func:`arraypart.api._retry`)."""
     solved = {s.array.name: s for s in solution.arrays}
     out = []
     for loop, around in pipelined_loops_around(boxed(kernel.body), ()):
-        if loop.unroll is not None:
-            continue
         found = list(found_accesses(loop.body, (), (), iter(range(1 << 62))))
         candidates = around + (loop,)
         chosen, periods, coefficients = {}, [1] * len(candidates), {}
         for name in dict.fromkeys(f.access.array for f in found):
             sol = solved.get(name)
-            if sol is None or not _phasable_array(sol) or not needs_routing(
-                    loop, found, name, solved, contexts):
+            if sol is None or loop.name not in sol.phased_loops or not _phasable_array(
+                    sol) or not needs_routing(loop, found, name, solved, contexts):
                 continue
             mine = [f for f in found if f.access.array == name]
             phase = _periods(candidates, mine, sol.banking.scheme, contexts)
@@ -206,19 +218,32 @@ def phased_loops(kernel: Kernel, solution: Solution, contexts) -> list[PhasedLoo
             periods = [lcm(a, b) for a, b in zip(periods, phase[0])]
             coefficients.update(phase[1])
         kept = [k for k, period in enumerate(periods) if period > 1]
+        strides = _common_strides([f for mine in chosen.values() for f in mine], contexts)
         phased = PhasedLoop(loop, tuple(chosen), tuple(candidates[k] for k in kept),
                             tuple(periods[k] for k in kept), tuple(sorted(
                                 (((c, d, kept.index(k)), a)
                                  for (c, d, k), a in coefficients.items() if k in kept),
-                                key=str)))
+                                key=str)), tuple(_residues(candidates[k], periods[k], strides)
+                                                 for k in kept))
         lanes = sum(f.lanes for mine in chosen.values() for f in mine)
         cases = len(phased.cases)
-        if chosen and 1 < phased.period and max(phased.steps, cases) <= MAX_PHASES and \
+        if chosen and 1 < phased.period and cases <= MAX_PHASES and \
                 cases * lanes <= MAX_LANE_PHASES and all(
                     _constant_banks(phased, mine, solved[name].banking.scheme, contexts)
                     for name, mine in chosen.items()):
             out.append(phased)
     return out
+
+
+def _common_strides(found, contexts) -> dict:
+    """The strides (:attr:`.ranges.RefContext.strides`) every access of ``found``
+    has: the stepped iterators around the loop, with their origins."""
+    common = None
+    for f in found:
+        strides = dict(contexts[f.access.ref_id].strides)
+        common = strides if common is None else {
+            v: o for v, o in common.items() if strides.get(v) == o}
+    return common or {}
 
 
 def _phasable_array(sol: ArraySolution) -> bool:

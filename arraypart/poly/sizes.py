@@ -292,8 +292,11 @@ def _with_unbounded_warnings(kernel: ir.Kernel) -> ir.Kernel:
 
 def _unbounded_warning(kernel: ir.Kernel, p: ir.Param) -> str:
     period = _period_of(kernel, p.name)
+    settled, every = (None, 1) if period is not None else _settling(
+        kernel, p.name, _changes(kernel, p.name))
+    if _never_changes(settled, every, p.low):
+        period = 1  # a guard of a stream's accesses reads it, no on-chip access does
     if period is None:
-        settled, every = _settling(kernel, p.name, _changes(kernel, p.name))
         how = (f"no on-chip access changes with it above {settled}" if every == 1 else
                f"above {settled} the on-chip accesses repeat every {every} values of it")
         return warning_text(p.coord, (
@@ -528,6 +531,16 @@ def _free_source(period: int) -> str:
     return f"nothing (the on-chip accesses repeat every {period} values of it)"
 
 
+def _never_changes(settled: int | None, every: int, low: int | None) -> bool:
+    """No on-chip access changes with a size from its least value ``low`` up: they
+    settle (``every`` 1) below it (``settled`` is -1 where none depends on it at all,
+    as in a kernel whose loops touch streams only, their guards reading the size).
+    It is then replayed as a size no on-chip access depends on is, up to
+    :data:`arraypart.ir.UNBOUNDED_SAMPLE` (it was replayed from 0 up to 0, and said
+    to settle above -1)."""
+    return settled is not None and every == 1 and low is not None and settled < low
+
+
 def _settled_source(settled: int, every: int) -> str:
     """What bounds a size that settles above ``settled``, repeating ``every`` values
     there (``Param.source``)."""
@@ -661,6 +674,9 @@ def _bounded(p: ir.Param, values, anchor: int, witnesses, box, period: int | Non
             kernel, p.name, changes := _changes(kernel, p.name)))[0] is not None:
         settled, every = settling
         low = p.low if p.low is not None else _least_value(p, values, anchor, changes)[0]
+        if _never_changes(settled, every, low):  # as when no on-chip access depends on it
+            return replace(p, low=low, high=max(low, ir.UNBOUNDED_SAMPLE), unbounded=True,
+                           source=_free_source(1))
         return replace(p, low=low, high=max(low, settled + every), unbounded=True,
                        source=_settled_source(settled, every))
     elif high is None and not p.lower_end:
