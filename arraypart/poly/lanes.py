@@ -265,10 +265,11 @@ def plain_reference(access: ir.Access) -> bool:
     text may stay a call), no struct member (``Access.field`` names the first level
     only: ``c[i].v.lo`` and ``c[i].v.hi`` look alike), not in an operand of ``?:``,
     ``&&`` or ``||`` that the data decides (``Access.conditional``), no subscript
-    through a narrow integer (``Access.narrowed``: the tool cannot name its element)."""
+    through a narrow integer (``Access.narrowed``: the tool cannot name its element),
+    not part of an element (``Access.partial``)."""
     return not (access.by_reference or access.window or access.changes_state
                 or access.foreign or access.arguments or access.field is not None
-                or access.conditional or access.narrowed)
+                or access.conditional or access.narrowed or access.partial)
 
 
 def _copy_of(per_call: ir.PerCall | None, lane: Lane) -> tuple:
