@@ -415,6 +415,9 @@ class Access:
     truncated index is opaque (LLVM's BasicAA decomposes add, mul, shl, sext and zext,
     not trunc), so the element takes no part in store forwarding nor in telling writes
     apart (:func:`arraypart.poly.lanes.plain_reference`).
+    ``partial``: it reaches part of the element, through a cast to a narrower type
+    (``*(char *)&A[i]``, ``((char *)&A[i])[k]``): the tool's load or store is not of
+    the element's type, so it takes no part in store forwarding either.
     ``call``: the inlined call whose text holds the reference (its number among the
     lowering's inlined calls; 0 for the top's own text): within one text the HLS tool
     sees how its names relate, across a call it does not (store forwarding,
@@ -437,6 +440,7 @@ class Access:
     same_value: tuple | None = None
     conditional: bool = False
     narrowed: bool = False
+    partial: bool = False
     call: int = 0
     per_call: PerCall | None = None
 

@@ -123,6 +123,13 @@ def test_the_accumulator_traces_and_computes_as_the_original(compiled_once, tmp_
     ("a[i] = 1;\ny[i] = a[i + 1];\na[i] = x[i];", (2, 2, 2)),
     # the read between is forwarded past a[i + 1]: the first store of a[i] is dead
     ("a[i] = 1;\na[i + 1] = 2;\ny[i] = a[i];\na[i] = x[i];", (2, 2, 2)),
+    # a write of the element in a data-dependent if between: whichever ran last, the
+    # read takes its value from a register (3 before)
+    ("a[i] = 0;\nif (x[i] > 0) a[i] = 1;\ny[i] = a[i];", (2, 2, 2)),
+    # and one a later plain write overwrites is dead: the read between loads only
+    # where it did not run (AutoSA's accumulator init; 3 before)
+    ("if (x[i] > 0) a[i] = 0;\na[i] = a[i] + 1;", (2, 2, 2)),
+    ("if (x[i] > 0) a[i] = 0;\na[i] = a[i] + 1;\ny[i] = a[i];", (2, 2, 2)),
 ])
 def test_forwarded_reads_and_dead_stores_take_no_port(compiled_once, body, taken):
     assert _ports_taken(compiled_once, body) == taken
@@ -139,11 +146,15 @@ def test_forwarded_reads_and_dead_stores_take_no_port(compiled_once, body, taken
     # a read that may alias the first store between keeps it
     ("a[i] = 1;\ny[i] = a[2 * i];\na[i] = x[i];", (3, 3, 3)),
     ("a[i] = 1;\ny[i] = a[idx[i] & 31];\na[i] = x[i];", (3, 3, 3)),
-    # a constant-offset write after a conditional one: the conditional one still blocks
+    # a constant-offset write after a conditional one of the element: the trace, with
+    # no shape for a site that runs in some steps only, could not see past it
     ("a[i] = x[i];\nif (x[i] > 0) a[i] = 1;\na[i + 1] = 5;\ny[i] = a[i];", (4, 4, 4)),
-    # a write in a data-dependent if: neither forwards nor overwrites
-    ("a[i] = 0;\nif (x[i] > 0) a[i] = 1;\ny[i] = a[i];", (3, 3, 3)),
+    # a write in a data-dependent if at another subscript may alias: it blocks
+    ("a[i] = x[i];\nif (x[i] > 0) a[i + 1] = 1;\ny[i] = a[i];", (3, 3, 3)),
+    # one of the element with no plain write before: the read loads where it did not
+    # run, and the write stays, no later plain write overwrites it
     ("if (x[i] > 0) a[i] = 1;\ny[i] = a[i];", (2, 2, 2)),
+    ("a[i] = x[i];\ny[i] = a[i];\nif (x[i] > 0) a[i] = 1;", (2, 2, 2)),
     # an operand of ?: the data decides
     ("a[i] = x[i];\nx[i] > 0 ? (a[i] = 2) : 0;\ny[i] = a[i];", (3, 3, 3)),
 ])
@@ -272,7 +283,9 @@ def test_the_trace_agrees_on_what_is_forwarded(compiled_once, tmp_path):
     for n, (body, ii) in enumerate([
             (FORWARDED, 1),
             ("a[i] = x[i];\na[idx[i] & 31] = 5;\ny[i] = a[i];", None),
-            ("a[i] = 0;\nif (x[i] > 0) a[i] = 1;\ny[i] = a[i];", None)]):
+            ("a[i] = 0;\nif (x[i] > 0) a[i] = 1;\ny[i] = a[i];", 2),
+            ("a[i] = x[i];\nif (x[i] > 0) a[i] = 1;\na[i + 1] = 5;\ny[i] = a[i];", None),
+            ("if (x[i] > 0) a[i] = 0;\na[i] = a[i] + 1;\ny[i] = a[i];", 2)]):
         folder = tmp_path / str(n)
         folder.mkdir()
         compiled = compiled_once("k.cpp", SMALL.replace("DECL", "int").replace("BODY", body),
@@ -665,3 +678,75 @@ def test_a_callee_forwards_only_what_one_name_reaches(tmp_path, arguments, taken
     iis = [check.check_kernel(report.kernel, one, ports=1, rule=rule).loops[-1].achieved_ii
            for rule in (False, True)]
     assert (model, *iis) == (taken, taken, taken)
+
+
+# A processing element in the shape AutoSA emits for a matrix multiply (our own
+# kernel): the SIMD lanes c8 accumulate into local_C[c7][c6], which the first pass over
+# k (c2 == 0) zeroes before the update and the last pass drains.  Vitis forwards the
+# init's store to the update's read and drops it (LLVM's load PRE and dead-store
+# elimination): per iteration one read (where the init did not run) and one write.
+# TARGET: the element the lanes update; SIMD: the lanes.
+PE = """\
+void pe(const int a[8][2], const int b[8][2], int out[4][4]) {
+  int local_C[4][4];
+#pragma HLS bind_storage variable=local_C type=ram_2p
+  for (int c2 = 0; c2 < 8; c2++)
+    for (int c6 = 0; c6 < 4; c6++)
+      for (int c7 = 0; c7 < 4; c7++) {
+#pragma HLS PIPELINE II=1
+        for (int c8 = 0; c8 < SIMD; c8++) {
+#pragma HLS UNROLL
+          if (c2 == 0)
+            local_C[c7][c6] = 0;
+          local_C[TARGET] = local_C[TARGET] + a[c2][c8] * b[c2][c8];
+        }
+        if (c2 == 7)
+          out[c7][c6] = local_C[c7][c6];
+      }
+}
+"""
+PE_SAME = PE.replace("TARGET", "c7][c6").replace("SIMD", "2")
+# the update of another element (the same one on the diagonal only): both writes stay
+PE_APART = PE.replace("TARGET", "c6][c7").replace("SIMD", "1")
+
+
+def _pe_accesses(report) -> list[str]:
+    (group,) = report.model.array("local_C").groups
+    return sorted(a.kind for a in group.accesses)
+
+
+def _as_written_iis(report) -> list[int]:
+    """The II of each loop with every array one memory (local_C's ram_2p: one port
+    that reads or writes, one that reads), under the scheduling rule."""
+    checked = check.check_kernel(report.kernel, check.as_written_bankings(report.kernel),
+                                 rule=True)
+    return [lp.achieved_ii for lp in checked.loops]
+
+
+def test_an_init_the_update_overwrites_takes_no_port(compiled_once):
+    report = compiled_once("pe.cpp", PE_SAME, max_banks=1).report
+    assert _pe_accesses(report) == ["read", "write"]  # were 2 inits, 2 reads, 2 updates
+    assert _loop_iis(report) == [1]  # was II 4 as one memory (16 registers for II 1)
+    checked = check.check_kernel(report.kernel, report.solution.bankings(), rule=True)
+    assert [lp.achieved_ii for lp in checked.loops] == [1]
+    assert _as_written_iis(report) == [1]
+
+
+def test_an_init_of_an_element_the_update_may_not_touch_takes_a_port(compiled_once):
+    report = compiled_once("pe.cpp", PE_APART, max_banks=1).report
+    # the init, the update's read and write, the drain's read (past the update's
+    # write of local_C[c6][c7], which may alias it)
+    assert _pe_accesses(report) == ["read", "read", "write", "write"]
+    assert _loop_iis(report) == _as_written_iis(report) == [2]  # one write port
+
+
+@needs_gxx
+@pytest.mark.parametrize("text, ii", [(PE_SAME, 1), (PE_APART, 2)], ids=["same", "apart"])
+def test_an_overwritten_init_traces_and_computes_as_the_original(compiled_once, tmp_path,
+                                                                 text, ii):
+    """As one memory: in the steps of c2 == 0 the run writes local_C twice; the
+    init's write is dead only where the update writes its address."""
+    compiled = compiled_once("pe.cpp", text, max_banks=1)
+    judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    assert [loop.traced_ii for loop in judged.replay.loops] == [ii]
+    assert_the_testbench_passes(compiled, tmp_path)

@@ -460,11 +460,13 @@ def test_the_trace_of_a_wide_cast_agrees_with_the_model(tmp_path, name, text, ii
     assert_the_testbench_passes(compiled, tmp_path)
 
 
-def test_a_read_through_a_narrower_cast_is_the_element_that_holds_it(tmp_path):
-    """``*(char *)&A[i]`` on an int A reads one byte of A[i]: one access."""
+@pytest.mark.parametrize("byte", ["*(char *)&A[i]", "((char *)&A[i])[3]"])
+def test_a_read_through_a_narrower_cast_is_the_element_that_holds_it(tmp_path, byte):
+    """``*(char *)&A[i]`` on an int A reads one byte of A[i]: one access; so does a
+    byte view of it, ``((char *)&A[i])[3]``."""
     report = arraypart.analyze(write(tmp_path, "narrow.cpp", WIDE_READ.replace(
         "short A[64], long long out[16]", "int A[16], char out[16]").replace(
-        "*reinterpret_cast<long long *>(&A[4 * i])", "*(char *)&A[i]")))
+        "*reinterpret_cast<long long *>(&A[4 * i])", byte)))
     assert loop_accesses(report, "L2") == [("A", "read", "i"), ("out", "write", "i")]
 
 
@@ -482,11 +484,14 @@ NARROW_WRITE = """void narrowin(const unsigned char v[16], int A[16]) {
 @pytest.mark.parametrize("name, text", [
     ("narrowin", NARROW_WRITE),
     ("bytecopy", NARROW_WRITE.replace("narrowin", "bytecopy").replace(
-        "*(unsigned char *)&A[i] = v[i];", "memcpy(&A[i], &v[i], 1);"))],
-    ids=["narrow-cast", "memcpy"])
+        "*(unsigned char *)&A[i] = v[i];", "memcpy(&A[i], &v[i], 1);")),
+    ("byteview", NARROW_WRITE.replace("narrowin", "byteview").replace(
+        "*(unsigned char *)&A[i] = v[i];", "((unsigned char *)&A[i])[1] = v[i];"))],
+    ids=["narrow-cast", "memcpy", "byte-view"])
 def test_a_write_of_part_of_an_element_reads_and_writes_it(tmp_path, name, text):
     """One rule (``routines.partial_write``): a store of one byte of an int element,
-    through a narrower cast or memcpy's partial element, keeps the other bytes with a
+    through a narrower cast, a byte view (``((unsigned char *)&A[i])[1]``: refused
+    before 2026-12-08) or memcpy's partial element, keeps the other bytes with a
     read-modify-write (the HLS tool's memories have no byte enables): A[i] is read and
     written, II 2 on its one port, in the model and in the trace (the cast counted one
     write, II 1, before 2026-12-07)."""
@@ -498,12 +503,47 @@ def test_a_write_of_part_of_an_element_reads_and_writes_it(tmp_path, name, text)
     assert traced_as_written(report, tmp_path / "trace") == [2]
 
 
+# a[i] written whole, a byte of it written, a[i] read whole: to the tool the byte's
+# store is no store of the element (LLVM forwards a load from one store that covers
+# it), so nothing is forwarded across it and nothing is dead.
+BYTE_BETWEEN = """void between(const int x[16], const unsigned char y[16], int out[16]) {
+    int a[16];
+    for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+        a[i] = x[i];
+        BYTE = y[i];
+        out[i] = a[i];
+    }
+}
+"""
+
+
+@needs_gxx
+@pytest.mark.parametrize("byte", ["*(unsigned char *)&a[i]", "((unsigned char *)&a[i])[2]"],
+                         ids=["narrow-cast", "byte-view"])
+def test_a_write_of_part_of_an_element_takes_no_part_in_store_forwarding(tmp_path, byte):
+    """The write, the byte's read and write and the read each take a port of a's one
+    memory: II 2 on two ports in the model, the checker and the trace (the model
+    forwarded across the narrow store before 2026-12-08, claiming II 1 where the
+    trace saw II 2)."""
+    report = arraypart.analyze(write(tmp_path, "between.cpp",
+                                     BYTE_BETWEEN.replace("BYTE", byte)))
+    assert [a for a in loop_accesses(report, "L3") if a[0] == "a"] == [
+        ("a", "read", "i"), ("a", "read", "i"), ("a", "write", "i"), ("a", "write", "i")]
+    assert as_written_iis(report) == [2]
+    assert traced_as_written(report, tmp_path / "trace") == [2]
+
+
 @pytest.mark.parametrize("read, why, col", [
     ("(*(S *)&A[2 * i]).a", "reaches 6 bytes through a pointer cast, over elements of 4",
      19),
     ("*(long long *)((char *)A + 8 * i + 1)", "steps by another element type", 18),
-    ("((long long *)A)[i]", "a subscript on a pointer cast of an array", 18)],
-    ids=["no-whole-elements", "byte-stepped", "subscripted-cast"])
+    ("((long long *)A)[i]", "a subscript on a pointer cast of an array", 18),
+    # a byte view past its element, or at a byte the data decides
+    ("((char *)&A[i])[4]", "a subscript on a pointer cast of an array", 18),
+    ("((char *)&A[i])[i & 3]", "a subscript on a pointer cast of an array", 18)],
+    ids=["no-whole-elements", "byte-stepped", "subscripted-cast", "byte-view-past",
+         "byte-view-varying"])
 def test_a_cast_whose_elements_are_unknown_is_a_located_error(tmp_path, read, why, col):
     """A width that is no whole number of elements (a 6-byte struct over ints), an
     address stepped by bytes (``(char *)A + 8 * i + 1`` was read as A[8i + 1]), and a

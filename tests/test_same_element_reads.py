@@ -569,7 +569,7 @@ def test_the_trace_forwards_past_an_access_only_one_distance_away(kinds, others,
                      for step, other in enumerate(others)
                      for site, flat in enumerate([step, other, step])], RECORD)
     shapes = Shapes.of([rows], np.array([True, regular, True]))
-    forwarding = Forwarding(np.ones((1, 1), bool), np.ones(3, bool))
+    forwarding = Forwarding(np.ones((1, 1), bool), np.ones(3, bool), np.ones(3, bool))
     taken = ~free_records(StepAccesses.of(rows, shapes.of_records(rows)), forwarding)
     # site 2's read (forwarded) or site 0's write (dead) takes no port
     expected = [True, True, False] if kinds.endswith("read") else [False, True, True]

@@ -379,11 +379,13 @@ def access_kind(cursor: ci.Cursor, parents: tuple, written_through: bool = True)
 
 
 def narrow_cast(cursor: ci.Cursor) -> bool:
-    """``*(T *)&A[e]`` (``*(T *)(A + e)``, ``*reinterpret_cast<T *>(...)``) with T
-    narrower than what the cast's operand points to: a write of it keeps the other
-    bytes of the element that holds it, a read-modify-write, an update
-    (:func:`arraypart.frontend.routines.partial_write`)."""
-    if cursor.kind != K.UNARY_OPERATOR or clangtu.unary_operator(cursor) != "*":
+    """``*(T *)&A[e]`` (``*(T *)(A + e)``, ``*reinterpret_cast<T *>(...)``), or a
+    byte view ``((T *)&A[e])[k]``, with T narrower than what the cast's operand points
+    to: a write of it keeps the other bytes of the element that holds it, a
+    read-modify-write, an update (:func:`arraypart.frontend.routines.partial_write`)."""
+    dereference = (cursor.kind == K.UNARY_OPERATOR
+                   and clangtu.unary_operator(cursor) == "*")
+    if not (dereference or cursor.kind == K.ARRAY_SUBSCRIPT_EXPR):
         return False
     cast = unwrapped(next(cursor.get_children()))
     if cast.kind not in (K.CSTYLE_CAST_EXPR, K.CXX_REINTERPRET_CAST_EXPR):

@@ -61,7 +61,7 @@ def _epochs(mine: list[tuple], arrays: Mapping[str, ir.Array]) -> dict[int, np.n
     for e, k, a, _ in mine:
         array = arrays[a.array]
         found = [(order, column, lanes, flat(element, array))
-                 for order, _, column, lanes, element in element_instances(e, k, a, elements)]
+                 for order, _, column, lanes, element, _ in element_instances(e, k, a, elements)]
         if a.kind == "write":
             writes.setdefault(a.array, {}).update((o, form) for o, _, _, form in found)
             continue

@@ -6,21 +6,27 @@ its text held once), the access instances of one array that no other name may re
 there (``poly.forwarding.forwarding_arrays``), in program order (``Emitted.at`` with
 each column's lane ordinals, then reads before writes within a statement), are swept:
 
-- a read takes no port when the last write of the array before it that may alias it
-  (:mod:`.aliasing`: a write a constant away from it never does), and every write of
-  its own statement that may alias it (which the order puts after its reads, C not
-  always), is a write of the same element;
-- a write takes no port when a later write of the same element, in another
-  statement, follows with no read of the array in between that takes a port and may
-  alias it.
+- a read takes no port when the writes of the array before it that may alias it
+  (:mod:`.aliasing`: a write a constant away from it never does), from the last one
+  back to one that runs in every step in no ``if``, and every write of its own
+  statement that may alias it (which the order puts after its reads, C not always),
+  are writes of the same element, none that runs in some steps only after a write
+  that never aliases the read;
+- a write takes no port when a later write of the same element that runs in every
+  step in no ``if``, in another statement, follows with no read of the array in
+  between that may alias it and takes a port, unless the write serves the read (the
+  read's writes as above, from the last one back to this one, are all of its
+  element: wherever the write ran, the read took its value from a register).
 
-Only an instance that runs in every step and is *plain* (no ``if`` around it in the
-loop, a plain reference) may be forwarded, forward, be overwritten or overwrite;
-others only block.  Same element: the index as written, with each unrolled loop's
-iterator replaced by its value in the column (``start + ordinal * step``, the start
-substituted likewise), gives one affine form per dimension.  The instances of every
-path through the loop's data-dependent ``if``s are swept together (a path lacks the
-others' conditional accesses, which still block).
+An instance is *named* when it is a plain regular reference (its element known),
+perhaps in an ``if``; only a named read may be forwarded or served, a named write
+forward or be overwritten; only a write that also runs in every step in no ``if`` of
+the loop ends the walk back or overwrites; others only block.  Same element: the
+index as written, with each unrolled loop's iterator replaced by its value in the
+column (``start + ordinal * step``, the start substituted likewise), gives one
+affine form per dimension.  The instances of every path through the loop's
+data-dependent ``if``s are swept together (a path lacks the others' conditional
+accesses, which still block).
 """
 
 from __future__ import annotations
@@ -89,18 +95,21 @@ def free_columns(iteration: list[Emitted], forwarded: frozenset[str],
 
 
 def element_instances(e: Emitted, k: int, a: ir.Access, elements: dict) -> list[tuple]:
-    """(order, access, column, lanes, element or None) of each column of ``e`` that
-    runs in some step; the element only where the instance qualifies."""
+    """(order, access, column, lanes, element or None, named or None) of each column
+    of ``e`` that runs in some step: ``named``, the element where ``a`` is a regular
+    reference to a whole one (``lanes.plain_reference``), in an ``if`` or not;
+    ``element``, that where the instance also runs in every step, in no ``if``."""
     every = e.frame.mask.all(axis=0)
+    whole = plain_reference(a) and a.regular
     out = []
     for order, column in instance_orders(e, k, a):
-        qualifies = e.plain and bool(every[column]) and plain_reference(a) and a.regular
         key = (id(a), column, e.widths)
-        if qualifies and key not in elements:
+        if whole and key not in elements:
             digits = _digits(column, e.widths)
             elements[key] = lane_element(a, e.unrolled, digits[1:], e.root, digits[0])
-        element = elements[key] if qualifies else None
-        out.append((order, a, column, e.frame.lanes, element))
+        named = elements[key] if whole else None
+        element = named if e.plain and bool(every[column]) else None
+        out.append((order, a, column, e.frame.lanes, element, named))
     return out
 
 
@@ -122,38 +131,64 @@ def instance_orders(e: Emitted, k: int, a: ir.Access) -> list[tuple[tuple, int]]
 def _swept(instances: list[tuple], array: ir.Array) -> list[tuple[ir.Access, int, int]]:
     """(access, column, lanes) of the instances of ``array`` (in program order) that
     take no port."""
-    writes = [n for n, (_, a, _, _, _) in enumerate(instances) if a.kind == "write"]
+    writes = [n for n, (_, a, *_) in enumerate(instances) if a.kind == "write"]
     aliasing = Aliasing([(instances[n][0], flat(instances[n][4], array)) for n in writes])
     statements: dict[tuple, list[int]] = {}  # statement -> its writes' bits
     for b, n in enumerate(writes):
         statements.setdefault(instances[n][0][:-2], []).append(b)
-    free: set[int] = set()
-    for n, (order, a, _, _, element) in enumerate(instances):
-        if a.kind == "read" and element is not None:
-            may = aliasing.aliasing(flat(element, array))
-            before = may & aliasing.before(order)
-            own = [b for b in statements.get(order[:-2], ()) if may >> b & 1]
-            if before and all(instances[writes[b]][4] == element
-                              for b in {before.bit_length() - 1, *own}):
-                free.add(n)
-    free |= _dead(instances, writes, aliasing, free, array)
+    served = {n: _served(instances[n], instances, writes, aliasing, statements, array)
+              for n, (_, a, *_) in enumerate(instances) if a.kind == "read"}
+    free = {n for n, (_, plain) in served.items() if plain}
+    free |= _dead(instances, writes, aliasing, served, array)
     return [instances[n][1:4] for n in sorted(free)]
 
 
+def _served(read: tuple, instances: list[tuple], writes: list[int], aliasing: Aliasing,
+            statements: dict[tuple, list[int]], array: ir.Array) -> tuple[int, bool]:
+    """The write instances (as bits) that serve the ``read`` instance: its aliasing
+    writes before it, from the last back to each of them, and those of its own
+    statement, are all named instances of its element; and whether one of them runs
+    in every step in no ``if`` (then ``read`` takes no port); one that does not only
+    with no write instance that never aliases ``read`` between.  None (0) unless
+    ``read`` is named."""
+    order, _, _, _, element, named = read
+    if named is None:
+        return 0, False
+    may = aliasing.aliasing(flat(element, array))
+    if not all(instances[writes[b]][5] == named
+               for b in statements.get(order[:-2], ()) if may >> b & 1):
+        return 0, False
+    bits, apart = 0, False  # apart: a write that never aliases ``read`` lies between
+    for b in reversed(range(aliasing.before(order).bit_length())):
+        if not may >> b & 1:
+            apart = True
+        elif instances[writes[b]][5] != named:
+            break
+        elif instances[writes[b]][4] is not None:
+            return bits | 1 << b, True
+        elif apart:
+            break
+        else:
+            bits |= 1 << b
+    return bits, False
+
+
 def _dead(instances: list[tuple], writes: list[int], aliasing: Aliasing,
-          forwarded: set[int], array: ir.Array) -> set[int]:
-    """The positions of the write instances with an element that a later one of the
-    same element, in another statement, overwrites before any read instance that
-    takes a port (not ``forwarded``) and may alias it (``writes``: the write
+          served: dict[int, tuple[int, bool]], array: ir.Array) -> set[int]:
+    """The positions of the named write instances that a later one of the same
+    element that runs in every step in no ``if``, in another statement, overwrites
+    before any read instance that may alias it and is neither forwarded nor served by
+    it (``served``: per read's position, :func:`_served`; ``writes``: the write
     instances' positions, in :class:`.aliasing.Aliasing`'s bit order)."""
     bit = {n: b for b, n in enumerate(writes)}
     pending = 0  # the writes no later write has overwritten, nor a read kept
     of_element: dict[tuple, list[int]] = {}
     dead: set[int] = set()
-    for n, (order, a, _, _, element) in enumerate(instances):
+    for n, (order, a, _, _, element, named) in enumerate(instances):
         if a.kind == "read":
-            if n not in forwarded:
-                pending &= ~aliasing.aliasing(flat(element, array))
+            serving, forwarded = served[n]
+            if not forwarded:
+                pending &= ~aliasing.aliasing(flat(element, array)) | serving
         elif element is not None:
             same_statement = [n]
             for w in of_element.get(element, ()):
@@ -165,6 +200,9 @@ def _dead(instances: list[tuple], writes: list[int], aliasing: Aliasing,
                     dead.add(w)
                     pending &= ~(1 << bit[w])
             of_element[element] = same_statement
+            pending |= 1 << bit[n]
+        elif named is not None:
+            of_element.setdefault(named, []).append(n)
             pending |= 1 << bit[n]
     return dead
 

@@ -501,16 +501,17 @@ def _forwarding(kernel: ir.Kernel, sites: Sequence[Site], coords: Sequence[Coord
     per traced loop (not one whose steps a concurrent loop around shares), the arrays
     the checker forwards there (:func:`.forwarding.forwarded_arrays`); the sites at
     whose place every reference is plain in such a loop (``lanes.plain_reference``,
-    regular, in no ``if``) and the site itself conditional on no ``?:`` or ``&&``."""
+    regular, in no ``if``) and the site itself conditional on no ``?:`` or ``&&``; the
+    sites that are so but perhaps in an ``if`` (``poly.forwarding.named``)."""
     forwarded = {(c.line, c.col): names for c, names in forwarded_arrays(kernel).items()}
     ids = {a.name: n for n, a in enumerate(kernel.arrays)}
-    place_ok = _plain_places(kernel, lambda loop: (loop.coord.line, loop.coord.col)
-                             in forwarded)
+    places = [_plain_places(kernel, lambda loop: (loop.coord.line, loop.coord.col)
+                            in forwarded, guarded=guarded) for guarded in (False, True)]
     pairs = np.zeros((len(coords), len(kernel.arrays)), bool)
     for n, c in enumerate(coords):
         if n not in nested:
             pairs[n, [ids[name] for name in forwarded.get((c.line, c.col), ())]] = True
-    return Forwarding(pairs, _site_flags(sites, place_ok))
+    return Forwarding(pairs, *(_site_flags(sites, place_ok) for place_ok in places))
 
 
 def _regular_sites(kernel: ir.Kernel, sites: Sequence[Site]) -> np.ndarray:
@@ -527,11 +528,13 @@ def _regular_sites(kernel: ir.Kernel, sites: Sequence[Site]) -> np.ndarray:
 
 
 def _plain_places(kernel: ir.Kernel, fits: Callable[[ir.Loop], bool], *,
-                  conditions: bool = False) -> dict[tuple[int, int], bool]:
+                  conditions: bool = False, guarded: bool = False
+                  ) -> dict[tuple[int, int], bool]:
     """Per ``(line, col)`` of an access in a concurrent loop, whether every
     reference there is plain (``lanes.plain_reference``, regular, in no ``if``, or
-    with ``conditions`` in the condition of an ``if`` that is in none) and affine in
-    each lane (:func:`.forwarding.affine_in_every_lane`) in a loop that ``fits``."""
+    with ``conditions`` in the condition of an ``if`` that is in none, or with
+    ``guarded`` in any ``if``) and affine in each lane
+    (:func:`.forwarding.affine_in_every_lane`) in a loop that ``fits``."""
     place_ok: dict[tuple[int, int], bool] = {}
     ordinals: dict[tuple[int, ...], list | None] = {}
     for region in regions(kernel):
@@ -540,7 +543,8 @@ def _plain_places(kernel: ir.Kernel, fits: Callable[[ir.Loop], bool], *,
                                                 region.loop.pipeline_ii is not None,
                                                 conditions):
             where = (a.coord.line, a.coord.col)
-            place_ok[where] = place_ok.get(where, True) and loop_fits and plain and (
+            place_ok[where] = place_ok.get(where, True) and loop_fits and (
+                plain or guarded) and (
                 plain_reference(a) and a.regular
                 and affine_in_every_lane(a, lanes, _ordinals(lanes, ordinals)))
     return place_ok

@@ -191,6 +191,18 @@ class _Runs:
         out[self.order] = running - running[self.start]
         return out
 
+    def next(self, counted: np.ndarray) -> np.ndarray:
+        """Per position, the first ``counted`` position after it in its run; -1: none."""
+        size = counted.size
+        ahead = np.minimum.accumulate(np.where(counted[self.order], np.arange(size),
+                                               size)[::-1])[::-1]
+        following = np.concatenate([ahead[1:], [size]])
+        inside = following < size
+        inside[inside] = self.start[following[inside]] == self.start[inside]
+        out = np.empty(size, np.int64)
+        out[self.order] = np.where(inside, self.order[np.where(inside, following, 0)], -1)
+        return out
+
     def last(self, counted: np.ndarray) -> np.ndarray:
         """Per position, the last ``counted`` position before it in its run; -1: none."""
         seen = np.maximum.accumulate(np.where(counted[self.order], np.arange(counted.size),
@@ -264,23 +276,30 @@ class StepAccesses:
         number between them that may alias either."""
         return _may_alias_before(self.by_group, self.by_shape, self.by_address, counted)
 
-    def aliasing_between(self, source: np.ndarray, counted: np.ndarray | None = None
-                         ) -> np.ndarray:
-        """Per position x, the ``counted`` positions (None: the writes) from
-        ``source[x]`` (at x's address, in its group, before it) up to x that may alias
-        x: those that may alias either, where the two have one shape
-        (:meth:`may_alias_before`), else every one."""
+    def aliasing_between(self, source: np.ndarray, counted: np.ndarray | None = None,
+                         at: np.ndarray | None = None) -> np.ndarray:
+        """Per position x (per entry of ``at``: x = ``at[k]``), the ``counted``
+        positions (None: the writes) from ``source[x]`` (``source[k]``; at x's address,
+        in its group, before it) up to x that may alias x: those that may alias
+        either, where the two have one shape (:meth:`may_alias_before`), else every
+        one."""
         if counted is None:
             aliasing, before = self.aliasing_writes, self.writes_before
         else:
             aliasing, before = self.may_alias_before(counted), self.by_group.before(counted)
-        return np.where(self.shape[source] == self.shape, aliasing - aliasing[source],
-                        before - before[source])
+        x = slice(None) if at is None else at
+        return np.where(self.shape[source] == self.shape[x],
+                        aliasing[x] - aliasing[source], before[x] - before[source])
 
     def last_before(self, counted: np.ndarray) -> np.ndarray:
         """Per position, the last ``counted`` position of its group before it at its
         address; -1: none."""
         return self.by_flat.last(counted)
+
+    def next_after(self, counted: np.ndarray) -> np.ndarray:
+        """Per position, the first ``counted`` position of its group after it at its
+        address; -1: none."""
+        return self.by_flat.next(counted)
 
     def epochs(self) -> np.ndarray:
         """Per record (in the chunk's own order), its epoch: the load whose value a read
@@ -329,24 +348,27 @@ class Forwarding:
     ``pairs[lid, array]``, the loop forwards the array's elements (``poly.forwarding``:
     a loop pipelined with no unroll factor and no early exit, an array no other name
     may reach there); ``sites[site]``, a plain reference (no ``if``, ``?:`` or
-    condition around it in its loop)."""
+    condition around it in its loop); ``named[site]``, a regular reference to a whole
+    element, plain or in an ``if`` (``poly.forwarding.named``)."""
 
     pairs: np.ndarray
     sites: np.ndarray
+    named: np.ndarray
 
 
 def free_records(steps: StepAccesses, forwarding: Forwarding) -> np.ndarray:
     """Which records of ``steps`` (in the chunk's own order) take no port, per step of
     a loop and array that ``forwarding`` admits, from the addresses the run made: a
-    read of a plain site whose array's last write in the step before it that may
-    alias it is a plain site's write of the same address (forwarded); a plain site's
-    write that a later plain write of the same address in the step overwrites with no
-    read of the array between that takes a port and may alias it (a dead store).  A
-    write or read of the record's shape at another address never aliases it (module
-    doc), any other may; a record of another shape than the write it would forward
-    from or be overwritten by sees every access between.  Conditional sites only
-    block, and only where they ran: the run sees no branch it did not take, so this
-    may find more than the model, never less on the same accesses."""
+    read of a named site whose array's last write in the step before it that may
+    alias it is a named site's write of the same address (forwarded: a write in an
+    ``if`` forwards where it ran); a named site's write that a later plain write of
+    the same address in the step overwrites with no read of the array between that
+    takes a port and may alias it (a dead store).  A write or read of the record's
+    shape at another address never aliases it (module doc), any other may; a record
+    of another shape than the write it would forward from or be overwritten by sees
+    every access between.  Other conditional sites only block, and only where they
+    ran: the run sees no branch it did not take, so this may find more than the
+    model, never less on the same accesses."""
     out = np.zeros(steps.order.size, bool)
     loops, arrays = forwarding.pairs.shape
     inside = ((steps.loop >= 0) & (steps.loop < loops) & (steps.array >= 0)
@@ -356,22 +378,21 @@ def free_records(steps: StepAccesses, forwarding: Forwarding) -> np.ndarray:
     if not chosen.any():  # a chosen (loop, array) holds whole groups: counts stay in them
         return out
     plain = flag(forwarding.sites, steps.site)
+    named = plain | flag(forwarding.named, steps.site)
     write = steps.write
     # the last write of each record's address before it, within its step and array
     source = steps.last_before(write)
     found = source >= 0
     source = np.maximum(source, 0)
     writes = steps.aliasing_between(source)
-    forwarded = chosen & ~write & plain & found & plain[source] & (writes == 1)
-    # a plain write's last plain write of its address before it, which it overwrites
-    # when no read that takes a port and may alias that one lies between
-    taken = ~write & ~forwarded
-    earlier = steps.last_before(write & plain)
-    overwrites = chosen & write & plain & (earlier >= 0)
-    earlier = np.maximum(earlier, 0)
+    forwarded = chosen & ~write & named & found & named[source] & (writes == 1)
+    # a named write's next plain write of its address, which overwrites it when no
+    # read that takes a port and may alias it lies between
+    later = steps.next_after(write & plain)
+    (earlier,) = np.nonzero(chosen & write & named & (later >= 0))
     dead = np.zeros(write.size, bool)
-    kept = steps.aliasing_between(earlier, taken) > 0
-    dead[earlier[overwrites & ~kept]] = True
+    kept = steps.aliasing_between(earlier, ~write & ~forwarded, at=later[earlier]) > 0
+    dead[earlier[~kept]] = True
     out[steps.order] = forwarded | dead
     return out
 

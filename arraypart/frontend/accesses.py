@@ -386,7 +386,8 @@ class AccessLowering:
 
     def _reference(self, node: N.ArrayRef, out: list[Access],
                    kinds: tuple[str, ...], field: str | None = None) -> None:
-        """``A[e0][e1]...``: the reads inside its subscripts, then its own accesses."""
+        """``A[e0][e1]...``: the reads inside its subscripts, then its own accesses;
+        a byte view ``((T *)&A[e])[k]`` is ``A[e]``'s, in part (:meth:`_byte_view`)."""
         subscripts, base = [], node
         while isinstance(base, N.ArrayRef):
             subscripts.insert(0, base.subscript)
@@ -420,9 +421,17 @@ class AccessLowering:
             return  # a FIFO: s[k].read() is no memory access
         if isinstance(base, N.Cast) and calls.memory_argument(base, self._visible,
                                                               self._arrays) is not None:
+            view = self._byte_view(base, subscripts[0]) if len(subscripts) == 1 else None
+            if view is not None:  # a byte of A[e], the element as *(T *)&A[e] is
+                start = len(out)
+                self._target(view[0], out, partial_write(kinds))
+                out[start:] = _in_part(out[start:], view[1])
+                return
             raise KernelError(coord, "a subscript on a pointer cast of an array "
                                      "('((T *)A)[k]') is not modelled: write '*(T *)&A[e]', "
-                                     "e the element where the value starts")
+                                     "e the element where the value starts (a byte view "
+                                     "'((T *)&A[e])[k]' is, with a constant k that stays "
+                                     "within A[e])")
         if name not in self._visible:
             raise KernelError(coord, "only arrays declared with a fixed size can be "
                                      "indexed" + (f" ('{name}' is not one)" if name else ""))
@@ -691,6 +700,17 @@ class AccessLowering:
 
     def _dereference(self, node: N.UnaryOp, out: list[Access],
                      kinds: tuple[str, ...]) -> None:
+        """:meth:`_dereference_of`, through a cast to a narrower type a partial
+        access (:func:`.routines.partial_write`, ``ir.Access.partial``)."""
+        if not self._narrow_dereference(node):
+            self._dereference_of(node, out, kinds)
+            return
+        start = len(out)
+        self._dereference_of(node, out, partial_write(kinds))
+        out[start:] = _in_part(out[start:], self._cast_width(node)[0].base.array)
+
+    def _dereference_of(self, node: N.UnaryOp, out: list[Access],
+                        kinds: tuple[str, ...]) -> None:
         """``*p`` and ``*(p + e1 - e2 ...)`` on a visible array name are ``p[0]`` and
         ``p[e1 - e2 ...]`` (:meth:`_pointer_element`).  Any other dereference of an
         expression that names a visible array is an error: its element is unknown.
@@ -710,8 +730,6 @@ class AccessLowering:
         if wide is not None:
             self._wide_elements(node, wide, kinds, out)
             return
-        if self._narrow_dereference(node):
-            kinds = partial_write(kinds)
         if isinstance(address, N.UnaryOp) and address.op == "&":
             self._target(address.expr, out, kinds)
             return
@@ -932,3 +950,9 @@ def _through_narrow(subscript: N.Node, types: Mapping[str, N.IntType]) -> bool:
             return True
         stack.extend(node.children())
     return False
+
+
+def _in_part(found: list[Access], array: str) -> list[Access]:
+    """``found`` with each access of ``array`` marked as reaching part of its element
+    (``ir.Access.partial``): a cast to a narrower type reaches it."""
+    return [replace(a, partial=True) if a.array == array else a for a in found]

@@ -262,6 +262,31 @@ class RoutineLowering:
         return (cast is not None and None not in (node.size, cast[1])
                 and node.size < cast[1])
 
+    def _byte_view(self, base: N.Node, subscript: N.Node) -> tuple[N.Node, str] | None:
+        """The element that ``((T *)&A[e])[k]`` reaches in part, and its array:
+        ``A[e]``, when T is narrower than A's element and the constant k keeps the
+        bytes it names inside it (``0 <= k`` and ``(k + 1) * sizeof(T) <=
+        sizeof(element)``: a byte of an int); None for any other subscript of a cast
+        (``base``: what is subscripted, ``subscript``: k)."""
+        cast = base
+        while isinstance(cast, N.Cast) and not _written_pointer_cast(cast):
+            cast = cast.expr
+        address = N.without_casts(base)
+        if not (isinstance(cast, N.Cast) and _written_pointer_cast(cast)
+                and isinstance(address, N.UnaryOp) and address.op == "&"
+                and isinstance(address.expr, N.ArrayRef)
+                and isinstance(subscript, N.Constant) and subscript.value is not None):
+            return None
+        memory = calls.memory_argument(base, self._visible, self._arrays)
+        if memory is None or memory.field is not None:
+            return None
+        size, width = self._element_bytes(memory.base.array), cast.points_to
+        k = subscript.value
+        if size is None or width is None or not (width < size and 0 <= k
+                                                 and (k + 1) * width <= size):
+            return None
+        return address.expr, memory.base.array
+
     def _wide_dereference(self, node: N.UnaryOp) -> calls.MemoryArgument | None:
         """The memory that ``*(T *)&A[e]`` (``*(T *)(A + e)``,
         ``*reinterpret_cast<T *>(...)``) reads or writes when T is wider than A's

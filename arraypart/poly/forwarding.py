@@ -7,29 +7,42 @@ body, then lane 1's, ...; a statement's reads before its writes, so ``x += e``
 reads, then writes):
 
 - a **read** of an element that the iteration already wrote takes no port (it is
-  forwarded) when the last write of the array before it that *may alias* it
-  (:mod:`.aliasing`) is a write of that element: a write at another subscript in
-  between (its own statement's included) blocks unless it never aliases the read
-  (``a[i + 1] = v`` between ``a[i] = x`` and ``y = a[i]`` does not block,
-  ``a[j] = v`` or ``a[idx[i]] = v`` does);
-- a **write** that a later write of the same element, in a later statement,
-  overwrites takes no port (a dead store) when no read of the array that is not
-  forwarded and may alias it lies in between (a read of ``a[i + 1]`` between two
-  writes of ``a[i]`` keeps neither alive).
+  forwarded) when the writes of the array before it that *may alias* it
+  (:mod:`.aliasing`), from the last one back to the last plain one, are all writes
+  of that element: a write at another subscript in between (its own statement's
+  included) blocks unless it never aliases the read (``a[i + 1] = v`` between
+  ``a[i] = x`` and ``y = a[i]`` does not block, ``a[j] = v`` or ``a[idx[i]] = v``
+  does); a *guarded* write of the element between (``a[i] = x; if (c) a[i] = 0;
+  y = a[i]``) does not block either: whichever ran last, the value is in a
+  register (``y`` is a ``phi`` of the two), unless a write that never aliases the
+  read lies after it (:func:`_served`);
+- a **write** that a later plain write of the same element, in a later statement,
+  overwrites takes no port (a dead store) when every read of the array in between
+  that may alias it is forwarded or *served* by it (a plain read of its element
+  whose aliasing writes since, its own statement's included, are all of its
+  element: wherever the write ran, the read takes its value from a register).  A
+  read of ``a[i + 1]`` between two writes of ``a[i]`` keeps neither alive; so
+  AutoSA's accumulator ``if (c2 == 0) C[i] = 0; C[i] = C[i] + p;`` makes one read
+  (on the paths without the init, LLVM's load PRE) and one write, the init's store
+  dead wherever it runs.
 
 "Same element": one array (a whole element, never a struct member), and subscripts
 with one affine form after the lane's unrolled iterators are substituted (so equal
-in every iteration); an irregular subscript never is.  Only *plain* accesses qualify
+in every iteration); an irregular subscript never is.  Only *plain* writes
 (``lanes.Found.plain``: no ``if``, no condition, no operand of ``?:``, ``&&`` or
-``||`` the data decides, so they run whenever their lane does), in a loop pipelined
-without an unroll factor whose iteration no ``break``, ``continue`` or ``return``
-cuts short and whose text the IR holds once, of an array that is not ``volatile``
-and that no other name may reach there (:func:`forwarding_arrays`: a local, a
-``__restrict`` argument, a ``static`` array that only plain subscripts of the top name
+``||`` the data decides, so they run whenever their lane does) end the walk back
+from a read or overwrite; a *guarded* access (:func:`named`: a regular
+whole-element reference in an ``if``, affine or data-dependent, or in its
+condition) may be a forwarded read, a write a read is forwarded from (as above) or
+an overwritten write.  All this only in a loop pipelined without an unroll factor
+whose iteration no ``break``, ``continue`` or ``return`` cuts short and whose text
+the IR holds once, of an array that is not ``volatile`` and that no other name may
+reach there (:func:`forwarding_arrays`: a local, a ``__restrict`` argument, a
+``static`` array that only plain subscripts of the top name
 (``ir.Array.unaliased``), or the loop's only other argument or global; no call the
 tool may keep touches it).  Every other access still counts, and still blocks: a
-conditional write between, on any path through the iteration's data-dependent
-``if``s, ends forwarding.  When in doubt an access is counted.
+write at another subscript that may alias, on any path through the iteration's
+data-dependent ``if``s, ends forwarding.  When in doubt an access is counted.
 
 Code generation keeps such an array's references as written in that loop: a write
 followed by an access of the same element is what ``codegen.bankcentric`` never
@@ -130,40 +143,71 @@ def free_accesses(found: Iterable[Found], shape: tuple[int, ...]
     statements: dict[tuple[int, ...], list[int]] = {}  # statement -> its writes' bits
     for n, w in enumerate(writes):
         statements.setdefault(statement(w.order), []).append(n)
-    forwarded = {f.order for f in iteration if f.access.kind == "read"
-                 and _forwards(f, writes, aliasing, statements)}
-    return frozenset(forwarded | _dead(iteration, writes, aliasing, forwarded))
+    served = {f.order: _served(f, writes, aliasing, statements)
+              for f in iteration if f.access.kind == "read"}
+    forwarded = {order for order, (_, plain) in served.items() if plain}
+    return frozenset(forwarded | _dead(iteration, writes, aliasing, served))
 
 
-def _forwards(read: Found, writes: list[Found], aliasing: Writes,
-             statements: dict[tuple[int, ...], list[int]]) -> bool:
-    """Whether ``read`` qualifies and the last of ``writes`` before it that may alias
-    it, like every write of its own statement that may alias it, is a qualifying
-    write of its element (``statements``: each statement's writes, by bit)."""
-    if not qualifies(read):
-        return False
+def named(f: Found) -> bool:
+    """A regular reference to a whole element (``lanes.plain_reference``), plain or
+    *guarded* (in an ``if``, or on part of its frame's domain): the only accesses
+    whose element :func:`element` names."""
+    return f.access.regular and f.whole
+
+
+def _served(read: Found, writes: list[Found], aliasing: Writes,
+            statements: dict[tuple[int, ...], list[int]]) -> tuple[int, bool]:
+    """The writes (as bits) that serve ``read``: wherever one of them ran, ``read``
+    takes its value from a register, since the writes before it that may alias it,
+    from that one on, and every write of its own statement that may alias it, are
+    :func:`named` writes of its element; and whether one of them is plain (then
+    ``read`` is forwarded wherever it runs).  A guarded write serves only when no write
+    that never aliases ``read`` lies between either (``a[i + 1] = v`` after
+    ``if (c) a[i] = 0``: the trace, which has no shape for a site that runs in some
+    steps only, could not tell the two apart).  None (0) unless ``read`` is
+    :func:`named`."""
+    if not named(read):
+        return 0, False
     may = aliasing.aliasing(read)
-    before = may & aliasing.before(read.order)
-    if not before:
-        return False
     own = [n for n in statements.get(statement(read.order), ()) if may >> n & 1]
-    return all(qualifies(writes[n]) and element(writes[n]) == element(read)
-               for n in {before.bit_length() - 1, *own})
+    if not all(_of(writes[n], read) for n in own):
+        return 0, False
+    bits, apart = 0, False  # apart: a write that never aliases ``read`` lies between
+    for n in reversed(range(aliasing.before(read.order).bit_length())):
+        if not may >> n & 1:
+            apart = True
+        elif not _of(writes[n], read):
+            break
+        elif qualifies(writes[n]):
+            return bits | 1 << n, True
+        elif apart:
+            break
+        else:
+            bits |= 1 << n
+    return bits, False
+
+
+def _of(write: Found, read: Found) -> bool:
+    """``write`` is a :func:`named` write of ``read``'s element."""
+    return named(write) and element(write) == element(read)
 
 
 def _dead(iteration: list[Found], writes: list[Found], aliasing: Writes,
-          forwarded: set[tuple[int, ...]]) -> set[tuple[int, ...]]:
-    """The ``order`` of each qualifying write that a later one of its element, in
-    another statement, overwrites before any read that takes a port (not
-    ``forwarded``) and may alias it."""
+          served: dict[tuple[int, ...], tuple[int, bool]]) -> set[tuple[int, ...]]:
+    """The ``order`` of each :func:`named` write that a later plain write of its
+    element, in another statement, overwrites before any read that may alias it and
+    is neither forwarded nor served by it (``served``: per read's ``order``,
+    :func:`_served`)."""
     bit = {w.order: n for n, w in enumerate(writes)}
     pending = 0  # the writes no later write has overwritten, nor a read kept
     of_element: dict[tuple, list[Found]] = {}
     dead: set[tuple[int, ...]] = set()
     for f in iteration:
         if f.access.kind == "read":
-            if f.order not in forwarded:
-                pending &= ~aliasing.aliasing(f)
+            serving, forwarded = served[f.order]
+            if not forwarded:
+                pending &= ~aliasing.aliasing(f) | serving
         elif qualifies(f):
             same_statement = [f]
             for w in of_element.get(element(f), ()):
@@ -175,6 +219,9 @@ def _dead(iteration: list[Found], writes: list[Found], aliasing: Writes,
                     dead.add(w.order)
                     pending &= ~(1 << bit[w.order])
             of_element[element(f)] = same_statement
+            pending |= 1 << bit[f.order]
+        elif named(f):
+            of_element.setdefault(element(f), []).append(f)
             pending |= 1 << bit[f.order]
     return dead
 

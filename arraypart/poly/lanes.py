@@ -79,14 +79,17 @@ class Found:
     data-dependent ifs it was found on (:func:`ir.branch_paths`).  ``order``: its
     place in the program order of one iteration (lanes of an unrolled loop in turn,
     a statement's reads before its writes; tuples compare as the order does);
-    ``plain``: no ``if`` (affine or not), ``?:`` or condition around it inside the
-    concurrent loop, so it runs wherever its lane does (:mod:`.forwarding`)."""
+    ``whole``: a reference to one whole element (:func:`plain_reference`), perhaps
+    in an ``if``; ``plain``: also no ``if`` (affine or not) or condition around it
+    inside the concurrent loop, so it runs wherever its lane does
+    (:mod:`.forwarding`)."""
 
     frame: Frame
     access: LaneAccess
     path: int = 0
     order: tuple[int, ...] = ()
     plain: bool = False
+    whole: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +238,7 @@ def _record(accesses: tuple[ir.Access, ...], frame: Frame, out: Collector,
     before it stores), then its position in the statement."""
     for k, access in enumerate(accesses):
         kind = 0 if access.kind == "read" else 1
+        whole = plain_reference(access)
         for lane in frame.lanes:
             out.tick()
             if lane.domain.is_empty():
@@ -251,7 +255,7 @@ def _record(accesses: tuple[ir.Access, ...], frame: Frame, out: Collector,
                 copy_of=_copy_of(access.per_call, lane),
                 instance=_instance(access.per_call, lane)), path,
                 tuple(lane.place[s.depth] if isinstance(s, _Slot) else s for s in place.at)
-                + (kind, k), place.plain and plain_reference(access)))
+                + (kind, k), place.plain and whole, whole))
 
 
 def plain_reference(access: ir.Access) -> bool:
@@ -261,10 +265,11 @@ def plain_reference(access: ir.Access) -> bool:
     text may stay a call), no struct member (``Access.field`` names the first level
     only: ``c[i].v.lo`` and ``c[i].v.hi`` look alike), not in an operand of ``?:``,
     ``&&`` or ``||`` that the data decides (``Access.conditional``), no subscript
-    through a narrow integer (``Access.narrowed``: the tool cannot name its element)."""
+    through a narrow integer (``Access.narrowed``: the tool cannot name its element),
+    not part of an element (``Access.partial``)."""
     return not (access.by_reference or access.window or access.changes_state
                 or access.foreign or access.arguments or access.field is not None
-                or access.conditional or access.narrowed)
+                or access.conditional or access.narrowed or access.partial)
 
 
 def _copy_of(per_call: ir.PerCall | None, lane: Lane) -> tuple:
