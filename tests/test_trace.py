@@ -2636,7 +2636,7 @@ def test_a_loop_that_runs_only_outside_the_ranges_found_is_a_located_error(tmp_p
         api.analyze(path)
     assert str(caught.value).startswith(f"{path}:7:14: error: at a = 51, b = -4, a call "
                                         "in which every reference stays inside its "
-                                        "array, loop L5 makes this access to buf where")
+                                        "array, loop L5 makes this access to buf, which")
 
 
 def test_a_pipelined_loop_no_size_in_its_range_runs_is_a_dead_code_warning(tmp_path):

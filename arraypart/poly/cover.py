@@ -38,6 +38,7 @@ from typing import Iterator
 
 from .. import ir
 from ..errors import KernelError
+from ..frontend.fresh import NAME_MARK
 from ..frontend.interfaces import MAX_DEFINE_PREFIX
 from . import isl_glue as G
 from .domains import Context, level_items
@@ -115,14 +116,20 @@ def _distance(v: int, low: int | None, high: int | None) -> int:
 def _uncovered(kernel: ir.Kernel, access: ir.Access, loop: ir.Loop,
                point: dict[str, int]) -> KernelError:
     """The located error at ``access`` (in ``loop``), made at ``point`` and not at its
-    clamp into the sizes' ranges."""
-    at = ", ".join(f"{name} = {value}" for name, value in point.items())
+    clamp into the sizes' ranges; an assert that would hold such calls out, one
+    comparison per size out of its range (a fresh size, which the source does not
+    name, left out of the text)."""
+    named = [p for p in kernel.params if NAME_MARK not in p.name] or list(kernel.params)
+    at = ", ".join(f"{p.name} = {point[p.name]}" for p in named)
     ranges = ", ".join(f"{p.name} from {p.low} up" if p.unbounded else
-                       f"{p.name} in {p.low}..{p.high}" for p in kernel.params)
+                       f"{p.name} in {p.low}..{p.high}" for p in named)
+    out = [f"{p.name} >= <least>" if point[p.name] < p.low else f"{p.name} <= <largest>"
+           for p in named
+           if _distance(point[p.name], p.low, None if p.unbounded else p.high) > 0]
     return KernelError(access.coord, (
         f"at {at}, a call in which every reference stays inside its array, loop "
-        f"{loop.name} makes this access to {access.array} where no value of the "
-        f"run-time sizes in the ranges arraypart found for them one at a time "
-        f"({ranges}) makes it, so its banking would be neither proved nor checked "
-        f"there: bound the sizes together to the values the kernel takes (an assert, "
+        f"{loop.name} makes this access to {access.array}, which no call in the ranges "
+        f"arraypart found for the run-time sizes one at a time ({ranges}) makes, so its "
+        f"banking would be neither proved nor checked there: state the range of each "
+        f"size the kernel takes (an assert such as assert({' && '.join(out)}), "
         f"-D {MAX_DEFINE_PREFIX}<size>=, or a guard that returns)"))
