@@ -13,7 +13,8 @@ from dataclasses import replace
 import pytest
 
 import arraypart
-from arraypart import KernelError, check
+from arraypart import KernelError, check, ir
+from arraypart.check import frames
 
 from conftest import write
 
@@ -110,3 +111,19 @@ def test_calls_outside_the_box_that_make_the_boxs_accesses_change_nothing(tmp_pa
     outside = check.check_kernel(_at(report.kernel, {"a": 11, "b": -4}), bankings, ports=1)
     assert [loop.achieved_ii for loop in outside.loops] == [1, 1]
     assert all(loop.first_conflict is None for loop in outside.loops)
+
+
+def test_the_checker_replays_the_probe_points_not_their_product_with_the_usual_values():
+    """Three sizes with two probes each: every combination of the least, middle and
+    largest values (27) and the two probe points, 29 points, where each probe's
+    values combined with every value of the others made (3 + 2)^3 = 125."""
+    at = ir.Coord("k.c", 1, 1)
+    params = (ir.Param("a", 0, 10, at, None, probes=(3, 7)),
+              ir.Param("b", -4, 4, at, None, probes=(1, -3)),
+              ir.Param("c", 0, 2, at, None, probes=(2, 0)))
+    points = frames.checked_points(params)
+    assert points.shape == (29, 3)
+    assert {tuple(row) for row in points} >= {(3, 1, 2), (7, -3, 0), (0, -4, 0), (10, 4, 2)}
+    assert [tuple(row) for row in points] == sorted(tuple(row) for row in points)
+    assert frames.top_frame(params).rows == 29
+    assert frames.checked_points(()).shape == (1, 0)

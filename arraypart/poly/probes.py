@@ -11,7 +11,8 @@ pipelined loop, its parameter set
 (the loop's isl domain projected onto the sizes) is tested against the usual points
 and the probes chosen so far; where it holds none, one of its points is added, a
 middle one (:func:`_middle`).  The k-th probe of every size together make the k-th
-point (``Param.probes``): one more testbench call and one more replayed value each.
+point (``Param.probes``): one more testbench call, and one more point the checker
+replays (:func:`..check.frames.checked_points`), each.
 A loop whose ``P`` is empty runs at no value in the ranges: a located warning says it
 is dead code there, never run.  (Where it runs at other values that the sizes' types,
 bounds and guards allow, each reference inside its array, :mod:`.cover` has made that
