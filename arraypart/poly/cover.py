@@ -65,8 +65,11 @@ def check_covered(kernel: ir.Kernel, allowed: tuple[ir.Param, ...], bad,
         if access.array not in on_chip:
             continue
         relation = G.access_map(ctx.domain, access.index, access.array)
+        moved = {n: ends for n, ends in box.items() if G.depends_on(relation, n)}
+        if not moved:
+            continue  # R(q) = R(c(q)): c moves only sizes R does not read
         pulled = relation.preimage_domain_multi_pw_aff(
-            G.clamped(relation.get_space().domain(), box))
+            G.clamped(relation.get_space().domain(), moved))
         missed = relation.subtract(pulled).domain()
         calls = missed.project_out(G.SET, len(names), missed.dim(G.SET) - len(names))
         calls = calls.intersect(meant)

@@ -12,6 +12,10 @@ the least value from 0 up outside ``Bad``), and each size in turn widens to
     low(p)  = max { v < anchor : (.., p = v, ..) in Bad, the others in the box } + 1
 
 (``low`` only where it is open), so the box stays clear of ``Bad`` at every step.
+The calls outside ``Bad`` need not form a box (``buf[a + b]``), so the box is then
+checked against all of them together (:mod:`.cover`): a call outside it whose accesses
+in a pipelined or unrolled loop are not among those of its clamp into the box is a
+located error.
 A signed size's least value is open (the front end takes only an unsigned one from 0
 up): where no value below the anchor is in ``Bad``, it is the least ``L`` at which
 the on-chip accesses change from one value to the next, every smaller value making
