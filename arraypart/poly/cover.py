@@ -1,5 +1,6 @@
 """Whether the ranges found for the run-time sizes cover every call:
-``check_covered(kernel, allowed, bad)``, a located error where they do not.
+``check_covered(kernel, allowed, bad, periodic, stated)``, a located error where they
+do not.
 
 :mod:`.sizes` bounds the open sizes by the arrays they index, one size at a time, to a
 box ``B`` of ranges.  The calls that have a meaning are
@@ -11,7 +12,8 @@ at which some reference leaves its array).  ``B`` lies in ``L``, but ``L`` need 
 a box (``buf[a + b]``: ``a + b <= 15``, a triangle), and the banking proof, the checker
 and the testbench cover ``B`` only.  With ``c`` the clamp into ``B`` (each size moved
 to the nearest value of its range; one that nothing bounds, whose claim covers every
-value from its least up, moved up to that least only), a call ``q`` of ``L`` is
+value from its least up, moved up to that least only; one whose accesses repeat every
+``P`` values of it, whose claim covers every value, not moved), a call ``q`` of ``L`` is
 covered when, for each access ``R`` of an on-chip array inside a pipelined or unrolled
 loop (those that share cycles),
 
@@ -24,7 +26,10 @@ is free of them at ``q``, and an II that holds there holds at ``q``.  Inside ``B
 along one size: a size whose accesses settle above ``H`` (replayed to ``H + 1``), a
 signed size below the least value at which its accesses change, a loop start held at
 its least value (a larger one only drops iterations).  What it adds is the joint
-check: a size widened while another was held finds the calls where both move.
+check: each size was widened with the others held in the box, which misses the calls
+where several leave it together.  (Where a warning says a size's range stops short of
+larger values that keep every reference inside, :func:`.sizes._gap_warning`, ``L``
+keeps that size in its range: the warning has said so.)
 
 The set ``{ q in L : R(q) not in R(c(q)) }`` is ``R`` minus ``R`` pulled back by ``c``
 (isl), projected onto the sizes; where it holds a point for some access, the ranges
