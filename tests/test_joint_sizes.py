@@ -95,6 +95,25 @@ def test_a_call_outside_the_box_whose_accesses_differ_is_a_located_error(
     assert outside.loops[1].achieved_ii == 2 and conflict.array == "buf", outside.loops
 
 
+def test_a_transfer_of_an_off_chip_bundle_outside_the_box_is_a_located_error(tmp_path):
+    """An m_axi bundle counts transfers whatever their addresses: the branch b > 2
+    reads p twice an iteration (II 2 on one bundle) at a = 0, b = 3, which the box
+    (a in 0..14, b in 0..1) never runs; it was claimed at II 1."""
+    path = write(tmp_path, "maxi.c", TRIANGLE.replace(
+        "const int in[16]", "const int *p").replace(
+        "#pragma HLS bind_storage variable=buf type=ram_1p\n",
+        "#pragma HLS interface m_axi port=p bundle=gmem\n").replace(
+        "buf[i] = in[i]", "buf[i] = i").replace(
+        "buf[i] + buf[i + 4]", "p[i] + p[i + 4]").replace(
+        "else out[i] = buf[i]", "else out[i] = p[i]") % "")
+    with pytest.raises(KernelError) as caught:
+        arraypart.analyze(path)
+    assert str(caught.value).startswith(f"{path}:9:25: error: at a = 0, b = 3, a call in "
+                                        "which every reference stays inside its array, "
+                                        "loop L7 makes this access to p, which"), \
+        str(caught.value)
+
+
 def test_calls_outside_the_box_that_make_the_boxs_accesses_change_nothing(tmp_path):
     """Without the third read, a call outside the box (a = 11, b = -4) makes the
     accesses its clamp into the box (a = 11, b = 0) makes: no error, and the banking

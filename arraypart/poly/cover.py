@@ -14,10 +14,12 @@ and the testbench cover ``B`` only.  With ``c`` the clamp into ``B`` (each size 
 to the nearest value of its range; one that nothing bounds, whose claim covers every
 value from its least up, moved up to that least only; one whose accesses repeat every
 ``P`` values of it, whose claim covers every value, not moved), a call ``q`` of ``L`` is
-covered when, for each access ``R`` of an on-chip array inside a pipelined or unrolled
-loop (those that share cycles),
+covered when, for each access ``R`` inside a pipelined or unrolled loop (those that
+share cycles),
 
-    R(q) ⊆ R(c(q))     (R(q): the iterations that make the access at q, each with its address)
+    R(q) ⊆ R(c(q))     (R(q): the iterations that make the access at q, each with its
+                        address where the array is on chip; an off-chip bundle, a FIFO
+                        or a register port counts transfers, whatever their address)
 
 Then every two accesses made in one cycle at ``q`` are made in one cycle, at the same
 addresses, at ``c(q)``, a point of ``B``: a banking proven free of conflicts over ``B``
@@ -67,9 +69,8 @@ def check_covered(kernel: ir.Kernel, allowed: tuple[ir.Param, ...], bad,
             meant = meant.intersect(G.range_set(meant.space, p.name, p.low, p.high))
     on_chip = {a.name for a in kernel.arrays if a.memory}
     for access, ctx, loop in _shared_cycles(kernel.body, Context.top(allowed)):
-        if access.array not in on_chip:
-            continue
-        relation = G.access_map(ctx.domain, access.index, access.array)
+        index = access.index if access.array in on_chip else ()
+        relation = G.access_map(ctx.domain, index, access.array)
         moved = {n: ends for n, ends in box.items() if G.depends_on(relation, n)}
         if not moved:
             continue  # R(q) = R(c(q)): c moves only sizes R does not read
