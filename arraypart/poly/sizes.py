@@ -119,7 +119,8 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
               and periods[p.name] is None]
     bounded = _lowered(signed, bounded, bad, box, kernel)
     params = tuple(bounded.get(p.name, p) for p in kernel.params)
-    periodic = {n for n, size in bounded.items() if size.unbounded and periods[n] is not None}
+    periodic = {n for n, size in bounded.items()  # claimed for every value (_bounded)
+                if size.unbounded and (periods[n] or PERIOD_LIMIT + 1) <= PERIOD_LIMIT}
     check_covered(replace(kernel, params=params), allowed, bad, periodic, stated)
     return _finished(replace(kernel, params=params, warnings=kernel.warnings + tuple(gaps)))
 
