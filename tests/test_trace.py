@@ -2584,7 +2584,7 @@ void z(int s, const int in[16], int out[16]) {
       "L4: ok: target II 1, achieved II 1, 16 iterations",
       "L8: ok: target II 1, achieved II 1, 16 iterations"]),
     ("two.c", TWO_SIZES, {"a": (75,), "b": (-12,)},
-     ["L7: ok: target II 1, achieved II 1, 64 iterations"]),
+     ["L7: ok: target II 1, achieved II 1, 32 iterations"]),  # at 100/-20 and 75/-12
     ("z.c", IN_WINDOW, {"s": ()}, ["L4: ok: target II 1, achieved II 1, 16 iterations"]),
 ], ids=["one size", "two sizes", "run midway"])
 def test_a_pipelined_loop_in_a_window_of_the_sizes_runs_at_a_probe(
@@ -2624,7 +2624,8 @@ def test_a_loop_that_runs_only_outside_the_ranges_found_is_a_located_error(tmp_p
     """With no assert, a and b were bounded one at a time, the other held at 0, where
     the guard a > 50 && b < -3 never holds: both came out 0..0 and buf (ram_1p, two
     reads a cycle) one memory at II 1, a false claim for a = 60, b = -5.  The loop
-    runs at values the sizes' types allow, below the ranges: a located error."""
+    runs at values the sizes' types allow, outside the ranges: a located error at the
+    access, naming the nearest such call (poly/cover.py)."""
     path = write(tmp_path, "ab.c", (
         "void ab(int a, int b, const int in[16], int out[16]) {\n  int buf[16];\n"
         "#pragma HLS bind_storage variable=buf type=ram_1p\n"
@@ -2633,8 +2634,9 @@ def test_a_loop_that_runs_only_outside_the_ranges_found_is_a_located_error(tmp_p
         "#pragma HLS pipeline II=1\n    out[i] = buf[(a + b) & 15] + buf[i];\n  }\n}\n"))
     with pytest.raises(KernelError) as caught:
         api.analyze(path)
-    assert str(caught.value).startswith(f"{path}:5:25: error: loop L5 runs only at "
-                                        "values of the run-time sizes below the ranges")
+    assert str(caught.value).startswith(f"{path}:7:14: error: at a = 51, b = -4, a call "
+                                        "in which every reference stays inside its "
+                                        "array, loop L5 makes this access to buf, which")
 
 
 def test_a_pipelined_loop_no_size_in_its_range_runs_is_a_dead_code_warning(tmp_path):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from functools import reduce
+from itertools import product
 from typing import Callable, Iterator, Mapping
 
 import numpy as np
@@ -49,25 +50,38 @@ class Frame:
 
 
 def top_frame(params: tuple[ir.Param, ...] = ()) -> Frame:
-    """The kernel's body before any loop: one step per checked combination of the
-    run-time sizes (:func:`checked_values` of each), in order."""
-    grids = np.meshgrid(*(np.array(checked_values(p), np.int64) for p in params),
-                        indexing="ij")
-    columns = [g.ravel() for g in grids]
-    rows = columns[0].size if columns else 1
+    """The kernel's body before any loop: one step per point of the run-time sizes
+    that the checker replays (:func:`checked_points`), in order."""
+    points = checked_points(params)
+    rows = len(points)
+    columns = [points[:, k] for k in range(len(params))]
     env = {p.name: c[:, None] for p, c in zip(params, columns)}
     order = (np.arange(rows, dtype=np.int64),) if params else ()
     point = tuple((p.name, c) for p, c in zip(params, columns))
     return Frame(rows, 1, env, np.ones((rows, 1), dtype=bool), order, point)
 
 
+def checked_points(params: tuple[ir.Param, ...]) -> np.ndarray:
+    """The points of the run-time sizes the checker replays, one row each (a column
+    per size) in lexicographic order: every combination of their
+    :func:`checked_values`, and the probe points (the k-th probe of every size,
+    ``Param.probes``), at which a pipelined loop runs that the testbench's usual calls
+    miss.  For n sizes and k probes that is at most 3^n + k rows: a probe is a point
+    where some loop runs, replayed as that point, not as k more values of each size
+    combined with every value of the others ((3 + k)^n rows before)."""
+    if not params:
+        return np.empty((1, 0), np.int64)
+    grid = np.array(list(product(*(checked_values(p) for p in params))), np.int64)
+    probes = np.array(list(zip(*(p.probes for p in params))), np.int64)
+    return np.unique(np.concatenate([grid, probes.reshape(-1, len(params))]), axis=0)
+
+
 def checked_values(param: ir.Param) -> tuple[int, ...]:
-    """The values of a run-time size the checker replays: its least, middle and largest
-    (a banking proven by isl holds for all of them; the replay is a second opinion at
-    the extremes, where the domains differ most, and in between), and its probes, at
-    which a pipelined loop runs that those miss (``Param.probes``)."""
-    return tuple(sorted({param.low, (param.low + param.high) // 2, param.high,
-                         *param.probes}))
+    """The values of a run-time size the checker combines with the others': its least,
+    middle and largest (a banking proven by isl holds for all of them; the replay is
+    a second opinion at the extremes, where the domains differ most, and in
+    between)."""
+    return tuple(sorted({param.low, (param.low + param.high) // 2, param.high}))
 
 
 def values(frame: Frame, e: E.Expr) -> np.ndarray:

@@ -386,6 +386,30 @@ def shifted(space: isl.Space, pos: int, by: int = 1) -> isl.MultiAff:
     return step.set_at(pos, step.get_at(pos).add_constant_val(_val(by)))
 
 
+def depends_on(m: isl.Map, name: str) -> bool:
+    """Whether the map ``m`` constrains its domain dimension ``name``: some two
+    points that differ in it alone have different images (or one has none)."""
+    pos = m.space.find_dim_by_name(isl.dim_type.in_, name)
+    return not m.eliminate(isl.dim_type.in_, pos, 1).is_equal(m)
+
+
+def clamped(space: isl.Space, box: dict[str, tuple[int | None, int | None]]
+            ) -> isl.MultiPwAff:
+    """``x -> c(x)`` on the set ``space``: each dimension named in ``box`` moved to the
+    nearest value of its range, ``c(x)[d] = max(low, min(high, x[d]))`` (an open end
+    clamps nothing), the others as they are."""
+    moved = isl.MultiPwAff.from_multi_aff(isl.MultiAff.identity_on_domain_space(space))
+    for name, (low, high) in box.items():
+        pos = space.find_dim_by_name(SET, name)
+        value = moved.get_at(pos)
+        if high is not None:
+            value = value.min(constant(space, high))
+        if low is not None:
+            value = value.max(constant(space, low))
+        moved = moved.set_at(pos, value)
+    return moved
+
+
 def largest(s: isl.Set, name: str) -> int | None:
     """The largest value of dimension ``name`` over the non-empty set ``s`` (None when
     it has none)."""

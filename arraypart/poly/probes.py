@@ -1,4 +1,4 @@
-"""Size values at which every pipelined loop runs: ``with_probes(kernel, allowed) -> kernel``.
+"""Size values at which every pipelined loop runs: ``with_probes(kernel) -> kernel``.
 
 The testbench drives each run-time size at its least, middle and largest values, in
 three calls (the *usual points*, :meth:`..ir.Param.usual`), and the checker replays
@@ -11,12 +11,12 @@ pipelined loop, its parameter set
 (the loop's isl domain projected onto the sizes) is tested against the usual points
 and the probes chosen so far; where it holds none, one of its points is added, a
 middle one (:func:`_middle`).  The k-th probe of every size together make the k-th
-point (``Param.probes``): one more testbench call and one more replayed value each.
+point (``Param.probes``): one more testbench call, and one more point the checker
+replays (:func:`..check.frames.checked_points`), each.
 A loop whose ``P`` is empty runs at no value in the ranges: a located warning says it
-is dead code there, never run; where it runs below the ranges at values the sizes'
-types, bounds and guards allow, the ranges (found one size at a time, the others
-held) miss where it runs, and nothing proves or checks its banking there: a located
-error.
+is dead code there, never run.  (Where it runs at other values that the sizes' types,
+bounds and guards allow, each reference inside its array, :mod:`.cover` has made that
+a located error already: the ranges miss where it runs.)
 """
 
 from __future__ import annotations
@@ -24,14 +24,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .. import ir
-from ..errors import KernelError, warning_text
+from ..errors import warning_text
 from . import isl_glue as G
 from .domains import Context, walk_loops
 
 
-def with_probes(kernel: ir.Kernel, allowed: tuple[ir.Param, ...]) -> ir.Kernel:
+def with_probes(kernel: ir.Kernel) -> ir.Kernel:
     """``kernel`` with the probes (module doc) of its sizes, and a warning per dead
-    pipelined loop; ``allowed``: the sizes before their ranges were found."""
+    pipelined loop."""
     if not kernel.params:
         return kernel
     names = tuple(p.name for p in kernel.params)
@@ -44,7 +44,6 @@ def with_probes(kernel: ir.Kernel, allowed: tuple[ir.Param, ...]) -> ir.Kernel:
         domain = ctx.enter_loop(loop).domain
         sizes = domain.project_out(G.SET, len(names), domain.dim(G.SET) - len(names))
         if sizes.is_empty():
-            _check_dead(kernel, loop, allowed)
             dead.append(warning_text(loop.coord, (
                 f"loop {loop.name} runs at no value of the run-time sizes in their "
                 f"ranges ({_ranges(kernel.params)}): it is dead code there, and neither "
@@ -58,34 +57,6 @@ def with_probes(kernel: ir.Kernel, allowed: tuple[ir.Param, ...]) -> ir.Kernel:
     params = tuple(replace(p, probes=tuple(probe[k] for probe in probes))
                    for k, p in enumerate(kernel.params))
     return replace(kernel, params=params, warnings=kernel.warnings + tuple(dead))
-
-
-def _check_dead(kernel: ir.Kernel, loop: ir.Loop, allowed: tuple[ir.Param, ...]) -> None:
-    """Raise a located error when ``loop``, which runs at no value in the sizes'
-    ranges, runs below them: at values under a size's least one that ``allowed`` (its
-    type, bounds and guards) holds, each size up to its largest value (or any, where
-    nothing bounds it: its proof's claim covers every value above).  A loop that runs
-    only above an unbounded size's replayed values is covered by that claim."""
-    claimed = tuple(replace(p, high=None, source=None) if p.unbounded else p
-                    for p in kernel.params)
-    if _runs(kernel, loop, claimed):
-        return
-    lows = {p.name: p.low for p in allowed}
-    below = tuple(replace(p, low=lows.get(p.name)) for p in claimed)
-    if _runs(kernel, loop, below):
-        raise KernelError(loop.coord, (
-            f"loop {loop.name} runs only at values of the run-time sizes below the "
-            f"ranges arraypart found for them ({_ranges(kernel.params)}), so its "
-            "banking would be neither proved nor checked where it runs: bound the "
-            "sizes together (an assert, -D ARRAYPART_MAX_<size>, or a guard that "
-            "returns)"))
-
-
-def _runs(kernel: ir.Kernel, loop: ir.Loop, params: tuple[ir.Param, ...]) -> bool:
-    """Whether some iteration of ``loop`` runs with the sizes in ``params``' ranges."""
-    return any(not ctx.enter_loop(loop).domain.is_empty()
-               for other, ctx, _ in walk_loops(kernel.body, Context.top(params))
-               if other is loop)
 
 
 def _usual_points(kernel: ir.Kernel) -> list[tuple[int, ...]]:

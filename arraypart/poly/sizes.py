@@ -12,6 +12,10 @@ the least value from 0 up outside ``Bad``), and each size in turn widens to
     low(p)  = max { v < anchor : (.., p = v, ..) in Bad, the others in the box } + 1
 
 (``low`` only where it is open), so the box stays clear of ``Bad`` at every step.
+The calls outside ``Bad`` need not form a box (``buf[a + b]``), so the box is then
+checked against all of them together (:mod:`.cover`): a call outside it whose accesses
+in a pipelined or unrolled loop are not among those of its clamp into the box is a
+located error.
 A signed size's least value is open (the front end takes only an unsigned one from 0
 up): where no value below the anchor is in ``Bad``, it is the least ``L`` at which
 the on-chip accesses change from one value to the next, every smaller value making
@@ -40,6 +44,7 @@ from .. import ir
 from ..errors import KernelError, warning_text
 from . import isl_glue as G
 from .build import outside_set
+from .cover import check_covered
 from .domains import Context, access_relations, walk_loops
 from .probes import with_probes
 
@@ -58,7 +63,7 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
     allowed = kernel.params
     open_sizes = [p for p in kernel.params if None in (p.low, p.high) or _weakly_bounded(p)]
     if not open_sizes:
-        return _finished(kernel, allowed)
+        return _finished(kernel)
     names = tuple(p.name for p in kernel.params)
     bad = G.empty(names)
     witnesses: list[tuple[str, object, ir.Access]] = []  # (which extent, bad sizes, by)
@@ -93,7 +98,7 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
         box = _with_next_values(open_sizes, bad, box)
     if not inside.is_empty():
         raise _left_at_least_values(witnesses, box, open_sizes)
-    bounded, gaps = {}, []
+    bounded, gaps, stated = {}, [], set()
     periods = {p.name: _period_of(kernel, p.name) for p in open_sizes}
     order = sorted(open_sizes, key=lambda p: p.lower_end)  # a start widens last
     for k, p in enumerate(order):
@@ -106,14 +111,18 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
             size, capped = _replayed_where_loops_run(size, kernel.body, {**box, **later})
             gaps += capped
         bounded[p.name] = size
-        gaps += _gap_warning(p, size, values)
+        gap = _gap_warning(p, size, values)
+        stated |= {p.name} if gap else set()
+        gaps += gap
         box[p.name] = (size.low, size.high)
     signed = [p for p in open_sizes if p.low is None and not p.lower_end
               and periods[p.name] is None]
     bounded = _lowered(signed, bounded, bad, box, kernel)
     params = tuple(bounded.get(p.name, p) for p in kernel.params)
-    return _finished(replace(kernel, params=params, warnings=kernel.warnings + tuple(gaps)),
-                     allowed)
+    periodic = {n for n, size in bounded.items()  # claimed for every value (_bounded)
+                if size.unbounded and (periods[n] or PERIOD_LIMIT + 1) <= PERIOD_LIMIT}
+    check_covered(replace(kernel, params=params), allowed, bad, periodic, stated)
+    return _finished(replace(kernel, params=params, warnings=kernel.warnings + tuple(gaps)))
 
 
 def _lowered(signed: list[ir.Param], bounded: dict[str, ir.Param], bad, box: dict,
@@ -151,11 +160,10 @@ def _around(kernel: ir.Kernel, bounded: dict[str, ir.Param], box: dict,
         for q in kernel.params))
 
 
-def _finished(kernel: ir.Kernel, allowed: tuple[ir.Param, ...]) -> ir.Kernel:
+def _finished(kernel: ir.Kernel) -> ir.Kernel:
     """``kernel``, its sizes bounded, with the extents that follow them, a warning
-    per size that nothing bounds, and the probes that run every pipelined loop
-    (``allowed``: the sizes as their types, bounds and guards allow them)."""
-    return with_probes(_with_unbounded_warnings(_with_sampled_extents(kernel)), allowed)
+    per size that nothing bounds, and the probes that run every pipelined loop."""
+    return with_probes(_with_unbounded_warnings(_with_sampled_extents(kernel)))
 
 
 def _with_sampled_extents(kernel: ir.Kernel) -> ir.Kernel:

@@ -1,0 +1,148 @@
+"""Issue 13: run-time sizes bounded one at a time, checked together (poly/cover.py).
+
+The sizes that nothing bounds are bounded by the arrays they index, one size at a time,
+to a box of ranges; the calls that keep every reference inside its array need not form
+a box (``buf[a + b]``).  Each test's kernel has calls outside the box whose accesses,
+in a pipelined loop, differ from those of every call inside it: arraypart used to
+claim a banking proven over the box only, which the checker, replaying the box's
+banking at such a call, shows false.  Now a located error names the call; where the
+calls outside make only accesses that the box makes, nothing changes."""
+
+from dataclasses import replace
+
+import pytest
+
+import arraypart
+from arraypart import KernelError, check, ir
+from arraypart.check import frames
+
+from conftest import write
+
+# a + b <= 15 (buf[a + b]) is a triangle: one size at a time gives a in 0..14, b in
+# 0..1, and the branch b > 2, two reads of a single-port memory, runs at a = 0, b = 3.
+TRIANGLE = """\
+#include <assert.h>
+void tri(unsigned a, unsigned b, const int in[16], int out[16]) {
+  int buf[16];
+#pragma HLS bind_storage variable=buf type=ram_1p
+%s  for (int i = 0; i < 16; i++) buf[i] = in[i];
+  out[0] = buf[a + b];
+  for (int i = 0; i < 4; i++) {
+#pragma HLS pipeline II=1
+    if (b > 2) out[i] = buf[i] + buf[i + 4];
+    else out[i] = buf[i];
+  }
+}
+"""
+
+# The brief's window, partly inside the box: a in -20..42, b in 0..1 run the guard
+# a > 10 && b < 1 at b = 0 with two reads, but b < -3 (a + b + 20 inside buf) adds a
+# third, which the box's banking (block 4: 16 words a bank) puts in the bank of buf[i].
+WINDOW = """\
+#include <assert.h>
+void win(int a, int b, const int in[64], int out[64]) {
+  int buf[64];
+#pragma HLS bind_storage variable=buf type=ram_1p
+%s  for (int i = 0; i < 64; i++) buf[i] = in[i];
+  out[0] = buf[a + b + 20];
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    if (a > 10 && b < 1) {
+      int t = buf[i] + buf[i + 16];
+      if (b < -3) t += buf[i + 8];
+      out[i] = t;
+    } else out[i] = buf[i];
+  }
+}
+"""
+
+
+def _at(kernel, point: dict[str, int]):
+    """``kernel`` with each size held at its value in ``point``: the checker then
+    replays that call only."""
+    return replace(kernel, params=tuple(replace(p, low=point[p.name], high=point[p.name])
+                                        for p in kernel.params))
+
+
+@pytest.mark.parametrize("text, box, place, point, advice", [
+    (TRIANGLE, "  assert(a <= 14 && b <= 1);\n", "9:25", {"a": 0, "b": 3}, "b <= <largest>"),
+    (WINDOW, "  assert(a >= -20 && a <= 42 && b >= 0 && b <= 1);\n", "11:24",
+     {"a": 11, "b": -4}, "b >= <least>"),
+], ids=["triangle", "window partly inside"])
+def test_a_call_outside_the_box_whose_accesses_differ_is_a_located_error(
+        tmp_path, text, box, place, point, advice):
+    """The error is at the access that the box never makes, and names the nearest
+    call that makes it.  The banking the box proves (the same kernel with an assert
+    that states the box) is one the checker, at that call, finds a conflict in: the
+    claim the error replaces was false there."""
+    path = write(tmp_path, "k.c", text % "")
+    with pytest.raises(KernelError) as caught:
+        arraypart.analyze(path)
+    at = ", ".join(f"{name} = {value}" for name, value in point.items())
+    assert str(caught.value).startswith(f"{path}:{place}: error: at {at}, a call in which "
+                                        "every reference stays inside its array, loop L7 "
+                                        "makes this access to buf, which no call in the ranges"), \
+        str(caught.value)
+    assert str(caught.value).endswith(
+        f"state the range of each size the kernel takes (an assert such as assert({advice}), "
+        "-D ARRAYPART_MAX_<size>=, or a guard that returns)")
+    boxed = arraypart.analyze(write(tmp_path, "boxed.c", text % box), ports=1)
+    bankings = boxed.solution.bankings()
+    inside = check.check_kernel(boxed.kernel, bankings, ports=1)
+    assert [loop.achieved_ii for loop in inside.loops] == [1, 1]
+    outside = check.check_kernel(_at(boxed.kernel, point), bankings, ports=1)
+    conflict = outside.loops[1].first_conflict
+    assert outside.loops[1].achieved_ii == 2 and conflict.array == "buf", outside.loops
+
+
+def test_a_transfer_of_an_off_chip_bundle_outside_the_box_is_a_located_error(tmp_path):
+    """An m_axi bundle counts transfers whatever their addresses: the branch b > 2
+    reads p twice an iteration (II 2 on one bundle) at a = 0, b = 3, which the box
+    (a in 0..14, b in 0..1) never runs; it was claimed at II 1."""
+    path = write(tmp_path, "maxi.c", TRIANGLE.replace(
+        "const int in[16]", "const int *p").replace(
+        "#pragma HLS bind_storage variable=buf type=ram_1p\n",
+        "#pragma HLS interface m_axi port=p bundle=gmem\n").replace(
+        "buf[i] = in[i]", "buf[i] = i").replace(
+        "buf[i] + buf[i + 4]", "p[i] + p[i + 4]").replace(
+        "else out[i] = buf[i]", "else out[i] = p[i]") % "")
+    with pytest.raises(KernelError) as caught:
+        arraypart.analyze(path)
+    assert str(caught.value).startswith(f"{path}:9:25: error: at a = 0, b = 3, a call in "
+                                        "which every reference stays inside its array, "
+                                        "loop L7 makes this access to p, which"), \
+        str(caught.value)
+
+
+def test_calls_outside_the_box_that_make_the_boxs_accesses_change_nothing(tmp_path):
+    """Without the third read, a call outside the box (a = 11, b = -4) makes the
+    accesses its clamp into the box (a = 11, b = 0) makes: no error, and the banking
+    of the two reads is the one the box proves."""
+    two = WINDOW.replace("      if (b < -3) t += buf[i + 8];\n", "")
+    report = arraypart.analyze(write(tmp_path, "two.c", two % ""), ports=1)
+    assert [(p.name, p.low, p.high) for p in report.kernel.params] == [
+        ("a", -20, 42), ("b", 0, 1)]
+    bankings = report.solution.bankings()
+    boxed = arraypart.analyze(write(tmp_path, "boxed.c", two % (
+        "  assert(a >= -20 && a <= 42 && b >= 0 && b <= 1);\n")), ports=1)
+    assert bankings["buf"] == boxed.solution.bankings()["buf"]
+    assert bankings["buf"].scheme.banks > 1  # the two reads, on a single-port memory
+    outside = check.check_kernel(_at(report.kernel, {"a": 11, "b": -4}), bankings, ports=1)
+    assert [loop.achieved_ii for loop in outside.loops] == [1, 1]
+    assert all(loop.first_conflict is None for loop in outside.loops)
+
+
+def test_the_checker_replays_the_probe_points_not_their_product_with_the_usual_values():
+    """Three sizes with two probes each: every combination of the least, middle and
+    largest values (27) and the two probe points, 29 points, where each probe's
+    values combined with every value of the others made (3 + 2)^3 = 125."""
+    at = ir.Coord("k.c", 1, 1)
+    params = (ir.Param("a", 0, 10, at, None, probes=(3, 7)),
+              ir.Param("b", -4, 4, at, None, probes=(1, -3)),
+              ir.Param("c", 0, 2, at, None, probes=(2, 0)))
+    points = frames.checked_points(params)
+    assert points.shape == (29, 3)
+    assert {tuple(row) for row in points} >= {(3, 1, 2), (7, -3, 0), (0, -4, 0), (10, 4, 2)}
+    assert [tuple(row) for row in points] == sorted(tuple(row) for row in points)
+    assert frames.top_frame(params).rows == 29
+    assert frames.checked_points(()).shape == (1, 0)
