@@ -127,20 +127,26 @@ class Search:
     the isl verdicts, proofs and costs of this array, computed once; its candidates and
     their pre-check are ``screen``'s, :class:`.screen.Screen`).  A search at targets
     raised from those of a ``base`` search (:func:`.missed._banked_at`) takes its
-    proofs from that one's (:meth:`prove`) and its families from that one's screen."""
+    proofs from that one's (:meth:`prove`) and its families from that one's screen.
+    A search of a ``twin`` array, the same accesses at the same targets under other
+    flags (the flat note's, :func:`.notes._flat_note`), shares its proofs and the
+    model's floors of its per_dim partitions, which those flags do not change."""
 
     def __init__(self, am: ArrayModel, shapes: list[GroupShape], bound: int,
-                 options: Options, proofs: int | None = None, base: Search | None = None):
+                 options: Options, proofs: int | None = None, base: Search | None = None,
+                 twin: Search | None = None):
         self.am, self.shapes, self.bound, self.options = am, shapes, bound, options
         self.proofs_left = proofs  # candidates :meth:`_confirm` may still try (None: any)
         self.base = base
         self.ceiling = search_ceiling(options.max_banks, options.bram_budget, bound,
                                       shapes, am.array.shape)
         self.samples = [sample_group(s) for s in shapes if not s.uniform]
+        shared = base or twin
         self.screen = Screen(am, shapes, options, self.samples,
-                             None if base is None else base.screen.family_memo)
+                             None if base is None else base.screen.family_memo,
+                             None if shared is None else shared.screen.floor_memo)
         self.isl_ok: dict[Banking, bool] = {}
-        self.proofs: dict[Banking, Proof] = {}
+        self.proofs: dict[Banking, Proof] = {} if twin is None else twin.proofs
         self.routed_memo: dict[Banking, dict[str, int]] = {}
         self.routed_refuted = 0  # candidates set aside for their routed sites
         self.sample_memo: dict[int, object] = {}
