@@ -198,8 +198,9 @@ def sampled_rule_ii(sample: GroupSample, banking: Banking, ports: PortModel) -> 
                                        scheme.banks)
         every_reads, every_writes = _regular_loads(sample, varying, 0 * bank[varying],
                                                    scheme.shape, 1)
-        worst = max(worst, int(least_ii(ports, reads + every_reads, writes + every_writes,
-                                        target).max(initial=target)))
+        loads = (reads + every_reads, writes + every_writes)
+        if overloaded(ports, *loads, target):  # else every bank fits at the target
+            worst = max(worst, int(least_ii(ports, *loads, target).max(initial=target)))
     return worst
 
 
