@@ -192,12 +192,12 @@ class Screen:
                           family.copies, family.assignment)
         if banking not in self.per_dim_scores:
             sets = self._lane_sets(family.copies, family.assignment)
-            dims = np.array([[p.type != "none" for p in family.dims]])
+            dims = frozenset(d for d, p in enumerate(family.dims) if p.type != "none")
             self.per_dim_scores[banking] = sum(
                 max(per_dim_ii(ls, banking.scheme, self.am.ports, s.group.target_ii),
                     self._rule_ii(banking.scheme, s))
                 - s.group.target_ii for ls, s in zip(sets, self.uniform)
-            ) + int(self._dims_refuted(family, dims)[0])
+            ) + int(self._refutes(family, dims))
         yield (lambda k: banking), np.array([self.per_dim_scores[banking]], dtype=np.int64)
 
     def _flat_batches(self, family: Family) -> Iterator[Batch]:
@@ -310,13 +310,18 @@ class Screen:
         if not self.partly_irregular and not self.samples:
             return np.zeros(len(bank_dims), dtype=np.int64)
         patterns, which = np.unique(bank_dims, axis=0, return_inverse=True)
-        found = []
-        for pattern in patterns:
-            dims = frozenset(np.flatnonzero(pattern).tolist())
-            found.append(self._wild_overload(family.banks, family.copies,
-                                             family.assignment, dims)
-                         or self._shared_overload(family.copies, family.assignment, dims))
+        found = [self._refutes(family, frozenset(np.flatnonzero(pattern).tolist()))
+                 for pattern in patterns]
         return np.array(found, dtype=np.int64)[which.reshape(-1)]
+
+    def _refutes(self, family: Family, bank_dims: frozenset[int]) -> bool:
+        """:meth:`_dims_refuted` of one set of bank dimensions (a per_dim family's, one
+        set: asked without ``np.unique``, which cost more than the answer)."""
+        if not self.partly_irregular and not self.samples:
+            return False
+        return (self._wild_overload(family.banks, family.copies, family.assignment,
+                                    bank_dims)
+                or self._shared_overload(family.copies, family.assignment, bank_dims))
 
     def _shared_overload(self, copies: int, assignment: tuple,
                          bank_dims: frozenset[int]) -> bool:
