@@ -565,6 +565,27 @@ def test_a_colliding_cycle_isl_found_refutes_later_candidates_without_isl(tmp_pa
     assert all(prove_group(am, group.group, b, max_ii=1).ii > 1 for b in others[:4])
 
 
+def test_the_rule_is_missed_exactly_where_its_sampled_ii_is_above_the_target(tmp_path):
+    """``sampled_rule_missed`` (one overload test per sub-array, what the search asks
+    of every candidate) says what ``sampled_rule_ii`` above the target says, on
+    Floyd-Warshall's sampled cycles: its banks that rotate miss the target, the one
+    memory and the banks that stay fixed do not."""
+    path = tmp_path / "fw.c"
+    path.write_text(FLOYD_WARSHALL)
+    am = poly.build_model(frontend.parse_kernel(path), ports=2).arrays[0]
+    (group,) = [analyze_group(g, 2) for g in am.groups]
+    sample = sampling.sample_group(group)
+    candidates = [Banking("path", flat_scheme((16, 16), (a, b), n))
+                  for n in (2, 5) for a in range(4) for b in range(4) if a or b] + [
+        Banking("path", per_dim_scheme((16, 16), dims)) for dims in (
+            (DimPartition("none", 1), DimPartition("none", 1)),
+            (DimPartition("cyclic", 2), DimPartition("none", 1)),
+            (DimPartition("none", 1), DimPartition("block", 4)))]
+    missed = [sampling.sampled_rule_missed(sample, b, am.ports) for b in candidates]
+    assert missed == [sampling.sampled_rule_ii(sample, b, am.ports) > 1 for b in candidates]
+    assert any(missed) and not all(missed)
+
+
 def test_registers_that_reach_the_target_are_kept_over_one_memory(tmp_path):
     """``d`` is written 40 times per cycle and read at table-chosen indices: memory
     banks cannot serve that, registers can, though the pre-check scores them as

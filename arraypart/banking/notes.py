@@ -169,7 +169,8 @@ def _flat_note(am: ArrayModel, search: Search, banking: Banking, proof: Proof,
                          file_scope=False, kept_reference=None, member=None)
     try:
         free = Search(replace(am, array=free_array), search.shapes, search.bound,
-                      options, NOTE_PROOFS).run(options.families, budget=NOTE_CANDIDATES)
+                      options, NOTE_PROOFS, twin=search).run(options.families,
+                                                              budget=NOTE_CANDIDATES)
     except (ProofTimeout, TimeUp):
         return []  # the note compares with a flat scheme; the banking stands
     if (free.banking.scheme.kind != "flat" or not free.proof.conflict_free

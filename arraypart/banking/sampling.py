@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import prod
+from typing import Iterator
 
 import numpy as np
 
@@ -180,15 +181,32 @@ def sampled_rule_ii(sample: GroupSample, banking: Banking, ports: PortModel) -> 
     varying lane only of the banks of its sub-array (:func:`.space.sub_arrays`).
     Registers take no port.  A constant bank over the samples proves nothing (the
     group's target): the emitted code's schedule decides (:mod:`arraypart.check`)."""
-    scheme = banking.scheme
     target = sample.shape.group.target_ii
+    return max([target] + [int(least_ii(ports, reads, writes, target).max(initial=target))
+                           for reads, writes in _rule_loads(sample, banking)
+                           if overloaded(ports, reads, writes, target)])
+
+
+def sampled_rule_missed(sample: GroupSample, banking: Banking, ports: PortModel) -> bool:
+    """:func:`sampled_rule_ii` is above the group's target: some bank's load does not
+    fit there (fitting is monotone in II), found without the least II's search and
+    at the first such sub-array."""
+    target = sample.shape.group.target_ii
+    return any(overloaded(ports, reads, writes, target)
+               for reads, writes in _rule_loads(sample, banking))
+
+
+def _rule_loads(sample: GroupSample, banking: Banking
+                ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Per sub-array with a lane whose bank varies, the (P x banks) distinct reads and
+    writes the scheduling rule gives each bank (:func:`sampled_rule_ii`), lazily."""
+    scheme = banking.scheme
     if scheme.registers or scheme.banks == 1 or not len(sample.active[0]):
-        return target
+        return
     bank = _bank_rows(sample, scheme)
     varies = _banks_vary(sample, scheme, bank)
     if not varies.any():
-        return target
-    worst = target
+        return
     for lanes in sub_arrays(scheme, sample.shape):
         varying = [k for k in lanes if varies[k]]
         if not varying:
@@ -198,9 +216,7 @@ def sampled_rule_ii(sample: GroupSample, banking: Banking, ports: PortModel) -> 
                                        scheme.banks)
         every_reads, every_writes = _regular_loads(sample, varying, 0 * bank[varying],
                                                    scheme.shape, 1)
-        worst = max(worst, int(least_ii(ports, reads + every_reads, writes + every_writes,
-                                        target).max(initial=target)))
-    return worst
+        yield reads + every_reads, writes + every_writes
 
 
 def routed_ii(sample: GroupSample, banking: Banking, ports: PortModel) -> int:

@@ -51,10 +51,13 @@ class Screen:
     of the non-uniform groups, the search's own list (its isl refutations add the
     colliding cycles to it: :meth:`.search.Search._fits_at_target`).
     ``family_memo``: the families of the search this one's targets were raised from
-    (None: none)."""
+    (None: none).  ``floor_memo``: the model's floors of the per_dim partitions
+    (:meth:`_partition_floors`) of a search of the same accesses, whatever its targets
+    or its array's flags (None: none)."""
 
     def __init__(self, am: ArrayModel, shapes: list[GroupShape], options: Options,
-                 samples: list[GroupSample], family_memo: dict | None = None):
+                 samples: list[GroupSample], family_memo: dict | None = None,
+                 floor_memo: dict | None = None):
         self.am, self.shapes, self.options, self.samples = am, shapes, options, samples
         self.varying = frozenset().union(*(s.varying for s in shapes))
         lanes = [a for s in shapes for a in s.lanes]
@@ -72,6 +75,8 @@ class Screen:
         # families and their floors do not depend on the targets: shared when raised
         self.family_memo: dict[tuple, tuple[Family, ...]] = (
             {} if family_memo is None else family_memo)
+        self.floor_memo: dict[tuple, tuple[np.ndarray, ...]] = (
+            {} if floor_memo is None else floor_memo)
         self.overload_memo: dict[tuple, bool] = {}  # wild and shared overloads
         self.served_overload_memo: dict[tuple, bool] = {}
         self.loads_memo: dict[tuple, list[tuple[int, int, int]]] = {}
@@ -131,14 +136,28 @@ class Screen:
                         for dims in partitions]
             found: tuple[Family, ...] = ()
             if bankings:
-                table = lane_table(self.am, copies, assignment)
-                floors = scheme_floors(table, [b.scheme for b in bankings])
-                costs = model_floors(bankings, self.am, self.shapes, *floors)
+                costs = model_floors(bankings, self.am, self.shapes,
+                                     *self._partition_floors(banks, copies, assignment,
+                                                             bankings))
                 found = tuple(Family("per_dim", banks, copies, assignment,
                                      self.within_budget(floor), dims=dims)
                               for dims, floor in zip(partitions, costs))
             self.family_memo[key] = found
         return self.family_memo[key]
+
+    def _partition_floors(self, banks: int, copies: int, assignment: tuple,
+                          bankings: list[Banking]) -> tuple[np.ndarray, ...]:
+        """The model's (BRAM18K, LUT, FF) floors of ``bankings``, the per_dim partitions
+        of ``banks`` banks (:func:`arraypart.rtl.cost.scheme_floors`): a pure function
+        of the array's shape, its accesses (their lane table) and the varying
+        dimensions, none of which a search's targets or its array's flags change, so
+        made once for the searches that share ``floor_memo`` (the flat note's prices
+        the partitions its pragma-only array's search priced)."""
+        key = (banks, copies, assignment)
+        if key not in self.floor_memo:
+            self.floor_memo[key] = scheme_floors(lane_table(self.am, copies, assignment),
+                                                 [b.scheme for b in bankings])
+        return self.floor_memo[key]
 
     def _flat_families(self, banks: int, copies: int,
                        assignment: tuple) -> tuple[Family, ...]:
@@ -173,12 +192,12 @@ class Screen:
                           family.copies, family.assignment)
         if banking not in self.per_dim_scores:
             sets = self._lane_sets(family.copies, family.assignment)
-            dims = np.array([[p.type != "none" for p in family.dims]])
+            dims = frozenset(d for d, p in enumerate(family.dims) if p.type != "none")
             self.per_dim_scores[banking] = sum(
                 max(per_dim_ii(ls, banking.scheme, self.am.ports, s.group.target_ii),
                     self._rule_ii(banking.scheme, s))
                 - s.group.target_ii for ls, s in zip(sets, self.uniform)
-            ) + int(self._dims_refuted(family, dims)[0])
+            ) + int(self._refutes(family, dims))
         yield (lambda k: banking), np.array([self.per_dim_scores[banking]], dtype=np.int64)
 
     def _flat_batches(self, family: Family) -> Iterator[Batch]:
@@ -291,13 +310,18 @@ class Screen:
         if not self.partly_irregular and not self.samples:
             return np.zeros(len(bank_dims), dtype=np.int64)
         patterns, which = np.unique(bank_dims, axis=0, return_inverse=True)
-        found = []
-        for pattern in patterns:
-            dims = frozenset(np.flatnonzero(pattern).tolist())
-            found.append(self._wild_overload(family.banks, family.copies,
-                                             family.assignment, dims)
-                         or self._shared_overload(family.copies, family.assignment, dims))
+        found = [self._refutes(family, frozenset(np.flatnonzero(pattern).tolist()))
+                 for pattern in patterns]
         return np.array(found, dtype=np.int64)[which.reshape(-1)]
+
+    def _refutes(self, family: Family, bank_dims: frozenset[int]) -> bool:
+        """:meth:`_dims_refuted` of one set of bank dimensions (a per_dim family's, one
+        set: asked without ``np.unique``, which cost more than the answer)."""
+        if not self.partly_irregular and not self.samples:
+            return False
+        return (self._wild_overload(family.banks, family.copies, family.assignment,
+                                    bank_dims)
+                or self._shared_overload(family.copies, family.assignment, bank_dims))
 
     def _shared_overload(self, copies: int, assignment: tuple,
                          bank_dims: frozenset[int]) -> bool:

@@ -39,7 +39,8 @@ from .device import DEFAULT_SEARCH_BANKS
 from .groups import GroupShape
 from .options import Options, TimeUp, check_deadline
 from .proof import Proof, ProofTimeout, at_raised_targets, prove, prove_group
-from .sampling import refuted, routed_ii, sampled_rule_ii, sample_group, with_point
+from .sampling import (refuted, routed_ii, sampled_rule_ii, sampled_rule_missed,
+                       sample_group, with_point)
 from .screen import Screen, model_floors
 from .solution import Found
 from .space import (Cost, Family, as_written_ii, copy_key, cost_floor, cost_of,
@@ -127,20 +128,26 @@ class Search:
     the isl verdicts, proofs and costs of this array, computed once; its candidates and
     their pre-check are ``screen``'s, :class:`.screen.Screen`).  A search at targets
     raised from those of a ``base`` search (:func:`.missed._banked_at`) takes its
-    proofs from that one's (:meth:`prove`) and its families from that one's screen."""
+    proofs from that one's (:meth:`prove`) and its families from that one's screen.
+    A search of a ``twin`` array, the same accesses at the same targets under other
+    flags (the flat note's, :func:`.notes._flat_note`), shares its proofs and the
+    model's floors of its per_dim partitions, which those flags do not change."""
 
     def __init__(self, am: ArrayModel, shapes: list[GroupShape], bound: int,
-                 options: Options, proofs: int | None = None, base: Search | None = None):
+                 options: Options, proofs: int | None = None, base: Search | None = None,
+                 twin: Search | None = None):
         self.am, self.shapes, self.bound, self.options = am, shapes, bound, options
         self.proofs_left = proofs  # candidates :meth:`_confirm` may still try (None: any)
         self.base = base
         self.ceiling = search_ceiling(options.max_banks, options.bram_budget, bound,
                                       shapes, am.array.shape)
         self.samples = [sample_group(s) for s in shapes if not s.uniform]
+        shared = base or twin
         self.screen = Screen(am, shapes, options, self.samples,
-                             None if base is None else base.screen.family_memo)
+                             None if base is None else base.screen.family_memo,
+                             None if shared is None else shared.screen.floor_memo)
         self.isl_ok: dict[Banking, bool] = {}
-        self.proofs: dict[Banking, Proof] = {}
+        self.proofs: dict[Banking, Proof] = {} if twin is None else twin.proofs
         self.routed_memo: dict[Banking, dict[str, int]] = {}
         self.routed_refuted = 0  # candidates set aside for their routed sites
         self.sample_memo: dict[int, object] = {}
@@ -365,12 +372,8 @@ class Search:
         kept = self.am.array.pragma_only
         uniform = self.screen.uniform
         return rule_overloaded(banking.scheme, uniform, kept, self.am.ports) or any(
-            self._sampled_rule_missed(sample, banking) for sample in self.samples
+            sampled_rule_missed(sample, banking, self.am.ports) for sample in self.samples
             if kept or sample.shape.group.direct)
-
-    def _sampled_rule_missed(self, sample, banking: Banking) -> bool:
-        """The scheduling rule leaves ``sample``'s group above its target."""
-        return sampled_rule_ii(sample, banking, self.am.ports) > sample.shape.group.target_ii
 
     def reached(self, banking: Banking, proof: Proof, *,
                 as_written: bool = False) -> dict[str, int]:
@@ -411,7 +414,7 @@ class Search:
             target = shape.group.target_ii
             if shape.group.direct or (
                     as_written_ii(banking.scheme, shape, ports) <= target if shape.uniform
-                    else sampled_rule_ii(self._sample(shape), banking, ports) <= target):
+                    else not sampled_rule_missed(self._sample(shape), banking, ports)):
                 continue  # kept as written, or fits as written: nothing is routed
             ii = routed_ii(self._sample(shape), banking, ports)
             found[shape.group.loop] = max(found.get(shape.group.loop, 0), ii)
@@ -438,7 +441,7 @@ class Search:
         if banking.copies > 1 and crossbar_lanes(banking.scheme, self.shapes) > 0:
             return False
         return self.am.array.pragma_only or not any(
-            self._sampled_rule_missed(sample, banking)
+            sampled_rule_missed(sample, banking, self.am.ports)
             for sample in self.samples if sample.shape.group.direct)
 
     def _routed_ok(self, banking: Banking) -> bool:

@@ -201,12 +201,14 @@ def sub_arrays(scheme: Scheme, shape: GroupShape) -> list[list[int]]:
     return list(classes.values())
 
 
+@lru_cache(maxsize=1 << 14)
 def phased(scheme: Scheme, shape: GroupShape) -> bool:
     """The emission's phase switches give every lane of a pragma-only array's group a
     constant bank (:mod:`arraypart.codegen.phases`): its banks repeat within
     :data:`MAX_PHASES` steps (:func:`phases`), and the copies of its lanes, phases x
     lanes, are at most :data:`MAX_LANE_PHASES`; never in a group that is not
-    ``phasable``."""
+    ``phasable``.  Memoised (the shape compared by identity): every search of the
+    array prices the same partitions (:func:`rule_lanes` of each family's floor)."""
     if not shape.group.phasable or not instances_agree(scheme, shape):
         return False
     period = phases(scheme, shape)
@@ -322,10 +324,13 @@ def _rotating(scheme: Scheme, shapes: list[GroupShape],
                 if (pragma_only or s.group.direct) and not _static(scheme, s))
 
 
+@lru_cache(maxsize=1 << 14)
 def _static(scheme: Scheme, shape: GroupShape) -> bool:
     """Every lane's bank is the same at every P (so it needs no crossbar).  The time
     variable t advances by ``stride_t`` (the domain's stride), so a coefficient k of t
-    in dimension d moves the bank by k*stride_t there."""
+    in dimension d moves the bank by k*stride_t there.  Memoised like :func:`phased`
+    (:meth:`.search.Search._gate` asks it of each pending per_dim candidate for every
+    flat family)."""
     if scheme.kind == "none":
         return True
     if not instances_agree(scheme, shape):
