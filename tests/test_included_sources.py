@@ -38,6 +38,15 @@ LAYOUTS = {
         "b.c": "int get(int i) { return g[i]; }\n",
         "top.c": '#include "p.h"\nint g[66];\n#include "a.c"\n#include "b.c"\n' + LOOPS,
     },
+    # the same, b.c included by a.c (after a system header, whose text the preamble
+    # reads above the copy: no function of its is the copy's)
+    "defined_in_a_file_an_included_file_includes": {
+        "p.h": "int get(int i);\nint sum2(int i);\n",
+        "a.c": '#include <stdlib.h>\n#include "b.c"\n'
+               "int sum2(int i) { return abs(get(i) - get(i + 1)); }\n",
+        "b.c": "int get(int i) { return g[i]; }\n",
+        "top.c": '#include "p.h"\nint g[66];\n#include "a.c"\n' + LOOPS,
+    },
     # a header that defines the global (C's tentative definition): it was repeated
     # above the copy, in the testbench beside the banked kernel, which did not link
     "global_defined_in_a_header": {
@@ -104,12 +113,14 @@ def test_an_included_definition_the_copy_cannot_tell_apart_is_a_located_error(tm
 def test_a_signature_type_of_a_header_defining_a_global_is_a_located_error(tmp_path):
     """g.h defines g, so the testbench includes it inside namespace original, and with
     it pt: the banked top's declaration there would take original::pt, which no
-    function takes (the project did not link, as one would with g.h above the copy)."""
+    function takes (the project did not link, as one would with g.h above the copy).
+    Analysis, which writes no testbench, goes on."""
     path = _written(tmp_path, {
         "g.h": "typedef struct { int v; } pt;\nint g[64];\n",
         "top.c": '#include "g.h"\nvoid top(pt a[64], int b[64]) {\n'
                  "  for (int i = 0; i < 64; i++) {\n#pragma HLS pipeline II=1\n"
                  "    g[i] = a[i].v;\n    b[i] = g[i] + g[63 - i];\n  }\n}\n"})
+    assert arraypart.analyze(path).kernel.top == "top"
     with pytest.raises(KernelError) as error:
         arraypart.compile_kernel(str(path))
     assert str(error.value).startswith(

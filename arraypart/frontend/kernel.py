@@ -32,8 +32,7 @@ from .interfaces import MAX_DEFINE_PREFIX
 from .lower import lower_function
 from .pipelining import PIPELINE_LOOPS, auto_pipeline, raised_pipelines
 from .redeclared import redeclared, renamed_sites
-from .shared_types import (check_types_not_copied, external_functions, header_methods,
-                           shared_types)
+from .shared_types import external_functions, header_methods, shared_types, types_copied
 from .templates import specialized_template
 from .unaliased import mark_unaliased
 
@@ -238,8 +237,6 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     searched = (os.path.dirname(os.path.abspath(filename)),) + tuple(
         os.path.abspath(d) for d in include_dirs)
     preamble, nested, hoisted, replayed, in_place = _preamble(unit)
-    if not func.extern_c:  # (C linkage: the link matches names, not types)
-        check_types_not_copied(unit, func.start, in_place)
     found_redeclared = redeclared(unit, user_end, func.name, in_place)
     preamble_top = _macros_at(unit, func.start)
     source = SourceUnit(text, func, globals_, preamble,
@@ -251,7 +248,9 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
                         replayed, found_redeclared,
                         tuple(sorted(converter.header_definitions)),
                         renamed_sites(unit, user_end, func.name, func.start, found_redeclared,
-                                      options))
+                                      options),
+                        # (C linkage: the link matches names, not types)
+                        () if func.extern_c else types_copied(unit, func.start, in_place))
     return Kernel(Path(filename).stem, func.name, filename, arrays, body,
                   func.coord, tuple(sorted(values.items())), lowered.params, source,
                   tuple(misplaced) + lowered.warnings + capped + unshared + undefined
@@ -702,24 +701,23 @@ def _preamble(unit: clangtu.Unit) -> tuple[tuple[str, ...], tuple[str, ...], tup
                 if d.keyword in ("define", "undef") and _macro_name(d) not in guards)
     return (tuple(_as_opened(d, opened) for d in kept_lines)
             + tuple(f"#undef {guard}" for guard in guards), tuple(nested), hoisted, ran,
-            _with_included(unit, opened_in_place))
+            _with_included(scope, opened_in_place))
 
 
-def _with_included(unit: clangtu.Unit, handles: list[int | None]) -> frozenset[int]:
-    """``handles`` (files) and every file that one of them includes, at any depth."""
-    if not any(h is not None for h in handles):
-        return frozenset()  # (most kernels: no inclusion is walked)
-    includes: dict[int | None, list[int | None]] = {}
-    for inclusion in unit.tu.get_includes():
-        includes.setdefault(clanglib.handle_of(inclusion.source), []).append(
-            clanglib.handle_of(inclusion.include))
+def _with_included(scope: "_FileScope", handles: list[int | None]) -> frozenset[int]:
+    """``handles`` (files) and every file that one of them includes, at any depth, but
+    through an ``#include <...>`` (:func:`_system_includes`: the preamble reads it
+    before, so its text is not in ``namespace original``)."""
     found: set[int] = set()
     stack = [h for h in handles if h is not None]
     while stack:
         handle = stack.pop()
         if handle not in found:
             found.add(handle)
-            stack += [h for h in includes.get(handle, ()) if h is not None]
+            stack += [clanglib.handle_of(c.get_included_file())
+                      for c in scope.by_file.get(handle, ())
+                      if c.kind == ci.CursorKind.INCLUSION_DIRECTIVE and not _angled(c)
+                      and c.get_included_file() is not None]
     return frozenset(found)
 
 
@@ -797,8 +795,12 @@ def _system_includes(cursors: list[ci.Cursor]) -> list[str]:
     ``namespace original`` their guards make them empty (``<cmath>`` expanded there
     does not build)."""
     return [f"#include <{c.spelling}>" for c in cursors
-            if c.kind == ci.CursorKind.INCLUSION_DIRECTIVE
-            and [t.spelling for t in c.get_tokens()][2:3] == ["<"]]
+            if c.kind == ci.CursorKind.INCLUSION_DIRECTIVE and _angled(c)]
+
+
+def _angled(inclusion: ci.Cursor) -> bool:
+    """Whether an ``#include`` cursor names its file in angle brackets."""
+    return [t.spelling for t in inclusion.get_tokens()][2:3] == ["<"]
 
 
 def _defines_objects(cursors: list[ci.Cursor], is_cxx: bool) -> bool:

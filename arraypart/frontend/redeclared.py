@@ -67,11 +67,11 @@ def redeclared(unit: clangtu.Unit, user_end: int, top: str,
     CHStone layout): their functions count as the file's when a header declares them
     first.  Their text cannot be edited, so one of their functions, or one of the
     file's that one of their texts names, is renamed ``by_macro``, but for a name
-    that a text of the copy spells as a member (``s.f``, ``p->f``: the macro would
-    rename the header's member too), which stays as it is, unless an argument of a
-    class or enum type would let the call find the header's ``::f`` too (g++: an
-    ambiguous call; :func:`_check_told_apart`).  A function that one of them declares
-    first is in the copy already."""
+    that a text of the copy spells as a member or qualified (``s.f``, ``p->f``,
+    ``std::f``: the macro would rename the header's name too), which stays as it is,
+    unless an argument of a class or enum type would let the call find the header's
+    ``::f`` too (g++: an ambiguous call; :func:`_check_told_apart`).  A function that
+    one of them declares first is in the copy already."""
     copied = [(c, namespaces) for c, namespaces in _file_scope_functions(unit.own_top, ())
               if c.location.offset < user_end] + [
         (c, namespaces) for c, namespaces in _file_scope_functions(
@@ -96,7 +96,7 @@ def redeclared(unit: clangtu.Unit, user_end: int, top: str,
     kept = names - _shared_names(unit, names, user_end, in_place)
     texts = [unit.data[:user_end]] + _texts(in_place)
     outside = elsewhere | _spelt(texts[1:], names, rb"\b")  # not renamed in the text
-    macro = (kept & outside) - _spelt(texts, names, rb"(?:\.|->)\s*")
+    macro = (kept & outside) - _spelt(texts, names, rb"(?:\.|->|::)\s*")
     _check_told_apart(unit, [definitions[n] for n in sorted((names & outside) - macro)])
     return tuple(replace(r, renamed=r.name in kept - elsewhere - macro and not r.namespaces,
                          by_macro=r.name in macro) for r in found)
@@ -113,8 +113,9 @@ def _check_told_apart(unit: clangtu.Unit, functions: list[ci.Cursor]) -> None:
                 raise KernelError(unit.location_coord(c.location), (
                     f"'{c.spelling}' is declared in a header and defined or called in a "
                     "file the kernel includes, which the testbench copies unchanged into "
-                    "its namespace 'original'; its name is also a member's (s.f, p->f) "
-                    "or a header's other declaration's, so no macro may rename it there, "
+                    "its namespace 'original'; its name is also a member's or a "
+                    "qualified name's (s.f, p->f, ns::f) or a header's other "
+                    "declaration's, so no macro may rename it there, "
                     f"and its parameter '{argument.spelling}' of type "
                     f"'{argument.type.spelling}' makes a call there find the header's "
                     f"'::{c.spelling}' (the banked kernel's) too, which g++ calls "

@@ -21,7 +21,7 @@ from typing import Callable, Iterator
 
 import clang.cindex as ci
 
-from ..errors import KernelError, warning_text
+from ..errors import Coord, warning_text
 from . import clanglib, clangtu
 
 TYPE_KINDS = frozenset((ci.CursorKind.STRUCT_DECL, ci.CursorKind.CLASS_DECL,
@@ -94,17 +94,18 @@ def shared_types(unit: clangtu.Unit, top_start: int,
             "from the original's, and will not link")),)
 
 
-def check_types_not_copied(unit: clangtu.Unit, top_start: int,
-                           in_place: frozenset[int]) -> None:
-    """Raise at the first record or enum that the parameter and return types of the
-    top (defined at byte ``top_start``) name and that one of the files ``in_place``
-    defines: the testbench includes those inside ``namespace original``, so the
-    original's ``original::pt`` and the banked kernel's ``::pt`` are two types, and
-    the banked top's declaration in the testbench names no function that exists."""
+def types_copied(unit: clangtu.Unit, top_start: int, in_place: frozenset[int]
+                 ) -> tuple[Coord, str] | tuple[()]:
+    """Where and why the testbench cannot link (none: ``()``): a record or enum that
+    the parameter and return types of the top (defined at byte ``top_start``) name is
+    defined by one of the files ``in_place``, which the testbench includes inside
+    ``namespace original``, so the original's ``original::pt`` and the banked kernel's
+    ``::pt`` are two types, and the banked top's declaration in the testbench names
+    no function that exists.  (The trace driver, which links no banked kernel, runs.)"""
     top = _definition_at(unit, top_start) if in_place else None
     for declared in (held_declaration(t) for t in _signature_types(top)) if top else ():
         if declared is not None and clanglib.file_of(declared.location) in in_place:
-            raise KernelError(unit.location_coord(declared.location), (
+            return unit.location_coord(declared.location), (
                 f"'{declared.spelling or declared.type.spelling}', which the top's "
                 "signature names, is defined in a file that the testbench must include "
                 "inside its namespace 'original' (the file defines a variable or a "
@@ -113,7 +114,8 @@ def check_types_not_copied(unit: clangtu.Unit, top_start: int,
                 "original's type would not be the banked kernel's, and the project "
                 "would not link; move the type to a header that defines no variable "
                 "or function (declare the variables 'extern' there and define them in "
-                "the kernel file)"))
+                "the kernel file)")
+    return ()
 
 
 def external_functions(unit: clangtu.Unit, user_end: int,
