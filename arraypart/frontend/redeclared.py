@@ -37,8 +37,8 @@ _IDENTIFIER_CHAR = re.compile(rb"\w")
 
 @dataclass(frozen=True, slots=True)
 class Redeclared:
-    """A function or function template that the kernel file defines and a header
-    declares first.  ``prototype``: that declaration's text and its ``;`` (the
+    """A function or function template that the kernel file (or a file it includes in
+    place, :func:`redeclared`) defines and a header declares first.  ``prototype``: that declaration's text and its ``;`` (the
     definition's head when the header's declares no parameters, C's ``void f();``),
     inside the namespaces it is declared in (``namespace util { int clip(int x, int
     hi = 100); }``: the copy's ``original::util::clip`` needs the header's default
