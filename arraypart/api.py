@@ -160,9 +160,14 @@ def analyze(path: str | os.PathLike, options: Options | None = None, *,
 
 def compile_kernel(path: str | os.PathLike, options: Options | None = None, *,
                    progress: Progress | None = None, **overrides) -> Compiled:
-    """``analyze`` plus the emitted HLS project (texts only; see :func:`write_project`)."""
+    """``analyze`` plus the emitted HLS project (texts only; see :func:`write_project`).
+    Raises :class:`KernelError` where its testbench would not link against its kernel
+    (``SourceUnit.unlinkable``: ``analyze`` and ``check`` go on, the trace links no
+    banked kernel)."""
     opts = _options(options, overrides)
     report, files = _run(path, opts, progress)
+    if report.kernel.source.unlinkable:
+        raise KernelError(*report.kernel.source.unlinkable)
     if opts.synth:
         report = replace(report, measured=_synthesized(report))
     files["report.json"] = json.dumps(report.to_json(timings=opts.timings), indent=2) + "\n"

@@ -730,7 +730,10 @@ class SourceUnit:
     name): the functions, templates and methods the kernel reaches there, whose
     member accesses on an object are that object's (``q[k].put(i, v)``);
     ``renamed_at``: the byte offsets of the names that the testbench's copy of the
-    text renames (:func:`arraypart.frontend.redeclared.renamed_sites`).
+    text renames (:func:`arraypart.frontend.redeclared.renamed_sites`); ``unlinkable``:
+    (coordinate, why) the testbench cannot link against the banked kernel
+    (:func:`arraypart.frontend.shared_types.types_copied`), which ``compile`` raises,
+    else ``()``.
     """
 
     text: str
@@ -754,6 +757,7 @@ class SourceUnit:
     redeclared: tuple = ()
     header_definitions: tuple[tuple[str, int], ...] = ()
     renamed_at: tuple[int, ...] = ()
+    unlinkable: tuple = ()
 
 
 def accesses(nodes: tuple[Node, ...]) -> Iterator[Access]:

@@ -265,10 +265,14 @@ def original_text(text: str, source) -> str:
     with the same edits) as the testbench includes it in ``namespace original``:
     without its ``#include`` lines, with internal linkage, preceded by the declarations
     of the functions a header declares and the file defines (``source.redeclared``),
-    those it renames (:func:`_with_prototypes`) renamed."""
-    return _internal_linkage(_without_includes(
-        _with_prototypes(text, source), source.nested_includes, source.hoisted_blocks,
-        source.preamble_macros))
+    those it renames (:func:`_with_prototypes`) renamed, and between the macros that
+    rename those it renames ``by_macro`` (defined before it, undefined after)."""
+    macros = [r.name for r in source.redeclared if r.by_macro]
+    return ("".join(f"#define {n} {ORIGINAL_PREFIX}{n}\n" for n in macros)
+            + _internal_linkage(_without_includes(
+                _with_prototypes(text, source), source.nested_includes,
+                source.hoisted_blocks, source.preamble_macros))
+            + "".join(f"\n#undef {n}" for n in macros))
 
 
 def _copied(source) -> str:

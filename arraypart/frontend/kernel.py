@@ -34,7 +34,7 @@ from .interfaces import MAX_DEFINE_PREFIX
 from .lower import lower_function
 from .pipelining import PIPELINE_LOOPS, auto_pipeline, raised_pipelines
 from .redeclared import redeclared, renamed_sites
-from .shared_types import external_functions, header_methods, shared_types
+from .shared_types import external_functions, header_methods, shared_types, types_copied
 from .templates import specialized_template
 from .unaliased import mark_unaliased
 
@@ -238,8 +238,8 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
     shared = tuple(sorted(shared + external + header_methods(unit, user_end)))
     searched = (os.path.dirname(os.path.abspath(filename)),) + tuple(
         os.path.abspath(d) for d in include_dirs)
-    preamble, nested, hoisted, replayed = _preamble(unit)
-    found_redeclared = redeclared(unit, user_end, func.name)
+    preamble, nested, hoisted, replayed, in_place = _preamble(unit)
+    found_redeclared = redeclared(unit, user_end, func.name, in_place)
     preamble_top = _macros_at(unit, func.start)
     source = SourceUnit(text, func, globals_, preamble,
                         tuple(sorted(extra.items())), unit.is_cxx, directives,
@@ -250,7 +250,9 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
                         replayed, found_redeclared,
                         tuple(sorted(converter.header_definitions)),
                         renamed_sites(unit, user_end, func.name, func.start, found_redeclared,
-                                      options))
+                                      options),
+                        # (C linkage: the link matches names, not types)
+                        () if func.extern_c else types_copied(unit, func.start, in_place))
     return Kernel(Path(filename).stem, func.name, filename, arrays, body,
                   func.coord, tuple(sorted(values.items())), lowered.params, source,
                   tuple(misplaced) + lowered.warnings + capped + unshared + undefined
@@ -624,10 +626,10 @@ def _define_values(probes: list[tuple[str, N.Node | None]]) -> dict[str, int]:
     return values
 
 
-def _preamble(unit: clangtu.Unit
-              ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[int, ...]]:
-    """(preamble, nested, hoisted, ran): the kernel file's directives that the testbench
-    repeats above ``namespace original``; verbatim, the ``#include`` lines inside a
+def _preamble(unit: clangtu.Unit) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...],
+                                           tuple[int, ...], frozenset[int]]:
+    """(preamble, nested, hoisted, ran, in_place): the kernel file's directives that
+    the testbench repeats above ``namespace original``; verbatim, the ``#include`` lines inside a
     declaration (``const int t[] = {`` / ``#include "t.inc"`` / ``};``, a function
     body) or in a namespace block that declares names of its own (``namespace app {``
     / ``#include "types.h"`` / ``const int N = 32;`` / ``}``: the header's names are
@@ -651,13 +653,15 @@ def _preamble(unit: clangtu.Unit
     ``N``; ``#define assert(x)`` under ``__SYNTHESIS__``); only include guards, the kernel
     file's own and a header's pasted into it, are undefined (:func:`_include_guards`),
     or their text would be skipped.
-    A file named through a macro that clang opened is named as clang opened it."""
+    A file named through a macro that clang opened is named as clang opened it.
+    ``in_place``: the files (:func:`clanglib.file_of` handles) whose text the nested
+    includes put in ``namespace original``, those they include too."""
     scope = _FileScope.of(unit)
     opened = [c for c in scope.main if c.kind == ci.CursorKind.INCLUSION_DIRECTIVE]
     inside = _declaration_extents(unit)
     skipped = clanglib.skipped_ranges(unit)
     blocks = _directive_blocks(unit)
-    kept_lines, nested, groups = [], [], []
+    kept_lines, nested, groups, opened_in_place = [], [], [], []
     for d in directivetext.directive_lines(unit):
         block = next(((lo, hi) for lo, hi in blocks if lo < d.start < hi), None)
         if block is not None:
@@ -681,6 +685,7 @@ def _preamble(unit: clangtu.Unit
         if d.keyword == "include" and not kept:
             written = unit.data[d.start:d.end].decode(errors=KEEP_BYTES)
             nested.append(written.split("\n")[0].strip())
+            opened_in_place.append(scope.included_file(d))
             if not any(lo < d.start < hi for lo, hi in inside):
                 # read inside namespace original, its system headers would be too
                 kept_lines += [directivetext.DirectiveLine("include", d.start, d.start, line)
@@ -697,7 +702,25 @@ def _preamble(unit: clangtu.Unit
     ran = tuple(order[d.start] for d in kept_lines
                 if d.keyword in ("define", "undef") and _macro_name(d) not in guards)
     return (tuple(_as_opened(d, opened) for d in kept_lines)
-            + tuple(f"#undef {guard}" for guard in guards), tuple(nested), hoisted, ran)
+            + tuple(f"#undef {guard}" for guard in guards), tuple(nested), hoisted, ran,
+            _with_included(scope, opened_in_place))
+
+
+def _with_included(scope: "_FileScope", handles: list[int | None]) -> frozenset[int]:
+    """``handles`` (files) and every file that one of them includes, at any depth, but
+    through an ``#include <...>`` (:func:`_system_includes`: the preamble reads it
+    before, so its text is not in ``namespace original``)."""
+    found: set[int] = set()
+    stack = [h for h in handles if h is not None]
+    while stack:
+        handle = stack.pop()
+        if handle not in found:
+            found.add(handle)
+            stack += [clanglib.handle_of(c.get_included_file())
+                      for c in scope.by_file.get(handle, ())
+                      if c.kind == ci.CursorKind.INCLUSION_DIRECTIVE and not _angled(c)
+                      and c.get_included_file() is not None]
+    return frozenset(found)
 
 
 @dataclass(frozen=True)
@@ -718,11 +741,15 @@ class _FileScope:
 
     def included(self, directive: directivetext.DirectiveLine) -> list[ci.Cursor]:
         """The file-scope declarations of the file ``directive`` (an include) opens."""
+        handle = self.included_file(directive)
+        return self.by_file.get(handle, []) if handle is not None else []
+
+    def included_file(self, directive: directivetext.DirectiveLine) -> int | None:
+        """The handle of the file ``directive`` (an include) opens (None: none)."""
         found = next((c for c in self.main if c.kind == ci.CursorKind.INCLUSION_DIRECTIVE
                       and directive.start <= c.location.offset < directive.end), None)
         included = found.get_included_file() if found is not None else None
-        return (self.by_file.get(clanglib.handle_of(included), []) if included is not None
-                else [])
+        return clanglib.handle_of(included) if included is not None else None
 
 
 def _stays_in_place(unit: clangtu.Unit, scope: _FileScope,
@@ -733,7 +760,7 @@ def _stays_in_place(unit: clangtu.Unit, scope: _FileScope,
     return (any(c.kind == ci.CursorKind.NAMESPACE
                 and c.extent.start.offset < directive.start < c.extent.end.offset
                 for c in scope.main)
-            or _defines_objects(scope.included(directive))
+            or _defines_objects(scope.included(directive), unit.is_cxx)
             or _reads_earlier_names(unit, scope, directive))
 
 
@@ -770,23 +797,35 @@ def _system_includes(cursors: list[ci.Cursor]) -> list[str]:
     ``namespace original`` their guards make them empty (``<cmath>`` expanded there
     does not build)."""
     return [f"#include <{c.spelling}>" for c in cursors
-            if c.kind == ci.CursorKind.INCLUSION_DIRECTIVE
-            and [t.spelling for t in c.get_tokens()][2:3] == ["<"]]
+            if c.kind == ci.CursorKind.INCLUSION_DIRECTIVE and _angled(c)]
 
 
-def _defines_objects(cursors: list[ci.Cursor]) -> bool:
+def _angled(inclusion: ci.Cursor) -> bool:
+    """Whether an ``#include`` cursor names its file in angle brackets."""
+    return [t.spelling for t in inclusion.get_tokens()][2:3] == ["<"]
+
+
+def _defines_objects(cursors: list[ci.Cursor], is_cxx: bool) -> bool:
     """The file an ``#include`` opens (its declarations ``cursors``) defines a variable
     or function of external linkage (``int hist[16];`` in an ``.inc``): repeated above
     ``namespace original`` it would be defined in the testbench and in the banked
     kernel, which do not link, and the original would share the banked kernel's state;
-    it stays in place."""
+    it stays in place.  In C (not ``is_cxx``) a variable declared without ``extern``
+    counts: ``int g[64];`` is a tentative definition there, no definition to clang,
+    and one in the C++ that both files are compiled as."""
     for c in cursors:
         if c.kind in (ci.CursorKind.VAR_DECL, ci.CursorKind.FUNCTION_DECL) and (
-                c.is_definition() and c.linkage == ci.LinkageKind.EXTERNAL
+                (c.is_definition() or not is_cxx and _tentative(c))
+                and c.linkage == ci.LinkageKind.EXTERNAL
                 and not (c.kind == ci.CursorKind.FUNCTION_DECL
                          and clangtu.says_before_name(c, "inline"))):
             return True
     return False
+
+
+def _tentative(c: ci.Cursor) -> bool:
+    """Whether the C declaration ``c`` is a variable's without ``extern``."""
+    return c.kind == ci.CursorKind.VAR_DECL and c.storage_class != ci.StorageClass.EXTERN
 
 
 def _macros_at(unit: clangtu.Unit, at: int) -> tuple[str, ...]:

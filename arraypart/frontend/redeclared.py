@@ -1,4 +1,5 @@
-"""The kernel file's functions that one of its headers declares first.
+"""The kernel file's functions that one of its headers declares first (and those of
+the files it includes where the testbench's copy does, :func:`redeclared`).
 
 The testbench and the trace driver hold a copy of the original kernel in ``namespace
 original``, after the kernel's headers at file scope
@@ -22,8 +23,10 @@ from typing import Iterator
 
 import clang.cindex as ci
 
+from ..errors import KernelError
 from ..sourcetext import KEEP_BYTES
 from . import clanglib, clangtu
+from .shared_types import held_declaration
 from .templates import specialized_template
 
 K = ci.CursorKind
@@ -34,31 +37,50 @@ _IDENTIFIER_CHAR = re.compile(rb"\w")
 
 @dataclass(frozen=True, slots=True)
 class Redeclared:
-    """A function or function template that the kernel file defines and a header
-    declares first.  ``prototype``: that declaration's text and its ``;`` (the
+    """A function or function template that the kernel file (or a file it includes in
+    place, :func:`redeclared`) defines and a header declares first.  ``prototype``: that declaration's text and its ``;`` (the
     definition's head when the header's declares no parameters, C's ``void f();``),
     inside the namespaces it is declared in (``namespace util { int clip(int x, int
     hi = 100); }``: the copy's ``original::util::clip`` needs the header's default
     arguments too); ``renamed``: the copy may rename ``name``, because it is global
     and every file-scope declaration of that name in the translation unit is of a
     function the kernel file defines (no header's overload, type, variable or macro
-    shares it)."""
+    shares it); ``by_macro``: it is renamed so, but by a macro over the copy (``#define
+    f arraypart_original_f``), not in the text: a file that the copy includes in place
+    defines or names it (:func:`redeclared`)."""
 
     name: str
     prototype: str
     renamed: bool = False
+    by_macro: bool = False
     namespaces: tuple[str, ...] = ()
     name_at: int | None = None  # where ``prototype`` spells ``name``: None, nowhere whole
 
 
-def redeclared(unit: clangtu.Unit, user_end: int, top: str) -> tuple[Redeclared, ...]:
+def redeclared(unit: clangtu.Unit, user_end: int, top: str,
+               in_place: frozenset[int] = frozenset()) -> tuple[Redeclared, ...]:
     """The functions of the module doc, in text order, but for those named ``top`` (the
     testbench renames the top itself) and those of an ``extern "C"`` block or a class
-    of the kernel file; those of a namespace are declared in it, never renamed."""
-    found = []
-    for c, namespaces in _file_scope_functions(unit.own_top, ()):
-        if (c.is_definition() and c.spelling != top and c.location.offset < user_end
-                and not unit.in_main(c.canonical.location)):
+    of the kernel file; those of a namespace are declared in it, never renamed.
+    ``in_place``: the files (:func:`clanglib.file_of` handles) that the copy includes
+    where the kernel file does (an ``#include "key.c"`` that defines functions, the
+    CHStone layout): their functions count as the file's when a header declares them
+    first.  Their text cannot be edited, so one of their functions, or one of the
+    file's that one of their texts names, is renamed ``by_macro``, but for a name
+    that a text of the copy spells as a member or qualified (``s.f``, ``p->f``,
+    ``std::f``: the macro would rename the header's name too), which stays as it is,
+    unless an argument of a class or enum type would let the call find the header's
+    ``::f`` too (g++: an ambiguous call; :func:`_check_told_apart`).  A function that
+    one of them declares first is in the copy already."""
+    copied = [(c, namespaces) for c, namespaces in _file_scope_functions(unit.own_top, ())
+              if c.location.offset < user_end] + [
+        (c, namespaces) for c, namespaces in _file_scope_functions(
+            [c for c, f in zip(unit.header_top, unit.header_files) if f in in_place], ())]
+    found, elsewhere, definitions = [], set(), {}
+    for c, namespaces in copied:
+        if (c.is_definition() and c.spelling != top
+                and not unit.in_main(c.canonical.location)
+                and clanglib.file_of(c.canonical.location) not in in_place):
             body = next((k for k in c.get_children() if k.kind == K.COMPOUND_STMT), None)
             if body is not None:  # not ``= delete``
                 opened = "".join(f"namespace {n} {{ " for n in namespaces)
@@ -67,9 +89,59 @@ def redeclared(unit: clangtu.Unit, user_end: int, top: str) -> tuple[Redeclared,
                 found.append(Redeclared(c.spelling, prototype, namespaces=namespaces,
                                         name_at=None if name_at is None
                                         else len(opened) + name_at))
+                definitions.setdefault(c.spelling, c)
+                if not unit.in_main(c.location):
+                    elsewhere.add(c.spelling)
     names = {r.name for r in found if not r.namespaces}
-    kept = names - _shared_names(unit, names, user_end)
-    return tuple(replace(r, renamed=r.name in kept and not r.namespaces) for r in found)
+    kept = names - _shared_names(unit, names, user_end, in_place)
+    texts = [unit.data[:user_end]] + _texts(in_place)
+    outside = elsewhere | _spelt(texts[1:], names, rb"\b")  # not renamed in the text
+    macro = (kept & outside) - _spelt(texts, names, rb"(?:\.|->|::)\s*")
+    _check_told_apart(unit, [definitions[n] for n in sorted((names & outside) - macro)])
+    return tuple(replace(r, renamed=r.name in kept - elsewhere - macro and not r.namespaces,
+                         by_macro=r.name in macro) for r in found)
+
+
+def _check_told_apart(unit: clangtu.Unit, functions: list[ci.Cursor]) -> None:
+    """Raise for the first of ``functions`` (defined where the copy cannot rename it)
+    that takes a parameter of a class or enum type (a pointer, reference or array of
+    one too): a call in the copy with such an argument finds both the copy's
+    ``original::f`` and, by argument-dependent lookup, the header's ``::f``."""
+    for c in functions:
+        for argument in c.get_arguments():
+            if held_declaration(argument.type) is not None:
+                raise KernelError(unit.location_coord(c.location), (
+                    f"'{c.spelling}' is declared in a header and defined or called in a "
+                    "file the kernel includes, which the testbench copies unchanged into "
+                    "its namespace 'original'; its name is also a member's or a "
+                    "qualified name's (s.f, p->f, ns::f) or a header's other "
+                    "declaration's, so no macro may rename it there, "
+                    f"and its parameter '{argument.spelling}' of type "
+                    f"'{argument.type.spelling}' makes a call there find the header's "
+                    f"'::{c.spelling}' (the banked kernel's) too, which g++ calls "
+                    "ambiguous: rename the member (or the function), or declare the "
+                    "function in the file that defines it instead of the header"))
+
+
+def _texts(files: frozenset[int]) -> list[bytes]:
+    """The bytes of each of ``files`` (clang's handles) that can be read."""
+    out = []
+    for handle in files:
+        try:
+            out.append(Path(clanglib.file_name(handle)).read_bytes())
+        except OSError:
+            continue
+    return out
+
+
+def _spelt(texts: list[bytes], names: set[str], before: bytes) -> set[str]:
+    """Those of ``names`` that one of ``texts`` spells as a word after ``before`` (a
+    regular expression)."""
+    if not names:
+        return set()
+    word = re.compile(before + rb"\b(" + b"|".join(re.escape(n.encode()) for n in sorted(names))
+                      + rb")\b")
+    return {m.group(1).decode() for text in texts for m in word.finditer(text)}
 
 
 def _file_scope_functions(cursors, namespaces: tuple[str, ...], linkage: bool = False):
@@ -86,9 +158,10 @@ def _file_scope_functions(cursors, namespaces: tuple[str, ...], linkage: bool = 
             yield from _file_scope_functions(c.get_children(), namespaces, linkage)
 
 
-def _shared_names(unit: clangtu.Unit, names: set[str], user_end: int) -> set[str]:
+def _shared_names(unit: clangtu.Unit, names: set[str], user_end: int,
+                  in_place: frozenset[int]) -> set[str]:
     """Those of ``names`` that a file-scope declaration other than a function the
-    kernel file defines also has."""
+    kernel file (or one of the files ``in_place``) defines also has."""
     if not names:
         return set()  # (most kernels: the walk of thousands of header cursors finds none)
     shared = set()
@@ -97,17 +170,21 @@ def _shared_names(unit: clangtu.Unit, names: set[str], user_end: int) -> set[str
         c = stack.pop()
         if c.kind == K.LINKAGE_SPEC:
             stack.extend(c.get_children())
-        elif c.spelling in names and not _defined_in_the_file(unit, c, user_end):
+        elif c.spelling in names and not _defined_in_the_file(unit, c, user_end, in_place):
             shared.add(c.spelling)
     return shared
 
 
-def _defined_in_the_file(unit: clangtu.Unit, cursor: ci.Cursor, user_end: int) -> bool:
+def _defined_in_the_file(unit: clangtu.Unit, cursor: ci.Cursor, user_end: int,
+                         in_place: frozenset[int]) -> bool:
     if cursor.kind not in FUNCTION_KINDS:
         return False
     definition = cursor.get_definition()
-    return (definition is not None and unit.in_main(definition.location)
-            and definition.location.offset < user_end)
+    if definition is None:
+        return False
+    if unit.in_main(definition.location):
+        return definition.location.offset < user_end
+    return clanglib.file_of(definition.location) in in_place
 
 
 def _prototype(unit: clangtu.Unit, definition: ci.Cursor, body: ci.Cursor
@@ -120,7 +197,7 @@ def _prototype(unit: clangtu.Unit, definition: ci.Cursor, body: ci.Cursor
     handle = clanglib.file_of(extent.start)
     if first.type.kind == ci.TypeKind.FUNCTIONNOPROTO or handle is None \
             or handle != clanglib.file_of(extent.end):
-        named, data, errors = definition, unit.data, KEEP_BYTES
+        named, data, errors = definition, _text_of(unit, definition), KEEP_BYTES
         start, end = (clanglib.offset_of(definition.extent.start),
                       clanglib.offset_of(body.extent.start))
     else:
@@ -130,6 +207,13 @@ def _prototype(unit: clangtu.Unit, definition: ci.Cursor, body: ci.Cursor
     name_at = len(data[start:clanglib.offset_of(named.location)].decode(errors=errors))
     spelt = head[name_at:name_at + len(first.spelling) + 1]
     return head, name_at if re.fullmatch(rf"{re.escape(first.spelling)}\W", spelt) else None
+
+
+def _text_of(unit: clangtu.Unit, cursor: ci.Cursor) -> bytes:
+    """The bytes of the file where ``cursor`` is (the kernel's, or an included one's)."""
+    if unit.in_main(cursor.location):
+        return unit.data
+    return Path(clanglib.file_name(clanglib.file_of(cursor.location))).read_bytes()
 
 
 def declaration(head: str) -> str:

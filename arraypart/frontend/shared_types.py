@@ -21,8 +21,8 @@ from typing import Callable, Iterator
 
 import clang.cindex as ci
 
-from ..errors import warning_text
-from . import clangtu
+from ..errors import Coord, warning_text
+from . import clanglib, clangtu
 
 TYPE_KINDS = frozenset((ci.CursorKind.STRUCT_DECL, ci.CursorKind.CLASS_DECL,
                         ci.CursorKind.UNION_DECL, ci.CursorKind.ENUM_DECL,
@@ -76,7 +76,7 @@ def shared_types(unit: clangtu.Unit, top_start: int,
     top = _definition_at(unit, top_start)
     if top is None:
         return (), ()
-    typed = [d for d in (_declaration(t) for t in _signature_types(top))
+    typed = [d for d in (held_declaration(t) for t in _signature_types(top))
              if d is not None and _own(unit, d, user_end)]
     named = [d for d in _signature_names(top) if _own(unit, d, user_end)]
     namespaced = top.semantic_parent.kind == ci.CursorKind.NAMESPACE
@@ -92,6 +92,30 @@ def shared_types(unit: clangtu.Unit, top_start: int,
         return (), (warning_text(unit.location_coord(stays.cursor.location), (
             f"{stays.why}: the testbench cannot declare the banked top's types apart "
             "from the original's, and will not link")),)
+
+
+def types_copied(unit: clangtu.Unit, top_start: int, in_place: frozenset[int]
+                 ) -> tuple[Coord, str] | tuple[()]:
+    """Where and why the testbench cannot link (none: ``()``): a record or enum that
+    the parameter and return types of the top (defined at byte ``top_start``) name is
+    defined by one of the files ``in_place``, which the testbench includes inside
+    ``namespace original``, so the original's ``original::pt`` and the banked kernel's
+    ``::pt`` are two types, and the banked top's declaration in the testbench names
+    no function that exists.  (The trace driver, which links no banked kernel, runs.)"""
+    top = _definition_at(unit, top_start) if in_place else None
+    for declared in (held_declaration(t) for t in _signature_types(top)) if top else ():
+        if declared is not None and clanglib.file_of(declared.location) in in_place:
+            return unit.location_coord(declared.location), (
+                f"'{declared.spelling or declared.type.spelling}', which the top's "
+                "signature names, is defined in a file that the testbench must include "
+                "inside its namespace 'original' (the file defines a variable or a "
+                "function, which the testbench and the banked kernel cannot both "
+                "define, or names the kernel file's own declarations): the "
+                "original's type would not be the banked kernel's, and the project "
+                "would not link; move the type to a header that defines no variable "
+                "or function (declare the variables 'extern' there and define them in "
+                "the kernel file)")
+    return ()
 
 
 def external_functions(unit: clangtu.Unit, user_end: int,
@@ -246,7 +270,7 @@ def _signature_names(top: ci.Cursor):
                     yield holder
 
 
-def _declaration(kind: ci.Type) -> ci.Cursor | None:
+def held_declaration(kind: ci.Type) -> ci.Cursor | None:
     """The record or enum that ``kind`` holds (through pointers, references, arrays
     and typedefs), or None."""
     kind = kind.get_canonical()
@@ -258,7 +282,7 @@ def _declaration(kind: ci.Type) -> ci.Cursor | None:
     if kind.kind not in (ci.TypeKind.RECORD, ci.TypeKind.ENUM):
         return None
     for k in range(max(0, kind.get_num_template_arguments())):  # hls::stream<pkt>
-        argument = _declaration(kind.get_template_argument_type(k))
+        argument = held_declaration(kind.get_template_argument_type(k))
         if argument is not None:
             return argument
     declaration = kind.get_declaration()
