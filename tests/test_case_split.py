@@ -126,3 +126,54 @@ def test_cases_build_run_and_trace_with_both_flag_values(tmp_path, name, text):
     assert "(call == 1 ? 0 : call == 2 ? 1 : 2)" in tb  # flag 0 runs S = 1, 1 S = 2
     assert_the_testbench_passes(compiled, tmp_path)
     assert_the_trace_agrees(compiled, tmp_path, ports=1)
+
+
+# A ?: in a subscript: in[4*i + k + 4] where m holds, in[4*i + k] where it fails, each
+# four neighbours (cyclic 4); read as any index, one memory at II 4.
+OFFSET = """\
+void offset(int m, const int in[68], int out[16]) {
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    int acc = 0;
+    for (int k = 0; k < 4; k++) {
+#pragma HLS unroll
+      acc += in[4*i + k + (m ? 4 : 0)];
+    }
+    out[i] = acc;
+  }
+}
+"""
+
+CHOSEN = OFFSET.replace("in[68]", "in[65]").replace(
+    "in[4*i + k + (m ? 4 : 0)]", "in[m ? 4*i + k : 4*i + k + 1]")
+
+
+@pytest.mark.parametrize("text", [OFFSET, CHOSEN], ids=["offset", "chosen"])
+def test_a_choice_in_a_subscript_banks_each_arm(tmp_path, text):
+    report = arraypart.analyze(write(tmp_path, "offset.c", text), ports=1)
+    assert _not_affine(report) == []
+    banking = array(report, "in").banking
+    assert (banking.describe().split(":")[0], _iis(report)) == ("per_dim cyclic 4", [1])
+    checked = check.check_kernel(report.kernel, report.solution.bankings(), ports=1)
+    assert [(loop.achieved_ii, loop.ok) for loop in checked.loops] == [(1, True)]
+
+
+def test_a_choice_on_each_lanes_data_takes_both_arms(tmp_path):
+    """c differs from lane to lane: lane 0 may read in[4i + 1] as lane 1 does, so no
+    key joins the lanes' arms and every arm counts (a superset, not irregular)."""
+    text = CHOSEN.replace("      acc += in[m ?", "      int c = out[k];\n      acc += in[c ?")
+    report = arraypart.analyze(write(tmp_path, "offset.c", text), ports=1, max_banks=4)
+    assert _not_affine(report) == [] and _iis(report) == [2]
+    checked = check.check_kernel(report.kernel, report.solution.bankings(), ports=1)
+    assert [loop.achieved_ii for loop in checked.loops] == [2]
+
+
+@needs_gxx
+@pytest.mark.parametrize("text", [OFFSET, CHOSEN], ids=["offset", "chosen"])
+def test_both_arms_build_run_and_trace(tmp_path, text):
+    compiled = arraypart.compile_kernel(write(tmp_path, "offset.c", text), ports=1)
+    assert set(_iis(compiled.report)) == {1}
+    tb = next(text for path, text in compiled.files.items() if path.endswith("_tb.cpp"))
+    assert "(call == 1 ? 0 : call == 2 ? 1 : 2)" in tb  # m is 0, then not
+    assert_the_testbench_passes(compiled, tmp_path)
+    assert_the_trace_agrees(compiled, tmp_path, ports=1)

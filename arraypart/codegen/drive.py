@@ -26,7 +26,8 @@ between two such scalars runs (:func:`_loop_ends`).
 A stepped scalar that the origin of a scalar modelled by cases reads (``int S = flag ?
 2 : 1``, :mod:`..frontend.cases`) counts from 0 instead (:func:`_case_scalars`): 0, 1,
 2 give a flag both truths and a mode its first values, so the calls run more than one
-case of the model.
+case of the model; so does one that a subscript's ``?:`` tests (``in[i + (m ? 4 :
+0)]``), so both arms run.
 An expression that reads anything else (a local written in a branch or a loop, a
 callee's parameter) is left as is.  :class:`Driven` gives the value of each size whose
 expression is known in each call, so the trace can tell one outside its range.
@@ -326,11 +327,15 @@ def _fresh_node(kernel: Kernel, name: str) -> N.Node | None:
 def _case_scalars(kernel: Kernel, top: _Top) -> frozenset[str]:
     """The top's parameters that the writes giving a scalar its cases read: the
     statements at the places that the case keys of the model's ``if`` chains name
-    (:attr:`arraypart.ir.If.lane_key`, ``("case", name, place, ...)``)."""
+    (:attr:`arraypart.ir.If.lane_key`, ``("case", name, place, ...)``); and those that
+    the condition of a ``?:`` in a subscript reads (``in[i + (m ? 4 : 0)]``, lowered
+    once per arm)."""
     places = {node.lane_key[2] for node in _ifs(kernel.body)
               if node.lane_key is not None and node.lane_key[0] == "case"}
-    return frozenset(n.name for node in N.walk(kernel.source.func.body)
-                     if node.coord in places
+    body = kernel.source.func.body
+    tested = [choice.cond for ref in N.walk(body) if isinstance(ref, N.ArrayRef)
+              for choice in N.walk(ref.subscript) if isinstance(choice, N.TernaryOp)]
+    return frozenset(n.name for node in [n for n in N.walk(body) if n.coord in places] + tested
                      for n in N.walk(node) if isinstance(n, N.Id) and n.name in top.parameters)
 
 

@@ -9,6 +9,10 @@ takes the branch of that value (:func:`arraypart.ir.branch_paths` models the
 iteration path by path; its II is the worst case's), and each case's subscripts are
 exact, so the banking is proved conflict-free in each.
 
+A ``?:`` in a subscript whose arms are affine (``in[i + (m ? 4 : 0)]``) splits its
+statement the same way, once per arm, under an ``if`` on its condition
+(:meth:`CaseLowering._choices`).
+
 A case *origin* is set where nothing gives concurrent lanes copies of their own: in
 the top function (a callee's text may run once per lane of its caller's unrolled loop),
 outside unrolled loops.  Any other write to it leaves it opaque without cases
@@ -25,7 +29,13 @@ from ..errors import Coord
 from ..ir import If, Node
 from . import cnodes as N
 from . import scalars as S
-from .cexpr import constant_values, quasi_affine
+from .cexpr import condition_dnf, constant_values, quasi_affine
+
+# What a condition that is one value in every lane may hold
+# (:meth:`.lower._Lowering._lane_key`): no array read, call, member or pointer access,
+# assignment or increment.
+LANE_FREE_NODES = (N.Id, N.Constant, N.UnaryOp, N.BinaryOp, N.Cast, N.TernaryOp)
+LANE_FREE_UNARY = frozenset(("-", "+", "!", "~"))
 
 
 class CaseLowering:
@@ -117,26 +127,75 @@ class CaseLowering:
     def _by_cases(self, node: N.Node, coord: Coord) -> list[Node]:
         """``node``'s accesses as statements (``_guarded_statements``), once per case
         of the origins its subscripts read, as a chain of ``if``s keyed by case (see
-        the module doc); at most :data:`.scalars.MAX_CASES` copies, else as they are
-        (irregular)."""
+        the module doc), and in each case once per arm of each ``?:`` in a subscript
+        that is not affine (:meth:`_choices`); at most :data:`.scalars.MAX_CASES`
+        copies, else as they are (irregular)."""
         keys = {}
         for ref in N.walk(node):
             if isinstance(ref, N.ArrayRef):
                 keys.update(self._case_keys(ref.subscript))
-        if not keys or math.prod(len(c.constants) for c in keys.values()) > S.MAX_CASES:
+        copies = math.prod(len(c.constants) for c in keys.values())
+        if copies > S.MAX_CASES:
             return self._guarded_statements(node, coord)
-        return self._case_chain(node, coord, list(keys.items()), {})
+        return self._case_chain(node, coord, list(keys.items()), {}, S.MAX_CASES // copies)
 
     def _case_chain(self, node: N.Node, coord: Coord, keys: list[tuple[tuple, S.Cases]],
-                    setting: dict[tuple, int]) -> list[Node]:
+                    setting: dict[tuple, int], budget: int) -> list[Node]:
         if not keys:
             with self._in_case(setting):
-                return self._guarded_statements(node, coord)
+                return self._choices(node, coord, budget)
         (key, origin), rest = keys[0], keys[1:]
-        branches = [tuple(self._case_chain(node, coord, rest, {**setting, key: k}))
+        branches = [tuple(self._case_chain(node, coord, rest, {**setting, key: k}, budget))
                     for k in range(len(origin.constants))]
         chain = branches[-1]
         for k in reversed(range(len(branches) - 1)):
             chain = (If(None, branches[k], chain, coord,
                         lane_key=("case",) + key + (origin.constants[k],)),)
         return list(chain)
+
+    def _choices(self, node: N.Node, coord: Coord, budget: int) -> list[Node]:
+        """``node``'s accesses as statements, with each ``c ? a : b`` in a subscript
+        that is not affine here but whose arms are (``in[i + (m ? 4 : 0)]``) lowered
+        once per arm: ``if (c)`` the statement reading ``a``, else reading ``b``.
+        Where ``c`` is affine in the iterators the ``if`` is on it; else it is data
+        dependent, keyed like a written one (:meth:`.lower._Lowering._lane_key`).
+        Only a ``c`` that reads no array, calls nothing, writes nothing and reads
+        nothing ``node`` writes is split (so it has one value wherever the statement
+        reads it), at most ``budget`` copies."""
+        scope = self._scope()
+        written = S.written(node, self._scalars, self._callees)
+        choice = next((t for ref in N.walk(node) if isinstance(ref, N.ArrayRef)
+                       for t in N.walk(ref.subscript) if isinstance(t, N.TernaryOp)
+                       and id(t) not in self._chosen and quasi_affine(t, scope) is None
+                       and None not in (quasi_affine(t.iftrue, scope),
+                                        quasi_affine(t.iffalse, scope))
+                       and _plain_condition(t.cond, written)), None)
+        if choice is None or budget < 2:
+            return self._guarded_statements(node, coord)
+        arms = []
+        for held in (True, False):
+            self._chosen[id(choice)] = held
+            try:
+                arms.append(tuple(self._choices(node, coord, budget // 2)))
+            finally:
+                del self._chosen[id(choice)]
+        cond = condition_dnf(choice.cond, scope)
+        names = set() if cond is None else {v for conjunction in cond for c in conjunction
+                                            for v in E.variables(c.expr)}
+        lane_key = self._lane_key(choice.cond)
+        if names & self._foreign_lanes or (
+                not names <= set(self._iterators) and (lane_key or not self._lane_loops)):
+            # a lane's value in a text all lanes share, or a size (m in m ? 4 : 0),
+            # which the model does not hold fixed between two accesses: one value in
+            # every lane of an iteration, a data-dependent choice
+            cond = None
+        return [If(cond, arms[0], arms[1], coord,
+                   lane_key=lane_key if cond is None else None)]
+
+
+def _plain_condition(cond: N.Node, written: frozenset[str]) -> bool:
+    """``cond`` reads no array, calls nothing, writes nothing and reads none of the
+    scalars in ``written``."""
+    return not any(not isinstance(n, LANE_FREE_NODES) or (
+        isinstance(n, N.UnaryOp) and n.op not in LANE_FREE_UNARY)
+        or (isinstance(n, N.Id) and n.name in written) for n in N.walk(cond))

@@ -34,7 +34,7 @@ from ..sourcetext import KEEP_BYTES
 from . import allocation
 from . import calls
 from .accesses import AccessLowering
-from .cases import CaseLowering
+from .cases import LANE_FREE_NODES, LANE_FREE_UNARY, CaseLowering
 from .calls import Binding, StreamPort
 from .cexpr import (Bound, Scope, condition_dnf, condition_superset, held_truth,
                     quasi_affine)
@@ -56,10 +56,6 @@ from .routines import RoutineLowering
 MAX_CALL_DEPTH = 64
 MAX_INLINED_CALLS = 4096
 FUNCTION_BODY_DIRECTIVES = ("pipeline",)
-# What a condition that is one value in every lane may hold (:meth:`_lane_key`): no
-# array read, call, member or pointer access, assignment or increment.
-_LANE_FREE_NODES = (N.Id, N.Constant, N.UnaryOp, N.BinaryOp, N.Cast, N.TernaryOp)
-_LANE_FREE_UNARY = frozenset(("-", "+", "!", "~"))
 
 
 @dataclass(slots=True)
@@ -167,6 +163,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering,
         self._element_refs: dict[str, Binding] = {}
         self._opaque: S.Opaques = {}  # scalars without one, and why
         self._case_origins = 0  # the case origins bound so far (:mod:`.cases`)
+        self._chosen: dict[int, bool] = {}  # Scope.chosen: the ?: arms lowered here
         self._scalars = S.integer_scalars(list(func.params) + list(func.nodes))
         self._types = S.integer_types(list(func.params) + list(func.nodes))
         self._range_logs: dict[int, _RangeLog] = {}  # by id of the function's FuncDef
@@ -275,7 +272,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering,
                      self._constants, dict(self._ranges), dict(self._temporaries),
                      S.narrow(self._types), self._increments,
                      {name: why.truth for name, why in self._opaque.items()
-                      if why.truth is not None})
+                      if why.truth is not None}, dict(self._chosen))
 
     @contextmanager
     def _stepping(self, node: N.Node):
@@ -1142,8 +1139,8 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering,
         included), and that loop calls nothing (a call may write what it names).
         Not in an inlined callee, whose lanes may be the caller's too."""
         if not self._lane_loops or len(self._calls) > 1 or any(
-                not isinstance(n, _LANE_FREE_NODES) or (
-                    isinstance(n, N.UnaryOp) and n.op not in _LANE_FREE_UNARY)
+                not isinstance(n, LANE_FREE_NODES) or (
+                    isinstance(n, N.UnaryOp) and n.op not in LANE_FREE_UNARY)
                 for n in N.walk(cond)):
             return None
         names = frozenset(n.name for n in N.walk(cond) if isinstance(n, N.Id))
