@@ -177,3 +177,52 @@ def test_both_arms_build_run_and_trace(tmp_path, text):
     assert "(call == 1 ? 0 : call == 2 ? 1 : 2)" in tb  # m is 0, then not
     assert_the_testbench_passes(compiled, tmp_path)
     assert_the_trace_agrees(compiled, tmp_path, ports=1)
+
+
+# A test on S: where S is 1 four lanes read in[8*oh + kh], where S is 2 two lanes read
+# in[8*oh + 2*kh] (banks 0 and 2 of 4).  Taken as any S in [1, 2], S = 2 read in[8*oh
+# + 6] in lane 3 too, so cyclic 4 gave II 2.
+TESTED = """\
+void tested(int flag, const int in[128], int out[16]) {
+  int S = flag ? 2 : 1;
+  for (int oh = 0; oh < 16; oh++) {
+#pragma HLS pipeline II=1
+    int acc = 0;
+    for (int kh = 0; kh < 4; kh++) {
+#pragma HLS unroll
+      if (S == 1 || kh < 2) acc += in[8*oh + S*kh];
+    }
+    out[oh] = acc;
+  }
+}
+"""
+
+
+def test_an_if_on_a_scalar_with_cases_is_lowered_per_case(compiled_once):
+    report = compiled_once("tested.c", TESTED, ports=1, max_banks=4).report
+    assert report.warnings == ()
+    banking = array(report, "in").banking
+    assert (banking.describe().split(":")[0], _iis(report)) == ("per_dim cyclic 4", [1])
+    checked = check.check_kernel(report.kernel, report.solution.bankings(), ports=1)
+    assert [(loop.achieved_ii, loop.ok) for loop in checked.loops] == [(1, True)]
+
+
+def test_a_scalar_an_if_on_cases_sets_has_cases_after_it(tmp_path):
+    """The if is lowered once per case of S: in case S = 1 it leaves W 1, in case S =
+    2 4; after it W is one of (1, 4) as after an if on data, in[W*oh + kh] exact in
+    each (a scalar each case leaves a different origin of constants gets one of its
+    own)."""
+    text = STRIDED.replace("  int S = flag ? 2 : 1;\n",
+                           "  int S = flag ? 2 : 1;\n  int W = 1;\n  if (S == 2) W = 4;\n"
+                           ).replace("in[S*oh + kh]", "in[W*oh + kh]").replace(
+        "oh < 16", "oh < 15")
+    report = arraypart.analyze(write(tmp_path, "strided.c", text), ports=1)
+    assert _not_affine(report) == [] and _iis(report) == [1]
+    assert array(report, "in").banking.scheme.banks == 4
+
+
+@needs_gxx
+def test_an_if_on_cases_builds_runs_and_traces(compiled_once, tmp_path):
+    compiled = compiled_once("tested.c", TESTED, ports=1, max_banks=4)
+    assert_the_testbench_passes(compiled, tmp_path)
+    assert_the_trace_agrees(compiled, tmp_path, ports=1)

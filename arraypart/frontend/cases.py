@@ -111,18 +111,61 @@ class CaseLowering:
         return found
 
     @contextmanager
-    def _in_case(self, setting: dict[tuple, int]):
+    def _in_case(self, setting: dict[tuple, int], ends: list | None = None):
         """Every scalar with cases of an origin in ``setting`` (key -> case number)
-        has its affine value in that case while the block runs."""
+        has its affine value in that case while the block runs; the state it leaves
+        is appended to ``ends``, when given, with each such scalar it did not write
+        given back its cases."""
         before = self._state()
+        given: dict[str, tuple[E.Expr, S.Opaque]] = {}
         for name, why in before[1].items():
             if why.cases is not None and why.cases.key in setting:
-                self._temporaries[name] = why.cases.values[setting[why.cases.key]]
+                given[name] = why.cases.values[setting[why.cases.key]], why
+                self._temporaries[name] = given[name][0]
                 del self._opaque[name]
         try:
             yield
+            if ends is not None:
+                values, opaque = self._state()
+                for name, (value, why) in given.items():
+                    if values.get(name) is value:
+                        del values[name]
+                        opaque[name] = why
+                ends.append((values, opaque))
         finally:
             self._restore(before)
+
+    def _split_by_cases(self, node: N.Node, reads: N.Node, lower) -> list[Node] | None:
+        """The compound statement ``node`` (an ``if`` or ``switch``) lowered by
+        ``lower`` once per case of the origins its header ``reads`` reads (``if (S ==
+        1 || kh < 2)``, in which the test is affine in each case), as a chain of
+        ``if``s keyed by case; the scalars after it merged over the cases' ends as
+        after a branch.  None (lower it as it is) when it reads none, when its cases
+        number more than :data:`.scalars.MAX_CASES`, or when it holds a loop, which
+        one text must keep."""
+        keys = self._case_keys(reads)
+        if not keys or math.prod(len(c.constants) for c in keys.values()) > S.MAX_CASES \
+                or any(isinstance(n, N.For) for n in N.walk(node)):
+            return None
+        before, ends = self._state(), []
+
+        def chain(keys: list[tuple[tuple, S.Cases]], setting: dict[tuple, int]):
+            if not keys:
+                self._restore(before)
+                with self._in_case(setting, ends):
+                    return tuple(lower())
+            (key, origin), rest = keys[0], keys[1:]
+            branches = [chain(rest, {**setting, key: k}) for k in range(len(origin.constants))]
+            nodes = branches[-1]
+            for k in reversed(range(len(branches) - 1)):
+                nodes = (If(None, branches[k], nodes, node.coord,
+                            lane_key=("case",) + key + (origin.constants[k],)),)
+            return nodes
+
+        nodes = chain(list(keys.items()), {})
+        self._restore(before)
+        self._merge_paths(ends, node.coord, "case split")
+        return list(nodes)
 
     def _by_cases(self, node: N.Node, coord: Coord) -> list[Node]:
         """``node``'s accesses as statements (``_guarded_statements``), once per case

@@ -562,10 +562,11 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering,
             return self._statement(node.stmt)
         if isinstance(node, N.For):
             return self._exiting_loop(node, None)
-        if isinstance(node, N.If):
-            return self._inlined(node.cond) + self._if(node)
-        if isinstance(node, N.Switch):
-            return self._inlined(node.cond) + self._switch(node)
+        if isinstance(node, (N.If, N.Switch)):
+            inlined = self._inlined(node.cond)
+            lower = self._if if isinstance(node, N.If) else self._switch
+            split = self._split_by_cases(node, node.cond, lambda: lower(node))
+            return inlined + (lower(node) if split is None else split)
         if isinstance(node, N.Unsupported) and node.keyword in ESCAPES and self._loops:
             self._exits.append((node.keyword, len(self._calls), self._loops))
             return []  # the model runs every iteration to its end: a superset
@@ -1205,6 +1206,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering,
         for name, why in opaque.items():  # cases only where every path keeps them
             if any(state[1].get(name) is not why for state in ends):
                 opaque[name] = why.plain()
+                differ.add(name)  # or where each leaves it constants (_merged_cases)
         for name in differ:
             cases = self._merged_cases(ends, name, coord)
             if name not in opaque or cases is not None:
