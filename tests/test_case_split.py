@@ -226,3 +226,45 @@ def test_an_if_on_cases_builds_runs_and_traces(compiled_once, tmp_path):
     compiled = compiled_once("tested.c", TESTED, ports=1, max_banks=4)
     assert_the_testbench_passes(compiled, tmp_path)
     assert_the_trace_agrees(compiled, tmp_path, ports=1)
+
+
+# An unrolled loop bounded by S: one lane where S is 1, two where it is 2 (cyclic 2).
+# Without cases its trip count is no constant, which a loop unrolled inside a pipeline
+# needs: a located error.
+BOUNDED = """\
+void bounded(int flag, const int in[64], int out[16]) {
+  int S = flag ? 2 : 1;
+  for (int oh = 0; oh < 16; oh++) {
+#pragma HLS pipeline II=1
+    int acc = 0;
+    for (int kh = 0; kh < S; kh++) {
+#pragma HLS unroll
+      acc += in[4*oh + kh];
+    }
+    out[oh] = acc;
+  }
+}
+"""
+
+
+def test_a_loop_bounded_by_a_scalar_with_cases_unrolls_per_case(compiled_once):
+    report = compiled_once("bounded.c", BOUNDED, ports=1).report
+    assert report.warnings == ()
+    banking = array(report, "in").banking
+    assert (banking.describe().split(":")[0], _iis(report)) == ("per_dim cyclic 2", [1])
+    checked = check.check_kernel(report.kernel, report.solution.bankings(), ports=1)
+    assert [(loop.achieved_ii, loop.ok) for loop in checked.loops] == [(1, True)]
+
+
+def test_a_pipelined_loop_bounded_by_cases_is_not_copied(tmp_path):
+    """A loop outside a pipeline keeps one schedule: its bound stays a size."""
+    text = BOUNDED.replace("oh < 16", "oh < 8*S").replace("out[16]", "out[16]")
+    report = arraypart.analyze(write(tmp_path, "bounded.c", text), ports=1)
+    assert [loop["name"] for loop in report.to_json()["loops"]] == ["L3"]
+
+
+@needs_gxx
+def test_a_loop_bounded_by_cases_builds_runs_and_traces(compiled_once, tmp_path):
+    compiled = compiled_once("bounded.c", BOUNDED, ports=1)
+    assert_the_testbench_passes(compiled, tmp_path)
+    assert_the_trace_agrees(compiled, tmp_path, ports=1)

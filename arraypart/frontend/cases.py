@@ -135,17 +135,22 @@ class CaseLowering:
         finally:
             self._restore(before)
 
-    def _split_by_cases(self, node: N.Node, reads: N.Node, lower) -> list[Node] | None:
-        """The compound statement ``node`` (an ``if`` or ``switch``) lowered by
-        ``lower`` once per case of the origins its header ``reads`` reads (``if (S ==
-        1 || kh < 2)``, in which the test is affine in each case), as a chain of
-        ``if``s keyed by case; the scalars after it merged over the cases' ends as
+    def _split_by_cases(self, node: N.Node, header: tuple[N.Node | None, ...], lower
+                        ) -> list[Node] | None:
+        """The compound statement ``node`` (an ``if``, ``switch`` or loop) lowered by
+        ``lower`` once per case of the origins its ``header`` reads (``if (S == 1 ||
+        kh < 2)``, ``for (kh = 0; kh < S; kh++)``, affine in each case), as a chain
+        of ``if``s keyed by case; the scalars after it merged over the cases' ends as
         after a branch.  None (lower it as it is) when it reads none, when its cases
-        number more than :data:`.scalars.MAX_CASES`, or when it holds a loop, which
-        one text must keep."""
-        keys = self._case_keys(reads)
+        number more than :data:`.scalars.MAX_CASES`, or when it is or holds a loop
+        outside a pipelined one (whose own loops are all unrolled into its lanes):
+        such a loop keeps one schedule of its own."""
+        keys = {}
+        for part in header:
+            if part is not None:
+                keys.update(self._case_keys(part))
         if not keys or math.prod(len(c.constants) for c in keys.values()) > S.MAX_CASES \
-                or any(isinstance(n, N.For) for n in N.walk(node)):
+                or (not self._pipelines and any(isinstance(n, N.For) for n in N.walk(node))):
             return None
         before, ends = self._state(), []
 

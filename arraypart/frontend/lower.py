@@ -556,16 +556,17 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering,
             return []
         if isinstance(node, N.Compound):
             return self._items(node.items)
-        if isinstance(node, N.Label):
-            if isinstance(node.stmt, N.For):
-                return self._exiting_loop(node.stmt, node.name)
+        if isinstance(node, N.Label) and not isinstance(node.stmt, N.For):
             return self._statement(node.stmt)
-        if isinstance(node, N.For):
-            return self._exiting_loop(node, None)
+        if isinstance(node, (N.Label, N.For)):
+            loop, label = (node.stmt, node.name) if isinstance(node, N.Label) else (node, None)
+            split = self._split_by_cases(loop, (loop.init, loop.cond, loop.next),
+                                         lambda: self._exiting_loop(loop, label))
+            return self._exiting_loop(loop, label) if split is None else split
         if isinstance(node, (N.If, N.Switch)):
             inlined = self._inlined(node.cond)
             lower = self._if if isinstance(node, N.If) else self._switch
-            split = self._split_by_cases(node, node.cond, lambda: lower(node))
+            split = self._split_by_cases(node, (node.cond,), lambda: lower(node))
             return inlined + (lower(node) if split is None else split)
         if isinstance(node, N.Unsupported) and node.keyword in ESCAPES and self._loops:
             self._exits.append((node.keyword, len(self._calls), self._loops))
