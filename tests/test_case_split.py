@@ -268,3 +268,44 @@ def test_a_loop_bounded_by_cases_builds_runs_and_traces(compiled_once, tmp_path)
     compiled = compiled_once("bounded.c", BOUNDED, ports=1)
     assert_the_testbench_passes(compiled, tmp_path)
     assert_the_trace_agrees(compiled, tmp_path, ports=1)
+
+
+# S set by a switch on mode: the testbench must drive 16 and 32 (and a default value),
+# not 0, 1, 2, which run the default arm only.
+MODES = """\
+void modes(int mode, const int in[64], int out[16]) {
+  int S;
+  switch (mode) {
+  case 16: S = 1; break;
+  case 32: S = 2; break;
+  default: S = 4; break;
+  }
+  for (int oh = 0; oh < 13; oh++) {
+#pragma HLS pipeline II=1
+    int acc = 0;
+    for (int kh = 0; kh < 4; kh++) {
+#pragma HLS unroll
+      acc += in[S*oh + kh];
+    }
+    out[oh] = acc;
+  }
+}
+"""
+
+EIGHT_ARMS = "".join(f"  case {m}: S = {m % 2 + 1}; break;\n" for m in range(8))
+EIGHT = MODES.replace(
+    "  case 16: S = 1; break;\n  case 32: S = 2; break;\n  default: S = 4; break;\n",
+    EIGHT_ARMS + "  default: S = 4; break;\n")
+
+
+@needs_gxx
+@pytest.mark.parametrize("text, values", [
+    (MODES, (0, 16, 32)), (EIGHT, tuple(range(9)))], ids=["16-32", "0-7"])
+def test_every_case_of_a_switch_runs_in_the_testbench(tmp_path, text, values):
+    compiled = arraypart.compile_kernel(write(tmp_path, "modes.c", text), ports=1)
+    assert set(_iis(compiled.report)) == {1}
+    tb = next(text for path, text in compiled.files.items() if path.endswith("_tb.cpp"))
+    driven = " : ".join(f"call == {call} ? {value}" for call, value in enumerate(values[:-1], 1))
+    assert f"const int kCalls = {len(values)};" in tb and f"({driven} : {values[-1]})" in tb
+    assert_the_testbench_passes(compiled, tmp_path)
+    assert_the_trace_agrees(compiled, tmp_path, ports=1)
