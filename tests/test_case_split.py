@@ -309,3 +309,50 @@ def test_every_case_of_a_switch_runs_in_the_testbench(tmp_path, text, values):
     assert f"const int kCalls = {len(values)};" in tb and f"({driven} : {values[-1]})" in tb
     assert_the_testbench_passes(compiled, tmp_path)
     assert_the_trace_agrees(compiled, tmp_path, ports=1)
+
+
+# S passed to a helper that subscripts with it: in[4*S*oh + kh] is four neighbours in
+# each case, each lane in one bank of cyclic 4 (no phase switch needed in the helper's
+# text).  Without cases the helper's parameter was irregular: one memory, II 4.
+CALLED = """\
+static int window(const int in[128], int oh, int S) {
+  int acc = 0;
+  for (int kh = 0; kh < 4; kh++) {
+#pragma HLS unroll
+    acc += in[4*S*oh + kh];
+  }
+  return acc;
+}
+
+void called(int flag, const int in[128], int out[16]) {
+  int S = flag ? 2 : 1;
+  for (int oh = 0; oh < 15; oh++) {
+#pragma HLS pipeline II=1
+    out[oh] = window(in, oh, S);
+  }
+}
+"""
+
+
+def test_a_scalar_with_cases_passed_to_a_helper_keeps_them(compiled_once):
+    report = compiled_once("called.c", CALLED, ports=1).report
+    assert report.warnings == ()
+    banking = array(report, "in").banking
+    assert (banking.describe().split(":")[0], _iis(report)) == ("per_dim cyclic 4", [1])
+    checked = check.check_kernel(report.kernel, report.solution.bankings(), ports=1)
+    assert [(loop.achieved_ii, loop.ok) for loop in checked.loops] == [(1, True)]
+
+
+def test_a_helper_called_with_a_value_each_lane_computes_has_no_cases(tmp_path):
+    """The argument is no scalar with cases of one origin: the parameter stays
+    irregular."""
+    text = CALLED.replace("window(in, oh, S)", "window(in, oh, out[oh] ? 2 : 1)")
+    report = arraypart.analyze(write(tmp_path, "called.c", text), ports=1)
+    assert any("in[?]" in w for w in report.warnings)
+
+
+@needs_gxx
+def test_cases_passed_to_a_helper_build_run_and_trace(compiled_once, tmp_path):
+    compiled = compiled_once("called.c", CALLED, ports=1)
+    assert_the_testbench_passes(compiled, tmp_path)
+    assert_the_trace_agrees(compiled, tmp_path, ports=1)

@@ -7,7 +7,11 @@ chain of data-dependent ``if``s (``if S == 1 then case 1 else case 2``) whose
 ``lane_key`` names the case: in one pipeline iteration S has one value, so every copy
 takes the branch of that value (:func:`arraypart.ir.branch_paths` models the
 iteration path by path; its II is the worst case's), and each case's subscripts are
-exact, so the banking is proved conflict-free in each.
+exact, so the banking is proved conflict-free in each.  So is an ``if``, ``switch``
+or (inside a pipelined loop, where it is unrolled) a loop whose header reads one
+(``if (S == 1 || kh < 2)``, ``for (kh = 0; kh < S; kh++)``): its test and trip count
+are affine in each case (:meth:`CaseLowering._split_by_cases`).  A callee's parameter
+passed such a value keeps its cases (:meth:`CaseLowering._argument_cases`).
 
 A ``?:`` in a subscript whose arms are affine (``in[i + (m ? 4 : 0)]``) splits its
 statement the same way, once per arm, under an ``if`` on its condition
@@ -27,6 +31,7 @@ from contextlib import contextmanager
 from .. import expr as E
 from ..errors import Coord
 from ..ir import If, Node
+from . import calls
 from . import cnodes as N
 from . import scalars as S
 from .cexpr import condition_dnf, constant_values, quasi_affine
@@ -61,9 +66,13 @@ class CaseLowering:
         it is affine in each (over the enclosing iterators and sizes, which keep their
         values while the declaration lives); None otherwise."""
         cases = self._origin(name, constant_values(init, self._scope()), coord)
-        if cases is not None:
-            return cases
-        keys = self._case_keys(init)
+        return cases if cases is not None else self._derived_cases(init)
+
+    def _derived_cases(self, node: N.Node) -> S.Cases | None:
+        """The cases of the value of ``node`` when it reads one origin's and is affine
+        in each (over the enclosing iterators and sizes, which keep their values while
+        what takes it lives); None otherwise."""
+        keys = self._case_keys(node)
         if len(keys) != 1:
             return None
         (key, origin), = keys.items()
@@ -71,11 +80,30 @@ class CaseLowering:
         values = []
         for k in range(len(origin.constants)):
             with self._in_case({key: k}):
-                value = quasi_affine(init, self._scope())
+                value = quasi_affine(node, self._scope())
             if value is None or not E.variables(value) <= known:
                 return None
             values.append(value)
         return S.Cases(key, origin.constants, tuple(values))
+
+    def _argument_cases(self, call: N.FuncCall, callee: N.FuncDef,
+                        bound: S.Values) -> S.Opaques:
+        """The callee's integer parameters taken by value whose argument has cases
+        (``window(in, oh, S)``, ``f(S*oh)``): each opaque with the argument's cases,
+        keyed by the caller's origin, so its subscripts are lowered per case of that
+        origin as the caller's are (the origin has one value in every lane and copy
+        of the callee's text that one iteration runs).  Read in the caller's scope;
+        ``bound``: the parameters with an affine value already."""
+        found: S.Opaques = {}
+        scalars = S.integer_scalars(callee.params)
+        for param, arg in zip(callee.params, calls.call_arguments(call, callee)):
+            if (param.name in scalars and param.name not in bound and param.ctype is not None
+                    and param.ctype.kind not in N.REFERENCE_TYPE_KINDS + N.POINTER_TYPE_KINDS):
+                cases = self._derived_cases(arg)
+                if cases is not None:
+                    found[param.name] = S.Opaque("is passed a value with cases",
+                                                 call.coord, cases=cases)
+        return found
 
     def _assigned_cases(self, node: N.Node, name: str) -> S.Cases | None:
         """The cases ``node`` gives ``name`` when it is ``name = e`` with ``e`` one of

@@ -762,6 +762,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering,
         aliases = calls.call_aliases(call, callee, {**args.arrays, **own}, self._visible,
                                      self._file_arrays, self._object)
         arguments = self._argument_sources(call, callee, args.constants)
+        cased = self._argument_cases(call, callee, args.values)
         text = self._text_of(callee)
         if text[:1] != ("call",):  # one text for every lane of the loops around
             self._foreign_lanes = self._foreign_lanes | frozenset(self._unrolled)
@@ -777,7 +778,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering,
             self._constants.update(args.constants)
             self._arguments = arguments
             self._constants.update(callee.template_constants)
-            self._restore((args.values, {}))
+            self._restore((args.values, cased))
             self._scalars = S.integer_scalars(list(callee.params) + list(callee.nodes))
             self._types = S.integer_types(list(callee.params) + list(callee.nodes))
             self._range_log = self._function_range_log(callee)
