@@ -188,12 +188,8 @@ class CaseLowering:
                 with self._in_case(setting, ends):
                     return tuple(lower())
             (key, origin), rest = keys[0], keys[1:]
-            branches = [chain(rest, {**setting, key: k}) for k in range(len(origin.constants))]
-            nodes = branches[-1]
-            for k in reversed(range(len(branches) - 1)):
-                nodes = (If(None, branches[k], nodes, node.coord,
-                            lane_key=("case",) + key + (origin.constants[k],)),)
-            return nodes
+            return _keyed(key, origin, [chain(rest, {**setting, key: k})
+                                        for k in range(len(origin.constants))], node.coord)
 
         nodes = chain(list(keys.items()), {})
         self._restore(before)
@@ -221,13 +217,9 @@ class CaseLowering:
             with self._in_case(setting):
                 return self._choices(node, coord, budget)
         (key, origin), rest = keys[0], keys[1:]
-        branches = [tuple(self._case_chain(node, coord, rest, {**setting, key: k}, budget))
-                    for k in range(len(origin.constants))]
-        chain = branches[-1]
-        for k in reversed(range(len(branches) - 1)):
-            chain = (If(None, branches[k], chain, coord,
-                        lane_key=("case",) + key + (origin.constants[k],)),)
-        return list(chain)
+        return list(_keyed(key, origin, [
+            tuple(self._case_chain(node, coord, rest, {**setting, key: k}, budget))
+            for k in range(len(origin.constants))], coord))
 
     def _choices(self, node: N.Node, coord: Coord, budget: int) -> list[Node]:
         """``node``'s accesses as statements, with each ``c ? a : b`` in a subscript
@@ -267,6 +259,17 @@ class CaseLowering:
             cond = None
         return [If(cond, arms[0], arms[1], coord,
                    lane_key=lane_key if cond is None else None)]
+
+
+def _keyed(key: tuple, origin: S.Cases, branches: list[tuple[Node, ...]],
+           coord: Coord) -> tuple[Node, ...]:
+    """The chain ``if (case 0) branches[0] else if (case 1) ... else branches[-1]`` of
+    the cases of ``origin``, each ``if`` keyed by its case (``ir.If.lane_key``)."""
+    chain = branches[-1]
+    for k in reversed(range(len(branches) - 1)):
+        chain = (If(None, branches[k], chain, coord,
+                    lane_key=("case",) + key + (origin.constants[k],)),)
+    return chain
 
 
 def _plain_condition(cond: N.Node, written: frozenset[str]) -> bool:
