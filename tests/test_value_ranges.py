@@ -137,13 +137,23 @@ def proven_ranges(program: Program) -> dict[str, tuple[int | None, int | None]]:
 
 def _bound(probe: ir.If | None, side: int) -> int | None:
     """``r - lo - 1 >= 0`` (side 0, ``x < r``) gives lo; ``hi - r - 1 >= 0`` (side 1)
-    gives hi."""
+    gives hi.  A probe of a scalar with cases (:mod:`arraypart.frontend.cases`) is a
+    chain of ifs keyed by case, each case's test affine: the extreme of theirs."""
+    if probe is not None and probe.lane_key is not None and probe.lane_key[0] == "case":
+        found = [_bound_in_case(branch[-1], side) for branch in (probe.then, probe.orelse)]
+        return None if None in found else (min, max)[side](found)
     if probe is None or probe.cond is not None or not probe.then \
             or not isinstance(probe.then[0], ir.If):
         return None
-    ((constraint,),) = probe.then[0].cond
+    return _bound_in_case(probe.then[0], side)
+
+
+def _bound_in_case(test: ir.If, side: int) -> int | None:
+    if test.lane_key is not None and test.lane_key[0] == "case":
+        return _bound(test, side)
+    ((constraint,),) = test.cond
     coeffs, constant = E.affine_form(constraint.expr)
-    assert coeffs == {"r": 1 if side == 0 else -1}, probe.then[0].cond
+    assert coeffs == {"r": 1 if side == 0 else -1}, test.cond
     return -(constant + 1) if side == 0 else constant + 1
 
 

@@ -24,9 +24,11 @@ lies in the size's range; yet a scalar that a loop reads as its end after other 
 (``if (hi > 63) hi = 63;``) is stepped ``calls`` above the others, so that a loop
 between two such scalars runs (:func:`_loop_ends`).
 A stepped scalar that the origin of a scalar modelled by cases reads (``int S = flag ?
-2 : 1``, :mod:`..frontend.cases`) counts from 0 instead (:func:`_case_scalars`): 0, 1,
-2 give a flag both truths and a mode its first values, so the calls run more than one
-case of the model.
+2 : 1``, :mod:`..frontend.cases`), or that a subscript's ``?:`` tests (``in[i + (m ? 4
+: 0)]``), takes in turn the constants those compare it with and one that is none of
+them (``switch (mode)`` with ``case 16`` and ``case 32``: 0, 16, 32; the testbench
+makes that many calls at least), else counts from 0 (:func:`case_values`): 0, 1, 2
+give a flag both truths, so the calls run every case of the model.
 An expression that reads anything else (a local written in a branch or a loop, a
 callee's parameter) is left as is.  :class:`Driven` gives the value of each size whose
 expression is known in each call, so the trace can tell one outside its range.
@@ -45,6 +47,7 @@ from ..frontend import fresh as F
 from ..frontend import interfaces as I
 from ..frontend import scalars as S
 from ..frontend.cexpr import INCREMENT_STEPS, Scope, fold
+from ..frontend.switches import switch_arms
 from ..ir import Kernel, Param
 from ..sourcetext import KEEP_BYTES
 
@@ -139,12 +142,14 @@ def _driven(kernel: Kernel, top: _Top, stepped: frozenset[str], calls: int, firs
                    if (e := _expression(kernel, top, p, set(adjustable) | set(sizes),
                                         written)) is not None and e.names & adjustable]
     ends = _loop_ends(kernel, stepped, starts)
-    cased = _case_scalars(kernel, top) & stepped
+    cases = {name: _asserted(values, *asserted.get(name, (None, None)))
+             for name, values in case_values(kernel, top).items() if name in stepped}
     runs: list[dict[str, int]] = []
     changed: set[str] = set(ends)
     for call in range(1, calls + 1):
-        default = {name: _stepped(0 if name in cased else first, call, calls,
-                                  *asserted.get(name, (None, None)))
+        default = {name: cases[name][(call - 1) % len(cases[name])] if cases.get(name)
+                   else _stepped(0 if name in cases else first, call, calls,
+                                 *asserted.get(name, (None, None)))
                    for name in stepped} | {
             name: _size_in_call(p, call, calls, name in starts)
             for name, p in sizes.items()} | {
@@ -170,6 +175,12 @@ def _stepped(first: int, call: int, calls: int, low: int | None, high: int | Non
         return start + call - 1
     least = low if low is not None else min(start, high - calls + 1)
     return least + (start - least + call - 1) % (high - least + 1)
+
+
+def _asserted(values: tuple[int, ...], low: int | None, high: int | None
+              ) -> tuple[int, ...]:
+    """The ``values`` in the range ``[low, high]`` that the top's asserts give."""
+    return tuple(v for v in values if (low is None or v >= low) and (high is None or v <= high))
 
 
 def _loop_ends(kernel: Kernel, stepped: frozenset[str], starts: frozenset[str]
@@ -323,15 +334,47 @@ def _fresh_node(kernel: Kernel, name: str) -> N.Node | None:
                  if F.size_name(n, data) == name), None)
 
 
-def _case_scalars(kernel: Kernel, top: _Top) -> frozenset[str]:
-    """The top's parameters that the writes giving a scalar its cases read: the
-    statements at the places that the case keys of the model's ``if`` chains name
-    (:attr:`arraypart.ir.If.lane_key`, ``("case", name, place, ...)``)."""
+def case_values(kernel: Kernel, top: _Top | None = None) -> dict[str, tuple[int, ...]]:
+    """The top's parameters that the writes giving a scalar its cases read (the
+    statements at the places that the case keys of the model's ``if`` chains name,
+    :attr:`arraypart.ir.If.lane_key` ``("case", name, place, ...)``), or that the
+    condition of a ``?:`` in a subscript reads (``in[i + (m ? 4 : 0)]``, lowered once
+    per arm); each with the values the testbench gives it in turn, so that every case
+    runs: the constants those writes compare it with (the labels of a ``switch`` on
+    it, ``c`` in ``p == c`` or ``p != c``) and the least value from 0 that is none of
+    them (a ``default``, an ``else``), ascending; () where it is compared with no
+    constant (stepped from 0: 0, 1, 2 give a flag both truths)."""
+    top = top or _top(kernel)
     places = {node.lane_key[2] for node in _ifs(kernel.body)
               if node.lane_key is not None and node.lane_key[0] == "case"}
-    return frozenset(n.name for node in N.walk(kernel.source.func.body)
-                     if node.coord in places
-                     for n in N.walk(node) if isinstance(n, N.Id) and n.name in top.parameters)
+    body = kernel.source.func.body
+    nodes = [n for n in N.walk(body) if n.coord in places] + [
+        choice.cond for ref in N.walk(body) if isinstance(ref, N.ArrayRef)
+        for choice in N.walk(ref.subscript) if isinstance(choice, N.TernaryOp)]
+    found: dict[str, set[int]] = {n.name: set() for node in nodes for n in N.walk(node)
+                                  if isinstance(n, N.Id) and n.name in top.parameters}
+    scope = Scope(constants=dict(kernel.defines))
+    for node in nodes:
+        for n in N.walk(node):
+            for name, value in _compared(n, scope):
+                found.get(name, set()).add(value)
+    return {name: () if not values else tuple(sorted(values | {next(
+        k for k in range(len(values) + 1) if k not in values)})) for name, values in found.items()}
+
+
+def _compared(node: N.Node, scope: Scope):
+    """(name, constant) for each constant ``node`` compares a scalar with: each label of
+    ``switch (name)``, ``c`` in ``name == c``, ``name != c`` or the same reversed."""
+    if isinstance(node, N.Switch) and isinstance(subject := N.without_casts(node.cond), N.Id):
+        for arm in switch_arms(node):
+            for label in arm.values:
+                if (value := fold(label, scope)) is not None:
+                    yield subject.name, value
+    elif isinstance(node, N.BinaryOp) and node.op in ("==", "!="):
+        for one, other in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(one := N.without_casts(one), N.Id) and (
+                    value := fold(other, scope)) is not None:
+                yield one.name, value
 
 
 def _ifs(nodes: tuple[ir.Node, ...]):

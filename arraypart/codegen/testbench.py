@@ -30,7 +30,7 @@ from ..frontend.directivetext import scan_directives
 from ..frontend.redeclared import declaration
 from ..ir import Kernel
 from ..sourcetext import KEEP_BYTES
-from .drive import Driven, driven_values
+from .drive import Driven, case_values, driven_values
 
 # Any fixed seed: a testbench run is reproducible, under g++ and under csim.
 SEED = 0x2545F491
@@ -218,9 +218,12 @@ def call_sizes(kernel: Kernel) -> tuple[dict[str, int], ...]:
 
 
 def calls(kernel: Kernel) -> int:
-    """The testbench's calls: :data:`CALLS`, and one more per probe of the sizes, at
-    which a pipelined loop runs that the first ones miss (``Param.probes``)."""
-    return CALLS + max((len(p.probes) for p in kernel.params), default=0)
+    """The testbench's calls: :data:`CALLS`, or one per value a scalar takes so that
+    every case of the model runs where that is more (:func:`.drive.case_values`), and
+    one more per probe of the sizes, at which a pipelined loop runs that the first
+    ones miss (``Param.probes``)."""
+    cases = max((len(values) for values in case_values(kernel).values()), default=0)
+    return max(CALLS, cases) + max((len(p.probes) for p in kernel.params), default=0)
 
 
 def _by_call(values: tuple[int, ...]) -> str:

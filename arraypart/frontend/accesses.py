@@ -124,6 +124,9 @@ class AccessLowering:
         if isinstance(node, N.BinaryOp) and node.op in ("&&", "||"):
             self._collect(node.left, out)
             self._operand(node.left, node.op == "&&", node.right, out)
+        elif isinstance(node, N.TernaryOp) and id(node) in self._chosen:
+            self._collect(node.cond, out)
+            self._collect(node.iftrue if self._chosen[id(node)] else node.iffalse, out)
         elif isinstance(node, N.TernaryOp):
             self._collect(node.cond, out)
             self._operand(node.cond, True, node.iftrue, out)

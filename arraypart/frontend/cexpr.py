@@ -93,6 +93,7 @@ class Scope:
     narrow: Mapping[str, N.IntType] = field(default_factory=dict)
     increments: frozenset[str] = frozenset()
     conditions: Mapping[str, Truth] = field(default_factory=dict)
+    chosen: Mapping[int, bool] = field(default_factory=dict)
 
     def constant(self, name: str) -> int | None:
         return self.constants.get(name)
@@ -203,9 +204,10 @@ def quasi_affine(node: N.Node, scope: Scope) -> E.Expr | None:
         return _binary(node, scope)
     if isinstance(node, N.TernaryOp):
         cond = quasi_affine(node.cond, scope)
-        if not isinstance(cond, E.Const):
+        held = scope.chosen.get(id(node), cond.value if isinstance(cond, E.Const) else None)
+        if held is None:
             return None
-        return quasi_affine(node.iftrue if cond.value else node.iffalse, scope)
+        return quasi_affine(node.iftrue if held else node.iffalse, scope)
     if isinstance(node, N.FuncCall):
         if node.method:
             return _ap_reader(node.name, node.args, scope)

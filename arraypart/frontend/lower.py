@@ -34,7 +34,7 @@ from ..sourcetext import KEEP_BYTES
 from . import allocation
 from . import calls
 from .accesses import AccessLowering
-from .cases import CaseLowering
+from .cases import LANE_FREE_NODES, LANE_FREE_UNARY, CaseLowering
 from .calls import Binding, StreamPort
 from .cexpr import (Bound, Scope, condition_dnf, condition_superset, held_truth,
                     quasi_affine)
@@ -57,10 +57,6 @@ from .routines import RoutineLowering
 MAX_CALL_DEPTH = 64
 MAX_INLINED_CALLS = 4096
 FUNCTION_BODY_DIRECTIVES = ("pipeline",)
-# What a condition that is one value in every lane may hold (:meth:`_lane_key`): no
-# array read, call, member or pointer access, assignment or increment.
-_LANE_FREE_NODES = (N.Id, N.Constant, N.UnaryOp, N.BinaryOp, N.Cast, N.TernaryOp)
-_LANE_FREE_UNARY = frozenset(("-", "+", "!", "~"))
 
 
 @dataclass(slots=True)
@@ -168,6 +164,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering,
         self._element_refs: dict[str, Binding] = {}
         self._opaque: S.Opaques = {}  # scalars without one, and why
         self._case_origins = 0  # the case origins bound so far (:mod:`.cases`)
+        self._chosen: dict[int, bool] = {}  # Scope.chosen: the ?: arms lowered here
         self._scalars = S.integer_scalars(list(func.params) + list(func.nodes))
         self._types = S.integer_types(list(func.params) + list(func.nodes))
         self._range_logs: dict[int, _RangeLog] = {}  # by id of the function's FuncDef
@@ -277,7 +274,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering,
                      self._constants, dict(self._ranges), dict(self._temporaries),
                      S.narrow(self._types), self._increments,
                      {name: why.truth for name, why in self._opaque.items()
-                      if why.truth is not None})
+                      if why.truth is not None}, dict(self._chosen))
 
     @contextmanager
     def _stepping(self, node: N.Node):
@@ -561,16 +558,18 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering,
             return []
         if isinstance(node, N.Compound):
             return self._items(node.items)
-        if isinstance(node, N.Label):
-            if isinstance(node.stmt, N.For):
-                return self._exiting_loop(node.stmt, node.name)
+        if isinstance(node, N.Label) and not isinstance(node.stmt, N.For):
             return self._statement(node.stmt)
-        if isinstance(node, N.For):
-            return self._exiting_loop(node, None)
-        if isinstance(node, N.If):
-            return self._inlined(node.cond) + self._if(node)
-        if isinstance(node, N.Switch):
-            return self._inlined(node.cond) + self._switch(node)
+        if isinstance(node, (N.Label, N.For)):
+            loop, label = (node.stmt, node.name) if isinstance(node, N.Label) else (node, None)
+            split = self._split_by_cases(loop, (loop.init, loop.cond, loop.next),
+                                         lambda: self._exiting_loop(loop, label))
+            return self._exiting_loop(loop, label) if split is None else split
+        if isinstance(node, (N.If, N.Switch)):
+            inlined = self._inlined(node.cond)
+            lower = self._if if isinstance(node, N.If) else self._switch
+            split = self._split_by_cases(node, (node.cond,), lambda: lower(node))
+            return inlined + (lower(node) if split is None else split)
         if isinstance(node, N.Unsupported) and node.keyword in ESCAPES and self._loops:
             self._exits.append((node.keyword, len(self._calls), self._loops))
             return []  # the model runs every iteration to its end: a superset
@@ -765,6 +764,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering,
         aliases = calls.call_aliases(call, callee, {**args.arrays, **own}, self._visible,
                                      self._file_arrays, self._object)
         arguments = self._argument_sources(call, callee, args.constants)
+        cased = self._argument_cases(call, callee, args.values)
         text = self._text_of(callee)
         if text[:1] != ("call",):  # one text for every lane of the loops around
             self._foreign_lanes = self._foreign_lanes | frozenset(self._unrolled)
@@ -780,7 +780,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering,
             self._constants.update(args.constants)
             self._arguments = arguments
             self._constants.update(callee.template_constants)
-            self._restore((args.values, {}))
+            self._restore((args.values, cased))
             self._scalars = S.integer_scalars(list(callee.params) + list(callee.nodes))
             self._types = S.integer_types(list(callee.params) + list(callee.nodes))
             self._range_log = self._function_range_log(callee)
@@ -1153,8 +1153,8 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering,
         included), and that loop calls nothing (a call may write what it names).
         Not in an inlined callee, whose lanes may be the caller's too."""
         if not self._lane_loops or len(self._calls) > 1 or any(
-                not isinstance(n, _LANE_FREE_NODES) or (
-                    isinstance(n, N.UnaryOp) and n.op not in _LANE_FREE_UNARY)
+                not isinstance(n, LANE_FREE_NODES) or (
+                    isinstance(n, N.UnaryOp) and n.op not in LANE_FREE_UNARY)
                 for n in N.walk(cond)):
             return None
         names = frozenset(n.name for n in N.walk(cond) if isinstance(n, N.Id))
@@ -1219,6 +1219,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering,
         for name, why in opaque.items():  # cases only where every path keeps them
             if any(state[1].get(name) is not why for state in ends):
                 opaque[name] = why.plain()
+                differ.add(name)  # or where each leaves it constants (_merged_cases)
         for name in differ:
             cases = self._merged_cases(ends, name, coord)
             if name not in opaque or cases is not None:
