@@ -28,14 +28,14 @@ settings.register_profile("arraypart", phases=tuple(
     p for p in Phase if p != Phase.shrink or not any(v in os.environ for v in LONG_FUZZING)))
 settings.load_profile("arraypart")
 
-# The files that take longest (`--durations=0`, 2026-12-07), collected first: xdist's
+# The files that take longest (`--durations=0`, 2026-12-08), collected first: xdist's
 # loadfile hands whole files to its workers in collection order, and a long file
 # handed out last keeps one worker busy while the other idles (longest first keeps the
 # two within a few seconds; alphabetical order cost about 10 s on 2 cores).
-LONGEST_FILES = ("test_real_semantics.py", "test_fuzz_pipeline.py", "test_trace.py",
-                 "test_end_to_end.py", "test_interfaces_and_sizes.py",
-                 "test_c_conversions.py", "test_interruptible.py", "test_search.py",
-                 "test_rtl.py", "test_banking.py")
+LONGEST_FILES = ("test_real_semantics.py", "test_trace.py", "test_c_conversions.py",
+                 "test_search.py", "test_end_to_end.py", "test_interfaces_and_sizes.py",
+                 "test_forwarding.py", "test_schedule_rule.py", "test_fuzz_pipeline.py",
+                 "test_interruptible.py", "test_branch_paths.py", "test_phases.py")
 
 
 def pytest_collection_modifyitems(items):
