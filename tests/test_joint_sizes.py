@@ -6,7 +6,9 @@ a box (``buf[a + b]``).  Each test's kernel has calls outside the box whose acce
 in a pipelined loop, differ from those of every call inside it: arraypart used to
 claim a banking proven over the box only, which the checker, replaying the box's
 banking at such a call, shows false.  Now a located error names the call; where the
-calls outside make only accesses that the box makes, nothing changes."""
+calls outside make only accesses that the box makes, nothing changes; nor where each
+cycle they make, array by array, makes the addresses of some cycle of the box (a window
+read at a size offset)."""
 
 from dataclasses import replace
 
@@ -16,7 +18,7 @@ import arraypart
 from arraypart import KernelError, check, ir
 from arraypart.check import frames
 
-from conftest import write
+from conftest import assert_the_trace_agrees, needs_gxx, write
 
 # a + b <= 15 (buf[a + b]) is a triangle: one size at a time gives a in 0..14, b in
 # 0..1, and the branch b > 2, two reads of a single-port memory, runs at a = 0, b = 3.
@@ -146,3 +148,60 @@ def test_the_checker_replays_the_probe_points_not_their_product_with_the_usual_v
     assert [tuple(row) for row in points] == sorted(tuple(row) for row in points)
     assert frames.top_frame(params).rows == 29
     assert frames.checked_points(()).shape == (1, 0)
+
+
+# off + n <= 63 is a triangle again: one size at a time, off in 0..62 and n in 0..1.
+# At off = 0, n = 2 the clamp (0, 1) drops iteration 1, whose reads buf[1], buf[2] are
+# those of the box's call off = 1, n = 1; out[i] is one access a cycle.
+SLIDING = """\
+%svoid k(const int in[64], int out[64], int off, int n) {
+  int buf[64];
+%s  for (int i = 0; i < 64; i++) buf[i] = in[i];
+  for (int i = 0; i < n; i++) {
+#pragma HLS pipeline II=1
+%s  }
+}
+"""
+PAIR = "    out[i] = buf[off + i] + buf[off + i + 1];\n"
+LANES = ("    int t = 0;\n    for (int k = 0; k < 2; k++) t += buf[off + i + k];\n"
+         "    out[i] = t;\n")
+STATED = ("#include <assert.h>\n",
+          "  assert(off >= 0 && off <= 31 && n >= 0 && n <= 32);\n")
+
+
+@pytest.mark.parametrize("body", [PAIR, LANES], ids=["two reads", "unrolled lanes"])
+def test_a_window_at_a_size_offset_is_covered_cycle_by_cycle(tmp_path, body):
+    """Each cycle's pair of reads of buf, at any call that keeps them inside, is the
+    pair of a call in the box: no error, the banking and II of the kernel whose assert
+    states a box holding longer runs, and the checker, replaying that banking at a
+    call far outside the box (off = 0, n = 32), finds it free of conflicts at II 1."""
+    report = arraypart.analyze(write(tmp_path, "k.c", SLIDING % ("", "", body)), ports=1)
+    assert [(p.name, p.low, p.high) for p in report.kernel.params] == [
+        ("off", 0, 62), ("n", 0, 1)]
+    stated = arraypart.analyze(write(tmp_path, "s.c", SLIDING % (*STATED, body)), ports=1)
+    bankings = report.solution.bankings()
+    assert bankings["buf"] == stated.solution.bankings()["buf"]
+    assert bankings["buf"].scheme.banks == 2  # the two reads, on a single-port memory
+    assert [(loop.target_ii, loop.achieved_ii) for loop in report.scheduled.loops] == [
+        (loop.target_ii, loop.achieved_ii) for loop in stated.scheduled.loops] == [(1, 1)] * 2
+    outside = check.check_kernel(_at(report.kernel, {"off": 0, "n": 32}), bankings, ports=1)
+    assert [loop.achieved_ii for loop in outside.loops] == [1, 1]
+    assert all(loop.first_conflict is None for loop in outside.loops)
+
+
+@needs_gxx
+def test_the_trace_of_the_window_at_a_size_offset_agrees(compiled_once, tmp_path):
+    """check --trace runs the original on the box's calls and finds the accesses and
+    the II the model claims."""
+    compiled = compiled_once("k.c", SLIDING % ("", "", PAIR), ports=1)
+    assert_the_trace_agrees(compiled, tmp_path, ports=1)
+
+
+def test_a_cycle_whose_tuple_no_call_in_the_box_makes_is_still_an_error(tmp_path):
+    """buf[off + i] beside buf[i]: at off = 0, n = 2 iteration 1 reads (1, 1), a pair
+    that no call of the box (n <= 1: i = 0 only, pairs (off, 0)) reads in one cycle."""
+    path = write(tmp_path, "k.c", SLIDING % ("", "", PAIR.replace("off + i + 1", "i")))
+    with pytest.raises(KernelError) as caught:
+        arraypart.analyze(path)
+    assert str(caught.value).startswith(f"{path}:6:14: error: at off = 0, n = 2, a call "), \
+        str(caught.value)

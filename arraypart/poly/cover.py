@@ -37,11 +37,49 @@ The set ``{ q in L : R(q) not in R(c(q)) }`` is ``R`` minus ``R`` pulled back by
 (isl), projected onto the sizes; where it holds a point for some access, the ranges
 miss calls whose accesses differ: a located error at that access, naming the point
 and what to add (an assert, ``-D ARRAYPART_MAX_<size>=``, a guard that returns).
+
+The clamp asks more than the claim needs: a window ``buf[off + i]``, ``buf[off + i + 1]``
+read for ``i < n`` is bounded to ``off in 0..62``, ``n in 0..1``, and ``(off, n) = (0, 2)``
+makes iteration ``i = 1``, which ``c(q) = (0, 1)`` does not; yet that cycle reads
+``buf[1], buf[2]``, the cycle of ``(off, n) = (1, 1)``.  What a cycle needs of an array
+depends on that array's accesses in it alone (DESIGN §2: the banking proof and the
+port count that gives the II are per cycle and per array; each array is banked alone),
+so the witness may be another point of ``B`` for each array and each cycle.  For a
+pipelined loop and an array, with ``T`` the map from a cycle (the sizes, the outer
+iterators, the loop's iterator) to the tuple of the array's addresses there (one
+component per access and per lane of the fully unrolled loops inside; an off-chip
+bundle's components carry no address, only their count), the array's cycles at every
+``q`` of ``L`` are covered when
+
+    T(L) ⊆ T(B)        (isl: the range of ``T`` over ``L`` in its range over ``B``)
+
+Then every cycle at ``q`` issues, access for access and lane for lane, the addresses
+of a cycle at a point of ``B``: the same banks, the same reads of one element merged,
+so the same ports, which the proof over ``B`` found free of conflicts at the II;
+a site the scheduling rule finds static over ``B`` (one bank over every cycle there)
+keeps that bank at ``q`` (each component's values over ``L`` lie among those over
+``B``).  A cycle with one on-chip access of the array needs no witness: it takes one
+port of one bank, or one of each when its bank varies, which every port model serves.
+The test is exact only where ``T`` is the cycle: every access of the array in the loop
+runs in every lane of every iteration (its domain is the loop's times lanes of
+constant count) and the loop is pipelined, not unrolled, its text aliasing no arrays;
+elsewhere (a guard, lanes that a size moves, an unrolled loop's blocks) the check
+stays access by access.  The checker's replay (:mod:`arraypart.check`) and ``check
+--trace`` (whose testbench keeps each size in its range) drive points of ``B`` only; a
+covered ``q`` needs no replay of its own, since the checker judges each cycle from its
+tuples (banks and ports of each array's addresses), so its verdict on every cycle at
+``q`` is its verdict on that cycle's witness in ``B``, where the proof holds.  Not
+compared: orders across cycles, the memory recurrences (:mod:`.recurrences`: a write
+read back by the next iteration), which the report warns of over ``B`` and never folds
+into the II.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Iterator
+
+import islpy as isl
 
 from .. import ir
 from ..errors import KernelError
@@ -54,12 +92,14 @@ from .domains import Context, level_items
 def check_covered(kernel: ir.Kernel, allowed: tuple[ir.Param, ...], bad,
                   periodic: set[str], stated: set[str]) -> None:
     """Raise a located error when a call of ``L`` (module doc) makes an access that its
-    clamp into the ranges of ``kernel.params`` does not make; ``allowed``: the sizes
-    as their types, bounds and guards allow them, ``bad``: the set ``Bad`` over them;
-    ``periodic``: the sizes whose claim covers every value (the on-chip accesses repeat
-    every ``P`` values of them, or none depends on them), which are not clamped;
-    ``stated``: the sizes whose range a warning already says stops short of larger
-    values in ``L`` (:func:`.sizes._gap_warning`), held to their ranges in ``L``."""
+    clamp into the ranges of ``kernel.params`` does not make, unless the cycles of the
+    access's array in its loop are covered as tuples (:func:`_cycles_covered`);
+    ``allowed``: the sizes as their types, bounds and guards allow them, ``bad``: the
+    set ``Bad`` over them; ``periodic``: the sizes whose claim covers every value (the
+    on-chip accesses repeat every ``P`` values of them, or none depends on them), which
+    are not clamped; ``stated``: the sizes whose range a warning already says stops
+    short of larger values in ``L`` (:func:`.sizes._gap_warning`), held to their
+    ranges in ``L``."""
     names = tuple(p.name for p in kernel.params)
     box = {p.name: (p.low, None if p.unbounded else p.high) for p in kernel.params
            if p.name not in periodic}
@@ -67,35 +107,147 @@ def check_covered(kernel: ir.Kernel, allowed: tuple[ir.Param, ...], bad,
     for p in kernel.params:
         if p.name in stated:
             meant = meant.intersect(G.range_set(meant.space, p.name, p.low, p.high))
+    inside = G.universe(names)
+    for name, (low, high) in box.items():
+        inside = inside.intersect(G.range_set(inside.space, name, low, high))
     on_chip = {a.name for a in kernel.arrays if a.memory}
-    for access, ctx, loop in _shared_cycles(kernel.body, Context.top(allowed)):
-        index = access.index if access.array in on_chip else ()
-        relation = G.access_map(ctx.domain, index, access.array)
-        moved = {n: ends for n, ends in box.items() if G.depends_on(relation, n)}
-        if not moved:
-            continue  # R(q) = R(c(q)): c moves only sizes R does not read
-        pulled = relation.preimage_domain_multi_pw_aff(
-            G.clamped(relation.get_space().domain(), moved))
-        missed = relation.subtract(pulled).domain()
-        calls = missed.project_out(G.SET, len(names), missed.dim(G.SET) - len(names))
-        calls = calls.intersect(meant)
-        if not calls.is_empty():
-            raise _uncovered(kernel, access, loop, _nearest(calls, box))
+    shared = list(_shared_cycles(kernel.body, Context.top(allowed)))
+    groups: dict[tuple[int, str], list[_Shared]] = {}
+    for s in shared:
+        groups.setdefault((id(s.loop), s.access.array), []).append(s)
+    covered = {key for key, group in groups.items()
+               if _cycles_covered(group, group[0].access.array in on_chip, meant, inside)}
+    for s in shared:
+        if (id(s.loop), s.access.array) not in covered:
+            _check_access(kernel, s, s.access.array in on_chip, box, meant)
 
 
-def _shared_cycles(body: tuple[ir.Node, ...], ctx: Context, timed: ir.Loop | None = None
-                   ) -> Iterator[tuple[ir.Access, Context, ir.Loop]]:
-    """The accesses of ``body`` inside a pipelined or unrolled loop, each with the
-    context it runs in and the outermost such loop (``timed``: the one ``body`` is
-    inside)."""
+def _check_access(kernel: ir.Kernel, s: "_Shared", on_chip: bool,
+                  box: dict[str, tuple[int | None, int | None]], meant) -> None:
+    """Raise the located error at ``s.access`` when some call of ``meant`` (``L``) makes
+    it where its clamp into ``box`` does not: ``R(q)`` not in ``R(c(q))``."""
+    names = tuple(p.name for p in kernel.params)
+    index = s.access.index if on_chip else ()
+    relation = G.access_map(s.ctx.domain, index, s.access.array)
+    moved = {n: ends for n, ends in box.items() if G.depends_on(relation, n)}
+    if not moved:
+        return  # R(q) = R(c(q)): c moves only sizes R does not read
+    pulled = relation.preimage_domain_multi_pw_aff(
+        G.clamped(relation.get_space().domain(), moved))
+    missed = relation.subtract(pulled).domain()
+    calls = missed.project_out(G.SET, len(names), missed.dim(G.SET) - len(names))
+    calls = calls.intersect(meant)
+    if not calls.is_empty():
+        raise _uncovered(kernel, s.access, s.loop, _nearest(calls, box))
+
+
+#: The most lanes (access instances of one array in one cycle) :func:`_cycles_covered`
+#: compares as a tuple; an array with more keeps the check access by access.
+LANE_LIMIT = 64
+
+
+@dataclass(frozen=True, eq=False)
+class _Shared:
+    """An access inside a pipelined or unrolled loop: the context ``ctx`` it runs in,
+    ``loop`` the outermost such loop around it, ``start`` the context of that loop's
+    body and ``lanes`` the loops between that body and the access, outermost first."""
+
+    access: ir.Access
+    ctx: Context
+    loop: ir.Loop
+    start: Context
+    lanes: tuple[ir.Loop, ...]
+
+
+def _shared_cycles(body: tuple[ir.Node, ...], ctx: Context,
+                   timed: tuple[ir.Loop, Context] | None = None,
+                   lanes: tuple[ir.Loop, ...] = ()) -> Iterator[_Shared]:
+    """The accesses of ``body`` inside a pipelined or unrolled loop (``timed``: the
+    outermost such loop ``body`` is inside, with the context of its body; ``lanes``:
+    the loops from there to ``body``)."""
     for item, item_ctx in level_items(body, ctx):
         if isinstance(item, ir.Access):
             if timed is not None:
-                yield item, item_ctx, timed
+                yield _Shared(item, item_ctx, timed[0], timed[1], lanes)
+            continue
+        inner = item_ctx.enter_loop(item)
+        if timed is not None:
+            yield from _shared_cycles(item.body, inner, timed, lanes + (item,))
+        elif item.pipeline_ii is not None or item.unroll is not None:
+            yield from _shared_cycles(item.body, inner, (item, inner))
         else:
-            starts = item.pipeline_ii is not None or item.unroll is not None
-            yield from _shared_cycles(item.body, item_ctx.enter_loop(item),
-                                      timed or (item if starts else None))
+            yield from _shared_cycles(item.body, inner)
+
+
+def _cycles_covered(group: list[_Shared], on_chip: bool, meant, inside) -> bool:
+    """Whether every cycle that the accesses ``group`` (all of one array in one loop)
+    make at a call of ``meant`` (``L``) makes the tuple of addresses that some cycle
+    at a call of ``inside`` (``B``) makes (module doc): the map
+
+        T : (sizes, outer iterators, the loop's iterator) -> (A_1(x, l), .., A_m(x, l))
+
+    one component per access and lane ``l`` (a point of the constant lanes of the
+    loops inside), has ``T(L) ⊆ T(B)``.  Only where ``T`` is exact: the loop is
+    pipelined, not unrolled, shares no text with aliased arrays, and each access runs
+    in every lane of every iteration (its domain is the loop's times its lanes, which
+    no outer value moves).  A lone on-chip access a cycle needs no witness: it takes
+    one port of one bank (of each, when its bank varies), which every port model
+    serves.  False where none of that is shown (the caller checks access by access)."""
+    loop, start = group[0].loop, group[0].start
+    if loop.pipeline_ii is None or loop.unroll is not None or loop.call_aliases:
+        return False
+    components = []
+    for s in group:
+        points = _lane_points(s)
+        if points is None or len(components) + len(points) > LANE_LIMIT:
+            return False
+        index = s.access.index if on_chip else ()
+        relation = G.access_map(s.ctx.domain, index, s.access.array)
+        components += [_at_lane(relation, start.domain.dim(G.SET), p) for p in points]
+    if not components or (on_chip and len(components) == 1):
+        return True  # no access runs, or a lone on-chip one
+    cycle = components[0]
+    for component in components[1:]:
+        cycle = cycle.flat_range_product(component)
+    made = [cycle.intersect_domain(start.domain.intersect(_lifted(calls, start)))
+            .range() for calls in (meant, inside)]
+    return made[0].is_subset(made[1])
+
+
+def _lane_points(s: _Shared) -> list[tuple[int, ...]] | None:
+    """The values of the iterators of ``s.lanes`` at which ``s.access`` runs, the same
+    in every iteration of ``s.loop`` (None where they are not: a guard or an outer
+    value moves them, or they are unbounded)."""
+    full = s.start
+    for lane in s.lanes:
+        full = full.enter_loop(lane)
+    if not full.domain.is_equal(s.ctx.domain):
+        return None
+    n = s.start.domain.dim(G.SET)
+    values = full.domain.project_out(G.SET, 0, n)
+    if not (values.is_bounded() and s.start.domain.flat_product(values).is_equal(
+            full.domain)):
+        return None
+    points: list[tuple[int, ...]] = []
+    G.each_point(values, lambda p: points.append(tuple(
+        p.get_coordinate_val(G.SET, k).to_python() for k in range(len(s.lanes)))))
+    return sorted(points)
+
+
+def _at_lane(relation, n: int, lane: tuple[int, ...]):
+    """``relation`` (over the loop's body space, then the lanes) at the lane ``lane``:
+    a map from the loop's body space alone."""
+    for k, value in enumerate(lane):
+        relation = relation.fix_val(isl.dim_type.in_, n + k,
+                                    isl.Val.int_from_si(relation.get_ctx(), value))
+    return relation.project_out(isl.dim_type.in_, n, len(lane))
+
+
+def _lifted(calls, start: Context):
+    """The set ``calls`` of the sizes as a set over ``start``'s space (the iterators
+    free)."""
+    sizes = calls.dim(G.SET)
+    return calls.flat_product(G.universe(start.vars[sizes:]))
 
 
 def _nearest(calls, box: dict[str, tuple[int | None, int | None]]) -> dict[str, int]:
