@@ -115,30 +115,36 @@ def check_covered(kernel: ir.Kernel, allowed: tuple[ir.Param, ...], bad,
     groups: dict[tuple[int, str], list[_Shared]] = {}
     for s in shared:
         groups.setdefault((id(s.loop), s.access.array), []).append(s)
-    covered = {key for key, group in groups.items()
-               if _cycles_covered(group, group[0].access.array in on_chip, meant, inside)}
+    covered: set[tuple[int, str]] = set()  # asked only of a group one access misses
     for s in shared:
-        if (id(s.loop), s.access.array) not in covered:
-            _check_access(kernel, s, s.access.array in on_chip, box, meant)
+        key = (id(s.loop), s.access.array)
+        if key in covered:
+            continue
+        error = _missed(kernel, s, key[1] in on_chip, box, meant)
+        if error is None:
+            continue
+        if not _cycles_covered(groups[key], key[1] in on_chip, meant, inside):
+            raise error
+        covered.add(key)
 
 
-def _check_access(kernel: ir.Kernel, s: "_Shared", on_chip: bool,
-                  box: dict[str, tuple[int | None, int | None]], meant) -> None:
-    """Raise the located error at ``s.access`` when some call of ``meant`` (``L``) makes
-    it where its clamp into ``box`` does not: ``R(q)`` not in ``R(c(q))``."""
+def _missed(kernel: ir.Kernel, s: _Shared, on_chip: bool,
+            box: dict[str, tuple[int | None, int | None]], meant) -> KernelError | None:
+    """The located error at ``s.access`` when some call of ``meant`` (``L``) makes it
+    where its clamp into ``box`` does not, ``R(q)`` not in ``R(c(q))``; else None."""
     names = tuple(p.name for p in kernel.params)
     index = s.access.index if on_chip else ()
     relation = G.access_map(s.ctx.domain, index, s.access.array)
     moved = {n: ends for n, ends in box.items() if G.depends_on(relation, n)}
     if not moved:
-        return  # R(q) = R(c(q)): c moves only sizes R does not read
+        return None  # R(q) = R(c(q)): c moves only sizes R does not read
     pulled = relation.preimage_domain_multi_pw_aff(
         G.clamped(relation.get_space().domain(), moved))
     missed = relation.subtract(pulled).domain()
     calls = missed.project_out(G.SET, len(names), missed.dim(G.SET) - len(names))
     calls = calls.intersect(meant)
-    if not calls.is_empty():
-        raise _uncovered(kernel, s.access, s.loop, _nearest(calls, box))
+    return None if calls.is_empty() else _uncovered(kernel, s.access, s.loop,
+                                                    _nearest(calls, box))
 
 
 #: The most lanes (access instances of one array in one cycle) :func:`_cycles_covered`
