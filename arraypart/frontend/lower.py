@@ -780,7 +780,10 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering,
             self._constants.update(args.constants)
             self._arguments = arguments
             self._constants.update(callee.template_constants)
-            self._restore((args.values, cased))
+            held = {name: S.Opaque(
+                "holds the condition its argument passes (0 or 1), not an affine value",
+                call.coord, truth) for name, truth in args.conditions.items()}
+            self._restore((args.values, {**held, **cased}))
             self._scalars = S.integer_scalars(list(callee.params) + list(callee.nodes))
             self._types = S.integer_types(list(callee.params) + list(callee.nodes))
             self._range_log = self._function_range_log(callee)
