@@ -678,19 +678,20 @@ class MemoryLowering:
         LOOP_TRIPCOUNT and the arrays.  ``upper``: the end that widens the domain as it
         grows (its least value may then be taken as 0)."""
         name = F.size_name(node, self._source)
-        text = size_words(name)
+        text = name.split(F.NAME_MARK)[0]
+        text = "" if text == UNKNOWN_TEXT else f" '{text}'"  # the error is at the expression
         changed = F.changed_names(node, body, self._scalars | set(self._sizes),
                                   self._callees)
         if changed:
             names = ", ".join(f"'{n}'" for n in changed)
             raise KernelError(node.coord, (
-                f"loop {what} {text} is not affine and the loop changes {names}: "
+                f"loop {what}{text} is not affine and the loop changes {names}: "
                 "arraypart can stand for a loop's start or bound by a size of its own "
                 "only when the loop leaves what it reads unchanged (else write it as an "
                 "affine expression, or a min()/max() of such)"))
         if not upper and self._unrolled:
             raise KernelError(node.coord, (
-                f"loop {what} {text} is not affine and the loop lies in an unrolled "
+                f"loop {what}{text} is not affine and the loop lies in an unrolled "
                 "loop, whose lanes would run it from different values together: give "
                 "it an affine start"))
         if name not in self._sizes:
