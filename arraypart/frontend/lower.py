@@ -1183,8 +1183,8 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering,
         after it only when every path that goes on past it (each arm that does not
         end in ``return``, and none without a ``default``) leaves it the same: an arm
         that returns is no path to what follows (a ``default: return -1;`` after
-        ``case 1: nk = 4; break;`` leaves nk 4, not a value it was declared without).  The calls in the subject are inlined before it
-        (:meth:`_statement`)."""
+        ``case 1: nk = 4; break;`` leaves nk 4, not a value it was declared without).
+        The calls in the subject are inlined before it (:meth:`_statement`)."""
         arms = switches.switch_arms(node)
         scope = self._scope()
         conds = [None if arm.default else condition_dnf(_matches(node.cond, arm), scope)
