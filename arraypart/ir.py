@@ -606,6 +606,29 @@ UNBOUNDED_REPORTED = 2**63 - 1
 # it): the most trips of any run of the loop, a claim the arrays do not narrow
 # (:mod:`arraypart.poly.sizes`; frontend ``LoopLowering._record_trips``).
 GUARD_SOURCE = "the guard of its iterations: "
+# A fresh size's name is ``<text>@<place>`` (:func:`arraypart.frontend.fresh.size_name`):
+# its source text and where it is written; UNKNOWN_TEXT where the front end has no text
+# (an expression of an included file), whose place then names the file too.
+SIZE_MARK = "@"
+UNKNOWN_TEXT = "expression"
+
+
+def size_words(name: str) -> str:
+    """A run-time size as messages name it: ``'n'``; a fresh size by its text and
+    place (``'round_val + 9' at 110:20``), or by its place alone where its text is
+    unknown (``(the expression at aes_enc.c:110:20)``): the name itself is a key of the
+    report, not words for a reader."""
+    text, mark, place = name.rpartition(SIZE_MARK)
+    if not mark:
+        return f"'{name}'"
+    return f"(the expression at {place})" if text == UNKNOWN_TEXT else f"'{text}' at {place}"
+
+
+def point_words(point: Iterable[tuple[str, int]]) -> str:
+    """Values of iterators and run-time sizes, for a message: ``i=3, 'len' at 3:23=6``
+    (a fresh size in :func:`size_words`'s words, other names as they are)."""
+    return ", ".join(f"{size_words(name) if SIZE_MARK in name else name}={value}"
+                     for name, value in point)
 
 
 @dataclass(frozen=True, slots=True)

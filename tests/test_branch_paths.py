@@ -444,3 +444,41 @@ def test_exclusive_writes_of_two_subscripts_stay_two(tmp_path):
                                               "      else out[k][2 * j] = 2;\n")
     assert group.merged_writes == {}
     assert dict(array(report, "out").achieved_ii) == {"L3": 2} and checked == [2]
+
+
+# CHStone aes KeySchedule's shape: a switch gives nk its value, its default returns.
+SWITCH_RETURNS = """\
+int w[64];
+static int ks(int type, const int key[16]) {
+  int nk;
+  switch (type) {
+  case 1: nk = 4; break;
+  case 2: nk = %s; break;
+  default: return -1;
+  }
+  for (int j = nk; j < 40; ++j) {
+#pragma HLS pipeline II=1
+    w[j] = w[j - nk] + key[j %% 16];
+  }
+  return 0;
+}
+void switched(const int key[16], int out[4]) {
+  ks(1, key);
+  for (int i = 0; i < 4; i++) out[i] = w[i];
+}
+"""
+
+
+@needs_gxx
+def test_a_switch_arm_that_returns_gives_no_value_after_the_switch(tmp_path):
+    """The default arm returns, so after the switch nk is 4 on every path that gets
+    there: an affine subscript, not 'nk is declared without a value' (probe 41 F8: the
+    returning path's state was merged into what follows); the trace agrees."""
+    path = write(tmp_path, "switched.c", SWITCH_RETURNS % "4")
+    compiled = arraypart.compile_kernel(path)
+    assert not any("nk" in w for w in compiled.report.warnings), compiled.report.warnings
+    assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    differs = arraypart.analyze(write(tmp_path, "differs.c", SWITCH_RETURNS % "6"),
+                                top="switched")
+    assert any("'nk' takes different values on the branches of the switch at " in w
+               for w in differs.warnings), differs.warnings

@@ -2070,3 +2070,38 @@ def test_an_allocation_limit_of_another_function_leaves_the_call_sites_apart(tmp
     checked = check.check_kernel(report.kernel, report.solution.bankings(), ports=2)
     assert [loop.achieved_ii for loop in checked.loops] == [2]
     assert "calls of" not in checked.loops[0].first_conflict.format()
+
+
+# The double-buffering idiom (cs-259-21f vadd_doublebuffer.cpp): the callee stores the
+# block the caller filled two iterations before, enabled from the third on.
+ENABLED_STORE = """\
+static void put(bool en, int base, const int buf[4], int *out) {
+  if (en) {
+    for (int k = 0; k < 4; k++) {
+#pragma HLS pipeline II=1
+      out[base + k] = buf[k];
+    }
+  }
+}
+void enabled(const int in[24], int out[16]) {
+  int buf[4];
+  for (int i = 0; i < 6; i++) {
+    for (int k = 0; k < 4; k++) buf[k] = in[4 * i + k];
+    put(i > 1, (i - 2) * 4, buf, out);
+  }
+}
+"""
+
+
+@needs_gxx
+def test_a_condition_passed_as_an_argument_guards_the_callee_as_a_local_would(tmp_path):
+    """``put(i > 1, ...)`` and the callee's ``if (en)``: the condition was taken as
+    possibly true at every iteration, so out[4*i + k - 8] left out at i = 0, an error
+    whose advice (state the bound in the condition) the callee cannot follow (probe 41
+    F3).  A scalar parameter bound to a condition holds it, as ``bool en = i > 1;``
+    does: the model runs the store at i >= 2 only, which the trace confirms."""
+    compiled = arraypart.compile_kernel(_kernel_file(tmp_path, "enabled.cpp", ENABLED_STORE))
+    assert [loop.name for loop in compiled.report.model.loops] == ["L12", "put/L3"]
+    assert compiled.report.goals_met
+    judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    assert "enabled.cpp:3:5): 16 steps, model II 1, traced II 1: agrees" in judged.format()

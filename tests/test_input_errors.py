@@ -1,5 +1,6 @@
 """Input whose C++ output could not compile is a located error at input (exit 2)."""
 
+import os
 import subprocess
 
 import pytest
@@ -200,6 +201,46 @@ def test_a_file_of_member_functions_is_told_why_it_has_no_top(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2 and err.startswith(f"{path}:6:8: error: the file defines member "
                                         "functions only (H::get)"), err
+
+
+def test_a_file_of_function_templates_is_told_why_it_has_no_top(tmp_path):
+    """Optical-Flow's pyramid_downsample.cpp defines a function template and its
+    explicit instance only: 'no function definition in the file' at 1:1 (probe 41 F7).
+    The error is at the template and says what a top is; so is ``--top`` naming it."""
+    path = write(tmp_path, "tmpl.cpp", "#include <ap_int.h>\n"
+                 "template <int N> void zero(int a[N]) {\n"
+                 "  for (int i = 0; i < N; i++) a[i] = 0;\n}\n"
+                 "template void zero<8>(int[8]);\n")
+    for top in (None, "zero"):
+        with pytest.raises(arraypart.KernelError) as info:
+            arraypart.analyze(path, top=top)
+        assert (info.value.coord.line, info.value.coord.col) == (2, 23)
+        assert "a top must be a plain function" in info.value.message
+        assert "zero<...>(...)" in info.value.message
+    assert "the file defines function templates only (zero)" in info.value.message
+
+
+def test_a_top_defined_in_an_included_file_names_that_file(tmp_path):
+    """CHStone's dfadd.c includes softfloat.c, which defines float64_add: 'unknown top
+    function' hid that the function exists (probe 41 F6).  arraypart rewrites only the
+    file it is given, so the error, at the #include, names the file to compile."""
+    write(tmp_path, "body.c", "void work(int a[64], int b[64]) {\n"
+          "  for (int i = 0; i < 64; i++) {\n#pragma HLS pipeline II=1\n"
+          "    b[i] = a[i] + a[63 - i];\n  }\n}\n")
+    path = write(tmp_path, "main.c", "int scale = 2;\n#include \"body.c\"\n"
+                 "void other(int a[64]) { a[0] = scale; }\n")
+    with pytest.raises(arraypart.KernelError) as info:
+        arraypart.analyze(path, top="work")
+    assert (info.value.coord.file, info.value.coord.line, info.value.coord.col) == (
+        str(path), 2, 10)
+    defined = tmp_path / "body.c"
+    shown = os.path.relpath(defined)
+    shown = str(defined) if shown.startswith("..") else shown
+    assert info.value.message == (
+        f"top function 'work' is defined in {shown}:1, which this #include brings in; "
+        "arraypart banks only the functions of the file it is given: compile "
+        f"{shown} (with what it includes), or move the top into this file")
+    assert arraypart.analyze(defined).goals_met  # the advice is one that can be followed
 
 
 def test_a_late_pragma_of_a_loop_written_as_blocks_is_a_located_error(tmp_path, capsys):

@@ -2407,7 +2407,7 @@ def test_a_size_the_testbench_cannot_keep_in_range_is_a_located_warning(tmp_path
     path.write_text(_rewritten("less", "n = 20 - n;"))
     text = _judged_text(path, tmp_path)
     assert "error" not in text and "42 steps" in text, text
-    assert (f"{path}:3:23: warning: the testbench gives n@3:23 the value 14 in the top's "
+    assert (f"{path}:3:23: warning: the testbench gives 'n' at 3:23 the value 14 in the top's "
             "call 1 of 3, the value 14 in the top's call 2 of 3, the value 14 in the "
             "top's call 3 of 3, outside the range 0..6 the model holds (LOOP_TRIPCOUNT "
             f"max=6 at {path}:4:1)") in text, text
@@ -2481,7 +2481,7 @@ def test_a_loop_run_past_every_value_of_its_unknown_size_is_a_located_warning(tm
     assert [line.split(" the run makes ")[1].split(" steps")[0] for line in text.splitlines()
             if line.startswith(f"{path}:3:3: warning: in the top's call")] == [
         "7", "9", "11"], text
-    assert ("than the model's domain holds at the largest values of its sizes (len@3:23=6: "
+    assert ("than the model's domain holds at the largest values of its sizes ('len' at 3:23=6: "
             "6 steps)") in text
 
 

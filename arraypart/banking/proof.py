@@ -46,7 +46,7 @@ import islpy as isl
 import numpy as np
 
 from .. import expr as E
-from ..ir import PortModel
+from ..ir import PortModel, point_words
 from ..poly import isl_glue as G
 from ..poly.model import ArrayModel, CycleGroup
 from ..scheme import Banking, DimPartition, Scheme, index_var, per_dim_scheme
@@ -547,7 +547,7 @@ class _GroupProver:
         """The colliding cycle as text; the first one's time point is kept."""
         point = S.sample(joint)[:len(self.group.time_vars)]
         self.first_point = self.first_point or point
-        at = ", ".join(f"{v}={x}" for v, x in zip(self.group.time_vars, point))
+        at = point_words(zip(self.group.time_vars, point))
         parts = []
         for k in clique:
             lane, terms = self.group.accesses[k], self.terms[k]

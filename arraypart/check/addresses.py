@@ -45,6 +45,7 @@ import numpy as np
 
 from .. import expr as E
 from ..errors import Coord
+from ..ir import point_words
 from ..poly import isl_glue as G
 from ..poly.model import CycleGroup
 from ..poly.points import lex_points
@@ -234,7 +235,7 @@ def _beyond(ran: int, coord: Coord, groups: Sequence[CycleGroup],
                         MAX_MODEL_STEPS)
     if points is None or ran <= len(points):
         return []
-    at = ", ".join(f"{name}={widest[name]}" for name in unknown)
+    at = point_words((name, widest[name]) for name in unknown)
     return [f"{coord}: warning: in {call} the run makes {ran} steps of this loop, more "
             f"than the model's domain holds at the largest values of its sizes ({at}: "
             f"{len(points)} steps): the testbench's arguments take it outside the "
@@ -243,8 +244,8 @@ def _beyond(ran: int, coord: Coord, groups: Sequence[CycleGroup],
 
 def _named(sizes: Mapping[str, int | None]) -> str:
     """A call's sizes, for a message."""
-    known = [f"{name}={value}" for name, value in sizes.items() if value is not None]
-    return ", ".join(known) or "no run-time size"
+    return point_words((name, value) for name, value in sizes.items()
+                       if value is not None) or "no run-time size"
 
 
 def _mismatches(path: Path, models: Mapping[int, "_Model"], runs: set[int], traced,
@@ -459,7 +460,7 @@ def _first_unforeseen(rows: np.ndarray, model: _Model, site_codes: np.ndarray,
 def _unforeseen(coord: Coord, model: _Model, record: np.void, sites: Sequence[Site],
                 arrays: Sequence[tuple[str, tuple[int, ...]]]) -> str:
     step = int(record["step"])
-    point = ", ".join(f"{v}={int(x)}" for v, x in zip(model.time_vars, model.points[step]))
+    point = point_words((v, int(x)) for v, x in zip(model.time_vars, model.points[step]))
     name, shape = arrays[int(record["array"])]
     index = _unravel(int(record["flat"]), shape)
     return (f"{coord}: error: trace disagrees with the model at step {step} ({point}):\n"
@@ -476,7 +477,7 @@ def _first_mismatch(path: Path, lid: int, coord: Coord, model: _Model, traced,
     if not differ.size:
         return None if steps == len(model.points) else _step_count_text(coord, steps, model)
     step = int(differ[0])
-    point = ", ".join(f"{v}={int(x)}" for v, x in zip(model.time_vars, model.points[step]))
+    point = point_words((v, int(x)) for v, x in zip(model.time_vars, model.points[step]))
     want = Counter(_model_accesses(model, step, arrays))
     got = Counter(_traced_accesses(path, lid, step, kept, sites, arrays, checkpoint))
     lines = [f"{coord}: error: trace disagrees with the model's addresses at step {step} "

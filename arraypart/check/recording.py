@@ -334,7 +334,7 @@ def modelled_sizes(kernel: ir.Kernel, sizes: Sequence[Mapping[str, int | None]]
                if at.get(name) is not None and mine[name] is None]
         if out:
             warnings.append(
-                f"{p.coord}: warning: the testbench gives {name} "
+                f"{p.coord}: warning: the testbench gives {ir.size_words(name)} "
                 + ", ".join(f"the value {v} in the top's call {c} of {len(sizes)}"
                             for c, v in out)
                 + f", outside the range {p.low}..{p.high} the model holds ({p.source}): "

@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from typing import Callable
 
 from ..errors import Coord
+from ..ir import point_words
 
 
 def _coord_json(coord: Coord) -> dict:
@@ -84,7 +85,7 @@ class Conflict:
                     {"calls": self.calls, "limit": self.limit} if self.limit else {})
 
     def format(self) -> str:
-        point = ", ".join(f"{v}={x}" for v, x in self.point) or "-"
+        point = point_words(self.point) or "-"
         where = f"first conflict: iteration {self.iteration} (cycle {self.cycle}), {point}: "
         if self.limit:
             return (where + f"{self.calls} calls of '{self.array}' in one iteration, "

@@ -36,8 +36,9 @@ from .. import expr as E
 from ..errors import KernelError
 from ..ir import Array
 from . import cnodes as N
-from .cexpr import Scope, quasi_affine
+from .cexpr import Scope, Truth, held_truth, quasi_affine
 from .declarations import element_type
+from .scalars import boolean
 
 T = ci.TypeKind
 ASSIGNING = ("p++", "++", "p--", "--")
@@ -227,12 +228,14 @@ def _names_arrays(funcs: list[N.FuncDef | None], callees: Mapping[str, N.FuncDef
 
 @dataclass(frozen=True, slots=True)
 class Arguments:
-    """What a call binds in its callee: array parameters, constant scalars and affine
-    scalars (by parameter name)."""
+    """What a call binds in its callee: array parameters, constant scalars, affine
+    scalars and scalars that hold a condition (``put(i > 1, ...)``: the callee's
+    ``if (en)`` is ``i > 1``), by parameter name."""
 
     arrays: dict[str, Binding]
     constants: dict[str, int]
     values: dict[str, E.Expr]
+    conditions: dict[str, Truth]
 
 
 def _plus(a: E.Expr | None, b: E.Expr | None) -> E.Expr | None:
@@ -267,7 +270,7 @@ def known_calls(node: N.Node, callees: Mapping[str, N.FuncDef]) -> Iterator[N.Fu
 def bind(call: N.FuncCall, callee: N.FuncDef, visible: Mapping[str, Binding],
          arrays: Mapping[str, Array], scope: Scope) -> Arguments:
     """The parameters of ``callee`` bound to the arguments of ``call`` (module doc)."""
-    bound, constants, values = {}, {}, {}
+    bound, constants, values, conditions = {}, {}, {}, {}
     assigned = _assigned_names(callee.nodes)
     for param, arg in zip(callee.params, call_arguments(call, callee)):
         memory = memory_argument(arg, visible, arrays)
@@ -294,7 +297,11 @@ def bind(call: N.FuncCall, callee: N.FuncDef, visible: Mapping[str, Binding],
                 constants[param.name] = value.value
             elif value is not None:
                 values[param.name] = value  # a scalar's start, which assignments follow
-    return Arguments(bound, constants, values)
+            elif param.name not in assigned and not _reference(param):
+                truth = held_truth(arg, scope, boolean(param))
+                if truth is not None:
+                    conditions[param.name] = truth
+    return Arguments(bound, constants, values, conditions)
 
 
 def call_aliases(call: N.FuncCall, callee: N.FuncDef, bound: Mapping[str, Binding],

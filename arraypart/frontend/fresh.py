@@ -29,14 +29,16 @@ loop executing with that value is a point of the model.
 
 from __future__ import annotations
 
+import os
 from typing import Mapping
 
+from ..ir import SIZE_MARK, UNKNOWN_TEXT
 from ..sourcetext import KEEP_BYTES
 from . import cnodes as N
 from . import scalars as S
 from .cexpr import MAX_NAMES, MIN_NAMES, Bound, Scope, fold, interval, quasi_affine
 
-NAME_MARK = "@"  # a size's text and its place: never a C identifier
+NAME_MARK = SIZE_MARK  # a size's text and its place: never a C identifier
 ARITHMETIC = ("+", "-", "*", "/", "%", ">>", "<<")
 WIDEST_SHIFT = 63
 
@@ -44,13 +46,18 @@ WIDEST_SHIFT = 63
 def size_name(node: N.Node, source: bytes) -> str:
     """``<text>@<line>:<col>``: the expression's source text (blanks squeezed) and
     where it stands; text that starts like a number (``4*n``) in parentheses, since
-    isl refuses a name that ``strtol`` would read a number from."""
-    text = ""
-    if 0 <= node.start < node.end <= len(source):
-        text = " ".join(source[node.start:node.end].decode(errors=KEEP_BYTES).split())
+    isl refuses a name that ``strtol`` would read a number from.  An expression whose
+    text is not in ``source`` (one of an included file) is ``expression@<file>:<line>:
+    <col>`` (:data:`arraypart.ir.UNKNOWN_TEXT`): its file's name keeps it apart from
+    one at the same line and column of another file."""
+    place = f"{node.coord.line}:{node.coord.col}"
+    if not 0 <= node.start < node.end <= len(source):
+        file = os.path.basename(node.coord.file or "")
+        return f"{UNKNOWN_TEXT}{NAME_MARK}{file + ':' if file else ''}{place}"
+    text = " ".join(source[node.start:node.end].decode(errors=KEEP_BYTES).split())
     if text[:1].isdigit() or text[:1] in ("+", "-", "."):
         text = f"({text})"
-    return f"{text or 'expression'}{NAME_MARK}{node.coord.line}:{node.coord.col}"
+    return f"{text or UNKNOWN_TEXT}{NAME_MARK}{place}"
 
 
 def node_interval(node: N.Node, scope: Scope, ranges: Mapping[str, Bound],

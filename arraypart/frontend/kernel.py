@@ -36,6 +36,7 @@ from .pipelining import PIPELINE_LOOPS, auto_pipeline, raised_pipelines
 from .redeclared import redeclared, renamed_sites
 from .shared_types import external_functions, header_methods, shared_types, types_copied
 from .templates import specialized_template
+from .top import choose_top
 from .unaliased import mark_unaliased
 
 BYTE_ORDER_MARK = "\ufeff"
@@ -202,9 +203,7 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
         _check_cpp_keywords(unit, user_end)
     funcs, methods, globals_, probe_decls, header_arrays = _top_level(
         unit, converter, user_end, own_headers)
-    if not funcs:
-        raise _no_function(unit, filename)
-    func = choose_top(funcs, filename, top)
+    func = choose_top(unit, funcs, filename, top)
     if not unit.is_cxx and _linked_as_c_in_cxx(unit, func.start):
         func = replace(func, extern_c=True)
     _check_reserved_functions([func])
@@ -1020,52 +1019,3 @@ def _probed_macros(text: str, filename: str) -> set[str]:
                 and len(probed) < MAX_PROBES and not DEFINE_LINE.match(text, at).group(3)):
             probed.add(name)
     return probed
-
-
-def _no_function(unit: clangtu.Unit, filename: str) -> KernelError:
-    """The error for a file that defines no function arraypart can take for the top: it
-    may define member functions only (a class's .cc file), which are never a top."""
-    methods = [c for c in clangtu.own_cursors(unit)
-               if c.kind in (ci.CursorKind.CXX_METHOD, ci.CursorKind.CONSTRUCTOR)
-               and c.is_definition() and unit.in_main(c.location)]
-    if not methods:
-        return KernelError(Coord(filename, 1, 1), "no function definition in the file")
-    names = ", ".join(dict.fromkeys(f"{m.semantic_parent.spelling}::{m.spelling}"
-                                    for m in methods[:5]))
-    line, col = methods[0].location.line, methods[0].location.column
-    return KernelError(Coord(filename, line, col),
-                       f"the file defines member functions only ({names}"
-                       f"{', ...' if len(methods) > 5 else ''}): a top function is a "
-                       "free function; compile the file that defines it")
-
-
-def choose_top(funcs: list[N.FuncDef], filename: str, top: str | None) -> N.FuncDef:
-    """The top function: ``top`` if given, else the only function definition, else
-    the one named like the file's stem."""
-    names = ", ".join(f.name for f in funcs)
-    if top is not None:
-        chosen = [f for f in funcs if f.name == top]
-        if not chosen:
-            raise KernelError(funcs[0].coord,
-                              f"unknown top function '{top}' (candidates: {names})")
-        return chosen[0]
-    if len(funcs) == 1:
-        return funcs[0]
-    stem = Path(filename).stem
-    chosen = [f for f in funcs if f.name == stem]
-    if not chosen:
-        roots = _uncalled(funcs)
-        hint = (f" ({roots[0]} is the only one no other function calls)"
-                if len(roots) == 1 else "")
-        raise KernelError(funcs[0].coord,
-                          f"ambiguous top function: none is named '{stem}' "
-                          f"(candidates: {names}); name one with --top{hint}")
-    return chosen[0]
-
-
-def _uncalled(funcs: list[N.FuncDef]) -> list[str]:
-    """The functions of ``funcs`` that no other one calls, ``main`` (a testbench's,
-    never a top) left out as caller and callee: the roots of the kernel's call graph."""
-    called = {n.name for f in funcs if f.name != "main" for n in f.nodes
-              if isinstance(n, N.FuncCall) and n.name != f.name}
-    return [f.name for f in funcs if f.name not in called and f.name != "main"]

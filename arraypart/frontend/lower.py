@@ -780,7 +780,10 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering,
             self._constants.update(args.constants)
             self._arguments = arguments
             self._constants.update(callee.template_constants)
-            self._restore((args.values, cased))
+            held = {name: S.Opaque(
+                "holds the condition its argument passes (0 or 1), not an affine value",
+                call.coord, truth) for name, truth in args.conditions.items()}
+            self._restore((args.values, {**held, **cased}))
             self._scalars = S.integer_scalars(list(callee.params) + list(callee.nodes))
             self._types = S.integer_types(list(callee.params) + list(callee.nodes))
             self._range_log = self._function_range_log(callee)
@@ -1177,9 +1180,11 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering,
         ``default`` arm its final else: an arm's condition ``x == c1 || x == c2`` is
         affine when the subject ``x`` is, else None (data dependent), the subject's
         reads then counted once, at the chain's head.  A scalar keeps an affine value
-        after it only when every path (each arm, and none without a ``default``)
-        leaves it the same.  The calls in the subject are inlined before it
-        (:meth:`_statement`)."""
+        after it only when every path that goes on past it (each arm that does not
+        end in ``return``, and none without a ``default``) leaves it the same: an arm
+        that returns is no path to what follows (a ``default: return -1;`` after
+        ``case 1: nk = 4; break;`` leaves nk 4, not a value it was declared without).
+        The calls in the subject are inlined before it (:meth:`_statement`)."""
         arms = switches.switch_arms(node)
         scope = self._scope()
         conds = [None if arm.default else condition_dnf(_matches(node.cond, arm), scope)
@@ -1192,10 +1197,11 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering,
         for arm in arms:
             self._restore(before)
             lowered.append(tuple(self._items(arm.items)))
-            ends.append(self._state())
+            if not switches.ends_in_return(arm.items):
+                ends.append(self._state())
         if not any(arm.default for arm in arms):
             ends.append(before)
-        self._merge_paths(ends, node.coord, "switch")
+        self._merge_paths(ends or [before], node.coord, "switch")
         chain = next((body for arm, body in zip(arms, lowered) if arm.default), ())
         for arm, cond, body in reversed(list(zip(arms, conds, lowered))):
             if not arm.default:

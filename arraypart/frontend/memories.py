@@ -21,8 +21,8 @@ import clang.cindex as ci
 
 from .. import expr as E
 from ..errors import KernelError, warning_text
-from ..ir import (PORT_MODELS, UNBOUNDED_SAMPLE, Access, Array, If, Loop, Node, Param,
-                  PartitionPragma)
+from ..ir import (PORT_MODELS, UNBOUNDED_SAMPLE, UNKNOWN_TEXT, Access, Array, If, Loop,
+                  Node, Param, PartitionPragma, size_words)
 from ..ir import accesses as all_accesses
 from .calls import Binding, StreamPort, array_reference
 from .cexpr import Bound, fold, interval
@@ -101,8 +101,9 @@ class MemoryLowering:
                 continue
             low, high = self._ranges[name]
             if None not in (low, high) and high < low:
-                raise KernelError(coord, f"run-time size '{name}': {self._size_sources[name]} "
-                                         f"leaves it no value from {low} up")
+                raise KernelError(coord, f"run-time size {size_words(name)}: "
+                                         f"{self._size_sources[name]} leaves it no value "
+                                         f"from {low} up")
             params.append(Param(name, low, high, coord, self._size_sources.get(name),
                                 lower_end=name in self._fresh and not self._fresh[name][2]))
         return tuple(params)
@@ -125,7 +126,8 @@ class MemoryLowering:
             low = 0 if low is None or low < 0 else low
         if high is not None and (known_high is None or high < known_high):
             text = name.split(F.NAME_MARK)[0]
-            self._size_sources[name] = f"the values '{text}' takes"
+            self._size_sources[name] = ("the values it takes" if text == UNKNOWN_TEXT
+                                        else f"the values '{text}' takes")
         elif known_high is not None:
             high = known_high
         if None not in (low, high) and high < low:
@@ -675,22 +677,23 @@ class MemoryLowering:
         (:mod:`.fresh`): ranged by interval arithmetic where it can be, else left to
         LOOP_TRIPCOUNT and the arrays.  ``upper``: the end that widens the domain as it
         grows (its least value may then be taken as 0)."""
-        text = F.size_name(node, self._source).split(F.NAME_MARK)[0]
+        name = F.size_name(node, self._source)
+        text = name.split(F.NAME_MARK)[0]
+        text = "" if text == UNKNOWN_TEXT else f" '{text}'"  # the error is at the expression
         changed = F.changed_names(node, body, self._scalars | set(self._sizes),
                                   self._callees)
         if changed:
             names = ", ".join(f"'{n}'" for n in changed)
             raise KernelError(node.coord, (
-                f"loop {what} '{text}' is not affine and the loop changes {names}: "
+                f"loop {what}{text} is not affine and the loop changes {names}: "
                 "arraypart can stand for a loop's start or bound by a size of its own "
                 "only when the loop leaves what it reads unchanged (else write it as an "
                 "affine expression, or a min()/max() of such)"))
         if not upper and self._unrolled:
             raise KernelError(node.coord, (
-                f"loop {what} '{text}' is not affine and the loop lies in an unrolled "
+                f"loop {what}{text} is not affine and the loop lies in an unrolled "
                 "loop, whose lanes would run it from different values together: give "
                 "it an affine start"))
-        name = F.size_name(node, self._source)
         if name not in self._sizes:
             self._sizes[name] = node.coord
             self._ranges[name] = (0, None) if upper else (None, None)

@@ -100,7 +100,7 @@ def _closed(arm: Arm, following: N.Case | None) -> Arm:
     last = arm.items[-1] if arm.items else None
     if isinstance(last, N.Unsupported) and last.keyword in ESCAPES:
         raise KernelError(last.coord, ESCAPES[last.keyword])
-    if following is None or _ends_in_return(arm.items):
+    if following is None or ends_in_return(arm.items):
         return arm
     raise KernelError(following.coord, f"fall-through into this case from the case at "
                                        f"{arm.label.coord}: arraypart lowers a switch "
@@ -122,10 +122,11 @@ def _without_break(items: tuple[N.Node, ...]) -> tuple[N.Node, ...] | None:
     return None
 
 
-def _ends_in_return(items: tuple[N.Node, ...]) -> bool:
+def ends_in_return(items: tuple[N.Node, ...]) -> bool:
+    """The last of ``items`` (inside blocks) is a ``return``: nothing after them runs."""
     last = items[-1] if items else None
     if isinstance(last, N.Compound):
-        return _ends_in_return(last.items)
+        return ends_in_return(last.items)
     return isinstance(last, N.Return)
 
 

@@ -18,12 +18,23 @@
 // Only light headers: <iosfwd> declares std::string and std::basic_ostream, which the
 // printing templates below need complete only when a kernel uses them (after including
 // <string> or <iostream> itself). A heavier include here costs every parse of every kernel.
+// A kernel may define function-like macros before it includes ap_int.h, as Vitis's own
+// headers allow (they include no library header while synthesizing): min and max, which
+// libstdc++'s configuration header #undefs, are saved around the library headers (every
+// stand-in does so), and <cstdio> is included only for C simulation (ap_fixed.h,
+// hls_stream.h), so printf(...) may be a macro under __SYNTHESIS__.
+#pragma push_macro("min")
+#pragma push_macro("max")
+#undef min
+#undef max
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
 #include <type_traits>
 #include <utility>
+#pragma pop_macro("max")
+#pragma pop_macro("min")
 
 #ifndef AP_INT_MAX_W
 #define AP_INT_MAX_W 4096

@@ -19,9 +19,10 @@
 #ifndef ARRAYPART_AP_FIXED_H
 #define ARRAYPART_AP_FIXED_H
 
-#include <cstdio>
-
 #include "ap_common.h"
+#ifndef __SYNTHESIS__
+#include <cstdio>  // to_string (C simulation only; see ap_common.h)
+#endif
 
 template <int _AP_W, int _AP_I, bool _AP_S, ap_q_mode _AP_Q, ap_o_mode _AP_O, int _AP_N> class ap_fixed_base;
 
@@ -121,11 +122,15 @@ class ap_fixed_base {
   long long to_int64() const { return to_ap_int_base().to_int64(); }
   unsigned long long to_uint64() const { return to_ap_int_base().to_uint64(); }
   long to_long() const { return (long)to_int64(); }
+#ifndef __SYNTHESIS__
   template <class Str = std::string> Str to_string() const {  // needs <string>
     char text[64];
     std::snprintf(text, sizeof text, "%.17g", to_double());
     return Str(text);
   }
+#else
+  template <class Str = std::string> Str to_string() const;
+#endif
   int length() const { return _AP_W; }
 
   // Raw bits.

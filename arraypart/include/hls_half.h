@@ -4,8 +4,15 @@
 #ifndef ARRAYPART_HLS_HALF_H
 #define ARRAYPART_HLS_HALF_H
 
+// min and max: kernels may define them as macros (see ap_common.h)
+#pragma push_macro("min")
+#pragma push_macro("max")
+#undef min
+#undef max
 #include <cmath>
 #include <cstdint>  // Vitis's headers bring the fixed-width types in
+#pragma pop_macro("max")
+#pragma pop_macro("min")
 
 #ifdef __FLT16_MAX__
 typedef _Float16 half;

@@ -4,8 +4,15 @@
 #ifndef ARRAYPART_HLS_MATH_H
 #define ARRAYPART_HLS_MATH_H
 
+// min and max: kernels may define them as macros (see ap_common.h)
+#pragma push_macro("min")
+#pragma push_macro("max")
+#undef min
+#undef max
 #include <cmath>
 #include <cstdlib>
+#pragma pop_macro("max")
+#pragma pop_macro("min")
 
 #include "ap_fixed.h"
 #include "ap_int.h"
@@ -79,8 +86,9 @@ HLS_MATH_FIXED(atan) HLS_MATH_FIXED(tanh) HLS_MATH_FIXED(log2) HLS_MATH_FIXED(ex
 
 template <int _AP_W> ap_int<_AP_W> abs(const ap_int<_AP_W>& x) { return x.is_neg() ? ap_int<_AP_W>(-x) : x; }
 template <int _AP_W> ap_uint<_AP_W> abs(const ap_uint<_AP_W>& x) { return x; }
-template <class _AP_T> _AP_T min(_AP_T a, _AP_T b) { return b < a ? b : a; }
-template <class _AP_T> _AP_T max(_AP_T a, _AP_T b) { return a < b ? b : a; }
+// The names in parentheses: a kernel's min(X, Y) / max(X, Y) macro does not expand.
+template <class _AP_T> _AP_T (min)(_AP_T a, _AP_T b) { return b < a ? b : a; }
+template <class _AP_T> _AP_T (max)(_AP_T a, _AP_T b) { return a < b ? b : a; }
 
 }  // namespace hls
 

@@ -6,10 +6,19 @@
 #ifndef ARRAYPART_HLS_STREAM_H
 #define ARRAYPART_HLS_STREAM_H
 
+// min and max: kernels may define them as macros (see ap_common.h)
+#pragma push_macro("min")
+#pragma push_macro("max")
+#undef min
+#undef max
 #include <cstddef>
 #include <cstdint>  // Vitis's headers bring the fixed-width types in
-#include <cstdio>
 #include <deque>
+#pragma pop_macro("max")
+#pragma pop_macro("min")
+#ifndef __SYNTHESIS__
+#include <cstdio>  // the empty read's warning (C simulation only)
+#endif
 
 namespace hls {
 
@@ -26,7 +35,9 @@ class stream<_AP_T, 0> {
 
   _AP_T read() {
     if (fifo_.empty()) {
+#ifndef __SYNTHESIS__
       std::fprintf(stderr, "WARNING: hls::stream '%s' is read while empty\n", name_);
+#endif
       return _AP_T();
     }
     _AP_T v = fifo_.front();

@@ -49,7 +49,7 @@ from .domains import Context, access_relations, walk_loops
 from .probes import with_probes
 
 DEFINE_PREFIX = "ARRAYPART_MAX_"  # the -D that bounds a size (frontend.interfaces)
-FRESH_MARK = "@"  # in the name of a fresh size (frontend.fresh.NAME_MARK)
+FRESH_MARK = ir.SIZE_MARK  # in the name of a fresh size (frontend.fresh.NAME_MARK)
 TYPE_SOURCE = "its type "  # a size bounded by its type (frontend.interfaces.type_bound)
 # The longest period (:func:`_period_of`) of a size that is replayed over one period
 # instead of bounded: the checker replays each value, so a ``& 0xffff`` asks for a bound.
@@ -230,11 +230,11 @@ def _replayed_where_loops_run(p: ir.Param, body: tuple[ir.Node, ...], box: dict
     if cap is None or high <= cap:
         return replace(p, high=high), []
     return replace(p, high=cap), [warning_text(p.coord, (
-        f"run-time size '{p.name}' is replayed up to {cap}, not up to {high}, the least "
+        f"run-time size {ir.size_words(p.name)} is replayed up to {cap}, not up to {high}, the least "
         f"value at which loop {wanted} makes the iterations that show its cycles: past "
         f"{cap} loop {longest} makes more than {REPLAY_TRIPS} iterations, which the "
         f"checker and the trace would take minutes over; the banking of {wanted} is "
-        f"proven for every value, but replayed up to {cap} only (bound '{p.name}' with "
+        f"proven for every value, but replayed up to {cap} only (bound {ir.size_words(p.name)} with "
         f"LOOP_TRIPCOUNT max= or -D {DEFINE_PREFIX}{p.name}= to choose the values "
         f"replayed)"))]
 
@@ -275,7 +275,7 @@ def _gap_warning(p: ir.Param, bounded: ir.Param, values) -> list[str]:
         return []
     example = G.first_point(beyond)[p.name]
     return [warning_text(p.coord, (
-        f"run-time size '{p.name}' is taken as [{bounded.low}, {bounded.high}] "
+        f"run-time size {ir.size_words(p.name)} is taken as [{bounded.low}, {bounded.high}] "
         f"({bounded.source}: the next value takes an access outside its array), yet "
         f"larger values such as {example} take none; the banking is proven, checked and "
         f"tested over [{bounded.low}, {bounded.high}] only: state the values the kernel "
@@ -308,21 +308,21 @@ def _unbounded_warning(kernel: ir.Kernel, p: ir.Param) -> str:
         how = (f"no on-chip access changes with it above {settled}" if every == 1 else
                f"above {settled} the on-chip accesses repeat every {every} values of it")
         return warning_text(p.coord, (
-            f"run-time size '{p.name}': nothing bounds it, but {how} (the conditions "
+            f"run-time size {ir.size_words(p.name)}: nothing bounds it, but {how} (the conditions "
             f"around the accesses that depend on it), so the banking holds for every "
             f"value; the checker and the testbench replay it from {p.low} up to {p.high}"))
     if period > 1:
         return warning_text(p.coord, (
-            f"run-time size '{p.name}': nothing bounds it, but the on-chip accesses "
+            f"run-time size {ir.size_words(p.name)}: nothing bounds it, but the on-chip accesses "
             f"repeat every {period} values of it, so the banking holds for every value; "
             f"the checker and the testbench replay it from {p.low} up to {p.high}"))
     if p.lower_end:
         return warning_text(p.coord, (
-            f"loop start '{p.name}': nothing bounds it, but no on-chip access depends "
+            f"loop start {ir.size_words(p.name)}: nothing bounds it, but no on-chip access depends "
             f"on it, so the banking holds for every value; the checker and the "
             f"testbench replay it at {p.low}"))
     return warning_text(p.coord, (
-        f"run-time size '{p.name}': nothing bounds it, but no on-chip access depends on "
+        f"run-time size {ir.size_words(p.name)}: nothing bounds it, but no on-chip access depends on "
         f"it, so the banking holds for every value from {p.low} up; the checker and the "
         f"testbench replay it up to {p.high} (add LOOP_TRIPCOUNT max= to bound it)"))
 
@@ -412,7 +412,7 @@ def _check_loop_keeps_iterations(p: ir.Param, values, box, witnesses) -> None:
     bad_at_one = values.intersect(G.range_set(values.space, p.name, anchor + 1, anchor + 1))
     if not bad_at_one.is_empty():
         raise KernelError(p.coord, (
-            f"loop bound '{p.name}': with the other sizes anywhere in their ranges "
+            f"loop bound {ir.size_words(p.name)}: with the other sizes anywhere in their ranges "
             f"({_ranges_text(box, p.name)}), {_witness(witnesses, box, (p.name,))} "
             f"leaves its loop no iteration; bound them as the arrays allow (a "
             f"LOOP_TRIPCOUNT max= or -D {DEFINE_PREFIX}<name>=), or write the bound as "
@@ -508,7 +508,7 @@ def _anchor(p: ir.Param, bad, box, witnesses) -> tuple[int, int]:
     good = _good_values(p, own, box, None if negative else 0)
     if good.is_empty():
         raise KernelError(p.coord, (
-            f"loop start or bound '{p.name}': {_witness(witnesses, _known(p, box), (p.name,))} "
+            f"loop start or bound {ir.size_words(p.name)}: {_witness(witnesses, _known(p, box), (p.name,))} "
             f"is exceeded for every value {f'up to {p.high}' if negative else 'from 0 up'}"))
     anchor = (G.last_point if negative else G.first_point)(good)[p.name]
     return anchor, anchor
@@ -641,7 +641,7 @@ def _least_value(p: ir.Param, values, anchor: int,
     settled = None if None in firsts else min(firsts, default=anchor)
     if last is None and settled is None:
         raise KernelError(p.coord, (
-            f"run-time size '{p.name}' is signed and nothing bounds it below: the "
+            f"run-time size {ir.size_words(p.name)} is signed and nothing bounds it below: the "
             f"on-chip accesses change with it at ever smaller values, each inside its "
             f"array; state its least value (assert({p.name} >= <least>)) or make it "
             f"unsigned"))
@@ -691,7 +691,7 @@ def _bounded(p: ir.Param, values, anchor: int, witnesses, box, period: int | Non
         define = f", or give -D {DEFINE_PREFIX}{p.name}=<largest value>" if (
             p.name.isidentifier()) else ""
         raise KernelError(p.coord, (
-            f"run-time size '{p.name}' bounds loops or indices but nothing bounds "
+            f"run-time size {ir.size_words(p.name)} bounds loops or indices but nothing bounds "
             f"it: add '#pragma HLS LOOP_TRIPCOUNT max=<trips>' to a loop it "
             f"bounds{define}"))
     if low is None and not p.lower_end:
@@ -706,7 +706,7 @@ def _bounded(p: ir.Param, values, anchor: int, witnesses, box, period: int | Non
                            source=_free_source(period))
         if below.is_empty():
             raise KernelError(p.coord, (
-                f"loop start '{p.name}' is not affine and nothing bounds it below (no "
+                f"loop start {ir.size_words(p.name)} is not affine and nothing bounds it below (no "
                 "array it indexes fixes its least value): write it as an affine "
                 "expression"))
         last = G.last_point(below)[p.name]
