@@ -351,7 +351,7 @@ TYPES = {"uint8_t": (8, False), "int8_t": (8, True), "uint16_t": (16, False),
          "int16_t": (16, True), "ap_uint<5>": (5, False), "ap_int<6>": (6, True),
          "ap_uint<12>": (12, False), "ap_int<3>": (3, True)}
 AP_FORMS = ("ap_cast", "ap_shift", "ap_not")
-FUZZ_EXAMPLES = int(os.environ.get("ARRAYPART_EXAMPLES", "7"))
+FUZZ_EXAMPLES = int(os.environ.get("ARRAYPART_EXAMPLES", "4"))
 
 
 def _term_source(form: str, ctype: str, a: int, b: int, q: int) -> str:

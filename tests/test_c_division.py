@@ -20,7 +20,7 @@ from arraypart import check
 
 from conftest import HAVE_GXX, assert_the_testbench_passes, needs_gxx
 
-EXAMPLES = int(os.environ.get("ARRAYPART_EXAMPLES", "6"))
+EXAMPLES = int(os.environ.get("ARRAYPART_EXAMPLES", "4"))
 PORTS = {1: 1, 2: 2}  # --ports -> accesses one bank serves per cycle (reads only here)
 
 

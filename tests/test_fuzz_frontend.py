@@ -34,7 +34,7 @@ KERNEL_TEXTS = tuple(p.read_text() for p in sorted((ROOT / "kernels").glob("*.c"
 CRASHERS = Path(__file__).parent / "data" / "fuzz"
 FILENAME = "fuzz.c"
 
-DEFAULT_EXAMPLES = 150  # keeps the whole file well under the CI budget of ~40 s
+DEFAULT_EXAMPLES = 75  # keeps the whole file well under the CI budget of ~40 s
 EXAMPLES = int(os.environ.get("ARRAYPART_FUZZ_EXAMPLES", DEFAULT_EXAMPLES))
 # One parse of a kernel-sized input takes milliseconds; a second means a hang or
 # per-element work.  The alarm turns a real hang into a failure instead of a stall.

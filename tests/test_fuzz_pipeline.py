@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parent.parent
 KERNEL_TEXTS = tuple(p.read_text() for p in sorted((ROOT / "kernels").glob("*.c")))
 REGRESSIONS = Path(__file__).parent / "data" / "fuzz_pipeline"
 
-DEFAULT_EXAMPLES = 5  # with the g++ sample, keeps the default run under 5 minutes on 2 cores
+DEFAULT_EXAMPLES = 3  # with the g++ sample, keeps the default run under 5 minutes on 2 cores
 EXAMPLES = int(os.environ.get("ARRAYPART_FUZZ_EXAMPLES", DEFAULT_EXAMPLES))
 GXX_SAMPLE = 2  # successful compiles built and run with g++ per CI run (about 1 s each)
 # The solver's budget while fuzzing; the whole pipeline on a kernel-sized input must

@@ -16,7 +16,7 @@ from arraypart import check
 from conftest import needs_gxx
 from kernelgen import random_kernels
 
-EXAMPLES = int(os.environ.get("ARRAYPART_EXAMPLES", "4"))
+EXAMPLES = int(os.environ.get("ARRAYPART_EXAMPLES", "3"))
 # These are soundness properties, not speed tests: a solver budget far above the
 # default keeps a loaded machine from turning them into time-limit reports.
 SOLVER_TIME_LIMIT_S = 600.0

@@ -30,7 +30,7 @@ from fractions import Fraction
 from conftest import ROOT, needs_gxx
 
 INCLUDE = ROOT / "arraypart" / "include"
-CASES = 120
+CASES = 60
 WIDTHS = (1, 2, 7, 8, 12, 16, 31, 32, 33, 63, 64, 65, 100, 200)
 QUANTIZATION = ("AP_TRN", "AP_TRN_ZERO", "AP_RND", "AP_RND_ZERO", "AP_RND_MIN_INF",
                 "AP_RND_INF", "AP_RND_CONV")

@@ -20,7 +20,7 @@ from arraypart import frontend, ir
 
 from conftest import needs_gxx
 
-EXAMPLES = int(os.environ.get("ARRAYPART_EXAMPLES", "25"))
+EXAMPLES = int(os.environ.get("ARRAYPART_EXAMPLES", "12"))
 NAMES = ("x", "y")
 PROBE = 64  # the probes' r runs over [-PROBE, PROBE)
 RUNS = 40  # random data arrays the program runs on
