@@ -7,14 +7,9 @@
 #ifndef ARRAYPART_AP_AXI_SDATA_H
 #define ARRAYPART_AP_AXI_SDATA_H
 
-// min and max: kernels may define them as macros (see ap_common.h)
-#pragma push_macro("min")
-#pragma push_macro("max")
-#undef min
-#undef max
+#include "arraypart_save_min_max.inc"
 #include <cstddef>
-#pragma pop_macro("max")
-#pragma pop_macro("min")
+#include "arraypart_restore_min_max.inc"
 
 #include "ap_int.h"
 

@@ -23,18 +23,14 @@
 // libstdc++'s configuration header #undefs, are saved around the library headers (every
 // stand-in does so), and <cstdio> is included only for C simulation (ap_fixed.h,
 // hls_stream.h), so printf(...) may be a macro under __SYNTHESIS__.
-#pragma push_macro("min")
-#pragma push_macro("max")
-#undef min
-#undef max
+#include "arraypart_save_min_max.inc"
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
 #include <type_traits>
 #include <utility>
-#pragma pop_macro("max")
-#pragma pop_macro("min")
+#include "arraypart_restore_min_max.inc"
 
 #ifndef AP_INT_MAX_W
 #define AP_INT_MAX_W 4096

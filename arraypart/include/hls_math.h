@@ -4,15 +4,10 @@
 #ifndef ARRAYPART_HLS_MATH_H
 #define ARRAYPART_HLS_MATH_H
 
-// min and max: kernels may define them as macros (see ap_common.h)
-#pragma push_macro("min")
-#pragma push_macro("max")
-#undef min
-#undef max
+#include "arraypart_save_min_max.inc"
 #include <cmath>
 #include <cstdlib>
-#pragma pop_macro("max")
-#pragma pop_macro("min")
+#include "arraypart_restore_min_max.inc"
 
 #include "ap_fixed.h"
 #include "ap_int.h"

@@ -6,16 +6,11 @@
 #ifndef ARRAYPART_HLS_STREAM_H
 #define ARRAYPART_HLS_STREAM_H
 
-// min and max: kernels may define them as macros (see ap_common.h)
-#pragma push_macro("min")
-#pragma push_macro("max")
-#undef min
-#undef max
+#include "arraypart_save_min_max.inc"
 #include <cstddef>
 #include <cstdint>  // Vitis's headers bring the fixed-width types in
 #include <deque>
-#pragma pop_macro("max")
-#pragma pop_macro("min")
+#include "arraypart_restore_min_max.inc"
 #ifndef __SYNTHESIS__
 #include <cstdio>  // the empty read's warning (C simulation only)
 #endif

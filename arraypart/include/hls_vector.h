@@ -4,18 +4,13 @@
 #ifndef ARRAYPART_HLS_VECTOR_H
 #define ARRAYPART_HLS_VECTOR_H
 
-// min and max: kernels may define them as macros (see ap_common.h)
-#pragma push_macro("min")
-#pragma push_macro("max")
-#undef min
-#undef max
+#include "arraypart_save_min_max.inc"
 #include <array>
 #include <cstddef>
 #include <cstdint>  // Vitis's headers bring the fixed-width types in
 #include <initializer_list>
 #include <iosfwd>
-#pragma pop_macro("max")
-#pragma pop_macro("min")
+#include "arraypart_restore_min_max.inc"
 
 namespace hls {
 
