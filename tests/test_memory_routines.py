@@ -595,3 +595,32 @@ def test_a_struct_fields_elements_are_counted_by_the_fields_size(tmp_path):
     assert as_written_iis(report) == [1, 4]
     assert traced_as_written(report, tmp_path / "trace") == [1, 4]
     assert_the_testbench_passes(compiled, tmp_path)
+
+
+# Spector's matrix_mul shifts by ``int(log2(M))``: folded as g++ folds it, the rows it
+# selects are regular (probe 42 F5: every C[t*M + j] was irregular, II 512).
+LOG2_SHIFT = """#include <cmath>
+#define M 64
+void shifted(int C[64 * 64], int out[64]) {
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    int t = (i * 64) >> int(log2(M));
+    int u = (int)std::floor(std::sqrt(SQ));
+    int s = 0;
+    for (int j = 0; j < 4; j++) s += C[t * M + 4 * j + u];
+    out[i] = s;
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("square, regular", [(50, True), (-1, False)])
+def test_cmath_calls_over_constants_fold(tmp_path, square, regular):
+    """``int(log2(64))`` is 6 and ``(int)floor(sqrt(50))`` 7; ``sqrt(-1)`` is no
+    number, so that subscript stays irregular."""
+    path = write(tmp_path, "shifted.cpp", LOG2_SHIFT.replace("SQ", str(square)))
+    report = arraypart.analyze(path)
+    irregular = [w for w in report.warnings if "not affine" in w]
+    assert (not irregular) == regular, irregular
+    if regular:
+        assert report.loop_achieved_ii(0, "L4", 1) == 1

@@ -30,6 +30,7 @@ value small: no input can make the front end compute with huge integers.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, fields
 from typing import Mapping
 
@@ -196,6 +197,9 @@ def quasi_affine(node: N.Node, scope: Scope) -> E.Expr | None:
         value = scope.constant(node.name)
         return None if value is None else E.const(value)
     if isinstance(node, N.Cast):
+        if (node.to is not None and isinstance(node.expr, N.FuncCall)
+                and _math_function(node.expr) is not None):
+            return _truncated_math(node.expr, node.to, scope)
         inner = None if node.to is None else quasi_affine(node.expr, scope)
         return None if inner is None else converted(inner, node.to, node.source, scope)
     if isinstance(node, N.UnaryOp):
@@ -473,6 +477,54 @@ def _constant_min_max(node: N.FuncCall, scope: Scope) -> E.Expr | None:
         return None
     pick = min if name in MIN_NAMES else max
     return E.const(pick(v.value for v in values))
+
+
+# The <cmath> functions folded over constants: ``int(log2(M))`` with ``#define M 1024``
+# is 10, as g++ and Vitis fold it (``>> int(log2(M))`` in Spector's matrix_mul).
+_MATH = {"log2": math.log2, "log10": math.log10, "sqrt": math.sqrt, "ceil": math.ceil,
+         "floor": math.floor, "trunc": math.trunc, "exp2": lambda x: 2.0 ** x,
+         "pow": math.pow, "fabs": math.fabs}
+#: A double this close to an integer, but not one, may round to either side in
+#: another libm: such a value is not folded.
+_LIBM_ULPS = 1e-12
+
+
+def _truncated_math(call: N.FuncCall, to: N.IntType, scope: Scope) -> E.Expr | None:
+    """``(T)f(c1, ..)`` for a <cmath> function f of :data:`_MATH` over constants:
+    trunc(f(c)) (C converts a double to an integer toward zero), reduced to T;
+    None for other calls, a result that is no finite number, or one within
+    :data:`_LIBM_ULPS` (relative) of an integer it is not."""
+    value = _math_value(call, scope)
+    if value is None or not math.isfinite(value):
+        return None
+    nearest = round(value)
+    if value != nearest and abs(value - nearest) <= _LIBM_ULPS * max(1.0, abs(value)):
+        return None
+    return converted(E.const(math.trunc(value)), to, None, scope)
+
+
+def _math_function(call: N.FuncCall):
+    """The :data:`_MATH` function ``call`` names (``log2``, ``std::log2``), or None.
+    By name, as ``min``/``max`` are (:func:`_constant_min_max`): a kernel's own
+    ``double log2(double)`` beside <cmath>'s would not compile."""
+    return None if call.method else _MATH.get((call.name or "").rsplit("::", 1)[-1])
+
+
+def _math_value(node: N.Node, scope: Scope) -> float | None:
+    """The double a constant argument or a nested :data:`_MATH` call computes."""
+    if isinstance(node, N.FuncCall):
+        function = _math_function(node)
+        args = [_math_value(a, scope) for a in node.args]
+        if function is None or not args or any(a is None for a in args):
+            return None
+        try:
+            return float(function(*args))
+        except (ValueError, OverflowError, TypeError):
+            return None
+    if isinstance(node, N.Cast) and node.to is None:
+        return _math_value(node.expr, scope)  # an integer converted to double
+    value = quasi_affine(node, scope)
+    return float(value.value) if isinstance(value, E.Const) else None
 
 
 # ---------------------------------------------------------------- min / max bounds
