@@ -198,10 +198,77 @@ def test_the_trace_of_the_window_at_a_size_offset_agrees(compiled_once, tmp_path
 
 
 def test_a_cycle_whose_tuple_no_call_in_the_box_makes_is_still_an_error(tmp_path):
-    """buf[off + i] beside buf[i]: at off = 0, n = 2 iteration 1 reads (1, 1), a pair
-    that no call of the box (n <= 1: i = 0 only, pairs (off, 0)) reads in one cycle."""
-    path = write(tmp_path, "k.c", SLIDING % ("", "", PAIR.replace("off + i + 1", "i")))
+    """buf[off + i] beside buf[2 * i]: at off = 0, n = 2 iteration 1 reads (1, 2), a
+    pair that no call of the box (n <= 1: i = 0 only, pairs (off, 0)) reads in one
+    cycle, nor any pair one address apart in that order, whatever the banking.
+    (Beside buf[i] it read (1, 1), one read, as the box's (0, 0): that is covered.)"""
+    path = write(tmp_path, "k.c", SLIDING % ("", "", PAIR.replace("off + i + 1", "2 * i")))
     with pytest.raises(KernelError) as caught:
         arraypart.analyze(path)
     assert str(caught.value).startswith(f"{path}:6:14: error: at off = 0, n = 2, a call "), \
         str(caught.value)
+
+
+# Two writes a cycle to an interface array, at 2*i and 2*i + 1 (k unrolled): in[off + i]
+# bounds off + n <= 64, so one size at a time gives off in 0..63, n in 0..1, and the
+# box makes the pair (0, 1) only; a call with n > 1 makes (2, 3), (4, 5), .., which
+# cyclic 2 puts in banks (0, 1) as it does (0, 1).
+UNROLLED = """\
+void k(const int in[64], int out[64], int off, int n) {
+  for (int i = 0; i < n; i++) {
+#pragma HLS pipeline II=1
+    for (int k = 0; k < 2; k++) {
+#pragma HLS unroll
+      %s = in[off + i];
+    }
+  }
+}
+"""
+
+
+def test_unrolled_writes_outside_the_box_are_covered_by_their_banks(tmp_path):
+    """The pairs of writes that calls outside the box make are no pair the box makes,
+    but under the banking found they take the banks of the box's pair, one address
+    apart: no error, and the checker, replaying that banking far outside the box
+    (off = 0, n = 32; off = 10, n = 20), finds it free of conflicts at II 1."""
+    report = arraypart.analyze(write(tmp_path, "k.c", UNROLLED % "out[2*i + k]"), ports=1)
+    assert [(p.name, p.low, p.high) for p in report.kernel.params] == [
+        ("off", 0, 63), ("n", 0, 1)]
+    bankings = report.solution.bankings()
+    assert bankings["out"].scheme.banks == 2  # two writes, on a single-port memory
+    assert [loop.achieved_ii for loop in report.scheduled.loops] == [1]
+    for point in ({"off": 0, "n": 32}, {"off": 10, "n": 20}):
+        outside = check.check_kernel(_at(report.kernel, point), bankings, ports=1)
+        assert [(loop.achieved_ii, loop.first_conflict) for loop in outside.loops] == [
+            (1, None)], point
+
+
+# out[i] beside out[2*i + 1]: the box (off in 0..63, n in 0..1) writes (0, 1).
+SPREAD = """\
+%svoid k(const int in[64], int out[64], int off, int n) {
+%s  for (int i = 0; i < n; i++) {
+#pragma HLS pipeline II=1
+    out[i] = in[off + i];
+    out[2*i + 1] = in[off + i];
+  }
+}
+"""
+
+
+def test_writes_whose_banks_outside_the_box_conflict_are_still_an_error(tmp_path):
+    """At off = 0, n = 2 iteration 1 writes (1, 3), addresses 2 apart, which no cycle
+    of the box (one address apart) makes, and one bank under the cyclic 2 the box
+    needs: the located error, after the search.  The box's banking (the kernel whose
+    assert states the box) conflicts there."""
+    path = write(tmp_path, "k.c", SPREAD % ("", ""))
+    with pytest.raises(KernelError) as caught:
+        arraypart.analyze(path, ports=1)
+    assert str(caught.value).startswith(f"{path}:4:5: error: at off = 0, n = 2, a call "
+                                        "in which every reference stays inside its array, "
+                                        "loop L2 makes this access to out"), str(caught.value)
+    boxed = arraypart.analyze(write(tmp_path, "boxed.c", SPREAD % (
+        "#include <assert.h>\n", "  assert(off <= 63 && n <= 1);\n")), ports=1)
+    bankings = boxed.solution.bankings()
+    assert bankings["out"].scheme.banks == 2
+    outside = check.check_kernel(_at(boxed.kernel, {"off": 0, "n": 2}), bankings, ports=1)
+    assert outside.loops[0].achieved_ii == 2 and outside.loops[0].first_conflict.array == "out"

@@ -64,7 +64,17 @@ The test is exact only where ``T`` is the cycle: every access of the array in th
 runs in every lane of every iteration (its domain is the loop's times lanes of
 constant count) and the loop is pipelined, not unrolled, its text aliasing no arrays;
 elsewhere (a guard, lanes that a size moves, an unrolled loop's blocks) the check
-stays access by access.  The checker's replay (:mod:`arraypart.check`) and ``check
+stays access by access.
+
+Where ``T(L)`` is not in ``T(B)`` for an on-chip array, the test waits for the banking
+(:func:`check_banked`, after the search): a cycle needs of the banking only the bank
+of each component and which components share an address (reads of one element
+merged), so with ``b`` the bank function the cycles are covered when
+
+    S(T(L)) ⊆ S(T(B)),   S(a_1, .., a_m) = (b(a_1), .., b(a_m), a_2 - a_1, .., a_m - a_1)
+
+(the differences decide the equal pairs; ``out[2*i + k]``, ``k`` unrolled, under
+cyclic 2 makes ``(0, 1, 1)`` at every ``i``, which the box's ``i = 0`` makes).  The checker's replay (:mod:`arraypart.check`) and ``check
 --trace`` (whose testbench keeps each size in its range) drive points of ``B`` only; a
 covered ``q`` needs no replay of its own, since the checker judges each cycle from its
 tuples (banks and ports of each array's addresses), so its verdict on every cycle at
@@ -77,29 +87,33 @@ into the II.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterator, Mapping
 
 import islpy as isl
 
+from .. import expr as E
 from .. import ir
 from ..errors import KernelError
 from ..frontend.fresh import NAME_MARK
 from ..frontend.interfaces import MAX_DEFINE_PREFIX
+from ..scheme import Banking, Scheme, index_var
 from . import isl_glue as G
 from .domains import Context, level_items
 
 
 def check_covered(kernel: ir.Kernel, allowed: tuple[ir.Param, ...], bad,
-                  periodic: set[str], stated: set[str]) -> None:
+                  periodic: set[str], stated: set[str]) -> tuple[Uncovered, ...]:
     """Raise a located error when a call of ``L`` (module doc) makes an access that its
     clamp into the ranges of ``kernel.params`` does not make, unless the cycles of the
-    access's array in its loop are covered as tuples (:func:`_cycles_covered`);
-    ``allowed``: the sizes as their types, bounds and guards allow them, ``bad``: the
-    set ``Bad`` over them; ``periodic``: the sizes whose claim covers every value (the
-    on-chip accesses repeat every ``P`` values of them, or none depends on them), which
-    are not clamped; ``stated``: the sizes whose range a warning already says stops
-    short of larger values in ``L`` (:func:`.sizes._gap_warning`), held to their
-    ranges in ``L``."""
+    access's array in its loop are covered as tuples (:func:`_cycle_tuples`), or may
+    be once the array is banked: then the cycles whose tuples the box lacks are
+    returned (:class:`Uncovered`, for :func:`check_banked`).  ``allowed``: the sizes
+    as their types, bounds and guards allow them, ``bad``: the set ``Bad`` over them;
+    ``periodic``: the sizes whose claim covers every value (the on-chip accesses
+    repeat every ``P`` values of them, or none depends on them), which are not
+    clamped; ``stated``: the sizes whose range a warning already says stops short of
+    larger values in ``L`` (:func:`.sizes._gap_warning`), held to their ranges in
+    ``L``."""
     names = tuple(p.name for p in kernel.params)
     box = {p.name: (p.low, None if p.unbounded else p.high) for p in kernel.params
            if p.name not in periodic}
@@ -116,6 +130,7 @@ def check_covered(kernel: ir.Kernel, allowed: tuple[ir.Param, ...], bad,
     for s in shared:
         groups.setdefault((id(s.loop), s.access.array), []).append(s)
     covered: set[tuple[int, str]] = set()  # asked only of a group one access misses
+    uncovered: list[Uncovered] = []
     for s in shared:
         key = (id(s.loop), s.access.array)
         if key in covered:
@@ -123,9 +138,71 @@ def check_covered(kernel: ir.Kernel, allowed: tuple[ir.Param, ...], bad,
         error = _missed(kernel, s, key[1] in on_chip, box, meant)
         if error is None:
             continue
-        if not _cycles_covered(groups[key], key[1] in on_chip, meant, inside):
+        tuples = _cycle_tuples(groups[key], key[1] in on_chip, meant, inside)
+        if tuples is None:
             raise error
+        if not tuples[0].is_subset(tuples[1]):
+            if key[1] not in on_chip or kernel.array(key[1]).sampled_extent:
+                raise error  # no address to bank, or one past the extent the box gives
+            uncovered.append(Uncovered(key[1], tuples[0].subtract(tuples[1]).to_str(),
+                                       tuples[1].to_str(), error))
         covered.add(key)
+    return tuple(uncovered)
+
+
+@dataclass(frozen=True)
+class Uncovered:
+    """Cycles of ``array`` in one loop that calls outside the box make and no call in
+    it makes, as tuples of addresses: ``outside`` the tuples made only outside, ``T(L)
+    \\ T(B)``, and ``inside`` those the box makes, ``T(B)`` (module doc), isl text of
+    sets over one address per component (an access at a lane), its dimensions in
+    order; ``error`` the located error at the access the clamp misses."""
+
+    array: str
+    outside: str
+    inside: str
+    error: KernelError
+
+
+def check_banked(kernel: ir.Kernel, bankings: Mapping[str, Banking]) -> None:
+    """Raise the located error of each of ``kernel.uncovered`` whose cycles the
+    chosen banking does not cover: with ``b`` the bank function of ``bankings[array]``
+    and, for a tuple ``t = (a_1, .., a_m)`` of addresses,
+
+        S(t) = (b(a_1), .., b(a_m), a_2 - a_1, .., a_m - a_1)
+
+    the cycles outside are covered when ``S(outside) ⊆ S(inside)``.  Then every such
+    cycle makes, component by component, the banks of a cycle in the box, and the same
+    pairs of equal addresses (the same reads merged), so it takes the same ports of
+    the same banks as that cycle, which the proof over the box found free of
+    conflicts at the II; a site of one bank over the box keeps it (each component's
+    banks outside lie among those inside).  The checker judges a cycle by exactly
+    these banks and equalities, so its verdict on the witness is its verdict there."""
+    for u in kernel.uncovered:
+        scheme = bankings[u.array].scheme
+        outside, inside = (_signatures(isl.Set(text), scheme) for text in (u.outside, u.inside))
+        if not outside.is_subset(inside):
+            raise u.error
+
+
+def _signatures(tuples, scheme: Scheme):
+    """The set ``S(tuples)`` (:func:`check_banked`) for a set of address tuples of an
+    array banked by ``scheme``."""
+    dims = len(scheme.shape)
+    names = [f"t{j}_{d}" for j in range(tuples.dim(G.SET) // dims) for d in range(dims)]
+    space = G.set_space(names)
+    tuples = tuples.reset_tuple_id()
+    for k, name in enumerate(names):
+        tuples = tuples.set_dim_name(G.SET, k, name)
+    bank = scheme.bank_expr()
+    parts = [E.substitute(bank, {index_var(d): E.var(f"t{j}_{d}") for d in range(dims)})
+             for j in range(len(names) // dims)]
+    parts += [E.add(E.var(f"t{j}_{d}"), E.scale(-1, E.var(f"t0_{d}")))
+              for j in range(1, len(names) // dims) for d in range(dims)]
+    signature = isl.Map.from_domain_and_range(isl.Set.universe(space), G.universe([]))
+    for part in parts:
+        signature = signature.flat_range_product(isl.Map.from_pw_aff(G.pw_aff(part, space)))
+    return tuples.apply(signature)
 
 
 def _missed(kernel: ir.Kernel, s: _Shared, on_chip: bool,
@@ -147,7 +224,7 @@ def _missed(kernel: ir.Kernel, s: _Shared, on_chip: bool,
                                                     _nearest(calls, box))
 
 
-#: The most lanes (access instances of one array in one cycle) :func:`_cycles_covered`
+#: The most lanes (access instances of one array in one cycle) :func:`_cycle_tuples`
 #: compares as a tuple; an array with more keeps the check access by access.
 LANE_LIMIT = 64
 
@@ -185,39 +262,39 @@ def _shared_cycles(body: tuple[ir.Node, ...], ctx: Context,
             yield from _shared_cycles(item.body, inner)
 
 
-def _cycles_covered(group: list[_Shared], on_chip: bool, meant, inside) -> bool:
-    """Whether every cycle that the accesses ``group`` (all of one array in one loop)
-    make at a call of ``meant`` (``L``) makes the tuple of addresses that some cycle
-    at a call of ``inside`` (``B``) makes (module doc): the map
+def _cycle_tuples(group: list[_Shared], on_chip: bool, meant, inside):
+    """The tuples of addresses ``(T(L), T(B))`` that the accesses ``group`` (all of one
+    array in one loop) make in a cycle at the calls of ``meant`` (``L``) and of
+    ``inside`` (``B``) (module doc): with the map
 
         T : (sizes, outer iterators, the loop's iterator) -> (A_1(x, l), .., A_m(x, l))
 
     one component per access and lane ``l`` (a point of the constant lanes of the
-    loops inside), has ``T(L) ⊆ T(B)``.  Only where ``T`` is exact: the loop is
-    pipelined, not unrolled, shares no text with aliased arrays, and each access runs
-    in every lane of every iteration (its domain is the loop's times its lanes, which
-    no outer value moves).  A lone on-chip access a cycle needs no witness: it takes
-    one port of one bank (of each, when its bank varies), which every port model
-    serves.  False where none of that is shown (the caller checks access by access)."""
+    loops inside), every cycle at ``L`` is covered when ``T(L) ⊆ T(B)``.  Only where
+    ``T`` is exact: the loop is pipelined, not unrolled, shares no text with aliased
+    arrays, and each access runs in every lane of every iteration (its domain is the
+    loop's times its lanes, which no outer value moves); None where that is not shown
+    (the caller checks access by access).  A lone on-chip access a cycle needs no
+    witness: it takes one port of one bank (of each, when its bank varies), which
+    every port model serves; then, and where no access runs, two empty sets."""
     loop, start = group[0].loop, group[0].start
     if loop.pipeline_ii is None or loop.unroll is not None or loop.call_aliases:
-        return False
+        return None
     components = []
     for s in group:
         points = _lane_points(s)
         if points is None or len(components) + len(points) > LANE_LIMIT:
-            return False
+            return None
         index = s.access.index if on_chip else ()
         relation = G.access_map(s.ctx.domain, index, s.access.array)
         components += [_at_lane(relation, start.domain.dim(G.SET), p) for p in points]
     if not components or (on_chip and len(components) == 1):
-        return True  # no access runs, or a lone on-chip one
+        return G.empty([]), G.empty([])
     cycle = components[0]
     for component in components[1:]:
         cycle = cycle.flat_range_product(component)
-    made = [cycle.intersect_domain(start.domain.intersect(_lifted(calls, start)))
-            .range() for calls in (meant, inside)]
-    return made[0].is_subset(made[1])
+    return tuple(cycle.intersect_domain(start.domain.intersect(_lifted(calls, start)))
+                 .range() for calls in (meant, inside))
 
 
 def _lane_points(s: _Shared) -> list[tuple[int, ...]] | None:
