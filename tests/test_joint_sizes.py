@@ -272,3 +272,51 @@ def test_writes_whose_banks_outside_the_box_conflict_are_still_an_error(tmp_path
     assert bankings["out"].scheme.banks == 2
     outside = check.check_kernel(_at(boxed.kernel, {"off": 0, "n": 2}), bankings, ports=1)
     assert outside.loops[0].achieved_ii == 2 and outside.loops[0].first_conflict.array == "out"
+
+
+# buf[off + i + 1] written, buf[off + i] read: the box (off in 0..62, n in 0..1) runs one
+# iteration, and every cycle's pair (x + 1, x) is one the box makes; from n = 2 on the
+# next iteration reads what the one before wrote.
+CARRIED = """\
+%svoid k(const int in[64], int out[64], int off, int n) {
+  int buf[64];
+%s  for (int i = 0; i < 64; i++) buf[i] = in[i];
+  for (int i = 0; i < n; i++) {
+#pragma HLS pipeline II=1
+%s  }
+  for (int i = 0; i < 64; i++) out[i] = buf[i];
+}
+"""
+FORWARD = "    buf[off + i + 1] = buf[off + i] + 1;\n"
+
+
+def test_a_recurrence_only_outside_the_box_is_a_located_warning(tmp_path):
+    """The model finds the recurrences of the box's calls only: this one, made at
+    every call with n >= 2, is warned of at the read, with the nearest such call."""
+    path = write(tmp_path, "k.c", CARRIED % ("", "", FORWARD))
+    report = arraypart.analyze(path)
+    assert [(p.name, p.low, p.high) for p in report.kernel.params] == [
+        ("off", 0, 62), ("n", 0, 1)]
+    carried = [w for w in report.warnings if "recurrence" in w]
+    assert carried == [
+        f"{path}:6:24: warning: loop L4: at off = 0, n = 2, a call outside the ranges "
+        "arraypart found for the run-time sizes, buf is read here at the element that the "
+        "previous iteration writes at 6:5 (a recurrence through memory, which no call in "
+        "the ranges makes): the HLS tool issues the read after that write, so the II may "
+        "exceed the one the ports allow there, whatever the banking; state the range of "
+        "each size the kernel takes if it never takes such calls"]
+
+
+@pytest.mark.parametrize("stated, body, expected", [
+    (STATED, FORWARD, "previous iteration writes at 8:5 (a recurrence through memory): "),
+    (("", ""), "    buf[off + i] = buf[off + i + 1] + 1;\n", None),
+], ids=["in the box", "none"])
+def test_a_recurrence_the_box_makes_or_none_is_not_warned_of_as_outside(
+        tmp_path, stated, body, expected):
+    """An assert stating a box of longer runs (n up to 32) puts the recurrence in the
+    box: the model's own warning, once.  A read of buf[off + i + 1] beside a write of
+    buf[off + i] reads what the next iteration, not the one before, writes: no
+    warning at any call."""
+    report = arraypart.analyze(write(tmp_path, "k.c", CARRIED % (*stated, body)))
+    carried = [w for w in report.warnings if "recurrence" in w]
+    assert [expected in w for w in carried] == ([True] if expected else []), carried

@@ -79,9 +79,10 @@ cyclic 2 makes ``(0, 1, 1)`` at every ``i``, which the box's ``i = 0`` makes).  
 covered ``q`` needs no replay of its own, since the checker judges each cycle from its
 tuples (banks and ports of each array's addresses), so its verdict on every cycle at
 ``q`` is its verdict on that cycle's witness in ``B``, where the proof holds.  Not
-compared: orders across cycles, the memory recurrences (:mod:`.recurrences`: a write
-read back by the next iteration), which the report warns of over ``B`` and never folds
-into the II.
+compared: orders across cycles.  The memory recurrences (:mod:`.recurrences`: a write
+read back by the next iteration), which the report warns of and never folds into the
+II, are found over ``L`` as well (:func:`outside_recurrences`): one that only calls
+outside ``B`` make is a located warning at the call nearest the box.
 """
 
 from __future__ import annotations
@@ -99,6 +100,8 @@ from ..frontend.interfaces import MAX_DEFINE_PREFIX
 from ..scheme import Banking, Scheme, index_var
 from . import isl_glue as G
 from .domains import Context, level_items
+from .model import Recurrence
+from .recurrences import MAX_PAIRS, met, next_iteration
 
 
 def check_covered(kernel: ir.Kernel, allowed: tuple[ir.Param, ...], bad,
@@ -109,21 +112,8 @@ def check_covered(kernel: ir.Kernel, allowed: tuple[ir.Param, ...], bad,
     be once the array is banked: then the cycles whose tuples the box lacks are
     returned (:class:`Uncovered`, for :func:`check_banked`).  ``allowed``: the sizes
     as their types, bounds and guards allow them, ``bad``: the set ``Bad`` over them;
-    ``periodic``: the sizes whose claim covers every value (the on-chip accesses
-    repeat every ``P`` values of them, or none depends on them), which are not
-    clamped; ``stated``: the sizes whose range a warning already says stops short of
-    larger values in ``L`` (:func:`.sizes._gap_warning`), held to their ranges in
-    ``L``."""
-    names = tuple(p.name for p in kernel.params)
-    box = {p.name: (p.low, None if p.unbounded else p.high) for p in kernel.params
-           if p.name not in periodic}
-    meant = G.universe(names).subtract(bad)
-    for p in kernel.params:
-        if p.name in stated:
-            meant = meant.intersect(G.range_set(meant.space, p.name, p.low, p.high))
-    inside = G.universe(names)
-    for name, (low, high) in box.items():
-        inside = inside.intersect(G.range_set(inside.space, name, low, high))
+    ``periodic`` and ``stated`` as for :func:`_calls`."""
+    box, meant, inside = _calls(kernel, bad, periodic, stated)
     on_chip = {a.name for a in kernel.arrays if a.memory}
     shared = list(_shared_cycles(kernel.body, Context.top(allowed)))
     groups: dict[tuple[int, str], list[_Shared]] = {}
@@ -148,6 +138,92 @@ def check_covered(kernel: ir.Kernel, allowed: tuple[ir.Param, ...], bad,
                                        tuples[1].to_str(), error))
         covered.add(key)
     return tuple(uncovered)
+
+
+def _calls(kernel: ir.Kernel, bad, periodic: set[str], stated: set[str]):
+    """``(box, L, B)``: the ranges of the sizes the clamp moves, the calls that have
+    a meaning and the box's calls (module doc).  ``periodic``: the sizes whose claim
+    covers every value (the on-chip accesses repeat every ``P`` values of them, or
+    none depends on them), which are not clamped; ``stated``: the sizes whose range a
+    warning already says stops short of larger values in ``L``
+    (:func:`.sizes._gap_warning`), held to their ranges in ``L``."""
+    names = tuple(p.name for p in kernel.params)
+    box = {p.name: (p.low, None if p.unbounded else p.high) for p in kernel.params
+           if p.name not in periodic}
+    meant = G.universe(names).subtract(bad)
+    for p in kernel.params:
+        if p.name in stated:
+            meant = meant.intersect(G.range_set(meant.space, p.name, p.low, p.high))
+    inside = G.universe(names)
+    for name, (low, high) in box.items():
+        inside = inside.intersect(G.range_set(inside.space, name, low, high))
+    return box, meant, inside
+
+
+def outside_recurrences(kernel: ir.Kernel, allowed: tuple[ir.Param, ...], bad,
+                        periodic: set[str], stated: set[str]) -> tuple[Recurrence, ...]:
+    """The recurrences through memory (:mod:`.recurrences`: a pipelined loop's
+    iteration reads an element the one before wrote) that calls of ``L`` make and no
+    call of ``B`` makes, each at the call nearest the box: the model finds those of
+    ``B`` only, and the II it reports holds at a call outside only without them.
+    Per pipelined loop (not unrolled in time) and on-chip array with regular
+    references, a reference is the union of its lanes, ``P -> element`` over the
+    loop's body space, and a write ``W`` and read ``R`` meet at the calls
+
+        { q : exists P in S(q), (next(P) -> e) in R, (P -> e) in W }
+
+    minus where a write before ``R`` in the iteration wrote ``e`` again (the model's
+    test, :func:`.recurrences.met`, over ``L`` instead of ``B``).  Arguments as for
+    :func:`check_covered`."""
+    box, meant, inside = _calls(kernel, bad, periodic, stated)
+    if meant.is_subset(inside):
+        return ()
+    found: dict[tuple, Recurrence] = {}
+    groups: dict[tuple[int, str], list[_Shared]] = {}
+    for s in _shared_cycles(kernel.body, Context.top(allowed)):
+        array = kernel.array(s.access.array)
+        if s.loop.pipeline_ii is not None and s.loop.unroll is None and array.memory \
+                and not (array.independent or array.stream):
+            groups.setdefault((id(s.loop), array.name), []).append(s)
+    for group in groups.values():
+        for write, read, calls in _meetings(group, meant):
+            if calls.intersect(inside).is_empty():
+                key = (group[0].loop.name, read.coord, write.coord)
+                found.setdefault(key, Recurrence(
+                    group[0].loop.name, read.array, read.coord, write.coord,
+                    outside=tuple(_nearest(calls, box).items())))
+    return tuple(found.values())
+
+
+def _meetings(group: list[_Shared], meant) -> Iterator[tuple[ir.Access, ir.Access, object]]:
+    """(write, read, the calls of ``meant`` at which they meet) for each pair of
+    regular references of ``group`` (one array in one pipelined loop, in evaluation
+    order) that meet somewhere (:func:`outside_recurrences`)."""
+    start = group[0].start
+    n = start.domain.dim(G.SET)
+    domain = start.domain.intersect(_lifted(meant, start))
+    following = next_iteration(domain, group[0].loop.step < 0)
+    maps = [(s.access, G.access_map(s.ctx.domain, s.access.index, s.access.array)
+             .project_out(isl.dim_type.in_, n, s.ctx.domain.dim(G.SET) - n))
+            for s in group if all(e is not None for e in s.access.index)]
+    kinds = [a.kind for a, _ in maps]
+    if kinds.count("read") * kinds.count("write") > MAX_PAIRS:
+        return  # as the model leaves such a group (:data:`.recurrences.MAX_PAIRS`)
+    for k, (read, read_map) in enumerate(maps):
+        if read.kind != "read":
+            continue
+        before = [m for w, m in maps[:k] if w.kind == "write"]
+        earlier = before[0] if before else None
+        for m in before[1:]:
+            earlier = earlier.union(m)
+        for write, write_map in maps:
+            if write.kind != "write":
+                continue
+            pairs = met(following, write_map, read_map, earlier)
+            calls = pairs.domain().project_out(G.SET, meant.dim(G.SET),
+                                               n - meant.dim(G.SET))
+            if not calls.is_empty():
+                yield write, read, calls
 
 
 @dataclass(frozen=True)

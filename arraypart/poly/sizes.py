@@ -46,7 +46,7 @@ from .. import ir
 from ..errors import KernelError, warning_text
 from . import isl_glue as G
 from .build import outside_set
-from .cover import check_covered
+from .cover import check_covered, outside_recurrences
 from .domains import Context, access_relations, walk_loops
 from .probes import with_probes
 
@@ -123,9 +123,11 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
     params = tuple(bounded.get(p.name, p) for p in kernel.params)
     periodic = {n for n, size in bounded.items()  # claimed for every value (_bounded)
                 if size.unbounded and (periods[n] or PERIOD_LIMIT + 1) <= PERIOD_LIMIT}
-    uncovered = check_covered(replace(kernel, params=params), allowed, bad, periodic, stated)
-    return _finished(replace(kernel, params=params, warnings=kernel.warnings + tuple(gaps),
-                             uncovered=uncovered))
+    ranged = replace(kernel, params=params)
+    uncovered = check_covered(ranged, allowed, bad, periodic, stated)
+    recurrences = outside_recurrences(ranged, allowed, bad, periodic, stated)
+    return _finished(replace(ranged, warnings=kernel.warnings + tuple(gaps),
+                             uncovered=uncovered, outside_recurrences=recurrences))
 
 
 def _lowered(signed: list[ir.Param], bounded: dict[str, ir.Param], bad, box: dict,
