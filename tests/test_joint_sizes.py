@@ -320,3 +320,17 @@ def test_a_recurrence_the_box_makes_or_none_is_not_warned_of_as_outside(
     report = arraypart.analyze(write(tmp_path, "k.c", CARRIED % (*stated, body)))
     carried = [w for w in report.warnings if "recurrence" in w]
     assert [expected in w for w in carried] == ([True] if expected else []), carried
+
+
+def test_accesses_outside_pipelined_and_unrolled_loops_carry_no_claim_to_check(tmp_path):
+    """The triangle's branch b > 2 in a loop that is not pipelined (nor one of its
+    statements outside loops): no cycle group holds its accesses (DESIGN §2: only a
+    pipeline's iteration and an unrolled loop's lanes share cycles), so the report
+    claims no II and no ports for it, at any call, and the calls outside the box need
+    no check (poly/cover.py, module doc)."""
+    text = TRIANGLE.replace("#pragma HLS pipeline II=1", "#pragma HLS pipeline off")
+    report = arraypart.analyze(write(tmp_path, "k.c", text % ""), ports=1)
+    assert [(p.name, p.low, p.high) for p in report.kernel.params] == [
+        ("a", 0, 14), ("b", 0, 1)]
+    assert [loop.name for loop in report.model.loops] == ["L5"]  # the copy loop only
+    assert report.kernel.uncovered == report.kernel.outside_recurrences == ()

@@ -83,6 +83,18 @@ compared: orders across cycles.  The memory recurrences (:mod:`.recurrences`: a 
 read back by the next iteration), which the report warns of and never folds into the
 II, are found over ``L`` as well (:func:`outside_recurrences`): one that only calls
 outside ``B`` make is a located warning at the call nearest the box.
+
+Accesses outside pipelined and unrolled loops (a loop with ``pipeline off``, the body
+of a loop around other loops, statements outside loops, a dataflow process's code
+between its loops) share no cycle (DESIGN §2): no cycle group holds them, so no
+banking proof, port count, lower bound or II rests on them, and the calls outside the
+box ask nothing of them.  A dataflow region's processes run at once, but what the
+model claims of them is their loops' (a ROM's copies add up each process's busiest
+cycle, and each cycle at ``q`` is covered above by a cycle of ``B``).  What they do
+feed is the program's order, whose warnings (:mod:`.order`: an undefined read, a
+FIFO out of order) are given where a fault holds at every call of ``B`` that runs
+the access, so their absence claims nothing, and the extents of pointers that
+follow the sizes, off chip, whose transfers count whatever their addresses.
 """
 
 from __future__ import annotations
