@@ -74,9 +74,11 @@ merged), so with ``b`` the bank function the cycles are covered when
     S(T(L)) ⊆ S(T(B)),   S(a_1, .., a_m) = (b(a_1), .., b(a_m), a_2 - a_1, .., a_m - a_1)
 
 (the differences decide the equal pairs; ``out[2*i + k]``, ``k`` unrolled, under
-cyclic 2 makes ``(0, 1, 1)`` at every ``i``, which the box's ``i = 0`` makes).  The checker's replay (:mod:`arraypart.check`) and ``check
---trace`` (whose testbench keeps each size in its range) drive points of ``B`` only; a
-covered ``q`` needs no replay of its own, since the checker judges each cycle from its
+cyclic 2 makes ``(0, 1, 1)`` at every ``i``, which the box's ``i = 0`` makes).
+
+The checker's replay (:mod:`arraypart.check`) and ``check --trace`` (whose testbench
+keeps each size in its range) drive points of ``B`` only; a covered ``q`` needs no
+replay of its own, since the checker judges each cycle from its
 tuples (banks and ports of each array's addresses), so its verdict on every cycle at
 ``q`` is its verdict on that cycle's witness in ``B``, where the proof holds.  Not
 compared: orders across cycles.  The memory recurrences (:mod:`.recurrences`: a write
@@ -109,7 +111,7 @@ from .. import ir
 from ..errors import KernelError
 from ..frontend.fresh import NAME_MARK
 from ..frontend.interfaces import MAX_DEFINE_PREFIX
-from ..scheme import Banking, Scheme, index_var
+from ..scheme import Banking, Scheme, index_var, none_scheme
 from . import isl_glue as G
 from .domains import Context, level_items
 from .model import Recurrence
@@ -267,7 +269,11 @@ def check_banked(kernel: ir.Kernel, bankings: Mapping[str, Banking]) -> None:
     banks outside lie among those inside).  The checker judges a cycle by exactly
     these banks and equalities, so its verdict on the witness is its verdict there."""
     for u in kernel.uncovered:
-        scheme = bankings[u.array].scheme
+        banking = bankings.get(u.array)  # none: one memory, as the checker takes it
+        shape = kernel.array(u.array).shape
+        scheme = none_scheme(shape) if banking is None else banking.scheme
+        if scheme.shape != shape:
+            raise u.error  # banked in a view of its own: no bank of these addresses
         outside, inside = (_signatures(isl.Set(text), scheme) for text in (u.outside, u.inside))
         if not outside.is_subset(inside):
             raise u.error
