@@ -62,9 +62,10 @@ keeps that bank at ``q`` (each component's values over ``L`` lie among those ove
 port of one bank, or one of each when its bank varies, which every port model serves.
 The test is exact only where ``T`` is the cycle: every access of the array in the loop
 runs in every lane of every iteration (its domain is the loop's times lanes of
-constant count) and the loop is pipelined, not unrolled, its text aliasing no arrays;
-elsewhere (a guard, lanes that a size moves, an unrolled loop's blocks) the check
-stays access by access.
+constant count) and the loop is pipelined, not unrolled, or fully unrolled outside
+pipelines (then its iterations are lanes, and the loops around it the time), its
+text aliasing no arrays; elsewhere (a guard, lanes that a size moves, an unrolled
+loop's blocks, the lanes of an ordered loop) the check stays access by access.
 
 Where ``T(L)`` is not in ``T(B)`` for an on-chip array, the test waits for the banking
 (:func:`check_banked`, after the search): a cycle needs of the banking only the bank
@@ -326,8 +327,10 @@ LANE_LIMIT = 64
 @dataclass(frozen=True, eq=False)
 class _Shared:
     """An access inside a pipelined or unrolled loop: the context ``ctx`` it runs in,
-    ``loop`` the outermost such loop around it, ``start`` the context of that loop's
-    body and ``lanes`` the loops between that body and the access, outermost first."""
+    ``loop`` the outermost such loop around it, ``start`` the context of a cycle (that
+    loop's body; the loop's own context where it is fully unrolled outside pipelines
+    and its lanes run together) and ``lanes`` the loops between ``start`` and the
+    access, outermost first."""
 
     access: ir.Access
     ctx: Context
@@ -350,6 +353,9 @@ def _shared_cycles(body: tuple[ir.Node, ...], ctx: Context,
         inner = item_ctx.enter_loop(item)
         if timed is not None:
             yield from _shared_cycles(item.body, inner, timed, lanes + (item,))
+        elif item.pipeline_ii is None and item.unroll == 0 and not item.ordered:
+            # fully unrolled outside pipelines: its iterations are the lanes of a cycle
+            yield from _shared_cycles(item.body, inner, (item, item_ctx), (item,))
         elif item.pipeline_ii is not None or item.unroll is not None:
             yield from _shared_cycles(item.body, inner, (item, inner))
         else:
@@ -365,14 +371,16 @@ def _cycle_tuples(group: list[_Shared], on_chip: bool, meant, inside):
 
     one component per access and lane ``l`` (a point of the constant lanes of the
     loops inside), every cycle at ``L`` is covered when ``T(L) ⊆ T(B)``.  Only where
-    ``T`` is exact: the loop is pipelined, not unrolled, shares no text with aliased
-    arrays, and each access runs in every lane of every iteration (its domain is the
-    loop's times its lanes, which no outer value moves); None where that is not shown
+    ``T`` is exact: the loop is pipelined and not unrolled, or fully unrolled outside
+    pipelines (its iterations lanes, the loops around it the time), shares no text with
+    aliased arrays, and each access runs in every lane of every cycle (its domain is
+    the cycle's times its lanes, which no outer value moves); None where that is not shown
     (the caller checks access by access).  A lone on-chip access a cycle needs no
     witness: it takes one port of one bank (of each, when its bank varies), which
     every port model serves; then, and where no access runs, two empty sets."""
     loop, start = group[0].loop, group[0].start
-    if loop.pipeline_ii is None or loop.unroll is not None or loop.call_aliases:
+    if loop.call_aliases or not (loop.unroll is None and loop.pipeline_ii is not None
+                                 or group[0].lanes[:1] == (loop,)):
         return None
     components = []
     for s in group:
