@@ -178,7 +178,9 @@ def compile_kernel(path: str | os.PathLike, options: Options | None = None, *,
 def _run(path: str | os.PathLike, opts: Options,
          progress: Progress | None) -> tuple[Report, dict[str, str]]:
     """The passes: the kernel banked, emitted, and the emitted kernel parsed back and
-    checked under the scheduling rule (DESIGN §2)."""
+    checked under the scheduling rule (DESIGN §2); a located error where calls
+    outside the sizes' ranges make cycles whose banks under the final banking no call
+    inside makes (:func:`poly.check_banked`)."""
     directives = frontend.read_directives(opts.directives) if opts.directives else ()
     with stage(READING, stage_deadline(opts.time_limit), str(path)):
         kernel = frontend.parse_kernel(path, defines=dict(opts.defines), top=opts.top,
@@ -207,6 +209,7 @@ def _run(path: str | os.PathLike, opts: Options,
     if scheduled is not None:
         solution, files, scheduled = _without_idle_banks(kernel, model, solution, opts,
                                                          (files, scheduled), scheduling)
+    poly.check_banked(kernel, solution.bankings())
     crossbars = codegen.crossbars(kernel, solution)
     return Report(kernel, model, solution, scheduled, crossbars, limited=limited), files
 
@@ -413,6 +416,7 @@ def check_kernel(path: str | os.PathLike, options: Options | None = None, *,
         return report, report.solution.bankings(), report.scheduled
     bankings = check.as_written_bankings(report.kernel,
                                          complete_threshold=vitis_complete_threshold(opts))
+    poly.check_banked(report.kernel, bankings)
     try:
         with stage(CHECKING, stage_deadline(opts.time_limit), report.kernel.path) as deadline:
             result = check.check_kernel(report.kernel, bankings, ports=opts.ports,

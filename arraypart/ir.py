@@ -689,7 +689,14 @@ class Kernel:
     constructs modelled conservatively, pragmas and directives ignored).
     ``returns_early``: a ``return`` before the end of a function (the top or a
     sub-function) may skip the statements after it, which the model runs anyway (a
-    superset).
+    superset).  ``uncovered``: the cycles that calls outside the sizes' ranges make
+    and no call inside makes as address tuples
+    (:class:`arraypart.poly.cover.Uncovered`): the chosen banking must give each the
+    banks and address differences of a cycle inside, else their located error
+    (:func:`arraypart.poly.cover.check_banked`); ``outside_recurrences``: the
+    recurrences through memory that only those calls make
+    (:func:`arraypart.poly.cover.outside_recurrences`), which the model reports beside
+    its own.
     """
 
     name: str
@@ -703,6 +710,8 @@ class Kernel:
     source: Any = field(default=None, compare=False, repr=False)
     warnings: tuple[str, ...] = ()
     returns_early: bool = False
+    uncovered: tuple[Any, ...] = field(default=(), compare=False, repr=False)
+    outside_recurrences: tuple[Any, ...] = field(default=(), compare=False, repr=False)
     # ``arrays`` by name, derived at construction (a kernel may have thousands of
     # arrays, and passes look one up per access)
     by_name: Mapping[str, Array] = field(init=False, compare=False, repr=False)

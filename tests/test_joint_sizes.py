@@ -198,10 +198,142 @@ def test_the_trace_of_the_window_at_a_size_offset_agrees(compiled_once, tmp_path
 
 
 def test_a_cycle_whose_tuple_no_call_in_the_box_makes_is_still_an_error(tmp_path):
-    """buf[off + i] beside buf[i]: at off = 0, n = 2 iteration 1 reads (1, 1), a pair
-    that no call of the box (n <= 1: i = 0 only, pairs (off, 0)) reads in one cycle."""
-    path = write(tmp_path, "k.c", SLIDING % ("", "", PAIR.replace("off + i + 1", "i")))
+    """buf[off + i] beside buf[2 * i]: at off = 0, n = 2 iteration 1 reads (1, 2), a
+    pair that no call of the box (n <= 1: i = 0 only, pairs (off, 0)) reads in one
+    cycle, nor any pair one address apart in that order, whatever the banking.
+    (Beside buf[i] it read (1, 1), one read, as the box's (0, 0): that is covered.)"""
+    path = write(tmp_path, "k.c", SLIDING % ("", "", PAIR.replace("off + i + 1", "2 * i")))
     with pytest.raises(KernelError) as caught:
         arraypart.analyze(path)
     assert str(caught.value).startswith(f"{path}:6:14: error: at off = 0, n = 2, a call "), \
         str(caught.value)
+
+
+# Two writes a cycle to an interface array, at 2*i and 2*i + 1 (k unrolled): in[off + i]
+# bounds off + n <= 64, so one size at a time gives off in 0..63, n in 0..1, and the
+# box makes the pair (0, 1) only; a call with n > 1 makes (2, 3), (4, 5), .., which
+# cyclic 2 puts in banks (0, 1) as it does (0, 1).
+UNROLLED = """\
+void k(const int in[64], int out[64], int off, int n) {
+  for (int i = 0; i < n; i++) {
+#pragma HLS pipeline II=1
+    for (int k = 0; k < 2; k++) {
+#pragma HLS unroll
+      %s = in[off + i];
+    }
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("pipeline", ["II=1", "off"], ids=["pipelined", "unrolled alone"])
+def test_unrolled_writes_outside_the_box_are_covered_by_their_banks(tmp_path, pipeline):
+    """The pairs of writes that calls outside the box make are no pair the box makes,
+    but under the banking found they take the banks of the box's pair, one address
+    apart: no error, and the checker, replaying that banking far outside the box
+    (off = 0, n = 32; off = 10, n = 20), finds it free of conflicts at II 1.  So too
+    where the loop around is not pipelined: the unrolled loop's lanes are the cycle."""
+    text = (UNROLLED % "out[2*i + k]").replace("pipeline II=1", f"pipeline {pipeline}")
+    report = arraypart.analyze(write(tmp_path, "k.c", text), ports=1)
+    assert [(p.name, p.low, p.high) for p in report.kernel.params] == [
+        ("off", 0, 63), ("n", 0, 1)]
+    bankings = report.solution.bankings()
+    assert bankings["out"].scheme.banks == 2  # two writes, on a single-port memory
+    assert [loop.achieved_ii for loop in report.scheduled.loops] == [1]
+    for point in ({"off": 0, "n": 32}, {"off": 10, "n": 20}):
+        outside = check.check_kernel(_at(report.kernel, point), bankings, ports=1)
+        assert [(loop.achieved_ii, loop.first_conflict) for loop in outside.loops] == [
+            (1, None)], point
+
+
+# out[i] beside out[2*i + 1]: the box (off in 0..63, n in 0..1) writes (0, 1).
+SPREAD = """\
+%svoid k(const int in[64], int out[64], int off, int n) {
+%s  for (int i = 0; i < n; i++) {
+#pragma HLS pipeline II=1
+    out[i] = in[off + i];
+    out[2*i + 1] = in[off + i];
+  }
+}
+"""
+
+
+def test_writes_whose_banks_outside_the_box_conflict_are_still_an_error(tmp_path):
+    """At off = 0, n = 2 iteration 1 writes (1, 3), addresses 2 apart, which no cycle
+    of the box (one address apart) makes, and one bank under the cyclic 2 the box
+    needs: the located error, after the search.  The box's banking (the kernel whose
+    assert states the box) conflicts there."""
+    path = write(tmp_path, "k.c", SPREAD % ("", ""))
+    with pytest.raises(KernelError) as caught:
+        arraypart.analyze(path, ports=1)
+    assert str(caught.value).startswith(f"{path}:4:5: error: at off = 0, n = 2, a call "
+                                        "in which every reference stays inside its array, "
+                                        "loop L2 makes this access to out"), str(caught.value)
+    boxed = arraypart.analyze(write(tmp_path, "boxed.c", SPREAD % (
+        "#include <assert.h>\n", "  assert(off <= 63 && n <= 1);\n")), ports=1)
+    bankings = boxed.solution.bankings()
+    assert bankings["out"].scheme.banks == 2
+    outside = check.check_kernel(_at(boxed.kernel, {"off": 0, "n": 2}), bankings, ports=1)
+    assert outside.loops[0].achieved_ii == 2 and outside.loops[0].first_conflict.array == "out"
+
+
+# buf[off + i + 1] written, buf[off + i] read: the box (off in 0..62, n in 0..1) runs one
+# iteration, and every cycle's pair (x + 1, x) is one the box makes; from n = 2 on the
+# next iteration reads what the one before wrote.
+CARRIED = """\
+%svoid k(const int in[64], int out[64], int off, int n) {
+  int buf[64];
+%s  for (int i = 0; i < 64; i++) buf[i] = in[i];
+  for (int i = 0; i < n; i++) {
+#pragma HLS pipeline II=1
+%s  }
+  for (int i = 0; i < 64; i++) out[i] = buf[i];
+}
+"""
+FORWARD = "    buf[off + i + 1] = buf[off + i] + 1;\n"
+
+
+def test_a_recurrence_only_outside_the_box_is_a_located_warning(tmp_path):
+    """The model finds the recurrences of the box's calls only: this one, made at
+    every call with n >= 2, is warned of at the read, with the nearest such call."""
+    path = write(tmp_path, "k.c", CARRIED % ("", "", FORWARD))
+    report = arraypart.analyze(path)
+    assert [(p.name, p.low, p.high) for p in report.kernel.params] == [
+        ("off", 0, 62), ("n", 0, 1)]
+    carried = [w for w in report.warnings if "recurrence" in w]
+    assert carried == [
+        f"{path}:6:24: warning: loop L4: at off = 0, n = 2, a call outside the ranges "
+        "arraypart found for the run-time sizes, buf is read here at the element that the "
+        "previous iteration writes at 6:5 (a recurrence through memory, which no call in "
+        "the ranges makes): the HLS tool issues the read after that write, so the II may "
+        "exceed the one the ports allow there, whatever the banking; state the range of "
+        "each size the kernel takes if it never takes such calls"]
+
+
+@pytest.mark.parametrize("stated, body, expected", [
+    (STATED, FORWARD, "previous iteration writes at 8:5 (a recurrence through memory): "),
+    (("", ""), "    buf[off + i] = buf[off + i + 1] + 1;\n", None),
+], ids=["in the box", "none"])
+def test_a_recurrence_the_box_makes_or_none_is_not_warned_of_as_outside(
+        tmp_path, stated, body, expected):
+    """An assert stating a box of longer runs (n up to 32) puts the recurrence in the
+    box: the model's own warning, once.  A read of buf[off + i + 1] beside a write of
+    buf[off + i] reads what the next iteration, not the one before, writes: no
+    warning at any call."""
+    report = arraypart.analyze(write(tmp_path, "k.c", CARRIED % (*stated, body)))
+    carried = [w for w in report.warnings if "recurrence" in w]
+    assert [expected in w for w in carried] == ([True] if expected else []), carried
+
+
+def test_accesses_outside_pipelined_and_unrolled_loops_carry_no_claim_to_check(tmp_path):
+    """The triangle's branch b > 2 in a loop that is not pipelined (nor one of its
+    statements outside loops): no cycle group holds its accesses (DESIGN §2: only a
+    pipeline's iteration and an unrolled loop's lanes share cycles), so the report
+    claims no II and no ports for it, at any call, and the calls outside the box need
+    no check (poly/cover.py, module doc)."""
+    text = TRIANGLE.replace("#pragma HLS pipeline II=1", "#pragma HLS pipeline off")
+    report = arraypart.analyze(write(tmp_path, "k.c", text % ""), ports=1)
+    assert [(p.name, p.low, p.high) for p in report.kernel.params] == [
+        ("a", 0, 14), ("b", 0, 1)]
+    assert [loop.name for loop in report.model.loops] == ["L5"]  # the copy loop only
+    assert report.kernel.uncovered == report.kernel.outside_recurrences == ()

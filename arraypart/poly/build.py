@@ -69,7 +69,7 @@ def build_model(kernel: ir.Kernel, *, ports: int = 2,
     order = order_findings(kernel, _maybe_skipped(kernel.body, guards))
     return PolyModel(arrays, loops, kernel.warnings + _warnings(relations, by_name)
                      + order.warnings + _bundle_warnings(loops) + _instance_warnings(loops),
-                     recurrences(arrays, tick),
+                     recurrences(arrays, tick) + kernel.outside_recurrences,
                      order.undefined)
 
 

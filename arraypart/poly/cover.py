@@ -62,44 +62,106 @@ keeps that bank at ``q`` (each component's values over ``L`` lie among those ove
 port of one bank, or one of each when its bank varies, which every port model serves.
 The test is exact only where ``T`` is the cycle: every access of the array in the loop
 runs in every lane of every iteration (its domain is the loop's times lanes of
-constant count) and the loop is pipelined, not unrolled, its text aliasing no arrays;
-elsewhere (a guard, lanes that a size moves, an unrolled loop's blocks) the check
-stays access by access.  The checker's replay (:mod:`arraypart.check`) and ``check
---trace`` (whose testbench keeps each size in its range) drive points of ``B`` only; a
-covered ``q`` needs no replay of its own, since the checker judges each cycle from its
+constant count) and the loop is pipelined, not unrolled, or fully unrolled outside
+pipelines (then its iterations are lanes, and the loops around it the time), its
+text aliasing no arrays; elsewhere (a guard, lanes that a size moves, an unrolled
+loop's blocks, the lanes of an ordered loop) the check stays access by access.
+
+Where ``T(L)`` is not in ``T(B)`` for an on-chip array, the test waits for the banking
+(:func:`check_banked`, after the search): a cycle needs of the banking only the bank
+of each component and which components share an address (reads of one element
+merged), so with ``b`` the bank function the cycles are covered when
+
+    S(T(L)) ⊆ S(T(B)),   S(a_1, .., a_m) = (b(a_1), .., b(a_m), a_2 - a_1, .., a_m - a_1)
+
+(the differences decide the equal pairs; ``out[2*i + k]``, ``k`` unrolled, under
+cyclic 2 makes ``(0, 1, 1)`` at every ``i``, which the box's ``i = 0`` makes).
+
+The checker's replay (:mod:`arraypart.check`) and ``check --trace`` (whose testbench
+keeps each size in its range) drive points of ``B`` only; a covered ``q`` needs no
+replay of its own, since the checker judges each cycle from its
 tuples (banks and ports of each array's addresses), so its verdict on every cycle at
 ``q`` is its verdict on that cycle's witness in ``B``, where the proof holds.  Not
-compared: orders across cycles, the memory recurrences (:mod:`.recurrences`: a write
-read back by the next iteration), which the report warns of over ``B`` and never folds
-into the II.
+compared: orders across cycles.  The memory recurrences (:mod:`.recurrences`: a write
+read back by the next iteration), which the report warns of and never folds into the
+II, are found over ``L`` as well (:func:`outside_recurrences`): one that only calls
+outside ``B`` make is a located warning at the call nearest the box.
+
+Accesses outside pipelined and unrolled loops (a loop with ``pipeline off``, the body
+of a loop around other loops, statements outside loops, a dataflow process's code
+between its loops) share no cycle (DESIGN §2): no cycle group holds them, so no
+banking proof, port count, lower bound or II rests on them, and the calls outside the
+box ask nothing of them.  A dataflow region's processes run at once, but what the
+model claims of them is their loops' (a ROM's copies add up each process's busiest
+cycle, and each cycle at ``q`` is covered above by a cycle of ``B``).  What they do
+feed is the program's order, whose warnings (:mod:`.order`: an undefined read, a
+FIFO out of order) are given where a fault holds at every call of ``B`` that runs
+the access, so their absence claims nothing, and the extents of pointers that
+follow the sizes, off chip, whose transfers count whatever their addresses.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterator, Mapping
 
 import islpy as isl
 
+from .. import expr as E
 from .. import ir
 from ..errors import KernelError
 from ..frontend.fresh import NAME_MARK
 from ..frontend.interfaces import MAX_DEFINE_PREFIX
+from ..scheme import Banking, Scheme, index_var, none_scheme
 from . import isl_glue as G
 from .domains import Context, level_items
+from .model import Recurrence
+from .recurrences import MAX_PAIRS, met, next_iteration
 
 
 def check_covered(kernel: ir.Kernel, allowed: tuple[ir.Param, ...], bad,
-                  periodic: set[str], stated: set[str]) -> None:
+                  periodic: set[str], stated: set[str]) -> tuple[Uncovered, ...]:
     """Raise a located error when a call of ``L`` (module doc) makes an access that its
     clamp into the ranges of ``kernel.params`` does not make, unless the cycles of the
-    access's array in its loop are covered as tuples (:func:`_cycles_covered`);
-    ``allowed``: the sizes as their types, bounds and guards allow them, ``bad``: the
-    set ``Bad`` over them; ``periodic``: the sizes whose claim covers every value (the
-    on-chip accesses repeat every ``P`` values of them, or none depends on them), which
-    are not clamped; ``stated``: the sizes whose range a warning already says stops
-    short of larger values in ``L`` (:func:`.sizes._gap_warning`), held to their
-    ranges in ``L``."""
+    access's array in its loop are covered as tuples (:func:`_cycle_tuples`), or may
+    be once the array is banked: then the cycles whose tuples the box lacks are
+    returned (:class:`Uncovered`, for :func:`check_banked`).  ``allowed``: the sizes
+    as their types, bounds and guards allow them, ``bad``: the set ``Bad`` over them;
+    ``periodic`` and ``stated`` as for :func:`_calls`."""
+    box, meant, inside = _calls(kernel, bad, periodic, stated)
+    on_chip = {a.name for a in kernel.arrays if a.memory}
+    shared = list(_shared_cycles(kernel.body, Context.top(allowed)))
+    groups: dict[tuple[int, str], list[_Shared]] = {}
+    for s in shared:
+        groups.setdefault((id(s.loop), s.access.array), []).append(s)
+    covered: set[tuple[int, str]] = set()  # asked only of a group one access misses
+    uncovered: list[Uncovered] = []
+    for s in shared:
+        key = (id(s.loop), s.access.array)
+        if key in covered:
+            continue
+        error = _missed(kernel, s, key[1] in on_chip, box, meant)
+        if error is None:
+            continue
+        tuples = _cycle_tuples(groups[key], key[1] in on_chip, meant, inside)
+        if tuples is None:
+            raise error
+        if not tuples[0].is_subset(tuples[1]):
+            if key[1] not in on_chip or kernel.array(key[1]).sampled_extent:
+                raise error  # no address to bank, or one past the extent the box gives
+            uncovered.append(Uncovered(key[1], tuples[0].subtract(tuples[1]).to_str(),
+                                       tuples[1].to_str(), error))
+        covered.add(key)
+    return tuple(uncovered)
+
+
+def _calls(kernel: ir.Kernel, bad, periodic: set[str], stated: set[str]):
+    """``(box, L, B)``: the ranges of the sizes the clamp moves, the calls that have
+    a meaning and the box's calls (module doc).  ``periodic``: the sizes whose claim
+    covers every value (the on-chip accesses repeat every ``P`` values of them, or
+    none depends on them), which are not clamped; ``stated``: the sizes whose range a
+    warning already says stops short of larger values in ``L``
+    (:func:`.sizes._gap_warning`), held to their ranges in ``L``."""
     names = tuple(p.name for p in kernel.params)
     box = {p.name: (p.low, None if p.unbounded else p.high) for p in kernel.params
            if p.name not in periodic}
@@ -110,22 +172,132 @@ def check_covered(kernel: ir.Kernel, allowed: tuple[ir.Param, ...], bad,
     inside = G.universe(names)
     for name, (low, high) in box.items():
         inside = inside.intersect(G.range_set(inside.space, name, low, high))
-    on_chip = {a.name for a in kernel.arrays if a.memory}
-    shared = list(_shared_cycles(kernel.body, Context.top(allowed)))
+    return box, meant, inside
+
+
+def outside_recurrences(kernel: ir.Kernel, allowed: tuple[ir.Param, ...], bad,
+                        periodic: set[str], stated: set[str]) -> tuple[Recurrence, ...]:
+    """The recurrences through memory (:mod:`.recurrences`: a pipelined loop's
+    iteration reads an element the one before wrote) that calls of ``L`` make and no
+    call of ``B`` makes, each at the call nearest the box: the model finds those of
+    ``B`` only, and the II it reports holds at a call outside only without them.
+    Per pipelined loop (not unrolled in time) and on-chip array with regular
+    references, a reference is the union of its lanes, ``P -> element`` over the
+    loop's body space, and a write ``W`` and read ``R`` meet at the calls
+
+        { q : exists P in S(q), (next(P) -> e) in R, (P -> e) in W }
+
+    minus where a write before ``R`` in the iteration wrote ``e`` again (the model's
+    test, :func:`.recurrences.met`, over ``L`` instead of ``B``).  Arguments as for
+    :func:`check_covered`."""
+    box, meant, inside = _calls(kernel, bad, periodic, stated)
+    if meant.is_subset(inside):
+        return ()
+    found: dict[tuple, Recurrence] = {}
     groups: dict[tuple[int, str], list[_Shared]] = {}
-    for s in shared:
-        groups.setdefault((id(s.loop), s.access.array), []).append(s)
-    covered: set[tuple[int, str]] = set()  # asked only of a group one access misses
-    for s in shared:
-        key = (id(s.loop), s.access.array)
-        if key in covered:
+    for s in _shared_cycles(kernel.body, Context.top(allowed)):
+        array = kernel.array(s.access.array)
+        if s.loop.pipeline_ii is not None and s.loop.unroll is None and array.memory \
+                and not (array.independent or array.stream):
+            groups.setdefault((id(s.loop), array.name), []).append(s)
+    for group in groups.values():
+        for write, read, calls in _meetings(group, meant):
+            if calls.intersect(inside).is_empty():
+                key = (group[0].loop.name, read.coord, write.coord)
+                found.setdefault(key, Recurrence(
+                    group[0].loop.name, read.array, read.coord, write.coord,
+                    outside=tuple(_nearest(calls, box).items())))
+    return tuple(found.values())
+
+
+def _meetings(group: list[_Shared], meant) -> Iterator[tuple[ir.Access, ir.Access, object]]:
+    """(write, read, the calls of ``meant`` at which they meet) for each pair of
+    regular references of ``group`` (one array in one pipelined loop, in evaluation
+    order) that meet somewhere (:func:`outside_recurrences`)."""
+    start = group[0].start
+    n = start.domain.dim(G.SET)
+    domain = start.domain.intersect(_lifted(meant, start))
+    following = next_iteration(domain, group[0].loop.step < 0)
+    maps = [(s.access, G.access_map(s.ctx.domain, s.access.index, s.access.array)
+             .project_out(isl.dim_type.in_, n, s.ctx.domain.dim(G.SET) - n))
+            for s in group if all(e is not None for e in s.access.index)]
+    kinds = [a.kind for a, _ in maps]
+    if kinds.count("read") * kinds.count("write") > MAX_PAIRS:
+        return  # as the model leaves such a group (:data:`.recurrences.MAX_PAIRS`)
+    for k, (read, read_map) in enumerate(maps):
+        if read.kind != "read":
             continue
-        error = _missed(kernel, s, key[1] in on_chip, box, meant)
-        if error is None:
-            continue
-        if not _cycles_covered(groups[key], key[1] in on_chip, meant, inside):
-            raise error
-        covered.add(key)
+        before = [m for w, m in maps[:k] if w.kind == "write"]
+        earlier = before[0] if before else None
+        for m in before[1:]:
+            earlier = earlier.union(m)
+        for write, write_map in maps:
+            if write.kind != "write":
+                continue
+            pairs = met(following, write_map, read_map, earlier)
+            calls = pairs.domain().project_out(G.SET, meant.dim(G.SET),
+                                               n - meant.dim(G.SET))
+            if not calls.is_empty():
+                yield write, read, calls
+
+
+@dataclass(frozen=True)
+class Uncovered:
+    """Cycles of ``array`` in one loop that calls outside the box make and no call in
+    it makes, as tuples of addresses: ``outside`` the tuples made only outside, ``T(L)
+    \\ T(B)``, and ``inside`` those the box makes, ``T(B)`` (module doc), isl text of
+    sets over one address per component (an access at a lane), its dimensions in
+    order; ``error`` the located error at the access the clamp misses."""
+
+    array: str
+    outside: str
+    inside: str
+    error: KernelError
+
+
+def check_banked(kernel: ir.Kernel, bankings: Mapping[str, Banking]) -> None:
+    """Raise the located error of each of ``kernel.uncovered`` whose cycles the
+    chosen banking does not cover: with ``b`` the bank function of ``bankings[array]``
+    and, for a tuple ``t = (a_1, .., a_m)`` of addresses,
+
+        S(t) = (b(a_1), .., b(a_m), a_2 - a_1, .., a_m - a_1)
+
+    the cycles outside are covered when ``S(outside) ⊆ S(inside)``.  Then every such
+    cycle makes, component by component, the banks of a cycle in the box, and the same
+    pairs of equal addresses (the same reads merged), so it takes the same ports of
+    the same banks as that cycle, which the proof over the box found free of
+    conflicts at the II; a site of one bank over the box keeps it (each component's
+    banks outside lie among those inside).  The checker judges a cycle by exactly
+    these banks and equalities, so its verdict on the witness is its verdict there."""
+    for u in kernel.uncovered:
+        banking = bankings.get(u.array)  # none: one memory, as the checker takes it
+        shape = kernel.array(u.array).shape
+        scheme = none_scheme(shape) if banking is None else banking.scheme
+        if scheme.shape != shape:
+            raise u.error  # banked in a view of its own: no bank of these addresses
+        outside, inside = (_signatures(isl.Set(text), scheme) for text in (u.outside, u.inside))
+        if not outside.is_subset(inside):
+            raise u.error
+
+
+def _signatures(tuples, scheme: Scheme):
+    """The set ``S(tuples)`` (:func:`check_banked`) for a set of address tuples of an
+    array banked by ``scheme``."""
+    dims = len(scheme.shape)
+    names = [f"t{j}_{d}" for j in range(tuples.dim(G.SET) // dims) for d in range(dims)]
+    space = G.set_space(names)
+    tuples = tuples.reset_tuple_id()
+    for k, name in enumerate(names):
+        tuples = tuples.set_dim_name(G.SET, k, name)
+    bank = scheme.bank_expr()
+    parts = [E.substitute(bank, {index_var(d): E.var(f"t{j}_{d}") for d in range(dims)})
+             for j in range(len(names) // dims)]
+    parts += [E.add(E.var(f"t{j}_{d}"), E.scale(-1, E.var(f"t0_{d}")))
+              for j in range(1, len(names) // dims) for d in range(dims)]
+    signature = isl.Map.from_domain_and_range(isl.Set.universe(space), G.universe([]))
+    for part in parts:
+        signature = signature.flat_range_product(isl.Map.from_pw_aff(G.pw_aff(part, space)))
+    return tuples.apply(signature)
 
 
 def _missed(kernel: ir.Kernel, s: _Shared, on_chip: bool,
@@ -147,7 +319,7 @@ def _missed(kernel: ir.Kernel, s: _Shared, on_chip: bool,
                                                     _nearest(calls, box))
 
 
-#: The most lanes (access instances of one array in one cycle) :func:`_cycles_covered`
+#: The most lanes (access instances of one array in one cycle) :func:`_cycle_tuples`
 #: compares as a tuple; an array with more keeps the check access by access.
 LANE_LIMIT = 64
 
@@ -155,8 +327,10 @@ LANE_LIMIT = 64
 @dataclass(frozen=True, eq=False)
 class _Shared:
     """An access inside a pipelined or unrolled loop: the context ``ctx`` it runs in,
-    ``loop`` the outermost such loop around it, ``start`` the context of that loop's
-    body and ``lanes`` the loops between that body and the access, outermost first."""
+    ``loop`` the outermost such loop around it, ``start`` the context of a cycle (that
+    loop's body; the loop's own context where it is fully unrolled outside pipelines
+    and its lanes run together) and ``lanes`` the loops between ``start`` and the
+    access, outermost first."""
 
     access: ir.Access
     ctx: Context
@@ -179,45 +353,50 @@ def _shared_cycles(body: tuple[ir.Node, ...], ctx: Context,
         inner = item_ctx.enter_loop(item)
         if timed is not None:
             yield from _shared_cycles(item.body, inner, timed, lanes + (item,))
+        elif item.pipeline_ii is None and item.unroll == 0 and not item.ordered:
+            # fully unrolled outside pipelines: its iterations are the lanes of a cycle
+            yield from _shared_cycles(item.body, inner, (item, item_ctx), (item,))
         elif item.pipeline_ii is not None or item.unroll is not None:
             yield from _shared_cycles(item.body, inner, (item, inner))
         else:
             yield from _shared_cycles(item.body, inner)
 
 
-def _cycles_covered(group: list[_Shared], on_chip: bool, meant, inside) -> bool:
-    """Whether every cycle that the accesses ``group`` (all of one array in one loop)
-    make at a call of ``meant`` (``L``) makes the tuple of addresses that some cycle
-    at a call of ``inside`` (``B``) makes (module doc): the map
+def _cycle_tuples(group: list[_Shared], on_chip: bool, meant, inside):
+    """The tuples of addresses ``(T(L), T(B))`` that the accesses ``group`` (all of one
+    array in one loop) make in a cycle at the calls of ``meant`` (``L``) and of
+    ``inside`` (``B``) (module doc): with the map
 
         T : (sizes, outer iterators, the loop's iterator) -> (A_1(x, l), .., A_m(x, l))
 
     one component per access and lane ``l`` (a point of the constant lanes of the
-    loops inside), has ``T(L) ⊆ T(B)``.  Only where ``T`` is exact: the loop is
-    pipelined, not unrolled, shares no text with aliased arrays, and each access runs
-    in every lane of every iteration (its domain is the loop's times its lanes, which
-    no outer value moves).  A lone on-chip access a cycle needs no witness: it takes
-    one port of one bank (of each, when its bank varies), which every port model
-    serves.  False where none of that is shown (the caller checks access by access)."""
+    loops inside), every cycle at ``L`` is covered when ``T(L) ⊆ T(B)``.  Only where
+    ``T`` is exact: the loop is pipelined and not unrolled, or fully unrolled outside
+    pipelines (its iterations lanes, the loops around it the time), shares no text with
+    aliased arrays, and each access runs in every lane of every cycle (its domain is
+    the cycle's times its lanes, which no outer value moves); None where that is not shown
+    (the caller checks access by access).  A lone on-chip access a cycle needs no
+    witness: it takes one port of one bank (of each, when its bank varies), which
+    every port model serves; then, and where no access runs, two empty sets."""
     loop, start = group[0].loop, group[0].start
-    if loop.pipeline_ii is None or loop.unroll is not None or loop.call_aliases:
-        return False
+    if loop.call_aliases or not (loop.unroll is None and loop.pipeline_ii is not None
+                                 or group[0].lanes[:1] == (loop,)):
+        return None
     components = []
     for s in group:
         points = _lane_points(s)
         if points is None or len(components) + len(points) > LANE_LIMIT:
-            return False
+            return None
         index = s.access.index if on_chip else ()
         relation = G.access_map(s.ctx.domain, index, s.access.array)
         components += [_at_lane(relation, start.domain.dim(G.SET), p) for p in points]
     if not components or (on_chip and len(components) == 1):
-        return True  # no access runs, or a lone on-chip one
+        return G.empty([]), G.empty([])
     cycle = components[0]
     for component in components[1:]:
         cycle = cycle.flat_range_product(component)
-    made = [cycle.intersect_domain(start.domain.intersect(_lifted(calls, start)))
-            .range() for calls in (meant, inside)]
-    return made[0].is_subset(made[1])
+    return tuple(cycle.intersect_domain(start.domain.intersect(_lifted(calls, start)))
+                 .range() for calls in (meant, inside))
 
 
 def _lane_points(s: _Shared) -> list[tuple[int, ...]] | None:

@@ -288,13 +288,16 @@ class Recurrence:
     ``array`` that the previous iteration wrote through the reference at ``write``
     (:mod:`.recurrences`); ``possible``: one of the two indices is irregular, so
     the element may be the written one (the HLS tool, which cannot tell either,
-    assumes it is)."""
+    assumes it is); ``outside``: the call (each size and its value) at which it
+    occurs where no call in the sizes' ranges makes it (:mod:`.cover`; ``()``: found
+    in the ranges)."""
 
     loop: str
     array: str
     read: Coord
     write: Coord
     possible: bool = False
+    outside: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True, eq=False)

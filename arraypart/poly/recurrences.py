@@ -81,6 +81,16 @@ def recurrence_warning(r: Recurrence) -> str:
             "issues the read after that write, so the II may exceed the one the ports "
             f"allow; if they never meet, say so (#pragma HLS dependence variable="
             f"{r.array} type=inter dependent=false)"))
+    if r.outside:
+        at = ", ".join(f"{name} = {value}" for name, value in r.outside)
+        return warning_text(r.read, (
+            f"loop {r.loop}: at {at}, a call outside the ranges arraypart found for the "
+            f"run-time sizes, {r.array} is read here at the element that the previous "
+            f"iteration writes at {r.write.line}:{r.write.col} (a recurrence through "
+            "memory, which no call in the ranges makes): the HLS tool issues the read "
+            "after that write, so the II may exceed the one the ports allow there, "
+            "whatever the banking; state the range of each size the kernel takes if it "
+            "never takes such calls"))
     return warning_text(r.read, (
         f"loop {r.loop}: {r.array} is read here at the element that the previous "
         f"iteration writes at {r.write.line}:{r.write.col} (a recurrence through "
@@ -96,7 +106,7 @@ def _recurrences(group: CycleGroup, tick) -> Iterator[tuple[LaneAccess, LaneAcce
     if not writes or not reads or len(writes) * len(reads) > MAX_PAIRS \
             or len(group.accesses) > MAX_LANES:
         return
-    following = _next_iteration(group.domain, group.descending)
+    following = next_iteration(group.domain, group.descending)
     order = {id(a): k for k, a in enumerate(group.accesses)}  # evaluation order
     maps = {ref: _union(lanes) for ref, lanes in writes.items()}
     read_maps = {ref: _union(lanes) for ref, lanes in reads.items()}
@@ -106,7 +116,8 @@ def _recurrences(group: CycleGroup, tick) -> Iterator[tuple[LaneAccess, LaneAcce
     for write_ref, write_lanes in writes.items():
         for read_ref, read_lanes in reads.items():
             tick()
-            if _meet(following, maps[write_ref], read_maps[read_ref], before[read_ref]):
+            if not met(following, maps[write_ref], read_maps[read_ref],
+                       before[read_ref]).is_empty():
                 yield write_lanes[0], read_lanes[0]
 
 
@@ -128,7 +139,7 @@ def _by_reference(lanes) -> dict[int, list[LaneAccess]]:
     return out
 
 
-def _next_iteration(domain: isl.Set, descending: bool) -> isl.Map:
+def next_iteration(domain: isl.Set, descending: bool) -> isl.Map:
     """``P -> next(P)`` on ``domain``: the same outer iterators, the loop's next value
     (the next smaller one when it counts down)."""
     last = domain.dim(isl.dim_type.set) - 1
@@ -149,12 +160,12 @@ def _union(lanes: list[LaneAccess]) -> isl.Map | None:
     return result
 
 
-def _meet(following: isl.Map, written: isl.Map, read: isl.Map,
-          before: isl.Map | None) -> bool:
-    """Some iteration writes (``written``) an element that the next one reads
-    (``read``), and none of the writes ``before`` the read in that next iteration
-    (None: there are none) has written the element again."""
+def met(following: isl.Map, written: isl.Map, read: isl.Map,
+        before: isl.Map | None) -> isl.Map:
+    """The pairs (iteration, element) at which the iteration reads (``read``) an
+    element that the one before wrote (``written``), and none of the writes ``before``
+    the read in that iteration (None: there are none) has written the element again."""
     reached = following.reverse().apply_range(written).intersect(read)  # P' -> element
     if before is not None and not reached.is_empty():
         reached = reached.subtract(before)
-    return not reached.is_empty()
+    return reached

@@ -15,7 +15,9 @@ the least value from 0 up outside ``Bad``), and each size in turn widens to
 The calls outside ``Bad`` need not form a box (``buf[a + b]``), so the box is then
 checked against all of them together (:mod:`.cover`): a call outside it whose accesses
 in a pipelined or unrolled loop are not among those of its clamp into the box is a
-located error.
+located error, unless its cycles make the address tuples of cycles in the box, or,
+once the array is banked, their banks (``Kernel.uncovered``, checked by
+:func:`.cover.check_banked`).
 A signed size's least value is open (the front end takes only an unsigned one from 0
 up): where no value below the anchor is in ``Bad``, it is the least ``L`` at which
 the on-chip accesses change from one value to the next, every smaller value making
@@ -44,7 +46,7 @@ from .. import ir
 from ..errors import KernelError, warning_text
 from . import isl_glue as G
 from .build import outside_set
-from .cover import check_covered
+from .cover import check_covered, outside_recurrences
 from .domains import Context, access_relations, walk_loops
 from .probes import with_probes
 
@@ -121,8 +123,11 @@ def bound_sizes(kernel: ir.Kernel) -> ir.Kernel:
     params = tuple(bounded.get(p.name, p) for p in kernel.params)
     periodic = {n for n, size in bounded.items()  # claimed for every value (_bounded)
                 if size.unbounded and (periods[n] or PERIOD_LIMIT + 1) <= PERIOD_LIMIT}
-    check_covered(replace(kernel, params=params), allowed, bad, periodic, stated)
-    return _finished(replace(kernel, params=params, warnings=kernel.warnings + tuple(gaps)))
+    ranged = replace(kernel, params=params)
+    uncovered = check_covered(ranged, allowed, bad, periodic, stated)
+    recurrences = outside_recurrences(ranged, allowed, bad, periodic, stated)
+    return _finished(replace(ranged, warnings=kernel.warnings + tuple(gaps),
+                             uncovered=uncovered, outside_recurrences=recurrences))
 
 
 def _lowered(signed: list[ir.Param], bounded: dict[str, ir.Param], bad, box: dict,
