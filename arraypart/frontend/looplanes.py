@@ -225,7 +225,7 @@ class LaneLowering:
         (i = 0, j = 0; ...; i++, j += 2)``)."""
         changed = set()
         for node in list(items) + list(tail):
-            changed |= S.written(node, self._scalars, self._callees)
+            changed |= self._written(node)
         changed.discard(var)
         changed -= self._body_locals(items)
         skipping = _escapes(items)
@@ -234,8 +234,7 @@ class LaneLowering:
             # no entry value: a scalar the loop changes stays without one whatever its
             # step (:meth:`_loop_body`), so the body need not be followed
             return dict.fromkeys(sorted(changed))
-        in_body = set().union(*(S.written(n, self._scalars, self._callees)
-                                for n in items)) if skipping else set()
+        in_body = set().union(*(self._written(n) for n in items)) if skipping else set()
         saved = self._state()
         symbols = {name: S.entry_symbol(name, self._followed) for name in sorted(changed)}
         for name, symbol in symbols.items():
