@@ -258,10 +258,20 @@ class LaneLowering:
         them to the next (following them would lower every nested loop twice per
         level, 2^depth lowerings for a nest of loops with their own iterators)."""
         open_here = set().union(*self._blocks)
-        statics = {d.name for item in items for d in N.walk(item)
-                   if isinstance(d, N.Decl) and d.static}
-        return {d.name for item in items for d in N.walk(item) if isinstance(d, N.Decl)
-                } - open_here - statics
+        declared = [self._declarations_in(item) for item in items]
+        statics = set().union(*(static for _, static in declared))
+        return set().union(*(names for names, _ in declared)) - open_here - statics
+
+    def _declarations_in(self, item: N.Node) -> tuple[frozenset[str], frozenset[str]]:
+        """The names ``item`` declares, and those of them declared ``static``: walked
+        once per statement (each trial and followed iteration asks again).  The entry
+        keeps ``item``, so its id stays its own."""
+        if id(item) not in self._declared_by_node:
+            decls = [d for d in N.walk(item) if isinstance(d, N.Decl)]
+            names = frozenset(d.name for d in decls)
+            statics = frozenset(d.name for d in decls if d.static)
+            self._declared_by_node[id(item)] = (item, (names, statics))
+        return self._declared_by_node[id(item)][1]
 
 
 # Where a name is read, for :func:`_lane_reads_alike`: anywhere, in an array subscript,
