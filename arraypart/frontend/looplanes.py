@@ -150,9 +150,12 @@ class LaneLowering:
         condition is affine exactly where every atom is (:func:`.cexpr.condition_dnf`
         does not short-circuit), so no index, condition or loop end becomes exact or
         inexact in a lane (a constant ``if`` keeps both branches); nothing else (a
-        scalar's value, a loop header, a call) sees a lane name."""
+        scalar's value, a loop header, a call) sees a lane name.  The loop must be
+        among the lane or unrolled loops already, so that the general body, like the
+        copies, starts no case origins (:meth:`.cases.CaseLowering._origin`)."""
         var, ir_var = names
-        if len(self._calls) > 1 or ir_var in self._foreign_lanes:
+        if (len(self._calls) > 1 or ir_var in self._foreign_lanes
+                or not (self._lane_loops or self._unrolled)):
             return False
         lane_names = frozenset({var} | {name for name, value in self._temporaries.items()
                                         if ir_var in E.variables(value)})
