@@ -83,3 +83,12 @@ def test_lanes_that_may_be_more_exact_are_tried(tmp_path, monkeypatch, statement
             f"      {statement}\n    }}\n  }}\n}}\n")
     _, copies = _lowered(tmp_path, text, monkeypatch)
     assert "s" in copies
+
+
+def test_a_loop_pipelined_and_unrolled_at_once_is_tried(tmp_path, monkeypatch):
+    """Its general body may start case origins that no copy starts: no skip."""
+    text = ("void k(int b[4], int c[4]) {\n"
+            "  for (int s = 0; s < 4; s++) {\n#pragma HLS pipeline II=1\n"
+            "#pragma HLS unroll\n    if (c[s] > 0) b[s] = 1;\n  }\n}\n")
+    _, copies = _lowered(tmp_path, text, monkeypatch)
+    assert "s" in copies
