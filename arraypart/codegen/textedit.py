@@ -149,17 +149,23 @@ def origins(original: str, emitted: str) -> Callable[[int, int], tuple[int, int]
     start of the original line before it."""
     old, new = original.splitlines(), emitted.splitlines()
     source: dict[int, tuple[int, bool | None]] = {}  # new line -> (old line, changed)
+    replaced: dict[int, tuple[int, int]] = {}  # changed new line -> its replaced block
     opcodes = difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes()
     for tag, i1, i2, j1, j2 in opcodes:
         for j in range(j1, j2):
             if tag == "equal":
                 source[j] = (i1 + j - j1, False)
             elif tag == "replace":
-                source[j] = (_likest(new[j], old, i1, i2, min(i1 + j - j1, i2 - 1)), True)
+                source[j] = (min(i1 + j - j1, i2 - 1), True)
+                replaced[j] = (i1, i2)
             else:
                 source[j] = (max(i1 - 1, 0), None)
 
     def origin(line: int, col: int) -> tuple[int, int]:
+        if line - 1 in replaced:  # the likest line, found when first asked for (most
+            at = source[line - 1][0]  # lines of a crossbar never are)
+            source[line - 1] = (_likest(new[line - 1], old, *replaced.pop(line - 1), at),
+                                True)
         at, changed = source.get(line - 1, (max(len(old) - 1, 0), None))
         text = old[at] if at < len(old) else ""
         if changed is None:

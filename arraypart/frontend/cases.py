@@ -231,7 +231,7 @@ class CaseLowering:
         nothing ``node`` writes is split (so it has one value wherever the statement
         reads it), at most ``budget`` copies."""
         scope = self._scope()
-        written = S.written(node, self._scalars, self._callees)
+        written = self._written(node)
         choice = next((t for ref in N.walk(node) if isinstance(ref, N.ArrayRef)
                        for t in N.walk(ref.subscript) if isinstance(t, N.TernaryOp)
                        and id(t) not in self._chosen and quasi_affine(t, scope) is None

@@ -251,6 +251,9 @@ class Unit:
     # :func:`file_name` of each file that holds a cursor of ``top``, made with them (a
     # header table's initializer asks for its coordinates once per element)
     file_names: Mapping[int, str] = field(default_factory=dict)
+    # :meth:`own_cursors` by ``user_end``, listed on first use (not copied by replace)
+    own_cursor_lists: dict[int, tuple[ci.Cursor, ...]] = field(
+        default_factory=dict, init=False, repr=False, compare=False)
 
     def coord(self, offset: int) -> Coord:
         """The coordinate of byte ``offset`` of the kernel text (column in characters)."""
@@ -268,14 +271,18 @@ class Unit:
             return True  # the fast answer for text written in the file
         return self.main_file is not None and file_of(location) == self.main_file
 
-    def own_cursors(self, user_end: int) -> Iterator[ci.Cursor]:
+    def own_cursors(self, user_end: int) -> tuple[ci.Cursor, ...]:
         """Every cursor under the kernel file's own top-level declarations before byte
-        ``user_end`` (the user's text, not what arraypart appends), depth first."""
-        stack = [c for c in self.own_top if c.location.offset < user_end]
-        while stack:
-            cursor = stack.pop()
-            stack.extend(cursor.get_children())
-            yield cursor
+        ``user_end`` (the user's text, not what arraypart appends), depth first; listed
+        once (each cursor's children are a ctypes walk, and several passes read them)."""
+        if user_end not in self.own_cursor_lists:
+            found, stack = [], [c for c in self.own_top if c.location.offset < user_end]
+            while stack:
+                cursor = stack.pop()
+                stack.extend(cursor.get_children())
+                found.append(cursor)
+            self.own_cursor_lists[user_end] = tuple(found)
+        return self.own_cursor_lists[user_end]
 
     def argument_span(self, extent: ci.SourceRange) -> tuple[int, int] | None:
         """The bytes of the kernel text where an expression with ``extent``, inside a

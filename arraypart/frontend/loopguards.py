@@ -43,8 +43,7 @@ class GuardLowering:
         effects, test = parts[:-1], parts[-1]
         read = set().union(*(N.identifiers(part) for part in (test, node.next)
                              if part is not None))
-        written = set().union(*(S.written(e, self._scalars, self._callees)
-                                for e in effects))
+        written = set().union(*(self._written(e) for e in effects))
         if written & read or not all(map(self._plain_effect, effects)):
             return None
         body = N.Compound(node.stmt.coord, node.stmt.start, node.stmt.end,

@@ -96,8 +96,7 @@ class HeaderLowering:
         step = None
         if len(own) == 1:
             read = N.identifiers(own[0]) - {var}
-            steady = not any(S.written(n, self._scalars, self._callees) & read
-                             for n in body + others)
+            steady = not any(self._written(n) & read for n in body + others)
             step = _step_of(own[0], var, self._scope() if steady
                             else Scope(constants=self._constants))
         if step is not None and var_type is not None and not var_type.signed:

@@ -17,6 +17,7 @@ from . import cnodes as N
 from . import ordered
 from . import scalars as S
 from .loopguards import _escapes
+from .cexpr import COMPARISONS
 from .looppragmas import imprecision
 
 
@@ -126,13 +127,40 @@ class LaneLowering:
             general = self._trial(items, names, None, coord)
             if general is not None and self._in_lockstep(general):
                 return tuple(self._items(items))
-            if general is None or imprecision(general) > 0:
+            if general is None or (imprecision(general) > 0
+                                   and not self._lanes_alike(items, names)):
                 lanes = self._trial(items, names, values, coord)
                 if lanes is not None and not self._in_lockstep(lanes) and (
                         general is None
                         or imprecision(lanes) < len(values) * imprecision(general)):
                     return self._per_value(items, names, values, coord)
         return tuple(self._items(items))
+
+    def _lanes_alike(self, items, names) -> bool:
+        """Whether each copy of :meth:`_per_value` is exactly as imprecise as the body
+        lowered once, so that the copies cannot win (n copies of the general body's
+        imprecision g make n * g, never below it) and need no trial.  The copies differ
+        from the general body only in the values of the lane names: the iterator and
+        the scalars whose value on entry is over it (none of which the body writes).
+        It holds when the body calls nothing, takes no address, and reads lane names
+        only (:func:`_lane_reads_alike`) in an array subscript or in a comparison that
+        is an atom of an ``if``'s condition, through ``+``, ``-``, a product with a
+        literal and integer conversions other than to ``bool``: each of those is affine
+        exactly where its other operands are (:func:`.cexpr.quasi_affine`), and a
+        condition is affine exactly where every atom is (:func:`.cexpr.condition_dnf`
+        does not short-circuit), so no index, condition or loop end becomes exact or
+        inexact in a lane (a constant ``if`` keeps both branches); nothing else (a
+        scalar's value, a loop header, a call) sees a lane name.  The loop must be
+        among the lane or unrolled loops already, so that the general body, like the
+        copies, starts no case origins (:meth:`.cases.CaseLowering._origin`)."""
+        var, ir_var = names
+        if (len(self._calls) > 1 or ir_var in self._foreign_lanes
+                or not (self._lane_loops or self._unrolled)):
+            return False
+        lane_names = frozenset({var} | {name for name, value in self._temporaries.items()
+                                        if ir_var in E.variables(value)})
+        return not any(S.written(item, lane_names, self._callees) for item in items) and all(
+            _lane_reads_alike(item, lane_names, FREE) for item in items)
 
     def _lanes_in_order(self, items, names, values: range | None, coord: Coord) -> bool:
         """Whether the lanes of the fully unrolled loop being lowered, outside any
@@ -200,7 +228,7 @@ class LaneLowering:
         (i = 0, j = 0; ...; i++, j += 2)``)."""
         changed = set()
         for node in list(items) + list(tail):
-            changed |= S.written(node, self._scalars, self._callees)
+            changed |= self._written(node)
         changed.discard(var)
         changed -= self._body_locals(items)
         skipping = _escapes(items)
@@ -209,8 +237,7 @@ class LaneLowering:
             # no entry value: a scalar the loop changes stays without one whatever its
             # step (:meth:`_loop_body`), so the body need not be followed
             return dict.fromkeys(sorted(changed))
-        in_body = set().union(*(S.written(n, self._scalars, self._callees)
-                                for n in items)) if skipping else set()
+        in_body = set().union(*(self._written(n) for n in items)) if skipping else set()
         saved = self._state()
         symbols = {name: S.entry_symbol(name, self._followed) for name in sorted(changed)}
         for name, symbol in symbols.items():
@@ -234,7 +261,65 @@ class LaneLowering:
         them to the next (following them would lower every nested loop twice per
         level, 2^depth lowerings for a nest of loops with their own iterators)."""
         open_here = set().union(*self._blocks)
-        statics = {d.name for item in items for d in N.walk(item)
-                   if isinstance(d, N.Decl) and d.static}
-        return {d.name for item in items for d in N.walk(item) if isinstance(d, N.Decl)
-                } - open_here - statics
+        declared = [self._declarations_in(item) for item in items]
+        statics = set().union(*(static for _, static in declared))
+        return set().union(*(names for names, _ in declared)) - open_here - statics
+
+    def _declarations_in(self, item: N.Node) -> tuple[frozenset[str], frozenset[str]]:
+        """The names ``item`` declares, and those of them declared ``static``: walked
+        once per statement (each trial and followed iteration asks again).  The entry
+        keeps ``item``, so its id stays its own."""
+        if id(item) not in self._declared_by_node:
+            decls = [d for d in N.walk(item) if isinstance(d, N.Decl)]
+            names = frozenset(d.name for d in decls)
+            statics = frozenset(d.name for d in decls if d.static)
+            self._declared_by_node[id(item)] = (item, (names, statics))
+        return self._declared_by_node[id(item)][1]
+
+
+# Where a name is read, for :func:`_lane_reads_alike`: anywhere, in an array subscript,
+# in a comparison of an ``if``'s condition, in that condition through ``&& || !``.
+FREE, SUBSCRIPT, ATOM, CONDITION = "free", "subscript", "atom", "condition"
+# Operators through which an expression is affine exactly where its operands are.
+AFFINE_OPS = ("+", "-")
+LOGICAL_OPS = ("&&", "||")
+
+
+def _lane_reads_alike(node: N.Node | None, lane_names: frozenset[str], where: str) -> bool:
+    """Whether ``node`` (read in context ``where``) calls nothing, takes no address, and
+    reads ``lane_names`` only in a subscript or a comparison of an ``if``'s condition
+    through affine operators (:meth:`LaneLowering._lanes_alike`)."""
+    if node is None:
+        return True
+    if isinstance(node, N.Id):
+        return node.name not in lane_names or where in (SUBSCRIPT, ATOM)
+    if isinstance(node, N.FuncCall) or (isinstance(node, N.Other)
+                                        and node.what.startswith("call of")) or (
+            isinstance(node, N.UnaryOp) and node.op == "&"):
+        return False
+    return all(_lane_reads_alike(child, lane_names, inner)
+               for child, inner in _read_contexts(node, where))
+
+
+def _read_contexts(node: N.Node, where: str) -> list[tuple[N.Node | None, str]]:
+    """``node``'s children, each with the context it is read in."""
+    if isinstance(node, N.If):
+        return [(node.cond, CONDITION), (node.iftrue, FREE), (node.iffalse, FREE)]
+    if isinstance(node, N.ArrayRef):
+        return [(node.name, FREE), (node.subscript, SUBSCRIPT)]
+    if where == CONDITION:
+        if (isinstance(node, N.BinaryOp) and node.op in LOGICAL_OPS) or (
+                isinstance(node, N.UnaryOp) and node.op == "!"):
+            return [(child, CONDITION) for child in node.children()]
+        if isinstance(node, N.BinaryOp) and node.op in COMPARISONS and node.wide is None:
+            return [(node.left, ATOM), (node.right, ATOM)]
+    if where in (SUBSCRIPT, ATOM):
+        if (isinstance(node, N.BinaryOp) and node.op in AFFINE_OPS) or (
+                isinstance(node, N.UnaryOp) and node.op in AFFINE_OPS) or (
+                isinstance(node, N.Cast) and node.to is not None and not node.to.boolean):
+            return [(child, where) for child in node.children()]
+        if isinstance(node, N.BinaryOp) and node.op == "*" and any(
+                isinstance(side, N.Constant) and side.value is not None
+                for side in (node.left, node.right)):
+            return [(child, where) for child in node.children()]
+    return [(child, FREE) for child in node.children()]

@@ -101,8 +101,7 @@ class LoopLowering(HeaderLowering, TripLowering, GuardLowering, LaneLowering, Lo
             if any(S.assigns(n, var) for n in body):
                 raise _Uncountable(coord, f"the body changes the iterator '{var}'")
             bound_names = N.identifiers(node.cond) - {var}
-            bound_changes = any(S.written(n, self._scalars, self._callees) & bound_names
-                                for n in body + tail)
+            bound_changes = any(self._written(n) & bound_names for n in body + tail)
         except _Uncountable:
             geometric = self._geometric(node, items, header)
             if geometric is not None:
@@ -280,7 +279,7 @@ class LoopLowering(HeaderLowering, TripLowering, GuardLowering, LaneLowering, Lo
             changed = set()
             for part in items[header:] + [node.cond, node.next, node.init]:
                 if part is not None:
-                    changed |= S.written(part, self._scalars, self._callees)
+                    changed |= self._written(part)
             for scalar in sorted(changed):
                 self._bind(scalar, None, why)
             cond_reads = tuple(self._accesses(node.cond))

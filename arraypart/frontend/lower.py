@@ -155,6 +155,9 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering,
         self._temporaries: S.Values = {}  # scalars with an affine value here
         self._writes: dict[str, int] = {}  # per name, the bindings it has had so far
         self._aliased: dict[int, frozenset[str]] = {}  # by function: scalars written aliased
+        # by (node, scalars) ids: the node, the scalars, those it may write (_written)
+        self._written_by_node: dict[tuple[int, int], tuple] = {}
+        self._declared_by_node: dict[int, tuple] = {}  # by node id: _declarations_in
         self._current_statement: N.Node | None = None  # see _stepping
         self._keyed = False  # some read has had a same_value key (accesses._same_value)
         self._call_id = 0  # which inlined call the current text is lowered for (0: the top)
@@ -171,6 +174,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering,
         # the scalars that only their declarations write, by id of the FuncDef
         self._holders: dict[int, frozenset[str]] = {}
         self._integers: dict[int, frozenset[str]] = {}  # _plain_integers, by function
+        self._first_write_sites: dict[int, dict[str, N.Node]] = {}  # _first_writes
         self._blocks: list[dict[str, tuple]] = []  # per open block: outer bindings
         self._followed = 0  # loop iterations being followed without building IR
         self._per_lane = 0  # fully unrolled bodies being lowered once per lane
@@ -414,17 +418,29 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering,
     def _restore(self, state: tuple[S.Values, S.Opaques]) -> None:
         self._temporaries, self._opaque = dict(state[0]), dict(state[1])
 
+    def _written(self, node: N.Node) -> frozenset[str]:
+        """The current function's scalars that ``node`` may write
+        (:func:`.scalars.written`), walked once per node and function: a statement is
+        asked again for every loop around it, every trial and every followed
+        iteration.  The entry keeps ``node`` and the scalars, so their ids stay
+        theirs."""
+        key = (id(node), id(self._scalars))
+        if key not in self._written_by_node:
+            self._written_by_node[key] = (node, self._scalars, frozenset(
+                S.written(node, self._scalars, self._callees)))
+        return self._written_by_node[key][2]
+
     def _apply_effects(self, node: N.Node | None) -> None:
         """The scalar writes of an expression (see :func:`.scalars.statement_effects`)."""
         if node is None or not self._scalars:
             return
         self._log_writes(node)
         if self._keyed:  # a read keyed before this statement is told from one after it
-            for name in S.written(node, self._scalars, self._callees):
+            for name in self._written(node):
                 self._writes[name] = self._writes.get(name, 0) + 1
         sources = self._argument_sources_of(node)
         scope = self._scope()
-        written = S.written(node, self._scalars, self._callees)
+        written = self._written(node)
         for name in written & set(self._opaque):  # S++ keeps S opaque, not its cases
             self._opaque[name] = self._opaque[name].plain()
         for name, value in S.statement_effects(node, self._scalars, scope, self._callees):
@@ -1128,6 +1144,18 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering,
                 d.name for d in func.nodes if isinstance(d, N.Decl) and S.plain_integer(d))
         return self._integers[id(func)]
 
+    def _first_writes(self, func: N.FuncDef) -> dict[str, N.Node]:
+        """The first assignment or step of each scalar ``func`` writes by name, in the
+        order of ``func.nodes``; found once per function."""
+        if id(func) not in self._first_write_sites:
+            sites: dict[str, N.Node] = {}
+            for node in func.nodes:
+                target = S.write_target(node)
+                if target is not None:
+                    sites.setdefault(target, node)
+            self._first_write_sites[id(func)] = sites
+        return self._first_write_sites[id(func)]
+
     def _unmodelled(self, name: str, func: N.FuncDef) -> str:
         """Why the local scalar ``name`` of ``func`` stands for no value or test here."""
         why = self._opaque.get(name)
@@ -1136,7 +1164,7 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering,
                 return f"'{name}', which {why.reason} at {why.coord}"
             return (f"'{name}', which holds a test arraypart cannot model (its "
                     "initializer reads data, or is not affine in the iterators)")
-        site = next((n for n in func.nodes if S.write_target(n) == name), None)
+        site = self._first_writes(func).get(name)
         if site is not None:
             return f"'{name}', which is written after its declaration at {site.coord}"
         if why is not None:
