@@ -298,10 +298,26 @@ EIGHT = MODES.replace(
     EIGHT_ARMS + "  default: S = 4; break;\n")
 
 
+# A relational test gives S its cases on either side of a boundary: the testbench
+# drives both sides (3 and 4, 7 and 8), where 0, 1, 2 ran one side only.
+BELOW = MODES.replace("  switch (mode) {\n  case 16: S = 1; break;\n  case 32: S = 2; break;\n"
+                      "  default: S = 4; break;\n  }\n",
+                      "  if (mode < 4) S = 1;\n  else S = 2;\n")
+AT_LEAST = BELOW.replace("  int S;\n  if (mode < 4) S = 1;\n  else S = 2;\n",
+                         "  int S = 8 <= mode ? 2 : 1;\n")
+# A masked switch: each label lifted to a value of mode whose masked bits are it (16
+# and 32 of mode & 0x30), and one that is no label (0, the default arm).
+MASKED = MODES.replace("switch (mode)", "switch (mode & 0x30)")
+MASKED_LOW = MODES.replace("switch (mode)", "switch ((mode >> 2) & 3)").replace(
+    "case 16:", "case 1:").replace("case 32:", "case 3:")
+
+
 @needs_gxx
 @pytest.mark.parametrize("text, values", [
-    (MODES, (0, 16, 32)), (EIGHT, tuple(range(9)))], ids=["16-32", "0-7"])
-def test_every_case_of_a_switch_runs_in_the_testbench(tmp_path, text, values):
+    (MODES, (0, 16, 32)), (EIGHT, tuple(range(9))), (BELOW, (3, 4, 3)),
+    (AT_LEAST, (7, 8, 7)), (MASKED, (0, 16, 32)), (MASKED_LOW, (0, 4, 12))],
+    ids=["16-32", "0-7", "below", "at-least", "masked", "masked-shifted"])
+def test_every_case_of_a_test_on_a_parameter_runs_in_the_testbench(tmp_path, text, values):
     compiled = arraypart.compile_kernel(write(tmp_path, "modes.c", text), ports=1)
     assert set(_iis(compiled.report)) == {1}
     tb = next(text for path, text in compiled.files.items() if path.endswith("_tb.cpp"))
