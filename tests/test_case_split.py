@@ -372,3 +372,53 @@ def test_cases_passed_to_a_helper_build_run_and_trace(compiled_once, tmp_path):
     compiled = compiled_once("called.c", CALLED, ports=1)
     assert_the_testbench_passes(compiled, tmp_path)
     assert_the_trace_agrees(compiled, tmp_path, ports=1)
+
+
+# S passed by a const reference the helper only reads: its argument's cases, as by
+# value (the caller's S was taken as written by the call: no cases, in[?] in the helper,
+# complete).
+BY_REFERENCE = CALLED.replace("int oh, int S)", "int oh, const int &S)")
+
+
+def test_a_scalar_with_cases_passed_by_const_reference_keeps_them(compiled_once):
+    report = compiled_once("called.cpp", BY_REFERENCE, ports=1).report
+    assert report.warnings == ()
+    banking = array(report, "in").banking
+    assert (banking.describe().split(":")[0], _iis(report)) == ("per_dim cyclic 4", [1])
+    checked = check.check_kernel(report.kernel, report.solution.bankings(), ports=1)
+    assert [(loop.achieved_ii, loop.ok) for loop in checked.loops] == [(1, True)]
+
+
+@needs_gxx
+def test_cases_passed_by_const_reference_build_run_and_trace(compiled_once, tmp_path):
+    compiled = compiled_once("called.cpp", BY_REFERENCE, ports=1)
+    assert_the_testbench_passes(compiled, tmp_path)
+    assert_the_trace_agrees(compiled, tmp_path, ports=1)
+
+
+# Cases the model does not follow are said so where a subscript reads them: through a
+# pointer (the callee may write S) or a file-scope variable (no write of one is
+# followed); the subscript is irregular, never one case.
+BY_POINTER = CALLED.replace("int oh, int S)", "int oh, const int *S)").replace(
+    "in[4*S*oh + kh]", "in[4*(*S)*oh + kh]").replace("window(in, oh, S)",
+                                                      "window(in, oh, &S)")
+FILE_SCOPE = CALLED.replace("static int window(const int in[128], int oh, int S)",
+                            "static int S;\n\nstatic int window(const int in[128], int oh)"
+                            ).replace("  int S = flag ? 2 : 1;\n",
+                                      "  S = flag ? 2 : 1;\n").replace(
+    "window(in, oh, S)", "window(in, oh)")
+
+
+@pytest.mark.parametrize("text, why", [
+    (BY_POINTER, "'S' points at 'S' (arraypart follows a scalar into a call by value or "
+                 "by a const reference the callee only reads)"),
+    (FILE_SCOPE, "'S' is a file-scope variable, whose values arraypart does not follow "
+                 "(declare it in the top and pass it to the functions that read it) at "
+                 "{tmp}/called.c:1:12")], ids=["pointer", "file-scope"])
+def test_cases_the_model_does_not_follow_are_named_where_read(tmp_path, text, why):
+    why = why.format(tmp=tmp_path)
+    report = arraypart.analyze(write(tmp_path, "called.c", text), ports=1)
+    assert any(why in w and "so this subscript is not affine" in w
+               for w in report.warnings), report.warnings
+    assert any("in[?]" in w for w in report.warnings)
+
