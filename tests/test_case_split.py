@@ -310,13 +310,33 @@ AT_LEAST = BELOW.replace("  int S;\n  if (mode < 4) S = 1;\n  else S = 2;\n",
 MASKED = MODES.replace("switch (mode)", "switch (mode & 0x30)")
 MASKED_LOW = MODES.replace("switch (mode)", "switch ((mode >> 2) & 3)").replace(
     "case 16:", "case 1:").replace("case 32:", "case 3:")
+# A relational ?: in a subscript, and a data-dependent if in the pipelined loop (both
+# branches counted by the model): each side runs too.
+CHOICE_BELOW = """\
+void modes(int mode, const int in[68], int out[16]) {
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    int acc = 0;
+    for (int k = 0; k < 4; k++) {
+#pragma HLS unroll
+      acc += in[4*i + k + (mode < 4 ? 4 : 0)];
+    }
+    out[i] = acc;
+  }
+}
+"""
+BRANCH_BELOW = CHOICE_BELOW.replace(
+    "      acc += in[4*i + k + (mode < 4 ? 4 : 0)];\n",
+    "      if (mode < 8) acc += in[4*i + k];\n      else acc -= in[4*i + k];\n")
 
 
 @needs_gxx
 @pytest.mark.parametrize("text, values", [
     (MODES, (0, 16, 32)), (EIGHT, tuple(range(9))), (BELOW, (3, 4, 3)),
-    (AT_LEAST, (7, 8, 7)), (MASKED, (0, 16, 32)), (MASKED_LOW, (0, 4, 12))],
-    ids=["16-32", "0-7", "below", "at-least", "masked", "masked-shifted"])
+    (AT_LEAST, (7, 8, 7)), (MASKED, (0, 16, 32)), (MASKED_LOW, (0, 4, 12)),
+    (CHOICE_BELOW, (3, 4, 3)), (BRANCH_BELOW, (7, 8, 7))],
+    ids=["16-32", "0-7", "below", "at-least", "masked", "masked-shifted", "choice-below",
+         "branch-below"])
 def test_every_case_of_a_test_on_a_parameter_runs_in_the_testbench(tmp_path, text, values):
     compiled = arraypart.compile_kernel(write(tmp_path, "modes.c", text), ports=1)
     assert set(_iis(compiled.report)) == {1}

@@ -342,8 +342,12 @@ def case_values(kernel: Kernel, top: _Top | None = None) -> dict[str, tuple[int,
     statements at the places that the case keys of the model's ``if`` chains name,
     :attr:`arraypart.ir.If.lane_key` ``("case", name, place, ...)``), or that the
     condition of a ``?:`` in a subscript reads (``in[i + (m ? 4 : 0)]``, lowered once
-    per arm); each with the values the testbench gives it in turn, ascending, so that
-    every case runs (:func:`_tests`): each value at which a test of it takes a side
+    per arm), or that the condition of a data-dependent ``if`` or ``switch`` of the
+    top's text in a pipelined or unrolled loop (:func:`_looped_branches`) compares with
+    a constant (``if (mode < 8)``, both of whose branches the model counts; a clamp
+    before a loop, ``if (hi > 63) hi = 63``, is driven as a loop end, and a plain flag
+    there, ``if (left % 2)``, as any scalar); each with the values the testbench gives
+    it in turn, ascending, so that every case and branch runs (:func:`_tests`): each value at which a test of it takes a side
     it takes at no other (the labels of a ``switch``, ``c`` in ``p == c``; ``c - 1``
     and ``c`` in ``p < c``, both sides of the boundary), lifted to a value of the
     parameter where the test reads an expression of it (``switch (mode & 7)``'s
@@ -354,19 +358,23 @@ def case_values(kernel: Kernel, top: _Top | None = None) -> dict[str, tuple[int,
     top = top or _top(kernel)
     places = {node.lane_key[2] for node in _ifs(kernel.body)
               if node.lane_key is not None and node.lane_key[0] == "case"}
+    branches = set(_looped_branches(kernel.body))
     body = kernel.source.func.body
     nodes = [n for n in N.walk(body) if n.coord in places] + [
         choice.cond for ref in N.walk(body) if isinstance(ref, N.ArrayRef)
         for choice in N.walk(ref.subscript) if isinstance(choice, N.TernaryOp)]
     found: dict[str, set[int]] = {n.name: set() for node in nodes for n in N.walk(node)
                                   if isinstance(n, N.Id) and n.name in top.parameters}
+    nodes += [tested for n in N.walk(body)
+              if (tested := _data_dependent(n, branches)) is not None]
     equalities: dict[str, list[_Test]] = {}
     scope = Scope(constants=dict(kernel.defines))
+    scalars = frozenset(top.parameters & set(top.types))
     for node in nodes:
         for n in N.walk(node):
-            for test in _tests(n, scope, frozenset(found)):
+            for test in _tests(n, scope, scalars):
                 values = (_lifted(test, v, top, scope) for v in test.sides)
-                found[test.name].update(v for v in values if v is not None)
+                found.setdefault(test.name, set()).update(v for v in values if v is not None)
                 if test.equality:
                     equalities.setdefault(test.name, []).append(test)
     for name, tests in equalities.items():
@@ -451,6 +459,32 @@ def _lifted(test: _Test, side: int, top: _Top, scope: Scope) -> int | None:
         return side
     return next((x for x in _lift_range(ctype) if _subject_value(test, x, scope) == side),
                 None)
+
+
+def _data_dependent(node: N.Node, branches: set) -> N.Node | None:
+    """The condition of ``node`` where it is an ``if`` whose ``ir.If`` is at one of the
+    places ``branches``, ``node`` itself where it is a ``switch`` one of whose arms'
+    ``ir.If`` is; else None."""
+    if isinstance(node, N.If) and node.coord in branches:
+        return node.cond
+    if isinstance(node, N.Switch) and any(arm.label.coord in branches
+                                          for arm in switch_arms(node)):
+        return node
+    return None
+
+
+def _looped_branches(nodes: tuple[ir.Node, ...], looped: bool = False):
+    """The places of the data-dependent ``if``s (no case chain's) in a pipelined or
+    unrolled loop among ``nodes`` (``looped``: they are in one)."""
+    for node in nodes:
+        if isinstance(node, ir.If):
+            if looped and node.cond is None and (
+                    node.lane_key is None or node.lane_key[0] != "case"):
+                yield node.coord
+            yield from _looped_branches(node.then + node.orelse, looped)
+        elif isinstance(node, ir.Loop):
+            yield from _looped_branches(node.body, looped or node.pipeline_ii is not None
+                                        or node.unroll is not None)
 
 
 def _ifs(nodes: tuple[ir.Node, ...]):
