@@ -157,17 +157,6 @@ def rule_overloaded(scheme: Scheme, shapes: list[GroupShape], pragma_only: bool,
                for s in _rotating(scheme, shapes, pragma_only))
 
 
-def refused_switch_overloaded(scheme: Scheme, shapes: list[GroupShape],
-                              pragma_only: bool, ports: PortModel) -> bool:
-    """:func:`rule_overloaded` by a group whose banks repeat within a phase switch's
-    reach (:func:`phases` at most :data:`MAX_PHASES`) but that gets no switch, as the
-    emission can write none there (not ``phasable``: a callee's text, which its calls
-    share, or a loop with an unroll factor of its own)."""
-    return any(not s.group.phasable and phases(scheme, s) <= MAX_PHASES
-               and every_lane_ii(s, ports) > s.group.target_ii
-               for s in _rotating(scheme, shapes, pragma_only))
-
-
 def rule_ii(scheme: Scheme, shape: GroupShape, ports: PortModel,
             pragma_only: bool = False) -> int:
     """The II the scheduling rule leaves a group under ``scheme``: its target when the
