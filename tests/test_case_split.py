@@ -442,3 +442,25 @@ def test_cases_the_model_does_not_follow_are_named_where_read(tmp_path, text, wh
                for w in report.warnings), report.warnings
     assert any("in[?]" in w for w in report.warnings)
 
+
+# in[S*oh + kh] in a helper on the top's 64-word array: each case's lanes rotate over
+# cyclic 4 in the helper's text, which no phase switch serves, so every memory banking
+# keeps II 4 under the scheduling rule; registers (complete) reach II 1, as they did
+# while the helper's S was irregular (one memory at II 4 once it kept its cases).
+ROTATING = CALLED.replace("in[128]", "in[64]").replace("in[4*S*oh + kh]", "in[S*oh + kh]")
+
+
+def test_lanes_no_phase_switch_serves_leave_registers_to_the_tops_array(compiled_once):
+    report = compiled_once("called.c", ROTATING, ports=1).report
+    assert report.warnings == ()
+    banking = array(report, "in").banking
+    assert (banking.describe().split(":")[0], _iis(report)) == ("per_dim complete", [1])
+    checked = check.check_kernel(report.kernel, report.solution.bankings(), ports=1)
+    assert [(loop.achieved_ii, loop.ok) for loop in checked.loops] == [(1, True)]
+
+
+@needs_gxx
+def test_registers_for_rotating_cases_build_run_and_trace(compiled_once, tmp_path):
+    compiled = compiled_once("called.c", ROTATING, ports=1)
+    assert_the_testbench_passes(compiled, tmp_path)
+    assert_the_trace_agrees(compiled, tmp_path, ports=1)
