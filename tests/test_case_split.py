@@ -298,10 +298,46 @@ EIGHT = MODES.replace(
     EIGHT_ARMS + "  default: S = 4; break;\n")
 
 
+# A relational test gives S its cases on either side of a boundary: the testbench
+# drives both sides (3 and 4, 7 and 8), where 0, 1, 2 ran one side only.
+BELOW = MODES.replace("  switch (mode) {\n  case 16: S = 1; break;\n  case 32: S = 2; break;\n"
+                      "  default: S = 4; break;\n  }\n",
+                      "  if (mode < 4) S = 1;\n  else S = 2;\n")
+AT_LEAST = BELOW.replace("  int S;\n  if (mode < 4) S = 1;\n  else S = 2;\n",
+                         "  int S = 8 <= mode ? 2 : 1;\n")
+# A masked switch: each label lifted to a value of mode whose masked bits are it (16
+# and 32 of mode & 0x30), and one that is no label (0, the default arm).
+MASKED = MODES.replace("switch (mode)", "switch (mode & 0x30)")
+MASKED_LOW = MODES.replace("switch (mode)", "switch ((mode >> 2) & 3)").replace(
+    "case 16:", "case 1:").replace("case 32:", "case 3:")
+# A relational ?: in a subscript, and a data-dependent if in the pipelined loop (both
+# branches counted by the model): each side runs too.
+CHOICE_BELOW = """\
+void modes(int mode, const int in[68], int out[16]) {
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    int acc = 0;
+    for (int k = 0; k < 4; k++) {
+#pragma HLS unroll
+      acc += in[4*i + k + (mode < 4 ? 4 : 0)];
+    }
+    out[i] = acc;
+  }
+}
+"""
+BRANCH_BELOW = CHOICE_BELOW.replace(
+    "      acc += in[4*i + k + (mode < 4 ? 4 : 0)];\n",
+    "      if (mode < 8) acc += in[4*i + k];\n      else acc -= in[4*i + k];\n")
+
+
 @needs_gxx
 @pytest.mark.parametrize("text, values", [
-    (MODES, (0, 16, 32)), (EIGHT, tuple(range(9)))], ids=["16-32", "0-7"])
-def test_every_case_of_a_switch_runs_in_the_testbench(tmp_path, text, values):
+    (MODES, (0, 16, 32)), (EIGHT, tuple(range(9))), (BELOW, (3, 4, 3)),
+    (AT_LEAST, (7, 8, 7)), (MASKED, (0, 16, 32)), (MASKED_LOW, (0, 4, 12)),
+    (CHOICE_BELOW, (3, 4, 3)), (BRANCH_BELOW, (7, 8, 7))],
+    ids=["16-32", "0-7", "below", "at-least", "masked", "masked-shifted", "choice-below",
+         "branch-below"])
+def test_every_case_of_a_test_on_a_parameter_runs_in_the_testbench(tmp_path, text, values):
     compiled = arraypart.compile_kernel(write(tmp_path, "modes.c", text), ports=1)
     assert set(_iis(compiled.report)) == {1}
     tb = next(text for path, text in compiled.files.items() if path.endswith("_tb.cpp"))
@@ -354,5 +390,77 @@ def test_a_helper_called_with_a_value_each_lane_computes_has_no_cases(tmp_path):
 @needs_gxx
 def test_cases_passed_to_a_helper_build_run_and_trace(compiled_once, tmp_path):
     compiled = compiled_once("called.c", CALLED, ports=1)
+    assert_the_testbench_passes(compiled, tmp_path)
+    assert_the_trace_agrees(compiled, tmp_path, ports=1)
+
+
+# S passed by a const reference the helper only reads: its argument's cases, as by
+# value (the caller's S was taken as written by the call: no cases, in[?] in the helper,
+# complete).
+BY_REFERENCE = CALLED.replace("int oh, int S)", "int oh, const int &S)")
+
+
+def test_a_scalar_with_cases_passed_by_const_reference_keeps_them(compiled_once):
+    report = compiled_once("called.cpp", BY_REFERENCE, ports=1).report
+    assert report.warnings == ()
+    banking = array(report, "in").banking
+    assert (banking.describe().split(":")[0], _iis(report)) == ("per_dim cyclic 4", [1])
+    checked = check.check_kernel(report.kernel, report.solution.bankings(), ports=1)
+    assert [(loop.achieved_ii, loop.ok) for loop in checked.loops] == [(1, True)]
+
+
+@needs_gxx
+def test_cases_passed_by_const_reference_build_run_and_trace(compiled_once, tmp_path):
+    compiled = compiled_once("called.cpp", BY_REFERENCE, ports=1)
+    assert_the_testbench_passes(compiled, tmp_path)
+    assert_the_trace_agrees(compiled, tmp_path, ports=1)
+
+
+# Cases the model does not follow are said so where a subscript reads them: through a
+# pointer (the callee may write S) or a file-scope variable (no write of one is
+# followed); the subscript is irregular, never one case.
+BY_POINTER = CALLED.replace("int oh, int S)", "int oh, const int *S)").replace(
+    "in[4*S*oh + kh]", "in[4*(*S)*oh + kh]").replace("window(in, oh, S)",
+                                                      "window(in, oh, &S)")
+FILE_SCOPE = CALLED.replace("static int window(const int in[128], int oh, int S)",
+                            "static int S;\n\nstatic int window(const int in[128], int oh)"
+                            ).replace("  int S = flag ? 2 : 1;\n",
+                                      "  S = flag ? 2 : 1;\n").replace(
+    "window(in, oh, S)", "window(in, oh)")
+
+
+@pytest.mark.parametrize("text, why", [
+    (BY_POINTER, "'S' points at 'S' (arraypart follows a scalar into a call by value or "
+                 "by a const reference the callee only reads)"),
+    (FILE_SCOPE, "'S' is a file-scope variable, whose values arraypart does not follow "
+                 "(declare it in the top and pass it to the functions that read it) at "
+                 "{tmp}/called.c:1:12")], ids=["pointer", "file-scope"])
+def test_cases_the_model_does_not_follow_are_named_where_read(tmp_path, text, why):
+    why = why.format(tmp=tmp_path)
+    report = arraypart.analyze(write(tmp_path, "called.c", text), ports=1)
+    assert any(why in w and "so this subscript is not affine" in w
+               for w in report.warnings), report.warnings
+    assert any("in[?]" in w for w in report.warnings)
+
+
+# in[S*oh + kh] in a helper on the top's 64-word array: each case's lanes rotate over
+# cyclic 4 in the helper's text, which no phase switch serves, so every memory banking
+# keeps II 4 under the scheduling rule; registers (complete) reach II 1, as they did
+# while the helper's S was irregular (one memory at II 4 once it kept its cases).
+ROTATING = CALLED.replace("in[128]", "in[64]").replace("in[4*S*oh + kh]", "in[S*oh + kh]")
+
+
+def test_lanes_no_phase_switch_serves_leave_registers_to_the_tops_array(compiled_once):
+    report = compiled_once("called.c", ROTATING, ports=1).report
+    assert report.warnings == ()
+    banking = array(report, "in").banking
+    assert (banking.describe().split(":")[0], _iis(report)) == ("per_dim complete", [1])
+    checked = check.check_kernel(report.kernel, report.solution.bankings(), ports=1)
+    assert [(loop.achieved_ii, loop.ok) for loop in checked.loops] == [(1, True)]
+
+
+@needs_gxx
+def test_registers_for_rotating_cases_build_run_and_trace(compiled_once, tmp_path):
+    compiled = compiled_once("called.c", ROTATING, ports=1)
     assert_the_testbench_passes(compiled, tmp_path)
     assert_the_trace_agrees(compiled, tmp_path, ports=1)

@@ -45,18 +45,19 @@ from .screen import Screen, model_floors
 from .solution import Found
 from .space import (Cost, Family, as_written_ii, copy_key, cost_floor, cost_of,
                     crossbar_lanes, per_dim_partitions, phased, rule_ii, rule_lanes,
-                    rule_overloaded, static_box)
+                    rule_overloaded, static_box, refused_switch_overloaded)
 
 
 # Arrays up to this many elements may become registers when sharing one address
 # rules out memory banks at the target II, a fallback taken without comparing costs
 # (the selects of a larger register file cost more than an II).
 MAX_REGISTER_ELEMENTS = 16
-# Arrays up to this many elements and bits (not the top's: their registers would be
-# ports of the IP) are searched as registers too where lanes that rotate in references
-# kept as written overload every memory banking under the scheduling rule; the search
-# ranks them with those bankings, by the lanes that rotate first, then by their fitted
-# cost (a callee's 32-word table: II 3 in any memory).
+# Arrays up to this many elements and bits (the top's only in place of a phase switch
+# the emission cannot write in a helper: their registers are ports of the IP) are
+# searched as registers too where lanes that rotate in references kept as written
+# overload every memory banking under the scheduling rule; the search ranks them with
+# those bankings, by the lanes that rotate first, then by their fitted cost (a callee's
+# 32-word table: II 3 in any memory).
 MAX_ROTATING_REGISTER_ELEMENTS = 64
 MAX_ROTATING_REGISTER_BITS = 64 * 32
 # Candidates set aside for their routed groups' sites (:meth:`Search._routed_ok`)
@@ -471,8 +472,11 @@ class Search:
         cyclic 4 keeps them apart and static, past the offsets' box of 3).  When
         ``best``'s rotating lanes miss a target under the scheduling rule
         (:func:`.space.rule_overloaded`), an array of at most
-        :data:`MAX_ROTATING_REGISTER_ELEMENTS` and :data:`MAX_ROTATING_REGISTER_BITS` (an
-        interface array, or a wider one, of at most :data:`MAX_REGISTER_ELEMENTS`) may
+        :data:`MAX_ROTATING_REGISTER_ELEMENTS` and :data:`MAX_ROTATING_REGISTER_BITS` (a
+        wider one, or an interface array, of at most :data:`MAX_REGISTER_ELEMENTS`: its
+        registers are ports of the IP, which stand in only for a phase switch that the
+        lanes' period allows and the emission cannot write in a sub-function's text,
+        shared by its calls, :func:`.space.refused_switch_overloaded`) may
         become registers, which take no port; a larger one is searched up to the
         ceiling short of registers, where a block partition may hold each lane in one
         bank (lane c of ``a[i]``, ``i`` from ``max(t, 8c)`` to ``8c + 7``, under block 8:
@@ -482,10 +486,13 @@ class Search:
         box = max([physical * (2 if best.copies > 1 and best_bram18k > 0 else 1)]
                   + [_box(s, array.shape) for s in self.screen.uniform]
                   + [static_box(s, array.shape) for s in self.shapes])
-        most = (MAX_REGISTER_ELEMENTS if array.interface
-                or array.size * array.elem_bits > MAX_ROTATING_REGISTER_BITS
-                else MAX_ROTATING_REGISTER_ELEMENTS)
-        if rule_overloaded(best.scheme, self.shapes, array.pragma_only, self.am.ports):
+        kept, ports = array.pragma_only, self.am.ports
+        if rule_overloaded(best.scheme, self.shapes, kept, ports):
+            wide = array.size * array.elem_bits > MAX_ROTATING_REGISTER_BITS
+            ported = array.interface and not (array.functions and refused_switch_overloaded(
+                best.scheme, self.shapes, kept, ports))
+            most = (MAX_REGISTER_ELEMENTS if wide or ported
+                    else MAX_ROTATING_REGISTER_ELEMENTS)
             box = max(box, array.size if array.size <= most else array.size - 1)
         return min(self.ceiling, box)
 

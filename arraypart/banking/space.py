@@ -157,6 +157,18 @@ def rule_overloaded(scheme: Scheme, shapes: list[GroupShape], pragma_only: bool,
                for s in _rotating(scheme, shapes, pragma_only))
 
 
+def refused_switch_overloaded(scheme: Scheme, shapes: list[GroupShape],
+                              pragma_only: bool, ports: PortModel) -> bool:
+    """:func:`rule_overloaded` by a group whose banks repeat within a phase switch's
+    reach (:func:`phases` at most :data:`MAX_PHASES`) but that gets no switch: not
+    ``phasable``, the emission having written none where the search priced one (in
+    a callee's text, which its calls share; around a ``continue``; in a loop with a
+    data-dependent exit)."""
+    return any(not s.group.phasable and phases(scheme, s) <= MAX_PHASES
+               and every_lane_ii(s, ports) > s.group.target_ii
+               for s in _rotating(scheme, shapes, pragma_only))
+
+
 def rule_ii(scheme: Scheme, shape: GroupShape, ports: PortModel,
             pragma_only: bool = False) -> int:
     """The II the scheduling rule leaves a group under ``scheme``: its target when the

@@ -27,8 +27,11 @@ A stepped scalar that the origin of a scalar modelled by cases reads (``int S = 
 2 : 1``, :mod:`..frontend.cases`), or that a subscript's ``?:`` tests (``in[i + (m ? 4
 : 0)]``), takes in turn the constants those compare it with and one that is none of
 them (``switch (mode)`` with ``case 16`` and ``case 32``: 0, 16, 32; the testbench
-makes that many calls at least), else counts from 0 (:func:`case_values`): 0, 1, 2
-give a flag both truths, so the calls run every case of the model.
+makes that many calls at least), both sides of a relational test's boundary (3 and 4
+of ``mode < 4``), each value lifted to one of the scalar where the test reads an
+expression of it (``switch (mode & 0x30)``: 0, 16, 32), else counts from 0
+(:func:`case_values`): 0, 1, 2 give a flag both truths, so the calls run every case
+of the model.
 An expression that reads anything else (a local written in a branch or a loop, a
 callee's parameter) is left as is.  :class:`Driven` gives the value of each size whose
 expression is known in each call, so the trace can tell one outside its range.
@@ -339,42 +342,149 @@ def case_values(kernel: Kernel, top: _Top | None = None) -> dict[str, tuple[int,
     statements at the places that the case keys of the model's ``if`` chains name,
     :attr:`arraypart.ir.If.lane_key` ``("case", name, place, ...)``), or that the
     condition of a ``?:`` in a subscript reads (``in[i + (m ? 4 : 0)]``, lowered once
-    per arm); each with the values the testbench gives it in turn, so that every case
-    runs: the constants those writes compare it with (the labels of a ``switch`` on
-    it, ``c`` in ``p == c`` or ``p != c``) and the least value from 0 that is none of
-    them (a ``default``, an ``else``), ascending; () where it is compared with no
-    constant (stepped from 0: 0, 1, 2 give a flag both truths)."""
+    per arm), or that the condition of a data-dependent ``if`` or ``switch`` of the
+    top's text in a pipelined or unrolled loop (:func:`_looped_branches`) compares with
+    a constant (``if (mode < 8)``, both of whose branches the model counts; a clamp
+    before a loop, ``if (hi > 63) hi = 63``, is driven as a loop end, and a plain flag
+    there, ``if (left % 2)``, as any scalar); each with the values the testbench gives
+    it in turn, ascending, so that every case and branch runs (:func:`_tests`): each value at which a test of it takes a side
+    it takes at no other (the labels of a ``switch``, ``c`` in ``p == c``; ``c - 1``
+    and ``c`` in ``p < c``, both sides of the boundary), lifted to a value of the
+    parameter where the test reads an expression of it (``switch (mode & 7)``'s
+    ``case 5``: the least ``mode`` from 0 with ``mode & 7 == 5``), and the least
+    value from 0 at which every equality test fails (a ``default``, an ``else``);
+    () where it is compared with no constant (stepped from 0: 0, 1, 2 give a flag
+    both truths).  Values outside the parameter's type are left out."""
     top = top or _top(kernel)
     places = {node.lane_key[2] for node in _ifs(kernel.body)
               if node.lane_key is not None and node.lane_key[0] == "case"}
+    branches = set(_looped_branches(kernel.body))
     body = kernel.source.func.body
     nodes = [n for n in N.walk(body) if n.coord in places] + [
         choice.cond for ref in N.walk(body) if isinstance(ref, N.ArrayRef)
         for choice in N.walk(ref.subscript) if isinstance(choice, N.TernaryOp)]
     found: dict[str, set[int]] = {n.name: set() for node in nodes for n in N.walk(node)
                                   if isinstance(n, N.Id) and n.name in top.parameters}
+    nodes += [tested for n in N.walk(body)
+              if (tested := _data_dependent(n, branches)) is not None]
+    equalities: dict[str, list[_Test]] = {}
     scope = Scope(constants=dict(kernel.defines))
+    scalars = frozenset(top.parameters & set(top.types))
     for node in nodes:
         for n in N.walk(node):
-            for name, value in _compared(n, scope):
-                found.get(name, set()).add(value)
-    return {name: () if not values else tuple(sorted(values | {next(
-        k for k in range(len(values) + 1) if k not in values)})) for name, values in found.items()}
+            for test in _tests(n, scope, scalars):
+                values = (_lifted(test, v, top, scope) for v in test.sides)
+                found.setdefault(test.name, set()).update(v for v in values if v is not None)
+                if test.equality:
+                    equalities.setdefault(test.name, []).append(test)
+    for name, tests in equalities.items():
+        default = next((x for x in _lift_range(top.types.get(name)) if all(
+            _subject_value(t, x, scope) not in t.sides for t in tests)), None)
+        found[name].update(() if default is None else (default,))
+    return {name: tuple(sorted(values)) for name, values in found.items()}
 
 
-def _compared(node: N.Node, scope: Scope):
-    """(name, constant) for each constant ``node`` compares a scalar with: each label of
-    ``switch (name)``, ``c`` in ``name == c``, ``name != c`` or the same reversed."""
-    if isinstance(node, N.Switch) and isinstance(subject := N.without_casts(node.cond), N.Id):
-        for arm in switch_arms(node):
-            for label in arm.values:
-                if (value := fold(label, scope)) is not None:
-                    yield subject.name, value
-    elif isinstance(node, N.BinaryOp) and node.op in ("==", "!="):
-        for one, other in ((node.left, node.right), (node.right, node.left)):
-            if isinstance(one := N.without_casts(one), N.Id) and (
-                    value := fold(other, scope)) is not None:
-                yield one.name, value
+# The values from 0 up that a subject is tried at (:func:`_lifted`).
+LIFT_LIMIT = 1024
+
+
+@dataclass(frozen=True, slots=True)
+class _Test:
+    """A test of a top parameter ``name`` against constants: ``subject``, the
+    expression of ``name`` it reads (``mode``, ``mode & 7``); ``sides``, the subject's
+    values that together take every side of it (a switch's labels, ``c`` of ``==``;
+    ``c - 1`` and ``c`` of ``<``); ``equality``: it tells those values from the others
+    (a default value takes its remaining side)."""
+
+    name: str
+    subject: N.Node
+    sides: tuple[int, ...]
+    equality: bool
+
+
+# A relational test ``subject op c`` -> the offsets from ``c`` of the subject values on
+# either side of its boundary.
+BOUNDARY_OFFSETS = {"<": (-1, 0), ">=": (-1, 0), "<=": (0, 1), ">": (0, 1)}
+REVERSED = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
+
+
+def _tests(node: N.Node, scope: Scope, names: frozenset[str]):
+    """The :class:`_Test` ``node`` is, of a subject that reads one of ``names`` and
+    nothing else: ``switch (subject)`` (its labels), ``subject == c``, ``subject !=
+    c``, ``subject < c`` (and ``<=``, ``>``, ``>=``), or one of those reversed."""
+    if isinstance(node, N.Switch):
+        labels = tuple(value for arm in switch_arms(node) for label in arm.values
+                       if (value := fold(label, scope)) is not None)
+        name = _subject_name(node.cond, names)
+        if name is not None and labels:
+            yield _Test(name, node.cond, labels, True)
+    elif isinstance(node, N.BinaryOp) and node.op in REVERSED:
+        for one, other, op in ((node.left, node.right, node.op),
+                               (node.right, node.left, REVERSED[node.op])):
+            name = _subject_name(one, names)
+            if name is not None and (value := fold(other, scope)) is not None:
+                offsets = BOUNDARY_OFFSETS.get(op, (0,))
+                yield _Test(name, one, tuple(value + k for k in offsets),
+                            op in ("==", "!="))
+
+
+def _subject_name(node: N.Node, names: frozenset[str]) -> str | None:
+    """The one name of ``names`` that ``node`` reads, when it reads no other name."""
+    read = N.identifiers(node)
+    return next(iter(read)) if len(read) == 1 and read <= names else None
+
+
+def _subject_value(test: _Test, value: int, scope: Scope) -> int | None:
+    """``test``'s subject where its parameter is ``value`` (None: C leaves it
+    undefined, or it is no constant)."""
+    try:
+        return fold(test.subject, Scope(constants={**scope.constants, test.name: value}))
+    except KernelError:  # a division by zero, a shift out of range
+        return None
+
+
+def _lift_range(ctype: N.IntType | None) -> range:
+    """The values from 0 up that a parameter of type ``ctype`` is tried at."""
+    high = LIFT_LIMIT if ctype is None else min(LIFT_LIMIT, ctype.high + 1)
+    return range(0, high)
+
+
+def _lifted(test: _Test, side: int, top: _Top, scope: Scope) -> int | None:
+    """A value of ``test``'s parameter (within its type) at which its subject is
+    ``side``: ``side`` itself where it is, else the least from 0 (up to
+    :data:`LIFT_LIMIT`); None where none is."""
+    ctype = top.types.get(test.name)
+    if (ctype is None or ctype.low <= side <= ctype.high) and \
+            _subject_value(test, side, scope) == side:
+        return side
+    return next((x for x in _lift_range(ctype) if _subject_value(test, x, scope) == side),
+                None)
+
+
+def _data_dependent(node: N.Node, branches: set) -> N.Node | None:
+    """The condition of ``node`` where it is an ``if`` whose ``ir.If`` is at one of the
+    places ``branches``, ``node`` itself where it is a ``switch`` one of whose arms'
+    ``ir.If`` is; else None."""
+    if isinstance(node, N.If) and node.coord in branches:
+        return node.cond
+    if isinstance(node, N.Switch) and any(arm.label.coord in branches
+                                          for arm in switch_arms(node)):
+        return node
+    return None
+
+
+def _looped_branches(nodes: tuple[ir.Node, ...], looped: bool = False):
+    """The places of the data-dependent ``if``s (no case chain's) in a pipelined or
+    unrolled loop among ``nodes`` (``looped``: they are in one)."""
+    for node in nodes:
+        if isinstance(node, ir.If):
+            if looped and node.cond is None and (
+                    node.lane_key is None or node.lane_key[0] != "case"):
+                yield node.coord
+            yield from _looped_branches(node.then + node.orelse, looped)
+        elif isinstance(node, ir.Loop):
+            yield from _looped_branches(node.body, looped or node.pipeline_ii is not None
+                                        or node.unroll is not None)
 
 
 def _ifs(nodes: tuple[ir.Node, ...]):

@@ -88,21 +88,35 @@ class CaseLowering:
 
     def _argument_cases(self, call: N.FuncCall, callee: N.FuncDef,
                         bound: S.Values) -> S.Opaques:
-        """The callee's integer parameters taken by value whose argument has cases
-        (``window(in, oh, S)``, ``f(S*oh)``): each opaque with the argument's cases,
-        keyed by the caller's origin, so its subscripts are lowered per case of that
-        origin as the caller's are (the origin has one value in every lane and copy
-        of the callee's text that one iteration runs).  Read in the caller's scope;
-        ``bound``: the parameters with an affine value already."""
+        """The callee's integer parameters taken by value, or by a reference it only
+        reads (:func:`.scalars.read_only_reference`: ``const int &S``), whose argument
+        has cases (``window(in, oh, S)``, ``f(S*oh)``): each opaque with the
+        argument's cases, keyed by the caller's origin, so its subscripts are lowered
+        per case of that origin as the caller's are (the origin has one value in every
+        lane and copy of the callee's text that one iteration runs, and the call
+        writes none of it).  A pointer or another reference given an opaque scalar
+        (``&S``: through it the callee may write S, which is then opaque at the call,
+        its cases dropped) is opaque for the same reason, which a subscript that reads
+        it names.  Read in the caller's scope; ``bound``: the parameters with an
+        affine value already."""
         found: S.Opaques = {}
         scalars = S.integer_scalars(callee.params)
         for param, arg in zip(callee.params, calls.call_arguments(call, callee)):
-            if (param.name in scalars and param.name not in bound and param.ctype is not None
-                    and param.ctype.kind not in N.REFERENCE_TYPE_KINDS + N.POINTER_TYPE_KINDS):
+            if param.name in bound or param.ctype is None:
+                continue
+            if S.read_only_reference(callee, param) or (
+                    param.name in scalars and param.ctype.kind not in N.POINTER_TYPE_KINDS):
                 cases = self._derived_cases(arg)
                 if cases is not None:
                     found[param.name] = S.Opaque("is passed a value with cases",
                                                  call.coord, cases=cases)
+            elif param.ctype.kind in N.POINTER_TYPE_KINDS and (
+                    target := _named_object(arg)) in self._opaque:
+                why = self._opaque[target]
+                found[param.name] = S.Opaque(
+                    f"points at '{target}' (arraypart follows a scalar into a call by "
+                    f"value or by a const reference the callee only reads), which "
+                    f"{why.reason}", why.coord)
         return found
 
     def _assigned_cases(self, node: N.Node, name: str) -> S.Cases | None:
@@ -270,6 +284,14 @@ def _keyed(key: tuple, origin: S.Cases, branches: list[tuple[Node, ...]],
         chain = (If(None, branches[k], chain, coord,
                     lane_key=("case",) + key + (origin.constants[k],)),)
     return chain
+
+
+def _named_object(arg: N.Node) -> str | None:
+    """The variable that an argument ``x`` or ``&x`` names."""
+    arg = N.without_casts(arg)
+    if isinstance(arg, N.UnaryOp) and arg.op == "&":
+        arg = N.without_casts(arg.expr)
+    return arg.name if isinstance(arg, N.Id) else None
 
 
 def _plain_condition(cond: N.Node, written: frozenset[str]) -> bool:

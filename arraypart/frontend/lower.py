@@ -547,18 +547,34 @@ class _Lowering(MemoryLowering, AccessLowering, RoutineLowering, LoopLowering,
                                     **{n: E.var(v) for n, v in symbols.items()}})
 
     def _warn_opaque(self, subscript: N.Node) -> None:
-        """Say why a subscript through an opaque scalar is irregular (once a scalar
-        and cause)."""
+        """Say why a subscript through an opaque scalar, or a file-scope variable
+        (:meth:`_file_variable`), is irregular (once a scalar and cause)."""
         if self._followed:
             return
         for n in N.walk(subscript):
-            why = self._opaque.get(n.name) if isinstance(n, N.Id) else None
+            why = (self._opaque.get(n.name) or self._file_variable(n.name)
+                   if isinstance(n, N.Id) else None)
             if why is None:
                 continue
             self._warn_once(n.coord, f"{why.describe(n.name)}, so this subscript is not "
                                      "affine (assign it once per iteration from iterators "
                                      "and constants, or step it by a constant, to make it "
                                      "regular)")
+
+    def _file_variable(self, name: str) -> S.Opaque | None:
+        """Why ``name``, where it is a file-scope integer variable that no name of the
+        current function hides and that is no constant, has no value: the model
+        follows no write of one (the top's ``S = flag ? 2 : 1``, a helper's), so it
+        may hold any value (its cases too, :mod:`.cases`, are not followed)."""
+        decl = next((d for d in self._globals if d.name == name and not d.is_array
+                     and d.ctype is not None and (d.ctype.referent or d.ctype).integer
+                     is not None), None)
+        if decl is None or name in self._scalars or name in self._constants \
+                or name in self._temporaries:
+            return None
+        return S.Opaque("is a file-scope variable, whose values arraypart does not follow "
+                        "(declare it in the top and pass it to the functions that read "
+                        "it)", decl.coord)
 
     def _warn_once(self, coord: Coord, message: str) -> None:
         """A located warning, unless the same one was given already (a function's

@@ -356,7 +356,8 @@ def _escaped(node: N.Node, names: frozenset[str],
         callee = callees.get(node.key)
         args = node.args if callee is None else [
             a for a, p in zip(N.passed(node), callee.params)
-            if p.ctype is None or p.ctype.kind in N.REFERENCE_TYPE_KINDS]
+            if p.ctype is None or (p.ctype.kind in N.REFERENCE_TYPE_KINDS
+                                   and not read_only_reference(callee, p))]
         return set().union(*map(_lvalue_roots, args)) & names
     if isinstance(node, N.Other) and node.what.startswith("call of"):
         flags = node.by_reference or (True,) * len(node.parts)
@@ -364,6 +365,17 @@ def _escaped(node: N.Node, names: frozenset[str],
         return set().union(*(_lvalue_roots(a) for a, ref in zip(node.parts, flags)
                              if ref)) & names
     return set()
+
+
+def read_only_reference(callee: N.FuncDef, param: N.Decl) -> bool:
+    """``param`` of ``callee`` is a reference to a ``const`` integer that the callee's
+    text names only where its value is read (:func:`_beyond_reads`: no write, cast,
+    address or call argument): through it the callee reads its argument and writes
+    nothing, as through a parameter taken by value."""
+    referent = param.ctype.referent if param.ctype is not None else None
+    return (param.ctype.kind in N.REFERENCE_TYPE_KINDS and referent is not None
+            and referent.const and referent.integer is not None
+            and not _beyond_reads(callee.body, frozenset((param.name,))))
 
 
 def reference_bound(decl: N.Decl) -> frozenset[str]:
