@@ -6,6 +6,7 @@ import signal
 import subprocess
 import sys
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from textwrap import dedent
 
@@ -88,22 +89,68 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
     return path
 
 
-@pytest.fixture(scope="module")
+# The passes of ``analyze`` and ``compile`` (``api._run``: the report and the emitted
+# files) by kernel path, file text and options, run once per test process (each xdist
+# worker is one) for the tests that share them: see _run_once.
+_PASSES = api._run
+_RUNS: dict[tuple[str, bytes, str], tuple] = {}
+
+
+def _run_once(path, opts, progress):
+    """``api._run``, made once per test process for each path, file text and options;
+    each call gets its own copy of the dicts (the emitted files, the report's
+    ``crossbars`` and ``measured``): a test that edits them edits a copy; the rest of
+    the report is frozen."""
+    try:
+        key = (str(path), Path(path).read_bytes(), repr(opts))
+    except OSError:  # the passes say what is wrong with the path
+        return _PASSES(path, opts, progress)
+    if key not in _RUNS:
+        _RUNS[key] = _PASSES(path, opts, progress)
+    report, files = _RUNS[key]
+    return replace(report, crossbars=dict(report.crossbars),
+                   measured=dict(report.measured)), dict(files)
+
+
+@pytest.fixture
+def analyses_shared(monkeypatch):
+    """The test's ``analyze``, ``compile`` and ``check`` runs, through the API or the
+    command line, share their passes with every other such run on the same file text
+    and options (:func:`_run_once`): a check through the API and ``check --trace`` on
+    the command line, say, analyse the kernel once; all that follows runs as usual.
+    Only for tests that patch nothing the passes run."""
+    monkeypatch.setattr(api, "_run", _run_once)
+
+
+def compiled_file(path, **options):
+    """``arraypart.compile_kernel(path, **options)`` on passes made once per test
+    process (:func:`_run_once`): every module that asserts on one kernel's model,
+    report or emitted files, or builds it, shares one analysis (``analyze``'s report
+    is the compile's)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(api, "_run", _run_once)
+        return arraypart.compile_kernel(path, **options)
+
+
+def suite_kernel(name: str, **options):
+    """:func:`compiled_file` of the suite kernel ``kernels/<name>.c``."""
+    return compiled_file(ROOT / "kernels" / f"{name}.c", **options)
+
+
+@pytest.fixture(scope="session")
 def compiled_once(tmp_path_factory):
-    """``compiled_once(filename, text, **options)``: ``arraypart.compile_kernel`` on
-    ``text`` (dedented) written as ``filename``, made once per module for each
-    filename, text and options: the tests that assert on one kernel's model, report or
-    emitted files, or build it, share one compile (``analyze``'s report is the
-    compile's).  The result is shared: a test that edits its files edits a copy."""
-    made = {}
+    """``compiled_once(filename, text, **options)``: :func:`compiled_file` of ``text``
+    (dedented) written as ``filename`` in a folder of its own, written once per test
+    process for each filename and text (the folder is read only: a test writes its
+    project under its own ``tmp_path``)."""
+    written = {}
 
     def compile_once(filename: str, text: str, **options):
-        key = (filename, text, repr(sorted(options.items())))
-        if key not in made:
+        text = dedent(text)
+        if (filename, text) not in written:
             folder = tmp_path_factory.mktemp(Path(filename).stem)
-            made[key] = arraypart.compile_kernel(write(folder, filename, dedent(text)),
-                                                 **options)
-        return made[key]
+            written[filename, text] = write(folder, filename, text)
+        return compiled_file(written[filename, text], **options)
     return compile_once
 
 

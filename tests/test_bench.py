@@ -2,10 +2,15 @@
 
 import json
 
+import pytest
+
 from arraypart import cli
 from arraypart.banking.baselines import BASELINES
 
 from conftest import ROOT, bench_module
+
+# The suite kernels' analyses, made once per test process (nothing here patches them).
+pytestmark = pytest.mark.usefixtures("analyses_shared")
 
 METHOD_KEYS = {"banks", "copies", "conflict_free", "storage_overhead", "bram18k", "seconds",
                "lut", "ff", "rtl_bram18k", "resources_source"}

@@ -678,14 +678,13 @@ def test_collapsed_trip_columns_of_one_row_weigh_every_row(monkeypatch, rule):
     assert check_kernel(kernel, {}, ports=2, rule=rule) == collapsed
 
 
-def test_check_reports_the_emitted_code_at_the_users_lines(tmp_path):
+def test_check_reports_the_emitted_code_at_the_users_lines(compiled_once):
     """`check` replays the emitted code (comments and pragmas added above the loops),
     but names the positions of the user's file: the loop at 4:5, the references at
     8:13, 8:34 and 8:51.  They were the emitted text's (loop L11 at 11:5), under the
     user's file name."""
-    path = tmp_path / "chained.cpp"
-    path.write_text(CHAINED_LANES)
-    _, _, result = api.check_kernel(path)
+    report = compiled_once("chained.c", CHAINED_LANES).report  # test_search's too
+    path, result = report.kernel.path, report.scheduled  # what `check` reports
     assert [(lp.name, lp.coord.line, lp.coord.col) for lp in result.loops] == [
         ("L3", 3, 5), ("L4", 4, 5), ("L11", 11, 5)]
     missed = result.loops[1]

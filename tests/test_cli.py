@@ -11,6 +11,9 @@ from arraypart import cli
 
 from conftest import ROOT
 
+# The suite kernels' analyses, made once per test process (nothing here patches them).
+pytestmark = pytest.mark.usefixtures("analyses_shared")
+
 DENOISE = str(ROOT / "kernels" / "denoise.c")
 REPORT_KEYS = {"kernel", "top", "source", "solve_seconds", "arrays", "loops", "warnings"}
 ARRAY_KEYS = {"name", "shape", "elem_bits", "interface", "ports", "scheme", "banks", "copies",

@@ -2,7 +2,7 @@
 cycle by cycle by the independent checker, emitted, built with g++ and shown to
 compute what the original C computes on random inputs; the RTL model of each banking
 simulated against the scheme's maps.  Each kernel is compiled once
-(the module fixture); every pass's own suite-wide checks (front end, model, banking,
+(the module fixture, from conftest's one compile per test process); every pass's own suite-wide checks (front end, model, banking,
 checker) assert on that one compile's kernel, model and solution, which are what
 ``parse_kernel``, ``build_model`` and ``banking.solve`` give the file."""
 
@@ -21,7 +21,8 @@ from arraypart.frontend import clangtu
 from arraypart.rtl import sim
 from arraypart.scheme import Banking, none_scheme
 
-from conftest import KERNELS, assert_the_testbench_passes, needs_gxx, needs_iverilog
+from conftest import (KERNELS, assert_the_testbench_passes, compiled_file, needs_gxx,
+                      needs_iverilog)
 
 IDS = [k.stem for k in KERNELS]
 # The stencils of DESIGN §7: their banks rotate with j, so only bank-centric code (one
@@ -32,7 +33,7 @@ STENCILS = ("denoise", "deconv", "denoise_ur", "bicubic", "sobel", "motion_lv",
 
 @pytest.fixture(scope="module", params=KERNELS, ids=IDS)
 def compiled(request):
-    return arraypart.compile_kernel(request.param)
+    return compiled_file(request.param)
 
 
 def test_the_kernel_is_the_files_one_function_with_arrays_and_a_body(compiled):

@@ -14,7 +14,7 @@ import pytest
 import arraypart
 from arraypart import cli, output
 
-from conftest import ROOT, alarm, needs_gxx
+from conftest import ROOT, alarm, needs_gxx, suite_kernel
 
 DENOISE = ROOT / "kernels" / "denoise.c"
 BICUBIC = ROOT / "kernels" / "bicubic.c"
@@ -122,10 +122,10 @@ def test_an_existing_folder_is_never_renamed(tmp_path, capsys, monkeypatch):
     assert (out / "denoise.cpp").exists() and leftovers(tmp_path, out) == []
 
 
-def test_a_signal_during_the_commit_waits_for_it(compiled_once, tmp_path, monkeypatch):
-    compiled = compiled_once("denoise.c", DENOISE.read_text())
+def test_a_signal_during_the_commit_waits_for_it(tmp_path, monkeypatch):
+    compiled = suite_kernel("denoise")
     out = tmp_path / "out"
-    arraypart.write_project(compiled_once("bicubic.c", BICUBIC.read_text()), out)
+    arraypart.write_project(suite_kernel("bicubic"), out)
     real_replace = os.replace
 
     def interrupted_replace(source, destination):
@@ -140,14 +140,14 @@ def test_a_signal_during_the_commit_waits_for_it(compiled_once, tmp_path, monkey
     assert leftovers(tmp_path, out) == []
 
 
-def test_a_signal_while_the_staging_folder_is_made_leaves_none(compiled_once, tmp_path, monkeypatch):
+def test_a_signal_while_the_staging_folder_is_made_leaves_none(tmp_path, monkeypatch):
     """An interruption that arrives during the staging folder's mkdir is raised when it
     returns: it left the empty folder behind (seen under load in the test below, the
     signal landing there).  The old output stays, or none; no staging folder either
     way."""
-    compiled = compiled_once("denoise.c", DENOISE.read_text())
+    compiled = suite_kernel("denoise")
     out = tmp_path / "out"
-    arraypart.write_project(compiled_once("bicubic.c", BICUBIC.read_text()), out)
+    arraypart.write_project(suite_kernel("bicubic"), out)
     before = snapshot(out)
     made = output._new_dir
 
@@ -164,9 +164,9 @@ def test_a_signal_while_the_staging_folder_is_made_leaves_none(compiled_once, tm
     assert leftovers(tmp_path, out) == []
 
 
-def test_an_error_during_the_commit_restores_the_old_output(compiled_once, tmp_path, monkeypatch):
+def test_an_error_during_the_commit_restores_the_old_output(tmp_path, monkeypatch):
     out = tmp_path / "out"
-    arraypart.write_project(compiled_once("bicubic.c", BICUBIC.read_text()), out)
+    arraypart.write_project(suite_kernel("bicubic"), out)
     before = snapshot(out)
     real_replace, calls = os.replace, []
 
@@ -178,7 +178,7 @@ def test_an_error_during_the_commit_restores_the_old_output(compiled_once, tmp_p
 
     monkeypatch.setattr(os, "replace", failing_replace)
     with pytest.raises(arraypart.KernelError, match="No space left"):
-        arraypart.write_project(compiled_once("denoise.c", DENOISE.read_text()), out)
+        arraypart.write_project(suite_kernel("denoise"), out)
     assert snapshot(out) == before and leftovers(tmp_path, out) == []
 
 

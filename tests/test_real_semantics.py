@@ -663,7 +663,7 @@ STRUCT_WINDOW = """
 
 
 @needs_gxx
-def test_an_array_field_of_a_local_struct_is_a_memory_of_its_own(tmp_path):
+def test_an_array_field_of_a_local_struct_is_a_memory_of_its_own(tmp_path, analyses_shared):
     """Vitis disaggregates a local struct (UG1399, "Structs"): w.buf is a memory of its
     own, and three reads a cycle do not fit its two ports.  arraypart counted none of
     them and reported II 1 with a warning (session 37's cls3).  w.buf is now an array:

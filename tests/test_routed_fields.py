@@ -15,8 +15,8 @@ from arraypart import api
 from arraypart.check import trace
 from arraypart.frontend import clangtu
 
-from conftest import (ROOT, array, assert_the_testbench_passes, assert_the_trace_agrees,
-                      needs_gxx)
+from conftest import (array, assert_the_testbench_passes, assert_the_trace_agrees, needs_gxx,
+                      suite_kernel)
 
 # The DENOISE stencil of kernels/denoise.c with its buffer a field of a local struct.
 STRUCT_DENOISE = """
@@ -66,7 +66,7 @@ def test_a_routed_field_is_banked_as_the_plain_local_is(routed):
     written; stored apart, it gets denoise.c's flat banking of the plain local, fewer
     banks, proved conflict-free, with no note."""
     buf = array(routed.report, "w.buf")
-    plain = array(arraypart.compile_kernel(ROOT / "kernels" / "denoise.c").report, "buf")
+    plain = array(suite_kernel("denoise").report, "buf")
     assert buf.array.member_routed and not buf.array.pragma_only
     assert buf.banking.scheme.kind == "flat" and buf.banking.scheme.banks < 9
     assert buf.banking.describe() == plain.banking.describe()

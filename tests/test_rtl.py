@@ -10,7 +10,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from arraypart import api, cli, expr as E, frontend, poly, rtl
+from arraypart import cli, expr as E, frontend, poly, rtl
 from arraypart.banking import solve
 from arraypart.banking.baselines import BASELINES
 from arraypart.rtl import closed, cost, sim
@@ -18,7 +18,7 @@ from arraypart.rtl.model import stencil_memory
 from arraypart.rtl.synth import count_cells
 from arraypart.scheme import Banking, DimPartition, flat_scheme, none_scheme, per_dim_scheme
 
-from conftest import ROOT, needs_iverilog, needs_yosys
+from conftest import ROOT, needs_iverilog, needs_yosys, suite_kernel
 
 RANGES = {"i": (0, 37), "j": (0, 21)}
 
@@ -82,13 +82,6 @@ def _kernel_arrays(path) -> tuple:
     solution = solve(model)
     return tuple((kernel, model.array(sol.array.name), sol.banking)
                  for sol in solution.arrays if model.array(sol.array.name).groups)
-
-
-@functools.cache
-def _analyzed(name: str, ports: int):
-    """``api.analyze`` of the suite kernel ``name`` with ``ports`` ports, made once in
-    this module (heat_3d's two-port report serves two tests)."""
-    return api.analyze(ROOT / "kernels" / f"{name}.c", ports=ports)
 
 
 @needs_iverilog
@@ -279,7 +272,7 @@ def test_closed_form_features_equal_the_rtl_models(name):
     the features and BRAM18K of the RTL model itself, for arraypart's banking and
     every baseline's, one and two ports."""
     for ports in (1, 2):
-        report = _analyzed(name, ports)
+        report = suite_kernel(name, ports=ports).report
         for sol in report.solution.arrays:
             am = report.model.array(sol.array.name)
             if not am.groups:
@@ -296,7 +289,7 @@ def test_flat_candidates_priced_together_equal_one_at_a_time():
     """:func:`closed.flat_features` over many alphas = :func:`closed.features` of each
     (without the arithmetic, which the batch leaves to the exact estimate)."""
     rng = random.Random(14)
-    report = _analyzed("heat_3d", 2)
+    report = suite_kernel("heat_3d", ports=2).report
     am = report.model.array("a_buf")
     table = closed.lane_table(am, 1, ())
     for banks, block in ((3, 1), (4, 2), (5, 1), (8, 4)):

@@ -18,6 +18,10 @@ from arraypart.cli import main
 
 from conftest import assert_the_testbench_passes, needs_gxx
 
+# A test that checks a kernel through the API and again on the command line (check
+# --trace) analyses it once.
+pytestmark = pytest.mark.usefixtures("analyses_shared")
+
 BOX3 = """\
 // a 3x3 box filter with the usual hand partitioning: cyclic 3 on both dimensions
 #define H 32

@@ -32,7 +32,7 @@ from arraypart.ir import PORT_MODELS, PartitionPragma
 from arraypart.report import Report
 from arraypart.scheme import Banking, DimPartition, flat_scheme, per_dim_scheme
 
-from conftest import CHAINED_LANES, ROOT, write
+from conftest import CHAINED_LANES, ROOT, suite_kernel, write
 from test_banking import STENCILS, solve_one, stencil_model
 
 spec = importlib.util.spec_from_file_location("scaling", ROOT / "bench" / "scaling.py")
@@ -40,11 +40,9 @@ scaling = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(scaling)
 
 
-def bank_family(tmp_path, family, size, **options):
+def bank_family(compiled_once, family, size, **options):
     name, text = scaling.FAMILIES[family][0](size)
-    path = tmp_path / f"{family}{size}.c"
-    path.write_text(text)
-    report = arraypart.analyze(path, **options)
+    report = compiled_once(f"{family}{size}.c", text, **options).report
     return report, next(a for a in report.solution.arrays if a.array.name == name)
 
 
@@ -53,17 +51,17 @@ def bank_family(tmp_path, family, size, **options):
     ("matmul", 4, 16), ("matmul", 8, 64), ("matmul", 16, 256), ("weight4d", 2, 36),
     ("ndlanes", 3, 8), ("ndlanes", 4, 16), ("lanes", 65, 33), ("lanes", 128, 64),
     ("lanes", 129, 65)])
-def test_scaling_families_reach_the_lower_bound(tmp_path, family, size, bound):
-    report, a = bank_family(tmp_path, family, size)
+def test_scaling_families_reach_the_lower_bound(compiled_once, family, size, bound):
+    report, a = bank_family(compiled_once, family, size)
     assert a.lower_bound == bound
     assert a.conflict_free and a.banking.scheme.banks * a.banking.copies == bound
     replay = check.check_kernel(report.kernel, report.solution.bankings(), ports=2)
     assert all(loop.achieved_ii == loop.target_ii for loop in replay.loops)
 
 
-def test_explicit_max_banks_still_caps_the_search(tmp_path):
+def test_explicit_max_banks_still_caps_the_search(compiled_once):
     # the answer, not the speed, is under test (a loaded machine must not time out)
-    _, a = bank_family(tmp_path, "window", 9, max_banks=64, time_limit=600)
+    _, a = bank_family(compiled_once, "window", 9, max_banks=64, time_limit=600)
     assert not a.conflict_free and a.banking.scheme.banks <= 64
     assert max(ii for _, ii in a.achieved_ii) == 2
 
@@ -173,8 +171,8 @@ def test_wasteful_user_partition_is_reported_with_the_cheaper_banking():
     assert f"cost {kept.bram18k} BRAM18K and {kept.lut} LUTs" in sol.notes[0]
 
 
-def test_strided_tile_lanes_need_no_crossbar(tmp_path):
-    report, a = bank_family(tmp_path, "matmul", 4)
+def test_strided_tile_lanes_need_no_crossbar(compiled_once):
+    report, a = bank_family(compiled_once, "matmul", 4)
     model = report.model.array("c")
     shapes = [analyze_group(g, 2) for g in model.groups]
     tile = next(s for s in shapes if len(s.lanes) > 1)
@@ -203,7 +201,7 @@ def test_banks_pay_off_when_they_save_bram18k():
     """doitgen's c4_buf (32 reads per cycle, dual-port): 16 banks of 64 words are true
     dual-port block RAM (32 BRAM18K); 32 banks of 32 words are LUT RAM (none), which
     the ranking prefers, as the per-dim Vitis-style baseline has it."""
-    report = arraypart.analyze(ROOT / "kernels" / "doitgen.c")
+    report = suite_kernel("doitgen").report
     sol = next(a for a in report.solution.arrays if a.array.name == "c4_buf")
     am = report.model.array("c4_buf")
     assert sol.lower_bound == 16 and sol.banking.scheme.banks == 32 and sol.conflict_free
@@ -232,7 +230,7 @@ IMPL_BRAM = """void k(const int in[128], int out[8]) {
 
 @pytest.mark.parametrize("pragma", ["bind_storage variable=buf type=ram_2p impl=bram",
                                     "resource variable=buf core=RAM_2P_BRAM"])
-def test_a_users_impl_bram_is_costed_as_block_ram(tmp_path, pragma):
+def test_a_users_impl_bram_is_costed_as_block_ram(tmp_path, compiled_once, pragma):
     """With impl=bram (kept in the emitted kernel) every bank is a block RAM however
     small: 16 banks of 8 words were priced as LUT RAM and reported as 0 BRAM18K (probe
     34 F9); priced as block RAM, cyclic 8 (ram_2p: two reads per bank) meets II 1
@@ -245,8 +243,8 @@ def test_a_users_impl_bram_is_costed_as_block_ram(tmp_path, pragma):
     assert sol.bram18k == rtl.estimate(sol.banking, report.model.array("buf")).bram18k > 0
     entry = next(a for a in report.to_json()["arrays"] if a["name"] == "buf")
     assert entry["bram18k"] == entry["resources"]["bram18k"] == sol.bram18k
-    path.write_text(IMPL_BRAM.replace(" impl=bram", ""))
-    default = next(a for a in arraypart.analyze(path).solution.arrays if a.array.name == "buf")
+    plain = compiled_once("k.cpp", IMPL_BRAM.replace(" impl=bram", ""))  # both pragmas'
+    default = next(a for a in plain.report.solution.arrays if a.array.name == "buf")
     assert default.bram18k == 0  # no impl: small banks are LUT RAM, as before
 
 
@@ -255,7 +253,7 @@ def test_a_bank_per_lane_is_tried_where_it_costs_fewer_luts():
     Cyclic 3 rotates each lane over the banks (a select per lane); cyclic 5, the
     lanes' bounding box, keeps each on one bank.  Both are registers (no BRAM18K), so
     the LUTs decide, and the bounding box's tier is searched although it saves none."""
-    report = arraypart.analyze(ROOT / "kernels" / "atax.c")
+    report = suite_kernel("atax").report
     sol = next(a for a in report.solution.arrays if a.array.name == "x_buf")
     am = report.model.array("x_buf")
     assert sol.lower_bound == 3 and sol.banking.scheme.banks == 5 and sol.conflict_free
@@ -270,7 +268,7 @@ def test_lanes_the_emission_keeps_direct_stay_on_one_bank():
     its references stay as written: a bank that rotates would be a port of every bank
     under the scheduling rule.  The ranking counts those lanes first, so the emitted
     code reaches II 1 (cyclic 5 keeps each lane on one bank)."""
-    report = arraypart.analyze(ROOT / "kernels" / "tri_matvec.c")
+    report = suite_kernel("tri_matvec").report
     l_buf = next(a for a in report.solution.arrays if a.array.name == "l_buf")
     assert l_buf.banking.scheme.banks == 5
     assert all(loop.achieved_ii == loop.target_ii for loop in report.scheduled.loops)
@@ -466,8 +464,8 @@ void cross(const int img[32][32], int out[32][32]) {
 
 
 @pytest.mark.parametrize("budget", ["NOTE_CANDIDATES", "NOTE_PROOFS"])
-def test_the_flat_note_of_an_interface_array_has_a_candidate_budget(tmp_path, compiled_once,
-                                                                       monkeypatch, budget):
+def test_the_flat_note_of_an_interface_array_has_a_candidate_budget(compiled_once, monkeypatch,
+                                                                       budget):
     """The search gives an interface array a per_dim banking (cyclic 3 x cyclic 3 for a
     cross on one port) and a note that names the cheaper flat one (N = 5), found
     within the note's budgets of pre-checked and of proven candidates.  With either
@@ -475,18 +473,18 @@ def test_the_flat_note_of_an_interface_array_has_a_candidate_budget(tmp_path, co
     comparison behind the note (proofs were unbounded: 2,130 of them, 8 s, for no note
     on a depthwise convolution).  (The references stay as written and their banks rotate with j, so under the
     scheduling rule the compiled kernel keeps one memory: see the next test.)"""
-    path = tmp_path / "cross.c"
-    path.write_text(CROSS)
+    model = compiled_once("cross.c", CROSS, ports=1).report.model
 
-    def img_and_notes(report):
-        img = next(a for a in banking.solve(report.model).arrays if a.array.name == "img")
+    def img_and_notes():
+        """The search on the model (no budget touches the model itself)."""
+        img = next(a for a in banking.solve(model).arrays if a.array.name == "img")
         return img.banking, [w for w in img.notes if "a flat scheme would be" in w]
 
-    kept, notes = img_and_notes(compiled_once("cross.c", CROSS, ports=1).report)
+    kept, notes = img_and_notes()
     assert kept.scheme.kind == "per_dim" and kept.scheme.banks == 9
     assert len(notes) == 1 and "flat N=5" in notes[0]
     monkeypatch.setattr(banking.notes, budget, 0)
-    assert img_and_notes(arraypart.analyze(path, ports=1)) == (kept, [])
+    assert img_and_notes() == (kept, [])
 
 
 # The cross with its references in a macro's text: the search prices a phase switch
@@ -614,7 +612,7 @@ void r(int in[512], int out[512], int rev[8]) {
     assert dict(chosen.achieved_ii) == {"L4": 1}
 
 
-def test_a_loop_that_cannot_be_routed_gets_the_cheapest_banking_at_its_ii(tmp_path):
+def test_a_loop_that_cannot_be_routed_gets_the_cheapest_banking_at_its_ii(compiled_once):
     """Lane 3 reads buf[4i + 5], which lane 0 writes in the same iteration, so the
     reads cannot move above the writes and the references stay as written.  Cyclic 6
     (conflict-free at II 1 on paper) rotates with i: each lane took a port of every
@@ -627,9 +625,7 @@ def test_a_loop_that_cannot_be_routed_gets_the_cheapest_banking_at_its_ii(tmp_pa
     no read of buf[4i + 2] (under the first one-epoch rule of 2026-12-07, any write
     of buf between made it a load of its own, and no banking was conflict-free at
     II 1 even on paper)."""
-    path = tmp_path / "chained.c"
-    path.write_text(CHAINED_LANES)
-    report = arraypart.analyze(path)
+    report = compiled_once("chained.c", CHAINED_LANES).report
     buf = next(a for a in report.solution.arrays if a.array.name == "buf")
     assert buf.banking.scheme.describe().startswith("per_dim cyclic 4")
     assert buf.bram18k == 0

@@ -27,7 +27,7 @@ from arraypart.limits import STAGE_FLOOR_S, Deadline, TimeLimit
 from arraypart.scheme import Banking, DimPartition, per_dim_scheme
 
 from conftest import (HAVE_GXX, ROOT, STANDINS, assert_the_testbench_passes,
-                      assert_the_trace_agrees, needs_gxx, run_testbench, write)
+                      assert_the_trace_agrees, needs_gxx, run_testbench, suite_kernel, write)
 from kernelgen import random_kernels
 from test_c_division import div_kernels
 
@@ -56,7 +56,7 @@ void top(int a[8], int b[8], int n[8]) {
 
 @pytest.fixture(scope="module")
 def denoise():
-    return arraypart.analyze(DENOISE)
+    return suite_kernel("denoise").report
 
 
 @pytest.fixture(scope="module")
@@ -183,7 +183,7 @@ def test_addresses_other_than_the_model_predicts_are_reported(denoise, denoise_t
 
 
 @needs_gxx
-def test_the_command_line_exits_1_on_a_disagreement(monkeypatch, capsys):
+def test_the_command_line_exits_1_on_a_disagreement(monkeypatch, capsys, analyses_shared):
     assert cli.main(["check", "--trace", str(DENOISE)]) == 0
     assert "L16 (" in capsys.readouterr().out
 
@@ -1897,7 +1897,7 @@ void uncalled(int a[8], int b[8]) {
 
 
 @needs_gxx
-def test_a_pipeline_vitis_cannot_build_is_not_traced_as_one(tmp_path):
+def test_a_pipeline_vitis_cannot_build_is_not_traced_as_one(tmp_path, analyses_shared):
     """``L4``'s pragma pipelines a loop that holds ``L7``, whose trip count the data
     choose: Vitis cannot unroll ``L7`` and ignores that pipeline, the model does too
     (``L7`` pipelined by default), and so does the trace (it took ``L4`` as the
@@ -2588,7 +2588,7 @@ void z(int s, const int in[16], int out[16]) {
     ("z.c", IN_WINDOW, {"s": ()}, ["L4: ok: target II 1, achieved II 1, 16 iterations"]),
 ], ids=["one size", "two sizes", "run midway"])
 def test_a_pipelined_loop_in_a_window_of_the_sizes_runs_at_a_probe(
-        tmp_path, capsys, name, text, probes, checked):
+        tmp_path, capsys, analyses_shared, name, text, probes, checked):
     """Each pipelined loop whose sizes' window the usual values (least, middle,
     largest) miss gets a probe, a middle point of its domain projected onto the sizes:
     the testbench drives it in one more call and the checker replays it, so both run
