@@ -220,19 +220,28 @@ def test_a_file_of_function_templates_is_told_why_it_has_no_top(tmp_path):
     assert "the file defines function templates only (zero)" in info.value.message
 
 
-def test_a_top_defined_in_an_included_file_names_that_file(tmp_path):
+# A main file that defines a function of its own, and a 'unity' file that only
+# includes (zynqnet's, probe 42 F9: "no function definition in the file"); the line of
+# the #include.
+INCLUDING = {"with a function": ("int scale = 2;\n#include \"body.c\"\n"
+                                 "void other(int a[64]) { a[0] = scale; }\n", 2),
+             "unity": ("#include \"body.c\"\n", 1)}
+
+
+@pytest.mark.parametrize("form", sorted(INCLUDING))
+def test_a_top_defined_in_an_included_file_names_that_file(tmp_path, form):
     """CHStone's dfadd.c includes softfloat.c, which defines float64_add: 'unknown top
     function' hid that the function exists (probe 41 F6).  arraypart rewrites only the
     file it is given, so the error, at the #include, names the file to compile."""
     write(tmp_path, "body.c", "void work(int a[64], int b[64]) {\n"
           "  for (int i = 0; i < 64; i++) {\n#pragma HLS pipeline II=1\n"
           "    b[i] = a[i] + a[63 - i];\n  }\n}\n")
-    path = write(tmp_path, "main.c", "int scale = 2;\n#include \"body.c\"\n"
-                 "void other(int a[64]) { a[0] = scale; }\n")
+    text, line = INCLUDING[form]
+    path = write(tmp_path, "main.c", text)
     with pytest.raises(arraypart.KernelError) as info:
         arraypart.analyze(path, top="work")
     assert (info.value.coord.file, info.value.coord.line, info.value.coord.col) == (
-        str(path), 2, 10)
+        str(path), line, 10)
     defined = tmp_path / "body.c"
     shown = os.path.relpath(defined)
     shown = str(defined) if shown.startswith("..") else shown

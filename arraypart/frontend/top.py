@@ -22,7 +22,8 @@ def choose_top(unit: clangtu.Unit, funcs: list[N.FuncDef], filename: str,
     """The top function: ``top`` if given, else the only function definition, else
     the one named like the file's stem."""
     if not funcs:
-        raise _no_function(unit, filename)
+        raise (top is not None and _top_elsewhere(unit, filename, top)) or _no_function(
+            unit, filename)
     names = ", ".join(f.name for f in funcs)
     if top is not None:
         chosen = [f for f in funcs if f.name == top]
