@@ -587,7 +587,7 @@ def test_a_headers_unguarded_define_of_a_command_line_name_is_a_located_warning(
     (tmp_path / "k.cpp").write_text('#include "p.h"\nvoid k(int a[N]) {\n  a[0] = 1;\n}\n')
     k = parse_kernel(tmp_path / "k.cpp", defines={"N": 12})
     said = [w for w in k.warnings if "-D N=12" in w]
-    assert k.array("a").shape == ((12,) if guarded else (10,))
+    assert k.array("a").shape == ((12,) if guarded else (10,)) and k.overridden == tuple(said)
     assert said == ([] if guarded else [
         f"{tmp_path / 'p.h'}:1:9: warning: #define N 10 overrides -D N=12 for the code "
         "after it, as in the C preprocessor: the analysis and the emitted kernel and "

@@ -252,6 +252,22 @@ def test_a_top_defined_in_an_included_file_names_that_file(tmp_path, form):
     assert arraypart.analyze(defined).goals_met  # the advice is one that can be followed
 
 
+def test_an_error_past_reading_repeats_that_a_header_replaced_a_d_value(tmp_path):
+    """Spector's sobel_x at -D W=1922 was still refused at "dimension 1 has size
+    1920", the size of params.h's unguarded #define, without a word of it (probe 42
+    F4): the error now carries the header's warning."""
+    write(tmp_path, "p.h", "#define N 10\n")
+    path = write(tmp_path, "dh.cpp", '#include "p.h"\nvoid dh(int a[N], int b[N]) {\n'
+                 "  for (int i = 0; i < 12; i++) {\n#pragma HLS pipeline II=1\n"
+                 "    b[i] = a[i];\n  }\n}\n")
+    with pytest.raises(arraypart.KernelError) as info:
+        arraypart.analyze(path, defines=(("N", 12),))
+    assert (info.value.coord.line, info.value.coord.col) == (5, 12)
+    assert "(dimension 0 has size 10)" in info.value.message
+    assert info.value.context.startswith(
+        f"{tmp_path / 'p.h'}:1:9: warning: #define N 10 overrides -D N=12")
+
+
 def test_a_late_pragma_of_a_loop_written_as_blocks_is_a_located_error(tmp_path, capsys):
     """``unroll factor=U`` after a declaration of the pipelined loop's body: the loop
     is written as blocks of lanes, whose lane loop goes after the body's leading

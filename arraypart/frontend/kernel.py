@@ -252,15 +252,15 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
                                       options),
                         # (C linkage: the link matches names, not types)
                         () if func.extern_c else types_copied(unit, func.start, in_place))
+    overridden = _overridden_in_headers(unit, overrides)
     return Kernel(Path(filename).stem, func.name, filename, arrays, body,
                   func.coord, tuple(sorted(values.items())), lowered.params, source,
                   tuple(misplaced) + lowered.warnings + capped + unshared + undefined
                   + _unseen_loops(unit, user_end, own_headers, converter.header_definitions)
                   + _unmodelled_containers(unit, user_end)
                   + carried_warnings(unit, user_end, body)
-                  + _unused_bounds(filename, overrides, lowered.params)
-                  + _overridden_in_headers(unit, overrides),
-                  lowered.returns_early)
+                  + _unused_bounds(filename, overrides, lowered.params) + overridden,
+                  lowered.returns_early, overridden)
 
 
 def _overridden_in_headers(unit: clangtu.Unit, defines: Mapping[str, int]
