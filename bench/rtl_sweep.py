@@ -57,6 +57,7 @@ BUFFER_LENGTHS = [24, 40, 48, 64, 96, 120]
 BUFFER_UNROLL = [2, 3, 4, 5, 6]
 BUFFER_PORTS = ["ram_t2p", "ram_t2p", "ram_2p", "ram_s2p", "ram_1p"]
 HOLD_OUT = 0.25
+DATA = ROOT / "bench" / "rtl_sweep.jsonl"
 #: Points per yosys run: the cell library is read once per run.
 BATCH = 6
 
@@ -240,9 +241,9 @@ def main() -> None:
     p.add_argument("--buffers", action="store_true",
                    help="draw from the buffer regime (filled, updated, drained registers)")
     p.add_argument("--jobs", type=int, default=2)
-    p.add_argument("--out", type=Path, default=ROOT / "bench" / "rtl_sweep.jsonl")
+    p.add_argument("--out", type=Path, default=DATA)
     p = sub.add_parser("fit")
-    p.add_argument("--data", type=Path, default=ROOT / "bench" / "rtl_sweep.jsonl")
+    p.add_argument("--data", type=Path, default=DATA)
     p.add_argument("--write", action="store_true")
     args = parser.parse_args()
     if args.command == "run":
