@@ -37,8 +37,8 @@ from ..bram import BRAM18K_ASPECTS, ram_style
 from ..poly.model import ArrayModel
 from ..scheme import DIM_TYPES, Banking, Scheme, index_var, lane_copy
 from .model import (PORT_PER_READER, PORT_ROLES, dim_table, group_port, irregular_port,
-                    on_lattice, per_dim_bank_steps, port_roles, renamed_indices,
-                    replicas_of, static_bank, time_ranges)
+                    per_dim_reach, port_roles, renamed_indices, replicas_of, static_bank,
+                    time_ranges)
 
 FEATURES = ("rb_mux", "rb_sel", "addr_mux", "din_mux", "request", "priority", "arith",
             "divider", "lutram", "regbits", "regfile", "regwrite", "regrom", "banks", "const")
@@ -49,8 +49,7 @@ LUTRAM_PRIMITIVE_BITS = 64
 #: The widest word of a true dual-port RAMB18 (x18); simple dual-port reaches x36.
 TDP_MAX_WIDTH = 18
 #: ``DIM_TYPES`` as the numbers :func:`.model.dim_table` gives them.
-NONE, CYCLIC, BLOCK, COMPLETE = (DIM_TYPES.index(t) for t in ("none", "cyclic", "block",
-                                                             "complete"))
+NONE, CYCLIC = (DIM_TYPES.index(t) for t in ("none", "cyclic"))
 
 
 @dataclass(frozen=True, eq=False)
@@ -214,18 +213,21 @@ def _static_mask(scheme: Scheme, table: LaneTable) -> np.ndarray:
 
 def reach(scheme: Scheme, table: LaneTable) -> tuple[np.ndarray, ...]:
     """(static, first bank, last bank, step) per lane: a static lane reaches its one
-    bank, a dynamic one every ``step``-th bank of the bank formula's interval clipped
-    to the banks (maybe empty; :func:`.model.per_dim_bank_steps`, 1 but for affine
-    lanes of per_dim schemes)."""
+    bank, a dynamic one every ``step``-th bank from first to last (maybe none):
+    :func:`.model.per_dim_reach` for affine lanes of per_dim schemes, else the bank
+    formula's interval clipped to the banks, step 1."""
     if table.affine.all() and scheme.kind == "per_dim":
         return tuple(part[0] for part in _per_dim_reach([scheme], table))
     if table.affine.all() and scheme.kind == "flat":
         return tuple(part[0] for part in _flat_reach(
             table, np.array([scheme.alpha], np.int64), scheme.flat_banks, scheme.block))
-    static, bank, lo, hi, step = _formula_reach(scheme, table)
-    first, last = on_lattice(np.maximum(lo, 0), np.minimum(hi, scheme.banks - 1), step, bank)
-    return (static, np.where(static, bank, first), np.where(static, bank, last),
-            np.where(static, 1, step))
+    static, bank, lo, hi = _formula_reach(scheme, table)
+    found = (static, np.where(static, bank, np.maximum(lo, 0)),
+             np.where(static, bank, np.minimum(hi, scheme.banks - 1)), np.ones_like(bank))
+    if scheme.kind != "per_dim":
+        return found
+    exact = tuple(part[0] for part in _per_dim_reach([scheme], table))
+    return tuple(np.where(table.affine, e, f) for e, f in zip(exact, found))
 
 
 def _per_dim_static(dims: tuple[np.ndarray, np.ndarray], table: LaneTable) -> np.ndarray:
@@ -244,38 +246,14 @@ def _per_dim_static(dims: tuple[np.ndarray, np.ndarray], table: LaneTable) -> np
 
 def _per_dim_reach(schemes: list[Scheme], table: LaneTable):
     """(static, first bank, last bank, step), M x lanes, of affine lanes under per_dim
-    ``schemes`` of one bank count: ``bank = sum_d bank_d * stride_d`` (row-major over
-    the factors) with ``bank_d`` = ``x mod f`` (cyclic: ``[lo mod f, hi mod f]`` within
-    one period, else ``[0, f)``), ``floor(x / s)`` (block), ``x`` (complete), 0 (none);
-    a dynamic lane's interval clipped to the banks, its ends moved onto the lane's
-    lattice (:func:`.model.per_dim_bank_steps`)."""
-    dims = dim_table(schemes)
-    kinds, factors = dims
-    static = _per_dim_static(dims, table)
-    bank, lo, hi = (np.zeros(static.shape, np.int64) for _ in range(3))
-    banks = schemes[0].banks
-    stride = np.full((len(schemes), 1), banks, np.int64)
-    for d, size in enumerate(table.shape):
-        f, kind = factors[:, d, None], kinds[:, d, None]
-        stride = stride // f
-        c, a, b = table.const[None, :, d], table.lo[None, :, d], table.hi[None, :, d]
-        s = -(-size // f)
-        within = a // f == b // f
-        choices = [kind == CYCLIC, kind == BLOCK, kind == COMPLETE]
-        bank = bank + stride * np.select(choices, [c % f, c // s, c], 0)
-        lo = lo + stride * np.select(choices, [np.where(within, a % f, 0), a // s, a], 0)
-        hi = hi + stride * np.select(choices, [np.where(within, b % f, f - 1), b // s, b], 0)
-    step = per_dim_bank_steps(kinds, factors, table.shape,
-                              np.gcd.reduce(table.coeffs, axis=2))
-    first, last = on_lattice(np.maximum(lo, 0), np.minimum(hi, banks - 1), step, bank)
-    return (static, np.where(static, bank, first), np.where(static, bank, last),
-            np.where(static, 1, step))
+    ``schemes`` of one bank count (:func:`.model.per_dim_reach`)."""
+    return per_dim_reach(*dim_table(schemes), table.shape, np.gcd.reduce(table.coeffs, axis=2),
+                         table.const, table.lo, table.hi)
 
 
 def _formula_reach(scheme: Scheme, table: LaneTable):
-    """Static flags, static banks (a dynamic lane's bank at its index constants), bank
-    bounds and steps from the bank formula itself (:func:`bounds`; lanes that are not
-    affine through :func:`.model.static_bank`, with step 1)."""
+    """Static flags, static banks and bank bounds from the bank formula itself
+    (:func:`bounds`; lanes that are not affine through :func:`.model.static_bank`)."""
     bank_formula = scheme.bank_expr()
     static = _static_mask(scheme, table) & table.affine
     env = {index_var(d): table.const[:, d] for d in range(len(table.shape))}
@@ -286,13 +264,7 @@ def _formula_reach(scheme: Scheme, table: LaneTable):
         bank[k] = found if found is not None else 0
     names = [index_var(d) for d in range(len(table.shape))]
     lo, hi = bounds(bank_formula, dict(zip(names, table.lo.T)), dict(zip(names, table.hi.T)))
-    step = np.ones(static.shape, np.int64)
-    if scheme.kind == "per_dim":
-        found = per_dim_bank_steps(*dim_table([scheme]), table.shape,
-                                   np.gcd.reduce(table.coeffs, axis=2))[0]
-        step = np.where(table.affine, found, 1)
-    return (static, bank, np.broadcast_to(lo, static.shape), np.broadcast_to(hi, static.shape),
-            step)
+    return static, bank, np.broadcast_to(lo, static.shape), np.broadcast_to(hi, static.shape)
 
 
 def least_read_ports(ports: str) -> int:
