@@ -424,6 +424,11 @@ class Access:
     :mod:`arraypart.poly.forwarding`).
     ``per_call``: for an array that a called function declares (not ``static``), which
     copy of the function holds it (:class:`PerCall`; None for any other array).
+    ``outermost``: a write of the store of its statement's outermost assignment or
+    increment (``b[i]`` of ``b[i] = a[i] * 3``), which C sequences after every other
+    access of the statement; any other write of a statement (``b[0]`` of
+    ``y[i] = (b[0] = 3, a[i])``, the inner store of ``x[i] = b[0] = v``) may come
+    before its reads (:class:`Stmt`).
     """
 
     array: str
@@ -443,6 +448,7 @@ class Access:
     partial: bool = False
     call: int = 0
     per_call: PerCall | None = None
+    outermost: bool = False
 
     def __post_init__(self):
         if self.kind not in ACCESS_KINDS:
@@ -471,7 +477,10 @@ Conjunction = tuple[Constraint, ...]
 @dataclass(frozen=True, slots=True)
 class Stmt:
     """A statement (assignment, call, declaration with initializer) and its accesses in
-    evaluation order (reads of the right side before the write)."""
+    evaluation order (reads of the right side before the write).  Its store
+    (``Access.outermost``) comes after every other access of the C statement: where
+    an operand runs under a condition (the ``If`` nodes that follow the statement's
+    other accesses), the store is a statement of its own after them."""
 
     accesses: tuple[Access, ...]
     coord: Coord

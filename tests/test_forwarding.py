@@ -750,3 +750,33 @@ def test_an_overwritten_init_traces_and_computes_as_the_original(compiled_once, 
     judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
     assert [loop.traced_ii for loop in judged.replay.loops] == [ii]
     assert_the_testbench_passes(compiled, tmp_path)
+
+
+# A ?: operand under an affine condition is an `if` of the IR after the statement's
+# other accesses; its read of a[i] still runs before the statement's store of a[i].
+GUARDED_OPERAND = """void top(const int in[64], int out[64]) {
+  int a[64];
+  for (int i = 0; i < 64; i++) a[i] = in[i];
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    a[i] = (i < 32) ? a[i] + 1 : 0;
+    out[i] = a[i] + a[(i + 1) & 63];
+  }
+}
+"""
+
+
+@needs_gxx
+def test_a_guarded_operands_read_is_no_read_of_its_statements_store(tmp_path):
+    """The operand's a[i] is a load (on the steps where it runs), a[i]'s store, the
+    later a[i] its store's value, a[i + 1] a load: three accesses of a on one
+    single-port memory, II 3 in the model, the checker and the trace (the IR put the
+    store before the operand's read, which was taken as forwarded from it: II 2
+    claimed, 3 traced)."""
+    compiled = arraypart.compile_kernel(write(tmp_path, "top.cpp", GUARDED_OPERAND),
+                                        max_banks=1, ports=1)
+    report = compiled.report
+    checked = check.check_kernel(report.kernel, report.solution.bankings(), ports=1)
+    judged = assert_the_trace_agrees(compiled, tmp_path, ports=1)
+    assert (_loop_iis(report)[1], checked.loops[1].achieved_ii,
+            judged.replay.loops[1].traced_ii) == (3, 3, 3)

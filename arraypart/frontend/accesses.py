@@ -72,14 +72,19 @@ def flatten(found) -> list[Access]:
 
 def guarded_statements(found, coord: Coord) -> list[Node]:
     """The statement of ``found``'s unguarded accesses, then an ``if`` per guarded
-    operand (its accesses in the branch where the operand runs)."""
-    nodes: list[Node] = [Stmt(tuple(a for a in found if isinstance(a, Access)), coord)]
-    for item in found:
-        if isinstance(item, Guarded):
-            inner = tuple(guarded_statements(item.accesses, coord))
-            nodes.append(If(item.cond, inner, (), coord) if item.holds
-                         else If(item.cond, (), inner, coord))
-    return nodes
+    operand (its accesses in the branch where the operand runs), then, when there is
+    one, the statement of the outermost store (``Access.outermost``), which C makes
+    after every operand."""
+    guarded = [item for item in found if isinstance(item, Guarded)]
+    unguarded = [a for a in found if isinstance(a, Access)]
+    store = [a for a in unguarded if a.outermost] if guarded else []
+    nodes: list[Node] = [Stmt(tuple(a for a in unguarded if not (store and a.outermost)),
+                              coord)]
+    for item in guarded:
+        inner = tuple(guarded_statements(item.accesses, coord))
+        nodes.append(If(item.cond, inner, (), coord) if item.holds
+                     else If(item.cond, (), inner, coord))
+    return nodes + ([Stmt(tuple(store), coord)] if store else [])
 
 
 class AccessLowering:
@@ -92,9 +97,14 @@ class AccessLowering:
         return flatten(found)
 
     def _guarded_statements(self, node: N.Node, coord: Coord) -> list[Node]:
-        """``node``'s accesses as statements, guarded operands under their ``if``."""
+        """``node``'s accesses as statements, guarded operands under their ``if``, the
+        writes of its own store (an assignment's or increment's target) marked
+        ``outermost``."""
         found: list = []
-        self._collect(node, found)
+        start = self._collect(node, found)
+        if start is not None:
+            found[start:] = [replace(a, outermost=True) if isinstance(a, Access)
+                             and a.kind == "write" else a for a in found[start:]]
         return guarded_statements(found, coord)
 
     def _operand(self, cond: N.Node, holds: bool, operand: N.Node | None, out: list) -> None:
@@ -118,7 +128,9 @@ class AccessLowering:
                                           "inlines calls that are statements; assign its "
                                           "result to a variable first")
 
-    def _collect(self, node: N.Node, out: list) -> None:
+    def _collect(self, node: N.Node, out: list) -> int | None:
+        """Append ``node``'s accesses to ``out`` in evaluation order; for an assignment
+        or increment, return where its target's begin there."""
         if not isinstance(node, N.ArrayRef):  # text a macro's reference may share
             self._expression_spans.add((node.start, node.end))
         if isinstance(node, N.BinaryOp) and node.op in ("&&", "||"):
@@ -146,9 +158,13 @@ class AccessLowering:
             self._pointer_assignment(node)
             self._collect(node.rvalue, out)
             kinds = ("write",) if node.op == "=" else ("read", "write")
+            start = len(out)
             self._target(node.lvalue, out, kinds)
+            return start
         elif isinstance(node, N.UnaryOp) and node.op in INCREMENTS:
+            start = len(out)
             self._target(node.expr, out, ("read", "write"))
+            return start
         elif isinstance(node, N.UnaryOp) and node.op == "*":
             self._dereference(node, out, ("read",))
         elif isinstance(node, N.UnaryOp) and node.op == "&" and isinstance(
