@@ -135,13 +135,15 @@ class Overfull:
 @dataclass(frozen=True, slots=True)
 class LoopReplay:
     """One traced loop: its claim (None: the model has no such loop), steps run,
-    traced II and the first step above the claim."""
+    traced II and the first step above the claim; ``accesses``: the array accesses the
+    run recorded in it (0 where its steps ran text the trace does not instrument)."""
 
     coord: Coord
     claim: Claim | None
     steps: int
     traced_ii: int
     first: Overfull | None
+    accesses: int = 0
 
     @property
     def agrees(self) -> bool:
@@ -202,6 +204,7 @@ def replay(paths: Sequence[Path], sites: tuple[Site, ...], loops: tuple[Coord, .
                            run_ends=True):
         state.count_steps(rows)
         rows = without_run_ends(rows)
+        state.count_accesses(rows)
         total += rows.size
         rows = _as_counted(_inside(rows, memories, sites, outside), memories, windows)
         steps = StepAccesses.of(rows, None if shapes is None else shapes.of_records(rows))
@@ -494,6 +497,7 @@ class _State:
                                for n in range(loops)], np.int64)
         self.need = np.ones(loops, np.int64)
         self.steps = np.zeros(loops, np.int64)
+        self.accesses = np.zeros(loops, np.int64)
         self.first: dict[int, Overfull] = {}
 
     def add(self, uses: dict[str, np.ndarray], memories: Mapping[int, Memory],
@@ -534,6 +538,11 @@ class _State:
         are not counted included: a loop touching only registers still runs)."""
         np.maximum.at(self.steps, rows["loop"], rows["step"] + 1)
 
+    def count_accesses(self, rows: np.ndarray) -> None:
+        """Array accesses recorded, per loop (records without the ends of runs)."""
+        inside = rows["loop"][rows["loop"] >= 0]
+        self.accesses += np.bincount(inside, minlength=self.accesses.size)[:self.accesses.size]
+
     def _first(self, u, starts, loop, need, reads, writes, memories, sites) -> None:
         for g in np.flatnonzero(need > self.limit[loop]).tolist():
             lid = int(loop[g])
@@ -562,4 +571,5 @@ class _State:
             claim = self.claims.get(lid)
             target = claim.target_ii if claim else 1
             yield LoopReplay(coord, claim, int(self.steps[lid]),
-                             max(target, int(self.need[lid])), self.first.get(lid))
+                             max(target, int(self.need[lid])), self.first.get(lid),
+                             int(self.accesses[lid]))

@@ -58,6 +58,8 @@ class TraceCheck:
     in_headers: tuple[Coord, ...] = ()  # untraced loops of a header's text
     header_accesses: tuple[Coord, ...] = ()  # accesses of a header's functions
     outside: tuple[str, ...] = ()  # warnings: sizes a call gives outside their ranges
+    # per replayed loop, whether the model counts array accesses in it
+    modelled: tuple[bool, ...] = ()
 
     @property
     def disagreements(self) -> tuple[str, ...]:
@@ -68,8 +70,19 @@ class TraceCheck:
                 for o in self.replay.out_of_bounds]
         return tuple(out) + self.addresses.mismatches
 
+    @property
+    def checked_nothing(self) -> bool:
+        """The model pipelines some loop and no modelled loop recorded an array access:
+        the run checked nothing of the banking."""
+        modelled = bool(self.untraced) or any(
+            loop.claim is not None and counted
+            for loop, counted in zip(self.replay.loops, self._modelled()))
+        return modelled and not any(loop.accesses for loop in self.replay.loops
+                                    if loop.claim is not None)
+
     def to_json(self) -> dict:
         loops = [{"coord": str(loop.coord), "call": label or None, "steps": loop.steps,
+                  "accesses": loop.accesses,
                   "traced_ii": loop.traced_ii,
                   "name": loop.claim.name if loop.claim else None,
                   "claimed_ii": loop.claim.claimed_ii if loop.claim else None,
@@ -83,6 +96,7 @@ class TraceCheck:
                 "addresses_compared": [str(c) for c in self.addresses.compared],
                 "unwritten_reads": list(self.unwritten),
                 "sizes_outside": list(self.outside) + list(self.addresses.beyond),
+                "unrecorded": self._unrecorded(), "checked_nothing": self.checked_nothing,
                 "disagreements": list(self.disagreements)}
 
     def format(self) -> str:
@@ -128,7 +142,32 @@ class TraceCheck:
                      "loop(s)")
         lines += ["  " + note for note in self.addresses.skipped]
         return "\n".join(lines + list(self.outside) + list(self.addresses.beyond)
-                          + self._idle() + list(self.unwritten) + list(self.disagreements))
+                          + self._idle() + self._unrecorded() + list(self.unwritten)
+                          + list(self.disagreements) + self._nothing())
+
+    def _unrecorded(self) -> list[str]:
+        """A warning per modelled loop that ran steps but recorded no array access
+        where the model counts some: its accesses lie in text the trace does not
+        instrument, so nothing of it is checked."""
+        return [f"{loop.coord}: warning: loop {loop.claim.name}"
+                + (f" ({label})" if label else "")
+                + f" ran {loop.steps} steps but recorded no array access, where the model "
+                "counts some: nothing of it is checked (its accesses lie in text the trace "
+                "does not instrument, listed above as not traced)"
+                for loop, label, modelled in zip(self.replay.loops, self._labels(),
+                                                 self._modelled())
+                if loop.claim is not None and loop.steps and not loop.accesses and modelled]
+
+    def _nothing(self) -> list[str]:
+        """The line that says the run checked nothing (:attr:`checked_nothing`)."""
+        if not self.checked_nothing:
+            return []
+        return ["error: check --trace checked nothing: no pipelined loop of the model "
+                "recorded an array access in the run (see the loops listed above as not "
+                "traced or as recording none)"]
+
+    def _modelled(self) -> tuple[bool, ...]:
+        return self.modelled or (True,) * len(self.replay.loops)
 
     def _idle(self) -> list[str]:
         """A warning per modelled loop that ran no step in any recorded call."""
@@ -314,8 +353,10 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
         for u in unwritten_reads(trace.paths, uninitialized_locals(
             kernel, frozenset((c.line, c.col) for c in inst.skipped)), checkpoint))
     in_headers = tuple(c.coord for c in untraced if c.coord.file != kernel.coord.file)
+    accessing = {g.instance for g in groups if g.accesses}
+    modelled = tuple(bool(accessing.intersection(members)) for members in loops.members)
     return TraceCheck(trace, result, addresses, rule, untraced, loops.labels, unwritten,
-                      in_headers, header_accesses, outside)
+                      in_headers, header_accesses, outside, modelled)
 
 
 @dataclass(frozen=True, slots=True)
