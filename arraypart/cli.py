@@ -303,8 +303,9 @@ def _run_check(args, out: Console, err: Console) -> int:
 
 
 def _run_trace(args, err: Console) -> int:
-    """``check --trace``: exit 1 when the traced run disagrees with the model or, as
-    ``check``, when a loop misses its target II."""
+    """``check --trace``: exit 1 when the traced run disagrees with the model, when it
+    checked nothing (no modelled loop recorded an access) or, as ``check``, when a
+    loop misses its target II."""
     with _banking_status(err) as progress:
         report, result = api.trace_kernel(args.kernel, args.options,
                                           as_written=args.as_written,
@@ -316,7 +317,8 @@ def _run_trace(args, err: Console) -> int:
         print(result.format())
     missed = any(loop.traced_ii > loop.claim.target_ii for loop in result.replay.loops
                  if loop.claim) or report.solution.time_limited
-    return EXIT_GOAL_MISSED if result.disagreements or missed else EXIT_OK
+    failed = result.disagreements or result.checked_nothing
+    return EXIT_GOAL_MISSED if failed or missed else EXIT_OK
 
 
 def _run_bench(args, out: Console, err: Console) -> int:

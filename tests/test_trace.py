@@ -2267,13 +2267,15 @@ def _judged_text(path, tmp_path) -> str:
 
 @needs_gxx
 def test_a_bundle_below_the_models_names_the_accesses_not_traced(tmp_path):
-    """Two reads of an m_axi pointer a step, in a header's function: the model's
-    bundle needs II 2, the trace records neither read.  The note said only "for
-    accesses this run does not all make" (probe 37 F4), though the run makes them."""
+    """Two reads of an m_axi pointer a step, in a function of a header outside the
+    kernel's folder (the trace instruments those in it): the model's bundle needs II
+    2, the trace records neither read.  The note said only "for accesses this run does
+    not all make" (probe 37 F4), though the run makes them."""
     (tmp_path / "pair.h").write_text(
         "static void pair(const int *p, int *q, int i) { q[i] = p[2 * i] + p[2 * i + 1]; }\n")
-    path = tmp_path / "hp.cpp"
-    path.write_text('#include "pair.h"\nvoid hp(const int *p, int *q) {\n'
+    (tmp_path / "k").mkdir()
+    path = tmp_path / "k" / "hp.cpp"
+    path.write_text('#include "../pair.h"\nvoid hp(const int *p, int *q) {\n'
                     "  for (int i = 0; i < 32; i++) {\n#pragma HLS pipeline II=1\n"
                     "    pair(p, q, i);\n  }\n}\n")
     text = _judged_text(path, tmp_path)

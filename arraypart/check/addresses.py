@@ -143,11 +143,11 @@ def compare(paths: Sequence[Path], sites: Sequence[Site], loops: Sequence[Coord]
             groups: Mapping[int, Sequence[CycleGroup]],
             directions: Mapping[int, tuple[int, ...]],
             arrays: Sequence[tuple[str, tuple[int, ...]]],
-            may_places: frozenset[tuple[int, int]],
-            skipping: frozenset[tuple[int, int]] = frozenset(),
+            may_places: frozenset[Coord],
+            skipping: frozenset[Coord] = frozenset(),
             checkpoint: Callable[[], None] = no_checkpoint,
             labels: Sequence[str] = (),
-            unrecorded: frozenset[tuple[int, int]] = frozenset(),
+            unrecorded: frozenset[Coord] = frozenset(),
             sizes: Sequence[Mapping[str, int | None]] = ({},),
             widest: Mapping[str, int] = {}) -> AddressCheck:
     """Compare the records at ``paths`` (one file per recorded call of the top, each
@@ -156,7 +156,7 @@ def compare(paths: Sequence[Path], sites: Sequence[Site], loops: Sequence[Coord]
     model's ``groups`` by traced loop id; ``directions``: by loop id, the step signs of
     the loops around it and its own (outermost first); ``arrays``: (name, shape) by
     array id.  Left out of the sums on
-    both sides: irregular references, conditional sites and the (line, col) in
+    both sides: irregular references, conditional sites and the coordinate in
     ``may_places`` (under a data-dependent ``if`` inside their loop), which the model
     takes as running whenever they may: the regular ones are looked up instead; the
     loops at ``skipping`` (under a data-dependent ``if`` themselves) are matched run by
@@ -164,18 +164,18 @@ def compare(paths: Sequence[Path], sites: Sequence[Site], loops: Sequence[Coord]
     ``labels``: by loop id, the call of its text it is (:mod:`.calls`; "" or missing:
     the only one); ``widest``: the ``high`` of each size whose larger values only widen
     the domain (a fresh upper end), at which a loop not enumerated for want of its value
-    bounds the call's steps (:func:`_beyond`); ``unrecorded``: the (line, col) of
+    bounds the call's steps (:func:`_beyond`); ``unrecorded``: the coordinate of
     accesses the run does not record
     (written in a macro's text), left out of the model's side too.  A loop is
     compared when it is in some call, and its first mismatch is named."""
-    irregular = {(a.coord.line, a.coord.col) for gs in groups.values() for g in gs
+    irregular = {a.coord for gs in groups.values() for g in gs
                  for a in g.issued if not a.regular}
-    conditional = {(s.coord.line, s.coord.col) for s in sites if s.conditional}
+    conditional = {s.coord for s in sites if s.conditional}
     left_out = may_places | irregular | conditional | unrecorded
-    may = {place: code for code, place in enumerate(sorted((may_places | conditional)
-                                                           - irregular))}
-    kept = np.array([(s.coord.line, s.coord.col) not in left_out for s in sites] or [True])
-    site_codes = np.array([may.get((s.coord.line, s.coord.col), -1) for s in sites]
+    may = {place: code for code, place in enumerate(sorted(
+        (may_places | conditional) - irregular, key=lambda c: (c.file, c.line, c.col)))}
+    kept = np.array([s.coord not in left_out for s in sites] or [True])
+    site_codes = np.array([may.get(s.coord, -1) for s in sites]
                           or [-1], np.int64)
     ids = {name: n for n, (name, _) in enumerate(arrays)}
     shapes = [shape for _, shape in arrays]
@@ -197,7 +197,7 @@ def compare(paths: Sequence[Path], sites: Sequence[Site], loops: Sequence[Coord]
         skipped.update((f"{loops[lid]}: the accesses under its data-dependent ifs were not "
                         f"looked up (over {MAX_MAY_KEYS} of them)", None)
                        for lid, model in models.items() if model.may_keys is None)
-        runs = {lid for lid in models if (loops[lid].line, loops[lid].col) in skipping}
+        runs = {lid for lid in models if loops[lid] in skipping}
         traced, unforeseen, ran = _trace_side(path, models, unenumerated, kept, site_codes,
                                               len(arrays), checkpoint, runs)
         beyond += [text for lid in unenumerated
@@ -278,7 +278,7 @@ def _mismatches(path: Path, models: Mapping[int, "_Model"], runs: set[int], trac
 
 def _model(groups: Sequence[CycleGroup], directions: tuple[int, ...] | None,
            arrays: Mapping[str, int], shapes: Sequence[tuple[int, ...]],
-           left_out: set[tuple[int, int]], may: Mapping[tuple[int, int], int],
+           left_out: set[Coord], may: Mapping[Coord, int],
            sizes: Mapping[str, int | None]) -> _Model | None:
     """The model side of one loop at the run's ``sizes`` (:func:`run_points`): the
     lanes of the first path's groups outside ``left_out``, and the keys of the lanes of
@@ -309,7 +309,7 @@ def _model(groups: Sequence[CycleGroup], directions: tuple[int, ...] | None,
     seen: set[int] = set()
     for g in groups:
         for lane in g.issued:
-            place = (lane.coord.line, lane.coord.col)
+            place = lane.coord
             compared = g.path == 0 and place not in left_out and id(lane) not in seen
             if not compared and place not in may:
                 continue  # a whole-element access is in every member view's group

@@ -28,6 +28,7 @@ from typing import Callable, Iterator, Mapping, Sequence
 import numpy as np
 
 from .. import ir
+from ..errors import Coord
 from ..poly.model import CycleGroup
 from .addresses import run_points, run_sizes
 from .records import chunks, no_checkpoint
@@ -40,10 +41,10 @@ MAX_SPLIT_STEPS = 1 << 20
 @dataclass(frozen=True, slots=True)
 class Instance:
     """A concurrent loop of the model in program order: its ``for`` statement's place
-    (line, col), and per loop around it and of itself (outermost first) the pre-order
+    coordinate, and per loop around it and of itself (outermost first) the pre-order
     ``positions`` in the IR and the step ``signs``."""
 
-    place: tuple[int, int]
+    place: Coord
     positions: tuple[int, ...]
     signs: tuple[int, ...]
 
@@ -65,7 +66,7 @@ def instances(kernel: ir.Kernel) -> tuple[Instance, ...]:
     out = []
     for region in regions(kernel):
         loops = [node for node, _ in region.path if isinstance(node, ir.Loop)] + [region.loop]
-        out.append(Instance((region.loop.coord.line, region.loop.coord.col),
+        out.append(Instance(region.loop.coord,
                             tuple(position[id(n)] for n in loops),
                             tuple(1 if n.step > 0 else -1 for n in loops)))
     return tuple(out)

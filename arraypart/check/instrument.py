@@ -4,7 +4,8 @@ This reads the kernel with libclang directly (``clang.cindex``: cursor kinds, ex
 and tokens) and shares none of the front end's lowering or index arithmetic: the
 recorded addresses are what g++ computes from the index values the program really takes.
 
-Edits are insertions at byte offsets of the text (nothing is removed):
+Edits are insertions at byte offsets of the text (nothing is removed), made in the
+kernel file and alike in each file it includes from its folder (:mod:`.included`):
 
 - an element access ``E`` (an ``ARRAY_SUBSCRIPT_EXPR``, or a dereference ``*p``,
   whose type is not an array, not the base of another subscript, not under ``&``, not
@@ -54,7 +55,7 @@ are not instrumented (listed in ``skipped``).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Mapping
 
 import clang.cindex as ci
@@ -67,6 +68,7 @@ from .element_accesses import (ARRAY_TYPES, FUNCTIONS, access_edits, access_kind
                                arrow_edits, called_name, is_arrow_object, is_conditional,
                                is_element, name_span, narrow_cast, of_struct_value,
                                routine_name, unit_cursors, unwrapped, written_span)
+from .included import IncludedSource, IncludedUnit, included_units, relative_path
 from .inserts import NAMESPACE, Insert, apply
 from .traced_loops import (LOOP_KINDS, function_edits, loop_edits, model_pipelines,
                            synthesis_only_loops, traced_loops, written_loop)
@@ -115,7 +117,9 @@ class Instrumented:
     includes headers outside the namespace that holds the kernel's text);
     ``synthesis_only``: the pipelined loops left untraced because code only synthesis
     reads (``#ifdef __SYNTHESIS__``) stands in them or in a function they call, which
-    g++ does not compile."""
+    g++ does not compile; ``sources``: the files the kernel file includes from its
+    folder, instrumented alike (:mod:`.included`; their sites and loops numbered after
+    the kernel file's)."""
 
     text: str
     sites: tuple[Site, ...]
@@ -124,23 +128,52 @@ class Instrumented:
     globals: tuple[tuple[int, str], ...]
     synthesis_only: tuple[Coord, ...] = ()  # loops not traced: g++ compiles other text
     included: tuple[Coord, ...] = ()
+    sources: tuple[IncludedSource, ...] = ()
 
 
 def instrument(kernel: ir.Kernel, options: clangtu.Options,
-               copies: Mapping[tuple[int, int], str] | None = None) -> Instrumented:
+               copies: Mapping[Coord, str] | None = None) -> Instrumented:
     """The kernel's text (as the testbench includes it) with the edits of the module
-    doc; array ids are positions in ``kernel.arrays``; ``copies``: (line, col) of a
+    doc; array ids are positions in ``kernel.arrays``; ``copies``: coordinate of a
     reference -> the C text of the copy its reads record.  Interruptions wait until it
     is done (one swallowed inside a libclang callback would cut the walk short)."""
     with interrupts.deferred():
         return _instrument(kernel, options, copies or {})
 
 
+@dataclass(frozen=True, slots=True)
+class _Context:
+    """What every file's walk reads: array ids (of the IR's non-interface arrays, by
+    name; of its locals, by their declaration's (line, col, name)), the struct
+    variables' array fields (:func:`_struct_fields`), the places of references bound
+    to a C++ reference, the read copies by place, the header definitions the front end
+    reads as the file's."""
+
+    ids: Mapping[str, int]
+    local_ids: Mapping[tuple[int, int, str], int]
+    fields: Mapping[tuple, list[tuple[str, int]]]
+    bound: frozenset[Coord]
+    copies: Mapping[Coord, str]
+    read: frozenset[tuple[str, int]]
+
+
+@dataclass(slots=True)
+class _Found:
+    """The walk's results so far, over every file: sites in record order, accesses left
+    alone (macro text), file-scope arrays to register, accesses of files that function
+    bodies include."""
+
+    sites: list[Site] = field(default_factory=list)
+    skipped: list[Coord] = field(default_factory=list)
+    globals: list[tuple[int, str]] = field(default_factory=list)
+    in_headers: list[Coord] = field(default_factory=list)
+
+
 def _instrument(kernel: ir.Kernel, options: clangtu.Options,
-                copies: Mapping[tuple[int, int], str]) -> Instrumented:
+                copies: Mapping[Coord, str]) -> Instrumented:
     unit = clangtu.parse(kernel.source.text, kernel.path, options)
-    data = unit.data
-    loops = traced_loops(unit, model_pipelines(kernel.body))
+    model = model_pipelines(kernel.body)
+    loops = traced_loops(unit, model)
     differing = synthesis_only_loops(unit, loops,
                                      clangtu.synthesis_only_ranges(unit, options))
     loops = {key: value for key, value in loops.items() if key not in differing}
@@ -148,83 +181,133 @@ def _instrument(kernel: ir.Kernel, options: clangtu.Options,
     # a local's id by its declaration's place: two blocks may declare one C name
     local_ids = {(d.coord.line, d.coord.col, _spelled(kernel.by_name[name], d.name)): ids[name]
                  for name, d in kernel.source.local_decls.items() if name in ids}
-    fields = _struct_fields(kernel, ids)
-    inserts: list[Insert] = []
-    sites: list[Site] = []
-    skipped: list[Coord] = []
-    in_headers: list[Coord] = []
-    seen: set[tuple[int, int]] = set()
-    found_globals: list[tuple[int, str]] = []
-    headers = {a.name for a in kernel.arrays if a.header}
-    bound = {(a.coord.line, a.coord.col) for a in ir.accesses(kernel.body) if a.by_reference}
-    included = _inclusion_lines(unit)
-    read = frozenset(kernel.source.header_definitions)
-    for cursor, parents in unit_cursors(unit):
-        if not unit.in_main(cursor.location):
-            if cursor.kind == K.VAR_DECL and not parents and not _defined_in_file(unit, cursor):
-                found_globals += [(ids[cursor.spelling], f"::{cursor.spelling}")] if (
-                    cursor.spelling in headers and cursor.spelling in ids) else []
-                found_globals += [(n, f"::{cursor.spelling}.{member}") for member, n
-                                  in fields.get((0, 0, cursor.spelling), ())]
-            elif (cursor.kind == K.DECL_STMT and parents
-                  and parents[-1].kind == K.COMPOUND_STMT
-                  and unit.in_main(parents[-1].location)):
-                at = _after_inclusion(included, cursor, parents[-1])
-                inserts += (_register_edits(cursor, ids, local_ids, fields, at)
-                            if at is not None else [])
-            elif is_element(cursor, parents, read) and any(unit.in_main(p.location)
-                                                      for p in parents):
-                in_headers.append(unit.location_coord(cursor.location))
-            continue
-        arrow = is_arrow_object(cursor, parents)
-        if arrow or is_element(cursor, parents, read):
-            span = (name_span if arrow else written_span)(unit, cursor, data)
-            if span is None or span in seen:
-                # a macro's body, or an argument it expands twice (MAX(a[i], b)): the
-                # place's accesses are left out on both sides
-                skipped.append(unit.coord(cursor.extent.start.offset if span is None
-                                          else span[0]))
-                continue
-            seen.add(span)
-            coord = unit.coord(span[0])
-            kind = access_kind(cursor, parents, (coord.line, coord.col) in bound)
-            kind = KINDS.index("update" if kind == "write" and narrow_cast(cursor) else kind)
-            copy = copies.get((coord.line, coord.col), "0")
-            inserts += (arrow_edits(cursor, span, len(sites), kind, copy, data) if arrow
-                        else access_edits(cursor, span, len(sites), kind, copy, data))
-            conditional = is_conditional(cursor, parents)
-            sites += [Site(coord, k, conditional, copy if k == "read" else "0")
-                      for k in _SITE_KINDS[KINDS[kind]]]
-        elif _is_routine(cursor, unit):
-            found = _routine_edits(cursor, unit, len(sites))
-            if found is None:
-                skipped.append(unit.coord(cursor.extent.start.offset))
-                continue
-            inserts += found[0]
-            sites += found[1]
-        elif cursor.kind in LOOP_KINDS and written_loop(cursor, data):
-            inserts += loop_edits(cursor, loops, data, read)
-        elif cursor.kind in FUNCTIONS and cursor.extent.start.offset in loops:
-            inserts += function_edits(cursor, loops)
-        elif cursor.kind == K.DECL_STMT and parents and parents[-1].kind == K.COMPOUND_STMT:
-            inserts += _register_edits(cursor, ids, local_ids, fields,
-                                       block=parents[-1])
-        elif cursor.kind == K.VAR_DECL and all(p.kind == K.NAMESPACE for p in parents):
-            found_globals += [(ids[cursor.spelling], _qualified_name(cursor))] if (
-                cursor.spelling in ids) else []
-            found_globals += [(n, f"{_qualified_name(cursor)}.{member}") for member, n
-                              in fields.get((0, 0, cursor.spelling), ())]
+    context = _Context(ids, local_ids, _struct_fields(kernel, ids),
+                       frozenset(a.coord for a in ir.accesses(kernel.body) if a.by_reference),
+                       copies, frozenset(kernel.source.header_definitions))
+    found = _Found()
+    inserts = _kernel_file_edits(unit, kernel, context, loops, found)
     inserts += [Insert(offset, False, 0, text)
                 for offset, text in shared_type_edits(kernel.source.shared_types)]
     # the testbench's renaming of the top (codegen.testbench._copied): innermost, the
     # name's own prefix (every other opener's rank is at most 0)
     inserts += [Insert(offset, True, 1, ORIGINAL_PREFIX) for offset in kernel.source.renamed_at]
-    text = apply(data, inserts)
-    traced = tuple(TracedLoop(unit.coord(c.extent.start.offset) if c.kind in LOOP_KINDS
-                              else unit.location_coord(c.location), u)
-                   for c, u in loops.values())
-    return Instrumented(text, tuple(sites), traced, tuple(skipped), tuple(found_globals),
-                        tuple(unit.coord(key) for key in sorted(differing)), tuple(in_headers))
+    traced = _traced(unit, loops)
+    sources = []
+    for view in included_units(unit, kernel.path):
+        # synthesis-only text of an included file is not looked for (the kernel file's is)
+        mine = traced_loops(view, model)
+        # every file is copied, edited or not: the copies include one another
+        edits = _included_file_edits(view, context, mine, len(traced), found)
+        sources.append(IncludedSource(view.filename, relative_path(view, kernel.path),
+                                      apply(view.data, edits)))
+        traced += _traced(view, mine)
+    return Instrumented(apply(unit.data, inserts), tuple(found.sites), traced,
+                        tuple(found.skipped), tuple(found.globals),
+                        tuple(unit.coord(key) for key in sorted(differing)),
+                        tuple(found.in_headers), tuple(sources))
+
+
+def _traced(unit: clangtu.Unit, loops: Mapping[int, tuple[ci.Cursor, str]]
+            ) -> tuple[TracedLoop, ...]:
+    """The traced loops of ``unit``'s file, in the order of their ids."""
+    return tuple(TracedLoop(unit.coord(c.extent.start.offset) if c.kind in LOOP_KINDS
+                            else unit.location_coord(c.location), u)
+                 for c, u in loops.values())
+
+
+def _kernel_file_edits(unit: clangtu.Unit, kernel: ir.Kernel, context: _Context,
+                       loops: Mapping[int, tuple[ci.Cursor, str]], found: _Found
+                       ) -> list[Insert]:
+    """The edits of the kernel file: its own text's (:func:`_edits`), and where a
+    header's text lies in it, the registration of the arrays that header declares
+    (file-scope ones by the driver; locals of an ``#include`` in a function body after
+    that line) and the accesses it makes there (listed, not edited)."""
+    inserts: list[Insert] = []
+    seen: set[tuple[int, int]] = set()
+    headers = {a.name for a in kernel.arrays if a.header}
+    included = _inclusion_lines(unit)
+    ids, fields = context.ids, context.fields
+    for cursor, parents in unit_cursors(unit):
+        if unit.in_main(cursor.location):
+            inserts += _edits(unit, cursor, parents, context, loops, 0, seen, found, True)
+        elif cursor.kind == K.VAR_DECL and not parents and not _defined_in_file(unit, cursor):
+            found.globals += [(ids[cursor.spelling], f"::{cursor.spelling}")] if (
+                cursor.spelling in headers and cursor.spelling in ids) else []
+            found.globals += [(n, f"::{cursor.spelling}.{member}") for member, n
+                              in fields.get((0, 0, cursor.spelling), ())]
+        elif (cursor.kind == K.DECL_STMT and parents
+              and parents[-1].kind == K.COMPOUND_STMT
+              and unit.in_main(parents[-1].location)):
+            at = _after_inclusion(included, cursor, parents[-1])
+            inserts += (_register_edits(cursor, ids, context.local_ids, fields, at)
+                        if at is not None else [])
+        elif is_element(cursor, parents, context.read) and any(unit.in_main(p.location)
+                                                               for p in parents):
+            found.in_headers.append(unit.location_coord(cursor.location))
+    return inserts
+
+
+def _included_file_edits(view: IncludedUnit, context: _Context,
+                         loops: Mapping[int, tuple[ci.Cursor, str]], first_loop: int,
+                         found: _Found) -> list[Insert]:
+    """The edits of an included file's own text (:func:`_edits`; its file-scope arrays
+    are registered with the kernel file's headers', :func:`_kernel_file_edits`), its
+    loops numbered from ``first_loop``."""
+    seen: set[tuple[int, int]] = set()
+    return [edit for cursor, parents in unit_cursors(view) if view.in_main(cursor.location)
+            for edit in _edits(view, cursor, parents, context, loops, first_loop, seen, found,
+                               False)]
+
+
+def _edits(unit: clangtu.Unit, cursor: ci.Cursor, parents: tuple, context: _Context,
+           loops: Mapping[int, tuple[ci.Cursor, str]], first_loop: int,
+           seen: set[tuple[int, int]], found: _Found, file_scope: bool) -> list[Insert]:
+    """The edits of one cursor of ``unit``'s own text (module doc), its sites and
+    skipped places added to ``found``; ``seen``: the spans of the file already
+    edited; with ``file_scope``, a file-scope array declared here is registered."""
+    data = unit.data
+    arrow = is_arrow_object(cursor, parents)
+    if arrow or is_element(cursor, parents, context.read):
+        span = (name_span if arrow else written_span)(unit, cursor, data)
+        if span is None or span in seen:
+            # a macro's body, or an argument it expands twice (MAX(a[i], b)): the
+            # place's accesses are left out on both sides
+            found.skipped.append(unit.coord(cursor.extent.start.offset if span is None
+                                            else span[0]))
+            return []
+        seen.add(span)
+        coord = unit.coord(span[0])
+        kind = access_kind(cursor, parents, coord in context.bound)
+        kind = KINDS.index("update" if kind == "write" and narrow_cast(cursor) else kind)
+        copy = context.copies.get(coord, "0")
+        site = len(found.sites)
+        conditional = is_conditional(cursor, parents)
+        found.sites += [Site(coord, k, conditional, copy if k == "read" else "0")
+                        for k in _SITE_KINDS[KINDS[kind]]]
+        return (arrow_edits(cursor, span, site, kind, copy, data) if arrow
+                else access_edits(cursor, span, site, kind, copy, data))
+    if _is_routine(cursor, unit):
+        routine = _routine_edits(cursor, unit, len(found.sites))
+        if routine is None:
+            found.skipped.append(unit.coord(cursor.extent.start.offset))
+            return []
+        found.sites += routine[1]
+        return routine[0]
+    if cursor.kind in LOOP_KINDS and written_loop(cursor, data):
+        return loop_edits(cursor, loops, data, context.read, first_loop)
+    if cursor.kind in FUNCTIONS and cursor.extent.start.offset in loops:
+        return function_edits(cursor, loops, first_loop)
+    if cursor.kind == K.DECL_STMT and parents and parents[-1].kind == K.COMPOUND_STMT:
+        return _register_edits(cursor, context.ids, context.local_ids, context.fields,
+                               block=parents[-1])
+    if file_scope and cursor.kind == K.VAR_DECL and all(p.kind == K.NAMESPACE
+                                                        for p in parents):
+        name = _qualified_name(cursor)
+        found.globals += [(context.ids[cursor.spelling], name)] if (
+            cursor.spelling in context.ids) else []
+        found.globals += [(n, f"{name}.{member}") for member, n
+                          in context.fields.get((0, 0, cursor.spelling), ())]
+    return []
 
 
 def _spelled(array: ir.Array, name: str) -> str:

@@ -44,6 +44,9 @@ COMPILE_FLAGS = ("-std=c++14", "-O1", "-w")
 #: the first report.  Not AddressSanitizer: its shadow memory (terabytes of address
 #: space) cannot be mapped under the worker's --memory-limit (RLIMIT_DATA).
 SANITIZE_FLAGS = ("-fsanitize=undefined", "-fno-sanitize-recover=undefined")
+#: The folder of ``workdir`` that holds the driver's source and the instrumented copies
+#: of the files it includes.
+DRIVER_FOLDER = "driver"
 #: The stage :func:`record` is, as a time-limit message names it.
 STAGE = "building and running the instrumented kernel (check --trace)"
 #: Longest a traced run may take (seconds) when no deadline is given: a kernel the
@@ -96,9 +99,13 @@ def record(kernel: ir.Kernel, options: clangtu.Options, workdir: Path,
     if shutil.which(COMPILER) is None:
         raise KernelError(Coord(kernel.path), f"check --trace needs {COMPILER} on the PATH")
     instrumented = instrument(kernel, options, copy_texts(kernel, bankings or {}))
-    source = workdir / f"{kernel.name}_trace.cpp"
-    source.write_text(driver_source(kernel, instrumented), encoding="utf-8",
-                      errors=KEEP_BYTES)
+    # the driver beside the instrumented copies of the files it includes (.included),
+    # in a folder of its own: ``workdir`` may be the kernel's
+    source = workdir / DRIVER_FOLDER / f"{kernel.name}_trace.cpp"
+    for text, path in [(driver_source(kernel, instrumented), source)] + [
+            (s.text, source.parent / s.path) for s in instrumented.sources]:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8", errors=KEEP_BYTES)
     binary = workdir.resolve() / "trace_driver"
     records = tuple(workdir.resolve() / f"trace.{call + 1}.bin"
                     for call in range(len(size_values(kernel))))
@@ -352,8 +359,8 @@ def widening(param: ir.Param) -> bool:
 
 
 def copy_texts(kernel: ir.Kernel, bankings: Mapping[str, Banking]
-               ) -> dict[tuple[int, int], str]:
-    """(line, col) of each read reference whose copy varies with its lane -> the C text
+               ) -> dict[Coord, str]:
+    """The coordinate of each read reference whose copy varies with its lane -> the C text
     of its copy expression (``Banking.copy_expr`` over the loop iterators), which the
     recorded run evaluates at each access."""
     out = {}
@@ -361,7 +368,7 @@ def copy_texts(kernel: ir.Kernel, bankings: Mapping[str, Banking]
         banking = bankings.get(access.array)
         copy = banking.copy_expr(access.ref_id) if banking is not None else E.const(0)
         if access.kind == "read" and not isinstance(copy, E.Const):
-            out[access.coord.line, access.coord.col] = copy_text(copy)
+            out[access.coord] = copy_text(copy)
     return out
 
 

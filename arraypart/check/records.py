@@ -48,7 +48,17 @@ def chunks(path: Path, size: int = CHUNK_RECORDS,
 def without_run_ends(rows: np.ndarray) -> np.ndarray:
     """``rows`` without the ends of runs (a few a chunk: most chunks are kept whole)."""
     ends = rows["site"] == RUN_END
-    return np.delete(rows, np.flatnonzero(ends)) if ends.any() else rows
+    return selected(rows, ~ends) if ends.any() else rows
+
+
+#: A record as raw bytes: numpy copies a structured array field by field, record by
+#: record, and raw bytes whole (a mask over 2^20 records: 0.1 s, 0.02 s).
+_RAW = np.dtype((np.void, RECORD.itemsize))
+
+
+def selected(rows: np.ndarray, which: np.ndarray) -> np.ndarray:
+    """``rows[which]`` (a mask or indices), copied as raw records."""
+    return rows.view(_RAW)[which].view(RECORD)
 
 
 def run_chunks(paths: Sequence[Path], size: int = CHUNK_RECORDS,
@@ -73,19 +83,19 @@ def run_chunks(paths: Sequence[Path], size: int = CHUNK_RECORDS,
 
 
 def _chunks(path: Path, size: int, checkpoint: Callable[[], None]) -> Iterator[np.ndarray]:
+    """Each chunk is read into a buffer of its own behind the records carried from
+    the one before (those of its unfinished step): no chunk is copied whole."""
     carry = np.empty(0, RECORD)
     with open(path, "rb") as stream:
         while True:
-            block = np.fromfile(stream, RECORD, size)
-            if block.size == 0:
+            rows = np.empty(carry.size + size, RECORD)
+            rows[:carry.size] = carry
+            read = stream.readinto(memoryview(rows[carry.size:].view(np.uint8)))
+            if read < RECORD.itemsize:
                 break
-            rows = np.concatenate([carry, block])
-            last = rows[-1]
-            other = (rows["loop"] != last["loop"]) | (rows["step"] != last["step"])
-            if last["loop"] < 0:  # outside every traced loop: no step to keep whole
-                cut = rows.size
-            else:
-                cut = int(np.flatnonzero(other)[-1]) + 1 if other.any() else 0
+            rows = rows[:carry.size + read // RECORD.itemsize]
+            # outside every traced loop (loop -1): no step to keep whole
+            cut = rows.size if rows[-1]["loop"] < 0 else _last_step_start(rows)
             if cut:
                 checkpoint()
                 yield rows[:cut]
@@ -93,3 +103,22 @@ def _chunks(path: Path, size: int, checkpoint: Callable[[], None]) -> Iterator[n
     if carry.size:
         checkpoint()
         yield carry
+
+
+#: Records first searched back from a chunk's end for its last step's start (then
+#: eight times as many, and so on): a step holds few records.
+_TAIL = 64
+
+
+def _last_step_start(rows: np.ndarray) -> int:
+    """Where the step of the last of ``rows`` begins (its records are consecutive);
+    0 when every record is of that step."""
+    loop, step = rows["loop"], rows["step"]
+    last_loop, last_step = loop[-1], step[-1]
+    width = _TAIL
+    while True:
+        low = max(0, rows.size - width)
+        other = np.flatnonzero((loop[low:] != last_loop) | (step[low:] != last_step))
+        if other.size or low == 0:
+            return low + int(other[-1]) + 1 if other.size else 0
+        width *= 8

@@ -54,9 +54,10 @@ from ..errors import Coord
 from ..scheme import Banking, index_var
 from .instrument import Site
 from .ports import compose_digits, min_ii
-from .records import (CHUNK_RECORDS, READ, WRITE, no_checkpoint, run_chunks,
-                      without_run_ends)
-from .traced_epochs import Forwarding, Shapes, StepAccesses, free_records, packed
+from .records import (CHUNK_RECORDS, READ, RUN_END, WRITE, no_checkpoint, run_chunks,
+                      selected)
+from .traced_epochs import (Forwarding, Shapes, StepAccesses, free_records, packed,
+                            stable_order)
 
 #: A site's copy in ``read_copies`` when each record carries it (its ``copy`` field).
 RECORDED = -1
@@ -135,13 +136,15 @@ class Overfull:
 @dataclass(frozen=True, slots=True)
 class LoopReplay:
     """One traced loop: its claim (None: the model has no such loop), steps run,
-    traced II and the first step above the claim."""
+    traced II and the first step above the claim; ``accesses``: the array accesses the
+    run recorded in it (0 where its steps ran text the trace does not instrument)."""
 
     coord: Coord
     claim: Claim | None
     steps: int
     traced_ii: int
     first: Overfull | None
+    accesses: int = 0
 
     @property
     def agrees(self) -> bool:
@@ -194,21 +197,24 @@ def replay(paths: Sequence[Path], sites: tuple[Site, ...], loops: tuple[Coord, .
     moving = np.zeros(0, np.int64) if moving is None else moving
     dynamic = _Dynamic.of(paths, counted, sources, moving, checkpoint) if rule else None
     state = _State(len(loops), claims, counting_units(counted))
+    # the ends of runs are no regular site's: Shapes leaves them out
     shapes = None if regular is None or not regular.any() else Shapes.of(
-        run_chunks(paths, checkpoint=checkpoint), regular)
+        run_chunks(paths, checkpoint=checkpoint, run_ends=True), regular)
     outside: dict[tuple[int, int], OutOfBounds] = {}
     total = 0
     for rows in run_chunks(paths, chunk_records(counted, rule), checkpoint=checkpoint,
                            run_ends=True):
         state.count_steps(rows)
-        rows = without_run_ends(rows)
-        total += rows.size
+        accesses = rows["site"] != RUN_END
+        state.count_accesses(rows["loop"][accesses])
+        total += int(accesses.sum())
+        # an end of a run lies in no array (array -1): _inside leaves it out
         rows = _as_counted(_inside(rows, memories, sites, outside), memories, windows)
         steps = StepAccesses.of(rows, None if shapes is None else shapes.of_records(rows))
         epochs = steps.epochs()
         if forwarding is not None:
             taken = ~free_records(steps, forwarding)
-            rows, epochs = rows[taken], epochs[taken]
+            rows, epochs = selected(rows, taken), epochs[taken]
         uses = _uses(rows, counted, read_copies, dynamic, site_fields, epochs)
         if uses["loop"].size:
             state.add(uses, counted, sites)
@@ -250,13 +256,13 @@ def _inside(rows: np.ndarray, memories: Mapping[int, Memory], sites: tuple[Site,
     known = np.isin(rows["array"], list(memories))
     size = np.where(known, sizes[np.clip(rows["array"], 0, sizes.size - 1)], 0)
     ok = (rows["flat"] >= 0) & (rows["flat"] < size)
-    bad = rows[known & ~ok]
+    bad = selected(rows, known & ~ok)
     _, first = np.unique(bad["site"], return_index=True)
     for r in bad[first]:
         key = (int(r["site"]), int(r["array"]))
         outside.setdefault(key, OutOfBounds(sites[key[0]].coord,
                                             memories[key[1]].array.name, int(r["flat"])))
-    return rows[ok]
+    return selected(rows, ok)
 
 
 def _as_counted(rows: np.ndarray, memories: Mapping[int, Memory],
@@ -329,8 +335,8 @@ class _Dynamic:
         unknowing: set[int] = set()  # arrays a moving site reaches: no digit is kept
         for rows in run_chunks(paths, checkpoint=checkpoint):
             for a, m in memories.items():
-                mine = rows[(rows["array"] == a) & (rows["flat"] >= 0)
-                            & (rows["flat"] < m.array.size)]
+                mine = selected(rows, (rows["array"] == a) & (rows["flat"] >= 0)
+                                & (rows["flat"] < m.array.size))
                 if not mine.size:
                     continue
                 if np.isin(mine["site"], moving).any():
@@ -494,6 +500,7 @@ class _State:
                                for n in range(loops)], np.int64)
         self.need = np.ones(loops, np.int64)
         self.steps = np.zeros(loops, np.int64)
+        self.accesses = np.zeros(loops, np.int64)
         self.first: dict[int, Overfull] = {}
 
     def add(self, uses: dict[str, np.ndarray], memories: Mapping[int, Memory],
@@ -501,10 +508,13 @@ class _State:
         uses = {**uses, "unit": self.units[uses["array"]]}
         group = packed([uses[k] for k in GROUP])
         element = packed([uses[k] for k in ELEMENT])
+        both = None if group is None or element is None else packed([group, element])
         if group is None or element is None:
             order = np.lexsort(tuple(uses[k] for k in reversed(GROUP + ELEMENT)))
-        else:
+        elif both is None:
             order = np.lexsort((element, group))
+        else:
+            order = stable_order(both)
         u = {k: v[order] for k, v in uses.items()}
         new = np.ones(order.size, bool)
         if group is None:
@@ -534,6 +544,11 @@ class _State:
         are not counted included: a loop touching only registers still runs)."""
         np.maximum.at(self.steps, rows["loop"], rows["step"] + 1)
 
+    def count_accesses(self, loop: np.ndarray) -> None:
+        """Array accesses recorded, per loop (``loop``: each access record's)."""
+        inside = loop[loop >= 0]
+        self.accesses += np.bincount(inside, minlength=self.accesses.size)[:self.accesses.size]
+
     def _first(self, u, starts, loop, need, reads, writes, memories, sites) -> None:
         for g in np.flatnonzero(need > self.limit[loop]).tolist():
             lid = int(loop[g])
@@ -562,4 +577,5 @@ class _State:
             claim = self.claims.get(lid)
             target = claim.target_ii if claim else 1
             yield LoopReplay(coord, claim, int(self.steps[lid]),
-                             max(target, int(self.need[lid])), self.first.get(lid))
+                             max(target, int(self.need[lid])), self.first.get(lid),
+                             int(self.accesses[lid]))

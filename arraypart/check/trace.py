@@ -58,6 +58,8 @@ class TraceCheck:
     in_headers: tuple[Coord, ...] = ()  # untraced loops of a header's text
     header_accesses: tuple[Coord, ...] = ()  # accesses of a header's functions
     outside: tuple[str, ...] = ()  # warnings: sizes a call gives outside their ranges
+    # per replayed loop, whether the model counts array accesses in it
+    modelled: tuple[bool, ...] = ()
 
     @property
     def disagreements(self) -> tuple[str, ...]:
@@ -68,8 +70,19 @@ class TraceCheck:
                 for o in self.replay.out_of_bounds]
         return tuple(out) + self.addresses.mismatches
 
+    @property
+    def checked_nothing(self) -> bool:
+        """The model pipelines some loop and no modelled loop recorded an array access:
+        the run checked nothing of the banking."""
+        modelled = bool(self.untraced) or any(
+            loop.claim is not None and counted
+            for loop, counted in zip(self.replay.loops, self._modelled()))
+        return modelled and not any(loop.accesses for loop in self.replay.loops
+                                    if loop.claim is not None)
+
     def to_json(self) -> dict:
         loops = [{"coord": str(loop.coord), "call": label or None, "steps": loop.steps,
+                  "accesses": loop.accesses,
                   "traced_ii": loop.traced_ii,
                   "name": loop.claim.name if loop.claim else None,
                   "claimed_ii": loop.claim.claimed_ii if loop.claim else None,
@@ -83,6 +96,7 @@ class TraceCheck:
                 "addresses_compared": [str(c) for c in self.addresses.compared],
                 "unwritten_reads": list(self.unwritten),
                 "sizes_outside": list(self.outside) + list(self.addresses.beyond),
+                "unrecorded": self._unrecorded(), "checked_nothing": self.checked_nothing,
                 "disagreements": list(self.disagreements)}
 
     def format(self) -> str:
@@ -111,7 +125,8 @@ class TraceCheck:
                   "in a function it calls, #ifdef __SYNTHESIS__, which g++ does not "
                   "compile" if c.coord in differing
                   else "it lies in a header's text: the trace instruments the kernel "
-                  "file only" if c.coord in self.in_headers
+                  "file and the files it includes from its folder only"
+                  if c.coord in self.in_headers
                   else
                   "no pipelined `for` of the kernel's text there: a pipelined function, "
                   "or a loop unrolled outside a pipeline, whose lanes the program runs one "
@@ -128,7 +143,32 @@ class TraceCheck:
                      "loop(s)")
         lines += ["  " + note for note in self.addresses.skipped]
         return "\n".join(lines + list(self.outside) + list(self.addresses.beyond)
-                          + self._idle() + list(self.unwritten) + list(self.disagreements))
+                          + self._idle() + self._unrecorded() + list(self.unwritten)
+                          + list(self.disagreements) + self._nothing())
+
+    def _unrecorded(self) -> list[str]:
+        """A warning per modelled loop that ran steps but recorded no array access
+        where the model counts some: its accesses lie in text the trace does not
+        instrument, so nothing of it is checked."""
+        return [f"{loop.coord}: warning: loop {loop.claim.name}"
+                + (f" ({label})" if label else "")
+                + f" ran {loop.steps} steps but recorded no array access, where the model "
+                "counts some: nothing of it is checked (its accesses lie in text the trace "
+                "does not instrument, listed above as not traced)"
+                for loop, label, modelled in zip(self.replay.loops, self._labels(),
+                                                 self._modelled())
+                if loop.claim is not None and loop.steps and not loop.accesses and modelled]
+
+    def _nothing(self) -> list[str]:
+        """The line that says the run checked nothing (:attr:`checked_nothing`)."""
+        if not self.checked_nothing:
+            return []
+        return ["error: check --trace checked nothing: no pipelined loop of the model "
+                "recorded an array access in the run (see the loops listed above as not "
+                "traced or as recording none)"]
+
+    def _modelled(self) -> tuple[bool, ...]:
+        return self.modelled or (True,) * len(self.replay.loops)
 
     def _idle(self) -> list[str]:
         """A warning per modelled loop that ran no step in any recorded call."""
@@ -232,7 +272,7 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
     guarded = tuple(_data_guarded(kernel.body))
     skipping = frozenset(place for is_loop, place in guarded if is_loop)
     if kernel.returns_early:  # a return may skip any loop: each matched run by run
-        skipping |= {(lp.coord.line, lp.coord.col) for lp in ir.loops(kernel.body)}
+        skipping |= {lp.coord for lp in ir.loops(kernel.body)}
     passed = size_values(kernel)
     sizes, outside = modelled_sizes(kernel, passed)
     # the sizes whose values no call tells: the steps their highest values allow bound a run
@@ -257,7 +297,7 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
         if claims[outer].claimed_ii > claimed[n].claimed_ii:
             claimed[n] = replace(claimed[n], claimed_ii=claims[outer].claimed_ii)
     windows = window_places(kernel)
-    header_accesses = _header_accesses(kernel)
+    header_accesses = _header_accesses(kernel, inst)
     result = replay(paths, inst.sites, loops.coords, memories,
                     _read_copies(kernel, inst, memories), claimed, rule=rule,
                     site_fields=_site_fields(kernel, inst), checkpoint=checkpoint,
@@ -272,7 +312,7 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
     exiting, ended = _early_exits(kernel.body)
     by_loop = {n: mine for n, members in enumerate(loops.members) if len(members) == 1
                if n not in loops.nested
-               if (loops.coords[n].line, loops.coords[n].col) not in ended
+               if loops.coords[n] not in ended
                if (mine := [g for g in groups if g.instance == members[0]])}
     directions = {n: loops.instances[members[0]].signs
                   for n, members in enumerate(loops.members) if len(members) == 1}
@@ -281,10 +321,10 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
                         frozenset(place for is_loop, place in guarded if not is_loop)
                         | exiting,
                         skipping, checkpoint, loops.labels,
-                        frozenset((c.line, c.col) for c in inst.skipped + inst.included)
+                        frozenset(inst.skipped + inst.included)
                         | {site for _, site in windows} | _reshaped_places(kernel)
                         | _irregular_places(kernel) | _initialized_places(kernel)
-                        | {(c.line, c.col) for c in header_accesses}, sizes, widest)
+                        | set(header_accesses), sizes, widest)
     shared = tuple(f"{coord}: its text runs in {len(members)} calls, whose steps were not "
                    "told apart (a call under a data-dependent if, or one the model cannot "
                    "enumerate): addresses not compared"
@@ -301,7 +341,7 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
                      "addresses not compared" for a in kernel.arrays if a.reshapes)
     early = tuple(f"{coord}: a break or return may end it before its last iteration: "
                   "addresses not compared" for coord in loops.coords
-                  if (coord.line, coord.col) in ended)
+                  if coord in ended)
     addresses = replace(addresses, skipped=addresses.skipped + shared + nested + stencils
                         + reshaped + early)
     claimed_places = {loops.instances[m].place for members in loops.members for m in members}
@@ -312,10 +352,12 @@ def check_trace(kernel: ir.Kernel, trace: Trace, bankings: Mapping[str, Banking]
         f"{u.array}{''.join(f'[{x}]' for x in u.index)} before anything writes it: its "
         "value is undefined, so the original and the banked kernel may differ there"
         for u in unwritten_reads(trace.paths, uninitialized_locals(
-            kernel, frozenset((c.line, c.col) for c in inst.skipped)), checkpoint))
+            kernel, frozenset(inst.skipped)), checkpoint))
     in_headers = tuple(c.coord for c in untraced if c.coord.file != kernel.coord.file)
+    accessing = {g.instance for g in groups if g.accesses}
+    modelled = tuple(bool(accessing.intersection(members)) for members in loops.members)
     return TraceCheck(trace, result, addresses, rule, untraced, loops.labels, unwritten,
-                      in_headers, header_accesses, outside)
+                      in_headers, header_accesses, outside, modelled)
 
 
 @dataclass(frozen=True, slots=True)
@@ -337,7 +379,7 @@ class _TracedLoops:
 
 
 def _traced_loops(kernel: ir.Kernel, inst: Instrumented, groups: Sequence[CycleGroup],
-                  skipping: frozenset[tuple[int, int]],
+                  skipping: frozenset[Coord],
                   sizes: Sequence[Mapping[str, int | None]]) -> _TracedLoops:
     """Each traced ``for``, matched to the concurrent loops at its coordinate; one
     that runs in several calls becomes one loop per call where :func:`calls.split`
@@ -345,14 +387,14 @@ def _traced_loops(kernel: ir.Kernel, inst: Instrumented, groups: Sequence[CycleG
     not under a data-dependent ``if``: a call may then run fewer steps than the
     model's)."""
     instances = calls.instances(kernel)
-    at: dict[tuple[int, int], list[int]] = {}
+    at: dict[Coord, list[int]] = {}
     for n, i in enumerate(instances):
         at.setdefault(i.place, []).append(n)
     coords, members, labels, splits, nested = [], [], [], {}, {}
-    inside = _nested_places(kernel, frozenset((t.coord.line, t.coord.col) for t in inst.loops))
+    inside = _nested_places(kernel, frozenset(t.coord for t in inst.loops))
     renumber = np.zeros(max(1, len(inst.loops)), np.int64)
     for lid, loop in enumerate(inst.loops):
-        place = (loop.coord.line, loop.coord.col)
+        place = loop.coord
         mine = tuple(at.get(place, ()))
         cuts = (tuple(calls.split(mine, instances, groups, s) for s in sizes)
                 if len(mine) > 1 and place not in skipping and place not in inside
@@ -376,55 +418,57 @@ def _traced_loops(kernel: ir.Kernel, inst: Instrumented, groups: Sequence[CycleG
                         splits, nested)
 
 
-def _nested_places(kernel: ir.Kernel, traced: frozenset[tuple[int, int]]
-                   ) -> dict[tuple[int, int], tuple[int, str]]:
-    """The (line, col) of every loop inside a concurrent loop that is not traced (a
+def _nested_places(kernel: ir.Kernel, traced: frozenset[Coord]
+                   ) -> dict[Coord, tuple[int, str]]:
+    """The coordinate of every loop inside a concurrent loop that is not traced (a
     pipelined loop of a function called in an unrolled loop's body), with that
     concurrent loop's index among :func:`calls.instances` and its name: the program
     runs it as a ``for`` of its own, the model as steps of the enclosing loop.  Inside
-    a traced loop (``traced``: their (line, col)) the trace counts it as the model
+    a traced loop (``traced``: their coordinate) the trace counts it as the model
     does, as lanes of the enclosing loop's step (``Scope`` in trace_driver.cpp.j2)."""
-    found: dict[tuple[int, int], tuple[int, str]] = {}
+    found: dict[Coord, tuple[int, str]] = {}
     for n, region in enumerate(regions(kernel)):
-        if (region.loop.coord.line, region.loop.coord.col) in traced:
+        if region.loop.coord in traced:
             continue
         for node in ir.loops(region.loop.body):
-            found.setdefault((node.coord.line, node.coord.col), (n, region.loop.name))
+            found.setdefault(node.coord, (n, region.loop.name))
     return found
 
 
-def window_places(kernel: ir.Kernel) -> frozenset[tuple[tuple[int, int], tuple[int, int]]]:
-    """((line, col) of a concurrent loop, (line, col) of a window read in it)
+def window_places(kernel: ir.Kernel) -> frozenset[tuple[Coord, Coord]]:
+    """(coordinate of a concurrent loop, coordinate of a window read in it)
     (``ir.Access.window``)."""
-    return frozenset(((r.loop.coord.line, r.loop.coord.col), (a.coord.line, a.coord.col))
+    return frozenset((r.loop.coord, a.coord)
                      for r in regions(kernel) for a in ir.accesses(r.loop.body) if a.window)
 
 
-def _reshaped_places(kernel: ir.Kernel) -> frozenset[tuple[int, int]]:
-    """(line, col) of every access of a reshaped array (the model addresses words)."""
+def _reshaped_places(kernel: ir.Kernel) -> frozenset[Coord]:
+    """The coordinate of every access of a reshaped array (the model addresses words)."""
     reshaped = {a.name for a in kernel.arrays if a.reshapes}
-    return frozenset((a.coord.line, a.coord.col) for a in ir.accesses(kernel.body)
+    return frozenset(a.coord for a in ir.accesses(kernel.body)
                      if a.array in reshaped)
 
 
-def _initialized_places(kernel: ir.Kernel) -> frozenset[tuple[int, int]]:
-    """(line, col) of each local array declaration with an initializer, whose element
+def _initialized_places(kernel: ir.Kernel) -> frozenset[Coord]:
+    """The coordinate of each local array declaration with an initializer, whose element
     writes the model counts (in a pipeline) and the run does not record."""
-    return frozenset((d.coord.line, d.coord.col) for d in kernel.source.local_decls.values()
+    return frozenset(d.coord for d in kernel.source.local_decls.values()
                      if d.init is not None)
 
 
-def _header_accesses(kernel: ir.Kernel) -> tuple[Coord, ...]:
+def _header_accesses(kernel: ir.Kernel, inst: Instrumented) -> tuple[Coord, ...]:
     """The accesses of functions a header defines (:attr:`ir.Array.kept_banking`),
-    which the run does not record: the instrumentation edits the kernel file only."""
+    which the run does not record: the instrumentation edits the kernel file and the
+    files it includes from its folder (:mod:`.included`) only."""
+    edited = {kernel.coord.file} | {s.name for s in inst.sources}
     return tuple(dict.fromkeys(a.coord for a in ir.accesses(kernel.body)
-                               if a.coord.file != kernel.coord.file))
+                               if a.coord.file not in edited))
 
 
-def _irregular_places(kernel: ir.Kernel) -> frozenset[tuple[int, int]]:
-    """(line, col) of every access with an irregular dimension, which the model's
+def _irregular_places(kernel: ir.Kernel) -> frozenset[Coord]:
+    """The coordinate of every access with an irregular dimension, which the model's
     groups leave out where it merged reads of one element (``LaneAccess.aliases``)."""
-    return frozenset((a.coord.line, a.coord.col) for a in ir.accesses(kernel.body)
+    return frozenset(a.coord for a in ir.accesses(kernel.body)
                      if not a.regular)
 
 
@@ -432,7 +476,7 @@ def _window_keys(places, loops: Sequence[Coord], inst: Instrumented) -> np.ndarr
     """The (loop, site) keys (:func:`.replay.window_key`) of the window reads."""
     keys = [window_key(lid, s) for lid, c in enumerate(loops)
             for s, site in enumerate(inst.sites)
-            if ((c.line, c.col), (site.coord.line, site.coord.col)) in places]
+            if (c, site.coord) in places]
     return np.array(keys, np.int64)
 
 
@@ -468,8 +512,8 @@ def _claim(claims: Sequence[Claim]) -> Claim:
 def _site_fields(kernel: ir.Kernel, inst: Instrumented) -> tuple[str | None, ...]:
     """Per site, the struct member of the IR reference written there (None: the whole
     element, or no reference)."""
-    refs = {(a.coord.line, a.coord.col): a.field for a in ir.accesses(kernel.body)}
-    return tuple(refs.get((site.coord.line, site.coord.col)) for site in inst.sites)
+    refs = {a.coord: a.field for a in ir.accesses(kernel.body)}
+    return tuple(refs.get(site.coord) for site in inst.sites)
 
 
 def _read_copies(kernel: ir.Kernel, inst: Instrumented,
@@ -477,11 +521,11 @@ def _read_copies(kernel: ir.Kernel, inst: Instrumented,
     """Per site, the copy its reads use (that of the IR reference written there), or
     RECORDED when it varies with the lane and each record carries it; raises
     ValueError when the run did not record the copy expression of the banking."""
-    refs = {(a.coord.line, a.coord.col): a for a in ir.accesses(kernel.body)}
+    refs = {a.coord: a for a in ir.accesses(kernel.body)}
     copies = np.zeros(max(1, len(inst.sites)), np.int64)
     banking = {m.array.name: m.banking for m in memories.values()}
     for n, site in enumerate(inst.sites):
-        access = refs.get((site.coord.line, site.coord.col))
+        access = refs.get(site.coord)
         if access is None:
             continue
         copy = banking[access.array].copy_expr(access.ref_id)
@@ -503,14 +547,14 @@ def _forwarding(kernel: ir.Kernel, sites: Sequence[Site], coords: Sequence[Coord
     whose place every reference is plain in such a loop (``lanes.plain_reference``,
     regular, in no ``if``) and the site itself conditional on no ``?:`` or ``&&``; the
     sites that are so but perhaps in an ``if`` (``poly.forwarding.named``)."""
-    forwarded = {(c.line, c.col): names for c, names in forwarded_arrays(kernel).items()}
+    forwarded = {c: names for c, names in forwarded_arrays(kernel).items()}
     ids = {a.name: n for n, a in enumerate(kernel.arrays)}
-    places = [_plain_places(kernel, lambda loop: (loop.coord.line, loop.coord.col)
+    places = [_plain_places(kernel, lambda loop: loop.coord
                             in forwarded, guarded=guarded) for guarded in (False, True)]
     pairs = np.zeros((len(coords), len(kernel.arrays)), bool)
     for n, c in enumerate(coords):
         if n not in nested:
-            pairs[n, [ids[name] for name in forwarded.get((c.line, c.col), ())]] = True
+            pairs[n, [ids[name] for name in forwarded.get(c, ())]] = True
     return Forwarding(pairs, *(_site_flags(sites, place_ok) for place_ok in places))
 
 
@@ -521,7 +565,7 @@ def _regular_sites(kernel: ir.Kernel, sites: Sequence[Site]) -> np.ndarray:
     on no ``?:`` or ``&&``) of an array that is not reshaped: the run's addresses may
     tell its writes apart from a read (:mod:`.traced_epochs`)."""
     arrays = {a.name: a for a in kernel.arrays}
-    reshaped = {(a.coord.line, a.coord.col) for a in ir.accesses(kernel.body)
+    reshaped = {a.coord for a in ir.accesses(kernel.body)
                 if arrays[a.array].reshapes}
     place_ok = _plain_places(kernel, lambda loop: True, conditions=True)
     return _site_flags(sites, {p: ok and p not in reshaped for p, ok in place_ok.items()})
@@ -529,20 +573,20 @@ def _regular_sites(kernel: ir.Kernel, sites: Sequence[Site]) -> np.ndarray:
 
 def _plain_places(kernel: ir.Kernel, fits: Callable[[ir.Loop], bool], *,
                   conditions: bool = False, guarded: bool = False
-                  ) -> dict[tuple[int, int], bool]:
-    """Per ``(line, col)`` of an access in a concurrent loop, whether every
+                  ) -> dict[Coord, bool]:
+    """Per coordinate of an access in a concurrent loop, whether every
     reference there is plain (``lanes.plain_reference``, regular, in no ``if``, or
     with ``conditions`` in the condition of an ``if`` that is in none, or with
     ``guarded`` in any ``if``) and affine in each lane
     (:func:`.forwarding.affine_in_every_lane`) in a loop that ``fits``."""
-    place_ok: dict[tuple[int, int], bool] = {}
+    place_ok: dict[Coord, bool] = {}
     ordinals: dict[tuple[int, ...], list | None] = {}
     for region in regions(kernel):
         loop_fits = fits(region.loop)
         for a, lanes, plain in _placed_accesses(region.loop.body,
                                                 region.loop.pipeline_ii is not None,
                                                 conditions):
-            where = (a.coord.line, a.coord.col)
+            where = a.coord
             place_ok[where] = place_ok.get(where, True) and loop_fits and (
                 plain or guarded) and (
                 plain_reference(a) and a.regular
@@ -560,9 +604,9 @@ def _ordinals(lanes: tuple[ir.Loop, ...], known: dict[tuple[int, ...], list | No
     return known[key]
 
 
-def _site_flags(sites: Sequence[Site], place_ok: dict[tuple[int, int], bool]) -> np.ndarray:
+def _site_flags(sites: Sequence[Site], place_ok: dict[Coord, bool]) -> np.ndarray:
     """Per site, not conditional and its place ok."""
-    return np.array([not s.conditional and place_ok.get((s.coord.line, s.coord.col), False)
+    return np.array([not s.conditional and place_ok.get(s.coord, False)
                      for s in sites], bool)
 
 
@@ -587,34 +631,34 @@ def _placed_accesses(nodes: tuple[ir.Node, ...], pipelined: bool, conditions: bo
 
 
 def _early_exits(nodes: tuple[ir.Node, ...]
-                 ) -> tuple[frozenset[tuple[int, int]], frozenset[tuple[int, int]]]:
-    """The ``(line, col)`` of every access inside a loop that a ``break``,
+                 ) -> tuple[frozenset[Coord], frozenset[Coord]]:
+    """The coordinate of every access inside a loop that a ``break``,
     ``continue`` or ``return`` may leave early (``Loop.early_exit``), which may not run
     where the model says it does (looked up, not summed); and of every loop that one
     may end before its last iteration (its runs are shorter than the model's)."""
     exiting, ended = set(), set()
     for loop in ir.loops(nodes):
         if loop.early_exit is not None:
-            exiting |= {(a.coord.line, a.coord.col) for a in ir.accesses(loop.body)}
+            exiting |= {a.coord for a in ir.accesses(loop.body)}
         if loop.early_exit == "loop":
-            ended.add((loop.coord.line, loop.coord.col))
+            ended.add(loop.coord)
     return frozenset(exiting), frozenset(ended)
 
 
 def _data_guarded(nodes: tuple[ir.Node, ...], guarded: bool = False, inside: bool = False
-                  ) -> Iterator[tuple[bool, tuple[int, int]]]:
-    """``(is_loop, (line, col))`` of each access under an ``if`` whose condition is
+                  ) -> Iterator[tuple[bool, Coord]]:
+    """``(is_loop, coordinate)`` of each access under an ``if`` whose condition is
     not affine inside its concurrent loop (it runs on the steps the data picks), and of
     each loop under such an ``if`` (it may run fewer steps than the model's)."""
     for n in nodes:
         if isinstance(n, ir.Stmt):
-            yield from ((False, (a.coord.line, a.coord.col)) for a in n.accesses if guarded)
+            yield from ((False, a.coord) for a in n.accesses if guarded)
         elif isinstance(n, ir.If):
-            yield from ((False, (a.coord.line, a.coord.col)) for a in n.cond_accesses
+            yield from ((False, a.coord) for a in n.cond_accesses
                         if guarded)
             yield from _data_guarded(n.then + n.orelse, guarded or n.cond is None, inside)
         else:
             if guarded:
-                yield True, (n.coord.line, n.coord.col)
+                yield True, n.coord
             root = not inside and ir.concurrent(n)
             yield from _data_guarded(n.body, guarded and not root, inside or root)

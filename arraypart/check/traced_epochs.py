@@ -45,7 +45,7 @@ import numpy as np
 from .records import READ, WRITE
 
 __all__ = ["READ", "WRITE", "Forwarding", "Shapes", "StepAccesses", "flag", "free_records",
-           "packed", "runs"]
+           "packed", "runs", "stable_order"]
 
 _MASK64 = (1 << 64) - 1
 # splitmix64's constants (Steele, Lea and Flood, OOPSLA 2014): a step's weight R(s)
@@ -150,7 +150,10 @@ def packed(columns: Sequence[np.ndarray]) -> np.ndarray | None:
         room *= span
         if room > 1 << _PACKED_BITS:
             return None
-        key = key * span + (column.astype(np.int64) - low)
+        # in place: key = key * span + (column - low), no chunk-sized temporary
+        key *= span
+        key += column
+        key -= low
     return key
 
 
@@ -164,10 +167,21 @@ def runs(columns: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
         order = np.lexsort(tuple(reversed(columns)))
         new[1:] = np.any([c[order][1:] != c[order][:-1] for c in columns], axis=0)
     else:
-        order = np.argsort(key, kind="stable")
+        order = stable_order(key)
         sorted_key = key[order]
         new[1:] = sorted_key[1:] != sorted_key[:-1]
     return order, new
+
+
+def stable_order(key: np.ndarray) -> np.ndarray:
+    """The order that sorts ``key`` (none negative), ties in row order: a stable sort
+    of the key in the narrowest unsigned type that holds it (numpy's stable sort of 8-
+    and 16-bit integers is a radix sort, one pass, and a 32-bit key moves half the
+    bytes of a 64-bit one)."""
+    top = int(key.max(initial=0))
+    narrow = next((key.astype(kind) for kind in (np.uint8, np.uint16, np.uint32)
+                   if top <= np.iinfo(kind).max), key)
+    return np.argsort(narrow, kind="stable")
 
 
 @dataclass(frozen=True, eq=False)

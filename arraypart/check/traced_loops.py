@@ -11,6 +11,7 @@ import re
 import clang.cindex as ci
 
 from .. import ir
+from ..errors import Coord
 from ..frontend import clangtu
 from .element_accesses import FUNCTIONS, is_element, walk
 from .inserts import NAMESPACE, Insert
@@ -29,13 +30,13 @@ _UNROLL_FACTOR = re.compile(
 _TERMINATOR = re.compile(rb"(?:\s|/\*.*?\*/|//[^\n]*\n)*;", re.DOTALL)
 
 
-def model_pipelines(nodes: tuple[ir.Node, ...]) -> dict[tuple[int, int], int]:
-    """(line, col) of each loop the model pipelines -> iterations per step."""
-    found: dict[tuple[int, int], int] = {}
+def model_pipelines(nodes: tuple[ir.Node, ...]) -> dict[Coord, int]:
+    """The coordinate of each loop the model pipelines -> iterations per step."""
+    found: dict[Coord, int] = {}
     for n in nodes:
         if isinstance(n, ir.Loop):
             if n.pipeline_ii is not None:
-                found[(n.coord.line, n.coord.col)] = n.unroll if (n.unroll or 0) > 1 else 1
+                found[n.coord] = n.unroll if (n.unroll or 0) > 1 else 1
             found.update(model_pipelines(n.body))
         elif isinstance(n, ir.If):
             found.update(model_pipelines(n.then))
@@ -43,7 +44,7 @@ def model_pipelines(nodes: tuple[ir.Node, ...]) -> dict[tuple[int, int], int]:
     return found
 
 
-def traced_loops(unit: clangtu.Unit, model: dict[tuple[int, int], int]
+def traced_loops(unit: clangtu.Unit, model: dict[Coord, int]
                  ) -> dict[int, tuple[ci.Cursor, str]]:
     """Start offset of each pipelined ``for`` (in text order) -> (its cursor, its
     unroll factor); a pragma belongs to the innermost ``for`` that holds it in its
@@ -70,11 +71,11 @@ def traced_loops(unit: clangtu.Unit, model: dict[tuple[int, int], int]
     modelled = {}
     for c in fors:
         at = unit.coord(c.extent.start.offset)
-        if (at.line, at.col) in model:
+        if at in model:
             modelled[c.extent.start.offset] = c
             pipelined.setdefault(c.extent.start.offset, c)
             # a factor the pragma spells otherwise (an expression) is the model's
-            factors.setdefault(c.extent.start.offset, str(model[(at.line, at.col)]))
+            factors.setdefault(c.extent.start.offset, str(model[at]))
     for key, function in _pipelined_functions(unit, model).items():
         modelled[key] = pipelined[key] = function
     # a pragma's pipeline around one the model has is one Vitis could not unroll (a
@@ -88,14 +89,14 @@ def traced_loops(unit: clangtu.Unit, model: dict[tuple[int, int], int]
     return {key: (outermost[key], factors.get(key, "1")) for key in sorted(outermost)}
 
 
-def _pipelined_functions(unit: clangtu.Unit, model: dict[tuple[int, int], int]
+def _pipelined_functions(unit: clangtu.Unit, model: dict[Coord, int]
                          ) -> dict[int, ci.Cursor]:
     """Start offset of each function definition of the kernel text that the model
     pipelines as a whole (a loop of one iteration at the function's name: each call
     one step) -> its cursor."""
     return {c.extent.start.offset: c for c in clangtu.own_cursors(unit)
             if c.kind in FUNCTIONS and c.is_definition() and unit.in_main(c.location)
-            for at in [unit.location_coord(c.location)] if (at.line, at.col) in model}
+            for at in [unit.location_coord(c.location)] if at in model}
 
 
 def _factor_text(written: str, loop: ci.Cursor,
@@ -146,10 +147,12 @@ def _loop_body(cursor: ci.Cursor) -> ci.Cursor:
 
 
 def loop_edits(cursor: ci.Cursor, loops: dict, data: bytes,
-               read: frozenset[tuple[str, int]]) -> list[Insert]:
+               read: frozenset[tuple[str, int]], first: int = 0) -> list[Insert]:
+    """A traced loop's step openers (its id: ``first`` plus its rank in ``loops``, the
+    traced loops of its file), else the ``bump`` of a ``for``."""
     start, end = cursor.extent.start.offset, cursor.extent.end.offset
     if start in loops:
-        loop_id = list(loops).index(start)
+        loop_id = first + list(loops).index(start)
         call = f"{NAMESPACE}iter({loop_id}, {loops[start][1]})"
         step = f" {call};"
         body = _loop_body(cursor)
@@ -174,10 +177,11 @@ def loop_edits(cursor: ci.Cursor, loops: dict, data: bytes,
     return [Insert(offset, True, 0, f" {NAMESPACE}bump()" + ("" if empty else ","))]
 
 
-def function_edits(cursor: ci.Cursor, loops: dict) -> list[Insert]:
+def function_edits(cursor: ci.Cursor, loops: dict, first: int = 0) -> list[Insert]:
     """A pipelined function's body opens with a ``Scope`` and one ``iter``: each call
-    is one step (the destructor ends it at any ``return``)."""
-    loop_id = list(loops).index(cursor.extent.start.offset)
+    is one step (the destructor ends it at any ``return``); its id as
+    :func:`loop_edits`'s."""
+    loop_id = first + list(loops).index(cursor.extent.start.offset)
     body = next(c for c in cursor.get_children() if c.kind == K.COMPOUND_STMT)
     return [Insert(body.extent.start.offset + 1, True, 0,
                    f" {NAMESPACE}Scope trace_scope; {NAMESPACE}iter({loop_id}, 1);")]

@@ -27,6 +27,7 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 from .. import ir
+from ..errors import Coord
 from ..poly.domains import AccessRelation, access_relations
 from ..poly.order import undefined_at_start
 from ..poly.points import lex_points
@@ -52,7 +53,7 @@ class UndefinedLocal:
     presumed_written: np.ndarray
 
 
-def uninitialized_locals(kernel: ir.Kernel, skipped: frozenset[tuple[int, int]]
+def uninitialized_locals(kernel: ir.Kernel, skipped: frozenset[Coord]
                          ) -> dict[int, UndefinedLocal]:
     """The kernel's local arrays (by array id) that start undefined (declared without
     an initializer, not ``static``, and of no struct that initializes itself).  The
@@ -60,7 +61,7 @@ def uninitialized_locals(kernel: ir.Kernel, skipped: frozenset[tuple[int, int]]
     file a function body includes: the
     elements that other writes (``buf[0] = x;`` before a loop, a store in a ``.inc``)
     may write are presumed written, and so are those of the writes at ``skipped``, the
-    (line, col) of the accesses the instrumentation leaves alone (written in a macro);
+    coordinate of the accesses the instrumentation leaves alone (written in a macro);
     an array such a write reaches at an index the data choose is left out, as is an
     array named whole (``memset(buf, 0, n)``), which a call may fill."""
     unrecorded = _unrecorded_writes(kernel, skipped)
@@ -75,7 +76,7 @@ def uninitialized_locals(kernel: ir.Kernel, skipped: frozenset[tuple[int, int]]
     return found
 
 
-def _unrecorded_writes(kernel: ir.Kernel, skipped: frozenset[tuple[int, int]]
+def _unrecorded_writes(kernel: ir.Kernel, skipped: frozenset[Coord]
                        ) -> dict[str, list[AccessRelation]]:
     """Per array, the relations of its writes that the run does not record: outside
     every pipelined loop, in a file a function body includes, or at ``skipped``."""
@@ -84,7 +85,7 @@ def _unrecorded_writes(kernel: ir.Kernel, skipped: frozenset[tuple[int, int]]
     for relation in access_relations(kernel):
         a = relation.access
         if a.kind != "read" and (id(a) in outside or a.coord.file != kernel.path
-                                 or (a.coord.line, a.coord.col) in skipped):
+                                 or a.coord in skipped):
             found.setdefault(a.array, []).append(relation)
     return found
 
