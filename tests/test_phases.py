@@ -719,3 +719,29 @@ def test_the_searchs_phase_switches_are_the_ones_emitted(tmp_path, name, text, p
     assert all(report.memory_ii(n, loop.name, loop.target_ii)
                <= report.planned_ii(loop.name, loop.target_ii)
                for n, loop in enumerate(report.model.loops))
+
+
+# A window at a run-time offset on an interface array (Spector's histogram reads
+# data[count + offset + m]): under cyclic 8 lane m's bank is (offset + m) mod 8, the
+# same in every iteration, but no compile-time value, and the iterators' phase switch
+# does not reach it.
+OFFSET_WINDOW = """\
+void off(int data[1024], int out[64], unsigned char offset) {
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    int s = 0;
+    for (int m = 0; m < 8; m++)
+      s += data[8 * i + offset + m];
+    out[i] = s;
+  }
+}
+"""
+
+
+def test_a_bank_moved_by_a_run_time_offset_is_named_with_its_fix(compiled_once):
+    """The warning blamed 'a lane whose bank changes with the iteration' (probe 42
+    F2), which it does not: it names the run-time value that moves it and the fix."""
+    report = compiled_once("off.cpp", OFFSET_WINDOW, top="off").report
+    missed = [w for w in report.warnings if "no banking of data" in w]
+    assert len(missed) == 1 and "run-time value of 'offset'" in missed[0] and \
+        "one case per residue of 'offset'" in missed[0], missed
