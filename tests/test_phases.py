@@ -770,3 +770,16 @@ def test_a_bank_moved_by_a_run_time_offset_is_named_with_its_fix(compiled_once):
     missed = [w for w in report.warnings if "no banking of data" in w]
     assert len(missed) == 1 and "run-time value of 'offset'" in missed[0] and \
         "one case per residue of 'offset'" in missed[0], missed
+
+
+def test_an_int_offset_that_only_the_arrays_bound_is_told_to_be_unsigned(compiled_once):
+    """``int offset``, bounded by data's extent alone: the emitted ``offset / 4`` would
+    read back as a truncation of any sign, so no switch is written, the loop keeps
+    II 4, and the warning says what would give the banks compile-time values."""
+    compiled = compiled_once("off.cpp", OFFSET_WINDOW.replace("unsigned char offset",
+                                                              "int offset"), top="off")
+    assert "switch" not in compiled.files["off.cpp"]
+    assert _iis(compiled) == {"L2": 4}
+    said = [w for w in compiled.report.warnings if "data keeps one memory" in w]
+    assert len(said) == 1 and "run-time value of 'offset'" in said[0] and \
+        "declare it unsigned" in said[0], said

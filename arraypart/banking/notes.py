@@ -228,13 +228,13 @@ def _what_fails(am: ArrayModel) -> str:
     scheduling rule (a lane whose bank changes with the iteration there takes a port
     of every bank, so a banking conflict-free in ports alone may miss them; every
     loop of a pragma-only array).  A run-time size that moves an index there
-    (:func:`_moving_sizes`) is named, with the fix: a bank that moves with it is no
+    (:func:`moving_sizes`) is named, with the fix: a bank that moves with it is no
     compile-time value either, though it stays put from one iteration to the next."""
     groups = [g for g in am.groups if g.direct or am.array.pragma_only]
     if not groups:
         return "is conflict-free"
     direct = sorted({g.loop for g in groups})
-    sizes = " and ".join(size_words(s) for s in _moving_sizes(groups))
+    sizes = " and ".join(size_words(s) for s in moving_sizes(groups))
     why = (f"a lane whose bank changes with the iteration, or depends on the run-time "
            f"value of {sizes} (the same in every iteration, unknown at compile time), "
            f"takes a port of every bank; a `switch` with one case per residue of {sizes} modulo the banks, "
@@ -245,7 +245,7 @@ def _what_fails(am: ArrayModel) -> str:
             f"(loop {', '.join(direct)}: {why})")
 
 
-def _moving_sizes(groups) -> list[str]:
+def moving_sizes(groups) -> list[str]:
     """The run-time sizes (``CycleGroup.sizes``: one value per run) with a coefficient
     in some lane's affine index of ``groups``: under ``cyclic B`` the bank of
     ``8*i + offset + m`` is ``(offset + m) mod B``, the same in every iteration yet

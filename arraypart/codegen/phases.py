@@ -29,7 +29,7 @@ shared text stays right for every call.  Loop labels in the copies get a ``_p<k>
 suffix (a label is unique in its function).
 
 A run-time size that moves a bank is phased the same way, outermost, where it is a
-scalar argument of the top function that its text never writes (:class:`SizeVar`:
+unsigned scalar argument of the top function that its text never writes (:class:`SizeVar`:
 ``data[8*i + offset + m]`` under ``cyclic 8``, ``switch (offset % 8)``): its value is
 the same in every iteration and never negative, so ``a*P*(offset/P) + a*p + (x_d -
 a*offset)`` names the same element when ``offset % P == p``.
@@ -59,7 +59,7 @@ from ..errors import Coord
 from ..frontend import cnodes as N
 from ..frontend import scalars as S
 from ..frontend.declarations import SCALAR_KINDS
-from ..ir import SIZE_MARK, Kernel, Loop
+from ..ir import Kernel, Loop
 from ..scheme import Scheme, index_var
 from ..sourcetext import KEEP_BYTES
 from . import ranges
@@ -73,9 +73,9 @@ _PAD = "    "  # a case's statements are one level deeper than the switch (or a 
 
 @dataclass(frozen=True, slots=True)
 class SizeVar:
-    """A run-time size phased like an iterator (module doc): ``var``, a scalar argument
-    of the top function (:class:`arraypart.ir.Param`, not a fresh size) that the top's
-    text never writes, in ``low..high`` (``low >= 0``); a step of 1."""
+    """A run-time size phased like an iterator (module doc): ``var``, an unsigned
+    scalar argument of the top function (:class:`arraypart.ir.Param`) that the top's
+    text never writes, in ``low..high``; a step of 1."""
 
     var: str
     low: int
@@ -268,14 +268,19 @@ def phased_loops(kernel: Kernel, solution: Solution, contexts) -> list[PhasedLoo
 
 def _phasable_sizes(kernel: Kernel) -> dict[str, SizeVar]:
     """The run-time sizes a switch may phase (:class:`SizeVar`), by name: the top's
-    scalar arguments (``kernel.params`` that are no fresh size) bounded below by 0
-    and above, that no statement of its text assigns or steps."""
+    scalar arguments (``kernel.params`` that are no fresh size) bounded, of an
+    unsigned type (so that the emitted ``offset / P``, read back, is a floor to the
+    scheduling rule's check as it is to C: an ``int`` that only the arrays bound
+    reads back as a truncation of any sign), that no statement of its text assigns
+    or steps."""
+    unsigned = {d.name for d in kernel.source.func.params if d.ctype is not None
+                and d.ctype.integer is not None and not d.ctype.integer.signed}
     targets = [n.lvalue if isinstance(n, N.Assignment) else n.expr
                for n in N.walk(kernel.source.func.body) if isinstance(n, N.Assignment)
                or (isinstance(n, N.UnaryOp) and n.op in S.INCREMENT_STEPS)]
     written = {t.name for t in targets if isinstance(t, N.Id)}
     return {p.name: SizeVar(p.name, p.low, p.high) for p in kernel.params
-            if SIZE_MARK not in p.name and p.name not in written and p.low is not None
+            if p.name in unsigned and p.name not in written and p.low is not None
             and p.high is not None and p.low >= 0}
 
 
