@@ -28,11 +28,12 @@ i_n % P_n``; the rewrite is an identity on every element, whatever the banking, 
 shared text stays right for every call.  Loop labels in the copies get a ``_p<k>``
 suffix (a label is unique in its function).
 
-A run-time size that moves a bank is phased the same way, outermost, where it is a
-unsigned scalar argument of the top function that its text never writes (:class:`SizeVar`:
-``data[8*i + offset + m]`` under ``cyclic 8``, ``switch (offset % 8)``): its value is
-the same in every iteration and never negative, so ``a*P*(offset/P) + a*p + (x_d -
-a*offset)`` names the same element when ``offset % P == p``.
+A run-time size that moves a bank is phased the same way, outermost, where it is an
+unsigned scalar argument of the top function that its text never writes
+(:class:`SizeVar`: ``data[8*i + offset + m]`` under ``cyclic 8``, ``switch (offset %
+8)``): its value is the same in every iteration and never negative, so
+``a*P*(offset/P) + a*p + (x_d - a*offset)`` names the same element when ``offset % P
+== p``.
 
 A statement qualifies when no other edit of the emitted text falls inside it (its
 references to other arrays are copied into every case as written: one site per phase,
@@ -130,8 +131,8 @@ class PhasedLoop:
 
 def _residues(loop: Loop | SizeVar, period: int, strides) -> frozenset[int]:
     """``{v mod period}`` over the values ``o + s*k`` of ``loop``'s iterator ``v``
-    (``o`` its start, ``s`` its step); for a size, over ``low..high``.  ``o = c + sum_w c_w*w`` affine: an iterator
-    ``w`` of ``strides`` is ``o_w + s_w*t`` with ``o_w`` a constant, any other ``w``
+    (``o`` its start, ``s`` its step); for a size, over ``low..high``.  ``o = c +
+    sum_w c_w*w`` affine: an iterator ``w`` of ``strides`` is ``o_w + s_w*t`` with ``o_w`` a constant, any other ``w``
     any integer, so ``v = base (mod g)`` with ``base = c + sum c_w*o_w`` and ``g =
     gcd(period, s, c_w*s_w or c_w)``: the residues ``base + g*m``.  When ``o`` is a
     constant and so is the bound, only those of the first trips (at most ``period``).
@@ -315,7 +316,7 @@ def _phasable_array(sol: ArraySolution) -> bool:
             and sol.banking.scheme.kind == "per_dim")
 
 
-def _periods(loops: tuple[Loop, ...], mine, scheme: Scheme, contexts
+def _periods(loops: tuple[Loop | SizeVar, ...], mine, scheme: Scheme, contexts
              ) -> tuple[list[int], dict[tuple[Coord, int, int], int]] | None:
     """(P per loop of ``loops``, the coefficient of ``loops[k]``'s iterator per
     (reference, dimension, k)); None when a bank depends on one of them other than
