@@ -302,13 +302,16 @@ def _signed_sizes_reason(kernel, model, chosen) -> str:
     phases the top's unsigned arguments only (:func:`.codegen.phases.SizeVar`)."""
     signed = {d.name for d in kernel.source.func.params if d.ctype is not None
               and d.ctype.integer is not None and d.ctype.integer.signed}
-    named = [f"'{s}'" for s in banking.moving_sizes(model.array(chosen.array.name).groups)
-             if s in signed]
+    scheme = chosen.banking.scheme
+    cyclic = frozenset(d for d, p in enumerate(scheme.dims) if p.type == "cyclic")
+    named = [f"'{s}'" for s in banking.moving_sizes(model.array(chosen.array.name).groups,
+                                                    cyclic) if s in signed]
     if not named:
         return ""
-    return (f" (its banks move with the run-time value of {' and '.join(named)}, which "
-            "a switch over its residue makes compile-time values only where its type "
-            "is unsigned: declare it unsigned)")
+    return (f" (its banks move with the run-time value of {' and '.join(named)}: arraypart "
+            "writes a switch over its residue, which makes them compile-time values, "
+            "only for an unsigned argument, in statements that call none of the file's "
+            "functions)")
 
 
 def _without_idle_banks(kernel, model, solution, opts: Options, first, scheduling: Deadline):

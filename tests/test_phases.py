@@ -782,4 +782,4 @@ def test_an_int_offset_that_only_the_arrays_bound_is_told_to_be_unsigned(compile
     assert _iis(compiled) == {"L2": 4}
     said = [w for w in compiled.report.warnings if "data keeps one memory" in w]
     assert len(said) == 1 and "run-time value of 'offset'" in said[0] and \
-        "declare it unsigned" in said[0], said
+        "only for an unsigned argument" in said[0], said

@@ -245,15 +245,16 @@ def _what_fails(am: ArrayModel) -> str:
             f"(loop {', '.join(direct)}: {why})")
 
 
-def moving_sizes(groups) -> list[str]:
+def moving_sizes(groups, dims: frozenset[int] | None = None) -> list[str]:
     """The run-time sizes (``CycleGroup.sizes``: one value per run) with a coefficient
-    in some lane's affine index of ``groups``: under ``cyclic B`` the bank of
-    ``8*i + offset + m`` is ``(offset + m) mod B``, the same in every iteration yet
-    unknown to the HLS tool."""
+    in some lane's affine index of ``groups`` (in one of the dimensions ``dims``, every
+    one when None): under ``cyclic B`` the bank of ``8*i + offset + m`` is ``(offset
+    + m) mod B``, the same in every iteration yet unknown to the HLS tool."""
     moving = set()
     for g in groups:
         for a in g.accesses:
-            forms = [E.affine_form(e) for e in a.index if e is not None]
+            forms = [E.affine_form(e) for d, e in enumerate(a.index)
+                     if e is not None and (dims is None or d in dims)]
             moving |= {v for f in forms if f is not None for v, k in f[0].items()
                        if k and v in g.sizes}
     return sorted(moving)
