@@ -309,6 +309,24 @@ def _kept_reason(array) -> str:
     return f" (its references stay as written: {array.kept_reference})"
 
 
+def _signed_sizes_reason(kernel, model, chosen) -> str:
+    """Why no phase switch gave the banks of ``chosen``'s array compile-time values
+    where a run-time size moves them (:func:`banking.moving_sizes`): the emission
+    phases the top's unsigned arguments only (:func:`.codegen.phases.SizeVar`)."""
+    signed = {d.name for d in kernel.source.func.params if d.ctype is not None
+              and d.ctype.integer is not None and d.ctype.integer.signed}
+    scheme = chosen.banking.scheme
+    cyclic = frozenset(d for d, p in enumerate(scheme.dims) if p.type == "cyclic")
+    named = [f"'{s}'" for s in banking.moving_sizes(model.array(chosen.array.name).groups,
+                                                    cyclic) if s in signed]
+    if not named:
+        return ""
+    return (f" (its banks move with the run-time value of {' and '.join(named)}: arraypart "
+            "writes a switch over its residue, which makes them compile-time values, "
+            "only for an unsigned argument, in statements that call none of the file's "
+            "functions)")
+
+
 def _without_idle_banks(kernel, model, solution, opts: Options, first, scheduling: Deadline):
     """Arrays whose banks lower no loop's II become one memory (issue 12: no array gets
     banks that leave its II unchanged).  An array with a loop that misses its target
@@ -339,7 +357,7 @@ def _without_idle_banks(kernel, model, solution, opts: Options, first, schedulin
         one = banking.cheaper_one_memory(model, chosen, (
             f"{chosen.array.name} keeps one memory: {chosen.banking.describe()} "
             f"would not lower the II of {', '.join(sorted(loops))} under the scheduling "
-            "rule" + _kept_reason(chosen.array)),
+            "rule" + _kept_reason(chosen.array) + _signed_sizes_reason(kernel, model, chosen)),
             deadline=perf_counter() + scheduling.at - scheduling.clock())
         if one is not None and all(ii <= reached[name] for name, ii in one.achieved_ii):
             idle[chosen.array.name] = one

@@ -152,7 +152,9 @@ def difference(e: Expr, name: str, step: int) -> int | None:
     Exact by structure: sums and scalings carry the difference through;
     ``floor((a + q*d) / d) = floor(a / d) + q`` and ``(a + q*d) mod d = a mod d``, so a
     floor or mod whose argument moves by a multiple q*d of its divisor moves by q or
-    0; any other move of a floor or mod depends on the point (None)."""
+    0; any other move of a floor or mod depends on the point (None).  A mod reads its
+    argument without the terms ``k*t``, ``d | k`` (:func:`_without_multiples`):
+    ``(4*floor(x/4) + m) mod 4`` does not move with ``x``."""
     if isinstance(e, Const):
         return 0
     if isinstance(e, Var):
@@ -160,7 +162,8 @@ def difference(e: Expr, name: str, step: int) -> int | None:
     if isinstance(e, Add):
         moves = [difference(t, name, step) for t in e.terms]
         return None if None in moves else sum(moves)
-    inner = difference(e.arg, name, step)
+    inner = difference(_without_multiples(e.arg, e.modulus) if isinstance(e, Mod)
+                       else e.arg, name, step)
     if inner is None:
         return None
     if isinstance(e, Scale):
@@ -168,6 +171,16 @@ def difference(e: Expr, name: str, step: int) -> int | None:
     if isinstance(e, FloorDiv):
         return inner // e.divisor if inner % e.divisor == 0 else None
     return 0 if inner % e.modulus == 0 else None
+
+
+def _without_multiples(e: Expr, modulus: int) -> Expr:
+    """``e`` less the terms ``k*t`` of its sums with ``modulus | k`` (``t``, like every
+    expression here, an integer): the same value modulo ``modulus``."""
+    if isinstance(e, Add):
+        return Add(tuple(_without_multiples(t, modulus) for t in e.terms))
+    if isinstance(e, Scale) and e.factor % modulus == 0:
+        return Const(0)
+    return e
 
 
 def period(e: Expr, name: str) -> int | None:

@@ -719,3 +719,67 @@ def test_the_searchs_phase_switches_are_the_ones_emitted(tmp_path, name, text, p
     assert all(report.memory_ii(n, loop.name, loop.target_ii)
                <= report.planned_ii(loop.name, loop.target_ii)
                for n, loop in enumerate(report.model.loops))
+
+
+
+# A window at a run-time offset on an interface array (Spector's histogram reads
+# data[count + offset + m]): under cyclic B lane m's bank is (offset + m) mod B, the
+# same in every iteration, but no compile-time value.  It was kept one memory at II 4
+# (probe 42 F2); a switch over offset % B gives each lane a compile-time bank.
+OFFSET_WINDOW = """\
+void off(int data[1024], int out[64], unsigned char offset) {
+  for (int i = 0; i < 64; i++) {
+#pragma HLS pipeline II=1
+    int s = 0;
+    for (int m = 0; m < 8; m++)
+      s += data[8 * i + offset + m];
+    out[i] = s;
+  }
+}
+"""
+
+
+def test_a_run_time_offset_gets_a_phase_switch(compiled_once):
+    """Eight reads a cycle on two ports a bank: cyclic 4, one case per residue of
+    offset % 4, II 1 in the model and in the emitted code's schedule."""
+    compiled = compiled_once("off.cpp", OFFSET_WINDOW, top="off")
+    data = next(a for a in compiled.report.solution.arrays if a.array.name == "data")
+    assert data.banking.scheme.describe().startswith("per_dim cyclic 4")
+    assert data.phased_loops == ("L2",)
+    assert "switch (offset % 4) {" in compiled.files["off.cpp"]
+    assert _iis(compiled) == {"L2": 1}
+    assert [loop.achieved_ii for loop in compiled.report.scheduled.loops] == [1]
+
+
+@needs_gxx
+def test_the_offset_switch_computes_what_the_original_does(compiled_once, tmp_path):
+    compiled = compiled_once("off.cpp", OFFSET_WINDOW, top="off")
+    run = run_testbench(compiled, tmp_path)
+    assert run.returncode == 0 and "PASS" in run.stdout, run.stdout[-2000:]
+    judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    assert [loop.traced_ii for loop in judged.replay.loops] == [1]
+
+
+def test_a_bank_moved_by_a_run_time_offset_is_named_with_its_fix(compiled_once):
+    """An offset that may be negative gets no switch (C's % of it is no floor): the
+    warning blamed 'a lane whose bank changes with the iteration' (probe 42 F2),
+    which it does not; it names the run-time value and the fix."""
+    signed = OFFSET_WINDOW.replace("unsigned char offset", "signed char offset").replace(
+        "offset + m]", "offset + m + 128]")
+    report = compiled_once("off.cpp", signed, top="off").report
+    missed = [w for w in report.warnings if "no banking of data" in w]
+    assert len(missed) == 1 and "run-time value of 'offset'" in missed[0] and \
+        "one case per residue of 'offset'" in missed[0], missed
+
+
+def test_an_int_offset_that_only_the_arrays_bound_is_told_to_be_unsigned(compiled_once):
+    """``int offset``, bounded by data's extent alone: the emitted ``offset / 4`` would
+    read back as a truncation of any sign, so no switch is written, the loop keeps
+    II 4, and the warning says what would give the banks compile-time values."""
+    compiled = compiled_once("off.cpp", OFFSET_WINDOW.replace("unsigned char offset",
+                                                              "int offset"), top="off")
+    assert "switch" not in compiled.files["off.cpp"]
+    assert _iis(compiled) == {"L2": 4}
+    said = [w for w in compiled.report.warnings if "data keeps one memory" in w]
+    assert len(said) == 1 and "run-time value of 'offset'" in said[0] and \
+        "only for an unsigned argument" in said[0], said

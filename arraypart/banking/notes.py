@@ -16,6 +16,7 @@ from typing import Iterable
 
 from .. import expr as E
 from ..errors import warning_text
+from ..ir import size_words
 from ..poly.model import ArrayModel
 from ..scheme import Banking, scheme_from_pragmas
 from .options import Options, TimeUp
@@ -226,10 +227,34 @@ def _what_fails(am: ArrayModel) -> str:
     some loop's references as written (``CycleGroup.direct``), the targets under the
     scheduling rule (a lane whose bank changes with the iteration there takes a port
     of every bank, so a banking conflict-free in ports alone may miss them; every
-    loop of a pragma-only array)."""
-    direct = sorted({g.loop for g in am.groups if g.direct or am.array.pragma_only})
-    if not direct:
+    loop of a pragma-only array).  A run-time size that moves an index there
+    (:func:`moving_sizes`) is named, with the fix: a bank that moves with it is no
+    compile-time value either, though it stays put from one iteration to the next."""
+    groups = [g for g in am.groups if g.direct or am.array.pragma_only]
+    if not groups:
         return "is conflict-free"
+    direct = sorted({g.loop for g in groups})
+    sizes = " and ".join(size_words(s) for s in moving_sizes(groups))
+    why = (f"a lane whose bank changes with the iteration, or depends on the run-time "
+           f"value of {sizes} (the same in every iteration, unknown at compile time), "
+           f"takes a port of every bank; a `switch` with one case per residue of {sizes} modulo the banks, "
+           "each case's subscripts at compile-time offsets, or a local copy of the "
+           "array, gives each lane a bank of its own") if sizes else (
+        "a lane whose bank changes with the iteration takes a port of every bank")
     return (f"reaches every target II where the HLS tool sees the references as written "
-            f"(loop {', '.join(direct)}: a lane whose bank changes with the iteration "
-            "takes a port of every bank)")
+            f"(loop {', '.join(direct)}: {why})")
+
+
+def moving_sizes(groups, dims: frozenset[int] | None = None) -> list[str]:
+    """The run-time sizes (``CycleGroup.sizes``: one value per run) with a coefficient
+    in some lane's affine index of ``groups`` (in one of the dimensions ``dims``, every
+    one when None): under ``cyclic B`` the bank of ``8*i + offset + m`` is ``(offset
+    + m) mod B``, the same in every iteration yet unknown to the HLS tool."""
+    moving = set()
+    for g in groups:
+        for a in g.accesses:
+            forms = [E.affine_form(e) for d, e in enumerate(a.index)
+                     if e is not None and (dims is None or d in dims)]
+            moving |= {v for f in forms if f is not None for v, k in f[0].items()
+                       if k and v in g.sizes}
+    return sorted(moving)

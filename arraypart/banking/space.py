@@ -21,7 +21,7 @@ import numpy as np
 
 from .. import expr as E
 from ..poly import isl_glue as G
-from ..ir import PortModel
+from ..ir import SIZE_MARK, PortModel
 from ..poly.model import ArrayModel
 from ..rtl.closed import lane_table
 from .precheck import INFEASIBLE_II
@@ -234,9 +234,11 @@ def phases(scheme: Scheme, shape: GroupShape) -> float:
     variable t in the lane's index there, one for all lanes of a uniform group:
     :func:`_steps`); infinite when the scheme is not per_dim, or a lane's index in a
     bank dimension is irregular or not affine, or moves in a block or complete
-    dimension (phase switches rotate cyclic banks only), or a run-time size moves a
-    cyclic bank (``S[sy + 4*i + j]``: the emission switches over iterators only), or
-    an iterator that may be negative does (the switch's ``i % P`` is a floor only for
+    dimension (phase switches rotate cyclic banks only), or a fresh size (a loop's
+    start or bound that is not affine: :data:`arraypart.ir.SIZE_MARK`) moves a cyclic
+    bank (the emission switches over iterators and the top's scalar arguments,
+    ``data[8*i + offset + m]``: :class:`arraypart.codegen.phases.SizeVar`), or a
+    variable that may be negative does (the switch's ``i % P`` is a floor only for
     ``i >= 0``)."""
     if scheme.kind != "per_dim":
         return float("inf")
@@ -248,7 +250,7 @@ def phases(scheme: Scheme, shape: GroupShape) -> float:
         rows = [_lane_steps(scheme, shape, lane) for lane in shape.lanes]
         if any(row is None for row in rows):
             return float("inf")
-    sized = [v in shape.group.sizes for v in shape.group.time_vars]
+    sized = [v in shape.group.sizes and SIZE_MARK in v for v in shape.group.time_vars]
     periods = [1] * len(shape.strides)
     for steps in rows:
         for p, row in zip(scheme.dims, steps):

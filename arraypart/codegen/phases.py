@@ -28,6 +28,13 @@ i_n % P_n``; the rewrite is an identity on every element, whatever the banking, 
 shared text stays right for every call.  Loop labels in the copies get a ``_p<k>``
 suffix (a label is unique in its function).
 
+A run-time size that moves a bank is phased the same way, outermost, where it is an
+unsigned scalar argument of the top function that its text never writes
+(:class:`SizeVar`: ``data[8*i + offset + m]`` under ``cyclic 8``, ``switch (offset %
+8)``): its value is the same in every iteration and never negative, so
+``a*P*(offset/P) + a*p + (x_d - a*offset)`` names the same element when ``offset % P
+== p``.
+
 A statement qualifies when no other edit of the emitted text falls inside it (its
 references to other arrays are copied into every case as written: one site per phase,
 and one phase runs per iteration), its phased references are written out (not in a
@@ -66,14 +73,26 @@ _PAD = "    "  # a case's statements are one level deeper than the switch (or a 
 
 
 @dataclass(frozen=True, slots=True)
+class SizeVar:
+    """A run-time size phased like an iterator (module doc): ``var``, an unsigned
+    scalar argument of the top function (:class:`arraypart.ir.Param`) that the top's
+    text never writes, in ``low..high``; a step of 1."""
+
+    var: str
+    low: int
+    high: int
+    step: int = 1
+
+
+@dataclass(frozen=True, slots=True)
 class PhasedLoop:
     """A pipelined loop whose references to ``arrays`` are emitted per phase of the
-    iterators of ``loops`` (those around it that rotate a bank, then ``loop``), each
-    with its period in ``periods``."""
+    variables of ``loops`` (the run-time sizes that move a bank, the loops around it
+    that rotate one, then ``loop``), each with its period in ``periods``."""
 
     loop: Loop
     arrays: tuple[str, ...]
-    loops: tuple[Loop, ...]
+    loops: tuple[Loop | SizeVar, ...]
     periods: tuple[int, ...]
     coefficients: tuple  # ((ref coord, dim, k), a): loops[k]'s iterator's coefficient
     reached: tuple[frozenset[int], ...]  # per loop, the residues its iterator takes
@@ -110,14 +129,17 @@ class PhasedLoop:
         return tuple(reversed(out))
 
 
-def _residues(loop: Loop, period: int, strides) -> frozenset[int]:
+def _residues(loop: Loop | SizeVar, period: int, strides) -> frozenset[int]:
     """``{v mod period}`` over the values ``o + s*k`` of ``loop``'s iterator ``v``
-    (``o`` its start, ``s`` its step).  ``o = c + sum_w c_w*w`` affine: an iterator
-    ``w`` of ``strides`` is ``o_w + s_w*t`` with ``o_w`` a constant, any other ``w``
+    (``o`` its start, ``s`` its step); for a size, over ``low..high``.  ``o = c +
+    sum_w c_w*w`` affine: an iterator ``w`` of ``strides`` is ``o_w + s_w*t`` with ``o_w`` a constant, any other ``w``
     any integer, so ``v = base (mod g)`` with ``base = c + sum c_w*o_w`` and ``g =
     gcd(period, s, c_w*s_w or c_w)``: the residues ``base + g*m``.  When ``o`` is a
     constant and so is the bound, only those of the first trips (at most ``period``).
     Every residue when the start is not affine or is one of several."""
+    if isinstance(loop, SizeVar):
+        return frozenset(v % period for v in range(loop.low, min(
+            loop.high, loop.low + period - 1) + 1))
     if len(loop.init) != 1 or E.affine_form(loop.init[0]) is None:
         return frozenset(range(period))
     coefficients, base = E.affine_form(loop.init[0])
@@ -150,7 +172,7 @@ def phase_edits(kernel: Kernel, solution: Solution, contexts, taken: set[str],
     disputed: set[int] = set()
     for phased in phased_loops(kernel, solution, contexts):
         node = for_nodes.get(phased.loop.coord)
-        iterators = _iterator_names(phased, for_nodes)
+        iterators = _iterator_names(phased, for_nodes, source.func)
         if iterators is None:
             continue
         statements = _statements(node, phased)
@@ -169,8 +191,11 @@ def phase_edits(kernel: Kernel, solution: Solution, contexts, taken: set[str],
             for k, (statement, phased, iterators, _) in chosen.items() if k not in disputed]
 
 
-def _iterator_names(phased: PhasedLoop, for_nodes) -> tuple[str, ...] | None:
-    """The names the text gives the phased loops' iterators; None when a loop has no
+def _iterator_names(phased: PhasedLoop, for_nodes, top: N.FuncDef
+                    ) -> tuple[str, ...] | None:
+    """The names the text gives the phased loops' iterators and sizes (a size's own,
+    where the pipelined loop is the top function's: a callee's text names its own
+    parameters); None when a loop has no
     ``for`` of the text (the pipelined one may be a function body), or one around the
     pipelined loop is not written around it in the same function, or a loop's body
     declares its iterator's name again (the phased subscripts would name the inner
@@ -180,6 +205,12 @@ def _iterator_names(phased: PhasedLoop, for_nodes) -> tuple[str, ...] | None:
         return None  # a pipelined function body: no iterator of its own
     names = []
     for lp in phased.loops:
+        if isinstance(lp, SizeVar):
+            if not top.body.start <= inner.start < top.body.end or any(
+                    isinstance(n, N.Decl) and n.name == lp.var for n in N.walk(top.body)):
+                return None  # another function's text, or a name declared again
+            names.append(lp.var)
+            continue
         node = for_nodes.get(lp.coord)
         name = None if node is None or node.start < 0 else _iterator_name(node)
         if name is None or not node.start <= inner.start < node.end:
@@ -200,10 +231,11 @@ def phased_loops(kernel: Kernel, solution: Solution, contexts) -> list[PhasedLoo
     the scheduling rule then finds the loop missing its II, and the search runs again
     without that switch (:func:`arraypart.api._retry`)."""
     solved = {s.array.name: s for s in solution.arrays}
+    sizes = _phasable_sizes(kernel)
     out = []
     for loop, around in pipelined_loops_around(boxed(kernel.body), ()):
         found = list(found_accesses(loop.body, (), (), iter(range(1 << 62))))
-        candidates = around + (loop,)
+        candidates = _moving(sizes, found) + around + (loop,)
         chosen, periods, coefficients = {}, [1] * len(candidates), {}
         for name in dict.fromkeys(f.access.array for f in found):
             sol = solved.get(name)
@@ -235,6 +267,39 @@ def phased_loops(kernel: Kernel, solution: Solution, contexts) -> list[PhasedLoo
     return out
 
 
+def _phasable_sizes(kernel: Kernel) -> dict[str, SizeVar]:
+    """The run-time sizes a switch may phase (:class:`SizeVar`), by name: the top's
+    scalar arguments (``kernel.params`` that are no fresh size) bounded, of an
+    unsigned type (so that the emitted ``offset / P``, read back, is a floor to the
+    scheduling rule's check as it is to C: an ``int`` that only the arrays bound
+    reads back as a truncation of any sign), that no statement of its text assigns
+    or steps."""
+    unsigned = {d.name for d in kernel.source.func.params if d.ctype is not None
+                and d.ctype.integer is not None and not d.ctype.integer.signed}
+    targets = [n.lvalue if isinstance(n, N.Assignment) else n.expr
+               for n in N.walk(kernel.source.func.body) if isinstance(n, N.Assignment)
+               or (isinstance(n, N.UnaryOp) and n.op in S.INCREMENT_STEPS)]
+    written = {t.name for t in targets if isinstance(t, N.Id)}
+    return {p.name: SizeVar(p.name, p.low, p.high) for p in kernel.params
+            if p.name in unsigned and p.name not in written and p.low is not None
+            and p.high is not None and p.low >= 0}
+
+
+def _moving(sizes: dict[str, SizeVar], found) -> tuple[SizeVar, ...]:
+    """The sizes of ``sizes`` that some index of ``found`` holds, sorted by name."""
+    named = {v for f in found for e in f.access.index if e is not None
+             for v in E.variables(e)}
+    return tuple(sizes[v] for v in sorted(named & sizes.keys()))
+
+
+def _env(context, loops) -> dict:
+    """The reference's intervals (:meth:`.ranges.RefContext.env`) and those of the
+    sizes among ``loops``."""
+    env = context.env()
+    env.update({lp.var: (lp.low, lp.high) for lp in loops if isinstance(lp, SizeVar)})
+    return env
+
+
 def _common_strides(found, contexts) -> dict:
     """The strides (:attr:`.ranges.RefContext.strides`) every access of ``found``
     has: the stepped iterators around the loop, with their origins."""
@@ -251,7 +316,7 @@ def _phasable_array(sol: ArraySolution) -> bool:
             and sol.banking.scheme.kind == "per_dim")
 
 
-def _periods(loops: tuple[Loop, ...], mine, scheme: Scheme, contexts
+def _periods(loops: tuple[Loop | SizeVar, ...], mine, scheme: Scheme, contexts
              ) -> tuple[list[int], dict[tuple[Coord, int, int], int]] | None:
     """(P per loop of ``loops``, the coefficient of ``loops[k]``'s iterator per
     (reference, dimension, k)); None when a bank depends on one of them other than
@@ -259,7 +324,7 @@ def _periods(loops: tuple[Loop, ...], mine, scheme: Scheme, contexts
     bounds that are not constants."""
     periods, coefficients = [1] * len(loops), {}
     for f in mine:
-        env = contexts[f.access.ref_id].env()
+        env = _env(contexts[f.access.ref_id], loops)
         if not f.access.regular or not all(constant_loop(lp) for lp in f.loops):
             return None
         for d, (e, part) in enumerate(zip(f.access.index, scheme.dims)):
@@ -285,7 +350,7 @@ def _constant_banks(phased: PhasedLoop, mine, scheme: Scheme, contexts) -> bool:
     quotients = [E.var(f"{_PHASE_QUOTIENT}{k}") for k in range(len(phased.loops))]
     for f in mine:
         context = contexts[f.access.ref_id]
-        env = context.env()
+        env = _env(context, phased.loops)
         for k, (lp, period) in enumerate(zip(phased.loops, phased.periods)):
             env[quotients[k].name] = (0, env[lp.var][1] // period)
         for case in phased.cases:

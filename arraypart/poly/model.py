@@ -197,9 +197,10 @@ class CycleGroup:
     instance per call, all of one name and coordinate.  ``descending``: the last time
     variable falls from one iteration to the next (the loop counts down).  ``sizes``:
     the time variables that are run-time sizes (one value per run, but none at compile
-    time: a bank that moves with one is no compile-time value, and no phase switch,
-    which rotates over iterators, makes it one).  ``text``: the loop's ``ir.Loop.text``
-    (``()``: its function's one text); the groups of one coordinate and text are one
+    time: a bank that moves with one is no compile-time value, and only a phase
+    switch over an unsigned argument of the top makes it one:
+    :mod:`arraypart.codegen.phases`).  ``text``: the loop's ``ir.Loop.text`` (``()``:
+    its function's one text); the groups of one coordinate and text are one
     piece of code to the HLS tool (``LaneAccess.instances``).  ``process``: the
     loop's dataflow processes (``ir.Loop.process``).  ``free``: the lane
     accesses that take no port (:mod:`.forwarding`: reads the iteration forwards from
