@@ -82,7 +82,9 @@ def _view(unit: clangtu.Unit, file: ci.File, handle: int) -> IncludedUnit:
     starts = [0] + [m.end() for m in re.finditer(b"\n", data)]
     own = tuple(c for c in unit.top if file_of(c.location) == handle)
     name = unit.file_names.get(handle) or file_name(handle)
-    fields = {f: getattr(unit, f) for f in clangtu.Unit.__dataclass_fields__}
+    # the caches (own_cursor_lists) start empty: a view has cursors of its own
+    fields = {name: getattr(unit, name)
+              for name, f in clangtu.Unit.__dataclass_fields__.items() if f.init}
     view = IncludedUnit(**{**fields, "main": file.name, "filename": name,
                            "text": data.decode(errors=KEEP_BYTES),
                            "data": data, "line_starts": tuple(starts),
