@@ -6,9 +6,9 @@ A file is instrumented when it lies in the kernel's folder (or below it): the dr
 source lies in a folder of its own (:data:`.recording.DRIVER_FOLDER`), where a copy of
 each such file, instrumented or unchanged, is written at the same relative path, and
 ``#include "aes_enc.c"`` finds the copy first (a quoted include is searched in the
-including file's folder before the ``-I`` folders), in the driver and in the copies.  System headers, the Vitis headers (or arraypart's stand-ins) and the
-user's ``-I`` folders elsewhere are left as they are; their accesses stay listed as
-not traced.
+including file's folder before the ``-I`` folders), in the driver and in the copies.
+System headers, the Vitis headers (or arraypart's stand-ins) and the user's ``-I``
+folders elsewhere are left as they are; their accesses stay listed as not traced.
 """
 
 from __future__ import annotations
