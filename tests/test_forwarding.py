@@ -762,3 +762,84 @@ def test_an_overwritten_init_traces_and_computes_as_the_original(compiled_once, 
     judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
     assert [loop.traced_ii for loop in judged.replay.loops] == [ii]
     assert_the_testbench_passes(compiled, tmp_path)
+
+
+# probe 42 F1: an FIR accumulating in place, its taps k unrolled.  The stores of the
+# element one iteration updates leave in one, so h and r are banked for II 1 (the
+# scalar-sum form s += h[k] * r[j + k]; y[j] = s reached it already): on the
+# interface y itself (II 33 before: another argument was taken to alias y), on a local
+# v after an affine break (II 33: no loop with a break was forwarded in), and on a
+# local v beside the phase switch of r (II 16: the switch's cases guard the lanes, and
+# their stores were counted).
+FIR_ARGUMENTS = "void fir(float h[8], float r[72], float y[64]) {\n"
+FIR_COPY = "  for (int j = 0; j < 64; j++) y[j] = v[j];\n"
+FIR_LOOP = """\
+  for (int j = 0; j < 64; j++) {
+#pragma HLS pipeline II=1
+    ACC[j] = 0;
+    for (int k = 0; k < 8; k++) {
+      BODY
+    }
+  }
+"""
+FIR = {
+    "interface": FIR_ARGUMENTS + FIR_LOOP.replace("ACC", "y").replace(
+        "BODY", "y[j] += h[k] * r[j + k];") + "}\n",
+    "local after a break": FIR_ARGUMENTS + "  float v[64];\n" + FIR_LOOP.replace(
+        "ACC", "v").replace("BODY", "if (j - k < 0) break;\n      v[j] += h[k] * r[j - k];")
+    + FIR_COPY + "}\n",
+    "local beside a phase switch": FIR_ARGUMENTS + "  float v[64];\n" + FIR_LOOP.replace(
+        "ACC", "v").replace("BODY", "v[j] += h[k] * r[j + k];") + FIR_COPY + "}\n",
+}
+# a store of v[k], which may be v[j], after each lane's update: no store merges past
+# it, nor is a later lane's read forwarded (v one memory: the init, 8 stores of v[k],
+# lane 0's update forwarded and merged or overwriting the init, 7 reads and 7 stores:
+# 23 accesses, II 12 on two ports; after the break it was 25 and II 13 before probe
+# 42 F1, which forwarded nothing in a loop with a break; without it, as before)
+FIR_BETWEEN = {
+    "after a break": FIR["local after a break"].replace(
+        "r[j - k];", "r[j - k];\n      v[k] = h[k];"),
+    "without a break": FIR["local beside a phase switch"].replace(
+        "r[j + k];", "r[j + k];\n      v[k] = h[k];"),
+}
+
+
+def _banked(report, name: str) -> bool:
+    (solved,) = [a for a in report.solution.arrays if a.array.name == name]
+    return solved.banking.scheme.banks > 1
+
+
+@pytest.mark.parametrize("case", sorted(FIR))
+def test_an_accumulated_element_takes_one_store(compiled_once, case):
+    report = compiled_once("fir.cpp", FIR[case]).report
+    assert set(_loop_iis(report)) == {1}
+    assert _banked(report, "h") and _banked(report, "r")
+    checked = check.check_kernel(report.kernel, report.solution.bankings())
+    assert {lp.achieved_ii for lp in checked.loops} == {1}
+
+
+def test_the_phase_switch_holds_the_accumulated_local(compiled_once):
+    """The emitted code the checker read back has v's update in each case of r's
+    switch (the scheduling rule's II 1 above is that code's)."""
+    text = compiled_once("fir.cpp", FIR["local beside a phase switch"]).files["fir.cpp"]
+    assert "switch (j % " in text and text.count("v[j] += h[k] * r[") > 1
+
+
+@pytest.mark.parametrize("case", sorted(FIR_BETWEEN))
+def test_a_store_that_may_alias_between_keeps_the_updates(compiled_once, case):
+    report = compiled_once("fir.cpp", FIR_BETWEEN[case], max_banks=1).report
+    (group,) = [g for g in report.model.array("v").groups if g.loop == "L3"]
+    assert len(group.accesses) == 23
+    checked = check.check_kernel(report.kernel, report.solution.bankings())
+    assert _loop_iis(report) == [lp.achieved_ii for lp in checked.loops] == [12, 1]
+
+
+@needs_gxx
+@pytest.mark.parametrize("case", sorted(FIR) + sorted(FIR_BETWEEN))
+def test_an_accumulated_element_traces_and_computes_as_the_original(compiled_once,
+                                                                    tmp_path, case):
+    compiled = (compiled_once("fir.cpp", FIR[case]) if case in FIR
+                else compiled_once("fir.cpp", FIR_BETWEEN[case], max_banks=1))
+    judged = assert_the_trace_agrees(compiled, tmp_path, ports=2)
+    assert [lp.traced_ii for lp in judged.replay.loops] == _loop_iis(compiled.report)
+    assert_the_testbench_passes(compiled, tmp_path)
