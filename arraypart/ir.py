@@ -842,10 +842,17 @@ def loops(nodes: tuple[Node, ...]) -> Iterator[Loop]:
             yield from loops(n.then + n.orelse)
 
 
-def skippable_writes(loop: Loop) -> frozenset[int]:
-    """The ``ref_id`` of each write of ``loop`` that a ``break``, ``continue`` or
+def skippable_accesses(loop: Loop) -> frozenset[int]:
+    """The ``ref_id`` of each access of ``loop`` that a ``break``, ``continue`` or
     ``return`` may skip: each in the body of it or of a loop inside it that ``skips``
     (a ``return`` marks every loop around it)."""
+    return frozenset(a.ref_id for lp in (loop, *loops(loop.body)) if lp.skips
+                     for a in accesses(lp.body))
+
+
+def skippable_writes(loop: Loop) -> frozenset[int]:
+    """The ``ref_id`` of each write of ``loop`` that a ``break``, ``continue`` or
+    ``return`` may skip (:func:`skippable_accesses`)."""
     return frozenset(a.ref_id for lp in (loop, *loops(loop.body)) if lp.skips
                      for a in accesses(lp.body) if a.kind == "write")
 

@@ -488,9 +488,11 @@ def test_a_store_through_a_narrow_index_is_not_forwarded(tmp_path):
 
 
 # Lane 0 writes X[i + 1 + OFFSET - 1]; both lanes read X[i + 1] first.  OFFSET 1: lane
-# 0's write is the element lane 1 reads next, a second load (X is an argument beside
-# out, so nothing is forwarded); OFFSET 2: another element, one load.
-LANE_HIT = """void hit(int X[67], int out[64]) {
+# 0's write is the element lane 1 reads next, a second load (X is a global, which the
+# argument out may point into, so nothing is forwarded); OFFSET 2: another element, one
+# load.
+LANE_HIT = """int X[67];
+void hit(int out[64]) {
     for (int i = 0; i < 64; i++) {
 #pragma HLS pipeline
 #pragma HLS dependence variable=X type=inter dependent=false

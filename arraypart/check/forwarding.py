@@ -1,10 +1,10 @@
 """The checker's side of store forwarding and dead stores (``poly.forwarding``).
 
 From the walk's own records (:class:`.walk.Emitted`): within one step of a loop
-pipelined without an unroll factor (no ``break``, ``continue`` or ``return`` in it,
-its text held once), the access instances of one array that no other name may reach
-there (``poly.forwarding.forwarding_arrays``), in program order (``Emitted.at`` with
-each column's lane ordinals, then reads before writes within a statement), are swept:
+pipelined without an unroll factor (its text held once), the access instances of
+one array that no other name may reach there (``poly.forwarding.forwarding_arrays``),
+in program order (``Emitted.at`` with each column's lane ordinals, then reads before
+writes within a statement), are swept:
 
 - a read takes no port when the writes of the array before it that may alias it
   (:mod:`.aliasing`: a write a constant away from it never does), from the last one
@@ -16,15 +16,20 @@ each column's lane ordinals, then reads before writes within a statement), are s
   step in no ``if``, in another statement, follows with no read of the array in
   between that may alias it and takes a port, unless the write serves the read (the
   read's writes as above, from the last one back to this one, are all of its
-  element: wherever the write ran, the read took its value from a register).
+  element: wherever the write ran, the read took its value from a register);
+- a named write that does not run in every step in no ``if`` takes no port when an
+  earlier write of its element that does, in another statement, is still unread (no
+  read since that may alias it took a port) and every write between that may alias
+  it is a named one of its element: one store leaves the element's last value.
 
 An instance is *named* when it is a plain regular reference (its element known),
 perhaps in an ``if``; only a named read may be forwarded or served, a named write
-forward or be overwritten; only a write that also runs in every step in no ``if`` of
-the loop ends the walk back or overwrites; others only block.  Same element: the
-index as written, with each unrolled loop's iterator replaced by its value in the
-column (``start + ordinal * step``, the start substituted likewise), gives one
-affine form per dimension.  The instances of every path through the loop's
+forward, be overwritten or merged; only a write that also runs in every step in no
+``if`` of the loop, and that no ``break``, ``continue`` or ``return`` may skip
+(``ir.skippable_accesses``), ends the walk back, overwrites or takes a merged one;
+others only block.  Same element: the index as written, with each unrolled loop's
+iterator replaced by its value in the column (``start + ordinal * step``, the start
+substituted likewise), gives one affine form per dimension.  The instances of every path through the loop's
 data-dependent ``if``s are swept together (a path lacks the others' conditional
 accesses, which still block).
 """
@@ -81,11 +86,16 @@ def free_columns(iteration: list[Emitted], forwarded: frozenset[str],
     written = {a.array for e in iteration for a in e.accesses if a.kind == "write"}
     instances: dict[str, list[tuple]] = {}
     seen: dict[int, int] = {}
+    root = iteration[0].root if iteration else None
+    skipped = ir.skippable_accesses(root) if root is not None else frozenset()
     for e in iteration:
         for k, a in enumerate(e.accesses):
             if a.array in written and a.array in forwarded:
                 seen[id(a)] = seen.get(id(a), 0) + 1
-                instances.setdefault(a.array, []).extend(element_instances(e, k, a, elements))
+                found = element_instances(e, k, a, elements)
+                if a.ref_id in skipped:  # runs in some steps only: as in an ``if``
+                    found = [x[:4] + (None,) + x[5:] for x in found]
+                instances.setdefault(a.array, []).extend(found)
     free: dict[int, np.ndarray] = {}
     for name, mine in instances.items():
         for a, column, lanes in _swept(sorted(mine, key=lambda x: x[0]), arrays[name]):
@@ -139,7 +149,7 @@ def _swept(instances: list[tuple], array: ir.Array) -> list[tuple[ir.Access, int
     served = {n: _served(instances[n], instances, writes, aliasing, statements, array)
               for n, (_, a, *_) in enumerate(instances) if a.kind == "read"}
     free = {n for n, (_, plain) in served.items() if plain}
-    free |= _dead(instances, writes, aliasing, served, array)
+    free |= _dead(instances, writes, aliasing, served, statements, array)
     return [instances[n][1:4] for n in sorted(free)]
 
 
@@ -174,12 +184,17 @@ def _served(read: tuple, instances: list[tuple], writes: list[int], aliasing: Al
 
 
 def _dead(instances: list[tuple], writes: list[int], aliasing: Aliasing,
-          served: dict[int, tuple[int, bool]], array: ir.Array) -> set[int]:
+          served: dict[int, tuple[int, bool]], statements: dict[tuple, list[int]],
+          array: ir.Array) -> set[int]:
     """The positions of the named write instances that a later one of the same
     element that runs in every step in no ``if``, in another statement, overwrites
     before any read instance that may alias it and is neither forwarded nor served by
     it (``served``: per read's position, :func:`_served`; ``writes``: the write
-    instances' positions, in :class:`.aliasing.Aliasing`'s bit order)."""
+    instances' positions, in :class:`.aliasing.Aliasing`'s bit order), and of each
+    other named write instance that an earlier one of its element that runs in every
+    step in no ``if``, in another statement, still unread, takes into one store: the
+    writes that may alias it since are all named ones of its element (:func:`_served`
+    of it as if it were a read), so on every path one store leaves its last value."""
     bit = {n: b for b, n in enumerate(writes)}
     pending = 0  # the writes no later write has overwritten, nor a read kept
     of_element: dict[tuple, list[int]] = {}
@@ -202,6 +217,13 @@ def _dead(instances: list[tuple], writes: list[int], aliasing: Aliasing,
             of_element[element] = same_statement
             pending |= 1 << bit[n]
         elif named is not None:
+            serving, plain = _served(instances[n], instances, writes, aliasing,
+                                     statements, array)
+            first = (serving & -serving).bit_length() - 1  # the plain one, if any
+            if plain and pending >> first & 1 and instances[writes[first]][0][:-2] != \
+                    order[:-2]:
+                dead.add(n)
+                continue
             of_element.setdefault(named, []).append(n)
             pending |= 1 << bit[n]
     return dead

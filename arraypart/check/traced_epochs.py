@@ -377,8 +377,11 @@ def free_records(steps: StepAccesses, forwarding: Forwarding) -> np.ndarray:
     alias it is a named site's write of the same address (forwarded: a write in an
     ``if`` forwards where it ran); a named site's write that a later plain write of
     the same address in the step overwrites with no read of the array between that
-    takes a port and may alias it (a dead store).  A write or read of the record's
-    shape at another address never aliases it (module doc), any other may; a record
+    takes a port and may alias it (a dead store), or that an earlier plain write of
+    the address takes into one store, no write between that may alias it at another
+    address, no read between that takes a port and may alias it (merged: the tool
+    stores the address's last value once).  A write or read of the record's shape at
+    another address never aliases it (module doc), any other may; a record
     of another shape than the write it would forward from or be overwritten by sees
     every access between.  Other conditional sites only block, and only where they
     ran: the run sees no branch it did not take, so this may find more than the
@@ -407,6 +410,17 @@ def free_records(steps: StepAccesses, forwarding: Forwarding) -> np.ndarray:
     dead = np.zeros(write.size, bool)
     kept = steps.aliasing_between(earlier, ~write & ~forwarded, at=later[earlier]) > 0
     dead[earlier[~kept]] = True
+    # a named write in an ``if`` that the last plain write of its address takes into
+    # one store: every write between that may alias it is of its address, and no read
+    # between that takes a port may alias it
+    first = steps.last_before(write & plain)
+    (merging,) = np.nonzero(chosen & write & named & ~plain & (first >= 0))
+    source = first[merging]
+    at_address = steps.by_flat.before(write)
+    others = (steps.aliasing_between(source, at=merging)
+              - (at_address[merging] - at_address[source]))
+    reads = steps.aliasing_between(source, ~write & ~forwarded, at=merging)
+    dead[merging[(others == 0) & (reads == 0)]] = True
     out[steps.order] = forwarded | dead
     return out
 

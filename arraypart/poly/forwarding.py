@@ -24,7 +24,15 @@ reads, then writes):
   read of ``a[i + 1]`` between two writes of ``a[i]`` keeps neither alive; so
   AutoSA's accumulator ``if (c2 == 0) C[i] = 0; C[i] = C[i] + p;`` makes one read
   (on the paths without the init, LLVM's load PRE) and one write, the init's store
-  dead wherever it runs.
+  dead wherever it runs;
+- a *guarded* write that follows a plain write of its element, in another
+  statement, with no read between that may alias it and takes a port, and no write
+  between that may alias it but is not of its element, takes no port (it is
+  *merged*, :func:`_merged`): on every path the element's last value leaves in one
+  store, of a ``phi`` (LLVM's SimplifyCFG makes ``a[i] = x; if (c) a[i] = 0;`` one
+  store of a ``select``).  So ``v[j] = 0; for (k ..) { if (j - k < 0) break;
+  v[j] += h[k] * r[j - k]; }``, its ``k`` unrolled, makes one write of ``v[j]``
+  and no read, as without the ``break`` (probe 42 F1).
 
 "Same element": one array (a whole element, never a struct member), and subscripts
 with one affine form after the lane's unrolled iterators are substituted (so equal
@@ -33,16 +41,18 @@ in every iteration); an irregular subscript never is.  Only *plain* writes
 ``||`` the data decides, so they run whenever their lane does) end the walk back
 from a read or overwrite; a *guarded* access (:func:`named`: a regular
 whole-element reference in an ``if``, affine or data-dependent, or in its
-condition) may be a forwarded read, a write a read is forwarded from (as above) or
-an overwritten write.  All this only in a loop pipelined without an unroll factor
-whose iteration no ``break``, ``continue`` or ``return`` cuts short and whose text
-the IR holds once, of an array that is not ``volatile`` and that no other name may
-reach there (:func:`forwarding_arrays`: a local, a ``__restrict`` argument, a
-``static`` array that only plain subscripts of the top name
-(``ir.Array.unaliased``), or the loop's only other argument or global; no call the
-tool may keep touches it).  Every other access still counts, and still blocks: a
-write at another subscript that may alias, on any path through the iteration's
-data-dependent ``if``s, ends forwarding.  When in doubt an access is counted.
+condition, or one a ``break``, ``continue`` or ``return`` may skip:
+``ir.skippable_accesses``) may be a forwarded read, a write a read is forwarded from
+(as above), an overwritten or a merged write.  All this only in a loop pipelined
+without an unroll factor whose text the IR holds once, of an array that is not
+``volatile`` and that no other name may reach there (:func:`forwarding_arrays`: a
+local, a ``__restrict`` argument, a ``static`` array that only plain subscripts of
+the top name (``ir.Array.unaliased``), or an argument or global that shares no
+memory with the loop's other ones (:func:`sharing`: Vitis takes two arguments of
+the top for independent channels); no call the tool may keep touches it).  Every
+other access still counts, and still blocks: a write at another subscript that may
+alias, on any path through the iteration's data-dependent ``if``s, ends forwarding.
+When in doubt an access is counted.
 
 Code generation keeps such an array's references as written in that loop: a write
 followed by an access of the same element is what ``codegen.bankcentric`` never
@@ -54,6 +64,7 @@ applying the rule on its own (:mod:`arraypart.check.forwarding`).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Iterable, Mapping
 
 import clang.cindex as ci
@@ -65,12 +76,16 @@ from .lanes import Found
 
 
 def forwarding_loop(loop: ir.Loop) -> bool:
-    """Whether one iteration of the concurrent ``loop`` is one straight body the tool
-    forwards in: pipelined with no unroll factor of its own, and no ``break``,
-    ``continue`` or ``return`` in it or in a loop inside it."""
-    return (loop.pipeline_ii is not None and loop.unroll is None
-            and not any(lp.skips or lp.early_exit is not None
-                        for lp in (loop, *ir.loops(loop.body))))
+    """Whether one iteration of the concurrent ``loop`` is one body the tool forwards
+    in: pipelined with no unroll factor of its own.  A ``break``, ``continue`` or
+    ``return`` in it makes the accesses it may skip guarded (``ir.skippable_accesses``:
+    ``if (j - k < 0) break;`` in an unrolled ``k`` loop guards lane ``k``'s accesses
+    and every later lane's, as an ``if`` around them would); each loop that one may
+    leave early must skip (``ir.Loop.skips``) or hold a loop that may be left early:
+    a ``return`` of an inlined function outside its loops marks no loop that skips."""
+    return loop.pipeline_ii is not None and loop.unroll is None and all(
+        lp.skips or any(inner.early_exit is not None for inner in ir.loops(lp.body))
+        for lp in (loop, *ir.loops(loop.body)) if lp.early_exit is not None)
 
 
 def forwarding_arrays(arrays: Mapping[str, ir.Array], loop: ir.Loop,
@@ -83,9 +98,10 @@ def forwarding_arrays(arrays: Mapping[str, ir.Array], loop: ir.Loop,
     is a local (of the top or of a function it calls), or an argument or global that C
     guarantees no other name reaches (``ir.Array.unaliased``); or an argument or
     global (which a pointer may reach: an interface, a ``static`` or file-scope array)
-    that is the only such array the loop touches, constant tables aside (no write may
-    reach one), where no reference parameter of the top may name one of its elements
-    (:func:`aliasing_reference`).  Each also :func:`_forwarded`."""
+    that shares no memory with another such array the loop touches (:func:`sharing`),
+    constant tables aside (no write may reach one), where no reference parameter of
+    the top may name one of its elements (:func:`aliasing_reference`).  Each also
+    :func:`_forwarded`."""
     calls: dict[str, set[int]] = {}
     for a in ir.accesses(loop.body):
         calls.setdefault(a.array, set()).add(a.call)
@@ -94,7 +110,18 @@ def forwarding_arrays(arrays: Mapping[str, ir.Array], loop: ir.Loop,
     alone = not any(aliasing_reference(p) for p in params)
     return frozenset(n for n, mine in calls.items() if mine == {loop.call}
                      and n not in loop.call_aliases and _forwarded(arrays[n])
-                     and (not _reachable(arrays[n]) or (alone and reachable == [n])))
+                     and (not _reachable(arrays[n]) or (alone and not any(
+                         sharing(arrays[n], arrays[m]) for m in reachable if m != n))))
+
+
+def sharing(array: ir.Array, other: ir.Array) -> bool:
+    """Two arrays that another name may reach (:func:`_reachable`) may share memory,
+    unless both are arguments of the top: Vitis HLS takes different top-level
+    arguments for independent channels (UG1399, ``pragma HLS alias``), so an FIR's
+    ``y[j] += h[k] * r[j + k]`` keeps ``y[j]`` in a register across the reads of
+    ``h`` and ``r`` (probe 42 F1).  A ``static`` or file-scope array may be one a
+    pointer argument points into."""
+    return not (array.interface and other.interface)
 
 
 def aliasing_reference(parameter) -> bool:
@@ -138,6 +165,9 @@ def free_accesses(found: Iterable[Found], shape: tuple[int, ...]
     (a path's group lacks the other paths' conditional accesses, which still
     block)."""
     iteration = sorted({f.order: f for f in found}.values(), key=lambda f: f.order)
+    skipped = ir.skippable_accesses(iteration[0].frame.root) if iteration else ()
+    iteration = [replace(f, plain=False) if f.access.ref_id in skipped else f
+                 for f in iteration]
     writes = [f for f in iteration if f.access.kind == "write"]
     aliasing = Writes(writes, shape)
     statements: dict[tuple[int, ...], list[int]] = {}  # statement -> its writes' bits
@@ -146,7 +176,7 @@ def free_accesses(found: Iterable[Found], shape: tuple[int, ...]
     served = {f.order: _served(f, writes, aliasing, statements)
               for f in iteration if f.access.kind == "read"}
     forwarded = {order for order, (_, plain) in served.items() if plain}
-    return frozenset(forwarded | _dead(iteration, writes, aliasing, served))
+    return frozenset(forwarded | _dead(iteration, writes, aliasing, served, statements))
 
 
 def named(f: Found) -> bool:
@@ -194,11 +224,13 @@ def _of(write: Found, read: Found) -> bool:
 
 
 def _dead(iteration: list[Found], writes: list[Found], aliasing: Writes,
-          served: dict[tuple[int, ...], tuple[int, bool]]) -> set[tuple[int, ...]]:
+          served: dict[tuple[int, ...], tuple[int, bool]],
+          statements: dict[tuple[int, ...], list[int]]) -> set[tuple[int, ...]]:
     """The ``order`` of each :func:`named` write that a later plain write of its
     element, in another statement, overwrites before any read that may alias it and
     is neither forwarded nor served by it (``served``: per read's ``order``,
-    :func:`_served`)."""
+    :func:`_served`), and of each guarded write that :func:`_merged` into an earlier
+    plain one."""
     bit = {w.order: n for n, w in enumerate(writes)}
     pending = 0  # the writes no later write has overwritten, nor a read kept
     of_element: dict[tuple, list[Found]] = {}
@@ -220,10 +252,30 @@ def _dead(iteration: list[Found], writes: list[Found], aliasing: Writes,
                     pending &= ~(1 << bit[w.order])
             of_element[element(f)] = same_statement
             pending |= 1 << bit[f.order]
+        elif _merged(f, writes, aliasing, statements, pending):
+            dead.add(f.order)
         elif named(f):
             of_element.setdefault(element(f), []).append(f)
             pending |= 1 << bit[f.order]
     return dead
+
+
+def _merged(write: Found, writes: list[Found], aliasing: Writes,
+            statements: dict[tuple[int, ...], list[int]], pending: int) -> bool:
+    """A guarded :func:`named` write that one store of its element makes with an
+    earlier plain write of it, in another statement, that is still ``pending`` (no
+    read since that may alias it took a port): the writes that may alias it from that
+    one on are all of its element (:func:`_served`, as if it were a read), so on every
+    path the element's last value leaves in one store, of a ``phi`` (LLVM sinks the
+    stores of an element into the block where the paths join, as Vitis keeps
+    ``v[j] += h[k] * r[j - k]`` in a register when ``if (j - k < 0) break;`` cuts the
+    unrolled ``k`` lanes short, or when a phase switch puts them in a ``case``)."""
+    serving, plain = _served(write, writes, aliasing, statements)
+    if not plain:
+        return False
+    first = (serving & -serving).bit_length() - 1  # the plain write, the earliest
+    return bool(pending >> first & 1) and (statement(writes[first].order)
+                                           != statement(write.order))
 
 
 def statement(order: tuple[int, ...]) -> tuple[int, ...]:
