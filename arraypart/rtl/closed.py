@@ -384,7 +384,7 @@ def features(banking: Banking, table: LaneTable,
     f["rb_sel"] = float(sources[many].sum())
     f["arith"], f["divider"] = map(float, _arithmetic(scheme, table, counts.static))
     bits = scheme.banks * banking.copies * depth * w
-    style = ram_style(depth, w, table.impl)
+    style = ram_style(depth, w, table.ports, table.impl)
     if style == "distributed":
         f["lutram"] = bits * read_ports / LUTRAM_PRIMITIVE_BITS
     elif style == "registers":
@@ -474,7 +474,7 @@ def bram18k(banking: Banking, table: LaneTable, counts: BankCounts | None = None
     """:func:`.cost.bram18k`: per block-RAM bank, the fewest RAMB18 over the aspect
     ratios its used ports allow (true dual-port: at most :data:`TDP_MAX_WIDTH` bits)."""
     scheme = banking.scheme
-    if ram_style(scheme.bank_depth, table.elem_bits, table.impl) != "block":
+    if ram_style(scheme.bank_depth, table.elem_bits, table.ports, table.impl) != "block":
         return 0
     counts = counts or bank_counts(scheme, table)
     kinds = Counter(zip(counts.port_readers(table.ports).ravel().tolist(),
@@ -638,7 +638,7 @@ def _batch_features(table: LaneTable, static: np.ndarray, first: np.ndarray,
     f[:, col["rb_mux"]] = w * np.where(many, sources - 1, 0).sum(1)
     f[:, col["rb_sel"]] = np.where(many, sources, 0).sum(1)
     bits = banks * table.copies * depths * w
-    style = np.array([ram_style(int(d), w, table.impl) for d in depths])
+    style = np.array([ram_style(int(d), w, table.ports, table.impl) for d in depths])
     dist, regs = style == "distributed", style == "registers"
     f[dist, col["lutram"]] = bits[dist] * read_ports[dist] / LUTRAM_PRIMITIVE_BITS
     found = register_features(table.ports, bool((~table.is_read).any()), depths, w, nr, nw,
