@@ -3,7 +3,7 @@
 from .bounds import bram18k, lower_bound
 from .driver import cheaper_one_memory, solve
 from .proof import Proof, prove
-from .solution import Found
+from .solution import Found, solved_model
 
 __all__ = ["Found", "Proof", "bram18k", "cheaper_one_memory", "lower_bound", "prove",
-           "solve"]
+           "solve", "solved_model"]
