@@ -138,8 +138,12 @@ def cheaper_one_memory(model: PolyModel, chosen: ArraySolution, why: str, *,
 def _banked(am: ArrayModel, options: Options) -> ArraySolution:
     """``am``'s array banked within ``options``' time: searched, its dataflow
     processes apart, on the narrowest port model that serves it best."""
-    return _narrowed(am, _processes_apart(am, _solve_within_time(am, options), options),
-                     options)
+    return _narrowed(am, _searched_apart(am, options), options)
+
+
+def _searched_apart(am: ArrayModel, options: Options) -> ArraySolution:
+    """``am``'s array searched, its dataflow processes apart."""
+    return _processes_apart(am, _solve_within_time(am, options), options)
 
 
 def _narrowed(am: ArrayModel, solution: ArraySolution, options: Options) -> ArraySolution:
@@ -155,7 +159,7 @@ def _narrowed(am: ArrayModel, solution: ArraySolution, options: Options) -> Arra
         return solution
     shapes = [analyze_group(g, len(array.shape)) for g in am.groups]
     two = with_ports(am, PORT_MODELS["ram_2p"])
-    narrow = _solve_within_time(two, options)
+    narrow = _searched_apart(two, replace(options, found=ignore))  # the default's stays kept
     reached = dict(solution.achieved_ii)
     if (narrow.time_limited or narrow.multi_port_rom
             or any(ii > reached.get(loop, ii) for loop, ii in narrow.achieved_ii)

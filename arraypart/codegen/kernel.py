@@ -737,8 +737,10 @@ def _pragmas(s: ArraySolution, ex: Explicit | None, written: str | None,
 def _lutram(s: ArraySolution) -> str | None:
     """``lutram`` for RAM banks that the pass prices as LUT RAM
     (:func:`arraypart.bram.ram_style`), so that Vitis builds what was priced; None
-    where Vitis may choose (block RAM, registers, a multi-port ROM, a reshaped word)."""
-    if s.multi_port_rom or s.array.reshapes or not s.ports.name.startswith("ram_"):
+    where Vitis may choose (block RAM, registers, a multi-port ROM, a reshaped word) or
+    the user's bind_storage does."""
+    if (s.array.storage is not None or s.multi_port_rom or s.array.reshapes
+            or not s.ports.name.startswith("ram_")):
         return None
     style = ram_style(s.banking.scheme.bank_depth, s.array.elem_bits, s.ports.name)
     return "lutram" if style == "distributed" else None
