@@ -152,7 +152,9 @@ def _narrowed(am: ArrayModel, solution: ArraySolution, options: Options) -> Arra
     (:class:`.space.Cost`) at no larger II, for an on-chip array on the ``--ports 2``
     default ram_t2p whose banks are block RAM: Vitis builds ram_t2p only in block RAM
     (:func:`arraypart.bram.ram_style`), a port model with one write port also in LUT
-    RAM, so more banks of LUT RAM may replace block RAMs (probe 42 F7)."""
+    RAM, so more banks of LUT RAM may replace block RAMs (probe 42 F7).  Not where a
+    lane's bank rotates in code kept as written (``Cost.rule_lanes``): it takes a port
+    of every bank, and fewer ports per bank raise the II the emitted code reaches."""
     array = am.array
     if not (am.ports == PORT_MODELS[DEFAULT_PORTS[2]] and array.storage is None
             and array.memory and not array.interface and solution.bram18k):
@@ -160,10 +162,10 @@ def _narrowed(am: ArrayModel, solution: ArraySolution, options: Options) -> Arra
     shapes = [analyze_group(g, len(array.shape)) for g in am.groups]
     two = with_ports(am, PORT_MODELS["ram_2p"])
     narrow = _searched_apart(two, replace(options, found=ignore))  # the default's stays kept
-    reached = dict(solution.achieved_ii)
-    if (narrow.time_limited or narrow.multi_port_rom
+    reached, cost = dict(solution.achieved_ii), cost_of(narrow.banking, two, shapes)
+    if (narrow.time_limited or narrow.multi_port_rom or cost.rule_lanes
             or any(ii > reached.get(loop, ii) for loop, ii in narrow.achieved_ii)
-            or not cost_of(narrow.banking, two, shapes) < cost_of(solution.banking, am, shapes)):
+            or not cost < cost_of(solution.banking, am, shapes)):
         return solution
     narrow = replace(narrow, proof=f"{narrow.proof}; on ram_2p banks, which LUT RAM can "
                                   f"build (ram_t2p: block RAM only)")
@@ -172,8 +174,7 @@ def _narrowed(am: ArrayModel, solution: ArraySolution, options: Options) -> Arra
         proof = prove(one, narrow.banking, deadline=options.deadline)
     except ProofTimeout:
         return narrow
-    if proof.achieved_ii != narrow.achieved_ii or (
-            cost_of(narrow.banking, two, shapes) < cost_of(narrow.banking, one, shapes)):
+    if proof.achieved_ii != narrow.achieved_ii or cost < cost_of(narrow.banking, one, shapes):
         return narrow
     return replace(narrow, ports=one.ports, bram18k=estimate(narrow.banking, one).bram18k,
                    proof=f"{narrow.proof}; ram_1p banks serve it too")
