@@ -1681,17 +1681,20 @@ void k(int a[16], int b[16]) {
 
 def test_arrays_of_one_name_in_two_blocks_are_two_memories(compiled_once):
     """Each block's ``t`` is a memory of its own (``t_2`` in the report): the first is
-    read four at a time and gets cyclic 2, the pragma in the second block partitions
-    the second only, and each declaration gets its own pragmas."""
+    read four at a time and gets cyclic banks (2 on ram_t2p, 4 on ram_1p, which LUT
+    RAM builds), the pragma in the second block partitions the second only, and each
+    declaration gets its own pragmas."""
     compiled = compiled_once("two_blocks.c", TWO_BLOCKS)
     arrays = {a.array.name: a for a in compiled.report.solution.arrays}
     assert (arrays["t"].array.coord.line, arrays["t_2"].array.coord.line) == (4, 15)
-    assert arrays["t"].banking.scheme.describe().startswith("per_dim cyclic 2")
+    factor = arrays["t"].banking.scheme.banks
+    assert arrays["t"].banking.scheme.describe().startswith(f"per_dim cyclic {factor}")
+    assert factor * {"ram_t2p": 2, "ram_2p": 2, "ram_1p": 1}[arrays["t"].ports.name] == 4
     assert arrays["t_2"].kept and arrays["t_2"].banking.scheme.banks == 16
     assert {l["name"]: l["arrays"] for l in loops(compiled)}["L17"] == ["b", "t_2"]
     text = compiled.files["two_blocks.cpp"]
     first, second = (text.index("int t[16];"), text.rindex("int t[16];"))
-    cyclic = text.index("variable=t type=cyclic factor=2")
+    cyclic = text.index(f"variable=t type=cyclic factor={factor}")
     complete = text.index("#pragma HLS array_partition variable=t complete")
     assert first < cyclic < second < complete
     assert "// arraypart: t (t_2 in the report): per_dim complete" in text
