@@ -28,7 +28,7 @@ from typing import BinaryIO, Callable
 
 import numpy as np
 
-from . import banking, check, codegen, frontend, output, poly, rtl, supervisor
+from . import banking, check, codegen, frontend, ir, output, poly, rtl, supervisor
 from .check import trace
 from .codegen import textedit
 from .poly import build
@@ -187,6 +187,19 @@ def _run(path: str | os.PathLike, opts: Options,
                                        include_dirs=opts.include_dirs, std=opts.std,
                                        hls_include=opts.hls_include, directives=directives,
                                        pipeline_loops=opts.pipeline_threshold)
+    try:
+        return _banked(kernel, opts, progress)
+    except KernelError as error:
+        if not kernel.overridden:
+            raise
+        # the sizes in the error may be a header's, not the -D values the user gave
+        raise KernelError(error.coord, error.message, "\n".join(
+            filter(None, (error.context,) + kernel.overridden))) from error
+
+
+def _banked(kernel: ir.Kernel, opts: Options,
+            progress: Progress | None) -> tuple[Report, dict[str, str]]:
+    """:func:`_run`'s passes after reading."""
     with stage(MODELLING, stage_deadline(opts.time_limit), kernel.path) as deadline:
         kernel = poly.bound_sizes(kernel)
         model = poly.build_model(kernel, ports=opts.ports, deadline=deadline)

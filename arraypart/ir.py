@@ -687,7 +687,9 @@ class Kernel:
     :class:`SourceUnit` (for code generation; nothing else may look inside).
     ``warnings`` are the front end's located warnings (``file:line:col: warning: ...``:
     constructs modelled conservatively, pragmas and directives ignored).
-    ``returns_early``: a ``return`` before the end of a function (the top or a
+    ``overridden``: those of them that say a header's ``#define`` replaced a ``-D``
+    value, which any later error repeats (its sizes may be the header's, not the
+    user's).  ``returns_early``: a ``return`` before the end of a function (the top or a
     sub-function) may skip the statements after it, which the model runs anyway (a
     superset).  ``uncovered``: the cycles that calls outside the sizes' ranges make
     and no call inside makes as address tuples
@@ -710,6 +712,7 @@ class Kernel:
     source: Any = field(default=None, compare=False, repr=False)
     warnings: tuple[str, ...] = ()
     returns_early: bool = False
+    overridden: tuple[str, ...] = ()
     uncovered: tuple[Any, ...] = field(default=(), compare=False, repr=False)
     outside_recurrences: tuple[Any, ...] = field(default=(), compare=False, repr=False)
     # ``arrays`` by name, derived at construction (a kernel may have thousands of

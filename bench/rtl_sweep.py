@@ -3,7 +3,7 @@
     python bench/rtl_sweep.py run [--points 160] [--jobs 2] [--out bench/rtl_sweep.jsonl]
     python bench/rtl_sweep.py run --registers --points 40
     python bench/rtl_sweep.py run --buffers --points 24
-    python bench/rtl_sweep.py fit [--data bench/rtl_sweep.jsonl] [--write]
+    python bench/rtl_sweep.py fit [--data bench/rtl_sweep.jsonl]
 
 ``run`` draws design points (seeded): array shapes (1-D, 2-D, 3-D, powers of two and
 not), schemes (per_dim cyclic/block, flat with N, B, alpha), window-shaped lanes (up to
@@ -18,8 +18,9 @@ memory's RTL (``arraypart.rtl``), synthesizes it with yosys
 
 ``fit`` computes every point's features (``arraypart.rtl.cost.features``), fits the
 LUT and FF coefficients by non-negative least squares on a seeded 75% of the points,
-prints the median relative error on the held-out 25% (and BRAM18K's exact-match rate),
-and with ``--write`` stores the coefficients in ``arraypart/rtl/cost_model.json``.
+prints the median relative error on the held-out 25% (and BRAM18K's exact-match rate).
+The shipped coefficients are fitted to these points and the suite's syntheses together
+(``bench/suite_synth.py fit --write``, which keeps this split).
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ BUFFER_LENGTHS = [24, 40, 48, 64, 96, 120]
 BUFFER_UNROLL = [2, 3, 4, 5, 6]
 BUFFER_PORTS = ["ram_t2p", "ram_t2p", "ram_2p", "ram_s2p", "ram_1p"]
 HOLD_OUT = 0.25
+DATA = ROOT / "bench" / "rtl_sweep.jsonl"
 #: Points per yosys run: the cell library is read once per run.
 BATCH = 6
 
@@ -193,7 +195,7 @@ def run(points: int, jobs: int, out: Path, registers: bool = False,
             sink.flush()
 
 
-def fit(data: Path, write: bool) -> None:
+def fit(data: Path) -> None:
     rows = [json.loads(line) for line in data.read_text().splitlines() if line.strip()]
     rows = [r for r in rows if "error" not in r["measured"]]
     mems = [build(r) for r in rows]
@@ -204,12 +206,10 @@ def fit(data: Path, write: bool) -> None:
     bram = np.array([r["measured"]["bram18k"] for r in rows])
     rng = np.random.default_rng(SEED)
     test = rng.random(len(rows)) < HOLD_OUT
-    coef = {}
     report = {}
     regimes = {}
     for name, y in (("lut", lut), ("ff", ff)):
         c = cost.nnls(feats[~test], y[~test])
-        coef[name] = [round(float(v), 6) for v in c]
         pred = feats @ c
         rel = np.abs(pred - y) / np.maximum(y, 1)
         report[name] = {"median_rel_error_heldout": round(float(np.median(rel[test])), 4),
@@ -223,11 +223,6 @@ def fit(data: Path, write: bool) -> None:
     report["points"] = {"train": int((~test).sum()), "heldout": int(test.sum())}
     report["by_regime"] = regimes
     print(json.dumps(report, indent=2))
-    if write:
-        model = {"features": list(cost.FEATURES), "lut": coef["lut"], "ff": coef["ff"],
-                 "fit": report, "yosys": rows[0].get("yosys", "")}
-        cost.MODEL_PATH.write_text(json.dumps(model, indent=2) + "\n")
-        print(f"wrote {cost.MODEL_PATH}")
 
 
 def main() -> None:
@@ -240,15 +235,14 @@ def main() -> None:
     p.add_argument("--buffers", action="store_true",
                    help="draw from the buffer regime (filled, updated, drained registers)")
     p.add_argument("--jobs", type=int, default=2)
-    p.add_argument("--out", type=Path, default=ROOT / "bench" / "rtl_sweep.jsonl")
+    p.add_argument("--out", type=Path, default=DATA)
     p = sub.add_parser("fit")
-    p.add_argument("--data", type=Path, default=ROOT / "bench" / "rtl_sweep.jsonl")
-    p.add_argument("--write", action="store_true")
+    p.add_argument("--data", type=Path, default=DATA)
     args = parser.parse_args()
     if args.command == "run":
         run(args.points, args.jobs, args.out, args.registers, args.buffers)
     else:
-        fit(args.data, args.write)
+        fit(args.data)
 
 
 if __name__ == "__main__":

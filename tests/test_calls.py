@@ -955,6 +955,47 @@ def test_instantiations_of_templates_sharing_a_name_are_told_apart():
     assert reads == [("u", "3", 1), ("u", "0", 2), ("u", "1", 3), ("w", "2", 4)]
 
 
+# Free functions of one name in two namespaces (zynqnet's ImageCache::reset and
+# WeightsCache::reset, probe 42 F3), one defined out of line, the other in its namespace
+# and called there unqualified; A::init writes x at i, B::init at 15 - i.
+NAMESPACED = """\
+namespace A { void init(int x[16]); }
+void A::init(int x[16]) { for (int i = 0; i < 16; i++) x[i] = i; }
+namespace B {
+void init(int x[16]) { for (int i = 0; i < 16; i++) x[15 - i] = 2 * i; }
+void both(int a[16], int b[16]) { A::init(a); init(b); }
+}
+void ns(int out[16]) {
+  int a[16], b[16];
+  B::both(a, b);
+  for (int i = 0; i < 16; i++) {
+#pragma HLS unroll factor=4
+    out[i] = a[i] + b[i];
+  }
+}
+"""
+
+
+@needs_gxx
+def test_functions_of_one_name_in_two_namespaces_are_two_functions(tmp_path):
+    """``A::init`` and ``B::init`` were one key ``init``, refused as overloads ("defined
+    more than once"): each call now inlines its own, and the emitted kernel computes
+    what the original does."""
+    compiled = arraypart.compile_kernel(_kernel_file(tmp_path, "ns.cpp", NAMESPACED))
+    writes = {(a.array, pretty(a.index[0])) for a in ir.accesses(compiled.report.kernel.body)
+              if a.kind == "write" and a.array in ("a", "b")}
+    assert writes == {("a", "i"), ("b", "-1*i + 15")}
+    assert_the_testbench_passes(compiled, tmp_path)
+
+
+def test_overloads_in_one_namespace_stay_a_located_error():
+    source = ("namespace A {\nvoid f(int x[4]) { x[0] = 1; }\n"
+              "void f(int x[4], int v) { x[1] = v; }\n}\n"
+              "void k(int a[4]) {\n  A::f(a);\n  A::f(a, 2);\n}\n")
+    _assert_located_error(source, "k.cpp", 6, 3,
+                          "'A::f' is defined more than once (overloads)")
+
+
 # Variadic templates (hlslib's ShiftRegister<T, Is...>): a pack is one template argument
 # whose elements libclang does not list (reading its kind was an internal error); the
 # instantiations a pack tells apart, of a function and of a class's method, are two.

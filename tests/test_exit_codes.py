@@ -74,6 +74,30 @@ def test_two_members_of_one_off_chip_element_are_named(tmp_path, capsys):
                for w in report["warnings"])
 
 
+# ESP's adder (espacc.cc:42): out[i].word[j] with j unrolled, one reference in two lanes.
+LANES = """struct w2 { int word[2]; };
+void sw(struct w2 *out, const int buf[32]) {
+#pragma HLS INTERFACE m_axi port=out depth=16
+  for (int i = 0; i < 16; i++) {
+#pragma HLS pipeline II=1
+    for (int j = 0; j < 2; j++)
+      out[i].word[j] = buf[2 * i + j];
+  }
+}
+"""
+
+
+def test_two_lanes_of_one_reference_to_an_off_chip_element_are_named(tmp_path, capsys):
+    """The warning gave one place twice ("sw.c:7:7 and sw.c:7:7", probe 42 F8): it
+    now names the member and the lanes, and keeps II 2 for two writes of one element
+    of the bundle in one iteration."""
+    code, report, _, path = analyze(tmp_path, "sw", LANES, capsys)
+    assert code == 1
+    assert any("one element of out (member word) is written twice in one iteration "
+               f"({path}:7:7 at j = 0 and at j = 1)" in w and "the least is 2" in w
+               for w in report["warnings"]), report["warnings"]
+
+
 def test_a_read_modify_write_on_dual_port_banks_is_fine(tmp_path, capsys):
     code, report, _, _ = analyze(tmp_path, "rmw", RMW.replace("ram_1p", "ram_t2p"), capsys)
     assert code == 0 and not any("impossible" in w for w in report["warnings"])

@@ -575,6 +575,26 @@ def test_command_line_defines_rewrite_the_files_own():
     assert k.source.extra_defines == (("EXTRA", 2),)
 
 
+@pytest.mark.parametrize("guarded", [False, True])
+def test_a_headers_unguarded_define_of_a_command_line_name_is_a_located_warning(
+        tmp_path, guarded):
+    """Spector's params.h writes #define W 1920 unguarded: -D W=1922 lost to it without
+    a word (probe 42 F4).  The header is not rewritten, so its value holds after it, as
+    in the C preprocessor, for the analysis and the emitted code alike; the warning says
+    so at the header's #define.  Under #ifndef N, -D sets it and nothing is said."""
+    define = "#ifndef N\n#define N 10\n#endif\n" if guarded else "#define N 10\n"
+    (tmp_path / "p.h").write_text(define)
+    (tmp_path / "k.cpp").write_text('#include "p.h"\nvoid k(int a[N]) {\n  a[0] = 1;\n}\n')
+    k = parse_kernel(tmp_path / "k.cpp", defines={"N": 12})
+    said = [w for w in k.warnings if "-D N=12" in w]
+    assert k.array("a").shape == ((12,) if guarded else (10,)) and k.overridden == tuple(said)
+    assert said == ([] if guarded else [
+        f"{tmp_path / 'p.h'}:1:9: warning: #define N 10 overrides -D N=12 for the code "
+        "after it, as in the C preprocessor: the analysis and the emitted kernel and "
+        "testbench (which include this header after their -D lines) use the header's N; "
+        "to have -D set it, write the definition as #ifndef N ... #endif"])
+
+
 def test_pragma_macros_as_vitis_examples_write_them():
     src = """#define PRAGMA_SUB(x) _Pragma (#x)
 #define DO_PRAGMA(x) PRAGMA_SUB(x)

@@ -220,19 +220,28 @@ def test_a_file_of_function_templates_is_told_why_it_has_no_top(tmp_path):
     assert "the file defines function templates only (zero)" in info.value.message
 
 
-def test_a_top_defined_in_an_included_file_names_that_file(tmp_path):
+# A main file that defines a function of its own, and a 'unity' file that only
+# includes (zynqnet's, probe 42 F9: "no function definition in the file"); the line of
+# the #include.
+INCLUDING = {"with a function": ("int scale = 2;\n#include \"body.c\"\n"
+                                 "void other(int a[64]) { a[0] = scale; }\n", 2),
+             "unity": ("#include \"body.c\"\n", 1)}
+
+
+@pytest.mark.parametrize("form", sorted(INCLUDING))
+def test_a_top_defined_in_an_included_file_names_that_file(tmp_path, form):
     """CHStone's dfadd.c includes softfloat.c, which defines float64_add: 'unknown top
     function' hid that the function exists (probe 41 F6).  arraypart rewrites only the
     file it is given, so the error, at the #include, names the file to compile."""
     write(tmp_path, "body.c", "void work(int a[64], int b[64]) {\n"
           "  for (int i = 0; i < 64; i++) {\n#pragma HLS pipeline II=1\n"
           "    b[i] = a[i] + a[63 - i];\n  }\n}\n")
-    path = write(tmp_path, "main.c", "int scale = 2;\n#include \"body.c\"\n"
-                 "void other(int a[64]) { a[0] = scale; }\n")
+    text, line = INCLUDING[form]
+    path = write(tmp_path, "main.c", text)
     with pytest.raises(arraypart.KernelError) as info:
         arraypart.analyze(path, top="work")
     assert (info.value.coord.file, info.value.coord.line, info.value.coord.col) == (
-        str(path), 2, 10)
+        str(path), line, 10)
     defined = tmp_path / "body.c"
     shown = os.path.relpath(defined)
     shown = str(defined) if shown.startswith("..") else shown
@@ -241,6 +250,22 @@ def test_a_top_defined_in_an_included_file_names_that_file(tmp_path):
         "arraypart banks only the functions of the file it is given: compile "
         f"{shown} (with what it includes), or move the top into this file")
     assert arraypart.analyze(defined).goals_met  # the advice is one that can be followed
+
+
+def test_an_error_past_reading_repeats_that_a_header_replaced_a_d_value(tmp_path):
+    """Spector's sobel_x at -D W=1922 was still refused at "dimension 1 has size
+    1920", the size of params.h's unguarded #define, without a word of it (probe 42
+    F4): the error now carries the header's warning."""
+    write(tmp_path, "p.h", "#define N 10\n")
+    path = write(tmp_path, "dh.cpp", '#include "p.h"\nvoid dh(int a[N], int b[N]) {\n'
+                 "  for (int i = 0; i < 12; i++) {\n#pragma HLS pipeline II=1\n"
+                 "    b[i] = a[i];\n  }\n}\n")
+    with pytest.raises(arraypart.KernelError) as info:
+        arraypart.analyze(path, defines=(("N", 12),))
+    assert (info.value.coord.line, info.value.coord.col) == (5, 12)
+    assert "(dimension 0 has size 10)" in info.value.message
+    assert info.value.context.startswith(
+        f"{tmp_path / 'p.h'}:1:9: warning: #define N 10 overrides -D N=12")
 
 
 def test_a_late_pragma_of_a_loop_written_as_blocks_is_a_located_error(tmp_path, capsys):

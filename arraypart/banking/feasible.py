@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..ir import PortModel
-from ..poly.model import ArrayModel, CycleGroup, exclusive
+from ..poly.model import ArrayModel, CycleGroup, LaneAccess, exclusive
 from . import islsets as S
 
 # Each pair costs one isl emptiness check; a pipeline iteration with more pairs than
@@ -77,13 +77,35 @@ def _group_floor(ports: PortModel, group: CycleGroup, shape: tuple[int, ...],
             continue
         ii = _least_ii(ports, reads, 2 - reads, group.target_ii)
         what = "read and written" if reads else "written twice"
-        fields = {lanes[a].field, lanes[b].field}
-        members = f" (members {' and '.join(sorted(fields))})" if (
-            len(fields) == 2 and None not in fields) else ""
-        needed.append((ii, f"loop {group.loop}: one {unit} of {lanes[b].array}{members} "
-                           f"is {what} in one iteration ({lanes[a].coord} and "
-                           f"{lanes[b].coord}), which no banking separates on {ports.name}"))
+        needed.append((ii, f"loop {group.loop}: one {unit} of {lanes[b].array}"
+                           f"{_members(lanes[a], lanes[b])} is {what} in one iteration "
+                           f"({_sites(lanes[a], lanes[b])}), which no banking separates "
+                           f"on {ports.name}"))
     return needed
+
+
+def _members(first: LaneAccess, second: LaneAccess) -> str:
+    """The struct members two lanes of one element reach, as a parenthesis: ``(members
+    a and b)``, or ``(member word)`` for one (whose own subscripts, ``word[j]``, are
+    parts of that one element), else ''."""
+    fields = sorted({first.field, second.field}, key=str)
+    if None in fields:
+        return ""
+    return f" (member{'s' if len(fields) == 2 else ''} {' and '.join(fields)})"
+
+
+def _sites(first: LaneAccess, second: LaneAccess) -> str:
+    """Where two lanes are: their two places, or one reference's place and the values
+    of the unrolled iterators in each lane (``k.c:7:7 at j = 0 and at j = 1``: one
+    place twice said nothing, probe 42 F8)."""
+    if first.coord != second.coord or first.copy_lane == second.copy_lane:
+        return f"{first.coord} and {second.coord}"
+    return f"{first.coord} at {_values(first)} and at {_values(second)}"
+
+
+def _values(lane: LaneAccess) -> str:
+    """``j = 0, k = 1``: the lane's values of the unrolled iterators."""
+    return ", ".join(f"{name} = {value}" for name, value in lane.copy_lane)
 
 
 def _written_many_times(ports: PortModel, group: CycleGroup,

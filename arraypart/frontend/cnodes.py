@@ -418,11 +418,15 @@ class FuncDef(Node):
     nodes: tuple[Node, ...] = field(default=(), repr=False)
     array_refs: tuple["ArrayRef", ...] = field(default=(), repr=False)
     method: bool = False  # a non-static member function: its calls pass the object first
+    # a free function's name within its named namespaces (``A::init``), None for one at
+    # global scope: what its calls name (cursors.free_function_name)
+    qualified: str | None = None
 
     @property
     def key(self) -> str:
-        """What calls of it name: its instantiation, else its name."""
-        return self.instance or self.name
+        """What calls of it name: its instantiation, else its qualified name, else its
+        name."""
+        return self.instance or self.qualified or self.name
 
 
 def passed(call: FuncCall) -> tuple[Node, ...]:

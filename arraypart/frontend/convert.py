@@ -22,6 +22,7 @@ from .cnodes import (ARRAY_TYPE_KINDS, DEFAULT_ARGUMENT, INTEGER_TYPE_KINDS, THI
                      outer_array_refs, walk)
 from .cursors import (TRANSPARENT, by_reference, callee_name, captures_by_reference,
                       constant_value, conversion_operand, definition_site, for_header,
+                      free_function_name,
                       implicit_object, is_conversion, is_operator_call, kind_words,
                       macro_ranges, member_function_name, names_an_array_inside, narrowing,
                       operation_wide, plain, static_method_name, writes_nothing,
@@ -126,7 +127,8 @@ class Converter:
                        params, body, cursor.result_type.spelling, None, namespaces,
                        extern_c, nodes=tuple(walk(body)),
                        array_refs=tuple(outer_array_refs(body)),
-                       method=cursor.kind == K.CXX_METHOD and not cursor.is_static_method())
+                       method=cursor.kind == K.CXX_METHOD and not cursor.is_static_method(),
+                       qualified=free_function_name(cursor))
 
     def instances(self) -> list[FuncDef]:
         """The instantiations of the function and class templates of the file and
@@ -504,8 +506,8 @@ class Converter:
         """What a call of ``function``, spelt ``name``, names among the definitions
         (:attr:`FuncCall.key` when ``instance`` is None): ``Class::name`` for a static
         method, and for a non-static one that the kernel file declares or that the
-        file or one of its own headers defines (in the class or out of it); else
-        ``name``.  A definition in one of those headers, a function's or a method's,
+        file or one of its own headers defines (in the class or out of it); ``A::f``
+        for a free function of the namespace ``A`` defined there; else ``name``.  A definition in one of those headers, a function's or a method's,
         is noted for :meth:`instances` under that key (two overloads called are two
         definitions of one key: :func:`.calls.definitions` refuses it, as the file's)."""
         if function is None:
@@ -514,7 +516,8 @@ class Converter:
         readable = definition is not None and self._readable(definition.location)
         key = static_method_name(function) or (
             member_function_name(function)
-            if readable or self.unit.in_main(function.location) else None) or name
+            if readable or self.unit.in_main(function.location) else None) or (
+            free_function_name(function) if readable else None) or name
         if (instance is None and readable and not self.unit.in_main(definition.location)
                 and function.kind in (K.FUNCTION_DECL, K.CXX_METHOD)):
             self._header_functions.setdefault(definition_site(definition), (key, definition))

@@ -154,11 +154,11 @@ def by_reference(function: ci.Cursor | None) -> tuple[bool, ...]:
 def static_method_name(cursor: ci.Cursor | None) -> str | None:
     """``Class::name`` of a static method (called as ``filler::fill(d, b)``, a function
     of the file under that name, apart from any method ``obj.fill()``), else None;
-    the class named with the namespaces and classes around it (:func:`_class_path`)."""
+    the class named with the namespaces and classes around it (:func:`_scoped_name`)."""
     if (cursor is None or cursor.kind != K.CXX_METHOD or not cursor.is_static_method()
             or cursor.semantic_parent is None):
         return None
-    return f"{_class_path(cursor.semantic_parent)}::{cursor.spelling}"
+    return f"{_scoped_name(cursor.semantic_parent)}::{cursor.spelling}"
 
 
 def member_function_name(cursor: ci.Cursor | None) -> str | None:
@@ -169,15 +169,26 @@ def member_function_name(cursor: ci.Cursor | None) -> str | None:
             or cursor.semantic_parent is None
             or cursor.semantic_parent.kind not in (K.STRUCT_DECL, K.CLASS_DECL)):
         return None
-    return f"{_class_path(cursor.semantic_parent)}::{cursor.spelling}"
+    return f"{_scoped_name(cursor.semantic_parent)}::{cursor.spelling}"
 
 
-def _class_path(cls: ci.Cursor) -> str:
-    """``cls``'s name within the named namespaces and classes around it
-    (``n1::A``, ``Outer::Inner``): two classes ``A`` of two namespaces have methods of
-    their own, not overloads of one."""
-    names = [cls.spelling]
-    parent = cls.semantic_parent
+def free_function_name(cursor: ci.Cursor | None) -> str | None:
+    """``A::init`` of a free function of the named namespace ``A`` (declared in it, and
+    defined there or out of line as ``void A::init(...)``), else None (one at global
+    scope keeps its name alone): the ``init`` of two namespaces are two functions, not
+    overloads of one (probe 42 F3); named as in :func:`static_method_name`."""
+    if cursor is None or cursor.kind != K.FUNCTION_DECL:
+        return None
+    scoped = _scoped_name(cursor)
+    return scoped if scoped != cursor.spelling else None
+
+
+def _scoped_name(decl: ci.Cursor) -> str:
+    """``decl``'s name within the named namespaces and classes around it (its
+    semantic parents: ``n1::A``, ``Outer::Inner``): two classes ``A`` of two
+    namespaces have methods of their own, not overloads of one."""
+    names = [decl.spelling]
+    parent = decl.semantic_parent
     while parent is not None and parent.kind in (K.NAMESPACE, K.STRUCT_DECL, K.CLASS_DECL):
         if parent.spelling:  # an anonymous namespace adds nothing to the name
             names.append(parent.spelling)

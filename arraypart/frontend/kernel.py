@@ -252,14 +252,38 @@ def _parse_source(text: str, filename: str, *, defines: Mapping[str, int] | None
                                       options),
                         # (C linkage: the link matches names, not types)
                         () if func.extern_c else types_copied(unit, func.start, in_place))
+    overridden = _overridden_in_headers(unit, overrides)
     return Kernel(Path(filename).stem, func.name, filename, arrays, body,
                   func.coord, tuple(sorted(values.items())), lowered.params, source,
                   tuple(misplaced) + lowered.warnings + capped + unshared + undefined
                   + _unseen_loops(unit, user_end, own_headers, converter.header_definitions)
                   + _unmodelled_containers(unit, user_end)
                   + carried_warnings(unit, user_end, body)
-                  + _unused_bounds(filename, overrides, lowered.params),
-                  lowered.returns_early)
+                  + _unused_bounds(filename, overrides, lowered.params) + overridden,
+                  lowered.returns_early, overridden)
+
+
+def _overridden_in_headers(unit: clangtu.Unit, defines: Mapping[str, int]
+                           ) -> tuple[str, ...]:
+    """A warning at each ``#define`` of a ``-D`` name that an included header makes
+    unguarded (probe 42 F4): the kernel file's own are set to the ``-D`` value
+    (:func:`_apply_overrides`), but a header is not rewritten, so its definition
+    replaces the command line's for the code after it, as in the C preprocessor, both
+    for the analysis and in the emitted kernel and testbench (which include the header
+    after their ``-D`` lines).  clang records no definition that an ``#ifndef`` skips."""
+    found = []
+    for c, handle in zip(unit.header_top, unit.header_files):
+        if (c.kind == ci.CursorKind.MACRO_DEFINITION and handle is not None
+                and c.spelling in defines):
+            written = " ".join(t.spelling for t in c.get_tokens())
+            name, value = c.spelling, defines[c.spelling]
+            found.append(warning_text(unit.location_coord(c.location), (
+                f"#define {written} overrides -D {name}={value} for the code after it, as "
+                "in the C preprocessor: the analysis and the emitted kernel and "
+                "testbench (which include this header after their -D lines) use the "
+                f"header's {name}; to have -D set it, write the definition as "
+                f"#ifndef {name} ... #endif")))
+    return tuple(found)
 
 
 def _unused_bounds(filename: str, defines: Mapping[str, int],

@@ -22,7 +22,7 @@ def choose_top(unit: clangtu.Unit, funcs: list[N.FuncDef], filename: str,
     """The top function: ``top`` if given, else the only function definition, else
     the one named like the file's stem."""
     if not funcs:
-        raise _no_function(unit, filename)
+        raise _no_function(unit, filename, top)
     names = ", ".join(f.name for f in funcs)
     if top is not None:
         chosen = [f for f in funcs if f.name == top]
@@ -53,17 +53,19 @@ def _uncalled(funcs: list[N.FuncDef]) -> list[str]:
     return [f.name for f in funcs if f.name not in called and f.name != "main"]
 
 
-def _no_function(unit: clangtu.Unit, filename: str) -> KernelError:
+def _no_function(unit: clangtu.Unit, filename: str, top: str | None) -> KernelError:
     """The error for a file that defines no function arraypart can take for the top: it
     may define member functions only (a class's .cc file) or function templates only,
-    neither of which is ever a top."""
+    neither of which is ever a top, or only include the file that defines ``top`` (a
+    'unity' file, probe 42 F9)."""
     templates = _own_definitions(unit, (ci.CursorKind.FUNCTION_TEMPLATE,))
     if templates:
         return _template_error(unit, filename, templates, "the file defines function "
                                                           "templates only")
     methods = _own_definitions(unit, (ci.CursorKind.CXX_METHOD, ci.CursorKind.CONSTRUCTOR))
     if not methods:
-        return KernelError(Coord(filename, 1, 1), "no function definition in the file")
+        return ((top is not None and _top_elsewhere(unit, filename, top))
+                or KernelError(Coord(filename, 1, 1), "no function definition in the file"))
     names = ", ".join(dict.fromkeys(f"{m.semantic_parent.spelling}::{m.spelling}"
                                     for m in methods[:MAX_LISTED]))
     line, col = methods[0].location.line, methods[0].location.column

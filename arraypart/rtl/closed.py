@@ -36,8 +36,9 @@ from .. import expr as E
 from ..bram import BRAM18K_ASPECTS, ram_style
 from ..poly.model import ArrayModel
 from ..scheme import DIM_TYPES, Banking, Scheme, index_var, lane_copy
-from .model import (PORT_PER_READER, PORT_ROLES, group_port, irregular_port,
-                    port_roles, renamed_indices, replicas_of, static_bank, time_ranges)
+from .model import (PORT_PER_READER, PORT_ROLES, dim_table, group_port, irregular_port,
+                    per_dim_reach, port_roles, renamed_indices, replicas_of, static_bank,
+                    time_ranges)
 
 FEATURES = ("rb_mux", "rb_sel", "addr_mux", "din_mux", "request", "priority", "arith",
             "divider", "lutram", "regbits", "regfile", "regwrite", "regrom", "banks", "const")
@@ -47,9 +48,8 @@ REGISTER_FEATURES = ("regbits", "regfile", "regwrite", "regrom")
 LUTRAM_PRIMITIVE_BITS = 64
 #: The widest word of a true dual-port RAMB18 (x18); simple dual-port reaches x36.
 TDP_MAX_WIDTH = 18
-#: ``DIM_TYPES`` as the numbers :func:`_dim_table` gives them.
-NONE, CYCLIC, BLOCK, COMPLETE = (DIM_TYPES.index(t) for t in ("none", "cyclic", "block",
-                                                             "complete"))
+#: ``DIM_TYPES`` as the numbers :func:`.model.dim_table` gives them.
+NONE, CYCLIC = (DIM_TYPES.index(t) for t in ("none", "cyclic"))
 
 
 @dataclass(frozen=True, eq=False)
@@ -208,35 +208,30 @@ def _static_mask(scheme: Scheme, table: LaneTable) -> np.ndarray:
     if scheme.kind == "flat":
         total = np.einsum("d,kdv->kv", np.array(scheme.alpha, np.int64), table.coeffs)
         return (total % (scheme.flat_banks * scheme.block) == 0).all(axis=1)
-    return _per_dim_static(_dim_table([scheme]), table)[0]
+    return _per_dim_static(dim_table([scheme]), table)[0]
 
 
-def reach(scheme: Scheme, table: LaneTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(static, first bank, last bank) per lane: a static lane reaches its one bank,
-    a dynamic one the bank formula's interval clipped to the banks (maybe empty)."""
+def reach(scheme: Scheme, table: LaneTable) -> tuple[np.ndarray, ...]:
+    """(static, first bank, last bank, step) per lane: a static lane reaches its one
+    bank, a dynamic one every ``step``-th bank from first to last (maybe none):
+    :func:`.model.per_dim_reach` for affine lanes of per_dim schemes, else the bank
+    formula's interval clipped to the banks, step 1."""
     if table.affine.all() and scheme.kind == "per_dim":
-        static, first, last = _per_dim_reach([scheme], table)
-        return static[0], first[0], last[0]
+        return tuple(part[0] for part in _per_dim_reach([scheme], table))
     if table.affine.all() and scheme.kind == "flat":
-        static, first, last = _flat_reach(table, np.array([scheme.alpha], np.int64),
-                                          scheme.flat_banks, scheme.block)
-        return static[0], first[0], last[0]
+        return tuple(part[0] for part in _flat_reach(
+            table, np.array([scheme.alpha], np.int64), scheme.flat_banks, scheme.block))
     static, bank, lo, hi = _formula_reach(scheme, table)
-    first = np.where(static, bank, np.maximum(lo, 0))
-    last = np.where(static, bank, np.minimum(hi, scheme.banks - 1))
-    return static, first, last
-
-
-def _dim_table(schemes: list[Scheme]) -> tuple[np.ndarray, np.ndarray]:
-    """Per_dim ``schemes`` as (kind, factor) arrays, M x dims (kind: an index of
-    ``DIM_TYPES``)."""
-    kinds = np.array([[DIM_TYPES.index(p.type) for p in s.dims] for s in schemes], np.int64)
-    factors = np.array([[p.factor for p in s.dims] for s in schemes], np.int64)
-    return kinds.reshape(len(schemes), -1), factors.reshape(len(schemes), -1)
+    found = (static, np.where(static, bank, np.maximum(lo, 0)),
+             np.where(static, bank, np.minimum(hi, scheme.banks - 1)), np.ones_like(bank))
+    if scheme.kind != "per_dim":
+        return found
+    exact = tuple(part[0] for part in _per_dim_reach([scheme], table))
+    return tuple(np.where(table.affine, e, f) for e, f in zip(exact, found))
 
 
 def _per_dim_static(dims: tuple[np.ndarray, np.ndarray], table: LaneTable) -> np.ndarray:
-    """M x lanes: affine lanes static under per_dim schemes (:func:`_dim_table`): every
+    """M x lanes: affine lanes static under per_dim schemes (:func:`.model.dim_table`): every
     input coefficient a multiple of f on a cyclic dimension, 0 on a block or complete
     one."""
     kinds, factors = dims
@@ -250,29 +245,10 @@ def _per_dim_static(dims: tuple[np.ndarray, np.ndarray], table: LaneTable) -> np
 
 
 def _per_dim_reach(schemes: list[Scheme], table: LaneTable):
-    """(static, first bank, last bank), M x lanes, of affine lanes under per_dim
-    ``schemes`` of one bank count: ``bank = sum_d bank_d * stride_d`` (row-major over
-    the factors) with ``bank_d`` = ``x mod f`` (cyclic: ``[lo mod f, hi mod f]`` within
-    one period, else ``[0, f)``), ``floor(x / s)`` (block), ``x`` (complete), 0 (none);
-    a dynamic lane's interval clipped to the banks."""
-    dims = _dim_table(schemes)
-    kinds, factors = dims
-    static = _per_dim_static(dims, table)
-    bank, lo, hi = (np.zeros(static.shape, np.int64) for _ in range(3))
-    banks = schemes[0].banks
-    stride = np.full((len(schemes), 1), banks, np.int64)
-    for d, size in enumerate(table.shape):
-        f, kind = factors[:, d, None], kinds[:, d, None]
-        stride = stride // f
-        c, a, b = table.const[None, :, d], table.lo[None, :, d], table.hi[None, :, d]
-        s = -(-size // f)
-        within = a // f == b // f
-        choices = [kind == CYCLIC, kind == BLOCK, kind == COMPLETE]
-        bank = bank + stride * np.select(choices, [c % f, c // s, c], 0)
-        lo = lo + stride * np.select(choices, [np.where(within, a % f, 0), a // s, a], 0)
-        hi = hi + stride * np.select(choices, [np.where(within, b % f, f - 1), b // s, b], 0)
-    return (static, np.where(static, bank, np.maximum(lo, 0)),
-            np.where(static, bank, np.minimum(hi, banks - 1)))
+    """(static, first bank, last bank, step), M x lanes, of affine lanes under per_dim
+    ``schemes`` of one bank count (:func:`.model.per_dim_reach`)."""
+    return per_dim_reach(*dim_table(schemes), table.shape, np.gcd.reduce(table.coeffs, axis=2),
+                         table.const, table.lo, table.hi)
 
 
 def _formula_reach(scheme: Scheme, table: LaneTable):
@@ -347,9 +323,10 @@ class BankCounts:
 
 
 def bank_counts(scheme: Scheme, table: LaneTable) -> BankCounts:
-    static, first, last = reach(scheme, table)
+    static, first, last, step = reach(scheme, table)
     b = np.arange(scheme.banks)
-    hits = (b >= first[:, None]) & (b <= last[:, None])
+    hits = ((b >= first[:, None]) & (b <= last[:, None])
+            & ((b - first[:, None]) % np.maximum(step, 1)[:, None] == 0))
     reached = table.in_copy[:, :, None] & hits[:, None, :]
     reads, writes = table.is_read, ~table.is_read
     nr = reached[reads].sum(0)
@@ -378,13 +355,15 @@ def features(banking: Banking, table: LaneTable,
         read_capable = np.ones_like(n)
         read_ports = int(max(1, counts.peak.max(initial=0)))
         f["addr_mux"] += float(aw * (counts.nr - counts.peak).sum())
+    style = ram_style(depth, w, table.ports, table.impl)
+    if style == "registers" and depth == 1:  # its ports read the same flip-flops
+        read_capable = np.minimum(read_capable, 1)
     sources = np.einsum("kcb,cb->k", counts.reached, read_capable)
     many = table.is_read & (sources > 1)
     f["rb_mux"] = float(w * (sources[many] - 1).sum())
     f["rb_sel"] = float(sources[many].sum())
     f["arith"], f["divider"] = map(float, _arithmetic(scheme, table, counts.static))
     bits = scheme.banks * banking.copies * depth * w
-    style = ram_style(depth, w, table.ports, table.impl)
     if style == "distributed":
         f["lutram"] = bits * read_ports / LUTRAM_PRIMITIVE_BITS
     elif style == "registers":
@@ -407,7 +386,7 @@ def register_features(ports: str, written: bool, depth, w: int, nr: np.ndarray,
         zero = 0 * read
         return zero, zero, zero, w * read * (np.asarray(depth) > 1)
     extra = np.maximum(write_ports(ports, nw) - 1, 0).sum(axis=(-2, -1))
-    return bits + 0 * read, depth * w * read, depth * w * extra, 0 * read
+    return bits + 0 * read, (depth - 1) * w * read, depth * w * extra, 0 * read
 
 
 def write_ports(ports: str, writers: np.ndarray) -> np.ndarray:
@@ -546,12 +525,14 @@ def flat_features(table: LaneTable, alphas: np.ndarray, banks: int, block: int,
     ``sum_d alpha_d*K[k,d,v] ≡ 0 (mod N*B)`` for every input v; its bank is then
     ``floor(alpha·c_k / B) mod N``, else it reaches the interval bounds of that formula
     over its element ranges.  Requires affine lanes (``table.affine.all()``)."""
-    static, first, last = _flat_reach(table, np.asarray(alphas, np.int64), banks, block)
-    return _batch_features(table, static, first, last, banks, np.asarray(depths, np.int64))
+    reached = _flat_reach(table, np.asarray(alphas, np.int64), banks, block)
+    return _batch_features(table, *reached, banks, np.asarray(depths, np.int64))
 
 
 def _flat_reach(table: LaneTable, alphas: np.ndarray, banks: int, block: int):
-    """(static, first bank, last bank), M x lanes, of flat schemes with ``alphas``."""
+    """(static, first bank, last bank, step 1), M x lanes, of flat schemes with
+    ``alphas``: every bank of a dynamic lane's interval (a lattice would make
+    :func:`flat_family_features` no floor)."""
     modulus = banks * block
     total = np.einsum("md,kdv->mkv", alphas, table.coeffs)
     static = (total % modulus == 0).all(axis=2)
@@ -562,7 +543,7 @@ def _flat_reach(table: LaneTable, alphas: np.ndarray, banks: int, block: int):
     within = lo // banks == hi // banks
     first = np.where(static, bank, np.where(within, lo % banks, 0))
     last = np.where(static, bank, np.where(within, hi % banks, banks - 1))
-    return static, first, last
+    return static, first, last, np.ones_like(first)
 
 
 def flat_family_features(table: LaneTable, banks: int, blocks: tuple[int, ...],
@@ -585,7 +566,8 @@ def flat_family_features(table: LaneTable, banks: int, blocks: tuple[int, ...],
                     dtype=bool).reshape(len(blocks), len(table.group))
     first = np.where(full, 0, 1)
     last = np.where(full, banks - 1, 0)
-    f, bram = _batch_features(table, np.zeros_like(first, bool), first, last, banks,
+    f, bram = _batch_features(table, np.zeros_like(first, bool), first, last,
+                              np.ones_like(first), banks,
                               np.array(depths, np.int64))
     for name in ("lutram", *REGISTER_FEATURES):
         f[:, FEATURES.index(name)] = 0.0
@@ -596,32 +578,31 @@ def batch_features(table: LaneTable, schemes: list[Scheme]) -> tuple[np.ndarray,
     """:func:`flat_features` of any M schemes with the same number of banks (each
     lane's reach from :func:`reach`)."""
     if table.affine.all() and all(s.kind == "per_dim" for s in schemes):
-        static, first, last = _per_dim_reach(schemes, table)
+        reached = _per_dim_reach(schemes, table)
     else:
-        static, first, last = (np.stack(part) for part in zip(*(reach(s, table)
-                                                                 for s in schemes)))
-    return _batch_features(table, static, first, last, schemes[0].banks,
+        reached = tuple(np.stack(part) for part in zip(*(reach(s, table) for s in schemes)))
+    return _batch_features(table, *reached, schemes[0].banks,
                            np.array([s.bank_depth for s in schemes], np.int64))
 
 
 def _batch_features(table: LaneTable, static: np.ndarray, first: np.ndarray,
-                    last: np.ndarray, banks: int, depths: np.ndarray
+                    last: np.ndarray, step: np.ndarray, banks: int, depths: np.ndarray
                     ) -> tuple[np.ndarray, np.ndarray]:
     """The features (arithmetic left 0) and BRAM18K of M candidates from each lane's
-    static flag and first and last bank (M x lanes); :func:`features` per row."""
+    static flag, first and last bank and step (M x lanes); :func:`features` per row."""
     w = table.elem_bits
     in_copy = table.in_copy[None, :, :]
     read = table.is_read[None, :, None]
-    nr = _interval_counts(first, last, in_copy & read, banks)
-    nw = _interval_counts(first, last, in_copy & ~read, banks)
-    nd = _interval_counts(first, last, in_copy & ~static[:, :, None], banks)
+    nr = _interval_counts(first, last, in_copy & read, banks, step)
+    nw = _interval_counts(first, last, in_copy & ~read, banks, step)
+    nd = _interval_counts(first, last, in_copy & ~static[:, :, None], banks, step)
     n = nr + nw
     readers = nr  # what the read ports are sized for (BankCounts.port_readers)
     if table.ports in PORT_PER_READER:
         readers = np.zeros_like(nr)
         for g in np.unique(table.group):
             mine = in_copy & read & (table.group == g)[None, :, None]
-            readers = np.maximum(readers, _interval_counts(first, last, mine, banks))
+            readers = np.maximum(readers, _interval_counts(first, last, mine, banks, step))
     f = np.zeros((len(depths), len(FEATURES)))
     col = {name: i for i, name in enumerate(FEATURES)}
     f[:, col["const"]] = 1.0
@@ -633,12 +614,14 @@ def _batch_features(table: LaneTable, static: np.ndarray, first: np.ndarray,
         read_capable = np.ones_like(n)
         read_ports = np.maximum(1, readers.max(axis=(1, 2), initial=0))
         f[:, col["addr_mux"]] += aw * (nr - readers).sum((1, 2))
-    sources = _interval_sums(first, last, table.in_copy, read_capable)
+    style = np.array([ram_style(int(d), w, table.ports, table.impl) for d in depths])
+    one_word = ((style == "registers") & (depths == 1))[:, None, None]
+    read_capable = np.where(one_word, np.minimum(read_capable, 1), read_capable)
+    sources = _interval_sums(first, last, table.in_copy, read_capable, step)
     many = table.is_read[None, :] & (sources > 1)
     f[:, col["rb_mux"]] = w * np.where(many, sources - 1, 0).sum(1)
     f[:, col["rb_sel"]] = np.where(many, sources, 0).sum(1)
     bits = banks * table.copies * depths * w
-    style = np.array([ram_style(int(d), w, table.ports, table.impl) for d in depths])
     dist, regs = style == "distributed", style == "registers"
     f[dist, col["lutram"]] = bits[dist] * read_ports[dist] / LUTRAM_PRIMITIVE_BITS
     found = register_features(table.ports, bool((~table.is_read).any()), depths, w, nr, nw,
@@ -649,37 +632,66 @@ def _batch_features(table: LaneTable, static: np.ndarray, first: np.ndarray,
 
 
 def _interval_counts(first: np.ndarray, last: np.ndarray, weight: np.ndarray,
-                     banks: int) -> np.ndarray:
-    """``out[m, c, b] = sum_k weight[m, k, c] * [first[m, k] <= b <= last[m, k]]``
-    (``weight`` broadcastable to (M, lanes, copies)), by difference arrays: +weight
-    at ``first``, -weight past ``last``, a running sum over the banks; linear in
+                     banks: int, step: np.ndarray) -> np.ndarray:
+    """``out[m, c, b] = sum_k weight[m, k, c] * [b in first[m, k], first[m, k] + s, ...,
+    last[m, k]]`` with ``s = step[m, k]`` (``weight`` broadcastable to (M, lanes,
+    copies)), by difference arrays per step: +weight at ``first``, -weight at
+    ``last + s``, a running sum over the banks of each residue modulo s; linear in
     lanes + banks where the dense (M, lanes, copies, banks) table was their product."""
     m_count, lanes = first.shape
     weight = np.broadcast_to(weight, (m_count, lanes, weight.shape[2])) \
         & (first <= last)[:, :, None]
     copies = weight.shape[2]
-    row = (np.arange(m_count)[:, None, None] * copies + np.arange(copies)) * (banks + 1)
-    size = m_count * copies * (banks + 1)
-    weights = weight.ravel().astype(np.int64)
-    diff = (np.bincount((row + first[:, :, None]).ravel(), weights, size)
-            - np.bincount((row + last[:, :, None] + 1).ravel(), weights, size))
-    counts = np.cumsum(np.rint(diff).astype(np.int64).reshape(m_count, copies, banks + 1),
-                       axis=2)
-    return counts[:, :, :banks]
+    step = np.maximum(np.broadcast_to(step, first.shape), 1)
+    last = _last_on_lattice(first, last, step)
+    counts = np.zeros((m_count, copies, banks), np.int64)
+    for s in np.unique(step).tolist():
+        span = -(-(banks + s) // s) * s
+        row = (np.arange(m_count)[:, None, None] * copies + np.arange(copies)) * span
+        size = m_count * copies * span
+        weights = (weight & (step == s)[:, :, None]).ravel().astype(np.int64)
+        diff = (np.bincount((row + first[:, :, None]).ravel(), weights, size)
+                - np.bincount((row + last[:, :, None] + s).ravel(), weights, size))
+        counts += _strided_cumsum(np.rint(diff).astype(np.int64).reshape(
+            m_count, copies, span), s)[:, :, :banks]
+    return counts
+
+
+def _last_on_lattice(first: np.ndarray, last: np.ndarray, step: np.ndarray) -> np.ndarray:
+    """The last of ``first, first + step, ...`` not above ``last`` (``last`` where
+    ``first > last``: nothing is reached there)."""
+    return np.where(first <= last, first + (last - first) // step * step, last)
+
+
+def _strided_cumsum(values: np.ndarray, s: int) -> np.ndarray:
+    """``out[..., b] = sum of values[..., j]`` over ``j <= b``, ``j ≡ b (mod s)`` (the
+    last axis a multiple of s long)."""
+    shape = values.shape
+    return np.cumsum(values.reshape(shape[:-1] + (shape[-1] // s, s)), axis=-2).reshape(shape)
 
 
 def _interval_sums(first: np.ndarray, last: np.ndarray, in_copy: np.ndarray,
-                   per_bank: np.ndarray) -> np.ndarray:
-    """``out[m, k] = sum_c in_copy[k, c] * sum_{first[m, k] <= b <= last[m, k]}
-    per_bank[m, c, b]``, by prefix sums over the banks."""
-    prefix = np.concatenate([np.zeros(per_bank.shape[:2] + (1,), np.int64),
-                             np.cumsum(per_bank, axis=2)], axis=2)[:, None, :, :]
+                   per_bank: np.ndarray, step: np.ndarray) -> np.ndarray:
+    """``out[m, k] = sum_c in_copy[k, c] * sum over b in first[m, k], first[m, k] + s,
+    ..., last[m, k] of per_bank[m, c, b]`` (``s = step[m, k]``), by prefix sums over
+    the banks of each residue modulo s."""
+    step = np.maximum(np.broadcast_to(step, first.shape), 1)
+    last = _last_on_lattice(first, last, step)
+    m_count, copies, banks = per_bank.shape
     shape = first.shape + (in_copy.shape[1], 1)
-    high = np.take_along_axis(prefix, np.broadcast_to((last + 1)[:, :, None, None], shape),
-                              axis=3)[..., 0]
-    low = np.take_along_axis(prefix, np.broadcast_to(first[:, :, None, None], shape),
-                             axis=3)[..., 0]
-    spans = np.where((first <= last)[:, :, None], high - low, 0)
+    spans = np.zeros(shape[:3], np.int64)
+    for s in np.unique(step).tolist():
+        width = -(-banks // s) * s
+        padded = np.zeros((m_count, copies, width), np.int64)
+        padded[:, :, :banks] = per_bank
+        prefix = _strided_cumsum(padded, s)[:, None, :, :]
+        before = (prefix - padded[:, None, :, :])  # the residue's sum below b
+        high = np.take_along_axis(prefix, np.broadcast_to(
+            np.clip(last, 0, width - 1)[:, :, None, None], shape), axis=3)[..., 0]
+        low = np.take_along_axis(before, np.broadcast_to(
+            np.clip(first, 0, width - 1)[:, :, None, None], shape), axis=3)[..., 0]
+        mine = ((first <= last) & (step == s))[:, :, None]
+        spans = np.where(mine, high - low, spans)
     return (spans * in_copy[None, :, :]).sum(axis=2)
 
 

@@ -14,7 +14,9 @@ non-negative least squares to yosys syntheses of a sweep of design points
 (``bench/rtl_sweep.py``, which also records the error on held-out points):
 
     rb_mux     sum over read lanes of (sources - 1) * width: the read-data select
-               (sources = banks it reaches x ports that may serve it)
+               (sources = banks it reaches x ports that may serve it; a register
+               bank of one word is one source whatever its ports: they read the
+               same flip-flops, which synthesis merges)
     rb_sel     sum over read lanes with several sources of the sources: the
                registered one-hot selects
     addr_mux   sum over bank ports of (lanes driving it - 1) * address bits
@@ -28,8 +30,9 @@ non-negative least squares to yosys syntheses of a sweep of design points
     lutram     bits of distributed-RAM banks (LUT RAM) times their read ports / 64
     regbits    bits of the banks of a written register array (fewer words than one
                LUT RAM, :attr:`.model.Memory.ram_style`): their flip-flops
-    regfile    sum over those banks that some lane reads of depth x width x read
-               ports: a depth-to-one select per bit of each read port
+    regfile    sum over those banks that some lane reads of (depth - 1) x width x
+               read ports: a depth-to-one select per bit of each read port (none
+               for a bank of one word)
     regwrite   sum over those banks that some lane writes of depth x width x (write
                ports - 1): each flip-flop's select between its ports' data
     regrom     sum over the register banks of more than one word of an array no lane
@@ -39,7 +42,7 @@ non-negative least squares to yosys syntheses of a sweep of design points
     const      1
 
 With D words of W bits in B banks, a written register array costs about
-``c_bits*B*D*W + c_file*D*W*sum(read ports) + c_write*D*W*sum(write ports - 1)``
+``c_bits*B*D*W + c_file*(D-1)*W*sum(read ports) + c_write*D*W*sum(write ports - 1)``
 LUTs besides its crossbar, a read-only one ``c_rom*W*sum(read ports)``: yosys builds
 a register bank's read ports as D-to-1 selects and, with two write ports, gives each
 flip-flop a select between them (``synth_xilinx -flatten`` then merges the crossbar's
@@ -215,7 +218,9 @@ def features(mem: Memory) -> dict[str, float]:
     kinds = [lane.kind[0] for lane in mem.lanes]
     sources = [0] * len(mem.lanes)
     read_ports, read, extra_writes = 1, 0, 0
+    one_word = mem.ram_style == "registers" and mem.depth == 1
     for (c, cands), count in _bank_classes(mem).items():
+        counted: set[int] = set()
         roles = _roles(mem, cands)
         read_ports = max(read_ports, sum("r" in r for r in roles))
         if any(kinds[k] == "r" for k in cands):  # the port-per-reader models: one
@@ -236,8 +241,9 @@ def features(mem: Memory) -> dict[str, float]:
                 f["din_mux"] += count * w * max(0, writers - 1)
             if "r" in role:
                 for k in mine:
-                    if kinds[k] == "r":
+                    if kinds[k] == "r" and not (one_word and k in counted):
                         sources[k] += count
+                        counted.add(k)
     ranges_cache: dict = {}
     for k, lane in enumerate(mem.lanes):
         if kinds[k] == "r" and sources[k] > 1:
@@ -251,7 +257,7 @@ def features(mem: Memory) -> dict[str, float]:
         f["lutram"] = bits * read_ports / LUTRAM_PRIMITIVE_BITS
     elif mem.ram_style == "registers" and mem.writes:
         f["regbits"] = bits
-        f["regfile"] = mem.depth * w * read
+        f["regfile"] = (mem.depth - 1) * w * read
         f["regwrite"] = mem.depth * w * extra_writes
     elif mem.ram_style == "registers" and mem.depth > 1:
         f["regrom"] = w * read

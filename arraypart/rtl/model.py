@@ -30,12 +30,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import islpy as isl
+import numpy as np
 
 from .. import expr as E
 from ..bram import ram_style
 from ..poly import isl_glue as G
 from ..poly.model import ArrayModel, CycleGroup
-from ..scheme import Banking, index_var
+from ..scheme import DIM_TYPES, Banking, index_var
 
 #: Port roles per port model, in allocation order (r: read, w: write, rw: either).
 #: ram_2p serves reads on its read-only port first, keeping the shared port for writes.
@@ -338,10 +339,109 @@ def fold_mods(e: E.Expr) -> E.Expr:
 
 
 def _reach(lane: Lane, mem: Memory, banks: int) -> tuple[int, ...]:
+    """The banks a lane may reach: its static bank; under a per_dim scheme, with an
+    affine index, :func:`per_dim_reach`; else its bank formula's interval."""
     if lane.static:
         return (lane.static_bank,)
-    lo, hi = E.bounds(mem.bank_formula, mem.element_ranges(lane))
-    return tuple(range(max(lo, 0), min(hi, banks - 1) + 1))
+    forms = [E.affine_form(e) for e in lane.index]
+    scheme = mem.banking.scheme
+    if scheme.kind != "per_dim" or any(f is None for f in forms):
+        lo, hi = E.bounds(mem.bank_formula, mem.element_ranges(lane))
+        return tuple(range(max(lo, 0), min(hi, banks - 1) + 1))
+    names = sorted({v for coeffs, _ in forms for v in coeffs})
+    common = np.array([[np.gcd.reduce([coeffs.get(v, 0) for v in names] or [0])
+                        for coeffs, _ in forms]], np.int64)
+    bounds = np.array([list(mem.element_ranges(lane).values())], np.int64)
+    _, first, last, step = per_dim_reach(*dim_table([scheme]), scheme.shape, common,
+                                         np.array([[c for _, c in forms]], np.int64),
+                                         bounds[:, :, 0], bounds[:, :, 1])
+    return tuple(range(int(first[0, 0]), int(last[0, 0]) + 1, int(step[0, 0])))
+
+
+def per_dim_reach(kinds: np.ndarray, factors: np.ndarray, shape: tuple[int, ...],
+                  common: np.ndarray, const: np.ndarray, lo: np.ndarray, hi: np.ndarray
+                  ) -> tuple[np.ndarray, ...]:
+    """(static, first bank, last bank, step), M x lanes, of affine lanes under M
+    per_dim schemes of one bank count (:func:`dim_table`); per lane and dimension
+    ``common`` the gcd of its index's coefficients, ``const`` its constant, ``lo``
+    and ``hi`` its element range clipped to the array.
+
+    ``bank = sum_d bank_d * stride_d`` (row-major over the factors): a dimension
+    whose ``bank_d`` never changes (cyclic f dividing ``common``; none; block or
+    complete with a constant index) contributes its value at ``const``; the others
+    ``x mod f`` (cyclic: ``[lo mod f, hi mod f]`` within one period, else ``[0, f)``),
+    ``floor(x / s)`` (block), ``x`` (complete).  A lane is static when every dimension
+    is; a dynamic lane reaches every :func:`per_dim_bank_steps`-th bank of that
+    interval clipped to the banks, from its bank at ``const``."""
+    m, lanes = kinds.shape[0], common.shape[0]
+    banks = factors.prod(axis=1, keepdims=True)
+    stride = banks
+    static = np.ones((m, lanes), bool)
+    bank, low, high = (np.zeros((m, lanes), np.int64) for _ in range(3))
+    cyclic, block, complete = (DIM_TYPES.index(t) for t in ("cyclic", "block", "complete"))
+    for d, size in enumerate(shape):
+        f, kind = factors[:, d, None], kinds[:, d, None]
+        stride = stride // f
+        g, c, a, b = np.abs(common[None, :, d]), const[None, :, d], lo[None, :, d], hi[None, :, d]
+        s = -(-size // f)
+        fixed = np.where(kind == cyclic, g % f == 0, (kind == DIM_TYPES.index("none")) | (g == 0))
+        within = a // f == b // f
+        choices = [kind == cyclic, kind == block, kind == complete]
+        at = np.select(choices, [c % f, c // s, c], 0)
+        static &= fixed
+        bank = bank + stride * at
+        low = low + stride * np.where(fixed, at, np.select(
+            choices, [np.where(within, a % f, 0), a // s, a], 0))
+        high = high + stride * np.where(fixed, at, np.select(
+            choices, [np.where(within, b % f, f - 1), b // s, b], 0))
+    step = per_dim_bank_steps(kinds, factors, shape, common)
+    first, last = on_lattice(np.maximum(low, 0), np.minimum(high, banks - 1), step, bank)
+    return (static, np.where(static, bank, first), np.where(static, bank, last),
+            np.where(static, 1, step))
+
+
+def dim_table(schemes: list) -> tuple[np.ndarray, np.ndarray]:
+    """Per_dim ``schemes`` as (kind, factor) arrays, M x dims (kind: an index of
+    ``DIM_TYPES``)."""
+    kinds = np.array([[DIM_TYPES.index(p.type) for p in s.dims] for s in schemes], np.int64)
+    factors = np.array([[p.factor for p in s.dims] for s in schemes], np.int64)
+    return kinds.reshape(len(schemes), -1), factors.reshape(len(schemes), -1)
+
+
+def per_dim_bank_steps(kinds: np.ndarray, factors: np.ndarray, shape: tuple[int, ...],
+                       common: np.ndarray) -> np.ndarray:
+    """M x lanes: the step s of each affine lane's banks under M per_dim schemes
+    (:func:`dim_table`), ``common[k, d]`` the gcd of lane k's coefficients in
+    dimension d: every bank the lane reaches is congruent modulo s to its bank at the
+    index constants (0: the bank never changes).
+
+    ``bank = sum_d bank_d * stride_d`` (row-major over the factors); with
+    ``x_d ≡ c_d (mod g_d)``, ``bank_d`` moves in steps of ``e_d`` = ``g_d`` (complete:
+    ``bank_d = x_d``), ``gcd(g_d, f)`` (cyclic f; 0 where f divides g_d), ``g_d / s``
+    where the block size s divides g_d (block, else 1), 0 (none); s is the gcd of
+    ``e_d * stride_d``."""
+    m = kinds.shape[0]
+    g = np.abs(common)[None, :, :]
+    step = np.zeros((m, common.shape[0]), np.int64)
+    stride = factors.prod(axis=1, keepdims=True)
+    for d, size in enumerate(shape):
+        f, kind, gd = factors[:, d, None], kinds[:, d, None], g[:, :, d]
+        stride = stride // f
+        cyclic = np.gcd(gd, f)
+        block = -(-size // f)
+        moves = np.select([kind == DIM_TYPES.index("cyclic"), kind == DIM_TYPES.index("block"),
+                           kind == DIM_TYPES.index("complete")],
+                          [np.where(cyclic == f, 0, cyclic),
+                           np.where(gd % block == 0, gd // block, 1) * (gd > 0), gd], 0)
+        step = np.gcd(step, moves * stride)
+    return step
+
+
+def on_lattice(first, last, step, residue):
+    """``[first, last]`` narrowed to its ends congruent to ``residue`` modulo ``step``
+    (numbers or arrays; a step of 0 or 1 leaves it; ``first > last``: empty)."""
+    s = np.maximum(step, 1)
+    return first + (residue - first) % s, last - (last - residue) % s
 
 
 def address_bits(mem: Memory) -> int:

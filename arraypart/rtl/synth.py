@@ -94,13 +94,15 @@ def synthesize(mem: Memory, *, cache: Path | None = None) -> Resources:
 def synthesize_many(mems: list[Memory], *, cache: Path | None = None) -> list[Resources]:
     """``synthesize`` for several memories in one yosys run (each memory is its own
     module, kept apart by ``keep_hierarchy``; the Xilinx cell library is read once)."""
-    designs = []
-    for mem in mems:
-        init = _rom_content(mem)
-        text = render(mem, init={key: name for key, (name, _) in init.items()})
-        designs.append(_Design(text, module_name(mem),
-                               {name: data for name, data in init.values()}))
-    return synthesize_designs(designs, cache=cache)
+    return synthesize_designs([design(mem) for mem in mems], cache=cache)
+
+
+def design(mem: Memory) -> "_Design":
+    """``mem``'s Verilog, top module and ROM files: plain data, to synthesize elsewhere
+    (another process) with :func:`synthesize_designs`."""
+    init = _rom_content(mem)
+    text = render(mem, init={key: name for key, (name, _) in init.items()})
+    return _Design(text, module_name(mem), {name: data for name, data in init.values()})
 
 
 @dataclass(frozen=True)
