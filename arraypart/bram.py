@@ -18,18 +18,19 @@ LUTRAM_MIN_DEPTH = 32
 IMPL_STYLES = {"bram": "block", "uram": "ultra", "lutram": "distributed"}
 #: Port models that only block RAM or UltraRAM build (UG1399, bind_storage's table of
 #: type and impl: RAM_T2P has no LUTRAM, a LUT RAM has one write port), so their banks
-#: are block RAM whatever their size unless ``impl`` names UltraRAM.
+#: are block RAM whatever their size unless ``impl`` names UltraRAM; a bank of one word
+#: (a complete partition) stays a register, which no port model binds.
 BLOCK_ONLY_PORTS = frozenset({"ram_t2p"})
 
 
 def ram_style(depth: int, elem_bits: int, ports: str, impl: str | None = None) -> str:
     """The ram_style Vitis builds banks ``depth`` words of ``elem_bits`` deep with the
     port model named ``ports`` in: the one ``impl`` names (:data:`IMPL_STYLES`), else
-    block RAM for :data:`BLOCK_ONLY_PORTS` or above :data:`LUTRAM_BITS`, distributed RAM
-    from :data:`LUTRAM_MIN_DEPTH` words, registers below."""
+    block RAM above :data:`LUTRAM_BITS` or for :data:`BLOCK_ONLY_PORTS` deeper than one
+    word, distributed RAM from :data:`LUTRAM_MIN_DEPTH` words, registers below."""
     if impl in IMPL_STYLES:
         return IMPL_STYLES[impl]
-    if ports in BLOCK_ONLY_PORTS or depth * elem_bits > LUTRAM_BITS:
+    if (ports in BLOCK_ONLY_PORTS and depth > 1) or depth * elem_bits > LUTRAM_BITS:
         return "block"
     return "distributed" if depth >= LUTRAM_MIN_DEPTH else "registers"
 

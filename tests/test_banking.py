@@ -534,6 +534,7 @@ def test_true_dual_port_banks_are_block_ram_whatever_their_size():
     assert bram18k(32, 32, 16, 1, "ram_t2p") == 16
     assert bram18k(32, 32, 16, 1, "ram_1p") == bram18k(32, 32, 16, 1, "ram_s2p") == 0
     assert bram18k(32, 32, 16, 1, "ram_t2p", "uram") == 0
+    assert bram18k(1, 32, 64, 1, "ram_t2p") == 0  # a complete partition: registers
 
 
 
