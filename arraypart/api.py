@@ -549,7 +549,8 @@ def _synthesized(report: Report) -> dict[str, rtl.Resources]:
     """yosys' resources of every on-chip array's RTL model (``compile --synth``)."""
     on_chip = [a for a in report.solution.arrays if a.array.memory]
     names = [a.array.name for a in on_chip]
-    mems = [rtl.memory(report.model.array(a.array.name), a.banking) for a in on_chip]
+    mems = [rtl.memory(banking.solved_model(report.model.array(a.array.name), a), a.banking)
+            for a in on_chip]
     try:
         return dict(zip(names, rtl.synthesize_many(mems)))
     except rtl.SynthesisError as error:

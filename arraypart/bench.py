@@ -32,6 +32,7 @@ from rich.table import Table
 from . import api, check, rtl
 from .banking import prove
 from .banking.baselines import BASELINES
+from .banking.solution import solved_model
 from .errors import Coord, KernelError
 
 REFERENCE_BASELINE = "vitis_manual"
@@ -118,7 +119,8 @@ def bench_kernel(path: Path, *, ports: int, synth: bool = False) -> KernelBench:
     report = api.analyze(path, ports=ports)
     kernel, model, solution = report.kernel, report.model, report.solution
     solve_seconds = solution.seconds
-    replay = check.check_kernel(kernel, solution.bankings(), ports=ports)
+    replay = check.check_kernel(kernel, solution.bankings(), ports=ports,
+                                storage=solution.emitted_ports())
     checker_agrees = all(loop.achieved_ii <= loop.target_ii for loop in replay.loops) == (
         all(a.conflict_free for a in solution.arrays))
     ours_ii = {loop.name: report.loop_achieved_ii(n, loop.name, loop.target_ii)
@@ -126,7 +128,7 @@ def bench_kernel(path: Path, *, ports: int, synth: bool = False) -> KernelBench:
     chosen: dict[str, dict] = {"arraypart": {}}
     rows, models = [], {}
     for sol in solution.arrays:
-        array_model = model.array(sol.array.name)
+        array_model = solved_model(model.array(sol.array.name), sol)
         if not array_model.groups:
             continue
         models[sol.array.name] = array_model

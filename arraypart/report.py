@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from .banking.solution import ArraySolution, Solution
+from .banking.solution import ArraySolution, Solution, solved_model
 from .check import CheckReport
 from . import ir
 from .ir import Kernel
@@ -114,7 +114,7 @@ class Report:
             "top": self.kernel.top,
             "source": self.kernel.path,
             "solve_seconds": round(self.solution.seconds, 6) if timings else 0.0,
-            "arrays": [_array_json(a, models[a.array.name],
+            "arrays": [_array_json(a, solved_model(models[a.array.name], a),
                                    self.crossbars.get(a.array.name, (0, 0)),
                                    self.measured.get(a.array.name))
                        for a in self.solution.arrays],

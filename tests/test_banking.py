@@ -510,20 +510,31 @@ def test_solve_is_deterministic():
 
 
 def test_bram18k_picks_the_best_aspect_ratio():
-    assert bram18k(1024, 32, 4, 1) == 8        # 1K x 18 twice per bank
-    assert bram18k(2048, 9, 1, 3) == 3         # 2K x 9 exactly, three copies
-    assert bram18k(4096, 1, 2, 1) == 2         # 4K x 4, one per bank
-    assert bram18k(20000, 1, 1, 1) == 2        # deeper than 16K x 1
-    assert bram18k(32, 32, 16, 1) == 0         # 1 Kb banks: LUTRAM
+    assert bram18k(1024, 32, 4, 1, "ram_2p") == 8        # 1K x 18 twice per bank
+    assert bram18k(2048, 9, 1, 3, "ram_2p") == 3         # 2K x 9 exactly, three copies
+    assert bram18k(4096, 1, 2, 1, "ram_2p") == 2         # 4K x 4, one per bank
+    assert bram18k(20000, 1, 1, 1, "ram_2p") == 2        # deeper than 16K x 1
+    assert bram18k(32, 32, 16, 1, "ram_2p") == 0         # 1 Kb banks: LUTRAM
 
 
 def test_bram18k_honours_the_users_impl():
     """bind_storage impl= names the primitive every bank becomes, whatever its size
     (probe 34 F9): impl=bram makes even a 1 Kb bank a block RAM; lutram and uram
     banks are no BRAM18K."""
-    assert bram18k(32, 32, 16, 1, "bram") == 16 and bram18k(8, 32, 16, 2, "bram") == 32
-    assert bram18k(1024, 32, 4, 1, "lutram") == 0 and bram18k(1024, 32, 4, 1, "uram") == 0
-    assert bram18k(1024, 32, 4, 1, "auto") == 8
+    assert bram18k(32, 32, 16, 1, "ram_2p", "bram") == 16
+    assert bram18k(8, 32, 16, 2, "ram_2p", "bram") == 32
+    assert bram18k(1024, 32, 4, 1, "ram_2p", "lutram") == 0
+    assert bram18k(1024, 32, 4, 1, "ram_2p", "uram") == 0
+    assert bram18k(1024, 32, 4, 1, "ram_2p", "auto") == 8
+
+
+def test_true_dual_port_banks_are_block_ram_whatever_their_size():
+    """Vitis builds ram_t2p only in block RAM or UltraRAM (a LUT RAM has one write
+    port; probe 42 F7): a 1 Kb t2p bank is a block RAM, unless impl=uram."""
+    assert bram18k(32, 32, 16, 1, "ram_t2p") == 16
+    assert bram18k(32, 32, 16, 1, "ram_1p") == bram18k(32, 32, 16, 1, "ram_s2p") == 0
+    assert bram18k(32, 32, 16, 1, "ram_t2p", "uram") == 0
+    assert bram18k(1, 32, 64, 1, "ram_t2p") == 0  # a complete partition: registers
 
 
 

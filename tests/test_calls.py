@@ -232,7 +232,8 @@ def test_callee_in_a_pipelined_loop_with_rows_banks_to_ii_1(tmp_path):
     solution = {a.array.name: a for a in compiled.report.solution.arrays}
     for name in ("a_buf", "b_buf"):
         assert solution[name].banking.scheme.kind == "per_dim"
-        assert solution[name].banking.scheme.banks == solution[name].lower_bound == 4
+        # at the lower bound of the port model it was searched on (ram_t2p or ram_2p)
+        assert solution[name].banking.scheme.banks == solution[name].lower_bound
     text = compiled.files["dot_rows.cpp"]
     assert "#pragma HLS array_partition variable=a_buf" in text
     assert "float dot(const float a[K], const float b[K]) {" in text

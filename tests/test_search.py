@@ -20,6 +20,7 @@ import pytest
 import arraypart
 from arraypart import api, banking, check, codegen, frontend, poly, rtl
 from arraypart.banking.baselines import vitis_manual
+from arraypart.banking.solution import solved_model
 from arraypart.banking.device import DEFAULT_SEARCH_BANKS, bram_budget, part_bram18k
 from arraypart.banking import feasible, precheck, sampling
 from arraypart.banking.groups import analyze_group
@@ -199,16 +200,19 @@ def test_scaling_script_prints_time_against_size(capsys):
 
 def test_banks_pay_off_when_they_save_bram18k():
     """doitgen's c4_buf (32 reads per cycle, dual-port): 16 banks of 64 words are true
-    dual-port block RAM (32 BRAM18K); 32 banks of 32 words are LUT RAM (none), which
-    the ranking prefers, as the per-dim Vitis-style baseline has it."""
+    dual-port block RAM (32 BRAM18K); 32 banks of 32 words on a port model LUT RAM
+    builds (ram_2p or ram_1p, not the default ram_t2p) are LUT RAM (none), which the
+    ranking prefers, as the per-dim Vitis-style baseline has it."""
     report = suite_kernel("doitgen").report
     sol = next(a for a in report.solution.arrays if a.array.name == "c4_buf")
-    am = report.model.array("c4_buf")
+    default = report.model.array("c4_buf")
+    am = solved_model(default, sol)
+    assert sol.ports.name in ("ram_1p", "ram_2p") and default.ports.name == "ram_t2p"
     assert sol.lower_bound == 16 and sol.banking.scheme.banks == 32 and sol.conflict_free
     assert sol.bram18k == rtl.estimate(sol.banking, am).bram18k == 0
     sixteen = Banking("c4_buf", flat_scheme(am.array.shape, (1, 0), 16))
-    assert rtl.estimate(sixteen, am).bram18k == 32
-    assert sol.bram18k <= rtl.estimate(vitis_manual(am), am).bram18k
+    assert rtl.estimate(sixteen, default).bram18k == 32
+    assert sol.bram18k <= rtl.estimate(vitis_manual(default), default).bram18k
 
 
 IMPL_BRAM = """void k(const int in[128], int out[8]) {
@@ -255,7 +259,7 @@ def test_a_bank_per_lane_is_tried_where_it_costs_fewer_luts():
     the LUTs decide, and the bounding box's tier is searched although it saves none."""
     report = suite_kernel("atax").report
     sol = next(a for a in report.solution.arrays if a.array.name == "x_buf")
-    am = report.model.array("x_buf")
+    am = solved_model(report.model.array("x_buf"), sol)  # LUT RAM: ram_2p or ram_1p
     assert sol.lower_bound == 3 and sol.banking.scheme.banks == 5 and sol.conflict_free
     cyclic3 = rtl.estimate(Banking("x_buf", per_dim_scheme(am.array.shape,
                                                             (DimPartition("cyclic", 3),))), am)

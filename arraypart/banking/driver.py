@@ -21,6 +21,7 @@ from time import perf_counter
 from typing import Callable, Mapping
 
 from ..errors import warning_text
+from ..ir import DEFAULT_PORTS, PORT_MODELS
 from ..poly.model import ArrayModel, PolyModel
 from ..rtl.cost import estimate
 from ..scheme import Banking, none_scheme, scheme_from_pragmas
@@ -36,7 +37,7 @@ from .notes import copies_evidence, ii_text, partition_notes, search_notes
 from .options import SCHEME_CHOICES, Options, TimeUp, easiest_first, ignore, share_time
 from .proof import Proof, ProofTimeout, prove
 from .search import MAX_REGISTER_ELEMENTS, Search
-from .solution import ArraySolution, Found, Solution
+from .solution import ArraySolution, Found, Solution, solved_model, with_ports
 from .space import cost_of, phased_loops
 
 
@@ -69,7 +70,7 @@ def solve(model: PolyModel, *, max_banks: int | None = None, part: str | None = 
         if best_found is not None:
             solved[index] = _resumed(am, best_found.get(am.array.name), share)
         else:
-            ended = solved[index] = _processes_apart(am, _solve_within_time(am, share), share)
+            ended = solved[index] = _banked(am, share)
             options.found(Found(ended.banking, not ended.time_limited, ended.notes))
     if best_found is None:
         _solve_cut_short_again(model, solved, options)
@@ -99,7 +100,7 @@ def _solve_cut_short_again(model: PolyModel, solved: dict[int, ArraySolution],
             return
         am = model.arrays[index]
         share = share_time(options, len(again) - done)
-        ended = solved[index] = _processes_apart(am, _solve_within_time(am, share), share)
+        ended = solved[index] = _banked(am, share)
         options.found(Found(ended.banking, not ended.time_limited, ended.notes))
 
 
@@ -114,7 +115,8 @@ def cheaper_one_memory(model: PolyModel, chosen: ArraySolution, why: str, *,
     am = model.array(chosen.array.name)
     banking = Banking(am.array.name, none_scheme(am.array.shape))
     shapes = [analyze_group(g, len(am.array.shape)) for g in am.groups]
-    if not cost_of(banking, am, shapes) < cost_of(chosen.banking, am, shapes):
+    if not cost_of(banking, am, shapes) < cost_of(chosen.banking, solved_model(am, chosen),
+                                                  shapes):
         return None
     start = perf_counter()
     try:
@@ -131,6 +133,51 @@ def cheaper_one_memory(model: PolyModel, chosen: ArraySolution, why: str, *,
     return replace(solution_of(am, banking, proof, chosen.lower_bound, start,
                                f"one memory, proven: {why}", kept),
                    time_limited=chosen.time_limited)
+
+
+def _banked(am: ArrayModel, options: Options) -> ArraySolution:
+    """``am``'s array banked within ``options``' time: searched, its dataflow
+    processes apart, on the narrowest port model that serves it best."""
+    return _narrowed(am, _searched_apart(am, options), options)
+
+
+def _searched_apart(am: ArrayModel, options: Options) -> ArraySolution:
+    """``am``'s array searched, its dataflow processes apart."""
+    return _processes_apart(am, _solve_within_time(am, options), options)
+
+
+def _narrowed(am: ArrayModel, solution: ArraySolution, options: Options) -> ArraySolution:
+    """``solution``, or the banking searched on ram_2p banks (then on ram_1p banks when
+    isl proves that banking there at the same IIs) where it costs less
+    (:class:`.space.Cost`) at no larger II, for an on-chip array on the ``--ports 2``
+    default ram_t2p whose banks are block RAM: Vitis builds ram_t2p only in block RAM
+    (:func:`arraypart.bram.ram_style`), a port model with one write port also in LUT
+    RAM, so more banks of LUT RAM may replace block RAMs (probe 42 F7).  Not where a
+    lane's bank rotates in code kept as written (``Cost.rule_lanes``): it takes a port
+    of every bank, and fewer ports per bank raise the II the emitted code reaches."""
+    array = am.array
+    if not (am.ports == PORT_MODELS[DEFAULT_PORTS[2]] and array.storage is None
+            and array.memory and not array.interface and solution.bram18k):
+        return solution
+    shapes = [analyze_group(g, len(array.shape)) for g in am.groups]
+    two = with_ports(am, PORT_MODELS["ram_2p"])
+    narrow = _searched_apart(two, replace(options, found=ignore))  # the default's stays kept
+    reached, cost = dict(solution.achieved_ii), cost_of(narrow.banking, two, shapes)
+    if (narrow.time_limited or narrow.multi_port_rom or cost.rule_lanes
+            or any(ii > reached.get(loop, ii) for loop, ii in narrow.achieved_ii)
+            or not cost < cost_of(solution.banking, am, shapes)):
+        return solution
+    narrow = replace(narrow, proof=f"{narrow.proof}; on ram_2p banks, which LUT RAM can "
+                                  f"build (ram_t2p: block RAM only)")
+    one = with_ports(am, PORT_MODELS["ram_1p"])
+    try:
+        proof = prove(one, narrow.banking, deadline=options.deadline)
+    except ProofTimeout:
+        return narrow
+    if proof.achieved_ii != narrow.achieved_ii or cost < cost_of(narrow.banking, one, shapes):
+        return narrow
+    return replace(narrow, ports=one.ports, bram18k=estimate(narrow.banking, one).bram18k,
+                   proof=f"{narrow.proof}; ram_1p banks serve it too")
 
 
 def _processes_apart(am: ArrayModel, solution: ArraySolution,

@@ -114,7 +114,8 @@ class Screen:
             if tier % copies or (copies > 1 and not self.duplicable):
                 continue
             if copies > 1 and bram18k(-(-array.size // banks), array.elem_bits, banks,
-                                      copies, array.storage_impl) > self.options.bram_budget:
+                                      copies, self.am.ports.name, array.storage_impl
+                                      ) > self.options.bram_budget:
                 continue
             for assignment in ([()] if copies == 1 else copy_assignments(self.refs, copies)):
                 if self._wild_overload(banks, copies, assignment):

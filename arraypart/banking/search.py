@@ -501,13 +501,15 @@ class Search:
         holds at least ceil(elements / banks) words (:func:`.bounds.bram18k`, any port
         use)."""
         array = self.am.array
-        return bram18k(-(-array.size // tier), array.elem_bits, tier, 1, array.storage_impl)
+        return bram18k(-(-array.size // tier), array.elem_bits, tier, 1, self.am.ports.name,
+                       array.storage_impl)
 
     def copies_note(self) -> str:
         """Why read copies were not offered, when the device's BRAM is the reason."""
         array = self.am.array
         banks = max(1, self.bound // 2)
-        need = bram18k(-(-array.size // banks), array.elem_bits, banks, 2, array.storage_impl)
+        need = bram18k(-(-array.size // banks), array.elem_bits, banks, 2, self.am.ports.name,
+                       array.storage_impl)
         if not self.screen.duplicable or need <= self.options.bram_budget:
             return ""
         return (f" (two read copies would need {need} BRAM18K, more than the device's "

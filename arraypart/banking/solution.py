@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from ..ir import PORT_MODELS, Array, PortModel
+from ..poly.model import ArrayModel
 from ..scheme import Banking, scheme_from_pragmas
 
 
@@ -109,6 +110,21 @@ class Solution:
                 if a.multi_port_rom else a.banking for a in self.arrays}
 
     def emitted_ports(self) -> dict[str, PortModel]:
-        """The port models the emitted code sets where they differ from the kernel's:
-        ``rom_np`` for a multi-port ROM."""
-        return {a.array.name: PORT_MODELS["rom_np"] for a in self.arrays if a.multi_port_rom}
+        """The port model the emitted code sets for every array: ``rom_np`` for a
+        multi-port ROM, else the one its banking was proven on (``ArraySolution.ports``:
+        a narrower one than the ``--ports`` default where the pass chose it)."""
+        return {a.array.name: PORT_MODELS["rom_np"] if a.multi_port_rom else a.ports
+                for a in self.arrays}
+
+
+def solved_model(am: ArrayModel, solution: ArraySolution) -> ArrayModel:
+    """``am`` on the port model ``solution`` was proven on and is emitted with (which
+    prices its banks: :func:`arraypart.bram.ram_style`)."""
+    return am if am.ports == solution.ports else with_ports(am, solution.ports)
+
+
+@lru_cache(maxsize=256)
+def with_ports(am: ArrayModel, ports: PortModel) -> ArrayModel:
+    """``am`` with banks of ``ports``; one object per pair, so that the estimates
+    memoised per array model (:func:`arraypart.rtl.estimate`) are shared."""
+    return replace(am, ports=ports)

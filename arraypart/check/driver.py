@@ -77,14 +77,17 @@ def auto_partition_notes(kernel: ir.Kernel, complete_threshold: int) -> dict[str
 
 def check_kernel(kernel: ir.Kernel, bankings: Mapping[str, Banking], *,
                  ports: int = 2, rule: bool = False,
+                 storage: Mapping[str, ir.PortModel] | None = None,
                  deadline: Deadline | None = None) -> CheckReport:
     """Simulate ``kernel`` with ``bankings`` (arrays missing from it are one memory)
-    on banks with ``ir.port_model(array, ports)``, under the ideal port model or the
+    on banks with ``ir.port_model(array, ports)`` (``storage``: port models that
+    replace the kernel's, as the emitted code sets them), under the ideal port model or the
     scheduling ``rule``; map-check every array in ``bankings``.  Raises KernelError
     for a write to read-only storage, and :class:`arraypart.limits.TimeLimit` when
     ``deadline`` passes (it is asked before every chunk)."""
     full = _complete(kernel, bankings)
-    models = {a.name: ir.port_model(a, ports) for a in kernel.arrays}
+    models = {a.name: (storage or {}).get(a.name) or ir.port_model(a, ports)
+              for a in kernel.arrays}
     _check_writable(kernel.body, models)
     forwarded = forwarded_arrays(kernel)
     kernel = _without_registers(kernel, {n for n, b in full.items() if b.scheme.registers})

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from ..banking.solution import ArraySolution, Solution
+from ..bram import ram_style
 from ..errors import KernelError
 from ..frontend import cnodes as N
 from ..frontend.pragmas import CONDITION, LIST_COMMA
@@ -726,7 +727,20 @@ def _pragmas(s: ArraySolution, ex: Explicit | None, written: str | None,
     if not (s.array.interface or s.array.stream  # a stream keeps its own storage
             or (s.array.reshapes and s.banking.scheme.registers)):  # one word: a register
         name = ex.bank_name if ex is not None else array
-        impl = f" impl={s.array.storage_impl}" if s.array.storage_impl else ""
+        impl = s.array.storage_impl or _lutram(s)
         storage = "rom_np" if s.multi_port_rom else s.ports.name
-        out.append(f"HLS bind_storage variable={name} type={storage}{impl}")
+        out.append(f"HLS bind_storage variable={name} type={storage}"
+                   + (f" impl={impl}" if impl else ""))
     return out
+
+
+def _lutram(s: ArraySolution) -> str | None:
+    """``lutram`` for RAM banks that the pass prices as LUT RAM
+    (:func:`arraypart.bram.ram_style`), so that Vitis builds what was priced; None
+    where Vitis may choose (block RAM, registers, a multi-port ROM, a reshaped word) or
+    the user's bind_storage does."""
+    if (s.array.storage is not None or s.multi_port_rom or s.array.reshapes
+            or not s.ports.name.startswith("ram_")):
+        return None
+    style = ram_style(s.banking.scheme.bank_depth, s.array.elem_bits, s.ports.name)
+    return "lutram" if style == "distributed" else None

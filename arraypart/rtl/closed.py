@@ -355,7 +355,7 @@ def features(banking: Banking, table: LaneTable,
         read_capable = np.ones_like(n)
         read_ports = int(max(1, counts.peak.max(initial=0)))
         f["addr_mux"] += float(aw * (counts.nr - counts.peak).sum())
-    style = ram_style(depth, w, table.impl)
+    style = ram_style(depth, w, table.ports, table.impl)
     if style == "registers" and depth == 1:  # its ports read the same flip-flops
         read_capable = np.minimum(read_capable, 1)
     sources = np.einsum("kcb,cb->k", counts.reached, read_capable)
@@ -453,7 +453,7 @@ def bram18k(banking: Banking, table: LaneTable, counts: BankCounts | None = None
     """:func:`.cost.bram18k`: per block-RAM bank, the fewest RAMB18 over the aspect
     ratios its used ports allow (true dual-port: at most :data:`TDP_MAX_WIDTH` bits)."""
     scheme = banking.scheme
-    if ram_style(scheme.bank_depth, table.elem_bits, table.impl) != "block":
+    if ram_style(scheme.bank_depth, table.elem_bits, table.ports, table.impl) != "block":
         return 0
     counts = counts or bank_counts(scheme, table)
     kinds = Counter(zip(counts.port_readers(table.ports).ravel().tolist(),
@@ -614,7 +614,7 @@ def _batch_features(table: LaneTable, static: np.ndarray, first: np.ndarray,
         read_capable = np.ones_like(n)
         read_ports = np.maximum(1, readers.max(axis=(1, 2), initial=0))
         f[:, col["addr_mux"]] += aw * (nr - readers).sum((1, 2))
-    style = np.array([ram_style(int(d), w, table.impl) for d in depths])
+    style = np.array([ram_style(int(d), w, table.ports, table.impl) for d in depths])
     one_word = ((style == "registers") & (depths == 1))[:, None, None]
     read_capable = np.where(one_word, np.minimum(read_capable, 1), read_capable)
     sources = _interval_sums(first, last, table.in_copy, read_capable, step)

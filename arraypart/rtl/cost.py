@@ -103,7 +103,9 @@ def estimate(banking: Banking, array_model: ArrayModel) -> Resources:
     words, width = array.word_geometry()
     banks = banking.scheme.banks
     return replace(found, bram18k=blocks_of(-(-words // banks), width, banks=banks,
-                                            copies=banking.copies))
+                                            copies=banking.copies,
+                                            ports=array_model.ports.name,
+                                            impl=array.storage_impl))
 
 
 @lru_cache(maxsize=16384)

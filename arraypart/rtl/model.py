@@ -127,7 +127,7 @@ class Memory:
     @property
     def ram_style(self) -> str:
         """:func:`arraypart.bram.ram_style` of the banks (the user's ``impl`` first)."""
-        return ram_style(self.depth, self.elem_bits, self.impl)
+        return ram_style(self.depth, self.elem_bits, self.ports, self.impl)
 
     @property
     def writes(self) -> bool:
