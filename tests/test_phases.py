@@ -14,6 +14,8 @@ import arraypart
 
 from conftest import assert_the_trace_agrees, needs_gxx, run_testbench
 
+# buf is bound to ram_2p: on the ram_t2p default its 8-word banks are block RAM (Vitis
+# builds RAM_T2P in no other), so 64 registers, which need no phase switch, rank first.
 UNPACK = """\
 #define N 64
 
@@ -38,6 +40,7 @@ static int sum16(const int buf[N]) {
 
 void unpack_sum(const unsigned long long words[N / 4], int out[1]) {
     int buf[N];
+#pragma HLS bind_storage variable=buf type=ram_2p
     INIT: for (int i = 0; i < N; i++)
         buf[i] = i;
     unpack(words, buf);
