@@ -775,11 +775,12 @@ def test_lanes_on_a_constant_bank_are_counted_on_their_own_bank(tmp_path, replac
 
 def test_one_element_updated_in_every_unrolled_lane_sets_a_floor(tmp_path):
     """BlockPU's CONV1x1 shape: ``out[c] += in[tn][c] * w[tn]`` in 8 unrolled lanes
-    writes one element 8 times a cycle.  The floor grouped the writes by lane as well
+    updates one element 8 times a cycle.  The floor grouped the writes by lane as well
     as by address, so it saw one write per lane, and the search ended at one memory
     with II 5, blaming 'a lane whose bank changes with the iteration' (probe 27 item
-    5).  By address alone, II 1 is impossible for memory banks, and the 16-element
-    array becomes registers at II 1."""
+    5).  By address alone that was II 5 (8 writes); since probe 42 F1 the chain is
+    forwarded (in and w are other arguments, which Vitis takes as independent: UG1399),
+    one read and one write of out[c], so there is no floor and out reaches II 1."""
     path = write(tmp_path, "acc.cpp", """void acc(int in[8][16], int w[8], int out[16]) {
   for (int c = 0; c < 16; c++) {
 #pragma HLS pipeline II=1
@@ -792,10 +793,10 @@ def test_one_element_updated_in_every_unrolled_lane_sets_a_floor(tmp_path):
 """)
     model = poly.build_model(frontend.parse_kernel(path), ports=2)
     floors = feasible.least_feasible_ii(model.array("out"))
-    assert [(ii, "written 8 times" in why) for ii, why in floors.values()] == [(5, True)]
+    assert list(floors.values()) == []
     report = arraypart.analyze(path)
     out = next(s for s in report.solution.arrays if s.array.name == "out")
-    assert out.banking.scheme.registers and out.conflict_free
+    assert out.conflict_free and out.achieved_ii == (("L2", 1),)
 
 
 def test_an_interface_array_takes_the_fewest_banks_that_serve_it(tmp_path):
