@@ -117,7 +117,9 @@ def forwarding_arrays(arrays: Mapping[str, ir.Array], loop: ir.Loop,
 def sharing(array: ir.Array, other: ir.Array) -> bool:
     """Two arrays that another name may reach (:func:`_reachable`) may share memory,
     unless both are arguments of the top: Vitis HLS takes different top-level
-    arguments for independent channels (UG1399, ``pragma HLS alias``), so an FIR's
+    arguments for independent channels (UG1399, ``pragma HLS alias``; its
+    "Multi-Access Pointers on the Interface" example reads ``*d_i`` once across a
+    store to ``*d_o`` and drops the first of two stores to ``*d_o``), so an FIR's
     ``y[j] += h[k] * r[j + k]`` keeps ``y[j]`` in a register across the reads of
     ``h`` and ``r`` (probe 42 F1).  A ``static`` or file-scope array may be one a
     pointer argument points into."""
